@@ -1,0 +1,61 @@
+/*
+ * internal.h -- private helpers shared by the core's files. Never installed.
+ * Names here start with wpart_i_ (functions) or WPART_ (macros).
+ */
+#ifndef WPART_INTERNAL_H
+#define WPART_INTERNAL_H
+
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "wpart/status.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define WPART_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define WPART_LIKELY(x) __builtin_expect(!!(x), 1)
+#define WPART_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define WPART_PRINTF(a, b)
+#define WPART_LIKELY(x) (x)
+#define WPART_UNLIKELY(x) (x)
+#endif
+
+/** Records a detail message for the calling thread and returns st. */
+wpart_status_t wpart_i_error(wpart_status_t st, const char *fmt, ...) WPART_PRINTF(2, 3);
+
+/* Fail: set st, record the message and jump to the function's cleanup label. */
+#define WPART_FAIL(code, ...)                          \
+    do {                                               \
+        st = wpart_i_error((code), __VA_ARGS__);       \
+        goto cleanup;                                  \
+    } while (0)
+
+/* Propagate: evaluate a status expression; on error keep it and jump to cleanup. */
+#define WPART_CHECK(expr)                              \
+    do {                                               \
+        st = (expr);                                   \
+        if (WPART_UNLIKELY(st != WPART_OK)) {          \
+            goto cleanup;                              \
+        }                                              \
+    } while (0)
+
+/* Overflow-checked allocation of n elements of size sz; NULL on overflow or failure. */
+void *wpart_i_malloc(int64_t n, size_t sz);
+void *wpart_i_calloc(int64_t n, size_t sz);
+
+/* Overflow-checked products for sizes. Return 0 on overflow. */
+int wpart_i_mul_size(int64_t a, int64_t b, int64_t *out);
+
+/* Monotonic wall clock in seconds. */
+double wpart_i_now(void);
+
+/*
+ * Poll the control hooks. Cheap enough to call every few thousand steps; returns
+ * WPART_ECANCELLED (with a message) when should_stop fires or the time limit has passed.
+ * t0 is the start time of the computation (wpart_i_now()).
+ */
+wpart_status_t wpart_i_poll(const wpart_control_t *ctl, double t0, double done, double total);
+
+#endif /* WPART_INTERNAL_H */

@@ -1,0 +1,660 @@
+/*
+ * oned_tmpl.h -- homogeneous 1D chains-on-chains on an additive cost, instantiated twice by
+ * oned.c: for int64_t (exact integer arithmetic, fractions compared in 128 bits) and double.
+ *
+ * Expects: T (element type), FN(x) (name mangling), IS_INT (1 for int64_t).
+ * W is the bordered prefix of the chain (W[0] = 0, non-decreasing); cost(a, b) = W[b] - W[a].
+ */
+
+/* largest e in [t, n] with W[e] - W[t] <= B; galloping, O(log(e - t)) */
+static int64_t FN(reach)(const T *W, int64_t n, int64_t t, T B)
+{
+    const T base = W[t];
+    int64_t lo = t, hi, step = 1;
+    for (;;) {
+        if (step > n - lo) {
+            hi = n + 1;
+            break;
+        }
+        if (W[lo + step] - base <= B) {
+            lo += step;
+            step <<= 1;
+        } else {
+            hi = lo + step;
+            break;
+        }
+    }
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (W[mid] - base <= B) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+/* PROBE from position t with at most r parts and bottleneck B; ends[] (may be NULL) receives
+ * the greedy part ends; returns 1 when the chain is covered. */
+static int FN(probe)(const T *W, int64_t n, int64_t t, int64_t r, T B, int64_t *ends,
+                     int64_t *nends)
+{
+    int64_t k = 0;
+    while (k < r && t < n) {
+        int64_t e = FN(reach)(W, n, t, B);
+        if (e == t) {
+            break; /* one element alone exceeds B */
+        }
+        if (ends) {
+            ends[k] = e;
+        }
+        k++;
+        t = e;
+    }
+    if (nends) {
+        *nends = k;
+    }
+    return t == n;
+}
+
+/* is x >= num / den, exactly? (den >= 1) */
+static int FN(ge_frac)(T x, T num, int64_t den)
+{
+#if IS_INT
+    return (__int128)x * den >= (__int128)num;
+#else
+    return x >= num / (double)den;
+#endif
+}
+
+/* smallest e in [lo, n] with W[e] - W[t] >= num/den (n if none) */
+static int64_t FN(first_ge)(const T *W, int64_t n, int64_t t, int64_t lo, T num, int64_t den)
+{
+    int64_t hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (FN(ge_frac)(W[mid] - W[t], num, den)) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return lo;
+}
+
+static T FN(amax)(const T *W, int64_t n)
+{
+    T a = 0;
+    for (int64_t i = 0; i < n; i++) {
+        T d = W[i + 1] - W[i];
+        a = d > a ? d : a;
+    }
+    return a;
+}
+
+/* DirectCut (2.3) */
+static void FN(direct_cut)(const T *W, int64_t n, int64_t q, int64_t *seps)
+{
+    const T total = W[n] - W[0];
+    int64_t t = 0;
+    seps[0] = 0;
+    for (int64_t p = 1; p < q; p++) {
+        t = FN(first_ge)(W, n, t, t, total, q);
+        seps[p] = t;
+    }
+    seps[q] = n;
+}
+
+/* 1D recursive bisection (2.4): split q into floor(q/2) and the rest at the crossing point */
+static void FN(rb_rec)(const T *W, int64_t lo, int64_t hi, int64_t q, int64_t *seps, int64_t p0)
+{
+    while (q > 1) {
+        const int64_t q1 = q / 2, q2 = q - q1;
+        /* smallest c with (W[c]-W[lo]) * q2 >= (W[hi]-W[c]) * q1 */
+        int64_t a = lo, b = hi;
+        while (a < b) {
+            int64_t mid = a + (b - a) / 2;
+#if IS_INT
+            int ge = (__int128)(W[mid] - W[lo]) * q2 >= (__int128)(W[hi] - W[mid]) * q1;
+#else
+            int ge = (W[mid] - W[lo]) / (double)q1 >= (W[hi] - W[mid]) / (double)q2;
+#endif
+            if (ge) {
+                b = mid;
+            } else {
+                a = mid + 1;
+            }
+        }
+        int64_t c = a;
+        if (c > lo) { /* compare with c - 1: keep the smaller max(L1/q1, L2/q2) */
+#if IS_INT
+            __int128 l1a = (__int128)(W[c] - W[lo]) * q2, l2a = (__int128)(W[hi] - W[c]) * q1;
+            __int128 l1b = (__int128)(W[c - 1] - W[lo]) * q2, l2b = (__int128)(W[hi] - W[c - 1]) * q1;
+            __int128 ma = l1a > l2a ? l1a : l2a, mb = l1b > l2b ? l1b : l2b;
+#else
+            double l1a = (W[c] - W[lo]) / (double)q1, l2a = (W[hi] - W[c]) / (double)q2;
+            double l1b = (W[c - 1] - W[lo]) / (double)q1, l2b = (W[hi] - W[c - 1]) / (double)q2;
+            double ma = l1a > l2a ? l1a : l2a, mb = l1b > l2b ? l1b : l2b;
+#endif
+            if (mb < ma) {
+                c = c - 1;
+            }
+        }
+        seps[p0 + q1] = c;
+        FN(rb_rec)(W, lo, c, q1, seps, p0);
+        lo = c;
+        p0 += q1;
+        q = q2;
+    }
+}
+
+/* Exact optimum by Nicol's parametric search with the NicolPlus index bounds (2.6). */
+static wpart_status_t FN(nicol)(const T *W, int64_t n, int64_t q, const wpart_control_t *ctl,
+                                double t0, T *Bout, wpart_1d_stats_t *stats)
+{
+    const T amax = FN(amax)(W, n);
+    T best = W[n] - W[0];
+    int64_t t = 0;
+    wpart_status_t st = WPART_OK;
+    for (int64_t p = 0; p + 1 < q; p++) {
+        const int64_t r = q - p;
+        const T rem = W[n] - W[t];
+        int64_t lo = t + 1, hi = n;
+        /* NicolPlus bounds: the smallest feasible end has cost >= rem/r, and any cost
+         * >= rem/r + amax is feasible (DirectCut bound). */
+        int64_t lo2 = FN(first_ge)(W, n, t, t + 1, rem, r);
+#if IS_INT
+        /* rem + amax * r may exceed int64: clamp via 128-bit compare inside first_ge-like loop */
+        int64_t hi2;
+        {
+            int64_t a = t + 1, b = n;
+            __int128 target = (__int128)rem + (__int128)amax * r;
+            while (a < b) {
+                int64_t mid = a + (b - a) / 2;
+                if ((__int128)(W[mid] - W[t]) * r >= target) {
+                    b = mid;
+                } else {
+                    a = mid + 1;
+                }
+            }
+            hi2 = a;
+        }
+        lo = lo2;
+        hi = hi2 < lo ? lo : hi2;
+#else
+        /* float: verify the bounds with a probe each, fall back to the full range */
+        int64_t hi2 = FN(first_ge)(W, n, t, lo2, rem + amax * (double)r, r);
+        if (lo2 > t + 1) {
+            stats->probes++;
+            if (FN(probe)(W, n, t, r, W[lo2 - 1] - W[t], NULL, NULL)) {
+                lo2 = t + 1;
+            }
+        }
+        if (hi2 < n) {
+            stats->probes++;
+            if (!FN(probe)(W, n, t, r, W[hi2] - W[t], NULL, NULL)) {
+                hi2 = n;
+            }
+        }
+        lo = lo2;
+        hi = hi2 < lo ? lo : hi2;
+#endif
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+            stats->probes++;
+            stats->steps++;
+            if (FN(probe)(W, n, t, r, W[mid] - W[t], NULL, NULL)) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        T cand = W[lo] - W[t];
+        if (cand < best) {
+            best = cand;
+        }
+        if (lo == t + 1) {
+            *Bout = best; /* a single element costs <= OPT: the candidate is optimal */
+            return WPART_OK;
+        }
+        t = lo - 1;
+        if ((p & 63) == 63) {
+            WPART_CHECK(wpart_i_poll(ctl, t0, (double)p, (double)q));
+        }
+    }
+    if (W[n] - W[t] < best) {
+        best = W[n] - W[t];
+    }
+    *Bout = best;
+cleanup:
+    return st;
+}
+
+/* Exact optimum by bisection on the bottleneck value: integers for int64, the ordered bit
+ * patterns of non-negative doubles for float64 (so both are exact). */
+static wpart_status_t FN(bisect)(const T *W, int64_t n, int64_t q, const wpart_control_t *ctl,
+                                 double t0, T *Bout, wpart_1d_stats_t *stats)
+{
+    wpart_status_t st = WPART_OK;
+    const T amax = FN(amax)(W, n);
+    const T total = W[n] - W[0];
+#if IS_INT
+    int64_t lo = total / q + (total % q != 0);
+    lo = lo > amax ? lo : amax;
+    int64_t hi = total;
+    /* DirectCut's bound T/q + amax is feasible: use it when smaller than the total */
+    if (amax < total - total / q) {
+        int64_t ub = total / q + amax + 1;
+        hi = ub < hi ? ub : hi;
+    }
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        stats->probes++;
+        if (FN(probe)(W, n, 0, q, mid, NULL, NULL)) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+        if ((stats->probes & 15) == 0) {
+            WPART_CHECK(wpart_i_poll(ctl, t0, 0.0, 1.0));
+        }
+    }
+    *Bout = lo;
+#else
+    uint64_t lo, hi;
+    double dlo = amax, dhi = total;
+    memcpy(&lo, &dlo, sizeof lo);
+    memcpy(&hi, &dhi, sizeof hi);
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        double B;
+        memcpy(&B, &mid, sizeof B);
+        stats->probes++;
+        if (FN(probe)(W, n, 0, q, B, NULL, NULL)) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+        if ((stats->probes & 15) == 0) {
+            WPART_CHECK(wpart_i_poll(ctl, t0, 0.0, 1.0));
+        }
+    }
+    memcpy(Bout, &lo, sizeof lo);
+#endif
+cleanup:
+    return st;
+}
+
+/* Exact optimum by the DP of 2.5: F[p][t] = min_u max(F[p-1][u], W[t] - W[u]); the crossing
+ * point moves right with t, so each row costs O(n). O(q n) time, O(n) memory. */
+static wpart_status_t FN(dp)(const T *W, int64_t n, int64_t q, const wpart_control_t *ctl,
+                             double t0, T *Bout, wpart_1d_stats_t *stats)
+{
+    wpart_status_t st = WPART_OK;
+    T *F = NULL, *G = NULL;
+    F = wpart_i_malloc(n + 1, sizeof *F);
+    G = wpart_i_malloc(n + 1, sizeof *G);
+    if (!F || !G) {
+        WPART_FAIL(WPART_ENOMEM, "DP rows of length %" PRId64, n + 1);
+    }
+    for (int64_t t = 0; t <= n; t++) {
+        F[t] = W[t] - W[0]; /* one part */
+    }
+    for (int64_t p = 2; p <= q; p++) {
+        int64_t u = 0;
+        for (int64_t t = 0; t <= n; t++) {
+            /* smallest u with F[u] >= W[t] - W[u]; exists since u = t qualifies */
+            while (F[u] < W[t] - W[u]) {
+                u++;
+            }
+            T v = F[u];
+            if (u > 0) {
+                T c = W[t] - W[u - 1]; /* > F[u-1] */
+                v = c < v ? c : v;
+            }
+            G[t] = v;
+        }
+        T *tmp = F;
+        F = G;
+        G = tmp;
+        stats->steps += n + 1;
+        WPART_CHECK(wpart_i_poll(ctl, t0, (double)p, (double)q));
+    }
+    *Bout = F[n];
+cleanup:
+    free(F);
+    free(G);
+    return st;
+}
+
+static void FN(normalize)(int64_t *s, int64_t n, int64_t q)
+{
+    s[0] = 0;
+    for (int64_t p = 1; p <= q; p++) {
+        int64_t v = s[p] < n - (q - p) ? s[p] : n - (q - p);
+        s[p] = v > s[p - 1] + 1 ? v : s[p - 1] + 1;
+    }
+}
+
+static wpart_status_t FN(homog)(const T *W, int64_t n, int64_t q, const wpart_1d_options_t *opt,
+                                int64_t *seps, wpart_1d_stats_t *stats)
+{
+    wpart_status_t st = WPART_OK;
+    const double t0 = wpart_i_now();
+    const wpart_control_t *ctl = opt->control;
+    T B = 0;
+    int exact = 1;
+    switch (opt->method) {
+    case WPART_1D_NICOL: WPART_CHECK(FN(nicol)(W, n, q, ctl, t0, &B, stats)); break;
+    case WPART_1D_BISECT: WPART_CHECK(FN(bisect)(W, n, q, ctl, t0, &B, stats)); break;
+    case WPART_1D_DP: WPART_CHECK(FN(dp)(W, n, q, ctl, t0, &B, stats)); break;
+    case WPART_1D_DIRECT_CUT:
+        FN(direct_cut)(W, n, q, seps);
+        exact = 0;
+        break;
+    case WPART_1D_RECURSIVE_BISECTION:
+        seps[0] = 0;
+        seps[q] = n;
+        FN(rb_rec)(W, 0, n, q, seps, 0);
+        exact = 0;
+        break;
+    default: WPART_FAIL(WPART_EINVAL, "unknown 1D method %d", (int)opt->method);
+    }
+    if (exact) {
+        int64_t k = 0;
+        stats->probes++;
+        if (!FN(probe)(W, n, 0, q, B, seps + 1, &k)) {
+            WPART_FAIL(WPART_EINTERNAL, "the optimal bottleneck failed its own probe");
+        }
+        seps[0] = 0;
+        for (int64_t p = k + 1; p <= q; p++) {
+            seps[p] = n;
+        }
+    }
+    if (opt->normalize && q <= n) {
+        FN(normalize)(seps, n, q);
+    }
+    T worst = 0;
+    for (int64_t p = 0; p < q; p++) {
+        T c = W[seps[p + 1]] - W[seps[p]];
+        worst = c > worst ? c : worst;
+    }
+    if (exact && worst != B) {
+        WPART_FAIL(WPART_EINTERNAL, "separators do not reach the optimal bottleneck");
+    }
+    stats->bottleneck = (double)worst;
+#if IS_INT
+    stats->bottleneck_i64 = worst;
+#endif
+cleanup:
+    return st;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Heterogeneous parts: cost_p(a, b) = (W[b] - W[a]) / speed[p] in double precision. The     */
+/* cost is monotone in b and in a, so PROBE, Nicol, bisection and the DP stay exact for it.   */
+/* ------------------------------------------------------------------------------------------ */
+
+static inline double FN(hc)(const T *W, const double *sp, int64_t p, int64_t a, int64_t b)
+{
+    return (double)(W[b] - W[a]) / sp[p];
+}
+
+/* largest e in [t, n] with cost_p(t, e) <= B (e = t allowed: an empty part) */
+static int64_t FN(hreach)(const T *W, const double *sp, int64_t p, int64_t n, int64_t t, double B)
+{
+    int64_t lo = t, hi, step = 1;
+    for (;;) {
+        if (step > n - lo) {
+            hi = n + 1;
+            break;
+        }
+        if (FN(hc)(W, sp, p, t, lo + step) <= B) {
+            lo += step;
+            step <<= 1;
+        } else {
+            hi = lo + step;
+            break;
+        }
+    }
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (FN(hc)(W, sp, p, t, mid) <= B) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+/* PROBE for parts p0 .. q-1 starting at t; ends[k] for part p0+k (empty parts allowed) */
+static int FN(hprobe)(const T *W, const double *sp, int64_t n, int64_t t, int64_t p0, int64_t q,
+                      double B, int64_t *ends)
+{
+    for (int64_t p = p0; p < q; p++) {
+        if (t < n) {
+            t = FN(hreach)(W, sp, p, n, t, B);
+        }
+        if (ends) {
+            ends[p - p0] = t;
+        }
+    }
+    return t == n;
+}
+
+static wpart_status_t FN(hnicol)(const T *W, const double *sp, int64_t n, int64_t q,
+                                 const wpart_control_t *ctl, double t0, double *Bout,
+                                 wpart_1d_stats_t *stats)
+{
+    wpart_status_t st = WPART_OK;
+    double best = FN(hc)(W, sp, 0, 0, n); /* everything on part 0: feasible */
+    int64_t t = 0;
+    for (int64_t p = 0; p + 1 < q && t < n; p++) {
+        int64_t lo = t + 1, hi = n;
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+            stats->probes++;
+            stats->steps++;
+            if (FN(hprobe)(W, sp, n, t, p, q, FN(hc)(W, sp, p, t, mid), NULL)) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        double cand = FN(hc)(W, sp, p, t, lo);
+        best = cand < best ? cand : best;
+        t = lo - 1;
+        if ((p & 63) == 63) {
+            WPART_CHECK(wpart_i_poll(ctl, t0, (double)p, (double)q));
+        }
+    }
+    {
+        double last = FN(hc)(W, sp, q - 1, t, n);
+        best = last < best ? last : best;
+    }
+    *Bout = best;
+cleanup:
+    return st;
+}
+
+static wpart_status_t FN(hbisect)(const T *W, const double *sp, int64_t n, int64_t q,
+                                  const wpart_control_t *ctl, double t0, double *Bout,
+                                  wpart_1d_stats_t *stats)
+{
+    wpart_status_t st = WPART_OK;
+    double dhi = FN(hc)(W, sp, 0, 0, n), dlo = 0.0;
+    uint64_t lo, hi;
+    memcpy(&lo, &dlo, sizeof lo);
+    memcpy(&hi, &dhi, sizeof hi);
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        double B;
+        memcpy(&B, &mid, sizeof B);
+        stats->probes++;
+        if (FN(hprobe)(W, sp, n, 0, 0, q, B, NULL)) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+        if ((stats->probes & 15) == 0) {
+            WPART_CHECK(wpart_i_poll(ctl, t0, 0.0, 1.0));
+        }
+    }
+    memcpy(Bout, &lo, sizeof lo);
+cleanup:
+    return st;
+}
+
+static wpart_status_t FN(hdp)(const T *W, const double *sp, int64_t n, int64_t q,
+                              const wpart_control_t *ctl, double t0, double *Bout,
+                              wpart_1d_stats_t *stats)
+{
+    wpart_status_t st = WPART_OK;
+    double *F = NULL, *G = NULL;
+    F = wpart_i_malloc(n + 1, sizeof *F);
+    G = wpart_i_malloc(n + 1, sizeof *G);
+    if (!F || !G) {
+        WPART_FAIL(WPART_ENOMEM, "DP rows of length %" PRId64, n + 1);
+    }
+    for (int64_t t = 0; t <= n; t++) {
+        F[t] = FN(hc)(W, sp, 0, 0, t);
+    }
+    for (int64_t p = 1; p < q; p++) {
+        int64_t u = 0;
+        for (int64_t t = 0; t <= n; t++) {
+            while (F[u] < FN(hc)(W, sp, p, u, t)) {
+                u++;
+            }
+            double v = F[u];
+            if (u > 0) {
+                double c = FN(hc)(W, sp, p, u - 1, t);
+                v = c < v ? c : v;
+            }
+            G[t] = v;
+        }
+        double *tmp = F;
+        F = G;
+        G = tmp;
+        stats->steps += n + 1;
+        WPART_CHECK(wpart_i_poll(ctl, t0, (double)p, (double)q));
+    }
+    *Bout = F[n];
+cleanup:
+    free(F);
+    free(G);
+    return st;
+}
+
+/* heuristics with speeds: DirectCut on speed-proportional cumulative targets, and recursive
+ * bisection splitting the speed sum */
+static void FN(hdirect_cut)(const T *W, const double *sp, int64_t n, int64_t q, int64_t *seps)
+{
+    double stot = 0.0, acc = 0.0;
+    for (int64_t p = 0; p < q; p++) {
+        stot += sp[p];
+    }
+    const double total = (double)(W[n] - W[0]);
+    int64_t t = 0;
+    seps[0] = 0;
+    for (int64_t p = 1; p < q; p++) {
+        acc += sp[p - 1];
+        double target = total * (acc / stot);
+        int64_t a = t, b = n;
+        while (a < b) {
+            int64_t mid = a + (b - a) / 2;
+            if ((double)(W[mid] - W[0]) >= target) {
+                b = mid;
+            } else {
+                a = mid + 1;
+            }
+        }
+        t = a;
+        seps[p] = t;
+    }
+    seps[q] = n;
+}
+
+static void FN(hrb)(const T *W, const double *sp, int64_t lo, int64_t hi, int64_t q,
+                    int64_t *seps, int64_t p0)
+{
+    while (q > 1) {
+        const int64_t q1 = q / 2;
+        double s1 = 0.0, s2 = 0.0;
+        for (int64_t p = 0; p < q; p++) {
+            if (p < q1) {
+                s1 += sp[p0 + p];
+            } else {
+                s2 += sp[p0 + p];
+            }
+        }
+        int64_t a = lo, b = hi;
+        while (a < b) {
+            int64_t mid = a + (b - a) / 2;
+            if ((double)(W[mid] - W[lo]) / s1 >= (double)(W[hi] - W[mid]) / s2) {
+                b = mid;
+            } else {
+                a = mid + 1;
+            }
+        }
+        int64_t c = a;
+        if (c > lo) {
+            double ma = fmax((double)(W[c] - W[lo]) / s1, (double)(W[hi] - W[c]) / s2);
+            double mb = fmax((double)(W[c - 1] - W[lo]) / s1, (double)(W[hi] - W[c - 1]) / s2);
+            if (mb < ma) {
+                c--;
+            }
+        }
+        seps[p0 + q1] = c;
+        FN(hrb)(W, sp, lo, c, q1, seps, p0);
+        lo = c;
+        p0 += q1;
+        q -= q1;
+    }
+}
+
+static wpart_status_t FN(hetero)(const T *W, int64_t n, int64_t q, const double *sp,
+                                 const wpart_1d_options_t *opt, int64_t *seps,
+                                 wpart_1d_stats_t *stats)
+{
+    wpart_status_t st = WPART_OK;
+    const double t0 = wpart_i_now();
+    const wpart_control_t *ctl = opt->control;
+    double B = 0.0;
+    int exact = 1;
+    switch (opt->method) {
+    case WPART_1D_NICOL: WPART_CHECK(FN(hnicol)(W, sp, n, q, ctl, t0, &B, stats)); break;
+    case WPART_1D_BISECT: WPART_CHECK(FN(hbisect)(W, sp, n, q, ctl, t0, &B, stats)); break;
+    case WPART_1D_DP: WPART_CHECK(FN(hdp)(W, sp, n, q, ctl, t0, &B, stats)); break;
+    case WPART_1D_DIRECT_CUT:
+        FN(hdirect_cut)(W, sp, n, q, seps);
+        exact = 0;
+        break;
+    case WPART_1D_RECURSIVE_BISECTION:
+        seps[0] = 0;
+        seps[q] = n;
+        FN(hrb)(W, sp, 0, n, q, seps, 0);
+        exact = 0;
+        break;
+    default: WPART_FAIL(WPART_EINVAL, "unknown 1D method %d", (int)opt->method);
+    }
+    if (exact) {
+        stats->probes++;
+        seps[0] = 0;
+        if (!FN(hprobe)(W, sp, n, 0, 0, q, B, seps + 1)) {
+            WPART_FAIL(WPART_EINTERNAL, "the optimal bottleneck failed its own probe");
+        }
+    }
+    double worst = 0.0;
+    for (int64_t p = 0; p < q; p++) {
+        double c = FN(hc)(W, sp, p, seps[p], seps[p + 1]);
+        worst = c > worst ? c : worst;
+    }
+    if (exact && worst != B) {
+        WPART_FAIL(WPART_EINTERNAL, "separators do not reach the optimal bottleneck");
+    }
+    stats->bottleneck = worst;
+cleanup:
+    return st;
+}

@@ -1,0 +1,344 @@
+/* prefix.c -- bordered prefix sums in 1D, 2D and 3D, and box-load queries (spec 004 1.2). */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+#include "wpart/base.h"
+
+/* ---- validation messages: locate the first offending element after a fast pass ---- */
+
+static wpart_status_t bad_i64(const int64_t *A, int d, const int64_t *dims, int64_t count)
+{
+    for (int64_t i = 0; i < count; i++) {
+        if (A[i] < 0) {
+            if (d == 1) {
+                return wpart_i_error(WPART_EINVAL, "negative load %" PRId64 " at index %" PRId64,
+                                     A[i], i);
+            }
+            if (d == 2) {
+                return wpart_i_error(WPART_EINVAL,
+                                     "negative load %" PRId64 " at index (%" PRId64 ", %" PRId64 ")",
+                                     A[i], i / dims[1], i % dims[1]);
+            }
+            return wpart_i_error(WPART_EINVAL,
+                                 "negative load %" PRId64 " at index (%" PRId64 ", %" PRId64
+                                 ", %" PRId64 ")",
+                                 A[i], i / (dims[1] * dims[2]), (i / dims[2]) % dims[1], i % dims[2]);
+        }
+    }
+    return wpart_i_error(WPART_EOVERFLOW, "the sum of the loads overflows int64");
+}
+
+static wpart_status_t bad_f64(const double *A, int d, const int64_t *dims, int64_t count)
+{
+    for (int64_t i = 0; i < count; i++) {
+        double x = A[i];
+        if (!(x >= 0.0 && x <= DBL_MAX)) {
+            const char *what = isnan(x) ? "NaN" : (isinf(x) ? (x > 0 ? "inf" : "-inf")
+                                                            : "a negative load");
+            if (d == 1) {
+                return wpart_i_error(WPART_EINVAL, "contains %s at index %" PRId64, what, i);
+            }
+            if (d == 2) {
+                return wpart_i_error(WPART_EINVAL,
+                                     "contains %s at index (%" PRId64 ", %" PRId64 ")", what,
+                                     i / dims[1], i % dims[1]);
+            }
+            return wpart_i_error(WPART_EINVAL,
+                                 "contains %s at index (%" PRId64 ", %" PRId64 ", %" PRId64 ")",
+                                 what, i / (dims[1] * dims[2]), (i / dims[2]) % dims[1],
+                                 i % dims[2]);
+        }
+    }
+    return wpart_i_error(WPART_EOVERFLOW, "the sum of the loads overflows to inf");
+}
+
+static wpart_status_t check_dims(int d, const int64_t *dims, int64_t *count)
+{
+    int64_t c = 1, b = 1;
+    for (int i = 0; i < d; i++) {
+        if (dims[i] < 0) {
+            return wpart_i_error(WPART_EINVAL, "negative extent %" PRId64 " in axis %d", dims[i], i);
+        }
+        if (!wpart_i_mul_size(c, dims[i], &c) || !wpart_i_mul_size(b, dims[i] + 1, &b)) {
+            return wpart_i_error(WPART_ELIMIT, "array too large");
+        }
+    }
+    if (!wpart_i_mul_size(b, 8, &b)) {
+        return wpart_i_error(WPART_ELIMIT, "array too large");
+    }
+    *count = c;
+    return WPART_OK;
+}
+
+/* ---- 1D ---- */
+
+wpart_status_t wpart_base_prefix1d_i64(const int64_t *a, int64_t n, int64_t *W)
+{
+    int64_t cnt;
+    wpart_status_t st = check_dims(1, &n, &cnt);
+    if (st != WPART_OK) {
+        return st;
+    }
+    int64_t r = 0;
+    int bad = 0;
+    W[0] = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t x = a[i];
+        bad |= (x < 0);
+        bad |= __builtin_add_overflow(r, x, &r);
+        W[i + 1] = r;
+    }
+    return bad ? bad_i64(a, 1, &n, n) : WPART_OK;
+}
+
+wpart_status_t wpart_base_prefix1d_f64(const double *a, int64_t n, double *W)
+{
+    int64_t cnt;
+    wpart_status_t st = check_dims(1, &n, &cnt);
+    if (st != WPART_OK) {
+        return st;
+    }
+    double r = 0.0;
+    int bad = 0;
+    W[0] = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        double x = a[i];
+        bad |= !(x >= 0.0 && x <= DBL_MAX);
+        r += x;
+        W[i + 1] = r;
+    }
+    bad |= !(r <= DBL_MAX);
+    return bad ? bad_f64(a, 1, &n, n) : WPART_OK;
+}
+
+/* ---- 2D: one pass; the running row sum is added to the row above ---- */
+
+wpart_status_t wpart_base_prefix2d_i64(const int64_t *A, int64_t n1, int64_t n2, int64_t *S)
+{
+    int64_t dims[2] = {n1, n2}, cnt;
+    wpart_status_t st = check_dims(2, dims, &cnt);
+    if (st != WPART_OK) {
+        return st;
+    }
+    const int64_t ld = n2 + 1;
+    memset(S, 0, (size_t)ld * sizeof *S);
+    int bad = 0;
+    for (int64_t i = 0; i < n1; i++) {
+        const int64_t *a = A + i * n2;
+        const int64_t *prev = S + i * ld;
+        int64_t *cur = S + (i + 1) * ld;
+        int64_t r = 0;
+        cur[0] = 0;
+        for (int64_t j = 0; j < n2; j++) {
+            int64_t x = a[j];
+            bad |= (x < 0);
+            bad |= __builtin_add_overflow(r, x, &r);
+            bad |= __builtin_add_overflow(prev[j + 1], r, &cur[j + 1]);
+        }
+        if (WPART_UNLIKELY(bad)) {
+            return bad_i64(A, 2, dims, cnt);
+        }
+    }
+    return WPART_OK;
+}
+
+wpart_status_t wpart_base_prefix2d_f64(const double *A, int64_t n1, int64_t n2, double *S)
+{
+    int64_t dims[2] = {n1, n2}, cnt;
+    wpart_status_t st = check_dims(2, dims, &cnt);
+    if (st != WPART_OK) {
+        return st;
+    }
+    const int64_t ld = n2 + 1;
+    memset(S, 0, (size_t)ld * sizeof *S);
+    int bad = 0;
+    for (int64_t i = 0; i < n1; i++) {
+        const double *a = A + i * n2;
+        const double *prev = S + i * ld;
+        double *cur = S + (i + 1) * ld;
+        double r = 0.0;
+        cur[0] = 0.0;
+        for (int64_t j = 0; j < n2; j++) {
+            double x = a[j];
+            bad |= !(x >= 0.0 && x <= DBL_MAX);
+            r += x;
+            cur[j + 1] = prev[j + 1] + r;
+        }
+        bad |= !(cur[n2] <= DBL_MAX);
+        if (WPART_UNLIKELY(bad)) {
+            return bad_f64(A, 2, dims, cnt);
+        }
+    }
+    return WPART_OK;
+}
+
+/* ---- 3D: per slab, a 2D prefix of the slice added to the previous slab ---- */
+
+wpart_status_t wpart_base_prefix3d_i64(const int64_t *A, int64_t n1, int64_t n2, int64_t n3,
+                                       int64_t *S)
+{
+    int64_t dims[3] = {n1, n2, n3}, cnt;
+    wpart_status_t st = check_dims(3, dims, &cnt);
+    if (st != WPART_OK) {
+        return st;
+    }
+    const int64_t l2 = n3 + 1, l1 = (n2 + 1) * l2;
+    memset(S, 0, (size_t)l1 * sizeof *S);
+    int bad = 0;
+    for (int64_t i = 0; i < n1; i++) {
+        const int64_t *prevslab = S + i * l1;
+        int64_t *slab = S + (i + 1) * l1;
+        memset(slab, 0, (size_t)l2 * sizeof *S);
+        for (int64_t j = 0; j < n2; j++) {
+            const int64_t *a = A + (i * n2 + j) * n3;
+            const int64_t *up = slab + j * l2;          /* plane prefix, row j */
+            int64_t *cur = slab + (j + 1) * l2;
+            int64_t r = 0;
+            cur[0] = 0;
+            for (int64_t k = 0; k < n3; k++) {
+                int64_t x = a[k];
+                bad |= (x < 0);
+                bad |= __builtin_add_overflow(r, x, &r);
+                bad |= __builtin_add_overflow(up[k + 1], r, &cur[k + 1]);
+            }
+        }
+        /* slab currently holds the plane prefix of slice i: add the previous slab. */
+        for (int64_t t = 0; t < l1; t++) {
+            bad |= __builtin_add_overflow(slab[t], prevslab[t], &slab[t]);
+        }
+        if (WPART_UNLIKELY(bad)) {
+            return bad_i64(A, 3, dims, cnt);
+        }
+    }
+    return WPART_OK;
+}
+
+wpart_status_t wpart_base_prefix3d_f64(const double *A, int64_t n1, int64_t n2, int64_t n3,
+                                       double *S)
+{
+    int64_t dims[3] = {n1, n2, n3}, cnt;
+    wpart_status_t st = check_dims(3, dims, &cnt);
+    if (st != WPART_OK) {
+        return st;
+    }
+    const int64_t l2 = n3 + 1, l1 = (n2 + 1) * l2;
+    memset(S, 0, (size_t)l1 * sizeof *S);
+    int bad = 0;
+    for (int64_t i = 0; i < n1; i++) {
+        const double *prevslab = S + i * l1;
+        double *slab = S + (i + 1) * l1;
+        memset(slab, 0, (size_t)l2 * sizeof *S);
+        for (int64_t j = 0; j < n2; j++) {
+            const double *a = A + (i * n2 + j) * n3;
+            const double *up = slab + j * l2;
+            double *cur = slab + (j + 1) * l2;
+            double r = 0.0;
+            cur[0] = 0.0;
+            for (int64_t k = 0; k < n3; k++) {
+                double x = a[k];
+                bad |= !(x >= 0.0 && x <= DBL_MAX);
+                r += x;
+                cur[k + 1] = up[k + 1] + r;
+            }
+        }
+        for (int64_t t = 0; t < l1; t++) {
+            slab[t] += prevslab[t];
+        }
+        bad |= !(slab[l1 - 1] <= DBL_MAX);
+        if (WPART_UNLIKELY(bad)) {
+            return bad_f64(A, 3, dims, cnt);
+        }
+    }
+    return WPART_OK;
+}
+
+/* ---- box loads ---- */
+
+static wpart_status_t check_boxes(int d, const int64_t *dims, const int64_t *boxes, int64_t k)
+{
+    if (d != 2 && d != 3) {
+        return wpart_i_error(WPART_EINVAL, "boxes must be 2D or 3D (got d = %d)", d);
+    }
+    if (k < 0) {
+        return wpart_i_error(WPART_EINVAL, "negative box count %" PRId64, k);
+    }
+    for (int64_t b = 0; b < k; b++) {
+        const int64_t *x = boxes + b * 2 * d;
+        for (int a = 0; a < d; a++) {
+            int64_t lo = x[2 * a], hi = x[2 * a + 1];
+            if (lo < 0 || hi > dims[a] || lo > hi) {
+                return wpart_i_error(WPART_EINVAL,
+                                     "box %" PRId64 " has [%" PRId64 ", %" PRId64
+                                     ") in axis %d, outside [0, %" PRId64 "] or reversed",
+                                     b, lo, hi, a, dims[a]);
+            }
+        }
+    }
+    return WPART_OK;
+}
+
+/* Unsigned arithmetic: a user-supplied S could make the signed form overflow (UB). */
+#define U(x) ((uint64_t)(x))
+
+wpart_status_t wpart_base_box_loads_i64(const int64_t *S, int d, const int64_t *dims,
+                                        const int64_t *boxes, int64_t k, int64_t *out)
+{
+    wpart_status_t st = check_boxes(d, dims, boxes, k);
+    if (st != WPART_OK) {
+        return st;
+    }
+    if (d == 2) {
+        const int64_t ld = dims[1] + 1;
+        for (int64_t b = 0; b < k; b++) {
+            const int64_t *x = boxes + 4 * b;
+            const int64_t *s0 = S + x[0] * ld, *s1 = S + x[1] * ld;
+            out[b] = (int64_t)(U(s1[x[3]]) - U(s0[x[3]]) - U(s1[x[2]]) + U(s0[x[2]]));
+        }
+    } else {
+        const int64_t l2 = dims[2] + 1, l1 = (dims[1] + 1) * l2;
+        for (int64_t b = 0; b < k; b++) {
+            const int64_t *x = boxes + 6 * b;
+            uint64_t acc = 0;
+            for (int c = 0; c < 8; c++) {
+                int64_t i = x[0 + ((c >> 2) & 1)], j = x[2 + ((c >> 1) & 1)], l = x[4 + (c & 1)];
+                int sign = ((c >> 2) & 1) + ((c >> 1) & 1) + (c & 1);
+                uint64_t v = U(S[i * l1 + j * l2 + l]);
+                acc = (sign % 2 == 1) ? acc + v : acc - v;
+            }
+            out[b] = (int64_t)acc;
+        }
+    }
+    return WPART_OK;
+}
+
+wpart_status_t wpart_base_box_loads_f64(const double *S, int d, const int64_t *dims,
+                                        const int64_t *boxes, int64_t k, double *out)
+{
+    wpart_status_t st = check_boxes(d, dims, boxes, k);
+    if (st != WPART_OK) {
+        return st;
+    }
+    if (d == 2) {
+        const int64_t ld = dims[1] + 1;
+        for (int64_t b = 0; b < k; b++) {
+            const int64_t *x = boxes + 4 * b;
+            const double *s0 = S + x[0] * ld, *s1 = S + x[1] * ld;
+            out[b] = (s1[x[3]] - s0[x[3]]) - (s1[x[2]] - s0[x[2]]);
+        }
+    } else {
+        const int64_t l2 = dims[2] + 1, l1 = (dims[1] + 1) * l2;
+        for (int64_t b = 0; b < k; b++) {
+            const int64_t *x = boxes + 6 * b;
+            double v[2];
+            for (int h = 0; h < 2; h++) {
+                const double *s = S + x[h] * l1;
+                v[h] = (s[x[3] * l2 + x[5]] - s[x[2] * l2 + x[5]]) -
+                       (s[x[3] * l2 + x[4]] - s[x[2] * l2 + x[4]]);
+            }
+            out[b] = v[1] - v[0];
+        }
+    }
+    return WPART_OK;
+}

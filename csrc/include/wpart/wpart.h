@@ -1,0 +1,13 @@
+/* wpart/wpart.h -- umbrella header of the wpart core. */
+#ifndef WPART_WPART_H
+#define WPART_WPART_H
+
+#define WPART_VERSION_MAJOR 0
+#define WPART_VERSION_MINOR 1
+#define WPART_VERSION_PATCH 0
+
+#include "wpart/status.h"
+#include "wpart/base.h"
+#include "wpart/milp.h"
+
+#endif /* WPART_WPART_H */

@@ -1,0 +1,300 @@
+/* base.c -- binding of the base layer: prefix sums, box loads, 1D partitioning. */
+#include "wpy.h"
+
+static PyObject *wpy_prefix_sum(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"A", "out", "name", NULL};
+    PyObject *obj = NULL, *outobj = Py_None, *res = NULL;
+    const char *name = "A";
+    PyArrayObject *A = NULL, *S = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|Os", kwlist, &obj, &outobj, &name)) {
+        return NULL;
+    }
+    int t = wpy_loads_typenum(obj, name);
+    if (t < 0) {
+        return NULL;
+    }
+    A = wpy_input_array(obj, name, t, 1, 3);
+    if (!A) {
+        goto cleanup;
+    }
+    int d = PyArray_NDIM(A);
+    npy_intp shp[3];
+    int64_t dims[3];
+    for (int i = 0; i < d; i++) {
+        dims[i] = (int64_t)PyArray_DIM(A, i);
+        shp[i] = PyArray_DIM(A, i) + 1;
+    }
+    if (outobj != Py_None) {
+        if (wpy_check_output(outobj, "out", t, d, shp) < 0) {
+            goto cleanup;
+        }
+        if (PyArray_SIZE(A) > 0 && PyArray_SIZE((PyArrayObject *)outobj) > 0 &&
+            PyArray_DATA(A) == PyArray_DATA((PyArrayObject *)outobj)) {
+            PyErr_SetString(PyExc_ValueError, "`out` must not share memory with the input");
+            goto cleanup;
+        }
+        Py_INCREF(outobj);
+        S = (PyArrayObject *)outobj;
+    } else {
+        S = (PyArrayObject *)PyArray_SimpleNew(d, shp, t);
+        if (!S) {
+            goto cleanup;
+        }
+    }
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    if (t == NPY_INT64) {
+        const int64_t *a = PyArray_DATA(A);
+        int64_t *s = PyArray_DATA(S);
+        st = d == 1 ? wpart_base_prefix1d_i64(a, dims[0], s)
+           : d == 2 ? wpart_base_prefix2d_i64(a, dims[0], dims[1], s)
+                    : wpart_base_prefix3d_i64(a, dims[0], dims[1], dims[2], s);
+    } else {
+        const double *a = PyArray_DATA(A);
+        double *s = PyArray_DATA(S);
+        st = d == 1 ? wpart_base_prefix1d_f64(a, dims[0], s)
+           : d == 2 ? wpart_base_prefix2d_f64(a, dims[0], dims[1], s)
+                    : wpart_base_prefix3d_f64(a, dims[0], dims[1], dims[2], s);
+    }
+    Py_END_ALLOW_THREADS
+    if (st != WPART_OK) {
+        wpy_raise(st, name);
+        goto cleanup;
+    }
+    res = (PyObject *)S;
+    S = NULL;
+cleanup:
+    Py_XDECREF(A);
+    Py_XDECREF(S);
+    return res;
+}
+
+static PyObject *wpy_box_loads(PyObject *self, PyObject *args)
+{
+    PyObject *sobj, *bobj, *res = NULL;
+    PyArrayObject *S = NULL, *B = NULL, *out = NULL;
+    if (!PyArg_ParseTuple(args, "OO", &sobj, &bobj)) {
+        return NULL;
+    }
+    int t = wpy_loads_typenum(sobj, "S");
+    if (t < 0) {
+        return NULL;
+    }
+    S = wpy_input_array(sobj, "S", t, 2, 3);
+    B = S ? wpy_input_array(bobj, "boxes", NPY_INT64, 2, 2) : NULL;
+    if (!B) {
+        goto cleanup;
+    }
+    int d = PyArray_NDIM(S);
+    if (PyArray_DIM(B, 1) != 2 * d) {
+        PyErr_Format(PyExc_ValueError, "`boxes` must have %d columns for a %d-D prefix, got %zd",
+                     2 * d, d, (Py_ssize_t)PyArray_DIM(B, 1));
+        goto cleanup;
+    }
+    int64_t dims[3];
+    for (int i = 0; i < d; i++) {
+        if (PyArray_DIM(S, i) < 1) {
+            PyErr_SetString(PyExc_ValueError, "`S` must have extent >= 1 in every axis");
+            goto cleanup;
+        }
+        dims[i] = (int64_t)PyArray_DIM(S, i) - 1;
+    }
+    npy_intp k = PyArray_DIM(B, 0);
+    out = (PyArrayObject *)PyArray_SimpleNew(1, &k, t);
+    if (!out) {
+        goto cleanup;
+    }
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    if (t == NPY_INT64) {
+        st = wpart_base_box_loads_i64(PyArray_DATA(S), d, dims, PyArray_DATA(B), (int64_t)k,
+                                      PyArray_DATA(out));
+    } else {
+        st = wpart_base_box_loads_f64(PyArray_DATA(S), d, dims, PyArray_DATA(B), (int64_t)k,
+                                      PyArray_DATA(out));
+    }
+    Py_END_ALLOW_THREADS
+    if (st != WPART_OK) {
+        wpy_raise(st, "boxes");
+        goto cleanup;
+    }
+    res = (PyObject *)out;
+    out = NULL;
+cleanup:
+    Py_XDECREF(S);
+    Py_XDECREF(B);
+    Py_XDECREF(out);
+    return res;
+}
+
+static const char *const method_names[] = {"nicol", "bisect", "dp", "direct_cut",
+                                           "recursive_bisection", NULL};
+
+static PyObject *wpy_partition_1d(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"loads", "m", "method", "speeds", "normalize", "progress",
+                             "time_limit", NULL};
+    PyObject *lobj, *mobj, *spobj = Py_None, *progress = Py_None, *res = NULL;
+    long long m;
+    int normalize = 1;
+    double time_limit = 0.0;
+    PyArrayObject *L = NULL, *SP = NULL, *W = NULL, *seps = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OLO|OpOd", kwlist, &lobj, &m, &mobj, &spobj,
+                                     &normalize, &progress, &time_limit)) {
+        return NULL;
+    }
+    int method = wpy_choice(mobj, "method", method_names);
+    if (method < 0) {
+        return NULL;
+    }
+    int t = wpy_loads_typenum(lobj, "loads");
+    if (t < 0) {
+        return NULL;
+    }
+    if (m < 1) {
+        PyErr_Format(PyExc_ValueError, "`m` must be a positive integer, got %lld", m);
+        return NULL;
+    }
+    L = wpy_input_array(lobj, "loads", t, 1, 1);
+    if (!L) {
+        goto cleanup;
+    }
+    if (spobj != Py_None) {
+        SP = wpy_input_array(spobj, "speeds", NPY_FLOAT64, 1, 1);
+        if (!SP) {
+            goto cleanup;
+        }
+        if (PyArray_DIM(SP, 0) != m) {
+            PyErr_Format(PyExc_ValueError, "`speeds` must have length m = %lld, got %zd", m,
+                         (Py_ssize_t)PyArray_DIM(SP, 0));
+            goto cleanup;
+        }
+    }
+    npy_intp n = PyArray_DIM(L, 0), n1 = n + 1, q1 = (npy_intp)m + 1;
+    W = (PyArrayObject *)PyArray_SimpleNew(1, &n1, t);
+    seps = W ? (PyArrayObject *)PyArray_SimpleNew(1, &q1, NPY_INT64) : NULL;
+    if (!seps) {
+        goto cleanup;
+    }
+    wpart_1d_options_t opt;
+    wpart_1d_options_init(&opt);
+    opt.method = (wpart_1d_method_t)method;
+    opt.normalize = normalize;
+    wpy_control_t ctl;
+    wpy_control_setup(&ctl, progress, time_limit);
+    opt.control = &ctl.ctl;
+    wpart_1d_stats_t stats;
+    const double *sp = SP ? PyArray_DATA(SP) : NULL;
+    wpart_status_t st;
+    const char *what = "loads";
+    Py_BEGIN_ALLOW_THREADS
+    if (t == NPY_INT64) {
+        st = wpart_base_prefix1d_i64(PyArray_DATA(L), (int64_t)n, PyArray_DATA(W));
+        if (st == WPART_OK) {
+            what = NULL;
+            st = wpart_base_1d_i64(PyArray_DATA(W), (int64_t)n, (int64_t)m, sp, &opt,
+                                   PyArray_DATA(seps), &stats);
+        }
+    } else {
+        st = wpart_base_prefix1d_f64(PyArray_DATA(L), (int64_t)n, PyArray_DATA(W));
+        if (st == WPART_OK) {
+            what = NULL;
+            st = wpart_base_1d_f64(PyArray_DATA(W), (int64_t)n, (int64_t)m, sp, &opt,
+                                   PyArray_DATA(seps), &stats);
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (st != WPART_OK) {
+        wpy_raise(st, what);
+        goto cleanup;
+    }
+    res = Py_BuildValue("OO(dLLLd)", seps, W, stats.bottleneck, (long long)stats.bottleneck_i64,
+                        (long long)stats.probes, (long long)stats.steps, stats.seconds);
+cleanup:
+    Py_XDECREF(L);
+    Py_XDECREF(SP);
+    Py_XDECREF(W);
+    Py_XDECREF(seps);
+    return res;
+}
+
+static PyObject *wpy_probe_1d(PyObject *self, PyObject *args)
+{
+    PyObject *lobj, *bobj, *res = NULL;
+    long long m;
+    PyArrayObject *L = NULL, *W = NULL, *seps = NULL;
+    if (!PyArg_ParseTuple(args, "OLO", &lobj, &m, &bobj)) {
+        return NULL;
+    }
+    int t = wpy_loads_typenum(lobj, "loads");
+    if (t < 0) {
+        return NULL;
+    }
+    if (m < 1) {
+        PyErr_Format(PyExc_ValueError, "`m` must be a positive integer, got %lld", m);
+        return NULL;
+    }
+    int64_t Bi = 0;
+    double Bf = 0.0;
+    if (t == NPY_INT64) {
+        Bi = PyLong_AsLongLong(bobj);
+    } else {
+        Bf = PyFloat_AsDouble(bobj);
+    }
+    if (PyErr_Occurred()) {
+        return NULL;
+    }
+    L = wpy_input_array(lobj, "loads", t, 1, 1);
+    if (!L) {
+        goto cleanup;
+    }
+    npy_intp n = PyArray_DIM(L, 0), n1 = n + 1, q1 = (npy_intp)m + 1;
+    W = (PyArrayObject *)PyArray_SimpleNew(1, &n1, t);
+    seps = W ? (PyArrayObject *)PyArray_SimpleNew(1, &q1, NPY_INT64) : NULL;
+    if (!seps) {
+        goto cleanup;
+    }
+    int ok = 0;
+    wpart_status_t st;
+    const char *what = "loads";
+    Py_BEGIN_ALLOW_THREADS
+    if (t == NPY_INT64) {
+        st = wpart_base_prefix1d_i64(PyArray_DATA(L), (int64_t)n, PyArray_DATA(W));
+        if (st == WPART_OK) {
+            what = NULL;
+            st = wpart_base_1d_probe_i64(PyArray_DATA(W), (int64_t)n, (int64_t)m, Bi,
+                                         PyArray_DATA(seps), &ok);
+        }
+    } else {
+        st = wpart_base_prefix1d_f64(PyArray_DATA(L), (int64_t)n, PyArray_DATA(W));
+        if (st == WPART_OK) {
+            what = NULL;
+            st = wpart_base_1d_probe_f64(PyArray_DATA(W), (int64_t)n, (int64_t)m, Bf,
+                                         PyArray_DATA(seps), &ok);
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (st != WPART_OK) {
+        wpy_raise(st, what);
+        goto cleanup;
+    }
+    res = Py_BuildValue("NO", PyBool_FromLong(ok), seps);
+cleanup:
+    Py_XDECREF(L);
+    Py_XDECREF(W);
+    Py_XDECREF(seps);
+    return res;
+}
+
+static PyMethodDef base_methods[] = {
+    {"prefix_sum", (PyCFunction)(void (*)(void))wpy_prefix_sum, METH_VARARGS | METH_KEYWORDS,
+     "Bordered prefix sum of a 1-D, 2-D or 3-D int64/float64 array."},
+    {"box_loads", wpy_box_loads, METH_VARARGS, "Loads of many half-open boxes from a prefix."},
+    {"partition_1d", (PyCFunction)(void (*)(void))wpy_partition_1d, METH_VARARGS | METH_KEYWORDS,
+     "1D chains-on-chains partition: (separators, prefix, stats)."},
+    {"probe_1d", wpy_probe_1d, METH_VARARGS, "PROBE: (ok, greedy separators)."},
+    {NULL, NULL, 0, NULL},
+};
+
+int wpy_base_init(PyObject *m) { return PyModule_AddFunctions(m, base_methods); }

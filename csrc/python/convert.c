@@ -1,0 +1,110 @@
+/* convert.c -- array and choice converters shared by the family files. */
+#include "wpy.h"
+
+PyArrayObject *wpy_input_array(PyObject *obj, const char *name, int typenum, int ndim_lo,
+                               int ndim_hi)
+{
+    if (!PyArray_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "`%s` must be a NumPy array, got %s", name,
+                     Py_TYPE(obj)->tp_name);
+        return NULL;
+    }
+    PyArrayObject *a = (PyArrayObject *)obj;
+    if (PyArray_TYPE(a) != typenum) {
+        PyArray_Descr *want = PyArray_DescrFromType(typenum);
+        PyErr_Format(PyExc_TypeError, "`%s` must have dtype %S, got %S", name, (PyObject *)want,
+                     (PyObject *)PyArray_DESCR(a));
+        Py_XDECREF(want);
+        return NULL;
+    }
+    if (PyArray_NDIM(a) < ndim_lo || PyArray_NDIM(a) > ndim_hi) {
+        if (ndim_lo == ndim_hi) {
+            PyErr_Format(PyExc_ValueError, "`%s` must be %d-D, got %d-D", name, ndim_lo,
+                         PyArray_NDIM(a));
+        } else {
+            PyErr_Format(PyExc_ValueError, "`%s` must be %d-D to %d-D, got %d-D", name, ndim_lo,
+                         ndim_hi, PyArray_NDIM(a));
+        }
+        return NULL;
+    }
+    /* Copy only when needed (non-contiguous, misaligned or byte-swapped). */
+    return (PyArrayObject *)PyArray_FROMANY(obj, typenum, ndim_lo, ndim_hi, NPY_ARRAY_IN_ARRAY);
+}
+
+int wpy_loads_typenum(PyObject *obj, const char *name)
+{
+    if (!PyArray_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "`%s` must be a NumPy array, got %s", name,
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    int t = PyArray_TYPE((PyArrayObject *)obj);
+    if (t == NPY_INT64 || t == NPY_FLOAT64) {
+        return t;
+    }
+    PyErr_Format(PyExc_TypeError, "`%s` must have dtype int64 or float64, got %S", name,
+                 (PyObject *)PyArray_DESCR((PyArrayObject *)obj));
+    return -1;
+}
+
+int wpy_check_output(PyObject *obj, const char *name, int typenum, int ndim,
+                     const npy_intp *shape)
+{
+    if (!PyArray_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "`%s` must be a NumPy array, got %s", name,
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    PyArrayObject *a = (PyArrayObject *)obj;
+    if (PyArray_TYPE(a) != typenum) {
+        PyArray_Descr *want = PyArray_DescrFromType(typenum);
+        PyErr_Format(PyExc_TypeError, "`%s` must have dtype %S, got %S", name, (PyObject *)want,
+                     (PyObject *)PyArray_DESCR(a));
+        Py_XDECREF(want);
+        return -1;
+    }
+    if (PyArray_NDIM(a) != ndim) {
+        PyErr_Format(PyExc_ValueError, "`%s` must be %d-D, got %d-D", name, ndim, PyArray_NDIM(a));
+        return -1;
+    }
+    for (int i = 0; i < ndim; i++) {
+        if (PyArray_DIM(a, i) != shape[i]) {
+            PyErr_Format(PyExc_ValueError, "`%s` has extent %zd in axis %d, expected %zd", name,
+                         (Py_ssize_t)PyArray_DIM(a, i), i, (Py_ssize_t)shape[i]);
+            return -1;
+        }
+    }
+    if (!PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a) || PyArray_ISBYTESWAPPED(a)) {
+        PyErr_Format(PyExc_ValueError, "`%s` must be C-contiguous, aligned and in native byte order",
+                     name);
+        return -1;
+    }
+    if (!PyArray_ISWRITEABLE(a)) {
+        PyErr_Format(PyExc_ValueError, "`%s` is read-only", name);
+        return -1;
+    }
+    return 0;
+}
+
+int wpy_choice(PyObject *s, const char *name, const char *const *names)
+{
+    if (!PyUnicode_Check(s)) {
+        PyErr_Format(PyExc_TypeError, "`%s` must be a string, got %s", name, Py_TYPE(s)->tp_name);
+        return -1;
+    }
+    for (int i = 0; names[i]; i++) {
+        if (PyUnicode_CompareWithASCIIString(s, names[i]) == 0) {
+            return i;
+        }
+    }
+    PyObject *valid = PyUnicode_FromString("");
+    for (int i = 0; names[i] && valid; i++) {
+        PyObject *next = PyUnicode_FromFormat("%U%s'%s'", valid, i ? ", " : "", names[i]);
+        Py_SETREF(valid, next);
+    }
+    if (valid) {
+        PyErr_Format(PyExc_ValueError, "`%s` must be one of %U, got %R", name, valid, s);
+        Py_DECREF(valid);
+    }
+    return -1;
+}

@@ -1,0 +1,60 @@
+/*
+ * wpy.h -- shared declarations of the binding (private module wpart._core). Include first.
+ * The binding only converts and validates; all work happens in the core with the GIL released.
+ */
+#ifndef WPY_H
+#define WPY_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#define PY_ARRAY_UNIQUE_SYMBOL wpart_ARRAY_API
+#ifndef WPY_MODULE_C
+#define NO_IMPORT_ARRAY
+#endif
+#include <numpy/arrayobject.h>
+
+#include "wpart/wpart.h"
+
+/* ---- errors.c ---- */
+extern PyObject *wpy_WpartError;     /* wpart.WpartError (RuntimeError) */
+extern PyObject *wpy_CancelledError; /* wpart.CancelledError (WpartError) */
+extern PyObject *wpy_SolverError;    /* wpart.SolverError (WpartError) */
+int wpy_errors_init(PyObject *m);
+/* Raise the exception for st (never overwrites one already set); returns NULL. The detail of
+ * the core is prefixed with `what` (an argument or function name) when what != NULL. */
+PyObject *wpy_raise(wpart_status_t st, const char *what);
+
+/* ---- convert.c ---- */
+/* A borrowed-input array: C-contiguous, aligned, of exactly `typenum`, ndim in [lo, hi].
+ * Returns a new reference or NULL with a TypeError/ValueError naming `name`. */
+PyArrayObject *wpy_input_array(PyObject *obj, const char *name, int typenum, int ndim_lo,
+                               int ndim_hi);
+/* The dtype of a loads array: NPY_INT64 or NPY_FLOAT64, else -1 with a TypeError. */
+int wpy_loads_typenum(PyObject *obj, const char *name);
+/* An output array given by the user: must be an ndarray of typenum, C-contiguous, writeable,
+ * with exactly the given shape. Returns 0 or -1 with ValueError/TypeError naming `name`. */
+int wpy_check_output(PyObject *obj, const char *name, int typenum, int ndim,
+                     const npy_intp *shape);
+/* Exact-match choice table: returns the index of s in names[], or -1 with a ValueError
+ * listing the valid names. */
+int wpy_choice(PyObject *s, const char *name, const char *const *names);
+
+/* ---- control.c ---- */
+/* Bridges the core's control hooks to Python: Ctrl-C (PyErr_CheckSignals) and an optional
+ * progress callable(done, total). Safe to use while the GIL is released. */
+typedef struct {
+    wpart_control_t ctl;
+    PyObject *progress;      /* borrowed callable or NULL */
+    double last;             /* last time should_stop took the GIL */
+    double last_progress;    /* last time progress took the GIL */
+    int stopped;             /* a Python exception is pending (KeyboardInterrupt, callback error) */
+} wpy_control_t;
+void wpy_control_setup(wpy_control_t *c, PyObject *progress, double time_limit);
+
+/* ---- family files ---- */
+int wpy_base_init(PyObject *m);
+int wpy_milp_init(PyObject *m);
+
+#endif /* WPY_H */
