@@ -124,20 +124,30 @@ wpart_status_t wpart_base_prefix2d_i64(const int64_t *A, int64_t n1, int64_t n2,
     }
     const int64_t ld = n2 + 1;
     memset(S, 0, (size_t)ld * sizeof *S);
-    int bad = 0;
+    /* Overflow and sign checks without branches: in uint64, every operand is < 2^63 as long as
+     * nothing has gone wrong, so a sum cannot wrap past 2^64 in one step and the first bad value
+     * (a negative load, a running sum or a prefix >= 2^63) shows up in the OR of sign bits. */
+    uint64_t acc = 0;
     for (int64_t i = 0; i < n1; i++) {
-        const int64_t *a = A + i * n2;
-        const int64_t *prev = S + i * ld;
-        int64_t *cur = S + (i + 1) * ld;
-        int64_t r = 0;
-        cur[0] = 0;
+        const uint64_t *restrict a = (const uint64_t *)(A + i * n2);
+        const uint64_t *restrict prev = (const uint64_t *)(S + i * ld) + 1;
+        uint64_t *restrict cur = (uint64_t *)(S + (i + 1) * ld) + 1;
+        uint64_t r = 0, acc1 = 0, acc2 = 0;
+        cur[-1] = 0;
+        /* pass 1: running row sum (a serial chain); pass 2: add the row above (vectorised) */
         for (int64_t j = 0; j < n2; j++) {
-            int64_t x = a[j];
-            bad |= (x < 0);
-            bad |= __builtin_add_overflow(r, x, &r);
-            bad |= __builtin_add_overflow(prev[j + 1], r, &cur[j + 1]);
+            uint64_t x = a[j];
+            r += x;
+            cur[j] = r;
+            acc1 |= x;
         }
-        if (WPART_UNLIKELY(bad)) {
+        for (int64_t j = 0; j < n2; j++) {
+            uint64_t c = prev[j] + cur[j];
+            cur[j] = c;
+            acc2 |= c;
+        }
+        acc |= acc1 | acc2 | r;
+        if (WPART_UNLIKELY(acc >> 63)) {
             return bad_i64(A, 2, dims, cnt);
         }
     }
