@@ -149,23 +149,62 @@ static void FN(rb_rec)(const T *W, int64_t lo, int64_t hi, int64_t q, int64_t *s
     }
 }
 
-/* Exact optimum by Nicol's parametric search with the NicolPlus index bounds (2.6). */
+/* bottleneck of DirectCut's partition: a feasible value, <= T/q + amax */
+static T FN(direct_cut_value)(const T *W, int64_t n, int64_t q)
+{
+    const T total = W[n] - W[0];
+    int64_t t = 0;
+    T worst = 0;
+    for (int64_t p = 1; p < q && t < n; p++) {
+        int64_t e = FN(first_ge)(W, n, t, t, total, q);
+        T c = W[e] - W[t];
+        worst = c > worst ? c : worst;
+        t = e;
+    }
+    T c = W[n] - W[t];
+    return c > worst ? c : worst;
+}
+
+/*
+ * Exact optimum by Nicol's parametric search with the NicolPlus bounds (2.6).
+ *
+ * Besides the index windows of 2.6, every candidate bottleneck B met in the binary searches is
+ * first compared with the global bounds: B >= best (a known feasible value) is feasible and
+ * B <= the largest value proven infeasible (or below max(T/q, amax)) is infeasible, so most
+ * search steps need no probe. Both rules are exact: a residual probe at step p succeeds at B iff
+ * the whole chain can be split at cost <= B with the parts already fixed (those are cheaper
+ * than the residual optimum), as long as the optimum has not yet been found; once it has, every
+ * later candidate is >= it and cannot change the answer.
+ */
 static wpart_status_t FN(nicol)(const T *W, int64_t n, int64_t q, const wpart_control_t *ctl,
                                 double t0, T *Bout, wpart_1d_stats_t *stats)
 {
     const T amax = FN(amax)(W, n);
-    T best = W[n] - W[0];
+#if IS_INT
+    const T total = W[n] - W[0];
+    T lb0 = total / q + (total % q != 0);
+    lb0 = lb0 > amax ? lb0 : amax;
+#else
+    const T lb0 = amax; /* T/q is not a safe bound under rounding */
+#endif
+    T best = FN(direct_cut_value)(W, n, q);
+    T infeas = 0;     /* largest bottleneck proven infeasible (valid when has_inf) */
+    int has_inf = 0;
     int64_t t = 0;
     wpart_status_t st = WPART_OK;
-    for (int64_t p = 0; p + 1 < q; p++) {
+    for (int64_t p = 0; p + 1 < q && best > lb0; p++) {
+#if IS_INT
+        if (has_inf && infeas + 1 == best) {
+            break; /* the bounds meet: best is optimal */
+        }
+#endif
         const int64_t r = q - p;
         const T rem = W[n] - W[t];
         int64_t lo = t + 1, hi = n;
-        /* NicolPlus bounds: the smallest feasible end has cost >= rem/r, and any cost
-         * >= rem/r + amax is feasible (DirectCut bound). */
+        /* NicolPlus index bounds: the smallest feasible end has cost >= rem/r, and any cost
+         * >= rem/r + amax is feasible (DirectCut bound on the residual chain). */
         int64_t lo2 = FN(first_ge)(W, n, t, t + 1, rem, r);
 #if IS_INT
-        /* rem + amax * r may exceed int64: clamp via 128-bit compare inside first_ge-like loop */
         int64_t hi2;
         {
             int64_t a = t + 1, b = n;
@@ -180,11 +219,9 @@ static wpart_status_t FN(nicol)(const T *W, int64_t n, int64_t q, const wpart_co
             }
             hi2 = a;
         }
-        lo = lo2;
-        hi = hi2 < lo ? lo : hi2;
 #else
-        /* float: verify the bounds with a probe each, fall back to the full range */
         int64_t hi2 = FN(first_ge)(W, n, t, lo2, rem + amax * (double)r, r);
+        /* float: the bounds are rounded, so confirm them with a probe each */
         if (lo2 > t + 1) {
             stats->probes++;
             if (FN(probe)(W, n, t, r, W[lo2 - 1] - W[t], NULL, NULL)) {
@@ -197,14 +234,29 @@ static wpart_status_t FN(nicol)(const T *W, int64_t n, int64_t q, const wpart_co
                 hi2 = n;
             }
         }
+#endif
         lo = lo2;
         hi = hi2 < lo ? lo : hi2;
-#endif
         while (lo < hi) {
             int64_t mid = lo + (hi - lo) / 2;
-            stats->probes++;
+            T B = W[mid] - W[t];
+            int feas;
             stats->steps++;
-            if (FN(probe)(W, n, t, r, W[mid] - W[t], NULL, NULL)) {
+            if (B >= best) {
+                feas = 1;
+            } else if (B < lb0 || (has_inf && B <= infeas)) {
+                feas = 0;
+            } else {
+                stats->probes++;
+                feas = FN(probe)(W, n, t, r, B, NULL, NULL);
+                if (feas) {
+                    best = B;
+                } else if (!has_inf || B > infeas) {
+                    infeas = B;
+                    has_inf = 1;
+                }
+            }
+            if (feas) {
                 hi = mid;
             } else {
                 lo = mid + 1;
@@ -215,16 +267,15 @@ static wpart_status_t FN(nicol)(const T *W, int64_t n, int64_t q, const wpart_co
             best = cand;
         }
         if (lo == t + 1) {
-            *Bout = best; /* a single element costs <= OPT: the candidate is optimal */
-            return WPART_OK;
+            break; /* a single element costs <= OPT: the candidate is optimal */
         }
         t = lo - 1;
         if ((p & 63) == 63) {
             WPART_CHECK(wpart_i_poll(ctl, t0, (double)p, (double)q));
         }
-    }
-    if (W[n] - W[t] < best) {
-        best = W[n] - W[t];
+        if (p + 2 == q && W[n] - W[t] < best) {
+            best = W[n] - W[t]; /* the last part takes the rest */
+        }
     }
     *Bout = best;
 cleanup:
@@ -449,15 +500,43 @@ static wpart_status_t FN(hnicol)(const T *W, const double *sp, int64_t n, int64_
                                  wpart_1d_stats_t *stats)
 {
     wpart_status_t st = WPART_OK;
-    double best = FN(hc)(W, sp, 0, 0, n); /* everything on part 0: feasible */
+    /* bounds as in the homogeneous Nicol: everything on the fastest part is feasible; the
+     * heaviest element on the fastest part is a lower bound (rounding is monotone) */
+    double smax = sp[0];
+    int64_t pfast = 0;
+    for (int64_t p = 1; p < q; p++) {
+        if (sp[p] > smax) {
+            smax = sp[p];
+            pfast = p;
+        }
+    }
+    double best = FN(hc)(W, sp, pfast, 0, n);
+    const double lb0 = (double)FN(amax)(W, n) / smax;
+    double infeas = 0.0;
+    int has_inf = 0;
     int64_t t = 0;
-    for (int64_t p = 0; p + 1 < q && t < n; p++) {
+    for (int64_t p = 0; p + 1 < q && t < n && best > lb0; p++) {
         int64_t lo = t + 1, hi = n;
         while (lo < hi) {
             int64_t mid = lo + (hi - lo) / 2;
-            stats->probes++;
+            double B = FN(hc)(W, sp, p, t, mid);
+            int feas;
             stats->steps++;
-            if (FN(hprobe)(W, sp, n, t, p, q, FN(hc)(W, sp, p, t, mid), NULL)) {
+            if (B >= best) {
+                feas = 1;
+            } else if (B < lb0 || (has_inf && B <= infeas)) {
+                feas = 0;
+            } else {
+                stats->probes++;
+                feas = FN(hprobe)(W, sp, n, t, p, q, B, NULL);
+                if (feas) {
+                    best = B;
+                } else if (!has_inf || B > infeas) {
+                    infeas = B;
+                    has_inf = 1;
+                }
+            }
+            if (feas) {
                 hi = mid;
             } else {
                 lo = mid + 1;
@@ -469,10 +548,10 @@ static wpart_status_t FN(hnicol)(const T *W, const double *sp, int64_t n, int64_
         if ((p & 63) == 63) {
             WPART_CHECK(wpart_i_poll(ctl, t0, (double)p, (double)q));
         }
-    }
-    {
-        double last = FN(hc)(W, sp, q - 1, t, n);
-        best = last < best ? last : best;
+        if (p + 2 == q) {
+            double last = FN(hc)(W, sp, q - 1, t, n);
+            best = last < best ? last : best;
+        }
     }
     *Bout = best;
 cleanup:

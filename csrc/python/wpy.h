@@ -56,5 +56,9 @@ void wpy_control_setup(wpy_control_t *c, PyObject *progress, double time_limit);
 /* ---- family files ---- */
 int wpy_base_init(PyObject *m);
 int wpy_milp_init(PyObject *m);
+int wpy_spatial_init(PyObject *m);
+int wpy_hetero_init(PyObject *m);
+int wpy_dynamic_init(PyObject *m);
+int wpy_tasks_init(PyObject *m);
 
 #endif /* WPY_H */
