@@ -1,0 +1,112 @@
+"""The ``wpart`` command line: ``reproduce`` end to end, usage errors, ``--version``."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import wpart
+from wpart import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _run(*args, timeout=300):
+    return subprocess.run(
+        [sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def reproduced(tmp_path_factory):
+    out = tmp_path_factory.mktemp("reproduce")
+    proc = _run("-m", "wpart", "reproduce", "--quick", "--out", str(out), "--no-progress")
+    return proc, out
+
+
+def test_reproduce_quick_exits_ok(reproduced):
+    proc, _ = reproduced
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "base: OK" in proc.stdout
+    assert "FAIL" not in proc.stdout
+
+
+def test_reproduce_writes_outputs(reproduced):
+    _, out = reproduced
+    table = (out / "base_table.txt").read_text()
+    assert "1D golden chain" in table and "FAIL" not in table
+    png = (out / "base_1d.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
+
+
+def test_reproduce_json_golden_values(reproduced):
+    _, out = reproduced
+    data = json.loads((out / "base.json").read_text())
+    assert data["ok"] is True
+    assert all(data["checks"].values())
+    g = data["golden"]
+    assert g["chain"] == [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5]
+    assert g["q"] == [1, 2, 3, 4, 5]
+    assert g["opt"] == [44, 23, 17, 14, 11]
+    assert g["separators"] == {"4": [0, 5, 7, 10, 11], "5": [0, 4, 5, 7, 9, 11]}
+    assert data["bounds"]["ok"] and data["hetero"]["ok"]
+
+
+def test_table_printed(reproduced):
+    proc, out = reproduced
+    assert (out / "base_table.txt").read_text().strip() in proc.stdout
+
+
+def test_unknown_family_lists_valid_ones():
+    proc = _run("-m", "wpart", "reproduce", "nosuch", timeout=60)
+    assert proc.returncode == 2
+    assert "nosuch" in proc.stderr
+    for family in cli.REPRODUCERS:
+        assert family in proc.stderr
+
+
+def test_unknown_family_in_process(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["reproduce", "base", "nosuch"])
+    assert exc.value.code == 2
+    assert "available: base" in capsys.readouterr().err
+
+
+def test_version():
+    proc = _run("-m", "wpart", "--version", timeout=60)
+    assert proc.returncode == 0
+    assert proc.stdout.strip() == f"wpart {wpart.__version__}"
+
+
+def test_no_command_prints_help(capsys):
+    assert cli.main([]) == 2
+    assert "reproduce" in capsys.readouterr().out
+
+
+def test_registry_entries_import():
+    for family in cli.REPRODUCERS:
+        assert callable(cli.load_reproducer(family))
+
+
+def test_failed_check_gives_exit_1(monkeypatch, tmp_path, capsys):
+    def fake(out_dir, quick, progress):
+        return {"ok": False, "table": "fake table"}
+
+    monkeypatch.setitem(cli.REPRODUCERS, "fake", "tests.fake:run")
+    monkeypatch.setattr(cli, "load_reproducer", lambda family: fake)
+    assert cli.main(["reproduce", "fake", "--out", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "fake table" in out and "FAILED: fake" in out
+
+
+def test_bench_base_quick(tmp_path):
+    # About 10 s on 2 cores, under the 20 s limit for the default run (else mark it slow).
+    out = tmp_path / "bench.json"
+    proc = _run("benchmarks/bench_base.py", "--quick", "--out", str(out), timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    data = json.loads(out.read_text())
+    assert data["exact_methods_agree"] is True
+    assert data["prefix"] and data["oned"] and data["slopes"]

@@ -1,0 +1,149 @@
+"""The ``wpart`` command line.
+
+``wpart reproduce [FAMILY ...] [--quick] [--out DIR] [--no-progress]`` reruns the specs'
+golden values and headline results for the chosen families (all by default), writes each
+family's table, JSON and figures into ``DIR`` and prints the tables. The exit status is 0
+when every check passed, 1 otherwise (2 for a usage error).
+
+Families register here in :data:`REPRODUCERS` as ``"module:function"`` strings; the module is
+imported only when that family runs, so ``wpart --version`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+__all__ = ["REPRODUCERS", "load_reproducer", "main"]
+
+#: Family name -> ``"module:function"``; the function is called as
+#: ``fn(out_dir: Path, quick: bool, progress: bool) -> dict`` and returns at least
+#: ``{"ok": bool, "table": str}``.
+REPRODUCERS: dict[str, str] = {
+    "base": "wpart.experiments.base:run_base",
+}
+
+
+def load_reproducer(family: str) -> Callable[..., dict]:
+    """Import and return the reproducer registered for `family`.
+
+    Parameters
+    ----------
+    family : str
+        A key of :data:`REPRODUCERS`.
+
+    Returns
+    -------
+    callable
+        ``fn(out_dir, quick, progress) -> dict``.
+
+    Raises
+    ------
+    KeyError
+        If `family` is not registered.
+    """
+    target = REPRODUCERS[family]
+    module, _, func = target.partition(":")
+    return getattr(importlib.import_module(module), func)
+
+
+def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    from . import __version__
+
+    ap = argparse.ArgumentParser(
+        prog="wpart",
+        description="Work partitioning: reproduce the specs' golden values and headline results.",
+    )
+    ap.add_argument("--version", action="version", version=f"wpart {__version__}")
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND")
+    rp = sub.add_parser(
+        "reproduce",
+        help="rerun the golden values and headline results of one or more families",
+        description=(
+            "Rerun the golden values and headline results, write <family>_table.txt, "
+            "<family>.json and figures into --out, and print the tables. Exit status 0 when "
+            "every check passed, 1 otherwise."
+        ),
+    )
+    rp.add_argument(
+        "families",
+        nargs="*",
+        metavar="FAMILY",
+        help=f"families to run (default: all): {', '.join(REPRODUCERS)}",
+    )
+    rp.add_argument("--quick", action="store_true", help="small sizes, a few seconds per family")
+    rp.add_argument("--out", type=Path, default=Path("results"),
+                    help="output folder (default: results/)")
+    rp.add_argument("--no-progress", dest="progress", action="store_false",
+                    help="do not show progress bars")
+    return ap, rp
+
+
+def _reproduce(families: Sequence[str], out: Path, quick: bool, progress: bool) -> int:
+    results: dict[str, bool] = {}
+    for family in families:
+        t0 = time.perf_counter()
+        try:
+            summary = load_reproducer(family)(out, quick, progress)
+        except Exception:  # noqa: BLE001 -- report it, run the others, fail at the end
+            traceback.print_exc()
+            print(f"\n{family}: ERROR (see the traceback above)", flush=True)
+            results[family] = False
+            continue
+        ok = bool(summary.get("ok", False))
+        results[family] = ok
+        table = summary.get("table")
+        if table:
+            print(table)
+        print(f"\n{family}: {'OK' if ok else 'FAIL'} in {time.perf_counter() - t0:.1f} s; "
+              f"outputs in {out}/\n", flush=True)
+    failed = [f for f, ok in results.items() if not ok]
+    if failed:
+        print(f"FAILED: {', '.join(failed)}")
+        return 1
+    print(f"all {len(results)} famil{'y' if len(results) == 1 else 'ies'} OK: "
+          f"{', '.join(results)}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``wpart`` command line.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Arguments without the program name; ``sys.argv[1:]`` when omitted.
+
+    Returns
+    -------
+    int
+        The exit status: 0 when every check passed, 1 when one failed. Usage errors (an
+        unknown family, a bad option) exit with status 2 through :mod:`argparse`.
+
+    Examples
+    --------
+    >>> from wpart.cli import main
+    >>> main(["reproduce", "base", "--quick", "--out", "/tmp/wpart-results"])  # doctest: +SKIP
+    0
+    """
+    ap, rp = _parser()
+    args = ap.parse_args(sys.argv[1:] if argv is None else list(argv))
+    if args.command is None:
+        ap.print_help()
+        return 2
+    if args.command == "reproduce":
+        unknown = [f for f in args.families if f not in REPRODUCERS]
+        if unknown:
+            rp.error(
+                f"unknown famil{'y' if len(unknown) == 1 else 'ies'} "
+                f"{', '.join(repr(u) for u in unknown)}; available: {', '.join(REPRODUCERS)}"
+            )
+        families = list(dict.fromkeys(args.families)) or list(REPRODUCERS)
+        return _reproduce(families, args.out, args.quick, args.progress)
+    ap.error(f"unknown command {args.command!r}")  # unreachable: argparse checks subcommands
+    return 2

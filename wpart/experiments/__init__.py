@@ -1,0 +1,161 @@
+"""Reproductions of the specs' headline results, one module per family.
+
+Each module exposes ``run_<family>(out_dir, quick, progress) -> dict``: it recomputes the
+family's golden values and guarantees, writes ``<family>_table.txt``, ``<family>.json`` and
+figures into `out_dir`, and returns a summary whose ``"ok"`` is True when every check passed
+and whose ``"table"`` is the printable text. ``wpart reproduce`` (:mod:`wpart.cli`) finds them
+through its ``REPRODUCERS`` registry and imports them lazily.
+
+This package also holds the small helpers the experiment modules share: best-of-k timing,
+plain-text tables and JSON output.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["best_of", "format_table", "jsonable", "ok_fail", "write_json"]
+
+
+def best_of(
+    fn: Callable[[], Any], *, budget: float = 0.2, min_reps: int = 3, max_reps: int = 50
+) -> tuple[float, int, list[Any]]:
+    """Best wall time of `fn` over an adaptive number of repetitions.
+
+    One untimed warm-up call, then ``k`` timed calls with ``k`` chosen so that the run takes
+    about `budget` seconds, clamped to ``[min_reps, max_reps]``.
+
+    Parameters
+    ----------
+    fn : callable
+        Called with no arguments.
+    budget : float, default 0.2
+        Target total seconds of the timed calls.
+    min_reps, max_reps : int
+        Bounds on ``k``.
+
+    Returns
+    -------
+    best : float
+        Smallest wall time in seconds (:func:`time.perf_counter`).
+    reps : int
+        ``k``.
+    results : list
+        The values returned by the timed calls.
+    """
+    t0 = time.perf_counter()
+    fn()
+    first = time.perf_counter() - t0
+    reps = int(min(max_reps, max(min_reps, budget / max(first, 1e-9))))
+    best = math.inf
+    results = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        res = fn()
+        best = min(best, time.perf_counter() - t0)
+        results.append(res)
+    return best, reps, results
+
+
+def ok_fail(ok: bool) -> str:
+    """``"OK"`` or ``"FAIL"``."""
+    return "OK" if ok else "FAIL"
+
+
+def _cell(v: Any) -> str:
+    if isinstance(v, (bool, np.bool_)):
+        return str(bool(v))
+    if isinstance(v, (float, np.floating)):
+        v = float(v)
+        if math.isnan(v):
+            return "-"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        a = abs(v)
+        if v.is_integer() and a < 1e15:
+            return f"{v:.1f}"
+        if a != 0 and (a >= 1e6 or a < 1e-3):
+            return f"{v:.3g}"
+        return f"{v:.1f}" if a >= 100 else f"{v:.4f}"
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return "[" + ",".join(str(x) for x in np.asarray(v).tolist()) + "]"
+    return str(v)
+
+
+def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], title: str = "") -> str:
+    """Aligned plain-text table: numeric columns right-aligned, others left-aligned.
+
+    Parameters
+    ----------
+    headers : sequence of str
+        Column titles.
+    rows : sequence of sequences
+        Cell values; floats get 4 significant decimals, lists are printed compactly.
+    title : str, optional
+        A line printed above the table.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> print(format_table(["q", "OPT"], [[1, 44], [2, 23]]))
+    q  OPT
+    -  ---
+    1   44
+    2   23
+    """
+    cells = [[_cell(v) for v in row] for row in rows]
+    width = [len(h) for h in headers]
+    for row in cells:
+        width = [max(w, len(c)) for w, c in zip(width, row, strict=True)]
+    numeric = [
+        any(
+            isinstance(row[i], (int, float, np.integer, np.floating))
+            and not isinstance(row[i], (bool, np.bool_))
+            for row in rows
+        )
+        for i in range(len(headers))
+    ]
+
+    def line(vals: Sequence[str]) -> str:
+        padded = (
+            v.rjust(w) if num else v.ljust(w)
+            for v, w, num in zip(vals, width, numeric, strict=True)
+        )
+        return "  ".join(padded).rstrip()
+
+    out = [title] if title else []
+    out += [line(headers), "  ".join("-" * w for w in width)]
+    out += [line(r) for r in cells]
+    return "\n".join(out)
+
+
+def jsonable(o: Any) -> Any:
+    """Return a JSON-safe copy: NumPy scalars and arrays to Python, NaN and inf to None."""
+    if isinstance(o, dict):
+        return {str(k): jsonable(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [jsonable(v) for v in o]
+    if isinstance(o, np.ndarray):
+        return jsonable(o.tolist())
+    if isinstance(o, np.generic):
+        o = o.item()
+    if isinstance(o, float) and not math.isfinite(o):
+        return None
+    if isinstance(o, Path):
+        return str(o)
+    return o
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write `data` (made JSON-safe with :func:`jsonable`) to `path`, indented."""
+    path.write_text(json.dumps(jsonable(data), indent=1, allow_nan=False) + "\n")
