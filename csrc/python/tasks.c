@@ -410,7 +410,54 @@ static PyObject *wpy_tasks_knowledge(PyObject *self, PyObject *args)
     return Py_BuildValue("ii", (int)kk, (int)ff);
 }
 
+static PyObject *arr_from(const void *data, npy_intp n, int typenum, size_t sz)
+{
+    PyArrayObject *a = (PyArrayObject *)PyArray_SimpleNew(1, &n, typenum);
+    if (a && n > 0) memcpy(PyArray_DATA(a), data, (size_t)n * sz);
+    return (PyObject *)a;
+}
+
+/* Builds the MILP model (spec 2) and returns it as arrays; Python solves it with wpart.milp. */
+static PyObject *wpy_tasks_milp_build(PyObject *self, PyObject *args)
+{
+    PyObject *pd, *co;
+    int form, force_fwmp, preserve;
+    wpy_tprob_t t;
+    wpart_tasks_coeffs_t c;
+    if (!PyArg_ParseTuple(args, "OOipp", &pd, &co, &form, &force_fwmp, &preserve)) return NULL;
+    if (coeffs_parse(co, &c) < 0 || tprob_parse(pd, &t) < 0) return NULL;
+    wpart_tasks_milp_opts_t o;
+    wpart_tasks_milp_opts_init(&o);
+    o.form = form;
+    o.force_fwmp = force_fwmp;
+    o.preserve_blocks = preserve;
+    wpart_tasks_milp_model_t m;
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = wpart_tasks_milp_build(&t.p, &c, &o, &m);
+    Py_END_ALLOW_THREADS
+    tprob_release(&t);
+    if (st != WPART_OK) return wpy_raise(st, NULL);
+    PyObject *res = Py_BuildValue(
+        "{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:L,s:L,s:L,s:L,s:L,s:i}",
+        "c", arr_from(m.c, m.n_cols, NPY_FLOAT64, sizeof(double)),
+        "lb", arr_from(m.lb, m.n_cols, NPY_FLOAT64, sizeof(double)),
+        "ub", arr_from(m.ub, m.n_cols, NPY_FLOAT64, sizeof(double)),
+        "kind", arr_from(m.kind, m.n_cols, NPY_INT8, sizeof(int8_t)),
+        "row_lb", arr_from(m.row_lb, m.n_rows, NPY_FLOAT64, sizeof(double)),
+        "row_ub", arr_from(m.row_ub, m.n_rows, NPY_FLOAT64, sizeof(double)),
+        "a_row", arr_from(m.a_row, m.nnz, NPY_INT64, sizeof(int64_t)),
+        "a_col", arr_from(m.a_col, m.nnz, NPY_INT64, sizeof(int64_t)),
+        "a_val", arr_from(m.a_val, m.nnz, NPY_FLOAT64, sizeof(double)),
+        "n_rows", (long long)m.n_rows, "n_cols", (long long)m.n_cols,
+        "n_eq_rows", (long long)m.n_eq_rows, "col_chi", (long long)m.col_chi,
+        "col_wmax", (long long)m.col_wmax, "fwmp", (int)m.fwmp);
+    wpart_tasks_milp_model_free(&m);
+    return res;
+}
+
 static PyMethodDef tasks_methods[] = {
+    {"tasks_milp_build", wpy_tasks_milp_build, METH_VARARGS, "Build the CCM MILP model."},
     {"tasks_evaluate", wpy_tasks_evaluate, METH_VARARGS, "CCM work model of an assignment."},
     {"tasks_exchanges", wpy_tasks_exchanges, METH_VARARGS, "Replay exchanges incrementally."},
     {"tasks_ccm", (PyCFunction)(void (*)(void))wpy_tasks_ccm, METH_VARARGS | METH_KEYWORDS,

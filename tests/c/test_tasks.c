@@ -241,8 +241,45 @@ static void test_status_paths(void)
     CHECK(k == 2 && f == 8);
 }
 
+static void test_milp(void)
+{
+    if (!wpart_milp_have_solver()) return;
+    wpart_tasks_problem_t p = sb();
+    wpart_tasks_coeffs_t c;
+    wpart_tasks_coeffs_init(&c);
+    wpart_tasks_milp_opts_t o;
+    int32_t a[9];
+    wpart_milp_result_t res;
+    const double want[2][2] = {{2.0, 4.0}, {2.0, 4.0}}; /* beta 0 / 1, forms paper / compact */
+    for (int form = 0; form < 2; form++) {
+        for (int b = 0; b < 2; b++) {
+            wpart_tasks_milp_opts_init(&o);
+            o.form = form;
+            c.beta = b;
+            CHECK_STATUS(wpart_tasks_milp_solve(&p, &c, &o, a, &res), WPART_OK);
+            CHECK(res.status == WPART_MILP_OPTIMAL);
+            double w;
+            CHECK_STATUS(wpart_tasks_evaluate(&p, &c, a, NULL, &w), WPART_OK);
+            CHECK(fabs(w - want[form][b]) < 1e-9 && fabs(res.objective - w) < 1e-7);
+        }
+    }
+    /* sizes of the paper form (spec 2.6) */
+    wpart_tasks_milp_model_t m;
+    wpart_tasks_milp_opts_init(&o);
+    o.form = WPART_TASKS_MILP_PAPER;
+    c.beta = 1.0;
+    CHECK_STATUS(wpart_tasks_milp_build(&p, &c, &o, &m), WPART_OK);
+    CHECK(m.n_cols == 185 && m.n_eq_rows == 9 && m.n_rows - m.n_eq_rows == 592);
+    wpart_tasks_milp_model_free(&m);
+    o.preserve_blocks = 1;
+    CHECK_STATUS(wpart_tasks_milp_build(&p, &c, &o, &m), WPART_EINVAL);
+    o.form = 7;
+    CHECK_STATUS(wpart_tasks_milp_build(&p, &c, &o, &m), WPART_EINVAL);
+}
+
 int main(void)
 {
+    test_milp();
     test_golden();
     test_random_deltas();
     test_status_paths();

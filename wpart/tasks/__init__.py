@@ -18,6 +18,7 @@ Examples
 from __future__ import annotations
 
 from ._balance import METHODS, TasksResult, balance, brute_force, evaluate
+from ._milp import milp_model, solve_milp
 from ._io import LBDatafileError, read_lbdatafile, write_lbdatafile
 from ._problem import Coefficients, Problem
 from .generators import gemma_like, paper_toy, random_problem, synthetic_blocks
@@ -29,6 +30,8 @@ __all__ = [
     "balance",
     "brute_force",
     "evaluate",
+    "solve_milp",
+    "milp_model",
     "METHODS",
     "read_lbdatafile",
     "write_lbdatafile",

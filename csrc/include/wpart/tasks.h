@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 
+#include "wpart/milp.h"
 #include "wpart/status.h"
 
 #ifdef __cplusplus
@@ -145,6 +146,57 @@ wpart_status_t wpart_tasks_brute_force(const wpart_tasks_problem_t *p,
                                        const wpart_tasks_coeffs_t *c, int preserve_blocks,
                                        int64_t max_states, const wpart_control_t *ctl,
                                        int32_t *assign_out, double *w_max);
+
+/* ---- exact MILP (spec 2): model built here, solved through wpart/milp.h (GLPK) ---- */
+typedef enum {
+    WPART_TASKS_MILP_PAPER = 0,  /* the paper's rows exactly: COMCP when beta = gamma = delta = 0
+                                    (unless force_fwmp), else FWMP with psi[i,j,m] */
+    WPART_TASKS_MILP_COMPACT = 1 /* equivalent smaller form: sparse (17), one memory row per
+                                    rank with y_i, continuous phi/psi, psi only on the diagonal
+                                    (off-rank bytes = all bytes of the rank's tasks - on-rank),
+                                    self-edges folded into the rank rows */
+} wpart_tasks_milp_form_t;
+
+typedef struct {
+    int32_t form;            /* wpart_tasks_milp_form_t (default COMPACT) */
+    int32_t force_fwmp;      /* paper form: build FWMP even when beta = gamma = delta = 0 */
+    int32_t preserve_blocks; /* add sum_i phi[i,n] = 1 for every block with tasks (not in paper) */
+    double time_limit;       /* seconds; <= 0: none */
+    double mip_gap;          /* relative gap at which GLPK stops (default 0) */
+    const wpart_control_t *control;
+} wpart_tasks_milp_opts_t;
+
+void wpart_tasks_milp_opts_init(wpart_tasks_milp_opts_t *o);
+
+/** A built model in the form of wpart_milp_problem_t, owning its arrays. */
+typedef struct {
+    int64_t n_rows, n_cols, nnz, n_eq_rows;
+    double *c, *lb, *ub, *row_lb, *row_ub, *a_val;
+    int8_t *kind;
+    int64_t *a_row, *a_col;
+    int64_t col_chi;   /* first chi column: chi[i,k] = col_chi + i*K + k */
+    int64_t col_wmax;  /* the W_max column */
+    int32_t fwmp;      /* 1 when the model has communication variables psi */
+} wpart_tasks_milp_model_t;
+
+wpart_status_t wpart_tasks_milp_build(const wpart_tasks_problem_t *p,
+                                      const wpart_tasks_coeffs_t *c,
+                                      const wpart_tasks_milp_opts_t *o,
+                                      wpart_tasks_milp_model_t *m);
+void wpart_tasks_milp_model_free(wpart_tasks_milp_model_t *m);
+
+/** The model as a borrowed wpart_milp_problem_t view (minimise W_max). */
+void wpart_tasks_milp_view(const wpart_tasks_milp_model_t *m, wpart_milp_problem_t *view);
+
+/**
+ * Build and solve. assign_out (K) receives the incumbent (argmax of chi) when the status is
+ * OPTIMAL or FEASIBLE, else -1 everywhere. res receives the solver outcome; its objective is
+ * the MILP's W_max (re-evaluate with wpart_tasks_evaluate to check it).
+ */
+wpart_status_t wpart_tasks_milp_solve(const wpart_tasks_problem_t *p,
+                                      const wpart_tasks_coeffs_t *c,
+                                      const wpart_tasks_milp_opts_t *o, int32_t *assign_out,
+                                      wpart_milp_result_t *res);
 
 #ifdef __cplusplus
 }
