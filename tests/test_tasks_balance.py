@@ -198,3 +198,18 @@ def test_knowledge_log_rule():
 
     for P, k, f in [(4, 1, 3), (14, 2, 4), (16, 2, 4), (64, 2, 8), (128, 3, 6), (256, 3, 7)]:
         assert _core.tasks_knowledge(P, 0, 0) == (k, f)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_summary_fast_path_equals_edge_walk(seed):
+    """Clusters without edges are evaluated from their summaries; zero-byte self-edges force
+    the exact edge walk without changing W: both runs must be identical."""
+    p = tasks.random_problem(5, 60, 8, 0, seed, memory=True, zeros=False)
+    K = p.n_tasks
+    q = p.with_(edges=np.stack([np.arange(K), np.arange(K)], 1), edge_bytes=np.zeros(K))
+    cap = p.evaluate()["memory"].max() * 1.1
+    for cl in ("block", "task"):
+        a = tasks.balance(p, seed=seed, delta=0.3, memory_cap=cap, cluster=cl, n_iter=5)
+        b = tasks.balance(q, seed=seed, delta=0.3, memory_cap=cap, cluster=cl, n_iter=5)
+        assert np.array_equal(a.assignment, b.assignment)
+        assert np.array_equal(a.history, b.history)
