@@ -361,7 +361,7 @@ typedef struct {
 /* FindBestCCM on the current state: best exchange between r and p, gain > tol * before. */
 static wpart_status_t find_best(wpart_tasks_state_t *s, int32_t r, int32_t p,
                                 const clusters_t *Cr, const clusters_t *Cp, double tol,
-                                best_t *best)
+                                int one_way, best_t *best)
 {
     best->gain = -INFINITY;
     best->cr = best->cp = -1;
@@ -374,6 +374,7 @@ static wpart_status_t find_best(wpart_tasks_state_t *s, int32_t r, int32_t p,
         int64_t da = i >= 0 ? Cr->deg[i] : 0;
         for (int32_t j = -1; j < Cp->n; j++) {
             if (i < 0 && j < 0) continue;
+            if (one_way && i >= 0 && j >= 0) continue;
             const int32_t *B = j >= 0 ? Cp->tasks + Cp->start[j] : NULL;
             int32_t nb = j >= 0 ? Cp->start[j + 1] - Cp->start[j] : 0;
             double w1, w2;
@@ -501,7 +502,7 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                 for (int32_t q = 0; q < P; q++) {
                     if (q == r || !(kr[q / 64] >> (q % 64) & 1)) continue;
                     best_t b;
-                    WPART_CHECK(find_best(s, r, q, &CL[r], &CL[q], prm->tol, &b));
+                    WPART_CHECK(find_best(s, r, q, &CL[r], &CL[q], prm->tol, prm->one_way, &b));
                     if (b.gain > 0) {
                         wl[nw].gain = b.gain;
                         wl[nw].p = q;
@@ -513,7 +514,7 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                 for (int32_t i = 0; i < nw; i++) {
                     int32_t q = wl[i].p;
                     best_t b;
-                    WPART_CHECK(find_best(s, r, q, &CL[r], &CL[q], prm->tol, &b));
+                    WPART_CHECK(find_best(s, r, q, &CL[r], &CL[q], prm->tol, prm->one_way, &b));
                     if (b.gain > 0) {
                         const clusters_t *Cr = &CL[r], *Cq = &CL[q];
                         const int32_t *A = b.cr >= 0 ? Cr->tasks + Cr->start[b.cr] : NULL;

@@ -205,8 +205,8 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
     method : str, default "ccm"
         ``"ccm"`` (CCM-LB, the paper's gossip heuristic, simulated serially), ``"none"``
         (keep the initial assignment), ``"greedy"`` (LPT over block clusters, centralised),
-        ``"tempered"`` (a load-only TemperedLB-style gossip balancer moving single tasks; its
-        result is scored with the full model), ``"brute_force"`` (exact, tiny cases).
+        ``"tempered"`` (a load-only TemperedLB-style gossip balancer: one-way transfers of single
+        tasks, same gossip; its result is scored with the full model), ``"brute_force"`` (exact, tiny cases).
     seed : int, default 0
         Base seed; identical seeds give identical results.
     alpha, beta, gamma, delta : float
@@ -283,7 +283,7 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
                        desc=f"balance[{meth}]") as hook:
         a, hist, exch, st = _core.tasks_ccm(
             d, run_c.as_tuple(enforce), a0, n_iter, k, f, n_trials, seed, cluster_mode,
-            od == "random", tol, hook, tl)
+            od == "random", tol, hook, tl, meth == "tempered")
     secs = time.perf_counter() - t0
     best = int(st["best_trial"])
     history = hist[best]
