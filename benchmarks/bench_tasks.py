@@ -8,7 +8,8 @@ Three parts, one process (LBAF runs in a child process):
     (``--quick``) or 10^6 tasks; wall time and W_max before/after, with the greedy baseline
     and the load-only TemperedLB-style baseline measured in the same process.
 (c) LBAF side by side: the same LBDatafiles balanced by LBAF's InformAndTransfer (Clustering
-    transfer, Tempered criterion; same iterations, rounds and fanout) and by CCM-LB; LBAF's
+    transfer with subclusters, Tempered criterion; same iterations, rounds and fanout) and by
+    CCM-LB with ``subclusters=True`` (its counterpart of LBAF's subclustering); LBAF's
     result is re-scored with wpart's work model. Target: wpart at least 100x faster at equal
     or lower W_max. LBAF is found as ``import lbaf`` or under ``--lbaf-path`` (LBAF 1.0.1 is
     the release on PyPI; it needs Python <= 3.10, so on newer Pythons unpack its wheel and
@@ -185,6 +186,7 @@ def part_lbaf(quick: bool, lbaf_path: str | None) -> dict:
     sizes = [(14, 1959, 206)] + ([] if quick else [(64, 8955, 896)])
     for I, K, N in sizes:
         g = tasks.gemma_like(I, K, N, seed=0)
+        g = g.with_(task_footprint=np.zeros(K), task_working=np.zeros(K))  # LBAF needs them
         stem = os.path.join(tmp, f"gemma{I}")
         g.to_lbdatafile(stem)
         cases.append((f"gemma-like {I}/{K}/{N} delta=1e-9", stem, 0.0, 1e-9, 0.0))
@@ -196,7 +198,8 @@ def part_lbaf(quick: bool, lbaf_path: str | None) -> dict:
         t0 = time.perf_counter()
         reps = 0
         while True:  # best-of timing within ~0.5 s
-            r = tasks.balance(p, seed=0, beta=beta, delta=delta, memory_cap=cap_v, n_iter=4)
+            r = tasks.balance(p, seed=0, beta=beta, delta=delta, memory_cap=cap_v, n_iter=4,
+                              subclusters=True)
             reps += 1
             if time.perf_counter() - t0 > 0.5 or reps >= 20:
                 break

@@ -356,44 +356,71 @@ static void fast_eval(const wpart_tasks_state_t *s, int32_t r1, const clusters_t
 typedef struct {
     double gain;
     int32_t cr, cp, moved; /* cluster indices (-1 = empty) */
+    int single;            /* cr / cp index the single-task clusters */
 } best_t;
 
-/* FindBestCCM on the current state: best exchange between r and p, gain > tol * before. */
-static wpart_status_t find_best(wpart_tasks_state_t *s, int32_t r, int32_t p,
-                                const clusters_t *Cr, const clusters_t *Cp, double tol,
-                                int one_way, best_t *best)
+static void consider(best_t *best, double before, double tol, double w1, double w2, int32_t i,
+                     int32_t j, int32_t moved, int single)
 {
+    double after = w1 > w2 ? w1 : w2;
+    double gain = before - after;
+    if (!(gain > tol * before)) return;
+    if (gain > best->gain || (gain == best->gain && moved < best->moved)) {
+        best->gain = gain;
+        best->cr = i;
+        best->cp = j;
+        best->moved = moved;
+        best->single = single;
+    }
+}
+
+static wpart_status_t eval_pair(wpart_tasks_state_t *s, int32_t r, const clusters_t *Cr,
+                                int32_t i, int32_t p, const clusters_t *Cp, int32_t j,
+                                double *w1, double *w2)
+{
+    const int32_t *A = i >= 0 ? Cr->tasks + Cr->start[i] : NULL;
+    int32_t na = i >= 0 ? Cr->start[i + 1] - Cr->start[i] : 0;
+    const int32_t *B = j >= 0 ? Cp->tasks + Cp->start[j] : NULL;
+    int32_t nb = j >= 0 ? Cp->start[j + 1] - Cp->start[j] : 0;
+    if ((i < 0 || Cr->deg[i] == 0) && (j < 0 || Cp->deg[j] == 0)) {
+        fast_eval(s, r, Cr, i, p, Cp, j, w1, w2);
+        return WPART_OK;
+    }
+    return wpart_tasks_state_eval_exchange(s, r, A, na, p, B, nb, w1, w2);
+}
+
+/* FindBestCCM on the current state: best exchange between r and p, gain > tol * before.
+ * Tr / Tp (may be NULL): single-task clusters for one-way single transfers. */
+static wpart_status_t find_best(wpart_tasks_state_t *s, int32_t r, int32_t p,
+                                const clusters_t *Cr, const clusters_t *Cp, const clusters_t *Tr,
+                                const clusters_t *Tp, double tol, int one_way, best_t *best)
+{
+    wpart_status_t st;
     best->gain = -INFINITY;
     best->cr = best->cp = -1;
     best->moved = 0;
+    best->single = 0;
     double before = s->work[r] > s->work[p] ? s->work[r] : s->work[p];
     if (!(before > 0) || isinf(before)) return WPART_OK;
+    double w1, w2;
     for (int32_t i = -1; i < Cr->n; i++) {
-        const int32_t *A = i >= 0 ? Cr->tasks + Cr->start[i] : NULL;
         int32_t na = i >= 0 ? Cr->start[i + 1] - Cr->start[i] : 0;
-        int64_t da = i >= 0 ? Cr->deg[i] : 0;
         for (int32_t j = -1; j < Cp->n; j++) {
             if (i < 0 && j < 0) continue;
             if (one_way && i >= 0 && j >= 0) continue;
-            const int32_t *B = j >= 0 ? Cp->tasks + Cp->start[j] : NULL;
             int32_t nb = j >= 0 ? Cp->start[j + 1] - Cp->start[j] : 0;
-            double w1, w2;
-            if (da == 0 && (j < 0 || Cp->deg[j] == 0)) {
-                fast_eval(s, r, Cr, i, p, Cp, j, &w1, &w2);
-            } else {
-                wpart_status_t st =
-                    wpart_tasks_state_eval_exchange(s, r, A, na, p, B, nb, &w1, &w2);
-                if (st != WPART_OK) return st;
-            }
-            double after = w1 > w2 ? w1 : w2;
-            double gain = before - after;
-            if (!(gain > tol * before)) continue;
-            if (gain > best->gain || (gain == best->gain && na + nb < best->moved)) {
-                best->gain = gain;
-                best->cr = i;
-                best->cp = j;
-                best->moved = na + nb;
-            }
+            if ((st = eval_pair(s, r, Cr, i, p, Cp, j, &w1, &w2)) != WPART_OK) return st;
+            consider(best, before, tol, w1, w2, i, j, na + nb, 0);
+        }
+    }
+    if (Tr && Tp) {
+        for (int32_t i = 0; i < Tr->n; i++) {
+            if ((st = eval_pair(s, r, Tr, i, p, Tp, -1, &w1, &w2)) != WPART_OK) return st;
+            consider(best, before, tol, w1, w2, i, -1, 1, 1);
+        }
+        for (int32_t j = 0; j < Tp->n; j++) {
+            if ((st = eval_pair(s, r, Tr, -1, p, Tp, j, &w1, &w2)) != WPART_OK) return st;
+            consider(best, before, tol, w1, w2, -1, j, 1, 1);
         }
     }
     return WPART_OK;
@@ -422,7 +449,7 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
     int8_t *sender = NULL, *recv = NULL;
     rng_t *rngs = NULL;
     cand_t *wl = NULL;
-    clusters_t *CL = NULL;
+    clusters_t *CL = NULL, *CT = NULL;
     if (prm == NULL || rep == NULL) return wpart_i_error(WPART_EINVAL, "params or report is NULL");
     WPART_CHECK(wpart_tasks_validate(p));
     WPART_CHECK(wpart_tasks_validate_coeffs(c));
@@ -454,8 +481,9 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
     rngs = wpart_i_malloc(P + 1, sizeof(rng_t));
     wl = wpart_i_malloc(P, sizeof(cand_t));
     CL = wpart_i_calloc(P, sizeof(clusters_t));
+    CT = prm->singles ? wpart_i_calloc(P, sizeof(clusters_t)) : NULL;
     if (!a0 || !best_assign || !tmp || !cand || !order || !known || !old || !sender || !recv ||
-        !rngs || !wl || !CL) {
+        !rngs || !wl || !CL || (prm->singles && !CT)) {
         WPART_FAIL(WPART_ENOMEM, "ccm: out of memory");
     }
     if (K > 0) memcpy(a0, assign_inout, sizeof(int32_t) * (size_t)K);
@@ -479,7 +507,10 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
         for (int32_t it = 0; it < prm->n_iter; it++) {
             /* clusters are rebuilt at the start of every iteration (and after each exchange
                for the two ranks involved) */
-            for (int32_t r = 0; r < P; r++) WPART_CHECK(build_clusters(s, r, prm->cluster, &CL[r], tmp));
+            for (int32_t r = 0; r < P; r++) {
+                WPART_CHECK(build_clusters(s, r, prm->cluster, &CL[r], tmp));
+                if (CT) WPART_CHECK(build_clusters(s, r, WPART_TASKS_CLUSTER_TASK, &CT[r], tmp));
+            }
             inform(P, f, k, rngs, known, old, sender, recv, cand);
             for (int32_t r = 0; r < P; r++) order[r] = r;
             if (prm->order_random) {
@@ -502,7 +533,8 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                 for (int32_t q = 0; q < P; q++) {
                     if (q == r || !(kr[q / 64] >> (q % 64) & 1)) continue;
                     best_t b;
-                    WPART_CHECK(find_best(s, r, q, &CL[r], &CL[q], prm->tol, prm->one_way, &b));
+                    WPART_CHECK(find_best(s, r, q, &CL[r], &CL[q], CT ? &CT[r] : NULL, CT ? &CT[q] : NULL,
+                                          prm->tol, prm->one_way, &b));
                     if (b.gain > 0) {
                         wl[nw].gain = b.gain;
                         wl[nw].p = q;
@@ -514,9 +546,11 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                 for (int32_t i = 0; i < nw; i++) {
                     int32_t q = wl[i].p;
                     best_t b;
-                    WPART_CHECK(find_best(s, r, q, &CL[r], &CL[q], prm->tol, prm->one_way, &b));
+                    WPART_CHECK(find_best(s, r, q, &CL[r], &CL[q], CT ? &CT[r] : NULL, CT ? &CT[q] : NULL,
+                                          prm->tol, prm->one_way, &b));
                     if (b.gain > 0) {
-                        const clusters_t *Cr = &CL[r], *Cq = &CL[q];
+                        const clusters_t *Cr = b.single ? &CT[r] : &CL[r];
+                        const clusters_t *Cq = b.single ? &CT[q] : &CL[q];
                         const int32_t *A = b.cr >= 0 ? Cr->tasks + Cr->start[b.cr] : NULL;
                         int32_t na = b.cr >= 0 ? Cr->start[b.cr + 1] - Cr->start[b.cr] : 0;
                         const int32_t *B = b.cp >= 0 ? Cq->tasks + Cq->start[b.cp] : NULL;
@@ -524,6 +558,10 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                         WPART_CHECK(wpart_tasks_state_apply_exchange(s, r, A, na, q, B, nb));
                         WPART_CHECK(build_clusters(s, r, prm->cluster, &CL[r], tmp));
                         WPART_CHECK(build_clusters(s, q, prm->cluster, &CL[q], tmp));
+                        if (CT) {
+                            WPART_CHECK(build_clusters(s, r, WPART_TASKS_CLUSTER_TASK, &CT[r], tmp));
+                            WPART_CHECK(build_clusters(s, q, WPART_TASKS_CLUSTER_TASK, &CT[q], tmp));
+                        }
                         moved++;
                     }
                 }
@@ -553,7 +591,11 @@ cleanup:
     if (CL) {
         for (int32_t r = 0; r < p->n_ranks; r++) clusters_free(&CL[r]);
     }
+    if (CT) {
+        for (int32_t r = 0; r < p->n_ranks; r++) clusters_free(&CT[r]);
+    }
     free(CL);
+    free(CT);
     free(a0);
     free(best_assign);
     free(tmp);
