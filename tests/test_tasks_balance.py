@@ -231,3 +231,14 @@ def test_subclusters_on_lbaf_toys():
     assert r.max_work == pytest.approx(90.0) and np.all(r.memory <= 8e9)
     q = tasks.Problem.from_lbdatafile(D + "challenging_toy_fewer_tasks/toy")
     assert tasks.balance(q, seed=0, subclusters=True).max_work <= 1024.0  # LBAF's result
+
+
+def test_time_limit_and_progress():
+    import wpart
+
+    p = tasks.gemma_like(64, 8955, 896, seed=0)
+    with pytest.raises(wpart.CancelledError):
+        tasks.balance(p, seed=0, n_iter=50, time_limit=1e-4)
+    calls = []
+    tasks.balance(tasks.gemma_like(seed=0), seed=0, progress=lambda d, t: calls.append((d, t)))
+    assert calls and all(t > 0 for _, t in calls)
