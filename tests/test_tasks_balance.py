@@ -242,3 +242,16 @@ def test_time_limit_and_progress():
     calls = []
     tasks.balance(tasks.gemma_like(seed=0), seed=0, progress=lambda d, t: calls.append((d, t)))
     assert calls and all(t > 0 for _, t in calls)
+
+
+def test_node_memory_rule():
+    # PEERS 4.1: 2 ranks per node, node memory 36 -> per-rank cap 18, optimum 2.0
+    p = SB().with_(rank_node=[0, 0, 1, 1], node_mem=[36.0, 36.0])
+    np.testing.assert_array_equal(p.rank_mem_cap, [18.0] * 4)
+    assert tasks.brute_force(p).max_work == 2.0
+    r = tasks.balance(p, seed=0)
+    assert np.all(r.memory <= 18.0)
+    with pytest.raises(ValueError, match="together"):
+        SB().with_(node_mem=[36.0])
+    with pytest.raises(ValueError, match="rank_node"):
+        SB().with_(rank_node=[0, 0, 1, 2], node_mem=[36.0, 36.0])

@@ -105,6 +105,10 @@ class Problem:
         Rank baseline memory and per-rank memory cap (``inf`` = none).
     rank_alpha : array_like, shape (I,), optional
         Per-rank speed factor replacing ``alpha`` (heterogeneous ranks; off by default).
+    rank_node, node_mem : array_like, optional
+        Node of each rank and memory of each node: the per-rank cap is then
+        ``node_mem[node] / (ranks on that node)`` (the paper's rule (9)); exclusive with
+        `rank_mem_cap`.
     initial : array_like of int, shape (K,), optional
         Initial assignment. Default: the home of each task's block, block-less tasks
         round robin.
@@ -128,6 +132,8 @@ class Problem:
     task_ids: NDArray[np.int64] | None = None
     block_ids: NDArray[np.int64] | None = None
     meta: dict = field(default_factory=dict)
+    rank_node: NDArray[np.int32] | None = None
+    node_mem: NDArray[np.float64] | None = None
 
     def __post_init__(self) -> None:
         I = as_int(self.n_ranks, "n_ranks", minimum=1)
@@ -181,6 +187,19 @@ class Problem:
             set_("edge_bytes", np.zeros(0))
         set_("rank_baseline", _floats(self.rank_baseline, "rank_baseline", I))
         set_("rank_mem_cap", _floats(self.rank_mem_cap, "rank_mem_cap", I, allow_inf=True))
+        if self.node_mem is not None or self.rank_node is not None:
+            if self.node_mem is None or self.rank_node is None:
+                raise ValueError("`rank_node` and `node_mem` must be given together")
+            if self.rank_mem_cap is not None:
+                raise ValueError("give either `rank_mem_cap` or `rank_node`/`node_mem`")
+            nm = _floats(self.node_mem, "node_mem", None, allow_inf=True)
+            rn = _ints(self.rank_node, "rank_node", I, 0, nm.shape[0])
+            per = np.bincount(rn, minlength=nm.shape[0])
+            cap = nm[rn] / per[rn]
+            cap.setflags(write=False)
+            set_("node_mem", nm)
+            set_("rank_node", rn)
+            set_("rank_mem_cap", cap)
         set_("rank_alpha", _floats(self.rank_alpha, "rank_alpha", I))
         if self.initial is None:
             init = np.arange(K, dtype=np.int64) % I
