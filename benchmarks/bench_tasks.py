@@ -149,7 +149,8 @@ rt = Runtime({0: phase}, {"name": "AffineCombination", "parameters": params},
                  "n_iterations": cfg["n_iter"], "n_rounds": cfg["rounds"],
                  "fanout": cfg["fanout"], "order_strategy": "arbitrary",
                  "transfer_strategy": "Clustering", "criterion": "Tempered",
-                 "max_objects_per_transfer": 32, "deterministic_transfer": True}},
+                 "max_objects_per_transfer": cfg["max_objects"],
+                 "deterministic_transfer": True}},
              [], logger, "", "")
 t0 = time.perf_counter()
 new = rt.execute(0, False)
@@ -179,9 +180,9 @@ def part_lbaf(quick: bool, lbaf_path: str | None) -> dict:
     cases = []
     if DATA.is_dir():
         cases += [("challenging_toy_fewer_tasks", str(DATA / "challenging_toy_fewer_tasks/toy"),
-                   0.0, 0.0, 0.0),
+                   0.0, 0.0, 0.0, 8),
                   ("toy_mem (cap 8e9)", str(DATA / "user-defined-memory-toy-problem/toy_mem"),
-                   0.0, 0.0, 8.0e9)]
+                   0.0, 0.0, 8.0e9, 8)]
     tmp = tempfile.mkdtemp(prefix="wpart_bench_tasks_")
     sizes = [(14, 1959, 206)] + ([] if quick else [(64, 8955, 896)])
     for I, K, N in sizes:
@@ -189,9 +190,10 @@ def part_lbaf(quick: bool, lbaf_path: str | None) -> dict:
         g = g.with_(task_footprint=np.zeros(K), task_working=np.zeros(K))  # LBAF needs them
         stem = os.path.join(tmp, f"gemma{I}")
         g.to_lbdatafile(stem)
-        cases.append((f"gemma-like {I}/{K}/{N} delta=1e-9", stem, 0.0, 1e-9, 0.0))
+        # LBAF's deterministic subclustering enumerates subsets: keep them small here
+        cases.append((f"gemma-like {I}/{K}/{N} delta=1e-9", stem, 0.0, 1e-9, 0.0, 4))
     rows, recs = [], []
-    for name, stem, beta, delta, cap in cases:
+    for name, stem, beta, delta, cap, max_obj in cases:
         p = tasks.Problem.from_lbdatafile(stem)
         cap_v = cap if cap > 0 else None
         k, f = wpart._core.tasks_knowledge(p.n_ranks, 0, 0)
@@ -204,8 +206,9 @@ def part_lbaf(quick: bool, lbaf_path: str | None) -> dict:
             if time.perf_counter() - t0 > 0.5 or reps >= 20:
                 break
         t_w = min(r.stats["seconds"], (time.perf_counter() - t0) / reps)
-        lb = _run_lbaf(lbaf_path, dict(stem=stem, beta=beta, delta=delta, cap=cap, n_iter=4,
-                                       rounds=k, fanout=f), timeout=300 if not quick else 120)
+        cfg = dict(stem=stem, beta=beta, delta=delta, cap=cap, n_iter=4, rounds=k, fanout=f,
+                   max_objects=max_obj)
+        lb = _run_lbaf(lbaf_path, cfg, timeout=120 if quick else 600)
         if lb is None or "error" in lb:
             rec = dict(case=name, wpart_w=r.max_work, wpart_seconds=t_w, lbaf=None,
                        error=None if lb is None else lb["error"])

@@ -390,7 +390,8 @@ static wpart_status_t eval_pair(wpart_tasks_state_t *s, int32_t r, const cluster
 }
 
 /* FindBestCCM on the current state: best exchange between r and p, gain > tol * before.
- * Tr / Tp (may be NULL): single-task clusters for one-way single transfers. */
+ * Tr / Tp (may be NULL): single-task clusters for one-way single transfers, tried only when
+ * no cluster exchange pays (as LBAF tries subclusters only when no swap happened). */
 static wpart_status_t find_best(wpart_tasks_state_t *s, int32_t r, int32_t p,
                                 const clusters_t *Cr, const clusters_t *Cp, const clusters_t *Tr,
                                 const clusters_t *Tp, double tol, int one_way, best_t *best)
@@ -413,7 +414,7 @@ static wpart_status_t find_best(wpart_tasks_state_t *s, int32_t r, int32_t p,
             consider(best, before, tol, w1, w2, i, j, na + nb, 0);
         }
     }
-    if (Tr && Tp) {
+    if (Tr && Tp && best->gain == -INFINITY) { /* singles only when no cluster move pays */
         for (int32_t i = 0; i < Tr->n; i++) {
             if ((st = eval_pair(s, r, Tr, i, p, Tp, -1, &w1, &w2)) != WPART_OK) return st;
             consider(best, before, tol, w1, w2, i, -1, 1, 1);
