@@ -109,9 +109,10 @@ def test_ccm_random_invariants(seed):
     cap0 = p.evaluate(**co)["memory"].max()
     cap = cap0 * 1.2 if seed % 2 else None
     opt = tasks.brute_force(p, memory_cap=cap, **co).max_work
-    for cl, sub in (("block", False), ("task", False), ("block", True)):
+    for cl, sub, rk in (("block", False, "snapshot"), ("task", False, "snapshot"),
+                        ("block", True, "snapshot"), ("block", False, "exact")):
         r = tasks.balance(p, "ccm", seed=seed, memory_cap=cap, n_iter=5, n_trials=2, cluster=cl,
-                          subclusters=sub, **co)
+                          subclusters=sub, ranking=rk, **co)
         assert r.max_work >= opt - 1e-9
         assert r.max_work <= r.initial_max_work + 1e-12
         assert np.all(np.diff(r.history) <= 1e-12)
@@ -121,7 +122,7 @@ def test_ccm_random_invariants(seed):
         capv = None if cap is None else [cap] * I
         assert work_model(p, r.assignment, cap=capv, **co)["w_max"] == pytest.approx(r.max_work)
         r2 = tasks.balance(p, "ccm", seed=seed, memory_cap=cap, n_iter=5, n_trials=2,
-                           cluster=cl, subclusters=sub, **co)
+                           cluster=cl, subclusters=sub, ranking=rk, **co)
         assert np.array_equal(r.assignment, r2.assignment)
         assert np.array_equal(r.history, r2.history)
 
@@ -183,6 +184,7 @@ def test_initial_option_and_result_api():
     (dict(fanout=0), ValueError, "fanout"),
     (dict(cluster="x"), ValueError, "cluster"),
     (dict(order="x"), ValueError, "order"),
+    (dict(ranking="x"), ValueError, "ranking"),
     (dict(tol=np.nan), ValueError, "tol"),
     (dict(beta=-1.0), ValueError, "beta"),
     (dict(initial=[9] * 9), ValueError, "initial"),
@@ -209,8 +211,9 @@ def test_summary_fast_path_equals_edge_walk(seed):
     q = p.with_(edges=np.stack([np.arange(K), np.arange(K)], 1), edge_bytes=np.zeros(K))
     cap = p.evaluate()["memory"].max() * 1.1
     for cl in ("block", "task"):
-        a = tasks.balance(p, seed=seed, delta=0.3, memory_cap=cap, cluster=cl, n_iter=5)
-        b = tasks.balance(q, seed=seed, delta=0.3, memory_cap=cap, cluster=cl, n_iter=5)
+        kw = dict(seed=seed, delta=0.3, memory_cap=cap, cluster=cl, n_iter=5, ranking="exact")
+        a = tasks.balance(p, **kw)
+        b = tasks.balance(q, **kw)
         assert np.array_equal(a.assignment, b.assignment)
         assert np.array_equal(a.history, b.history)
 

@@ -7,6 +7,12 @@
  * serial order of atomic pairwise exchanges; the simulation picks a seeded random order. A rank's
  * step only reads its own state, its peer list and (after the lock) the peer's current state, so
  * it maps one-to-one onto an MPI process.
+ *
+ * Peer ranking uses what the inform stage carried: every rank's aggregates, block counts and
+ * cluster summaries as of the start of the iteration (exact_ranking = 0). Clusters without
+ * edges are estimated from the summaries alone; for clusters with edges the estimate walks the
+ * edges on the current state (the closed form of spec 1.8 from per-rank cluster volumes is
+ * left to the MPI backend). After the lock, every exchange is re-evaluated exactly.
  */
 #include <math.h>
 #include <stddef.h>
@@ -255,14 +261,13 @@ static wpart_status_t build_clusters(const wpart_tasks_state_t *s, int32_t r, in
 }
 
 /* Presence update of one rank for up to two blocks, in the exchange's order (bit-identical). */
-static void fast_blocks(const wpart_tasks_state_t *s, int32_t r, const int32_t *bl,
-                        const int32_t *d, int nb, wpart_tasks_rank_t *v)
+static void fast_blocks(const wpart_tasks_state_t *s, int32_t r, const int32_t *rc,
+                        const int32_t *bl, const int32_t *d, int nb, wpart_tasks_rank_t *v)
 {
-    const int32_t N = s->p.n_blocks;
     for (int i = 0; i < nb; i++) {
         int32_t b = bl[i];
         if (d[i] == 0) continue;
-        int32_t old = s->refcnt[(int64_t)r * N + b], nw = old + d[i];
+        int32_t old = rc[b], nw = old + d[i];
         double sz = s->p.block_size[b];
         int off = s->p.block_home[b] != r;
         if (old > 0 && nw == 0) {
@@ -283,11 +288,11 @@ static void fast_blocks(const wpart_tasks_state_t *s, int32_t r, const int32_t *
     }
 }
 
-static double wmax_after_c(const wpart_tasks_state_t *s, int32_t r, const clusters_t *C,
+static double wmax_after_c(const wpart_tasks_state_t *s, double cur, const clusters_t *C,
                            int32_t i, double in_wk)
 {
     if (!s->p.task_working) return 0.0;
-    double cur = s->rank[r].wmax, m;
+    double m;
     if (i >= 0 && C->wk[i] >= cur && C->start[i + 1] > C->start[i]) {
         m = 0.0;
         for (int32_t c = 0; c < C->n; c++) {
@@ -301,10 +306,12 @@ static double wmax_after_c(const wpart_tasks_state_t *s, int32_t r, const cluste
 
 /* Work of r1 and r2 after exchanging cluster i of r1 with cluster j of r2 (-1: none), from the
  * summaries alone; valid when neither cluster has an incident edge. */
-static void fast_eval(const wpart_tasks_state_t *s, int32_t r1, const clusters_t *C1, int32_t i,
-                      int32_t r2, const clusters_t *C2, int32_t j, double *w1, double *w2)
+static void fast_eval(const wpart_tasks_state_t *s, int32_t r1, const wpart_tasks_rank_t *b1,
+                      const int32_t *rc1, const clusters_t *C1, int32_t i, int32_t r2,
+                      const wpart_tasks_rank_t *b2, const int32_t *rc2, const clusters_t *C2,
+                      int32_t j, double *w1, double *w2)
 {
-    wpart_tasks_rank_t v1 = s->rank[r1], v2 = s->rank[r2];
+    wpart_tasks_rank_t v1 = *b1, v2 = *b2;
     int32_t na = i >= 0 ? C1->start[i + 1] - C1->start[i] : 0;
     int32_t nb = j >= 0 ? C2->start[j + 1] - C2->start[j] : 0;
     double la = i >= 0 ? C1->load[i] : 0, lb = j >= 0 ? C2->load[j] : 0;
@@ -313,8 +320,8 @@ static void fast_eval(const wpart_tasks_state_t *s, int32_t r1, const clusters_t
     v2.load = v2.load - lb + la;
     v1.fp = v1.fp - fa + fb;
     v2.fp = v2.fp - fb + fa;
-    v1.wmax = wmax_after_c(s, r1, C1, i, j >= 0 ? C2->wk[j] : 0.0);
-    v2.wmax = wmax_after_c(s, r2, C2, j, i >= 0 ? C1->wk[i] : 0.0);
+    v1.wmax = wmax_after_c(s, b1->wmax, C1, i, j >= 0 ? C2->wk[j] : 0.0);
+    v2.wmax = wmax_after_c(s, b2->wmax, C2, j, i >= 0 ? C1->wk[i] : 0.0);
     v1.cnt += nb - na;
     v2.cnt += na - nb;
     v1.out += 0.0;
@@ -344,8 +351,8 @@ static void fast_eval(const wpart_tasks_state_t *s, int32_t r1, const clusters_t
                 nbk++;
             }
         }
-        fast_blocks(s, r1, bl, d1, nbk, &v1);
-        fast_blocks(s, r2, bl, d2, nbk, &v2);
+        fast_blocks(s, r1, rc1, bl, d1, nbk, &v1);
+        fast_blocks(s, r2, rc2, bl, d2, nbk, &v2);
     }
     if (v1.cnt == 0) memset(&v1, 0, sizeof(v1));
     if (v2.cnt == 0) memset(&v2, 0, sizeof(v2));
@@ -374,17 +381,37 @@ static void consider(best_t *best, double before, double tol, double w1, double 
     }
 }
 
+/* Peer information as of the start of the iteration (what the inform stage carried). */
+typedef struct {
+    const wpart_tasks_rank_t *rank; /* I aggregates */
+    const int32_t *refcnt;          /* I x N block counts */
+    const double *work;             /* I works */
+} snapshot_t;
+
 static wpart_status_t eval_pair(wpart_tasks_state_t *s, int32_t r, const clusters_t *Cr,
                                 int32_t i, int32_t p, const clusters_t *Cp, int32_t j,
-                                double *w1, double *w2)
+                                const snapshot_t *snap, double *w1, double *w2)
 {
+    const int64_t N = s->p.n_blocks;
     const int32_t *A = i >= 0 ? Cr->tasks + Cr->start[i] : NULL;
     int32_t na = i >= 0 ? Cr->start[i + 1] - Cr->start[i] : 0;
     const int32_t *B = j >= 0 ? Cp->tasks + Cp->start[j] : NULL;
     int32_t nb = j >= 0 ? Cp->start[j + 1] - Cp->start[j] : 0;
     if ((i < 0 || Cr->deg[i] == 0) && (j < 0 || Cp->deg[j] == 0)) {
-        fast_eval(s, r, Cr, i, p, Cp, j, w1, w2);
+        const wpart_tasks_rank_t *bp = snap ? &snap->rank[p] : &s->rank[p];
+        const int32_t *rcp = (snap ? snap->refcnt : s->refcnt) + p * N;
+        fast_eval(s, r, &s->rank[r], s->refcnt + r * N, Cr, i, p, bp, rcp, Cp, j, w1, w2);
         return WPART_OK;
+    }
+    if (snap && j >= 0) {
+        /* clusters with edges: the estimate walks the edges on the current state, which needs
+           the peer's (snapshot) cluster to be still on the peer; otherwise no estimate */
+        for (int32_t t = 0; t < nb; t++) {
+            if (s->assign[B[t]] != p) {
+                *w1 = *w2 = INFINITY;
+                return WPART_OK;
+            }
+        }
     }
     return wpart_tasks_state_eval_exchange(s, r, A, na, p, B, nb, w1, w2);
 }
@@ -394,14 +421,16 @@ static wpart_status_t eval_pair(wpart_tasks_state_t *s, int32_t r, const cluster
  * no cluster exchange pays (as LBAF tries subclusters only when no swap happened). */
 static wpart_status_t find_best(wpart_tasks_state_t *s, int32_t r, int32_t p,
                                 const clusters_t *Cr, const clusters_t *Cp, const clusters_t *Tr,
-                                const clusters_t *Tp, double tol, int one_way, best_t *best)
+                                const clusters_t *Tp, double tol, int one_way,
+                                const snapshot_t *snap, best_t *best)
 {
     wpart_status_t st;
     best->gain = -INFINITY;
     best->cr = best->cp = -1;
     best->moved = 0;
     best->single = 0;
-    double before = s->work[r] > s->work[p] ? s->work[r] : s->work[p];
+    double wp = snap ? snap->work[p] : s->work[p];
+    double before = s->work[r] > wp ? s->work[r] : wp;
     if (!(before > 0) || isinf(before)) return WPART_OK;
     double w1, w2;
     for (int32_t i = -1; i < Cr->n; i++) {
@@ -410,17 +439,17 @@ static wpart_status_t find_best(wpart_tasks_state_t *s, int32_t r, int32_t p,
             if (i < 0 && j < 0) continue;
             if (one_way && i >= 0 && j >= 0) continue;
             int32_t nb = j >= 0 ? Cp->start[j + 1] - Cp->start[j] : 0;
-            if ((st = eval_pair(s, r, Cr, i, p, Cp, j, &w1, &w2)) != WPART_OK) return st;
+            if ((st = eval_pair(s, r, Cr, i, p, Cp, j, snap, &w1, &w2)) != WPART_OK) return st;
             consider(best, before, tol, w1, w2, i, j, na + nb, 0);
         }
     }
     if (Tr && Tp && best->gain == -INFINITY) { /* singles only when no cluster move pays */
         for (int32_t i = 0; i < Tr->n; i++) {
-            if ((st = eval_pair(s, r, Tr, i, p, Tp, -1, &w1, &w2)) != WPART_OK) return st;
+            if ((st = eval_pair(s, r, Tr, i, p, Tp, -1, snap, &w1, &w2)) != WPART_OK) return st;
             consider(best, before, tol, w1, w2, i, -1, 1, 1);
         }
         for (int32_t j = 0; j < Tp->n; j++) {
-            if ((st = eval_pair(s, r, Tr, -1, p, Tp, j, &w1, &w2)) != WPART_OK) return st;
+            if ((st = eval_pair(s, r, Tr, -1, p, Tp, j, snap, &w1, &w2)) != WPART_OK) return st;
             consider(best, before, tol, w1, w2, -1, j, 1, 1);
         }
     }
@@ -450,7 +479,10 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
     int8_t *sender = NULL, *recv = NULL;
     rng_t *rngs = NULL;
     cand_t *wl = NULL;
-    clusters_t *CL = NULL, *CT = NULL;
+    clusters_t *CL = NULL, *CT = NULL, *CLs = NULL, *CTs = NULL;
+    wpart_tasks_rank_t *snap_rank = NULL;
+    int32_t *snap_refcnt = NULL;
+    double *snap_work = NULL;
     if (prm == NULL || rep == NULL) return wpart_i_error(WPART_EINVAL, "params or report is NULL");
     WPART_CHECK(wpart_tasks_validate(p));
     WPART_CHECK(wpart_tasks_validate_coeffs(c));
@@ -483,8 +515,18 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
     wl = wpart_i_malloc(P, sizeof(cand_t));
     CL = wpart_i_calloc(P, sizeof(clusters_t));
     CT = prm->singles ? wpart_i_calloc(P, sizeof(clusters_t)) : NULL;
+    CLs = wpart_i_calloc(P, sizeof(clusters_t));
+    CTs = prm->singles ? wpart_i_calloc(P, sizeof(clusters_t)) : NULL;
+    int64_t n_rc;
+    if (!wpart_i_mul_size(P, p->n_blocks > 0 ? p->n_blocks : 1, &n_rc)) {
+        WPART_FAIL(WPART_EOVERFLOW, "n_ranks * n_blocks overflows");
+    }
+    snap_rank = wpart_i_malloc(P, sizeof(wpart_tasks_rank_t));
+    snap_refcnt = wpart_i_malloc(n_rc, sizeof(int32_t));
+    snap_work = wpart_i_malloc(P, sizeof(double));
     if (!a0 || !best_assign || !tmp || !cand || !order || !known || !old || !sender || !recv ||
-        !rngs || !wl || !CL || (prm->singles && !CT)) {
+        !rngs || !wl || !CL || (prm->singles && (!CT || !CTs)) || !CLs || !snap_rank ||
+        !snap_refcnt || !snap_work) {
         WPART_FAIL(WPART_ENOMEM, "ccm: out of memory");
     }
     if (K > 0) memcpy(a0, assign_inout, sizeof(int32_t) * (size_t)K);
@@ -511,7 +553,14 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
             for (int32_t r = 0; r < P; r++) {
                 WPART_CHECK(build_clusters(s, r, prm->cluster, &CL[r], tmp));
                 if (CT) WPART_CHECK(build_clusters(s, r, WPART_TASKS_CLUSTER_TASK, &CT[r], tmp));
+                WPART_CHECK(build_clusters(s, r, prm->cluster, &CLs[r], tmp));
+                if (CTs) WPART_CHECK(build_clusters(s, r, WPART_TASKS_CLUSTER_TASK, &CTs[r], tmp));
             }
+            /* what the inform stage carries: every rank's state at the start of the iteration */
+            memcpy(snap_rank, s->rank, sizeof(wpart_tasks_rank_t) * (size_t)P);
+            memcpy(snap_refcnt, s->refcnt, sizeof(int32_t) * (size_t)n_rc);
+            memcpy(snap_work, s->work, sizeof(double) * (size_t)P);
+            const snapshot_t snap = {snap_rank, snap_refcnt, snap_work};
             inform(P, f, k, rngs, known, old, sender, recv, cand);
             for (int32_t r = 0; r < P; r++) order[r] = r;
             if (prm->order_random) {
@@ -534,8 +583,15 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                 for (int32_t q = 0; q < P; q++) {
                     if (q == r || !(kr[q / 64] >> (q % 64) & 1)) continue;
                     best_t b;
-                    WPART_CHECK(find_best(s, r, q, &CL[r], &CL[q], CT ? &CT[r] : NULL, CT ? &CT[q] : NULL,
-                                          prm->tol, prm->one_way, &b));
+                    if (prm->exact_ranking) {
+                        WPART_CHECK(find_best(s, r, q, &CL[r], &CL[q], CT ? &CT[r] : NULL,
+                                              CT ? &CT[q] : NULL, prm->tol, prm->one_way, NULL,
+                                              &b));
+                    } else {
+                        WPART_CHECK(find_best(s, r, q, &CL[r], &CLs[q], CT ? &CT[r] : NULL,
+                                              CTs ? &CTs[q] : NULL, prm->tol, prm->one_way,
+                                              &snap, &b));
+                    }
                     if (b.gain > 0) {
                         wl[nw].gain = b.gain;
                         wl[nw].p = q;
@@ -547,8 +603,8 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                 for (int32_t i = 0; i < nw; i++) {
                     int32_t q = wl[i].p;
                     best_t b;
-                    WPART_CHECK(find_best(s, r, q, &CL[r], &CL[q], CT ? &CT[r] : NULL, CT ? &CT[q] : NULL,
-                                          prm->tol, prm->one_way, &b));
+                    WPART_CHECK(find_best(s, r, q, &CL[r], &CL[q], CT ? &CT[r] : NULL,
+                                          CT ? &CT[q] : NULL, prm->tol, prm->one_way, NULL, &b));
                     if (b.gain > 0) {
                         const clusters_t *Cr = b.single ? &CT[r] : &CL[r];
                         const clusters_t *Cq = b.single ? &CT[q] : &CL[q];
@@ -595,8 +651,19 @@ cleanup:
     if (CT) {
         for (int32_t r = 0; r < p->n_ranks; r++) clusters_free(&CT[r]);
     }
+    if (CLs) {
+        for (int32_t r = 0; r < p->n_ranks; r++) clusters_free(&CLs[r]);
+    }
+    if (CTs) {
+        for (int32_t r = 0; r < p->n_ranks; r++) clusters_free(&CTs[r]);
+    }
     free(CL);
     free(CT);
+    free(CLs);
+    free(CTs);
+    free(snap_rank);
+    free(snap_refcnt);
+    free(snap_work);
     free(a0);
     free(best_assign);
     free(tmp);

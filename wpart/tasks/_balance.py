@@ -195,6 +195,7 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
             initial: ArrayLike | None = None, n_iter: int = 4, n_rounds: int | None = None,
             fanout: int | None = None, n_trials: int = 1, cluster: str = "block",
             order: str = "random", tol: float = 1e-12, subclusters: bool = False,
+            ranking: str = "snapshot",
             progress: bool | Callable[[float, float], None] = False,
             time_limit: float | None = None, **options: Any) -> TasksResult:
     """Place the tasks of one phase to minimise ``W_max``.
@@ -223,6 +224,11 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
         Order in which ranks take their turn in the simulation.
     tol : float
         Minimum relative gain of an exchange.
+    ranking : {"snapshot", "exact"}
+        How a rank ranks its peers: from the information gossiped at the start of the
+        iteration (the paper; clusters without edges are estimated from their summaries) or
+        from the peers' exact current state. The exchange itself is always re-evaluated
+        exactly after the lock.
     subclusters : bool, default False
         Also try one-way transfers of single tasks taken out of clusters (LBAF-style
         subclustering; not in the paper). Blocks may then be split across ranks.
@@ -271,6 +277,7 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
     f = 0 if fanout is None else as_int(fanout, "fanout", minimum=1)
     cl = choice(cluster, "cluster", ("block", "task"))
     od = choice(order, "order", ("random", "rank"))
+    rk = choice(ranking, "ranking", ("snapshot", "exact"))
     tol = float(tol)
     if not (np.isfinite(tol) and tol >= 0):
         raise ValueError(f"`tol` must be finite and >= 0, got {tol}")
@@ -287,7 +294,7 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
         a, hist, exch, st = _core.tasks_ccm(
             d, run_c.as_tuple(enforce), a0, n_iter, k, f, n_trials, seed, cluster_mode,
             od == "random", tol, hook, tl, meth == "tempered",
-            bool(subclusters) and meth == "ccm")
+            bool(subclusters) and meth == "ccm", rk == "exact")
     secs = time.perf_counter() - t0
     best = int(st["best_trial"])
     history = hist[best]
@@ -298,5 +305,5 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
     stats = dict(st)
     stats.update(seconds=secs, exchanges_per_iteration=exch[best].tolist(),
                  n_iter=n_iter, n_trials=n_trials, seed=seed, cluster=cl,
-                 subclusters=bool(subclusters))
+                 subclusters=bool(subclusters), ranking=rk)
     return _result(problem, c, cap, a, history, meth, stats)
