@@ -157,6 +157,8 @@ typedef struct {
     double *load, *fp, *wk; /* summed load and footprint, max working memory */
     int64_t *deg;     /* incident edges of the cluster's tasks */
     int32_t n, cap_t, cap_c;
+    double wk1, wk2;  /* largest and second largest cluster working memory */
+    int32_t wk_arg;   /* cluster holding wk1 (-1 if none) */
 } clusters_t;
 
 static void clusters_free(clusters_t *C)
@@ -257,6 +259,17 @@ static wpart_status_t build_clusters(const wpart_tasks_state_t *s, int32_t r, in
         C->deg[c] += s->inc_ptr[t + 1] - s->inc_ptr[t];
     }
     C->start[C->n] = m;
+    C->wk1 = C->wk2 = 0.0;
+    C->wk_arg = -1;
+    for (int32_t c = 0; c < C->n; c++) {
+        if (C->wk_arg < 0 || C->wk[c] > C->wk1) {
+            C->wk2 = C->wk1;
+            C->wk1 = C->wk[c];
+            C->wk_arg = c;
+        } else if (C->wk[c] > C->wk2) {
+            C->wk2 = C->wk[c];
+        }
+    }
     return WPART_OK;
 }
 
@@ -294,10 +307,7 @@ static double wmax_after_c(const wpart_tasks_state_t *s, double cur, const clust
     if (!s->p.task_working) return 0.0;
     double m;
     if (i >= 0 && C->wk[i] >= cur && C->start[i + 1] > C->start[i]) {
-        m = 0.0;
-        for (int32_t c = 0; c < C->n; c++) {
-            if (c != i && C->wk[c] > m) m = C->wk[c];
-        }
+        m = i == C->wk_arg ? C->wk2 : C->wk1; /* max over the other clusters */
     } else {
         m = cur;
     }
