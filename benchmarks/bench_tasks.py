@@ -36,9 +36,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import wpart  # noqa: E402
-from wpart import tasks  # noqa: E402
-from wpart.experiments import format_table, write_json  # noqa: E402
+import wpart
+from wpart import tasks
+from wpart.experiments import format_table, write_json
 
 DATA = Path("/work/shared/data/lbaf")
 TARGET_SPEEDUP = 100.0

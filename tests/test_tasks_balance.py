@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from oracles.tasks import brute as oracle_brute  # noqa: E402
-from oracles.tasks import work_model  # noqa: E402
+from oracles.tasks import brute as oracle_brute
+from oracles.tasks import work_model
 
-from wpart import tasks  # noqa: E402
+from wpart import tasks
 
 SB = tasks.synthetic_blocks
 

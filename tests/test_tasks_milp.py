@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from oracles.tasks import work_model  # noqa: E402
+from oracles.tasks import work_model
 
-import wpart.milp  # noqa: E402
-from wpart import tasks  # noqa: E402
+import wpart.milp
+from wpart import tasks
 
 pytestmark = pytest.mark.skipif(wpart.milp.solver_version() == "", reason="built without GLPK")
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from oracles.tasks import work_model  # noqa: E402
+from oracles.tasks import work_model
 
-from wpart import _core, tasks  # noqa: E402
+from wpart import _core, tasks
 
 SB = tasks.synthetic_blocks
 
@@ -74,8 +74,8 @@ def _random_exchanges(p, rng, n):
         ti.extend(t.tolist())
         gp.append(len(gi))
         tp.append(len(ti))
-    i32 = lambda x: np.array(x, dtype=np.int32)  # noqa: E731
-    i64 = lambda x: np.array(x, dtype=np.int64)  # noqa: E731
+    i32 = lambda x: np.array(x, dtype=np.int32)
+    i64 = lambda x: np.array(x, dtype=np.int64)
     return i32(r1s), i32(r2s), i64(gp), i32(gi), i64(tp), i32(ti)
 
 
@@ -110,8 +110,8 @@ def test_exchange_rejects_bad_moves():
     p = SB()
     d = p._dict()
     co = (1.0, 0.0, 0.0, 0.0, True)
-    i32 = lambda x: np.array(x, dtype=np.int32)  # noqa: E731
-    i64 = lambda x: np.array(x, dtype=np.int64)  # noqa: E731
+    i32 = lambda x: np.array(x, dtype=np.int32)
+    i64 = lambda x: np.array(x, dtype=np.int64)
     with pytest.raises(ValueError, match="not on rank"):  # task 4 is on rank 1
         _core.tasks_exchanges(d, co, p.initial, i32([0]), i32([1]), i64([0, 1]), i32([4]),
                               i64([0, 0]), i32([]))

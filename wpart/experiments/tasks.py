@@ -29,7 +29,7 @@ from wpart import tasks
 
 from . import format_table, ok_fail, write_json
 
-__all__ = ["run_tasks", "GOLDEN"]
+__all__ = ["GOLDEN", "run_tasks"]
 
 #: id -> (coefficients, cap, initial W_max, optimum, cluster-preserving optimum)
 GOLDEN = {
@@ -73,7 +73,7 @@ def _golden(quick: bool) -> tuple[bool, dict, str]:
                 ccm.append(tasks.balance(p, seed=s, memory_cap=cap, n_iter=8, **co).max_work)
             except ValueError:
                 ccm.append(math.inf)
-        close = lambda a, b: (math.isinf(a) and math.isinf(b)) or abs(a - b) <= 1e-7  # noqa
+        close = lambda a, b: (math.isinf(a) and math.isinf(b)) or abs(a - b) <= 1e-7
         ok = (close(init, w0) and close(bf, opt) and close(bfc, copt)
               and (not have_glpk or (close(mp, opt) and close(mc, opt) and close(mcc, copt)))
               and all((math.isinf(c) and math.isinf(w0)) or copt - 1e-9 <= c <= w0 + 1e-9

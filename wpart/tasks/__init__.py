@@ -18,26 +18,26 @@ Examples
 from __future__ import annotations
 
 from ._balance import METHODS, TasksResult, balance, brute_force, evaluate
-from ._milp import milp_model, solve_milp
 from ._io import LBDatafileError, read_lbdatafile, write_lbdatafile
+from ._milp import milp_model, solve_milp
 from ._problem import Coefficients, Problem
 from .generators import gemma_like, paper_toy, random_problem, synthetic_blocks
 
 __all__ = [
-    "Problem",
+    "METHODS",
     "Coefficients",
+    "LBDatafileError",
+    "Problem",
     "TasksResult",
     "balance",
     "brute_force",
     "evaluate",
-    "solve_milp",
-    "milp_model",
-    "METHODS",
-    "read_lbdatafile",
-    "write_lbdatafile",
-    "LBDatafileError",
-    "synthetic_blocks",
-    "paper_toy",
     "gemma_like",
+    "milp_model",
+    "paper_toy",
     "random_problem",
+    "read_lbdatafile",
+    "solve_milp",
+    "synthetic_blocks",
+    "write_lbdatafile",
 ]

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -14,7 +15,7 @@ from .._progress import progress_hook
 from .._validate import as_int, choice
 from ._problem import Coefficients, Problem
 
-__all__ = ["TasksResult", "balance", "brute_force", "evaluate", "METHODS"]
+__all__ = ["METHODS", "TasksResult", "balance", "brute_force", "evaluate"]
 
 #: Names accepted by :func:`balance`.
 METHODS = ("ccm", "none", "greedy", "tempered", "brute_force")

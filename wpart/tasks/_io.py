@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["read_lbdatafile", "write_lbdatafile", "LBDatafileError"]
+__all__ = ["LBDatafileError", "read_lbdatafile", "write_lbdatafile"]
 
 
 class LBDatafileError(ValueError):

@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 import os
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -18,7 +19,7 @@ from .._validate import choice
 from ._balance import TasksResult, _result
 from ._problem import Coefficients, Problem
 
-__all__ = ["solve_milp", "milp_model"]
+__all__ = ["milp_model", "solve_milp"]
 
 FORMS = ("compact", "paper")
 

@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 from .. import _core
 from .._validate import as_int
 
-__all__ = ["Problem", "Coefficients"]
+__all__ = ["Coefficients", "Problem"]
 
 
 def _floats(x: Any, name: str, n: int | None, *, allow_inf: bool = False, default=None):
@@ -144,7 +144,7 @@ class Problem:
         K = load.shape[0]
         if K == 0:
             raise ValueError("`task_load` is empty: a problem needs at least one task")
-        set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731
+        set_ = lambda k, v: object.__setattr__(self, k, v)
         set_("task_load", load)
         set_("task_footprint", _floats(self.task_footprint, "task_footprint", K))
         set_("task_working", _floats(self.task_working, "task_working", K))
@@ -289,13 +289,13 @@ class Problem:
         d["w_max"] = w
         return d
 
-    def with_(self, **changes: Any) -> "Problem":
+    def with_(self, **changes: Any) -> Problem:
         """A copy with some fields replaced (validated again)."""
         return replace(self, **changes)
 
     # ---------------------------------------------------------------- files
     @classmethod
-    def from_lbdatafile(cls, paths: Any, phase: int | None = None, **kw: Any) -> "Problem":
+    def from_lbdatafile(cls, paths: Any, phase: int | None = None, **kw: Any) -> Problem:
         """Read vt / LBAF ``LBDatafile`` JSON files (one per rank, brotli allowed).
 
         `paths` is a list of files, a directory, or a stem ``dir/name`` for files

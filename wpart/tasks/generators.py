@@ -7,7 +7,7 @@ import numpy as np
 from .._validate import as_int
 from ._problem import Problem
 
-__all__ = ["synthetic_blocks", "paper_toy", "gemma_like", "random_problem"]
+__all__ = ["gemma_like", "paper_toy", "random_problem", "synthetic_blocks"]
 
 
 def synthetic_blocks(variant: str = "default") -> Problem:
