@@ -258,6 +258,34 @@ static wpart_status_t FN(gnicol)(FN(ctx_t) *cx, FN(cost_f) f, void *ctx, int64_t
     return WPART_OK;
 }
 
+/* Exact bisection on the bottleneck value (integer keys; the bit patterns of non-negative
+ * doubles are ordered like the doubles): the smallest feasible B in [lb, ub], ub feasible. */
+static wpart_status_t FN(gbisect)(FN(ctx_t) *cx, FN(cost_f) f, void *ctx, int64_t n, int64_t q,
+                                  int homog, T lb, T ub, T *Bout, int64_t *seps)
+{
+    int64_t lo = FN(key)(lb), hi = FN(key)(ub);
+    if (lo > hi) {
+        lo = hi;
+    }
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        cx->stats->probes++;
+        if (FN(gprobe)(f, ctx, n, 0, 0, q, homog, FN(unkey)(mid), NULL)) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    *Bout = FN(unkey)(lo);
+    if (seps) {
+        FN(gprobe)(f, ctx, n, 0, 0, q, homog, *Bout, seps);
+        if (homog) {
+            FN(normalize)(seps, n, q);
+        }
+    }
+    return wpart_i_poll(cx->opt->control, cx->t0, 0, 0);
+}
+
 /* ---- proportional allocation (spec 3.6) -------------------------------------------------- */
 
 static wpart_status_t FN(alloc)(const T *L, int64_t K, int64_t m, const int64_t *cap, int64_t *Q)
@@ -362,6 +390,40 @@ static T FN(maxcost)(void *ctx, int64_t part, int64_t a, int64_t b)
     return best;
 }
 
+static T FN(grid_lmax)(const FN(view_t) *v, const int64_t *R, int64_t P, const int64_t *C,
+                       int64_t Q)
+{
+    T best = 0;
+    for (int64_t p = 0; p < P; p++) {
+        for (int64_t q = 0; q < Q; q++) {
+            T x = FN(load)(v, R[p], R[p + 1], C[q], C[q + 1]);
+            if (x > best) {
+                best = x;
+            }
+        }
+    }
+    return best;
+}
+
+/* max over the fixed blocks of (block load / parts): a lower bound of the 1D optimum */
+static T FN(stripe_lb)(const FN(view_t) *v, const int64_t *cuts, int64_t k, int64_t parts,
+                       int rows)
+{
+    T best = 0;
+    for (int64_t p = 0; p < k; p++) {
+        T L = rows ? FN(load)(v, cuts[p], cuts[p + 1], 0, v->n2)
+                   : FN(load)(v, 0, v->n1, cuts[p], cuts[p + 1]);
+        T x = FN(ceil_div)(L, parts);
+#if !IS_INT
+        x *= 1.0 - 1e-12;
+#endif
+        if (x > best) {
+            best = x;
+        }
+    }
+    return best;
+}
+
 static wpart_status_t FN(rect_nicol)(FN(ctx_t) *cx, int64_t P, int64_t Q, int64_t *out)
 {
     wpart_status_t st = WPART_OK;
@@ -378,11 +440,16 @@ static wpart_status_t FN(rect_nicol)(FN(ctx_t) *cx, int64_t P, int64_t Q, int64_
     int64_t nh = 0;
     cx->stats->converged = 0;
     for (int64_t s = 0; s < sweeps; s++) {
-        T B;
+        T B, lb, ub;
+        /* bounds: every stripe's load / parts below, the current grid above */
+        ub = FN(grid_lmax)(&cx->v, R, P, C, Q);
+        lb = FN(stripe_lb)(&cx->v, R, P, Q, 1);
         FN(maxcost_t) mc = {&cx->v, R, P, 1};
-        WPART_CHECK(FN(gnicol)(cx, FN(maxcost), &mc, cx->v.n2, Q, 1, &B, C));
+        WPART_CHECK(FN(gbisect)(cx, FN(maxcost), &mc, cx->v.n2, Q, 1, lb, ub, &B, C));
+        ub = FN(grid_lmax)(&cx->v, R, P, C, Q);
+        lb = FN(stripe_lb)(&cx->v, C, Q, P, 0);
         FN(maxcost_t) mr = {&cx->v, C, Q, 0};
-        WPART_CHECK(FN(gnicol)(cx, FN(maxcost), &mr, cx->v.n1, P, 1, &B, R));
+        WPART_CHECK(FN(gbisect)(cx, FN(maxcost), &mr, cx->v.n1, P, 1, lb, ub, &B, R));
         cx->stats->iterations++;
         int seen = 0;
         for (int64_t h = 0; h < nh && !seen; h++) {
@@ -1080,10 +1147,46 @@ static int FN(bestcut)(FN(hier_t) *h, int area, const int64_t *r, int d, int64_t
     if (!FN(cut_range)(r, d, q1, q2, &lo, &hi)) {
         return 0;
     }
-    int64_t a = lo, b = hi;
-    while (a < b) { /* smallest c with L1/q1 >= L2/q2 */
+    /* smallest c in [lo, hi] with L1/q1 >= L2/q2 (hi if none): gallop from the
+     * area-proportional guess, then bisect */
+    int64_t s0 = d == 0 ? r[0] : r[2], e0 = d == 0 ? r[1] : r[3];
+    int64_t est = s0 + (int64_t)((__int128)(e0 - s0) * q1 / (q1 + q2));
+    est = est < lo ? lo : (est > hi ? hi : est);
+    int64_t a, b, step = 1;
+    T L1, L2;
+    FN(sides)(h, area, r, d, est, &L1, &L2);
+    if (!FN(frac_lt)(L1, q1, L2, q2)) {
+        b = est;
+        for (;;) {
+            if (b - step < lo) {
+                break;
+            }
+            FN(sides)(h, area, r, d, b - step, &L1, &L2);
+            if (FN(frac_lt)(L1, q1, L2, q2)) {
+                break;
+            }
+            b -= step;
+            step *= 2;
+        }
+        a = b - step + 1 > lo ? b - step + 1 : lo;
+    } else {
+        int64_t x = est;
+        for (;;) {
+            if (x + step > hi) {
+                break;
+            }
+            FN(sides)(h, area, r, d, x + step, &L1, &L2);
+            if (!FN(frac_lt)(L1, q1, L2, q2)) {
+                break;
+            }
+            x += step;
+            step *= 2;
+        }
+        a = x + 1;
+        b = x + step < hi ? x + step : hi;
+    }
+    while (a < b) {
         int64_t mid = a + (b - a) / 2;
-        T L1, L2;
         FN(sides)(h, area, r, d, mid, &L1, &L2);
         if (!FN(frac_lt)(L1, q1, L2, q2)) {
             b = mid;
@@ -1113,6 +1216,22 @@ static int64_t FN(plateau)(FN(hier_t) *h, int area, const int64_t *r, int d, int
 {
     int64_t lo = cbest, hi = cbest;
     FN(cut_range)(r, d, q1, q2, &lo, &hi);
+    {
+        T n2;
+        int64_t d2;
+        int left = cbest == lo, right = cbest == hi;
+        if (!left) {
+            FN(obj)(h, area, r, d, cbest - 1, q1, q2, &n2, &d2);
+            left = FN(frac_lt)(num, den, n2, d2);
+        }
+        if (left && !right) {
+            FN(obj)(h, area, r, d, cbest + 1, q1, q2, &n2, &d2);
+            right = FN(frac_lt)(num, den, n2, d2);
+        }
+        if (left && right) { /* strict minimum: no plateau */
+            return cbest;
+        }
+    }
     int64_t a = lo, b = cbest; /* smallest c in [lo, cbest] with obj(c) <= v */
     while (a < b) {
         int64_t mid = a + (b - a) / 2;
