@@ -23,8 +23,12 @@ import sys
 import time
 from pathlib import Path
 
-from wpart.experiments import jsonable
-from wpart.experiments import spatial as ex
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # run from a checkout without installing
+
+from wpart.experiments import jsonable  # noqa: E402
+from wpart.experiments import spatial as ex  # noqa: E402
 
 
 def main(argv=None) -> int:
