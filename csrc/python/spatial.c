@@ -5,17 +5,17 @@ static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject 
 {
     static char *kwlist[] = {"S", "m", "method", "orient", "rule", "tie_first", "P", "Q",
                              "cuts", "max_sweeps", "max_states", "window", "progress",
-                             "time_limit", NULL};
-    PyObject *sobj, *cobj = Py_None, *progress = Py_None, *res = NULL;
+                             "time_limit", "speeds", NULL};
+    PyObject *sobj, *cobj = Py_None, *progress = Py_None, *spobj = Py_None, *res = NULL;
     long long m, P = 0, Q = 0, max_sweeps = 0, max_states = 0;
     long long w[4] = {0, 0, 0, 0};
     int method, orient = 0, rule = 0, tie_first = 0;
     double time_limit = 0.0;
-    PyArrayObject *S = NULL, *C = NULL, *out = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OLi|iiiLLOLL(LLLL)Od", kwlist, &sobj, &m,
+    PyArrayObject *S = NULL, *C = NULL, *out = NULL, *SP = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OLi|iiiLLOLL(LLLL)OdO", kwlist, &sobj, &m,
                                      &method, &orient, &rule, &tie_first, &P, &Q, &cobj,
                                      &max_sweeps, &max_states, &w[0], &w[1], &w[2], &w[3],
-                                     &progress, &time_limit)) {
+                                     &progress, &time_limit, &spobj)) {
         return NULL;
     }
     int t = wpy_loads_typenum(sobj, "S");
@@ -40,6 +40,17 @@ static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject 
             goto cleanup;
         }
     }
+    if (spobj != Py_None) {
+        SP = wpy_input_array(spobj, "speeds", NPY_FLOAT64, 1, 1);
+        if (!SP) {
+            goto cleanup;
+        }
+        if (PyArray_DIM(SP, 0) != m) {
+            PyErr_Format(PyExc_ValueError, "`speeds` must have length m = %lld, got %zd", m,
+                         (Py_ssize_t)PyArray_DIM(SP, 0));
+            goto cleanup;
+        }
+    }
     npy_intp shp[2] = {(npy_intp)m, 4};
     out = (PyArrayObject *)PyArray_ZEROS(2, shp, NPY_INT64, 0);
     if (!out) {
@@ -55,6 +66,7 @@ static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject 
     opt.Q = Q;
     opt.cuts = C ? PyArray_DATA(C) : NULL;
     opt.ncuts = C ? (int64_t)PyArray_DIM(C, 0) : 0;
+    opt.speeds = SP ? PyArray_DATA(SP) : NULL;
     opt.max_sweeps = max_sweeps;
     opt.max_states = max_states;
     for (int i = 0; i < 4; i++) {
@@ -86,6 +98,59 @@ static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject 
 cleanup:
     Py_XDECREF(S);
     Py_XDECREF(C);
+    Py_XDECREF(SP);
+    Py_XDECREF(out);
+    return res;
+}
+
+static PyObject *wpy_spatial_hier_rb3d(PyObject *self, PyObject *args)
+{
+    PyObject *sobj, *res = NULL;
+    long long m;
+    int rule = 0;
+    PyArrayObject *S = NULL, *out = NULL;
+    if (!PyArg_ParseTuple(args, "OL|i", &sobj, &m, &rule)) {
+        return NULL;
+    }
+    int t = wpy_loads_typenum(sobj, "S");
+    if (t < 0) {
+        return NULL;
+    }
+    if (m < 1) {
+        PyErr_Format(PyExc_ValueError, "`m` must be a positive integer, got %lld", m);
+        return NULL;
+    }
+    S = wpy_input_array(sobj, "S", t, 3, 3);
+    if (!S) {
+        goto cleanup;
+    }
+    if (PyArray_DIM(S, 0) < 2 || PyArray_DIM(S, 1) < 2 || PyArray_DIM(S, 2) < 2) {
+        PyErr_SetString(PyExc_ValueError, "`S` must be the prefix of a non-empty array");
+        goto cleanup;
+    }
+    npy_intp shp[2] = {(npy_intp)m, 6};
+    out = (PyArrayObject *)PyArray_ZEROS(2, shp, NPY_INT64, 0);
+    if (!out) {
+        goto cleanup;
+    }
+    int64_t n1 = PyArray_DIM(S, 0) - 1, n2 = PyArray_DIM(S, 1) - 1, n3 = PyArray_DIM(S, 2) - 1;
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = t == NPY_INT64 ? wpart_spatial_hier_rb3d_i64(PyArray_DATA(S), n1, n2, n3, (int64_t)m,
+                                                      (wpart_spatial_rule_t)rule,
+                                                      PyArray_DATA(out))
+                        : wpart_spatial_hier_rb3d_f64(PyArray_DATA(S), n1, n2, n3, (int64_t)m,
+                                                      (wpart_spatial_rule_t)rule,
+                                                      PyArray_DATA(out));
+    Py_END_ALLOW_THREADS
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto cleanup;
+    }
+    res = (PyObject *)out;
+    out = NULL;
+cleanup:
+    Py_XDECREF(S);
     Py_XDECREF(out);
     return res;
 }
@@ -146,6 +211,8 @@ cleanup:
 static PyMethodDef spatial_methods[] = {
     {"spatial_partition", (PyCFunction)(void (*)(void))wpy_spatial_partition,
      METH_VARARGS | METH_KEYWORDS, "Rectangular partition of a 2D prefix: (rects, stats)."},
+    {"spatial_hier_rb3d", wpy_spatial_hier_rb3d, METH_VARARGS,
+     "3D HIER-RB on a bordered 3D prefix: boxes (m x 6)."},
     {"spatial_alloc", wpy_spatial_alloc, METH_VARARGS,
      "Proportional allocation of m parts to K blocks (spec 3.6)."},
     {NULL, NULL, 0, NULL},

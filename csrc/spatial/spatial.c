@@ -62,6 +62,24 @@ static wpart_status_t check_args(const void *S, int64_t n1, int64_t n2, int64_t 
     if ((int)opt->rule < 0 || opt->rule > WPART_SP_DIMVER) {
         return wpart_i_error(WPART_EINVAL, "unknown cut rule %d", (int)opt->rule);
     }
+    if (opt->speeds) {
+        switch (opt->method) {
+        case WPART_SP_JAG_M_HEUR:
+        case WPART_SP_JAG_M_PROBE:
+        case WPART_SP_JAG_M_HEUR_PROBE:
+        case WPART_SP_HIER_RB:
+        case WPART_SP_HIER_RELAXED:
+            break;
+        default:
+            return wpart_i_error(WPART_EINVAL, "speeds are not supported by this method");
+        }
+        for (int64_t k = 0; k < m; k++) {
+            if (!(opt->speeds[k] > 0.0) || isinf(opt->speeds[k])) {
+                return wpart_i_error(WPART_EINVAL, "speeds[%" PRId64 "] = %g must be positive "
+                                     "and finite", k, opt->speeds[k]);
+            }
+        }
+    }
     switch (opt->method) {
     case WPART_SP_RECT_UNIFORM:
     case WPART_SP_RECT_NICOL:
@@ -158,6 +176,21 @@ static wpart_status_t check_args(const void *S, int64_t n1, int64_t n2, int64_t 
             }                                                                                  \
         }                                                                                      \
         return sp_alloc_##SFX(L, K, m, cap, Q);                                                \
+    }                                                                                          \
+    wpart_status_t wpart_spatial_hier_rb3d_##SFX(const TT *S, int64_t n1, int64_t n2,          \
+                                                 int64_t n3, int64_t m,                        \
+                                                 wpart_spatial_rule_t rule, int64_t *boxes)    \
+    {                                                                                          \
+        if (!S || !boxes) {                                                                    \
+            return wpart_i_error(WPART_EINVAL, "NULL prefix or output");                       \
+        }                                                                                      \
+        if (n1 < 1 || n2 < 1 || n3 < 1 || m < 1) {                                             \
+            return wpart_i_error(WPART_EINVAL, "extents and m must be >= 1");                  \
+        }                                                                                      \
+        if (rule != WPART_SP_LOAD && rule != WPART_SP_DIST) {                                  \
+            return wpart_i_error(WPART_EINVAL, "3D HIER-RB supports the LOAD and DIST rules"); \
+        }                                                                                      \
+        return sp_hier_rb3d_##SFX(S, n1, n2, n3, m, (int)rule, boxes);                         \
     }
 
 DEFINE_PARTITION(i64, int64_t)

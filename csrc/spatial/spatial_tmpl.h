@@ -11,7 +11,8 @@
 
 typedef struct {
     const T *S;       /* prefix value at the window origin */
-    int64_t ld;       /* leading dimension of the prefix array */
+    int64_t s0, s1;   /* strides of the prefix array: element (i, j) at S[i*s0 + j*s1]
+                         (s1 = 1 normally; the transposed view swaps them, no copy) */
     int64_t n1, n2;   /* window extents */
 } FN(view_t);
 
@@ -27,8 +28,8 @@ typedef struct {
 static inline T FN(load)(const FN(view_t) *v, int64_t a, int64_t b, int64_t c, int64_t d)
 {
     const T *S = v->S;
-    int64_t ld = v->ld;
-    T x = S[b * ld + d] - S[a * ld + d] - S[b * ld + c] + S[a * ld + c];
+    int64_t s0 = v->s0, s1 = v->s1;
+    T x = S[b * s0 + d * s1] - S[a * s0 + d * s1] - S[b * s0 + c * s1] + S[a * s0 + c * s1];
 #if !IS_INT
     if (x < 0) {
         x = 0;
@@ -86,11 +87,12 @@ static wpart_status_t FN(base1d)(const T *W, int64_t n, int64_t q, const wpart_1
 /* W[j] = load of rows [a, b) x columns [0, j) */
 static void FN(stripe_w)(const FN(view_t) *v, int64_t a, int64_t b, T *W)
 {
-    const T *Sa = v->S + a * v->ld, *Sb = v->S + b * v->ld;
+    const T *Sa = v->S + a * v->s0, *Sb = v->S + b * v->s0;
+    int64_t s1 = v->s1;
     T base = Sb[0] - Sa[0];
     W[0] = 0;
     for (int64_t j = 1; j <= v->n2; j++) {
-        W[j] = (Sb[j] - Sa[j]) - base;
+        W[j] = (Sb[j * s1] - Sa[j * s1]) - base;
 #if !IS_INT
         if (!(W[j] >= W[j - 1])) {
             W[j] = W[j - 1];
@@ -168,7 +170,13 @@ static int FN(gprobe)(FN(cost_f) f, void *ctx, int64_t n, int64_t start, int64_t
     }
     for (int64_t k = 0; k < q; k++) {
         if (t < n) {
-            int64_t lo = t, hi = n;
+            /* gallop from t (parts are usually short), then bisect */
+            int64_t lo = t, step = 1;
+            while (lo + step <= n && f(ctx, p0 + k, t, lo + step) <= B) {
+                lo += step;
+                step *= 2;
+            }
+            int64_t hi = lo + step - 1 < n ? lo + step - 1 : n;
             while (lo < hi) {
                 int64_t mid = lo + (hi - lo + 1) / 2;
                 if (f(ctx, p0 + k, t, mid) <= B) {
@@ -754,21 +762,22 @@ cleanup:
  * returns the count, limit + 1 when more are needed, or -1 when one column exceeds B */
 static int64_t FN(stripe_count)(const FN(view_t) *v, int64_t a, int64_t b, T B, int64_t limit)
 {
-    const T *Sa = v->S + a * v->ld, *Sb = v->S + b * v->ld;
-    int64_t n = v->n2, t = 0, cnt = 0;
+    const T *Sa = v->S + a * v->s0, *Sb = v->S + b * v->s0;
+    int64_t n = v->n2, t = 0, cnt = 0, s1 = v->s1;
+#define COLW(x) (Sb[(x) * s1] - Sa[(x) * s1])
     while (t < n) {
-        T wt = Sb[t] - Sa[t];
+        T wt = COLW(t);
         int64_t lo = t, hi = n;
         /* galloping from t, then binary search */
         int64_t step = 1;
-        while (lo + step <= n && (Sb[lo + step] - Sa[lo + step]) - wt <= B) {
+        while (lo + step <= n && COLW(lo + step) - wt <= B) {
             lo += step;
             step *= 2;
         }
         hi = lo + step - 1 < n ? lo + step - 1 : n;
         while (lo < hi) {
             int64_t mid = lo + (hi - lo + 1) / 2;
-            if ((Sb[mid] - Sa[mid]) - wt <= B) {
+            if (COLW(mid) - wt <= B) {
                 lo = mid;
             } else {
                 hi = mid - 1;
@@ -783,6 +792,7 @@ static int64_t FN(stripe_count)(const FN(view_t) *v, int64_t a, int64_t b, T B, 
         t = lo;
     }
     return cnt;
+#undef COLW
 }
 
 /* optimal m-way jagged partition for the given stripes R[0..P] (JAG-M-PROBE, 3.8) */
@@ -937,6 +947,185 @@ cleanup:
     return st;
 }
 
+/* ---- m-way jagged with processor speeds (extension): processors in order, stripe by stripe */
+
+static wpart_status_t FN(base1d_sp)(const T *W, int64_t n, int64_t q, const double *sp,
+                                    const wpart_control_t *ctl, int64_t *seps)
+{
+    wpart_1d_options_t o;
+    wpart_1d_options_init(&o);
+    o.control = ctl;
+#if IS_INT
+    return wpart_base_1d_i64(W, n, q, sp, &o, seps, NULL);
+#else
+    return wpart_base_1d_f64(W, n, q, sp, &o, seps, NULL);
+#endif
+}
+
+/* emit stripe rows [a, b) split among processors sp[0..q) */
+static wpart_status_t FN(split_stripe_sp)(FN(ctx_t) *cx, int64_t a, int64_t b, const double *sp,
+                                          int64_t q, int64_t *out)
+{
+    FN(stripe_w)(&cx->v, a, b, cx->W);
+    wpart_status_t st = FN(base1d_sp)(cx->W, cx->v.n2, q, sp, cx->opt->control, cx->sep);
+    if (st == WPART_OK) {
+        for (int64_t k = 0; k < q; k++) {
+            out[4 * k] = a;
+            out[4 * k + 1] = b;
+            out[4 * k + 2] = cx->sep[k];
+            out[4 * k + 3] = cx->sep[k + 1];
+        }
+    }
+    return st;
+}
+
+/* greedy: processors from *pi take the longest column intervals of stripe [a, b) with
+ * load <= B * speed; returns 0 when the processors run out */
+static int FN(sp_stripe_greedy)(const FN(view_t) *v, int64_t a, int64_t b, double B,
+                                const double *sp, int64_t m, int64_t *pi)
+{
+    const T *Sa = v->S + a * v->s0, *Sb = v->S + b * v->s0;
+    int64_t n = v->n2, t = 0, s1 = v->s1;
+    while (t < n) {
+        if (*pi >= m) {
+            return 0;
+        }
+        double cap = B * sp[*pi];
+        T wt = Sb[t * s1] - Sa[t * s1];
+        int64_t lo = t, hi = n;
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo + 1) / 2;
+            if ((double)((Sb[mid * s1] - Sa[mid * s1]) - wt) <= cap) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        t = lo;
+        (*pi)++;
+    }
+    return 1;
+}
+
+static wpart_status_t FN(m_probe_sp)(FN(ctx_t) *cx, const int64_t *R, int64_t P, int64_t m,
+                                     int64_t *out)
+{
+    const FN(view_t) *v = &cx->v;
+    const double *sp = cx->opt->speeds;
+    double smin = sp[0];
+    for (int64_t k = 1; k < m; k++) {
+        smin = sp[k] < smin ? sp[k] : smin;
+    }
+    double tot = (double)FN(load)(v, 0, v->n1, 0, v->n2);
+    int64_t lo = 0, hi;
+    double ub = tot / smin * (1.0 + 1e-12) + 1.0;
+    memcpy(&hi, &ub, sizeof hi);
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        double B;
+        memcpy(&B, &mid, sizeof B);
+        int64_t pi = 0;
+        int ok = 1;
+        for (int64_t p = 0; p < P && ok; p++) {
+            if (R[p] < R[p + 1]) {
+                ok = FN(sp_stripe_greedy)(v, R[p], R[p + 1], B, sp, m, &pi);
+            }
+        }
+        cx->stats->probes++;
+        if (ok) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    double Bs;
+    memcpy(&Bs, &lo, sizeof Bs);
+    int64_t pi = 0, last = -1;
+    int64_t *first = wpart_i_malloc(P + 1, sizeof(int64_t));
+    if (!first) {
+        return wpart_i_error(WPART_ENOMEM, "out of memory");
+    }
+    for (int64_t p = 0; p < P; p++) {
+        first[p] = pi;
+        if (R[p] < R[p + 1]) {
+            if (!FN(sp_stripe_greedy)(v, R[p], R[p + 1], Bs, sp, m, &pi)) {
+                free(first);
+                return wpart_i_error(WPART_EINTERNAL, "JAG-M-PROBE (speeds): infeasible optimum");
+            }
+            last = p;
+        }
+    }
+    first[P] = m; /* leftover processors join the last non-empty stripe */
+    wpart_status_t st = WPART_OK;
+    int64_t k = 0;
+    for (int64_t p = 0; p < P && st == WPART_OK; p++) {
+        if (R[p] == R[p + 1]) {
+            continue;
+        }
+        int64_t end = p == last ? m : first[p + 1];
+        /* processors of the following empty stripes belong to the next non-empty one: */
+        int64_t np = p + 1;
+        while (np < P && R[np] == R[np + 1]) {
+            np++;
+        }
+        if (p != last) {
+            end = first[np];
+        }
+        st = FN(split_stripe_sp)(cx, R[p], R[p + 1], sp + first[p], end - first[p],
+                                 out + 4 * k);
+        k += end - first[p];
+    }
+    free(first);
+    return st;
+}
+
+static wpart_status_t FN(jag_m_heur_sp)(FN(ctx_t) *cx, int64_t m, int probe, int64_t *out)
+{
+    wpart_status_t st = WPART_OK;
+    const double *sp = cx->opt->speeds;
+    int64_t P = FN(default_P)(cx, m);
+    int64_t *R = wpart_i_malloc(P + 1, sizeof(int64_t));
+    int64_t *g = wpart_i_malloc(P + 1, sizeof(int64_t));
+    double *SPW = wpart_i_malloc(m + 1, sizeof(double));
+    double *G = wpart_i_malloc(P, sizeof(double));
+    if (!R || !g || !SPW || !G) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory");
+    }
+    cx->stats->P = P;
+    /* P consecutive processor groups of about equal total speed */
+    SPW[0] = 0;
+    for (int64_t k = 0; k < m; k++) {
+        SPW[k + 1] = SPW[k] + sp[k];
+    }
+    {
+        wpart_1d_options_t o;
+        wpart_1d_options_init(&o);
+        WPART_CHECK(wpart_base_1d_f64(SPW, m, P, NULL, &o, g, NULL));
+    }
+    for (int64_t p = 0; p < P; p++) {
+        G[p] = SPW[g[p + 1]] - SPW[g[p]];
+    }
+    FN(rows_w)(&cx->v, cx->W);
+    WPART_CHECK(FN(base1d_sp)(cx->W, cx->v.n1, P, G, cx->opt->control, R));
+    if (probe) {
+        WPART_CHECK(FN(m_probe_sp)(cx, R, P, m, out));
+    } else {
+        for (int64_t p = 0; p < P; p++) {
+            WPART_CHECK(FN(split_stripe_sp)(cx, R[p], R[p + 1], sp + g[p], g[p + 1] - g[p],
+                                            out + 4 * g[p]));
+        }
+    }
+cleanup:
+    free(R);
+    free(g);
+    free(SPW);
+    free(G);
+    return st;
+}
+
+static double FN(bott_of)(const FN(view_t) *v, const int64_t *rects, int64_t m,
+                          const double *sp);
+
 static T FN(lmax_of)(const FN(view_t) *v, const int64_t *rects, int64_t m)
 {
     T best = 0;
@@ -1078,6 +1267,7 @@ typedef struct {
     const wpart_control_t *ctl;
     double t0;
     int64_t steps;
+    const double *SP;  /* prefix of the speeds (m+1) or NULL */
 } FN(hier_t);
 
 static inline T FN(hl)(const FN(hier_t) *h, int area, int64_t a, int64_t b, int64_t c, int64_t d)
@@ -1444,6 +1634,123 @@ static wpart_status_t FN(hier_rec)(FN(hier_t) *h, const int64_t *r, int64_t q, i
     return st;
 }
 
+/* ---- hierarchical with processor speeds (extension): processors [p0, p0+q) in order ---- */
+
+static inline double FN(hw)(const FN(hier_t) *h, int64_t a, int64_t b)
+{
+    return h->SP[b] - h->SP[a];
+}
+
+static int FN(hs_cut)(FN(hier_t) *h, int area, const int64_t *r, int d, int64_t p0, int64_t q1,
+                      int64_t q2, int64_t *cut, double *val)
+{
+    int64_t lo, hi;
+    if (!FN(cut_range)(r, d, q1, q2, &lo, &hi)) {
+        return 0;
+    }
+    double w1 = FN(hw)(h, p0, p0 + q1), w2 = FN(hw)(h, p0 + q1, p0 + q1 + q2);
+    int64_t a = lo, b = hi;
+    T L1, L2;
+    while (a < b) { /* smallest c with L1/w1 >= L2/w2 */
+        int64_t mid = a + (b - a) / 2;
+        FN(sides)(h, area, r, d, mid, &L1, &L2);
+        if ((double)L1 * w2 >= (double)L2 * w1) {
+            b = mid;
+        } else {
+            a = mid + 1;
+        }
+    }
+    h->steps++;
+    FN(sides)(h, area, r, d, a, &L1, &L2);
+    double v = fmax((double)L1 / w1, (double)L2 / w2);
+    *cut = a;
+    if (a > lo) {
+        FN(sides)(h, area, r, d, a - 1, &L1, &L2);
+        double v2 = fmax((double)L1 / w1, (double)L2 / w2);
+        if (v2 <= v) {
+            v = v2;
+            *cut = a - 1;
+        }
+    }
+    *val = v;
+    return 1;
+}
+
+static wpart_status_t FN(hs_rec)(FN(hier_t) *h, const int64_t *r, int64_t p0, int64_t q,
+                                 int depth, int relaxed, int area)
+{
+    if (q == 1) {
+        FN(emit)(h, r[0], r[1], r[2], r[3]);
+        return WPART_OK;
+    }
+    if ((r[1] - r[0]) * (r[3] - r[2]) < q) {
+        FN(emit_cells)(h, r, q);
+        return WPART_OK;
+    }
+    if ((h->steps & 1023) == 0) {
+        wpart_status_t st = wpart_i_poll(h->ctl, h->t0, 0, 0);
+        if (st != WPART_OK) {
+            return st;
+        }
+    }
+    if (relaxed && !area && FN(load)(h->v, r[0], r[1], r[2], r[3]) == 0) {
+        area = 1;
+    }
+    int ds[2];
+    int nd = FN(dims)(h, r, depth, ds);
+    int got = 0, bd = 0;
+    int64_t bq1 = 0, bc = 0, bpen = 0;
+    double bv = 0;
+    for (int pass = 0; pass < 2 && !got; pass++) {
+        int64_t xlo = 1, xhi = q - 1;
+        if (!relaxed && pass == 0) {
+            xlo = q / 2;
+            xhi = q - q / 2;
+        }
+        int ndd = pass == 0 ? nd : 2;
+        int dd[2] = {pass == 0 ? ds[0] : 0, pass == 0 ? ds[1] : 1};
+        int64_t nx = xhi - xlo + 1;
+        for (int64_t it = 0; it < nx * ndd; it++) {
+            /* RB: shares outer, dimensions inner; RELAXED: dimensions outer (as hier_rec) */
+            int rbmode = !relaxed && pass == 0;
+            int id = (int)(rbmode ? it % ndd : it / nx);
+            int64_t x = xlo + (rbmode ? it / ndd : it % nx);
+            {
+                int64_t c;
+                double v;
+                if (!FN(hs_cut)(h, area, r, dd[id], p0, x, q - x, &c, &v)) {
+                    continue;
+                }
+                int64_t pen = 2 * x - q < 0 ? q - 2 * x : 2 * x - q;
+                if (!got || v < bv || (v == bv && pen < bpen)) {
+                    got = 1;
+                    bd = dd[id];
+                    bq1 = x;
+                    bc = c;
+                    bv = v;
+                    bpen = pen;
+                }
+            }
+        }
+    }
+    if (!got) {
+        return wpart_i_error(WPART_EINTERNAL, "HIER: no feasible cut");
+    }
+    int64_t r1[4] = {r[0], r[1], r[2], r[3]}, r2[4] = {r[0], r[1], r[2], r[3]};
+    if (bd == 0) {
+        r1[1] = bc;
+        r2[0] = bc;
+    } else {
+        r1[3] = bc;
+        r2[2] = bc;
+    }
+    wpart_status_t st = FN(hs_rec)(h, r1, p0, bq1, depth + 1, relaxed, area);
+    if (st == WPART_OK) {
+        st = FN(hs_rec)(h, r2, p0 + bq1, q - bq1, depth + 1, relaxed, area);
+    }
+    return st;
+}
+
 static wpart_status_t FN(hier)(FN(ctx_t) *cx, int64_t m, int relaxed, int64_t *out)
 {
     FN(hier_t) h;
@@ -1455,7 +1762,22 @@ static wpart_status_t FN(hier)(FN(ctx_t) *cx, int64_t m, int relaxed, int64_t *o
     h.ctl = cx->opt->control;
     h.t0 = cx->t0;
     int64_t r[4] = {0, cx->v.n1, 0, cx->v.n2};
-    wpart_status_t st = FN(hier_rec)(&h, r, m, 0, relaxed, 0);
+    wpart_status_t st;
+    if (cx->opt->speeds) {
+        double *SP = wpart_i_malloc(m + 1, sizeof(double));
+        if (!SP) {
+            return wpart_i_error(WPART_ENOMEM, "out of memory");
+        }
+        SP[0] = 0;
+        for (int64_t k = 0; k < m; k++) {
+            SP[k + 1] = SP[k] + cx->opt->speeds[k];
+        }
+        h.SP = SP;
+        st = FN(hs_rec)(&h, r, 0, m, 0, relaxed, 0);
+        free(SP);
+    } else {
+        st = FN(hier_rec)(&h, r, m, 0, relaxed, 0);
+    }
     cx->stats->iterations = h.steps;
     return st;
 }
@@ -1641,6 +1963,9 @@ static wpart_status_t FN(run_oriented)(FN(ctx_t) *cx, int64_t m, int64_t *out)
     case WPART_SP_JAG_PQ_OPT_DP:
         return FN(jag_pq_opt)(cx, opt->P, opt->Q, 1, out);
     case WPART_SP_JAG_M_HEUR:
+        if (opt->speeds) {
+            return FN(jag_m_heur_sp)(cx, m, 0, out);
+        }
         return FN(jag_m_heur)(cx, m, out);
     case WPART_SP_JAG_M_PROBE:
         if (opt->cuts[opt->ncuts - 1] != cx->v.n1) {
@@ -1648,8 +1973,14 @@ static wpart_status_t FN(run_oriented)(FN(ctx_t) *cx, int64_t m, int64_t *out)
                                  "stripe cuts must end at the main extent %" PRId64, cx->v.n1);
         }
         cx->stats->P = opt->ncuts - 1;
+        if (opt->speeds) {
+            return FN(m_probe_sp)(cx, opt->cuts, opt->ncuts - 1, m, out);
+        }
         return FN(m_probe_core)(cx, opt->cuts, opt->ncuts - 1, m, out);
     case WPART_SP_JAG_M_HEUR_PROBE:
+        if (opt->speeds) {
+            return FN(jag_m_heur_sp)(cx, m, 1, out);
+        }
         return FN(jag_m_heur_probe)(cx, m, out);
     case WPART_SP_JAG_M_ALLOC:
         cx->stats->P = opt->ncuts;
@@ -1682,7 +2013,8 @@ static wpart_status_t FN(partition)(const T *S, int64_t n1, int64_t n2, int64_t 
                              " matrix", r0, r1, c0, c1, n1, n2);
     }
     cx.v.S = S + r0 * (n2 + 1) + c0;
-    cx.v.ld = n2 + 1;
+    cx.v.s0 = n2 + 1;
+    cx.v.s1 = 1;
     cx.v.n1 = r1 - r0;
     cx.v.n2 = c1 - c0;
     cx.opt = opt;
@@ -1721,29 +2053,44 @@ static wpart_status_t FN(partition)(const T *S, int64_t n1, int64_t n2, int64_t 
     } else {
         int want_h = opt->orient != WPART_SP_VER, want_v = opt->orient != WPART_SP_HOR;
         T lh = 0;
+        double bh = 0;
         wpart_spatial_stats_t sh = *stats;
         if (want_h) {
             WPART_CHECK(FN(run_oriented)(&cx, m, rects));
             lh = FN(lmax_of)(&cx.v, rects, m);
+            bh = FN(bott_of)(&cx.v, rects, m, opt->speeds);
             sh = *stats;
             sh.orient = 0;
         }
         if (want_v) {
             int64_t a1 = cx.v.n1 + 1, a2 = cx.v.n2 + 1;
-            ST = wpart_i_malloc(a1 * a2, sizeof(T));
+            /* the exact methods evaluate many stripes: a contiguous transposed copy pays off;
+             * the heuristics read few values and use a strided view without copying */
+            int copy = meth == WPART_SP_JAG_PQ_OPT_NICOL || meth == WPART_SP_JAG_PQ_OPT_DP ||
+                       meth == WPART_SP_JAG_M_OPT || meth == WPART_SP_JAG_M_ALLOC;
             alt = want_h ? wpart_i_malloc(4 * m, sizeof(int64_t)) : rects;
-            if (!ST || !alt) {
-                WPART_FAIL(WPART_ENOMEM, "out of memory for the transposed prefix");
-            }
-            for (int64_t i = 0; i < a1; i++) {
-                const T *row = cx.v.S + i * cx.v.ld;
-                for (int64_t j = 0; j < a2; j++) {
-                    ST[j * a1 + i] = row[j];
-                }
+            if (!alt) {
+                WPART_FAIL(WPART_ENOMEM, "out of memory");
             }
             cxt = cx;
-            cxt.v.S = ST;
-            cxt.v.ld = a1;
+            if (copy) {
+                ST = wpart_i_malloc(a1 * a2, sizeof(T));
+                if (!ST) {
+                    WPART_FAIL(WPART_ENOMEM, "out of memory for the transposed prefix");
+                }
+                for (int64_t i = 0; i < a1; i++) {
+                    const T *row = cx.v.S + i * cx.v.s0;
+                    for (int64_t j = 0; j < a2; j++) {
+                        ST[j * a1 + i] = row[j];
+                    }
+                }
+                cxt.v.S = ST;
+                cxt.v.s0 = a1;
+                cxt.v.s1 = 1;
+            } else {
+                cxt.v.s0 = cx.v.s1;
+                cxt.v.s1 = cx.v.s0;
+            }
             cxt.v.n1 = cx.v.n2;
             cxt.v.n2 = cx.v.n1;
             WPART_CHECK(FN(run_oriented)(&cxt, m, alt));
@@ -1755,9 +2102,10 @@ static wpart_status_t FN(partition)(const T *S, int64_t n1, int64_t n2, int64_t 
                 p[3] = b;
             }
             T lv = FN(lmax_of)(&cx.v, alt, m);
+            double bv = FN(bott_of)(&cx.v, alt, m, opt->speeds);
             stats->orient = 1;
             if (want_h) {
-                if (lv < lh) {
+                if (opt->speeds ? bv < bh : lv < lh) {
                     memcpy(rects, alt, 4 * m * sizeof(int64_t));
                 } else {
                     int64_t it = stats->iterations, pr = stats->probes, ce = stats->cost_evals,
@@ -1789,3 +2137,161 @@ cleanup:
 }
 
 #undef TINF
+
+/* max_k load_k / speeds_k (or max load) */
+static double FN(bott_of)(const FN(view_t) *v, const int64_t *rects, int64_t m,
+                          const double *sp)
+{
+    double best = 0;
+    for (int64_t k = 0; k < m; k++) {
+        const int64_t *r = rects + 4 * k;
+        if (r[0] < r[1] && r[2] < r[3]) {
+            double x = (double)FN(load)(v, r[0], r[1], r[2], r[3]) / (sp ? sp[k] : 1.0);
+            best = x > best ? x : best;
+        }
+    }
+    return best;
+}
+
+/* ---- 3D HIER-RB (extension) ---------------------------------------------------------------- */
+
+typedef struct {
+    const T *S;
+    int64_t d1, d2; /* strides: S[i][j][k] = S[i*d1 + j*d2 + k] */
+    int64_t *out;
+    int64_t nout;
+    int rule;
+} FN(h3_t);
+
+static inline T FN(load3)(const FN(h3_t) *h, const int64_t *b)
+{
+    const T *S = h->S;
+    int64_t d1 = h->d1, d2 = h->d2;
+    T x = S[b[1] * d1 + b[3] * d2 + b[5]] - S[b[0] * d1 + b[3] * d2 + b[5]] -
+          S[b[1] * d1 + b[2] * d2 + b[5]] - S[b[1] * d1 + b[3] * d2 + b[4]] +
+          S[b[0] * d1 + b[2] * d2 + b[5]] + S[b[0] * d1 + b[3] * d2 + b[4]] +
+          S[b[1] * d1 + b[2] * d2 + b[4]] - S[b[0] * d1 + b[2] * d2 + b[4]];
+#if !IS_INT
+    if (x < 0) {
+        x = 0;
+    }
+#endif
+    return x;
+}
+
+static void FN(h3_emit)(FN(h3_t) *h, const int64_t *b)
+{
+    memcpy(h->out + 6 * h->nout++, b, 6 * sizeof(int64_t));
+}
+
+static void FN(h3_rec)(FN(h3_t) *h, const int64_t *b, int64_t q)
+{
+    int64_t ext[3] = {b[1] - b[0], b[3] - b[2], b[5] - b[4]};
+    int64_t vol = ext[0] * ext[1] * ext[2];
+    if (q == 1) {
+        FN(h3_emit)(h, b);
+        return;
+    }
+    if (vol < q) {
+        int64_t k = 0, c[6];
+        for (int64_t i = b[0]; i < b[1]; i++) {
+            for (int64_t j = b[2]; j < b[3]; j++) {
+                for (int64_t l = b[4]; l < b[5]; l++) {
+                    c[0] = i, c[1] = i + 1, c[2] = j, c[3] = j + 1, c[4] = l, c[5] = l + 1;
+                    FN(h3_emit)(h, c);
+                    k++;
+                }
+            }
+        }
+        c[0] = c[1] = b[0], c[2] = c[3] = b[2], c[4] = c[5] = b[4];
+        for (; k < q; k++) {
+            FN(h3_emit)(h, c);
+        }
+        return;
+    }
+    int got = 0, bd = 0;
+    int64_t bq1 = 0, bc = 0, bden = 1;
+    T bn = 0;
+    int longest = ext[1] > ext[0] ? 1 : 0;
+    longest = ext[2] > ext[longest] ? 2 : longest;
+    for (int64_t delta = 0; delta < q && !got; delta++) {
+        for (int side = 0; side < 2; side++) {
+            int64_t q1 = side == 0 ? q / 2 - delta : q - q / 2 + delta;
+            if (q1 < 1 || q1 >= q || (delta == 0 && side == 1 && q % 2 == 0)) {
+                continue;
+            }
+            int64_t q2 = q - q1;
+            for (int d = 0; d < 3; d++) {
+                if (h->rule == WPART_SP_DIST && d != longest && delta == 0) {
+                    continue;
+                }
+                int64_t w = vol / ext[d];
+                if (ext[d] < 2) {
+                    continue;
+                }
+                int64_t lo = b[2 * d] + (q1 + w - 1) / w, hi = b[2 * d + 1] - (q2 + w - 1) / w;
+                if (lo > hi) {
+                    continue;
+                }
+                int64_t x1[6], x2[6];
+                memcpy(x1, b, sizeof x1);
+                memcpy(x2, b, sizeof x2);
+                int64_t a = lo, e = hi;
+                while (a < e) {
+                    int64_t mid = a + (e - a) / 2;
+                    x1[2 * d + 1] = mid;
+                    x2[2 * d] = mid;
+                    if (!FN(frac_lt)(FN(load3)(h, x1), q1, FN(load3)(h, x2), q2)) {
+                        e = mid;
+                    } else {
+                        a = mid + 1;
+                    }
+                }
+                for (int64_t c = a > lo ? a - 1 : a; c <= a; c++) {
+                    x1[2 * d + 1] = c;
+                    x2[2 * d] = c;
+                    T L1 = FN(load3)(h, x1), L2 = FN(load3)(h, x2);
+                    T n;
+                    int64_t dn;
+                    if (FN(frac_lt)(L1, q1, L2, q2)) {
+                        n = L2;
+                        dn = q2;
+                    } else {
+                        n = L1;
+                        dn = q1;
+                    }
+                    if (!got || FN(frac_lt)(n, dn, bn, bden)) {
+                        got = 1;
+                        bd = d;
+                        bq1 = q1;
+                        bc = c;
+                        bn = n;
+                        bden = dn;
+                    }
+                }
+            }
+        }
+    }
+    int64_t x1[6], x2[6];
+    memcpy(x1, b, sizeof x1);
+    memcpy(x2, b, sizeof x2);
+    x1[2 * bd + 1] = bc;
+    x2[2 * bd] = bc;
+    FN(h3_rec)(h, x1, bq1);
+    FN(h3_rec)(h, x2, q - bq1);
+}
+
+static wpart_status_t FN(hier_rb3d)(const T *S, int64_t n1, int64_t n2, int64_t n3, int64_t m,
+                                    int rule, int64_t *boxes)
+{
+    FN(h3_t) h;
+    h.S = S;
+    h.d2 = n3 + 1;
+    h.d1 = (n2 + 1) * (n3 + 1);
+    h.out = boxes;
+    h.nout = 0;
+    h.rule = rule;
+    int64_t b[6] = {0, n1, 0, n2, 0, n3};
+    FN(h3_rec)(&h, b, m);
+    return WPART_OK;
+}

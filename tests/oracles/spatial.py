@@ -137,3 +137,29 @@ def hierarchical(A, m):
         return best
 
     return H(0, len(A), 0, len(A[0]), m)
+
+
+def oned_speeds(w, speeds):
+    """Optimal max_k load_k / speeds[k] over separators (parts in order, empty allowed)."""
+    pre = [0]
+    for x in w:
+        pre.append(pre[-1] + x)
+    q = len(speeds)
+    return min(max((pre[s[p + 1]] - pre[s[p]]) / speeds[p] for p in range(q))
+               for s in seps_all(len(w), q))
+
+
+def m_probe_speeds(A, speeds, stripe_cuts):
+    """Fixed row stripes, processors used in order stripe by stripe: every count vector
+    (>= 1 per stripe), each stripe split optimally among its processors."""
+    P = len(stripe_cuts) - 1
+    m = len(speeds)
+    best = None
+    for c in _compositions(m, P):
+        v, k = 0.0, 0
+        for p in range(P):
+            v = max(v, oned_speeds(_stripe_cols(A, stripe_cuts[p], stripe_cuts[p + 1]),
+                                   speeds[k:k + c[p]]))
+            k += c[p]
+        best = v if best is None or v < best else best
+    return best

@@ -37,7 +37,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
 from .._progress import progress_hook
-from .._validate import as_int, as_loads, choice
+from .._validate import as_int, as_loads, as_speeds, choice
 
 __all__ = [
     "METHODS",
@@ -116,7 +116,12 @@ class SpatialPartition:
         ``seconds`` (core time), ``iterations``, ``probes``, ``cost_evals``, ``dp_states``,
         ``converged``.
     shape : tuple of int
-        ``(n1, n2)``.
+        ``(n1, n2)`` (``(n1, n2, n3)`` for 3D HIER-RB, whose `rects` have 6 columns
+        ``(r0, r1, c0, c1, l0, l1)``).
+    speeds : ndarray or None
+        Relative processor speeds (part ``k`` runs on a processor of speed ``speeds[k]``).
+    bottleneck : float
+        ``max_k loads[k] / speeds[k]``, the objective with speeds (``max_load`` without).
     """
 
     rects: NDArray[np.int64]
@@ -132,6 +137,8 @@ class SpatialPartition:
     stats: dict
     shape: tuple
     A: NDArray = field(repr=False, compare=False)
+    speeds: NDArray | None = None
+    bottleneck: float = 0.0
 
     @property
     def m(self) -> int:
@@ -145,12 +152,14 @@ class SpatialPartition:
         """
         own = np.full(self.shape, -1, dtype=np.int32)
         cnt = np.zeros(self.shape, dtype=np.int32)
-        for k, (r0, r1, c0, c1) in enumerate(self.rects.tolist()):
-            own[r0:r1, c0:c1] = k
-            cnt[r0:r1, c0:c1] += 1
+        nd = len(self.shape)
+        for k, r in enumerate(self.rects.tolist()):
+            sl = tuple(slice(r[2 * d], r[2 * d + 1]) for d in range(nd))
+            own[sl] = k
+            cnt[sl] += 1
         if not (cnt == 1).all():
-            i, j = np.argwhere(cnt != 1)[0]
-            raise ValueError(f"cell ({i}, {j}) is covered {cnt[i, j]} times")
+            idx = tuple(int(x) for x in np.argwhere(cnt != 1)[0])
+            raise ValueError(f"cell {idx} is covered {cnt[idx]} times")
         return own
 
     def validate(self) -> None:
@@ -162,18 +171,20 @@ class SpatialPartition:
         ``max_load >= lower_bound``.
         """
         r = self.rects
-        n1, n2 = self.shape
-        if r.ndim != 2 or r.shape[1] != 4 or r.dtype != np.int64:
-            raise ValueError(f"rects must be an (m, 4) int64 array, got {r.shape} {r.dtype}")
-        bad = (r[:, 0] < 0) | (r[:, 0] > r[:, 1]) | (r[:, 1] > n1)
-        bad |= (r[:, 2] < 0) | (r[:, 2] > r[:, 3]) | (r[:, 3] > n2)
+        nd = len(self.shape)
+        if r.ndim != 2 or r.shape[1] != 2 * nd or r.dtype != np.int64:
+            raise ValueError(f"rects must be an (m, {2 * nd}) int64 array, got {r.shape} {r.dtype}")
+        bad = np.zeros(r.shape[0], dtype=bool)
+        for d in range(nd):
+            bad |= (r[:, 2 * d] < 0) | (r[:, 2 * d] > r[:, 2 * d + 1])
+            bad |= r[:, 2 * d + 1] > self.shape[d]
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"rectangle {k} = {r[k].tolist()} is outside the {n1}x{n2} matrix")
+            raise ValueError(f"rectangle {k} = {r[k].tolist()} is outside the matrix {self.shape}")
         self.owner_map()
         A = self.A
-        for k, (r0, r1, c0, c1) in enumerate(r.tolist()):
-            direct = A[r0:r1, c0:c1].sum()
+        for k, rk in enumerate(r.tolist()):
+            direct = A[tuple(slice(rk[2 * d], rk[2 * d + 1]) for d in range(nd))].sum()
             if A.dtype.kind == "f":
                 ok = abs(direct - self.loads[k]) <= 1e-9 * max(1.0, abs(float(self.total)))
             else:
@@ -200,6 +211,8 @@ class SpatialPartition:
             "imbalance": float(self.imbalance),
             "gap_lb": float(self.gap_lb),
             "stats": dict(self.stats),
+            "speeds": None if self.speeds is None else self.speeds.tolist(),
+            "bottleneck": float(self.bottleneck),
         }
 
     def __repr__(self) -> str:
@@ -219,6 +232,8 @@ class SpatialPartition:
         from matplotlib.collections import PatchCollection
         from matplotlib.patches import Rectangle
 
+        if len(self.shape) != 2:
+            raise ValueError("plot() draws 2D partitions only")
         if ax is None:
             _, ax = plt.subplots(figsize=(5, 5))
         ax.imshow(self.A, cmap=cmap, interpolation="nearest", origin="upper")
@@ -250,21 +265,21 @@ class _Prepared:
 
     __slots__ = ("A", "S", "m", "n1", "n2", "total", "amax")
 
-    def __init__(self, A: ArrayLike, m: Any, allow_empty: bool):
-        if isinstance(A, _Prepared):
-            self.A, self.S, self.n1, self.n2 = A.A, A.S, A.n1, A.n2
-            self.total, self.amax = A.total, A.amax
-        else:
-            arr = as_loads(A, "A", (2,))
-            self.A = arr
-            self.S = _core.prefix_sum(arr, None, "A")
-            self.n1, self.n2 = arr.shape
-            self.total = self.S[-1, -1]
-            self.amax = arr.max()
+    @property
+    def shape(self) -> tuple:
+        return self.A.shape
+
+    def __init__(self, A: ArrayLike, m: Any, allow_empty: bool, ndims: tuple = (2,)):
+        arr = as_loads(A, "A", ndims)
+        self.A = arr
+        self.S = _core.prefix_sum(arr, None, "A")
+        self.n1, self.n2 = arr.shape[:2]
+        self.total = self.S[(-1,) * arr.ndim]
+        self.amax = arr.max()
         self.m = as_int(m, "m", minimum=1)
-        if self.m > self.n1 * self.n2 and not allow_empty:
+        if self.m > arr.size and not allow_empty:
             raise ValueError(
-                f"`m` = {self.m} exceeds the {self.n1 * self.n2} cells of A; pass "
+                f"`m` = {self.m} exceeds the {arr.size} cells of A; pass "
                 "allow_empty=True to accept empty rectangles"
             )
 
@@ -318,7 +333,11 @@ def _pq(m: int, n1: int, n2: int, P: Any, Q: Any) -> tuple[int, int]:
 
 
 def _run(pp: _Prepared, method: str, params: dict, *, progress: Any = None,
-         time_limit: float | None = None, **kw: Any) -> SpatialPartition:
+         time_limit: float | None = None, speeds: Any = None, **kw: Any) -> SpatialPartition:
+    sp = as_speeds(speeds, pp.m)
+    if sp is not None:
+        kw["speeds"] = sp
+        params = dict(params, speeds=True)
     tl = 0.0
     if time_limit is not None:
         tl = float(time_limit)
@@ -340,11 +359,11 @@ def _run(pp: _Prepared, method: str, params: dict, *, progress: Any = None,
         params["orient_used"] = _ORIENT[st[6]]
     if method.startswith("jag_m"):
         params["P_used"] = int(st[7])
-    return _result(pp, rects, method, params, stats)
+    return _result(pp, rects, method, params, stats, sp)
 
 
 def _result(pp: _Prepared, rects: NDArray, method: str, params: dict,
-            stats: dict) -> SpatialPartition:
+            stats: dict, speeds: NDArray | None = None) -> SpatialPartition:
     loads = _core.box_loads(pp.S, rects) if len(rects) else np.zeros(0, pp.S.dtype)
     m = rects.shape[0]
     total = pp.total
@@ -356,6 +375,7 @@ def _result(pp: _Prepared, rects: NDArray, method: str, params: dict,
         lb = max(-(-int(total) // m), int(pp.amax))
     li = float(lmax) / avg - 1.0 if total > 0 else 0.0
     gap = float(lmax) / float(lb) - 1.0 if lb > 0 else 0.0
+    bott = float(lmax) if speeds is None else float((loads / speeds).max())
     return SpatialPartition(
         rects=rects,
         loads=loads,
@@ -368,8 +388,10 @@ def _result(pp: _Prepared, rects: NDArray, method: str, params: dict,
         method=method,
         params=params,
         stats=stats,
-        shape=(pp.n1, pp.n2),
+        shape=tuple(pp.A.shape),
         A=pp.A,
+        speeds=speeds,
+        bottleneck=bott,
     )
 
 
@@ -481,7 +503,7 @@ def _stripes_P(pp: _Prepared, P: Any) -> int:
 
 
 def jag_m_heur(A: ArrayLike, m: int, *, P: Any = "sqrt", orient: str = "best",
-               allow_empty: bool = False) -> SpatialPartition:
+               allow_empty: bool = False, speeds: ArrayLike | None = None) -> SpatialPartition:
     """JAG-M-HEUR (spec 3.7): ``P`` optimal stripes of the projection, parts shared out in
     proportion to the stripe loads (spec 3.6), each stripe cut optimally.
 
@@ -492,11 +514,11 @@ def jag_m_heur(A: ArrayLike, m: int, *, P: Any = "sqrt", orient: str = "best",
     pp = _Prepared(A, m, allow_empty)
     Pv = _stripes_P(pp, P)
     o = _orient(orient)
-    return _run(pp, "jag_m_heur", {"P": P, "orient": _ORIENT[o]}, P=Pv, orient=o)
+    return _run(pp, "jag_m_heur", {"P": P, "orient": _ORIENT[o]}, P=Pv, orient=o, speeds=speeds)
 
 
 def jag_m_probe(A: ArrayLike, m: int, *, stripe_cuts: ArrayLike, orient: str = "hor",
-                allow_empty: bool = False) -> SpatialPartition:
+                allow_empty: bool = False, speeds: ArrayLike | None = None) -> SpatialPartition:
     """JAG-M-PROBE (spec 3.8): the optimal ``m``-way jagged partition for given stripes.
 
     `stripe_cuts` are ``0 = s_0 <= s_1 <= ... <= s_P = n_main`` along the main dimension
@@ -516,17 +538,18 @@ def jag_m_probe(A: ArrayLike, m: int, *, stripe_cuts: ArrayLike, orient: str = "
     if cuts.size - 1 > pp.m:
         raise ValueError(f"`stripe_cuts` define {cuts.size - 1} stripes, more than m = {pp.m}")
     return _run(pp, "jag_m_probe", {"stripe_cuts": cuts.tolist(), "orient": _ORIENT[o]},
-                cuts=cuts, orient=o)
+                cuts=cuts, orient=o, speeds=speeds)
 
 
 def jag_m_heur_probe(A: ArrayLike, m: int, *, P: Any = "sqrt", orient: str = "best",
-                     allow_empty: bool = False) -> SpatialPartition:
+                     allow_empty: bool = False, speeds: ArrayLike | None = None) -> SpatialPartition:
     """JAG-M-HEUR-PROBE (spec 3.8): the stripes of :func:`jag_m_heur`, then the optimal
     part counts for them (:func:`jag_m_probe`). Never worse than :func:`jag_m_heur`."""
     pp = _Prepared(A, m, allow_empty)
     Pv = _stripes_P(pp, P)
     o = _orient(orient)
-    return _run(pp, "jag_m_heur_probe", {"P": P, "orient": _ORIENT[o]}, P=Pv, orient=o)
+    return _run(pp, "jag_m_heur_probe", {"P": P, "orient": _ORIENT[o]}, P=Pv, orient=o,
+                speeds=speeds)
 
 
 def jag_m_alloc(A: ArrayLike, m: int, *, counts: ArrayLike, orient: str = "hor",
@@ -565,7 +588,7 @@ def jag_m_opt(A: ArrayLike, m: int, *, orient: str = "best", allow_empty: bool =
 
 
 def hier_rb(A: ArrayLike, m: int, *, variant: str = "load", tie: str = "area",
-            allow_empty: bool = False) -> SpatialPartition:
+            allow_empty: bool = False, speeds: ArrayLike | None = None) -> SpatialPartition:
     """HIER-RB (spec 3.11): recursive bisection, ``floor(q/2) | ceil(q/2)`` parts.
 
     `variant` picks the cut dimension: ``"load"`` (both, keep the better; the paper's default),
@@ -573,15 +596,27 @@ def hier_rb(A: ArrayLike, m: int, *, variant: str = "load", tie: str = "area",
     `tie` chooses inside a plateau of equal objective: ``"area"`` (area-proportional) or
     ``"first"``.
     """
-    pp = _Prepared(A, m, allow_empty)
+    pp = _Prepared(A, m, allow_empty, (2, 3))
     v = choice(variant, "variant", _VARIANT)
     t = choice(tie, "tie", _TIE)
+    if pp.A.ndim == 3:
+        if v not in ("load", "dist"):
+            raise ValueError("`variant` must be 'load' or 'dist' for a 3D `A`")
+        if speeds is not None:
+            raise ValueError("`speeds` are not supported for a 3D `A`")
+        import time
+
+        t0 = time.perf_counter()
+        boxes = _core.spatial_hier_rb3d(pp.S, pp.m, _VARIANT.index(v))
+        stats = {"seconds": time.perf_counter() - t0, "iterations": 0, "probes": 0,
+                 "cost_evals": 0, "dp_states": 0, "converged": True}
+        return _result(pp, boxes, "hier_rb", {"variant": v, "tie": "first", "ndim": 3}, stats)
     return _run(pp, "hier_rb", {"variant": v, "tie": t}, rule=_VARIANT.index(v),
-                tie_first=int(t == "first"))
+                tie_first=int(t == "first"), speeds=speeds)
 
 
 def hier_relaxed(A: ArrayLike, m: int, *, variant: str = "load", tie: str = "area",
-                 allow_empty: bool = False) -> SpatialPartition:
+                 allow_empty: bool = False, speeds: ArrayLike | None = None) -> SpatialPartition:
     """HIER-RELAXED (spec 3.12): like :func:`hier_rb` but every node also chooses how many
     parts each side gets (minimising ``max(L1/x, L2/(q-x))``); ties prefer balanced counts.
     Zero-load sub-rectangles are split by area."""
@@ -589,7 +624,7 @@ def hier_relaxed(A: ArrayLike, m: int, *, variant: str = "load", tie: str = "are
     v = choice(variant, "variant", _VARIANT)
     t = choice(tie, "tie", _TIE)
     return _run(pp, "hier_relaxed", {"variant": v, "tie": t}, rule=_VARIANT.index(v),
-                tie_first=int(t == "first"))
+                tie_first=int(t == "first"), speeds=speeds)
 
 
 def hier_opt(A: ArrayLike, m: int, *, max_states: float = 2e7, allow_empty: bool = False,

@@ -54,6 +54,12 @@ typedef struct {
     int64_t max_states;            /* HIER-OPT dense memo cap, default 2e7 when <= 0 */
     int64_t window[4];             /* r0, r1, c0, c1 of the sub-matrix to partition; all 0 = whole */
     const wpart_control_t *control;/* optional hooks (Ctrl-C, time limit, progress) */
+    const double *speeds;          /* NULL, or m positive relative speeds: part k (row k of the
+                                      output) costs load_k / speeds[k] and max_k load_k/speeds[k]
+                                      is minimised. Supported by JAG-M-HEUR, JAG-M-PROBE,
+                                      JAG-M-HEUR-PROBE, HIER-RB and HIER-RELAXED. Processors are
+                                      used in the given order (stripe by stripe, left/top side
+                                      first), so sorting the speeds changes the result. */
 } wpart_spatial_options_t;
 
 typedef struct {
@@ -82,6 +88,17 @@ wpart_status_t wpart_spatial_partition_i64(const int64_t *S, int64_t n1, int64_t
 wpart_status_t wpart_spatial_partition_f64(const double *S, int64_t n1, int64_t n2, int64_t m,
                                            const wpart_spatial_options_t *opt, int64_t *rects,
                                            wpart_spatial_stats_t *stats);
+
+/**
+ * HIER-RB on a 3D load array (extension of spec 3.11): S is the bordered 3D prefix
+ * ((n1+1) x (n2+1) x (n3+1), see wpart_base_prefix3d_*), boxes receives m rows
+ * (r0, r1, c0, c1, l0, l1). rule: WPART_SP_LOAD (try the 3 dimensions, keep the best cut) or
+ * WPART_SP_DIST (the longest extent). Ties take the smaller cut.
+ */
+wpart_status_t wpart_spatial_hier_rb3d_i64(const int64_t *S, int64_t n1, int64_t n2, int64_t n3,
+                                           int64_t m, wpart_spatial_rule_t rule, int64_t *boxes);
+wpart_status_t wpart_spatial_hier_rb3d_f64(const double *S, int64_t n1, int64_t n2, int64_t n3,
+                                           int64_t m, wpart_spatial_rule_t rule, int64_t *boxes);
 
 /**
  * Proportional allocation (spec 3.6): counts Q[k] >= 1 with sum m for K <= m blocks of loads L,
