@@ -309,3 +309,25 @@ def test_rect_nicol_monotone_and_converges():
                 assert r.max_load <= prev
             prev = r.max_load
         assert r.stats["converged"]
+
+
+def test_time_limit_and_progress():
+    from wpart.spatial import instances as I
+
+    A = I.uniform(256, seed=0)
+    with pytest.raises(wpart.CancelledError):
+        spatial.jag_m_opt(A, 3000, time_limit=0.05)
+    seen = []
+    r = spatial.jag_m_opt(A[:64, :64], 50, progress=lambda d, t: seen.append((d, t)))
+    r.validate()
+    with pytest.raises(ValueError, match="time_limit"):
+        spatial.jag_m_opt(A, 4, time_limit=-1)
+
+
+def test_hybrid_hier_phase1():
+    from wpart.spatial import instances as I
+
+    A = I.multipeak(64, seed=1)
+    r = spatial.hybrid(A, 60, phase1="hier_relaxed", phase2_slow=None)
+    r.validate()
+    assert 2 <= r.params["m1"] <= 8

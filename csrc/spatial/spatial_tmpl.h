@@ -1218,6 +1218,10 @@ static wpart_status_t FN(jag_m_opt)(FN(ctx_t) *cx, int64_t m, int64_t *out)
             N[i] = best;
             arg[i] = barg;
             cx->stats->dp_states++;
+            if ((i & 63) == 0) {
+                WPART_CHECK(wpart_i_poll(cx->opt->control, cx->t0,
+                                         (double)iter + (double)i / (double)n1, 64.0));
+            }
         }
         cx->stats->probes++;
         iter++;

@@ -694,8 +694,11 @@ def hybrid(A: ArrayLike, m: int, *, phase1: str = "jag_m_heur",
 
     if m1 is None:
         lo = max(2, -(-M // 64)) if m1_min is None else as_int(m1_min, "m1_min", minimum=1)
-        cands = [(k + 1) ** 2 - 1 for k in range(1, math.isqrt(M) + 2)]
-        cands = [c for c in cands if lo <= c <= M - 1]
+        if p1.startswith("hier"):  # no sqrt(m1) waves: every m1 in [m1_min, 4 m1_min] (spec 8.17)
+            cands = list(range(lo, min(M - 1, 4 * lo) + 1))
+        else:
+            cands = [(k + 1) ** 2 - 1 for k in range(1, math.isqrt(M) + 2)]
+            cands = [c for c in cands if lo <= c <= M - 1]
         if not cands:
             cands = [1]
         best = None
