@@ -147,3 +147,26 @@ def test_exact_monotone_in_m():
     for meth in ("jag_m_opt", "hier_opt"):
         vals = [spatial.partition(A, m, method=meth).max_load for m in range(1, 26)]
         assert all(a >= b for a, b in zip(vals, vals[1:]))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_jag_m_opt_matches_plain_dp_medium(seed):
+    rng = np.random.default_rng(300 + seed)
+    for _ in range(6):
+        n1, n2 = int(rng.integers(4, 9)), int(rng.integers(4, 9))
+        A = rng.integers(0, 40, (n1, n2))
+        A[rng.random((n1, n2)) < 0.3] = 0
+        m = int(rng.integers(2, 13))
+        r = spatial.jag_m_opt(A, m, orient="hor")
+        r.validate()
+        assert r.max_load == orc.m_jagged_dp(A.tolist(), m)
+        assert orc.oned_dp(A.sum(axis=0).tolist(), 3) == orc.oned(A.sum(axis=0).tolist(), 3)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_hier_opt_medium(seed):
+    rng = np.random.default_rng(400 + seed)
+    for _ in range(5):
+        A = rng.integers(0, 30, (5, 5))
+        m = int(rng.integers(2, 9))
+        assert spatial.hier_opt(A, m).max_load == orc.hierarchical(A.tolist(), m)

@@ -331,3 +331,16 @@ def test_hybrid_hier_phase1():
     r = spatial.hybrid(A, 60, phase1="hier_relaxed", phase2_slow=None)
     r.validate()
     assert 2 <= r.params["m1"] <= 8
+
+
+def test_jag_m_iter():
+    from wpart.spatial import instances as I
+
+    for seed in range(4):
+        A = I.multipeak(48, seed=seed)
+        for m in (10, 37, 100):
+            it = spatial.jag_m_iter(A, m)
+            it.validate()
+            assert it.params["extension"] is True
+            assert it.max_load <= spatial.jag_m_heur_probe(A, m).max_load
+            assert it.max_load >= spatial.jag_m_opt(A, m).max_load

@@ -163,3 +163,35 @@ def m_probe_speeds(A, speeds, stripe_cuts):
             k += c[p]
         best = v if best is None or v < best else best
     return best
+
+
+def oned_dp(w, q):
+    """Optimal 1D bottleneck by the plain O(q n^2) DP (for medium chains)."""
+    n = len(w)
+    pre = [0]
+    for x in w:
+        pre.append(pre[-1] + x)
+    INF = float("inf")
+    F = [0] + [INF] * n
+    for _ in range(q):
+        F = [min(max(F[u], pre[t] - pre[u]) for u in range(t + 1)) for t in range(n + 1)]
+    return F[n]
+
+
+def m_jagged_dp(A, m):
+    """Optimal m-way jagged value (row stripes) by the plain recurrence of spec 3.10:
+    F(i, q) = min over the last stripe [k, i) and its part count x of max(F(k, q-x), G(k, i, x))."""
+    n1 = len(A)
+    INF = float("inf")
+    G = {}
+    for k in range(n1):
+        for i in range(k + 1, n1 + 1):
+            cols = _stripe_cols(A, k, i)
+            for x in range(1, m + 1):
+                G[k, i, x] = oned_dp(cols, x)
+    F = [[INF] * (m + 1) for _ in range(n1 + 1)]
+    F[0][0] = 0
+    for i in range(1, n1 + 1):
+        for q in range(1, m + 1):
+            F[i][q] = min(max(F[k][q - x], G[k, i, x]) for k in range(i) for x in range(1, q + 1))
+    return F[n1][m]

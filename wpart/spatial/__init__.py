@@ -57,6 +57,7 @@ __all__ = [
     "hier_relaxed",
     "hier_opt",
     "hybrid",
+    "jag_m_iter",
     "allocate",
     "factor_pair",
 ]
@@ -640,6 +641,62 @@ def hier_opt(A: ArrayLike, m: int, *, max_states: float = 2e7, allow_empty: bool
     if ms < 1:
         raise ValueError(f"`max_states` must be >= 1, got {max_states}")
     return _run(pp, "hier_opt", {"max_states": ms}, max_states=ms, time_limit=time_limit)
+
+
+def jag_m_iter(A: ArrayLike, m: int, *, orient: str = "best", max_rounds: int = 50,
+               allow_empty: bool = False) -> SpatialPartition:
+    """JAG-M-ITER (extension suggested in the paper's section 5, spec 3.9; not a paper method).
+
+    Starting from :func:`jag_m_heur_probe`, alternately re-optimise the part counts for the
+    current stripes (:func:`jag_m_probe`) and the stripes for the current counts
+    (:func:`jag_m_alloc`) while ``max_load`` strictly decreases (at most `max_rounds`
+    rounds). Never worse than JAG-M-HEUR-PROBE in the same orientation; always terminates.
+    ``params["extension"]`` is True.
+    """
+    pp = _Prepared(A, m, allow_empty)
+    o = _orient(orient)
+    rounds = as_int(max_rounds, "max_rounds", minimum=0)
+    best = None
+    for oo in ((0, 1) if o == 2 else (o,)):
+        cur = jag_m_heur_probe(pp.A, pp.m, orient=_ORIENT[oo], allow_empty=allow_empty)
+        k = 0
+        for k in range(rounds):
+            cuts, counts = _stripes_of(cur.rects, oo, pp.A.shape)
+            nxt = jag_m_alloc(pp.A, pp.m, counts=counts, orient=_ORIENT[oo],
+                              allow_empty=allow_empty)
+            cuts, counts = _stripes_of(nxt.rects, oo, pp.A.shape)
+            nxt = jag_m_probe(pp.A, pp.m, stripe_cuts=cuts, orient=_ORIENT[oo],
+                              allow_empty=allow_empty)
+            if not nxt.max_load < cur.max_load:
+                break
+            cur = nxt
+        if best is None or cur.max_load < best[0].max_load:
+            best = (cur, oo, k)
+    cur, oo, k = best
+    params = {"orient": _ORIENT[o], "orient_used": _ORIENT[oo], "max_rounds": rounds,
+              "extension": True}
+    stats = dict(cur.stats, iterations=k)
+    return _result(pp, cur.rects, "jag_m_iter", params, stats)
+
+
+def _stripes_of(rects: NDArray, orient: int, shape: tuple) -> tuple[list, list]:
+    """Stripe cuts and per-stripe counts of an m-way jagged partition (main dim = orient)."""
+    a, b = (0, 1) if orient == 0 else (2, 3)
+    nmain = shape[0] if orient == 0 else shape[1]
+    spans: dict = {}
+    for r in rects.tolist():
+        if r[1] > r[0] and r[3] > r[2]:
+            spans[(r[a], r[b])] = spans.get((r[a], r[b]), 0) + 1
+        else:
+            spans.setdefault(None, 0)
+            spans[None] += 1
+    extra = spans.pop(None, 0)
+    keys = sorted(spans)
+    cuts = [0] + [k[1] for k in keys]
+    counts = [spans[k] for k in keys]
+    counts[-1] += extra
+    assert cuts[-1] == nmain
+    return cuts, counts
 
 
 def allocate(loads: ArrayLike, m: int, cap: ArrayLike | None = None) -> NDArray[np.int64]:
