@@ -796,6 +796,27 @@ static int64_t FN(stripe_count)(const FN(view_t) *v, int64_t a, int64_t b, T B, 
 }
 
 /* optimal m-way jagged partition for the given stripes R[0..P] (JAG-M-PROBE, 3.8) */
+/* PROBE-M (3.8): can the stripes R be cut into at most m pieces of load <= B? */
+static int FN(mprobe_ok)(const FN(view_t) *v, const int64_t *R, int64_t P, int64_t m, T B)
+{
+    int64_t used = 0;
+    for (int64_t p = 0; p < P; p++) {
+        if (R[p] == R[p + 1]) {
+            used++;
+        } else {
+            int64_t c = FN(stripe_count)(v, R[p], R[p + 1], B, m - used);
+            if (c < 0 || c > m - used) {
+                return 0;
+            }
+            used += c;
+        }
+        if (used > m) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static wpart_status_t FN(m_probe_core)(FN(ctx_t) *cx, const int64_t *R, int64_t P, int64_t m,
                                        int64_t *out)
 {
@@ -803,7 +824,9 @@ static wpart_status_t FN(m_probe_core)(FN(ctx_t) *cx, const int64_t *R, int64_t 
     const FN(view_t) *v = &cx->v;
     int64_t *cnt = wpart_i_malloc(P, sizeof(int64_t));
     T *val = wpart_i_malloc(P, sizeof(T));
-    if (!cnt || !val) {
+    T *L = wpart_i_malloc(P, sizeof(T));
+    int64_t *cap = wpart_i_malloc(P, sizeof(int64_t));
+    if (!cnt || !val || !L || !cap) {
         WPART_FAIL(WPART_ENOMEM, "out of memory");
     }
     T tot = FN(load)(v, 0, v->n1, 0, v->n2);
@@ -813,26 +836,43 @@ static wpart_status_t FN(m_probe_core)(FN(ctx_t) *cx, const int64_t *R, int64_t 
     int64_t lo = 0;
 #endif
     int64_t hi = FN(key)(tot);
+    /* tighter upper bound: with the proportional counts Q_p, DirectCut's argument makes
+     * B = max_p (L_p / Q_p + heaviest column of stripe p) feasible */
+    {
+        for (int64_t p = 0; p < P; p++) {
+            L[p] = FN(load)(v, R[p], R[p + 1], 0, v->n2);
+            cap[p] = R[p] < R[p + 1] ? v->n2 : 1;
+        }
+        WPART_CHECK(FN(alloc)(L, P, m, cap, cnt));
+        T ub = 0;
+        const T *Sa, *Sb;
+        for (int64_t p = 0; p < P; p++) {
+            if (R[p] == R[p + 1]) {
+                continue;
+            }
+            Sa = v->S + R[p] * v->s0;
+            Sb = v->S + R[p + 1] * v->s0;
+            T colmax = 0;
+            for (int64_t j = 0; j < v->n2; j++) {
+                T c = (Sb[(j + 1) * v->s1] - Sa[(j + 1) * v->s1]) - (Sb[j * v->s1] - Sa[j * v->s1]);
+                colmax = c > colmax ? c : colmax;
+            }
+            T b = FN(ceil_div)(L[p], cnt[p]) + colmax;
+            ub = b > ub ? b : ub;
+        }
+#if !IS_INT
+        ub *= 1.0 + 1e-9;
+#endif
+        if (ub < tot && FN(mprobe_ok)(v, R, P, m, ub)) {
+            hi = FN(key)(ub);
+        }
+    }
+    if (lo > hi) {
+        lo = hi;
+    }
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
-        T B = FN(unkey)(mid);
-        int64_t used = 0;
-        int ok = 1;
-        for (int64_t p = 0; p < P && ok; p++) {
-            if (R[p] == R[p + 1]) {
-                used++;
-            } else {
-                int64_t c = FN(stripe_count)(v, R[p], R[p + 1], B, m - used);
-                if (c < 0 || c > m - used) {
-                    ok = 0;
-                } else {
-                    used += c;
-                }
-            }
-            if (used > m) {
-                ok = 0;
-            }
-        }
+        int ok = FN(mprobe_ok)(v, R, P, m, FN(unkey)(mid));
         cx->stats->probes++;
         if (ok) {
             hi = mid;
@@ -878,6 +918,8 @@ static wpart_status_t FN(m_probe_core)(FN(ctx_t) *cx, const int64_t *R, int64_t 
 cleanup:
     free(cnt);
     free(val);
+    free(L);
+    free(cap);
     return st;
 }
 
