@@ -92,12 +92,13 @@ def peak(n1: int, n2: int | None = None, *, ref: str = "continuous",
     return multipeak(n1, n2, k=1, ref=ref, seed=seed)
 
 
-def pic_like(n: int = 514, *, t: int = 0, seed: int = 0, density: float = 40.0,
+def pic_like(n: int = 514, *, t: int = 0, seed: int = 0, density: float = 100.0,
              ridges: int = 4) -> NDArray[np.int64]:
     """Substitute for a PIC-MAG snapshot (spec 5.2): particle counts on an ``n x n`` grid.
 
     A near-uniform background (mean `density` per cell) plus `ridges` smooth Gaussian shells
-    around a central "planet" whose radii and angles drift slowly with the iteration `t`
+    (20-60 % above the background) around a small empty central "planet"; the shells' radii
+    and angles drift slowly with the iteration `t`
     (0 ... 33,500 in the paper's series), Poisson-sampled to integers. The geometry is fixed by
     `seed`; `t` only moves it, so consecutive snapshots are similar.
     """
@@ -109,17 +110,16 @@ def pic_like(n: int = 514, *, t: int = 0, seed: int = 0, density: float = 40.0,
     cx, cy = 0.1 * geo.uniform(-1, 1), 0.1 * geo.uniform(-1, 1)
     r = np.hypot(x - cx, y - cy)
     th = np.arctan2(y - cy, x - cx)
-    lam = 1.0 + 0.15 * np.cos(2 * np.pi * geo.random((1,))[0] + 0 * x)  # mild large-scale trend
-    lam = lam * (1.0 + 0.1 * x)
+    lam = (1.0 + 0.15 * np.cos(2 * np.pi * geo.random())) * (1.0 + 0.1 * x)  # mild trend
     s = t / 33_500.0
-    for k in range(as_int(ridges, "ridges", minimum=0)):
+    for _ in range(as_int(ridges, "ridges", minimum=0)):
         r0 = 0.2 + 0.55 * geo.random() + 0.15 * s * geo.uniform(-1, 1)
-        w = 0.02 + 0.05 * geo.random()
-        amp = 1.5 + 4.0 * geo.random()
+        w = 0.05 + 0.1 * geo.random()
+        amp = 0.2 + 0.4 * geo.random()
         phase = geo.uniform(0, 2 * np.pi) + 1.5 * s * geo.uniform(-1, 1)
         ang = 0.5 + 0.5 * np.cos(th - phase)  # day/night asymmetry
         lam = lam + amp * ang**2 * np.exp(-(((r - r0) / w) ** 2))
-    lam = lam * (r > 0.05)  # the planet itself is empty
+    lam = lam * (r > 0.03)  # the planet itself is empty
     return np.ascontiguousarray(noise.poisson(density * lam).astype(np.int64))
 
 
