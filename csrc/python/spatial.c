@@ -5,17 +5,21 @@ static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject 
 {
     static char *kwlist[] = {"S", "m", "method", "orient", "rule", "tie_first", "P", "Q",
                              "cuts", "max_sweeps", "max_states", "window", "progress",
-                             "time_limit", "speeds", NULL};
+                             "time_limit", "speeds", "phase1", "fast", "slow", "m1", "m1_min",
+                             NULL};
     PyObject *sobj, *cobj = Py_None, *progress = Py_None, *spobj = Py_None, *res = NULL;
     long long m, P = 0, Q = 0, max_sweeps = 0, max_states = 0;
     long long w[4] = {0, 0, 0, 0};
     int method, orient = 0, rule = 0, tie_first = 0;
+    int phase1 = WPART_SP_JAG_M_HEUR, fast = WPART_SP_JAG_M_HEUR_PROBE, slow = WPART_SP_JAG_M_OPT;
+    long long m1 = 0, m1_min = 0;
     double time_limit = 0.0;
     PyArrayObject *S = NULL, *C = NULL, *out = NULL, *SP = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OLi|iiiLLOLL(LLLL)OdO", kwlist, &sobj, &m,
-                                     &method, &orient, &rule, &tie_first, &P, &Q, &cobj,
-                                     &max_sweeps, &max_states, &w[0], &w[1], &w[2], &w[3],
-                                     &progress, &time_limit, &spobj)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OLi|iiiLLOLL(LLLL)OdOiiiLL", kwlist,
+                                     &sobj, &m, &method, &orient, &rule, &tie_first, &P, &Q,
+                                     &cobj, &max_sweeps, &max_states, &w[0], &w[1], &w[2], &w[3],
+                                     &progress, &time_limit, &spobj, &phase1, &fast, &slow, &m1,
+                                     &m1_min)) {
         return NULL;
     }
     int t = wpy_loads_typenum(sobj, "S");
@@ -67,6 +71,11 @@ static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject 
     opt.cuts = C ? PyArray_DATA(C) : NULL;
     opt.ncuts = C ? (int64_t)PyArray_DIM(C, 0) : 0;
     opt.speeds = SP ? PyArray_DATA(SP) : NULL;
+    opt.hybrid_phase1 = phase1;
+    opt.hybrid_fast = fast;
+    opt.hybrid_slow = slow;
+    opt.m1 = m1;
+    opt.m1_min = m1_min;
     opt.max_sweeps = max_sweeps;
     opt.max_states = max_states;
     for (int i = 0; i < 4; i++) {
@@ -91,10 +100,10 @@ static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject 
         wpy_raise(st, NULL);
         goto cleanup;
     }
-    res = Py_BuildValue("O(dLLLLiiL)", out, stats.seconds, (long long)stats.iterations,
+    res = Py_BuildValue("O(dLLLLiiLd)", out, stats.seconds, (long long)stats.iterations,
                         (long long)stats.probes, (long long)stats.cost_evals,
                         (long long)stats.dp_states, stats.converged, stats.orient,
-                        (long long)stats.P);
+                        (long long)stats.P, stats.eli);
 cleanup:
     Py_XDECREF(S);
     Py_XDECREF(C);

@@ -30,6 +30,9 @@ void wpart_spatial_options_init(wpart_spatial_options_t *opt)
         opt->method = WPART_SP_RECT_UNIFORM;
         opt->orient = WPART_SP_HOR;
         opt->rule = WPART_SP_LOAD;
+        opt->hybrid_phase1 = WPART_SP_JAG_M_HEUR;
+        opt->hybrid_fast = WPART_SP_JAG_M_HEUR_PROBE;
+        opt->hybrid_slow = WPART_SP_JAG_M_OPT;
     }
 }
 
@@ -53,7 +56,7 @@ static wpart_status_t check_args(const void *S, int64_t n1, int64_t n2, int64_t 
     if (m > INT64_MAX / 8) {
         return wpart_i_error(WPART_ELIMIT, "m too large");
     }
-    if ((int)opt->method < 0 || opt->method > WPART_SP_HIER_OPT) {
+    if ((int)opt->method < 0 || opt->method > WPART_SP_HYBRID) {
         return wpart_i_error(WPART_EINVAL, "unknown method %d", (int)opt->method);
     }
     if ((int)opt->orient < 0 || opt->orient > WPART_SP_BEST) {
@@ -78,6 +81,23 @@ static wpart_status_t check_args(const void *S, int64_t n1, int64_t n2, int64_t 
                 return wpart_i_error(WPART_EINVAL, "speeds[%" PRId64 "] = %g must be positive "
                                      "and finite", k, opt->speeds[k]);
             }
+        }
+    }
+    if (opt->method == WPART_SP_HYBRID) {
+        int ph[3] = {opt->hybrid_phase1, opt->hybrid_fast, opt->hybrid_slow};
+        for (int i = 0; i < 3; i++) {
+            if (i == 2 && ph[i] < 0) {
+                continue;
+            }
+            if (ph[i] != WPART_SP_JAG_M_HEUR && ph[i] != WPART_SP_JAG_M_HEUR_PROBE &&
+                ph[i] != WPART_SP_JAG_M_OPT && ph[i] != WPART_SP_HIER_RB &&
+                ph[i] != WPART_SP_HIER_RELAXED) {
+                return wpart_i_error(WPART_EINVAL, "HYBRID phases must be m-way jagged or "
+                                     "hierarchical heuristics or JAG-M-OPT (got %d)", ph[i]);
+            }
+        }
+        if (opt->m1 < 0 || opt->m1 > m || opt->m1_min < 0) {
+            return wpart_i_error(WPART_EINVAL, "HYBRID needs 0 <= m1 <= m and m1_min >= 0");
         }
     }
     switch (opt->method) {

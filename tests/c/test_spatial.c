@@ -133,7 +133,7 @@ static void test_all_methods_random(void)
             A[i] = (rnd() % 3 == 0) ? 0 : (int64_t)(rnd() % 50);
         }
         int64_t m = 1 + (int64_t)(rnd() % (uint64_t)(n1 * n2));
-        for (int meth = 0; meth <= WPART_SP_HIER_OPT; meth++) {
+        for (int meth = 0; meth <= WPART_SP_HYBRID; meth++) {
             wpart_spatial_options_t o;
             wpart_spatial_options_init(&o);
             o.method = (wpart_spatial_method_t)meth;
@@ -153,6 +153,37 @@ static void test_all_methods_random(void)
             run(A, n1, n2, m, &o);
         }
     }
+}
+
+static void test_hybrid(void)
+{
+    int64_t n1 = 12, n2 = 10, A[120];
+    for (int i = 0; i < 120; i++) {
+        A[i] = (int64_t)(rnd() % 40);
+    }
+    wpart_spatial_options_t o;
+    wpart_spatial_options_init(&o);
+    o.method = WPART_SP_HYBRID;
+    int64_t a = run(A, n1, n2, 20, &o);
+    o.hybrid_slow = -1;
+    int64_t b = run(A, n1, n2, 20, &o);
+    CHECK(a <= b);
+    o.m1 = 1;
+    o.hybrid_fast = WPART_SP_JAG_M_OPT;
+    o.orient = WPART_SP_BEST;
+    int64_t c = run(A, n1, n2, 20, &o);
+    wpart_spatial_options_t p;
+    wpart_spatial_options_init(&p);
+    p.method = WPART_SP_JAG_M_OPT;
+    p.orient = WPART_SP_BEST;
+    CHECK(c == run(A, n1, n2, 20, &p));
+    o.hybrid_phase1 = WPART_SP_HIER_RELAXED;
+    o.m1 = 0;
+    run(A, n1, n2, 20, &o);
+    o.hybrid_fast = WPART_SP_RECT_NICOL;
+    int64_t S[143], R[80];
+    CHECK_STATUS(wpart_base_prefix2d_i64(A, n1, n2, S), WPART_OK);
+    CHECK_STATUS(wpart_spatial_partition_i64(S, n1, n2, 20, &o, R, NULL), WPART_EINVAL);
 }
 
 static void test_status_paths(void)
@@ -212,6 +243,7 @@ int main(void)
 {
     test_golden();
     test_all_methods_random();
+    test_hybrid();
     test_status_paths();
     if (failures) {
         fprintf(stderr, "%d failure(s)\n", failures);

@@ -26,7 +26,6 @@ Examples
 
 from __future__ import annotations
 
-import heapq
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -713,105 +712,58 @@ def allocate(loads: ArrayLike, m: int, cap: ArrayLike | None = None) -> NDArray[
     return _core.spatial_alloc(L, m, c)
 
 
-_PHASE2 = ("jag_m_heur", "jag_m_heur_probe", "jag_m_opt", "hier_rb", "hier_relaxed")
-_PHASE1 = ("jag_m_heur", "jag_m_heur_probe", "jag_m_opt", "hier_rb", "hier_relaxed")
+_PHASES = ("jag_m_heur", "jag_m_heur_probe", "jag_m_opt", "hier_rb", "hier_relaxed")
 
 
 def hybrid(A: ArrayLike, m: int, *, phase1: str = "jag_m_heur",
            phase2_fast: str = "jag_m_heur_probe", phase2_slow: str | None = "jag_m_opt",
            m1: int | None = None, m1_min: int | None = None, orient: str = "best",
-           allow_empty: bool = False) -> SpatialPartition:
+           variant: str = "load", allow_empty: bool = False,
+           time_limit: float | None = None) -> SpatialPartition:
     """HYBRID (spec 4): a fast phase-1 partition into ``m1 < m`` blocks, parts shared out in
     proportion to block loads (capped by area), then each block partitioned by `phase2_fast`;
     with `phase2_slow` (HYBRID-F), the most loaded block is re-partitioned by the slow
-    algorithm while that lowers its maximum.
+    algorithm while that lowers its maximum. Runs in the C core.
 
-    `m1` defaults to the candidate ``(k+1)^2 - 1`` in ``[m1_min, m-1]`` with the lowest
-    expected imbalance ``ELI = max_k (L_k/m_k)/(T/m) - 1`` (ties: larger ``m1``);
-    ``m1_min`` defaults to ``max(2, ceil(m/64))``. ``params["eli"]`` reports the ELI.
+    Parameters
+    ----------
+    phase1, phase2_fast, phase2_slow : str
+        Each one of ``"jag_m_heur"``, ``"jag_m_heur_probe"``, ``"jag_m_opt"``, ``"hier_rb"``,
+        ``"hier_relaxed"``; ``phase2_slow=None`` runs only the fast phase 2 (plain HYBRID).
+    m1 : int, optional
+        Phase-1 part count. By default the candidate with the lowest expected imbalance
+        ``ELI = max_k (L_k/m_k)/(T/m) - 1`` (ties: larger ``m1``) among ``(k+1)^2 - 1`` in
+        ``[m1_min, m-1]`` (every ``m1`` in ``[m1_min, 4 m1_min]`` for a hierarchical phase 1).
+    m1_min : int, optional
+        Default ``max(2, ceil(m/64))``; larger is faster and usually worse.
+    orient, variant : str
+        Passed to the jagged / hierarchical phases.
+
+    ``params["m1"]`` and ``params["eli"]`` report the choice; ``stats["iterations"]`` counts
+    the slow re-partitions.
     """
     pp = _Prepared(A, m, allow_empty)
-    p1 = choice(phase1, "phase1", _PHASE1)
-    pf = choice(phase2_fast, "phase2_fast", _PHASE2)
-    ps = None if phase2_slow is None else choice(phase2_slow, "phase2_slow", _PHASE2)
+    p1 = choice(phase1, "phase1", _PHASES)
+    pf = choice(phase2_fast, "phase2_fast", _PHASES)
+    ps = None if phase2_slow is None else choice(phase2_slow, "phase2_slow", _PHASES)
     o = _orient(orient)
-    M = pp.m
-    kw1 = {"orient": o} if p1.startswith("jag") else {}
-
-    def phase1_run(k: int):
-        rects, _ = _core.spatial_partition(pp.S, k, _CODE[p1], **kw1)
-        L = _core.box_loads(pp.S, rects)
-        area = (rects[:, 1] - rects[:, 0]) * (rects[:, 3] - rects[:, 2])
-        cap = np.maximum(area, 1).astype(np.int64)
-        cnt = _core.spatial_alloc(np.ascontiguousarray(L), M, cap)
-        avg = float(pp.total) / M
-        eli = (max(float(l) / c for l, c in zip(L.tolist(), cnt.tolist())) / avg - 1.0
-               if pp.total > 0 else 0.0)
-        return rects, L, cnt, eli
-
-    if m1 is None:
-        lo = max(2, -(-M // 64)) if m1_min is None else as_int(m1_min, "m1_min", minimum=1)
-        if p1.startswith("hier"):  # no sqrt(m1) waves: every m1 in [m1_min, 4 m1_min] (spec 8.17)
-            cands = list(range(lo, min(M - 1, 4 * lo) + 1))
-        else:
-            cands = [(k + 1) ** 2 - 1 for k in range(1, math.isqrt(M) + 2)]
-            cands = [c for c in cands if lo <= c <= M - 1]
-        if not cands:
-            cands = [1]
-        best = None
-        for c in cands:
-            res = phase1_run(c)
-            if best is None or res[3] < best[1][3] or (res[3] == best[1][3] and c > best[0]):
-                best = (c, res)
-        m1v, (rects1, L1, cnt, eli) = best
-    else:
-        m1v = as_int(m1, "m1", minimum=1)
-        if m1v > M:
-            raise ValueError(f"`m1` = {m1v} must not exceed m = {M}")
-        rects1, L1, cnt, eli = phase1_run(m1v)
-
-    kw2 = {"orient": o}
-
-    def solve(k: int, alg: str) -> NDArray:
-        r0, r1, c0, c1 = rects1[k].tolist()
-        q = int(cnt[k])
-        if q == 1 or r0 == r1 or c0 == c1:
-            out = np.zeros((q, 4), dtype=np.int64)
-            out[0] = (r0, r1, c0, c1)
-            out[1:] = (r0, r0, c0, c0)
-            return out
-        kw = kw2 if alg.startswith("jag") else {}
-        rects, _ = _core.spatial_partition(pp.S, q, _CODE[alg], window=(r0, r1, c0, c1), **kw)
-        return rects
-
-    import time
-
-    t0 = time.perf_counter()
-    sols = [solve(k, pf) for k in range(len(rects1))]
-    Ms = [float(_core.box_loads(pp.S, s).max()) for s in sols]
-    slow_runs = 0
-    if ps is not None:
-        heap = [(-v, k) for k, v in enumerate(Ms)]
-        heapq.heapify(heap)
-        done = set()
-        while heap:
-            negv, k = heap[0]
-            if k in done:
-                break
-            s = solve(k, ps)
-            slow_runs += 1
-            done.add(k)
-            v = float(_core.box_loads(pp.S, s).max())
-            if v < Ms[k]:
-                sols[k], Ms[k] = s, v
-                heapq.heapreplace(heap, (-v, k))
-            else:
-                break
-    rects = np.ascontiguousarray(np.concatenate(sols, axis=0), dtype=np.int64)
-    stats = {"seconds": time.perf_counter() - t0, "iterations": slow_runs, "probes": 0,
-             "cost_evals": 0, "dp_states": 0, "converged": True}
-    params = {"phase1": p1, "phase2_fast": pf, "phase2_slow": ps, "m1": m1v, "eli": eli,
-              "orient": _ORIENT[o]}
+    v = choice(variant, "variant", _VARIANT)
+    m1v = 0 if m1 is None else as_int(m1, "m1", minimum=1)
+    if m1v > pp.m:
+        raise ValueError(f"`m1` = {m1v} must not exceed m = {pp.m}")
+    m1m = 0 if m1_min is None else as_int(m1_min, "m1_min", minimum=1)
+    tl = 0.0
+    if time_limit is not None:
+        tl = float(time_limit)
+        if not tl > 0:
+            raise ValueError(f"`time_limit` must be positive, got {time_limit}")
+    rects, st = _core.spatial_partition(
+        pp.S, pp.m, 13, orient=o, rule=_VARIANT.index(v), phase1=_CODE[p1], fast=_CODE[pf],
+        slow=-1 if ps is None else _CODE[ps], m1=m1v, m1_min=m1m, time_limit=tl)
+    stats = {"seconds": st[0], "iterations": st[1], "probes": st[2], "cost_evals": st[3],
+             "dp_states": st[4], "converged": True}
+    params = {"phase1": p1, "phase2_fast": pf, "phase2_slow": ps, "m1": int(st[7]),
+              "eli": float(st[8]), "orient": _ORIENT[o], "variant": v}
     return _result(pp, rects, "hybrid", params, stats)
 
 

@@ -31,7 +31,8 @@ typedef enum {
     WPART_SP_JAG_M_OPT = 9,
     WPART_SP_HIER_RB = 10,
     WPART_SP_HIER_RELAXED = 11,
-    WPART_SP_HIER_OPT = 12
+    WPART_SP_HIER_OPT = 12,
+    WPART_SP_HYBRID = 13
 } wpart_spatial_method_t;
 
 typedef enum { WPART_SP_HOR = 0, WPART_SP_VER = 1, WPART_SP_BEST = 2 } wpart_spatial_orient_t;
@@ -60,6 +61,12 @@ typedef struct {
                                       JAG-M-HEUR-PROBE, HIER-RB and HIER-RELAXED. Processors are
                                       used in the given order (stripe by stripe, left/top side
                                       first), so sorting the speeds changes the result. */
+    /* HYBRID (spec 4): phase-1 method, fast and slow phase-2 methods (each one of JAG-M-HEUR,
+       JAG-M-HEUR-PROBE, JAG-M-OPT, HIER-RB, HIER-RELAXED; slow < 0 for none), the phase-1
+       part count m1 (0 = choose by the expected imbalance) and its minimum (0 = default
+       max(2, ceil(m/64))). init sets JAG-M-HEUR / JAG-M-HEUR-PROBE / JAG-M-OPT. */
+    int hybrid_phase1, hybrid_fast, hybrid_slow;
+    int64_t m1, m1_min;
 } wpart_spatial_options_t;
 
 typedef struct {
@@ -70,7 +77,8 @@ typedef struct {
     int64_t dp_states;    /* DP states computed */
     int converged;        /* RECT-NICOL reached a fixed point */
     int orient;           /* orientation used (0 HOR, 1 VER) for jagged methods */
-    int64_t P;            /* stripes / row blocks used */
+    int64_t P;            /* stripes / row blocks used (HYBRID: the m1 used) */
+    double eli;           /* HYBRID: expected load imbalance of the chosen phase 1 */
 } wpart_spatial_stats_t;
 
 /** Defaults: RECT-UNIFORM, HOR, LOAD rule, area tie, everything else 0/NULL. */
