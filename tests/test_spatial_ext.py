@@ -104,3 +104,16 @@ def test_hier_rb_3d():
         spatial.hier_rb(np.ones((2, 2, 2, 2)), 2)
     with pytest.raises(ValueError, match="plot"):
         spatial.hier_rb(np.ones((2, 2, 2)), 2).plot()
+
+
+def test_speeds_probe_never_worse_than_heur():
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        A = rng.integers(0, 100, (int(rng.integers(4, 30)), int(rng.integers(4, 30))))
+        m = int(rng.integers(2, 40))
+        sp = rng.uniform(0.2, 5.0, m)
+        for o in ("hor", "ver", "best"):
+            h = spatial.jag_m_heur(A, m, speeds=sp, orient=o, allow_empty=True)
+            p = spatial.jag_m_heur_probe(A, m, speeds=sp, orient=o, allow_empty=True)
+            p.validate()
+            assert p.bottleneck <= h.bottleneck * (1 + 1e-12)

@@ -344,3 +344,78 @@ def test_jag_m_iter():
             assert it.params["extension"] is True
             assert it.max_load <= spatial.jag_m_heur_probe(A, m).max_load
             assert it.max_load >= spatial.jag_m_opt(A, m).max_load
+
+
+def _is_guillotine(rects):
+    """True if the non-empty rectangles can be split recursively by full straight cuts."""
+    rs = [tuple(r) for r in rects if r[1] > r[0] and r[3] > r[2]]
+
+    def rec(rs):
+        if len(rs) <= 1:
+            return True
+        r0, r1 = min(r[0] for r in rs), max(r[1] for r in rs)
+        c0, c1 = min(r[2] for r in rs), max(r[3] for r in rs)
+        for d, (lo, hi) in ((0, (r0, r1)), (1, (c0, c1))):
+            for c in range(lo + 1, hi):
+                a = [r for r in rs if r[2 * d + 1] <= c]
+                b = [r for r in rs if r[2 * d] >= c]
+                if len(a) + len(b) == len(rs) and a and b:
+                    return rec(a) and rec(b)
+        return False
+
+    return rec(rs)
+
+
+def _is_jagged(rects, n_other, main):
+    """True if the rectangles form full-width stripes along dimension `main`."""
+    a, b = (0, 1) if main == 0 else (2, 3)
+    c, d = (2, 3) if main == 0 else (0, 1)
+    stripes = {}
+    for r in rects.tolist():
+        if r[1] > r[0] and r[3] > r[2]:
+            stripes.setdefault((r[a], r[b]), []).append((r[c], r[d]))
+    for pieces in stripes.values():
+        pieces.sort()
+        if pieces[0][0] != 0 or pieces[-1][1] != n_other:
+            return False
+        if any(p[1] != q[0] for p, q in zip(pieces, pieces[1:])):
+            return False
+    return True
+
+
+def test_structure_of_each_class():
+    rng = np.random.default_rng(11)
+    for _ in range(8):
+        A = _inst(rng, 12, 9, ["uniform", "zeros", "peak"][_ % 3])
+        for meth in ("hier_rb", "hier_relaxed", "hier_opt") if A.size <= 108 else ():
+            m = 7
+            r = spatial.partition(A, m, method=meth) if meth != "hier_opt" else \
+                spatial.hier_opt(A[:6, :6], m)
+            assert _is_guillotine(r.rects.tolist()), meth
+        for meth in ("jag_pq_heur", "jag_m_heur", "jag_m_heur_probe", "jag_m_opt", "hybrid"):
+            kw = {"P": 2, "Q": 4} if "pq" in meth else {}
+            r = spatial.partition(A, 8, method=meth, **kw)
+            if meth == "hybrid":
+                assert _is_guillotine(r.rects.tolist())
+                continue
+            main = 0 if r.params["orient_used"] == "hor" else 1
+            assert _is_jagged(r.rects, A.shape[1 - main], main), meth
+            assert _is_guillotine(r.rects.tolist())
+        r = spatial.rect_nicol(A, 6, P=2, Q=3)
+        assert len(set(map(tuple, r.rects[:, :2].tolist()))) <= 2
+        assert len(set(map(tuple, r.rects[:, 2:].tolist()))) <= 3
+
+
+def test_plateau_tie_rule():
+    Z = np.zeros((8, 8), dtype=int)
+    r = spatial.hier_rb(Z, 4)
+    areas = (r.rects[:, 1] - r.rects[:, 0]) * (r.rects[:, 3] - r.rects[:, 2])
+    assert sorted(areas.tolist()) == [16, 16, 16, 16]
+    f = spatial.hier_rb(Z, 4, tie="first")
+    f.validate()
+    # zero rows around a block: the area rule centres the cut inside the plateau
+    B = np.zeros((10, 10), dtype=int)
+    B[:, :2] = 1
+    B[:, 8:] = 1
+    r = spatial.hier_rb(B, 2, variant="ver")
+    assert r.rects[0].tolist() == [0, 10, 0, 5]

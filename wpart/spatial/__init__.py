@@ -10,8 +10,31 @@ each contained in the next:
   :func:`jag_m_alloc`, :func:`jag_m_opt` (exact);
 * hierarchical bipartitions: :func:`hier_rb`, :func:`hier_relaxed`, :func:`hier_opt` (exact);
 
-plus the two-phase :func:`hybrid`. :func:`partition` dispatches by name. All algorithms run
-in the C core on a bordered prefix array, with the GIL released.
+plus the two-phase :func:`hybrid` and the :func:`jag_m_iter` extension. :func:`partition`
+dispatches by name. All algorithms run in the C core on a bordered prefix array, with the GIL
+released; instance generators are in :mod:`wpart.spatial.instances`.
+
+Guarantees
+----------
+* Exact (integer loads exactly; float loads exactly for the costs as computed in float64):
+  JAG-PQ-OPT (both engines, the optimum of the ``P x Q`` jagged class in the chosen
+  orientation), JAG-M-PROBE (best counts for given stripes), JAG-M-ALLOC (best stripes for
+  given counts), JAG-M-OPT (the ``m``-way jagged optimum) and HIER-OPT (the hierarchical
+  optimum). The class chain HIER-OPT <= JAG-M-OPT <= JAG-PQ-OPT <= RECT-NICOL <= RECT-UNIFORM
+  holds for every input.
+* Proven bounds (strictly positive loads, ``Delta = amax / amin``; spec 3.3 and 3.7):
+  JAG-PQ-HEUR ``<= (1 + Delta P/n1)(1 + Delta Q/n2) T/m``; JAG-M-HEUR
+  ``<= (m/(m-P) + m Delta/(P n2) + m Delta^2/(n1 n2)) T/m`` when ``P < m`` and every stripe
+  count is ``<= n2``. Always: JAG-M-HEUR-PROBE <= JAG-M-HEUR, RECT-NICOL <= RECT-UNIFORM,
+  HYBRID with a slow phase <= the same HYBRID without, JAG-M-ITER <= JAG-M-HEUR-PROBE.
+  HIER-RB and HIER-RELAXED have no proven bound (the paper states none).
+* Processor speeds (``speeds=``, beyond the paper): part ``k`` costs ``load_k / speeds[k]``
+  and the bottleneck ``max_k load_k / speeds[k]`` is minimised with processors used in the
+  given order (stripe by stripe, or the first side of every cut first). JAG-M-PROBE stays
+  exact for that order and JAG-M-HEUR-PROBE <= JAG-M-HEUR still holds; the Delta bounds above
+  are not proven with speeds (only ``bottleneck >= T / sum(speeds)``). Sorting the speeds
+  changes the result.
+* 3D loads (``hier_rb`` on an ``n1 x n2 x n3`` array, beyond the paper): valid boxes, no bound.
 
 Examples
 --------
