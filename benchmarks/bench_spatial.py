@@ -27,15 +27,17 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
-from wpart.experiments import jsonable  # noqa: E402
-from wpart.experiments import spatial as ex  # noqa: E402
+from wpart.experiments import jsonable
+from wpart.experiments import spatial as ex
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="CI-sized run (< 60 s)")
     ap.add_argument("--json", type=Path, default=None, help="write the results here")
-    ap.add_argument("--only", choices=["quality", "series", "timing", "scaling"], default=None)
+    ap.add_argument(
+        "--only", choices=["quality", "series", "timing", "scaling"], default=None
+    )
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     results, ok_all = {}, True
@@ -46,7 +48,9 @@ def main(argv=None) -> int:
         print(text, "\n", flush=True)
         results[name] = {"ok": ok, "data": data}
         ok_all &= ok
-    print(f"bench_spatial: {'OK' if ok_all else 'MISS'} in {time.perf_counter() - t0:.1f} s")
+    print(
+        f"bench_spatial: {'OK' if ok_all else 'MISS'} in {time.perf_counter() - t0:.1f} s"
+    )
     if args.json:
         args.json.write_text(json.dumps(jsonable(results), indent=1))
     return 0

@@ -7,9 +7,11 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from oracles import spatial as orc  # noqa: E402
+import itertools
 
-from wpart import spatial  # noqa: E402
+from oracles import spatial as orc
+
+from wpart import spatial
 
 A1 = [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12], [13, 14, 15, 16]]
 A2 = [[0, 0, 9, 0], [1, 0, 0, 0], [0, 7, 0, 3], [0, 0, 2, 8]]
@@ -30,8 +32,12 @@ def test_golden_table(row):
     assert orc.rect_opt(A, P, Q) == ropt
     assert spatial.rect_nicol(A, m, P=P, Q=Q).max_load >= ropt
     for eng in ("jag_pq_opt_nicol", "jag_pq_opt_dp"):
-        assert spatial.partition(A, m, method=eng, P=P, Q=Q, orient="hor").max_load == pqh
-        assert spatial.partition(A, m, method=eng, P=P, Q=Q, orient="ver").max_load == pqv
+        assert (
+            spatial.partition(A, m, method=eng, P=P, Q=Q, orient="hor").max_load == pqh
+        )
+        assert (
+            spatial.partition(A, m, method=eng, P=P, Q=Q, orient="ver").max_load == pqv
+        )
         assert spatial.partition(A, m, method=eng, P=P, Q=Q).max_load == min(pqh, pqv)
     assert spatial.jag_m_opt(A, m, orient="hor").max_load == mh
     assert spatial.jag_m_opt(A, m, orient="ver").max_load == mv
@@ -84,7 +90,9 @@ def test_hier_opt_and_jag_m_opt_match_enumeration(seed):
             r.validate()
             assert r.max_load == orc.m_jagged(B, m), (A, m, o)
         best = spatial.jag_m_opt(A, m)
-        assert best.max_load == min(orc.m_jagged(L, m), orc.m_jagged(orc.transpose(L), m))
+        assert best.max_load == min(
+            orc.m_jagged(L, m), orc.m_jagged(orc.transpose(L), m)
+        )
         assert h.max_load <= best.max_load
 
 
@@ -92,7 +100,7 @@ def test_hier_opt_and_jag_m_opt_match_enumeration(seed):
 def test_pq_opt_engines_match_enumeration(seed):
     rng = np.random.default_rng(100 + seed)
     for A, _ in _random_cases(seed + 10, 40):
-        n1, n2 = A.shape
+        _n1, _n2 = A.shape
         P = int(rng.integers(1, 4))
         Q = int(rng.integers(1, 4))
         m = P * Q
@@ -104,7 +112,9 @@ def test_pq_opt_engines_match_enumeration(seed):
             a.validate()
             b.validate()
             assert a.max_load == want == b.max_load
-            np.testing.assert_array_equal(a.rects, b.rects)  # separators depend only on B*
+            np.testing.assert_array_equal(
+                a.rects, b.rects
+            )  # separators depend only on B*
             h = spatial.jag_pq_heur(A, m, P=P, Q=Q, orient=o, allow_empty=True)
             assert h.max_load >= want
         ropt = orc.rect_opt(L, P, Q)
@@ -122,12 +132,19 @@ def test_jag_m_probe_and_alloc_match_enumeration(seed):
     for A, m in _random_cases(seed + 20, 40):
         n1 = A.shape[0]
         P = int(rng.integers(1, min(n1, m) + 1))
-        cuts = [0] + sorted(rng.choice(np.arange(1, n1), P - 1, replace=False).tolist()) + [n1] \
-            if P > 1 else [0, n1]
+        cuts = (
+            [0]
+            + sorted(rng.choice(np.arange(1, n1), P - 1, replace=False).tolist())
+            + [n1]
+            if P > 1
+            else [0, n1]
+        )
         r = spatial.jag_m_probe(A, m, stripe_cuts=cuts)
         r.validate()
         assert r.max_load == orc.m_probe(A.tolist(), m, cuts)
-        counts = list(orc._compositions(m, P))[int(rng.integers(0, len(list(orc._compositions(m, P)))))]
+        counts = list(orc._compositions(m, P))[
+            int(rng.integers(0, len(list(orc._compositions(m, P)))))
+        ]
         r = spatial.jag_m_alloc(A, m, counts=list(counts))
         r.validate()
         assert r.max_load == orc.m_alloc(A.tolist(), counts)
@@ -146,7 +163,7 @@ def test_exact_monotone_in_m():
     A = rng.integers(0, 30, (5, 5))
     for meth in ("jag_m_opt", "hier_opt"):
         vals = [spatial.partition(A, m, method=meth).max_load for m in range(1, 26)]
-        assert all(a >= b for a, b in zip(vals, vals[1:]))
+        assert all(a >= b for a, b in itertools.pairwise(vals))
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -160,7 +177,9 @@ def test_jag_m_opt_matches_plain_dp_medium(seed):
         r = spatial.jag_m_opt(A, m, orient="hor")
         r.validate()
         assert r.max_load == orc.m_jagged_dp(A.tolist(), m)
-        assert orc.oned_dp(A.sum(axis=0).tolist(), 3) == orc.oned(A.sum(axis=0).tolist(), 3)
+        assert orc.oned_dp(A.sum(axis=0).tolist(), 3) == orc.oned(
+            A.sum(axis=0).tolist(), 3
+        )
 
 
 @pytest.mark.parametrize("seed", range(2))

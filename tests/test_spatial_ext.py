@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from oracles import spatial as orc  # noqa: E402
+from oracles import spatial as orc
 
-from wpart import spatial  # noqa: E402
+from wpart import spatial
 
 SPEED_METHODS = ["jag_m_heur", "jag_m_heur_probe", "hier_rb", "hier_relaxed"]
 
@@ -37,12 +37,19 @@ def test_jag_m_probe_speeds_is_optimal():
         A = rng.integers(0, 9, (n1, n2))
         m = int(rng.integers(1, 6))
         P = int(rng.integers(1, min(n1, m) + 1))
-        cuts = [0] + sorted(rng.choice(np.arange(1, n1), P - 1, replace=False).tolist()) + [n1] \
-            if P > 1 else [0, n1]
+        cuts = (
+            [0]
+            + sorted(rng.choice(np.arange(1, n1), P - 1, replace=False).tolist())
+            + [n1]
+            if P > 1
+            else [0, n1]
+        )
         sp = rng.choice([0.5, 1.0, 2.0, 3.0], m)
         r = spatial.jag_m_probe(A, m, stripe_cuts=cuts, speeds=sp, allow_empty=True)
         r.validate()
-        assert r.bottleneck == pytest.approx(orc.m_probe_speeds(A.tolist(), sp.tolist(), cuts))
+        assert r.bottleneck == pytest.approx(
+            orc.m_probe_speeds(A.tolist(), sp.tolist(), cuts)
+        )
 
 
 def test_unit_speeds_match_homogeneous():
@@ -86,8 +93,11 @@ def test_speeds_bad_input():
 def test_hier_rb_3d():
     rng = np.random.default_rng(3)
     for _ in range(10):
-        A = rng.integers(0, 20, (int(rng.integers(1, 7)), int(rng.integers(1, 7)),
-                                 int(rng.integers(1, 7))))
+        A = rng.integers(
+            0,
+            20,
+            (int(rng.integers(1, 7)), int(rng.integers(1, 7)), int(rng.integers(1, 7))),
+        )
         m = int(rng.integers(1, A.size + 1))
         for v in ("load", "dist"):
             r = spatial.hier_rb(A, m, variant=v)

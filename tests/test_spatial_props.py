@@ -1,6 +1,7 @@
 """wpart.spatial: validity, class chain, proven bounds, transposition, edge cases, bad input
 (spec 004 section 6)."""
 
+import itertools
 import math
 import warnings
 
@@ -10,8 +11,16 @@ import pytest
 import wpart
 from wpart import spatial
 
-HEURISTICS = ["rect_uniform", "rect_nicol", "jag_pq_heur", "jag_m_heur", "jag_m_heur_probe",
-              "hier_rb", "hier_relaxed", "hybrid"]
+HEURISTICS = [
+    "rect_uniform",
+    "rect_nicol",
+    "jag_pq_heur",
+    "jag_m_heur",
+    "jag_m_heur_probe",
+    "hier_rb",
+    "hier_relaxed",
+    "hybrid",
+]
 ALL = HEURISTICS + ["jag_pq_opt_nicol", "jag_pq_opt_dp", "jag_m_opt", "hier_opt"]
 
 
@@ -32,7 +41,14 @@ def _inst(rng, n1, n2, kind):
 @pytest.mark.parametrize("kind", ["uniform", "zeros", "peak"])
 def test_every_method_valid(kind):
     rng = np.random.default_rng(1)
-    for n1, n2, m in ((7, 9, 6), (12, 5, 9), (16, 16, 16), (1, 13, 4), (13, 1, 5), (3, 17, 7)):
+    for n1, n2, m in (
+        (7, 9, 6),
+        (12, 5, 9),
+        (16, 16, 16),
+        (1, 13, 4),
+        (13, 1, 5),
+        (3, 17, 7),
+    ):
         A = _inst(rng, n1, n2, kind)
         for meth in ALL:
             with warnings.catch_warnings():
@@ -121,7 +137,9 @@ def test_transposition_and_best():
             np.testing.assert_array_equal(v.rects, ht.rects[:, [2, 3, 0, 1]])
             b = spatial.partition(A, 6, method=meth, orient="best", **kw)
             assert b.max_load == min(h.max_load, v.max_load)
-            assert b.params["orient_used"] == ("hor" if h.max_load <= v.max_load else "ver")
+            assert b.params["orient_used"] == (
+                "hor" if h.max_load <= v.max_load else "ver"
+            )
 
 
 def test_determinism_and_scaling():
@@ -142,9 +160,18 @@ def test_float_matches_int():
     rng = np.random.default_rng(5)
     A = _inst(rng, 11, 13, "zeros")
     for meth in ALL:
-        a = spatial.partition(A, 8, method=meth, **({"P": 2, "Q": 4} if "pq" in meth or "rect" in meth else {}))
-        b = spatial.partition(A.astype(float), 8, method=meth,
-                              **({"P": 2, "Q": 4} if "pq" in meth or "rect" in meth else {}))
+        a = spatial.partition(
+            A,
+            8,
+            method=meth,
+            **({"P": 2, "Q": 4} if "pq" in meth or "rect" in meth else {}),
+        )
+        b = spatial.partition(
+            A.astype(float),
+            8,
+            method=meth,
+            **({"P": 2, "Q": 4} if "pq" in meth or "rect" in meth else {}),
+        )
         b.validate()
         assert b.max_load == pytest.approx(a.max_load), meth
 
@@ -160,8 +187,14 @@ def test_edge_cases():
         r.validate()
         assert r.max_load == 0 and r.imbalance == 0
     # more parts than cells: only with allow_empty, then valid with empty rectangles
-    for meth in ("jag_m_heur", "jag_m_heur_probe", "jag_m_opt", "hier_rb", "hier_relaxed",
-                 "hier_opt"):
+    for meth in (
+        "jag_m_heur",
+        "jag_m_heur_probe",
+        "jag_m_opt",
+        "hier_rb",
+        "hier_relaxed",
+        "hier_opt",
+    ):
         r = spatial.partition(A, 15, method=meth, allow_empty=True)
         r.validate()
         assert r.max_load == A.max()
@@ -200,8 +233,12 @@ def test_validate_catches_broken():
     r = spatial.hier_rb(A, 4)
     import dataclasses
 
-    bad = dataclasses.replace(r, rects=np.array([[0, 2, 0, 4], [1, 4, 0, 4], [0, 0, 0, 0],
-                                                 [0, 0, 0, 0]], dtype=np.int64))
+    bad = dataclasses.replace(
+        r,
+        rects=np.array(
+            [[0, 2, 0, 4], [1, 4, 0, 4], [0, 0, 0, 0], [0, 0, 0, 0]], dtype=np.int64
+        ),
+    )
     with pytest.raises(ValueError, match="covered"):
         bad.validate()
     bad = dataclasses.replace(r, loads=r.loads + 1)
@@ -378,7 +415,7 @@ def _is_jagged(rects, n_other, main):
         pieces.sort()
         if pieces[0][0] != 0 or pieces[-1][1] != n_other:
             return False
-        if any(p[1] != q[0] for p, q in zip(pieces, pieces[1:])):
+        if any(p[1] != q[0] for p, q in itertools.pairwise(pieces)):
             return False
     return True
 
@@ -389,10 +426,19 @@ def test_structure_of_each_class():
         A = _inst(rng, 12, 9, ["uniform", "zeros", "peak"][_ % 3])
         for meth in ("hier_rb", "hier_relaxed", "hier_opt") if A.size <= 108 else ():
             m = 7
-            r = spatial.partition(A, m, method=meth) if meth != "hier_opt" else \
-                spatial.hier_opt(A[:6, :6], m)
+            r = (
+                spatial.partition(A, m, method=meth)
+                if meth != "hier_opt"
+                else spatial.hier_opt(A[:6, :6], m)
+            )
             assert _is_guillotine(r.rects.tolist()), meth
-        for meth in ("jag_pq_heur", "jag_m_heur", "jag_m_heur_probe", "jag_m_opt", "hybrid"):
+        for meth in (
+            "jag_pq_heur",
+            "jag_m_heur",
+            "jag_m_heur_probe",
+            "jag_m_opt",
+            "hybrid",
+        ):
             kw = {"P": 2, "Q": 4} if "pq" in meth else {}
             r = spatial.partition(A, 8, method=meth, **kw)
             if meth == "hybrid":

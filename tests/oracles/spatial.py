@@ -7,7 +7,7 @@ and returns the optimal bottleneck. Nothing here calls the C core.
 from __future__ import annotations
 
 import itertools
-from functools import lru_cache
+from functools import cache
 
 
 def _pre(A):
@@ -38,7 +38,9 @@ def oned(w, q):
     pre = [0]
     for x in w:
         pre.append(pre[-1] + x)
-    return min(max(pre[s[p + 1]] - pre[s[p]] for p in range(q)) for s in seps_all(len(w), q))
+    return min(
+        max(pre[s[p + 1]] - pre[s[p]] for p in range(q)) for s in seps_all(len(w), q)
+    )
 
 
 def _stripe_cols(A, a, b):
@@ -52,7 +54,11 @@ def rect_opt(A, P, Q):
     best = None
     for R in seps_all(n1, P):
         for C in seps_all(n2, Q):
-            v = max(_load(S, R[p], R[p + 1], C[q], C[q + 1]) for p in range(P) for q in range(Q))
+            v = max(
+                _load(S, R[p], R[p + 1], C[q], C[q + 1])
+                for p in range(P)
+                for q in range(Q)
+            )
             best = v if best is None or v < best else best
     return best
 
@@ -63,8 +69,10 @@ def pq_jagged(A, P, Q):
     n1 = len(A)
     best = None
     for R in seps_all(n1, P):
-        v = max(oned(_stripe_cols(A, R[p], R[p + 1]), Q) if R[p] < R[p + 1] else 0
-                for p in range(P))
+        v = max(
+            oned(_stripe_cols(A, R[p], R[p + 1]), Q) if R[p] < R[p + 1] else 0
+            for p in range(P)
+        )
         best = v if best is None or v < best else best
     return best
 
@@ -101,8 +109,12 @@ def m_probe(A, m, stripe_cuts):
     """Optimal m-way jagged partition for fixed row stripes (every count vector)."""
     P = len(stripe_cuts) - 1
     return min(
-        max(oned(_stripe_cols(A, stripe_cuts[p], stripe_cuts[p + 1]), c[p])
-            if stripe_cuts[p] < stripe_cuts[p + 1] else 0 for p in range(P))
+        max(
+            oned(_stripe_cols(A, stripe_cuts[p], stripe_cuts[p + 1]), c[p])
+            if stripe_cuts[p] < stripe_cuts[p + 1]
+            else 0
+            for p in range(P)
+        )
         for c in _compositions(m, P)
     )
 
@@ -112,8 +124,10 @@ def m_alloc(A, counts):
     n1 = len(A)
     P = len(counts)
     return min(
-        max(oned(_stripe_cols(A, R[p], R[p + 1]), counts[p]) if R[p] < R[p + 1] else 0
-            for p in range(P))
+        max(
+            oned(_stripe_cols(A, R[p], R[p + 1]), counts[p]) if R[p] < R[p + 1] else 0
+            for p in range(P)
+        )
         for R in seps_all(n1, P)
     )
 
@@ -123,7 +137,7 @@ def hierarchical(A, m):
     split, recursively (exhaustive, memoised; idle parts allowed)."""
     S = _pre(A)
 
-    @lru_cache(maxsize=None)
+    @cache
     def H(r0, r1, c0, c1, q):
         L = _load(S, r0, r1, c0, c1)
         if q == 1 or (r1 - r0) * (c1 - c0) <= 1:
@@ -145,8 +159,10 @@ def oned_speeds(w, speeds):
     for x in w:
         pre.append(pre[-1] + x)
     q = len(speeds)
-    return min(max((pre[s[p + 1]] - pre[s[p]]) / speeds[p] for p in range(q))
-               for s in seps_all(len(w), q))
+    return min(
+        max((pre[s[p + 1]] - pre[s[p]]) / speeds[p] for p in range(q))
+        for s in seps_all(len(w), q)
+    )
 
 
 def m_probe_speeds(A, speeds, stripe_cuts):
@@ -158,8 +174,13 @@ def m_probe_speeds(A, speeds, stripe_cuts):
     for c in _compositions(m, P):
         v, k = 0.0, 0
         for p in range(P):
-            v = max(v, oned_speeds(_stripe_cols(A, stripe_cuts[p], stripe_cuts[p + 1]),
-                                   speeds[k:k + c[p]]))
+            v = max(
+                v,
+                oned_speeds(
+                    _stripe_cols(A, stripe_cuts[p], stripe_cuts[p + 1]),
+                    speeds[k : k + c[p]],
+                ),
+            )
             k += c[p]
         best = v if best is None or v < best else best
     return best
@@ -174,7 +195,9 @@ def oned_dp(w, q):
     INF = float("inf")
     F = [0] + [INF] * n
     for _ in range(q):
-        F = [min(max(F[u], pre[t] - pre[u]) for u in range(t + 1)) for t in range(n + 1)]
+        F = [
+            min(max(F[u], pre[t] - pre[u]) for u in range(t + 1)) for t in range(n + 1)
+        ]
     return F[n]
 
 
@@ -193,5 +216,7 @@ def m_jagged_dp(A, m):
     F[0][0] = 0
     for i in range(1, n1 + 1):
         for q in range(1, m + 1):
-            F[i][q] = min(max(F[k][q - x], G[k, i, x]) for k in range(i) for x in range(1, q + 1))
+            F[i][q] = min(
+                max(F[k][q - x], G[k, i, x]) for k in range(i) for x in range(1, q + 1)
+            )
     return F[n1][m]

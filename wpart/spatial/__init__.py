@@ -51,8 +51,9 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -64,24 +65,24 @@ from .._validate import as_int, as_loads, as_speeds, choice
 __all__ = [
     "METHODS",
     "SpatialPartition",
-    "partition",
-    "rect_uniform",
-    "rect_nicol",
-    "jag_pq_heur",
-    "jag_pq_opt_nicol",
-    "jag_pq_opt_dp",
-    "jag_m_heur",
-    "jag_m_probe",
-    "jag_m_heur_probe",
-    "jag_m_alloc",
-    "jag_m_opt",
-    "hier_rb",
-    "hier_relaxed",
-    "hier_opt",
-    "hybrid",
-    "jag_m_iter",
     "allocate",
     "factor_pair",
+    "hier_opt",
+    "hier_rb",
+    "hier_relaxed",
+    "hybrid",
+    "jag_m_alloc",
+    "jag_m_heur",
+    "jag_m_heur_probe",
+    "jag_m_iter",
+    "jag_m_opt",
+    "jag_m_probe",
+    "jag_pq_heur",
+    "jag_pq_opt_dp",
+    "jag_pq_opt_nicol",
+    "partition",
+    "rect_nicol",
+    "rect_uniform",
 ]
 
 #: Method names accepted by :func:`partition` (spec names, lower case, underscores).
@@ -196,24 +197,32 @@ class SpatialPartition:
         r = self.rects
         nd = len(self.shape)
         if r.ndim != 2 or r.shape[1] != 2 * nd or r.dtype != np.int64:
-            raise ValueError(f"rects must be an (m, {2 * nd}) int64 array, got {r.shape} {r.dtype}")
+            raise ValueError(
+                f"rects must be an (m, {2 * nd}) int64 array, got {r.shape} {r.dtype}"
+            )
         bad = np.zeros(r.shape[0], dtype=bool)
         for d in range(nd):
             bad |= (r[:, 2 * d] < 0) | (r[:, 2 * d] > r[:, 2 * d + 1])
             bad |= r[:, 2 * d + 1] > self.shape[d]
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"rectangle {k} = {r[k].tolist()} is outside the matrix {self.shape}")
+            raise ValueError(
+                f"rectangle {k} = {r[k].tolist()} is outside the matrix {self.shape}"
+            )
         self.owner_map()
         A = self.A
         for k, rk in enumerate(r.tolist()):
             direct = A[tuple(slice(rk[2 * d], rk[2 * d + 1]) for d in range(nd))].sum()
             if A.dtype.kind == "f":
-                ok = abs(direct - self.loads[k]) <= 1e-9 * max(1.0, abs(float(self.total)))
+                ok = abs(direct - self.loads[k]) <= 1e-9 * max(
+                    1.0, abs(float(self.total))
+                )
             else:
                 ok = int(direct) == int(self.loads[k])
             if not ok:
-                raise ValueError(f"load of rectangle {k} is {self.loads[k]}, direct sum {direct}")
+                raise ValueError(
+                    f"load of rectangle {k} is {self.loads[k]}, direct sum {direct}"
+                )
         if self.m and self.max_load != self.loads.max():
             raise ValueError("max_load differs from max(loads)")
         if A.dtype.kind != "f" and self.max_load < self.lower_bound:
@@ -245,8 +254,15 @@ class SpatialPartition:
             f"gap_lb={self.gap_lb:.4f})"
         )
 
-    def plot(self, ax: Any = None, *, cmap: str = "viridis", edgecolor: str = "white",
-             linewidth: float | None = None, title: str | None = None) -> Any:
+    def plot(
+        self,
+        ax: Any = None,
+        *,
+        cmap: str = "viridis",
+        edgecolor: str = "white",
+        linewidth: float | None = None,
+        title: str | None = None,
+    ) -> Any:
         """Heatmap of the loads with the rectangles drawn on top (matplotlib).
 
         Returns the Axes.
@@ -267,11 +283,16 @@ class SpatialPartition:
             for r0, r1, c0, c1 in self.rects.tolist()
             if r1 > r0 and c1 > c0
         ]
-        ax.add_collection(PatchCollection(patches, facecolor="none", edgecolor=edgecolor,
-                                          linewidth=linewidth))
+        ax.add_collection(
+            PatchCollection(
+                patches, facecolor="none", edgecolor=edgecolor, linewidth=linewidth
+            )
+        )
         ax.set_xlim(-0.5, self.shape[1] - 0.5)
         ax.set_ylim(self.shape[0] - 0.5, -0.5)
-        ax.set_title(title or f"{self.method}, m={self.m}, LI={100 * self.imbalance:.2f}%")
+        ax.set_title(
+            title or f"{self.method}, m={self.m}, LI={100 * self.imbalance:.2f}%"
+        )
         return ax
 
 
@@ -286,7 +307,7 @@ def _scalar(x: Any) -> Any:
 class _Prepared:
     """Coerced matrix, its prefix and the validated part count."""
 
-    __slots__ = ("A", "S", "m", "n1", "n2", "total", "amax")
+    __slots__ = ("A", "S", "amax", "m", "n1", "n2", "total")
 
     @property
     def shape(self) -> tuple:
@@ -308,7 +329,9 @@ class _Prepared:
 
 
 def _orient(orient: Any) -> int:
-    return _ORIENT.index(choice(orient, "orient", _ORIENT, {"rows": "hor", "cols": "ver"}))
+    return _ORIENT.index(
+        choice(orient, "orient", _ORIENT, {"rows": "hor", "cols": "ver"})
+    )
 
 
 def factor_pair(m: int, n1: int, n2: int) -> tuple[int, int]:
@@ -330,7 +353,11 @@ def factor_pair(m: int, n1: int, n2: int) -> tuple[int, int]:
 def _pq(m: int, n1: int, n2: int, P: Any, Q: Any) -> tuple[int, int]:
     if P is None and Q is None:
         P, Q = factor_pair(m, n1, n2)
-        if m > 3 and (P == 1 or Q == 1) and all(m % k for k in range(2, int(math.isqrt(m)) + 1)):
+        if (
+            m > 3
+            and (P == 1 or Q == 1)
+            and all(m % k for k in range(2, math.isqrt(m) + 1))
+        ):
             warnings.warn(
                 f"m = {m} is prime: the only P x Q grids are 1 x m and m x 1; consider an "
                 "m-way algorithm (jag_m_heur_probe, hier_relaxed)",
@@ -355,8 +382,16 @@ def _pq(m: int, n1: int, n2: int, P: Any, Q: Any) -> tuple[int, int]:
     return P, Q
 
 
-def _run(pp: _Prepared, method: str, params: dict, *, progress: Any = None,
-         time_limit: float | None = None, speeds: Any = None, **kw: Any) -> SpatialPartition:
+def _run(
+    pp: _Prepared,
+    method: str,
+    params: dict,
+    *,
+    progress: Any = None,
+    time_limit: float | None = None,
+    speeds: Any = None,
+    **kw: Any,
+) -> SpatialPartition:
     sp = as_speeds(speeds, pp.m)
     if sp is not None:
         kw["speeds"] = sp
@@ -367,8 +402,9 @@ def _run(pp: _Prepared, method: str, params: dict, *, progress: Any = None,
         if not tl > 0:
             raise ValueError(f"`time_limit` must be positive, got {time_limit}")
     with progress_hook(progress, total=1.0, desc=method) as hook:
-        rects, st = _core.spatial_partition(pp.S, pp.m, _CODE[method], progress=hook,
-                                            time_limit=tl, **kw)
+        rects, st = _core.spatial_partition(
+            pp.S, pp.m, _CODE[method], progress=hook, time_limit=tl, **kw
+        )
     stats = {
         "seconds": st[0],
         "iterations": st[1],
@@ -385,8 +421,14 @@ def _run(pp: _Prepared, method: str, params: dict, *, progress: Any = None,
     return _result(pp, rects, method, params, stats, sp)
 
 
-def _result(pp: _Prepared, rects: NDArray, method: str, params: dict,
-            stats: dict, speeds: NDArray | None = None) -> SpatialPartition:
+def _result(
+    pp: _Prepared,
+    rects: NDArray,
+    method: str,
+    params: dict,
+    stats: dict,
+    speeds: NDArray | None = None,
+) -> SpatialPartition:
     loads = _core.box_loads(pp.S, rects) if len(rects) else np.zeros(0, pp.S.dtype)
     m = rects.shape[0]
     total = pp.total
@@ -429,8 +471,14 @@ _DOC_COMMON = """
 """
 
 
-def rect_uniform(A: ArrayLike, m: int, *, P: int | None = None, Q: int | None = None,
-                 allow_empty: bool = False) -> SpatialPartition:
+def rect_uniform(
+    A: ArrayLike,
+    m: int,
+    *,
+    P: int | None = None,
+    Q: int | None = None,
+    allow_empty: bool = False,
+) -> SpatialPartition:
     """RECT-UNIFORM (spec 3.1): a ``P x Q`` grid with equal-area rows and columns.
 
     Parameters
@@ -453,9 +501,16 @@ def rect_uniform(A: ArrayLike, m: int, *, P: int | None = None, Q: int | None = 
     return _run(pp, "rect_uniform", {"P": P, "Q": Q}, P=P, Q=Q)
 
 
-def rect_nicol(A: ArrayLike, m: int, *, P: int | None = None, Q: int | None = None,
-               max_sweeps: int = 100, allow_empty: bool = False,
-               time_limit: float | None = None) -> SpatialPartition:
+def rect_nicol(
+    A: ArrayLike,
+    m: int,
+    *,
+    P: int | None = None,
+    Q: int | None = None,
+    max_sweeps: int = 100,
+    allow_empty: bool = False,
+    time_limit: float | None = None,
+) -> SpatialPartition:
     """RECT-NICOL (spec 3.2): iterative refinement of a ``P x Q`` grid.
 
     Starting from uniform rows, the column cuts and then the row cuts are set optimally for
@@ -467,12 +522,26 @@ def rect_nicol(A: ArrayLike, m: int, *, P: int | None = None, Q: int | None = No
     pp = _Prepared(A, m, allow_empty)
     P, Q = _pq(pp.m, pp.n1, pp.n2, P, Q)
     ms = as_int(max_sweeps, "max_sweeps", minimum=1)
-    return _run(pp, "rect_nicol", {"P": P, "Q": Q, "max_sweeps": ms}, P=P, Q=Q, max_sweeps=ms,
-                time_limit=time_limit)
+    return _run(
+        pp,
+        "rect_nicol",
+        {"P": P, "Q": Q, "max_sweeps": ms},
+        P=P,
+        Q=Q,
+        max_sweeps=ms,
+        time_limit=time_limit,
+    )
 
 
-def jag_pq_heur(A: ArrayLike, m: int, *, P: int | None = None, Q: int | None = None,
-                orient: str = "best", allow_empty: bool = False) -> SpatialPartition:
+def jag_pq_heur(
+    A: ArrayLike,
+    m: int,
+    *,
+    P: int | None = None,
+    Q: int | None = None,
+    orient: str = "best",
+    allow_empty: bool = False,
+) -> SpatialPartition:
     """JAG-PQ-HEUR (spec 3.3): optimal ``P`` stripes of the projection, then each stripe cut
     optimally into ``Q`` pieces. Theorem 1: ``Lmax <= (1 + D P/n1)(1 + D Q/n2) T/m`` for
     strictly positive data with ``D = amax/amin``.
@@ -483,31 +552,61 @@ def jag_pq_heur(A: ArrayLike, m: int, *, P: int | None = None, Q: int | None = N
     pp = _Prepared(A, m, allow_empty)
     P, Q = _pq(pp.m, pp.n1, pp.n2, P, Q)
     o = _orient(orient)
-    return _run(pp, "jag_pq_heur", {"P": P, "Q": Q, "orient": _ORIENT[o]}, P=P, Q=Q, orient=o)
+    return _run(
+        pp, "jag_pq_heur", {"P": P, "Q": Q, "orient": _ORIENT[o]}, P=P, Q=Q, orient=o
+    )
 
 
-def jag_pq_opt_nicol(A: ArrayLike, m: int, *, P: int | None = None, Q: int | None = None,
-                     orient: str = "best", allow_empty: bool = False,
-                     time_limit: float | None = None) -> SpatialPartition:
+def jag_pq_opt_nicol(
+    A: ArrayLike,
+    m: int,
+    *,
+    P: int | None = None,
+    Q: int | None = None,
+    orient: str = "best",
+    allow_empty: bool = False,
+    time_limit: float | None = None,
+) -> SpatialPartition:
     """JAG-PQ-OPT-NICOL (spec 3.4): the optimal ``P x Q``-jagged partition, by Nicol's
     parametric search on the main dimension with the (memoised) nested 1D optimum as cost."""
     pp = _Prepared(A, m, allow_empty)
     P, Q = _pq(pp.m, pp.n1, pp.n2, P, Q)
     o = _orient(orient)
-    return _run(pp, "jag_pq_opt_nicol", {"P": P, "Q": Q, "orient": _ORIENT[o]}, P=P, Q=Q,
-                orient=o, time_limit=time_limit)
+    return _run(
+        pp,
+        "jag_pq_opt_nicol",
+        {"P": P, "Q": Q, "orient": _ORIENT[o]},
+        P=P,
+        Q=Q,
+        orient=o,
+        time_limit=time_limit,
+    )
 
 
-def jag_pq_opt_dp(A: ArrayLike, m: int, *, P: int | None = None, Q: int | None = None,
-                  orient: str = "best", allow_empty: bool = False,
-                  time_limit: float | None = None) -> SpatialPartition:
+def jag_pq_opt_dp(
+    A: ArrayLike,
+    m: int,
+    *,
+    P: int | None = None,
+    Q: int | None = None,
+    orient: str = "best",
+    allow_empty: bool = False,
+    time_limit: float | None = None,
+) -> SpatialPartition:
     """JAG-PQ-OPT-DP (spec 3.5): the same optimum as :func:`jag_pq_opt_nicol` by dynamic
     programming over the main dimension (crossing-point bisection); a cross-check, slower."""
     pp = _Prepared(A, m, allow_empty)
     P, Q = _pq(pp.m, pp.n1, pp.n2, P, Q)
     o = _orient(orient)
-    return _run(pp, "jag_pq_opt_dp", {"P": P, "Q": Q, "orient": _ORIENT[o]}, P=P, Q=Q,
-                orient=o, time_limit=time_limit)
+    return _run(
+        pp,
+        "jag_pq_opt_dp",
+        {"P": P, "Q": Q, "orient": _ORIENT[o]},
+        P=P,
+        Q=Q,
+        orient=o,
+        time_limit=time_limit,
+    )
 
 
 def _stripes_P(pp: _Prepared, P: Any) -> int:
@@ -521,12 +620,19 @@ def _stripes_P(pp: _Prepared, P: Any) -> int:
             return 0  # Delta undefined with zeros: fall back to sqrt(m)
         delta = float(pp.amax) / float(amin)
         Pstar = pp.m * math.sqrt(delta) / (math.sqrt(delta) + math.sqrt(pp.n2))
-        return max(1, min(pp.m, int(round(Pstar))))
+        return max(1, min(pp.m, round(Pstar)))
     return as_int(P, "P", minimum=1)
 
 
-def jag_m_heur(A: ArrayLike, m: int, *, P: Any = "sqrt", orient: str = "best",
-               allow_empty: bool = False, speeds: ArrayLike | None = None) -> SpatialPartition:
+def jag_m_heur(
+    A: ArrayLike,
+    m: int,
+    *,
+    P: Any = "sqrt",
+    orient: str = "best",
+    allow_empty: bool = False,
+    speeds: ArrayLike | None = None,
+) -> SpatialPartition:
     """JAG-M-HEUR (spec 3.7): ``P`` optimal stripes of the projection, parts shared out in
     proportion to the stripe loads (spec 3.6), each stripe cut optimally.
 
@@ -537,11 +643,20 @@ def jag_m_heur(A: ArrayLike, m: int, *, P: Any = "sqrt", orient: str = "best",
     pp = _Prepared(A, m, allow_empty)
     Pv = _stripes_P(pp, P)
     o = _orient(orient)
-    return _run(pp, "jag_m_heur", {"P": P, "orient": _ORIENT[o]}, P=Pv, orient=o, speeds=speeds)
+    return _run(
+        pp, "jag_m_heur", {"P": P, "orient": _ORIENT[o]}, P=Pv, orient=o, speeds=speeds
+    )
 
 
-def jag_m_probe(A: ArrayLike, m: int, *, stripe_cuts: ArrayLike, orient: str = "hor",
-                allow_empty: bool = False, speeds: ArrayLike | None = None) -> SpatialPartition:
+def jag_m_probe(
+    A: ArrayLike,
+    m: int,
+    *,
+    stripe_cuts: ArrayLike,
+    orient: str = "hor",
+    allow_empty: bool = False,
+    speeds: ArrayLike | None = None,
+) -> SpatialPartition:
     """JAG-M-PROBE (spec 3.8): the optimal ``m``-way jagged partition for given stripes.
 
     `stripe_cuts` are ``0 = s_0 <= s_1 <= ... <= s_P = n_main`` along the main dimension
@@ -559,24 +674,52 @@ def jag_m_probe(A: ArrayLike, m: int, *, stripe_cuts: ArrayLike, orient: str = "
     if cuts[0] != 0 or cuts[-1] != nmain or (np.diff(cuts) < 0).any():
         raise ValueError(f"`stripe_cuts` must rise from 0 to {nmain}")
     if cuts.size - 1 > pp.m:
-        raise ValueError(f"`stripe_cuts` define {cuts.size - 1} stripes, more than m = {pp.m}")
-    return _run(pp, "jag_m_probe", {"stripe_cuts": cuts.tolist(), "orient": _ORIENT[o]},
-                cuts=cuts, orient=o, speeds=speeds)
+        raise ValueError(
+            f"`stripe_cuts` define {cuts.size - 1} stripes, more than m = {pp.m}"
+        )
+    return _run(
+        pp,
+        "jag_m_probe",
+        {"stripe_cuts": cuts.tolist(), "orient": _ORIENT[o]},
+        cuts=cuts,
+        orient=o,
+        speeds=speeds,
+    )
 
 
-def jag_m_heur_probe(A: ArrayLike, m: int, *, P: Any = "sqrt", orient: str = "best",
-                     allow_empty: bool = False, speeds: ArrayLike | None = None) -> SpatialPartition:
+def jag_m_heur_probe(
+    A: ArrayLike,
+    m: int,
+    *,
+    P: Any = "sqrt",
+    orient: str = "best",
+    allow_empty: bool = False,
+    speeds: ArrayLike | None = None,
+) -> SpatialPartition:
     """JAG-M-HEUR-PROBE (spec 3.8): the stripes of :func:`jag_m_heur`, then the optimal
     part counts for them (:func:`jag_m_probe`). Never worse than :func:`jag_m_heur`."""
     pp = _Prepared(A, m, allow_empty)
     Pv = _stripes_P(pp, P)
     o = _orient(orient)
-    return _run(pp, "jag_m_heur_probe", {"P": P, "orient": _ORIENT[o]}, P=Pv, orient=o,
-                speeds=speeds)
+    return _run(
+        pp,
+        "jag_m_heur_probe",
+        {"P": P, "orient": _ORIENT[o]},
+        P=Pv,
+        orient=o,
+        speeds=speeds,
+    )
 
 
-def jag_m_alloc(A: ArrayLike, m: int, *, counts: ArrayLike, orient: str = "hor",
-                allow_empty: bool = False, time_limit: float | None = None) -> SpatialPartition:
+def jag_m_alloc(
+    A: ArrayLike,
+    m: int,
+    *,
+    counts: ArrayLike,
+    orient: str = "hor",
+    allow_empty: bool = False,
+    time_limit: float | None = None,
+) -> SpatialPartition:
     """JAG-M-ALLOC (spec 3.9): optimal stripe boundaries for given per-stripe part counts
     ``counts`` (length ``P``, each >= 1, summing to ``m``), by Nicol's algorithm on the
     heterogeneous nested cost. Empty stripes hand their parts to a neighbour."""
@@ -589,13 +732,28 @@ def jag_m_alloc(A: ArrayLike, m: int, *, counts: ArrayLike, orient: str = "hor",
         raise ValueError("`counts` must be a non-empty 1-D integer array")
     c = np.ascontiguousarray(c, dtype=np.int64)
     if (c < 1).any() or int(c.sum()) != pp.m:
-        raise ValueError(f"`counts` must be >= 1 and sum to m = {pp.m}, got sum {int(c.sum())}")
-    return _run(pp, "jag_m_alloc", {"counts": c.tolist(), "orient": _ORIENT[o]}, cuts=c,
-                orient=o, time_limit=time_limit)
+        raise ValueError(
+            f"`counts` must be >= 1 and sum to m = {pp.m}, got sum {int(c.sum())}"
+        )
+    return _run(
+        pp,
+        "jag_m_alloc",
+        {"counts": c.tolist(), "orient": _ORIENT[o]},
+        cuts=c,
+        orient=o,
+        time_limit=time_limit,
+    )
 
 
-def jag_m_opt(A: ArrayLike, m: int, *, orient: str = "best", allow_empty: bool = False,
-              time_limit: float | None = None, progress: Any = None) -> SpatialPartition:
+def jag_m_opt(
+    A: ArrayLike,
+    m: int,
+    *,
+    orient: str = "best",
+    allow_empty: bool = False,
+    time_limit: float | None = None,
+    progress: Any = None,
+) -> SpatialPartition:
     """JAG-M-OPT (spec 3.10): the optimal ``m``-way jagged partition.
 
     Bisection on the bottleneck between ``ceil(T/m)`` and the JAG-M-HEUR-PROBE incumbent;
@@ -606,12 +764,25 @@ def jag_m_opt(A: ArrayLike, m: int, *, orient: str = "best", allow_empty: bool =
     """
     pp = _Prepared(A, m, allow_empty)
     o = _orient(orient)
-    return _run(pp, "jag_m_opt", {"orient": _ORIENT[o]}, orient=o, time_limit=time_limit,
-                progress=progress)
+    return _run(
+        pp,
+        "jag_m_opt",
+        {"orient": _ORIENT[o]},
+        orient=o,
+        time_limit=time_limit,
+        progress=progress,
+    )
 
 
-def hier_rb(A: ArrayLike, m: int, *, variant: str = "load", tie: str = "area",
-            allow_empty: bool = False, speeds: ArrayLike | None = None) -> SpatialPartition:
+def hier_rb(
+    A: ArrayLike,
+    m: int,
+    *,
+    variant: str = "load",
+    tie: str = "area",
+    allow_empty: bool = False,
+    speeds: ArrayLike | None = None,
+) -> SpatialPartition:
     """HIER-RB (spec 3.11): recursive bisection, ``floor(q/2) | ceil(q/2)`` parts.
 
     `variant` picks the cut dimension: ``"load"`` (both, keep the better; the paper's default),
@@ -631,27 +802,60 @@ def hier_rb(A: ArrayLike, m: int, *, variant: str = "load", tie: str = "area",
 
         t0 = time.perf_counter()
         boxes = _core.spatial_hier_rb3d(pp.S, pp.m, _VARIANT.index(v))
-        stats = {"seconds": time.perf_counter() - t0, "iterations": 0, "probes": 0,
-                 "cost_evals": 0, "dp_states": 0, "converged": True}
-        return _result(pp, boxes, "hier_rb", {"variant": v, "tie": "first", "ndim": 3}, stats)
-    return _run(pp, "hier_rb", {"variant": v, "tie": t}, rule=_VARIANT.index(v),
-                tie_first=int(t == "first"), speeds=speeds)
+        stats = {
+            "seconds": time.perf_counter() - t0,
+            "iterations": 0,
+            "probes": 0,
+            "cost_evals": 0,
+            "dp_states": 0,
+            "converged": True,
+        }
+        return _result(
+            pp, boxes, "hier_rb", {"variant": v, "tie": "first", "ndim": 3}, stats
+        )
+    return _run(
+        pp,
+        "hier_rb",
+        {"variant": v, "tie": t},
+        rule=_VARIANT.index(v),
+        tie_first=int(t == "first"),
+        speeds=speeds,
+    )
 
 
-def hier_relaxed(A: ArrayLike, m: int, *, variant: str = "load", tie: str = "area",
-                 allow_empty: bool = False, speeds: ArrayLike | None = None) -> SpatialPartition:
+def hier_relaxed(
+    A: ArrayLike,
+    m: int,
+    *,
+    variant: str = "load",
+    tie: str = "area",
+    allow_empty: bool = False,
+    speeds: ArrayLike | None = None,
+) -> SpatialPartition:
     """HIER-RELAXED (spec 3.12): like :func:`hier_rb` but every node also chooses how many
     parts each side gets (minimising ``max(L1/x, L2/(q-x))``); ties prefer balanced counts.
     Zero-load sub-rectangles are split by area."""
     pp = _Prepared(A, m, allow_empty)
     v = choice(variant, "variant", _VARIANT)
     t = choice(tie, "tie", _TIE)
-    return _run(pp, "hier_relaxed", {"variant": v, "tie": t}, rule=_VARIANT.index(v),
-                tie_first=int(t == "first"), speeds=speeds)
+    return _run(
+        pp,
+        "hier_relaxed",
+        {"variant": v, "tie": t},
+        rule=_VARIANT.index(v),
+        tie_first=int(t == "first"),
+        speeds=speeds,
+    )
 
 
-def hier_opt(A: ArrayLike, m: int, *, max_states: float = 2e7, allow_empty: bool = False,
-             time_limit: float | None = None) -> SpatialPartition:
+def hier_opt(
+    A: ArrayLike,
+    m: int,
+    *,
+    max_states: float = 2e7,
+    allow_empty: bool = False,
+    time_limit: float | None = None,
+) -> SpatialPartition:
     """HIER-OPT (spec 3.13): the optimal hierarchical (guillotine) partition, by a memoised DP
     over ``(row interval, column interval, q)``; for small matrices only.
 
@@ -662,11 +866,19 @@ def hier_opt(A: ArrayLike, m: int, *, max_states: float = 2e7, allow_empty: bool
     ms = int(max_states)
     if ms < 1:
         raise ValueError(f"`max_states` must be >= 1, got {max_states}")
-    return _run(pp, "hier_opt", {"max_states": ms}, max_states=ms, time_limit=time_limit)
+    return _run(
+        pp, "hier_opt", {"max_states": ms}, max_states=ms, time_limit=time_limit
+    )
 
 
-def jag_m_iter(A: ArrayLike, m: int, *, orient: str = "best", max_rounds: int = 50,
-               allow_empty: bool = False) -> SpatialPartition:
+def jag_m_iter(
+    A: ArrayLike,
+    m: int,
+    *,
+    orient: str = "best",
+    max_rounds: int = 50,
+    allow_empty: bool = False,
+) -> SpatialPartition:
     """JAG-M-ITER (extension suggested in the paper's section 5, spec 3.9; not a paper method).
 
     Starting from :func:`jag_m_heur_probe`, alternately re-optimise the part counts for the
@@ -679,24 +891,34 @@ def jag_m_iter(A: ArrayLike, m: int, *, orient: str = "best", max_rounds: int = 
     o = _orient(orient)
     rounds = as_int(max_rounds, "max_rounds", minimum=0)
     best = None
-    for oo in ((0, 1) if o == 2 else (o,)):
+    for oo in (0, 1) if o == 2 else (o,):
         cur = jag_m_heur_probe(pp.A, pp.m, orient=_ORIENT[oo], allow_empty=allow_empty)
         k = 0
         for k in range(rounds):
             cuts, counts = _stripes_of(cur.rects, oo, pp.A.shape)
-            nxt = jag_m_alloc(pp.A, pp.m, counts=counts, orient=_ORIENT[oo],
-                              allow_empty=allow_empty)
+            nxt = jag_m_alloc(
+                pp.A, pp.m, counts=counts, orient=_ORIENT[oo], allow_empty=allow_empty
+            )
             cuts, counts = _stripes_of(nxt.rects, oo, pp.A.shape)
-            nxt = jag_m_probe(pp.A, pp.m, stripe_cuts=cuts, orient=_ORIENT[oo],
-                              allow_empty=allow_empty)
+            nxt = jag_m_probe(
+                pp.A,
+                pp.m,
+                stripe_cuts=cuts,
+                orient=_ORIENT[oo],
+                allow_empty=allow_empty,
+            )
             if not nxt.max_load < cur.max_load:
                 break
             cur = nxt
         if best is None or cur.max_load < best[0].max_load:
             best = (cur, oo, k)
     cur, oo, k = best
-    params = {"orient": _ORIENT[o], "orient_used": _ORIENT[oo], "max_rounds": rounds,
-              "extension": True}
+    params = {
+        "orient": _ORIENT[o],
+        "orient_used": _ORIENT[oo],
+        "max_rounds": rounds,
+        "extension": True,
+    }
     stats = dict(cur.stats, iterations=k)
     return _result(pp, cur.rects, "jag_m_iter", params, stats)
 
@@ -721,7 +943,9 @@ def _stripes_of(rects: NDArray, orient: int, shape: tuple) -> tuple[list, list]:
     return cuts, counts
 
 
-def allocate(loads: ArrayLike, m: int, cap: ArrayLike | None = None) -> NDArray[np.int64]:
+def allocate(
+    loads: ArrayLike, m: int, cap: ArrayLike | None = None
+) -> NDArray[np.int64]:
     """Proportional allocation of spec 3.6: counts ``>= 1`` summing to `m`, roughly
     proportional to `loads`; leftovers go greedily to the largest ``load/count`` (capped
     blocks are skipped)."""
@@ -738,11 +962,20 @@ def allocate(loads: ArrayLike, m: int, cap: ArrayLike | None = None) -> NDArray[
 _PHASES = ("jag_m_heur", "jag_m_heur_probe", "jag_m_opt", "hier_rb", "hier_relaxed")
 
 
-def hybrid(A: ArrayLike, m: int, *, phase1: str = "jag_m_heur",
-           phase2_fast: str = "jag_m_heur_probe", phase2_slow: str | None = "jag_m_opt",
-           m1: int | None = None, m1_min: int | None = None, orient: str = "best",
-           variant: str = "load", allow_empty: bool = False,
-           time_limit: float | None = None) -> SpatialPartition:
+def hybrid(
+    A: ArrayLike,
+    m: int,
+    *,
+    phase1: str = "jag_m_heur",
+    phase2_fast: str = "jag_m_heur_probe",
+    phase2_slow: str | None = "jag_m_opt",
+    m1: int | None = None,
+    m1_min: int | None = None,
+    orient: str = "best",
+    variant: str = "load",
+    allow_empty: bool = False,
+    time_limit: float | None = None,
+) -> SpatialPartition:
     """HYBRID (spec 4): a fast phase-1 partition into ``m1 < m`` blocks, parts shared out in
     proportion to block loads (capped by area), then each block partitioned by `phase2_fast`;
     with `phase2_slow` (HYBRID-F), the most loaded block is re-partitioned by the slow
@@ -781,12 +1014,35 @@ def hybrid(A: ArrayLike, m: int, *, phase1: str = "jag_m_heur",
         if not tl > 0:
             raise ValueError(f"`time_limit` must be positive, got {time_limit}")
     rects, st = _core.spatial_partition(
-        pp.S, pp.m, 13, orient=o, rule=_VARIANT.index(v), phase1=_CODE[p1], fast=_CODE[pf],
-        slow=-1 if ps is None else _CODE[ps], m1=m1v, m1_min=m1m, time_limit=tl)
-    stats = {"seconds": st[0], "iterations": st[1], "probes": st[2], "cost_evals": st[3],
-             "dp_states": st[4], "converged": True}
-    params = {"phase1": p1, "phase2_fast": pf, "phase2_slow": ps, "m1": int(st[7]),
-              "eli": float(st[8]), "orient": _ORIENT[o], "variant": v}
+        pp.S,
+        pp.m,
+        13,
+        orient=o,
+        rule=_VARIANT.index(v),
+        phase1=_CODE[p1],
+        fast=_CODE[pf],
+        slow=-1 if ps is None else _CODE[ps],
+        m1=m1v,
+        m1_min=m1m,
+        time_limit=tl,
+    )
+    stats = {
+        "seconds": st[0],
+        "iterations": st[1],
+        "probes": st[2],
+        "cost_evals": st[3],
+        "dp_states": st[4],
+        "converged": True,
+    }
+    params = {
+        "phase1": p1,
+        "phase2_fast": pf,
+        "phase2_slow": ps,
+        "m1": int(st[7]),
+        "eli": float(st[8]),
+        "orient": _ORIENT[o],
+        "variant": v,
+    }
     return _result(pp, rects, "hybrid", params, stats)
 
 
@@ -808,8 +1064,9 @@ _FUNCS: dict[str, Callable[..., SpatialPartition]] = {
 }
 
 
-def partition(A: ArrayLike, m: int, method: str = "jag_m_heur_probe",
-              **options: Any) -> SpatialPartition:
+def partition(
+    A: ArrayLike, m: int, method: str = "jag_m_heur_probe", **options: Any
+) -> SpatialPartition:
     """Partition the 2D load matrix `A` into `m` rectangles with the named method.
 
     Parameters

@@ -25,8 +25,19 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._validate import as_int, as_loads
 
-__all__ = ["CLASSES", "make", "uniform", "diagonal", "peak", "multipeak", "pic_like",
-           "pic_series", "mesh_like", "from_points", "project3d"]
+__all__ = [
+    "CLASSES",
+    "diagonal",
+    "from_points",
+    "make",
+    "mesh_like",
+    "multipeak",
+    "peak",
+    "pic_like",
+    "pic_series",
+    "project3d",
+    "uniform",
+]
 
 #: Class names accepted by :func:`make`.
 CLASSES = ("uniform", "diagonal", "peak", "multipeak", "pic_like", "mesh_like")
@@ -42,18 +53,26 @@ def _rng(seed: int) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(as_int(seed, "seed", minimum=0)))
 
 
-def uniform(n1: int, n2: int | None = None, *, delta: float = 1.2, base: int = 1000,
-            seed: int = 0) -> NDArray[np.int64]:
+def uniform(
+    n1: int,
+    n2: int | None = None,
+    *,
+    delta: float = 1.2,
+    base: int = 1000,
+    seed: int = 0,
+) -> NDArray[np.int64]:
     """Integers uniform in ``[base, floor(base * delta)]``, so ``amax/amin <= delta``."""
     n1, n2 = _shape(n1, n2)
     if not (delta >= 1.0 and math.isfinite(delta)):
         raise ValueError(f"`delta` must be a finite number >= 1, got {delta}")
     base = as_int(base, "base", minimum=1)
-    hi = int(math.floor(base * delta))
+    hi = math.floor(base * delta)
     return _rng(seed).integers(base, hi + 1, size=(n1, n2), dtype=np.int64)
 
 
-def _by_distance(n1: int, n2: int, d: NDArray, rng: np.random.Generator) -> NDArray[np.int64]:
+def _by_distance(
+    n1: int, n2: int, d: NDArray, rng: np.random.Generator
+) -> NDArray[np.int64]:
     u = rng.uniform(0.0, float(n1 * n2), size=(n1, n2))
     return np.ascontiguousarray(np.floor(u / (d + 0.1)).astype(np.int64))
 
@@ -69,12 +88,20 @@ def _refs(rng: np.random.Generator, n1: int, n2: int, k: int, ref: str) -> NDArr
     if ref == "continuous":
         return np.column_stack([rng.uniform(0, n1, k), rng.uniform(0, n2, k)])
     if ref == "cell":
-        return np.column_stack([rng.integers(0, n1, k), rng.integers(0, n2, k)]).astype(float)
+        return np.column_stack([rng.integers(0, n1, k), rng.integers(0, n2, k)]).astype(
+            float
+        )
     raise ValueError(f"`ref` must be 'continuous' or 'cell', got {ref!r}")
 
 
-def multipeak(n1: int, n2: int | None = None, *, k: int = 3, ref: str = "continuous",
-              seed: int = 0) -> NDArray[np.int64]:
+def multipeak(
+    n1: int,
+    n2: int | None = None,
+    *,
+    k: int = 3,
+    ref: str = "continuous",
+    seed: int = 0,
+) -> NDArray[np.int64]:
     """``floor(U(0, n1 n2) / (d + 0.1))`` with ``d`` the distance to the nearest of `k`
     reference points drawn once per instance (continuous coordinates by default)."""
     n1, n2 = _shape(n1, n2)
@@ -86,14 +113,16 @@ def multipeak(n1: int, n2: int | None = None, *, k: int = 3, ref: str = "continu
     return _by_distance(n1, n2, d, rng)
 
 
-def peak(n1: int, n2: int | None = None, *, ref: str = "continuous",
-         seed: int = 0) -> NDArray[np.int64]:
+def peak(
+    n1: int, n2: int | None = None, *, ref: str = "continuous", seed: int = 0
+) -> NDArray[np.int64]:
     """One reference point: :func:`multipeak` with ``k = 1``."""
     return multipeak(n1, n2, k=1, ref=ref, seed=seed)
 
 
-def pic_like(n: int = 514, *, t: int = 0, seed: int = 0, density: float = 100.0,
-             ridges: int = 4) -> NDArray[np.int64]:
+def pic_like(
+    n: int = 514, *, t: int = 0, seed: int = 0, density: float = 100.0, ridges: int = 4
+) -> NDArray[np.int64]:
     """Substitute for a PIC-MAG snapshot (spec 5.2): particle counts on an ``n x n`` grid.
 
     A near-uniform background (mean `density` per cell) plus `ridges` smooth Gaussian shells
@@ -110,7 +139,9 @@ def pic_like(n: int = 514, *, t: int = 0, seed: int = 0, density: float = 100.0,
     cx, cy = 0.1 * geo.uniform(-1, 1), 0.1 * geo.uniform(-1, 1)
     r = np.hypot(x - cx, y - cy)
     th = np.arctan2(y - cy, x - cx)
-    lam = (1.0 + 0.15 * np.cos(2 * np.pi * geo.random())) * (1.0 + 0.1 * x)  # mild trend
+    lam = (1.0 + 0.15 * np.cos(2 * np.pi * geo.random())) * (
+        1.0 + 0.1 * x
+    )  # mild trend
     s = t / 33_500.0
     for _ in range(as_int(ridges, "ridges", minimum=0)):
         r0 = 0.2 + 0.55 * geo.random() + 0.15 * s * geo.uniform(-1, 1)
@@ -157,8 +188,9 @@ def from_points(xyz: ArrayLike, n: int = 512, axis: int = 2) -> NDArray[np.int64
     return out
 
 
-def mesh_like(n: int = 512, *, seed: int = 0, points: int = 400_000,
-              axis: int = 0) -> NDArray[np.int64]:
+def mesh_like(
+    n: int = 512, *, seed: int = 0, points: int = 400_000, axis: int = 0
+) -> NDArray[np.int64]:
     """Substitute for a SLAC projection: vertices sampled on an accelerator-like chain of
     cylinders (cavities) and tori (irises), refined near the irises, projected along `axis`.
     Very sparse with many zero cells (``Delta`` undefined)."""
@@ -179,15 +211,30 @@ def mesh_like(n: int = 512, *, seed: int = 0, points: int = 400_000,
         a, b = 0.15, 0.04
         u = rng.uniform(0, 2 * np.pi, per)
         v = rng.uniform(0, 2 * np.pi, per)
-        pts.append(np.column_stack([(a + b * np.cos(v)) * np.cos(u),
-                                    (a + b * np.cos(v)) * np.sin(u), z0 + b * np.sin(v)]))
+        pts.append(
+            np.column_stack(
+                [
+                    (a + b * np.cos(v)) * np.cos(u),
+                    (a + b * np.cos(v)) * np.sin(u),
+                    z0 + b * np.sin(v),
+                ]
+            )
+        )
     return from_points(np.concatenate(pts), n, axis)
 
 
 def make(cls: str, n: int, *, seed: int = 0, **kw) -> NDArray[np.int64]:
     """Instance of class `cls` (one of :data:`CLASSES`) of size ``n x n``."""
-    f = {"uniform": uniform, "diagonal": diagonal, "peak": peak, "multipeak": multipeak,
-         "pic_like": pic_like, "mesh_like": mesh_like}.get(cls)
+    f = {
+        "uniform": uniform,
+        "diagonal": diagonal,
+        "peak": peak,
+        "multipeak": multipeak,
+        "pic_like": pic_like,
+        "mesh_like": mesh_like,
+    }.get(cls)
     if f is None:
-        raise ValueError(f"`cls` must be one of {', '.join(map(repr, CLASSES))}, got {cls!r}")
+        raise ValueError(
+            f"`cls` must be one of {', '.join(map(repr, CLASSES))}, got {cls!r}"
+        )
     return f(n, seed=seed, **kw)
