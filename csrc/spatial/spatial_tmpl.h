@@ -2210,11 +2210,14 @@ static wpart_status_t FN(hybrid)(const T *S, int64_t n1, int64_t n2, int64_t m,
     double avg = (double)tot / (double)m;
     /* candidate phase-1 part counts */
     int64_t lo = opt->m1_min > 0 ? opt->m1_min : ((m + 63) / 64 > 2 ? (m + 63) / 64 : 2);
-    int hier1 = opt->hybrid_phase1 == WPART_SP_HIER_RB || opt->hybrid_phase1 == WPART_SP_HIER_RELAXED;
+    int hier1 = opt->hybrid_phase1 == WPART_SP_HIER_RB ||
+                opt->hybrid_phase1 == WPART_SP_HIER_RELAXED;
     int64_t ncand = 0, *cand = wpart_i_malloc(4 * lo + 2 + m / 2 + 64, sizeof(int64_t));
-    int64_t *r1 = wpart_i_malloc(4 * m, sizeof(int64_t)), *rb = wpart_i_malloc(4 * m, sizeof(int64_t));
+    int64_t *r1 = wpart_i_malloc(4 * m, sizeof(int64_t));
+    int64_t *rb = wpart_i_malloc(4 * m, sizeof(int64_t));
     int64_t *cnt = wpart_i_malloc(m, sizeof(int64_t)), *cb = wpart_i_malloc(m, sizeof(int64_t));
-    int64_t *cap = wpart_i_malloc(m, sizeof(int64_t)), *off = wpart_i_malloc(m + 1, sizeof(int64_t));
+    int64_t *cap = wpart_i_malloc(m, sizeof(int64_t));
+    int64_t *off = wpart_i_malloc(m + 1, sizeof(int64_t));
     int64_t *tmp = wpart_i_malloc(4 * m, sizeof(int64_t));
     T *L = wpart_i_malloc(m, sizeof(T)), *M = wpart_i_malloc(m, sizeof(T));
     char *done = wpart_i_calloc(m, 1);

@@ -46,14 +46,15 @@ typedef struct {
     wpart_spatial_method_t method;
     wpart_spatial_orient_t orient; /* jagged methods; RECT and HIER ignore it */
     wpart_spatial_rule_t rule;     /* HIER-RB / HIER-RELAXED */
-    int tie_first;                 /* plateau tie rule: 0 = area-proportional (default), 1 = first */
-    int64_t P, Q;                  /* RECT / JAG-PQ: P*Q = m. JAG-M-HEUR(-PROBE): stripes, 0 = floor(sqrt m) */
+    int tie_first;                 /* plateau tie: 0 = area-proportional (default), 1 = first */
+    int64_t P, Q;                  /* RECT / JAG-PQ: P*Q = m. JAG-M-HEUR(-PROBE): stripes
+                                      (0 = floor(sqrt m)) */
     const int64_t *cuts;           /* JAG-M-PROBE: P+1 stripe cuts (main dim, 0..n_main);
                                       JAG-M-ALLOC: P part counts summing to m */
     int64_t ncuts;                 /* length of cuts */
     int64_t max_sweeps;            /* RECT-NICOL, default 100 when <= 0 */
     int64_t max_states;            /* HIER-OPT dense memo cap, default 2e7 when <= 0 */
-    int64_t window[4];             /* r0, r1, c0, c1 of the sub-matrix to partition; all 0 = whole */
+    int64_t window[4];             /* r0, r1, c0, c1 of the sub-matrix; all 0 = whole matrix */
     const wpart_control_t *control;/* optional hooks (Ctrl-C, time limit, progress) */
     const double *speeds;          /* NULL, or m positive relative speeds: part k (row k of the
                                       output) costs load_k / speeds[k] and max_k load_k/speeds[k]
