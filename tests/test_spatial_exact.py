@@ -189,3 +189,27 @@ def test_hier_opt_medium(seed):
         A = rng.integers(0, 30, (5, 5))
         m = int(rng.integers(2, 9))
         assert spatial.hier_opt(A, m).max_load == orc.hierarchical(A.tolist(), m)
+
+
+@pytest.mark.skipif(
+    not __import__("wpart").milp.solver_version(), reason="built without GLPK"
+)
+def test_general_milp_golden_and_chain():
+    assert spatial.general_optimum(A1, 4).max_load == 40
+    assert spatial.general_optimum(A2, 4).max_load == 10
+    # the pinwheel: arbitrary rectangles beat every guillotine partition
+    W = [[1, 1, 1], [1, 2, 1], [1, 1, 1]]
+    g = spatial.general_optimum(W, 5)
+    g.validate()
+    assert g.max_load == 2 and spatial.hier_opt(W, 5).max_load > 2
+    rng = np.random.default_rng(500)
+    for _ in range(12):
+        n1, n2 = int(rng.integers(1, 5)), int(rng.integers(1, 5))
+        A = rng.integers(0, 10, (n1, n2))
+        m = int(rng.integers(1, min(6, n1 * n2) + 1))
+        g = spatial.general_optimum(A, m)
+        g.validate()
+        assert g.params["status"] == "optimal"
+        assert g.max_load <= spatial.hier_opt(A, m).max_load
+    with pytest.raises(ValueError, match="MILP"):
+        spatial.general_optimum(np.ones((12, 12)), 4)

@@ -58,6 +58,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+import wpart
+
 from .. import _core
 from .._progress import progress_hook
 from .._validate import as_int, as_loads, as_speeds, choice
@@ -1044,6 +1046,84 @@ def hybrid(
         "variant": v,
     }
     return _result(pp, rects, "hybrid", params, stats)
+
+
+def general_optimum(
+    A: ArrayLike, m: int, *, time_limit: float | None = 60.0, allow_empty: bool = False
+) -> SpatialPartition:
+    """Optimal partition into at most `m` arbitrary rectangles (no structure), by a MILP solved
+    with GLPK (spec 6 item 12); tiny matrices only (the model has one binary per
+    sub-rectangle, ``n1(n1+1)/2 * n2(n2+1)/2``; refused above 2,000).
+
+    Model: binary ``x_R`` for every sub-rectangle ``R``, continuous ``Z``; every cell covered
+    exactly once, ``sum x_R <= m``, ``load(R) x_R <= Z``; minimise ``Z``. Unused parts become
+    empty rectangles. ``params["status"]`` is GLPK's outcome (``"optimal"`` unless the time
+    limit stopped it).
+    """
+    from .. import milp
+
+    pp = _Prepared(A, m, allow_empty)
+    n1, n2 = pp.n1, pp.n2
+    rs = [
+        (a, b, c, d)
+        for a in range(n1)
+        for b in range(a + 1, n1 + 1)
+        for c in range(n2)
+        for d in range(c + 1, n2 + 1)
+    ]
+    if len(rs) > 2000:
+        raise ValueError(
+            f"the MILP would have {len(rs)} rectangle variables (> 2000): "
+            "use a smaller matrix"
+        )
+    nv = len(rs) + 1
+    rects_arr = np.array(rs, dtype=np.int64)
+    loads = _core.box_loads(pp.S, rects_arr).astype(float)
+    rows, cols, vals = [], [], []
+    ncell = n1 * n2
+    for k, (a, b, c, d) in enumerate(rs):
+        for i in range(a, b):
+            for j in range(c, d):
+                rows.append(i * n2 + j)
+                cols.append(k)
+                vals.append(1.0)
+        rows.append(ncell)  # count
+        cols.append(k)
+        vals.append(1.0)
+        rows.append(ncell + 1 + k)  # load(R) x_R - Z <= 0
+        cols.append(k)
+        vals.append(loads[k])
+        rows.append(ncell + 1 + k)
+        cols.append(nv - 1)
+        vals.append(-1.0)
+    nrow = ncell + 1 + len(rs)
+    blo = np.concatenate([np.ones(ncell), [-np.inf], np.full(len(rs), -np.inf)])
+    bup = np.concatenate([np.ones(ncell), [float(pp.m)], np.zeros(len(rs))])
+    c = np.zeros(nv)
+    c[-1] = 1.0
+    integ = np.concatenate([np.full(len(rs), 2, dtype=np.int8), [0]])
+    res = milp.solve(
+        c,
+        A=(np.array(rows), np.array(cols), np.array(vals), (nrow, nv)),
+        b_lower=blo,
+        b_upper=bup,
+        integrality=integ,
+        time_limit=time_limit,
+    )
+    if res.status not in ("optimal", "feasible"):
+        raise wpart.WpartError(f"the MILP found no solution: {res.status}")
+    chosen = [rs[k] for k in range(len(rs)) if res.x[k] > 0.5]
+    out = np.zeros((pp.m, 4), dtype=np.int64)
+    out[: len(chosen)] = chosen
+    stats = {
+        "seconds": res.seconds,
+        "iterations": int(res.nodes),
+        "probes": 0,
+        "cost_evals": 0,
+        "dp_states": 0,
+        "converged": res.status == "optimal",
+    }
+    return _result(pp, out, "general_milp", {"status": res.status}, stats)
 
 
 _FUNCS: dict[str, Callable[..., SpatialPartition]] = {
