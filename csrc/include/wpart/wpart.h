@@ -10,5 +10,6 @@
 #include "wpart/base.h"
 #include "wpart/milp.h"
 #include "wpart/spatial.h"
+#include "wpart/tasks.h"
 
 #endif /* WPART_WPART_H */
