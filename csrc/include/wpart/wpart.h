@@ -9,5 +9,6 @@
 #include "wpart/status.h"
 #include "wpart/base.h"
 #include "wpart/milp.h"
+#include "wpart/hetero.h"
 
 #endif /* WPART_WPART_H */
