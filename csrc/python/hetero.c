@@ -284,6 +284,46 @@ cleanup:
     return res;
 }
 
+static PyObject *wpy_hetero_dgemm(PyObject *self, PyObject *args)
+{
+    PyObject *ao, *bo, *co;
+    PyArrayObject *A = NULL, *B = NULL;
+    PyObject *res = NULL;
+    if (!PyArg_ParseTuple(args, "OOO", &ao, &bo, &co)) {
+        return NULL;
+    }
+    A = wpy_input_array(ao, "A", NPY_FLOAT64, 2, 2);
+    B = A ? wpy_input_array(bo, "B", NPY_FLOAT64, 2, 2) : NULL;
+    if (!B) {
+        goto cleanup;
+    }
+    npy_intp M = PyArray_DIM(A, 0), K = PyArray_DIM(A, 1), N = PyArray_DIM(B, 1);
+    if (PyArray_DIM(B, 0) != K) {
+        PyErr_Format(PyExc_ValueError, "`B` must have %zd rows, got %zd", (Py_ssize_t)K,
+                     (Py_ssize_t)PyArray_DIM(B, 0));
+        goto cleanup;
+    }
+    npy_intp shp[2] = {M, N};
+    if (wpy_check_output(co, "C", NPY_FLOAT64, 2, shp) < 0) {
+        goto cleanup;
+    }
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = wpart_hetero_kernel_dgemm((int64_t)M, (int64_t)N, (int64_t)K, PyArray_DATA(A),
+                                   PyArray_DATA(B), PyArray_DATA((PyArrayObject *)co));
+    Py_END_ALLOW_THREADS
+    if (st != WPART_OK) {
+        wpy_raise(st, "dgemm");
+        goto cleanup;
+    }
+    res = Py_None;
+    Py_INCREF(res);
+cleanup:
+    Py_XDECREF(A);
+    Py_XDECREF(B);
+    return res;
+}
+
 static PyMethodDef hetero_methods[] = {
     {"hetero_front", (PyCFunction)(void (*)(void))wpy_hetero_front, METH_VARARGS | METH_KEYWORDS,
      "Front of a hetero instance: ((energy, dynamic, time, dist), stats)."},
@@ -292,6 +332,7 @@ static PyMethodDef hetero_methods[] = {
     {"hetero_total_energy", wpy_hetero_total_energy, METH_VARARGS,
      "Total-energy filter of a dynamic-energy front."},
     {"hetero_eval", wpy_hetero_eval, METH_VARARGS, "(time, energy) of a distribution."},
+    {"hetero_dgemm", wpy_hetero_dgemm, METH_VARARGS, "C += A @ B (blocked C kernel, GIL released)."},
     {NULL, NULL, 0, NULL},
 };
 

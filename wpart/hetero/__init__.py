@@ -299,7 +299,7 @@ def __getattr__(name: str) -> Any:  # measurement helpers load lazily
 
         return getattr(_measure, name)
     if name == "kernels":
-        from . import kernels
+        import importlib
 
-        return kernels
+        return importlib.import_module(".kernels", __name__)
     raise AttributeError(f"module 'wpart.hetero' has no attribute {name!r}")

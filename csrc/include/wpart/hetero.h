@@ -136,6 +136,13 @@ wpart_status_t wpart_hetero_load_balanced(int64_t n, const wpart_hetero_profiles
                                           const wpart_hetero_options_t *opt, int *feasible,
                                           double *time, double *energy, int64_t *dist);
 
+/**
+ * Benchmark kernel for real profile measurement: C += A B with A M x K, B K x N, C M x N, all
+ * row-major doubles, cache-blocked, single-threaded. WPART_EINVAL for negative sizes or NULL.
+ */
+wpart_status_t wpart_hetero_kernel_dgemm(int64_t M, int64_t N, int64_t K, const double *A,
+                                         const double *B, double *C);
+
 #ifdef __cplusplus
 }
 #endif
