@@ -23,5 +23,41 @@ def partition_1d(
     time_limit: float = ...,
 ) -> tuple[NDArray[np.int64], NDArray, tuple[float, int, int, int, float]]: ...
 def probe_1d(loads: NDArray, m: int, B: float) -> tuple[bool, NDArray[np.int64]]: ...
-def milp_solve(*args, **kwargs): ...
-def milp_write(*args, **kwargs): ...
+def milp_solve(
+    *,
+    c: NDArray[np.float64],
+    c0: float,
+    sense: int,
+    lb: NDArray[np.float64],
+    ub: NDArray[np.float64],
+    integrality: NDArray[np.int8],
+    b_lower: NDArray[np.float64],
+    b_upper: NDArray[np.float64],
+    a_row: NDArray[np.int64],
+    a_col: NDArray[np.int64],
+    a_val: NDArray[np.float64],
+    n_rows: int,
+    time_limit: float = ...,
+    mip_gap: float = ...,
+    presolve: bool = ...,
+    log: bool = ...,
+    progress: Callable[[float, float], None] | None = ...,
+) -> dict: ...
+def milp_write(
+    *,
+    path: str,
+    c: NDArray[np.float64],
+    c0: float,
+    sense: int,
+    lb: NDArray[np.float64],
+    ub: NDArray[np.float64],
+    integrality: NDArray[np.int8],
+    b_lower: NDArray[np.float64],
+    b_upper: NDArray[np.float64],
+    a_row: NDArray[np.int64],
+    a_col: NDArray[np.int64],
+    a_val: NDArray[np.float64],
+    n_rows: int,
+    format: int,
+) -> None: ...
+def milp_solver_version() -> str: ...

@@ -1,0 +1,1048 @@
+/*
+ * glpk_solve.c -- the MILP layer over GLPK (wpart/milp.h). The only file that includes glpk.h.
+ *
+ * GLPK handling (STYLE.md, "No printing, no aborting"):
+ *  - a terminal hook returns non-zero, so GLPK never prints; the text goes to the caller's log
+ *    buffer and, while GLPK is in its error state, to a message buffer;
+ *  - an error hook longjmps back to milp_guarded(), which calls glp_free_env() as GLPK
+ *    requires after a fatal error and turns the message into WPART_ESOLVER;
+ *  - all state the hooks touch lives in a milp_glpk_t owned by the caller's frame, passed to
+ *    GLPK as the hooks' info pointer: the core holds no mutable global of its own. GLPK's hooks
+ *    are process-global, so two calls must never run at the same time (the binding keeps the
+ *    GIL held).
+ */
+#if !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "wpart/milp.h"
+
+#ifdef WPART_HAVE_GLPK
+#include <glpk.h>
+#endif
+
+/* Tolerance used to round the bounds of integer columns inwards. */
+#define MILP_INT_TOL 1e-9
+
+void wpart_milp_options_init(wpart_milp_options_t *opt)
+{
+    if (!opt) {
+        return;
+    }
+    memset(opt, 0, sizeof *opt);
+    opt->time_limit = 0.0;
+    opt->mip_gap = 0.0;
+    opt->presolve = 1;
+    opt->log = NULL;
+    opt->log_size = 0;
+    opt->control = NULL;
+}
+
+int wpart_milp_have_solver(void)
+{
+#ifdef WPART_HAVE_GLPK
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+const char *wpart_milp_solver_version(void)
+{
+#ifdef WPART_HAVE_GLPK
+    return glp_version();
+#else
+    return "";
+#endif
+}
+
+void wpart_milp_free_env(void)
+{
+#ifdef WPART_HAVE_GLPK
+    glp_free_env();
+#endif
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Validation (independent of GLPK)                                                           */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Bounds of column j as the caller meant them (NULL arrays give the documented defaults). */
+static double col_lb(const wpart_milp_problem_t *p, int64_t j) { return p->lb ? p->lb[j] : 0.0; }
+static double col_ub(const wpart_milp_problem_t *p, int64_t j)
+{
+    return p->ub ? p->ub[j] : INFINITY;
+}
+static int col_kind(const wpart_milp_problem_t *p, int64_t j)
+{
+    return p->kind ? (int)p->kind[j] : WPART_MILP_CONTINUOUS;
+}
+static double row_lb(const wpart_milp_problem_t *p, int64_t i)
+{
+    return p->row_lb ? p->row_lb[i] : -INFINITY;
+}
+static double row_ub(const wpart_milp_problem_t *p, int64_t i)
+{
+    return p->row_ub ? p->row_ub[i] : INFINITY;
+}
+
+/*
+ * Checks every field of the problem. Every failure is WPART_EINVAL (WPART_ELIMIT for sizes that
+ * GLPK's int indices cannot hold) with a detail naming the field and the index.
+ */
+static wpart_status_t milp_validate(const wpart_milp_problem_t *p)
+{
+    wpart_status_t st = WPART_OK;
+    if (!p) {
+        WPART_FAIL(WPART_EINVAL, "prob is NULL");
+    }
+    if (p->n_cols < 1) {
+        WPART_FAIL(WPART_EINVAL, "n_cols must be >= 1 (got %" PRId64 ")", p->n_cols);
+    }
+    if (p->n_rows < 0) {
+        WPART_FAIL(WPART_EINVAL, "n_rows must be >= 0 (got %" PRId64 ")", p->n_rows);
+    }
+    if (p->nnz < 0) {
+        WPART_FAIL(WPART_EINVAL, "nnz must be >= 0 (got %" PRId64 ")", p->nnz);
+    }
+    /* GLPK indexes rows, columns and triplets with int, from 1. */
+    if (p->n_cols > INT_MAX - 1 || p->n_rows > INT_MAX - 1 || p->nnz > INT_MAX - 1) {
+        WPART_FAIL(WPART_ELIMIT,
+                   "n_rows = %" PRId64 ", n_cols = %" PRId64 ", nnz = %" PRId64
+                   ": each must be < %d for GLPK",
+                   p->n_rows, p->n_cols, p->nnz, INT_MAX);
+    }
+    if (p->sense != WPART_MILP_MINIMIZE && p->sense != WPART_MILP_MAXIMIZE) {
+        WPART_FAIL(WPART_EINVAL,
+                   "sense must be WPART_MILP_MINIMIZE or WPART_MILP_MAXIMIZE (got %d)",
+                   (int)p->sense);
+    }
+    if (!isfinite(p->c0)) {
+        WPART_FAIL(WPART_EINVAL, "c0 must be finite (got %g)", p->c0);
+    }
+    if (p->nnz > 0 && (!p->a_row || !p->a_col || !p->a_val)) {
+        WPART_FAIL(WPART_EINVAL, "a_row, a_col and a_val must not be NULL when nnz > 0");
+    }
+    for (int64_t j = 0; j < p->n_cols; j++) {
+        if (p->c && !isfinite(p->c[j])) {
+            WPART_FAIL(WPART_EINVAL, "c[%" PRId64 "] must be finite (got %g)", j, p->c[j]);
+        }
+        double lo = col_lb(p, j), hi = col_ub(p, j);
+        if (isnan(lo) || lo == INFINITY) {
+            WPART_FAIL(WPART_EINVAL, "lb[%" PRId64 "] must be a number < +inf (got %g)", j, lo);
+        }
+        if (isnan(hi) || hi == -INFINITY) {
+            WPART_FAIL(WPART_EINVAL, "ub[%" PRId64 "] must be a number > -inf (got %g)", j, hi);
+        }
+        if (lo > hi) {
+            WPART_FAIL(WPART_EINVAL, "lb[%" PRId64 "] = %g > ub[%" PRId64 "] = %g%s", j, lo, j, hi,
+                       p->lb ? "" : " (lb defaults to 0)");
+        }
+        int k = col_kind(p, j);
+        if (k != WPART_MILP_CONTINUOUS && k != WPART_MILP_INTEGER && k != WPART_MILP_BINARY) {
+            WPART_FAIL(WPART_EINVAL, "kind[%" PRId64 "] must be 0 (continuous), 1 (integer) or "
+                       "2 (binary) (got %d)", j, k);
+        }
+        if (k == WPART_MILP_BINARY && (lo > 1.0 || hi < 0.0)) {
+            WPART_FAIL(WPART_EINVAL, "kind[%" PRId64 "] is binary but its bounds [%g, %g] "
+                       "exclude both 0 and 1", j, lo, hi);
+        }
+    }
+    for (int64_t i = 0; i < p->n_rows; i++) {
+        double lo = row_lb(p, i), hi = row_ub(p, i);
+        if (isnan(lo) || lo == INFINITY) {
+            WPART_FAIL(WPART_EINVAL, "row_lb[%" PRId64 "] must be a number < +inf (got %g)", i, lo);
+        }
+        if (isnan(hi) || hi == -INFINITY) {
+            WPART_FAIL(WPART_EINVAL, "row_ub[%" PRId64 "] must be a number > -inf (got %g)", i, hi);
+        }
+        if (lo > hi) {
+            WPART_FAIL(WPART_EINVAL, "row_lb[%" PRId64 "] = %g > row_ub[%" PRId64 "] = %g", i, lo,
+                       i, hi);
+        }
+    }
+    for (int64_t k = 0; k < p->nnz; k++) {
+        if (p->a_row[k] < 0 || p->a_row[k] >= p->n_rows) {
+            WPART_FAIL(WPART_EINVAL, "a_row[%" PRId64 "] = %" PRId64 " is out of range [0, %" PRId64
+                       ")", k, p->a_row[k], p->n_rows);
+        }
+        if (p->a_col[k] < 0 || p->a_col[k] >= p->n_cols) {
+            WPART_FAIL(WPART_EINVAL, "a_col[%" PRId64 "] = %" PRId64 " is out of range [0, %" PRId64
+                       ")", k, p->a_col[k], p->n_cols);
+        }
+        if (!isfinite(p->a_val[k])) {
+            WPART_FAIL(WPART_EINVAL, "a_val[%" PRId64 "] must be finite (got %g)", k, p->a_val[k]);
+        }
+    }
+cleanup:
+    return st;
+}
+
+static wpart_status_t milp_validate_options(const wpart_milp_options_t *o)
+{
+    wpart_status_t st = WPART_OK;
+    if (isnan(o->time_limit)) {
+        WPART_FAIL(WPART_EINVAL, "options.time_limit must not be NaN");
+    }
+    if (!(o->mip_gap >= 0.0) || !isfinite(o->mip_gap)) {
+        WPART_FAIL(WPART_EINVAL, "options.mip_gap must be finite and >= 0 (got %g)", o->mip_gap);
+    }
+    if (o->control && isnan(o->control->time_limit)) {
+        WPART_FAIL(WPART_EINVAL, "options.control->time_limit must not be NaN");
+    }
+cleanup:
+    return st;
+}
+
+#ifdef WPART_HAVE_GLPK
+
+/* ------------------------------------------------------------------------------------------ */
+/* The constraint matrix: triplets sorted by (row, column), duplicates summed, zeros dropped   */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct {
+    int row, col;
+    double val;
+} milp_entry_t;
+
+typedef struct {
+    int ne;        /* entries kept */
+    int *ia;       /* 1 + ne, 1-based rows (GLPK ignores index 0) */
+    int *ja;       /* 1 + ne, 1-based columns */
+    double *ar;    /* 1 + ne values */
+} milp_matrix_t;
+
+static int milp_entry_cmp(const void *pa, const void *pb)
+{
+    const milp_entry_t *a = pa, *b = pb;
+    if (a->row != b->row) {
+        return a->row < b->row ? -1 : 1;
+    }
+    if (a->col != b->col) {
+        return a->col < b->col ? -1 : 1;
+    }
+    return 0;
+}
+
+static void milp_matrix_free(milp_matrix_t *M)
+{
+    free(M->ia);
+    free(M->ja);
+    free(M->ar);
+    M->ia = M->ja = NULL;
+    M->ar = NULL;
+    M->ne = 0;
+}
+
+/* Builds GLPK's 1-based triplet arrays from validated input. O(nnz log nnz). */
+static wpart_status_t milp_matrix(const wpart_milp_problem_t *p, milp_matrix_t *M)
+{
+    wpart_status_t st = WPART_OK;
+    milp_entry_t *e = NULL;
+    int64_t nnz = p->nnz;
+    memset(M, 0, sizeof *M);
+    e = wpart_i_malloc(nnz, sizeof *e);
+    M->ia = wpart_i_malloc(nnz + 1, sizeof *M->ia);
+    M->ja = wpart_i_malloc(nnz + 1, sizeof *M->ja);
+    M->ar = wpart_i_malloc(nnz + 1, sizeof *M->ar);
+    if (!e || !M->ia || !M->ja || !M->ar) {
+        WPART_FAIL(WPART_ENOMEM, "constraint matrix with %" PRId64 " entries", nnz);
+    }
+    for (int64_t k = 0; k < nnz; k++) {
+        e[k].row = (int)p->a_row[k];
+        e[k].col = (int)p->a_col[k];
+        e[k].val = p->a_val[k];
+    }
+    if (nnz > 1) {
+        qsort(e, (size_t)nnz, sizeof *e, milp_entry_cmp);
+    }
+    int ne = 0;
+    for (int64_t k = 0; k < nnz;) {
+        int64_t k2 = k;
+        double sum = 0.0;
+        while (k2 < nnz && e[k2].row == e[k].row && e[k2].col == e[k].col) {
+            sum += e[k2].val;
+            k2++;
+        }
+        if (!isfinite(sum)) {
+            WPART_FAIL(WPART_EINVAL, "the duplicate entries of A at (%d, %d) sum to %g", e[k].row,
+                       e[k].col, sum);
+        }
+        if (sum != 0.0) {
+            ne++;
+            M->ia[ne] = e[k].row + 1;
+            M->ja[ne] = e[k].col + 1;
+            M->ar[ne] = sum;
+        }
+        k = k2;
+    }
+    M->ne = ne;
+cleanup:
+    free(e);
+    if (st != WPART_OK) {
+        milp_matrix_free(M);
+    }
+    return st;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* GLPK hooks                                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct {
+    jmp_buf jmp;                    /* where the error hook jumps back to */
+    glp_prob *P;                    /* the problem object (freed by glp_free_env on error) */
+    char *log;                      /* caller's log buffer or NULL */
+    size_t log_size, log_len;
+    char err[512];                  /* text printed while GLPK was in its error state */
+    size_t err_len;
+    char last[512];                 /* the last message printed (for non-fatal failures) */
+    const wpart_control_t *ctl;     /* control hooks or NULL */
+    int track;                      /* record the bound from the branch-and-bound tree */
+    int stop_requested;             /* should_stop fired */
+    int have_bound;
+    double bound;                   /* best bound seen in the tree */
+    int64_t nodes;                  /* nodes of finished glp_intopt calls */
+    int64_t nodes_cur;              /* nodes of the running glp_intopt call */
+    double t0;                      /* start of the solve (wpart_i_now) */
+    double time_limit;              /* effective limit in seconds, <= 0 for none */
+    int msg_lev;                    /* GLP_MSG_ERR, or GLP_MSG_ON when a log is captured */
+} milp_glpk_t;
+
+static void milp_append(char *buf, size_t cap, size_t *len, const char *s)
+{
+    if (!buf || cap == 0) {
+        return;
+    }
+    while (*s && *len + 1 < cap) {
+        buf[(*len)++] = *s++;
+    }
+    buf[*len] = '\0';
+}
+
+/* Terminal hook: capture, never print (returning non-zero suppresses GLPK's own output). */
+static int milp_term_hook(void *info, const char *s)
+{
+    milp_glpk_t *g = info;
+    if (!s || !s[0]) {
+        return 1;
+    }
+    if (glp_at_error()) {
+        milp_append(g->err, sizeof g->err, &g->err_len, s);
+    } else {
+        snprintf(g->last, sizeof g->last, "%s", s);
+    }
+    milp_append(g->log, g->log_size, &g->log_len, s);
+    return 1;
+}
+
+/* Error hook: GLPK is about to abort; jump back to milp_guarded() instead. */
+static void milp_error_hook(void *info)
+{
+    milp_glpk_t *g = info;
+    longjmp(g->jmp, 1);
+}
+
+/* Strip trailing newlines and turn inner ones into "; " (messages are single lines). */
+static void milp_one_line(char *s)
+{
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' ')) {
+        s[--n] = '\0';
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\n') {
+            s[i] = ';';
+        }
+    }
+}
+
+typedef wpart_status_t (*milp_body_fn)(milp_glpk_t *g, void *arg);
+
+/*
+ * Runs body with GLPK's hooks installed and recovers from a fatal GLPK error. Everything that
+ * changes between setjmp and longjmp lives in *g (not a local of this function), so nothing
+ * here needs to be volatile; `st` is only read on the normal path.
+ */
+static wpart_status_t milp_guarded(milp_glpk_t *g, milp_body_fn body, void *arg)
+{
+    wpart_status_t st;
+    if (setjmp(g->jmp) != 0) {
+        /* After a fatal error GLPK's state is undefined: glp_free_env() is mandatory. It frees
+         * every GLPK object (g->P included) and removes the hooks. */
+        glp_free_env();
+        g->P = NULL;
+        milp_one_line(g->err);
+        return wpart_i_error(WPART_ESOLVER, "GLPK fatal error: %s",
+                             g->err[0] ? g->err : "(no message)");
+    }
+    glp_term_hook(milp_term_hook, g);
+    glp_error_hook(milp_error_hook, g);
+    st = body(g, arg);
+    if (g->P) {
+        glp_delete_prob(g->P);
+        g->P = NULL;
+    }
+    glp_error_hook(NULL, NULL);
+    glp_term_hook(NULL, NULL);
+    return st;
+}
+
+/* Name and meaning of a glp_simplex / glp_intopt / glp_write_* return code. */
+static const char *milp_code_name(int code)
+{
+    switch (code) {
+    case 0: return "0: success";
+    case GLP_EBADB: return "GLP_EBADB: invalid basis";
+    case GLP_ESING: return "GLP_ESING: singular matrix";
+    case GLP_ECOND: return "GLP_ECOND: ill-conditioned matrix";
+    case GLP_EBOUND: return "GLP_EBOUND: invalid bounds";
+    case GLP_EFAIL: return "GLP_EFAIL: solver failed";
+    case GLP_EOBJLL: return "GLP_EOBJLL: objective lower limit reached";
+    case GLP_EOBJUL: return "GLP_EOBJUL: objective upper limit reached";
+    case GLP_EITLIM: return "GLP_EITLIM: iteration limit exceeded";
+    case GLP_ETMLIM: return "GLP_ETMLIM: time limit exceeded";
+    case GLP_ENOPFS: return "GLP_ENOPFS: no primal feasible solution";
+    case GLP_ENODFS: return "GLP_ENODFS: no dual feasible solution";
+    case GLP_EROOT: return "GLP_EROOT: root LP optimum not provided";
+    case GLP_ESTOP: return "GLP_ESTOP: search terminated by application";
+    case GLP_EMIPGAP: return "GLP_EMIPGAP: relative mip gap tolerance reached";
+    case GLP_ENOFEAS: return "GLP_ENOFEAS: no primal/dual feasible solution";
+    case GLP_ENOCVG: return "GLP_ENOCVG: no convergence";
+    case GLP_EINSTAB: return "GLP_EINSTAB: numerical instability";
+    case GLP_EDATA: return "GLP_EDATA: invalid data";
+    case GLP_ERANGE: return "GLP_ERANGE: result out of range";
+    default: return "unknown GLPK code";
+    }
+}
+
+/* Branch-and-cut callback: track nodes and the bound, report progress, poll should_stop. */
+static void milp_ios_cb(glp_tree *T, void *info)
+{
+    milp_glpk_t *g = info;
+    int a_cnt = 0, n_cnt = 0, t_cnt = 0;
+    glp_ios_tree_size(T, &a_cnt, &n_cnt, &t_cnt);
+    if (t_cnt > g->nodes_cur) {
+        g->nodes_cur = t_cnt;
+    }
+    if (g->track) {
+        int best = glp_ios_best_node(T);
+        if (best != 0) {
+            g->bound = glp_ios_node_bound(T, best);
+            g->have_bound = 1;
+        }
+    }
+    int reason = glp_ios_reason(T);
+    /* Once per subproblem selection and per new incumbent: a node costs at least one LP. */
+    if (!g->ctl || (reason != GLP_ISELECT && reason != GLP_IBINGO)) {
+        return;
+    }
+    if (g->ctl->progress && g->track) {
+        double gap = glp_ios_mip_gap(T); /* DBL_MAX while there is no incumbent */
+        double done = (gap >= 1.0 || !(gap >= 0.0)) ? 0.0 : 100.0 * (1.0 - gap);
+        g->ctl->progress(g->ctl->ctx, done, 100.0);
+    }
+    if (g->ctl->should_stop && g->ctl->should_stop(g->ctl->ctx)) {
+        g->stop_requested = 1;
+        glp_ios_terminate(T);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Building the GLPK problem                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+static int milp_bnd_type(double lo, double hi)
+{
+    if (lo == -INFINITY && hi == INFINITY) {
+        return GLP_FR;
+    }
+    if (hi == INFINITY) {
+        return GLP_LO;
+    }
+    if (lo == -INFINITY) {
+        return GLP_UP;
+    }
+    return lo == hi ? GLP_FX : GLP_DB;
+}
+
+/*
+ * Effective bounds of column j for GLPK: binary columns are intersected with [0, 1]; with
+ * round_int, integer bounds are rounded inwards (glp_intopt rejects fractional ones).
+ */
+static void milp_col_bounds(const wpart_milp_problem_t *p, int64_t j, int round_int, double *lo,
+                            double *hi)
+{
+    double l = col_lb(p, j), u = col_ub(p, j);
+    int k = col_kind(p, j);
+    if (k == WPART_MILP_BINARY) {
+        l = l > 0.0 ? l : 0.0;
+        u = u < 1.0 ? u : 1.0;
+    }
+    if (round_int && k != WPART_MILP_CONTINUOUS) {
+        if (isfinite(l)) {
+            l = ceil(l - MILP_INT_TOL);
+        }
+        if (isfinite(u)) {
+            u = floor(u + MILP_INT_TOL);
+        }
+    }
+    *lo = l;
+    *hi = u;
+}
+
+/*
+ * Loads the validated problem into g->P (created here). Only GLPK calls: may longjmp.
+ *
+ * For a solve (rowmap == NULL) every row is loaded. For a file (rowmap != NULL) the rows with
+ * rowmap[i] < 0 (free rows) are left out, because GLPK's MPS writer omits the objective when a
+ * free row exists, and a row-less model gets one empty row "dummy" (0 >= 0), because GLPK's LP
+ * writer cannot write a model without rows and its MPS writer asserts on an empty column.
+ * Rows and columns are then named c<i> and x<j> after their indices in the caller's arrays.
+ */
+static void milp_load(milp_glpk_t *g, const wpart_milp_problem_t *p, const milp_matrix_t *M,
+                      const int *rowmap)
+{
+    char name[32];
+    int for_solve = rowmap == NULL;
+    int m = (int)p->n_rows, n = (int)p->n_cols, m_kept = m;
+    if (rowmap) {
+        m_kept = 0;
+        for (int i = 0; i < m; i++) {
+            m_kept += rowmap[i] >= 0;
+        }
+    }
+    g->P = glp_create_prob();
+    glp_prob *P = g->P;
+    glp_set_obj_dir(P, p->sense == WPART_MILP_MAXIMIZE ? GLP_MAX : GLP_MIN);
+    glp_set_obj_coef(P, 0, p->c0);
+    if (!for_solve) {
+        glp_set_prob_name(P, "wpart");
+        glp_set_obj_name(P, "obj");
+    }
+    if (m_kept > 0) {
+        glp_add_rows(P, m_kept);
+    } else if (!for_solve) {
+        glp_add_rows(P, 1);
+        glp_set_row_name(P, 1, "dummy");
+        glp_set_row_bnds(P, 1, GLP_LO, 0.0, 0.0);
+    }
+    glp_add_cols(P, n);
+    for (int i = 0; i < m; i++) {
+        int ii = rowmap ? rowmap[i] + 1 : i + 1;
+        if (ii < 1) {
+            continue;
+        }
+        double lo = row_lb(p, i), hi = row_ub(p, i);
+        int type = milp_bnd_type(lo, hi);
+        if (type != GLP_FR) {
+            glp_set_row_bnds(P, ii, type, isfinite(lo) ? lo : 0.0, isfinite(hi) ? hi : 0.0);
+        }
+        if (!for_solve) {
+            snprintf(name, sizeof name, "c%d", i);
+            glp_set_row_name(P, ii, name);
+        }
+    }
+    for (int j = 0; j < n; j++) {
+        double lo, hi;
+        int k = col_kind(p, j);
+        milp_col_bounds(p, j, for_solve, &lo, &hi);
+        if (k == WPART_MILP_CONTINUOUS) {
+            /* GLP_CV is the default kind */
+        } else if (lo == 0.0 && hi == 1.0) {
+            glp_set_col_kind(P, j + 1, GLP_BV); /* sets the bounds [0, 1] too */
+        } else {
+            glp_set_col_kind(P, j + 1, GLP_IV);
+        }
+        glp_set_col_bnds(P, j + 1, milp_bnd_type(lo, hi), isfinite(lo) ? lo : 0.0,
+                         isfinite(hi) ? hi : 0.0);
+        if (p->c) {
+            glp_set_obj_coef(P, j + 1, p->c[j]);
+        }
+        if (!for_solve) {
+            snprintf(name, sizeof name, "x%d", j);
+            glp_set_col_name(P, j + 1, name);
+        }
+    }
+    if (M->ne > 0) {
+        glp_load_matrix(P, M->ne, M->ia, M->ja, M->ar);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Solving                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct {
+    const wpart_milp_problem_t *p;
+    const milp_matrix_t *M;
+    const wpart_milp_options_t *opt;
+    double *x;
+    wpart_milp_result_t *res;
+    int has_int;
+} milp_solve_args_t;
+
+/* Remaining time in ms for GLPK's tm_lim (INT_MAX: none); 0 when the limit has passed. */
+static int milp_tm_lim(const milp_glpk_t *g)
+{
+    if (g->time_limit <= 0.0) {
+        return INT_MAX;
+    }
+    double left = g->time_limit - (wpart_i_now() - g->t0);
+    if (left <= 0.0) {
+        return 0;
+    }
+    double ms = ceil(left * 1000.0);
+    return ms >= (double)(INT_MAX - 1) ? INT_MAX - 1 : (int)ms;
+}
+
+static int milp_simplex(milp_glpk_t *g, int presolve, int tm_lim)
+{
+    glp_smcp sm;
+    glp_init_smcp(&sm);
+    sm.msg_lev = g->msg_lev;
+    sm.presolve = presolve ? GLP_ON : GLP_OFF;
+    sm.tm_lim = tm_lim;
+    return glp_simplex(g->P, &sm);
+}
+
+static int milp_intopt(milp_glpk_t *g, int presolve, double mip_gap, int tm_lim)
+{
+    glp_iocp io;
+    glp_init_iocp(&io);
+    io.msg_lev = g->msg_lev;
+    io.presolve = presolve ? GLP_ON : GLP_OFF;
+    io.tm_lim = tm_lim;
+    io.mip_gap = mip_gap;
+    io.cb_func = milp_ios_cb;
+    io.cb_info = g;
+    g->nodes_cur = 0;
+    int ret = glp_intopt(g->P, &io);
+    g->nodes += g->nodes_cur;
+    g->nodes_cur = 0;
+    return ret;
+}
+
+/* Outcome of one GLPK solve, before it becomes a wpart_milp_status_t. */
+typedef enum {
+    MILP_R_OPTIMAL,
+    MILP_R_GAP,        /* stopped at the mip_gap tolerance with an incumbent */
+    MILP_R_STOPPED,    /* time limit or stop request; incumbent in `have_x` */
+    MILP_R_INFEASIBLE,
+    MILP_R_DUAL_INF,   /* LP (relaxation) dual infeasible: unbounded or infeasible */
+    MILP_R_UNBOUNDED,  /* primal feasible and unbounded (simplex without presolve) */
+    MILP_R_ERROR
+} milp_raw_t;
+
+typedef struct {
+    milp_raw_t kind;
+    int have_x;        /* a primal feasible point is available in GLPK's solution */
+    int code;          /* GLPK return code */
+} milp_outcome_t;
+
+/* Solves the LP in g->P with glp_simplex. Time limit 0: reports a stop without calling GLPK. */
+static milp_outcome_t milp_run_lp(milp_glpk_t *g, int presolve)
+{
+    milp_outcome_t r = {MILP_R_ERROR, 0, 0};
+    int tm = milp_tm_lim(g);
+    if (tm == 0) {
+        r.kind = MILP_R_STOPPED;
+        r.code = GLP_ETMLIM;
+        return r;
+    }
+    r.code = milp_simplex(g, presolve, tm);
+    switch (r.code) {
+    case 0:
+        switch (glp_get_status(g->P)) {
+        case GLP_OPT: r.kind = MILP_R_OPTIMAL; r.have_x = 1; break;
+        case GLP_NOFEAS: r.kind = MILP_R_INFEASIBLE; break;
+        case GLP_UNBND: r.kind = MILP_R_UNBOUNDED; break;
+        default:
+            /* e.g. GLP_INFEAS after a failed phase; should not happen */
+            r.kind = MILP_R_ERROR;
+            break;
+        }
+        break;
+    case GLP_ENOPFS: r.kind = MILP_R_INFEASIBLE; break;
+    case GLP_ENODFS: r.kind = MILP_R_DUAL_INF; break;
+    case GLP_ETMLIM:
+    case GLP_EITLIM:
+        r.kind = MILP_R_STOPPED;
+        r.have_x = glp_get_prim_stat(g->P) == GLP_FEAS;
+        break;
+    default: r.kind = MILP_R_ERROR; break;
+    }
+    return r;
+}
+
+/* Solves the MILP in g->P (glp_intopt; without presolve, after the root LP by simplex). */
+static milp_outcome_t milp_run_mip(milp_glpk_t *g, int presolve, double mip_gap)
+{
+    milp_outcome_t r = {MILP_R_ERROR, 0, 0};
+    if (!presolve) {
+        /* glp_intopt needs an optimal basis of the relaxation when its presolver is off. */
+        r = milp_run_lp(g, 0);
+        if (r.kind != MILP_R_OPTIMAL) {
+            r.have_x = 0; /* an LP point is not an integer point */
+            return r;
+        }
+    }
+    int tm = milp_tm_lim(g);
+    if (tm == 0) {
+        r.kind = MILP_R_STOPPED;
+        r.have_x = 0;
+        r.code = GLP_ETMLIM;
+        return r;
+    }
+    r.code = milp_intopt(g, presolve, mip_gap, tm);
+    r.have_x = 0;
+    int ms = glp_mip_status(g->P);
+    switch (r.code) {
+    case 0:
+        if (ms == GLP_OPT) {
+            r.kind = MILP_R_OPTIMAL;
+            r.have_x = 1;
+        } else if (ms == GLP_NOFEAS) {
+            r.kind = MILP_R_INFEASIBLE;
+        } else {
+            r.kind = MILP_R_ERROR;
+        }
+        break;
+    case GLP_EMIPGAP:
+        r.kind = ms == GLP_FEAS || ms == GLP_OPT ? MILP_R_GAP : MILP_R_ERROR;
+        r.have_x = r.kind == MILP_R_GAP;
+        break;
+    case GLP_ETMLIM:
+    case GLP_ESTOP:
+        r.kind = MILP_R_STOPPED;
+        r.have_x = ms == GLP_FEAS || ms == GLP_OPT;
+        break;
+    case GLP_ENOPFS: r.kind = MILP_R_INFEASIBLE; break;
+    case GLP_ENODFS: r.kind = MILP_R_DUAL_INF; break;
+    default: r.kind = MILP_R_ERROR; break;
+    }
+    return r;
+}
+
+/*
+ * The relaxation is dual infeasible: the problem is unbounded if it has a feasible point and
+ * infeasible otherwise (for rational data, an unbounded relaxation of a feasible MILP makes the
+ * MILP unbounded). Decide by solving with a zero objective.
+ */
+static milp_outcome_t milp_feasibility(milp_glpk_t *g, const wpart_milp_problem_t *p, int has_int,
+                                       int presolve)
+{
+    for (int j = 0; j <= (int)p->n_cols; j++) {
+        glp_set_obj_coef(g->P, j, 0.0);
+    }
+    g->track = 0;
+    milp_outcome_t r = has_int ? milp_run_mip(g, presolve, 0.0) : milp_run_lp(g, presolve);
+    g->track = 1;
+    return r;
+}
+
+static void milp_stop_message(milp_glpk_t *g, wpart_milp_result_t *res, const char *what,
+                              int code)
+{
+    if (g->stop_requested) {
+        res->stopped_by = WPART_MILP_STOP_REQUEST;
+        snprintf(res->message, sizeof res->message, "stopped on request; %s (%s)", what,
+                 milp_code_name(code));
+    } else {
+        res->stopped_by = WPART_MILP_STOP_TIME_LIMIT;
+        snprintf(res->message, sizeof res->message, "time limit of %g s reached; %s (%s)",
+                 g->time_limit, what, milp_code_name(code));
+    }
+}
+
+/* Copies GLPK's (basic or MIP) solution into x and computes the objective at it. */
+static double milp_take_x(milp_glpk_t *g, const wpart_milp_problem_t *p, int mip, double *x)
+{
+    double obj = p->c0;
+    for (int64_t j = 0; j < p->n_cols; j++) {
+        int jj = (int)j + 1;
+        double v = mip ? glp_mip_col_val(g->P, jj) : glp_get_col_prim(g->P, jj);
+        if (col_kind(p, j) != WPART_MILP_CONTINUOUS) {
+            v = nearbyint(v); /* GLPK returns integers up to its tol_int */
+        }
+        if (x) {
+            x[j] = v;
+        }
+        if (p->c) {
+            obj += p->c[j] * v;
+        }
+    }
+    return obj;
+}
+
+static wpart_status_t milp_solve_body(milp_glpk_t *g, void *arg)
+{
+    milp_solve_args_t *a = arg;
+    const wpart_milp_problem_t *p = a->p;
+    wpart_milp_result_t *res = a->res;
+    int presolve = a->opt->presolve != 0;
+    int maximize = p->sense == WPART_MILP_MAXIMIZE;
+    wpart_status_t st = WPART_OK;
+
+    milp_load(g, p, a->M, NULL);
+    milp_outcome_t r = a->has_int ? milp_run_mip(g, presolve, a->opt->mip_gap)
+                                  : milp_run_lp(g, presolve);
+    res->glpk_code = r.code;
+    if (r.kind == MILP_R_UNBOUNDED || r.kind == MILP_R_DUAL_INF) {
+        int first = r.code;
+        int feasible;
+        if (r.kind == MILP_R_UNBOUNDED && !a->has_int) {
+            /* glp_simplex (no presolve) reached a primal feasible point and found a ray */
+            feasible = 1;
+        } else {
+            r = milp_feasibility(g, p, a->has_int, presolve);
+            res->glpk_code = r.code;
+            feasible = r.kind == MILP_R_OPTIMAL || r.kind == MILP_R_GAP ||
+                       (r.kind == MILP_R_STOPPED && r.have_x);
+        }
+        if (feasible) {
+            res->status = WPART_MILP_UNBOUNDED;
+            res->bound = maximize ? INFINITY : -INFINITY;
+            snprintf(res->message, sizeof res->message, "problem is unbounded (%s%s)",
+                     a->has_int ? "LP relaxation: " : "",
+                     first ? milp_code_name(first) : "primal simplex found an unbounded ray");
+        } else if (r.kind == MILP_R_INFEASIBLE) {
+            res->status = WPART_MILP_INFEASIBLE;
+            snprintf(res->message, sizeof res->message,
+                     "problem is infeasible (%s%s, and no feasible point exists)",
+                     a->has_int ? "LP relaxation: " : "",
+                     first ? milp_code_name(first) : "unbounded");
+        } else if (r.kind == MILP_R_STOPPED) {
+            res->status = WPART_MILP_NO_SOLUTION;
+            milp_stop_message(g, res, "relaxation unbounded, feasibility undecided", r.code);
+        } else {
+            st = wpart_i_error(WPART_ESOLVER, "GLPK failed while checking feasibility: %s",
+                               milp_code_name(r.code));
+        }
+        return st;
+    }
+    switch (r.kind) {
+    case MILP_R_OPTIMAL:
+    case MILP_R_GAP:
+        res->status = WPART_MILP_OPTIMAL;
+        res->objective = milp_take_x(g, p, a->has_int, a->x);
+        if (r.kind == MILP_R_OPTIMAL) {
+            res->bound = res->objective;
+            res->gap = 0.0;
+            snprintf(res->message, sizeof res->message, "optimal solution found");
+        } else {
+            res->bound = g->have_bound ? g->bound : NAN;
+            res->gap = fabs(res->objective - res->bound) / (fabs(res->objective) + DBL_EPSILON);
+            snprintf(res->message, sizeof res->message,
+                     "optimal within the relative gap tolerance %g (%s)", a->opt->mip_gap,
+                     milp_code_name(r.code));
+        }
+        break;
+    case MILP_R_STOPPED:
+        if (r.have_x) {
+            res->status = WPART_MILP_FEASIBLE;
+            res->objective = milp_take_x(g, p, a->has_int, a->x);
+            res->bound = g->have_bound ? g->bound : NAN;
+            res->gap = fabs(res->objective - res->bound) / (fabs(res->objective) + DBL_EPSILON);
+            milp_stop_message(g, res, "returning the best feasible solution found", r.code);
+        } else {
+            res->status = WPART_MILP_NO_SOLUTION;
+            res->bound = g->have_bound ? g->bound : NAN;
+            milp_stop_message(g, res, "no feasible solution found", r.code);
+        }
+        break;
+    case MILP_R_INFEASIBLE:
+        res->status = WPART_MILP_INFEASIBLE;
+        snprintf(res->message, sizeof res->message, "problem is infeasible%s%s%s",
+                 r.code ? " (" : "", r.code ? milp_code_name(r.code) : "", r.code ? ")" : "");
+        break;
+    default:
+        milp_one_line(g->last);
+        st = wpart_i_error(WPART_ESOLVER, "%s failed: %s%s%s",
+                           a->has_int ? "glp_intopt" : "glp_simplex", milp_code_name(r.code),
+                           g->last[0] ? "; GLPK said: " : "", g->last);
+        break;
+    }
+    return st;
+}
+
+typedef struct {
+    const wpart_milp_problem_t *p;
+    const milp_matrix_t *M;
+    const int *rowmap;
+    const char *path;
+    wpart_milp_format_t format;
+} milp_write_args_t;
+
+static wpart_status_t milp_write_body(milp_glpk_t *g, void *arg)
+{
+    milp_write_args_t *a = arg;
+    milp_load(g, a->p, a->M, a->rowmap);
+    int ret = a->format == WPART_MILP_FORMAT_LP ? glp_write_lp(g->P, NULL, a->path)
+                                                : glp_write_mps(g->P, GLP_MPS_FILE, NULL, a->path);
+    if (ret != 0) {
+        milp_one_line(g->last);
+        return wpart_i_error(WPART_ESOLVER, "cannot write '%s'%s%s", a->path,
+                             g->last[0] ? ": " : "", g->last);
+    }
+    return WPART_OK;
+}
+
+static void milp_glpk_init(milp_glpk_t *g, double t0)
+{
+    memset(g, 0, sizeof *g);
+    g->track = 1;
+    g->bound = NAN;
+    g->t0 = t0;
+    g->msg_lev = GLP_MSG_ERR;
+}
+
+#endif /* WPART_HAVE_GLPK */
+
+/* ------------------------------------------------------------------------------------------ */
+/* Public entry points                                                                         */
+/* ------------------------------------------------------------------------------------------ */
+
+wpart_status_t wpart_milp_solve(const wpart_milp_problem_t *prob, const wpart_milp_options_t *opt,
+                                double *x, wpart_milp_result_t *res)
+{
+    wpart_status_t st = WPART_OK;
+    double t0 = wpart_i_now();
+    wpart_milp_options_t defaults;
+#ifdef WPART_HAVE_GLPK
+    milp_matrix_t M = {0, NULL, NULL, NULL};
+#endif
+    if (!res) {
+        WPART_FAIL(WPART_EINVAL, "res is NULL");
+    }
+    memset(res, 0, sizeof *res);
+    res->status = WPART_MILP_NO_SOLUTION;
+    res->stopped_by = WPART_MILP_STOP_NONE;
+    res->objective = res->bound = res->gap = NAN;
+    if (!opt) {
+        wpart_milp_options_init(&defaults);
+        opt = &defaults;
+    }
+    WPART_CHECK(milp_validate_options(opt));
+    WPART_CHECK(milp_validate(prob));
+    if (opt->log && opt->log_size > 0) {
+        opt->log[0] = '\0';
+    }
+#ifndef WPART_HAVE_GLPK
+    (void)x;
+    WPART_FAIL(WPART_ENOSOLVER, "wpart was built without GLPK (WPART_WITH_GLPK=OFF)");
+#else
+    if (x) {
+        for (int64_t j = 0; j < prob->n_cols; j++) {
+            x[j] = NAN;
+        }
+    }
+    int has_int = 0;
+    for (int64_t j = 0; j < prob->n_cols; j++) {
+        if (col_kind(prob, j) == WPART_MILP_CONTINUOUS) {
+            continue;
+        }
+        has_int = 1;
+        double lo, hi;
+        milp_col_bounds(prob, j, 1, &lo, &hi);
+        if (lo > hi) {
+            /* no integer in [lb, ub]: decided without GLPK (it would reject the bounds) */
+            res->status = WPART_MILP_INFEASIBLE;
+            snprintf(res->message, sizeof res->message,
+                     "problem is infeasible: integer column %" PRId64 " has no integer in "
+                     "[%g, %g]", j, col_lb(prob, j), col_ub(prob, j));
+            goto cleanup;
+        }
+    }
+    WPART_CHECK(milp_matrix(prob, &M));
+
+    milp_glpk_t g;
+    milp_glpk_init(&g, t0);
+    g.ctl = opt->control;
+    g.time_limit = opt->time_limit > 0.0 ? opt->time_limit : 0.0;
+    if (g.ctl && g.ctl->time_limit > 0.0 &&
+        (g.time_limit <= 0.0 || g.ctl->time_limit < g.time_limit)) {
+        g.time_limit = g.ctl->time_limit;
+    }
+    if (opt->log && opt->log_size > 0) {
+        g.log = opt->log;
+        g.log_size = opt->log_size;
+        g.msg_lev = GLP_MSG_ON;
+    }
+    milp_solve_args_t args = {prob, &M, opt, x, res, has_int};
+    WPART_CHECK(milp_guarded(&g, milp_solve_body, &args));
+    res->nodes = g.nodes;
+    if (g.ctl && g.ctl->progress) {
+        g.ctl->progress(g.ctl->ctx, 100.0, 100.0);
+    }
+#endif
+cleanup:
+#ifdef WPART_HAVE_GLPK
+    milp_matrix_free(&M);
+#endif
+    if (res) {
+        res->seconds = wpart_i_now() - t0;
+    }
+    return st;
+}
+
+wpart_status_t wpart_milp_write(const wpart_milp_problem_t *prob, const char *path,
+                                wpart_milp_format_t format)
+{
+    wpart_status_t st = WPART_OK;
+#ifdef WPART_HAVE_GLPK
+    milp_matrix_t M = {0, NULL, NULL, NULL};
+    int *rowmap = NULL;
+#endif
+    if (!path || !path[0]) {
+        WPART_FAIL(WPART_EINVAL, "path must be a non-empty string");
+    }
+    if (format != WPART_MILP_FORMAT_LP && format != WPART_MILP_FORMAT_MPS) {
+        WPART_FAIL(WPART_EINVAL, "format must be WPART_MILP_FORMAT_LP or WPART_MILP_FORMAT_MPS "
+                   "(got %d)", (int)format);
+    }
+    WPART_CHECK(milp_validate(prob));
+#ifndef WPART_HAVE_GLPK
+    WPART_FAIL(WPART_ENOSOLVER, "wpart was built without GLPK (WPART_WITH_GLPK=OFF)");
+#else
+    WPART_CHECK(milp_matrix(prob, &M));
+    /* Leave out the free rows (see milp_load): number the others, and renumber A's rows. */
+    rowmap = wpart_i_malloc(prob->n_rows, sizeof *rowmap);
+    if (!rowmap) {
+        WPART_FAIL(WPART_ENOMEM, "row map of %" PRId64 " rows", prob->n_rows);
+    }
+    int kept = 0;
+    for (int64_t i = 0; i < prob->n_rows; i++) {
+        int free_row = row_lb(prob, i) == -INFINITY && row_ub(prob, i) == INFINITY;
+        rowmap[i] = free_row ? -1 : kept++;
+    }
+    int ne = 0;
+    for (int k = 1; k <= M.ne; k++) {
+        int r = rowmap[M.ia[k] - 1];
+        if (r >= 0) {
+            ne++;
+            M.ia[ne] = r + 1;
+            M.ja[ne] = M.ja[k];
+            M.ar[ne] = M.ar[k];
+        }
+    }
+    M.ne = ne;
+    milp_glpk_t g;
+    milp_glpk_init(&g, wpart_i_now());
+    milp_write_args_t args = {prob, &M, rowmap, path, format};
+    WPART_CHECK(milp_guarded(&g, milp_write_body, &args));
+#endif
+cleanup:
+#ifdef WPART_HAVE_GLPK
+    milp_matrix_free(&M);
+    free(rowmap);
+#endif
+    return st;
+}
