@@ -324,6 +324,33 @@ cleanup:
     return res;
 }
 
+static PyObject *wpy_hetero_milp_front(PyObject *self, PyObject *args)
+{
+    PyObject *o, *s, *t, *e, *res = NULL;
+    long long n;
+    double time_limit = 0.0;
+    wpy_prof_t w = {0};
+    wpart_hetero_front_t f = {0};
+    if (!PyArg_ParseTuple(args, "LOOOO|d", &n, &o, &s, &t, &e, &time_limit)) {
+        return NULL;
+    }
+    if (prof_convert(&w, o, s, t, e) < 0) {
+        goto cleanup;
+    }
+    /* GIL held on purpose: GLPK's hooks are process-global (see wpart/milp.h); no Python
+     * callback runs during the solves, so no other thread can enter GLPK meanwhile. */
+    wpart_status_t st = wpart_hetero_milp_front((int64_t)n, &w.P, time_limit, &f);
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto cleanup;
+    }
+    res = front_to_tuple(&f);
+cleanup:
+    wpart_hetero_front_free(&f);
+    prof_release(&w);
+    return res;
+}
+
 static PyMethodDef hetero_methods[] = {
     {"hetero_front", (PyCFunction)(void (*)(void))wpy_hetero_front, METH_VARARGS | METH_KEYWORDS,
      "Front of a hetero instance: ((energy, dynamic, time, dist), stats)."},
@@ -332,6 +359,8 @@ static PyMethodDef hetero_methods[] = {
     {"hetero_total_energy", wpy_hetero_total_energy, METH_VARARGS,
      "Total-energy filter of a dynamic-energy front."},
     {"hetero_eval", wpy_hetero_eval, METH_VARARGS, "(time, energy) of a distribution."},
+    {"hetero_milp_front", wpy_hetero_milp_front, METH_VARARGS,
+     "Epsilon-constraint MILP front (GLPK): (energy, dynamic, time, dist)."},
     {"hetero_dgemm", wpy_hetero_dgemm, METH_VARARGS, "C += A @ B (blocked C kernel, GIL released)."},
     {NULL, NULL, 0, NULL},
 };

@@ -55,6 +55,7 @@ __all__ = [
     "threshold_dp_front",
     "bruteforce_front",
     "milp_front",
+    "pareto_milp",
     "evaluate",
     "hypervolume",
     "synthetic",
@@ -281,10 +282,18 @@ def bruteforce_front(profiles: Any, n: int, *, max_leaves: int = 10**7) -> Paret
 
 
 def milp_front(profiles: Any, n: int, **kw: Any) -> ParetoFront:
-    """Exact front by the GLPK epsilon-constraint MILP (spec 2.11); see :mod:`._milp`."""
+    """Exact front by the GLPK epsilon-constraint MILP (spec 2.11), a cross-check of HEPOPTA.
+
+    One pair of MILPs per front point (least energy below the previous time, then least time
+    within that energy); for small instances. Keyword ``time_limit`` (s) bounds each GLPK call.
+    Also available as :func:`pareto_milp`.
+    """
     from ._milp import milp_front as _mf
 
     return _mf(as_profiles(profiles), _n(n), **kw)
+
+
+pareto_milp = milp_front
 
 
 def evaluate(profiles: Any, dist: Any) -> tuple[float, float]:

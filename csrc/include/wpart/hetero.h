@@ -143,6 +143,17 @@ wpart_status_t wpart_hetero_load_balanced(int64_t n, const wpart_hetero_profiles
 wpart_status_t wpart_hetero_kernel_dgemm(int64_t M, int64_t N, int64_t K, const double *A,
                                          const double *B, double *C);
 
+/**
+ * Epsilon-constraint MILP front with GLPK (spec 2.11): an independent exact cross-check. One
+ * stage-1 MILP (least energy with every time <= tau) and one stage-2 MILP (least time within
+ * that energy, relative tolerance 1e-12) per front point; tau then drops below the point's time.
+ * Reported values are re-evaluated exactly (right fold) from the distributions found.
+ * time_limit (s, <= 0: none) bounds each GLPK call; WPART_ESOLVER when one stops early.
+ * The caller must serialise GLPK calls (see wpart/milp.h). WPART_ENOSOLVER without GLPK.
+ */
+wpart_status_t wpart_hetero_milp_front(int64_t n, const wpart_hetero_profiles_t *P,
+                                       double time_limit, wpart_hetero_front_t *out);
+
 #ifdef __cplusplus
 }
 #endif
