@@ -38,6 +38,7 @@ typedef struct {
     const wpart_control_t *ctl;
     double t0;
     int64_t polls;
+    double *lbe, *lbt;  /* p x (N+1): least energy / least time of sub-problem (c, w) */
 } hp_ctx_t;
 
 /* Insert cand into S (energy ascending, time strictly descending); spec 2.4.3 PARETO_INSERT. */
@@ -94,6 +95,25 @@ static wpart_status_t stair_insert(stair_t *S, const tup_t *cand)
     return WPART_OK;
 }
 
+/* True when some entry of S strictly dominates every candidate with energy >= e and time >= t
+ * (so none of them can enter S, and skipping them leaves S bit-identical). */
+static int stair_dominates(const stair_t *S, double e, double t)
+{
+    int64_t lo = 0, hi = S->n;
+    while (lo < hi) { /* first entry with eng >= e */
+        int64_t mid = lo + (hi - lo) / 2;
+        if (S->v[mid].eng < e) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    if (lo > 0 && S->v[lo - 1].time <= t) {
+        return 1; /* eng < e, time <= t */
+    }
+    return lo < S->n && S->v[lo].eng == e && S->v[lo].time < t;
+}
+
 static wpart_status_t kernel(hp_ctx_t *X, int64_t c, int64_t w, cell_t **res)
 {
     wpart_status_t st = WPART_OK;
@@ -130,6 +150,18 @@ static wpart_status_t kernel(hp_ctx_t *X, int64_t c, int64_t w, cell_t **res)
             ex = G->e[j];
             ax = 1;
         }
+        if (s >= 0) {
+            const double *be = X->lbe + (c + 1) * n1, *bt = X->lbt + (c + 1) * n1;
+            double lbe = ex + be[w - u];
+            if (be[w - u] == INFINITY || (X->drop && lbe > X->eps)) {
+                X->stats->skipped++;
+                goto next; /* no distribution of the rest, or all above epsilon */
+            }
+            if (stair_dominates(S, lbe, tx > bt[w - u] ? tx : bt[w - u])) {
+                X->stats->skipped++;
+                goto next; /* every candidate of x is dominated */
+            }
+        }
         int64_t r = w - u;
         const tup_t *sub;
         int64_t nsub;
@@ -158,6 +190,10 @@ static wpart_status_t kernel(hp_ctx_t *X, int64_t c, int64_t w, cell_t **res)
             }
             sub = ch->v;
             nsub = ch->n;
+            if (s >= 0 && stair_dominates(S, ex + sub[0].eng, tx)) {
+                X->stats->skipped++;
+                goto next;
+            }
         }
         for (int64_t k = 0; k < nsub; k++) {
             tup_t cand;
@@ -313,6 +349,36 @@ static wpart_status_t hepopta_grid(const hg_grid_t *G, const wpart_hetero_option
         acc += cap;
         X.sigma[i] = acc;
     }
+    /* exact least energy and least time of every sub-problem (c, w) over the points within
+     * epsilon: lower bounds that skip sizes whose candidates would all be dominated */
+    X.lbe = wpart_i_malloc(p * n1, sizeof(double));
+    X.lbt = wpart_i_malloc(p * n1, sizeof(double));
+    if (!X.lbe || !X.lbt) {
+        WPART_FAIL(WPART_ENOMEM, "bounds of %" PRId64 " cells", p * n1);
+    }
+    for (int64_t c = p - 1; c >= 1; c--) {
+        double *E = X.lbe + c * n1, *T = X.lbt + c * n1;
+        const double *En = c + 1 < p ? X.lbe + (c + 1) * n1 : NULL;
+        const double *Tn = c + 1 < p ? X.lbt + (c + 1) * n1 : NULL;
+        for (int64_t w = 0; w <= N; w++) {
+            E[w] = En ? En[w] : (w == 0 ? 0.0 : INFINITY);
+            T[w] = Tn ? Tn[w] : (w == 0 ? 0.0 : INFINITY);
+        }
+        for (int64_t s = 0; s < X.nscan[c]; s++) {
+            int64_t j = X.scan[c][s], u = G->u[j];
+            double ej = G->e[j], tj = G->t[j];
+            for (int64_t w = u; w <= N; w++) {
+                double re = En ? En[w - u] : (w == u ? 0.0 : INFINITY);
+                double rt = Tn ? Tn[w - u] : (w == u ? 0.0 : INFINITY);
+                if (re != INFINITY) {
+                    double v = ej + re;
+                    E[w] = v < E[w] ? v : E[w];
+                    double tt = tj > rt ? tj : rt;
+                    T[w] = tt < T[w] ? tt : T[w];
+                }
+            }
+        }
+    }
     cell_t *root;
     WPART_CHECK(kernel(&X, 0, N, &root));
     if (!root) {
@@ -367,6 +433,8 @@ cleanup:
     free(X.nscan);
     free(X.sigma);
     free(X.stairs);
+    free(X.lbe);
+    free(X.lbt);
     free(x0);
     free(tmp);
     return st;

@@ -127,7 +127,7 @@ static PyObject *wpy_hetero_front(PyObject *self, PyObject *args, PyObject *kwds
     if (!ft) {
         goto cleanup;
     }
-    res = Py_BuildValue("N{sdsdsLsLsLsLsLsLsd}", ft, "t_opt", stats.t_opt, "energy_threshold",
+    res = Py_BuildValue("N{sLsdsdsLsLsLsLsLsLsd}", ft, "skipped", (long long)stats.skipped, "t_opt", stats.t_opt, "energy_threshold",
                         stats.energy_threshold, "granularity", (long long)stats.granularity,
                         "cells", (long long)stats.cells, "memo_hits",
                         (long long)stats.memo_hits, "cuts", (long long)stats.cuts, "candidates",

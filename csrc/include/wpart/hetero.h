@@ -52,6 +52,7 @@ typedef struct {
     int64_t memo_hits;        /* memo reads of finished cells */
     int64_t cuts;             /* nodes cut by the size thresholds */
     int64_t candidates;       /* merged candidates offered to the staircases */
+    int64_t skipped;          /* sizes skipped because the staircase already dominates them */
     int64_t peak_tuples;      /* tuples stored in the memo table at the end */
     double seconds;           /* wall time */
 } wpart_hetero_stats_t;
