@@ -11,5 +11,6 @@
 #include "wpart/milp.h"
 #include "wpart/spatial.h"
 #include "wpart/tasks.h"
+#include "wpart/hetero.h"
 
 #endif /* WPART_WPART_H */
