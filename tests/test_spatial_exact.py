@@ -25,6 +25,7 @@ GOLDEN = [
 ]
 
 
+@pytest.mark.filterwarnings("ignore:P x Q")
 @pytest.mark.parametrize("row", GOLDEN, ids=["A1", "A2", "A3"])
 def test_golden_table(row):
     A, m, P, Q, uni, ropt, pqh, pqv, mh, mv, hier = row
@@ -96,6 +97,7 @@ def test_hier_opt_and_jag_m_opt_match_enumeration(seed):
         assert h.max_load <= best.max_load
 
 
+@pytest.mark.filterwarnings("ignore:P x Q")
 @pytest.mark.parametrize("seed", range(4))
 def test_pq_opt_engines_match_enumeration(seed):
     rng = np.random.default_rng(100 + seed)

@@ -38,6 +38,7 @@ def _inst(rng, n1, n2, kind):
     raise ValueError(kind)
 
 
+@pytest.mark.filterwarnings("ignore:P x Q")
 @pytest.mark.parametrize("kind", ["uniform", "zeros", "peak"])
 def test_every_method_valid(kind):
     rng = np.random.default_rng(1)
@@ -61,6 +62,7 @@ def test_every_method_valid(kind):
             assert r.method == meth
 
 
+@pytest.mark.filterwarnings("ignore:P x Q")
 def test_class_chain_random():
     rng = np.random.default_rng(2)
     for trial in range(30):
@@ -465,3 +467,11 @@ def test_plateau_tie_rule():
     B[:, 8:] = 1
     r = spatial.hier_rb(B, 2, variant="ver")
     assert r.rects[0].tolist() == [0, 10, 0, 5]
+
+
+def test_grid_larger_than_matrix_warns():
+    A = np.ones((3, 8), dtype=int)
+    with pytest.warns(UserWarning, match="empty"):
+        r = spatial.rect_uniform(A, 8, P=4, Q=2)
+    r.validate()
+    assert ((r.rects[:, 1] - r.rects[:, 0]) == 0).sum() == 2

@@ -381,6 +381,12 @@ def _pq(m: int, n1: int, n2: int, P: Any, Q: Any) -> tuple[int, int]:
         P = m // Q
     if P * Q != m:
         raise ValueError(f"`P` x `Q` must equal m = {m}, got {P} x {Q}")
+    if P > n1 or Q > n2:
+        warnings.warn(
+            f"P x Q = {P} x {Q} exceeds the {n1} x {n2} matrix: some rectangles will be empty",
+            UserWarning,
+            stacklevel=3,
+        )
     return P, Q
 
 
