@@ -475,3 +475,27 @@ def test_grid_larger_than_matrix_warns():
         r = spatial.rect_uniform(A, 8, P=4, Q=2)
     r.validate()
     assert ((r.rects[:, 1] - r.rects[:, 0]) == 0).sum() == 2
+
+
+def test_fuzz_float_rounding_and_empty_parts():
+    """Float loads whose prefix differences round differently along different paths, zeros,
+    and more parts than cells: every method still tiles the matrix exactly."""
+    rng = np.random.default_rng(12)
+    for t in range(150):
+        n1, n2 = (int(x) for x in rng.integers(1, 7, 2))
+        A = rng.integers(0, 5, (n1, n2)) * (rng.random((n1, n2)) < 0.6)
+        if t % 2 == 0:
+            A = A.astype(float) * rng.choice([0.37, 0.1, 1e-3, 3.3e5, 0.7])
+        m = int(rng.integers(1, 2 * n1 * n2 + 2))
+        for meth in spatial.METHODS:
+            kw = {}
+            if meth == "jag_m_probe":
+                kw = {"stripe_cuts": [0, n1]}
+            if meth == "jag_m_alloc":
+                kw = {"counts": [m]}
+            if meth == "hier_opt" and n1 * n2 > 20:
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                r = spatial.partition(A, m, method=meth, allow_empty=True, **kw)
+            r.validate()

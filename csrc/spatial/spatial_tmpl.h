@@ -202,6 +202,28 @@ static int FN(gprobe)(FN(cost_f) f, void *ctx, int64_t n, int64_t start, int64_t
     return t == n;
 }
 
+/* leftmost-greedy separators at B*; with float costs, rounding can make B* fail by an ulp
+ * (costs read along different prefix paths), so B is nudged up, and as a last resort the last
+ * part takes the rest. Exact integer costs never need either. */
+static void FN(final_seps)(FN(cost_f) f, void *ctx, int64_t n, int64_t q, int homog, T B,
+                           int64_t *seps)
+{
+    for (int tries = 0; tries < 80; tries++) {
+        if (FN(gprobe)(f, ctx, n, 0, 0, q, homog, B, seps)) {
+            return;
+        }
+#if IS_INT
+        B += 1;
+#else
+        B = B * (1.0 + 1e-12) + 1e-300;
+        if (tries > 40) {
+            B *= 2;
+        }
+#endif
+    }
+    seps[q] = n;
+}
+
 static void FN(normalize)(int64_t *s, int64_t n, int64_t q)
 {
     if (q > n) {
@@ -258,7 +280,7 @@ static wpart_status_t FN(gnicol)(FN(ctx_t) *cx, FN(cost_f) f, void *ctx, int64_t
     }
     *Bout = best;
     if (seps) {
-        FN(gprobe)(f, ctx, n, 0, 0, q, homog, best, seps);
+        FN(final_seps)(f, ctx, n, q, homog, best, seps);
         if (homog) {
             FN(normalize)(seps, n, q);
         }
@@ -286,7 +308,7 @@ static wpart_status_t FN(gbisect)(FN(ctx_t) *cx, FN(cost_f) f, void *ctx, int64_
     }
     *Bout = FN(unkey)(lo);
     if (seps) {
-        FN(gprobe)(f, ctx, n, 0, 0, q, homog, *Bout, seps);
+        FN(final_seps)(f, ctx, n, q, homog, *Bout, seps);
         if (homog) {
             FN(normalize)(seps, n, q);
         }
@@ -683,7 +705,7 @@ static wpart_status_t FN(jag_pq_opt)(FN(ctx_t) *cx, int64_t P, int64_t Q, int us
             WPART_CHECK(wpart_i_poll(cx->opt->control, cx->t0, (double)p, (double)P));
         }
         B = prev[n1];
-        FN(gprobe)(FN(nested_cost), &nc, n1, 0, 0, P, 1, B, R);
+        FN(final_seps)(FN(nested_cost), &nc, n1, P, 1, B, R);
         FN(normalize)(R, n1, P);
     }
     WPART_CHECK(nc.st);
@@ -867,6 +889,18 @@ static wpart_status_t FN(m_probe_core)(FN(ctx_t) *cx, const int64_t *R, int64_t 
             hi = FN(key)(ub);
         }
     }
+#if !IS_INT
+    /* loads read along different prefix paths differ by rounding: make sure hi is feasible */
+    {
+        double b = FN(unkey)(hi);
+        double eps = tot * 1e-12 + 1e-300;
+        while (!FN(mprobe_ok)(v, R, P, m, b)) {
+            b = b * (1.0 + 1e-9) + eps;
+            eps *= 2;
+        }
+        hi = FN(key)(b);
+    }
+#endif
     if (lo > hi) {
         lo = hi;
     }
@@ -1199,6 +1233,10 @@ static wpart_status_t FN(jag_m_opt)(FN(ctx_t) *cx, int64_t m, int64_t *out)
     }
     WPART_CHECK(FN(jag_m_heur_probe)(cx, m, out));
     T ub = FN(lmax_of)(v, out, m);
+#if !IS_INT
+    /* rounding: the DP reads loads along other prefix paths than lmax_of */
+    ub = ub * (1.0 + 1e-9) + FN(load)(v, 0, n1, 0, v->n2) * 1e-12 + 1e-300;
+#endif
 #if IS_INT
     int64_t lo = FN(ceil_div)(FN(load)(v, 0, n1, 0, v->n2), m);
 #else
