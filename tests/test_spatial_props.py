@@ -499,3 +499,20 @@ def test_fuzz_float_rounding_and_empty_parts():
                 warnings.simplefilter("ignore", UserWarning)
                 r = spatial.partition(A, m, method=meth, allow_empty=True, **kw)
             r.validate()
+
+
+def test_huge_int64_loads_are_exact():
+    rng = np.random.default_rng(13)
+    big = 2**62 // 64
+    A = rng.integers(big // 2, big, (8, 8))
+    assert int(A.sum()) < 2**63
+    for meth in spatial.METHODS:
+        kw = {}
+        if meth == "jag_m_probe":
+            kw = {"stripe_cuts": [0, 4, 8]}
+        if meth == "jag_m_alloc":
+            kw = {"counts": [3, 3]}
+        r = spatial.partition(A, 6, method=meth, **kw)
+        r.validate()
+        assert int(r.loads.sum()) == int(A.sum())
+    assert spatial.jag_m_opt(A, 6).max_load <= spatial.jag_m_heur(A, 6).max_load

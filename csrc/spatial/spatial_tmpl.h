@@ -879,7 +879,8 @@ static wpart_status_t FN(m_probe_core)(FN(ctx_t) *cx, const int64_t *R, int64_t 
                 T c = (Sb[(j + 1) * v->s1] - Sa[(j + 1) * v->s1]) - (Sb[j * v->s1] - Sa[j * v->s1]);
                 colmax = c > colmax ? c : colmax;
             }
-            T b = FN(ceil_div)(L[p], cnt[p]) + colmax;
+            T b = FN(ceil_div)(L[p], cnt[p]);
+            b = colmax > tot - b ? tot : b + colmax; /* no int64 overflow near the limit */
             ub = b > ub ? b : ub;
         }
 #if !IS_INT
