@@ -122,7 +122,7 @@ def paper_tables(quick: bool, seed: int) -> dict:
         ]
     text = format_table(["preset", "quantity", "wpart (synthetic)", "paper"], rows,
                         title=(f"(a) paper tables, p = 5, workloads every "
-                               f"{'15th' if quick else ''} grid step, P_S = {STATIC_POWER} W "
+                               f"{'15th ' if quick else ''}grid step, P_S = {STATIC_POWER} W "
                                "(assumed); synthetic profiles, so plausibility only"))
     out["ok"] = all(min(out[k]["stats"]["tes"]) >= -1e-9 for k in ("dgemm-like", "fft-like"))
     return {"data": out, "text": text}
