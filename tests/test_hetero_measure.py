@@ -160,3 +160,32 @@ def test_measured_profile_file_roundtrip(tmp_path):
     mp.to_file(tmp_path / "gpu.txt")
     q = wh.Profile.from_file(tmp_path / "gpu.txt")
     assert np.array_equal(q.time, mp.profile.time) and q.sizes.tolist() == [1, 2, 3]
+
+
+def test_synthetic_meter_pipeline():
+    """Spec 6.24: the simulated pipeline -- MeanUsingTtest, dynamic-energy subtraction,
+    additivity report; zero noise and zero excess reproduce the sum of individual energies."""
+    ps = wh.synthetic("dgemm-like", seed=2, hi=640)
+    exact = wh.SyntheticMeter(ps, static_power=100.0, noise=0.0, additivity_excess=(0, 0))
+    sizes = ps[0].sizes[:5]
+    par, ind = [], [[] for _ in range(ps.p)]
+    for x in sizes.tolist():
+        r = exact.run([x] * ps.p)
+        par.append(wh.dynamic_energy(r["energy"], 100.0, r["duration"]))
+        for i in range(ps.p):
+            a = exact.run_alone(i, x)
+            ind[i].append(wh.dynamic_energy(a["energy"], 100.0, a["duration"]))
+    rep = wh.additivity_report(par, ind)
+    assert rep["max"] < 1e-9
+    noisy = wh.SyntheticMeter(ps, static_power=100.0, noise=0.02, seed=3)
+    r = wh.mean_until_precise(lambda: noisy.run([64] * ps.p), min_reps=3, max_reps=200,
+                              eps=0.01, time_keys=["duration"])
+    assert r["converged"] and set(r["means"]) >= {"energy", "t_cpu1", "duration"}
+    runs = [noisy.run([x] * ps.p) for x in sizes.tolist()]
+    par = [wh.dynamic_energy(r["energy"], 100.0, r["duration"]) for r in runs]
+    alone = [[noisy.run_alone(i, x) for x in sizes.tolist()] for i in range(ps.p)]
+    ind = [[wh.dynamic_energy(a["energy"], 100.0, a["duration"]) for a in row] for row in alone]
+    rep = wh.additivity_report(par, ind)
+    assert 0 < rep["max"] < 25 and rep["mean_signed"] > 0  # parallel above combined
+    with pytest.raises(ValueError, match="not a measured size"):
+        exact.run([1] * ps.p)

@@ -67,6 +67,7 @@ __all__ = [
     "CallbackMeter",
     "additivity_report",
     "dynamic_energy",
+    "SyntheticMeter",
     "kernels",
 ]
 
@@ -303,7 +304,8 @@ def evaluate(profiles: Any, dist: Any) -> tuple[float, float]:
 
 def __getattr__(name: str) -> Any:  # measurement helpers load lazily
     if name in ("measure", "mean_until_precise", "RaplMeter", "CallbackMeter",
-                "additivity_report", "dynamic_energy", "MeasuredProfile"):
+                "additivity_report", "dynamic_energy", "MeasuredProfile",
+                "SyntheticMeter", "energy_from_samples", "measure_static_power"):
         from . import _measure
 
         return getattr(_measure, name)

@@ -27,6 +27,7 @@ __all__ = [
     "measure_static_power",
     "dynamic_energy",
     "additivity_report",
+    "SyntheticMeter",
 ]
 
 
@@ -502,3 +503,71 @@ def measure(
                            np.array(conv, bool), float(static_power),
                            "none" if meter is None else repr(meter),
                            time.perf_counter() - t_start)
+
+
+class SyntheticMeter:
+    """Simulated measurements of a platform described by profiles (spec 000 sections 4, 7.3).
+
+    Exercises the measurement pipeline without hardware: :meth:`run` executes a distribution
+    "in parallel" and returns each processor's time and the node's total energy, as the paper's
+    instrumented application does (Alg. 4); :meth:`run_alone` runs one processor alone.
+
+    The total energy of a run is ``P_S * T + (1 + a) * sum_i e_i(x_i)`` where ``a`` is an
+    additivity excess drawn per size from ``additivity_excess`` (0 for a run alone), with
+    multiplicative Gaussian noise of relative SD `noise` on times and energies. With
+    ``noise=0`` and ``additivity_excess=(0, 0)`` the dynamic energy of a parallel run equals
+    the sum of the individual ones exactly.
+    """
+
+    def __init__(self, profiles: Any, static_power: float, *, noise: float = 0.02,
+                 additivity_excess: tuple[float, float] = (0.0, 0.12), seed: int = 0) -> None:
+        from ._profiles import as_profiles
+
+        self.profiles = as_profiles(profiles)
+        if not (math.isfinite(static_power) and static_power >= 0):
+            raise ValueError(f"`static_power` must be finite and >= 0, got {static_power}")
+        if not noise >= 0:
+            raise ValueError(f"`noise` must be >= 0, got {noise}")
+        lo, hi = additivity_excess
+        if not 0 <= lo <= hi:
+            raise ValueError(f"`additivity_excess` must satisfy 0 <= lo <= hi, got {lo}, {hi}")
+        self.static_power = float(static_power)
+        self.noise = float(noise)
+        self.excess = (float(lo), float(hi))
+        self._rng = np.random.default_rng(seed)
+        self._seed = int(seed)
+
+    def _excess(self, key: int) -> float:
+        u = np.random.default_rng([self._seed, 7, int(key)]).random()
+        return self.excess[0] + (self.excess[1] - self.excess[0]) * float(u)
+
+    def _jitter(self) -> float:
+        return float(np.exp(self.noise * self._rng.standard_normal())) if self.noise else 1.0
+
+    def run(self, dist: ArrayLike) -> dict:
+        """One parallel run: ``{"t_<name>": time, ..., "energy": total J, "duration": s}``."""
+        d = np.asarray(dist, dtype=np.int64)
+        if d.shape != (self.profiles.p,):
+            raise ValueError(f"`dist` must have length {self.profiles.p}")
+        out: dict[str, float] = {}
+        T, E = 0.0, 0.0
+        for nm, pr, x in zip(self.profiles.names, self.profiles, d.tolist()):
+            v = pr.lookup(x)
+            if v is None:
+                raise ValueError(f"`dist`: {x} is not a measured size of {nm}")
+            t, e = v[0] * self._jitter(), v[1] * self._jitter()
+            out[f"t_{nm}"] = t
+            T, E = max(T, t), E + e
+        active = int(np.count_nonzero(d))
+        a = self._excess(int(d.sum())) if active > 1 else 0.0
+        out["energy"] = self.static_power * T + (1.0 + a) * E
+        out["duration"] = T
+        return out
+
+    def run_alone(self, i: int, size: int) -> dict:
+        """Processor `i` alone on `size`: ``{"time", "energy" (total J), "duration"}``."""
+        d = np.zeros(self.profiles.p, np.int64)
+        d[int(i)] = int(size)
+        r = self.run(d)
+        return {"time": r[f"t_{self.profiles.names[int(i)]}"], "energy": r["energy"],
+                "duration": r["duration"]}
