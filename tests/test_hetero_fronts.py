@@ -11,6 +11,7 @@ import pytest
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from oracles import hetero as orc  # noqa: E402
 
+import wpart  # noqa: E402
 import wpart.hetero as wh  # noqa: E402
 
 # Appendix A of the spec (reconstructed worked example of the paper's section 4)
@@ -300,3 +301,33 @@ def test_determinism():
     b = wh.pareto_front(wh.synthetic("dgemm-like", seed=5), 64 * 200)
     assert a.time.tobytes() == b.time.tobytes() and a.energy.tobytes() == b.energy.tobytes()
     assert np.array_equal(a.dist, b.dist)
+
+
+def test_stats_counters_and_limits():
+    ps = wh.synthetic("dgemm-like", seed=1)
+    f = wh.pareto_front(ps, 17152)
+    st = f.stats
+    N = 17152 // 64
+    assert st["granularity"] == 64 and st["t_opt"] == f.time[-1]
+    assert 0 < st["cells"] <= (ps.p - 1) * (N + 1)
+    assert st["energy_threshold"] == f.energy[-1]
+    g = wh.pareto_front(ps, 17152, energy_threshold=math.inf)
+    assert np.array_equal(g.energy, f.energy) and g.stats["cells"] >= st["cells"]
+    with pytest.raises(wpart.WpartError, match="max_grid"):
+        wh.pareto_front(ps, 17152, max_grid=100)
+    big = wh.synthetic("dgemm-like", seed=1, hi=64000)
+    with pytest.raises(wpart.CancelledError):
+        wh.threshold_dp_front(big, 57600, time_limit=0.05)
+    with pytest.raises(ValueError, match="time_limit"):
+        wh.pareto_front(ps, 64, time_limit=0)
+
+
+def test_threads_give_identical_results():
+    from concurrent.futures import ThreadPoolExecutor
+
+    ps = wh.synthetic("fft-like", seed=2)
+    ref = wh.pareto_front(ps, 16 * 900, balanced=False)
+    with ThreadPoolExecutor(2) as ex:
+        outs = list(ex.map(lambda _: wh.pareto_front(ps, 16 * 900, balanced=False), range(4)))
+    for o in outs:
+        assert o.energy.tobytes() == ref.energy.tobytes() and np.array_equal(o.dist, ref.dist)

@@ -161,6 +161,7 @@ def pareto_front(
     energy_threshold: float | None = None,
     progress: Any = False,
     time_limit: float | None = None,
+    max_grid: int = 10_000_000,
 ) -> ParetoFront:
     """The exact Pareto front of execution time and energy (HEPOPTA / HTPOPTA).
 
@@ -183,6 +184,8 @@ def pareto_front(
         distribution; any larger value (``math.inf`` disables pruning) gives the same front.
     progress, time_limit
         Progress bar / callback, and a wall-time limit in seconds.
+    max_grid : int, default 10**7
+        Largest ``n / g`` accepted (``g`` = gcd of all sizes); memory is O(p n / g).
 
     Returns
     -------
@@ -234,7 +237,8 @@ def pareto_front(
     with progress_hook(progress, total=1.0, desc="HEPOPTA") as hook:
         e, d, t, x, stats = _front("htpopta" if obj == "total" else "hepopta", ps, n,
                                    energy_threshold=eps, static_power=ps_w, progress=hook,
-                                   time_limit=_time_limit(time_limit))
+                                   time_limit=_time_limit(time_limit),
+                                   max_grid=as_int(max_grid, "max_grid", minimum=1))
     stats["seconds_total"] = _time.perf_counter() - t0
     bal = load_balanced(ps, n) if balanced else None
     return ParetoFront(t, e, d, x, n, obj, ps_w, bal, "hepopta", stats)
