@@ -27,6 +27,7 @@ __all__ = ["REPRODUCERS", "load_reproducer", "main"]
 REPRODUCERS: dict[str, str] = {
     "base": "wpart.experiments.base:run_base",
     "hetero": "wpart.experiments.hetero:run_hetero",
+    "spatial": "wpart.experiments.spatial:run_spatial",
 }
 
 

@@ -1,4 +1,470 @@
-/* tasks.c -- binding of wpart.tasks (C functions are added as the family lands). */
+/* tasks.c -- binding of wpart.tasks: the CCM work model, CCM-LB, greedy, brute force, MILP.
+ *
+ * A problem travels as a dict of arrays prepared by wpart/tasks (exact dtypes, C-contiguous);
+ * the coefficients as a tuple (alpha, beta, gamma, delta, enforce_memory). */
 #include "wpy.h"
 
-int wpy_tasks_init(PyObject *m) { return 0; }
+typedef struct {
+    wpart_tasks_problem_t p;
+    PyArrayObject *arr[13];
+    int n;
+} wpy_tprob_t;
+
+static void tprob_release(wpy_tprob_t *t)
+{
+    for (int i = 0; i < t->n; i++) Py_XDECREF(t->arr[i]);
+    t->n = 0;
+}
+
+/* fetch d[key] as an array of typenum; optional keys may be absent or None */
+static int tprob_get(wpy_tprob_t *t, PyObject *d, const char *key, int typenum, int required,
+                     npy_intp want, const void **out, npy_intp *len)
+{
+    PyObject *o = PyDict_GetItemString(d, key);
+    *out = NULL;
+    if (o == NULL || o == Py_None) {
+        if (required) {
+            PyErr_Format(PyExc_ValueError, "problem dict lacks `%s`", key);
+            return -1;
+        }
+        if (len) *len = 0;
+        return 0;
+    }
+    PyArrayObject *a = wpy_input_array(o, key, typenum, 1, 1);
+    if (!a) return -1;
+    t->arr[t->n++] = a;
+    if (want >= 0 && PyArray_DIM(a, 0) != want) {
+        PyErr_Format(PyExc_ValueError, "`%s` must have length %zd, got %zd", key, (Py_ssize_t)want,
+                     (Py_ssize_t)PyArray_DIM(a, 0));
+        return -1;
+    }
+    if (len) *len = PyArray_DIM(a, 0);
+    *out = PyArray_DATA(a);
+    return 0;
+}
+
+static int tprob_parse(PyObject *d, wpy_tprob_t *t)
+{
+    memset(t, 0, sizeof(*t));
+    if (!PyDict_Check(d)) {
+        PyErr_SetString(PyExc_TypeError, "problem must be a dict of arrays");
+        return -1;
+    }
+    PyObject *nr = PyDict_GetItemString(d, "n_ranks");
+    if (!nr) {
+        PyErr_SetString(PyExc_ValueError, "problem dict lacks `n_ranks`");
+        return -1;
+    }
+    long long nI = PyLong_AsLongLong(nr);
+    if (nI == -1 && PyErr_Occurred()) return -1;
+    if (nI < 1 || nI > INT32_MAX) {
+        PyErr_Format(PyExc_ValueError, "`n_ranks` must be in [1, 2^31), got %lld", nI);
+        return -1;
+    }
+    wpart_tasks_problem_t *p = &t->p;
+    p->n_ranks = (int32_t)nI;
+    npy_intp K, N, M;
+    const void *v;
+    if (tprob_get(t, d, "task_load", NPY_FLOAT64, 1, -1, &v, &K) < 0) goto fail;
+    p->task_load = v;
+    if (K > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "too many tasks (>= 2^31)");
+        goto fail;
+    }
+    p->n_tasks = (int32_t)K;
+    if (tprob_get(t, d, "task_footprint", NPY_FLOAT64, 0, K, &v, NULL) < 0) goto fail;
+    p->task_footprint = v;
+    if (tprob_get(t, d, "task_working", NPY_FLOAT64, 0, K, &v, NULL) < 0) goto fail;
+    p->task_working = v;
+    if (tprob_get(t, d, "task_block", NPY_INT32, 0, K, &v, NULL) < 0) goto fail;
+    p->task_block = v;
+    if (tprob_get(t, d, "block_size", NPY_FLOAT64, 0, -1, &v, &N) < 0) goto fail;
+    p->block_size = v;
+    p->n_blocks = (int32_t)N;
+    if (tprob_get(t, d, "block_home", NPY_INT32, 0, N, &v, NULL) < 0) goto fail;
+    p->block_home = v;
+    if (tprob_get(t, d, "edge_src", NPY_INT32, 0, -1, &v, &M) < 0) goto fail;
+    p->edge_src = v;
+    p->n_edges = (int64_t)M;
+    if (tprob_get(t, d, "edge_dst", NPY_INT32, 0, M, &v, NULL) < 0) goto fail;
+    p->edge_dst = v;
+    if (tprob_get(t, d, "edge_bytes", NPY_FLOAT64, 0, M, &v, NULL) < 0) goto fail;
+    p->edge_bytes = v;
+    if (tprob_get(t, d, "rank_baseline", NPY_FLOAT64, 0, nI, &v, NULL) < 0) goto fail;
+    p->rank_baseline = v;
+    if (tprob_get(t, d, "rank_mem_cap", NPY_FLOAT64, 0, nI, &v, NULL) < 0) goto fail;
+    p->rank_mem_cap = v;
+    if (tprob_get(t, d, "rank_alpha", NPY_FLOAT64, 0, nI, &v, NULL) < 0) goto fail;
+    p->rank_alpha = v;
+    if ((N > 0 && !p->block_home) || (M > 0 && (!p->edge_dst || !p->edge_bytes))) {
+        PyErr_SetString(PyExc_ValueError, "problem dict: block_home / edge_dst / edge_bytes missing");
+        goto fail;
+    }
+    return 0;
+fail:
+    tprob_release(t);
+    return -1;
+}
+
+static int coeffs_parse(PyObject *o, wpart_tasks_coeffs_t *c)
+{
+    wpart_tasks_coeffs_init(c);
+    return PyArg_ParseTuple(o, "ddddp", &c->alpha, &c->beta, &c->gamma, &c->delta,
+                            &c->enforce_memory)
+               ? 0
+               : -1;
+}
+
+static PyArrayObject *assign_in(PyObject *o, int32_t K)
+{
+    PyArrayObject *a = wpy_input_array(o, "assignment", NPY_INT32, 1, 1);
+    if (a && PyArray_DIM(a, 0) != K) {
+        PyErr_Format(PyExc_ValueError, "`assignment` must have length n_tasks = %d, got %zd",
+                     (int)K, (Py_ssize_t)PyArray_DIM(a, 0));
+        Py_DECREF(a);
+        return NULL;
+    }
+    return a;
+}
+
+/* report arrays -> dict */
+static PyObject *report_dict(int32_t nI, PyArrayObject **arr)
+{
+    static const char *names[9] = {"load", "vol_out", "vol_in", "vol_local", "homing", "memory",
+                                   "work", "n_blocks_present", "n_blocks_off_home"};
+    PyObject *d = PyDict_New();
+    if (!d) return NULL;
+    for (int i = 0; i < 9; i++) {
+        if (PyDict_SetItemString(d, names[i], (PyObject *)arr[i]) < 0) {
+            Py_DECREF(d);
+            return NULL;
+        }
+    }
+    return d;
+}
+
+static int report_alloc(int32_t nI, PyArrayObject **arr, wpart_tasks_report_t *rep)
+{
+    npy_intp n = nI;
+    for (int i = 0; i < 9; i++) {
+        arr[i] = (PyArrayObject *)PyArray_ZEROS(1, &n, i < 7 ? NPY_FLOAT64 : NPY_INT32, 0);
+        if (!arr[i]) return -1;
+    }
+    rep->load = PyArray_DATA(arr[0]);
+    rep->vol_out = PyArray_DATA(arr[1]);
+    rep->vol_in = PyArray_DATA(arr[2]);
+    rep->vol_local = PyArray_DATA(arr[3]);
+    rep->homing = PyArray_DATA(arr[4]);
+    rep->memory = PyArray_DATA(arr[5]);
+    rep->work = PyArray_DATA(arr[6]);
+    rep->n_blocks_present = PyArray_DATA(arr[7]);
+    rep->n_blocks_off_home = PyArray_DATA(arr[8]);
+    return 0;
+}
+
+static PyObject *wpy_tasks_evaluate(PyObject *self, PyObject *args)
+{
+    PyObject *pd, *co, *ao, *res = NULL;
+    wpy_tprob_t t;
+    wpart_tasks_coeffs_t c;
+    PyArrayObject *A = NULL, *arr[9] = {0};
+    if (!PyArg_ParseTuple(args, "OOO", &pd, &co, &ao)) return NULL;
+    if (coeffs_parse(co, &c) < 0 || tprob_parse(pd, &t) < 0) return NULL;
+    A = assign_in(ao, t.p.n_tasks);
+    if (!A) goto cleanup;
+    wpart_tasks_report_t rep;
+    if (report_alloc(t.p.n_ranks, arr, &rep) < 0) goto cleanup;
+    double wm = 0;
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = wpart_tasks_evaluate(&t.p, &c, PyArray_DATA(A), &rep, &wm);
+    Py_END_ALLOW_THREADS
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto cleanup;
+    }
+    PyObject *d = report_dict(t.p.n_ranks, arr);
+    if (d) res = Py_BuildValue("dN", wm, d);
+cleanup:
+    for (int i = 0; i < 9; i++) Py_XDECREF(arr[i]);
+    Py_XDECREF(A);
+    tprob_release(&t);
+    return res;
+}
+
+/* Replays exchanges: returns (predicted (n, 2), works after each (n, I), final assignment). */
+static PyObject *wpy_tasks_exchanges(PyObject *self, PyObject *args)
+{
+    PyObject *pd, *co, *ao, *r1o, *r2o, *gpo, *gio, *tpo, *tio, *res = NULL;
+    wpy_tprob_t t;
+    wpart_tasks_coeffs_t c;
+    PyArrayObject *A = NULL, *R1 = NULL, *R2 = NULL, *GP = NULL, *GI = NULL, *TP = NULL,
+                  *TI = NULL, *pred = NULL, *works = NULL, *fin = NULL;
+    wpart_tasks_state_t *s = NULL;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOO", &pd, &co, &ao, &r1o, &r2o, &gpo, &gio, &tpo, &tio)) {
+        return NULL;
+    }
+    if (coeffs_parse(co, &c) < 0 || tprob_parse(pd, &t) < 0) return NULL;
+    A = assign_in(ao, t.p.n_tasks);
+    R1 = A ? wpy_input_array(r1o, "r1", NPY_INT32, 1, 1) : NULL;
+    R2 = R1 ? wpy_input_array(r2o, "r2", NPY_INT32, 1, 1) : NULL;
+    GP = R2 ? wpy_input_array(gpo, "give_ptr", NPY_INT64, 1, 1) : NULL;
+    GI = GP ? wpy_input_array(gio, "give", NPY_INT32, 1, 1) : NULL;
+    TP = GI ? wpy_input_array(tpo, "take_ptr", NPY_INT64, 1, 1) : NULL;
+    TI = TP ? wpy_input_array(tio, "take", NPY_INT32, 1, 1) : NULL;
+    if (!TI) goto cleanup;
+    npy_intp n = PyArray_DIM(R1, 0);
+    if (PyArray_DIM(R2, 0) != n || PyArray_DIM(GP, 0) != n + 1 || PyArray_DIM(TP, 0) != n + 1) {
+        PyErr_SetString(PyExc_ValueError, "exchange arrays have inconsistent lengths");
+        goto cleanup;
+    }
+    const int64_t *gp = PyArray_DATA(GP), *tp = PyArray_DATA(TP);
+    for (npy_intp i = 0; i < n; i++) {
+        if (gp[i] < 0 || gp[i] > gp[i + 1] || gp[i + 1] > PyArray_DIM(GI, 0) || tp[i] < 0 ||
+            tp[i] > tp[i + 1] || tp[i + 1] > PyArray_DIM(TI, 0)) {
+            PyErr_SetString(PyExc_ValueError, "bad give_ptr / take_ptr");
+            goto cleanup;
+        }
+    }
+    npy_intp d2[2] = {n, 2}, dI[2] = {n, t.p.n_ranks}, dK = t.p.n_tasks;
+    pred = (PyArrayObject *)PyArray_SimpleNew(2, d2, NPY_FLOAT64);
+    works = pred ? (PyArrayObject *)PyArray_SimpleNew(2, dI, NPY_FLOAT64) : NULL;
+    fin = works ? (PyArrayObject *)PyArray_SimpleNew(1, &dK, NPY_INT32) : NULL;
+    if (!fin) goto cleanup;
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = wpart_tasks_state_create(&t.p, &c, PyArray_DATA(A), &s);
+    const int32_t *r1 = PyArray_DATA(R1), *r2 = PyArray_DATA(R2);
+    const int32_t *gi = PyArray_DATA(GI), *ti = PyArray_DATA(TI);
+    double *pr = PyArray_DATA(pred), *wk = PyArray_DATA(works);
+    for (npy_intp i = 0; i < n && st == WPART_OK; i++) {
+        const int32_t *g = gi + gp[i], *tk = ti + tp[i];
+        int32_t ng = (int32_t)(gp[i + 1] - gp[i]), nt = (int32_t)(tp[i + 1] - tp[i]);
+        st = wpart_tasks_state_eval_exchange(s, r1[i], g, ng, r2[i], tk, nt, &pr[2 * i],
+                                             &pr[2 * i + 1]);
+        if (st == WPART_OK) st = wpart_tasks_state_apply_exchange(s, r1[i], g, ng, r2[i], tk, nt);
+        if (st == WPART_OK) {
+            wpart_tasks_report_t rep = {0};
+            rep.work = wk + i * t.p.n_ranks;
+            st = wpart_tasks_state_report(s, &rep, NULL);
+        }
+    }
+    if (st == WPART_OK && t.p.n_tasks > 0) {
+        memcpy(PyArray_DATA(fin), wpart_tasks_state_assignment(s),
+               sizeof(int32_t) * (size_t)t.p.n_tasks);
+    }
+    Py_END_ALLOW_THREADS
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto cleanup;
+    }
+    res = Py_BuildValue("OOO", pred, works, fin);
+cleanup:
+    wpart_tasks_state_free(s);
+    Py_XDECREF(A);
+    Py_XDECREF(R1);
+    Py_XDECREF(R2);
+    Py_XDECREF(GP);
+    Py_XDECREF(GI);
+    Py_XDECREF(TP);
+    Py_XDECREF(TI);
+    Py_XDECREF(pred);
+    Py_XDECREF(works);
+    Py_XDECREF(fin);
+    tprob_release(&t);
+    return res;
+}
+
+static PyObject *wpy_tasks_ccm(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"problem", "coeffs", "assignment", "n_iter", "n_rounds", "fanout",
+                             "n_trials", "seed", "cluster", "order_random", "tol", "progress",
+                             "time_limit", NULL};
+    PyObject *pd, *co, *ao, *progress = Py_None, *res = NULL;
+    int n_iter = 4, n_rounds = 0, fanout = 0, n_trials = 1, cluster = 0, order_random = 1;
+    unsigned long long seed = 0;
+    double tol = 1e-12, time_limit = 0.0;
+    wpy_tprob_t t;
+    wpart_tasks_coeffs_t c;
+    PyArrayObject *A = NULL, *out = NULL, *hist = NULL, *exch = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|iiiiKipdOd", kwlist, &pd, &co, &ao, &n_iter,
+                                     &n_rounds, &fanout, &n_trials, &seed, &cluster,
+                                     &order_random, &tol, &progress, &time_limit)) {
+        return NULL;
+    }
+    if (n_iter < 0 || n_trials < 1) {
+        PyErr_SetString(PyExc_ValueError, "`n_iter` must be >= 0 and `n_trials` >= 1");
+        return NULL;
+    }
+    if (coeffs_parse(co, &c) < 0 || tprob_parse(pd, &t) < 0) return NULL;
+    A = assign_in(ao, t.p.n_tasks);
+    if (!A) goto cleanup;
+    out = (PyArrayObject *)PyArray_NewCopy(A, NPY_CORDER);
+    npy_intp dh[2] = {n_trials, (npy_intp)n_iter + 1}, de[2] = {n_trials, n_iter};
+    hist = out ? (PyArrayObject *)PyArray_ZEROS(2, dh, NPY_FLOAT64, 0) : NULL;
+    exch = hist ? (PyArrayObject *)PyArray_ZEROS(2, de, NPY_INT32, 0) : NULL;
+    if (!exch) goto cleanup;
+    wpart_tasks_lb_params_t prm;
+    wpart_tasks_lb_params_init(&prm);
+    prm.n_iter = n_iter;
+    prm.n_rounds = n_rounds;
+    prm.fanout = fanout;
+    prm.n_trials = n_trials;
+    prm.seed = (uint64_t)seed;
+    prm.cluster = cluster;
+    prm.order_random = order_random;
+    prm.tol = tol;
+    wpy_control_t ctl;
+    wpy_control_setup(&ctl, progress, time_limit);
+    prm.control = &ctl.ctl;
+    wpart_tasks_lb_report_t rep;
+    memset(&rep, 0, sizeof(rep));
+    rep.w_max_history = PyArray_DATA(hist);
+    rep.exch_history = PyArray_DATA(exch);
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = wpart_tasks_ccm(&t.p, &c, &prm, PyArray_DATA(out), &rep);
+    Py_END_ALLOW_THREADS
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto cleanup;
+    }
+    int32_t k, f;
+    wpart_tasks_knowledge(t.p.n_ranks, n_rounds, fanout, &k, &f);
+    res = Py_BuildValue("OOO{s:d,s:d,s:i,s:i,s:i,s:i,s:i}", out, hist, exch, "w_max_initial",
+                        rep.w_max_initial, "w_max_final", rep.w_max_final, "best_trial",
+                        (int)rep.best_trial, "n_exchanges", (int)rep.n_exchanges,
+                        "n_tasks_moved", (int)rep.n_tasks_moved, "n_rounds", (int)k, "fanout",
+                        (int)f);
+cleanup:
+    Py_XDECREF(A);
+    Py_XDECREF(out);
+    Py_XDECREF(hist);
+    Py_XDECREF(exch);
+    tprob_release(&t);
+    return res;
+}
+
+static PyObject *wpy_tasks_greedy(PyObject *self, PyObject *args)
+{
+    PyObject *pd, *co;
+    wpy_tprob_t t;
+    wpart_tasks_coeffs_t c;
+    if (!PyArg_ParseTuple(args, "OO", &pd, &co)) return NULL;
+    if (coeffs_parse(co, &c) < 0 || tprob_parse(pd, &t) < 0) return NULL;
+    npy_intp K = t.p.n_tasks;
+    PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(1, &K, NPY_INT32);
+    if (!out) {
+        tprob_release(&t);
+        return NULL;
+    }
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = wpart_tasks_greedy(&t.p, &c, PyArray_DATA(out));
+    Py_END_ALLOW_THREADS
+    tprob_release(&t);
+    if (st != WPART_OK) {
+        Py_DECREF(out);
+        return wpy_raise(st, NULL);
+    }
+    return (PyObject *)out;
+}
+
+static PyObject *wpy_tasks_brute(PyObject *self, PyObject *args)
+{
+    PyObject *pd, *co;
+    int preserve;
+    long long max_states;
+    wpy_tprob_t t;
+    wpart_tasks_coeffs_t c;
+    if (!PyArg_ParseTuple(args, "OOpL", &pd, &co, &preserve, &max_states)) return NULL;
+    if (coeffs_parse(co, &c) < 0 || tprob_parse(pd, &t) < 0) return NULL;
+    npy_intp K = t.p.n_tasks;
+    PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(1, &K, NPY_INT32);
+    if (!out) {
+        tprob_release(&t);
+        return NULL;
+    }
+    wpy_control_t ctl;
+    wpy_control_setup(&ctl, Py_None, 0.0);
+    double w = 0;
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = wpart_tasks_brute_force(&t.p, &c, preserve, (int64_t)max_states, &ctl.ctl,
+                                 PyArray_DATA(out), &w);
+    Py_END_ALLOW_THREADS
+    tprob_release(&t);
+    if (st != WPART_OK) {
+        Py_DECREF(out);
+        return wpy_raise(st, NULL);
+    }
+    return Py_BuildValue("Nd", out, w);
+}
+
+static PyObject *wpy_tasks_knowledge(PyObject *self, PyObject *args)
+{
+    int P, k, f;
+    if (!PyArg_ParseTuple(args, "iii", &P, &k, &f)) return NULL;
+    int32_t kk, ff;
+    wpart_tasks_knowledge(P, k, f, &kk, &ff);
+    return Py_BuildValue("ii", (int)kk, (int)ff);
+}
+
+static PyObject *arr_from(const void *data, npy_intp n, int typenum, size_t sz)
+{
+    PyArrayObject *a = (PyArrayObject *)PyArray_SimpleNew(1, &n, typenum);
+    if (a && n > 0) memcpy(PyArray_DATA(a), data, (size_t)n * sz);
+    return (PyObject *)a;
+}
+
+/* Builds the MILP model (spec 2) and returns it as arrays; Python solves it with wpart.milp. */
+static PyObject *wpy_tasks_milp_build(PyObject *self, PyObject *args)
+{
+    PyObject *pd, *co;
+    int form, force_fwmp, preserve;
+    wpy_tprob_t t;
+    wpart_tasks_coeffs_t c;
+    if (!PyArg_ParseTuple(args, "OOipp", &pd, &co, &form, &force_fwmp, &preserve)) return NULL;
+    if (coeffs_parse(co, &c) < 0 || tprob_parse(pd, &t) < 0) return NULL;
+    wpart_tasks_milp_opts_t o;
+    wpart_tasks_milp_opts_init(&o);
+    o.form = form;
+    o.force_fwmp = force_fwmp;
+    o.preserve_blocks = preserve;
+    wpart_tasks_milp_model_t m;
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = wpart_tasks_milp_build(&t.p, &c, &o, &m);
+    Py_END_ALLOW_THREADS
+    tprob_release(&t);
+    if (st != WPART_OK) return wpy_raise(st, NULL);
+    PyObject *res = Py_BuildValue(
+        "{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:L,s:L,s:L,s:L,s:L,s:i}",
+        "c", arr_from(m.c, m.n_cols, NPY_FLOAT64, sizeof(double)),
+        "lb", arr_from(m.lb, m.n_cols, NPY_FLOAT64, sizeof(double)),
+        "ub", arr_from(m.ub, m.n_cols, NPY_FLOAT64, sizeof(double)),
+        "kind", arr_from(m.kind, m.n_cols, NPY_INT8, sizeof(int8_t)),
+        "row_lb", arr_from(m.row_lb, m.n_rows, NPY_FLOAT64, sizeof(double)),
+        "row_ub", arr_from(m.row_ub, m.n_rows, NPY_FLOAT64, sizeof(double)),
+        "a_row", arr_from(m.a_row, m.nnz, NPY_INT64, sizeof(int64_t)),
+        "a_col", arr_from(m.a_col, m.nnz, NPY_INT64, sizeof(int64_t)),
+        "a_val", arr_from(m.a_val, m.nnz, NPY_FLOAT64, sizeof(double)),
+        "n_rows", (long long)m.n_rows, "n_cols", (long long)m.n_cols,
+        "n_eq_rows", (long long)m.n_eq_rows, "col_chi", (long long)m.col_chi,
+        "col_wmax", (long long)m.col_wmax, "fwmp", (int)m.fwmp);
+    wpart_tasks_milp_model_free(&m);
+    return res;
+}
+
+static PyMethodDef tasks_methods[] = {
+    {"tasks_milp_build", wpy_tasks_milp_build, METH_VARARGS, "Build the CCM MILP model."},
+    {"tasks_evaluate", wpy_tasks_evaluate, METH_VARARGS, "CCM work model of an assignment."},
+    {"tasks_exchanges", wpy_tasks_exchanges, METH_VARARGS, "Replay exchanges incrementally."},
+    {"tasks_ccm", (PyCFunction)(void (*)(void))wpy_tasks_ccm, METH_VARARGS | METH_KEYWORDS,
+     "CCM-LB heuristic."},
+    {"tasks_greedy", wpy_tasks_greedy, METH_VARARGS, "Greedy LPT over clusters."},
+    {"tasks_brute", wpy_tasks_brute, METH_VARARGS, "Exhaustive search."},
+    {"tasks_knowledge", wpy_tasks_knowledge, METH_VARARGS, "Inform log rule (rounds, fanout)."},
+    {NULL, NULL, 0, NULL}};
+
+int wpy_tasks_init(PyObject *m) { return PyModule_AddFunctions(m, tasks_methods); }

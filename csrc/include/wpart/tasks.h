@@ -1,0 +1,205 @@
+/*
+ * wpart/tasks.h -- communication- and memory-aware task placement (spec 003, the CCM model).
+ *
+ * A phase of K tasks is placed on I ranks. Rank r's work is
+ *     W(r) = alpha_r L(r) + beta max(out(r), in(r)) + gamma loc(r) + delta H(r) + eps(r)
+ * with L the summed task loads, out/in the off-rank bytes sent/received, loc the on-rank bytes,
+ * H the bytes of shared blocks present on r but homed elsewhere and eps = +inf when the rank's
+ * memory  baseline + sum footprint + max working + sum of distinct blocks  exceeds its cap
+ * (only when enforce_memory is set). The objective is W_max = max_r W(r).
+ *
+ * Convention: gamma multiplies on-rank (intra-rank) bytes, as in the paper and ccm-milp
+ * (LBAF treats gamma as an additive constant; vt as intra-node bytes).
+ */
+#ifndef WPART_TASKS_H
+#define WPART_TASKS_H
+
+#include <stdint.h>
+
+#include "wpart/milp.h"
+#include "wpart/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** One phase. Arrays are borrowed (caller-owned) and must outlive every object built on them. */
+typedef struct {
+    int32_t n_ranks, n_tasks, n_blocks;
+    int64_t n_edges;
+    const double *task_load;      /* K, >= 0 finite */
+    const double *task_footprint; /* K or NULL (0) */
+    const double *task_working;   /* K or NULL (0) */
+    const int32_t *task_block;    /* K or NULL; -1 = no block */
+    const double *block_size;     /* N (may be NULL when N = 0) */
+    const int32_t *block_home;    /* N, in [0, I) */
+    const int32_t *edge_src;      /* M */
+    const int32_t *edge_dst;      /* M */
+    const double *edge_bytes;     /* M, >= 0 finite */
+    const double *rank_baseline;  /* I or NULL (0) */
+    const double *rank_mem_cap;   /* I or NULL (+inf); +inf allowed */
+    const double *rank_alpha;     /* I or NULL: per-rank speed factor replacing alpha */
+} wpart_tasks_problem_t;
+
+typedef struct {
+    double alpha, beta, gamma, delta; /* >= 0 finite */
+    int enforce_memory;               /* non-zero: W = +inf above the memory cap */
+} wpart_tasks_coeffs_t;
+
+/** alpha = 1, beta = gamma = delta = 0, enforce_memory = 1. */
+void wpart_tasks_coeffs_init(wpart_tasks_coeffs_t *c);
+
+/** Per-rank report; every pointer may be NULL, else an array of n_ranks. */
+typedef struct {
+    double *load, *vol_out, *vol_in, *vol_local, *homing, *memory, *work;
+    int32_t *n_blocks_present, *n_blocks_off_home;
+} wpart_tasks_report_t;
+
+/** Checks every array (finite, non-negative, ids in range). */
+wpart_status_t wpart_tasks_validate(const wpart_tasks_problem_t *p);
+wpart_status_t wpart_tasks_validate_coeffs(const wpart_tasks_coeffs_t *c);
+wpart_status_t wpart_tasks_validate_assignment(const wpart_tasks_problem_t *p,
+                                               const int32_t *assign);
+
+/** Full (non-incremental) evaluation of an assignment. w_max may be NULL. */
+wpart_status_t wpart_tasks_evaluate(const wpart_tasks_problem_t *p,
+                                    const wpart_tasks_coeffs_t *c, const int32_t *assign,
+                                    const wpart_tasks_report_t *out, double *w_max);
+
+/* ---- incremental engine (spec 1.8) ---- */
+typedef struct wpart_tasks_state wpart_tasks_state_t;
+
+wpart_status_t wpart_tasks_state_create(const wpart_tasks_problem_t *p,
+                                        const wpart_tasks_coeffs_t *c, const int32_t *assign,
+                                        wpart_tasks_state_t **out);
+void wpart_tasks_state_free(wpart_tasks_state_t *s);
+
+/**
+ * Work of r1 and r2 if the tasks give[] (all on r1) moved to r2 and take[] (all on r2) moved to
+ * r1. Exact; O(|give|+|take| + their edges). Uses scratch space of s (hence not const).
+ */
+wpart_status_t wpart_tasks_state_eval_exchange(wpart_tasks_state_t *s, int32_t r1,
+                                               const int32_t *give, int32_t n_give, int32_t r2,
+                                               const int32_t *take, int32_t n_take,
+                                               double *w1_after, double *w2_after);
+wpart_status_t wpart_tasks_state_apply_exchange(wpart_tasks_state_t *s, int32_t r1,
+                                                const int32_t *give, int32_t n_give, int32_t r2,
+                                                const int32_t *take, int32_t n_take);
+wpart_status_t wpart_tasks_state_report(const wpart_tasks_state_t *s,
+                                        const wpart_tasks_report_t *out, double *w_max);
+const int32_t *wpart_tasks_state_assignment(const wpart_tasks_state_t *s);
+
+/* ---- CCM-LB heuristic (spec 3), serial simulation of all ranks ---- */
+typedef enum {
+    WPART_TASKS_CLUSTER_BLOCK = 0, /* one cluster per (rank, block); block-less tasks alone */
+    WPART_TASKS_CLUSTER_TASK = 1   /* every task is its own cluster (load-only TemperedLB) */
+} wpart_tasks_cluster_t;
+
+typedef struct {
+    int32_t n_iter;     /* iterations per trial (default 4) */
+    int32_t n_rounds;   /* inform hops; <= 0: log rule */
+    int32_t fanout;     /* peers per hop; <= 0: log rule */
+    int32_t n_trials;   /* default 1 */
+    uint64_t seed;      /* default 0 */
+    int32_t cluster;    /* wpart_tasks_cluster_t */
+    int32_t order_random; /* 1 (default): ranks take turns in a seeded random order */
+    double tol;         /* minimum relative gain (default 1e-12) */
+    const wpart_control_t *control; /* may be NULL */
+} wpart_tasks_lb_params_t;
+
+void wpart_tasks_lb_params_init(wpart_tasks_lb_params_t *prm);
+
+/** The log rule: fills *rounds, *fanout for P ranks given the user's (<= 0 = unset) values. */
+void wpart_tasks_knowledge(int32_t P, int32_t rounds_in, int32_t fanout_in, int32_t *rounds,
+                           int32_t *fanout);
+
+typedef struct {
+    double w_max_initial, w_max_final;
+    int32_t best_trial, n_exchanges, n_tasks_moved;
+    double *w_max_history;   /* optional (caller-owned), n_trials * (n_iter + 1): initial + per iter */
+    int32_t *exch_history;   /* optional, n_trials * n_iter: exchanges per iteration */
+} wpart_tasks_lb_report_t;
+
+/**
+ * CCM-LB. assign_inout holds the initial assignment and receives the best trial's result.
+ * Returns WPART_EINVAL with "infeasible start" when the initial assignment exceeds a memory cap.
+ */
+wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks_coeffs_t *c,
+                               const wpart_tasks_lb_params_t *prm, int32_t *assign_inout,
+                               wpart_tasks_lb_report_t *rep);
+
+/**
+ * Greedy LPT over clusters (all tasks of a block form one cluster, block-less tasks are
+ * singletons): descending cluster load, each to the rank with the smallest resulting W that
+ * respects the memory cap (ties: lowest rank). Writes assign_out; WPART_EINVAL when a cluster
+ * fits on no rank.
+ */
+wpart_status_t wpart_tasks_greedy(const wpart_tasks_problem_t *p, const wpart_tasks_coeffs_t *c,
+                                  int32_t *assign_out);
+
+/**
+ * Exhaustive search over all I^K assignments (I^K <= max_states, else WPART_ELIMIT).
+ * preserve_blocks: all tasks of a block on one rank. Writes the first optimal assignment in
+ * lexicographic order and its W_max (+inf when infeasible, assign_out then all -1).
+ */
+wpart_status_t wpart_tasks_brute_force(const wpart_tasks_problem_t *p,
+                                       const wpart_tasks_coeffs_t *c, int preserve_blocks,
+                                       int64_t max_states, const wpart_control_t *ctl,
+                                       int32_t *assign_out, double *w_max);
+
+/* ---- exact MILP (spec 2): model built here, solved through wpart/milp.h (GLPK) ---- */
+typedef enum {
+    WPART_TASKS_MILP_PAPER = 0,  /* the paper's rows exactly: COMCP when beta = gamma = delta = 0
+                                    (unless force_fwmp), else FWMP with psi[i,j,m] */
+    WPART_TASKS_MILP_COMPACT = 1 /* equivalent smaller form: sparse (17), one memory row per
+                                    rank with y_i, continuous phi/psi, psi only on the diagonal
+                                    (off-rank bytes = all bytes of the rank's tasks - on-rank),
+                                    self-edges folded into the rank rows */
+} wpart_tasks_milp_form_t;
+
+typedef struct {
+    int32_t form;            /* wpart_tasks_milp_form_t (default COMPACT) */
+    int32_t force_fwmp;      /* paper form: build FWMP even when beta = gamma = delta = 0 */
+    int32_t preserve_blocks; /* add sum_i phi[i,n] = 1 for every block with tasks (not in paper) */
+    double time_limit;       /* seconds; <= 0: none */
+    double mip_gap;          /* relative gap at which GLPK stops (default 0) */
+    const wpart_control_t *control;
+} wpart_tasks_milp_opts_t;
+
+void wpart_tasks_milp_opts_init(wpart_tasks_milp_opts_t *o);
+
+/** A built model in the form of wpart_milp_problem_t, owning its arrays. */
+typedef struct {
+    int64_t n_rows, n_cols, nnz, n_eq_rows;
+    double *c, *lb, *ub, *row_lb, *row_ub, *a_val;
+    int8_t *kind;
+    int64_t *a_row, *a_col;
+    int64_t col_chi;   /* first chi column: chi[i,k] = col_chi + i*K + k */
+    int64_t col_wmax;  /* the W_max column */
+    int32_t fwmp;      /* 1 when the model has communication variables psi */
+} wpart_tasks_milp_model_t;
+
+wpart_status_t wpart_tasks_milp_build(const wpart_tasks_problem_t *p,
+                                      const wpart_tasks_coeffs_t *c,
+                                      const wpart_tasks_milp_opts_t *o,
+                                      wpart_tasks_milp_model_t *m);
+void wpart_tasks_milp_model_free(wpart_tasks_milp_model_t *m);
+
+/** The model as a borrowed wpart_milp_problem_t view (minimise W_max). */
+void wpart_tasks_milp_view(const wpart_tasks_milp_model_t *m, wpart_milp_problem_t *view);
+
+/**
+ * Build and solve. assign_out (K) receives the incumbent (argmax of chi) when the status is
+ * OPTIMAL or FEASIBLE, else -1 everywhere. res receives the solver outcome; its objective is
+ * the MILP's W_max (re-evaluate with wpart_tasks_evaluate to check it).
+ */
+wpart_status_t wpart_tasks_milp_solve(const wpart_tasks_problem_t *p,
+                                      const wpart_tasks_coeffs_t *c,
+                                      const wpart_tasks_milp_opts_t *o, int32_t *assign_out,
+                                      wpart_milp_result_t *res);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WPART_TASKS_H */

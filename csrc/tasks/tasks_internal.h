@@ -1,0 +1,38 @@
+/* tasks_internal.h -- private pieces of the tasks family (never installed). */
+#ifndef WPART_TASKS_INTERNAL_H
+#define WPART_TASKS_INTERNAL_H
+
+#include "wpart/tasks.h"
+
+/* Aggregates of one rank. */
+typedef struct {
+    double load, fp, wmax, out, in, loc, h, ms;
+    int32_t nblk, noff, cnt;
+} wpart_tasks_rank_t;
+
+struct wpart_tasks_state {
+    wpart_tasks_problem_t p;
+    wpart_tasks_coeffs_t c;
+    int32_t *assign;
+    int64_t *inc_ptr, *inc_edge;     /* edges incident to each task (self-edges once) */
+    int32_t *next, *prev, *head;     /* per-rank doubly linked task lists */
+    wpart_tasks_rank_t *rank;
+    double *work;
+    int32_t *refcnt;                 /* I x N task counts per (rank, block) */
+    int8_t *mark;                    /* scratch: 1 = leaving r1, 2 = leaving r2 */
+    int32_t *d1, *d2, *touched;      /* scratch for block deltas */
+    int8_t *btouched;
+};
+
+double wpart_tasks_i_memory(const wpart_tasks_problem_t *p, int32_t r,
+                            const wpart_tasks_rank_t *v);
+double wpart_tasks_i_work(const wpart_tasks_problem_t *p, const wpart_tasks_coeffs_t *c,
+                          int32_t r, const wpart_tasks_rank_t *v);
+/* Full evaluation with caller workspace: v[I] (overwritten), cnt[I*N] (zero on entry and exit). */
+wpart_status_t wpart_tasks_i_eval_full(const wpart_tasks_problem_t *p,
+                                       const wpart_tasks_coeffs_t *c, const int32_t *assign,
+                                       wpart_tasks_rank_t *v, int32_t *cnt,
+                                       const wpart_tasks_report_t *out, double *w_max);
+double wpart_tasks_i_state_wmax(const wpart_tasks_state_t *s);
+
+#endif /* WPART_TASKS_INTERNAL_H */

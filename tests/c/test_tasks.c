@@ -1,0 +1,292 @@
+/* test_tasks.c -- C tests of the tasks family: work model, exact deltas, CCM-LB, greedy, brute
+ * force and status paths, without Python. Exit status 0 on success. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wpart/wpart.h"
+
+static int failures = 0;
+#define CHECK(cond)                                                                \
+    do {                                                                           \
+        if (!(cond)) {                                                             \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+            failures++;                                                            \
+        }                                                                          \
+    } while (0)
+#define CHECK_STATUS(expr, want)                                                    \
+    do {                                                                            \
+        wpart_status_t st_ = (expr);                                                \
+        if (st_ != (want)) {                                                        \
+            fprintf(stderr, "%s:%d: %s returned %d (%s: %s), expected %d\n", __FILE__, \
+                    __LINE__, #expr, (int)st_, wpart_strerror(st_), wpart_last_error(), \
+                    (int)(want));                                                   \
+            failures++;                                                             \
+        }                                                                           \
+    } while (0)
+
+static uint64_t rs = 88172645463325252ULL;
+static uint64_t rnd(void)
+{
+    rs ^= rs << 13;
+    rs ^= rs >> 7;
+    rs ^= rs << 17;
+    return rs;
+}
+
+/* synthetic blocks (PEERS 4.1) */
+static const double SB_LOAD[9] = {1.0, 0.5, 0.5, 0.5, 0.5, 2.0, 1.0, 0.5, 1.5};
+static const int32_t SB_BLOCK[9] = {0, 0, 1, 1, 2, 2, 3, 3, 4};
+static const double SB_BSIZE[5] = {9, 9, 9, 9, 9};
+static const int32_t SB_HOME[5] = {0, 0, 1, 1, 2};
+static const int32_t SB_SRC[8] = {0, 1, 3, 3, 4, 5, 7, 8};
+static const int32_t SB_DST[8] = {5, 4, 2, 8, 1, 8, 6, 6};
+static const double SB_BYTES[8] = {2.0, 1.0, 1.0, 0.5, 2.0, 2.0, 1.0, 1.5};
+static const int32_t SB_INIT[9] = {0, 0, 0, 0, 1, 1, 1, 1, 2};
+
+static wpart_tasks_problem_t sb(void)
+{
+    wpart_tasks_problem_t p;
+    memset(&p, 0, sizeof(p));
+    p.n_ranks = 4;
+    p.n_tasks = 9;
+    p.n_blocks = 5;
+    p.n_edges = 8;
+    p.task_load = SB_LOAD;
+    p.task_block = SB_BLOCK;
+    p.block_size = SB_BSIZE;
+    p.block_home = SB_HOME;
+    p.edge_src = SB_SRC;
+    p.edge_dst = SB_DST;
+    p.edge_bytes = SB_BYTES;
+    return p;
+}
+
+static void test_golden(void)
+{
+    wpart_tasks_problem_t p = sb();
+    wpart_tasks_coeffs_t c;
+    wpart_tasks_coeffs_init(&c);
+    double w, work[4];
+    wpart_tasks_report_t rep = {0};
+    rep.work = work;
+    CHECK_STATUS(wpart_tasks_evaluate(&p, &c, SB_INIT, &rep, &w), WPART_OK);
+    CHECK(w == 4.0 && work[0] == 2.5 && work[3] == 0.0);
+    c.beta = 1.0;
+    c.gamma = 0.5;
+    CHECK_STATUS(wpart_tasks_evaluate(&p, &c, SB_INIT, &rep, &w), WPART_OK);
+    CHECK(w == 9.0 && work[0] == 6.5 && work[2] == 4.0);
+    /* brute force: 2.0 (free), 2.5 (clusters), 4.0 (beta = 1) */
+    int32_t a[9];
+    wpart_tasks_coeffs_init(&c);
+    CHECK_STATUS(wpart_tasks_brute_force(&p, &c, 0, 1 << 20, NULL, a, &w), WPART_OK);
+    CHECK(w == 2.0);
+    CHECK_STATUS(wpart_tasks_brute_force(&p, &c, 1, 1 << 20, NULL, a, &w), WPART_OK);
+    CHECK(w == 2.5);
+    c.beta = 1.0;
+    CHECK_STATUS(wpart_tasks_brute_force(&p, &c, 0, 1 << 20, NULL, a, &w), WPART_OK);
+    CHECK(w == 4.0);
+    CHECK_STATUS(wpart_tasks_brute_force(&p, &c, 0, 1000, NULL, a, &w), WPART_ELIMIT);
+    /* infeasible cap 9 */
+    double cap[4] = {9, 9, 9, 9};
+    p.rank_mem_cap = cap;
+    wpart_tasks_coeffs_init(&c);
+    CHECK_STATUS(wpart_tasks_brute_force(&p, &c, 0, 1 << 20, NULL, a, &w), WPART_OK);
+    CHECK(isinf(w) && a[0] == -1);
+    /* CCM on an infeasible start */
+    wpart_tasks_lb_params_t prm;
+    wpart_tasks_lb_params_init(&prm);
+    wpart_tasks_lb_report_t lr;
+    memset(&lr, 0, sizeof(lr));
+    memcpy(a, SB_INIT, sizeof(a));
+    CHECK_STATUS(wpart_tasks_ccm(&p, &c, &prm, a, &lr), WPART_EINVAL);
+    CHECK(strstr(wpart_last_error(), "infeasible start") != NULL);
+    p.rank_mem_cap = NULL;
+    memcpy(a, SB_INIT, sizeof(a));
+    CHECK_STATUS(wpart_tasks_ccm(&p, &c, &prm, a, &lr), WPART_OK);
+    CHECK(lr.w_max_final == 2.5 && lr.w_max_initial == 4.0);
+    CHECK_STATUS(wpart_tasks_greedy(&p, &c, a), WPART_OK);
+}
+
+static void test_random_deltas(void)
+{
+    for (int inst = 0; inst < 50; inst++) {
+        int32_t I = 2 + (int32_t)(rnd() % 4), K = 1 + (int32_t)(rnd() % 20),
+                N = (int32_t)(rnd() % 5);
+        int64_t M = (int64_t)(rnd() % 30);
+        double load[20], fp[20], wk[20], bs[5], eb[30], base[6], cap[6];
+        int32_t blk[20], home[5], src[30], dst[30], a[20];
+        for (int32_t k = 0; k < K; k++) {
+            load[k] = (double)(rnd() % 5) * 0.5;
+            fp[k] = (double)(rnd() % 3);
+            wk[k] = (double)(rnd() % 7);
+            blk[k] = N ? (int32_t)(rnd() % (N + 1)) - 1 : -1;
+            a[k] = (int32_t)(rnd() % I);
+        }
+        for (int32_t b = 0; b < N; b++) {
+            bs[b] = (double)(rnd() % 9);
+            home[b] = (int32_t)(rnd() % I);
+        }
+        for (int64_t e = 0; e < M; e++) {
+            src[e] = (int32_t)(rnd() % K);
+            dst[e] = (int32_t)(rnd() % K);
+            eb[e] = (double)(rnd() % 4);
+        }
+        for (int32_t r = 0; r < I; r++) {
+            base[r] = (double)(rnd() % 3);
+            cap[r] = 20.0 + (double)(rnd() % 20);
+        }
+        wpart_tasks_problem_t p;
+        memset(&p, 0, sizeof(p));
+        p.n_ranks = I;
+        p.n_tasks = K;
+        p.n_blocks = N;
+        p.n_edges = M;
+        p.task_load = load;
+        p.task_footprint = fp;
+        p.task_working = wk;
+        p.task_block = blk;
+        p.block_size = bs;
+        p.block_home = home;
+        p.edge_src = src;
+        p.edge_dst = dst;
+        p.edge_bytes = eb;
+        p.rank_baseline = base;
+        p.rank_mem_cap = cap;
+        wpart_tasks_coeffs_t c = {1.0, 0.7, 0.3, 0.2, 1};
+        wpart_tasks_state_t *s = NULL;
+        CHECK_STATUS(wpart_tasks_state_create(&p, &c, a, &s), WPART_OK);
+        if (!s) continue;
+        for (int mv = 0; mv < 100; mv++) {
+            int32_t r1 = (int32_t)(rnd() % I), r2 = (int32_t)((r1 + 1 + rnd() % (I - 1)) % I);
+            int32_t A[20], B[20], na = 0, nb = 0;
+            const int32_t *cur = wpart_tasks_state_assignment(s);
+            for (int32_t k = 0; k < K; k++) {
+                if (cur[k] == r1 && rnd() % 2) A[na++] = k;
+                if (cur[k] == r2 && rnd() % 3 == 0) B[nb++] = k;
+            }
+            double w1, w2;
+            CHECK_STATUS(wpart_tasks_state_eval_exchange(s, r1, A, na, r2, B, nb, &w1, &w2),
+                         WPART_OK);
+            CHECK_STATUS(wpart_tasks_state_apply_exchange(s, r1, A, na, r2, B, nb), WPART_OK);
+            double full[6], inc[6], wm;
+            wpart_tasks_report_t rf = {0}, ri = {0};
+            rf.work = full;
+            ri.work = inc;
+            CHECK_STATUS(wpart_tasks_evaluate(&p, &c, wpart_tasks_state_assignment(s), &rf, &wm),
+                         WPART_OK);
+            CHECK_STATUS(wpart_tasks_state_report(s, &ri, NULL), WPART_OK);
+            for (int32_t r = 0; r < I; r++) {
+                CHECK(full[r] == inc[r] || fabs(full[r] - inc[r]) <= 1e-9 * (1 + fabs(full[r])));
+            }
+            CHECK(w1 == inc[r1] && w2 == inc[r2]);
+        }
+        wpart_tasks_state_free(s);
+    }
+}
+
+static void test_status_paths(void)
+{
+    wpart_tasks_problem_t p = sb();
+    wpart_tasks_coeffs_t c;
+    wpart_tasks_coeffs_init(&c);
+    double w;
+    CHECK_STATUS(wpart_tasks_evaluate(NULL, &c, SB_INIT, NULL, &w), WPART_EINVAL);
+    CHECK_STATUS(wpart_tasks_evaluate(&p, NULL, SB_INIT, NULL, &w), WPART_EINVAL);
+    CHECK_STATUS(wpart_tasks_evaluate(&p, &c, NULL, NULL, &w), WPART_EINVAL);
+    int32_t bad[9] = {0, 0, 0, 0, 1, 1, 1, 1, 4};
+    CHECK_STATUS(wpart_tasks_evaluate(&p, &c, bad, NULL, &w), WPART_EINVAL);
+    c.beta = -1;
+    CHECK_STATUS(wpart_tasks_evaluate(&p, &c, SB_INIT, NULL, &w), WPART_EINVAL);
+    wpart_tasks_coeffs_init(&c);
+    p.n_ranks = 0;
+    CHECK_STATUS(wpart_tasks_evaluate(&p, &c, SB_INIT, NULL, &w), WPART_EINVAL);
+    p = sb();
+    double nl[9];
+    memcpy(nl, SB_LOAD, sizeof(nl));
+    nl[3] = NAN;
+    p.task_load = nl;
+    CHECK_STATUS(wpart_tasks_evaluate(&p, &c, SB_INIT, NULL, &w), WPART_EINVAL);
+    CHECK(strstr(wpart_last_error(), "task_load[3]") != NULL);
+    p = sb();
+    wpart_tasks_state_t *s = NULL;
+    CHECK_STATUS(wpart_tasks_state_create(&p, &c, SB_INIT, &s), WPART_OK);
+    int32_t A[2] = {0, 4};
+    CHECK_STATUS(wpart_tasks_state_apply_exchange(s, 0, A, 2, 1, NULL, 0), WPART_EINVAL);
+    CHECK_STATUS(wpart_tasks_state_apply_exchange(s, 0, A, 1, 0, NULL, 0), WPART_EINVAL);
+    CHECK_STATUS(wpart_tasks_state_apply_exchange(s, 0, A, 1, 9, NULL, 0), WPART_EINVAL);
+    /* state unchanged after the failures */
+    double wm;
+    CHECK_STATUS(wpart_tasks_state_report(s, NULL, &wm), WPART_OK);
+    CHECK(wm == 4.0);
+    wpart_tasks_state_free(s);
+    wpart_tasks_lb_params_t prm;
+    wpart_tasks_lb_params_init(&prm);
+    prm.n_trials = 0;
+    int32_t a[9];
+    memcpy(a, SB_INIT, sizeof(a));
+    wpart_tasks_lb_report_t lr;
+    CHECK_STATUS(wpart_tasks_ccm(&p, &c, &prm, a, &lr), WPART_EINVAL);
+    int32_t k, f;
+    wpart_tasks_knowledge(4, 0, 0, &k, &f);
+    CHECK(k == 1 && f == 3);
+    wpart_tasks_knowledge(14, 0, 0, &k, &f);
+    CHECK(k == 2 && f == 4);
+    wpart_tasks_knowledge(128, 0, 0, &k, &f);
+    CHECK(k == 3 && f == 6);
+    wpart_tasks_knowledge(256, 0, 0, &k, &f);
+    CHECK(k == 3 && f == 7);
+    wpart_tasks_knowledge(64, 0, 0, &k, &f);
+    CHECK(k == 2 && f == 8);
+}
+
+static void test_milp(void)
+{
+    if (!wpart_milp_have_solver()) return;
+    wpart_tasks_problem_t p = sb();
+    wpart_tasks_coeffs_t c;
+    wpart_tasks_coeffs_init(&c);
+    wpart_tasks_milp_opts_t o;
+    int32_t a[9];
+    wpart_milp_result_t res;
+    const double want[2][2] = {{2.0, 4.0}, {2.0, 4.0}}; /* beta 0 / 1, forms paper / compact */
+    for (int form = 0; form < 2; form++) {
+        for (int b = 0; b < 2; b++) {
+            wpart_tasks_milp_opts_init(&o);
+            o.form = form;
+            c.beta = b;
+            CHECK_STATUS(wpart_tasks_milp_solve(&p, &c, &o, a, &res), WPART_OK);
+            CHECK(res.status == WPART_MILP_OPTIMAL);
+            double w;
+            CHECK_STATUS(wpart_tasks_evaluate(&p, &c, a, NULL, &w), WPART_OK);
+            CHECK(fabs(w - want[form][b]) < 1e-9 && fabs(res.objective - w) < 1e-7);
+        }
+    }
+    /* sizes of the paper form (spec 2.6) */
+    wpart_tasks_milp_model_t m;
+    wpart_tasks_milp_opts_init(&o);
+    o.form = WPART_TASKS_MILP_PAPER;
+    c.beta = 1.0;
+    CHECK_STATUS(wpart_tasks_milp_build(&p, &c, &o, &m), WPART_OK);
+    CHECK(m.n_cols == 185 && m.n_eq_rows == 9 && m.n_rows - m.n_eq_rows == 592);
+    wpart_tasks_milp_model_free(&m);
+    o.preserve_blocks = 1;
+    CHECK_STATUS(wpart_tasks_milp_build(&p, &c, &o, &m), WPART_EINVAL);
+    o.form = 7;
+    CHECK_STATUS(wpart_tasks_milp_build(&p, &c, &o, &m), WPART_EINVAL);
+}
+
+int main(void)
+{
+    test_milp();
+    test_golden();
+    test_random_deltas();
+    test_status_paths();
+    if (failures) {
+        fprintf(stderr, "%d failure(s)\n", failures);
+        return 1;
+    }
+    printf("test_tasks: OK\n");
+    return 0;
+}

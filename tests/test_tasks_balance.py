@@ -1,0 +1,200 @@
+"""Balancers: golden optima (brute force), CCM-LB bounds and invariants, baselines, errors."""
+
+import math
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from oracles.tasks import brute as oracle_brute  # noqa: E402
+from oracles.tasks import work_model  # noqa: E402
+
+from wpart import tasks  # noqa: E402
+
+SB = tasks.synthetic_blocks
+
+# spec 5.6 / PEERS 4.1: (coefficients, cap, initial, optimum, cluster-preserving optimum)
+GOLDEN = {
+    "T1": (dict(), None, 4.0, 2.0, 2.5),
+    "T2": (dict(), 18.0, 4.0, 2.0, 2.5),
+    "T3": (dict(beta=1.0), None, 8.5, 4.0, 6.0),
+    "T4": (dict(delta=0.1), None, 4.0, 2.5, 2.5),
+    "T5": (dict(delta=0.3), None, 4.0, 3.5, 4.0),
+    "T6": (dict(beta=1.0, gamma=0.5, delta=0.1), 27.0, 9.0, 5.4, 6.5),
+    "T7": (dict(alpha=0.0, beta=1.0), None, 4.5, 0.0, 0.0),
+}
+
+
+@pytest.mark.parametrize("tid", sorted(GOLDEN))
+def test_golden_brute_force(tid):
+    co, cap, w0, opt, copt = GOLDEN[tid]
+    p = SB()
+    assert p.evaluate(memory_cap=cap, **co)["w_max"] == pytest.approx(w0)
+    r = tasks.brute_force(p, memory_cap=cap, **co)
+    assert r.max_work == pytest.approx(opt)
+    rc = tasks.brute_force(p, memory_cap=cap, preserve_clusters=True, **co)
+    assert rc.max_work == pytest.approx(copt)
+    # the optimal assignment re-evaluates to the optimum with the independent oracle
+    capv = None if cap is None else [cap] * 4
+    assert work_model(p, r.assignment, cap=capv, **co)["w_max"] == pytest.approx(opt)
+
+
+def test_golden_other_variants():
+    assert tasks.brute_force(SB("bad_rank0")).max_work == 3.0
+    assert tasks.brute_force(SB("alpha0"), beta=1.0, preserve_clusters=True).max_work == 0.0
+    with pytest.raises(ValueError, match="infeasible"):
+        tasks.brute_force(SB(), memory_cap=9.0)  # T8
+
+
+def test_paper_toy_assignment_counts():
+    p = tasks.paper_toy(fwmp=True)
+    assert (p.n_ranks, p.n_tasks, p.n_blocks, p.n_edges) == (2, 3, 2, 4)
+    r = tasks.brute_force(p, beta=1.0)
+    assert r.max_work <= p.evaluate(beta=1.0)["w_max"]
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_brute_force_matches_oracle(seed):
+    rng = np.random.default_rng(seed)
+    p = tasks.random_problem(int(rng.integers(1, 4)), int(rng.integers(1, 7)),
+                             int(rng.integers(0, 4)), int(rng.integers(0, 8)), seed,
+                             memory=bool(seed % 2))
+    co = dict(beta=float(rng.integers(0, 3)) * 0.5, gamma=float(rng.integers(0, 2)) * 0.5,
+              delta=float(rng.integers(0, 2)) * 0.25)
+    cap = np.full(p.n_ranks, float(rng.integers(5, 30))) if seed % 3 == 0 else None
+    for pres in (False, True):
+        want, _ = oracle_brute(p, preserve=pres, cap=cap, **co)
+        if math.isinf(want):
+            with pytest.raises(ValueError, match="infeasible"):
+                tasks.brute_force(p, memory_cap=cap, preserve_clusters=pres, **co)
+        else:
+            got = tasks.brute_force(p, memory_cap=cap, preserve_clusters=pres, **co).max_work
+            assert got == pytest.approx(want, rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("tid", sorted(GOLDEN))
+def test_ccm_bounds_on_golden(tid):
+    co, cap, w0, opt, copt = GOLDEN[tid]
+    p = SB()
+    for seed in range(12):
+        r = tasks.balance(p, "ccm", seed=seed, memory_cap=cap, n_iter=8, **co)
+        assert copt - 1e-12 <= r.max_work <= w0 + 1e-12
+        assert r.max_work >= opt - 1e-12
+        assert r.history[0] == pytest.approx(w0)
+        assert np.all(np.diff(r.history) <= 1e-12)
+        if cap is not None:
+            assert np.all(r.memory <= cap)
+
+
+def test_ccm_reference_values():
+    p = SB()
+    assert tasks.balance(p, seed=0).max_work == 2.5
+    assert tasks.balance(p, seed=0, beta=1.0).max_work == 6.0
+    assert tasks.balance(SB("alpha0"), seed=0, beta=1.0).max_work == 0.0
+    with pytest.raises(ValueError, match="infeasible start"):
+        tasks.balance(p, memory_cap=9.0)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_ccm_random_invariants(seed):
+    rng = np.random.default_rng(100 + seed)
+    I, K = int(rng.integers(2, 4)), int(rng.integers(2, 8))
+    p = tasks.random_problem(I, K, int(rng.integers(0, 4)), int(rng.integers(0, 10)), seed,
+                             memory=bool(seed % 2))
+    co = dict(beta=float(rng.uniform(0, 1)), gamma=float(rng.uniform(0, 0.5)),
+              delta=float(rng.uniform(0, 0.5)))
+    cap0 = p.evaluate(**co)["memory"].max()
+    cap = cap0 * 1.2 if seed % 2 else None
+    opt = tasks.brute_force(p, memory_cap=cap, **co).max_work
+    for cl in ("block", "task"):
+        r = tasks.balance(p, "ccm", seed=seed, memory_cap=cap, n_iter=5, n_trials=2, cluster=cl,
+                          **co)
+        assert r.max_work >= opt - 1e-9
+        assert r.max_work <= r.initial_max_work + 1e-12
+        assert np.all(np.diff(r.history) <= 1e-12)
+        assert r.assignment.shape == (K,) and r.assignment.min() >= 0 and r.assignment.max() < I
+        if cap is not None:
+            assert np.all(r.memory <= cap + 1e-9)
+        capv = None if cap is None else [cap] * I
+        assert work_model(p, r.assignment, cap=capv, **co)["w_max"] == pytest.approx(r.max_work)
+        r2 = tasks.balance(p, "ccm", seed=seed, memory_cap=cap, n_iter=5, n_trials=2,
+                           cluster=cl, **co)
+        assert np.array_equal(r.assignment, r2.assignment)
+        assert np.array_equal(r.history, r2.history)
+
+
+def test_block_clusters_never_split():
+    p = tasks.gemma_like(6, 120, 20, seed=3)
+    r = tasks.balance(p, seed=0, delta=1e-10, n_iter=6)
+    # co-located start + block clusters: each block stays on one rank
+    for b in range(p.n_blocks):
+        assert np.unique(r.assignment[p.task_block == b]).size == 1
+    assert r.max_work < r.initial_max_work
+
+
+def test_baselines():
+    p = SB()
+    r = tasks.balance(p, "none")
+    assert np.array_equal(r.assignment, p.initial) and r.max_work == 4.0
+    g = tasks.balance(p, "greedy")
+    assert g.max_work >= 2.0 and np.all(np.isin(g.assignment, range(4)))
+    g2 = tasks.balance(p, "greedy", memory_cap=18.0)
+    assert np.all(g2.memory <= 18.0)
+    t = tasks.balance(p, "tempered", seed=0)
+    assert t.max_work >= 2.0
+    b = tasks.balance(p, "brute_force", preserve_clusters=True)
+    assert b.max_work == 2.5
+    with pytest.raises(ValueError, match="fits on no rank"):
+        tasks.balance(p, "greedy", memory_cap=5.0)
+
+
+@pytest.mark.skipif(not os.path.isdir("/work/shared/data/lbaf"), reason="no data")
+def test_memory_toy_respects_cap():
+    p = tasks.Problem.from_lbdatafile(
+        "/work/shared/data/lbaf/user-defined-memory-toy-problem/toy_mem")
+    for seed in range(4):
+        r = tasks.balance(p, seed=seed, memory_cap=8.0e9, n_iter=10)
+        assert np.all(r.memory <= 8.0e9)
+        assert 87.5 <= r.max_work < 190.0
+
+
+def test_initial_option_and_result_api():
+    p = SB()
+    r = tasks.balance(p, initial=[0, 0, 1, 1, 0, 2, 1, 3, 3])
+    assert r.initial_max_work == 2.0 and r.max_work == 2.0
+    d = r.to_dict()
+    assert d["max_work"] == 2.0 and len(d["assignment"]) == 9
+    assert "TasksResult" in repr(r)
+    axes = tasks.balance(p).plot()
+    assert len(axes) == 2
+    e = tasks.evaluate(p, beta=1.0)
+    assert e.max_work == 8.5 and e.n_off_home == 0
+
+
+@pytest.mark.parametrize("kw,exc,match", [
+    (dict(method="nope"), ValueError, "method"),
+    (dict(seed=-1), ValueError, "seed"),
+    (dict(seed=1.5), TypeError, "seed"),
+    (dict(n_iter=-1), ValueError, "n_iter"),
+    (dict(n_trials=0), ValueError, "n_trials"),
+    (dict(fanout=0), ValueError, "fanout"),
+    (dict(cluster="x"), ValueError, "cluster"),
+    (dict(order="x"), ValueError, "order"),
+    (dict(tol=np.nan), ValueError, "tol"),
+    (dict(beta=-1.0), ValueError, "beta"),
+    (dict(initial=[9] * 9), ValueError, "initial"),
+    (dict(foo=1), TypeError, "foo"),
+])
+def test_bad_balance_arguments(kw, exc, match):
+    with pytest.raises(exc, match=match):
+        tasks.balance(SB(), **kw)
+
+
+def test_knowledge_log_rule():
+    from wpart import _core
+
+    for P, k, f in [(4, 1, 3), (14, 2, 4), (16, 2, 4), (64, 2, 8), (128, 3, 6), (256, 3, 7)]:
+        assert _core.tasks_knowledge(P, 0, 0) == (k, f)

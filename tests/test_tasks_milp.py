@@ -1,0 +1,143 @@
+"""The CCM MILP through GLPK: golden optima, model sizes, agreement with brute force."""
+
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from oracles.tasks import work_model  # noqa: E402
+
+import wpart.milp  # noqa: E402
+from wpart import tasks  # noqa: E402
+
+pytestmark = pytest.mark.skipif(wpart.milp.solver_version() == "", reason="built without GLPK")
+
+SB = tasks.synthetic_blocks
+GOLDEN = {  # coefficients, cap, optimum, cluster-preserving optimum (spec 5.6)
+    "T1": (dict(), None, 2.0, 2.5),
+    "T2": (dict(), 18.0, 2.0, 2.5),
+    "T3": (dict(beta=1.0), None, 4.0, 6.0),
+    "T4": (dict(delta=0.1), None, 2.5, 2.5),
+    "T5": (dict(delta=0.3), None, 3.5, 4.0),
+    "T6": (dict(beta=1.0, gamma=0.5, delta=0.1), 27.0, 5.4, 6.5),
+    "T7": (dict(alpha=0.0, beta=1.0), None, 0.0, 0.0),
+}
+
+
+@pytest.mark.parametrize("form", ["paper", "compact"])
+@pytest.mark.parametrize("tid", sorted(GOLDEN))
+def test_golden_optima(tid, form):
+    co, cap, opt, copt = GOLDEN[tid]
+    r = tasks.solve_milp(SB(), memory_cap=cap, form=form, **co)
+    assert r.stats["status"] == "optimal"
+    assert r.max_work == pytest.approx(opt, abs=1e-9)
+    assert r.stats["objective"] == pytest.approx(r.max_work, abs=1e-7)
+    capv = None if cap is None else [cap] * 4
+    assert work_model(SB(), r.assignment, cap=capv, **co)["w_max"] == pytest.approx(opt, abs=1e-9)
+    if form == "compact":
+        rc = tasks.solve_milp(SB(), memory_cap=cap, preserve_clusters=True, **co)
+        assert rc.max_work == pytest.approx(copt, abs=1e-9)
+        # the heuristic never beats the optimum
+        for seed in range(3):
+            h = tasks.balance(SB(), seed=seed, memory_cap=cap, **co)
+            assert h.max_work >= r.max_work - 1e-9
+            assert h.max_work >= rc.max_work - 1e-9
+
+
+def test_interface_signature():
+    r = tasks.solve_milp(SB(), alpha=1.0, beta=0.0, gamma=0.0, delta=0.0, memory_cap=None,
+                         preserve_clusters=False, time_limit=None)
+    assert r.max_work == 2.0 and r.assignment.shape == (9,)
+    assert tasks.solve_milp(SB("bad_rank0")).max_work == pytest.approx(3.0)
+
+
+@pytest.mark.parametrize("form", ["paper", "compact"])
+def test_infeasible(form):
+    with pytest.raises(ValueError, match="infeasible"):
+        tasks.solve_milp(SB(), memory_cap=9.0, form=form)
+
+
+@pytest.mark.parametrize("prob,kw,sizes", [
+    ("toy", dict(memory_cap=100.0), (11, 3, 24)),
+    ("toy_fwmp", dict(memory_cap=100.0, formulation="fwmp"), (27, 3, 74)),
+    ("sb", dict(), (57, 9, 204)),
+    ("sb", dict(memory_cap=18.0), (57, 9, 240)),
+    ("sb", dict(formulation="fwmp"), (185, 9, 592)),
+    ("sb", dict(beta=1.0, memory_cap=18.0), (185, 9, 628)),
+])
+def test_paper_form_sizes(prob, kw, sizes):
+    p = {"toy": tasks.paper_toy(), "toy_fwmp": tasks.paper_toy(fwmp=True), "sb": SB()}[prob]
+    m = tasks.milp_model(p, form="paper", **kw)
+    assert (m["n_cols"], m["n_eq_rows"], m["n_ineq_rows"]) == sizes
+
+
+def test_compact_is_smaller():
+    p = tasks.gemma_like(4, 40, 8, seed=1, comm_degree=1.0)
+    a = tasks.milp_model(p, form="paper", beta=1e-6, delta=1e-9, memory_cap=1e12)
+    b = tasks.milp_model(p, form="compact", beta=1e-6, delta=1e-9, memory_cap=1e12)
+    assert b["n_cols"] < a["n_cols"] and b["n_rows"] < a["n_rows"]
+    assert b["a_row"].size < a["a_row"].size
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_random_tiny_equals_brute_force(seed):
+    rng = np.random.default_rng(500 + seed)
+    p = tasks.random_problem(int(rng.integers(1, 4)), int(rng.integers(1, 6)),
+                             int(rng.integers(0, 3)), int(rng.integers(0, 6)), seed,
+                             memory=bool(seed % 2), rank_alpha=seed % 5 == 0)
+    co = dict(beta=float(rng.integers(0, 3)) * 0.5, gamma=float(rng.integers(0, 2)) * 0.25,
+              delta=float(rng.integers(0, 2)) * 0.5)
+    cap = float(rng.integers(4, 25)) if seed % 3 else None
+    for pres in (False, True):
+        try:
+            want = tasks.brute_force(p, memory_cap=cap, preserve_clusters=pres, **co).max_work
+        except ValueError:
+            want = math.inf
+        forms = ("compact",) if pres else ("paper", "compact")
+        for form in forms:
+            if math.isinf(want):
+                with pytest.raises(ValueError, match="infeasible"):
+                    tasks.solve_milp(p, memory_cap=cap, preserve_clusters=pres, form=form, **co)
+            else:
+                r = tasks.solve_milp(p, memory_cap=cap, preserve_clusters=pres, form=form, **co)
+                assert r.max_work == pytest.approx(want, abs=1e-7), (form, pres)
+
+
+def test_fwmp_equals_comcp_load_only():
+    p = tasks.random_problem(3, 6, 2, 5, 9)
+    a = tasks.solve_milp(p, form="paper").max_work
+    b = tasks.solve_milp(p, form="paper", formulation="fwmp").max_work
+    assert a == pytest.approx(b, abs=1e-9)
+
+
+def test_write_lp_and_mps(tmp_path):
+    for ext in ("lp", "mps"):
+        path = tmp_path / f"m.{ext}"
+        tasks.solve_milp(SB(), beta=1.0, write=str(path), form="paper")
+        assert path.stat().st_size > 0
+
+
+def test_time_limit_reports_status():
+    p = tasks.gemma_like(6, 60, 12, seed=0)
+    try:
+        r = tasks.solve_milp(p, delta=1e-9, time_limit=0.5)
+    except wpart.SolverError as exc:  # no incumbent within the limit
+        assert "no incumbent" in str(exc)
+    else:
+        assert r.stats["status"] in ("optimal", "feasible")
+        assert r.stats["gap"] >= 0 or r.stats["status"] == "optimal"
+        assert r.max_work >= r.stats["bound"] - 1e-9
+
+
+def test_bad_milp_arguments():
+    with pytest.raises(ValueError, match="form"):
+        tasks.solve_milp(SB(), form="dense")
+    with pytest.raises(ValueError, match="preserve_clusters"):
+        tasks.solve_milp(SB(), form="paper", preserve_clusters=True)
+    with pytest.raises(ValueError, match="comcp"):
+        tasks.solve_milp(SB(), beta=1.0, form="paper", formulation="comcp")
+    with pytest.raises(ValueError, match="beta"):
+        tasks.solve_milp(SB(), beta=-1.0)

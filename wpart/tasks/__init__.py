@@ -1,0 +1,43 @@
+"""Communication- and memory-aware task placement (spec 003; Lifflander, Pébaÿ et al., the CCM model).
+
+Rank work ``W(r) = alpha L(r) + beta max(out(r), in(r)) + gamma loc(r) + delta H(r)`` (+inf
+above the rank's memory cap); the goal is the smallest ``W_max``. ``gamma`` multiplies on-rank
+bytes, as in the paper. Balancers: CCM-LB (the paper's gossip heuristic, simulated serially in
+C), greedy, a load-only TemperedLB-style balancer, brute force, and the exact MILP via GLPK.
+
+Examples
+--------
+>>> from wpart import tasks
+>>> p = tasks.synthetic_blocks()
+>>> tasks.balance(p, method="ccm", seed=0).max_work
+2.5
+>>> tasks.brute_force(p).max_work
+2.0
+"""
+
+from __future__ import annotations
+
+from ._balance import METHODS, TasksResult, balance, brute_force, evaluate
+from ._milp import milp_model, solve_milp
+from ._io import LBDatafileError, read_lbdatafile, write_lbdatafile
+from ._problem import Coefficients, Problem
+from .generators import gemma_like, paper_toy, random_problem, synthetic_blocks
+
+__all__ = [
+    "Problem",
+    "Coefficients",
+    "TasksResult",
+    "balance",
+    "brute_force",
+    "evaluate",
+    "solve_milp",
+    "milp_model",
+    "METHODS",
+    "read_lbdatafile",
+    "write_lbdatafile",
+    "LBDatafileError",
+    "synthetic_blocks",
+    "paper_toy",
+    "gemma_like",
+    "random_problem",
+]

@@ -1,0 +1,297 @@
+"""Balancers of the task family: CCM-LB, baselines and brute force (spec 003 sections 3-4)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .. import _core
+from .._progress import progress_hook
+from .._validate import as_int, choice
+from ._problem import Coefficients, Problem
+
+__all__ = ["TasksResult", "balance", "brute_force", "evaluate", "METHODS"]
+
+#: Names accepted by :func:`balance`.
+METHODS = ("ccm", "none", "greedy", "tempered", "brute_force")
+_ALIASES = {"identity": "none", "ccm_lb": "ccm", "brute": "brute_force", "lpt": "greedy",
+            "grapevine": "tempered", "load_only": "tempered"}
+
+
+@dataclass(frozen=True)
+class TasksResult:
+    """A placement of the tasks of one phase, with its work model.
+
+    Attributes
+    ----------
+    assignment : ndarray of int32, shape (K,)
+        Rank of every task.
+    work, load, memory, vol_out, vol_in, vol_local, homing : ndarray, shape (I,)
+        Per-rank work W (``inf`` above a memory cap), compute load, memory, off-rank bytes
+        sent and received, on-rank bytes and homing bytes.
+    max_work, mean_work, imbalance : float
+        ``W_max``, mean W and ``W_max / mean W - 1``.
+    load_imbalance : float
+        ``max L / mean L - 1``.
+    initial_work : ndarray
+        Per-rank W of the initial assignment.
+    initial_max_work : float
+    history : ndarray
+        ``W_max`` before the first and after every iteration (best trial); one entry for
+        one-shot methods.
+    method : str
+    coefficients : Coefficients
+    stats : dict
+        Method details: seconds, exchanges, rounds, fanout, MILP status/bound/gap ...
+    """
+
+    assignment: NDArray[np.int32]
+    work: NDArray[np.float64]
+    load: NDArray[np.float64]
+    memory: NDArray[np.float64]
+    vol_out: NDArray[np.float64]
+    vol_in: NDArray[np.float64]
+    vol_local: NDArray[np.float64]
+    homing: NDArray[np.float64]
+    n_blocks_off_home: NDArray[np.int32]
+    max_work: float
+    mean_work: float
+    imbalance: float
+    load_imbalance: float
+    initial_work: NDArray[np.float64]
+    initial_max_work: float
+    history: NDArray[np.float64]
+    method: str
+    coefficients: Coefficients
+    stats: dict = field(default_factory=dict)
+
+    @property
+    def n_ranks(self) -> int:
+        """Number of ranks."""
+        return int(self.work.shape[0])
+
+    @property
+    def n_off_home(self) -> int:
+        """Number of (rank, block) replicas away from the block's home."""
+        return int(self.n_blocks_off_home.sum())
+
+    def to_dict(self) -> dict:
+        """JSON-friendly dictionary."""
+        return {
+            "assignment": self.assignment.tolist(),
+            "work": self.work.tolist(),
+            "load": self.load.tolist(),
+            "memory": self.memory.tolist(),
+            "max_work": self.max_work,
+            "mean_work": self.mean_work,
+            "imbalance": self.imbalance,
+            "load_imbalance": self.load_imbalance,
+            "initial_max_work": self.initial_max_work,
+            "history": self.history.tolist(),
+            "method": self.method,
+            "coefficients": vars(self.coefficients).copy(),
+            "stats": {k: v for k, v in self.stats.items()
+                      if isinstance(v, (int, float, str, bool, type(None)))},
+        }
+
+    def __repr__(self) -> str:
+        return (f"TasksResult(method={self.method!r}, n_ranks={self.n_ranks}, "
+                f"n_tasks={self.assignment.shape[0]}, max_work={self.max_work:.6g}, "
+                f"initial_max_work={self.initial_max_work:.6g}, "
+                f"imbalance={self.imbalance:.4%})")
+
+    def plot(self, axes: Any = None) -> Any:
+        """Per-rank work before and after (bars) and W_max over the iterations.
+
+        Returns the array of two matplotlib Axes.
+        """
+        import matplotlib.pyplot as plt
+
+        if axes is None:
+            _, axes = plt.subplots(1, 2, figsize=(10, 3.2))
+        ax0, ax1 = axes
+        x = np.arange(self.n_ranks)
+        ax0.bar(x - 0.2, np.where(np.isfinite(self.initial_work), self.initial_work, np.nan),
+                width=0.4, label="before", color="0.65")
+        ax0.bar(x + 0.2, np.where(np.isfinite(self.work), self.work, np.nan), width=0.4,
+                label="after", color="C0")
+        ax0.axhline(self.max_work, color="C0", ls="--", lw=1)
+        ax0.set_xlabel("rank")
+        ax0.set_ylabel("work W")
+        ax0.set_title(f"{self.method}: W_max {self.initial_max_work:.4g} -> {self.max_work:.4g}")
+        ax0.legend(fontsize="small")
+        ax1.plot(np.arange(self.history.size), self.history, marker="o")
+        ax1.set_xlabel("iteration")
+        ax1.set_ylabel("W_max")
+        ax1.set_title("W_max over iterations")
+        return axes
+
+
+def _result(problem: Problem, coeffs: Coefficients, cap: Any, assignment: NDArray,
+            history: NDArray, method: str, stats: dict, init_eval: dict | None = None) -> TasksResult:
+    d = problem._dict(cap)
+    w, rep = _core.tasks_evaluate(d, coeffs.as_tuple(), assignment)
+    if init_eval is None:
+        _, init_eval = _core.tasks_evaluate(d, coeffs.as_tuple(), problem.initial)
+    work = rep["work"]
+    mean = float(work.mean())
+    load = rep["load"]
+    lmean = float(load.mean())
+    return TasksResult(
+        assignment=np.asarray(assignment, dtype=np.int32),
+        work=work, load=load, memory=rep["memory"], vol_out=rep["vol_out"],
+        vol_in=rep["vol_in"], vol_local=rep["vol_local"], homing=rep["homing"],
+        n_blocks_off_home=rep["n_blocks_off_home"],
+        max_work=float(w), mean_work=mean,
+        imbalance=(float(w) / mean - 1.0) if mean > 0 and np.isfinite(mean) else 0.0,
+        load_imbalance=(float(load.max()) / lmean - 1.0) if lmean > 0 else 0.0,
+        initial_work=init_eval["work"], initial_max_work=float(init_eval["work"].max()),
+        history=np.asarray(history, dtype=np.float64), method=method, coefficients=coeffs,
+        stats=stats,
+    )
+
+
+def evaluate(problem: Problem, assignment: ArrayLike | None = None, *, alpha: float = 1.0,
+             beta: float = 0.0, gamma: float = 0.0, delta: float = 0.0,
+             memory_cap: Any = None) -> TasksResult:
+    """The work model of a given assignment as a :class:`TasksResult` (method ``"given"``)."""
+    c = Coefficients(alpha, beta, gamma, delta)
+    a = problem.assignment(assignment)
+    cap = problem.caps(memory_cap)
+    w, _ = _core.tasks_evaluate(problem._dict(cap), c.as_tuple(), a)
+    return _result(problem, c, cap, a, np.array([w]), "given", {})
+
+
+def brute_force(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma: float = 0.0,
+                delta: float = 0.0, memory_cap: Any = None, preserve_clusters: bool = False,
+                max_states: int = 20_000_000) -> TasksResult:
+    """Exact optimum by enumerating every assignment (tiny cases only).
+
+    With ``preserve_clusters`` all tasks of a block stay together (one unit per block).
+    Raises :class:`ValueError` when the instance is infeasible under the memory caps.
+    """
+    c = Coefficients(alpha, beta, gamma, delta)
+    cap = problem.caps(memory_cap)
+    max_states = as_int(max_states, "max_states", minimum=1)
+    t0 = time.perf_counter()
+    try:
+        a, w = _core.tasks_brute(problem._dict(cap), c.as_tuple(), bool(preserve_clusters),
+                                 max_states)
+    except _core.WpartError as exc:  # ELIMIT
+        raise ValueError(f"brute force: {exc}") from None
+    if not np.isfinite(w):
+        raise ValueError("infeasible: no assignment satisfies the memory caps")
+    return _result(problem, c, cap, a, np.array([w]), "brute_force",
+                   {"seconds": time.perf_counter() - t0, "optimal": True,
+                    "preserve_clusters": bool(preserve_clusters)})
+
+
+def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: float = 1.0,
+            beta: float = 0.0, gamma: float = 0.0, delta: float = 0.0, memory_cap: Any = None,
+            initial: ArrayLike | None = None, n_iter: int = 4, n_rounds: int | None = None,
+            fanout: int | None = None, n_trials: int = 1, cluster: str = "block",
+            order: str = "random", tol: float = 1e-12,
+            progress: bool | Callable[[float, float], None] = False,
+            time_limit: float | None = None, **options: Any) -> TasksResult:
+    """Place the tasks of one phase to minimise ``W_max``.
+
+    Parameters
+    ----------
+    problem : Problem
+    method : str, default "ccm"
+        ``"ccm"`` (CCM-LB, the paper's gossip heuristic, simulated serially), ``"none"``
+        (keep the initial assignment), ``"greedy"`` (LPT over block clusters, centralised),
+        ``"tempered"`` (a load-only TemperedLB-style gossip balancer moving single tasks; its
+        result is scored with the full model), ``"brute_force"`` (exact, tiny cases).
+    seed : int, default 0
+        Base seed; identical seeds give identical results.
+    alpha, beta, gamma, delta : float
+        Work-model coefficients (``gamma`` scales on-rank bytes).
+    memory_cap : float or array_like, optional
+        Per-rank memory cap (overrides the problem's).
+    initial : array_like, optional
+        Starting assignment (default ``problem.initial``).
+    n_iter, n_rounds, fanout, n_trials : int
+        CCM-LB iterations per trial, inform hops and fanout (None: the log rule), trials.
+    cluster : {"block", "task"}
+        Transfer unit: all tasks of a block on a rank, or single tasks.
+    order : {"random", "rank"}
+        Order in which ranks take their turn in the simulation.
+    tol : float
+        Minimum relative gain of an exchange.
+
+    Returns
+    -------
+    TasksResult
+
+    Raises
+    ------
+    ValueError
+        Bad arguments, or an initial assignment above a memory cap ("infeasible start").
+    """
+    meth = choice(method, "method", METHODS, _ALIASES)
+    c = Coefficients(alpha, beta, gamma, delta)
+    cap = problem.caps(memory_cap)
+    if initial is not None:
+        problem = problem.with_(initial=problem.assignment(initial, "initial"))
+    if options:
+        if meth == "brute_force" and set(options) <= {"preserve_clusters", "max_states"}:
+            pass
+        else:
+            raise TypeError(f"balance() got unexpected options {sorted(options)} for "
+                            f"method {meth!r}")
+    seed = as_int(seed, "seed", minimum=0)
+    if seed >= 2**64:
+        raise ValueError("`seed` must be < 2^64")
+    d = problem._dict(cap)
+    a0 = np.array(problem.initial, dtype=np.int32)
+    t0 = time.perf_counter()
+    if meth == "brute_force":
+        return brute_force(problem, alpha=c.alpha, beta=c.beta, gamma=c.gamma, delta=c.delta,
+                           memory_cap=cap, **options)
+    if meth == "none":
+        w, _ = _core.tasks_evaluate(d, c.as_tuple(), a0)
+        return _result(problem, c, cap, a0, np.array([w]), "none", {"seconds": 0.0})
+    if meth == "greedy":
+        a = _core.tasks_greedy(d, c.as_tuple())
+        w, _ = _core.tasks_evaluate(d, c.as_tuple(), a)
+        w0, _ = _core.tasks_evaluate(d, c.as_tuple(), a0)
+        return _result(problem, c, cap, a, np.array([w0, w]), "greedy",
+                       {"seconds": time.perf_counter() - t0})
+    n_iter = as_int(n_iter, "n_iter", minimum=0)
+    n_trials = as_int(n_trials, "n_trials", minimum=1)
+    k = 0 if n_rounds is None else as_int(n_rounds, "n_rounds", minimum=1)
+    f = 0 if fanout is None else as_int(fanout, "fanout", minimum=1)
+    cl = choice(cluster, "cluster", ("block", "task"))
+    od = choice(order, "order", ("random", "rank"))
+    tol = float(tol)
+    if not (np.isfinite(tol) and tol >= 0):
+        raise ValueError(f"`tol` must be finite and >= 0, got {tol}")
+    tl = 0.0 if time_limit is None else float(time_limit)
+    run_c = c
+    cluster_mode = 0 if cl == "block" else 1
+    enforce = True
+    if meth == "tempered":  # load only, single tasks, memory ignored
+        run_c = Coefficients(c.alpha if c.alpha > 0 else 1.0, 0.0, 0.0, 0.0)
+        cluster_mode = 1
+        enforce = False
+    with progress_hook(progress, total=n_trials * n_iter * problem.n_ranks,
+                       desc=f"balance[{meth}]") as hook:
+        a, hist, exch, st = _core.tasks_ccm(
+            d, run_c.as_tuple(enforce), a0, n_iter, k, f, n_trials, seed, cluster_mode,
+            od == "random", tol, hook, tl)
+    secs = time.perf_counter() - t0
+    best = int(st["best_trial"])
+    history = hist[best]
+    if meth == "tempered":  # re-score the history with the full model is not available
+        w, _ = _core.tasks_evaluate(d, c.as_tuple(), a)
+        w0, _ = _core.tasks_evaluate(d, c.as_tuple(), a0)
+        history = np.array([w0, w])
+    stats = dict(st)
+    stats.update(seconds=secs, exchanges_per_iteration=exch[best].tolist(),
+                 n_iter=n_iter, n_trials=n_trials, seed=seed, cluster=cl)
+    return _result(problem, c, cap, a, history, meth, stats)

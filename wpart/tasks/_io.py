@@ -1,0 +1,325 @@
+"""Reader and writer of the vt / LBAF ``LBDatafile`` JSON format (PEERS.md section 3).
+
+One JSON file per rank, optionally brotli-compressed (detected by trying a JSON parse first).
+Only ``SendRecv`` communications whose two endpoints are tasks of the phase are kept, weighted
+by ``bytes`` (LBAF's rule). Shared blocks come from each task's ``user_defined``
+(``shared_id``, ``shared_bytes``, ``home_rank``), memory from ``task_footprint_bytes``,
+``task_working_bytes`` and ``rank_working_bytes``.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import math
+import os
+import re
+from typing import Any
+
+import numpy as np
+
+__all__ = ["read_lbdatafile", "write_lbdatafile", "LBDatafileError"]
+
+
+class LBDatafileError(ValueError):
+    """A malformed LBDatafile: the message names the file and the field."""
+
+
+def _load_json(path: str) -> Any:
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except OSError as exc:
+        raise LBDatafileError(f"{path}: cannot read the file: {exc}") from None
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc_json:
+        try:
+            import brotli
+        except ImportError:  # pragma: no cover - brotli is a dependency
+            raise LBDatafileError(f"{path}: not JSON ({exc_json}) and brotli is not installed "
+                                  "to try decompressing it") from None
+        try:
+            data = brotli.decompress(raw)
+        except Exception:
+            raise LBDatafileError(f"{path}: neither JSON ({exc_json}) nor brotli-compressed "
+                                  "JSON") from None
+        try:
+            return json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise LBDatafileError(f"{path}: brotli-compressed content is not JSON: {exc}") \
+                from None
+
+
+_RANK_RE = re.compile(r"\.(\d+)\.[^./\\]+$")
+
+
+def _rank_from_name(path: str) -> int | None:
+    m = _RANK_RE.search(os.path.basename(path))
+    return int(m.group(1)) if m else None
+
+
+def _expand(paths: Any) -> list[str]:
+    if isinstance(paths, (str, os.PathLike)):
+        p = os.fspath(paths)
+        if os.path.isdir(p):
+            files = sorted(f for f in glob.glob(os.path.join(p, "*")) if _rank_from_name(f) is not None
+                           and not f.endswith((".yaml", ".png", ".vom", ".csv")))
+        elif os.path.isfile(p):
+            files = [p]
+        else:
+            files = sorted(f for f in glob.glob(glob.escape(p) + ".*")
+                           if re.fullmatch(r"\.\d+\.[^./\\]+", f[len(p):]))
+        if not files:
+            raise FileNotFoundError(f"`paths`: no LBDatafile found for {p!r}")
+        return files
+    try:
+        files = [os.fspath(x) for x in paths]
+    except TypeError:
+        raise TypeError("`paths` must be a path, a stem or a list of paths") from None
+    if not files:
+        raise ValueError("`paths` is empty")
+    return files
+
+
+def _need(d: Any, key: str, where: str, types: tuple, path: str) -> Any:
+    if not isinstance(d, dict) or key not in d:
+        raise LBDatafileError(f"{path}: {where}.{key}: missing field")
+    v = d[key]
+    if isinstance(v, bool) and bool not in types:
+        raise LBDatafileError(f"{path}: {where}.{key}: expected {types[0].__name__}, got bool")
+    if not isinstance(v, types):
+        raise LBDatafileError(f"{path}: {where}.{key}: expected "
+                              f"{' or '.join(t.__name__ for t in types)}, got {type(v).__name__}")
+    return v
+
+
+def _num(d: dict, key: str, where: str, path: str, default: float | None = None) -> float | None:
+    if key not in d:
+        return default
+    v = d[key]
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise LBDatafileError(f"{path}: {where}.{key}: expected a number, got {type(v).__name__}")
+    v = float(v)
+    if not math.isfinite(v) or v < 0:
+        raise LBDatafileError(f"{path}: {where}.{key}: must be finite and non-negative, got {v}")
+    return v
+
+
+def _entity_key(ent: Any, where: str, path: str) -> tuple[str, int]:
+    if not isinstance(ent, dict):
+        raise LBDatafileError(f"{path}: {where}: expected an object")
+    for k in ("id", "seq_id"):
+        if k in ent:
+            v = ent[k]
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise LBDatafileError(f"{path}: {where}.{k}: expected an integer")
+            return (k, v)
+    raise LBDatafileError(f"{path}: {where}: entity needs `id` or `seq_id`")
+
+
+def read_lbdatafile(paths: Any, phase: int | None = None, *, n_ranks: int | None = None,
+                    rank_mem_cap: Any = None):
+    """Read an LBDatafile data set into a :class:`~wpart.tasks.Problem`.
+
+    Parameters
+    ----------
+    paths : path, stem or list of paths
+        One file per rank.
+    phase : int, optional
+        Phase id (default: the first phase listed in the first file).
+    n_ranks : int, optional
+        Number of ranks (default: 1 + the largest rank found).
+    rank_mem_cap : float or array_like, optional
+        Per-rank memory cap to attach.
+
+    Raises
+    ------
+    LBDatafileError
+        Malformed content; the message names the file and the field (``phases[0].tasks[3].time``).
+    """
+    from ._problem import Problem
+
+    files = _expand(paths)
+    per_rank: dict[int, tuple[str, dict]] = {}
+    for f in files:
+        doc = _load_json(f)
+        if not isinstance(doc, dict):
+            raise LBDatafileError(f"{f}: top level must be an object")
+        meta = doc.get("metadata", {})
+        if not isinstance(meta, dict):
+            raise LBDatafileError(f"{f}: metadata: expected an object")
+        rank = meta.get("rank", _rank_from_name(f))
+        if rank is None or isinstance(rank, bool) or not isinstance(rank, int) or rank < 0:
+            raise LBDatafileError(f"{f}: metadata.rank: missing or invalid, and no rank in the "
+                                  "file name")
+        if rank in per_rank:
+            raise LBDatafileError(f"{f}: rank {rank} already read from {per_rank[rank][0]}")
+        per_rank[rank] = (f, doc)
+    I = max(per_rank) + 1 if n_ranks is None else int(n_ranks)
+    if I <= max(per_rank):
+        raise ValueError(f"`n_ranks` = {I} but a file has rank {max(per_rank)}")
+    keys: dict[tuple[str, int], int] = {}
+    load, fp, wk, init, shared, entities = [], [], [], [], [], []
+    blocks: dict[int, list] = {}  # shared_id -> [size, home]
+    baseline = np.zeros(I)
+    alpha = np.ones(I)
+    has_alpha = False
+    comms = []
+    for rank in sorted(per_rank):
+        f, doc = per_rank[rank]
+        meta = doc.get("metadata", {})
+        if "rank_alpha" in meta:
+            a = _num(meta, "rank_alpha", "metadata", f)
+            alpha[rank] = a
+            has_alpha = True
+        phases = _need(doc, "phases", "", (list,), f)
+        if phase is None:
+            if not phases:
+                raise LBDatafileError(f"{f}: phases: empty list")
+            phase = _need(phases[0], "id", "phases[0]", (int,), f)
+        found = None
+        for pi, ph in enumerate(phases):
+            if _need(ph, "id", f"phases[{pi}]", (int,), f) == phase:
+                found = (pi, ph)
+                break
+        if found is None:
+            ids = [p.get("id") for p in phases if isinstance(p, dict)]
+            raise LBDatafileError(f"{f}: phases: no phase with id {phase} (ids: {ids})")
+        pi, ph = found
+        tasks = _need(ph, "tasks", f"phases[{pi}]", (list,), f)
+        for ti, t in enumerate(tasks):
+            where = f"phases[{pi}].tasks[{ti}]"
+            ent = _need(t, "entity", where, (dict,), f)
+            key = _entity_key(ent, where + ".entity", f)
+            if key in keys:
+                raise LBDatafileError(f"{f}: {where}.entity: duplicate task {key[0]} {key[1]}")
+            time = _num(t, "time", where, f)
+            if time is None:
+                raise LBDatafileError(f"{f}: {where}.time: missing field")
+            ud = t.get("user_defined", {})
+            if not isinstance(ud, dict):
+                raise LBDatafileError(f"{f}: {where}.user_defined: expected an object")
+            keys[key] = len(load)
+            load.append(time)
+            init.append(rank)
+            entities.append(ent)
+            fp.append(_num(ud, "task_footprint_bytes", where + ".user_defined", f, 0.0))
+            wk.append(_num(ud, "task_working_bytes", where + ".user_defined", f, 0.0))
+            rw = _num(ud, "rank_working_bytes", where + ".user_defined", f, 0.0)
+            baseline[rank] = max(baseline[rank], rw)
+            if "shared_id" in ud:
+                sid = ud["shared_id"]
+                if isinstance(sid, bool) or not isinstance(sid, int):
+                    raise LBDatafileError(f"{f}: {where}.user_defined.shared_id: expected an "
+                                          "integer")
+                size = _num(ud, "shared_bytes", where + ".user_defined", f, 0.0)
+                home = ud.get("home_rank", rank)
+                if isinstance(home, bool) or not isinstance(home, int) or not 0 <= home < I:
+                    raise LBDatafileError(f"{f}: {where}.user_defined.home_rank: expected a rank "
+                                          f"in [0, {I}), got {home!r}")
+                if sid not in blocks:
+                    blocks[sid] = [size, home]
+                shared.append(sid)
+            else:
+                shared.append(None)
+        for ci, c in enumerate(ph.get("communications", []) or []):
+            where = f"phases[{pi}].communications[{ci}]"
+            if not isinstance(c, dict):
+                raise LBDatafileError(f"{f}: {where}: expected an object")
+            if c.get("type", "SendRecv") != "SendRecv":
+                continue
+            src = _entity_key(_need(c, "from", where, (dict,), f), where + ".from", f)
+            dst = _entity_key(_need(c, "to", where, (dict,), f), where + ".to", f)
+            b = _num(c, "bytes", where, f)
+            if b is None:
+                raise LBDatafileError(f"{f}: {where}.bytes: missing field")
+            comms.append((src, dst, b))
+    edges, eb = [], []
+    for src, dst, b in comms:
+        if src in keys and dst in keys:
+            edges.append((keys[src], keys[dst]))
+            eb.append(b)
+    sids = sorted(blocks)
+    bidx = {s: i for i, s in enumerate(sids)}
+    K = len(load)
+    if K == 0:
+        raise LBDatafileError(f"{files[0]}: phase {phase} has no tasks in any file")
+    task_block = np.array([-1 if s is None else bidx[s] for s in shared], dtype=np.int32)
+    ids = np.array([k[1] for k in keys], dtype=np.int64)
+    prob = Problem(
+        task_load=np.array(load),
+        n_ranks=I,
+        task_block=task_block if sids else None,
+        block_size=np.array([blocks[s][0] for s in sids]) if sids else None,
+        block_home=np.array([blocks[s][1] for s in sids], dtype=np.int32) if sids else None,
+        edges=np.array(edges, dtype=np.int64).reshape(-1, 2) if edges else None,
+        edge_bytes=np.array(eb) if edges else None,
+        task_footprint=np.array(fp) if any(fp) else None,
+        task_working=np.array(wk) if any(wk) else None,
+        rank_baseline=baseline if baseline.any() else None,
+        rank_mem_cap=(np.full(I, float(rank_mem_cap)) if np.ndim(rank_mem_cap) == 0
+                      else rank_mem_cap) if rank_mem_cap is not None else None,
+        rank_alpha=alpha if has_alpha else None,
+        initial=np.array(init, dtype=np.int32),
+        task_ids=ids,
+        block_ids=np.array(sids, dtype=np.int64),
+        meta={"files": files, "phase": phase, "entities": entities},
+    )
+    return prob
+
+
+def write_lbdatafile(problem, stem: str, assignment=None, *, phase: int = 0,
+                     compress: bool = False) -> list[str]:
+    """Write `problem` under `assignment` as ``<stem>.<rank>.json`` files (one per rank)."""
+    a = problem.assignment(assignment)
+    I, K = problem.n_ranks, problem.n_tasks
+    ents = problem.meta.get("entities") if isinstance(problem.meta, dict) else None
+    if ents is None or len(ents) != K:
+        ids = problem.task_ids if problem.task_ids is not None else np.arange(K)
+        ents = [{"type": "object", "seq_id": int(ids[k]), "collection_id": 0,
+                 "migratable": True, "home": int(problem.initial[k])} for k in range(K)]
+    bids = problem.block_ids if problem.block_ids is not None else np.arange(problem.n_blocks)
+    tasks_of = [[] for _ in range(I)]
+    comms_of = [[] for _ in range(I)]
+    for k in range(K):
+        ud: dict[str, Any] = {}
+        if problem.task_block is not None and problem.task_block[k] >= 0:
+            b = int(problem.task_block[k])
+            ud["shared_id"] = int(bids[b])
+            ud["shared_bytes"] = float(problem.block_size[b])
+            ud["home_rank"] = int(problem.block_home[b])
+        if problem.task_footprint is not None:
+            ud["task_footprint_bytes"] = float(problem.task_footprint[k])
+        if problem.task_working is not None:
+            ud["task_working_bytes"] = float(problem.task_working[k])
+        if problem.rank_baseline is not None:
+            ud["rank_working_bytes"] = float(problem.rank_baseline[a[k]])
+        t = {"entity": dict(ents[k]), "node": int(a[k]), "resource": "cpu",
+             "time": float(problem.task_load[k])}
+        if ud:
+            t["user_defined"] = ud
+        tasks_of[a[k]].append(t)
+    for (s, d), b in zip(problem.edges.tolist(), problem.edge_bytes.tolist()):
+        comms_of[a[s]].append({"type": "SendRecv", "from": dict(ents[s]), "to": dict(ents[d]),
+                               "messages": 1, "bytes": float(b)})
+    paths = []
+    os.makedirs(os.path.dirname(os.path.abspath(stem)), exist_ok=True)
+    for r in range(I):
+        meta: dict[str, Any] = {"type": "LBDatafile", "rank": r}
+        if problem.rank_alpha is not None:
+            meta["rank_alpha"] = float(problem.rank_alpha[r])
+        ph: dict[str, Any] = {"id": int(phase), "tasks": tasks_of[r]}
+        if comms_of[r]:
+            ph["communications"] = comms_of[r]
+        doc = {"type": "LBDatafile", "metadata": meta, "phases": [ph]}
+        text = json.dumps(doc, indent=1).encode("utf-8")
+        if compress:
+            import brotli
+
+            text = brotli.compress(text)
+        path = f"{stem}.{r}.json"
+        with open(path, "wb") as fh:
+            fh.write(text)
+        paths.append(path)
+    return paths

@@ -1,0 +1,296 @@
+"""The task-placement problem of one phase (spec 003 section 1) and its validation."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .. import _core
+from .._validate import as_int
+
+__all__ = ["Problem", "Coefficients"]
+
+
+def _floats(x: Any, name: str, n: int | None, *, allow_inf: bool = False, default=None):
+    if x is None:
+        return default
+    try:
+        a = np.asarray(x)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"`{name}` could not be converted to an array: {exc}") from None
+    if a.dtype.kind not in "biuf":
+        raise TypeError(f"`{name}` must be numeric, got dtype {a.dtype}")
+    a = np.array(a, dtype=np.float64, copy=True).reshape(-1) if a.ndim <= 1 else None
+    if a is None:
+        raise ValueError(f"`{name}` must be 1-D")
+    if n is not None and a.shape[0] != n:
+        raise ValueError(f"`{name}` must have length {n}, got {a.shape[0]}")
+    bad = np.isnan(a) | (a < 0) | (np.isinf(a) if not allow_inf else False)
+    if np.any(bad):
+        i = int(np.flatnonzero(bad)[0])
+        what = "non-negative" if allow_inf else "finite and non-negative"
+        raise ValueError(f"`{name}` must be {what}, got {a[i]} at index {i}")
+    a.setflags(write=False)
+    return a
+
+
+def _ints(x: Any, name: str, n: int | None, lo: int, hi: int, default=None):
+    if x is None:
+        return default
+    a = np.asarray(x)
+    if a.size == 0 and a.dtype.kind == "f":
+        a = a.astype(np.int64)
+    if a.dtype.kind not in "iu":
+        raise TypeError(f"`{name}` must be an integer array, got dtype {a.dtype}")
+    if a.ndim != 1:
+        raise ValueError(f"`{name}` must be 1-D, got {a.ndim}-D")
+    if n is not None and a.shape[0] != n:
+        raise ValueError(f"`{name}` must have length {n}, got {a.shape[0]}")
+    if a.size and (a.min() < lo or a.max() >= hi):
+        i = int(np.flatnonzero((a < lo) | (a >= hi))[0])
+        raise ValueError(f"`{name}` must be in [{lo}, {hi}), got {a[i]} at index {i}")
+    a = np.array(a, dtype=np.int32, copy=True)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True)
+class Coefficients:
+    """Coefficients of the work model ``W = a L + b max(out, in) + g loc + d H``.
+
+    ``gamma`` multiplies on-rank bytes (the paper's and ccm-milp's convention).
+    """
+
+    alpha: float = 1.0
+    beta: float = 0.0
+    gamma: float = 0.0
+    delta: float = 0.0
+
+    def __post_init__(self) -> None:
+        for k in ("alpha", "beta", "gamma", "delta"):
+            v = getattr(self, k)
+            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+                raise TypeError(f"`{k}` must be a number, got {type(v).__name__}")
+            if not (math.isfinite(float(v)) and float(v) >= 0):
+                raise ValueError(f"`{k}` must be finite and non-negative, got {v}")
+            object.__setattr__(self, k, float(v))
+
+    def as_tuple(self, enforce_memory: bool = True) -> tuple:
+        return (self.alpha, self.beta, self.gamma, self.delta, bool(enforce_memory))
+
+
+@dataclass(frozen=True, eq=False)
+class Problem:
+    """One phase of tasks to place on ranks (immutable; validated on construction).
+
+    Parameters
+    ----------
+    task_load : array_like, shape (K,)
+        Compute time of every task (finite, >= 0).
+    n_ranks : int
+        Number of ranks I >= 1.
+    task_block : array_like of int, shape (K,), optional
+        Shared block of each task, -1 for none.
+    block_size, block_home : array_like, shape (N,), optional
+        Bytes and home rank of each shared block (required when `task_block` is given).
+    edges : array_like of int, shape (M, 2), optional
+        Directed task-to-task communications ``(src, dst)``; `edge_bytes` their volumes.
+    task_footprint, task_working : array_like, shape (K,), optional
+        Task baseline and working memory (bytes).
+    rank_baseline, rank_mem_cap : array_like, shape (I,), optional
+        Rank baseline memory and per-rank memory cap (``inf`` = none).
+    rank_alpha : array_like, shape (I,), optional
+        Per-rank speed factor replacing ``alpha`` (heterogeneous ranks; off by default).
+    initial : array_like of int, shape (K,), optional
+        Initial assignment. Default: the home of each task's block, block-less tasks
+        round robin.
+    task_ids : array_like of int, optional
+        External ids (kept by the LBDatafile reader and writer).
+    """
+
+    task_load: NDArray[np.float64]
+    n_ranks: int
+    task_block: NDArray[np.int32] | None = None
+    block_size: NDArray[np.float64] | None = None
+    block_home: NDArray[np.int32] | None = None
+    edges: NDArray[np.int32] | None = None
+    edge_bytes: NDArray[np.float64] | None = None
+    task_footprint: NDArray[np.float64] | None = None
+    task_working: NDArray[np.float64] | None = None
+    rank_baseline: NDArray[np.float64] | None = None
+    rank_mem_cap: NDArray[np.float64] | None = None
+    rank_alpha: NDArray[np.float64] | None = None
+    initial: NDArray[np.int32] | None = None
+    task_ids: NDArray[np.int64] | None = None
+    block_ids: NDArray[np.int64] | None = None
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        I = as_int(self.n_ranks, "n_ranks", minimum=1)
+        if I >= 2**31:
+            raise ValueError(f"`n_ranks` must be < 2^31, got {I}")
+        object.__setattr__(self, "n_ranks", I)
+        load = _floats(self.task_load, "task_load", None)
+        K = load.shape[0]
+        if K == 0:
+            raise ValueError("`task_load` is empty: a problem needs at least one task")
+        set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731
+        set_("task_load", load)
+        set_("task_footprint", _floats(self.task_footprint, "task_footprint", K))
+        set_("task_working", _floats(self.task_working, "task_working", K))
+        if self.task_block is not None:
+            if self.block_size is None:
+                raise ValueError("`block_size` is required when `task_block` is given")
+            bs = _floats(self.block_size, "block_size", None)
+            N = bs.shape[0]
+            bh = self.block_home
+            if bh is None:
+                raise ValueError("`block_home` is required when `task_block` is given")
+            set_("block_size", bs)
+            set_("block_home", _ints(bh, "block_home", N, 0, I))
+            set_("task_block", _ints(self.task_block, "task_block", K, -1, N))
+        else:
+            if self.block_size is not None and len(np.asarray(self.block_size)) > 0:
+                raise ValueError("`block_size` given without `task_block`")
+            set_("block_size", np.zeros(0))
+            set_("block_home", np.zeros(0, dtype=np.int32))
+        if self.edges is not None:
+            e = np.asarray(self.edges)
+            if e.size == 0:
+                e = e.reshape(0, 2).astype(np.int64)
+            if e.ndim != 2 or e.shape[1] != 2:
+                raise ValueError(f"`edges` must have shape (M, 2), got {e.shape}")
+            M = e.shape[0]
+            src = _ints(e[:, 0].copy(), "edges[:, 0]", M, 0, K)
+            dst = _ints(e[:, 1].copy(), "edges[:, 1]", M, 0, K)
+            if self.edge_bytes is None:
+                raise ValueError("`edge_bytes` is required when `edges` is given")
+            eb = _floats(self.edge_bytes, "edge_bytes", M)
+            ee = np.stack([src, dst], axis=1).astype(np.int32) if M else np.zeros((0, 2), np.int32)
+            ee.setflags(write=False)
+            set_("edges", ee)
+            set_("edge_bytes", eb)
+        else:
+            if self.edge_bytes is not None and len(np.asarray(self.edge_bytes)) > 0:
+                raise ValueError("`edge_bytes` given without `edges`")
+            set_("edges", np.zeros((0, 2), dtype=np.int32))
+            set_("edge_bytes", np.zeros(0))
+        set_("rank_baseline", _floats(self.rank_baseline, "rank_baseline", I))
+        set_("rank_mem_cap", _floats(self.rank_mem_cap, "rank_mem_cap", I, allow_inf=True))
+        set_("rank_alpha", _floats(self.rank_alpha, "rank_alpha", I))
+        if self.initial is None:
+            init = np.arange(K, dtype=np.int64) % I
+            if self.task_block is not None:
+                has = self.task_block >= 0
+                init[has] = self.block_home[self.task_block[has]]
+            set_("initial", _ints(init, "initial", K, 0, I))
+        else:
+            set_("initial", _ints(self.initial, "initial", K, 0, I))
+        if self.task_ids is not None:
+            t = np.asarray(self.task_ids, dtype=np.int64)
+            if t.shape != (K,):
+                raise ValueError(f"`task_ids` must have length {K}")
+            set_("task_ids", t)
+
+    # ---------------------------------------------------------------- sizes
+    @property
+    def n_tasks(self) -> int:
+        """Number of tasks K."""
+        return int(self.task_load.shape[0])
+
+    @property
+    def n_blocks(self) -> int:
+        """Number of shared blocks N."""
+        return int(self.block_size.shape[0])
+
+    @property
+    def n_edges(self) -> int:
+        """Number of directed communications M."""
+        return int(self.edges.shape[0])
+
+    def __repr__(self) -> str:
+        return (f"Problem(n_ranks={self.n_ranks}, n_tasks={self.n_tasks}, "
+                f"n_blocks={self.n_blocks}, n_edges={self.n_edges}, "
+                f"memory_cap={'yes' if self.rank_mem_cap is not None else 'no'})")
+
+    # ---------------------------------------------------------------- core interface
+    def _dict(self, memory_cap: Any = None) -> dict:
+        cap = self.rank_mem_cap
+        if memory_cap is not None:
+            cap = self.caps(memory_cap)
+        d = {
+            "n_ranks": self.n_ranks,
+            "task_load": self.task_load,
+            "task_footprint": self.task_footprint,
+            "task_working": self.task_working,
+            "task_block": self.task_block,
+            "block_size": self.block_size,
+            "block_home": self.block_home,
+            "edge_src": np.ascontiguousarray(self.edges[:, 0]),
+            "edge_dst": np.ascontiguousarray(self.edges[:, 1]),
+            "edge_bytes": self.edge_bytes,
+            "rank_baseline": self.rank_baseline,
+            "rank_mem_cap": cap,
+            "rank_alpha": self.rank_alpha,
+        }
+        return d
+
+    def caps(self, memory_cap: Any) -> NDArray[np.float64] | None:
+        """Per-rank caps from a scalar or an array (None keeps the problem's)."""
+        if memory_cap is None:
+            return self.rank_mem_cap
+        if np.ndim(memory_cap) == 0:
+            v = float(memory_cap)
+            if math.isnan(v) or v < 0:
+                raise ValueError(f"`memory_cap` must be non-negative, got {memory_cap}")
+            return np.full(self.n_ranks, v)
+        return _floats(memory_cap, "memory_cap", self.n_ranks, allow_inf=True)
+
+    def assignment(self, a: ArrayLike | None, name: str = "assignment") -> NDArray[np.int32]:
+        """Validate an assignment (None gives the initial one)."""
+        if a is None:
+            return np.array(self.initial, dtype=np.int32)
+        return np.array(_ints(a, name, self.n_tasks, 0, self.n_ranks), dtype=np.int32)
+
+    def evaluate(self, assignment: ArrayLike | None = None, *, alpha=1.0, beta=0.0, gamma=0.0,
+                 delta=0.0, memory_cap: Any = None) -> dict:
+        """Per-rank work model of an assignment (spec 1.2-1.6).
+
+        Returns a dict with ``w_max`` and per-rank arrays ``load``, ``vol_out``, ``vol_in``,
+        ``vol_local``, ``homing``, ``memory``, ``work`` (``inf`` above a memory cap),
+        ``n_blocks_present`` and ``n_blocks_off_home``.
+        """
+        c = Coefficients(alpha, beta, gamma, delta)
+        a = self.assignment(assignment)
+        w, d = _core.tasks_evaluate(self._dict(memory_cap), c.as_tuple(), a)
+        d["w_max"] = w
+        return d
+
+    def with_(self, **changes: Any) -> "Problem":
+        """A copy with some fields replaced (validated again)."""
+        return replace(self, **changes)
+
+    # ---------------------------------------------------------------- files
+    @classmethod
+    def from_lbdatafile(cls, paths: Any, phase: int | None = None, **kw: Any) -> "Problem":
+        """Read vt / LBAF ``LBDatafile`` JSON files (one per rank, brotli allowed).
+
+        `paths` is a list of files, a directory, or a stem ``dir/name`` for files
+        ``dir/name.<rank>.json``. The phase defaults to the first phase of rank 0's file.
+        The initial assignment is the rank of the file listing each task. See
+        :func:`wpart.tasks.read_lbdatafile` for the options.
+        """
+        from ._io import read_lbdatafile
+
+        return read_lbdatafile(paths, phase=phase, **kw)
+
+    def to_lbdatafile(self, stem: str, assignment: ArrayLike | None = None, *, phase: int = 0,
+                      compress: bool = False) -> list[str]:
+        """Write one ``LBDatafile`` per rank, ``<stem>.<rank>.json``; returns the paths."""
+        from ._io import write_lbdatafile
+
+        return write_lbdatafile(self, stem, assignment, phase=phase, compress=compress)

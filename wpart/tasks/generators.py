@@ -1,0 +1,110 @@
+"""Instance generators: the paper's toys, the synthetic-blocks instance, Gemma-like cases."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validate import as_int
+from ._problem import Problem
+
+__all__ = ["synthetic_blocks", "paper_toy", "gemma_like", "random_problem"]
+
+
+def synthetic_blocks(variant: str = "default") -> Problem:
+    """The 4-rank, 9-task, 5-block, 8-edge instance of LBAF's ``synthetic-blocks`` (PEERS 4.1).
+
+    `variant`: ``"default"``, ``"alpha0"`` (every ``rank_alpha`` 0) or ``"bad_rank0"``
+    (rank 0 has ``rank_alpha`` 100). Blocks have 9 bytes each, all other memories are 0.
+    """
+    alpha = {"default": None, "alpha0": np.zeros(4), "bad_rank0": np.array([100.0, 1, 1, 1])}
+    if variant not in alpha:
+        raise ValueError(f"`variant` must be one of {sorted(alpha)}, got {variant!r}")
+    return Problem(
+        task_load=[1.0, 0.5, 0.5, 0.5, 0.5, 2.0, 1.0, 0.5, 1.5],
+        n_ranks=4,
+        task_block=[0, 0, 1, 1, 2, 2, 3, 3, 4],
+        block_size=[9.0] * 5,
+        block_home=[0, 0, 1, 1, 2],
+        edges=[(0, 5), (1, 4), (3, 2), (3, 8), (4, 1), (5, 8), (7, 6), (8, 6)],
+        edge_bytes=[2.0, 1.0, 1.0, 0.5, 2.0, 2.0, 1.0, 1.5],
+        rank_alpha=alpha[variant],
+        initial=[0, 0, 0, 0, 1, 1, 1, 1, 2],
+    )
+
+
+def paper_toy(fwmp: bool = False, loads=(1.0, 2.0, 1.5), block_sizes=(4.0, 3.0),
+              volumes=(1.0, 2.0, 3.0, 0.5)) -> Problem:
+    """The paper's Fig. 2 (COMCP) / Fig. 3 (FWMP) toy: 2 ranks, 3 tasks, 2 blocks.
+
+    t1, t2 on rank 0 share block s1; t3 on rank 1 uses s2. With ``fwmp`` the four edges
+    c1 t1->t3, c2 t2->t3, c3 t3->t2, c4 t1->t2 are added. The paper leaves the values
+    symbolic: the defaults here are arbitrary.
+    """
+    kw = {}
+    if fwmp:
+        kw = dict(edges=[(0, 2), (1, 2), (2, 1), (0, 1)], edge_bytes=list(volumes))
+    return Problem(task_load=list(loads), n_ranks=2, task_block=[0, 0, 1],
+                   block_size=list(block_sizes), block_home=[0, 1], initial=[0, 0, 1], **kw)
+
+
+def gemma_like(n_ranks: int = 14, n_tasks: int = 1959, n_blocks: int = 206, seed: int = 0, *,
+               block_bytes: float = 2.0e8, comm_degree: float = 0.0,
+               load_sigma: float = 1.0) -> Problem:
+    """A seeded instance shaped like the paper's Gemma case (section 5.2/5.4).
+
+    Blocks (matrix slabs) are split among ranks with a skewed count per rank, each homed on its
+    rank; tasks are spread over the blocks; task times are log-normal with block-dependent
+    scales (near-field blocks are more expensive), so the initial (co-located) placement is
+    imbalanced. Sizes default to the paper's 14 ranks, 1,959 tasks and 206 blocks. With
+    ``comm_degree > 0`` random task-to-task edges are added (the paper's case has none).
+    """
+    I = as_int(n_ranks, "n_ranks", minimum=1)
+    K = as_int(n_tasks, "n_tasks", minimum=1)
+    N = as_int(n_blocks, "n_blocks", minimum=1)
+    if N > K:
+        raise ValueError(f"`n_blocks` ({N}) must be <= `n_tasks` ({K})")
+    rng = np.random.default_rng(as_int(seed, "seed", minimum=0))
+    # blocks per rank: every rank gets at least one when possible, the rest skewed
+    w = rng.gamma(2.0, 1.0, size=I)
+    counts = np.ones(I, dtype=np.int64) if N >= I else np.zeros(I, dtype=np.int64)
+    rest = N - counts.sum()
+    counts += rng.multinomial(rest, w / w.sum())
+    home = np.repeat(np.arange(I), counts).astype(np.int32)
+    # tasks per block: at least one each
+    tb = np.concatenate([np.arange(N), rng.integers(0, N, size=K - N)])
+    tb.sort()
+    scale = rng.lognormal(0.0, load_sigma, size=N)
+    load = scale[tb] * rng.lognormal(0.0, 0.5, size=K) * 1e-3
+    size = block_bytes * rng.uniform(0.5, 1.5, size=N)
+    kw = {}
+    if comm_degree > 0:
+        M = int(round(comm_degree * K))
+        src = rng.integers(0, K, size=M)
+        dst = rng.integers(0, K, size=M)
+        kw = dict(edges=np.stack([src, dst], 1), edge_bytes=rng.uniform(1e3, 1e5, size=M))
+    return Problem(task_load=load, n_ranks=I, task_block=tb.astype(np.int32), block_size=size,
+                   block_home=home, initial=home[tb], **kw)
+
+
+def random_problem(n_ranks: int, n_tasks: int, n_blocks: int, n_edges: int, seed: int = 0, *,
+                   memory: bool = False, zeros: bool = True, rank_alpha: bool = False) -> Problem:
+    """A random instance for tests: blocks (some tasks without), edges with self and parallel
+    edges, optional memory fields (caps left unset) and per-rank alpha."""
+    rng = np.random.default_rng(seed)
+    I, K, N = n_ranks, n_tasks, n_blocks
+    load = rng.integers(0, 5, size=K) * 0.5 if zeros else rng.uniform(0.1, 3.0, size=K)
+    tb = rng.integers(-1 if N else -1, N, size=K) if N else None
+    kw = {}
+    if N:
+        kw = dict(task_block=tb, block_size=rng.integers(0, 10, size=N).astype(float),
+                  block_home=rng.integers(0, I, size=N))
+    if n_edges:
+        e = rng.integers(0, K, size=(n_edges, 2))
+        kw.update(edges=e, edge_bytes=rng.integers(0, 6, size=n_edges) * 0.5)
+    if memory:
+        kw.update(task_footprint=rng.integers(0, 4, size=K).astype(float),
+                  task_working=rng.integers(0, 6, size=K).astype(float),
+                  rank_baseline=rng.integers(0, 3, size=I).astype(float))
+    if rank_alpha:
+        kw.update(rank_alpha=rng.integers(0, 3, size=I).astype(float))
+    return Problem(task_load=load, n_ranks=I, initial=rng.integers(0, I, size=K), **kw)
