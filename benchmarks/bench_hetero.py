@@ -1,6 +1,6 @@
 """Benchmarks of wpart.hetero on paper-sized instances (p = 5 processors).
 
-Three parts, one process:
+Four parts, one process:
 
 (a) The paper's tables (spec 000 section 5.4-5.7) on the synthetic dgemm-like (450 points per
     profile) and fft-like (426 points) presets over the paper's workload ranges: front sizes of
@@ -12,6 +12,7 @@ Three parts, one process:
     target: HEPOPTA >= 100x faster, fronts identical.
 (c) HEPOPTA against pymoo's NSGA-II at equal wall time (and at a generous budget): the exact
     front's hypervolume must be at least NSGA-II's (same reference point).
+(d) Scaling of HEPOPTA with the number of points m and of processors p (spec 5.11).
 
 ``python benchmarks/bench_hetero.py --quick`` runs every part at reduced sizes in well under a
 minute on 2 cores. Results go to ``benchmarks/results/bench_hetero.json``. Timings are never
@@ -261,6 +262,48 @@ def vs_nsga2(quick: bool, seed: int) -> dict:
     return {"data": data, "text": text, "ok": ok}
 
 
+# -------------------------------------------------------------------------------- part (d) --
+
+
+def _slope(x: Sequence[float], y: Sequence[float]) -> float:
+    xs, ys = np.log(np.asarray(x, float)), np.log(np.maximum(np.asarray(y, float), 1e-9))
+    return float(np.polyfit(xs, ys, 1)[0]) if len(xs) >= 2 else float("nan")
+
+
+def scaling(quick: bool, seed: int) -> dict:
+    """HEPOPTA time against m (p = 5) and against p (m = 200), with n = m p / 2 grid units."""
+    ms = [50, 100, 200, 400] if quick else [50, 100, 200, 400, 800]
+    pvals = [2, 3, 5, 8] if quick else [2, 3, 4, 5, 6, 8, 10]
+    rows, data = [], {"m": [], "p": []}
+    tm = []
+    for m in ms:
+        ps = wh.synthetic("dgemm-like", seed=seed, hi=64 * m)
+        n = 64 * (m * ps.p // 2)
+        t, _, res = best_of(lambda: wh.pareto_front(ps, n, balanced=False), budget=0.2,
+                            min_reps=2, max_reps=10)
+        tm.append(t)
+        rows.append(["m", m, ps.p, n // 64, len(res[-1]), res[-1].stats["cells"], t * 1e3])
+        data["m"].append({"m": m, "p": ps.p, "N": n // 64, "points": len(res[-1]),
+                          "seconds": t, "stats": res[-1].stats})
+    tp = []
+    for p in pvals:
+        ps = wh.synthetic("dgemm-like", seed=seed, hi=64 * 200, p=p)
+        n = 64 * (200 * p // 2)
+        t, _, res = best_of(lambda: wh.pareto_front(ps, n, balanced=False), budget=0.2,
+                            min_reps=2, max_reps=10)
+        tp.append(t)
+        rows.append(["p", 200, p, n // 64, len(res[-1]), res[-1].stats["cells"], t * 1e3])
+        data["p"].append({"m": 200, "p": p, "N": n // 64, "points": len(res[-1]),
+                          "seconds": t, "stats": res[-1].stats})
+    sm, sp = _slope(ms, tm), _slope(pvals, tp)
+    data["slope_m"], data["slope_p"] = sm, sp
+    text = format_table(["sweep", "m", "p", "N", "points", "memo cells", "HEPOPTA ms"], rows,
+                        title=(f"(d) HEPOPTA scaling, N = m p / 2: log-log slope vs m = {sm:.2f} "
+                               f"(with N ~ m; paper bound m^3 p^3 log(mp) on a common grid), "
+                               f"vs p = {sp:.2f}"))
+    return {"data": data, "text": text}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="CI-sized run of every part")
@@ -275,6 +318,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(b["text"], "\n", flush=True)
     c = vs_nsga2(args.quick, args.seed)
     print(c["text"], "\n", flush=True)
+    d = scaling(args.quick, args.seed)
+    print(d["text"], "\n", flush=True)
     ok = a["data"]["ok"] and b["ok"] and c["ok"]
     print(f"bench_hetero: {'PASS' if ok else 'FAIL'} in {time.perf_counter() - t0:.1f} s "
           f"({platform.processor() or platform.machine()}, {platform.platform()})")
@@ -283,7 +328,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     write_json(args.out, {"quick": args.quick, "seed": args.seed, "ok": ok,
                           "paper_tables": a["data"], "vs_threshold_dp": b["data"],
-                          "vs_nsga2": c["data"], "wpart": wpart.__version__,
+                          "vs_nsga2": c["data"], "scaling": d["data"], "wpart": wpart.__version__,
                           "platform": platform.platform()})
     return 0 if ok else 1
 
