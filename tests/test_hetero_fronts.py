@@ -331,3 +331,14 @@ def test_threads_give_identical_results():
         outs = list(ex.map(lambda _: wh.pareto_front(ps, 16 * 900, balanced=False), range(4)))
     for o in outs:
         assert o.energy.tobytes() == ref.energy.tobytes() and np.array_equal(o.dist, ref.dist)
+
+
+def test_imbalance_classes():
+    f = wh.pareto_front(APPENDIX_A, 4)
+    im = f.imbalance()
+    assert [d["class"] for d in im] == ["strong", "strong", "strong"]
+    assert [d["lir"] for d in im] == [2.0, 1.0, 2.0 / 3.0]
+    assert wh.classify([1, 1, 1, 1], [1, 1, 1, 1]) == "balanced"
+    assert wh.classify([2, 1, 2, 1], [1, 1, 1, 1]) == "weak"
+    with pytest.raises(ValueError, match="same shape"):
+        wh.classify([1, 1], [1, 1, 1])

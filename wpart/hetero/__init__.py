@@ -38,7 +38,7 @@ import numpy as np
 from .. import _core
 from .._progress import progress_hook
 from .._validate import as_int, choice
-from ._front import Distribution, ParetoFront, hypervolume
+from ._front import Distribution, ParetoFront, classify, hypervolume
 from ._profiles import Profile, ProfileSet, as_profiles
 from ._synth import PRESETS, linear_profiles, synthetic
 
@@ -58,6 +58,7 @@ __all__ = [
     "pareto_milp",
     "evaluate",
     "hypervolume",
+    "classify",
     "synthetic",
     "linear_profiles",
     "PRESETS",

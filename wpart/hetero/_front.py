@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["Distribution", "ParetoFront", "hypervolume"]
+__all__ = ["Distribution", "ParetoFront", "hypervolume", "classify"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,23 @@ class Distribution:
     def __repr__(self) -> str:
         return (f"Distribution({self.kind or 'dist'}: n={self.n}, time={self.time:.6g}, "
                 f"energy={self.energy:.6g}, dist={self.dist.tolist()})")
+
+
+def classify(dist: ArrayLike, balanced: ArrayLike) -> str:
+    """Load-imbalance class of a distribution against the balanced one (spec 8 item 15).
+
+    ``"balanced"`` when equal; ``"strong"`` when some processor gets no work (the paper's
+    strong load imbalance); ``"weak"`` otherwise (every processor works, with other amounts).
+    These are wpart's readings of the paper's informal definitions.
+    """
+    d = np.asarray(dist)
+    b = np.asarray(balanced)
+    if d.shape != b.shape:
+        raise ValueError(f"`dist` and `balanced` must have the same shape, got {d.shape} and "
+                         f"{b.shape}")
+    if np.array_equal(d, b):
+        return "balanced"
+    return "strong" if np.any(d == 0) else "weak"
 
 
 def hypervolume(time: ArrayLike, energy: ArrayLike, ref: tuple[float, float]) -> float:
@@ -230,6 +247,17 @@ class ParetoFront:
             "energy_saving_pct": _pct(float(eb), e_opt),
             "balanced_dominated": dominated,
         }
+
+    def imbalance(self, balanced: Distribution | None = None) -> list[dict]:
+        """Per point: its class against the balanced distribution (:func:`classify`) and the
+        load imbalance ratio ``LIR = time / balanced time`` (spec 8 item 15)."""
+        b = balanced if balanced is not None else self.balanced
+        if b is None:
+            raise ValueError("no load-balanced distribution: pass `balanced` or compute the "
+                             "front with balanced=True")
+        return [{"class": classify(self.dist[k], b.dist),
+                 "lir": float(self.time[k] / b.time) if b.time > 0 else float("nan")}
+                for k in range(len(self))]
 
     def hypervolume(self, ref: tuple[float, float] | None = None) -> float:
         """Dominated area up to `ref` (default: 1.1 x the largest time and energy)."""
