@@ -179,7 +179,8 @@ def pareto_front(
         Static (idle) power of the platform in W, required for ``energy="total"``.
     balanced : bool, default True
         Also compute the load-balanced distribution (for :meth:`ParetoFront.gains_vs_balanced`
-        and the plot).
+        and the plot). On large instances this costs more than HEPOPTA itself (a window search
+        over all candidate times); pass False when only the front is needed.
     energy_threshold : float, optional
         HEPOPTA's pruning threshold epsilon; default the energy of the time-optimal
         distribution; any larger value (``math.inf`` disables pruning) gives the same front.
