@@ -189,3 +189,36 @@ def test_synthetic_meter_pipeline():
     assert 0 < rep["max"] < 25 and rep["mean_signed"] > 0  # parallel above combined
     with pytest.raises(ValueError, match="not a measured size"):
         exact.run([1] * ps.p)
+
+
+def test_nvml_meter_with_a_fake_pynvml(monkeypatch):
+    import types
+
+    state = {"mj": 1_000_000}
+    fake = types.SimpleNamespace(
+        nvmlInit=lambda: None,
+        nvmlDeviceGetHandleByIndex=lambda i: ("gpu", i),
+        nvmlDeviceGetName=lambda h: b"Fake H100",
+        nvmlDeviceGetTotalEnergyConsumption=lambda h: state["mj"],
+    )
+    monkeypatch.setitem(__import__("sys").modules, "pynvml", fake)
+    m = wh.NvmlMeter(0)
+    assert "Fake H100" in repr(m)
+
+    def kernel(x):
+        state["mj"] += 250 * x  # 0.25 J per unit
+
+    mp = wh.measure(kernel, [2, 4], meter=m, min_reps=2, max_reps=3)
+    assert mp.profile.energy.tolist() == pytest.approx([0.5, 1.0])
+    with pytest.raises(RuntimeError, match="before start"):
+        m.stop()
+
+
+def test_torch_kernel_when_available():
+    torch = pytest.importorskip("torch")
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    k = wh.kernels.TorchMatmul(K=32, device=dev)
+    st = k.setup(8)
+    k(st)
+    mp = wh.measure(k, [8, 16], min_reps=2, max_reps=5)
+    assert mp.profile.m == 2 and np.all(mp.profile.time > 0)

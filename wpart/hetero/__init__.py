@@ -69,6 +69,7 @@ __all__ = [
     "additivity_report",
     "dynamic_energy",
     "SyntheticMeter",
+    "NvmlMeter",
     "kernels",
 ]
 
@@ -311,7 +312,7 @@ def evaluate(profiles: Any, dist: Any) -> tuple[float, float]:
 def __getattr__(name: str) -> Any:  # measurement helpers load lazily
     if name in ("measure", "mean_until_precise", "RaplMeter", "CallbackMeter",
                 "additivity_report", "dynamic_energy", "MeasuredProfile",
-                "SyntheticMeter", "energy_from_samples", "measure_static_power"):
+                "SyntheticMeter", "energy_from_samples", "measure_static_power", "NvmlMeter"):
         from . import _measure
 
         return getattr(_measure, name)

@@ -28,6 +28,7 @@ __all__ = [
     "dynamic_energy",
     "additivity_report",
     "SyntheticMeter",
+    "NvmlMeter",
 ]
 
 
@@ -248,6 +249,51 @@ class RaplMeter:
 
     def __repr__(self) -> str:
         return f"RaplMeter({', '.join(self.names)})"
+
+
+class NvmlMeter:
+    """Energy of one NVIDIA GPU board from NVML's total-energy counter (Volta and later).
+
+    Reads ``nvmlDeviceGetTotalEnergyConsumption`` (millijoules since the driver loaded) at
+    start and stop, through the ``pynvml`` module (package ``nvidia-ml-py``). The counter is
+    updated every few milliseconds: time kernels long enough (see ``repeat`` of
+    :class:`wpart.hetero.kernels.TorchMatmul`). For older boards use
+    ``CallbackMeter(lambda: pynvml.nvmlDeviceGetPowerUsage(h) / 1000)``.
+
+    Parameters
+    ----------
+    index : int
+        GPU index.
+    """
+
+    def __init__(self, index: int = 0) -> None:
+        try:
+            import pynvml
+        except ImportError:
+            raise RuntimeError("NvmlMeter needs pynvml (pip install nvidia-ml-py)") from None
+        self._nvml = pynvml
+        pynvml.nvmlInit()
+        self.handle = pynvml.nvmlDeviceGetHandleByIndex(int(index))
+        name = pynvml.nvmlDeviceGetName(self.handle)
+        self.name = name.decode() if isinstance(name, bytes) else str(name)
+        self._e0: int | None = None
+        self._t0 = 0.0
+
+    def start(self) -> None:
+        self._e0 = int(self._nvml.nvmlDeviceGetTotalEnergyConsumption(self.handle))
+        self._t0 = time.perf_counter()
+
+    def stop(self) -> tuple[float, float]:
+        """``(joules, seconds)`` since :meth:`start`."""
+        e1 = int(self._nvml.nvmlDeviceGetTotalEnergyConsumption(self.handle))
+        dt = time.perf_counter() - self._t0
+        if self._e0 is None:
+            raise RuntimeError("NvmlMeter.stop() called before start()")
+        d, self._e0 = e1 - self._e0, None
+        return d * 1e-3, dt
+
+    def __repr__(self) -> str:
+        return f"NvmlMeter({self.name})"
 
 
 def energy_from_samples(timestamps: ArrayLike, watts: ArrayLike) -> float:
