@@ -303,14 +303,14 @@ class ParetoFront:
         if ax is None:
             _, ax = plt.subplots(figsize=(6, 4))
         lab = label or f"Pareto front ({len(self)} points)"
-        ax.plot(self.time, self.energy, "o-", ms=3, lw=1, drawstyle="steps-post", label=lab)
+        ax.plot(self.time, self.energy, "o-", ms=3, lw=0.8, label=lab)
         if annotate and not self.empty:
             ax.plot(self.time[-1], self.energy[-1], "s", color="C2", label="fastest")
             ax.plot(self.time[0], self.energy[0], "D", color="C1", label="most frugal")
         if balanced and self.balanced is not None:
             b = self.balanced
             eb = b.energy + (self.static_power * b.time if self.objective == "total" else 0.0)
-            ax.plot(b.time, eb, "*", ms=12, color="C3", label="load-balanced")
+            ax.plot(b.time, eb, "*", ms=14, mfc="none", mew=1.4, color="C3", label="load-balanced")
         ax.set_xlabel("execution time (s)")
         ax.set_ylabel(("total" if self.objective == "total" else "dynamic") + " energy (J)")
         ax.set_title(f"n = {self.n}")
