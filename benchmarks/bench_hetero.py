@@ -22,13 +22,12 @@ asserted by the test suite. pymoo is in the ``bench`` extra (``pip install wpart
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import platform
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -100,9 +99,9 @@ def paper_tables(quick: bool, seed: int) -> dict:
         out[preset] = {"workloads": len(ns), "skipped": skipped, "stats": s,
                        "seconds": time.perf_counter() - t0, "hepopta_seconds": hep_s,
                        "static_power": STATIC_POWER, "paper": P}
-        fmt3 = lambda t: f"{t[0]:.0f}/{t[1]:.1f}/{t[2]:.0f}"  # noqa: E731
-        fmt2 = lambda t: f"{t[1]:.1f}/{t[2]:.1f}"  # noqa: E731
-        pf3 = lambda t: "/".join(f"{v:g}" for v in t)  # noqa: E731
+        fmt3 = lambda t: f"{t[0]:.0f}/{t[1]:.1f}/{t[2]:.0f}"
+        fmt2 = lambda t: f"{t[1]:.1f}/{t[2]:.1f}"
+        pf3 = lambda t: "/".join(f"{v:g}" for v in t)
         rows += [
             [preset, "front size HEPOPTA (min/avg/max)", fmt3(s["ep"]), pf3(P["ep_card"])],
             [preset, "front size HTPOPTA (min/avg/max)", fmt3(s["tp"]), pf3(P["tp_card"])],
@@ -133,14 +132,14 @@ def paper_tables(quick: bool, seed: int) -> dict:
 
 
 def vs_threshold_dp(quick: bool, seed: int) -> dict:
-    cases = [("dgemm-like", dict(hi=64000), [17152, 32000, 57600]),
-             ("fft-like", dict(hi=1024 + 16 * 1540), [14960, 20000])]
+    cases = [("dgemm-like", {"hi": 64000}, [17152, 32000, 57600]),
+             ("fft-like", {"hi": 1024 + 16 * 1540}, [14960, 20000])]
     rows, data, ok = [], [], True
     for preset, kw, ns in cases:
         ps = wh.synthetic(preset, seed=seed, **kw)
         m = int(np.mean([pr.m for pr in ps]))
         for n in (ns[:1] if quick else ns):
-            t_hep, reps, res = best_of(lambda: wh.pareto_front(ps, n, balanced=False),
+            t_hep, _, res = best_of(lambda ps=ps, n=n: wh.pareto_front(ps, n, balanced=False),
                                        budget=0.3, min_reps=3, max_reps=20)
             f = res[-1]
             t0 = time.perf_counter()
@@ -233,7 +232,7 @@ def vs_nsga2(quick: bool, seed: int) -> dict:
     rows, data, ok = [], [], True
     for preset, n in cases:
         ps = wh.synthetic(preset, seed=seed)
-        t_hep, _, res = best_of(lambda: wh.pareto_front(ps, n, balanced=False), budget=0.2)
+        t_hep, _, res = best_of(lambda ps=ps, n=n: wh.pareto_front(ps, n, balanced=False), budget=0.2)
         f = res[-1]
         for label, budget in (("equal", t_hep), ("generous", 0.5 if quick else 3.0)):
             t0 = time.perf_counter()
@@ -279,7 +278,7 @@ def scaling(quick: bool, seed: int) -> dict:
     for m in ms:
         ps = wh.synthetic("dgemm-like", seed=seed, hi=64 * m)
         n = 64 * (m * ps.p // 2)
-        t, _, res = best_of(lambda: wh.pareto_front(ps, n, balanced=False), budget=0.2,
+        t, _, res = best_of(lambda ps=ps, n=n: wh.pareto_front(ps, n, balanced=False), budget=0.2,
                             min_reps=2, max_reps=10)
         tm.append(t)
         rows.append(["m", m, ps.p, n // 64, len(res[-1]), res[-1].stats["cells"], t * 1e3])
@@ -289,7 +288,7 @@ def scaling(quick: bool, seed: int) -> dict:
     for p in pvals:
         ps = wh.synthetic("dgemm-like", seed=seed, hi=64 * 200, p=p)
         n = 64 * (200 * p // 2)
-        t, _, res = best_of(lambda: wh.pareto_front(ps, n, balanced=False), budget=0.2,
+        t, _, res = best_of(lambda ps=ps, n=n: wh.pareto_front(ps, n, balanced=False), budget=0.2,
                             min_reps=2, max_reps=10)
         tp.append(t)
         rows.append(["p", 200, p, n // 64, len(res[-1]), res[-1].stats["cells"], t * 1e3])

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from oracles import hetero as orc  # noqa: E402
+from oracles import hetero as orc
 
-import wpart  # noqa: E402
-import wpart.hetero as wh  # noqa: E402
+import wpart
+import wpart.hetero as wh
 
 # Appendix A of the spec (reconstructed worked example of the paper's section 4)
 APP_T = [[1, 2, 4, 5], [3, 6, 8, 10], [1, 2, 3, 4], [1, 2, 3, 4]]
@@ -128,7 +128,7 @@ def test_htpopta_random_against_enumeration():
         # brute-force total-energy front
         pts = []
         for X in orc.all_distributions(prof, n):
-            T, E, A = orc.evaluate(prof, X)
+            T, E, _ = orc.evaluate(prof, X)
             pts.append((E + ps_w * T, T))
         pts.sort()
         want, tmin = [], math.inf

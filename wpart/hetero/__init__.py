@@ -31,9 +31,7 @@ from __future__ import annotations
 
 import math
 import time as _time
-from typing import Any, Callable
-
-import numpy as np
+from typing import Any
 
 from .. import _core
 from .._progress import progress_hook
@@ -43,34 +41,34 @@ from ._profiles import Profile, ProfileSet, as_profiles
 from ._synth import PRESETS, linear_profiles, synthetic
 
 __all__ = [
+    "PRESETS",
+    "CallbackMeter",
+    "Distribution",
+    "NvmlMeter",
+    "ParetoFront",
     "Profile",
     "ProfileSet",
-    "Distribution",
-    "ParetoFront",
-    "optimal_time",
-    "optimal_energy",
-    "pareto_front",
-    "total_energy_front",
-    "load_balanced",
-    "threshold_dp_front",
+    "RaplMeter",
+    "SyntheticMeter",
+    "additivity_report",
     "bruteforce_front",
-    "milp_front",
-    "pareto_milp",
+    "classify",
+    "dynamic_energy",
     "evaluate",
     "hypervolume",
-    "classify",
-    "synthetic",
-    "linear_profiles",
-    "PRESETS",
-    "measure",
-    "mean_until_precise",
-    "RaplMeter",
-    "CallbackMeter",
-    "additivity_report",
-    "dynamic_energy",
-    "SyntheticMeter",
-    "NvmlMeter",
     "kernels",
+    "linear_profiles",
+    "load_balanced",
+    "mean_until_precise",
+    "measure",
+    "milp_front",
+    "optimal_energy",
+    "optimal_time",
+    "pareto_front",
+    "pareto_milp",
+    "synthetic",
+    "threshold_dp_front",
+    "total_energy_front",
 ]
 
 
@@ -271,7 +269,7 @@ def threshold_dp_front(profiles: Any, n: int, *, progress: Any = False,
     n = _n(n)
     t0 = _time.perf_counter()
     with progress_hook(progress, total=1.0, desc="threshold DP") as hook:
-        e, d, t, x, stats = _front("threshold_dp", ps, n, progress=hook,
+        e, d, t, x, _ = _front("threshold_dp", ps, n, progress=hook,
                                    time_limit=_time_limit(time_limit))
     return ParetoFront(t, e, d, x, n, "dynamic", 0.0, None, "threshold_dp",
                        {"seconds": _time.perf_counter() - t0})

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["Distribution", "ParetoFront", "hypervolume", "classify"]
+__all__ = ["Distribution", "ParetoFront", "classify", "hypervolume"]
 
 
 @dataclass(frozen=True)
@@ -310,7 +310,8 @@ class ParetoFront:
         if balanced and self.balanced is not None:
             b = self.balanced
             eb = b.energy + (self.static_power * b.time if self.objective == "total" else 0.0)
-            ax.plot(b.time, eb, "*", ms=14, mfc="none", mew=1.4, color="C3", label="load-balanced")
+            ax.plot(b.time, eb, "*", ms=14, mfc="none", mew=1.4, color="C3",
+                    label="load-balanced")
         ax.set_xlabel("execution time (s)")
         ax.set_ylabel(("total" if self.objective == "total" else "dynamic") + " energy (J)")
         ax.set_title(f"n = {self.n}")

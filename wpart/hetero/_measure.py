@@ -8,9 +8,10 @@ import math
 import os
 import threading
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -18,17 +19,17 @@ from numpy.typing import ArrayLike, NDArray
 from ._profiles import Profile
 
 __all__ = [
+    "CallbackMeter",
+    "MeasuredProfile",
+    "NvmlMeter",
+    "RaplMeter",
+    "SyntheticMeter",
+    "additivity_report",
+    "dynamic_energy",
+    "energy_from_samples",
     "mean_until_precise",
     "measure",
-    "MeasuredProfile",
-    "RaplMeter",
-    "CallbackMeter",
-    "energy_from_samples",
     "measure_static_power",
-    "dynamic_energy",
-    "additivity_report",
-    "SyntheticMeter",
-    "NvmlMeter",
 ]
 
 
@@ -525,7 +526,7 @@ def measure(
         for _ in range(int(warmup)):
             kernel(state)
 
-        def execute() -> dict:
+        def execute(state: Any = state) -> dict:
             if meter is not None:
                 meter.start()
             t0 = time.perf_counter()
