@@ -342,3 +342,27 @@ def test_imbalance_classes():
     assert wh.classify([2, 1, 2, 1], [1, 1, 1, 1]) == "weak"
     with pytest.raises(ValueError, match="same shape"):
         wh.classify([1, 1], [1, 1, 1])
+
+
+@pytest.mark.parametrize("vmax", [6, 1000])
+def test_random_medium_instances_equal_threshold_dp(vmax):
+    """Spec 6.6: p = 3..5, m = 20..60 random non-monotone profiles with holes, N <= 300;
+    vmax = 6 makes ties everywhere."""
+    rng = np.random.default_rng(vmax)
+    for _ in range(100):
+        p = int(rng.integers(3, 6))
+        prof = []
+        for _ in range(p):
+            m = int(rng.integers(20, 61))
+            sizes = np.sort(rng.choice(np.arange(1, 101), size=m, replace=False))
+            t = rng.integers(0, vmax, m) / 4.0
+            e = rng.integers(0, vmax, m) / 8.0
+            prof.append((sizes, t, e))
+        n = int(rng.integers(1, 301))
+        f = wh.pareto_front(prof, n, balanced=False)
+        d = wh.threshold_dp_front(prof, n)
+        assert vectors(f) == vectors(d), (p, n)
+        if len(f):
+            check_front(prof, n, f)
+            g = wh.pareto_front(prof, n, balanced=False, energy_threshold=math.inf)
+            assert vectors(g) == vectors(f)
