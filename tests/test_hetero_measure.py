@@ -222,3 +222,18 @@ def test_torch_kernel_when_available():
     k(st)
     mp = wh.measure(k, [8, 16], min_reps=2, max_reps=5)
     assert mp.profile.m == 2 and np.all(mp.profile.time > 0)
+
+
+def test_additivity_check_with_real_kernels():
+    """Two real kernels alone and together; a meter with constant power P gives energy
+    P * duration, so the parallel run (overlapped) costs less than the sum of solo runs."""
+    meter = wh.CallbackMeter(lambda: 10.0, hz=100)
+    ks = [wh.kernels.BlockedMatmul(K=64), wh.kernels.NumpyMatmul(K=64)]
+    rep = wh.additivity_check(ks, [32, 64], meter, min_reps=2, max_reps=4, eps=0.5)
+    assert rep["individual"].shape == (2, 2) and rep["parallel"].shape == (2,)
+    assert np.all(rep["individual"] > 0) and np.all(rep["parallel"] > 0)
+    assert set(rep) >= {"pct", "min", "max", "mean", "mean_signed"}
+    with pytest.raises(TypeError):
+        wh.additivity_check([], [1], meter)
+    with pytest.raises(TypeError, match="meter"):
+        wh.additivity_check(ks, [1], object())

@@ -50,6 +50,7 @@ __all__ = [
     "ProfileSet",
     "RaplMeter",
     "SyntheticMeter",
+    "additivity_check",
     "additivity_report",
     "bruteforce_front",
     "classify",
@@ -310,7 +311,8 @@ def evaluate(profiles: Any, dist: Any) -> tuple[float, float]:
 def __getattr__(name: str) -> Any:  # measurement helpers load lazily
     if name in ("measure", "mean_until_precise", "RaplMeter", "CallbackMeter",
                 "additivity_report", "dynamic_energy", "MeasuredProfile",
-                "SyntheticMeter", "energy_from_samples", "measure_static_power", "NvmlMeter"):
+                "SyntheticMeter", "energy_from_samples", "measure_static_power", "NvmlMeter",
+                "additivity_check"):
         from . import _measure
 
         return getattr(_measure, name)

@@ -618,3 +618,76 @@ class SyntheticMeter:
         r = self.run(d)
         return {"time": r[f"t_{self.profiles.names[int(i)]}"], "energy": r["energy"],
                 "duration": r["duration"]}
+
+
+def additivity_check(
+    kernels: Sequence[Callable[[Any], Any]],
+    sizes: ArrayLike,
+    meter: Any,
+    *,
+    static_power: float = 0.0,
+    min_reps: int = 3,
+    max_reps: int = 20,
+    cl: float = 0.95,
+    eps: float = 0.1,
+) -> dict:
+    """Check the additive energy model on this machine (spec 4.2 step 6, paper Table III).
+
+    For every size, each kernel runs alone (its dynamic energy ``e_i(x)``; their sum is the
+    *combined* energy) and then all kernels run together, one thread each (the *parallel*
+    energy). Means are repeated to the given precision. The kernels must release the GIL to
+    run in parallel (wpart's C kernel and NumPy's BLAS do).
+
+    Parameters
+    ----------
+    kernels : sequence of callables
+        One per abstract processor; each may carry a ``setup(size)`` method.
+    sizes : array_like of int
+    meter : object with ``start()`` and ``stop() -> (joules, seconds)``
+    static_power : float
+        ``P_S`` (W) subtracted from every reading.
+
+    Returns
+    -------
+    dict
+        :func:`additivity_report` of (parallel, individual) plus ``sizes``, ``parallel`` and
+        ``individual`` (per kernel) dynamic energies.
+    """
+    ks = list(kernels)
+    if not ks or not all(callable(k) for k in ks):
+        raise TypeError("`kernels` must be a non-empty sequence of callables")
+    s = np.asarray(sizes)
+    if s.ndim != 1 or s.size == 0 or s.dtype.kind not in "iu" or np.any(s <= 0):
+        raise ValueError("`sizes` must be a non-empty 1-D array of positive integers")
+    if not (hasattr(meter, "start") and hasattr(meter, "stop")):
+        raise TypeError("`meter` must have start() and stop() -> (joules, seconds)")
+
+    def metered(fn: Callable[[], None]) -> dict:
+        meter.start()
+        fn()
+        j, sec = meter.stop()
+        return {"energy": j - static_power * sec, "duration": sec}
+
+    par: list[float] = []
+    ind: list[list[float]] = [[] for _ in ks]
+    for x in s.tolist():
+        states = [getattr(k, "setup", None)(int(x)) if hasattr(k, "setup") else int(x)
+                  for k in ks]
+        for i, (k, st) in enumerate(zip(ks, states)):
+            r = mean_until_precise(lambda k=k, st=st: metered(lambda: k(st)), min_reps,
+                                   max_reps, math.inf, cl, eps, time_keys=["duration"])
+            ind[i].append(r["means"]["energy"])
+
+        def together(states: list = states) -> None:
+            th = [threading.Thread(target=k, args=(st,)) for k, st in zip(ks, states)]
+            for t in th:
+                t.start()
+            for t in th:
+                t.join()
+
+        r = mean_until_precise(lambda: metered(together), min_reps, max_reps, math.inf, cl,
+                               eps, time_keys=["duration"])
+        par.append(r["means"]["energy"])
+    rep = additivity_report(par, ind)
+    rep.update({"sizes": s.tolist(), "parallel": np.array(par), "individual": np.array(ind)})
+    return rep
