@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from oracles import hetero as orc  # noqa: E402
+from oracles import hetero as orc
 
-import wpart.hetero as wh  # noqa: E402
+import wpart
+import wpart.hetero as wh
 
 # Appendix A of the spec (reconstructed worked example of the paper's section 4)
 APP_T = [[1, 2, 4, 5], [3, 6, 8, 10], [1, 2, 3, 4], [1, 2, 3, 4]]
@@ -127,7 +128,7 @@ def test_htpopta_random_against_enumeration():
         # brute-force total-energy front
         pts = []
         for X in orc.all_distributions(prof, n):
-            T, E, A = orc.evaluate(prof, X)
+            T, E, _ = orc.evaluate(prof, X)
             pts.append((E + ps_w * T, T))
         pts.sort()
         want, tmin = [], math.inf
@@ -300,3 +301,68 @@ def test_determinism():
     b = wh.pareto_front(wh.synthetic("dgemm-like", seed=5), 64 * 200)
     assert a.time.tobytes() == b.time.tobytes() and a.energy.tobytes() == b.energy.tobytes()
     assert np.array_equal(a.dist, b.dist)
+
+
+def test_stats_counters_and_limits():
+    ps = wh.synthetic("dgemm-like", seed=1)
+    f = wh.pareto_front(ps, 17152)
+    st = f.stats
+    N = 17152 // 64
+    assert st["granularity"] == 64 and st["t_opt"] == f.time[-1]
+    assert 0 < st["cells"] <= (ps.p - 1) * (N + 1)
+    assert st["energy_threshold"] == f.energy[-1]
+    g = wh.pareto_front(ps, 17152, energy_threshold=math.inf)
+    assert np.array_equal(g.energy, f.energy) and g.stats["cells"] >= st["cells"]
+    with pytest.raises(wpart.WpartError, match="max_grid"):
+        wh.pareto_front(ps, 17152, max_grid=100)
+    big = wh.synthetic("dgemm-like", seed=1, hi=64000)
+    with pytest.raises(wpart.CancelledError):
+        wh.threshold_dp_front(big, 57600, time_limit=0.05)
+    with pytest.raises(ValueError, match="time_limit"):
+        wh.pareto_front(ps, 64, time_limit=0)
+
+
+def test_threads_give_identical_results():
+    from concurrent.futures import ThreadPoolExecutor
+
+    ps = wh.synthetic("fft-like", seed=2)
+    ref = wh.pareto_front(ps, 16 * 900, balanced=False)
+    with ThreadPoolExecutor(2) as ex:
+        outs = list(ex.map(lambda _: wh.pareto_front(ps, 16 * 900, balanced=False), range(4)))
+    for o in outs:
+        assert o.energy.tobytes() == ref.energy.tobytes() and np.array_equal(o.dist, ref.dist)
+
+
+def test_imbalance_classes():
+    f = wh.pareto_front(APPENDIX_A, 4)
+    im = f.imbalance()
+    assert [d["class"] for d in im] == ["strong", "strong", "strong"]
+    assert [d["lir"] for d in im] == [2.0, 1.0, 2.0 / 3.0]
+    assert wh.classify([1, 1, 1, 1], [1, 1, 1, 1]) == "balanced"
+    assert wh.classify([2, 1, 2, 1], [1, 1, 1, 1]) == "weak"
+    with pytest.raises(ValueError, match="same shape"):
+        wh.classify([1, 1], [1, 1, 1])
+
+
+@pytest.mark.parametrize("vmax", [6, 1000])
+def test_random_medium_instances_equal_threshold_dp(vmax):
+    """Spec 6.6: p = 3..5, m = 20..60 random non-monotone profiles with holes, N <= 300;
+    vmax = 6 makes ties everywhere."""
+    rng = np.random.default_rng(vmax)
+    for _ in range(100):
+        p = int(rng.integers(3, 6))
+        prof = []
+        for _ in range(p):
+            m = int(rng.integers(20, 61))
+            sizes = np.sort(rng.choice(np.arange(1, 101), size=m, replace=False))
+            t = rng.integers(0, vmax, m) / 4.0
+            e = rng.integers(0, vmax, m) / 8.0
+            prof.append((sizes, t, e))
+        n = int(rng.integers(1, 301))
+        f = wh.pareto_front(prof, n, balanced=False)
+        d = wh.threshold_dp_front(prof, n)
+        assert vectors(f) == vectors(d), (p, n)
+        if len(f):
+            check_front(prof, n, f)
+            g = wh.pareto_front(prof, n, balanced=False, energy_threshold=math.inf)
+            assert vectors(g) == vectors(f)

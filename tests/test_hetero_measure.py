@@ -160,3 +160,80 @@ def test_measured_profile_file_roundtrip(tmp_path):
     mp.to_file(tmp_path / "gpu.txt")
     q = wh.Profile.from_file(tmp_path / "gpu.txt")
     assert np.array_equal(q.time, mp.profile.time) and q.sizes.tolist() == [1, 2, 3]
+
+
+def test_synthetic_meter_pipeline():
+    """Spec 6.24: the simulated pipeline -- MeanUsingTtest, dynamic-energy subtraction,
+    additivity report; zero noise and zero excess reproduce the sum of individual energies."""
+    ps = wh.synthetic("dgemm-like", seed=2, hi=640)
+    exact = wh.SyntheticMeter(ps, static_power=100.0, noise=0.0, additivity_excess=(0, 0))
+    sizes = ps[0].sizes[:5]
+    par, ind = [], [[] for _ in range(ps.p)]
+    for x in sizes.tolist():
+        r = exact.run([x] * ps.p)
+        par.append(wh.dynamic_energy(r["energy"], 100.0, r["duration"]))
+        for i in range(ps.p):
+            a = exact.run_alone(i, x)
+            ind[i].append(wh.dynamic_energy(a["energy"], 100.0, a["duration"]))
+    rep = wh.additivity_report(par, ind)
+    assert rep["max"] < 1e-9
+    noisy = wh.SyntheticMeter(ps, static_power=100.0, noise=0.02, seed=3)
+    r = wh.mean_until_precise(lambda: noisy.run([64] * ps.p), min_reps=3, max_reps=200,
+                              eps=0.01, time_keys=["duration"])
+    assert r["converged"] and set(r["means"]) >= {"energy", "t_cpu1", "duration"}
+    runs = [noisy.run([x] * ps.p) for x in sizes.tolist()]
+    par = [wh.dynamic_energy(r["energy"], 100.0, r["duration"]) for r in runs]
+    alone = [[noisy.run_alone(i, x) for x in sizes.tolist()] for i in range(ps.p)]
+    ind = [[wh.dynamic_energy(a["energy"], 100.0, a["duration"]) for a in row] for row in alone]
+    rep = wh.additivity_report(par, ind)
+    assert 0 < rep["max"] < 25 and rep["mean_signed"] > 0  # parallel above combined
+    with pytest.raises(ValueError, match="not a measured size"):
+        exact.run([1] * ps.p)
+
+
+def test_nvml_meter_with_a_fake_pynvml(monkeypatch):
+    import types
+
+    state = {"mj": 1_000_000}
+    fake = types.SimpleNamespace(
+        nvmlInit=lambda: None,
+        nvmlDeviceGetHandleByIndex=lambda i: ("gpu", i),
+        nvmlDeviceGetName=lambda h: b"Fake H100",
+        nvmlDeviceGetTotalEnergyConsumption=lambda h: state["mj"],
+    )
+    monkeypatch.setitem(__import__("sys").modules, "pynvml", fake)
+    m = wh.NvmlMeter(0)
+    assert "Fake H100" in repr(m)
+
+    def kernel(x):
+        state["mj"] += 250 * x  # 0.25 J per unit
+
+    mp = wh.measure(kernel, [2, 4], meter=m, min_reps=2, max_reps=3)
+    assert mp.profile.energy.tolist() == pytest.approx([0.5, 1.0])
+    with pytest.raises(RuntimeError, match="before start"):
+        m.stop()
+
+
+def test_torch_kernel_when_available():
+    torch = pytest.importorskip("torch")
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    k = wh.kernels.TorchMatmul(K=32, device=dev)
+    st = k.setup(8)
+    k(st)
+    mp = wh.measure(k, [8, 16], min_reps=2, max_reps=5)
+    assert mp.profile.m == 2 and np.all(mp.profile.time > 0)
+
+
+def test_additivity_check_with_real_kernels():
+    """Two real kernels alone and together; a meter with constant power P gives energy
+    P * duration, so the parallel run (overlapped) costs less than the sum of solo runs."""
+    meter = wh.CallbackMeter(lambda: 10.0, hz=100)
+    ks = [wh.kernels.BlockedMatmul(K=64), wh.kernels.NumpyMatmul(K=64)]
+    rep = wh.additivity_check(ks, [32, 64], meter, min_reps=2, max_reps=4, eps=0.5)
+    assert rep["individual"].shape == (2, 2) and rep["parallel"].shape == (2,)
+    assert np.all(rep["individual"] > 0) and np.all(rep["parallel"] > 0)
+    assert set(rep) >= {"pct", "min", "max", "mean", "mean_signed"}
+    with pytest.raises(TypeError):
+        wh.additivity_check([], [1], meter)
+    with pytest.raises(TypeError, match="meter"):
+        wh.additivity_check(ks, [1], object())

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from test_hetero_fronts import APPENDIX_A, random_instance  # noqa: E402
+from test_hetero_fronts import APPENDIX_A, random_instance
 
-import wpart  # noqa: E402
-import wpart.hetero as wh  # noqa: E402
+import wpart
+import wpart.hetero as wh
 
 pytestmark = pytest.mark.skipif(not wpart._core.have_glpk, reason="built without GLPK")
 

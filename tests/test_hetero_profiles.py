@@ -162,3 +162,13 @@ def test_synthetic_front_magnitudes():
     assert 0.8 < f.time[-1] < 1.3 and 1.3 < f.time[0] < 2.2
     g = wh.pareto_front(wh.synthetic("fft-like", seed=1), 14960)
     assert 5 <= len(g) <= 30
+
+
+def test_size_limits():
+    many = [([1], [1.0], [1.0])] * 30
+    with pytest.raises(wpart.WpartError, match="active sets"):
+        wh.load_balanced(many, 15)
+    assert wh.load_balanced(many, 30).dist.tolist() == [1] * 30
+    huge = [(np.zeros(0, np.int64), [], [])] * 10001
+    with pytest.raises(wpart.WpartError, match="at most 10000 processors"):
+        wh.pareto_front(huge, 0, balanced=False)

@@ -14,6 +14,9 @@ typedef struct {
 
 enum { CELL_UNVISITED = 0, CELL_NS = 1, CELL_FINAL = 2 };
 
+/* The kernel recurses once per processor: bound the depth of the C stack. */
+#define WPART_HETERO_MAX_P 10000
+
 typedef struct {
     tup_t *v;
     int32_t n;
@@ -463,6 +466,10 @@ wpart_status_t wpart_hetero_hepopta(int64_t n, const wpart_hetero_profiles_t *P,
                    opt->energy_threshold);
     }
     WPART_CHECK(hg_grid_init(&G, n, P, opt->max_grid));
+    if (G.p > WPART_HETERO_MAX_P) {
+        WPART_FAIL(WPART_ELIMIT, "HEPOPTA supports at most %d processors, got %" PRId64,
+                   WPART_HETERO_MAX_P, G.p);
+    }
     WPART_CHECK(hepopta_grid(&G, opt, out, stats));
 cleanup:
     hg_grid_free(&G);
@@ -682,6 +689,10 @@ wpart_status_t wpart_hetero_bruteforce(int64_t n, const wpart_hetero_profiles_t 
     memset(out, 0, sizeof *out);
     WPART_CHECK(hg_grid_init(&G, n, P, 0));
     out->p = G.p;
+    if (G.p > WPART_HETERO_MAX_P) {
+        WPART_FAIL(WPART_ELIMIT, "the enumeration supports at most %d processors, got %" PRId64,
+                   WPART_HETERO_MAX_P, G.p);
+    }
     double leaves = 1.0;
     for (int64_t i = 0; i < G.p; i++) {
         leaves *= (double)(G.off[i + 1] - G.off[i] + 1);

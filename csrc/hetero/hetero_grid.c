@@ -749,11 +749,16 @@ wpart_status_t wpart_hetero_load_balanced(int64_t n, const wpart_hetero_profiles
     for (int64_t a = 0; a < kstar; a++) {
         comb[a] = a;
     }
-    int64_t subsets = 0;
+    double nsub = 1.0; /* C(p, kstar) */
+    for (int64_t a = 0; a < kstar; a++) {
+        nsub = nsub * (double)(p - a) / (double)(a + 1);
+    }
+    if (nsub > 1e6) {
+        WPART_FAIL(WPART_ELIMIT,
+                   "the load-balanced baseline would examine C(%" PRId64 ", %" PRId64
+                   ") = %.3g active sets (limit 10^6)", p, kstar, nsub);
+    }
     for (;;) {
-        if (++subsets > 1000000) {
-            WPART_FAIL(WPART_ELIMIT, "more than 10^6 active sets to examine");
-        }
         for (int64_t i = 0; i < p; i++) {
             must[i] = 0;
             forbid[i] = 1;

@@ -37,7 +37,7 @@ static wpart_status_t eps_solve(const wpart_hetero_profiles_t *P, int64_t n, dou
                                 int *infeasible, double *obj, int64_t *dist)
 {
     wpart_status_t st = WPART_OK;
-    int64_t p = P->p, nc = 0, tot = P->offsets[p];
+    int64_t p = P->p, nc = 0;
     for (int64_t i = 0; i < p; i++) {
         for (int64_t j = P->offsets[i]; j < P->offsets[i + 1]; j++) {
             if (P->size[j] <= n && P->time[j] < tmax) {
@@ -104,7 +104,6 @@ static wpart_status_t eps_solve(const wpart_hetero_profiles_t *P, int64_t n, dou
             }
         }
     }
-    (void)tot;
     wpart_milp_problem_t prob = {nrows, ncols, b->c, 0.0, WPART_MILP_MINIMIZE, b->lb, b->ub,
                                  b->kind, b->rlb, b->rub, nnz, b->ar, b->ac, b->val};
     wpart_milp_options_t mo;

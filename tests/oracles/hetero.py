@@ -3,7 +3,6 @@ threshold DP (2.9), brute-force load balance (2.10) and the linear-profile formu
 
 from __future__ import annotations
 
-import itertools
 import math
 from fractions import Fraction
 
@@ -76,8 +75,7 @@ def _min_energy(tab, n, tau):
             for w in range(x, n + 1):
                 if D[w - x] < math.inf:
                     v = e + D[w - x]
-                    if v < Dn[w]:
-                        Dn[w] = v
+                    Dn[w] = min(Dn[w], v)
         D = Dn
     return D[n]
 

@@ -31,43 +31,45 @@ from __future__ import annotations
 
 import math
 import time as _time
-from typing import Any, Callable
-
-import numpy as np
+from typing import Any
 
 from .. import _core
 from .._progress import progress_hook
 from .._validate import as_int, choice
-from ._front import Distribution, ParetoFront, hypervolume
+from ._front import Distribution, ParetoFront, classify, hypervolume
 from ._profiles import Profile, ProfileSet, as_profiles
 from ._synth import PRESETS, linear_profiles, synthetic
 
 __all__ = [
+    "PRESETS",
+    "CallbackMeter",
+    "Distribution",
+    "NvmlMeter",
+    "ParetoFront",
     "Profile",
     "ProfileSet",
-    "Distribution",
-    "ParetoFront",
-    "optimal_time",
-    "optimal_energy",
-    "pareto_front",
-    "total_energy_front",
-    "load_balanced",
-    "threshold_dp_front",
+    "RaplMeter",
+    "SyntheticMeter",
+    "additivity_check",
+    "additivity_report",
     "bruteforce_front",
-    "milp_front",
-    "pareto_milp",
+    "classify",
+    "dynamic_energy",
     "evaluate",
     "hypervolume",
-    "synthetic",
-    "linear_profiles",
-    "PRESETS",
-    "measure",
-    "mean_until_precise",
-    "RaplMeter",
-    "CallbackMeter",
-    "additivity_report",
-    "dynamic_energy",
     "kernels",
+    "linear_profiles",
+    "load_balanced",
+    "mean_until_precise",
+    "measure",
+    "milp_front",
+    "optimal_energy",
+    "optimal_time",
+    "pareto_front",
+    "pareto_milp",
+    "synthetic",
+    "threshold_dp_front",
+    "total_energy_front",
 ]
 
 
@@ -160,6 +162,7 @@ def pareto_front(
     energy_threshold: float | None = None,
     progress: Any = False,
     time_limit: float | None = None,
+    max_grid: int = 10_000_000,
 ) -> ParetoFront:
     """The exact Pareto front of execution time and energy (HEPOPTA / HTPOPTA).
 
@@ -176,12 +179,15 @@ def pareto_front(
         Static (idle) power of the platform in W, required for ``energy="total"``.
     balanced : bool, default True
         Also compute the load-balanced distribution (for :meth:`ParetoFront.gains_vs_balanced`
-        and the plot).
+        and the plot). On large instances this costs more than HEPOPTA itself (a window search
+        over all candidate times); pass False when only the front is needed.
     energy_threshold : float, optional
         HEPOPTA's pruning threshold epsilon; default the energy of the time-optimal
         distribution; any larger value (``math.inf`` disables pruning) gives the same front.
     progress, time_limit
         Progress bar / callback, and a wall-time limit in seconds.
+    max_grid : int, default 10**7
+        Largest ``n / g`` accepted (``g`` = gcd of all sizes); memory is O(p n / g).
 
     Returns
     -------
@@ -233,7 +239,8 @@ def pareto_front(
     with progress_hook(progress, total=1.0, desc="HEPOPTA") as hook:
         e, d, t, x, stats = _front("htpopta" if obj == "total" else "hepopta", ps, n,
                                    energy_threshold=eps, static_power=ps_w, progress=hook,
-                                   time_limit=_time_limit(time_limit))
+                                   time_limit=_time_limit(time_limit),
+                                   max_grid=as_int(max_grid, "max_grid", minimum=1))
     stats["seconds_total"] = _time.perf_counter() - t0
     bal = load_balanced(ps, n) if balanced else None
     return ParetoFront(t, e, d, x, n, obj, ps_w, bal, "hepopta", stats)
@@ -263,7 +270,7 @@ def threshold_dp_front(profiles: Any, n: int, *, progress: Any = False,
     n = _n(n)
     t0 = _time.perf_counter()
     with progress_hook(progress, total=1.0, desc="threshold DP") as hook:
-        e, d, t, x, stats = _front("threshold_dp", ps, n, progress=hook,
+        e, d, t, x, _ = _front("threshold_dp", ps, n, progress=hook,
                                    time_limit=_time_limit(time_limit))
     return ParetoFront(t, e, d, x, n, "dynamic", 0.0, None, "threshold_dp",
                        {"seconds": _time.perf_counter() - t0})
@@ -303,7 +310,9 @@ def evaluate(profiles: Any, dist: Any) -> tuple[float, float]:
 
 def __getattr__(name: str) -> Any:  # measurement helpers load lazily
     if name in ("measure", "mean_until_precise", "RaplMeter", "CallbackMeter",
-                "additivity_report", "dynamic_energy", "MeasuredProfile"):
+                "additivity_report", "dynamic_energy", "MeasuredProfile",
+                "SyntheticMeter", "energy_from_samples", "measure_static_power", "NvmlMeter",
+                "additivity_check"):
         from . import _measure
 
         return getattr(_measure, name)

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["Distribution", "ParetoFront", "hypervolume"]
+__all__ = ["Distribution", "ParetoFront", "classify", "hypervolume"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,23 @@ class Distribution:
     def __repr__(self) -> str:
         return (f"Distribution({self.kind or 'dist'}: n={self.n}, time={self.time:.6g}, "
                 f"energy={self.energy:.6g}, dist={self.dist.tolist()})")
+
+
+def classify(dist: ArrayLike, balanced: ArrayLike) -> str:
+    """Load-imbalance class of a distribution against the balanced one (spec 8 item 15).
+
+    ``"balanced"`` when equal; ``"strong"`` when some processor gets no work (the paper's
+    strong load imbalance); ``"weak"`` otherwise (every processor works, with other amounts).
+    These are wpart's readings of the paper's informal definitions.
+    """
+    d = np.asarray(dist)
+    b = np.asarray(balanced)
+    if d.shape != b.shape:
+        raise ValueError(f"`dist` and `balanced` must have the same shape, got {d.shape} and "
+                         f"{b.shape}")
+    if np.array_equal(d, b):
+        return "balanced"
+    return "strong" if np.any(d == 0) else "weak"
 
 
 def hypervolume(time: ArrayLike, energy: ArrayLike, ref: tuple[float, float]) -> float:
@@ -231,6 +248,17 @@ class ParetoFront:
             "balanced_dominated": dominated,
         }
 
+    def imbalance(self, balanced: Distribution | None = None) -> list[dict]:
+        """Per point: its class against the balanced distribution (:func:`classify`) and the
+        load imbalance ratio ``LIR = time / balanced time`` (spec 8 item 15)."""
+        b = balanced if balanced is not None else self.balanced
+        if b is None:
+            raise ValueError("no load-balanced distribution: pass `balanced` or compute the "
+                             "front with balanced=True")
+        return [{"class": classify(self.dist[k], b.dist),
+                 "lir": float(self.time[k] / b.time) if b.time > 0 else float("nan")}
+                for k in range(len(self))]
+
     def hypervolume(self, ref: tuple[float, float] | None = None) -> float:
         """Dominated area up to `ref` (default: 1.1 x the largest time and energy)."""
         if self.empty:
@@ -275,14 +303,15 @@ class ParetoFront:
         if ax is None:
             _, ax = plt.subplots(figsize=(6, 4))
         lab = label or f"Pareto front ({len(self)} points)"
-        ax.plot(self.time, self.energy, "o-", ms=3, lw=1, drawstyle="steps-post", label=lab)
+        ax.plot(self.time, self.energy, "o-", ms=3, lw=0.8, label=lab)
         if annotate and not self.empty:
             ax.plot(self.time[-1], self.energy[-1], "s", color="C2", label="fastest")
             ax.plot(self.time[0], self.energy[0], "D", color="C1", label="most frugal")
         if balanced and self.balanced is not None:
             b = self.balanced
             eb = b.energy + (self.static_power * b.time if self.objective == "total" else 0.0)
-            ax.plot(b.time, eb, "*", ms=12, color="C3", label="load-balanced")
+            ax.plot(b.time, eb, "*", ms=14, mfc="none", mew=1.4, color="C3",
+                    label="load-balanced")
         ax.set_xlabel("execution time (s)")
         ax.set_ylabel(("total" if self.objective == "total" else "dynamic") + " energy (J)")
         ax.set_title(f"n = {self.n}")

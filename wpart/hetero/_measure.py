@@ -8,9 +8,10 @@ import math
 import os
 import threading
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -18,15 +19,17 @@ from numpy.typing import ArrayLike, NDArray
 from ._profiles import Profile
 
 __all__ = [
+    "CallbackMeter",
+    "MeasuredProfile",
+    "NvmlMeter",
+    "RaplMeter",
+    "SyntheticMeter",
+    "additivity_report",
+    "dynamic_energy",
+    "energy_from_samples",
     "mean_until_precise",
     "measure",
-    "MeasuredProfile",
-    "RaplMeter",
-    "CallbackMeter",
-    "energy_from_samples",
     "measure_static_power",
-    "dynamic_energy",
-    "additivity_report",
 ]
 
 
@@ -247,6 +250,51 @@ class RaplMeter:
 
     def __repr__(self) -> str:
         return f"RaplMeter({', '.join(self.names)})"
+
+
+class NvmlMeter:
+    """Energy of one NVIDIA GPU board from NVML's total-energy counter (Volta and later).
+
+    Reads ``nvmlDeviceGetTotalEnergyConsumption`` (millijoules since the driver loaded) at
+    start and stop, through the ``pynvml`` module (package ``nvidia-ml-py``). The counter is
+    updated every few milliseconds: time kernels long enough (see ``repeat`` of
+    :class:`wpart.hetero.kernels.TorchMatmul`). For older boards use
+    ``CallbackMeter(lambda: pynvml.nvmlDeviceGetPowerUsage(h) / 1000)``.
+
+    Parameters
+    ----------
+    index : int
+        GPU index.
+    """
+
+    def __init__(self, index: int = 0) -> None:
+        try:
+            import pynvml
+        except ImportError:
+            raise RuntimeError("NvmlMeter needs pynvml (pip install nvidia-ml-py)") from None
+        self._nvml = pynvml
+        pynvml.nvmlInit()
+        self.handle = pynvml.nvmlDeviceGetHandleByIndex(int(index))
+        name = pynvml.nvmlDeviceGetName(self.handle)
+        self.name = name.decode() if isinstance(name, bytes) else str(name)
+        self._e0: int | None = None
+        self._t0 = 0.0
+
+    def start(self) -> None:
+        self._e0 = int(self._nvml.nvmlDeviceGetTotalEnergyConsumption(self.handle))
+        self._t0 = time.perf_counter()
+
+    def stop(self) -> tuple[float, float]:
+        """``(joules, seconds)`` since :meth:`start`."""
+        e1 = int(self._nvml.nvmlDeviceGetTotalEnergyConsumption(self.handle))
+        dt = time.perf_counter() - self._t0
+        if self._e0 is None:
+            raise RuntimeError("NvmlMeter.stop() called before start()")
+        d, self._e0 = e1 - self._e0, None
+        return d * 1e-3, dt
+
+    def __repr__(self) -> str:
+        return f"NvmlMeter({self.name})"
 
 
 def energy_from_samples(timestamps: ArrayLike, watts: ArrayLike) -> float:
@@ -478,7 +526,7 @@ def measure(
         for _ in range(int(warmup)):
             kernel(state)
 
-        def execute() -> dict:
+        def execute(state: Any = state) -> dict:
             if meter is not None:
                 meter.start()
             t0 = time.perf_counter()
@@ -502,3 +550,144 @@ def measure(
                            np.array(conv, bool), float(static_power),
                            "none" if meter is None else repr(meter),
                            time.perf_counter() - t_start)
+
+
+class SyntheticMeter:
+    """Simulated measurements of a platform described by profiles (spec 000 sections 4, 7.3).
+
+    Exercises the measurement pipeline without hardware: :meth:`run` executes a distribution
+    "in parallel" and returns each processor's time and the node's total energy, as the paper's
+    instrumented application does (Alg. 4); :meth:`run_alone` runs one processor alone.
+
+    The total energy of a run is ``P_S * T + (1 + a) * sum_i e_i(x_i)`` where ``a`` is an
+    additivity excess drawn per size from ``additivity_excess`` (0 for a run alone), with
+    multiplicative Gaussian noise of relative SD `noise` on times and energies. With
+    ``noise=0`` and ``additivity_excess=(0, 0)`` the dynamic energy of a parallel run equals
+    the sum of the individual ones exactly.
+    """
+
+    def __init__(self, profiles: Any, static_power: float, *, noise: float = 0.02,
+                 additivity_excess: tuple[float, float] = (0.0, 0.12), seed: int = 0) -> None:
+        from ._profiles import as_profiles
+
+        self.profiles = as_profiles(profiles)
+        if not (math.isfinite(static_power) and static_power >= 0):
+            raise ValueError(f"`static_power` must be finite and >= 0, got {static_power}")
+        if not noise >= 0:
+            raise ValueError(f"`noise` must be >= 0, got {noise}")
+        lo, hi = additivity_excess
+        if not 0 <= lo <= hi:
+            raise ValueError(f"`additivity_excess` must satisfy 0 <= lo <= hi, got {lo}, {hi}")
+        self.static_power = float(static_power)
+        self.noise = float(noise)
+        self.excess = (float(lo), float(hi))
+        self._rng = np.random.default_rng(seed)
+        self._seed = int(seed)
+
+    def _excess(self, key: int) -> float:
+        u = np.random.default_rng([self._seed, 7, int(key)]).random()
+        return self.excess[0] + (self.excess[1] - self.excess[0]) * float(u)
+
+    def _jitter(self) -> float:
+        return float(np.exp(self.noise * self._rng.standard_normal())) if self.noise else 1.0
+
+    def run(self, dist: ArrayLike) -> dict:
+        """One parallel run: ``{"t_<name>": time, ..., "energy": total J, "duration": s}``."""
+        d = np.asarray(dist, dtype=np.int64)
+        if d.shape != (self.profiles.p,):
+            raise ValueError(f"`dist` must have length {self.profiles.p}")
+        out: dict[str, float] = {}
+        T, E = 0.0, 0.0
+        for nm, pr, x in zip(self.profiles.names, self.profiles, d.tolist()):
+            v = pr.lookup(x)
+            if v is None:
+                raise ValueError(f"`dist`: {x} is not a measured size of {nm}")
+            t, e = v[0] * self._jitter(), v[1] * self._jitter()
+            out[f"t_{nm}"] = t
+            T, E = max(T, t), E + e
+        active = int(np.count_nonzero(d))
+        a = self._excess(int(d.sum())) if active > 1 else 0.0
+        out["energy"] = self.static_power * T + (1.0 + a) * E
+        out["duration"] = T
+        return out
+
+    def run_alone(self, i: int, size: int) -> dict:
+        """Processor `i` alone on `size`: ``{"time", "energy" (total J), "duration"}``."""
+        d = np.zeros(self.profiles.p, np.int64)
+        d[int(i)] = int(size)
+        r = self.run(d)
+        return {"time": r[f"t_{self.profiles.names[int(i)]}"], "energy": r["energy"],
+                "duration": r["duration"]}
+
+
+def additivity_check(
+    kernels: Sequence[Callable[[Any], Any]],
+    sizes: ArrayLike,
+    meter: Any,
+    *,
+    static_power: float = 0.0,
+    min_reps: int = 3,
+    max_reps: int = 20,
+    cl: float = 0.95,
+    eps: float = 0.1,
+) -> dict:
+    """Check the additive energy model on this machine (spec 4.2 step 6, paper Table III).
+
+    For every size, each kernel runs alone (its dynamic energy ``e_i(x)``; their sum is the
+    *combined* energy) and then all kernels run together, one thread each (the *parallel*
+    energy). Means are repeated to the given precision. The kernels must release the GIL to
+    run in parallel (wpart's C kernel and NumPy's BLAS do).
+
+    Parameters
+    ----------
+    kernels : sequence of callables
+        One per abstract processor; each may carry a ``setup(size)`` method.
+    sizes : array_like of int
+    meter : object with ``start()`` and ``stop() -> (joules, seconds)``
+    static_power : float
+        ``P_S`` (W) subtracted from every reading.
+
+    Returns
+    -------
+    dict
+        :func:`additivity_report` of (parallel, individual) plus ``sizes``, ``parallel`` and
+        ``individual`` (per kernel) dynamic energies.
+    """
+    ks = list(kernels)
+    if not ks or not all(callable(k) for k in ks):
+        raise TypeError("`kernels` must be a non-empty sequence of callables")
+    s = np.asarray(sizes)
+    if s.ndim != 1 or s.size == 0 or s.dtype.kind not in "iu" or np.any(s <= 0):
+        raise ValueError("`sizes` must be a non-empty 1-D array of positive integers")
+    if not (hasattr(meter, "start") and hasattr(meter, "stop")):
+        raise TypeError("`meter` must have start() and stop() -> (joules, seconds)")
+
+    def metered(fn: Callable[[], None]) -> dict:
+        meter.start()
+        fn()
+        j, sec = meter.stop()
+        return {"energy": j - static_power * sec, "duration": sec}
+
+    par: list[float] = []
+    ind: list[list[float]] = [[] for _ in ks]
+    for x in s.tolist():
+        states = [getattr(k, "setup", None)(int(x)) if hasattr(k, "setup") else int(x)
+                  for k in ks]
+        for i, (k, st) in enumerate(zip(ks, states)):
+            r = mean_until_precise(lambda k=k, st=st: metered(lambda: k(st)), min_reps,
+                                   max_reps, math.inf, cl, eps, time_keys=["duration"])
+            ind[i].append(r["means"]["energy"])
+
+        def together(states: list = states) -> None:
+            th = [threading.Thread(target=k, args=(st,)) for k, st in zip(ks, states)]
+            for t in th:
+                t.start()
+            for t in th:
+                t.join()
+
+        r = mean_until_precise(lambda: metered(together), min_reps, max_reps, math.inf, cl,
+                               eps, time_keys=["duration"])
+        par.append(r["means"]["energy"])
+    rep = additivity_report(par, ind)
+    rep.update({"sizes": s.tolist(), "parallel": np.array(par), "individual": np.array(ind)})
+    return rep

@@ -6,9 +6,10 @@ import csv
 import io
 import math
 import os
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -81,7 +82,7 @@ class Profile:
         name: str = "",
         clamp_negative: bool = False,
         sort: bool = False,
-    ) -> "Profile":
+    ) -> Profile:
         """Build and validate a profile from arrays.
 
         Parameters
@@ -151,7 +152,7 @@ class Profile:
         return cls(s, t, e, str(name))
 
     @classmethod
-    def from_text(cls, text: str, *, name: str = "", clamp_negative: bool = False) -> "Profile":
+    def from_text(cls, text: str, *, name: str = "", clamp_negative: bool = False) -> Profile:
         """Parse FuPerMod-style text: one point per line, ``size time [energy]``.
 
         Blank lines and ``#`` comments are skipped; columns are separated by spaces, tabs or
@@ -184,7 +185,7 @@ class Profile:
 
     @classmethod
     def from_file(cls, path: str | os.PathLike, *, name: str | None = None,
-                  clamp_negative: bool = False) -> "Profile":
+                  clamp_negative: bool = False) -> Profile:
         """Read a FuPerMod-style ``size time [energy]`` file (see :meth:`from_text`)."""
         p = Path(path)
         return cls.from_text(p.read_text(), name=p.stem if name is None else name,
@@ -291,7 +292,7 @@ class ProfileSet:
     # ------------------------------------------------------------------ constructors ----
     @classmethod
     def from_arrays(cls, items: Iterable[Any], *, names: Sequence[str] | None = None,
-                    clamp_negative: bool = False) -> "ProfileSet":
+                    clamp_negative: bool = False) -> ProfileSet:
         """From ``(sizes, times[, energies])`` tuples or :class:`Profile` objects."""
         out = []
         for i, it in enumerate(items):
@@ -313,13 +314,13 @@ class ProfileSet:
         return cls(tuple(out))
 
     @classmethod
-    def from_files(cls, paths: Sequence[str | os.PathLike]) -> "ProfileSet":
+    def from_files(cls, paths: Sequence[str | os.PathLike]) -> ProfileSet:
         """One FuPerMod-style ``size time [energy]`` file per processor."""
         return cls(tuple(Profile.from_file(p) for p in paths))
 
     @classmethod
     def from_csv(cls, path_or_text: str | os.PathLike, *, clamp_negative: bool = False
-                 ) -> "ProfileSet":
+                 ) -> ProfileSet:
         """Long-format CSV with a header ``processor,size,time[,energy]``.
 
         Processors appear in order of first appearance; rows may come in any order.

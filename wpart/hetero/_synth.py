@@ -9,13 +9,14 @@ index: bit-identical on every machine and independent of NumPy's generators.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from ._profiles import Profile, ProfileSet
 
-__all__ = ["synthetic", "PRESETS", "linear_profiles"]
+__all__ = ["PRESETS", "linear_profiles", "synthetic"]
 
 _M64 = (1 << 64) - 1
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import _core
 
-__all__ = ["BlockedMatmul", "NumpyMatmul"]
+__all__ = ["BlockedMatmul", "NumpyMatmul", "TorchMatmul"]
 
 
 class BlockedMatmul:
@@ -69,3 +69,74 @@ class NumpyMatmul(BlockedMatmul):
 
     def __repr__(self) -> str:
         return f"NumpyMatmul(K={self.K})"
+
+
+class TorchMatmul:
+    """Row-partitioned ``C = A B`` on a PyTorch device (a GPU profile), synchronised.
+
+    With ``transfer=True`` (default, as in the paper, where accelerator times include the
+    host-device transfers) each run copies ``A`` from pinned host memory to the device,
+    multiplies, and copies ``C`` back; otherwise the data stay on the device. Every run ends
+    with a device synchronisation, so :func:`wpart.hetero.measure` times the real work.
+
+    Parameters
+    ----------
+    K : int
+        Inner and column dimension.
+    device : str, default "cuda"
+    dtype : str, default "float64"
+        A ``torch`` dtype name.
+    repeat : int, default 1
+        Products per timed run (to lift short runs above timer and energy-counter resolution).
+    seed : int
+    """
+
+    def __init__(self, K: int = 4096, device: str = "cuda", dtype: str = "float64",
+                 repeat: int = 1, seed: int = 0, transfer: bool = True) -> None:
+        import torch
+
+        if int(K) < 1 or int(repeat) < 1:
+            raise ValueError(f"`K` and `repeat` must be >= 1, got {K}, {repeat}")
+        self.torch = torch
+        self.K = int(K)
+        self.device = torch.device(device)
+        self.dtype = getattr(torch, dtype)
+        self.repeat = int(repeat)
+        self.transfer = bool(transfer)
+        self.seed = int(seed)
+        g = torch.Generator().manual_seed(self.seed)
+        self._B = torch.rand((self.K, self.K), generator=g, dtype=self.dtype).to(self.device)
+
+    def setup(self, rows: int):
+        """Inputs of one size: ``(A_host, A_dev, C_dev, C_host)``."""
+        torch = self.torch
+        g = torch.Generator().manual_seed(self.seed * 1_000_003 + int(rows))
+        A = torch.rand((int(rows), self.K), generator=g, dtype=self.dtype)
+        pin = self.device.type == "cuda"
+        A_host = A.pin_memory() if pin else A
+        C_host = torch.empty((int(rows), self.K), dtype=self.dtype, pin_memory=pin)
+        A_dev = A.to(self.device)
+        C_dev = torch.empty((int(rows), self.K), dtype=self.dtype, device=self.device)
+        return A_host, A_dev, C_dev, C_host
+
+    def _sync(self) -> None:
+        if self.device.type == "cuda":
+            self.torch.cuda.synchronize(self.device)
+
+    def __call__(self, state) -> None:
+        A_host, A_dev, C_dev, C_host = state
+        for _ in range(self.repeat):
+            if self.transfer:
+                A_dev.copy_(A_host, non_blocking=True)
+            self.torch.matmul(A_dev, self._B, out=C_dev)
+            if self.transfer:
+                C_host.copy_(C_dev, non_blocking=True)
+        self._sync()
+
+    def work(self, rows):
+        """Floating-point operations ``2 rows K^2`` per run (times `repeat`)."""
+        return 2.0 * np.asarray(rows, dtype=float) * self.K * self.K * self.repeat
+
+    def __repr__(self) -> str:
+        return (f"TorchMatmul(K={self.K}, device={self.device}, dtype={self.dtype}, "
+                f"repeat={self.repeat}, transfer={self.transfer})")

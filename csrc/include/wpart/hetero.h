@@ -103,7 +103,8 @@ wpart_status_t wpart_hetero_energy_optimal(int64_t n, const wpart_hetero_profile
                                            const wpart_hetero_options_t *opt, int *feasible,
                                            double *time, double *energy, int64_t *dist);
 
-/** HEPOPTA (spec 2.4): the exact time x dynamic-energy Pareto front. stats may be NULL. */
+/** HEPOPTA (spec 2.4): the exact time x dynamic-energy Pareto front. stats may be NULL.
+ * WPART_ELIMIT for more than 10000 processors (the kernel recurses once per processor). */
 wpart_status_t wpart_hetero_hepopta(int64_t n, const wpart_hetero_profiles_t *P,
                                     const wpart_hetero_options_t *opt, wpart_hetero_front_t *out,
                                     wpart_hetero_stats_t *stats);
