@@ -248,7 +248,7 @@ def test_validate_catches_broken():
         bad.validate()
 
 
-@pytest.mark.parametrize("meth", spatial.METHODS)
+@pytest.mark.parametrize("meth", [*spatial.METHODS, "jag_m_iter", "general_optimum"])
 def test_bad_input(meth):
     good = np.ones((4, 4), dtype=np.int64)
     kw = {}
