@@ -574,21 +574,30 @@ def _figures(out_dir: Path, quality_data: dict) -> list[Path]:
     p1 = out_dir / "spatial_partitions.png"
     fig.savefig(p1, dpi=90)
     plt.close(fig)
+    ncls = len(quality_data)
+    ncol = min(3, ncls)
+    nrow = (ncls + ncol - 1) // ncol
     fig, axes = plt.subplots(
-        1, len(quality_data), figsize=(4 * len(quality_data), 3.5), squeeze=False
+        nrow, ncol, figsize=(4.5 * ncol, 3.6 * nrow), squeeze=False
     )
-    for ax, (cls, d) in zip(axes[0], quality_data.items()):
+    for ax, (cls, d) in zip(axes.flat, quality_data.items()):
         ms = sorted(int(m) for m in d)
-        for meth in QUALITY_ALGOS + ["jag_m_opt"]:
-            pts = [(m, d[str(m)][meth]["li_agg"]) for m in ms if meth in d[str(m)]]
+        for meth in [*QUALITY_ALGOS, "jag_m_opt"]:
+            pts = [
+                (m, max(d[str(m)][meth]["li_agg"], 1e-5))
+                for m in ms
+                if meth in d[str(m)]
+            ]
             if pts:
                 ax.plot(*zip(*pts), marker="o", ms=3, label=meth)
         ax.set_xscale("log")
-        ax.set_yscale("symlog", linthresh=1e-3)
+        ax.set_yscale("log")
         ax.set_title(cls)
         ax.set_xlabel("m")
-    axes[0][0].set_ylabel("LI_agg")
-    axes[0][-1].legend(fontsize="x-small")
+        ax.set_ylabel("LI_agg")
+    for ax in list(axes.flat)[ncls:]:
+        ax.axis("off")
+    axes.flat[0].legend(fontsize="x-small")
     fig.tight_layout()
     p2 = out_dir / "spatial_imbalance.png"
     fig.savefig(p2, dpi=90)
