@@ -516,3 +516,32 @@ def test_huge_int64_loads_are_exact():
         r.validate()
         assert int(r.loads.sum()) == int(A.sum())
     assert spatial.jag_m_opt(A, 6).max_load <= spatial.jag_m_heur(A, 6).max_load
+
+
+def test_structure_metadata_consistent():
+    rng = np.random.default_rng(14)
+    A = _inst(rng, 20, 16, "peak")
+    r = spatial.rect_nicol(A, 12, P=3, Q=4)
+    st = r.structure()
+    assert len(st["row_cuts"]) == 4 and len(st["col_cuts"]) == 5
+    for meth in ("jag_pq_heur", "jag_m_heur_probe", "jag_m_opt", "jag_m_iter"):
+        kw = {"P": 3, "Q": 4} if "pq" in meth else {}
+        r = (
+            spatial.partition(A, 12, method=meth, **kw)
+            if meth != "jag_m_iter"
+            else spatial.jag_m_iter(A, 12)
+        )
+        st = r.structure()
+        assert sum(st["counts"]) == 12
+        assert st["stripe_cuts"][-1] == A.shape[st["main_dim"]]
+        assert all(c[-1] == A.shape[1 - st["main_dim"]] for c in st["cuts_per_stripe"])
+        if "pq" in meth:
+            assert st["counts"] == [4, 4, 4]
+    for meth in ("hier_rb", "hier_relaxed", "hybrid"):
+        st = spatial.partition(A, 12, method=meth).structure()
+        assert st["tree"] is not None and len(st["tree"]) == 11
+    W = [[1, 1, 1], [1, 2, 1], [1, 1, 1]]
+    if wpart.milp.solver_version():
+        assert spatial.general_optimum(W, 5).structure()["tree"] is None  # the pinwheel
+    big = spatial.hier_rb(_inst(rng, 256, 256, "uniform"), 2000)
+    assert len(big.structure()["tree"]) == 1999

@@ -188,6 +188,68 @@ class SpatialPartition:
             raise ValueError(f"cell {idx} is covered {cnt[idx]} times")
         return own
 
+    def structure(self) -> dict:
+        """The partition's structure, derived from the rectangles (spec 7.2), on demand.
+
+        * RECT methods: ``{"row_cuts", "col_cuts"}`` (the grid lines).
+        * jagged methods: ``{"main_dim", "stripe_cuts", "counts", "cuts_per_stripe"}``
+          (``main_dim`` 0 = stripes of rows).
+        * every other 2D result: ``{"tree": [(r0, r1, c0, c1, dim, cut, n_first), ...]}``,
+          the guillotine cuts in pre-order, or ``{"tree": None}`` when the rectangles are not a
+          guillotine partition (possible only for :func:`general_optimum`).
+
+        Empty rectangles are ignored. Raises ``ValueError`` for 3D results.
+        """
+        if len(self.shape) != 2:
+            raise ValueError("structure() describes 2D partitions only")
+        rs = [tuple(r) for r in self.rects.tolist() if r[1] > r[0] and r[3] > r[2]]
+        if self.method.startswith("rect"):
+            return {
+                "row_cuts": sorted({r[0] for r in rs} | {r[1] for r in rs}),
+                "col_cuts": sorted({r[2] for r in rs} | {r[3] for r in rs}),
+            }
+        if self.method.startswith("jag"):
+            main = (
+                0
+                if self.params.get("orient_used", self.params.get("orient")) == "hor"
+                else 1
+            )
+            a, b, c, d = (0, 1, 2, 3) if main == 0 else (2, 3, 0, 1)
+            stripes: dict = {}
+            for r in rs:
+                stripes.setdefault((r[a], r[b]), []).append((r[c], r[d]))
+            keys = sorted(stripes)
+            return {
+                "main_dim": main,
+                "stripe_cuts": [0] + [k[1] for k in keys],
+                "counts": [len(stripes[k]) for k in keys],
+                "cuts_per_stripe": [
+                    [0] + sorted(p[1] for p in stripes[k]) for k in keys
+                ],
+            }
+        tree: list = []
+
+        def rec(group: list) -> bool:
+            if len(group) <= 1:
+                return True
+            r0, r1 = min(r[0] for r in group), max(r[1] for r in group)
+            c0, c1 = min(r[2] for r in group), max(r[3] for r in group)
+            for dim in (0, 1):
+                lo, hi = 2 * dim, 2 * dim + 1
+                order = sorted(group, key=lambda r: r[lo])
+                reach = order[0][hi]
+                for k in range(1, len(order)):
+                    if (
+                        order[k][lo] >= reach
+                    ):  # every earlier rectangle ends by this cut
+                        cut = order[k][lo]
+                        tree.append((r0, r1, c0, c1, dim, cut, k))
+                        return rec(order[:k]) and rec(order[k:])
+                    reach = max(reach, order[k][hi])
+            return False
+
+        return {"tree": tree if rec(rs) else None}
+
     def validate(self) -> None:
         """Check the partition; raise ``ValueError`` with the reason if it is broken.
 
