@@ -545,3 +545,27 @@ def test_structure_metadata_consistent():
         assert spatial.general_optimum(W, 5).structure()["tree"] is None  # the pinwheel
     big = spatial.hier_rb(_inst(rng, 256, 256, "uniform"), 2000)
     assert len(big.structure()["tree"]) == 1999
+
+
+def test_jag_m_heur_stripe_count_options():
+    from wpart.spatial import instances as I
+
+    A = I.uniform(64, 48, delta=1.2, seed=3)
+    m = 400
+    D = A.max() / A.min()
+    r = spatial.jag_m_heur(A, m, P="theorem4", orient="hor")
+    r.validate()
+    Pstar = m * math.sqrt(D) / (math.sqrt(D) + math.sqrt(48))
+    assert abs(r.params["P_used"] - min(64, round(Pstar))) <= 1
+    assert spatial.jag_m_heur(A, m, orient="hor").params["P_used"] == 20
+    with pytest.warns(UserWarning, match="empty"):
+        r = spatial.jag_m_heur(
+            A, m, P=7, orient="hor"
+        )  # 7 x 48 < 400: honoured, warned
+    r.validate()
+    assert r.params["P_used"] == 7
+    Z = A.copy()
+    Z[0, 0] = 0  # Delta undefined: theorem4 falls back to sqrt(m)
+    assert spatial.jag_m_heur(Z, m, P="theorem4", orient="hor").params["P_used"] == 20
+    with pytest.raises(ValueError, match="P"):
+        spatial.jag_m_heur(A, m, P="golden")

@@ -679,7 +679,7 @@ def jag_pq_opt_dp(
     )
 
 
-def _stripes_P(pp: _Prepared, P: Any) -> int:
+def _stripes_P(pp: _Prepared, P: Any, o: int = 0) -> int:
     if P is None or (isinstance(P, str) and P == "sqrt"):
         return 0
     if isinstance(P, str):
@@ -691,7 +691,16 @@ def _stripes_P(pp: _Prepared, P: Any) -> int:
         delta = float(pp.amax) / float(amin)
         Pstar = pp.m * math.sqrt(delta) / (math.sqrt(delta) + math.sqrt(pp.n2))
         return max(1, min(pp.m, round(Pstar)))
-    return as_int(P, "P", minimum=1)
+    Pv = as_int(P, "P", minimum=1)
+    nother = (pp.n2, pp.n1, max(pp.n1, pp.n2))[o]
+    if Pv * nother < pp.m <= pp.n1 * pp.n2:
+        warnings.warn(
+            f"P = {Pv} stripes of at most {nother} pieces cannot hold m = {pp.m} non-empty "
+            f"rectangles (P >= {-(-pp.m // nother)} would): some will be empty",
+            UserWarning,
+            stacklevel=3,
+        )
+    return Pv
 
 
 def jag_m_heur(
@@ -711,8 +720,8 @@ def jag_m_heur(
     It is clamped to ``[ceil(m/n2), min(n1, m)]`` where possible.
     """
     pp = _Prepared(A, m, allow_empty)
-    Pv = _stripes_P(pp, P)
     o = _orient(orient)
+    Pv = _stripes_P(pp, P, o)
     return _run(
         pp, "jag_m_heur", {"P": P, "orient": _ORIENT[o]}, P=Pv, orient=o, speeds=speeds
     )
@@ -769,8 +778,8 @@ def jag_m_heur_probe(
     """JAG-M-HEUR-PROBE (spec 3.8): the stripes of :func:`jag_m_heur`, then the optimal
     part counts for them (:func:`jag_m_probe`). Never worse than :func:`jag_m_heur`."""
     pp = _Prepared(A, m, allow_empty)
-    Pv = _stripes_P(pp, P)
     o = _orient(orient)
+    Pv = _stripes_P(pp, P, o)
     return _run(
         pp,
         "jag_m_heur_probe",
