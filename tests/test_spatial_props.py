@@ -87,6 +87,7 @@ def test_class_chain_random():
             assert spatial.hier_relaxed(A, m, variant=v).max_load >= hopt
 
 
+@pytest.mark.filterwarnings("ignore:P = ")
 @pytest.mark.parametrize("delta", [1.0, 1.2, 2.0, 5.0, 20.0])
 def test_theorem_bounds(delta):
     rng = np.random.default_rng(int(delta * 10))
