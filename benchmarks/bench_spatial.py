@@ -36,12 +36,14 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="CI-sized run (< 60 s)")
     ap.add_argument("--json", type=Path, default=None, help="write the results here")
     ap.add_argument(
-        "--only", choices=["quality", "series", "timing", "scaling"], default=None
+        "--only",
+        choices=["quality", "series", "stripes", "timing", "scaling"],
+        default=None,
     )
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     results, ok_all = {}, True
-    for name in ("quality", "series", "timing", "scaling"):
+    for name in ("quality", "series", "stripes", "timing", "scaling"):
         if args.only and name != args.only:
             continue
         ok, data, text = getattr(ex, name)(args.quick)
