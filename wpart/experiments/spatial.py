@@ -41,11 +41,11 @@ __all__ = [
     "PAPER_TIMES",
     "chain",
     "golden",
-    "stripes",
     "quality",
     "run_spatial",
     "scaling",
     "series",
+    "stripes",
     "timing",
 ]
 
@@ -406,7 +406,7 @@ def stripes(quick: bool) -> tuple[bool, dict, str]:
     seeds = 2 if quick else 5
     mats = [I.uniform(n, delta=1.2, seed=s) for s in range(seeds)]
     Ps = sorted(
-        {int(round(x)) for x in np.geomspace(max(2, m // n + 1), min(n, m // 2), 12)}
+        {round(float(x)) for x in np.geomspace(max(2, m // n + 1), min(n, m // 2), 12)}
     )
     rows, lis, bounds = [], [], []
     for P in Ps:
