@@ -34,10 +34,13 @@ from typing import Any
 
 import numpy as np
 
-import wpart
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # run from a checkout without installing
+
+import wpart  # noqa: E402
 from wpart.experiments import best_of
 
-ROOT = Path(__file__).resolve().parent.parent
 EXACT = ("nicol", "bisect", "dp")
 
 # Targets of part (a) (spec 004 section 1.2 / the base-layer brief).

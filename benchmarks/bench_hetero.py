@@ -31,7 +31,11 @@ from typing import Any
 
 import numpy as np
 
-import wpart
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # run from a checkout without installing
+
+import wpart  # noqa: E402
 import wpart.hetero as wh
 from wpart.experiments import best_of, format_table
 

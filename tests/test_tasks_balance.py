@@ -109,9 +109,9 @@ def test_ccm_random_invariants(seed):
     cap0 = p.evaluate(**co)["memory"].max()
     cap = cap0 * 1.2 if seed % 2 else None
     opt = tasks.brute_force(p, memory_cap=cap, **co).max_work
-    for cl in ("block", "task"):
+    for cl, sub in (("block", False), ("task", False), ("block", True)):
         r = tasks.balance(p, "ccm", seed=seed, memory_cap=cap, n_iter=5, n_trials=2, cluster=cl,
-                          **co)
+                          subclusters=sub, **co)
         assert r.max_work >= opt - 1e-9
         assert r.max_work <= r.initial_max_work + 1e-12
         assert np.all(np.diff(r.history) <= 1e-12)
@@ -121,7 +121,7 @@ def test_ccm_random_invariants(seed):
         capv = None if cap is None else [cap] * I
         assert work_model(p, r.assignment, cap=capv, **co)["w_max"] == pytest.approx(r.max_work)
         r2 = tasks.balance(p, "ccm", seed=seed, memory_cap=cap, n_iter=5, n_trials=2,
-                           cluster=cl, **co)
+                           cluster=cl, subclusters=sub, **co)
         assert np.array_equal(r.assignment, r2.assignment)
         assert np.array_equal(r.history, r2.history)
 
@@ -198,3 +198,36 @@ def test_knowledge_log_rule():
 
     for P, k, f in [(4, 1, 3), (14, 2, 4), (16, 2, 4), (64, 2, 8), (128, 3, 6), (256, 3, 7)]:
         assert _core.tasks_knowledge(P, 0, 0) == (k, f)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_summary_fast_path_equals_edge_walk(seed):
+    """Clusters without edges are evaluated from their summaries; zero-byte self-edges force
+    the exact edge walk without changing W: both runs must be identical."""
+    p = tasks.random_problem(5, 60, 8, 0, seed, memory=True, zeros=False)
+    K = p.n_tasks
+    q = p.with_(edges=np.stack([np.arange(K), np.arange(K)], 1), edge_bytes=np.zeros(K))
+    cap = p.evaluate()["memory"].max() * 1.1
+    for cl in ("block", "task"):
+        a = tasks.balance(p, seed=seed, delta=0.3, memory_cap=cap, cluster=cl, n_iter=5)
+        b = tasks.balance(q, seed=seed, delta=0.3, memory_cap=cap, cluster=cl, n_iter=5)
+        assert np.array_equal(a.assignment, b.assignment)
+        assert np.array_equal(a.history, b.history)
+
+
+def test_subclusters_reach_lower_wmax():
+    p = SB()
+    assert tasks.balance(p, seed=0, subclusters=True).max_work == 2.0  # the optimum
+    for seed in range(6):
+        r = tasks.balance(p, seed=seed, subclusters=True, beta=1.0)
+        assert 4.0 - 1e-12 <= r.max_work <= 6.0
+
+
+@pytest.mark.skipif(not os.path.isdir("/work/shared/data/lbaf"), reason="no data")
+def test_subclusters_on_lbaf_toys():
+    D = "/work/shared/data/lbaf/"
+    q = tasks.Problem.from_lbdatafile(D + "user-defined-memory-toy-problem/toy_mem")
+    r = tasks.balance(q, seed=0, memory_cap=8e9, subclusters=True, n_iter=10)
+    assert r.max_work == pytest.approx(90.0) and np.all(r.memory <= 8e9)
+    q = tasks.Problem.from_lbdatafile(D + "challenging_toy_fewer_tasks/toy")
+    assert tasks.balance(q, seed=0, subclusters=True).max_work <= 1024.0  # LBAF's result

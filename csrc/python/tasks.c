@@ -279,17 +279,18 @@ static PyObject *wpy_tasks_ccm(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"problem", "coeffs", "assignment", "n_iter", "n_rounds", "fanout",
                              "n_trials", "seed", "cluster", "order_random", "tol", "progress",
-                             "time_limit", NULL};
+                             "time_limit", "one_way", "singles", NULL};
     PyObject *pd, *co, *ao, *progress = Py_None, *res = NULL;
     int n_iter = 4, n_rounds = 0, fanout = 0, n_trials = 1, cluster = 0, order_random = 1;
+    int one_way = 0, singles = 0;
     unsigned long long seed = 0;
     double tol = 1e-12, time_limit = 0.0;
     wpy_tprob_t t;
     wpart_tasks_coeffs_t c;
     PyArrayObject *A = NULL, *out = NULL, *hist = NULL, *exch = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|iiiiKipdOd", kwlist, &pd, &co, &ao, &n_iter,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|iiiiKipdOdpp", kwlist, &pd, &co, &ao, &n_iter,
                                      &n_rounds, &fanout, &n_trials, &seed, &cluster,
-                                     &order_random, &tol, &progress, &time_limit)) {
+                                     &order_random, &tol, &progress, &time_limit, &one_way, &singles)) {
         return NULL;
     }
     if (n_iter < 0 || n_trials < 1) {
@@ -314,6 +315,8 @@ static PyObject *wpy_tasks_ccm(PyObject *self, PyObject *args, PyObject *kwds)
     prm.cluster = cluster;
     prm.order_random = order_random;
     prm.tol = tol;
+    prm.one_way = one_way;
+    prm.singles = singles;
     wpy_control_t ctl;
     wpy_control_setup(&ctl, progress, time_limit);
     prm.control = &ctl.ctl;

@@ -143,17 +143,30 @@ static void inform(int32_t P, int32_t f, int32_t k, rng_t *rngs, uint64_t *known
 }
 
 /* ------------------------------------------------------------------ clusters ------------ */
+/* The clusters of one rank with their summaries (what a rank would send to its peers). */
 typedef struct {
     int32_t *tasks;   /* tasks of the rank grouped by cluster */
     int32_t *start;   /* cluster c = tasks[start[c] .. start[c+1]) */
-    int32_t *key;     /* block id of the cluster (or -1 - task id for singletons) */
-    int32_t n;        /* number of clusters */
+    int32_t *blk;     /* block of the cluster's tasks (-1: none) */
+    double *load, *fp, *wk; /* summed load and footprint, max working memory */
+    int64_t *deg;     /* incident edges of the cluster's tasks */
+    int32_t n, cap_t, cap_c;
 } clusters_t;
 
-static int cmp_block_task(const void *x, const void *y, void *ctx)
+static void clusters_free(clusters_t *C)
 {
-    const int32_t *blk = ctx;
-    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+    free(C->tasks);
+    free(C->start);
+    free(C->blk);
+    free(C->load);
+    free(C->fp);
+    free(C->wk);
+    free(C->deg);
+    memset(C, 0, sizeof(*C));
+}
+
+static int cmp_block_task(int32_t a, int32_t b, const int32_t *blk)
+{
     int32_t ba = blk ? blk[a] : -1, bb = blk ? blk[b] : -1;
     /* block-less tasks (-1) sort after blocks, each alone */
     int64_t ka = ba >= 0 ? ba : (int64_t)1 << 40, kb = bb >= 0 ? bb : (int64_t)1 << 40;
@@ -161,14 +174,13 @@ static int cmp_block_task(const void *x, const void *y, void *ctx)
     return a < b ? -1 : a > b;
 }
 
-/* insertion sort for small arrays, else a heap-free merge sort with a scratch buffer */
 static void sort_tasks(int32_t *a, int32_t n, const int32_t *blk, int32_t *tmp)
 {
     if (n < 2) return;
     if (n <= 16) {
         for (int32_t i = 1; i < n; i++) {
             int32_t x = a[i], j = i;
-            while (j > 0 && cmp_block_task(&a[j - 1], &x, (void *)blk) > 0) {
+            while (j > 0 && cmp_block_task(a[j - 1], x, blk) > 0) {
                 a[j] = a[j - 1];
                 j--;
             }
@@ -180,66 +192,235 @@ static void sort_tasks(int32_t *a, int32_t n, const int32_t *blk, int32_t *tmp)
     sort_tasks(a, h, blk, tmp);
     sort_tasks(a + h, n - h, blk, tmp);
     int32_t i = 0, j = h, o = 0;
-    while (i < h && j < n) tmp[o++] = cmp_block_task(&a[j], &a[i], (void *)blk) < 0 ? a[j++] : a[i++];
+    while (i < h && j < n) tmp[o++] = cmp_block_task(a[j], a[i], blk) < 0 ? a[j++] : a[i++];
     while (i < h) tmp[o++] = a[i++];
     while (j < n) tmp[o++] = a[j++];
     memcpy(a, tmp, sizeof(int32_t) * (size_t)n);
 }
 
-static void build_clusters(const wpart_tasks_state_t *s, int32_t r, int mode, clusters_t *C,
-                           int32_t *tmp)
+static int reserve(void **p, int64_t n, size_t sz)
 {
-    int32_t n = 0;
-    for (int32_t k = s->head[r]; k >= 0; k = s->next[k]) C->tasks[n++] = k;
-    const int32_t *blk = mode == WPART_TASKS_CLUSTER_BLOCK ? s->p.task_block : NULL;
-    sort_tasks(C->tasks, n, blk, tmp);
+    void *q = realloc(*p, (size_t)(n > 0 ? n : 1) * sz);
+    if (!q) return 0;
+    *p = q;
+    return 1;
+}
+
+static wpart_status_t build_clusters(const wpart_tasks_state_t *s, int32_t r, int mode,
+                                     clusters_t *C, int32_t *tmp)
+{
+    const wpart_tasks_problem_t *p = &s->p;
+    int32_t n = s->rank[r].cnt;
+    if (n > C->cap_t || n + 1 > C->cap_c) {
+        int32_t nc = n + 1 > 2 * C->cap_c ? n + 1 : 2 * C->cap_c;
+        if (!reserve((void **)&C->tasks, n > 2 * C->cap_t ? n : 2 * C->cap_t, sizeof(int32_t)) ||
+            !reserve((void **)&C->start, nc + 1, sizeof(int32_t)) ||
+            !reserve((void **)&C->blk, nc, sizeof(int32_t)) ||
+            !reserve((void **)&C->load, nc, sizeof(double)) ||
+            !reserve((void **)&C->fp, nc, sizeof(double)) ||
+            !reserve((void **)&C->wk, nc, sizeof(double)) ||
+            !reserve((void **)&C->deg, nc, sizeof(int64_t))) {
+            return wpart_i_error(WPART_ENOMEM, "ccm: out of memory (clusters)");
+        }
+        C->cap_t = n > 2 * C->cap_t ? n : 2 * C->cap_t;
+        C->cap_c = nc;
+    }
+    int32_t m = 0;
+    for (int32_t k = s->head[r]; k >= 0; k = s->next[k]) C->tasks[m++] = k;
+    const int32_t *blk = mode == WPART_TASKS_CLUSTER_BLOCK ? p->task_block : NULL;
+    sort_tasks(C->tasks, m, blk, tmp);
     C->n = 0;
-    for (int32_t i = 0; i < n; i++) {
-        int32_t b = blk ? blk[C->tasks[i]] : -1;
-        if (i == 0 || b < 0 || b != C->key[C->n - 1]) {
+    for (int32_t i = 0; i < m; i++) {
+        int32_t t = C->tasks[i];
+        int32_t b = p->task_block ? p->task_block[t] : -1;
+        int split = mode != WPART_TASKS_CLUSTER_BLOCK || b < 0 || i == 0 ||
+                    b != C->blk[C->n - 1];
+        if (split) {
             C->start[C->n] = i;
-            C->key[C->n] = b >= 0 ? b : -1 - C->tasks[i];
+            C->blk[C->n] = b;
+            C->load[C->n] = 0.0;
+            C->fp[C->n] = 0.0;
+            C->wk[C->n] = 0.0;
+            C->deg[C->n] = 0;
             C->n++;
         }
+        int32_t c = C->n - 1;
+        C->load[c] += p->task_load[t]; /* same order as the exchange's own sums */
+        if (p->task_footprint) C->fp[c] += p->task_footprint[t];
+        if (p->task_working && p->task_working[t] > C->wk[c]) C->wk[c] = p->task_working[t];
+        C->deg[c] += s->inc_ptr[t + 1] - s->inc_ptr[t];
     }
-    C->start[C->n] = n;
+    C->start[C->n] = m;
+    return WPART_OK;
+}
+
+/* Presence update of one rank for up to two blocks, in the exchange's order (bit-identical). */
+static void fast_blocks(const wpart_tasks_state_t *s, int32_t r, const int32_t *bl,
+                        const int32_t *d, int nb, wpart_tasks_rank_t *v)
+{
+    const int32_t N = s->p.n_blocks;
+    for (int i = 0; i < nb; i++) {
+        int32_t b = bl[i];
+        if (d[i] == 0) continue;
+        int32_t old = s->refcnt[(int64_t)r * N + b], nw = old + d[i];
+        double sz = s->p.block_size[b];
+        int off = s->p.block_home[b] != r;
+        if (old > 0 && nw == 0) {
+            v->ms -= sz;
+            v->nblk--;
+            if (off) {
+                v->h -= sz;
+                v->noff--;
+            }
+        } else if (old == 0 && nw > 0) {
+            v->ms += sz;
+            v->nblk++;
+            if (off) {
+                v->h += sz;
+                v->noff++;
+            }
+        }
+    }
+}
+
+static double wmax_after_c(const wpart_tasks_state_t *s, int32_t r, const clusters_t *C,
+                           int32_t i, double in_wk)
+{
+    if (!s->p.task_working) return 0.0;
+    double cur = s->rank[r].wmax, m;
+    if (i >= 0 && C->wk[i] >= cur && C->start[i + 1] > C->start[i]) {
+        m = 0.0;
+        for (int32_t c = 0; c < C->n; c++) {
+            if (c != i && C->wk[c] > m) m = C->wk[c];
+        }
+    } else {
+        m = cur;
+    }
+    return in_wk > m ? in_wk : m;
+}
+
+/* Work of r1 and r2 after exchanging cluster i of r1 with cluster j of r2 (-1: none), from the
+ * summaries alone; valid when neither cluster has an incident edge. */
+static void fast_eval(const wpart_tasks_state_t *s, int32_t r1, const clusters_t *C1, int32_t i,
+                      int32_t r2, const clusters_t *C2, int32_t j, double *w1, double *w2)
+{
+    wpart_tasks_rank_t v1 = s->rank[r1], v2 = s->rank[r2];
+    int32_t na = i >= 0 ? C1->start[i + 1] - C1->start[i] : 0;
+    int32_t nb = j >= 0 ? C2->start[j + 1] - C2->start[j] : 0;
+    double la = i >= 0 ? C1->load[i] : 0, lb = j >= 0 ? C2->load[j] : 0;
+    double fa = i >= 0 ? C1->fp[i] : 0, fb = j >= 0 ? C2->fp[j] : 0;
+    v1.load = v1.load - la + lb;
+    v2.load = v2.load - lb + la;
+    v1.fp = v1.fp - fa + fb;
+    v2.fp = v2.fp - fb + fa;
+    v1.wmax = wmax_after_c(s, r1, C1, i, j >= 0 ? C2->wk[j] : 0.0);
+    v2.wmax = wmax_after_c(s, r2, C2, j, i >= 0 ? C1->wk[i] : 0.0);
+    v1.cnt += nb - na;
+    v2.cnt += na - nb;
+    v1.out += 0.0;
+    v1.in += 0.0;
+    v1.loc += 0.0;
+    v2.out += 0.0;
+    v2.in += 0.0;
+    v2.loc += 0.0;
+    if (s->p.task_block) {
+        int32_t bl[2], d1[2], d2[2];
+        int nbk = 0;
+        int32_t ba = i >= 0 ? C1->blk[i] : -1, bb = j >= 0 ? C2->blk[j] : -1;
+        if (ba >= 0) {
+            bl[nbk] = ba;
+            d1[nbk] = -na;
+            d2[nbk] = na;
+            nbk++;
+        }
+        if (bb >= 0) {
+            if (nbk == 1 && bl[0] == bb) {
+                d1[0] += nb;
+                d2[0] -= nb;
+            } else {
+                bl[nbk] = bb;
+                d1[nbk] = nb;
+                d2[nbk] = -nb;
+                nbk++;
+            }
+        }
+        fast_blocks(s, r1, bl, d1, nbk, &v1);
+        fast_blocks(s, r2, bl, d2, nbk, &v2);
+    }
+    if (v1.cnt == 0) memset(&v1, 0, sizeof(v1));
+    if (v2.cnt == 0) memset(&v2, 0, sizeof(v2));
+    *w1 = wpart_tasks_i_work(&s->p, &s->c, r1, &v1);
+    *w2 = wpart_tasks_i_work(&s->p, &s->c, r2, &v2);
 }
 
 typedef struct {
     double gain;
     int32_t cr, cp, moved; /* cluster indices (-1 = empty) */
+    int single;            /* cr / cp index the single-task clusters */
 } best_t;
 
-/* FindBestCCM on the current state: best exchange between r and p, gain > tol * before. */
-static wpart_status_t find_best(wpart_tasks_state_t *s, int32_t r, int32_t p,
-                                const clusters_t *Cr, const clusters_t *Cp, double tol,
-                                best_t *best)
+static void consider(best_t *best, double before, double tol, double w1, double w2, int32_t i,
+                     int32_t j, int32_t moved, int single)
 {
+    double after = w1 > w2 ? w1 : w2;
+    double gain = before - after;
+    if (!(gain > tol * before)) return;
+    if (gain > best->gain || (gain == best->gain && moved < best->moved)) {
+        best->gain = gain;
+        best->cr = i;
+        best->cp = j;
+        best->moved = moved;
+        best->single = single;
+    }
+}
+
+static wpart_status_t eval_pair(wpart_tasks_state_t *s, int32_t r, const clusters_t *Cr,
+                                int32_t i, int32_t p, const clusters_t *Cp, int32_t j,
+                                double *w1, double *w2)
+{
+    const int32_t *A = i >= 0 ? Cr->tasks + Cr->start[i] : NULL;
+    int32_t na = i >= 0 ? Cr->start[i + 1] - Cr->start[i] : 0;
+    const int32_t *B = j >= 0 ? Cp->tasks + Cp->start[j] : NULL;
+    int32_t nb = j >= 0 ? Cp->start[j + 1] - Cp->start[j] : 0;
+    if ((i < 0 || Cr->deg[i] == 0) && (j < 0 || Cp->deg[j] == 0)) {
+        fast_eval(s, r, Cr, i, p, Cp, j, w1, w2);
+        return WPART_OK;
+    }
+    return wpart_tasks_state_eval_exchange(s, r, A, na, p, B, nb, w1, w2);
+}
+
+/* FindBestCCM on the current state: best exchange between r and p, gain > tol * before.
+ * Tr / Tp (may be NULL): single-task clusters for one-way single transfers. */
+static wpart_status_t find_best(wpart_tasks_state_t *s, int32_t r, int32_t p,
+                                const clusters_t *Cr, const clusters_t *Cp, const clusters_t *Tr,
+                                const clusters_t *Tp, double tol, int one_way, best_t *best)
+{
+    wpart_status_t st;
     best->gain = -INFINITY;
     best->cr = best->cp = -1;
     best->moved = 0;
+    best->single = 0;
     double before = s->work[r] > s->work[p] ? s->work[r] : s->work[p];
     if (!(before > 0) || isinf(before)) return WPART_OK;
+    double w1, w2;
     for (int32_t i = -1; i < Cr->n; i++) {
-        const int32_t *A = i >= 0 ? Cr->tasks + Cr->start[i] : NULL;
         int32_t na = i >= 0 ? Cr->start[i + 1] - Cr->start[i] : 0;
         for (int32_t j = -1; j < Cp->n; j++) {
             if (i < 0 && j < 0) continue;
-            const int32_t *B = j >= 0 ? Cp->tasks + Cp->start[j] : NULL;
+            if (one_way && i >= 0 && j >= 0) continue;
             int32_t nb = j >= 0 ? Cp->start[j + 1] - Cp->start[j] : 0;
-            double w1, w2;
-            wpart_status_t st =
-                wpart_tasks_state_eval_exchange(s, r, A, na, p, B, nb, &w1, &w2);
-            if (st != WPART_OK) return st;
-            double after = w1 > w2 ? w1 : w2;
-            double gain = before - after;
-            if (!(gain > tol * before)) continue;
-            if (gain > best->gain || (gain == best->gain && na + nb < best->moved)) {
-                best->gain = gain;
-                best->cr = i;
-                best->cp = j;
-                best->moved = na + nb;
-            }
+            if ((st = eval_pair(s, r, Cr, i, p, Cp, j, &w1, &w2)) != WPART_OK) return st;
+            consider(best, before, tol, w1, w2, i, j, na + nb, 0);
+        }
+    }
+    if (Tr && Tp) {
+        for (int32_t i = 0; i < Tr->n; i++) {
+            if ((st = eval_pair(s, r, Tr, i, p, Tp, -1, &w1, &w2)) != WPART_OK) return st;
+            consider(best, before, tol, w1, w2, i, -1, 1, 1);
+        }
+        for (int32_t j = 0; j < Tp->n; j++) {
+            if ((st = eval_pair(s, r, Tr, -1, p, Tp, j, &w1, &w2)) != WPART_OK) return st;
+            consider(best, before, tol, w1, w2, -1, j, 1, 1);
         }
     }
     return WPART_OK;
@@ -268,7 +449,7 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
     int8_t *sender = NULL, *recv = NULL;
     rng_t *rngs = NULL;
     cand_t *wl = NULL;
-    clusters_t Cr = {0}, Cp = {0};
+    clusters_t *CL = NULL, *CT = NULL;
     if (prm == NULL || rep == NULL) return wpart_i_error(WPART_EINVAL, "params or report is NULL");
     WPART_CHECK(wpart_tasks_validate(p));
     WPART_CHECK(wpart_tasks_validate_coeffs(c));
@@ -299,14 +480,10 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
     recv = wpart_i_malloc(P, 1);
     rngs = wpart_i_malloc(P + 1, sizeof(rng_t));
     wl = wpart_i_malloc(P, sizeof(cand_t));
-    Cr.tasks = wpart_i_malloc(KK, sizeof(int32_t));
-    Cr.start = wpart_i_malloc((int64_t)KK + 1, sizeof(int32_t));
-    Cr.key = wpart_i_malloc(KK, sizeof(int32_t));
-    Cp.tasks = wpart_i_malloc(KK, sizeof(int32_t));
-    Cp.start = wpart_i_malloc((int64_t)KK + 1, sizeof(int32_t));
-    Cp.key = wpart_i_malloc(KK, sizeof(int32_t));
+    CL = wpart_i_calloc(P, sizeof(clusters_t));
+    CT = prm->singles ? wpart_i_calloc(P, sizeof(clusters_t)) : NULL;
     if (!a0 || !best_assign || !tmp || !cand || !order || !known || !old || !sender || !recv ||
-        !rngs || !wl || !Cr.tasks || !Cr.start || !Cr.key || !Cp.tasks || !Cp.start || !Cp.key) {
+        !rngs || !wl || !CL || (prm->singles && !CT)) {
         WPART_FAIL(WPART_ENOMEM, "ccm: out of memory");
     }
     if (K > 0) memcpy(a0, assign_inout, sizeof(int32_t) * (size_t)K);
@@ -328,6 +505,12 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
         for (int32_t r = 0; r <= P; r++) rng_seed(&rngs[r], prm->seed, (uint64_t)trial + 1, r);
         int32_t n_exch = 0;
         for (int32_t it = 0; it < prm->n_iter; it++) {
+            /* clusters are rebuilt at the start of every iteration (and after each exchange
+               for the two ranks involved) */
+            for (int32_t r = 0; r < P; r++) {
+                WPART_CHECK(build_clusters(s, r, prm->cluster, &CL[r], tmp));
+                if (CT) WPART_CHECK(build_clusters(s, r, WPART_TASKS_CLUSTER_TASK, &CT[r], tmp));
+            }
             inform(P, f, k, rngs, known, old, sender, recv, cand);
             for (int32_t r = 0; r < P; r++) order[r] = r;
             if (prm->order_random) {
@@ -344,15 +527,14 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                 WPART_CHECK(wpart_i_poll(prm->control, t0,
                                          (double)trial * prm->n_iter * P + (double)it * P + oi,
                                          (double)prm->n_trials * prm->n_iter * P));
-                /* rank peers by estimated gain */
+                /* rank the known peers by estimated gain */
                 int32_t nw = 0;
-                build_clusters(s, r, prm->cluster, &Cr, tmp);
                 const uint64_t *kr = known + r * W;
                 for (int32_t q = 0; q < P; q++) {
                     if (q == r || !(kr[q / 64] >> (q % 64) & 1)) continue;
                     best_t b;
-                    build_clusters(s, q, prm->cluster, &Cp, tmp);
-                    WPART_CHECK(find_best(s, r, q, &Cr, &Cp, prm->tol, &b));
+                    WPART_CHECK(find_best(s, r, q, &CL[r], &CL[q], CT ? &CT[r] : NULL, CT ? &CT[q] : NULL,
+                                          prm->tol, prm->one_way, &b));
                     if (b.gain > 0) {
                         wl[nw].gain = b.gain;
                         wl[nw].p = q;
@@ -364,15 +546,22 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                 for (int32_t i = 0; i < nw; i++) {
                     int32_t q = wl[i].p;
                     best_t b;
-                    build_clusters(s, r, prm->cluster, &Cr, tmp);
-                    build_clusters(s, q, prm->cluster, &Cp, tmp);
-                    WPART_CHECK(find_best(s, r, q, &Cr, &Cp, prm->tol, &b));
+                    WPART_CHECK(find_best(s, r, q, &CL[r], &CL[q], CT ? &CT[r] : NULL, CT ? &CT[q] : NULL,
+                                          prm->tol, prm->one_way, &b));
                     if (b.gain > 0) {
-                        const int32_t *A = b.cr >= 0 ? Cr.tasks + Cr.start[b.cr] : NULL;
-                        int32_t na = b.cr >= 0 ? Cr.start[b.cr + 1] - Cr.start[b.cr] : 0;
-                        const int32_t *B = b.cp >= 0 ? Cp.tasks + Cp.start[b.cp] : NULL;
-                        int32_t nb = b.cp >= 0 ? Cp.start[b.cp + 1] - Cp.start[b.cp] : 0;
+                        const clusters_t *Cr = b.single ? &CT[r] : &CL[r];
+                        const clusters_t *Cq = b.single ? &CT[q] : &CL[q];
+                        const int32_t *A = b.cr >= 0 ? Cr->tasks + Cr->start[b.cr] : NULL;
+                        int32_t na = b.cr >= 0 ? Cr->start[b.cr + 1] - Cr->start[b.cr] : 0;
+                        const int32_t *B = b.cp >= 0 ? Cq->tasks + Cq->start[b.cp] : NULL;
+                        int32_t nb = b.cp >= 0 ? Cq->start[b.cp + 1] - Cq->start[b.cp] : 0;
                         WPART_CHECK(wpart_tasks_state_apply_exchange(s, r, A, na, q, B, nb));
+                        WPART_CHECK(build_clusters(s, r, prm->cluster, &CL[r], tmp));
+                        WPART_CHECK(build_clusters(s, q, prm->cluster, &CL[q], tmp));
+                        if (CT) {
+                            WPART_CHECK(build_clusters(s, r, WPART_TASKS_CLUSTER_TASK, &CT[r], tmp));
+                            WPART_CHECK(build_clusters(s, q, WPART_TASKS_CLUSTER_TASK, &CT[q], tmp));
+                        }
                         moved++;
                     }
                 }
@@ -399,6 +588,14 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
     if (K > 0) memcpy(assign_inout, best_assign, sizeof(int32_t) * (size_t)K);
 cleanup:
     wpart_tasks_state_free(s);
+    if (CL) {
+        for (int32_t r = 0; r < p->n_ranks; r++) clusters_free(&CL[r]);
+    }
+    if (CT) {
+        for (int32_t r = 0; r < p->n_ranks; r++) clusters_free(&CT[r]);
+    }
+    free(CL);
+    free(CT);
     free(a0);
     free(best_assign);
     free(tmp);
@@ -410,12 +607,6 @@ cleanup:
     free(recv);
     free(rngs);
     free(wl);
-    free(Cr.tasks);
-    free(Cr.start);
-    free(Cr.key);
-    free(Cp.tasks);
-    free(Cp.start);
-    free(Cp.key);
     return st;
 }
 

@@ -194,7 +194,7 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
             beta: float = 0.0, gamma: float = 0.0, delta: float = 0.0, memory_cap: Any = None,
             initial: ArrayLike | None = None, n_iter: int = 4, n_rounds: int | None = None,
             fanout: int | None = None, n_trials: int = 1, cluster: str = "block",
-            order: str = "random", tol: float = 1e-12,
+            order: str = "random", tol: float = 1e-12, subclusters: bool = False,
             progress: bool | Callable[[float, float], None] = False,
             time_limit: float | None = None, **options: Any) -> TasksResult:
     """Place the tasks of one phase to minimise ``W_max``.
@@ -205,8 +205,8 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
     method : str, default "ccm"
         ``"ccm"`` (CCM-LB, the paper's gossip heuristic, simulated serially), ``"none"``
         (keep the initial assignment), ``"greedy"`` (LPT over block clusters, centralised),
-        ``"tempered"`` (a load-only TemperedLB-style gossip balancer moving single tasks; its
-        result is scored with the full model), ``"brute_force"`` (exact, tiny cases).
+        ``"tempered"`` (a load-only TemperedLB-style gossip balancer: one-way transfers of single
+        tasks, same gossip; its result is scored with the full model), ``"brute_force"`` (exact, tiny cases).
     seed : int, default 0
         Base seed; identical seeds give identical results.
     alpha, beta, gamma, delta : float
@@ -223,6 +223,9 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
         Order in which ranks take their turn in the simulation.
     tol : float
         Minimum relative gain of an exchange.
+    subclusters : bool, default False
+        Also try one-way transfers of single tasks taken out of clusters (LBAF-style
+        subclustering; not in the paper). Blocks may then be split across ranks.
 
     Returns
     -------
@@ -283,7 +286,8 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
                        desc=f"balance[{meth}]") as hook:
         a, hist, exch, st = _core.tasks_ccm(
             d, run_c.as_tuple(enforce), a0, n_iter, k, f, n_trials, seed, cluster_mode,
-            od == "random", tol, hook, tl)
+            od == "random", tol, hook, tl, meth == "tempered",
+            bool(subclusters) and meth == "ccm")
     secs = time.perf_counter() - t0
     best = int(st["best_trial"])
     history = hist[best]
@@ -293,5 +297,6 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
         history = np.array([w0, w])
     stats = dict(st)
     stats.update(seconds=secs, exchanges_per_iteration=exch[best].tolist(),
-                 n_iter=n_iter, n_trials=n_trials, seed=seed, cluster=cl)
+                 n_iter=n_iter, n_trials=n_trials, seed=seed, cluster=cl,
+                 subclusters=bool(subclusters))
     return _result(problem, c, cap, a, history, meth, stats)

@@ -277,8 +277,8 @@ def write_lbdatafile(problem, stem: str, assignment=None, *, phase: int = 0,
     ents = problem.meta.get("entities") if isinstance(problem.meta, dict) else None
     if ents is None or len(ents) != K:
         ids = problem.task_ids if problem.task_ids is not None else np.arange(K)
-        ents = [{"type": "object", "seq_id": int(ids[k]), "collection_id": 0,
-                 "migratable": True, "home": int(problem.initial[k])} for k in range(K)]
+        ents = [{"type": "object", "id": int(ids[k]), "migratable": True,
+                 "home": int(problem.initial[k])} for k in range(K)]
     bids = problem.block_ids if problem.block_ids is not None else np.arange(problem.n_blocks)
     tasks_of = [[] for _ in range(I)]
     comms_of = [[] for _ in range(I)]

@@ -48,7 +48,7 @@ def paper_toy(fwmp: bool = False, loads=(1.0, 2.0, 1.5), block_sizes=(4.0, 3.0),
 
 
 def gemma_like(n_ranks: int = 14, n_tasks: int = 1959, n_blocks: int = 206, seed: int = 0, *,
-               block_bytes: float = 2.0e8, comm_degree: float = 0.0,
+               block_bytes: float = 1.0e7, comm_degree: float = 0.0,
                load_sigma: float = 1.0) -> Problem:
     """A seeded instance shaped like the paper's Gemma case (section 5.2/5.4).
 

@@ -104,6 +104,9 @@ typedef struct {
     int32_t cluster;    /* wpart_tasks_cluster_t */
     int32_t order_random; /* 1 (default): ranks take turns in a seeded random order */
     double tol;         /* minimum relative gain (default 1e-12) */
+    int32_t one_way;    /* 1: only one-way transfers (no swaps), as TemperedLB (default 0) */
+    int32_t singles;    /* 1: also try one-way transfers of single tasks out of clusters
+                           (splits clusters; LBAF-style subclustering; default 0) */
     const wpart_control_t *control; /* may be NULL */
 } wpart_tasks_lb_params_t;
 

@@ -1,0 +1,260 @@
+"""Benchmarks for wpart.tasks: CCM-LB against the GLPK optimum, scaling, and LBAF.
+
+Three parts, one process (LBAF runs in a child process):
+
+(a) heuristic vs exact: CCM-LB (12 seeds) against the GLPK optimum of the compact MILP on
+    growing Gemma-like instances (time-limited); gap ``W_ccm / W_milp - 1`` and times.
+(b) scaling: CCM-LB on Gemma-like instances from the paper's 14/1,959/206 case up to 10^5
+    (``--quick``) or 10^6 tasks; wall time and W_max before/after, with the greedy baseline
+    and the load-only TemperedLB-style baseline measured in the same process.
+(c) LBAF side by side: the same LBDatafiles balanced by LBAF's InformAndTransfer (Clustering
+    transfer with subclusters, Tempered criterion; same iterations, rounds and fanout) and by
+    CCM-LB with ``subclusters=True`` (its counterpart of LBAF's subclustering); LBAF's
+    result is re-scored with wpart's work model. Target: wpart at least 100x faster at equal
+    or lower W_max. LBAF is found as ``import lbaf`` or under ``--lbaf-path`` (LBAF 1.0.1 is
+    the release on PyPI; it needs Python <= 3.10, so on newer Pythons unpack its wheel and
+    point ``--lbaf-path`` at it; its schema checker and VTK output are bypassed).
+
+Run ``python benchmarks/bench_tasks.py --quick`` (under a minute). Timings are never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import wpart  # noqa: E402
+from wpart import tasks  # noqa: E402
+from wpart.experiments import format_table, write_json  # noqa: E402
+
+DATA = Path("/work/shared/data/lbaf")
+TARGET_SPEEDUP = 100.0
+
+# --------------------------------------------------------------------------------------------
+# (a) heuristic vs GLPK
+
+
+def part_milp(quick: bool) -> dict:
+    sizes = [(2, 12, 3), (3, 18, 5), (3, 30, 6), (4, 40, 8)]
+    if not quick:
+        sizes += [(4, 60, 10), (6, 80, 12), (8, 120, 16)]
+    rows, recs = [], []
+    tl = 10.0 if quick else 60.0
+    for I, K, N in sizes:
+        p = tasks.gemma_like(I, K, N, seed=1)
+        for delta in (0.0, 1e-9):
+            t0 = time.perf_counter()
+            runs = [tasks.balance(p, seed=s, delta=delta) for s in range(12)]
+            t_ccm = (time.perf_counter() - t0) / 12
+            w = np.array([r.max_work for r in runs])
+            try:
+                m = tasks.solve_milp(p, delta=delta, time_limit=tl)
+                st, wm, bound, tm = (m.stats["status"], m.max_work, m.stats["bound"],
+                                     m.stats["seconds"])
+            except wpart.SolverError:
+                st, wm, bound, tm = "no_solution", float("nan"), float("nan"), tl
+            gap_min = w.min() / wm - 1 if wm > 0 else float("nan")
+            gap_max = w.max() / wm - 1 if wm > 0 else float("nan")
+            ok = not (st == "optimal" and w.min() < wm - 1e-9)
+            recs.append(dict(I=I, K=K, N=N, delta=delta, ccm_min=w.min(), ccm_max=w.max(),
+                             ccm_seconds=t_ccm, milp_status=st, milp=wm, milp_bound=bound,
+                             milp_seconds=tm, gap_min=gap_min, gap_max=gap_max, ok=ok))
+            rows.append([f"{I}/{K}/{N}", delta, runs[0].initial_max_work, w.min(), w.max(), wm,
+                         st, f"{gap_min:.2%} / {gap_max:.2%}", t_ccm, tm,
+                         "OK" if ok else "FAIL"])
+    text = format_table(["I/K/N", "delta", "W0", "CCM min", "CCM max", "MILP", "status",
+                         "gap min/max", "CCM s", "MILP s", "CCM >= OPT"], rows,
+                        title="(a) CCM-LB (12 seeds) vs GLPK compact MILP, Gemma-like")
+    return {"rows": recs, "text": text, "ok": all(r["ok"] for r in recs)}
+
+
+# --------------------------------------------------------------------------------------------
+# (b) scaling
+
+
+def part_scaling(quick: bool) -> dict:
+    cases = [(14, 1959, 206), (16, 2383, 286), (64, 8955, 896), (256, 34709, 3076),
+             (128, 100_000, 1536)]
+    if not quick:
+        cases += [(256, 300_000, 3076), (512, 1_000_000, 6144)]
+    rows, recs = [], []
+    for I, K, N in cases:
+        p = tasks.gemma_like(I, K, N, seed=0)
+        res = {}
+        for meth in ("ccm", "greedy", "tempered"):
+            if meth == "tempered" and K > 40_000:  # single-task transfers: quadratic per pair
+                res[meth] = (res["greedy"][0], float("nan"))
+                continue
+            t0 = time.perf_counter()
+            r = tasks.balance(p, meth, seed=0, delta=1e-9)
+            res[meth] = (r, time.perf_counter() - t0)
+        r, t = res["ccm"]
+        lb = max(p.task_load.sum() / I, p.task_load.max())
+        recs.append(dict(I=I, K=K, N=N, w0=r.initial_max_work, ccm=r.max_work, ccm_seconds=t,
+                         greedy=res["greedy"][0].max_work, greedy_seconds=res["greedy"][1],
+                         tempered=res["tempered"][0].max_work if K <= 40_000 else None,
+                         tempered_seconds=res["tempered"][1], load_lower_bound=lb,
+                         n_off_home=r.n_off_home, exchanges=r.stats["n_exchanges"]))
+        rows.append([f"{I}/{K}/{N}", r.initial_max_work, r.max_work, lb, t,
+                     res["greedy"][0].max_work, res["greedy"][1], res["tempered"][0].max_work if K <= 40_000 else "-",
+                     res["tempered"][1], r.n_off_home])
+    text = format_table(["I/K/N", "W0", "CCM", "mean L", "CCM s", "greedy", "greedy s",
+                         "tempered*", "tempered s", "n_off"], rows,
+                        title="(b) scaling, Gemma-like, delta = 1e-9 (* load-only balancer "
+                              "scored with the full model)")
+    return {"rows": recs, "text": text, "ok": True}
+
+
+# --------------------------------------------------------------------------------------------
+# (c) LBAF
+
+_DRIVER = r'''
+import json, logging, sys, time, types
+class _Any(types.ModuleType):
+    def __getattr__(self, name):
+        return type(name, (), {})
+sys.modules.setdefault("vtk", _Any("vtk"))
+from lbaf.IO.lbsVTDataReader import LoadReader
+from lbaf.Model.lbsPhase import Phase
+from lbaf.Execution.lbsRuntime import Runtime
+from lbaf.Utils.lbsLogging import get_logger
+import lbaf.IO.lbsStatistics as lbstats
+cfg = json.loads(sys.argv[1])
+logger = get_logger()
+logger.setLevel(logging.ERROR)
+LoadReader.SCHEMA_VALIDATOR_CLASS = object
+lbstats.initialize()
+reader = LoadReader(file_prefix=cfg["stem"], logger=logger, file_suffix="json",
+                    check_schema=False)
+phase = Phase(logger, 0, reader=reader)
+phase.populate_from_log(0)
+params = {"beta": cfg["beta"], "gamma": 0.0, "delta": cfg["delta"]}
+if cfg["cap"] > 0:
+    params["upper_bounds"] = {"max_memory_usage": cfg["cap"]}
+rt = Runtime({0: phase}, {"name": "AffineCombination", "parameters": params},
+             {"name": "InformAndTransfer", "phase_id": 0, "parameters": {
+                 "n_iterations": cfg["n_iter"], "n_rounds": cfg["rounds"],
+                 "fanout": cfg["fanout"], "order_strategy": "arbitrary",
+                 "transfer_strategy": "Clustering", "criterion": "Tempered",
+                 "max_objects_per_transfer": 32, "deterministic_transfer": True}},
+             [], logger, "", "")
+t0 = time.perf_counter()
+new = rt.execute(0, False)
+t1 = time.perf_counter()
+ph = new if new is not None else phase
+assign = {str(o.get_id()): r.get_id() for r in ph.get_ranks() for o in r.get_objects()}
+print("@@" + json.dumps({"seconds": t1 - t0, "assign": assign}))
+'''
+
+
+def _run_lbaf(lbaf_path: str | None, cfg: dict, timeout: float) -> dict | None:
+    env = dict(os.environ)
+    if lbaf_path:
+        env["PYTHONPATH"] = os.pathsep.join([lbaf_path, env.get("PYTHONPATH", "")])
+    try:
+        out = subprocess.run([sys.executable, "-c", _DRIVER, json.dumps(cfg)], env=env,
+                             capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timeout after {timeout} s"}
+    for line in out.stdout.splitlines():
+        if line.startswith("@@"):
+            return json.loads(line[2:])
+    return {"error": (out.stderr or out.stdout).strip().splitlines()[-1:] or ["no output"]}
+
+
+def part_lbaf(quick: bool, lbaf_path: str | None) -> dict:
+    cases = []
+    if DATA.is_dir():
+        cases += [("challenging_toy_fewer_tasks", str(DATA / "challenging_toy_fewer_tasks/toy"),
+                   0.0, 0.0, 0.0),
+                  ("toy_mem (cap 8e9)", str(DATA / "user-defined-memory-toy-problem/toy_mem"),
+                   0.0, 0.0, 8.0e9)]
+    tmp = tempfile.mkdtemp(prefix="wpart_bench_tasks_")
+    sizes = [(14, 1959, 206)] + ([] if quick else [(64, 8955, 896)])
+    for I, K, N in sizes:
+        g = tasks.gemma_like(I, K, N, seed=0)
+        g = g.with_(task_footprint=np.zeros(K), task_working=np.zeros(K))  # LBAF needs them
+        stem = os.path.join(tmp, f"gemma{I}")
+        g.to_lbdatafile(stem)
+        cases.append((f"gemma-like {I}/{K}/{N} delta=1e-9", stem, 0.0, 1e-9, 0.0))
+    rows, recs = [], []
+    for name, stem, beta, delta, cap in cases:
+        p = tasks.Problem.from_lbdatafile(stem)
+        cap_v = cap if cap > 0 else None
+        k, f = wpart._core.tasks_knowledge(p.n_ranks, 0, 0)
+        t0 = time.perf_counter()
+        reps = 0
+        while True:  # best-of timing within ~0.5 s
+            r = tasks.balance(p, seed=0, beta=beta, delta=delta, memory_cap=cap_v, n_iter=4,
+                              subclusters=True)
+            reps += 1
+            if time.perf_counter() - t0 > 0.5 or reps >= 20:
+                break
+        t_w = min(r.stats["seconds"], (time.perf_counter() - t0) / reps)
+        lb = _run_lbaf(lbaf_path, dict(stem=stem, beta=beta, delta=delta, cap=cap, n_iter=4,
+                                       rounds=k, fanout=f), timeout=300 if not quick else 120)
+        if lb is None or "error" in lb:
+            rec = dict(case=name, wpart_w=r.max_work, wpart_seconds=t_w, lbaf=None,
+                       error=None if lb is None else lb["error"])
+            rows.append([name, r.initial_max_work, r.max_work, "-", t_w, "-", "-", "n/a"])
+        else:
+            idx = {int(t): i for i, t in enumerate(p.task_ids)}
+            a = np.array(p.initial)
+            for oid, rank in lb["assign"].items():
+                a[idx[int(oid)]] = rank
+            wl = p.evaluate(a, beta=beta, delta=delta, memory_cap=cap_v)["w_max"]
+            ratio = lb["seconds"] / t_w
+            ok = ratio >= TARGET_SPEEDUP and r.max_work <= wl * (1 + 1e-12)
+            rec = dict(case=name, w0=r.initial_max_work, wpart_w=r.max_work, wpart_seconds=t_w,
+                       lbaf_w=wl, lbaf_seconds=lb["seconds"], speedup=ratio, target_met=ok)
+            rows.append([name, r.initial_max_work, r.max_work, wl, t_w, lb["seconds"],
+                         f"{ratio:.0f}x", "MET" if ok else "NOT MET"])
+        recs.append(rec)
+    text = format_table(["case", "W0", "W wpart", "W LBAF", "wpart s", "LBAF s", "speedup",
+                         f">= {TARGET_SPEEDUP:.0f}x, W <="], rows,
+                        title="(c) CCM-LB vs LBAF InformAndTransfer on the same LBDatafiles")
+    return {"rows": recs, "text": text, "ok": True}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="CI-sized run (under a minute)")
+    ap.add_argument("--lbaf-path", default=os.environ.get("WPART_LBAF_PATH"),
+                    help="directory holding the `lbaf` package (default: importable lbaf)")
+    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results"),
+                    help="folder for bench_tasks.json")
+    ap.add_argument("--skip", default="", help="comma list of parts to skip: milp,scaling,lbaf")
+    args = ap.parse_args(argv)
+    skip = set(filter(None, args.skip.split(",")))
+    res = {"platform": platform.platform(), "python": sys.version.split()[0],
+           "wpart": wpart.__version__, "quick": args.quick}
+    if "milp" not in skip:
+        res["milp"] = part_milp(args.quick)
+        print(res["milp"]["text"], flush=True)
+    if "scaling" not in skip:
+        res["scaling"] = part_scaling(args.quick)
+        print(res["scaling"]["text"], flush=True)
+    if "lbaf" not in skip:
+        res["lbaf"] = part_lbaf(args.quick, args.lbaf_path)
+        print(res["lbaf"]["text"], flush=True)
+    os.makedirs(args.out, exist_ok=True)
+    write_json(Path(args.out) / "bench_tasks.json", res)
+    ok = all(v.get("ok", True) for v in res.values() if isinstance(v, dict))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
