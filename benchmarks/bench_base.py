@@ -34,9 +34,13 @@ from typing import Any
 
 import numpy as np
 
-import wpart
-
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # run from a checkout without installing
+
+import wpart  # noqa: E402
+from wpart.experiments import best_of
+
 EXACT = ("nicol", "bisect", "dp")
 
 # Targets of part (a) (spec 004 section 1.2 / the base-layer brief).
@@ -47,38 +51,6 @@ SLOPE_TOLERANCE = 0.3  # fitted slope <= model slope + 0.3 -> PASS
 
 # --------------------------------------------------------------------------------------------
 # timing and formatting helpers
-
-
-def best_of(
-    fn: Callable[[], Any], *, budget: float, min_reps: int = 3, max_reps: int = 50
-) -> tuple[float, int, list[Any]]:
-    """Best wall time of `fn` over an adaptive number of repetitions.
-
-    One untimed warm-up call, then at least `min_reps` timed calls and as many more as fit in
-    `budget` seconds (at most `max_reps`).
-
-    Returns
-    -------
-    best : float
-        Smallest time in seconds.
-    reps : int
-        Number of timed calls (the ``k`` of best-of-k).
-    results : list
-        The return values of the timed calls.
-    """
-    t0 = time.perf_counter()
-    fn()
-    first = time.perf_counter() - t0
-    reps = int(min(max_reps, max(min_reps, budget / max(first, 1e-9))))
-    best = math.inf
-    results = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        res = fn()
-        dt = time.perf_counter() - t0
-        best = min(best, dt)
-        results.append(res)
-    return best, reps, results
 
 
 def fit_slope(x: Sequence[float], y: Sequence[float]) -> float:

@@ -106,3 +106,24 @@ def test_bool_and_small_int_inputs():
     assert wpart.prefix_sum(B).dtype == np.int64
     C = np.array([[1, 2], [3, 4]], dtype=np.float32)
     assert wpart.prefix_sum(C).dtype == np.float64
+
+
+@pytest.mark.parametrize("k", [2, 3, 5, 8, 9, 13])
+def test_overflow_detected_even_when_uint64_would_wrap(k):
+    """Sums that pass 2^64 (and would wrap back to small values) are still reported."""
+    v = int(0.93 * 2**63)
+    for shape in [(1, k), (k, 1), (2, k)]:
+        A = np.full(shape, v, dtype=np.int64)
+        with pytest.raises(OverflowError, match="overflow"):
+            wpart.prefix_sum(A)
+    with pytest.raises(OverflowError, match="overflow"):
+        wpart.prefix_sum(np.full((1, 1, k), v, dtype=np.int64))
+    with pytest.raises(OverflowError, match="overflow"):
+        wpart.partition_1d(np.full(k, v, dtype=np.int64), 2)
+
+
+def test_wide_rows_match_reference_all_kernels(rng):
+    """Row lengths around the 4-lane vector width and its remainders."""
+    for n2 in range(1, 19):
+        A = rng.integers(0, 2**40, (3, n2))
+        np.testing.assert_array_equal(wpart.prefix_sum(A), ref_prefix(A))

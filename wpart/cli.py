@@ -26,7 +26,9 @@ __all__ = ["REPRODUCERS", "load_reproducer", "main"]
 #: ``{"ok": bool, "table": str}``.
 REPRODUCERS: dict[str, str] = {
     "base": "wpart.experiments.base:run_base",
+    "spatial": "wpart.experiments.spatial:run_spatial",
     "tasks": "wpart.experiments.tasks:run_tasks",
+    "hetero": "wpart.experiments.hetero:run_hetero",
 }
 
 

@@ -115,6 +115,77 @@ wpart_status_t wpart_base_prefix1d_f64(const double *a, int64_t n, double *W)
 
 /* ---- 2D: one pass; the running row sum is added to the row above ---- */
 
+/*
+ * One row of the int64 2D prefix: cur[j] = prev[j] + (a[0] + ... + a[j]).
+ *
+ * Overflow and sign checks without branches: in uint64 every operand stays below 2^63 while
+ * nothing is wrong, so no single addition can wrap past 2^64, and the first bad value (a
+ * negative load, a running sum or a prefix >= 2^63) shows up in the OR of all values, which is
+ * returned (its sign bit set means "bad").
+ */
+static uint64_t prefix_row_i64(const uint64_t *restrict a, const uint64_t *restrict prev,
+                               uint64_t *restrict cur, int64_t n)
+{
+    uint64_t r = 0, acc1 = 0, acc2 = 0;
+    /* pass 1: running row sum (a serial chain); pass 2: add the row above (vectorisable) */
+    for (int64_t j = 0; j < n; j++) {
+        uint64_t x = a[j];
+        r += x;
+        cur[j] = r;
+        acc1 |= x | r;
+    }
+    for (int64_t j = 0; j < n; j++) {
+        uint64_t c = prev[j] + cur[j];
+        cur[j] = c;
+        acc2 |= c;
+    }
+    return acc1 | acc2;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define WPART_HAVE_AVX2_KERNEL 1
+
+/* The same row with AVX2: an in-register prefix of 4 lanes (two shift-and-add steps), a carry
+ * broadcast, and the row above added in the same pass. Integer sums are exact in any order, so
+ * the result is bit-identical to the scalar kernel. Every partial sum is ORed into the check
+ * (pairs, quadruples, with carry, with the row above), keeping the no-wrap argument valid. */
+__attribute__((target("avx2"))) static uint64_t prefix_row_i64_avx2(const uint64_t *restrict a,
+                                                                    const uint64_t *restrict prev,
+                                                                    uint64_t *restrict cur,
+                                                                    int64_t n)
+{
+    const __m256i zero = _mm256_setzero_si256();
+    __m256i carry = zero, acc = zero;
+    int64_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+        __m256i x = _mm256_loadu_si256((const __m256i *)(a + j));
+        __m256i t = _mm256_blend_epi32(_mm256_permute4x64_epi64(x, 0x90), zero, 0x03);
+        __m256i v1 = _mm256_add_epi64(x, t);                       /* a, a+b, b+c, c+d */
+        t = _mm256_blend_epi32(_mm256_permute4x64_epi64(v1, 0x40), zero, 0x0F);
+        __m256i v2 = _mm256_add_epi64(v1, t);                      /* local prefix */
+        __m256i v = _mm256_add_epi64(v2, carry);
+        __m256i c = _mm256_add_epi64(v, _mm256_loadu_si256((const __m256i *)(prev + j)));
+        _mm256_storeu_si256((__m256i *)(cur + j), c);
+        acc = _mm256_or_si256(acc, _mm256_or_si256(_mm256_or_si256(x, v1),
+                                                   _mm256_or_si256(_mm256_or_si256(v2, v), c)));
+        carry = _mm256_permute4x64_epi64(v, 0xFF);
+    }
+    uint64_t lanes[4];
+    _mm256_storeu_si256((__m256i *)lanes, acc);
+    uint64_t out = lanes[0] | lanes[1] | lanes[2] | lanes[3];
+    uint64_t r = j > 0 ? (uint64_t)_mm256_extract_epi64(carry, 0) : 0;
+    for (; j < n; j++) {
+        uint64_t x = a[j];
+        r += x;
+        uint64_t c = prev[j] + r;
+        cur[j] = c;
+        out |= x | r | c;
+    }
+    return out;
+}
+#endif
+
 wpart_status_t wpart_base_prefix2d_i64(const int64_t *A, int64_t n1, int64_t n2, int64_t *S)
 {
     int64_t dims[2] = {n1, n2}, cnt;
@@ -124,29 +195,18 @@ wpart_status_t wpart_base_prefix2d_i64(const int64_t *A, int64_t n1, int64_t n2,
     }
     const int64_t ld = n2 + 1;
     memset(S, 0, (size_t)ld * sizeof *S);
-    /* Overflow and sign checks without branches: in uint64, every operand is < 2^63 as long as
-     * nothing has gone wrong, so a sum cannot wrap past 2^64 in one step and the first bad value
-     * (a negative load, a running sum or a prefix >= 2^63) shows up in the OR of sign bits. */
-    uint64_t acc = 0;
+    uint64_t (*row)(const uint64_t *restrict, const uint64_t *restrict, uint64_t *restrict,
+                    int64_t) = prefix_row_i64;
+#ifdef WPART_HAVE_AVX2_KERNEL
+    if (__builtin_cpu_supports("avx2")) {
+        row = prefix_row_i64_avx2;
+    }
+#endif
     for (int64_t i = 0; i < n1; i++) {
-        const uint64_t *restrict a = (const uint64_t *)(A + i * n2);
-        const uint64_t *restrict prev = (const uint64_t *)(S + i * ld) + 1;
-        uint64_t *restrict cur = (uint64_t *)(S + (i + 1) * ld) + 1;
-        uint64_t r = 0, acc1 = 0, acc2 = 0;
-        cur[-1] = 0;
-        /* pass 1: running row sum (a serial chain); pass 2: add the row above (vectorised) */
-        for (int64_t j = 0; j < n2; j++) {
-            uint64_t x = a[j];
-            r += x;
-            cur[j] = r;
-            acc1 |= x;
-        }
-        for (int64_t j = 0; j < n2; j++) {
-            uint64_t c = prev[j] + cur[j];
-            cur[j] = c;
-            acc2 |= c;
-        }
-        acc |= acc1 | acc2 | r;
+        uint64_t *cur = (uint64_t *)(S + (i + 1) * ld);
+        cur[0] = 0;
+        uint64_t acc = row((const uint64_t *)(A + i * n2), (const uint64_t *)(S + i * ld) + 1,
+                           cur + 1, n2);
         if (WPART_UNLIKELY(acc >> 63)) {
             return bad_i64(A, 2, dims, cnt);
         }

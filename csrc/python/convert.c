@@ -1,13 +1,13 @@
 /* convert.c -- array and choice converters shared by the family files. */
 #include "wpy.h"
 
-PyArrayObject *wpy_input_array(PyObject *obj, const char *name, int typenum, int ndim_lo,
-                               int ndim_hi)
+/* obj must be an ndarray of exactly typenum; 0 or -1 with a TypeError naming `name` */
+static int wpy_check_type(PyObject *obj, const char *name, int typenum)
 {
     if (!PyArray_Check(obj)) {
         PyErr_Format(PyExc_TypeError, "`%s` must be a NumPy array, got %s", name,
                      Py_TYPE(obj)->tp_name);
-        return NULL;
+        return -1;
     }
     PyArrayObject *a = (PyArrayObject *)obj;
     if (PyArray_TYPE(a) != typenum) {
@@ -15,8 +15,18 @@ PyArrayObject *wpy_input_array(PyObject *obj, const char *name, int typenum, int
         PyErr_Format(PyExc_TypeError, "`%s` must have dtype %S, got %S", name, (PyObject *)want,
                      (PyObject *)PyArray_DESCR(a));
         Py_XDECREF(want);
+        return -1;
+    }
+    return 0;
+}
+
+PyArrayObject *wpy_input_array(PyObject *obj, const char *name, int typenum, int ndim_lo,
+                               int ndim_hi)
+{
+    if (wpy_check_type(obj, name, typenum) < 0) {
         return NULL;
     }
+    PyArrayObject *a = (PyArrayObject *)obj;
     if (PyArray_NDIM(a) < ndim_lo || PyArray_NDIM(a) > ndim_hi) {
         if (ndim_lo == ndim_hi) {
             PyErr_Format(PyExc_ValueError, "`%s` must be %d-D, got %d-D", name, ndim_lo,
@@ -50,19 +60,10 @@ int wpy_loads_typenum(PyObject *obj, const char *name)
 int wpy_check_output(PyObject *obj, const char *name, int typenum, int ndim,
                      const npy_intp *shape)
 {
-    if (!PyArray_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "`%s` must be a NumPy array, got %s", name,
-                     Py_TYPE(obj)->tp_name);
+    if (wpy_check_type(obj, name, typenum) < 0) {
         return -1;
     }
     PyArrayObject *a = (PyArrayObject *)obj;
-    if (PyArray_TYPE(a) != typenum) {
-        PyArray_Descr *want = PyArray_DescrFromType(typenum);
-        PyErr_Format(PyExc_TypeError, "`%s` must have dtype %S, got %S", name, (PyObject *)want,
-                     (PyObject *)PyArray_DESCR(a));
-        Py_XDECREF(want);
-        return -1;
-    }
     if (PyArray_NDIM(a) != ndim) {
         PyErr_Format(PyExc_ValueError, "`%s` must be %d-D, got %d-D", name, ndim, PyArray_NDIM(a));
         return -1;

@@ -1,4 +1,230 @@
-/* spatial.c -- binding of wpart.spatial (C functions are added as the family lands). */
+/* spatial.c -- binding of wpart.spatial: rectangular partitions of a 2D prefix array. */
 #include "wpy.h"
 
-int wpy_spatial_init(PyObject *m) { return 0; }
+static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"S", "m", "method", "orient", "rule", "tie_first", "P", "Q",
+                             "cuts", "max_sweeps", "max_states", "window", "progress",
+                             "time_limit", "speeds", "phase1", "fast", "slow", "m1", "m1_min",
+                             NULL};
+    PyObject *sobj, *cobj = Py_None, *progress = Py_None, *spobj = Py_None, *res = NULL;
+    long long m, P = 0, Q = 0, max_sweeps = 0, max_states = 0;
+    long long w[4] = {0, 0, 0, 0};
+    int method, orient = 0, rule = 0, tie_first = 0;
+    int phase1 = WPART_SP_JAG_M_HEUR, fast = WPART_SP_JAG_M_HEUR_PROBE, slow = WPART_SP_JAG_M_OPT;
+    long long m1 = 0, m1_min = 0;
+    double time_limit = 0.0;
+    PyArrayObject *S = NULL, *C = NULL, *out = NULL, *SP = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OLi|iiiLLOLL(LLLL)OdOiiiLL", kwlist,
+                                     &sobj, &m, &method, &orient, &rule, &tie_first, &P, &Q,
+                                     &cobj, &max_sweeps, &max_states, &w[0], &w[1], &w[2], &w[3],
+                                     &progress, &time_limit, &spobj, &phase1, &fast, &slow, &m1,
+                                     &m1_min)) {
+        return NULL;
+    }
+    int t = wpy_loads_typenum(sobj, "S");
+    if (t < 0) {
+        return NULL;
+    }
+    if (m < 1) {
+        PyErr_Format(PyExc_ValueError, "`m` must be a positive integer, got %lld", m);
+        return NULL;
+    }
+    S = wpy_input_array(sobj, "S", t, 2, 2);
+    if (!S) {
+        goto cleanup;
+    }
+    if (PyArray_DIM(S, 0) < 2 || PyArray_DIM(S, 1) < 2) {
+        PyErr_SetString(PyExc_ValueError, "`S` must be the prefix of a non-empty matrix");
+        goto cleanup;
+    }
+    if (cobj != Py_None) {
+        C = wpy_input_array(cobj, "cuts", NPY_INT64, 1, 1);
+        if (!C) {
+            goto cleanup;
+        }
+    }
+    if (spobj != Py_None) {
+        SP = wpy_input_array(spobj, "speeds", NPY_FLOAT64, 1, 1);
+        if (!SP) {
+            goto cleanup;
+        }
+        if (PyArray_DIM(SP, 0) != m) {
+            PyErr_Format(PyExc_ValueError, "`speeds` must have length m = %lld, got %zd", m,
+                         (Py_ssize_t)PyArray_DIM(SP, 0));
+            goto cleanup;
+        }
+    }
+    npy_intp shp[2] = {(npy_intp)m, 4};
+    out = (PyArrayObject *)PyArray_ZEROS(2, shp, NPY_INT64, 0);
+    if (!out) {
+        goto cleanup;
+    }
+    wpart_spatial_options_t opt;
+    wpart_spatial_options_init(&opt);
+    opt.method = (wpart_spatial_method_t)method;
+    opt.orient = (wpart_spatial_orient_t)orient;
+    opt.rule = (wpart_spatial_rule_t)rule;
+    opt.tie_first = tie_first;
+    opt.P = P;
+    opt.Q = Q;
+    opt.cuts = C ? PyArray_DATA(C) : NULL;
+    opt.ncuts = C ? (int64_t)PyArray_DIM(C, 0) : 0;
+    opt.speeds = SP ? PyArray_DATA(SP) : NULL;
+    opt.hybrid_phase1 = phase1;
+    opt.hybrid_fast = fast;
+    opt.hybrid_slow = slow;
+    opt.m1 = m1;
+    opt.m1_min = m1_min;
+    opt.max_sweeps = max_sweeps;
+    opt.max_states = max_states;
+    for (int i = 0; i < 4; i++) {
+        opt.window[i] = w[i];
+    }
+    wpy_control_t ctl;
+    wpy_control_setup(&ctl, progress, time_limit);
+    opt.control = &ctl.ctl;
+    wpart_spatial_stats_t stats;
+    int64_t n1 = (int64_t)PyArray_DIM(S, 0) - 1, n2 = (int64_t)PyArray_DIM(S, 1) - 1;
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    if (t == NPY_INT64) {
+        st = wpart_spatial_partition_i64(PyArray_DATA(S), n1, n2, (int64_t)m, &opt,
+                                         PyArray_DATA(out), &stats);
+    } else {
+        st = wpart_spatial_partition_f64(PyArray_DATA(S), n1, n2, (int64_t)m, &opt,
+                                         PyArray_DATA(out), &stats);
+    }
+    Py_END_ALLOW_THREADS
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto cleanup;
+    }
+    res = Py_BuildValue("O(dLLLLiiLd)", out, stats.seconds, (long long)stats.iterations,
+                        (long long)stats.probes, (long long)stats.cost_evals,
+                        (long long)stats.dp_states, stats.converged, stats.orient,
+                        (long long)stats.P, stats.eli);
+cleanup:
+    Py_XDECREF(S);
+    Py_XDECREF(C);
+    Py_XDECREF(SP);
+    Py_XDECREF(out);
+    return res;
+}
+
+static PyObject *wpy_spatial_hier_rb3d(PyObject *self, PyObject *args)
+{
+    PyObject *sobj, *res = NULL;
+    long long m;
+    int rule = 0;
+    PyArrayObject *S = NULL, *out = NULL;
+    if (!PyArg_ParseTuple(args, "OL|i", &sobj, &m, &rule)) {
+        return NULL;
+    }
+    int t = wpy_loads_typenum(sobj, "S");
+    if (t < 0) {
+        return NULL;
+    }
+    if (m < 1) {
+        PyErr_Format(PyExc_ValueError, "`m` must be a positive integer, got %lld", m);
+        return NULL;
+    }
+    S = wpy_input_array(sobj, "S", t, 3, 3);
+    if (!S) {
+        goto cleanup;
+    }
+    if (PyArray_DIM(S, 0) < 2 || PyArray_DIM(S, 1) < 2 || PyArray_DIM(S, 2) < 2) {
+        PyErr_SetString(PyExc_ValueError, "`S` must be the prefix of a non-empty array");
+        goto cleanup;
+    }
+    npy_intp shp[2] = {(npy_intp)m, 6};
+    out = (PyArrayObject *)PyArray_ZEROS(2, shp, NPY_INT64, 0);
+    if (!out) {
+        goto cleanup;
+    }
+    int64_t n1 = PyArray_DIM(S, 0) - 1, n2 = PyArray_DIM(S, 1) - 1, n3 = PyArray_DIM(S, 2) - 1;
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = t == NPY_INT64 ? wpart_spatial_hier_rb3d_i64(PyArray_DATA(S), n1, n2, n3, (int64_t)m,
+                                                      (wpart_spatial_rule_t)rule,
+                                                      PyArray_DATA(out))
+                        : wpart_spatial_hier_rb3d_f64(PyArray_DATA(S), n1, n2, n3, (int64_t)m,
+                                                      (wpart_spatial_rule_t)rule,
+                                                      PyArray_DATA(out));
+    Py_END_ALLOW_THREADS
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto cleanup;
+    }
+    res = (PyObject *)out;
+    out = NULL;
+cleanup:
+    Py_XDECREF(S);
+    Py_XDECREF(out);
+    return res;
+}
+
+static PyObject *wpy_spatial_alloc(PyObject *self, PyObject *args)
+{
+    PyObject *lobj, *capobj = Py_None, *res = NULL;
+    long long m;
+    PyArrayObject *L = NULL, *cap = NULL, *out = NULL;
+    if (!PyArg_ParseTuple(args, "OL|O", &lobj, &m, &capobj)) {
+        return NULL;
+    }
+    int t = wpy_loads_typenum(lobj, "loads");
+    if (t < 0) {
+        return NULL;
+    }
+    L = wpy_input_array(lobj, "loads", t, 1, 1);
+    if (!L) {
+        goto cleanup;
+    }
+    npy_intp K = PyArray_DIM(L, 0);
+    if (capobj != Py_None) {
+        cap = wpy_input_array(capobj, "cap", NPY_INT64, 1, 1);
+        if (!cap) {
+            goto cleanup;
+        }
+        if (PyArray_DIM(cap, 0) != K) {
+            PyErr_SetString(PyExc_ValueError, "`cap` must have the length of `loads`");
+            goto cleanup;
+        }
+    }
+    out = (PyArrayObject *)PyArray_ZEROS(1, &K, NPY_INT64, 0);
+    if (!out) {
+        goto cleanup;
+    }
+    const int64_t *cp = cap ? PyArray_DATA(cap) : NULL;
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = t == NPY_INT64
+             ? wpart_spatial_alloc_i64(PyArray_DATA(L), (int64_t)K, (int64_t)m, cp,
+                                       PyArray_DATA(out))
+             : wpart_spatial_alloc_f64(PyArray_DATA(L), (int64_t)K, (int64_t)m, cp,
+                                       PyArray_DATA(out));
+    Py_END_ALLOW_THREADS
+    if (st != WPART_OK) {
+        wpy_raise(st, "loads");
+        goto cleanup;
+    }
+    res = (PyObject *)out;
+    out = NULL;
+cleanup:
+    Py_XDECREF(L);
+    Py_XDECREF(cap);
+    Py_XDECREF(out);
+    return res;
+}
+
+static PyMethodDef spatial_methods[] = {
+    {"spatial_partition", (PyCFunction)(void (*)(void))wpy_spatial_partition,
+     METH_VARARGS | METH_KEYWORDS, "Rectangular partition of a 2D prefix: (rects, stats)."},
+    {"spatial_hier_rb3d", wpy_spatial_hier_rb3d, METH_VARARGS,
+     "3D HIER-RB on a bordered 3D prefix: boxes (m x 6)."},
+    {"spatial_alloc", wpy_spatial_alloc, METH_VARARGS,
+     "Proportional allocation of m parts to K blocks (spec 3.6)."},
+    {NULL, NULL, 0, NULL},
+};
+
+int wpy_spatial_init(PyObject *m) { return PyModule_AddFunctions(m, spatial_methods); }

@@ -9,6 +9,8 @@
 #include "wpart/status.h"
 #include "wpart/base.h"
 #include "wpart/milp.h"
+#include "wpart/spatial.h"
 #include "wpart/tasks.h"
+#include "wpart/hetero.h"
 
 #endif /* WPART_WPART_H */

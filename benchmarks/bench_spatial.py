@@ -1,0 +1,62 @@
+"""Benchmarks for wpart.spatial: the paper's tables regenerated (spec 004 sections 5.3-5.4, 7.4).
+
+Runs, in one process, the steps of :mod:`wpart.experiments.spatial`:
+
+* load imbalance ``LI_agg`` per algorithm x instance class x m (10 seeds per synthetic class;
+  the PIC-MAG and SLAC substitutes are labelled as such);
+* core run time per algorithm at 512x512 and 4096x4096 for m up to 10,000, printed beside the
+  paper's reported times with the ratio paper/ours (target: at least 10x below the paper) and
+  JAG-M-OPT at m = 961 (the paper: 31 minutes);
+* log-log slopes of time in m, checked against the complexities of spec 7.4.
+
+Timings are reported, never asserted by the test suite. ``--quick`` (CI-sized, well under a
+minute on 2 cores) shrinks the matrices, seeds and m ranges; the full run takes a few minutes.
+
+Usage: ``python benchmarks/bench_spatial.py [--quick] [--json PATH]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # run from a checkout without installing
+
+from wpart.experiments import jsonable
+from wpart.experiments import spatial as ex
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="CI-sized run (< 60 s)")
+    ap.add_argument("--json", type=Path, default=None, help="write the results here")
+    ap.add_argument(
+        "--only",
+        choices=["quality", "series", "stripes", "timing", "scaling"],
+        default=None,
+    )
+    args = ap.parse_args(argv)
+    t0 = time.perf_counter()
+    results, ok_all = {}, True
+    for name in ("quality", "series", "stripes", "timing", "scaling"):
+        if args.only and name != args.only:
+            continue
+        ok, data, text = getattr(ex, name)(args.quick)
+        print(text, "\n", flush=True)
+        results[name] = {"ok": ok, "data": data}
+        ok_all &= ok
+    print(
+        f"bench_spatial: {'OK' if ok_all else 'MISS'} in {time.perf_counter() - t0:.1f} s"
+    )
+    if args.json:
+        args.json.write_text(json.dumps(jsonable(results), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,125 @@
+/*
+ * wpart/spatial.h -- rectangular partitions of 2D load matrices (spec 004 sections 3-4):
+ * rectilinear, P x Q jagged, m-way jagged and hierarchical classes.
+ *
+ * Every algorithm reads a bordered 2D prefix array S of shape (n1+1) x (n2+1) (see
+ * wpart_base_prefix2d_*) and writes m half-open rectangles (r0, r1, c0, c1) in global
+ * coordinates into a caller-allocated m x 4 int64 array. Empty rectangles appear only when the
+ * requested structure forces them (m > cells in the window, P > n1, Q > n2, ...).
+ */
+#ifndef WPART_SPATIAL_H
+#define WPART_SPATIAL_H
+
+#include <stdint.h>
+
+#include "wpart/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    WPART_SP_RECT_UNIFORM = 0,
+    WPART_SP_RECT_NICOL = 1,
+    WPART_SP_JAG_PQ_HEUR = 2,
+    WPART_SP_JAG_PQ_OPT_NICOL = 3,
+    WPART_SP_JAG_PQ_OPT_DP = 4,
+    WPART_SP_JAG_M_HEUR = 5,
+    WPART_SP_JAG_M_PROBE = 6,
+    WPART_SP_JAG_M_HEUR_PROBE = 7,
+    WPART_SP_JAG_M_ALLOC = 8,
+    WPART_SP_JAG_M_OPT = 9,
+    WPART_SP_HIER_RB = 10,
+    WPART_SP_HIER_RELAXED = 11,
+    WPART_SP_HIER_OPT = 12,
+    WPART_SP_HYBRID = 13
+} wpart_spatial_method_t;
+
+typedef enum { WPART_SP_HOR = 0, WPART_SP_VER = 1, WPART_SP_BEST = 2 } wpart_spatial_orient_t;
+
+/* HIER cut-dimension rules (spec 3.11) */
+typedef enum {
+    WPART_SP_LOAD = 0, WPART_SP_DIST = 1, WPART_SP_DIMHOR = 2, WPART_SP_DIMVER = 3
+} wpart_spatial_rule_t;
+
+typedef struct {
+    wpart_spatial_method_t method;
+    wpart_spatial_orient_t orient; /* jagged methods; RECT and HIER ignore it */
+    wpart_spatial_rule_t rule;     /* HIER-RB / HIER-RELAXED */
+    int tie_first;                 /* plateau tie: 0 = area-proportional (default), 1 = first */
+    int64_t P, Q;                  /* RECT / JAG-PQ: P*Q = m. JAG-M-HEUR(-PROBE): stripes
+                                      (0 = floor(sqrt m)) */
+    const int64_t *cuts;           /* JAG-M-PROBE: P+1 stripe cuts (main dim, 0..n_main);
+                                      JAG-M-ALLOC: P part counts summing to m */
+    int64_t ncuts;                 /* length of cuts */
+    int64_t max_sweeps;            /* RECT-NICOL, default 100 when <= 0 */
+    int64_t max_states;            /* HIER-OPT dense memo cap, default 2e7 when <= 0 */
+    int64_t window[4];             /* r0, r1, c0, c1 of the sub-matrix; all 0 = whole matrix */
+    const wpart_control_t *control;/* optional hooks (Ctrl-C, time limit, progress) */
+    const double *speeds;          /* NULL, or m positive relative speeds: part k (row k of the
+                                      output) costs load_k / speeds[k] and max_k load_k/speeds[k]
+                                      is minimised. Supported by JAG-M-HEUR, JAG-M-PROBE,
+                                      JAG-M-HEUR-PROBE, HIER-RB and HIER-RELAXED. Processors are
+                                      used in the given order (stripe by stripe, left/top side
+                                      first), so sorting the speeds changes the result. */
+    /* HYBRID (spec 4): phase-1 method, fast and slow phase-2 methods (each one of JAG-M-HEUR,
+       JAG-M-HEUR-PROBE, JAG-M-OPT, HIER-RB, HIER-RELAXED; slow < 0 for none), the phase-1
+       part count m1 (0 = choose by the expected imbalance) and its minimum (0 = default
+       max(2, ceil(m/64))). init sets JAG-M-HEUR / JAG-M-HEUR-PROBE / JAG-M-OPT. */
+    int hybrid_phase1, hybrid_fast, hybrid_slow;
+    int64_t m1, m1_min;
+} wpart_spatial_options_t;
+
+typedef struct {
+    double seconds;
+    int64_t iterations;   /* RECT-NICOL half-sweeps, bisection steps ... */
+    int64_t probes;       /* feasibility tests */
+    int64_t cost_evals;   /* nested 1D optima evaluated */
+    int64_t dp_states;    /* DP states computed */
+    int converged;        /* RECT-NICOL reached a fixed point */
+    int orient;           /* orientation used (0 HOR, 1 VER) for jagged methods */
+    int64_t P;            /* stripes / row blocks used (HYBRID: the m1 used) */
+    double eli;           /* HYBRID: expected load imbalance of the chosen phase 1 */
+} wpart_spatial_stats_t;
+
+/** Defaults: RECT-UNIFORM, HOR, LOAD rule, area tie, everything else 0/NULL. */
+void wpart_spatial_options_init(wpart_spatial_options_t *opt);
+
+/**
+ * Partition the window of the matrix whose bordered prefix is S ((n1+1) x (n2+1), row-major)
+ * into m rectangles with opt->method; rects receives m rows (r0, r1, c0, c1), global coordinates.
+ * Status: WPART_EINVAL (m < 1, bad window, P*Q != m, bad cuts/counts), WPART_ENOMEM,
+ * WPART_ELIMIT (HIER-OPT state cap), WPART_ECANCELLED (control hooks / time limit).
+ */
+wpart_status_t wpart_spatial_partition_i64(const int64_t *S, int64_t n1, int64_t n2, int64_t m,
+                                           const wpart_spatial_options_t *opt, int64_t *rects,
+                                           wpart_spatial_stats_t *stats);
+wpart_status_t wpart_spatial_partition_f64(const double *S, int64_t n1, int64_t n2, int64_t m,
+                                           const wpart_spatial_options_t *opt, int64_t *rects,
+                                           wpart_spatial_stats_t *stats);
+
+/**
+ * HIER-RB on a 3D load array (extension of spec 3.11): S is the bordered 3D prefix
+ * ((n1+1) x (n2+1) x (n3+1), see wpart_base_prefix3d_*), boxes receives m rows
+ * (r0, r1, c0, c1, l0, l1). rule: WPART_SP_LOAD (try the 3 dimensions, keep the best cut) or
+ * WPART_SP_DIST (the longest extent). Ties take the smaller cut.
+ */
+wpart_status_t wpart_spatial_hier_rb3d_i64(const int64_t *S, int64_t n1, int64_t n2, int64_t n3,
+                                           int64_t m, wpart_spatial_rule_t rule, int64_t *boxes);
+wpart_status_t wpart_spatial_hier_rb3d_f64(const double *S, int64_t n1, int64_t n2, int64_t n3,
+                                           int64_t m, wpart_spatial_rule_t rule, int64_t *boxes);
+
+/**
+ * Proportional allocation (spec 3.6): counts Q[k] >= 1 with sum m for K <= m blocks of loads L,
+ * optional caps (NULL for none). Ties go to the smallest index.
+ */
+wpart_status_t wpart_spatial_alloc_i64(const int64_t *L, int64_t K, int64_t m,
+                                       const int64_t *cap, int64_t *Q);
+wpart_status_t wpart_spatial_alloc_f64(const double *L, int64_t K, int64_t m, const int64_t *cap,
+                                       int64_t *Q);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WPART_SPATIAL_H */

@@ -1,0 +1,217 @@
+/* spatial.c -- rectangular partitions of 2D load matrices (spec 004 sections 3-4). The
+ * algorithms live in spatial_tmpl.h, compiled once for int64 and once for double. */
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+#include "wpart/base.h"
+#include "wpart/spatial.h"
+
+#define T int64_t
+#define FN(x) sp_##x##_i64
+#define IS_INT 1
+#include "spatial_tmpl.h"
+#undef T
+#undef FN
+#undef IS_INT
+
+#define T double
+#define FN(x) sp_##x##_f64
+#define IS_INT 0
+#include "spatial_tmpl.h"
+#undef T
+#undef FN
+#undef IS_INT
+
+void wpart_spatial_options_init(wpart_spatial_options_t *opt)
+{
+    if (opt) {
+        memset(opt, 0, sizeof *opt);
+        opt->method = WPART_SP_RECT_UNIFORM;
+        opt->orient = WPART_SP_HOR;
+        opt->rule = WPART_SP_LOAD;
+        opt->hybrid_phase1 = WPART_SP_JAG_M_HEUR;
+        opt->hybrid_fast = WPART_SP_JAG_M_HEUR_PROBE;
+        opt->hybrid_slow = WPART_SP_JAG_M_OPT;
+    }
+}
+
+static wpart_status_t check_args(const void *S, int64_t n1, int64_t n2, int64_t m,
+                                 const wpart_spatial_options_t *opt, const int64_t *rects)
+{
+    if (!S || !rects || !opt) {
+        return wpart_i_error(WPART_EINVAL, "NULL prefix, options or output");
+    }
+    if (n1 < 1 || n2 < 1) {
+        return wpart_i_error(WPART_EINVAL, "the matrix must be non-empty, got %" PRId64
+                             " x %" PRId64, n1, n2);
+    }
+    int64_t cells;
+    if (!wpart_i_mul_size(n1 + 1, n2 + 1, &cells) || n1 > INT32_MAX || n2 > INT32_MAX) {
+        return wpart_i_error(WPART_ELIMIT, "matrix too large");
+    }
+    if (m < 1) {
+        return wpart_i_error(WPART_EINVAL, "m must be >= 1, got %" PRId64, m);
+    }
+    if (m > INT64_MAX / 8) {
+        return wpart_i_error(WPART_ELIMIT, "m too large");
+    }
+    if ((int)opt->method < 0 || opt->method > WPART_SP_HYBRID) {
+        return wpart_i_error(WPART_EINVAL, "unknown method %d", (int)opt->method);
+    }
+    if ((int)opt->orient < 0 || opt->orient > WPART_SP_BEST) {
+        return wpart_i_error(WPART_EINVAL, "unknown orientation %d", (int)opt->orient);
+    }
+    if ((int)opt->rule < 0 || opt->rule > WPART_SP_DIMVER) {
+        return wpart_i_error(WPART_EINVAL, "unknown cut rule %d", (int)opt->rule);
+    }
+    if (opt->speeds) {
+        switch (opt->method) {
+        case WPART_SP_JAG_M_HEUR:
+        case WPART_SP_JAG_M_PROBE:
+        case WPART_SP_JAG_M_HEUR_PROBE:
+        case WPART_SP_HIER_RB:
+        case WPART_SP_HIER_RELAXED:
+            break;
+        default:
+            return wpart_i_error(WPART_EINVAL, "speeds are not supported by this method");
+        }
+        for (int64_t k = 0; k < m; k++) {
+            if (!(opt->speeds[k] > 0.0) || isinf(opt->speeds[k])) {
+                return wpart_i_error(WPART_EINVAL, "speeds[%" PRId64 "] = %g must be positive "
+                                     "and finite", k, opt->speeds[k]);
+            }
+        }
+    }
+    if (opt->method == WPART_SP_HYBRID) {
+        int ph[3] = {opt->hybrid_phase1, opt->hybrid_fast, opt->hybrid_slow};
+        for (int i = 0; i < 3; i++) {
+            if (i == 2 && ph[i] < 0) {
+                continue;
+            }
+            if (ph[i] != WPART_SP_JAG_M_HEUR && ph[i] != WPART_SP_JAG_M_HEUR_PROBE &&
+                ph[i] != WPART_SP_JAG_M_OPT && ph[i] != WPART_SP_HIER_RB &&
+                ph[i] != WPART_SP_HIER_RELAXED) {
+                return wpart_i_error(WPART_EINVAL, "HYBRID phases must be m-way jagged or "
+                                     "hierarchical heuristics or JAG-M-OPT (got %d)", ph[i]);
+            }
+        }
+        if (opt->m1 < 0 || opt->m1 > m || opt->m1_min < 0) {
+            return wpart_i_error(WPART_EINVAL, "HYBRID needs 0 <= m1 <= m and m1_min >= 0");
+        }
+    }
+    switch (opt->method) {
+    case WPART_SP_RECT_UNIFORM:
+    case WPART_SP_RECT_NICOL:
+    case WPART_SP_JAG_PQ_HEUR:
+    case WPART_SP_JAG_PQ_OPT_NICOL:
+    case WPART_SP_JAG_PQ_OPT_DP: {
+        int64_t pq;
+        if (opt->P < 1 || opt->Q < 1 || !wpart_i_mul_size(opt->P, opt->Q, &pq) || pq != m) {
+            return wpart_i_error(WPART_EINVAL, "P x Q must equal m = %" PRId64 ", got %" PRId64
+                                 " x %" PRId64, m, opt->P, opt->Q);
+        }
+        break;
+    }
+    case WPART_SP_JAG_M_HEUR:
+    case WPART_SP_JAG_M_HEUR_PROBE:
+        if (opt->P < 0) {
+            return wpart_i_error(WPART_EINVAL, "P must be >= 0 (0 = floor(sqrt(m))), got %"
+                                 PRId64, opt->P);
+        }
+        break;
+    case WPART_SP_JAG_M_PROBE:
+        if (opt->orient == WPART_SP_BEST) {
+            return wpart_i_error(WPART_EINVAL, "stripe cuts need orientation HOR or VER");
+        }
+        if (!opt->cuts || opt->ncuts < 2 || opt->ncuts - 1 > m || opt->cuts[0] != 0) {
+            return wpart_i_error(WPART_EINVAL, "stripe cuts must be 0 = c_0 <= ... <= c_P with "
+                                 "1 <= P <= m");
+        }
+        for (int64_t i = 1; i < opt->ncuts; i++) {
+            if (opt->cuts[i] < opt->cuts[i - 1]) {
+                return wpart_i_error(WPART_EINVAL, "stripe cuts must be non-decreasing (index %"
+                                     PRId64 ")", i);
+            }
+        }
+        break;
+    case WPART_SP_JAG_M_ALLOC: {
+        if (opt->orient == WPART_SP_BEST) {
+            return wpart_i_error(WPART_EINVAL, "stripe counts need orientation HOR or VER");
+        }
+        if (!opt->cuts || opt->ncuts < 1) {
+            return wpart_i_error(WPART_EINVAL, "counts must be a non-empty array");
+        }
+        int64_t sum = 0;
+        for (int64_t i = 0; i < opt->ncuts; i++) {
+            if (opt->cuts[i] < 1 || opt->cuts[i] > m) {
+                return wpart_i_error(WPART_EINVAL, "counts[%" PRId64 "] = %" PRId64
+                                     " must be in [1, m]", i, opt->cuts[i]);
+            }
+            sum += opt->cuts[i];
+        }
+        if (sum != m) {
+            return wpart_i_error(WPART_EINVAL, "counts sum to %" PRId64 ", not m = %" PRId64, sum,
+                                 m);
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    return WPART_OK;
+}
+
+#define DEFINE_PARTITION(SFX, TT)                                                              \
+    wpart_status_t wpart_spatial_partition_##SFX(const TT *S, int64_t n1, int64_t n2,          \
+                                                 int64_t m,                                    \
+                                                 const wpart_spatial_options_t *opt,           \
+                                                 int64_t *rects, wpart_spatial_stats_t *stats) \
+    {                                                                                          \
+        wpart_spatial_options_t dflt;                                                          \
+        wpart_spatial_stats_t local;                                                           \
+        if (!opt) {                                                                            \
+            wpart_spatial_options_init(&dflt);                                                 \
+            opt = &dflt;                                                                       \
+        }                                                                                      \
+        if (!stats) {                                                                          \
+            stats = &local;                                                                    \
+        }                                                                                      \
+        memset(stats, 0, sizeof *stats);                                                       \
+        wpart_status_t st = check_args(S, n1, n2, m, opt, rects);                              \
+        if (st != WPART_OK) {                                                                  \
+            return st;                                                                         \
+        }                                                                                      \
+        return sp_partition_##SFX(S, n1, n2, m, opt, rects, stats);                            \
+    }                                                                                          \
+    wpart_status_t wpart_spatial_alloc_##SFX(const TT *L, int64_t K, int64_t m,                \
+                                             const int64_t *cap, int64_t *Q)                   \
+    {                                                                                          \
+        if (!L || !Q) {                                                                        \
+            return wpart_i_error(WPART_EINVAL, "NULL loads or output");                        \
+        }                                                                                      \
+        for (int64_t k = 0; k < K; k++) {                                                      \
+            if (!(L[k] >= 0)) {                                                                \
+                return wpart_i_error(WPART_EINVAL, "load %" PRId64 " is negative or NaN", k);  \
+            }                                                                                  \
+        }                                                                                      \
+        return sp_alloc_##SFX(L, K, m, cap, Q);                                                \
+    }                                                                                          \
+    wpart_status_t wpart_spatial_hier_rb3d_##SFX(const TT *S, int64_t n1, int64_t n2,          \
+                                                 int64_t n3, int64_t m,                        \
+                                                 wpart_spatial_rule_t rule, int64_t *boxes)    \
+    {                                                                                          \
+        if (!S || !boxes) {                                                                    \
+            return wpart_i_error(WPART_EINVAL, "NULL prefix or output");                       \
+        }                                                                                      \
+        if (n1 < 1 || n2 < 1 || n3 < 1 || m < 1) {                                             \
+            return wpart_i_error(WPART_EINVAL, "extents and m must be >= 1");                  \
+        }                                                                                      \
+        if (rule != WPART_SP_LOAD && rule != WPART_SP_DIST) {                                  \
+            return wpart_i_error(WPART_EINVAL, "3D HIER-RB supports the LOAD and DIST rules"); \
+        }                                                                                      \
+        return sp_hier_rb3d_##SFX(S, n1, n2, n3, m, (int)rule, boxes);                         \
+    }
+
+DEFINE_PARTITION(i64, int64_t)
+DEFINE_PARTITION(f64, double)

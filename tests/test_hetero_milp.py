@@ -1,0 +1,53 @@
+"""wpart.hetero: the GLPK epsilon-constraint MILP front agrees with HEPOPTA (spec 6.6)."""
+
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from test_hetero_fronts import APPENDIX_A, random_instance
+
+import wpart
+import wpart.hetero as wh
+
+pytestmark = pytest.mark.skipif(not wpart._core.have_glpk, reason="built without GLPK")
+
+
+def test_appendix_a():
+    f = wh.milp_front(APPENDIX_A, 4)
+    assert f.energy.tolist() == [2.0, 4.0, 5.0] and f.time.tolist() == [6.0, 3.0, 2.0]
+    assert f.method == "milp" and f.dist.sum(axis=1).tolist() == [4, 4, 4]
+    assert len(wh.pareto_milp(APPENDIX_A, 17)) == 0
+    z = wh.milp_front(APPENDIX_A, 0)
+    assert z.energy.tolist() == [0.0] and z.dist.tolist() == [[0, 0, 0, 0]]
+
+
+def test_random_small_cases_agree():
+    rng = np.random.default_rng(42)
+    for it in range(150):
+        prof, n = random_instance(rng, dyadic=bool(it % 2))
+        f = wh.pareto_front(prof, n, balanced=False)
+        g = wh.milp_front(prof, n)
+        np.testing.assert_allclose(g.time, f.time, rtol=1e-9, atol=0)
+        np.testing.assert_allclose(g.energy, f.energy, rtol=1e-9, atol=1e-12)
+        assert np.all(g.dist.sum(axis=1) == n)
+
+
+def test_medium_synthetic_agrees():
+    ps = wh.synthetic("dgemm-like", seed=4, hi=64 * 20, p=3)
+    n = 64 * 30
+    f = wh.pareto_front(ps, n)
+    g = wh.milp_front(ps, n, time_limit=60)
+    np.testing.assert_allclose(g.time, f.time, rtol=1e-9)
+    np.testing.assert_allclose(g.energy, f.energy, rtol=1e-9)
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="time_limit"):
+        wh.milp_front(APPENDIX_A, 4, time_limit=-1)
+    with pytest.raises(ValueError, match="`n`"):
+        wh.milp_front(APPENDIX_A, -4)
+    with pytest.raises(ValueError, match="nan"):
+        wh.milp_front([([1], [float("nan")], [1.0])], 1)

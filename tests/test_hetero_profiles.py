@@ -1,0 +1,174 @@
+"""wpart.hetero profiles: validation, readers, the synthetic presets, bad input."""
+
+import math
+
+import numpy as np
+import pytest
+
+import wpart
+import wpart.hetero as wh
+
+
+def test_from_arrays_and_lookup():
+    p = wh.Profile.from_arrays([1, 3, 4], [1.0, 0.0, 2.0], [0.0, 1.0, 1.0], name="cpu")
+    assert p.m == 3 and p.lookup(3) == (0.0, 1.0) and p.lookup(2) is None
+    assert p.lookup(0) == (0.0, 0.0)
+    assert p.sizes.dtype == np.int64 and not p.sizes.flags.writeable
+    q = wh.Profile.from_arrays([4.0, 1.0], [2.0, 1.0], sort=True)
+    assert q.sizes.tolist() == [1, 4] and q.energy.tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("args, match", [
+    (([1, 2], [1.0, np.nan], [1.0, 1.0]), "time contains nan at index 1"),
+    (([1, 2], [1.0, -1.0], [1.0, 1.0]), "time must be >= 0"),
+    (([1, 2], [1.0, 1.0], [1.0, np.inf]), "energy contains inf"),
+    (([1, 2], [1.0, 1.0], [1.0, -0.5]), "energy must be >= 0"),
+    (([0, 2], [1.0, 1.0], [1.0, 1.0]), "sizes must be > 0"),
+    (([2, 2], [1.0, 1.0], [1.0, 1.0]), "duplicate size 2"),
+    (([3, 2], [1.0, 1.0], [1.0, 1.0]), "strictly increasing"),
+    (([1, 2], [1.0], [1.0, 1.0]), "same length"),
+    (([1.5, 2], [1.0, 1.0], [1.0, 1.0]), "integer sizes"),
+    (([[1, 2]], [1.0, 1.0], [1.0, 1.0]), "1-D"),
+])
+def test_bad_profiles(args, match):
+    with pytest.raises(ValueError, match=match):
+        wh.Profile.from_arrays(*args)
+    with pytest.raises(ValueError, match=match):
+        wh.pareto_front([args], 2)
+
+
+def test_bad_types_and_arguments():
+    good = [([1, 2], [1.0, 2.0], [1.0, 2.0])]
+    with pytest.raises(TypeError):
+        wh.Profile.from_arrays(["a", "b"], [1.0, 1.0])
+    with pytest.raises(TypeError):
+        wh.pareto_front("profiles.txt", 2)
+    with pytest.raises(TypeError):
+        wh.pareto_front([1, 2], 2)
+    with pytest.raises(ValueError, match="at least one"):
+        wh.pareto_front([], 2)
+    with pytest.raises(ValueError, match="`n`"):
+        wh.pareto_front(good, -1)
+    with pytest.raises(TypeError, match="`n`"):
+        wh.pareto_front(good, 2.5)
+    with pytest.raises(ValueError, match="energy"):
+        wh.pareto_front(good, 2, energy="static")
+    with pytest.raises(ValueError, match="static_power"):
+        wh.pareto_front(good, 2, energy="total")
+    with pytest.raises(ValueError, match="static_power"):
+        wh.pareto_front(good, 2, energy="total", static_power=-1.0)
+    with pytest.raises(ValueError, match="static_power"):
+        wh.pareto_front(good, 2, energy="total", static_power=math.nan)
+    with pytest.raises(ValueError, match="static_power"):
+        wh.pareto_front(good, 2, static_power=3.0)
+    with pytest.raises(ValueError, match="energy_threshold"):
+        wh.pareto_front(good, 2, energy_threshold=-1.0)
+    with pytest.raises(ValueError, match="below the energy"):
+        wh.pareto_front(good * 2, 2, energy_threshold=0.5)
+    with pytest.raises(ValueError, match="mode"):
+        wh.load_balanced(good, 2, mode="nearest")
+    with pytest.raises(wpart.WpartError, match="max_leaves"):
+        wh.bruteforce_front([([1, 2, 3], [1.0] * 3, [1.0] * 3)] * 8, 4, max_leaves=1000)
+    with pytest.raises(ValueError, match="not a measured size"):
+        wh.evaluate(good, [3])
+
+
+def test_inputs_unchanged():
+    s = np.array([1, 2, 3])
+    t = np.array([3.0, 1.0, 2.0])
+    e = np.array([1.0, 0.0, 5.0])
+    copies = [a.copy() for a in (s, t, e)]
+    wh.pareto_front([(s, t, e), (s, t, e)], 4)
+    for a, c in zip((s, t, e), copies):
+        assert np.array_equal(a, c)
+
+
+def test_clamp_negative():
+    p = wh.Profile.from_arrays([1, 2], [1.0, 2.0], [-0.1, 1.0], clamp_negative=True)
+    assert p.energy.tolist() == [0.0, 1.0]
+
+
+def test_text_file_roundtrip(tmp_path):
+    ps = wh.synthetic("fft-like", seed=4, hi=2048)
+    for pr in ps:
+        path = tmp_path / f"{pr.name}.txt"
+        pr.to_file(path)
+        q = wh.Profile.from_file(path)
+        assert q.name == pr.name
+        assert np.array_equal(q.sizes, pr.sizes) and np.array_equal(q.time, pr.time)
+        assert np.array_equal(q.energy, pr.energy)
+    qs = wh.ProfileSet.from_files([tmp_path / f"{pr.name}.txt" for pr in ps])
+    assert qs.names == ps.names
+    # FuPerMod-style two-column text, unsorted, comments
+    p = wh.Profile.from_text("# size time\n64 1.5\n\n32 0.75  # half\n")
+    assert p.sizes.tolist() == [32, 64] and p.time.tolist() == [0.75, 1.5]
+    assert p.energy.tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("text, match", [
+    ("64 1.0 2.0 3.0\n", "expected 'size time"),
+    ("64 abc\n", "not a number"),
+    ("64 1.0\n128 1.0 2.0\n", "columns"),
+    ("# nothing\n", "no data"),
+    ("64 1.0\n64 2.0\n", "duplicate size 64"),
+    ("64 nan\n", "nan"),
+])
+def test_malformed_text(text, match):
+    with pytest.raises(ValueError, match=match):
+        wh.Profile.from_text(text)
+
+
+def test_csv_roundtrip(tmp_path):
+    ps = wh.synthetic("dgemm-like", seed=2, hi=640)
+    path = tmp_path / "p.csv"
+    ps.to_csv(path)
+    qs = wh.ProfileSet.from_csv(path)
+    assert qs.names == ps.names
+    for a, b in zip(ps, qs):
+        assert np.array_equal(a.time, b.time) and np.array_equal(a.energy, b.energy)
+    f1, f2 = wh.pareto_front(ps, 1280), wh.pareto_front(qs, 1280)
+    assert np.array_equal(f1.energy, f2.energy)
+    with pytest.raises(ValueError, match="columns"):
+        wh.ProfileSet.from_csv("a,b\n1,2\n")
+    with pytest.raises(ValueError, match="not a number"):
+        wh.ProfileSet.from_csv("processor,size,time\ncpu,x,1\n")
+
+
+def test_synthetic_presets():
+    d = wh.synthetic("dgemm-like", seed=1)
+    assert d.p == 5 and all(pr.m == 450 for pr in d) and d.granularity == 64
+    assert d.names == ["cpu1", "gpu1", "phi1", "cpu2", "gpu2"]
+    f = wh.synthetic("fft", seed=1)
+    assert all(pr.m == 426 for pr in f) and f.granularity == 16
+    # bit-identical for the same seed, different for another
+    assert wh.synthetic("gemm", seed=1)[2].time.tobytes() == d[2].time.tobytes()
+    assert wh.synthetic("gemm", seed=2)[2].time.tobytes() != d[2].time.tobytes()
+    # non-monotone (drops) yet positive
+    assert np.any(np.diff(d[0].time / d[0].sizes) > 0) and np.all(d[0].time > 0)
+    big = wh.synthetic("dgemm-like", seed=1, hi=64000)
+    assert big[0].m == 1000
+    q = wh.synthetic("dgemm-like", seed=1, p=7, quantize="dyadic", missing=0.3)
+    assert q.p == 7 and all(np.all(pr.time * 1024 == np.round(pr.time * 1024)) for pr in q)
+    t = wh.synthetic("tiny-random", seed=3)
+    assert 1 <= t.p <= 4 and all(pr.m <= 6 for pr in t)
+    with pytest.raises(ValueError, match="preset"):
+        wh.synthetic("nope")
+
+
+def test_synthetic_front_magnitudes():
+    """The presets land near the paper's magnitudes (spec 7.3: 20-80 and 5-30 points)."""
+    f = wh.pareto_front(wh.synthetic("dgemm-like", seed=1), 17152)
+    assert 20 <= len(f) <= 80
+    assert 0.8 < f.time[-1] < 1.3 and 1.3 < f.time[0] < 2.2
+    g = wh.pareto_front(wh.synthetic("fft-like", seed=1), 14960)
+    assert 5 <= len(g) <= 30
+
+
+def test_size_limits():
+    many = [([1], [1.0], [1.0])] * 30
+    with pytest.raises(wpart.WpartError, match="active sets"):
+        wh.load_balanced(many, 15)
+    assert wh.load_balanced(many, 30).dist.tolist() == [1] * 30
+    huge = [(np.zeros(0, np.int64), [], [])] * 10001
+    with pytest.raises(wpart.WpartError, match="at most 10000 processors"):
+        wh.pareto_front(huge, 0, balanced=False)

@@ -1,0 +1,727 @@
+"""Reproduction of spec 004's rectangular-partition results (paper: Saule, Baş, Çatalyürek).
+
+Steps (each returns ``(ok, data, text)``):
+
+* ``golden``  the hand-checked table of spec 6 (A1, A2, A3) - checked exactly;
+* ``chain``   the class chain and heuristic-vs-exact inequalities on random instances - checked;
+* ``quality`` load imbalance ``LI_agg`` per algorithm x instance class x m (spec 5.3-5.4),
+  on seeded synthetic classes and the PIC-MAG / SLAC substitutes - reported, with the paper's
+  soft expectations flagged (never failed);
+* ``series``  LI over the 68 pic_like snapshots at m = 6400 and 9216 beside the paper's PIC-MAG
+  ranges (Figs. 4 and 10), with the paper's ordering flagged (soft);
+* ``stripes`` JAG-M-HEUR's LI against its stripe count beside the Theorem 3 bound (Fig. 5);
+* ``timing``  core run time per algorithm at 512^2 (and 4096^2 for the fast ones) for m up to
+  10,000, beside the paper's reported figures, with the ratio paper/ours; JAG-M-OPT at
+  m = 961 (the paper: 31 min) - the target (>= 10x below the paper) is reported;
+* ``scaling`` log-log slopes of time in m (and in n) against the complexities of spec 7.4.
+
+:func:`run_spatial` writes ``spatial_table.txt``, ``spatial.json`` and figures
+``spatial_partitions.png`` and ``spatial_imbalance.png``. ``benchmarks/bench_spatial.py``
+runs the same steps from the command line.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import platform
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import wpart
+
+from . import format_table, ok_fail, write_json
+
+__all__ = [
+    "PAPER_SERIES",
+    "PAPER_TIMES",
+    "chain",
+    "golden",
+    "quality",
+    "run_spatial",
+    "scaling",
+    "series",
+    "stripes",
+    "timing",
+]
+
+#: Paper Fig. 9 / spec R4: seconds at 512x512 (uniform), m = 10,000 (JAG-M-OPT: m = 961).
+PAPER_TIMES = {
+    "hier_rb": 0.018,
+    "jag_pq_heur": 0.106,
+    "jag_m_heur": 0.106,
+    "jag_m_heur_probe": 0.210,
+    "rect_nicol": 0.448,
+    "hier_relaxed": 0.95,
+    "jag_pq_opt_nicol": 9.6,
+    "jag_pq_opt_dp": 63.0,
+    "jag_m_opt": 31 * 60.0,
+}
+
+FAST = [
+    "rect_uniform",
+    "hier_rb",
+    "jag_pq_heur",
+    "jag_m_heur",
+    "jag_m_heur_probe",
+    "rect_nicol",
+    "hier_relaxed",
+]
+QUALITY_ALGOS = [
+    "rect_uniform",
+    "rect_nicol",
+    "jag_pq_heur",
+    "jag_pq_opt_nicol",
+    "jag_m_heur",
+    "jag_m_heur_probe",
+    "hier_rb",
+    "hier_relaxed",
+]
+#: spec 7.4: exponent of the time growth in m (P = Q = sqrt m) used for the slope check
+M_EXPONENT = {
+    "rect_uniform": 1.0,
+    "hier_rb": 1.0,
+    "jag_pq_heur": 1.5,
+    "jag_m_heur": 1.5,
+    "jag_m_heur_probe": 1.5,
+    "rect_nicol": 1.5,
+    "hier_relaxed": 2.0,
+    "jag_pq_opt_nicol": 2.0,
+}
+SLOPE_TOL = 0.3
+
+
+def _core_time(fn: Callable[[], Any], reps: int) -> tuple[float, Any]:
+    best, res = math.inf, None
+    for _ in range(reps):
+        res = fn()
+        best = min(best, res.stats["seconds"])
+    return best, res
+
+
+def _call(A: Any, m: int, meth: str, **kw: Any):
+    from wpart import spatial
+
+    if meth in (
+        "rect_uniform",
+        "rect_nicol",
+        "jag_pq_heur",
+        "jag_pq_opt_nicol",
+        "jag_pq_opt_dp",
+    ):
+        r = math.isqrt(m)
+        if r * r == m:
+            kw.setdefault("P", r)
+            kw.setdefault("Q", r)
+    return spatial.partition(A, m, method=meth, **kw)
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def golden() -> tuple[bool, dict, str]:
+    """The golden table of spec 6."""
+    from wpart import spatial
+
+    A1 = [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12], [13, 14, 15, 16]]
+    A2 = [[0, 0, 9, 0], [1, 0, 0, 0], [0, 7, 0, 3], [0, 0, 2, 8]]
+    A3 = [
+        [3, 1, 4, 1, 5, 9],
+        [2, 6, 5, 3, 5, 8],
+        [9, 7, 9, 3, 2, 3],
+        [8, 4, 6, 2, 6, 4],
+    ]
+    want = {
+        "A1": (A1, 4, 2, 2, [54, 45, 45, 45, 40, 40, 40, 40]),
+        "A2": (A2, 4, 2, 2, [13, 11, 11, 10, 10, 10, 10, 10]),
+        "A3": (A3, 6, 2, 3, [28, 28, 26, 25, 23, 22, 22, None]),
+    }
+    glpk = bool(wpart.milp.solver_version())
+    rows, ok, data = [], True, {}
+    for name, (A, m, P, Q, w) in want.items():
+        got = [
+            spatial.rect_uniform(A, m, P=P, Q=Q).max_load,
+            _rect_opt(A, P, Q),
+            spatial.jag_pq_opt_nicol(A, m, P=P, Q=Q, orient="hor").max_load,
+            spatial.jag_pq_opt_nicol(A, m, P=P, Q=Q, orient="ver").max_load,
+            spatial.jag_m_opt(A, m, orient="hor").max_load,
+            spatial.jag_m_opt(A, m, orient="ver").max_load,
+            spatial.hier_opt(A, m).max_load,
+        ]
+        # GENERAL (arbitrary rectangles, GLPK); the spec gives no value for A3: report it
+        gen = spatial.general_optimum(A, m).max_load if glpk else None
+        got.append(gen)
+        good = got[:7] == w[:7] and (w[7] is None or gen is None or gen == w[7])
+        good = good and (gen is None or gen <= got[6])
+        ok &= good
+        data[name] = {"got": got, "want": w}
+        rows.append([name, f"{m} ({P}x{Q})", *[f"{g}" for g in got], ok_fail(good)])
+    text = format_table(
+        [
+            "matrix",
+            "m",
+            "RECT-UNI",
+            "RECT-OPT",
+            "PQ HOR",
+            "PQ VER",
+            "M HOR",
+            "M VER",
+            "HIER-OPT",
+            "GENERAL",
+            "check",
+        ],
+        rows,
+        title="Golden table (spec 004 section 6; GENERAL = arbitrary rectangles by MILP)",
+    )
+    return ok, data, text
+
+
+def _rect_opt(A: Any, P: int, Q: int) -> int:
+    """Exact rectilinear optimum by enumerating the row cuts (columns by RECT-NICOL's exact
+    column step is not exact jointly, so enumerate both: tiny inputs only)."""
+    import itertools
+
+    A = np.asarray(A)
+    S = wpart.prefix_sum(A)
+    n1, n2 = A.shape
+    best = None
+    for ri in itertools.combinations_with_replacement(range(n1 + 1), P - 1):
+        R = (0,) + ri + (n1,)
+        for ci in itertools.combinations_with_replacement(range(n2 + 1), Q - 1):
+            C = (0,) + ci + (n2,)
+            v = max(
+                int(
+                    S[R[p + 1], C[q + 1]]
+                    - S[R[p], C[q + 1]]
+                    - S[R[p + 1], C[q]]
+                    + S[R[p], C[q]]
+                )
+                for p in range(P)
+                for q in range(Q)
+            )
+            best = v if best is None or v < best else best
+    return best
+
+
+def chain(quick: bool) -> tuple[bool, dict, str]:
+    """Class chain (spec 6 item 12-13) on random small instances."""
+    from wpart import spatial
+    from wpart.spatial import instances as I
+
+    count = 20 if quick else 100
+    bad = 0
+    for s in range(count):
+        rng = np.random.default_rng(s)
+        n1, n2 = int(rng.integers(3, 9)), int(rng.integers(3, 9))
+        cls = ["uniform", "peak", "multipeak", "diagonal"][s % 4]
+        A = (
+            I.make(cls, n1, seed=s)[:, :n2]
+            if n2 <= n1
+            else I.make(cls, n2, seed=s)[:n1, :]
+        )
+        P, Q = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+        m = P * Q
+        h = spatial.hier_opt(A, m).max_load
+        mj = spatial.jag_m_opt(A, m).max_load
+        pq = min(
+            spatial.jag_pq_opt_nicol(A, m, P=P, Q=Q, orient=o).max_load
+            for o in ("hor", "ver")
+        )
+        rn = spatial.rect_nicol(A, m, P=P, Q=Q).max_load
+        ru = spatial.rect_uniform(A, m, P=P, Q=Q).max_load
+        heur_ok = (
+            spatial.jag_m_heur(A, m).max_load
+            >= spatial.jag_m_heur_probe(A, m).max_load
+            >= mj
+            and spatial.hier_rb(A, m).max_load >= h
+            and spatial.hier_relaxed(A, m).max_load >= h
+        )
+        if not (h <= mj <= pq <= rn <= ru and heur_ok):
+            bad += 1
+    ok = bad == 0
+    text = format_table(
+        ["instances", "violations", "check"],
+        [[count, bad, ok_fail(ok)]],
+        title="Class chain HIER-OPT <= JAG-M-OPT <= JAG-PQ-OPT <= RECT-NICOL <= "
+        "RECT-UNIFORM, heuristics >= exact (spec 6)",
+    )
+    return ok, {"instances": count, "violations": bad}, text
+
+
+def quality(quick: bool) -> tuple[bool, dict, str]:
+    """LI_agg per algorithm x class x m (spec 5.3-5.4)."""
+    from wpart.spatial import instances as I
+
+    n = 128 if quick else 512
+    seeds = 2 if quick else 10
+    ms = [16, 64, 256] if quick else [16, 64, 256, 1024, 4096, 9216]
+    classes = ["uniform", "diagonal", "peak", "multipeak", "pic_like", "mesh_like"]
+    data: dict = {}
+    rows = []
+    for cls in classes:
+        mats = [
+            I.make(cls, n, seed=s)
+            for s in range(1 if cls in ("pic_like", "mesh_like") else seeds)
+        ]
+        for m in ms:
+            if m > n * n // 4:
+                continue
+            row = [cls, m]
+            for meth in QUALITY_ALGOS + (
+                ["jag_m_opt"] if m <= (256 if quick else 1024) else []
+            ):
+                sl, sa, gaps = 0.0, 0.0, []
+                for A in mats:
+                    r = _call(A, m, meth)
+                    sl += float(r.max_load)
+                    sa += float(r.avg_load)
+                    gaps.append(r.gap_lb)
+                li = sl / sa - 1 if sa > 0 else 0.0
+                data.setdefault(cls, {}).setdefault(str(m), {})[meth] = {
+                    "li_agg": li,
+                    "gap_lb_mean": float(np.mean(gaps)),
+                }
+            for meth in QUALITY_ALGOS + ["jag_m_opt"]:
+                v = data[cls][str(m)].get(meth)
+                row.append(f"{100 * v['li_agg']:.2f}" if v else "-")
+            rows.append(row)
+    heads = (
+        ["class", "m"]
+        + [a.upper().replace("_", "-") for a in QUALITY_ALGOS]
+        + ["JAG-M-OPT"]
+    )
+    text = format_table(
+        heads,
+        rows,
+        title=f"Load imbalance LI_agg in % ({n}x{n}, "
+        f"{seeds} seeds per synthetic class; pic_like/mesh_like are substitutes "
+        "for PIC-MAG/SLAC: compare orderings only)",
+    )
+    # soft expectations (flagged, never failed)
+    notes = []
+    for cls, per_m in data.items():
+        for m, d in per_m.items():
+            if d["jag_m_heur_probe"]["li_agg"] > d["jag_m_heur"]["li_agg"] + 1e-12:
+                notes.append(
+                    f"UNEXPECTED {cls} m={m}: JAG-M-HEUR-PROBE worse than JAG-M-HEUR"
+                )
+            if d["rect_nicol"]["li_agg"] > d["rect_uniform"]["li_agg"] + 1e-12:
+                notes.append(
+                    f"UNEXPECTED {cls} m={m}: RECT-NICOL worse than RECT-UNIFORM"
+                )
+    ok = not notes  # these two are theorems, so they must hold
+    text += "\n" + (
+        "\n".join(notes)
+        if notes
+        else "Always true and verified: JAG-M-HEUR-PROBE <= JAG-M-HEUR, "
+        "RECT-NICOL <= RECT-UNIFORM."
+    )
+    return ok, data, text
+
+
+#: spec 5.3 R1 and R3: the paper's LI over the PIC-MAG snapshots (in %)
+PAPER_SERIES = {
+    "6400": {
+        "jag_pq_heur": "~18",
+        "jag_m_heur": "2.5 .. 16",
+        "jag_m_heur_probe": "2 .. 3",
+    },
+    "9216": {
+        "rect_uniform": "30 .. 45",
+        "rect_nicol": "~28",
+        "hier_rb": "20 .. 30",
+        "hier_relaxed": "8 .. 9 (rarely > 10)",
+        "jag_m_heur_probe": "~5",
+    },
+}
+
+
+def series(quick: bool) -> tuple[bool, dict, str]:
+    """LI over the pic_like snapshot series (the paper's Figs. 4 and 10 on PIC-MAG)."""
+    from wpart.spatial import instances as I
+
+    n = 128 if quick else 514
+    steps = 4 if quick else 68
+    ms = {"6400": 400 if quick else 6400, "9216": 576 if quick else 9216}
+    data: dict = {
+        key: {meth: [] for meth in meths} for key, meths in PAPER_SERIES.items()
+    }
+    for t, A in I.pic_series(n, steps=steps):
+        for key, meths in PAPER_SERIES.items():
+            for meth in meths:
+                data[key][meth].append(_call(A, ms[key], meth).imbalance)
+    rows = []
+    for key, meths in PAPER_SERIES.items():
+        for meth, paper in meths.items():
+            li = np.array(data[key][meth]) * 100
+            rows.append(
+                [
+                    ms[key],
+                    meth.upper().replace("_", "-"),
+                    f"{li.min():.2f}",
+                    f"{np.median(li):.2f}",
+                    f"{li.max():.2f}",
+                    paper,
+                ]
+            )
+    text = format_table(
+        ["m", "algorithm", "min %", "median %", "max %", "paper (PIC-MAG) %"],
+        rows,
+        title=f"LI over {steps} pic_like snapshots ({n}x{n}; substitute "
+        "data: compare orderings and stability, not values)",
+    )
+    # the theorem JAG-M-HEUR-PROBE <= JAG-M-HEUR holds on every snapshot
+    ok = all(
+        p <= h + 1e-12
+        for p, h in zip(data["6400"]["jag_m_heur_probe"], data["6400"]["jag_m_heur"])
+    )
+    med = {m: float(np.median(v)) for m, v in data["9216"].items()}
+    order = [
+        "jag_m_heur_probe",
+        "hier_relaxed",
+        "hier_rb",
+        "rect_nicol",
+        "rect_uniform",
+    ]
+    soft = all(med[a] <= med[b] for a, b in itertools.pairwise(order))
+    text += (
+        "\nPaper ordering at m=9216 (JAG-M-HEUR-PROBE <= HIER-RELAXED <= HIER-RB <= "
+        f"RECT-NICOL <= RECT-UNIFORM, medians): {'reproduced' if soft else 'NOT reproduced'}"
+        " (soft expectation, not a check)"
+    )
+    return ok, {"n": n, "m": ms, "li": data, "paper_order_reproduced": soft}, text
+
+
+def stripes(quick: bool) -> tuple[bool, dict, str]:
+    """JAG-M-HEUR's LI against its stripe count P beside the Theorem 3 bound (paper Fig. 5)."""
+    from wpart import spatial
+    from wpart.spatial import instances as I
+
+    n = 128 if quick else 512
+    m = 1024 if quick else 10_000
+    seeds = 2 if quick else 5
+    mats = [I.uniform(n, delta=1.2, seed=s) for s in range(seeds)]
+    Ps = sorted(
+        {round(float(x)) for x in np.geomspace(max(2, m // n + 1), min(n, m // 2), 12)}
+    )
+    rows, lis, bounds = [], [], []
+    for P in Ps:
+        sl = sa = 0.0
+        bmax = 0.0
+        for A in mats:
+            r = spatial.jag_m_heur(A, m, P=P, orient="hor")
+            sl += float(r.max_load)
+            sa += float(r.avg_load)
+            D = float(A.max()) / float(A.min())
+            bmax = max(bmax, m / (m - P) + m * D / (P * n) + m * D * D / (n * n))
+        li = sl / sa - 1
+        lis.append(li)
+        bounds.append(bmax - 1)
+        rows.append(
+            [P, f"{100 * li:.2f}", f"{100 * (bmax - 1):.2f}", ok_fail(li <= bmax - 1)]
+        )
+    Pstar = m * math.sqrt(1.2) / (math.sqrt(1.2) + math.sqrt(n))
+    rho = float(
+        np.corrcoef(np.argsort(np.argsort(lis)), np.argsort(np.argsort(bounds)))[0, 1]
+    )
+    ok = all(li <= b + 1e-12 for li, b in zip(lis, bounds))
+    text = format_table(
+        ["P", "LI_agg %", "Thm 3 bound - 1 %", "LI <= bound"],
+        rows,
+        title=f"JAG-M-HEUR against the stripe count P ({n}x{n} uniform Delta=1.2, m={m}, "
+        f"{seeds} seeds; paper Fig. 5). Theorem 4 optimum P* = {Pstar:.0f}; rank correlation "
+        f"of LI with the bound {rho:.2f} (the paper: LI follows the bound's trend)",
+    )
+    return ok, {"P": Ps, "li": lis, "bound": bounds, "rank_corr": rho}, text
+
+
+def timing(quick: bool) -> tuple[bool, dict, str]:
+    """Core run times beside the paper's (spec R4)."""
+    from wpart.spatial import instances as I
+
+    data: dict = {"512": {}, "4096": {}}
+    rows = []
+    A = I.uniform(512, delta=1.2, seed=0)
+    t0 = time.perf_counter()
+    wpart.prefix_sum(A)
+    data["prefix_512_s"] = time.perf_counter() - t0
+    ms = [100, 1024, 10_000] if not quick else [100, 10_000]
+    reps = 3 if quick else 5
+    for meth in FAST + ["jag_pq_opt_nicol"] + ([] if quick else ["jag_pq_opt_dp"]):
+        for m in ms:
+            t, r = _core_time(
+                lambda m=m, meth=meth: _call(A, m, meth), 1 if "opt" in meth else reps
+            )
+            data["512"].setdefault(meth, {})[str(m)] = {"seconds": t, "li": r.imbalance}
+        paper = PAPER_TIMES.get(meth)
+        t10k = data["512"][meth].get("10000", {}).get("seconds")
+        ratio = paper / t10k if paper and t10k else None
+        rows.append(
+            [
+                meth.upper().replace("_", "-"),
+                *[
+                    f"{data['512'][meth].get(str(m), {}).get('seconds', float('nan')) * 1e3:.2f}"
+                    for m in ms
+                ],
+                f"{paper * 1e3:.0f}" if paper else "-",
+                f"{ratio:.1f}x" if ratio else "-",
+                ("OK" if ratio >= 10 else "MISS") if ratio else "-",
+            ]
+        )
+    # JAG-M-OPT at m = 961 (the paper: 31 minutes), both orientations
+    mo = 961 if not quick else 256
+    t, r = _core_time(lambda: _call(A, mo, "jag_m_opt"), 1)
+    data["512"]["jag_m_opt"] = {str(mo): {"seconds": t, "li": r.imbalance}}
+    ratio = PAPER_TIMES["jag_m_opt"] / t if mo == 961 else None
+    rows.append(
+        [
+            f"JAG-M-OPT (m={mo})",
+            *["" for _ in ms[:-1]],
+            f"{t * 1e3:.1f}",
+            f"{PAPER_TIMES['jag_m_opt'] * 1e3:.0f} (m=961)",
+            f"{ratio:.0f}x" if ratio else "-",
+            ("OK" if ratio >= 10 else "MISS") if ratio else "-",
+        ]
+    )
+    text = format_table(
+        ["algorithm"]
+        + [f"m={m} ms" for m in ms]
+        + ["paper ms (m=10^4)", "paper/ours", ">=10x"],
+        rows,
+        title="Core time at 512x512 uniform (Delta=1.2); -BEST jagged runs both "
+        f"orientations; prefix build {data['prefix_512_s'] * 1e3:.1f} ms "
+        "(excluded, as in the paper)",
+    )
+    # 4096^2 for the fast algorithms
+    if not quick:
+        B = I.uniform(4096, delta=1.2, seed=0)
+        rows4 = []
+        for meth in FAST:
+            t, r = _core_time(lambda meth=meth: _call(B, 10_000, meth), 3)
+            data["4096"][meth] = {"10000": {"seconds": t, "li": r.imbalance}}
+            t512 = data["512"][meth]["10000"]["seconds"]
+            rows4.append(
+                [meth.upper().replace("_", "-"), f"{t * 1e3:.2f}", f"{t / t512:.1f}x"]
+            )
+        text += "\n\n" + format_table(
+            ["algorithm", "4096^2, m=10^4 ms", "vs 512^2"],
+            rows4,
+            title="Core time at 4096x4096 (paper: ~10x from 512^2 to 8192^2)",
+        )
+    data["target_10x_met"] = all(r[-1] != "MISS" for r in rows)
+    # timings depend on the machine and its load: reported, never a failed check
+    return True, data, text
+
+
+def scaling(quick: bool) -> tuple[bool, dict, str]:
+    """Log-log slopes of core time in m (fixed n) against spec 7.4."""
+    from wpart.spatial import instances as I
+
+    A = I.uniform(512, delta=1.2, seed=1)
+    ks = [16, 32, 64] if quick else [16, 32, 64, 100]
+    data, rows, ok = {}, [], True
+    for meth, expo in M_EXPONENT.items():
+        ts = []
+        for k in ks:
+            t, _ = _core_time(lambda k=k, meth=meth: _call(A, k * k, meth), 3)
+            ts.append(max(t, 1e-6))
+        x = np.log([k * k for k in ks])
+        slope = float(np.polyfit(x, np.log(ts), 1)[0])
+        good = slope <= expo + SLOPE_TOL
+        data[meth] = {
+            "m": [k * k for k in ks],
+            "seconds": ts,
+            "slope": slope,
+            "model": expo,
+        }
+        rows.append(
+            [
+                meth.upper().replace("_", "-"),
+                f"{slope:.2f}",
+                f"{expo:.1f}",
+                ok_fail(good),
+            ]
+        )
+    text = format_table(
+        ["algorithm", "slope in m", "model", "check"],
+        rows,
+        title=f"Scaling of core time in m = k^2, k in {ks}, 512x512 "
+        f"(slope <= model + {SLOPE_TOL} -> OK; timings are reported, not "
+        "failed)",
+    )
+    # growth in n at fixed m: logarithmic in theory (spec 7.4) plus memory effects; the check
+    # is that time grows far slower than the n^2 cells (slope in n <= 1)
+    ns = [256, 512, 1024] if quick else [512, 1024, 2048, 4096]
+    mats = {n: I.uniform(n, delta=1.2, seed=2) for n in ns}
+    rows_n = []
+    for meth in [
+        "hier_rb",
+        "jag_pq_heur",
+        "jag_m_heur",
+        "jag_m_heur_probe",
+        "rect_nicol",
+        "hier_relaxed",
+    ]:
+        ts = []
+        for n in ns:
+            t, _ = _core_time(lambda n=n, meth=meth: _call(mats[n], 1024, meth), 3)
+            ts.append(max(t, 1e-6))
+        slope = float(np.polyfit(np.log(ns), np.log(ts), 1)[0])
+        good = slope <= 1.0
+        data.setdefault("n_scaling", {})[meth] = {
+            "n": ns,
+            "seconds": ts,
+            "slope": slope,
+        }
+        rows_n.append(
+            [
+                meth.upper().replace("_", "-"),
+                *[f"{x * 1e3:.2f}" for x in ts],
+                f"{slope:.2f}",
+                ok_fail(good),
+            ]
+        )
+    text += "\n\n" + format_table(
+        ["algorithm"] + [f"n={n} ms" for n in ns] + ["slope in n", "check"],
+        rows_n,
+        title="Scaling of core time in n (n x n uniform, m = 1024; "
+        "model: log n + memory effects; check: slope <= 1, i.e. far "
+        "below the n^2 cells)",
+    )
+    return ok, data, text
+
+
+def _figures(out_dir: Path, quality_data: dict) -> list[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from wpart.spatial import instances as I
+
+    A = I.pic_like(128, t=20_000, seed=0)
+    meths = [
+        "rect_nicol",
+        "jag_pq_heur",
+        "jag_m_heur_probe",
+        "jag_m_opt",
+        "hier_relaxed",
+        "hybrid",
+    ]
+    fig, axes = plt.subplots(2, 3, figsize=(12, 8))
+    for ax, meth in zip(axes.flat, meths):
+        _call(A, 64, meth).plot(ax=ax, linewidth=0.6)
+    fig.tight_layout()
+    p1 = out_dir / "spatial_partitions.png"
+    fig.savefig(p1, dpi=90)
+    plt.close(fig)
+    ncls = len(quality_data)
+    ncol = min(3, ncls)
+    nrow = (ncls + ncol - 1) // ncol
+    fig, axes = plt.subplots(
+        nrow, ncol, figsize=(4.5 * ncol, 3.6 * nrow), squeeze=False
+    )
+    for ax, (cls, d) in zip(axes.flat, quality_data.items()):
+        ms = sorted(int(m) for m in d)
+        for meth in [*QUALITY_ALGOS, "jag_m_opt"]:
+            pts = [
+                (m, max(d[str(m)][meth]["li_agg"], 1e-5))
+                for m in ms
+                if meth in d[str(m)]
+            ]
+            if pts:
+                ax.plot(*zip(*pts), marker="o", ms=3, label=meth)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(cls)
+        ax.set_xlabel("m")
+        ax.set_ylabel("LI_agg")
+    for ax in list(axes.flat)[ncls:]:
+        ax.axis("off")
+    axes.flat[0].legend(fontsize="x-small")
+    fig.tight_layout()
+    p2 = out_dir / "spatial_imbalance.png"
+    fig.savefig(p2, dpi=90)
+    plt.close(fig)
+    return [p1, p2]
+
+
+def run_spatial(out_dir: Path, quick: bool = False, progress: bool = True) -> dict:
+    """Reproduce spec 004's rectangular-partition results; write table, JSON and figures.
+
+    Returns ``{"family": "spatial", "ok", "checks", "table", "files", "seconds"}``; ``ok`` is
+    True when the golden table, the class chain and the always-true inequalities hold.
+    Timings, the 10x target against the paper and the scaling slopes are reported with
+    OK/MISS marks but never fail the run (they depend on the machine and its load).
+    """
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    t_start = time.perf_counter()
+    steps = [
+        ("golden", golden),
+        ("chain", lambda: chain(quick)),
+        ("quality", lambda: quality(quick)),
+        ("series", lambda: series(quick)),
+        ("stripes", lambda: stripes(quick)),
+        ("timing", lambda: timing(quick)),
+        ("scaling", lambda: scaling(quick)),
+    ]
+    from tqdm.auto import tqdm
+
+    checks, details, texts = {}, {}, []
+    bar = tqdm(steps, desc="reproduce spatial", disable=not progress, leave=False)
+    for name, fn in bar:
+        bar.set_postfix_str(name)
+        ok, data, text = fn()
+        checks[name] = bool(ok)
+        details[name] = data
+        texts.append(text)
+    bar.close()
+    figs = _figures(out_dir, details["quality"])
+    ok = all(checks.values())
+    header = (
+        f"wpart {wpart.__version__} reproduce spatial ({'quick' if quick else 'full'}) | "
+        f"{platform.platform()} | {platform.python_version()} | NumPy {np.__version__}"
+    )
+    table = "\n\n".join(
+        [header]
+        + texts
+        + [
+            format_table(
+                ["check", "result"],
+                [[k, ok_fail(v)] for k, v in checks.items()],
+                title="Summary",
+            )
+        ]
+    )
+    files = {
+        "table": out_dir / "spatial_table.txt",
+        "json": out_dir / "spatial.json",
+        "partitions": figs[0],
+        "imbalance": figs[1],
+    }
+    files["table"].write_text(table + "\n")
+    elapsed = time.perf_counter() - t_start
+    write_json(
+        files["json"],
+        {
+            "family": "spatial",
+            "ok": ok,
+            "quick": quick,
+            "checks": checks,
+            "details": details,
+            "seconds": elapsed,
+        },
+    )
+    return {
+        "family": "spatial",
+        "ok": ok,
+        "checks": checks,
+        "table": table,
+        "files": {k: str(v) for k, v in files.items()},
+        "seconds": elapsed,
+    }

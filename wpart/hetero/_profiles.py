@@ -1,0 +1,411 @@
+"""Discrete time / dynamic-energy profiles of heterogeneous processors (spec 000 section 1)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = ["Profile", "ProfileSet", "as_profiles"]
+
+
+def _as_1d(x: Any, name: str, kind: str) -> NDArray:
+    try:
+        a = np.asarray(x)
+    except Exception as exc:  # noqa: BLE001 -- ragged input and the like
+        raise ValueError(f"`{name}` must be a 1-D array: {exc}") from None
+    if a.dtype == object or a.dtype.kind not in "biuf":
+        raise TypeError(f"`{name}` must be numeric, got dtype {a.dtype}")
+    if a.ndim != 1:
+        raise ValueError(f"`{name}` must be 1-D, got shape {a.shape}")
+    if kind == "int":
+        if a.dtype.kind == "b":
+            raise TypeError(f"`{name}` must be integer sizes, got bool")
+        if a.dtype.kind == "f":
+            if not np.all(np.isfinite(a)):
+                i = int(np.flatnonzero(~np.isfinite(a))[0])
+                raise ValueError(f"`{name}` contains {a[i]} at index {i}")
+            if not np.all(a == np.round(a)):
+                i = int(np.flatnonzero(a != np.round(a))[0])
+                raise ValueError(f"`{name}` must hold integer sizes, got {a[i]} at index {i}")
+            if a.size and np.abs(a).max() >= 2.0**62:
+                raise OverflowError(f"`{name}` has sizes too large for int64")
+        return np.array(a, dtype=np.int64)
+    return np.array(a, dtype=np.float64)
+
+
+@dataclass(frozen=True, eq=False)
+class Profile:
+    """Discrete time and dynamic-energy functions of one processor.
+
+    The functions are known only at the measured `sizes`; a processor can be given 0 units (at
+    no time and no energy) or exactly one of its measured sizes. Gaps, non-monotone shapes and
+    zero-energy points are legal.
+
+    Attributes
+    ----------
+    sizes : ndarray of int64, shape (m,)
+        Measured problem sizes, > 0, strictly increasing.
+    time : ndarray of float64, shape (m,)
+        Execution time (s) at each size, finite, >= 0.
+    energy : ndarray of float64, shape (m,)
+        Dynamic energy (J) at each size, finite, >= 0 (zeros when only time was measured).
+    name : str
+        A label (``"cpu1"``, ``"gpu"`` ...).
+    """
+
+    sizes: NDArray[np.int64]
+    time: NDArray[np.float64]
+    energy: NDArray[np.float64]
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        for a in (self.sizes, self.time, self.energy):
+            a.setflags(write=False)
+
+    # ------------------------------------------------------------------ constructors ----
+    @classmethod
+    def from_arrays(
+        cls,
+        sizes: ArrayLike,
+        time: ArrayLike,
+        energy: ArrayLike | None = None,
+        *,
+        name: str = "",
+        clamp_negative: bool = False,
+        sort: bool = False,
+    ) -> Profile:
+        """Build and validate a profile from arrays.
+
+        Parameters
+        ----------
+        sizes : array_like of int, shape (m,)
+            Problem sizes, > 0, distinct (strictly increasing unless ``sort=True``).
+        time : array_like, shape (m,)
+            Times, finite and >= 0.
+        energy : array_like, shape (m,), optional
+            Dynamic energies, finite and >= 0; zeros when omitted.
+        name : str
+            Label of the processor.
+        clamp_negative : bool, default False
+            Replace negative energies (noise of a dynamic-energy subtraction) by 0 instead of
+            raising.
+        sort : bool, default False
+            Sort the points by size first (duplicates are still an error).
+
+        Raises
+        ------
+        ValueError
+            NaN or infinite values, negative times (or energies), sizes <= 0, duplicate or
+            unsorted sizes, lengths that differ.
+        TypeError
+            Non-numeric input.
+        """
+        label = f"profile {name!r}" if name else "profile"
+        s = _as_1d(sizes, f"{label}: sizes", "int")
+        t = _as_1d(time, f"{label}: time", "float")
+        e = np.zeros(s.shape, np.float64) if energy is None else _as_1d(
+            energy, f"{label}: energy", "float")
+        if not (s.shape == t.shape == e.shape):
+            raise ValueError(f"{label}: sizes, time and energy must have the same length, got "
+                             f"{s.size}, {t.size}, {e.size}")
+        if sort and s.size:
+            o = np.argsort(s, kind="stable")
+            s, t, e = s[o], t[o], e[o]
+        if s.size:
+            if (s <= 0).any():
+                i = int(np.flatnonzero(s <= 0)[0])
+                raise ValueError(f"{label}: sizes must be > 0, got {s[i]} at index {i}")
+            d = np.diff(s)
+            if (d == 0).any():
+                i = int(np.flatnonzero(d == 0)[0]) + 1
+                raise ValueError(f"{label}: duplicate size {s[i]} at index {i}")
+            if (d < 0).any():
+                i = int(np.flatnonzero(d < 0)[0]) + 1
+                raise ValueError(f"{label}: sizes must be strictly increasing, {s[i]} at index "
+                                 f"{i} follows {s[i - 1]} (pass sort=True to sort them)")
+        for arr, what in ((t, "time"), (e, "energy")):
+            bad = ~np.isfinite(arr)
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise ValueError(f"{label}: {what} contains {arr[i]} at index {i} "
+                                 f"(size {s[i]})")
+        if (t < 0).any():
+            i = int(np.flatnonzero(t < 0)[0])
+            raise ValueError(f"{label}: time must be >= 0, got {t[i]} at index {i} "
+                             f"(size {s[i]})")
+        if (e < 0).any():
+            if clamp_negative:
+                e = np.maximum(e, 0.0)
+            else:
+                i = int(np.flatnonzero(e < 0)[0])
+                raise ValueError(f"{label}: energy must be >= 0, got {e[i]} at index {i} "
+                                 f"(size {s[i]}); pass clamp_negative=True to clamp noise")
+        return cls(s, t, e, str(name))
+
+    @classmethod
+    def from_text(cls, text: str, *, name: str = "", clamp_negative: bool = False) -> Profile:
+        """Parse FuPerMod-style text: one point per line, ``size time [energy]``.
+
+        Blank lines and ``#`` comments are skipped; columns are separated by spaces, tabs or
+        commas. Lines may come in any order (they are sorted by size).
+        """
+        rows = []
+        for lineno, line in enumerate(text.splitlines(), 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            parts = line.replace(",", " ").split()
+            if len(parts) not in (2, 3):
+                raise ValueError(f"profile {name!r}: line {lineno}: expected 'size time "
+                                 f"[energy]', got {line!r}")
+            try:
+                size = float(parts[0])
+                vals = [float(v) for v in parts[1:]]
+            except ValueError:
+                raise ValueError(f"profile {name!r}: line {lineno}: not a number in "
+                                 f"{line!r}") from None
+            if rows and len(vals) != len(rows[0]) - 1:
+                raise ValueError(f"profile {name!r}: line {lineno}: {len(parts)} columns, "
+                                 f"previous lines have {len(rows[0])}")
+            rows.append([size, *vals])
+        if not rows:
+            raise ValueError(f"profile {name!r}: no data points")
+        a = np.array(rows, dtype=np.float64)
+        return cls.from_arrays(a[:, 0], a[:, 1], a[:, 2] if a.shape[1] == 3 else None,
+                               name=name, clamp_negative=clamp_negative, sort=True)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike, *, name: str | None = None,
+                  clamp_negative: bool = False) -> Profile:
+        """Read a FuPerMod-style ``size time [energy]`` file (see :meth:`from_text`)."""
+        p = Path(path)
+        return cls.from_text(p.read_text(), name=p.stem if name is None else name,
+                             clamp_negative=clamp_negative)
+
+    def to_text(self) -> str:
+        """FuPerMod-style text, ``size time energy`` per line (round-trips exactly)."""
+        out = io.StringIO()
+        out.write(f"# wpart profile {self.name}\n# size time energy\n")
+        for s, t, e in zip(self.sizes.tolist(), self.time.tolist(), self.energy.tolist()):
+            out.write(f"{s} {t!r} {e!r}\n")
+        return out.getvalue()
+
+    def to_file(self, path: str | os.PathLike) -> None:
+        """Write :meth:`to_text` to `path` (load it back with :meth:`from_file`)."""
+        Path(path).write_text(self.to_text())
+
+    # ------------------------------------------------------------------ queries ----
+    @property
+    def m(self) -> int:
+        """Number of measured points."""
+        return int(self.sizes.size)
+
+    def lookup(self, x: int) -> tuple[float, float] | None:
+        """``(time, energy)`` at size `x` (``(0, 0)`` for 0), or None if not measured."""
+        if x == 0:
+            return 0.0, 0.0
+        k = int(np.searchsorted(self.sizes, x))
+        if k < self.m and self.sizes[k] == x:
+            return float(self.time[k]), float(self.energy[k])
+        return None
+
+    def speed(self, work: Any = None) -> NDArray[np.float64]:
+        """Speed ``work(size) / time`` at each point (``work`` defaults to the size)."""
+        w = self.sizes.astype(np.float64) if work is None else np.asarray(
+            work(self.sizes.astype(np.float64)), dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(self.time > 0, w / self.time, np.inf)
+
+    def __repr__(self) -> str:
+        rng = f"{self.sizes[0]}..{self.sizes[-1]}" if self.m else "-"
+        return f"Profile(name={self.name!r}, m={self.m}, sizes={rng})"
+
+
+@dataclass(frozen=True, eq=False)
+class ProfileSet:
+    """The profiles of p processors, in processor order.
+
+    Build one with :meth:`from_arrays`, :meth:`from_files`, :meth:`from_csv` or
+    :func:`wpart.hetero.synthetic`; every function of :mod:`wpart.hetero` also accepts a plain
+    sequence of ``(sizes, times, energies)`` triples.
+    """
+
+    profiles: tuple[Profile, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.profiles) < 1:
+            raise ValueError("`profiles` must hold at least one processor")
+
+    @property
+    def p(self) -> int:
+        """Number of processors."""
+        return len(self.profiles)
+
+    @property
+    def names(self) -> list[str]:
+        """Processor labels."""
+        return [pr.name or f"P{i}" for i, pr in enumerate(self.profiles)]
+
+    def __len__(self) -> int:
+        return self.p
+
+    def __getitem__(self, i: int) -> Profile:
+        return self.profiles[i]
+
+    def __iter__(self):
+        return iter(self.profiles)
+
+    def csr(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64],
+                           NDArray[np.float64]]:
+        """``(offsets, sizes, times, energies)`` in the CSR layout of the C core."""
+        m = [pr.m for pr in self.profiles]
+        off = np.zeros(self.p + 1, np.int64)
+        off[1:] = np.cumsum(m)
+        cat = (lambda k: np.concatenate([getattr(pr, k) for pr in self.profiles])
+               if off[-1] else np.zeros(0, np.int64 if k == "sizes" else np.float64))
+        return (off, np.ascontiguousarray(cat("sizes"), np.int64),
+                np.ascontiguousarray(cat("time"), np.float64),
+                np.ascontiguousarray(cat("energy"), np.float64))
+
+    @property
+    def granularity(self) -> int:
+        """gcd of all sizes (1 if there are none)."""
+        g = 0
+        for pr in self.profiles:
+            g = math.gcd(g, int(np.gcd.reduce(pr.sizes)) if pr.m else 0)
+        return g or 1
+
+    @property
+    def max_total(self) -> int:
+        """Largest workload any distribution can reach: the sum of the largest sizes."""
+        return int(sum(int(pr.sizes[-1]) if pr.m else 0 for pr in self.profiles))
+
+    # ------------------------------------------------------------------ constructors ----
+    @classmethod
+    def from_arrays(cls, items: Iterable[Any], *, names: Sequence[str] | None = None,
+                    clamp_negative: bool = False) -> ProfileSet:
+        """From ``(sizes, times[, energies])`` tuples or :class:`Profile` objects."""
+        out = []
+        for i, it in enumerate(items):
+            nm = names[i] if names is not None else f"P{i}"
+            if isinstance(it, Profile):
+                out.append(it)
+                continue
+            if isinstance(it, dict):
+                it = (it["sizes"], it["time"], it.get("energy"))
+            try:
+                parts = tuple(it)
+            except TypeError:
+                raise TypeError(f"`profiles`: processor {i} must be a (sizes, times, energies) "
+                                f"tuple or a Profile, got {type(it).__name__}") from None
+            if len(parts) not in (2, 3):
+                raise ValueError(f"`profiles`: processor {i} must be a (sizes, times, energies) "
+                                 f"tuple, got {len(parts)} items")
+            out.append(Profile.from_arrays(*parts, name=nm, clamp_negative=clamp_negative))
+        return cls(tuple(out))
+
+    @classmethod
+    def from_files(cls, paths: Sequence[str | os.PathLike]) -> ProfileSet:
+        """One FuPerMod-style ``size time [energy]`` file per processor."""
+        return cls(tuple(Profile.from_file(p) for p in paths))
+
+    @classmethod
+    def from_csv(cls, path_or_text: str | os.PathLike, *, clamp_negative: bool = False
+                 ) -> ProfileSet:
+        """Long-format CSV with a header ``processor,size,time[,energy]``.
+
+        Processors appear in order of first appearance; rows may come in any order.
+        """
+        p = Path(path_or_text) if not (isinstance(path_or_text, str) and "\n" in path_or_text) \
+            else None
+        text = p.read_text() if p is not None else str(path_or_text)
+        reader = csv.DictReader(io.StringIO(text))
+        fields = [f.strip().lower() for f in (reader.fieldnames or [])]
+        need = {"processor", "size", "time"}
+        if not need <= set(fields):
+            raise ValueError(f"CSV must have columns processor,size,time[,energy]; got {fields}")
+        data: dict[str, list[list[float]]] = {}
+        for lineno, row in enumerate(reader, 2):
+            row = {k.strip().lower(): v for k, v in row.items() if k is not None}
+            try:
+                vals = [float(row["size"]), float(row["time"]),
+                        float(row["energy"]) if row.get("energy") not in (None, "") else 0.0]
+            except (TypeError, ValueError):
+                raise ValueError(f"CSV line {lineno}: not a number in {row}") from None
+            data.setdefault(str(row["processor"]).strip(), []).append(vals)
+        if not data:
+            raise ValueError("CSV has no data rows")
+        profs = []
+        for nm, rows in data.items():
+            a = np.array(rows, dtype=np.float64)
+            profs.append(Profile.from_arrays(a[:, 0], a[:, 1], a[:, 2], name=nm, sort=True,
+                                             clamp_negative=clamp_negative))
+        return cls(tuple(profs))
+
+    def to_csv(self, path: str | os.PathLike | None = None) -> str:
+        """Long-format CSV (see :meth:`from_csv`); written to `path` when given."""
+        out = io.StringIO()
+        out.write("processor,size,time,energy\n")
+        for nm, pr in zip(self.names, self.profiles):
+            for s, t, e in zip(pr.sizes.tolist(), pr.time.tolist(), pr.energy.tolist()):
+                out.write(f"{nm},{s},{t!r},{e!r}\n")
+        text = out.getvalue()
+        if path is not None:
+            Path(path).write_text(text)
+        return text
+
+    def evaluate(self, dist: ArrayLike) -> tuple[float, float]:
+        """``(time, dynamic energy)`` of a distribution (energy summed as a right fold)."""
+        from .. import _core
+
+        d = np.asarray(dist)
+        if d.dtype.kind not in "iu" or d.shape != (self.p,):
+            raise ValueError(f"`dist` must be {self.p} integers, got {d!r}")
+        return _core.hetero_eval(*self.csr(), np.ascontiguousarray(d, np.int64))
+
+    def plot(self, ax: Any = None, *, what: str = "time") -> Any:
+        """Draw every processor's time (``what="time"``), energy or speed against size."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(7, 4))
+        for nm, pr in zip(self.names, self.profiles):
+            y = {"time": pr.time, "energy": pr.energy, "speed": pr.speed()}[what]
+            ax.plot(pr.sizes, y, ".-", ms=2, lw=0.8, label=nm)
+        ax.set_xlabel("size")
+        ax.set_ylabel({"time": "time (s)", "energy": "dynamic energy (J)",
+                       "speed": "speed (size / s)"}[what])
+        ax.legend(fontsize="small")
+        return ax
+
+    def __repr__(self) -> str:
+        ms = ", ".join(f"{n}:{pr.m}" for n, pr in zip(self.names, self.profiles))
+        return f"ProfileSet(p={self.p}, points=[{ms}])"
+
+
+def as_profiles(profiles: Any, *, clamp_negative: bool = False) -> ProfileSet:
+    """Coerce the `profiles` argument of the public functions to a :class:`ProfileSet`."""
+    if isinstance(profiles, ProfileSet):
+        return profiles
+    if isinstance(profiles, Profile):
+        return ProfileSet((profiles,))
+    if isinstance(profiles, (str, bytes, os.PathLike)) or profiles is None:
+        raise TypeError("`profiles` must be a ProfileSet or a sequence of (sizes, times, "
+                        f"energies) tuples, got {type(profiles).__name__}")
+    try:
+        items = list(profiles)
+    except TypeError:
+        raise TypeError("`profiles` must be a ProfileSet or a sequence of (sizes, times, "
+                        f"energies) tuples, got {type(profiles).__name__}") from None
+    if not items:
+        raise ValueError("`profiles` must hold at least one processor")
+    return ProfileSet.from_arrays(items, clamp_negative=clamp_negative)

@@ -1,0 +1,223 @@
+"""Seeded synthetic profiles (spec 000 section 7.3): realistic, non-linear, non-convex and
+non-monotone discrete time and dynamic-energy profiles that need no hardware.
+
+Every random number is drawn from a counter-based stream ``u(seed, proc, k, stream)`` (a
+splitmix64 hash), so a point's values depend only on the seed, the processor and the point's
+index: bit-identical on every machine and independent of NumPy's generators.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ._profiles import Profile, ProfileSet
+
+__all__ = ["PRESETS", "linear_profiles", "synthetic"]
+
+_M64 = (1 << 64) - 1
+
+
+def _splitmix(z: int) -> int:
+    z = (z + 0x9E3779B97F4A7C15) & _M64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+    return z ^ (z >> 31)
+
+
+def _u(seed: int, proc: int, k: int, stream: int) -> float:
+    """Uniform in (0, 1), a pure function of its arguments."""
+    h = _splitmix(seed & _M64)
+    h = _splitmix(h ^ (proc & _M64))
+    h = _splitmix(h ^ (k & _M64))
+    h = _splitmix(h ^ (stream & _M64))
+    return ((h >> 11) + 0.5) / float(1 << 53)
+
+
+def _normal(seed: int, proc: int, k: int, stream: int) -> float:
+    u1 = _u(seed, proc, k, 2 * stream)
+    u2 = _u(seed, proc, k, 2 * stream + 1)
+    return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)
+
+
+def _largest_prime_factor(x: int) -> int:
+    f, best = 2, 1
+    while f * f <= x:
+        while x % f == 0:
+            best, x = f, x // f
+        f += 1
+    return max(best, x) if x > 1 else best
+
+
+_COMMON = {"rho": 0.3, "gamma": 0.5, "t0": 0.0, "e0": 0.0}
+
+#: Presets of spec 000 section 7.3 (illustrative: tuned to land near the paper's magnitudes,
+#: not paper data).
+PRESETS: dict[str, dict[str, Any]] = {
+    "dgemm-like": {
+        "kind": "gemm", "K": 10112, "g": 64, "lo": 64, "hi": 28800, "q": 0.08,
+        "d": (0.05, 0.35), "sigma": 0.02, "missing": None,
+        "procs": [
+            {"name": "cpu1", "s_peak": 450, "x_ramp": 600, "P_dyn": 140, "P_d": 4096, "d_P": 0.15},
+            {"name": "gpu1", "s_peak": 600, "x_ramp": 1500, "P_dyn": 150},
+            {"name": "phi1", "s_peak": 350, "x_ramp": 1500, "P_dyn": 200},
+            {"name": "cpu2", "s_peak": 500, "x_ramp": 600, "P_dyn": 120, "P_d": 4096, "d_P": 0.15},
+            {"name": "gpu2", "s_peak": 2000, "x_ramp": 1500, "P_dyn": 100},
+        ],
+    },
+    "fft-like": {
+        "kind": "fft", "K": 51200, "g": 16, "lo": 1024, "hi": 10000, "q": 0.25,
+        "d": (0.1, 0.6), "sigma": 0.05, "missing": "smooth127",
+        "procs": [
+            {"name": "cpu1", "s_peak": 25, "x_ramp": 800, "P_dyn": 60},
+            {"name": "gpu1", "s_peak": 35, "x_ramp": 1500, "P_dyn": 70},
+            {"name": "phi1", "s_peak": 15, "x_ramp": 1500, "P_dyn": 600},
+            {"name": "cpu2", "s_peak": 30, "x_ramp": 800, "P_dyn": 50},
+            {"name": "gpu2", "s_peak": 45, "x_ramp": 1500, "P_dyn": 60},
+        ],
+    },
+}
+_ALIASES = {"dgemm": "dgemm-like", "gemm": "dgemm-like", "matmul": "dgemm-like",
+            "matrix-multiplication-like": "dgemm-like", "mm": "dgemm-like",
+            "fft": "fft-like", "2d-fft": "fft-like"}
+
+
+def _work(kind: str, x: float, K: int) -> float:
+    if kind == "gemm":
+        return 2.0 * x * K * K
+    if kind == "fft":
+        return 2.5 * x * K * math.log2(x * K)
+    return float(x)
+
+
+def synthetic(
+    preset: str = "dgemm-like",
+    seed: int = 0,
+    *,
+    p: int | None = None,
+    hi: int | None = None,
+    step: int | None = None,
+    missing: str | float | None = "preset",
+    quantize: str | None = None,
+    burst: float = 1.0,
+) -> ProfileSet:
+    """Seeded synthetic profiles of a heterogeneous platform (spec 000 section 7.3).
+
+    Parameters
+    ----------
+    preset : {"dgemm-like", "fft-like", "tiny-random"}
+        ``"dgemm-like"`` (aliases ``"gemm"``, ``"matmul"``): matrix-multiplication-like smooth
+        profiles, K = 10112, rows 64..28800 step 64 (450 points), five processors (two CPUs,
+        two GPUs, a Xeon-Phi-like accelerator). ``"fft-like"`` (``"fft"``): rough 2D-FFT-like
+        profiles, K = 51200, rows 1024..10000 step 16 with sizes whose largest prime factor
+        exceeds 127 removed (426 points). ``"tiny-random"``: p <= 4, m <= 6 integer profiles
+        with 20 % holes, for oracle tests.
+    seed : int
+        Seed; the same seed gives bit-identical profiles everywhere.
+    p : int, optional
+        Use only the first `p` processors of the preset (or cycle through them if larger).
+    hi : int, optional
+        Largest size (default: the preset's). With the preset's step this sets the number of
+        points, e.g. ``hi=64000`` gives 1000 dgemm-like points.
+    step : int, optional
+        Size step (default: the preset's granularity).
+    missing : "preset", None, "smooth127" or float
+        Holes: the preset's rule, none, the FFT rule, or a random fraction of points.
+    quantize : {None, "integer", "dyadic"}
+        Round times and energies (to integers, or to multiples of 2^-10), for exact tests.
+    burst : float, default 1
+        Mean length (points) of a random performance drop; 1 means isolated drops.
+
+    Returns
+    -------
+    ProfileSet
+
+    Examples
+    --------
+    >>> import wpart.hetero as wh
+    >>> ps = wh.synthetic("dgemm-like", seed=1)
+    >>> ps.p, ps[0].m
+    (5, 450)
+    """
+    key = _ALIASES.get(preset.lower(), preset.lower()) if isinstance(preset, str) else preset
+    if key == "tiny-random":
+        return _tiny_random(seed, p)
+    if key not in PRESETS:
+        raise ValueError(f"`preset` must be one of {sorted(PRESETS) + ['tiny-random']} (or an "
+                         f"alias {sorted(_ALIASES)}), got {preset!r}")
+    cfg = PRESETS[key]
+    procs = cfg["procs"]
+    if p is not None:
+        if int(p) < 1:
+            raise ValueError(f"`p` must be >= 1, got {p}")
+        procs = [dict(procs[i % len(procs)], name=f"{procs[i % len(procs)]['name']}"
+                      + ("" if i < len(procs) else f"_{i // len(procs)}"))
+                 for i in range(int(p))]
+    st = int(step or cfg["g"])
+    top = int(hi or cfg["hi"])
+    lo = int(cfg["lo"]) if step is None else max(st, (int(cfg["lo"]) // st) * st)
+    sizes = np.arange(lo, top + 1, st, dtype=np.int64)
+    miss = cfg["missing"] if missing == "preset" else missing
+    out = []
+    for i, pr in enumerate(procs):
+        t = np.empty(sizes.size)
+        e = np.empty(sizes.size)
+        keep = np.ones(sizes.size, bool)
+        drop_left = 0
+        depth = 0.0
+        for k, x in enumerate(sizes.tolist()):
+            ramp = 1.0 - math.exp(-x / pr["x_ramp"])
+            if drop_left > 0:
+                drop_left -= 1
+            elif _u(seed, i, k, 1) < cfg["q"]:
+                lo_d, hi_d = cfg["d"]
+                depth = lo_d + (hi_d - lo_d) * _u(seed, i, k, 2)
+                drop_left = 1
+                if burst > 1:
+                    drop_left = 1 + int(math.log(_u(seed, i, k, 3)) / math.log(1 - 1 / burst))
+            drop = (1.0 - depth) if drop_left > 0 else 1.0
+            if "P_d" in pr and x % pr["P_d"] == 0:
+                drop *= 1.0 - pr["d_P"]
+            s = pr["s_peak"] * 1e9 * ramp * drop * math.exp(cfg["sigma"] * _normal(seed, i, k, 4))
+            t[k] = _COMMON["t0"] + _work(cfg["kind"], x, cfg["K"]) / s
+            P = pr["P_dyn"] * (_COMMON["rho"] + (1 - _COMMON["rho"]) * ramp ** _COMMON["gamma"]) \
+                * math.exp(cfg["sigma"] * _normal(seed, i, k, 5))
+            e[k] = _COMMON["e0"] + P * (t[k] - _COMMON["t0"]) + 0.1 * pr["P_dyn"] * _COMMON["t0"]
+            if miss == "smooth127":
+                keep[k] = _largest_prime_factor(x) <= 127
+            elif isinstance(miss, (int, float)) and miss is not None and not isinstance(miss, bool):
+                keep[k] = _u(seed, i, k, 6) >= float(miss)
+        if quantize == "integer":
+            t, e = np.round(t), np.round(e)
+        elif quantize == "dyadic":
+            t, e = np.round(t * 1024.0) / 1024.0, np.round(e * 1024.0) / 1024.0
+        elif quantize is not None:
+            raise ValueError(f"`quantize` must be None, 'integer' or 'dyadic', got {quantize!r}")
+        out.append(Profile.from_arrays(sizes[keep], t[keep], e[keep], name=pr["name"]))
+    return ProfileSet(tuple(out))
+
+
+def _tiny_random(seed: int, p: int | None) -> ProfileSet:
+    pp = int(p) if p is not None else 1 + int(_u(seed, 99, 0, 0) * 4)
+    out = []
+    for i in range(pp):
+        m = 1 + int(_u(seed, i, 0, 7) * 6)
+        sizes, t, e = [], [], []
+        for k in range(1, m + 1):
+            if _u(seed, i, k, 8) < 0.2:
+                continue
+            sizes.append(k)
+            t.append(float(int(_u(seed, i, k, 9) * 10)))
+            e.append(float(int(_u(seed, i, k, 10) * 10)))
+        out.append(Profile.from_arrays(np.array(sizes, np.int64), t, e, name=f"P{i}"))
+    return ProfileSet(tuple(out))
+
+
+def linear_profiles(a: Sequence[float], b: Sequence[float], m: int) -> ProfileSet:
+    """Linear profiles ``t_i(x) = a_i x`` and ``e_i(x) = b_i x`` on sizes ``1..m`` (spec 3)."""
+    x = np.arange(1, int(m) + 1, dtype=np.int64)
+    return ProfileSet(tuple(Profile.from_arrays(x, ai * x, bi * x, name=f"P{i}")
+                            for i, (ai, bi) in enumerate(zip(a, b))))

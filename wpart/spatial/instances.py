@@ -1,0 +1,240 @@
+"""Seeded instance generators for rectangular partitioning (spec 004 section 5.2).
+
+Every generator returns a C-contiguous int64 matrix and is reproducible: the same arguments
+give bit-identical output (NumPy ``Generator(PCG64(seed))``).
+
+* :func:`uniform`     integers uniform in ``[base, floor(base * delta)]`` (target ``Delta``)
+* :func:`diagonal`    ``floor(U(0, n1 n2) / (d + 0.1))``, ``d`` = distance to the main diagonal
+* :func:`peak`        same formula, ``d`` = distance to one random reference point
+* :func:`multipeak`   same, ``d`` = distance to the nearest of ``k`` (3) reference points
+* :func:`pic_like`    substitute for the PIC-MAG particle counts (near-uniform background plus
+  drifting density ridges, Poisson-sampled); :func:`pic_series` gives the 68 snapshots
+* :func:`mesh_like`   substitute for SLAC: vertices of 3D surfaces projected onto a grid
+  (sparse, many zeros); :func:`from_points` and :func:`project3d` do the projections
+
+The real PIC-MAG and SLAC data of the paper are not redistributable: results on the
+substitutes must be labelled as such and compared with the paper only in orderings and trends.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._validate import as_int, as_loads
+
+__all__ = [
+    "CLASSES",
+    "diagonal",
+    "from_points",
+    "make",
+    "mesh_like",
+    "multipeak",
+    "peak",
+    "pic_like",
+    "pic_series",
+    "project3d",
+    "uniform",
+]
+
+#: Class names accepted by :func:`make`.
+CLASSES = ("uniform", "diagonal", "peak", "multipeak", "pic_like", "mesh_like")
+
+
+def _shape(n1: int, n2: int | None) -> tuple[int, int]:
+    n1 = as_int(n1, "n1", minimum=1)
+    n2 = n1 if n2 is None else as_int(n2, "n2", minimum=1)
+    return n1, n2
+
+
+def _rng(seed: int) -> np.random.Generator:
+    return np.random.Generator(np.random.PCG64(as_int(seed, "seed", minimum=0)))
+
+
+def uniform(
+    n1: int,
+    n2: int | None = None,
+    *,
+    delta: float = 1.2,
+    base: int = 1000,
+    seed: int = 0,
+) -> NDArray[np.int64]:
+    """Integers uniform in ``[base, floor(base * delta)]``, so ``amax/amin <= delta``."""
+    n1, n2 = _shape(n1, n2)
+    if not (delta >= 1.0 and math.isfinite(delta)):
+        raise ValueError(f"`delta` must be a finite number >= 1, got {delta}")
+    base = as_int(base, "base", minimum=1)
+    hi = math.floor(base * delta)
+    return _rng(seed).integers(base, hi + 1, size=(n1, n2), dtype=np.int64)
+
+
+def _by_distance(
+    n1: int, n2: int, d: NDArray, rng: np.random.Generator
+) -> NDArray[np.int64]:
+    u = rng.uniform(0.0, float(n1 * n2), size=(n1, n2))
+    return np.ascontiguousarray(np.floor(u / (d + 0.1)).astype(np.int64))
+
+
+def diagonal(n1: int, n2: int | None = None, *, seed: int = 0) -> NDArray[np.int64]:
+    """``floor(U(0, n1 n2) / (d + 0.1))`` with ``d = |i - j| / sqrt(2)`` (heavy diagonal)."""
+    n1, n2 = _shape(n1, n2)
+    i, j = np.indices((n1, n2))
+    return _by_distance(n1, n2, np.abs(i - j) / math.sqrt(2.0), _rng(seed))
+
+
+def _refs(rng: np.random.Generator, n1: int, n2: int, k: int, ref: str) -> NDArray:
+    if ref == "continuous":
+        return np.column_stack([rng.uniform(0, n1, k), rng.uniform(0, n2, k)])
+    if ref == "cell":
+        return np.column_stack([rng.integers(0, n1, k), rng.integers(0, n2, k)]).astype(
+            float
+        )
+    raise ValueError(f"`ref` must be 'continuous' or 'cell', got {ref!r}")
+
+
+def multipeak(
+    n1: int,
+    n2: int | None = None,
+    *,
+    k: int = 3,
+    ref: str = "continuous",
+    seed: int = 0,
+) -> NDArray[np.int64]:
+    """``floor(U(0, n1 n2) / (d + 0.1))`` with ``d`` the distance to the nearest of `k`
+    reference points drawn once per instance (continuous coordinates by default)."""
+    n1, n2 = _shape(n1, n2)
+    k = as_int(k, "k", minimum=1)
+    rng = _rng(seed)
+    pts = _refs(rng, n1, n2, k, ref)
+    i, j = np.indices((n1, n2))
+    d = np.min([np.hypot(i - a, j - b) for a, b in pts], axis=0)
+    return _by_distance(n1, n2, d, rng)
+
+
+def peak(
+    n1: int, n2: int | None = None, *, ref: str = "continuous", seed: int = 0
+) -> NDArray[np.int64]:
+    """One reference point: :func:`multipeak` with ``k = 1``."""
+    return multipeak(n1, n2, k=1, ref=ref, seed=seed)
+
+
+def pic_like(
+    n: int = 514, *, t: int = 0, seed: int = 0, density: float = 100.0, ridges: int = 4
+) -> NDArray[np.int64]:
+    """Substitute for a PIC-MAG snapshot (spec 5.2): particle counts on an ``n x n`` grid.
+
+    A near-uniform background (mean `density` per cell) plus `ridges` smooth Gaussian shells
+    (20-60 % above the background) around a small empty central "planet"; the shells' radii
+    and angles drift slowly with the iteration `t`
+    (0 ... 33,500 in the paper's series), Poisson-sampled to integers. The geometry is fixed by
+    `seed`; `t` only moves it, so consecutive snapshots are similar.
+    """
+    n = as_int(n, "n", minimum=1)
+    t = as_int(t, "t", minimum=0)
+    geo = _rng(seed)
+    noise = _rng(seed * 100003 + t + 1)
+    x, y = np.meshgrid(np.linspace(-1, 1, n), np.linspace(-1, 1, n), indexing="ij")
+    cx, cy = 0.1 * geo.uniform(-1, 1), 0.1 * geo.uniform(-1, 1)
+    r = np.hypot(x - cx, y - cy)
+    th = np.arctan2(y - cy, x - cx)
+    lam = (1.0 + 0.15 * np.cos(2 * np.pi * geo.random())) * (
+        1.0 + 0.1 * x
+    )  # mild trend
+    s = t / 33_500.0
+    for _ in range(as_int(ridges, "ridges", minimum=0)):
+        r0 = 0.2 + 0.55 * geo.random() + 0.15 * s * geo.uniform(-1, 1)
+        w = 0.05 + 0.1 * geo.random()
+        amp = 0.2 + 0.4 * geo.random()
+        phase = geo.uniform(0, 2 * np.pi) + 1.5 * s * geo.uniform(-1, 1)
+        ang = 0.5 + 0.5 * np.cos(th - phase)  # day/night asymmetry
+        lam = lam + amp * ang**2 * np.exp(-(((r - r0) / w) ** 2))
+    lam = lam * (r > 0.03)  # the planet itself is empty
+    return np.ascontiguousarray(noise.poisson(density * lam).astype(np.int64))
+
+
+def pic_series(n: int = 514, *, seed: int = 0, steps: int = 68, every: int = 500):
+    """The snapshot series ``t = 0, every, ..., (steps-1) * every`` of :func:`pic_like`
+    (a generator of ``(t, matrix)`` pairs)."""
+    for s in range(as_int(steps, "steps", minimum=1)):
+        yield s * every, pic_like(n, t=s * every, seed=seed)
+
+
+def project3d(counts3d: ArrayLike, axis: int = 2) -> NDArray:
+    """Sum a 3D count array along `axis` (the paper's 3D-to-2D accumulation)."""
+    a = as_loads(counts3d, "counts3d", (3,))
+    if axis not in (0, 1, 2):
+        raise ValueError(f"`axis` must be 0, 1 or 2, got {axis}")
+    return np.ascontiguousarray(a.sum(axis=axis))
+
+
+def from_points(xyz: ArrayLike, n: int = 512, axis: int = 2) -> NDArray[np.int64]:
+    """2D histogram (``n x n``) of 3D points projected along `axis`: one unit of work per
+    point, as for the SLAC mesh vertices. Coordinates are scaled to the bounding box."""
+    p = np.asarray(xyz, dtype=float)
+    if p.ndim != 2 or p.shape[1] != 3 or p.shape[0] == 0:
+        raise ValueError(f"`xyz` must have shape (k, 3) with k >= 1, got {p.shape}")
+    if not np.isfinite(p).all():
+        raise ValueError("`xyz` contains NaN or inf")
+    n = as_int(n, "n", minimum=1)
+    keep = [a for a in range(3) if a != axis]
+    q = p[:, keep]
+    lo, hi = q.min(axis=0), q.max(axis=0)
+    span = np.where(hi > lo, hi - lo, 1.0)
+    idx = np.minimum(((q - lo) / span * n).astype(np.int64), n - 1)
+    out = np.zeros((n, n), dtype=np.int64)
+    np.add.at(out, (idx[:, 0], idx[:, 1]), 1)
+    return out
+
+
+def mesh_like(
+    n: int = 512, *, seed: int = 0, points: int = 400_000, axis: int = 0
+) -> NDArray[np.int64]:
+    """Substitute for a SLAC projection: vertices sampled on an accelerator-like chain of
+    cylinders (cavities) and tori (irises), refined near the irises, projected along `axis`.
+    Very sparse with many zero cells (``Delta`` undefined)."""
+    n = as_int(n, "n", minimum=1)
+    rng = _rng(seed)
+    points = as_int(points, "points", minimum=1)
+    cells = int(rng.integers(4, 8))
+    pts = []
+    per = points // (2 * cells)
+    for c in range(cells):
+        z0 = c / cells
+        # cavity wall: cylinder of radius R
+        R = 0.35 + 0.05 * rng.random()
+        u = rng.uniform(0, 2 * np.pi, per)
+        z = z0 + rng.uniform(0, 1 / cells, per)
+        pts.append(np.column_stack([R * np.cos(u), R * np.sin(u), z]))
+        # iris: torus at the cell boundary, finer mesh (more vertices)
+        a, b = 0.15, 0.04
+        u = rng.uniform(0, 2 * np.pi, per)
+        v = rng.uniform(0, 2 * np.pi, per)
+        pts.append(
+            np.column_stack(
+                [
+                    (a + b * np.cos(v)) * np.cos(u),
+                    (a + b * np.cos(v)) * np.sin(u),
+                    z0 + b * np.sin(v),
+                ]
+            )
+        )
+    return from_points(np.concatenate(pts), n, axis)
+
+
+def make(cls: str, n: int, *, seed: int = 0, **kw) -> NDArray[np.int64]:
+    """Instance of class `cls` (one of :data:`CLASSES`) of size ``n x n``."""
+    f = {
+        "uniform": uniform,
+        "diagonal": diagonal,
+        "peak": peak,
+        "multipeak": multipeak,
+        "pic_like": pic_like,
+        "mesh_like": mesh_like,
+    }.get(cls)
+    if f is None:
+        raise ValueError(
+            f"`cls` must be one of {', '.join(map(repr, CLASSES))}, got {cls!r}"
+        )
+    return f(n, seed=seed, **kw)
