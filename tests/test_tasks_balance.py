@@ -258,3 +258,19 @@ def test_node_memory_rule():
         SB().with_(node_mem=[36.0])
     with pytest.raises(ValueError, match="rank_node"):
         SB().with_(rank_node=[0, 0, 1, 2], node_mem=[36.0, 36.0])
+
+
+def test_allow_infeasible_start_repairs():
+    p = SB()
+    start = [0] * 9  # 5 blocks of 9 bytes on rank 0: 45 > 18
+    with pytest.raises(ValueError, match="infeasible start"):
+        tasks.balance(p, initial=start, memory_cap=18.0)
+    for seed in range(6):
+        r = tasks.balance(p, initial=start, memory_cap=18.0, allow_infeasible_start=True,
+                          seed=seed, n_iter=6)
+        assert math.isinf(r.initial_max_work)
+        assert np.all(r.memory <= 18.0) and r.max_work >= 2.0
+        assert r.max_work < math.inf
+    # impossible caps stay infeasible but the call returns
+    r = tasks.balance(p, initial=start, memory_cap=9.0, allow_infeasible_start=True)
+    assert math.isinf(r.max_work)

@@ -319,7 +319,7 @@ static double wmax_after_c(const wpart_tasks_state_t *s, double cur, const clust
 static void fast_eval(const wpart_tasks_state_t *s, int32_t r1, const wpart_tasks_rank_t *b1,
                       const int32_t *rc1, const clusters_t *C1, int32_t i, int32_t r2,
                       const wpart_tasks_rank_t *b2, const int32_t *rc2, const clusters_t *C2,
-                      int32_t j, double *w1, double *w2)
+                      int32_t j, wpart_tasks_rank_t *o1, wpart_tasks_rank_t *o2)
 {
     wpart_tasks_rank_t v1 = *b1, v2 = *b2;
     int32_t na = i >= 0 ? C1->start[i + 1] - C1->start[i] : 0;
@@ -366,23 +366,47 @@ static void fast_eval(const wpart_tasks_state_t *s, int32_t r1, const wpart_task
     }
     if (v1.cnt == 0) memset(&v1, 0, sizeof(v1));
     if (v2.cnt == 0) memset(&v2, 0, sizeof(v2));
-    *w1 = wpart_tasks_i_work(&s->p, &s->c, r1, &v1);
-    *w2 = wpart_tasks_i_work(&s->p, &s->c, r2, &v2);
+    *o1 = v1;
+    *o2 = v2;
 }
 
 typedef struct {
-    double gain;
+    double dexc;           /* reduction of the two ranks' summed memory excess */
+    double gain;           /* reduction of max(W) without the memory term */
     int32_t cr, cp, moved; /* cluster indices (-1 = empty) */
     int single;            /* cr / cp index the single-task clusters */
+    int found;
 } best_t;
 
-static void consider(best_t *best, double before, double tol, double w1, double w2, int32_t i,
-                     int32_t j, int32_t moved, int single)
+/* The pair state before an exchange: summed cap excess and max W without the memory term.
+ * Acceptance is lexicographic (spec 3.5): lower the excess, or keep it and lower max W by more
+ * than tol. From a feasible start the excess is 0 and this is the paper's criterion. */
+typedef struct {
+    double exc, w;
+} pairkey_t;
+
+static void consider(const wpart_tasks_state_t *s, best_t *best, pairkey_t before, double tol,
+                     int32_t r, const wpart_tasks_rank_t *v1, int32_t p,
+                     const wpart_tasks_rank_t *v2, int32_t i, int32_t j, int32_t moved,
+                     int single)
 {
-    double after = w1 > w2 ? w1 : w2;
-    double gain = before - after;
-    if (!(gain > tol * before)) return;
-    if (gain > best->gain || (gain == best->gain && moved < best->moved)) {
+    double exc = wpart_tasks_i_excess(&s->p, &s->c, r, v1) +
+                 wpart_tasks_i_excess(&s->p, &s->c, p, v2);
+    double dexc = 0.0, gain;
+    if (exc < before.exc) {
+        dexc = before.exc - exc;
+    } else if (exc != before.exc) {
+        return;
+    }
+    double w1 = wpart_tasks_i_work_noeps(&s->p, &s->c, r, v1);
+    double w2 = wpart_tasks_i_work_noeps(&s->p, &s->c, p, v2);
+    gain = before.w - (w1 > w2 ? w1 : w2);
+    if (dexc == 0.0 && !(gain > tol * before.w)) return;
+    if (!best->found || dexc > best->dexc ||
+        (dexc == best->dexc && (gain > best->gain ||
+                                (gain == best->gain && moved < best->moved)))) {
+        best->found = 1;
+        best->dexc = dexc;
         best->gain = gain;
         best->cr = i;
         best->cp = j;
@@ -400,9 +424,11 @@ typedef struct {
 
 static wpart_status_t eval_pair(wpart_tasks_state_t *s, int32_t r, const clusters_t *Cr,
                                 int32_t i, int32_t p, const clusters_t *Cp, int32_t j,
-                                const snapshot_t *snap, double *w1, double *w2)
+                                const snapshot_t *snap, wpart_tasks_rank_t *v1,
+                                wpart_tasks_rank_t *v2, int *valid)
 {
     const int64_t N = s->p.n_blocks;
+    *valid = 1;
     const int32_t *A = i >= 0 ? Cr->tasks + Cr->start[i] : NULL;
     int32_t na = i >= 0 ? Cr->start[i + 1] - Cr->start[i] : 0;
     const int32_t *B = j >= 0 ? Cp->tasks + Cp->start[j] : NULL;
@@ -410,7 +436,7 @@ static wpart_status_t eval_pair(wpart_tasks_state_t *s, int32_t r, const cluster
     if ((i < 0 || Cr->deg[i] == 0) && (j < 0 || Cp->deg[j] == 0)) {
         const wpart_tasks_rank_t *bp = snap ? &snap->rank[p] : &s->rank[p];
         const int32_t *rcp = (snap ? snap->refcnt : s->refcnt) + p * N;
-        fast_eval(s, r, &s->rank[r], s->refcnt + r * N, Cr, i, p, bp, rcp, Cp, j, w1, w2);
+        fast_eval(s, r, &s->rank[r], s->refcnt + r * N, Cr, i, p, bp, rcp, Cp, j, v1, v2);
         return WPART_OK;
     }
     if (snap && j >= 0) {
@@ -418,12 +444,12 @@ static wpart_status_t eval_pair(wpart_tasks_state_t *s, int32_t r, const cluster
            the peer's (snapshot) cluster to be still on the peer; otherwise no estimate */
         for (int32_t t = 0; t < nb; t++) {
             if (s->assign[B[t]] != p) {
-                *w1 = *w2 = INFINITY;
+                *valid = 0;
                 return WPART_OK;
             }
         }
     }
-    return wpart_tasks_state_eval_exchange(s, r, A, na, p, B, nb, w1, w2);
+    return wpart_tasks_i_exchange_vals(s, r, A, na, p, B, nb, v1, v2);
 }
 
 /* FindBestCCM on the current state: best exchange between r and p, gain > tol * before.
@@ -435,45 +461,53 @@ static wpart_status_t find_best(wpart_tasks_state_t *s, int32_t r, int32_t p,
                                 const snapshot_t *snap, best_t *best)
 {
     wpart_status_t st;
-    best->gain = -INFINITY;
+    memset(best, 0, sizeof(*best));
     best->cr = best->cp = -1;
-    best->moved = 0;
-    best->single = 0;
-    double wp = snap ? snap->work[p] : s->work[p];
-    double before = s->work[r] > wp ? s->work[r] : wp;
-    if (!(before > 0) || isinf(before)) return WPART_OK;
-    double w1, w2;
+    const wpart_tasks_rank_t *vp = snap ? &snap->rank[p] : &s->rank[p];
+    pairkey_t before;
+    before.exc = wpart_tasks_i_excess(&s->p, &s->c, r, &s->rank[r]) +
+                 wpart_tasks_i_excess(&s->p, &s->c, p, vp);
+    double wr = wpart_tasks_i_work_noeps(&s->p, &s->c, r, &s->rank[r]);
+    double wq = wpart_tasks_i_work_noeps(&s->p, &s->c, p, vp);
+    before.w = wr > wq ? wr : wq;
+    if (before.exc == 0.0 && !(before.w > 0)) return WPART_OK;
+    wpart_tasks_rank_t v1, v2;
+    int valid;
     for (int32_t i = -1; i < Cr->n; i++) {
         int32_t na = i >= 0 ? Cr->start[i + 1] - Cr->start[i] : 0;
         for (int32_t j = -1; j < Cp->n; j++) {
             if (i < 0 && j < 0) continue;
             if (one_way && i >= 0 && j >= 0) continue;
             int32_t nb = j >= 0 ? Cp->start[j + 1] - Cp->start[j] : 0;
-            if ((st = eval_pair(s, r, Cr, i, p, Cp, j, snap, &w1, &w2)) != WPART_OK) return st;
-            consider(best, before, tol, w1, w2, i, j, na + nb, 0);
+            st = eval_pair(s, r, Cr, i, p, Cp, j, snap, &v1, &v2, &valid);
+            if (st != WPART_OK) return st;
+            if (valid) consider(s, best, before, tol, r, &v1, p, &v2, i, j, na + nb, 0);
         }
     }
-    if (Tr && Tp && best->gain == -INFINITY) { /* singles only when no cluster move pays */
+    if (Tr && Tp && !best->found) { /* singles only when no cluster move pays */
         for (int32_t i = 0; i < Tr->n; i++) {
-            if ((st = eval_pair(s, r, Tr, i, p, Tp, -1, snap, &w1, &w2)) != WPART_OK) return st;
-            consider(best, before, tol, w1, w2, i, -1, 1, 1);
+            st = eval_pair(s, r, Tr, i, p, Tp, -1, snap, &v1, &v2, &valid);
+            if (st != WPART_OK) return st;
+            if (valid) consider(s, best, before, tol, r, &v1, p, &v2, i, -1, 1, 1);
         }
         for (int32_t j = 0; j < Tp->n; j++) {
-            if ((st = eval_pair(s, r, Tr, -1, p, Tp, j, snap, &w1, &w2)) != WPART_OK) return st;
-            consider(best, before, tol, w1, w2, -1, j, 1, 1);
+            st = eval_pair(s, r, Tr, -1, p, Tp, j, snap, &v1, &v2, &valid);
+            if (st != WPART_OK) return st;
+            if (valid) consider(s, best, before, tol, r, &v1, p, &v2, -1, j, 1, 1);
         }
     }
     return WPART_OK;
 }
 
 typedef struct {
-    double gain;
+    double dexc, gain;
     int32_t p;
 } cand_t;
 
 static int cmp_cand(const void *x, const void *y)
 {
     const cand_t *a = x, *b = y;
+    if (a->dexc != b->dexc) return a->dexc > b->dexc ? -1 : 1;
     if (a->gain != b->gain) return a->gain > b->gain ? -1 : 1;
     return a->p < b->p ? -1 : a->p > b->p;
 }
@@ -549,7 +583,7 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
         s = NULL;
         WPART_CHECK(wpart_tasks_state_create(p, c, a0, &s));
         double w = wpart_tasks_i_state_wmax(s);
-        if (isinf(w)) {
+        if (isinf(w) && !prm->allow_infeasible_start) {
             WPART_FAIL(WPART_EINVAL, "infeasible start: the initial assignment exceeds a memory "
                        "cap (W = inf on some rank)");
         }
@@ -602,7 +636,8 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                                               CTs ? &CTs[q] : NULL, prm->tol, prm->one_way,
                                               &snap, &b));
                     }
-                    if (b.gain > 0) {
+                    if (b.found) {
+                        wl[nw].dexc = b.dexc;
                         wl[nw].gain = b.gain;
                         wl[nw].p = q;
                         nw++;
@@ -615,7 +650,7 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                     best_t b;
                     WPART_CHECK(find_best(s, r, q, &CL[r], &CL[q], CT ? &CT[r] : NULL,
                                           CT ? &CT[q] : NULL, prm->tol, prm->one_way, NULL, &b));
-                    if (b.gain > 0) {
+                    if (b.found) {
                         const clusters_t *Cr = b.single ? &CT[r] : &CL[r];
                         const clusters_t *Cq = b.single ? &CT[q] : &CL[q];
                         const int32_t *A = b.cr >= 0 ? Cr->tasks + Cr->start[b.cr] : NULL;

@@ -580,6 +580,29 @@ static wpart_status_t exchange(wpart_tasks_state_t *s, int32_t r1, const int32_t
     return WPART_OK;
 }
 
+wpart_status_t wpart_tasks_i_exchange_vals(wpart_tasks_state_t *s, int32_t r1, const int32_t *A,
+                                          int32_t na, int32_t r2, const int32_t *B, int32_t nb,
+                                          wpart_tasks_rank_t *v1, wpart_tasks_rank_t *v2)
+{
+    return exchange(s, r1, A, na, r2, B, nb, v1, v2, 0);
+}
+
+double wpart_tasks_i_excess(const wpart_tasks_problem_t *p, const wpart_tasks_coeffs_t *c,
+                            int32_t r, const wpart_tasks_rank_t *v)
+{
+    if (!c->enforce_memory || !p->rank_mem_cap) return 0.0;
+    double e = wpart_tasks_i_memory(p, r, v) - p->rank_mem_cap[r];
+    return e > 0 ? e : 0.0;
+}
+
+double wpart_tasks_i_work_noeps(const wpart_tasks_problem_t *p, const wpart_tasks_coeffs_t *c,
+                                int32_t r, const wpart_tasks_rank_t *v)
+{
+    double a = p->rank_alpha ? p->rank_alpha[r] : c->alpha;
+    return a * v->load + c->beta * (v->out > v->in ? v->out : v->in) + c->gamma * v->loc +
+           c->delta * v->h;
+}
+
 wpart_status_t wpart_tasks_state_eval_exchange(wpart_tasks_state_t *s, int32_t r1,
                                                const int32_t *give, int32_t n_give, int32_t r2,
                                                const int32_t *take, int32_t n_take,

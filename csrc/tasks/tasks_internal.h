@@ -34,5 +34,14 @@ wpart_status_t wpart_tasks_i_eval_full(const wpart_tasks_problem_t *p,
                                        wpart_tasks_rank_t *v, int32_t *cnt,
                                        const wpart_tasks_report_t *out, double *w_max);
 double wpart_tasks_i_state_wmax(const wpart_tasks_state_t *s);
+/* Aggregates of r1 and r2 after an exchange (nothing applied). */
+wpart_status_t wpart_tasks_i_exchange_vals(wpart_tasks_state_t *s, int32_t r1, const int32_t *A,
+                                          int32_t na, int32_t r2, const int32_t *B, int32_t nb,
+                                          wpart_tasks_rank_t *v1, wpart_tasks_rank_t *v2);
+/* Memory above the cap (0 when within it or not enforced) and W without the memory term. */
+double wpart_tasks_i_excess(const wpart_tasks_problem_t *p, const wpart_tasks_coeffs_t *c,
+                            int32_t r, const wpart_tasks_rank_t *v);
+double wpart_tasks_i_work_noeps(const wpart_tasks_problem_t *p, const wpart_tasks_coeffs_t *c,
+                                int32_t r, const wpart_tasks_rank_t *v);
 
 #endif /* WPART_TASKS_INTERNAL_H */

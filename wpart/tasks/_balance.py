@@ -196,7 +196,7 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
             initial: ArrayLike | None = None, n_iter: int = 4, n_rounds: int | None = None,
             fanout: int | None = None, n_trials: int = 1, cluster: str = "block",
             order: str = "random", tol: float = 1e-12, subclusters: bool = False,
-            ranking: str = "snapshot",
+            ranking: str = "snapshot", allow_infeasible_start: bool = False,
             progress: bool | Callable[[float, float], None] = False,
             time_limit: float | None = None, **options: Any) -> TasksResult:
     """Place the tasks of one phase to minimise ``W_max``.
@@ -230,6 +230,10 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
         iteration (the paper; clusters without edges are estimated from their summaries) or
         from the peers' exact current state. The exchange itself is always re-evaluated
         exactly after the lock.
+    allow_infeasible_start : bool, default False
+        Start from an assignment above a memory cap: exchanges then first lower the pair's
+        summed cap excess, then ``max W`` (spec 3.5). The result may still exceed a cap
+        (``max_work`` is then ``inf``).
     subclusters : bool, default False
         Also try one-way transfers of single tasks taken out of clusters (LBAF-style
         subclustering; not in the paper). Blocks may then be split across ranks.
@@ -295,7 +299,7 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
         a, hist, exch, st = _core.tasks_ccm(
             d, run_c.as_tuple(enforce), a0, n_iter, k, f, n_trials, seed, cluster_mode,
             od == "random", tol, hook, tl, meth == "tempered",
-            bool(subclusters) and meth == "ccm", rk == "exact")
+            bool(subclusters) and meth == "ccm", rk == "exact", bool(allow_infeasible_start))
     secs = time.perf_counter() - t0
     best = int(st["best_trial"])
     history = hist[best]

@@ -107,6 +107,8 @@ typedef struct {
     int32_t one_way;    /* 1: only one-way transfers (no swaps), as TemperedLB (default 0) */
     int32_t exact_ranking; /* 1: rank peers by their exact current state instead of the
                               snapshot carried by the inform stage (default 0) */
+    int32_t allow_infeasible_start; /* 1: start above a memory cap and repair it first
+                                       (lexicographic: cap excess, then max W; spec 3.5) */
     int32_t singles;    /* 1: also try one-way transfers of single tasks out of clusters
                            (splits clusters; LBAF-style subclustering; default 0) */
     const wpart_control_t *control; /* may be NULL */
@@ -127,7 +129,8 @@ typedef struct {
 
 /**
  * CCM-LB. assign_inout holds the initial assignment and receives the best trial's result.
- * Returns WPART_EINVAL with "infeasible start" when the initial assignment exceeds a memory cap.
+ * Returns WPART_EINVAL with "infeasible start" when the initial assignment exceeds a memory cap
+ * (unless allow_infeasible_start).
  */
 wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks_coeffs_t *c,
                                const wpart_tasks_lb_params_t *prm, int32_t *assign_inout,
