@@ -107,6 +107,17 @@ static void test_golden(void)
     CHECK_STATUS(wpart_tasks_ccm(&p, &c, &prm, a, &lr), WPART_OK);
     CHECK(lr.w_max_final == 2.5 && lr.w_max_initial == 4.0);
     CHECK_STATUS(wpart_tasks_greedy(&p, &c, a), WPART_OK);
+    /* repair an infeasible start: all on rank 0 under a cap of 18 (2 blocks per rank) */
+    double cap18[4] = {18, 18, 18, 18};
+    p.rank_mem_cap = cap18;
+    for (int k = 0; k < 9; k++) a[k] = 0;
+    CHECK_STATUS(wpart_tasks_ccm(&p, &c, &prm, a, &lr), WPART_EINVAL);
+    prm.allow_infeasible_start = 1;
+    prm.n_iter = 6;
+    for (int k = 0; k < 9; k++) a[k] = 0;
+    CHECK_STATUS(wpart_tasks_ccm(&p, &c, &prm, a, &lr), WPART_OK);
+    CHECK(isinf(lr.w_max_initial) && isfinite(lr.w_max_final) && lr.w_max_final >= 2.0);
+    p.rank_mem_cap = NULL;
 }
 
 static void test_random_deltas(void)
