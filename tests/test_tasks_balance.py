@@ -110,7 +110,8 @@ def test_ccm_random_invariants(seed):
     cap = cap0 * 1.2 if seed % 2 else None
     opt = tasks.brute_force(p, memory_cap=cap, **co).max_work
     for cl, sub, rk in (("block", False, "snapshot"), ("task", False, "snapshot"),
-                        ("block", True, "snapshot"), ("block", False, "exact")):
+                        ("block", True, "snapshot"), ("block", False, "exact"),
+                        ("block+comm", False, "snapshot")):
         r = tasks.balance(p, "ccm", seed=seed, memory_cap=cap, n_iter=5, n_trials=2, cluster=cl,
                           subclusters=sub, ranking=rk, **co)
         assert r.max_work >= opt - 1e-9
@@ -185,6 +186,7 @@ def test_initial_option_and_result_api():
     (dict(cluster="x"), ValueError, "cluster"),
     (dict(order="x"), ValueError, "order"),
     (dict(ranking="x"), ValueError, "ranking"),
+    (dict(comm_tau=-1.0), ValueError, "comm_tau"),
     (dict(tol=np.nan), ValueError, "tol"),
     (dict(beta=-1.0), ValueError, "beta"),
     (dict(initial=[9] * 9), ValueError, "initial"),
@@ -274,3 +276,19 @@ def test_allow_infeasible_start_repairs():
     # impossible caps stay infeasible but the call returns
     r = tasks.balance(p, initial=start, memory_cap=9.0, allow_infeasible_start=True)
     assert math.isinf(r.max_work)
+
+
+def test_block_comm_clusters_keep_heavy_edges_together():
+    # two blocks on rank 0 joined by a heavy edge, a light edge to a third block
+    p = tasks.Problem(task_load=[1.0, 1.0, 1.0, 1.0], n_ranks=2, task_block=[0, 0, 1, 2],
+                      block_size=[0.0, 0.0, 0.0], block_home=[0, 0, 0],
+                      edges=[(1, 2), (2, 3)], edge_bytes=[10.0, 0.01], initial=[0, 0, 0, 0])
+    for seed in range(4):
+        r = tasks.balance(p, seed=seed, beta=1.0, cluster="block+comm", comm_tau=1.0)
+        a = r.assignment
+        assert a[0] == a[1] == a[2]  # block 0 and task 2 stay together
+        assert r.max_work <= r.initial_max_work
+    # with comm_tau large nothing is joined: same as block clusters
+    a = tasks.balance(SB(), seed=0, beta=1.0, cluster="block+comm", comm_tau=1e9)
+    b = tasks.balance(SB(), seed=0, beta=1.0)
+    assert np.array_equal(a.assignment, b.assignment)

@@ -81,6 +81,7 @@ void wpart_tasks_lb_params_init(wpart_tasks_lb_params_t *prm)
     prm->cluster = WPART_TASKS_CLUSTER_BLOCK;
     prm->order_random = 1;
     prm->tol = 1e-12;
+    prm->comm_tau = 1.0;
     prm->control = NULL;
 }
 
@@ -214,8 +215,43 @@ static int reserve(void **p, int64_t n, size_t sz)
     return 1;
 }
 
+/* Union-find context of the block+comm clustering (NULL for the other modes). */
+typedef struct {
+    int32_t *parent; /* K scratch */
+    int32_t *key;    /* K scratch: component representative of each task */
+    double thresh;   /* an edge joins when beta * V >= thresh */
+} comm_ctx_t;
+
+static int32_t uf_find(int32_t *par, int32_t x)
+{
+    while (par[x] != x) {
+        par[x] = par[par[x]];
+        x = par[x];
+    }
+    return x;
+}
+
+static void uf_union(int32_t *par, int32_t a, int32_t b)
+{
+    a = uf_find(par, a);
+    b = uf_find(par, b);
+    if (a != b) {
+        if (a < b) par[b] = a;
+        else par[a] = b;
+    }
+}
+
+static wpart_status_t build_clusters_c(const wpart_tasks_state_t *s, int32_t r, int mode,
+                                       clusters_t *C, int32_t *tmp, const comm_ctx_t *cc);
+
 static wpart_status_t build_clusters(const wpart_tasks_state_t *s, int32_t r, int mode,
                                      clusters_t *C, int32_t *tmp)
+{
+    return build_clusters_c(s, r, mode, C, tmp, NULL);
+}
+
+static wpart_status_t build_clusters_c(const wpart_tasks_state_t *s, int32_t r, int mode,
+                                       clusters_t *C, int32_t *tmp, const comm_ctx_t *cc)
 {
     const wpart_tasks_problem_t *p = &s->p;
     int32_t n = s->rank[r].cnt;
@@ -236,13 +272,48 @@ static wpart_status_t build_clusters(const wpart_tasks_state_t *s, int32_t r, in
     int32_t m = 0;
     for (int32_t k = s->head[r]; k >= 0; k = s->next[k]) C->tasks[m++] = k;
     const int32_t *blk = mode == WPART_TASKS_CLUSTER_BLOCK ? p->task_block : NULL;
+    const int comm = mode == WPART_TASKS_CLUSTER_BLOCK_COMM && cc != NULL;
+    if (comm) {
+        /* components of "same block" and "heavy on-rank edge"; key = smallest task id */
+        int32_t *par = cc->parent;
+        for (int32_t i = 0; i < m; i++) par[C->tasks[i]] = C->tasks[i];
+        if (p->task_block) { /* tasks of a block: consecutive once sorted by block */
+            sort_tasks(C->tasks, m, p->task_block, tmp);
+            for (int32_t i = 1; i < m; i++) {
+                int32_t t = C->tasks[i], u = C->tasks[i - 1];
+                if (p->task_block[t] >= 0 && p->task_block[t] == p->task_block[u]) {
+                    uf_union(par, t, u);
+                }
+            }
+        }
+        for (int32_t i = 0; i < m; i++) {
+            int32_t t = C->tasks[i];
+            for (int64_t e = s->inc_ptr[t]; e < s->inc_ptr[t + 1]; e++) {
+                int64_t ed = s->inc_edge[e];
+                int32_t a = p->edge_src[ed], b2 = p->edge_dst[ed];
+                int32_t o = a == t ? b2 : a;
+                if (s->assign[o] != r) continue;
+                if (s->c.beta * p->edge_bytes[ed] >= cc->thresh) {
+                    uf_union(par, t, o);
+                }
+            }
+        }
+        for (int32_t i = 0; i < m; i++) cc->key[C->tasks[i]] = uf_find(par, C->tasks[i]);
+        blk = cc->key;
+    }
     sort_tasks(C->tasks, m, blk, tmp);
     C->n = 0;
     for (int32_t i = 0; i < m; i++) {
         int32_t t = C->tasks[i];
         int32_t b = p->task_block ? p->task_block[t] : -1;
-        int split = mode != WPART_TASKS_CLUSTER_BLOCK || b < 0 || i == 0 ||
+        int split;
+        if (comm) {
+            split = i == 0 || cc->key[t] != cc->key[C->tasks[i - 1]];
+        } else {
+            split = mode != WPART_TASKS_CLUSTER_BLOCK || b < 0 || i == 0 ||
                     b != C->blk[C->n - 1];
+        }
+        if (!split && comm && b != C->blk[C->n - 1]) C->blk[C->n - 1] = -2; /* several */
         if (split) {
             C->start[C->n] = i;
             C->blk[C->n] = b;
@@ -525,6 +596,8 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
     cand_t *wl = NULL;
     clusters_t *CL = NULL, *CT = NULL, *CLs = NULL, *CTs = NULL;
     wpart_tasks_rank_t *snap_rank = NULL;
+    comm_ctx_t ccx = {NULL, NULL, 0.0};
+    const comm_ctx_t *ccp = NULL;
     int32_t *snap_refcnt = NULL;
     double *snap_work = NULL;
     if (prm == NULL || rep == NULL) return wpart_i_error(WPART_EINVAL, "params or report is NULL");
@@ -537,7 +610,11 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                    " >= 1", prm->n_iter, prm->n_trials);
     }
     if (!(prm->tol >= 0) || isinf(prm->tol)) WPART_FAIL(WPART_EINVAL, "tol must be finite >= 0");
-    if (prm->cluster != WPART_TASKS_CLUSTER_BLOCK && prm->cluster != WPART_TASKS_CLUSTER_TASK) {
+    if (!(prm->comm_tau >= 0) || isinf(prm->comm_tau)) {
+        WPART_FAIL(WPART_EINVAL, "comm_tau must be finite >= 0");
+    }
+    if (prm->cluster != WPART_TASKS_CLUSTER_BLOCK && prm->cluster != WPART_TASKS_CLUSTER_TASK &&
+        prm->cluster != WPART_TASKS_CLUSTER_BLOCK_COMM) {
         WPART_FAIL(WPART_EINVAL, "unknown cluster mode %" PRId32, prm->cluster);
     }
     const int32_t P = p->n_ranks, K = p->n_tasks;
@@ -568,6 +645,15 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
     snap_rank = wpart_i_malloc(P, sizeof(wpart_tasks_rank_t));
     snap_refcnt = wpart_i_malloc(n_rc, sizeof(int32_t));
     snap_work = wpart_i_malloc(P, sizeof(double));
+    if (prm->cluster == WPART_TASKS_CLUSTER_BLOCK_COMM) {
+        ccx.parent = wpart_i_malloc(KK, sizeof(int32_t));
+        ccx.key = wpart_i_malloc(KK, sizeof(int32_t));
+        if (!ccx.parent || !ccx.key) WPART_FAIL(WPART_ENOMEM, "ccm: out of memory");
+        double tot = 0.0;
+        for (int32_t t = 0; t < K; t++) tot += p->task_load[t];
+        ccx.thresh = prm->comm_tau * c->alpha * (K > 0 ? tot / K : 0.0);
+        ccp = &ccx;
+    }
     if (!a0 || !best_assign || !tmp || !cand || !order || !known || !old || !sender || !recv ||
         !rngs || !wl || !CL || (prm->singles && (!CT || !CTs)) || !CLs || !snap_rank ||
         !snap_refcnt || !snap_work) {
@@ -595,9 +681,9 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
             /* clusters are rebuilt at the start of every iteration (and after each exchange
                for the two ranks involved) */
             for (int32_t r = 0; r < P; r++) {
-                WPART_CHECK(build_clusters(s, r, prm->cluster, &CL[r], tmp));
+                WPART_CHECK(build_clusters_c(s, r, prm->cluster, &CL[r], tmp, ccp));
                 if (CT) WPART_CHECK(build_clusters(s, r, WPART_TASKS_CLUSTER_TASK, &CT[r], tmp));
-                WPART_CHECK(build_clusters(s, r, prm->cluster, &CLs[r], tmp));
+                WPART_CHECK(build_clusters_c(s, r, prm->cluster, &CLs[r], tmp, ccp));
                 if (CTs) WPART_CHECK(build_clusters(s, r, WPART_TASKS_CLUSTER_TASK, &CTs[r], tmp));
             }
             /* what the inform stage carries: every rank's state at the start of the iteration */
@@ -658,8 +744,8 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                         const int32_t *B = b.cp >= 0 ? Cq->tasks + Cq->start[b.cp] : NULL;
                         int32_t nb = b.cp >= 0 ? Cq->start[b.cp + 1] - Cq->start[b.cp] : 0;
                         WPART_CHECK(wpart_tasks_state_apply_exchange(s, r, A, na, q, B, nb));
-                        WPART_CHECK(build_clusters(s, r, prm->cluster, &CL[r], tmp));
-                        WPART_CHECK(build_clusters(s, q, prm->cluster, &CL[q], tmp));
+                        WPART_CHECK(build_clusters_c(s, r, prm->cluster, &CL[r], tmp, ccp));
+                        WPART_CHECK(build_clusters_c(s, q, prm->cluster, &CL[q], tmp, ccp));
                         if (CT) {
                             WPART_CHECK(build_clusters(s, r, WPART_TASKS_CLUSTER_TASK, &CT[r], tmp));
                             WPART_CHECK(build_clusters(s, q, WPART_TASKS_CLUSTER_TASK, &CT[q], tmp));
@@ -709,6 +795,8 @@ cleanup:
     free(snap_rank);
     free(snap_refcnt);
     free(snap_work);
+    free(ccx.parent);
+    free(ccx.key);
     free(a0);
     free(best_assign);
     free(tmp);

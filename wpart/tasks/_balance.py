@@ -197,6 +197,7 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
             fanout: int | None = None, n_trials: int = 1, cluster: str = "block",
             order: str = "random", tol: float = 1e-12, subclusters: bool = False,
             ranking: str = "snapshot", allow_infeasible_start: bool = False,
+            comm_tau: float = 1.0,
             progress: bool | Callable[[float, float], None] = False,
             time_limit: float | None = None, **options: Any) -> TasksResult:
     """Place the tasks of one phase to minimise ``W_max``.
@@ -219,8 +220,11 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
         Starting assignment (default ``problem.initial``).
     n_iter, n_rounds, fanout, n_trials : int
         CCM-LB iterations per trial, inform hops and fanout (None: the log rule), trials.
-    cluster : {"block", "task"}
-        Transfer unit: all tasks of a block on a rank, or single tasks.
+    cluster : {"block", "task", "block+comm"}
+        Transfer unit: all tasks of a block on a rank, single tasks, or blocks also joined
+        by on-rank edges with ``beta * bytes >= comm_tau * alpha * mean task load``.
+    comm_tau : float, default 1.0
+        Threshold of ``cluster="block+comm"``.
     order : {"random", "rank"}
         Order in which ranks take their turn in the simulation.
     tol : float
@@ -280,7 +284,7 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
     n_trials = as_int(n_trials, "n_trials", minimum=1)
     k = 0 if n_rounds is None else as_int(n_rounds, "n_rounds", minimum=1)
     f = 0 if fanout is None else as_int(fanout, "fanout", minimum=1)
-    cl = choice(cluster, "cluster", ("block", "task"))
+    cl = choice(cluster, "cluster", ("block", "task", "block+comm"))
     od = choice(order, "order", ("random", "rank"))
     rk = choice(ranking, "ranking", ("snapshot", "exact"))
     tol = float(tol)
@@ -288,7 +292,10 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
         raise ValueError(f"`tol` must be finite and >= 0, got {tol}")
     tl = 0.0 if time_limit is None else float(time_limit)
     run_c = c
-    cluster_mode = 0 if cl == "block" else 1
+    cluster_mode = {"block": 0, "task": 1, "block+comm": 2}[cl]
+    comm_tau = float(comm_tau)
+    if not (np.isfinite(comm_tau) and comm_tau >= 0):
+        raise ValueError(f"`comm_tau` must be finite and >= 0, got {comm_tau}")
     enforce = True
     if meth == "tempered":  # load only, single tasks, memory ignored
         run_c = Coefficients(c.alpha if c.alpha > 0 else 1.0, 0.0, 0.0, 0.0)
@@ -299,7 +306,8 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
         a, hist, exch, st = _core.tasks_ccm(
             d, run_c.as_tuple(enforce), a0, n_iter, k, f, n_trials, seed, cluster_mode,
             od == "random", tol, hook, tl, meth == "tempered",
-            bool(subclusters) and meth == "ccm", rk == "exact", bool(allow_infeasible_start))
+            bool(subclusters) and meth == "ccm", rk == "exact", bool(allow_infeasible_start),
+            comm_tau)
     secs = time.perf_counter() - t0
     best = int(st["best_trial"])
     history = hist[best]

@@ -92,7 +92,9 @@ const int32_t *wpart_tasks_state_assignment(const wpart_tasks_state_t *s);
 /* ---- CCM-LB heuristic (spec 3), serial simulation of all ranks ---- */
 typedef enum {
     WPART_TASKS_CLUSTER_BLOCK = 0, /* one cluster per (rank, block); block-less tasks alone */
-    WPART_TASKS_CLUSTER_TASK = 1   /* every task is its own cluster (load-only TemperedLB) */
+    WPART_TASKS_CLUSTER_TASK = 1,  /* every task is its own cluster (load-only TemperedLB) */
+    WPART_TASKS_CLUSTER_BLOCK_COMM = 2 /* blocks, also joined by on-rank edges with
+                                          beta V >= comm_tau * alpha * mean task load */
 } wpart_tasks_cluster_t;
 
 typedef struct {
@@ -104,6 +106,7 @@ typedef struct {
     int32_t cluster;    /* wpart_tasks_cluster_t */
     int32_t order_random; /* 1 (default): ranks take turns in a seeded random order */
     double tol;         /* minimum relative gain (default 1e-12) */
+    double comm_tau;    /* threshold of WPART_TASKS_CLUSTER_BLOCK_COMM (default 1) */
     int32_t one_way;    /* 1: only one-way transfers (no swaps), as TemperedLB (default 0) */
     int32_t exact_ranking; /* 1: rank peers by their exact current state instead of the
                               snapshot carried by the inform stage (default 0) */
