@@ -118,6 +118,17 @@ static void test_golden(void)
     CHECK_STATUS(wpart_tasks_ccm(&p, &c, &prm, a, &lr), WPART_OK);
     CHECK(isinf(lr.w_max_initial) && isfinite(lr.w_max_final) && lr.w_max_final >= 2.0);
     p.rank_mem_cap = NULL;
+    /* block+comm clusters and single-task transfers run and never raise W_max */
+    wpart_tasks_lb_params_init(&prm);
+    prm.cluster = WPART_TASKS_CLUSTER_BLOCK_COMM;
+    prm.comm_tau = 0.5;
+    prm.singles = 1;
+    c.beta = 1.0;
+    memcpy(a, SB_INIT, sizeof(a));
+    CHECK_STATUS(wpart_tasks_ccm(&p, &c, &prm, a, &lr), WPART_OK);
+    CHECK(lr.w_max_final <= lr.w_max_initial && lr.w_max_final >= 4.0);
+    prm.comm_tau = -1;
+    CHECK_STATUS(wpart_tasks_ccm(&p, &c, &prm, a, &lr), WPART_EINVAL);
 }
 
 static void test_random_deltas(void)
