@@ -183,11 +183,11 @@ def prefix_case(N: int, dtype: str, budget: float, seed: int) -> dict:
     del ref
     out = np.empty_like(S)
     dst = np.empty_like(A)
-    t_w, k_w, _ = best_of(lambda: wpart.prefix_sum(A), budget=budget)
-    t_wo, k_wo, _ = best_of(lambda: wpart.prefix_sum(A, out=out), budget=budget)
-    t_np, k_np, _ = best_of(lambda: np.cumsum(np.cumsum(A, axis=0), axis=1), budget=budget)
-    t_cp, k_cp, _ = best_of(A.copy, budget=budget)
-    t_ct, k_ct, _ = best_of(lambda: np.copyto(dst, A), budget=budget)
+    t_w, k_w, _ = best_of(lambda: wpart.prefix_sum(A), budget=budget, keep=False)
+    t_wo, k_wo, _ = best_of(lambda: wpart.prefix_sum(A, out=out), budget=budget, keep=False)
+    t_np, k_np, _ = best_of(lambda: np.cumsum(np.cumsum(A, axis=0), axis=1), budget=budget, keep=False)
+    t_cp, k_cp, _ = best_of(A.copy, budget=budget, keep=False)
+    t_ct, k_ct, _ = best_of(lambda: np.copyto(dst, A), budget=budget, keep=False)
     moved = A.nbytes + S.nbytes  # bytes moved by one prefix pass: read A, write S
     return {
         "n": N,

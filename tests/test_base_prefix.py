@@ -127,3 +127,21 @@ def test_wide_rows_match_reference_all_kernels(rng):
     for n2 in range(1, 19):
         A = rng.integers(0, 2**40, (3, n2))
         np.testing.assert_array_equal(wpart.prefix_sum(A), ref_prefix(A))
+
+
+def test_float_prefix_is_the_sequential_row_order(rng):
+    """Every row count (4-row blocks and the remainder) gives exactly the one-row loop's sums."""
+    for n1 in range(1, 10):
+        A = rng.random((n1, 7)) * 1e3
+        A[0, 0] = -0.0  # a valid load
+        S = np.zeros((n1 + 1, 8))
+        for i in range(n1):
+            r = 0.0
+            for j in range(7):
+                r += A[i, j]
+                S[i + 1, j + 1] = S[i, j + 1] + r
+        np.testing.assert_array_equal(wpart.prefix_sum(A), S)
+    B = rng.random((9, 5))
+    B[6, 2] = -1e-300
+    with pytest.raises(ValueError, match=r"negative load at index \(6, 2\)"):
+        wpart.prefix_sum(B)

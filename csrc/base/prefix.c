@@ -115,6 +115,8 @@ wpart_status_t wpart_base_prefix1d_f64(const double *a, int64_t n, double *W)
 
 /* ---- 2D: one pass; the running row sum is added to the row above ---- */
 
+#define F64_SCREEN UINT64_C(0x7FF0000000000000)
+
 /*
  * One row of the int64 2D prefix: cur[j] = prev[j] + (a[0] + ... + a[j]).
  *
@@ -223,8 +225,51 @@ wpart_status_t wpart_base_prefix2d_f64(const double *A, int64_t n1, int64_t n2, 
     }
     const int64_t ld = n2 + 1;
     memset(S, 0, (size_t)ld * sizeof *S);
-    int bad = 0;
-    for (int64_t i = 0; i < n1; i++) {
+    int bad = 0, flag = 0;
+    int64_t i = 0;
+    /* Four rows at a time: four independent running sums hide the latency of the floating
+     * adds. Each element still sees exactly the operations of the one-row loop below
+     * (r += x; S[i+1][j+1] = S[i][j+1] + r), in the same order, so results are bit-identical. */
+    for (; i + 4 <= n1; i += 4) {
+        const double *a0 = A + i * n2, *a1 = a0 + n2, *a2 = a1 + n2, *a3 = a2 + n2;
+        double *s0 = S + i * ld, *s1 = s0 + ld, *s2 = s1 + ld, *s3 = s2 + ld, *s4 = s3 + ld;
+        double r0 = 0.0, r1 = 0.0, r2 = 0.0, r3 = 0.0;
+        s1[0] = s2[0] = s3[0] = s4[0] = 0.0;
+        for (int64_t j = 0; j < n2; j++) {
+            double x0 = a0[j], x1 = a1[j], x2 = a2[j], x3 = a3[j];
+            /* cheap screen on the bit patterns: sign set (negative, or -0.0) or exponent all
+             * ones (inf, NaN); flagged rows are re-checked exactly below */
+            uint64_t u0, u1, u2, u3;
+            memcpy(&u0, &x0, 8);
+            memcpy(&u1, &x1, 8);
+            memcpy(&u2, &x2, 8);
+            memcpy(&u3, &x3, 8);
+            flag |= (u0 >= F64_SCREEN) | (u1 >= F64_SCREEN) | (u2 >= F64_SCREEN) |
+                    (u3 >= F64_SCREEN);
+            r0 += x0;
+            r1 += x1;
+            r2 += x2;
+            r3 += x3;
+            double c1 = s0[j + 1] + r0;
+            double c2 = c1 + r1;
+            double c3 = c2 + r2;
+            s1[j + 1] = c1;
+            s2[j + 1] = c2;
+            s3[j + 1] = c3;
+            s4[j + 1] = c3 + r3;
+        }
+        if (WPART_UNLIKELY(flag)) {
+            for (int64_t t = 0; t < 4 * n2; t++) { /* exact check: -0.0 is a valid load */
+                bad |= !(a0[t] >= 0.0 && a0[t] <= DBL_MAX);
+            }
+            flag = 0;
+        }
+        bad |= !(s4[n2] <= DBL_MAX);
+        if (WPART_UNLIKELY(bad)) {
+            return bad_f64(A, 2, dims, cnt);
+        }
+    }
+    for (; i < n1; i++) {
         const double *a = A + i * n2;
         const double *prev = S + i * ld;
         double *cur = S + (i + 1) * ld;

@@ -25,7 +25,12 @@ __all__ = ["best_of", "format_table", "jsonable", "ok_fail", "write_json"]
 
 
 def best_of(
-    fn: Callable[[], Any], *, budget: float = 0.2, min_reps: int = 3, max_reps: int = 50
+    fn: Callable[[], Any],
+    *,
+    budget: float = 0.2,
+    min_reps: int = 3,
+    max_reps: int = 50,
+    keep: bool = True,
 ) -> tuple[float, int, list[Any]]:
     """Best wall time of `fn` over an adaptive number of repetitions.
 
@@ -40,6 +45,10 @@ def best_of(
         Target total seconds of the timed calls.
     min_reps, max_reps : int
         Bounds on ``k``.
+    keep : bool, default True
+        Keep every call's return value. With False only the last one is kept, so that a call
+        returning a large fresh array reuses the memory the previous one freed, as in normal
+        use (otherwise every timed call pays first-touch page faults).
 
     Returns
     -------
@@ -48,7 +57,7 @@ def best_of(
     reps : int
         ``k``.
     results : list
-        The values returned by the timed calls.
+        The values returned by the timed calls (only the last one when ``keep=False``).
     """
     t0 = time.perf_counter()
     fn()
@@ -60,7 +69,11 @@ def best_of(
         t0 = time.perf_counter()
         res = fn()
         best = min(best, time.perf_counter() - t0)
-        results.append(res)
+        if keep:
+            results.append(res)
+        else:
+            results = [res]
+        del res
     return best, reps, results
 
 
