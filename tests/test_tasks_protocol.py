@@ -127,3 +127,42 @@ def test_random_schedules_exercise_the_protocol():
         rule += run.n_rule_releases
         exch += len(run.log)
     assert rule > 0 and exch > 30
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_closed_form_estimate_equals_edge_walk(seed):
+    """Spec 1.8: the closed form from per-rank cluster volumes equals the exact edge walk when
+    the bytes between the two exchanged sets are supplied (or there are none)."""
+    rng = np.random.default_rng(9000 + seed)
+    I, K = int(rng.integers(2, 6)), int(rng.integers(2, 25))
+    p = tasks.random_problem(I, K, int(rng.integers(0, 5)), int(rng.integers(0, 40)), seed,
+                             memory=True, zeros=bool(seed % 2))
+    co = tasks.Coefficients(1.0, float(rng.uniform(0, 1)), float(rng.uniform(0, 1)),
+                            float(rng.uniform(0, 1)))
+    cap = float(p.evaluate()["memory"].max()) * 1.5 if seed % 3 else None
+    d = p._dict(p.caps(cap))
+    a = rng.integers(0, I, size=K).astype(np.int32)
+    for _ in range(10):
+        r1, r2 = (int(x) for x in rng.choice(I, 2, replace=False))
+        t1, t2 = np.flatnonzero(a == r1), np.flatnonzero(a == r2)
+        A = rng.choice(t1, int(rng.integers(0, t1.size + 1)), replace=False).astype(np.int32)
+        B = rng.choice(t2, int(rng.integers(0, t2.size + 1)), replace=False).astype(np.int32)
+        est, exact = _core.tasks_estimate(d, co.as_tuple(), a, r1, A, r2, B, True)
+        assert est == pytest.approx(exact, rel=1e-9, abs=1e-9)
+        E = p.edges if p.edges is not None else np.zeros((0, 2), np.int32)
+        between = ((np.isin(E[:, 0], A) & np.isin(E[:, 1], B))
+                   | (np.isin(E[:, 0], B) & np.isin(E[:, 1], A)))
+        est0, _ = _core.tasks_estimate(d, co.as_tuple(), a, r1, A, r2, B, False)
+        if not between.any() or p.edge_bytes[between].sum() == 0:
+            assert est0 == pytest.approx(exact, rel=1e-9, abs=1e-9)
+    with pytest.raises(ValueError):
+        _core.tasks_estimate(d, co.as_tuple(), a, 0, np.array([K], np.int32), 1,
+                             np.zeros(0, np.int32), True)
+
+
+def test_snapshot_ranking_with_edges_keeps_invariants():
+    for seed in range(8):
+        p = tasks.random_problem(5, 30, 4, 40, seed, zeros=False)
+        for rk in ("snapshot", "exact"):
+            r = tasks.balance(p, seed=seed, beta=0.5, gamma=0.1, n_iter=4, ranking=rk)
+            assert r.max_work <= r.initial_max_work and np.all(np.diff(r.history) <= 1e-12)
