@@ -166,3 +166,35 @@ def test_snapshot_ranking_with_edges_keeps_invariants():
         for rk in ("snapshot", "exact"):
             r = tasks.balance(p, seed=seed, beta=0.5, gamma=0.1, n_iter=4, ranking=rk)
             assert r.max_work <= r.initial_max_work and np.all(np.diff(r.history) <= 1e-12)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_all_to_all_contention_terminates(seed):
+    """Every rank targets every other rank in a random order: many lock cycles, no deadlock."""
+    rng = np.random.default_rng(seed)
+    I = int(rng.integers(3, 11))
+    p = tasks.random_problem(I, 4 * I, 3, 3 * I, seed, zeros=False)
+    wl = [[int(q) for q in rng.permutation(I) if q != r] for r in range(I)]
+    run = run_protocol(p, seed, beta=0.3, n_iter=2, work_lists=wl,
+                       max_delay=[0.01, 1.0, 10.0][seed % 3], check=True, max_events=100_000)
+    _check_run(p, {"beta": 0.3}, None, run)
+    assert run.n_messages["LOCK_GRANT"] == run.n_messages["RELEASE"]
+    # each work-list entry is requested at most 1 + (times released by the rule) times
+    assert run.n_messages["LOCK_REQ"] == 2 * I * (I - 1) + run.n_rule_releases
+
+
+def test_step_is_a_function_of_state_and_message():
+    import copy
+
+    from wpart.tasks._protocol import RankState, _Model, step
+
+    p = _contention_problem(3)
+    m = _Model(p, tasks.Coefficients(), None, "block", 1e-12)
+    s = RankState(1, {1, 4, 7}, locked_by=None)
+    for msg, src in ((("START", 0, [(1.0, 2)]), 1), (("LOCK_REQ", 0.5), 0),
+                     (("LOCK_GRANT", frozenset({2, 5, 8})), 2)):
+        s2 = copy.deepcopy(s)
+        out1, out2 = step(s, src, msg, m, []), step(s2, src, msg, m, [])
+        assert out1 == out2 and s == s2
+    # locked by 0 <= 2 when 2's grant arrived: released and re-queued (the cycle rule)
+    assert s.rule_releases == 1 and s.work_list == [(1.0, 2)] and s.locked_by == 0
