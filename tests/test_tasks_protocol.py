@@ -62,7 +62,8 @@ def _check_run(p, co, cap, run):
 def test_protocol_random_schedules(seed):
     p, co, cap = _instance(seed)
     kw = dict(memory_cap=cap, n_iter=3, cluster="task" if seed % 4 == 3 else "block",
-              max_delay=[1.0, 0.01, 5.0][seed % 3], max_events=200_000, check=True, **co)
+              max_delay=[1.0, 0.01, 5.0][seed % 3], max_events=200_000, check=True,
+              ranking="exact" if seed % 5 == 4 else "snapshot", **co)
     run = run_protocol(p, seed, **kw)
     _check_run(p, co, cap, run)
     # bounded: a handful of messages per (rank, peer) pair and iteration
@@ -116,6 +117,10 @@ def test_balance_event_backend():
         tasks.balance(p, "ccm", backend="mpi")
     with pytest.raises(ValueError, match="backend='event'"):
         tasks.balance(p, "ccm", backend="event", subclusters=True)
+    with pytest.raises(ValueError, match="ranking"):
+        run_protocol(p, ranking="stale")
+    with pytest.raises(ValueError, match="infeasible start"):
+        run_protocol(p, memory_cap=9.0)
 
 
 def test_random_schedules_exercise_the_protocol():

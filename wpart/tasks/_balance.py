@@ -288,15 +288,16 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
                        {"seconds": time.perf_counter() - t0})
     be = choice(backend, "backend", ("simulated", "event"))
     if be == "event":
-        if meth != "ccm" or subclusters or ranking != "snapshot" or allow_infeasible_start \
+        if meth != "ccm" or subclusters or allow_infeasible_start \
                 or cluster not in ("block", "task") or n_trials != 1:
             raise ValueError("backend='event' supports method='ccm' with one trial, cluster "
-                             "'block' or 'task' and default ranking/subclusters/start options")
+                             "'block' or 'task' and default subclusters/start options")
         from ._protocol import run_protocol
 
         run = run_protocol(problem, seed, alpha=c.alpha, beta=c.beta, gamma=c.gamma,
                            delta=c.delta, memory_cap=cap, n_iter=n_iter, n_rounds=n_rounds,
-                           fanout=fanout, cluster=cluster, tol=tol, max_delay=max_delay)
+                           fanout=fanout, cluster=cluster, tol=tol, max_delay=max_delay,
+                           ranking=ranking)
         return _result(problem, c, cap, run.assignment, np.array(run.history), meth,
                        {"seconds": time.perf_counter() - t0, "backend": "event",
                         "exchanges": len(run.log), "events": run.n_events,

@@ -92,25 +92,33 @@ class _Model:
                 groups.setdefault(b, []).append(t)
         return [tuple(groups[b]) for b in sorted(groups)] + singles
 
-    def pair_work(self, r: int, tr, p: int, tp) -> tuple:
-        """Exact ``(W_r, W_p)`` for the task sets ``tr`` on ``r`` and ``tp`` on ``p``.
-
-        Other tasks are put on some third rank: they do not change ``W_r`` nor ``W_p``.
-        """
+    def _pair_assignment(self, r: int, tr, p: int, tp) -> np.ndarray:
         other = next((q for q in range(self.I) if q != r and q != p), p)
         a = np.full(self.K, other, np.int32)
         a[list(tr)] = r
         a[list(tp)] = p
         if other == p and len(tr) + len(tp) != self.K:
             raise RuntimeError("two ranks must hold every task")
+        return a
+
+    def pair_work(self, r: int, tr, p: int, tp) -> tuple:
+        """Exact ``(W_r, W_p)`` for the task sets ``tr`` on ``r`` and ``tp`` on ``p``.
+
+        Other tasks are put on some third rank: they do not change ``W_r`` nor ``W_p``.
+        """
         self.n_evals += 1
-        _, rep = _core.tasks_evaluate(self.d, self.co, a)
+        _, rep = _core.tasks_evaluate(self.d, self.co, self._pair_assignment(r, tr, p, tp))
         return float(rep["work"][r]), float(rep["work"][p])
 
-    def find_best(self, r: int, tr, p: int, tp) -> tuple:
-        """FindBestCCM: ``(gain, give, take)``; ``gain = -inf`` when nothing is accepted."""
+    def find_best(self, r: int, tr, p: int, tp, estimate: bool = False) -> tuple:
+        """FindBestCCM: ``(gain, give, take)``; ``gain = -inf`` when nothing is accepted.
+
+        With ``estimate`` the after-states use the closed form of spec 1.8 with the bytes
+        between the two clusters unknown (0), as the C core's peer ranking does.
+        """
         tr, tp = frozenset(tr), frozenset(tp)
         wr, wp = self.pair_work(r, tr, p, tp)
+        a = self._pair_assignment(r, tr, p, tp) if estimate else None
         before = max(wr, wp)
         best = (-np.inf, (), ())
         best_key = None
@@ -118,7 +126,14 @@ class _Model:
             for cp in self.clusters(tp) + [()]:
                 if not cr and not cp:
                     continue
-                w1, w2 = self.pair_work(r, (tr - set(cr)) | set(cp), p, (tp - set(cp)) | set(cr))
+                if estimate:
+                    self.n_evals += 1
+                    (w1, w2), _ = _core.tasks_estimate(self.d, self.co, a, r,
+                                                       np.array(cr, np.int32), p,
+                                                       np.array(cp, np.int32), False)
+                else:
+                    w1, w2 = self.pair_work(r, (tr - set(cr)) | set(cp), p,
+                                            (tp - set(cp)) | set(cr))
                 gain = before - max(w1, w2)
                 if not gain > self.tol * before:
                     continue
@@ -274,12 +289,13 @@ def run_protocol(problem: Problem, seed: int = 0, *, alpha: float = 1.0, beta: f
                  n_iter: int = 4, n_rounds: int | None = None, fanout: int | None = None,
                  cluster: str = "block", tol: float = 1e-12, max_delay: float = 1.0,
                  work_lists: list | None = None, max_events: int = 1_000_000,
-                 check: bool = False) -> ProtocolRun:
+                 check: bool = False, ranking: str = "snapshot") -> ProtocolRun:
     """Run CCM-LB with the event-driven lock protocol (spec 8.1); deterministic per ``seed``.
 
-    Each iteration: gossip (spec 3.4, synchronous rounds), every rank ranks its known peers
-    exactly on the state at the start of the iteration (keeping gains ``> 0``, by decreasing
-    gain), then the transfer stage runs as messages with delays uniform in ``(0, max_delay]``
+    Each iteration: gossip (spec 3.4, synchronous rounds), every rank ranks its known peers on
+    the state at the start of the iteration (keeping gains ``> 0``, by decreasing gain; with
+    ``ranking="snapshot"`` from the closed-form estimate of the C core, with ``"exact"`` from
+    the exact model), then the transfer stage runs as messages with delays uniform in ``(0, max_delay]``
     until no message is in flight (the iteration barrier). ``work_lists`` (one list of peer
     ranks per rank) replaces the gossip and ranking, to force contention in tests.
 
@@ -291,6 +307,7 @@ def run_protocol(problem: Problem, seed: int = 0, *, alpha: float = 1.0, beta: f
     cap = problem.caps(memory_cap)
     a0 = problem.assignment(initial, "initial")
     cl = choice(cluster, "cluster", ("block", "task"))
+    ranking = choice(ranking, "ranking", ("snapshot", "exact"))
     seed = as_int(seed, "seed", minimum=0)
     n_iter = as_int(n_iter, "n_iter", minimum=0)
     model = _Model(problem, c, cap, cl, float(tol))
@@ -318,7 +335,7 @@ def run_protocol(problem: Problem, seed: int = 0, *, alpha: float = 1.0, beta: f
             for r in range(P):
                 wl = []
                 for p in sorted(known[r] - {r}):
-                    g = model.find_best(r, snap[r], p, snap[p])[0]
+                    g = model.find_best(r, snap[r], p, snap[p], estimate=ranking == "snapshot")[0]
                     if g > 0:
                         wl.append((g, p))
                 wl.sort(key=lambda e: (-e[0], e[1]))
