@@ -68,6 +68,10 @@ def test_protocol_random_schedules(seed):
     _check_run(p, co, cap, run)
     # bounded: a handful of messages per (rank, peer) pair and iteration
     assert run.n_events <= 3 * (8 * p.n_ranks ** 2 + 2 * p.n_ranks)
+    if kw["cluster"] == "block" and p.task_block is not None:  # spec 6 item 10
+        tb = np.asarray(p.task_block)
+        reps = lambda a: len({(int(r), int(b)) for r, b in zip(a, tb) if b >= 0})
+        assert reps(run.assignment) <= reps(run.initial)
     run2 = run_protocol(p, seed, **kw)  # deterministic per seed
     assert np.array_equal(run.assignment, run2.assignment) and run.log == run2.log
 
