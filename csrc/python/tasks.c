@@ -275,6 +275,52 @@ cleanup:
     return res;
 }
 
+/* Closed-form estimate of one exchange: returns ((w1, w2) estimate, (w1, w2) exact). */
+static PyObject *wpy_tasks_estimate(PyObject *self, PyObject *args)
+{
+    PyObject *pd, *co, *ao, *go, *to, *res = NULL;
+    int r1, r2, use_ab;
+    wpy_tprob_t t;
+    wpart_tasks_coeffs_t c;
+    PyArrayObject *A = NULL, *G = NULL, *T = NULL;
+    wpart_tasks_state_t *s = NULL;
+    if (!PyArg_ParseTuple(args, "OOOiOiOp", &pd, &co, &ao, &r1, &go, &r2, &to, &use_ab)) {
+        return NULL;
+    }
+    if (coeffs_parse(co, &c) < 0 || tprob_parse(pd, &t) < 0) return NULL;
+    A = assign_in(ao, t.p.n_tasks);
+    G = A ? wpy_input_array(go, "give", NPY_INT32, 1, 1) : NULL;
+    T = G ? wpy_input_array(to, "take", NPY_INT32, 1, 1) : NULL;
+    if (!T) goto cleanup;
+    double e1 = 0, e2 = 0, x1 = 0, x2 = 0;
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = wpart_tasks_state_create(&t.p, &c, PyArray_DATA(A), &s);
+    if (st == WPART_OK) {
+        st = wpart_tasks_state_estimate_exchange(s, r1, PyArray_DATA(G), (int32_t)PyArray_DIM(G, 0),
+                                                 r2, PyArray_DATA(T), (int32_t)PyArray_DIM(T, 0),
+                                                 use_ab, &e1, &e2);
+    }
+    if (st == WPART_OK) {
+        st = wpart_tasks_state_eval_exchange(s, r1, PyArray_DATA(G), (int32_t)PyArray_DIM(G, 0),
+                                             r2, PyArray_DATA(T), (int32_t)PyArray_DIM(T, 0), &x1,
+                                             &x2);
+    }
+    Py_END_ALLOW_THREADS
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto cleanup;
+    }
+    res = Py_BuildValue("(dd)(dd)", e1, e2, x1, x2);
+cleanup:
+    wpart_tasks_state_free(s);
+    Py_XDECREF(A);
+    Py_XDECREF(G);
+    Py_XDECREF(T);
+    tprob_release(&t);
+    return res;
+}
+
 static PyObject *wpy_tasks_ccm(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"problem", "coeffs", "assignment", "n_iter", "n_rounds", "fanout",
@@ -468,6 +514,7 @@ static PyMethodDef tasks_methods[] = {
     {"tasks_milp_build", wpy_tasks_milp_build, METH_VARARGS, "Build the CCM MILP model."},
     {"tasks_evaluate", wpy_tasks_evaluate, METH_VARARGS, "CCM work model of an assignment."},
     {"tasks_exchanges", wpy_tasks_exchanges, METH_VARARGS, "Replay exchanges incrementally."},
+    {"tasks_estimate", wpy_tasks_estimate, METH_VARARGS, "Closed-form exchange estimate."},
     {"tasks_ccm", (PyCFunction)(void (*)(void))wpy_tasks_ccm, METH_VARARGS | METH_KEYWORDS,
      "CCM-LB heuristic."},
     {"tasks_greedy", wpy_tasks_greedy, METH_VARARGS, "Greedy LPT over clusters."},

@@ -10,9 +10,10 @@
  *
  * Peer ranking uses what the inform stage carried: every rank's aggregates, block counts and
  * cluster summaries as of the start of the iteration (exact_ranking = 0). Clusters without
- * edges are estimated from the summaries alone; for clusters with edges the estimate walks the
- * edges on the current state (the closed form of spec 1.8 from per-rank cluster volumes is
- * left to the MPI backend). After the lock, every exchange is re-evaluated exactly.
+ * edges are estimated from the summaries alone; for clusters with edges, from the closed form
+ * of spec 1.8: r's own cluster volumes per rank (current state) and the peer's gossiped cluster
+ * volumes (snapshot), bytes between the two clusters taken as 0. After the lock, every exchange
+ * is re-evaluated exactly.
  */
 #include <math.h>
 #include <stddef.h>
@@ -441,6 +442,94 @@ static void fast_eval(const wpart_tasks_state_t *s, int32_t r1, const wpart_task
     *o2 = v2;
 }
 
+/* Directional volumes of a task set X (spec 1.8 closed form): bytes inside X, bytes from X to
+ * tasks outside X (total, and to tasks on q1 / q2 under `assign`), the same into X, and bytes
+ * from X to the other exchanged set. Members of X carry `bit` in s->mark, of the other set
+ * `obit`. */
+typedef struct {
+    double intra, otot, itot, o1, i1, o2, i2, x;
+} csum_t;
+
+static void csum_walk(const wpart_tasks_state_t *s, const int32_t *X, int32_t nx, int bit,
+                      int obit, const int32_t *assign, int32_t q1, int32_t q2, csum_t *o)
+{
+    const wpart_tasks_problem_t *p = &s->p;
+    memset(o, 0, sizeof(*o));
+    for (int32_t i = 0; i < nx; i++) {
+        int32_t t = X[i];
+        for (int64_t j = s->inc_ptr[t]; j < s->inc_ptr[t + 1]; j++) {
+            int64_t e = s->inc_edge[j];
+            int32_t a = p->edge_src[e], b = p->edge_dst[e];
+            double v = p->edge_bytes[e];
+            int ina = (s->mark[a] & bit) != 0, inb = (s->mark[b] & bit) != 0;
+            if (ina && inb) {
+                if (t == a) o->intra += v; /* an inner edge is met from both ends */
+            } else if (ina) {
+                o->otot += v;
+                if (assign[b] == q1) o->o1 += v;
+                if (assign[b] == q2) o->o2 += v;
+                if (s->mark[b] & obit) o->x += v;
+            } else {
+                o->itot += v;
+                if (assign[a] == q1) o->i1 += v;
+                if (assign[a] == q2) o->i2 += v;
+            }
+        }
+    }
+}
+
+/* Closed form of spec 1.8: out/in/loc of r1 (v1, from b1) and r2 (v2, from b2) after A (on r1)
+ * and B (on r2) are exchanged; ab / ba: bytes A->B / B->A (0 when unknown). */
+static void comm_closed_form(const csum_t *A, const csum_t *B, double ab, double ba,
+                             const wpart_tasks_rank_t *b1, const wpart_tasks_rank_t *b2,
+                             wpart_tasks_rank_t *v1, wpart_tasks_rank_t *v2)
+{
+    v1->loc = b1->loc - (A->o1 + A->i1 + A->intra) + (B->o1 - ba) + (B->i1 - ab) + B->intra;
+    v1->out = b1->out - (A->otot - A->o1) + A->i1 - (B->i1 - ab) + (B->otot - B->o1) + ba;
+    v1->in = b1->in - (A->itot - A->i1) + A->o1 - (B->o1 - ba) + (B->itot - B->i1) + ab;
+    v2->loc = b2->loc - (B->o2 + B->i2 + B->intra) + (A->o2 - ab) + (A->i2 - ba) + A->intra;
+    v2->out = b2->out - (B->otot - B->o2) + B->i2 - (A->i2 - ba) + (A->otot - A->o2) + ab;
+    v2->in = b2->in - (B->itot - B->i2) + B->o2 - (A->o2 - ab) + (A->itot - A->i2) + ba;
+    if (v1->cnt == 0) v1->loc = v1->out = v1->in = 0.0;
+    if (v2->cnt == 0) v2->loc = v2->out = v2->in = 0.0;
+}
+
+/* Volumes of A (located by assign_a) and B (located by assign_b) relative to r1 and r2. */
+static void csum_pair(const wpart_tasks_state_t *s, const int32_t *A, int32_t na,
+                      const int32_t *assign_a, const int32_t *B, int32_t nb,
+                      const int32_t *assign_b, int32_t r1, int32_t r2, csum_t *ca, csum_t *cb)
+{
+    for (int32_t i = 0; i < na; i++) s->mark[A[i]] |= 4;
+    for (int32_t i = 0; i < nb; i++) s->mark[B[i]] |= 8;
+    csum_walk(s, A, na, 4, 8, assign_a, r1, r2, ca);
+    csum_walk(s, B, nb, 8, 4, assign_b, r1, r2, cb);
+    for (int32_t i = 0; i < na; i++) s->mark[A[i]] = 0;
+    for (int32_t i = 0; i < nb; i++) s->mark[B[i]] = 0;
+}
+
+wpart_status_t wpart_tasks_state_estimate_exchange(wpart_tasks_state_t *s, int32_t r1,
+                                                   const int32_t *give, int32_t n_give,
+                                                   int32_t r2, const int32_t *take,
+                                                   int32_t n_take, int use_ab, double *w1_after,
+                                                   double *w2_after)
+{
+    if (s == NULL || w1_after == NULL || w2_after == NULL) {
+        return wpart_i_error(WPART_EINVAL, "state or outputs are NULL");
+    }
+    wpart_tasks_rank_t v1, v2;
+    /* validates the lists and gives the exact non-communication parts */
+    wpart_status_t st = wpart_tasks_i_exchange_vals(s, r1, give, n_give, r2, take, n_take, &v1,
+                                                    &v2);
+    if (st != WPART_OK) return st;
+    csum_t ca, cb;
+    csum_pair(s, give, n_give, s->assign, take, n_take, s->assign, r1, r2, &ca, &cb);
+    comm_closed_form(&ca, &cb, use_ab ? ca.x : 0.0, use_ab ? cb.x : 0.0, &s->rank[r1],
+                     &s->rank[r2], &v1, &v2);
+    *w1_after = wpart_tasks_i_work(&s->p, &s->c, r1, &v1);
+    *w2_after = wpart_tasks_i_work(&s->p, &s->c, r2, &v2);
+    return WPART_OK;
+}
+
 typedef struct {
     double dexc;           /* reduction of the two ranks' summed memory excess */
     double gain;           /* reduction of max(W) without the memory term */
@@ -491,6 +580,7 @@ typedef struct {
     const wpart_tasks_rank_t *rank; /* I aggregates */
     const int32_t *refcnt;          /* I x N block counts */
     const double *work;             /* I works */
+    const int32_t *assign;          /* K: where every task was */
 } snapshot_t;
 
 static wpart_status_t eval_pair(wpart_tasks_state_t *s, int32_t r, const clusters_t *Cr,
@@ -510,15 +600,16 @@ static wpart_status_t eval_pair(wpart_tasks_state_t *s, int32_t r, const cluster
         fast_eval(s, r, &s->rank[r], s->refcnt + r * N, Cr, i, p, bp, rcp, Cp, j, v1, v2);
         return WPART_OK;
     }
-    if (snap && j >= 0) {
-        /* clusters with edges: the estimate walks the edges on the current state, which needs
-           the peer's (snapshot) cluster to be still on the peer; otherwise no estimate */
-        for (int32_t t = 0; t < nb; t++) {
-            if (s->assign[B[t]] != p) {
-                *valid = 0;
-                return WPART_OK;
-            }
-        }
+    if (snap) {
+        /* clusters with edges: the closed form of spec 1.8 from r's own cluster (current
+           state) and p's gossiped cluster volumes and aggregates (snapshot); bytes between the
+           two clusters are unknown to r and taken as 0 (the only approximation) */
+        fast_eval(s, r, &s->rank[r], s->refcnt + r * N, Cr, i, p, &snap->rank[p],
+                  snap->refcnt + p * N, Cp, j, v1, v2);
+        csum_t ca, cb;
+        csum_pair(s, A, na, s->assign, B, nb, snap->assign, r, p, &ca, &cb);
+        comm_closed_form(&ca, &cb, 0.0, 0.0, &s->rank[r], &snap->rank[p], v1, v2);
+        return WPART_OK;
     }
     return wpart_tasks_i_exchange_vals(s, r, A, na, p, B, nb, v1, v2);
 }
@@ -600,6 +691,7 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
     const comm_ctx_t *ccp = NULL;
     int32_t *snap_refcnt = NULL;
     double *snap_work = NULL;
+    int32_t *snap_assign = NULL;
     if (prm == NULL || rep == NULL) return wpart_i_error(WPART_EINVAL, "params or report is NULL");
     WPART_CHECK(wpart_tasks_validate(p));
     WPART_CHECK(wpart_tasks_validate_coeffs(c));
@@ -645,6 +737,7 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
     snap_rank = wpart_i_malloc(P, sizeof(wpart_tasks_rank_t));
     snap_refcnt = wpart_i_malloc(n_rc, sizeof(int32_t));
     snap_work = wpart_i_malloc(P, sizeof(double));
+    snap_assign = wpart_i_malloc(KK, sizeof(int32_t));
     if (prm->cluster == WPART_TASKS_CLUSTER_BLOCK_COMM) {
         ccx.parent = wpart_i_malloc(KK, sizeof(int32_t));
         ccx.key = wpart_i_malloc(KK, sizeof(int32_t));
@@ -656,7 +749,7 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
     }
     if (!a0 || !best_assign || !tmp || !cand || !order || !known || !old || !sender || !recv ||
         !rngs || !wl || !CL || (prm->singles && (!CT || !CTs)) || !CLs || !snap_rank ||
-        !snap_refcnt || !snap_work) {
+        !snap_refcnt || !snap_work || !snap_assign) {
         WPART_FAIL(WPART_ENOMEM, "ccm: out of memory");
     }
     if (K > 0) memcpy(a0, assign_inout, sizeof(int32_t) * (size_t)K);
@@ -690,7 +783,8 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
             memcpy(snap_rank, s->rank, sizeof(wpart_tasks_rank_t) * (size_t)P);
             memcpy(snap_refcnt, s->refcnt, sizeof(int32_t) * (size_t)n_rc);
             memcpy(snap_work, s->work, sizeof(double) * (size_t)P);
-            const snapshot_t snap = {snap_rank, snap_refcnt, snap_work};
+            if (K > 0) memcpy(snap_assign, s->assign, sizeof(int32_t) * (size_t)K);
+            const snapshot_t snap = {snap_rank, snap_refcnt, snap_work, snap_assign};
             inform(P, f, k, rngs, known, old, sender, recv, cand);
             for (int32_t r = 0; r < P; r++) order[r] = r;
             if (prm->order_random) {
@@ -795,6 +889,7 @@ cleanup:
     free(snap_rank);
     free(snap_refcnt);
     free(snap_work);
+    free(snap_assign);
     free(ccx.parent);
     free(ccx.key);
     free(a0);

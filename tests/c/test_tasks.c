@@ -191,6 +191,15 @@ static void test_random_deltas(void)
             double w1, w2;
             CHECK_STATUS(wpart_tasks_state_eval_exchange(s, r1, A, na, r2, B, nb, &w1, &w2),
                          WPART_OK);
+            double e1, e2; /* closed form of spec 1.8 with the A-B bytes: the same values */
+            CHECK_STATUS(wpart_tasks_state_estimate_exchange(s, r1, A, na, r2, B, nb, 1, &e1,
+                                                             &e2),
+                         WPART_OK);
+            CHECK(fabs(e1 - w1) <= 1e-9 * (1 + fabs(w1)) || e1 == w1);
+            CHECK(fabs(e2 - w2) <= 1e-9 * (1 + fabs(w2)) || e2 == w2);
+            CHECK_STATUS(wpart_tasks_state_estimate_exchange(s, r1, A, na, r2, B, nb, 1, NULL,
+                                                             &e2),
+                         WPART_EINVAL);
             CHECK_STATUS(wpart_tasks_state_apply_exchange(s, r1, A, na, r2, B, nb), WPART_OK);
             double full[6], inc[6], wm;
             wpart_tasks_report_t rf = {0}, ri = {0};

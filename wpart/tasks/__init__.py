@@ -21,6 +21,7 @@ from ._balance import METHODS, TasksResult, balance, brute_force, evaluate
 from ._io import LBDatafileError, read_lbdatafile, write_lbdatafile
 from ._milp import milp_model, solve_milp
 from ._problem import Coefficients, Problem
+from ._protocol import run_protocol
 from .generators import gemma_like, paper_toy, random_problem, synthetic_blocks
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "paper_toy",
     "random_problem",
     "read_lbdatafile",
+    "run_protocol",
     "solve_milp",
     "synthetic_blocks",
     "write_lbdatafile",

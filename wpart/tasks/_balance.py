@@ -197,7 +197,7 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
             fanout: int | None = None, n_trials: int = 1, cluster: str = "block",
             order: str = "random", tol: float = 1e-12, subclusters: bool = False,
             ranking: str = "snapshot", allow_infeasible_start: bool = False,
-            comm_tau: float = 1.0,
+            comm_tau: float = 1.0, backend: str = "simulated", max_delay: float = 1.0,
             progress: bool | Callable[[float, float], None] = False,
             time_limit: float | None = None, **options: Any) -> TasksResult:
     """Place the tasks of one phase to minimise ``W_max``.
@@ -238,6 +238,12 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
         Start from an assignment above a memory cap: exchanges then first lower the pair's
         summed cap excess, then ``max W`` (spec 3.5). The result may still exceed a cap
         (``max_work`` is then ``inf``).
+    backend : {"simulated", "event"}, default "simulated"
+        ``"simulated"``: the transfer stage as a serial order of atomic exchanges in C.
+        ``"event"`` (``method="ccm"`` only, one trial, ``cluster`` "block" or "task"): the
+        distributed lock protocol run as an event-driven simulation with seeded random message
+        delays up to ``max_delay`` (:func:`wpart.tasks.run_protocol`, spec 8.1); slower, for
+        protocol testing. ``stats["log"]`` holds the committed exchanges.
     subclusters : bool, default False
         Also try one-way transfers of single tasks taken out of clusters (LBAF-style
         subclustering; not in the paper). Blocks may then be split across ranks.
@@ -280,6 +286,23 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
         w0, _ = _core.tasks_evaluate(d, c.as_tuple(), a0)
         return _result(problem, c, cap, a, np.array([w0, w]), "greedy",
                        {"seconds": time.perf_counter() - t0})
+    be = choice(backend, "backend", ("simulated", "event"))
+    if be == "event":
+        if meth != "ccm" or subclusters or allow_infeasible_start \
+                or cluster not in ("block", "task") or n_trials != 1:
+            raise ValueError("backend='event' supports method='ccm' with one trial, cluster "
+                             "'block' or 'task' and default subclusters/start options")
+        from ._protocol import run_protocol
+
+        run = run_protocol(problem, seed, alpha=c.alpha, beta=c.beta, gamma=c.gamma,
+                           delta=c.delta, memory_cap=cap, n_iter=n_iter, n_rounds=n_rounds,
+                           fanout=fanout, cluster=cluster, tol=tol, max_delay=max_delay,
+                           ranking=ranking)
+        return _result(problem, c, cap, run.assignment, np.array(run.history), meth,
+                       {"seconds": time.perf_counter() - t0, "backend": "event",
+                        "exchanges": len(run.log), "events": run.n_events,
+                        "rule_releases": run.n_rule_releases, "messages": run.n_messages,
+                        "log": run.log, "seed": seed, "n_iter": n_iter, "cluster": cluster})
     n_iter = as_int(n_iter, "n_iter", minimum=0)
     n_trials = as_int(n_trials, "n_trials", minimum=1)
     k = 0 if n_rounds is None else as_int(n_rounds, "n_rounds", minimum=1)

@@ -82,6 +82,17 @@ wpart_status_t wpart_tasks_state_eval_exchange(wpart_tasks_state_t *s, int32_t r
                                                const int32_t *give, int32_t n_give, int32_t r2,
                                                const int32_t *take, int32_t n_take,
                                                double *w1_after, double *w2_after);
+/**
+ * Closed-form estimate (spec 1.8) of W(r1), W(r2) after the same exchange, from the directional
+ * volumes of `give` and `take` per rank (what CCM-LB peers gossip). With use_ab the bytes
+ * between `give` and `take` are counted and the result equals wpart_tasks_state_eval_exchange
+ * up to rounding; without, they are taken as 0 (a remote estimate's only approximation).
+ */
+wpart_status_t wpart_tasks_state_estimate_exchange(wpart_tasks_state_t *s, int32_t r1,
+                                                   const int32_t *give, int32_t n_give,
+                                                   int32_t r2, const int32_t *take,
+                                                   int32_t n_take, int use_ab, double *w1_after,
+                                                   double *w2_after);
 wpart_status_t wpart_tasks_state_apply_exchange(wpart_tasks_state_t *s, int32_t r1,
                                                 const int32_t *give, int32_t n_give, int32_t r2,
                                                 const int32_t *take, int32_t n_take);
