@@ -38,9 +38,10 @@ if str(ROOT) not in sys.path:
 
 import wpart
 from wpart import tasks
+from wpart.tasks.datasets import lbaf_path
 from wpart.experiments import format_table, write_json
 
-DATA = Path("/work/shared/data/lbaf")
+DATA = Path(lbaf_path())
 TARGET_SPEEDUP = 100.0
 
 # --------------------------------------------------------------------------------------------

@@ -1,7 +1,6 @@
 """Balancers: golden optima (brute force), CCM-LB bounds and invariants, baselines, errors."""
 
 import math
-import os
 import sys
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from oracles.tasks import brute as oracle_brute
 from oracles.tasks import work_model
 
 from wpart import tasks
+from wpart.tasks.datasets import lbaf_path
 
 SB = tasks.synthetic_blocks
 
@@ -153,10 +153,9 @@ def test_baselines():
         tasks.balance(p, "greedy", memory_cap=5.0)
 
 
-@pytest.mark.skipif(not os.path.isdir("/work/shared/data/lbaf"), reason="no data")
 def test_memory_toy_respects_cap():
     p = tasks.Problem.from_lbdatafile(
-        "/work/shared/data/lbaf/user-defined-memory-toy-problem/toy_mem")
+        lbaf_path("user-defined-memory-toy-problem/toy_mem"))
     for seed in range(4):
         r = tasks.balance(p, seed=seed, memory_cap=8.0e9, n_iter=10)
         assert np.all(r.memory <= 8.0e9)
@@ -228,9 +227,8 @@ def test_subclusters_reach_lower_wmax():
         assert 4.0 - 1e-12 <= r.max_work <= 6.0
 
 
-@pytest.mark.skipif(not os.path.isdir("/work/shared/data/lbaf"), reason="no data")
 def test_subclusters_on_lbaf_toys():
-    D = "/work/shared/data/lbaf/"
+    D = lbaf_path()
     q = tasks.Problem.from_lbdatafile(D + "user-defined-memory-toy-problem/toy_mem")
     r = tasks.balance(q, seed=0, memory_cap=8e9, subclusters=True, n_iter=10)
     assert r.max_work == pytest.approx(90.0) and np.all(r.memory <= 8e9)

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from wpart import tasks
+from wpart.tasks.datasets import lbaf_path
 
-D = "/work/shared/data/lbaf/"
+D = lbaf_path()
 needs_data = pytest.mark.skipif(not os.path.isdir(D), reason="LBAF datasets not available")
 
 DATASETS = [

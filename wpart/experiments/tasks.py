@@ -26,6 +26,7 @@ import numpy as np
 
 import wpart
 from wpart import tasks
+from wpart.tasks.datasets import LBAF_DIR
 
 from . import format_table, ok_fail, write_json
 
@@ -44,7 +45,7 @@ GOLDEN = {
 }
 _STEPPER = [10.5817, 0.642948, 0.526383, 0.521197, 0.52225, 0.520378, 0.520078, 0.520286,
             0.520617, 0.547612, 0.522944]
-_DATA = Path("/work/shared/data/lbaf")
+_DATA = LBAF_DIR
 
 
 def _opt(fn) -> float:

@@ -17,6 +17,7 @@ Examples
 
 from __future__ import annotations
 
+from . import datasets
 from ._balance import METHODS, TasksResult, balance, brute_force, evaluate
 from ._io import LBDatafileError, read_lbdatafile, write_lbdatafile
 from ._milp import milp_model, solve_milp
@@ -25,6 +26,7 @@ from ._protocol import run_protocol
 from .generators import gemma_like, paper_toy, random_problem, synthetic_blocks
 
 __all__ = [
+    "datasets",
     "METHODS",
     "Coefficients",
     "LBDatafileError",
