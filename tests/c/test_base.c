@@ -6,34 +6,7 @@
 #include <string.h>
 
 #include "wpart/wpart.h"
-
-static int failures = 0;
-#define CHECK(cond)                                                                \
-    do {                                                                           \
-        if (!(cond)) {                                                             \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                            \
-        }                                                                          \
-    } while (0)
-#define CHECK_STATUS(expr, want)                                                    \
-    do {                                                                            \
-        wpart_status_t st_ = (expr);                                                \
-        if (st_ != (want)) {                                                        \
-            fprintf(stderr, "%s:%d: %s returned %d (%s: %s), expected %d\n", __FILE__, \
-                    __LINE__, #expr, (int)st_, wpart_strerror(st_), wpart_last_error(), \
-                    (int)(want));                                                   \
-            failures++;                                                             \
-        }                                                                           \
-    } while (0)
-
-static uint64_t rng_state = 88172645463325252ULL;
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+#include "wtest.h"
 
 /* brute force: best bottleneck over all separator vectors (recursive) */
 static int64_t brute(const int64_t *W, int64_t start, int64_t n, int64_t q)

@@ -6,34 +6,8 @@
 #include <string.h>
 
 #include "wpart/wpart.h"
-
-static int failures = 0;
-#define CHECK(cond)                                                                \
-    do {                                                                           \
-        if (!(cond)) {                                                             \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                            \
-        }                                                                          \
-    } while (0)
-#define CHECK_STATUS(expr, want)                                                    \
-    do {                                                                            \
-        wpart_status_t st_ = (expr);                                                \
-        if (st_ != (want)) {                                                        \
-            fprintf(stderr, "%s:%d: %s returned %d (%s: %s), expected %d\n", __FILE__, \
-                    __LINE__, #expr, (int)st_, wpart_strerror(st_), wpart_last_error(), \
-                    (int)(want));                                                   \
-            failures++;                                                             \
-        }                                                                           \
-    } while (0)
-
-static uint64_t rng_state = 0x2545F4914F6CDD1DULL;
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+#define WTEST_SEED 0x2545F4914F6CDD1DULL
+#include "wtest.h"
 
 static const int64_t A_OFF[5] = {0, 4, 8, 12, 16};
 static const int64_t A_SIZE[16] = {1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4};

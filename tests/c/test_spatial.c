@@ -5,34 +5,7 @@
 #include <string.h>
 
 #include "wpart/wpart.h"
-
-static int failures = 0;
-#define CHECK(cond)                                                                  \
-    do {                                                                             \
-        if (!(cond)) {                                                               \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                              \
-        }                                                                            \
-    } while (0)
-#define CHECK_STATUS(expr, want)                                                          \
-    do {                                                                                  \
-        wpart_status_t st_ = (expr);                                                      \
-        if (st_ != (want)) {                                                              \
-            fprintf(stderr, "%s:%d: %s returned %d (%s: %s), expected %d\n", __FILE__,     \
-                    __LINE__, #expr, (int)st_, wpart_strerror(st_), wpart_last_error(),   \
-                    (int)(want));                                                         \
-            failures++;                                                                   \
-        }                                                                                 \
-    } while (0)
-
-static uint64_t rng_state = 88172645463325252ULL;
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+#include "wtest.h"
 
 /* 1 if the m rects tile n1 x n2 exactly; *lmax receives the largest load */
 static int tiles(const int64_t *A, int64_t n1, int64_t n2, const int64_t *R, int64_t m,

@@ -6,34 +6,7 @@
 #include <string.h>
 
 #include "wpart/wpart.h"
-
-static int failures = 0;
-#define CHECK(cond)                                                                \
-    do {                                                                           \
-        if (!(cond)) {                                                             \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                            \
-        }                                                                          \
-    } while (0)
-#define CHECK_STATUS(expr, want)                                                    \
-    do {                                                                            \
-        wpart_status_t st_ = (expr);                                                \
-        if (st_ != (want)) {                                                        \
-            fprintf(stderr, "%s:%d: %s returned %d (%s: %s), expected %d\n", __FILE__, \
-                    __LINE__, #expr, (int)st_, wpart_strerror(st_), wpart_last_error(), \
-                    (int)(want));                                                   \
-            failures++;                                                             \
-        }                                                                           \
-    } while (0)
-
-static uint64_t rs = 88172645463325252ULL;
-static uint64_t rnd(void)
-{
-    rs ^= rs << 13;
-    rs ^= rs >> 7;
-    rs ^= rs << 17;
-    return rs;
-}
+#include "wtest.h"
 
 /* synthetic blocks (PEERS 4.1) */
 static const double SB_LOAD[9] = {1.0, 0.5, 0.5, 0.5, 0.5, 2.0, 1.0, 0.5, 1.5};
