@@ -70,6 +70,8 @@ static wpart_status_t check_args(const void *S, int64_t n1, int64_t n2, int64_t 
         case WPART_SP_JAG_M_HEUR:
         case WPART_SP_JAG_M_PROBE:
         case WPART_SP_JAG_M_HEUR_PROBE:
+        case WPART_SP_JAG_M_ALLOC:
+        case WPART_SP_JAG_M_OPT:
         case WPART_SP_HIER_RB:
         case WPART_SP_HIER_RELAXED:
             break;

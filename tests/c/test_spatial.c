@@ -212,12 +212,79 @@ static void test_status_paths(void)
     CHECK_STATUS(wpart_spatial_alloc_i64(L, 3, 10, NULL, Q), WPART_EINVAL);
 }
 
+/* max_k load_k / sp[k] of a tiling (the rects are checked by tiles()) */
+static double bott(const int64_t *A, int64_t n2, const int64_t *R, int64_t m, const double *sp)
+{
+    double b = 0;
+    for (int64_t k = 0; k < m; k++) {
+        const int64_t *r = R + 4 * k;
+        int64_t L = 0;
+        for (int64_t i = r[0]; i < r[1]; i++) {
+            for (int64_t j = r[2]; j < r[3]; j++) {
+                L += A[i * n2 + j];
+            }
+        }
+        double x = (double)L / sp[k];
+        b = x > b ? x : b;
+    }
+    return b;
+}
+
+static void test_speeds(void)
+{
+    int64_t A[9] = {3, 1, 4, 1, 5, 9, 2, 6, 5}, S[16], R[16], lm;
+    double Af[9], Sf[16];
+    for (int k = 0; k < 9; k++) {
+        Af[k] = (double)A[k];
+    }
+    CHECK_STATUS(wpart_base_prefix2d_i64(A, 3, 3, S), WPART_OK);
+    CHECK_STATUS(wpart_base_prefix2d_f64(Af, 3, 3, Sf), WPART_OK);
+    double sp[4] = {1.0, 2.0, 0.5, 3.0}, eq[4] = {2.0, 2.0, 2.0, 2.0};
+    wpart_spatial_options_t o;
+    wpart_spatial_options_init(&o);
+    o.method = WPART_SP_JAG_M_OPT;
+    o.orient = WPART_SP_HOR;
+    o.speeds = sp;
+    /* golden value of the brute-force oracle (tests/oracles/spatial.py m_jagged_speeds) */
+    CHECK_STATUS(wpart_spatial_partition_i64(S, 3, 3, 4, &o, R, NULL), WPART_OK);
+    CHECK(tiles(A, 3, 3, R, 4, &lm) && bott(A, 3, R, 4, sp) == 6.0);
+    CHECK_STATUS(wpart_spatial_partition_f64(Sf, 3, 3, 4, &o, R, NULL), WPART_OK);
+    CHECK(tiles(A, 3, 3, R, 4, &lm) && bott(A, 3, R, 4, sp) == 6.0);
+    o.method = WPART_SP_JAG_M_ALLOC;
+    int64_t counts[2] = {1, 3};
+    o.cuts = counts;
+    o.ncuts = 2;
+    CHECK_STATUS(wpart_spatial_partition_i64(S, 3, 3, 4, &o, R, NULL), WPART_OK);
+    CHECK(tiles(A, 3, 3, R, 4, &lm) && bott(A, 3, R, 4, sp) == 8.0);
+    CHECK_STATUS(wpart_spatial_partition_f64(Sf, 3, 3, 4, &o, R, NULL), WPART_OK);
+    CHECK(tiles(A, 3, 3, R, 4, &lm) && bott(A, 3, R, 4, sp) == 8.0);
+    /* equal speeds: the homogeneous optimum divided by the speed */
+    wpart_spatial_options_init(&o);
+    o.method = WPART_SP_JAG_M_OPT;
+    CHECK_STATUS(wpart_spatial_partition_i64(S, 3, 3, 4, &o, R, NULL), WPART_OK);
+    CHECK(tiles(A, 3, 3, R, 4, &lm));
+    o.speeds = eq;
+    CHECK_STATUS(wpart_spatial_partition_i64(S, 3, 3, 4, &o, R, NULL), WPART_OK);
+    int64_t lm2;
+    CHECK(tiles(A, 3, 3, R, 4, &lm2) && bott(A, 3, R, 4, eq) == (double)lm / 2.0);
+    /* status paths */
+    sp[2] = 0.0;
+    o.speeds = sp;
+    CHECK_STATUS(wpart_spatial_partition_i64(S, 3, 3, 4, &o, R, NULL), WPART_EINVAL);
+    o.speeds = eq;
+    o.method = WPART_SP_RECT_UNIFORM;
+    o.P = 2;
+    o.Q = 2;
+    CHECK_STATUS(wpart_spatial_partition_i64(S, 3, 3, 4, &o, R, NULL), WPART_EINVAL);
+}
+
 int main(void)
 {
     test_golden();
     test_all_methods_random();
     test_hybrid();
     test_status_paths();
+    test_speeds();
     if (failures) {
         fprintf(stderr, "%d failure(s)\n", failures);
         return 1;

@@ -220,3 +220,37 @@ def m_jagged_dp(A, m):
                 max(F[k][q - x], G[k, i, x]) for k in range(i) for x in range(1, q + 1)
             )
     return F[n1][m]
+
+
+def m_jagged_speeds(A, speeds):
+    """Optimal m-way jagged partition with speeds (row stripes, processors in order stripe by
+    stripe, each stripe holding >= 1 processor, empty parts allowed): every stripe cut vector
+    times every count vector."""
+    n1, m = len(A), len(speeds)
+    best = None
+    for P in range(1, min(n1, m) + 1):
+        for inner in itertools.combinations(range(1, n1), P - 1):
+            v = m_probe_speeds(A, speeds, (0,) + inner + (n1,))
+            best = v if best is None or v < best else best
+    return best
+
+
+def m_alloc_speeds(A, speeds, counts):
+    """Optimal row stripes (possibly empty) for fixed counts with speeds: stripe p holds the
+    processors counts[0] + ... + counts[p-1] onwards; an empty stripe's processors idle."""
+    n1 = len(A)
+    P = len(counts)
+    best = None
+    for R in seps_all(n1, P):
+        v, g = 0.0, 0
+        for p in range(P):
+            if R[p] < R[p + 1]:
+                v = max(
+                    v,
+                    oned_speeds(
+                        _stripe_cols(A, R[p], R[p + 1]), speeds[g : g + counts[p]]
+                    ),
+                )
+            g += counts[p]
+        best = v if best is None or v < best else best
+    return best

@@ -30,10 +30,16 @@ Guarantees
   HIER-RB and HIER-RELAXED have no proven bound (the paper states none).
 * Processor speeds (``speeds=``, beyond the paper): part ``k`` costs ``load_k / speeds[k]``
   and the bottleneck ``max_k load_k / speeds[k]`` is minimised with processors used in the
-  given order (stripe by stripe, or the first side of every cut first). JAG-M-PROBE stays
-  exact for that order and JAG-M-HEUR-PROBE <= JAG-M-HEUR still holds; the Delta bounds above
-  are not proven with speeds (only ``bottleneck >= T / sum(speeds)``). Sorting the speeds
-  changes the result.
+  given order (stripe by stripe, or the first side of every cut first): stripe ``p``'s parts
+  are the processors following those of stripes ``0 .. p-1``, left to right (top to bottom
+  for ``orient="ver"``), and a processor may get an empty part. Supported by JAG-M-HEUR,
+  JAG-M-PROBE, JAG-M-HEUR-PROBE, JAG-M-ALLOC, JAG-M-OPT, HIER-RB and HIER-RELAXED.
+  JAG-M-PROBE (given stripes), JAG-M-ALLOC (given counts; an empty stripe's processors
+  idle) and JAG-M-OPT (the ``m``-way jagged class) stay exact for that order, with the
+  bottleneck as computed in float64; equal speeds ``s`` give the homogeneous optimum divided
+  by ``s``; JAG-M-OPT <= JAG-M-HEUR-PROBE <= JAG-M-HEUR still holds in one orientation. The
+  Delta bounds above are not proven with speeds (only ``bottleneck >= T / sum(speeds)``).
+  Sorting the speeds changes the result.
 * 3D loads (``hier_rb`` on an ``n1 x n2 x n3`` array, beyond the paper): valid boxes, no bound.
 
 Examples
@@ -798,10 +804,17 @@ def jag_m_alloc(
     orient: str = "hor",
     allow_empty: bool = False,
     time_limit: float | None = None,
+    speeds: ArrayLike | None = None,
 ) -> SpatialPartition:
     """JAG-M-ALLOC (spec 3.9): optimal stripe boundaries for given per-stripe part counts
     ``counts`` (length ``P``, each >= 1, summing to ``m``), by Nicol's algorithm on the
-    heterogeneous nested cost. Empty stripes hand their parts to a neighbour."""
+    heterogeneous nested cost. Empty stripes hand their parts to a neighbour.
+
+    With `speeds`, stripe ``p`` runs on processors ``counts[0] + ... + counts[p-1]`` up to
+    ``counts[0] + ... + counts[p] - 1`` (in the given order, left/top part first) and the
+    stripe boundaries minimising ``max_k loads[k] / speeds[k]`` are found exactly (bisection
+    on the bottleneck with a greedy over stripes); an empty stripe leaves its processors idle
+    (empty parts) instead of handing them over."""
     pp = _Prepared(A, m, allow_empty)
     o = _orient(orient)
     if o == 2:
@@ -821,6 +834,7 @@ def jag_m_alloc(
         cuts=c,
         orient=o,
         time_limit=time_limit,
+        speeds=speeds,
     )
 
 
@@ -832,8 +846,16 @@ def jag_m_opt(
     allow_empty: bool = False,
     time_limit: float | None = None,
     progress: Any = None,
+    speeds: ArrayLike | None = None,
 ) -> SpatialPartition:
     """JAG-M-OPT (spec 3.10): the optimal ``m``-way jagged partition.
+
+    With `speeds`, processors are used in the given order, stripe by stripe: stripe ``p``
+    (top to bottom for rows, left to right for columns) holds the processors following those
+    of stripes ``0 .. p-1``, its parts left to right (top to bottom); a processor may get an
+    empty part. The partition minimising ``max_k loads[k] / speeds[k]`` over this class is
+    found exactly by bisection on the float64 bottleneck with a DP giving the fewest
+    processors for every row prefix (``O(n1^2 m log n2)`` per test).
 
     Bisection on the bottleneck between ``ceil(T/m)`` and the JAG-M-HEUR-PROBE incumbent;
     each test is an exact DP over the last stripe's start giving the fewest parts for every
@@ -850,6 +872,7 @@ def jag_m_opt(
         orient=o,
         time_limit=time_limit,
         progress=progress,
+        speeds=speeds,
     )
 
 

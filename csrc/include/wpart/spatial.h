@@ -59,7 +59,8 @@ typedef struct {
     const double *speeds;          /* NULL, or m positive relative speeds: part k (row k of the
                                       output) costs load_k / speeds[k] and max_k load_k/speeds[k]
                                       is minimised. Supported by JAG-M-HEUR, JAG-M-PROBE,
-                                      JAG-M-HEUR-PROBE, HIER-RB and HIER-RELAXED. Processors are
+                                      JAG-M-HEUR-PROBE, JAG-M-ALLOC, JAG-M-OPT (both exact
+                                      for the order), HIER-RB and HIER-RELAXED. Processors are
                                       used in the given order (stripe by stripe, left/top side
                                       first), so sorting the speeds changes the result. */
     /* HYBRID (spec 4): phase-1 method, fast and slow phase-2 methods (each one of JAG-M-HEUR,
