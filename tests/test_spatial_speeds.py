@@ -12,6 +12,8 @@ from oracles import spatial as orc
 
 from wpart import spatial
 
+pytestmark = pytest.mark.filterwarnings("ignore:P x Q:UserWarning")
+
 
 def _instance(rng, kind):
     n1, n2 = int(rng.integers(1, 5)), int(rng.integers(1, 5))
@@ -142,3 +144,74 @@ def test_speeds_bad_input(meth):
         np.testing.assert_array_equal(sp, keep)
     with pytest.raises(ValueError, match="speeds"):
         spatial.partition(A, 4, method=meth, speeds=[1, 2], **kw)
+
+
+def _pq_instance(rng, kind):
+    A, _, _ = _instance(rng, kind)
+    P, Q = int(rng.integers(1, 4)), int(rng.integers(1, 3))
+    m = P * Q
+    if rng.random() < 0.5:
+        sp = rng.choice([0.5, 1.0, 2.0, 3.0], m)
+    else:
+        sp = rng.uniform(0.3, 3.0, m)
+    return A, P, Q, sp
+
+
+@pytest.mark.parametrize("kind", ["i", "f"])
+def test_jag_pq_opt_speeds_is_optimal(kind):
+    rng = np.random.default_rng(51 if kind == "i" else 52)
+    for _ in range(150):
+        A, P, Q, sp = _pq_instance(rng, kind)
+        m = P * Q
+        s = sp.tolist()
+        want_h = orc.m_alloc_speeds(A.tolist(), s, [Q] * P)
+        want_v = orc.m_alloc_speeds(A.T.tolist(), s, [Q] * P)
+        for meth in ("jag_pq_opt_nicol", "jag_pq_opt_dp"):
+            f = getattr(spatial, meth)
+            for o, want in (
+                ("hor", want_h),
+                ("ver", want_v),
+                ("best", min(want_h, want_v)),
+            ):
+                r = f(A, m, P=P, Q=Q, orient=o, speeds=sp, allow_empty=True)
+                r.validate()
+                _check(r.bottleneck, want, kind)
+                h = spatial.jag_pq_heur(
+                    A, m, P=P, Q=Q, orient=o, speeds=sp, allow_empty=True
+                )
+                h.validate()
+                assert h.bottleneck >= r.bottleneck * (1 - 1e-12)
+
+
+@pytest.mark.parametrize("kind", ["i", "f"])
+def test_jag_pq_equal_speeds_reproduce_homogeneous(kind):
+    rng = np.random.default_rng(61 if kind == "i" else 62)
+    for _ in range(40):
+        n1, n2 = int(rng.integers(1, 10)), int(rng.integers(1, 10))
+        A = rng.integers(0, 20, (n1, n2))
+        if kind == "f":
+            A = A * 0.37
+        P, Q = int(rng.integers(1, 5)), int(rng.integers(1, 5))
+        m = P * Q
+        s = float(rng.choice([0.5, 1.0, 3.0]))
+        sp = np.full(m, s)
+        for o in ("hor", "ver", "best"):
+            kw = {"P": P, "Q": Q, "orient": o, "allow_empty": True}
+            h = spatial.jag_pq_heur(A, m, **kw)
+            r = spatial.jag_pq_heur(A, m, speeds=sp, **kw)
+            np.testing.assert_array_equal(r.rects, h.rects)
+            assert r.bottleneck == h.max_load / s
+            for meth in ("jag_pq_opt_nicol", "jag_pq_opt_dp"):
+                h = getattr(spatial, meth)(A, m, **kw)
+                r = getattr(spatial, meth)(A, m, speeds=sp, **kw)
+                _check(r.bottleneck, h.max_load / s, kind)
+
+
+@pytest.mark.parametrize("meth", ["jag_pq_heur", "jag_pq_opt_nicol", "jag_pq_opt_dp"])
+def test_pq_speeds_bad_input(meth):
+    A = np.arange(1, 17).reshape(4, 4)
+    f = getattr(spatial, meth)
+    for bad in ([1, 2, 3], [1, 2, 3, 0], [1, np.nan, 1, 1], [1, np.inf, 1, 1]):
+        sp = np.array(bad, dtype=float)
+        with pytest.raises(ValueError, match="speeds"):
+            f(A, 4, P=2, Q=2, speeds=sp)

@@ -67,6 +67,9 @@ static wpart_status_t check_args(const void *S, int64_t n1, int64_t n2, int64_t 
     }
     if (opt->speeds) {
         switch (opt->method) {
+        case WPART_SP_JAG_PQ_HEUR:
+        case WPART_SP_JAG_PQ_OPT_NICOL:
+        case WPART_SP_JAG_PQ_OPT_DP:
         case WPART_SP_JAG_M_HEUR:
         case WPART_SP_JAG_M_PROBE:
         case WPART_SP_JAG_M_HEUR_PROBE:

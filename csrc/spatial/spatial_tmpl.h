@@ -1569,6 +1569,65 @@ static wpart_status_t FN(jag_m_alloc_sp)(FN(ctx_t) *cx, const int64_t *cnt, int6
     return WPART_OK;
 }
 
+/* ---- P x Q jagged with speeds (extension): stripe p runs on processors [pQ, pQ + Q) ------ */
+
+static int FN(speeds_equal)(const double *sp, int64_t m)
+{
+    for (int64_t k = 1; k < m; k++) {
+        if (sp[k] != sp[0]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* JAG-PQ-HEUR: stripes by the exact 1D partition of the row loads with the stripes' total
+ * speeds, then each stripe split exactly among its Q processors (equal speeds: the homogeneous
+ * heuristic, so the same rectangles) */
+static wpart_status_t FN(jag_pq_heur_sp)(FN(ctx_t) *cx, int64_t P, int64_t Q, int64_t *out)
+{
+    wpart_status_t st = WPART_OK;
+    const double *sp = cx->opt->speeds;
+    if (FN(speeds_equal)(sp, P * Q)) {
+        return FN(jag_pq_heur)(cx, P, Q, out);
+    }
+    int64_t *R = wpart_i_malloc(P + 1, sizeof(int64_t));
+    double *G = wpart_i_malloc(P, sizeof(double));
+    if (!R || !G) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory");
+    }
+    for (int64_t p = 0; p < P; p++) {
+        G[p] = 0;
+        for (int64_t j = 0; j < Q; j++) {
+            G[p] += sp[p * Q + j];
+        }
+    }
+    FN(rows_w)(&cx->v, cx->W);
+    WPART_CHECK(FN(base1d_sp)(cx->W, cx->v.n1, P, G, cx->opt->control, R));
+    for (int64_t p = 0; p < P; p++) {
+        WPART_CHECK(FN(split_stripe_sp)(cx, R[p], R[p + 1], sp + p * Q, Q, out + 4 * p * Q));
+    }
+cleanup:
+    free(R);
+    free(G);
+    return st;
+}
+
+/* JAG-PQ-OPT (both engines): the exact JAG-M-ALLOC with speeds for P counts of Q */
+static wpart_status_t FN(jag_pq_opt_sp)(FN(ctx_t) *cx, int64_t P, int64_t Q, int64_t *out)
+{
+    int64_t *cnt = wpart_i_malloc(P, sizeof(int64_t));
+    if (!cnt) {
+        return wpart_i_error(WPART_ENOMEM, "out of memory");
+    }
+    for (int64_t p = 0; p < P; p++) {
+        cnt[p] = Q;
+    }
+    wpart_status_t st = FN(jag_m_alloc_sp)(cx, cnt, P, out);
+    free(cnt);
+    return st;
+}
+
 /* ---- hierarchical (3.11 - 3.13) ---------------------------------------------------------- */
 
 typedef struct {
@@ -2282,11 +2341,17 @@ static wpart_status_t FN(run_oriented)(FN(ctx_t) *cx, int64_t m, int64_t *out)
     const wpart_spatial_options_t *opt = cx->opt;
     switch (opt->method) {
     case WPART_SP_JAG_PQ_HEUR:
+        if (opt->speeds) {
+            return FN(jag_pq_heur_sp)(cx, opt->P, opt->Q, out);
+        }
         return FN(jag_pq_heur)(cx, opt->P, opt->Q, out);
     case WPART_SP_JAG_PQ_OPT_NICOL:
-        return FN(jag_pq_opt)(cx, opt->P, opt->Q, 0, out);
     case WPART_SP_JAG_PQ_OPT_DP:
-        return FN(jag_pq_opt)(cx, opt->P, opt->Q, 1, out);
+        if (opt->speeds) {
+            cx->stats->P = opt->P;
+            return FN(jag_pq_opt_sp)(cx, opt->P, opt->Q, out);
+        }
+        return FN(jag_pq_opt)(cx, opt->P, opt->Q, opt->method == WPART_SP_JAG_PQ_OPT_DP, out);
     case WPART_SP_JAG_M_HEUR:
         if (opt->speeds) {
             return FN(jag_m_heur_sp)(cx, m, 0, out);

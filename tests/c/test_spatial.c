@@ -258,6 +258,22 @@ static void test_speeds(void)
     CHECK(tiles(A, 3, 3, R, 4, &lm) && bott(A, 3, R, 4, sp) == 8.0);
     CHECK_STATUS(wpart_spatial_partition_f64(Sf, 3, 3, 4, &o, R, NULL), WPART_OK);
     CHECK(tiles(A, 3, 3, R, 4, &lm) && bott(A, 3, R, 4, sp) == 8.0);
+    /* P x Q jagged: stripe p on processors 2p, 2p + 1 */
+    wpart_spatial_options_init(&o);
+    o.orient = WPART_SP_HOR;
+    o.speeds = sp;
+    o.P = 2;
+    o.Q = 2;
+    for (int e = 0; e < 2; e++) {
+        o.method = e ? WPART_SP_JAG_PQ_OPT_DP : WPART_SP_JAG_PQ_OPT_NICOL;
+        CHECK_STATUS(wpart_spatial_partition_i64(S, 3, 3, 4, &o, R, NULL), WPART_OK);
+        CHECK(tiles(A, 3, 3, R, 4, &lm) && bott(A, 3, R, 4, sp) == 25.0 / 3.0);
+        CHECK_STATUS(wpart_spatial_partition_f64(Sf, 3, 3, 4, &o, R, NULL), WPART_OK);
+        CHECK(tiles(A, 3, 3, R, 4, &lm) && bott(A, 3, R, 4, sp) == 25.0 / 3.0);
+    }
+    o.method = WPART_SP_JAG_PQ_HEUR;
+    CHECK_STATUS(wpart_spatial_partition_i64(S, 3, 3, 4, &o, R, NULL), WPART_OK);
+    CHECK(tiles(A, 3, 3, R, 4, &lm) && bott(A, 3, R, 4, sp) >= 25.0 / 3.0);
     /* equal speeds: the homogeneous optimum divided by the speed */
     wpart_spatial_options_init(&o);
     o.method = WPART_SP_JAG_M_OPT;

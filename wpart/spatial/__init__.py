@@ -32,12 +32,15 @@ Guarantees
   and the bottleneck ``max_k load_k / speeds[k]`` is minimised with processors used in the
   given order (stripe by stripe, or the first side of every cut first): stripe ``p``'s parts
   are the processors following those of stripes ``0 .. p-1``, left to right (top to bottom
-  for ``orient="ver"``), and a processor may get an empty part. Supported by JAG-M-HEUR,
-  JAG-M-PROBE, JAG-M-HEUR-PROBE, JAG-M-ALLOC, JAG-M-OPT, HIER-RB and HIER-RELAXED.
-  JAG-M-PROBE (given stripes), JAG-M-ALLOC (given counts; an empty stripe's processors
-  idle) and JAG-M-OPT (the ``m``-way jagged class) stay exact for that order, with the
-  bottleneck as computed in float64; equal speeds ``s`` give the homogeneous optimum divided
-  by ``s``; JAG-M-OPT <= JAG-M-HEUR-PROBE <= JAG-M-HEUR still holds in one orientation. The
+  for ``orient="ver"``; for ``P x Q`` stripe ``p`` holds processors ``pQ .. pQ+Q-1``), and a
+  processor may get an empty part. Supported by JAG-PQ-HEUR, JAG-PQ-OPT (both engines),
+  JAG-M-HEUR, JAG-M-PROBE, JAG-M-HEUR-PROBE, JAG-M-ALLOC, JAG-M-OPT, HIER-RB and
+  HIER-RELAXED. JAG-PQ-OPT (the ``P x Q`` class), JAG-M-PROBE (given stripes), JAG-M-ALLOC
+  (given counts; an empty stripe's processors idle) and JAG-M-OPT (the ``m``-way jagged
+  class) stay exact for that order, with the bottleneck as computed in float64; equal speeds
+  ``s`` give the homogeneous optimum divided by ``s`` (JAG-PQ-HEUR: the same rectangles);
+  in one orientation JAG-M-OPT <= JAG-M-HEUR-PROBE <= JAG-M-HEUR and JAG-PQ-OPT <=
+  JAG-PQ-HEUR still hold. The
   Delta bounds above are not proven with speeds (only ``bottleneck >= T / sum(speeds)``).
   Sorting the speeds changes the result.
 * 3D loads (``hier_rb`` on an ``n1 x n2 x n3`` array, beyond the paper): valid boxes, no bound.
@@ -617,6 +620,7 @@ def jag_pq_heur(
     Q: int | None = None,
     orient: str = "best",
     allow_empty: bool = False,
+    speeds: ArrayLike | None = None,
 ) -> SpatialPartition:
     """JAG-PQ-HEUR (spec 3.3): optimal ``P`` stripes of the projection, then each stripe cut
     optimally into ``Q`` pieces. Theorem 1: ``Lmax <= (1 + D P/n1)(1 + D Q/n2) T/m`` for
@@ -624,12 +628,24 @@ def jag_pq_heur(
 
     `orient` is ``"hor"`` (stripes of rows), ``"ver"`` (stripes of columns) or ``"best"``
     (both; the smaller ``max_load`` wins, ties to ``"hor"``).
+
+    With `speeds`, stripe ``p`` runs on processors ``pQ .. pQ+Q-1`` (in the given order, its
+    parts left to right, or top to bottom for ``"ver"``) and ``max_k loads[k] / speeds[k]``
+    is minimised: the stripes are the exact 1D partition of the
+    projection for the stripes' total speeds, each stripe then split exactly among its
+    processors (no proven bound; equal speeds give the homogeneous rectangles).
     """
     pp = _Prepared(A, m, allow_empty)
     P, Q = _pq(pp.m, pp.n1, pp.n2, P, Q)
     o = _orient(orient)
     return _run(
-        pp, "jag_pq_heur", {"P": P, "Q": Q, "orient": _ORIENT[o]}, P=P, Q=Q, orient=o
+        pp,
+        "jag_pq_heur",
+        {"P": P, "Q": Q, "orient": _ORIENT[o]},
+        P=P,
+        Q=Q,
+        orient=o,
+        speeds=speeds,
     )
 
 
@@ -642,9 +658,17 @@ def jag_pq_opt_nicol(
     orient: str = "best",
     allow_empty: bool = False,
     time_limit: float | None = None,
+    speeds: ArrayLike | None = None,
 ) -> SpatialPartition:
     """JAG-PQ-OPT-NICOL (spec 3.4): the optimal ``P x Q``-jagged partition, by Nicol's
-    parametric search on the main dimension with the (memoised) nested 1D optimum as cost."""
+    parametric search on the main dimension with the (memoised) nested 1D optimum as cost.
+
+    With `speeds`, stripe ``p`` runs on processors ``pQ .. pQ+Q-1`` (in the given order, its
+    parts left to right, or top to bottom for ``"ver"``) and ``max_k loads[k] / speeds[k]``
+    is minimised exactly over the ``P x Q`` jagged class in that orientation (both engines
+    then run the same bisection on the float64 bottleneck with a greedy over the stripes; an
+    empty stripe's processors idle).
+    """
     pp = _Prepared(A, m, allow_empty)
     P, Q = _pq(pp.m, pp.n1, pp.n2, P, Q)
     o = _orient(orient)
@@ -656,6 +680,7 @@ def jag_pq_opt_nicol(
         Q=Q,
         orient=o,
         time_limit=time_limit,
+        speeds=speeds,
     )
 
 
@@ -668,9 +693,17 @@ def jag_pq_opt_dp(
     orient: str = "best",
     allow_empty: bool = False,
     time_limit: float | None = None,
+    speeds: ArrayLike | None = None,
 ) -> SpatialPartition:
     """JAG-PQ-OPT-DP (spec 3.5): the same optimum as :func:`jag_pq_opt_nicol` by dynamic
-    programming over the main dimension (crossing-point bisection); a cross-check, slower."""
+    programming over the main dimension (crossing-point bisection); a cross-check, slower.
+
+    With `speeds`, stripe ``p`` runs on processors ``pQ .. pQ+Q-1`` (in the given order, its
+    parts left to right, or top to bottom for ``"ver"``) and ``max_k loads[k] / speeds[k]``
+    is minimised exactly over the ``P x Q`` jagged class in that orientation (both engines
+    then run the same bisection on the float64 bottleneck with a greedy over the stripes; an
+    empty stripe's processors idle).
+    """
     pp = _Prepared(A, m, allow_empty)
     P, Q = _pq(pp.m, pp.n1, pp.n2, P, Q)
     o = _orient(orient)
@@ -682,6 +715,7 @@ def jag_pq_opt_dp(
         Q=Q,
         orient=o,
         time_limit=time_limit,
+        speeds=speeds,
     )
 
 

@@ -58,9 +58,11 @@ typedef struct {
     const wpart_control_t *control;/* optional hooks (Ctrl-C, time limit, progress) */
     const double *speeds;          /* NULL, or m positive relative speeds: part k (row k of the
                                       output) costs load_k / speeds[k] and max_k load_k/speeds[k]
-                                      is minimised. Supported by JAG-M-HEUR, JAG-M-PROBE,
-                                      JAG-M-HEUR-PROBE, JAG-M-ALLOC, JAG-M-OPT (both exact
-                                      for the order), HIER-RB and HIER-RELAXED. Processors are
+                                      is minimised. Supported by JAG-PQ-HEUR, JAG-PQ-OPT
+                                      (exact; stripe p on processors pQ .. pQ+Q-1),
+                                      JAG-M-HEUR, JAG-M-PROBE, JAG-M-HEUR-PROBE, JAG-M-ALLOC,
+                                      JAG-M-OPT (both exact for the order), HIER-RB and
+                                      HIER-RELAXED. Processors are
                                       used in the given order (stripe by stripe, left/top side
                                       first), so sorting the speeds changes the result. */
     /* HYBRID (spec 4): phase-1 method, fast and slow phase-2 methods (each one of JAG-M-HEUR,
