@@ -181,6 +181,9 @@ def test_jag_pq_opt_speeds_is_optimal(kind):
                 )
                 h.validate()
                 assert h.bottleneck >= r.bottleneck * (1 - 1e-12)
+                # the m-way jagged class contains the P x Q one (same processor order)
+                j = spatial.jag_m_opt(A, m, orient=o, speeds=sp, allow_empty=True)
+                assert j.bottleneck <= r.bottleneck * (1 + 1e-12)
 
 
 @pytest.mark.parametrize("kind", ["i", "f"])
@@ -215,3 +218,48 @@ def test_pq_speeds_bad_input(meth):
         sp = np.array(bad, dtype=float)
         with pytest.raises(ValueError, match="speeds"):
             f(A, 4, P=2, Q=2, speeds=sp)
+
+
+@pytest.mark.parametrize("kind", ["i", "f"])
+def test_hier_opt_speeds_is_optimal(kind):
+    rng = np.random.default_rng(71 if kind == "i" else 72)
+    for _ in range(150):
+        A, m, sp = _instance(rng, kind)
+        r = spatial.hier_opt(A, m, speeds=sp, allow_empty=True)
+        r.validate()
+        assert r.structure()["tree"] is not None  # guillotine
+        _check(r.bottleneck, orc.hierarchical_speeds(A.tolist(), sp.tolist()), kind)
+        # the hierarchical class contains the m-way jagged one (same processor order)
+        j = spatial.jag_m_opt(A, m, speeds=sp, allow_empty=True)
+        assert r.bottleneck <= j.bottleneck * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("kind", ["i", "f"])
+def test_hier_opt_equal_speeds_reproduce_homogeneous(kind):
+    rng = np.random.default_rng(81 if kind == "i" else 82)
+    for _ in range(40):
+        n1, n2 = int(rng.integers(1, 7)), int(rng.integers(1, 7))
+        A = rng.integers(0, 20, (n1, n2))
+        if kind == "f":
+            A = A * 0.37
+        m = int(rng.integers(1, 9))
+        s = float(rng.choice([0.5, 1.0, 3.0]))
+        h = spatial.hier_opt(A, m, allow_empty=True)
+        r = spatial.hier_opt(A, m, speeds=np.full(m, s), allow_empty=True)
+        r.validate()
+        _check(r.bottleneck, h.max_load / s, kind)
+
+
+def test_hier_opt_speeds_bad_input_and_limit():
+    A = np.arange(1, 17).reshape(4, 4)
+    for bad in (
+        [1, 2, 3],
+        [1, 2, 3, 0],
+        [1, np.nan, 1, 1],
+        [1, np.inf, 1, 1],
+        [1, 1, 1, -2],
+    ):
+        with pytest.raises(ValueError, match="speeds"):
+            spatial.hier_opt(A, 4, speeds=np.array(bad, dtype=float))
+    with pytest.raises(Exception, match="max_states"):
+        spatial.hier_opt(A, 4, speeds=np.ones(4), max_states=100)

@@ -77,6 +77,7 @@ static wpart_status_t check_args(const void *S, int64_t n1, int64_t n2, int64_t 
         case WPART_SP_JAG_M_OPT:
         case WPART_SP_HIER_RB:
         case WPART_SP_HIER_RELAXED:
+        case WPART_SP_HIER_OPT:
             break;
         default:
             return wpart_i_error(WPART_EINVAL, "speeds are not supported by this method");

@@ -274,6 +274,14 @@ static void test_speeds(void)
     o.method = WPART_SP_JAG_PQ_HEUR;
     CHECK_STATUS(wpart_spatial_partition_i64(S, 3, 3, 4, &o, R, NULL), WPART_OK);
     CHECK(tiles(A, 3, 3, R, 4, &lm) && bott(A, 3, R, 4, sp) >= 25.0 / 3.0);
+    /* HIER-OPT: golden value of tests/oracles/spatial.py hierarchical_speeds; state cap */
+    o.method = WPART_SP_HIER_OPT;
+    CHECK_STATUS(wpart_spatial_partition_i64(S, 3, 3, 4, &o, R, NULL), WPART_OK);
+    CHECK(tiles(A, 3, 3, R, 4, &lm) && bott(A, 3, R, 4, sp) == 6.0);
+    CHECK_STATUS(wpart_spatial_partition_f64(Sf, 3, 3, 4, &o, R, NULL), WPART_OK);
+    CHECK(tiles(A, 3, 3, R, 4, &lm) && bott(A, 3, R, 4, sp) == 6.0);
+    o.max_states = 100;
+    CHECK_STATUS(wpart_spatial_partition_i64(S, 3, 3, 4, &o, R, NULL), WPART_ELIMIT);
     /* equal speeds: the homogeneous optimum divided by the speed */
     wpart_spatial_options_init(&o);
     o.method = WPART_SP_JAG_M_OPT;

@@ -254,3 +254,30 @@ def m_alloc_speeds(A, speeds, counts):
             g += counts[p]
         best = v if best is None or v < best else best
     return best
+
+
+def hierarchical_speeds(A, speeds):
+    """Optimal hierarchical partition with speeds: a node holding processors [k, k+q) is cut
+    at every position of either dimension into [k, k+j) (top / left) and [k+j, k+q), or
+    leaves its first or last processor idle; one processor costs load / speed (exhaustive)."""
+    S = _pre(A)
+    m = len(speeds)
+
+    @cache
+    def H(r0, r1, c0, c1, k, q):
+        L = _load(S, r0, r1, c0, c1)
+        if q == 1:
+            return L / speeds[k]
+        best = min(H(r0, r1, c0, c1, k + 1, q - 1), H(r0, r1, c0, c1, k, q - 1))
+        for j in range(1, q):
+            for c in range(r0 + 1, r1):
+                best = min(
+                    best, max(H(r0, c, c0, c1, k, j), H(c, r1, c0, c1, k + j, q - j))
+                )
+            for c in range(c0 + 1, c1):
+                best = min(
+                    best, max(H(r0, r1, c0, c, k, j), H(r0, r1, c, c1, k + j, q - j))
+                )
+        return best
+
+    return H(0, len(A), 0, len(A[0]), 0, m)

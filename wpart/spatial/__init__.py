@@ -33,14 +33,17 @@ Guarantees
   given order (stripe by stripe, or the first side of every cut first): stripe ``p``'s parts
   are the processors following those of stripes ``0 .. p-1``, left to right (top to bottom
   for ``orient="ver"``; for ``P x Q`` stripe ``p`` holds processors ``pQ .. pQ+Q-1``), and a
-  processor may get an empty part. Supported by JAG-PQ-HEUR, JAG-PQ-OPT (both engines),
-  JAG-M-HEUR, JAG-M-PROBE, JAG-M-HEUR-PROBE, JAG-M-ALLOC, JAG-M-OPT, HIER-RB and
-  HIER-RELAXED. JAG-PQ-OPT (the ``P x Q`` class), JAG-M-PROBE (given stripes), JAG-M-ALLOC
-  (given counts; an empty stripe's processors idle) and JAG-M-OPT (the ``m``-way jagged
-  class) stay exact for that order, with the bottleneck as computed in float64; equal speeds
-  ``s`` give the homogeneous optimum divided by ``s`` (JAG-PQ-HEUR: the same rectangles);
-  in one orientation JAG-M-OPT <= JAG-M-HEUR-PROBE <= JAG-M-HEUR and JAG-PQ-OPT <=
-  JAG-PQ-HEUR still hold. The
+  processor may get an empty part; for HIER-OPT a node holding processors ``[k, k+q)`` is
+  cut into ``[k, k+j)`` (top / left side) and ``[k+j, k+q)``. Supported by JAG-PQ-HEUR,
+  JAG-PQ-OPT (both engines), JAG-M-HEUR, JAG-M-PROBE, JAG-M-HEUR-PROBE, JAG-M-ALLOC,
+  JAG-M-OPT, HIER-RB, HIER-RELAXED and HIER-OPT (not by RECT and HYBRID). JAG-PQ-OPT (the
+  ``P x Q`` class), JAG-M-PROBE (given stripes), JAG-M-ALLOC (given counts; an empty
+  stripe's processors idle), JAG-M-OPT (the ``m``-way jagged class) and HIER-OPT (the
+  hierarchical class) stay exact for that order, with the bottleneck as computed in
+  float64; equal speeds ``s`` give the homogeneous optimum divided by ``s`` (JAG-PQ-HEUR:
+  the same rectangles); HIER-OPT <= JAG-M-OPT <= JAG-PQ-OPT <= JAG-PQ-HEUR and
+  JAG-M-OPT <= JAG-M-HEUR-PROBE <= JAG-M-HEUR still hold (one orientation for the jagged
+  ones). The
   Delta bounds above are not proven with speeds (only ``bottleneck >= T / sum(speeds)``).
   Sorting the speeds changes the result.
 * 3D loads (``hier_rb`` on an ``n1 x n2 x n3`` array, beyond the paper): valid boxes, no bound.
@@ -991,19 +994,31 @@ def hier_opt(
     max_states: float = 2e7,
     allow_empty: bool = False,
     time_limit: float | None = None,
+    speeds: ArrayLike | None = None,
 ) -> SpatialPartition:
     """HIER-OPT (spec 3.13): the optimal hierarchical (guillotine) partition, by a memoised DP
     over ``(row interval, column interval, q)``; for small matrices only.
 
     Raises ``wpart.WpartError`` (limit) when the state count ``n1(n1+1)/2 * n2(n2+1)/2 * m``
     exceeds `max_states`.
+
+    With `speeds`, a node holding processors ``[k, k+q)`` (in the given order; the root holds
+    all ``m``) is cut into ``[k, k+j)`` for the top / left side and ``[k+j, k+q)`` for the
+    other, or leaves its first or last processor idle (empty part); the partition minimising
+    ``max_k loads[k] / speeds[k]`` over this class is found exactly (memo over
+    ``(rows, columns, k, q)``, so ``m`` times more states, counted against `max_states`).
     """
     pp = _Prepared(A, m, allow_empty)
     ms = int(max_states)
     if ms < 1:
         raise ValueError(f"`max_states` must be >= 1, got {max_states}")
     return _run(
-        pp, "hier_opt", {"max_states": ms}, max_states=ms, time_limit=time_limit
+        pp,
+        "hier_opt",
+        {"max_states": ms},
+        max_states=ms,
+        time_limit=time_limit,
+        speeds=speeds,
     )
 
 

@@ -61,8 +61,10 @@ typedef struct {
                                       is minimised. Supported by JAG-PQ-HEUR, JAG-PQ-OPT
                                       (exact; stripe p on processors pQ .. pQ+Q-1),
                                       JAG-M-HEUR, JAG-M-PROBE, JAG-M-HEUR-PROBE, JAG-M-ALLOC,
-                                      JAG-M-OPT (both exact for the order), HIER-RB and
-                                      HIER-RELAXED. Processors are
+                                      JAG-M-OPT (both exact for the order), HIER-RB,
+                                      HIER-RELAXED and HIER-OPT (exact; a node with processors
+                                      [k, k+q) splits into [k, k+j) and [k+j, k+q), memo
+                                      m times larger). Processors are
                                       used in the given order (stripe by stripe, left/top side
                                       first), so sorting the speeds changes the result. */
     /* HYBRID (spec 4): phase-1 method, fast and slow phase-2 methods (each one of JAG-M-HEUR,
