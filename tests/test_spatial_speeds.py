@@ -10,6 +10,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 from oracles import spatial as orc
 
+import wpart
 from wpart import spatial
 
 pytestmark = pytest.mark.filterwarnings("ignore:P x Q:UserWarning")
@@ -263,3 +264,10 @@ def test_hier_opt_speeds_bad_input_and_limit():
             spatial.hier_opt(A, 4, speeds=np.array(bad, dtype=float))
     with pytest.raises(Exception, match="max_states"):
         spatial.hier_opt(A, 4, speeds=np.ones(4), max_states=100)
+
+
+def test_jag_m_opt_speeds_time_limit():
+    A = np.random.default_rng(5).integers(0, 100, (400, 400))
+    sp = np.linspace(0.5, 2.0, 64)
+    with pytest.raises(wpart.CancelledError):
+        spatial.jag_m_opt(A, 64, orient="hor", speeds=sp, time_limit=0.05)

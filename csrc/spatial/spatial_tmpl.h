@@ -1446,6 +1446,14 @@ static wpart_status_t FN(mopt_sp_test)(FN(ctx_t) *cx, int64_t m, double B, int64
         N[i] = best;
         arg[i] = barg;
         cx->stats->dp_states++;
+        if ((i & 15) == 0) {
+            wpart_status_t st = wpart_i_poll(cx->opt->control, cx->t0,
+                                             (double)cx->stats->probes + (double)i / (double)n1,
+                                             64.0);
+            if (st != WPART_OK) {
+                return st;
+            }
+        }
     }
     *ok = N[n1] <= m;
     return wpart_i_poll(cx->opt->control, cx->t0, (double)cx->stats->probes, 64.0);
