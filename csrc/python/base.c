@@ -152,24 +152,15 @@ static PyObject *wpy_partition_1d(PyObject *self, PyObject *args, PyObject *kwds
     if (t < 0) {
         return NULL;
     }
-    if (m < 1) {
-        PyErr_Format(PyExc_ValueError, "`m` must be a positive integer, got %lld", m);
+    if (wpy_check_m(m) < 0) {
         return NULL;
     }
     L = wpy_input_array(lobj, "loads", t, 1, 1);
     if (!L) {
         goto cleanup;
     }
-    if (spobj != Py_None) {
-        SP = wpy_input_array(spobj, "speeds", NPY_FLOAT64, 1, 1);
-        if (!SP) {
-            goto cleanup;
-        }
-        if (PyArray_DIM(SP, 0) != m) {
-            PyErr_Format(PyExc_ValueError, "`speeds` must have length m = %lld, got %zd", m,
-                         (Py_ssize_t)PyArray_DIM(SP, 0));
-            goto cleanup;
-        }
+    if (wpy_optional_speeds(spobj, m, &SP) < 0) {
+        goto cleanup;
     }
     npy_intp n = PyArray_DIM(L, 0), n1 = n + 1, q1 = (npy_intp)m + 1;
     W = (PyArrayObject *)PyArray_SimpleNew(1, &n1, t);
@@ -231,8 +222,7 @@ static PyObject *wpy_probe_1d(PyObject *self, PyObject *args)
     if (t < 0) {
         return NULL;
     }
-    if (m < 1) {
-        PyErr_Format(PyExc_ValueError, "`m` must be a positive integer, got %lld", m);
+    if (wpy_check_m(m) < 0) {
         return NULL;
     }
     int64_t Bi = 0;

@@ -109,3 +109,32 @@ int wpy_choice(PyObject *s, const char *name, const char *const *names)
     }
     return -1;
 }
+
+int wpy_check_m(long long m)
+{
+    if (m < 1) {
+        PyErr_Format(PyExc_ValueError, "`m` must be a positive integer, got %lld", m);
+        return -1;
+    }
+    return 0;
+}
+
+int wpy_optional_speeds(PyObject *obj, long long m, PyArrayObject **out)
+{
+    *out = NULL;
+    if (obj == Py_None) {
+        return 0;
+    }
+    PyArrayObject *sp = wpy_input_array(obj, "speeds", NPY_FLOAT64, 1, 1);
+    if (!sp) {
+        return -1;
+    }
+    if (PyArray_DIM(sp, 0) != m) {
+        PyErr_Format(PyExc_ValueError, "`speeds` must have length m = %lld, got %zd", m,
+                     (Py_ssize_t)PyArray_DIM(sp, 0));
+        Py_DECREF(sp);
+        return -1;
+    }
+    *out = sp;
+    return 0;
+}

@@ -26,8 +26,7 @@ static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject 
     if (t < 0) {
         return NULL;
     }
-    if (m < 1) {
-        PyErr_Format(PyExc_ValueError, "`m` must be a positive integer, got %lld", m);
+    if (wpy_check_m(m) < 0) {
         return NULL;
     }
     S = wpy_input_array(sobj, "S", t, 2, 2);
@@ -44,16 +43,8 @@ static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject 
             goto cleanup;
         }
     }
-    if (spobj != Py_None) {
-        SP = wpy_input_array(spobj, "speeds", NPY_FLOAT64, 1, 1);
-        if (!SP) {
-            goto cleanup;
-        }
-        if (PyArray_DIM(SP, 0) != m) {
-            PyErr_Format(PyExc_ValueError, "`speeds` must have length m = %lld, got %zd", m,
-                         (Py_ssize_t)PyArray_DIM(SP, 0));
-            goto cleanup;
-        }
+    if (wpy_optional_speeds(spobj, m, &SP) < 0) {
+        goto cleanup;
     }
     npy_intp shp[2] = {(npy_intp)m, 4};
     out = (PyArrayObject *)PyArray_ZEROS(2, shp, NPY_INT64, 0);
@@ -125,8 +116,7 @@ static PyObject *wpy_spatial_hier_rb3d(PyObject *self, PyObject *args)
     if (t < 0) {
         return NULL;
     }
-    if (m < 1) {
-        PyErr_Format(PyExc_ValueError, "`m` must be a positive integer, got %lld", m);
+    if (wpy_check_m(m) < 0) {
         return NULL;
     }
     S = wpy_input_array(sobj, "S", t, 3, 3);

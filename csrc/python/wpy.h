@@ -37,6 +37,11 @@ int wpy_loads_typenum(PyObject *obj, const char *name);
  * with exactly the given shape. Returns 0 or -1 with ValueError/TypeError naming `name`. */
 int wpy_check_output(PyObject *obj, const char *name, int typenum, int ndim,
                      const npy_intp *shape);
+/* A part count: 0, or -1 with "`m` must be a positive integer" when m < 1. */
+int wpy_check_m(long long m);
+/* Optional relative speeds: None gives *out = NULL; otherwise a float64 1-D array of length m
+ * (new reference in *out). Returns 0, or -1 with an exception naming `speeds`. */
+int wpy_optional_speeds(PyObject *obj, long long m, PyArrayObject **out);
 /* Exact-match choice table: returns the index of s in names[], or -1 with a ValueError
  * listing the valid names. */
 int wpy_choice(PyObject *s, const char *name, const char *const *names);

@@ -355,21 +355,7 @@ static void fast_blocks(const wpart_tasks_state_t *s, int32_t r, const int32_t *
         int32_t old = rc[b], nw = old + d[i];
         double sz = s->p.block_size[b];
         int off = s->p.block_home[b] != r;
-        if (old > 0 && nw == 0) {
-            v->ms -= sz;
-            v->nblk--;
-            if (off) {
-                v->h -= sz;
-                v->noff--;
-            }
-        } else if (old == 0 && nw > 0) {
-            v->ms += sz;
-            v->nblk++;
-            if (off) {
-                v->h += sz;
-                v->noff++;
-            }
-        }
+        wpart_tasks_i_presence(v, old, nw, sz, off);
     }
 }
 

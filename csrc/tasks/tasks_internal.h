@@ -24,6 +24,28 @@ struct wpart_tasks_state {
     int8_t *btouched;
 };
 
+/* A block's task count on rank r goes from `old` to `nw`: update the presence aggregates
+ * (M_S, block count) and, for a block homed elsewhere, the homing ones (M_H, off-home count). */
+static inline void wpart_tasks_i_presence(wpart_tasks_rank_t *v, int32_t old, int32_t nw,
+                                          double sz, int off)
+{
+    if (old > 0 && nw == 0) {
+        v->ms -= sz;
+        v->nblk--;
+        if (off) {
+            v->h -= sz;
+            v->noff--;
+        }
+    } else if (old == 0 && nw > 0) {
+        v->ms += sz;
+        v->nblk++;
+        if (off) {
+            v->h += sz;
+            v->noff++;
+        }
+    }
+}
+
 double wpart_tasks_i_memory(const wpart_tasks_problem_t *p, int32_t r,
                             const wpart_tasks_rank_t *v);
 double wpart_tasks_i_work(const wpart_tasks_problem_t *p, const wpart_tasks_coeffs_t *c,
