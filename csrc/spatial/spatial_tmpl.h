@@ -1939,25 +1939,39 @@ static int FN(fallback)(FN(hier_t) *h, int area, const int64_t *r, int64_t q, in
     return 0;
 }
 
-static wpart_status_t FN(hier_rec)(FN(hier_t) *h, const int64_t *r, int64_t q, int depth,
-                                   int relaxed, int area)
+/* Shared start of a hierarchical node (with or without speeds): emit leaves and nodes with
+ * fewer cells than parts, poll the control hooks, and switch a zero-load node of HIER-RELAXED
+ * to the area rule (spec 8 item 5). Returns 1 when the node is finished (*st says how). */
+static int FN(hier_node_start)(FN(hier_t) *h, const int64_t *r, int64_t q, int relaxed,
+                               int *area, wpart_status_t *st)
 {
+    *st = WPART_OK;
     if (q == 1) {
         FN(emit)(h, r[0], r[1], r[2], r[3]);
-        return WPART_OK;
+        return 1;
     }
     if ((r[1] - r[0]) * (r[3] - r[2]) < q) {
         FN(emit_cells)(h, r, q);
-        return WPART_OK;
+        return 1;
     }
     if ((h->steps & 1023) == 0) {
-        wpart_status_t st = wpart_i_poll(h->ctl, h->t0, 0, 0);
-        if (st != WPART_OK) {
-            return st;
+        *st = wpart_i_poll(h->ctl, h->t0, 0, 0);
+        if (*st != WPART_OK) {
+            return 1;
         }
     }
-    if (relaxed && !area && FN(load)(h->v, r[0], r[1], r[2], r[3]) == 0) {
-        area = 1;
+    if (relaxed && !*area && FN(load)(h->v, r[0], r[1], r[2], r[3]) == 0) {
+        *area = 1;
+    }
+    return 0;
+}
+
+static wpart_status_t FN(hier_rec)(FN(hier_t) *h, const int64_t *r, int64_t q, int depth,
+                                   int relaxed, int area)
+{
+    wpart_status_t st0;
+    if (FN(hier_node_start)(h, r, q, relaxed, &area, &st0)) {
+        return st0;
     }
     int ds[2];
     int nd = FN(dims)(h, r, depth, ds);
@@ -2070,22 +2084,9 @@ static int FN(hs_cut)(FN(hier_t) *h, int area, const int64_t *r, int d, int64_t 
 static wpart_status_t FN(hs_rec)(FN(hier_t) *h, const int64_t *r, int64_t p0, int64_t q,
                                  int depth, int relaxed, int area)
 {
-    if (q == 1) {
-        FN(emit)(h, r[0], r[1], r[2], r[3]);
-        return WPART_OK;
-    }
-    if ((r[1] - r[0]) * (r[3] - r[2]) < q) {
-        FN(emit_cells)(h, r, q);
-        return WPART_OK;
-    }
-    if ((h->steps & 1023) == 0) {
-        wpart_status_t st = wpart_i_poll(h->ctl, h->t0, 0, 0);
-        if (st != WPART_OK) {
-            return st;
-        }
-    }
-    if (relaxed && !area && FN(load)(h->v, r[0], r[1], r[2], r[3]) == 0) {
-        area = 1;
+    wpart_status_t st0;
+    if (FN(hier_node_start)(h, r, q, relaxed, &area, &st0)) {
+        return st0;
     }
     int ds[2];
     int nd = FN(dims)(h, r, depth, ds);
