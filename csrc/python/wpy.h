@@ -64,6 +64,22 @@ int wpy_milp_init(PyObject *m);
 int wpy_spatial_init(PyObject *m);
 int wpy_hetero_init(PyObject *m);
 int wpy_dynamic_init(PyObject *m);
+/* wpart.dynamic is bound by several files: dynamic.c (the Balancer type and the simple
+ * baselines; its init calls the others), dynamic_model.c, dynamic_plbhac.c,
+ * dynamic_baselines.c, dynamic_sim.c, dynamic_exec.c. */
+int wpy_dynamic_model_init(PyObject *m);
+int wpy_dynamic_plbhac_init(PyObject *m);
+int wpy_dynamic_baselines_init(PyObject *m);
+int wpy_dynamic_sim_init(PyObject *m);
+int wpy_dynamic_exec_init(PyObject *m);
+/* Wraps a new balancer into a wpart._core.Balancer (steals b; frees it on failure). */
+PyObject *wpy_balancer_wrap(struct wpart_dynamic_balancer *b);
+/* The balancer inside a wpart._core.Balancer, or NULL with a TypeError naming `name`. */
+struct wpart_dynamic_balancer *wpy_balancer_get(PyObject *obj, const char *name);
+/* Marks a Balancer busy while a driver (the simulator) runs it with the GIL released;
+ * returns -1 with a RuntimeError if it is busy already. */
+int wpy_balancer_acquire(PyObject *obj);
+void wpy_balancer_release(PyObject *obj);
 int wpy_tasks_init(PyObject *m);
 
 #endif /* WPY_H */

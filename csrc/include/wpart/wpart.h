@@ -12,5 +12,6 @@
 #include "wpart/spatial.h"
 #include "wpart/tasks.h"
 #include "wpart/hetero.h"
+#include "wpart/dynamic.h"
 
 #endif /* WPART_WPART_H */

@@ -1,0 +1,98 @@
+/*
+ * dyn_internal.h -- what every balancer implementation of wpart.dynamic shares (private).
+ *
+ * An implementation embeds wpart_dynamic_balancer_t as its FIRST member, fills a vtable and
+ * calls wpart_i_dyn_base_init. The common layer (balancer.c) owns the cursor, the block table
+ * (exactly-once bookkeeping), the validation of completions, the counters, the published
+ * series and the shares; implementations take blocks only through wpart_i_dyn_assign.
+ */
+#ifndef WPART_DYN_INTERNAL_H
+#define WPART_DYN_INTERNAL_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "internal.h"
+#include "wpart/dynamic.h"
+
+typedef struct {
+    const char *name;
+    /* Required. Write actions with wpart_i_dyn_assign / wpart_i_dyn_eval. */
+    wpart_status_t (*start)(wpart_dynamic_balancer_t *b, double now, wpart_dynamic_actions_t *out);
+    /* Required. Called after the common layer has validated c and marked the block complete
+     * (b->completed already includes it). */
+    wpart_status_t (*complete)(wpart_dynamic_balancer_t *b, const wpart_dynamic_completion_t *c,
+                               wpart_dynamic_actions_t *out);
+    /* Optional (NULL: the balancer never issues EVAL). eval_run must only touch the snapshot
+     * captured when the EVAL action was issued and a result buffer; it may run on another
+     * thread while complete() runs. No allocation inside eval_run. */
+    wpart_status_t (*eval_run)(wpart_dynamic_balancer_t *b, int64_t token);
+    /* Optional; called after the common layer cleared eval_in_flight. Not called once done. */
+    wpart_status_t (*eval_done)(wpart_dynamic_balancer_t *b, int64_t token, double now,
+                                wpart_dynamic_actions_t *out);
+    /* Optional: WPART_DYN_IDLE_* for a PU holding no block (starved is decided by the common
+     * layer when the cursor is at the end). NULL: OTHER. */
+    int (*idle_reason)(const wpart_dynamic_balancer_t *b, int32_t pu);
+    /* Optional: frees what the implementation owns (not the base, not b itself). */
+    void (*destroy)(wpart_dynamic_balancer_t *b);
+} wpart_i_dyn_vtable_t;
+
+typedef struct {
+    int64_t offset, size;
+    int32_t pu;
+    int8_t state; /* 1 assigned, 2 completed */
+} wpart_i_dyn_block_t;
+
+struct wpart_dynamic_balancer {
+    const wpart_i_dyn_vtable_t *vt;
+    int32_t n;          /* PUs */
+    int64_t total;      /* W */
+    int64_t cursor;     /* next undispatched element */
+    int64_t completed;  /* elements of completed blocks */
+    int64_t in_flight;  /* blocks assigned, not completed */
+    int64_t max_actions;
+    int64_t n_evals, n_barriers;
+    int32_t eval_in_flight; /* set by wpart_i_dyn_eval, cleared before vt->eval_done */
+    int64_t eval_token;     /* token of the evaluation in flight (tokens are 1, 2, ...) */
+    int64_t next_token;
+    /* block table, indexed by block_id (grows geometrically) */
+    wpart_i_dyn_block_t *blk;
+    int64_t n_blk, cap_blk;
+    /* published series, rows of 4 + n doubles */
+    double *ser;
+    int64_t n_ser, cap_ser;
+    /* shares in percent (n values) */
+    double *shares;
+    int have_shares;
+    double last_now; /* last time seen (for validation of non-decreasing times: not enforced) */
+};
+
+/** Initialises the base (allocates the tables). max_actions: the most actions one call of this
+ * balancer can write (n + 1 is right for most). On failure frees what it allocated. */
+wpart_status_t wpart_i_dyn_base_init(wpart_dynamic_balancer_t *b, const wpart_i_dyn_vtable_t *vt,
+                                     int32_t n, int64_t total, int64_t max_actions);
+
+/**
+ * Takes min(size, total - cursor) elements from the cursor for PU pu and appends an ASSIGN
+ * action. If what would remain is positive but smaller than `quantum`, the block takes it too
+ * (never leave a sub-quantum sliver; pass quantum = 1 to disable). size <= 0 or an exhausted
+ * cursor writes nothing and sets *assigned = 0 (assigned may be NULL).
+ */
+wpart_status_t wpart_i_dyn_assign(wpart_dynamic_balancer_t *b, wpart_dynamic_actions_t *out,
+                                  int32_t pu, int64_t size, int64_t quantum, int32_t kind,
+                                  int32_t vstep, int32_t model_version, double pred_end,
+                                  int64_t *assigned);
+
+/** Appends an EVAL action (sets eval_in_flight, counts it); *token receives the new token. */
+wpart_status_t wpart_i_dyn_eval(wpart_dynamic_balancer_t *b, wpart_dynamic_actions_t *out,
+                                int32_t trigger_pu, int64_t *token);
+
+/** Appends a series row [t, version, T_pred, S_eff, X[0..n)]. */
+wpart_status_t wpart_i_dyn_series_add(wpart_dynamic_balancer_t *b, double t, int32_t version,
+                                      double T_pred, double S_eff, const int64_t *X);
+
+/** Records the Fig. 5b shares (values are normalised to sum to 100; first call wins unless
+ * overwrite is non-zero). */
+void wpart_i_dyn_set_shares(wpart_dynamic_balancer_t *b, const double *w, int overwrite);
+
+#endif /* WPART_DYN_INTERNAL_H */

@@ -1,0 +1,16 @@
+/* wpart/dynamic_sim.h -- part of wpart/dynamic.h (see there). */
+#ifndef WPART_DYNAMIC_SIM_H
+#define WPART_DYNAMIC_SIM_H
+
+#include <stdint.h>
+#include "wpart/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
