@@ -1,5 +1,237 @@
-"""The balancer protocol of spec 001 §5.2 and the simple baselines."""
+"""The balancer protocol of spec 001 §5.2 and the simple baselines.
+
+Every balancer of :mod:`wpart.dynamic` is a C state machine behind one protocol:
+
+* ``start(now) -> list[Action]``
+* ``on_complete(pu, block_id, t_xfer, t_comp, now) -> list[Action]``
+* ``eval_run(token)`` (pure computation; releases the GIL, may run on any thread)
+* ``eval_done(token, now) -> list[Action]``
+* ``done`` (all data dispatched and completed)
+
+An :class:`Action` either assigns a contiguous block ``[offset, offset + size)`` to a PU
+(``kind == "assign"``) or asks the driver to run an evaluation (``kind == "eval"``: call
+``eval_run(token)``, then ``eval_done(token, now)`` when it has finished). The same balancer
+object runs in the simulator (:func:`wpart.dynamic.simulate`) and against real workers
+(:func:`wpart.dynamic.run`). A balancer serves one run; :meth:`Balancer.fresh` makes a new
+one with the same settings.
+
+Examples
+--------
+>>> from wpart.dynamic import Greedy
+>>> g = Greedy(2, 10, chunk=4)
+>>> [(a.pu, a.offset, a.size) for a in g.start(0.0)]
+[(0, 0, 4), (1, 4, 4)]
+>>> [(a.pu, a.offset, a.size) for a in g.on_complete(1, 1, 0.0, 1.0, 1.0)]
+[(1, 8, 2)]
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from typing import Any, NamedTuple
+
+import numpy as _np
+
+from .. import _core
+from .._validate import as_int as _as_int
+
+__all__ = ["Action", "Balancer", "BLOCK_KINDS", "IDLE_REASONS", "Greedy", "Static", "StaticEqual"]
+
+BLOCK_KINDS = ("train", "regular", "gap", "other")
+IDLE_REASONS = ("other", "barrier", "eval", "starved")
+
+
+class Action(NamedTuple):
+    """One decision of a balancer.
+
+    Attributes
+    ----------
+    kind : {"assign", "eval"}
+    pu : int
+        The PU that receives the block (assign) or triggered the evaluation (eval; -1 when
+        every PU waits for it).
+    block_id, offset, size : int
+        The block ``[offset, offset + size)`` (assign).
+    block_kind : {"train", "regular", "gap", "other"}
+    vstep, model_version : int
+    pred_end : float
+        Predicted end time of the block (NaN without a model).
+    token : int
+        Evaluation token (eval).
+    """
+
+    kind: str
+    pu: int
+    block_id: int
+    offset: int
+    size: int
+    block_kind: str
+    vstep: int
+    model_version: int
+    pred_end: float
+    token: int
+
+
+def _actions(raw: list[tuple]) -> list[Action]:
+    out = []
+    for k, pu, bid, off, size, bk, vs, mv, pe, tok in raw:
+        out.append(
+            Action("assign" if k == 0 else "eval", pu, bid, off, size, BLOCK_KINDS[bk], vs, mv, pe, tok)
+        )
+    return out
+
+
+class Balancer:
+    """Common Python surface of every balancer (wraps a ``wpart._core.Balancer``).
+
+    Subclasses set ``self._c`` (the C object) and ``self._args`` / ``self._kw`` (what
+    :meth:`fresh` passes to the constructor again).
+    """
+
+    _c: Any
+    _args: tuple
+    _kw: dict
+
+    # -- the protocol ---------------------------------------------------------------------
+    def start(self, now: float = 0.0) -> list[Action]:
+        """Issue the initial blocks."""
+        return _actions(self._c.start(float(now)))
+
+    def on_complete(self, pu: int, block_id: int, t_xfer: float, t_comp: float, now: float) -> list[Action]:
+        """Report the measured times of a finished block; returns the next actions."""
+        return _actions(self._c.on_complete(int(pu), int(block_id), float(t_xfer), float(t_comp), float(now)))
+
+    def eval_run(self, token: int) -> None:
+        """Run the evaluation of ``token`` (GIL released; may run on another thread)."""
+        self._c.eval_run(int(token))
+
+    def eval_done(self, token: int, now: float) -> list[Action]:
+        """Publish the evaluation's result; returns the actions it releases."""
+        return _actions(self._c.eval_done(int(token), float(now)))
+
+    @property
+    def done(self) -> bool:
+        """All data dispatched and completed."""
+        return bool(self._c.done)
+
+    # -- queries --------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return str(self._c.name)
+
+    @property
+    def n_pu(self) -> int:
+        return int(self._c.n_pu)
+
+    @property
+    def total(self) -> int:
+        return int(self._c.total)
+
+    def idle_reason(self, pu: int) -> str:
+        """Why PU ``pu`` is idle when it holds no block (one of :data:`IDLE_REASONS`)."""
+        return IDLE_REASONS[self._c.idle_reason(int(pu))]
+
+    def stats(self) -> dict[str, int]:
+        """Counters: cursor, completed, n_blocks, in_flight, n_evals, n_barriers."""
+        return dict(self._c.stats())
+
+    @property
+    def series(self) -> _np.ndarray:
+        """Published block sizes: structured array with fields ``t``, ``model_version``,
+        ``T_pred``, ``S_eff`` and ``X`` (n values); empty for balancers without sizes."""
+        raw = self._c.series()
+        n = self.n_pu
+        dt = _np.dtype([("t", "f8"), ("model_version", "i4"), ("T_pred", "f8"), ("S_eff", "f8"), ("X", "i8", (n,))])
+        out = _np.zeros(raw.shape[0], dtype=dt)
+        if raw.shape[0]:
+            out["t"] = raw[:, 0]
+            out["model_version"] = raw[:, 1].astype(_np.int32)
+            out["T_pred"] = raw[:, 2]
+            out["S_eff"] = raw[:, 3]
+            out["X"] = _np.nan_to_num(raw[:, 4:], nan=0.0).astype(_np.int64)
+        return out
+
+    @property
+    def shares(self) -> _np.ndarray | None:
+        """Step shares in percent (Fig. 5b analogue), or None if the balancer has none."""
+        return self._c.shares()
+
+    def fresh(self) -> Balancer:
+        """A new, unstarted balancer with the same settings."""
+        return type(self)(*self._args, **self._kw)
+
+    def __repr__(self) -> str:
+        kw = ", ".join(f"{k}={v!r}" for k, v in self._kw.items())
+        args = ", ".join(repr(a) for a in self._args)
+        return f"{type(self).__name__}({', '.join(s for s in (args, kw) if s)})"
+
+
+def _n_total(n_pu: Any, total: Any) -> tuple[int, int]:
+    n = _as_int(n_pu, "n_pu", minimum=1)
+    if n > 2**31 - 1:
+        raise ValueError(f"`n_pu` must be < 2**31, got {n}")
+    w = _as_int(total, "total", minimum=1)
+    if w > 2**63 - 1:
+        raise OverflowError(f"`total` must fit in int64, got {w}")
+    return n, w
+
+
+class Greedy(Balancer):
+    """Greedy(chunk) (spec 001 §3.1): every PU takes the next ``chunk`` elements when free.
+
+    Parameters
+    ----------
+    n_pu : int
+        Number of processing units.
+    total : int
+        Elements to process (W).
+    chunk : int, default 1024
+        Piece size ``g`` (the paper does not give it; ``x_init`` by default).
+    """
+
+    def __init__(self, n_pu: int, total: int, chunk: int = 1024) -> None:
+        n, w = _n_total(n_pu, total)
+        g = _as_int(chunk, "chunk", minimum=1)
+        if g > 2**63 - 1:
+            raise OverflowError(f"`chunk` must fit in int64, got {g}")
+        self._args = (n, w)
+        self._kw = {"chunk": g}
+        self._c = _core.dynamic_greedy(n, w, g)
+
+
+class Static(Balancer):
+    """One block per PU, decided up front: PU ``p`` gets ``blocks[p]`` elements.
+
+    Parameters
+    ----------
+    blocks : array_like of int
+        Non-negative sizes, one per PU; they sum to the total.
+    """
+
+    def __init__(self, blocks: Any) -> None:
+        arr = _np.asarray(blocks)
+        if arr.ndim != 1 or arr.size == 0:
+            raise ValueError(f"`blocks` must be a non-empty 1-D array of sizes, got shape {arr.shape}")
+        if arr.dtype.kind not in "iu" and not (arr.dtype.kind == "f" and _np.all(_np.isfinite(arr)) and _np.all(arr == _np.round(arr))):
+            raise TypeError(f"`blocks` must hold integers, got dtype {arr.dtype}")
+        if _np.any(arr < 0):
+            raise ValueError(f"`blocks` must be >= 0, got {arr.min()} at index {int(_np.argmin(arr))}")
+        if arr.dtype.kind == "u" and _np.any(arr > 2**63 - 1):
+            raise OverflowError("`blocks` values must fit in int64")
+        b = _np.ascontiguousarray(arr, dtype=_np.int64)
+        if int(b.sum(dtype=object)) < 1:
+            raise ValueError("`blocks` must sum to at least 1 element")
+        if int(b.sum(dtype=object)) > 2**63 - 1:
+            raise OverflowError("the sum of `blocks` overflows int64")
+        self._args = (b.copy(),)
+        self._kw = {}
+        self._c = _core.dynamic_static(b)
+
+    def __repr__(self) -> str:
+        return f"Static({self._args[0].tolist()!r})"
+
+
+def StaticEqual(n_pu: int, total: int) -> Static:
+    """``total / n_pu`` elements per PU in one block each (the remainder to the first PUs)."""
+    n, w = _n_total(n_pu, total)
+    q, r = divmod(w, n)
+    return Static([q + (1 if p < r else 0) for p in range(n)])
