@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "milp_internal.h"
 #include "wpart/milp.h"
 
 #ifdef WPART_HAVE_GLPK
@@ -919,6 +920,7 @@ wpart_status_t wpart_milp_solve(const wpart_milp_problem_t *prob, const wpart_mi
 #ifdef WPART_HAVE_GLPK
     milp_matrix_t M = {0, NULL, NULL, NULL};
 #endif
+    double *xs = NULL, *act = NULL;
     if (!res) {
         WPART_FAIL(WPART_EINVAL, "res is NULL");
     }
@@ -976,9 +978,52 @@ wpart_status_t wpart_milp_solve(const wpart_milp_problem_t *prob, const wpart_mi
         g.log_size = opt->log_size;
         g.msg_lev = GLP_MSG_ON;
     }
-    milp_solve_args_t args = {prob, &M, opt, x, res, has_int};
-    WPART_CHECK(milp_guarded(&g, milp_solve_body, &args));
-    res->nodes = g.nodes;
+    /* GLPK's answer is re-checked against the problem (see milp_check.c): a point that
+     * violates its own constraints is re-solved once without the presolver, and a second
+     * violation is reported as a solver fault, never returned. */
+    xs = wpart_i_malloc(prob->n_cols, sizeof *xs);
+    act = wpart_i_malloc(prob->n_rows > 0 ? prob->n_rows : 1, sizeof *act);
+    if (!xs || !act) {
+        WPART_FAIL(WPART_ENOMEM, "solution check buffers");
+    }
+    wpart_milp_options_t o2 = *opt;
+    for (int attempt = 0;; attempt++) {
+        for (int64_t j = 0; j < prob->n_cols; j++) {
+            xs[j] = NAN;
+        }
+        milp_solve_args_t args = {prob, &M, &o2, xs, res, has_int};
+        int64_t nodes_before = attempt ? res->nodes : 0;
+        WPART_CHECK(milp_guarded(&g, milp_solve_body, &args));
+        res->nodes = nodes_before + g.nodes;
+        if (res->status != WPART_MILP_OPTIMAL && res->status != WPART_MILP_FEASIBLE) {
+            break;
+        }
+        char why[160];
+        if (wpart_i_milp_check(prob, xs, 1e-6, act, why, sizeof why)) {
+            break;
+        }
+        if (attempt == 0 && o2.presolve) {
+            o2.presolve = 0; /* GLPK's MIP presolver is known to return infeasible points */
+            milp_glpk_t keep = g; /* same hooks, log and time limit (counted from t0) */
+            milp_glpk_init(&g, t0);
+            g.ctl = keep.ctl;
+            g.time_limit = keep.time_limit;
+            g.log = keep.log;
+            g.log_size = keep.log_size;
+            g.log_len = keep.log_len;
+            g.msg_lev = keep.msg_lev;
+            memset(res, 0, sizeof *res);
+            res->status = WPART_MILP_NO_SOLUTION;
+            res->stopped_by = WPART_MILP_STOP_NONE;
+            res->objective = res->bound = res->gap = NAN;
+            res->nodes = nodes_before + g.nodes;
+            continue;
+        }
+        WPART_FAIL(WPART_ESOLVER, "GLPK returned a point that violates the problem (%s)", why);
+    }
+    if (x) {
+        memcpy(x, xs, (size_t)prob->n_cols * sizeof *x);
+    }
     if (g.ctl && g.ctl->progress) {
         g.ctl->progress(g.ctl->ctx, 100.0, 100.0);
     }
@@ -987,6 +1032,8 @@ cleanup:
 #ifdef WPART_HAVE_GLPK
     milp_matrix_free(&M);
 #endif
+    free(xs);
+    free(act);
     if (res) {
         res->seconds = wpart_i_now() - t0;
     }
