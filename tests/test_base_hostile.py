@@ -31,3 +31,10 @@ def test_partition_1d_huge_m_is_an_overflow_error_naming_m(m):
 def test_partition_1d_m_beyond_items_still_allowed_when_small():
     r = wpart.partition_1d([1, 2, 3], 5)
     assert r.separators.tolist() == [0, 2, 3, 3, 3, 3]
+
+
+def test_speeds_that_overflow_are_rejected_up_front():
+    with pytest.raises(ValueError, match="`speeds` sum overflows"):
+        wpart.partition_1d([1, 2, 3, 4], 2, speeds=[1e308, 1e308])
+    with pytest.raises(ValueError, match="`speeds`: the total load"):
+        wpart.partition_1d([1.0, 2e300, 3, 4], 2, speeds=[1e-300, 1])

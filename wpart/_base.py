@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from . import _core
 from ._progress import progress_hook
-from ._validate import as_int, as_loads, as_parts, as_speeds, choice
+from ._validate import as_int, as_loads, as_parts, as_speeds, check_speed_costs, choice
 
 __all__ = ["prefix_sum", "box_loads", "partition_1d", "probe_1d", "Partition1D", "METHODS_1D"]
 
@@ -299,6 +299,9 @@ def partition_1d(
     m = as_parts(m, a.size)
     meth = choice(method, "method", METHODS_1D, _ALIASES_1D)
     sp = as_speeds(speeds, m)
+    if sp is not None:
+        with np.errstate(over="ignore"):
+            check_speed_costs(a.sum(dtype=np.float64), sp)
     tl = 0.0
     if time_limit is not None:
         tl = float(time_limit)

@@ -99,7 +99,23 @@ def as_speeds(x: Any, m: int, name: str = "speeds") -> NDArray[np.float64] | Non
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(f"`{name}` must be positive and finite, got {arr[i]} at index {i}")
+    with np.errstate(over="ignore"):
+        if not np.isfinite(arr.sum()):
+            raise ValueError(f"`{name}` sum overflows float64; rescale them (only their ratios matter)")
     return arr
+
+
+def check_speed_costs(total: float, speeds: NDArray[np.float64] | None, name: str = "speeds") -> None:
+    """Raise if a part cost load / speed could overflow float64 (total load on the slowest part)."""
+    if speeds is None:
+        return
+    with np.errstate(over="ignore", divide="ignore"):
+        worst = float(total) / float(speeds.min())
+    if not np.isfinite(worst):
+        raise ValueError(
+            f"`{name}`: the total load {float(total):g} on the slowest part (speed "
+            f"{float(speeds.min()):g}) overflows float64; rescale the speeds"
+        )
 
 
 def choice(x: Any, name: str, valid: tuple[str, ...], aliases: dict[str, str] | None = None) -> str:
