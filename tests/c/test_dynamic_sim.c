@@ -239,8 +239,8 @@ static void test_eval(void)
             if (r.idle_breakdown) {
                 CHECK(near(r.idle_breakdown[WPART_DYN_IB_EVAL], c, 1e-12));          /* PU 0 */
                 CHECK(near(r.idle_breakdown[4 + WPART_DYN_IB_STARVED], 10.0, 1e-12)); /* PU 1 */
-                CHECK(near(r.idle_breakdown[4 + (trig == -1 ? WPART_DYN_IB_EVAL : WPART_DYN_IB_OTHER)],
-                           c, 1e-12));
+                int col = trig == -1 ? WPART_DYN_IB_EVAL : WPART_DYN_IB_OTHER;
+                CHECK(near(r.idle_breakdown[4 + col], c, 1e-12));
                 CHECK(near(r.trace[2].t_assign, 10.0 + c, 1e-14) && r.trace[2].vstep == 1);
             }
             wpart_dynamic_sim_result_free(&r);
