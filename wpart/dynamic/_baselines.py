@@ -46,7 +46,6 @@ __all__ = [
     "EagerStarPU",
     "greedy_chunks",
     "split_proportional",
-    "PU_KINDS",
 ]
 
 PU_KINDS = ("cpu", "gpu", "phi")
