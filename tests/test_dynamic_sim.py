@@ -346,3 +346,41 @@ def test_result_dict_plot_progress_and_compare():
     assert tab["makespan"][0] == r.makespan
     assert not g.done and g.stats()["n_blocks"] == 0  # the given balancer is not consumed
     assert np.all(tab["idle_pct"] >= 0) and np.all(tab["speedup"] > 0)
+
+
+# ---------------------------------------------------------------------------- cross-checks
+def _baselines():
+    import wpart.dynamic as D
+
+    if not hasattr(D, "HDSS"):
+        pytest.skip("the spec 001 §3 baselines are not in this build")
+    return D
+
+
+@pytest.mark.parametrize("name", ["hdss", "acosta", "naive", "asymmetric", "dmda"])
+def test_P1_P2_with_evaluating_baselines(name):
+    """The engine's invariants under balancers with barriers and evaluations (every PU waits
+    for an evaluation with trigger -1: each PU is idle for exactly n_evals * c_eval of it)."""
+    D = _baselines()
+    pl = Platform.preset("paper5", machines="ABC")
+    W = 2**17
+    make = {
+        "hdss": lambda: D.HDSS(pl.n_pu, W),
+        "acosta": lambda: D.AcostaRP(pl.n_pu, W, 8192, eval_at_barrier=True),
+        "naive": lambda: D.NaiveProfile(pl.n_pu, W),
+        "asymmetric": lambda: D.Asymmetric(pl.n_pu, W, pu_kinds=pl.kinds),
+        "dmda": lambda: D.DmdaLike(W, [1.0] * pl.n_pu, chunk=1024),
+    }[name]
+    for seed in (0, 1):
+        r = simulate(pl, make(), seed=seed, eval_cost=0.1)
+        check_coverage(r, W)
+        assert math.isclose(r.busy.sum() + r.idle.sum(), pl.n_pu * r.makespan, rel_tol=1e-9)
+        np.testing.assert_allclose(r.idle_breakdown.sum(axis=1), r.idle, atol=1e-9 * r.makespan)
+        assert r.eval_time == pytest.approx(0.1 * r.n_evals)
+        np.testing.assert_allclose(r.idle_breakdown[:, EVAL], 0.1 * r.n_evals, rtol=1e-9, atol=1e-12)
+        if r.n_barriers:
+            assert r.idle_breakdown[:, BAR].sum() > 0
+        else:
+            assert np.all(r.idle_breakdown[:, BAR] == 0)
+        r2 = simulate(pl, make(), seed=seed, eval_cost=0.1)
+        assert r2.trace.tobytes() == r.trace.tobytes()
