@@ -384,3 +384,16 @@ def test_P1_P2_with_evaluating_baselines(name):
             assert np.all(r.idle_breakdown[:, BAR] == 0)
         r2 = simulate(pl, make(), seed=seed, eval_cost=0.1)
         assert r2.trace.tobytes() == r.trace.tobytes()
+
+
+def test_progress_callback_error_stops_the_run():
+    pl = Platform.preset("linear4")
+    bal = Greedy(4, 50_000, chunk=1)
+
+    def stop(done, total):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        simulate(pl, bal, progress=stop)
+    with pytest.raises(ValueError, match="already started"):  # released, not left busy
+        simulate(pl, bal)

@@ -201,6 +201,10 @@ class Table(_Curve):
     mem_cap: float | None = None
     mem_gamma: float = 0.0
 
+    def __post_init__(self) -> None:  # tuples: comparable and hashable, never aliasing input
+        object.__setattr__(self, "x", tuple(float(v) for v in np.ravel(self.x)))
+        object.__setattr__(self, "t", tuple(float(v) for v in np.ravel(self.t)))
+
     def _fill(self, row):  # noqa: ANN001
         x = np.array(self.x, dtype=float).ravel()
         t = np.array(self.t, dtype=float).ravel()
