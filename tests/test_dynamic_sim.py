@@ -397,3 +397,14 @@ def test_progress_callback_error_stops_the_run():
         simulate(pl, bal, progress=stop)
     with pytest.raises(ValueError, match="already started"):  # released, not left busy
         simulate(pl, bal)
+
+
+def test_eval_cost_modes_with_hdss():
+    D = _baselines()
+    pl = Platform.preset("hetero3")
+    W = 2**16
+    r = simulate(pl, D.HDSS(3, W), eval_cost_mode="model", eval_model=(0.3, 0.0))
+    assert r.n_evals >= 1 and r.eval_time == pytest.approx(0.3 * r.n_evals)
+    m = simulate(pl, D.HDSS(3, W), eval_cost_mode="measured", eval_scale=1.0)
+    assert m.n_evals >= 1 and 0 <= m.eval_time < 1.0
+    check_coverage(m, W)

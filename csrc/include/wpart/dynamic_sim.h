@@ -27,6 +27,12 @@
  *    event in steady state, events XFER_DONE, COMP_DONE(version), EVAL_DONE(token),
  *    RATE_CHANGE; the ASSIGN / EVAL_REQUEST semantics of §5.4; the trace and metrics of §5.6;
  *    the coverage invariant (P1) checked at the end.
+ *    An EVAL action runs eval_run inline and schedules EVAL_DONE at t + c_eval; meanwhile its
+ *    trigger PU (every PU for trigger -1) is held: a block it is running finishes, but no
+ *    queued or newly assigned block starts on it before EVAL_DONE (the evaluation's cost is
+ *    charged to the PU that triggers it, spec 001 §5.5). The run ends when the balancer is
+ *    done and no block or evaluation is in flight (pending rate changes are dropped); no
+ *    work in flight while not done is reported as "balancer stalled".
  *
  * Units: sizes in elements (int64), times in seconds, bandwidths in bytes/s.
  */
