@@ -408,3 +408,18 @@ def test_eval_cost_modes_with_hdss():
     m = simulate(pl, D.HDSS(3, W), eval_cost_mode="measured", eval_scale=1.0)
     assert m.n_evals >= 1 and 0 <= m.eval_time < 1.0
     check_coverage(m, W)
+
+
+def test_block_time_is_the_engines_formula():
+    """Platform.block_time (the device function a run-based driver reuses) reproduces every
+    simulated block from (seed, pu, j, size, transfer start)."""
+    pl = Platform.preset("adapt2", case="b")
+    pl = Platform(pl.devices, fluctuations=[(3.0, 9.0, 1, 8.0), (5.0, 40.0, 3, 2.0)], name="t")
+    r = simulate(pl, Greedy(pl.n_pu, 30_000, chunk=600), seed=5)
+    j = [0] * pl.n_pu
+    for rec in r.trace:
+        p = int(rec["pu"])
+        tx, tc = pl.block_time(p, int(rec["size"]), t=float(rec["t_xfer_start"]), j=j[p], seed=5)
+        j[p] += 1
+        assert tx == rec["t_xfer"]
+        assert tc == pytest.approx(rec["t_comp"], rel=1e-12, abs=1e-12)
