@@ -21,6 +21,10 @@
  *        on/off interference is configured.
  *      - wpart_dynamic_integrate: the end of D nominal seconds of compute started at t under a
  *        piecewise-constant slowdown schedule (∫ 1/s = D).
+ *    A spec 002 LoadSchedule entry (runs [from, to), E external threads on a sub-device of m
+ *    cores, availability m / (m + E)) is a wpart_dynamic_fluct_t with factor (m + E) / m on
+ *    the driver's time axis (run index, or seconds); its noise key is (seed, device, purpose,
+ *    run * executions_per_run + execution).
  *
  * 2. The EVENT ENGINE (sim.c, sim_heap.c): wpart_dynamic_sim_run drives any balancer of
  *    dynamic_balancer.h over a platform: one binary heap keyed (time, seq), no allocation per
