@@ -423,3 +423,15 @@ def test_block_time_is_the_engines_formula():
         j[p] += 1
         assert tx == rec["t_xfer"]
         assert tc == pytest.approx(rec["t_comp"], rel=1e-12, abs=1e-12)
+
+
+def test_tqdm_progress_and_event_cap():
+    pl = Platform.preset("linear4")
+    r = simulate(pl, Greedy(4, 20_000, chunk=1), progress=True)
+    assert r.n_blocks == 20_000
+    with pytest.raises(RuntimeError, match="max_events"):
+        simulate(pl, Greedy(4, 20_000, chunk=1), max_events=5000)
+    with pytest.raises(ValueError, match="eval_model"):
+        simulate(pl, Greedy(4, 100), eval_model=(1.0,))
+    with pytest.raises(ValueError, match="max_events"):
+        simulate(pl, Greedy(4, 100), max_events=-1)
