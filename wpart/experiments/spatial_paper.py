@@ -419,7 +419,7 @@ def _pct_axis(ax: Any, log: bool) -> None:
 
     if log:
         ax.set_yscale("log")
-        ax.yaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0,)))
         ax.yaxis.set_minor_formatter(ticker.NullFormatter())
     ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}%"))
 
@@ -453,8 +453,10 @@ def figures(out_dir: Path, d: dict, quick: bool) -> dict[str, Path]:
             if pts:
                 ax.plot(*zip(*pts), marker=styles[i], ms=4, color=colours[i],
                         label=_name(meth))
-        lb = [(m, max(100 * per_m[str(m)]["lb_gap"], 1e-3)) for m in ms]
-        ax.plot(*zip(*lb), "k--", lw=1, label="lower bound (amax or T/m)")
+        lb = [(m, 100 * per_m[str(m)]["lb_gap"]) for m in ms
+              if 100 * per_m[str(m)]["lb_gap"] >= 0.01]
+        if lb:  # only where the bound is above T/m (a heavy cell)
+            ax.plot(*zip(*lb), "k--", lw=1.5, label="lower bound max(T/m, amax)")
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
         _pct_axis(ax, True)
@@ -464,8 +466,11 @@ def figures(out_dir: Path, d: dict, quick: bool) -> dict[str, Path]:
         ax.grid(True, which="major", alpha=0.3)
     for ax in list(axes.flat)[ncls:]:
         ax.axis("off")
-    h, lab = axes.flat[0].get_legend_handles_labels()
-    fig.legend(h, lab, loc="outside right center", fontsize="small")
+    seen: dict = {}
+    for ax in axes.flat:
+        for hh, ll in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(ll, hh)
+    fig.legend(list(seen.values()), list(seen), loc="outside right center", fontsize="small")
     fig.suptitle(f"Load imbalance against m ({'quick run' if quick else 'full run'})")
     out["imbalance"] = out_dir / "spatial_imbalance.png"
     fig.savefig(out["imbalance"], dpi=100)
@@ -496,8 +501,9 @@ def figures(out_dir: Path, d: dict, quick: bool) -> dict[str, Path]:
         for i, (k, v) in enumerate(dd["li"].items()):
             ax.plot(dd["m"], _li(v), marker=styles[i % 9], ms=4, color=colours[i % 10],
                     ls="-" if k.startswith("hier_relaxed") else ":", label=_name(k))
-        ax.plot(dd["m"], [max(100 * x, 1e-3) for x in dd["lb"]], "k--", lw=1,
-                label="lower bound")
+        lb = [(m, 100 * x) for m, x in zip(dd["m"], dd["lb"]) if 100 * x >= 0.01]
+        if lb:
+            ax.plot(*zip(*lb), "k--", lw=1.5, label="lower bound")
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
         _pct_axis(ax, True)
