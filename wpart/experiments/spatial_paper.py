@@ -297,7 +297,7 @@ def verdicts(d: dict, quick: bool) -> Verdicts:
                        "-", NOT_REGENERATED, reason="JAG-M-OPT at m = 961 is run in full mode "
                        "only (tens of seconds)", run="-"))
     # R5 (Figs. 6, 7, 11, 12)
-    va = d["variants"]
+    va = {k: v for k, v in d["variants"].items() if k != "uniform_diagnosis"}
     for key, dd in va.items():
         runv = f"{dd['class']} {dd['n']}x{dd['n']}, {dd['seeds']} seeds, m = " \
                f"{dd['m'][0]}..{dd['m'][-1]}"
@@ -522,7 +522,7 @@ def figures(out_dir: Path, d: dict, quick: bool) -> dict[str, Path]:
     fig.savefig(out["series"], dpi=100)
     plt.close(fig)
     # variants
-    va = d["variants"]
+    va = {k: v for k, v in d["variants"].items() if k != "uniform_diagnosis"}
     fig, axes = plt.subplots(1, len(va), figsize=(6.2 * len(va), 4.2), squeeze=False,
                              layout="constrained")
     for ax, dd in zip(axes.flat, va.values()):
