@@ -304,7 +304,9 @@ def verdicts(d: dict, quick: bool) -> Verdicts:
         fig = "Fig. 6" if dd["class"] == "multipeak" else "Fig. 7"
         rb, rl = np.array(dd["li"]["hier_rb-load"]), np.array(dd["li"]["hier_relaxed-load"])
         wins = int(np.sum(rl < rb))
-        why = ("faithful to the paper's rule (cut and part split minimise max(L1/x, L2/(q-x)); "
+        lost = [m for m, x, y in zip(dd["m"], rl, rb) if x >= y]
+        where = (f"RELAXED not ahead at m = {', '.join(map(str, lost))}; " if lost else "")
+        why = (where + "faithful to the paper's rule (cut and part split minimise max(L1/x, L2/(q-x)); "
                "greedy per level: odd part counts on small shapes); the paper's instance sizes "
                "and data differ" + ("; quick: 128x128" if quick else ""))
         vs.add(Verdict(fig, "HIER-RELAXED < HIER-RB (both -LOAD), share of m", "every m shown",
