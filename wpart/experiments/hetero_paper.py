@@ -136,7 +136,8 @@ def verdicts(d: dict, quick: bool) -> Verdicts:
     for preset in WORKLOADS:
         s = d["sweep"][preset]
         lo, hi, st = s["range"]
-        run_of[preset] = (f"{preset} synthetic preset, {s['workloads']} workloads {lo}..{hi} rows step {st}"
+        run_of[preset] = (f"{preset} synthetic preset, {s['workloads']} workloads "
+                          f"{lo}..{hi} rows step {st}"
                           + (" (quick: every 30th)" if quick else ""))
     ps_note = (f"total energy with an ASSUMED static power P_S = {ASSUMED_STATIC_POWER:g} W "
                "(the paper does not report P_S); " + _SYN)

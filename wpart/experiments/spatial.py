@@ -710,7 +710,8 @@ def run_spatial(out_dir: Path, quick: bool = False, progress: bool = True) -> di
     figs["partitions"] = _partitions_figure(out_dir)
     ok = all(checks.values())
     header = (
-        f"wpart {wpart.__version__} reproduce spatial ({'quick: small sizes, see each table' if quick else 'full'}) | "
+        f"wpart {wpart.__version__} reproduce spatial "
+        f"({'quick: small sizes, see each table' if quick else 'full'}) | "
         f"{platform.platform()} | {platform.python_version()} | NumPy {np.__version__}"
     )
     miss = details["timing"].get("target_10x_miss", [])

@@ -90,7 +90,8 @@ def variants(quick: bool) -> tuple[bool, dict, str]:
     data["uniform_diagnosis"] = {"n": nu, "m": mu, "rb": rb.imbalance, "relaxed": rl.imbalance,
                                  "worst_shape": [h, w], "avg_cells": nu * nu / mu,
                                  "uneven_leaf_share": uneven}
-    diag = (f"HIER-RELAXED on uniform {nu}x{nu} (Delta 1.2), m = {mu}: LI {100 * rl.imbalance:.2f}% "
+    diag = (f"HIER-RELAXED on uniform {nu}x{nu} (Delta 1.2), m = {mu}: "
+            f"LI {100 * rl.imbalance:.2f}% "
             f"against HIER-RB {100 * rb.imbalance:.2f}%. Its heaviest part is {h}x{w} = {h * w} "
             f"cells for {nu * nu / mu:.0f} on average; {100 * uneven:.0f}% of its parts are "
             "not powers-of-two shapes. The rule is the paper's (each cut and part split "
@@ -241,7 +242,8 @@ def verdicts(d: dict, quick: bool) -> Verdicts:
                   reason_off=sub, tolerance="inside 2.5..16%"))
     v = _li(L6["jag_m_heur_probe"])
     r = "cell granularity: see the resolution table (2-3 % needs ~600 cells per part); " + sub
-    vs.add(within("Fig. 4 (R1)", "JAG-M-HEUR-PROBE LI, worst snapshot", paper="2..3% every snapshot",
+    vs.add(within("Fig. 4 (R1)", "JAG-M-HEUR-PROBE LI, worst snapshot",
+                  paper="2..3% every snapshot",
                   ours=float(v.max()), lo=1.5, hi=3.5, run=run6, fmt=pct, reason_off=r,
                   tolerance="max in 2..3% +- 0.5"))
     res = d["resolution"]
@@ -317,7 +319,8 @@ def verdicts(d: dict, quick: bool) -> Verdicts:
         wins = int(np.sum(rl < rb))
         lost = [m for m, x, y in zip(dd["m"], rl, rb) if x >= y]
         where = (f"RELAXED not ahead at m = {', '.join(map(str, lost))}; " if lost else "")
-        why = (where + "faithful to the paper's rule (cut and part split minimise max(L1/x, L2/(q-x)); "
+        why = (where + "faithful to the paper's rule (cut and part split minimise "
+               "max(L1/x, L2/(q-x)); "
                "greedy per level: odd part counts on small shapes); the paper's instance sizes "
                "and data differ" + ("; quick: 128x128" if quick else ""))
         vs.add(Verdict(fig, "HIER-RELAXED < HIER-RB (both -LOAD), share of m", "every m shown",
@@ -328,7 +331,8 @@ def verdicts(d: dict, quick: bool) -> Verdicts:
             best = min(means, key=means.get)
             ok = means["load"] <= min(means.values()) + 1e-12
             vs.add(Verdict(fig, f"{_name(algo)} best variant (lowest mean LI over m)", "-LOAD",
-                           f"-{best.upper()} ({', '.join(f'{k} {100 * x:.1f}%' for k, x in means.items())})",
+                           f"-{best.upper()} ("
+                           + ", ".join(f"{k} {100 * x:.1f}%" for k, x in means.items()) + ")",
                            MATCH if ok else DIFFERS, "-LOAD lowest",
                            "" if ok else why, runv))
         g = [_spearman(dd["m"], dd["li"][f"hier_relaxed-{v}"]) for v in ("load", "dist")]

@@ -140,7 +140,8 @@ def verdicts(d: dict, quick: bool) -> Verdicts:
         vs.add(within("Fig. 4a", "CCM-LB W_max above the MILP optimum, worst seed",
                       paper="<= 1.8%", ours=worst, lo=-1.0, hi=1.8, run=run,
                       fmt="{:.1f}%", reason_off=why, tolerance="<= 1.8%"))
-        vs.add(within("Fig. 4a", "CCM-LB W_max above the MILP optimum, best seed (median over instances)",
+        vs.add(within("Fig. 4a",
+                      "CCM-LB W_max above the MILP optimum, best seed (median over instances)",
                       paper="-0.1% .. 1.0%", ours=best, lo=-0.1, hi=1.0, run=run,
                       fmt="{:.1f}%", reason_off=why, tolerance="-0.1 .. 1.0%"))
     else:
