@@ -33,14 +33,15 @@ void wpart_dynamic_solve_opts_init(wpart_dynamic_solve_opts_t *o)
  * returned NaN.
  */
 static void inv_bracket(wpart_dynamic_time_fn E, void *ctx, int64_t p, double T, double *pa,
-                        double *pfa, double *pb, double *pfb, double xtol, int max_inner, int *bad)
+                        double *pfa, double *pb, double *pfb, double rtol, double atol,
+                        int max_inner, int *bad)
 {
     double a = *pa, fa = *pfa, b = *pb, fb = *pfb;
     double ga = fa - T, gb = fb - T;
     double wref = b - a;
     int last = 0, stale = 0;
     for (int it = 0; it < max_inner; it++) {
-        double w = b - a;
+        double w = b - a, xtol = rtol * b + atol;
         if (w <= xtol) {
             break;
         }
@@ -136,7 +137,7 @@ static double inv_cold(wpart_dynamic_time_fn E, void *ctx, int64_t p, double T, 
             }
         }
     }
-    inv_bracket(E, ctx, p, T, &a, &fa, &b, &fb, tol_x * b, max_inner, bad);
+    inv_bracket(E, ctx, p, T, &a, &fa, &b, &fb, tol_x, 1e-3 * tol_x * b, max_inner, bad);
     return a;
 }
 
@@ -290,7 +291,7 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
         double f = S / slb, Tm = 0.0;
         for (int64_t p = 0; p < n; p++) {
             x_out[p] = (lb ? lb[p] : 0.0) * f;
-            double e = E(ctx, p, x_out[p]);
+            double e = x_out[p] > 0.0 ? E(ctx, p, x_out[p]) : 0.0;
             bad |= isnan(e);
             Tm = fmax(Tm, e);
         }
@@ -306,7 +307,7 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
     double xa[SOLVE_WARM_MAX], fa[SOLVE_WARM_MAX], xb[SOLVE_WARM_MAX], fb[SOLVE_WARM_MAX];
     double xh[SOLVE_WARM_MAX], ta[SOLVE_WARM_MAX], tfa[SOLVE_WARM_MAX], tb[SOLVE_WARM_MAX];
     double tfb[SOLVE_WARM_MAX];
-    double xtol = o->tol_x * S;
+    double xtol = 1e-3 * o->tol_x * S; /* absolute floor of the inner tolerance */
     /* T_hi: every PU can take min(ub, S), so H(T_hi) >= S */
     double T_lo = 0.0, T_hi = 0.0, H_lo = slb, H_hi = 0.0;
     int lo_set = 0, hi_set = 0;
@@ -370,8 +371,8 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
                     tfa[p] = fa[p];
                     tb[p] = xb[p];
                     tfb[p] = fb[p];
-                    inv_bracket(E, ctx, p, Tm, &ta[p], &tfa[p], &tb[p], &tfb[p], xtol,
-                                o->max_inner, &bad);
+                    inv_bracket(E, ctx, p, Tm, &ta[p], &tfa[p], &tb[p], &tfb[p], o->tol_x,
+                                xtol, o->max_inner, &bad);
                 }
                 H += ta[p];
             } else {
@@ -608,7 +609,9 @@ wpart_status_t wpart_dynamic_round_blocks(int64_t n, wpart_dynamic_time_fn E, vo
     if (Tmax_out) {
         double Tm = 0.0;
         for (int64_t p = 0; p < n; p++) {
-            Tm = fmax(Tm, eval_checked(E, ctx, p, (double)blocks_out[p], &bad));
+            if (blocks_out[p] > 0) { /* no block, no cost */
+                Tm = fmax(Tm, eval_checked(E, ctx, p, (double)blocks_out[p], &bad));
+            }
         }
         *Tmax_out = Tm;
     }

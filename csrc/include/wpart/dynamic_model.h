@@ -174,7 +174,7 @@ wpart_status_t wpart_dynamic_capacity(int64_t n, wpart_dynamic_time_fn E, void *
  * quantum   >= 1
  * lb, ub    n bounds each or NULL (0 / unbounded); sum ub >= S
  * blocks_out n sizes summing to S
- * Tmax_out  max_p E_p(b_p) (may be NULL)
+ * Tmax_out  max_p E_p(b_p) over the PUs with b_p > 0 (no block, no cost; may be NULL)
  *
  * Status: WPART_EINVAL (bad arguments, infeasible ub, E NaN). No allocation.
  * Complexity: O(n) evaluations per quantum handed out after the floor.
