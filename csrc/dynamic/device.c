@@ -206,7 +206,8 @@ wpart_status_t wpart_dynamic_device_check(const wpart_dynamic_device_t *d)
         !(d->setup_bytes >= 0 && FIN(d->setup_bytes))) {
         return wpart_i_error(WPART_EINVAL, "bytes_per_elem and setup_bytes must be >= 0");
     }
-    if (!(d->sigma_comp >= 0 && d->sigma_comp <= 5) || !(d->sigma_xfer >= 0 && d->sigma_xfer <= 5)) {
+    if (!(d->sigma_comp >= 0 && d->sigma_comp <= 5) ||
+        !(d->sigma_xfer >= 0 && d->sigma_xfer <= 5)) {
         return wpart_i_error(WPART_EINVAL, "sigma and sigma_xfer must be in [0, 5]");
     }
     if (!(d->p_out >= 0 && d->p_out <= 1) || !(d->f_out > 0 && FIN(d->f_out))) {

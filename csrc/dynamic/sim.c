@@ -151,7 +151,8 @@ static wpart_status_t check_inputs(const wpart_dynamic_platform_t *pl,
     if (o->eval_mode < WPART_DYN_EVAL_CONST || o->eval_mode > WPART_DYN_EVAL_MEASURED) {
         return wpart_i_error(WPART_EINVAL, "unknown eval_mode %d", (int)o->eval_mode);
     }
-    if (!(o->eval_cost >= 0 && isfinite(o->eval_cost)) || !(o->eval_a >= 0 && isfinite(o->eval_a)) ||
+    if (!(o->eval_cost >= 0 && isfinite(o->eval_cost)) ||
+        !(o->eval_a >= 0 && isfinite(o->eval_a)) ||
         !(o->eval_b >= 0 && isfinite(o->eval_b)) ||
         !(o->eval_scale >= 0 && isfinite(o->eval_scale))) {
         return wpart_i_error(WPART_EINVAL, "eval costs must be finite and >= 0");
@@ -582,7 +583,8 @@ wpart_status_t wpart_dynamic_sim_run(const wpart_dynamic_platform_t *pl,
         !e.pu || !e.onoff_state || !e.onoff_count || !e.acts.a) {
         WPART_FAIL(WPART_ENOMEM, "simulator state for %d PUs", (int)n);
     }
-    WPART_CHECK(wpart_i_dyn_heap_init(&e.heap, 4 * (int64_t)n + 2 * pl->n_fluct + pl->n_onoff + 16));
+    WPART_CHECK(
+        wpart_i_dyn_heap_init(&e.heap, 4 * (int64_t)n + 2 * pl->n_fluct + pl->n_onoff + 16));
     for (int32_t p = 0; p < n; p++) {
         e.pu[p].head = e.pu[p].tail = -1;
         e.pu[p].s = slowdown_now(&e, p, 0.0);

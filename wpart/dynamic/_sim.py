@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,8 +33,6 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
-from .._progress import progress_hook
-from ._balancer import BLOCK_KINDS, Balancer
 
 __all__ = [
     "Affine",
@@ -252,6 +250,13 @@ class Device:
     f_out: float = 1.0
     name: str = ""
 
+    def __post_init__(self) -> None:
+        try:
+            hops = tuple((float(lat), float(bw)) for lat, bw in self.hops)
+        except (TypeError, ValueError):
+            raise TypeError("`hops` must be a sequence of (lat, bw) pairs") from None
+        object.__setattr__(self, "hops", hops)
+
     def _row(self, index: int) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
         if self.kind not in PU_KINDS:
             raise ValueError(f"`kind` must be one of {PU_KINDS}, got {self.kind!r}")
@@ -342,6 +347,8 @@ class Platform:
             oo,
         )
         object.__setattr__(self, "devices", devs)
+        object.__setattr__(self, "fluctuations", tuple(tuple(f) for f in self.fluctuations))
+        object.__setattr__(self, "onoff", tuple(tuple(f) for f in self.onoff))
         object.__setattr__(self, "_packed", packed)
 
     # -- presets ----------------------------------------------------------------------------
