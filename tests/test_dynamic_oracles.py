@@ -199,3 +199,21 @@ def test_barrier_counts_in_the_simulator():
     for bal in (Greedy(3, W), DmdaLike(W, [10.0, 2.5, 1.1]), Asymmetric(3, W, ["cpu", "gpu", "gpu"])):
         r = simulate(pl, bal, seed=1)
         assert r.n_barriers == 0 and r.n_evals == 0 and r.idle_breakdown[:, 0].sum() == 0
+
+
+def test_dmda_calibration_and_dmda_in_the_simulator():
+    from wpart.dynamic import dmda_calibration
+
+    pl = noiseless_platform(3, n=3)
+    est = dmda_calibration(pl, 512, runs=4)
+    want = [float(pl.true_time(p, 512)) for p in range(3)]
+    np.testing.assert_allclose(est, want, rtol=1e-12)
+    noisy = Platform.preset("hetero3")
+    est = dmda_calibration(noisy, 1024, seed=5)
+    want = np.array([float(noisy.true_time(p, 1024)) for p in range(3)])
+    assert np.all(np.abs(est / want - 1) < 0.05)
+    W = 2**16
+    r = simulate(noisy, DmdaLike(W, est), seed=0)
+    assert int(r.elements.sum()) == W and r.n_blocks == W // 1024
+    with pytest.raises(ValueError, match="runs"):
+        dmda_calibration(pl, 512, runs=0)
