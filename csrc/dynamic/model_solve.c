@@ -307,6 +307,8 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
     double xa[SOLVE_WARM_MAX], fa[SOLVE_WARM_MAX], xb[SOLVE_WARM_MAX], fb[SOLVE_WARM_MAX];
     double xh[SOLVE_WARM_MAX], ta[SOLVE_WARM_MAX], tfa[SOLVE_WARM_MAX], tb[SOLVE_WARM_MAX];
     double tfb[SOLVE_WARM_MAX];
+    /* the last trial's x(T), E(x) and dx/dE (secant of the final inner bracket), to predict */
+    double px[SOLVE_WARM_MAX], pf[SOLVE_WARM_MAX], ps[SOLVE_WARM_MAX];
     double xtol = 1e-3 * o->tol_x * S; /* absolute floor of the inner tolerance */
     /* T_hi: every PU can take min(ub, S), so H(T_hi) >= S */
     double T_lo = 0.0, T_hi = 0.0, H_lo = slb, H_hi = 0.0;
@@ -326,15 +328,30 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
             xb[p] = u;
             fb[p] = e;
             xh[p] = u;
+            px[p] = pf[p] = ps[p] = NAN;
             bad |= isnan(fa[p]);
         }
     }
     if (!isfinite(T_hi)) {
         WPART_FAIL(WPART_EINVAL, "the time function is not finite at min(ub, S)");
     }
-    /* outer iteration: Illinois regula falsi on H(T) - S, safeguarded by bisection */
+    /* outer iteration on H(T) - S: Newton steps (H'(T) from the inner brackets' secant
+     * slopes), pushed slightly across the root so that the bracket closes; otherwise Illinois
+     * regula falsi; bisection when the bracket stalls */
     double g_lo = H_lo - S, g_hi = H_hi - S, wref = T_hi - T_lo;
     int last = 0, stale = 0;
+    double Tn = NAN, inv_sum = 0.0;
+    for (int64_t p = 0; p < n; p++) {
+        /* first guess: each PU linear through the origin and (v, E(v)), v = S / n */
+        double u = fmin(ub ? fmin(ub[p], S) : S, fmax(S / (double)n, lb ? lb[p] : 0.0));
+        double e = E(ctx, p, u);
+        if (e > 0.0) {
+            inv_sum += u / e;
+        }
+    }
+    if (inv_sum > 0.0) {
+        Tn = S / inv_sum;
+    }
     for (int it = 0; it < o->max_outer && !bad; it++) {
         double w = T_hi - T_lo;
         if (w <= o->tol_T * T_hi || !(w > 0.0)) {
@@ -344,6 +361,8 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
         if (stale >= 3) {
             Tm = T_lo + 0.5 * w;
             stale = 0;
+        } else if (Tn > T_lo + delta && Tn < T_hi - delta) {
+            Tm = Tn;
         } else {
             Tm = (g_hi - g_lo) > 0.0 ? T_lo - g_lo * (w / (g_hi - g_lo)) : T_lo + 0.5 * w;
             if (!(Tm >= T_lo + delta)) {
@@ -355,6 +374,7 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
         if (!(Tm > T_lo && Tm < T_hi)) {
             break;
         }
+        double dH = 0.0;
         double H = 0.0;
         for (int64_t p = 0; p < n; p++) {
             if (warm) {
@@ -367,12 +387,59 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
                     ta[p] = tb[p] = xb[p];
                     tfa[p] = tfb[p] = fb[p];
                 } else {
-                    ta[p] = xa[p];
-                    tfa[p] = fa[p];
-                    tb[p] = xb[p];
-                    tfb[p] = fb[p];
-                    inv_bracket(E, ctx, p, Tm, &ta[p], &tfa[p], &tb[p], &tfb[p], o->tol_x,
-                                xtol, o->max_inner, &bad);
+                    double a = xa[p], fa_ = fa[p], b = xb[p], fb_ = fb[p];
+                    if (ps[p] > 0.0 && isfinite(ps[p])) {
+                        /* predictive bracket: a secant step from the last trial, then steps
+                         * of growing length towards the root until it is enclosed */
+                        double g = px[p] + (Tm - pf[p]) * ps[p];
+                        double step = 0.002 * fabs(Tm - pf[p]) * ps[p] +
+                                      4.0 * (o->tol_x * fabs(g) + xtol);
+                        int sides = 0;
+                        for (int k = 0; k < 6 && sides != 3; k++) {
+                            if (!(g > a && g < b)) {
+                                break;
+                            }
+                            double fg = E(ctx, p, g);
+                            if (isnan(fg)) {
+                                bad = 1;
+                                break;
+                            }
+                            if (fg <= Tm) {
+                                a = g;
+                                fa_ = fg;
+                                sides |= 1;
+                                g += step;
+                            } else {
+                                b = g;
+                                fb_ = fg;
+                                sides |= 2;
+                                g -= step;
+                            }
+                            step *= 4.0;
+                        }
+                    }
+                    inv_bracket(E, ctx, p, Tm, &a, &fa_, &b, &fb_, o->tol_x, xtol, o->max_inner,
+                                &bad);
+                    ta[p] = a;
+                    tfa[p] = fa_;
+                    tb[p] = b;
+                    tfb[p] = fb_;
+                    /* dx/dE: the chord from the last trial (well conditioned), else the
+                     * final bracket when its times differ enough to carry digits */
+                    double sl = NAN;
+                    if (isfinite(px[p]) && fabs(fa_ - pf[p]) > 1e-9 * fa_ && a != px[p]) {
+                        sl = (a - px[p]) / (fa_ - pf[p]);
+                    } else if (fb_ - fa_ > 1e-7 * fb_ && isfinite(fb_)) {
+                        sl = (b - a) / (fb_ - fa_);
+                    } else {
+                        sl = ps[p];
+                    }
+                    if (sl > 0.0 && isfinite(sl)) {
+                        ps[p] = sl;
+                        dH += sl;
+                    }
+                    px[p] = a;
+                    pf[p] = fa_;
                 }
                 H += ta[p];
             } else {
@@ -380,6 +447,11 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
                 H += inv_cold(E, ctx, p, Tm, l, ub ? fmin(ub[p], S) : S, o->tol_x, o->max_inner,
                               &bad);
             }
+        }
+        Tn = NAN;
+        if (dH > 0.0) {
+            Tn = Tm - (H - S) / dH;
+            Tn += (H >= S ? -0.5 : 0.5) * o->tol_T * Tm; /* land across the root */
         }
         if (H >= S) {
             T_hi = Tm;
