@@ -384,3 +384,54 @@ def test_P1_P2_with_evaluating_baselines(name):
             assert np.all(r.idle_breakdown[:, BAR] == 0)
         r2 = simulate(pl, make(), seed=seed, eval_cost=0.1)
         assert r2.trace.tobytes() == r.trace.tobytes()
+
+
+def test_progress_callback_error_stops_the_run():
+    pl = Platform.preset("linear4")
+    bal = Greedy(4, 50_000, chunk=1)
+
+    def stop(done, total):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        simulate(pl, bal, progress=stop)
+    with pytest.raises(ValueError, match="already started"):  # released, not left busy
+        simulate(pl, bal)
+
+
+def test_eval_cost_modes_with_hdss():
+    D = _baselines()
+    pl = Platform.preset("hetero3")
+    W = 2**16
+    r = simulate(pl, D.HDSS(3, W), eval_cost_mode="model", eval_model=(0.3, 0.0))
+    assert r.n_evals >= 1 and r.eval_time == pytest.approx(0.3 * r.n_evals)
+    m = simulate(pl, D.HDSS(3, W), eval_cost_mode="measured", eval_scale=1.0)
+    assert m.n_evals >= 1 and 0 <= m.eval_time < 1.0
+    check_coverage(m, W)
+
+
+def test_block_time_is_the_engines_formula():
+    """Platform.block_time (the device function a run-based driver reuses) reproduces every
+    simulated block from (seed, pu, j, size, transfer start)."""
+    pl = Platform.preset("adapt2", case="b")
+    pl = Platform(pl.devices, fluctuations=[(3.0, 9.0, 1, 8.0), (5.0, 40.0, 3, 2.0)], name="t")
+    r = simulate(pl, Greedy(pl.n_pu, 30_000, chunk=600), seed=5)
+    j = [0] * pl.n_pu
+    for rec in r.trace:
+        p = int(rec["pu"])
+        tx, tc = pl.block_time(p, int(rec["size"]), t=float(rec["t_xfer_start"]), j=j[p], seed=5)
+        j[p] += 1
+        assert tx == rec["t_xfer"]
+        assert tc == pytest.approx(rec["t_comp"], rel=1e-12, abs=1e-12)
+
+
+def test_tqdm_progress_and_event_cap():
+    pl = Platform.preset("linear4")
+    r = simulate(pl, Greedy(4, 20_000, chunk=1), progress=True)
+    assert r.n_blocks == 20_000
+    with pytest.raises(RuntimeError, match="max_events"):
+        simulate(pl, Greedy(4, 20_000, chunk=1), max_events=5000)
+    with pytest.raises(ValueError, match="eval_model"):
+        simulate(pl, Greedy(4, 100), eval_model=(1.0,))
+    with pytest.raises(ValueError, match="max_events"):
+        simulate(pl, Greedy(4, 100), max_events=-1)

@@ -324,6 +324,40 @@ cleanup:
     return out;
 }
 
+/* device_block(dev, tab_x, tab_t, tab_off, fluct, p, seed, j, x, t) -> (t_xfer, t_comp) */
+static PyObject *py_device_block(PyObject *self, PyObject *args)
+{
+    PyObject *dev, *tx, *tt, *toff, *fl;
+    int p;
+    unsigned long long seed;
+    long long j, x;
+    double t;
+    if (!PyArg_ParseTuple(args, "OOOOOiKLLd:dynamic_device_block", &dev, &tx, &tt, &toff, &fl, &p,
+                          &seed, &j, &x, &t)) {
+        return NULL;
+    }
+    plat_t P;
+    PyObject *out = NULL;
+    if (plat_build(&P, dev, tx, tt, toff, fl, NULL) < 0) {
+        goto cleanup;
+    }
+    if (p < 0 || p >= P.pl.n) {
+        PyErr_Format(PyExc_ValueError, "`p` must be in [0, %d), got %d", (int)P.pl.n, p);
+        goto cleanup;
+    }
+    double t_x, t_c;
+    wpart_status_t st = wpart_dynamic_device_block(&P.d[p], p, (uint64_t)seed, j, x, t, P.pl.fluct,
+                                                   P.pl.n_fluct, &t_x, &t_c);
+    if (st != WPART_OK) {
+        wpy_raise(st, "block_time");
+        goto cleanup;
+    }
+    out = Py_BuildValue("(dd)", t_x, t_c);
+cleanup:
+    plat_clear(&P);
+    return out;
+}
+
 /* noise(seed, pu, purpose, j_array, sigma) -> log-normal factors (sigma >= 0) or, with
  * sigma < 0, uniforms of draw 0. */
 static PyObject *py_noise(PyObject *self, PyObject *args)
@@ -394,6 +428,8 @@ static PyMethodDef sim_methods[] = {
      "dynamic_simulate(dev, tab_x, tab_t, tab_off, fluct, onoff, balancer, ...) -> dict"},
     {"dynamic_device_time", py_device_time, METH_VARARGS,
      "dynamic_device_time(dev, tab_x, tab_t, tab_off, p, x, first, part) -> times"},
+    {"dynamic_device_block", py_device_block, METH_VARARGS,
+     "dynamic_device_block(dev, tab_x, tab_t, tab_off, fluct, p, seed, j, x, t) -> tuple"},
     {"dynamic_noise", py_noise, METH_VARARGS, "dynamic_noise(seed, pu, purpose, j, sigma)"},
     {"dynamic_integrate", py_integrate, METH_VARARGS, "dynamic_integrate(fluct, pu, t, D)"},
     {NULL, NULL, 0, NULL},

@@ -201,6 +201,10 @@ class Table(_Curve):
     mem_cap: float | None = None
     mem_gamma: float = 0.0
 
+    def __post_init__(self) -> None:  # tuples: comparable and hashable, never aliasing input
+        object.__setattr__(self, "x", tuple(float(v) for v in np.ravel(self.x)))
+        object.__setattr__(self, "t", tuple(float(v) for v in np.ravel(self.t)))
+
     def _fill(self, row):  # noqa: ANN001
         x = np.array(self.x, dtype=float).ravel()
         t = np.array(self.t, dtype=float).ravel()
@@ -451,6 +455,21 @@ class Platform:
             raise ValueError(f"`part` must be one of {parts}, got {part!r}")
         dev, tx, tt, off = self._packed[:4]
         return _core.dynamic_device_time(dev, tx, tt, off, int(p), np.asarray(x, dtype=float), int(bool(first)), parts.index(part))
+
+    def block_time(self, p: int, x: int, *, t: float = 0.0, j: int = 0, seed: int = 0) -> tuple[float, float]:
+        """``(t_xfer, t_comp)`` of one block on PU ``p``, with noise: ``x`` elements, the
+        ``j``-th block of the PU (``j = 0`` pays the setup bytes), its transfer starting at time
+        ``t``, compute integrated over the slowdown schedule (on/off interference excluded).
+
+        This is the engine's own formula (``wpart_dynamic_device_block``): a run-based driver
+        gets the simulator's devices, noise streams and load timeline from it.
+        """
+        if not (0 <= int(p) < self.n_pu):
+            raise ValueError(f"`p` must be in [0, {self.n_pu}), got {p}")
+        if int(x) < 0 or int(j) < 0 or not 0 <= int(seed) < 2**64 or not math.isfinite(float(t)):
+            raise ValueError("`x` and `j` must be >= 0, `seed` in [0, 2**64) and `t` finite")
+        dev, tx, tt, off, fl, _ = self._packed
+        return _core.dynamic_device_block(dev, tx, tt, off, fl, int(p), int(seed), int(j), int(x), float(t))
 
     def curves(self) -> list[Callable[[ArrayLike], NDArray[np.float64]]]:
         """One vectorised noiseless ``E_p(x)`` callable per PU (the oracles' true curves)."""

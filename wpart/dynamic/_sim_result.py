@@ -235,7 +235,12 @@ def simulate(
         raise ValueError(f"`eval_cost_mode` must be one of {_EVAL_MODES}, got {eval_cost_mode!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**64:
         raise ValueError(f"`seed` must be an integer in [0, 2**64), got {seed!r}")
-    a, b = (float(v) for v in eval_model)
+    try:
+        a, b = (float(v) for v in eval_model)
+    except (TypeError, ValueError):
+        raise ValueError(f"`eval_model` must be a pair (a, b) of numbers, got {eval_model!r}") from None
+    if isinstance(max_events, bool) or not isinstance(max_events, (int, np.integer)) or max_events < 0:
+        raise ValueError(f"`max_events` must be an integer >= 0, got {max_events!r}")
     for nm, v in (("eval_cost", eval_cost), ("dispatch_overhead", dispatch_overhead), ("eval_scale", eval_scale), ("eval_model", a), ("eval_model", b)):
         if not (np.isfinite(float(v)) and float(v) >= 0):
             raise ValueError(f"`{nm}` must be finite and >= 0, got {v!r}")

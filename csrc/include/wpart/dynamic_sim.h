@@ -21,12 +21,22 @@
  *        on/off interference is configured.
  *      - wpart_dynamic_integrate: the end of D nominal seconds of compute started at t under a
  *        piecewise-constant slowdown schedule (∫ 1/s = D).
+ *    A spec 002 LoadSchedule entry (runs [from, to), E external threads on a sub-device of m
+ *    cores, availability m / (m + E)) is a wpart_dynamic_fluct_t with factor (m + E) / m on
+ *    the driver's time axis (run index, or seconds); its noise key is (seed, device, purpose,
+ *    run * executions_per_run + execution).
  *
  * 2. The EVENT ENGINE (sim.c, sim_heap.c): wpart_dynamic_sim_run drives any balancer of
  *    dynamic_balancer.h over a platform: one binary heap keyed (time, seq), no allocation per
  *    event in steady state, events XFER_DONE, COMP_DONE(version), EVAL_DONE(token),
  *    RATE_CHANGE; the ASSIGN / EVAL_REQUEST semantics of §5.4; the trace and metrics of §5.6;
  *    the coverage invariant (P1) checked at the end.
+ *    An EVAL action runs eval_run inline and schedules EVAL_DONE at t + c_eval; meanwhile its
+ *    trigger PU (every PU for trigger -1) is held: a block it is running finishes, but no
+ *    queued or newly assigned block starts on it before EVAL_DONE (the evaluation's cost is
+ *    charged to the PU that triggers it, spec 001 §5.5). The run ends when the balancer is
+ *    done and no block or evaluation is in flight (pending rate changes are dropped); no
+ *    work in flight while not done is reported as "balancer stalled".
  *
  * Units: sizes in elements (int64), times in seconds, bandwidths in bytes/s.
  */
