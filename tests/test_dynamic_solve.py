@@ -340,8 +340,17 @@ def test_oracle_milp_remainder_and_quantum():
 
 def test_S8_ipopt_cross_check():
     cyipopt = pytest.importorskip("cyipopt")
-    del cyipopt
-    pytest.skip("cyipopt is installed but the IPOPT cross-check is not written yet")
+    fs = [affine(0.1, 1.0), affine(0.2, 0.5), power(0.01, 1.5)]
+    n, S = len(fs), 100.0
+    x, T = d.solve_equal_time(fs, S)
+    cons = [
+        {"type": "ineq", "fun": lambda z: z[n] - np.array([f(v) for f, v in zip(fs, z[:n])])},
+        {"type": "eq", "fun": lambda z: z[:n].sum() - S},
+    ]
+    z0 = np.r_[np.full(n, S / n), 10.0]
+    r = cyipopt.minimize_ipopt(lambda z: z[n], z0, constraints=cons,
+                               bounds=[(0, None)] * (n + 1), options={"tol": 1e-12})
+    np.testing.assert_allclose(r.x[:n], x, atol=1e-6 * S)
 
 
 # ------------------------------------------------------------------ input hygiene -----------
