@@ -411,3 +411,32 @@ def test_perfmodels_and_callables_agree_and_inputs_untouched():
     b1, t1 = d.round_blocks(models, x1, 3000, quantum=8)
     b2, t2 = d.round_blocks([lambda v, m=m: m(v) for m in models], x1, 3000, quantum=8)
     assert b1.tolist() == b2.tolist() and t1 == t2
+
+
+def test_round_from_a_poor_start_is_still_optimal_and_fast():
+    fs = [affine(1.0, 0), affine(2.0, 0), power(0.001, 1.5)]
+    S = 10**9
+    x, _ = d.solve_equal_time(fs, S)
+    b_good, T_good = d.round_blocks(fs, x, S)
+    b_zero, T_zero = d.round_blocks(fs, np.zeros(3), S)
+    assert b_zero.sum() == S
+    assert T_zero == pytest.approx(T_good, rel=1e-12)
+    for q in (1, 7):
+        S2 = 4000 * q
+        b, T = d.round_blocks(fs, [0.0, 0.0, 0.0], S2, quantum=q)
+        x2, _ = d.solve_equal_time(fs, S2)
+        b2, T2 = d.round_blocks(fs, x2, S2, quantum=q)
+        assert b.sum() == S2 and T == pytest.approx(T2, rel=1e-12)
+
+
+def test_many_pus_cold_brackets():
+    # above 128 PUs the inner brackets start cold: same answers as the closed form
+    rng = np.random.default_rng(5)
+    n = 200
+    a = rng.uniform(0.1, 2, n)
+    b = rng.uniform(0, 0.5, n)
+    S = 1e5
+    x, T = d.solve_equal_time([affine(ai, bi) for ai, bi in zip(a, b)], S)
+    T_cf = (S + (b / a).sum()) / (1 / a).sum()
+    assert T == pytest.approx(T_cf, rel=1e-9)
+    np.testing.assert_allclose(x, (T_cf - b) / a, rtol=1e-8)

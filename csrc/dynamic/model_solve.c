@@ -614,6 +614,42 @@ wpart_status_t wpart_dynamic_round_blocks(int64_t n, wpart_dynamic_time_fn E, vo
         blocks_out[best] -= step;
         sum -= step;
     }
+    /* x_cont far below S (more than 4 quanta per PU missing): first raise every PU to its
+     * largest multiple of q that fits the water level T of a discrete bisection with
+     * sum <= S, so that the greedy below hands out O(n) quanta; E_p(b_p) <= T <= the discrete
+     * optimum keeps the greedy optimal */
+    if ((S - sum) / quantum > 4 * n && !bad) {
+        double T_lo = 0.0, T_hi = 0.0;
+        for (int64_t p = 0; p < n; p++) {
+            int64_t room = UB(p) - blocks_out[p];
+            int64_t top = blocks_out[p] + (room < S - sum ? room : S - sum);
+            T_hi = fmax(T_hi, eval_checked(E, ctx, p, (double)top, &bad));
+        }
+        for (int it = 0; it < 100 && !bad && T_hi - T_lo > 1e-12 * T_hi; it++) {
+            double Tm = 0.5 * (T_lo + T_hi), tot = 0.0;
+            for (int64_t p = 0; p < n && tot <= (double)S; p++) {
+                double hi = (double)(UB(p) < S ? UB(p) : S);
+                double xp = inv_cold(E, ctx, p, Tm, (double)blocks_out[p], hi, 1e-12, 200, &bad);
+                tot += fmax((double)blocks_out[p], (double)quantum * floor(xp / (double)quantum));
+            }
+            if (tot <= (double)S) {
+                T_lo = Tm;
+            } else {
+                T_hi = Tm;
+            }
+        }
+        if (T_lo > 0.0) {
+            for (int64_t p = 0; p < n && !bad; p++) {
+                double hi = (double)(UB(p) < S ? UB(p) : S);
+                double xp = inv_cold(E, ctx, p, T_lo, (double)blocks_out[p], hi, 1e-12, 200, &bad);
+                int64_t v = quantum * (int64_t)floor(xp / (double)quantum);
+                if (v > blocks_out[p] && v - blocks_out[p] <= S - sum) {
+                    sum += v - blocks_out[p];
+                    blocks_out[p] = v;
+                }
+            }
+        }
+    }
     /* greedy augmentation: one quantum at a time to the PU that finishes it first */
     int64_t r = S - sum;
     while (r >= quantum && !bad) {
