@@ -440,3 +440,19 @@ def test_many_pus_cold_brackets():
     T_cf = (S + (b / a).sum()) / (1 / a).sum()
     assert T == pytest.approx(T_cf, rel=1e-9)
     np.testing.assert_allclose(x, (T_cf - b) / a, rtol=1e-8)
+
+
+def test_refcounts_stable():
+    import sys
+
+    models = [fitted(k, 1.0, k) for k in range(3)]
+    fs = [affine(1.0, 0.1), affine(2.0, 0.0)]
+    x0 = np.array([1.0, 2.0])
+    before = (sys.getrefcount(models[0].packed), sys.getrefcount(fs[0]), sys.getrefcount(x0))
+    for _ in range(1000):
+        d.solve_equal_time(models, 100.0)
+        d.solve_equal_time(fs, 3.0)
+        d.round_blocks(fs, x0, 3)
+        d.capacity(fs, 1.0)
+    after = (sys.getrefcount(models[0].packed), sys.getrefcount(fs[0]), sys.getrefcount(x0))
+    assert before == after
