@@ -389,11 +389,11 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
                 } else {
                     double a = xa[p], fa_ = fa[p], b = xb[p], fb_ = fb[p];
                     if (ps[p] > 0.0 && isfinite(ps[p])) {
-                        /* predictive bracket: a secant step from the last trial, then steps
-                         * of growing length towards the root until it is enclosed */
+                        /* predictive bracket: secant steps with the last slope dx/dE,
+                         * lengthened by 5 % (then 4x more each time) so that they cross the
+                         * root within a step or two */
                         double g = px[p] + (Tm - pf[p]) * ps[p];
-                        double step = 0.002 * fabs(Tm - pf[p]) * ps[p] +
-                                      4.0 * (o->tol_x * fabs(g) + xtol);
+                        double over = 0.05;
                         int sides = 0;
                         for (int k = 0; k < 6 && sides != 3; k++) {
                             if (!(g > a && g < b)) {
@@ -404,18 +404,19 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
                                 bad = 1;
                                 break;
                             }
+                            double tiny = 2.0 * (o->tol_x * fabs(g) + xtol);
                             if (fg <= Tm) {
                                 a = g;
                                 fa_ = fg;
                                 sides |= 1;
-                                g += step;
+                                g += (Tm - fg) * ps[p] * (1.0 + over) + tiny;
                             } else {
                                 b = g;
                                 fb_ = fg;
                                 sides |= 2;
-                                g -= step;
+                                g -= (fg - Tm) * ps[p] * (1.0 + over) + tiny;
                             }
-                            step *= 4.0;
+                            over *= 4.0;
                         }
                     }
                     inv_bracket(E, ctx, p, Tm, &a, &fa_, &b, &fb_, o->tol_x, xtol, o->max_inner,
