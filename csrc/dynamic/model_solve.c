@@ -348,6 +348,12 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
         if (e > 0.0) {
             inv_sum += u / e;
         }
+        if (warm && e > 0.0 && isfinite(e)) {
+            /* the first prediction of x_p(T) follows the same chord */
+            px[p] = u;
+            pf[p] = e;
+            ps[p] = u / e;
+        }
     }
     if (inv_sum > 0.0) {
         Tn = S / inv_sum;
