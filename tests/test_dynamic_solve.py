@@ -134,6 +134,8 @@ def instance(draw):
     lb = ub = None
     if draw(st.booleans()):
         lb = [draw(st.sampled_from([0.0, 0.0, 1.0, S / (2 * n)])) for _ in range(n)]
+        if sum(lb) > S:  # infeasible bounds are S6's business
+            lb = None
     if draw(st.booleans()):
         ub = [draw(st.sampled_from([math.inf, S, S / 2, S / n + 1])) for _ in range(n)]
         if sum(min(u, S) for u in ub) < S:
