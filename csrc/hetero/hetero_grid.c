@@ -297,25 +297,29 @@ wpart_status_t hg_dp_min_energy(const hg_grid_t *G, hg_dp_t *W, double lo, doubl
         }
         WPART_CHECK(hg_tick(pl, n1));
         if (!(forbid && forbid[i])) {
-            for (int64_t j = G->off[i]; j < G->off[i + 1]; j++) {
-                int64_t u = G->u[j];
-                double tj = G->t[j], ej = G->e[j];
-                WPART_CHECK(hg_tick(pl, 1));
-                if (u > N || !(tj >= lo && tj <= hi)) {
-                    continue;
-                }
-                WPART_CHECK(hg_tick(pl, n1 - u));
-                for (int64_t w = u; w <= N; w++) {
-                    double r = Dn[w - u];
-                    if (r == INFINITY) {
+            /* sizes in blocks of about HG_POLL_WORK cell updates, one tick per block */
+            const int64_t jend = G->off[i + 1], jstep = HG_POLL_WORK / (n1 + 1) + 1;
+            for (int64_t jb = G->off[i]; jb < jend; jb += jstep) {
+                int64_t je = jend - jb > jstep ? jb + jstep : jend;
+                WPART_CHECK(hg_tick(pl, (je - jb) * (n1 + 1)));
+                for (int64_t j = jb; j < je; j++) {
+                    int64_t u = G->u[j];
+                    double tj = G->t[j], ej = G->e[j];
+                    if (u > N || !(tj >= lo && tj <= hi)) {
                         continue;
                     }
-                    double v = ej + r;
-                    int32_t a = An[w - u] + 1;
-                    if (v < Dc[w] || (v == Dc[w] && a < Ac[w])) {
-                        Dc[w] = v;
-                        Ac[w] = a;
-                        ch[w] = u;
+                    for (int64_t w = u; w <= N; w++) {
+                        double r = Dn[w - u];
+                        if (r == INFINITY) {
+                            continue;
+                        }
+                        double v = ej + r;
+                        int32_t a = An[w - u] + 1;
+                        if (v < Dc[w] || (v == Dc[w] && a < Ac[w])) {
+                            Dc[w] = v;
+                            Ac[w] = a;
+                            ch[w] = u;
+                        }
                     }
                 }
             }
@@ -406,21 +410,25 @@ static wpart_status_t feas(const hg_grid_t *G, uint64_t *R, uint64_t *R2, int64_
             memcpy(R2, R, (size_t)nw * sizeof(uint64_t));
         }
         WPART_CHECK(hg_tick(pl, nw));
-        for (int64_t j = G->off[i]; j < G->off[i + 1]; j++) {
-            int64_t u = G->u[j];
-            WPART_CHECK(hg_tick(pl, 1));
-            if (u > G->N || !(G->t[j] >= lo && G->t[j] <= hi)) {
-                continue;
-            }
-            int64_t ws = u >> 6;
-            int bs = (int)(u & 63);
-            WPART_CHECK(hg_tick(pl, nw - ws));
-            for (int64_t k = nw - 1; k >= ws; k--) {
-                uint64_t v = R[k - ws] << bs;
-                if (bs && k - ws - 1 >= 0) {
-                    v |= R[k - ws - 1] >> (64 - bs);
+        /* sizes in blocks of about HG_POLL_WORK words, one tick per block */
+        const int64_t jend = G->off[i + 1], jstep = HG_POLL_WORK / (nw + 1) + 1;
+        for (int64_t jb = G->off[i]; jb < jend; jb += jstep) {
+            int64_t je = jend - jb > jstep ? jb + jstep : jend;
+            WPART_CHECK(hg_tick(pl, (je - jb) * (nw + 1)));
+            for (int64_t j = jb; j < je; j++) {
+                int64_t u = G->u[j];
+                if (u > G->N || !(G->t[j] >= lo && G->t[j] <= hi)) {
+                    continue;
                 }
-                R2[k] |= v;
+                int64_t ws = u >> 6;
+                int bs = (int)(u & 63);
+                for (int64_t k = nw - 1; k >= ws; k--) {
+                    uint64_t v = R[k - ws] << bs;
+                    if (bs && k - ws - 1 >= 0) {
+                        v |= R[k - ws - 1] >> (64 - bs);
+                    }
+                    R2[k] |= v;
+                }
             }
         }
         memcpy(R, R2, (size_t)nw * sizeof(uint64_t));
@@ -750,24 +758,28 @@ wpart_status_t wpart_hetero_load_balanced(int64_t n, const wpart_hetero_profiles
         for (int64_t i = 0; i < p; i++) {
             memcpy(nreach, reach, (size_t)cells * sizeof(uint64_t));
             WPART_CHECK(hg_tick(&pl, cells));
-            for (int64_t j = G.off[i]; j < G.off[i + 1]; j++) {
-                int64_t u = G.u[j];
-                WPART_CHECK(hg_tick(&pl, 1));
-                if (u > N) {
-                    continue;
-                }
-                int64_t ws = u >> 6;
-                int bs = (int)(u & 63);
-                WPART_CHECK(hg_tick(&pl, (i + 1) * (nw - ws)));
-                for (int64_t kk = 1; kk <= i + 1; kk++) {
-                    const uint64_t *R = reach + (kk - 1) * nw;
-                    uint64_t *R2 = nreach + kk * nw;
-                    for (int64_t q = nw - 1; q >= ws; q--) {
-                        uint64_t v = R[q - ws] << bs;
-                        if (bs && q - ws - 1 >= 0) {
-                            v |= R[q - ws - 1] >> (64 - bs);
+            const int64_t jend = G.off[i + 1], jw = (i + 1) * nw + 1;
+            const int64_t jstep = HG_POLL_WORK / jw + 1;
+            for (int64_t jb = G.off[i]; jb < jend; jb += jstep) {
+                int64_t je = jend - jb > jstep ? jb + jstep : jend;
+                WPART_CHECK(hg_tick(&pl, (je - jb) * jw));
+                for (int64_t j = jb; j < je; j++) {
+                    int64_t u = G.u[j];
+                    if (u > N) {
+                        continue;
+                    }
+                    int64_t ws = u >> 6;
+                    int bs = (int)(u & 63);
+                    for (int64_t kk = 1; kk <= i + 1; kk++) {
+                        const uint64_t *R = reach + (kk - 1) * nw;
+                        uint64_t *R2 = nreach + kk * nw;
+                        for (int64_t q = nw - 1; q >= ws; q--) {
+                            uint64_t v = R[q - ws] << bs;
+                            if (bs && q - ws - 1 >= 0) {
+                                v |= R[q - ws - 1] >> (64 - bs);
+                            }
+                            R2[q] |= v;
                         }
-                        R2[q] |= v;
                     }
                 }
             }
