@@ -209,9 +209,14 @@ def pareto_front(
     Raises
     ------
     ValueError
-        Bad profiles (NaN, negative times or energies, duplicate or unsorted sizes ...), a
-        negative `n`, ``energy="total"`` without a finite ``static_power >= 0``, or an
-        `energy_threshold` below the time-optimal energy.
+        Bad profiles (NaN, negative times or energies, duplicate or unsorted sizes ...,
+        energies so large that a sum of one per processor overflows float64), a negative
+        `n`, ``energy="total"`` without a finite ``static_power >= 0`` (or one whose
+        ``static_power x time`` overflows), or an `energy_threshold` below the time-optimal
+        energy. A workload beyond every processor's capacity is no error: the front is
+        empty, whatever the size of `n`.
+    wpart.CancelledError
+        `time_limit` reached (in the front or the load-balanced baseline).
 
     Notes
     -----
