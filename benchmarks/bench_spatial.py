@@ -28,9 +28,9 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))  # run from a checkout without installing
+from _common import ROOT, use_wpart  # noqa: E402  (installed wpart first, else this checkout)
+
+use_wpart()
 
 from wpart.experiments import jsonable
 from wpart.experiments import spatial as ex

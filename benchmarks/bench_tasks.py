@@ -32,9 +32,9 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from _common import ROOT, use_wpart  # noqa: E402  (installed wpart first, else this checkout)
+
+use_wpart()
 
 import wpart
 from wpart import tasks
