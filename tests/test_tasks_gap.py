@@ -1,0 +1,86 @@
+"""CCM-LB against the GLPK optimum on small seeded paper-style instances (wpart.tasks.gap_study)."""
+
+import json
+
+import numpy as np
+import pytest
+
+import wpart.milp
+from wpart import tasks
+
+pytestmark = pytest.mark.skipif(wpart.milp.solver_version() == "", reason="built without GLPK")
+
+VARIANTS = {
+    "whole": {},
+    "singles": {"subclusters": True},
+    "fill": {"subclusters": "fill"},
+}
+
+
+@pytest.fixture(scope="module")
+def study():
+    # 12 instances, 2-3 ranks, 3-4 blocks per rank, 2-3 tasks per block, the paper's two
+    # largest deltas (GLPK proves these optimal in well under a second each), memory caps
+    return tasks.gap_study(12, 1, variants=VARIANTS, deltas=(1e-9, 1e-10), n_seeds=3,
+                           ranks=(2, 3), blocks_per_rank=(3, 4), tasks_per_block=(2, 3),
+                           clusters=False, time_limit=20.0)
+
+
+def test_gap_bounds(study):
+    assert study.n_not_optimal == 0
+    s = study.summary
+    for k in VARIANTS:
+        g = study.gaps[k]
+        assert g.shape == (12, 3)
+        assert np.all(g >= -1e-9)          # never below the proven optimum
+        assert s[k]["memory_ok"]           # no run above a memory cap
+    # the bounds achieved (measured: fill median 0.00 %, p90 1.4 %, max 3.9 %, 89 % of the
+    # runs within the paper's 1.8 %; whole blocks: median 0.8 %, max 19.9 %)
+    assert s["fill"]["median"] <= 0.005
+    assert s["fill"]["p90"] <= 0.02
+    assert s["fill"]["max"] <= 0.04
+    assert s["fill"]["within"] >= 0.85
+    # splitting clusters helps: whole block groups are far coarser on such small instances
+    assert s["fill"]["median"] <= s["singles"]["median"] <= s["whole"]["median"]
+    assert s["fill"]["max"] < s["singles"]["max"] <= s["whole"]["max"]
+
+
+def test_gap_study_api(study):
+    d = study.to_dict()
+    json.dumps(d)
+    assert set(d["summary"]) == set(VARIANTS) and len(d["instances"]) == 12
+    assert "median" in study.table() and "GapStudy" in repr(study)
+    # reproducible instance stream
+    rng1, rng2 = np.random.default_rng(5), np.random.default_rng(5)
+    p1, sz1, _ = tasks.paper_style_instance(rng1)
+    p2, sz2, _ = tasks.paper_style_instance(rng2)
+    assert sz1 == sz2 and np.array_equal(p1.task_load, p2.task_load)
+    ax = study.plot()
+    assert ax is not None
+
+
+def test_gap_study_clusters_and_errors():
+    g = tasks.gap_study(2, 3, variants={"whole": {}}, deltas=(1e-9,), ranks=(2, 2),
+                        blocks_per_rank=(2, 2), tasks_per_block=(2, 2), memory_cap=None)
+    # whole-cluster CCM-LB never beats the cluster-preserving optimum
+    assert np.all(g.gaps_clusters["whole"] >= -1e-9)
+    with pytest.raises(ValueError, match="n_instances"):
+        tasks.gap_study(0)
+    with pytest.raises(ValueError, match="variants"):
+        tasks.gap_study(1, variants={})
+
+
+def test_subclusters_argument():
+    p = tasks.synthetic_blocks()
+    r = tasks.balance(p, seed=0, subclusters="subsets")
+    assert r.max_work == 2.0 and r.stats["subclusters"] == "subsets"
+    assert r.stats["split_rule"] == "compete"
+    assert tasks.balance(p, seed=0, subclusters=True).stats["split_rule"] == "fallback"
+    assert tasks.balance(p, seed=0, subclusters="fill").max_work == 2.0
+    assert tasks.balance(p, seed=0, subclusters="none").max_work == 2.5
+    with pytest.raises(ValueError, match="subclusters"):
+        tasks.balance(p, subclusters="nope")
+    with pytest.raises(TypeError, match="subclusters"):
+        tasks.balance(p, subclusters=2)
+    with pytest.raises(ValueError, match="split_rule"):
+        tasks.balance(p, split_rule="x")
