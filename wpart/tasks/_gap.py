@@ -24,7 +24,7 @@ from ._balance import balance
 from ._milp import solve_milp
 from .generators import gemma_like
 
-__all__ = ["DEFAULT_VARIANTS", "GapStudy", "gap_study", "paper_style_instance"]
+__all__ = ["DEFAULT_VARIANTS", "GapStudy", "gap_study", "paper_scale_study", "paper_style_instance"]
 
 #: CCM-LB settings compared by :func:`gap_study`: name -> keyword arguments of
 #: :func:`wpart.tasks.balance`. "whole" keeps block groups whole (the paper); "singles" is the
@@ -271,3 +271,41 @@ def gap_study(n_instances: int = 200, seed: int = 0, *,
                     variants={k: dict(v) for k, v in var.items()}, threshold=float(threshold),
                     n_not_optimal=int(n_not_opt), seconds=time.perf_counter() - t0,
                     params=params)
+
+
+def paper_scale_study(n_ranks: int = 14, n_tasks: int = 1959, n_blocks: int = 206,
+                      instances: int = 3, n_seeds: int = 6, *,
+                      variants: Mapping[str, Mapping[str, Any]] | None = None,
+                      load_sigma: float = 1.0) -> dict:
+    """CCM-LB at the paper's Fig. 4a size (delta = 0, no caps) against the lower bound
+    ``max(sum L / I, max L)`` (an exact MILP is out of GLPK's reach at this size).
+
+    Returns a dict with, per variant, ``gap_min``/``gap_median``/``gap_max`` (``W / bound - 1``
+    over all instances and seeds) and ``seconds`` (mean CCM-LB time), plus ``initial`` (the
+    co-located start's gap per instance). Instance ``g`` is ``gemma_like(..., seed=g)``.
+    """
+    instances = as_int(instances, "instances", minimum=1)
+    n_seeds = as_int(n_seeds, "n_seeds", minimum=1)
+    var = dict(DEFAULT_VARIANTS if variants is None else variants)
+    if not var:
+        raise ValueError("`variants` must not be empty")
+    gaps = {k: [] for k in var}
+    secs = {k: 0.0 for k in var}
+    init = []
+    for g in range(instances):
+        p = gemma_like(n_ranks, n_tasks, n_blocks, seed=g, load_sigma=load_sigma)
+        lb = max(float(p.task_load.sum()) / p.n_ranks, float(p.task_load.max()))
+        init.append(float(p.evaluate()["w_max"]) / lb - 1.0)
+        for k, kw in var.items():
+            for s in range(n_seeds):
+                t1 = time.perf_counter()
+                w = balance(p, seed=s, **kw).max_work
+                secs[k] += time.perf_counter() - t1
+                gaps[k].append(w / lb - 1.0)
+    out: dict[str, Any] = {"n_ranks": n_ranks, "n_tasks": n_tasks, "n_blocks": n_blocks,
+                           "initial": init, "variants": {k: dict(v) for k, v in var.items()}}
+    for k in var:
+        a = np.array(gaps[k])
+        out[k] = {"gap_min": float(a.min()), "gap_median": float(np.median(a)),
+                  "gap_max": float(a.max()), "seconds": secs[k] / a.size}
+    return out
