@@ -94,3 +94,19 @@ def test_paper_scale_whole_blocks_near_bound():
     assert min(r["initial"]) > 0.2
     for k in ("whole", "fill"):
         assert -1e-12 <= r[k]["gap_min"] and r[k]["gap_max"] <= 0.01
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_explore_trials_never_worse(seed):
+    rng = np.random.default_rng(seed)
+    p, _, _ = tasks.paper_style_instance(rng, ranks=(3, 6), blocks_per_rank=(3, 6))
+    cap = 1.3 * float(p.evaluate(delta=1e-9)["memory"].max())
+    kw = dict(seed=seed, delta=1e-9, memory_cap=cap)
+    for sub in (False, "fill"):
+        one = tasks.balance(p, subclusters=sub, **kw)
+        many = tasks.balance(p, subclusters=sub, n_trials=5, explore=True, **kw)
+        again = tasks.balance(p, subclusters=sub, n_trials=5, explore=True, **kw)
+        assert many.max_work <= one.max_work + 1e-15
+        assert np.array_equal(many.assignment, again.assignment)
+        assert np.all(many.memory <= cap) and many.stats["explore"]
+        assert np.all(np.diff(many.history) <= 1e-15)

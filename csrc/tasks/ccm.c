@@ -328,8 +328,11 @@ typedef struct {
     double dexc;           /* reduction of the two ranks' summed memory excess */
     double gain;           /* reduction of max(W) without the memory term */
     int32_t cr, cp, moved; /* cluster indices (-1 = empty) */
-    int single;            /* cr / cp index the single-task clusters */
+    int single;            /* 0: cr / cp index clusters; 1: sub-cluster units; 2: per-pair
+                              parts */
     int found;
+    rng_t *rng;            /* explore: uniform choice among the improving exchanges */
+    uint64_t seen;         /* improving exchanges met so far (explore) */
 } best_t;
 
 /* The pair state before an exchange: summed cap excess and max W without the memory term.
@@ -356,17 +359,21 @@ static void consider(const wpart_tasks_state_t *s, best_t *best, pairkey_t befor
     double w2 = wpart_tasks_i_work_noeps(&s->p, &s->c, p, v2);
     gain = before.w - (w1 > w2 ? w1 : w2);
     if (dexc == 0.0 && !(gain > tol * before.w)) return;
-    if (!best->found || dexc > best->dexc ||
-        (dexc == best->dexc && (gain > best->gain ||
-                                (gain == best->gain && moved < best->moved)))) {
-        best->found = 1;
-        best->dexc = dexc;
-        best->gain = gain;
-        best->cr = i;
-        best->cp = j;
-        best->moved = moved;
-        best->single = single;
+    if (best->rng && before.exc == 0.0) { /* reservoir sampling: uniform over candidates */
+        if (rng_below(best->rng, ++best->seen) != 0) return;
+    } else if (best->found && !(dexc > best->dexc ||
+                                (dexc == best->dexc &&
+                                 (gain > best->gain ||
+                                  (gain == best->gain && moved < best->moved))))) {
+        return;
     }
+    best->found = 1;
+    best->dexc = dexc;
+    best->gain = gain;
+    best->cr = i;
+    best->cp = j;
+    best->moved = moved;
+    best->single = single;
 }
 
 /* Peer information as of the start of the iteration (what the inform stage carried). */
@@ -422,10 +429,12 @@ typedef struct {
 static wpart_status_t find_best(wpart_tasks_state_t *s, int32_t r, int32_t p,
                                 const clusters_t *Cr, const clusters_t *Cp, const clusters_t *Tr,
                                 const clusters_t *Tp, double tol, int one_way, int split_always,
-                                fill_t *X, const snapshot_t *snap, best_t *best)
+                                fill_t *X, rng_t *explore, const snapshot_t *snap,
+                                best_t *best)
 {
     wpart_status_t st;
     memset(best, 0, sizeof(*best));
+    best->rng = explore;
     best->cr = best->cp = -1;
     const wpart_tasks_rank_t *vp = snap ? &snap->rank[p] : &s->rank[p];
     pairkey_t before;
@@ -667,11 +676,11 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                     if (prm->exact_ranking) {
                         WPART_CHECK(find_best(s, r, q, &CL[r], &CL[q], CT ? &CT[r] : NULL,
                                               CT ? &CT[q] : NULL, prm->tol, prm->one_way,
-                                              prm->split_always, fx, NULL, &b));
+                                              prm->split_always, fx, NULL, NULL, &b));
                     } else {
                         WPART_CHECK(find_best(s, r, q, &CL[r], &CLs[q], CT ? &CT[r] : NULL,
                                               CTs ? &CTs[q] : NULL, prm->tol, prm->one_way,
-                                              prm->split_always, fx, &snap, &b));
+                                              prm->split_always, fx, NULL, &snap, &b));
                     }
                     if (b.found) {
                         wl[nw].dexc = b.dexc;
@@ -687,7 +696,9 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                     best_t b;
                     WPART_CHECK(find_best(s, r, q, &CL[r], &CL[q], CT ? &CT[r] : NULL,
                                           CT ? &CT[q] : NULL, prm->tol, prm->one_way,
-                                          prm->split_always, fx, NULL, &b));
+                                          prm->split_always, fx,
+                                          prm->explore && trial > 0 ? &rngs[r] : NULL, NULL,
+                                          &b));
                     if (b.found) {
                         /* unit kinds: 0 clusters, 1 sub-cluster units, 2 per-pair parts */
                         const clusters_t *Cr = b.single == 2 ? &fx->U

@@ -210,7 +210,7 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
             fanout: int | None = None, n_trials: int = 1, cluster: str = "block",
             order: str = "random", tol: float = 1e-12, subclusters: bool | str = False,
             ranking: str = "snapshot", allow_infeasible_start: bool = False,
-            comm_tau: float = 1.0, split_rule: str = "auto",
+            comm_tau: float = 1.0, split_rule: str = "auto", explore: bool = False,
             backend: str = "simulated", max_delay: float = 1.0,
             progress: bool | Callable[[float, float], None] = False,
             time_limit: float | None = None, **options: Any) -> TasksResult:
@@ -275,6 +275,11 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
         with the whole-cluster exchanges and keeps the largest gain (the paper's FindBestCCM
         over the larger set of units). ``"auto"``: ``"fallback"`` for ``"singles"`` (LBAF's
         subclustering), ``"compete"`` for ``"subsets"`` and ``"fill"``.
+    explore : bool, default False
+        With ``n_trials > 1``: trials after the first take, for each locked pair, a uniformly
+        random improving exchange instead of the best one (the lock protocol and the
+        acceptance criterion are unchanged), so that the trials reach different local optima;
+        trial 0 is the paper's run, so the result is never worse than with one trial.
 
     Returns
     -------
@@ -362,7 +367,7 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
             d, run_c.as_tuple(enforce), a0, n_iter, k, f, n_trials, seed, cluster_mode,
             od == "random", tol, hook, tl, meth == "tempered",
             split if meth == "ccm" else 0, rk == "exact", bool(allow_infeasible_start),
-            comm_tau, split_always=srule == "compete")
+            comm_tau, split_always=srule == "compete", explore=bool(explore))
     secs = time.perf_counter() - t0
     best = int(st["best_trial"])
     history = hist[best]
@@ -374,5 +379,6 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
     stats.update(seconds=secs, exchanges_per_iteration=exch[best].tolist(),
                  n_iter=n_iter, n_trials=n_trials, seed=seed, cluster=cl,
                  subclusters=_SPLITS[split] if split else False, split_rule=srule,
+                 explore=bool(explore),
                  ranking=rk)
     return _result(problem, c, cap, a, history, meth, stats)

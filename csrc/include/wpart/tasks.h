@@ -135,6 +135,9 @@ typedef struct {
     int32_t split_always; /* 1: sub-cluster units compete with whole-cluster exchanges on gain
                              for every pair (default 0: tried only when no whole-cluster
                              exchange pays, as LBAF) */
+    int32_t explore;    /* 1: trials after the first take, for each locked pair, a uniformly
+                           random improving exchange instead of the best one (diversifies
+                           the trials; trial 0 is the paper's run; default 0) */
     int32_t exact_ranking; /* 1: rank peers by their exact current state instead of the
                               snapshot carried by the inform stage (default 0) */
     int32_t allow_infeasible_start; /* 1: start above a memory cap and repair it first
