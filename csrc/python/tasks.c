@@ -336,10 +336,11 @@ static PyObject *wpy_tasks_ccm(PyObject *self, PyObject *args, PyObject *kwds)
     wpy_tprob_t t;
     wpart_tasks_coeffs_t c;
     PyArrayObject *A = NULL, *out = NULL, *hist = NULL, *exch = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|iiiiKipdOdpippdpp", kwlist, &pd, &co, &ao, &n_iter,
-                                     &n_rounds, &fanout, &n_trials, &seed, &cluster,
-                                     &order_random, &tol, &progress, &time_limit, &one_way, &singles, &exact_ranking,
-                                     &allow_inf, &comm_tau, &split_always, &explore)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|iiiiKipdOdpippdpp", kwlist, &pd, &co, &ao,
+                                     &n_iter, &n_rounds, &fanout, &n_trials, &seed, &cluster,
+                                     &order_random, &tol, &progress, &time_limit, &one_way,
+                                     &singles, &exact_ranking, &allow_inf, &comm_tau,
+                                     &split_always, &explore)) {
         return NULL;
     }
     if (n_iter < 0 || n_trials < 1) {
