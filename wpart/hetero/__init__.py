@@ -119,11 +119,15 @@ def optimal_time(profiles: Any, n: int, *, progress: Any = False,
     return Distribution(r[2], r[0], r[1], n, "time_optimal")
 
 
-def optimal_energy(profiles: Any, n: int) -> Distribution | None:
-    """The energy-optimal distribution: least dynamic energy, then least time."""
+def optimal_energy(profiles: Any, n: int, *, progress: Any = False,
+                   time_limit: float | None = None) -> Distribution | None:
+    """The energy-optimal distribution: least dynamic energy, then least time.
+
+    Stops on Ctrl-C and after `time_limit` seconds (:class:`wpart.CancelledError`)."""
     ps = as_profiles(profiles)
     n = _n(n)
-    r = _core.hetero_point("energy_optimal", n, *ps.csr())
+    with progress_hook(progress, total=1.0, desc="least energy") as hook:
+        r = _core.hetero_point("energy_optimal", n, *ps.csr(), hook, _time_limit(time_limit))
     if r is None:
         return None
     return Distribution(r[2], r[0], r[1], n, "energy_optimal")
