@@ -17,8 +17,9 @@ workers (:func:`run`).
 
 from __future__ import annotations
 
-from . import _balancer, _model
+from . import _balancer, _model, _plbhac
 from ._balancer import *  # noqa: F403
 from ._model import *  # noqa: F403
+from ._plbhac import *  # noqa: F403
 
-__all__: list[str] = [*_balancer.__all__, *_model.__all__]
+__all__: list[str] = [*_balancer.__all__, *_model.__all__, *_plbhac.__all__]
