@@ -2,7 +2,7 @@
  *
  *   dynamic_plbhac(n, kinds|None, opts: dict, min_block|None, cap|None, hec: bool) -> Balancer
  *   dynamic_plbhac_current(bal) -> (X int64[n], T_pred, S_eff, S, version)
- *   dynamic_plbhac_models(bal)  -> list of dicts (the published models)
+ *   dynamic_plbhac_models(bal)  -> float64[n, WPART_DYN_PACKED] (packed published models)
  *   dynamic_plbhac_min_blocks(bal) -> int64[n]
  *
  * opts holds every option of wpart_dynamic_plbhac_cfg_t by its C field name (enums as ints;
@@ -228,29 +228,16 @@ static PyObject *py_models(PyObject *self, PyObject *args)
         return PyErr_NoMemory();
     }
     wpart_dynamic_plbhac_models(b, m);
-    PyObject *lst = PyList_New(n);
-    for (int32_t p = 0; lst && p < n; p++) {
-        PyObject *coef = PyTuple_New(WPART_DYN_NBASIS);
-        for (int i = 0; coef && i < WPART_DYN_NBASIS; i++) {
-            PyTuple_SET_ITEM(coef, i, PyFloat_FromDouble(m[p].coef[i]));
+    npy_intp dims[2] = {n, WPART_DYN_PACKED};
+    PyObject *arr = PyArray_SimpleNew(2, dims, NPY_FLOAT64);
+    if (arr) {
+        double *d = PyArray_DATA((PyArrayObject *)arr);
+        for (int32_t p = 0; p < n; p++) {
+            wpart_dynamic_model_pack(&m[p], d + (size_t)p * WPART_DYN_PACKED);
         }
-        PyObject *d = coef ? Py_BuildValue(
-                                 "{sksNsdsdsdsdsdsdsdsdsdsdsdsisisisi}", "mask",
-                                 (unsigned long)m[p].mask, "coef", coef, "c0", m[p].c0, "x_scale",
-                                 m[p].x_scale, "g_slope", m[p].g_slope, "g_icept", m[p].g_icept,
-                                 "x_a", m[p].x_a, "x_b", m[p].x_b, "e_a", m[p].e_a, "e_b",
-                                 m[p].e_b, "slope_hi", m[p].slope_hi, "sse", m[p].sse, "aicc",
-                                 m[p].aicc, "m", (int)m[p].m, "m_distinct", (int)m[p].m_distinct,
-                                 "kind", (int)m[p].kind, "valid", (int)m[p].valid)
-                           : NULL;
-        if (!d) {
-            Py_CLEAR(lst);
-            break;
-        }
-        PyList_SET_ITEM(lst, p, d);
     }
     PyMem_Free(m);
-    return lst;
+    return arr;
 }
 
 static PyMethodDef plbhac_methods[] = {
@@ -258,7 +245,7 @@ static PyMethodDef plbhac_methods[] = {
      "dynamic_plbhac(n, total, kinds, opts, min_block, cap, hec) -> Balancer"},
     {"dynamic_plbhac_current", py_current, METH_VARARGS,
      "dynamic_plbhac_current(bal) -> (X, T_pred, S_eff, S, version)"},
-    {"dynamic_plbhac_models", py_models, METH_VARARGS, "dynamic_plbhac_models(bal) -> list of dict"},
+    {"dynamic_plbhac_models", py_models, METH_VARARGS, "dynamic_plbhac_models(bal) -> packed models [n, 23]"},
     {"dynamic_plbhac_min_blocks", py_min_blocks, METH_VARARGS,
      "dynamic_plbhac_min_blocks(bal) -> int64[n]"},
     {NULL, NULL, 0, NULL},

@@ -25,6 +25,7 @@ from .. import _core
 from .._validate import as_int as _as_int
 from .._validate import choice as _choice
 from ._balancer import Balancer, _n_total
+from ._model import PerfModel
 
 __all__ = ["PLBHAC", "PLBHeC", "PRESETS", "PU_KINDS"]
 
@@ -293,9 +294,9 @@ class PLBHAC(Balancer):
         return _core.dynamic_plbhac_min_blocks(self._c)
 
     @property
-    def models(self) -> list[Any]:
-        """The published performance models, one per PU (parameters as dicts)."""
-        return _models(_core.dynamic_plbhac_models(self._c))
+    def models(self) -> list[PerfModel]:
+        """The published performance models, one per PU (empty before the first model)."""
+        return _models(_core.dynamic_plbhac_models(self._c), self.model_version)
 
 
 class PLBHeC(PLBHAC):
@@ -306,15 +307,7 @@ class PLBHeC(PLBHAC):
     _hec = True
 
 
-def _models(raw: list[dict]) -> list[Any]:
-    try:
-        from ._model import PerfModel  # available once the model layer is in
-    except ImportError:  # pragma: no cover
-        PerfModel = None
-    out = []
-    for d in raw:
-        if PerfModel is not None and hasattr(PerfModel, "_from_c"):
-            out.append(PerfModel._from_c(d))
-        else:
-            out.append(d)
-    return out
+def _models(packed: _np.ndarray, version: int) -> list[PerfModel]:
+    if version == 0:
+        return []
+    return [PerfModel.from_packed(row) for row in packed]
