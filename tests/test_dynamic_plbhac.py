@@ -124,8 +124,12 @@ def test_A2_probe_mode_never_parks():
 def test_A3_worked_example():
     bal = PLBHAC(4, 300, x_init=8, step_mode="fixed", step_size=30)
     trace, evals, _ = drive(bal, linear(RATES4), c_eval=0.0)
-    train2 = sorted((r["a"].pu, r["start"], r["end"], r["a"].size) for r in trace if r["a"].block_kind == "train" and r["a"].block_id >= 4)
-    assert [(p, s, e, x) for p, s, e, x in train2] == [(0, 1, 3, 16), (1, 2, 4, 8), (2, 4, 6, 4), (3, 8, 10, 2)]
+    train2 = sorted(
+        (r["a"].pu, r["start"], r["end"], r["a"].size)
+        for r in trace
+        if r["a"].block_kind == "train" and r["a"].block_id >= 4
+    )
+    assert train2 == [(0, 1, 3, 16), (1, 2, 4, 8), (2, 4, 6, 4), (3, 8, 10, 2)]
     assert evals[0]["t"] == 10 and evals[0]["pu"] == 3
     ser = bal.series
     assert ser["S_eff"][0] == 30 and list(ser["X"][0]) == [16, 8, 4, 2]
@@ -133,7 +137,8 @@ def test_A3_worked_example():
     assert ser["t"][0] == 10.0
     assert np.allclose(bal.shares, [100 * 16 / 30, 100 * 8 / 30, 100 * 4 / 30, 100 * 2 / 30])
     first_reg = [r for r in regular(trace) if r["a"].vstep == 1]
-    assert sorted((r["a"].pu, r["start"], r["end"]) for r in first_reg) == [(0, 10, 12), (1, 10, 12), (2, 10, 12), (3, 10, 12)]
+    got = sorted((r["a"].pu, r["start"], r["end"]) for r in first_reg)
+    assert got == [(0, 10, 12), (1, 10, 12), (2, 10, 12), (3, 10, 12)]
     assert bal.step_volume == 30
     assert_exactly_once(trace, 300)
 
@@ -184,7 +189,9 @@ def test_A5_virtual_steps():
     for e in evals[1:]:
         p = e["pu"]
         # the trigger's released block is its first of a new step, assigned at done_at
-        nxt = next(r for r in trace if r["a"].pu == p and r["t_assign"] >= e["t"] and r["a"].block_kind == "regular")
+        nxt = next(
+            r for r in trace if r["a"].pu == p and r["t_assign"] >= e["t"] and r["a"].block_kind == "regular"
+        )
         assert nxt["t_assign"] == pytest.approx(e["done_at"])
         v = nxt["a"].vstep
         # nobody entered step v before the trigger
@@ -247,7 +254,9 @@ def test_A6_tail_scale_and_once():
     assert_exactly_once(trace, W)
     bal = PLBHAC(4, W, x_init=8, step_mode="fixed", step_size=300, tail_alpha=0.9, tail_once=True)
     trace, evals, _ = drive(bal, linear(RATES4), c_eval=0.0)
-    tail = [row["S_eff"] for row, e in zip(bal.series, evals) if e["completed"] >= 0.7 * W and W - e["cursor"] > 30]
+    tail = [
+        row["S_eff"] for row, e in zip(bal.series, evals) if e["completed"] >= 0.7 * W and W - e["cursor"] > 30
+    ]
     assert tail and all(s == 30 for s in tail)  # max(300 * 0.1, floor 15), not compounded
 
 

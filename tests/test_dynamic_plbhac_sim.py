@@ -63,7 +63,8 @@ def _basis_platform():
 
 
 def _oracle_split(pl, S):
-    x, T = solve_equal_time(true_curves(pl, first=False), float(S), lb=np.zeros(pl.n_pu), ub=np.full(pl.n_pu, float(S)))
+    n = pl.n_pu
+    x, T = solve_equal_time(true_curves(pl, first=False), float(S), lb=np.zeros(n), ub=np.full(n, float(S)))
     return x, T
 
 
@@ -93,7 +94,8 @@ def test_P4_nonlinear_convergence():
 def test_P5_noisy_convergence():
     rel_err = []
     for seed in range(5):
-        devs = [Device("cpu", i, Affine(0.01 * (i + 1), r), sigma=0.05, sigma_xfer=0.0) for i, r in enumerate((3000.0, 1500.0, 700.0))]
+        rates = (3000.0, 1500.0, 700.0)
+        devs = [Device("cpu", i, Affine(0.01 * (i + 1), r), sigma=0.05, sigma_xfer=0.0) for i, r in enumerate(rates)]
         pl = Platform(devs, total=2**21)
         bal = PLBHAC(3, pl.total)
         r = simulate(pl, bal, seed=seed, eval_cost=0.1)

@@ -40,7 +40,9 @@ _FIT_KEYS = ("basis", "intercept", "max_terms", "weighting", "decay", "window", 
 _SOLVE_KEYS = ("tol_T", "tol_x", "max_outer", "max_inner", "newton_polish")
 
 
-def _num(x: Any, name: str, lo: float, hi: float = math.inf, *, lo_open: bool = False, hi_open: bool = False) -> float:
+def _num(
+    x: Any, name: str, lo: float, hi: float = math.inf, *, lo_open: bool = False, hi_open: bool = False
+) -> float:
     if isinstance(x, bool) or not isinstance(x, (int, float, _np.integer, _np.floating)):
         raise TypeError(f"`{name}` must be a number, got {type(x).__name__}")
     v = float(x)
@@ -174,7 +176,8 @@ def _resolve(n: int, w: int, kw: dict[str, Any]) -> tuple[dict[str, Any], Any, A
         elif key == "intercept":
             opts["intercept"] = _flag(v, "fit['intercept']")
         elif key == "weighting":
-            opts["weighting"] = ("plain", "relative").index(_choice(v, "fit['weighting']", ("plain", "relative")))
+            wmodes = ("plain", "relative")
+            opts["weighting"] = wmodes.index(_choice(v, "fit['weighting']", wmodes))
         elif key == "decay":
             opts["decay"] = _num(v, "decay", 0.0, 1.0, lo_open=True)
         elif key == "slope_floor":
