@@ -33,14 +33,15 @@ void wpart_dynamic_solve_opts_init(wpart_dynamic_solve_opts_t *o)
  * returned NaN.
  */
 static void inv_bracket(wpart_dynamic_time_fn E, void *ctx, int64_t p, double T, double *pa,
-                        double *pfa, double *pb, double *pfb, double xtol, int max_inner, int *bad)
+                        double *pfa, double *pb, double *pfb, double rtol, double atol,
+                        int max_inner, int *bad)
 {
     double a = *pa, fa = *pfa, b = *pb, fb = *pfb;
     double ga = fa - T, gb = fb - T;
     double wref = b - a;
     int last = 0, stale = 0;
     for (int it = 0; it < max_inner; it++) {
-        double w = b - a;
+        double w = b - a, xtol = rtol * b + atol;
         if (w <= xtol) {
             break;
         }
@@ -136,7 +137,7 @@ static double inv_cold(wpart_dynamic_time_fn E, void *ctx, int64_t p, double T, 
             }
         }
     }
-    inv_bracket(E, ctx, p, T, &a, &fa, &b, &fb, tol_x * b, max_inner, bad);
+    inv_bracket(E, ctx, p, T, &a, &fa, &b, &fb, tol_x, 1e-3 * tol_x * b, max_inner, bad);
     return a;
 }
 
@@ -290,7 +291,7 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
         double f = S / slb, Tm = 0.0;
         for (int64_t p = 0; p < n; p++) {
             x_out[p] = (lb ? lb[p] : 0.0) * f;
-            double e = E(ctx, p, x_out[p]);
+            double e = x_out[p] > 0.0 ? E(ctx, p, x_out[p]) : 0.0;
             bad |= isnan(e);
             Tm = fmax(Tm, e);
         }
@@ -306,7 +307,9 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
     double xa[SOLVE_WARM_MAX], fa[SOLVE_WARM_MAX], xb[SOLVE_WARM_MAX], fb[SOLVE_WARM_MAX];
     double xh[SOLVE_WARM_MAX], ta[SOLVE_WARM_MAX], tfa[SOLVE_WARM_MAX], tb[SOLVE_WARM_MAX];
     double tfb[SOLVE_WARM_MAX];
-    double xtol = o->tol_x * S;
+    /* the last trial's x(T), E(x) and dx/dE (secant of the final inner bracket), to predict */
+    double px[SOLVE_WARM_MAX], pf[SOLVE_WARM_MAX], ps[SOLVE_WARM_MAX];
+    double xtol = 1e-3 * o->tol_x * S; /* absolute floor of the inner tolerance */
     /* T_hi: every PU can take min(ub, S), so H(T_hi) >= S */
     double T_lo = 0.0, T_hi = 0.0, H_lo = slb, H_hi = 0.0;
     int lo_set = 0, hi_set = 0;
@@ -325,15 +328,36 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
             xb[p] = u;
             fb[p] = e;
             xh[p] = u;
+            px[p] = pf[p] = ps[p] = NAN;
             bad |= isnan(fa[p]);
         }
     }
     if (!isfinite(T_hi)) {
         WPART_FAIL(WPART_EINVAL, "the time function is not finite at min(ub, S)");
     }
-    /* outer iteration: Illinois regula falsi on H(T) - S, safeguarded by bisection */
+    /* outer iteration on H(T) - S: Newton steps (H'(T) from the inner brackets' secant
+     * slopes), pushed slightly across the root so that the bracket closes; otherwise Illinois
+     * regula falsi; bisection when the bracket stalls */
     double g_lo = H_lo - S, g_hi = H_hi - S, wref = T_hi - T_lo;
     int last = 0, stale = 0;
+    double Tn = NAN, inv_sum = 0.0;
+    for (int64_t p = 0; p < n; p++) {
+        /* first guess: each PU linear through the origin and (v, E(v)), v = S / n */
+        double u = fmin(ub ? fmin(ub[p], S) : S, fmax(S / (double)n, lb ? lb[p] : 0.0));
+        double e = E(ctx, p, u);
+        if (e > 0.0) {
+            inv_sum += u / e;
+        }
+        if (warm && e > 0.0 && isfinite(e)) {
+            /* the first prediction of x_p(T) follows the same chord */
+            px[p] = u;
+            pf[p] = e;
+            ps[p] = u / e;
+        }
+    }
+    if (inv_sum > 0.0) {
+        Tn = S / inv_sum;
+    }
     for (int it = 0; it < o->max_outer && !bad; it++) {
         double w = T_hi - T_lo;
         if (w <= o->tol_T * T_hi || !(w > 0.0)) {
@@ -343,6 +367,8 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
         if (stale >= 3) {
             Tm = T_lo + 0.5 * w;
             stale = 0;
+        } else if (Tn > T_lo + delta && Tn < T_hi - delta) {
+            Tm = Tn;
         } else {
             Tm = (g_hi - g_lo) > 0.0 ? T_lo - g_lo * (w / (g_hi - g_lo)) : T_lo + 0.5 * w;
             if (!(Tm >= T_lo + delta)) {
@@ -354,6 +380,7 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
         if (!(Tm > T_lo && Tm < T_hi)) {
             break;
         }
+        double dH = 0.0;
         double H = 0.0;
         for (int64_t p = 0; p < n; p++) {
             if (warm) {
@@ -366,12 +393,60 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
                     ta[p] = tb[p] = xb[p];
                     tfa[p] = tfb[p] = fb[p];
                 } else {
-                    ta[p] = xa[p];
-                    tfa[p] = fa[p];
-                    tb[p] = xb[p];
-                    tfb[p] = fb[p];
-                    inv_bracket(E, ctx, p, Tm, &ta[p], &tfa[p], &tb[p], &tfb[p], xtol,
-                                o->max_inner, &bad);
+                    double a = xa[p], fa_ = fa[p], b = xb[p], fb_ = fb[p];
+                    if (ps[p] > 0.0 && isfinite(ps[p])) {
+                        /* predictive bracket: secant steps with the last slope dx/dE,
+                         * lengthened by 5 % (then 4x more each time) so that they cross the
+                         * root within a step or two */
+                        double g = px[p] + (Tm - pf[p]) * ps[p];
+                        double over = 0.05;
+                        int sides = 0;
+                        for (int k = 0; k < 6 && sides != 3; k++) {
+                            if (!(g > a && g < b)) {
+                                break;
+                            }
+                            double fg = E(ctx, p, g);
+                            if (isnan(fg)) {
+                                bad = 1;
+                                break;
+                            }
+                            double tiny = 2.0 * (o->tol_x * fabs(g) + xtol);
+                            if (fg <= Tm) {
+                                a = g;
+                                fa_ = fg;
+                                sides |= 1;
+                                g += (Tm - fg) * ps[p] * (1.0 + over) + tiny;
+                            } else {
+                                b = g;
+                                fb_ = fg;
+                                sides |= 2;
+                                g -= (fg - Tm) * ps[p] * (1.0 + over) + tiny;
+                            }
+                            over *= 4.0;
+                        }
+                    }
+                    inv_bracket(E, ctx, p, Tm, &a, &fa_, &b, &fb_, o->tol_x, xtol, o->max_inner,
+                                &bad);
+                    ta[p] = a;
+                    tfa[p] = fa_;
+                    tb[p] = b;
+                    tfb[p] = fb_;
+                    /* dx/dE: the chord from the last trial (well conditioned), else the
+                     * final bracket when its times differ enough to carry digits */
+                    double sl = NAN;
+                    if (isfinite(px[p]) && fabs(fa_ - pf[p]) > 1e-9 * fa_ && a != px[p]) {
+                        sl = (a - px[p]) / (fa_ - pf[p]);
+                    } else if (fb_ - fa_ > 1e-7 * fb_ && isfinite(fb_)) {
+                        sl = (b - a) / (fb_ - fa_);
+                    } else {
+                        sl = ps[p];
+                    }
+                    if (sl > 0.0 && isfinite(sl)) {
+                        ps[p] = sl;
+                        dH += sl;
+                    }
+                    px[p] = a;
+                    pf[p] = fa_;
                 }
                 H += ta[p];
             } else {
@@ -379,6 +454,11 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
                 H += inv_cold(E, ctx, p, Tm, l, ub ? fmin(ub[p], S) : S, o->tol_x, o->max_inner,
                               &bad);
             }
+        }
+        Tn = NAN;
+        if (dH > 0.0) {
+            Tn = Tm - (H - S) / dH;
+            Tn += (H >= S ? -0.5 : 0.5) * o->tol_T * Tm; /* land across the root */
         }
         if (H >= S) {
             T_hi = Tm;
@@ -541,6 +621,42 @@ wpart_status_t wpart_dynamic_round_blocks(int64_t n, wpart_dynamic_time_fn E, vo
         blocks_out[best] -= step;
         sum -= step;
     }
+    /* x_cont far below S (more than 4 quanta per PU missing): first raise every PU to its
+     * largest multiple of q that fits the water level T of a discrete bisection with
+     * sum <= S, so that the greedy below hands out O(n) quanta; E_p(b_p) <= T <= the discrete
+     * optimum keeps the greedy optimal */
+    if ((S - sum) / quantum > 4 * n && !bad) {
+        double T_lo = 0.0, T_hi = 0.0;
+        for (int64_t p = 0; p < n; p++) {
+            int64_t room = UB(p) - blocks_out[p];
+            int64_t top = blocks_out[p] + (room < S - sum ? room : S - sum);
+            T_hi = fmax(T_hi, eval_checked(E, ctx, p, (double)top, &bad));
+        }
+        for (int it = 0; it < 100 && !bad && T_hi - T_lo > 1e-12 * T_hi; it++) {
+            double Tm = 0.5 * (T_lo + T_hi), tot = 0.0;
+            for (int64_t p = 0; p < n && tot <= (double)S; p++) {
+                double hi = (double)(UB(p) < S ? UB(p) : S);
+                double xp = inv_cold(E, ctx, p, Tm, (double)blocks_out[p], hi, 1e-12, 200, &bad);
+                tot += fmax((double)blocks_out[p], (double)quantum * floor(xp / (double)quantum));
+            }
+            if (tot <= (double)S) {
+                T_lo = Tm;
+            } else {
+                T_hi = Tm;
+            }
+        }
+        if (T_lo > 0.0) {
+            for (int64_t p = 0; p < n && !bad; p++) {
+                double hi = (double)(UB(p) < S ? UB(p) : S);
+                double xp = inv_cold(E, ctx, p, T_lo, (double)blocks_out[p], hi, 1e-12, 200, &bad);
+                int64_t v = quantum * (int64_t)floor(xp / (double)quantum);
+                if (v > blocks_out[p] && v - blocks_out[p] <= S - sum) {
+                    sum += v - blocks_out[p];
+                    blocks_out[p] = v;
+                }
+            }
+        }
+    }
     /* greedy augmentation: one quantum at a time to the PU that finishes it first */
     int64_t r = S - sum;
     while (r >= quantum && !bad) {
@@ -608,7 +724,9 @@ wpart_status_t wpart_dynamic_round_blocks(int64_t n, wpart_dynamic_time_fn E, vo
     if (Tmax_out) {
         double Tm = 0.0;
         for (int64_t p = 0; p < n; p++) {
-            Tm = fmax(Tm, eval_checked(E, ctx, p, (double)blocks_out[p], &bad));
+            if (blocks_out[p] > 0) { /* no block, no cost */
+                Tm = fmax(Tm, eval_checked(E, ctx, p, (double)blocks_out[p], &bad));
+            }
         }
         *Tmax_out = Tm;
     }
