@@ -134,24 +134,48 @@ def b2_shares(quick: bool):
     pl = _pl("ABCDE", "mm")
     opt = np.asarray(D.oracle_oneshot(pl, W).shares, dtype=float)
     sh: dict[str, list] = {"PLB-HAC": [], "HDSS": []}
+    S_first: list[float] = []
+    later: list = []
     for s in seeds:
         for name, make in (("PLB-HAC", lambda: D.PLBHAC(pl.n_pu, W, pu_kinds=pl.kinds)),
                            ("HDSS", lambda: D.HDSS(pl.n_pu, W))):
             r = D.simulate(pl, make(), seed=s, trace=False)
             sh[name].append(np.asarray(r.shares, dtype=float))
+            if name == "PLB-HAC" and len(r.series):
+                S_first.append(float(r.series["S_eff"][0]))
+                later.append(r.series[min(5, len(r.series) - 1)])
+    S0 = float(np.mean(S_first)) if S_first else float(W)
+    xs, _ = D.solve_equal_time(D.true_curves(pl, first=False), S0)
+    opt_step = 100.0 * np.asarray(xs) / float(np.sum(xs))
     mean = {k: np.mean(v, axis=0) for k, v in sh.items()}
     std = {k: np.std(v, axis=0) for k, v in sh.items()}
     l1 = {k: float(np.abs(v - opt).sum()) for k, v in mean.items()}
+    l1s = {k: float(np.abs(v - opt_step).sum()) for k, v in mean.items()}
+    l1_late = []
+    for row in later:
+        xl, _ = D.solve_equal_time(D.true_curves(pl, first=False), float(row["S_eff"]))
+        X = row["X"].astype(float)
+        l1_late.append(float(np.abs(100 * X / X.sum() - 100 * np.asarray(xl) / np.sum(xl)).sum()))
+    l1_late_m = float(np.mean(l1_late)) if l1_late else float("nan")
     cpu = np.array([k == "cpu" for k in pl.kinds])
     cpu_sum = {k: float(v[cpu].sum()) for k, v in mean.items()}
     smax = max(float(v.max()) for v in std.values())
     run = f"paper5 A-E, mm, W = {_p2(W)}, {len(seeds)} seeds; optimum = oracle_oneshot shares"
-    data = {"optimum": opt, "mean": mean, "std": std, "l1": l1, "cpu_share": cpu_sum,
-            "kinds": list(pl.kinds), "W": W}
+    data = {"l1_after_5_evals": l1_late_m, "optimum": opt, "optimum_step": opt_step, "S_step": S0, "mean": mean, "std": std, "l1": l1,
+            "l1_step": l1s, "cpu_share": cpu_sum, "kinds": list(pl.kinds), "W": W}
+    why_step = (STANDIN + "; one-shot shares (S = W) let the Phi and the GPUs saturate, while within one "
+                f"step (S = {S0:.0f}) their fixed costs keep their equal-time shares lower; see the row "
+                "against the optimal split of one step")
     vs = [
-        _v("Fig. 5b (B2a)", "L1 distance of the step shares to the optimum: PLB-HAC vs HDSS",
+        _v("Fig. 5b (B2a)", "L1 distance of the step shares to the one-shot optimum: PLB-HAC vs HDSS",
            "PLB-HAC closer to Optimum", f"{l1['PLB-HAC']:.1f} vs {l1['HDSS']:.1f}",
-           l1["PLB-HAC"] < l1["HDSS"], "PLB-HAC < HDSS", run, STANDIN),
+           l1["PLB-HAC"] < l1["HDSS"], "PLB-HAC < HDSS", run, why_step),
+        _v("Fig. 5b (B2a')", f"L1 distance to the optimal equal-time split of one step (S = {S0:.0f}): PLB-HAC vs HDSS",
+           "PLB-HAC closer to Optimum", f"{l1s['PLB-HAC']:.1f} vs {l1s['HDSS']:.1f}",
+           l1s["PLB-HAC"] < l1s["HDSS"], "PLB-HAC < HDSS", run + f"; step optimum on the true curves at S = {S0:.0f}",
+           STANDIN + "; PLB-HAC's first model rests on two training blocks of at most 2 x_init = 2048 "
+           "elements, extrapolated to blocks of ~10^4 on saturating devices, while HDSS samples up to "
+           f"x_init 2^5; after 5 re-fits PLB-HAC's shares are {l1_late_m:.1f} from the step optimum"),
         _v("Fig. 5b (B2b)", "sum of CPU shares (%): PLB-HAC vs HDSS", "PLB-HAC gives CPUs less",
            f"{cpu_sum['PLB-HAC']:.1f} vs {cpu_sum['HDSS']:.1f}", cpu_sum["PLB-HAC"] < cpu_sum["HDSS"],
            "PLB-HAC < HDSS", run, STANDIN),
@@ -189,10 +213,14 @@ def b3_idle(quick: bool):
     vs = [
         _v("Fig. 5a (B3a)", "idle % per class (CPU, GPU, Phi), HDSS vs PLB-HAC", "HDSS idles more in every class",
            "; ".join(f"{c}@{_p2(W)}: {data[f'HDSS@{W}'][c]:.1f} vs {data[f'PLB-HAC@{W}'][c]:.1f}" for W, c in cmp_),
-           ok_a, "HDSS > PLB-HAC everywhere", run, STANDIN),
+           ok_a, "HDSS > PLB-HAC everywhere", run,
+           STANDIN + "; on small inputs PLB-HAC's single training barrier dominates (x_init = 1024 on a "
+           "120 el/s CPU takes 8.5 s of a ~30 s run; spec App. B.4)"),
         _v("Fig. 5a (B3b)", f"PLB-HAC idle % per class, W = {_p2(lo)} -> {_p2(hi)}", "falls as the input grows",
            "; ".join(f"{c}: {data[f'PLB-HAC@{lo}'][c]:.1f} -> {data[f'PLB-HAC@{hi}'][c]:.1f}" for c in classes),
-           ok_b, "decreasing in every class", run, STANDIN),
+           ok_b, "decreasing in every class", run,
+           STANDIN + "; a class whose idle time is already small (the Phi at its minimum block) can rise "
+           "as the tail shrink and the end-game exclusion leave it idle at the end"),
     ]
     return data, vs, []
 
