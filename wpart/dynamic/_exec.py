@@ -19,7 +19,6 @@ Examples
 
 from __future__ import annotations
 
-import logging
 import math
 import os
 import queue
@@ -33,6 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
+from .._progress import progress_hook
 from .._validate import as_int as _as_int
 from ._trace import TRACE_DTYPE, RunResult
 
@@ -50,7 +50,6 @@ __all__ = [
     "run",
 ]
 
-_log = logging.getLogger("wpart.dynamic")
 _KINDS = {"train": 0, "regular": 1, "gap": 2, "other": 3}
 
 
@@ -646,8 +645,8 @@ def run(
     timeout : float, optional
         Stop with ``TimeoutError`` when the run has not finished after this many seconds.
     progress : bool or callable, optional
-        A callable ``progress(completed, total)`` called after each block, or True to log
-        progress on the ``wpart.dynamic`` logger (level INFO).
+        True shows a tqdm bar (elements completed); a callable gets ``(completed, total)``
+        after each block.
 
     Returns
     -------
@@ -673,15 +672,16 @@ def run(
     its block first.
     """
     workers, n_pu, total, eval_cost, timeout = _run_iv(balancer, task, workers, eval_cost, timeout)
-    if progress is True:
-        def progress(done: int, tot: int) -> None:
-            _log.info("wpart.dynamic.run: %d of %d elements done", done, tot)
-    elif progress is False or progress is None:
-        progress = None
-    elif not callable(progress):
-        raise TypeError("`progress` must be a bool or a callable(completed, total)")
+    if not (progress is None or isinstance(progress, bool) or callable(progress)):
+        raise TypeError(f"`progress` must be a bool or a callable, got {type(progress).__name__}")
     if total is None:
         total = task.total if task is not None else 0
+    with progress_hook(progress, total=total, desc=f"run {getattr(balancer, 'name', '')}") as hook:
+        return _drive(balancer, task, workers, n_pu, total, eval_cost, timeout, hook)
+
+
+def _drive(balancer: Any, task: Task | None, workers: list[Worker], n_pu: int, total: int,
+           eval_cost: float | None, timeout: float | None, progress: Any) -> RunResult:
 
     wall0 = time.perf_counter()
     events: queue.SimpleQueue = queue.SimpleQueue()
@@ -710,7 +710,7 @@ def run(
                 outstanding += 1
                 pus[a.pu].inbox.put(a)
             elif a.kind == "eval":
-                windows[a.token] = [now, math.nan]
+                windows[a.token] = [now, math.nan, a.pu]
                 evals_in_flight += 1
                 if not evaluator.is_alive():
                     evaluator.start()
@@ -801,7 +801,8 @@ def _result(bal: Any, n_pu: int, total: int, rows: dict, windows: dict, eval_tim
     stats = bal.stats() if callable(getattr(bal, "stats", None)) else {}
     series = getattr(bal, "series", None)
     step_shares = getattr(bal, "shares", None)
-    win = np.array([windows[t] for t in sorted(windows)], dtype=float).reshape(-1, 2)
+    win = np.array([windows[t][:2] for t in sorted(windows)], dtype=float).reshape(-1, 2)
+    win_pu = np.array([windows[t][2] for t in sorted(windows)], dtype=np.int64)
     return RunResult(
         makespan=makespan,
         trace=trace,
@@ -814,6 +815,7 @@ def _result(bal: Any, n_pu: int, total: int, rows: dict, windows: dict, eval_tim
         series=series if series is not None else np.zeros(0),
         n_evals=int(stats.get("n_evals", len(windows))),
         n_barriers=int(stats.get("n_barriers", 0)),
+        eval_pu=win_pu,
         eval_windows=win,
         eval_time=eval_time,
         wall=wall,

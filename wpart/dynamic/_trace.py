@@ -45,24 +45,37 @@ def plot_gantt(
     *,
     ax: Any = None,
     windows: NDArray[np.float64] | None = None,
+    window_pu: NDArray[np.int64] | None = None,
     labels: list[str] | None = None,
     title: str | None = None,
 ) -> Any:
     """Gantt chart of a block trace: one row per PU, one bar per block.
 
-    The transfer part of a block is drawn light and hatched, the compute part in the colour
+    The transfer part of a block is drawn white and hatched, the compute part in the colour
     of the block's kind (train, regular, gap, other). ``windows`` (rows ``[t0, t1]``), when
-    given, are shaded across every row (the evaluations of a real run).
+    given, are the evaluations: drawn as a red bar on the row of the PU that waits for it
+    (``window_pu``), or shaded across every row when that is -1 or not given. A window
+    without an end (NaN) is not drawn.
 
     Returns the matplotlib Axes.
     """
     import matplotlib.pyplot as plt  # lazy: matplotlib is optional
 
     if ax is None:
-        _, ax = plt.subplots(figsize=(9, 0.5 + 0.45 * max(n_pu, 1)))
+        _, ax = plt.subplots(figsize=(9, 0.8 + 0.45 * max(n_pu, 1)))
     if windows is not None:
-        for i, (t0, t1) in enumerate(np.asarray(windows, dtype=float).reshape(-1, 2)):
-            ax.axvspan(t0, t1, color="tab:red", alpha=0.12, lw=0, label="evaluation" if i == 0 else None)
+        win = np.asarray(windows, dtype=float).reshape(-1, 2)
+        wpu = np.full(len(win), -1) if window_pu is None else np.asarray(window_pu)
+        first = True
+        for (t0, t1), p in zip(win, wpu):
+            if not np.isfinite(t1):
+                continue
+            lab = "evaluation" if first else None
+            if p >= 0:
+                ax.broken_barh([(t0, t1 - t0)], (p - 0.25, 0.5), facecolors="tab:red", alpha=0.6, label=lab)
+            else:
+                ax.axvspan(t0, t1, color="tab:red", alpha=0.12, lw=0, label=lab)
+            first = False
     seen: set[int] = set()
     for rec in trace:
         y = int(rec["pu"])
@@ -112,6 +125,8 @@ class RunResult:
         Evaluations run.
     n_barriers : int
         Synchronisation points reported by the balancer.
+    eval_pu : ndarray of int64, shape (n_evals,)
+        The PU that triggered each evaluation (-1: every PU waits for it).
     eval_windows : ndarray of float64, shape (n_evals, 2)
         ``[t_request, t_done]`` of each evaluation (request to publication, in the driver's
         clock); ``t_done`` is NaN for an evaluation the run finished without (its result is
@@ -138,6 +153,7 @@ class RunResult:
     series: NDArray
     n_evals: int
     n_barriers: int
+    eval_pu: NDArray[np.int64]
     eval_windows: NDArray[np.float64]
     eval_time: float
     wall: float
@@ -153,9 +169,8 @@ class RunResult:
 
     def plot(self, ax: Any = None, **kw: Any) -> Any:
         """Gantt chart of the run (blocks per PU, evaluations shaded); returns the Axes."""
-        labels = [f"{p}: {w}" for p, w in enumerate(self.workers)] if self.workers else None
         kw.setdefault("title", f"{self.balancer}: makespan {self.makespan:.3g} s (real run)")
-        return plot_gantt(self.trace, self.n_pu, ax=ax, windows=self.eval_windows, labels=labels, **kw)
+        return plot_gantt(self.trace, self.n_pu, ax=ax, windows=self.eval_windows, window_pu=self.eval_pu, **kw)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain Python values (lists, floats, ints) for JSON."""
@@ -180,6 +195,7 @@ class RunResult:
             "series": arr(self.series),
             "n_evals": int(self.n_evals),
             "n_barriers": int(self.n_barriers),
+            "eval_pu": arr(self.eval_pu),
             "eval_windows": arr(self.eval_windows),
             "eval_time": float(self.eval_time),
             "wall": float(self.wall),
