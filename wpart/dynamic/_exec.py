@@ -712,7 +712,7 @@ def _drive(balancer: Any, task: Task | None, workers: list[Worker], n_pu: int, t
             elif a.kind == "eval":
                 windows[a.token] = [now, math.nan, a.pu]
                 evals_in_flight += 1
-                if not evaluator.is_alive():
+                if evaluator.ident is None:  # started on the first evaluation
                     evaluator.start()
                 evaluator.inbox.put(a.token)
             else:
@@ -777,7 +777,7 @@ def _drive(balancer: Any, task: Task | None, workers: list[Worker], n_pu: int, t
         evaluator.inbox.put(_STOP)
         deadline = time.perf_counter() + 5.0
         for th in [*pus, evaluator]:
-            if th.is_alive() or th.ident is not None:
+            if th.ident is not None:
                 th.join(max(0.0, deadline - time.perf_counter()))
     return _result(balancer, n_pu, total, rows, windows, eval_time, time.perf_counter() - wall0, workers)
 
