@@ -21,6 +21,7 @@ from wpart.dynamic import (
     GemmColumnsTask,
     Greedy,
     KMeansAssignTask,
+    ProcessWorker,
     RunResult,
     Static,
     ThreadWorker,
@@ -272,6 +273,21 @@ def test_kmeans_task_end_to_end():
     for c in range(4):
         exp = P[ref == c].mean(axis=0) if np.any(ref == c) else Cn[c]
         np.testing.assert_allclose(upd[c], exp, rtol=1e-12, atol=1e-12)
+
+
+def test_process_worker_beside_a_thread_worker():
+    rng = np.random.default_rng(4)
+    task = GemmColumnsTask(rng.standard_normal((96, 80)), rng.standard_normal((80, 200)))
+    res = run(Static([120, 80]), task, [ProcessWorker(), ThreadWorker()], timeout=60)
+    assert task.verify()
+    check_exactly_once(res, 200)
+    assert res.trace["t_xfer"][res.trace["pu"] == 0][0] > 0  # results come back through the pipe
+    P, Cn = rng.standard_normal((50, 2)), rng.standard_normal((3, 2))
+    kt = KMeansAssignTask(P, Cn)
+    run(Static([50]), kt, [ProcessWorker(threads=2)], timeout=60)
+    assert kt.verify()
+    with pytest.raises(TypeError, match="ProcessWorker runs GemmColumnsTask and KMeansAssignTask"):
+        run(Greedy(1, 5), CallableTask(lambda o, s: None, 5), [ProcessWorker()])
 
 
 # ------------------------------------------------------------------------- X3 --------------

@@ -130,6 +130,13 @@ class GemmColumnsTask(Task):
         scale = np.abs(self.A) @ np.abs(self.B)
         return bool(np.all(np.abs(self.C - ref) <= rtol * scale))
 
+    def _proc_spec(self) -> tuple:
+        return ("gemm", self.A, self.B)
+
+    def _proc_store(self, offset: int, size: int, payload: Any) -> None:
+        self.C[:, offset : offset + size] = payload
+        self._mark(offset, size)
+
     def _gpu_block(self, st: dict, offset: int, size: int) -> tuple[float, float]:
         """One block on a CuPy device: (t_xfer, t_comp); see :class:`CupyWorker`."""
         import cupy as cp
@@ -204,6 +211,16 @@ class KMeansAssignTask(Task):
         super().reset()
         self.labels[:] = -1
         self._partials.clear()
+
+    def _proc_spec(self) -> tuple:
+        return ("kmeans", self.points, self.centroids)
+
+    def _proc_store(self, offset: int, size: int, payload: Any) -> None:
+        labels, sums, counts = payload
+        self.labels[offset : offset + size] = labels
+        with self._lock:
+            self._partials[offset] = (sums, counts)
+        self._mark(offset, size)
 
     def centroid_update(self) -> NDArray[np.float64]:
         """The next centroids: the mean of each cluster's points (an empty cluster keeps its
