@@ -290,6 +290,41 @@ def test_process_worker_beside_a_thread_worker():
         run(Greedy(1, 5), CallableTask(lambda o, s: None, 5), [ProcessWorker()])
 
 
+# ------------------------------------------------------------------------- X2 --------------
+
+
+def affine_split(t0, rates, S):
+    """Equal-finish split of S elements for E_p(x) = t0_p + x / r_p (spec 001 §2.10)."""
+    T = (S + np.sum(t0 * rates)) / np.sum(rates)
+    return rates * (T - t0), T
+
+
+def sleep_worker(t0, rate):
+    def kern(off, size):
+        time.sleep(t0 + size / rate)
+
+    kern.__name__ = f"sleep_{t0:g}+x/{rate:g}"
+    return CallableWorker(kern)
+
+
+def test_X2_sleep_kernel_plbhac_finds_the_analytic_split():
+    import wpart.dynamic as wd
+
+    if not hasattr(wd, "PLBHAC"):
+        pytest.skip("PLBHAC is not in this build yet")
+    t0 = np.array([0.004, 0.002, 0.006])
+    rates = np.array([40_000.0, 20_000.0, 10_000.0])
+    S, W = 6000, 60_000
+    bal = wd.PLBHAC(3, W, x_init=256, step_mode="fixed", step_size=S)
+    res = run(bal, None, [sleep_worker(t0[p], rates[p]) for p in range(3)], timeout=60)
+    check_exactly_once(res, W)
+    ser = res.series
+    assert res.n_evals >= 5 and len(ser) >= 5
+    row = ser[ser["model_version"] >= 5][0]
+    x, _ = affine_split(t0, rates, float(row["S_eff"]))
+    np.testing.assert_allclose(row["X"], x, rtol=0.10)
+
+
 # ------------------------------------------------------------------------- X3 --------------
 
 
