@@ -255,8 +255,13 @@ def test_static_split_and_result_surface(tmp_path):
     import matplotlib
 
     matplotlib.use("Agg")
-    ax = res.plot()
-    ax.figure.savefig(tmp_path / "gantt.png")
+    fig = res.plot()
+    fig.savefig(tmp_path / "gantt.png")
+    import matplotlib.pyplot as plt
+
+    fig2, ax = plt.subplots()
+    assert res.plot(ax=ax) is fig2
+    plt.close("all")
 
 
 def test_kmeans_task_end_to_end():

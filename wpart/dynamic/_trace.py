@@ -1,18 +1,20 @@
 """The block trace of a run (spec 001 §5.6) and the result of a real execution.
 
 :data:`TRACE_DTYPE` is the one record layout of a block, shared by real runs
-(:class:`RunResult`) and simulations; :func:`plot_gantt` draws any such trace.
+(:class:`RunResult`) and simulations; :func:`plot_run` (a Gantt chart, :func:`plot_gantt`,
+above the block-size series) draws either.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["TRACE_DTYPE", "RunResult", "plot_gantt"]
+__all__ = ["TRACE_DTYPE", "RunResult", "plot_gantt", "plot_run"]
 
 #: One record per block (spec 001 §5.6). ``kind``: 0 train, 1 regular, 2 gap, 3 other (a
 #: baseline's block). Times are seconds from the start of the run.
@@ -36,66 +38,106 @@ TRACE_DTYPE = np.dtype(
 )
 
 _KIND_NAMES = ("train", "regular", "gap", "other")
-_KIND_COLORS = ("tab:orange", "tab:blue", "tab:green", "tab:gray")
+_KIND_COLORS = ("tab:orange", "tab:blue", "tab:green", "tab:purple")
 
 
 def plot_gantt(
+    ax: Any,
     trace: NDArray,
     n_pu: int,
     *,
-    ax: Any = None,
+    makespan: float | None = None,
+    labels: Sequence[str] | None = None,
     windows: NDArray[np.float64] | None = None,
     window_pu: NDArray[np.int64] | None = None,
-    labels: list[str] | None = None,
-    title: str | None = None,
-) -> Any:
-    """Gantt chart of a block trace: one row per PU, one bar per block.
+    eval_times: NDArray[np.float64] | None = None,
+) -> None:
+    """Draw a block trace on ``ax``: one row per PU, one bar per block.
 
-    The transfer part of a block is drawn white and hatched, the compute part in the colour
-    of the block's kind (train, regular, gap, other). ``windows`` (rows ``[t0, t1]``), when
-    given, are the evaluations: drawn as a red bar on the row of the PU that waits for it
-    (``window_pu``), or shaded across every row when that is -1 or not given. A window
-    without an end (NaN) is not drawn.
-
-    Returns the matplotlib Axes.
+    Idle time is the light grey background up to ``makespan``; a block's transfer is hatched,
+    its compute part filled in the colour of its kind (train, regular, gap, other).
+    Evaluations are drawn either as measured ``windows`` (rows ``[t0, t1]``: a red bar on the
+    row of the PU that waits for it, ``window_pu``, or a shaded span when that is -1; a window
+    with a NaN end is skipped) or as markers at ``eval_times`` (publication times).
     """
     import matplotlib.pyplot as plt  # lazy: matplotlib is optional
 
-    if ax is None:
-        _, ax = plt.subplots(figsize=(9, 0.8 + 0.45 * max(n_pu, 1)))
-    if windows is not None:
+    if makespan is None:
+        makespan = float(trace["t_end"].max()) if len(trace) else 0.0
+    for p in range(n_pu):
+        ax.broken_barh([(0.0, makespan)], (p - 0.4, 0.8), facecolors="0.92")
+    for kind in range(4):
+        sel = trace[trace["kind"] == kind] if kind < 3 else trace[(trace["kind"] >= 3) | (trace["kind"] < 0)]
+        for p in np.unique(sel["pu"]):
+            s = sel[sel["pu"] == p]
+            ax.broken_barh(list(zip(s["t_comp_start"], s["t_end"] - s["t_comp_start"])), (p - 0.4, 0.8),
+                           facecolors=_KIND_COLORS[kind], edgecolor="k", linewidth=0.2)
+            x = s[s["t_xfer"] > 0]
+            if len(x):
+                ax.broken_barh(list(zip(x["t_xfer_start"], x["t_xfer"])), (p - 0.4, 0.8),
+                               facecolors="none", edgecolor="0.3", hatch="//", linewidth=0.2)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in _KIND_COLORS]
+    names = [*_KIND_NAMES, "idle"]
+    handles.append(plt.Rectangle((0, 0), 1, 1, color="0.92"))
+    if windows is not None and len(windows):
         win = np.asarray(windows, dtype=float).reshape(-1, 2)
         wpu = np.full(len(win), -1) if window_pu is None else np.asarray(window_pu)
-        first = True
         for (t0, t1), p in zip(win, wpu):
             if not np.isfinite(t1):
                 continue
-            lab = "evaluation" if first else None
             if p >= 0:
-                ax.broken_barh([(t0, t1 - t0)], (p - 0.25, 0.5), facecolors="tab:red", alpha=0.6, label=lab)
+                ax.broken_barh([(t0, t1 - t0)], (p - 0.2, 0.4), facecolors="tab:red", alpha=0.7)
             else:
-                ax.axvspan(t0, t1, color="tab:red", alpha=0.12, lw=0, label=lab)
-            first = False
-    seen: set[int] = set()
-    for rec in trace:
-        y = int(rec["pu"])
-        k = int(rec["kind"]) if 0 <= int(rec["kind"]) < 4 else 3
-        if rec["t_xfer"] > 0:
-            ax.broken_barh([(rec["t_xfer_start"], rec["t_xfer"])], (y - 0.4, 0.8),
-                           facecolors="white", edgecolors="black", hatch="///", linewidth=0.3)
-        ax.broken_barh([(rec["t_comp_start"], rec["t_end"] - rec["t_comp_start"])], (y - 0.4, 0.8),
-                       facecolors=_KIND_COLORS[k], edgecolors="black", linewidth=0.3,
-                       label=_KIND_NAMES[k] if k not in seen else None)
-        seen.add(k)
-    ax.set_yticks(range(n_pu))
-    ax.set_yticklabels(labels if labels is not None else [f"PU {p}" for p in range(n_pu)])
+                ax.axvspan(t0, t1, color="tab:red", alpha=0.12, lw=0)
+        handles.append(plt.Rectangle((0, 0), 1, 1, color="tab:red", alpha=0.7))
+        names.append("evaluation")
+    elif eval_times is not None and len(eval_times):
+        ax.plot(eval_times, np.full(len(eval_times), n_pu - 0.5), "v", color="red", ms=4)
+        handles.append(plt.Line2D([], [], marker="v", color="red", ls="none", ms=4))
+        names.append("evaluation")
+    ax.legend(handles, names, loc="upper right", fontsize=7)
+    ax.set_yticks(range(n_pu), list(labels) if labels is not None else [f"PU {p}" for p in range(n_pu)])
     ax.set_ylim(n_pu - 0.5, -0.5)
-    ax.set_xlabel("time (s)")
+    ax.set_ylabel("PU")
+
+
+def plot_run(
+    trace: NDArray,
+    n_pu: int,
+    *,
+    series: NDArray | None = None,
+    ax: Any = None,
+    title: str | None = None,
+    **gantt_kw: Any,
+) -> Any:
+    """The figure of a run (real or simulated): the Gantt chart (:func:`plot_gantt`) above
+    the block sizes (the balancer's published ``X`` per PU, a step line; without a series, the
+    size of each block at its assignment). ``ax`` may be a pair of Axes, or one Axes for the
+    Gantt chart alone. Returns the matplotlib Figure."""
+    import matplotlib.pyplot as plt  # lazy: matplotlib is optional
+
+    if ax is None:
+        fig, (ax0, ax1) = plt.subplots(2, 1, figsize=(10, 6), sharex=True, gridspec_kw={"height_ratios": [2, 1]})
+    elif isinstance(ax, (tuple, list)):
+        ax0, ax1 = ax
+        fig = ax0.figure
+    else:
+        ax0, ax1, fig = ax, None, ax.figure
+    plot_gantt(ax0, trace, n_pu, **gantt_kw)
+    if ax1 is not None:
+        if series is not None and series.size:
+            for p in range(n_pu):
+                ax1.step(series["t"], series["X"][:, p], where="post", label=f"PU {p}")
+        elif len(trace):
+            for p in range(n_pu):
+                s = trace[trace["pu"] == p]
+                ax1.plot(s["t_assign"], s["size"], ".", ms=3, label=f"PU {p}")
+        ax1.set_ylabel("block size")
+        ax1.legend(fontsize=7, ncol=max(1, n_pu // 4))
+    (ax1 if ax1 is not None else ax0).set_xlabel("time (s)")
     if title:
-        ax.set_title(title)
-    if seen or windows is not None:
-        ax.legend(loc="upper right", fontsize="small")
-    return ax
+        fig.suptitle(title)
+    return fig
 
 
 @dataclass(frozen=True)
@@ -167,10 +209,16 @@ class RunResult:
         """Number of blocks run."""
         return int(self.trace.shape[0])
 
-    def plot(self, ax: Any = None, **kw: Any) -> Any:
-        """Gantt chart of the run (blocks per PU, evaluations shaded); returns the Axes."""
-        kw.setdefault("title", f"{self.balancer}: makespan {self.makespan:.3g} s (real run)")
-        return plot_gantt(self.trace, self.n_pu, ax=ax, windows=self.eval_windows, window_pu=self.eval_pu, **kw)
+    def plot(self, ax: Any = None) -> Any:
+        """Gantt chart (PU rows, blocks coloured by kind, transfers hatched, idle in grey,
+        each evaluation as a red bar on the row of the PU that waits for it) above the block
+        sizes. ``ax``: a pair of Axes, or one Axes for the Gantt chart alone. Returns the
+        matplotlib Figure."""
+        return plot_run(
+            self.trace, self.n_pu, series=self.series, ax=ax, makespan=self.makespan,
+            windows=self.eval_windows, window_pu=self.eval_pu,
+            title=f"{self.balancer}: makespan {self.makespan:.4g} s (real run)",
+        )  # fmt: skip
 
     def to_dict(self) -> dict[str, Any]:
         """Plain Python values (lists, floats, ints) for JSON."""
