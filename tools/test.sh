@@ -31,3 +31,30 @@ fi
 
 echo "== Python: pytest =="
 $PY -m pytest -q "$@"
+
+# The extension itself under ASan + UBSan: build it sanitized, stage a copy of the package
+# with it, and run the suite against that copy (leak detection off: CPython's own allocations
+# are reported as leaks; the C tests above run with leak detection on).
+if [ "${WPART_SKIP_ASAN_PY:-0}" != "1" ] && command -v gcc >/dev/null 2>&1; then
+  echo "== Python: pytest against the ASan + UBSan extension =="
+  cmake -S . -B build/asan-py -G Ninja -DWPART_BUILD_PYTHON=ON -DWPART_SANITIZE=ON \
+        -DWPART_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug >/dev/null
+  cmake --build build/asan-py -j "$JOBS"
+  rm -rf build/asan-pkg && mkdir -p build/asan-pkg
+  cp -r wpart build/asan-pkg/
+  find build/asan-pkg -name '*.so' -delete
+  cp build/asan-py/_core*.so build/asan-pkg/wpart/
+  ASAN_LIB=$(gcc -print-file-name=libasan.so)
+  STDCXX_LIB=$(gcc -print-file-name=libstdc++.so.6)
+  REPO=$(pwd)
+  (cd build/asan-pkg &&
+   LD_PRELOAD="$ASAN_LIB $STDCXX_LIB" MPLBACKEND=Agg \
+   ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+   $PY -c "import wpart, sys; assert wpart.__file__.startswith('$REPO/build/asan-pkg'), wpart.__file__" &&
+   LD_PRELOAD="$ASAN_LIB $STDCXX_LIB" MPLBACKEND=Agg \
+   ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+   $PY -m pytest -q -p no:cacheprovider --rootdir "$REPO" -c "$REPO/pyproject.toml" \
+       "$REPO/tests" --ignore "$REPO/tests/test_notebooks.py" "$@")
+fi

@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from . import _core
 from ._progress import progress_hook
-from ._validate import as_int, as_loads, as_speeds, choice
+from ._validate import as_int, as_loads, as_parts, as_speeds, check_speed_costs, choice
 
 __all__ = ["prefix_sum", "box_loads", "partition_1d", "probe_1d", "Partition1D", "METHODS_1D"]
 
@@ -66,6 +66,8 @@ def prefix_sum(A: ArrayLike, *, out: NDArray | None = None) -> NDArray:
            [ 0,  4, 10]])
     """
     arr = as_loads(A, "A", (1, 2, 3))
+    if out is not None and isinstance(out, np.ndarray) and np.shares_memory(out, arr):
+        raise ValueError("`out` overlaps `A`: the prefix sum needs a separate output array")
     return _core.prefix_sum(arr, out, "A")
 
 
@@ -294,9 +296,12 @@ def partition_1d(
     (14, [0, 5, 7, 10, 11])
     """
     a = as_loads(loads, "loads", (1,))
-    m = as_int(m, "m", minimum=1)
+    m = as_parts(m, a.size)
     meth = choice(method, "method", METHODS_1D, _ALIASES_1D)
     sp = as_speeds(speeds, m)
+    if sp is not None:
+        with np.errstate(over="ignore"):
+            check_speed_costs(a.sum(dtype=np.float64), sp)
     tl = 0.0
     if time_limit is not None:
         tl = float(time_limit)
@@ -357,7 +362,7 @@ def probe_1d(loads: ArrayLike, m: int, B: float) -> tuple[bool, NDArray[np.int64
     (True, array([0, 3, 5]))
     """
     a = as_loads(loads, "loads", (1,))
-    m = as_int(m, "m", minimum=1)
+    m = as_parts(m, a.size)
     if isinstance(B, (bool, np.bool_)) or not np.isscalar(B):
         raise TypeError(f"`B` must be a number, got {type(B).__name__}")
     if a.dtype == np.int64:

@@ -68,6 +68,25 @@ def as_int(x: Any, name: str, *, minimum: int | None = None) -> int:
     return v
 
 
+#: Most parts accepted beyond the number of items (empty parts cost O(m) memory each).
+MAX_EXTRA_PARTS = 1 << 24
+
+
+def as_parts(x: Any, n_items: int, name: str = "m") -> int:
+    """A part count: an integer >= 1 that fits the core's int64 arithmetic and, when it exceeds
+    the number of items (leaving empty parts), stays within :data:`MAX_EXTRA_PARTS` so that
+    O(m) results are not allocated for nothing."""
+    v = as_int(x, name, minimum=1)
+    if v > (1 << 62):
+        raise OverflowError(f"`{name}` = {v} is too large (at most 2**62)")
+    if v > n_items and v > MAX_EXTRA_PARTS:
+        raise ValueError(
+            f"`{name}` = {v} exceeds the number of items ({n_items}) and {MAX_EXTRA_PARTS}: "
+            f"every part beyond the items would be empty; use {name} <= {max(n_items, 1)}"
+        )
+    return v
+
+
 def as_speeds(x: Any, m: int, name: str = "speeds") -> NDArray[np.float64] | None:
     """Relative processor speeds: None, or m positive finite floats."""
     if x is None:
@@ -80,7 +99,23 @@ def as_speeds(x: Any, m: int, name: str = "speeds") -> NDArray[np.float64] | Non
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(f"`{name}` must be positive and finite, got {arr[i]} at index {i}")
+    with np.errstate(over="ignore"):
+        if not np.isfinite(arr.sum()):
+            raise ValueError(f"`{name}` sum overflows float64; rescale them (only their ratios matter)")
     return arr
+
+
+def check_speed_costs(total: float, speeds: NDArray[np.float64] | None, name: str = "speeds") -> None:
+    """Raise if a part cost load / speed could overflow float64 (total load on the slowest part)."""
+    if speeds is None:
+        return
+    with np.errstate(over="ignore", divide="ignore"):
+        worst = float(total) / float(speeds.min())
+    if not np.isfinite(worst):
+        raise ValueError(
+            f"`{name}`: the total load {float(total):g} on the slowest part (speed "
+            f"{float(speeds.min()):g}) overflows float64; rescale the speeds"
+        )
 
 
 def choice(x: Any, name: str, valid: tuple[str, ...], aliases: dict[str, str] | None = None) -> str:

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "milp_internal.h"
 #include "wpart/milp.h"
 
 #ifdef WPART_HAVE_GLPK
@@ -70,227 +71,7 @@ void wpart_milp_free_env(void)
 #endif
 }
 
-/* ------------------------------------------------------------------------------------------ */
-/* Validation (independent of GLPK)                                                           */
-/* ------------------------------------------------------------------------------------------ */
-
-/* Bounds of column j as the caller meant them (NULL arrays give the documented defaults). */
-static double col_lb(const wpart_milp_problem_t *p, int64_t j) { return p->lb ? p->lb[j] : 0.0; }
-static double col_ub(const wpart_milp_problem_t *p, int64_t j)
-{
-    return p->ub ? p->ub[j] : INFINITY;
-}
-static int col_kind(const wpart_milp_problem_t *p, int64_t j)
-{
-    return p->kind ? (int)p->kind[j] : WPART_MILP_CONTINUOUS;
-}
-static double row_lb(const wpart_milp_problem_t *p, int64_t i)
-{
-    return p->row_lb ? p->row_lb[i] : -INFINITY;
-}
-static double row_ub(const wpart_milp_problem_t *p, int64_t i)
-{
-    return p->row_ub ? p->row_ub[i] : INFINITY;
-}
-
-/*
- * Checks every field of the problem. Every failure is WPART_EINVAL (WPART_ELIMIT for sizes that
- * GLPK's int indices cannot hold) with a detail naming the field and the index.
- */
-static wpart_status_t milp_validate(const wpart_milp_problem_t *p)
-{
-    wpart_status_t st = WPART_OK;
-    if (!p) {
-        WPART_FAIL(WPART_EINVAL, "prob is NULL");
-    }
-    if (p->n_cols < 1) {
-        WPART_FAIL(WPART_EINVAL, "n_cols must be >= 1 (got %" PRId64 ")", p->n_cols);
-    }
-    if (p->n_rows < 0) {
-        WPART_FAIL(WPART_EINVAL, "n_rows must be >= 0 (got %" PRId64 ")", p->n_rows);
-    }
-    if (p->nnz < 0) {
-        WPART_FAIL(WPART_EINVAL, "nnz must be >= 0 (got %" PRId64 ")", p->nnz);
-    }
-    /* GLPK indexes rows, columns and triplets with int, from 1. */
-    if (p->n_cols > INT_MAX - 1 || p->n_rows > INT_MAX - 1 || p->nnz > INT_MAX - 1) {
-        WPART_FAIL(WPART_ELIMIT,
-                   "n_rows = %" PRId64 ", n_cols = %" PRId64 ", nnz = %" PRId64
-                   ": each must be < %d for GLPK",
-                   p->n_rows, p->n_cols, p->nnz, INT_MAX);
-    }
-    if (p->sense != WPART_MILP_MINIMIZE && p->sense != WPART_MILP_MAXIMIZE) {
-        WPART_FAIL(WPART_EINVAL,
-                   "sense must be WPART_MILP_MINIMIZE or WPART_MILP_MAXIMIZE (got %d)",
-                   (int)p->sense);
-    }
-    if (!isfinite(p->c0)) {
-        WPART_FAIL(WPART_EINVAL, "c0 must be finite (got %g)", p->c0);
-    }
-    if (p->nnz > 0 && (!p->a_row || !p->a_col || !p->a_val)) {
-        WPART_FAIL(WPART_EINVAL, "a_row, a_col and a_val must not be NULL when nnz > 0");
-    }
-    for (int64_t j = 0; j < p->n_cols; j++) {
-        if (p->c && !isfinite(p->c[j])) {
-            WPART_FAIL(WPART_EINVAL, "c[%" PRId64 "] must be finite (got %g)", j, p->c[j]);
-        }
-        double lo = col_lb(p, j), hi = col_ub(p, j);
-        if (isnan(lo) || lo == INFINITY) {
-            WPART_FAIL(WPART_EINVAL, "lb[%" PRId64 "] must be a number < +inf (got %g)", j, lo);
-        }
-        if (isnan(hi) || hi == -INFINITY) {
-            WPART_FAIL(WPART_EINVAL, "ub[%" PRId64 "] must be a number > -inf (got %g)", j, hi);
-        }
-        if (lo > hi) {
-            WPART_FAIL(WPART_EINVAL, "lb[%" PRId64 "] = %g > ub[%" PRId64 "] = %g%s", j, lo, j, hi,
-                       p->lb ? "" : " (lb defaults to 0)");
-        }
-        int k = col_kind(p, j);
-        if (k != WPART_MILP_CONTINUOUS && k != WPART_MILP_INTEGER && k != WPART_MILP_BINARY) {
-            WPART_FAIL(WPART_EINVAL, "kind[%" PRId64 "] must be 0 (continuous), 1 (integer) or "
-                       "2 (binary) (got %d)", j, k);
-        }
-        if (k == WPART_MILP_BINARY && (lo > 1.0 || hi < 0.0)) {
-            WPART_FAIL(WPART_EINVAL, "kind[%" PRId64 "] is binary but its bounds [%g, %g] "
-                       "exclude both 0 and 1", j, lo, hi);
-        }
-    }
-    for (int64_t i = 0; i < p->n_rows; i++) {
-        double lo = row_lb(p, i), hi = row_ub(p, i);
-        if (isnan(lo) || lo == INFINITY) {
-            WPART_FAIL(WPART_EINVAL, "row_lb[%" PRId64 "] must be a number < +inf (got %g)", i, lo);
-        }
-        if (isnan(hi) || hi == -INFINITY) {
-            WPART_FAIL(WPART_EINVAL, "row_ub[%" PRId64 "] must be a number > -inf (got %g)", i, hi);
-        }
-        if (lo > hi) {
-            WPART_FAIL(WPART_EINVAL, "row_lb[%" PRId64 "] = %g > row_ub[%" PRId64 "] = %g", i, lo,
-                       i, hi);
-        }
-    }
-    for (int64_t k = 0; k < p->nnz; k++) {
-        if (p->a_row[k] < 0 || p->a_row[k] >= p->n_rows) {
-            WPART_FAIL(WPART_EINVAL, "a_row[%" PRId64 "] = %" PRId64 " is out of range [0, %" PRId64
-                       ")", k, p->a_row[k], p->n_rows);
-        }
-        if (p->a_col[k] < 0 || p->a_col[k] >= p->n_cols) {
-            WPART_FAIL(WPART_EINVAL, "a_col[%" PRId64 "] = %" PRId64 " is out of range [0, %" PRId64
-                       ")", k, p->a_col[k], p->n_cols);
-        }
-        if (!isfinite(p->a_val[k])) {
-            WPART_FAIL(WPART_EINVAL, "a_val[%" PRId64 "] must be finite (got %g)", k, p->a_val[k]);
-        }
-    }
-cleanup:
-    return st;
-}
-
-static wpart_status_t milp_validate_options(const wpart_milp_options_t *o)
-{
-    wpart_status_t st = WPART_OK;
-    if (isnan(o->time_limit)) {
-        WPART_FAIL(WPART_EINVAL, "options.time_limit must not be NaN");
-    }
-    if (!(o->mip_gap >= 0.0) || !isfinite(o->mip_gap)) {
-        WPART_FAIL(WPART_EINVAL, "options.mip_gap must be finite and >= 0 (got %g)", o->mip_gap);
-    }
-    if (o->control && isnan(o->control->time_limit)) {
-        WPART_FAIL(WPART_EINVAL, "options.control->time_limit must not be NaN");
-    }
-cleanup:
-    return st;
-}
-
 #ifdef WPART_HAVE_GLPK
-
-/* ------------------------------------------------------------------------------------------ */
-/* The constraint matrix: triplets sorted by (row, column), duplicates summed, zeros dropped   */
-/* ------------------------------------------------------------------------------------------ */
-
-typedef struct {
-    int row, col;
-    double val;
-} milp_entry_t;
-
-typedef struct {
-    int ne;        /* entries kept */
-    int *ia;       /* 1 + ne, 1-based rows (GLPK ignores index 0) */
-    int *ja;       /* 1 + ne, 1-based columns */
-    double *ar;    /* 1 + ne values */
-} milp_matrix_t;
-
-static int milp_entry_cmp(const void *pa, const void *pb)
-{
-    const milp_entry_t *a = pa, *b = pb;
-    if (a->row != b->row) {
-        return a->row < b->row ? -1 : 1;
-    }
-    if (a->col != b->col) {
-        return a->col < b->col ? -1 : 1;
-    }
-    return 0;
-}
-
-static void milp_matrix_free(milp_matrix_t *M)
-{
-    free(M->ia);
-    free(M->ja);
-    free(M->ar);
-    M->ia = M->ja = NULL;
-    M->ar = NULL;
-    M->ne = 0;
-}
-
-/* Builds GLPK's 1-based triplet arrays from validated input. O(nnz log nnz). */
-static wpart_status_t milp_matrix(const wpart_milp_problem_t *p, milp_matrix_t *M)
-{
-    wpart_status_t st = WPART_OK;
-    milp_entry_t *e = NULL;
-    int64_t nnz = p->nnz;
-    memset(M, 0, sizeof *M);
-    e = wpart_i_malloc(nnz, sizeof *e);
-    M->ia = wpart_i_malloc(nnz + 1, sizeof *M->ia);
-    M->ja = wpart_i_malloc(nnz + 1, sizeof *M->ja);
-    M->ar = wpart_i_malloc(nnz + 1, sizeof *M->ar);
-    if (!e || !M->ia || !M->ja || !M->ar) {
-        WPART_FAIL(WPART_ENOMEM, "constraint matrix with %" PRId64 " entries", nnz);
-    }
-    for (int64_t k = 0; k < nnz; k++) {
-        e[k].row = (int)p->a_row[k];
-        e[k].col = (int)p->a_col[k];
-        e[k].val = p->a_val[k];
-    }
-    if (nnz > 1) {
-        qsort(e, (size_t)nnz, sizeof *e, milp_entry_cmp);
-    }
-    int ne = 0;
-    for (int64_t k = 0; k < nnz;) {
-        int64_t k2 = k;
-        double sum = 0.0;
-        while (k2 < nnz && e[k2].row == e[k].row && e[k2].col == e[k].col) {
-            sum += e[k2].val;
-            k2++;
-        }
-        if (!isfinite(sum)) {
-            WPART_FAIL(WPART_EINVAL, "the duplicate entries of A at (%d, %d) sum to %g", e[k].row,
-                       e[k].col, sum);
-        }
-        if (sum != 0.0) {
-            ne++;
-            M->ia[ne] = e[k].row + 1;
-            M->ja[ne] = e[k].col + 1;
-            M->ar[ne] = sum;
-        }
-        k = k2;
-    }
-    M->ne = ne;
-cleanup:
-    free(e);
-    if (st != WPART_OK) {
-        milp_matrix_free(M);
-    }
-    return st;
-}
 
 /* ------------------------------------------------------------------------------------------ */
 /* GLPK hooks                                                                                  */
@@ -480,8 +261,8 @@ static int milp_bnd_type(double lo, double hi)
 static void milp_col_bounds(const wpart_milp_problem_t *p, int64_t j, int round_int, double *lo,
                             double *hi)
 {
-    double l = col_lb(p, j), u = col_ub(p, j);
-    int k = col_kind(p, j);
+    double l = wpart_i_milp_col_lb(p, j), u = wpart_i_milp_col_ub(p, j);
+    int k = wpart_i_milp_col_kind(p, j);
     if (k == WPART_MILP_BINARY) {
         l = l > 0.0 ? l : 0.0;
         u = u < 1.0 ? u : 1.0;
@@ -507,7 +288,7 @@ static void milp_col_bounds(const wpart_milp_problem_t *p, int64_t j, int round_
  * writer cannot write a model without rows and its MPS writer asserts on an empty column.
  * Rows and columns are then named c<i> and x<j> after their indices in the caller's arrays.
  */
-static void milp_load(milp_glpk_t *g, const wpart_milp_problem_t *p, const milp_matrix_t *M,
+static void milp_load(milp_glpk_t *g, const wpart_milp_problem_t *p, const wpart_i_milp_matrix_t *M,
                       const int *rowmap)
 {
     char name[32];
@@ -540,7 +321,7 @@ static void milp_load(milp_glpk_t *g, const wpart_milp_problem_t *p, const milp_
         if (ii < 1) {
             continue;
         }
-        double lo = row_lb(p, i), hi = row_ub(p, i);
+        double lo = wpart_i_milp_row_lb(p, i), hi = wpart_i_milp_row_ub(p, i);
         int type = milp_bnd_type(lo, hi);
         if (type != GLP_FR) {
             glp_set_row_bnds(P, ii, type, isfinite(lo) ? lo : 0.0, isfinite(hi) ? hi : 0.0);
@@ -552,7 +333,7 @@ static void milp_load(milp_glpk_t *g, const wpart_milp_problem_t *p, const milp_
     }
     for (int j = 0; j < n; j++) {
         double lo, hi;
-        int k = col_kind(p, j);
+        int k = wpart_i_milp_col_kind(p, j);
         milp_col_bounds(p, j, for_solve, &lo, &hi);
         if (k == WPART_MILP_CONTINUOUS) {
             /* GLP_CV is the default kind */
@@ -582,7 +363,7 @@ static void milp_load(milp_glpk_t *g, const wpart_milp_problem_t *p, const milp_
 
 typedef struct {
     const wpart_milp_problem_t *p;
-    const milp_matrix_t *M;
+    const wpart_i_milp_matrix_t *M;
     const wpart_milp_options_t *opt;
     double *x;
     wpart_milp_result_t *res;
@@ -769,7 +550,7 @@ static double milp_take_x(milp_glpk_t *g, const wpart_milp_problem_t *p, int mip
     for (int64_t j = 0; j < p->n_cols; j++) {
         int jj = (int)j + 1;
         double v = mip ? glp_mip_col_val(g->P, jj) : glp_get_col_prim(g->P, jj);
-        if (col_kind(p, j) != WPART_MILP_CONTINUOUS) {
+        if (wpart_i_milp_col_kind(p, j) != WPART_MILP_CONTINUOUS) {
             v = nearbyint(v); /* GLPK returns integers up to its tol_int */
         }
         if (x) {
@@ -875,7 +656,7 @@ static wpart_status_t milp_solve_body(milp_glpk_t *g, void *arg)
 
 typedef struct {
     const wpart_milp_problem_t *p;
-    const milp_matrix_t *M;
+    const wpart_i_milp_matrix_t *M;
     const int *rowmap;
     const char *path;
     wpart_milp_format_t format;
@@ -917,8 +698,9 @@ wpart_status_t wpart_milp_solve(const wpart_milp_problem_t *prob, const wpart_mi
     double t0 = wpart_i_now();
     wpart_milp_options_t defaults;
 #ifdef WPART_HAVE_GLPK
-    milp_matrix_t M = {0, NULL, NULL, NULL};
+    wpart_i_milp_matrix_t M = {0, NULL, NULL, NULL};
 #endif
+    double *xs = NULL, *act = NULL;
     if (!res) {
         WPART_FAIL(WPART_EINVAL, "res is NULL");
     }
@@ -930,8 +712,8 @@ wpart_status_t wpart_milp_solve(const wpart_milp_problem_t *prob, const wpart_mi
         wpart_milp_options_init(&defaults);
         opt = &defaults;
     }
-    WPART_CHECK(milp_validate_options(opt));
-    WPART_CHECK(milp_validate(prob));
+    WPART_CHECK(wpart_i_milp_validate_options(opt));
+    WPART_CHECK(wpart_i_milp_validate(prob));
     if (opt->log && opt->log_size > 0) {
         opt->log[0] = '\0';
     }
@@ -946,7 +728,7 @@ wpart_status_t wpart_milp_solve(const wpart_milp_problem_t *prob, const wpart_mi
     }
     int has_int = 0;
     for (int64_t j = 0; j < prob->n_cols; j++) {
-        if (col_kind(prob, j) == WPART_MILP_CONTINUOUS) {
+        if (wpart_i_milp_col_kind(prob, j) == WPART_MILP_CONTINUOUS) {
             continue;
         }
         has_int = 1;
@@ -957,11 +739,11 @@ wpart_status_t wpart_milp_solve(const wpart_milp_problem_t *prob, const wpart_mi
             res->status = WPART_MILP_INFEASIBLE;
             snprintf(res->message, sizeof res->message,
                      "problem is infeasible: integer column %" PRId64 " has no integer in "
-                     "[%g, %g]", j, col_lb(prob, j), col_ub(prob, j));
+                     "[%g, %g]", j, wpart_i_milp_col_lb(prob, j), wpart_i_milp_col_ub(prob, j));
             goto cleanup;
         }
     }
-    WPART_CHECK(milp_matrix(prob, &M));
+    WPART_CHECK(wpart_i_milp_matrix(prob, &M));
 
     milp_glpk_t g;
     milp_glpk_init(&g, t0);
@@ -976,17 +758,62 @@ wpart_status_t wpart_milp_solve(const wpart_milp_problem_t *prob, const wpart_mi
         g.log_size = opt->log_size;
         g.msg_lev = GLP_MSG_ON;
     }
-    milp_solve_args_t args = {prob, &M, opt, x, res, has_int};
-    WPART_CHECK(milp_guarded(&g, milp_solve_body, &args));
-    res->nodes = g.nodes;
+    /* GLPK's answer is re-checked against the problem (see milp_check.c): a point that
+     * violates its own constraints is re-solved once without the presolver, and a second
+     * violation is reported as a solver fault, never returned. */
+    xs = wpart_i_malloc(prob->n_cols, sizeof *xs);
+    act = wpart_i_malloc(prob->n_rows > 0 ? prob->n_rows : 1, sizeof *act);
+    if (!xs || !act) {
+        WPART_FAIL(WPART_ENOMEM, "solution check buffers");
+    }
+    wpart_milp_options_t o2 = *opt;
+    for (int attempt = 0;; attempt++) {
+        for (int64_t j = 0; j < prob->n_cols; j++) {
+            xs[j] = NAN;
+        }
+        milp_solve_args_t args = {prob, &M, &o2, xs, res, has_int};
+        int64_t nodes_before = attempt ? res->nodes : 0;
+        WPART_CHECK(milp_guarded(&g, milp_solve_body, &args));
+        res->nodes = nodes_before + g.nodes;
+        if (res->status != WPART_MILP_OPTIMAL && res->status != WPART_MILP_FEASIBLE) {
+            break;
+        }
+        char why[160];
+        if (wpart_i_milp_check(prob, xs, 1e-6, act, why, sizeof why)) {
+            break;
+        }
+        if (attempt == 0 && o2.presolve) {
+            o2.presolve = 0; /* GLPK's MIP presolver is known to return infeasible points */
+            milp_glpk_t keep = g; /* same hooks, log and time limit (counted from t0) */
+            milp_glpk_init(&g, t0);
+            g.ctl = keep.ctl;
+            g.time_limit = keep.time_limit;
+            g.log = keep.log;
+            g.log_size = keep.log_size;
+            g.log_len = keep.log_len;
+            g.msg_lev = keep.msg_lev;
+            memset(res, 0, sizeof *res);
+            res->status = WPART_MILP_NO_SOLUTION;
+            res->stopped_by = WPART_MILP_STOP_NONE;
+            res->objective = res->bound = res->gap = NAN;
+            res->nodes = nodes_before + g.nodes;
+            continue;
+        }
+        WPART_FAIL(WPART_ESOLVER, "GLPK returned a point that violates the problem (%s)", why);
+    }
+    if (x) {
+        memcpy(x, xs, (size_t)prob->n_cols * sizeof *x);
+    }
     if (g.ctl && g.ctl->progress) {
         g.ctl->progress(g.ctl->ctx, 100.0, 100.0);
     }
 #endif
 cleanup:
 #ifdef WPART_HAVE_GLPK
-    milp_matrix_free(&M);
+    wpart_i_milp_matrix_free(&M);
 #endif
+    free(xs);
+    free(act);
     if (res) {
         res->seconds = wpart_i_now() - t0;
     }
@@ -998,7 +825,7 @@ wpart_status_t wpart_milp_write(const wpart_milp_problem_t *prob, const char *pa
 {
     wpart_status_t st = WPART_OK;
 #ifdef WPART_HAVE_GLPK
-    milp_matrix_t M = {0, NULL, NULL, NULL};
+    wpart_i_milp_matrix_t M = {0, NULL, NULL, NULL};
     int *rowmap = NULL;
 #endif
     if (!path || !path[0]) {
@@ -1008,11 +835,11 @@ wpart_status_t wpart_milp_write(const wpart_milp_problem_t *prob, const char *pa
         WPART_FAIL(WPART_EINVAL, "format must be WPART_MILP_FORMAT_LP or WPART_MILP_FORMAT_MPS "
                    "(got %d)", (int)format);
     }
-    WPART_CHECK(milp_validate(prob));
+    WPART_CHECK(wpart_i_milp_validate(prob));
 #ifndef WPART_HAVE_GLPK
     WPART_FAIL(WPART_ENOSOLVER, "wpart was built without GLPK (WPART_WITH_GLPK=OFF)");
 #else
-    WPART_CHECK(milp_matrix(prob, &M));
+    WPART_CHECK(wpart_i_milp_matrix(prob, &M));
     /* Leave out the free rows (see milp_load): number the others, and renumber A's rows. */
     rowmap = wpart_i_malloc(prob->n_rows, sizeof *rowmap);
     if (!rowmap) {
@@ -1020,7 +847,7 @@ wpart_status_t wpart_milp_write(const wpart_milp_problem_t *prob, const char *pa
     }
     int kept = 0;
     for (int64_t i = 0; i < prob->n_rows; i++) {
-        int free_row = row_lb(prob, i) == -INFINITY && row_ub(prob, i) == INFINITY;
+        int free_row = wpart_i_milp_row_lb(prob, i) == -INFINITY && wpart_i_milp_row_ub(prob, i) == INFINITY;
         rowmap[i] = free_row ? -1 : kept++;
     }
     int ne = 0;
@@ -1041,7 +868,7 @@ wpart_status_t wpart_milp_write(const wpart_milp_problem_t *prob, const char *pa
 #endif
 cleanup:
 #ifdef WPART_HAVE_GLPK
-    milp_matrix_free(&M);
+    wpart_i_milp_matrix_free(&M);
     free(rowmap);
 #endif
     return st;

@@ -1,4 +1,237 @@
-/* dynamic_baselines.c -- binding of wpart.dynamic (baselines). */
+/* dynamic_baselines.c -- binding of wpart.dynamic's baselines (spec 001 §3): constructors that
+ * return wpart._core.Balancer objects, HDSS's weights and the proportional split. Validation
+ * of the Python-level arguments happens in wpart/dynamic/_baselines.py; the C constructors
+ * check again and their messages name the arguments. */
 #include "wpy.h"
 
-int wpy_dynamic_baselines_init(PyObject *m) { return 0; }
+static PyObject *wrap(wpart_status_t st, wpart_dynamic_balancer_t *b, const char *what)
+{
+    if (st != WPART_OK) {
+        return wpy_raise(st, what);
+    }
+    return wpy_balancer_wrap(b);
+}
+
+static PyObject *py_hdss(PyObject *self, PyObject *args)
+{
+    int n;
+    long long total, x_init, min_chunk;
+    int rounds_max;
+    double eps, adapt_fraction, kappa;
+    if (!PyArg_ParseTuple(args, "iLLdiddL:dynamic_hdss", &n, &total, &x_init, &eps, &rounds_max,
+                          &adapt_fraction, &kappa, &min_chunk)) {
+        return NULL;
+    }
+    wpart_dynamic_hdss_cfg_t c;
+    wpart_dynamic_hdss_cfg_default(&c);
+    c.x_init = x_init;
+    c.eps = eps;
+    c.rounds_max = rounds_max;
+    c.adapt_fraction = adapt_fraction;
+    c.kappa = kappa;
+    c.min_chunk = min_chunk;
+    wpart_dynamic_balancer_t *b = NULL;
+    wpart_status_t st = wpart_dynamic_hdss_new(n, total, &c, &b);
+    return wrap(st, b, NULL);
+}
+
+static PyObject *py_hdss_weights(PyObject *self, PyObject *args)
+{
+    PyObject *obj;
+    if (!PyArg_ParseTuple(args, "O:dynamic_hdss_weights", &obj)) {
+        return NULL;
+    }
+    wpart_dynamic_balancer_t *b = wpy_balancer_get(obj, "balancer");
+    if (!b) {
+        return NULL;
+    }
+    npy_intp n = wpart_dynamic_balancer_n_pu(b);
+    PyObject *arr = PyArray_SimpleNew(1, &n, NPY_FLOAT64);
+    if (!arr) {
+        return NULL;
+    }
+    if (wpart_dynamic_hdss_weights(b, PyArray_DATA((PyArrayObject *)arr)) != 0) {
+        Py_DECREF(arr);
+        Py_RETURN_NONE;
+    }
+    return arr;
+}
+
+static PyObject *py_acosta(PyObject *self, PyObject *args)
+{
+    int n, eval_at_barrier;
+    long long total, step;
+    double threshold;
+    if (!PyArg_ParseTuple(args, "iLLdp:dynamic_acosta", &n, &total, &step, &threshold,
+                          &eval_at_barrier)) {
+        return NULL;
+    }
+    wpart_dynamic_balancer_t *b = NULL;
+    wpart_status_t st = wpart_dynamic_acosta_new(n, total, step, threshold, eval_at_barrier, &b);
+    return wrap(st, b, NULL);
+}
+
+static PyObject *py_naive(PyObject *self, PyObject *args)
+{
+    int n;
+    long long total, x_init;
+    if (!PyArg_ParseTuple(args, "iLL:dynamic_naive", &n, &total, &x_init)) {
+        return NULL;
+    }
+    wpart_dynamic_balancer_t *b = NULL;
+    wpart_status_t st = wpart_dynamic_naive_new(n, total, x_init, &b);
+    return wrap(st, b, NULL);
+}
+
+static PyObject *py_asymmetric(PyObject *self, PyObject *args)
+{
+    PyObject *kinds_obj;
+    long long total, g_cpu, ratio;
+    if (!PyArg_ParseTuple(args, "LOLL:dynamic_asymmetric", &total, &kinds_obj, &g_cpu, &ratio)) {
+        return NULL;
+    }
+    PyArrayObject *kinds = wpy_input_array(kinds_obj, "pu_kinds", NPY_INT32, 1, 1);
+    if (!kinds) {
+        return NULL;
+    }
+    npy_intp n = PyArray_DIM(kinds, 0);
+    if (n < 1 || n > INT32_MAX) {
+        Py_DECREF(kinds);
+        return PyErr_Format(PyExc_ValueError, "pu_kinds must hold 1 to 2**31-1 kinds, got %zd",
+                            (Py_ssize_t)n);
+    }
+    wpart_dynamic_balancer_t *b = NULL;
+    wpart_status_t st = wpart_dynamic_asymmetric_new(
+        (int32_t)n, total, (const int32_t *)PyArray_DATA(kinds), g_cpu, ratio, &b);
+    Py_DECREF(kinds);
+    return wrap(st, b, NULL);
+}
+
+/* A 1-D float64 array of at least one value, or NULL with an exception. */
+static PyArrayObject *vec(PyObject *obj, const char *name, npy_intp *n)
+{
+    PyArrayObject *a = wpy_input_array(obj, name, NPY_FLOAT64, 1, 1);
+    if (!a) {
+        return NULL;
+    }
+    *n = PyArray_DIM(a, 0);
+    if (*n < 1 || *n > INT32_MAX) {
+        Py_DECREF(a);
+        PyErr_Format(PyExc_ValueError, "%s must hold 1 to 2**31-1 values, got %zd", name,
+                     (Py_ssize_t)*n);
+        return NULL;
+    }
+    return a;
+}
+
+static PyObject *py_static_peak(PyObject *self, PyObject *args)
+{
+    PyObject *obj;
+    long long total;
+    if (!PyArg_ParseTuple(args, "LO:dynamic_static_peak", &total, &obj)) {
+        return NULL;
+    }
+    npy_intp n;
+    PyArrayObject *r = vec(obj, "peak_rates", &n);
+    if (!r) {
+        return NULL;
+    }
+    wpart_dynamic_balancer_t *b = NULL;
+    wpart_status_t st = wpart_dynamic_static_peak_new((int32_t)n, total,
+                                                      (const double *)PyArray_DATA(r), &b);
+    Py_DECREF(r);
+    return wrap(st, b, NULL);
+}
+
+static PyObject *py_dmda(PyObject *self, PyObject *args)
+{
+    PyObject *obj;
+    long long total, chunk;
+    if (!PyArg_ParseTuple(args, "LOL:dynamic_dmda", &total, &obj, &chunk)) {
+        return NULL;
+    }
+    npy_intp n;
+    PyArrayObject *t = vec(obj, "piece_times", &n);
+    if (!t) {
+        return NULL;
+    }
+    wpart_dynamic_balancer_t *b = NULL;
+    wpart_status_t st =
+        wpart_dynamic_dmda_new((int32_t)n, total, (const double *)PyArray_DATA(t), chunk, &b);
+    Py_DECREF(t);
+    return wrap(st, b, NULL);
+}
+
+static PyObject *py_fixed_blocks(PyObject *self, PyObject *args)
+{
+    PyObject *obj;
+    long long total;
+    int sync;
+    if (!PyArg_ParseTuple(args, "LOp:dynamic_fixed_blocks", &total, &obj, &sync)) {
+        return NULL;
+    }
+    PyArrayObject *blocks = wpy_input_array(obj, "blocks", NPY_INT64, 1, 1);
+    if (!blocks) {
+        return NULL;
+    }
+    npy_intp n = PyArray_DIM(blocks, 0);
+    if (n < 1 || n > INT32_MAX) {
+        Py_DECREF(blocks);
+        return PyErr_Format(PyExc_ValueError, "blocks must hold 1 to 2**31-1 sizes, got %zd",
+                            (Py_ssize_t)n);
+    }
+    wpart_dynamic_balancer_t *b = NULL;
+    wpart_status_t st = wpart_dynamic_fixed_blocks_new(
+        (int32_t)n, total, (const int64_t *)PyArray_DATA(blocks), sync, &b);
+    Py_DECREF(blocks);
+    return wrap(st, b, NULL);
+}
+
+static PyObject *py_split(PyObject *self, PyObject *args)
+{
+    PyObject *obj;
+    long long total;
+    if (!PyArg_ParseTuple(args, "LO:dynamic_split_proportional", &total, &obj)) {
+        return NULL;
+    }
+    npy_intp n;
+    PyArrayObject *w = vec(obj, "weights", &n);
+    if (!w) {
+        return NULL;
+    }
+    PyObject *res = PyArray_SimpleNew(1, &n, NPY_INT64);
+    if (!res) {
+        Py_DECREF(w);
+        return NULL;
+    }
+    wpart_status_t st = wpart_dynamic_split_proportional(
+        (int32_t)n, total, (const double *)PyArray_DATA(w),
+        (int64_t *)PyArray_DATA((PyArrayObject *)res));
+    Py_DECREF(w);
+    if (st != WPART_OK) {
+        Py_DECREF(res);
+        return wpy_raise(st, NULL);
+    }
+    return res;
+}
+
+static PyMethodDef baselines_methods[] = {
+    {"dynamic_hdss", py_hdss, METH_VARARGS,
+     "dynamic_hdss(n_pu, total, x_init, eps, rounds_max, adapt_fraction, kappa, min_chunk)"},
+    {"dynamic_hdss_weights", py_hdss_weights, METH_VARARGS,
+     "dynamic_hdss_weights(balancer) -> phase-1 weights (sum 1) or None"},
+    {"dynamic_acosta", py_acosta, METH_VARARGS,
+     "dynamic_acosta(n_pu, total, step, threshold, eval_at_barrier)"},
+    {"dynamic_naive", py_naive, METH_VARARGS, "dynamic_naive(n_pu, total, x_init)"},
+    {"dynamic_asymmetric", py_asymmetric, METH_VARARGS,
+     "dynamic_asymmetric(total, pu_kinds, g_cpu, ratio)"},
+    {"dynamic_static_peak", py_static_peak, METH_VARARGS, "dynamic_static_peak(total, peak_rates)"},
+    {"dynamic_dmda", py_dmda, METH_VARARGS, "dynamic_dmda(total, piece_times, chunk)"},
+    {"dynamic_fixed_blocks", py_fixed_blocks, METH_VARARGS,
+     "dynamic_fixed_blocks(total, blocks, sync)"},
+    {"dynamic_split_proportional", py_split, METH_VARARGS,
+     "dynamic_split_proportional(total, weights) -> int64 parts (largest remainder)"},
+    {NULL, NULL, 0, NULL},
+};
+
+int wpy_dynamic_baselines_init(PyObject *m) { return PyModule_AddFunctions(m, baselines_methods); }

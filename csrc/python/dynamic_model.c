@@ -1,4 +1,478 @@
-/* dynamic_model.c -- binding of wpart.dynamic (model). */
+/* dynamic_model.c -- binding of wpart.dynamic (models and block sizing): fit, evaluation,
+ * inverse, the equal-time solver, capacity, rounding and oracle_milp.
+ *
+ * Models arrive either as a float64 array of shape (n, WPART_DYN_PACKED) (packed C models: the
+ * core runs with the GIL released) or as a sequence of Python callables E_p(x) (the core calls
+ * back into Python with the GIL held; an exception stops the solve and is re-raised). */
 #include "wpy.h"
 
-int wpy_dynamic_model_init(PyObject *m) { return 0; }
+/* ------------------------------------------------------------------ models argument ----- */
+
+typedef struct {
+    wpart_dynamic_model_t *models; /* packed case (owned) */
+    PyObject *funcs;               /* callables case: a new reference to a tuple */
+    int64_t n;
+    int failed;                    /* a Python exception is pending */
+} wpy_timefn_t;
+
+static double wpy_py_timefn(void *ctx, int64_t p, double x)
+{
+    wpy_timefn_t *t = (wpy_timefn_t *)ctx;
+    if (t->failed) {
+        return NAN;
+    }
+    PyObject *r = PyObject_CallFunction(PyTuple_GET_ITEM(t->funcs, (Py_ssize_t)p), "d", x);
+    if (!r) {
+        t->failed = 1;
+        return NAN;
+    }
+    double v = PyFloat_AsDouble(r);
+    Py_DECREF(r);
+    if (v == -1.0 && PyErr_Occurred()) {
+        t->failed = 1;
+        return NAN;
+    }
+    if (isnan(v)) {
+        PyErr_Format(PyExc_ValueError, "`models[%lld]` returned NaN at x = %g", (long long)p, x);
+        t->failed = 1;
+    }
+    return v;
+}
+
+static void wpy_timefn_release(wpy_timefn_t *t)
+{
+    PyMem_Free(t->models);
+    Py_XDECREF(t->funcs);
+    memset(t, 0, sizeof *t);
+}
+
+/* Fills t from `models`; 0 or -1 with an exception. */
+static int wpy_timefn_setup(PyObject *models, wpy_timefn_t *t)
+{
+    memset(t, 0, sizeof *t);
+    if (PyArray_Check(models)) {
+        PyArrayObject *a = wpy_input_array(models, "models", NPY_FLOAT64, 2, 2);
+        if (!a) {
+            return -1;
+        }
+        if (PyArray_DIM(a, 1) != WPART_DYN_PACKED || PyArray_DIM(a, 0) < 1) {
+            PyErr_Format(PyExc_ValueError, "`models` must have shape (n, %d) with n >= 1",
+                         WPART_DYN_PACKED);
+            Py_DECREF(a);
+            return -1;
+        }
+        t->n = (int64_t)PyArray_DIM(a, 0);
+        t->models = PyMem_Calloc((size_t)t->n, sizeof *t->models);
+        if (!t->models) {
+            Py_DECREF(a);
+            PyErr_NoMemory();
+            return -1;
+        }
+        const double *d = PyArray_DATA(a);
+        for (int64_t p = 0; p < t->n; p++) {
+            if (wpart_dynamic_model_unpack(d + p * WPART_DYN_PACKED, &t->models[p]) != WPART_OK) {
+                Py_DECREF(a);
+                wpy_raise(WPART_EINVAL, "models");
+                wpy_timefn_release(t);
+                return -1;
+            }
+        }
+        Py_DECREF(a);
+        return 0;
+    }
+    t->funcs = PySequence_Tuple(models);
+    if (!t->funcs) {
+        return -1;
+    }
+    t->n = (int64_t)PyTuple_GET_SIZE(t->funcs);
+    if (t->n < 1) {
+        PyErr_SetString(PyExc_ValueError, "`models` must not be empty");
+        wpy_timefn_release(t);
+        return -1;
+    }
+    for (int64_t p = 0; p < t->n; p++) {
+        if (!PyCallable_Check(PyTuple_GET_ITEM(t->funcs, (Py_ssize_t)p))) {
+            PyErr_Format(PyExc_TypeError, "`models[%lld]` must be callable", (long long)p);
+            wpy_timefn_release(t);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* A float64 (or int64) 1-D array of length n or None. */
+static int wpy_vec(PyObject *obj, const char *name, int typenum, int64_t n, PyArrayObject **out)
+{
+    *out = NULL;
+    if (obj == Py_None) {
+        return 0;
+    }
+    PyArrayObject *a = wpy_input_array(obj, name, typenum, 1, 1);
+    if (!a) {
+        return -1;
+    }
+    if (n >= 0 && PyArray_DIM(a, 0) != n) {
+        PyErr_Format(PyExc_ValueError, "`%s` must have length %lld, got %zd", name, (long long)n,
+                     (Py_ssize_t)PyArray_DIM(a, 0));
+        Py_DECREF(a);
+        return -1;
+    }
+    *out = a;
+    return 0;
+}
+
+/* Runs a core call: with the GIL released for packed models, held for callables. */
+#define WPY_RUN(t, st, call)                 \
+    do {                                     \
+        if ((t).models) {                    \
+            Py_BEGIN_ALLOW_THREADS(st) = (call); \
+            Py_END_ALLOW_THREADS                 \
+        } else {                             \
+            (st) = (call);                   \
+        }                                    \
+    } while (0)
+
+#define WPY_E(t) ((t).models ? wpart_dynamic_model_timefn : wpy_py_timefn)
+#define WPY_CTX(t) ((t).models ? (void *)(t).models : (void *)&(t))
+
+/* ------------------------------------------------------------------ fit ----------------- */
+
+static PyObject *wpy_dyn_fit(PyObject *self, PyObject *args)
+{
+    PyObject *xo, *tco, *txo, *res = NULL;
+    long long quantum;
+    unsigned int mask;
+    int intercept, max_terms, weighting, window, grid;
+    double decay, slope_floor;
+    PyArrayObject *x = NULL, *tc = NULL, *tx = NULL;
+    if (!PyArg_ParseTuple(args, "OOOLIiiidiid", &xo, &tco, &txo, &quantum, &mask, &intercept,
+                          &max_terms, &weighting, &decay, &window, &grid, &slope_floor)) {
+        return NULL;
+    }
+    if (wpy_vec(xo, "x", NPY_INT64, -1, &x) < 0 || !x) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_TypeError, "`x` must not be None");
+        }
+        goto cleanup;
+    }
+    int64_t m = (int64_t)PyArray_DIM(x, 0);
+    if (wpy_vec(tco, "t_comp", NPY_FLOAT64, m, &tc) < 0 || !tc ||
+        wpy_vec(txo, "t_xfer", NPY_FLOAT64, m, &tx) < 0) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_TypeError, "`t_comp` must not be None");
+        }
+        goto cleanup;
+    }
+    wpart_dynamic_fit_opts_t o;
+    wpart_dynamic_fit_opts_init(&o);
+    o.allowed_mask = mask;
+    o.intercept = intercept;
+    o.max_terms = max_terms;
+    o.weighting = weighting;
+    o.decay = decay;
+    o.window = window;
+    o.grid_points = grid;
+    o.slope_floor = slope_floor;
+    wpart_dynamic_model_t pm;
+    wpart_status_t st;
+    const int64_t *xd = PyArray_DATA(x);
+    const double *tcd = PyArray_DATA(tc), *txd = tx ? PyArray_DATA(tx) : NULL;
+    Py_BEGIN_ALLOW_THREADS
+    st = wpart_dynamic_model_fit(xd, tcd, txd, m, (int64_t)quantum, &o, NULL, &pm);
+    Py_END_ALLOW_THREADS
+    if (st != WPART_OK) {
+        wpy_raise(st, "fit_model");
+        goto cleanup;
+    }
+    npy_intp dim = WPART_DYN_PACKED;
+    res = PyArray_SimpleNew(1, &dim, NPY_FLOAT64);
+    if (res) {
+        wpart_dynamic_model_pack(&pm, PyArray_DATA((PyArrayObject *)res));
+    }
+cleanup:
+    Py_XDECREF(x);
+    Py_XDECREF(tc);
+    Py_XDECREF(tx);
+    return res;
+}
+
+static int wpy_one_model(PyObject *obj, wpart_dynamic_model_t *pm)
+{
+    PyArrayObject *a = NULL;
+    if (wpy_vec(obj, "model", NPY_FLOAT64, WPART_DYN_PACKED, &a) < 0 || !a) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_TypeError, "`model` must not be None");
+        }
+        return -1;
+    }
+    wpart_status_t st = wpart_dynamic_model_unpack(PyArray_DATA(a), pm);
+    Py_DECREF(a);
+    if (st != WPART_OK) {
+        wpy_raise(st, "model");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *wpy_dyn_eval(PyObject *self, PyObject *args)
+{
+    PyObject *mo, *xo;
+    int which;
+    if (!PyArg_ParseTuple(args, "OOi", &mo, &xo, &which)) {
+        return NULL;
+    }
+    wpart_dynamic_model_t pm;
+    if (wpy_one_model(mo, &pm) < 0) {
+        return NULL;
+    }
+    PyArrayObject *x = NULL;
+    if (wpy_vec(xo, "x", NPY_FLOAT64, -1, &x) < 0 || !x) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_TypeError, "`x` must not be None");
+        }
+        return NULL;
+    }
+    npy_intp k = PyArray_DIM(x, 0);
+    PyObject *res = PyArray_SimpleNew(1, &k, NPY_FLOAT64);
+    if (res) {
+        const double *xd = PyArray_DATA(x);
+        double *o = PyArray_DATA((PyArrayObject *)res);
+        for (npy_intp i = 0; i < k; i++) {
+            o[i] = which == 1   ? wpart_dynamic_model_eval_comp(&pm, xd[i])
+                   : which == 2 ? wpart_dynamic_model_eval_xfer(&pm, xd[i])
+                                : wpart_dynamic_model_eval(&pm, xd[i]);
+        }
+    }
+    Py_DECREF(x);
+    return res;
+}
+
+static PyObject *wpy_dyn_inverse(PyObject *self, PyObject *args)
+{
+    PyObject *mo;
+    double t, lo, hi, x = 0.0;
+    if (!PyArg_ParseTuple(args, "Oddd", &mo, &t, &lo, &hi)) {
+        return NULL;
+    }
+    wpart_dynamic_model_t pm;
+    if (wpy_one_model(mo, &pm) < 0) {
+        return NULL;
+    }
+    wpart_status_t st = wpart_dynamic_model_inverse(&pm, t, lo, hi, &x);
+    if (st != WPART_OK) {
+        return wpy_raise(st, "inverse");
+    }
+    return PyFloat_FromDouble(x);
+}
+
+/* ------------------------------------------------------------------ solver -------------- */
+
+static PyObject *wpy_dyn_solve(PyObject *self, PyObject *args)
+{
+    PyObject *mo, *lbo, *ubo, *res = NULL, *xo = NULL;
+    double S, tol_T, tol_x;
+    int max_outer, max_inner, polish;
+    wpy_timefn_t t;
+    PyArrayObject *lb = NULL, *ub = NULL;
+    if (!PyArg_ParseTuple(args, "OdOOddiii", &mo, &S, &lbo, &ubo, &tol_T, &tol_x, &max_outer,
+                          &max_inner, &polish)) {
+        return NULL;
+    }
+    if (wpy_timefn_setup(mo, &t) < 0) {
+        return NULL;
+    }
+    if (wpy_vec(lbo, "lb", NPY_FLOAT64, t.n, &lb) < 0 ||
+        wpy_vec(ubo, "ub", NPY_FLOAT64, t.n, &ub) < 0) {
+        goto cleanup;
+    }
+    npy_intp n = (npy_intp)t.n;
+    xo = PyArray_SimpleNew(1, &n, NPY_FLOAT64);
+    if (!xo) {
+        goto cleanup;
+    }
+    wpart_dynamic_solve_opts_t o = {tol_T, tol_x, max_outer, max_inner, polish};
+    double T = 0.0, *xd = PyArray_DATA((PyArrayObject *)xo);
+    const double *lbd = lb ? PyArray_DATA(lb) : NULL, *ubd = ub ? PyArray_DATA(ub) : NULL;
+    wpart_status_t st;
+    WPY_RUN(t, st, wpart_dynamic_solve_equal_time(t.n, WPY_E(t), WPY_CTX(t), S, lbd, ubd, &o,
+                                                  xd, &T));
+    if (t.failed) {
+        goto cleanup;
+    }
+    if (st != WPART_OK) {
+        wpy_raise(st, "solve_equal_time");
+        goto cleanup;
+    }
+    res = Py_BuildValue("Od", xo, T);
+cleanup:
+    Py_XDECREF(xo);
+    Py_XDECREF(lb);
+    Py_XDECREF(ub);
+    wpy_timefn_release(&t);
+    return res;
+}
+
+static PyObject *wpy_dyn_capacity(PyObject *self, PyObject *args)
+{
+    PyObject *mo, *lbo, *ubo, *res = NULL, *xo = NULL;
+    double T;
+    wpy_timefn_t t;
+    PyArrayObject *lb = NULL, *ub = NULL;
+    if (!PyArg_ParseTuple(args, "OdOO", &mo, &T, &lbo, &ubo)) {
+        return NULL;
+    }
+    if (wpy_timefn_setup(mo, &t) < 0) {
+        return NULL;
+    }
+    if (wpy_vec(lbo, "lb", NPY_FLOAT64, t.n, &lb) < 0 ||
+        wpy_vec(ubo, "ub", NPY_FLOAT64, t.n, &ub) < 0) {
+        goto cleanup;
+    }
+    npy_intp n = (npy_intp)t.n;
+    xo = PyArray_SimpleNew(1, &n, NPY_FLOAT64);
+    if (!xo) {
+        goto cleanup;
+    }
+    double H = 0.0, *xd = PyArray_DATA((PyArrayObject *)xo);
+    const double *lbd = lb ? PyArray_DATA(lb) : NULL, *ubd = ub ? PyArray_DATA(ub) : NULL;
+    wpart_status_t st;
+    WPY_RUN(t, st, wpart_dynamic_capacity(t.n, WPY_E(t), WPY_CTX(t), T, lbd, ubd, xd, &H));
+    if (t.failed) {
+        goto cleanup;
+    }
+    if (st != WPART_OK) {
+        wpy_raise(st, "capacity");
+        goto cleanup;
+    }
+    res = Py_BuildValue("Od", xo, H);
+cleanup:
+    Py_XDECREF(xo);
+    Py_XDECREF(lb);
+    Py_XDECREF(ub);
+    wpy_timefn_release(&t);
+    return res;
+}
+
+static PyObject *wpy_dyn_round(PyObject *self, PyObject *args)
+{
+    PyObject *mo, *xco, *lbo, *ubo, *res = NULL, *bo = NULL;
+    long long S, quantum;
+    wpy_timefn_t t;
+    PyArrayObject *xc = NULL, *lb = NULL, *ub = NULL;
+    if (!PyArg_ParseTuple(args, "OOLLOO", &mo, &xco, &S, &quantum, &lbo, &ubo)) {
+        return NULL;
+    }
+    if (wpy_timefn_setup(mo, &t) < 0) {
+        return NULL;
+    }
+    if (wpy_vec(xco, "x_cont", NPY_FLOAT64, t.n, &xc) < 0 || !xc ||
+        wpy_vec(lbo, "lb", NPY_INT64, t.n, &lb) < 0 ||
+        wpy_vec(ubo, "ub", NPY_INT64, t.n, &ub) < 0) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_TypeError, "`x_cont` must not be None");
+        }
+        goto cleanup;
+    }
+    npy_intp n = (npy_intp)t.n;
+    bo = PyArray_SimpleNew(1, &n, NPY_INT64);
+    if (!bo) {
+        goto cleanup;
+    }
+    double Tm = 0.0;
+    int64_t *bd = PyArray_DATA((PyArrayObject *)bo);
+    const double *xcd = PyArray_DATA(xc);
+    const int64_t *lbd = lb ? PyArray_DATA(lb) : NULL, *ubd = ub ? PyArray_DATA(ub) : NULL;
+    wpart_status_t st;
+    WPY_RUN(t, st, wpart_dynamic_round_blocks(t.n, WPY_E(t), WPY_CTX(t), xcd, (int64_t)S,
+                                              (int64_t)quantum, lbd, ubd, bd, &Tm));
+    if (t.failed) {
+        goto cleanup;
+    }
+    if (st != WPART_OK) {
+        wpy_raise(st, "round_blocks");
+        goto cleanup;
+    }
+    res = Py_BuildValue("Od", bo, Tm);
+cleanup:
+    Py_XDECREF(bo);
+    Py_XDECREF(xc);
+    Py_XDECREF(lb);
+    Py_XDECREF(ub);
+    wpy_timefn_release(&t);
+    return res;
+}
+
+/* ------------------------------------------------------------------ oracle_milp --------- */
+
+static const char *const wpy_dyn_milp_status[] = {"optimal", "feasible", "infeasible",
+                                                  "unbounded", "no_solution"};
+
+static PyObject *wpy_dyn_oracle_milp(PyObject *self, PyObject *args)
+{
+    PyObject *bxo, *bto, *res = NULL, *xo = NULL;
+    long long W, quantum;
+    double time_limit;
+    PyArrayObject *bx = NULL, *bt = NULL;
+    if (!PyArg_ParseTuple(args, "OOLLd", &bxo, &bto, &W, &quantum, &time_limit)) {
+        return NULL;
+    }
+    bx = wpy_input_array(bxo, "breakpoints x", NPY_FLOAT64, 2, 2);
+    if (!bx) {
+        goto cleanup;
+    }
+    bt = wpy_input_array(bto, "breakpoints t", NPY_FLOAT64, 2, 2);
+    if (!bt) {
+        goto cleanup;
+    }
+    if (PyArray_DIM(bx, 0) != PyArray_DIM(bt, 0) || PyArray_DIM(bx, 1) != PyArray_DIM(bt, 1)) {
+        PyErr_SetString(PyExc_ValueError, "breakpoint arrays must have the same shape");
+        goto cleanup;
+    }
+    npy_intp n = PyArray_DIM(bx, 0);
+    xo = PyArray_SimpleNew(1, &n, NPY_INT64);
+    if (!xo) {
+        goto cleanup;
+    }
+    wpart_milp_options_t opt;
+    wpart_milp_options_init(&opt);
+    opt.time_limit = time_limit;
+    wpart_milp_result_t r;
+    memset(&r, 0, sizeof r);
+    double T = NAN;
+    if (wpy_glpk_acquire("oracle_milp") < 0) {
+        goto cleanup;
+    }
+    /* GIL held: GLPK's hooks are process-global (see milp.c) */
+    wpart_status_t st = wpart_dynamic_oracle_milp((int64_t)n, (int64_t)PyArray_DIM(bx, 1),
+                                                  PyArray_DATA(bx), PyArray_DATA(bt), (int64_t)W,
+                                                  (int64_t)quantum, &opt,
+                                                  PyArray_DATA((PyArrayObject *)xo), &T, &r);
+    wpy_glpk_release();
+    if (st != WPART_OK) {
+        wpy_raise(st, "oracle_milp");
+        goto cleanup;
+    }
+    int s = (int)r.status;
+    res = Py_BuildValue("OdssdL", xo, T, wpy_dyn_milp_status[s < 0 || s > 4 ? 4 : s], r.message,
+                        r.seconds, (long long)r.nodes);
+cleanup:
+    Py_XDECREF(xo);
+    Py_XDECREF(bx);
+    Py_XDECREF(bt);
+    return res;
+}
+
+static PyMethodDef wpy_dynamic_model_methods[] = {
+    {"dynamic_fit_model", wpy_dyn_fit, METH_VARARGS, "Fit a performance model (packed)."},
+    {"dynamic_model_eval", wpy_dyn_eval, METH_VARARGS, "Evaluate a packed model (0 E, 1 F, 2 G)."},
+    {"dynamic_model_inverse", wpy_dyn_inverse, METH_VARARGS, "sup{x in [lo, hi]: E(x) <= t}."},
+    {"dynamic_solve_equal_time", wpy_dyn_solve, METH_VARARGS, "Solve (P_S) by water-filling."},
+    {"dynamic_capacity", wpy_dyn_capacity, METH_VARARGS, "Time mode: x(T) and H(T)."},
+    {"dynamic_round_blocks", wpy_dyn_round, METH_VARARGS, "Optimal discrete rounding."},
+    {"dynamic_oracle_milp", wpy_dyn_oracle_milp, METH_VARARGS, "PWL min-max MILP (GLPK)."},
+    {NULL, NULL, 0, NULL}};
+
+int wpy_dynamic_model_init(PyObject *m)
+{
+    return PyModule_AddFunctions(m, wpy_dynamic_model_methods);
+}

@@ -1,4 +1,444 @@
-/* dynamic_sim.c -- binding of wpart.dynamic (sim). */
+/* dynamic_sim.c -- binding of wpart.dynamic's device layer and event engine (dynamic_sim.h).
+ *
+ * Platforms travel as flat arrays built by wpart/dynamic/_sim.py:
+ *   dev    float64 (n, DEV_COLS): one row per device, columns as in the DEV_* indices below
+ *   tab_x, tab_t  float64 (m,): every table curve's points, concatenated
+ *   tab_off       int64 (n + 1,): device p's points are [tab_off[p], tab_off[p + 1])
+ *   fluct  float64 (k, 4): t_start, t_end, pu, factor
+ *   onoff  float64 (k, 4): pu, mu_on, mu_off, f_busy
+ */
 #include "wpy.h"
 
-int wpy_dynamic_sim_init(PyObject *m) { return 0; }
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    DEV_KIND = 0, DEV_MACHINE, DEV_CURVE, DEV_T0, DEV_RATE, DEV_BSAT, DEV_C, DEV_BETA, DEV_BC0,
+    DEV_XREF, DEV_BCOEF, /* 7 columns */
+    DEV_MEMCAP = DEV_BCOEF + WPART_DYN_N_BASIS, DEV_MEMGAMMA, DEV_BPE, DEV_SETUP, DEV_SIGMA,
+    DEV_SIGMAX, DEV_POUT, DEV_FOUT, DEV_NHOPS, DEV_HOPS, /* lat, bw per hop */
+    DEV_COLS = DEV_HOPS + 2 * WPART_DYN_MAX_HOPS
+};
+
+typedef struct {
+    PyArrayObject *dev, *tab_x, *tab_t, *tab_off, *fluct, *onoff;
+    wpart_dynamic_device_t *d;
+    wpart_dynamic_fluct_t *f;
+    wpart_dynamic_onoff_t *oo;
+    wpart_dynamic_platform_t pl;
+} plat_t;
+
+static void plat_clear(plat_t *P)
+{
+    Py_XDECREF(P->dev);
+    Py_XDECREF(P->tab_x);
+    Py_XDECREF(P->tab_t);
+    Py_XDECREF(P->tab_off);
+    Py_XDECREF(P->fluct);
+    Py_XDECREF(P->onoff);
+    free(P->d);
+    free(P->f);
+    free(P->oo);
+    memset(P, 0, sizeof *P);
+}
+
+/* Converts the flat arrays; 0 or -1 with an exception. fluct/onoff may be NULL. */
+static int plat_build(plat_t *P, PyObject *dev, PyObject *tx, PyObject *tt, PyObject *toff,
+                      PyObject *fl, PyObject *oo)
+{
+    memset(P, 0, sizeof *P);
+    P->dev = wpy_input_array(dev, "dev", NPY_FLOAT64, 2, 2);
+    P->tab_x = wpy_input_array(tx, "tab_x", NPY_FLOAT64, 1, 1);
+    P->tab_t = wpy_input_array(tt, "tab_t", NPY_FLOAT64, 1, 1);
+    P->tab_off = wpy_input_array(toff, "tab_off", NPY_INT64, 1, 1);
+    if (!P->dev || !P->tab_x || !P->tab_t || !P->tab_off) {
+        return -1;
+    }
+    npy_intp n = PyArray_DIM(P->dev, 0);
+    if (n < 1 || n > INT32_MAX || PyArray_DIM(P->dev, 1) != DEV_COLS) {
+        PyErr_Format(PyExc_ValueError, "`dev` must have shape (n >= 1, %d)", (int)DEV_COLS);
+        return -1;
+    }
+    npy_intp m = PyArray_DIM(P->tab_x, 0);
+    if (PyArray_DIM(P->tab_t, 0) != m || PyArray_DIM(P->tab_off, 0) != n + 1) {
+        PyErr_SetString(PyExc_ValueError, "table arrays have inconsistent lengths");
+        return -1;
+    }
+    const double *D = PyArray_DATA(P->dev);
+    const int64_t *off = PyArray_DATA(P->tab_off);
+    const double *X = PyArray_DATA(P->tab_x), *T = PyArray_DATA(P->tab_t);
+    P->d = calloc((size_t)n, sizeof *P->d);
+    if (!P->d) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (npy_intp p = 0; p < n; p++) {
+        const double *r = D + p * DEV_COLS;
+        wpart_dynamic_device_t *d = &P->d[p];
+        wpart_dynamic_device_init(d);
+        d->kind = (int32_t)r[DEV_KIND];
+        d->machine = (int32_t)r[DEV_MACHINE];
+        d->comp.kind = (int32_t)r[DEV_CURVE];
+        d->comp.t0 = r[DEV_T0];
+        d->comp.rate = r[DEV_RATE];
+        d->comp.bsat = r[DEV_BSAT];
+        d->comp.c = r[DEV_C];
+        d->comp.beta = r[DEV_BETA];
+        d->comp.bc0 = r[DEV_BC0];
+        d->comp.x_ref = r[DEV_XREF];
+        for (int i = 0; i < WPART_DYN_N_BASIS; i++) {
+            d->comp.bcoef[i] = r[DEV_BCOEF + i];
+        }
+        if (off[p] < 0 || off[p + 1] < off[p] || off[p + 1] > m) {
+            PyErr_SetString(PyExc_ValueError, "`tab_off` is not a valid offset table");
+            return -1;
+        }
+        d->comp.tab_x = X + off[p];
+        d->comp.tab_t = T + off[p];
+        d->comp.tab_n = off[p + 1] - off[p];
+        d->comp.mem_cap = r[DEV_MEMCAP];
+        d->comp.mem_gamma = r[DEV_MEMGAMMA];
+        d->bytes_per_elem = r[DEV_BPE];
+        d->setup_bytes = r[DEV_SETUP];
+        d->sigma_comp = r[DEV_SIGMA];
+        d->sigma_xfer = r[DEV_SIGMAX];
+        d->p_out = r[DEV_POUT];
+        d->f_out = r[DEV_FOUT];
+        d->n_hops = (int32_t)r[DEV_NHOPS];
+        for (int h = 0; h < WPART_DYN_MAX_HOPS; h++) {
+            d->hops[h].lat = r[DEV_HOPS + 2 * h];
+            d->hops[h].bw = r[DEV_HOPS + 2 * h + 1];
+        }
+        wpart_status_t st = wpart_dynamic_device_check(d);
+        if (st != WPART_OK) {
+            char what[32];
+            snprintf(what, sizeof what, "device %d", (int)p);
+            wpy_raise(st, what);
+            return -1;
+        }
+    }
+    P->pl.n = (int32_t)n;
+    P->pl.dev = P->d;
+    if (fl && fl != Py_None) {
+        P->fluct = wpy_input_array(fl, "fluctuations", NPY_FLOAT64, 2, 2);
+        if (!P->fluct) {
+            return -1;
+        }
+        npy_intp k = PyArray_DIM(P->fluct, 0);
+        if (k > 0 && PyArray_DIM(P->fluct, 1) != 4) {
+            PyErr_SetString(PyExc_ValueError, "`fluctuations` must have shape (k, 4)");
+            return -1;
+        }
+        P->f = calloc((size_t)k + 1, sizeof *P->f);
+        if (!P->f) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        const double *F = PyArray_DATA(P->fluct);
+        for (npy_intp i = 0; i < k; i++) {
+            P->f[i].t_start = F[4 * i];
+            P->f[i].t_end = F[4 * i + 1];
+            P->f[i].pu = (int32_t)F[4 * i + 2];
+            P->f[i].factor = F[4 * i + 3];
+        }
+        P->pl.n_fluct = k;
+        P->pl.fluct = P->f;
+    }
+    if (oo && oo != Py_None) {
+        P->onoff = wpy_input_array(oo, "onoff", NPY_FLOAT64, 2, 2);
+        if (!P->onoff) {
+            return -1;
+        }
+        npy_intp k = PyArray_DIM(P->onoff, 0);
+        if (k > 0 && PyArray_DIM(P->onoff, 1) != 4) {
+            PyErr_SetString(PyExc_ValueError, "`onoff` must have shape (k, 4)");
+            return -1;
+        }
+        P->oo = calloc((size_t)k + 1, sizeof *P->oo);
+        if (!P->oo) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        const double *F = PyArray_DATA(P->onoff);
+        for (npy_intp i = 0; i < k; i++) {
+            P->oo[i].pu = (int32_t)F[4 * i];
+            P->oo[i].mu_on = F[4 * i + 1];
+            P->oo[i].mu_off = F[4 * i + 2];
+            P->oo[i].f_busy = F[4 * i + 3];
+        }
+        P->pl.n_onoff = k;
+        P->pl.onoff = P->oo;
+    }
+    return 0;
+}
+
+static PyObject *arr_f64(const double *src, npy_intp n0, npy_intp n1)
+{
+    npy_intp dims[2] = {n0, n1};
+    PyObject *a = PyArray_SimpleNew(n1 > 0 ? 2 : 1, dims, NPY_FLOAT64);
+    if (a && n0 > 0) {
+        memcpy(PyArray_DATA((PyArrayObject *)a), src,
+               (size_t)(n0 * (n1 > 0 ? n1 : 1)) * sizeof(double));
+    }
+    return a;
+}
+
+static PyObject *arr_i64(const int64_t *src, npy_intp n0)
+{
+    PyObject *a = PyArray_SimpleNew(1, &n0, NPY_INT64);
+    if (a && n0 > 0) {
+        memcpy(PyArray_DATA((PyArrayObject *)a), src, (size_t)n0 * sizeof(int64_t));
+    }
+    return a;
+}
+
+static PyObject *py_simulate(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"dev", "tab_x", "tab_t", "tab_off", "fluct", "onoff", "balancer",
+                             "seed", "eval_mode", "eval_cost", "eval_a", "eval_b", "eval_scale",
+                             "dispatch_overhead", "record_trace", "progress", "max_events", NULL};
+    PyObject *dev, *tx, *tt, *toff, *fl, *oo, *bal, *progress = Py_None;
+    unsigned long long seed = 0;
+    int eval_mode = 0, record = 1;
+    double eval_cost = 0.1, ea = 0, eb = 0, es = 1.0, ov = 0.0;
+    long long max_events = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOOOO|KidddddpOL:dynamic_simulate", kwlist,
+                                     &dev, &tx, &tt, &toff, &fl, &oo, &bal, &seed, &eval_mode,
+                                     &eval_cost, &ea, &eb, &es, &ov, &record, &progress,
+                                     &max_events)) {
+        return NULL;
+    }
+    wpart_dynamic_balancer_t *b = wpy_balancer_get(bal, "balancer");
+    if (!b) {
+        return NULL;
+    }
+    if (progress != Py_None && !PyCallable_Check(progress)) {
+        return PyErr_Format(PyExc_TypeError, "`progress` must be callable or None");
+    }
+    plat_t P;
+    if (plat_build(&P, dev, tx, tt, toff, fl, oo) < 0) {
+        plat_clear(&P);
+        return NULL;
+    }
+    wpart_dynamic_sim_options_t o;
+    wpart_dynamic_sim_options_init(&o);
+    o.seed = (uint64_t)seed;
+    o.eval_mode = eval_mode;
+    o.eval_cost = eval_cost;
+    o.eval_a = ea;
+    o.eval_b = eb;
+    o.eval_scale = es;
+    o.dispatch_overhead = ov;
+    o.record_trace = record;
+    o.max_events = max_events;
+    wpy_control_t ctl;
+    wpy_control_setup(&ctl, progress, 0.0);
+    o.control = &ctl.ctl;
+    if (wpy_balancer_acquire(bal) < 0) {
+        plat_clear(&P);
+        return NULL;
+    }
+    wpart_dynamic_sim_result_t r;
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = wpart_dynamic_sim_run(&P.pl, b, &o, &r);
+    Py_END_ALLOW_THREADS
+    wpy_balancer_release(bal);
+    plat_clear(&P);
+    if (st != WPART_OK) {
+        return wpy_raise(st, "simulate");
+    }
+    PyObject *res = NULL;
+    npy_intp nbytes = (npy_intp)(r.n_trace * (int64_t)sizeof(wpart_dynamic_trace_t));
+    PyObject *trace = PyArray_SimpleNew(1, &nbytes, NPY_UINT8);
+    if (trace && nbytes > 0) {
+        memcpy(PyArray_DATA((PyArrayObject *)trace), r.trace, (size_t)nbytes);
+    }
+    if (trace) {
+        res = Py_BuildValue(
+            "{sdsNsNsNsNsNsNs(LLLL)sLsLsLsLsdsLsLsd}", "makespan", r.makespan, "trace", trace,
+            "busy", arr_f64(r.busy, r.n, 0), "idle", arr_f64(r.idle, r.n, 0), "idle_breakdown",
+            arr_f64(r.idle_breakdown, r.n, 4), "elements", arr_i64(r.elements, r.n), "blocks",
+            arr_i64(r.blocks, r.n), "blocks_per_kind", (long long)r.blocks_per_kind[0],
+            (long long)r.blocks_per_kind[1], (long long)r.blocks_per_kind[2],
+            (long long)r.blocks_per_kind[3], "n_blocks", (long long)r.n_blocks, "n_evals",
+            (long long)r.n_evals, "n_barriers", (long long)r.n_barriers, "n_stale",
+            (long long)r.n_stale, "eval_time", r.eval_time, "n_events", (long long)r.n_events,
+            "trace_itemsize", (long long)sizeof(wpart_dynamic_trace_t), "wall_seconds",
+            r.wall_seconds);
+    }
+    wpart_dynamic_sim_result_free(&r);
+    return res;
+}
+
+/* device_time(dev, tab_x, tab_t, tab_off, p, x, first, part) -> float64 array like x.
+ * part: 0 total (compute + transfer), 1 compute, 2 transfer. */
+static PyObject *py_device_time(PyObject *self, PyObject *args)
+{
+    PyObject *dev, *tx, *tt, *toff, *xo;
+    int p, first, part;
+    if (!PyArg_ParseTuple(args, "OOOOiOii:dynamic_device_time", &dev, &tx, &tt, &toff, &p, &xo,
+                          &first, &part)) {
+        return NULL;
+    }
+    plat_t P;
+    PyArrayObject *x = NULL;
+    PyObject *out = NULL;
+    if (plat_build(&P, dev, tx, tt, toff, NULL, NULL) < 0) {
+        goto cleanup;
+    }
+    if (p < 0 || p >= P.pl.n) {
+        PyErr_Format(PyExc_ValueError, "`p` must be in [0, %d), got %d", (int)P.pl.n, p);
+        goto cleanup;
+    }
+    x = (PyArrayObject *)PyArray_FROMANY(xo, NPY_FLOAT64, 0, 0, NPY_ARRAY_IN_ARRAY);
+    if (!x) {
+        goto cleanup;
+    }
+    out = PyArray_SimpleNew(PyArray_NDIM(x), PyArray_DIMS(x), NPY_FLOAT64);
+    if (!out) {
+        goto cleanup;
+    }
+    const double *xs = PyArray_DATA(x);
+    double *ts = PyArray_DATA((PyArrayObject *)out);
+    npy_intp k = PyArray_SIZE(x);
+    const wpart_dynamic_device_t *d = &P.d[p];
+    for (npy_intp i = 0; i < k; i++) {
+        double v = xs[i], t = 0.0;
+        if (!(v >= 0)) {
+            t = NAN;
+        } else {
+            if (part != 2) {
+                t += wpart_dynamic_curve_eval(&d->comp, v);
+            }
+            if (part != 1 && v > 0) {
+                t += wpart_dynamic_device_xfer(d, v, first);
+            }
+        }
+        ts[i] = t;
+    }
+cleanup:
+    Py_XDECREF(x);
+    plat_clear(&P);
+    return out;
+}
+
+/* device_block(dev, tab_x, tab_t, tab_off, fluct, p, seed, j, x, t) -> (t_xfer, t_comp) */
+static PyObject *py_device_block(PyObject *self, PyObject *args)
+{
+    PyObject *dev, *tx, *tt, *toff, *fl;
+    int p;
+    unsigned long long seed;
+    long long j, x;
+    double t;
+    if (!PyArg_ParseTuple(args, "OOOOOiKLLd:dynamic_device_block", &dev, &tx, &tt, &toff, &fl, &p,
+                          &seed, &j, &x, &t)) {
+        return NULL;
+    }
+    plat_t P;
+    PyObject *out = NULL;
+    if (plat_build(&P, dev, tx, tt, toff, fl, NULL) < 0) {
+        goto cleanup;
+    }
+    if (p < 0 || p >= P.pl.n) {
+        PyErr_Format(PyExc_ValueError, "`p` must be in [0, %d), got %d", (int)P.pl.n, p);
+        goto cleanup;
+    }
+    double t_x, t_c;
+    wpart_status_t st = wpart_dynamic_device_block(&P.d[p], p, (uint64_t)seed, j, x, t, P.pl.fluct,
+                                                   P.pl.n_fluct, &t_x, &t_c);
+    if (st != WPART_OK) {
+        wpy_raise(st, "block_time");
+        goto cleanup;
+    }
+    out = Py_BuildValue("(dd)", t_x, t_c);
+cleanup:
+    plat_clear(&P);
+    return out;
+}
+
+/* noise(seed, pu, purpose, j_array, sigma) -> log-normal factors (sigma >= 0) or, with
+ * sigma < 0, uniforms of draw 0. */
+static PyObject *py_noise(PyObject *self, PyObject *args)
+{
+    unsigned long long seed;
+    int pu, purpose;
+    PyObject *jo;
+    double sigma;
+    if (!PyArg_ParseTuple(args, "KiiOd:dynamic_noise", &seed, &pu, &purpose, &jo, &sigma)) {
+        return NULL;
+    }
+    PyArrayObject *j = (PyArrayObject *)PyArray_FROMANY(jo, NPY_INT64, 1, 1, NPY_ARRAY_IN_ARRAY);
+    if (!j) {
+        return NULL;
+    }
+    npy_intp k = PyArray_DIM(j, 0);
+    PyObject *out = PyArray_SimpleNew(1, &k, NPY_FLOAT64);
+    if (out) {
+        const int64_t *js = PyArray_DATA(j);
+        double *o = PyArray_DATA((PyArrayObject *)out);
+        for (npy_intp i = 0; i < k; i++) {
+            o[i] = sigma < 0 ? wpart_dynamic_noise_uniform(seed, pu, purpose, js[i], 0)
+                             : wpart_dynamic_noise_lognormal(seed, pu, purpose, js[i], sigma);
+        }
+    }
+    Py_DECREF(j);
+    return out;
+}
+
+/* integrate(fluct, pu, t, D) -> t_end */
+static PyObject *py_integrate(PyObject *self, PyObject *args)
+{
+    PyObject *fo;
+    int pu;
+    double t, D;
+    if (!PyArg_ParseTuple(args, "Oidd:dynamic_integrate", &fo, &pu, &t, &D)) {
+        return NULL;
+    }
+    PyArrayObject *f = wpy_input_array(fo, "fluctuations", NPY_FLOAT64, 2, 2);
+    if (!f) {
+        return NULL;
+    }
+    npy_intp k = PyArray_DIM(f, 0);
+    if (k > 0 && PyArray_DIM(f, 1) != 4) {
+        Py_DECREF(f);
+        return PyErr_Format(PyExc_ValueError, "`fluctuations` must have shape (k, 4)");
+    }
+    wpart_dynamic_fluct_t *fl = calloc((size_t)k + 1, sizeof *fl);
+    if (!fl) {
+        Py_DECREF(f);
+        return PyErr_NoMemory();
+    }
+    const double *F = PyArray_DATA(f);
+    for (npy_intp i = 0; i < k; i++) {
+        fl[i].t_start = F[4 * i];
+        fl[i].t_end = F[4 * i + 1];
+        fl[i].pu = (int32_t)F[4 * i + 2];
+        fl[i].factor = F[4 * i + 3];
+    }
+    double r = wpart_dynamic_integrate(fl, k, pu, t, D);
+    free(fl);
+    Py_DECREF(f);
+    return PyFloat_FromDouble(r);
+}
+
+static PyMethodDef sim_methods[] = {
+    {"dynamic_simulate", (PyCFunction)(void (*)(void))py_simulate, METH_VARARGS | METH_KEYWORDS,
+     "dynamic_simulate(dev, tab_x, tab_t, tab_off, fluct, onoff, balancer, ...) -> dict"},
+    {"dynamic_device_time", py_device_time, METH_VARARGS,
+     "dynamic_device_time(dev, tab_x, tab_t, tab_off, p, x, first, part) -> times"},
+    {"dynamic_device_block", py_device_block, METH_VARARGS,
+     "dynamic_device_block(dev, tab_x, tab_t, tab_off, fluct, p, seed, j, x, t) -> tuple"},
+    {"dynamic_noise", py_noise, METH_VARARGS, "dynamic_noise(seed, pu, purpose, j, sigma)"},
+    {"dynamic_integrate", py_integrate, METH_VARARGS, "dynamic_integrate(fluct, pu, t, D)"},
+    {NULL, NULL, 0, NULL},
+};
+
+int wpy_dynamic_sim_init(PyObject *m)
+{
+    if (PyModule_AddIntConstant(m, "DYNAMIC_DEV_COLS", DEV_COLS) < 0) {
+        return -1;
+    }
+    return PyModule_AddFunctions(m, sim_methods);
+}

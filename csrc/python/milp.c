@@ -15,7 +15,7 @@ static PyThread_type_lock wpy_glpk_lock = NULL; /* created once, lives with the 
 static unsigned long wpy_glpk_owner = 0;        /* thread holding the lock; under the GIL */
 
 /* Takes the GLPK lock; 0, or -1 with RuntimeError for a nested call on the same thread. */
-static int wpy_glpk_acquire(const char *what)
+int wpy_glpk_acquire(const char *what)
 {
     unsigned long me = PyThread_get_thread_ident();
     if (wpy_glpk_owner == me) {
@@ -33,7 +33,7 @@ static int wpy_glpk_acquire(const char *what)
     return 0;
 }
 
-static void wpy_glpk_release(void)
+void wpy_glpk_release(void)
 {
     wpy_glpk_owner = 0;
     PyThread_release_lock(wpy_glpk_lock);

@@ -58,6 +58,12 @@ typedef struct {
 } wpy_control_t;
 void wpy_control_setup(wpy_control_t *c, PyObject *progress, double time_limit);
 
+/* ---- milp.c ---- */
+/* The process-wide GLPK lock (see milp.c): every binding that runs a GLPK solve takes it, with
+ * the GIL held; acquire returns -1 with RuntimeError for a nested call on the same thread. */
+int wpy_glpk_acquire(const char *what);
+void wpy_glpk_release(void);
+
 /* ---- family files ---- */
 int wpy_base_init(PyObject *m);
 int wpy_milp_init(PyObject *m);

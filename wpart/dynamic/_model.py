@@ -1,5 +1,634 @@
-"""Performance models (spec 001 §1.2-1.3) and equal-finish-time block sizing (§1.4-1.6)."""
+"""Performance models (spec 001 §1.2-1.3) and equal-finish-time block sizing (§1.4-1.6).
+
+A :class:`PerfModel` predicts the time ``E(x) = F(x) + G(x)`` of a block of ``x`` elements
+on one processing unit (PU): ``F`` is a least-squares combination of at most three of the
+paper's basis functions of ``u = x / x_hi`` (plus an optional constant), selected by AICc;
+``G`` is the paper's affine transfer model. :func:`solve_equal_time` shares a step volume so
+that every PU finishes at the same time (problem (P_S), solved globally by water-filling),
+:func:`capacity` is its time mode and :func:`round_blocks` the optimal rounding to multiples of
+a quantum. :func:`oracle_milp` is the GLPK cross-check of §3.4 on true curves.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import math
+import numbers
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .. import _core
+
+__all__ = [
+    "BASIS",
+    "PerfModel",
+    "fit_model",
+    "solve_equal_time",
+    "capacity",
+    "round_blocks",
+    "oracle_milp",
+    "OracleMilpResult",
+]
+
+#: Names of the paper's basis functions of ``u = x / x_hi`` (bit i of a mask is ``BASIS[i]``).
+BASIS: tuple[str, ...] = ("x", "x^2", "x^3", "exp(x)", "log(x)", "x*exp(x)", "x*log(x)")
+_KINDS = ("fitted", "bootstrap", "proportional")
+_PACKED = 23
+
+
+@dataclass(frozen=True, eq=False)
+class PerfModel:
+    """A fitted performance model of one PU (spec 001 §1.3).
+
+    Attributes
+    ----------
+    terms : tuple of str
+        Names of the basis functions of ``F`` (from :data:`BASIS`), in basis order.
+    coef : ndarray of float64, shape (len(terms),)
+        Their coefficients: ``F(x) = c0 + sum(coef[i] * f_i(x / x_scale))``.
+    c0 : float
+        Constant term of ``F`` (0 without intercept).
+    x_scale : float
+        ``x_hi``, the largest sample size of the fit.
+    g_slope, g_icept : float
+        Transfer model ``G(x) = g_slope * x / x_scale + g_icept`` (both >= 0).
+    x_a, x_b : float
+        Evaluation domain: ``E`` is held at ``E(x_a)`` on ``(0, x_a)`` and extended linearly
+        with slope `slope_hi` beyond ``x_b = 2 x_hi``; ``E(0) = 0``.
+    e_a, e_b, slope_hi : float
+        ``E(x_a)``, ``E(x_b)`` and the extrapolation slope.
+    sse : float
+        Weighted sum of squared residuals of ``F``.
+    aicc : float
+        AICc of the selected candidate (NaN for the bootstrap and the proportional fallback).
+    m, m_distinct : int
+        Samples used and distinct sizes among them.
+    kind : str
+        ``"fitted"`` (AICc selection), ``"bootstrap"`` (affine, two sizes) or
+        ``"proportional"`` (fallback ``c1 x``).
+    packed : ndarray of float64, shape (23,)
+        The C model ``wpart_dynamic_model_t`` packed by ``wpart_dynamic_model_pack``: mask,
+        coef[7] (all basis functions, zeros for unused ones), c0, x_scale, g_slope, g_icept,
+        x_a, x_b, e_a, e_b, slope_hi, sse, aicc, m, m_distinct, kind, valid. Other bindings
+        pass it (or a stack of them, shape (n, 23)) to C; read-only.
+    samples : tuple of ndarray or None
+        The ``(x, t_comp, t_xfer)`` samples of the fit (for :meth:`plot`).
+    """
+
+    terms: tuple[str, ...]
+    coef: NDArray[np.float64]
+    c0: float
+    x_scale: float
+    g_slope: float
+    g_icept: float
+    x_a: float
+    x_b: float
+    e_a: float
+    e_b: float
+    slope_hi: float
+    sse: float
+    aicc: float
+    m: int
+    m_distinct: int
+    kind: str
+    packed: NDArray[np.float64] = field(repr=False)
+    samples: tuple[Any, ...] | None = field(default=None, repr=False)
+
+    @property
+    def _packed(self) -> NDArray[np.float64]:
+        """Alias of :attr:`packed`."""
+        return self.packed
+
+    @classmethod
+    def from_packed(cls, packed: ArrayLike, samples: tuple[Any, ...] | None = None) -> PerfModel:
+        """Build a model from a packed C model (shape (23,), as :attr:`packed`)."""
+        p = np.array(packed, dtype=np.float64).reshape(-1)
+        if p.shape != (_PACKED,):
+            raise ValueError(f"`packed` must have shape ({_PACKED},), got {p.shape}")
+        mask = int(p[0])
+        idx = [i for i in range(7) if mask >> i & 1]
+        p.setflags(write=False)
+        coef = p[1:8][idx].copy()
+        coef.setflags(write=False)
+        return cls(
+            terms=tuple(BASIS[i] for i in idx), coef=coef, c0=float(p[8]), x_scale=float(p[9]),
+            g_slope=float(p[10]), g_icept=float(p[11]), x_a=float(p[12]), x_b=float(p[13]),
+            e_a=float(p[14]), e_b=float(p[15]), slope_hi=float(p[16]), sse=float(p[17]),
+            aicc=float(p[18]), m=int(p[19]), m_distinct=int(p[20]),
+            kind=_KINDS[int(p[21])] if 0 <= int(p[21]) < 3 else "fitted", packed=p,
+            samples=samples,
+        )
+
+    def _eval(self, x: ArrayLike, which: int) -> Any:
+        xa = np.asarray(x, dtype=np.float64)
+        out = _core.dynamic_model_eval(self.packed, np.ascontiguousarray(xa.reshape(-1)), which)
+        out = out.reshape(xa.shape)
+        return float(out) if out.ndim == 0 else out
+
+    def __call__(self, x: ArrayLike) -> Any:
+        """Predicted total time ``E(x) = F(x) + G(x)`` (vectorised; ``E(0) = 0``)."""
+        return self._eval(x, 0)
+
+    def comp(self, x: ArrayLike) -> Any:
+        """Predicted compute time ``F(x)`` (vectorised)."""
+        return self._eval(x, 1)
+
+    def xfer(self, x: ArrayLike) -> Any:
+        """Predicted transfer time ``G(x)`` (vectorised)."""
+        return self._eval(x, 2)
+
+    def inverse(self, t: float, lo: float = 0.0, hi: float = math.inf) -> float:
+        """Largest ``x`` in ``[lo, hi]`` with ``E(x) <= t`` (``lo`` if none; relative accuracy
+        1e-12; ``inf`` when ``hi`` is infinite and ``E`` never exceeds ``t``)."""
+        t, lo, hi = float(t), float(lo), float(hi)
+        if math.isnan(t):
+            raise ValueError("`t` must not be NaN")
+        if not (0.0 <= lo < math.inf) or math.isnan(hi) or hi < lo:
+            raise ValueError(f"need 0 <= `lo` <= `hi` with `lo` finite, got lo={lo}, hi={hi}")
+        return float(_core.dynamic_model_inverse(self.packed, t, lo, hi))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly dictionary (no samples)."""
+        return {
+            "terms": list(self.terms), "coef": self.coef.tolist(), "c0": self.c0,
+            "x_scale": self.x_scale, "g_slope": self.g_slope, "g_icept": self.g_icept,
+            "x_a": self.x_a, "x_b": self.x_b, "e_a": self.e_a, "e_b": self.e_b,
+            "slope_hi": self.slope_hi, "sse": self.sse,
+            "aicc": None if math.isnan(self.aicc) else self.aicc, "m": self.m,
+            "m_distinct": self.m_distinct, "kind": self.kind, "packed": self.packed.tolist(),
+        }
+
+    def plot(self, ax: Any = None) -> Any:
+        """Plot the samples (when known) and the fitted ``E``, ``F`` and ``G``; returns the axes."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots()
+        xs = np.geomspace(max(self.x_a, 1e-12), self.x_b * 1.5, 200)
+        ax.plot(xs, self(xs), label="E = F + G")
+        ax.plot(xs, self.comp(xs), "--", label="F (compute)")
+        if self.g_slope or self.g_icept:
+            ax.plot(xs, self.xfer(xs), ":", label="G (transfer)")
+        if self.samples is not None:
+            x, tc, tx = self.samples
+            tot = tc + (tx if tx is not None else 0.0)
+            ax.plot(x, tot, "o", ms=3, label="samples (total)")
+        ax.set_xscale("log")
+        ax.set_xlabel("block size x (elements)")
+        ax.set_ylabel("time (s)")
+        ax.set_title(" + ".join(self.terms) + (" + c" if self.c0 else "") + f" [{self.kind}]")
+        ax.legend()
+        return ax
+
+
+# ---------------------------------------------------------------------------- validation --
+
+
+def _sizes(x: Any, name: str) -> NDArray[np.int64]:
+    a = np.asarray(x)
+    if a.ndim != 1:
+        raise ValueError(f"`{name}` must be 1-D, got {a.ndim}-D")
+    if a.size == 0:
+        raise ValueError(f"`{name}` must not be empty")
+    if a.dtype.kind not in "iub":
+        if a.dtype.kind != "f":
+            raise TypeError(f"`{name}` must hold integers, got dtype {a.dtype}")
+        if np.isnan(a).any():
+            raise ValueError(f"`{name}` contains NaN at index {int(np.flatnonzero(np.isnan(a))[0])}")
+        if (a != np.round(a)).any():
+            raise ValueError(f"`{name}` must hold integer sizes")
+    a = a.astype(np.int64)
+    bad = np.flatnonzero(a <= 0)
+    if bad.size:
+        raise ValueError(f"`{name}` must be > 0, got {a[bad[0]]} at index {bad[0]}")
+    return np.ascontiguousarray(a)
+
+
+def _times(t: Any, name: str, m: int) -> NDArray[np.float64]:
+    a = np.asarray(t, dtype=np.float64)
+    if a.ndim != 1:
+        raise ValueError(f"`{name}` must be 1-D, got {a.ndim}-D")
+    if a.shape[0] != m:
+        raise ValueError(f"`{name}` must have the length of `x` ({m}), got {a.shape[0]}")
+    bad = np.flatnonzero(~np.isfinite(a) | (a < 0))
+    if bad.size:
+        raise ValueError(f"`{name}` must be finite and >= 0, got {a[bad[0]]} at index {bad[0]}")
+    return np.ascontiguousarray(a)
+
+
+def _int_arg(v: Any, name: str, minimum: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+        raise TypeError(f"`{name}` must be an integer, got {type(v).__name__}")
+    v = int(v)
+    if v < minimum:
+        raise ValueError(f"`{name}` must be >= {minimum}, got {v}")
+    return v
+
+
+def fit_model(
+    x: ArrayLike,
+    t_comp: ArrayLike,
+    t_xfer: ArrayLike | None = None,
+    *,
+    quantum: int = 1,
+    basis: Sequence[str] = BASIS,
+    intercept: bool = True,
+    max_terms: int = 3,
+    weighting: str = "plain",
+    decay: float = 1.0,
+    window: int = 0,
+    grid_points: int = 64,
+    slope_floor: float = 0.5,
+) -> PerfModel:
+    """Fit the performance model of one PU from its block measurements (spec 001 §1.3).
+
+    Parameters
+    ----------
+    x : array_like of int, shape (m,)
+        Block sizes (> 0), in arrival order (oldest first).
+    t_comp : array_like of float, shape (m,)
+        Compute times (finite, >= 0).
+    t_xfer : array_like of float, shape (m,), optional
+        Transfer times; None means no transfers (``G == 0``).
+    quantum : int, optional
+        Block granularity; the admissibility grid starts at ``max(quantum, x_lo / 8)``.
+    basis : sequence of str, optional
+        Allowed basis functions (names from :data:`BASIS`).
+    intercept : bool, optional
+        Allow a constant term (default True; the paper has none).
+    max_terms : int, optional
+        At most this many basis functions (1..3).
+    weighting : {"plain", "relative"}, optional
+        Plain least squares (the paper) or weights ``1/t^2``.
+    decay : float, optional
+        Weight ``decay**age`` of a sample (age 0 for the newest), in (0, 1].
+    window : int, optional
+        Use only the last `window` samples (0: all).
+    grid_points, slope_floor : optional
+        Admissibility grid size (64) and extrapolation slope floor factor (0.5).
+
+    Returns
+    -------
+    PerfModel
+
+    Raises
+    ------
+    ValueError
+        Empty input, mismatched lengths, sizes <= 0, NaN or negative times, bad options.
+
+    Notes
+    -----
+    Duplicated sizes are aggregated in the canonical order (size, then t_comp, then t_xfer), so
+    with ``decay=1`` the model does not depend on the sample order, bitwise (spec test F5).
+    AICc uses ``m_eff = (sum d)^2 / sum d^2`` of the decay weights ``d``; the transfer model
+    uses the decay weights only.
+    """
+    xs = _sizes(x, "x")
+    tc = _times(t_comp, "t_comp", xs.shape[0])
+    tx = None if t_xfer is None else _times(t_xfer, "t_xfer", xs.shape[0])
+    q = _int_arg(quantum, "quantum", 1)
+    if isinstance(basis, str):
+        basis = [basis]
+    mask = 0
+    for b in basis:
+        if b not in BASIS:
+            raise ValueError(f"`basis` entries must be among {BASIS}, got {b!r}")
+        mask |= 1 << BASIS.index(b)
+    if mask == 0:
+        raise ValueError("`basis` must not be empty")
+    mt = _int_arg(max_terms, "max_terms", 1)
+    if mt > 3:
+        raise ValueError(f"`max_terms` must be <= 3, got {mt}")
+    if weighting not in ("plain", "relative"):
+        raise ValueError(f"`weighting` must be 'plain' or 'relative', got {weighting!r}")
+    decay = float(decay)
+    if not (0.0 < decay <= 1.0):
+        raise ValueError(f"`decay` must be in (0, 1], got {decay}")
+    window = _int_arg(window, "window", 0)
+    grid_points = _int_arg(grid_points, "grid_points", 2)
+    slope_floor = float(slope_floor)
+    if not (0.0 <= slope_floor < math.inf):
+        raise ValueError(f"`slope_floor` must be finite and >= 0, got {slope_floor}")
+    packed = _core.dynamic_fit_model(
+        xs, tc, tx, q, mask, int(bool(intercept)), mt, 1 if weighting == "relative" else 0,
+        decay, window, grid_points, slope_floor,
+    )
+    used = slice(-window, None) if 0 < window < xs.shape[0] else slice(None)
+    samples = (xs[used].copy(), tc[used].copy(), None if tx is None else tx[used].copy())
+    return PerfModel.from_packed(packed, samples)
+
+
+# ---------------------------------------------------------------------------- solver ------
+
+
+def _models_arg(models: Any) -> tuple[Any, int]:
+    if isinstance(models, PerfModel) or callable(models):
+        raise TypeError("`models` must be a sequence of PerfModel objects or callables")
+    ms = list(models)
+    if not ms:
+        raise ValueError("`models` must not be empty")
+    if all(isinstance(m, PerfModel) for m in ms):
+        return np.ascontiguousarray(np.stack([m.packed for m in ms])), len(ms)
+    for i, m in enumerate(ms):
+        if not callable(m):
+            raise TypeError(f"`models[{i}]` must be a PerfModel or a callable")
+    return tuple(ms), len(ms)
+
+
+def _bounds(v: Any, name: str, n: int, dtype: Any) -> Any:
+    if v is None:
+        return None
+    a = np.asarray(v, dtype=np.float64)
+    if a.ndim == 0:
+        a = np.full(n, float(a))
+    if a.shape != (n,):
+        raise ValueError(f"`{name}` must have length {n}, got shape {a.shape}")
+    if np.isnan(a).any() or (a < 0).any():
+        raise ValueError(f"`{name}` must be >= 0 and not NaN")
+    if dtype is np.int64:
+        if np.isinf(a).any() and name == "lb":
+            raise ValueError("`lb` must be finite")
+        a = np.where(np.isinf(a), np.iinfo(np.int64).max, a)
+        if (a != np.floor(a)).any():
+            raise ValueError(f"`{name}` must hold integers")
+        return np.ascontiguousarray(a.astype(np.int64))
+    if name == "lb" and np.isinf(a).any():
+        raise ValueError("`lb` must be finite")
+    return np.ascontiguousarray(a)
+
+
+def _check_order(lb: Any, ub: Any) -> None:
+    if lb is not None and ub is not None:
+        bad = np.flatnonzero(lb > ub)
+        if bad.size:
+            raise ValueError(f"`lb` > `ub` at index {bad[0]}")
+
+
+def solve_equal_time(
+    models: Sequence[PerfModel | Callable[[Any], Any]],
+    S: float,
+    *,
+    lb: ArrayLike | None = None,
+    ub: ArrayLike | None = None,
+    tol: float = 1e-10,
+    newton_polish: bool = False,
+) -> tuple[NDArray[np.float64], float]:
+    """Share the step volume `S` so that every PU finishes at the same time (spec 001 §1.4-1.5).
+
+    Solves ``min T s.t. E_p(x_p) <= T, sum x = S, lb <= x <= ub`` by water-filling on ``T``
+    (globally optimal for non-decreasing ``E_p``).
+
+    Parameters
+    ----------
+    models : sequence of PerfModel or callable
+        One per PU. Callables ``E_p(x)`` must be non-decreasing and accept a float; with
+        PerfModels only, the solve runs in C with the GIL released.
+    S : float
+        Step volume (finite, > 0).
+    lb, ub : array_like, shape (n,), optional
+        Bounds (default 0 and +inf).
+    tol : float, optional
+        Relative tolerance on ``T``.
+    newton_polish : bool, optional
+        Finish with Newton steps on ``[E_p(x_p) = T, sum x = S]``.
+
+    Returns
+    -------
+    x : ndarray of float64, shape (n,)
+        The allocation (sums to `S`).
+    T : float
+        The water level: the common time of the PUs strictly inside their bounds. A PU held
+        at its lower bound may take longer (``E_p(lb_p) > T``).
+
+    Notes
+    -----
+    If ``sum(lb) > S`` the lower bounds are scaled by ``S / sum(lb)`` and that allocation is
+    returned, with ``T`` its makespan (spec §1.8, test S6). ``sum(min(ub, S)) < S`` raises.
+    """
+    m, n = _models_arg(models)
+    S = float(S)
+    if not (0.0 < S < math.inf):
+        raise ValueError(f"`S` must be finite and > 0, got {S}")
+    tol = float(tol)
+    if not (0.0 < tol < 1.0):
+        raise ValueError(f"`tol` must be in (0, 1), got {tol}")
+    lbv, ubv = _bounds(lb, "lb", n, np.float64), _bounds(ub, "ub", n, np.float64)
+    _check_order(lbv, ubv)
+    x, T = _core.dynamic_solve_equal_time(m, S, lbv, ubv, tol, 1e-12, 200, 100,
+                                          int(bool(newton_polish)))
+    return x, float(T)
+
+
+def capacity(
+    models: Sequence[PerfModel | Callable[[Any], Any]],
+    T: float,
+    *,
+    lb: ArrayLike | None = None,
+    ub: ArrayLike | None = None,
+) -> tuple[NDArray[np.float64], float]:
+    """Time mode (spec 001 §1.5): ``x_p(T) = max{x in [lb_p, ub_p] : E_p(x) <= T}`` and their sum.
+
+    Returns
+    -------
+    x : ndarray of float64, shape (n,)
+        ``lb_p`` when ``E_p(lb_p) > T``; ``inf`` when ``ub_p`` is infinite and ``E_p`` never
+        exceeds ``T``.
+    H : float
+        ``sum(x)``.
+    """
+    m, n = _models_arg(models)
+    T = float(T)
+    if math.isnan(T):
+        raise ValueError("`T` must not be NaN")
+    lbv, ubv = _bounds(lb, "lb", n, np.float64), _bounds(ub, "ub", n, np.float64)
+    _check_order(lbv, ubv)
+    x, H = _core.dynamic_capacity(m, T, lbv, ubv)
+    return x, float(H)
+
+
+def round_blocks(
+    models: Sequence[PerfModel | Callable[[Any], Any]],
+    x_cont: ArrayLike,
+    S: int,
+    *,
+    quantum: int = 1,
+    lb: ArrayLike | None = None,
+    ub: ArrayLike | None = None,
+) -> tuple[NDArray[np.int64], int | float]:
+    """Round a continuous allocation to blocks of multiples of `quantum` (spec 001 §1.6).
+
+    Floor to multiples of the quantum (at least `lb`), then hand out the remaining quanta one
+    by one to the PU that would finish it first (ties to the lowest index), and a final
+    remainder ``S mod quantum`` the same way. Optimal for the discrete min-max problem when
+    `x_cont` solves (P_S).
+
+    Returns
+    -------
+    blocks : ndarray of int64, shape (n,)
+        Sizes summing to `S`.
+    Tmax : float
+        ``max_p E_p(blocks_p)``.
+
+    Notes
+    -----
+    If ``sum(lb) > S`` the lower bounds are scaled to ``q floor(lb_p S / sum(lb) / q)``
+    (spec §1.8, test S6).
+    """
+    m, n = _models_arg(models)
+    xc = np.asarray(x_cont, dtype=np.float64)
+    if xc.shape != (n,):
+        raise ValueError(f"`x_cont` must have length {n}, got shape {xc.shape}")
+    if not np.isfinite(xc).all() or (xc < 0).any():
+        raise ValueError("`x_cont` must be finite and >= 0")
+    S = _int_arg(S, "S", 1)
+    q = _int_arg(quantum, "quantum", 1)
+    if S < q:
+        raise ValueError(f"`S` ({S}) must be at least one `quantum` ({q})")
+    lbv, ubv = _bounds(lb, "lb", n, np.int64), _bounds(ub, "ub", n, np.int64)
+    _check_order(lbv, ubv)
+    if ubv is not None and int(np.minimum(ubv, S).sum()) < S:
+        raise ValueError(f"`ub` sums to less than `S` ({S})")
+    blocks, Tmax = _core.dynamic_round_blocks(m, np.ascontiguousarray(xc), S, q, lbv, ubv)
+    return blocks, float(Tmax)
+
+
+# ---------------------------------------------------------------------------- oracle_milp --
+
+
+@dataclass(frozen=True)
+class OracleMilpResult:
+    """Outcome of :func:`oracle_milp`.
+
+    Attributes
+    ----------
+    x : ndarray of int64, shape (n,)
+        Sizes summing to `total` (zeros when the solve found no solution).
+    T_pwl : float
+        Optimal makespan of the piecewise-linear problem.
+    T : float
+        ``max_p E_p(x_p)`` on the true curves (``E_p(0) = 0``).
+    breakpoints : ndarray of float64, shape (K,)
+        The breakpoint sizes used for every PU.
+    status : str
+        ``"optimal"``, ``"feasible"`` (time limit with an incumbent), ``"no_solution"``, ...
+    success : bool
+        ``status == "optimal"``.
+    message : str
+    seconds : float
+        Wall time of the GLPK solve.
+    nodes : int
+        Branch-and-bound nodes.
+    """
+
+    x: NDArray[np.int64]
+    T_pwl: float
+    T: float
+    breakpoints: NDArray[np.float64]
+    status: str
+    success: bool
+    message: str
+    seconds: float
+    nodes: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly dictionary."""
+        return {
+            "x": self.x.tolist(), "T_pwl": self.T_pwl, "T": self.T,
+            "breakpoints": self.breakpoints.tolist(), "status": self.status,
+            "success": self.success, "message": self.message, "seconds": self.seconds,
+            "nodes": self.nodes,
+        }
+
+    def plot(self, ax: Any = None) -> Any:
+        """Bar chart of the sizes per PU; returns the axes."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots()
+        ax.bar(np.arange(self.x.size), self.x)
+        ax.set_xlabel("PU")
+        ax.set_ylabel("elements")
+        ax.set_title(f"oracle_milp: T = {self.T:.4g} s (PWL {self.T_pwl:.4g} s)")
+        return ax
+
+
+def _curve_values(f: Callable[[Any], Any], x: NDArray[np.float64], i: int) -> NDArray[np.float64]:
+    try:
+        v = np.asarray(f(x), dtype=np.float64)
+        if v.shape != x.shape:
+            raise ValueError
+    except (ValueError, TypeError):
+        v = np.array([float(f(float(xi))) for xi in x])
+    if not np.isfinite(v).all() or (v < 0).any():
+        raise ValueError(f"`curves[{i}]` must return finite times >= 0")
+    return v
+
+
+def oracle_milp(
+    curves: Sequence[Callable[[Any], Any]],
+    total: int,
+    *,
+    breakpoints: int = 64,
+    quantum: int = 1,
+    time_limit: float | None = 60.0,
+) -> OracleMilpResult:
+    """GLPK cross-check of the optimum on true curves (spec 001 §3.4, ``oracle_milp``).
+
+    Each curve ``E_p`` is replaced by its piecewise-linear interpolation on `breakpoints`
+    evenly spaced sizes in ``[0, total]`` (with ``E_p(0) = 0``), and the MILP
+    ``min T s.t. PWL_p(x_p) <= T, sum x = total, x_p = quantum * k_p`` (one PU may take the
+    remainder ``total mod quantum``) is solved with SOS2 segments modelled by binaries (the
+    curves may be concave).
+
+    Parameters
+    ----------
+    curves : sequence of callable
+        True time functions ``E_p(x)``, vectorised over NumPy arrays (a scalar fallback is
+        used otherwise).
+    total : int
+        Elements to share (``W``).
+    breakpoints : int, optional
+        ``K`` (>= 2).
+    quantum : int, optional
+    time_limit : float or None, optional
+        Seconds; the result then reports ``"feasible"`` with the incumbent.
+
+    Returns
+    -------
+    OracleMilpResult
+    """
+    fs = list(curves)
+    if not fs:
+        raise ValueError("`curves` must not be empty")
+    for i, f in enumerate(fs):
+        if not callable(f):
+            raise TypeError(f"`curves[{i}]` must be callable")
+    W = _int_arg(total, "total", 1)
+    K = _int_arg(breakpoints, "breakpoints", 2)
+    q = _int_arg(quantum, "quantum", 1)
+    tl = 0.0 if time_limit is None else float(time_limit)
+    if math.isnan(tl) or tl < 0:
+        raise ValueError(f"`time_limit` must be >= 0 or None, got {time_limit}")
+    bx = np.unique(np.round(np.linspace(0.0, float(W), K)))
+    bt = np.empty((len(fs), bx.size))
+    for i, f in enumerate(fs):
+        bt[i] = _curve_values(f, bx, i)
+        bt[i, 0] = 0.0  # no block, no cost
+    BX = np.ascontiguousarray(np.tile(bx, (len(fs), 1)))
+    x, T_pwl, status, message, seconds, nodes = _core.dynamic_oracle_milp(
+        BX, np.ascontiguousarray(bt), W, q, tl
+    )
+    if status not in ("optimal", "feasible"):
+        x = np.zeros(len(fs), dtype=np.int64)
+        T = math.nan
+    else:
+        T = max(
+            (float(_curve_values(f, np.array([float(v)]), i)[0]) if v > 0 else 0.0)
+            for i, (f, v) in enumerate(zip(fs, x))
+        )
+    return OracleMilpResult(x=x, T_pwl=float(T_pwl), T=T, breakpoints=bx, status=status,
+                            success=status == "optimal", message=message,
+                            seconds=float(seconds), nodes=int(nodes))

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["TRACE_DTYPE", "RunResult", "plot_gantt", "plot_run"]
+__all__ = ["RunResult", "plot_gantt", "plot_run"]  # TRACE_DTYPE is exported by _sim
 
 #: One record per block (spec 001 §5.6). ``kind``: 0 train, 1 regular, 2 gap, 3 other (a
 #: baseline's block). Times are seconds from the start of the run.

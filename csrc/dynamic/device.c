@@ -1,0 +1,379 @@
+/*
+ * device.c -- the device layer of wpart.dynamic (spec 001 §5.3, §5.9): true compute curves,
+ * transfer paths, counter-based noise (xoshiro256** seeded by SplitMix64 per stream key),
+ * slowdown schedules and their integration. Stateless; shared by the event engine (sim.c) and
+ * by run-based drivers (spec 002 §4.2).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+#include "wpart/dynamic_sim.h"
+
+/* ------------------------------------------------------------------ curves ----------- */
+
+static double basis_eval(const wpart_dynamic_curve_t *c, double x)
+{
+    double u = x / c->x_ref;
+    double t = c->bc0;
+    const double *a = c->bcoef;
+    if (a[0] != 0) {
+        t += a[0] * u;
+    }
+    if (a[1] != 0) {
+        t += a[1] * u * u;
+    }
+    if (a[2] != 0) {
+        t += a[2] * u * u * u;
+    }
+    if (a[3] != 0) {
+        t += a[3] * exp(u);
+    }
+    if (a[4] != 0) {
+        t += a[4] * log(u);
+    }
+    if (a[5] != 0) {
+        t += a[5] * u * exp(u);
+    }
+    if (a[6] != 0) {
+        t += a[6] * (u > 0 ? u * log(u) : 0.0);
+    }
+    return t > 0 ? t : 0.0;
+}
+
+static double table_eval(const wpart_dynamic_curve_t *c, double x)
+{
+    const double *X = c->tab_x, *T = c->tab_t;
+    int64_t n = c->tab_n;
+    if (n == 1) {
+        return X[0] > 0 ? T[0] * x / X[0] : T[0];
+    }
+    /* segment: the first k with x <= X[k+1] (end segments extrapolate) */
+    int64_t lo = 0, hi = n - 1;
+    if (x <= X[0]) {
+        hi = 1;
+    } else if (x >= X[n - 1]) {
+        lo = n - 2;
+    } else {
+        while (hi - lo > 1) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if (X[mid] <= x) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+    }
+    double x0 = X[lo], x1 = X[lo + 1];
+    double t = T[lo] + (T[lo + 1] - T[lo]) * (x - x0) / (x1 - x0);
+    return t > 0 ? t : 0.0;
+}
+
+static double raw_eval(const wpart_dynamic_curve_t *c, double x)
+{
+    switch (c->kind) {
+    case WPART_DYN_CURVE_AFFINE:
+        return c->t0 + x / c->rate;
+    case WPART_DYN_CURVE_SATURATING: {
+        double e = -expm1(-x / c->bsat); /* 1 - exp(-x/bsat), accurate for small x */
+        return c->t0 + (e > 0 ? x / (c->rate * e) : c->bsat / c->rate);
+    }
+    case WPART_DYN_CURVE_POWER:
+        return c->t0 + c->c * pow(x, c->beta);
+    case WPART_DYN_CURVE_BASIS:
+        return basis_eval(c, x);
+    case WPART_DYN_CURVE_TABLE:
+        return table_eval(c, x);
+    default:
+        return NAN;
+    }
+}
+
+double wpart_dynamic_curve_eval(const wpart_dynamic_curve_t *c, double x)
+{
+    if (!c || !(x >= 0)) {
+        return NAN;
+    }
+    if (x == 0) {
+        return 0.0;
+    }
+    double t = raw_eval(c, x);
+    if (c->mem_cap > 0 && c->mem_gamma != 0 && x > c->mem_cap) {
+        double tc = raw_eval(c, c->mem_cap);
+        t = tc + (1.0 + c->mem_gamma) * (t - tc);
+    }
+    return t;
+}
+
+#define FIN(v) isfinite(v)
+
+wpart_status_t wpart_dynamic_curve_check(const wpart_dynamic_curve_t *c)
+{
+    if (!c) {
+        return wpart_i_error(WPART_EINVAL, "curve is NULL");
+    }
+    if (!(c->mem_cap >= 0 && FIN(c->mem_cap)) || !(c->mem_gamma >= 0 && FIN(c->mem_gamma))) {
+        return wpart_i_error(WPART_EINVAL, "mem_cap and mem_gamma must be finite and >= 0");
+    }
+    switch (c->kind) {
+    case WPART_DYN_CURVE_AFFINE:
+    case WPART_DYN_CURVE_SATURATING:
+        if (!(c->t0 >= 0 && FIN(c->t0))) {
+            return wpart_i_error(WPART_EINVAL, "t0 must be finite and >= 0, got %g", c->t0);
+        }
+        if (!(c->rate > 0 && FIN(c->rate))) {
+            return wpart_i_error(WPART_EINVAL, "rate must be finite and > 0, got %g", c->rate);
+        }
+        if (c->kind == WPART_DYN_CURVE_SATURATING && !(c->bsat > 0 && FIN(c->bsat))) {
+            return wpart_i_error(WPART_EINVAL, "bsat must be finite and > 0, got %g", c->bsat);
+        }
+        return WPART_OK;
+    case WPART_DYN_CURVE_POWER:
+        if (!(c->t0 >= 0 && FIN(c->t0)) || !(c->c >= 0 && FIN(c->c)) ||
+            !(c->beta > 0 && FIN(c->beta))) {
+            return wpart_i_error(WPART_EINVAL,
+                                 "power curve needs t0 >= 0, c >= 0 and beta > 0 (finite)");
+        }
+        return WPART_OK;
+    case WPART_DYN_CURVE_BASIS:
+        if (!(c->x_ref > 0 && FIN(c->x_ref)) || !FIN(c->bc0)) {
+            return wpart_i_error(WPART_EINVAL, "basis curve needs x_ref > 0 and a finite c0");
+        }
+        for (int i = 0; i < WPART_DYN_N_BASIS; i++) {
+            if (!FIN(c->bcoef[i])) {
+                return wpart_i_error(WPART_EINVAL, "basis coefficient %d is not finite", i);
+            }
+        }
+        return WPART_OK;
+    case WPART_DYN_CURVE_TABLE:
+        if (c->tab_n < 1 || !c->tab_x || !c->tab_t) {
+            return wpart_i_error(WPART_EINVAL, "table curve needs >= 1 point");
+        }
+        for (int64_t i = 0; i < c->tab_n; i++) {
+            if (!(c->tab_x[i] >= 0 && FIN(c->tab_x[i])) ||
+                !(c->tab_t[i] >= 0 && FIN(c->tab_t[i]))) {
+                return wpart_i_error(WPART_EINVAL,
+                                     "table point %" PRId64 " must be finite and >= 0", i);
+            }
+            if (i > 0 && !(c->tab_x[i] > c->tab_x[i - 1])) {
+                return wpart_i_error(WPART_EINVAL, "table x must increase strictly (at %" PRId64
+                                                   ")", i);
+            }
+        }
+        if (c->tab_n == 1 && !(c->tab_x[0] > 0)) {
+            return wpart_i_error(WPART_EINVAL, "a one-point table needs x > 0");
+        }
+        return WPART_OK;
+    default:
+        return wpart_i_error(WPART_EINVAL, "unknown curve kind %d", (int)c->kind);
+    }
+}
+
+/* ------------------------------------------------------------------ devices ---------- */
+
+void wpart_dynamic_device_init(wpart_dynamic_device_t *d)
+{
+    memset(d, 0, sizeof *d);
+    d->kind = WPART_DYN_PU_CPU;
+    d->comp.kind = WPART_DYN_CURVE_AFFINE;
+    d->comp.rate = 1.0;
+    d->f_out = 1.0;
+}
+
+wpart_status_t wpart_dynamic_device_check(const wpart_dynamic_device_t *d)
+{
+    if (!d) {
+        return wpart_i_error(WPART_EINVAL, "device is NULL");
+    }
+    if (d->kind < 0 || d->kind > 2) {
+        return wpart_i_error(WPART_EINVAL, "device kind must be 0 (CPU), 1 (GPU) or 2 (PHI)");
+    }
+    wpart_status_t st = wpart_dynamic_curve_check(&d->comp);
+    if (st != WPART_OK) {
+        return st;
+    }
+    if (d->n_hops < 0 || d->n_hops > WPART_DYN_MAX_HOPS) {
+        return wpart_i_error(WPART_EINVAL, "n_hops must be in [0, %d], got %d",
+                             WPART_DYN_MAX_HOPS, (int)d->n_hops);
+    }
+    for (int32_t h = 0; h < d->n_hops; h++) {
+        if (!(d->hops[h].lat >= 0 && FIN(d->hops[h].lat)) || !(d->hops[h].bw > 0)) {
+            return wpart_i_error(WPART_EINVAL, "hop %d needs lat >= 0 (finite) and bw > 0",
+                                 (int)h);
+        }
+    }
+    if (!(d->bytes_per_elem >= 0 && FIN(d->bytes_per_elem)) ||
+        !(d->setup_bytes >= 0 && FIN(d->setup_bytes))) {
+        return wpart_i_error(WPART_EINVAL, "bytes_per_elem and setup_bytes must be >= 0");
+    }
+    if (!(d->sigma_comp >= 0 && d->sigma_comp <= 5) ||
+        !(d->sigma_xfer >= 0 && d->sigma_xfer <= 5)) {
+        return wpart_i_error(WPART_EINVAL, "sigma and sigma_xfer must be in [0, 5]");
+    }
+    if (!(d->p_out >= 0 && d->p_out <= 1) || !(d->f_out > 0 && FIN(d->f_out))) {
+        return wpart_i_error(WPART_EINVAL, "p_out must be in [0, 1] and f_out finite and > 0");
+    }
+    return WPART_OK;
+}
+
+double wpart_dynamic_device_xfer(const wpart_dynamic_device_t *d, double x, int first)
+{
+    if (d->n_hops == 0) {
+        return 0.0;
+    }
+    double bytes = d->bytes_per_elem * x + (first ? d->setup_bytes : 0.0);
+    double t = 0.0;
+    for (int32_t h = 0; h < d->n_hops; h++) {
+        t += d->hops[h].lat + bytes / d->hops[h].bw;
+    }
+    return t;
+}
+
+/* ------------------------------------------------------------------ noise ------------ */
+
+static inline uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+static inline uint64_t xoshiro_next(uint64_t s[4])
+{
+    uint64_t r = rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return r;
+}
+
+/* Stream (seed, pu, purpose, j): the key is hashed with SplitMix64 steps, then SplitMix64
+ * fills the xoshiro256** state (the seeding its authors recommend). */
+static void stream_init(uint64_t s[4], uint64_t seed, int32_t pu, int32_t purpose, int64_t j)
+{
+    uint64_t h = seed;
+    uint64_t k = splitmix64(&h);
+    h = k ^ ((uint64_t)(uint32_t)pu * 0xD1B54A32D192ED03ULL);
+    k = splitmix64(&h);
+    h = k ^ ((uint64_t)(uint32_t)purpose * 0xABC98388FB8FAC03ULL);
+    k = splitmix64(&h);
+    h = k ^ (uint64_t)j;
+    k = splitmix64(&h);
+    h = k;
+    for (int i = 0; i < 4; i++) {
+        s[i] = splitmix64(&h);
+    }
+}
+
+static inline double u01(uint64_t v) { return (double)(v >> 11) * 0x1.0p-53; }
+
+double wpart_dynamic_noise_uniform(uint64_t seed, int32_t pu, int32_t purpose, int64_t j, int k)
+{
+    uint64_t s[4];
+    stream_init(s, seed, pu, purpose, j);
+    uint64_t v = xoshiro_next(s);
+    if (k > 0) {
+        v = xoshiro_next(s);
+    }
+    return u01(v);
+}
+
+double wpart_dynamic_noise_lognormal(uint64_t seed, int32_t pu, int32_t purpose, int64_t j,
+                                     double sigma)
+{
+    if (sigma == 0) {
+        return 1.0;
+    }
+    uint64_t s[4];
+    stream_init(s, seed, pu, purpose, j);
+    double u1 = 1.0 - u01(xoshiro_next(s)); /* (0, 1] */
+    double u2 = u01(xoshiro_next(s));
+    double z = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+    return exp(sigma * z - 0.5 * sigma * sigma);
+}
+
+/* ------------------------------------------------------------------ load ------------- */
+
+double wpart_dynamic_slowdown(const wpart_dynamic_fluct_t *f, int64_t n_fluct, int32_t pu,
+                              double t)
+{
+    double s = 1.0;
+    for (int64_t i = 0; i < n_fluct; i++) {
+        if (f[i].pu == pu && f[i].t_start <= t && t < f[i].t_end) {
+            s *= f[i].factor;
+        }
+    }
+    return s;
+}
+
+/* The first schedule breakpoint of PU pu strictly after t (+inf if none). */
+static double next_break(const wpart_dynamic_fluct_t *f, int64_t n_fluct, int32_t pu, double t)
+{
+    double nb = INFINITY;
+    for (int64_t i = 0; i < n_fluct; i++) {
+        if (f[i].pu != pu) {
+            continue;
+        }
+        if (f[i].t_start > t && f[i].t_start < nb) {
+            nb = f[i].t_start;
+        }
+        if (f[i].t_end > t && f[i].t_end < nb) {
+            nb = f[i].t_end;
+        }
+    }
+    return nb;
+}
+
+double wpart_dynamic_integrate(const wpart_dynamic_fluct_t *f, int64_t n_fluct, int32_t pu,
+                               double t, double D)
+{
+    double rem = D;
+    for (;;) {
+        double s = wpart_dynamic_slowdown(f, n_fluct, pu, t);
+        double nb = next_break(f, n_fluct, pu, t);
+        double end = t + rem * s;
+        if (end <= nb) {
+            return end;
+        }
+        rem -= (nb - t) / s;
+        t = nb;
+        if (rem <= 0) {
+            return t;
+        }
+    }
+}
+
+wpart_status_t wpart_dynamic_device_block(const wpart_dynamic_device_t *dev, int32_t pu,
+                                          uint64_t seed, int64_t j, int64_t x, double t,
+                                          const wpart_dynamic_fluct_t *f, int64_t n_fluct,
+                                          double *t_xfer, double *t_comp)
+{
+    wpart_status_t st = wpart_dynamic_device_check(dev);
+    if (st != WPART_OK) {
+        return st;
+    }
+    if (x < 0 || j < 0 || !isfinite(t) || !t_xfer || !t_comp || (n_fluct > 0 && !f)) {
+        return wpart_i_error(WPART_EINVAL, "device_block needs x >= 0, j >= 0, finite t");
+    }
+    double tx = wpart_dynamic_device_xfer(dev, (double)x, j == 0);
+    if (tx > 0) {
+        tx *= wpart_dynamic_noise_lognormal(seed, pu, WPART_DYN_NOISE_XFER, j, dev->sigma_xfer);
+    }
+    double D = wpart_dynamic_curve_eval(&dev->comp, (double)x);
+    D *= wpart_dynamic_noise_lognormal(seed, pu, WPART_DYN_NOISE_COMP, j, dev->sigma_comp);
+    if (dev->p_out > 0 &&
+        wpart_dynamic_noise_uniform(seed, pu, WPART_DYN_NOISE_OUTLIER, j, 0) < dev->p_out) {
+        D *= dev->f_out;
+    }
+    double c0 = t + tx;
+    *t_xfer = tx;
+    *t_comp = wpart_dynamic_integrate(f, n_fluct, pu, c0, D) - c0;
+    return WPART_OK;
+}

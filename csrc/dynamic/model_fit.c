@@ -1,0 +1,774 @@
+/*
+ * model_fit.c -- per-PU performance models of wpart.dynamic (spec 001 §1.2-1.3): weighted
+ * least squares with AICc subset selection, the transfer model, evaluation and inverse.
+ */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+#include "wpart/dynamic_model.h"
+
+#define FIT_RANK_TOL 1e-9   /* reject a candidate when |R_jj| (unit-norm columns) < this */
+#define FIT_MONO_TOL 1e-12  /* relative tolerance of the non-decreasing check */
+#define FIT_SSE_FLOOR 1e-24 /* SSE floor relative to sum w t^2 */
+#define FIT_MAXK 4          /* at most 3 basis functions + constant */
+
+void wpart_dynamic_fit_opts_init(wpart_dynamic_fit_opts_t *o)
+{
+    if (!o) {
+        return;
+    }
+    memset(o, 0, sizeof *o);
+    o->allowed_mask = 0x7fu;
+    o->intercept = 1;
+    o->max_terms = 3;
+    o->weighting = 0;
+    o->decay = 1.0;
+    o->window = 0;
+    o->grid_points = 64;
+    o->slope_floor = 0.5;
+}
+
+/* ---------------------------------------------------------------- basis and evaluation ---- */
+
+static inline double basis(int i, double u)
+{
+    switch (i) {
+    case 0: return u;
+    case 1: return u * u;
+    case 2: return u * u * u;
+    case 3: return exp(u);
+    case 4: return log(u);
+    case 5: return u * exp(u);
+    default: return u * log(u);
+    }
+}
+
+static inline double basis_deriv(int i, double u)
+{
+    switch (i) {
+    case 0: return 1.0;
+    case 1: return 2.0 * u;
+    case 2: return 3.0 * u * u;
+    case 3: return exp(u);
+    case 4: return 1.0 / u;
+    case 5: return (1.0 + u) * exp(u);
+    default: return log(u) + 1.0;
+    }
+}
+
+/* F(u) of coefficients (mask, coef, c0); the exponential is computed once. */
+static inline double f_raw(uint32_t mask, const double *coef, double c0, double u)
+{
+    double s = c0;
+    if (mask & 0x7u) {
+        if (mask & 1u) {
+            s += coef[0] * u;
+        }
+        if (mask & 2u) {
+            s += coef[1] * u * u;
+        }
+        if (mask & 4u) {
+            s += coef[2] * u * u * u;
+        }
+    }
+    if (mask & 0x28u) {
+        double e = exp(u);
+        if (mask & 8u) {
+            s += coef[3] * e;
+        }
+        if (mask & 32u) {
+            s += coef[5] * u * e;
+        }
+    }
+    if (mask & 0x50u) {
+        double l = log(u);
+        if (mask & 16u) {
+            s += coef[4] * l;
+        }
+        if (mask & 64u) {
+            s += coef[6] * u * l;
+        }
+    }
+    return s;
+}
+
+static double f_raw_deriv(uint32_t mask, const double *coef, double u)
+{
+    double s = 0.0;
+    for (int i = 0; i < WPART_DYN_NBASIS; i++) {
+        if (mask & (1u << i)) {
+            s += coef[i] * basis_deriv(i, u);
+        }
+    }
+    return s;
+}
+
+double wpart_dynamic_model_eval_xfer(const wpart_dynamic_model_t *pm, double x)
+{
+    if (!pm || !pm->valid) {
+        return 0.0;
+    }
+    if (isnan(x)) {
+        return NAN;
+    }
+    if (x <= 0.0) {
+        return 0.0;
+    }
+    if (x < pm->x_a) {
+        x = pm->x_a;
+    }
+    return pm->g_slope * (x / pm->x_scale) + pm->g_icept;
+}
+
+double wpart_dynamic_model_eval_comp(const wpart_dynamic_model_t *pm, double x)
+{
+    if (!pm || !pm->valid) {
+        return 0.0;
+    }
+    if (isnan(x)) {
+        return NAN;
+    }
+    if (x <= 0.0) {
+        return 0.0;
+    }
+    if (x < pm->x_a) {
+        x = pm->x_a;
+    }
+    if (x > pm->x_b) {
+        double fb = f_raw(pm->mask, pm->coef, pm->c0, pm->x_b / pm->x_scale);
+        return fb + (pm->slope_hi - pm->g_slope / pm->x_scale) * (x - pm->x_b);
+    }
+    return f_raw(pm->mask, pm->coef, pm->c0, x / pm->x_scale);
+}
+
+double wpart_dynamic_model_eval(const wpart_dynamic_model_t *pm, double x)
+{
+    if (!pm || !pm->valid) {
+        return 0.0;
+    }
+    if (!(x > 0.0)) {
+        return isnan(x) ? NAN : 0.0;
+    }
+    if (x <= pm->x_a) {
+        return pm->e_a;
+    }
+    if (x >= pm->x_b) {
+        return pm->e_b + pm->slope_hi * (x - pm->x_b);
+    }
+    double u = x / pm->x_scale;
+    return f_raw(pm->mask, pm->coef, pm->c0, u) + pm->g_slope * u + pm->g_icept;
+}
+
+double wpart_dynamic_model_timefn(void *models, int64_t p, double x)
+{
+    return wpart_dynamic_model_eval((const wpart_dynamic_model_t *)models + p, x);
+}
+
+void wpart_dynamic_model_pack(const wpart_dynamic_model_t *pm, double *out)
+{
+    out[0] = (double)pm->mask;
+    for (int i = 0; i < WPART_DYN_NBASIS; i++) {
+        out[1 + i] = pm->coef[i];
+    }
+    out[8] = pm->c0;
+    out[9] = pm->x_scale;
+    out[10] = pm->g_slope;
+    out[11] = pm->g_icept;
+    out[12] = pm->x_a;
+    out[13] = pm->x_b;
+    out[14] = pm->e_a;
+    out[15] = pm->e_b;
+    out[16] = pm->slope_hi;
+    out[17] = pm->sse;
+    out[18] = pm->aicc;
+    out[19] = (double)pm->m;
+    out[20] = (double)pm->m_distinct;
+    out[21] = (double)pm->kind;
+    out[22] = (double)pm->valid;
+}
+
+wpart_status_t wpart_dynamic_model_unpack(const double *in, wpart_dynamic_model_t *pm)
+{
+    wpart_status_t st = WPART_OK;
+    if (!in || !pm) {
+        WPART_FAIL(WPART_EINVAL, "in and pm must not be NULL");
+    }
+    if (!(in[0] >= 0.0 && in[0] <= 127.0 && in[0] == floor(in[0]))) {
+        WPART_FAIL(WPART_EINVAL, "packed model: mask must be an integer in [0, 127] (got %g)",
+                   in[0]);
+    }
+    for (int i = 1; i <= 16; i++) {
+        if (!isfinite(in[i])) {
+            WPART_FAIL(WPART_EINVAL, "packed model: field %d must be finite (got %g)", i, in[i]);
+        }
+    }
+    if (in[22] != 0.0 && !(in[9] > 0.0 && in[12] > 0.0 && in[13] >= in[12])) {
+        WPART_FAIL(WPART_EINVAL, "packed model: x_scale, x_a must be > 0 and x_b >= x_a");
+    }
+    memset(pm, 0, sizeof *pm);
+    pm->mask = (uint32_t)in[0];
+    for (int i = 0; i < WPART_DYN_NBASIS; i++) {
+        pm->coef[i] = in[1 + i];
+    }
+    pm->c0 = in[8];
+    pm->x_scale = in[9];
+    pm->g_slope = in[10];
+    pm->g_icept = in[11];
+    pm->x_a = in[12];
+    pm->x_b = in[13];
+    pm->e_a = in[14];
+    pm->e_b = in[15];
+    pm->slope_hi = in[16];
+    pm->sse = in[17];
+    pm->aicc = in[18];
+    pm->m = (int32_t)in[19];
+    pm->m_distinct = (int32_t)in[20];
+    pm->kind = (int32_t)in[21];
+    pm->valid = in[22] != 0.0;
+cleanup:
+    return st;
+}
+
+/* ---------------------------------------------------------------- the fit ------------------ */
+
+/* Scratch layout (all 8-byte elements): idx[m], w[m] (full weights), d[m] (decay weights),
+ * then per group (<= m): u, W (full weight), mc (mean t_comp), Wd (decay weight), mx (mean
+ * t_xfer), then the design a[4 m] and the right-hand side b[m]. */
+#define FIT_SLOTS 13
+
+size_t wpart_dynamic_fit_work_size(int64_t m)
+{
+    if (m < 0 || m > (int64_t)(SIZE_MAX / (8 * FIT_SLOTS)) - 1) {
+        return 0;
+    }
+    return (size_t)(m + 1) * 8u * FIT_SLOTS;
+}
+
+typedef struct {
+    const int64_t *x;
+    const double *tc, *tx;
+} fit_keys_t;
+
+/* canonical order: x, then t_comp, then t_xfer */
+static int key_less(const fit_keys_t *k, int64_t a, int64_t b)
+{
+    if (k->x[a] != k->x[b]) {
+        return k->x[a] < k->x[b];
+    }
+    if (k->tc[a] != k->tc[b]) {
+        return k->tc[a] < k->tc[b];
+    }
+    if (k->tx && k->tx[a] != k->tx[b]) {
+        return k->tx[a] < k->tx[b];
+    }
+    return a < b;
+}
+
+static void sift_down(const fit_keys_t *k, int64_t *idx, int64_t start, int64_t end)
+{
+    int64_t root = start;
+    while (2 * root + 1 < end) {
+        int64_t child = 2 * root + 1;
+        if (child + 1 < end && key_less(k, idx[child], idx[child + 1])) {
+            child++;
+        }
+        if (key_less(k, idx[root], idx[child])) {
+            int64_t t = idx[root];
+            idx[root] = idx[child];
+            idx[child] = t;
+            root = child;
+        } else {
+            return;
+        }
+    }
+}
+
+static void heap_sort(const fit_keys_t *k, int64_t *idx, int64_t n)
+{
+    for (int64_t s = n / 2 - 1; s >= 0; s--) {
+        sift_down(k, idx, s, n);
+    }
+    for (int64_t e = n - 1; e > 0; e--) {
+        int64_t t = idx[0];
+        idx[0] = idx[e];
+        idx[e] = t;
+        sift_down(k, idx, 0, e);
+    }
+}
+
+typedef struct {
+    int64_t md;
+    const double *u, *W, *mc;
+    double ss_within; /* sum over groups of the within-group weighted sum of squares */
+    double sse_floor;
+    double m_eff;
+    int64_t m;
+    double *a, *b; /* scratch for the design */
+    double x_a, x_b, x_scale;
+    int grid;
+} fit_ctx_t;
+
+/* Weighted SSE of F = (mask, coef, c0) on the aggregated data. */
+static double fit_sse(const fit_ctx_t *c, uint32_t mask, const double *coef, double c0)
+{
+    double s = c->ss_within;
+    for (int64_t g = 0; g < c->md; g++) {
+        double r = f_raw(mask, coef, c0, c->u[g]) - c->mc[g];
+        s += c->W[g] * r * r;
+    }
+    return s;
+}
+
+/* Finite, > 0 and non-decreasing on the log grid over [x_a, x_b]. */
+static int admissible(const fit_ctx_t *c, uint32_t mask, const double *coef, double c0)
+{
+    double prev = 0.0;
+    int G = c->grid;
+    double ratio = c->x_b / c->x_a;
+    for (int i = 0; i < G; i++) {
+        double x = i == G - 1 ? c->x_b : c->x_a * pow(ratio, (double)i / (double)(G - 1));
+        double f = f_raw(mask, coef, c0, x / c->x_scale);
+        if (!isfinite(f) || !(f > 0.0)) {
+            return 0;
+        }
+        if (i > 0 && f < prev - FIT_MONO_TOL * fabs(prev)) {
+            return 0;
+        }
+        prev = f;
+    }
+    return 1;
+}
+
+/*
+ * Weighted least squares of one candidate by Householder QR with unit-norm columns. Columns:
+ * the basis functions of `mask` in increasing order, then the constant when `cst`. Returns 1
+ * and fills coef/c0, or 0 when rank-deficient (|R_jj| < FIT_RANK_TOL).
+ */
+static int fit_candidate(const fit_ctx_t *c, uint32_t mask, int cst, double *coef, double *c0)
+{
+    int64_t md = c->md;
+    int k = 0, col_of[FIT_MAXK];
+    for (int i = 0; i < WPART_DYN_NBASIS; i++) {
+        if (mask & (1u << i)) {
+            col_of[k++] = i;
+        }
+    }
+    if (cst) {
+        col_of[k++] = -1;
+    }
+    double *a = c->a, *b = c->b, scale[FIT_MAXK], z[FIT_MAXK];
+    for (int j = 0; j < k; j++) {
+        double nrm = 0.0;
+        for (int64_t g = 0; g < md; g++) {
+            double sw = sqrt(c->W[g]);
+            double v = sw * (col_of[j] < 0 ? 1.0 : basis(col_of[j], c->u[g]));
+            a[j * md + g] = v;
+        }
+        /* scaled 2-norm, safe from overflow/underflow */
+        double amax = 0.0;
+        for (int64_t g = 0; g < md; g++) {
+            amax = fmax(amax, fabs(a[j * md + g]));
+        }
+        if (!(amax > 0.0) || !isfinite(amax)) {
+            return 0;
+        }
+        for (int64_t g = 0; g < md; g++) {
+            double t = a[j * md + g] / amax;
+            nrm += t * t;
+        }
+        nrm = amax * sqrt(nrm);
+        scale[j] = 1.0 / nrm;
+        for (int64_t g = 0; g < md; g++) {
+            a[j * md + g] *= scale[j];
+        }
+    }
+    for (int64_t g = 0; g < md; g++) {
+        b[g] = sqrt(c->W[g]) * c->mc[g];
+    }
+    /* Householder: column j of a (column-major, leading dimension md) */
+    for (int j = 0; j < k; j++) {
+        double *v = a + (int64_t)j * md;
+        double nrm = 0.0;
+        for (int64_t g = j; g < md; g++) {
+            nrm += v[g] * v[g];
+        }
+        nrm = sqrt(nrm);
+        if (nrm < FIT_RANK_TOL) {
+            return 0;
+        }
+        double alpha = v[j] > 0.0 ? -nrm : nrm; /* R_jj = alpha, |alpha| = nrm */
+        v[j] -= alpha;                          /* v = x - alpha e_j */
+        double vnorm2 = 0.0;
+        for (int64_t g = j; g < md; g++) {
+            vnorm2 += v[g] * v[g];
+        }
+        if (vnorm2 > 0.0) {
+            for (int jj = j + 1; jj < k; jj++) {
+                double *w = a + (int64_t)jj * md, dot = 0.0;
+                for (int64_t g = j; g < md; g++) {
+                    dot += v[g] * w[g];
+                }
+                double f = 2.0 * dot / vnorm2;
+                for (int64_t g = j; g < md; g++) {
+                    w[g] -= f * v[g];
+                }
+            }
+            double dot = 0.0;
+            for (int64_t g = j; g < md; g++) {
+                dot += v[g] * b[g];
+            }
+            double f = 2.0 * dot / vnorm2;
+            for (int64_t g = j; g < md; g++) {
+                b[g] -= f * v[g];
+            }
+        }
+        z[j] = alpha; /* keep R_jj; the rest of R is in the upper part of a */
+    }
+    /* back substitution: R y = (Q^T b)[0..k) */
+    double y[FIT_MAXK];
+    for (int j = k - 1; j >= 0; j--) {
+        double s = b[j];
+        for (int jj = j + 1; jj < k; jj++) {
+            s -= a[(int64_t)jj * md + j] * y[jj];
+        }
+        y[j] = s / z[j];
+    }
+    memset(coef, 0, sizeof(double) * WPART_DYN_NBASIS);
+    *c0 = 0.0;
+    for (int j = 0; j < k; j++) {
+        double v = y[j] * scale[j];
+        if (!isfinite(v)) {
+            return 0;
+        }
+        if (col_of[j] < 0) {
+            *c0 = v;
+        } else {
+            coef[col_of[j]] = v;
+        }
+    }
+    return 1;
+}
+
+static void proportional(const fit_ctx_t *c, double *coef, double *c0)
+{
+    double num = 0.0, den = 0.0;
+    for (int64_t g = 0; g < c->md; g++) {
+        num += c->W[g] * c->mc[g] * c->u[g];
+        den += c->W[g] * c->u[g] * c->u[g];
+    }
+    memset(coef, 0, sizeof(double) * WPART_DYN_NBASIS);
+    *c0 = 0.0;
+    coef[0] = den > 0.0 ? fmax(num / den, 0.0) : 0.0;
+}
+
+static int popcount7(uint32_t v)
+{
+    int c = 0;
+    for (int i = 0; i < WPART_DYN_NBASIS; i++) {
+        c += (int)((v >> i) & 1u);
+    }
+    return c;
+}
+
+wpart_status_t wpart_dynamic_model_fit(const int64_t *x, const double *t_comp,
+                                       const double *t_xfer, int64_t m, int64_t quantum,
+                                       const wpart_dynamic_fit_opts_t *o, void *work,
+                                       wpart_dynamic_model_t *out)
+{
+    wpart_status_t st = WPART_OK;
+    void *owned = NULL;
+    wpart_dynamic_fit_opts_t def;
+    if (!o) {
+        wpart_dynamic_fit_opts_init(&def);
+        o = &def;
+    }
+    if (!out) {
+        return wpart_i_error(WPART_EINVAL, "out must not be NULL");
+    }
+    memset(out, 0, sizeof *out);
+    if (!x || !t_comp) {
+        WPART_FAIL(WPART_EINVAL, "x and t_comp must not be NULL");
+    }
+    if (m < 1) {
+        WPART_FAIL(WPART_EINVAL, "m must be >= 1 (got %" PRId64 ")", m);
+    }
+    if (m > INT32_MAX) {
+        WPART_FAIL(WPART_ELIMIT, "m = %" PRId64 " is too large", m);
+    }
+    if (quantum < 1) {
+        WPART_FAIL(WPART_EINVAL, "quantum must be >= 1 (got %" PRId64 ")", quantum);
+    }
+    if ((o->allowed_mask & ~0x7fu) != 0 || o->allowed_mask == 0) {
+        WPART_FAIL(WPART_EINVAL, "allowed_mask must be a non-empty subset of 0x7f (got 0x%x)",
+                   (unsigned)o->allowed_mask);
+    }
+    if (o->max_terms < 1 || o->max_terms > 3) {
+        WPART_FAIL(WPART_EINVAL, "max_terms must be in [1, 3] (got %d)", o->max_terms);
+    }
+    if (o->weighting != 0 && o->weighting != 1) {
+        WPART_FAIL(WPART_EINVAL, "weighting must be 0 (plain) or 1 (relative) (got %d)",
+                   o->weighting);
+    }
+    if (!(o->decay > 0.0 && o->decay <= 1.0)) {
+        WPART_FAIL(WPART_EINVAL, "decay must be in (0, 1] (got %g)", o->decay);
+    }
+    if (o->window < 0) {
+        WPART_FAIL(WPART_EINVAL, "window must be >= 0 (got %d)", (int)o->window);
+    }
+    if (o->grid_points < 2) {
+        WPART_FAIL(WPART_EINVAL, "grid_points must be >= 2 (got %d)", (int)o->grid_points);
+    }
+    if (!(o->slope_floor >= 0.0) || !isfinite(o->slope_floor)) {
+        WPART_FAIL(WPART_EINVAL, "slope_floor must be finite and >= 0 (got %g)", o->slope_floor);
+    }
+    int64_t first = (o->window > 0 && o->window < m) ? m - o->window : 0;
+    int64_t mu = m - first;
+    for (int64_t i = first; i < m; i++) {
+        if (x[i] <= 0) {
+            WPART_FAIL(WPART_EINVAL, "x[%" PRId64 "] must be > 0 (got %" PRId64 ")", i, x[i]);
+        }
+        if (!isfinite(t_comp[i]) || t_comp[i] < 0.0) {
+            WPART_FAIL(WPART_EINVAL, "t_comp[%" PRId64 "] must be finite and >= 0 (got %g)", i,
+                       t_comp[i]);
+        }
+        if (t_xfer && (!isfinite(t_xfer[i]) || t_xfer[i] < 0.0)) {
+            WPART_FAIL(WPART_EINVAL, "t_xfer[%" PRId64 "] must be finite and >= 0 (got %g)", i,
+                       t_xfer[i]);
+        }
+    }
+    if (!work) {
+        owned = malloc(wpart_dynamic_fit_work_size(mu));
+        if (!owned) {
+            WPART_FAIL(WPART_ENOMEM, "fit scratch for %" PRId64 " samples", mu);
+        }
+        work = owned;
+    }
+    int64_t *idx = (int64_t *)work;
+    double *w = (double *)work + (mu + 1);
+    double *d = w + mu;
+    double *gu = d + mu, *gW = gu + mu, *gmc = gW + mu, *gWd = gmc + mu, *gmx = gWd + mu;
+    double *ga = gmx + mu, *gb = ga + 4 * mu;
+    const int64_t *xs = x + first;
+    const double *tcs = t_comp + first, *txs = t_xfer ? t_xfer + first : NULL;
+
+    /* weights: decay by age (newest 0), optionally relative 1/t^2 */
+    double tmin = INFINITY;
+    for (int64_t i = 0; i < mu; i++) {
+        if (tcs[i] > 0.0 && tcs[i] < tmin) {
+            tmin = tcs[i];
+        }
+    }
+    double sd = 0.0, sd2 = 0.0, swt2 = 0.0;
+    for (int64_t i = 0; i < mu; i++) {
+        double di = o->decay == 1.0 ? 1.0 : pow(o->decay, (double)(mu - 1 - i));
+        d[i] = di;
+        double wi = di;
+        if (o->weighting == 1 && isfinite(tmin)) {
+            double t = tcs[i] > 0.0 ? tcs[i] : tmin;
+            wi = di / (t * t);
+        }
+        w[i] = wi;
+        idx[i] = i;
+    }
+    fit_keys_t keys = {xs, tcs, txs};
+    heap_sort(&keys, idx, mu);
+    for (int64_t r = 0; r < mu; r++) {
+        int64_t i = idx[r];
+        sd += d[i];
+        sd2 += d[i] * d[i];
+        swt2 += w[i] * tcs[i] * tcs[i];
+    }
+
+    /* 1. aggregate duplicates in canonical order (weighted Welford) */
+    int64_t md = 0;
+    double ss_within = 0.0;
+    int64_t x_lo = xs[idx[0]], x_hi = xs[idx[mu - 1]];
+    for (int64_t r = 0; r < mu;) {
+        int64_t xv = xs[idx[r]];
+        double Wg = 0.0, mean = 0.0, Wdg = 0.0, meanx = 0.0, ssg = 0.0;
+        for (; r < mu && xs[idx[r]] == xv; r++) {
+            int64_t i = idx[r];
+            Wg += w[i];
+            if (Wg > 0.0) {
+                double delta = tcs[i] - mean;
+                mean += (w[i] / Wg) * delta;
+                ssg += w[i] * delta * (tcs[i] - mean);
+            }
+            Wdg += d[i];
+            if (txs) {
+                meanx += (d[i] / Wdg) * (txs[i] - meanx);
+            }
+        }
+        gu[md] = (double)xv / (double)x_hi;
+        gW[md] = Wg;
+        gmc[md] = mean;
+        gWd[md] = Wdg;
+        gmx[md] = meanx;
+        ss_within += ssg;
+        md++;
+    }
+
+    fit_ctx_t c;
+    memset(&c, 0, sizeof c);
+    c.md = md;
+    c.u = gu;
+    c.W = gW;
+    c.mc = gmc;
+    c.ss_within = ss_within;
+    c.sse_floor = FIT_SSE_FLOOR * swt2;
+    c.m_eff = sd * sd / sd2;
+    c.m = mu;
+    c.a = ga;
+    c.b = gb;
+    c.x_scale = (double)x_hi;
+    c.x_b = 2.0 * (double)x_hi;
+    c.x_a = fmin(fmax((double)quantum, (double)x_lo / 8.0), c.x_b);
+    c.grid = o->grid_points;
+
+    double coef[WPART_DYN_NBASIS], c0 = 0.0;
+    uint32_t mask = 1u;
+    int kind = 2;
+    double aicc = NAN;
+    if (md >= 3) {
+        double best = INFINITY, bcoef[WPART_DYN_NBASIS], bc0 = 0.0;
+        int bk = 0;
+        uint32_t bkey = 0;
+        int found = 0;
+        for (uint32_t sm = 1; sm < 128u; sm++) {
+            if ((sm & ~o->allowed_mask) != 0) {
+                continue;
+            }
+            int nb = popcount7(sm);
+            if (nb > o->max_terms) {
+                continue;
+            }
+            for (int cst = 0; cst <= (o->intercept ? 1 : 0); cst++) {
+                int k = nb + cst;
+                if (k > md - 1 || mu - k - 1 < 1 || c.m_eff - k - 1 <= 0.0) {
+                    continue;
+                }
+                double cf[WPART_DYN_NBASIS], cc = 0.0;
+                if (!fit_candidate(&c, sm, cst, cf, &cc) || !admissible(&c, sm, cf, cc)) {
+                    continue;
+                }
+                double sse = fmax(fit_sse(&c, sm, cf, cc), c.sse_floor);
+                double me = c.m_eff;
+                double score = (sse > 0.0 ? me * log(sse / me) : -INFINITY) + 2.0 * k +
+                               2.0 * k * (k + 1) / (me - k - 1);
+                uint32_t key = (sm << 1) | (uint32_t)cst;
+                if (!found || score < best || (score == best && (k < bk || (k == bk && key < bkey)))) {
+                    found = 1;
+                    best = score;
+                    bk = k;
+                    bkey = key;
+                    memcpy(bcoef, cf, sizeof cf);
+                    bc0 = cc;
+                }
+            }
+        }
+        if (found) {
+            memcpy(coef, bcoef, sizeof coef);
+            c0 = bc0;
+            mask = bkey >> 1;
+            kind = 0;
+            aicc = best;
+        }
+    } else if (md == 2 && o->intercept) {
+        /* 4. bootstrap: the affine model through the two group means */
+        double c1 = (gmc[1] - gmc[0]) / (gu[1] - gu[0]);
+        double cc = gmc[0] - c1 * gu[0];
+        if (c1 > 0.0 && cc >= 0.0) {
+            memset(coef, 0, sizeof coef);
+            coef[0] = c1;
+            c0 = cc;
+            kind = 1;
+        }
+    }
+    if (kind == 2) {
+        proportional(&c, coef, &c0);
+        mask = 1u;
+    }
+    /* mask holds only the terms with a coefficient (for a clean model) */
+    uint32_t used = 0;
+    for (int i = 0; i < WPART_DYN_NBASIS; i++) {
+        if ((mask & (1u << i)) && coef[i] != 0.0) {
+            used |= 1u << i;
+        } else {
+            coef[i] = 0.0;
+        }
+    }
+    if (kind == 2 && used == 0) {
+        used = 1u; /* the zero proportional model keeps its single (zero) term */
+    }
+
+    /* 9. transfer model G = a1 u + a2 (decay weights) */
+    double a1 = 0.0, a2 = 0.0;
+    if (txs) {
+        double Wt = 0.0, ub = 0.0, tb = 0.0;
+        for (int64_t g = 0; g < md; g++) {
+            Wt += gWd[g];
+            ub += (gWd[g] / Wt) * (gu[g] - ub);
+            tb += (gWd[g] / Wt) * (gmx[g] - tb);
+        }
+        if (md >= 2) {
+            double sxy = 0.0, sxx = 0.0;
+            for (int64_t g = 0; g < md; g++) {
+                sxy += gWd[g] * (gu[g] - ub) * (gmx[g] - tb);
+                sxx += gWd[g] * (gu[g] - ub) * (gu[g] - ub);
+            }
+            a1 = sxx > 0.0 ? sxy / sxx : 0.0;
+            a2 = tb - a1 * ub;
+            if (a1 < 0.0) {
+                a1 = 0.0;
+                a2 = tb;
+            } else if (a2 < 0.0) {
+                double num = 0.0, den = 0.0;
+                for (int64_t g = 0; g < md; g++) {
+                    num += gWd[g] * gu[g] * gmx[g];
+                    den += gWd[g] * gu[g] * gu[g];
+                }
+                a1 = den > 0.0 ? fmax(num / den, 0.0) : 0.0;
+                a2 = 0.0;
+            }
+        } else {
+            a1 = 0.0;
+            a2 = tb;
+        }
+        a2 = fmax(a2, 0.0);
+    }
+
+    out->mask = used;
+    memcpy(out->coef, coef, sizeof coef);
+    out->c0 = c0;
+    out->x_scale = (double)x_hi;
+    out->g_slope = a1;
+    out->g_icept = a2;
+    out->x_a = c.x_a;
+    out->x_b = c.x_b;
+    out->sse = fit_sse(&c, used, coef, c0);
+    out->aicc = aicc;
+    out->m = (int32_t)mu;
+    out->m_distinct = (int32_t)md;
+    out->kind = kind;
+    /* 10. evaluation domain */
+    double ua = c.x_a / c.x_scale, ubb = c.x_b / c.x_scale;
+    out->e_a = f_raw(used, coef, c0, ua) + a1 * ua + a2;
+    out->e_b = f_raw(used, coef, c0, ubb) + a1 * ubb + a2;
+    double deriv = (f_raw_deriv(used, coef, ubb) + a1) / c.x_scale;
+    out->slope_hi = fmax(isfinite(deriv) ? deriv : 0.0, o->slope_floor * out->e_b / c.x_b);
+    if (!isfinite(out->e_a) || !isfinite(out->e_b) || !isfinite(out->slope_hi)) {
+        WPART_FAIL(WPART_EINTERNAL, "fitted model is not finite on its domain");
+    }
+    if (out->e_a > out->e_b) {
+        out->e_a = out->e_b; /* only possible through rounding */
+    }
+    out->valid = 1;
+cleanup:
+    if (st != WPART_OK) {
+        memset(out, 0, sizeof *out);
+    }
+    free(owned);
+    return st;
+}

@@ -1,0 +1,692 @@
+/*
+ * model_solve.c -- the block-size problem (P_S) of wpart.dynamic (spec 001 §1.4-1.6):
+ * water-filling on the common time T, its time mode (capacity), the inverse of a model, and the
+ * optimal discrete rounding. No allocation anywhere in this file.
+ */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+#include "wpart/dynamic_model.h"
+
+#define SOLVE_WARM_MAX 128 /* PUs whose inner brackets are kept on the stack */
+
+void wpart_dynamic_solve_opts_init(wpart_dynamic_solve_opts_t *o)
+{
+    if (!o) {
+        return;
+    }
+    memset(o, 0, sizeof *o);
+    o->tol_T = 1e-10;
+    o->tol_x = 1e-12;
+    o->max_outer = 200;
+    o->max_inner = 100;
+    o->newton_polish = 0;
+}
+
+/*
+ * sup{x : E(x) <= T} inside a bracket a < b with E(a) = fa <= T < E(b) = fb, by the Illinois
+ * variant of regula falsi, safeguarded by bisection (when the bracket has not halved in three
+ * steps) and by a minimal step of a quarter of the tolerance (so that an exact root ends the
+ * search at once). Stops when b - a <= xtol. Writes the final bracket; *bad is set when E
+ * returned NaN.
+ */
+static void inv_bracket(wpart_dynamic_time_fn E, void *ctx, int64_t p, double T, double *pa,
+                        double *pfa, double *pb, double *pfb, double rtol, double atol,
+                        int max_inner, int *bad)
+{
+    double a = *pa, fa = *pfa, b = *pb, fb = *pfb;
+    double ga = fa - T, gb = fb - T;
+    double wref = b - a;
+    int last = 0, stale = 0;
+    for (int it = 0; it < max_inner; it++) {
+        double w = b - a, xtol = rtol * b + atol;
+        if (w <= xtol) {
+            break;
+        }
+        double c, delta = 0.25 * xtol;
+        if (stale >= 3) {
+            c = a + 0.5 * w;
+            stale = 0;
+        } else {
+            c = (gb - ga) > 0.0 ? a - ga * (w / (gb - ga)) : a + 0.5 * w;
+            if (!(c >= a + delta)) {
+                c = a + delta;
+            } else if (!(c <= b - delta)) {
+                c = b - delta;
+            }
+        }
+        if (!(c > a && c < b)) {
+            break; /* no representable point inside */
+        }
+        double fc = E(ctx, p, c);
+        if (isnan(fc)) {
+            *bad = 1;
+            break;
+        }
+        if (fc <= T) {
+            a = c;
+            fa = fc;
+            ga = fc - T;
+            if (last == 1) {
+                gb *= 0.5;
+            }
+            last = 1;
+        } else {
+            b = c;
+            fb = fc;
+            gb = fc - T;
+            if (last == -1) {
+                ga *= 0.5;
+            }
+            last = -1;
+        }
+        if (b - a <= 0.5 * wref) {
+            wref = b - a;
+            stale = 0;
+        } else {
+            stale++;
+        }
+    }
+    *pa = a;
+    *pfa = fa;
+    *pb = b;
+    *pfb = fb;
+}
+
+/* x(T) = sup{x in [lo, hi] : E(x) <= T} from scratch (hi may be +inf). */
+static double inv_cold(wpart_dynamic_time_fn E, void *ctx, int64_t p, double T, double lo,
+                       double hi, double tol_x, int max_inner, int *bad)
+{
+    double flo = E(ctx, p, lo);
+    if (isnan(flo)) {
+        *bad = 1;
+        return lo;
+    }
+    if (flo > T) {
+        return lo;
+    }
+    double a = lo, fa = flo, b, fb;
+    if (isfinite(hi)) {
+        b = hi;
+        fb = E(ctx, p, b);
+        if (isnan(fb)) {
+            *bad = 1;
+            return lo;
+        }
+        if (fb <= T) {
+            return hi;
+        }
+    } else {
+        b = lo > 0.0 ? 2.0 * lo : 1.0;
+        for (;;) {
+            fb = E(ctx, p, b);
+            if (isnan(fb)) {
+                *bad = 1;
+                return lo;
+            }
+            if (fb > T) {
+                break;
+            }
+            a = b;
+            fa = fb;
+            b *= 2.0;
+            if (!isfinite(b)) {
+                return INFINITY;
+            }
+        }
+    }
+    inv_bracket(E, ctx, p, T, &a, &fa, &b, &fb, tol_x, 1e-3 * tol_x * b, max_inner, bad);
+    return a;
+}
+
+static wpart_status_t check_bounds(int64_t n, const double *lb, const double *ub)
+{
+    wpart_status_t st = WPART_OK;
+    for (int64_t p = 0; p < n; p++) {
+        double l = lb ? lb[p] : 0.0, u = ub ? ub[p] : INFINITY;
+        if (!(l >= 0.0) || !isfinite(l)) {
+            WPART_FAIL(WPART_EINVAL, "lb[%" PRId64 "] must be finite and >= 0 (got %g)", p, l);
+        }
+        if (isnan(u) || u < l) {
+            WPART_FAIL(WPART_EINVAL, "ub[%" PRId64 "] = %g must be >= lb[%" PRId64 "] = %g", p, u,
+                       p, l);
+        }
+    }
+cleanup:
+    return st;
+}
+
+wpart_status_t wpart_dynamic_model_inverse(const wpart_dynamic_model_t *pm, double t, double lo,
+                                           double hi, double *x_out)
+{
+    wpart_status_t st = WPART_OK;
+    if (!pm || !x_out) {
+        WPART_FAIL(WPART_EINVAL, "pm and x_out must not be NULL");
+    }
+    if (isnan(t) || !(lo >= 0.0) || !isfinite(lo) || isnan(hi) || hi < lo) {
+        WPART_FAIL(WPART_EINVAL, "need t not NaN and 0 <= lo <= hi, lo finite (got t = %g, "
+                   "lo = %g, hi = %g)", t, lo, hi);
+    }
+    int bad = 0;
+    *x_out = inv_cold(wpart_dynamic_model_timefn, (void *)pm, 0, t, lo, hi, 1e-12, 200, &bad);
+cleanup:
+    return st;
+}
+
+wpart_status_t wpart_dynamic_capacity(int64_t n, wpart_dynamic_time_fn E, void *ctx, double T,
+                                      const double *lb, const double *ub, double *x_out,
+                                      double *H_out)
+{
+    wpart_status_t st = WPART_OK;
+    if (n < 1 || !E || !x_out) {
+        WPART_FAIL(WPART_EINVAL, "need n >= 1 and non-NULL E and x_out (n = %" PRId64 ")", n);
+    }
+    if (isnan(T)) {
+        WPART_FAIL(WPART_EINVAL, "T must not be NaN");
+    }
+    WPART_CHECK(check_bounds(n, lb, ub));
+    double H = 0.0;
+    int bad = 0;
+    for (int64_t p = 0; p < n; p++) {
+        double l = lb ? lb[p] : 0.0, u = ub ? ub[p] : INFINITY;
+        x_out[p] = inv_cold(E, ctx, p, T, l, u, 1e-12, 200, &bad);
+        H += x_out[p];
+        if (bad) {
+            WPART_FAIL(WPART_EINVAL, "the time function returned NaN for PU %" PRId64, p);
+        }
+    }
+    if (H_out) {
+        *H_out = H;
+    }
+cleanup:
+    return st;
+}
+
+/* One Newton step on [E_p(x_p) - T = 0 (interior p); sum x - S = 0]; apply = 0 only checks.
+ * Returns 1 if the step is usable (and applied when apply). */
+static int polish_step(int64_t n, wpart_dynamic_time_fn E, void *ctx, double S, const double *lb,
+                       const double *ub, double *x, double *T, int apply)
+{
+    double sinv = 0.0, s2 = 0.0, sx = 0.0;
+    for (int64_t p = 0; p < n; p++) {
+        sx += x[p];
+    }
+    double dT = 0.0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int64_t p = 0; p < n; p++) {
+            double l = lb ? lb[p] : 0.0, u = ub ? ub[p] : INFINITY, xp = x[p];
+            double h = 1e-7 * xp;
+            if (!(xp - h > l && xp + h < u)) {
+                continue; /* at a bound: fixed */
+            }
+            double e = E(ctx, p, xp);
+            double d = (E(ctx, p, xp + h) - E(ctx, p, xp - h)) / (2.0 * h);
+            if (!(d > 0.0) || !isfinite(d) || isnan(e)) {
+                return 0;
+            }
+            if (pass == 0) {
+                sinv += 1.0 / d;
+                s2 += (*T - e) / d;
+            } else {
+                double xn = xp + (*T + dT - e) / d;
+                if (!(xn > l && xn < u)) {
+                    return 0;
+                }
+                if (apply) {
+                    x[p] = xn;
+                }
+            }
+        }
+        if (pass == 0) {
+            if (!(sinv > 0.0)) {
+                return 0;
+            }
+            dT = ((S - sx) - s2) / sinv;
+        }
+    }
+    if (apply) {
+        *T += dT;
+    }
+    return 1;
+}
+
+
+wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E, void *ctx,
+                                              double S, const double *lb, const double *ub,
+                                              const wpart_dynamic_solve_opts_t *o, double *x_out,
+                                              double *T_out)
+{
+    wpart_status_t st = WPART_OK;
+    wpart_dynamic_solve_opts_t def;
+    if (!o) {
+        wpart_dynamic_solve_opts_init(&def);
+        o = &def;
+    }
+    if (n < 1 || !E || !x_out || !T_out) {
+        WPART_FAIL(WPART_EINVAL, "need n >= 1 and non-NULL E, x_out and T_out (n = %" PRId64 ")",
+                   n);
+    }
+    if (!isfinite(S) || !(S > 0.0)) {
+        WPART_FAIL(WPART_EINVAL, "S must be finite and > 0 (got %g)", S);
+    }
+    if (!(o->tol_T > 0.0) || !(o->tol_x > 0.0) || o->max_outer < 1 || o->max_inner < 1) {
+        WPART_FAIL(WPART_EINVAL, "solve options: tolerances must be > 0 and iteration limits "
+                   ">= 1");
+    }
+    WPART_CHECK(check_bounds(n, lb, ub));
+    double slb = 0.0, sub = 0.0;
+    for (int64_t p = 0; p < n; p++) {
+        slb += lb ? lb[p] : 0.0;
+        sub += ub ? fmin(ub[p], S) : S;
+    }
+    if (sub < S * (1.0 - 1e-15)) {
+        WPART_FAIL(WPART_EINVAL, "the upper bounds sum to %.17g < S = %.17g", sub, S);
+    }
+    int bad = 0;
+    if (slb >= S) {
+        /* §1.8 / S6: lower bounds that do not fit are scaled to sum to S; that is then the
+         * only feasible allocation, and T is its makespan */
+        double f = S / slb, Tm = 0.0;
+        for (int64_t p = 0; p < n; p++) {
+            x_out[p] = (lb ? lb[p] : 0.0) * f;
+            double e = x_out[p] > 0.0 ? E(ctx, p, x_out[p]) : 0.0;
+            bad |= isnan(e);
+            Tm = fmax(Tm, e);
+        }
+        if (bad) {
+            WPART_FAIL(WPART_EINVAL, "the time function returned NaN");
+        }
+        *T_out = Tm;
+        goto cleanup;
+    }
+    int warm = n <= SOLVE_WARM_MAX;
+    /* warm brackets: E(xa) <= T_lo (xa = x(T_lo)), E(xb) > T_hi or xb = min(ub, S),
+     * xh = x(T_hi); t* hold the brackets of the trial T until its side is known */
+    double xa[SOLVE_WARM_MAX], fa[SOLVE_WARM_MAX], xb[SOLVE_WARM_MAX], fb[SOLVE_WARM_MAX];
+    double xh[SOLVE_WARM_MAX], ta[SOLVE_WARM_MAX], tfa[SOLVE_WARM_MAX], tb[SOLVE_WARM_MAX];
+    double tfb[SOLVE_WARM_MAX];
+    /* the last trial's x(T), E(x) and dx/dE (secant of the final inner bracket), to predict */
+    double px[SOLVE_WARM_MAX], pf[SOLVE_WARM_MAX], ps[SOLVE_WARM_MAX];
+    double xtol = 1e-3 * o->tol_x * S; /* absolute floor of the inner tolerance */
+    /* T_hi: every PU can take min(ub, S), so H(T_hi) >= S */
+    double T_lo = 0.0, T_hi = 0.0, H_lo = slb, H_hi = 0.0;
+    int lo_set = 0, hi_set = 0;
+    for (int64_t p = 0; p < n; p++) {
+        double l = lb ? lb[p] : 0.0, u = ub ? fmin(ub[p], S) : S;
+        double e = E(ctx, p, u);
+        if (isnan(e) || e < 0.0) {
+            WPART_FAIL(WPART_EINVAL, "the time function returned %g for PU %" PRId64
+                       " (must be >= 0)", e, p);
+        }
+        T_hi = fmax(T_hi, e);
+        H_hi += u;
+        if (warm) {
+            xa[p] = l;
+            fa[p] = E(ctx, p, l);
+            xb[p] = u;
+            fb[p] = e;
+            xh[p] = u;
+            px[p] = pf[p] = ps[p] = NAN;
+            bad |= isnan(fa[p]);
+        }
+    }
+    if (!isfinite(T_hi)) {
+        WPART_FAIL(WPART_EINVAL, "the time function is not finite at min(ub, S)");
+    }
+    /* outer iteration on H(T) - S: Newton steps (H'(T) from the inner brackets' secant
+     * slopes), pushed slightly across the root so that the bracket closes; otherwise Illinois
+     * regula falsi; bisection when the bracket stalls */
+    double g_lo = H_lo - S, g_hi = H_hi - S, wref = T_hi - T_lo;
+    int last = 0, stale = 0;
+    double Tn = NAN, inv_sum = 0.0;
+    for (int64_t p = 0; p < n; p++) {
+        /* first guess: each PU linear through the origin and (v, E(v)), v = S / n */
+        double u = fmin(ub ? fmin(ub[p], S) : S, fmax(S / (double)n, lb ? lb[p] : 0.0));
+        double e = E(ctx, p, u);
+        if (e > 0.0) {
+            inv_sum += u / e;
+        }
+    }
+    if (inv_sum > 0.0) {
+        Tn = S / inv_sum;
+    }
+    for (int it = 0; it < o->max_outer && !bad; it++) {
+        double w = T_hi - T_lo;
+        if (w <= o->tol_T * T_hi || !(w > 0.0)) {
+            break;
+        }
+        double Tm, delta = 0.25 * o->tol_T * T_hi;
+        if (stale >= 3) {
+            Tm = T_lo + 0.5 * w;
+            stale = 0;
+        } else if (Tn > T_lo + delta && Tn < T_hi - delta) {
+            Tm = Tn;
+        } else {
+            Tm = (g_hi - g_lo) > 0.0 ? T_lo - g_lo * (w / (g_hi - g_lo)) : T_lo + 0.5 * w;
+            if (!(Tm >= T_lo + delta)) {
+                Tm = T_lo + delta;
+            } else if (!(Tm <= T_hi - delta)) {
+                Tm = T_hi - delta;
+            }
+        }
+        if (!(Tm > T_lo && Tm < T_hi)) {
+            break;
+        }
+        double dH = 0.0;
+        double H = 0.0;
+        for (int64_t p = 0; p < n; p++) {
+            if (warm) {
+                if (fa[p] > Tm) { /* xa is lb_p and E(lb_p) > Tm */
+                    ta[p] = xa[p];
+                    tfa[p] = fa[p];
+                    tb[p] = xb[p];
+                    tfb[p] = fb[p];
+                } else if (fb[p] <= Tm) { /* the upper end fits */
+                    ta[p] = tb[p] = xb[p];
+                    tfa[p] = tfb[p] = fb[p];
+                } else {
+                    double a = xa[p], fa_ = fa[p], b = xb[p], fb_ = fb[p];
+                    if (ps[p] > 0.0 && isfinite(ps[p])) {
+                        /* predictive bracket: a secant step from the last trial, then steps
+                         * of growing length towards the root until it is enclosed */
+                        double g = px[p] + (Tm - pf[p]) * ps[p];
+                        double step = 0.002 * fabs(Tm - pf[p]) * ps[p] +
+                                      4.0 * (o->tol_x * fabs(g) + xtol);
+                        int sides = 0;
+                        for (int k = 0; k < 6 && sides != 3; k++) {
+                            if (!(g > a && g < b)) {
+                                break;
+                            }
+                            double fg = E(ctx, p, g);
+                            if (isnan(fg)) {
+                                bad = 1;
+                                break;
+                            }
+                            if (fg <= Tm) {
+                                a = g;
+                                fa_ = fg;
+                                sides |= 1;
+                                g += step;
+                            } else {
+                                b = g;
+                                fb_ = fg;
+                                sides |= 2;
+                                g -= step;
+                            }
+                            step *= 4.0;
+                        }
+                    }
+                    inv_bracket(E, ctx, p, Tm, &a, &fa_, &b, &fb_, o->tol_x, xtol, o->max_inner,
+                                &bad);
+                    ta[p] = a;
+                    tfa[p] = fa_;
+                    tb[p] = b;
+                    tfb[p] = fb_;
+                    /* dx/dE: the chord from the last trial (well conditioned), else the
+                     * final bracket when its times differ enough to carry digits */
+                    double sl = NAN;
+                    if (isfinite(px[p]) && fabs(fa_ - pf[p]) > 1e-9 * fa_ && a != px[p]) {
+                        sl = (a - px[p]) / (fa_ - pf[p]);
+                    } else if (fb_ - fa_ > 1e-7 * fb_ && isfinite(fb_)) {
+                        sl = (b - a) / (fb_ - fa_);
+                    } else {
+                        sl = ps[p];
+                    }
+                    if (sl > 0.0 && isfinite(sl)) {
+                        ps[p] = sl;
+                        dH += sl;
+                    }
+                    px[p] = a;
+                    pf[p] = fa_;
+                }
+                H += ta[p];
+            } else {
+                double l = lb ? lb[p] : 0.0;
+                H += inv_cold(E, ctx, p, Tm, l, ub ? fmin(ub[p], S) : S, o->tol_x, o->max_inner,
+                              &bad);
+            }
+        }
+        Tn = NAN;
+        if (dH > 0.0) {
+            Tn = Tm - (H - S) / dH;
+            Tn += (H >= S ? -0.5 : 0.5) * o->tol_T * Tm; /* land across the root */
+        }
+        if (H >= S) {
+            T_hi = Tm;
+            H_hi = H;
+            g_hi = H - S;
+            hi_set = 1;
+            if (warm) {
+                for (int64_t p = 0; p < n; p++) {
+                    xh[p] = ta[p];
+                    xb[p] = tb[p];
+                    fb[p] = tfb[p];
+                }
+            }
+            if (last == 1) {
+                g_lo *= 0.5;
+            }
+            last = 1;
+        } else {
+            T_lo = Tm;
+            H_lo = H;
+            g_lo = H - S;
+            lo_set = 1;
+            if (warm) {
+                for (int64_t p = 0; p < n; p++) {
+                    xa[p] = ta[p];
+                    fa[p] = tfa[p];
+                }
+            }
+            if (last == -1) {
+                g_hi *= 0.5;
+            }
+            last = -1;
+        }
+        if (T_hi - T_lo <= 0.5 * wref) {
+            wref = T_hi - T_lo;
+            stale = 0;
+        } else {
+            stale++;
+        }
+    }
+    if (bad) {
+        WPART_FAIL(WPART_EINVAL, "the time function returned NaN");
+    }
+    /* x between x(T_lo) and x(T_hi), in proportion, so that sum x = S also across jumps of H */
+    double theta = H_hi > H_lo ? (S - H_lo) / (H_hi - H_lo) : 1.0;
+    theta = fmin(fmax(theta, 0.0), 1.0);
+    for (int64_t p = 0; p < n; p++) {
+        double l = lb ? lb[p] : 0.0, u = ub ? fmin(ub[p], S) : S, xl, xu;
+        if (warm) {
+            xl = xa[p];
+            xu = xh[p];
+        } else {
+            xl = lo_set ? inv_cold(E, ctx, p, T_lo, l, u, o->tol_x, o->max_inner, &bad) : l;
+            xu = hi_set ? inv_cold(E, ctx, p, T_hi, l, u, o->tol_x, o->max_inner, &bad) : u;
+        }
+        x_out[p] = xl + theta * (xu - xl);
+    }
+    double T = T_hi;
+    if (o->newton_polish) {
+        for (int k = 0; k < 2; k++) {
+            if (!polish_step(n, E, ctx, S, lb, ub, x_out, &T, 0) ||
+                !polish_step(n, E, ctx, S, lb, ub, x_out, &T, 1)) {
+                break;
+            }
+        }
+    }
+    *T_out = T;
+cleanup:
+    return st;
+}
+
+/* ---------------------------------------------------------------- rounding (§1.6) --------- */
+
+static double eval_checked(wpart_dynamic_time_fn E, void *ctx, int64_t p, double x, int *bad)
+{
+    double e = E(ctx, p, x);
+    if (isnan(e)) {
+        *bad = 1;
+    }
+    return e;
+}
+
+wpart_status_t wpart_dynamic_round_blocks(int64_t n, wpart_dynamic_time_fn E, void *ctx,
+                                          const double *x_cont, int64_t S, int64_t quantum,
+                                          const int64_t *lb, const int64_t *ub,
+                                          int64_t *blocks_out, double *Tmax_out)
+{
+    wpart_status_t st = WPART_OK;
+    if (n < 1 || !E || !x_cont || !blocks_out) {
+        WPART_FAIL(WPART_EINVAL, "need n >= 1 and non-NULL E, x_cont and blocks_out");
+    }
+    if (S < 1 || quantum < 1) {
+        WPART_FAIL(WPART_EINVAL, "S and quantum must be >= 1 (got %" PRId64 ", %" PRId64 ")", S,
+                   quantum);
+    }
+    int64_t slb = 0, sub = 0;
+    for (int64_t p = 0; p < n; p++) {
+        int64_t l = lb ? lb[p] : 0, u = ub ? ub[p] : INT64_MAX;
+        if (l < 0 || u < l) {
+            WPART_FAIL(WPART_EINVAL, "need 0 <= lb[%" PRId64 "] <= ub[%" PRId64 "] (got %" PRId64
+                       ", %" PRId64 ")", p, p, l, u);
+        }
+        if (!isfinite(x_cont[p]) || x_cont[p] < 0.0) {
+            WPART_FAIL(WPART_EINVAL, "x_cont[%" PRId64 "] must be finite and >= 0 (got %g)", p,
+                       x_cont[p]);
+        }
+        if (l > INT64_MAX - slb) {
+            WPART_FAIL(WPART_EOVERFLOW, "the lower bounds overflow int64");
+        }
+        slb += l;
+        sub = (u > INT64_MAX - sub) ? INT64_MAX : sub + u;
+    }
+    if (sub < S) {
+        WPART_FAIL(WPART_EINVAL, "the upper bounds sum to %" PRId64 " < S = %" PRId64, sub, S);
+    }
+    /* §1.8 / S6: lower bounds that do not fit are scaled down to multiples of q */
+    double lscale = slb > S ? (double)S / (double)slb : 1.0;
+#define LB(p) (lscale < 1.0 ? quantum * (int64_t)floor((double)(lb[p]) * lscale / (double)quantum) \
+                            : (lb ? lb[p] : 0))
+#define UB(p) (ub ? ub[p] : INT64_MAX)
+    int bad = 0;
+    int64_t sum = 0;
+    for (int64_t p = 0; p < n; p++) {
+        double fl = floor(x_cont[p] / (double)quantum);
+        int64_t b = fl >= 9.2e18 / (double)quantum ? INT64_MAX / 2 : quantum * (int64_t)fl;
+        if (b < LB(p)) {
+            b = LB(p);
+        }
+        if (b > UB(p)) {
+            b = UB(p);
+        }
+        blocks_out[p] = b;
+        sum += b;
+    }
+    /* too much (x_cont above S): take quanta back from the slowest PU */
+    while (sum > S) {
+        int64_t best = -1;
+        double be = -INFINITY;
+        for (int64_t p = 0; p < n; p++) {
+            if (blocks_out[p] > LB(p)) {
+                double e = eval_checked(E, ctx, p, (double)blocks_out[p], &bad);
+                if (e > be) {
+                    be = e;
+                    best = p;
+                }
+            }
+        }
+        if (best < 0 || bad) {
+            break;
+        }
+        int64_t take = blocks_out[best] - LB(best);
+        int64_t r = blocks_out[best] % quantum;
+        int64_t step = r > 0 ? r : quantum;
+        if (step > take) {
+            step = take;
+        }
+        if (step > sum - S) {
+            step = sum - S;
+        }
+        blocks_out[best] -= step;
+        sum -= step;
+    }
+    /* greedy augmentation: one quantum at a time to the PU that finishes it first */
+    int64_t r = S - sum;
+    while (r >= quantum && !bad) {
+        int64_t best = -1;
+        double be = INFINITY;
+        for (int64_t p = 0; p < n; p++) {
+            if (blocks_out[p] <= UB(p) - quantum) {
+                double e = eval_checked(E, ctx, p, (double)(blocks_out[p] + quantum), &bad);
+                if (e < be) {
+                    be = e;
+                    best = p;
+                }
+            }
+        }
+        if (best < 0) {
+            break;
+        }
+        blocks_out[best] += quantum;
+        r -= quantum;
+    }
+    if (r > 0 && r < quantum && !bad) {
+        int64_t best = -1;
+        double be = INFINITY;
+        for (int64_t p = 0; p < n; p++) {
+            if (blocks_out[p] <= UB(p) - r) {
+                double e = eval_checked(E, ctx, p, (double)(blocks_out[p] + r), &bad);
+                if (e < be) {
+                    be = e;
+                    best = p;
+                }
+            }
+        }
+        if (best >= 0) {
+            blocks_out[best] += r;
+            r = 0;
+        }
+    }
+    /* what does not fit in quanta under ub: pieces to the PUs with room, cheapest first */
+    while (r > 0 && !bad) {
+        int64_t best = -1, piece = 0;
+        double be = INFINITY;
+        for (int64_t p = 0; p < n; p++) {
+            int64_t room = UB(p) - blocks_out[p];
+            if (room > 0) {
+                int64_t pc = room < r ? room : r;
+                double e = eval_checked(E, ctx, p, (double)(blocks_out[p] + pc), &bad);
+                if (e < be) {
+                    be = e;
+                    best = p;
+                    piece = pc;
+                }
+            }
+        }
+        if (best < 0) {
+            WPART_FAIL(WPART_EINTERNAL, "no room left for %" PRId64 " elements", r);
+        }
+        blocks_out[best] += piece;
+        r -= piece;
+    }
+#undef LB
+#undef UB
+    if (bad) {
+        WPART_FAIL(WPART_EINVAL, "the time function returned NaN");
+    }
+    if (Tmax_out) {
+        double Tm = 0.0;
+        for (int64_t p = 0; p < n; p++) {
+            if (blocks_out[p] > 0) { /* no block, no cost */
+                Tm = fmax(Tm, eval_checked(E, ctx, p, (double)blocks_out[p], &bad));
+            }
+        }
+        *Tmax_out = Tm;
+    }
+cleanup:
+    return st;
+}

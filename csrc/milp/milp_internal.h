@@ -1,0 +1,58 @@
+/* milp_internal.h -- private helpers of the MILP layer (csrc/milp/). */
+#ifndef WPART_MILP_INTERNAL_H
+#define WPART_MILP_INTERNAL_H
+
+#include <stddef.h>
+
+#include <math.h>
+#include <stdint.h>
+
+#include "wpart/milp.h"
+#include "wpart/status.h"
+
+/* Bounds of column j / row i as the caller meant them (NULL arrays: the documented defaults). */
+static inline double wpart_i_milp_col_lb(const wpart_milp_problem_t *p, int64_t j)
+{
+    return p->lb ? p->lb[j] : 0.0;
+}
+static inline double wpart_i_milp_col_ub(const wpart_milp_problem_t *p, int64_t j)
+{
+    return p->ub ? p->ub[j] : INFINITY;
+}
+static inline int wpart_i_milp_col_kind(const wpart_milp_problem_t *p, int64_t j)
+{
+    return p->kind ? (int)p->kind[j] : WPART_MILP_CONTINUOUS;
+}
+static inline double wpart_i_milp_row_lb(const wpart_milp_problem_t *p, int64_t i)
+{
+    return p->row_lb ? p->row_lb[i] : -INFINITY;
+}
+static inline double wpart_i_milp_row_ub(const wpart_milp_problem_t *p, int64_t i)
+{
+    return p->row_ub ? p->row_ub[i] : INFINITY;
+}
+
+/** Every field of the problem / options checked; WPART_EINVAL (or ELIMIT) naming the field. */
+wpart_status_t wpart_i_milp_validate(const wpart_milp_problem_t *p);
+wpart_status_t wpart_i_milp_validate_options(const wpart_milp_options_t *o);
+
+/** GLPK's 1-based triplets, sorted by (row, column), duplicates summed, zeros dropped. */
+typedef struct {
+    int ne;     /* entries kept */
+    int *ia;    /* 1 + ne, 1-based rows (GLPK ignores index 0) */
+    int *ja;    /* 1 + ne, 1-based columns */
+    double *ar; /* 1 + ne values */
+} wpart_i_milp_matrix_t;
+wpart_status_t wpart_i_milp_matrix(const wpart_milp_problem_t *p, wpart_i_milp_matrix_t *M);
+void wpart_i_milp_matrix_free(wpart_i_milp_matrix_t *M);
+
+/**
+ * Checks a solution against every row, column bound and integrality requirement of p, with
+ * the relative tolerance tol (scaled by the magnitudes involved). Returns 1 when x satisfies
+ * them all, 0 otherwise, with a one-line description of the first violation in why.
+ * work: n_rows doubles of scratch.
+ */
+int wpart_i_milp_check(const wpart_milp_problem_t *p, const double *x, double tol, double *work,
+                       char *why, size_t why_size);
+
+#endif /* WPART_MILP_INTERNAL_H */

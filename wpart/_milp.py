@@ -1,0 +1,584 @@
+"""Implementation of :mod:`wpart.milp` (see there)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from . import _core
+from ._progress import progress_hook
+
+__all__ = ["solve", "write_model", "MilpResult", "STATUSES", "solver_version"]
+
+#: Values of :attr:`MilpResult.status`.
+STATUSES = ("optimal", "feasible", "infeasible", "unbounded", "no_solution")
+
+_SENSES = ("min", "max")
+_FORMATS = ("lp", "mps")
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class MilpResult:
+    """Outcome of :func:`solve`.
+
+    Attributes
+    ----------
+    x : ndarray of float64, shape (n,)
+        The solution when `status` is ``"optimal"`` or ``"feasible"`` (integer columns hold
+        exact integers), else all NaN.
+    objective : float
+        ``c @ x + constant`` at `x`; NaN when there is no `x`.
+    bound : float
+        Best proven bound on the optimum (a lower bound when minimising, an upper bound when
+        maximising). Equals `objective` when optimal; ``-inf``/``+inf`` when unbounded; NaN
+        when unknown.
+    gap : float
+        Relative gap ``|objective - bound| / (|objective| + eps)`` (GLPK's definition); 0 when
+        optimal, NaN when undefined.
+    status : str
+        One of :data:`STATUSES`: ``"optimal"``, ``"feasible"`` (stopped by the time limit or on
+        request with a feasible `x`), ``"infeasible"``, ``"unbounded"`` or ``"no_solution"``
+        (stopped before any feasible point was found).
+    success : bool
+        ``status == "optimal"``.
+    message : str
+        One line describing the outcome, with the GLPK return code when relevant.
+    seconds : float
+        Wall time of the solve.
+    nodes : int
+        Branch-and-bound nodes created (0 for a pure LP or when the presolver decides).
+    stopped_by : str
+        ``"none"``, ``"time_limit"`` or ``"request"`` (Ctrl-C is raised, not reported here).
+    log : str
+        GLPK's terminal output when ``log=True`` was passed, else ``""``.
+    """
+
+    x: NDArray[np.float64]
+    objective: float
+    bound: float
+    gap: float
+    status: str
+    success: bool
+    message: str
+    seconds: float
+    nodes: int
+    stopped_by: str = "none"
+    log: str = ""
+
+    def __repr__(self) -> str:
+        n = self.x.shape[0]
+        xs = np.array2string(self.x, precision=6, threshold=8, max_line_width=70)
+        return (
+            f"MilpResult(status={self.status!r}, objective={self.objective:.10g}, "
+            f"bound={self.bound:.10g}, gap={self.gap:.3g}, nodes={self.nodes}, "
+            f"seconds={self.seconds:.3g}, n={n},\n           x={xs},\n"
+            f"           message={self.message!r})"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-Python copy (lists and floats) suitable for JSON; NaN and inf stay floats."""
+        return {
+            "x": self.x.tolist(),
+            "objective": float(self.objective),
+            "bound": float(self.bound),
+            "gap": float(self.gap),
+            "status": self.status,
+            "success": bool(self.success),
+            "message": self.message,
+            "seconds": float(self.seconds),
+            "nodes": int(self.nodes),
+            "stopped_by": self.stopped_by,
+            "log": self.log,
+        }
+
+
+# ----------------------------------------------------------------------------------- checks --
+
+
+def _numeric(x: Any, name: str) -> np.ndarray:
+    """np.asarray with a TypeError naming the argument for non-numeric input."""
+    try:
+        arr = np.asarray(x)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"`{name}` could not be converted to a numeric array: {exc}") from None
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"`{name}` must contain real numbers, got dtype {arr.dtype}")
+    return arr
+
+
+def _first_bad(mask: np.ndarray) -> str:
+    idx = np.argwhere(mask)[0]
+    return str(int(idx[0])) if idx.shape[0] == 1 else str(tuple(int(i) for i in idx))
+
+
+def _vector(
+    x: Any, name: str, n: int, *, default: float | None, lo_ok: bool, hi_ok: bool
+) -> NDArray[np.float64] | None:
+    """Coerce a scalar or a 1-D array to a float64 vector of length n.
+
+    NaN is refused, and -inf / +inf are refused unless allowed. None gives `default`
+    (broadcast), or None when `default` is None.
+    """
+    if x is None:
+        return None if default is None else np.full(n, default, dtype=np.float64)
+    arr = _numeric(x, name)
+    if arr.ndim == 0:
+        arr = np.full(n, float(arr), dtype=np.float64)
+    elif arr.ndim != 1:
+        raise ValueError(f"`{name}` must be a scalar or 1-D, got {arr.ndim}-D")
+    elif arr.shape[0] != n:
+        raise ValueError(f"`{name}` must have length {n}, got {arr.shape[0]}")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    if np.isnan(arr).any():
+        raise ValueError(f"`{name}` contains NaN at index {_first_bad(np.isnan(arr))}")
+    if not lo_ok and (arr == -np.inf).any():
+        raise ValueError(f"`{name}` contains -inf at index {_first_bad(arr == -np.inf)}")
+    if not hi_ok and (arr == np.inf).any():
+        raise ValueError(f"`{name}` contains +inf at index {_first_bad(arr == np.inf)}")
+    return arr
+
+
+def _finite_float(x: Any, name: str) -> float:
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
+        raise TypeError(f"`{name}` must be a real number, got {type(x).__name__}")
+    v = float(x)
+    if not math.isfinite(v):
+        raise ValueError(f"`{name}` must be finite, got {v}")
+    return v
+
+
+def _coo(A: Any, n: int) -> tuple[int, NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
+    """(m, rows, cols, values) of A given dense, as (rows, cols, values, shape) or with .tocoo()."""
+    if hasattr(A, "tocoo") and not isinstance(A, np.ndarray):
+        coo = A.tocoo()
+        shape = tuple(int(s) for s in coo.shape)
+        rows, cols, vals = coo.row, coo.col, coo.data
+        where = "`A`"
+    elif isinstance(A, tuple) and len(A) == 4 and not isinstance(A[3], np.ndarray):
+        rows, cols, vals, shape = A
+        if (
+            not isinstance(shape, (tuple, list))
+            or len(shape) != 2
+            or not all(isinstance(s, numbers.Integral) and not isinstance(s, bool) for s in shape)
+        ):
+            raise TypeError("`A` given as (rows, cols, values, shape) needs shape = (m, n) ints")
+        shape = (int(shape[0]), int(shape[1]))
+        where = "`A` (COO)"
+    else:
+        dense = _numeric(A, "A")
+        if dense.ndim != 2:
+            raise ValueError(f"`A` must be 2-D, got {dense.ndim}-D")
+        if dense.shape[1] != n:
+            raise ValueError(f"`A` must have len(c) = {n} columns, got shape {dense.shape}")
+        dense = np.asarray(dense, dtype=np.float64)
+        bad = ~np.isfinite(dense)
+        if bad.any():
+            kind = "NaN" if np.isnan(dense[bad]).any() else "inf"
+            bad = np.isnan(dense) if kind == "NaN" else bad
+            raise ValueError(f"`A` contains {kind} at index {_first_bad(bad)}")
+        r, cidx = np.nonzero(dense)
+        return (
+            dense.shape[0],
+            r.astype(np.int64),
+            cidx.astype(np.int64),
+            np.ascontiguousarray(dense[r, cidx]),
+        )
+    m, ncols = shape
+    if m < 0 or ncols != n:
+        raise ValueError(f"{where} must have shape (m, len(c) = {n}), got {shape}")
+    rows = _numeric(rows, "A rows")
+    cols = _numeric(cols, "A cols")
+    vals = _numeric(vals, "A values")
+    if rows.dtype.kind not in "biu" or cols.dtype.kind not in "biu":
+        raise TypeError(f"{where} row and column indices must be integers")
+    if rows.ndim != 1 or cols.ndim != 1 or vals.ndim != 1:
+        raise ValueError(f"{where} rows, cols and values must be 1-D")
+    if not rows.shape[0] == cols.shape[0] == vals.shape[0]:
+        raise ValueError(
+            f"{where} rows, cols and values must have the same length, got "
+            f"{rows.shape[0]}, {cols.shape[0]}, {vals.shape[0]}"
+        )
+    for arr, ext, what in ((rows, m, "row"), (cols, n, "column")):
+        bad = (arr < 0) | (arr >= ext)
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise ValueError(
+                f"{where} {what} index {int(arr[k])} at position {k} is out of range for "
+                f"shape {(m, n)}"
+            )
+    vals = np.ascontiguousarray(vals, dtype=np.float64)
+    bad = ~np.isfinite(vals)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise ValueError(f"{where} values contain {vals[k]} at position {k}")
+    return (
+        m,
+        np.ascontiguousarray(rows, dtype=np.int64),
+        np.ascontiguousarray(cols, dtype=np.int64),
+        vals,
+    )
+
+
+def _integrality(x: Any, n: int) -> NDArray[np.int8] | None:
+    if x is None:
+        return None
+    arr = _numeric(x, "integrality")
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
+            raise TypeError("`integrality` must contain integers or booleans")
+    if arr.ndim == 0:
+        arr = np.full(n, arr)
+    elif arr.ndim != 1 or arr.shape[0] != n:
+        raise ValueError(
+            f"`integrality` must be a scalar or have length {n}, got shape {arr.shape}"
+        )
+    bad = (arr != 0) & (arr != 1) & (arr != 2)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise ValueError(
+            "`integrality` must contain only 0 (continuous), 1 (integer) or 2 (binary), "
+            f"got {arr[k]} at index {k}"
+        )
+    return np.ascontiguousarray(arr, dtype=np.int8)
+
+
+def _check_order(lo: np.ndarray | None, hi: np.ndarray | None, nlo: str, nhi: str) -> None:
+    if lo is None or hi is None:
+        return
+    bad = lo > hi
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise ValueError(f"`{nlo}[{k}]` = {lo[k]} > `{nhi}[{k}]` = {hi[k]}")
+
+
+def _path_format(path: Any, fmt: str | None, name: str) -> tuple[str, str]:
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"`{name}` must be a path (str or os.PathLike), got {type(path).__name__}")
+    p = os.fspath(path)
+    if isinstance(p, bytes):
+        p = os.fsdecode(p)
+    if not p:
+        raise ValueError(f"`{name}` must not be empty")
+    if fmt is None:
+        ext = os.path.splitext(p)[1].lower().lstrip(".")
+        if ext not in _FORMATS:
+            raise ValueError(
+                f"cannot infer the format from `{name}` = {p!r}: use a .lp or .mps suffix or "
+                "pass `format`"
+            )
+        fmt = ext
+    elif fmt not in _FORMATS:
+        raise ValueError(f"`format` must be one of 'lp', 'mps', got {fmt!r}")
+    return p, fmt
+
+
+def _model_iv(
+    c: ArrayLike,
+    A: Any,
+    b_lower: ArrayLike | None,
+    b_upper: ArrayLike | None,
+    lb: ArrayLike | None,
+    ub: ArrayLike | None,
+    integrality: ArrayLike | None,
+    sense: str,
+    constant: float,
+) -> dict[str, Any]:
+    """Validate and coerce the model; returns the keyword arguments of the _core functions."""
+    carr = _numeric(c, "c")
+    if carr.ndim != 1:
+        raise ValueError(f"`c` must be 1-D, got {carr.ndim}-D")
+    n = carr.shape[0]
+    if n == 0:
+        raise ValueError("`c` must have at least one element")
+    carr = np.ascontiguousarray(carr, dtype=np.float64)
+    bad = ~np.isfinite(carr)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise ValueError(f"`c` contains {'NaN' if np.isnan(carr[k]) else 'inf'} at index {k}")
+    if not isinstance(sense, str) or sense not in _SENSES:
+        raise ValueError(f"`sense` must be 'min' or 'max', got {sense!r}")
+    c0 = _finite_float(constant, "constant")
+
+    if A is None:
+        m = 0
+        rows = np.zeros(0, dtype=np.int64)
+        cols = np.zeros(0, dtype=np.int64)
+        vals = np.zeros(0, dtype=np.float64)
+    else:
+        m, rows, cols, vals = _coo(A, n)
+    if A is None and (b_lower is not None or b_upper is not None):
+        nb = "b_lower" if b_lower is not None else "b_upper"
+        if np.size(np.asarray(b_lower if b_lower is not None else b_upper)) != 0:
+            raise ValueError(f"`{nb}` is given but `A` is None")
+    if A is not None and m > 0 and b_lower is None and b_upper is None:
+        raise ValueError("`A` is given but neither `b_lower` nor `b_upper`")
+    bl = _vector(b_lower, "b_lower", m, default=None, lo_ok=True, hi_ok=False) if m else None
+    bu = _vector(b_upper, "b_upper", m, default=None, lo_ok=False, hi_ok=True) if m else None
+    _check_order(bl, bu, "b_lower", "b_upper")
+
+    lba = _vector(lb, "lb", n, default=0.0, lo_ok=True, hi_ok=False)
+    uba = _vector(ub, "ub", n, default=np.inf, lo_ok=False, hi_ok=True)
+    _check_order(lba, uba, "lb", "ub")
+    kind = _integrality(integrality, n)
+    if kind is not None:
+        binbad = (kind == 2) & ((lba > 1) | (uba < 0))
+        if binbad.any():
+            k = int(np.argmax(binbad))
+            raise ValueError(
+                f"`integrality[{k}]` is binary (2) but the bounds [{lba[k]}, {uba[k]}] "
+                "exclude both 0 and 1"
+            )
+    return {
+        "c": carr,
+        "c0": c0,
+        "sense": sense,
+        "lb": lba,
+        "ub": uba,
+        "integrality": kind,
+        "b_lower": bl,
+        "b_upper": bu,
+        "a_row": rows,
+        "a_col": cols,
+        "a_val": vals,
+        "n_rows": m,
+    }
+
+
+def _solve_iv(
+    time_limit: float | None, mip_gap: float | None, presolve: Any, log: Any, progress: Any
+) -> tuple[float, float]:
+    """Check the solver options; returns (time_limit, mip_gap) as the core wants them."""
+    tl = 0.0
+    if time_limit is not None:
+        if isinstance(time_limit, (bool, np.bool_)) or not isinstance(time_limit, numbers.Real):
+            raise TypeError(
+                f"`time_limit` must be a number or None, got {type(time_limit).__name__}"
+            )
+        tl = float(time_limit)
+        if not tl > 0:
+            raise ValueError(f"`time_limit` must be > 0 seconds (or None), got {time_limit}")
+    gap = 0.0
+    if mip_gap is not None:
+        if isinstance(mip_gap, (bool, np.bool_)) or not isinstance(mip_gap, numbers.Real):
+            raise TypeError(f"`mip_gap` must be a number or None, got {type(mip_gap).__name__}")
+        gap = float(mip_gap)
+        if not (math.isfinite(gap) and gap >= 0):
+            raise ValueError(f"`mip_gap` must be a finite number >= 0 (or None), got {mip_gap}")
+    for name, v in (("presolve", presolve), ("log", log)):
+        if not isinstance(v, (bool, np.bool_)):
+            raise TypeError(f"`{name}` must be a bool, got {type(v).__name__}")
+    if not (isinstance(progress, (bool, np.bool_)) or progress is None or callable(progress)):
+        raise TypeError(f"`progress` must be a bool or a callable, got {type(progress).__name__}")
+    return tl, gap
+
+
+# ------------------------------------------------------------------------------------- API --
+
+
+def solve(
+    c: ArrayLike,
+    *,
+    A: Any = None,
+    b_lower: ArrayLike | None = None,
+    b_upper: ArrayLike | None = None,
+    lb: ArrayLike | None = None,
+    ub: ArrayLike | None = None,
+    integrality: ArrayLike | None = None,
+    sense: str = "min",
+    constant: float = 0.0,
+    time_limit: float | None = None,
+    mip_gap: float | None = None,
+    presolve: bool = True,
+    progress: bool | Callable[[float, float], None] = False,
+    log: bool = False,
+    write: str | os.PathLike | None = None,
+) -> MilpResult:
+    """Solve a mixed-integer linear programme with GLPK.
+
+    Minimise (or maximise) ``c @ x + constant`` subject to ``b_lower <= A @ x <= b_upper``,
+    ``lb <= x <= ub`` and integrality of the chosen columns. Pure LPs (no integer column) go to
+    GLPK's simplex method, other problems to its branch-and-cut. Infeasible, unbounded and
+    interrupted solves are reported in the result, not raised.
+
+    Parameters
+    ----------
+    c : array_like, shape (n,)
+        Objective coefficients, finite; ``n >= 1``.
+    A : array_like or sparse matrix or tuple, shape (m, n), optional
+        Constraint matrix: a dense 2-D array, a tuple ``(rows, cols, values, shape)`` in COO
+        form, or any object with a ``tocoo()`` method (SciPy sparse). Duplicate COO entries are
+        summed; zeros are dropped. None means no constraints.
+    b_lower, b_upper : array_like, shape (m,) or scalar, optional
+        Row bounds; ``-inf`` / ``+inf`` (or None for all) leave a side open; equal values give
+        an equality. At least one is required when `A` has rows.
+    lb, ub : array_like, shape (n,) or scalar, optional
+        Column bounds; default ``0 <= x < +inf`` (as in :func:`scipy.optimize.milp`). Use
+        ``lb=-np.inf`` for free variables.
+    integrality : array_like of int or bool, shape (n,) or scalar, optional
+        Per column: 0 (or False) continuous, 1 (or True) integer, 2 binary (integer with the
+        bounds intersected with [0, 1]). None: all continuous.
+    sense : {"min", "max"}, optional
+        Optimisation direction.
+    constant : float, optional
+        Constant term of the objective.
+    time_limit : float, optional
+        Wall-time limit in seconds. When it is reached the result has status ``"feasible"``
+        (best solution so far in `x`) or ``"no_solution"``; nothing is raised.
+    mip_gap : float, optional
+        Stop when the relative gap is at most this; the result then counts as ``"optimal"``
+        (within the tolerance; see `gap`). Default 0 (prove optimality).
+    presolve : bool, optional
+        Use GLPK's presolver (default True).
+    progress : bool or callable, optional
+        True shows a tqdm bar of the percentage of the relative gap closed; a callable is
+        called as ``progress(done, total)`` with ``total = 100``.
+    log : bool, optional
+        Capture GLPK's terminal output into :attr:`MilpResult.log` (GLPK never prints).
+    write : str or os.PathLike, optional
+        Also write the model to this ``.lp`` or ``.mps`` file before solving (see
+        :func:`write_model`).
+
+    Returns
+    -------
+    MilpResult
+        Solution, objective, bound, gap, status and timing.
+
+    Raises
+    ------
+    ValueError
+        Bad shapes, NaN or infinite coefficients, ``lb > ub``, ``b_lower > b_upper``, indices out
+        of range, bad option values; the message names the argument.
+    TypeError
+        Non-numeric input or options of the wrong type.
+    OSError
+        If `write` cannot be written.
+    KeyboardInterrupt
+        Ctrl-C during a branch-and-cut search (or whatever the `progress` callable raises).
+    wpart.SolverError
+        GLPK failed (numerical trouble) or wpart was built without GLPK.
+
+    See Also
+    --------
+    write_model : write the model for another solver.
+    scipy.optimize.milp : the same model solved with HiGHS.
+
+    Notes
+    -----
+    The model is built in C (``wpart_milp_solve``, ``csrc/milp/glpk_solve.c``), the only part
+    of wpart that links GLPK. GLPK's hooks are process-global, so solves are serialised: the
+    GIL stays held during the solve (Ctrl-C still works through the search callback, which
+    GLPK calls once per branch-and-bound node; a pure LP cannot be interrupted). When the LP
+    relaxation is unbounded, a second solve with a zero objective decides between
+    ``"unbounded"`` and ``"infeasible"``. Bounds of integer columns are rounded inwards.
+    With unbounded integer variables, branch-and-bound may never finish (``2x - 2y = 1`` has
+    no integer solution, but no finite search proves it): pass a `time_limit`, or press
+    Ctrl-C, in such models.
+
+    Examples
+    --------
+    A knapsack and its LP relaxation:
+
+    >>> import numpy as np, wpart.milp
+    >>> c, A = [8, 11, 6, 4], [[5, 7, 4, 3]]
+    >>> wpart.milp.solve(c, A=A, b_upper=14, integrality=1, ub=1, sense="max").objective
+    21.0
+    >>> wpart.milp.solve(c, A=A, b_upper=14, ub=1, sense="max").objective
+    22.0
+
+    Infeasibility is a status, not an exception:
+
+    >>> wpart.milp.solve([1, 1], A=[[1, 1]], b_upper=-1).status
+    'infeasible'
+    """
+    model = _model_iv(c, A, b_lower, b_upper, lb, ub, integrality, sense, constant)
+    tl, gap = _solve_iv(time_limit, mip_gap, presolve, log, progress)
+    if write is not None:
+        path, fmt = _path_format(write, None, "write")
+        _core.milp_write(path=path, format=fmt, **model)
+    with progress_hook(progress, total=100.0, desc="milp") as hook:
+        d = _core.milp_solve(
+            time_limit=tl,
+            mip_gap=gap,
+            presolve=bool(presolve),
+            log=bool(log),
+            progress=hook,
+            **model,
+        )
+    d["success"] = d["status"] == "optimal"
+    d.pop("glpk_code", None)
+    return MilpResult(**d)
+
+
+def write_model(
+    path: str | os.PathLike,
+    c: ArrayLike,
+    *,
+    A: Any = None,
+    b_lower: ArrayLike | None = None,
+    b_upper: ArrayLike | None = None,
+    lb: ArrayLike | None = None,
+    ub: ArrayLike | None = None,
+    integrality: ArrayLike | None = None,
+    sense: str = "min",
+    constant: float = 0.0,
+    format: str | None = None,
+) -> None:
+    r"""Write a MILP as a CPLEX LP or free MPS file, in GLPK's dialect of each format.
+
+    The arguments describe the model exactly as in :func:`solve`. Columns are named
+    ``x0 .. x{n-1}``, rows ``c0 .. c{m-1}`` and the objective ``obj``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        Output file (overwritten).
+    c, A, b_lower, b_upper, lb, ub, integrality, sense, constant
+        The model; see :func:`solve`.
+    format : {"lp", "mps"}, optional
+        File format; by default taken from the suffix of `path` (``.lp`` or ``.mps``).
+
+    Raises
+    ------
+    ValueError, TypeError
+        As for :func:`solve`, or when the format cannot be inferred.
+    OSError
+        If the file cannot be written.
+
+    Notes
+    -----
+    Two limits of the formats as GLPK writes and reads them: the LP file records a nonzero
+    `constant` only as a comment (``\* constant term = ... *\``), and the free MPS file has no
+    objective direction (read a maximisation model with ``glpsol --max``). The MPS file keeps
+    the constant as the objective row's RHS.
+
+    Examples
+    --------
+    >>> import os, tempfile, wpart.milp
+    >>> path = os.path.join(tempfile.mkdtemp(), "knapsack.lp")
+    >>> wpart.milp.write_model(path, [8, 11, 6, 4], A=[[5, 7, 4, 3]], b_upper=14,
+    ...                        integrality=2, sense="max")
+    >>> print(open(path).read().split("Subject To")[0].strip().splitlines()[-1])
+     obj: + 8 x0 + 11 x1 + 6 x2 + 4 x3
+    """
+    p, fmt = _path_format(path, format, "path")
+    model = _model_iv(c, A, b_lower, b_upper, lb, ub, integrality, sense, constant)
+    _core.milp_write(path=p, format=fmt, **model)
+
+
+def solver_version() -> str:
+    """Version of the GLPK library wpart was built with ("" when built without GLPK).
+
+    Examples
+    --------
+    >>> import wpart.milp
+    >>> wpart.milp.solver_version() != ""
+    True
+    """
+    return _core.milp_solver_version()

@@ -1,0 +1,413 @@
+"""The baselines of spec 001 §3 on the common balancer protocol.
+
+Every class here is a :class:`wpart.dynamic.Balancer` backed by a C state machine, so it runs
+unchanged in the simulator and against real workers, and dispatches every element exactly
+once. :class:`Greedy` and :class:`Static` live in :mod:`wpart.dynamic._balancer`;
+:data:`EagerStarPU` (StarPU's ``eager``: a central queue) is Greedy.
+
+* :class:`HDSS` -- adaptive rounds with barriers, least-squares weights, then weighted
+  self-scheduling with decreasing chunks (§3.2, the wpart reconstruction).
+* :class:`AcostaRP` -- synchronous steps redistributed by relative power (§3.5).
+* :class:`NaiveProfile` -- one profiling round, then one static block per PU (§3.5).
+* :class:`Asymmetric` -- a shared pool with larger pieces for accelerators (§3.5).
+* :class:`StaticPeak` -- one block per PU proportional to nominal peak rates (§3.5).
+* :class:`DmdaLike` -- StarPU dmda-style: every piece pushed at start to the PU that would
+  finish it first (§3.5).
+* :class:`FixedBlocks` -- fixed per-PU sizes, repeated (the oracle's stepped shares, §3.4).
+
+Examples
+--------
+>>> from wpart.dynamic import DmdaLike
+>>> d = DmdaLike(10, [1.0, 3.0], chunk=2)
+>>> [(a.pu, a.offset, a.size) for a in d.start(0.0)]
+[(0, 0, 2), (0, 2, 2), (0, 4, 2), (1, 6, 2), (0, 8, 2)]
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as _np
+from numpy.typing import ArrayLike, NDArray
+
+from .. import _core
+from .._validate import as_int as _as_int
+from ._balancer import Balancer, Greedy, _n_total
+
+__all__ = [
+    "HDSS",
+    "AcostaRP",
+    "NaiveProfile",
+    "Asymmetric",
+    "StaticPeak",
+    "DmdaLike",
+    "FixedBlocks",
+    "EagerStarPU",
+    "greedy_chunks",
+    "split_proportional",
+]
+
+PU_KINDS = ("cpu", "gpu", "phi")
+
+EagerStarPU = Greedy
+"""StarPU's ``eager`` scheduler (a central queue served first come, first served) is Greedy."""
+
+
+def _i64(v: Any, name: str, minimum: int) -> int:
+    x = _as_int(v, name, minimum=minimum)
+    if x > 2**63 - 1:
+        raise OverflowError(f"`{name}` must fit in int64, got {x}")
+    return x
+
+
+def _real(v: Any, name: str, *, lo: float, lo_open: bool = False, hi: float = math.inf) -> float:
+    if isinstance(v, (bool, _np.bool_)) or not isinstance(v, (int, float, _np.integer, _np.floating)):
+        raise TypeError(f"`{name}` must be a real number, got {type(v).__name__}")
+    x = float(v)
+    ok = math.isfinite(x) and (x > lo if lo_open else x >= lo) and x <= hi
+    if not ok:
+        rng = f"{'(' if lo_open else '['}{lo}, {hi}{']' if math.isfinite(hi) else ')'}"
+        raise ValueError(f"`{name}` must be finite and in {rng}, got {v!r}")
+    return x
+
+
+def _vector(v: Any, name: str, n: int | None = None) -> NDArray[_np.float64]:
+    try:
+        arr = _np.asarray(v)
+    except Exception as e:  # ragged input and the like
+        raise TypeError(f"`{name}` must be a 1-D array of numbers") from e
+    if arr.dtype == bool or arr.dtype.kind not in "iuf":
+        raise TypeError(f"`{name}` must hold real numbers, got dtype {arr.dtype}")
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"`{name}` must be a non-empty 1-D array, got shape {arr.shape}")
+    if n is not None and arr.size != n:
+        raise ValueError(f"`{name}` must have length n_pu = {n}, got {arr.size}")
+    out = _np.array(arr, dtype=_np.float64)  # a copy: the input is never touched
+    bad = ~_np.isfinite(out)
+    if bad.any():
+        i = int(_np.flatnonzero(bad)[0])
+        raise ValueError(f"`{name}` must be finite, got {out[i]} at index {i}")
+    return out
+
+
+class HDSS(Balancer):
+    """HDSS, the Heterogeneous Dynamic Self-Scheduler (spec 001 §3.2, wpart reconstruction).
+
+    Phase 1 (adaptive) runs synchronous rounds: in round ``r`` every PU that has not converged
+    gets ``x_init * 2**r`` elements, a converged PU its last size; each round ends at a
+    barrier. PU ``p`` converges when its throughput ``b / t`` grew by less than ``eps``.
+    Phase 1 ends when every PU has converged, after ``rounds_max`` rounds, or when the next
+    round would take the dispatched data beyond ``adapt_fraction * total``. One evaluation
+    (an ``eval`` action with ``pu == -1``: every PU waits) fits ``theta_p(b) = c + d ln b`` by
+    least squares on each PU's round points; the weight ``w_p`` is the fit at the PU's last
+    size (at least its smallest observed throughput), normalised to sum 1. Phase 2 has no
+    barriers: an idle PU takes ``min(R, max(min_chunk, ceil(w_p R / kappa)))`` of the ``R``
+    remaining elements, so its chunks never grow.
+
+    Parameters
+    ----------
+    n_pu, total : int
+        Processing units and elements.
+    x_init : int, default 1024
+        First adaptive block.
+    eps : float, default 0.10
+        Convergence threshold on the throughput growth.
+    rounds_max : int, default 5
+        Most adaptive rounds.
+    adapt_fraction : float, default 0.20
+        Most data phase 1 may dispatch (the first round always runs).
+    kappa : float, default 2.0
+        Completion chunk divisor.
+    min_chunk : int, default 256
+        Completion chunk floor (``x_init / 4``).
+
+    Notes
+    -----
+    Adaptive blocks have ``block_kind == "train"`` and ``vstep`` = round + 1; completion
+    blocks are ``"other"`` with ``vstep == 0``. :attr:`shares` are the weights x 100.
+    """
+
+    def __init__(
+        self,
+        n_pu: int,
+        total: int,
+        *,
+        x_init: int = 1024,
+        eps: float = 0.10,
+        rounds_max: int = 5,
+        adapt_fraction: float = 0.20,
+        kappa: float = 2.0,
+        min_chunk: int = 256,
+    ) -> None:
+        n, w = _n_total(n_pu, total)
+        xi = _i64(x_init, "x_init", 1)
+        e = _real(eps, "eps", lo=0.0)
+        rm = _as_int(rounds_max, "rounds_max", minimum=1)
+        if rm > 62:
+            raise ValueError(f"`rounds_max` must be <= 62, got {rm}")
+        af = _real(adapt_fraction, "adapt_fraction", lo=0.0, lo_open=True, hi=1.0)
+        k = _real(kappa, "kappa", lo=0.0, lo_open=True)
+        mc = _i64(min_chunk, "min_chunk", 1)
+        self._args = (n, w)
+        self._kw = dict(x_init=xi, eps=e, rounds_max=rm, adapt_fraction=af, kappa=k, min_chunk=mc)
+        self._c = _core.dynamic_hdss(n, w, xi, e, rm, af, k, mc)
+
+    @property
+    def weights(self) -> NDArray[_np.float64] | None:
+        """The phase-1 weights (sum 1), or None before the evaluation has been published."""
+        return _core.dynamic_hdss_weights(self._c)
+
+
+class AcostaRP(Balancer):
+    """Acosta's relative-power balancing (spec 001 §3.5).
+
+    Synchronous steps of ``step`` elements (the last one takes what remains), starting from
+    equal shares, with a barrier after every step. After a step, with ``t_p`` the measured
+    time of PU ``p``'s block, ``RP_p = x_p / t_p``; if ``(max t - min t) / max t >
+    threshold`` the split becomes ``step * RP_p / sum(RP)`` (largest remainder, every PU
+    keeps at least one element).
+
+    Parameters
+    ----------
+    n_pu, total : int
+    step : int
+        Step volume ``S`` (>= n_pu).
+    threshold : float, default 0.05
+        Relative spread of the step times below which the split is kept.
+    eval_at_barrier : bool, default False
+        Issue an ``eval`` action (every PU waits) at each barrier, so that a driver charges an
+        evaluation cost; by default the redistribution is free (a few flops).
+
+    Notes
+    -----
+    :attr:`series` holds one row per step (``model_version`` = step number, ``S_eff`` = the
+    step's volume, ``X`` = its split); :attr:`shares` is the latest split.
+    """
+
+    def __init__(self, n_pu: int, total: int, step: int, *, threshold: float = 0.05,
+                 eval_at_barrier: bool = False) -> None:
+        n, w = _n_total(n_pu, total)
+        s = _i64(step, "step", 1)
+        if s < n:
+            raise ValueError(f"`step` must be >= n_pu ({n}), got {s}")
+        th = _real(threshold, "threshold", lo=0.0)
+        if not isinstance(eval_at_barrier, (bool, _np.bool_)):
+            raise TypeError(f"`eval_at_barrier` must be a bool, got {type(eval_at_barrier).__name__}")
+        self._args = (n, w, s)
+        self._kw = dict(threshold=th, eval_at_barrier=bool(eval_at_barrier))
+        self._c = _core.dynamic_acosta(n, w, s, th, bool(eval_at_barrier))
+
+
+class NaiveProfile(Balancer):
+    """Kaleen et al.'s naive profiling scheme (spec 001 §3.5).
+
+    Every PU first runs ``x_init`` elements (``block_kind == "train"``; one barrier), giving
+    rates ``r_p = x_init / t_p``. The remaining data is then split statically proportionally
+    to the rates (largest remainder), one block per PU. :attr:`shares` are the rates in
+    percent.
+
+    Parameters
+    ----------
+    n_pu, total : int
+    x_init : int, default 1024
+        Profiling block.
+    """
+
+    def __init__(self, n_pu: int, total: int, *, x_init: int = 1024) -> None:
+        n, w = _n_total(n_pu, total)
+        xi = _i64(x_init, "x_init", 1)
+        self._args = (n, w)
+        self._kw = dict(x_init=xi)
+        self._c = _core.dynamic_naive(n, w, xi)
+
+
+def _kinds(pu_kinds: Any, n: int) -> NDArray[_np.int32]:
+    if isinstance(pu_kinds, (str, bytes)):
+        raise TypeError("`pu_kinds` must be a sequence of kinds ('cpu', 'gpu', 'phi'), not a string")
+    try:
+        items = list(pu_kinds)
+    except TypeError:
+        raise TypeError(f"`pu_kinds` must be a sequence, got {type(pu_kinds).__name__}") from None
+    if len(items) != n:
+        raise ValueError(f"`pu_kinds` must have length n_pu = {n}, got {len(items)}")
+    out = _np.empty(n, dtype=_np.int32)
+    for i, k in enumerate(items):
+        if isinstance(k, str):
+            key = k.lower()
+            if key not in PU_KINDS:
+                raise ValueError(f"`pu_kinds[{i}]` must be one of 'cpu', 'gpu', 'phi', got {k!r}")
+            out[i] = PU_KINDS.index(key)
+        elif isinstance(k, (int, _np.integer)) and not isinstance(k, (bool, _np.bool_)):
+            if not 0 <= int(k) <= 2:
+                raise ValueError(f"`pu_kinds[{i}]` must be 0 (cpu), 1 (gpu) or 2 (phi), got {k}")
+            out[i] = int(k)
+        else:
+            raise TypeError(f"`pu_kinds[{i}]` must be a kind name or 0/1/2, got {type(k).__name__}")
+    return out
+
+
+class Asymmetric(Balancer):
+    """Kaleen et al.'s asymmetric scheme (spec 001 §3.5): a shared pool, like Greedy, in which
+    a CPU takes ``g_cpu`` elements and a GPU or PHI takes ``ratio * g_cpu`` whenever free.
+
+    Parameters
+    ----------
+    n_pu, total : int
+    pu_kinds : sequence of {"cpu", "gpu", "phi"} (or 0, 1, 2)
+        One per PU.
+    g_cpu : int, default 1024
+        CPU piece.
+    ratio : int, default 8
+        Accelerator piece over CPU piece.
+    """
+
+    def __init__(self, n_pu: int, total: int, pu_kinds: Sequence[str | int], *, g_cpu: int = 1024,
+                 ratio: int = 8) -> None:
+        n, w = _n_total(n_pu, total)
+        k = _kinds(pu_kinds, n)
+        g = _i64(g_cpu, "g_cpu", 1)
+        r = _i64(ratio, "ratio", 1)
+        if g * r > 2**63 - 1:
+            raise OverflowError("`g_cpu * ratio` must fit in int64")
+        self._args = (n, w, tuple(PU_KINDS[i] for i in k))
+        self._kw = dict(g_cpu=g, ratio=r)
+        self._c = _core.dynamic_asymmetric(w, k, g, r)
+
+
+class StaticPeak(Balancer):
+    """One block per PU proportional to its nominal peak rate (spec 001 §3.5).
+
+    Parameters
+    ----------
+    total : int
+    peak_rates : array_like of float
+        One per PU, finite and >= 0, with a positive sum (a zero rate gives no data).
+    """
+
+    def __init__(self, total: int, peak_rates: ArrayLike) -> None:
+        w = _i64(total, "total", 1)
+        r = _vector(peak_rates, "peak_rates")
+        if (r < 0).any():
+            i = int(_np.flatnonzero(r < 0)[0])
+            raise ValueError(f"`peak_rates` must be >= 0, got {r[i]} at index {i}")
+        if not r.sum() > 0:
+            raise ValueError("`peak_rates` must have a positive sum")
+        self._args = (w, r)
+        self._kw = {}
+        self._c = _core.dynamic_static_peak(w, r)
+
+    def __repr__(self) -> str:
+        return f"StaticPeak({self._args[0]!r}, {self._args[1].tolist()!r})"
+
+
+class DmdaLike(Balancer):
+    """StarPU ``dmda``-style placement (spec 001 §3.5, PEERS §2.2 without data or energy terms).
+
+    The data is pre-split into pieces of ``chunk`` elements, all pushed at start in order:
+    each piece goes to ``argmin_p (avail_p + E_p)`` (ties to the lowest p) and
+    ``avail_p += E_p``, with ``E_p = piece_times[p] * size / chunk``. A PU runs its queue in
+    FIFO order; completions change nothing (there is no stealing).
+
+    Parameters
+    ----------
+    total : int
+    piece_times : array_like of float
+        Per PU, the calibrated time of one full piece (finite, > 0), e.g. a history mean from
+        a calibration run.
+    chunk : int, default 1024
+        Piece size ``g`` (at most 2**26 pieces).
+    """
+
+    def __init__(self, total: int, piece_times: ArrayLike, *, chunk: int = 1024) -> None:
+        w = _i64(total, "total", 1)
+        t = _vector(piece_times, "piece_times")
+        if (t <= 0).any():
+            i = int(_np.flatnonzero(t <= 0)[0])
+            raise ValueError(f"`piece_times` must be > 0, got {t[i]} at index {i}")
+        g = _i64(chunk, "chunk", 1)
+        if -(-w // g) > 2**26:
+            raise ValueError(f"`total / chunk` gives more than 2**26 pieces: raise `chunk` (got {g})")
+        self._args = (w, t)
+        self._kw = dict(chunk=g)
+        self._c = _core.dynamic_dmda(w, t, g)
+
+    def __repr__(self) -> str:
+        return f"DmdaLike({self._args[0]!r}, {self._args[1].tolist()!r}, chunk={self._kw['chunk']!r})"
+
+
+def _blocks(blocks: Any) -> NDArray[_np.int64]:
+    arr = _np.asarray(blocks)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"`blocks` must be a non-empty 1-D array of sizes, got shape {arr.shape}")
+    if arr.dtype == bool or (arr.dtype.kind not in "iu" and not (
+            arr.dtype.kind == "f" and _np.all(_np.isfinite(arr)) and _np.all(arr == _np.round(arr)))):
+        raise TypeError(f"`blocks` must hold integers, got dtype {arr.dtype}")
+    if _np.any(arr < 0):
+        raise ValueError(f"`blocks` must be >= 0, got {arr.min()} at index {int(_np.argmin(arr))}")
+    if _np.any(arr > 2**63 - 1):
+        raise OverflowError("`blocks` values must fit in int64")
+    b = _np.array(arr, dtype=_np.int64)
+    if not (b > 0).any():
+        raise ValueError("`blocks` must have at least one positive size")
+    return b
+
+
+class FixedBlocks(Balancer):
+    """Fixed per-PU block sizes, repeated until the data is exhausted (spec 001 §3.4).
+
+    PU ``p`` takes ``blocks[p]`` elements (or what remains) from the cursor each time it is
+    free; a PU with ``blocks[p] == 0`` gets nothing. This runs the static equal-time shares
+    of a step volume ``S = sum(blocks)`` as repeated steps (``oracle_stepped``).
+
+    Parameters
+    ----------
+    total : int
+    blocks : array_like of int
+        One size per PU (>= 0, at least one positive).
+    sync : bool, default False
+        If True, every PU gets its block of step ``k`` at once and step ``k + 1`` starts when
+        all of them have finished (one barrier per step); ``vstep`` is the step number.
+    """
+
+    def __init__(self, total: int, blocks: ArrayLike, *, sync: bool = False) -> None:
+        w = _i64(total, "total", 1)
+        b = _blocks(blocks)
+        if not isinstance(sync, (bool, _np.bool_)):
+            raise TypeError(f"`sync` must be a bool, got {type(sync).__name__}")
+        self._args = (w, b)
+        self._kw = dict(sync=bool(sync))
+        self._c = _core.dynamic_fixed_blocks(w, b, bool(sync))
+
+    def __repr__(self) -> str:
+        return f"FixedBlocks({self._args[0]!r}, {self._args[1].tolist()!r}, sync={self._kw['sync']!r})"
+
+
+def greedy_chunks(x_init: int = 1024) -> tuple[int, int, int]:
+    """The Greedy piece sizes benchmarks sweep (spec 001 §3.1): ``x_init``, ``4 x_init`` and
+    ``16 x_init``; "Greedy-best" is the best of them in hindsight."""
+    xi = _i64(x_init, "x_init", 1)
+    if 16 * xi > 2**63 - 1:
+        raise OverflowError("`16 * x_init` must fit in int64")
+    return (xi, 4 * xi, 16 * xi)
+
+
+def split_proportional(total: int, weights: ArrayLike) -> NDArray[_np.int64]:
+    """Split ``total`` into integer parts proportional to ``weights`` by largest remainder
+    (floors first, then one element each to the largest fractional parts, ties to the lowest
+    index; a zero weight gets nothing).
+
+    Examples
+    --------
+    >>> split_proportional(10, [1, 1, 1]).tolist()
+    [4, 3, 3]
+    """
+    w = _i64(total, "total", 0)
+    v = _vector(weights, "weights")
+    if (v < 0).any():
+        i = int(_np.flatnonzero(v < 0)[0])
+        raise ValueError(f"`weights` must be >= 0, got {v[i]} at index {i}")
+    if not v.sum() > 0:
+        raise ValueError("`weights` must have a positive sum")
+    return _core.dynamic_split_proportional(w, v)
+

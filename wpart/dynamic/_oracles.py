@@ -1,0 +1,237 @@
+"""The oracles of spec 001 §3.4 on the simulator's true, noiseless curves.
+
+* :func:`oracle_oneshot` -- one block per PU: ``(P_S)`` with ``S = W`` solved on the true
+  ``E_p`` (compute + transfer, the first block's setup included), ``lb = 0``, then optimal
+  rounding. With subadditive truths its makespan ``T*_oneshot`` is a lower bound for every
+  algorithm on a noiseless, fluctuation-free platform (test P8).
+* :func:`oracle_stepped` -- the static equal-time shares of a step volume ``S = ceil(W / j)``
+  for each ``j`` in ``divisors``, run in the simulator as repeated steps
+  (:class:`~wpart.dynamic.FixedBlocks`) with the same seed; the best makespan wins (the
+  closest analogue of the paper's empirical brute force).
+
+Examples
+--------
+>>> from wpart.dynamic import Platform, oracle_oneshot, simulate
+>>> pl = Platform.preset("linear4", k=1.0, sigma=0.0)
+>>> o = oracle_oneshot(pl, 150)
+>>> o.blocks.tolist(), o.makespan
+([80, 40, 20, 10], 10.0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._validate import as_int as _as_int
+from ._balancer import Balancer, Static
+from ._baselines import FixedBlocks
+from ._model import round_blocks, solve_equal_time
+from ._sim import Platform, simulate
+
+__all__ = ["OracleResult", "oracle_oneshot", "oracle_stepped", "true_curves"]
+
+STEPPED_DTYPE = np.dtype([("j", "i8"), ("S", "i8"), ("T_pred", "f8"), ("makespan", "f8")])
+
+
+@dataclass(frozen=True)
+class OracleResult:
+    """What an oracle found. Unpacks as ``blocks, S, makespan``.
+
+    Attributes
+    ----------
+    kind : {"oneshot", "stepped"}
+    blocks : ndarray of int64, shape (n,)
+        Block size per PU (one-shot: the whole allocation, summing to ``total``; stepped: one
+        step's shares, summing to ``S``).
+    S : int
+        Step volume (``total`` for the one-shot oracle).
+    makespan : float
+        One-shot: the predicted makespan ``T*_oneshot = max_p E_p(blocks_p)`` over the PUs
+        with data. Stepped: the best simulated makespan.
+    T_cont : float
+        The continuous water level of ``(P_S)`` for the chosen ``S`` (a lower bound of the
+        rounded step time).
+    total : int
+    table : ndarray, structured, or None
+        Stepped: one row per distinct ``S`` tried (``j``, ``S``, ``T_pred``, ``makespan``).
+    """
+
+    kind: str
+    blocks: NDArray[np.int64]
+    S: int
+    makespan: float
+    T_cont: float
+    total: int
+    table: NDArray[Any] | None = None
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.blocks, self.S, self.makespan))
+
+    def balancer(self) -> Balancer:
+        """A fresh balancer that runs this allocation: ``Static(blocks)`` (one-shot) or
+        ``FixedBlocks(total, blocks)`` (stepped)."""
+        if self.kind == "oneshot":
+            return Static(self.blocks)
+        return FixedBlocks(self.total, self.blocks)
+
+    @property
+    def shares(self) -> NDArray[np.float64]:
+        """The blocks in percent of ``S`` (the Fig. 5b analogue)."""
+        return 100.0 * self.blocks / float(self.S)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "kind": self.kind, "blocks": self.blocks.tolist(), "S": self.S, "makespan": self.makespan,
+            "T_cont": self.T_cont, "total": self.total,
+        }  # fmt: skip
+        if self.table is not None:
+            d["table"] = {k: self.table[k].tolist() for k in self.table.dtype.names}
+        return d
+
+    def plot(self, ax: Any = None) -> Any:
+        """Bar chart of the shares (one-shot) or makespan against ``S`` (stepped)."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots()
+        if self.table is None:
+            ax.bar(np.arange(self.blocks.size), self.shares)
+            ax.set_xlabel("PU")
+            ax.set_ylabel("share of S (%)")
+            ax.set_title(f"oracle_{self.kind}: T* = {self.makespan:.4g} s")
+        else:
+            ax.plot(self.table["S"], self.table["makespan"], "o-")
+            ax.set_xscale("log")
+            ax.set_xlabel("step volume S (elements)")
+            ax.set_ylabel("simulated makespan (s)")
+            ax.set_title(f"oracle_stepped: best S = {self.S}, {self.makespan:.4g} s")
+        return ax
+
+
+def true_curves(platform: Platform, *, first: bool = True) -> list[Callable[[float], float]]:
+    """The true noiseless block times ``E_p(x)`` (compute + transfer) of a platform as scalar
+    callables, with ``E_p(0) = 0`` (no block, no cost). ``first=True`` includes the setup
+    bytes of a PU's first block (the one-shot case)."""
+    if not isinstance(platform, Platform):
+        raise TypeError(f"`platform` must be a Platform, got {type(platform).__name__}")
+
+    def make(p: int) -> Callable[[float], float]:
+        def E(x: float) -> float:
+            return float(platform.true_time(p, x, first=first)) if x > 0 else 0.0
+
+        return E
+
+    return [make(p) for p in range(platform.n_pu)]
+
+
+def _solve_round(curves: list[Callable[[float], float]], S: int, q: int) -> tuple[NDArray[np.int64], float, float]:
+    x, T = solve_equal_time(curves, float(S), lb=np.zeros(len(curves)), ub=np.full(len(curves), float(S)))
+    blocks, _ = round_blocks(curves, np.minimum(x, S), S, quantum=q)
+    blocks = np.asarray(blocks, dtype=np.int64)
+    if int(blocks.sum()) != S:
+        raise AssertionError(f"rounding gave {int(blocks.sum())} elements instead of {S}")
+    pred = max(curves[p](float(b)) for p, b in enumerate(blocks) if b > 0)
+    return blocks, float(T), float(pred)
+
+
+def oracle_oneshot(platform: Platform, total: int, *, quantum: int = 1) -> OracleResult:
+    """One block per PU, optimal on the true noiseless curves (spec 001 §3.4).
+
+    Solves ``min T s.t. E_p(x_p) <= T, sum x = total, x >= 0`` on the true ``E_p`` of the
+    platform (compute + transfer, the first block's setup included; no noise, no slowdown),
+    then rounds optimally to multiples of ``quantum`` (§1.6). A PU whose smallest block would
+    end after ``T`` gets nothing.
+
+    Parameters
+    ----------
+    platform : Platform
+    total : int
+        Elements ``W``.
+    quantum : int, default 1
+        Block granularity ``q`` (one block may take the remainder ``W mod q``).
+
+    Returns
+    -------
+    OracleResult
+        ``kind="oneshot"``, ``S = total``, ``makespan = T*_oneshot`` (predicted);
+        :meth:`OracleResult.balancer` gives the ``Static`` balancer that runs it.
+    """
+    W = _as_int(total, "total", minimum=1)
+    q = _as_int(quantum, "quantum", minimum=1)
+    if q > W:
+        raise ValueError(f"`quantum` ({q}) must be at most `total` ({W})")
+    curves = true_curves(platform, first=True)
+    blocks, T, pred = _solve_round(curves, W, q)
+    return OracleResult("oneshot", blocks, W, pred, T, W)
+
+
+def oracle_stepped(
+    platform: Platform,
+    total: int,
+    *,
+    divisors: Iterable[int] = range(1, 65),
+    seed: int = 0,
+    quantum: int = 1,
+    **simulate_kw: Any,
+) -> OracleResult:
+    """Best static equal-time shares run as repeated steps (spec 001 §3.4).
+
+    For each ``j`` in ``divisors`` the step volume is ``S = ceil(total / j)``; ``(P_S)`` is
+    solved on the true noiseless curves (steady state, without the first block's setup; for
+    ``S = total`` with it) and rounded to multiples of ``quantum``; the shares run in the
+    simulator as :class:`~wpart.dynamic.FixedBlocks` (PU ``p`` takes ``blocks[p]`` whenever
+    it is free) with the given seed. The smallest simulated makespan wins (ties to the
+    larger ``S``).
+
+    Parameters
+    ----------
+    platform : Platform
+    total : int
+    divisors : iterable of int, default range(1, 65)
+        Values of ``j`` (>= 1); duplicate step volumes are simulated once.
+    seed : int, default 0
+        Simulator seed (use the seed of the run being compared).
+    quantum : int, default 1
+    **simulate_kw
+        Passed to :func:`wpart.dynamic.simulate` (``trace`` is off).
+
+    Returns
+    -------
+    OracleResult
+        ``kind="stepped"``; unpacks as ``blocks, S, makespan``; ``table`` lists every ``S``.
+    """
+    W = _as_int(total, "total", minimum=1)
+    q = _as_int(quantum, "quantum", minimum=1)
+    if isinstance(divisors, (str, bytes)):
+        raise TypeError("`divisors` must be an iterable of integers")
+    try:
+        js = [_as_int(j, "divisors", minimum=1) for j in divisors]
+    except TypeError as e:
+        raise TypeError(f"`divisors` must be an iterable of integers ({e})") from None
+    if not js:
+        raise ValueError("`divisors` must not be empty")
+    if "trace" in simulate_kw:
+        raise TypeError("`trace` is not an option of oracle_stepped")
+    steady = true_curves(platform, first=False)
+    once = true_curves(platform, first=True)
+    rows, best = [], None
+    seen: set[int] = set()
+    for j in js:
+        S = max(q, -(-W // j))
+        S = min(S, W)
+        if S in seen:
+            continue
+        seen.add(S)
+        blocks, T, pred = _solve_round(once if S == W else steady, S, q)
+        res = simulate(platform, FixedBlocks(W, blocks), seed=seed, trace=False, **simulate_kw)
+        rows.append((j, S, pred, res.makespan))
+        if best is None or res.makespan < best[3] or (res.makespan == best[3] and S > best[1]):
+            best = (blocks, S, T, res.makespan)
+    table = np.array(rows, dtype=STEPPED_DTYPE)
+    blocks, S, T, mk = best
+    return OracleResult("stepped", blocks, int(S), float(mk), T, W, table)

@@ -1,0 +1,472 @@
+"""The deterministic discrete-event simulator of :mod:`wpart.dynamic` (spec 001 §5.1-5.7, §5.9).
+
+A :class:`Platform` is a list of :class:`Device` objects (a true compute curve hidden from the
+balancer, a transfer path, noise) plus a slowdown schedule. :func:`simulate` runs any balancer
+of :mod:`wpart.dynamic` on it with the C event engine and returns a :class:`SimResult` (trace,
+makespan, busy/idle with the idle breakdown, shares, block-size series). :func:`compare` runs
+several balancers over several seeds with common random numbers: the noise of the ``j``-th
+block on PU ``p`` depends only on ``(seed, p, purpose, j)``, so paired comparisons see the
+same noise.
+
+The preset platforms (:meth:`Platform.preset`) are the **synthetic stand-ins** of spec 001 §5.7
+(the paper's machine table is missing); label every result on them as simulated.
+
+Examples
+--------
+>>> from wpart.dynamic import Platform, Greedy, simulate
+>>> pl = Platform.preset("linear4", k=1.0)
+>>> r = simulate(pl, Greedy(pl.n_pu, 150, chunk=10), seed=0)
+>>> round(r.makespan, 6), int(r.elements.sum())
+(10.0, 150)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .. import _core
+from ._trace import TRACE_DTYPE  # the one block-record layout, shared with real runs
+
+__all__ = [
+    "Affine",
+    "Saturating",
+    "Power",
+    "BasisCurve",
+    "Table",
+    "Device",
+    "Platform",
+    "SimResult",
+    "simulate",
+    "compare",
+    "TRACE_DTYPE",
+    "IDLE_COLUMNS",
+    "PU_KINDS",
+    "BASIS_NAMES",
+    "PRESET_FILE",
+]
+
+PRESET_FILE = Path(__file__).resolve().parent.parent / "data" / "dynamic" / "platforms.json"
+PU_KINDS = ("cpu", "gpu", "phi")
+BASIS_NAMES = ("x", "x2", "x3", "exp", "log", "xexp", "xlog")
+IDLE_COLUMNS = ("barrier", "eval", "starved", "other")
+_C_TRACE = np.dtype(
+    [("pu", "i4"), ("kind", "i4"), ("vstep", "i4"), ("model_version", "i4"), ("block", "i8"),
+     ("offset", "i8"), ("size", "i8"), ("t_assign", "f8"), ("t_xfer_start", "f8"),
+     ("t_comp_start", "f8"), ("t_end", "f8"), ("pred_end", "f8"), ("t_xfer", "f8"),
+     ("t_comp", "f8")]
+)  # fmt: skip
+_EVAL_MODES = ("const", "model", "measured")
+_DEFAULT_SIGMA = {"cpu": 0.03, "gpu": 0.02, "phi": 0.04}
+
+# column layout of a device row (csrc/python/dynamic_sim.c)
+_NCOLS = int(_core.DYNAMIC_DEV_COLS)
+_C_KIND, _C_MACHINE, _C_CURVE, _C_T0, _C_RATE, _C_BSAT, _C_C, _C_BETA, _C_BC0, _C_XREF = range(10)
+_C_BCOEF = 10
+_C_MEMCAP, _C_MEMGAMMA, _C_BPE, _C_SETUP, _C_SIGMA, _C_SIGMAX, _C_POUT, _C_FOUT, _C_NHOPS = range(17, 26)
+_C_HOPS = 26
+_MAX_HOPS = 4
+
+
+def _pos(v: Any, name: str, *, zero: bool = False) -> float:
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        raise TypeError(f"`{name}` must be a number, got {type(v).__name__}") from None
+    if not math.isfinite(f) or f < 0 or (f == 0 and not zero):
+        raise ValueError(f"`{name}` must be finite and {'>= 0' if zero else '> 0'}, got {v!r}")
+    return f
+
+
+# ------------------------------------------------------------------------------- curves
+class _Curve:
+    """Common part of the true compute curves (noiseless seconds for ``x`` elements)."""
+
+    mem_cap: float | None
+    mem_gamma: float
+
+    def _fill(self, row: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        raise NotImplementedError
+
+    def _row(self) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+        row = np.zeros(_NCOLS)
+        row[_C_FOUT] = 1.0
+        tx, tt = self._fill(row)
+        row[_C_MEMCAP] = 0.0 if self.mem_cap is None else _pos(self.mem_cap, "mem_cap")
+        row[_C_MEMGAMMA] = _pos(self.mem_gamma, "mem_gamma", zero=True)
+        return row, tx, tt
+
+    def __call__(self, x: ArrayLike) -> NDArray[np.float64]:
+        """Noiseless compute time of ``x`` elements (vectorised)."""
+        row, tx, tt = self._row()
+        off = np.array([0, tx.size], dtype=np.int64)
+        return _core.dynamic_device_time(row[None, :], tx, tt, off, 0, np.asarray(x, dtype=float), 0, 1)
+
+
+_EMPTY = np.zeros(0)
+
+
+@dataclass(frozen=True)
+class Affine(_Curve):
+    """``t0 + x / rate`` (linear speed; analytic tests)."""
+
+    t0: float
+    rate: float
+    mem_cap: float | None = None
+    mem_gamma: float = 0.0
+
+    def _fill(self, row):  # noqa: ANN001
+        row[_C_CURVE], row[_C_T0], row[_C_RATE] = 0, _pos(self.t0, "t0", zero=True), _pos(self.rate, "rate")
+        return _EMPTY, _EMPTY
+
+
+@dataclass(frozen=True)
+class Saturating(_Curve):
+    """``t0 + x / (rate (1 - exp(-x / bsat)))``: throughput saturates at ``rate`` (accelerators)."""
+
+    t0: float
+    rate: float
+    bsat: float
+    mem_cap: float | None = None
+    mem_gamma: float = 0.0
+
+    def _fill(self, row):  # noqa: ANN001
+        row[_C_CURVE], row[_C_T0], row[_C_RATE] = 1, _pos(self.t0, "t0", zero=True), _pos(self.rate, "rate")
+        row[_C_BSAT] = _pos(self.bsat, "bsat")
+        return _EMPTY, _EMPTY
+
+
+@dataclass(frozen=True)
+class Power(_Curve):
+    """``t0 + c x**beta`` (``beta > 1``: cache or memory pressure)."""
+
+    t0: float
+    c: float
+    beta: float
+    mem_cap: float | None = None
+    mem_gamma: float = 0.0
+
+    def _fill(self, row):  # noqa: ANN001
+        row[_C_CURVE], row[_C_T0] = 2, _pos(self.t0, "t0", zero=True)
+        row[_C_C], row[_C_BETA] = _pos(self.c, "c", zero=True), _pos(self.beta, "beta")
+        return _EMPTY, _EMPTY
+
+
+@dataclass(frozen=True)
+class BasisCurve(_Curve):
+    """``c0 + sum coef[f] f(x / x_ref)`` over the paper basis (spec 001 §1.2).
+
+    ``coef`` maps names of :data:`BASIS_NAMES` (``x, x2, x3, exp, log, xexp, xlog``) to
+    coefficients; the time is clamped at 0.
+    """
+
+    coef: Mapping[str, float]
+    c0: float = 0.0
+    x_ref: float = 1.0
+    mem_cap: float | None = None
+    mem_gamma: float = 0.0
+
+    def _fill(self, row):  # noqa: ANN001
+        row[_C_CURVE], row[_C_XREF] = 3, _pos(self.x_ref, "x_ref")
+        row[_C_BC0] = float(self.c0)
+        for k, v in dict(self.coef).items():
+            if k not in BASIS_NAMES:
+                raise ValueError(f"`coef` key {k!r} is not a basis function; use one of {BASIS_NAMES}")
+            if not math.isfinite(float(v)):
+                raise ValueError(f"`coef[{k!r}]` must be finite")
+            row[_C_BCOEF + BASIS_NAMES.index(k)] = float(v)
+        return _EMPTY, _EMPTY
+
+
+@dataclass(frozen=True)
+class Table(_Curve):
+    """Piecewise-linear through measured ``(x, t)`` points (end segments extrapolate)."""
+
+    x: Any
+    t: Any
+    mem_cap: float | None = None
+    mem_gamma: float = 0.0
+
+    def __post_init__(self) -> None:  # tuples: comparable and hashable, never aliasing input
+        object.__setattr__(self, "x", tuple(float(v) for v in np.ravel(self.x)))
+        object.__setattr__(self, "t", tuple(float(v) for v in np.ravel(self.t)))
+
+    def _fill(self, row):  # noqa: ANN001
+        x = np.array(self.x, dtype=float).ravel()
+        t = np.array(self.t, dtype=float).ravel()
+        if x.size < 1 or x.size != t.size:
+            raise ValueError("`x` and `t` must be non-empty and of equal length")
+        if not (np.all(np.isfinite(x)) and np.all(np.isfinite(t)) and np.all(x >= 0) and np.all(t >= 0)):
+            raise ValueError("table `x` and `t` must be finite and >= 0")
+        if np.any(np.diff(x) <= 0):
+            raise ValueError("table `x` must increase strictly")
+        row[_C_CURVE] = 4
+        return x, t
+
+
+# ------------------------------------------------------------------------------ devices
+@dataclass(frozen=True)
+class Device:
+    """A simulated processing unit (spec 001 §5.3).
+
+    Parameters
+    ----------
+    kind : {"cpu", "gpu", "phi"}
+    machine : int or str
+        Machine label (``"A"`` .. or an index).
+    curve : Affine, Saturating, Power, BasisCurve or Table
+        True compute time of a block (hidden from the balancer).
+    hops : sequence of (lat, bw)
+        Transfer path: each hop costs ``lat + bytes / bw`` (seconds, bytes/s); at most 4.
+    bytes_per_elem, setup_bytes : float
+        ``bytes(x) = bytes_per_elem * x``; ``setup_bytes`` on the PU's first block only.
+    sigma : float, optional
+        Log-normal sigma of compute noise (default 0.03 CPU, 0.02 GPU, 0.04 PHI).
+    sigma_xfer : float
+        Log-normal sigma of transfer noise.
+    p_out, f_out : float
+        Outliers: with probability ``p_out`` a compute time is multiplied by ``f_out``.
+    """
+
+    kind: str
+    machine: Any
+    curve: _Curve
+    hops: Sequence[tuple[float, float]] = ()
+    bytes_per_elem: float = 0.0
+    setup_bytes: float = 0.0
+    sigma: float | None = None
+    sigma_xfer: float = 0.02
+    p_out: float = 0.0
+    f_out: float = 1.0
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        try:
+            hops = tuple((float(lat), float(bw)) for lat, bw in self.hops)
+        except (TypeError, ValueError):
+            raise TypeError("`hops` must be a sequence of (lat, bw) pairs") from None
+        object.__setattr__(self, "hops", hops)
+
+    def _row(self, index: int) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+        if self.kind not in PU_KINDS:
+            raise ValueError(f"`kind` must be one of {PU_KINDS}, got {self.kind!r}")
+        if not isinstance(self.curve, _Curve):
+            raise TypeError(f"`curve` must be a wpart.dynamic curve, got {type(self.curve).__name__}")
+        row, tx, tt = self.curve._row()
+        row[_C_KIND] = PU_KINDS.index(self.kind)
+        row[_C_MACHINE] = self.machine if isinstance(self.machine, (int, np.integer)) else index
+        hops = list(self.hops)
+        if len(hops) > _MAX_HOPS:
+            raise ValueError(f"`hops` holds at most {_MAX_HOPS} hops, got {len(hops)}")
+        row[_C_NHOPS] = len(hops)
+        for h, hop in enumerate(hops):
+            lat, bw = hop
+            row[_C_HOPS + 2 * h] = _pos(lat, "hops lat", zero=True)
+            row[_C_HOPS + 2 * h + 1] = _pos(bw, "hops bw")
+        row[_C_BPE] = _pos(self.bytes_per_elem, "bytes_per_elem", zero=True)
+        row[_C_SETUP] = _pos(self.setup_bytes, "setup_bytes", zero=True)
+        sigma = _DEFAULT_SIGMA[self.kind] if self.sigma is None else self.sigma
+        row[_C_SIGMA] = _pos(sigma, "sigma", zero=True)
+        row[_C_SIGMAX] = _pos(self.sigma_xfer, "sigma_xfer", zero=True)
+        p_out = _pos(self.p_out, "p_out", zero=True)
+        if p_out > 1:
+            raise ValueError(f"`p_out` must be in [0, 1], got {self.p_out!r}")
+        row[_C_POUT], row[_C_FOUT] = p_out, _pos(self.f_out, "f_out")
+        return row, tx, tt
+
+
+def _load_presets() -> dict[str, Any]:
+    with open(PRESET_FILE, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+@dataclass(frozen=True)
+class Platform:
+    """Simulated devices plus their load timeline (spec 001 §5.3, §5.7).
+
+    Parameters
+    ----------
+    devices : sequence of Device
+    fluctuations : sequence of (t_start, t_end, pu, factor)
+        PU ``pu`` is slowed by ``factor`` during ``[t_start, t_end)`` (``t_end`` may be inf);
+        overlapping entries multiply. Compute progress is integrated over the slowdown.
+    onoff : sequence of (pu, mu_on, mu_off, f_busy)
+        Two-state Markov interference (starts off; exponential holding times).
+    name : str
+        Label for plots and reports.
+    total : int, optional
+        The workload the preset was designed for (a suggestion; the balancer's total rules).
+    """
+
+    devices: Sequence[Device]
+    fluctuations: Sequence[tuple[float, float, int, float]] = ()
+    onoff: Sequence[tuple[int, float, float, float]] = ()
+    name: str = "custom"
+    total: int | None = None
+    stand_in: bool = False
+    _packed: tuple = field(default=(), init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        devs = tuple(self.devices)
+        if not devs:
+            raise ValueError("`devices` must hold at least one Device")
+        for i, d in enumerate(devs):
+            if not isinstance(d, Device):
+                raise TypeError(f"`devices[{i}]` must be a Device, got {type(d).__name__}")
+        rows, txs, tts, off = [], [], [], [0]
+        for i, d in enumerate(devs):
+            r, tx, tt = d._row(i)
+            rows.append(r)
+            txs.append(tx)
+            tts.append(tt)
+            off.append(off[-1] + tx.size)
+        fl = np.array([tuple(map(float, f)) for f in self.fluctuations], dtype=float).reshape(-1, 4)
+        for i, (t0, t1, pu, fac) in enumerate(fl):
+            if not (math.isfinite(t0) and t1 > t0 and 0 <= pu < len(devs) and pu == int(pu) and fac > 0 and math.isfinite(fac)):
+                raise ValueError(f"`fluctuations[{i}]` must be (t_start < t_end, pu in range, factor > 0)")
+        oo = np.array([tuple(map(float, f)) for f in self.onoff], dtype=float).reshape(-1, 4)
+        for i, (pu, mon, moff, fb) in enumerate(oo):
+            if not (0 <= pu < len(devs) and pu == int(pu) and mon > 0 and moff > 0 and fb > 0 and math.isfinite(mon + moff + fb)):
+                raise ValueError(f"`onoff[{i}]` must be (pu in range, mu_on > 0, mu_off > 0, f_busy > 0)")
+        packed = (
+            np.ascontiguousarray(np.array(rows)),
+            np.ascontiguousarray(np.concatenate(txs)),
+            np.ascontiguousarray(np.concatenate(tts)),
+            np.array(off, dtype=np.int64),
+            fl,
+            oo,
+        )
+        object.__setattr__(self, "devices", devs)
+        object.__setattr__(self, "fluctuations", tuple(tuple(f) for f in self.fluctuations))
+        object.__setattr__(self, "onoff", tuple(tuple(f) for f in self.onoff))
+        object.__setattr__(self, "_packed", packed)
+
+    # -- presets ----------------------------------------------------------------------------
+    @classmethod
+    def preset(
+        cls,
+        name: str,
+        *,
+        machines: str = "ABCDE",
+        app: str = "mm",
+        case: str = "a",
+        k: float | None = None,
+        sigma: float | None = None,
+    ) -> Platform:
+        """A stand-in platform of spec 001 §5.7 (synthetic; label results as simulated).
+
+        Parameters
+        ----------
+        name : {"machines", "paper5", "adapt2", "hetero3", "linear4"}
+            ``"machines"``: the machines given by ``machines`` with persona ``app``;
+            ``"paper5"``: machines A-E; ``"adapt2"``: machines A and B, ``mm``, GPU A slowed
+            from t = 142 s by x2 (``case="a"``) or x8 (``case="b"``); ``"hetero3"`` and
+            ``"linear4"`` (``k`` scales the rates, default 1000 el/s).
+        machines : str
+            Machine letters for ``"machines"`` / ``"paper5"`` (e.g. ``"ABC"``).
+        app : {"mm", "grn", "kmeans"}
+            Application persona (rate multiplier, bytes per element, setup bytes).
+        sigma : float, optional
+            Overrides every device's compute sigma.
+        """
+        data = _load_presets()
+        scen = data["scenarios"]
+        if name in ("hetero3", "linear4"):
+            sc = scen[name]
+            kk = float(sc.get("k", 1.0) if k is None else k)
+            sg = float(sc["sigma"] if sigma is None else sigma)
+            devs = []
+            for i, d in enumerate(sc["devices"]):
+                rate = d["rate"] * (kk if name == "linear4" else 1.0)
+                curve = Affine(d["t0"], rate) if d["family"] == "affine" else Saturating(d["t0"], rate, d["bsat"])
+                devs.append(Device(d["kind"], i, curve, sigma=sg, sigma_xfer=0.0, name=f"{d['kind']}{i}"))
+            return cls(devs, name=name, total=int(sc["total"]), stand_in=True)
+        if name not in ("machines", "paper5", "adapt2"):
+            raise ValueError(f"`name` must be one of ('machines', 'paper5', 'adapt2', 'hetero3', 'linear4'), got {name!r}")
+        if name == "adapt2":
+            machines, app = scen["adapt2"]["machines"], scen["adapt2"]["app"]
+        if app not in data["personas"]:
+            raise ValueError(f"`app` must be one of {tuple(data['personas'])}, got {app!r}")
+        letters = str(machines).upper()
+        if not letters or any(m not in data["machines"] for m in letters) or len(set(letters)) != len(letters):
+            raise ValueError(f"`machines` must be distinct letters among {''.join(data['machines'])}, got {machines!r}")
+        per = data["personas"][app]
+        devs, gpu_a = [], None
+        for mi, m in enumerate(letters):
+            for cname in data["machines"][m]:
+                c = data["classes"][cname]
+                local = m == data["home"]
+                hops = [tuple(h) for h in (c["local_hops"] if local else c["remote_hops"])]
+                curve = Saturating(c["t0"], c["rate"] * per["rate_mult"], c["bsat"])
+                if name == "adapt2" and m == scen["adapt2"]["slowdown"]["machine"] and cname == scen["adapt2"]["slowdown"]["class"]:
+                    gpu_a = len(devs)
+                devs.append(
+                    Device(c["kind"], mi, curve, hops=hops, bytes_per_elem=per["bytes_per_elem"] if hops else 0.0,
+                           setup_bytes=per["setup_bytes"] if hops else 0.0,
+                           sigma=c["sigma"] if sigma is None else sigma, sigma_xfer=data["sigma_xfer"],
+                           name=f"{m}:{cname}")
+                )  # fmt: skip
+        fl: list[tuple[float, float, int, float]] = []
+        total = scen["paper5"]["total"]
+        label = f"{name} {letters} {app}" if name != "adapt2" else f"adapt2 case {case}"
+        if name == "adapt2":
+            sd = scen["adapt2"]["slowdown"]
+            if case not in sd["cases"]:
+                raise ValueError(f"`case` must be one of {tuple(sd['cases'])}, got {case!r}")
+            fl.append((sd["t_start"], math.inf, gpu_a, sd["cases"][case]))
+            total = scen["adapt2"]["total"]
+        return cls(devs, fl, name=label, total=int(total), stand_in=True)
+
+    # -- queries ----------------------------------------------------------------------------
+    @property
+    def n_pu(self) -> int:
+        """Number of PUs."""
+        return len(self.devices)
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """PU kinds (``"cpu"``, ``"gpu"``, ``"phi"``), in PU order."""
+        return tuple(d.kind for d in self.devices)
+
+    def true_time(self, p: int, x: ArrayLike, *, first: bool = False, part: str = "total") -> NDArray[np.float64]:
+        """Noiseless ``E_p(x)`` = compute + transfer of a block of ``x`` elements (vectorised).
+
+        ``first=True`` adds the setup bytes of a PU's first block; ``part`` selects
+        ``"total"``, ``"comp"`` or ``"xfer"``. No slowdown is applied.
+        """
+        if not (0 <= int(p) < self.n_pu):
+            raise ValueError(f"`p` must be in [0, {self.n_pu}), got {p}")
+        parts = ("total", "comp", "xfer")
+        if part not in parts:
+            raise ValueError(f"`part` must be one of {parts}, got {part!r}")
+        dev, tx, tt, off = self._packed[:4]
+        return _core.dynamic_device_time(dev, tx, tt, off, int(p), np.asarray(x, dtype=float), int(bool(first)), parts.index(part))
+
+    def block_time(self, p: int, x: int, *, t: float = 0.0, j: int = 0, seed: int = 0) -> tuple[float, float]:
+        """``(t_xfer, t_comp)`` of one block on PU ``p``, with noise: ``x`` elements, the
+        ``j``-th block of the PU (``j = 0`` pays the setup bytes), its transfer starting at time
+        ``t``, compute integrated over the slowdown schedule (on/off interference excluded).
+
+        This is the engine's own formula (``wpart_dynamic_device_block``): a run-based driver
+        gets the simulator's devices, noise streams and load timeline from it.
+        """
+        if not (0 <= int(p) < self.n_pu):
+            raise ValueError(f"`p` must be in [0, {self.n_pu}), got {p}")
+        if int(x) < 0 or int(j) < 0 or not 0 <= int(seed) < 2**64 or not math.isfinite(float(t)):
+            raise ValueError("`x` and `j` must be >= 0, `seed` in [0, 2**64) and `t` finite")
+        dev, tx, tt, off, fl, _ = self._packed
+        return _core.dynamic_device_block(dev, tx, tt, off, fl, int(p), int(seed), int(j), int(x), float(t))
+
+    def curves(self) -> list[Callable[[ArrayLike], NDArray[np.float64]]]:
+        """One vectorised noiseless ``E_p(x)`` callable per PU (the oracles' true curves)."""
+        return [lambda x, _p=p: self.true_time(_p, x) for p in range(self.n_pu)]
+
+
+from ._sim_result import SimResult, compare, simulate  # noqa: E402
