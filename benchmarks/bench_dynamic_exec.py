@@ -76,6 +76,7 @@ def bench_runs(n: int, reps: int, seed: int) -> list[dict]:
     A, B = rng.standard_normal((n, n)), rng.standard_normal((n, n))
     algos = {f"Greedy({c})": (lambda c=c: wd.Greedy(3, n, chunk=c)) for c in (4, 16, 64)}
     algos["StaticEqual"] = lambda: wd.StaticEqual(3, n)
+    algos["HDSS"] = lambda: wd.HDSS(3, n, x_init=8, min_chunk=2)
     if hasattr(wd, "PLBHAC"):
         algos["PLBHAC"] = lambda: wd.PLBHAC(3, n, x_init=8)
     rows = []

@@ -12,6 +12,7 @@ import time
 import numpy as np
 import pytest
 
+import wpart.dynamic as wd
 from wpart import _core
 from wpart.dynamic import (
     Action,
@@ -295,6 +296,22 @@ def test_process_worker_beside_a_thread_worker():
         run(Greedy(1, 5), CallableTask(lambda o, s: None, 5), [ProcessWorker()])
 
 
+def test_real_c_balancer_with_evaluations_hdss():
+    # HDSS (a C balancer) holds every PU at its evaluation: the driver runs eval_run off-thread
+    rng = np.random.default_rng(6)
+    task = GemmColumnsTask(rng.standard_normal((128, 128)), rng.standard_normal((128, 400)))
+    bal = wd.HDSS(3, 400, x_init=8, min_chunk=2)
+    res = run(bal, task, [ThreadWorker(threads=2), ThreadWorker(), ThreadWorker(throttle=3.0)], timeout=60)
+    assert task.verify()
+    check_exactly_once(res, 400)
+    assert res.n_evals >= 1 and np.all(np.isfinite(res.eval_windows))
+    assert res.eval_pu.tolist() == [-1] * res.n_evals
+    assert res.step_shares is not None and res.step_shares.sum() == pytest.approx(100.0)
+    w0, w1 = res.eval_windows[0]
+    tr = res.trace
+    assert not np.any((tr["t_assign"] > w0) & (tr["t_assign"] < w1))  # everyone waits for it
+
+
 # ------------------------------------------------------------------------- X2 --------------
 
 
@@ -313,8 +330,6 @@ def sleep_worker(t0, rate):
 
 
 def test_X2_sleep_kernel_plbhac_finds_the_analytic_split():
-    import wpart.dynamic as wd
-
     if not hasattr(wd, "PLBHAC"):
         pytest.skip("PLBHAC is not in this build yet")
     t0 = np.array([0.004, 0.002, 0.006])
