@@ -329,6 +329,37 @@ def sleep_worker(t0, rate):
     return CallableWorker(kern)
 
 
+class CycleBalancer(EvalTestBalancer):
+    """Every PU runs blocks of the sizes ``sizes``, ``rounds`` times over (no evaluations)."""
+
+    def __init__(self, n_pu, sizes, rounds):
+        super().__init__(n_pu, n_pu * rounds * sum(sizes), 0, max_evals=0)
+        self.sizes, self.count, self.rounds = sizes, [0] * n_pu, rounds
+
+    def _assign(self, pu, now):
+        if self.count[pu] == len(self.sizes) * self.rounds:
+            return []
+        self.chunk = self.sizes[self.count[pu] % len(self.sizes)]
+        self.count[pu] += 1
+        return super()._assign(pu, now)
+
+
+def test_measured_times_give_the_analytic_split():
+    # the driver's t_comp is faithful enough for the models: fit each PU's measured sleep
+    # times, solve the equal-time split, compare with the closed form
+    t0 = np.array([0.006, 0.003, 0.009])
+    rates = np.array([40_000.0, 20_000.0, 10_000.0])
+    bal = CycleBalancer(3, [100, 300, 600, 1000], 2)
+    res = run(bal, None, [sleep_worker(t0[p], rates[p]) for p in range(3)], timeout=60)
+    tr = res.trace
+    assert np.bincount(tr["pu"]).tolist() == [8, 8, 8]
+    truth = t0[tr["pu"]] + tr["size"] / rates[tr["pu"]]
+    assert np.all(tr["t_comp"] >= truth) and np.median(tr["t_comp"] / truth - 1) < 0.05
+    models = [wd.fit_model(tr["size"][tr["pu"] == p], tr["t_comp"][tr["pu"] == p], basis=["x"]) for p in range(3)]
+    x, _ = wd.solve_equal_time(models, 6000.0)
+    np.testing.assert_allclose(x, affine_split(t0, rates, 6000.0)[0], rtol=0.10)
+
+
 def test_X2_sleep_kernel_plbhac_finds_the_analytic_split():
     if not hasattr(wd, "PLBHAC"):
         pytest.skip("PLBHAC is not in this build yet")
