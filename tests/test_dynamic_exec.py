@@ -360,20 +360,55 @@ def test_measured_times_give_the_analytic_split():
     np.testing.assert_allclose(x, affine_split(t0, rates, 6000.0)[0], rtol=0.10)
 
 
-def test_X2_sleep_kernel_plbhac_finds_the_analytic_split():
+X2_T0 = np.array([0.004, 0.002, 0.006])
+X2_RATES = np.array([40_000.0, 20_000.0, 10_000.0])
+
+
+def plbhac_sleep_run():
+    """PLB-HAC (paper preset, fixed step S = 10000) on three sleep workers with affine truths;
+    evaluations cost 0.1 s (the paper's c_eval) on the evaluator thread."""
+    bal = wd.PLBHAC(3, 80_000, step_mode="fixed", step_size=10_000)
+    workers = [sleep_worker(X2_T0[p], X2_RATES[p]) for p in range(3)]
+    return run(bal, None, workers, eval_cost=0.1, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def plbhac_res():
     if not hasattr(wd, "PLBHAC"):
         pytest.skip("PLBHAC is not in this build yet")
-    t0 = np.array([0.004, 0.002, 0.006])
-    rates = np.array([40_000.0, 20_000.0, 10_000.0])
-    S, W = 6000, 60_000
-    bal = wd.PLBHAC(3, W, x_init=256, step_mode="fixed", step_size=S)
-    res = run(bal, None, [sleep_worker(t0[p], rates[p]) for p in range(3)], timeout=60)
-    check_exactly_once(res, W)
+    return plbhac_sleep_run()
+
+
+def x2_error(res):
     ser = res.series
     assert res.n_evals >= 5 and len(ser) >= 5
     row = ser[ser["model_version"] >= 5][0]
-    x, _ = affine_split(t0, rates, float(row["S_eff"]))
-    np.testing.assert_allclose(row["X"], x, rtol=0.10)
+    x, _ = affine_split(X2_T0, X2_RATES, float(row["S_eff"]))
+    return float(np.max(np.abs(row["X"] / x - 1))), row["X"], x
+
+
+def test_X2_sleep_kernel_plbhac_finds_the_analytic_split(plbhac_res):
+    res = plbhac_res
+    check_exactly_once(res, 80_000)
+    err, X, x = x2_error(res)
+    if err > 0.10:  # one retry: a scheduling hiccup of a few ms on a loaded machine
+        err, X, x = x2_error(plbhac_sleep_run())
+    assert err <= 0.10, (X, x)
+
+
+def test_X3_plbhac_keeps_the_other_pus_busy_while_it_evaluates(plbhac_res):
+    res = plbhac_res
+    tr = res.trace
+    done = np.isfinite(res.eval_windows[:, 1])  # the run may end before the last one
+    win, trig = res.eval_windows[done], res.eval_pu[done]
+    assert np.all(win[:, 1] - win[:, 0] >= 0.1 - 1e-3)  # eval_cost pads each evaluation
+    inside = []
+    for (w0, w1), p in zip(win[1:], trig[1:]):  # the first one ends training: a barrier
+        during = (tr["t_assign"] > w0 + 1e-4) & (tr["t_assign"] < w1 - 1e-4)
+        assert not np.any(during & (tr["pu"] == p))  # the evaluating PU waits
+        inside.append(int(np.sum(during & (tr["pu"] != p))))
+    assert len(inside) >= 4 and sum(n > 0 for n in inside) >= len(inside) // 2, inside
+    assert res.n_barriers == 1
 
 
 # ------------------------------------------------------------------------- X3 --------------
