@@ -387,6 +387,20 @@ def x2_error(res):
     return float(np.max(np.abs(row["X"] / x - 1))), row["X"], x
 
 
+@pytest.mark.skipif(not hasattr(wd, "PLBHAC"), reason="PLBHAC is not in this build yet")
+def test_plbhac_on_the_matrix_product():
+    rng = np.random.default_rng(8)
+    task = GemmColumnsTask(rng.standard_normal((256, 256)), rng.standard_normal((256, 1024)))
+    bal = wd.PLBHAC(3, 1024, x_init=8)
+    res = run(bal, task, [ThreadWorker(threads=2), ThreadWorker(), ThreadWorker(throttle=3.0)], timeout=60)
+    assert task.verify()
+    check_exactly_once(res, 1024)
+    assert res.n_evals >= 1 and len(res.series) >= 1
+    kinds = set(res.trace["kind"].tolist())
+    assert {0, 1} <= kinds  # training blocks, then regular ones
+    assert res.step_shares is not None and res.step_shares.sum() == pytest.approx(100.0)
+
+
 def test_X2_sleep_kernel_plbhac_finds_the_analytic_split(plbhac_res):
     res = plbhac_res
     check_exactly_once(res, 80_000)
