@@ -31,15 +31,14 @@ from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))  # run from a checkout without installing
+from _common import ROOT, use_wpart  # noqa: E402  (installed wpart first, else this checkout)
+
+use_wpart()
 
 import wpart  # noqa: E402
 import wpart.hetero as wh
 from wpart.experiments import best_of, format_table
 
-ROOT = Path(__file__).resolve().parent.parent
 TARGET_DP_SPEEDUP = 100.0
 #: Static power assumed for HTPOPTA (the paper never gives P_S; spec 8 item 18).
 STATIC_POWER = 230.0

@@ -32,14 +32,15 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from _common import ROOT, use_wpart  # noqa: E402  (installed wpart first, else this checkout)
+
+use_wpart()
 
 import wpart
 from wpart import tasks
 from wpart.tasks.datasets import lbaf_path
 from wpart.experiments import format_table, write_json
+from wpart.experiments.tasks_paper import MILP_SIZES, SCALING_CASES, milp_vs_ccm, weak_scaling
 
 DATA = Path(lbaf_path())
 TARGET_SPEEDUP = 100.0
@@ -49,42 +50,9 @@ TARGET_SPEEDUP = 100.0
 
 
 def part_milp(quick: bool) -> dict:
-    sizes = [(2, 12, 3), (3, 18, 5), (3, 30, 6), (4, 40, 8)]
-    if not quick:
-        sizes += [(4, 60, 10), (6, 80, 12), (8, 120, 16)]
-    rows, recs = [], []
-    tl = 10.0 if quick else 60.0
-    for I, K, N in sizes:
-        p = tasks.gemma_like(I, K, N, seed=1)
-        for delta in (0.0, 1e-9):
-            t0 = time.perf_counter()
-            runs = [tasks.balance(p, seed=s, delta=delta) for s in range(12)]
-            t_ccm = (time.perf_counter() - t0) / 12
-            w = np.array([r.max_work for r in runs])
-            ws = np.array([tasks.balance(p, seed=s, delta=delta, subclusters=True).max_work
-                           for s in range(12)])
-            try:
-                m = tasks.solve_milp(p, delta=delta, time_limit=tl)
-                st, wm, bound, tm = (m.stats["status"], m.max_work, m.stats["bound"],
-                                     m.stats["seconds"])
-            except wpart.SolverError:
-                st, wm, bound, tm = "no_solution", float("nan"), float("nan"), tl
-            gap_min = w.min() / wm - 1 if wm > 0 else float("nan")
-            gap_max = w.max() / wm - 1 if wm > 0 else float("nan")
-            ok = not (st == "optimal" and min(w.min(), ws.min()) < wm - 1e-9)
-            recs.append(dict(I=I, K=K, N=N, delta=delta, ccm_min=w.min(), ccm_max=w.max(),
-                             ccm_sub_min=ws.min(), ccm_sub_max=ws.max(),
-                             ccm_seconds=t_ccm, milp_status=st, milp=wm, milp_bound=bound,
-                             milp_seconds=tm, gap_min=gap_min, gap_max=gap_max, ok=ok))
-            gs = ws.min() / wm - 1 if wm > 0 else float("nan")
-            rows.append([f"{I}/{K}/{N}", delta, runs[0].initial_max_work, w.min(), w.max(), wm,
-                         st, f"{gap_min:.2%} / {gap_max:.2%}", f"{gs:.2%}", t_ccm, tm,
-                         "OK" if ok else "FAIL"])
-    text = format_table(["I/K/N", "delta", "W0", "CCM min", "CCM max", "MILP", "status",
-                         "gap min/max", "gap +sub (best)", "CCM s", "MILP s", "CCM >= OPT"],
-                        rows,
-                        title="(a) CCM-LB (12 seeds) vs GLPK compact MILP, Gemma-like")
-    return {"rows": recs, "text": text, "ok": all(r["ok"] for r in recs)}
+    """(a): :func:`wpart.experiments.tasks_paper.milp_vs_ccm` (shared with reproduce)."""
+    sizes = MILP_SIZES[:4] if quick else MILP_SIZES
+    return milp_vs_ccm(sizes, 10.0 if quick else 60.0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -92,42 +60,11 @@ def part_milp(quick: bool) -> dict:
 
 
 def part_scaling(quick: bool) -> dict:
-    cases = [(14, 1959, 206), (16, 2383, 286), (64, 8955, 896), (256, 34709, 3076),
-             (128, 100_000, 1536)]
+    """(b): :func:`wpart.experiments.tasks_paper.weak_scaling` plus larger cases."""
+    cases = list(SCALING_CASES) + [(128, 100_000, 1536)]
     if not quick:
         cases += [(256, 300_000, 3076), (512, 1_000_000, 6144)]
-    rows, recs = [], []
-    for I, K, N in cases:
-        p = tasks.gemma_like(I, K, N, seed=0)
-        res = {}
-        t0 = time.perf_counter()
-        rs = tasks.balance(p, "ccm", seed=0, delta=1e-9, subclusters=True)
-        res["ccm+sub"] = (rs, time.perf_counter() - t0)
-        for meth in ("ccm", "greedy", "tempered"):
-            if meth == "tempered" and K > 40_000:  # single-task transfers: quadratic per pair
-                res[meth] = (res["greedy"][0], float("nan"))
-                continue
-            t0 = time.perf_counter()
-            r = tasks.balance(p, meth, seed=0, delta=1e-9)
-            res[meth] = (r, time.perf_counter() - t0)
-        r, t = res["ccm"]
-        lb = max(p.task_load.sum() / I, p.task_load.max())
-        recs.append(dict(I=I, K=K, N=N, w0=r.initial_max_work, ccm=r.max_work, ccm_seconds=t,
-                         greedy=res["greedy"][0].max_work, greedy_seconds=res["greedy"][1],
-                         tempered=res["tempered"][0].max_work if K <= 40_000 else None,
-                         tempered_seconds=res["tempered"][1], load_lower_bound=lb,
-                         n_off_home=r.n_off_home, exchanges=r.stats["n_exchanges"],
-                         ccm_sub=rs.max_work, ccm_sub_seconds=res["ccm+sub"][1]))
-        rows.append([f"{I}/{K}/{N}", r.initial_max_work, r.max_work, lb, t, rs.max_work,
-                     res["ccm+sub"][1],
-                     res["greedy"][0].max_work, res["greedy"][1], res["tempered"][0].max_work if K <= 40_000 else "-",
-                     res["tempered"][1], r.n_off_home])
-    text = format_table(["I/K/N", "W0", "CCM", "mean L", "CCM s", "CCM+sub", "CCM+sub s",
-                         "greedy", "greedy s",
-                         "tempered*", "tempered s", "n_off"], rows,
-                        title="(b) scaling, Gemma-like, delta = 1e-9 (* load-only balancer "
-                              "scored with the full model)")
-    return {"rows": recs, "text": text, "ok": True}
+    return weak_scaling(cases)
 
 
 # --------------------------------------------------------------------------------------------

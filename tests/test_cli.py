@@ -30,7 +30,7 @@ def reproduced(tmp_path_factory):
 def test_reproduce_quick_exits_ok(reproduced):
     proc, _ = reproduced
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "base: OK" in proc.stdout
+    assert "base: checks passed" in proc.stdout
     assert "FAIL" not in proc.stdout
 
 
@@ -58,6 +58,39 @@ def test_reproduce_json_golden_values(reproduced):
 def test_table_printed(reproduced):
     proc, out = reproduced
     assert (out / "base_table.txt").read_text().strip() in proc.stdout
+
+
+def test_verdict_summary_consistent(reproduced):
+    proc, out = reproduced
+    from wpart.experiments import _verdict as V
+
+    data = json.loads((out / "verdicts.json").read_text())
+    assert data["quick"] is True
+    total = dict.fromkeys((*V.VERDICTS, "total"), 0)
+    for family, rows in data["families"].items():
+        counts = V.count_verdicts(rows)
+        line = V.format_counts(counts, "verdicts")
+        assert f"{family}: checks passed | {line}" in proc.stdout
+        for k in total:
+            total[k] += counts[k]
+    assert data["counts"] == total
+    assert V.format_counts(total, "overall (base, spatial, tasks, hetero)") in proc.stdout
+    assert total["total"] > 40 and total[V.NOT_REGENERATED] > 0
+
+
+def test_no_verdict_row_says_ok_or_pass(reproduced):
+    _, out = reproduced
+    data = json.loads((out / "verdicts.json").read_text())
+    for rows in data["families"].values():
+        for r in rows:
+            text = " ".join(str(v) for v in r.values()).replace("(", " ").split()
+            assert "OK" not in text and "PASS" not in text, r
+
+
+def test_quick_mode_says_quick(reproduced):
+    proc, _ = reproduced
+    assert "quick run in" in proc.stdout
+    assert "m = 9216 reproduced" not in proc.stdout
 
 
 def test_unknown_family_lists_valid_ones():
@@ -99,7 +132,7 @@ def test_failed_check_gives_exit_1(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(cli, "load_reproducer", lambda family: fake)
     assert cli.main(["reproduce", "fake", "--out", str(tmp_path)]) == 1
     out = capsys.readouterr().out
-    assert "fake table" in out and "FAILED: fake" in out
+    assert "fake table" in out and "checks FAILED: fake" in out
 
 
 def test_bench_base_quick(tmp_path):

@@ -162,3 +162,58 @@ def test_oracle_bad_input():
         oracle_stepped(pl, 10, divisors=[0])
     with pytest.raises(TypeError, match="divisors"):
         oracle_stepped(pl, 10, divisors="12")
+
+
+def affine_platform(rates, t0=0.002, sigma=0.03):
+    return Platform([Device("cpu" if r < 1000 else "gpu", p, Affine(t0, r), sigma=sigma, sigma_xfer=0.0)
+                     for p, r in enumerate(rates)])
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_P14_hdss_in_the_simulator(seed):
+    rates = np.array([120.0, 250.0, 1500.0, 3000.0])
+    pl = affine_platform(rates)
+    W = 2**20
+    r = simulate(pl, HDSS(4, W), seed=seed, eval_cost=0.1)
+    w = r.shares / 100.0
+    assert np.all(np.abs(w / (rates / rates.sum()) - 1.0) <= 0.20), w
+    tr = np.sort(r.trace, order="block")
+    for p in range(4):
+        chunks = tr["size"][(tr["pu"] == p) & (tr["kind"] == 3)]
+        assert chunks.size and np.all(np.diff(chunks) <= 0)
+    rounds = np.unique(tr["vstep"][tr["kind"] == 0])
+    assert rounds.tolist() == list(range(1, rounds.size + 1))
+    assert r.n_barriers == rounds.size and r.n_evals == 1
+    np.testing.assert_allclose(r.idle_breakdown[:, 1], 0.1, rtol=1e-9)  # every PU waits for it
+
+
+def test_barrier_counts_in_the_simulator():
+    pl = affine_platform([100.0, 400.0, 900.0])
+    W = 100_000
+    r = simulate(pl, AcostaRP(3, W, 7_000), seed=1)
+    assert r.n_barriers == math.ceil(W / 7_000) and r.n_evals == 0
+    r = simulate(pl, AcostaRP(3, W, 7_000, eval_at_barrier=True), seed=1, eval_cost=0.05)
+    assert r.n_evals == math.ceil(W / 7_000) - 1
+    r = simulate(pl, NaiveProfile(3, W), seed=1)
+    assert r.n_barriers == 1 and r.idle_breakdown[:, 0].max() > 0
+    for bal in (Greedy(3, W), DmdaLike(W, [10.0, 2.5, 1.1]), Asymmetric(3, W, ["cpu", "gpu", "gpu"])):
+        r = simulate(pl, bal, seed=1)
+        assert r.n_barriers == 0 and r.n_evals == 0 and r.idle_breakdown[:, 0].sum() == 0
+
+
+def test_dmda_calibration_and_dmda_in_the_simulator():
+    from wpart.dynamic import dmda_calibration
+
+    pl = noiseless_platform(3, n=3)
+    est = dmda_calibration(pl, 512, runs=4)
+    want = [float(pl.true_time(p, 512)) for p in range(3)]
+    np.testing.assert_allclose(est, want, rtol=1e-12)
+    noisy = Platform.preset("hetero3")
+    est = dmda_calibration(noisy, 1024, seed=5)
+    want = np.array([float(noisy.true_time(p, 1024)) for p in range(3)])
+    assert np.all(np.abs(est / want - 1) < 0.05)
+    W = 2**16
+    r = simulate(noisy, DmdaLike(W, est), seed=0)
+    assert int(r.elements.sum()) == W and r.n_blocks == W // 1024
+    with pytest.raises(ValueError, match="runs"):
+        dmda_calibration(pl, 512, runs=0)

@@ -124,8 +124,12 @@ def test_A2_probe_mode_never_parks():
 def test_A3_worked_example():
     bal = PLBHAC(4, 300, x_init=8, step_mode="fixed", step_size=30)
     trace, evals, _ = drive(bal, linear(RATES4), c_eval=0.0)
-    train2 = sorted((r["a"].pu, r["start"], r["end"], r["a"].size) for r in trace if r["a"].block_kind == "train" and r["a"].block_id >= 4)
-    assert [(p, s, e, x) for p, s, e, x in train2] == [(0, 1, 3, 16), (1, 2, 4, 8), (2, 4, 6, 4), (3, 8, 10, 2)]
+    train2 = sorted(
+        (r["a"].pu, r["start"], r["end"], r["a"].size)
+        for r in trace
+        if r["a"].block_kind == "train" and r["a"].block_id >= 4
+    )
+    assert train2 == [(0, 1, 3, 16), (1, 2, 4, 8), (2, 4, 6, 4), (3, 8, 10, 2)]
     assert evals[0]["t"] == 10 and evals[0]["pu"] == 3
     ser = bal.series
     assert ser["S_eff"][0] == 30 and list(ser["X"][0]) == [16, 8, 4, 2]
@@ -133,7 +137,8 @@ def test_A3_worked_example():
     assert ser["t"][0] == 10.0
     assert np.allclose(bal.shares, [100 * 16 / 30, 100 * 8 / 30, 100 * 4 / 30, 100 * 2 / 30])
     first_reg = [r for r in regular(trace) if r["a"].vstep == 1]
-    assert sorted((r["a"].pu, r["start"], r["end"]) for r in first_reg) == [(0, 10, 12), (1, 10, 12), (2, 10, 12), (3, 10, 12)]
+    got = sorted((r["a"].pu, r["start"], r["end"]) for r in first_reg)
+    assert got == [(0, 10, 12), (1, 10, 12), (2, 10, 12), (3, 10, 12)]
     assert bal.step_volume == 30
     assert_exactly_once(trace, 300)
 
@@ -175,7 +180,7 @@ def test_A5_virtual_steps():
     def cost(a, start):
         return 0.0, a.size / RATES4[a.pu] * float(rng.uniform(0.97, 1.03))
 
-    bal = PLBHAC(4, 20000, x_init=8)
+    bal = PLBHAC(4, 8000, x_init=8)
     trace, evals, _ = drive(bal, cost, c_eval=0.3)
     # at most one evaluation in flight
     for e0, e1 in zip(evals, evals[1:]):
@@ -184,7 +189,9 @@ def test_A5_virtual_steps():
     for e in evals[1:]:
         p = e["pu"]
         # the trigger's released block is its first of a new step, assigned at done_at
-        nxt = next(r for r in trace if r["a"].pu == p and r["t_assign"] >= e["t"] and r["a"].block_kind == "regular")
+        nxt = next(
+            r for r in trace if r["a"].pu == p and r["t_assign"] >= e["t"] and r["a"].block_kind == "regular"
+        )
         assert nxt["t_assign"] == pytest.approx(e["done_at"])
         v = nxt["a"].vstep
         # nobody entered step v before the trigger
@@ -247,7 +254,9 @@ def test_A6_tail_scale_and_once():
     assert_exactly_once(trace, W)
     bal = PLBHAC(4, W, x_init=8, step_mode="fixed", step_size=300, tail_alpha=0.9, tail_once=True)
     trace, evals, _ = drive(bal, linear(RATES4), c_eval=0.0)
-    tail = [row["S_eff"] for row, e in zip(bal.series, evals) if e["completed"] >= 0.7 * W and W - e["cursor"] > 30]
+    tail = [
+        row["S_eff"] for row, e in zip(bal.series, evals) if e["completed"] >= 0.7 * W and W - e["cursor"] > 30
+    ]
     assert tail and all(s == 30 for s in tail)  # max(300 * 0.1, floor 15), not compounded
 
 
@@ -396,3 +405,77 @@ def test_presets_and_overrides():
     drive(b, linear((10.0, 5.0)), c_eval=0.1)
     assert b.stats()["n_barriers"] == 0
     assert PLBHAC(2, 3, quantum=3).total == 3
+
+
+# ---------------------------------------------------------------- options ----------------
+
+
+def test_end_game_parks_a_latency_pu():
+    # PU 1 pays 10 s per block: in the end-game (S_eff >= remaining, lb = 0) the solver
+    # excludes it, it is parked (idle reason "other"), and PU 0 finishes the data.
+    def cost(a, start):
+        return 0.0, a.size / 10.0 + (10.0 if a.pu == 1 else 0.0)
+
+    W = 2000
+    bal = PLBHAC(2, W, x_init=8, min_block=[1, 1])
+    parked_seen = []
+
+    def check(b, t):
+        st = b.stats()
+        if st["cursor"] < W and b.idle_reason(1) == "other" and b.model_version > 0:
+            parked_seen.append(t)
+
+    trace, evals, _ = drive(bal, cost, c_eval=0.1, check=check)
+    assert_exactly_once(trace, W)
+    last = max(r["a"].block_id for r in trace)
+    X_end = bal.series["X"][-1]
+    assert X_end[1] == 0 and X_end[0] > 0  # excluded by the last solve
+    assert all(r["a"].pu == 0 for r in trace if r["a"].block_id == last)
+    assert parked_seen
+
+
+def test_cap_bounds_every_block():
+    bal = PLBHAC(4, 5000, x_init=8, cap=[40, 1000, 1000, 1000])
+    trace, _, _ = drive(bal, linear(RATES4), c_eval=0.1)
+    assert all(r["a"].size <= 40 for r in regular(trace, 0))
+    assert np.all(bal.series["X"][:, 0] <= 40)
+    assert_exactly_once(trace, 5000)
+
+
+def test_min_eval_interval_rate_limits():
+    a = PLBHAC(4, 20000, x_init=8, step_mode="fixed", step_size=15)
+    drive(a, linear(RATES4), c_eval=0.0)
+    b = PLBHAC(4, 20000, x_init=8, step_mode="fixed", step_size=15, min_eval_interval=5.0)
+    _, evals, _ = drive(b, linear(RATES4), c_eval=0.0)
+    assert b.stats()["n_evals"] < a.stats()["n_evals"] / 3
+    assert all(e1["t"] - e0["t"] >= 5.0 - 1e-9 for e0, e1 in zip(evals[1:], evals[2:]))
+
+
+def test_step_modes():
+    W = 12000
+    fr = PLBHAC(4, W, x_init=8)
+    drive(fr, linear(RATES4), c_eval=0.1)
+    S = fr.series
+    pre = S[S["S_eff"] == S["S_eff"][0]]
+    assert len(pre) > 10  # frozen: one S until the tail
+    # S = max(S_train = 30, H(2 s) = 30), capped by remaining / 4
+    assert S["S_eff"][0] == 30
+    ad = PLBHAC(4, W, x_init=8, step_mode="adaptive", step_time=8.0)
+    drive(ad, linear(RATES4), c_eval=0.1)
+    assert ad.series["S_eff"][0] == 120  # H(8 s) = 8 * 15
+    ra = PLBHAC(4, W, x_init=8, step_mode="ratchet", step_time=8.0, tail_mode="off")
+    drive(ra, linear(RATES4), c_eval=0.1)
+    s = ra.series["S_eff"]
+    k = int(np.argmax(s < s.max()))  # the end-game shrinks it at the very end only
+    assert np.all(np.diff(s[: k or len(s)]) >= 0) and s[0] == 120
+
+
+def test_paper_strict():
+    with pytest.raises(ValueError, match="step_size"):
+        PLBHAC(4, 6000, paper_strict=True)
+    bal = PLBHAC(4, 6000, x_init=8, paper_strict=True, step_size=300, min_block=[1, 1, 1, 1])
+    trace, evals, _ = drive(bal, linear(RATES4), c_eval=0.0)
+    ser = bal.series
+    tail = [row for row, e in zip(ser, evals) if e["completed"] >= 0.7 * 6000 and 6000 - e["cursor"] > 300]
+    assert tail and all(row["S_eff"] < 300 for row in tail)  # scaled blocks
+    assert_exactly_once(trace, 6000)

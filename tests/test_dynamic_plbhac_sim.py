@@ -63,7 +63,8 @@ def _basis_platform():
 
 
 def _oracle_split(pl, S):
-    x, T = solve_equal_time(true_curves(pl, first=False), float(S), lb=np.zeros(pl.n_pu), ub=np.full(pl.n_pu, float(S)))
+    n = pl.n_pu
+    x, T = solve_equal_time(true_curves(pl, first=False), float(S), lb=np.zeros(n), ub=np.full(n, float(S)))
     return x, T
 
 
@@ -93,7 +94,8 @@ def test_P4_nonlinear_convergence():
 def test_P5_noisy_convergence():
     rel_err = []
     for seed in range(5):
-        devs = [Device("cpu", i, Affine(0.01 * (i + 1), r), sigma=0.05, sigma_xfer=0.0) for i, r in enumerate((3000.0, 1500.0, 700.0))]
+        rates = (3000.0, 1500.0, 700.0)
+        devs = [Device("cpu", i, Affine(0.01 * (i + 1), r), sigma=0.05, sigma_xfer=0.0) for i, r in enumerate(rates)]
         pl = Platform(devs, total=2**21)
         bal = PLBHAC(3, pl.total)
         r = simulate(pl, bal, seed=seed, eval_cost=0.1)
@@ -191,3 +193,26 @@ def test_shares_and_models_after_simulation():
         x = np.array([1024.0, 4096.0])
         assert np.all(np.isfinite(m(x))) and np.all(m(x) > 0)
     assert np.all(bal.min_blocks[1:] >= 1024)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda n, W, k: PLBHAC(n, W, pu_kinds=k),
+        lambda n, W, k: PLBHAC(n, W, pu_kinds=k, preset="robust"),
+        lambda n, W, k: PLBHAC(n, W, pu_kinds=k, quantum=7, tail_mode="scale"),
+        lambda n, W, k: PLBHeC(n, W, pu_kinds=k),
+    ],
+)
+def test_P1_P2_P12_on_paper5(make):
+    pl = Platform.preset("paper5", machines="ABCDE", app="kmeans")
+    W = 2**17
+    r = simulate(pl, make(pl.n_pu, W, pl.kinds), seed=3)
+    tr = np.sort(r.trace, order="offset")
+    assert tr["offset"][0] == 0 and np.all(tr["offset"][1:] == tr["offset"][:-1] + tr["size"][:-1])
+    assert int(r.elements.sum()) == W
+    assert np.allclose(r.busy + r.idle, r.makespan, rtol=1e-9)
+    assert np.allclose(r.idle_breakdown.sum(axis=1), r.idle, rtol=1e-9, atol=1e-9)
+    r2 = simulate(pl, make(pl.n_pu, W, pl.kinds), seed=3)
+    assert r2.makespan == r.makespan and r2.trace.tobytes() == r.trace.tobytes()
+    assert r.idle_breakdown[:, 1].sum() > 0  # eval waits are reported

@@ -134,6 +134,8 @@ def instance(draw):
     lb = ub = None
     if draw(st.booleans()):
         lb = [draw(st.sampled_from([0.0, 0.0, 1.0, S / (2 * n)])) for _ in range(n)]
+        if sum(lb) > S:  # infeasible bounds are S6's business
+            lb = None
     if draw(st.booleans()):
         ub = [draw(st.sampled_from([math.inf, S, S / 2, S / n + 1])) for _ in range(n)]
         if sum(min(u, S) for u in ub) < S:
@@ -340,8 +342,17 @@ def test_oracle_milp_remainder_and_quantum():
 
 def test_S8_ipopt_cross_check():
     cyipopt = pytest.importorskip("cyipopt")
-    del cyipopt
-    pytest.skip("cyipopt is installed but the IPOPT cross-check is not written yet")
+    fs = [affine(0.1, 1.0), affine(0.2, 0.5), power(0.01, 1.5)]
+    n, S = len(fs), 100.0
+    x, T = d.solve_equal_time(fs, S)
+    cons = [
+        {"type": "ineq", "fun": lambda z: z[n] - np.array([f(v) for f, v in zip(fs, z[:n])])},
+        {"type": "eq", "fun": lambda z: z[:n].sum() - S},
+    ]
+    z0 = np.r_[np.full(n, S / n), 10.0]
+    r = cyipopt.minimize_ipopt(lambda z: z[n], z0, constraints=cons,
+                               bounds=[(0, None)] * (n + 1), options={"tol": 1e-12})
+    np.testing.assert_allclose(r.x[:n], x, atol=1e-6 * S)
 
 
 # ------------------------------------------------------------------ input hygiene -----------
@@ -402,3 +413,48 @@ def test_perfmodels_and_callables_agree_and_inputs_untouched():
     b1, t1 = d.round_blocks(models, x1, 3000, quantum=8)
     b2, t2 = d.round_blocks([lambda v, m=m: m(v) for m in models], x1, 3000, quantum=8)
     assert b1.tolist() == b2.tolist() and t1 == t2
+
+
+def test_round_from_a_poor_start_is_still_optimal_and_fast():
+    fs = [affine(1.0, 0), affine(2.0, 0), power(0.001, 1.5)]
+    S = 10**9
+    x, _ = d.solve_equal_time(fs, S)
+    b_good, T_good = d.round_blocks(fs, x, S)
+    b_zero, T_zero = d.round_blocks(fs, np.zeros(3), S)
+    assert b_zero.sum() == S
+    assert T_zero == pytest.approx(T_good, rel=1e-12)
+    for q in (1, 7):
+        S2 = 4000 * q
+        b, T = d.round_blocks(fs, [0.0, 0.0, 0.0], S2, quantum=q)
+        x2, _ = d.solve_equal_time(fs, S2)
+        b2, T2 = d.round_blocks(fs, x2, S2, quantum=q)
+        assert b.sum() == S2 and T == pytest.approx(T2, rel=1e-12)
+
+
+def test_many_pus_cold_brackets():
+    # above 128 PUs the inner brackets start cold: same answers as the closed form
+    rng = np.random.default_rng(5)
+    n = 200
+    a = rng.uniform(0.1, 2, n)
+    b = rng.uniform(0, 0.5, n)
+    S = 1e5
+    x, T = d.solve_equal_time([affine(ai, bi) for ai, bi in zip(a, b)], S)
+    T_cf = (S + (b / a).sum()) / (1 / a).sum()
+    assert T == pytest.approx(T_cf, rel=1e-9)
+    np.testing.assert_allclose(x, (T_cf - b) / a, rtol=1e-8)
+
+
+def test_refcounts_stable():
+    import sys
+
+    models = [fitted(k, 1.0, k) for k in range(3)]
+    fs = [affine(1.0, 0.1), affine(2.0, 0.0)]
+    x0 = np.array([1.0, 2.0])
+    before = (sys.getrefcount(models[0].packed), sys.getrefcount(fs[0]), sys.getrefcount(x0))
+    for _ in range(1000):
+        d.solve_equal_time(models, 100.0)
+        d.solve_equal_time(fs, 3.0)
+        d.round_blocks(fs, x0, 3)
+        d.capacity(fs, 1.0)
+    after = (sys.getrefcount(models[0].packed), sys.getrefcount(fs[0]), sys.getrefcount(x0))
+    assert before == after

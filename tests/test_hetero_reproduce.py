@@ -18,4 +18,6 @@ def test_run_hetero_quick(tmp_path):
 
 def test_cli_reproduce_hetero(tmp_path, capsys):
     assert main(["reproduce", "hetero", "--quick", "--out", str(tmp_path), "--no-progress"]) == 0
-    assert "hetero: OK" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "hetero: checks passed" in out
+    assert "hetero verdicts:" in out and "NOT REGENERATED" in out

@@ -1,17 +1,133 @@
-"""`wpart reproduce spatial --quick` passes its checks and writes its files."""
+"""`wpart reproduce spatial --quick`: checks pass, files are written, every headline figure of
+spec 004 is a verdict row labelled with the sizes it really ran."""
 
 import json
 
+import pytest
+
+from wpart.experiments import _verdict as V
 from wpart.experiments.spatial import run_spatial
 
 
-def test_reproduce_spatial_quick(tmp_path):
-    res = run_spatial(tmp_path, quick=True, progress=False)
-    assert (
-        res["checks"]["golden"] and res["checks"]["chain"] and res["checks"]["quality"]
-    )
-    for key in ("table", "json", "partitions", "imbalance"):
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("spatial")
+    return out, run_spatial(out, quick=True, progress=False)
+
+
+def test_reproduce_spatial_quick(quick):
+    tmp_path, res = quick
+    assert res["checks"]["golden"] and res["checks"]["chain"] and res["checks"]["quality"]
+    for key in ("table", "json", "partitions", "imbalance", "series", "variants", "hybrid"):
         assert (tmp_path / res["files"][key].split("/")[-1]).exists()
     data = json.loads((tmp_path / "spatial.json").read_text())
     assert data["family"] == "spatial"
+    assert data["counts"] == V.count_verdicts(data["verdicts"])
     assert "JAG-M-OPT" in res["table"]
+
+
+def test_quick_mode_labels_its_sizes(quick):
+    _, res = quick
+    table = res["table"]
+    # the quick series runs m = 400 / 576 on 128 x 128 and must say so, never "m = 9216"
+    assert "m = 9216 reproduced" not in table
+    assert "this run: m = 576" in table
+    rows = res["verdicts"]
+    series = [r for r in rows if r["figure"].startswith("Fig. 10")]
+    assert series and all("m = 576" in r["run"] and "128x128" in r["run"] for r in series)
+    assert all("quick" in r["reason"] for r in series if r["verdict"] == V.DIFFERS)
+
+
+def test_every_headline_figure_has_a_verdict(quick):
+    from test_reproduce_verdicts import _check_family
+
+    _, res = quick
+    _check_family(res)
+    figs = {r["figure"].split(" (")[0] for r in res["verdicts"]}
+    for f in ("Fig. 3", "Fig. 4", "Fig. 5", "Fig. 6", "Fig. 7", "Fig. 8", "Fig. 9", "Fig. 10",
+              "Fig. 11", "Fig. 12", "Fig. 14", "Fig. 16", "Fig. 17", "Fig. 18", "Fig. 19"):
+        assert f in figs, f
+    for r in res["verdicts"]:
+        assert r["verdict"] in V.VERDICTS
+        assert r["verdict"] == V.MATCH or r["reason"]
+
+
+def test_lower_bound_gap_and_cause_printed(quick):
+    _, res = quick
+    assert "Gap to the lower bound" in res["table"]
+    q = json.loads((quick[0] / "spatial.json").read_text())["details"]["quality"]
+    # at m = 256 on 128 x 128 the diagonal class has a cell heavier than the average part
+    d = q["diagonal"]["256"]
+    assert d["amax_over_avg"] > 1 and d["lb_gap"] > 0
+    assert "a cell heavier than the average part" in res["table"]
+
+
+def test_timing_miss_makes_summary_say_miss(monkeypatch, tmp_path):
+    from wpart.experiments import spatial as ex
+
+    real = ex.timing
+
+    def fake(quick):
+        ok, data, text = real(quick)
+        data["target_10x_met"] = False
+        data["target_10x_miss"] = ["HIER-RELAXED"]
+        return ok, data, text
+
+    monkeypatch.setattr(ex, "timing", fake)
+    res = ex.run_spatial(tmp_path, quick=True, progress=False)
+    summary = res["table"].split("Checks")[-1]
+    assert "MISS" in summary and "HIER-RELAXED" in summary
+    row = [r for r in res["verdicts"] if r["quantity"].startswith("every algorithm >= 10x")]
+    assert row[0]["verdict"] == V.DIFFERS and row[0]["ours"] == "MISS"
+
+
+def test_hier_relaxed_rule_is_the_papers():
+    """HIER-RELAXED picks, at the root, the (dimension, cut, part split) minimising
+    max(L1/x, L2/(q-x)) over every x (paper section 3.3): check the root cut by brute force."""
+    import numpy as np
+
+    from wpart import spatial
+
+    rng = np.random.default_rng(5)
+    for _ in range(30):
+        n1, n2 = rng.integers(2, 9, size=2)
+        A = rng.integers(1, 50, size=(n1, n2))
+        q = int(rng.integers(2, min(8, n1 * n2) + 1))
+        r = spatial.hier_relaxed(A, q)
+        best = min(
+            max(A[:c].sum() / x, A[c:].sum() / (q - x)) if axis == 0
+            else max(A[:, :c].sum() / x, A[:, c:].sum() / (q - x))
+            for axis, ext in ((0, n1), (1, n2))
+            for c in range(1, ext)
+            for x in range(1, q)
+            if (c * (n2 if axis == 0 else n1) >= x
+                and (ext - c) * (n2 if axis == 0 else n1) >= q - x)
+        )
+        # the root split is visible as a full-width or full-height line separating the parts
+        R = np.asarray(r.rects)
+        vals = []
+        for axis, ext in ((0, n1), (1, n2)):
+            for c in range(1, ext):
+                side = R[:, 1] <= c if axis == 0 else R[:, 3] <= c
+                other = R[:, 0] >= c if axis == 0 else R[:, 2] >= c
+                if np.all(side | other) and side.any() and other.any():
+                    x = int(side.sum())
+                    L1 = A[:c].sum() if axis == 0 else A[:, :c].sum()
+                    vals.append(max(L1 / x, (A.sum() - L1) / (q - x)))
+        assert vals and min(vals) == pytest.approx(best)
+
+
+def test_bench_spatial_shares_the_steps(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    out = tmp_path / "b.json"
+    proc = subprocess.run([sys.executable, "benchmarks/bench_spatial.py", "--quick", "--only",
+                           "variants", "--json", str(out)], cwd=root, capture_output=True,
+                          text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "checks hold" in proc.stdout
+    data = json.loads(out.read_text())
+    assert data["variants"]["data"]["uniform_diagnosis"]["m"] == 256

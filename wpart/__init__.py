@@ -15,7 +15,39 @@ Examples
 
 from __future__ import annotations
 
-from . import _core
+
+def _source_tree_error() -> ImportError | None:
+    """An explanatory error when ``wpart`` is imported from a checkout with no built extension
+    (e.g. from the repository root after a plain ``pip install .``, where ``./wpart`` shadows
+    the installed package), or None when the failure is something else."""
+    import importlib.machinery
+    import os
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(here)
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    if any(f.startswith("_core") and f.endswith(suffixes) for f in os.listdir(here)):
+        return None  # the extension is there but failed to load: keep the original error
+    if not (
+        os.path.isfile(os.path.join(root, "pyproject.toml"))
+        and os.path.isdir(os.path.join(root, "csrc"))
+    ):
+        return None
+    return ImportError(
+        f"you are importing wpart from its source tree ({here}) without a built extension "
+        "(wpart._core), so this checkout hides any installed wpart. Either build it in place "
+        "with `./tools/setup.sh` (an editable install), or change to another directory to "
+        "use the installed wpart."
+    )
+
+
+try:
+    from . import _core
+except ImportError:
+    _err = _source_tree_error()
+    if _err is None:
+        raise
+    raise _err from None
 from ._base import METHODS_1D, Partition1D, box_loads, partition_1d, prefix_sum, probe_1d
 
 WpartError = _core.WpartError

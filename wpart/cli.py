@@ -2,8 +2,11 @@
 
 ``wpart reproduce [FAMILY ...] [--quick] [--out DIR] [--no-progress]`` reruns the specs'
 golden values and headline results for the chosen families (all by default), writes each
-family's table, JSON and figures into ``DIR`` and prints the tables. The exit status is 0
-when every check passed, 1 otherwise (2 for a usage error).
+family's table, JSON and figures into ``DIR`` and prints the tables. Every headline figure of a
+paper is printed beside ours with a verdict (MATCH / DIFFERS / NOT REGENERATED, see
+:mod:`wpart.experiments._verdict`); per-family and overall counts close the output and all rows
+go to ``DIR/verdicts.json``. The exit status is 0 when every *check* (golden values, theorems)
+passed, 1 otherwise (2 for a usage error): a DIFFERS verdict is a finding, not a failure.
 
 Families register here in :data:`REPRODUCERS` as ``"module:function"`` strings; the module is
 imported only when that family runs, so ``wpart --version`` stays fast.
@@ -23,7 +26,8 @@ __all__ = ["REPRODUCERS", "load_reproducer", "main"]
 
 #: Family name -> ``"module:function"``; the function is called as
 #: ``fn(out_dir: Path, quick: bool, progress: bool) -> dict`` and returns at least
-#: ``{"ok": bool, "table": str}``.
+#: ``{"ok": bool, "table": str}``, plus ``"verdicts"`` (list of row dicts) and ``"counts"``
+#: (see :class:`wpart.experiments._verdict.Verdicts`).
 REPRODUCERS: dict[str, str] = {
     "base": "wpart.experiments.base:run_base",
     "spatial": "wpart.experiments.spatial:run_spatial",
@@ -88,7 +92,12 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
 
 
 def _reproduce(families: Sequence[str], out: Path, quick: bool, progress: bool) -> int:
+    from .experiments import write_json
+    from .experiments._verdict import VERDICTS, format_counts
+
     results: dict[str, bool] = {}
+    totals = dict.fromkeys((*VERDICTS, "total"), 0)
+    all_rows: dict[str, list] = {}
     for family in families:
         t0 = time.perf_counter()
         try:
@@ -103,13 +112,22 @@ def _reproduce(families: Sequence[str], out: Path, quick: bool, progress: bool) 
         table = summary.get("table")
         if table:
             print(table)
-        print(f"\n{family}: {'OK' if ok else 'FAIL'} in {time.perf_counter() - t0:.1f} s; "
+        counts = summary.get("counts") or {}
+        for k in totals:
+            totals[k] += int(counts.get(k, 0))
+        all_rows[family] = summary.get("verdicts", [])
+        verdicts = format_counts(counts, "verdicts") if counts else "no headline figures"
+        print(f"\n{family}: checks {'passed' if ok else 'FAILED'} | {verdicts} | "
+              f"{'quick' if quick else 'full'} run in {time.perf_counter() - t0:.1f} s; "
               f"outputs in {out}/\n", flush=True)
+    out.mkdir(parents=True, exist_ok=True)
+    write_json(out / "verdicts.json", {"quick": quick, "counts": totals, "families": all_rows})
+    print(format_counts(totals, f"overall ({', '.join(results)})"))
     failed = [f for f, ok in results.items() if not ok]
     if failed:
-        print(f"FAILED: {', '.join(failed)}")
+        print(f"checks FAILED: {', '.join(failed)}")
         return 1
-    print(f"all {len(results)} famil{'y' if len(results) == 1 else 'ies'} OK: "
+    print(f"checks passed in all {len(results)} famil{'y' if len(results) == 1 else 'ies'}: "
           f"{', '.join(results)}")
     return 0
 

@@ -235,8 +235,8 @@ cleanup:
 
 /* Scratch layout (all 8-byte elements): idx[m], w[m] (full weights), d[m] (decay weights),
  * then per group (<= m): u, W (full weight), mc (mean t_comp), Wd (decay weight), mx (mean
- * t_xfer), then the design a[4 m] and the right-hand side b[m]. */
-#define FIT_SLOTS 13
+ * t_xfer), then the design a[4 m], the right-hand side b[m] and the basis table B[7 m]. */
+#define FIT_SLOTS 20
 
 size_t wpart_dynamic_fit_work_size(int64_t m)
 {
@@ -306,16 +306,32 @@ typedef struct {
     double m_eff;
     int64_t m;
     double *a, *b; /* scratch for the design */
+    const double *B;  /* basis values at the groups: B[i * bstride + g] */
+    int64_t bstride;
+    const double *GB; /* basis values on the grid: GB[i * grid + k], or NULL */
     double x_a, x_b, x_scale;
     int grid;
 } fit_ctx_t;
+
+/* F at group g from the basis table (same terms as f_raw) */
+static inline double f_tab(const double *B, int64_t stride, int64_t g, uint32_t mask,
+                           const double *coef, double c0)
+{
+    double s = c0;
+    for (int i = 0; i < WPART_DYN_NBASIS; i++) {
+        if (mask & (1u << i)) {
+            s += coef[i] * B[i * stride + g];
+        }
+    }
+    return s;
+}
 
 /* Weighted SSE of F = (mask, coef, c0) on the aggregated data. */
 static double fit_sse(const fit_ctx_t *c, uint32_t mask, const double *coef, double c0)
 {
     double s = c->ss_within;
     for (int64_t g = 0; g < c->md; g++) {
-        double r = f_raw(mask, coef, c0, c->u[g]) - c->mc[g];
+        double r = f_tab(c->B, c->bstride, g, mask, coef, c0) - c->mc[g];
         s += c->W[g] * r * r;
     }
     return s;
@@ -328,8 +344,13 @@ static int admissible(const fit_ctx_t *c, uint32_t mask, const double *coef, dou
     int G = c->grid;
     double ratio = c->x_b / c->x_a;
     for (int i = 0; i < G; i++) {
-        double x = i == G - 1 ? c->x_b : c->x_a * pow(ratio, (double)i / (double)(G - 1));
-        double f = f_raw(mask, coef, c0, x / c->x_scale);
+        double f;
+        if (c->GB) {
+            f = f_tab(c->GB, G, i, mask, coef, c0);
+        } else {
+            double x = i == G - 1 ? c->x_b : c->x_a * pow(ratio, (double)i / (double)(G - 1));
+            f = f_raw(mask, coef, c0, x / c->x_scale);
+        }
         if (!isfinite(f) || !(f > 0.0)) {
             return 0;
         }
@@ -363,7 +384,7 @@ static int fit_candidate(const fit_ctx_t *c, uint32_t mask, int cst, double *coe
         double nrm = 0.0;
         for (int64_t g = 0; g < md; g++) {
             double sw = sqrt(c->W[g]);
-            double v = sw * (col_of[j] < 0 ? 1.0 : basis(col_of[j], c->u[g]));
+            double v = sw * (col_of[j] < 0 ? 1.0 : c->B[col_of[j] * c->bstride + g]);
             a[j * md + g] = v;
         }
         /* scaled 2-norm, safe from overflow/underflow */
@@ -549,7 +570,7 @@ wpart_status_t wpart_dynamic_model_fit(const int64_t *x, const double *t_comp,
     double *w = (double *)work + (mu + 1);
     double *d = w + mu;
     double *gu = d + mu, *gW = gu + mu, *gmc = gW + mu, *gWd = gmc + mu, *gmx = gWd + mu;
-    double *ga = gmx + mu, *gb = ga + 4 * mu;
+    double *ga = gmx + mu, *gb = ga + 4 * mu, *gB = gb + mu;
     const int64_t *xs = x + first;
     const double *tcs = t_comp + first, *txs = t_xfer ? t_xfer + first : NULL;
 
@@ -626,6 +647,25 @@ wpart_status_t wpart_dynamic_model_fit(const int64_t *x, const double *t_comp,
     c.x_b = 2.0 * (double)x_hi;
     c.x_a = fmin(fmax((double)quantum, (double)x_lo / 8.0), c.x_b);
     c.grid = o->grid_points;
+    c.B = gB;
+    c.bstride = mu;
+    double GB[WPART_DYN_NBASIS * 128]; /* basis values on the grid (when it fits) */
+    for (int64_t g = 0; g < md; g++) {
+        for (int i = 0; i < WPART_DYN_NBASIS; i++) {
+            gB[i * mu + g] = ((o->allowed_mask | 1u) & (1u << i)) ? basis(i, gu[g]) : 0.0;
+        }
+    }
+    if (c.grid <= 128 && md >= 3) {
+        int G = c.grid;
+        double ratio = c.x_b / c.x_a;
+        for (int k = 0; k < G; k++) {
+            double xk = k == G - 1 ? c.x_b : c.x_a * pow(ratio, (double)k / (double)(G - 1));
+            for (int i = 0; i < WPART_DYN_NBASIS; i++) {
+                GB[i * G + k] = (o->allowed_mask & (1u << i)) ? basis(i, xk / c.x_scale) : 0.0;
+            }
+        }
+        c.GB = GB;
+    }
 
     double coef[WPART_DYN_NBASIS], c0 = 0.0;
     uint32_t mask = 1u;

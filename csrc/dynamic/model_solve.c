@@ -348,6 +348,12 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
         if (e > 0.0) {
             inv_sum += u / e;
         }
+        if (warm && e > 0.0 && isfinite(e)) {
+            /* the first prediction of x_p(T) follows the same chord */
+            px[p] = u;
+            pf[p] = e;
+            ps[p] = u / e;
+        }
     }
     if (inv_sum > 0.0) {
         Tn = S / inv_sum;
@@ -389,11 +395,11 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
                 } else {
                     double a = xa[p], fa_ = fa[p], b = xb[p], fb_ = fb[p];
                     if (ps[p] > 0.0 && isfinite(ps[p])) {
-                        /* predictive bracket: a secant step from the last trial, then steps
-                         * of growing length towards the root until it is enclosed */
+                        /* predictive bracket: secant steps with the last slope dx/dE,
+                         * lengthened by 5 % (then 4x more each time) so that they cross the
+                         * root within a step or two */
                         double g = px[p] + (Tm - pf[p]) * ps[p];
-                        double step = 0.002 * fabs(Tm - pf[p]) * ps[p] +
-                                      4.0 * (o->tol_x * fabs(g) + xtol);
+                        double over = 0.05;
                         int sides = 0;
                         for (int k = 0; k < 6 && sides != 3; k++) {
                             if (!(g > a && g < b)) {
@@ -404,18 +410,19 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
                                 bad = 1;
                                 break;
                             }
+                            double tiny = 2.0 * (o->tol_x * fabs(g) + xtol);
                             if (fg <= Tm) {
                                 a = g;
                                 fa_ = fg;
                                 sides |= 1;
-                                g += step;
+                                g += (Tm - fg) * ps[p] * (1.0 + over) + tiny;
                             } else {
                                 b = g;
                                 fb_ = fg;
                                 sides |= 2;
-                                g -= step;
+                                g -= (fg - Tm) * ps[p] * (1.0 + over) + tiny;
                             }
-                            step *= 4.0;
+                            over *= 4.0;
                         }
                     }
                     inv_bracket(E, ctx, p, Tm, &a, &fa_, &b, &fb_, o->tol_x, xtol, o->max_inner,
@@ -613,6 +620,42 @@ wpart_status_t wpart_dynamic_round_blocks(int64_t n, wpart_dynamic_time_fn E, vo
         }
         blocks_out[best] -= step;
         sum -= step;
+    }
+    /* x_cont far below S (more than 4 quanta per PU missing): first raise every PU to its
+     * largest multiple of q that fits the water level T of a discrete bisection with
+     * sum <= S, so that the greedy below hands out O(n) quanta; E_p(b_p) <= T <= the discrete
+     * optimum keeps the greedy optimal */
+    if ((S - sum) / quantum > 4 * n && !bad) {
+        double T_lo = 0.0, T_hi = 0.0;
+        for (int64_t p = 0; p < n; p++) {
+            int64_t room = UB(p) - blocks_out[p];
+            int64_t top = blocks_out[p] + (room < S - sum ? room : S - sum);
+            T_hi = fmax(T_hi, eval_checked(E, ctx, p, (double)top, &bad));
+        }
+        for (int it = 0; it < 100 && !bad && T_hi - T_lo > 1e-12 * T_hi; it++) {
+            double Tm = 0.5 * (T_lo + T_hi), tot = 0.0;
+            for (int64_t p = 0; p < n && tot <= (double)S; p++) {
+                double hi = (double)(UB(p) < S ? UB(p) : S);
+                double xp = inv_cold(E, ctx, p, Tm, (double)blocks_out[p], hi, 1e-12, 200, &bad);
+                tot += fmax((double)blocks_out[p], (double)quantum * floor(xp / (double)quantum));
+            }
+            if (tot <= (double)S) {
+                T_lo = Tm;
+            } else {
+                T_hi = Tm;
+            }
+        }
+        if (T_lo > 0.0) {
+            for (int64_t p = 0; p < n && !bad; p++) {
+                double hi = (double)(UB(p) < S ? UB(p) : S);
+                double xp = inv_cold(E, ctx, p, T_lo, (double)blocks_out[p], hi, 1e-12, 200, &bad);
+                int64_t v = quantum * (int64_t)floor(xp / (double)quantum);
+                if (v > blocks_out[p] && v - blocks_out[p] <= S - sum) {
+                    sum += v - blocks_out[p];
+                    blocks_out[p] = v;
+                }
+            }
+        }
     }
     /* greedy augmentation: one quantum at a time to the PU that finishes it first */
     int64_t r = S - sum;

@@ -66,7 +66,8 @@ static wpart_status_t plb_assign(plb_t *s, wpart_dynamic_actions_t *out, int32_t
         pred = now + wpart_dynamic_model_eval(&s->models[p], (double)sz);
     }
     int64_t id = b->n_blk, a = 0;
-    wpart_status_t st = wpart_i_dyn_assign(b, out, p, sz, q, kind, s->vstep[p], s->version, pred, &a);
+    wpart_status_t st =
+        wpart_i_dyn_assign(b, out, p, sz, q, kind, s->vstep[p], s->version, pred, &a);
     if (st != WPART_OK) {
         return st;
     }
@@ -161,7 +162,8 @@ cleanup:
 
 /* ---------------------------------------------------------------- PLB-HAC ---------------- */
 
-static wpart_status_t hac_start(wpart_dynamic_balancer_t *b, double now, wpart_dynamic_actions_t *out)
+static wpart_status_t hac_start(wpart_dynamic_balancer_t *b, double now,
+                                wpart_dynamic_actions_t *out)
 {
     plb_t *s = (plb_t *)b;
     wpart_status_t st = WPART_OK;
@@ -207,7 +209,8 @@ static wpart_status_t training_step(plb_t *s, int32_t p, double t, double now,
     }
     if (s->ntrain[p] == 1) {
         int64_t got = 0;
-        wpart_status_t st = plb_assign(s, out, p, second_size(s, t), WPART_DYN_BLK_TRAIN, now, &got);
+        int64_t size = second_size(s, t);
+        wpart_status_t st = plb_assign(s, out, p, size, WPART_DYN_BLK_TRAIN, now, &got);
         s->S_train += got;
         return st;
     }
@@ -319,7 +322,8 @@ static wpart_status_t publish(plb_t *s, double now)
     s->m_tail = s->res_m_tail;
     s->version++;
     s->res_ok = 0;
-    wpart_status_t st = wpart_i_dyn_series_add(b, now, s->version, s->T_pred, (double)s->S_eff, s->X);
+    wpart_status_t st =
+        wpart_i_dyn_series_add(b, now, s->version, s->T_pred, (double)s->S_eff, s->X);
     if (st == WPART_OK && s->version == 1) {
         for (int32_t p = 0; p < n; p++) {
             s->w_x[p] = (double)s->X[p] / (double)(s->S_eff > 0 ? s->S_eff : 1);

@@ -49,7 +49,8 @@ void wpart_dynamic_plbhac_cfg_robust(wpart_dynamic_plbhac_cfg_t *c)
 
 static int bad(double v, double lo, double hi) { return !(isfinite(v) && v >= lo && v <= hi); }
 
-wpart_status_t wpart_i_plb_validate(const wpart_dynamic_plbhac_cfg_t *c, int32_t n, const int32_t *kinds)
+wpart_status_t wpart_i_plb_validate(const wpart_dynamic_plbhac_cfg_t *c, int32_t n,
+                                    const int32_t *kinds)
 {
     if (n < 1) {
         return wpart_i_error(WPART_EINVAL, "n_pu must be >= 1, got %d", (int)n);
@@ -61,7 +62,8 @@ wpart_status_t wpart_i_plb_validate(const wpart_dynamic_plbhac_cfg_t *c, int32_t
         return wpart_i_error(WPART_EINVAL, "quantum must be >= 1, got %" PRId64, c->quantum);
     }
     if (c->total < c->quantum) {
-        return wpart_i_error(WPART_EINVAL, "total (%" PRId64 ") is smaller than one quantum (%" PRId64 ")",
+        return wpart_i_error(WPART_EINVAL,
+                             "total (%" PRId64 ") is smaller than one quantum (%" PRId64 ")",
                              c->total, c->quantum);
     }
     if (c->x_init < 1 || c->x_init > INT64_MAX / 8) {
@@ -83,25 +85,30 @@ wpart_status_t wpart_i_plb_validate(const wpart_dynamic_plbhac_cfg_t *c, int32_t
         return wpart_i_error(WPART_EINVAL, "tail_alpha must be in [0, 1), got %g", c->tail_alpha);
     }
     if (c->tail_mode < 0 || c->tail_mode > 2) {
-        return wpart_i_error(WPART_EINVAL, "tail_mode must be resolve/scale/off (0..2), got %d", (int)c->tail_mode);
+        return wpart_i_error(WPART_EINVAL, "tail_mode must be resolve/scale/off (0..2), got %d",
+                             (int)c->tail_mode);
     }
     if (c->training_mode < 0 || c->training_mode > 1) {
         return wpart_i_error(WPART_EINVAL, "training_mode must be barrier/probe (0..1), got %d",
                              (int)c->training_mode);
     }
     if (c->step_mode < 0 || c->step_mode > 3) {
-        return wpart_i_error(WPART_EINVAL, "step_mode must be frozen/ratchet/fixed/adaptive (0..3), got %d",
+        return wpart_i_error(WPART_EINVAL,
+                             "step_mode must be frozen/ratchet/fixed/adaptive (0..3), got %d",
                              (int)c->step_mode);
     }
     if ((c->step_mode == WPART_DYN_STEP_FIXED || c->paper_strict) && c->step_size < c->quantum) {
-        return wpart_i_error(WPART_EINVAL, "step_size must be >= quantum (%" PRId64 ") with step_mode fixed, got %" PRId64,
+        return wpart_i_error(WPART_EINVAL,
+                             "step_size must be >= quantum (%" PRId64
+                             ") with step_mode fixed, got %" PRId64,
                              c->quantum, c->step_size);
     }
     if (c->step_size < 0) {
         return wpart_i_error(WPART_EINVAL, "step_size must be >= 0, got %" PRId64, c->step_size);
     }
     if (c->min_steps_left < 1) {
-        return wpart_i_error(WPART_EINVAL, "min_steps_left must be >= 1, got %d", (int)c->min_steps_left);
+        return wpart_i_error(WPART_EINVAL, "min_steps_left must be >= 1, got %d",
+                             (int)c->min_steps_left);
     }
     if (c->min_block_mode < 0 || c->min_block_mode > 1) {
         return wpart_i_error(WPART_EINVAL, "min_block_mode must be fixed/auto (0..1), got %d",
@@ -109,7 +116,8 @@ wpart_status_t wpart_i_plb_validate(const wpart_dynamic_plbhac_cfg_t *c, int32_t
     }
     for (int32_t p = 0; p < n; p++) {
         if (kinds && (kinds[p] < 0 || kinds[p] > 2)) {
-            return wpart_i_error(WPART_EINVAL, "pu_kinds[%d] must be CPU/GPU/PHI (0..2), got %d", (int)p,
+            return wpart_i_error(WPART_EINVAL, "pu_kinds[%d] must be CPU/GPU/PHI (0..2), got %d",
+                                 (int)p,
                                  (int)kinds[p]);
         }
         if (c->min_block && (c->min_block[p] < 0 || c->min_block[p] > c->total)) {

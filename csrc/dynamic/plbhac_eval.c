@@ -12,7 +12,10 @@
 
 #define PLB_GRID 64
 
-static double E(plb_t *s, int32_t p, double x) { return wpart_dynamic_model_timefn(s->res_models, p, x); }
+static double E(plb_t *s, int32_t p, double x)
+{
+    return wpart_dynamic_model_timefn(s->res_models, p, x);
+}
 
 static wpart_dynamic_time_fn timefn(void) { return wpart_dynamic_model_timefn; }
 
@@ -145,7 +148,8 @@ wpart_status_t wpart_i_plb_eval_run(wpart_dynamic_balancer_t *b, int64_t token)
     }
 
     /* 4. tail shrink (§2.7): "after 70 % was processed" = completed */
-    if (c->tail_mode != WPART_DYN_TAIL_OFF && (double)s->snap_completed >= c->tail_start * (double)W) {
+    if (c->tail_mode != WPART_DYN_TAIL_OFF &&
+        (double)s->snap_completed >= c->tail_start * (double)W) {
         m_tail++;
     }
     double f = 1.0;

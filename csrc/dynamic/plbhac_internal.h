@@ -81,6 +81,7 @@ typedef struct {
 wpart_status_t wpart_i_plb_eval_run(wpart_dynamic_balancer_t *b, int64_t token);
 
 /** Validates a configuration (plbhac_cfg.c). */
-wpart_status_t wpart_i_plb_validate(const wpart_dynamic_plbhac_cfg_t *c, int32_t n, const int32_t *kinds);
+wpart_status_t wpart_i_plb_validate(const wpart_dynamic_plbhac_cfg_t *c, int32_t n,
+                                    const int32_t *kinds);
 
 #endif /* WPART_PLBHAC_INTERNAL_H */

@@ -140,6 +140,9 @@ static wpart_status_t kernel(hp_ctx_t *X, int64_t c, int64_t w, cell_t **res)
     S->n = 0;
     int64_t ns = X->nscan[c];
     for (int64_t s = -1; s < ns; s++) {
+        if ((++X->polls & 1023) == 0) { /* cells with many sizes poll inside the scan too */
+            WPART_CHECK(wpart_i_poll(X->ctl, X->t0, 0.0, 1.0));
+        }
         int64_t u = 0;
         double tx = 0.0, ex = 0.0;
         int32_t ax = 0;
@@ -334,6 +337,7 @@ static wpart_status_t hepopta_grid(const hg_grid_t *G, const wpart_hetero_option
     if (!X.sigma || !X.scan || !X.nscan || !X.stairs || !tmp || !X.cells) {
         WPART_FAIL(WPART_ENOMEM, "memo table of %" PRId64 " cells", ncells);
     }
+    hg_poll_t pl = hg_poll_init(opt->control, X.t0);
     int64_t acc = 0;
     for (int64_t i = p - 1; i >= 0; i--) {
         int64_t m = G->off[i + 1] - G->off[i], k = 0, cap = 0;
@@ -348,6 +352,7 @@ static wpart_status_t hepopta_grid(const hg_grid_t *G, const wpart_hetero_option
             }
         }
         sort_scan(X.scan[i], k, tmp, G->e, G->u);
+        WPART_CHECK(hg_tick(&pl, 8 * m));
         X.nscan[i] = k;
         acc += cap;
         X.sigma[i] = acc;
@@ -367,9 +372,11 @@ static wpart_status_t hepopta_grid(const hg_grid_t *G, const wpart_hetero_option
             E[w] = En ? En[w] : (w == 0 ? 0.0 : INFINITY);
             T[w] = Tn ? Tn[w] : (w == 0 ? 0.0 : INFINITY);
         }
+        WPART_CHECK(hg_tick(&pl, n1));
         for (int64_t s = 0; s < X.nscan[c]; s++) {
             int64_t j = X.scan[c][s], u = G->u[j];
             double ej = G->e[j], tj = G->t[j];
+            WPART_CHECK(hg_tick(&pl, 1 + n1 - u));
             for (int64_t w = u; w <= N; w++) {
                 double re = En ? En[w - u] : (w == u ? 0.0 : INFINITY);
                 double rt = Tn ? Tn[w - u] : (w == u ? 0.0 : INFINITY);
@@ -516,6 +523,12 @@ wpart_status_t wpart_hetero_total_energy_front(const wpart_hetero_front_t *ep,
     }
     for (int64_t a = 0; a < k; a++) {
         v[a].te = ep->dynamic_energy[a] + static_power * ep->time[a];
+        if (!isfinite(v[a].te)) {
+            WPART_FAIL(WPART_EINVAL,
+                       "static_power x time + dynamic energy overflows float64 "
+                       "(%g W x %g s + %g J); rescale the units", static_power, ep->time[a],
+                       ep->dynamic_energy[a]);
+        }
         v[a].t = ep->time[a];
         v[a].k = a;
         v[a].active = 0;

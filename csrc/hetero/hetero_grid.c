@@ -137,12 +137,21 @@ wpart_status_t hg_grid_init(hg_grid_t *G, int64_t n, const wpart_hetero_profiles
     if (g == 0) {
         g = n > 0 ? n : 1;
     }
+    /* capacity: the most work any distribution can place (saturating); beyond it there is no
+     * distribution at all, whatever the size of n (an empty front, not a grid-size error) */
+    int64_t cap = 0;
+    for (int64_t i = 0; i < P->p; i++) {
+        if (P->offsets[i + 1] > P->offsets[i]) {
+            int64_t top = P->size[P->offsets[i + 1] - 1];
+            cap = cap > INT64_MAX - top ? INT64_MAX : cap + top;
+        }
+    }
     G->p = P->p;
     G->g = g;
     G->off = P->offsets;
     G->t = P->time;
     G->e = P->energy;
-    G->feasible_grid = (n % g == 0);
+    G->feasible_grid = (n % g == 0) && n <= cap;
     G->N = G->feasible_grid ? n / g : 0;
     if (max_grid <= 0) {
         max_grid = 10000000;
@@ -164,13 +173,23 @@ wpart_status_t hg_grid_init(hg_grid_t *G, int64_t n, const wpart_hetero_profiles
     for (int64_t k = 0; k < cells; k++) {
         G->idx[k] = -1;
     }
+    double emax_sum = 0.0; /* bounds the energy of every distribution */
     for (int64_t i = 0; i < G->p; i++) {
+        double emax = 0.0;
         for (int64_t j = P->offsets[i]; j < P->offsets[i + 1]; j++) {
             G->u[j] = P->size[j] / g;
             if (G->u[j] <= G->N) {
                 G->idx[i * (G->N + 1) + G->u[j]] = j;
+                emax = P->energy[j] > emax ? P->energy[j] : emax;
             }
         }
+        emax_sum += emax;
+    }
+    if (G->feasible_grid && !isfinite(emax_sum)) {
+        WPART_FAIL(WPART_EINVAL,
+                   "profiles: energies too large, sums of one energy per processor overflow "
+                   "float64 (the largest usable energies add up to inf); rescale them "
+                   "(e.g. to kJ)");
     }
     return WPART_OK;
 cleanup:
@@ -255,11 +274,13 @@ void hg_dp_free(hg_dp_t *W)
     memset(W, 0, sizeof *W);
 }
 
-void hg_dp_min_energy(const hg_grid_t *G, hg_dp_t *W, double lo, double hi, const char *must,
-                      const char *forbid, int *feasible, double *energy, double *time,
-                      int64_t *dist)
+wpart_status_t hg_dp_min_energy(const hg_grid_t *G, hg_dp_t *W, double lo, double hi,
+                                const char *must, const char *forbid, hg_poll_t *pl,
+                                int *feasible, double *energy, double *time, int64_t *dist)
 {
+    wpart_status_t st = WPART_OK;
     int64_t N = G->N, n1 = N + 1;
+    *feasible = 0;
     double *Dn = W->D1, *Dc = W->D0;
     int32_t *An = W->A1, *Ac = W->A0;
     for (int64_t w = 0; w <= N; w++) {
@@ -274,24 +295,31 @@ void hg_dp_min_energy(const hg_grid_t *G, hg_dp_t *W, double lo, double hi, cons
             Ac[w] = zero_ok ? An[w] : 0;
             ch[w] = zero_ok && Dn[w] < INFINITY ? 0 : -1;
         }
+        WPART_CHECK(hg_tick(pl, n1));
         if (!(forbid && forbid[i])) {
-            for (int64_t j = G->off[i]; j < G->off[i + 1]; j++) {
-                int64_t u = G->u[j];
-                double tj = G->t[j], ej = G->e[j];
-                if (u > N || !(tj >= lo && tj <= hi)) {
-                    continue;
-                }
-                for (int64_t w = u; w <= N; w++) {
-                    double r = Dn[w - u];
-                    if (r == INFINITY) {
+            /* sizes in blocks of about HG_POLL_WORK cell updates, one tick per block */
+            const int64_t jend = G->off[i + 1], jstep = HG_POLL_WORK / (n1 + 1) + 1;
+            for (int64_t jb = G->off[i]; jb < jend; jb += jstep) {
+                int64_t je = jend - jb > jstep ? jb + jstep : jend;
+                WPART_CHECK(hg_tick(pl, (je - jb) * (n1 + 1)));
+                for (int64_t j = jb; j < je; j++) {
+                    int64_t u = G->u[j];
+                    double tj = G->t[j], ej = G->e[j];
+                    if (u > N || !(tj >= lo && tj <= hi)) {
                         continue;
                     }
-                    double v = ej + r;
-                    int32_t a = An[w - u] + 1;
-                    if (v < Dc[w] || (v == Dc[w] && a < Ac[w])) {
-                        Dc[w] = v;
-                        Ac[w] = a;
-                        ch[w] = u;
+                    for (int64_t w = u; w <= N; w++) {
+                        double r = Dn[w - u];
+                        if (r == INFINITY) {
+                            continue;
+                        }
+                        double v = ej + r;
+                        int32_t a = An[w - u] + 1;
+                        if (v < Dc[w] || (v == Dc[w] && a < Ac[w])) {
+                            Dc[w] = v;
+                            Ac[w] = a;
+                            ch[w] = u;
+                        }
                     }
                 }
             }
@@ -305,8 +333,7 @@ void hg_dp_min_energy(const hg_grid_t *G, hg_dp_t *W, double lo, double hi, cons
     }
     /* Dn now holds D_0 */
     if (Dn[N] == INFINITY) {
-        *feasible = 0;
-        return;
+        return WPART_OK;
     }
     *feasible = 1;
     *energy = Dn[N];
@@ -322,6 +349,8 @@ void hg_dp_min_energy(const hg_grid_t *G, hg_dp_t *W, double lo, double hi, cons
         w -= x;
     }
     *time = T;
+cleanup:
+    return st;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -363,9 +392,12 @@ cleanup:
 }
 
 /* Exact-sum reachability (bitset) of N with points lo <= t <= hi; must/forbid as the DP. */
-static int feas(const hg_grid_t *G, uint64_t *R, uint64_t *R2, int64_t nw, double lo, double hi,
-                const char *must, const char *forbid)
+static wpart_status_t feas(const hg_grid_t *G, uint64_t *R, uint64_t *R2, int64_t nw, double lo,
+                           double hi, const char *must, const char *forbid, hg_poll_t *pl,
+                           int *ok)
 {
+    wpart_status_t st = WPART_OK;
+    *ok = 0;
     memset(R, 0, (size_t)nw * sizeof(uint64_t));
     R[0] = 1;
     for (int64_t i = 0; i < G->p; i++) {
@@ -377,24 +409,33 @@ static int feas(const hg_grid_t *G, uint64_t *R, uint64_t *R2, int64_t nw, doubl
         } else {
             memcpy(R2, R, (size_t)nw * sizeof(uint64_t));
         }
-        for (int64_t j = G->off[i]; j < G->off[i + 1]; j++) {
-            int64_t u = G->u[j];
-            if (u > G->N || !(G->t[j] >= lo && G->t[j] <= hi)) {
-                continue;
-            }
-            int64_t ws = u >> 6;
-            int bs = (int)(u & 63);
-            for (int64_t k = nw - 1; k >= ws; k--) {
-                uint64_t v = R[k - ws] << bs;
-                if (bs && k - ws - 1 >= 0) {
-                    v |= R[k - ws - 1] >> (64 - bs);
+        WPART_CHECK(hg_tick(pl, nw));
+        /* sizes in blocks of about HG_POLL_WORK words, one tick per block */
+        const int64_t jend = G->off[i + 1], jstep = HG_POLL_WORK / (nw + 1) + 1;
+        for (int64_t jb = G->off[i]; jb < jend; jb += jstep) {
+            int64_t je = jend - jb > jstep ? jb + jstep : jend;
+            WPART_CHECK(hg_tick(pl, (je - jb) * (nw + 1)));
+            for (int64_t j = jb; j < je; j++) {
+                int64_t u = G->u[j];
+                if (u > G->N || !(G->t[j] >= lo && G->t[j] <= hi)) {
+                    continue;
                 }
-                R2[k] |= v;
+                int64_t ws = u >> 6;
+                int bs = (int)(u & 63);
+                for (int64_t k = nw - 1; k >= ws; k--) {
+                    uint64_t v = R[k - ws] << bs;
+                    if (bs && k - ws - 1 >= 0) {
+                        v |= R[k - ws - 1] >> (64 - bs);
+                    }
+                    R2[k] |= v;
+                }
             }
         }
         memcpy(R, R2, (size_t)nw * sizeof(uint64_t));
     }
-    return (int)((R[G->N >> 6] >> (G->N & 63)) & 1u);
+    *ok = (int)((R[G->N >> 6] >> (G->N & 63)) & 1u);
+cleanup:
+    return st;
 }
 
 typedef struct {
@@ -444,15 +485,21 @@ wpart_status_t hg_time_optimal(const hg_grid_t *G, const wpart_control_t *ctl, d
         }
         return WPART_OK;
     }
+    hg_poll_t pl = hg_poll_init(ctl, t0);
+    int ok = 0;
     WPART_CHECK(hg_candidate_times(G, NULL, &C, &nc));
     WPART_CHECK(bits_alloc(&B, G));
-    if (nc == 0 || !feas(G, B.R, B.R2, B.nw, -INFINITY, C[nc - 1], NULL, NULL)) {
+    if (nc > 0) {
+        WPART_CHECK(feas(G, B.R, B.R2, B.nw, -INFINITY, C[nc - 1], NULL, NULL, &pl, &ok));
+    }
+    if (!ok) {
         goto cleanup;
     }
     int64_t lo = 0, hi = nc - 1; /* feasible at hi */
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
-        if (feas(G, B.R, B.R2, B.nw, -INFINITY, C[mid], NULL, NULL)) {
+        WPART_CHECK(feas(G, B.R, B.R2, B.nw, -INFINITY, C[mid], NULL, NULL, &pl, &ok));
+        if (ok) {
             hi = mid;
         } else {
             lo = mid + 1;
@@ -460,7 +507,8 @@ wpart_status_t hg_time_optimal(const hg_grid_t *G, const wpart_control_t *ctl, d
         WPART_CHECK(wpart_i_poll(ctl, t0, 0.0, 1.0));
     }
     WPART_CHECK(hg_dp_alloc(&W, G));
-    hg_dp_min_energy(G, &W, -INFINITY, C[hi], NULL, NULL, feasible, energy, time, dist);
+    WPART_CHECK(hg_dp_min_energy(G, &W, -INFINITY, C[hi], NULL, NULL, &pl, feasible, energy,
+                                 time, dist));
     if (!*feasible || *time != C[hi]) {
         WPART_FAIL(WPART_EINTERNAL, "TOPT: DP disagrees with the feasibility test");
     }
@@ -513,15 +561,18 @@ wpart_status_t wpart_hetero_energy_optimal(int64_t n, const wpart_hetero_profile
     hg_dp_t W = {0};
     double *C = NULL;
     int64_t nc = 0;
+    double t0 = wpart_i_now();
     *feasible = 0;
     WPART_CHECK(hg_grid_init(&G, n, P, opt->max_grid));
     if (!G.feasible_grid) {
         goto cleanup;
     }
+    hg_poll_t pl = hg_poll_init(opt->control, t0);
     WPART_CHECK(hg_dp_alloc(&W, &G));
     double emin, tt;
     int f;
-    hg_dp_min_energy(&G, &W, -INFINITY, INFINITY, NULL, NULL, &f, &emin, &tt, dist);
+    WPART_CHECK(hg_dp_min_energy(&G, &W, -INFINITY, INFINITY, NULL, NULL, &pl, &f, &emin, &tt,
+                                 dist));
     if (!f) {
         goto cleanup;
     }
@@ -536,15 +587,17 @@ wpart_status_t wpart_hetero_energy_optimal(int64_t n, const wpart_hetero_profile
             int64_t mid = lo + (hi - lo) / 2;
             double e2, t2;
             int f2;
-            hg_dp_min_energy(&G, &W, -INFINITY, C[mid], NULL, NULL, &f2, &e2, &t2, dist);
+            WPART_CHECK(hg_dp_min_energy(&G, &W, -INFINITY, C[mid], NULL, NULL, &pl, &f2, &e2,
+                                         &t2, dist));
             if (f2 && e2 == emin) {
                 hi = mid;
             } else {
                 lo = mid + 1;
             }
-            WPART_CHECK(wpart_i_poll(opt->control, 0.0, 0.0, 1.0));
+            WPART_CHECK(wpart_i_poll(opt->control, t0, 0.0, 1.0));
         }
-        hg_dp_min_energy(&G, &W, -INFINITY, C[hi], NULL, NULL, &f, &emin, &tt, dist);
+        WPART_CHECK(hg_dp_min_energy(&G, &W, -INFINITY, C[hi], NULL, NULL, &pl, &f, &emin, &tt,
+                                     dist));
     }
     *feasible = 1;
     *energy = emin;
@@ -596,10 +649,11 @@ wpart_status_t wpart_hetero_threshold_dp(int64_t n, const wpart_hetero_profiles_
         WPART_FAIL(WPART_ENOMEM, "threshold DP front");
     }
     double best = INFINITY;
+    hg_poll_t pl = hg_poll_init(opt->control, t0);
     for (int64_t c = 0; c < nc; c++) {
         int f;
         double E, T;
-        hg_dp_min_energy(&G, &W, -INFINITY, C[c], NULL, NULL, &f, &E, &T, x);
+        WPART_CHECK(hg_dp_min_energy(&G, &W, -INFINITY, C[c], NULL, NULL, &pl, &f, &E, &T, x));
         if (f && E < best) {
             best = E;
             fe[k] = E;
@@ -684,6 +738,7 @@ wpart_status_t wpart_hetero_load_balanced(int64_t n, const wpart_hetero_profiles
         }
         goto cleanup;
     }
+    hg_poll_t pl = hg_poll_init(opt->control, t0);
     WPART_CHECK(bits_alloc(&B, &G));
     int64_t nw = B.nw, kstar = -1;
     if (mode == WPART_HETERO_LB_ALL_ACTIVE) {
@@ -702,22 +757,29 @@ wpart_status_t wpart_hetero_load_balanced(int64_t n, const wpart_hetero_profiles
         reach[0] = 1;
         for (int64_t i = 0; i < p; i++) {
             memcpy(nreach, reach, (size_t)cells * sizeof(uint64_t));
-            for (int64_t j = G.off[i]; j < G.off[i + 1]; j++) {
-                int64_t u = G.u[j];
-                if (u > N) {
-                    continue;
-                }
-                int64_t ws = u >> 6;
-                int bs = (int)(u & 63);
-                for (int64_t kk = 1; kk <= i + 1; kk++) {
-                    const uint64_t *R = reach + (kk - 1) * nw;
-                    uint64_t *R2 = nreach + kk * nw;
-                    for (int64_t q = nw - 1; q >= ws; q--) {
-                        uint64_t v = R[q - ws] << bs;
-                        if (bs && q - ws - 1 >= 0) {
-                            v |= R[q - ws - 1] >> (64 - bs);
+            WPART_CHECK(hg_tick(&pl, cells));
+            const int64_t jend = G.off[i + 1], jw = (i + 1) * nw + 1;
+            const int64_t jstep = HG_POLL_WORK / jw + 1;
+            for (int64_t jb = G.off[i]; jb < jend; jb += jstep) {
+                int64_t je = jend - jb > jstep ? jb + jstep : jend;
+                WPART_CHECK(hg_tick(&pl, (je - jb) * jw));
+                for (int64_t j = jb; j < je; j++) {
+                    int64_t u = G.u[j];
+                    if (u > N) {
+                        continue;
+                    }
+                    int64_t ws = u >> 6;
+                    int bs = (int)(u & 63);
+                    for (int64_t kk = 1; kk <= i + 1; kk++) {
+                        const uint64_t *R = reach + (kk - 1) * nw;
+                        uint64_t *R2 = nreach + kk * nw;
+                        for (int64_t q = nw - 1; q >= ws; q--) {
+                            uint64_t v = R[q - ws] << bs;
+                            if (bs && q - ws - 1 >= 0) {
+                                v |= R[q - ws - 1] >> (64 - bs);
+                            }
+                            R2[q] |= v;
                         }
-                        R2[q] |= v;
                     }
                 }
             }
@@ -773,12 +835,20 @@ wpart_status_t wpart_hetero_load_balanced(int64_t n, const wpart_hetero_profiles
         WPART_CHECK(hg_candidate_times(&G, must, &C, &nc));
         int64_t uu = 0, bl = -1, bu = -1;
         double sp = INFINITY;
-        if (nc > 0 && feas(&G, B.R, B.R2, nw, -INFINITY, INFINITY, must, forbid)) {
+        int ok = 0;
+        if (nc > 0) {
+            WPART_CHECK(feas(&G, B.R, B.R2, nw, -INFINITY, INFINITY, must, forbid, &pl, &ok));
+        }
+        if (ok) {
             for (int64_t l = 0; l < nc; l++) {
                 if (uu < l) {
                     uu = l;
                 }
-                while (uu < nc && !feas(&G, B.R, B.R2, nw, C[l], C[uu], must, forbid)) {
+                while (uu < nc) {
+                    WPART_CHECK(feas(&G, B.R, B.R2, nw, C[l], C[uu], must, forbid, &pl, &ok));
+                    if (ok) {
+                        break;
+                    }
                     uu++;
                 }
                 if (uu == nc) {
@@ -795,7 +865,8 @@ wpart_status_t wpart_hetero_load_balanced(int64_t n, const wpart_hetero_profiles
         if (bl >= 0) {
             int f;
             double E, T;
-            hg_dp_min_energy(&G, &W, C[bl], C[bu], must, forbid, &f, &E, &T, x);
+            WPART_CHECK(hg_dp_min_energy(&G, &W, C[bl], C[bu], must, forbid, &pl, &f, &E, &T,
+                                         x));
             if (!f) {
                 WPART_FAIL(WPART_EINTERNAL, "load-balanced: window DP infeasible");
             }

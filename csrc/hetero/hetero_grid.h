@@ -19,9 +19,40 @@ wpart_status_t hg_grid_init(hg_grid_t *G, int64_t n, const wpart_hetero_profiles
                             int64_t max_grid);
 void hg_grid_free(hg_grid_t *G);
 
+/* Work-counted polling: every long loop adds the elementary steps it did and the control hooks
+ * (Ctrl-C, progress, time limit measured from t0) are polled about every HG_POLL_WORK steps
+ * (well under a millisecond), however the work is shaped (many sizes or long rows). */
+#define HG_POLL_WORK ((int64_t)1 << 17)
+
+typedef struct {
+    const wpart_control_t *ctl;
+    double t0;
+    int64_t work;
+} hg_poll_t;
+
+static inline hg_poll_t hg_poll_init(const wpart_control_t *ctl, double t0)
+{
+    hg_poll_t pl = {ctl, t0, 0};
+    return pl;
+}
+
+static inline wpart_status_t hg_tick(hg_poll_t *pl, int64_t work)
+{
+    if (!pl || !pl->ctl) {
+        return WPART_OK;
+    }
+    pl->work += work;
+    if (pl->work < HG_POLL_WORK) {
+        return WPART_OK;
+    }
+    pl->work = 0;
+    return wpart_i_poll(pl->ctl, pl->t0, 0.0, 1.0);
+}
+
 /* Minimum right-fold energy DP (spec 2.3) over points with lo <= t <= hi; must[i] != 0 forbids
  * x_i = 0; forbid[i] != 0 forces x_i = 0 (both may be NULL). Ties: fewer active, then smaller
- * shares from the first processor on. Writes *feasible, *energy, dist (grid units) and *time. */
+ * shares from the first processor on. Writes *feasible, *energy, dist (grid units) and *time.
+ * Polls pl (may be NULL); WPART_ECANCELLED when stopped. */
 typedef struct {
     double *D0, *D1;
     int32_t *A0, *A1;
@@ -30,9 +61,9 @@ typedef struct {
 
 wpart_status_t hg_dp_alloc(hg_dp_t *W, const hg_grid_t *G);
 void hg_dp_free(hg_dp_t *W);
-void hg_dp_min_energy(const hg_grid_t *G, hg_dp_t *W, double lo, double hi, const char *must,
-                      const char *forbid, int *feasible, double *energy, double *time,
-                      int64_t *dist);
+wpart_status_t hg_dp_min_energy(const hg_grid_t *G, hg_dp_t *W, double lo, double hi,
+                                const char *must, const char *forbid, hg_poll_t *pl,
+                                int *feasible, double *energy, double *time, int64_t *dist);
 
 /* Sorted distinct times of points with 1 <= u <= N (processors with mask[i] != 0, or all when
  * mask is NULL). Caller frees *out. */

@@ -22,6 +22,9 @@
 #include "internal.h"
 #include "tasks_internal.h"
 
+typedef wpart_tasks_clusters_t clusters_t;
+typedef wpart_tasks_comm_ctx_t comm_ctx_t;
+
 /* ------------------------------------------------------------------ RNG ----------------- */
 typedef struct {
     uint64_t s[4];
@@ -148,201 +151,6 @@ static void inform(int32_t P, int32_t f, int32_t k, rng_t *rngs, uint64_t *known
         }
         memcpy(sender, recv, (size_t)P);
     }
-}
-
-/* ------------------------------------------------------------------ clusters ------------ */
-/* The clusters of one rank with their summaries (what a rank would send to its peers). */
-typedef struct {
-    int32_t *tasks;   /* tasks of the rank grouped by cluster */
-    int32_t *start;   /* cluster c = tasks[start[c] .. start[c+1]) */
-    int32_t *blk;     /* block of the cluster's tasks (-1: none) */
-    double *load, *fp, *wk; /* summed load and footprint, max working memory */
-    int64_t *deg;     /* incident edges of the cluster's tasks */
-    int32_t n, cap_t, cap_c;
-    double wk1, wk2;  /* largest and second largest cluster working memory */
-    int32_t wk_arg;   /* cluster holding wk1 (-1 if none) */
-} clusters_t;
-
-static void clusters_free(clusters_t *C)
-{
-    free(C->tasks);
-    free(C->start);
-    free(C->blk);
-    free(C->load);
-    free(C->fp);
-    free(C->wk);
-    free(C->deg);
-    memset(C, 0, sizeof(*C));
-}
-
-static int cmp_block_task(int32_t a, int32_t b, const int32_t *blk)
-{
-    int32_t ba = blk ? blk[a] : -1, bb = blk ? blk[b] : -1;
-    /* block-less tasks (-1) sort after blocks, each alone */
-    int64_t ka = ba >= 0 ? ba : (int64_t)1 << 40, kb = bb >= 0 ? bb : (int64_t)1 << 40;
-    if (ka != kb) return ka < kb ? -1 : 1;
-    return a < b ? -1 : a > b;
-}
-
-static void sort_tasks(int32_t *a, int32_t n, const int32_t *blk, int32_t *tmp)
-{
-    if (n < 2) return;
-    if (n <= 16) {
-        for (int32_t i = 1; i < n; i++) {
-            int32_t x = a[i], j = i;
-            while (j > 0 && cmp_block_task(a[j - 1], x, blk) > 0) {
-                a[j] = a[j - 1];
-                j--;
-            }
-            a[j] = x;
-        }
-        return;
-    }
-    int32_t h = n / 2;
-    sort_tasks(a, h, blk, tmp);
-    sort_tasks(a + h, n - h, blk, tmp);
-    int32_t i = 0, j = h, o = 0;
-    while (i < h && j < n) tmp[o++] = cmp_block_task(a[j], a[i], blk) < 0 ? a[j++] : a[i++];
-    while (i < h) tmp[o++] = a[i++];
-    while (j < n) tmp[o++] = a[j++];
-    memcpy(a, tmp, sizeof(int32_t) * (size_t)n);
-}
-
-static int reserve(void **p, int64_t n, size_t sz)
-{
-    void *q = realloc(*p, (size_t)(n > 0 ? n : 1) * sz);
-    if (!q) return 0;
-    *p = q;
-    return 1;
-}
-
-/* Union-find context of the block+comm clustering (NULL for the other modes). */
-typedef struct {
-    int32_t *parent; /* K scratch */
-    int32_t *key;    /* K scratch: component representative of each task */
-    double thresh;   /* an edge joins when beta * V >= thresh */
-} comm_ctx_t;
-
-static int32_t uf_find(int32_t *par, int32_t x)
-{
-    while (par[x] != x) {
-        par[x] = par[par[x]];
-        x = par[x];
-    }
-    return x;
-}
-
-static void uf_union(int32_t *par, int32_t a, int32_t b)
-{
-    a = uf_find(par, a);
-    b = uf_find(par, b);
-    if (a != b) {
-        if (a < b) par[b] = a;
-        else par[a] = b;
-    }
-}
-
-static wpart_status_t build_clusters_c(const wpart_tasks_state_t *s, int32_t r, int mode,
-                                       clusters_t *C, int32_t *tmp, const comm_ctx_t *cc);
-
-static wpart_status_t build_clusters(const wpart_tasks_state_t *s, int32_t r, int mode,
-                                     clusters_t *C, int32_t *tmp)
-{
-    return build_clusters_c(s, r, mode, C, tmp, NULL);
-}
-
-static wpart_status_t build_clusters_c(const wpart_tasks_state_t *s, int32_t r, int mode,
-                                       clusters_t *C, int32_t *tmp, const comm_ctx_t *cc)
-{
-    const wpart_tasks_problem_t *p = &s->p;
-    int32_t n = s->rank[r].cnt;
-    if (n > C->cap_t || n + 1 > C->cap_c) {
-        int32_t nc = n + 1 > 2 * C->cap_c ? n + 1 : 2 * C->cap_c;
-        if (!reserve((void **)&C->tasks, n > 2 * C->cap_t ? n : 2 * C->cap_t, sizeof(int32_t)) ||
-            !reserve((void **)&C->start, nc + 1, sizeof(int32_t)) ||
-            !reserve((void **)&C->blk, nc, sizeof(int32_t)) ||
-            !reserve((void **)&C->load, nc, sizeof(double)) ||
-            !reserve((void **)&C->fp, nc, sizeof(double)) ||
-            !reserve((void **)&C->wk, nc, sizeof(double)) ||
-            !reserve((void **)&C->deg, nc, sizeof(int64_t))) {
-            return wpart_i_error(WPART_ENOMEM, "ccm: out of memory (clusters)");
-        }
-        C->cap_t = n > 2 * C->cap_t ? n : 2 * C->cap_t;
-        C->cap_c = nc;
-    }
-    int32_t m = 0;
-    for (int32_t k = s->head[r]; k >= 0; k = s->next[k]) C->tasks[m++] = k;
-    const int32_t *blk = mode == WPART_TASKS_CLUSTER_BLOCK ? p->task_block : NULL;
-    const int comm = mode == WPART_TASKS_CLUSTER_BLOCK_COMM && cc != NULL;
-    if (comm) {
-        /* components of "same block" and "heavy on-rank edge"; key = smallest task id */
-        int32_t *par = cc->parent;
-        for (int32_t i = 0; i < m; i++) par[C->tasks[i]] = C->tasks[i];
-        if (p->task_block) { /* tasks of a block: consecutive once sorted by block */
-            sort_tasks(C->tasks, m, p->task_block, tmp);
-            for (int32_t i = 1; i < m; i++) {
-                int32_t t = C->tasks[i], u = C->tasks[i - 1];
-                if (p->task_block[t] >= 0 && p->task_block[t] == p->task_block[u]) {
-                    uf_union(par, t, u);
-                }
-            }
-        }
-        for (int32_t i = 0; i < m; i++) {
-            int32_t t = C->tasks[i];
-            for (int64_t e = s->inc_ptr[t]; e < s->inc_ptr[t + 1]; e++) {
-                int64_t ed = s->inc_edge[e];
-                int32_t a = p->edge_src[ed], b2 = p->edge_dst[ed];
-                int32_t o = a == t ? b2 : a;
-                if (s->assign[o] != r) continue;
-                if (s->c.beta * p->edge_bytes[ed] >= cc->thresh) {
-                    uf_union(par, t, o);
-                }
-            }
-        }
-        for (int32_t i = 0; i < m; i++) cc->key[C->tasks[i]] = uf_find(par, C->tasks[i]);
-        blk = cc->key;
-    }
-    sort_tasks(C->tasks, m, blk, tmp);
-    C->n = 0;
-    for (int32_t i = 0; i < m; i++) {
-        int32_t t = C->tasks[i];
-        int32_t b = p->task_block ? p->task_block[t] : -1;
-        int split;
-        if (comm) {
-            split = i == 0 || cc->key[t] != cc->key[C->tasks[i - 1]];
-        } else {
-            split = mode != WPART_TASKS_CLUSTER_BLOCK || b < 0 || i == 0 ||
-                    b != C->blk[C->n - 1];
-        }
-        if (!split && comm && b != C->blk[C->n - 1]) C->blk[C->n - 1] = -2; /* several */
-        if (split) {
-            C->start[C->n] = i;
-            C->blk[C->n] = b;
-            C->load[C->n] = 0.0;
-            C->fp[C->n] = 0.0;
-            C->wk[C->n] = 0.0;
-            C->deg[C->n] = 0;
-            C->n++;
-        }
-        int32_t c = C->n - 1;
-        C->load[c] += p->task_load[t]; /* same order as the exchange's own sums */
-        if (p->task_footprint) C->fp[c] += p->task_footprint[t];
-        if (p->task_working && p->task_working[t] > C->wk[c]) C->wk[c] = p->task_working[t];
-        C->deg[c] += s->inc_ptr[t + 1] - s->inc_ptr[t];
-    }
-    C->start[C->n] = m;
-    C->wk1 = C->wk2 = 0.0;
-    C->wk_arg = -1;
-    for (int32_t c = 0; c < C->n; c++) {
-        if (C->wk_arg < 0 || C->wk[c] > C->wk1) {
-            C->wk2 = C->wk1;
-            C->wk1 = C->wk[c];
-            C->wk_arg = c;
-        } else if (C->wk[c] > C->wk2) {
-            C->wk2 = C->wk[c];
-        }
-    }
-    return WPART_OK;
 }
 
 /* Presence update of one rank for up to two blocks, in the exchange's order (bit-identical). */
@@ -520,8 +328,11 @@ typedef struct {
     double dexc;           /* reduction of the two ranks' summed memory excess */
     double gain;           /* reduction of max(W) without the memory term */
     int32_t cr, cp, moved; /* cluster indices (-1 = empty) */
-    int single;            /* cr / cp index the single-task clusters */
+    int single;            /* 0: cr / cp index clusters; 1: sub-cluster units; 2: per-pair
+                              parts */
     int found;
+    rng_t *rng;            /* explore: uniform choice among the improving exchanges */
+    uint64_t seen;         /* improving exchanges met so far (explore) */
 } best_t;
 
 /* The pair state before an exchange: summed cap excess and max W without the memory term.
@@ -548,17 +359,21 @@ static void consider(const wpart_tasks_state_t *s, best_t *best, pairkey_t befor
     double w2 = wpart_tasks_i_work_noeps(&s->p, &s->c, p, v2);
     gain = before.w - (w1 > w2 ? w1 : w2);
     if (dexc == 0.0 && !(gain > tol * before.w)) return;
-    if (!best->found || dexc > best->dexc ||
-        (dexc == best->dexc && (gain > best->gain ||
-                                (gain == best->gain && moved < best->moved)))) {
-        best->found = 1;
-        best->dexc = dexc;
-        best->gain = gain;
-        best->cr = i;
-        best->cp = j;
-        best->moved = moved;
-        best->single = single;
+    if (best->rng && before.exc == 0.0) { /* reservoir sampling: uniform over candidates */
+        if (rng_below(best->rng, ++best->seen) != 0) return;
+    } else if (best->found && !(dexc > best->dexc ||
+                                (dexc == best->dexc &&
+                                 (gain > best->gain ||
+                                  (gain == best->gain && moved < best->moved))))) {
+        return;
     }
+    best->found = 1;
+    best->dexc = dexc;
+    best->gain = gain;
+    best->cr = i;
+    best->cp = j;
+    best->moved = moved;
+    best->single = single;
 }
 
 /* Peer information as of the start of the iteration (what the inform stage carried). */
@@ -600,16 +415,26 @@ static wpart_status_t eval_pair(wpart_tasks_state_t *s, int32_t r, const cluster
     return wpart_tasks_i_exchange_vals(s, r, A, na, p, B, nb, v1, v2);
 }
 
+/* Scratch of the per-pair target units (WPART_TASKS_SPLIT_FILL). */
+typedef struct {
+    clusters_t U;
+    double *target; /* K + 1: per cluster of the giving rank */
+    int32_t *tmp;   /* 2K */
+    int8_t *in;     /* K */
+} fill_t;
+
 /* FindBestCCM on the current state: best exchange between r and p, gain > tol * before.
  * Tr / Tp (may be NULL): single-task clusters for one-way single transfers, tried only when
  * no cluster exchange pays (as LBAF tries subclusters only when no swap happened). */
 static wpart_status_t find_best(wpart_tasks_state_t *s, int32_t r, int32_t p,
                                 const clusters_t *Cr, const clusters_t *Cp, const clusters_t *Tr,
-                                const clusters_t *Tp, double tol, int one_way,
-                                const snapshot_t *snap, best_t *best)
+                                const clusters_t *Tp, double tol, int one_way, int split_always,
+                                fill_t *X, rng_t *explore, const snapshot_t *snap,
+                                best_t *best)
 {
     wpart_status_t st;
     memset(best, 0, sizeof(*best));
+    best->rng = explore;
     best->cr = best->cp = -1;
     const wpart_tasks_rank_t *vp = snap ? &snap->rank[p] : &s->rank[p];
     pairkey_t before;
@@ -632,16 +457,55 @@ static wpart_status_t find_best(wpart_tasks_state_t *s, int32_t r, int32_t p,
             if (valid) consider(s, best, before, tol, r, &v1, p, &v2, i, j, na + nb, 0);
         }
     }
-    if (Tr && Tp && !best->found) { /* singles only when no cluster move pays */
+    if (Tr && Tp && (split_always || !best->found)) { /* by default only when no cluster
+                                                           move pays */
         for (int32_t i = 0; i < Tr->n; i++) {
             st = eval_pair(s, r, Tr, i, p, Tp, -1, snap, &v1, &v2, &valid);
             if (st != WPART_OK) return st;
-            if (valid) consider(s, best, before, tol, r, &v1, p, &v2, i, -1, 1, 1);
+            if (valid) {
+                consider(s, best, before, tol, r, &v1, p, &v2, i, -1,
+                         Tr->start[i + 1] - Tr->start[i], 1);
+            }
         }
         for (int32_t j = 0; j < Tp->n; j++) {
             st = eval_pair(s, r, Tr, -1, p, Tp, j, snap, &v1, &v2, &valid);
             if (st != WPART_OK) return st;
-            if (valid) consider(s, best, before, tol, r, &v1, p, &v2, -1, j, 1, 1);
+            if (valid) {
+                consider(s, best, before, tol, r, &v1, p, &v2, -1, j,
+                         Tp->start[j + 1] - Tp->start[j], 1);
+            }
+        }
+    }
+    if (X && (split_always || !best->found)) {
+        /* parts of the more loaded rank's clusters sized to even the pair's W */
+        const int give = wr >= wq;
+        const clusters_t *C = give ? Cr : Cp;
+        const int32_t to = give ? p : r, from = give ? r : p;
+        const int64_t N = s->p.n_blocks;
+        const int32_t *rc = give ? (snap ? snap->refcnt : s->refcnt) + p * N : s->refcnt + r * N;
+        const double *ra = s->p.rank_alpha;
+        double a = (ra ? ra[from] : s->c.alpha) + (ra ? ra[to] : s->c.alpha);
+        for (int32_t c = 0; c < C->n; c++) {
+            int32_t b = C->blk[c];
+            double h = 0.0;
+            if (b >= 0 && rc[b] == 0 && s->p.block_home[b] != to) {
+                h = s->c.delta * s->p.block_size[b];
+            }
+            X->target[c] = a > 0 ? (fabs(wr - wq) - h) / a : 0.0;
+        }
+        st = wpart_tasks_i_build_fill(s, C, X->target, &X->U, X->tmp, X->in);
+        if (st != WPART_OK) return st;
+        for (int32_t u = 0; u < X->U.n; u++) {
+            if (give) {
+                st = eval_pair(s, r, &X->U, u, p, Cp, -1, snap, &v1, &v2, &valid);
+            } else {
+                st = eval_pair(s, r, Cr, -1, p, &X->U, u, snap, &v1, &v2, &valid);
+            }
+            if (st != WPART_OK) return st;
+            if (valid) {
+                consider(s, best, before, tol, r, &v1, p, &v2, give ? u : -1, give ? -1 : u,
+                         X->U.start[u + 1] - X->U.start[u], 2);
+            }
         }
     }
     return WPART_OK;
@@ -675,6 +539,7 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
     wpart_tasks_rank_t *snap_rank = NULL;
     comm_ctx_t ccx = {NULL, NULL, 0.0};
     const comm_ctx_t *ccp = NULL;
+    fill_t fill = {{0}, NULL, NULL, NULL}, *fx = NULL;
     int32_t *snap_refcnt = NULL;
     double *snap_work = NULL;
     int32_t *snap_assign = NULL;
@@ -690,6 +555,9 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
     if (!(prm->tol >= 0) || isinf(prm->tol)) WPART_FAIL(WPART_EINVAL, "tol must be finite >= 0");
     if (!(prm->comm_tau >= 0) || isinf(prm->comm_tau)) {
         WPART_FAIL(WPART_EINVAL, "comm_tau must be finite >= 0");
+    }
+    if (prm->singles < WPART_TASKS_SPLIT_NONE || prm->singles > WPART_TASKS_SPLIT_FILL) {
+        WPART_FAIL(WPART_EINVAL, "unknown sub-cluster mode %" PRId32, prm->singles);
     }
     if (prm->cluster != WPART_TASKS_CLUSTER_BLOCK && prm->cluster != WPART_TASKS_CLUSTER_TASK &&
         prm->cluster != WPART_TASKS_CLUSTER_BLOCK_COMM) {
@@ -738,6 +606,13 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
         !snap_refcnt || !snap_work || !snap_assign) {
         WPART_FAIL(WPART_ENOMEM, "ccm: out of memory");
     }
+    if (prm->singles == WPART_TASKS_SPLIT_FILL) {
+        fill.target = wpart_i_malloc((int64_t)KK + 1, sizeof(double));
+        fill.tmp = wpart_i_malloc(2 * (int64_t)KK, sizeof(int32_t));
+        fill.in = wpart_i_malloc(KK, 1);
+        if (!fill.target || !fill.tmp || !fill.in) WPART_FAIL(WPART_ENOMEM, "ccm: out of memory");
+        fx = &fill;
+    }
     if (K > 0) memcpy(a0, assign_inout, sizeof(int32_t) * (size_t)K);
     double t0 = wpart_i_now();
     double best_w = INFINITY;
@@ -760,10 +635,15 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
             /* clusters are rebuilt at the start of every iteration (and after each exchange
                for the two ranks involved) */
             for (int32_t r = 0; r < P; r++) {
-                WPART_CHECK(build_clusters_c(s, r, prm->cluster, &CL[r], tmp, ccp));
-                if (CT) WPART_CHECK(build_clusters(s, r, WPART_TASKS_CLUSTER_TASK, &CT[r], tmp));
-                WPART_CHECK(build_clusters_c(s, r, prm->cluster, &CLs[r], tmp, ccp));
-                if (CTs) WPART_CHECK(build_clusters(s, r, WPART_TASKS_CLUSTER_TASK, &CTs[r], tmp));
+                WPART_CHECK(wpart_tasks_i_build_clusters(s, r, prm->cluster, &CL[r], tmp, ccp));
+                if (CT) {
+                    WPART_CHECK(wpart_tasks_i_build_units(s, r, prm->singles, &CL[r], &CT[r], tmp));
+                }
+                WPART_CHECK(wpart_tasks_i_build_clusters(s, r, prm->cluster, &CLs[r], tmp, ccp));
+                if (CTs) {
+                    WPART_CHECK(wpart_tasks_i_build_units(s, r, prm->singles, &CLs[r], &CTs[r],
+                                                          tmp));
+                }
             }
             /* what the inform stage carries: every rank's state at the start of the iteration */
             memcpy(snap_rank, s->rank, sizeof(wpart_tasks_rank_t) * (size_t)P);
@@ -795,12 +675,12 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                     best_t b;
                     if (prm->exact_ranking) {
                         WPART_CHECK(find_best(s, r, q, &CL[r], &CL[q], CT ? &CT[r] : NULL,
-                                              CT ? &CT[q] : NULL, prm->tol, prm->one_way, NULL,
-                                              &b));
+                                              CT ? &CT[q] : NULL, prm->tol, prm->one_way,
+                                              prm->split_always, fx, NULL, NULL, &b));
                     } else {
                         WPART_CHECK(find_best(s, r, q, &CL[r], &CLs[q], CT ? &CT[r] : NULL,
                                               CTs ? &CTs[q] : NULL, prm->tol, prm->one_way,
-                                              &snap, &b));
+                                              prm->split_always, fx, NULL, &snap, &b));
                     }
                     if (b.found) {
                         wl[nw].dexc = b.dexc;
@@ -815,20 +695,29 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                     int32_t q = wl[i].p;
                     best_t b;
                     WPART_CHECK(find_best(s, r, q, &CL[r], &CL[q], CT ? &CT[r] : NULL,
-                                          CT ? &CT[q] : NULL, prm->tol, prm->one_way, NULL, &b));
+                                          CT ? &CT[q] : NULL, prm->tol, prm->one_way,
+                                          prm->split_always, fx,
+                                          prm->explore && trial > 0 ? &rngs[r] : NULL, NULL,
+                                          &b));
                     if (b.found) {
-                        const clusters_t *Cr = b.single ? &CT[r] : &CL[r];
-                        const clusters_t *Cq = b.single ? &CT[q] : &CL[q];
+                        /* unit kinds: 0 clusters, 1 sub-cluster units, 2 per-pair parts */
+                        const clusters_t *Cr = b.single == 2 ? &fx->U
+                                               : b.single ? &CT[r] : &CL[r];
+                        const clusters_t *Cq = b.single == 2 ? &fx->U
+                                               : b.single ? &CT[q] : &CL[q];
                         const int32_t *A = b.cr >= 0 ? Cr->tasks + Cr->start[b.cr] : NULL;
                         int32_t na = b.cr >= 0 ? Cr->start[b.cr + 1] - Cr->start[b.cr] : 0;
                         const int32_t *B = b.cp >= 0 ? Cq->tasks + Cq->start[b.cp] : NULL;
                         int32_t nb = b.cp >= 0 ? Cq->start[b.cp + 1] - Cq->start[b.cp] : 0;
                         WPART_CHECK(wpart_tasks_state_apply_exchange(s, r, A, na, q, B, nb));
-                        WPART_CHECK(build_clusters_c(s, r, prm->cluster, &CL[r], tmp, ccp));
-                        WPART_CHECK(build_clusters_c(s, q, prm->cluster, &CL[q], tmp, ccp));
-                        if (CT) {
-                            WPART_CHECK(build_clusters(s, r, WPART_TASKS_CLUSTER_TASK, &CT[r], tmp));
-                            WPART_CHECK(build_clusters(s, q, WPART_TASKS_CLUSTER_TASK, &CT[q], tmp));
+                        for (int side = 0; side < 2; side++) {
+                            int32_t x = side ? q : r;
+                            WPART_CHECK(wpart_tasks_i_build_clusters(s, x, prm->cluster, &CL[x],
+                                                                     tmp, ccp));
+                            if (CT) {
+                                WPART_CHECK(wpart_tasks_i_build_units(s, x, prm->singles, &CL[x],
+                                                                      &CT[x], tmp));
+                            }
                         }
                         moved++;
                     }
@@ -857,21 +746,25 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
 cleanup:
     wpart_tasks_state_free(s);
     if (CL) {
-        for (int32_t r = 0; r < p->n_ranks; r++) clusters_free(&CL[r]);
+        for (int32_t r = 0; r < p->n_ranks; r++) wpart_tasks_i_clusters_free(&CL[r]);
     }
     if (CT) {
-        for (int32_t r = 0; r < p->n_ranks; r++) clusters_free(&CT[r]);
+        for (int32_t r = 0; r < p->n_ranks; r++) wpart_tasks_i_clusters_free(&CT[r]);
     }
     if (CLs) {
-        for (int32_t r = 0; r < p->n_ranks; r++) clusters_free(&CLs[r]);
+        for (int32_t r = 0; r < p->n_ranks; r++) wpart_tasks_i_clusters_free(&CLs[r]);
     }
     if (CTs) {
-        for (int32_t r = 0; r < p->n_ranks; r++) clusters_free(&CTs[r]);
+        for (int32_t r = 0; r < p->n_ranks; r++) wpart_tasks_i_clusters_free(&CTs[r]);
     }
     free(CL);
     free(CT);
     free(CLs);
     free(CTs);
+    wpart_tasks_i_clusters_free(&fill.U);
+    free(fill.target);
+    free(fill.tmp);
+    free(fill.in);
     free(snap_rank);
     free(snap_refcnt);
     free(snap_work);
@@ -889,212 +782,5 @@ cleanup:
     free(recv);
     free(rngs);
     free(wl);
-    return st;
-}
-
-/* ------------------------------------------------------------------ global clusters ----- */
-/* Units: one per block that has tasks (all its tasks) and one per block-less task. */
-static wpart_status_t global_units(const wpart_tasks_problem_t *p, int32_t **ptr_out,
-                                   int32_t **tasks_out, int32_t *n_out)
-{
-    wpart_status_t st = WPART_OK;
-    const int32_t K = p->n_tasks, N = p->n_blocks;
-    int32_t *cnt = wpart_i_calloc((int64_t)N + 1, sizeof(int32_t));
-    int32_t *uid = wpart_i_malloc(N > 0 ? N : 1, sizeof(int32_t));
-    int32_t *ptr = wpart_i_calloc((int64_t)N + K + 1, sizeof(int32_t));
-    int32_t *tasks = wpart_i_malloc(K > 0 ? K : 1, sizeof(int32_t));
-    if (!cnt || !uid || !ptr || !tasks) WPART_FAIL(WPART_ENOMEM, "out of memory");
-    int32_t n = 0;
-    for (int32_t b = 0; b < N; b++) uid[b] = -1;
-    /* units in order of their first task */
-    int32_t *unit_of = wpart_i_malloc(K > 0 ? K : 1, sizeof(int32_t));
-    if (!unit_of) WPART_FAIL(WPART_ENOMEM, "out of memory");
-    for (int32_t t = 0; t < K; t++) {
-        int32_t b = p->task_block ? p->task_block[t] : -1;
-        if (b >= 0) {
-            if (uid[b] < 0) uid[b] = n++;
-            unit_of[t] = uid[b];
-        } else {
-            unit_of[t] = n++;
-        }
-        ptr[unit_of[t] + 1]++;
-    }
-    for (int32_t u = 0; u < n; u++) ptr[u + 1] += ptr[u];
-    {
-        int32_t *fill = wpart_i_malloc((int64_t)n + 1, sizeof(int32_t));
-        if (!fill) {
-            free(unit_of);
-            WPART_FAIL(WPART_ENOMEM, "out of memory");
-        }
-        memcpy(fill, ptr, sizeof(int32_t) * ((size_t)n + 1));
-        for (int32_t t = 0; t < K; t++) tasks[fill[unit_of[t]]++] = t;
-        free(fill);
-    }
-    free(unit_of);
-    *ptr_out = ptr;
-    *tasks_out = tasks;
-    *n_out = n;
-    ptr = tasks = NULL;
-cleanup:
-    free(cnt);
-    free(uid);
-    free(ptr);
-    free(tasks);
-    return st;
-}
-
-typedef struct {
-    double load;
-    int32_t u;
-} unit_load_t;
-
-static int cmp_unit(const void *x, const void *y)
-{
-    const unit_load_t *a = x, *b = y;
-    if (a->load != b->load) return a->load > b->load ? -1 : 1;
-    return a->u < b->u ? -1 : a->u > b->u;
-}
-
-wpart_status_t wpart_tasks_greedy(const wpart_tasks_problem_t *p, const wpart_tasks_coeffs_t *c,
-                                  int32_t *assign_out)
-{
-    wpart_status_t st = WPART_OK;
-    int32_t *ptr = NULL, *tasks = NULL, *a = NULL;
-    double *base = NULL, *cap = NULL, *alpha = NULL;
-    unit_load_t *ul = NULL;
-    wpart_tasks_state_t *s = NULL;
-    WPART_CHECK(wpart_tasks_validate(p));
-    WPART_CHECK(wpart_tasks_validate_coeffs(c));
-    if (assign_out == NULL && p->n_tasks > 0) WPART_FAIL(WPART_EINVAL, "assign_out is NULL");
-    const int32_t I = p->n_ranks, K = p->n_tasks;
-    int32_t n;
-    WPART_CHECK(global_units(p, &ptr, &tasks, &n));
-    /* an extra "pool" rank I holds the unplaced tasks; its work is never looked at */
-    base = wpart_i_calloc((int64_t)I + 1, sizeof(double));
-    cap = wpart_i_malloc((int64_t)I + 1, sizeof(double));
-    alpha = wpart_i_malloc((int64_t)I + 1, sizeof(double));
-    a = wpart_i_malloc(K > 0 ? K : 1, sizeof(int32_t));
-    ul = wpart_i_malloc(n > 0 ? n : 1, sizeof(unit_load_t));
-    if (!base || !cap || !alpha || !a || !ul) WPART_FAIL(WPART_ENOMEM, "greedy: out of memory");
-    for (int32_t r = 0; r < I; r++) {
-        base[r] = p->rank_baseline ? p->rank_baseline[r] : 0.0;
-        cap[r] = p->rank_mem_cap ? p->rank_mem_cap[r] : INFINITY;
-        alpha[r] = p->rank_alpha ? p->rank_alpha[r] : c->alpha;
-    }
-    base[I] = 0.0;
-    cap[I] = INFINITY;
-    alpha[I] = 0.0;
-    wpart_tasks_problem_t q = *p;
-    q.n_ranks = I + 1;
-    q.rank_baseline = base;
-    q.rank_mem_cap = cap;
-    q.rank_alpha = alpha;
-    for (int32_t t = 0; t < K; t++) a[t] = I;
-    WPART_CHECK(wpart_tasks_state_create(&q, c, a, &s));
-    for (int32_t u = 0; u < n; u++) {
-        double l = 0;
-        for (int32_t i = ptr[u]; i < ptr[u + 1]; i++) l += p->task_load[tasks[i]];
-        ul[u].load = l;
-        ul[u].u = u;
-    }
-    qsort(ul, (size_t)n, sizeof(unit_load_t), cmp_unit);
-    for (int32_t i = 0; i < n; i++) {
-        int32_t u = ul[i].u;
-        const int32_t *A = tasks + ptr[u];
-        int32_t na = ptr[u + 1] - ptr[u];
-        double bw = INFINITY;
-        int32_t br = -1;
-        for (int32_t r = 0; r < I; r++) {
-            double w1, w2;
-            WPART_CHECK(wpart_tasks_state_eval_exchange(s, I, A, na, r, NULL, 0, &w1, &w2));
-            if (w2 < bw) {
-                bw = w2;
-                br = r;
-            }
-        }
-        if (br < 0) {
-            WPART_FAIL(WPART_EINVAL, "greedy: the cluster of task %" PRId32
-                       " (%" PRId32 " tasks) fits on no rank under the memory caps", A[0], na);
-        }
-        WPART_CHECK(wpart_tasks_state_apply_exchange(s, I, A, na, br, NULL, 0));
-    }
-    if (K > 0) memcpy(assign_out, s->assign, sizeof(int32_t) * (size_t)K);
-cleanup:
-    wpart_tasks_state_free(s);
-    free(ptr);
-    free(tasks);
-    free(a);
-    free(base);
-    free(cap);
-    free(alpha);
-    free(ul);
-    return st;
-}
-
-wpart_status_t wpart_tasks_brute_force(const wpart_tasks_problem_t *p,
-                                       const wpart_tasks_coeffs_t *c, int preserve_blocks,
-                                       int64_t max_states, const wpart_control_t *ctl,
-                                       int32_t *assign_out, double *w_max)
-{
-    wpart_status_t st = WPART_OK;
-    int32_t *ptr = NULL, *tasks = NULL, *digit = NULL, *a = NULL, *cnt = NULL;
-    wpart_tasks_rank_t *v = NULL;
-    WPART_CHECK(wpart_tasks_validate(p));
-    WPART_CHECK(wpart_tasks_validate_coeffs(c));
-    if (w_max == NULL || (assign_out == NULL && p->n_tasks > 0)) {
-        WPART_FAIL(WPART_EINVAL, "assign_out or w_max is NULL");
-    }
-    const int32_t I = p->n_ranks, K = p->n_tasks, N = p->n_blocks;
-    int32_t n;
-    if (preserve_blocks) {
-        WPART_CHECK(global_units(p, &ptr, &tasks, &n));
-    } else {
-        n = K;
-        ptr = wpart_i_malloc((int64_t)K + 1, sizeof(int32_t));
-        tasks = wpart_i_malloc(K > 0 ? K : 1, sizeof(int32_t));
-        if (!ptr || !tasks) WPART_FAIL(WPART_ENOMEM, "out of memory");
-        for (int32_t t = 0; t <= K; t++) ptr[t] = t;
-        for (int32_t t = 0; t < K; t++) tasks[t] = t;
-    }
-    int64_t total = 1;
-    for (int32_t u = 0; u < n; u++) {
-        if (!wpart_i_mul_size(total, I, &total) || total > max_states) {
-            WPART_FAIL(WPART_ELIMIT, "brute force: %" PRId32 "^%" PRId32
-                       " assignments exceed max_states = %" PRId64, I, n, max_states);
-        }
-    }
-    int64_t in;
-    if (!wpart_i_mul_size(I, N > 0 ? N : 1, &in)) WPART_FAIL(WPART_EOVERFLOW, "overflow");
-    digit = wpart_i_calloc(n > 0 ? n : 1, sizeof(int32_t));
-    a = wpart_i_calloc(K > 0 ? K : 1, sizeof(int32_t));
-    cnt = wpart_i_calloc(in, sizeof(int32_t));
-    v = wpart_i_calloc(I, sizeof(*v));
-    if (!digit || !a || !cnt || !v) WPART_FAIL(WPART_ENOMEM, "brute force: out of memory");
-    double best = INFINITY, t0 = wpart_i_now();
-    for (int32_t t = 0; t < K; t++) assign_out[t] = -1;
-    for (int64_t it = 0; it < total; it++) {
-        if ((it & 0xFFF) == 0) WPART_CHECK(wpart_i_poll(ctl, t0, (double)it, (double)total));
-        double w;
-        wpart_tasks_i_eval_full(p, c, a, v, cnt, NULL, &w);
-        if (w < best) {
-            best = w;
-            memcpy(assign_out, a, sizeof(int32_t) * (size_t)K);
-        }
-        /* odometer: last unit fastest, so the first optimum is lexicographically smallest */
-        for (int32_t u = n - 1; u >= 0; u--) {
-            int32_t d = ++digit[u];
-            if (d == I) d = digit[u] = 0;
-            for (int32_t i = ptr[u]; i < ptr[u + 1]; i++) a[tasks[i]] = d;
-            if (d != 0) break;
-        }
-    }
-    *w_max = best;
-cleanup:
-    free(ptr);
-    free(tasks);
-    free(digit);
-    free(a);
-    free(cnt);
-    free(v);
     return st;
 }

@@ -66,4 +66,43 @@ double wpart_tasks_i_excess(const wpart_tasks_problem_t *p, const wpart_tasks_co
 double wpart_tasks_i_work_noeps(const wpart_tasks_problem_t *p, const wpart_tasks_coeffs_t *c,
                                 int32_t r, const wpart_tasks_rank_t *v);
 
+/* ---- CCM-LB transfer units (clusters.c) ---- */
+/* The clusters of one rank with their summaries (what a rank would send to its peers). */
+typedef struct {
+    int32_t *tasks;   /* tasks of the rank grouped by cluster */
+    int32_t *start;   /* cluster c = tasks[start[c] .. start[c+1]) */
+    int32_t *blk;     /* block of the cluster's tasks (-1: none, -2: several) */
+    double *load, *fp, *wk; /* summed load and footprint, max working memory */
+    int64_t *deg;     /* incident edges of the cluster's tasks (>= 1 forces the exact path) */
+    int32_t n, cap_t, cap_c;
+    double wk1, wk2;  /* largest and second largest cluster working memory */
+    int32_t wk_arg;   /* cluster holding wk1 (-1 if none) */
+} wpart_tasks_clusters_t;
+
+/* Union-find context of the block+comm clustering (NULL for the other modes). */
+typedef struct {
+    int32_t *parent; /* K scratch */
+    int32_t *key;    /* K scratch: component representative of each task */
+    double thresh;   /* an edge joins when beta * V >= thresh */
+} wpart_tasks_comm_ctx_t;
+
+void wpart_tasks_i_clusters_free(wpart_tasks_clusters_t *C);
+/* Clusters of rank r under `mode` (wpart_tasks_cluster_t); tmp: K scratch; cc may be NULL. */
+wpart_status_t wpart_tasks_i_build_clusters(const wpart_tasks_state_t *s, int32_t r, int mode,
+                                            wpart_tasks_clusters_t *C, int32_t *tmp,
+                                            const wpart_tasks_comm_ctx_t *cc);
+/* Sub-cluster units of rank r (wpart_tasks_split_t): single tasks, or subsets of each cluster
+ * of CL (CL must describe the rank's current clusters). The units may overlap. */
+wpart_status_t wpart_tasks_i_build_units(const wpart_tasks_state_t *s, int32_t r, int split,
+                                         const wpart_tasks_clusters_t *CL,
+                                         wpart_tasks_clusters_t *U, int32_t *tmp);
+
+/* Per-pair target units (WPART_TASKS_SPLIT_FILL): for every cluster c of C with target[c] > 0
+ * (a load), its tasks by descending load taken while their sum stays within target[c], and
+ * that set plus the lightest task left out; empty and whole-cluster units are skipped.
+ * tmp: 2 x (largest cluster) scratch; in: largest-cluster scratch. */
+wpart_status_t wpart_tasks_i_build_fill(const wpart_tasks_state_t *s,
+                                        const wpart_tasks_clusters_t *C, const double *target,
+                                        wpart_tasks_clusters_t *U, int32_t *tmp, int8_t *in);
+
 #endif /* WPART_TASKS_INTERNAL_H */

@@ -123,7 +123,8 @@ static void test_worked_example(int hec)
     c.step_mode = WPART_DYN_STEP_FIXED;
     c.step_size = 30;
     wpart_dynamic_balancer_t *b = NULL;
-    CHECK_STATUS(hec ? wpart_dynamic_plbhec_new(&c, 4, NULL, &b) : wpart_dynamic_plbhac_new(&c, 4, NULL, &b),
+    CHECK_STATUS(hec ? wpart_dynamic_plbhec_new(&c, 4, NULL, &b)
+                     : wpart_dynamic_plbhac_new(&c, 4, NULL, &b),
                  WPART_OK);
     sim_t s;
     memset(&s, 0, sizeof s);

@@ -196,12 +196,103 @@ static void test_milp(void)
     wpart_milp_free_env();
 }
 
+/* Overflowing energies, n beyond every capacity at any size, and the control hooks polled
+ * inside every long loop (a stop request is seen in TOPT, the load-balanced search, the
+ * minimum-energy DP and HEPOPTA's bounds even when a single sweep is long). */
+static void test_limits(void)
+{
+    wpart_hetero_front_t f = {0};
+    int feas = 1;
+    double t, e;
+    int64_t d[4];
+    double big[16];
+    for (int k = 0; k < 16; k++) {
+        big[k] = 1e308;
+    }
+    wpart_hetero_profiles_t P = {4, A_OFF, A_SIZE, A_TIME, big};
+    CHECK_STATUS(wpart_hetero_hepopta(4, &P, NULL, &f, NULL), WPART_EINVAL);
+    CHECK(strstr(wpart_last_error(), "energies too large") != NULL);
+    CHECK_STATUS(wpart_hetero_time_optimal(4, &P, NULL, &feas, &t, &e, d), WPART_EINVAL);
+    CHECK_STATUS(wpart_hetero_load_balanced(4, &P, WPART_HETERO_LB_MAX_ACTIVE, NULL, &feas, &t,
+                                            &e, d),
+                 WPART_EINVAL);
+    P.energy = A_ENER;
+    CHECK_STATUS(wpart_hetero_htpopta(4, &P, 1e308, NULL, &f, NULL), WPART_EINVAL);
+    CHECK(strstr(wpart_last_error(), "static_power") != NULL);
+    /* capacity 16: beyond it an empty front, even far past max_grid */
+    wpart_hetero_options_t o;
+    wpart_hetero_options_init(&o);
+    o.max_grid = 8;
+    int64_t ns[3] = {17, 1000000000000LL, INT64_MAX};
+    for (int a = 0; a < 3; a++) {
+        CHECK_STATUS(wpart_hetero_hepopta(ns[a], &P, &o, &f, NULL), WPART_OK);
+        CHECK(f.count == 0);
+        wpart_hetero_front_free(&f);
+        CHECK_STATUS(wpart_hetero_threshold_dp(ns[a], &P, &o, &f), WPART_OK);
+        CHECK(f.count == 0);
+        wpart_hetero_front_free(&f);
+        feas = 1;
+        CHECK_STATUS(wpart_hetero_time_optimal(ns[a], &P, &o, &feas, &t, &e, d), WPART_OK);
+        CHECK(!feas);
+        feas = 1;
+        CHECK_STATUS(wpart_hetero_energy_optimal(ns[a], &P, &o, &feas, &t, &e, d), WPART_OK);
+        CHECK(!feas);
+        feas = 1;
+        CHECK_STATUS(wpart_hetero_load_balanced(ns[a], &P, WPART_HETERO_LB_MAX_ACTIVE, &o,
+                                                &feas, &t, &e, d),
+                     WPART_OK);
+        CHECK(!feas);
+    }
+    /* a stop request is honoured inside long sweeps */
+    enum { M = 3000, PP = 3 };
+    int64_t *off = malloc((PP + 1) * sizeof *off), *sz = malloc(PP * M * sizeof *sz);
+    double *tm = malloc(PP * M * sizeof *tm), *en = malloc(PP * M * sizeof *en);
+    if (!off || !sz || !tm || !en) {
+        CHECK(0);
+        goto done;
+    }
+    for (int i = 0; i <= PP; i++) {
+        off[i] = (int64_t)i * M;
+    }
+    for (int i = 0; i < PP; i++) {
+        for (int k = 0; k < M; k++) {
+            sz[i * M + k] = k + 1;
+            tm[i * M + k] = (k + 1) * (1.0 + i) * (1.0 + 0.01 * (double)(rnd() % 10));
+            en[i * M + k] = (k + 1) * (2.0 - 0.3 * i) * (1.0 + 0.01 * (double)(rnd() % 10));
+        }
+    }
+    wpart_hetero_profiles_t L = {PP, off, sz, tm, en};
+    wpart_control_t ctl;
+    wpart_control_init(&ctl);
+    ctl.should_stop = stop_now;
+    wpart_hetero_options_init(&o);
+    o.control = &ctl;
+    int64_t dl[PP];
+    CHECK_STATUS(wpart_hetero_time_optimal(2 * M, &L, &o, &feas, &t, &e, dl), WPART_ECANCELLED);
+    CHECK_STATUS(wpart_hetero_energy_optimal(2 * M, &L, &o, &feas, &t, &e, dl),
+                 WPART_ECANCELLED);
+    CHECK_STATUS(wpart_hetero_load_balanced(2 * M, &L, WPART_HETERO_LB_MAX_ACTIVE, &o, &feas,
+                                            &t, &e, dl),
+                 WPART_ECANCELLED);
+    CHECK_STATUS(wpart_hetero_hepopta(2 * M, &L, &o, &f, NULL), WPART_ECANCELLED);
+    CHECK(f.count == 0 && f.dist == NULL);
+    /* without the stop request the same calls succeed */
+    CHECK_STATUS(wpart_hetero_time_optimal(2 * M, &L, NULL, &feas, &t, &e, dl), WPART_OK);
+    CHECK(feas && dl[0] + dl[1] + dl[2] == 2 * M);
+done:
+    free(off);
+    free(sz);
+    free(tm);
+    free(en);
+}
+
 int main(void)
 {
     test_milp();
     test_appendix_a();
     test_random();
     test_status_paths();
+    test_limits();
     if (failures) {
         fprintf(stderr, "%d failure(s)\n", failures);
         return 1;

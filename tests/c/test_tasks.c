@@ -190,6 +190,100 @@ static void test_random_deltas(void)
     }
 }
 
+/* Sub-cluster units (singles, subsets; fallback and compete): on random instances with memory
+ * and edges, W_max never rises, the result re-evaluates to the reported W_max and no rank ends
+ * above its cap. */
+static void test_split_modes(void)
+{
+    for (int inst = 0; inst < 40; inst++) {
+        int32_t I = 2 + (int32_t)(rnd() % 3), K = 2 + (int32_t)(rnd() % 24),
+                N = 1 + (int32_t)(rnd() % 4);
+        int64_t M = (int64_t)(rnd() % 12);
+        double load[26], fp[26], wk[26], bs[5], eb[12], cap[5], mem[5];
+        int32_t blk[26], home[5], src[12], dst[12], a0[26], a[26];
+        for (int32_t k = 0; k < K; k++) {
+            load[k] = (double)(rnd() % 9) * 0.25;
+            fp[k] = (double)(rnd() % 2);
+            wk[k] = (double)(rnd() % 4);
+            blk[k] = (int32_t)(rnd() % (N + 1)) - 1;
+        }
+        for (int32_t b = 0; b < N; b++) {
+            bs[b] = (double)(rnd() % 5);
+            home[b] = (int32_t)(rnd() % I);
+        }
+        for (int32_t k = 0; k < K; k++) a0[k] = blk[k] >= 0 ? home[blk[k]] : (int32_t)(rnd() % I);
+        for (int64_t e = 0; e < M; e++) {
+            src[e] = (int32_t)(rnd() % K);
+            dst[e] = (int32_t)(rnd() % K);
+            eb[e] = (double)(rnd() % 3);
+        }
+        wpart_tasks_problem_t p;
+        memset(&p, 0, sizeof(p));
+        p.n_ranks = I;
+        p.n_tasks = K;
+        p.n_blocks = N;
+        p.n_edges = M;
+        p.task_load = load;
+        p.task_footprint = fp;
+        p.task_working = (inst % 2) ? wk : NULL;
+        p.task_block = blk;
+        p.block_size = bs;
+        p.block_home = home;
+        p.edge_src = src;
+        p.edge_dst = dst;
+        p.edge_bytes = eb;
+        wpart_tasks_coeffs_t c = {1.0, 0.3 * (inst % 3), 0.1, 0.15 * (inst % 4), 1};
+        wpart_tasks_report_t rep = {0};
+        rep.memory = mem;
+        double w0;
+        CHECK_STATUS(wpart_tasks_evaluate(&p, &c, a0, &rep, &w0), WPART_OK);
+        double mx = 0.0;
+        for (int32_t r = 0; r < I; r++) mx = mem[r] > mx ? mem[r] : mx;
+        for (int32_t r = 0; r < I; r++) cap[r] = mx * 1.1;
+        p.rank_mem_cap = cap;
+        for (int mode = 1; mode <= 3; mode++) {
+            for (int always = 0; always <= 1; always++) {
+                wpart_tasks_lb_params_t prm;
+                wpart_tasks_lb_params_init(&prm);
+                prm.singles = mode;
+                prm.split_always = always;
+                prm.seed = (uint64_t)inst;
+                prm.n_iter = 5;
+                wpart_tasks_lb_report_t lr;
+                memset(&lr, 0, sizeof(lr));
+                memcpy(a, a0, sizeof(int32_t) * (size_t)K);
+                CHECK_STATUS(wpart_tasks_ccm(&p, &c, &prm, a, &lr), WPART_OK);
+                CHECK(lr.w_max_final <= lr.w_max_initial);
+                double w;
+                CHECK_STATUS(wpart_tasks_evaluate(&p, &c, a, &rep, &w), WPART_OK);
+                CHECK(w == lr.w_max_final || fabs(w - lr.w_max_final) <= 1e-9 * (1 + w));
+                for (int32_t r = 0; r < I; r++) CHECK(mem[r] <= cap[r]);
+            }
+        }
+    }
+    /* unknown mode */
+    wpart_tasks_problem_t p = sb();
+    wpart_tasks_coeffs_t c;
+    wpart_tasks_coeffs_init(&c);
+    wpart_tasks_lb_params_t prm;
+    wpart_tasks_lb_params_init(&prm);
+    wpart_tasks_lb_report_t lr;
+    memset(&lr, 0, sizeof(lr));
+    int32_t a[9];
+    memcpy(a, SB_INIT, sizeof(a));
+    prm.singles = 4;
+    CHECK_STATUS(wpart_tasks_ccm(&p, &c, &prm, a, &lr), WPART_EINVAL);
+    /* subsets competing with whole clusters reach the synthetic-blocks optimum 2.0 */
+    prm.singles = WPART_TASKS_SPLIT_SUBSETS;
+    prm.split_always = 1;
+    CHECK_STATUS(wpart_tasks_ccm(&p, &c, &prm, a, &lr), WPART_OK);
+    CHECK(lr.w_max_final >= 2.0 && lr.w_max_final <= 2.5);
+    prm.singles = WPART_TASKS_SPLIT_FILL;
+    memcpy(a, SB_INIT, sizeof(a));
+    CHECK_STATUS(wpart_tasks_ccm(&p, &c, &prm, a, &lr), WPART_OK);
+    CHECK(lr.w_max_final >= 2.0 && lr.w_max_final <= 2.5);
+}
+
 static void test_status_paths(void)
 {
     wpart_tasks_problem_t p = sb();
@@ -286,6 +380,7 @@ int main(void)
     test_milp();
     test_golden();
     test_random_deltas();
+    test_split_modes();
     test_status_paths();
     if (failures) {
         fprintf(stderr, "%d failure(s)\n", failures);

@@ -470,7 +470,7 @@ def round_blocks(
     blocks : ndarray of int64, shape (n,)
         Sizes summing to `S`.
     Tmax : float
-        ``max_p E_p(blocks_p)``.
+        ``max_p E_p(blocks_p)`` over the PUs with a block (``E_p(0) = 0``: no block, no cost).
 
     Notes
     -----

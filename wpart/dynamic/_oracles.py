@@ -33,7 +33,7 @@ from ._baselines import FixedBlocks
 from ._model import round_blocks, solve_equal_time
 from ._sim import Platform, simulate
 
-__all__ = ["OracleResult", "oracle_oneshot", "oracle_stepped", "true_curves"]
+__all__ = ["OracleResult", "oracle_oneshot", "oracle_stepped", "true_curves", "dmda_calibration"]
 
 STEPPED_DTYPE = np.dtype([("j", "i8"), ("S", "i8"), ("T_pred", "f8"), ("makespan", "f8")])
 
@@ -235,3 +235,39 @@ def oracle_stepped(
     table = np.array(rows, dtype=STEPPED_DTYPE)
     blocks, S, T, mk = best
     return OracleResult("stepped", blocks, int(S), float(mk), T, W, table)
+
+
+def dmda_calibration(platform: Platform, chunk: int = 1024, *, runs: int = 10, seed: int = 0) -> NDArray[np.float64]:
+    """Per-PU piece times for :class:`~wpart.dynamic.DmdaLike` from a simulated calibration run.
+
+    Every PU runs ``runs + 1`` pieces of ``chunk`` elements in synchronous steps (so each PU
+    runs the same number); like StarPU's history models, the first measurement of each PU
+    (which also pays the setup transfer) is dropped and the mean of the others is returned.
+
+    Parameters
+    ----------
+    platform : Platform
+    chunk : int, default 1024
+    runs : int, default 10
+        Measurements kept per PU (StarPU's ``STARPU_CALIBRATE_MINIMUM``).
+    seed : int, default 0
+        Simulator seed of the calibration run (use a seed other than the measured runs').
+
+    Returns
+    -------
+    ndarray of float64, shape (n,)
+        Mean measured time (transfer + compute) of one piece on each PU.
+    """
+    if not isinstance(platform, Platform):
+        raise TypeError(f"`platform` must be a Platform, got {type(platform).__name__}")
+    g = _as_int(chunk, "chunk", minimum=1)
+    k = _as_int(runs, "runs", minimum=1)
+    n = platform.n_pu
+    W = n * (k + 1) * g
+    res = simulate(platform, FixedBlocks(W, np.full(n, g), sync=True), seed=seed, eval_cost=0.0)
+    tr = np.sort(res.trace, order="block")
+    out = np.empty(n)
+    for p in range(n):
+        t = tr[tr["pu"] == p]
+        out[p] = float(np.mean((t["t_xfer"] + t["t_comp"])[1:]))
+    return out

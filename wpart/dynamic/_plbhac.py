@@ -40,7 +40,9 @@ _FIT_KEYS = ("basis", "intercept", "max_terms", "weighting", "decay", "window", 
 _SOLVE_KEYS = ("tol_T", "tol_x", "max_outer", "max_inner", "newton_polish")
 
 
-def _num(x: Any, name: str, lo: float, hi: float = math.inf, *, lo_open: bool = False, hi_open: bool = False) -> float:
+def _num(
+    x: Any, name: str, lo: float, hi: float = math.inf, *, lo_open: bool = False, hi_open: bool = False
+) -> float:
     if isinstance(x, bool) or not isinstance(x, (int, float, _np.integer, _np.floating)):
         raise TypeError(f"`{name}` must be a number, got {type(x).__name__}")
     v = float(x)
@@ -174,7 +176,8 @@ def _resolve(n: int, w: int, kw: dict[str, Any]) -> tuple[dict[str, Any], Any, A
         elif key == "intercept":
             opts["intercept"] = _flag(v, "fit['intercept']")
         elif key == "weighting":
-            opts["weighting"] = ("plain", "relative").index(_choice(v, "fit['weighting']", ("plain", "relative")))
+            wmodes = ("plain", "relative")
+            opts["weighting"] = wmodes.index(_choice(v, "fit['weighting']", wmodes))
         elif key == "decay":
             opts["decay"] = _num(v, "decay", 0.0, 1.0, lo_open=True)
         elif key == "slope_floor":
@@ -253,12 +256,45 @@ class PLBHAC(Balancer):
 
     _hec = False
 
-    def __init__(self, n_pu: int, total: int, **options: Any) -> None:
+    def __init__(
+        self,
+        n_pu: int,
+        total: int,
+        *,
+        pu_kinds: Sequence[str] | None = None,
+        preset: str = "paper",
+        quantum: int = 1,
+        x_init: int = 1024,
+        gap_threshold: float = 0.4,
+        tail_start: float = 0.7,
+        tail_alpha: float = 0.1,
+        tail_mode: str = "resolve",
+        tail_once: bool = False,
+        tail_floor_time: float = 1.0,
+        training: str | None = None,
+        step_mode: str | None = None,
+        step_size: int | None = None,
+        step_time: float = 2.0,
+        min_steps_left: int = 4,
+        min_block: Any = None,
+        min_block_mode: str | None = None,
+        auto_eta: float = 0.8,
+        min_eval_interval: float = 0.0,
+        gap_fill: bool = True,
+        cap: Any = None,
+        paper_strict: bool = False,
+        fit: dict[str, Any] | None = None,
+        solve: dict[str, Any] | None = None,
+        decay: float | None = None,
+        window: int | None = None,
+    ) -> None:
         n, w = _n_total(n_pu, total)
-        opts, kinds, min_block, cap = _resolve(n, w, options)
+        given = {k: v for k, v in locals().items() if k in _DEFAULTS and v is not None}
+        opts, kinds, mb, cp = _resolve(n, w, given)
         self._args = (n, w)
-        self._kw = dict(options)
-        self._c = _core.dynamic_plbhac(n, w, kinds, opts, min_block, cap, self._hec)
+        # what repr() and fresh() pass again: the options that differ from the defaults
+        self._kw = {k: v for k, v in given.items() if not _is_default(k, v)}
+        self._c = _core.dynamic_plbhac(n, w, kinds, opts, mb, cp, self._hec)
 
     def _current(self) -> tuple:
         return _core.dynamic_plbhac_current(self._c)
@@ -297,6 +333,26 @@ class PLBHAC(Balancer):
     def models(self) -> list[PerfModel]:
         """The published performance models, one per PU (empty before the first model)."""
         return _models(_core.dynamic_plbhac_models(self._c), self.model_version)
+
+
+_DEFAULTS: dict[str, Any] = {
+    "pu_kinds": None, "preset": "paper", "quantum": 1, "x_init": 1024, "gap_threshold": 0.4,
+    "tail_start": 0.7, "tail_alpha": 0.1, "tail_mode": "resolve", "tail_once": False,
+    "tail_floor_time": 1.0, "training": None, "step_mode": None, "step_size": None,
+    "step_time": 2.0, "min_steps_left": 4, "min_block": None, "min_block_mode": None,
+    "auto_eta": 0.8, "min_eval_interval": 0.0, "gap_fill": True, "cap": None,
+    "paper_strict": False, "fit": None, "solve": None, "decay": None, "window": None,
+}  # fmt: skip
+
+
+def _is_default(key: str, v: Any) -> bool:
+    d = _DEFAULTS[key]
+    if d is None or isinstance(v, (list, tuple, dict, _np.ndarray)):
+        return False
+    try:
+        return type(v) is type(d) and bool(v == d)
+    except Exception:  # pragma: no cover
+        return False
 
 
 class PLBHeC(PLBHAC):

@@ -6,6 +6,11 @@ figures into `out_dir`, and returns a summary whose ``"ok"`` is True when every 
 and whose ``"table"`` is the printable text. ``wpart reproduce`` (:mod:`wpart.cli`) finds them
 through its ``REPRODUCERS`` registry and imports them lazily.
 
+Each module also returns ``"verdicts"`` and ``"counts"``: every headline figure of its paper
+(spec section 5) beside ours as MATCH / DIFFERS / NOT REGENERATED rows built with
+:mod:`wpart.experiments._verdict` (its docstring shows how a new family plugs in). ``"ok"``
+covers checks only (golden values, theorems); a DIFFERS verdict is a finding, not a failure.
+
 This package also holds the small helpers the experiment modules share: best-of-k timing,
 plain-text tables and JSON output.
 """

@@ -30,6 +30,7 @@ import wpart
 from wpart import brute
 
 from . import best_of, format_table, ok_fail, write_json
+from ._verdict import Verdicts
 
 __all__ = ["GOLDEN_CHAIN", "GOLDEN_OPT", "GOLDEN_SEPARATORS", "run_base"]
 
@@ -421,9 +422,15 @@ def run_base(out_dir: Path, quick: bool = False, progress: bool = True) -> dict:
                         title=f"base: {'all checks OK' if ok else 'SOME CHECKS FAILED'} "
                               f"({elapsed:.1f} s)")]
     )
+    # The base layer has no paper of its own (its values are spec 004 section 6 checks), so it
+    # reports no headline figures; it still returns the verdict fields every family returns.
+    vs = Verdicts("base")
+    table += "\n\n" + vs.summary_line() + " (the 1D building block has no paper section 5)"
     files["table"].write_text(table + "\n")
     write_json(files["json"], {
         "family": "base",
+        "verdicts": vs.to_list(),
+        "counts": vs.counts(),
         "ok": ok,
         "quick": quick,
         "checks": checks,
@@ -438,6 +445,8 @@ def run_base(out_dir: Path, quick: bool = False, progress: bool = True) -> dict:
     })
     return {
         "family": "base",
+        "verdicts": vs.to_list(),
+        "counts": vs.counts(),
         "ok": ok,
         "checks": checks,
         "table": table,

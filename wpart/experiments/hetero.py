@@ -3,8 +3,10 @@
 Checks: the worked example of spec Appendix A (front, TOPT, HTPOPTA for five static powers),
 the linear-profile oracles of spec 3 (the p = 2 count, the p = 3 envelope), HEPOPTA against
 the enumeration on random small instances and against the GLPK MILP, and the example fronts of
-the paper's section 1 (DGEMM 17152 rows, 2D-FFT 14960 rows) on the synthetic presets, printed
-beside the paper's numbers (synthetic profiles: plausibility, not reproduction).
+the paper's section 1 (DGEMM 17152 rows, 2D-FFT 14960 rows) on the synthetic presets, the
+statistics of spec 000 sections 5.4-5.7 over the paper's workload ranges and the additivity
+table (5.8) when this machine has an energy counter (:mod:`wpart.experiments.hetero_paper`).
+Every paper number is a verdict row (synthetic profiles: expect DIFFERS with that reason).
 """
 
 from __future__ import annotations
@@ -166,8 +168,11 @@ def run_hetero(out_dir: Path, quick: bool = False, progress: bool = True) -> dic
     checks: dict[str, bool] = {}
     details: dict[str, Any] = {}
     texts: list[str] = []
+    from .hetero_paper import additivity, sweep, verdicts
+
     steps: list[tuple[str, Callable[[], tuple]]] = [
-        ("golden", _golden), ("random", lambda: _random(quick)), ("examples", _examples)]
+        ("golden", _golden), ("random", lambda: _random(quick)), ("examples", _examples),
+        ("sweep", lambda: sweep(quick)), ("additivity", lambda: additivity(quick))]
     fronts: dict = {}
     for name, fn in tqdm(steps, desc="reproduce hetero", disable=not progress, leave=False):
         res = fn()
@@ -179,17 +184,20 @@ def run_hetero(out_dir: Path, quick: bool = False, progress: bool = True) -> dic
     files = {"table": out_dir / "hetero_table.txt", "json": out_dir / "hetero.json",
              "figure": out_dir / "hetero_fronts.png"}
     _figure(files["figure"], fronts)
+    vs = verdicts(details, quick)
     ok = all(checks.values())
     elapsed = time.perf_counter() - t_start
     header = (f"wpart {wpart.__version__} reproduce hetero ({'quick' if quick else 'full'}) | "
               f"{platform.platform()} | {platform.python_version()} | NumPy {np.__version__}")
-    table = "\n\n".join([header] + texts + [format_table(
-        ["check", "result"], [[k, ok_fail(v)] for k, v in checks.items()],
-        title=f"hetero: {'all checks OK' if ok else 'SOME CHECKS FAILED'} ({elapsed:.1f} s)")])
+    table = "\n\n".join([header] + texts + [vs.table(), format_table(
+        ["check", "result"], [[k, "holds" if v else "FAILED"] for k, v in checks.items()],
+        title=f"hetero checks: {'all hold' if ok else 'SOME FAILED'} ({elapsed:.1f} s)")])
     files["table"].write_text(table + "\n")
     write_json(files["json"], {"family": "hetero", "ok": ok, "quick": quick, "checks": checks,
+                               "verdicts": vs.to_list(), "counts": vs.counts(),
                                **details, "wpart": wpart.__version__,
                                "platform": platform.platform(), "seconds": elapsed})
     return {"family": "hetero", "ok": ok, "checks": checks, "table": table,
+            "verdicts": vs.to_list(), "counts": vs.counts(),
             "files": {k: str(v) for k, v in files.items()},
             "seconds": time.perf_counter() - t_start}

@@ -119,29 +119,37 @@ def optimal_time(profiles: Any, n: int, *, progress: Any = False,
     return Distribution(r[2], r[0], r[1], n, "time_optimal")
 
 
-def optimal_energy(profiles: Any, n: int) -> Distribution | None:
-    """The energy-optimal distribution: least dynamic energy, then least time."""
+def optimal_energy(profiles: Any, n: int, *, progress: Any = False,
+                   time_limit: float | None = None) -> Distribution | None:
+    """The energy-optimal distribution: least dynamic energy, then least time.
+
+    Stops on Ctrl-C and after `time_limit` seconds (:class:`wpart.CancelledError`)."""
     ps = as_profiles(profiles)
     n = _n(n)
-    r = _core.hetero_point("energy_optimal", n, *ps.csr())
+    with progress_hook(progress, total=1.0, desc="least energy") as hook:
+        r = _core.hetero_point("energy_optimal", n, *ps.csr(), hook, _time_limit(time_limit))
     if r is None:
         return None
     return Distribution(r[2], r[0], r[1], n, "energy_optimal")
 
 
-def load_balanced(profiles: Any, n: int, mode: str = "max_active") -> Distribution | None:
+def load_balanced(profiles: Any, n: int, mode: str = "max_active", *, progress: Any = False,
+                  time_limit: float | None = None) -> Distribution | None:
     """The load-balanced baseline (spec 2.10; the paper's definition is informal).
 
     ``mode="max_active"``: the largest number of processors that can all get work, then the
     least spread ``max t - min t`` of the active processors' times, then the least time, the
     least energy and the lexicographically smallest distribution. ``mode="all_active"``: every
-    processor must get work (None when impossible).
+    processor must get work (None when impossible). On large profiles this is a long search
+    (a window over all candidate times): it stops on Ctrl-C (``KeyboardInterrupt``) and after
+    `time_limit` seconds (:class:`wpart.CancelledError`).
     """
     ps = as_profiles(profiles)
     n = _n(n)
     m = choice(mode, "mode", ("max_active", "all_active"))
-    r = _core.hetero_point("load_balanced" if m == "max_active" else "load_balanced_all", n,
-                           *ps.csr())
+    with progress_hook(progress, total=1.0, desc="load-balanced") as hook:
+        r = _core.hetero_point("load_balanced" if m == "max_active" else "load_balanced_all",
+                               n, *ps.csr(), hook, _time_limit(time_limit))
     if r is None:
         return None
     return Distribution(r[2], r[0], r[1], n, "load_balanced")
@@ -180,12 +188,15 @@ def pareto_front(
     balanced : bool, default True
         Also compute the load-balanced distribution (for :meth:`ParetoFront.gains_vs_balanced`
         and the plot). On large instances this costs more than HEPOPTA itself (a window search
-        over all candidate times); pass False when only the front is needed.
+        over all candidate times); pass False when only the front is needed. It shares
+        `time_limit` with the front and stops on Ctrl-C like it.
     energy_threshold : float, optional
         HEPOPTA's pruning threshold epsilon; default the energy of the time-optimal
         distribution; any larger value (``math.inf`` disables pruning) gives the same front.
     progress, time_limit
-        Progress bar / callback, and a wall-time limit in seconds.
+        Progress bar / callback, and a wall-time limit in seconds for the whole call (front
+        and load-balanced baseline); :class:`wpart.CancelledError` when it is reached,
+        ``KeyboardInterrupt`` on Ctrl-C, in every phase.
     max_grid : int, default 10**7
         Largest ``n / g`` accepted (``g`` = gcd of all sizes); memory is O(p n / g).
 
@@ -202,9 +213,14 @@ def pareto_front(
     Raises
     ------
     ValueError
-        Bad profiles (NaN, negative times or energies, duplicate or unsorted sizes ...), a
-        negative `n`, ``energy="total"`` without a finite ``static_power >= 0``, or an
-        `energy_threshold` below the time-optimal energy.
+        Bad profiles (NaN, negative times or energies, duplicate or unsorted sizes ...,
+        energies so large that a sum of one per processor overflows float64), a negative
+        `n`, ``energy="total"`` without a finite ``static_power >= 0`` (or one whose
+        ``static_power x time`` overflows), or an `energy_threshold` below the time-optimal
+        energy. A workload beyond every processor's capacity is no error: the front is
+        empty, whatever the size of `n`.
+    wpart.CancelledError
+        `time_limit` reached (in the front or the load-balanced baseline).
 
     Notes
     -----
@@ -235,14 +251,22 @@ def pareto_front(
             raise ValueError(f"`static_power` must be finite and >= 0, got {static_power}")
     elif static_power is not None:
         raise ValueError("`static_power` is only used with energy='total'")
+    tl = _time_limit(time_limit)
+    mg = as_int(max_grid, "max_grid", minimum=1)
     t0 = _time.perf_counter()
     with progress_hook(progress, total=1.0, desc="HEPOPTA") as hook:
         e, d, t, x, stats = _front("htpopta" if obj == "total" else "hepopta", ps, n,
                                    energy_threshold=eps, static_power=ps_w, progress=hook,
-                                   time_limit=_time_limit(time_limit),
-                                   max_grid=as_int(max_grid, "max_grid", minimum=1))
+                                   time_limit=tl, max_grid=mg)
+    bal = None
+    if balanced:
+        # one time limit for the whole call: the baseline gets what the front left over
+        left = 0.0 if tl == 0.0 else max(tl - (_time.perf_counter() - t0), 1e-9)
+        with progress_hook(progress, total=1.0, desc="load-balanced") as hook:
+            r = _core.hetero_point("load_balanced", n, *ps.csr(), hook, left, mg)
+        if r is not None:
+            bal = Distribution(r[2], r[0], r[1], n, "load_balanced")
     stats["seconds_total"] = _time.perf_counter() - t0
-    bal = load_balanced(ps, n) if balanced else None
     return ParetoFront(t, e, d, x, n, obj, ps_w, bal, "hepopta", stats)
 
 

@@ -75,6 +75,7 @@ import wpart
 from .. import _core
 from .._progress import progress_hook
 from .._validate import as_int, as_loads, as_speeds, choice
+from . import instances
 
 __all__ = [
     "METHODS",
@@ -85,6 +86,7 @@ __all__ = [
     "hier_rb",
     "hier_relaxed",
     "hybrid",
+    "instances",
     "jag_m_alloc",
     "jag_m_heur",
     "jag_m_heur_probe",
@@ -770,11 +772,22 @@ def jag_m_heur(
     )
 
 
+def _heur_stripes(
+    pp: _Prepared, o: int, allow_empty: bool, speeds: Any
+) -> tuple[int, list, list]:
+    """Orientation, stripe cuts and per-stripe counts of JAG-M-HEUR (the default stripes of
+    JAG-M-PROBE and counts of JAG-M-ALLOC)."""
+    h = jag_m_heur(pp.A, pp.m, orient=_ORIENT[o], allow_empty=allow_empty, speeds=speeds)
+    oo = _ORIENT.index(h.params["orient_used"])
+    cuts, counts = _stripes_of(h.rects, oo, pp.A.shape)
+    return oo, cuts, counts
+
+
 def jag_m_probe(
     A: ArrayLike,
     m: int,
     *,
-    stripe_cuts: ArrayLike,
+    stripe_cuts: ArrayLike | None = None,
     orient: str = "hor",
     allow_empty: bool = False,
     speeds: ArrayLike | None = None,
@@ -782,11 +795,15 @@ def jag_m_probe(
     """JAG-M-PROBE (spec 3.8): the optimal ``m``-way jagged partition for given stripes.
 
     `stripe_cuts` are ``0 = s_0 <= s_1 <= ... <= s_P = n_main`` along the main dimension
-    (rows for ``orient="hor"``, columns for ``"ver"``), with ``P <= m``.
+    (rows for ``orient="hor"``, columns for ``"ver"``), with ``P <= m``. By default they are
+    the stripes of :func:`jag_m_heur` (as the paper composes JAG-M-HEUR-PROBE; then
+    ``orient="best"`` is accepted too; ``params["stripe_cuts"]`` records the cuts used).
     """
     pp = _Prepared(A, m, allow_empty)
     o = _orient(orient)
-    if o == 2:
+    if stripe_cuts is None:
+        o, stripe_cuts, _ = _heur_stripes(pp, o, allow_empty, speeds)
+    elif o == 2:
         raise ValueError("`orient` must be 'hor' or 'ver' when `stripe_cuts` are given")
     cuts = np.asarray(stripe_cuts)
     if cuts.dtype.kind not in "iu" or cuts.ndim != 1 or cuts.size < 2:
@@ -837,7 +854,7 @@ def jag_m_alloc(
     A: ArrayLike,
     m: int,
     *,
-    counts: ArrayLike,
+    counts: ArrayLike | None = None,
     orient: str = "hor",
     allow_empty: bool = False,
     time_limit: float | None = None,
@@ -851,10 +868,16 @@ def jag_m_alloc(
     ``counts[0] + ... + counts[p] - 1`` (in the given order, left/top part first) and the
     stripe boundaries minimising ``max_k loads[k] / speeds[k]`` are found exactly (bisection
     on the bottleneck with a greedy over stripes); an empty stripe leaves its processors idle
-    (empty parts) instead of handing them over."""
+    (empty parts) instead of handing them over.
+
+    By default `counts` are the per-stripe part counts of :func:`jag_m_heur` (the
+    proportional allocation of spec 3.6 on its stripes; then ``orient="best"`` is accepted too
+    and ``params["counts"]`` records the counts used)."""
     pp = _Prepared(A, m, allow_empty)
     o = _orient(orient)
-    if o == 2:
+    if counts is None:
+        o, _, counts = _heur_stripes(pp, o, allow_empty, speeds)
+    elif o == 2:
         raise ValueError("`orient` must be 'hor' or 'ver' when `counts` are given")
     c = np.asarray(counts)
     if c.dtype.kind not in "iu" or c.ndim != 1 or c.size < 1:

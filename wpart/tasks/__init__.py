@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from . import datasets
 from ._balance import METHODS, TasksResult, balance, brute_force, evaluate
+from ._gap import GapStudy, gap_study, paper_scale_study, paper_style_instance
 from ._io import LBDatafileError, read_lbdatafile, write_lbdatafile
 from ._milp import milp_model, solve_milp
 from ._problem import Coefficients, Problem
@@ -29,15 +30,19 @@ __all__ = [
     "datasets",
     "METHODS",
     "Coefficients",
+    "GapStudy",
     "LBDatafileError",
     "Problem",
     "TasksResult",
     "balance",
     "brute_force",
     "evaluate",
+    "gap_study",
     "gemma_like",
     "milp_model",
+    "paper_scale_study",
     "paper_toy",
+    "paper_style_instance",
     "random_problem",
     "read_lbdatafile",
     "run_protocol",

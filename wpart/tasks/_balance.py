@@ -132,6 +132,19 @@ class TasksResult:
         return axes
 
 
+_SPLITS = ("none", "singles", "subsets", "fill")
+
+
+def _split_mode(subclusters: bool | str) -> int:
+    """The C sub-cluster mode (wpart_tasks_split_t) of the `subclusters` argument."""
+    if isinstance(subclusters, (bool, np.bool_)):
+        return int(bool(subclusters))
+    if isinstance(subclusters, str):
+        return _SPLITS.index(choice(subclusters, "subclusters", _SPLITS))
+    raise TypeError(f"`subclusters` must be a bool or one of {_SPLITS}, got "
+                    f"{type(subclusters).__name__}")
+
+
 def _result(problem: Problem, coeffs: Coefficients, cap: Any, assignment: NDArray,
             history: NDArray, method: str, stats: dict, init_eval: dict | None = None) -> TasksResult:
     d = problem._dict(cap)
@@ -195,9 +208,10 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
             beta: float = 0.0, gamma: float = 0.0, delta: float = 0.0, memory_cap: Any = None,
             initial: ArrayLike | None = None, n_iter: int = 4, n_rounds: int | None = None,
             fanout: int | None = None, n_trials: int = 1, cluster: str = "block",
-            order: str = "random", tol: float = 1e-12, subclusters: bool = False,
+            order: str = "random", tol: float = 1e-12, subclusters: bool | str = False,
             ranking: str = "snapshot", allow_infeasible_start: bool = False,
-            comm_tau: float = 1.0, backend: str = "simulated", max_delay: float = 1.0,
+            comm_tau: float = 1.0, split_rule: str = "auto", explore: bool = False,
+            backend: str = "simulated", max_delay: float = 1.0,
             progress: bool | Callable[[float, float], None] = False,
             time_limit: float | None = None, **options: Any) -> TasksResult:
     """Place the tasks of one phase to minimise ``W_max``.
@@ -244,9 +258,28 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
         distributed lock protocol run as an event-driven simulation with seeded random message
         delays up to ``max_delay`` (:func:`wpart.tasks.run_protocol`, spec 8.1); slower, for
         protocol testing. ``stats["log"]`` holds the committed exchanges.
-    subclusters : bool, default False
-        Also try one-way transfers of single tasks taken out of clusters (LBAF-style
-        subclustering; not in the paper). Blocks may then be split across ranks.
+    subclusters : bool or {"none", "singles", "subsets", "fill"}, default False
+        Sub-cluster one-way transfers, tried for a pair of ranks only when no whole-cluster
+        exchange pays (LBAF-style subclustering; not in the paper, whose clusters move whole).
+        ``True``/``"singles"``: single tasks taken out of clusters; ``"subsets"``: also, per
+        cluster of ``n`` tasks, its ``m`` heaviest and its ``m`` lightest tasks for
+        ``2 <= m < n`` (at most ~32 sizes), so that a block's tasks can be split in one step
+        even when the homing term makes every single-task step unprofitable; ``"fill"``:
+        also, for each pair of ranks and cluster of the more loaded one, the part whose load
+        best evens the two ranks' W (heaviest tasks first, just under and just over the
+        target). Blocks may then be split across ranks. ``"fill"`` with the ``"compete"``
+        rule is the closest to the MILP optimum (:func:`wpart.tasks.gap_study`).
+    split_rule : {"auto", "fallback", "compete"}, default "auto"
+        With `subclusters`: ``"fallback"`` tries sub-cluster units for a pair of ranks only
+        when no whole-cluster exchange pays (LBAF); ``"compete"`` evaluates them together
+        with the whole-cluster exchanges and keeps the largest gain (the paper's FindBestCCM
+        over the larger set of units). ``"auto"``: ``"fallback"`` for ``"singles"`` (LBAF's
+        subclustering), ``"compete"`` for ``"subsets"`` and ``"fill"``.
+    explore : bool, default False
+        With ``n_trials > 1``: trials after the first take, for each locked pair, a uniformly
+        random improving exchange instead of the best one (the lock protocol and the
+        acceptance criterion are unchanged), so that the trials reach different local optima;
+        trial 0 is the paper's run, so the result is never worse than with one trial.
 
     Returns
     -------
@@ -258,6 +291,7 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
         Bad arguments, or an initial assignment above a memory cap ("infeasible start").
     """
     meth = choice(method, "method", METHODS, _ALIASES)
+    split = _split_mode(subclusters)
     c = Coefficients(alpha, beta, gamma, delta)
     cap = problem.caps(memory_cap)
     if initial is not None:
@@ -288,7 +322,7 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
                        {"seconds": time.perf_counter() - t0})
     be = choice(backend, "backend", ("simulated", "event"))
     if be == "event":
-        if meth != "ccm" or subclusters or allow_infeasible_start \
+        if meth != "ccm" or split or allow_infeasible_start \
                 or cluster not in ("block", "task") or n_trials != 1:
             raise ValueError("backend='event' supports method='ccm' with one trial, cluster "
                              "'block' or 'task' and default subclusters/start options")
@@ -310,6 +344,9 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
     cl = choice(cluster, "cluster", ("block", "task", "block+comm"))
     od = choice(order, "order", ("random", "rank"))
     rk = choice(ranking, "ranking", ("snapshot", "exact"))
+    srule = choice(split_rule, "split_rule", ("auto", "fallback", "compete"))
+    if srule == "auto":
+        srule = "compete" if split >= 2 else "fallback"
     tol = float(tol)
     if not (np.isfinite(tol) and tol >= 0):
         raise ValueError(f"`tol` must be finite and >= 0, got {tol}")
@@ -329,8 +366,8 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
         a, hist, exch, st = _core.tasks_ccm(
             d, run_c.as_tuple(enforce), a0, n_iter, k, f, n_trials, seed, cluster_mode,
             od == "random", tol, hook, tl, meth == "tempered",
-            bool(subclusters) and meth == "ccm", rk == "exact", bool(allow_infeasible_start),
-            comm_tau)
+            split if meth == "ccm" else 0, rk == "exact", bool(allow_infeasible_start),
+            comm_tau, split_always=srule == "compete", explore=bool(explore))
     secs = time.perf_counter() - t0
     best = int(st["best_trial"])
     history = hist[best]
@@ -341,5 +378,7 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
     stats = dict(st)
     stats.update(seconds=secs, exchanges_per_iteration=exch[best].tolist(),
                  n_iter=n_iter, n_trials=n_trials, seed=seed, cluster=cl,
-                 subclusters=bool(subclusters), ranking=rk)
+                 subclusters=_SPLITS[split] if split else False, split_rule=srule,
+                 explore=bool(explore),
+                 ranking=rk)
     return _result(problem, c, cap, a, history, meth, stats)

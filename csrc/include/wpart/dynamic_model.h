@@ -127,8 +127,10 @@ void wpart_dynamic_solve_opts_init(wpart_dynamic_solve_opts_t *o);
 
 /**
  * Solves (P_S): min T s.t. E_p(x_p) <= T, sum x_p = S, lb <= x <= ub (§1.4-1.5), by
- * water-filling on T (a safeguarded Illinois/bisection iteration on H(T) = sum x_p(T)) with a
- * safeguarded secant/bisection inner inverse x_p(T) = sup{x in [lb_p, ub_p] : E_p(x) <= T}.
+ * water-filling on T: Newton steps on H(T) = sum x_p(T) - S (H' from secant slopes), kept inside
+ * the bracket [T_lo, T_hi] and backed by Illinois regula falsi and bisection, with a
+ * safeguarded secant (Illinois)/bisection inner inverse x_p(T) = sup{x in [lb_p, ub_p] :
+ * E_p(x) <= T} started from a predicted bracket.
  * Globally optimal for non-decreasing E_p. The final x interpolates between x(T_lo) and x(T_hi)
  * so that sum x = S to rounding also where H jumps (flat stretches of E); every PU has
  * E_p(x_p) <= T or sits at lb_p.
@@ -142,12 +144,12 @@ void wpart_dynamic_solve_opts_init(wpart_dynamic_solve_opts_t *o);
  *
  * Infeasible bounds (§1.8, test S6): if sum lb > S, the lower bounds are scaled by
  * S / sum lb (keeping their proportions) and the problem is solved with them. sum ub < S is
- * WPART_EINVAL. No allocation (for n <= 256 the inner brackets are warm-started from a stack
- * buffer, above that they start cold).
+ * WPART_EINVAL. No allocation (for n <= 128 the inner brackets are warm-started from a stack
+ * buffer of about 12 KB, above that they start cold).
  *
  * Status: WPART_EINVAL (n < 1, NULL pointers, S not finite or <= 0, NaN/negative bounds,
  * lb > ub, sum ub < S, E returned NaN or a negative time).
- * Complexity: O(n * outer * inner) evaluations of E (typically 10 * 6).
+ * Complexity: O(n * outer * inner) evaluations of E (about 45 per PU for fitted models).
  */
 wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E, void *ctx,
                                               double S, const double *lb, const double *ub,

@@ -108,6 +108,19 @@ typedef enum {
                                           beta V >= comm_tau * alpha * mean task load */
 } wpart_tasks_cluster_t;
 
+/** Sub-cluster moves of CCM-LB (splitting a block's tasks over ranks; LBAF-style). */
+typedef enum {
+    WPART_TASKS_SPLIT_NONE = 0,    /* whole clusters only (the paper) */
+    WPART_TASKS_SPLIT_SINGLES = 1, /* also single tasks */
+    WPART_TASKS_SPLIT_SUBSETS = 2, /* also single tasks and, per cluster of n tasks, its m
+                                      heaviest and m lightest tasks (2 <= m < n; at most ~32
+                                      sizes per cluster) */
+    WPART_TASKS_SPLIT_FILL = 3     /* SUBSETS plus, per pair of ranks and cluster of the more
+                                      loaded one, the part whose load best evens the pair's W
+                                      (greedy fill by descending load, just under and just
+                                      over the target) */
+} wpart_tasks_split_t;
+
 typedef struct {
     int32_t n_iter;     /* iterations per trial (default 4) */
     int32_t n_rounds;   /* inform hops; <= 0: log rule */
@@ -119,12 +132,19 @@ typedef struct {
     double tol;         /* minimum relative gain (default 1e-12) */
     double comm_tau;    /* threshold of WPART_TASKS_CLUSTER_BLOCK_COMM (default 1) */
     int32_t one_way;    /* 1: only one-way transfers (no swaps), as TemperedLB (default 0) */
+    int32_t split_always; /* 1: sub-cluster units compete with whole-cluster exchanges on gain
+                             for every pair (default 0: tried only when no whole-cluster
+                             exchange pays, as LBAF) */
+    int32_t explore;    /* 1: trials after the first take, for each locked pair, a uniformly
+                           random improving exchange instead of the best one (diversifies
+                           the trials; trial 0 is the paper's run; default 0) */
     int32_t exact_ranking; /* 1: rank peers by their exact current state instead of the
                               snapshot carried by the inform stage (default 0) */
     int32_t allow_infeasible_start; /* 1: start above a memory cap and repair it first
                                        (lexicographic: cap excess, then max W; spec 3.5) */
-    int32_t singles;    /* 1: also try one-way transfers of single tasks out of clusters
-                           (splits clusters; LBAF-style subclustering; default 0) */
+    int32_t singles;    /* wpart_tasks_split_t: sub-cluster one-way transfers tried when no
+                           whole-cluster exchange pays (split clusters; not in the paper;
+                           default WPART_TASKS_SPLIT_NONE) */
     const wpart_control_t *control; /* may be NULL */
 } wpart_tasks_lb_params_t;
 

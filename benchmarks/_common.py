@@ -1,0 +1,44 @@
+"""The one rule by which every benchmark finds wpart.
+
+Benchmarks measure the wpart that is installed when there is one (``pip install .`` or the
+editable install of ``tools/setup.sh``), and fall back to this checkout only when ``import
+wpart`` fails otherwise (a checkout built in place with ``-DWPART_INPLACE=ON`` and never
+installed). Run them as scripts (``python benchmarks/bench_base.py``): the script's folder,
+not the repository root, is then first on ``sys.path``, so the checkout never shadows an
+installed wpart by accident.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+__all__ = ["ROOT", "use_wpart"]
+
+#: Repository root of this checkout.
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def use_wpart() -> Path:
+    """Make ``import wpart`` work: the installed wpart if importable, else this checkout's.
+
+    Returns
+    -------
+    pathlib.Path
+        The folder of the wpart package that was imported.
+    """
+    try:
+        import wpart
+    except ImportError as exc:
+        for name in [k for k in sys.modules if k == "wpart" or k.startswith("wpart.")]:
+            del sys.modules[name]  # drop a partially initialised package
+        if str(ROOT) not in sys.path:
+            sys.path.insert(0, str(ROOT))
+        try:
+            import wpart
+        except ImportError as exc2:
+            raise ImportError(
+                f"wpart is neither installed ({exc}) nor built in this checkout ({exc2}); "
+                "run ./tools/setup.sh or `pip install .` first"
+            ) from None
+    return Path(wpart.__file__).resolve().parent

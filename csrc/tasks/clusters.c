@@ -1,0 +1,358 @@
+/*
+ * clusters.c -- the transfer units of CCM-LB (spec 003 section 3.3): the clusters of one rank
+ * with the summaries a rank gossips, and the sub-cluster units (single tasks, or subsets of
+ * each cluster) tried when no whole-cluster exchange pays.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "internal.h"
+#include "tasks_internal.h"
+
+typedef wpart_tasks_clusters_t clusters_t;
+typedef wpart_tasks_comm_ctx_t comm_ctx_t;
+
+void wpart_tasks_i_clusters_free(clusters_t *C)
+{
+    free(C->tasks);
+    free(C->start);
+    free(C->blk);
+    free(C->load);
+    free(C->fp);
+    free(C->wk);
+    free(C->deg);
+    memset(C, 0, sizeof(*C));
+}
+
+static int cmp_block_task(int32_t a, int32_t b, const int32_t *blk)
+{
+    int32_t ba = blk ? blk[a] : -1, bb = blk ? blk[b] : -1;
+    /* block-less tasks (-1) sort after blocks, each alone */
+    int64_t ka = ba >= 0 ? ba : (int64_t)1 << 40, kb = bb >= 0 ? bb : (int64_t)1 << 40;
+    if (ka != kb) return ka < kb ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+static void sort_tasks(int32_t *a, int32_t n, const int32_t *blk, int32_t *tmp)
+{
+    if (n < 2) return;
+    if (n <= 16) {
+        for (int32_t i = 1; i < n; i++) {
+            int32_t x = a[i], j = i;
+            while (j > 0 && cmp_block_task(a[j - 1], x, blk) > 0) {
+                a[j] = a[j - 1];
+                j--;
+            }
+            a[j] = x;
+        }
+        return;
+    }
+    int32_t h = n / 2;
+    sort_tasks(a, h, blk, tmp);
+    sort_tasks(a + h, n - h, blk, tmp);
+    int32_t i = 0, j = h, o = 0;
+    while (i < h && j < n) tmp[o++] = cmp_block_task(a[j], a[i], blk) < 0 ? a[j++] : a[i++];
+    while (i < h) tmp[o++] = a[i++];
+    while (j < n) tmp[o++] = a[j++];
+    memcpy(a, tmp, sizeof(int32_t) * (size_t)n);
+}
+
+static int reserve(void **p, int64_t n, size_t sz)
+{
+    void *q = realloc(*p, (size_t)(n > 0 ? n : 1) * sz);
+    if (!q) return 0;
+    *p = q;
+    return 1;
+}
+
+
+static int32_t uf_find(int32_t *par, int32_t x)
+{
+    while (par[x] != x) {
+        par[x] = par[par[x]];
+        x = par[x];
+    }
+    return x;
+}
+
+static void uf_union(int32_t *par, int32_t a, int32_t b)
+{
+    a = uf_find(par, a);
+    b = uf_find(par, b);
+    if (a != b) {
+        if (a < b) par[b] = a;
+        else par[a] = b;
+    }
+}
+
+wpart_status_t wpart_tasks_i_build_clusters(const wpart_tasks_state_t *s, int32_t r, int mode,
+                                            clusters_t *C, int32_t *tmp, const comm_ctx_t *cc)
+{
+    const wpart_tasks_problem_t *p = &s->p;
+    int32_t n = s->rank[r].cnt;
+    if (n > C->cap_t || n + 1 > C->cap_c) {
+        int32_t nc = n + 1 > 2 * C->cap_c ? n + 1 : 2 * C->cap_c;
+        if (!reserve((void **)&C->tasks, n > 2 * C->cap_t ? n : 2 * C->cap_t, sizeof(int32_t)) ||
+            !reserve((void **)&C->start, nc + 1, sizeof(int32_t)) ||
+            !reserve((void **)&C->blk, nc, sizeof(int32_t)) ||
+            !reserve((void **)&C->load, nc, sizeof(double)) ||
+            !reserve((void **)&C->fp, nc, sizeof(double)) ||
+            !reserve((void **)&C->wk, nc, sizeof(double)) ||
+            !reserve((void **)&C->deg, nc, sizeof(int64_t))) {
+            return wpart_i_error(WPART_ENOMEM, "ccm: out of memory (clusters)");
+        }
+        C->cap_t = n > 2 * C->cap_t ? n : 2 * C->cap_t;
+        C->cap_c = nc;
+    }
+    int32_t m = 0;
+    for (int32_t k = s->head[r]; k >= 0; k = s->next[k]) C->tasks[m++] = k;
+    const int32_t *blk = mode == WPART_TASKS_CLUSTER_BLOCK ? p->task_block : NULL;
+    const int comm = mode == WPART_TASKS_CLUSTER_BLOCK_COMM && cc != NULL;
+    if (comm) {
+        /* components of "same block" and "heavy on-rank edge"; key = smallest task id */
+        int32_t *par = cc->parent;
+        for (int32_t i = 0; i < m; i++) par[C->tasks[i]] = C->tasks[i];
+        if (p->task_block) { /* tasks of a block: consecutive once sorted by block */
+            sort_tasks(C->tasks, m, p->task_block, tmp);
+            for (int32_t i = 1; i < m; i++) {
+                int32_t t = C->tasks[i], u = C->tasks[i - 1];
+                if (p->task_block[t] >= 0 && p->task_block[t] == p->task_block[u]) {
+                    uf_union(par, t, u);
+                }
+            }
+        }
+        for (int32_t i = 0; i < m; i++) {
+            int32_t t = C->tasks[i];
+            for (int64_t e = s->inc_ptr[t]; e < s->inc_ptr[t + 1]; e++) {
+                int64_t ed = s->inc_edge[e];
+                int32_t a = p->edge_src[ed], b2 = p->edge_dst[ed];
+                int32_t o = a == t ? b2 : a;
+                if (s->assign[o] != r) continue;
+                if (s->c.beta * p->edge_bytes[ed] >= cc->thresh) {
+                    uf_union(par, t, o);
+                }
+            }
+        }
+        for (int32_t i = 0; i < m; i++) cc->key[C->tasks[i]] = uf_find(par, C->tasks[i]);
+        blk = cc->key;
+    }
+    sort_tasks(C->tasks, m, blk, tmp);
+    C->n = 0;
+    for (int32_t i = 0; i < m; i++) {
+        int32_t t = C->tasks[i];
+        int32_t b = p->task_block ? p->task_block[t] : -1;
+        int split;
+        if (comm) {
+            split = i == 0 || cc->key[t] != cc->key[C->tasks[i - 1]];
+        } else {
+            split = mode != WPART_TASKS_CLUSTER_BLOCK || b < 0 || i == 0 ||
+                    b != C->blk[C->n - 1];
+        }
+        if (!split && comm && b != C->blk[C->n - 1]) C->blk[C->n - 1] = -2; /* several */
+        if (split) {
+            C->start[C->n] = i;
+            C->blk[C->n] = b;
+            C->load[C->n] = 0.0;
+            C->fp[C->n] = 0.0;
+            C->wk[C->n] = 0.0;
+            C->deg[C->n] = 0;
+            C->n++;
+        }
+        int32_t c = C->n - 1;
+        C->load[c] += p->task_load[t]; /* same order as the exchange's own sums */
+        if (p->task_footprint) C->fp[c] += p->task_footprint[t];
+        if (p->task_working && p->task_working[t] > C->wk[c]) C->wk[c] = p->task_working[t];
+        C->deg[c] += s->inc_ptr[t + 1] - s->inc_ptr[t];
+    }
+    C->start[C->n] = m;
+    C->wk1 = C->wk2 = 0.0;
+    C->wk_arg = -1;
+    for (int32_t c = 0; c < C->n; c++) {
+        if (C->wk_arg < 0 || C->wk[c] > C->wk1) {
+            C->wk2 = C->wk1;
+            C->wk1 = C->wk[c];
+            C->wk_arg = c;
+        } else if (C->wk[c] > C->wk2) {
+            C->wk2 = C->wk[c];
+        }
+    }
+    return WPART_OK;
+}
+
+/* ------------------------------------------------------------------ sub-cluster units ---- */
+
+static int grow(clusters_t *C, int64_t nt, int64_t nc)
+{
+    if (nt > INT32_MAX || nc + 1 > INT32_MAX) return 0;
+    if (nt > C->cap_t) {
+        int64_t c = nt > 2 * (int64_t)C->cap_t ? nt : 2 * (int64_t)C->cap_t;
+        if (c > INT32_MAX) c = nt;
+        if (!reserve((void **)&C->tasks, c, sizeof(int32_t))) return 0;
+        C->cap_t = (int32_t)c;
+    }
+    if (nc + 1 > C->cap_c) {
+        int64_t c = nc + 1 > 2 * (int64_t)C->cap_c ? nc + 1 : 2 * (int64_t)C->cap_c;
+        if (c > INT32_MAX - 1) c = nc + 1;
+        if (!reserve((void **)&C->start, c + 1, sizeof(int32_t)) ||
+            !reserve((void **)&C->blk, c, sizeof(int32_t)) ||
+            !reserve((void **)&C->load, c, sizeof(double)) ||
+            !reserve((void **)&C->fp, c, sizeof(double)) ||
+            !reserve((void **)&C->wk, c, sizeof(double)) ||
+            !reserve((void **)&C->deg, c, sizeof(int64_t))) {
+            return 0;
+        }
+        C->cap_c = (int32_t)c;
+    }
+    return 1;
+}
+
+/* tasks by descending load, ties by id (insertion sort on a cluster's tasks) */
+static void sort_by_load(int32_t *a, int32_t n, const double *load)
+{
+    for (int32_t i = 1; i < n; i++) {
+        int32_t x = a[i], j = i;
+        while (j > 0 && (load[a[j - 1]] < load[x] || (load[a[j - 1]] == load[x] && a[j - 1] > x))) {
+            a[j] = a[j - 1];
+            j--;
+        }
+        a[j] = x;
+    }
+}
+
+/* Appends the unit X[0..m) with its summaries. */
+static void add_unit(const wpart_tasks_state_t *s, clusters_t *U, const int32_t *X, int32_t m,
+                     int force_exact)
+{
+    const wpart_tasks_problem_t *p = &s->p;
+    int32_t c = U->n++, o = U->start[c];
+    int32_t b = -1;
+    U->load[c] = U->fp[c] = U->wk[c] = 0.0;
+    U->deg[c] = 0;
+    for (int32_t i = 0; i < m; i++) {
+        int32_t t = X[i];
+        int32_t bt = p->task_block ? p->task_block[t] : -1;
+        b = i == 0 ? bt : (b == bt ? b : -2);
+        U->tasks[o + i] = t;
+        U->load[c] += p->task_load[t];
+        if (p->task_footprint) U->fp[c] += p->task_footprint[t];
+        if (p->task_working && p->task_working[t] > U->wk[c]) U->wk[c] = p->task_working[t];
+        U->deg[c] += s->inc_ptr[t + 1] - s->inc_ptr[t];
+    }
+    U->blk[c] = b;
+    /* overlapping units: the top-two working-memory shortcut and the block summary of a
+       multi-block unit do not hold, so such units are always evaluated by the edge walk */
+    if ((force_exact || b == -2) && U->deg[c] == 0) U->deg[c] = 1;
+    U->start[c + 1] = o + m;
+}
+
+/* Sizes tried for the prefixes of a cluster of n tasks: all of 2..n-1, at most ~32 spread. */
+static int32_t n_sizes(int32_t n) { return n <= 2 ? 0 : (n - 2 <= 32 ? n - 2 : 32); }
+
+static int32_t size_at(int32_t n, int32_t j)
+{
+    if (n - 2 <= 32) return 2 + j;
+    return 2 + (int32_t)((int64_t)j * (n - 3) / 31);
+}
+
+wpart_status_t wpart_tasks_i_build_units(const wpart_tasks_state_t *s, int32_t r, int split,
+                                         const clusters_t *CL, clusters_t *U, int32_t *tmp)
+{
+    if (split == WPART_TASKS_SPLIT_SINGLES) {
+        return wpart_tasks_i_build_clusters(s, r, WPART_TASKS_CLUSTER_TASK, U, tmp, NULL);
+    }
+    /* WPART_TASKS_SPLIT_SUBSETS: for every cluster of >= 2 tasks, each task alone, the m
+       heaviest and the m lightest tasks for 2 <= m < n (a cluster's part moves, the block
+       is then replicated). */
+    int64_t nt = 0, nc = 0;
+    for (int32_t c = 0; c < CL->n; c++) {
+        int32_t n = CL->start[c + 1] - CL->start[c];
+        if (n < 2) continue;
+        nt += n;
+        nc += n;
+        for (int32_t j = 0; j < n_sizes(n); j++) {
+            int32_t m = size_at(n, j);
+            nt += 2 * (int64_t)m;
+            nc += 2;
+        }
+    }
+    if (!grow(U, nt > 0 ? nt : 1, nc)) {
+        return wpart_i_error(WPART_ENOMEM, "ccm: out of memory (sub-cluster units)");
+    }
+    const int force = s->p.task_working != NULL;
+    U->n = 0;
+    U->start[0] = 0;
+    for (int32_t c = 0; c < CL->n; c++) {
+        int32_t n = CL->start[c + 1] - CL->start[c];
+        if (n < 2) continue;
+        int32_t *d = tmp;
+        memcpy(d, CL->tasks + CL->start[c], sizeof(int32_t) * (size_t)n);
+        sort_by_load(d, n, s->p.task_load);
+        for (int32_t i = 0; i < n; i++) add_unit(s, U, d + i, 1, force);
+        for (int32_t j = 0; j < n_sizes(n); j++) {
+            int32_t m = size_at(n, j);
+            add_unit(s, U, d, m, force);         /* the m heaviest */
+            add_unit(s, U, d + n - m, m, force); /* the m lightest */
+        }
+    }
+    U->wk1 = U->wk2 = 0.0;
+    U->wk_arg = -1;
+    (void)r;
+    return WPART_OK;
+}
+
+/* position of the lightest task of d (sorted by descending load) not taken */
+static int32_t lightest_not_in(const int32_t *d, int32_t n, const int8_t *in)
+{
+    for (int32_t i = n - 1; i >= 0; i--) {
+        if (!in[i]) return i;
+    }
+    return -1;
+}
+
+wpart_status_t wpart_tasks_i_build_fill(const wpart_tasks_state_t *s, const clusters_t *C,
+                                        const double *target, clusters_t *U, int32_t *tmp,
+                                        int8_t *in)
+{
+    int64_t nt = 0, nc = 0;
+    for (int32_t c = 0; c < C->n; c++) {
+        int32_t n = C->start[c + 1] - C->start[c];
+        if (n < 2 || !(target[c] > 0)) continue;
+        nt += 2 * (int64_t)n;
+        nc += 2;
+    }
+    if (!grow(U, nt > 0 ? nt : 1, nc)) {
+        return wpart_i_error(WPART_ENOMEM, "ccm: out of memory (target units)");
+    }
+    const int force = s->p.task_working != NULL;
+    const double *load = s->p.task_load;
+    U->n = 0;
+    U->start[0] = 0;
+    for (int32_t c = 0; c < C->n; c++) {
+        int32_t n = C->start[c + 1] - C->start[c];
+        if (n < 2 || !(target[c] > 0)) continue;
+        int32_t *d = tmp, *x = tmp + n;
+        memcpy(d, C->tasks + C->start[c], sizeof(int32_t) * (size_t)n);
+        sort_by_load(d, n, load);
+        /* "under": heaviest first, each task taken while the sum stays within the target */
+        double sum = 0.0;
+        int32_t m = 0;
+        for (int32_t i = 0; i < n; i++) {
+            in[i] = 0;
+            if (sum + load[d[i]] <= target[c]) {
+                sum += load[d[i]];
+                x[m++] = d[i];
+                in[i] = 1;
+            }
+        }
+        if (m > 0 && m < n) add_unit(s, U, x, m, force);
+        /* "over": the same plus the lightest task left out */
+        int32_t l = lightest_not_in(d, n, in);
+        if (l >= 0 && m + 1 < n) {
+            x[m] = d[l];
+            add_unit(s, U, x, m + 1, force);
+        }
+    }
+    U->wk1 = U->wk2 = 0.0;
+    U->wk_arg = -1;
+    return WPART_OK;
+}

@@ -1,0 +1,83 @@
+"""The shared verdict facility (wpart.experiments._verdict) and its use by the families."""
+
+import pytest
+
+from wpart.experiments import _verdict as V
+
+
+def test_verdict_validation():
+    with pytest.raises(ValueError):
+        V.Verdict("Fig. 1", "x", "1", "1", "OK")
+    with pytest.raises(ValueError):
+        V.Verdict("Fig. 1", "x", "1", "1", V.MATCH)  # no tolerance
+    with pytest.raises(ValueError):
+        V.Verdict("Fig. 1", "x", "1", "2", V.DIFFERS, "+-0")  # no reason
+    with pytest.raises(ValueError):
+        V.Verdict("Fig. 1", "x", "1", "-", V.NOT_REGENERATED)
+    v = V.Verdict("Fig. 1", "x", "1", "-", V.NOT_REGENERATED, reason="needs a GPU")
+    assert v.to_dict()["reason"] == "needs a GPU"
+
+
+def test_within():
+    kw = dict(paper="5%", lo=3.5, hi=6.5, run="r", fmt="{:.1f}%", reason_off="substitute")
+    assert V.within("F", "q", ours=5.0, **kw).verdict == V.MATCH
+    d = V.within("F", "q", ours=9.0, **kw)
+    assert d.verdict == V.DIFFERS and "above" in d.reason and "substitute" in d.reason
+    assert V.within("F", "q", ours=1.0, **kw).reason.startswith("below")
+    assert V.within("F", "q", ours=None, **kw).verdict == V.NOT_REGENERATED
+    assert V.within("F", "q", ours=float("nan"), **kw).verdict == V.NOT_REGENERATED
+
+
+def test_counts_and_table():
+    vs = V.Verdicts("demo")
+    vs.add(V.Verdict("a", "q", "1", "1", V.MATCH, "exact"),
+           V.Verdict("b", "q", "1", "2", V.DIFFERS, "exact", "substitute data"),
+           V.Verdict("c", "q", "1", "-", V.NOT_REGENERATED, reason="no GPU"))
+    c = vs.counts()
+    assert c == {V.MATCH: 1, V.DIFFERS: 1, V.NOT_REGENERATED: 1, "total": 3}
+    t = vs.table()
+    assert "demo verdicts: 1 MATCH, 1 DIFFERS, 1 NOT REGENERATED (3 headline figures)" in t
+    assert "substitute data" in t and "no GPU" in t
+    with pytest.raises(TypeError):
+        vs.add({"verdict": "MATCH"})
+
+
+def _check_family(res):
+    rows = res["verdicts"]
+    counts = V.count_verdicts(rows)
+    assert res["counts"] == counts
+    assert sum(counts[v] for v in V.VERDICTS) == counts["total"] == len(rows)
+    for r in rows:
+        assert r["verdict"] in V.VERDICTS
+        for field in ("paper", "ours", "verdict", "tolerance", "reason"):
+            words = str(r[field]).replace("(", " ").replace(")", " ").split()
+            assert "OK" not in words and "PASS" not in words, r
+        if r["verdict"] != V.MATCH:
+            assert r["reason"]
+    # the printed verdict table never says OK or PASS either
+    block = res["table"].split("headline results beside ours")[1].split("verdicts:")[0]
+    assert " OK" not in block and "PASS" not in block
+
+
+def test_tasks_verdicts(tmp_path):
+    from wpart.experiments.tasks import run_tasks
+
+    res = run_tasks(tmp_path, quick=True, progress=False)
+    assert res["ok"]
+    _check_family(res)
+    figs = {r["figure"] for r in res["verdicts"]}
+    assert {"Fig. 4a", "Fig. 4b", "Fig. 5"} <= figs
+    milp = [r for r in res["verdicts"] if r["figure"] == "Fig. 4a"]
+    assert any("GLPK" in r["run"] for r in milp)
+
+
+def test_hetero_verdicts(tmp_path):
+    from wpart.experiments.hetero import run_hetero
+
+    res = run_hetero(tmp_path, quick=True, progress=False)
+    _check_family(res)
+    figs = {r["figure"].split(" ")[0] for r in res["verdicts"]}
+    assert {"5.4", "5.5", "5.6", "5.7", "Table"} <= figs
+    tot = [r for r in res["verdicts"] if "total" in r["quantity"]
+           and r["verdict"] == V.DIFFERS]
+    assert all("ASSUMED static power" in r["reason"] for r in tot)

@@ -1,0 +1,216 @@
+"""Verdicts: each headline figure of a paper beside ours, with an honest judgement.
+
+Every family's experiment module reports the paper's headline results (spec section 5 of its
+family) as :class:`Verdict` rows: the paper's value, ours, and one of
+
+* ``MATCH``: ours lies within the tolerance stated in the row;
+* ``DIFFERS``: ours is off, and ``reason`` says why (substitute data, an assumed static power,
+  a baseline defined differently, a slower or faster machine, ...);
+* ``NOT REGENERATED``: the figure was not recomputed, and ``reason`` says why.
+
+The words OK and PASS are never used for a paper figure.
+
+How a family plugs in (``wpart.dynamic`` and any later family do the same)::
+
+    from ._verdict import Verdict, Verdicts, within
+
+    vs = Verdicts("dynamic")
+    vs.add(within("Fig. 7", "speedup over static", paper=2.3, ours=s, lo=2.0, hi=2.6,
+                  run="synthetic PLB-HAC, 64 ranks", fmt="{:.2f}x",
+                  reason_off="synthetic task times"))
+    vs.add(Verdict("Table 2", "GPU speedup", "11x", "-", "NOT REGENERATED",
+                   reason="needs a GPU", run="-"))
+    text = vs.table()                  # printable table plus the summary line
+    summary = {"family": "dynamic", ..., "verdicts": vs.to_list(), "counts": vs.counts()}
+
+and returns ``summary`` from ``run_<family>``: :mod:`wpart.cli` adds the ``"counts"`` of every
+family into the overall summary line and writes all rows to ``verdicts.json``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+__all__ = [
+    "DIFFERS",
+    "MATCH",
+    "NOT_REGENERATED",
+    "VERDICTS",
+    "Verdict",
+    "Verdicts",
+    "count_verdicts",
+    "format_counts",
+    "format_verdicts",
+    "within",
+]
+
+MATCH = "MATCH"
+DIFFERS = "DIFFERS"
+NOT_REGENERATED = "NOT REGENERATED"
+#: The three verdicts, in the order the summaries print them.
+VERDICTS = (MATCH, DIFFERS, NOT_REGENERATED)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One headline figure of a paper beside ours.
+
+    Attributes
+    ----------
+    figure : str
+        Where the paper reports it ("Fig. 4", "Table III", "R3").
+    quantity : str
+        What is compared, with its unit.
+    paper : str
+        The paper's value as the paper states it.
+    ours : str
+        Our value ("-" when not regenerated).
+    verdict : str
+        ``MATCH``, ``DIFFERS`` or ``NOT REGENERATED``.
+    tolerance : str
+        The tolerance a MATCH was judged by (required for MATCH, also shown for DIFFERS).
+    reason : str
+        Why it differs or was not regenerated (required for those two verdicts).
+    run : str
+        What was really run: the instance and sizes (quick mode shows its smaller sizes here).
+    """
+
+    figure: str
+    quantity: str
+    paper: str
+    ours: str
+    verdict: str
+    tolerance: str = ""
+    reason: str = ""
+    run: str = ""
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"`verdict` must be one of {VERDICTS}, got {self.verdict!r}")
+        if self.verdict == MATCH and not self.tolerance:
+            raise ValueError("a MATCH verdict needs the `tolerance` it was judged by")
+        if self.verdict != MATCH and not self.reason:
+            raise ValueError(f"a {self.verdict} verdict needs a `reason`")
+
+    def to_dict(self) -> dict[str, str]:
+        """Plain dict of the fields."""
+        return asdict(self)
+
+
+def within(
+    figure: str,
+    quantity: str,
+    *,
+    paper: str,
+    ours: float | None,
+    lo: float,
+    hi: float,
+    run: str,
+    fmt: str = "{:.2f}",
+    reason_off: str,
+    tolerance: str | None = None,
+) -> Verdict:
+    """MATCH when ``lo <= ours <= hi``, else DIFFERS with `reason_off` and where ours lies.
+
+    Parameters
+    ----------
+    figure, quantity, paper, run : str
+        As in :class:`Verdict`.
+    ours : float or None
+        Our value; None or NaN gives NOT REGENERATED (with `reason_off`).
+    lo, hi : float
+        The accepted interval (the paper's value widened by the stated tolerance).
+    fmt : str
+        Format of `ours` and the interval.
+    reason_off : str
+        The known cause of a difference (e.g. "substitute data (pic_like, not PIC-MAG)").
+    tolerance : str, optional
+        Shown text of the tolerance; default ``"[lo, hi]"``.
+
+    Returns
+    -------
+    Verdict
+    """
+    tol = tolerance or f"[{fmt.format(lo)}, {fmt.format(hi)}]"
+    if ours is None or (isinstance(ours, float) and math.isnan(ours)):
+        return Verdict(figure, quantity, paper, "-", NOT_REGENERATED, tol, reason_off, run)
+    s = fmt.format(ours)
+    if lo <= ours <= hi:
+        return Verdict(figure, quantity, paper, s, MATCH, tol, "", run)
+    side = "above" if ours > hi else "below"
+    return Verdict(figure, quantity, paper, s, DIFFERS, tol, f"{side} the range; {reason_off}",
+                   run)
+
+
+def count_verdicts(rows: Iterable[Verdict | dict]) -> dict[str, int]:
+    """Count of each verdict (every key of :data:`VERDICTS` present) plus ``"total"``."""
+    out = dict.fromkeys(VERDICTS, 0)
+    n = 0
+    for r in rows:
+        v = r["verdict"] if isinstance(r, dict) else r.verdict
+        out[v] += 1
+        n += 1
+    out["total"] = n
+    return out
+
+
+def format_counts(counts: dict[str, int], label: str) -> str:
+    """``"<label>: 3 MATCH, 2 DIFFERS, 1 NOT REGENERATED (6 headline figures)"``."""
+    parts = ", ".join(f"{counts.get(v, 0)} {v}" for v in VERDICTS)
+    return f"{label}: {parts} ({counts.get('total', 0)} headline figures)"
+
+
+def format_verdicts(rows: Sequence[Verdict], title: str = "") -> str:
+    """Printable table of the rows: one block per row, so long reasons stay readable."""
+    from . import format_table
+
+    body = []
+    for r in rows:
+        note = r.reason if r.verdict != MATCH else ""
+        body.append([r.figure, r.quantity, r.paper, r.ours, r.verdict,
+                     r.tolerance or "-", r.run or "-", note or "-"])
+    return format_table(["figure", "quantity", "paper", "ours", "verdict", "tolerance",
+                         "run (instance, sizes)", "reason"], body, title=title)
+
+
+class Verdicts:
+    """The verdict rows of one family, in order.
+
+    Parameters
+    ----------
+    family : str
+        Family name printed in the summary line.
+    """
+
+    def __init__(self, family: str) -> None:
+        self.family = family
+        self.rows: list[Verdict] = []
+
+    def add(self, *rows: Verdict) -> None:
+        """Append rows."""
+        for r in rows:
+            if not isinstance(r, Verdict):
+                raise TypeError(f"expected a Verdict, got {type(r).__name__}")
+            self.rows.append(r)
+
+    def counts(self) -> dict[str, int]:
+        """See :func:`count_verdicts`."""
+        return count_verdicts(self.rows)
+
+    def summary_line(self) -> str:
+        """The family's summary line."""
+        return format_counts(self.counts(), f"{self.family} verdicts")
+
+    def table(self, title: str | None = None) -> str:
+        """The rows as a table, followed by the summary line."""
+        t = title or (f"{self.family}: the paper's headline results beside ours "
+                      "(MATCH within the stated tolerance / DIFFERS with the reason / "
+                      "NOT REGENERATED with why)")
+        return format_verdicts(self.rows, t) + "\n" + self.summary_line()
+
+    def to_list(self) -> list[dict[str, Any]]:
+        """The rows as dicts (for JSON)."""
+        return [r.to_dict() for r in self.rows]
