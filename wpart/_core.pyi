@@ -130,3 +130,18 @@ def dynamic_round_blocks(
 def dynamic_oracle_milp(
     bx: NDArray[np.float64], bt: NDArray[np.float64], W: int, quantum: int, time_limit: float, /,
 ) -> tuple[NDArray[np.int64], float, str, str, float, int]: ...
+
+# wpart.dynamic real-execution kernels (wpart/dynamic/_exec.py lays the arrays out)
+def dynamic_kernel_gemm_cols(
+    A: NDArray[np.float64], B: NDArray[np.float64], C: NDArray[np.float64], col0: int, ncols: int, nthreads: int
+) -> None: ...
+def dynamic_kernel_kmeans_assign(
+    points: NDArray[np.float64],
+    centroids: NDArray[np.float64],
+    labels: NDArray[np.int32],
+    sums: NDArray[np.float64] | None,
+    counts: NDArray[np.int64] | None,
+    p0: int,
+    np_: int,
+    nthreads: int,
+) -> None: ...

@@ -17,14 +17,27 @@ workers (:func:`run`).
 
 from __future__ import annotations
 
-from . import _balancer, _baselines, _model, _oracles, _plbhac, _sim
+from . import _balancer, _baselines, _exec, _exec_proc, _exec_tasks, _model, _oracles, _plbhac, _sim, _trace
 from ._balancer import *  # noqa: F403
 from ._baselines import *  # noqa: F403
+from ._exec import *  # noqa: F403
+from ._exec_proc import *  # noqa: F403
+from ._exec_tasks import *  # noqa: F403
 from ._model import *  # noqa: F403
 from ._oracles import *  # noqa: F403
 from ._plbhac import *  # noqa: F403
 from ._sim import *  # noqa: F403
+from ._trace import *  # noqa: F403
 
 __all__: list[str] = [
-    *_balancer.__all__, *_baselines.__all__, *_model.__all__, *_oracles.__all__, *_plbhac.__all__, *_sim.__all__
+    *_balancer.__all__,
+    *_baselines.__all__,
+    *_model.__all__,
+    *_oracles.__all__,
+    *_plbhac.__all__,
+    *_sim.__all__,
+    *_exec_tasks.__all__,
+    *_exec.__all__,
+    *_exec_proc.__all__,
+    *_trace.__all__,
 ]
