@@ -15,8 +15,6 @@ workers (:func:`run`).
 * Real execution: :func:`run` with C-kernel thread workers or Python callables.
 """
 
-from __future__ import annotations
-
 from . import _balancer, _baselines, _exec, _exec_proc, _exec_tasks, _model, _oracles, _plbhac, _sim, _trace
 from ._balancer import *  # noqa: F403
 from ._baselines import *  # noqa: F403
@@ -41,3 +39,4 @@ __all__: list[str] = [
     *_exec_proc.__all__,
     *_trace.__all__,
 ]
+__all__ = list(dict.fromkeys(__all__))  # names re-exported by two modules (PU_KINDS) once
