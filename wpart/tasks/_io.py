@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from ._problem import Problem
+
 __all__ = ["LBDatafileError", "read_lbdatafile", "write_lbdatafile"]
 
 
@@ -138,8 +140,6 @@ def read_lbdatafile(paths: Any, phase: int | None = None, *, n_ranks: int | None
     LBDatafileError
         Malformed content; the message names the file and the field (``phases[0].tasks[3].time``).
     """
-    from ._problem import Problem
-
     files = _expand(paths)
     per_rank: dict[int, tuple[str, dict]] = {}
     for f in files:
@@ -323,3 +323,25 @@ def write_lbdatafile(problem, stem: str, assignment=None, *, phase: int = 0,
             fh.write(text)
         paths.append(path)
     return paths
+
+
+# ---------------------------------------------------------------- the Problem methods
+def _from_lbdatafile(cls: type, paths: Any, phase: int | None = None, **kw: Any) -> Problem:
+    """Read vt / LBAF ``LBDatafile`` JSON files (one per rank, brotli allowed).
+
+    `paths` is a list of files, a directory, or a stem ``dir/name`` for files
+    ``dir/name.<rank>.json``. The phase defaults to the first phase of rank 0's file.
+    The initial assignment is the rank of the file listing each task. See
+    :func:`wpart.tasks.read_lbdatafile` for the options.
+    """
+    return read_lbdatafile(paths, phase=phase, **kw)
+
+
+def _to_lbdatafile(self: Problem, stem: str, assignment: Any = None, *, phase: int = 0,
+                   compress: bool = False) -> list[str]:
+    """Write one ``LBDatafile`` per rank, ``<stem>.<rank>.json``; returns the paths."""
+    return write_lbdatafile(self, stem, assignment, phase=phase, compress=compress)
+
+
+Problem.from_lbdatafile = classmethod(_from_lbdatafile)  # type: ignore[attr-defined]
+Problem.to_lbdatafile = _to_lbdatafile  # type: ignore[attr-defined]
