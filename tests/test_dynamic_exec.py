@@ -425,6 +425,29 @@ def test_X3_plbhac_keeps_the_other_pus_busy_while_it_evaluates(plbhac_res):
     assert res.n_barriers == 1
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(not hasattr(wd, "PLBHAC"), reason="PLBHAC is not in this build yet")
+def test_slowdown_schedule_moves_plbhac_shares():
+    # B4 on a laptop (spec 001 §5.8): PU 0 runs 3x slower from t = 0.6 s; with forgetting
+    # (decay 0.8) PLB-HAC moves share from PU 0 to the others within a few steps
+    def worker(p, sched):
+        def kern(off, size):
+            time.sleep(X2_T0[p] + size / X2_RATES[p])
+
+        return CallableWorker(kern, schedule=sched)
+
+    bal = wd.PLBHAC(3, 100_000, step_mode="fixed", step_size=8000, tail_mode="off", decay=0.8)
+    res = run(bal, None, [worker(0, [(0.6, 1e9, 3.0)]), worker(1, None), worker(2, None)], timeout=60)
+    check_exactly_once(res, 100_000)
+    ser = res.series
+    before = ser["X"][(ser["t"] < 0.6) & (ser["model_version"] >= 2)][-1]
+    after = ser["X"][(ser["t"] > 1.5) & (ser["S_eff"] == 8000)][0]
+    assert after[0] < 0.8 * before[0] and after[1] > before[1] and after[2] > before[2], (before, after)
+    slowed = res.trace[(res.trace["pu"] == 0) & (res.trace["t_xfer_start"] > 0.6)]
+    per = slowed["t_comp"] / (X2_T0[0] + slowed["size"] / X2_RATES[0])
+    assert np.median(per) == pytest.approx(3.0, rel=0.1)
+
+
 # ------------------------------------------------------------------------- X3 --------------
 
 
