@@ -587,6 +587,56 @@ def test_cupy_worker_or_clean_skip():
     assert len(gpu) and np.all(gpu["t_xfer"] > 0)
 
 
+def test_cupy_worker_logic_with_a_stand_in_module(monkeypatch):
+    # no GPU needed: a NumPy stand-in for the few CuPy calls CupyWorker makes checks its
+    # timing and data flow (H2D + D2H as t_xfer, events for t_comp, A copied once)
+    import sys
+    import types
+
+    from wpart.dynamic import _exec
+
+    calls = {"A": 0}
+
+    class Event:
+        def record(self):
+            self.t = time.perf_counter()
+
+        def synchronize(self):
+            pass
+
+    class Dev:
+        def __init__(self, i):
+            pass
+
+        def use(self):
+            pass
+
+    def asarray(x):
+        if x.shape[1] == 64 and x.shape[0] == 64:
+            calls["A"] += 1
+        return np.array(x)
+
+    cuda = types.SimpleNamespace(
+        Event=Event, Device=Dev, get_elapsed_time=lambda e0, e1: (e1.t - e0.t) * 1e3,
+        Stream=types.SimpleNamespace(null=types.SimpleNamespace(synchronize=lambda: None)),
+        runtime=types.SimpleNamespace(getDeviceCount=lambda: 1),
+    )
+    fake = types.SimpleNamespace(cuda=cuda, asarray=asarray, asnumpy=np.asarray)
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    monkeypatch.setattr(_exec, "_GPU", None)
+    assert gpu_available()
+    rng = np.random.default_rng(9)
+    task = GemmColumnsTask(rng.standard_normal((64, 64)), rng.standard_normal((64, 100)))
+    res = run(Greedy(2, 100, chunk=10), task, [CupyWorker(0), ThreadWorker()], timeout=30)
+    assert task.verify() and calls["A"] == 1
+    check_exactly_once(res, 100)
+    gpu = res.trace[res.trace["pu"] == 0]
+    assert len(gpu) and np.all(gpu["t_xfer"] > 0) and np.all(gpu["t_comp"] >= 0)
+    with pytest.raises(TypeError, match="CupyWorker runs GemmColumnsTask only"):
+        run(Greedy(1, 5), CallableTask(lambda o, s: None, 5), [CupyWorker()])
+    monkeypatch.setattr(_exec, "_GPU", None)
+
+
 # ------------------------------------------------------------------------- bad input -------
 
 
