@@ -664,6 +664,13 @@ def test_task_input_hygiene_and_layouts():
         a = A.astype(float)
         a[1, 2] = np.nan
         GemmColumnsTask(a, B)
+    P = rng.integers(0, 4, (60, 3))
+    Cn = np.asfortranarray(rng.standard_normal((3, 4)))
+    for pts, cen in [(P[::2], Cn.T), (P[::2].astype(np.float32), Cn.T.tolist())]:
+        kt = KMeansAssignTask(pts, cen)
+        run(Greedy(2, 30, chunk=4), kt, [ThreadWorker(), ThreadWorker(threads=2)])
+        assert kt.verify()
+        np.testing.assert_array_equal(kt.labels, kmeans_oracle(np.asarray(pts, float), np.asarray(cen, float)))
     with pytest.raises(ValueError, match="`points` have dimension 3 but `centroids` have 2"):
         KMeansAssignTask(np.ones((5, 3)), np.ones((2, 2)))
     with pytest.raises(ValueError, match="`centroids` must have at least one row"):
