@@ -18,8 +18,6 @@ workers (:func:`run`).
   :class:`CallableTask`) and returns a :class:`RunResult` with the same trace as the simulator.
 """
 
-from __future__ import annotations
-
 from . import _balancer, _baselines, _exec, _exec_proc, _exec_tasks, _model, _oracles, _plbhac, _sim, _trace
 from ._balancer import *  # noqa: F403
 from ._baselines import *  # noqa: F403
@@ -44,3 +42,4 @@ __all__: list[str] = [
     *_exec_proc.__all__,
     *_trace.__all__,
 ]
+__all__ = list(dict.fromkeys(__all__))  # names re-exported by two modules (PU_KINDS) once

@@ -21,7 +21,7 @@ from ._trace import plot_run
 __all__ = ["SimResult", "simulate", "compare"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class SimResult:
     """The outcome of one simulated run (spec 001 §5.6).
 
@@ -90,6 +90,13 @@ class SimResult:
     @property
     def n_pu(self) -> int:
         return int(self.busy.size)
+
+    def __repr__(self) -> str:
+        idle = ", ".join(f"{k} {v:.1f}%" for k, v in self.idle_by_kind().items())
+        return (f"SimResult(platform={self.platform!r}, algo={self.algo!r}, seed={self.seed}, "
+                f"total={self.total}, makespan={self.makespan:.6g} s, blocks={self.n_blocks}, "
+                f"evals={self.n_evals}, barriers={self.n_barriers}, idle: {idle}"
+                f"{', simulated, stand-in platform' if self.stand_in else ''})")
 
     def efficiency(self, T_oracle: float) -> float:
         """``T_oracle / makespan`` (efficiency against an optimum)."""

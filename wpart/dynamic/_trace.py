@@ -140,7 +140,7 @@ def plot_run(
     return fig
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class RunResult:
     """What a real execution (:func:`wpart.dynamic.run`) measured.
 
@@ -208,6 +208,11 @@ class RunResult:
     def n_blocks(self) -> int:
         """Number of blocks run."""
         return int(self.trace.shape[0])
+
+    def __repr__(self) -> str:
+        return (f"RunResult(balancer={self.balancer!r}, total={self.total}, n_pu={self.n_pu}, "
+                f"makespan={self.makespan:.6g} s, blocks={self.n_blocks}, evals={self.n_evals}, "
+                f"elements={self.elements.tolist()}, idle={np.round(100 * self.idle_frac, 1).tolist()} %)")
 
     def plot(self, ax: Any = None) -> Any:
         """Gantt chart (PU rows, blocks coloured by kind, transfers hatched, idle in grey,
