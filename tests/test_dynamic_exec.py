@@ -425,6 +425,29 @@ def test_X3_plbhac_keeps_the_other_pus_busy_while_it_evaluates(plbhac_res):
     assert res.n_barriers == 1
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(not hasattr(wd, "PLBHAC"), reason="PLBHAC is not in this build yet")
+def test_slowdown_schedule_moves_plbhac_shares():
+    # B4 on a laptop (spec 001 §5.8): PU 0 runs 3x slower from t = 0.6 s; with forgetting
+    # (decay 0.8) PLB-HAC moves share from PU 0 to the others within a few steps
+    def worker(p, sched):
+        def kern(off, size):
+            time.sleep(X2_T0[p] + size / X2_RATES[p])
+
+        return CallableWorker(kern, schedule=sched)
+
+    bal = wd.PLBHAC(3, 100_000, step_mode="fixed", step_size=8000, tail_mode="off", decay=0.8)
+    res = run(bal, None, [worker(0, [(0.6, 1e9, 3.0)]), worker(1, None), worker(2, None)], timeout=60)
+    check_exactly_once(res, 100_000)
+    ser = res.series
+    before = ser["X"][(ser["t"] < 0.6) & (ser["model_version"] >= 2)][-1]
+    after = ser["X"][(ser["t"] > 1.5) & (ser["S_eff"] == 8000)][0]
+    assert after[0] < 0.8 * before[0] and after[1] > before[1] and after[2] > before[2], (before, after)
+    slowed = res.trace[(res.trace["pu"] == 0) & (res.trace["t_xfer_start"] > 0.6)]
+    per = slowed["t_comp"] / (X2_T0[0] + slowed["size"] / X2_RATES[0])
+    assert np.median(per) == pytest.approx(3.0, rel=0.1)
+
+
 # ------------------------------------------------------------------------- X3 --------------
 
 
@@ -564,6 +587,56 @@ def test_cupy_worker_or_clean_skip():
     assert len(gpu) and np.all(gpu["t_xfer"] > 0)
 
 
+def test_cupy_worker_logic_with_a_stand_in_module(monkeypatch):
+    # no GPU needed: a NumPy stand-in for the few CuPy calls CupyWorker makes checks its
+    # timing and data flow (H2D + D2H as t_xfer, events for t_comp, A copied once)
+    import sys
+    import types
+
+    from wpart.dynamic import _exec
+
+    calls = {"A": 0}
+
+    class Event:
+        def record(self):
+            self.t = time.perf_counter()
+
+        def synchronize(self):
+            pass
+
+    class Dev:
+        def __init__(self, i):
+            pass
+
+        def use(self):
+            pass
+
+    def asarray(x):
+        if x.shape[1] == 64 and x.shape[0] == 64:
+            calls["A"] += 1
+        return np.array(x)
+
+    cuda = types.SimpleNamespace(
+        Event=Event, Device=Dev, get_elapsed_time=lambda e0, e1: (e1.t - e0.t) * 1e3,
+        Stream=types.SimpleNamespace(null=types.SimpleNamespace(synchronize=lambda: None)),
+        runtime=types.SimpleNamespace(getDeviceCount=lambda: 1),
+    )
+    fake = types.SimpleNamespace(cuda=cuda, asarray=asarray, asnumpy=np.asarray)
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    monkeypatch.setattr(_exec, "_GPU", None)
+    assert gpu_available()
+    rng = np.random.default_rng(9)
+    task = GemmColumnsTask(rng.standard_normal((64, 64)), rng.standard_normal((64, 100)))
+    res = run(Greedy(2, 100, chunk=10), task, [CupyWorker(0), ThreadWorker()], timeout=30)
+    assert task.verify() and calls["A"] == 1
+    check_exactly_once(res, 100)
+    gpu = res.trace[res.trace["pu"] == 0]
+    assert len(gpu) and np.all(gpu["t_xfer"] > 0) and np.all(gpu["t_comp"] >= 0)
+    with pytest.raises(TypeError, match="CupyWorker runs GemmColumnsTask only"):
+        run(Greedy(1, 5), CallableTask(lambda o, s: None, 5), [CupyWorker()])
+    monkeypatch.setattr(_exec, "_GPU", None)
+
+
 # ------------------------------------------------------------------------- bad input -------
 
 
@@ -591,6 +664,13 @@ def test_task_input_hygiene_and_layouts():
         a = A.astype(float)
         a[1, 2] = np.nan
         GemmColumnsTask(a, B)
+    P = rng.integers(0, 4, (60, 3))
+    Cn = np.asfortranarray(rng.standard_normal((3, 4)))
+    for pts, cen in [(P[::2], Cn.T), (P[::2].astype(np.float32), Cn.T.tolist())]:
+        kt = KMeansAssignTask(pts, cen)
+        run(Greedy(2, 30, chunk=4), kt, [ThreadWorker(), ThreadWorker(threads=2)])
+        assert kt.verify()
+        np.testing.assert_array_equal(kt.labels, kmeans_oracle(np.asarray(pts, float), np.asarray(cen, float)))
     with pytest.raises(ValueError, match="`points` have dimension 3 but `centroids` have 2"):
         KMeansAssignTask(np.ones((5, 3)), np.ones((2, 2)))
     with pytest.raises(ValueError, match="`centroids` must have at least one row"):

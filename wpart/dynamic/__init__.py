@@ -12,7 +12,10 @@ workers (:func:`run`).
   :class:`AcostaRP`, :class:`NaiveProfile`, :class:`Asymmetric`, :class:`DmdaLike`,
   :class:`Static`, and the oracles.
 * Simulation: :class:`Platform`, :func:`simulate`, :class:`SimResult`, :func:`compare`.
-* Real execution: :func:`run` with C-kernel thread workers or Python callables.
+* Real execution: :func:`run` drives any balancer against real workers
+  (:class:`ThreadWorker`, :class:`ProcessWorker`, :class:`CallableWorker`, optional
+  :class:`CupyWorker`) on tasks (:class:`GemmColumnsTask`, :class:`KMeansAssignTask`,
+  :class:`CallableTask`) and returns a :class:`RunResult` with the same trace as the simulator.
 """
 
 from . import _balancer, _baselines, _exec, _exec_proc, _exec_tasks, _model, _oracles, _plbhac, _sim, _trace
