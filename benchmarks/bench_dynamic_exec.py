@@ -85,7 +85,7 @@ def bench_runs(n: int, reps: int, seed: int) -> list[dict]:
             task = wd.GemmColumnsTask(A, B)
             workers = [wd.ThreadWorker(threads=2), wd.ThreadWorker(), wd.ThreadWorker(throttle=3.0)]
             try:
-                res = wd.run(make(), task, workers, timeout=120)
+                res = wd.run(make(), task, workers, time_limit=120)
             except Exception as exc:  # a balancer unsuited to tiny runs: report, go on
                 rows.append({"algo": name, "rep": rep, "error": f"{type(exc).__name__}: {exc}"})
                 continue

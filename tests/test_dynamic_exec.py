@@ -222,7 +222,7 @@ def test_X1_thread_workers_matrix_product():
     for attempt in range(3):  # correctness every time; the timing claim on one of 3 runs
         task = GemmColumnsTask(A, B)
         workers = [ThreadWorker(threads=2), ThreadWorker(threads=1), ThreadWorker(threads=1, throttle=3.0)]
-        res = run(Greedy(3, n, chunk=16), task, workers, timeout=60)
+        res = run(Greedy(3, n, chunk=16), task, workers, time_limit=60)
         assert task.verify(rtol=1e-10)
         np.testing.assert_allclose(task.C, A @ B, rtol=1e-10, atol=1e-10)
         assert np.all(task.coverage == 1)
@@ -284,13 +284,13 @@ def test_kmeans_task_end_to_end():
 def test_process_worker_beside_a_thread_worker():
     rng = np.random.default_rng(4)
     task = GemmColumnsTask(rng.standard_normal((96, 80)), rng.standard_normal((80, 200)))
-    res = run(Static([120, 80]), task, [ProcessWorker(), ThreadWorker()], timeout=60)
+    res = run(Static([120, 80]), task, [ProcessWorker(), ThreadWorker()], time_limit=60)
     assert task.verify()
     check_exactly_once(res, 200)
     assert res.trace["t_xfer"][res.trace["pu"] == 0][0] > 0  # results come back through the pipe
     P, Cn = rng.standard_normal((50, 2)), rng.standard_normal((3, 2))
     kt = KMeansAssignTask(P, Cn)
-    run(Static([50]), kt, [ProcessWorker(threads=2)], timeout=60)
+    run(Static([50]), kt, [ProcessWorker(threads=2)], time_limit=60)
     assert kt.verify()
     with pytest.raises(TypeError, match="ProcessWorker runs GemmColumnsTask and KMeansAssignTask"):
         run(Greedy(1, 5), CallableTask(lambda o, s: None, 5), [ProcessWorker()])
@@ -301,7 +301,7 @@ def test_real_c_balancer_with_evaluations_hdss():
     rng = np.random.default_rng(6)
     task = GemmColumnsTask(rng.standard_normal((128, 128)), rng.standard_normal((128, 400)))
     bal = wd.HDSS(3, 400, x_init=8, min_chunk=2)
-    res = run(bal, task, [ThreadWorker(threads=2), ThreadWorker(), ThreadWorker(throttle=3.0)], timeout=60)
+    res = run(bal, task, [ThreadWorker(threads=2), ThreadWorker(), ThreadWorker(throttle=3.0)], time_limit=60)
     assert task.verify()
     check_exactly_once(res, 400)
     assert res.n_evals >= 1 and np.all(np.isfinite(res.eval_windows))
@@ -350,7 +350,7 @@ def test_measured_times_give_the_analytic_split():
     t0 = np.array([0.006, 0.003, 0.009])
     rates = np.array([40_000.0, 20_000.0, 10_000.0])
     bal = CycleBalancer(3, [100, 300, 600, 1000], 2)
-    res = run(bal, None, [sleep_worker(t0[p], rates[p]) for p in range(3)], timeout=60)
+    res = run(bal, None, [sleep_worker(t0[p], rates[p]) for p in range(3)], time_limit=60)
     tr = res.trace
     assert np.bincount(tr["pu"]).tolist() == [8, 8, 8]
     truth = t0[tr["pu"]] + tr["size"] / rates[tr["pu"]]
@@ -369,7 +369,7 @@ def plbhac_sleep_run():
     evaluations cost 0.1 s (the paper's c_eval) on the evaluator thread."""
     bal = wd.PLBHAC(3, 80_000, step_mode="fixed", step_size=10_000)
     workers = [sleep_worker(X2_T0[p], X2_RATES[p]) for p in range(3)]
-    return run(bal, None, workers, eval_cost=0.1, timeout=60)
+    return run(bal, None, workers, eval_cost=0.1, time_limit=60)
 
 
 @pytest.fixture(scope="module")
@@ -392,7 +392,7 @@ def test_plbhac_on_the_matrix_product():
     rng = np.random.default_rng(8)
     task = GemmColumnsTask(rng.standard_normal((256, 256)), rng.standard_normal((256, 1024)))
     bal = wd.PLBHAC(3, 1024, x_init=8)
-    res = run(bal, task, [ThreadWorker(threads=2), ThreadWorker(), ThreadWorker(throttle=3.0)], timeout=60)
+    res = run(bal, task, [ThreadWorker(threads=2), ThreadWorker(), ThreadWorker(throttle=3.0)], time_limit=60)
     assert task.verify()
     check_exactly_once(res, 1024)
     assert res.n_evals >= 1 and len(res.series) >= 1
@@ -437,7 +437,7 @@ def test_slowdown_schedule_moves_plbhac_shares():
         return CallableWorker(kern, schedule=sched)
 
     bal = wd.PLBHAC(3, 100_000, step_mode="fixed", step_size=8000, tail_mode="off", decay=0.8)
-    res = run(bal, None, [worker(0, [(0.6, 1e9, 3.0)]), worker(1, None), worker(2, None)], timeout=60)
+    res = run(bal, None, [worker(0, [(0.6, 1e9, 3.0)]), worker(1, None), worker(2, None)], time_limit=60)
     check_exactly_once(res, 100_000)
     ser = res.series
     before = ser["X"][(ser["t"] < 0.6) & (ser["model_version"] >= 2)][-1]
@@ -459,7 +459,7 @@ def test_X3_blocks_keep_flowing_during_evaluation():
     def kern(off, size):
         time.sleep(sleep)
 
-    res = run(bal, None, [CallableWorker(kern) for _ in range(3)], timeout=30)
+    res = run(bal, None, [CallableWorker(kern) for _ in range(3)], time_limit=30)
     check_exactly_once(res, W)
     assert res.n_evals == 2 and res.eval_windows.shape == (2, 2)
     assert all(t != threading.get_ident() for t in bal.eval_threads)  # off the driver thread
@@ -526,7 +526,7 @@ def test_worker_exception_names_the_pu_and_stops_the_run():
     workers = [ThreadWorker(), ThreadWorker()]
     task = CallableTask(kern, 100)
     with pytest.raises(WorkerError, match=r"PU [01] \(ThreadWorker.*\) failed on block \d+ \[\d+, \d+\): ZeroDivisionError: boom") as ei:
-        run(Greedy(2, 100, chunk=10), task, workers, timeout=30)
+        run(Greedy(2, 100, chunk=10), task, workers, time_limit=30)
     assert isinstance(ei.value.__cause__, ZeroDivisionError)
     assert ei.value.pu in (0, 1) and ei.value.block >= 3
     assert no_worker_threads_left()
@@ -540,14 +540,14 @@ def test_evaluation_exception_stops_the_run():
 
     bal.eval_run = bad
     with pytest.raises(WorkerError, match="evaluation 1 failed: ValueError: bad fit"):
-        run(bal, None, [CallableWorker(lambda o, s: None) for _ in range(2)], timeout=30)
+        run(bal, None, [CallableWorker(lambda o, s: None) for _ in range(2)], time_limit=30)
     assert no_worker_threads_left()
 
 
 def test_timeout_stops_with_a_clear_error():
     t0 = time.perf_counter()
-    with pytest.raises(TimeoutError, match=r"timeout=0.3 s: \d+ of 100 elements completed"):
-        run(Greedy(1, 100, chunk=10), None, [CallableWorker(lambda o, s: time.sleep(0.1))], timeout=0.3)
+    with pytest.raises(TimeoutError, match=r"time_limit=0.3 s: \d+ of 100 elements completed"):
+        run(Greedy(1, 100, chunk=10), None, [CallableWorker(lambda o, s: time.sleep(0.1))], time_limit=0.3)
     assert time.perf_counter() - t0 < 2.0
     assert no_worker_threads_left()
 
@@ -559,7 +559,7 @@ def test_keyboard_interrupt_stops_workers_and_reraises():
         time.sleep(0.01)
 
     with pytest.raises(KeyboardInterrupt):
-        run(Greedy(2, 10_000, chunk=10), None, [CallableWorker(kern), CallableWorker(kern)], timeout=30)
+        run(Greedy(2, 10_000, chunk=10), None, [CallableWorker(kern), CallableWorker(kern)], time_limit=30)
     assert no_worker_threads_left()
 
 
@@ -570,7 +570,7 @@ def test_stalled_balancer_is_an_error_not_a_hang():
             return []
 
     with pytest.raises(RuntimeError, match="stalled"):
-        run(Stuck(2, 100, 10), None, [CallableWorker(lambda o, s: None) for _ in range(2)], timeout=30)
+        run(Stuck(2, 100, 10), None, [CallableWorker(lambda o, s: None) for _ in range(2)], time_limit=30)
 
 
 def test_cupy_worker_or_clean_skip():
@@ -580,7 +580,7 @@ def test_cupy_worker_or_clean_skip():
         pytest.skip("no CuPy/CUDA GPU here: CupyWorker not exercised (gpu_available() is False)")
     rng = np.random.default_rng(0)
     task = GemmColumnsTask(rng.random((256, 256)), rng.random((256, 512)))
-    res = run(Greedy(2, 512, chunk=64), task, [CupyWorker(0), ThreadWorker()], timeout=120)
+    res = run(Greedy(2, 512, chunk=64), task, [CupyWorker(0), ThreadWorker()], time_limit=120)
     assert task.verify()
     check_exactly_once(res, 512)
     gpu = res.trace[res.trace["pu"] == 0]
@@ -627,7 +627,7 @@ def test_cupy_worker_logic_with_a_stand_in_module(monkeypatch):
     assert gpu_available()
     rng = np.random.default_rng(9)
     task = GemmColumnsTask(rng.standard_normal((64, 64)), rng.standard_normal((64, 100)))
-    res = run(Greedy(2, 100, chunk=10), task, [CupyWorker(0), ThreadWorker()], timeout=30)
+    res = run(Greedy(2, 100, chunk=10), task, [CupyWorker(0), ThreadWorker()], time_limit=30)
     assert task.verify() and calls["A"] == 1
     check_exactly_once(res, 100)
     gpu = res.trace[res.trace["pu"] == 0]
@@ -700,8 +700,8 @@ def test_run_input_validation():
         run(object(), task, two)
     with pytest.raises(ValueError, match="needs a task"):
         run(Greedy(2, 10), None, two)
-    with pytest.raises(ValueError, match="`timeout`"):
-        run(Greedy(2, 10), task, two, timeout=0)
+    with pytest.raises(ValueError, match="`time_limit`"):
+        run(Greedy(2, 10), task, two, time_limit=0)
     with pytest.raises(ValueError, match="`eval_cost`"):
         run(Greedy(2, 10), task, two, eval_cost=-1)
     with pytest.raises(ValueError, match="`throttle`"):
@@ -727,3 +727,11 @@ def test_progress_callback_and_reuse():
     res = run(Greedy(2, 30, chunk=7), task, workers)  # workers are reusable
     check_exactly_once(res, 30)
     assert np.all(task.coverage == 1)
+
+
+def test_timeout_is_a_deprecated_alias_of_time_limit():
+    with pytest.warns(DeprecationWarning, match="time_limit"):
+        res = run(Greedy(1, 20, chunk=10), None, [CallableWorker(lambda o, s: None)], timeout=30)
+    assert res.elements.tolist() == [20]
+    with pytest.raises(TypeError, match="time_limit"):
+        run(Greedy(1, 20, chunk=10), None, [CallableWorker(lambda o, s: None)], timeout=30, time_limit=30)

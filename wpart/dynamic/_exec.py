@@ -373,7 +373,7 @@ def _run_iv(balancer: Any, task: Any, workers: Any, eval_cost: Any, timeout: Any
     if timeout is not None:
         timeout = float(timeout)
         if not (timeout > 0 and not math.isnan(timeout)):
-            raise ValueError(f"`timeout` must be None or a number > 0, got {timeout!r}")
+            raise ValueError(f"`time_limit` must be None or a number > 0, got {timeout!r}")
     return workers, n_pu, total, eval_cost, timeout
 
 
@@ -383,8 +383,9 @@ def run(
     workers: Sequence[Worker],
     *,
     eval_cost: float | None = None,
-    timeout: float | None = None,
+    time_limit: float | None = None,
     progress: bool | Callable[[int, int], Any] = False,
+    timeout: float | None = None,
 ) -> RunResult:
     """Run a balancer against real workers until every block is done (spec 001 §5.8).
 
@@ -407,8 +408,12 @@ def run(
     eval_cost : float, optional
         Minimum duration of an evaluation in seconds (the paper's ``c_eval``): an ``eval_run``
         that returns sooner is padded to it. None: its real duration.
+    time_limit : float, optional
+        Stop with ``TimeoutError`` when the run has not finished after this many seconds
+        (the workers are stopped first).
     timeout : float, optional
-        Stop with ``TimeoutError`` when the run has not finished after this many seconds.
+        Deprecated alias of `time_limit` (the name every wpart family uses); kept for one
+        release.
     progress : bool or callable, optional
         True shows a tqdm bar (elements completed); a callable gets ``(completed, total)``
         after each block.
@@ -423,7 +428,7 @@ def run(
         A worker (naming its PU and block) or the evaluation raised; the original exception is
         the ``__cause__``.
     TimeoutError
-        ``timeout`` passed.
+        ``time_limit`` passed.
     RuntimeError
         The balancer stalled (not done, with no block and no evaluation in flight).
     KeyboardInterrupt
@@ -436,7 +441,12 @@ def run(
     time. Worker threads are stopped on every exit path; a kernel already running finishes
     its block first.
     """
-    workers, n_pu, total, eval_cost, timeout = _run_iv(balancer, task, workers, eval_cost, timeout)
+    if timeout is not None:
+        if time_limit is not None:
+            raise TypeError("give `time_limit` only (`timeout` is its deprecated alias)")
+        warnings.warn("run(timeout=...) is deprecated; use time_limit=...", DeprecationWarning, stacklevel=2)
+        time_limit = timeout
+    workers, n_pu, total, eval_cost, timeout = _run_iv(balancer, task, workers, eval_cost, time_limit)
     if not (progress is None or isinstance(progress, bool) or callable(progress)):
         raise TypeError(f"`progress` must be a bool or a callable, got {type(progress).__name__}")
     if total is None:
@@ -498,7 +508,7 @@ def _drive(balancer: Any, task: Task | None, workers: list[Worker], n_pu: int, t
                 left = timeout - clock()
                 if left <= 0:
                     raise TimeoutError(
-                        f"run did not finish within timeout={timeout:g} s: {completed} of {total} "
+                        f"run did not finish within time_limit={timeout:g} s: {completed} of {total} "
                         f"elements completed, {outstanding} blocks and {evals_in_flight} evaluations in flight"
                     )
                 wait = min(wait, left)
