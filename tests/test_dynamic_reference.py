@@ -17,7 +17,8 @@ from tests.oracles.dynamic_ref import (
     simulate_ref,
     xfer_time,
 )
-from wpart.dynamic import Greedy, Platform, simulate
+from tests.oracles import dynamic_ref_model as ref_model
+from wpart.dynamic import Greedy, Platform, capacity, fit_model, round_blocks, simulate, solve_equal_time
 
 EXACT = ("pu", "block", "offset", "size", "kind", "vstep", "model_version")
 TIMES = ("t_assign", "t_xfer_start", "t_comp_start", "t_end", "pred_end", "t_xfer", "t_comp")
@@ -78,3 +79,113 @@ def test_greedy_trace_equals_c_with_transfers_and_slowdowns():
     W = 2**14
     ref = simulate_ref(pl, RefGreedy(pl.n_pu, W, 256), seed=5)
     assert_same_trace(ref, simulate(pl, Greedy(pl.n_pu, W, 256), seed=5))
+
+
+# ------------------------------------------------------------------------------ models and solver
+def _samples(rng, trial):
+    m = int(rng.integers(2, 25))
+    xs = rng.choice([1024, 2048, 700, 3000, 5000, 12000, 333, 64, 40000], size=m)
+    if trial % 5 == 0:
+        xs = np.array([1024, 2048] * (m // 2) + [1024] * (m % 2))
+    shape = trial % 3
+    if shape == 0:
+        tc = xs / 1000.0
+    elif shape == 1:
+        tc = 0.01 + xs / (2000.0 * (1 - np.exp(-xs / 4096.0)))
+    else:
+        tc = 0.002 + (xs / 3000.0) ** 1.3
+    if trial % 2:
+        tc = tc * np.exp(0.02 * rng.standard_normal(m))
+    tx = None if trial % 4 else 1e-4 + xs * 1e-7 * np.exp(0.02 * rng.standard_normal(m))
+    return xs, tc, tx
+
+
+def _ref_fit(xs, tc, tx):
+    return ref_model.fit_model([int(v) for v in xs], [float(v) for v in tc],
+                               None if tx is None else [float(v) for v in tx])  # fmt: skip
+
+
+def test_reference_fit_is_bit_identical_to_c():
+    """Selection, coefficients, domain and evaluation: the same doubles as the C fit."""
+    rng = np.random.default_rng(0)
+    for trial in range(80):
+        xs, tc, tx = _samples(rng, trial)
+        c = fit_model(xs, tc, tx)
+        r = _ref_fit(xs, tc, tx)
+        mine = [r.mask, *r.coef, r.c0, r.x_scale, r.g_slope, r.g_icept, r.x_a, r.x_b, r.e_a, r.e_b, r.slope_hi]
+        assert mine == c.packed[:17].tolist(), trial
+        for x in (1.0, 100.0, 1500.0, 5e4, 1e6):
+            assert ref_model.model_eval(r, x) == float(c(x))
+
+
+def test_reference_capacity_solve_and_round_equal_c():
+    rng = np.random.default_rng(1)
+    for trial in range(40):
+        fits = [_samples(rng, 3 * trial + k) for k in range(3)]
+        cm = [fit_model(*f) for f in fits]
+        rm = [_ref_fit(*f) for f in fits]
+        lb = [float(v) for v in rng.choice([0, 1, 1024], size=3)]
+        ub = [1e5] * 3
+        tau = float(rng.uniform(0.5, 3.0))
+        assert ref_model.capacity(rm, tau, lb, ub) == capacity(cm, tau, lb=lb, ub=ub)[1]
+        S = int(rng.integers(3000, 60000))
+        x, _ = ref_model.solve(rm, float(S), lb, ub)
+        xc, _ = solve_equal_time(cm, float(S), lb=lb, ub=ub)
+        np.testing.assert_allclose(x, xc, rtol=1e-7, atol=1e-6)
+        ilb, iub = [int(v) for v in lb], [int(v) for v in ub]
+        b, _ = ref_model.round_blocks(rm, x, S, 1, ilb, iub)
+        bc, _ = round_blocks(cm, xc, S, lb=ilb, ub=iub)
+        assert b == bc.tolist()
+
+
+# ------------------------------------------------------------------------------ PLB-HAC
+def _plbhac_pair(pl, total):
+    import wpart.dynamic as wd
+
+    if not hasattr(wd, "PLBHAC"):
+        pytest.skip("wpart.dynamic.PLBHAC is not built on this branch")
+    from tests.oracles.dynamic_ref_plbhac import RefPLBHAC
+
+    kinds = [d.kind for d in pl.devices]
+    return RefPLBHAC(pl.n_pu, total, kinds), wd.PLBHAC(pl.n_pu, total, pu_kinds=kinds, preset="paper")
+
+
+@pytest.mark.parametrize(
+    "name, total, seed",
+    [("linear4", 2**18, 0), ("hetero3", 2**16, 0), ("hetero3", 2**16, 1)],
+)
+def test_plbhac_trace_equals_c(name, total, seed):
+    pl = Platform.preset(name)
+    ref_b, c_b = _plbhac_pair(pl, total)
+    ref = simulate_ref(pl, ref_b, seed=seed)
+    res = simulate(pl, c_b, seed=seed)
+    assert_same_trace(ref, res)
+    assert ref.n_evals == res.n_evals
+    # the published series: versions, X, S_eff, T_pred
+    ser = res.series
+    assert len(ser) == len(ref_b.series)
+    for row, (t, v, T, s_eff, X) in zip(ser, ref_b.series):
+        assert (int(row["model_version"]), int(row["S_eff"]), tuple(row["X"])) == (v, s_eff, X)
+        assert row["t"] == pytest.approx(t, rel=1e-12)
+        assert row["T_pred"] == pytest.approx(T, rel=1e-9)
+
+
+def test_plbhac_worked_example_linear4():
+    """§2.10 at scale (r = (8, 4, 2, 1) * 1000, x_init = 1024): the frozen step is
+    2 s * 15000 el/s = 30000 elements and X = (16000, 8000, 4000, 2000)."""
+    from tests.oracles.dynamic_ref_plbhac import RefPLBHAC
+
+    pl = Platform.preset("linear4")
+    b = RefPLBHAC(4, 2**18, ["cpu"] * 4)
+    simulate_ref(pl, b)
+    assert b.series[0][3:] == (30000, (16000, 8000, 4000, 2000))
+    assert b.series[0][2] == pytest.approx(2.0, rel=1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "name, total, seed",
+    [("linear4", 2**22, 0), ("hetero3", 2**18, 2), ("hetero3", 2**16, 7), ("hetero3", 2**20, 0)],
+)
+def test_plbhac_trace_equals_c_slow(name, total, seed):
+    test_plbhac_trace_equals_c(name, total, seed)
