@@ -34,6 +34,9 @@ def assert_same_trace(ref, c_res, rtol=1e-9):
     for f in TIMES:
         np.testing.assert_allclose(r[f], c[f], rtol=rtol, atol=1e-12, equal_nan=True, err_msg=f)
     assert ref.makespan == pytest.approx(c_res.makespan, rel=rtol)
+    np.testing.assert_allclose(ref.busy, c_res.busy, rtol=rtol)
+    assert ref.elements.tolist() == c_res.elements.tolist()
+    assert ref.n_events == c_res.n_events
 
 
 # ------------------------------------------------------------------------------ RNG and devices
