@@ -17,11 +17,14 @@ workers (:func:`run`).
 
 from __future__ import annotations
 
-from . import _balancer, _baselines, _model, _oracles, _sim
+from . import _balancer, _baselines, _model, _oracles, _plbhac, _sim
 from ._balancer import *  # noqa: F403
 from ._baselines import *  # noqa: F403
 from ._model import *  # noqa: F403
 from ._oracles import *  # noqa: F403
+from ._plbhac import *  # noqa: F403
 from ._sim import *  # noqa: F403
 
-__all__: list[str] = [*_balancer.__all__, *_baselines.__all__, *_model.__all__, *_oracles.__all__, *_sim.__all__]
+__all__: list[str] = [
+    *_balancer.__all__, *_baselines.__all__, *_model.__all__, *_oracles.__all__, *_plbhac.__all__, *_sim.__all__
+]
