@@ -9,8 +9,9 @@ are taken as the C balancer takes them (``csrc/dynamic/plbhac*.c``), and listed 
   first model is published, then ``now + E_p(size)`` with the published model;
 * the second training block rounds half away from zero (``llround``);
 * the snapshot of an evaluation is taken when it is issued; its end-game test uses the cursor
-  at that time; ``H_model`` (§1.9) uses ``x_p <= ub_p = W - cursor``; the step volume and
-  ``S_eff`` are floored to multiples of ``q``;
+  at that time; ``H_model`` (§1.9) uses ``x_p <= ub_p = W - cursor``; the step volume is
+  floored to an integer and ``S_eff`` to a multiple of ``q`` with a relative slack of 1e-12
+  (so that ``S * 0.9^m`` that is an integer in exact arithmetic is not floored one below);
 * ``τ_step`` uses ``E_p(min(b_min,p, ub_p))``;
 * the published ``T_pred`` is the makespan of the rounded blocks;
 * a PU whose training completes once the cursor is at ``W`` issues no evaluation (the spec would
@@ -173,7 +174,7 @@ class RefPLBHAC(RefBalancer):
             f = (1.0 - self.tail_alpha) ** m_tail
             Hf = capacity(models, self.tail_floor_time, [float(v) for v in lb], [float(v) for v in ub])
             S_eff_d = max(S * f, min(Hf, float(S)))
-        S_eff = max(q * math.floor(S_eff_d / q), q)
+        S_eff = max(q * math.floor(S_eff_d * (1.0 + 1e-12) / q), q)  # C: relative slack
         S_eff = max(S_eff, sum(lb))
         if S_eff >= rem:  # end-game: exclusion allowed (§1.8)
             S_eff, lb = rem, [0] * n
