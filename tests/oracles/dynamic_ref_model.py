@@ -173,13 +173,17 @@ def _candidate(u, W, mc, mask, cst):  # noqa: ANN001, ANN202
 
 
 def fit_model(x: Sequence[int], tc: Sequence[float], tx: Sequence[float] | None, quantum: int = 1,
-              intercept: bool = True) -> RefModel:
-    """Spec §1.3 with the paper preset (plain weights, no decay, no window, <= 3 terms)."""
+              intercept: bool = True, decay: float = 1.0) -> RefModel:
+    """Spec §1.3 with plain weights, no window, <= 3 terms; ``decay`` weighs a sample of age a
+    (in samples of the PU, the newest 0) by decay^a and replaces m by m_eff."""
     m = len(x)
+    d = [1.0 if decay == 1.0 else decay ** float(m - 1 - i) for i in range(m)]
     order = sorted(range(m), key=lambda i: (x[i], tc[i], tx[i] if tx is not None else 0.0, i))
-    swt2 = 0.0
+    swt2 = sd = sd2 = 0.0
     for i in order:
-        swt2 += tc[i] * tc[i]
+        sd += d[i]
+        sd2 += d[i] * d[i]
+        swt2 += d[i] * tc[i] * tc[i]
     x_lo, x_hi = x[order[0]], x[order[-1]]
     gu, gW, gmc, gmx = [], [], [], []
     ss_within, r = 0.0, 0
@@ -188,12 +192,12 @@ def fit_model(x: Sequence[int], tc: Sequence[float], tx: Sequence[float] | None,
         Wg = mean = meanx = ssg = 0.0
         while r < m and x[order[r]] == xv:
             i = order[r]
-            Wg += 1.0
+            Wg += d[i]
             delta = tc[i] - mean
-            mean += (1.0 / Wg) * delta
-            ssg += 1.0 * delta * (tc[i] - mean)
+            mean += (d[i] / Wg) * delta
+            ssg += d[i] * delta * (tc[i] - mean)
             if tx is not None:
-                meanx += (1.0 / Wg) * (tx[i] - meanx)
+                meanx += (d[i] / Wg) * (tx[i] - meanx)
             r += 1
         gu.append(xv / x_hi)
         gW.append(Wg)
@@ -203,7 +207,7 @@ def fit_model(x: Sequence[int], tc: Sequence[float], tx: Sequence[float] | None,
     md = len(gu)
     x_b = 2.0 * x_hi
     x_a = min(max(float(quantum), x_lo / 8.0), x_b)
-    me = float(m)  # m_eff with unit weights
+    me = sd * sd / sd2  # m_eff = (sum w)^2 / sum w^2
 
     def sse(mask: int, coef: list, c0: float) -> float:
         s = ss_within

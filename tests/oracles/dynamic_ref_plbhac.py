@@ -35,14 +35,21 @@ def _llround(v: float) -> int:
 
 
 class RefPLBHAC(RefBalancer):
-    """PLB-HAC with the ``paper`` preset: barrier training, frozen step volume, fixed minimum
-    blocks (CPU ``q``, GPU/PHI ``x_init``), gap filling, resolve tail with a 1 s floor."""
+    """PLB-HAC, resolve tail with a 1 s floor and gap filling, with the ``paper`` preset
+    (barrier training, frozen step volume, fixed minimum blocks: CPU ``q``, GPU/PHI ``x_init``,
+    no decay) or the ``robust`` one (probe training, ratchet, ``min_block="auto"`` with
+    ``η = 0.8``, decay 0.8), spec 001 App. A."""
 
     def __init__(self, n: int, total: int, kinds: Sequence[str], *, x_init: int = 1024,
                  quantum: int = 1, gap_threshold: float = 0.4, tail_start: float = 0.7,
                  tail_alpha: float = 0.1, tail_floor_time: float = 1.0, step_time: float = 2.0,
-                 min_steps_left: int = 4) -> None:
+                 min_steps_left: int = 4, preset: str = "paper") -> None:
         super().__init__(n, total)
+        assert preset in ("paper", "robust")
+        self.robust = preset == "robust"
+        self.decay, self.eta = (0.8 if self.robust else 1.0), 0.8
+        self.kinds = list(kinds)
+        self.last_train = [0] * n
         q = self.q = quantum
         self.x_init = -(-x_init // q) * q
         self.bmin = [q if k == "cpu" else self.x_init for k in kinds]
@@ -81,6 +88,8 @@ class RefPLBHAC(RefBalancer):
         got = self.assign(out, p, sz, self.q, kind, self.vstep[p], self.version, pred)
         if got:
             self.cur[p] = (bid, kind, pred)
+            if kind == TRAIN:
+                self.last_train[p] = got
         return got
 
     def start(self, now: float) -> list:
@@ -128,6 +137,9 @@ class RefPLBHAC(RefBalancer):
         if all(k >= 2 for k in self.ntrain):  # the single barrier
             self.training = False
             self._issue(out, p, True)
+        elif self.robust:  # probe: a doubled training block instead of waiting
+            self.waiting.discard(p)
+            self._give(out, p, 2 * self.last_train[p], TRAIN, now)
 
     def _next_regular(self, out: list, p: int, now: float) -> None:
         self.vstep[p] += 1
@@ -158,15 +170,22 @@ class RefPLBHAC(RefBalancer):
             x = [s[0] for s in smp]
             tc = [s[1] for s in smp]
             tx = [s[2] for s in smp]
-            models.append(fit_model(x, tc, tx if any(v != 0.0 for v in tx) else None, q))
+            models.append(fit_model(x, tc, tx if any(v != 0.0 for v in tx) else None, q, decay=self.decay))
+        bmin = list(self.bmin)
+        if self.robust:  # min_block="auto" for accelerators (§1.8)
+            for p in range(n):
+                if self.kinds[p] != "cpu":
+                    xa = self._grid_eff(models[p], float(q), 2.0 * models[p].x_scale)
+                    bmin[p] = max(bmin[p], -(-math.ceil(xa) // q) * q)
         ub = [rem] * n
-        lb = [min(self.bmin[p], ub[p]) for p in range(n)]
+        lb = [min(bmin[p], ub[p]) for p in range(n)]
         tau = max([self.step_time] + [model_eval(models[p], float(lb[p])) for p in range(n)])
         S = ev["S"]
-        if S is None:  # frozen: chosen once (§1.9)
+        capS = rem // self.min_steps_left
+        if S is None or (self.robust and ev["m_tail"] == 0):  # frozen once; ratchet (§1.9)
             H = capacity(models, tau, [float(v) for v in lb], [float(v) for v in ub])
             h = math.floor(H)
-            S = min(max(h, ev["S_train"]), rem // self.min_steps_left)
+            S = min(max(h, ev["S_train"]), capS) if S is None else max(S, min(h, capS))
         S = max(S, q)
         m_tail = ev["m_tail"] + (ev["completed"] >= self.tail_start * W)
         S_eff_d = float(S)
@@ -185,6 +204,18 @@ class RefPLBHAC(RefBalancer):
             X, Tmax = round_blocks(models, x, S_eff, q, lb, ub)
             T = Tmax if Tmax > 0 else T
         self._res = (token, models, X, T, S, S_eff, m_tail)
+
+    def _grid_eff(self, m, lo: float, hi: float) -> float:  # noqa: ANN001
+        """Smallest x of the 64-point log grid over [lo, hi] with x / E(x) >= η max."""
+        if not hi > lo:
+            return lo
+        xs = [lo * (hi / lo) ** (k / 63.0) for k in range(64)]
+        thr = [x / e if e > 0 else math.inf for x, e in ((x, model_eval(m, x)) for x in xs)]
+        best = max(thr)
+        for x, t in zip(xs, thr):
+            if t >= self.eta * best:
+                return x
+        return hi
 
     def on_eval_done(self, token: int, now: float) -> list:
         tok, models, X, T, S, S_eff, m_tail = self._res
