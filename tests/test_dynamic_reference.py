@@ -122,6 +122,20 @@ def test_reference_fit_is_bit_identical_to_c():
             assert ref_model.model_eval(r, x) == float(c(x))
 
 
+@pytest.mark.parametrize("m", [3000, 3400, 5000])
+def test_decayed_fit_with_underflowing_weights(m):
+    """decay = 0.8 (preset robust): 0.8^a underflows to 0 past ~3340 samples; those samples add
+    nothing, and the fit (with transfers) stays finite and equal to the reference. The C fit
+    once failed here with "fitted model is not finite" (a 0/0 in the transfer means)."""
+    x = np.tile([1024, 2048, 4096], m)[:m]
+    tc, tx = x / 1000.0, 1e-4 + x * 1e-7
+    c = fit_model(x, tc, tx, decay=0.8)
+    r = _ref_fit(x, tc, tx, 0.8)
+    assert np.all(np.isfinite(c.packed[:17]))
+    assert [r.mask, *r.coef, r.c0, r.x_scale, r.g_slope, r.g_icept] == c.packed[:12].tolist()
+    assert c.g_slope == pytest.approx(1024 * 1e-7 * 4, rel=1e-9)
+    assert c.g_icept == pytest.approx(1e-4, rel=1e-9)
+
 def test_reference_capacity_solve_and_round_equal_c():
     rng = np.random.default_rng(1)
     for trial in range(40):

@@ -192,12 +192,13 @@ def fit_model(x: Sequence[int], tc: Sequence[float], tx: Sequence[float] | None,
         Wg = mean = meanx = ssg = 0.0
         while r < m and x[order[r]] == xv:
             i = order[r]
-            Wg += d[i]
-            delta = tc[i] - mean
-            mean += (d[i] / Wg) * delta
-            ssg += d[i] * delta * (tc[i] - mean)
-            if tx is not None:
-                meanx += (d[i] / Wg) * (tx[i] - meanx)
+            Wg += d[i]  # decay weights of old samples may underflow to 0: they add nothing
+            if Wg > 0.0:
+                delta = tc[i] - mean
+                mean += (d[i] / Wg) * delta
+                ssg += d[i] * delta * (tc[i] - mean)
+                if tx is not None:
+                    meanx += (d[i] / Wg) * (tx[i] - meanx)
             r += 1
         gu.append(xv / x_hi)
         gW.append(Wg)
@@ -274,8 +275,9 @@ def fit_model(x: Sequence[int], tc: Sequence[float], tx: Sequence[float] | None,
         Wt = ub = tb = 0.0
         for g in range(md):
             Wt += gW[g]
-            ub += (gW[g] / Wt) * (gu[g] - ub)
-            tb += (gW[g] / Wt) * (gmx[g] - tb)
+            if Wt > 0.0:
+                ub += (gW[g] / Wt) * (gu[g] - ub)
+                tb += (gW[g] / Wt) * (gmx[g] - tb)
         if md >= 2:
             sxy = sxx = 0.0
             for g in range(md):
