@@ -217,3 +217,27 @@ def test_plbhac_trace_equals_c_with_transfers_and_quantum():
 )  # fmt: skip
 def test_plbhac_trace_equals_c_slow(name, total, seed, preset):
     test_plbhac_trace_equals_c(name, total, seed, preset)
+
+
+@pytest.mark.parametrize("name, total, preset", [("hetero3", 2**16, "paper"), ("linear4", 2**18, "paper"),
+                                                 ("hetero3", 2**16, "robust")])  # fmt: skip
+def test_plbhac_idle_breakdown(name, total, preset):
+    """Spec §5.6 read literally: barrier = held in the waiting set, eval = waiting for one's OWN
+    evaluation. The C engine counts the evaluation that ends the training barrier as "eval"
+    for every PU it releases; the reference counts it as "barrier" except for its trigger. That
+    is the only difference (c_eval per released non-trigger PU in barrier mode)."""
+    pl = Platform.preset(name)
+    ref_b, c_b = _plbhac_pair(pl, total, preset)
+    ref, res = simulate_ref(pl, ref_b, seed=0), simulate(pl, c_b, seed=0)
+    ib_r, ib_c = ref.idle_breakdown, res.idle_breakdown
+    np.testing.assert_allclose(ib_r.sum(1), res.idle, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(ib_r[:, 2:], ib_c[:, 2:], rtol=1e-9, atol=1e-12)
+    shift = np.zeros(pl.n_pu)
+    if preset == "paper":  # the barrier's evaluation: trigger = the last PU to finish training
+        t_first = res.trace[res.trace["model_version"] == 1]["t_assign"].min()
+        train = res.trace[res.trace["kind"] == 0]
+        trigger = train["pu"][np.argmax(train["t_end"])]
+        shift[:] = t_first - train["t_end"].max()
+        shift[trigger] = 0.0
+    np.testing.assert_allclose(ib_c[:, 1] - ib_r[:, 1], shift, atol=1e-9)
+    np.testing.assert_allclose(ib_r[:, 0] - ib_c[:, 0], shift, atol=1e-9)

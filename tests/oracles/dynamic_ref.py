@@ -268,6 +268,7 @@ class RefGreedy(RefBalancer):
 
 # ------------------------------------------------------------------------------ the engine (§5.4)
 _XFER_DONE, _COMP_DONE, _EVAL_DONE, _RATE = 0, 1, 2, 3
+IB_BARRIER, IB_EVAL, IB_STARVED, IB_OTHER = 0, 1, 2, 3
 
 
 @dataclass
@@ -280,10 +281,12 @@ class RefResult:
     n_events: int
     busy: np.ndarray
     elements: np.ndarray
+    idle_breakdown: np.ndarray  # (n, 4): barrier, eval, starved, other (spec §5.6)
 
 
 class _PU:
-    __slots__ = ("queue", "running", "held", "nexec", "s", "D", "rem", "t_last", "version")
+    __slots__ = ("queue", "running", "held", "nexec", "s", "D", "rem", "t_last", "version",
+                 "idle_since", "reason")
 
     def __init__(self, s: float) -> None:
         self.queue: list[list] = []
@@ -293,6 +296,8 @@ class _PU:
         self.s = s
         self.D = self.rem = self.t_last = 0.0
         self.version = 0
+        self.idle_since = 0.0
+        self.reason = IB_OTHER
 
 
 def _slowdown(fl: list, p: int, t: float) -> float:
@@ -322,6 +327,24 @@ def simulate_ref(platform: Any, bal: RefBalancer, *, seed: int = 0, eval_cost: f
     recs: list[list] = []  # in order of assignment; fields as TRACE_FIELDS
     busy = np.zeros(n)
     elements = np.zeros(n, dtype=np.int64)
+    idle = np.zeros((n, 4))
+
+    def reason(p: int) -> int:
+        """Spec §5.6: waiting for its own evaluation, data exhausted, held in the balancer's
+        waiting set (a barrier), or anything else."""
+        if pus[p].held > 0:
+            return IB_EVAL
+        if bal.cursor >= bal.total:
+            return IB_STARVED
+        if p in getattr(bal, "waiting", ()):
+            return IB_BARRIER
+        return IB_OTHER
+
+    def idle_close(p: int, t: float) -> None:
+        u = pus[p]
+        if t > u.idle_since:
+            idle[p, u.reason] += t - u.idle_since
+        u.idle_since = t
     state = {"in_flight": 0, "evals": 0, "makespan": 0.0}
     for t0, t1, p, _ in fl:
         if t0 > 0:
@@ -338,6 +361,8 @@ def simulate_ref(platform: Any, bal: RefBalancer, *, seed: int = 0, eval_cost: f
     def start_block(p: int, t: float) -> None:
         u, d = pus[p], devs[p]
         rc = u.queue[0]
+        idle_close(p, t)
+        idle[p, IB_OTHER] += dispatch_overhead
         j = u.nexec
         u.nexec += 1
         x = float(rc[3])
@@ -381,6 +406,11 @@ def simulate_ref(platform: Any, bal: RefBalancer, *, seed: int = 0, eval_cost: f
             u.queue.append(rc)
             if u.running == 0 and u.held == 0:
                 start_block(p, t)
+        if not bal.done():  # idle reasons change only when the balancer or a hold changes
+            for p in range(n):
+                if pus[p].running == 0 and reason(p) != pus[p].reason:
+                    idle_close(p, t)
+                    pus[p].reason = reason(p)
 
     process(bal.start(0.0), 0.0)
     n_events = 0
@@ -401,6 +431,7 @@ def simulate_ref(platform: Any, bal: RefBalancer, *, seed: int = 0, eval_cost: f
             elements[p] += rc[3]
             state["makespan"] = max(state["makespan"], t)
             u.running = 0
+            u.idle_since, u.reason = t, IB_OTHER
             state["in_flight"] -= 1
             if u.queue and u.held == 0:
                 start_block(p, t)
@@ -435,6 +466,9 @@ def simulate_ref(platform: Any, bal: RefBalancer, *, seed: int = 0, eval_cost: f
         assert off == at, "reference: coverage violated"
         at += size
     assert at == bal.total
+    for p in range(n):
+        if pus[p].running == 0:
+            idle_close(p, state["makespan"])
     dt = np.dtype([(f, "f8") if f.startswith(("t_", "pred")) else (f, "i8") for f in TRACE_FIELDS])
     tr = np.array([tuple(r) for r in recs], dtype=dt)
-    return RefResult(tr, state["makespan"], bal.n_evals, n_events, busy, elements)
+    return RefResult(tr, state["makespan"], bal.n_evals, n_events, busy, elements, idle)
