@@ -1,4 +1,4 @@
-"""A slow pure-Python reference of the wpart.dynamic simulator (spec 001 §5.3-5.6, §5.9, §6.4 P13).
+"""A slow pure-Python reference of the wpart.dynamic simulator (spec 001 §5.3-5.6, §5.9; P13).
 
 Written from the spec, with the conventions the spec leaves open (stream hashing, event order,
 what is reported to the balancer) read from the C sources and re-implemented here; nothing of

@@ -244,9 +244,11 @@ def fit_model(x: Sequence[int], tc: Sequence[float], tx: Sequence[float] | None,
                 if fit is None or not admissible(sm, *fit):
                     continue
                 s = max(sse(sm, *fit), SSE_FLOOR * swt2)
-                score = (me * math.log(s / me) if s > 0.0 else -math.inf) + 2.0 * k + 2.0 * k * (k + 1) / (me - k - 1)
+                score = (me * math.log(s / me) if s > 0.0 else -math.inf) + 2.0 * k
+                score += 2.0 * k * (k + 1) / (me - k - 1)
                 key = (sm << 1) | cst
-                if best is None or score < best[0] or (score == best[0] and (k, key) < (best[1], best[2])):
+                tie = best is not None and score == best[0] and (k, key) < (best[1], best[2])
+                if best is None or score < best[0] or tie:
                     best = (score, k, key, fit)
         if best is not None:
             coef, c0 = best[3]
@@ -305,7 +307,8 @@ def fit_model(x: Sequence[int], tc: Sequence[float], tx: Sequence[float] | None,
             d += coef[i] * _basis_deriv(i, ubb)
     deriv = (d + a1) / x_hi
     slope_hi = max(deriv if math.isfinite(deriv) else 0.0, 0.5 * e_b / x_b)
-    return RefModel(used, coef, c0, float(x_hi), a1, a2, x_a, x_b, min(e_a, e_b), e_b, slope_hi, kind)
+    e_a = min(e_a, e_b)
+    return RefModel(used, coef, c0, float(x_hi), a1, a2, x_a, x_b, e_a, e_b, slope_hi, kind)
 
 
 # ------------------------------------------------------------------------------ inverse (mirrored)
@@ -371,7 +374,8 @@ def inverse(m: RefModel, t: float, lo: float = 0.0, hi: float = math.inf) -> flo
     return _inv_cold(lambda v: model_eval(m, v), t, lo, hi)
 
 
-def capacity(models: Sequence[RefModel], T: float, lb: Sequence[float], ub: Sequence[float]) -> float:
+def capacity(models: Sequence[RefModel], T: float, lb: Sequence[float],
+             ub: Sequence[float]) -> float:
     """H(T) = sum_p x_p(T) with lb <= x_p <= ub (time mode, spec §1.9)."""
     H = 0.0
     for p, m in enumerate(models):

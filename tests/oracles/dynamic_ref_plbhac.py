@@ -1,4 +1,4 @@
-"""A slow pure-Python reference of PLB-HAC (spec 001 §2.3, preset ``paper`` of Appendix A) on
+"""A slow pure-Python reference of PLB-HAC (spec 001 §2.3, presets of Appendix A) on
 the protocol of :mod:`tests.oracles.dynamic_ref`, with its own models and solver
 (:mod:`tests.oracles.dynamic_ref_model`). Used by P13 (§6.4).
 
@@ -25,7 +25,14 @@ import math
 from typing import Sequence
 
 from tests.oracles.dynamic_ref import GAP, REGULAR, TRAIN, RefBalancer
-from tests.oracles.dynamic_ref_model import capacity, fit_model, inverse, model_eval, round_blocks, solve
+from tests.oracles.dynamic_ref_model import (
+    capacity,
+    fit_model,
+    inverse,
+    model_eval,
+    round_blocks,
+    solve,
+)
 
 __all__ = ["RefPLBHAC"]
 
@@ -54,7 +61,8 @@ class RefPLBHAC(RefBalancer):
         self.x_init = -(-x_init // q) * q
         self.bmin = [q if k == "cpu" else self.x_init for k in kinds]
         self.gap_threshold, self.tail_start, self.tail_alpha = gap_threshold, tail_start, tail_alpha
-        self.tail_floor_time, self.step_time, self.min_steps_left = tail_floor_time, step_time, min_steps_left
+        self.tail_floor_time, self.step_time = tail_floor_time, step_time
+        self.min_steps_left = min_steps_left
         self.training = True
         self.t_fast: float | None = None
         self.V = 0
@@ -170,7 +178,8 @@ class RefPLBHAC(RefBalancer):
             x = [s[0] for s in smp]
             tc = [s[1] for s in smp]
             tx = [s[2] for s in smp]
-            models.append(fit_model(x, tc, tx if any(v != 0.0 for v in tx) else None, q, decay=self.decay))
+            txs = tx if any(v != 0.0 for v in tx) else None
+            models.append(fit_model(x, tc, txs, q, decay=self.decay))
         bmin = list(self.bmin)
         if self.robust:  # min_block="auto" for accelerators (§1.8)
             for p in range(n):
@@ -191,7 +200,8 @@ class RefPLBHAC(RefBalancer):
         S_eff_d = float(S)
         if m_tail > 0:  # resolve tail with its floor (§2.7)
             f = (1.0 - self.tail_alpha) ** m_tail
-            Hf = capacity(models, self.tail_floor_time, [float(v) for v in lb], [float(v) for v in ub])
+            Hf = capacity(models, self.tail_floor_time, [float(v) for v in lb],
+                          [float(v) for v in ub])
             S_eff_d = max(S * f, min(Hf, float(S)))
         S_eff = max(q * math.floor(S_eff_d * (1.0 + 1e-12) / q), q)  # C: relative slack
         S_eff = max(S_eff, sum(lb))
@@ -227,7 +237,8 @@ class RefPLBHAC(RefBalancer):
         ev = self._ev
         out: list = []
         for w in range(self.n):
-            rel = w in self.parked or (w in self.waiting if ev["release_waiting"] else w == ev["trigger"])
+            mine = w in self.waiting if ev["release_waiting"] else w == ev["trigger"]
+            rel = w in self.parked or mine
             if not rel:
                 continue
             self.waiting.discard(w)
