@@ -93,6 +93,21 @@ def test_greedy_trace_equals_c_with_transfers_and_slowdowns():
     assert_same_trace(ref, simulate(pl, Greedy(pl.n_pu, W, 256), seed=5))
 
 
+
+def test_greedy_trace_equals_c_with_outliers_power_and_mem_cap():
+    from wpart.dynamic import Affine, Device, Power, Saturating
+
+    devs = [
+        Device("cpu", 0, Affine(0.001, 500.0), p_out=0.3, f_out=4.0),
+        Device("gpu", 1, Saturating(0.01, 3000.0, 512.0), hops=[(1e-5, 6e9)], bytes_per_elem=64.0,
+               p_out=0.1, f_out=2.5),
+        Device("phi", 2, Power(0.0, 1e-3, 1.1, mem_cap=2000.0, mem_gamma=0.5)),
+    ]  # fmt: skip
+    pl = Platform(devs)
+    for g in (700, 3000):
+        ref = simulate_ref(pl, RefGreedy(3, 50000, g), seed=9)
+        assert_same_trace(ref, simulate(pl, Greedy(3, 50000, g), seed=9))
+
 # ------------------------------------------------------------------------------ models and solver
 def _samples(rng, trial):
     m = int(rng.integers(2, 25))
