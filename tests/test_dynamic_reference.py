@@ -269,3 +269,17 @@ def test_plbhac_idle_breakdown(name, total, preset):
         shift[trigger] = 0.0
     np.testing.assert_allclose(ib_c[:, 1] - ib_r[:, 1], shift, atol=1e-9)
     np.testing.assert_allclose(ib_r[:, 0] - ib_c[:, 0], shift, atol=1e-9)
+
+
+
+@pytest.mark.parametrize("eval_kw", [{"eval_cost": 0.0}, {"eval_cost": 0.5},
+                                     {"eval_model": (0.05, 0.002)}])  # fmt: skip
+def test_plbhac_trace_equals_c_eval_costs(eval_kw):
+    """Zero cost (EVAL_DONE ties with the request, broken by insertion order), long evaluations,
+    and the "model" cost a + b * blocks completed."""
+    pl = Platform.preset("hetero3")
+    ref_b, c_b = _plbhac_pair(pl, 2**16)
+    ckw = dict(eval_kw)
+    if "eval_model" in ckw:
+        ckw["eval_cost_mode"] = "model"
+    assert_same_trace(simulate_ref(pl, ref_b, seed=1, **eval_kw), simulate(pl, c_b, seed=1, **ckw))

@@ -309,8 +309,12 @@ def _slowdown(fl: list, p: int, t: float) -> float:
 
 
 def simulate_ref(platform: Any, bal: RefBalancer, *, seed: int = 0, eval_cost: float = 0.1,
+                 eval_model: tuple[float, float] | None = None,
                  dispatch_overhead: float = 0.0) -> RefResult:
-    """Run reference balancer ``bal`` on ``platform`` (a wpart.dynamic.Platform, read as data)."""
+    """Run reference balancer ``bal`` on ``platform`` (a wpart.dynamic.Platform, read as data).
+
+    An evaluation costs ``eval_cost``, or ``a + b * (blocks completed so far)`` with
+    ``eval_model = (a, b)`` (spec §5.4 ``"model"``)."""
     if platform.onoff:
         raise NotImplementedError("reference: on/off interference not covered")
     devs = platform.devices
@@ -345,7 +349,7 @@ def simulate_ref(platform: Any, bal: RefBalancer, *, seed: int = 0, eval_cost: f
         if t > u.idle_since:
             idle[p, u.reason] += t - u.idle_since
         u.idle_since = t
-    state = {"in_flight": 0, "evals": 0, "makespan": 0.0}
+    state = {"in_flight": 0, "evals": 0, "makespan": 0.0, "done_blocks": 0}
     for t0, t1, p, _ in fl:
         if t0 > 0:
             push(t0, _RATE, p, -1)
@@ -394,7 +398,10 @@ def simulate_ref(platform: Any, bal: RefBalancer, *, seed: int = 0, eval_cost: f
                     if trig == -1 or p == trig:
                         pus[p].held += 1
                 state["evals"] += 1
-                push(t + eval_cost, _EVAL_DONE, trig, tok)
+                c = eval_cost
+                if eval_model is not None:
+                    c = eval_model[0] + eval_model[1] * state["done_blocks"]
+                push(t + c, _EVAL_DONE, trig, tok)
                 continue
             _, p, bid, off, size, kind, vstep, ver, pred = a
             assert 0 <= p < n and size >= 1
@@ -433,6 +440,7 @@ def simulate_ref(platform: Any, bal: RefBalancer, *, seed: int = 0, eval_cost: f
             u.running = 0
             u.idle_since, u.reason = t, IB_OTHER
             state["in_flight"] -= 1
+            state["done_blocks"] += 1
             if u.queue and u.held == 0:
                 start_block(p, t)
             process(bal.complete(p, rc[1], rc[12], rc[13], t), t)
