@@ -21,6 +21,11 @@ Conventions mirrored from the C engine (all consistent with the spec):
   the evaluation returns are processed; the trace is in order of assignment;
 * the ``t_comp`` passed to the balancer is ``t_end - t_comp_start`` as seen by the clock (not
   the nominal duration), which is what a real driver measures.
+
+The idle breakdown follows §5.6 literally: "eval" is waiting for one's own evaluation (an
+engine hold), "starved" the cursor at ``W``, "barrier" being in the balancer's waiting set. The C
+engine asks the balancer instead, and PLB-HAC answers "eval" for every PU released by the
+evaluation that ends the training barrier (see test_plbhac_idle_breakdown).
 """
 
 from __future__ import annotations
