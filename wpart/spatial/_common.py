@@ -1,0 +1,249 @@
+"""Shared machinery of the spatial methods: method names, input validation (matrix, ``m``,
+orientation, grid shape, stripe count), the call into the C core and the result assembly."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .. import _core
+from .._progress import progress_hook
+from .._validate import as_int, as_loads, as_speeds, choice
+from ._partition import SpatialPartition, _scalar
+
+__all__ = ["METHODS", "factor_pair"]
+
+METHODS = (
+    "rect_uniform",
+    "rect_nicol",
+    "jag_pq_heur",
+    "jag_pq_opt_nicol",
+    "jag_pq_opt_dp",
+    "jag_m_heur",
+    "jag_m_probe",
+    "jag_m_heur_probe",
+    "jag_m_alloc",
+    "jag_m_opt",
+    "hier_rb",
+    "hier_relaxed",
+    "hier_opt",
+    "hybrid",
+)
+_CODE = {name: i for i, name in enumerate(METHODS[:13])}
+_ORIENT = ("hor", "ver", "best")
+_VARIANT = ("load", "dist", "hor", "ver")
+_TIE = ("area", "first")
+
+
+# ---------------------------------------------------------------------------------------------
+# input handling
+
+
+class _Prepared:
+    """Coerced matrix, its prefix and the validated part count."""
+
+    __slots__ = ("A", "S", "amax", "m", "n1", "n2", "total")
+
+    @property
+    def shape(self) -> tuple:
+        return self.A.shape
+
+    def __init__(self, A: ArrayLike, m: Any, allow_empty: bool, ndims: tuple = (2,)):
+        arr = as_loads(A, "A", ndims)
+        self.A = arr
+        self.S = _core.prefix_sum(arr, None, "A")
+        self.n1, self.n2 = arr.shape[:2]
+        self.total = self.S[(-1,) * arr.ndim]
+        self.amax = arr.max()
+        self.m = as_int(m, "m", minimum=1)
+        if self.m > arr.size and not allow_empty:
+            raise ValueError(
+                f"`m` = {self.m} exceeds the {arr.size} cells of A; pass "
+                "allow_empty=True to accept empty rectangles"
+            )
+
+
+def _orient(orient: Any) -> int:
+    return _ORIENT.index(
+        choice(orient, "orient", _ORIENT, {"rows": "hor", "cols": "ver"})
+    )
+
+
+def factor_pair(m: int, n1: int, n2: int) -> tuple[int, int]:
+    """The factor pair ``P x Q = m`` closest to ``P = sqrt(m n1 / n2)`` (Theorem 2).
+
+    Ties go to the smaller ``P``.
+    """
+    target = math.sqrt(m * n1 / n2)
+    best = None
+    for P in range(1, m + 1):
+        if m % P == 0:
+            d = abs(math.log(P / target))
+            if best is None or d < best[0] - 1e-12:
+                best = (d, P)
+    P = best[1]
+    return P, m // P
+
+
+def _pq(m: int, n1: int, n2: int, P: Any, Q: Any) -> tuple[int, int]:
+    if P is None and Q is None:
+        P, Q = factor_pair(m, n1, n2)
+        if (
+            m > 3
+            and (P == 1 or Q == 1)
+            and all(m % k for k in range(2, math.isqrt(m) + 1))
+        ):
+            warnings.warn(
+                f"m = {m} is prime: the only P x Q grids are 1 x m and m x 1; consider an "
+                "m-way algorithm (jag_m_heur_probe, hier_relaxed)",
+                UserWarning,
+                stacklevel=3,
+            )
+        return P, Q
+    if P is not None:
+        P = as_int(P, "P", minimum=1)
+    if Q is not None:
+        Q = as_int(Q, "Q", minimum=1)
+    if Q is None:
+        if m % P:
+            raise ValueError(f"`P` = {P} does not divide m = {m}")
+        Q = m // P
+    if P is None:
+        if m % Q:
+            raise ValueError(f"`Q` = {Q} does not divide m = {m}")
+        P = m // Q
+    if P * Q != m:
+        raise ValueError(f"`P` x `Q` must equal m = {m}, got {P} x {Q}")
+    if P > n1 or Q > n2:
+        warnings.warn(
+            f"P x Q = {P} x {Q} exceeds the {n1} x {n2} matrix: some rectangles will be empty",
+            UserWarning,
+            stacklevel=3,
+        )
+    return P, Q
+
+
+def _run(
+    pp: _Prepared,
+    method: str,
+    params: dict,
+    *,
+    progress: Any = None,
+    time_limit: float | None = None,
+    speeds: Any = None,
+    **kw: Any,
+) -> SpatialPartition:
+    sp = as_speeds(speeds, pp.m)
+    if sp is not None:
+        kw["speeds"] = sp
+        params = dict(params, speeds=True)
+    tl = 0.0
+    if time_limit is not None:
+        tl = float(time_limit)
+        if not tl > 0:
+            raise ValueError(f"`time_limit` must be positive, got {time_limit}")
+    with progress_hook(progress, total=1.0, desc=method) as hook:
+        rects, st = _core.spatial_partition(
+            pp.S, pp.m, _CODE[method], progress=hook, time_limit=tl, **kw
+        )
+    stats = {
+        "seconds": st[0],
+        "iterations": st[1],
+        "probes": st[2],
+        "cost_evals": st[3],
+        "dp_states": st[4],
+        "converged": bool(st[5]),
+    }
+    params = dict(params)
+    if "orient" in params:
+        params["orient_used"] = _ORIENT[st[6]]
+    if method.startswith("jag_m"):
+        params["P_used"] = int(st[7])
+    return _result(pp, rects, method, params, stats, sp)
+
+
+def _result(
+    pp: _Prepared,
+    rects: NDArray,
+    method: str,
+    params: dict,
+    stats: dict,
+    speeds: NDArray | None = None,
+) -> SpatialPartition:
+    loads = _core.box_loads(pp.S, rects) if len(rects) else np.zeros(0, pp.S.dtype)
+    m = rects.shape[0]
+    total = pp.total
+    lmax = loads.max() if m else total
+    avg = float(total) / m
+    if pp.S.dtype.kind == "f":
+        lb = max(float(total) / m, float(pp.amax))
+    else:
+        lb = max(-(-int(total) // m), int(pp.amax))
+    li = float(lmax) / avg - 1.0 if total > 0 else 0.0
+    gap = float(lmax) / float(lb) - 1.0 if lb > 0 else 0.0
+    bott = float(lmax) if speeds is None else float((loads / speeds).max())
+    return SpatialPartition(
+        rects=rects,
+        loads=loads,
+        max_load=_scalar(lmax),
+        avg_load=avg,
+        total=_scalar(total),
+        lower_bound=_scalar(lb),
+        imbalance=li,
+        gap_lb=gap,
+        method=method,
+        params=params,
+        stats=stats,
+        shape=tuple(pp.A.shape),
+        A=pp.A,
+        speeds=speeds,
+        bottleneck=bott,
+    )
+
+
+def _stripes_P(pp: _Prepared, P: Any, o: int = 0) -> int:
+    if P is None or (isinstance(P, str) and P == "sqrt"):
+        return 0
+    if isinstance(P, str):
+        if P != "theorem4":
+            raise ValueError(f"`P` must be 'sqrt', 'theorem4' or an integer, got {P!r}")
+        amin = pp.A.min()
+        if amin <= 0:
+            return 0  # Delta undefined with zeros: fall back to sqrt(m)
+        delta = float(pp.amax) / float(amin)
+        Pstar = pp.m * math.sqrt(delta) / (math.sqrt(delta) + math.sqrt(pp.n2))
+        return max(1, min(pp.m, round(Pstar)))
+    Pv = as_int(P, "P", minimum=1)
+    nother = (pp.n2, pp.n1, max(pp.n1, pp.n2))[o]
+    if Pv * nother < pp.m <= pp.n1 * pp.n2:
+        warnings.warn(
+            f"P = {Pv} stripes of at most {nother} pieces cannot hold m = {pp.m} non-empty "
+            f"rectangles (P >= {-(-pp.m // nother)} would): some will be empty",
+            UserWarning,
+            stacklevel=3,
+        )
+    return Pv
+
+
+def _stripes_of(rects: NDArray, orient: int, shape: tuple) -> tuple[list, list]:
+    """Stripe cuts and per-stripe counts of an m-way jagged partition (main dim = orient)."""
+    a, b = (0, 1) if orient == 0 else (2, 3)
+    nmain = shape[0] if orient == 0 else shape[1]
+    spans: dict = {}
+    for r in rects.tolist():
+        if r[1] > r[0] and r[3] > r[2]:
+            spans[(r[a], r[b])] = spans.get((r[a], r[b]), 0) + 1
+        else:
+            spans.setdefault(None, 0)
+            spans[None] += 1
+    extra = spans.pop(None, 0)
+    keys = sorted(spans)
+    cuts = [0] + [k[1] for k in keys]
+    counts = [spans[k] for k in keys]
+    counts[-1] += extra
+    assert cuts[-1] == nmain
+    return cuts, counts
