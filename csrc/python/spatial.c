@@ -1,6 +1,8 @@
 /* spatial.c -- binding of wpart.spatial: rectangular partitions of a 2D prefix array. */
 #include "wpy.h"
 
+#include "../spatial/spatial_internal.h"
+
 static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"S", "m", "method", "orient", "rule", "tie_first", "P", "Q",
@@ -186,13 +188,15 @@ static PyObject *wpy_spatial_alloc(PyObject *self, PyObject *args)
         goto cleanup;
     }
     const int64_t *cp = cap ? PyArray_DATA(cap) : NULL;
+    wpy_control_t ctl;
+    wpy_control_setup(&ctl, Py_None, 0.0);
     wpart_status_t st;
     Py_BEGIN_ALLOW_THREADS
     st = t == NPY_INT64
-             ? wpart_spatial_alloc_i64(PyArray_DATA(L), (int64_t)K, (int64_t)m, cp,
-                                       PyArray_DATA(out))
-             : wpart_spatial_alloc_f64(PyArray_DATA(L), (int64_t)K, (int64_t)m, cp,
-                                       PyArray_DATA(out));
+             ? wpart_i_spatial_alloc_i64(PyArray_DATA(L), (int64_t)K, (int64_t)m, cp, &ctl.ctl,
+                                         PyArray_DATA(out))
+             : wpart_i_spatial_alloc_f64(PyArray_DATA(L), (int64_t)K, (int64_t)m, cp, &ctl.ctl,
+                                         PyArray_DATA(out));
     Py_END_ALLOW_THREADS
     if (st != WPART_OK) {
         wpy_raise(st, "loads");

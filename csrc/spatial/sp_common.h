@@ -351,8 +351,56 @@ static wpart_status_t FN(gbisect)(FN(ctx_t) *cx, FN(cost_f) f, void *ctx, int64_
 
 /* ---- proportional allocation (spec 3.6) -------------------------------------------------- */
 
-static wpart_status_t FN(alloc)(const T *L, int64_t K, int64_t m, const int64_t *cap, int64_t *Q)
+/* does block a (load La on qa parts) win the allocation greedy's pick over block b: the larger
+ * La / qa, ties to the lower index */
+static inline int FN(alloc_wins)(T La, int64_t qa, int64_t a, T Lb, int64_t qb, int64_t b)
 {
+    return FN(frac_lt)(Lb, qb, La, qa) || (!FN(frac_lt)(La, qa, Lb, qb) && a < b);
+}
+
+/* sift block h[i] down a heap of block indices ordered by FN(alloc_wins) */
+static void FN(aheap_down)(int64_t *h, int64_t n, int64_t i, const T *L, const int64_t *Q)
+{
+    for (;;) {
+        int64_t l = 2 * i + 1, r = l + 1, b = i;
+        if (l < n && FN(alloc_wins)(L[h[l]], Q[h[l]], h[l], L[h[b]], Q[h[b]], h[b])) {
+            b = l;
+        }
+        if (r < n && FN(alloc_wins)(L[h[r]], Q[h[r]], h[r], L[h[b]], Q[h[b]], h[b])) {
+            b = r;
+        }
+        if (b == i) {
+            return;
+        }
+        int64_t x = h[i];
+        h[i] = h[b];
+        h[b] = x;
+        i = b;
+    }
+}
+
+/* approximate number of parts the leftover greedy gives block k while L_k / Q_k > lam */
+static double FN(alloc_above)(T Lk, int64_t Qk, int64_t room, double lam)
+{
+    double c = ceil((double)Lk / lam);
+    double n = (c < (double)INT64_MAX / 2 ? c : (double)INT64_MAX / 2) - (double)Qk;
+    n = n < (double)room ? n : (double)room;
+    return n > 0 ? n : 0;
+}
+
+/* Proportional counts Q[k] >= 1 summing to m: ceil((m - K) L_k / T), capped, then the leftover
+ * parts one at a time to the largest L_k / Q_k among the uncapped blocks (ties: lowest index;
+ * block 0 once all are capped). The leftover is handed out in bulk with the same result: the
+ * parts whose ratio clearly exceeds a threshold lam (found by bisection so that fewer than the
+ * leftover minus 2K are above it; each block's count is taken one short of its rounded value)
+ * are among the greedy's first picks, and the rest run on a heap, a block taking at once every
+ * part it wins in a row against the runner-up. So all-zero loads, caps and huge m stay
+ * O(K log K + K log m); ctl (may be NULL) is polled. */
+static wpart_status_t FN(alloc)(const T *L, int64_t K, int64_t m, const int64_t *cap, int64_t *Q,
+                                const wpart_control_t *ctl, double t0)
+{
+    wpart_status_t st = WPART_OK;
+    int64_t *h = NULL;
     if (K < 1 || K > m) {
         return wpart_i_error(WPART_EINVAL, "allocation needs 1 <= K <= m, got K = %" PRId64
                              ", m = %" PRId64, K, m);
@@ -380,6 +428,7 @@ static wpart_status_t FN(alloc)(const T *L, int64_t K, int64_t m, const int64_t 
         Q[k] = x;
         sum += x;
     }
+    int64_t iter = 0;
     while (sum > m) { /* float rounding only */
         int64_t kb = -1;
         for (int64_t k = 0; k < K; k++) {
@@ -387,26 +436,105 @@ static wpart_status_t FN(alloc)(const T *L, int64_t K, int64_t m, const int64_t 
                 kb = k;
             }
         }
+        if (kb < 0) {
+            return wpart_i_error(WPART_EINTERNAL, "allocation overshoot");
+        }
         Q[kb]--;
         sum--;
+        if ((++iter & 255) == 0) {
+            WPART_CHECK(wpart_i_poll(ctl, t0, 0, 0));
+        }
     }
-    while (sum < m) {
-        int64_t kb = -1;
-        for (int64_t k = 0; k < K; k++) {
-            if (cap && Q[k] >= cap[k]) {
-                continue;
+    int64_t left = m - sum;
+    if (left == 0) {
+        return WPART_OK;
+    }
+    h = wpart_i_malloc(K, sizeof(int64_t));
+    if (!h) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory in the allocation");
+    }
+    int64_t n = 0;
+    double top = 0;
+    for (int64_t k = 0; k < K; k++) {
+        if (!cap || Q[k] < cap[k]) {
+            h[n++] = k;
+            double r = (double)L[k] / (double)Q[k];
+            top = r > top ? r : top;
+        }
+    }
+    if (top > 0 && left > 2 * K + 2) { /* bulk: parts clearly above the threshold */
+        double target = (double)(left - 2 * K - 2), lo = 0, hi = top;
+        for (int it = 0; it < 200 && lo < hi; it++) {
+            double mid = lo + (hi - lo) / 2;
+            if (mid <= lo || mid >= hi) {
+                break;
             }
-            if (kb < 0 || FN(frac_lt)(L[kb], Q[kb], L[k], Q[k])) {
-                kb = k;
+            double c = 0;
+            for (int64_t i = 0; i < n; i++) {
+                int64_t k = h[i];
+                c += FN(alloc_above)(L[k], Q[k], cap ? cap[k] - Q[k] : INT64_MAX, mid);
+            }
+            if (c <= target) {
+                hi = mid;
+            } else {
+                lo = mid;
             }
         }
-        if (kb < 0) {
-            kb = 0;
+        for (int64_t i = 0; i < n; i++) {
+            int64_t k = h[i];
+            double x = FN(alloc_above)(L[k], Q[k], cap ? cap[k] - Q[k] : INT64_MAX, hi) - 1;
+            if (x > 0) {
+                Q[k] += (int64_t)x;
+                left -= (int64_t)x;
+            }
         }
-        Q[kb]++;
-        sum++;
+        int64_t j = 0;
+        for (int64_t i = 0; i < n; i++) {
+            if (!cap || Q[h[i]] < cap[h[i]]) {
+                h[j++] = h[i];
+            }
+        }
+        n = j;
     }
-    return WPART_OK;
+    for (int64_t i = n / 2 - 1; i >= 0; i--) {
+        FN(aheap_down)(h, n, i, L, Q);
+    }
+    while (left > 0 && n > 0) {
+        int64_t kb = h[0];
+        int64_t lim = cap && cap[kb] - Q[kb] < left ? cap[kb] - Q[kb] : left;
+        int64_t t = lim; /* parts kb wins in a row: while it still beats the runner-up */
+        if (n > 1) {
+            int64_t k2 = h[1];
+            if (n > 2 && FN(alloc_wins)(L[h[2]], Q[h[2]], h[2], L[k2], Q[k2], k2)) {
+                k2 = h[2];
+            }
+            int64_t lo = 1, hi = lim;
+            while (lo < hi) {
+                int64_t mid = lo + (hi - lo + 1) / 2;
+                if (FN(alloc_wins)(L[kb], Q[kb] + mid - 1, kb, L[k2], Q[k2], k2)) {
+                    lo = mid;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            t = lo;
+        }
+        Q[kb] += t;
+        left -= t;
+        if (cap && Q[kb] >= cap[kb]) {
+            h[0] = h[--n];
+        }
+        FN(aheap_down)(h, n, 0, L, Q);
+        if ((++iter & 255) == 0) {
+            WPART_CHECK(wpart_i_poll(ctl, t0, 0, 0));
+        }
+    }
+    if (left > 0) { /* every block at its cap: the rest to block 0 */
+        Q[0] += left;
+    }
+cleanup:
+    free(h);
+    return st;
 }
 
 static T FN(lmax_of)(const FN(view_t) *v, const int64_t *rects, int64_t m)

@@ -41,14 +41,17 @@ static wpart_status_t FN(hybrid)(const T *S, int64_t n1, int64_t n2, int64_t m,
     if (!cand || !r1 || !rb || !cnt || !cb || !cap || !off || !tmp || !L || !M || !done) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in HYBRID");
     }
+    /* more phase-1 blocks than cells would only add empty blocks: candidates stop at the
+     * cell count (a no-op unless m > cells + 1, where it keeps the search O(sqrt(cells))) */
+    int64_t cmax = (w[1] - w[0]) * (w[3] - w[2]) < m - 1 ? (w[1] - w[0]) * (w[3] - w[2]) : m - 1;
     if (opt->m1 > 0) {
         cand[ncand++] = opt->m1;
     } else if (hier1) {
-        for (int64_t c = lo; c <= m - 1 && c <= 4 * lo; c++) {
+        for (int64_t c = lo; c <= cmax && c <= 4 * lo; c++) {
             cand[ncand++] = c;
         }
     } else {
-        for (int64_t k = 1; (k + 1) * (k + 1) - 1 <= m - 1; k++) {
+        for (int64_t k = 1; (k + 1) * (k + 1) - 1 <= cmax; k++) {
             if ((k + 1) * (k + 1) - 1 >= lo) {
                 cand[ncand++] = (k + 1) * (k + 1) - 1;
             }
@@ -76,7 +79,7 @@ static wpart_status_t FN(hybrid)(const T *S, int64_t n1, int64_t n2, int64_t m,
             int64_t area = (r[1] - r[0]) * (r[3] - r[2]);
             cap[k] = area > 1 ? area : 1;
         }
-        WPART_CHECK(FN(alloc)(L, m1, m, cap, cnt));
+        WPART_CHECK(FN(alloc)(L, m1, m, cap, cnt, opt->control, t0));
         double e = 0;
         for (int64_t k = 0; k < m1; k++) {
             double x = (double)L[k] / (double)cnt[k];

@@ -55,7 +55,7 @@ static wpart_status_t FN(jag_m_heur)(FN(ctx_t) *cx, int64_t m, int64_t *out)
         L[p] = FN(load)(&cx->v, R[p], R[p + 1], 0, cx->v.n2);
         cap[p] = cx->v.n2 * (R[p + 1] - R[p]) > 0 ? cx->v.n2 : 1;
     }
-    WPART_CHECK(FN(alloc)(L, P, m, cap, cnt));
+    WPART_CHECK(FN(alloc)(L, P, m, cap, cnt, cx->opt->control, cx->t0));
     WPART_CHECK(FN(emit_stripes)(cx, R, P, cnt, 0, out));
 cleanup:
     free(R);
@@ -150,7 +150,7 @@ static wpart_status_t FN(m_probe_core)(FN(ctx_t) *cx, const int64_t *R, int64_t 
             L[p] = FN(load)(v, R[p], R[p + 1], 0, v->n2);
             cap[p] = R[p] < R[p + 1] ? v->n2 : 1;
         }
-        WPART_CHECK(FN(alloc)(L, P, m, cap, cnt));
+        WPART_CHECK(FN(alloc)(L, P, m, cap, cnt, cx->opt->control, cx->t0));
         T ub = 0;
         const T *Sa, *Sb;
         for (int64_t p = 0; p < P; p++) {

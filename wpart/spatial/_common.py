@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
 from .._progress import progress_hook
-from .._validate import as_int, as_loads, as_speeds, choice
+from .._validate import as_int, as_loads, as_parts, as_speeds, check_speed_costs, choice
 from ._partition import SpatialPartition, _scalar
 
 __all__ = ["METHODS", "factor_pair"]
@@ -43,6 +43,30 @@ _TIE = ("area", "first")
 # input handling
 
 
+def as_flag(x: Any, name: str) -> bool:
+    """A boolean option (Python or NumPy bool)."""
+    if not isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"`{name}` must be True or False, got {type(x).__name__}")
+    return bool(x)
+
+
+def as_real(x: Any, name: str) -> float:
+    """A real scalar (int or float, not bool or str)."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer, np.floating)):
+        raise TypeError(f"`{name}` must be a number, got {type(x).__name__}")
+    return float(x)
+
+
+def as_time_limit(x: Any, name: str = "time_limit") -> float:
+    """Seconds (> 0) or None; 0.0 means no limit for the core."""
+    if x is None:
+        return 0.0
+    tl = as_real(x, name)
+    if not tl > 0:
+        raise ValueError(f"`{name}` must be positive, got {x}")
+    return tl
+
+
 class _Prepared:
     """Coerced matrix, its prefix and the validated part count."""
 
@@ -59,8 +83,8 @@ class _Prepared:
         self.n1, self.n2 = arr.shape[:2]
         self.total = self.S[(-1,) * arr.ndim]
         self.amax = arr.max()
-        self.m = as_int(m, "m", minimum=1)
-        if self.m > arr.size and not allow_empty:
+        self.m = as_parts(m, arr.size)
+        if self.m > arr.size and not as_flag(allow_empty, "allow_empty"):
             raise ValueError(
                 f"`m` = {self.m} exceeds the {arr.size} cells of A; pass "
                 "allow_empty=True to accept empty rectangles"
@@ -73,18 +97,31 @@ def _orient(orient: Any) -> int:
     )
 
 
+def _divisors(m: int) -> list[int]:
+    """The divisors of ``m >= 1`` in increasing order (O(sqrt(m)))."""
+    small, large = [], []
+    for d in range(1, math.isqrt(m) + 1):
+        if m % d == 0:
+            small.append(d)
+            if d != m // d:
+                large.append(m // d)
+    return small + large[::-1]
+
+
 def factor_pair(m: int, n1: int, n2: int) -> tuple[int, int]:
     """The factor pair ``P x Q = m`` closest to ``P = sqrt(m n1 / n2)`` (Theorem 2).
 
     Ties go to the smaller ``P``.
     """
+    m = as_int(m, "m", minimum=1)
+    n1 = as_int(n1, "n1", minimum=1)
+    n2 = as_int(n2, "n2", minimum=1)
     target = math.sqrt(m * n1 / n2)
     best = None
-    for P in range(1, m + 1):
-        if m % P == 0:
-            d = abs(math.log(P / target))
-            if best is None or d < best[0] - 1e-12:
-                best = (d, P)
+    for P in _divisors(m):
+        d = abs(math.log(P / target))
+        if best is None or d < best[0] - 1e-12:
+            best = (d, P)
     P = best[1]
     return P, m // P
 
@@ -95,7 +132,7 @@ def _pq(m: int, n1: int, n2: int, P: Any, Q: Any) -> tuple[int, int]:
         if (
             m > 3
             and (P == 1 or Q == 1)
-            and all(m % k for k in range(2, math.isqrt(m) + 1))
+            and len(_divisors(m)) == 2
         ):
             warnings.warn(
                 f"m = {m} is prime: the only P x Q grids are 1 x m and m x 1; consider an "
@@ -138,14 +175,11 @@ def _run(
     **kw: Any,
 ) -> SpatialPartition:
     sp = as_speeds(speeds, pp.m)
+    check_speed_costs(pp.total, sp)
     if sp is not None:
         kw["speeds"] = sp
         params = dict(params, speeds=True)
-    tl = 0.0
-    if time_limit is not None:
-        tl = float(time_limit)
-        if not tl > 0:
-            raise ValueError(f"`time_limit` must be positive, got {time_limit}")
+    tl = as_time_limit(time_limit)
     with progress_hook(progress, total=1.0, desc=method) as hook:
         rects, st = _core.spatial_partition(
             pp.S, pp.m, _CODE[method], progress=hook, time_limit=tl, **kw
@@ -230,20 +264,16 @@ def _stripes_P(pp: _Prepared, P: Any, o: int = 0) -> int:
 
 
 def _stripes_of(rects: NDArray, orient: int, shape: tuple) -> tuple[list, list]:
-    """Stripe cuts and per-stripe counts of an m-way jagged partition (main dim = orient)."""
+    """Stripe cuts and per-stripe counts of an m-way jagged partition (main dim = orient);
+    empty rectangles count for the last stripe."""
     a, b = (0, 1) if orient == 0 else (2, 3)
     nmain = shape[0] if orient == 0 else shape[1]
-    spans: dict = {}
-    for r in rects.tolist():
-        if r[1] > r[0] and r[3] > r[2]:
-            spans[(r[a], r[b])] = spans.get((r[a], r[b]), 0) + 1
-        else:
-            spans.setdefault(None, 0)
-            spans[None] += 1
-    extra = spans.pop(None, 0)
-    keys = sorted(spans)
-    cuts = [0] + [k[1] for k in keys]
-    counts = [spans[k] for k in keys]
+    r = np.asarray(rects, dtype=np.int64).reshape(-1, 4)
+    full = (r[:, 1] > r[:, 0]) & (r[:, 3] > r[:, 2])
+    extra = int(r.shape[0] - full.sum())
+    keys, counts = np.unique(r[full, a] * (nmain + 1) + r[full, b], return_counts=True)
+    cuts = [0] + (keys % (nmain + 1)).tolist()
+    counts = counts.tolist()
     counts[-1] += extra
     assert cuts[-1] == nmain
     return cuts, counts

@@ -8,7 +8,7 @@ from numpy.typing import ArrayLike
 
 from .. import _core
 from .._validate import choice
-from ._common import _TIE, _VARIANT, _Prepared, _result, _run
+from ._common import _TIE, _VARIANT, _Prepared, _result, _run, as_real
 from ._partition import SpatialPartition
 
 __all__ = ["hier_opt", "hier_rb", "hier_relaxed"]
@@ -110,9 +110,10 @@ def hier_opt(
     ``(rows, columns, k, q)``, so ``m`` times more states, counted against `max_states`).
     """
     pp = _Prepared(A, m, allow_empty)
-    ms = int(max_states)
-    if ms < 1:
+    msf = as_real(max_states, "max_states")
+    if not msf >= 1:
         raise ValueError(f"`max_states` must be >= 1, got {max_states}")
+    ms = int(min(msf, 2.0**62))
     return _run(
         pp,
         "hier_opt",

@@ -13,7 +13,16 @@ import wpart
 
 from .. import _core
 from .._validate import as_int, choice
-from ._common import _CODE, _ORIENT, _VARIANT, METHODS, _orient, _Prepared, _result
+from ._common import (
+    _CODE,
+    _ORIENT,
+    _VARIANT,
+    METHODS,
+    _orient,
+    _Prepared,
+    _result,
+    as_time_limit,
+)
 from ._hier import hier_opt, hier_rb, hier_relaxed
 from ._jag_m import jag_m_alloc, jag_m_heur, jag_m_heur_probe, jag_m_opt, jag_m_probe
 from ._jag_pq import jag_pq_heur, jag_pq_opt_dp, jag_pq_opt_nicol
@@ -72,11 +81,7 @@ def hybrid(
     if m1v > pp.m:
         raise ValueError(f"`m1` = {m1v} must not exceed m = {pp.m}")
     m1m = 0 if m1_min is None else as_int(m1_min, "m1_min", minimum=1)
-    tl = 0.0
-    if time_limit is not None:
-        tl = float(time_limit)
-        if not tl > 0:
-            raise ValueError(f"`time_limit` must be positive, got {time_limit}")
+    tl = as_time_limit(time_limit)
     rects, st = _core.spatial_partition(
         pp.S,
         pp.m,

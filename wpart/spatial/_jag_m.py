@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
-from .._validate import as_int, as_loads
+from .._validate import as_int, as_loads, as_parts
 from ._common import _ORIENT, _orient, _Prepared, _result, _run, _stripes_of, _stripes_P
 from ._partition import SpatialPartition
 
@@ -159,7 +159,7 @@ def jag_m_alloc(
     if c.dtype.kind not in "iu" or c.ndim != 1 or c.size < 1:
         raise ValueError("`counts` must be a non-empty 1-D integer array")
     c = np.ascontiguousarray(c, dtype=np.int64)
-    if (c < 1).any() or int(c.sum()) != pp.m:
+    if (c < 1).any() or (c > pp.m).any() or int(c.sum()) != pp.m:
         raise ValueError(
             f"`counts` must be >= 1 and sum to m = {pp.m}, got sum {int(c.sum())}"
         )
@@ -271,10 +271,24 @@ def allocate(
     proportional to `loads`; leftovers go greedily to the largest ``load/count`` (capped
     blocks are skipped)."""
     L = as_loads(loads, "loads", (1,))
-    m = as_int(m, "m", minimum=1)
+    m = as_parts(m, L.size)
     if L.size > m:
         raise ValueError(f"`loads` has {L.size} blocks, more than m = {m}")
     if (L < 0).any() or (L.dtype.kind == "f" and not np.isfinite(L).all()):
         raise ValueError("`loads` must be finite and non-negative")
-    c = None if cap is None else np.ascontiguousarray(cap, dtype=np.int64)
+    if L.dtype.kind == "i" and sum(L.tolist()) > np.iinfo(np.int64).max:
+        raise OverflowError("`loads` sum beyond the int64 range")
+    with np.errstate(over="ignore"):
+        fsum = float(L.sum())
+    if L.dtype.kind == "f" and not np.isfinite(fsum):
+        raise OverflowError("`loads` sum overflows float64")
+    c = None
+    if cap is not None:
+        c = as_loads(cap, "cap", (1,))
+        if c.dtype.kind != "i":
+            raise TypeError(f"`cap` must be an array of integers, got dtype {np.asarray(cap).dtype}")
+        if c.shape != L.shape:
+            raise ValueError(f"`cap` must have the length of `loads` ({L.size}), got {c.size}")
+        if (c < 1).any():
+            raise ValueError("`cap` must be >= 1")
     return _core.spatial_alloc(L, m, c)
