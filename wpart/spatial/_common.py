@@ -84,7 +84,7 @@ class _Prepared:
         self.total = self.S[(-1,) * arr.ndim]
         self.amax = arr.max()
         self.m = as_parts(m, arr.size)
-        if self.m > arr.size and not as_flag(allow_empty, "allow_empty"):
+        if not as_flag(allow_empty, "allow_empty") and self.m > arr.size:
             raise ValueError(
                 f"`m` = {self.m} exceeds the {arr.size} cells of A; pass "
                 "allow_empty=True to accept empty rectangles"
@@ -111,9 +111,12 @@ def _divisors(m: int) -> list[int]:
 def factor_pair(m: int, n1: int, n2: int) -> tuple[int, int]:
     """The factor pair ``P x Q = m`` closest to ``P = sqrt(m n1 / n2)`` (Theorem 2).
 
-    Ties go to the smaller ``P``.
+    Ties go to the smaller ``P``. The divisors are found by trial division up to
+    ``sqrt(m)``, so `m` is limited to ``2**44`` (an ``OverflowError`` above).
     """
     m = as_int(m, "m", minimum=1)
+    if m > 2**44:
+        raise OverflowError(f"`m` = {m} is too large for the factor search (at most 2**44)")
     n1 = as_int(n1, "n1", minimum=1)
     n2 = as_int(n2, "n2", minimum=1)
     target = math.sqrt(m * n1 / n2)
