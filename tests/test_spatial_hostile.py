@@ -156,6 +156,13 @@ def test_m_far_beyond_the_cells_is_rejected_before_allocating(name):
         _call(name, np.ones((2, 2)), 2**40, allow_empty=True)
 
 
+def test_general_optimum_refuses_large_matrices_before_enumerating():
+    t = time.perf_counter()
+    with pytest.raises(ValueError, match="`A` is too large"):
+        sp.general_optimum(np.ones((2000, 2000)), 4)
+    assert time.perf_counter() - t < 1.0
+
+
 def test_3d_hier_rb_rejects_huge_m():
     with pytest.raises(ValueError, match="`m`"):
         sp.hier_rb(np.ones((2, 2, 2)), 2**40, allow_empty=True)

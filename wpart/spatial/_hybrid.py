@@ -131,6 +131,12 @@ def general_optimum(
 
     pp = _Prepared(A, m, allow_empty)
     n1, n2 = pp.n1, pp.n2
+    nrect = n1 * (n1 + 1) // 2 * (n2 * (n2 + 1) // 2)
+    if nrect > 2000:
+        raise ValueError(
+            f"`A` is too large: the MILP would have {nrect} rectangle variables (> 2000); "
+            "use a smaller matrix"
+        )
     rs = [
         (a, b, c, d)
         for a in range(n1)
@@ -138,11 +144,6 @@ def general_optimum(
         for c in range(n2)
         for d in range(c + 1, n2 + 1)
     ]
-    if len(rs) > 2000:
-        raise ValueError(
-            f"the MILP would have {len(rs)} rectangle variables (> 2000): "
-            "use a smaller matrix"
-        )
     nv = len(rs) + 1
     rects_arr = np.array(rs, dtype=np.int64)
     loads = _core.box_loads(pp.S, rects_arr).astype(float)
