@@ -163,6 +163,16 @@ def test_general_optimum_refuses_large_matrices_before_enumerating():
     assert time.perf_counter() - t < 1.0
 
 
+def test_general_optimum_solves_large_loads():
+    # found by the fuzz suite: unscaled loads of 2**31 made GLPK report "infeasible"
+    r = sp.general_optimum(np.array([[0, 2**31]]), 2)
+    assert r.max_load == 2**31
+    r.validate()
+    r = sp.general_optimum(np.array([[2**60, 1], [3, 2**60]]), 3)
+    assert r.max_load == 2**60
+    r.validate()
+
+
 def test_3d_hier_rb_rejects_huge_m():
     with pytest.raises(ValueError, match="`m`"):
         sp.hier_rb(np.ones((2, 2, 2)), 2**40, allow_empty=True)

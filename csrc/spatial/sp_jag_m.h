@@ -226,12 +226,15 @@ static wpart_status_t FN(m_probe_core)(FN(ctx_t) *cx, const int64_t *R, int64_t 
                     kb = p;
                 }
             }
-            if (kb < 0) {
-                cnt[0]++;
-                continue;
+            if (kb < 0) { /* every stripe full: the rest (empty parts) to stripe 0 at once */
+                cnt[0] += m - used;
+                break;
             }
             cnt[kb]++;
             WPART_CHECK(FN(split_stripe)(cx, R[kb], R[kb + 1], cnt[kb], NULL, &val[kb]));
+            if ((used & 255) == 0) {
+                WPART_CHECK(wpart_i_poll(cx->opt->control, cx->t0, 0, 0));
+            }
         }
     }
     WPART_CHECK(FN(emit_stripes)(cx, R, P, cnt, 0, out));

@@ -147,6 +147,7 @@ def general_optimum(
     nv = len(rs) + 1
     rects_arr = np.array(rs, dtype=np.int64)
     loads = _core.box_loads(pp.S, rects_arr).astype(float)
+    loads /= max(float(loads.max()), 1.0)  # the bottleneck scaled to <= 1: GLPK-friendly
     rows, cols, vals = [], [], []
     ncell = n1 * n2
     for k, (a, b, c, d) in enumerate(rs):
