@@ -169,7 +169,7 @@ def test_general_optimum_solves_large_loads():
     assert r.max_load == 2**31
     r.validate()
     r = sp.general_optimum(np.array([[2**60, 1], [3, 2**60]]), 3)
-    assert r.max_load == 2**60
+    assert r.max_load <= 2**60 * (1 + 1e-9)  # a float MILP: optimal up to its tolerance
     r.validate()
 
 
