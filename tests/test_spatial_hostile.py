@@ -229,6 +229,11 @@ def test_wrong_option_types_name_the_argument():
         sp.jag_m_alloc(A, 1, counts=[2**63 - 1, 2**63 - 1, 3])
     with pytest.raises(TypeError, match="`m`"):
         sp.factor_pair(4.0, 2, 2)
+    # found by the fuzz suite: integers beyond int64 reached the binding ("int too big")
+    assert sp.jag_m_heur(A, 2, P=2**63).m == 2
+    assert sp.jag_m_heur_probe(A, 2, P=2**70).m == 2
+    assert sp.hybrid(A, 4, m1_min=2**63).m == 4
+    assert sp.rect_nicol(A, 4, max_sweeps=2**64).m == 4
 
 
 # --- Ctrl-C ---------------------------------------------------------------------------------

@@ -3,6 +3,20 @@
 
 #include "../spatial/spatial_internal.h"
 
+/* m >= 1 that leaves room for the core's m + 1 and 4 m (the Python layer also bounds it by
+ * the cells, wpart._validate.as_parts) */
+static int sp_check_m(long long m)
+{
+    if (wpy_check_m(m) < 0) {
+        return -1;
+    }
+    if (m > (1LL << 62)) {
+        PyErr_Format(PyExc_OverflowError, "`m` = %lld is too large (at most 2**62)", m);
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"S", "m", "method", "orient", "rule", "tie_first", "P", "Q",
@@ -28,7 +42,7 @@ static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject 
     if (t < 0) {
         return NULL;
     }
-    if (wpy_check_m(m) < 0) {
+    if (sp_check_m(m) < 0) {
         return NULL;
     }
     S = wpy_input_array(sobj, "S", t, 2, 2);
@@ -118,7 +132,7 @@ static PyObject *wpy_spatial_hier_rb3d(PyObject *self, PyObject *args)
     if (t < 0) {
         return NULL;
     }
-    if (wpy_check_m(m) < 0) {
+    if (sp_check_m(m) < 0) {
         return NULL;
     }
     S = wpy_input_array(sobj, "S", t, 3, 3);
@@ -165,7 +179,7 @@ static PyObject *wpy_spatial_alloc(PyObject *self, PyObject *args)
         return NULL;
     }
     int t = wpy_loads_typenum(lobj, "loads");
-    if (t < 0) {
+    if (t < 0 || sp_check_m(m) < 0) {
         return NULL;
     }
     L = wpy_input_array(lobj, "loads", t, 1, 1);

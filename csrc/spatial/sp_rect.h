@@ -84,7 +84,8 @@ static wpart_status_t FN(rect_nicol)(FN(ctx_t) *cx, int64_t P, int64_t Q, int64_
     wpart_status_t st = WPART_OK;
     int64_t sweeps = cx->opt->max_sweeps > 0 ? cx->opt->max_sweeps : 100;
     int64_t width = P + Q + 2;
-    int64_t *hist = wpart_i_malloc((sweeps + 1) * width, sizeof(int64_t));
+    int64_t cap = sweeps < 64 ? sweeps + 1 : 64; /* history rows, grown on demand */
+    int64_t *hist = wpart_i_malloc(cap * width, sizeof(int64_t));
     int64_t *R = wpart_i_malloc(P + 1, sizeof(int64_t));
     int64_t *C = wpart_i_malloc(Q + 1, sizeof(int64_t));
     if (!hist || !R || !C) {
@@ -114,6 +115,19 @@ static wpart_status_t FN(rect_nicol)(FN(ctx_t) *cx, int64_t P, int64_t Q, int64_
         if (seen) {
             cx->stats->converged = 1;
             break;
+        }
+        if (nh == cap) {
+            int64_t ncap = cap < (sweeps + 1) / 2 ? 2 * cap : sweeps + 1;
+            int64_t bytes;
+            int64_t *nhist = NULL;
+            if (wpart_i_mul_size(ncap * width, (int64_t)sizeof(int64_t), &bytes)) {
+                nhist = realloc(hist, (size_t)bytes);
+            }
+            if (!nhist) {
+                WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
+            }
+            hist = nhist;
+            cap = ncap;
         }
         memcpy(hist + nh * width, R, (P + 1) * sizeof(int64_t));
         memcpy(hist + nh * width + P + 1, C, (Q + 1) * sizeof(int64_t));

@@ -263,7 +263,7 @@ def _stripes_P(pp: _Prepared, P: Any, o: int = 0) -> int:
             UserWarning,
             stacklevel=3,
         )
-    return Pv
+    return min(Pv, pp.m)  # the core clamps P to <= m anyway; keeps it in int64
 
 
 def _stripes_of(rects: NDArray, orient: int, shape: tuple) -> tuple[list, list]:

@@ -81,6 +81,7 @@ def hybrid(
     if m1v > pp.m:
         raise ValueError(f"`m1` = {m1v} must not exceed m = {pp.m}")
     m1m = 0 if m1_min is None else as_int(m1_min, "m1_min", minimum=1)
+    m1m = min(m1m, pp.m)  # beyond m no phase-1 count is a candidate either way
     tl = as_time_limit(time_limit)
     rects, st = _core.spatial_partition(
         pp.S,

@@ -61,7 +61,7 @@ def rect_nicol(
     """
     pp = _Prepared(A, m, allow_empty)
     P, Q = _pq(pp.m, pp.n1, pp.n2, P, Q)
-    ms = as_int(max_sweeps, "max_sweeps", minimum=1)
+    ms = min(as_int(max_sweeps, "max_sweeps", minimum=1), 2**62)  # stays in int64
     return _run(
         pp,
         "rect_nicol",
