@@ -269,7 +269,13 @@ def allocate(
 ) -> NDArray[np.int64]:
     """Proportional allocation of spec 3.6: counts ``>= 1`` summing to `m`, roughly
     proportional to `loads`; leftovers go greedily to the largest ``load/count`` (capped
-    blocks are skipped)."""
+    blocks are skipped; ties to the first block; once every block is at its cap, block 0
+    takes the rest).
+
+    `cap` are integers ``>= 1``, one per block. `m` may exceed ``len(loads)`` by at most
+    ``2**24`` parts (:func:`wpart._validate.as_parts`). The greedy runs in bulk (the same
+    counts as one part at a time), so all-zero loads, caps and large `m` are fast.
+    """
     L = as_loads(loads, "loads", (1,))
     m = as_parts(m, L.size)
     if L.size > m:
