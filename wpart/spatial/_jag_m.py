@@ -272,8 +272,8 @@ def allocate(
     blocks are skipped; ties to the first block; once every block is at its cap, block 0
     takes the rest).
 
-    `cap` are integers ``>= 1``, one per block. `m` may exceed ``len(loads)`` by at most
-    ``2**24`` parts (:func:`wpart._validate.as_parts`). The greedy runs in bulk (the same
+    `cap` are integers ``>= 1``, one per block. `m` is at most ``max(len(loads), 2**24)``
+    (:func:`wpart._validate.as_parts`). The greedy runs in bulk (the same
     counts as one part at a time), so all-zero loads, caps and large `m` are fast.
     """
     L = as_loads(loads, "loads", (1,))
