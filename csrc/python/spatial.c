@@ -1,6 +1,22 @@
 /* spatial.c -- binding of wpart.spatial: rectangular partitions of a 2D prefix array. */
 #include "wpy.h"
 
+#include "../spatial/spatial_internal.h"
+
+/* m >= 1 that leaves room for the core's m + 1 and 4 m (the Python layer also bounds it by
+ * the cells, wpart._validate.as_parts) */
+static int sp_check_m(long long m)
+{
+    if (wpy_check_m(m) < 0) {
+        return -1;
+    }
+    if (m > (1LL << 62)) {
+        PyErr_Format(PyExc_OverflowError, "`m` = %lld is too large (at most 2**62)", m);
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"S", "m", "method", "orient", "rule", "tie_first", "P", "Q",
@@ -26,7 +42,7 @@ static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject 
     if (t < 0) {
         return NULL;
     }
-    if (wpy_check_m(m) < 0) {
+    if (sp_check_m(m) < 0) {
         return NULL;
     }
     S = wpy_input_array(sobj, "S", t, 2, 2);
@@ -116,7 +132,7 @@ static PyObject *wpy_spatial_hier_rb3d(PyObject *self, PyObject *args)
     if (t < 0) {
         return NULL;
     }
-    if (wpy_check_m(m) < 0) {
+    if (sp_check_m(m) < 0) {
         return NULL;
     }
     S = wpy_input_array(sobj, "S", t, 3, 3);
@@ -163,7 +179,7 @@ static PyObject *wpy_spatial_alloc(PyObject *self, PyObject *args)
         return NULL;
     }
     int t = wpy_loads_typenum(lobj, "loads");
-    if (t < 0) {
+    if (t < 0 || sp_check_m(m) < 0) {
         return NULL;
     }
     L = wpy_input_array(lobj, "loads", t, 1, 1);
@@ -186,13 +202,15 @@ static PyObject *wpy_spatial_alloc(PyObject *self, PyObject *args)
         goto cleanup;
     }
     const int64_t *cp = cap ? PyArray_DATA(cap) : NULL;
+    wpy_control_t ctl;
+    wpy_control_setup(&ctl, Py_None, 0.0);
     wpart_status_t st;
     Py_BEGIN_ALLOW_THREADS
     st = t == NPY_INT64
-             ? wpart_spatial_alloc_i64(PyArray_DATA(L), (int64_t)K, (int64_t)m, cp,
-                                       PyArray_DATA(out))
-             : wpart_spatial_alloc_f64(PyArray_DATA(L), (int64_t)K, (int64_t)m, cp,
-                                       PyArray_DATA(out));
+             ? wpart_i_spatial_alloc_i64(PyArray_DATA(L), (int64_t)K, (int64_t)m, cp, &ctl.ctl,
+                                         PyArray_DATA(out))
+             : wpart_i_spatial_alloc_f64(PyArray_DATA(L), (int64_t)K, (int64_t)m, cp, &ctl.ctl,
+                                         PyArray_DATA(out));
     Py_END_ALLOW_THREADS
     if (st != WPART_OK) {
         wpy_raise(st, "loads");

@@ -6,6 +6,7 @@
 #include "internal.h"
 #include "wpart/base.h"
 #include "wpart/spatial.h"
+#include "spatial_internal.h"
 
 #define T int64_t
 #define FN(x) sp_##x##_i64
@@ -190,8 +191,9 @@ static wpart_status_t check_args(const void *S, int64_t n1, int64_t n2, int64_t 
         }                                                                                      \
         return sp_partition_##SFX(S, n1, n2, m, opt, rects, stats);                            \
     }                                                                                          \
-    wpart_status_t wpart_spatial_alloc_##SFX(const TT *L, int64_t K, int64_t m,                \
-                                             const int64_t *cap, int64_t *Q)                   \
+    wpart_status_t wpart_i_spatial_alloc_##SFX(const TT *L, int64_t K, int64_t m,              \
+                                               const int64_t *cap, const wpart_control_t *ctl, \
+                                               int64_t *Q)                                     \
     {                                                                                          \
         if (!L || !Q) {                                                                        \
             return wpart_i_error(WPART_EINVAL, "NULL loads or output");                        \
@@ -201,7 +203,12 @@ static wpart_status_t check_args(const void *S, int64_t n1, int64_t n2, int64_t 
                 return wpart_i_error(WPART_EINVAL, "load %" PRId64 " is negative or NaN", k);  \
             }                                                                                  \
         }                                                                                      \
-        return sp_alloc_##SFX(L, K, m, cap, Q);                                                \
+        return sp_alloc_##SFX(L, K, m, cap, Q, ctl, wpart_i_now());                            \
+    }                                                                                          \
+    wpart_status_t wpart_spatial_alloc_##SFX(const TT *L, int64_t K, int64_t m,                \
+                                             const int64_t *cap, int64_t *Q)                   \
+    {                                                                                          \
+        return wpart_i_spatial_alloc_##SFX(L, K, m, cap, NULL, Q);                             \
     }                                                                                          \
     wpart_status_t wpart_spatial_hier_rb3d_##SFX(const TT *S, int64_t n1, int64_t n2,          \
                                                  int64_t n3, int64_t m,                        \

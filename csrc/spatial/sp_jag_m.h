@@ -1,0 +1,459 @@
+/* sp_jag_m.h -- m-way jagged heuristics: JAG-M-HEUR (spec 3.7), JAG-M-PROBE and
+ * JAG-M-HEUR-PROBE (3.8), JAG-M-ALLOC (3.9), and the processor-speed versions of the
+ * heuristics and of PROBE (processors in order, stripe by stripe).
+ * Part of the spatial template (see spatial_tmpl.h): compiled once per element type T.
+ */
+
+static int64_t FN(default_P)(const FN(ctx_t) *cx, int64_t m)
+{
+    int64_t P = cx->opt->P;
+    if (P <= 0) {
+        P = (int64_t)floor(sqrt((double)m));
+        while (P * P > m) {
+            P--;
+        }
+        while ((P + 1) * (P + 1) <= m) {
+            P++;
+        }
+        int64_t need = (m + cx->v.n2 - 1) / cx->v.n2;
+        if (P < need) {
+            P = need;
+        }
+    }
+    if (P > cx->v.n1) {
+        P = cx->v.n1;
+    }
+    if (P > m) {
+        P = m;
+    }
+    if (P < 1) {
+        P = 1;
+    }
+    return P;
+}
+
+static wpart_status_t FN(stripes_from_rows)(FN(ctx_t) *cx, int64_t P, int64_t *R)
+{
+    FN(rows_w)(&cx->v, cx->W);
+    return FN(opt1d)(cx, cx->W, cx->v.n1, P, R, NULL);
+}
+
+static wpart_status_t FN(jag_m_heur)(FN(ctx_t) *cx, int64_t m, int64_t *out)
+{
+    wpart_status_t st = WPART_OK;
+    int64_t P = FN(default_P)(cx, m);
+    int64_t *R = wpart_i_malloc(P + 1, sizeof(int64_t));
+    int64_t *cnt = wpart_i_malloc(P, sizeof(int64_t));
+    int64_t *cap = wpart_i_malloc(P, sizeof(int64_t));
+    T *L = wpart_i_malloc(P, sizeof(T));
+    if (!R || !cnt || !cap || !L) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory");
+    }
+    cx->stats->P = P;
+    WPART_CHECK(FN(stripes_from_rows)(cx, P, R));
+    for (int64_t p = 0; p < P; p++) {
+        L[p] = FN(load)(&cx->v, R[p], R[p + 1], 0, cx->v.n2);
+        cap[p] = cx->v.n2 * (R[p + 1] - R[p]) > 0 ? cx->v.n2 : 1;
+    }
+    WPART_CHECK(FN(alloc)(L, P, m, cap, cnt, cx->opt->control, cx->t0));
+    WPART_CHECK(FN(emit_stripes)(cx, R, P, cnt, 0, out));
+cleanup:
+    free(R);
+    free(cnt);
+    free(cap);
+    free(L);
+    return st;
+}
+
+/* greedy piece count of stripe rows [a, b) at bottleneck B, at most `limit` pieces:
+ * returns the count, limit + 1 when more are needed, or -1 when one column exceeds B */
+static int64_t FN(stripe_count)(const FN(view_t) *v, int64_t a, int64_t b, T B, int64_t limit)
+{
+    const T *Sa = v->S + a * v->s0, *Sb = v->S + b * v->s0;
+    int64_t n = v->n2, t = 0, cnt = 0, s1 = v->s1;
+#define COLW(x) (Sb[(x) * s1] - Sa[(x) * s1])
+    while (t < n) {
+        T wt = COLW(t);
+        int64_t lo = t, hi = n;
+        /* galloping from t, then binary search */
+        int64_t step = 1;
+        while (lo + step <= n && COLW(lo + step) - wt <= B) {
+            lo += step;
+            step *= 2;
+        }
+        hi = lo + step - 1 < n ? lo + step - 1 : n;
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo + 1) / 2;
+            if (COLW(mid) - wt <= B) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        if (lo == t) {
+            return -1;
+        }
+        if (++cnt > limit) {
+            return limit + 1;
+        }
+        t = lo;
+    }
+    return cnt;
+#undef COLW
+}
+
+/* optimal m-way jagged partition for the given stripes R[0..P] (JAG-M-PROBE, 3.8) */
+/* PROBE-M (3.8): can the stripes R be cut into at most m pieces of load <= B? */
+static int FN(mprobe_ok)(const FN(view_t) *v, const int64_t *R, int64_t P, int64_t m, T B)
+{
+    int64_t used = 0;
+    for (int64_t p = 0; p < P; p++) {
+        if (R[p] == R[p + 1]) {
+            used++;
+        } else {
+            int64_t c = FN(stripe_count)(v, R[p], R[p + 1], B, m - used);
+            if (c < 0 || c > m - used) {
+                return 0;
+            }
+            used += c;
+        }
+        if (used > m) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static wpart_status_t FN(m_probe_core)(FN(ctx_t) *cx, const int64_t *R, int64_t P, int64_t m,
+                                       int64_t *out)
+{
+    wpart_status_t st = WPART_OK;
+    const FN(view_t) *v = &cx->v;
+    int64_t *cnt = wpart_i_malloc(P, sizeof(int64_t));
+    T *val = wpart_i_malloc(P, sizeof(T));
+    T *L = wpart_i_malloc(P, sizeof(T));
+    int64_t *cap = wpart_i_malloc(P, sizeof(int64_t));
+    if (!cnt || !val || !L || !cap) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory");
+    }
+    T tot = FN(load)(v, 0, v->n1, 0, v->n2);
+#if IS_INT
+    int64_t lo = FN(ceil_div)(tot, m);
+#else
+    int64_t lo = 0;
+#endif
+    int64_t hi = FN(key)(tot);
+    /* tighter upper bound: with the proportional counts Q_p, DirectCut's argument makes
+     * B = max_p (L_p / Q_p + heaviest column of stripe p) feasible */
+    {
+        for (int64_t p = 0; p < P; p++) {
+            L[p] = FN(load)(v, R[p], R[p + 1], 0, v->n2);
+            cap[p] = R[p] < R[p + 1] ? v->n2 : 1;
+        }
+        WPART_CHECK(FN(alloc)(L, P, m, cap, cnt, cx->opt->control, cx->t0));
+        T ub = 0;
+        const T *Sa, *Sb;
+        for (int64_t p = 0; p < P; p++) {
+            if (R[p] == R[p + 1]) {
+                continue;
+            }
+            Sa = v->S + R[p] * v->s0;
+            Sb = v->S + R[p + 1] * v->s0;
+            T colmax = 0;
+            for (int64_t j = 0; j < v->n2; j++) {
+                T c = (Sb[(j + 1) * v->s1] - Sa[(j + 1) * v->s1]) - (Sb[j * v->s1] - Sa[j * v->s1]);
+                colmax = c > colmax ? c : colmax;
+            }
+            T b = FN(ceil_div)(L[p], cnt[p]);
+            b = colmax > tot - b ? tot : b + colmax; /* no int64 overflow near the limit */
+            ub = b > ub ? b : ub;
+        }
+#if !IS_INT
+        ub *= 1.0 + 1e-9;
+#endif
+        if (ub < tot && FN(mprobe_ok)(v, R, P, m, ub)) {
+            hi = FN(key)(ub);
+        }
+    }
+#if !IS_INT
+    /* loads read along different prefix paths differ by rounding: make sure hi is feasible */
+    {
+        double b = FN(unkey)(hi);
+        double eps = tot * 1e-12 + 1e-300;
+        while (!FN(mprobe_ok)(v, R, P, m, b)) {
+            b = b * (1.0 + 1e-9) + eps;
+            eps *= 2;
+        }
+        hi = FN(key)(b);
+    }
+#endif
+    if (lo > hi) {
+        lo = hi;
+    }
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        int ok = FN(mprobe_ok)(v, R, P, m, FN(unkey)(mid));
+        cx->stats->probes++;
+        if (ok) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    T Bs = FN(unkey)(lo);
+    int64_t used = 0;
+    for (int64_t p = 0; p < P; p++) {
+        cnt[p] = R[p] == R[p + 1] ? 1 : FN(stripe_count)(v, R[p], R[p + 1], Bs, m);
+        if (cnt[p] < 1) {
+            WPART_FAIL(WPART_EINTERNAL, "JAG-M-PROBE: infeasible optimum");
+        }
+        used += cnt[p];
+    }
+    if (used > m) {
+        WPART_FAIL(WPART_EINTERNAL, "JAG-M-PROBE: optimum uses too many parts");
+    }
+    if (used < m) {
+        for (int64_t p = 0; p < P; p++) {
+            WPART_CHECK(FN(split_stripe)(cx, R[p], R[p + 1], cnt[p], NULL, &val[p]));
+        }
+        for (; used < m; used++) {
+            int64_t kb = -1;
+            for (int64_t p = 0; p < P; p++) {
+                if (cnt[p] >= v->n2 || R[p] == R[p + 1]) {
+                    continue;
+                }
+                if (kb < 0 || val[p] > val[kb]) {
+                    kb = p;
+                }
+            }
+            if (kb < 0) { /* every stripe full: the rest (empty parts) to stripe 0 at once */
+                cnt[0] += m - used;
+                break;
+            }
+            cnt[kb]++;
+            WPART_CHECK(FN(split_stripe)(cx, R[kb], R[kb + 1], cnt[kb], NULL, &val[kb]));
+            if ((used & 255) == 0) {
+                WPART_CHECK(wpart_i_poll(cx->opt->control, cx->t0, 0, 0));
+            }
+        }
+    }
+    WPART_CHECK(FN(emit_stripes)(cx, R, P, cnt, 0, out));
+cleanup:
+    free(cnt);
+    free(val);
+    free(L);
+    free(cap);
+    return st;
+}
+
+static wpart_status_t FN(jag_m_heur_probe)(FN(ctx_t) *cx, int64_t m, int64_t *out)
+{
+    int64_t P = FN(default_P)(cx, m);
+    int64_t *R = wpart_i_malloc(P + 1, sizeof(int64_t));
+    if (!R) {
+        return wpart_i_error(WPART_ENOMEM, "out of memory");
+    }
+    cx->stats->P = P;
+    wpart_status_t st = FN(stripes_from_rows)(cx, P, R);
+    if (st == WPART_OK) {
+        st = FN(m_probe_core)(cx, R, P, m, out);
+    }
+    free(R);
+    return st;
+}
+
+static wpart_status_t FN(jag_m_alloc)(FN(ctx_t) *cx, const int64_t *Qp, int64_t P, int64_t *out)
+{
+    wpart_status_t st = WPART_OK;
+    FN(nested_t) nc;
+    int64_t n1 = cx->v.n1;
+    int64_t *R = wpart_i_malloc(P + 1, sizeof(int64_t));
+    int64_t *cnt = wpart_i_malloc(P, sizeof(int64_t));
+    if (!R || !cnt) {
+        free(R);
+        free(cnt);
+        return wpart_i_error(WPART_ENOMEM, "out of memory");
+    }
+    st = FN(nested_init)(&nc, cx, 0, Qp);
+    if (st != WPART_OK) {
+        free(R);
+        free(cnt);
+        return st;
+    }
+    T B;
+    WPART_CHECK(FN(gnicol)(cx, FN(nested_cost), &nc, n1, P, 0, &B, R));
+    WPART_CHECK(nc.st);
+    /* hand the parts of an empty stripe to the next non-empty one (else the previous) */
+    memcpy(cnt, Qp, P * sizeof(int64_t));
+    for (int64_t p = 0; p < P; p++) {
+        if (R[p] == R[p + 1] && cnt[p] > 0) {
+            int64_t k = p + 1;
+            while (k < P && R[k] == R[k + 1]) {
+                k++;
+            }
+            if (k >= P) {
+                k = p - 1;
+                while (k >= 0 && R[k] == R[k + 1]) {
+                    k--;
+                }
+            }
+            if (k < 0) { /* cannot happen when n1 >= 1 */
+                WPART_FAIL(WPART_EINTERNAL, "JAG-M-ALLOC: every stripe is empty");
+            }
+            cnt[k] += cnt[p];
+            cnt[p] = 0;
+        }
+    }
+    WPART_CHECK(FN(emit_stripes)(cx, R, P, cnt, 0, out));
+cleanup:
+    FN(nested_free)(&nc);
+    free(R);
+    free(cnt);
+    return st;
+}
+
+/* ---- m-way jagged with processor speeds (extension): processors in order, stripe by stripe */
+
+/* greedy: processors from *pi take the longest column intervals of stripe [a, b) with
+ * load <= B * speed; returns 0 when the processors run out */
+static int FN(sp_stripe_greedy)(const FN(view_t) *v, int64_t a, int64_t b, double B,
+                                const double *sp, int64_t m, int64_t *pi)
+{
+    const T *Sa = v->S + a * v->s0, *Sb = v->S + b * v->s0;
+    int64_t n = v->n2, t = 0, s1 = v->s1;
+    while (t < n) {
+        if (*pi >= m) {
+            return 0;
+        }
+        double cap = B * sp[*pi];
+        T wt = Sb[t * s1] - Sa[t * s1];
+        int64_t lo = t, hi = n;
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo + 1) / 2;
+            if ((double)((Sb[mid * s1] - Sa[mid * s1]) - wt) <= cap) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        t = lo;
+        (*pi)++;
+    }
+    return 1;
+}
+
+static wpart_status_t FN(m_probe_sp)(FN(ctx_t) *cx, const int64_t *R, int64_t P, int64_t m,
+                                     int64_t *out)
+{
+    const FN(view_t) *v = &cx->v;
+    const double *sp = cx->opt->speeds;
+    double smin = sp[0];
+    for (int64_t k = 1; k < m; k++) {
+        smin = sp[k] < smin ? sp[k] : smin;
+    }
+    double tot = (double)FN(load)(v, 0, v->n1, 0, v->n2);
+    int64_t lo = 0, hi;
+    double ub = tot / smin * (1.0 + 1e-12) + 1.0;
+    memcpy(&hi, &ub, sizeof hi);
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        double B;
+        memcpy(&B, &mid, sizeof B);
+        int64_t pi = 0;
+        int ok = 1;
+        for (int64_t p = 0; p < P && ok; p++) {
+            if (R[p] < R[p + 1]) {
+                ok = FN(sp_stripe_greedy)(v, R[p], R[p + 1], B, sp, m, &pi);
+            }
+        }
+        cx->stats->probes++;
+        if (ok) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    double Bs;
+    memcpy(&Bs, &lo, sizeof Bs);
+    int64_t pi = 0, last = -1;
+    int64_t *first = wpart_i_malloc(P + 1, sizeof(int64_t));
+    if (!first) {
+        return wpart_i_error(WPART_ENOMEM, "out of memory");
+    }
+    for (int64_t p = 0; p < P; p++) {
+        first[p] = pi;
+        if (R[p] < R[p + 1]) {
+            if (!FN(sp_stripe_greedy)(v, R[p], R[p + 1], Bs, sp, m, &pi)) {
+                free(first);
+                return wpart_i_error(WPART_EINTERNAL, "JAG-M-PROBE (speeds): infeasible optimum");
+            }
+            last = p;
+        }
+    }
+    first[P] = m; /* leftover processors join the last non-empty stripe */
+    wpart_status_t st = WPART_OK;
+    int64_t k = 0;
+    for (int64_t p = 0; p < P && st == WPART_OK; p++) {
+        if (R[p] == R[p + 1]) {
+            continue;
+        }
+        int64_t end = p == last ? m : first[p + 1];
+        /* processors of the following empty stripes belong to the next non-empty one: */
+        int64_t np = p + 1;
+        while (np < P && R[np] == R[np + 1]) {
+            np++;
+        }
+        if (p != last) {
+            end = first[np];
+        }
+        st = FN(split_stripe_sp)(cx, R[p], R[p + 1], sp + first[p], end - first[p],
+                                 out + 4 * k);
+        k += end - first[p];
+    }
+    free(first);
+    return st;
+}
+
+static wpart_status_t FN(jag_m_heur_sp)(FN(ctx_t) *cx, int64_t m, int probe, int64_t *out)
+{
+    wpart_status_t st = WPART_OK;
+    const double *sp = cx->opt->speeds;
+    int64_t P = FN(default_P)(cx, m);
+    int64_t *R = wpart_i_malloc(P + 1, sizeof(int64_t));
+    int64_t *g = wpart_i_malloc(P + 1, sizeof(int64_t));
+    double *SPW = wpart_i_malloc(m + 1, sizeof(double));
+    double *G = wpart_i_malloc(P, sizeof(double));
+    if (!R || !g || !SPW || !G) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory");
+    }
+    cx->stats->P = P;
+    /* P consecutive processor groups of about equal total speed */
+    SPW[0] = 0;
+    for (int64_t k = 0; k < m; k++) {
+        SPW[k + 1] = SPW[k] + sp[k];
+    }
+    {
+        wpart_1d_options_t o;
+        wpart_1d_options_init(&o);
+        WPART_CHECK(wpart_base_1d_f64(SPW, m, P, NULL, &o, g, NULL));
+    }
+    for (int64_t p = 0; p < P; p++) {
+        G[p] = SPW[g[p + 1]] - SPW[g[p]];
+    }
+    FN(rows_w)(&cx->v, cx->W);
+    WPART_CHECK(FN(base1d_sp)(cx->W, cx->v.n1, P, G, cx->opt->control, R));
+    if (probe) {
+        WPART_CHECK(FN(m_probe_sp)(cx, R, P, m, out));
+    } else {
+        for (int64_t p = 0; p < P; p++) {
+            WPART_CHECK(FN(split_stripe_sp)(cx, R[p], R[p + 1], sp + g[p], g[p + 1] - g[p],
+                                            out + 4 * g[p]));
+        }
+    }
+cleanup:
+    free(R);
+    free(g);
+    free(SPW);
+    free(G);
+    return st;
+}

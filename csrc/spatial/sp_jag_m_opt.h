@@ -1,0 +1,363 @@
+/* sp_jag_m_opt.h -- the exact m-way jagged optimum JAG-M-OPT (spec 3.10) and the
+ * exact JAG-M-OPT / JAG-M-ALLOC with processor speeds (extension).
+ * Part of the spatial template (see spatial_tmpl.h): compiled once per element type T.
+ */
+
+/* JAG-M-OPT (3.10): bisection on the bottleneck with an exact feasibility DP
+ * N(i) = min_k N(k) + pieces(k, i, B) (fewest parts for rows [0, i)), bounded by the incumbent
+ * of JAG-M-HEUR-PROBE; the stripes at B* are then completed by JAG-M-PROBE. */
+static wpart_status_t FN(jag_m_opt)(FN(ctx_t) *cx, int64_t m, int64_t *out)
+{
+    wpart_status_t st = WPART_OK;
+    const FN(view_t) *v = &cx->v;
+    int64_t n1 = v->n1;
+    int64_t *N = wpart_i_malloc(n1 + 1, sizeof(int64_t));
+    int64_t *arg = wpart_i_malloc(n1 + 1, sizeof(int64_t));
+    int64_t *R = wpart_i_malloc(n1 + 2, sizeof(int64_t));
+    if (!N || !arg || !R) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory");
+    }
+    WPART_CHECK(FN(jag_m_heur_probe)(cx, m, out));
+    T ub = FN(lmax_of)(v, out, m);
+#if !IS_INT
+    /* rounding: the DP reads loads along other prefix paths than lmax_of */
+    ub = ub * (1.0 + 1e-9) + FN(load)(v, 0, n1, 0, v->n2) * 1e-12 + 1e-300;
+#endif
+#if IS_INT
+    int64_t lo = FN(ceil_div)(FN(load)(v, 0, n1, 0, v->n2), m);
+#else
+    int64_t lo = 0;
+#endif
+    int64_t hi = FN(key)(ub);
+    if (lo > hi) {
+        lo = hi;
+    }
+    int found = 0; /* arg[] holds the DP of the smallest feasible B so far */
+    int64_t iter = 0;
+    while (lo < hi || !found) {
+        int64_t mid = lo < hi ? lo + (hi - lo) / 2 : lo;
+        T B = FN(unkey)(mid);
+        N[0] = 0;
+        for (int64_t i = 1; i <= n1; i++) {
+            int64_t best = m + 1, barg = -1;
+            for (int64_t k = i - 1; k >= 0; k--) {
+                int64_t nk = N[k];
+                if (nk > m) {
+                    continue;
+                }
+                T L = FN(load)(v, k, i, 0, v->n2);
+                int64_t lbk;
+#if IS_INT
+                if (B == 0) {
+                    lbk = L > 0 ? m + 1 : 1;
+                } else {
+                    __int128 x = ((__int128)L + B - 1) / B;
+                    lbk = x > m + 1 ? m + 1 : (int64_t)x;
+                }
+#else
+                if (B <= 0) {
+                    lbk = L > 0 ? m + 1 : 1;
+                } else {
+                    double x = ceil(L / B);
+                    lbk = x > (double)(m + 1) ? m + 1 : (int64_t)x;
+                }
+#endif
+                if (lbk < 1) {
+                    lbk = 1;
+                }
+                if (lbk >= best) {
+                    break;
+                }
+                if (nk + lbk >= best) {
+                    continue;
+                }
+                int64_t c = FN(stripe_count)(v, k, i, B, best - nk - 1);
+                cx->stats->cost_evals++;
+                if (c < 0) {
+                    break;
+                }
+                if (c <= best - nk - 1) {
+                    best = nk + c;
+                    barg = k;
+                }
+            }
+            N[i] = best;
+            arg[i] = barg;
+            cx->stats->dp_states++;
+            if ((i & 63) == 0) {
+                WPART_CHECK(wpart_i_poll(cx->opt->control, cx->t0,
+                                         (double)iter + (double)i / (double)n1, 64.0));
+            }
+        }
+        cx->stats->probes++;
+        iter++;
+        int ok = N[n1] <= m;
+        if (lo >= hi) {
+            if (!ok) {
+                WPART_FAIL(WPART_EINTERNAL, "JAG-M-OPT: incumbent bound infeasible");
+            }
+            found = 1;
+            break;
+        }
+        if (ok) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+        WPART_CHECK(wpart_i_poll(cx->opt->control, cx->t0, (double)iter, 64.0));
+    }
+    /* rebuild the stripes (arg[] belongs to the last DP run, which was at B = unkey(lo)) */
+    int64_t P = 0;
+    for (int64_t i = n1; i > 0; i = arg[i]) {
+        R[P++] = i;
+    }
+    R[P] = 0;
+    for (int64_t a = 0, b = P; a < b; a++, b--) {
+        int64_t t = R[a];
+        R[a] = R[b];
+        R[b] = t;
+    }
+    cx->stats->P = P;
+    cx->stats->iterations = iter;
+    WPART_CHECK(FN(m_probe_core)(cx, R, P, m, out));
+cleanup:
+    free(N);
+    free(arg);
+    free(R);
+    return st;
+}
+
+/* ---- JAG-M-OPT / JAG-M-ALLOC with processor speeds (extension) -----------------------------
+ * Processors are used in the given order, stripe by stripe (stripe p holds the processors after
+ * those of stripes 0..p-1); a processor may get an empty part. Feasibility of a bottleneck B is
+ * tested with the comparison (double)load / speed <= B, monotone in the load, so the bisection
+ * over the float64 keys of B finds the optimum exactly as the objective is computed. */
+
+/* processors *pi, *pi+1, ... (below lim) take the longest column intervals of stripe [a, b)
+ * with load / speed <= B; cuts (NULL or room for lim - *pi + 1) receives the separators.
+ * Returns 1 when the stripe is covered. */
+static int FN(spg)(const FN(view_t) *v, int64_t a, int64_t b, double B, const double *sp,
+                   int64_t lim, int64_t *pi, int64_t *cuts)
+{
+    const T *Sa = v->S + a * v->s0, *Sb = v->S + b * v->s0;
+    int64_t n = v->n2, t = 0, s1 = v->s1, k0 = *pi;
+    if (cuts) {
+        cuts[0] = 0;
+    }
+    while (t < n) {
+        if (*pi >= lim) {
+            return 0;
+        }
+        double s = sp[*pi];
+        T wt = Sb[t * s1] - Sa[t * s1];
+        int64_t lo = t, hi = n;
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo + 1) / 2;
+            if ((double)((Sb[mid * s1] - Sa[mid * s1]) - wt) / s <= B) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        t = lo;
+        (*pi)++;
+        if (cuts) {
+            cuts[*pi - k0] = t;
+        }
+    }
+    return 1;
+}
+
+/* largest b in [a, n1] such that stripe [a, b) fits processors [k, lim) at B */
+static int64_t FN(sp_reach)(const FN(view_t) *v, int64_t a, double B, const double *sp,
+                            int64_t k, int64_t lim)
+{
+    int64_t lo = a, hi = v->n1;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo + 1) / 2, pi = k;
+        if (FN(spg)(v, a, mid, B, sp, lim, &pi, NULL)) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return lo;
+}
+
+/* emit stripe [a, b) on processors [k, e) at B (greedy cuts; unused processors get empty
+ * parts at the right end) */
+static void FN(sp_emit)(FN(ctx_t) *cx, int64_t a, int64_t b, double B, int64_t k, int64_t e,
+                        int64_t *out)
+{
+    const double *sp = cx->opt->speeds;
+    int64_t pi = k, n2 = cx->v.n2;
+    int64_t *c = cx->sep;
+    if (a < b) {
+        FN(spg)(&cx->v, a, b, B, sp, e, &pi, c);
+    } else {
+        c[0] = 0;
+    }
+    for (int64_t j = k; j < e; j++) {
+        int64_t *r = out + 4 * j;
+        r[0] = a;
+        r[1] = b;
+        r[2] = j < pi ? c[j - k] : n2;
+        r[3] = j < pi ? c[j - k + 1] : n2;
+    }
+}
+
+/* feasibility of B for the m-way jagged class: N[i] = fewest processors (in order) covering
+ * rows [0, i); arg[i] the start of the last stripe */
+static wpart_status_t FN(mopt_sp_test)(FN(ctx_t) *cx, int64_t m, double B, int64_t *N,
+                                       int64_t *arg, int *ok)
+{
+    const FN(view_t) *v = &cx->v;
+    const double *sp = cx->opt->speeds;
+    int64_t n1 = v->n1;
+    N[0] = 0;
+    for (int64_t i = 1; i <= n1; i++) {
+        int64_t best = m + 1, barg = -1;
+        for (int64_t k = i - 1; k >= 0; k--) {
+            if (N[k] >= best || N[k] >= m) {
+                continue; /* N is non-decreasing in k: cannot improve */
+            }
+            int64_t pi = N[k];
+            cx->stats->cost_evals++;
+            if (FN(spg)(v, k, i, B, sp, best - 1 < m ? best - 1 : m, &pi, NULL) && pi < best) {
+                best = pi;
+                barg = k;
+            }
+        }
+        N[i] = best;
+        arg[i] = barg;
+        cx->stats->dp_states++;
+        if ((i & 15) == 0) {
+            wpart_status_t st = wpart_i_poll(cx->opt->control, cx->t0,
+                                             (double)cx->stats->probes + (double)i / (double)n1,
+                                             64.0);
+            if (st != WPART_OK) {
+                return st;
+            }
+        }
+    }
+    *ok = N[n1] <= m;
+    return wpart_i_poll(cx->opt->control, cx->t0, (double)cx->stats->probes, 64.0);
+}
+
+static wpart_status_t FN(jag_m_opt_sp)(FN(ctx_t) *cx, int64_t m, int64_t *out)
+{
+    wpart_status_t st = WPART_OK;
+    const FN(view_t) *v = &cx->v;
+    const double *sp = cx->opt->speeds;
+    int64_t n1 = v->n1;
+    int64_t *N = wpart_i_malloc(n1 + 1, sizeof(int64_t));
+    int64_t *arg = wpart_i_malloc(n1 + 1, sizeof(int64_t));
+    int64_t *R = wpart_i_malloc(n1 + 2, sizeof(int64_t));
+    if (!N || !arg || !R) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory");
+    }
+    /* upper bound: the first processor alone (load / speed of the whole window, with slack
+     * for float prefix rounding) */
+    double ub = (double)FN(load)(v, 0, n1, 0, v->n2) / sp[0];
+    ub = ub * (1.0 + 1e-9) + 1e-300;
+    int64_t lo = 0, hi;
+    memcpy(&hi, &ub, sizeof hi);
+    int ok = 0;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        double B;
+        memcpy(&B, &mid, sizeof B);
+        WPART_CHECK(FN(mopt_sp_test)(cx, m, B, N, arg, &ok));
+        cx->stats->probes++;
+        if (ok) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    double Bs;
+    memcpy(&Bs, &lo, sizeof Bs);
+    WPART_CHECK(FN(mopt_sp_test)(cx, m, Bs, N, arg, &ok));
+    cx->stats->probes++;
+    if (!ok) {
+        WPART_FAIL(WPART_EINTERNAL, "JAG-M-OPT (speeds): upper bound infeasible");
+    }
+    int64_t P = 0;
+    for (int64_t i = n1; i > 0; i = arg[i]) {
+        R[P++] = i;
+    }
+    R[P] = 0;
+    for (int64_t a = 0, b = P; a < b; a++, b--) {
+        int64_t t = R[a];
+        R[a] = R[b];
+        R[b] = t;
+    }
+    cx->stats->P = P;
+    cx->stats->iterations = cx->stats->probes;
+    for (int64_t p = 0; p < P; p++) {
+        int64_t k = N[R[p]], e = p == P - 1 ? m : N[R[p + 1]];
+        FN(sp_emit)(cx, R[p], R[p + 1], Bs, k, e, out);
+    }
+cleanup:
+    free(N);
+    free(arg);
+    free(R);
+    return st;
+}
+
+/* JAG-M-ALLOC with speeds: stripe p holds processors [g_p, g_p + counts[p]); greedy stripes
+ * (each as tall as its processors allow) decide B; an empty stripe leaves its processors idle */
+static wpart_status_t FN(jag_m_alloc_sp)(FN(ctx_t) *cx, const int64_t *cnt, int64_t P,
+                                         int64_t *out)
+{
+    const FN(view_t) *v = &cx->v;
+    const double *sp = cx->opt->speeds;
+    int64_t n1 = v->n1, m = 0;
+    for (int64_t p = 0; p < P; p++) {
+        m += cnt[p];
+    }
+    double smin = sp[0];
+    for (int64_t k = 1; k < m; k++) {
+        smin = sp[k] < smin ? sp[k] : smin;
+    }
+    double ub = (double)FN(load)(v, 0, n1, 0, v->n2) / smin;
+    ub = ub * (1.0 + 1e-9) + 1e-300;
+    int64_t lo = 0, hi;
+    memcpy(&hi, &ub, sizeof hi);
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        double B;
+        memcpy(&B, &mid, sizeof B);
+        int64_t a = 0, g = 0;
+        for (int64_t p = 0; p < P && a < n1; p++) {
+            a = FN(sp_reach)(v, a, B, sp, g, g + cnt[p]);
+            g += cnt[p];
+        }
+        cx->stats->probes++;
+        if (a >= n1) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+        wpart_status_t st = wpart_i_poll(cx->opt->control, cx->t0, (double)cx->stats->probes,
+                                         64.0);
+        if (st != WPART_OK) {
+            return st;
+        }
+    }
+    double Bs;
+    memcpy(&Bs, &lo, sizeof Bs);
+    int64_t a = 0, g = 0;
+    for (int64_t p = 0; p < P; p++) {
+        int64_t b = p == P - 1 ? n1 : FN(sp_reach)(v, a, Bs, sp, g, g + cnt[p]);
+        int64_t pi = g;
+        if (a < b && !FN(spg)(v, a, b, Bs, sp, g + cnt[p], &pi, NULL)) {
+            return wpart_i_error(WPART_EINTERNAL, "JAG-M-ALLOC (speeds): infeasible optimum");
+        }
+        FN(sp_emit)(cx, a, b, Bs, g, g + cnt[p], out);
+        g += cnt[p];
+        a = b;
+    }
+    cx->stats->iterations = cx->stats->probes;
+    return WPART_OK;
+}

@@ -1,0 +1,143 @@
+/* sp_rect.h -- rectilinear P x Q grids: RECT-UNIFORM (spec 3.1) and RECT-NICOL
+ * (spec 3.2).
+ * Part of the spatial template (see spatial_tmpl.h): compiled once per element type T.
+ */
+
+static void FN(emit_grid)(const int64_t *R, int64_t P, const int64_t *C, int64_t Q, int64_t *out)
+{
+    for (int64_t p = 0; p < P; p++) {
+        for (int64_t q = 0; q < Q; q++) {
+            int64_t *o = out + 4 * (p * Q + q);
+            o[0] = R[p];
+            o[1] = R[p + 1];
+            o[2] = C[q];
+            o[3] = C[q + 1];
+        }
+    }
+}
+
+static void FN(uniform_cuts)(int64_t n, int64_t P, int64_t *R)
+{
+    for (int64_t p = 0; p <= P; p++) {
+        R[p] = (int64_t)((__int128)p * n / P);
+    }
+}
+
+typedef struct {
+    const FN(view_t) *v;
+    const int64_t *cuts;
+    int64_t k;
+    int cols; /* 1: chain = columns, stripes = row blocks */
+} FN(maxcost_t);
+
+static T FN(maxcost)(void *ctx, int64_t part, int64_t a, int64_t b)
+{
+    (void)part;
+    FN(maxcost_t) *c = ctx;
+    T best = 0;
+    for (int64_t p = 0; p < c->k; p++) {
+        T x = c->cols ? FN(load)(c->v, c->cuts[p], c->cuts[p + 1], a, b)
+                      : FN(load)(c->v, a, b, c->cuts[p], c->cuts[p + 1]);
+        if (x > best) {
+            best = x;
+        }
+    }
+    return best;
+}
+
+static T FN(grid_lmax)(const FN(view_t) *v, const int64_t *R, int64_t P, const int64_t *C,
+                       int64_t Q)
+{
+    T best = 0;
+    for (int64_t p = 0; p < P; p++) {
+        for (int64_t q = 0; q < Q; q++) {
+            T x = FN(load)(v, R[p], R[p + 1], C[q], C[q + 1]);
+            if (x > best) {
+                best = x;
+            }
+        }
+    }
+    return best;
+}
+
+/* max over the fixed blocks of (block load / parts): a lower bound of the 1D optimum */
+static T FN(stripe_lb)(const FN(view_t) *v, const int64_t *cuts, int64_t k, int64_t parts,
+                       int rows)
+{
+    T best = 0;
+    for (int64_t p = 0; p < k; p++) {
+        T L = rows ? FN(load)(v, cuts[p], cuts[p + 1], 0, v->n2)
+                   : FN(load)(v, 0, v->n1, cuts[p], cuts[p + 1]);
+        T x = FN(ceil_div)(L, parts);
+#if !IS_INT
+        x *= 1.0 - 1e-12;
+#endif
+        if (x > best) {
+            best = x;
+        }
+    }
+    return best;
+}
+
+static wpart_status_t FN(rect_nicol)(FN(ctx_t) *cx, int64_t P, int64_t Q, int64_t *out)
+{
+    wpart_status_t st = WPART_OK;
+    int64_t sweeps = cx->opt->max_sweeps > 0 ? cx->opt->max_sweeps : 100;
+    int64_t width = P + Q + 2;
+    int64_t cap = sweeps < 64 ? sweeps + 1 : 64; /* history rows, grown on demand */
+    int64_t *hist = wpart_i_malloc(cap * width, sizeof(int64_t));
+    int64_t *R = wpart_i_malloc(P + 1, sizeof(int64_t));
+    int64_t *C = wpart_i_malloc(Q + 1, sizeof(int64_t));
+    if (!hist || !R || !C) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
+    }
+    FN(uniform_cuts)(cx->v.n1, P, R);
+    FN(uniform_cuts)(cx->v.n2, Q, C);
+    int64_t nh = 0;
+    cx->stats->converged = 0;
+    for (int64_t s = 0; s < sweeps; s++) {
+        T B, lb, ub;
+        /* bounds: every stripe's load / parts below, the current grid above */
+        ub = FN(grid_lmax)(&cx->v, R, P, C, Q);
+        lb = FN(stripe_lb)(&cx->v, R, P, Q, 1);
+        FN(maxcost_t) mc = {&cx->v, R, P, 1};
+        WPART_CHECK(FN(gbisect)(cx, FN(maxcost), &mc, cx->v.n2, Q, 1, lb, ub, &B, C));
+        ub = FN(grid_lmax)(&cx->v, R, P, C, Q);
+        lb = FN(stripe_lb)(&cx->v, C, Q, P, 0);
+        FN(maxcost_t) mr = {&cx->v, C, Q, 0};
+        WPART_CHECK(FN(gbisect)(cx, FN(maxcost), &mr, cx->v.n1, P, 1, lb, ub, &B, R));
+        cx->stats->iterations++;
+        int seen = 0;
+        for (int64_t h = 0; h < nh && !seen; h++) {
+            seen = memcmp(hist + h * width, R, (P + 1) * sizeof(int64_t)) == 0 &&
+                   memcmp(hist + h * width + P + 1, C, (Q + 1) * sizeof(int64_t)) == 0;
+        }
+        if (seen) {
+            cx->stats->converged = 1;
+            break;
+        }
+        if (nh == cap) {
+            int64_t ncap = cap < (sweeps + 1) / 2 ? 2 * cap : sweeps + 1;
+            int64_t bytes;
+            int64_t *nhist = NULL;
+            if (wpart_i_mul_size(ncap * width, (int64_t)sizeof(int64_t), &bytes)) {
+                nhist = realloc(hist, (size_t)bytes);
+            }
+            if (!nhist) {
+                WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
+            }
+            hist = nhist;
+            cap = ncap;
+        }
+        memcpy(hist + nh * width, R, (P + 1) * sizeof(int64_t));
+        memcpy(hist + nh * width + P + 1, C, (Q + 1) * sizeof(int64_t));
+        nh++;
+        WPART_CHECK(wpart_i_poll(cx->opt->control, cx->t0, (double)s, (double)sweeps));
+    }
+    FN(emit_grid)(R, P, C, Q, out);
+cleanup:
+    free(hist);
+    free(R);
+    free(C);
+    return st;
+}

@@ -1,0 +1,239 @@
+"""HYBRID (spec 4), the general (unstructured) optimum by MILP, and :func:`partition`, the
+dispatch by method name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+import wpart
+
+from .. import _core
+from .._validate import as_int, choice
+from ._common import (
+    _CODE,
+    _ORIENT,
+    _VARIANT,
+    METHODS,
+    _orient,
+    _Prepared,
+    _result,
+    as_time_limit,
+)
+from ._hier import hier_opt, hier_rb, hier_relaxed
+from ._jag_m import jag_m_alloc, jag_m_heur, jag_m_heur_probe, jag_m_opt, jag_m_probe
+from ._jag_pq import jag_pq_heur, jag_pq_opt_dp, jag_pq_opt_nicol
+from ._partition import SpatialPartition
+from ._rect import rect_nicol, rect_uniform
+
+__all__ = ["general_optimum", "hybrid", "partition"]
+
+
+_PHASES = ("jag_m_heur", "jag_m_heur_probe", "jag_m_opt", "hier_rb", "hier_relaxed")
+
+
+def hybrid(
+    A: ArrayLike,
+    m: int,
+    *,
+    phase1: str = "jag_m_heur",
+    phase2_fast: str = "jag_m_heur_probe",
+    phase2_slow: str | None = "jag_m_opt",
+    m1: int | None = None,
+    m1_min: int | None = None,
+    orient: str = "best",
+    variant: str = "load",
+    allow_empty: bool = False,
+    time_limit: float | None = None,
+) -> SpatialPartition:
+    """HYBRID (spec 4): a fast phase-1 partition into ``m1 < m`` blocks, parts shared out in
+    proportion to block loads (capped by area), then each block partitioned by `phase2_fast`;
+    with `phase2_slow` (HYBRID-F), the most loaded block is re-partitioned by the slow
+    algorithm while that lowers its maximum. Runs in the C core.
+
+    Parameters
+    ----------
+    phase1, phase2_fast, phase2_slow : str
+        Each one of ``"jag_m_heur"``, ``"jag_m_heur_probe"``, ``"jag_m_opt"``, ``"hier_rb"``,
+        ``"hier_relaxed"``; ``phase2_slow=None`` runs only the fast phase 2 (plain HYBRID).
+    m1 : int, optional
+        Phase-1 part count. By default the candidate with the lowest expected imbalance
+        ``ELI = max_k (L_k/m_k)/(T/m) - 1`` (ties: larger ``m1``) among ``(k+1)^2 - 1`` in
+        ``[m1_min, m-1]`` (every ``m1`` in ``[m1_min, 4 m1_min]`` for a hierarchical phase 1).
+    m1_min : int, optional
+        Default ``max(2, ceil(m/64))``; larger is faster and usually worse.
+    orient, variant : str
+        Passed to the jagged / hierarchical phases.
+
+    ``params["m1"]`` and ``params["eli"]`` report the choice; ``stats["iterations"]`` counts
+    the slow re-partitions.
+    """
+    pp = _Prepared(A, m, allow_empty)
+    p1 = choice(phase1, "phase1", _PHASES)
+    pf = choice(phase2_fast, "phase2_fast", _PHASES)
+    ps = None if phase2_slow is None else choice(phase2_slow, "phase2_slow", _PHASES)
+    o = _orient(orient)
+    v = choice(variant, "variant", _VARIANT)
+    m1v = 0 if m1 is None else as_int(m1, "m1", minimum=1)
+    if m1v > pp.m:
+        raise ValueError(f"`m1` = {m1v} must not exceed m = {pp.m}")
+    m1m = 0 if m1_min is None else as_int(m1_min, "m1_min", minimum=1)
+    m1m = min(m1m, pp.m)  # beyond m no phase-1 count is a candidate either way
+    tl = as_time_limit(time_limit)
+    rects, st = _core.spatial_partition(
+        pp.S,
+        pp.m,
+        13,
+        orient=o,
+        rule=_VARIANT.index(v),
+        phase1=_CODE[p1],
+        fast=_CODE[pf],
+        slow=-1 if ps is None else _CODE[ps],
+        m1=m1v,
+        m1_min=m1m,
+        time_limit=tl,
+    )
+    stats = {
+        "seconds": st[0],
+        "iterations": st[1],
+        "probes": st[2],
+        "cost_evals": st[3],
+        "dp_states": st[4],
+        "converged": True,
+    }
+    params = {
+        "phase1": p1,
+        "phase2_fast": pf,
+        "phase2_slow": ps,
+        "m1": int(st[7]),
+        "eli": float(st[8]),
+        "orient": _ORIENT[o],
+        "variant": v,
+    }
+    return _result(pp, rects, "hybrid", params, stats)
+
+
+def general_optimum(
+    A: ArrayLike, m: int, *, time_limit: float | None = 60.0, allow_empty: bool = False
+) -> SpatialPartition:
+    """Optimal partition into at most `m` arbitrary rectangles (no structure), by a MILP solved
+    with GLPK (spec 6 item 12); tiny matrices only (the model has one binary per
+    sub-rectangle, ``n1(n1+1)/2 * n2(n2+1)/2``; refused above 2,000).
+
+    Model: binary ``x_R`` for every sub-rectangle ``R``, continuous ``Z``; every cell covered
+    exactly once, ``sum x_R <= m``, ``load(R) x_R <= Z``; minimise ``Z``. Unused parts become
+    empty rectangles. ``params["status"]`` is GLPK's outcome (``"optimal"`` unless the time
+    limit stopped it).
+    """
+    from .. import milp
+
+    pp = _Prepared(A, m, allow_empty)
+    n1, n2 = pp.n1, pp.n2
+    nrect = n1 * (n1 + 1) // 2 * (n2 * (n2 + 1) // 2)
+    if nrect > 2000:
+        raise ValueError(
+            f"`A` is too large: the MILP would have {nrect} rectangle variables (> 2000); "
+            "use a smaller matrix"
+        )
+    rs = [
+        (a, b, c, d)
+        for a in range(n1)
+        for b in range(a + 1, n1 + 1)
+        for c in range(n2)
+        for d in range(c + 1, n2 + 1)
+    ]
+    nv = len(rs) + 1
+    rects_arr = np.array(rs, dtype=np.int64)
+    loads = _core.box_loads(pp.S, rects_arr).astype(float)
+    loads /= max(float(loads.max()), 1.0)  # the bottleneck scaled to <= 1: GLPK-friendly
+    rows, cols, vals = [], [], []
+    ncell = n1 * n2
+    for k, (a, b, c, d) in enumerate(rs):
+        for i in range(a, b):
+            for j in range(c, d):
+                rows.append(i * n2 + j)
+                cols.append(k)
+                vals.append(1.0)
+        rows.append(ncell)  # count
+        cols.append(k)
+        vals.append(1.0)
+        rows.append(ncell + 1 + k)  # load(R) x_R - Z <= 0
+        cols.append(k)
+        vals.append(loads[k])
+        rows.append(ncell + 1 + k)
+        cols.append(nv - 1)
+        vals.append(-1.0)
+    nrow = ncell + 1 + len(rs)
+    blo = np.concatenate([np.ones(ncell), [-np.inf], np.full(len(rs), -np.inf)])
+    bup = np.concatenate([np.ones(ncell), [float(pp.m)], np.zeros(len(rs))])
+    c = np.zeros(nv)
+    c[-1] = 1.0
+    integ = np.concatenate([np.full(len(rs), 2, dtype=np.int8), [0]])
+    res = milp.solve(
+        c,
+        A=(np.array(rows), np.array(cols), np.array(vals), (nrow, nv)),
+        b_lower=blo,
+        b_upper=bup,
+        integrality=integ,
+        time_limit=time_limit,
+    )
+    if res.status not in ("optimal", "feasible"):
+        raise wpart.WpartError(f"the MILP found no solution: {res.status}")
+    chosen = [rs[k] for k in range(len(rs)) if res.x[k] > 0.5]
+    out = np.zeros((pp.m, 4), dtype=np.int64)
+    out[: len(chosen)] = chosen
+    stats = {
+        "seconds": res.seconds,
+        "iterations": int(res.nodes),
+        "probes": 0,
+        "cost_evals": 0,
+        "dp_states": 0,
+        "converged": res.status == "optimal",
+    }
+    return _result(pp, out, "general_milp", {"status": res.status}, stats)
+
+
+_FUNCS: dict[str, Callable[..., SpatialPartition]] = {
+    "rect_uniform": rect_uniform,
+    "rect_nicol": rect_nicol,
+    "jag_pq_heur": jag_pq_heur,
+    "jag_pq_opt_nicol": jag_pq_opt_nicol,
+    "jag_pq_opt_dp": jag_pq_opt_dp,
+    "jag_m_heur": jag_m_heur,
+    "jag_m_probe": jag_m_probe,
+    "jag_m_heur_probe": jag_m_heur_probe,
+    "jag_m_alloc": jag_m_alloc,
+    "jag_m_opt": jag_m_opt,
+    "hier_rb": hier_rb,
+    "hier_relaxed": hier_relaxed,
+    "hier_opt": hier_opt,
+    "hybrid": hybrid,
+}
+
+
+def partition(
+    A: ArrayLike, m: int, method: str = "jag_m_heur_probe", **options: Any
+) -> SpatialPartition:
+    """Partition the 2D load matrix `A` into `m` rectangles with the named method.
+
+    Parameters
+    ----------
+    A : array_like, shape (n1, n2)
+        Non-negative loads: integers (exact, int64) or floats (float64). NaN, inf and
+        negative values are rejected.
+    m : int
+        Number of rectangles.
+    method : str
+        One of :data:`METHODS` (hyphens and upper case accepted, e.g. ``"JAG-M-OPT"``).
+    **options
+        Keyword options of the method's own function (``orient``, ``P``, ``variant`` ...).
+
+    Returns
+    -------
+    SpatialPartition
+    """
+    name = choice(method, "method", METHODS)
+    return _FUNCS[name](A, m, **options)

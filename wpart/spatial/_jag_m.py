@@ -1,0 +1,300 @@
+"""``m``-way jagged partitions: JAG-M-HEUR, JAG-M-PROBE, JAG-M-HEUR-PROBE, JAG-M-ALLOC,
+JAG-M-OPT (spec 3.6 - 3.10), the JAG-M-ITER extension and the proportional allocation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .. import _core
+from .._validate import as_int, as_loads, as_parts
+from ._common import _ORIENT, _orient, _Prepared, _result, _run, _stripes_of, _stripes_P
+from ._partition import SpatialPartition
+
+__all__ = [
+    "allocate",
+    "jag_m_alloc",
+    "jag_m_heur",
+    "jag_m_heur_probe",
+    "jag_m_iter",
+    "jag_m_opt",
+    "jag_m_probe",
+]
+
+
+def jag_m_heur(
+    A: ArrayLike,
+    m: int,
+    *,
+    P: Any = "sqrt",
+    orient: str = "best",
+    allow_empty: bool = False,
+    speeds: ArrayLike | None = None,
+) -> SpatialPartition:
+    """JAG-M-HEUR (spec 3.7): ``P`` optimal stripes of the projection, parts shared out in
+    proportion to the stripe loads (spec 3.6), each stripe cut optimally.
+
+    `P` is ``"sqrt"`` (``floor(sqrt(m))``, the paper's choice), ``"theorem4"`` (the
+    minimiser of the Theorem 3 bound; strictly positive data only, else sqrt) or an int.
+    It is clamped to ``[ceil(m/n2), min(n1, m)]`` where possible.
+    """
+    pp = _Prepared(A, m, allow_empty)
+    o = _orient(orient)
+    Pv = _stripes_P(pp, P, o)
+    return _run(
+        pp, "jag_m_heur", {"P": P, "orient": _ORIENT[o]}, P=Pv, orient=o, speeds=speeds
+    )
+
+
+def _heur_stripes(
+    pp: _Prepared, o: int, allow_empty: bool, speeds: Any
+) -> tuple[int, list, list]:
+    """Orientation, stripe cuts and per-stripe counts of JAG-M-HEUR (the default stripes of
+    JAG-M-PROBE and counts of JAG-M-ALLOC)."""
+    h = jag_m_heur(pp.A, pp.m, orient=_ORIENT[o], allow_empty=allow_empty, speeds=speeds)
+    oo = _ORIENT.index(h.params["orient_used"])
+    cuts, counts = _stripes_of(h.rects, oo, pp.A.shape)
+    return oo, cuts, counts
+
+
+def jag_m_probe(
+    A: ArrayLike,
+    m: int,
+    *,
+    stripe_cuts: ArrayLike | None = None,
+    orient: str = "hor",
+    allow_empty: bool = False,
+    speeds: ArrayLike | None = None,
+) -> SpatialPartition:
+    """JAG-M-PROBE (spec 3.8): the optimal ``m``-way jagged partition for given stripes.
+
+    `stripe_cuts` are ``0 = s_0 <= s_1 <= ... <= s_P = n_main`` along the main dimension
+    (rows for ``orient="hor"``, columns for ``"ver"``), with ``P <= m``. By default they are
+    the stripes of :func:`jag_m_heur` (as the paper composes JAG-M-HEUR-PROBE; then
+    ``orient="best"`` is accepted too; ``params["stripe_cuts"]`` records the cuts used).
+    """
+    pp = _Prepared(A, m, allow_empty)
+    o = _orient(orient)
+    if stripe_cuts is None:
+        o, stripe_cuts, _ = _heur_stripes(pp, o, allow_empty, speeds)
+    elif o == 2:
+        raise ValueError("`orient` must be 'hor' or 'ver' when `stripe_cuts` are given")
+    cuts = np.asarray(stripe_cuts)
+    if cuts.dtype.kind not in "iu" or cuts.ndim != 1 or cuts.size < 2:
+        raise ValueError("`stripe_cuts` must be a 1-D integer array of length >= 2")
+    cuts = np.ascontiguousarray(cuts, dtype=np.int64)
+    nmain = pp.n1 if o == 0 else pp.n2
+    if cuts[0] != 0 or cuts[-1] != nmain or (np.diff(cuts) < 0).any():
+        raise ValueError(f"`stripe_cuts` must rise from 0 to {nmain}")
+    if cuts.size - 1 > pp.m:
+        raise ValueError(
+            f"`stripe_cuts` define {cuts.size - 1} stripes, more than m = {pp.m}"
+        )
+    return _run(
+        pp,
+        "jag_m_probe",
+        {"stripe_cuts": cuts.tolist(), "orient": _ORIENT[o]},
+        cuts=cuts,
+        orient=o,
+        speeds=speeds,
+    )
+
+
+def jag_m_heur_probe(
+    A: ArrayLike,
+    m: int,
+    *,
+    P: Any = "sqrt",
+    orient: str = "best",
+    allow_empty: bool = False,
+    speeds: ArrayLike | None = None,
+) -> SpatialPartition:
+    """JAG-M-HEUR-PROBE (spec 3.8): the stripes of :func:`jag_m_heur`, then the optimal
+    part counts for them (:func:`jag_m_probe`). Never worse than :func:`jag_m_heur`."""
+    pp = _Prepared(A, m, allow_empty)
+    o = _orient(orient)
+    Pv = _stripes_P(pp, P, o)
+    return _run(
+        pp,
+        "jag_m_heur_probe",
+        {"P": P, "orient": _ORIENT[o]},
+        P=Pv,
+        orient=o,
+        speeds=speeds,
+    )
+
+
+def jag_m_alloc(
+    A: ArrayLike,
+    m: int,
+    *,
+    counts: ArrayLike | None = None,
+    orient: str = "hor",
+    allow_empty: bool = False,
+    time_limit: float | None = None,
+    speeds: ArrayLike | None = None,
+) -> SpatialPartition:
+    """JAG-M-ALLOC (spec 3.9): optimal stripe boundaries for given per-stripe part counts
+    ``counts`` (length ``P``, each >= 1, summing to ``m``), by Nicol's algorithm on the
+    heterogeneous nested cost. Empty stripes hand their parts to a neighbour.
+
+    With `speeds`, stripe ``p`` runs on processors ``counts[0] + ... + counts[p-1]`` up to
+    ``counts[0] + ... + counts[p] - 1`` (in the given order, left/top part first) and the
+    stripe boundaries minimising ``max_k loads[k] / speeds[k]`` are found exactly (bisection
+    on the bottleneck with a greedy over stripes); an empty stripe leaves its processors idle
+    (empty parts) instead of handing them over.
+
+    By default `counts` are the per-stripe part counts of :func:`jag_m_heur` (the
+    proportional allocation of spec 3.6 on its stripes; then ``orient="best"`` is accepted too
+    and ``params["counts"]`` records the counts used)."""
+    pp = _Prepared(A, m, allow_empty)
+    o = _orient(orient)
+    if counts is None:
+        o, _, counts = _heur_stripes(pp, o, allow_empty, speeds)
+    elif o == 2:
+        raise ValueError("`orient` must be 'hor' or 'ver' when `counts` are given")
+    c = np.asarray(counts)
+    if c.dtype.kind not in "iu" or c.ndim != 1 or c.size < 1:
+        raise ValueError("`counts` must be a non-empty 1-D integer array")
+    c = np.ascontiguousarray(c, dtype=np.int64)
+    if (c < 1).any() or (c > pp.m).any() or int(c.sum()) != pp.m:
+        raise ValueError(
+            f"`counts` must be >= 1 and sum to m = {pp.m}, got sum {int(c.sum())}"
+        )
+    return _run(
+        pp,
+        "jag_m_alloc",
+        {"counts": c.tolist(), "orient": _ORIENT[o]},
+        cuts=c,
+        orient=o,
+        time_limit=time_limit,
+        speeds=speeds,
+    )
+
+
+def jag_m_opt(
+    A: ArrayLike,
+    m: int,
+    *,
+    orient: str = "best",
+    allow_empty: bool = False,
+    time_limit: float | None = None,
+    progress: Any = None,
+    speeds: ArrayLike | None = None,
+) -> SpatialPartition:
+    """JAG-M-OPT (spec 3.10): the optimal ``m``-way jagged partition.
+
+    With `speeds`, processors are used in the given order, stripe by stripe: stripe ``p``
+    (top to bottom for rows, left to right for columns) holds the processors following those
+    of stripes ``0 .. p-1``, its parts left to right (top to bottom); a processor may get an
+    empty part. The partition minimising ``max_k loads[k] / speeds[k]`` over this class is
+    found exactly by bisection on the float64 bottleneck with a DP giving the fewest
+    processors for every row prefix (``O(n1^2 m log n2)`` per test).
+
+    Bisection on the bottleneck between ``ceil(T/m)`` and the JAG-M-HEUR-PROBE incumbent;
+    each test is an exact DP over the last stripe's start giving the fewest parts for every
+    row prefix, pruned by load bounds and the monotonicity of the piece counts. The stripes at
+    the optimum are completed by :func:`jag_m_probe`. Exact for int64 data (and for float64
+    up to the cost model).
+    """
+    pp = _Prepared(A, m, allow_empty)
+    o = _orient(orient)
+    return _run(
+        pp,
+        "jag_m_opt",
+        {"orient": _ORIENT[o]},
+        orient=o,
+        time_limit=time_limit,
+        progress=progress,
+        speeds=speeds,
+    )
+
+
+def jag_m_iter(
+    A: ArrayLike,
+    m: int,
+    *,
+    orient: str = "best",
+    max_rounds: int = 50,
+    allow_empty: bool = False,
+) -> SpatialPartition:
+    """JAG-M-ITER (extension suggested in the paper's section 5, spec 3.9; not a paper method).
+
+    Starting from :func:`jag_m_heur_probe`, alternately re-optimise the part counts for the
+    current stripes (:func:`jag_m_probe`) and the stripes for the current counts
+    (:func:`jag_m_alloc`) while ``max_load`` strictly decreases (at most `max_rounds`
+    rounds). Never worse than JAG-M-HEUR-PROBE in the same orientation; always terminates.
+    ``params["extension"]`` is True.
+    """
+    pp = _Prepared(A, m, allow_empty)
+    o = _orient(orient)
+    rounds = as_int(max_rounds, "max_rounds", minimum=0)
+    best = None
+    for oo in (0, 1) if o == 2 else (o,):
+        cur = jag_m_heur_probe(pp.A, pp.m, orient=_ORIENT[oo], allow_empty=allow_empty)
+        k = 0
+        for k in range(rounds):
+            cuts, counts = _stripes_of(cur.rects, oo, pp.A.shape)
+            nxt = jag_m_alloc(
+                pp.A, pp.m, counts=counts, orient=_ORIENT[oo], allow_empty=allow_empty
+            )
+            cuts, counts = _stripes_of(nxt.rects, oo, pp.A.shape)
+            nxt = jag_m_probe(
+                pp.A,
+                pp.m,
+                stripe_cuts=cuts,
+                orient=_ORIENT[oo],
+                allow_empty=allow_empty,
+            )
+            if not nxt.max_load < cur.max_load:
+                break
+            cur = nxt
+        if best is None or cur.max_load < best[0].max_load:
+            best = (cur, oo, k)
+    cur, oo, k = best
+    params = {
+        "orient": _ORIENT[o],
+        "orient_used": _ORIENT[oo],
+        "max_rounds": rounds,
+        "extension": True,
+    }
+    stats = dict(cur.stats, iterations=k)
+    return _result(pp, cur.rects, "jag_m_iter", params, stats)
+
+
+def allocate(
+    loads: ArrayLike, m: int, cap: ArrayLike | None = None
+) -> NDArray[np.int64]:
+    """Proportional allocation of spec 3.6: counts ``>= 1`` summing to `m`, roughly
+    proportional to `loads`; leftovers go greedily to the largest ``load/count`` (capped
+    blocks are skipped; ties to the first block; once every block is at its cap, block 0
+    takes the rest).
+
+    `cap` are integers ``>= 1``, one per block. `m` is at most ``max(len(loads), 2**24)``
+    (:func:`wpart._validate.as_parts`). The greedy runs in bulk (the same
+    counts as one part at a time), so all-zero loads, caps and large `m` are fast.
+    """
+    L = as_loads(loads, "loads", (1,))
+    m = as_parts(m, L.size)
+    if L.size > m:
+        raise ValueError(f"`loads` has {L.size} blocks, more than m = {m}")
+    if (L < 0).any() or (L.dtype.kind == "f" and not np.isfinite(L).all()):
+        raise ValueError("`loads` must be finite and non-negative")
+    if L.dtype.kind == "i" and sum(L.tolist()) > np.iinfo(np.int64).max:
+        raise OverflowError("`loads` sum beyond the int64 range")
+    with np.errstate(over="ignore"):
+        fsum = float(L.sum())
+    if L.dtype.kind == "f" and not np.isfinite(fsum):
+        raise OverflowError("`loads` sum overflows float64")
+    c = None
+    if cap is not None:
+        c = as_loads(cap, "cap", (1,))
+        if c.dtype.kind != "i":
+            raise TypeError(f"`cap` must be an array of integers, got dtype {np.asarray(cap).dtype}")
+        if c.shape != L.shape:
+            raise ValueError(f"`cap` must have the length of `loads` ({L.size}), got {c.size}")
+        if (c < 1).any():
+            raise ValueError("`cap` must be >= 1")
+    return _core.spatial_alloc(L, m, c)
