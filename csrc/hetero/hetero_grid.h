@@ -77,4 +77,15 @@ wpart_status_t hg_time_optimal(const hg_grid_t *G, const wpart_control_t *ctl, d
 /* Allocates the arrays of a front of count points (zero-filled). */
 wpart_status_t hg_front_alloc(wpart_hetero_front_t *f, int64_t p, int64_t count);
 
+/* Exact-sum reachability bitsets (hetero_grid.c). */
+typedef struct {
+    uint64_t *R, *R2;
+    int64_t nw;
+} hg_bits_t;
+wpart_status_t hg_bits_alloc(hg_bits_t *B, const hg_grid_t *G);
+void hg_bits_free(hg_bits_t *B);
+/* Is N reachable with points lo <= t <= hi (must/forbid as the DP)? Polls pl. */
+wpart_status_t hg_feas(const hg_grid_t *G, uint64_t *R, uint64_t *R2, int64_t nw, double lo,
+                       double hi, const char *must, const char *forbid, hg_poll_t *pl, int *ok);
+
 #endif
