@@ -312,7 +312,8 @@ def milp_front(profiles: Any, n: int, **kw: Any) -> ParetoFront:
     """Exact front by the GLPK epsilon-constraint MILP (spec 2.11), a cross-check of HEPOPTA.
 
     One pair of MILPs per front point (least energy below the previous time, then least time
-    within that energy); for small instances. Keyword ``time_limit`` (s) bounds each GLPK call.
+    within that energy); for small instances. Keyword ``time_limit`` (s) bounds the whole call
+    (:class:`wpart.CancelledError`); Ctrl-C is seen once per branch-and-bound node.
     Also available as :func:`pareto_milp`.
     """
     from ._milp import milp_front as _mf
