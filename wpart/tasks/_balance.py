@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -133,6 +134,28 @@ class TasksResult:
 
 
 _SPLITS = ("none", "singles", "subsets", "fill")
+
+
+def _count(x: Any, name: str, minimum: int) -> int:
+    """An integer option of the core (int32 there): TypeError/ValueError naming it."""
+    v = as_int(x, name, minimum=minimum)
+    if v >= 2**31:
+        raise ValueError(f"`{name}` must be < 2^31, got {v}")
+    return v
+
+
+def _time_limit(x: Any) -> float:
+    """Seconds > 0 (inf: none) or None (none) -> the core's value (0: none)."""
+    if x is None:
+        return 0.0
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer,
+                                                            np.floating)):
+        raise TypeError(f"`time_limit` must be a number of seconds or None, got "
+                        f"{type(x).__name__}")
+    v = float(x)
+    if not v > 0:
+        raise ValueError(f"`time_limit` must be > 0 seconds (or None), got {x}")
+    return 0.0 if math.isinf(v) else v
 
 
 def _split_mode(subclusters: bool | str) -> int:
@@ -337,10 +360,10 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
                         "exchanges": len(run.log), "events": run.n_events,
                         "rule_releases": run.n_rule_releases, "messages": run.n_messages,
                         "log": run.log, "seed": seed, "n_iter": n_iter, "cluster": cluster})
-    n_iter = as_int(n_iter, "n_iter", minimum=0)
-    n_trials = as_int(n_trials, "n_trials", minimum=1)
-    k = 0 if n_rounds is None else as_int(n_rounds, "n_rounds", minimum=1)
-    f = 0 if fanout is None else as_int(fanout, "fanout", minimum=1)
+    n_iter = _count(n_iter, "n_iter", 0)
+    n_trials = _count(n_trials, "n_trials", 1)
+    k = 0 if n_rounds is None else _count(n_rounds, "n_rounds", 1)
+    f = 0 if fanout is None else _count(fanout, "fanout", 1)
     cl = choice(cluster, "cluster", ("block", "task", "block+comm"))
     od = choice(order, "order", ("random", "rank"))
     rk = choice(ranking, "ranking", ("snapshot", "exact"))
@@ -350,7 +373,7 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
     tol = float(tol)
     if not (np.isfinite(tol) and tol >= 0):
         raise ValueError(f"`tol` must be finite and >= 0, got {tol}")
-    tl = 0.0 if time_limit is None else float(time_limit)
+    tl = _time_limit(time_limit)
     run_c = c
     cluster_mode = {"block": 0, "task": 1, "block+comm": 2}[cl]
     comm_tau = float(comm_tau)

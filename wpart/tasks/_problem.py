@@ -140,6 +140,8 @@ class Problem:
         if I >= 2**31:
             raise ValueError(f"`n_ranks` must be < 2^31, got {I}")
         object.__setattr__(self, "n_ranks", I)
+        if self.task_load is None:
+            raise TypeError("`task_load` is required (an array of task loads), got None")
         load = _floats(self.task_load, "task_load", None)
         K = load.shape[0]
         if K == 0:
@@ -263,6 +265,10 @@ class Problem:
         if memory_cap is None:
             return self.rank_mem_cap
         if np.ndim(memory_cap) == 0:
+            if isinstance(memory_cap, (bool, np.bool_)) or np.asarray(memory_cap).dtype.kind \
+                    not in "iuf":
+                raise TypeError(f"`memory_cap` must be a number or an array, got "
+                                f"{type(memory_cap).__name__}")
             v = float(memory_cap)
             if math.isnan(v) or v < 0:
                 raise ValueError(f"`memory_cap` must be non-negative, got {memory_cap}")
