@@ -25,7 +25,7 @@ NAMES = ("task_load", "n_ranks", "task_block", "block_size", "block_home", "edge
          "edge_bytes", "task_footprint", "task_working", "rank_baseline", "rank_mem_cap",
          "rank_alpha", "initial", "assignment", "method", "seed", "alpha", "beta", "gamma",
          "delta", "memory_cap", "n_iter", "time_limit", "paths", "phase", "LBDatafile",
-         "problem", "stem", "JSON", "json", "file")
+         "problem", "stem", "phases", "metadata", "top level", "JSON", "file")
 ARRAY_FIELDS = ["task_block", "block_size", "block_home", "edges", "edge_bytes",
                 "task_footprint", "task_working", "rank_baseline", "rank_mem_cap", "rank_alpha",
                 "initial"]
@@ -205,3 +205,52 @@ def test_balance_accepts_infinite_time_limit():
 def test_balance_huge_counts_name_the_argument(key, v):
     with pytest.raises(ValueError, match=f"`{key}`"):
         tasks.balance(tasks.paper_toy(), **{key: v})
+
+
+def _lb_file(tmp_path, **meta_or_id):
+    doc = json.loads(json.dumps(GOOD))
+    if "rank" in meta_or_id:
+        doc["metadata"]["rank"] = meta_or_id["rank"]
+    if "id" in meta_or_id:
+        doc["phases"][0]["tasks"][0]["entity"]["id"] = meta_or_id["id"]
+    f = tmp_path / "d.0.json"
+    f.write_text(json.dumps(doc))
+    return str(f)
+
+
+@pytest.mark.parametrize("field", [{"id": 2**64}, {"id": 2**63}, {"id": -(2**63) - 1},
+                                   {"rank": 2**64}, {"rank": 2**31}])
+def test_lbdatafile_integers_beyond_range_name_the_field(tmp_path, field):
+    with pytest.raises(tasks.LBDatafileError, match="entity.id|metadata.rank"):
+        tasks.read_lbdatafile(_lb_file(tmp_path, **field))
+
+
+@pytest.mark.parametrize("kw, err, what", [
+    ({"n_ranks": 2**64}, ValueError, "`n_ranks`"), ({"n_ranks": 1.5}, TypeError, "`n_ranks`"),
+    ({"phase": math.nan}, TypeError, "`phase`"), ({"phase": "0"}, TypeError, "`phase`")])
+def test_lbdatafile_reader_options_are_validated(tmp_path, kw, err, what):
+    with pytest.raises(err, match=what):
+        tasks.read_lbdatafile(_lb_file(tmp_path), **kw)
+
+
+def test_write_lbdatafile_phase_is_validated(tmp_path):
+    with pytest.raises(TypeError, match="`phase`"):
+        tasks.write_lbdatafile(tasks.paper_toy(), str(tmp_path / "o"), phase=math.nan)
+
+
+@pytest.mark.parametrize("call, err, what", [
+    (lambda: tasks.brute_force(tasks.paper_toy(), max_states=2**64), OverflowError,
+     "`max_states`"),
+    (lambda: tasks.balance(tasks.paper_toy(), backend="event", n_iter=2**64), ValueError,
+     "`n_iter`"),
+    (lambda: tasks.balance(tasks.paper_toy(), tol="x"), TypeError, "`tol`"),
+    (lambda: tasks.balance(tasks.paper_toy(), comm_tau=math.nan), ValueError, "`comm_tau`"),
+    (lambda: tasks.balance(tasks.paper_toy(), memory_cap=1j), TypeError, "`memory_cap`"),
+    (lambda: tasks.random_problem(2**64, 3, 1, 1), ValueError, "`n_ranks`"),
+    (lambda: tasks.random_problem(2, 3, 1, 2**40), ValueError, "`n_edges`"),
+    (lambda: tasks.gemma_like(2**63, 3, 1), ValueError, "`n_ranks`"),
+    (lambda: tasks.gap_study(2**64), ValueError, "`n_instances`"),
+])
+def test_huge_or_mistyped_options_name_the_argument(call, err, what):
+    with pytest.raises(err, match=what):
+        call()
