@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import faulthandler
+import os
 import time
 from collections import Counter
 from typing import Any, Callable
@@ -32,8 +33,10 @@ I64MAX = 2**63 - 1
 
 
 def budget(kind: str, n: int) -> settings:
-    """Hypothesis settings: `n` examples by default, ``SLOW_FACTOR * n`` in the slow run."""
-    return settings(max_examples=n * (SLOW_FACTOR if kind == "slow" else 1))
+    """Hypothesis settings: `n` examples by default, ``SLOW_FACTOR * n`` in the slow run (the
+    slow-marked variants, or every variant under WPART_HYPOTHESIS_PROFILE=fuzz-slow)."""
+    slow = kind == "slow" or os.environ.get("WPART_HYPOTHESIS_PROFILE") == "fuzz-slow"
+    return settings(max_examples=n * (SLOW_FACTOR if slow else 1))
 
 
 def _layout(a: np.ndarray, how: str) -> np.ndarray:
