@@ -254,3 +254,10 @@ def test_write_lbdatafile_phase_is_validated(tmp_path):
 def test_huge_or_mistyped_options_name_the_argument(call, err, what):
     with pytest.raises(err, match=what):
         call()
+
+
+@pytest.mark.parametrize("key", ["block_size", "edge_bytes"])
+def test_zero_d_extra_arrays_without_their_partner_name_the_argument(key):
+    with pytest.raises(ValueError, match=f"`{key}` given without"):
+        tasks.Problem([0.0], 1, **{key: np.array(1.0)})
+    tasks.Problem([0.0], 1, **{key: np.array([])})
