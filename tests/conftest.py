@@ -35,3 +35,13 @@ def fuzz_budget(request):
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Fuzzed calls per family, when the fuzz suite ran (tests/oracles/fuzz.py)."""
+    import sys
+
+    fz = sys.modules.get("oracles.fuzz")
+    if fz is not None and fz.COUNTS:
+        parts = ", ".join(f"{k} {v}" for k, v in sorted(fz.COUNTS.items()))
+        terminalreporter.write_line(f"fuzzed calls: {parts} (total {sum(fz.COUNTS.values())})")
