@@ -36,7 +36,7 @@ def _as_1d(x: Any, name: str, kind: str) -> NDArray:
             if not np.all(a == np.round(a)):
                 i = int(np.flatnonzero(a != np.round(a))[0])
                 raise ValueError(f"`{name}` must hold integer sizes, got {a[i]} at index {i}")
-            if a.size and np.abs(a).max() >= 2.0**62:
+            if a.size and np.abs(a.astype(np.float64)).max() >= 2.0**62:
                 raise OverflowError(f"`{name}` has sizes too large for int64")
         if a.dtype == np.uint64 and a.size and a.max() > np.iinfo(np.int64).max:
             i = int(np.argmax(a > np.iinfo(np.int64).max))
