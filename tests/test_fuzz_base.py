@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from oracles.fuzz import budget, call, hostile_array, hostile_count, hostile_number, small_loads
@@ -165,3 +166,12 @@ def _probe(data):
 
 def test_probe_1d(fuzz_budget):
     budget(fuzz_budget, 400)(_probe)()
+
+
+# ------------------------------------------------------------------ regressions -------------
+
+
+@pytest.mark.parametrize("B", ["1", b"1", 1j, np.complex64(1), None, [3]])
+def test_probe_1d_bound_must_be_a_real_number(B):
+    with pytest.raises(TypeError, match="`B`"):
+        wpart.probe_1d([0, 1], 1, B)
