@@ -66,10 +66,12 @@ def _check_partition(a: np.ndarray, m: int, r) -> None:
     vals = a.astype(np.float64 if a.dtype.kind == "f" else object).tolist()
     parts = [sum(vals[s[p]:s[p + 1]]) for p in range(m)]
     if a.dtype.kind == "f":
-        np.testing.assert_allclose(np.asarray(r.loads, float), parts, rtol=1e-9, atol=1e-300)
+        # part loads are differences of float64 prefix sums: exact up to rounding of the total
+        tol = 4 * (n + 1) * np.finfo(np.float64).eps * float(sum(vals))
+        np.testing.assert_allclose(np.asarray(r.loads, float), parts, rtol=1e-9, atol=tol)
     else:
         assert [int(x) for x in r.loads] == parts
-    assert float(r.max_load) == float(max(parts))
+    assert float(r.max_load) == float(max(r.loads))
 
 
 @given(st.data())
@@ -131,7 +133,11 @@ def _partition(data):
         kw["speeds"] = data.draw(hostile_array(ndim=(0, 1)))
     if data.draw(st.integers(0, 7)) == 0:
         kw["time_limit"] = data.draw(hostile_number())
-    r, exc = call(F, wpart.partition_1d, a, m, method, names=("loads", "m", "method"), **kw)
+    try:
+        r, exc = call(F, wpart.partition_1d, a, m, method, names=("loads", "m", "method"), **kw)
+    except wpart.CancelledError:  # documented: a (tiny) time limit struck
+        assert "time_limit" in kw
+        return
     if exc is None:
         assert _valid_loads(a, (1,))
         _check_partition(a, int(m), r)

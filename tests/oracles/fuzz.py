@@ -139,12 +139,16 @@ def _eq(a: Any, b: Any) -> bool:
     return a == b
 
 
-def call(family: str, fn: Callable, *args: Any, names: tuple[str, ...] = (), **kw: Any):
+def call(family: str, fn: Callable, *args: Any, names: tuple[str, ...] = (),
+         outputs: tuple[str, ...] = ("out",), **kw: Any):
     """Run ``fn(*args, **kw)`` as a fuzzed call; returns ``(result, None)`` or
     ``(None, exception)`` for an accepted exception. `names` lists extra words that count as
-    naming an argument (the keyword names and backticked words always do)."""
+    naming an argument (the keyword names and backticked words always do); keywords in
+    `outputs` are output buffers, compared only when the call fails."""
     COUNTS[family] += 1
-    snaps = [(a, _snapshot(a)) for a in list(args) + list(kw.values())]
+    snaps = [(a, _snapshot(a)) for a in args]
+    outs = [(v, _snapshot(v)) for k, v in kw.items() if k in outputs]
+    snaps += [(v, _snapshot(v)) for k, v in kw.items() if k not in outputs]
     faulthandler.dump_traceback_later(HANG_ABORT, exit=True)
     t0 = time.perf_counter()
     try:
@@ -158,6 +162,8 @@ def call(family: str, fn: Callable, *args: Any, names: tuple[str, ...] = (), **k
     for a, s in snaps:
         assert _same(s, a), f"{fn.__name__} modified its input"
     if exc is not None:
+        for a, s in outs:
+            assert _same(s, a), f"{fn.__name__} failed but wrote its output buffer"
         msg = str(exc)
         words = set(names) | set(kw) | {"`"}
         assert msg and any(w in msg for w in words), (
