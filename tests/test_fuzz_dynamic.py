@@ -250,3 +250,15 @@ def test_oracle_milp_is_interruptible_by_its_control_hooks():
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
     assert time.perf_counter() - t0 < 3.0
+
+
+@pytest.mark.parametrize("kw, err, what", [
+    ({"breakpoints": 2**63}, ValueError, "`breakpoints`"),
+    ({"time_limit": "1"}, TypeError, "`time_limit`"),
+    ({"total": 2**64}, ValueError, "`total`"),
+])
+def test_oracle_milp_options_name_the_argument(kw, err, what):
+    args = dict(total=10)
+    args.update(kw)
+    with pytest.raises(err, match=what):
+        d.oracle_milp([_lin(1.0)], **args)

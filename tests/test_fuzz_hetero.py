@@ -186,3 +186,21 @@ def test_milp_front_time_limit_covers_the_whole_call():
     with pytest.raises(wpart.CancelledError, match="time limit"):
         wh.milp_front(P, 600, time_limit=0.3)
     assert time.perf_counter() - t0 < 2.0
+
+
+TINY = [(np.array([1, 2, 3]), np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.0, 3.0]))]
+
+
+@pytest.mark.parametrize("call, err, what", [
+    (lambda: wh.pareto_front(TINY, 3, max_grid=2**64), OverflowError, "`max_grid`"),
+    (lambda: wh.bruteforce_front(TINY, 3, max_leaves=2**63), OverflowError, "`max_leaves`"),
+    (lambda: wh.pareto_front(TINY, 3, energy_threshold="1"), TypeError, "`energy_threshold`"),
+    (lambda: wh.pareto_front(TINY, 3, "total", "1"), TypeError, "`static_power`"),
+    (lambda: wh.total_energy_front(wh.pareto_front(TINY, 3), "1"), TypeError,
+     "`static_power`"),
+    (lambda: wh.optimal_time(TINY, 3, time_limit="1"), TypeError, "`time_limit`"),
+    (lambda: wh.milp_front(TINY, 3, time_limit="1"), TypeError, "`time_limit`"),
+])
+def test_huge_or_string_options_name_the_argument(call, err, what):
+    with pytest.raises(err, match=what):
+        call()

@@ -640,8 +640,13 @@ def oracle_milp(
             raise TypeError(f"`curves[{i}]` must be callable")
     W = _int_arg(total, "total", 1)
     K = _int_arg(breakpoints, "breakpoints", 2)
+    if K > 100_000:
+        raise ValueError(f"`breakpoints` must be <= 100000 (one binary per segment and PU), "
+                         f"got {K}")
     q = _int_arg(quantum, "quantum", 1)
-    tl = 0.0 if time_limit is None else float(time_limit)
+    if W > 2**53:
+        raise ValueError(f"`total` must be <= 2^53 (exact in the MILP's doubles), got {W}")
+    tl = 0.0 if time_limit is None else _real_arg(time_limit, "time_limit")
     if math.isnan(tl) or tl < 0:
         raise ValueError(f"`time_limit` must be >= 0 or None, got {time_limit}")
     bx = np.unique(np.round(np.linspace(0.0, float(W), K)))

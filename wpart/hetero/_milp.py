@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
+
 from .. import _core
 from ._front import ParetoFront
 from ._profiles import ProfileSet
@@ -26,6 +28,10 @@ def milp_front(ps: ProfileSet, n: int, *, time_limit: float | None = None) -> Pa
     time_limit : float, optional
         Seconds for the whole call; :class:`wpart.CancelledError` when it is reached.
     """
+    if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(
+            time_limit, (int, float, np.integer, np.floating))):
+        raise TypeError(f"`time_limit` must be a number of seconds or None, got "
+                        f"{type(time_limit).__name__}")
     tl = 0.0 if time_limit is None else float(time_limit)
     if time_limit is not None and not tl > 0:
         raise ValueError(f"`time_limit` must be > 0 seconds, got {time_limit}")
