@@ -25,9 +25,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))  # run from a checkout without installing
+from _common import ROOT, use_wpart  # noqa: E402  (installed wpart first, else this checkout)
+
+use_wpart()
 
 import wpart  # noqa: E402
 from wpart.dynamic import Greedy, Platform, simulate  # noqa: E402

@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from _common import ROOT, use_wpart  # noqa: E402  (installed wpart first, else this checkout)
+
+use_wpart()
 
 import wpart.dynamic as dyn  # noqa: E402
 from wpart import _core  # noqa: E402

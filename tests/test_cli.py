@@ -74,7 +74,7 @@ def test_verdict_summary_consistent(reproduced):
         for k in total:
             total[k] += counts[k]
     assert data["counts"] == total
-    assert V.format_counts(total, "overall (base, spatial, tasks, hetero)") in proc.stdout
+    assert V.format_counts(total, f"overall ({', '.join(data['families'])})") in proc.stdout
     assert total["total"] > 40 and total[V.NOT_REGENERATED] > 0
 
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import wpart.dynamic as d
-from tests.oracles.dynamic_solve import capacity_bisect, discrete_minmax, makespan
+from oracles.dynamic_solve import capacity_bisect, discrete_minmax, makespan
 
 # ------------------------------------------------------------------ curve families ---------
 

@@ -125,11 +125,14 @@ CTORS = {
     "StaticPeak": lambda n, w, a: d.StaticPeak(w, a),
     "DmdaLike": lambda n, w, a: d.DmdaLike(w, a),
     "FixedBlocks": lambda n, w, a: d.FixedBlocks(w, a),
+    "PLBHAC": lambda n, w, a: d.PLBHAC(n, w, x_init=a),
+    "PLBHAC-kinds": lambda n, w, a: d.PLBHAC(n, w, pu_kinds=a),
 }
 GOOD_ARG = {"Greedy": 64, "StaticEqual": 0, "Static": [100, 200, 300, 400],
             "HDSS": 64, "AcostaRP": 64, "NaiveProfile": 64,
             "Asymmetric": ["cpu", "gpu", "cpu", "phi"], "StaticPeak": [1.0, 2.0, 3.0, 4.0],
-            "DmdaLike": [1.0, 0.5, 0.25, 2.0], "FixedBlocks": [64, 32, 16, 8]}
+            "DmdaLike": [1.0, 0.5, 0.25, 2.0], "FixedBlocks": [64, 32, 16, 8],
+            "PLBHAC": 64, "PLBHAC-kinds": ["cpu", "gpu", "cpu", "gpu"]}
 
 
 @given(st.sampled_from(sorted(CTORS)), st.data())
@@ -154,6 +157,32 @@ def _balancers(name, data):
 
 def test_balancer_constructors_and_simulate(fuzz_budget):
     budget(fuzz_budget, 400)(_balancers)()
+
+
+@given(st.sampled_from(["workers", "eval_cost", "time_limit", "progress", "task", None]),
+       st.one_of(hostile_number(), hostile_count(), st.sampled_from([[], "x", [None]])))
+def _run(key, value):
+    def kern(off, size):
+        return None
+
+    kw = {"workers": [d.CallableWorker(kern) for _ in range(3)], "task": None,
+          "time_limit": 20.0}
+    if key is not None:
+        kw[key] = value
+    bal = d.Greedy(3, 600, chunk=50)
+    try:
+        r, exc = call(F, d.run, bal, kw.pop("task"), kw.pop("workers"),
+                      names=NAMES + ("workers", "worker", "task", "eval_cost", "time_limit",
+                                     "progress"), **kw)
+    except TimeoutError:  # documented for a (tiny) time_limit
+        assert key == "time_limit"
+        return
+    if exc is None:
+        assert int(np.sum(r.elements)) == 600
+
+
+def test_real_run(fuzz_budget):
+    budget(fuzz_budget, 100)(_run)()
 
 
 @given(st.data())

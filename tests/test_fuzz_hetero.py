@@ -116,7 +116,7 @@ def _profile_objects(data):
         s = np.asarray(r.sizes)
         assert s.dtype == np.int64 and (s > 0).all() and (np.diff(s) > 0).all()
         assert s.size == np.asarray(a).size
-    ps, exc = call(F, wh.as_profiles, [(a, b, c)], names=NAMES)
+    ps, exc = call(F, wh.ProfileSet.from_arrays, [(a, b, c)], names=NAMES)
     if exc is None:
         assert len(ps) == 1
 

@@ -52,8 +52,10 @@ def _timed(fn):
         lambda: wh.load_balanced(BIG, N_BIG, time_limit=LIMIT),
         lambda: wh.load_balanced(BIG, N_BIG, "all_active", time_limit=LIMIT),
         lambda: wh.threshold_dp_front(BIG, N_BIG, time_limit=LIMIT),
+        lambda: wh.optimal_energy(BIG, N_BIG, time_limit=LIMIT),
     ],
-    ids=["optimal_time", "pareto_front", "htpopta", "load_balanced", "all_active", "threshold"],
+    ids=["optimal_time", "pareto_front", "htpopta", "load_balanced", "all_active", "threshold",
+         "optimal_energy"],
 )
 def test_time_limit_honoured_on_large_profiles(call):
     assert _timed(call) < 3 * LIMIT + 0.5
@@ -103,6 +105,10 @@ def test_limits_leave_small_results_unchanged():
     assert np.array_equal(a.time, b.time) and np.array_equal(a.dist, b.dist)
     assert a.balanced.dist.tolist() == b.balanced.dist.tolist()
     assert wh.load_balanced(ps, 100, time_limit=60).dist.tolist() == a.balanced.dist.tolist()
+    assert (wh.optimal_energy(ps, 100, time_limit=60).dist.tolist()
+            == wh.optimal_energy(ps, 100).dist.tolist())
+    assert (wh.optimal_time(ps, 100, time_limit=60).dist.tolist()
+            == wh.optimal_time(ps, 100).dist.tolist())
 
 
 # ---------------------------------------------------------------------------------------------

@@ -35,15 +35,15 @@ def prof(p, m, seed=0):
 
 CASES = {
     # 4 x 250 000 = 10^6 measured points
-    "hetero_optimal_time": (PROFILES + "import wpart.hetero as wh\nP = wh.as_profiles(prof(4, 250_000))",
+    "hetero_optimal_time": (PROFILES + "import wpart.hetero as wh\nP = wh.ProfileSet.from_arrays(prof(4, 250_000))",
                             "wh.optimal_time(P, 500_000)"),
-    "hetero_pareto_front": (PROFILES + "import wpart.hetero as wh\nP = wh.as_profiles(prof(4, 250_000))",
+    "hetero_pareto_front": (PROFILES + "import wpart.hetero as wh\nP = wh.ProfileSet.from_arrays(prof(4, 250_000))",
                             "wh.pareto_front(P, 500_000)"),
-    "hetero_threshold_front": (PROFILES + "import wpart.hetero as wh\nP = wh.as_profiles(prof(4, 250_000))",
+    "hetero_threshold_front": (PROFILES + "import wpart.hetero as wh\nP = wh.ProfileSet.from_arrays(prof(4, 250_000))",
                                "wh.threshold_dp_front(P, 500_000)"),
-    "hetero_load_balanced": (PROFILES + "import wpart.hetero as wh\nP = wh.as_profiles(prof(4, 250_000))",
+    "hetero_load_balanced": (PROFILES + "import wpart.hetero as wh\nP = wh.ProfileSet.from_arrays(prof(4, 250_000))",
                              "wh.load_balanced(P, 500_000)"),
-    "hetero_milp_front": (PROFILES + "import wpart.hetero as wh\nP = wh.as_profiles(prof(4, 300))",
+    "hetero_milp_front": (PROFILES + "import wpart.hetero as wh\nP = wh.ProfileSet.from_arrays(prof(4, 300))",
                           "wh.milp_front(P, 600)"),
     "milp_knapsack": ("""
 import numpy as np, wpart.milp as milp
@@ -60,6 +60,18 @@ from wpart.dynamic import Platform, Greedy, simulate
 pl = Platform.preset("linear4")
 b = Greedy(4, 2**40, chunk=1)
 """, "simulate(pl, b, trace=False)"),
+    "dynamic_simulate_plbhac": ("""
+from wpart.dynamic import Platform, PLBHAC, simulate
+pl = Platform.preset("linear4")
+b = PLBHAC(4, 2**40, x_init=1)
+""", "simulate(pl, b, trace=False)"),
+    "dynamic_run": ("""
+import time
+from wpart.dynamic import CallableWorker, Greedy, run
+def kern(off, size):
+    time.sleep(0.001)
+ws = [CallableWorker(kern) for _ in range(3)]
+""", "run(Greedy(3, 10**9, chunk=1), None, ws)"),
     "dynamic_oracle_milp": ("""
 import numpy as np, wpart.dynamic as d
 def curve(a, k):

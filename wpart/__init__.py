@@ -13,10 +13,8 @@ Examples
 17
 """
 
-from __future__ import annotations
 
-
-def _source_tree_error() -> ImportError | None:
+def _source_tree_error() -> "ImportError | None":
     """An explanatory error when ``wpart`` is imported from a checkout with no built extension
     (e.g. from the repository root after a plain ``pip install .``, where ``./wpart`` shadows
     the installed package), or None when the failure is something else."""

@@ -33,6 +33,7 @@ REPRODUCERS: dict[str, str] = {
     "spatial": "wpart.experiments.spatial:run_spatial",
     "tasks": "wpart.experiments.tasks:run_tasks",
     "hetero": "wpart.experiments.hetero:run_hetero",
+    "dynamic": "wpart.experiments.dynamic:run_dynamic",
 }
 
 

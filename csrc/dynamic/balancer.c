@@ -473,8 +473,19 @@ static const wpart_i_dyn_vtable_t static_vt = {
     "static", static_start, static_complete, NULL, NULL, NULL, static_destroy,
 };
 
+/* StaticPeak (baselines_pool.c) is a Static balancer under its own name. */
+static const wpart_i_dyn_vtable_t static_peak_vt = {
+    "static_peak", static_start, static_complete, NULL, NULL, NULL, static_destroy,
+};
+
 wpart_status_t wpart_dynamic_static_new(int32_t n_pu, const int64_t *blocks,
                                         wpart_dynamic_balancer_t **out)
+{
+    return wpart_i_dyn_static_new(n_pu, blocks, 0, out);
+}
+
+wpart_status_t wpart_i_dyn_static_new(int32_t n_pu, const int64_t *blocks, int peak,
+                                      wpart_dynamic_balancer_t **out)
 {
     wpart_status_t st = WPART_OK;
     static_t *s = NULL;
@@ -506,7 +517,8 @@ wpart_status_t wpart_dynamic_static_new(int32_t n_pu, const int64_t *blocks,
         return wpart_i_error(WPART_ENOMEM, "static balancer");
     }
     memcpy(s->blocks, blocks, (size_t)n_pu * sizeof(int64_t));
-    st = wpart_i_dyn_base_init(&s->base, &static_vt, n_pu, total, (int64_t)n_pu + 1);
+    st = wpart_i_dyn_base_init(&s->base, peak ? &static_peak_vt : &static_vt, n_pu, total,
+                               (int64_t)n_pu + 1);
     if (st != WPART_OK) {
         free(s->blocks);
         free(s);

@@ -201,42 +201,13 @@ wpart_status_t wpart_dynamic_asymmetric_new(int32_t n_pu, int64_t total, const i
 
 /* ---------------------------------------------------------------- StaticPeak ------------ */
 
-typedef struct {
-    wpart_dynamic_balancer_t base;
-    int64_t *blocks;
-} speak_t;
-
-static wpart_status_t speak_start(wpart_dynamic_balancer_t *b, double now,
-                                  wpart_dynamic_actions_t *out)
-{
-    speak_t *s = (speak_t *)b;
-    wpart_status_t st = WPART_OK;
-    for (int32_t p = 0; p < b->n; p++) {
-        WPART_CHECK(wpart_i_dyn_assign(b, out, p, s->blocks[p], 1, WPART_DYN_BLK_OTHER, 0, 0, NAN,
-                                       NULL));
-    }
-cleanup:
-    return st;
-}
-
-static wpart_status_t no_more(wpart_dynamic_balancer_t *b, const wpart_dynamic_completion_t *c,
-                              wpart_dynamic_actions_t *out)
-{
-    return WPART_OK;
-}
-
-static void speak_destroy(wpart_dynamic_balancer_t *b) { free(((speak_t *)b)->blocks); }
-
-static const wpart_i_dyn_vtable_t speak_vt = {
-    "static_peak", speak_start, no_more, NULL, NULL, NULL, speak_destroy,
-};
-
+/* One block per PU in proportion to its nominal peak rate: a Static balancer (balancer.c). */
 wpart_status_t wpart_dynamic_static_peak_new(int32_t n_pu, int64_t total,
                                              const double *peak_rates,
                                              wpart_dynamic_balancer_t **out)
 {
     wpart_status_t st = WPART_OK;
-    speak_t *s = NULL;
+    int64_t *blocks = NULL;
     if (!out) {
         return wpart_i_error(WPART_EINVAL, "out is NULL");
     }
@@ -251,29 +222,25 @@ wpart_status_t wpart_dynamic_static_peak_new(int32_t n_pu, int64_t total,
     if (st != WPART_OK) {
         return st;
     }
-    s = calloc(1, sizeof *s);
-    if (!s) {
+    blocks = wpart_i_malloc(n_pu, sizeof(int64_t));
+    if (!blocks) {
         return wpart_i_error(WPART_ENOMEM, "static_peak balancer");
     }
-    s->blocks = wpart_i_malloc(n_pu, sizeof(int64_t));
-    if (!s->blocks) {
-        free(s);
-        return wpart_i_error(WPART_ENOMEM, "static_peak balancer");
-    }
-    st = wpart_dynamic_split_proportional(n_pu, total, peak_rates, s->blocks);
+    st = wpart_dynamic_split_proportional(n_pu, total, peak_rates, blocks);
     if (st == WPART_OK) {
-        st = wpart_i_dyn_base_init(&s->base, &speak_vt, n_pu, total, (int64_t)n_pu + 1);
+        st = wpart_i_dyn_static_new(n_pu, blocks, 1, out);
     }
-    if (st != WPART_OK) {
-        free(s->blocks);
-        free(s);
-        return st;
-    }
-    *out = &s->base;
-    return WPART_OK;
+    free(blocks);
+    return st;
 }
 
 /* ---------------------------------------------------------------- DmdaLike -------------- */
+
+static wpart_status_t no_more(wpart_dynamic_balancer_t *b, const wpart_dynamic_completion_t *c,
+                              wpart_dynamic_actions_t *out)
+{
+    return WPART_OK; /* every piece was pushed at start */
+}
 
 #define DMDA_MAX_PIECES ((int64_t)1 << 26)
 

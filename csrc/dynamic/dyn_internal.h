@@ -95,4 +95,8 @@ wpart_status_t wpart_i_dyn_series_add(wpart_dynamic_balancer_t *b, double t, int
  * overwrite is non-zero). */
 void wpart_i_dyn_set_shares(wpart_dynamic_balancer_t *b, const double *w, int overwrite);
 
+/** A Static balancer (one block per PU) named "static", or "static_peak" when peak != 0. */
+wpart_status_t wpart_i_dyn_static_new(int32_t n_pu, const int64_t *blocks, int peak,
+                                      wpart_dynamic_balancer_t **out);
+
 #endif /* WPART_DYN_INTERNAL_H */

@@ -618,7 +618,7 @@ wpart_status_t wpart_dynamic_model_fit(const int64_t *x, const double *t_comp,
                 ssg += w[i] * delta * (tcs[i] - mean);
             }
             Wdg += d[i];
-            if (txs) {
+            if (txs && Wdg > 0.0) { /* decay weights of old samples underflow to 0 */
                 meanx += (d[i] / Wdg) * (txs[i] - meanx);
             }
         }
@@ -749,8 +749,10 @@ wpart_status_t wpart_dynamic_model_fit(const int64_t *x, const double *t_comp,
         double Wt = 0.0, ub = 0.0, tb = 0.0;
         for (int64_t g = 0; g < md; g++) {
             Wt += gWd[g];
-            ub += (gWd[g] / Wt) * (gu[g] - ub);
-            tb += (gWd[g] / Wt) * (gmx[g] - tb);
+            if (Wt > 0.0) { /* a leading group of zero weight (underflowed decay) adds nothing */
+                ub += (gWd[g] / Wt) * (gu[g] - ub);
+                tb += (gWd[g] / Wt) * (gmx[g] - tb);
+            }
         }
         if (md >= 2) {
             double sxy = 0.0, sxx = 0.0;

@@ -1,12 +1,13 @@
 /*
- * glpk_solve.c -- the MILP layer over GLPK (wpart/milp.h). The only file that includes glpk.h.
+ * glpk_solve.c -- the MILP layer over GLPK (wpart/milp.h): solve and write. GLPK itself is
+ * reached only here and in glpk_env.c (hooks, guarded calls, loading); see there.
  *
  * GLPK handling (STYLE.md, "No printing, no aborting"):
  *  - a terminal hook returns non-zero, so GLPK never prints; the text goes to the caller's log
  *    buffer and, while GLPK is in its error state, to a message buffer;
- *  - an error hook longjmps back to milp_guarded(), which calls glp_free_env() as GLPK
+ *  - an error hook longjmps back to wpart_i_glpk_guarded(), which calls glp_free_env() as GLPK
  *    requires after a fatal error and turns the message into WPART_ESOLVER;
- *  - all state the hooks touch lives in a milp_glpk_t owned by the caller's frame, passed to
+ *  - all state the hooks touch lives in a wpart_i_glpk_t owned by the caller's frame, passed to
  *    GLPK as the hooks' info pointer: the core holds no mutable global of its own. GLPK's hooks
  *    are process-global, so two calls must never run at the same time (the binding keeps the
  *    GIL held).
@@ -27,10 +28,10 @@
 
 #ifdef WPART_HAVE_GLPK
 #include <glpk.h>
+
+#include "glpk_env.h"
 #endif
 
-/* Tolerance used to round the bounds of integer columns inwards. */
-#define MILP_INT_TOL 1e-9
 
 void wpart_milp_options_init(wpart_milp_options_t *opt)
 {
@@ -74,290 +75,6 @@ void wpart_milp_free_env(void)
 #ifdef WPART_HAVE_GLPK
 
 /* ------------------------------------------------------------------------------------------ */
-/* GLPK hooks                                                                                  */
-/* ------------------------------------------------------------------------------------------ */
-
-typedef struct {
-    jmp_buf jmp;                    /* where the error hook jumps back to */
-    glp_prob *P;                    /* the problem object (freed by glp_free_env on error) */
-    char *log;                      /* caller's log buffer or NULL */
-    size_t log_size, log_len;
-    char err[512];                  /* text printed while GLPK was in its error state */
-    size_t err_len;
-    char last[512];                 /* the last message printed (for non-fatal failures) */
-    const wpart_control_t *ctl;     /* control hooks or NULL */
-    int track;                      /* record the bound from the branch-and-bound tree */
-    int stop_requested;             /* should_stop fired */
-    int have_bound;
-    double bound;                   /* best bound seen in the tree */
-    int64_t nodes;                  /* nodes of finished glp_intopt calls */
-    int64_t nodes_cur;              /* nodes of the running glp_intopt call */
-    double t0;                      /* start of the solve (wpart_i_now) */
-    double time_limit;              /* effective limit in seconds, <= 0 for none */
-    int msg_lev;                    /* GLP_MSG_ERR, or GLP_MSG_ON when a log is captured */
-} milp_glpk_t;
-
-static void milp_append(char *buf, size_t cap, size_t *len, const char *s)
-{
-    if (!buf || cap == 0) {
-        return;
-    }
-    while (*s && *len + 1 < cap) {
-        buf[(*len)++] = *s++;
-    }
-    buf[*len] = '\0';
-}
-
-/* Terminal hook: capture, never print (returning non-zero suppresses GLPK's own output). */
-static int milp_term_hook(void *info, const char *s)
-{
-    milp_glpk_t *g = info;
-    if (!s || !s[0]) {
-        return 1;
-    }
-    if (glp_at_error()) {
-        milp_append(g->err, sizeof g->err, &g->err_len, s);
-    } else {
-        snprintf(g->last, sizeof g->last, "%s", s);
-    }
-    milp_append(g->log, g->log_size, &g->log_len, s);
-    return 1;
-}
-
-/* Error hook: GLPK is about to abort; jump back to milp_guarded() instead. */
-static void milp_error_hook(void *info)
-{
-    milp_glpk_t *g = info;
-    longjmp(g->jmp, 1);
-}
-
-/* Strip trailing newlines and turn inner ones into "; " (messages are single lines). */
-static void milp_one_line(char *s)
-{
-    size_t n = strlen(s);
-    while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' ')) {
-        s[--n] = '\0';
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '\n') {
-            s[i] = ';';
-        }
-    }
-}
-
-typedef wpart_status_t (*milp_body_fn)(milp_glpk_t *g, void *arg);
-
-/*
- * Runs body with GLPK's hooks installed and recovers from a fatal GLPK error. Everything that
- * changes between setjmp and longjmp lives in *g (not a local of this function), so nothing
- * here needs to be volatile; `st` is only read on the normal path.
- */
-static wpart_status_t milp_guarded(milp_glpk_t *g, milp_body_fn body, void *arg)
-{
-    wpart_status_t st;
-    if (setjmp(g->jmp) != 0) {
-        /* After a fatal error GLPK's state is undefined: glp_free_env() is mandatory. It frees
-         * every GLPK object (g->P included) and removes the hooks. */
-        glp_free_env();
-        g->P = NULL;
-        milp_one_line(g->err);
-        return wpart_i_error(WPART_ESOLVER, "GLPK fatal error: %s",
-                             g->err[0] ? g->err : "(no message)");
-    }
-    glp_term_hook(milp_term_hook, g);
-    glp_error_hook(milp_error_hook, g);
-    st = body(g, arg);
-    if (g->P) {
-        glp_delete_prob(g->P);
-        g->P = NULL;
-    }
-    glp_error_hook(NULL, NULL);
-    glp_term_hook(NULL, NULL);
-    return st;
-}
-
-/* Name and meaning of a glp_simplex / glp_intopt / glp_write_* return code. */
-static const char *milp_code_name(int code)
-{
-    switch (code) {
-    case 0: return "0: success";
-    case GLP_EBADB: return "GLP_EBADB: invalid basis";
-    case GLP_ESING: return "GLP_ESING: singular matrix";
-    case GLP_ECOND: return "GLP_ECOND: ill-conditioned matrix";
-    case GLP_EBOUND: return "GLP_EBOUND: invalid bounds";
-    case GLP_EFAIL: return "GLP_EFAIL: solver failed";
-    case GLP_EOBJLL: return "GLP_EOBJLL: objective lower limit reached";
-    case GLP_EOBJUL: return "GLP_EOBJUL: objective upper limit reached";
-    case GLP_EITLIM: return "GLP_EITLIM: iteration limit exceeded";
-    case GLP_ETMLIM: return "GLP_ETMLIM: time limit exceeded";
-    case GLP_ENOPFS: return "GLP_ENOPFS: no primal feasible solution";
-    case GLP_ENODFS: return "GLP_ENODFS: no dual feasible solution";
-    case GLP_EROOT: return "GLP_EROOT: root LP optimum not provided";
-    case GLP_ESTOP: return "GLP_ESTOP: search terminated by application";
-    case GLP_EMIPGAP: return "GLP_EMIPGAP: relative mip gap tolerance reached";
-    case GLP_ENOFEAS: return "GLP_ENOFEAS: no primal/dual feasible solution";
-    case GLP_ENOCVG: return "GLP_ENOCVG: no convergence";
-    case GLP_EINSTAB: return "GLP_EINSTAB: numerical instability";
-    case GLP_EDATA: return "GLP_EDATA: invalid data";
-    case GLP_ERANGE: return "GLP_ERANGE: result out of range";
-    default: return "unknown GLPK code";
-    }
-}
-
-/* Branch-and-cut callback: track nodes and the bound, report progress, poll should_stop. */
-static void milp_ios_cb(glp_tree *T, void *info)
-{
-    milp_glpk_t *g = info;
-    int a_cnt = 0, n_cnt = 0, t_cnt = 0;
-    glp_ios_tree_size(T, &a_cnt, &n_cnt, &t_cnt);
-    if (t_cnt > g->nodes_cur) {
-        g->nodes_cur = t_cnt;
-    }
-    if (g->track) {
-        int best = glp_ios_best_node(T);
-        if (best != 0) {
-            g->bound = glp_ios_node_bound(T, best);
-            g->have_bound = 1;
-        }
-    }
-    int reason = glp_ios_reason(T);
-    /* Once per subproblem selection and per new incumbent: a node costs at least one LP. */
-    if (!g->ctl || (reason != GLP_ISELECT && reason != GLP_IBINGO)) {
-        return;
-    }
-    if (g->ctl->progress && g->track) {
-        double gap = glp_ios_mip_gap(T); /* DBL_MAX while there is no incumbent */
-        double done = (gap >= 1.0 || !(gap >= 0.0)) ? 0.0 : 100.0 * (1.0 - gap);
-        g->ctl->progress(g->ctl->ctx, done, 100.0);
-    }
-    if (g->ctl->should_stop && g->ctl->should_stop(g->ctl->ctx)) {
-        g->stop_requested = 1;
-        glp_ios_terminate(T);
-    }
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* Building the GLPK problem                                                                   */
-/* ------------------------------------------------------------------------------------------ */
-
-static int milp_bnd_type(double lo, double hi)
-{
-    if (lo == -INFINITY && hi == INFINITY) {
-        return GLP_FR;
-    }
-    if (hi == INFINITY) {
-        return GLP_LO;
-    }
-    if (lo == -INFINITY) {
-        return GLP_UP;
-    }
-    return lo == hi ? GLP_FX : GLP_DB;
-}
-
-/*
- * Effective bounds of column j for GLPK: binary columns are intersected with [0, 1]; with
- * round_int, integer bounds are rounded inwards (glp_intopt rejects fractional ones).
- */
-static void milp_col_bounds(const wpart_milp_problem_t *p, int64_t j, int round_int, double *lo,
-                            double *hi)
-{
-    double l = wpart_i_milp_col_lb(p, j), u = wpart_i_milp_col_ub(p, j);
-    int k = wpart_i_milp_col_kind(p, j);
-    if (k == WPART_MILP_BINARY) {
-        l = l > 0.0 ? l : 0.0;
-        u = u < 1.0 ? u : 1.0;
-    }
-    if (round_int && k != WPART_MILP_CONTINUOUS) {
-        if (isfinite(l)) {
-            l = ceil(l - MILP_INT_TOL);
-        }
-        if (isfinite(u)) {
-            u = floor(u + MILP_INT_TOL);
-        }
-    }
-    *lo = l;
-    *hi = u;
-}
-
-/*
- * Loads the validated problem into g->P (created here). Only GLPK calls: may longjmp.
- *
- * For a solve (rowmap == NULL) every row is loaded. For a file (rowmap != NULL) the rows with
- * rowmap[i] < 0 (free rows) are left out, because GLPK's MPS writer omits the objective when a
- * free row exists, and a row-less model gets one empty row "dummy" (0 >= 0), because GLPK's LP
- * writer cannot write a model without rows and its MPS writer asserts on an empty column.
- * Rows and columns are then named c<i> and x<j> after their indices in the caller's arrays.
- */
-static void milp_load(milp_glpk_t *g, const wpart_milp_problem_t *p, const wpart_i_milp_matrix_t *M,
-                      const int *rowmap)
-{
-    char name[32];
-    int for_solve = rowmap == NULL;
-    int m = (int)p->n_rows, n = (int)p->n_cols, m_kept = m;
-    if (rowmap) {
-        m_kept = 0;
-        for (int i = 0; i < m; i++) {
-            m_kept += rowmap[i] >= 0;
-        }
-    }
-    g->P = glp_create_prob();
-    glp_prob *P = g->P;
-    glp_set_obj_dir(P, p->sense == WPART_MILP_MAXIMIZE ? GLP_MAX : GLP_MIN);
-    glp_set_obj_coef(P, 0, p->c0);
-    if (!for_solve) {
-        glp_set_prob_name(P, "wpart");
-        glp_set_obj_name(P, "obj");
-    }
-    if (m_kept > 0) {
-        glp_add_rows(P, m_kept);
-    } else if (!for_solve) {
-        glp_add_rows(P, 1);
-        glp_set_row_name(P, 1, "dummy");
-        glp_set_row_bnds(P, 1, GLP_LO, 0.0, 0.0);
-    }
-    glp_add_cols(P, n);
-    for (int i = 0; i < m; i++) {
-        int ii = rowmap ? rowmap[i] + 1 : i + 1;
-        if (ii < 1) {
-            continue;
-        }
-        double lo = wpart_i_milp_row_lb(p, i), hi = wpart_i_milp_row_ub(p, i);
-        int type = milp_bnd_type(lo, hi);
-        if (type != GLP_FR) {
-            glp_set_row_bnds(P, ii, type, isfinite(lo) ? lo : 0.0, isfinite(hi) ? hi : 0.0);
-        }
-        if (!for_solve) {
-            snprintf(name, sizeof name, "c%d", i);
-            glp_set_row_name(P, ii, name);
-        }
-    }
-    for (int j = 0; j < n; j++) {
-        double lo, hi;
-        int k = wpart_i_milp_col_kind(p, j);
-        milp_col_bounds(p, j, for_solve, &lo, &hi);
-        if (k == WPART_MILP_CONTINUOUS) {
-            /* GLP_CV is the default kind */
-        } else if (lo == 0.0 && hi == 1.0) {
-            glp_set_col_kind(P, j + 1, GLP_BV); /* sets the bounds [0, 1] too */
-        } else {
-            glp_set_col_kind(P, j + 1, GLP_IV);
-        }
-        glp_set_col_bnds(P, j + 1, milp_bnd_type(lo, hi), isfinite(lo) ? lo : 0.0,
-                         isfinite(hi) ? hi : 0.0);
-        if (p->c) {
-            glp_set_obj_coef(P, j + 1, p->c[j]);
-        }
-        if (!for_solve) {
-            snprintf(name, sizeof name, "x%d", j);
-            glp_set_col_name(P, j + 1, name);
-        }
-    }
-    if (M->ne > 0) {
-        glp_load_matrix(P, M->ne, M->ia, M->ja, M->ar);
-    }
-}
-
-/* ------------------------------------------------------------------------------------------ */
 /* Solving                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
 
@@ -371,7 +88,7 @@ typedef struct {
 } milp_solve_args_t;
 
 /* Remaining time in ms for GLPK's tm_lim (INT_MAX: none); 0 when the limit has passed. */
-static int milp_tm_lim(const milp_glpk_t *g)
+static int milp_tm_lim(const wpart_i_glpk_t *g)
 {
     if (g->time_limit <= 0.0) {
         return INT_MAX;
@@ -384,7 +101,7 @@ static int milp_tm_lim(const milp_glpk_t *g)
     return ms >= (double)(INT_MAX - 1) ? INT_MAX - 1 : (int)ms;
 }
 
-static int milp_simplex(milp_glpk_t *g, int presolve, int tm_lim)
+static int milp_simplex(wpart_i_glpk_t *g, int presolve, int tm_lim)
 {
     glp_smcp sm;
     glp_init_smcp(&sm);
@@ -394,7 +111,7 @@ static int milp_simplex(milp_glpk_t *g, int presolve, int tm_lim)
     return glp_simplex(g->P, &sm);
 }
 
-static int milp_intopt(milp_glpk_t *g, int presolve, double mip_gap, int tm_lim)
+static int milp_intopt(wpart_i_glpk_t *g, int presolve, double mip_gap, int tm_lim)
 {
     glp_iocp io;
     glp_init_iocp(&io);
@@ -402,7 +119,7 @@ static int milp_intopt(milp_glpk_t *g, int presolve, double mip_gap, int tm_lim)
     io.presolve = presolve ? GLP_ON : GLP_OFF;
     io.tm_lim = tm_lim;
     io.mip_gap = mip_gap;
-    io.cb_func = milp_ios_cb;
+    io.cb_func = wpart_i_glpk_ios_cb;
     io.cb_info = g;
     g->nodes_cur = 0;
     int ret = glp_intopt(g->P, &io);
@@ -429,7 +146,7 @@ typedef struct {
 } milp_outcome_t;
 
 /* Solves the LP in g->P with glp_simplex. Time limit 0: reports a stop without calling GLPK. */
-static milp_outcome_t milp_run_lp(milp_glpk_t *g, int presolve)
+static milp_outcome_t milp_run_lp(wpart_i_glpk_t *g, int presolve)
 {
     milp_outcome_t r = {MILP_R_ERROR, 0, 0};
     int tm = milp_tm_lim(g);
@@ -464,7 +181,7 @@ static milp_outcome_t milp_run_lp(milp_glpk_t *g, int presolve)
 }
 
 /* Solves the MILP in g->P (glp_intopt; without presolve, after the root LP by simplex). */
-static milp_outcome_t milp_run_mip(milp_glpk_t *g, int presolve, double mip_gap)
+static milp_outcome_t milp_run_mip(wpart_i_glpk_t *g, int presolve, double mip_gap)
 {
     milp_outcome_t r = {MILP_R_ERROR, 0, 0};
     if (!presolve) {
@@ -517,7 +234,7 @@ static milp_outcome_t milp_run_mip(milp_glpk_t *g, int presolve, double mip_gap)
  * infeasible otherwise (for rational data, an unbounded relaxation of a feasible MILP makes the
  * MILP unbounded). Decide by solving with a zero objective.
  */
-static milp_outcome_t milp_feasibility(milp_glpk_t *g, const wpart_milp_problem_t *p, int has_int,
+static milp_outcome_t milp_feasibility(wpart_i_glpk_t *g, const wpart_milp_problem_t *p, int has_int,
                                        int presolve)
 {
     for (int j = 0; j <= (int)p->n_cols; j++) {
@@ -529,22 +246,22 @@ static milp_outcome_t milp_feasibility(milp_glpk_t *g, const wpart_milp_problem_
     return r;
 }
 
-static void milp_stop_message(milp_glpk_t *g, wpart_milp_result_t *res, const char *what,
+static void milp_stop_message(wpart_i_glpk_t *g, wpart_milp_result_t *res, const char *what,
                               int code)
 {
     if (g->stop_requested) {
         res->stopped_by = WPART_MILP_STOP_REQUEST;
         snprintf(res->message, sizeof res->message, "stopped on request; %s (%s)", what,
-                 milp_code_name(code));
+                 wpart_i_glpk_code_name(code));
     } else {
         res->stopped_by = WPART_MILP_STOP_TIME_LIMIT;
         snprintf(res->message, sizeof res->message, "time limit of %g s reached; %s (%s)",
-                 g->time_limit, what, milp_code_name(code));
+                 g->time_limit, what, wpart_i_glpk_code_name(code));
     }
 }
 
 /* Copies GLPK's (basic or MIP) solution into x and computes the objective at it. */
-static double milp_take_x(milp_glpk_t *g, const wpart_milp_problem_t *p, int mip, double *x)
+static double milp_take_x(wpart_i_glpk_t *g, const wpart_milp_problem_t *p, int mip, double *x)
 {
     double obj = p->c0;
     for (int64_t j = 0; j < p->n_cols; j++) {
@@ -563,7 +280,7 @@ static double milp_take_x(milp_glpk_t *g, const wpart_milp_problem_t *p, int mip
     return obj;
 }
 
-static wpart_status_t milp_solve_body(milp_glpk_t *g, void *arg)
+static wpart_status_t milp_solve_body(wpart_i_glpk_t *g, void *arg)
 {
     milp_solve_args_t *a = arg;
     const wpart_milp_problem_t *p = a->p;
@@ -572,7 +289,7 @@ static wpart_status_t milp_solve_body(milp_glpk_t *g, void *arg)
     int maximize = p->sense == WPART_MILP_MAXIMIZE;
     wpart_status_t st = WPART_OK;
 
-    milp_load(g, p, a->M, NULL);
+    wpart_i_glpk_load(g, p, a->M, NULL);
     milp_outcome_t r = a->has_int ? milp_run_mip(g, presolve, a->opt->mip_gap)
                                   : milp_run_lp(g, presolve);
     res->glpk_code = r.code;
@@ -593,19 +310,19 @@ static wpart_status_t milp_solve_body(milp_glpk_t *g, void *arg)
             res->bound = maximize ? INFINITY : -INFINITY;
             snprintf(res->message, sizeof res->message, "problem is unbounded (%s%s)",
                      a->has_int ? "LP relaxation: " : "",
-                     first ? milp_code_name(first) : "primal simplex found an unbounded ray");
+                     first ? wpart_i_glpk_code_name(first) : "primal simplex found an unbounded ray");
         } else if (r.kind == MILP_R_INFEASIBLE) {
             res->status = WPART_MILP_INFEASIBLE;
             snprintf(res->message, sizeof res->message,
                      "problem is infeasible (%s%s, and no feasible point exists)",
                      a->has_int ? "LP relaxation: " : "",
-                     first ? milp_code_name(first) : "unbounded");
+                     first ? wpart_i_glpk_code_name(first) : "unbounded");
         } else if (r.kind == MILP_R_STOPPED) {
             res->status = WPART_MILP_NO_SOLUTION;
             milp_stop_message(g, res, "relaxation unbounded, feasibility undecided", r.code);
         } else {
             st = wpart_i_error(WPART_ESOLVER, "GLPK failed while checking feasibility: %s",
-                               milp_code_name(r.code));
+                               wpart_i_glpk_code_name(r.code));
         }
         return st;
     }
@@ -623,7 +340,7 @@ static wpart_status_t milp_solve_body(milp_glpk_t *g, void *arg)
             res->gap = fabs(res->objective - res->bound) / (fabs(res->objective) + DBL_EPSILON);
             snprintf(res->message, sizeof res->message,
                      "optimal within the relative gap tolerance %g (%s)", a->opt->mip_gap,
-                     milp_code_name(r.code));
+                     wpart_i_glpk_code_name(r.code));
         }
         break;
     case MILP_R_STOPPED:
@@ -642,12 +359,12 @@ static wpart_status_t milp_solve_body(milp_glpk_t *g, void *arg)
     case MILP_R_INFEASIBLE:
         res->status = WPART_MILP_INFEASIBLE;
         snprintf(res->message, sizeof res->message, "problem is infeasible%s%s%s",
-                 r.code ? " (" : "", r.code ? milp_code_name(r.code) : "", r.code ? ")" : "");
+                 r.code ? " (" : "", r.code ? wpart_i_glpk_code_name(r.code) : "", r.code ? ")" : "");
         break;
     default:
-        milp_one_line(g->last);
+        wpart_i_glpk_one_line(g->last);
         st = wpart_i_error(WPART_ESOLVER, "%s failed: %s%s%s",
-                           a->has_int ? "glp_intopt" : "glp_simplex", milp_code_name(r.code),
+                           a->has_int ? "glp_intopt" : "glp_simplex", wpart_i_glpk_code_name(r.code),
                            g->last[0] ? "; GLPK said: " : "", g->last);
         break;
     }
@@ -662,28 +379,20 @@ typedef struct {
     wpart_milp_format_t format;
 } milp_write_args_t;
 
-static wpart_status_t milp_write_body(milp_glpk_t *g, void *arg)
+static wpart_status_t milp_write_body(wpart_i_glpk_t *g, void *arg)
 {
     milp_write_args_t *a = arg;
-    milp_load(g, a->p, a->M, a->rowmap);
+    wpart_i_glpk_load(g, a->p, a->M, a->rowmap);
     int ret = a->format == WPART_MILP_FORMAT_LP ? glp_write_lp(g->P, NULL, a->path)
                                                 : glp_write_mps(g->P, GLP_MPS_FILE, NULL, a->path);
     if (ret != 0) {
-        milp_one_line(g->last);
+        wpart_i_glpk_one_line(g->last);
         return wpart_i_error(WPART_ESOLVER, "cannot write '%s'%s%s", a->path,
                              g->last[0] ? ": " : "", g->last);
     }
     return WPART_OK;
 }
 
-static void milp_glpk_init(milp_glpk_t *g, double t0)
-{
-    memset(g, 0, sizeof *g);
-    g->track = 1;
-    g->bound = NAN;
-    g->t0 = t0;
-    g->msg_lev = GLP_MSG_ERR;
-}
 
 #endif /* WPART_HAVE_GLPK */
 
@@ -733,7 +442,7 @@ wpart_status_t wpart_milp_solve(const wpart_milp_problem_t *prob, const wpart_mi
         }
         has_int = 1;
         double lo, hi;
-        milp_col_bounds(prob, j, 1, &lo, &hi);
+        wpart_i_glpk_col_bounds(prob, j, 1, &lo, &hi);
         if (lo > hi) {
             /* no integer in [lb, ub]: decided without GLPK (it would reject the bounds) */
             res->status = WPART_MILP_INFEASIBLE;
@@ -745,8 +454,8 @@ wpart_status_t wpart_milp_solve(const wpart_milp_problem_t *prob, const wpart_mi
     }
     WPART_CHECK(wpart_i_milp_matrix(prob, &M));
 
-    milp_glpk_t g;
-    milp_glpk_init(&g, t0);
+    wpart_i_glpk_t g;
+    wpart_i_glpk_glpk_init(&g, t0);
     g.ctl = opt->control;
     g.time_limit = opt->time_limit > 0.0 ? opt->time_limit : 0.0;
     if (g.ctl && g.ctl->time_limit > 0.0 &&
@@ -773,7 +482,7 @@ wpart_status_t wpart_milp_solve(const wpart_milp_problem_t *prob, const wpart_mi
         }
         milp_solve_args_t args = {prob, &M, &o2, xs, res, has_int};
         int64_t nodes_before = attempt ? res->nodes : 0;
-        WPART_CHECK(milp_guarded(&g, milp_solve_body, &args));
+        WPART_CHECK(wpart_i_glpk_guarded(&g, milp_solve_body, &args));
         res->nodes = nodes_before + g.nodes;
         if (res->status != WPART_MILP_OPTIMAL && res->status != WPART_MILP_FEASIBLE) {
             break;
@@ -784,8 +493,8 @@ wpart_status_t wpart_milp_solve(const wpart_milp_problem_t *prob, const wpart_mi
         }
         if (attempt == 0 && o2.presolve) {
             o2.presolve = 0; /* GLPK's MIP presolver is known to return infeasible points */
-            milp_glpk_t keep = g; /* same hooks, log and time limit (counted from t0) */
-            milp_glpk_init(&g, t0);
+            wpart_i_glpk_t keep = g; /* same hooks, log and time limit (counted from t0) */
+            wpart_i_glpk_glpk_init(&g, t0);
             g.ctl = keep.ctl;
             g.time_limit = keep.time_limit;
             g.log = keep.log;
@@ -840,7 +549,7 @@ wpart_status_t wpart_milp_write(const wpart_milp_problem_t *prob, const char *pa
     WPART_FAIL(WPART_ENOSOLVER, "wpart was built without GLPK (WPART_WITH_GLPK=OFF)");
 #else
     WPART_CHECK(wpart_i_milp_matrix(prob, &M));
-    /* Leave out the free rows (see milp_load): number the others, and renumber A's rows. */
+    /* Leave out the free rows (see wpart_i_glpk_load): number the others, and renumber A's rows. */
     rowmap = wpart_i_malloc(prob->n_rows, sizeof *rowmap);
     if (!rowmap) {
         WPART_FAIL(WPART_ENOMEM, "row map of %" PRId64 " rows", prob->n_rows);
@@ -861,10 +570,10 @@ wpart_status_t wpart_milp_write(const wpart_milp_problem_t *prob, const char *pa
         }
     }
     M.ne = ne;
-    milp_glpk_t g;
-    milp_glpk_init(&g, wpart_i_now());
+    wpart_i_glpk_t g;
+    wpart_i_glpk_glpk_init(&g, wpart_i_now());
     milp_write_args_t args = {prob, &M, rowmap, path, format};
-    WPART_CHECK(milp_guarded(&g, milp_write_body, &args));
+    WPART_CHECK(wpart_i_glpk_guarded(&g, milp_write_body, &args));
 #endif
 cleanup:
 #ifdef WPART_HAVE_GLPK

@@ -10,6 +10,9 @@
 #include "wpart/milp.h"
 #include "wpart/status.h"
 
+/* Tolerance used to round the bounds of integer columns inwards. */
+#define MILP_INT_TOL 1e-9
+
 /* Bounds of column j / row i as the caller meant them (NULL arrays: the documented defaults). */
 static inline double wpart_i_milp_col_lb(const wpart_milp_problem_t *p, int64_t j)
 {

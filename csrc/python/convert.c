@@ -138,3 +138,21 @@ int wpy_optional_speeds(PyObject *obj, long long m, PyArrayObject **out)
     *out = sp;
     return 0;
 }
+
+PyArrayObject *wpy_input_pu_vector(PyObject *obj, const char *name, int typenum, const char *what,
+                                   int32_t *n)
+{
+    PyArrayObject *a = wpy_input_array(obj, name, typenum, 1, 1);
+    if (!a) {
+        return NULL;
+    }
+    npy_intp len = PyArray_DIM(a, 0);
+    if (len < 1 || len > INT32_MAX) {
+        Py_DECREF(a);
+        PyErr_Format(PyExc_ValueError, "%s must hold 1 to 2**31-1 %s, got %zd", name, what,
+                     (Py_ssize_t)len);
+        return NULL;
+    }
+    *n = (int32_t)len;
+    return a;
+}

@@ -293,15 +293,10 @@ static PyObject *py_static(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "O:dynamic_static", &blocks_obj)) {
         return NULL;
     }
-    PyArrayObject *blocks = wpy_input_array(blocks_obj, "blocks", NPY_INT64, 1, 1);
+    int32_t n;
+    PyArrayObject *blocks = wpy_input_pu_vector(blocks_obj, "blocks", NPY_INT64, "sizes", &n);
     if (!blocks) {
         return NULL;
-    }
-    npy_intp n = PyArray_DIM(blocks, 0);
-    if (n < 1 || n > INT32_MAX) {
-        Py_DECREF(blocks);
-        return PyErr_Format(PyExc_ValueError, "blocks must hold 1 to 2**31-1 sizes, got %zd",
-                            (Py_ssize_t)n);
     }
     wpart_dynamic_balancer_t *b = NULL;
     wpart_status_t st =

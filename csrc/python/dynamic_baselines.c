@@ -90,15 +90,10 @@ static PyObject *py_asymmetric(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "LOLL:dynamic_asymmetric", &total, &kinds_obj, &g_cpu, &ratio)) {
         return NULL;
     }
-    PyArrayObject *kinds = wpy_input_array(kinds_obj, "pu_kinds", NPY_INT32, 1, 1);
+    int32_t n;
+    PyArrayObject *kinds = wpy_input_pu_vector(kinds_obj, "pu_kinds", NPY_INT32, "kinds", &n);
     if (!kinds) {
         return NULL;
-    }
-    npy_intp n = PyArray_DIM(kinds, 0);
-    if (n < 1 || n > INT32_MAX) {
-        Py_DECREF(kinds);
-        return PyErr_Format(PyExc_ValueError, "pu_kinds must hold 1 to 2**31-1 kinds, got %zd",
-                            (Py_ssize_t)n);
     }
     wpart_dynamic_balancer_t *b = NULL;
     wpart_status_t st = wpart_dynamic_asymmetric_new(
@@ -107,21 +102,10 @@ static PyObject *py_asymmetric(PyObject *self, PyObject *args)
     return wrap(st, b, NULL);
 }
 
-/* A 1-D float64 array of at least one value, or NULL with an exception. */
-static PyArrayObject *vec(PyObject *obj, const char *name, npy_intp *n)
+/* A 1-D float64 per-PU vector, or NULL with an exception. */
+static PyArrayObject *vec(PyObject *obj, const char *name, int32_t *n)
 {
-    PyArrayObject *a = wpy_input_array(obj, name, NPY_FLOAT64, 1, 1);
-    if (!a) {
-        return NULL;
-    }
-    *n = PyArray_DIM(a, 0);
-    if (*n < 1 || *n > INT32_MAX) {
-        Py_DECREF(a);
-        PyErr_Format(PyExc_ValueError, "%s must hold 1 to 2**31-1 values, got %zd", name,
-                     (Py_ssize_t)*n);
-        return NULL;
-    }
-    return a;
+    return wpy_input_pu_vector(obj, name, NPY_FLOAT64, "values", n);
 }
 
 static PyObject *py_static_peak(PyObject *self, PyObject *args)
@@ -131,7 +115,7 @@ static PyObject *py_static_peak(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "LO:dynamic_static_peak", &total, &obj)) {
         return NULL;
     }
-    npy_intp n;
+    int32_t n;
     PyArrayObject *r = vec(obj, "peak_rates", &n);
     if (!r) {
         return NULL;
@@ -150,7 +134,7 @@ static PyObject *py_dmda(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "LOL:dynamic_dmda", &total, &obj, &chunk)) {
         return NULL;
     }
-    npy_intp n;
+    int32_t n;
     PyArrayObject *t = vec(obj, "piece_times", &n);
     if (!t) {
         return NULL;
@@ -170,15 +154,10 @@ static PyObject *py_fixed_blocks(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "LOp:dynamic_fixed_blocks", &total, &obj, &sync)) {
         return NULL;
     }
-    PyArrayObject *blocks = wpy_input_array(obj, "blocks", NPY_INT64, 1, 1);
+    int32_t n;
+    PyArrayObject *blocks = wpy_input_pu_vector(obj, "blocks", NPY_INT64, "sizes", &n);
     if (!blocks) {
         return NULL;
-    }
-    npy_intp n = PyArray_DIM(blocks, 0);
-    if (n < 1 || n > INT32_MAX) {
-        Py_DECREF(blocks);
-        return PyErr_Format(PyExc_ValueError, "blocks must hold 1 to 2**31-1 sizes, got %zd",
-                            (Py_ssize_t)n);
     }
     wpart_dynamic_balancer_t *b = NULL;
     wpart_status_t st = wpart_dynamic_fixed_blocks_new(
@@ -194,12 +173,13 @@ static PyObject *py_split(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "LO:dynamic_split_proportional", &total, &obj)) {
         return NULL;
     }
-    npy_intp n;
+    int32_t n;
     PyArrayObject *w = vec(obj, "weights", &n);
     if (!w) {
         return NULL;
     }
-    PyObject *res = PyArray_SimpleNew(1, &n, NPY_INT64);
+    npy_intp dim = n;
+    PyObject *res = PyArray_SimpleNew(1, &dim, NPY_INT64);
     if (!res) {
         Py_DECREF(w);
         return NULL;

@@ -31,6 +31,10 @@ PyObject *wpy_raise(wpart_status_t st, const char *what);
  * Returns a new reference or NULL with a TypeError/ValueError naming `name`. */
 PyArrayObject *wpy_input_array(PyObject *obj, const char *name, int typenum, int ndim_lo,
                                int ndim_hi);
+/* A per-PU vector: like wpy_input_array (1-D, exact dtype) with 1 <= length <= 2**31-1, the
+ * length in *n. NULL with a ValueError naming `name` ("`what` ... sizes"). */
+PyArrayObject *wpy_input_pu_vector(PyObject *obj, const char *name, int typenum, const char *what,
+                                   int32_t *n);
 /* The dtype of a loads array: NPY_INT64 or NPY_FLOAT64, else -1 with a TypeError. */
 int wpy_loads_typenum(PyObject *obj, const char *name);
 /* An output array given by the user: must be an ndarray of typenum, C-contiguous, writeable,

@@ -12,16 +12,34 @@ workers (:func:`run`).
   :class:`AcostaRP`, :class:`NaiveProfile`, :class:`Asymmetric`, :class:`DmdaLike`,
   :class:`Static`, and the oracles.
 * Simulation: :class:`Platform`, :func:`simulate`, :class:`SimResult`, :func:`compare`.
-* Real execution: :func:`run` with C-kernel thread workers or Python callables.
+* Real execution: :func:`run` drives any balancer against real workers
+  (:class:`ThreadWorker`, :class:`ProcessWorker`, :class:`CallableWorker`, optional
+  :class:`CupyWorker`) on tasks (:class:`GemmColumnsTask`, :class:`KMeansAssignTask`,
+  :class:`CallableTask`) and returns a :class:`RunResult` with the same trace as the simulator.
 """
 
-from __future__ import annotations
-
-from . import _balancer, _baselines, _model, _oracles, _sim
+from . import _balancer, _baselines, _exec, _exec_proc, _exec_tasks, _model, _oracles, _plbhac, _sim, _trace
 from ._balancer import *  # noqa: F403
 from ._baselines import *  # noqa: F403
+from ._exec import *  # noqa: F403
+from ._exec_proc import *  # noqa: F403
+from ._exec_tasks import *  # noqa: F403
 from ._model import *  # noqa: F403
 from ._oracles import *  # noqa: F403
+from ._plbhac import *  # noqa: F403
 from ._sim import *  # noqa: F403
+from ._trace import *  # noqa: F403
 
-__all__: list[str] = [*_balancer.__all__, *_baselines.__all__, *_model.__all__, *_oracles.__all__, *_sim.__all__]
+__all__: list[str] = [
+    *_balancer.__all__,
+    *_baselines.__all__,
+    *_model.__all__,
+    *_oracles.__all__,
+    *_plbhac.__all__,
+    *_sim.__all__,
+    *_exec_tasks.__all__,
+    *_exec.__all__,
+    *_exec_proc.__all__,
+    *_trace.__all__,
+]
+__all__ = list(dict.fromkeys(__all__))  # names re-exported by two modules (PU_KINDS) once

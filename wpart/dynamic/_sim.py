@@ -33,6 +33,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
+from ._trace import TRACE_DTYPE  # the one block-record layout, shared with real runs
 
 __all__ = [
     "Affine",
@@ -56,14 +57,6 @@ PRESET_FILE = Path(__file__).resolve().parent.parent / "data" / "dynamic" / "pla
 PU_KINDS = ("cpu", "gpu", "phi")
 BASIS_NAMES = ("x", "x2", "x3", "exp", "log", "xexp", "xlog")
 IDLE_COLUMNS = ("barrier", "eval", "starved", "other")
-TRACE_DTYPE = np.dtype(
-    [
-        ("pu", "i4"), ("block", "i8"), ("offset", "i8"), ("size", "i8"), ("kind", "i1"),
-        ("vstep", "i4"), ("model_version", "i4"), ("t_assign", "f8"), ("t_xfer_start", "f8"),
-        ("t_comp_start", "f8"), ("t_end", "f8"), ("pred_end", "f8"), ("t_xfer", "f8"),
-        ("t_comp", "f8"),
-    ]
-)  # fmt: skip
 _C_TRACE = np.dtype(
     [("pu", "i4"), ("kind", "i4"), ("vstep", "i4"), ("model_version", "i4"), ("block", "i8"),
      ("offset", "i8"), ("size", "i8"), ("t_assign", "f8"), ("t_xfer_start", "f8"),

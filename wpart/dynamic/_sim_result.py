@@ -16,11 +16,12 @@ from .. import _core
 from .._progress import progress_hook
 from ._balancer import BLOCK_KINDS, Balancer
 from ._sim import _C_TRACE, _EVAL_MODES, IDLE_COLUMNS, TRACE_DTYPE, Platform
+from ._trace import plot_run
 
 __all__ = ["SimResult", "simulate", "compare"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class SimResult:
     """The outcome of one simulated run (spec 001 §5.6).
 
@@ -90,6 +91,13 @@ class SimResult:
     def n_pu(self) -> int:
         return int(self.busy.size)
 
+    def __repr__(self) -> str:
+        idle = ", ".join(f"{k} {v:.1f}%" for k, v in self.idle_by_kind().items())
+        return (f"SimResult(platform={self.platform!r}, algo={self.algo!r}, seed={self.seed}, "
+                f"total={self.total}, makespan={self.makespan:.6g} s, blocks={self.n_blocks}, "
+                f"evals={self.n_evals}, barriers={self.n_barriers}, idle: {idle}"
+                f"{', simulated, stand-in platform' if self.stand_in else ''})")
+
     def efficiency(self, T_oracle: float) -> float:
         """``T_oracle / makespan`` (efficiency against an optimum)."""
         return float(T_oracle) / self.makespan if self.makespan > 0 else float("nan")
@@ -117,46 +125,16 @@ class SimResult:
 
     def plot(self, ax: Any = None) -> Any:
         """Gantt chart (PU rows, blocks coloured by kind, transfers hatched, idle in grey,
-        evaluations marked) above the block-size series. Returns the matplotlib figure."""
-        import matplotlib.pyplot as plt
-
-        if ax is None:
-            fig, (ax0, ax1) = plt.subplots(2, 1, figsize=(10, 6), sharex=True, gridspec_kw={"height_ratios": [2, 1]})
-        else:
-            ax0, ax1 = ax
-            fig = ax0.figure
-        colors = {0: "tab:orange", 1: "tab:blue", 2: "tab:green", 3: "tab:purple"}
-        tr = self.trace
-        for p in range(self.n_pu):
-            ax0.broken_barh([(0.0, self.makespan)], (p - 0.4, 0.8), facecolors="0.92")
-        for kind in range(4):
-            sel = tr[tr["kind"] == kind]
-            for p in np.unique(sel["pu"]):
-                s = sel[sel["pu"] == p]
-                ax0.broken_barh(list(zip(s["t_comp_start"], s["t_comp"])), (p - 0.4, 0.8),
-                                facecolors=colors[kind], edgecolor="k", linewidth=0.2)
-                ax0.broken_barh(list(zip(s["t_xfer_start"], s["t_xfer"])), (p - 0.4, 0.8),
-                                facecolors="none", edgecolor="0.3", hatch="//", linewidth=0.2)
+        evaluations marked) above the block-size series. ``ax``: a pair of Axes, or one Axes
+        for the Gantt chart alone. Returns the matplotlib figure."""
         ser = self.series
-        if ser.size:
-            ax0.plot(ser["t"], np.full(ser.size, self.n_pu - 0.5), "v", color="red", ms=4, label="evaluation")
-        handles = [plt.Rectangle((0, 0), 1, 1, color=colors[k]) for k in range(4)]
-        ax0.legend(handles + [plt.Rectangle((0, 0), 1, 1, color="0.92")], [*BLOCK_KINDS, "idle"], loc="upper right", fontsize=7)
-        ax0.set_yticks(range(self.n_pu), [f"{p}:{k}" for p, k in enumerate(self.kinds)])
-        ax0.set_ylabel("PU")
-        if ser.size:
-            for p in range(self.n_pu):
-                ax1.step(ser["t"], ser["X"][:, p], where="post", label=f"PU {p}")
-        elif tr.size:
-            for p in range(self.n_pu):
-                s = tr[tr["pu"] == p]
-                ax1.plot(s["t_assign"], s["size"], ".", ms=3, label=f"PU {p}")
-        ax1.set_xlabel("time (s)")
-        ax1.set_ylabel("block size")
-        ax1.legend(fontsize=7, ncol=max(1, self.n_pu // 4))
         tag = "simulated, stand-in platform" if self.stand_in else "simulated"
-        fig.suptitle(f"{self.platform}: {self.algo}, makespan {self.makespan:.4g} s ({tag})")
-        return fig
+        return plot_run(
+            self.trace, self.n_pu, series=ser, ax=ax, makespan=self.makespan,
+            labels=[f"{p}:{k}" for p, k in enumerate(self.kinds)],
+            eval_times=ser["t"] if ser.size else None,
+            title=f"{self.platform}: {self.algo}, makespan {self.makespan:.4g} s ({tag})",
+        )  # fmt: skip
 
 
 def _balancer_c(balancer: Any) -> Any:

@@ -150,6 +150,15 @@ def _scaling(quick: bool) -> tuple[bool, dict, str]:
     return r["ok"], r, r["text"]
 
 
+def _gap(quick: bool) -> tuple[bool, dict, str]:
+    """CCM-LB's gap to the GLPK optimum over many small paper-style instances."""
+    n, seeds, tl = (12, 1, 2.0) if quick else (200, 3, 3.0)
+    g = tasks.gap_study(n, 0, n_seeds=seeds, time_limit=tl)
+    d = {"n_instances": n, "n_seeds": seeds, "time_limit": tl, "summary": g.summary,
+         "n_not_optimal": g.n_not_optimal}
+    return True, d, g.table()
+
+
 def _figure(path: Path, gem: dict) -> None:
     import matplotlib
 
@@ -189,6 +198,7 @@ def run_tasks(out_dir: Path, quick: bool = False, progress: bool = True) -> dict
 
     steps = [("golden", lambda: _golden(quick)), ("stepper", _stepper),
              ("gemma", lambda: _gemma(quick)), ("milp", lambda: _milp(quick)),
+             ("gap", lambda: _gap(quick)),
              ("scaling", lambda: _scaling(quick))]
     checks, details, texts = {}, {}, []
     for name, fn in tqdm(steps, desc="reproduce tasks", disable=not progress, leave=False):

@@ -15,8 +15,6 @@ Examples
 2.0
 """
 
-from __future__ import annotations
-
 from . import datasets
 from ._balance import METHODS, TasksResult, balance, brute_force, evaluate
 from ._gap import GapStudy, gap_study, paper_scale_study, paper_style_instance

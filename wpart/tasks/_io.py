@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import as_int
+from ._problem import Problem
 
 __all__ = ["LBDatafileError", "read_lbdatafile", "write_lbdatafile"]
 
@@ -142,8 +143,6 @@ def read_lbdatafile(paths: Any, phase: int | None = None, *, n_ranks: int | None
     LBDatafileError
         Malformed content; the message names the file and the field (``phases[0].tasks[3].time``).
     """
-    from ._problem import Problem
-
     if phase is not None:
         phase = as_int(phase, "phase")
     files = _expand(paths)
@@ -334,3 +333,25 @@ def write_lbdatafile(problem, stem: str, assignment=None, *, phase: int = 0,
             fh.write(text)
         paths.append(path)
     return paths
+
+
+# ---------------------------------------------------------------- the Problem methods
+def _from_lbdatafile(cls: type, paths: Any, phase: int | None = None, **kw: Any) -> Problem:
+    """Read vt / LBAF ``LBDatafile`` JSON files (one per rank, brotli allowed).
+
+    `paths` is a list of files, a directory, or a stem ``dir/name`` for files
+    ``dir/name.<rank>.json``. The phase defaults to the first phase of rank 0's file.
+    The initial assignment is the rank of the file listing each task. See
+    :func:`wpart.tasks.read_lbdatafile` for the options.
+    """
+    return read_lbdatafile(paths, phase=phase, **kw)
+
+
+def _to_lbdatafile(self: Problem, stem: str, assignment: Any = None, *, phase: int = 0,
+                   compress: bool = False) -> list[str]:
+    """Write one ``LBDatafile`` per rank, ``<stem>.<rank>.json``; returns the paths."""
+    return write_lbdatafile(self, stem, assignment, phase=phase, compress=compress)
+
+
+Problem.from_lbdatafile = classmethod(_from_lbdatafile)  # type: ignore[attr-defined]
+Problem.to_lbdatafile = _to_lbdatafile  # type: ignore[attr-defined]

@@ -309,23 +309,5 @@ class Problem:
         """A copy with some fields replaced (validated again)."""
         return replace(self, **changes)
 
-    # ---------------------------------------------------------------- files
-    @classmethod
-    def from_lbdatafile(cls, paths: Any, phase: int | None = None, **kw: Any) -> Problem:
-        """Read vt / LBAF ``LBDatafile`` JSON files (one per rank, brotli allowed).
-
-        `paths` is a list of files, a directory, or a stem ``dir/name`` for files
-        ``dir/name.<rank>.json``. The phase defaults to the first phase of rank 0's file.
-        The initial assignment is the rank of the file listing each task. See
-        :func:`wpart.tasks.read_lbdatafile` for the options.
-        """
-        from ._io import read_lbdatafile
-
-        return read_lbdatafile(paths, phase=phase, **kw)
-
-    def to_lbdatafile(self, stem: str, assignment: ArrayLike | None = None, *, phase: int = 0,
-                      compress: bool = False) -> list[str]:
-        """Write one ``LBDatafile`` per rank, ``<stem>.<rank>.json``; returns the paths."""
-        from ._io import write_lbdatafile
-
-        return write_lbdatafile(self, stem, assignment, phase=phase, compress=compress)
+    # Problem.from_lbdatafile / Problem.to_lbdatafile are attached by wpart.tasks._io: the
+    # file formats depend on the problem, never the reverse.

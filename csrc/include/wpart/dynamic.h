@@ -10,6 +10,7 @@
 
 #include "wpart/dynamic_model.h"
 #include "wpart/dynamic_balancer.h"
+#include "wpart/dynamic_plbhac.h"
 #include "wpart/dynamic_baselines.h"
 #include "wpart/dynamic_sim.h"
 #include "wpart/dynamic_exec.h"

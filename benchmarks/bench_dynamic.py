@@ -1,0 +1,151 @@
+"""wpart.dynamic benchmarks (spec 001 §4.5 and §5): B1-B6, solver, engine, balancer overhead.
+
+* B1-B6 of spec 001 §4.5 on the synthetic stand-in platforms of §5.7, each printed beside the
+  paper's claim with MATCH / DIFFERS and the reason (computed by
+  :mod:`wpart.experiments.dynamic_paper`, the same code as ``wpart reproduce dynamic``);
+  Greedy-best is always reported beside Greedy(1024).
+* The equal-time block-sizing solve against SciPy on the same system
+  (``bench_dynamic_solver.py``): the paper needs about 100 ms per solve with IPOPT.
+* Event-engine speed (``bench_dynamic_sim.py``; target >= 1 M events/s).
+* Balancer overhead per completion: ``on_complete`` of every balancer inside the C
+  simulator (engine time per block with the balancer minus the same run with Static) and
+  through Python.
+
+``python benchmarks/bench_dynamic.py [--quick]`` prints the tables and writes
+``benchmarks/results/bench_dynamic.json``. Timings are reported, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from _common import ROOT, use_wpart  # noqa: E402  (installed wpart first, else this checkout)
+
+use_wpart()
+
+import numpy as np  # noqa: E402
+
+import bench_dynamic_sim  # noqa: E402
+import bench_dynamic_solver  # noqa: E402
+import wpart  # noqa: E402
+import wpart.dynamic as D  # noqa: E402
+from wpart.experiments import dynamic_paper as P  # noqa: E402
+from wpart.experiments import format_table, jsonable  # noqa: E402
+from wpart.experiments._verdict import format_verdicts  # noqa: E402
+
+
+def overhead(quick: bool) -> dict[str, Any]:
+    """Balancer cost per completion, in the simulator (C) and through Python."""
+    pl = D.Platform.preset("paper5")
+    W = 2**18 if quick else 2**20
+    n, kinds = pl.n_pu, pl.kinds
+    makers = {
+        "Greedy(256)": lambda: D.Greedy(n, W, chunk=256),
+        "PLB-HAC/paper": lambda: D.PLBHAC(n, W, pu_kinds=kinds),
+        "PLB-HAC/robust": lambda: D.PLBHAC(n, W, pu_kinds=kinds, preset="robust"),
+        "HDSS": lambda: D.HDSS(n, W),
+        "PLB-HeC": lambda: D.PLBHeC(n, W, pu_kinds=kinds),
+    }
+    rows = []
+    for name, make in makers.items():
+        best = np.inf
+        r = None
+        for _ in range(2 if quick else 3):
+            r = D.simulate(pl, make(), seed=0, trace=False, eval_cost=0.1)
+            best = min(best, r.wall_seconds)
+        # through Python: replay the same completions with a scripted loop
+        bal = make()
+        acts = bal.start(0.0)
+        t_py, calls = 0.0, 0
+        queue = [a for a in acts if a.kind == "assign"]
+        evals = [a for a in acts if a.kind == "eval"]
+        now = 0.0
+        while queue or evals:
+            if evals:
+                e = evals.pop()
+                bal.eval_run(e.token)
+                t0 = time.perf_counter()
+                out = bal.eval_done(e.token, now)
+                t_py += time.perf_counter() - t0
+                calls += 1
+            else:
+                a = queue.pop(0)
+                now += 0.01
+                t0 = time.perf_counter()
+                out = bal.on_complete(a.pu, a.block_id, 0.0, a.size * 1e-4 + 0.001, now)
+                t_py += time.perf_counter() - t0
+                calls += 1
+            queue += [x for x in out if x.kind == "assign"]
+            evals += [x for x in out if x.kind == "eval"]
+        rows.append({"balancer": name, "blocks": r.n_blocks, "evals": r.n_evals,
+                     "sim_us_per_block": 1e6 * best / max(r.n_blocks, 1),
+                     "python_us_per_call": 1e6 * t_py / max(calls, 1)})
+    text = format_table(["balancer", "blocks", "evals", "sim us/block (engine + balancer + fits)",
+                         "Python us/call"],
+                        [[r["balancer"], r["blocks"], r["evals"], r["sim_us_per_block"], r["python_us_per_call"]]
+                         for r in rows],
+                        title=f"Balancer overhead per completion (paper5, W = 2^{int(np.log2(W))}; "
+                              "simulated, stand-in platform)")
+    return {"rows": rows, "text": text}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="CI-sized run")
+    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "bench_dynamic.json")
+    a = ap.parse_args(argv)
+    t0 = time.perf_counter()
+    res: dict[str, Any] = {"quick": a.quick, "wpart": wpart.__version__, "platform": platform.platform(),
+                           "python": sys.version.split()[0]}
+    verdicts, report = [], []
+    for name, fn in (("b1", lambda: P.b1_makespan(a.quick)), ("b2", lambda: P.b2_shares(a.quick)),
+                     ("b3", lambda: P.b3_idle(a.quick)), ("b4", lambda: P.b4_adapt(a.quick)),
+                     ("b5", lambda: P.b5_overhead(a.quick)), ("b6", lambda: P.b6_training(a.quick))):
+        print(f"[bench_dynamic] {name.upper()} ...", flush=True)
+        d, vs, rep = fn()
+        verdicts += vs
+        report += rep
+        if name == "b4":
+            d = {c: {k: v for k, v in x.items() if k in ("rho_star", "factor")} |
+                 {p: {k: v for k, v in x[p].items() if k in ("ratio40", "gpuB_up", "makespan")}
+                  for p in ("paper", "robust")} for c, x in d.items()}
+        res[name] = d
+    b1 = res["b1"]
+    rows = [[d["app"], f"2^{int(np.log2(d['W']))}", d["machines"], d["makespan"]["PLB-HAC/paper"],
+             d["makespan"]["PLB-HAC/robust"], d["makespan"]["PLB-HeC"], d["makespan"]["HDSS"],
+             d["makespan"]["Greedy(1024)"], f"{d['makespan'][d['greedy_best']]:.1f} ({d['greedy_best']})",
+             d["oracle_stepped"]] for d in b1]
+    print(format_table(["app", "W", "machines", "PLB-HAC/paper", "PLB-HAC/robust", "PLB-HeC", "HDSS",
+                        "Greedy(1024)", "Greedy-best", "oracle_stepped"], rows,
+                       title="B1 mean makespans (s; simulated, stand-in platforms)"))
+    print()
+    print(format_verdicts(verdicts, "B1-B6: the paper's claims beside ours (simulated, stand-in platforms)"))
+    print(format_table(["id", "report only", "ours"], report, title="Reported without a verdict"))
+    print()
+    print("[bench_dynamic] solver vs SciPy ...", flush=True)
+    res["solver"] = bench_dynamic_solver.run(a.quick)
+    print(bench_dynamic_solver.report(res["solver"]))
+    print()
+    print("[bench_dynamic] event engine ...", flush=True)
+    res["engine"] = bench_dynamic_sim.run(a.quick)
+    print(res["engine"]["text"])
+    print()
+    res["overhead"] = overhead(a.quick)
+    print(res["overhead"]["text"])
+    res["verdicts"] = [v.to_dict() for v in verdicts]
+    res["report"] = report
+    res["seconds"] = time.perf_counter() - t0
+    a.out.parent.mkdir(parents=True, exist_ok=True)
+    a.out.write_text(json.dumps(jsonable(res), indent=1, allow_nan=False) + "\n")
+    print(f"\nwrote {a.out} ({res['seconds']:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,239 @@
+/*
+ * plbhac_eval.c -- EVAL_RUN of PLB-HAC / PLB-HeC (spec 001 §2.3): fit one model per PU on the
+ * snapshot, minimum blocks (§1.8, fixed or auto), the step volume (§1.9), the tail shrink with
+ * its floors (§2.7), the infeasible-bounds and end-game rules (§1.8), the equal-time solve
+ * (§1.5) and the optimal rounding (§1.6). Pure: reads only the snapshot and the configuration,
+ * writes only the result and scratch buffers preallocated by plbhac.c; never allocates.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "plbhac_internal.h"
+
+#define PLB_GRID 64
+
+static double E(plb_t *s, int32_t p, double x)
+{
+    return wpart_dynamic_model_timefn(s->res_models, p, x);
+}
+
+static wpart_dynamic_time_fn timefn(void) { return wpart_dynamic_model_timefn; }
+
+static int64_t round_up_q(int64_t x, int64_t q) { return x <= 0 ? 0 : ((x + q - 1) / q) * q; }
+
+/* Smallest x on a log grid over [lo, hi] with x / E(x) >= eta * (best x / E(x) on the grid). */
+static double grid_eff(plb_t *s, int32_t p, double lo, double hi, double eta, double ref_thr)
+{
+    if (!(hi > lo)) {
+        return lo;
+    }
+    double best = ref_thr;
+    double ratio = hi / lo;
+    if (!(ref_thr > 0)) {
+        best = 0.0;
+        for (int k = 0; k < PLB_GRID; k++) {
+            double x = lo * pow(ratio, (double)k / (PLB_GRID - 1));
+            double e = E(s, p, x);
+            double thr = e > 0 ? x / e : INFINITY;
+            if (thr > best) {
+                best = thr;
+            }
+        }
+    }
+    for (int k = 0; k < PLB_GRID; k++) {
+        double x = lo * pow(ratio, (double)k / (PLB_GRID - 1));
+        double e = E(s, p, x);
+        double thr = e > 0 ? x / e : INFINITY;
+        if (thr >= eta * best) {
+            return x;
+        }
+    }
+    return hi;
+}
+
+/* H_models(tau): time-mode capacity with x_p >= lb_p (§1.9). */
+static wpart_status_t capacity(plb_t *s, double tau, double *H)
+{
+    return wpart_dynamic_capacity(s->base.n, timefn(), s->res_models, tau, s->w_lb, s->w_ub,
+                                  s->w_x, H);
+}
+
+wpart_status_t wpart_i_plb_eval_run(wpart_dynamic_balancer_t *b, int64_t token)
+{
+    plb_t *s = (plb_t *)b;
+    const wpart_dynamic_plbhac_cfg_t *c = &s->cfg;
+    wpart_status_t st = WPART_OK;
+    int32_t n = b->n;
+    int64_t q = c->quantum;
+    int64_t W = b->total;
+    int64_t rem = W - s->snap_cursor;
+    s->res_ok = 0;
+    if (token != b->eval_token) {
+        return wpart_i_error(WPART_EINVAL, "evaluation %" PRId64 " is not in flight", token);
+    }
+
+    /* 1. models (the paper's determineModel) */
+    for (int32_t p = 0; p < n; p++) {
+        int64_t o = s->snap_off[p], m = s->snap_off[p + 1] - o;
+        if (m < 1) {
+            WPART_FAIL(WPART_EINTERNAL, "PU %d has no samples at an evaluation", (int)p);
+        }
+        const double *tx = NULL;
+        for (int64_t i = 0; i < m; i++) {
+            if (s->snap_tx[o + i] != 0.0) {
+                tx = s->snap_tx + o;
+                break;
+            }
+        }
+        WPART_CHECK(wpart_dynamic_model_fit(s->snap_x + o, s->snap_tc + o, tx, m, q, &c->fit,
+                                            s->work, &s->res_models[p]));
+    }
+
+    /* 2. minimum blocks (§1.8) and upper bounds (§1.7) */
+    for (int32_t p = 0; p < n; p++) {
+        int64_t bm = s->bmin_fixed[p];
+        if (c->min_block_mode == WPART_DYN_MINBLK_AUTO && s->kinds[p] != WPART_DYN_PU_CPU) {
+            double xhi = s->res_models[p].x_scale;
+            double xa = grid_eff(s, p, (double)q, 2.0 * xhi, c->auto_eta, 0.0);
+            int64_t ba = round_up_q((int64_t)ceil(xa), q);
+            if (ba > bm) {
+                bm = ba;
+            }
+        }
+        int64_t ub = s->cap[p] < rem ? s->cap[p] : rem;
+        s->w_bmin[p] = bm;
+        s->w_iub[p] = ub;
+        s->w_ilb[p] = bm < ub ? bm : ub;
+        s->w_lb[p] = (double)s->w_ilb[p];
+        s->w_ub[p] = (double)ub;
+    }
+
+    /* 3. step volume (§1.9) */
+    double tau_step = c->step_time;
+    for (int32_t p = 0; p < n; p++) {
+        double e = E(s, p, s->w_lb[p]);
+        if (e > tau_step) {
+            tau_step = e;
+        }
+    }
+    int64_t capS = rem / c->min_steps_left;
+    int64_t S = s->snap_S;
+    int32_t m_tail = s->snap_m_tail;
+    int choose = !s->snap_have_S || c->step_mode == WPART_DYN_STEP_ADAPTIVE ||
+                 (c->step_mode == WPART_DYN_STEP_RATCHET && m_tail == 0);
+    if (choose) {
+        double H = 0.0;
+        if (c->step_mode != WPART_DYN_STEP_FIXED) {
+            WPART_CHECK(capacity(s, tau_step, &H));
+        }
+        int64_t h = isfinite(H) && H < 9.0e18 ? (int64_t)floor(H) : INT64_MAX / 2;
+        int64_t hc = h < capS ? h : capS;
+        if (!s->snap_have_S) {
+            if (c->step_mode == WPART_DYN_STEP_FIXED) {
+                S = c->step_size;
+            } else if (c->step_mode == WPART_DYN_STEP_ADAPTIVE) {
+                S = hc;
+            } else {
+                S = h > s->snap_S_train ? h : s->snap_S_train;
+                S = S < capS ? S : capS;
+            }
+        } else if (c->step_mode == WPART_DYN_STEP_ADAPTIVE) {
+            S = hc;
+        } else if (c->step_mode == WPART_DYN_STEP_RATCHET) {
+            S = S > hc ? S : hc;
+        }
+    }
+    if (S < q) {
+        S = q;
+    }
+
+    /* 4. tail shrink (§2.7): "after 70 % was processed" = completed */
+    if (c->tail_mode != WPART_DYN_TAIL_OFF &&
+        (double)s->snap_completed >= c->tail_start * (double)W) {
+        m_tail++;
+    }
+    double f = 1.0;
+    if (m_tail > 0) {
+        f = pow(1.0 - c->tail_alpha, c->tail_once ? 1.0 : (double)m_tail);
+    }
+    double S_eff_d = (double)S;
+    if (m_tail > 0 && c->tail_mode == WPART_DYN_TAIL_RESOLVE) {
+        double Hf = 0.0;
+        WPART_CHECK(capacity(s, c->tail_floor_time, &Hf));
+        double fl = Hf < (double)S ? Hf : (double)S;
+        S_eff_d = (double)S * f > fl ? (double)S * f : fl;
+    }
+    /* relative slack: 300 * (1 - 0.9) must give 30, not 29 */
+    int64_t S_eff = (int64_t)floor(S_eff_d * (1.0 + 1e-12) / (double)q) * q;
+    if (S_eff < q) {
+        S_eff = q;
+    }
+
+    /* 5. infeasible bounds: raise S; end-game: exclusion allowed (§1.8) */
+    int64_t sum_lb = 0, sum_ub = 0;
+    for (int32_t p = 0; p < n; p++) {
+        sum_lb += s->w_ilb[p];
+        sum_ub = sum_ub > INT64_MAX - s->w_iub[p] ? INT64_MAX : sum_ub + s->w_iub[p];
+    }
+    if (S_eff < sum_lb) {
+        S_eff = sum_lb;
+    }
+    if (S_eff >= rem) {
+        S_eff = rem;
+        for (int32_t p = 0; p < n; p++) {
+            s->w_ilb[p] = 0;
+            s->w_lb[p] = 0.0;
+        }
+    }
+    if (S_eff > sum_ub) {
+        S_eff = sum_ub; /* per-PU caps bind */
+    }
+
+    /* 6. solve (P_S) and round (the paper's solveEquationSystem) */
+    double T = 0.0, Tmax = 0.0;
+    if (S_eff > 0) {
+        WPART_CHECK(wpart_dynamic_solve_equal_time(n, timefn(), s->res_models, (double)S_eff,
+                                                   s->w_lb, s->w_ub, &c->solve, s->w_x, &T));
+        WPART_CHECK(wpart_dynamic_round_blocks(n, timefn(), s->res_models, s->w_x, S_eff, q,
+                                               s->w_ilb, s->w_iub, s->res_X, &Tmax));
+    } else {
+        memset(s->res_X, 0, (size_t)n * sizeof(int64_t));
+    }
+
+    /* 7. literal tail: scale each block, with floors (§2.7) */
+    if (m_tail > 0 && c->tail_mode == WPART_DYN_TAIL_SCALE) {
+        int64_t sum = 0;
+        Tmax = 0.0;
+        for (int32_t p = 0; p < n; p++) {
+            int64_t B = s->res_X[p];
+            if (B > 0) {
+                int64_t Bs = (int64_t)floor((double)B * f * (1.0 + 1e-12) / (double)q) * q;
+                double eB = E(s, p, (double)B);
+                double thr = eB > 0 ? (double)B / eB : INFINITY;
+                double xf = grid_eff(s, p, (double)q, (double)B, 0.5, thr);
+                int64_t Ff = round_up_q((int64_t)ceil(xf), q);
+                int64_t nb = s->w_bmin[p];
+                nb = Bs > nb ? Bs : nb;
+                nb = Ff > nb ? Ff : nb;
+                nb = nb < B ? nb : B;
+                s->res_X[p] = nb;
+                double e = E(s, p, (double)nb);
+                Tmax = e > Tmax ? e : Tmax;
+            }
+            sum += s->res_X[p];
+        }
+        S_eff = sum;
+    }
+
+    for (int32_t p = 0; p < n; p++) {
+        s->res_lb[p] = s->w_bmin[p];
+    }
+    s->res_T = Tmax > 0 ? Tmax : T;
+    s->res_S = S;
+    s->res_S_eff = S_eff;
+    s->res_m_tail = m_tail;
+    s->res_token = token;
+    s->res_ok = 1;
+cleanup:
+    return st;
+}

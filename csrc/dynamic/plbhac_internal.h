@@ -1,0 +1,87 @@
+/*
+ * plbhac_internal.h -- the state of PLB-HAC / PLB-HeC (spec 001 §2.2), shared by plbhac.c
+ * (the protocol: training, steps, gap filling, publication) and plbhac_eval.c (eval_run: fit,
+ * minimum blocks, step volume, tail, solve, round). Private.
+ */
+#ifndef WPART_PLBHAC_INTERNAL_H
+#define WPART_PLBHAC_INTERNAL_H
+
+#include "dyn_internal.h"
+
+enum { PLB_TRAINING = 0, PLB_EXECUTION = 1 };
+
+typedef struct {
+    wpart_dynamic_balancer_t base; /* first member */
+    wpart_dynamic_plbhac_cfg_t cfg; /* copy; cfg.min_block / cfg.cap point to the arrays below */
+    int32_t *kinds;
+    int64_t *bmin_fixed; /* fixed minimum block per PU (multiple of q) */
+    int64_t *cap;        /* per-PU cap (INT64_MAX: none) */
+    int64_t x_init;      /* cfg.x_init rounded up to a multiple of q */
+    int hec;             /* PLB-HeC (sync_steps) */
+
+    /* global state */
+    int phase;
+    int have_t_fast;
+    double t_fast;
+    int32_t V;
+    int have_S;
+    int64_t S, S_train, S_eff;
+    int32_t m_tail;
+    double T_pred;
+    int32_t version;
+    int64_t *X;
+    int64_t *lb_cur;
+    wpart_dynamic_model_t *models;
+    uint8_t *waiting, *parked;
+    int hec_stage; /* 1, 2: training rounds; 3: execution */
+
+    /* the evaluation in flight */
+    int32_t ev_trigger;     /* -1: every PU (PLB-HeC) */
+    int ev_release_waiting; /* release the waiting set (else the trigger) */
+    int have_last_eval;
+    double last_eval_t;
+
+    /* per PU */
+    int64_t **sx;
+    double **stc, **stx;
+    int64_t *ns, *scap;
+    int32_t *ntrain, *vstep;
+    int64_t *last_train;
+    int64_t *cur_blk; /* block held (-1: none) */
+    int32_t *cur_kind;
+    double *cur_pred;
+    double *first_t; /* PLB-HeC: duration of the first training block */
+
+    /* snapshot captured when an EVAL is issued (eval_run reads only this) */
+    int64_t snap_cap;
+    int64_t *snap_x;
+    double *snap_tc, *snap_tx;
+    int64_t *snap_off; /* n + 1 */
+    int64_t snap_completed, snap_cursor, snap_S, snap_S_train;
+    int snap_have_S;
+    int32_t snap_m_tail;
+    void *work;
+    size_t work_cap;
+
+    /* result of eval_run (published by eval_done) */
+    int res_ok;
+    int64_t res_token;
+    wpart_dynamic_model_t *res_models;
+    int64_t *res_X, *res_lb;
+    double res_T;
+    int64_t res_S_eff, res_S;
+    int32_t res_m_tail;
+
+    /* scratch for eval_run (n values each) */
+    double *w_lb, *w_ub, *w_x;
+    int64_t *w_ilb, *w_iub, *w_bmin;
+} plb_t;
+
+/** eval_run of both balancers (plbhac_eval.c). */
+wpart_status_t wpart_i_plb_eval_run(wpart_dynamic_balancer_t *b, int64_t token);
+
+/** Validates a configuration (plbhac_cfg.c). */
+wpart_status_t wpart_i_plb_validate(const wpart_dynamic_plbhac_cfg_t *c, int32_t n,
+                                    const int32_t *kinds);
+
+#endif /* WPART_PLBHAC_INTERNAL_H */

@@ -1,0 +1,304 @@
+/*
+ * glpk_env.c -- GLPK's environment for the MILP layer (see glpk_env.h).
+ *
+ * GLPK handling (STYLE.md, "No printing, no aborting"):
+ *  - a terminal hook returns non-zero, so GLPK never prints; the text goes to the caller's log
+ *    buffer and, while GLPK is in its error state, to a message buffer;
+ *  - an error hook longjmps back to wpart_i_glpk_guarded(), which calls glp_free_env() as GLPK
+ *    requires after a fatal error and turns the message into WPART_ESOLVER;
+ *  - all state the hooks touch lives in a wpart_i_glpk_t owned by the caller's frame.
+ */
+#if !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "milp_internal.h"
+#include "wpart/milp.h"
+
+#ifdef WPART_HAVE_GLPK
+#include "glpk_env.h"
+
+/* ------------------------------------------------------------------------------------------ */
+/* GLPK hooks                                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+
+
+static void milp_append(char *buf, size_t cap, size_t *len, const char *s)
+{
+    if (!buf || cap == 0) {
+        return;
+    }
+    while (*s && *len + 1 < cap) {
+        buf[(*len)++] = *s++;
+    }
+    buf[*len] = '\0';
+}
+
+/* Terminal hook: capture, never print (returning non-zero suppresses GLPK's own output). */
+static int milp_term_hook(void *info, const char *s)
+{
+    wpart_i_glpk_t *g = info;
+    if (!s || !s[0]) {
+        return 1;
+    }
+    if (glp_at_error()) {
+        milp_append(g->err, sizeof g->err, &g->err_len, s);
+    } else {
+        snprintf(g->last, sizeof g->last, "%s", s);
+    }
+    milp_append(g->log, g->log_size, &g->log_len, s);
+    return 1;
+}
+
+/* Error hook: GLPK is about to abort; jump back to wpart_i_glpk_guarded() instead. */
+static void milp_error_hook(void *info)
+{
+    wpart_i_glpk_t *g = info;
+    longjmp(g->jmp, 1);
+}
+
+/* Strip trailing newlines and turn inner ones into "; " (messages are single lines). */
+void wpart_i_glpk_one_line(char *s)
+{
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' ')) {
+        s[--n] = '\0';
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\n') {
+            s[i] = ';';
+        }
+    }
+}
+
+
+
+/*
+ * Runs body with GLPK's hooks installed and recovers from a fatal GLPK error. Everything that
+ * changes between setjmp and longjmp lives in *g (not a local of this function), so nothing
+ * here needs to be volatile; `st` is only read on the normal path.
+ */
+wpart_status_t wpart_i_glpk_guarded(wpart_i_glpk_t *g, wpart_i_glpk_body_fn body, void *arg)
+{
+    wpart_status_t st;
+    if (setjmp(g->jmp) != 0) {
+        /* After a fatal error GLPK's state is undefined: glp_free_env() is mandatory. It frees
+         * every GLPK object (g->P included) and removes the hooks. */
+        glp_free_env();
+        g->P = NULL;
+        wpart_i_glpk_one_line(g->err);
+        return wpart_i_error(WPART_ESOLVER, "GLPK fatal error: %s",
+                             g->err[0] ? g->err : "(no message)");
+    }
+    glp_term_hook(milp_term_hook, g);
+    glp_error_hook(milp_error_hook, g);
+    st = body(g, arg);
+    if (g->P) {
+        glp_delete_prob(g->P);
+        g->P = NULL;
+    }
+    glp_error_hook(NULL, NULL);
+    glp_term_hook(NULL, NULL);
+    return st;
+}
+
+/* Name and meaning of a glp_simplex / glp_intopt / glp_write_* return code. */
+const char *wpart_i_glpk_code_name(int code)
+{
+    switch (code) {
+    case 0: return "0: success";
+    case GLP_EBADB: return "GLP_EBADB: invalid basis";
+    case GLP_ESING: return "GLP_ESING: singular matrix";
+    case GLP_ECOND: return "GLP_ECOND: ill-conditioned matrix";
+    case GLP_EBOUND: return "GLP_EBOUND: invalid bounds";
+    case GLP_EFAIL: return "GLP_EFAIL: solver failed";
+    case GLP_EOBJLL: return "GLP_EOBJLL: objective lower limit reached";
+    case GLP_EOBJUL: return "GLP_EOBJUL: objective upper limit reached";
+    case GLP_EITLIM: return "GLP_EITLIM: iteration limit exceeded";
+    case GLP_ETMLIM: return "GLP_ETMLIM: time limit exceeded";
+    case GLP_ENOPFS: return "GLP_ENOPFS: no primal feasible solution";
+    case GLP_ENODFS: return "GLP_ENODFS: no dual feasible solution";
+    case GLP_EROOT: return "GLP_EROOT: root LP optimum not provided";
+    case GLP_ESTOP: return "GLP_ESTOP: search terminated by application";
+    case GLP_EMIPGAP: return "GLP_EMIPGAP: relative mip gap tolerance reached";
+    case GLP_ENOFEAS: return "GLP_ENOFEAS: no primal/dual feasible solution";
+    case GLP_ENOCVG: return "GLP_ENOCVG: no convergence";
+    case GLP_EINSTAB: return "GLP_EINSTAB: numerical instability";
+    case GLP_EDATA: return "GLP_EDATA: invalid data";
+    case GLP_ERANGE: return "GLP_ERANGE: result out of range";
+    default: return "unknown GLPK code";
+    }
+}
+
+/* Branch-and-cut callback: track nodes and the bound, report progress, poll should_stop. */
+void wpart_i_glpk_ios_cb(glp_tree *T, void *info)
+{
+    wpart_i_glpk_t *g = info;
+    int a_cnt = 0, n_cnt = 0, t_cnt = 0;
+    glp_ios_tree_size(T, &a_cnt, &n_cnt, &t_cnt);
+    if (t_cnt > g->nodes_cur) {
+        g->nodes_cur = t_cnt;
+    }
+    if (g->track) {
+        int best = glp_ios_best_node(T);
+        if (best != 0) {
+            g->bound = glp_ios_node_bound(T, best);
+            g->have_bound = 1;
+        }
+    }
+    int reason = glp_ios_reason(T);
+    /* Once per subproblem selection and per new incumbent: a node costs at least one LP. */
+    if (!g->ctl || (reason != GLP_ISELECT && reason != GLP_IBINGO)) {
+        return;
+    }
+    if (g->ctl->progress && g->track) {
+        double gap = glp_ios_mip_gap(T); /* DBL_MAX while there is no incumbent */
+        double done = (gap >= 1.0 || !(gap >= 0.0)) ? 0.0 : 100.0 * (1.0 - gap);
+        g->ctl->progress(g->ctl->ctx, done, 100.0);
+    }
+    if (g->ctl->should_stop && g->ctl->should_stop(g->ctl->ctx)) {
+        g->stop_requested = 1;
+        glp_ios_terminate(T);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Building the GLPK problem                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+static int milp_bnd_type(double lo, double hi)
+{
+    if (lo == -INFINITY && hi == INFINITY) {
+        return GLP_FR;
+    }
+    if (hi == INFINITY) {
+        return GLP_LO;
+    }
+    if (lo == -INFINITY) {
+        return GLP_UP;
+    }
+    return lo == hi ? GLP_FX : GLP_DB;
+}
+
+/*
+ * Effective bounds of column j for GLPK: binary columns are intersected with [0, 1]; with
+ * round_int, integer bounds are rounded inwards (glp_intopt rejects fractional ones).
+ */
+void wpart_i_glpk_col_bounds(const wpart_milp_problem_t *p, int64_t j, int round_int, double *lo,
+                            double *hi)
+{
+    double l = wpart_i_milp_col_lb(p, j), u = wpart_i_milp_col_ub(p, j);
+    int k = wpart_i_milp_col_kind(p, j);
+    if (k == WPART_MILP_BINARY) {
+        l = l > 0.0 ? l : 0.0;
+        u = u < 1.0 ? u : 1.0;
+    }
+    if (round_int && k != WPART_MILP_CONTINUOUS) {
+        if (isfinite(l)) {
+            l = ceil(l - MILP_INT_TOL);
+        }
+        if (isfinite(u)) {
+            u = floor(u + MILP_INT_TOL);
+        }
+    }
+    *lo = l;
+    *hi = u;
+}
+
+/*
+ * Loads the validated problem into g->P (created here). Only GLPK calls: may longjmp.
+ *
+ * For a solve (rowmap == NULL) every row is loaded. For a file (rowmap != NULL) the rows with
+ * rowmap[i] < 0 (free rows) are left out, because GLPK's MPS writer omits the objective when a
+ * free row exists, and a row-less model gets one empty row "dummy" (0 >= 0), because GLPK's LP
+ * writer cannot write a model without rows and its MPS writer asserts on an empty column.
+ * Rows and columns are then named c<i> and x<j> after their indices in the caller's arrays.
+ */
+void wpart_i_glpk_load(wpart_i_glpk_t *g, const wpart_milp_problem_t *p, const wpart_i_milp_matrix_t *M,
+                      const int *rowmap)
+{
+    char name[32];
+    int for_solve = rowmap == NULL;
+    int m = (int)p->n_rows, n = (int)p->n_cols, m_kept = m;
+    if (rowmap) {
+        m_kept = 0;
+        for (int i = 0; i < m; i++) {
+            m_kept += rowmap[i] >= 0;
+        }
+    }
+    g->P = glp_create_prob();
+    glp_prob *P = g->P;
+    glp_set_obj_dir(P, p->sense == WPART_MILP_MAXIMIZE ? GLP_MAX : GLP_MIN);
+    glp_set_obj_coef(P, 0, p->c0);
+    if (!for_solve) {
+        glp_set_prob_name(P, "wpart");
+        glp_set_obj_name(P, "obj");
+    }
+    if (m_kept > 0) {
+        glp_add_rows(P, m_kept);
+    } else if (!for_solve) {
+        glp_add_rows(P, 1);
+        glp_set_row_name(P, 1, "dummy");
+        glp_set_row_bnds(P, 1, GLP_LO, 0.0, 0.0);
+    }
+    glp_add_cols(P, n);
+    for (int i = 0; i < m; i++) {
+        int ii = rowmap ? rowmap[i] + 1 : i + 1;
+        if (ii < 1) {
+            continue;
+        }
+        double lo = wpart_i_milp_row_lb(p, i), hi = wpart_i_milp_row_ub(p, i);
+        int type = milp_bnd_type(lo, hi);
+        if (type != GLP_FR) {
+            glp_set_row_bnds(P, ii, type, isfinite(lo) ? lo : 0.0, isfinite(hi) ? hi : 0.0);
+        }
+        if (!for_solve) {
+            snprintf(name, sizeof name, "c%d", i);
+            glp_set_row_name(P, ii, name);
+        }
+    }
+    for (int j = 0; j < n; j++) {
+        double lo, hi;
+        int k = wpart_i_milp_col_kind(p, j);
+        wpart_i_glpk_col_bounds(p, j, for_solve, &lo, &hi);
+        if (k == WPART_MILP_CONTINUOUS) {
+            /* GLP_CV is the default kind */
+        } else if (lo == 0.0 && hi == 1.0) {
+            glp_set_col_kind(P, j + 1, GLP_BV); /* sets the bounds [0, 1] too */
+        } else {
+            glp_set_col_kind(P, j + 1, GLP_IV);
+        }
+        glp_set_col_bnds(P, j + 1, milp_bnd_type(lo, hi), isfinite(lo) ? lo : 0.0,
+                         isfinite(hi) ? hi : 0.0);
+        if (p->c) {
+            glp_set_obj_coef(P, j + 1, p->c[j]);
+        }
+        if (!for_solve) {
+            snprintf(name, sizeof name, "x%d", j);
+            glp_set_col_name(P, j + 1, name);
+        }
+    }
+    if (M->ne > 0) {
+        glp_load_matrix(P, M->ne, M->ia, M->ja, M->ar);
+    }
+}
+
+
+void wpart_i_glpk_glpk_init(wpart_i_glpk_t *g, double t0)
+{
+    memset(g, 0, sizeof *g);
+    g->track = 1;
+    g->bound = NAN;
+    g->t0 = t0;
+    g->msg_lev = GLP_MSG_ERR;
+}
+
+#endif /* WPART_HAVE_GLPK */

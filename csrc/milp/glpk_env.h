@@ -1,0 +1,51 @@
+/*
+ * glpk_env.h -- GLPK's environment for the MILP layer (private to csrc/milp/): the state the
+ * hooks touch, the guarded call that turns GLPK's fatal errors into WPART_ESOLVER, loading a
+ * wpart_milp_problem_t into a glp_prob, and the branch-and-cut callback.
+ */
+#ifndef WPART_GLPK_ENV_H
+#define WPART_GLPK_ENV_H
+
+#ifdef WPART_HAVE_GLPK
+#include <glpk.h>
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "milp_internal.h"
+#include "wpart/status.h"
+
+typedef struct {
+    jmp_buf jmp;                    /* where the error hook jumps back to */
+    glp_prob *P;                    /* the problem object (freed by glp_free_env on error) */
+    char *log;                      /* caller's log buffer or NULL */
+    size_t log_size, log_len;
+    char err[512];                  /* text printed while GLPK was in its error state */
+    size_t err_len;
+    char last[512];                 /* the last message printed (for non-fatal failures) */
+    const wpart_control_t *ctl;     /* control hooks or NULL */
+    int track;                      /* record the bound from the branch-and-bound tree */
+    int stop_requested;             /* should_stop fired */
+    int have_bound;
+    double bound;                   /* best bound seen in the tree */
+    int64_t nodes;                  /* nodes of finished glp_intopt calls */
+    int64_t nodes_cur;              /* nodes of the running glp_intopt call */
+    double t0;                      /* start of the solve (wpart_i_now) */
+    double time_limit;              /* effective limit in seconds, <= 0 for none */
+    int msg_lev;                    /* GLP_MSG_ERR, or GLP_MSG_ON when a log is captured */
+} wpart_i_glpk_t;
+
+typedef wpart_status_t (*wpart_i_glpk_body_fn)(wpart_i_glpk_t *g, void *arg);
+
+void wpart_i_glpk_one_line(char *s);
+wpart_status_t wpart_i_glpk_guarded(wpart_i_glpk_t *g, wpart_i_glpk_body_fn body, void *arg);
+const char *wpart_i_glpk_code_name(int code);
+void wpart_i_glpk_ios_cb(glp_tree *T, void *info);
+void wpart_i_glpk_col_bounds(const wpart_milp_problem_t *p, int64_t j, int round_int, double *lo,
+                            double *hi);
+void wpart_i_glpk_load(wpart_i_glpk_t *g, const wpart_milp_problem_t *p, const wpart_i_milp_matrix_t *M,
+                      const int *rowmap);
+void wpart_i_glpk_glpk_init(wpart_i_glpk_t *g, double t0);
+
+#endif /* WPART_HAVE_GLPK */
+#endif /* WPART_GLPK_ENV_H */

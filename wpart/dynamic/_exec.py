@@ -1,0 +1,605 @@
+"""Real execution of any wpart.dynamic balancer against real workers (spec 001 §5.8).
+
+A *task* binds a real computation to the balancer's 1-D index space (the columns of a dense
+product, the points of a k-means assignment step, or any Python callable); a *worker* runs
+the blocks of one PU on its own thread; :func:`run` is the driver: it feeds the balancer the
+measured times of finished blocks and hands its decisions to the workers, exactly as the
+simulator does with simulated devices, so the same balancer object serves both.
+
+Examples
+--------
+>>> import numpy as np
+>>> from wpart.dynamic import Greedy, GemmColumnsTask, ThreadWorker, run
+>>> rng = np.random.default_rng(0)
+>>> task = GemmColumnsTask(rng.random((64, 64)), rng.random((64, 256)))
+>>> res = run(Greedy(2, 256, chunk=32), task, [ThreadWorker(), ThreadWorker(throttle=2.0)])
+>>> task.verify(), int(res.elements.sum()), res.n_blocks
+(True, 256, 8)
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import queue
+import threading
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .._progress import progress_hook
+from .._validate import as_int as _as_int
+from ._exec_tasks import GemmColumnsTask, Task
+from ._trace import TRACE_DTYPE, RunResult
+
+__all__ = [
+    "Worker",
+    "ThreadWorker",
+    "CallableWorker",
+    "CupyWorker",
+    "WorkerError",
+    "gpu_available",
+    "run",
+]
+
+_KINDS = {"train": 0, "regular": 1, "gap": 2, "other": 3}
+
+
+class WorkerError(RuntimeError):
+    """A worker (or the evaluator thread) raised; the run was stopped.
+
+    Attributes
+    ----------
+    pu : int
+        The PU whose worker failed (-1 for the evaluator thread).
+    block : int
+        The block it was running (-1 if none: the failure came at start-up).
+    """
+
+    def __init__(self, message: str, pu: int, block: int) -> None:
+        super().__init__(message)
+        self.pu = pu
+        self.block = block
+
+
+# ============================================================================== workers ====
+
+
+def _schedule_iv(schedule: Any) -> tuple[tuple[float, float, float], ...]:
+    if schedule is None:
+        return ()
+    out = []
+    try:
+        rows = [tuple(r) for r in schedule]
+    except TypeError:
+        raise TypeError("`schedule` must be a sequence of (t_start, t_end, factor) triples") from None
+    for i, r in enumerate(rows):
+        if len(r) != 3:
+            raise ValueError(f"`schedule[{i}]` must be (t_start, t_end, factor), got {r!r}")
+        t0, t1, f = (float(v) for v in r)
+        if not (math.isfinite(t0) and t0 >= 0 and t1 > t0 and math.isfinite(f) and f > 0):
+            raise ValueError(f"`schedule[{i}]` needs 0 <= t_start < t_end and a finite factor > 0, got {r!r}")
+        out.append((t0, t1, f))
+    return tuple(out)
+
+
+class Worker:
+    """Base of every worker: runs the blocks of one PU, timed, with an optional slowdown.
+
+    Heterogeneity is emulated by duty-cycling (spec 001 §5.8): after computing a block for
+    ``t`` seconds the worker sleeps ``(s − 1)·t``, and reports ``s·t`` as the block's compute
+    time, where ``s = max(1, throttle · Π factor)`` over the ``schedule`` windows
+    ``(t_start, t_end, factor)`` (seconds from the start of the run) that contain the start
+    of the block.
+    """
+
+    def __init__(self, throttle: float = 1.0, schedule: Sequence[tuple[float, float, float]] | None = None) -> None:
+        s = float(throttle)
+        if not (math.isfinite(s) and s >= 1.0):
+            raise ValueError(f"`throttle` must be a finite number >= 1, got {throttle!r}")
+        self.throttle = s
+        self.schedule = _schedule_iv(schedule)
+
+    def slowdown(self, t: float) -> float:
+        """The duty-cycle factor ``s`` for a block starting at ``t`` (seconds from the start)."""
+        s = self.throttle
+        for t0, t1, f in self.schedule:
+            if t0 <= t < t1:
+                s *= f
+        return max(1.0, s)
+
+    # per-run hooks, called on the worker's own thread
+    def _open(self, task: Task | None, pu: int) -> dict:
+        return {}
+
+    def _block(self, st: dict, task: Task | None, offset: int, size: int) -> tuple[float, float]:
+        raise NotImplementedError
+
+    def _close(self, st: dict) -> None:
+        pass
+
+    def _check_task(self, task: Task | None) -> None:
+        if task is None:
+            raise ValueError(f"{self!r} needs a task (only CallableWorkers run without one)")
+
+    def _desc(self) -> str:
+        return repr(self)
+
+
+class ThreadWorker(Worker):
+    """A CPU PU: one Python thread running the task's C kernel with ``threads`` threads.
+
+    Parameters
+    ----------
+    threads : int, default 1
+        Threads of the kernel (1 to 1024).
+    throttle : float, default 1.0
+        Duty-cycle slowdown ``s >= 1`` (see :class:`Worker`).
+    schedule : sequence of (t_start, t_end, factor), optional
+        Run-time slowdown windows, relative to the start of the run.
+    pin : sequence of int, optional
+        CPUs to pin the worker's thread (and its kernel threads) to, with
+        ``os.sched_setaffinity``; ignored with a warning where that is not available.
+    """
+
+    def __init__(
+        self,
+        threads: int = 1,
+        throttle: float = 1.0,
+        schedule: Sequence[tuple[float, float, float]] | None = None,
+        pin: Sequence[int] | None = None,
+    ) -> None:
+        super().__init__(throttle, schedule)
+        self.threads = _as_int(threads, "threads", minimum=1)
+        if self.threads > 1024:
+            raise ValueError(f"`threads` must be <= 1024, got {self.threads}")
+        if pin is not None:
+            pin = tuple(_as_int(c, "pin", minimum=0) for c in pin)
+            if not pin:
+                raise ValueError("`pin` must name at least one CPU")
+        self.pin = pin
+
+    def _open(self, task: Task | None, pu: int) -> dict:
+        if self.pin is not None:
+            if hasattr(os, "sched_setaffinity"):
+                os.sched_setaffinity(0, self.pin)  # 0: the calling thread on Linux
+            else:
+                warnings.warn("CPU pinning is not available on this platform; `pin` ignored", stacklevel=2)
+        return {}
+
+    def _block(self, st: dict, task: Task | None, offset: int, size: int) -> tuple[float, float]:
+        t0 = time.perf_counter()
+        task.compute(offset, size, threads=self.threads)  # type: ignore[union-attr]
+        return 0.0, time.perf_counter() - t0
+
+    def __repr__(self) -> str:
+        extra = "".join(
+            f", {k}={v!r}" for k, v in (("schedule", self.schedule), ("pin", self.pin)) if v
+        )
+        return f"ThreadWorker(threads={self.threads}, throttle={self.throttle:g}{extra})"
+
+
+class CallableWorker(Worker):
+    """A PU whose blocks run a user callable ``fn(offset, size)`` instead of the task's kernel.
+
+    The measured wall time of ``fn`` is the block's compute time (throttled like every
+    worker). ``fn`` runs on the worker's own thread; it may release the GIL itself. With only
+    CallableWorkers, :func:`run` needs no task (``task=None``).
+    """
+
+    def __init__(
+        self,
+        fn: Callable[[int, int], Any],
+        throttle: float = 1.0,
+        schedule: Sequence[tuple[float, float, float]] | None = None,
+    ) -> None:
+        if not callable(fn):
+            raise TypeError(f"`fn` must be callable, got {type(fn).__name__}")
+        super().__init__(throttle, schedule)
+        self.fn = fn
+
+    def _check_task(self, task: Task | None) -> None:
+        pass
+
+    def _block(self, st: dict, task: Task | None, offset: int, size: int) -> tuple[float, float]:
+        if task is not None:
+            task._check_block(offset, size)
+        t0 = time.perf_counter()
+        self.fn(offset, size)
+        t = time.perf_counter() - t0
+        if task is not None:
+            task._mark(offset, size)
+        return 0.0, t
+
+    def __repr__(self) -> str:
+        name = getattr(self.fn, "__name__", type(self.fn).__name__)
+        return f"CallableWorker({name}, throttle={self.throttle:g})"
+
+
+_GPU: bool | None = None
+
+
+def gpu_available() -> bool:
+    """True when CuPy imports and sees at least one CUDA device (:class:`CupyWorker` works)."""
+    global _GPU
+    if _GPU is None:
+        try:
+            import cupy as cp
+
+            _GPU = cp.cuda.runtime.getDeviceCount() > 0
+        except Exception:  # no CuPy, no driver, no device: all mean "no GPU"
+            _GPU = False
+    return _GPU
+
+
+class CupyWorker(Worker):
+    """A GPU PU through CuPy (optional; needs CuPy and a CUDA device).
+
+    For a :class:`GemmColumnsTask` block: the host-to-device copy of the ``B`` slice is timed
+    as ``t_xfer``, the product is timed with CUDA events as ``t_comp``, and the device-to-host
+    copy of the result is added to ``t_xfer``. ``A`` is copied once, with the first block
+    (its time is part of that block's ``t_xfer``).
+
+    Raises
+    ------
+    RuntimeError
+        At construction when :func:`gpu_available` is False.
+    """
+
+    def __init__(self, device: int = 0, throttle: float = 1.0, schedule: Sequence[tuple[float, float, float]] | None = None) -> None:
+        super().__init__(throttle, schedule)
+        self.device = _as_int(device, "device", minimum=0)
+        if not gpu_available():
+            raise RuntimeError("CupyWorker needs CuPy and a CUDA GPU; wpart.dynamic.gpu_available() is False")
+
+    def _check_task(self, task: Task | None) -> None:
+        if not isinstance(task, GemmColumnsTask):
+            raise TypeError(f"CupyWorker runs GemmColumnsTask only, got {type(task).__name__}")
+
+    def _open(self, task: Task | None, pu: int) -> dict:
+        import cupy as cp
+
+        dev = cp.cuda.Device(self.device)
+        dev.use()
+        return {"device": dev}
+
+    def _block(self, st: dict, task: Task | None, offset: int, size: int) -> tuple[float, float]:
+        return task._gpu_block(st, offset, size)  # type: ignore[union-attr]
+
+    def __repr__(self) -> str:
+        return f"CupyWorker(device={self.device}, throttle={self.throttle:g})"
+
+
+# ============================================================================== driver =====
+
+_STOP = object()
+
+
+class _PU(threading.Thread):
+    """The thread of one PU: runs its assigned blocks in FIFO order, posts completions."""
+
+    def __init__(self, pu: int, worker: Worker, task: Task | None, events: queue.SimpleQueue,
+                 stop: threading.Event, t0: float) -> None:
+        super().__init__(name=f"wpart-pu{pu}", daemon=True)
+        self.pu, self.worker, self.task = pu, worker, task
+        self.events, self.stop, self.t0 = events, stop, t0
+        self.inbox: queue.SimpleQueue = queue.SimpleQueue()
+
+    def run(self) -> None:
+        st: dict | None = None
+        a = None
+        try:
+            st = self.worker._open(self.task, self.pu)
+            while not self.stop.is_set():
+                a = self.inbox.get()
+                if a is _STOP or self.stop.is_set():
+                    break
+                t_start = time.perf_counter() - self.t0
+                t_xfer, t_comp = self.worker._block(st, self.task, a.offset, a.size)
+                s = self.worker.slowdown(t_start)
+                if s > 1.0:
+                    pause = (s - 1.0) * t_comp
+                    if self.stop.wait(pause):
+                        break
+                    t_comp *= s
+                t_end = time.perf_counter() - self.t0
+                self.events.put(("done", self.pu, a, t_start, t_xfer, t_comp, t_end))
+                a = None
+        except BaseException as exc:  # reported to the driver, which stops the run
+            self.events.put(("error", self.pu, a, exc))
+        finally:
+            if st is not None:
+                try:
+                    self.worker._close(st)
+                except Exception:  # a failing close must not hide the run's outcome
+                    pass
+
+
+class _Evaluator(threading.Thread):
+    """The helper thread that runs ``balancer.eval_run(token)`` off the driver's thread."""
+
+    def __init__(self, bal: Any, events: queue.SimpleQueue, stop: threading.Event, eval_cost: float | None) -> None:
+        super().__init__(name="wpart-evaluator", daemon=True)
+        self.bal, self.events, self.stop, self.eval_cost = bal, events, stop, eval_cost
+        self.inbox: queue.SimpleQueue = queue.SimpleQueue()
+
+    def run(self) -> None:
+        while True:
+            token = self.inbox.get()
+            if token is _STOP or self.stop.is_set():
+                return
+            try:
+                t0 = time.perf_counter()
+                self.bal.eval_run(token)
+                spent = time.perf_counter() - t0
+                if self.eval_cost is not None and spent < self.eval_cost:
+                    if self.stop.wait(self.eval_cost - spent):
+                        return
+                self.events.put(("eval", token, spent))
+            except BaseException as exc:
+                self.events.put(("eval_error", token, exc))
+                return
+
+
+def _run_iv(balancer: Any, task: Any, workers: Any, eval_cost: Any, timeout: Any) -> tuple:
+    for m in ("start", "on_complete", "eval_run", "eval_done"):
+        if not callable(getattr(balancer, m, None)):
+            raise TypeError(f"`balancer` must implement the wpart.dynamic protocol (no `{m}` method)")
+    if isinstance(workers, Worker) or not isinstance(workers, Sequence):
+        raise TypeError("`workers` must be a sequence of workers, one per PU")
+    workers = list(workers)
+    for p, w in enumerate(workers):
+        if not isinstance(w, Worker):
+            raise TypeError(f"`workers[{p}]` must be a wpart.dynamic worker, got {type(w).__name__}")
+    if len({id(w) for w in workers}) != len(workers):
+        raise ValueError("`workers` must be distinct objects (one per PU)")
+    n_pu = getattr(balancer, "n_pu", len(workers))
+    if len(workers) != n_pu:
+        raise ValueError(f"`workers` must have one worker per PU: the balancer has {n_pu} PUs, got {len(workers)} workers")
+    if task is not None and not isinstance(task, Task):
+        raise TypeError(f"`task` must be a wpart.dynamic task or None, got {type(task).__name__}")
+    total = getattr(balancer, "total", None)
+    if task is not None and total is not None and task.total != total:
+        raise ValueError(f"`task` has {task.total} elements but the balancer splits {total}")
+    for w in workers:
+        w._check_task(task)
+    for nm, v in (("eval_cost", eval_cost), ("time_limit", timeout)):
+        if v is not None and (isinstance(v, (bool, np.bool_)) or not isinstance(
+                v, (int, float, np.integer, np.floating))):
+            raise TypeError(f"`{nm}` must be None or a number, got {type(v).__name__}")
+    if eval_cost is not None:
+        eval_cost = float(eval_cost)
+        if not (math.isfinite(eval_cost) and eval_cost >= 0):
+            raise ValueError(f"`eval_cost` must be None or a finite number >= 0, got {eval_cost!r}")
+    if timeout is not None:
+        timeout = float(timeout)
+        if not (timeout > 0 and not math.isnan(timeout)):
+            raise ValueError(f"`time_limit` must be None or a number > 0, got {timeout!r}")
+    return workers, n_pu, total, eval_cost, timeout
+
+
+def run(
+    balancer: Any,
+    task: Task | None,
+    workers: Sequence[Worker],
+    *,
+    eval_cost: float | None = None,
+    time_limit: float | None = None,
+    progress: bool | Callable[[int, int], Any] = False,
+    timeout: float | None = None,
+) -> RunResult:
+    """Run a balancer against real workers until every block is done (spec 001 §5.8).
+
+    The driver owns a monotonic clock (``time.perf_counter``, seconds from the start). Worker
+    threads post completions to a queue; each is passed to
+    ``balancer.on_complete(pu, block, t_xfer, t_comp, now)``. An ``"eval"`` action goes to a
+    helper thread that calls ``balancer.eval_run(token)`` (the C balancers release the GIL
+    there) and then posts an event, upon which the driver calls ``balancer.eval_done``;
+    meanwhile the other workers keep receiving blocks. Blocks assigned to a busy PU wait in
+    its FIFO queue.
+
+    Parameters
+    ----------
+    balancer : Balancer
+        Any object with the protocol of :class:`wpart.dynamic.Balancer`, not started yet.
+    task : Task or None
+        The computation; None only when every worker is a :class:`CallableWorker`.
+    workers : sequence of Worker
+        One distinct worker per PU, in PU order.
+    eval_cost : float, optional
+        Minimum duration of an evaluation in seconds (the paper's ``c_eval``): an ``eval_run``
+        that returns sooner is padded to it. None: its real duration.
+    time_limit : float, optional
+        Stop with ``TimeoutError`` when the run has not finished after this many seconds
+        (the workers are stopped first).
+    timeout : float, optional
+        Deprecated alias of `time_limit` (the name every wpart family uses); kept for one
+        release.
+    progress : bool or callable, optional
+        True shows a tqdm bar (elements completed); a callable gets ``(completed, total)``
+        after each block.
+
+    Returns
+    -------
+    RunResult
+
+    Raises
+    ------
+    WorkerError
+        A worker (naming its PU and block) or the evaluation raised; the original exception is
+        the ``__cause__``.
+    TimeoutError
+        ``time_limit`` passed.
+    RuntimeError
+        The balancer stalled (not done, with no block and no evaluation in flight).
+    KeyboardInterrupt
+        Re-raised after the workers are stopped.
+
+    Notes
+    -----
+    Real runs are not reproducible to the bit: tests on them use tolerances. ``t_comp``
+    covers the kernel call (plus the throttle's pause); queue hand-off latency shows as idle
+    time. Worker threads are stopped on every exit path; a kernel already running finishes
+    its block first.
+    """
+    if timeout is not None:
+        if time_limit is not None:
+            raise TypeError("give `time_limit` only (`timeout` is its deprecated alias)")
+        warnings.warn("run(timeout=...) is deprecated; use time_limit=...", DeprecationWarning, stacklevel=2)
+        time_limit = timeout
+    workers, n_pu, total, eval_cost, timeout = _run_iv(balancer, task, workers, eval_cost, time_limit)
+    if not (progress is None or isinstance(progress, bool) or callable(progress)):
+        raise TypeError(f"`progress` must be a bool or a callable, got {type(progress).__name__}")
+    if total is None:
+        total = task.total if task is not None else 0
+    with progress_hook(progress, total=total, desc=f"run {getattr(balancer, 'name', '')}") as hook:
+        return _drive(balancer, task, workers, n_pu, total, eval_cost, timeout, hook)
+
+
+def _drive(balancer: Any, task: Task | None, workers: list[Worker], n_pu: int, total: int,
+           eval_cost: float | None, timeout: float | None, progress: Any) -> RunResult:
+
+    wall0 = time.perf_counter()
+    events: queue.SimpleQueue = queue.SimpleQueue()
+    stop = threading.Event()
+    t0 = time.perf_counter()
+    pus = [_PU(p, w, task, events, stop, t0) for p, w in enumerate(workers)]
+    evaluator = _Evaluator(balancer, events, stop, eval_cost)
+    rows: dict[int, dict] = {}
+    windows: dict[int, list[float]] = {}
+    eval_time = 0.0
+    outstanding = 0
+    evals_in_flight = 0
+    completed = 0
+
+    def clock() -> float:
+        return time.perf_counter() - t0
+
+    def dispatch(acts: list) -> None:
+        nonlocal outstanding, evals_in_flight
+        now = clock()
+        for a in acts:
+            if a.kind == "assign":
+                if not 0 <= a.pu < n_pu:
+                    raise RuntimeError(f"the balancer assigned block {a.block_id} to PU {a.pu}, outside [0, {n_pu})")
+                rows[a.block_id] = {"a": a, "t_assign": now}
+                outstanding += 1
+                pus[a.pu].inbox.put(a)
+            elif a.kind == "eval":
+                windows[a.token] = [now, math.nan, a.pu]
+                evals_in_flight += 1
+                if evaluator.ident is None:  # started on the first evaluation
+                    evaluator.start()
+                evaluator.inbox.put(a.token)
+            else:
+                raise RuntimeError(f"unknown action kind {a.kind!r} from the balancer")
+
+    try:
+        for th in pus:
+            th.start()
+        dispatch(balancer.start(clock()))
+        while not balancer.done:
+            if outstanding == 0 and evals_in_flight == 0:
+                raise RuntimeError(
+                    f"the balancer stalled: not done, but no block and no evaluation is in flight "
+                    f"({completed} of {total} elements completed)"
+                )
+            wait = 0.05
+            if timeout is not None:
+                left = timeout - clock()
+                if left <= 0:
+                    raise TimeoutError(
+                        f"run did not finish within time_limit={timeout:g} s: {completed} of {total} "
+                        f"elements completed, {outstanding} blocks and {evals_in_flight} evaluations in flight"
+                    )
+                wait = min(wait, left)
+            try:
+                ev = events.get(timeout=wait)
+            except queue.Empty:
+                continue
+            if ev[0] == "done":
+                _, pu, a, t_start, t_xfer, t_comp, t_end = ev
+                r = rows[a.block_id]
+                r.update(t_xfer_start=t_start, t_xfer=t_xfer, t_comp=t_comp, t_end=t_end)
+                outstanding -= 1
+                completed += a.size
+                acts = balancer.on_complete(pu, a.block_id, t_xfer, t_comp, clock())
+                if progress is not None:
+                    progress(completed, total)
+                dispatch(acts)
+            elif ev[0] == "eval":
+                _, token, spent = ev
+                eval_time += spent
+                evals_in_flight -= 1
+                windows[token][1] = clock()
+                acts = balancer.eval_done(token, clock())
+                dispatch(acts)
+            elif ev[0] == "error":
+                _, pu, a, exc = ev
+                if isinstance(exc, KeyboardInterrupt):
+                    raise exc
+                where = f"block {a.block_id} [{a.offset}, {a.offset + a.size})" if a is not None else "start-up"
+                raise WorkerError(
+                    f"PU {pu} ({workers[pu]._desc()}) failed on {where}: {type(exc).__name__}: {exc}",
+                    pu, a.block_id if a is not None else -1,
+                ) from exc
+            else:  # eval_error
+                _, token, exc = ev
+                raise WorkerError(f"evaluation {token} failed: {type(exc).__name__}: {exc}", -1, -1) from exc
+    finally:
+        stop.set()
+        for th in pus:
+            th.inbox.put(_STOP)
+        evaluator.inbox.put(_STOP)
+        deadline = time.perf_counter() + 5.0
+        for th in [*pus, evaluator]:
+            if th.ident is not None:
+                th.join(max(0.0, deadline - time.perf_counter()))
+    return _result(balancer, n_pu, total, rows, windows, eval_time, time.perf_counter() - wall0, workers)
+
+
+def _result(bal: Any, n_pu: int, total: int, rows: dict, windows: dict, eval_time: float,
+            wall: float, workers: list[Worker]) -> RunResult:
+    ids = sorted(rows)
+    trace = np.zeros(len(ids), dtype=TRACE_DTYPE)
+    for i, bid in enumerate(ids):
+        r = rows[bid]
+        a = r["a"]
+        trace[i] = (
+            a.pu, a.block_id, a.offset, a.size, _KINDS.get(a.block_kind, 3), a.vstep, a.model_version,
+            r["t_assign"], r["t_xfer_start"], r["t_xfer_start"] + r["t_xfer"], r["t_end"],
+            a.pred_end, r["t_xfer"], r["t_comp"],
+        )
+    makespan = float(trace["t_end"].max()) if len(trace) else 0.0
+    busy = np.bincount(trace["pu"], weights=trace["t_xfer"] + trace["t_comp"], minlength=n_pu)[:n_pu]
+    elements = np.bincount(trace["pu"], weights=trace["size"], minlength=n_pu)[:n_pu].astype(np.int64)
+    idle = np.maximum(makespan - busy, 0.0)
+    stats = bal.stats() if callable(getattr(bal, "stats", None)) else {}
+    series = getattr(bal, "series", None)
+    step_shares = getattr(bal, "shares", None)
+    win = np.array([windows[t][:2] for t in sorted(windows)], dtype=float).reshape(-1, 2)
+    win_pu = np.array([windows[t][2] for t in sorted(windows)], dtype=np.int64)
+    return RunResult(
+        makespan=makespan,
+        trace=trace,
+        busy=busy,
+        idle=idle,
+        idle_frac=idle / makespan if makespan > 0 else np.zeros(n_pu),
+        elements=elements,
+        shares=elements / total if total else np.zeros(n_pu),
+        step_shares=None if step_shares is None else np.asarray(step_shares, dtype=float),
+        series=series if series is not None else np.zeros(0),
+        n_evals=int(stats.get("n_evals", len(windows))),
+        n_barriers=int(stats.get("n_barriers", 0)),
+        eval_pu=win_pu,
+        eval_windows=win,
+        eval_time=eval_time,
+        wall=wall,
+        total=int(total),
+        n_pu=n_pu,
+        balancer=str(getattr(bal, "name", type(bal).__name__)),
+        workers=[w._desc() for w in workers],
+    )

@@ -1,0 +1,373 @@
+"""PLB-HAC and PLB-HeC (spec 001 §2, §3.3) over the balancer protocol.
+
+Both are C state machines (``csrc/dynamic/plbhac*.c``); this module resolves the presets of
+spec 001 App. A, validates every option and exposes the published state (block sizes, step
+volume, models).
+
+Examples
+--------
+Four PUs of rates 8, 4, 2, 1 elements/s (the worked example of spec 001 §2.10):
+
+>>> from wpart.dynamic import PLBHAC
+>>> bal = PLBHAC(4, 300, x_init=8, step_mode="fixed", step_size=30)
+>>> [a.size for a in bal.start(0.0)]
+[8, 8, 8, 8]
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as _np
+
+from .. import _core
+from .._validate import as_int as _as_int
+from .._validate import choice as _choice
+from ._balancer import Balancer, _n_total
+from ._model import PerfModel
+
+__all__ = ["PLBHAC", "PLBHeC", "PRESETS", "PU_KINDS"]
+
+PRESETS = ("paper", "robust")
+PU_KINDS = ("cpu", "gpu", "phi")
+_TAIL = ("resolve", "scale", "off")
+_TRAIN = ("barrier", "probe")
+_STEP = ("frozen", "ratchet", "fixed", "adaptive")
+_MINBLK = ("fixed", "auto")
+_BASIS = ("x", "x2", "x3", "exp", "log", "xexp", "xlog")
+_FIT_KEYS = ("basis", "intercept", "max_terms", "weighting", "decay", "window", "grid_points", "slope_floor")
+_SOLVE_KEYS = ("tol_T", "tol_x", "max_outer", "max_inner", "newton_polish")
+
+
+def _num(
+    x: Any, name: str, lo: float, hi: float = math.inf, *, lo_open: bool = False, hi_open: bool = False
+) -> float:
+    if isinstance(x, bool) or not isinstance(x, (int, float, _np.integer, _np.floating)):
+        raise TypeError(f"`{name}` must be a number, got {type(x).__name__}")
+    v = float(x)
+    ok = math.isfinite(v) and (v > lo if lo_open else v >= lo) and (v < hi if hi_open else v <= hi)
+    if not ok:
+        lb = "(" if lo_open else "["
+        rb = ")" if hi_open else "]"
+        raise ValueError(f"`{name}` must be finite and in {lb}{lo}, {hi}{rb}, got {x!r}")
+    return v
+
+
+def _flag(x: Any, name: str) -> int:
+    if not isinstance(x, (bool, _np.bool_)) and x not in (0, 1):
+        raise TypeError(f"`{name}` must be a bool, got {x!r}")
+    return int(bool(x))
+
+
+def _int(x: Any, name: str, minimum: int) -> int:
+    v = _as_int(x, name, minimum=minimum)
+    if v > 2**63 - 1:
+        raise OverflowError(f"`{name}` must fit in int64, got {v}")
+    return v
+
+
+def _per_pu(x: Any, name: str, n: int, minimum: int) -> _np.ndarray:
+    arr = _np.asarray(x)
+    if arr.ndim == 0:
+        arr = _np.full(n, arr)
+    if arr.shape != (n,):
+        raise ValueError(f"`{name}` must hold n_pu = {n} values, got shape {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        if arr.dtype.kind == "f" and _np.all(_np.isfinite(arr)) and _np.all(arr == _np.round(arr)):
+            arr = arr.astype(_np.int64)
+        else:
+            raise TypeError(f"`{name}` must hold integers, got dtype {arr.dtype}")
+    if _np.any(arr < minimum):
+        i = int(_np.flatnonzero(arr < minimum)[0])
+        raise ValueError(f"`{name}` must be >= {minimum}, got {arr[i]} at index {i}")
+    return _np.ascontiguousarray(arr, dtype=_np.int64).copy()
+
+
+def _kinds(x: Any, n: int) -> _np.ndarray | None:
+    if x is None:
+        return None
+    if isinstance(x, str):
+        x = [x] * n
+    try:
+        vals = list(x)
+    except TypeError:
+        raise TypeError(f"`pu_kinds` must be a sequence of 'cpu', 'gpu', 'phi', got "
+                        f"{type(x).__name__}") from None
+    if len(vals) != n:
+        raise ValueError(f"`pu_kinds` must hold n_pu = {n} kinds, got {len(vals)}")
+    out = []
+    for i, k in enumerate(vals):
+        if isinstance(k, str):
+            out.append(PU_KINDS.index(_choice(k, f"pu_kinds[{i}]", PU_KINDS)))
+        elif isinstance(k, (int, _np.integer)) and not isinstance(k, bool) and 0 <= int(k) <= 2:
+            out.append(int(k))
+        else:
+            raise ValueError(f"`pu_kinds[{i}]` must be one of 'cpu', 'gpu', 'phi', got {k!r}")
+    return _np.asarray(out, dtype=_np.int32)
+
+
+def _resolve(n: int, w: int, kw: dict[str, Any]) -> tuple[dict[str, Any], Any, Any, Any]:
+    """Validates the explicitly given options; returns (opts for C, kinds, min_block, cap)."""
+    kw = dict(kw)
+    opts: dict[str, Any] = {}
+    preset = _choice(kw.pop("preset", "paper"), "preset", PRESETS)
+    opts["preset"] = PRESETS.index(preset)
+    kinds = _kinds(kw.pop("pu_kinds", None), n)
+    q = _int(kw.pop("quantum", 1), "quantum", 1)
+    if q > w:
+        raise ValueError(f"`total` ({w}) is smaller than one `quantum` ({q})")
+    opts["quantum"] = q
+    if "x_init" in kw:
+        opts["x_init"] = _int(kw.pop("x_init"), "x_init", 1)
+    for key, lo, hi, lo_open, hi_open in (
+        ("gap_threshold", 0.0, math.inf, False, False),
+        ("tail_start", 0.0, 1.0, False, False),
+        ("tail_alpha", 0.0, 1.0, False, True),
+        ("tail_floor_time", 0.0, math.inf, False, False),
+        ("step_time", 0.0, math.inf, False, False),
+        ("auto_eta", 0.0, 1.0, True, False),
+        ("min_eval_interval", 0.0, math.inf, False, False),
+    ):
+        if key in kw:
+            opts[key] = _num(kw.pop(key), key, lo, hi, lo_open=lo_open, hi_open=hi_open)
+    if "tail_mode" in kw:
+        opts["tail_mode"] = _TAIL.index(_choice(kw.pop("tail_mode"), "tail_mode", _TAIL))
+    for key in ("tail_once", "gap_fill", "paper_strict"):
+        if key in kw:
+            opts[key] = _flag(kw.pop(key), key)
+    if "training" in kw:
+        opts["training_mode"] = _TRAIN.index(_choice(kw.pop("training"), "training", _TRAIN))
+    if "step_mode" in kw:
+        opts["step_mode"] = _STEP.index(_choice(kw.pop("step_mode"), "step_mode", _STEP))
+    step_size = kw.pop("step_size", None)
+    if step_size is not None:
+        opts["step_size"] = _int(step_size, "step_size", q)
+    if (opts.get("step_mode") == _STEP.index("fixed") or opts.get("paper_strict")) and step_size is None:
+        raise ValueError("`step_size` is required with step_mode='fixed' (and with paper_strict)")
+    if "min_steps_left" in kw:
+        opts["min_steps_left"] = _int(kw.pop("min_steps_left"), "min_steps_left", 1)
+    mb = kw.pop("min_block", None)
+    min_block = None
+    if isinstance(mb, str):
+        opts["min_block_mode"] = _MINBLK.index(_choice(mb, "min_block", _MINBLK))
+    elif mb is not None:
+        min_block = _per_pu(mb, "min_block", n, 0)
+        if _np.any(min_block > w):
+            raise ValueError(f"`min_block` must be <= total ({w})")
+    if "min_block_mode" in kw:
+        opts["min_block_mode"] = _MINBLK.index(_choice(kw.pop("min_block_mode"), "min_block_mode", _MINBLK))
+    cap = kw.pop("cap", None)
+    if cap is not None:
+        cap = _per_pu(cap, "cap", n, q)
+    fit = kw.pop("fit", None) or {}
+    for key in ("decay", "window"):  # shortcuts for the two forgetting options
+        if key in kw:
+            fit = {**fit, key: kw.pop(key)}
+    if not isinstance(fit, dict):
+        raise TypeError(f"`fit` must be a dict of fit options, got {type(fit).__name__}")
+    for key, v in fit.items():
+        if key not in _FIT_KEYS:
+            raise ValueError(f"unknown fit option {key!r}; valid: {', '.join(_FIT_KEYS)}")
+        if key == "basis":
+            names = [v] if isinstance(v, str) else list(v)
+            mask = 0
+            for b in names:
+                mask |= 1 << _BASIS.index(_choice(b, "fit['basis']", _BASIS))
+            if mask == 0:
+                raise ValueError("`fit['basis']` must name at least one basis function")
+            opts["allowed_mask"] = mask
+        elif key == "intercept":
+            opts["intercept"] = _flag(v, "fit['intercept']")
+        elif key == "weighting":
+            wmodes = ("plain", "relative")
+            opts["weighting"] = wmodes.index(_choice(v, "fit['weighting']", wmodes))
+        elif key == "decay":
+            opts["decay"] = _num(v, "decay", 0.0, 1.0, lo_open=True)
+        elif key == "slope_floor":
+            opts["slope_floor"] = _num(v, "fit['slope_floor']", 0.0)
+        else:
+            opts[key] = _int(v, key if key == "window" else f"fit['{key}']", 0 if key == "window" else 1)
+    solve = kw.pop("solve", None) or {}
+    if not isinstance(solve, dict):
+        raise TypeError(f"`solve` must be a dict of solver options, got {type(solve).__name__}")
+    for key, v in solve.items():
+        if key not in _SOLVE_KEYS:
+            raise ValueError(f"unknown solve option {key!r}; valid: {', '.join(_SOLVE_KEYS)}")
+        if key in ("tol_T", "tol_x"):
+            opts[key] = _num(v, f"solve['{key}']", 0.0, 1.0, lo_open=True)
+        elif key == "newton_polish":
+            opts[key] = _flag(v, "solve['newton_polish']")
+        else:
+            opts[key] = _int(v, f"solve['{key}']", 1)
+    if kw:
+        raise TypeError(f"unknown option(s): {', '.join(sorted(kw))}")
+    return opts, kinds, min_block, cap
+
+
+class PLBHAC(Balancer):
+    """PLB-HAC (spec 001 §2): profile-based balancing with asynchronous virtual steps.
+
+    Parameters
+    ----------
+    n_pu : int
+        Number of processing units.
+    total : int
+        Elements to process (W).
+    pu_kinds : sequence of {"cpu", "gpu", "phi"}, optional
+        Kind of each PU (default all CPU); accelerators get ``x_init`` as minimum block.
+    preset : {"paper", "robust"}, default "paper"
+        Spec 001 App. A. Options given explicitly override the preset.
+    quantum : int, default 1
+        Granularity of a valid block.
+    x_init : int, default 1024
+        First training block (rounded up to a multiple of ``quantum``).
+    gap_threshold : float, default 0.4
+        A regular block finishing more than this many seconds early gets a gap block.
+    tail_start, tail_alpha : float, default 0.7, 0.1
+        After ``tail_start`` of the data completed, the step shrinks by ``1 - tail_alpha`` per
+        evaluation (compounded; once with ``tail_once=True``).
+    tail_mode : {"resolve", "scale", "off"}, default "resolve"
+    tail_once : bool, default False
+    tail_floor_time : float, default 1.0
+        Resolve-mode floor: the step never shrinks below the capacity of this many seconds.
+    training : {"barrier", "probe"}
+        Preset paper: barrier; robust: probe (doubling probe blocks instead of waiting).
+    step_mode : {"frozen", "ratchet", "fixed", "adaptive"}
+        How the step volume S is chosen (§1.9); ``"fixed"`` needs ``step_size``.
+    step_size : int, optional
+    step_time : float, default 2.0
+    min_steps_left : int, default 4
+    min_block : {"fixed", "auto"} or array_like of int, optional
+        The minimum-block mode, or per-PU minimum blocks (default GPU/PHI ``x_init``, CPU
+        ``quantum``).
+    min_block_mode : {"fixed", "auto"}, optional
+    auto_eta : float, default 0.8
+    min_eval_interval : float, default 0.0
+    gap_fill : bool, default True
+    cap : int or array_like of int, optional
+        Per-PU largest block (device memory), in elements.
+    paper_strict : bool, default False
+        No intercept, step_mode fixed (needs ``step_size``), tail_mode scale.
+    fit : dict, optional
+        Fit options: basis (names among x, x2, x3, exp, log, xexp, xlog), intercept,
+        max_terms, weighting ("plain"/"relative"), decay, window, grid_points, slope_floor.
+    solve : dict, optional
+        Solver options: tol_T, tol_x, max_outer, max_inner, newton_polish.
+    decay, window : optional
+        Shortcuts for ``fit["decay"]`` and ``fit["window"]``.
+    """
+
+    _hec = False
+
+    def __init__(
+        self,
+        n_pu: int,
+        total: int,
+        *,
+        pu_kinds: Sequence[str] | None = None,
+        preset: str = "paper",
+        quantum: int = 1,
+        x_init: int = 1024,
+        gap_threshold: float = 0.4,
+        tail_start: float = 0.7,
+        tail_alpha: float = 0.1,
+        tail_mode: str = "resolve",
+        tail_once: bool = False,
+        tail_floor_time: float = 1.0,
+        training: str | None = None,
+        step_mode: str | None = None,
+        step_size: int | None = None,
+        step_time: float = 2.0,
+        min_steps_left: int = 4,
+        min_block: Any = None,
+        min_block_mode: str | None = None,
+        auto_eta: float = 0.8,
+        min_eval_interval: float = 0.0,
+        gap_fill: bool = True,
+        cap: Any = None,
+        paper_strict: bool = False,
+        fit: dict[str, Any] | None = None,
+        solve: dict[str, Any] | None = None,
+        decay: float | None = None,
+        window: int | None = None,
+    ) -> None:
+        n, w = _n_total(n_pu, total)
+        given = {k: v for k, v in locals().items() if k in _DEFAULTS and v is not None}
+        opts, kinds, mb, cp = _resolve(n, w, given)
+        self._args = (n, w)
+        # what repr() and fresh() pass again: the options that differ from the defaults
+        self._kw = {k: v for k, v in given.items() if not _is_default(k, v)}
+        self._c = _core.dynamic_plbhac(n, w, kinds, opts, mb, cp, self._hec)
+
+    def _current(self) -> tuple:
+        return _core.dynamic_plbhac_current(self._c)
+
+    @property
+    def blocks(self) -> _np.ndarray:
+        """The published block sizes X (int64, one per PU; zeros before the first model)."""
+        return self._current()[0]
+
+    @property
+    def T_pred(self) -> float:
+        """Predicted duration of the current step (NaN before the first model)."""
+        return float(self._current()[1])
+
+    @property
+    def step_volume(self) -> int:
+        """The step volume S (0 before the first model)."""
+        return int(self._current()[3])
+
+    @property
+    def S_eff(self) -> int:
+        """The effective step volume of the last evaluation (after tail and bounds)."""
+        return int(self._current()[2])
+
+    @property
+    def model_version(self) -> int:
+        """Number of published evaluations."""
+        return int(self._current()[4])
+
+    @property
+    def min_blocks(self) -> _np.ndarray:
+        """The minimum block sizes in force (int64, one per PU)."""
+        return _core.dynamic_plbhac_min_blocks(self._c)
+
+    @property
+    def models(self) -> list[PerfModel]:
+        """The published performance models, one per PU (empty before the first model)."""
+        return _models(_core.dynamic_plbhac_models(self._c), self.model_version)
+
+
+_DEFAULTS: dict[str, Any] = {
+    "pu_kinds": None, "preset": "paper", "quantum": 1, "x_init": 1024, "gap_threshold": 0.4,
+    "tail_start": 0.7, "tail_alpha": 0.1, "tail_mode": "resolve", "tail_once": False,
+    "tail_floor_time": 1.0, "training": None, "step_mode": None, "step_size": None,
+    "step_time": 2.0, "min_steps_left": 4, "min_block": None, "min_block_mode": None,
+    "auto_eta": 0.8, "min_eval_interval": 0.0, "gap_fill": True, "cap": None,
+    "paper_strict": False, "fit": None, "solve": None, "decay": None, "window": None,
+}  # fmt: skip
+
+
+def _is_default(key: str, v: Any) -> bool:
+    d = _DEFAULTS[key]
+    if d is None or isinstance(v, (list, tuple, dict, _np.ndarray)):
+        return False
+    try:
+        return type(v) is type(d) and bool(v == d)
+    except Exception:  # pragma: no cover
+        return False
+
+
+class PLBHeC(PLBHAC):
+    """PLB-HeC (spec 001 §3.3): PLB-HAC's models and solver with a barrier after every
+    training round and execution step, evaluations while every PU idles, no gap filling and
+    no tail shrink. Takes the same options as :class:`PLBHAC`."""
+
+    _hec = True
+
+
+def _models(packed: _np.ndarray, version: int) -> list[PerfModel]:
+    if version == 0:
+        return []
+    return [PerfModel.from_packed(row) for row in packed]
