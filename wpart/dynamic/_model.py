@@ -201,7 +201,7 @@ def _sizes(x: Any, name: str) -> NDArray[np.int64]:
             raise ValueError(f"`{name}` contains {'NaN' if np.isnan(a[i]) else a[i]} at index {i}")
         if (a != np.round(a)).any():
             raise ValueError(f"`{name}` must hold integer sizes")
-        if np.abs(a).max() >= 2.0**63:
+        if np.abs(a.astype(np.float64)).max() >= 2.0**63:
             raise OverflowError(f"`{name}` has sizes beyond the int64 range")
     if a.dtype == np.uint64 and a.max() > np.iinfo(np.int64).max:
         raise OverflowError(f"`{name}` has sizes beyond the int64 range, got {int(a.max())}")
