@@ -282,12 +282,20 @@ def test_oracle_milp_is_interruptible_by_its_control_hooks():
 
 
 @pytest.mark.parametrize("kw, err, what", [
-    ({"breakpoints": 2**63}, ValueError, "`breakpoints`"),
+    ({"breakpoints": 2**63}, OverflowError, "`breakpoints`"),
+    ({"breakpoints": 10**6}, ValueError, "`breakpoints`"),
     ({"time_limit": "1"}, TypeError, "`time_limit`"),
-    ({"total": 2**64}, ValueError, "`total`"),
+    ({"total": 2**64}, OverflowError, "`total`"),
+    ({"total": 2**60}, ValueError, "`total`"),
 ])
 def test_oracle_milp_options_name_the_argument(kw, err, what):
     args = dict(total=10)
     args.update(kw)
     with pytest.raises(err, match=what):
         d.oracle_milp([_lin(1.0)], **args)
+
+
+@pytest.mark.parametrize("key", ["quantum", "max_terms", "window", "grid_points"])
+def test_fit_model_counts_beyond_int64_name_the_argument(key):
+    with pytest.raises(OverflowError, match=f"`{key}`"):
+        d.fit_model([1, 2], [0.1, 0.2], **{key: 2**63})

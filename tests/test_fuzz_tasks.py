@@ -25,7 +25,7 @@ NAMES = ("task_load", "n_ranks", "task_block", "block_size", "block_home", "edge
          "edge_bytes", "task_footprint", "task_working", "rank_baseline", "rank_mem_cap",
          "rank_alpha", "initial", "assignment", "method", "seed", "alpha", "beta", "gamma",
          "delta", "memory_cap", "n_iter", "time_limit", "paths", "phase", "LBDatafile",
-         "problem", "stem", "phases", "metadata", "top level", "JSON", "file")
+         "problem", "stem", "phases", "metadata", "top level", "JSON", "file", "memory cap")
 ARRAY_FIELDS = ["task_block", "block_size", "block_home", "edges", "edge_bytes",
                 "task_footprint", "task_working", "rank_baseline", "rank_mem_cap", "rank_alpha",
                 "initial"]

@@ -240,6 +240,8 @@ def _int_arg(v: Any, name: str, minimum: int) -> int:
     v = int(v)
     if v < minimum:
         raise ValueError(f"`{name}` must be >= {minimum}, got {v}")
+    if v > 2**63 - 1:
+        raise OverflowError(f"`{name}` must fit in int64, got {v}")
     return v
 
 
