@@ -18,9 +18,30 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile("thorough", deadline=None, max_examples=2000, database=None)
+# The hostile-input fuzz suite (tests/test_fuzz_*.py): a few hundred examples per function by
+# default; its slow-marked variants (``pytest -m slow tests/test_fuzz_*.py``) run 40x as many,
+# over 10^5 in total. WPART_HYPOTHESIS_PROFILE=fuzz-slow also selects it for every test.
+settings.register_profile("fuzz-slow", parent=settings.get_profile("deterministic"),
+                          max_examples=8000)
 settings.load_profile(os.environ.get("WPART_HYPOTHESIS_PROFILE", "deterministic"))
+
+
+@pytest.fixture(params=["default", pytest.param("slow", marks=pytest.mark.slow)])
+def fuzz_budget(request):
+    """"default" or "slow": scales the example counts of the fuzz suite (oracles/fuzz.py)."""
+    return request.param
 
 
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Fuzzed calls per family, when the fuzz suite ran (tests/oracles/fuzz.py)."""
+    import sys
+
+    fz = sys.modules.get("oracles.fuzz")
+    if fz is not None and fz.COUNTS:
+        parts = ", ".join(f"{k} {v}" for k, v in sorted(fz.COUNTS.items()))
+        terminalreporter.write_line(f"fuzzed calls: {parts} (total {sum(fz.COUNTS.values())})")

@@ -363,8 +363,9 @@ def probe_1d(loads: ArrayLike, m: int, B: float) -> tuple[bool, NDArray[np.int64
     """
     a = as_loads(loads, "loads", (1,))
     m = as_parts(m, a.size)
-    if isinstance(B, (bool, np.bool_)) or not np.isscalar(B):
-        raise TypeError(f"`B` must be a number, got {type(B).__name__}")
+    if isinstance(B, (bool, np.bool_)) or not isinstance(B, (int, float, np.integer,
+                                                            np.floating)):
+        raise TypeError(f"`B` must be a real number, got {type(B).__name__}")
     if a.dtype == np.int64:
         if isinstance(B, (float, np.floating)):
             if math.isnan(B):

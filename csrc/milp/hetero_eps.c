@@ -33,8 +33,9 @@ static void eps_free(eps_buf_t *b)
 /* One MILP. stage 1: min energy over points with t < tmax; stage 2: min T with energy <= ebound.
  * *status gets the MILP status; y (point -> 0/1 chosen) written into dist via proc of point. */
 static wpart_status_t eps_solve(const wpart_hetero_profiles_t *P, int64_t n, double tmax,
-                                int stage2, double ebound, double time_limit, eps_buf_t *b,
-                                int *infeasible, double *obj, int64_t *dist)
+                                int stage2, double ebound, double time_limit,
+                                const wpart_control_t *control, eps_buf_t *b, int *infeasible,
+                                double *obj, int64_t *dist)
 {
     wpart_status_t st = WPART_OK;
     int64_t p = P->p, nc = 0;
@@ -110,8 +111,15 @@ static wpart_status_t eps_solve(const wpart_hetero_profiles_t *P, int64_t n, dou
     wpart_milp_options_init(&mo);
     mo.time_limit = time_limit;
     mo.mip_gap = 0.0;
+    mo.control = control;
     wpart_milp_result_t res;
     WPART_CHECK(wpart_milp_solve(&prob, &mo, b->x, &res));
+    if (res.stopped_by == WPART_MILP_STOP_REQUEST) {
+        WPART_FAIL(WPART_ECANCELLED, "interrupted");
+    }
+    if (res.stopped_by == WPART_MILP_STOP_TIME_LIMIT) {
+        WPART_FAIL(WPART_ECANCELLED, "time limit reached");
+    }
     if (res.status == WPART_MILP_INFEASIBLE) {
         *infeasible = 1;
         return WPART_OK;
@@ -137,8 +145,19 @@ cleanup:
     return st;
 }
 
+/* Seconds left before `deadline` (a wpart_i_now() value; 0: none), at least 1e-3 so that a
+ * GLPK call still starts (and reports the limit); 0 when there is no deadline. */
+static double eps_left(double deadline)
+{
+    if (deadline <= 0.0) {
+        return 0.0;
+    }
+    return fmax(deadline - wpart_i_now(), 1e-3);
+}
+
 wpart_status_t wpart_hetero_milp_front(int64_t n, const wpart_hetero_profiles_t *P,
-                                       double time_limit, wpart_hetero_front_t *out)
+                                       double time_limit, const wpart_control_t *control,
+                                       wpart_hetero_front_t *out)
 {
     wpart_status_t st = WPART_OK;
     eps_buf_t b;
@@ -180,15 +199,20 @@ wpart_status_t wpart_hetero_milp_front(int64_t n, const wpart_hetero_profiles_t 
         WPART_FAIL(WPART_ENOMEM, "MILP model");
     }
     double tmax = INFINITY;
+    double tl = time_limit > 0.0 ? time_limit : 0.0;
+    if (control && control->time_limit > 0.0 && (tl == 0.0 || control->time_limit < tl)) {
+        tl = control->time_limit;
+    }
+    double deadline = tl > 0.0 ? wpart_i_now() + tl : 0.0;
     while (k < m) {
         int inf;
         double E, T;
-        WPART_CHECK(eps_solve(P, n, tmax, 0, 0.0, time_limit, &b, &inf, &E, x));
+        WPART_CHECK(eps_solve(P, n, tmax, 0, 0.0, eps_left(deadline), control, &b, &inf, &E, x));
         if (inf) {
             break;
         }
         double bound = E + 1e-12 * fmax(1.0, fabs(E));
-        WPART_CHECK(eps_solve(P, n, tmax, 1, bound, time_limit, &b, &inf, &T, x));
+        WPART_CHECK(eps_solve(P, n, tmax, 1, bound, eps_left(deadline), control, &b, &inf, &T, x));
         if (inf) {
             WPART_FAIL(WPART_ESOLVER, "stage 2 infeasible after a feasible stage 1");
         }

@@ -442,12 +442,19 @@ static PyObject *wpy_dyn_oracle_milp(PyObject *self, PyObject *args)
     if (wpy_glpk_acquire("oracle_milp") < 0) {
         goto cleanup;
     }
-    /* GIL held: GLPK's hooks are process-global (see milp.c) */
+    /* GIL held: GLPK's hooks are process-global (see milp.c); Ctrl-C through the control
+     * hooks, once per branch-and-bound node */
+    wpy_control_t ctl;
+    wpy_control_setup(&ctl, NULL, 0.0);
+    opt.control = &ctl.ctl;
     wpart_status_t st = wpart_dynamic_oracle_milp((int64_t)n, (int64_t)PyArray_DIM(bx, 1),
                                                   PyArray_DATA(bx), PyArray_DATA(bt), (int64_t)W,
                                                   (int64_t)quantum, &opt,
                                                   PyArray_DATA((PyArrayObject *)xo), &T, &r);
     wpy_glpk_release();
+    if (PyErr_Occurred()) {
+        goto cleanup; /* KeyboardInterrupt from the control hooks */
+    }
     if (st != WPART_OK) {
         wpy_raise(st, "oracle_milp");
         goto cleanup;

@@ -337,9 +337,15 @@ static PyObject *wpy_hetero_milp_front(PyObject *self, PyObject *args)
     if (prof_convert(&w, o, s, t, e) < 0) {
         goto cleanup;
     }
-    /* GIL held on purpose: GLPK's hooks are process-global (see wpart/milp.h); no Python
-     * callback runs during the solves, so no other thread can enter GLPK meanwhile. */
-    wpart_status_t st = wpart_hetero_milp_front((int64_t)n, &w.P, time_limit, &f);
+    if (wpy_glpk_acquire("milp_front") < 0) {
+        goto cleanup;
+    }
+    /* GIL held on purpose: GLPK's hooks are process-global (see wpart/milp.h). The control
+     * hooks see Ctrl-C once per branch-and-bound node; the lock keeps other threads out. */
+    wpy_control_t ctl;
+    wpy_control_setup(&ctl, NULL, 0.0);
+    wpart_status_t st = wpart_hetero_milp_front((int64_t)n, &w.P, time_limit, &ctl.ctl, &f);
+    wpy_glpk_release();
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto cleanup;

@@ -183,14 +183,14 @@ static void test_milp(void)
     wpart_hetero_profiles_t P = {4, A_OFF, A_SIZE, A_TIME, A_ENER};
     wpart_hetero_front_t f = {0};
     if (!wpart_milp_have_solver()) {
-        CHECK_STATUS(wpart_hetero_milp_front(4, &P, 0, &f), WPART_ENOSOLVER);
+        CHECK_STATUS(wpart_hetero_milp_front(4, &P, 0, NULL, &f), WPART_ENOSOLVER);
         return;
     }
-    CHECK_STATUS(wpart_hetero_milp_front(4, &P, 0, &f), WPART_OK);
+    CHECK_STATUS(wpart_hetero_milp_front(4, &P, 0, NULL, &f), WPART_OK);
     CHECK(f.count == 3 && f.energy[0] == 2 && f.time[2] == 2);
     wpart_hetero_front_free(&f);
-    CHECK_STATUS(wpart_hetero_milp_front(-1, &P, 0, &f), WPART_EINVAL);
-    CHECK_STATUS(wpart_hetero_milp_front(17, &P, 0, &f), WPART_OK);
+    CHECK_STATUS(wpart_hetero_milp_front(-1, &P, 0, NULL, &f), WPART_EINVAL);
+    CHECK_STATUS(wpart_hetero_milp_front(17, &P, 0, NULL, &f), WPART_OK);
     CHECK(f.count == 0);
     wpart_hetero_front_free(&f);
     wpart_milp_free_env();

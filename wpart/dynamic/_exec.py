@@ -366,6 +366,10 @@ def _run_iv(balancer: Any, task: Any, workers: Any, eval_cost: Any, timeout: Any
         raise ValueError(f"`task` has {task.total} elements but the balancer splits {total}")
     for w in workers:
         w._check_task(task)
+    for nm, v in (("eval_cost", eval_cost), ("time_limit", timeout)):
+        if v is not None and (isinstance(v, (bool, np.bool_)) or not isinstance(
+                v, (int, float, np.integer, np.floating))):
+            raise TypeError(f"`{nm}` must be None or a number, got {type(v).__name__}")
     if eval_cost is not None:
         eval_cost = float(eval_cost)
         if not (math.isfinite(eval_cost) and eval_cost >= 0):

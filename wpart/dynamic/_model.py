@@ -196,10 +196,15 @@ def _sizes(x: Any, name: str) -> NDArray[np.int64]:
     if a.dtype.kind not in "iub":
         if a.dtype.kind != "f":
             raise TypeError(f"`{name}` must hold integers, got dtype {a.dtype}")
-        if np.isnan(a).any():
-            raise ValueError(f"`{name}` contains NaN at index {int(np.flatnonzero(np.isnan(a))[0])}")
+        if not np.isfinite(a).all():
+            i = int(np.flatnonzero(~np.isfinite(a))[0])
+            raise ValueError(f"`{name}` contains {'NaN' if np.isnan(a[i]) else a[i]} at index {i}")
         if (a != np.round(a)).any():
             raise ValueError(f"`{name}` must hold integer sizes")
+        if np.abs(a.astype(np.float64)).max() >= 2.0**63:
+            raise OverflowError(f"`{name}` has sizes beyond the int64 range")
+    if a.dtype == np.uint64 and a.max() > np.iinfo(np.int64).max:
+        raise OverflowError(f"`{name}` has sizes beyond the int64 range, got {int(a.max())}")
     a = a.astype(np.int64)
     bad = np.flatnonzero(a <= 0)
     if bad.size:
@@ -208,7 +213,10 @@ def _sizes(x: Any, name: str) -> NDArray[np.int64]:
 
 
 def _times(t: Any, name: str, m: int) -> NDArray[np.float64]:
-    a = np.asarray(t, dtype=np.float64)
+    a = np.asarray(t)
+    if a.dtype.kind not in "biuf":
+        raise TypeError(f"`{name}` must hold real numbers, got dtype {a.dtype}")
+    a = a.astype(np.float64)
     if a.ndim != 1:
         raise ValueError(f"`{name}` must be 1-D, got {a.ndim}-D")
     if a.shape[0] != m:
@@ -219,12 +227,21 @@ def _times(t: Any, name: str, m: int) -> NDArray[np.float64]:
     return np.ascontiguousarray(a)
 
 
+def _real_arg(v: Any, name: str) -> float:
+    """A real scalar (not bool, not an array): TypeError naming `name` otherwise."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+        raise TypeError(f"`{name}` must be a real number, got {type(v).__name__}")
+    return float(v)
+
+
 def _int_arg(v: Any, name: str, minimum: int) -> int:
     if isinstance(v, bool) or not isinstance(v, numbers.Integral):
         raise TypeError(f"`{name}` must be an integer, got {type(v).__name__}")
     v = int(v)
     if v < minimum:
         raise ValueError(f"`{name}` must be >= {minimum}, got {v}")
+    if v > 2**63 - 1:
+        raise OverflowError(f"`{name}` must fit in int64, got {v}")
     return v
 
 
@@ -292,9 +309,14 @@ def fit_model(
     q = _int_arg(quantum, "quantum", 1)
     if isinstance(basis, str):
         basis = [basis]
+    try:
+        basis = list(basis)
+    except TypeError:
+        raise TypeError(f"`basis` must be a sequence of names from {BASIS}, got "
+                        f"{type(basis).__name__}") from None
     mask = 0
     for b in basis:
-        if b not in BASIS:
+        if not isinstance(b, str) or b not in BASIS:
             raise ValueError(f"`basis` entries must be among {BASIS}, got {b!r}")
         mask |= 1 << BASIS.index(b)
     if mask == 0:
@@ -341,7 +363,10 @@ def _models_arg(models: Any) -> tuple[Any, int]:
 def _bounds(v: Any, name: str, n: int, dtype: Any) -> Any:
     if v is None:
         return None
-    a = np.asarray(v, dtype=np.float64)
+    a = np.asarray(v)
+    if a.dtype.kind not in "biuf":
+        raise TypeError(f"`{name}` must hold real numbers, got dtype {a.dtype}")
+    a = a.astype(np.float64)
     if a.ndim == 0:
         a = np.full(n, float(a))
     if a.shape != (n,):
@@ -351,10 +376,14 @@ def _bounds(v: Any, name: str, n: int, dtype: Any) -> Any:
     if dtype is np.int64:
         if np.isinf(a).any() and name == "lb":
             raise ValueError("`lb` must be finite")
-        a = np.where(np.isinf(a), np.iinfo(np.int64).max, a)
-        if (a != np.floor(a)).any():
+        fin = np.isfinite(a)
+        if (a[fin] != np.floor(a[fin])).any():
             raise ValueError(f"`{name}` must hold integers")
-        return np.ascontiguousarray(a.astype(np.int64))
+        if (a[fin] >= 2.0**63).any():
+            raise OverflowError(f"`{name}` has values beyond the int64 range (use inf for none)")
+        out = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+        out[fin] = a[fin].astype(np.int64)
+        return out
     if name == "lb" and np.isinf(a).any():
         raise ValueError("`lb` must be finite")
     return np.ascontiguousarray(a)
@@ -409,10 +438,10 @@ def solve_equal_time(
     returned, with ``T`` its makespan (spec §1.8, test S6). ``sum(min(ub, S)) < S`` raises.
     """
     m, n = _models_arg(models)
-    S = float(S)
+    S = _real_arg(S, "S")
     if not (0.0 < S < math.inf):
         raise ValueError(f"`S` must be finite and > 0, got {S}")
-    tol = float(tol)
+    tol = _real_arg(tol, "tol")
     if not (0.0 < tol < 1.0):
         raise ValueError(f"`tol` must be in (0, 1), got {tol}")
     lbv, ubv = _bounds(lb, "lb", n, np.float64), _bounds(ub, "ub", n, np.float64)
@@ -440,7 +469,7 @@ def capacity(
         ``sum(x)``.
     """
     m, n = _models_arg(models)
-    T = float(T)
+    T = _real_arg(T, "T")
     if math.isnan(T):
         raise ValueError("`T` must not be NaN")
     lbv, ubv = _bounds(lb, "lb", n, np.float64), _bounds(ub, "ub", n, np.float64)
@@ -478,18 +507,23 @@ def round_blocks(
     (spec §1.8, test S6).
     """
     m, n = _models_arg(models)
-    xc = np.asarray(x_cont, dtype=np.float64)
+    xc = np.asarray(x_cont)
+    if xc.dtype.kind not in "biuf":
+        raise TypeError(f"`x_cont` must hold real numbers, got dtype {xc.dtype}")
+    xc = xc.astype(np.float64)
     if xc.shape != (n,):
         raise ValueError(f"`x_cont` must have length {n}, got shape {xc.shape}")
     if not np.isfinite(xc).all() or (xc < 0).any():
         raise ValueError("`x_cont` must be finite and >= 0")
     S = _int_arg(S, "S", 1)
     q = _int_arg(quantum, "quantum", 1)
+    if S > np.iinfo(np.int64).max:
+        raise OverflowError(f"`S` must fit in int64, got {S}")
     if S < q:
         raise ValueError(f"`S` ({S}) must be at least one `quantum` ({q})")
     lbv, ubv = _bounds(lb, "lb", n, np.int64), _bounds(ub, "ub", n, np.int64)
     _check_order(lbv, ubv)
-    if ubv is not None and int(np.minimum(ubv, S).sum()) < S:
+    if ubv is not None and sum(min(int(u), S) for u in ubv) < S:
         raise ValueError(f"`ub` sums to less than `S` ({S})")
     blocks, Tmax = _core.dynamic_round_blocks(m, np.ascontiguousarray(xc), S, q, lbv, ubv)
     return blocks, float(Tmax)
@@ -608,8 +642,13 @@ def oracle_milp(
             raise TypeError(f"`curves[{i}]` must be callable")
     W = _int_arg(total, "total", 1)
     K = _int_arg(breakpoints, "breakpoints", 2)
+    if K > 100_000:
+        raise ValueError(f"`breakpoints` must be <= 100000 (one binary per segment and PU), "
+                         f"got {K}")
     q = _int_arg(quantum, "quantum", 1)
-    tl = 0.0 if time_limit is None else float(time_limit)
+    if W > 2**53:
+        raise ValueError(f"`total` must be <= 2^53 (exact in the MILP's doubles), got {W}")
+    tl = 0.0 if time_limit is None else _real_arg(time_limit, "time_limit")
     if math.isnan(tl) or tl < 0:
         raise ValueError(f"`time_limit` must be >= 0 or None, got {time_limit}")
     bx = np.unique(np.round(np.linspace(0.0, float(W), K)))

@@ -89,7 +89,11 @@ def _kinds(x: Any, n: int) -> _np.ndarray | None:
         return None
     if isinstance(x, str):
         x = [x] * n
-    vals = list(x)
+    try:
+        vals = list(x)
+    except TypeError:
+        raise TypeError(f"`pu_kinds` must be a sequence of 'cpu', 'gpu', 'phi', got "
+                        f"{type(x).__name__}") from None
     if len(vals) != n:
         raise ValueError(f"`pu_kinds` must hold n_pu = {n} kinds, got {len(vals)}")
     out = []

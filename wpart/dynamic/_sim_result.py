@@ -209,7 +209,7 @@ def simulate(
     c = _balancer_c(balancer)
     if int(c.n_pu) != platform.n_pu:
         raise ValueError(f"`balancer` has n_pu = {c.n_pu} but the platform has {platform.n_pu} PUs")
-    if eval_cost_mode not in _EVAL_MODES:
+    if not isinstance(eval_cost_mode, str) or eval_cost_mode not in _EVAL_MODES:
         raise ValueError(f"`eval_cost_mode` must be one of {_EVAL_MODES}, got {eval_cost_mode!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**64:
         raise ValueError(f"`seed` must be an integer in [0, 2**64), got {seed!r}")
@@ -219,9 +219,15 @@ def simulate(
         raise ValueError(f"`eval_model` must be a pair (a, b) of numbers, got {eval_model!r}") from None
     if isinstance(max_events, bool) or not isinstance(max_events, (int, np.integer)) or max_events < 0:
         raise ValueError(f"`max_events` must be an integer >= 0, got {max_events!r}")
+    if max_events > 2**63 - 1:
+        raise OverflowError(f"`max_events` must fit in int64, got {max_events}")
     for nm, v in (("eval_cost", eval_cost), ("dispatch_overhead", dispatch_overhead), ("eval_scale", eval_scale), ("eval_model", a), ("eval_model", b)):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+            raise TypeError(f"`{nm}` must be a number, got {type(v).__name__}")
         if not (np.isfinite(float(v)) and float(v) >= 0):
             raise ValueError(f"`{nm}` must be finite and >= 0, got {v!r}")
+    if not isinstance(trace, (bool, np.bool_, int)):
+        raise TypeError(f"`trace` must be a bool, got {type(trace).__name__}")
     dev, tx, tt, off, fl, oo = platform._packed
     W = int(c.total)
     with progress_hook(progress, total=W, desc=f"simulate {c.name}") as hook:

@@ -6,6 +6,8 @@ import math
 import time as _time
 from typing import Any
 
+import numpy as np
+
 from .. import _core
 from .._progress import progress_hook
 from .._validate import as_int, choice
@@ -18,10 +20,26 @@ def _n(n: Any) -> int:
     return as_int(n, "n", minimum=0)
 
 
+def _real(v: Any, name: str) -> float:
+    """A real scalar (not bool, not a string or array): TypeError naming `name` otherwise."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer,
+                                                            np.floating)):
+        raise TypeError(f"`{name}` must be a real number, got {type(v).__name__}")
+    return float(v)
+
+
+def _limit(v: Any, name: str) -> int:
+    """A positive count bounded by int64 (the core's size type)."""
+    k = as_int(v, name, minimum=1)
+    if k > 2**63 - 1:
+        raise OverflowError(f"`{name}` must fit in int64, got {k}")
+    return k
+
+
 def _time_limit(tl: float | None) -> float:
     if tl is None:
         return 0.0
-    tl = float(tl)
+    tl = _real(tl, "time_limit")
     if not tl > 0:
         raise ValueError(f"`time_limit` must be > 0 seconds, got {tl}")
     return tl
@@ -180,20 +198,20 @@ def pareto_front(
     ps = as_profiles(profiles)
     n = _n(n)
     obj = choice(energy, "energy", ("dynamic", "total"))
-    eps = math.nan if energy_threshold is None else float(energy_threshold)
+    eps = math.nan if energy_threshold is None else _real(energy_threshold, "energy_threshold")
     if energy_threshold is not None and not eps >= 0:
         raise ValueError(f"`energy_threshold` must be >= 0, got {energy_threshold}")
     ps_w = 0.0
     if obj == "total":
         if static_power is None:
             raise ValueError("`static_power` (W) is required for energy='total'")
-        ps_w = float(static_power)
+        ps_w = _real(static_power, "static_power")
         if not (math.isfinite(ps_w) and ps_w >= 0):
             raise ValueError(f"`static_power` must be finite and >= 0, got {static_power}")
     elif static_power is not None:
         raise ValueError("`static_power` is only used with energy='total'")
     tl = _time_limit(time_limit)
-    mg = as_int(max_grid, "max_grid", minimum=1)
+    mg = _limit(max_grid, "max_grid")
     t0 = _time.perf_counter()
     with progress_hook(progress, total=1.0, desc="HEPOPTA") as hook:
         e, d, t, x, stats = _front("htpopta" if obj == "total" else "hepopta", ps, n,
@@ -219,7 +237,7 @@ def total_energy_front(front: ParetoFront, static_power: float) -> ParetoFront:
     """
     if not isinstance(front, ParetoFront) or front.objective != "dynamic":
         raise TypeError("`front` must be a dynamic-energy ParetoFront")
-    ps_w = float(static_power)
+    ps_w = _real(static_power, "static_power")
     if not (math.isfinite(ps_w) and ps_w >= 0):
         raise ValueError(f"`static_power` must be finite and >= 0, got {static_power}")
     e, d, t, x = _core.hetero_total_energy(front.dynamic_energy, front.time, front.dist, ps_w)
@@ -248,7 +266,7 @@ def bruteforce_front(profiles: Any, n: int, *, max_leaves: int = 10**7) -> Paret
     """
     ps = as_profiles(profiles)
     n = _n(n)
-    ml = as_int(max_leaves, "max_leaves", minimum=1)
+    ml = _limit(max_leaves, "max_leaves")
     e, d, t, x, _ = _front("bruteforce", ps, n, max_leaves=ml)
     return ParetoFront(t, e, d, x, n, "dynamic", 0.0, None, "bruteforce", {})
 
@@ -257,7 +275,8 @@ def milp_front(profiles: Any, n: int, **kw: Any) -> ParetoFront:
     """Exact front by the GLPK epsilon-constraint MILP (spec 2.11), a cross-check of HEPOPTA.
 
     One pair of MILPs per front point (least energy below the previous time, then least time
-    within that energy); for small instances. Keyword ``time_limit`` (s) bounds each GLPK call.
+    within that energy); for small instances. Keyword ``time_limit`` (s) bounds the whole call
+    (:class:`wpart.CancelledError`); Ctrl-C is seen once per branch-and-bound node.
     Also available as :func:`pareto_milp`.
     """
     from ._milp import milp_front as _mf

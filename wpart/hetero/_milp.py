@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
+
 from .. import _core
 from ._front import ParetoFront
 from ._profiles import ProfileSet
@@ -17,15 +19,19 @@ def milp_front(ps: ProfileSet, n: int, *, time_limit: float | None = None) -> Pa
     Stage 1 minimises the dynamic energy with every time below the previous point's time;
     stage 2 minimises the time within that energy (relative tolerance 1e-12). The values
     reported are re-evaluated exactly from the distributions. Meant for small instances: one
-    pair of MILPs per front point, and Ctrl-C is only seen between solves.
+    pair of MILPs per front point. Ctrl-C is seen once per branch-and-bound node.
 
     Parameters
     ----------
     ps : ProfileSet
     n : int
     time_limit : float, optional
-        Seconds per GLPK call; :class:`wpart.SolverError` if a call stops early.
+        Seconds for the whole call; :class:`wpart.CancelledError` when it is reached.
     """
+    if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(
+            time_limit, (int, float, np.integer, np.floating))):
+        raise TypeError(f"`time_limit` must be a number of seconds or None, got "
+                        f"{type(time_limit).__name__}")
     tl = 0.0 if time_limit is None else float(time_limit)
     if time_limit is not None and not tl > 0:
         raise ValueError(f"`time_limit` must be > 0 seconds, got {time_limit}")

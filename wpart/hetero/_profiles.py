@@ -36,10 +36,24 @@ def _as_1d(x: Any, name: str, kind: str) -> NDArray:
             if not np.all(a == np.round(a)):
                 i = int(np.flatnonzero(a != np.round(a))[0])
                 raise ValueError(f"`{name}` must hold integer sizes, got {a[i]} at index {i}")
-            if a.size and np.abs(a).max() >= 2.0**62:
+            if a.size and np.abs(a.astype(np.float64)).max() >= 2.0**62:
                 raise OverflowError(f"`{name}` has sizes too large for int64")
+        if a.dtype == np.uint64 and a.size and a.max() > np.iinfo(np.int64).max:
+            i = int(np.argmax(a > np.iinfo(np.int64).max))
+            raise OverflowError(f"`{name}` has sizes too large for int64, got {int(a[i])} "
+                                f"at index {i}")
         return np.array(a, dtype=np.int64)
     return np.array(a, dtype=np.float64)
+
+
+def _read_text(p: Path, name: str) -> str:
+    """A profile file's text; ValueError naming `name` and the file for binary or non-UTF-8
+    content (never a bare UnicodeDecodeError)."""
+    try:
+        return p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"`{name}`: {str(p)!r} is not a UTF-8 text file (byte {exc.start}: "
+                         f"{exc.reason})") from None
 
 
 @dataclass(frozen=True, eq=False)
@@ -188,7 +202,7 @@ class Profile:
                   clamp_negative: bool = False) -> Profile:
         """Read a FuPerMod-style ``size time [energy]`` file (see :meth:`from_text`)."""
         p = Path(path)
-        return cls.from_text(p.read_text(), name=p.stem if name is None else name,
+        return cls.from_text(_read_text(p, "path"), name=p.stem if name is None else name,
                              clamp_negative=clamp_negative)
 
     def to_text(self) -> str:
@@ -327,7 +341,7 @@ class ProfileSet:
         """
         p = Path(path_or_text) if not (isinstance(path_or_text, str) and "\n" in path_or_text) \
             else None
-        text = p.read_text() if p is not None else str(path_or_text)
+        text = _read_text(p, "path_or_text") if p is not None else str(path_or_text)
         reader = csv.DictReader(io.StringIO(text))
         fields = [f.strip().lower() for f in (reader.fieldnames or [])]
         need = {"processor", "size", "time"}

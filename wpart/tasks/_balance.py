@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -135,6 +136,39 @@ class TasksResult:
 _SPLITS = ("none", "singles", "subsets", "fill")
 
 
+def _count(x: Any, name: str, minimum: int) -> int:
+    """An integer option of the core (int32 there): TypeError/ValueError naming it."""
+    v = as_int(x, name, minimum=minimum)
+    if v >= 2**31:
+        raise ValueError(f"`{name}` must be < 2^31, got {v}")
+    return v
+
+
+def _real(x: Any, name: str) -> float:
+    """A finite real >= 0: TypeError/ValueError naming it."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer,
+                                                            np.floating)):
+        raise TypeError(f"`{name}` must be a number, got {type(x).__name__}")
+    v = float(x)
+    if not (math.isfinite(v) and v >= 0):
+        raise ValueError(f"`{name}` must be finite and >= 0, got {x}")
+    return v
+
+
+def _time_limit(x: Any) -> float:
+    """Seconds > 0 (inf: none) or None (none) -> the core's value (0: none)."""
+    if x is None:
+        return 0.0
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer,
+                                                            np.floating)):
+        raise TypeError(f"`time_limit` must be a number of seconds or None, got "
+                        f"{type(x).__name__}")
+    v = float(x)
+    if not v > 0:
+        raise ValueError(f"`time_limit` must be > 0 seconds (or None), got {x}")
+    return 0.0 if math.isinf(v) else v
+
+
 def _split_mode(subclusters: bool | str) -> int:
     """The C sub-cluster mode (wpart_tasks_split_t) of the `subclusters` argument."""
     if isinstance(subclusters, (bool, np.bool_)):
@@ -191,6 +225,8 @@ def brute_force(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamm
     c = Coefficients(alpha, beta, gamma, delta)
     cap = problem.caps(memory_cap)
     max_states = as_int(max_states, "max_states", minimum=1)
+    if max_states >= 2**63:
+        raise OverflowError(f"`max_states` must fit in int64, got {max_states}")
     t0 = time.perf_counter()
     try:
         a, w = _core.tasks_brute(problem._dict(cap), c.as_tuple(), bool(preserve_clusters),
@@ -305,6 +341,12 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
     seed = as_int(seed, "seed", minimum=0)
     if seed >= 2**64:
         raise ValueError("`seed` must be < 2^64")
+    n_iter = _count(n_iter, "n_iter", 0)
+    n_trials = _count(n_trials, "n_trials", 1)
+    tol = _real(tol, "tol")
+    comm_tau = _real(comm_tau, "comm_tau")
+    k = 0 if n_rounds is None else _count(n_rounds, "n_rounds", 1)
+    f = 0 if fanout is None else _count(fanout, "fanout", 1)
     d = problem._dict(cap)
     a0 = np.array(problem.initial, dtype=np.int32)
     t0 = time.perf_counter()
@@ -337,25 +379,15 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
                         "exchanges": len(run.log), "events": run.n_events,
                         "rule_releases": run.n_rule_releases, "messages": run.n_messages,
                         "log": run.log, "seed": seed, "n_iter": n_iter, "cluster": cluster})
-    n_iter = as_int(n_iter, "n_iter", minimum=0)
-    n_trials = as_int(n_trials, "n_trials", minimum=1)
-    k = 0 if n_rounds is None else as_int(n_rounds, "n_rounds", minimum=1)
-    f = 0 if fanout is None else as_int(fanout, "fanout", minimum=1)
     cl = choice(cluster, "cluster", ("block", "task", "block+comm"))
     od = choice(order, "order", ("random", "rank"))
     rk = choice(ranking, "ranking", ("snapshot", "exact"))
     srule = choice(split_rule, "split_rule", ("auto", "fallback", "compete"))
     if srule == "auto":
         srule = "compete" if split >= 2 else "fallback"
-    tol = float(tol)
-    if not (np.isfinite(tol) and tol >= 0):
-        raise ValueError(f"`tol` must be finite and >= 0, got {tol}")
-    tl = 0.0 if time_limit is None else float(time_limit)
+    tl = _time_limit(time_limit)
     run_c = c
     cluster_mode = {"block": 0, "task": 1, "block+comm": 2}[cl]
-    comm_tau = float(comm_tau)
-    if not (np.isfinite(comm_tau) and comm_tau >= 0):
-        raise ValueError(f"`comm_tau` must be finite and >= 0, got {comm_tau}")
     enforce = True
     if meth == "tempered":  # load only, single tasks, memory ignored
         run_c = Coefficients(c.alpha if c.alpha > 0 else 1.0, 0.0, 0.0, 0.0)

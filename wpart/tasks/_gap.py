@@ -220,6 +220,9 @@ def gap_study(n_instances: int = 200, seed: int = 0, *,
     """
     n_instances = as_int(n_instances, "n_instances", minimum=1)
     n_seeds = as_int(n_seeds, "n_seeds", minimum=1)
+    for name, v in (("n_instances", n_instances), ("n_seeds", n_seeds)):
+        if v >= 2**31:
+            raise ValueError(f"`{name}` must be < 2^31, got {v}")
     seed = as_int(seed, "seed", minimum=0)
     if not deltas:
         raise ValueError("`deltas` must not be empty")

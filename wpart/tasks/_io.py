@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import as_int
 from ._problem import Problem
 
 __all__ = ["LBDatafileError", "read_lbdatafile", "write_lbdatafile"]
@@ -116,6 +117,8 @@ def _entity_key(ent: Any, where: str, path: str) -> tuple[str, int]:
             v = ent[k]
             if isinstance(v, bool) or not isinstance(v, int):
                 raise LBDatafileError(f"{path}: {where}.{k}: expected an integer")
+            if not -(2**63) <= v < 2**63:
+                raise LBDatafileError(f"{path}: {where}.{k}: {v} is outside the int64 range")
             return (k, v)
     raise LBDatafileError(f"{path}: {where}: entity needs `id` or `seq_id`")
 
@@ -140,6 +143,8 @@ def read_lbdatafile(paths: Any, phase: int | None = None, *, n_ranks: int | None
     LBDatafileError
         Malformed content; the message names the file and the field (``phases[0].tasks[3].time``).
     """
+    if phase is not None:
+        phase = as_int(phase, "phase")
     files = _expand(paths)
     per_rank: dict[int, tuple[str, dict]] = {}
     for f in files:
@@ -153,10 +158,14 @@ def read_lbdatafile(paths: Any, phase: int | None = None, *, n_ranks: int | None
         if rank is None or isinstance(rank, bool) or not isinstance(rank, int) or rank < 0:
             raise LBDatafileError(f"{f}: metadata.rank: missing or invalid, and no rank in the "
                                   "file name")
+        if rank >= 2**31:
+            raise LBDatafileError(f"{f}: metadata.rank: {rank} is not below 2^31")
         if rank in per_rank:
             raise LBDatafileError(f"{f}: rank {rank} already read from {per_rank[rank][0]}")
         per_rank[rank] = (f, doc)
-    I = max(per_rank) + 1 if n_ranks is None else int(n_ranks)
+    I = max(per_rank) + 1 if n_ranks is None else as_int(n_ranks, "n_ranks", minimum=1)
+    if I >= 2**31:
+        raise ValueError(f"`n_ranks` must be < 2^31, got {I}")
     if I <= max(per_rank):
         raise ValueError(f"`n_ranks` = {I} but a file has rank {max(per_rank)}")
     keys: dict[tuple[str, int], int] = {}
@@ -272,6 +281,7 @@ def read_lbdatafile(paths: Any, phase: int | None = None, *, n_ranks: int | None
 def write_lbdatafile(problem, stem: str, assignment=None, *, phase: int = 0,
                      compress: bool = False) -> list[str]:
     """Write `problem` under `assignment` as ``<stem>.<rank>.json`` files (one per rank)."""
+    phase = as_int(phase, "phase")
     a = problem.assignment(assignment)
     I, K = problem.n_ranks, problem.n_tasks
     ents = problem.meta.get("entities") if isinstance(problem.meta, dict) else None

@@ -38,6 +38,13 @@ def _floats(x: Any, name: str, n: int | None, *, allow_inf: bool = False, defaul
     return a
 
 
+def _size(x: Any, name: str) -> int:
+    try:
+        return int(np.size(x))
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"`{name}` could not be converted to an array: {exc}") from None
+
+
 def _ints(x: Any, name: str, n: int | None, lo: int, hi: int, default=None):
     if x is None:
         return default
@@ -140,6 +147,8 @@ class Problem:
         if I >= 2**31:
             raise ValueError(f"`n_ranks` must be < 2^31, got {I}")
         object.__setattr__(self, "n_ranks", I)
+        if self.task_load is None:
+            raise TypeError("`task_load` is required (an array of task loads), got None")
         load = _floats(self.task_load, "task_load", None)
         K = load.shape[0]
         if K == 0:
@@ -160,12 +169,15 @@ class Problem:
             set_("block_home", _ints(bh, "block_home", N, 0, I))
             set_("task_block", _ints(self.task_block, "task_block", K, -1, N))
         else:
-            if self.block_size is not None and len(np.asarray(self.block_size)) > 0:
+            if self.block_size is not None and _size(self.block_size, "block_size") > 0:
                 raise ValueError("`block_size` given without `task_block`")
             set_("block_size", np.zeros(0))
             set_("block_home", np.zeros(0, dtype=np.int32))
         if self.edges is not None:
-            e = np.asarray(self.edges)
+            try:
+                e = np.asarray(self.edges)
+            except (TypeError, ValueError) as exc:
+                raise TypeError(f"`edges` could not be converted to an array: {exc}") from None
             if e.size == 0:
                 e = e.reshape(0, 2).astype(np.int64)
             if e.ndim != 2 or e.shape[1] != 2:
@@ -181,7 +193,7 @@ class Problem:
             set_("edges", ee)
             set_("edge_bytes", eb)
         else:
-            if self.edge_bytes is not None and len(np.asarray(self.edge_bytes)) > 0:
+            if self.edge_bytes is not None and _size(self.edge_bytes, "edge_bytes") > 0:
                 raise ValueError("`edge_bytes` given without `edges`")
             set_("edges", np.zeros((0, 2), dtype=np.int32))
             set_("edge_bytes", np.zeros(0))
@@ -263,6 +275,10 @@ class Problem:
         if memory_cap is None:
             return self.rank_mem_cap
         if np.ndim(memory_cap) == 0:
+            if isinstance(memory_cap, (bool, np.bool_)) or np.asarray(memory_cap).dtype.kind \
+                    not in "iuf":
+                raise TypeError(f"`memory_cap` must be a number or an array, got "
+                                f"{type(memory_cap).__name__}")
             v = float(memory_cap)
             if math.isnan(v) or v < 0:
                 raise ValueError(f"`memory_cap` must be non-negative, got {memory_cap}")

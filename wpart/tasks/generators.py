@@ -61,6 +61,9 @@ def gemma_like(n_ranks: int = 14, n_tasks: int = 1959, n_blocks: int = 206, seed
     I = as_int(n_ranks, "n_ranks", minimum=1)
     K = as_int(n_tasks, "n_tasks", minimum=1)
     N = as_int(n_blocks, "n_blocks", minimum=1)
+    for name, v in (("n_ranks", I), ("n_tasks", K)):
+        if v >= 2**31:
+            raise ValueError(f"`{name}` must be < 2^31, got {v}")
     if N > K:
         raise ValueError(f"`n_blocks` ({N}) must be <= `n_tasks` ({K})")
     rng = np.random.default_rng(as_int(seed, "seed", minimum=0))
@@ -90,8 +93,14 @@ def random_problem(n_ranks: int, n_tasks: int, n_blocks: int, n_edges: int, seed
                    memory: bool = False, zeros: bool = True, rank_alpha: bool = False) -> Problem:
     """A random instance for tests: blocks (some tasks without), edges with self and parallel
     edges, optional memory fields (caps left unset) and per-rank alpha."""
-    rng = np.random.default_rng(seed)
-    I, K, N = n_ranks, n_tasks, n_blocks
+    I = as_int(n_ranks, "n_ranks", minimum=1)
+    K = as_int(n_tasks, "n_tasks", minimum=1)
+    N = as_int(n_blocks, "n_blocks", minimum=0)
+    n_edges = as_int(n_edges, "n_edges", minimum=0)
+    for name, v in (("n_ranks", I), ("n_tasks", K), ("n_blocks", N), ("n_edges", n_edges)):
+        if v >= 2**31:
+            raise ValueError(f"`{name}` must be < 2^31, got {v}")
+    rng = np.random.default_rng(as_int(seed, "seed", minimum=0))
     load = rng.integers(0, 5, size=K) * 0.5 if zeros else rng.uniform(0.1, 3.0, size=K)
     tb = rng.integers(-1 if N else -1, N, size=K) if N else None
     kw = {}

@@ -150,11 +150,14 @@ wpart_status_t wpart_hetero_kernel_dgemm(int64_t M, int64_t N, int64_t K, const 
  * stage-1 MILP (least energy with every time <= tau) and one stage-2 MILP (least time within
  * that energy, relative tolerance 1e-12) per front point; tau then drops below the point's time.
  * Reported values are re-evaluated exactly (right fold) from the distributions found.
- * time_limit (s, <= 0: none) bounds each GLPK call; WPART_ESOLVER when one stops early.
- * The caller must serialise GLPK calls (see wpart/milp.h). WPART_ENOSOLVER without GLPK.
+ * time_limit (s, <= 0: none; the smaller of it and control->time_limit applies) bounds the
+ * whole call; control (may be NULL) is polled once per branch-and-bound node. A time limit or
+ * a stop request gives WPART_ECANCELLED. The caller must serialise GLPK calls (see
+ * wpart/milp.h). WPART_ENOSOLVER without GLPK.
  */
 wpart_status_t wpart_hetero_milp_front(int64_t n, const wpart_hetero_profiles_t *P,
-                                       double time_limit, wpart_hetero_front_t *out);
+                                       double time_limit, const wpart_control_t *control,
+                                       wpart_hetero_front_t *out);
 
 #ifdef __cplusplus
 }
