@@ -473,6 +473,29 @@ static const wpart_i_dyn_vtable_t static_vt = {
     "static", static_start, static_complete, NULL, NULL, NULL, static_destroy,
 };
 
+wpart_status_t wpart_i_dyn_check_blocks(int32_t n_pu, const int64_t *blocks, int64_t *sum,
+                                        int *overflow)
+{
+    *sum = 0;
+    *overflow = 0;
+    if (n_pu < 1 || !blocks) {
+        return wpart_i_error(WPART_EINVAL, "blocks must hold n_pu >= 1 sizes");
+    }
+    for (int32_t p = 0; p < n_pu; p++) {
+        if (blocks[p] < 0) {
+            return wpart_i_error(WPART_EINVAL, "blocks[%d] is negative (%" PRId64 ")", (int)p,
+                                 blocks[p]);
+        }
+        if (blocks[p] > INT64_MAX - *sum) {
+            *overflow = 1;
+            *sum = INT64_MAX;
+        } else if (!*overflow) {
+            *sum += blocks[p];
+        }
+    }
+    return WPART_OK;
+}
+
 /* StaticPeak (baselines_pool.c) is a Static balancer under its own name. */
 static const wpart_i_dyn_vtable_t static_peak_vt = {
     "static_peak", static_start, static_complete, NULL, NULL, NULL, static_destroy,
@@ -494,18 +517,13 @@ wpart_status_t wpart_i_dyn_static_new(int32_t n_pu, const int64_t *blocks, int p
         return wpart_i_error(WPART_EINVAL, "out is NULL");
     }
     *out = NULL;
-    if (n_pu < 1 || !blocks) {
-        return wpart_i_error(WPART_EINVAL, "blocks must hold n_pu >= 1 sizes");
+    int overflow = 0;
+    st = wpart_i_dyn_check_blocks(n_pu, blocks, &total, &overflow);
+    if (st != WPART_OK) {
+        return st;
     }
-    for (int32_t p = 0; p < n_pu; p++) {
-        if (blocks[p] < 0) {
-            return wpart_i_error(WPART_EINVAL, "blocks[%d] is negative (%" PRId64 ")", (int)p,
-                                 blocks[p]);
-        }
-        if (blocks[p] > INT64_MAX - total) {
-            return wpart_i_error(WPART_EOVERFLOW, "the sum of blocks overflows int64");
-        }
-        total += blocks[p];
+    if (overflow) {
+        return wpart_i_error(WPART_EOVERFLOW, "the sum of blocks overflows int64");
     }
     s = calloc(1, sizeof *s);
     if (!s) {

@@ -409,22 +409,17 @@ wpart_status_t wpart_dynamic_fixed_blocks_new(int32_t n_pu, int64_t total, const
 {
     wpart_status_t st = WPART_OK;
     fixed_t *f = NULL;
-    int any = 0;
     if (!out) {
         return wpart_i_error(WPART_EINVAL, "out is NULL");
     }
     *out = NULL;
-    if (n_pu < 1 || !blocks) {
-        return wpart_i_error(WPART_EINVAL, "blocks must hold n_pu >= 1 sizes");
+    int64_t sum;
+    int overflow;
+    st = wpart_i_dyn_check_blocks(n_pu, blocks, &sum, &overflow);
+    if (st != WPART_OK) {
+        return st;
     }
-    for (int32_t p = 0; p < n_pu; p++) {
-        if (blocks[p] < 0) {
-            return wpart_i_error(WPART_EINVAL, "blocks[%d] is negative (%" PRId64 ")", (int)p,
-                                 blocks[p]);
-        }
-        any |= blocks[p] > 0;
-    }
-    if (!any) {
+    if (sum == 0) {
         return wpart_i_error(WPART_EINVAL, "blocks must have at least one positive size");
     }
     f = calloc(1, sizeof *f);

@@ -95,6 +95,11 @@ wpart_status_t wpart_i_dyn_series_add(wpart_dynamic_balancer_t *b, double t, int
  * overwrite is non-zero). */
 void wpart_i_dyn_set_shares(wpart_dynamic_balancer_t *b, const double *w, int overwrite);
 
+/** Checks per-PU block sizes (n_pu >= 1, none negative; errors name `blocks`) and returns their
+ * sum in *sum; *overflow = 1 (and *sum = INT64_MAX) when the sum exceeds int64. */
+wpart_status_t wpart_i_dyn_check_blocks(int32_t n_pu, const int64_t *blocks, int64_t *sum,
+                                        int *overflow);
+
 /** A Static balancer (one block per PU) named "static", or "static_peak" when peak != 0. */
 wpart_status_t wpart_i_dyn_static_new(int32_t n_pu, const int64_t *blocks, int peak,
                                       wpart_dynamic_balancer_t **out);
