@@ -12,12 +12,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+# An editable install of this checkout (tools/setup.sh) puts scikit-build-core's redirecting
+# finder ahead of sys.path, so `import wpart` would reach the checkout from anywhere. The child
+# processes below play a user without that development install: they drop the finder first.
+_NO_EDITABLE = (
+    "import sys; sys.meta_path[:] = [f for f in sys.meta_path "
+    "if type(f).__name__ != 'ScikitBuildRedirectingFinder']; "
+)
+
+
 def _py(code: str, cwd: Path, pythonpath: str | None = None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     if pythonpath is not None:
         env["PYTHONPATH"] = pythonpath
     return subprocess.run(
-        [sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", _NO_EDITABLE + code], cwd=cwd, env=env, capture_output=True,
+        text=True, timeout=120,
     )
 
 
