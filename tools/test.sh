@@ -47,14 +47,17 @@ if [ "${WPART_SKIP_ASAN_PY:-0}" != "1" ] && command -v gcc >/dev/null 2>&1; then
   ASAN_LIB=$(gcc -print-file-name=libasan.so)
   STDCXX_LIB=$(gcc -print-file-name=libstdc++.so.6)
   REPO=$(pwd)
+  # The editable install's redirecting finder would send `import wpart` back to the checkout:
+  # drop it in this process so the staged, sanitized copy is the one tested.
+  NO_EDITABLE="import sys; sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != 'ScikitBuildRedirectingFinder']"
   (cd build/asan-pkg &&
    LD_PRELOAD="$ASAN_LIB $STDCXX_LIB" MPLBACKEND=Agg \
    ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-   $PY -c "import wpart, sys; assert wpart.__file__.startswith('$REPO/build/asan-pkg'), wpart.__file__" &&
-   LD_PRELOAD="$ASAN_LIB $STDCXX_LIB" MPLBACKEND=Agg \
-   ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
-   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-   $PY -m pytest -q -p no:cacheprovider --rootdir "$REPO" -c "$REPO/pyproject.toml" \
+   $PY -c "$NO_EDITABLE
+import wpart, pytest
+assert wpart.__file__.startswith('$REPO/build/asan-pkg'), wpart.__file__
+sys.exit(pytest.main(sys.argv[1:]))" \
+       -q -p no:cacheprovider --rootdir "$REPO" -c "$REPO/pyproject.toml" \
        "$REPO/tests" --ignore "$REPO/tests/test_notebooks.py" "$@")
 fi
