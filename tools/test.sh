@@ -51,7 +51,7 @@ if [ "${WPART_SKIP_ASAN_PY:-0}" != "1" ] && command -v gcc >/dev/null 2>&1; then
   # drop it in this process so the staged, sanitized copy is the one tested.
   NO_EDITABLE="import sys; sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != 'ScikitBuildRedirectingFinder']"
   (cd build/asan-pkg &&
-   LD_PRELOAD="$ASAN_LIB $STDCXX_LIB" MPLBACKEND=Agg \
+   LD_PRELOAD="$ASAN_LIB $STDCXX_LIB" MPLBACKEND=Agg WPART_SANITIZED=1 \
    ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
    $PY -c "$NO_EDITABLE
