@@ -1,0 +1,349 @@
+/*
+ * ccm_eval.c -- candidate evaluation of CCM-LB (spec 003 sections 1.8 and 3.5): exchanges
+ * estimated from cluster summaries and the closed form of spec 1.8, the acceptance rule and
+ * FindBestCCM. Shared by the serial engine (ccm.c) and the per-pair step of the distributed
+ * engines (ccm_pair.c).
+ */
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "internal.h"
+#include "ccm_internal.h"
+
+/* Presence update of one rank for up to two blocks, in the exchange's order (bit-identical). */
+static void fast_blocks(const wpart_tasks_state_t *s, int32_t r, const int32_t *rc,
+                        const int32_t *bl, const int32_t *d, int nb, wpart_tasks_rank_t *v)
+{
+    for (int i = 0; i < nb; i++) {
+        int32_t b = bl[i];
+        if (d[i] == 0) continue;
+        int32_t old = rc[b], nw = old + d[i];
+        double sz = s->p.block_size[b];
+        int off = s->p.block_home[b] != r;
+        wpart_tasks_i_presence(v, old, nw, sz, off);
+    }
+}
+
+static double wmax_after_c(const wpart_tasks_state_t *s, double cur, const clusters_t *C,
+                           int32_t i, double in_wk)
+{
+    if (!s->p.task_working) return 0.0;
+    double m;
+    if (i >= 0 && C->wk[i] >= cur && C->start[i + 1] > C->start[i]) {
+        m = i == C->wk_arg ? C->wk2 : C->wk1; /* max over the other clusters */
+    } else {
+        m = cur;
+    }
+    return in_wk > m ? in_wk : m;
+}
+
+/* Work of r1 and r2 after exchanging cluster i of r1 with cluster j of r2 (-1: none), from the
+ * summaries alone; valid when neither cluster has an incident edge. */
+static void fast_eval(const wpart_tasks_state_t *s, int32_t r1, const wpart_tasks_rank_t *b1,
+                      const int32_t *rc1, const clusters_t *C1, int32_t i, int32_t r2,
+                      const wpart_tasks_rank_t *b2, const int32_t *rc2, const clusters_t *C2,
+                      int32_t j, wpart_tasks_rank_t *o1, wpart_tasks_rank_t *o2)
+{
+    wpart_tasks_rank_t v1 = *b1, v2 = *b2;
+    int32_t na = i >= 0 ? C1->start[i + 1] - C1->start[i] : 0;
+    int32_t nb = j >= 0 ? C2->start[j + 1] - C2->start[j] : 0;
+    double la = i >= 0 ? C1->load[i] : 0, lb = j >= 0 ? C2->load[j] : 0;
+    double fa = i >= 0 ? C1->fp[i] : 0, fb = j >= 0 ? C2->fp[j] : 0;
+    v1.load = v1.load - la + lb;
+    v2.load = v2.load - lb + la;
+    v1.fp = v1.fp - fa + fb;
+    v2.fp = v2.fp - fb + fa;
+    v1.wmax = wmax_after_c(s, b1->wmax, C1, i, j >= 0 ? C2->wk[j] : 0.0);
+    v2.wmax = wmax_after_c(s, b2->wmax, C2, j, i >= 0 ? C1->wk[i] : 0.0);
+    v1.cnt += nb - na;
+    v2.cnt += na - nb;
+    v1.out += 0.0;
+    v1.in += 0.0;
+    v1.loc += 0.0;
+    v2.out += 0.0;
+    v2.in += 0.0;
+    v2.loc += 0.0;
+    if (s->p.task_block) {
+        int32_t bl[2], d1[2], d2[2];
+        int nbk = 0;
+        int32_t ba = i >= 0 ? C1->blk[i] : -1, bb = j >= 0 ? C2->blk[j] : -1;
+        if (ba >= 0) {
+            bl[nbk] = ba;
+            d1[nbk] = -na;
+            d2[nbk] = na;
+            nbk++;
+        }
+        if (bb >= 0) {
+            if (nbk == 1 && bl[0] == bb) {
+                d1[0] += nb;
+                d2[0] -= nb;
+            } else {
+                bl[nbk] = bb;
+                d1[nbk] = nb;
+                d2[nbk] = -nb;
+                nbk++;
+            }
+        }
+        fast_blocks(s, r1, rc1, bl, d1, nbk, &v1);
+        fast_blocks(s, r2, rc2, bl, d2, nbk, &v2);
+    }
+    if (v1.cnt == 0) memset(&v1, 0, sizeof(v1));
+    if (v2.cnt == 0) memset(&v2, 0, sizeof(v2));
+    *o1 = v1;
+    *o2 = v2;
+}
+
+/* Directional volumes of a task set X (spec 1.8 closed form): bytes inside X, bytes from X to
+ * tasks outside X (total, and to tasks on q1 / q2 under `assign`), the same into X, and bytes
+ * from X to the other exchanged set. Members of X carry `bit` in s->mark, of the other set
+ * `obit`. */
+typedef struct {
+    double intra, otot, itot, o1, i1, o2, i2, x;
+} csum_t;
+
+static void csum_walk(const wpart_tasks_state_t *s, const int32_t *X, int32_t nx, int bit,
+                      int obit, const int32_t *assign, int32_t q1, int32_t q2, csum_t *o)
+{
+    const wpart_tasks_problem_t *p = &s->p;
+    memset(o, 0, sizeof(*o));
+    for (int32_t i = 0; i < nx; i++) {
+        int32_t t = X[i];
+        for (int64_t j = s->inc_ptr[t]; j < s->inc_ptr[t + 1]; j++) {
+            int64_t e = s->inc_edge[j];
+            int32_t a = p->edge_src[e], b = p->edge_dst[e];
+            double v = p->edge_bytes[e];
+            int ina = (s->mark[a] & bit) != 0, inb = (s->mark[b] & bit) != 0;
+            if (ina && inb) {
+                if (t == a) o->intra += v; /* an inner edge is met from both ends */
+            } else if (ina) {
+                o->otot += v;
+                if (assign[b] == q1) o->o1 += v;
+                if (assign[b] == q2) o->o2 += v;
+                if (s->mark[b] & obit) o->x += v;
+            } else {
+                o->itot += v;
+                if (assign[a] == q1) o->i1 += v;
+                if (assign[a] == q2) o->i2 += v;
+            }
+        }
+    }
+}
+
+/* Closed form of spec 1.8: out/in/loc of r1 (v1, from b1) and r2 (v2, from b2) after A (on r1)
+ * and B (on r2) are exchanged; ab / ba: bytes A->B / B->A (0 when unknown). */
+static void comm_closed_form(const csum_t *A, const csum_t *B, double ab, double ba,
+                             const wpart_tasks_rank_t *b1, const wpart_tasks_rank_t *b2,
+                             wpart_tasks_rank_t *v1, wpart_tasks_rank_t *v2)
+{
+    v1->loc = b1->loc - (A->o1 + A->i1 + A->intra) + (B->o1 - ba) + (B->i1 - ab) + B->intra;
+    v1->out = b1->out - (A->otot - A->o1) + A->i1 - (B->i1 - ab) + (B->otot - B->o1) + ba;
+    v1->in = b1->in - (A->itot - A->i1) + A->o1 - (B->o1 - ba) + (B->itot - B->i1) + ab;
+    v2->loc = b2->loc - (B->o2 + B->i2 + B->intra) + (A->o2 - ab) + (A->i2 - ba) + A->intra;
+    v2->out = b2->out - (B->otot - B->o2) + B->i2 - (A->i2 - ba) + (A->otot - A->o2) + ab;
+    v2->in = b2->in - (B->itot - B->i2) + B->o2 - (A->o2 - ab) + (A->itot - A->i2) + ba;
+    if (v1->cnt == 0) v1->loc = v1->out = v1->in = 0.0;
+    if (v2->cnt == 0) v2->loc = v2->out = v2->in = 0.0;
+}
+
+/* Volumes of A (located by assign_a) and B (located by assign_b) relative to r1 and r2. */
+static void csum_pair(const wpart_tasks_state_t *s, const int32_t *A, int32_t na,
+                      const int32_t *assign_a, const int32_t *B, int32_t nb,
+                      const int32_t *assign_b, int32_t r1, int32_t r2, csum_t *ca, csum_t *cb)
+{
+    for (int32_t i = 0; i < na; i++) s->mark[A[i]] |= 4;
+    for (int32_t i = 0; i < nb; i++) s->mark[B[i]] |= 8;
+    csum_walk(s, A, na, 4, 8, assign_a, r1, r2, ca);
+    csum_walk(s, B, nb, 8, 4, assign_b, r1, r2, cb);
+    for (int32_t i = 0; i < na; i++) s->mark[A[i]] = 0;
+    for (int32_t i = 0; i < nb; i++) s->mark[B[i]] = 0;
+}
+
+wpart_status_t wpart_tasks_state_estimate_exchange(wpart_tasks_state_t *s, int32_t r1,
+                                                   const int32_t *give, int32_t n_give,
+                                                   int32_t r2, const int32_t *take,
+                                                   int32_t n_take, int use_ab, double *w1_after,
+                                                   double *w2_after)
+{
+    if (s == NULL || w1_after == NULL || w2_after == NULL) {
+        return wpart_i_error(WPART_EINVAL, "state or outputs are NULL");
+    }
+    wpart_tasks_rank_t v1, v2;
+    /* validates the lists and gives the exact non-communication parts */
+    wpart_status_t st = wpart_tasks_i_exchange_vals(s, r1, give, n_give, r2, take, n_take, &v1,
+                                                    &v2);
+    if (st != WPART_OK) return st;
+    csum_t ca, cb;
+    csum_pair(s, give, n_give, s->assign, take, n_take, s->assign, r1, r2, &ca, &cb);
+    comm_closed_form(&ca, &cb, use_ab ? ca.x : 0.0, use_ab ? cb.x : 0.0, &s->rank[r1],
+                     &s->rank[r2], &v1, &v2);
+    *w1_after = wpart_tasks_i_work(&s->p, &s->c, r1, &v1);
+    *w2_after = wpart_tasks_i_work(&s->p, &s->c, r2, &v2);
+    return WPART_OK;
+}
+
+
+
+/* The pair state before an exchange: summed cap excess and max W without the memory term.
+ * Acceptance is lexicographic (spec 3.5): lower the excess, or keep it and lower max W by more
+ * than tol. From a feasible start the excess is 0 and this is the paper's criterion. */
+typedef struct {
+    double exc, w;
+} pairkey_t;
+
+static void consider(const wpart_tasks_state_t *s, best_t *best, pairkey_t before, double tol,
+                     int32_t r, const wpart_tasks_rank_t *v1, int32_t p,
+                     const wpart_tasks_rank_t *v2, int32_t i, int32_t j, int32_t moved,
+                     int single)
+{
+    double exc = wpart_tasks_i_excess(&s->p, &s->c, r, v1) +
+                 wpart_tasks_i_excess(&s->p, &s->c, p, v2);
+    double dexc = 0.0, gain;
+    if (exc < before.exc) {
+        dexc = before.exc - exc;
+    } else if (exc != before.exc) {
+        return;
+    }
+    double w1 = wpart_tasks_i_work_noeps(&s->p, &s->c, r, v1);
+    double w2 = wpart_tasks_i_work_noeps(&s->p, &s->c, p, v2);
+    gain = before.w - (w1 > w2 ? w1 : w2);
+    if (dexc == 0.0 && !(gain > tol * before.w)) return;
+    if (best->rng && before.exc == 0.0) { /* reservoir sampling: uniform over candidates */
+        if (rng_below(best->rng, ++best->seen) != 0) return;
+    } else if (best->found && !(dexc > best->dexc ||
+                                (dexc == best->dexc &&
+                                 (gain > best->gain ||
+                                  (gain == best->gain && moved < best->moved))))) {
+        return;
+    }
+    best->found = 1;
+    best->dexc = dexc;
+    best->gain = gain;
+    best->cr = i;
+    best->cp = j;
+    best->moved = moved;
+    best->single = single;
+}
+
+
+
+static wpart_status_t eval_pair(wpart_tasks_state_t *s, int32_t r, const clusters_t *Cr,
+                                int32_t i, int32_t p, const clusters_t *Cp, int32_t j,
+                                const snapshot_t *snap, wpart_tasks_rank_t *v1,
+                                wpart_tasks_rank_t *v2, int *valid)
+{
+    const int64_t N = s->p.n_blocks;
+    *valid = 1;
+    const int32_t *A = i >= 0 ? Cr->tasks + Cr->start[i] : NULL;
+    int32_t na = i >= 0 ? Cr->start[i + 1] - Cr->start[i] : 0;
+    const int32_t *B = j >= 0 ? Cp->tasks + Cp->start[j] : NULL;
+    int32_t nb = j >= 0 ? Cp->start[j + 1] - Cp->start[j] : 0;
+    if ((i < 0 || Cr->deg[i] == 0) && (j < 0 || Cp->deg[j] == 0)) {
+        const wpart_tasks_rank_t *bp = snap ? &snap->rank[p] : &s->rank[p];
+        const int32_t *rcp = (snap ? snap->refcnt : s->refcnt) + p * N;
+        fast_eval(s, r, &s->rank[r], s->refcnt + r * N, Cr, i, p, bp, rcp, Cp, j, v1, v2);
+        return WPART_OK;
+    }
+    if (snap) {
+        /* clusters with edges: the closed form of spec 1.8 from r's own cluster (current
+           state) and p's gossiped cluster volumes and aggregates (snapshot); bytes between the
+           two clusters are unknown to r and taken as 0 (the only approximation) */
+        fast_eval(s, r, &s->rank[r], s->refcnt + r * N, Cr, i, p, &snap->rank[p],
+                  snap->refcnt + p * N, Cp, j, v1, v2);
+        csum_t ca, cb;
+        csum_pair(s, A, na, s->assign, B, nb, snap->assign, r, p, &ca, &cb);
+        comm_closed_form(&ca, &cb, 0.0, 0.0, &s->rank[r], &snap->rank[p], v1, v2);
+        return WPART_OK;
+    }
+    return wpart_tasks_i_exchange_vals(s, r, A, na, p, B, nb, v1, v2);
+}
+
+
+
+/* FindBestCCM on the current state: best exchange between r and p, gain > tol * before.
+ * Tr / Tp (may be NULL): single-task clusters for one-way single transfers, tried only when
+ * no cluster exchange pays (as LBAF tries subclusters only when no swap happened). */
+wpart_status_t wpart_i_ccm_find_best(wpart_tasks_state_t *s, int32_t r, int32_t p,
+                                const clusters_t *Cr, const clusters_t *Cp, const clusters_t *Tr,
+                                const clusters_t *Tp, double tol, int one_way, int split_always,
+                                fill_t *X, rng_t *explore, const snapshot_t *snap,
+                                best_t *best)
+{
+    wpart_status_t st;
+    memset(best, 0, sizeof(*best));
+    best->rng = explore;
+    best->cr = best->cp = -1;
+    const wpart_tasks_rank_t *vp = snap ? &snap->rank[p] : &s->rank[p];
+    pairkey_t before;
+    before.exc = wpart_tasks_i_excess(&s->p, &s->c, r, &s->rank[r]) +
+                 wpart_tasks_i_excess(&s->p, &s->c, p, vp);
+    double wr = wpart_tasks_i_work_noeps(&s->p, &s->c, r, &s->rank[r]);
+    double wq = wpart_tasks_i_work_noeps(&s->p, &s->c, p, vp);
+    before.w = wr > wq ? wr : wq;
+    if (before.exc == 0.0 && !(before.w > 0)) return WPART_OK;
+    wpart_tasks_rank_t v1, v2;
+    int valid;
+    for (int32_t i = -1; i < Cr->n; i++) {
+        int32_t na = i >= 0 ? Cr->start[i + 1] - Cr->start[i] : 0;
+        for (int32_t j = -1; j < Cp->n; j++) {
+            if (i < 0 && j < 0) continue;
+            if (one_way && i >= 0 && j >= 0) continue;
+            int32_t nb = j >= 0 ? Cp->start[j + 1] - Cp->start[j] : 0;
+            st = eval_pair(s, r, Cr, i, p, Cp, j, snap, &v1, &v2, &valid);
+            if (st != WPART_OK) return st;
+            if (valid) consider(s, best, before, tol, r, &v1, p, &v2, i, j, na + nb, 0);
+        }
+    }
+    if (Tr && Tp && (split_always || !best->found)) { /* by default only when no cluster
+                                                           move pays */
+        for (int32_t i = 0; i < Tr->n; i++) {
+            st = eval_pair(s, r, Tr, i, p, Tp, -1, snap, &v1, &v2, &valid);
+            if (st != WPART_OK) return st;
+            if (valid) {
+                consider(s, best, before, tol, r, &v1, p, &v2, i, -1,
+                         Tr->start[i + 1] - Tr->start[i], 1);
+            }
+        }
+        for (int32_t j = 0; j < Tp->n; j++) {
+            st = eval_pair(s, r, Tr, -1, p, Tp, j, snap, &v1, &v2, &valid);
+            if (st != WPART_OK) return st;
+            if (valid) {
+                consider(s, best, before, tol, r, &v1, p, &v2, -1, j,
+                         Tp->start[j + 1] - Tp->start[j], 1);
+            }
+        }
+    }
+    if (X && (split_always || !best->found)) {
+        /* parts of the more loaded rank's clusters sized to even the pair's W */
+        const int give = wr >= wq;
+        const clusters_t *C = give ? Cr : Cp;
+        const int32_t to = give ? p : r, from = give ? r : p;
+        const int64_t N = s->p.n_blocks;
+        const int32_t *rc = give ? (snap ? snap->refcnt : s->refcnt) + p * N : s->refcnt + r * N;
+        const double *ra = s->p.rank_alpha;
+        double a = (ra ? ra[from] : s->c.alpha) + (ra ? ra[to] : s->c.alpha);
+        for (int32_t c = 0; c < C->n; c++) {
+            int32_t b = C->blk[c];
+            double h = 0.0;
+            if (b >= 0 && rc[b] == 0 && s->p.block_home[b] != to) {
+                h = s->c.delta * s->p.block_size[b];
+            }
+            X->target[c] = a > 0 ? (fabs(wr - wq) - h) / a : 0.0;
+        }
+        st = wpart_tasks_i_build_fill(s, C, X->target, &X->U, X->tmp, X->in);
+        if (st != WPART_OK) return st;
+        for (int32_t u = 0; u < X->U.n; u++) {
+            if (give) {
+                st = eval_pair(s, r, &X->U, u, p, Cp, -1, snap, &v1, &v2, &valid);
+            } else {
+                st = eval_pair(s, r, Cr, -1, p, &X->U, u, snap, &v1, &v2, &valid);
+            }
+            if (st != WPART_OK) return st;
+            if (valid) {
+                consider(s, best, before, tol, r, &v1, p, &v2, give ? u : -1, give ? -1 : u,
+                         X->U.start[u + 1] - X->U.start[u], 2);
+            }
+        }
+    }
+    return WPART_OK;
+}
