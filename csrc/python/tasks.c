@@ -514,6 +514,129 @@ static PyObject *wpy_tasks_milp_build(PyObject *self, PyObject *args)
     return res;
 }
 
+/* ---- distributed engines: the per-pair step and the serial engine's RNG streams ---- */
+
+static PyObject *wpy_tasks_pair_best(PyObject *self, PyObject *args)
+{
+    PyObject *pd, *co, *ao, *res = NULL;
+    int r, q, cluster, singles, one_way, split_always;
+    double tol, comm_thresh;
+    if (!PyArg_ParseTuple(args, "OOOiiiiiidd", &pd, &co, &ao, &r, &q, &cluster, &singles,
+                          &one_way, &split_always, &tol, &comm_thresh)) {
+        return NULL;
+    }
+    wpy_tprob_t t;
+    wpart_tasks_coeffs_t c;
+    if (coeffs_parse(co, &c) < 0 || tprob_parse(pd, &t) < 0) return NULL;
+    PyArrayObject *A = assign_in(ao, t.p.n_tasks), *give = NULL, *take = NULL;
+    if (!A) goto cleanup;
+    npy_intp K = t.p.n_tasks;
+    give = (PyArrayObject *)PyArray_EMPTY(1, &K, NPY_INT32, 0);
+    take = give ? (PyArrayObject *)PyArray_EMPTY(1, &K, NPY_INT32, 0) : NULL;
+    if (!take) goto cleanup;
+    wpart_tasks_lb_params_t prm;
+    wpart_tasks_lb_params_init(&prm);
+    prm.cluster = cluster;
+    prm.singles = singles;
+    prm.one_way = one_way;
+    prm.split_always = split_always;
+    prm.tol = tol;
+    wpart_tasks_pair_step_t out = {0, 0.0, 0.0, PyArray_DATA(give), PyArray_DATA(take), 0, 0};
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = wpart_tasks_pair_best(&t.p, &c, &prm, comm_thresh, PyArray_DATA(A), r, q, &out);
+    Py_END_ALLOW_THREADS
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto cleanup;
+    }
+    PyObject *g = PySequence_GetSlice((PyObject *)give, 0, out.n_give);
+    PyObject *k = g ? PySequence_GetSlice((PyObject *)take, 0, out.n_take) : NULL;
+    if (k) res = Py_BuildValue("iddNN", (int)out.found, out.dexc, out.gain, g, k);
+    else Py_XDECREF(g);
+cleanup:
+    Py_XDECREF(A);
+    Py_XDECREF(give);
+    Py_XDECREF(take);
+    tprob_release(&t);
+    return res;
+}
+
+static int rng_state_in(PyObject *o, uint64_t st[4])
+{
+    unsigned long long a, b, c, d;
+    if (!PyArg_ParseTuple(o, "KKKK", &a, &b, &c, &d)) return -1;
+    st[0] = a;
+    st[1] = b;
+    st[2] = c;
+    st[3] = d;
+    return 0;
+}
+
+static PyObject *rng_state_out(const uint64_t st[4])
+{
+    return Py_BuildValue("(KKKK)", (unsigned long long)st[0], (unsigned long long)st[1],
+                         (unsigned long long)st[2], (unsigned long long)st[3]);
+}
+
+static PyObject *wpy_tasks_rng_seed(PyObject *self, PyObject *args)
+{
+    unsigned long long seed, a, b;
+    if (!PyArg_ParseTuple(args, "KKK", &seed, &a, &b)) return NULL;
+    uint64_t st[4];
+    wpart_tasks_rng_seed(st, seed, a, b);
+    return rng_state_out(st);
+}
+
+/* (state, candidates, m) -> (state, the m drawn candidates in draw order) */
+static PyObject *wpy_tasks_rng_sample(PyObject *self, PyObject *args)
+{
+    PyObject *so, *co;
+    int m;
+    uint64_t st[4];
+    if (!PyArg_ParseTuple(args, "OOi", &so, &co, &m) || rng_state_in(so, st) < 0) return NULL;
+    PyArrayObject *in = wpy_input_array(co, "candidates", NPY_INT32, 1, 1);
+    if (!in) return NULL;
+    PyArrayObject *c = (PyArrayObject *)PyArray_NewCopy(in, NPY_CORDER);
+    Py_DECREF(in);
+    if (!c) return NULL;
+    npy_intp n = PyArray_DIM(c, 0);
+    if (n > INT32_MAX || m < 0) {
+        Py_DECREF(c);
+        PyErr_SetString(PyExc_ValueError, "too many candidates, or m < 0");
+        return NULL;
+    }
+    wpart_status_t s = wpart_tasks_rng_sample(st, PyArray_DATA(c), (int32_t)n, m);
+    if (s != WPART_OK) {
+        Py_DECREF(c);
+        return wpy_raise(s, NULL);
+    }
+    PyObject *head = PySequence_GetSlice((PyObject *)c, 0, m < n ? m : n);
+    Py_DECREF(c);
+    if (!head) return NULL;
+    return Py_BuildValue("NN", rng_state_out(st), head);
+}
+
+/* (state, n) -> (state, the turn order of 0..n-1) */
+static PyObject *wpy_tasks_rng_shuffle(PyObject *self, PyObject *args)
+{
+    PyObject *so;
+    int n;
+    uint64_t st[4];
+    if (!PyArg_ParseTuple(args, "Oi", &so, &n) || rng_state_in(so, st) < 0) return NULL;
+    if (n < 0) {
+        PyErr_SetString(PyExc_ValueError, "`n` must be >= 0");
+        return NULL;
+    }
+    npy_intp nn = n;
+    PyArrayObject *o = (PyArrayObject *)PyArray_EMPTY(1, &nn, NPY_INT32, 0);
+    if (!o) return NULL;
+    int32_t *d = PyArray_DATA(o);
+    for (int i = 0; i < n; i++) d[i] = i;
+    wpart_tasks_rng_shuffle(st, d, n);
+    return Py_BuildValue("NN", rng_state_out(st), o);
+}
+
 static PyMethodDef tasks_methods[] = {
     {"tasks_milp_build", wpy_tasks_milp_build, METH_VARARGS, "Build the CCM MILP model."},
     {"tasks_evaluate", wpy_tasks_evaluate, METH_VARARGS, "CCM work model of an assignment."},
@@ -524,6 +647,10 @@ static PyMethodDef tasks_methods[] = {
     {"tasks_greedy", wpy_tasks_greedy, METH_VARARGS, "Greedy LPT over clusters."},
     {"tasks_brute", wpy_tasks_brute, METH_VARARGS, "Exhaustive search."},
     {"tasks_knowledge", wpy_tasks_knowledge, METH_VARARGS, "Inform log rule (rounds, fanout)."},
+    {"tasks_pair_best", wpy_tasks_pair_best, METH_VARARGS, "FindBestCCM of one pair of ranks."},
+    {"tasks_rng_seed", wpy_tasks_rng_seed, METH_VARARGS, "Seed a CCM-LB RNG stream."},
+    {"tasks_rng_sample", wpy_tasks_rng_sample, METH_VARARGS, "Draw gossip targets."},
+    {"tasks_rng_shuffle", wpy_tasks_rng_shuffle, METH_VARARGS, "Draw the turn order."},
     {NULL, NULL, 0, NULL}};
 
 int wpy_tasks_init(PyObject *m) { return PyModule_AddFunctions(m, tasks_methods); }

@@ -362,7 +362,7 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
         w0, _ = _core.tasks_evaluate(d, c.as_tuple(), a0)
         return _result(problem, c, cap, a, np.array([w0, w]), "greedy",
                        {"seconds": time.perf_counter() - t0})
-    be = choice(backend, "backend", ("simulated", "event"))
+    be = choice(backend, "backend", ("simulated", "event", "ranks"))
     if be == "event":
         if meth != "ccm" or split or allow_infeasible_start \
                 or cluster not in ("block", "task") or n_trials != 1:
@@ -386,6 +386,12 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
     if srule == "auto":
         srule = "compete" if split >= 2 else "fallback"
     tl = _time_limit(time_limit)
+    if be == "ranks":
+        return _balance_ranks(problem, c, cap, d, a0, meth, t0, dict(
+            n_iter=n_iter, n_rounds=k, fanout=f, n_trials=n_trials, seed=seed, cluster=cl,
+            split=split, srule=srule, tol=tol, comm_tau=comm_tau, order=od, ranking=rk,
+            explore=explore, allow_infeasible_start=allow_infeasible_start,
+            progress=progress))
     run_c = c
     cluster_mode = {"block": 0, "task": 1, "block+comm": 2}[cl]
     enforce = True
@@ -414,3 +420,50 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
                  explore=bool(explore),
                  ranking=rk)
     return _result(problem, c, cap, a, history, meth, stats)
+
+
+def _balance_ranks(problem: Problem, c: Coefficients, cap, d: dict, a0, meth: str, t0: float,
+                   o: dict) -> TasksResult:
+    """``backend="ranks"``: one state machine per rank, the engine of the MPI run."""
+    from ._ranks import RankParams, run_ranks
+
+    if meth != "ccm" or o["ranking"] != "snapshot" or o["explore"]:
+        raise ValueError("backend='ranks' supports method='ccm' with ranking='snapshot' and "
+                         "no explore")
+    w0, _ = _core.tasks_evaluate(d, c.as_tuple(), a0)
+    if not np.isfinite(w0) and not o["allow_infeasible_start"]:
+        raise ValueError("infeasible start: the initial assignment exceeds a memory cap "
+                         "(W = inf on some rank)")
+    prm = rank_params(problem.n_ranks, c, o["cluster"], o["split"], o["srule"], o["tol"],
+                      o["comm_tau"], float(np.mean(problem.task_load)) if problem.n_tasks
+                      else 0.0, n_iter=o["n_iter"], n_rounds=o["n_rounds"], fanout=o["fanout"],
+                      n_trials=o["n_trials"], seed=o["seed"], order_random=o["order"] == "random")
+    with progress_hook(o["progress"], total=o["n_trials"] * o["n_iter"] * problem.n_ranks,
+                       desc="balance[ccm/ranks]") as hook:
+        done = [0]
+
+        def tick(n: int) -> None:
+            done[0] += n
+            if hook is not None:
+                hook(float(done[0]), float(o["n_trials"] * o["n_iter"] * problem.n_ranks))
+
+        run = run_ranks(problem, prm, a0, cap, progress=tick)
+    stats = {"seconds": time.perf_counter() - t0, "backend": "ranks",
+             "exchanges_per_iteration": run["exchanges_per_iteration"],
+             "n_exchanges": int(sum(run["exchanges_per_iteration"])),
+             "best_trial": run["best_trial"], "messages": run["messages"],
+             "evaluations": run["evaluations"], "n_rounds": run["n_rounds"],
+             "fanout": run["fanout"], "n_iter": o["n_iter"], "n_trials": o["n_trials"],
+             "seed": o["seed"], "cluster": o["cluster"]}
+    return _result(problem, c, cap, run["assignment"], run["history"], meth, stats)
+
+
+def rank_params(n_ranks: int, c: Coefficients, cluster: str, split: int, srule: str, tol: float,
+                comm_tau: float, mean_load: float, **kw: Any):
+    """The :class:`~wpart.tasks._ranks.RankParams` of a distributed run (in-process or MPI)."""
+    from ._ranks import RankParams
+
+    return RankParams(n_ranks, c.as_tuple(), cluster={"block": 0, "task": 1,
+                                                      "block+comm": 2}[cluster],
+                      singles=split, split_always=srule == "compete", tol=tol,
+                      comm_thresh=comm_tau * c.alpha * mean_load, **kw)

@@ -154,6 +154,36 @@ void wpart_tasks_lb_params_init(wpart_tasks_lb_params_t *prm);
 void wpart_tasks_knowledge(int32_t P, int32_t rounds_in, int32_t fanout_in, int32_t *rounds,
                            int32_t *fanout);
 
+/* ---- distributed engines: the per-pair step and the serial engine's RNG streams ---- */
+
+typedef struct {
+    int32_t found;          /* 1: an exchange pays */
+    double dexc, gain;      /* reduction of the pair's summed cap excess, and of max W */
+    int32_t *give, *take;   /* caller-owned, n_tasks each: tasks r gives to q / takes from q */
+    int32_t n_give, n_take;
+} wpart_tasks_pair_step_t;
+
+/**
+ * FindBestCCM for ranks r and q of `p` under `assign`, evaluated exactly (spec 003 section
+ * 3.5), with the transfer units, tolerance and one-way rule of `prm` (its iteration, gossip,
+ * trial and explore fields are ignored). Tasks on other ranks stand for the rest of the phase:
+ * they do not change W of r or q. comm_thresh: absolute edge threshold of
+ * WPART_TASKS_CLUSTER_BLOCK_COMM (comm_tau * alpha * mean task load of the whole phase).
+ */
+wpart_status_t wpart_tasks_pair_best(const wpart_tasks_problem_t *p,
+                                     const wpart_tasks_coeffs_t *c,
+                                     const wpart_tasks_lb_params_t *prm, double comm_thresh,
+                                     const int32_t *assign, int32_t r, int32_t q,
+                                     wpart_tasks_pair_step_t *out);
+
+/** Seeds the stream (seed, a, b) of the serial engine (rank r of trial t: a = t + 1, b = r;
+ * the turn order: b = n_ranks). */
+void wpart_tasks_rng_seed(uint64_t state[4], uint64_t seed, uint64_t a, uint64_t b);
+/** Moves m candidates drawn without replacement to the front of cand[0..n) (inform stage). */
+wpart_status_t wpart_tasks_rng_sample(uint64_t state[4], int32_t *cand, int32_t n, int32_t m);
+/** Shuffles order[0..n) as the serial engine draws its turn order. */
+wpart_status_t wpart_tasks_rng_shuffle(uint64_t state[4], int32_t *order, int32_t n);
+
 typedef struct {
     double w_max_initial, w_max_final;
     int32_t best_trial, n_exchanges, n_tasks_moved;

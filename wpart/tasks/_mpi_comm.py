@@ -1,0 +1,128 @@
+"""MPI messaging with deadlines for the distributed engines (mpi4py over Open MPI).
+
+Every wait is bounded: a point-to-point receive, a send and every collective poll their
+nonblocking request until a deadline, so a rank that died or hangs turns into
+:class:`RankFailure` (naming the rank and what was awaited) instead of a hang. Objects travel
+pickled in byte buffers so that the bytes sent are counted.
+"""
+
+from __future__ import annotations
+
+import pickle
+import time
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Channel", "RankFailure", "TAGS"]
+
+#: Message tags of the CCM-LB protocol.
+TAGS = {"REQ": 11, "REP": 12, "NOTICE": 13, "GOSSIP": 14, "GATHER": 15, "DIR": 16}
+
+
+class RankFailure(RuntimeError):
+    """A peer rank did not answer in time (it died or hangs), or sent something unexpected."""
+
+
+class Channel:
+    """Point-to-point and collective operations of one rank, each bounded by `timeout` s."""
+
+    def __init__(self, comm: Any, timeout: float):
+        from mpi4py import MPI
+
+        self.MPI = MPI
+        self.comm = comm
+        self.rank = comm.Get_rank()
+        self.size = comm.Get_size()
+        self.timeout = float(timeout)
+        self.sent: dict = {}        # kind -> messages sent
+        self.bytes_sent = 0
+        self._pending: list = []    # outstanding sends (request, buffer)
+
+    # ------------------------------------------------------------------ waiting
+    def _wait(self, test, what: str, peer: int | None = None):
+        deadline = time.monotonic() + self.timeout
+        spins = 0
+        while True:
+            r = test()
+            if r is not None and r is not False:
+                return r
+            if time.monotonic() > deadline:
+                who = f"rank {peer}" if peer is not None and peer >= 0 else "a peer rank"
+                raise RankFailure(f"rank {self.rank}: no progress from {who} within "
+                                  f"{self.timeout:g} s while waiting for {what}; the rank "
+                                  "died or hangs (raise `timeout` if its steps are this long)")
+            spins += 1
+            if spins > 50:
+                time.sleep(min(0.002, 1e-5 * spins))
+
+    def _flush(self) -> None:
+        self._pending = [(r, b) for r, b in self._pending if not r.Test()]
+
+    # ------------------------------------------------------------------ point to point
+    def send(self, dest: int, tag: str, obj: Any, kind: str | None = None) -> None:
+        buf = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+        req = self.comm.Isend([buf, self.MPI.BYTE], dest=dest, tag=TAGS[tag])
+        self._pending.append((req, buf))
+        k = kind or tag
+        self.sent[k] = self.sent.get(k, 0) + 1
+        self.bytes_sent += len(buf)
+        self._flush()
+
+    def recv(self, source: int, tags: tuple, what: str) -> tuple:
+        """``(source, tag name, object)`` of the next message from `source` (-1: any) with
+        one of `tags`."""
+        MPI = self.MPI
+        src = MPI.ANY_SOURCE if source < 0 else source
+        names = {TAGS[t]: t for t in tags}
+
+        def test():
+            self._flush()
+            for t in names:
+                st = MPI.Status()
+                msg = self.comm.improbe(source=src, tag=t, status=st)
+                if msg is not None:
+                    return msg, st
+            return None
+
+        msg, st = self._wait(test, what, source)
+        buf = bytearray(st.Get_count(MPI.BYTE))
+        msg.Recv([buf, MPI.BYTE])
+        return st.Get_source(), names[st.Get_tag()], pickle.loads(buf)
+
+    def drain(self, what: str = "the last sends") -> None:
+        """Wait until every send of this rank has been delivered."""
+        self._wait(lambda: (self._flush(), not self._pending)[1], what)
+
+    # ------------------------------------------------------------------ collectives
+    def allreduce(self, x: float | int, op: str, what: str) -> float:
+        MPI = self.MPI
+        send = np.array([x], dtype=np.float64)
+        out = np.empty(1, np.float64)
+        req = self.comm.Iallreduce(send, out, op={"max": MPI.MAX, "sum": MPI.SUM,
+                                                  "min": MPI.MIN}[op])
+        self._wait(lambda: req.Test(), what)
+        return float(out[0])
+
+    def alltoall_counts(self, counts: np.ndarray, what: str) -> np.ndarray:
+        send = np.ascontiguousarray(counts, dtype=np.int64)
+        out = np.empty(self.size, np.int64)
+        req = self.comm.Ialltoall(send, out)
+        self._wait(lambda: req.Test(), what)
+        return out
+
+    def exchange(self, outbox: dict, tag: str, what: str, kind: str | None = None) -> list:
+        """Sparse all-to-all of objects: send ``outbox[q]`` to each q; returns the received
+        ``[(source, object)]`` sorted by source. One bounded collective fixes the counts."""
+        counts = np.zeros(self.size, np.int64)
+        for q in outbox:
+            counts[q] = 1
+        incoming = self.alltoall_counts(counts, what)
+        for q in sorted(outbox):
+            self.send(q, tag, outbox[q], kind)
+        got = [self.recv(-1, (tag,), what)[::2] for _ in range(int(incoming.sum()))]
+        return sorted(got, key=lambda e: e[0])
+
+    def barrier(self, what: str) -> None:
+        req = self.comm.Ibarrier()
+        self._wait(lambda: req.Test(), what)

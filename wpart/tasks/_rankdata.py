@@ -1,0 +1,259 @@
+"""What one rank of a distributed CCM-LB run holds: its own tasks, and nothing global.
+
+:class:`RankData` is the records of the tasks on one rank (ids, loads, memory, shared block,
+initial rank, LBDatafile entity) with every communication edge incident to them and the
+shared blocks they access. Moving tasks between ranks moves their records. A pair of ranks is
+turned into a small problem for the C step (:func:`pair_problem`): the two ranks' tasks on
+local ranks 0 and 1, the other endpoints of their edges on a third rank. ``W`` of a rank
+depends only on its own task set (spec 003 section 1), so the pair's works are exact.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+__all__ = ["RankData", "pair_problem", "split_problem"]
+
+_I64 = np.int64
+_F64 = np.float64
+
+
+def _e(dtype) -> np.ndarray:
+    return np.zeros(0, dtype)
+
+
+@dataclass
+class RankData:
+    """The records of the tasks on one rank.
+
+    Task arrays are sorted by ``gid`` (the task's global id, e.g. the LBDatafile entity id);
+    ``blk`` is the shared block's global id (-1: none), ``orig`` the rank the task started on.
+    Edge arrays (``eid`` unique, global edge ids; ``esrc``/``edst`` task gids) hold every edge
+    incident to the rank's tasks; block arrays (``bid`` sorted) the blocks they access.
+    ``cap`` is the rank's memory cap (``inf``: none) and ``alpha`` its speed factor (``nan``:
+    the coefficient's).
+    """
+
+    rank: int
+    gid: np.ndarray = field(default_factory=lambda: _e(_I64))
+    load: np.ndarray = field(default_factory=lambda: _e(_F64))
+    fp: np.ndarray = field(default_factory=lambda: _e(_F64))
+    wk: np.ndarray = field(default_factory=lambda: _e(_F64))
+    blk: np.ndarray = field(default_factory=lambda: _e(_I64))
+    orig: np.ndarray = field(default_factory=lambda: _e(np.int32))
+    eid: np.ndarray = field(default_factory=lambda: _e(_I64))
+    esrc: np.ndarray = field(default_factory=lambda: _e(_I64))
+    edst: np.ndarray = field(default_factory=lambda: _e(_I64))
+    ebytes: np.ndarray = field(default_factory=lambda: _e(_F64))
+    bid: np.ndarray = field(default_factory=lambda: _e(_I64))
+    bsize: np.ndarray = field(default_factory=lambda: _e(_F64))
+    bhome: np.ndarray = field(default_factory=lambda: _e(np.int32))
+    baseline: float = 0.0
+    cap: float = float("inf")
+    alpha: float = float("nan")
+    ents: dict = field(default_factory=dict)
+
+    @property
+    def n_tasks(self) -> int:
+        return int(self.gid.shape[0])
+
+    # ------------------------------------------------------------------ moving tasks
+    def _task_part(self, m: np.ndarray) -> dict:
+        return {k: getattr(self, k)[m] for k in ("gid", "load", "fp", "wk", "blk", "orig")}
+
+    def extract(self, gids) -> "RankData":
+        """Remove the tasks `gids` (all must be here) and return their records."""
+        gids = np.asarray(gids, _I64)
+        m = np.isin(self.gid, gids)
+        if int(m.sum()) != np.unique(gids).size:
+            missing = np.setdiff1d(gids, self.gid)
+            raise RuntimeError(f"rank {self.rank} does not hold tasks {missing[:8].tolist()}")
+        out_tasks = self._task_part(m)
+        inc_out = np.isin(self.esrc, out_tasks["gid"]) | np.isin(self.edst, out_tasks["gid"])
+        keep = self._task_part(~m)
+        inc_keep = np.isin(self.esrc, keep["gid"]) | np.isin(self.edst, keep["gid"])
+        bo = np.isin(self.bid, out_tasks["blk"])
+        bk = np.isin(self.bid, keep["blk"])
+        moved = RankData(self.rank, **out_tasks,
+                         **{k: getattr(self, k)[inc_out] for k in ("eid", "esrc", "edst", "ebytes")},
+                         bid=self.bid[bo], bsize=self.bsize[bo], bhome=self.bhome[bo],
+                         ents={int(g): self.ents[int(g)] for g in out_tasks["gid"]
+                               if int(g) in self.ents})
+        for k, v in keep.items():
+            setattr(self, k, v)
+        for k in ("eid", "esrc", "edst", "ebytes"):
+            setattr(self, k, getattr(self, k)[inc_keep])
+        self.bid, self.bsize, self.bhome = self.bid[bk], self.bsize[bk], self.bhome[bk]
+        for g in out_tasks["gid"]:
+            self.ents.pop(int(g), None)
+        return moved
+
+    def insert(self, other: "RankData") -> None:
+        """Add the tasks of `other` (records from another rank)."""
+        if np.intersect1d(self.gid, other.gid).size:
+            raise RuntimeError(f"rank {self.rank} already holds some of the incoming tasks")
+        g = np.concatenate([self.gid, other.gid])
+        o = np.argsort(g, kind="stable")
+        for k in ("gid", "load", "fp", "wk", "blk", "orig"):
+            setattr(self, k, np.concatenate([getattr(self, k), getattr(other, k)])[o])
+        e = np.concatenate([self.eid, other.eid])
+        ue, ie = np.unique(e, return_index=True)
+        for k in ("esrc", "edst", "ebytes"):
+            setattr(self, k, np.concatenate([getattr(self, k), getattr(other, k)])[ie])
+        self.eid = ue
+        b = np.concatenate([self.bid, other.bid])
+        ub, ib = np.unique(b, return_index=True)
+        self.bsize = np.concatenate([self.bsize, other.bsize])[ib]
+        self.bhome = np.concatenate([self.bhome, other.bhome])[ib]
+        self.bid = ub
+        self.ents.update(other.ents)
+
+    def without(self, gids) -> "RankData":
+        """A copy without the tasks `gids` (their edges stay: they name tasks held elsewhere)."""
+        m = ~np.isin(self.gid, gids)
+        c = self.copy()
+        for k, v in self._task_part(m).items():
+            setattr(c, k, v)
+        return c
+
+    def copy(self) -> "RankData":
+        return replace(self, **{k: getattr(self, k).copy() for k in
+                                ("gid", "load", "fp", "wk", "blk", "orig", "eid", "esrc", "edst",
+                                 "ebytes", "bid", "bsize", "bhome")}, ents=dict(self.ents))
+
+    def summary(self, compress: bool) -> "RankData":
+        """What the inform stage carries about this rank (spec 003 section 3.4).
+
+        With `compress` (block clusters, no sub-cluster moves) every block cluster becomes one
+        pseudo-task (summed load and footprint, largest working memory, its edges renamed),
+        which evaluates every whole-cluster exchange exactly; block-less tasks stay single.
+        Pseudo-task ids are negative (task ids are >= 0).
+        """
+        if not compress or not (self.blk >= 0).any():
+            return self.copy()
+        has = self.blk >= 0
+        ub, inv = np.unique(self.blk[has], return_inverse=True)
+        pg = -2 - ub                                      # pseudo gid per cluster
+        n = ub.size
+        load = np.zeros(n)
+        fp = np.zeros(n)
+        wk = np.zeros(n)
+        np.add.at(load, inv, self.load[has])
+        np.add.at(fp, inv, self.fp[has])
+        np.maximum.at(wk, inv, self.wk[has])
+        rename = dict(zip(self.gid[has].tolist(), pg[inv].tolist()))
+        s = self.esrc.copy()
+        d = self.edst.copy()
+        for arr in (s, d):
+            for i, x in enumerate(arr.tolist()):
+                y = rename.get(x)
+                if y is not None:
+                    arr[i] = y
+        gid = np.concatenate([pg, self.gid[~has]])
+        o = np.argsort(gid, kind="stable")
+        return RankData(self.rank, gid=gid[o], load=np.concatenate([load, self.load[~has]])[o],
+                        fp=np.concatenate([fp, self.fp[~has]])[o],
+                        wk=np.concatenate([wk, self.wk[~has]])[o],
+                        blk=np.concatenate([ub, self.blk[~has]])[o],
+                        orig=np.full(gid.size, self.rank, np.int32),
+                        eid=self.eid.copy(), esrc=s, edst=d, ebytes=self.ebytes.copy(),
+                        bid=self.bid.copy(), bsize=self.bsize.copy(), bhome=self.bhome.copy(),
+                        baseline=self.baseline, cap=self.cap, alpha=self.alpha)
+
+
+def pair_problem(a: RankData, b: RankData | None, coeff_alpha: float) -> tuple:
+    """The problem of two ranks for the C step: ``(dict, assignment, gids)``.
+
+    `a`'s tasks are on local rank 0, `b`'s on 1, the other endpoints of their edges on 2;
+    ``gids[i]`` is the global id of local task ``i``. When both ranks carry an edge, `b`'s
+    copy is used (a gossiped summary renames its own endpoints).
+    """
+    b = b if b is not None else RankData(-1)
+    na, nb = a.gid.size, b.gid.size
+    tg = np.concatenate([a.gid, b.gid])
+    e = np.concatenate([b.eid, a.eid])
+    ue, ie = np.unique(e, return_index=True)
+    es = np.concatenate([b.esrc, a.esrc])[ie]
+    ed = np.concatenate([b.edst, a.edst])[ie]
+    eb = np.concatenate([b.ebytes, a.ebytes])[ie]
+    ghosts = np.setdiff1d(np.concatenate([es, ed]), tg)
+    allg = np.concatenate([tg, ghosts])
+    o = np.argsort(allg, kind="stable")
+    gids = allg[o]
+    if gids.size > 1 and (gids[1:] == gids[:-1]).any():
+        raise RuntimeError(f"ranks {a.rank} and {b.rank} both hold a task")
+    ng = ghosts.size
+    assign = np.concatenate([np.zeros(na, np.int32), np.ones(nb, np.int32),
+                             np.full(ng, 2, np.int32)])[o]
+    z = np.zeros(ng)
+    load = np.concatenate([a.load, b.load, z])[o]
+    blk = np.concatenate([a.blk, b.blk, np.full(ng, -1, _I64)])[o]
+    d: dict = {"n_ranks": 3, "task_load": load}
+    if a.fp.any() or b.fp.any():
+        d["task_footprint"] = np.concatenate([a.fp, b.fp, z])[o]
+    if a.wk.any() or b.wk.any():
+        d["task_working"] = np.concatenate([a.wk, b.wk, z])[o]
+    if (blk >= 0).any():
+        bids = np.unique(blk[blk >= 0])
+        tb = np.full(blk.size, -1, np.int32)
+        tb[blk >= 0] = np.searchsorted(bids, blk[blk >= 0])
+        allb = np.concatenate([b.bid, a.bid])
+        ub, ib = np.unique(allb, return_index=True)
+        pos = np.searchsorted(ub, bids)
+        if (pos >= ub.size).any() or (ub[np.minimum(pos, ub.size - 1)] != bids).any():
+            raise RuntimeError("a task accesses a block with no size or home")
+        size = np.concatenate([b.bsize, a.bsize])[ib][pos]
+        home = np.concatenate([b.bhome, a.bhome])[ib][pos]
+        d["task_block"] = tb
+        d["block_size"] = np.ascontiguousarray(size, _F64)
+        d["block_home"] = np.where(home == a.rank, 0, np.where(home == b.rank, 1, 2)).astype(
+            np.int32)
+    if ue.size:
+        d["edge_src"] = np.searchsorted(gids, es).astype(np.int32)
+        d["edge_dst"] = np.searchsorted(gids, ed).astype(np.int32)
+        d["edge_bytes"] = np.ascontiguousarray(eb, _F64)
+    if a.baseline or b.baseline:
+        d["rank_baseline"] = np.array([a.baseline, b.baseline, 0.0])
+    if np.isfinite(a.cap) or np.isfinite(b.cap):
+        d["rank_mem_cap"] = np.array([a.cap, b.cap, np.inf])
+    if not (np.isnan(a.alpha) and np.isnan(b.alpha)):
+        d["rank_alpha"] = np.array([coeff_alpha if np.isnan(x) else x
+                                    for x in (a.alpha, b.alpha, coeff_alpha)])
+    return d, assign, gids
+
+
+def split_problem(problem, assignment: np.ndarray, cap) -> list:
+    """Cut a global problem into the :class:`RankData` of every rank (for the in-process
+    engine and for writing per-rank inputs); task gids are the task indices, edge ids the
+    edge indices, block ids the block indices."""
+    a = np.asarray(assignment, np.int32)
+    K, I = problem.n_tasks, problem.n_ranks
+    gid = np.arange(K, dtype=_I64)
+    blk = (np.full(K, -1, _I64) if problem.task_block is None
+           else np.asarray(problem.task_block, _I64))
+    fp = np.zeros(K) if problem.task_footprint is None else np.asarray(problem.task_footprint)
+    wk = np.zeros(K) if problem.task_working is None else np.asarray(problem.task_working)
+    E = problem.edges if problem.edges is not None else np.zeros((0, 2), _I64)
+    eb = problem.edge_bytes if problem.edge_bytes is not None else np.zeros(0)
+    nb = problem.n_blocks
+    bsz = np.zeros(0) if nb == 0 else np.asarray(problem.block_size, _F64)
+    bhm = np.zeros(0, np.int32) if nb == 0 else np.asarray(problem.block_home, np.int32)
+    out = []
+    for r in range(I):
+        m = a == r
+        g = gid[m]
+        em = m[E[:, 0]] | m[E[:, 1]] if E.shape[0] else np.zeros(0, bool)
+        bl = np.unique(blk[m][blk[m] >= 0])
+        out.append(RankData(
+            r, gid=g, load=np.asarray(problem.task_load, _F64)[m], fp=fp[m].astype(_F64),
+            wk=wk[m].astype(_F64), blk=blk[m], orig=np.full(g.size, r, np.int32),
+            eid=np.flatnonzero(em).astype(_I64), esrc=E[em, 0].astype(_I64),
+            edst=E[em, 1].astype(_I64), ebytes=np.asarray(eb, _F64)[em],
+            bid=bl.astype(_I64), bsize=bsz[bl] if bl.size else np.zeros(0),
+            bhome=bhm[bl] if bl.size else np.zeros(0, np.int32),
+            baseline=0.0 if problem.rank_baseline is None else float(problem.rank_baseline[r]),
+            cap=float("inf") if cap is None else float(cap[r]),
+            alpha=float("nan") if problem.rank_alpha is None else float(problem.rank_alpha[r])))
+    return out

@@ -1,0 +1,228 @@
+"""CCM-LB with one state machine per rank: the engine shared by the in-process run and MPI.
+
+Every rank is a :class:`RankProcess` that holds only its own tasks (:class:`RankData`). The
+steps of spec 003 section 3 are its methods, and the C step (:func:`wpart._core.tasks_pair_best`,
+the serial engine's FindBestCCM on the pair's tasks) decides every exchange:
+
+* inform: :meth:`RankProcess.begin_iteration`, :meth:`~RankProcess.hop_targets` (drawn from
+  the serial engine's per-rank RNG stream) and :meth:`~RankProcess.hop_receive`; a message
+  carries the sender's knowledge: rank ids and their summaries (block clusters as
+  pseudo-tasks, :meth:`RankData.summary`);
+* transfer: at its turn a rank ranks its known peers on its current tasks and their
+  gossiped summaries (:meth:`~RankProcess.rank_peers`), then for each peer in turn sends
+  ``LOCK_REQ``; the peer answers ``LOCK_GRANT`` with its current records; the rank evaluates
+  exactly and sends ``GIVE`` (its cluster's records, the ids it takes) or ``RELEASE``; the peer
+  applies ``GIVE`` and answers ``GIVE_BACK`` with the records taken; ``RELEASE`` ends the lock
+  (:meth:`~RankProcess.turn`, :meth:`~RankProcess.serve`).
+
+Ranks take their turns in the serial engine's seeded order, one at a time, so a run is a
+serial order of atomic pairwise exchanges (spec 3.6) that does not depend on message timing:
+the same seed gives the same assignment in-process (:func:`run_ranks`) and over MPI
+(:mod:`wpart.tasks.mpi`), whatever the transport.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _core
+from ._rankdata import RankData, pair_problem, split_problem
+
+__all__ = ["RankParams", "RankProcess", "run_ranks"]
+
+
+class RankParams:
+    """Options of a distributed CCM-LB run (validated by the callers)."""
+
+    def __init__(self, n_ranks: int, coeffs: tuple, *, n_iter: int = 4, n_rounds: int = 0,
+                 fanout: int = 0, n_trials: int = 1, seed: int = 0, cluster: int = 0,
+                 singles: int = 0, one_way: bool = False, split_always: bool = False,
+                 tol: float = 1e-12, comm_thresh: float = 0.0, order_random: bool = True):
+        self.P = int(n_ranks)
+        self.coeffs = tuple(coeffs)
+        self.n_iter, self.n_trials, self.seed = int(n_iter), int(n_trials), int(seed)
+        self.k, self.f = _core.tasks_knowledge(self.P, int(n_rounds), int(fanout))
+        self.cluster, self.singles = int(cluster), int(singles)
+        self.one_way, self.split_always = bool(one_way), bool(split_always)
+        self.tol, self.comm_thresh = float(tol), float(comm_thresh)
+        self.order_random = bool(order_random)
+        self.compress = self.cluster == 0 and self.singles == 0
+
+    def step_args(self) -> tuple:
+        return (self.cluster, self.singles, int(self.one_way), int(self.split_always),
+                self.tol, self.comm_thresh)
+
+    def turn_order(self, trial: int, state: tuple | None) -> tuple:
+        """``(state, order)`` of the serial engine's turn stream for one iteration."""
+        if state is None:
+            state = _core.tasks_rng_seed(self.seed, trial + 1, self.P)
+        if not self.order_random:
+            return state, np.arange(self.P, dtype=np.int32)
+        return _core.tasks_rng_shuffle(state, self.P)
+
+
+class RankProcess:
+    """One rank: its tasks, its RNG stream, its knowledge of the current iteration."""
+
+    def __init__(self, data: RankData, prm: RankParams):
+        self.data = data
+        self.prm = prm
+        self.rank = data.rank
+        self.known: dict = {}
+        self.sender = False
+        self.rng = None
+        self.n_exchanges = 0
+        self.n_evals = 0
+
+    # ------------------------------------------------------------------ evaluation
+    def work(self) -> float:
+        """W of this rank (``inf`` above its memory cap)."""
+        d, a, _ = pair_problem(self.data, None, self.prm.coeffs[0])
+        _, rep = _core.tasks_evaluate(d, self.prm.coeffs, a)
+        return float(rep["work"][0])
+
+    def _best(self, other: RankData) -> tuple:
+        if other.gid.size and np.isin(other.gid, self.data.gid).any():
+            # a stale summary lists tasks that have since come here: they are ours now
+            other = other.without(self.data.gid)
+        d, a, gids = pair_problem(self.data, other, self.prm.coeffs[0])
+        self.n_evals += 1
+        found, dexc, gain, give, take = _core.tasks_pair_best(d, self.prm.coeffs, a, 0, 1,
+                                                              *self.prm.step_args())
+        return bool(found), dexc, gain, gids[give], gids[take]
+
+    # ------------------------------------------------------------------ inform
+    def begin_trial(self, trial: int) -> None:
+        self.rng = _core.tasks_rng_seed(self.prm.seed, trial + 1, self.rank)
+
+    def begin_iteration(self) -> None:
+        self.known = {self.rank: self.data.summary(self.prm.compress)}
+        self.sender = True
+
+    def hop_targets(self) -> list:
+        """Ranks this rank sends its knowledge to in this hop (none if it is not a sender)."""
+        if not self.sender or self.prm.P <= 1:
+            return []
+        cand = np.array([q for q in range(self.prm.P) if q not in self.known], np.int32)
+        if cand.size == 0:
+            return []
+        self.rng, chosen = _core.tasks_rng_sample(self.rng, cand, self.prm.f)
+        return chosen.tolist()
+
+    def hop_receive(self, messages: list) -> None:
+        for m in messages:
+            self.known.update(m)
+        self.sender = bool(messages)
+
+    # ------------------------------------------------------------------ transfer
+    def rank_peers(self) -> list:
+        """Work list ``[(peer, gain)]``: known peers whose best estimated exchange pays,
+        ordered as the serial engine (larger excess reduction, larger gain, smaller rank)."""
+        wl = []
+        for q in sorted(self.known):
+            if q == self.rank:
+                continue
+            found, dexc, gain, _, _ = self._best(self.known[q])
+            if found:
+                wl.append((-dexc, -gain, q))
+        wl.sort()
+        return [(q, -g) for _, g, q in wl]
+
+    def turn(self, request) -> int:
+        """This rank's turn; ``request(q, message)`` returns q's answer (None for RELEASE)."""
+        moved = 0
+        for q, gain in self.rank_peers():
+            kind, peer = request(q, ("LOCK_REQ", gain))
+            if kind != "LOCK_GRANT":
+                raise RuntimeError(f"rank {self.rank}: expected LOCK_GRANT from {q}, got {kind}")
+            found, _, _, give, take = self._best(peer)
+            if found:
+                recs = self.data.extract(give)
+                kind, back = request(q, ("GIVE", recs, take))
+                if kind != "GIVE_BACK":
+                    raise RuntimeError(f"rank {self.rank}: expected GIVE_BACK from {q}, "
+                                       f"got {kind}")
+                self.data.insert(back)
+                moved += 1
+            request(q, ("RELEASE",))
+        self.n_exchanges += moved
+        return moved
+
+    def serve(self, src: int, msg: tuple):
+        """Answer a peer's message (the lock holder's side); None when no answer is due."""
+        kind = msg[0]
+        if kind == "LOCK_REQ":
+            return ("LOCK_GRANT", self.data.copy())
+        if kind == "GIVE":
+            _, recs, take = msg
+            back = self.data.extract(take)
+            self.data.insert(recs)
+            return ("GIVE_BACK", back)
+        if kind == "RELEASE":
+            return None
+        raise RuntimeError(f"rank {self.rank}: unknown message {kind!r} from {src}")
+
+
+def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None) -> dict:
+    """The distributed engine with every rank in this process (direct calls as transport).
+
+    Returns ``assignment`` (best trial), ``history`` (its W_max per iteration),
+    ``exchanges_per_iteration``, ``best_trial``, ``messages`` (counts by kind) and
+    ``evaluations`` (pair steps).
+    """
+    P = problem.n_ranks
+    init = split_problem(problem, a0, cap)
+    best = None
+    counts: dict = {}
+    n_evals = 0
+
+    def count(kind: str, n: int = 1) -> None:
+        counts[kind] = counts.get(kind, 0) + n
+
+    for trial in range(prm.n_trials):
+        ranks = [RankProcess(d.copy(), prm) for d in init]
+        for rk in ranks:
+            rk.begin_trial(trial)
+        hist = [max(rk.work() for rk in ranks)]
+        exch = []
+        ostate = None
+        for it in range(prm.n_iter):
+            for rk in ranks:
+                rk.begin_iteration()
+            for _ in range(prm.k):
+                inbox: list = [[] for _ in range(P)]
+                for rk in ranks:
+                    tg = rk.hop_targets()
+                    snap = dict(rk.known)
+                    for q in tg:
+                        inbox[q].append(snap)
+                    count("INFORM", len(tg))
+                for rk in ranks:
+                    rk.hop_receive(inbox[rk.rank])
+            ostate, order = prm.turn_order(trial, ostate)
+            moved = 0
+            for r in order.tolist():
+                def request(q, msg, _r=r):
+                    count(msg[0])
+                    ans = ranks[q].serve(_r, msg)
+                    if ans is not None:
+                        count(ans[0])
+                    return ans
+                moved += ranks[r].turn(request)
+                count("TURN_DONE", P - 1)
+                if progress is not None:
+                    progress(1)
+            exch.append(moved)
+            hist.append(max(rk.work() for rk in ranks))
+        a = np.empty(problem.n_tasks, np.int32)
+        for rk in ranks:
+            a[rk.data.gid] = rk.rank
+            n_evals += rk.n_evals
+        nmoved = int((a != a0).sum())
+        key = (hist[-1], nmoved)
+        if best is None or key < best[0]:
+            best = (key, a, hist, exch, trial)
+    _, a, hist, exch, trial = best
+    return {"assignment": a, "history": np.array(hist), "exchanges_per_iteration": exch,
+            "best_trial": trial, "messages": counts, "evaluations": n_evals,
+            "n_rounds": prm.k, "fanout": prm.f}
