@@ -226,13 +226,20 @@ def pair_problem(a: RankData, b: RankData | None, coeff_alpha: float) -> tuple:
 
 def split_problem(problem, assignment: np.ndarray, cap) -> list:
     """Cut a global problem into the :class:`RankData` of every rank (for the in-process
-    engine and for writing per-rank inputs); task gids are the task indices, edge ids the
-    edge indices, block ids the block indices."""
+    engine and for writing per-rank inputs). Task and block gids are the problem's external
+    ids (``task_ids``, ``block_ids``, as read from LBDatafiles) or else the indices; edge ids
+    are the edge indices."""
     a = np.asarray(assignment, np.int32)
     K, I = problem.n_tasks, problem.n_ranks
-    gid = np.arange(K, dtype=_I64)
+    gid = (np.arange(K, dtype=_I64) if problem.task_ids is None
+           else np.asarray(problem.task_ids, _I64))
+    if gid.size and (gid.min() < 0 or np.unique(gid).size != K):
+        raise ValueError("`task_ids` must be distinct and >= 0 for the distributed engine")
     blk = (np.full(K, -1, _I64) if problem.task_block is None
            else np.asarray(problem.task_block, _I64))
+    if problem.block_ids is not None and (blk >= 0).any():
+        bids = np.asarray(problem.block_ids, _I64)
+        blk = np.where(blk >= 0, bids[np.maximum(blk, 0)], -1)
     fp = np.zeros(K) if problem.task_footprint is None else np.asarray(problem.task_footprint)
     wk = np.zeros(K) if problem.task_working is None else np.asarray(problem.task_working)
     E = problem.edges if problem.edges is not None else np.zeros((0, 2), _I64)
@@ -245,13 +252,16 @@ def split_problem(problem, assignment: np.ndarray, cap) -> list:
         m = a == r
         g = gid[m]
         em = m[E[:, 0]] | m[E[:, 1]] if E.shape[0] else np.zeros(0, bool)
-        bl = np.unique(blk[m][blk[m] >= 0])
+        bi = np.unique(np.asarray(problem.task_block)[m]) if nb else np.zeros(0, np.int64)
+        bl = bi[bi >= 0]
         out.append(RankData(
             r, gid=g, load=np.asarray(problem.task_load, _F64)[m], fp=fp[m].astype(_F64),
             wk=wk[m].astype(_F64), blk=blk[m], orig=np.full(g.size, r, np.int32),
-            eid=np.flatnonzero(em).astype(_I64), esrc=E[em, 0].astype(_I64),
-            edst=E[em, 1].astype(_I64), ebytes=np.asarray(eb, _F64)[em],
-            bid=bl.astype(_I64), bsize=bsz[bl] if bl.size else np.zeros(0),
+            eid=np.flatnonzero(em).astype(_I64), esrc=gid[E[em, 0]],
+            edst=gid[E[em, 1]], ebytes=np.asarray(eb, _F64)[em],
+            bid=(bl if problem.block_ids is None
+                 else np.asarray(problem.block_ids, _I64)[bl]).astype(_I64),
+            bsize=bsz[bl] if bl.size else np.zeros(0),
             bhome=bhm[bl] if bl.size else np.zeros(0, np.int32),
             baseline=0.0 if problem.rank_baseline is None else float(problem.rank_baseline[r]),
             cap=float("inf") if cap is None else float(cap[r]),

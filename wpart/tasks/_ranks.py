@@ -172,6 +172,10 @@ def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None) -
     """
     P = problem.n_ranks
     init = split_problem(problem, a0, cap)
+    gids = (np.arange(problem.n_tasks) if problem.task_ids is None
+            else np.asarray(problem.task_ids, np.int64))
+    gorder = np.argsort(gids, kind="stable")
+    gsort = gids[gorder]
     best = None
     counts: dict = {}
     n_evals = 0
@@ -216,7 +220,7 @@ def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None) -
             hist.append(max(rk.work() for rk in ranks))
         a = np.empty(problem.n_tasks, np.int32)
         for rk in ranks:
-            a[rk.data.gid] = rk.rank
+            a[gorder[np.searchsorted(gsort, rk.data.gid)]] = rk.rank
             n_evals += rk.n_evals
         nmoved = int((a != a0).sum())
         key = (hist[-1], nmoved)

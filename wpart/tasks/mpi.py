@@ -143,27 +143,32 @@ def _run(ch: Channel, data: RankData, prm, allow_infeasible: bool) -> dict:
                 n = rk.turn(request)
                 for q in range(P):
                     if q != me:
-                        ch.send(q, "NOTICE", (pos, n), "TURN_DONE")
+                        ch.send(q, "NOTICE", (trial, it, pos, n), "TURN_DONE")
                 return n
 
-            done = -1
-            if pos == 0:
+            # notices of different ranks may arrive in any order: count them, and start
+            # this rank's turn on the notice of the rank just before it
+            notes, mine = 0, pos == 0
+            if mine:
                 moved += my_turn()
-                done = 0
-            while done < P - 1:
-                active = int(order[done + 1])
+            while notes < P - 1 or not mine:
                 src, tag, obj = ch.recv(-1, ("REQ", "NOTICE"),
-                                        f"turn {done + 1} of iteration {it} (rank {active})")
+                                        f"the turns of iteration {it} ({notes + int(mine)} of "
+                                        f"{P} done)")
                 if tag == "REQ":
                     ans = rk.serve(src, obj)
                     if ans is not None:
                         ch.send(src, "REP", ans, ans[0])
                     continue
-                done, n = obj
+                t_, i_, p_, n = obj
+                if (t_, i_) != (trial, it):
+                    raise RankFailure(f"rank {me}: turn notice of trial {t_} iteration {i_} "
+                                      f"from rank {src} during trial {trial} iteration {it}")
+                notes += 1
                 moved += n
-                if done + 1 == pos:
+                if p_ == pos - 1:
                     moved += my_turn()
-                    done = pos
+                    mine = True
             exch.append(moved)
             hist.append(ch.allreduce(rk.work(), "max", f"W_max after iteration {it}"))
             secs.append(time.perf_counter() - t_it)

@@ -1,0 +1,185 @@
+"""CCM-LB over MPI (wpart.tasks.mpi): mpirun -np 4 and 8 on loopback, each run bounded.
+
+Oracle: the in-process rank engine (``balance(..., backend="ranks")``), which runs the same
+rank steps with direct calls as transport; same seed, same assignment and W_max. The
+in-process engine itself is checked against the serial C engine and the model's invariants in
+tests/test_tasks_ranks.py.
+"""
+
+import json
+import subprocess
+import time
+
+import numpy as np
+import pytest
+from oracles.mpirun import needs_mpi, run_mpi
+
+from wpart.tasks import Problem, balance, generators as G, read_lbdatafile
+from wpart.tasks.datasets import lbaf_path
+
+pytestmark = needs_mpi
+
+SCRIPT = "tests/mpi/tasks_balance.py"
+
+
+def _cases(P: int, n: int, seed0: int) -> list:
+    rng = np.random.default_rng(seed0)
+    out = []
+    for i in range(n):
+        K = int(rng.choice([1, 2, 5, 17, 40]))
+        args = dict(n_ranks=P, n_tasks=K, n_blocks=int(rng.integers(0, 7)),
+                    n_edges=int(rng.choice([0, 0, 5, 30])), seed=seed0 + i,
+                    memory=bool(i % 3 == 0), zeros=bool(i % 2), rank_alpha=bool(i % 5 == 4))
+        opts = dict(seed=int(rng.integers(0, 1000)), n_iter=int(rng.choice([0, 1, 3])),
+                    beta=float(rng.choice([0.0, 1.0])), gamma=float(rng.choice([0.0, 0.25])),
+                    delta=float(rng.choice([0.0, 0.5])))
+        variant = i % 6
+        if variant == 1:
+            opts["cluster"] = "task"
+        elif variant == 2:
+            opts.update(subclusters="singles", n_trials=2)
+        elif variant == 3:
+            opts.update(cluster="block+comm", order="rank")
+        elif variant == 4:
+            opts.update(subclusters="fill", fanout=1, n_rounds=2)
+        elif variant == 5:
+            opts["memory_cap"] = 1e9
+        out.append({"source": {"generator": "random_problem", "args": args}, "options": opts})
+    return out
+
+
+def _inproc(case: dict):
+    src, opts = case["source"], dict(case["options"])
+    prob = getattr(G, src["generator"])(**src["args"])
+    return prob, balance(prob, backend="ranks", **opts)
+
+
+def _run(tmp_path, P: int, cases: list, timeout: float = 150) -> list:
+    cf, of = tmp_path / "cases.json", tmp_path / "out.json"
+    cf.write_text(json.dumps(cases))
+    r = run_mpi(P, [SCRIPT, cf, of], timeout=timeout)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return json.loads(of.read_text())
+
+
+def _check_same(case: dict, got: dict) -> None:
+    prob, want = _inproc(case)
+    a = np.asarray(got["assignment"])
+    assert got["task_ids"] == list(range(prob.n_tasks))
+    np.testing.assert_array_equal(a, want.assignment, err_msg=json.dumps(case))
+    assert got["max_work"] == want.max_work
+    np.testing.assert_array_equal(got["history"], want.history)
+    assert sum(got["exchanges_per_iteration"]) == want.stats["n_exchanges"]
+    # the gathered result is what the model says
+    assert prob.evaluate(a, alpha=case["options"].get("alpha", 1.0),
+                         beta=case["options"].get("beta", 0.0),
+                         gamma=case["options"].get("gamma", 0.0),
+                         delta=case["options"].get("delta", 0.0),
+                         memory_cap=case["options"].get("memory_cap"))["w_max"] == \
+        pytest.approx(got["max_work"], rel=1e-12, abs=1e-12)
+
+
+def test_mpi_equals_in_process_np4(tmp_path):
+    cases = _cases(4, 24, 100)
+    cases.append({"source": {"generator": "synthetic_blocks", "args": {}},
+                  "options": {"beta": 1.0, "gamma": 0.5, "seed": 3}})
+    cases.append({"source": {"generator": "gemma_like",
+                             "args": {"n_ranks": 4, "n_tasks": 300, "n_blocks": 30}},
+                  "options": {"delta": 1e-9, "seed": 1}})
+    got = _run(tmp_path, 4, cases)
+    assert len(got) == len(cases)
+    for case, g in zip(cases, got):
+        _check_same(case, g)
+        assert g["max_work"] <= g["initial_max_work"]
+
+
+def test_mpi_equals_in_process_np8_oversubscribed(tmp_path):
+    cases = _cases(8, 8, 500)
+    got = _run(tmp_path, 8, cases)
+    for case, g in zip(cases, got):
+        _check_same(case, g)
+        assert g["n_ranks"] == 8
+
+
+def test_mpi_messages_counted(tmp_path):
+    case = {"source": {"generator": "gemma_like",
+                       "args": {"n_ranks": 4, "n_tasks": 200, "n_blocks": 24}},
+            "options": {"seed": 2, "n_iter": 2}}
+    g = _run(tmp_path, 4, [case])[0]
+    _, want = _inproc(case)
+    m = g["messages"]  # rank 0's own sends
+    assert m["TURN_DONE"] == 2 * 3  # one notice to each other rank per turn
+    assert g["bytes_sent"] > 0
+    assert set(want.stats["messages"]) >= set(m)
+
+
+def test_mpi_per_rank_lbdatafiles(tmp_path):
+    """Each process reads only its rank's file and writes its rank's result; read together,
+    the output is the in-process result."""
+    prob = G.random_problem(4, 60, 6, 40, seed=7, memory=True)
+    stem = str(tmp_path / "in" / "phase")
+    prob.to_lbdatafile(stem)
+    back = read_lbdatafile(stem)  # what the per-rank reader must agree with
+    out = str(tmp_path / "out" / "phase")
+    opts = {"beta": 1.0, "delta": 0.1, "seed": 4, "out": out}
+    g = _run(tmp_path, 4, [{"source": {"stem": stem}, "options": opts}])[0]
+    want = balance(back, backend="ranks", beta=1.0, delta=0.1, seed=4)
+    by_id = np.empty(prob.n_tasks, np.int32)
+    by_id[np.asarray(back.task_ids)] = want.assignment
+    assert g["task_ids"] == list(range(prob.n_tasks))
+    np.testing.assert_array_equal(g["assignment"], by_id)
+    assert g["max_work"] == want.max_work
+    res = read_lbdatafile(out)
+    assert res.n_tasks == prob.n_tasks and res.n_edges == prob.n_edges
+    ids = np.asarray(res.task_ids)
+    a = np.empty(prob.n_tasks, np.int32)
+    a[ids] = res.initial  # the rank of each file is where the task ended
+    np.testing.assert_array_equal(a, by_id)
+    assert res.evaluate(beta=1.0, delta=0.1)["w_max"] == pytest.approx(want.max_work)
+    o = np.argsort(ids)
+    np.testing.assert_array_equal(np.asarray(res.task_load)[o], prob.task_load)
+
+
+def test_mpi_reads_lbaf_synthetic_blocks(tmp_path):
+    stem = lbaf_path("synthetic-blocks/synthetic-dataset-blocks")
+    g = _run(tmp_path, 4, [{"source": {"stem": stem},
+                            "options": {"beta": 1.0, "gamma": 0.5, "seed": 0}}])[0]
+    want = balance(read_lbdatafile(stem), backend="ranks", beta=1.0, gamma=0.5, seed=0)
+    assert g["max_work"] == want.max_work
+    assert g["initial_max_work"] == want.initial_max_work
+
+
+@pytest.mark.parametrize("kind", ["die", "hang"])
+def test_mpi_rank_failure_stops_in_bounded_time(tmp_path, kind):
+    case = {"source": {"generator": "gemma_like",
+                       "args": {"n_ranks": 4, "n_tasks": 120, "n_blocks": 16}},
+            "options": {"seed": 0, "timeout": 3.0, "fault": [kind, 2]}}
+    cf, of = tmp_path / "cases.json", tmp_path / "out.json"
+    cf.write_text(json.dumps([case]))
+    t0 = time.monotonic()
+    try:
+        r = run_mpi(4, [SCRIPT, cf, of], timeout=60)
+    except subprocess.TimeoutExpired:  # pragma: no cover - the failure under test
+        pytest.fail(f"a {kind} rank made the job hang")
+    took = time.monotonic() - t0
+    assert r.returncode != 0
+    assert not of.exists()
+    text = r.stdout + r.stderr
+    if kind == "hang":
+        assert "RankFailure" in text and "rank 2" in text and "died or hangs" in text
+    else:
+        assert ("rank 2" in text or "process rank 2" in text) and \
+            ("died or hangs" in text or "signal 9" in text or "Killed" in text)
+    assert took < 45
+
+
+def test_mpi_bad_input_is_a_clear_error(tmp_path):
+    stem = str(tmp_path / "bad")
+    Problem(task_load=[1.0, 2.0, 3.0, 4.0], n_ranks=4, initial=[0, 1, 2, 3]).to_lbdatafile(stem)
+    p = tmp_path / "bad.2.json"
+    p.write_text(p.read_text().replace('"time": 3.0', '"time": -3.0'))
+    cf, of = tmp_path / "cases.json", tmp_path / "out.json"
+    cf.write_text(json.dumps([{"source": {"stem": stem}, "options": {"timeout": 5.0}}]))
+    r = run_mpi(4, [SCRIPT, cf, of], timeout=60)
+    assert r.returncode != 0
+    assert "bad.2.json" in r.stderr and "time" in r.stderr and "non-negative" in r.stderr
