@@ -1,0 +1,141 @@
+"""The rank engine of distributed CCM-LB (backend="ranks", the steps of wpart.tasks.mpi).
+
+Oracles: the global work model (a pair's view must give the two ranks' exact W), the serial C
+engine (same RNG streams; with edge-free problems it almost always lands on the same
+assignment), and CCM-LB's guarantees: W_max never increases, and under complete knowledge a
+converged run leaves no pair of ranks with an exchange that pays.
+"""
+
+import numpy as np
+import pytest
+
+from wpart import _core
+from wpart.tasks import Coefficients, balance, generators as G
+from wpart.tasks._rankdata import RankData, pair_problem, split_problem
+
+
+def _random(seed: int, edges: bool = True):
+    rng = np.random.default_rng(seed)
+    P = int(rng.integers(2, 7))
+    K = int(rng.integers(1, 45))
+    return G.random_problem(P, K, int(rng.integers(0, 7)),
+                            int(rng.integers(0, 30)) if edges else 0, seed=seed,
+                            memory=bool(seed % 3 == 0), zeros=bool(seed % 2),
+                            rank_alpha=bool(seed % 7 == 6)), rng
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_pair_view_gives_exact_work(seed):
+    prob, rng = _random(seed)
+    co = Coefficients(1.0, float(rng.choice([0, 1.0])), float(rng.choice([0, 0.5])),
+                      float(rng.choice([0, 0.25]))).as_tuple()
+    a = np.asarray(prob.initial)
+    _, rep = _core.tasks_evaluate(prob._dict(), co, a)
+    parts = split_problem(prob, a, None)
+    for r in range(prob.n_ranks):
+        q = (r + 1 + seed) % prob.n_ranks
+        if q == r:
+            continue
+        for other in (parts[q], parts[q].summary(True)):
+            d, asg, gids = pair_problem(parts[r], other, 1.0)
+            _, rep2 = _core.tasks_evaluate(d, co, asg)
+            assert rep2["work"][0] == pytest.approx(rep["work"][r], rel=1e-12, abs=1e-12)
+            assert rep2["work"][1] == pytest.approx(rep["work"][q], rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_extract_insert_round_trip(seed):
+    prob, rng = _random(seed)
+    parts = split_problem(prob, np.asarray(prob.initial), None)
+    r = int(np.argmax([p.n_tasks for p in parts]))
+    a, b = parts[r].copy(), parts[(r + 1) % prob.n_ranks].copy()
+    move = rng.choice(a.gid, size=max(1, a.n_tasks // 2), replace=False) if a.n_tasks else []
+    recs = a.extract(move)
+    b.insert(recs)
+    assert set(b.gid.tolist()) >= set(np.asarray(move).tolist())
+    assert not set(a.gid.tolist()) & set(np.asarray(move).tolist())
+    # every rank holds exactly the edges incident to its tasks
+    for x in (a, b):
+        inc = np.isin(x.esrc, x.gid) | np.isin(x.edst, x.gid)
+        assert inc.all()
+        E = prob.edges if prob.edges is not None else np.zeros((0, 2), int)
+        want = np.flatnonzero(np.isin(E[:, 0], x.gid) | np.isin(E[:, 1], x.gid))
+        np.testing.assert_array_equal(np.sort(x.eid), want)
+    with pytest.raises(RuntimeError, match="does not hold"):
+        a.extract([10**9])
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_ranks_engine_invariants(seed):
+    prob, rng = _random(seed)
+    kw = dict(beta=float(rng.choice([0, 1.0])), delta=float(rng.choice([0, 0.2])), seed=seed,
+              n_iter=3, cluster=["block", "task", "block+comm"][seed % 3],
+              subclusters=[False, "singles", "fill"][seed % 3 if seed % 4 else 0])
+    res = balance(prob, backend="ranks", **kw)
+    assert np.all(np.diff(res.history) <= 1e-12)
+    assert res.max_work <= res.initial_max_work
+    assert res.assignment.shape == (prob.n_tasks,)
+    ev = prob.evaluate(res.assignment, beta=kw["beta"], delta=kw["delta"])
+    assert ev["w_max"] == pytest.approx(res.max_work, rel=1e-12, abs=1e-12)
+    again = balance(prob, backend="ranks", **kw)
+    np.testing.assert_array_equal(again.assignment, res.assignment)  # fixed seed, same answer
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_converged_run_leaves_no_paying_pair(seed):
+    """Complete knowledge and enough iterations: no exchange between any two ranks pays."""
+    prob, rng = _random(seed)
+    P = prob.n_ranks
+    kw = dict(beta=float(rng.choice([0, 1.0])), gamma=0.0, delta=0.0, seed=seed)
+    res = balance(prob, backend="ranks", fanout=P - 1, n_rounds=1, n_iter=40, **kw)
+    if res.stats["exchanges_per_iteration"][-1] != 0:
+        pytest.skip("not converged in 40 iterations")
+    co = Coefficients(1.0, kw["beta"]).as_tuple()
+    parts = split_problem(prob, res.assignment, None)
+    for r in range(P):
+        for q in range(P):
+            if q != r:
+                d, asg, _ = pair_problem(parts[r], parts[q], 1.0)
+                found = _core.tasks_pair_best(d, co, asg, 0, 1, 0, 0, 0, 0, 1e-12, 0.0)[0]
+                assert not found, (r, q)
+
+
+def test_ranks_engine_agrees_with_serial_engine_mostly():
+    """Same RNG streams and FindBestCCM: on edge-free problems the serial C engine and the rank
+    engine differ only through ties broken in another order."""
+    same = 0
+    for seed in range(40):
+        prob, _ = _random(seed, edges=False)
+        a = balance(prob, seed=seed, n_iter=3, delta=0.1)
+        b = balance(prob, backend="ranks", seed=seed, n_iter=3, delta=0.1)
+        same += np.array_equal(a.assignment, b.assignment)
+        assert b.max_work <= b.initial_max_work
+    assert same >= 32
+
+
+def test_gemma_like_quality_matches_serial_engine():
+    prob = G.gemma_like(n_ranks=6, n_tasks=400, n_blocks=40)
+    a = balance(prob, delta=1e-9)
+    b = balance(prob, backend="ranks", delta=1e-9)
+    assert b.max_work <= a.max_work * 1.02
+    assert b.stats["messages"]["LOCK_REQ"] == b.stats["messages"]["LOCK_GRANT"]
+    assert b.stats["messages"]["GIVE"] == b.stats["n_exchanges"]
+
+
+def test_ranks_backend_rejects_what_it_cannot_run():
+    prob = G.synthetic_blocks()
+    with pytest.raises(ValueError, match="backend='ranks'"):
+        balance(prob, backend="ranks", ranking="exact")
+    with pytest.raises(ValueError, match="backend='ranks'"):
+        balance(prob, backend="ranks", explore=True)
+    with pytest.raises(ValueError, match="backend='ranks'"):
+        balance(prob, method="tempered", backend="ranks")
+    with pytest.raises(ValueError, match="backend"):
+        balance(prob, backend="mpi")
+
+
+def test_rank_data_defaults_are_empty():
+    d = RankData(3)
+    assert d.n_tasks == 0 and d.summary(True).n_tasks == 0
+    prm_d, asg, gids = pair_problem(d, None, 1.0)
+    assert prm_d["n_ranks"] == 3 and asg.size == 0 and gids.size == 0
