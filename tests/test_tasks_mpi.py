@@ -183,3 +183,25 @@ def test_mpi_bad_input_is_a_clear_error(tmp_path):
     r = run_mpi(4, [SCRIPT, cf, of], timeout=60)
     assert r.returncode != 0
     assert "bad.2.json" in r.stderr and "time" in r.stderr and "non-negative" in r.stderr
+
+
+def test_readme_mpi_example_under_mpirun(tmp_path):
+    """The README's MPI script, as pasted, under mpirun -np 4 from an empty folder."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = next(b for b in re.findall(r"^```python[ \t]*\n(.*?)^```", text, re.S | re.M)
+                 if "balance_mpi" in b)
+    script = tmp_path / "balance_phase.py"
+    script.write_text(block)
+    r = run_mpi(4, [script], timeout=120, cwd=str(tmp_path))
+    assert r.returncode == 0, r.stderr[-2000:]
+    lines = sorted(l for l in r.stdout.splitlines() if l.startswith("rank "))
+    assert len(lines) == 4
+    w = {float(l.split("-> ")[1].rstrip(")")) for l in lines}
+    assert len(w) == 1  # every rank learns the same W_max
+    assert sorted(p.name for p in (tmp_path / "balanced").iterdir()) == \
+        [f"data.{r}.json" for r in range(4)]
+    out = read_lbdatafile(str(tmp_path / "balanced" / "data"))
+    assert out.n_tasks == 600

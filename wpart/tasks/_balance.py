@@ -288,12 +288,16 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
         Start from an assignment above a memory cap: exchanges then first lower the pair's
         summed cap excess, then ``max W`` (spec 3.5). The result may still exceed a cap
         (``max_work`` is then ``inf``).
-    backend : {"simulated", "event"}, default "simulated"
+    backend : {"simulated", "event", "ranks"}, default "simulated"
         ``"simulated"``: the transfer stage as a serial order of atomic exchanges in C.
         ``"event"`` (``method="ccm"`` only, one trial, ``cluster`` "block" or "task"): the
         distributed lock protocol run as an event-driven simulation with seeded random message
         delays up to ``max_delay`` (:func:`wpart.tasks.run_protocol`, spec 8.1); slower, for
         protocol testing. ``stats["log"]`` holds the committed exchanges.
+        ``"ranks"`` (``method="ccm"``, ``ranking="snapshot"``, no ``explore``): one state
+        machine per rank holding only its own tasks, the engine that :mod:`wpart.tasks.mpi`
+        runs with one MPI process per rank; the same seed gives the same result in both.
+        ``stats["messages"]`` counts its messages by kind.
     subclusters : bool or {"none", "singles", "subsets", "fill"}, default False
         Sub-cluster one-way transfers, tried for a pair of ranks only when no whole-cluster
         exchange pays (LBAF-style subclustering; not in the paper, whose clusters move whole).
