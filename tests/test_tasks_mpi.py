@@ -205,3 +205,51 @@ def test_readme_mpi_example_under_mpirun(tmp_path):
         [f"data.{r}.json" for r in range(4)]
     out = read_lbdatafile(str(tmp_path / "balanced" / "data"))
     assert out.n_tasks == 600
+
+
+_SINGLETON = r'''
+import numpy as np, pytest
+from mpi4py import MPI
+from wpart.tasks import Problem, balance
+from wpart.tasks._rankdata import RankData
+from wpart.tasks.mpi import balance_mpi, scatter_problem
+
+comm = MPI.COMM_WORLD
+p = Problem(task_load=[1.0, 2.0, 0.0, 2.0], n_ranks=1, initial=[0, 0, 0, 0])
+res = balance_mpi(scatter_problem(p, comm), comm, gather=True, on_failure="raise")
+assert res.max_work == res.initial_max_work == 5.0 and res.assignment.tolist() == [0] * 4
+for bad, match in [(dict(timeout=0), "timeout"), (dict(timeout=float("nan")), "timeout"),
+                   (dict(cluster="x"), "cluster"),
+                   (dict(n_iter=-1), "n_iter"), (dict(memory_cap=-1.0), "memory_cap")]:
+    with pytest.raises(ValueError, match=match):
+        balance_mpi(scatter_problem(p, comm), comm, on_failure="raise", **bad)
+with pytest.raises(ValueError, match="on_failure"):
+    balance_mpi(scatter_problem(p, comm), comm, on_failure="ignore")
+with pytest.raises(ValueError, match="rank 3's"):
+    balance_mpi(RankData(3), comm, on_failure="raise")
+with pytest.raises(TypeError, match="RankData or an LBDatafile stem"):
+    balance_mpi(42, comm, on_failure="raise")
+with pytest.raises(ValueError, match="2 ranks but the communicator 1"):
+    scatter_problem(Problem(task_load=[1.0], n_ranks=2), comm)
+with pytest.raises(ValueError, match="infeasible start"):
+    balance_mpi(scatter_problem(p.with_(task_footprint=[1.0, 1, 1, 1]), comm), comm,
+                memory_cap=0.5, on_failure="raise")
+print("singleton ok")
+'''
+
+
+def test_mpi_singleton_and_bad_options(tmp_path):
+    """One process without mpirun (MPI singleton): a 1-rank run, and bad options raise."""
+    import os
+    import sys
+
+    from oracles.mpirun import mpi_env
+
+    script = tmp_path / "single.py"
+    script.write_text(_SINGLETON)
+    env = mpi_env()
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                       timeout=120, env=env, cwd=str(tmp_path))
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "singleton ok" in r.stdout
+    assert os.path.exists(script)
