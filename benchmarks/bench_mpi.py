@@ -14,12 +14,12 @@ Three parts, one process (the MPI runs are ``mpirun`` children):
 (2) PROJECTION to 256 ranks / 466,018 tasks / 1,024 blocks (the shape of LBAF's largest
     public dataset, challenging_toy_thousands_tasks, which is not shipped here): the serial C
     engine is run on a synthetic instance of that shape (measured); the distributed run is
-    projected from the in-process rank engine measured at 16/32 (full: also 64/128) ranks with ~1,820 tasks
-    and 4 blocks per rank. Model: ranks take their turns one at a time in the seeded order,
+    projected from the in-process rank engine measured at 16/32 (full: also 64/128) ranks
+    with ~1,820 tasks and 4 blocks per rank. Model: ranks take their turns one at a time in the seeded order,
     so one distributed iteration costs ``P * t_turn(P) + L * S(P)``, with ``t_turn(P) = a P^b``
     fitted to the measured per-turn cost, ``S(P)`` the sequential messages of an iteration
-    (P turn notices on the critical path, four per lock: LOCK_REQ, LOCK_GRANT, RELEASE and,
-    for an exchange, GIVE + GIVE_BACK) and ``L`` a one-way message latency (0 for the
+    (P turn notices on the critical path, three per lock: LOCK_REQ, LOCK_GRANT, RELEASE,
+    and two per exchange: GIVE, GIVE_BACK) and ``L`` a one-way message latency (0 for the
     compute-only bound; the latency measured from part (1) on this machine). Message counts
     per rank per iteration: INFORM at most ``f k`` (log rule), exactly ``P - 1`` turn notices,
     locks and exchanges fitted as ``c P^d`` to the measured counts. Every projected number is
@@ -182,8 +182,10 @@ def part_mpi(quick: bool, tmp: str) -> dict:
         a[idx] = best["assignment"]
         same = (best["max_work"] == rr.max_work and
                 bool(np.array_equal(a, np.asarray(rr.assignment))))
-        rec.update({"mpi_seconds_per_iter": s_it, "mpi_iteration_seconds": best["iteration_seconds"],
-                    "mpi_seconds": best["seconds"], "mpirun_wall_seconds": best["mpirun_wall_seconds"],
+        rec.update({"mpi_seconds_per_iter": s_it,
+                    "mpi_iteration_seconds": best["iteration_seconds"],
+                    "mpi_seconds": best["seconds"],
+                    "mpirun_wall_seconds": best["mpirun_wall_seconds"],
                     "messages_per_rank_per_iter": msgs, "messages_by_kind_per_iter": per_kind,
                     "directory_messages": best["messages"].get("DIRECTORY", 0),
                     "bytes_per_rank_per_iter": byts, "w_max_before": best["initial_max_work"],
@@ -253,7 +255,7 @@ def part_projection(quick: bool, latency: float | None) -> dict:
         g = gemma_like(n_ranks=P, n_tasks=int(round(tpr * P)), n_blocks=bpr * P, seed=0)
         r = tasks.balance(g, seed=0, n_iter=N_ITER, backend="ranks")
         m = {k: v / P / N_ITER for k, v in r.stats["messages"].items()}
-        meas.append({"P": P, "n_tasks": g.n_tasks, "n_blocks": g.n_blocks,
+        meas.append({"label": "MEASURED", "P": P, "n_tasks": g.n_tasks, "n_blocks": g.n_blocks,
                      "seconds": r.stats["seconds"], "turn_seconds":
                      r.stats["seconds"] / (N_ITER * P), "w_max_before": r.initial_max_work,
                      "w_max_after": r.max_work, "messages_per_rank_per_iter": m,
@@ -264,6 +266,10 @@ def part_projection(quick: bool, latency: float | None) -> dict:
     a_g, b_g = _fit_power(Ps, [max(d["messages_per_rank_per_iter"].get("GIVE", 0), 1e-9)
                                for d in meas])
     turn = a_t * P_big ** b_t
+    # the local slope between the two largest P measured (the cost grows faster at larger P)
+    b_loc = float(np.log(meas[-1]["turn_seconds"] / meas[-2]["turn_seconds"])
+                  / np.log(Ps[-1] / Ps[-2]))
+    turn_loc = meas[-1]["turn_seconds"] * (P_big / Ps[-1]) ** b_loc
     locks = a_l * P_big ** b_l
     gives = a_g * P_big ** b_g
     inform = float(k_big * f_big)
@@ -293,6 +299,8 @@ def part_projection(quick: bool, latency: float | None) -> dict:
             "turn_fit": {"a": a_t, "b": b_t}, "lock_fit": {"c": a_l, "d": b_l},
             "exchange_fit": {"c": a_g, "d": b_g},
             "turn_seconds": turn, "compute_seconds_per_iter": compute,
+            "local_slope": {"b": b_loc, "from_P": Ps[-2:], "turn_seconds": turn_loc,
+                            "compute_seconds_per_iter": P_big * turn_loc},
             "latency_seconds": latency,
             "seconds_per_iter_with_latency": None if latency is None else
             compute + latency * seq, "sequential_messages_per_iter": seq,
@@ -317,6 +325,9 @@ def part_projection(quick: bool, latency: float | None) -> dict:
                  rc.initial_max_work, rc.max_work])
     rows.append([f"PROJECTION distributed P={P_big}, compute only", K_big, compute, turn, sent,
                  bytes_rank, "-", "-"])
+    if len(Ps) > 2:
+        rows.append([f"PROJECTION P={P_big}, compute only, slope of P={Ps[-2]}..{Ps[-1]}",
+                     K_big, P_big * turn_loc, turn_loc, sent, bytes_rank, "-", "-"])
     if latency is not None:
         rows.append([f"PROJECTION distributed P={P_big}, + L={latency * 1e3:.2f} ms/msg (here)",
                      K_big, compute + latency * seq, turn, sent, bytes_rank, "-", "-"])
@@ -326,7 +337,8 @@ def part_projection(quick: bool, latency: float | None) -> dict:
                     "(challenging_toy_thousands_tasks' shape; synthetic gemma_like stand-in)")
     text += (f"\nPROJECTION model: {proj['model']}.\nFits: t_turn = {a_t:.3g} P^{b_t:.2f} s; "
              f"locks/rank/iter = {a_l:.3g} P^{b_l:.2f}; exchanges/rank/iter = "
-             f"{a_g:.3g} P^{b_g:.2f}; k={k_big}, f={f_big}. Projected distributed/serial-C "
+             f"{a_g:.3g} P^{b_g:.2f}; k={k_big}, f={f_big}; local turn-cost slope between "
+             f"P={Ps[-2]} and {Ps[-1]}: P^{b_loc:.2f}. Projected distributed/serial-C "
              f"per iteration: {proj['ratio_vs_c']:.0f}x (compute only)."
              if proj["ratio_vs_c"] else "")
     out["text"] = text
