@@ -17,7 +17,8 @@ Three parts, one process (the MPI runs are ``mpirun`` children):
     projected from the in-process rank engine measured at 16/32 (full: also 64/128) ranks
     with ~1,820 tasks and 4 blocks per rank. Model: ranks take their turns one at a time in
     the seeded order, so one distributed iteration costs ``P * t_turn(P) + L * S(P)``, with
-    ``t_turn(P) = a P^b`` fitted to the measured per-turn cost, ``S(P)`` the sequential messages of an iteration
+    ``t_turn(P) = a P^b`` fitted to the measured per-turn cost, ``S(P)`` the sequential
+    messages of an iteration
     (P turn notices on the critical path, three per lock: LOCK_REQ, LOCK_GRANT, RELEASE,
     and two per exchange: GIVE, GIVE_BACK) and ``L`` a one-way message latency (0 for the
     compute-only bound; the latency measured from part (1) on this machine). Message counts
