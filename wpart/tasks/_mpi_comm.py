@@ -52,9 +52,11 @@ class Channel:
                 raise RankFailure(f"rank {self.rank}: no progress from {who} within "
                                   f"{self.timeout:g} s while waiting for {what}; the rank "
                                   "died or hangs (raise `timeout` if its steps are this long)")
-            spins += 1
-            if spins > 50:
-                time.sleep(min(0.002, 1e-5 * spins))
+            spins += 1  # spin briefly, then yield, then sleep at most 0.5 ms (oversubscribed)
+            if spins > 200:
+                time.sleep(min(0.0005, 2e-6 * spins))
+            elif spins > 20:
+                time.sleep(0)
 
     def _flush(self) -> None:
         self._pending = [(r, b) for r, b in self._pending if not r.Test()]
