@@ -253,3 +253,19 @@ def test_mpi_singleton_and_bad_options(tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     assert "singleton ok" in r.stdout
     assert os.path.exists(script)
+
+
+def test_bench_mpi_quick_part_matches(tmp_path):
+    """benchmarks/bench_mpi.py (MPI part, quick): runs, writes JSON, every row MATCH."""
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    r = subprocess.run([sys.executable, str(root / "benchmarks" / "bench_mpi.py"), "--quick",
+                        "--skip", "projection,dynamic", "--out", str(tmp_path)],
+                       capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    d = json.loads((tmp_path / "bench_mpi.json").read_text())
+    rows = d["mpi"]["rows"]
+    assert [row["P"] for row in rows] == [1, 2, 4, 8]
+    assert all(row["match_ranks"] for row in rows)
