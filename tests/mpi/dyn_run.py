@@ -33,6 +33,8 @@ class Faulty(wd.ThreadWorker):
         if self.seen == 2:
             if self.mode == "kill":
                 os.kill(os.getpid(), signal.SIGKILL)
+            if self.mode == "raise":
+                raise ValueError("injected failure")
             time.sleep(1e6)
         return super()._block(st, task, offset, size)
 
@@ -61,6 +63,8 @@ def main() -> None:
     ap.add_argument("--throttle-last", type=float, default=1.0)
     ap.add_argument("--kill-rank", type=int, default=-1)
     ap.add_argument("--hang-rank", type=int, default=-1)
+    ap.add_argument("--raise-rank", type=int, default=-1)
+    ap.add_argument("--bad-npu", action="store_true", help="give the root a balancer with one PU too many")
     ap.add_argument("--on-failure", default="reissue")
     ap.add_argument("--timeout", type=float, default=5.0)
     ap.add_argument("--root", type=int, default=0)
@@ -88,6 +92,8 @@ def main() -> None:
             return Faulty("kill", throttle=thr)
         if rank == a.hang_rank:
             return Faulty("hang", throttle=thr)
+        if rank == a.raise_rank:
+            return Faulty("raise", throttle=thr)
         if a.worker == "process":
             return wd.ProcessWorker(throttle=thr)
         if a.worker == "callable":
@@ -95,7 +101,7 @@ def main() -> None:
         return wd.ThreadWorker(throttle=thr)
 
     n_pu = (size - 1) * a.pus_per_rank
-    bal = make_balancer(a.balancer, n_pu, a.n, a.chunk) if me == a.root else None
+    bal = make_balancer(a.balancer, n_pu + a.bad_npu, a.n, a.chunk) if me == a.root else None
     task = make_task()
     t0 = time.perf_counter()
     out: dict = {}
@@ -130,6 +136,8 @@ def main() -> None:
         out["local_trace_dtype"] = str(lres.trace.dtype)
         out["mpi_trace_dtype"] = str(res.trace.dtype) if res is not None else None
         out["local_n_blocks"] = lres.n_blocks
+        out["local_trace"] = {f: lres.trace[f].tolist() for f in ("pu", "offset", "size", "kind")}
+        out["local_repr"] = repr(lres)
     with open(a.out, "w") as f:
         json.dump(out, f)
     sys.stdout.flush()
