@@ -188,8 +188,12 @@ class _Hub(threading.Thread):
                 if self.sends:
                     self.sends = [r for r in self.sends if not r.Test()]
                 nap = 0.0 if busy else min(self.poll, max(2 * nap, 2e-5))
-                if nap:
-                    time.sleep(nap)
+                if nap:  # idle: wait for a PU thread's request, at most `nap`
+                    try:
+                        self._route(self.requests.get(timeout=nap))
+                        nap = 0.0
+                    except queue.Empty:
+                        pass
         except BaseException as exc:  # noqa: BLE001  -- every waiting PU thread must hear of it
             self.crash = exc
             for rec in list(self.inflight.values()):
@@ -333,6 +337,7 @@ def _serve(comm: Any, root: int, task: Task | None, workers: list[Worker], poll:
     n_blocks = n_elems = 0
     nap = 0.0
     failed = False
+    ev = None
     try:
         while True:
             busy = False
@@ -346,10 +351,11 @@ def _serve(comm: Any, root: int, task: Task | None, workers: list[Worker], poll:
                 _, slot, key, off, size = msg
                 pus[slot].inbox.put(_Blk(key, off, size, key))
             while True:
-                try:
-                    ev = events.get_nowait()
-                except queue.Empty:
-                    break
+                if ev is None:
+                    try:
+                        ev = events.get_nowait()
+                    except queue.Empty:
+                        break
                 busy = True
                 if ev[0] == "done":
                     _, j, a, _t_start, t_xfer, t_comp, _t_end = ev
@@ -362,11 +368,18 @@ def _serve(comm: Any, root: int, task: Task | None, workers: list[Worker], poll:
                     text = f"PU slot {j} ({workers[j]._desc()}): {type(exc).__name__}: {exc}"
                     sends.append(comm.isend(("error", a.key if a is not None else None, j, text),
                                             dest=root, tag=_TAG_REPLY))
+                ev = None
             if sends:
                 sends = [r for r in sends if not r.Test()]
-            nap = 0.0 if busy else min(poll, max(2 * nap, 2e-5))
+            # idle: wait for a local completion, at most `nap`; keep polling fast while a
+            # result is still on its way (a large message moves only when both sides poll)
+            nap = 0.0 if busy else min(poll, max(2 * nap, 2e-5)) if not sends else 2e-5
             if nap:
-                time.sleep(nap)
+                try:
+                    ev = events.get(timeout=nap)
+                    nap = 0.0
+                except queue.Empty:
+                    pass
     finally:
         stop.set()
         for th in pus:
@@ -500,7 +513,7 @@ def run_mpi(
     startup_timeout: float = 120.0,
     eval_cost: float | None = None,
     progress: bool | Callable[[int, int], Any] = False,
-    poll: float = 2e-3,
+    poll: float = 2e-4,
 ) -> MPIRunResult | dict:
     """Run a balancer on one MPI rank against workers on the other ranks (spec 001 §5.8).
 
@@ -540,7 +553,7 @@ def run_mpi(
         Seconds the root waits for every worker rank to build its task and workers.
     eval_cost, progress
         As for :func:`wpart.dynamic.run`.
-    poll : float, default 0.002
+    poll : float, default 0.0002
         Longest pause of the polling loops (the root's hub and each worker rank) when idle;
         they poll back-to-back while messages flow.
 
