@@ -145,6 +145,24 @@ def test_killed_rank_error_names_lost_blocks(tmp_path):
     assert 3.0 <= d["elapsed"] < 8.0 and wall < 25
 
 
+def test_heartbeat_detects_a_dead_rank_before_the_timeout(tmp_path):
+    d, proc, wall = _job(tmp_path, 4, "--n", "512", "--chunk", "32", "--kill-rank", "3", "--timeout", "25",
+                         "--heartbeat", "0.2", "--on-failure", "error", recover=True)
+    assert d["error"] == "RankFailedError" and d["rank"] == 3
+    assert "no heartbeat for" in d["message"] and "heartbeat=0.2 s" in d["message"]
+    assert len(d["lost"]) == 1 and f"({d['lost'][0][0]}, 32)" in d["message"]
+    assert 1.0 <= d["elapsed"] < 6.0 and wall < 20  # 5 missed beats, far below timeout=25
+
+
+def test_heartbeat_does_not_hide_a_hung_block(tmp_path):
+    # the rank's MPI loop keeps beating while its worker hangs: `timeout` catches it
+    d, proc, wall = _job(tmp_path, 4, "--n", "512", "--chunk", "32", "--hang-rank", "2", "--timeout", "2",
+                         "--heartbeat", "0.1", recover=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert d["coverage"] == [1] * 512 and d["verified"]
+    assert d["result"]["failed_ranks"] == [2] and 2.0 <= d["elapsed"] < 6.0
+
+
 def test_hung_rank_times_out_with_error(tmp_path):
     d, proc, wall = _job(tmp_path, 4, "--n", "512", "--chunk", "32", "--hang-rank", "3",
                          "--timeout", "2", "--on-failure", "error", recover=True)

@@ -67,6 +67,7 @@ def main() -> None:
     ap.add_argument("--bad-npu", action="store_true", help="give the root a balancer with one PU too many")
     ap.add_argument("--on-failure", default="reissue")
     ap.add_argument("--timeout", type=float, default=5.0)
+    ap.add_argument("--heartbeat", type=float, default=None)
     ap.add_argument("--root", type=int, default=0)
     ap.add_argument("--local", action="store_true")
     ap.add_argument("--out", required=True)
@@ -107,7 +108,7 @@ def main() -> None:
     out: dict = {}
     try:
         res = wd.run_mpi(bal, task, worker, root=a.root, pus_per_rank=a.pus_per_rank, timeout=a.timeout,
-                         on_rank_failure=a.on_failure)
+                         heartbeat=a.heartbeat, on_rank_failure=a.on_failure)
     except wd.RankFailedError as exc:
         out = {"error": "RankFailedError", "message": str(exc), "rank": exc.rank, "lost": exc.lost}
         res = None

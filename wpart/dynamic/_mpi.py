@@ -38,6 +38,7 @@ __all__ = ["run_mpi", "RankWorker", "RankFailedError", "MPIRunResult"]
 _TAG_CTRL = 7301  # root -> worker rank: start, block, stop
 _TAG_REPLY = 7302  # worker rank -> root: ready, done, error, bye, exiting
 _FAILURES = ("reissue", "error")
+_MISSED_BEATS = 5  # heartbeats missed before a rank is declared dead
 
 
 def _probe(comm: Any, tag: int, source: int | None = None) -> tuple[int, Any] | None:
@@ -131,11 +132,13 @@ class _Hub(threading.Thread):
     """The root's one MPI thread: sends blocks to ranks, matches completions, watches deadlines."""
 
     def __init__(self, comm: Any, home: list[tuple[int, int]], alive: set[int], slots: int,
-                 timeout: float, on_failure: str, poll: float) -> None:
+                 timeout: float, on_failure: str, poll: float, heartbeat: float | None = None) -> None:
         super().__init__(name="wpart-mpi-hub", daemon=True)
         self.comm, self.home, self.slots = comm, home, slots
         self.alive = set(alive)
         self.timeout, self.on_failure, self.poll = timeout, on_failure, poll
+        self.heartbeat = heartbeat
+        self.last_beat: dict[int, float] = {}
         self.requests: queue.SimpleQueue = queue.SimpleQueue()
         self.inflight: dict[int, _Rec] = {}
         self.busy_since: dict[int, float] = {}
@@ -230,8 +233,11 @@ class _Hub(threading.Thread):
     def _handle(self, src: int, msg: tuple) -> None:
         if src not in self.alive:
             return  # a late word from a rank declared failed: its blocks went elsewhere
-        self.last_heard[src] = time.perf_counter()
+        now = time.perf_counter()
+        self.last_beat[src] = now
         kind = msg[0]
+        if kind != "beat":
+            self.last_heard[src] = now
         if kind == "done":
             _, key, t_xfer, t_comp, payload = msg
             rec = self.inflight.get(key)
@@ -257,10 +263,16 @@ class _Hub(threading.Thread):
         for rank in sorted(self.alive):
             if self._load(rank) == 0:
                 continue
-            silent = now - max(self.busy_since.get(rank, now), self.last_heard.get(rank, -math.inf))
+            since = self.busy_since.get(rank, now)
+            silent = now - max(since, self.last_heard.get(rank, -math.inf))
             if silent > self.timeout:
                 self._fail(rank, f"no message for {silent:.3g} s while holding blocks (timeout={self.timeout:g} s): "
                                  f"the rank died or hangs")
+            elif self.heartbeat is not None:
+                quiet = now - max(since, self.last_beat.get(rank, -math.inf))
+                if quiet > _MISSED_BEATS * self.heartbeat:
+                    self._fail(rank, f"no heartbeat for {quiet:.3g} s while holding blocks "
+                                     f"(heartbeat={self.heartbeat:g} s): the rank died")
 
     def _fail(self, rank: int, reason: str) -> None:
         self.alive.discard(rank)
@@ -326,7 +338,8 @@ class _Blk(NamedTuple):
     block_id: int
 
 
-def _serve(comm: Any, root: int, task: Task | None, workers: list[Worker], poll: float) -> dict:
+def _serve(comm: Any, root: int, task: Task | None, workers: list[Worker], poll: float,
+           heartbeat: float | None = None) -> dict:
     """A worker rank: run the blocks the root sends on local PU threads until told to stop."""
     events: queue.SimpleQueue = queue.SimpleQueue()
     stop = threading.Event()
@@ -338,9 +351,13 @@ def _serve(comm: Any, root: int, task: Task | None, workers: list[Worker], poll:
     nap = 0.0
     failed = False
     ev = None
+    beat = time.perf_counter()
     try:
         while True:
             busy = False
+            if heartbeat is not None and time.perf_counter() - beat >= heartbeat:
+                beat = time.perf_counter()
+                sends.append(comm.isend(("beat",), dest=root, tag=_TAG_REPLY))
             got = _probe(comm, _TAG_CTRL, root)
             if got is not None:
                 msg = got[1]
@@ -508,6 +525,7 @@ def run_mpi(
     root: int = 0,
     pus_per_rank: int = 1,
     timeout: float = 60.0,
+    heartbeat: float | None = None,
     on_rank_failure: str = "reissue",
     time_limit: float | None = None,
     startup_timeout: float = 120.0,
@@ -518,7 +536,7 @@ def run_mpi(
     """Run a balancer on one MPI rank against workers on the other ranks (spec 001 §5.8).
 
     Collective: every rank of `comm` calls it with the same `pus_per_rank`, `root`,
-    `timeout` and `on_rank_failure`. The root runs `balancer` with the driver of
+    `heartbeat` and `poll` (the other options matter on the root only). The root runs `balancer` with the driver of
     :func:`wpart.dynamic.run` (same decisions, same trace); PU ``p`` lives on the
     ``p // pus_per_rank``-th non-root rank, as its local PU ``p % pus_per_rank``. Each worker
     rank runs its blocks on its own copy of the task and sends the results back, where they
@@ -545,6 +563,11 @@ def run_mpi(
     timeout : float, default 60
         Seconds a worker rank that holds blocks may stay silent (no completion) before it is
         declared failed (dead or hung). Must exceed the longest block's duration.
+    heartbeat : float, optional
+        Worker ranks send a heartbeat every `heartbeat` seconds, and a rank holding blocks
+        whose heartbeats stop for 5 periods is declared failed (died) without waiting for
+        `timeout`: fast detection of dead ranks when blocks are long. A rank that hangs
+        inside a block but keeps beating is still caught by `timeout`. None: no heartbeat.
     on_rank_failure : {"reissue", "error"}, default "reissue"
         What a failed rank does to the run; see Notes.
     time_limit : float, optional
@@ -577,8 +600,8 @@ def run_mpi(
 
     Notes
     -----
-    **Faults.** A rank is *failed* when it holds blocks and sends nothing for `timeout`
-    seconds, whether it died or hangs. With ``"reissue"`` the blocks it held are sent to the
+    **Faults.** A rank is *failed* when it holds blocks and sends no result for `timeout`
+    seconds (or, with `heartbeat`, no heartbeat for 5 periods), whether it died or hangs. With ``"reissue"`` the blocks it held are sent to the
     least loaded surviving rank, and every later block the balancer gives to its PUs is run
     by survivors too (the balancer keeps its PUs and sees them slow down). Results only come
     from the rank a block was last sent to, and a failed rank's late messages are dropped, so
@@ -608,10 +631,11 @@ def run_mpi(
     timeout = _as_seconds(timeout, "timeout")
     startup_timeout = _as_seconds(startup_timeout, "startup_timeout")
     poll = _as_seconds(poll, "poll")
+    heartbeat = _as_seconds(heartbeat, "heartbeat", none_ok=True)
     if me != root:
-        return _worker_rank(comm, root, task, worker, k, poll)
+        return _worker_rank(comm, root, task, worker, k, poll, heartbeat)
     return _root_rank(comm, root, balancer, task, k, timeout, on_rank_failure, time_limit,
-                      startup_timeout, eval_cost, progress, poll)
+                      startup_timeout, eval_cost, progress, poll, heartbeat)
 
 
 def _as_int_arg(v: Any, name: str, minimum: int) -> int:
@@ -620,7 +644,8 @@ def _as_int_arg(v: Any, name: str, minimum: int) -> int:
     return as_int(v, name, minimum=minimum)
 
 
-def _worker_rank(comm: Any, root: int, task: Any, worker: Any, k: int, poll: float) -> dict:
+def _worker_rank(comm: Any, root: int, task: Any, worker: Any, k: int, poll: float,
+                 heartbeat: float | None) -> dict:
     me = comm.Get_rank()
     try:
         t = _local_task(task)
@@ -632,14 +657,15 @@ def _worker_rank(comm: Any, root: int, task: Any, worker: Any, k: int, poll: flo
         t, ws = None, []
     else:
         _wait_all([comm.isend(("ready", [w._desc() for w in ws], None), dest=root, tag=_TAG_REPLY)], 30.0)
-    summary = _serve(comm, root, t, ws, poll)
+    summary = _serve(comm, root, t, ws, poll, heartbeat)
     if summary["failed_run"]:
         _arm_exit(comm, root, [], 0, 10.0)
     return summary
 
 
 def _root_rank(comm: Any, root: int, balancer: Any, task: Any, k: int, timeout: float, on_failure: str,
-               time_limit: Any, startup_timeout: float, eval_cost: Any, progress: Any, poll: float) -> MPIRunResult:
+               time_limit: Any, startup_timeout: float, eval_cost: Any, progress: Any, poll: float,
+               heartbeat: float | None) -> MPIRunResult:
     from .._progress import progress_hook
 
     others = [r for r in range(comm.Get_size()) if r != root]
@@ -661,7 +687,7 @@ def _root_rank(comm: Any, root: int, balancer: Any, task: Any, k: int, timeout: 
             alive -= missing
         home = [(r, j) for r in others for j in range(k)]
         descs = {r: ready[r][1] if r in ready else ["(did not start)"] * k for r in others}
-        hub = _Hub(comm, home, alive, k, timeout, on_failure, poll)
+        hub = _Hub(comm, home, alive, k, timeout, on_failure, poll, heartbeat)
         hub.failed.extend(sorted(missing))
         proxies = [RankWorker(hub, p, r, descs[r][j]) for p, (r, j) in enumerate(home)]
         n_pu = getattr(balancer, "n_pu", len(proxies))

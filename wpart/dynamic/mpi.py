@@ -67,6 +67,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="slowdown of worker rank i (in rank order, excluding the root); missing: 1")
     ap.add_argument("--root", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds a rank holding blocks may stay silent")
+    ap.add_argument("--heartbeat", type=float, default=None,
+                    help="seconds between worker heartbeats (5 missed: the rank is declared dead)")
     ap.add_argument("--time-limit", type=float, default=None)
     ap.add_argument("--on-rank-failure", default="reissue", choices=("reissue", "error"))
     ap.add_argument("--out", default=None, help="JSON file written by the root (default: print a summary only)")
@@ -108,7 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     t0 = time.perf_counter()
     try:
         res = run_mpi(bal, task, worker, root=a.root, pus_per_rank=a.pus_per_rank, timeout=a.timeout,
-                      time_limit=a.time_limit, on_rank_failure=a.on_rank_failure)
+                      heartbeat=a.heartbeat, time_limit=a.time_limit, on_rank_failure=a.on_rank_failure)
     except RankFailedError as exc:
         print(f"rank {me}: run failed: {exc}", file=sys.stderr, flush=True)
         return 1
