@@ -163,6 +163,21 @@ def test_heartbeat_does_not_hide_a_hung_block(tmp_path):
     assert d["result"]["failed_ranks"] == [2] and 2.0 <= d["elapsed"] < 6.0
 
 
+def test_workers_leave_when_the_root_dies(tmp_path):
+    out = tmp_path / "out.json"
+    t0 = time.perf_counter()
+    run_mpi(4, [SCRIPT, "--n", "512", "--chunk", "32", "--kill-root", "--heartbeat", "0.2", "--timeout", "20",
+                "--out", out], timeout=30, mpirun_args=RECOVER)
+    wall = time.perf_counter() - t0
+    assert not out.exists()  # the root died mid-run
+    for r in (1, 2, 3):
+        d = json.loads(Path(f"{out}.rank{r}").read_text())
+        assert d["error"] == "RankFailedError" and d["rank"] == 0 and d["lost"] == []
+        assert "root rank 0 failed: no message from the root" in d["message"]
+        assert d["elapsed"] < 10
+    assert wall < 20
+
+
 def test_hung_rank_times_out_with_error(tmp_path):
     d, proc, wall = _job(tmp_path, 4, "--n", "512", "--chunk", "32", "--hang-rank", "3",
                          "--timeout", "2", "--on-failure", "error", recover=True)
@@ -226,3 +241,21 @@ def test_import_wpart_needs_no_mpi():
     code = "import sys, wpart, wpart.dynamic, wpart.dynamic.mpi; print('mpi4py' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert out.returncode == 0 and out.stdout.strip() == "False", out.stderr
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_bad_arguments_raise_on_every_rank(tmp_path, n):
+    out = tmp_path / "args.json"
+    proc = run_mpi(n, [ROOT / "tests" / "mpi" / "dyn_args.py", out], timeout=30)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = {name: (kind, msg) for name, kind, msg in json.loads(out.read_text())}
+    for name in ("on_rank_failure", "timeout", "heartbeat", "pus_per_rank", "root", "poll"):
+        kind, msg = got[name]
+        assert kind == "ValueError" and f"`{name}`" in msg, (name, kind, msg)
+    assert got["timeout_type"][0] == "TypeError" and "`timeout`" in got["timeout_type"][1]
+    assert "`on_rank_failure`" in got["on_rank_failure"][1] and "`pus_per_rank`" in got["pus_per_rank"][1]
+    assert "`root`" in got["root"][1]
+    if n == 1:
+        assert got["ok_args"][0] == "ValueError" and "at least 2 ranks" in got["ok_args"][1]
+    else:
+        assert got["valid"][0] is True and got["valid"][1] == 5

@@ -64,6 +64,7 @@ def main() -> None:
     ap.add_argument("--kill-rank", type=int, default=-1)
     ap.add_argument("--hang-rank", type=int, default=-1)
     ap.add_argument("--raise-rank", type=int, default=-1)
+    ap.add_argument("--kill-root", action="store_true", help="the root SIGKILLs itself after 128 elements")
     ap.add_argument("--bad-npu", action="store_true", help="give the root a balancer with one PU too many")
     ap.add_argument("--on-failure", default="reissue")
     ap.add_argument("--timeout", type=float, default=5.0)
@@ -106,9 +107,13 @@ def main() -> None:
     task = make_task()
     t0 = time.perf_counter()
     out: dict = {}
+    def progress(done: int, total: int) -> None:
+        if a.kill_root and done >= 128:
+            os.kill(os.getpid(), signal.SIGKILL)
+
     try:
         res = wd.run_mpi(bal, task, worker, root=a.root, pus_per_rank=a.pus_per_rank, timeout=a.timeout,
-                         heartbeat=a.heartbeat, on_rank_failure=a.on_failure)
+                         heartbeat=a.heartbeat, on_rank_failure=a.on_failure, progress=progress)
     except wd.RankFailedError as exc:
         out = {"error": "RankFailedError", "message": str(exc), "rank": exc.rank, "lost": exc.lost}
         res = None
@@ -117,6 +122,9 @@ def main() -> None:
         res = None
     elapsed = time.perf_counter() - t0
     if me != a.root:
+        out.update(elapsed=elapsed, summary=res)
+        with open(f"{a.out}.rank{me}", "w") as f:
+            json.dump(out, f)
         return
     out["elapsed"] = elapsed
     out["coverage"] = task.coverage.tolist()

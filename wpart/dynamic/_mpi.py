@@ -171,9 +171,14 @@ class _Hub(threading.Thread):
     # -- the hub thread ------------------------------------------------------------------
     def run(self) -> None:
         nap = 0.0
+        beat = time.perf_counter()
         try:
             while not self.halt.is_set():
                 busy = False
+                if self.heartbeat is not None and time.perf_counter() - beat >= self.heartbeat:
+                    beat = time.perf_counter()
+                    for r in sorted(self.alive):  # the worker ranks watch the root as well
+                        self.sends.append(self.comm.isend(("beat",), dest=r, tag=_TAG_CTRL))
                 while True:
                     try:
                         rec = self.requests.get_nowait()
@@ -352,21 +357,30 @@ def _serve(comm: Any, root: int, task: Task | None, workers: list[Worker], poll:
     failed = False
     ev = None
     beat = time.perf_counter()
+    last_root: float | None = None  # the root's heartbeats are watched once it has spoken
+    root_quiet = 0.0
     try:
         while True:
             busy = False
-            if heartbeat is not None and time.perf_counter() - beat >= heartbeat:
-                beat = time.perf_counter()
-                sends.append(comm.isend(("beat",), dest=root, tag=_TAG_REPLY))
+            now = time.perf_counter()
+            if heartbeat is not None:
+                if now - beat >= heartbeat:
+                    beat = now
+                    sends.append(comm.isend(("beat",), dest=root, tag=_TAG_REPLY))
+                if last_root is not None and now - last_root > _MISSED_BEATS * heartbeat:
+                    root_quiet = now - last_root
+                    break
             got = _probe(comm, _TAG_CTRL, root)
             if got is not None:
                 msg = got[1]
                 busy = True
+                last_root = time.perf_counter()
                 if msg[0] == "stop":
                     failed = bool(msg[1])
                     break
-                _, slot, key, off, size = msg
-                pus[slot].inbox.put(_Blk(key, off, size, key))
+                if msg[0] == "block":
+                    _, slot, key, off, size = msg
+                    pus[slot].inbox.put(_Blk(key, off, size, key))
             while True:
                 if ev is None:
                     try:
@@ -404,6 +418,12 @@ def _serve(comm: Any, root: int, task: Task | None, workers: list[Worker], poll:
         deadline = time.perf_counter() + 1.0
         for th in pus:
             th.join(max(0.0, deadline - time.perf_counter()))
+    if root_quiet:
+        _arm_exit(comm, root, [], 1, 0.0)
+        reason = (f"no message from the root for {root_quiet:.3g} s (heartbeat={heartbeat:g} s): "
+                  f"the root died or hangs")
+        raise RankFailedError(f"root rank {root} failed: {reason}; worker rank {comm.Get_rank()} stops "
+                              f"after {n_blocks} blocks", root, [], reason)
     summary = {"rank": comm.Get_rank(), "blocks": n_blocks, "elements": n_elems, "failed_run": failed}
     _wait_all(sends + [comm.isend(("bye", summary), dest=root, tag=_TAG_REPLY)], 5.0)
     return summary
@@ -449,7 +469,7 @@ def _at_exit() -> None:
         comm.Abort(int(st["code"]))
     else:
         _wait_all([comm.isend("exiting", dest=root, tag=_TAG_REPLY + 1)], st["wait"])
-        os._exit(0)
+        os._exit(int(st["code"]))
 
 
 def _arm_exit(comm: Any, root: int, survivors: list[int], code: int, wait: float) -> None:
@@ -567,7 +587,10 @@ def run_mpi(
         Worker ranks send a heartbeat every `heartbeat` seconds, and a rank holding blocks
         whose heartbeats stop for 5 periods is declared failed (died) without waiting for
         `timeout`: fast detection of dead ranks when blocks are long. A rank that hangs
-        inside a block but keeps beating is still caught by `timeout`. None: no heartbeat.
+        inside a block but keeps beating is still caught by `timeout`. The root beats too:
+        a worker rank that hears nothing from it for 5 periods raises
+        :class:`RankFailedError` (and its process ends with status 1 at exit) instead of
+        waiting forever. None: no heartbeat.
     on_rank_failure : {"reissue", "error"}, default "reissue"
         What a failed rank does to the run; see Notes.
     time_limit : float, optional
@@ -590,7 +613,8 @@ def run_mpi(
     ------
     RankFailedError
         On the root: a worker rank failed and ``on_rank_failure="error"`` (or no rank was
-        left); the message names the rank and its lost blocks ``(offset, size)``.
+        left); the message names the rank and its lost blocks ``(offset, size)``. On a
+        worker rank, with `heartbeat`: the root fell silent.
     WorkerError
         On the root: a worker raised on its rank (named in the message), as with :func:`run`.
     TimeoutError
@@ -624,14 +648,14 @@ def run_mpi(
     root = _as_int_arg(root, "root", 0)
     if root >= size:
         raise ValueError(f"`root` must be a rank of `comm` (size {size}), got {root}")
-    if size < 2:
-        raise ValueError("run_mpi needs at least 2 ranks (the root and one worker rank)")
     if on_rank_failure not in _FAILURES:
         raise ValueError(f"`on_rank_failure` must be one of {_FAILURES}, got {on_rank_failure!r}")
     timeout = _as_seconds(timeout, "timeout")
     startup_timeout = _as_seconds(startup_timeout, "startup_timeout")
     poll = _as_seconds(poll, "poll")
     heartbeat = _as_seconds(heartbeat, "heartbeat", none_ok=True)
+    if size < 2:
+        raise ValueError(f"run_mpi needs at least 2 ranks in `comm` (the root and one worker rank), got {size}")
     if me != root:
         return _worker_rank(comm, root, task, worker, k, poll, heartbeat)
     return _root_rank(comm, root, balancer, task, k, timeout, on_rank_failure, time_limit,
