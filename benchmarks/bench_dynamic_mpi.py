@@ -31,9 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import ROOT, use_wpart  # noqa: E402
+from _common import ROOT, use_wpart  # noqa: E402  (installed wpart first, else this checkout)
 
 WPART_DIR = use_wpart()
 
