@@ -132,6 +132,33 @@ def test_killed_rank_blocks_are_reissued(tmp_path):
     assert 3.0 <= d["elapsed"] < 3.0 + 5.0 and wall < 25
 
 
+def test_killed_rank_with_two_pus_loses_two_blocks_reissued(tmp_path):
+    d, proc, wall = _job(tmp_path, 3, "--n", "512", "--chunk", "32", "--pus-per-rank", "2", "--kill-rank", "2",
+                         "--timeout", "3", recover=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert d["coverage"] == [1] * 512 and d["verified"]
+    res = d["result"]
+    assert res["ranks"] == [1, 1, 2, 2] and res["failed_ranks"] == [2]
+    assert len(res["reissued"]) == 2 and {(frm, to) for _, _, frm, to in res["reissued"]} == {(2, 1)}
+    assert res["block_rank"].count(2) == 2  # each of its PUs finished one block before the kill
+    _check_partition(res, 512)
+    assert wall < 25
+
+
+def test_greedy_gives_a_slow_rank_fewer_blocks(tmp_path):
+    # callable blocks that sleep 0.1 ms per element; the last rank is throttled 4x
+    d, proc, _ = _job(tmp_path, 3, "--task", "callable", "--worker", "callable", "--n", "1024",
+                      "--chunk", "32", "--throttle-last", "4")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert d["coverage"] == [1] * 1024
+    res = d["result"]
+    fast, slow = res["elements"]
+    assert fast > 1.5 * slow > 0
+    comp = np.asarray(res["trace"]["t_comp"])
+    pu = np.asarray(res["trace"]["pu"])
+    assert np.median(comp[pu == 1]) > 2.5 * np.median(comp[pu == 0])  # the throttle shows in t_comp
+
+
 def test_killed_rank_error_names_lost_blocks(tmp_path):
     d, proc, wall = _job(tmp_path, 4, "--n", "512", "--chunk", "32", "--kill-rank", "1",
                          "--timeout", "3", "--on-failure", "error", recover=True)
