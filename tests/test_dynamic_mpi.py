@@ -160,6 +160,28 @@ def test_greedy_gives_a_slow_rank_fewer_blocks(tmp_path):
     assert np.median(comp[pu == 1]) > 2.5 * np.median(comp[pu == 0])  # the throttle shows in t_comp
 
 
+def test_a_later_run_skips_the_failed_rank(tmp_path):
+    d, proc, wall = _job(tmp_path, 4, "--n", "512", "--chunk", "32", "--kill-rank", "1", "--timeout", "3",
+                         "--again", recover=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert d["coverage"] == [1] * 512 and d["result"]["failed_ranks"] == [1]
+    again = d["again"]
+    assert again["coverage"] == [1] * 512 and again["verified"]
+    r2 = again["result"]
+    assert r2["failed_ranks"] == [1] and r2["reissued"] == [] and 1 not in r2["block_rank"]
+    assert set(r2["block_rank"]) == {2, 3}  # PU 0 (rank 1) is served by the survivors from the start
+    assert again["elapsed"] < 3.0 and wall < 25  # no wait for the dead rank at start-up
+
+
+def test_time_limit_stops_the_run_and_the_job_ends_normally(tmp_path):
+    d, proc, wall = _job(tmp_path, 4, "--task", "callable", "--worker", "callable", "--n", "20000",
+                         "--chunk", "200", "--time-limit", "0.3")
+    assert d["error"] == "TimeoutError" and "time_limit=0.3" in d["message"]
+    cov = np.asarray(d["coverage"])
+    assert 0 < cov.sum() < 20000 and cov.max() == 1
+    assert proc.returncode == 0 and "MPI_ABORT" not in proc.stderr and wall < 15
+
+
 def test_killed_rank_error_names_lost_blocks(tmp_path):
     d, proc, wall = _job(tmp_path, 4, "--n", "512", "--chunk", "32", "--kill-rank", "1",
                          "--timeout", "3", "--on-failure", "error", recover=True)

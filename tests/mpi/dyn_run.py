@@ -65,6 +65,8 @@ def main() -> None:
     ap.add_argument("--hang-rank", type=int, default=-1)
     ap.add_argument("--raise-rank", type=int, default=-1)
     ap.add_argument("--kill-root", action="store_true", help="the root SIGKILLs itself after 128 elements")
+    ap.add_argument("--again", action="store_true", help="a second run_mpi on the same ranks afterwards")
+    ap.add_argument("--time-limit", type=float, default=None)
     ap.add_argument("--bad-npu", action="store_true", help="give the root a balancer with one PU too many")
     ap.add_argument("--on-failure", default="reissue")
     ap.add_argument("--timeout", type=float, default=5.0)
@@ -113,7 +115,8 @@ def main() -> None:
 
     try:
         res = wd.run_mpi(bal, task, worker, root=a.root, pus_per_rank=a.pus_per_rank, timeout=a.timeout,
-                         heartbeat=a.heartbeat, on_rank_failure=a.on_failure, progress=progress)
+                         heartbeat=a.heartbeat, on_rank_failure=a.on_failure, progress=progress,
+                         time_limit=a.time_limit)
     except wd.RankFailedError as exc:
         out = {"error": "RankFailedError", "message": str(exc), "rank": exc.rank, "lost": exc.lost}
         res = None
@@ -122,6 +125,8 @@ def main() -> None:
         res = None
     elapsed = time.perf_counter() - t0
     if me != a.root:
+        if a.again:
+            out["again"] = wd.run_mpi(None, make_task(), worker, timeout=a.timeout, on_rank_failure=a.on_failure)
         out.update(elapsed=elapsed, summary=res)
         with open(f"{a.out}.rank{me}", "w") as f:
             json.dump(out, f)
@@ -138,6 +143,14 @@ def main() -> None:
             out["verified"] = bool(task.verify())
         elif a.task == "kmeans":
             out["verified"] = bool(task.verify())
+    if a.again:  # the same job again: ranks that failed above get no block
+        task2 = make_task()
+        t1 = time.perf_counter()
+        res2 = wd.run_mpi(make_balancer(a.balancer, n_pu, a.n, a.chunk), task2, worker, timeout=a.timeout,
+                          on_rank_failure=a.on_failure)
+        out["again"] = {"elapsed": time.perf_counter() - t1, "coverage": task2.coverage.tolist(),
+                        "verified": bool(task2.verify()) if a.task != "callable" else None,
+                        "result": res2.to_dict()}
     if a.local:
         lt = make_task()
         lres = wd.run(make_balancer(a.balancer, n_pu, a.n, a.chunk), lt, [wd.ThreadWorker() for _ in range(n_pu)])

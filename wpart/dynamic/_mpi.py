@@ -89,7 +89,9 @@ class MPIRunResult(RunResult):
     block_rank : ndarray of int64, shape (n_blocks,)
         The rank that computed each trace row's block.
     failed_ranks : list of int
-        Ranks declared failed (dead, or silent past the timeout), in order of detection.
+        Ranks declared failed (dead, or silent past the timeout): first those that failed in
+        an earlier run on the same communicator (they get no block), then in order of
+        detection.
     reissued : list of (offset, size, from_rank, to_rank)
         Blocks a failed rank held that were sent again to a surviving rank.
     root : int
@@ -443,6 +445,7 @@ def _wait_all(reqs: list, limit: float) -> bool:
 # ====================================================================== leaving the job ====
 
 _EXIT: dict[str, Any] = {}
+_GONE: dict[int, set[int]] = {}  # per communicator handle: ranks failed in an earlier run
 
 
 def _at_exit() -> None:
@@ -637,6 +640,9 @@ def run_mpi(
     also stops a rank that hangs. Open MPI kills the whole job when a rank dies unless
     ``mpirun --enable-recovery`` is given.
 
+    A later run on the same communicator skips the ranks that failed before (with
+    ``"reissue"``; with ``"error"`` it raises at once).
+
     Real runs are not reproducible to the bit; the decisions of a balancer given the same
     completion order are.
     """
@@ -693,11 +699,15 @@ def _root_rank(comm: Any, root: int, balancer: Any, task: Any, k: int, timeout: 
     from .._progress import progress_hook
 
     others = [r for r in range(comm.Get_size()) if r != root]
-    alive = set(others)
+    gone = _GONE.setdefault(comm.py2f(), set())
+    alive = set(others) - gone
     hub: _Hub | None = None
     ok = False
     try:
         t = _local_task(task)
+        if gone and (on_failure == "error" or not alive):
+            raise RankFailedError(f"worker ranks {sorted(gone)} failed in an earlier run on this communicator",
+                                  min(gone), [], "failed earlier")
         ready, missing = _recv_all(comm, alive, "ready", startup_timeout)
         bad = {r: m[2] for r, m in ready.items() if m[2] is not None}
         if bad:
@@ -712,7 +722,7 @@ def _root_rank(comm: Any, root: int, balancer: Any, task: Any, k: int, timeout: 
         home = [(r, j) for r in others for j in range(k)]
         descs = {r: ready[r][1] if r in ready else ["(did not start)"] * k for r in others}
         hub = _Hub(comm, home, alive, k, timeout, on_failure, poll, heartbeat)
-        hub.failed.extend(sorted(missing))
+        hub.failed.extend(sorted(gone | missing))
         proxies = [RankWorker(hub, p, r, descs[r][j]) for p, (r, j) in enumerate(home)]
         n_pu = getattr(balancer, "n_pu", len(proxies))
         if n_pu != len(proxies):
@@ -742,6 +752,7 @@ def _root_rank(comm: Any, root: int, balancer: Any, task: Any, k: int, timeout: 
         survivors = sorted(set(others) - failed)
         _wait_all([comm.isend(("stop", bool(failed)), dest=r, tag=_TAG_CTRL) for r in survivors], timeout)
         _, silent = _recv_all(comm, set(survivors), "bye", timeout)
+        gone |= failed | silent
         if failed or silent:
             _arm_exit(comm, root, sorted(set(survivors) - silent), 0 if ok else 1, timeout)
     return _mpi_result(res, hub, home, root)
