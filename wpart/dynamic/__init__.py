@@ -16,15 +16,19 @@ workers (:func:`run`).
   (:class:`ThreadWorker`, :class:`ProcessWorker`, :class:`CallableWorker`, optional
   :class:`CupyWorker`) on tasks (:class:`GemmColumnsTask`, :class:`KMeansAssignTask`,
   :class:`CallableTask`) and returns a :class:`RunResult` with the same trace as the simulator.
+* Over MPI: :func:`run_mpi` runs the balancer on one rank and the workers on the others
+  (:class:`MPIRunResult`, :class:`RankFailedError`; ``python -m wpart.dynamic.mpi`` from
+  ``mpirun``). mpi4py is imported only when it is called.
 """
 
-from . import _balancer, _baselines, _exec, _exec_proc, _exec_tasks, _model, _oracles, _plbhac, _sim, _trace
+from . import _balancer, _baselines, _exec, _exec_proc, _exec_tasks, _model, _mpi, _oracles, _plbhac, _sim, _trace
 from ._balancer import *  # noqa: F403
 from ._baselines import *  # noqa: F403
 from ._exec import *  # noqa: F403
 from ._exec_proc import *  # noqa: F403
 from ._exec_tasks import *  # noqa: F403
 from ._model import *  # noqa: F403
+from ._mpi import *  # noqa: F403
 from ._oracles import *  # noqa: F403
 from ._plbhac import *  # noqa: F403
 from ._sim import *  # noqa: F403
@@ -40,6 +44,7 @@ __all__: list[str] = [
     *_exec_tasks.__all__,
     *_exec.__all__,
     *_exec_proc.__all__,
+    *_mpi.__all__,
     *_trace.__all__,
 ]
 __all__ = list(dict.fromkeys(__all__))  # names re-exported by two modules (PU_KINDS) once

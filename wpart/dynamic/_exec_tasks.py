@@ -71,6 +71,17 @@ class Task:
         """Forget the results so that the task can be run again."""
         self._hits[:] = 0
 
+    # A block computed elsewhere (another process or MPI rank, on its own copy of the task):
+    # ``_block_payload`` reads its results there, ``_proc_store`` stores them here.
+    def _block_payload(self, offset: int, size: int) -> Any:
+        """The results of the computed block ``[offset, offset + size)`` (None: nothing to move)."""
+        return None
+
+    def _proc_store(self, offset: int, size: int, payload: Any) -> None:
+        """Store the results of a block computed elsewhere (see :meth:`_block_payload`)."""
+        self._check_block(offset, size)
+        self._mark(offset, size)
+
 
 class GemmColumnsTask(Task):
     """Dense product ``C = A · B`` whose index space is the columns of ``B`` (and ``C``).
@@ -136,6 +147,9 @@ class GemmColumnsTask(Task):
     def _proc_store(self, offset: int, size: int, payload: Any) -> None:
         self.C[:, offset : offset + size] = payload
         self._mark(offset, size)
+
+    def _block_payload(self, offset: int, size: int) -> Any:
+        return np.array(self.C[:, offset : offset + size], order="F")
 
     def _gpu_block(self, st: dict, offset: int, size: int) -> tuple[float, float]:
         """One block on a CuPy device: (t_xfer, t_comp); see :class:`CupyWorker`."""
@@ -214,6 +228,11 @@ class KMeansAssignTask(Task):
 
     def _proc_spec(self) -> tuple:
         return ("kmeans", self.points, self.centroids)
+
+    def _block_payload(self, offset: int, size: int) -> Any:
+        with self._lock:
+            sums, counts = self._partials[offset]
+        return self.labels[offset : offset + size].copy(), sums, counts
 
     def _proc_store(self, offset: int, size: int, payload: Any) -> None:
         labels, sums, counts = payload
