@@ -261,9 +261,9 @@ def test_bad_balancer_releases_the_workers(tmp_path):
 
 
 def _readme_block() -> str:
-    text = (ROOT / "README_MPI_DYNAMIC.md").read_text()
+    text = (ROOT / "README.md").read_text()
     m = re.search(r"```python\n(# dyn_mpi_example\.py.*?)```", text, re.S)
-    assert m, "README_MPI_DYNAMIC.md has no example block"
+    assert m, "README.md has no dynamic MPI example block"
     return m.group(1)
 
 

@@ -1,6 +1,7 @@
 """Every ```python block of README.md runs as pasted, from outside the repository.
 
-Blocks are collected automatically (a new README section is tested without touching this
+A block whose first line says ``run ... with: mpirun -np N [--flags] python ...`` runs that
+way, under mpirun (tests/oracles/mpirun.py). Blocks are collected automatically (a new README section is tested without touching this
 file). Each runs in a fresh interpreter whose working directory is an empty temporary folder,
 with the worktree on ``PYTHONPATH`` (so ``wpart`` is this checkout, never a stray install)
 and ``MPLBACKEND=Agg`` (so ``r.plot()`` works headless). Keep README examples fast: a few
@@ -41,8 +42,24 @@ def test_readme_has_examples():
     assert len(BLOCKS) >= 4  # five lines, spatial, hetero, tasks (more as sections land)
 
 
+_MPIRUN = re.compile(r"run (?:it )?with:? +mpirun -np (\d+)((?: --[a-z-]+)*) python")
+
+
 @pytest.mark.parametrize("code", [c for _, c in BLOCKS], ids=[i for i, _ in BLOCKS])
 def test_readme_block_runs(code, tmp_path):
+    m = _MPIRUN.search(code.splitlines()[0])
+    if m:  # an MPI program: run it the way its first line says, under mpirun
+        from oracles.mpirun import needs_mpi, run_mpi
+
+        if needs_mpi.args[0]:
+            pytest.skip(needs_mpi.kwargs["reason"])
+        script = tmp_path / "example.py"
+        script.write_text(code, encoding="utf-8")
+        proc = run_mpi(int(m.group(1)), [script], mpirun_args=m.group(2).split(), timeout=120,
+                       env={"MPLBACKEND": "Agg"}, cwd=str(tmp_path))
+        assert proc.returncode == 0, f"README example failed:\n{code}\n{proc.stderr[-3000:]}"
+        assert proc.stdout.strip(), "the MPI example printed nothing"
+        return
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         [str(ROOT)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])

@@ -40,8 +40,8 @@ class Channel:
         self._pending: list = []    # outstanding sends (request, buffer)
 
     # ------------------------------------------------------------------ waiting
-    def _wait(self, test, what: str, peer: int | None = None):
-        deadline = time.monotonic() + self.timeout
+    def _wait(self, test, what: str, peer: int | None = None, patience: float = 1.0):
+        deadline = time.monotonic() + self.timeout * patience
         spins = 0
         while True:
             r = test()
@@ -50,7 +50,8 @@ class Channel:
             if time.monotonic() > deadline:
                 who = f"rank {peer}" if peer is not None and peer >= 0 else "a peer rank"
                 raise RankFailure(f"rank {self.rank}: no progress from {who} within "
-                                  f"{self.timeout:g} s while waiting for {what}; the rank "
+                                  f"{self.timeout * patience:g} s while waiting for {what}; "
+                                  "the rank "
                                   "died or hangs (raise `timeout` if its steps are this long)")
             spins += 1  # spin briefly, then yield, then sleep at most 0.5 ms (oversubscribed)
             if spins > 200:
@@ -71,9 +72,11 @@ class Channel:
         self.bytes_sent += len(buf)
         self._flush()
 
-    def recv(self, source: int, tags: tuple, what: str) -> tuple:
+    def recv(self, source: int, tags: tuple, what: str, patience: float = 1.0,
+             blame: int | None = None) -> tuple:
         """``(source, tag name, object)`` of the next message from `source` (-1: any) with
-        one of `tags`."""
+        one of `tags`, waiting up to ``patience * timeout`` (the error names `blame`, else
+        `source`)."""
         MPI = self.MPI
         src = MPI.ANY_SOURCE if source < 0 else source
         names = {TAGS[t]: t for t in tags}
@@ -87,7 +90,7 @@ class Channel:
                     return msg, st
             return None
 
-        msg, st = self._wait(test, what, source)
+        msg, st = self._wait(test, what, source if blame is None else blame, patience)
         buf = bytearray(st.Get_count(MPI.BYTE))
         msg.Recv([buf, MPI.BYTE])
         return st.Get_source(), names[st.Get_tag()], pickle.loads(buf)

@@ -8,8 +8,8 @@ rank's LBDatafile (``<stem>.<rank>.json``, as vt writes them), runs the rank's s
 messages of spec 003 section 3 over MPI, and writes its rank's result in the same format.
 With the same seed the result equals the in-process run's.
 
-Faults: every wait is bounded by `timeout` seconds (a rank hears from the active rank at
-least once per turn). A rank that dies or hangs makes the others stop with
+Faults: every wait is bounded: `timeout` seconds for a direct answer or a collective, twice
+that for the next turn notice (a rank hears from the active rank at least once per turn). A rank that dies or hangs makes the others stop with
 :class:`RankFailure`; with ``on_failure="abort"`` (the default) the rank that noticed prints
 the error and calls ``MPI_Abort``, so ``mpirun`` ends the whole job with a non-zero status.
 """
@@ -149,12 +149,17 @@ def _run(ch: Channel, data: RankData, prm, allow_infeasible: bool) -> dict:
             # notices of different ranks may arrive in any order: count them, and start
             # this rank's turn on the notice of the rank just before it
             notes, mine = 0, pos == 0
+            seen = {pos}
             if mine:
                 moved += my_turn()
             while notes < P - 1 or not mine:
+                # the active rank is the first without a notice; a rank blocked on a direct
+                # answer times out first (patience 1) and names the culprit
+                act = int(order[min(set(range(P)) - seen)])
                 src, tag, obj = ch.recv(-1, ("REQ", "NOTICE"),
-                                        f"the turns of iteration {it} ({notes + int(mine)} of "
-                                        f"{P} done)")
+                                        f"the turn of rank {act} in iteration {it} "
+                                        f"({notes + int(mine)} of {P} turns done)",
+                                        patience=2.0, blame=act)
                 if tag == "REQ":
                     ans = rk.serve(src, obj)
                     if ans is not None:
@@ -165,6 +170,7 @@ def _run(ch: Channel, data: RankData, prm, allow_infeasible: bool) -> dict:
                     raise RankFailure(f"rank {me}: turn notice of trial {t_} iteration {i_} "
                                       f"from rank {src} during trial {trial} iteration {it}")
                 notes += 1
+                seen.add(p_)
                 moved += n
                 if p_ == pos - 1:
                     moved += my_turn()
@@ -205,8 +211,9 @@ def balance_mpi(data: RankData | str, comm: Any = None, *, phase: int | None = N
         As :func:`wpart.tasks.balance` (``explore`` and ``ranking="exact"`` are not offered:
         they need every rank's current state).
     timeout : float, default 60
-        Longest wait for any message or collective, in seconds; it must exceed the longest
-        turn of a rank.
+        Longest wait for a peer's answer or a collective, in seconds; a rank waiting for the
+        next turn notice waits twice that (so the rank blocked on the culprit reports first).
+        It must exceed the longest step of a rank.
     gather : bool, default False
         Also collect the full assignment on rank 0 (reporting and tests; the balancing never
         needs it).
