@@ -139,3 +139,20 @@ def test_rank_data_defaults_are_empty():
     assert d.n_tasks == 0 and d.summary(True).n_tasks == 0
     prm_d, asg, gids = pair_problem(d, None, 1.0)
     assert prm_d["n_ranks"] == 3 and asg.size == 0 and gids.size == 0
+
+
+def test_schedule_model():
+    from wpart.tasks._ranks import _schedule
+
+    f = frozenset
+    # two turns on disjoint ranks overlap; a third touching both waits for both
+    turns = [(0, f({0, 1}), f({1}), 1.0, 2.0, False), (2, f({2, 3}), f({3}), 1.0, 3.0, False),
+             (1, f({1, 2}), f({0, 2}), 1.0, 1.0, True)]
+    serial, crit = _schedule(turns, 4)
+    assert serial == 9.0
+    # turn 3 re-ranks after its rank is free (t = 3): announce 4, its peers free at 4: ends 5
+    assert crit == 5.0
+    res = balance(G.gemma_like(n_ranks=8, n_tasks=400, n_blocks=32), backend="ranks")
+    s = res.stats["schedule"]
+    assert len(s["serial_s"]) == len(s["critical_path_s"]) == 4
+    assert all(0 < c <= x + 1e-12 for x, c in zip(s["serial_s"], s["critical_path_s"]))

@@ -457,6 +457,7 @@ def _balance_ranks(problem: Problem, c: Coefficients, cap, d: dict, a0, meth: st
              "n_exchanges": int(sum(run["exchanges_per_iteration"])),
              "best_trial": run["best_trial"], "messages": run["messages"],
              "evaluations": run["evaluations"], "n_rounds": run["n_rounds"],
+             "schedule": run["schedule"],
              "fanout": run["fanout"], "n_iter": o["n_iter"], "n_trials": o["n_trials"],
              "seed": o["seed"], "cluster": o["cluster"]}
     return _result(problem, c, cap, run["assignment"], run["history"], meth, stats)

@@ -17,7 +17,7 @@ import numpy as np
 __all__ = ["Channel", "RankFailure", "TAGS"]
 
 #: Message tags of the CCM-LB protocol.
-TAGS = {"REQ": 11, "REP": 12, "NOTICE": 13, "GOSSIP": 14, "GATHER": 15, "DIR": 16}
+TAGS = {"TURN": 11, "GOSSIP": 14, "GATHER": 15, "DIR": 16}
 
 
 class RankFailure(RuntimeError):

@@ -15,13 +15,17 @@ the serial engine's FindBestCCM on the pair's tasks) decides every exchange:
   applies ``GIVE`` and answers ``GIVE_BACK`` with the records taken; ``RELEASE`` ends the lock
   (:meth:`~RankProcess.turn`, :meth:`~RankProcess.serve`).
 
-Ranks take their turns in the serial engine's seeded order, one at a time, so a run is a
-serial order of atomic pairwise exchanges (spec 3.6) that does not depend on message timing:
-the same seed gives the same assignment in-process (:func:`run_ranks`) and over MPI
-(:mod:`wpart.tasks.mpi`), whatever the transport.
+A run is the serial engine's seeded order of turns, a serial order of atomic pairwise
+exchanges (spec 3.6) that does not depend on message timing: :func:`run_ranks` runs the turns
+one at a time, the MPI engine overlaps the turns on disjoint ranks
+(:mod:`wpart.tasks._mpi_turns`), and the same seed gives the same assignment in both.
+``stats["schedule"]`` of the in-process run gives, per iteration, the serial seconds of the
+transfer stage and the critical path of that concurrent schedule.
 """
 
 from __future__ import annotations
+
+import time
 
 import numpy as np
 
@@ -73,6 +77,7 @@ class RankProcess:
         self.rng = None
         self.n_exchanges = 0
         self.n_evals = 0
+        self.version = 0  # bumped whenever a peer changes this rank's tasks
 
     # ------------------------------------------------------------------ evaluation
     def work(self) -> float:
@@ -128,10 +133,13 @@ class RankProcess:
         wl.sort()
         return [(q, -g) for _, g, q in wl]
 
-    def turn(self, request) -> int:
-        """This rank's turn; ``request(q, message)`` returns q's answer (None for RELEASE)."""
+    def turn(self, request, work_list: list | None = None) -> int:
+        """This rank's turn; ``request(q, message)`` returns q's answer (None for RELEASE).
+
+        `work_list` (from :meth:`rank_peers`) may be computed ahead when this rank's tasks
+        have not changed since (``version``)."""
         moved = 0
-        for q, gain in self.rank_peers():
+        for q, gain in (self.rank_peers() if work_list is None else work_list):
             kind, peer = request(q, ("LOCK_REQ", gain))
             if kind != "LOCK_GRANT":
                 raise RuntimeError(f"rank {self.rank}: expected LOCK_GRANT from {q}, got {kind}")
@@ -157,6 +165,7 @@ class RankProcess:
             _, recs, take = msg
             back = self.data.extract(take)
             self.data.insert(recs)
+            self.version += 1
             return ("GIVE_BACK", back)
         if kind == "RELEASE":
             return None
@@ -188,7 +197,7 @@ def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None) -
         for rk in ranks:
             rk.begin_trial(trial)
         hist = [max(rk.work() for rk in ranks)]
-        exch = []
+        exch, sched = [], []
         ostate = None
         for it in range(prm.n_iter):
             for rk in ranks:
@@ -205,6 +214,8 @@ def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None) -
                     rk.hop_receive(inbox[rk.rank])
             ostate, order = prm.turn_order(trial, ostate)
             moved = 0
+            v0 = [rk.version for rk in ranks]
+            turns = []
             for r in order.tolist():
                 def request(q, msg, _r=r):
                     count(msg[0])
@@ -212,10 +223,17 @@ def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None) -
                     if ans is not None:
                         count(ans[0])
                     return ans
-                moved += ranks[r].turn(request)
+                t0 = time.perf_counter()
+                wl = ranks[r].rank_peers()
+                t1 = time.perf_counter()
+                moved += ranks[r].turn(request, wl)
+                turns.append((r, frozenset([r] + [q for q, _ in wl]), frozenset(ranks[r].known),
+                              t1 - t0, time.perf_counter() - t1, ranks[r].version != v0[r]))
+                count("ANNOUNCE", P - 1)
                 count("TURN_DONE", P - 1)
                 if progress is not None:
                     progress(1)
+            sched.append(_schedule(turns, P))
             exch.append(moved)
             hist.append(max(rk.work() for rk in ranks))
         a = np.empty(problem.n_tasks, np.int32)
@@ -225,8 +243,34 @@ def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None) -
         nmoved = int((a != a0).sum())
         key = (hist[-1], nmoved)
         if best is None or key < best[0]:
-            best = (key, a, hist, exch, trial)
-    _, a, hist, exch, trial = best
+            best = (key, a, hist, exch, trial, sched)
+    _, a, hist, exch, trial, sched = best
     return {"assignment": a, "history": np.array(hist), "exchanges_per_iteration": exch,
             "best_trial": trial, "messages": counts, "evaluations": n_evals,
+            "schedule": {"serial_s": [x[0] for x in sched],
+                         "critical_path_s": [x[1] for x in sched]},
             "n_rounds": prm.k, "fanout": prm.f}
+
+
+def _schedule(turns: list, P: int) -> tuple:
+    """``(serial, critical path)`` seconds of one transfer stage from its measured turns.
+
+    ``turns``: per turn in order ``(rank, ranks it touches, ranks it knows, ranking s, lock
+    phase s, changed before its turn)``. Serial: the sum of the turns (one rank at a time).
+    Critical path: the concurrent schedule of :mod:`wpart.tasks._mpi_turns` with free
+    messages: every rank ranks its peers at the start, in parallel; a turn announces after the
+    turn before it announced and after the earlier turns touching its rank finished
+    (re-ranking if they changed its tasks), and runs its locks after every earlier turn
+    touching one of its peers finished.
+    """
+    serial = sum(t[3] + t[4] for t in turns)
+    rank_t = {t[0]: t[3] for t in turns}
+    free = dict.fromkeys(range(P), 0.0)  # when each rank is free of earlier turns
+    ann = crit = 0.0
+    for r, A, _, tr, tl, changed in turns:
+        ann = max(ann, max(rank_t[r], free[r]) + (tr if changed else 0.0))
+        end = max([ann] + [free[q] for q in A]) + tl
+        for q in A:
+            free[q] = end
+        crit = max(crit, end)
+    return serial, crit

@@ -6,7 +6,8 @@ rank's LBDatafile (``<stem>.<rank>.json``, as vt writes them), runs the rank's s
 :mod:`wpart.tasks._ranks` (the same code, and the same C step, as
 ``wpart.tasks.balance(..., backend="ranks")``), exchanges the gossip, lock and transfer
 messages of spec 003 section 3 over MPI, and writes its rank's result in the same format.
-With the same seed the result equals the in-process run's.
+Turns on disjoint ranks run concurrently (:mod:`wpart.tasks._mpi_turns`) while the result
+stays that of the seeded serial order: with the same seed it equals the in-process run's.
 
 Faults: every wait is bounded: `timeout` seconds for a direct answer or a collective, twice
 that for the next turn notice (a rank hears from the active rank at least once per turn). A rank that dies or hangs makes the others stop with
@@ -27,6 +28,7 @@ import numpy as np
 
 from .._validate import as_int, choice
 from ._mpi_comm import Channel, RankFailure
+from ._mpi_turns import transfer_stage
 from ._problem import Coefficients
 from ._rankdata import RankData, split_problem
 
@@ -129,52 +131,7 @@ def _run(ch: Channel, data: RankData, prm, allow_infeasible: bool) -> dict:
                                   f"the inform stage (iteration {it}, hop {hop})", "INFORM")
                 rk.hop_receive([m for _, m in got])
             ostate, order = prm.turn_order(trial, ostate)
-            pos = int(np.flatnonzero(order == me)[0])
-            moved = 0
-
-            def request(q, msg):
-                ch.send(q, "REQ", msg, msg[0])
-                if msg[0] == "RELEASE":
-                    return None
-                src, _, ans = ch.recv(q, ("REP",), f"the answer of rank {q} to {msg[0]}")
-                return ans
-
-            def my_turn():
-                n = rk.turn(request)
-                for q in range(P):
-                    if q != me:
-                        ch.send(q, "NOTICE", (trial, it, pos, n), "TURN_DONE")
-                return n
-
-            # notices of different ranks may arrive in any order: count them, and start
-            # this rank's turn on the notice of the rank just before it
-            notes, mine = 0, pos == 0
-            seen = {pos}
-            if mine:
-                moved += my_turn()
-            while notes < P - 1 or not mine:
-                # the active rank is the first without a notice; a rank blocked on a direct
-                # answer times out first (patience 1) and names the culprit
-                act = int(order[min(set(range(P)) - seen)])
-                src, tag, obj = ch.recv(-1, ("REQ", "NOTICE"),
-                                        f"the turn of rank {act} in iteration {it} "
-                                        f"({notes + int(mine)} of {P} turns done)",
-                                        patience=2.0, blame=act)
-                if tag == "REQ":
-                    ans = rk.serve(src, obj)
-                    if ans is not None:
-                        ch.send(src, "REP", ans, ans[0])
-                    continue
-                t_, i_, p_, n = obj
-                if (t_, i_) != (trial, it):
-                    raise RankFailure(f"rank {me}: turn notice of trial {t_} iteration {i_} "
-                                      f"from rank {src} during trial {trial} iteration {it}")
-                notes += 1
-                seen.add(p_)
-                moved += n
-                if p_ == pos - 1:
-                    moved += my_turn()
-                    mine = True
+            moved = transfer_stage(ch, rk, order, trial, it)
             exch.append(moved)
             hist.append(ch.allreduce(rk.work(), "max", f"W_max after iteration {it}"))
             secs.append(time.perf_counter() - t_it)
