@@ -155,4 +155,6 @@ def test_schedule_model():
     res = balance(G.gemma_like(n_ranks=8, n_tasks=400, n_blocks=32), backend="ranks")
     s = res.stats["schedule"]
     assert len(s["serial_s"]) == len(s["critical_path_s"]) == 4
-    assert all(0 < c <= x + 1e-12 for x, c in zip(s["serial_s"], s["critical_path_s"]))
+    # a rank whose tasks changed before its turn ranks twice (ahead, then again): the critical
+    # path is at most the serial time with every ranking counted twice
+    assert all(0 < c <= 2 * x + 1e-12 for x, c in zip(s["serial_s"], s["critical_path_s"]))
