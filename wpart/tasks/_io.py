@@ -123,6 +123,77 @@ def _entity_key(ent: Any, where: str, path: str) -> tuple[str, int]:
     raise LBDatafileError(f"{path}: {where}: entity needs `id` or `seq_id`")
 
 
+def _parse_phase(f: str, doc: dict, rank: int, n_ranks: int, phase: int | None,
+                 seen: set | None = None) -> tuple:
+    """One rank file's phase (the first listed if `phase` is None), validated field by field;
+    task keys already in `seen` (when given) are duplicates, new ones are added to it.
+
+    Returns ``(phase, rank_alpha or None, tasks, comms)``: ``tasks`` as tuples ``(where, key,
+    entity, time, footprint, working, rank_working, shared_id or None, shared_bytes, home)``,
+    ``comms`` as ``(index, src_key, dst_key, bytes)`` for the ``SendRecv`` entries.
+    """
+    meta = doc.get("metadata", {})
+    ra = _num(meta, "rank_alpha", "metadata", f) if "rank_alpha" in meta else None
+    phases = _need(doc, "phases", "", (list,), f)
+    if phase is None:
+        if not phases:
+            raise LBDatafileError(f"{f}: phases: empty list")
+        phase = _need(phases[0], "id", "phases[0]", (int,), f)
+    found = None
+    for pi, ph in enumerate(phases):
+        if _need(ph, "id", f"phases[{pi}]", (int,), f) == phase:
+            found = (pi, ph)
+            break
+    if found is None:
+        ids = [p.get("id") for p in phases if isinstance(p, dict)]
+        raise LBDatafileError(f"{f}: phases: no phase with id {phase} (ids: {ids})")
+    pi, ph = found
+    tasks = []
+    for ti, t in enumerate(_need(ph, "tasks", f"phases[{pi}]", (list,), f)):
+        where = f"phases[{pi}].tasks[{ti}]"
+        ent = _need(t, "entity", where, (dict,), f)
+        key = _entity_key(ent, where + ".entity", f)
+        if seen is not None:
+            if key in seen:
+                raise LBDatafileError(f"{f}: {where}.entity: duplicate task {key[0]} {key[1]}")
+            seen.add(key)
+        time = _num(t, "time", where, f)
+        if time is None:
+            raise LBDatafileError(f"{f}: {where}.time: missing field")
+        ud = t.get("user_defined", {})
+        if not isinstance(ud, dict):
+            raise LBDatafileError(f"{f}: {where}.user_defined: expected an object")
+        uw = where + ".user_defined"
+        tfp = _num(ud, "task_footprint_bytes", uw, f, 0.0)
+        twk = _num(ud, "task_working_bytes", uw, f, 0.0)
+        rw = _num(ud, "rank_working_bytes", uw, f, 0.0)
+        sid, size, home = None, 0.0, rank
+        if "shared_id" in ud:
+            sid = ud["shared_id"]
+            if isinstance(sid, bool) or not isinstance(sid, int):
+                raise LBDatafileError(f"{f}: {uw}.shared_id: expected an integer")
+            size = _num(ud, "shared_bytes", uw, f, 0.0)
+            home = ud.get("home_rank", rank)
+            if isinstance(home, bool) or not isinstance(home, int) or not 0 <= home < n_ranks:
+                raise LBDatafileError(f"{f}: {uw}.home_rank: expected a rank in [0, {n_ranks}), "
+                                      f"got {home!r}")
+        tasks.append((where, key, ent, time, tfp, twk, rw, sid, size, home))
+    comms = []
+    for ci, c in enumerate(ph.get("communications", []) or []):
+        where = f"phases[{pi}].communications[{ci}]"
+        if not isinstance(c, dict):
+            raise LBDatafileError(f"{f}: {where}: expected an object")
+        if c.get("type", "SendRecv") != "SendRecv":
+            continue
+        src = _entity_key(_need(c, "from", where, (dict,), f), where + ".from", f)
+        dst = _entity_key(_need(c, "to", where, (dict,), f), where + ".to", f)
+        b = _num(c, "bytes", where, f)
+        if b is None:
+            raise LBDatafileError(f"{f}: {where}.bytes: missing field")
+        comms.append((ci, src, dst, b))
+    return phase, ra, tasks, comms
+
+
 def read_lbdatafile(paths: Any, phase: int | None = None, *, n_ranks: int | None = None,
                     rank_mem_cap: Any = None):
     """Read an LBDatafile data set into a :class:`~wpart.tasks.Problem`.
@@ -169,6 +240,7 @@ def read_lbdatafile(paths: Any, phase: int | None = None, *, n_ranks: int | None
     if I <= max(per_rank):
         raise ValueError(f"`n_ranks` = {I} but a file has rank {max(per_rank)}")
     keys: dict[tuple[str, int], int] = {}
+    seen: set = set()
     load, fp, wk, init, shared, entities = [], [], [], [], [], []
     blocks: dict[int, list] = {}  # shared_id -> [size, home]
     baseline = np.zeros(I)
@@ -177,73 +249,22 @@ def read_lbdatafile(paths: Any, phase: int | None = None, *, n_ranks: int | None
     comms = []
     for rank in sorted(per_rank):
         f, doc = per_rank[rank]
-        meta = doc.get("metadata", {})
-        if "rank_alpha" in meta:
-            a = _num(meta, "rank_alpha", "metadata", f)
-            alpha[rank] = a
+        phase, ra, tasks, cl = _parse_phase(f, doc, rank, I, phase, seen)
+        if ra is not None:
+            alpha[rank] = ra
             has_alpha = True
-        phases = _need(doc, "phases", "", (list,), f)
-        if phase is None:
-            if not phases:
-                raise LBDatafileError(f"{f}: phases: empty list")
-            phase = _need(phases[0], "id", "phases[0]", (int,), f)
-        found = None
-        for pi, ph in enumerate(phases):
-            if _need(ph, "id", f"phases[{pi}]", (int,), f) == phase:
-                found = (pi, ph)
-                break
-        if found is None:
-            ids = [p.get("id") for p in phases if isinstance(p, dict)]
-            raise LBDatafileError(f"{f}: phases: no phase with id {phase} (ids: {ids})")
-        pi, ph = found
-        tasks = _need(ph, "tasks", f"phases[{pi}]", (list,), f)
-        for ti, t in enumerate(tasks):
-            where = f"phases[{pi}].tasks[{ti}]"
-            ent = _need(t, "entity", where, (dict,), f)
-            key = _entity_key(ent, where + ".entity", f)
-            if key in keys:
-                raise LBDatafileError(f"{f}: {where}.entity: duplicate task {key[0]} {key[1]}")
-            time = _num(t, "time", where, f)
-            if time is None:
-                raise LBDatafileError(f"{f}: {where}.time: missing field")
-            ud = t.get("user_defined", {})
-            if not isinstance(ud, dict):
-                raise LBDatafileError(f"{f}: {where}.user_defined: expected an object")
+        for _, key, ent, time, tfp, twk, rw, sid, size, home in tasks:
             keys[key] = len(load)
             load.append(time)
             init.append(rank)
             entities.append(ent)
-            fp.append(_num(ud, "task_footprint_bytes", where + ".user_defined", f, 0.0))
-            wk.append(_num(ud, "task_working_bytes", where + ".user_defined", f, 0.0))
-            rw = _num(ud, "rank_working_bytes", where + ".user_defined", f, 0.0)
+            fp.append(tfp)
+            wk.append(twk)
             baseline[rank] = max(baseline[rank], rw)
-            if "shared_id" in ud:
-                sid = ud["shared_id"]
-                if isinstance(sid, bool) or not isinstance(sid, int):
-                    raise LBDatafileError(f"{f}: {where}.user_defined.shared_id: expected an "
-                                          "integer")
-                size = _num(ud, "shared_bytes", where + ".user_defined", f, 0.0)
-                home = ud.get("home_rank", rank)
-                if isinstance(home, bool) or not isinstance(home, int) or not 0 <= home < I:
-                    raise LBDatafileError(f"{f}: {where}.user_defined.home_rank: expected a rank "
-                                          f"in [0, {I}), got {home!r}")
-                if sid not in blocks:
-                    blocks[sid] = [size, home]
-                shared.append(sid)
-            else:
-                shared.append(None)
-        for ci, c in enumerate(ph.get("communications", []) or []):
-            where = f"phases[{pi}].communications[{ci}]"
-            if not isinstance(c, dict):
-                raise LBDatafileError(f"{f}: {where}: expected an object")
-            if c.get("type", "SendRecv") != "SendRecv":
-                continue
-            src = _entity_key(_need(c, "from", where, (dict,), f), where + ".from", f)
-            dst = _entity_key(_need(c, "to", where, (dict,), f), where + ".to", f)
-            b = _num(c, "bytes", where, f)
-            if b is None:
-                raise LBDatafileError(f"{f}: {where}.bytes: missing field")
-            comms.append((src, dst, b))
+            if sid is not None and sid not in blocks:
+                blocks[sid] = [size, home]
+            shared.append(sid)
+        comms.extend(c[1:] for c in cl)
     edges, eb = [], []
     for src, dst, b in comms:
         if src in keys and dst in keys:

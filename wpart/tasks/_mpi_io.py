@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ._io import LBDatafileError, _entity_key, _load_json, _need, _num
+from ._io import LBDatafileError, _load_json, _parse_phase
 from ._rankdata import RankData
 
 __all__ = ["distribute_edges", "read_rank", "write_rank"]
@@ -39,79 +39,34 @@ def read_rank(path: str, rank: int, n_ranks: int, phase: int | None = None) -> t
     mr = meta.get("rank", rank)
     if mr != rank:
         raise LBDatafileError(f"{f}: metadata.rank is {mr!r} but the file is read by rank {rank}")
-    phases = _need(doc, "phases", "", (list,), f)
-    if phase is None:
-        if not phases:
-            raise LBDatafileError(f"{f}: phases: empty list")
-        phase = _need(phases[0], "id", "phases[0]", (int,), f)
-    found = None
-    for pi, ph in enumerate(phases):
-        if _need(ph, "id", f"phases[{pi}]", (int,), f) == phase:
-            found = (pi, ph)
-            break
-    if found is None:
-        raise LBDatafileError(f"{f}: phases: no phase with id {phase}")
-    pi, ph = found
+    phase, alpha, tasks, comms = _parse_phase(f, doc, rank, n_ranks, phase, set())
     gid, load, fp, wk, blk, ents = [], [], [], [], [], {}
     blocks: dict = {}
     baseline = 0.0
     kinds = set()
-    for ti, t in enumerate(_need(ph, "tasks", f"phases[{pi}]", (list,), f)):
-        where = f"phases[{pi}].tasks[{ti}]"
-        ent = _need(t, "entity", where, (dict,), f)
-        kind, key = _entity_key(ent, where + ".entity", f)
+    for where, (kind, key), ent, time_, tfp, twk, rw, sid, size, home in tasks:
         if key < 0:
             raise LBDatafileError(f"{f}: {where}.entity.{kind}: the distributed engine needs "
                                   f"task ids >= 0, got {key}")
+        if sid is not None and sid < 0:
+            raise LBDatafileError(f"{f}: {where}.user_defined.shared_id: expected an "
+                                  "integer >= 0")
         kinds.add(kind)
-        time_ = _num(t, "time", where, f)
-        if time_ is None:
-            raise LBDatafileError(f"{f}: {where}.time: missing field")
-        ud = t.get("user_defined", {})
-        if not isinstance(ud, dict):
-            raise LBDatafileError(f"{f}: {where}.user_defined: expected an object")
         gid.append(key)
         load.append(time_)
         ents[key] = ent
-        fp.append(_num(ud, "task_footprint_bytes", where + ".user_defined", f, 0.0))
-        wk.append(_num(ud, "task_working_bytes", where + ".user_defined", f, 0.0))
-        baseline = max(baseline, _num(ud, "rank_working_bytes", where + ".user_defined", f, 0.0))
-        if "shared_id" in ud:
-            sid = ud["shared_id"]
-            if isinstance(sid, bool) or not isinstance(sid, int) or sid < 0:
-                raise LBDatafileError(f"{f}: {where}.user_defined.shared_id: expected an "
-                                      "integer >= 0")
-            size = _num(ud, "shared_bytes", where + ".user_defined", f, 0.0)
-            home = ud.get("home_rank", rank)
-            if isinstance(home, bool) or not isinstance(home, int) or not 0 <= home < n_ranks:
-                raise LBDatafileError(f"{f}: {where}.user_defined.home_rank: expected a rank in "
-                                      f"[0, {n_ranks}), got {home!r}")
+        fp.append(tfp)
+        wk.append(twk)
+        baseline = max(baseline, rw)
+        if sid is not None:
             blocks.setdefault(sid, (size, home))
-            blk.append(sid)
-        else:
-            blk.append(-1)
+        blk.append(-1 if sid is None else sid)
     if len(kinds) > 1:
         raise LBDatafileError(f"{f}: tasks mix entity kinds {sorted(kinds)}")
-    if len(set(gid)) != len(gid):
-        raise LBDatafileError(f"{f}: duplicate task ids")
-    edges = []
-    for ci, c in enumerate(ph.get("communications", []) or []):
-        where = f"phases[{pi}].communications[{ci}]"
-        if not isinstance(c, dict):
-            raise LBDatafileError(f"{f}: {where}: expected an object")
-        if c.get("type", "SendRecv") != "SendRecv":
-            continue
-        src = _entity_key(_need(c, "from", where, (dict,), f), where + ".from", f)
-        dst = _entity_key(_need(c, "to", where, (dict,), f), where + ".to", f)
-        b = _num(c, "bytes", where, f)
-        if b is None:
-            raise LBDatafileError(f"{f}: {where}.bytes: missing field")
-        edges.append((rank * 2**32 + ci, src, dst, b))
+    edges = [(rank * 2**32 + ci, src, dst, b) for ci, src, dst, b in comms]
     o = np.argsort(np.array(gid, np.int64), kind="stable")
     sb = sorted(blocks)
-    alpha = float("nan")
-    if "rank_alpha" in meta:
-        alpha = _num(meta, "rank_alpha", "metadata", f)
+    alpha = float("nan") if alpha is None else alpha
     data = RankData(
         rank, gid=np.array(gid, np.int64)[o], load=np.array(load, float)[o],
         fp=np.array(fp, float)[o], wk=np.array(wk, float)[o], blk=np.array(blk, np.int64)[o],
