@@ -143,14 +143,13 @@ class RankData:
         np.add.at(load, inv, self.load[has])
         np.add.at(fp, inv, self.fp[has])
         np.maximum.at(wk, inv, self.wk[has])
-        rename = dict(zip(self.gid[has].tolist(), pg[inv].tolist()))
-        s = self.esrc.copy()
-        d = self.edst.copy()
-        for arr in (s, d):
-            for i, x in enumerate(arr.tolist()):
-                y = rename.get(x)
-                if y is not None:
-                    arr[i] = y
+        task_pg = np.full(self.gid.size, 0, _I64)   # pseudo gid of each clustered task
+        task_pg[has] = pg[inv]
+        s, d = self.esrc.copy(), self.edst.copy()
+        for arr in (s, d):  # rename the endpoints that are clustered tasks of this rank
+            pos = np.minimum(np.searchsorted(self.gid, arr), max(self.gid.size - 1, 0))
+            hit = (self.gid[pos] == arr) & has[pos]
+            arr[hit] = task_pg[pos[hit]]
         gid = np.concatenate([pg, self.gid[~has]])
         o = np.argsort(gid, kind="stable")
         return RankData(self.rank, gid=gid[o], load=np.concatenate([load, self.load[~has]])[o],

@@ -75,7 +75,6 @@ class RankProcess:
         self.known: dict = {}
         self.sender = False
         self.rng = None
-        self.n_exchanges = 0
         self.n_evals = 0
         self.version = 0  # bumped whenever a peer changes this rank's tasks
 
@@ -153,7 +152,6 @@ class RankProcess:
                 self.data.insert(back)
                 moved += 1
             request(q, ("RELEASE",))
-        self.n_exchanges += moved
         return moved
 
     def serve(self, src: int, msg: tuple):
