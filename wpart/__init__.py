@@ -48,9 +48,23 @@ except ImportError:
     raise _err from None
 from ._base import METHODS_1D, Partition1D, box_loads, partition_1d, prefix_sum, probe_1d
 
-WpartError = _core.WpartError
-CancelledError = _core.CancelledError
-SolverError = _core.SolverError
+from ._errors import (
+    CancelledError,
+    SolverError,
+    WpartError,
+    WpartFileNotFoundError,
+    WpartIndexError,
+    WpartKeyError,
+    WpartMemoryError,
+    WpartNotImplementedError,
+    WpartOSError,
+    WpartOverflowError,
+    WpartRuntimeError,
+    WpartTimeoutError,
+    WpartTypeError,
+    WpartValueError,
+)
+from ._result import STATUSES, Result
 
 __version__ = "0.1.0"
 
@@ -61,7 +75,20 @@ __all__ = [
     "probe_1d",
     "Partition1D",
     "METHODS_1D",
+    "Result",
+    "STATUSES",
     "WpartError",
+    "WpartValueError",
+    "WpartTypeError",
+    "WpartOverflowError",
+    "WpartMemoryError",
+    "WpartRuntimeError",
+    "WpartIndexError",
+    "WpartKeyError",
+    "WpartOSError",
+    "WpartFileNotFoundError",
+    "WpartTimeoutError",
+    "WpartNotImplementedError",
     "CancelledError",
     "SolverError",
     "__version__",

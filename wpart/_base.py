@@ -1,6 +1,7 @@
 """Prefix sums, box loads and optimal 1D partitioning (spec 004 sections 1.2 and 2)."""
 
 from __future__ import annotations
+from ._errors import WpartTypeError, WpartValueError
 
 import math
 from dataclasses import dataclass, field
@@ -67,7 +68,7 @@ def prefix_sum(A: ArrayLike, *, out: NDArray | None = None) -> NDArray:
     """
     arr = as_loads(A, "A", (1, 2, 3))
     if out is not None and isinstance(out, np.ndarray) and np.shares_memory(out, arr):
-        raise ValueError("`out` overlaps `A`: the prefix sum needs a separate output array")
+        raise WpartValueError("`out` overlaps `A`: the prefix sum needs a separate output array")
     return _core.prefix_sum(arr, out, "A")
 
 
@@ -97,11 +98,11 @@ def box_loads(S: ArrayLike, boxes: ArrayLike) -> NDArray:
     b = np.asarray(boxes)
     if b.dtype.kind not in "iu":
         if not (b.size == 0 and b.dtype.kind == "f"):
-            raise TypeError(f"`boxes` must be an integer array, got dtype {b.dtype}")
+            raise WpartTypeError(f"`boxes` must be an integer array, got dtype {b.dtype}")
     if b.ndim == 1 and b.size == 2 * Sa.ndim:
         b = b[None, :]
     if b.ndim != 2 or b.shape[1] != 2 * Sa.ndim:
-        raise ValueError(f"`boxes` must have shape (k, {2 * Sa.ndim}), got {b.shape}")
+        raise WpartValueError(f"`boxes` must have shape (k, {2 * Sa.ndim}), got {b.shape}")
     return _core.box_loads(Sa, np.ascontiguousarray(b, dtype=np.int64))
 
 
@@ -306,7 +307,7 @@ def partition_1d(
     if time_limit is not None:
         tl = float(time_limit)
         if not tl > 0:
-            raise ValueError(f"`time_limit` must be a positive number of seconds, got {time_limit}")
+            raise WpartValueError(f"`time_limit` must be a positive number of seconds, got {time_limit}")
     with progress_hook(progress, total=m, desc=f"partition_1d[{meth}]") as hook:
         seps, W, st = _core.partition_1d(a, m, meth, sp, bool(normalize), hook, tl)
     bott, bott_i, probes, steps, secs = st
@@ -365,17 +366,17 @@ def probe_1d(loads: ArrayLike, m: int, B: float) -> tuple[bool, NDArray[np.int64
     m = as_parts(m, a.size)
     if isinstance(B, (bool, np.bool_)) or not isinstance(B, (int, float, np.integer,
                                                             np.floating)):
-        raise TypeError(f"`B` must be a real number, got {type(B).__name__}")
+        raise WpartTypeError(f"`B` must be a real number, got {type(B).__name__}")
     if a.dtype == np.int64:
         if isinstance(B, (float, np.floating)):
             if math.isnan(B):
-                raise ValueError("`B` must not be NaN")
+                raise WpartValueError("`B` must not be NaN")
             B = math.floor(B) if math.isfinite(B) else (np.iinfo(np.int64).max if B > 0 else -1)
         B = int(B)
         B = max(min(B, np.iinfo(np.int64).max), -1)
     else:
         B = float(B)
         if math.isnan(B):
-            raise ValueError("`B` must not be NaN")
+            raise WpartValueError("`B` must not be NaN")
     ok, seps = _core.probe_1d(a, m, B)
     return bool(ok), seps

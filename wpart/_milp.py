@@ -1,6 +1,7 @@
 """Implementation of :mod:`wpart.milp` (see there)."""
 
 from __future__ import annotations
+from ._errors import WpartTypeError, WpartValueError
 
 import math
 import numbers
@@ -107,9 +108,9 @@ def _numeric(x: Any, name: str) -> np.ndarray:
     try:
         arr = np.asarray(x)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"`{name}` could not be converted to a numeric array: {exc}") from None
+        raise WpartTypeError(f"`{name}` could not be converted to a numeric array: {exc}") from None
     if arr.dtype.kind not in "biuf":
-        raise TypeError(f"`{name}` must contain real numbers, got dtype {arr.dtype}")
+        raise WpartTypeError(f"`{name}` must contain real numbers, got dtype {arr.dtype}")
     return arr
 
 
@@ -132,25 +133,25 @@ def _vector(
     if arr.ndim == 0:
         arr = np.full(n, float(arr), dtype=np.float64)
     elif arr.ndim != 1:
-        raise ValueError(f"`{name}` must be a scalar or 1-D, got {arr.ndim}-D")
+        raise WpartValueError(f"`{name}` must be a scalar or 1-D, got {arr.ndim}-D")
     elif arr.shape[0] != n:
-        raise ValueError(f"`{name}` must have length {n}, got {arr.shape[0]}")
+        raise WpartValueError(f"`{name}` must have length {n}, got {arr.shape[0]}")
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     if np.isnan(arr).any():
-        raise ValueError(f"`{name}` contains NaN at index {_first_bad(np.isnan(arr))}")
+        raise WpartValueError(f"`{name}` contains NaN at index {_first_bad(np.isnan(arr))}")
     if not lo_ok and (arr == -np.inf).any():
-        raise ValueError(f"`{name}` contains -inf at index {_first_bad(arr == -np.inf)}")
+        raise WpartValueError(f"`{name}` contains -inf at index {_first_bad(arr == -np.inf)}")
     if not hi_ok and (arr == np.inf).any():
-        raise ValueError(f"`{name}` contains +inf at index {_first_bad(arr == np.inf)}")
+        raise WpartValueError(f"`{name}` contains +inf at index {_first_bad(arr == np.inf)}")
     return arr
 
 
 def _finite_float(x: Any, name: str) -> float:
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
-        raise TypeError(f"`{name}` must be a real number, got {type(x).__name__}")
+        raise WpartTypeError(f"`{name}` must be a real number, got {type(x).__name__}")
     v = float(x)
     if not math.isfinite(v):
-        raise ValueError(f"`{name}` must be finite, got {v}")
+        raise WpartValueError(f"`{name}` must be finite, got {v}")
     return v
 
 
@@ -168,21 +169,21 @@ def _coo(A: Any, n: int) -> tuple[int, NDArray[np.int64], NDArray[np.int64], NDA
             or len(shape) != 2
             or not all(isinstance(s, numbers.Integral) and not isinstance(s, bool) for s in shape)
         ):
-            raise TypeError("`A` given as (rows, cols, values, shape) needs shape = (m, n) ints")
+            raise WpartTypeError("`A` given as (rows, cols, values, shape) needs shape = (m, n) ints")
         shape = (int(shape[0]), int(shape[1]))
         where = "`A` (COO)"
     else:
         dense = _numeric(A, "A")
         if dense.ndim != 2:
-            raise ValueError(f"`A` must be 2-D, got {dense.ndim}-D")
+            raise WpartValueError(f"`A` must be 2-D, got {dense.ndim}-D")
         if dense.shape[1] != n:
-            raise ValueError(f"`A` must have len(c) = {n} columns, got shape {dense.shape}")
+            raise WpartValueError(f"`A` must have len(c) = {n} columns, got shape {dense.shape}")
         dense = np.asarray(dense, dtype=np.float64)
         bad = ~np.isfinite(dense)
         if bad.any():
             kind = "NaN" if np.isnan(dense[bad]).any() else "inf"
             bad = np.isnan(dense) if kind == "NaN" else bad
-            raise ValueError(f"`A` contains {kind} at index {_first_bad(bad)}")
+            raise WpartValueError(f"`A` contains {kind} at index {_first_bad(bad)}")
         r, cidx = np.nonzero(dense)
         return (
             dense.shape[0],
@@ -192,16 +193,16 @@ def _coo(A: Any, n: int) -> tuple[int, NDArray[np.int64], NDArray[np.int64], NDA
         )
     m, ncols = shape
     if m < 0 or ncols != n:
-        raise ValueError(f"{where} must have shape (m, len(c) = {n}), got {shape}")
+        raise WpartValueError(f"{where} must have shape (m, len(c) = {n}), got {shape}")
     rows = _numeric(rows, "A rows")
     cols = _numeric(cols, "A cols")
     vals = _numeric(vals, "A values")
     if rows.dtype.kind not in "biu" or cols.dtype.kind not in "biu":
-        raise TypeError(f"{where} row and column indices must be integers")
+        raise WpartTypeError(f"{where} row and column indices must be integers")
     if rows.ndim != 1 or cols.ndim != 1 or vals.ndim != 1:
-        raise ValueError(f"{where} rows, cols and values must be 1-D")
+        raise WpartValueError(f"{where} rows, cols and values must be 1-D")
     if not rows.shape[0] == cols.shape[0] == vals.shape[0]:
-        raise ValueError(
+        raise WpartValueError(
             f"{where} rows, cols and values must have the same length, got "
             f"{rows.shape[0]}, {cols.shape[0]}, {vals.shape[0]}"
         )
@@ -209,7 +210,7 @@ def _coo(A: Any, n: int) -> tuple[int, NDArray[np.int64], NDArray[np.int64], NDA
         bad = (arr < 0) | (arr >= ext)
         if bad.any():
             k = int(np.argmax(bad))
-            raise ValueError(
+            raise WpartValueError(
                 f"{where} {what} index {int(arr[k])} at position {k} is out of range for "
                 f"shape {(m, n)}"
             )
@@ -217,7 +218,7 @@ def _coo(A: Any, n: int) -> tuple[int, NDArray[np.int64], NDArray[np.int64], NDA
     bad = ~np.isfinite(vals)
     if bad.any():
         k = int(np.argmax(bad))
-        raise ValueError(f"{where} values contain {vals[k]} at position {k}")
+        raise WpartValueError(f"{where} values contain {vals[k]} at position {k}")
     return (
         m,
         np.ascontiguousarray(rows, dtype=np.int64),
@@ -232,17 +233,17 @@ def _integrality(x: Any, n: int) -> NDArray[np.int8] | None:
     arr = _numeric(x, "integrality")
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
-            raise TypeError("`integrality` must contain integers or booleans")
+            raise WpartTypeError("`integrality` must contain integers or booleans")
     if arr.ndim == 0:
         arr = np.full(n, arr)
     elif arr.ndim != 1 or arr.shape[0] != n:
-        raise ValueError(
+        raise WpartValueError(
             f"`integrality` must be a scalar or have length {n}, got shape {arr.shape}"
         )
     bad = (arr != 0) & (arr != 1) & (arr != 2)
     if bad.any():
         k = int(np.argmax(bad))
-        raise ValueError(
+        raise WpartValueError(
             "`integrality` must contain only 0 (continuous), 1 (integer) or 2 (binary), "
             f"got {arr[k]} at index {k}"
         )
@@ -255,27 +256,27 @@ def _check_order(lo: np.ndarray | None, hi: np.ndarray | None, nlo: str, nhi: st
     bad = lo > hi
     if bad.any():
         k = int(np.argmax(bad))
-        raise ValueError(f"`{nlo}[{k}]` = {lo[k]} > `{nhi}[{k}]` = {hi[k]}")
+        raise WpartValueError(f"`{nlo}[{k}]` = {lo[k]} > `{nhi}[{k}]` = {hi[k]}")
 
 
 def _path_format(path: Any, fmt: str | None, name: str) -> tuple[str, str]:
     if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"`{name}` must be a path (str or os.PathLike), got {type(path).__name__}")
+        raise WpartTypeError(f"`{name}` must be a path (str or os.PathLike), got {type(path).__name__}")
     p = os.fspath(path)
     if isinstance(p, bytes):
         p = os.fsdecode(p)
     if not p:
-        raise ValueError(f"`{name}` must not be empty")
+        raise WpartValueError(f"`{name}` must not be empty")
     if fmt is None:
         ext = os.path.splitext(p)[1].lower().lstrip(".")
         if ext not in _FORMATS:
-            raise ValueError(
+            raise WpartValueError(
                 f"cannot infer the format from `{name}` = {p!r}: use a .lp or .mps suffix or "
                 "pass `format`"
             )
         fmt = ext
     elif fmt not in _FORMATS:
-        raise ValueError(f"`format` must be one of 'lp', 'mps', got {fmt!r}")
+        raise WpartValueError(f"`format` must be one of 'lp', 'mps', got {fmt!r}")
     return p, fmt
 
 
@@ -293,17 +294,17 @@ def _model_iv(
     """Validate and coerce the model; returns the keyword arguments of the _core functions."""
     carr = _numeric(c, "c")
     if carr.ndim != 1:
-        raise ValueError(f"`c` must be 1-D, got {carr.ndim}-D")
+        raise WpartValueError(f"`c` must be 1-D, got {carr.ndim}-D")
     n = carr.shape[0]
     if n == 0:
-        raise ValueError("`c` must have at least one element")
+        raise WpartValueError("`c` must have at least one element")
     carr = np.ascontiguousarray(carr, dtype=np.float64)
     bad = ~np.isfinite(carr)
     if bad.any():
         k = int(np.argmax(bad))
-        raise ValueError(f"`c` contains {'NaN' if np.isnan(carr[k]) else 'inf'} at index {k}")
+        raise WpartValueError(f"`c` contains {'NaN' if np.isnan(carr[k]) else 'inf'} at index {k}")
     if not isinstance(sense, str) or sense not in _SENSES:
-        raise ValueError(f"`sense` must be 'min' or 'max', got {sense!r}")
+        raise WpartValueError(f"`sense` must be 'min' or 'max', got {sense!r}")
     c0 = _finite_float(constant, "constant")
 
     if A is None:
@@ -316,9 +317,9 @@ def _model_iv(
     if A is None and (b_lower is not None or b_upper is not None):
         nb = "b_lower" if b_lower is not None else "b_upper"
         if np.size(np.asarray(b_lower if b_lower is not None else b_upper)) != 0:
-            raise ValueError(f"`{nb}` is given but `A` is None")
+            raise WpartValueError(f"`{nb}` is given but `A` is None")
     if A is not None and m > 0 and b_lower is None and b_upper is None:
-        raise ValueError("`A` is given but neither `b_lower` nor `b_upper`")
+        raise WpartValueError("`A` is given but neither `b_lower` nor `b_upper`")
     bl = _vector(b_lower, "b_lower", m, default=None, lo_ok=True, hi_ok=False) if m else None
     bu = _vector(b_upper, "b_upper", m, default=None, lo_ok=False, hi_ok=True) if m else None
     _check_order(bl, bu, "b_lower", "b_upper")
@@ -331,7 +332,7 @@ def _model_iv(
         binbad = (kind == 2) & ((lba > 1) | (uba < 0))
         if binbad.any():
             k = int(np.argmax(binbad))
-            raise ValueError(
+            raise WpartValueError(
                 f"`integrality[{k}]` is binary (2) but the bounds [{lba[k]}, {uba[k]}] "
                 "exclude both 0 and 1"
             )
@@ -358,24 +359,24 @@ def _solve_iv(
     tl = 0.0
     if time_limit is not None:
         if isinstance(time_limit, (bool, np.bool_)) or not isinstance(time_limit, numbers.Real):
-            raise TypeError(
+            raise WpartTypeError(
                 f"`time_limit` must be a number or None, got {type(time_limit).__name__}"
             )
         tl = float(time_limit)
         if not tl > 0:
-            raise ValueError(f"`time_limit` must be > 0 seconds (or None), got {time_limit}")
+            raise WpartValueError(f"`time_limit` must be > 0 seconds (or None), got {time_limit}")
     gap = 0.0
     if mip_gap is not None:
         if isinstance(mip_gap, (bool, np.bool_)) or not isinstance(mip_gap, numbers.Real):
-            raise TypeError(f"`mip_gap` must be a number or None, got {type(mip_gap).__name__}")
+            raise WpartTypeError(f"`mip_gap` must be a number or None, got {type(mip_gap).__name__}")
         gap = float(mip_gap)
         if not (math.isfinite(gap) and gap >= 0):
-            raise ValueError(f"`mip_gap` must be a finite number >= 0 (or None), got {mip_gap}")
+            raise WpartValueError(f"`mip_gap` must be a finite number >= 0 (or None), got {mip_gap}")
     for name, v in (("presolve", presolve), ("log", log)):
         if not isinstance(v, (bool, np.bool_)):
-            raise TypeError(f"`{name}` must be a bool, got {type(v).__name__}")
+            raise WpartTypeError(f"`{name}` must be a bool, got {type(v).__name__}")
     if not (isinstance(progress, (bool, np.bool_)) or progress is None or callable(progress)):
-        raise TypeError(f"`progress` must be a bool or a callable, got {type(progress).__name__}")
+        raise WpartTypeError(f"`progress` must be a bool or a callable, got {type(progress).__name__}")
     return tl, gap
 
 

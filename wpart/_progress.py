@@ -1,6 +1,7 @@
 """Progress reporting: map ``progress=True`` to a tqdm bar and callables through unchanged."""
 
 from __future__ import annotations
+from ._errors import WpartTypeError
 
 import contextlib
 from typing import Callable, Iterator
@@ -18,7 +19,7 @@ def progress_hook(
         yield progress
         return
     if progress is not True:
-        raise TypeError(f"`progress` must be a bool or a callable, got {type(progress).__name__}")
+        raise WpartTypeError(f"`progress` must be a bool or a callable, got {type(progress).__name__}")
     from tqdm.auto import tqdm
 
     bar = tqdm(total=float(total), desc=desc, leave=False)

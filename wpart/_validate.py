@@ -1,13 +1,37 @@
-"""Input coercion shared by every family: NumPy in, a clear error out.
+"""One validator per concept, shared by every family: NumPy in, a clear error out.
 
 Every public entry point validates its arguments here before calling the C core, and the
-binding re-checks dtype, dimension and contiguity. Messages name the argument in backticks.
+binding re-checks dtype, dimension and contiguity. The same bad value gives the same
+exception type and the same message shape in every family: the message names the argument in
+backticks, then the problem (``"`m` must be an integer >= 1, got 0"``). Every exception is a
+:class:`wpart.WpartError` and the matching built-in (``ValueError``, ``TypeError``, ...).
+
+=================  ===========================================================================
+concept            validator
+=================  ===========================================================================
+part count ``m``   :func:`as_m` (any family), :func:`as_parts` (m against a number of items)
+loads arrays       :func:`as_loads`
+speeds             :func:`as_speeds`
+``seed``           :func:`as_seed`
+``time_limit``     :func:`as_time_limit` (seconds or None), :func:`core_time_limit` (C value)
+``timeout``        :func:`as_timeout` (fault-detection deadline of a distributed run)
+``progress``       :func:`as_progress`
+flags              :func:`as_bool`, :func:`is_bool`
+numbers            :func:`as_int`, :func:`as_float`
+names              :func:`choice`
+renamed keywords   :func:`renamed` (deprecated aliases for one release)
+=================  ===========================================================================
 """
 
 from __future__ import annotations
+from ._errors import WpartOverflowError, WpartTypeError, WpartValueError
 
+import functools
+import inspect
+import math
 import operator
-from typing import Any
+import warnings
+from typing import Any, Callable, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -35,37 +59,173 @@ def as_loads(x: Any, name: str, ndims: tuple[int, ...], *, allow_empty: bool = F
         try:
             arr = np.asarray(x)
         except (ValueError, TypeError) as exc:
-            raise TypeError(f"`{name}` could not be converted to a numeric array: {exc}") from None
+            raise WpartTypeError(f"`{name}` could not be converted to a numeric array: {exc}") from None
     kind = arr.dtype.kind
     if kind in "biu":
         if kind == "u" and arr.dtype.itemsize >= 8 and arr.size and int(arr.max()) > _INT64_MAX:
-            raise OverflowError(f"`{name}` has values above the int64 range")
+            raise WpartOverflowError(f"`{name}` has values above the int64 range")
         dtype = np.int64
     elif kind == "f":
         dtype = np.float64
     else:
-        raise TypeError(
+        raise WpartTypeError(
             f"`{name}` must be an array of integers, booleans or floats, got dtype {arr.dtype}"
         )
     if arr.ndim not in ndims:
         want = " or ".join(f"{d}-D" for d in ndims)
-        raise ValueError(f"`{name}` must be {want}, got {arr.ndim}-D")
+        raise WpartValueError(f"`{name}` must be {want}, got {arr.ndim}-D")
     if arr.size == 0 and not allow_empty:
-        raise ValueError(f"`{name}` is empty (shape {arr.shape})")
+        raise WpartValueError(f"`{name}` is empty (shape {arr.shape})")
     return np.ascontiguousarray(arr, dtype=dtype)
 
 
-def as_int(x: Any, name: str, *, minimum: int | None = None) -> int:
-    """Coerce an integer-like scalar (not bool, not float) and check a lower bound."""
-    if isinstance(x, (bool, np.bool_)):
-        raise TypeError(f"`{name}` must be an integer, got bool")
+def is_bool(x: Any) -> bool:
+    """Whether `x` is a Python or NumPy boolean (which are ints to Python, never counts here)."""
+    return isinstance(x, (bool, np.bool_))
+
+
+def as_bool(x: Any, name: str) -> bool:
+    """A flag: exactly a Python or NumPy bool."""
+    if not is_bool(x):
+        raise WpartTypeError(f"`{name}` must be a bool, got {type(x).__name__}")
+    return bool(x)
+
+
+def as_int(x: Any, name: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    """Coerce an integer-like scalar (not bool, not float, not str) and check its bounds."""
+    if is_bool(x):
+        raise WpartTypeError(f"`{name}` must be an integer, got bool")
     try:
         v = operator.index(x)
     except TypeError:
-        raise TypeError(f"`{name}` must be an integer, got {type(x).__name__}") from None
+        raise WpartTypeError(f"`{name}` must be an integer, got {type(x).__name__}") from None
     if minimum is not None and v < minimum:
-        raise ValueError(f"`{name}` must be an integer >= {minimum}, got {v}")
+        raise WpartValueError(f"`{name}` must be an integer >= {minimum}, got {v}")
+    if maximum is not None and v > maximum:
+        raise WpartValueError(f"`{name}` must be an integer <= {maximum}, got {v}")
     return v
+
+
+def as_float(x: Any, name: str, *, minimum: float | None = None, maximum: float | None = None,
+             strict_minimum: bool = False, allow_inf: bool = False) -> float:
+    """A real number (int or float, Python or NumPy; not bool, not str), never NaN; finite
+    unless `allow_inf`; ``>= minimum`` (``> minimum`` when `strict_minimum`) and
+    ``<= maximum``."""
+    if is_bool(x) or not isinstance(x, (int, float, np.integer, np.floating)):
+        raise WpartTypeError(f"`{name}` must be a number, got {type(x).__name__}")
+    try:
+        v = float(x)
+    except OverflowError:
+        raise WpartOverflowError(f"`{name}` = {x} does not fit a float64") from None
+    if math.isnan(v):
+        raise WpartValueError(f"`{name}` must not be NaN")
+    if math.isinf(v) and not allow_inf:
+        raise WpartValueError(f"`{name}` must be finite, got {v}")
+    if minimum is not None:
+        if strict_minimum and not v > minimum:
+            raise WpartValueError(f"`{name}` must be > {minimum:g}, got {x}")
+        if not strict_minimum and not v >= minimum:
+            raise WpartValueError(f"`{name}` must be >= {minimum:g}, got {x}")
+    if maximum is not None and not v <= maximum:
+        raise WpartValueError(f"`{name}` must be <= {maximum:g}, got {x}")
+    return v
+
+
+def as_m(x: Any, name: str = "m", *, maximum: int | None = None) -> int:
+    """The number of parts / processors / PUs / ranks: an integer >= 1 (<= `maximum`)."""
+    v = as_int(x, name, minimum=1)
+    if maximum is not None and v > maximum:
+        raise WpartValueError(f"`{name}` must be an integer <= {maximum}, got {v}")
+    return v
+
+
+#: Seeds are taken modulo nothing: they must fit the core's 64-bit generator state.
+SEED_MAX = (1 << 64) - 1
+
+
+def as_seed(x: Any, name: str = "seed") -> int:
+    """A seed for the core's one random generator: an integer in [0, 2**64 - 1]. The same seed
+    gives bit-identical results in every family."""
+    return as_int(x, name, minimum=0, maximum=SEED_MAX)
+
+
+def as_time_limit(x: Any, name: str = "time_limit") -> float | None:
+    """A wall-clock budget in seconds: None (or inf) for none, else a number > 0.
+
+    Reaching it is never an error: the result comes back with ``status == "time_limit"``.
+    """
+    if x is None:
+        return None
+    v = as_float(x, name, minimum=0.0, strict_minimum=True, allow_inf=True)
+    return None if math.isinf(v) else v
+
+
+def core_time_limit(x: Any, name: str = "time_limit") -> float:
+    """:func:`as_time_limit` in the core's convention: 0.0 means no limit."""
+    v = as_time_limit(x, name)
+    return 0.0 if v is None else v
+
+
+def as_timeout(x: Any, name: str = "timeout") -> float | None:
+    """The fault-detection deadline of a distributed run, in seconds: None for none, else a
+    finite number > 0. Missing it raises :class:`wpart.WpartTimeoutError`."""
+    if x is None:
+        return None
+    return as_float(x, name, minimum=0.0, strict_minimum=True)
+
+
+def as_progress(x: Any, name: str = "progress") -> bool | Callable[[float, float], Any]:
+    """``progress``: None or False (no report), True (a tqdm bar) or a callable
+    ``progress(done, total)`` (returning False stops the run with :class:`CancelledError`)."""
+    if x is None:
+        return False
+    if is_bool(x):
+        return bool(x)
+    if callable(x):
+        return x
+    raise WpartTypeError(f"`{name}` must be a bool or a callable, got {type(x).__name__}")
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def renamed(**old_to_new: str) -> Callable[[_F], _F]:
+    """Accept deprecated keyword names for one release: ``@renamed(n_ranks="m")`` maps
+    ``f(n_ranks=4)`` to ``f(m=4)`` with a :class:`DeprecationWarning`; giving both is an
+    error."""
+
+    def deco(f: _F) -> _F:
+        sig = inspect.signature(f)
+
+        @functools.wraps(f)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            for old, new in old_to_new.items():
+                if old in kwargs:
+                    if new in kwargs:
+                        raise WpartTypeError(
+                            f"{f.__name__}() got both `{new}` and its deprecated alias `{old}`")
+                    warnings.warn(
+                        f"{f.__name__}(): `{old}` is deprecated, use `{new}`",
+                        DeprecationWarning, stacklevel=2)
+                    kwargs[new] = kwargs.pop(old)
+            return f(*args, **kwargs)
+
+        wrapper.__signature__ = sig  # type: ignore[attr-defined]
+        wrapper.__wpart_renamed__ = dict(old_to_new)  # type: ignore[attr-defined]
+        return wrapper  # type: ignore[return-value]
+
+    return deco
+
+
+def deprecated_attr(old: str, new: str, owner: str) -> property:
+    """A read-only property `old` that warns and returns attribute `new` (renamed fields)."""
+
+    def get(self: Any) -> Any:
+        warnings.warn(f"{owner}.{old} is deprecated, use {owner}.{new}", DeprecationWarning,
+                      stacklevel=2)
+        return getattr(self, new)
+
+    return property(get, doc=f"Deprecated alias of :attr:`{new}`.")
 
 
 #: Most parts accepted beyond the number of items (empty parts cost O(m) memory each).
@@ -73,14 +233,14 @@ MAX_EXTRA_PARTS = 1 << 24
 
 
 def as_parts(x: Any, n_items: int, name: str = "m") -> int:
-    """A part count: an integer >= 1 that fits the core's int64 arithmetic and, when it exceeds
-    the number of items (leaving empty parts), stays within :data:`MAX_EXTRA_PARTS` so that
-    O(m) results are not allocated for nothing."""
-    v = as_int(x, name, minimum=1)
+    """A part count against a number of items: :func:`as_m`, fitting the core's int64
+    arithmetic and, when it exceeds the number of items (leaving empty parts), within
+    :data:`MAX_EXTRA_PARTS` so that O(m) results are not allocated for nothing."""
+    v = as_m(x, name)
     if v > (1 << 62):
-        raise OverflowError(f"`{name}` = {v} is too large (at most 2**62)")
+        raise WpartOverflowError(f"`{name}` = {v} is too large (at most 2**62)")
     if v > n_items and v > MAX_EXTRA_PARTS:
-        raise ValueError(
+        raise WpartValueError(
             f"`{name}` = {v} exceeds the number of items ({n_items}) and {MAX_EXTRA_PARTS}: "
             f"every part beyond the items would be empty; use {name} <= {max(n_items, 1)}"
         )
@@ -94,14 +254,14 @@ def as_speeds(x: Any, m: int, name: str = "speeds") -> NDArray[np.float64] | Non
     arr = as_loads(x, name, (1,))
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     if arr.shape[0] != m:
-        raise ValueError(f"`{name}` must have length m = {m}, got {arr.shape[0]}")
+        raise WpartValueError(f"`{name}` must have length m = {m}, got {arr.shape[0]}")
     bad = ~np.isfinite(arr) | (arr <= 0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"`{name}` must be positive and finite, got {arr[i]} at index {i}")
+        raise WpartValueError(f"`{name}` must be positive and finite, got {arr[i]} at index {i}")
     with np.errstate(over="ignore"):
         if not np.isfinite(arr.sum()):
-            raise ValueError(f"`{name}` sum overflows float64; rescale them (only their ratios matter)")
+            raise WpartValueError(f"`{name}` sum overflows float64; rescale them (only their ratios matter)")
     return arr
 
 
@@ -112,7 +272,7 @@ def check_speed_costs(total: float, speeds: NDArray[np.float64] | None, name: st
     with np.errstate(over="ignore", divide="ignore"):
         worst = float(total) / float(speeds.min())
     if not np.isfinite(worst):
-        raise ValueError(
+        raise WpartValueError(
             f"`{name}`: the total load {float(total):g} on the slowest part (speed "
             f"{float(speeds.min()):g}) overflows float64; rescale the speeds"
         )
@@ -121,10 +281,10 @@ def check_speed_costs(total: float, speeds: NDArray[np.float64] | None, name: st
 def choice(x: Any, name: str, valid: tuple[str, ...], aliases: dict[str, str] | None = None) -> str:
     """Exact-match string choice; the error lists the valid names."""
     if not isinstance(x, str):
-        raise TypeError(f"`{name}` must be a string, got {type(x).__name__}")
+        raise WpartTypeError(f"`{name}` must be a string, got {type(x).__name__}")
     key = x.lower().replace("-", "_")
     if aliases and key in aliases:
         key = aliases[key]
     if key not in valid:
-        raise ValueError(f"`{name}` must be one of {', '.join(map(repr, valid))}, got {x!r}")
+        raise WpartValueError(f"`{name}` must be one of {', '.join(map(repr, valid))}, got {x!r}")
     return key

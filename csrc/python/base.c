@@ -31,7 +31,7 @@ static PyObject *wpy_prefix_sum(PyObject *self, PyObject *args, PyObject *kwds)
         }
         if (PyArray_SIZE(A) > 0 && PyArray_SIZE((PyArrayObject *)outobj) > 0 &&
             PyArray_DATA(A) == PyArray_DATA((PyArrayObject *)outobj)) {
-            PyErr_SetString(PyExc_ValueError, "`out` must not share memory with the input");
+            PyErr_SetString(wpy_ValueError, "`out` must not share memory with the input");
             goto cleanup;
         }
         Py_INCREF(outobj);
@@ -88,14 +88,14 @@ static PyObject *wpy_box_loads(PyObject *self, PyObject *args)
     }
     int d = PyArray_NDIM(S);
     if (PyArray_DIM(B, 1) != 2 * d) {
-        PyErr_Format(PyExc_ValueError, "`boxes` must have %d columns for a %d-D prefix, got %zd",
+        PyErr_Format(wpy_ValueError, "`boxes` must have %d columns for a %d-D prefix, got %zd",
                      2 * d, d, (Py_ssize_t)PyArray_DIM(B, 1));
         goto cleanup;
     }
     int64_t dims[3];
     for (int i = 0; i < d; i++) {
         if (PyArray_DIM(S, i) < 1) {
-            PyErr_SetString(PyExc_ValueError, "`S` must have extent >= 1 in every axis");
+            PyErr_SetString(wpy_ValueError, "`S` must have extent >= 1 in every axis");
             goto cleanup;
         }
         dims[i] = (int64_t)PyArray_DIM(S, i) - 1;

@@ -5,14 +5,14 @@
 static int wpy_check_type(PyObject *obj, const char *name, int typenum)
 {
     if (!PyArray_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "`%s` must be a NumPy array, got %s", name,
+        PyErr_Format(wpy_TypeError, "`%s` must be a NumPy array, got %s", name,
                      Py_TYPE(obj)->tp_name);
         return -1;
     }
     PyArrayObject *a = (PyArrayObject *)obj;
     if (PyArray_TYPE(a) != typenum) {
         PyArray_Descr *want = PyArray_DescrFromType(typenum);
-        PyErr_Format(PyExc_TypeError, "`%s` must have dtype %S, got %S", name, (PyObject *)want,
+        PyErr_Format(wpy_TypeError, "`%s` must have dtype %S, got %S", name, (PyObject *)want,
                      (PyObject *)PyArray_DESCR(a));
         Py_XDECREF(want);
         return -1;
@@ -29,10 +29,10 @@ PyArrayObject *wpy_input_array(PyObject *obj, const char *name, int typenum, int
     PyArrayObject *a = (PyArrayObject *)obj;
     if (PyArray_NDIM(a) < ndim_lo || PyArray_NDIM(a) > ndim_hi) {
         if (ndim_lo == ndim_hi) {
-            PyErr_Format(PyExc_ValueError, "`%s` must be %d-D, got %d-D", name, ndim_lo,
+            PyErr_Format(wpy_ValueError, "`%s` must be %d-D, got %d-D", name, ndim_lo,
                          PyArray_NDIM(a));
         } else {
-            PyErr_Format(PyExc_ValueError, "`%s` must be %d-D to %d-D, got %d-D", name, ndim_lo,
+            PyErr_Format(wpy_ValueError, "`%s` must be %d-D to %d-D, got %d-D", name, ndim_lo,
                          ndim_hi, PyArray_NDIM(a));
         }
         return NULL;
@@ -44,7 +44,7 @@ PyArrayObject *wpy_input_array(PyObject *obj, const char *name, int typenum, int
 int wpy_loads_typenum(PyObject *obj, const char *name)
 {
     if (!PyArray_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "`%s` must be a NumPy array, got %s", name,
+        PyErr_Format(wpy_TypeError, "`%s` must be a NumPy array, got %s", name,
                      Py_TYPE(obj)->tp_name);
         return -1;
     }
@@ -52,7 +52,7 @@ int wpy_loads_typenum(PyObject *obj, const char *name)
     if (t == NPY_INT64 || t == NPY_FLOAT64) {
         return t;
     }
-    PyErr_Format(PyExc_TypeError, "`%s` must have dtype int64 or float64, got %S", name,
+    PyErr_Format(wpy_TypeError, "`%s` must have dtype int64 or float64, got %S", name,
                  (PyObject *)PyArray_DESCR((PyArrayObject *)obj));
     return -1;
 }
@@ -65,23 +65,23 @@ int wpy_check_output(PyObject *obj, const char *name, int typenum, int ndim,
     }
     PyArrayObject *a = (PyArrayObject *)obj;
     if (PyArray_NDIM(a) != ndim) {
-        PyErr_Format(PyExc_ValueError, "`%s` must be %d-D, got %d-D", name, ndim, PyArray_NDIM(a));
+        PyErr_Format(wpy_ValueError, "`%s` must be %d-D, got %d-D", name, ndim, PyArray_NDIM(a));
         return -1;
     }
     for (int i = 0; i < ndim; i++) {
         if (PyArray_DIM(a, i) != shape[i]) {
-            PyErr_Format(PyExc_ValueError, "`%s` has extent %zd in axis %d, expected %zd", name,
+            PyErr_Format(wpy_ValueError, "`%s` has extent %zd in axis %d, expected %zd", name,
                          (Py_ssize_t)PyArray_DIM(a, i), i, (Py_ssize_t)shape[i]);
             return -1;
         }
     }
     if (!PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a) || PyArray_ISBYTESWAPPED(a)) {
-        PyErr_Format(PyExc_ValueError, "`%s` must be C-contiguous, aligned and in native byte order",
+        PyErr_Format(wpy_ValueError, "`%s` must be C-contiguous, aligned and in native byte order",
                      name);
         return -1;
     }
     if (!PyArray_ISWRITEABLE(a)) {
-        PyErr_Format(PyExc_ValueError, "`%s` is read-only", name);
+        PyErr_Format(wpy_ValueError, "`%s` is read-only", name);
         return -1;
     }
     return 0;
@@ -90,7 +90,7 @@ int wpy_check_output(PyObject *obj, const char *name, int typenum, int ndim,
 int wpy_choice(PyObject *s, const char *name, const char *const *names)
 {
     if (!PyUnicode_Check(s)) {
-        PyErr_Format(PyExc_TypeError, "`%s` must be a string, got %s", name, Py_TYPE(s)->tp_name);
+        PyErr_Format(wpy_TypeError, "`%s` must be a string, got %s", name, Py_TYPE(s)->tp_name);
         return -1;
     }
     for (int i = 0; names[i]; i++) {
@@ -104,7 +104,7 @@ int wpy_choice(PyObject *s, const char *name, const char *const *names)
         Py_SETREF(valid, next);
     }
     if (valid) {
-        PyErr_Format(PyExc_ValueError, "`%s` must be one of %U, got %R", name, valid, s);
+        PyErr_Format(wpy_ValueError, "`%s` must be one of %U, got %R", name, valid, s);
         Py_DECREF(valid);
     }
     return -1;
@@ -113,7 +113,7 @@ int wpy_choice(PyObject *s, const char *name, const char *const *names)
 int wpy_check_m(long long m)
 {
     if (m < 1) {
-        PyErr_Format(PyExc_ValueError, "`m` must be a positive integer, got %lld", m);
+        PyErr_Format(wpy_ValueError, "`m` must be a positive integer, got %lld", m);
         return -1;
     }
     return 0;
@@ -130,7 +130,7 @@ int wpy_optional_speeds(PyObject *obj, long long m, PyArrayObject **out)
         return -1;
     }
     if (PyArray_DIM(sp, 0) != m) {
-        PyErr_Format(PyExc_ValueError, "`speeds` must have length m = %lld, got %zd", m,
+        PyErr_Format(wpy_ValueError, "`speeds` must have length m = %lld, got %zd", m,
                      (Py_ssize_t)PyArray_DIM(sp, 0));
         Py_DECREF(sp);
         return -1;
@@ -149,7 +149,7 @@ PyArrayObject *wpy_input_pu_vector(PyObject *obj, const char *name, int typenum,
     npy_intp len = PyArray_DIM(a, 0);
     if (len < 1 || len > INT32_MAX) {
         Py_DECREF(a);
-        PyErr_Format(PyExc_ValueError, "%s must hold 1 to 2**31-1 %s, got %zd", name, what,
+        PyErr_Format(wpy_ValueError, "%s must hold 1 to 2**31-1 %s, got %zd", name, what,
                      (Py_ssize_t)len);
         return NULL;
     }

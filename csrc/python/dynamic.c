@@ -42,7 +42,7 @@ PyObject *wpy_balancer_wrap(struct wpart_dynamic_balancer *b)
     o->buf = calloc((size_t)o->cap, sizeof(wpart_dynamic_action_t));
     if (!o->buf) {
         Py_DECREF(o);
-        return PyErr_NoMemory();
+        return wpy_nomem();
     }
     return (PyObject *)o;
 }
@@ -50,7 +50,7 @@ PyObject *wpy_balancer_wrap(struct wpart_dynamic_balancer *b)
 struct wpart_dynamic_balancer *wpy_balancer_get(PyObject *obj, const char *name)
 {
     if (!PyObject_TypeCheck(obj, &Balancer_Type)) {
-        PyErr_Format(PyExc_TypeError, "%s must be a wpart.dynamic balancer, got %.100s", name,
+        PyErr_Format(wpy_TypeError, "%s must be a wpart.dynamic balancer, got %.100s", name,
                      Py_TYPE(obj)->tp_name);
         return NULL;
     }
@@ -61,7 +61,7 @@ int wpy_balancer_acquire(PyObject *obj)
 {
     BalancerObject *o = (BalancerObject *)obj;
     if (o->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "balancer is in use by another driver");
+        PyErr_SetString(wpy_RuntimeError, "balancer is in use by another driver");
         return -1;
     }
     o->busy = 1;
@@ -73,7 +73,7 @@ void wpy_balancer_release(PyObject *obj) { ((BalancerObject *)obj)->busy = 0; }
 static int not_busy(BalancerObject *self)
 {
     if (self->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "balancer is in use by a driver (simulate/run)");
+        PyErr_SetString(wpy_RuntimeError, "balancer is in use by a driver (simulate/run)");
         return 0;
     }
     return 1;

@@ -14,31 +14,31 @@ static int exact_array(PyObject *obj, const char *name, int typenum, int ndim, i
                        int out)
 {
     if (!PyArray_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "`%s` must be a NumPy array, got %s", name,
+        PyErr_Format(wpy_TypeError, "`%s` must be a NumPy array, got %s", name,
                      Py_TYPE(obj)->tp_name);
         return -1;
     }
     PyArrayObject *a = (PyArrayObject *)obj;
     if (PyArray_TYPE(a) != typenum) {
         PyArray_Descr *want = PyArray_DescrFromType(typenum);
-        PyErr_Format(PyExc_TypeError, "`%s` must have dtype %S, got %S", name, (PyObject *)want,
+        PyErr_Format(wpy_TypeError, "`%s` must have dtype %S, got %S", name, (PyObject *)want,
                      (PyObject *)PyArray_DESCR(a));
         Py_XDECREF(want);
         return -1;
     }
     if (PyArray_NDIM(a) != ndim) {
-        PyErr_Format(PyExc_ValueError, "`%s` must be %d-D, got %d-D", name, ndim,
+        PyErr_Format(wpy_ValueError, "`%s` must be %d-D, got %d-D", name, ndim,
                      PyArray_NDIM(a));
         return -1;
     }
     int contiguous = fortran ? PyArray_IS_F_CONTIGUOUS(a) : PyArray_IS_C_CONTIGUOUS(a);
     if (!contiguous || !PyArray_ISALIGNED(a) || PyArray_ISBYTESWAPPED(a)) {
-        PyErr_Format(PyExc_ValueError, "`%s` must be %s-contiguous, aligned and native", name,
+        PyErr_Format(wpy_ValueError, "`%s` must be %s-contiguous, aligned and native", name,
                      fortran ? "Fortran" : "C");
         return -1;
     }
     if (out && !PyArray_ISWRITEABLE(a)) {
-        PyErr_Format(PyExc_ValueError, "`%s` is read-only", name);
+        PyErr_Format(wpy_ValueError, "`%s` is read-only", name);
         return -1;
     }
     return 0;
@@ -61,11 +61,11 @@ static PyObject *py_gemm_cols(PyObject *self, PyObject *args)
     PyArrayObject *a = (PyArrayObject *)A, *b = (PyArrayObject *)B, *c = (PyArrayObject *)C;
     npy_intp n = PyArray_DIM(a, 0), kd = PyArray_DIM(a, 1), N = PyArray_DIM(b, 1);
     if (PyArray_DIM(b, 0) != kd) {
-        return PyErr_Format(PyExc_ValueError, "`B` must have %zd rows (the columns of `A`), got %zd",
+        return PyErr_Format(wpy_ValueError, "`B` must have %zd rows (the columns of `A`), got %zd",
                             (Py_ssize_t)kd, (Py_ssize_t)PyArray_DIM(b, 0));
     }
     if (PyArray_DIM(c, 0) != n || PyArray_DIM(c, 1) != N) {
-        return PyErr_Format(PyExc_ValueError, "`C` must have shape (%zd, %zd), got (%zd, %zd)",
+        return PyErr_Format(wpy_ValueError, "`C` must have shape (%zd, %zd), got (%zd, %zd)",
                             (Py_ssize_t)n, (Py_ssize_t)N, (Py_ssize_t)PyArray_DIM(c, 0),
                             (Py_ssize_t)PyArray_DIM(c, 1));
     }
@@ -96,17 +96,17 @@ static PyObject *py_kmeans_assign(PyObject *self, PyObject *args)
         return NULL;
     }
     if ((S == Py_None) != (K == Py_None)) {
-        return PyErr_Format(PyExc_ValueError, "`sums` and `counts` must be given together");
+        return PyErr_Format(wpy_ValueError, "`sums` and `counts` must be given together");
     }
     PyArrayObject *pts = (PyArrayObject *)P, *cen = (PyArrayObject *)Cn, *lab = (PyArrayObject *)L;
     npy_intp npts = PyArray_DIM(pts, 0), d = PyArray_DIM(pts, 1), k = PyArray_DIM(cen, 0);
     if (PyArray_DIM(cen, 1) != d) {
-        return PyErr_Format(PyExc_ValueError,
+        return PyErr_Format(wpy_ValueError,
                             "`centroids` must have %zd columns (the dimension of `points`), got %zd",
                             (Py_ssize_t)d, (Py_ssize_t)PyArray_DIM(cen, 1));
     }
     if (PyArray_DIM(lab, 0) != npts) {
-        return PyErr_Format(PyExc_ValueError, "`labels` must have length %zd, got %zd",
+        return PyErr_Format(wpy_ValueError, "`labels` must have length %zd, got %zd",
                             (Py_ssize_t)npts, (Py_ssize_t)PyArray_DIM(lab, 0));
     }
     double *psum = NULL;
@@ -118,7 +118,7 @@ static PyObject *py_kmeans_assign(PyObject *self, PyObject *args)
         }
         if (PyArray_DIM((PyArrayObject *)S, 0) != k || PyArray_DIM((PyArrayObject *)S, 1) != d ||
             PyArray_DIM((PyArrayObject *)K, 0) != k) {
-            return PyErr_Format(PyExc_ValueError,
+            return PyErr_Format(wpy_ValueError,
                                 "`sums` must have shape (%zd, %zd) and `counts` length %zd",
                                 (Py_ssize_t)k, (Py_ssize_t)d, (Py_ssize_t)k);
         }

@@ -33,7 +33,7 @@ static double wpy_py_timefn(void *ctx, int64_t p, double x)
         return NAN;
     }
     if (isnan(v)) {
-        PyErr_Format(PyExc_ValueError, "`models[%lld]` returned NaN at x = %g", (long long)p, x);
+        PyErr_Format(wpy_ValueError, "`models[%lld]` returned NaN at x = %g", (long long)p, x);
         t->failed = 1;
     }
     return v;
@@ -56,7 +56,7 @@ static int wpy_timefn_setup(PyObject *models, wpy_timefn_t *t)
             return -1;
         }
         if (PyArray_DIM(a, 1) != WPART_DYN_PACKED || PyArray_DIM(a, 0) < 1) {
-            PyErr_Format(PyExc_ValueError, "`models` must have shape (n, %d) with n >= 1",
+            PyErr_Format(wpy_ValueError, "`models` must have shape (n, %d) with n >= 1",
                          WPART_DYN_PACKED);
             Py_DECREF(a);
             return -1;
@@ -65,7 +65,7 @@ static int wpy_timefn_setup(PyObject *models, wpy_timefn_t *t)
         t->models = PyMem_Calloc((size_t)t->n, sizeof *t->models);
         if (!t->models) {
             Py_DECREF(a);
-            PyErr_NoMemory();
+            wpy_nomem();
             return -1;
         }
         const double *d = PyArray_DATA(a);
@@ -86,13 +86,13 @@ static int wpy_timefn_setup(PyObject *models, wpy_timefn_t *t)
     }
     t->n = (int64_t)PyTuple_GET_SIZE(t->funcs);
     if (t->n < 1) {
-        PyErr_SetString(PyExc_ValueError, "`models` must not be empty");
+        PyErr_SetString(wpy_ValueError, "`models` must not be empty");
         wpy_timefn_release(t);
         return -1;
     }
     for (int64_t p = 0; p < t->n; p++) {
         if (!PyCallable_Check(PyTuple_GET_ITEM(t->funcs, (Py_ssize_t)p))) {
-            PyErr_Format(PyExc_TypeError, "`models[%lld]` must be callable", (long long)p);
+            PyErr_Format(wpy_TypeError, "`models[%lld]` must be callable", (long long)p);
             wpy_timefn_release(t);
             return -1;
         }
@@ -112,7 +112,7 @@ static int wpy_vec(PyObject *obj, const char *name, int typenum, int64_t n, PyAr
         return -1;
     }
     if (n >= 0 && PyArray_DIM(a, 0) != n) {
-        PyErr_Format(PyExc_ValueError, "`%s` must have length %lld, got %zd", name, (long long)n,
+        PyErr_Format(wpy_ValueError, "`%s` must have length %lld, got %zd", name, (long long)n,
                      (Py_ssize_t)PyArray_DIM(a, 0));
         Py_DECREF(a);
         return -1;
@@ -151,7 +151,7 @@ static PyObject *wpy_dyn_fit(PyObject *self, PyObject *args)
     }
     if (wpy_vec(xo, "x", NPY_INT64, -1, &x) < 0 || !x) {
         if (!PyErr_Occurred()) {
-            PyErr_SetString(PyExc_TypeError, "`x` must not be None");
+            PyErr_SetString(wpy_TypeError, "`x` must not be None");
         }
         goto cleanup;
     }
@@ -159,7 +159,7 @@ static PyObject *wpy_dyn_fit(PyObject *self, PyObject *args)
     if (wpy_vec(tco, "t_comp", NPY_FLOAT64, m, &tc) < 0 || !tc ||
         wpy_vec(txo, "t_xfer", NPY_FLOAT64, m, &tx) < 0) {
         if (!PyErr_Occurred()) {
-            PyErr_SetString(PyExc_TypeError, "`t_comp` must not be None");
+            PyErr_SetString(wpy_TypeError, "`t_comp` must not be None");
         }
         goto cleanup;
     }
@@ -201,7 +201,7 @@ static int wpy_one_model(PyObject *obj, wpart_dynamic_model_t *pm)
     PyArrayObject *a = NULL;
     if (wpy_vec(obj, "model", NPY_FLOAT64, WPART_DYN_PACKED, &a) < 0 || !a) {
         if (!PyErr_Occurred()) {
-            PyErr_SetString(PyExc_TypeError, "`model` must not be None");
+            PyErr_SetString(wpy_TypeError, "`model` must not be None");
         }
         return -1;
     }
@@ -228,7 +228,7 @@ static PyObject *wpy_dyn_eval(PyObject *self, PyObject *args)
     PyArrayObject *x = NULL;
     if (wpy_vec(xo, "x", NPY_FLOAT64, -1, &x) < 0 || !x) {
         if (!PyErr_Occurred()) {
-            PyErr_SetString(PyExc_TypeError, "`x` must not be None");
+            PyErr_SetString(wpy_TypeError, "`x` must not be None");
         }
         return NULL;
     }
@@ -369,7 +369,7 @@ static PyObject *wpy_dyn_round(PyObject *self, PyObject *args)
         wpy_vec(lbo, "lb", NPY_INT64, t.n, &lb) < 0 ||
         wpy_vec(ubo, "ub", NPY_INT64, t.n, &ub) < 0) {
         if (!PyErr_Occurred()) {
-            PyErr_SetString(PyExc_TypeError, "`x_cont` must not be None");
+            PyErr_SetString(wpy_TypeError, "`x_cont` must not be None");
         }
         goto cleanup;
     }
@@ -425,7 +425,7 @@ static PyObject *wpy_dyn_oracle_milp(PyObject *self, PyObject *args)
         goto cleanup;
     }
     if (PyArray_DIM(bx, 0) != PyArray_DIM(bt, 0) || PyArray_DIM(bx, 1) != PyArray_DIM(bt, 1)) {
-        PyErr_SetString(PyExc_ValueError, "breakpoint arrays must have the same shape");
+        PyErr_SetString(wpy_ValueError, "breakpoint arrays must have the same shape");
         goto cleanup;
     }
     npy_intp n = PyArray_DIM(bx, 0);

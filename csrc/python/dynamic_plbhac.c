@@ -20,7 +20,7 @@ static int get_d(PyObject *d, const char *k, double *v)
     }
     double x = PyFloat_AsDouble(o);
     if (x == -1.0 && PyErr_Occurred()) {
-        PyErr_Format(PyExc_TypeError, "`%s` must be a number", k);
+        PyErr_Format(wpy_TypeError, "`%s` must be a number", k);
         return -1;
     }
     *v = x;
@@ -36,7 +36,7 @@ static int get_ll(PyObject *d, const char *k, long long *v)
     long long x = PyLong_AsLongLong(o);
     if (x == -1 && PyErr_Occurred()) {
         PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "`%s` must be an integer that fits in int64", k);
+        PyErr_Format(wpy_TypeError, "`%s` must be an integer that fits in int64", k);
         return -1;
     }
     *v = x;
@@ -50,7 +50,7 @@ static int get_ll(PyObject *d, const char *k, long long *v)
             goto fail;                              \
         }                                           \
         if (v_ < INT32_MIN || v_ > INT32_MAX) {     \
-            PyErr_Format(PyExc_ValueError, "`%s` is out of range", key); \
+            PyErr_Format(wpy_ValueError, "`%s` is out of range", key); \
             goto fail;                              \
         }                                           \
         (field) = (int32_t)v_;                      \
@@ -74,7 +74,7 @@ static PyArrayObject *opt_arr(PyObject *o, const char *name, int typenum, int n)
 {
     PyArrayObject *a = wpy_input_array(o, name, typenum, 1, 1);
     if (a && PyArray_DIM(a, 0) != n) {
-        PyErr_Format(PyExc_ValueError, "`%s` must hold n_pu = %d values, got %zd", name, n,
+        PyErr_Format(wpy_ValueError, "`%s` must hold n_pu = %d values, got %zd", name, n,
                      (Py_ssize_t)PyArray_DIM(a, 0));
         Py_DECREF(a);
         return NULL;
@@ -93,7 +93,7 @@ static PyObject *py_plbhac(PyObject *self, PyObject *args)
         return NULL;
     }
     if (n < 1) {
-        return PyErr_Format(PyExc_ValueError, "`n_pu` must be >= 1, got %d", n);
+        return PyErr_Format(wpy_ValueError, "`n_pu` must be >= 1, got %d", n);
     }
     wpart_dynamic_plbhac_cfg_t c;
     long long preset = 0;
@@ -178,7 +178,7 @@ static wpart_dynamic_balancer_t *get_plb(PyObject *args, const char *fmt)
     }
     wpart_dynamic_balancer_t *b = wpy_balancer_get(o, "balancer");
     if (b && !wpart_dynamic_is_plbhac(b)) {
-        PyErr_SetString(PyExc_TypeError, "balancer must be PLB-HAC or PLB-HeC");
+        PyErr_SetString(wpy_TypeError, "balancer must be PLB-HAC or PLB-HeC");
         return NULL;
     }
     return b;
@@ -225,7 +225,7 @@ static PyObject *py_models(PyObject *self, PyObject *args)
     int32_t n = wpart_dynamic_balancer_n_pu(b);
     wpart_dynamic_model_t *m = PyMem_Calloc((size_t)n, sizeof *m);
     if (!m) {
-        return PyErr_NoMemory();
+        return wpy_nomem();
     }
     wpart_dynamic_plbhac_models(b, m);
     npy_intp dims[2] = {n, WPART_DYN_PACKED};

@@ -57,12 +57,12 @@ static int plat_build(plat_t *P, PyObject *dev, PyObject *tx, PyObject *tt, PyOb
     }
     npy_intp n = PyArray_DIM(P->dev, 0);
     if (n < 1 || n > INT32_MAX || PyArray_DIM(P->dev, 1) != DEV_COLS) {
-        PyErr_Format(PyExc_ValueError, "`dev` must have shape (n >= 1, %d)", (int)DEV_COLS);
+        PyErr_Format(wpy_ValueError, "`dev` must have shape (n >= 1, %d)", (int)DEV_COLS);
         return -1;
     }
     npy_intp m = PyArray_DIM(P->tab_x, 0);
     if (PyArray_DIM(P->tab_t, 0) != m || PyArray_DIM(P->tab_off, 0) != n + 1) {
-        PyErr_SetString(PyExc_ValueError, "table arrays have inconsistent lengths");
+        PyErr_SetString(wpy_ValueError, "table arrays have inconsistent lengths");
         return -1;
     }
     const double *D = PyArray_DATA(P->dev);
@@ -70,7 +70,7 @@ static int plat_build(plat_t *P, PyObject *dev, PyObject *tx, PyObject *tt, PyOb
     const double *X = PyArray_DATA(P->tab_x), *T = PyArray_DATA(P->tab_t);
     P->d = calloc((size_t)n, sizeof *P->d);
     if (!P->d) {
-        PyErr_NoMemory();
+        wpy_nomem();
         return -1;
     }
     for (npy_intp p = 0; p < n; p++) {
@@ -91,7 +91,7 @@ static int plat_build(plat_t *P, PyObject *dev, PyObject *tx, PyObject *tt, PyOb
             d->comp.bcoef[i] = r[DEV_BCOEF + i];
         }
         if (off[p] < 0 || off[p + 1] < off[p] || off[p + 1] > m) {
-            PyErr_SetString(PyExc_ValueError, "`tab_off` is not a valid offset table");
+            PyErr_SetString(wpy_ValueError, "`tab_off` is not a valid offset table");
             return -1;
         }
         d->comp.tab_x = X + off[p];
@@ -127,12 +127,12 @@ static int plat_build(plat_t *P, PyObject *dev, PyObject *tx, PyObject *tt, PyOb
         }
         npy_intp k = PyArray_DIM(P->fluct, 0);
         if (k > 0 && PyArray_DIM(P->fluct, 1) != 4) {
-            PyErr_SetString(PyExc_ValueError, "`fluctuations` must have shape (k, 4)");
+            PyErr_SetString(wpy_ValueError, "`fluctuations` must have shape (k, 4)");
             return -1;
         }
         P->f = calloc((size_t)k + 1, sizeof *P->f);
         if (!P->f) {
-            PyErr_NoMemory();
+            wpy_nomem();
             return -1;
         }
         const double *F = PyArray_DATA(P->fluct);
@@ -152,12 +152,12 @@ static int plat_build(plat_t *P, PyObject *dev, PyObject *tx, PyObject *tt, PyOb
         }
         npy_intp k = PyArray_DIM(P->onoff, 0);
         if (k > 0 && PyArray_DIM(P->onoff, 1) != 4) {
-            PyErr_SetString(PyExc_ValueError, "`onoff` must have shape (k, 4)");
+            PyErr_SetString(wpy_ValueError, "`onoff` must have shape (k, 4)");
             return -1;
         }
         P->oo = calloc((size_t)k + 1, sizeof *P->oo);
         if (!P->oo) {
-            PyErr_NoMemory();
+            wpy_nomem();
             return -1;
         }
         const double *F = PyArray_DATA(P->onoff);
@@ -214,7 +214,7 @@ static PyObject *py_simulate(PyObject *self, PyObject *args, PyObject *kw)
         return NULL;
     }
     if (progress != Py_None && !PyCallable_Check(progress)) {
-        return PyErr_Format(PyExc_TypeError, "`progress` must be callable or None");
+        return PyErr_Format(wpy_TypeError, "`progress` must be callable or None");
     }
     plat_t P;
     if (plat_build(&P, dev, tx, tt, toff, fl, oo) < 0) {
@@ -289,7 +289,7 @@ static PyObject *py_device_time(PyObject *self, PyObject *args)
         goto cleanup;
     }
     if (p < 0 || p >= P.pl.n) {
-        PyErr_Format(PyExc_ValueError, "`p` must be in [0, %d), got %d", (int)P.pl.n, p);
+        PyErr_Format(wpy_ValueError, "`p` must be in [0, %d), got %d", (int)P.pl.n, p);
         goto cleanup;
     }
     x = (PyArrayObject *)PyArray_FROMANY(xo, NPY_FLOAT64, 0, 0, NPY_ARRAY_IN_ARRAY);
@@ -342,7 +342,7 @@ static PyObject *py_device_block(PyObject *self, PyObject *args)
         goto cleanup;
     }
     if (p < 0 || p >= P.pl.n) {
-        PyErr_Format(PyExc_ValueError, "`p` must be in [0, %d), got %d", (int)P.pl.n, p);
+        PyErr_Format(wpy_ValueError, "`p` must be in [0, %d), got %d", (int)P.pl.n, p);
         goto cleanup;
     }
     double t_x, t_c;
@@ -403,12 +403,12 @@ static PyObject *py_integrate(PyObject *self, PyObject *args)
     npy_intp k = PyArray_DIM(f, 0);
     if (k > 0 && PyArray_DIM(f, 1) != 4) {
         Py_DECREF(f);
-        return PyErr_Format(PyExc_ValueError, "`fluctuations` must have shape (k, 4)");
+        return PyErr_Format(wpy_ValueError, "`fluctuations` must have shape (k, 4)");
     }
     wpart_dynamic_fluct_t *fl = calloc((size_t)k + 1, sizeof *fl);
     if (!fl) {
         Py_DECREF(f);
-        return PyErr_NoMemory();
+        return wpy_nomem();
     }
     const double *F = PyArray_DATA(f);
     for (npy_intp i = 0; i < k; i++) {

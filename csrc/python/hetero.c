@@ -29,12 +29,12 @@ static int prof_convert(wpy_prof_t *w, PyObject *o, PyObject *s, PyObject *t, Py
     }
     npy_intp p1 = PyArray_DIM(w->off, 0), m = PyArray_DIM(w->size, 0);
     if (p1 < 2) {
-        PyErr_SetString(PyExc_ValueError, "`profiles` must describe at least one processor");
+        PyErr_SetString(wpy_ValueError, "`profiles` must describe at least one processor");
         return -1;
     }
     if (PyArray_DIM(w->time, 0) != m || PyArray_DIM(w->energy, 0) != m ||
         ((const int64_t *)PyArray_DATA(w->off))[p1 - 1] != (int64_t)m) {
-        PyErr_SetString(PyExc_ValueError, "`profiles`: inconsistent CSR arrays");
+        PyErr_SetString(wpy_ValueError, "`profiles`: inconsistent CSR arrays");
         return -1;
     }
     w->P.p = (int64_t)(p1 - 1);
@@ -227,7 +227,7 @@ static PyObject *wpy_hetero_total_energy(PyObject *self, PyObject *args)
     }
     npy_intp k = PyArray_DIM(E, 0);
     if (PyArray_DIM(T, 0) != k || PyArray_DIM(X, 0) != k) {
-        PyErr_SetString(PyExc_ValueError, "`front`: energy, time and dist lengths differ");
+        PyErr_SetString(wpy_ValueError, "`front`: energy, time and dist lengths differ");
         goto cleanup;
     }
     wpart_hetero_front_t ep = {.p = (int64_t)PyArray_DIM(X, 1), .count = (int64_t)k,
@@ -267,7 +267,7 @@ static PyObject *wpy_hetero_eval(PyObject *self, PyObject *args)
         goto cleanup;
     }
     if (PyArray_DIM(X, 0) != w.P.p) {
-        PyErr_Format(PyExc_ValueError, "`dist` must have length p = %lld, got %zd",
+        PyErr_Format(wpy_ValueError, "`dist` must have length p = %lld, got %zd",
                      (long long)w.P.p, (Py_ssize_t)PyArray_DIM(X, 0));
         goto cleanup;
     }
@@ -299,7 +299,7 @@ static PyObject *wpy_hetero_dgemm(PyObject *self, PyObject *args)
     }
     npy_intp M = PyArray_DIM(A, 0), K = PyArray_DIM(A, 1), N = PyArray_DIM(B, 1);
     if (PyArray_DIM(B, 0) != K) {
-        PyErr_Format(PyExc_ValueError, "`B` must have %zd rows, got %zd", (Py_ssize_t)K,
+        PyErr_Format(wpy_ValueError, "`B` must have %zd rows, got %zd", (Py_ssize_t)K,
                      (Py_ssize_t)PyArray_DIM(B, 0));
         goto cleanup;
     }

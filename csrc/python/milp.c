@@ -19,7 +19,7 @@ int wpy_glpk_acquire(const char *what)
 {
     unsigned long me = PyThread_get_thread_ident();
     if (wpy_glpk_owner == me) {
-        PyErr_Format(PyExc_RuntimeError,
+        PyErr_Format(wpy_RuntimeError,
                      "%s: a GLPK solve is already running in this thread (GLPK is not "
                      "reentrant; do not call wpart.milp from a progress callback)", what);
         return -1;
@@ -77,7 +77,7 @@ static int wpy_milp_vector(PyObject *obj, const char *name, int typenum, npy_int
         if (optional) {
             return 0;
         }
-        PyErr_Format(PyExc_TypeError, "`%s` must not be None", name);
+        PyErr_Format(wpy_TypeError, "`%s` must not be None", name);
         return -1;
     }
     PyArrayObject *arr = wpy_input_array(obj, name, typenum, 1, 1);
@@ -85,7 +85,7 @@ static int wpy_milp_vector(PyObject *obj, const char *name, int typenum, npy_int
         return -1;
     }
     if (len >= 0 && PyArray_DIM(arr, 0) != len) {
-        PyErr_Format(PyExc_ValueError, "`%s` must have length %zd, got %zd", name,
+        PyErr_Format(wpy_ValueError, "`%s` must have length %zd, got %zd", name,
                      (Py_ssize_t)len, (Py_ssize_t)PyArray_DIM(arr, 0));
         Py_DECREF(arr);
         return -1;
@@ -106,7 +106,7 @@ static int wpy_milp_arrays_fill(wpy_milp_arrays_t *a, PyObject *c, double c0, Py
         return -1;
     }
     if (n_rows < 0) {
-        PyErr_Format(PyExc_ValueError, "`n_rows` must be >= 0, got %zd", n_rows);
+        PyErr_Format(wpy_ValueError, "`n_rows` must be >= 0, got %zd", n_rows);
         return -1;
     }
     if (wpy_milp_vector(c, "c", NPY_FLOAT64, -1, 0, &a->c) < 0) {
@@ -166,7 +166,7 @@ static PyObject *wpy_milp_solve(PyObject *self, PyObject *args, PyObject *kwds)
         return NULL;
     }
     if (progress != Py_None && !PyCallable_Check(progress)) {
-        PyErr_Format(PyExc_TypeError, "`progress` must be callable or None, got %s",
+        PyErr_Format(wpy_TypeError, "`progress` must be callable or None, got %s",
                      Py_TYPE(progress)->tp_name);
         return NULL;
     }
@@ -187,7 +187,7 @@ static PyObject *wpy_milp_solve(PyObject *self, PyObject *args, PyObject *kwds)
     if (want_log) {
         logbuf = PyMem_Malloc(WPY_MILP_LOG_SIZE);
         if (!logbuf) {
-            PyErr_NoMemory();
+            wpy_nomem();
             goto cleanup;
         }
         logbuf[0] = '\0';
@@ -262,7 +262,7 @@ static PyObject *wpy_milp_write(PyObject *self, PyObject *args, PyObject *kwds)
     }
     const char *cpath = PyBytes_AS_STRING(path);
     if ((Py_ssize_t)strlen(cpath) != PyBytes_GET_SIZE(path)) {
-        PyErr_SetString(PyExc_ValueError, "`path` must not contain NUL characters");
+        PyErr_SetString(wpy_ValueError, "`path` must not contain NUL characters");
         goto cleanup;
     }
     if (wpy_glpk_acquire("milp_write") < 0) {
@@ -274,7 +274,7 @@ static PyObject *wpy_milp_write(PyObject *self, PyObject *args, PyObject *kwds)
     wpy_glpk_release();
     if (st == WPART_ESOLVER) {
         /* the file could not be written: an OSError, as for open() */
-        PyErr_Format(PyExc_OSError, "%s", wpart_last_error());
+        PyErr_Format(wpy_OSError, "%s", wpart_last_error());
         goto cleanup;
     }
     if (st != WPART_OK) {
@@ -308,7 +308,7 @@ int wpy_milp_init(PyObject *m)
     if (!wpy_glpk_lock) {
         wpy_glpk_lock = PyThread_allocate_lock();
         if (!wpy_glpk_lock) {
-            PyErr_NoMemory();
+            wpy_nomem();
             return -1;
         }
     }

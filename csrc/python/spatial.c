@@ -11,7 +11,7 @@ static int sp_check_m(long long m)
         return -1;
     }
     if (m > (1LL << 62)) {
-        PyErr_Format(PyExc_OverflowError, "`m` = %lld is too large (at most 2**62)", m);
+        PyErr_Format(wpy_OverflowError, "`m` = %lld is too large (at most 2**62)", m);
         return -1;
     }
     return 0;
@@ -50,7 +50,7 @@ static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject 
         goto cleanup;
     }
     if (PyArray_DIM(S, 0) < 2 || PyArray_DIM(S, 1) < 2) {
-        PyErr_SetString(PyExc_ValueError, "`S` must be the prefix of a non-empty matrix");
+        PyErr_SetString(wpy_ValueError, "`S` must be the prefix of a non-empty matrix");
         goto cleanup;
     }
     if (cobj != Py_None) {
@@ -140,7 +140,7 @@ static PyObject *wpy_spatial_hier_rb3d(PyObject *self, PyObject *args)
         goto cleanup;
     }
     if (PyArray_DIM(S, 0) < 2 || PyArray_DIM(S, 1) < 2 || PyArray_DIM(S, 2) < 2) {
-        PyErr_SetString(PyExc_ValueError, "`S` must be the prefix of a non-empty array");
+        PyErr_SetString(wpy_ValueError, "`S` must be the prefix of a non-empty array");
         goto cleanup;
     }
     npy_intp shp[2] = {(npy_intp)m, 6};
@@ -193,7 +193,7 @@ static PyObject *wpy_spatial_alloc(PyObject *self, PyObject *args)
             goto cleanup;
         }
         if (PyArray_DIM(cap, 0) != K) {
-            PyErr_SetString(PyExc_ValueError, "`cap` must have the length of `loads`");
+            PyErr_SetString(wpy_ValueError, "`cap` must have the length of `loads`");
             goto cleanup;
         }
     }

@@ -24,7 +24,7 @@ static int tprob_get(wpy_tprob_t *t, PyObject *d, const char *key, int typenum, 
     *out = NULL;
     if (o == NULL || o == Py_None) {
         if (required) {
-            PyErr_Format(PyExc_ValueError, "problem dict lacks `%s`", key);
+            PyErr_Format(wpy_ValueError, "problem dict lacks `%s`", key);
             return -1;
         }
         if (len) *len = 0;
@@ -34,7 +34,7 @@ static int tprob_get(wpy_tprob_t *t, PyObject *d, const char *key, int typenum, 
     if (!a) return -1;
     t->arr[t->n++] = a;
     if (want >= 0 && PyArray_DIM(a, 0) != want) {
-        PyErr_Format(PyExc_ValueError, "`%s` must have length %zd, got %zd", key, (Py_ssize_t)want,
+        PyErr_Format(wpy_ValueError, "`%s` must have length %zd, got %zd", key, (Py_ssize_t)want,
                      (Py_ssize_t)PyArray_DIM(a, 0));
         return -1;
     }
@@ -47,18 +47,18 @@ static int tprob_parse(PyObject *d, wpy_tprob_t *t)
 {
     memset(t, 0, sizeof(*t));
     if (!PyDict_Check(d)) {
-        PyErr_SetString(PyExc_TypeError, "problem must be a dict of arrays");
+        PyErr_SetString(wpy_TypeError, "problem must be a dict of arrays");
         return -1;
     }
     PyObject *nr = PyDict_GetItemString(d, "n_ranks");
     if (!nr) {
-        PyErr_SetString(PyExc_ValueError, "problem dict lacks `n_ranks`");
+        PyErr_SetString(wpy_ValueError, "problem dict lacks `n_ranks`");
         return -1;
     }
     long long nI = PyLong_AsLongLong(nr);
     if (nI == -1 && PyErr_Occurred()) return -1;
     if (nI < 1 || nI > INT32_MAX) {
-        PyErr_Format(PyExc_ValueError, "`n_ranks` must be in [1, 2^31), got %lld", nI);
+        PyErr_Format(wpy_ValueError, "`n_ranks` must be in [1, 2^31), got %lld", nI);
         return -1;
     }
     wpart_tasks_problem_t *p = &t->p;
@@ -68,7 +68,7 @@ static int tprob_parse(PyObject *d, wpy_tprob_t *t)
     if (tprob_get(t, d, "task_load", NPY_FLOAT64, 1, -1, &v, &K) < 0) goto fail;
     p->task_load = v;
     if (K > INT32_MAX) {
-        PyErr_SetString(PyExc_ValueError, "too many tasks (>= 2^31)");
+        PyErr_SetString(wpy_ValueError, "too many tasks (>= 2^31)");
         goto fail;
     }
     p->n_tasks = (int32_t)K;
@@ -97,7 +97,7 @@ static int tprob_parse(PyObject *d, wpy_tprob_t *t)
     if (tprob_get(t, d, "rank_alpha", NPY_FLOAT64, 0, nI, &v, NULL) < 0) goto fail;
     p->rank_alpha = v;
     if ((N > 0 && !p->block_home) || (M > 0 && (!p->edge_dst || !p->edge_bytes))) {
-        PyErr_SetString(PyExc_ValueError, "problem dict: block_home / edge_dst / edge_bytes missing");
+        PyErr_SetString(wpy_ValueError, "problem dict: block_home / edge_dst / edge_bytes missing");
         goto fail;
     }
     return 0;
@@ -119,7 +119,7 @@ static PyArrayObject *assign_in(PyObject *o, int32_t K)
 {
     PyArrayObject *a = wpy_input_array(o, "assignment", NPY_INT32, 1, 1);
     if (a && PyArray_DIM(a, 0) != K) {
-        PyErr_Format(PyExc_ValueError, "`assignment` must have length n_tasks = %d, got %zd",
+        PyErr_Format(wpy_ValueError, "`assignment` must have length n_tasks = %d, got %zd",
                      (int)K, (Py_ssize_t)PyArray_DIM(a, 0));
         Py_DECREF(a);
         return NULL;
@@ -215,14 +215,14 @@ static PyObject *wpy_tasks_exchanges(PyObject *self, PyObject *args)
     if (!TI) goto cleanup;
     npy_intp n = PyArray_DIM(R1, 0);
     if (PyArray_DIM(R2, 0) != n || PyArray_DIM(GP, 0) != n + 1 || PyArray_DIM(TP, 0) != n + 1) {
-        PyErr_SetString(PyExc_ValueError, "exchange arrays have inconsistent lengths");
+        PyErr_SetString(wpy_ValueError, "exchange arrays have inconsistent lengths");
         goto cleanup;
     }
     const int64_t *gp = PyArray_DATA(GP), *tp = PyArray_DATA(TP);
     for (npy_intp i = 0; i < n; i++) {
         if (gp[i] < 0 || gp[i] > gp[i + 1] || gp[i + 1] > PyArray_DIM(GI, 0) || tp[i] < 0 ||
             tp[i] > tp[i + 1] || tp[i + 1] > PyArray_DIM(TI, 0)) {
-            PyErr_SetString(PyExc_ValueError, "bad give_ptr / take_ptr");
+            PyErr_SetString(wpy_ValueError, "bad give_ptr / take_ptr");
             goto cleanup;
         }
     }
@@ -344,7 +344,7 @@ static PyObject *wpy_tasks_ccm(PyObject *self, PyObject *args, PyObject *kwds)
         return NULL;
     }
     if (n_iter < 0 || n_trials < 1) {
-        PyErr_SetString(PyExc_ValueError, "`n_iter` must be >= 0 and `n_trials` >= 1");
+        PyErr_SetString(wpy_ValueError, "`n_iter` must be >= 0 and `n_trials` >= 1");
         return NULL;
     }
     if (coeffs_parse(co, &c) < 0 || tprob_parse(pd, &t) < 0) return NULL;
@@ -603,7 +603,7 @@ static PyObject *wpy_tasks_rng_sample(PyObject *self, PyObject *args)
     npy_intp n = PyArray_DIM(c, 0);
     if (n > INT32_MAX || m < 0) {
         Py_DECREF(c);
-        PyErr_SetString(PyExc_ValueError, "too many candidates, or m < 0");
+        PyErr_SetString(wpy_ValueError, "too many candidates, or m < 0");
         return NULL;
     }
     wpart_status_t s = wpart_tasks_rng_sample(st, PyArray_DATA(c), (int32_t)n, m);
@@ -625,7 +625,7 @@ static PyObject *wpy_tasks_rng_shuffle(PyObject *self, PyObject *args)
     uint64_t st[4];
     if (!PyArg_ParseTuple(args, "Oi", &so, &n) || rng_state_in(so, st) < 0) return NULL;
     if (n < 0) {
-        PyErr_SetString(PyExc_ValueError, "`n` must be >= 0");
+        PyErr_SetString(wpy_ValueError, "`n` must be >= 0");
         return NULL;
     }
     npy_intp nn = n;

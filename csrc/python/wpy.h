@@ -18,9 +18,19 @@
 #include "wpart/wpart.h"
 
 /* ---- errors.c ---- */
-extern PyObject *wpy_WpartError;     /* wpart.WpartError (RuntimeError) */
-extern PyObject *wpy_CancelledError; /* wpart.CancelledError (WpartError) */
-extern PyObject *wpy_SolverError;    /* wpart.SolverError (WpartError) */
+extern PyObject *wpy_WpartError;     /* wpart.WpartError (Exception): base of all below */
+extern PyObject *wpy_CancelledError; /* wpart.CancelledError (WpartError, RuntimeError) */
+extern PyObject *wpy_SolverError;    /* wpart.SolverError (WpartError, RuntimeError) */
+extern PyObject *wpy_ValueError;     /* wpart.WpartValueError (WpartError, ValueError) */
+extern PyObject *wpy_TypeError;      /* wpart.WpartTypeError (WpartError, TypeError) */
+extern PyObject *wpy_OverflowError;  /* wpart.WpartOverflowError (WpartError, OverflowError) */
+extern PyObject *wpy_MemoryError;    /* wpart.WpartMemoryError (WpartError, MemoryError) */
+extern PyObject *wpy_RuntimeError;   /* wpart.WpartRuntimeError (WpartError, RuntimeError) */
+extern PyObject *wpy_IndexError;     /* wpart.WpartIndexError (WpartError, IndexError) */
+extern PyObject *wpy_KeyError;       /* wpart.WpartKeyError (WpartError, KeyError) */
+extern PyObject *wpy_OSError;        /* wpart.WpartOSError (WpartError, OSError) */
+/* Raise wpart.WpartMemoryError("out of memory"); returns NULL. */
+PyObject *wpy_nomem(void);
 int wpy_errors_init(PyObject *m);
 /* Raise the exception for st (never overwrites one already set); returns NULL. The detail of
  * the core is prefixed with `what` (an argument or function name) when what != NULL. */

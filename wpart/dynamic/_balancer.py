@@ -26,6 +26,7 @@ Examples
 """
 
 from __future__ import annotations
+from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
 
 from typing import Any, NamedTuple
 
@@ -168,10 +169,10 @@ class Balancer:
 def _n_total(n_pu: Any, total: Any) -> tuple[int, int]:
     n = _as_int(n_pu, "n_pu", minimum=1)
     if n > 2**31 - 1:
-        raise ValueError(f"`n_pu` must be < 2**31, got {n}")
+        raise WpartValueError(f"`n_pu` must be < 2**31, got {n}")
     w = _as_int(total, "total", minimum=1)
     if w > 2**63 - 1:
-        raise OverflowError(f"`total` must fit in int64, got {w}")
+        raise WpartOverflowError(f"`total` must fit in int64, got {w}")
     return n, w
 
 
@@ -192,7 +193,7 @@ class Greedy(Balancer):
         n, w = _n_total(n_pu, total)
         g = _as_int(chunk, "chunk", minimum=1)
         if g > 2**63 - 1:
-            raise OverflowError(f"`chunk` must fit in int64, got {g}")
+            raise WpartOverflowError(f"`chunk` must fit in int64, got {g}")
         self._args = (n, w)
         self._kw = {"chunk": g}
         self._c = _core.dynamic_greedy(n, w, g)
@@ -210,18 +211,18 @@ class Static(Balancer):
     def __init__(self, blocks: Any) -> None:
         arr = _np.asarray(blocks)
         if arr.ndim != 1 or arr.size == 0:
-            raise ValueError(f"`blocks` must be a non-empty 1-D array of sizes, got shape {arr.shape}")
+            raise WpartValueError(f"`blocks` must be a non-empty 1-D array of sizes, got shape {arr.shape}")
         if arr.dtype.kind not in "iu" and not (arr.dtype.kind == "f" and _np.all(_np.isfinite(arr)) and _np.all(arr == _np.round(arr))):
-            raise TypeError(f"`blocks` must hold integers, got dtype {arr.dtype}")
+            raise WpartTypeError(f"`blocks` must hold integers, got dtype {arr.dtype}")
         if _np.any(arr < 0):
-            raise ValueError(f"`blocks` must be >= 0, got {arr.min()} at index {int(_np.argmin(arr))}")
+            raise WpartValueError(f"`blocks` must be >= 0, got {arr.min()} at index {int(_np.argmin(arr))}")
         if arr.dtype.kind == "u" and _np.any(arr > 2**63 - 1):
-            raise OverflowError("`blocks` values must fit in int64")
+            raise WpartOverflowError("`blocks` values must fit in int64")
         b = _np.ascontiguousarray(arr, dtype=_np.int64)
         if int(b.sum(dtype=object)) < 1:
-            raise ValueError("`blocks` must sum to at least 1 element")
+            raise WpartValueError("`blocks` must sum to at least 1 element")
         if int(b.sum(dtype=object)) > 2**63 - 1:
-            raise OverflowError("the sum of `blocks` overflows int64")
+            raise WpartOverflowError("the sum of `blocks` overflows int64")
         self._args = (b.copy(),)
         self._kw = {}
         self._c = _core.dynamic_static(b)

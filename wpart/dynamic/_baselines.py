@@ -24,6 +24,7 @@ Examples
 """
 
 from __future__ import annotations
+from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
 
 import math
 from typing import Any, Sequence
@@ -57,18 +58,18 @@ EagerStarPU = Greedy
 def _i64(v: Any, name: str, minimum: int) -> int:
     x = _as_int(v, name, minimum=minimum)
     if x > 2**63 - 1:
-        raise OverflowError(f"`{name}` must fit in int64, got {x}")
+        raise WpartOverflowError(f"`{name}` must fit in int64, got {x}")
     return x
 
 
 def _real(v: Any, name: str, *, lo: float, lo_open: bool = False, hi: float = math.inf) -> float:
     if isinstance(v, (bool, _np.bool_)) or not isinstance(v, (int, float, _np.integer, _np.floating)):
-        raise TypeError(f"`{name}` must be a real number, got {type(v).__name__}")
+        raise WpartTypeError(f"`{name}` must be a real number, got {type(v).__name__}")
     x = float(v)
     ok = math.isfinite(x) and (x > lo if lo_open else x >= lo) and x <= hi
     if not ok:
         rng = f"{'(' if lo_open else '['}{lo}, {hi}{']' if math.isfinite(hi) else ')'}"
-        raise ValueError(f"`{name}` must be finite and in {rng}, got {v!r}")
+        raise WpartValueError(f"`{name}` must be finite and in {rng}, got {v!r}")
     return x
 
 
@@ -76,18 +77,18 @@ def _vector(v: Any, name: str, n: int | None = None) -> NDArray[_np.float64]:
     try:
         arr = _np.asarray(v)
     except Exception as e:  # ragged input and the like
-        raise TypeError(f"`{name}` must be a 1-D array of numbers") from e
+        raise WpartTypeError(f"`{name}` must be a 1-D array of numbers") from e
     if arr.dtype == bool or arr.dtype.kind not in "iuf":
-        raise TypeError(f"`{name}` must hold real numbers, got dtype {arr.dtype}")
+        raise WpartTypeError(f"`{name}` must hold real numbers, got dtype {arr.dtype}")
     if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"`{name}` must be a non-empty 1-D array, got shape {arr.shape}")
+        raise WpartValueError(f"`{name}` must be a non-empty 1-D array, got shape {arr.shape}")
     if n is not None and arr.size != n:
-        raise ValueError(f"`{name}` must have length n_pu = {n}, got {arr.size}")
+        raise WpartValueError(f"`{name}` must have length n_pu = {n}, got {arr.size}")
     out = _np.array(arr, dtype=_np.float64)  # a copy: the input is never touched
     bad = ~_np.isfinite(out)
     if bad.any():
         i = int(_np.flatnonzero(bad)[0])
-        raise ValueError(f"`{name}` must be finite, got {out[i]} at index {i}")
+        raise WpartValueError(f"`{name}` must be finite, got {out[i]} at index {i}")
     return out
 
 
@@ -145,7 +146,7 @@ class HDSS(Balancer):
         e = _real(eps, "eps", lo=0.0)
         rm = _as_int(rounds_max, "rounds_max", minimum=1)
         if rm > 62:
-            raise ValueError(f"`rounds_max` must be <= 62, got {rm}")
+            raise WpartValueError(f"`rounds_max` must be <= 62, got {rm}")
         af = _real(adapt_fraction, "adapt_fraction", lo=0.0, lo_open=True, hi=1.0)
         k = _real(kappa, "kappa", lo=0.0, lo_open=True)
         mc = _i64(min_chunk, "min_chunk", 1)
@@ -190,10 +191,10 @@ class AcostaRP(Balancer):
         n, w = _n_total(n_pu, total)
         s = _i64(step, "step", 1)
         if s < n:
-            raise ValueError(f"`step` must be >= n_pu ({n}), got {s}")
+            raise WpartValueError(f"`step` must be >= n_pu ({n}), got {s}")
         th = _real(threshold, "threshold", lo=0.0)
         if not isinstance(eval_at_barrier, (bool, _np.bool_)):
-            raise TypeError(f"`eval_at_barrier` must be a bool, got {type(eval_at_barrier).__name__}")
+            raise WpartTypeError(f"`eval_at_barrier` must be a bool, got {type(eval_at_barrier).__name__}")
         self._args = (n, w, s)
         self._kw = dict(threshold=th, eval_at_barrier=bool(eval_at_barrier))
         self._c = _core.dynamic_acosta(n, w, s, th, bool(eval_at_barrier))
@@ -224,26 +225,26 @@ class NaiveProfile(Balancer):
 
 def _kinds(pu_kinds: Any, n: int) -> NDArray[_np.int32]:
     if isinstance(pu_kinds, (str, bytes)):
-        raise TypeError("`pu_kinds` must be a sequence of kinds ('cpu', 'gpu', 'phi'), not a string")
+        raise WpartTypeError("`pu_kinds` must be a sequence of kinds ('cpu', 'gpu', 'phi'), not a string")
     try:
         items = list(pu_kinds)
     except TypeError:
-        raise TypeError(f"`pu_kinds` must be a sequence, got {type(pu_kinds).__name__}") from None
+        raise WpartTypeError(f"`pu_kinds` must be a sequence, got {type(pu_kinds).__name__}") from None
     if len(items) != n:
-        raise ValueError(f"`pu_kinds` must have length n_pu = {n}, got {len(items)}")
+        raise WpartValueError(f"`pu_kinds` must have length n_pu = {n}, got {len(items)}")
     out = _np.empty(n, dtype=_np.int32)
     for i, k in enumerate(items):
         if isinstance(k, str):
             key = k.lower()
             if key not in PU_KINDS:
-                raise ValueError(f"`pu_kinds[{i}]` must be one of 'cpu', 'gpu', 'phi', got {k!r}")
+                raise WpartValueError(f"`pu_kinds[{i}]` must be one of 'cpu', 'gpu', 'phi', got {k!r}")
             out[i] = PU_KINDS.index(key)
         elif isinstance(k, (int, _np.integer)) and not isinstance(k, (bool, _np.bool_)):
             if not 0 <= int(k) <= 2:
-                raise ValueError(f"`pu_kinds[{i}]` must be 0 (cpu), 1 (gpu) or 2 (phi), got {k}")
+                raise WpartValueError(f"`pu_kinds[{i}]` must be 0 (cpu), 1 (gpu) or 2 (phi), got {k}")
             out[i] = int(k)
         else:
-            raise TypeError(f"`pu_kinds[{i}]` must be a kind name or 0/1/2, got {type(k).__name__}")
+            raise WpartTypeError(f"`pu_kinds[{i}]` must be a kind name or 0/1/2, got {type(k).__name__}")
     return out
 
 
@@ -269,7 +270,7 @@ class Asymmetric(Balancer):
         g = _i64(g_cpu, "g_cpu", 1)
         r = _i64(ratio, "ratio", 1)
         if g * r > 2**63 - 1:
-            raise OverflowError("`g_cpu * ratio` must fit in int64")
+            raise WpartOverflowError("`g_cpu * ratio` must fit in int64")
         self._args = (n, w, tuple(PU_KINDS[i] for i in k))
         self._kw = dict(g_cpu=g, ratio=r)
         self._c = _core.dynamic_asymmetric(w, k, g, r)
@@ -290,9 +291,9 @@ class StaticPeak(Balancer):
         r = _vector(peak_rates, "peak_rates")
         if (r < 0).any():
             i = int(_np.flatnonzero(r < 0)[0])
-            raise ValueError(f"`peak_rates` must be >= 0, got {r[i]} at index {i}")
+            raise WpartValueError(f"`peak_rates` must be >= 0, got {r[i]} at index {i}")
         if not r.sum() > 0:
-            raise ValueError("`peak_rates` must have a positive sum")
+            raise WpartValueError("`peak_rates` must have a positive sum")
         self._args = (w, r)
         self._kw = {}
         self._c = _core.dynamic_static_peak(w, r)
@@ -324,10 +325,10 @@ class DmdaLike(Balancer):
         t = _vector(piece_times, "piece_times")
         if (t <= 0).any():
             i = int(_np.flatnonzero(t <= 0)[0])
-            raise ValueError(f"`piece_times` must be > 0, got {t[i]} at index {i}")
+            raise WpartValueError(f"`piece_times` must be > 0, got {t[i]} at index {i}")
         g = _i64(chunk, "chunk", 1)
         if -(-w // g) > 2**26:
-            raise ValueError(f"`total / chunk` gives more than 2**26 pieces: raise `chunk` (got {g})")
+            raise WpartValueError(f"`total / chunk` gives more than 2**26 pieces: raise `chunk` (got {g})")
         self._args = (w, t)
         self._kw = dict(chunk=g)
         self._c = _core.dynamic_dmda(w, t, g)
@@ -339,17 +340,17 @@ class DmdaLike(Balancer):
 def _blocks(blocks: Any) -> NDArray[_np.int64]:
     arr = _np.asarray(blocks)
     if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"`blocks` must be a non-empty 1-D array of sizes, got shape {arr.shape}")
+        raise WpartValueError(f"`blocks` must be a non-empty 1-D array of sizes, got shape {arr.shape}")
     if arr.dtype == bool or (arr.dtype.kind not in "iu" and not (
             arr.dtype.kind == "f" and _np.all(_np.isfinite(arr)) and _np.all(arr == _np.round(arr)))):
-        raise TypeError(f"`blocks` must hold integers, got dtype {arr.dtype}")
+        raise WpartTypeError(f"`blocks` must hold integers, got dtype {arr.dtype}")
     if _np.any(arr < 0):
-        raise ValueError(f"`blocks` must be >= 0, got {arr.min()} at index {int(_np.argmin(arr))}")
+        raise WpartValueError(f"`blocks` must be >= 0, got {arr.min()} at index {int(_np.argmin(arr))}")
     if _np.any(arr > 2**63 - 1):
-        raise OverflowError("`blocks` values must fit in int64")
+        raise WpartOverflowError("`blocks` values must fit in int64")
     b = _np.array(arr, dtype=_np.int64)
     if not (b > 0).any():
-        raise ValueError("`blocks` must have at least one positive size")
+        raise WpartValueError("`blocks` must have at least one positive size")
     return b
 
 
@@ -374,7 +375,7 @@ class FixedBlocks(Balancer):
         w = _i64(total, "total", 1)
         b = _blocks(blocks)
         if not isinstance(sync, (bool, _np.bool_)):
-            raise TypeError(f"`sync` must be a bool, got {type(sync).__name__}")
+            raise WpartTypeError(f"`sync` must be a bool, got {type(sync).__name__}")
         self._args = (w, b)
         self._kw = dict(sync=bool(sync))
         self._c = _core.dynamic_fixed_blocks(w, b, bool(sync))
@@ -388,7 +389,7 @@ def greedy_chunks(x_init: int = 1024) -> tuple[int, int, int]:
     ``16 x_init``; "Greedy-best" is the best of them in hindsight."""
     xi = _i64(x_init, "x_init", 1)
     if 16 * xi > 2**63 - 1:
-        raise OverflowError("`16 * x_init` must fit in int64")
+        raise WpartOverflowError("`16 * x_init` must fit in int64")
     return (xi, 4 * xi, 16 * xi)
 
 
@@ -406,8 +407,8 @@ def split_proportional(total: int, weights: ArrayLike) -> NDArray[_np.int64]:
     v = _vector(weights, "weights")
     if (v < 0).any():
         i = int(_np.flatnonzero(v < 0)[0])
-        raise ValueError(f"`weights` must be >= 0, got {v[i]} at index {i}")
+        raise WpartValueError(f"`weights` must be >= 0, got {v[i]} at index {i}")
     if not v.sum() > 0:
-        raise ValueError("`weights` must have a positive sum")
+        raise WpartValueError("`weights` must have a positive sum")
     return _core.dynamic_split_proportional(w, v)
 

@@ -18,6 +18,7 @@ Examples
 """
 
 from __future__ import annotations
+from .._errors import WpartNotImplementedError, WpartRuntimeError, WpartTimeoutError, WpartTypeError, WpartValueError
 
 import math
 import os
@@ -48,7 +49,7 @@ __all__ = [
 _KINDS = {"train": 0, "regular": 1, "gap": 2, "other": 3}
 
 
-class WorkerError(RuntimeError):
+class WorkerError(WpartRuntimeError):
     """A worker (or the evaluator thread) raised; the run was stopped.
 
     Attributes
@@ -75,13 +76,13 @@ def _schedule_iv(schedule: Any) -> tuple[tuple[float, float, float], ...]:
     try:
         rows = [tuple(r) for r in schedule]
     except TypeError:
-        raise TypeError("`schedule` must be a sequence of (t_start, t_end, factor) triples") from None
+        raise WpartTypeError("`schedule` must be a sequence of (t_start, t_end, factor) triples") from None
     for i, r in enumerate(rows):
         if len(r) != 3:
-            raise ValueError(f"`schedule[{i}]` must be (t_start, t_end, factor), got {r!r}")
+            raise WpartValueError(f"`schedule[{i}]` must be (t_start, t_end, factor), got {r!r}")
         t0, t1, f = (float(v) for v in r)
         if not (math.isfinite(t0) and t0 >= 0 and t1 > t0 and math.isfinite(f) and f > 0):
-            raise ValueError(f"`schedule[{i}]` needs 0 <= t_start < t_end and a finite factor > 0, got {r!r}")
+            raise WpartValueError(f"`schedule[{i}]` needs 0 <= t_start < t_end and a finite factor > 0, got {r!r}")
         out.append((t0, t1, f))
     return tuple(out)
 
@@ -99,7 +100,7 @@ class Worker:
     def __init__(self, throttle: float = 1.0, schedule: Sequence[tuple[float, float, float]] | None = None) -> None:
         s = float(throttle)
         if not (math.isfinite(s) and s >= 1.0):
-            raise ValueError(f"`throttle` must be a finite number >= 1, got {throttle!r}")
+            raise WpartValueError(f"`throttle` must be a finite number >= 1, got {throttle!r}")
         self.throttle = s
         self.schedule = _schedule_iv(schedule)
 
@@ -116,14 +117,14 @@ class Worker:
         return {}
 
     def _block(self, st: dict, task: Task | None, offset: int, size: int) -> tuple[float, float]:
-        raise NotImplementedError
+        raise WpartNotImplementedError
 
     def _close(self, st: dict) -> None:
         pass
 
     def _check_task(self, task: Task | None) -> None:
         if task is None:
-            raise ValueError(f"{self!r} needs a task (only CallableWorkers run without one)")
+            raise WpartValueError(f"{self!r} needs a task (only CallableWorkers run without one)")
 
     def _desc(self) -> str:
         return repr(self)
@@ -155,11 +156,11 @@ class ThreadWorker(Worker):
         super().__init__(throttle, schedule)
         self.threads = _as_int(threads, "threads", minimum=1)
         if self.threads > 1024:
-            raise ValueError(f"`threads` must be <= 1024, got {self.threads}")
+            raise WpartValueError(f"`threads` must be <= 1024, got {self.threads}")
         if pin is not None:
             pin = tuple(_as_int(c, "pin", minimum=0) for c in pin)
             if not pin:
-                raise ValueError("`pin` must name at least one CPU")
+                raise WpartValueError("`pin` must name at least one CPU")
         self.pin = pin
 
     def _open(self, task: Task | None, pu: int) -> dict:
@@ -197,7 +198,7 @@ class CallableWorker(Worker):
         schedule: Sequence[tuple[float, float, float]] | None = None,
     ) -> None:
         if not callable(fn):
-            raise TypeError(f"`fn` must be callable, got {type(fn).__name__}")
+            raise WpartTypeError(f"`fn` must be callable, got {type(fn).__name__}")
         super().__init__(throttle, schedule)
         self.fn = fn
 
@@ -253,11 +254,11 @@ class CupyWorker(Worker):
         super().__init__(throttle, schedule)
         self.device = _as_int(device, "device", minimum=0)
         if not gpu_available():
-            raise RuntimeError("CupyWorker needs CuPy and a CUDA GPU; wpart.dynamic.gpu_available() is False")
+            raise WpartRuntimeError("CupyWorker needs CuPy and a CUDA GPU; wpart.dynamic.gpu_available() is False")
 
     def _check_task(self, task: Task | None) -> None:
         if not isinstance(task, GemmColumnsTask):
-            raise TypeError(f"CupyWorker runs GemmColumnsTask only, got {type(task).__name__}")
+            raise WpartTypeError(f"CupyWorker runs GemmColumnsTask only, got {type(task).__name__}")
 
     def _open(self, task: Task | None, pu: int) -> dict:
         import cupy as cp
@@ -347,37 +348,37 @@ class _Evaluator(threading.Thread):
 def _run_iv(balancer: Any, task: Any, workers: Any, eval_cost: Any, timeout: Any) -> tuple:
     for m in ("start", "on_complete", "eval_run", "eval_done"):
         if not callable(getattr(balancer, m, None)):
-            raise TypeError(f"`balancer` must implement the wpart.dynamic protocol (no `{m}` method)")
+            raise WpartTypeError(f"`balancer` must implement the wpart.dynamic protocol (no `{m}` method)")
     if isinstance(workers, Worker) or not isinstance(workers, Sequence):
-        raise TypeError("`workers` must be a sequence of workers, one per PU")
+        raise WpartTypeError("`workers` must be a sequence of workers, one per PU")
     workers = list(workers)
     for p, w in enumerate(workers):
         if not isinstance(w, Worker):
-            raise TypeError(f"`workers[{p}]` must be a wpart.dynamic worker, got {type(w).__name__}")
+            raise WpartTypeError(f"`workers[{p}]` must be a wpart.dynamic worker, got {type(w).__name__}")
     if len({id(w) for w in workers}) != len(workers):
-        raise ValueError("`workers` must be distinct objects (one per PU)")
+        raise WpartValueError("`workers` must be distinct objects (one per PU)")
     n_pu = getattr(balancer, "n_pu", len(workers))
     if len(workers) != n_pu:
-        raise ValueError(f"`workers` must have one worker per PU: the balancer has {n_pu} PUs, got {len(workers)} workers")
+        raise WpartValueError(f"`workers` must have one worker per PU: the balancer has {n_pu} PUs, got {len(workers)} workers")
     if task is not None and not isinstance(task, Task):
-        raise TypeError(f"`task` must be a wpart.dynamic task or None, got {type(task).__name__}")
+        raise WpartTypeError(f"`task` must be a wpart.dynamic task or None, got {type(task).__name__}")
     total = getattr(balancer, "total", None)
     if task is not None and total is not None and task.total != total:
-        raise ValueError(f"`task` has {task.total} elements but the balancer splits {total}")
+        raise WpartValueError(f"`task` has {task.total} elements but the balancer splits {total}")
     for w in workers:
         w._check_task(task)
     for nm, v in (("eval_cost", eval_cost), ("time_limit", timeout)):
         if v is not None and (isinstance(v, (bool, np.bool_)) or not isinstance(
                 v, (int, float, np.integer, np.floating))):
-            raise TypeError(f"`{nm}` must be None or a number, got {type(v).__name__}")
+            raise WpartTypeError(f"`{nm}` must be None or a number, got {type(v).__name__}")
     if eval_cost is not None:
         eval_cost = float(eval_cost)
         if not (math.isfinite(eval_cost) and eval_cost >= 0):
-            raise ValueError(f"`eval_cost` must be None or a finite number >= 0, got {eval_cost!r}")
+            raise WpartValueError(f"`eval_cost` must be None or a finite number >= 0, got {eval_cost!r}")
     if timeout is not None:
         timeout = float(timeout)
         if not (timeout > 0 and not math.isnan(timeout)):
-            raise ValueError(f"`time_limit` must be None or a number > 0, got {timeout!r}")
+            raise WpartValueError(f"`time_limit` must be None or a number > 0, got {timeout!r}")
     return workers, n_pu, total, eval_cost, timeout
 
 
@@ -447,12 +448,12 @@ def run(
     """
     if timeout is not None:
         if time_limit is not None:
-            raise TypeError("give `time_limit` only (`timeout` is its deprecated alias)")
+            raise WpartTypeError("give `time_limit` only (`timeout` is its deprecated alias)")
         warnings.warn("run(timeout=...) is deprecated; use time_limit=...", DeprecationWarning, stacklevel=2)
         time_limit = timeout
     workers, n_pu, total, eval_cost, timeout = _run_iv(balancer, task, workers, eval_cost, time_limit)
     if not (progress is None or isinstance(progress, bool) or callable(progress)):
-        raise TypeError(f"`progress` must be a bool or a callable, got {type(progress).__name__}")
+        raise WpartTypeError(f"`progress` must be a bool or a callable, got {type(progress).__name__}")
     if total is None:
         total = task.total if task is not None else 0
     with progress_hook(progress, total=total, desc=f"run {getattr(balancer, 'name', '')}") as hook:
@@ -484,7 +485,7 @@ def _drive(balancer: Any, task: Task | None, workers: list[Worker], n_pu: int, t
         for a in acts:
             if a.kind == "assign":
                 if not 0 <= a.pu < n_pu:
-                    raise RuntimeError(f"the balancer assigned block {a.block_id} to PU {a.pu}, outside [0, {n_pu})")
+                    raise WpartRuntimeError(f"the balancer assigned block {a.block_id} to PU {a.pu}, outside [0, {n_pu})")
                 rows[a.block_id] = {"a": a, "t_assign": now}
                 outstanding += 1
                 pus[a.pu].inbox.put(a)
@@ -495,7 +496,7 @@ def _drive(balancer: Any, task: Task | None, workers: list[Worker], n_pu: int, t
                     evaluator.start()
                 evaluator.inbox.put(a.token)
             else:
-                raise RuntimeError(f"unknown action kind {a.kind!r} from the balancer")
+                raise WpartRuntimeError(f"unknown action kind {a.kind!r} from the balancer")
 
     try:
         for th in pus:
@@ -503,7 +504,7 @@ def _drive(balancer: Any, task: Task | None, workers: list[Worker], n_pu: int, t
         dispatch(balancer.start(clock()))
         while not balancer.done:
             if outstanding == 0 and evals_in_flight == 0:
-                raise RuntimeError(
+                raise WpartRuntimeError(
                     f"the balancer stalled: not done, but no block and no evaluation is in flight "
                     f"({completed} of {total} elements completed)"
                 )
@@ -511,7 +512,7 @@ def _drive(balancer: Any, task: Task | None, workers: list[Worker], n_pu: int, t
             if timeout is not None:
                 left = timeout - clock()
                 if left <= 0:
-                    raise TimeoutError(
+                    raise WpartTimeoutError(
                         f"run did not finish within time_limit={timeout:g} s: {completed} of {total} "
                         f"elements completed, {outstanding} blocks and {evals_in_flight} evaluations in flight"
                     )

@@ -9,6 +9,7 @@ sees the cost of moving data to and from a separate address space, as with a rem
 """
 
 from __future__ import annotations
+from .._errors import WpartRuntimeError, WpartTypeError, WpartValueError
 
 import multiprocessing as mp
 import time
@@ -86,11 +87,11 @@ class ProcessWorker(Worker):
         super().__init__(throttle, schedule)
         self.threads = _as_int(threads, "threads", minimum=1)
         if self.threads > 1024:
-            raise ValueError(f"`threads` must be <= 1024, got {self.threads}")
+            raise WpartValueError(f"`threads` must be <= 1024, got {self.threads}")
 
     def _check_task(self, task: Task | None) -> None:
         if not callable(getattr(task, "_proc_spec", None)):
-            raise TypeError(f"ProcessWorker runs GemmColumnsTask and KMeansAssignTask, got {type(task).__name__}")
+            raise WpartTypeError(f"ProcessWorker runs GemmColumnsTask and KMeansAssignTask, got {type(task).__name__}")
 
     def _open(self, task: Task | None, pu: int) -> dict:
         ctx = mp.get_context("spawn")
@@ -109,13 +110,13 @@ class ProcessWorker(Worker):
         # poll, so that a child that dies (even before it could report) is noticed
         while not conn.poll(0.05):
             if not proc.is_alive() and not conn.poll(0.05):
-                raise RuntimeError(f"the worker process exited (exit code {proc.exitcode})")
+                raise WpartRuntimeError(f"the worker process exited (exit code {proc.exitcode})")
         try:
             msg = conn.recv()
         except EOFError:
-            raise RuntimeError(f"the worker process exited (exit code {proc.exitcode})") from None
+            raise WpartRuntimeError(f"the worker process exited (exit code {proc.exitcode})") from None
         if msg[0] == "error":
-            raise RuntimeError(f"in the worker process: {msg[2]}")
+            raise WpartRuntimeError(f"in the worker process: {msg[2]}")
         return msg
 
     def _block(self, st: dict, task: Task | None, offset: int, size: int) -> tuple[float, float]:

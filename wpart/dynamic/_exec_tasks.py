@@ -7,6 +7,7 @@ that every element was computed exactly once. Spec 001 §5.8.
 """
 
 from __future__ import annotations
+from .._errors import WpartNotImplementedError, WpartTypeError, WpartValueError
 
 import threading
 import time
@@ -26,13 +27,13 @@ def _real_matrix(x: Any, name: str, order: str) -> NDArray[np.float64]:
     """A finite float64 2-D copy-if-needed of `x` in the given memory order."""
     arr = np.asarray(x)
     if arr.dtype.kind not in "biuf":
-        raise TypeError(f"`{name}` must hold real numbers (bool, int or float), got dtype {arr.dtype}")
+        raise WpartTypeError(f"`{name}` must hold real numbers (bool, int or float), got dtype {arr.dtype}")
     if arr.ndim != 2:
-        raise ValueError(f"`{name}` must be 2-D, got {arr.ndim}-D (shape {arr.shape})")
+        raise WpartValueError(f"`{name}` must be 2-D, got {arr.ndim}-D (shape {arr.shape})")
     out = np.array(arr, dtype=np.float64, order=order, copy=True)  # the task's own copy
     if not np.all(np.isfinite(out)):
         bad = np.argwhere(~np.isfinite(out))[0]
-        raise ValueError(f"`{name}` contains NaN or inf at index {tuple(int(i) for i in bad)}")
+        raise WpartValueError(f"`{name}` contains NaN or inf at index {tuple(int(i) for i in bad)}")
     return out
 
 
@@ -52,11 +53,11 @@ class Task:
 
     def compute(self, offset: int, size: int, *, threads: int = 1) -> None:
         """Compute the block ``[offset, offset + size)`` with ``threads`` threads."""
-        raise NotImplementedError
+        raise WpartNotImplementedError
 
     def _check_block(self, offset: int, size: int) -> None:
         if offset < 0 or size < 0 or offset + size > self.total:
-            raise ValueError(f"block [{offset}, {offset + size}) is outside [0, {self.total})")
+            raise WpartValueError(f"block [{offset}, {offset + size}) is outside [0, {self.total})")
 
     def _mark(self, offset: int, size: int) -> None:
         with self._lock:
@@ -113,7 +114,7 @@ class GemmColumnsTask(Task):
         a = _real_matrix(A, "A", "F")
         b = _real_matrix(B, "B", "F")
         if a.shape[1] != b.shape[0]:
-            raise ValueError(
+            raise WpartValueError(
                 f"`A` has {a.shape[1]} columns but `B` has {b.shape[0]} rows (shapes {a.shape} and {b.shape})"
             )
         super().__init__(b.shape[1])
@@ -201,11 +202,11 @@ class KMeansAssignTask(Task):
         p = _real_matrix(points, "points", "C")
         c = _real_matrix(centroids, "centroids", "C")
         if p.shape[1] != c.shape[1]:
-            raise ValueError(
+            raise WpartValueError(
                 f"`points` have dimension {p.shape[1]} but `centroids` have {c.shape[1]} (shapes {p.shape} and {c.shape})"
             )
         if c.shape[0] < 1 or c.shape[1] < 1:
-            raise ValueError(f"`centroids` must have at least one row and one column, got shape {c.shape}")
+            raise WpartValueError(f"`centroids` must have at least one row and one column, got shape {c.shape}")
         super().__init__(p.shape[0])
         self.points, self.centroids = p, c
         self.labels = np.full(p.shape[0], -1, dtype=np.int32)
@@ -275,7 +276,7 @@ class CallableTask(Task):
 
     def __init__(self, fn: Callable[[int, int], Any], total: int) -> None:
         if not callable(fn):
-            raise TypeError(f"`fn` must be callable, got {type(fn).__name__}")
+            raise WpartTypeError(f"`fn` must be callable, got {type(fn).__name__}")
         super().__init__(total)
         self.fn = fn
 

@@ -10,6 +10,7 @@ a quantum. :func:`oracle_milp` is the GLPK cross-check of §3.4 on true curves.
 """
 
 from __future__ import annotations
+from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
 
 import math
 import numbers
@@ -107,7 +108,7 @@ class PerfModel:
         """Build a model from a packed C model (shape (23,), as :attr:`packed`)."""
         p = np.array(packed, dtype=np.float64).reshape(-1)
         if p.shape != (_PACKED,):
-            raise ValueError(f"`packed` must have shape ({_PACKED},), got {p.shape}")
+            raise WpartValueError(f"`packed` must have shape ({_PACKED},), got {p.shape}")
         mask = int(p[0])
         idx = [i for i in range(7) if mask >> i & 1]
         p.setflags(write=False)
@@ -145,9 +146,9 @@ class PerfModel:
         1e-12; ``inf`` when ``hi`` is infinite and ``E`` never exceeds ``t``)."""
         t, lo, hi = float(t), float(lo), float(hi)
         if math.isnan(t):
-            raise ValueError("`t` must not be NaN")
+            raise WpartValueError("`t` must not be NaN")
         if not (0.0 <= lo < math.inf) or math.isnan(hi) or hi < lo:
-            raise ValueError(f"need 0 <= `lo` <= `hi` with `lo` finite, got lo={lo}, hi={hi}")
+            raise WpartValueError(f"need 0 <= `lo` <= `hi` with `lo` finite, got lo={lo}, hi={hi}")
         return float(_core.dynamic_model_inverse(self.packed, t, lo, hi))
 
     def to_dict(self) -> dict[str, Any]:
@@ -190,58 +191,58 @@ class PerfModel:
 def _sizes(x: Any, name: str) -> NDArray[np.int64]:
     a = np.asarray(x)
     if a.ndim != 1:
-        raise ValueError(f"`{name}` must be 1-D, got {a.ndim}-D")
+        raise WpartValueError(f"`{name}` must be 1-D, got {a.ndim}-D")
     if a.size == 0:
-        raise ValueError(f"`{name}` must not be empty")
+        raise WpartValueError(f"`{name}` must not be empty")
     if a.dtype.kind not in "iub":
         if a.dtype.kind != "f":
-            raise TypeError(f"`{name}` must hold integers, got dtype {a.dtype}")
+            raise WpartTypeError(f"`{name}` must hold integers, got dtype {a.dtype}")
         if not np.isfinite(a).all():
             i = int(np.flatnonzero(~np.isfinite(a))[0])
-            raise ValueError(f"`{name}` contains {'NaN' if np.isnan(a[i]) else a[i]} at index {i}")
+            raise WpartValueError(f"`{name}` contains {'NaN' if np.isnan(a[i]) else a[i]} at index {i}")
         if (a != np.round(a)).any():
-            raise ValueError(f"`{name}` must hold integer sizes")
+            raise WpartValueError(f"`{name}` must hold integer sizes")
         if np.abs(a.astype(np.float64)).max() >= 2.0**63:
-            raise OverflowError(f"`{name}` has sizes beyond the int64 range")
+            raise WpartOverflowError(f"`{name}` has sizes beyond the int64 range")
     if a.dtype == np.uint64 and a.max() > np.iinfo(np.int64).max:
-        raise OverflowError(f"`{name}` has sizes beyond the int64 range, got {int(a.max())}")
+        raise WpartOverflowError(f"`{name}` has sizes beyond the int64 range, got {int(a.max())}")
     a = a.astype(np.int64)
     bad = np.flatnonzero(a <= 0)
     if bad.size:
-        raise ValueError(f"`{name}` must be > 0, got {a[bad[0]]} at index {bad[0]}")
+        raise WpartValueError(f"`{name}` must be > 0, got {a[bad[0]]} at index {bad[0]}")
     return np.ascontiguousarray(a)
 
 
 def _times(t: Any, name: str, m: int) -> NDArray[np.float64]:
     a = np.asarray(t)
     if a.dtype.kind not in "biuf":
-        raise TypeError(f"`{name}` must hold real numbers, got dtype {a.dtype}")
+        raise WpartTypeError(f"`{name}` must hold real numbers, got dtype {a.dtype}")
     a = a.astype(np.float64)
     if a.ndim != 1:
-        raise ValueError(f"`{name}` must be 1-D, got {a.ndim}-D")
+        raise WpartValueError(f"`{name}` must be 1-D, got {a.ndim}-D")
     if a.shape[0] != m:
-        raise ValueError(f"`{name}` must have the length of `x` ({m}), got {a.shape[0]}")
+        raise WpartValueError(f"`{name}` must have the length of `x` ({m}), got {a.shape[0]}")
     bad = np.flatnonzero(~np.isfinite(a) | (a < 0))
     if bad.size:
-        raise ValueError(f"`{name}` must be finite and >= 0, got {a[bad[0]]} at index {bad[0]}")
+        raise WpartValueError(f"`{name}` must be finite and >= 0, got {a[bad[0]]} at index {bad[0]}")
     return np.ascontiguousarray(a)
 
 
 def _real_arg(v: Any, name: str) -> float:
     """A real scalar (not bool, not an array): TypeError naming `name` otherwise."""
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
-        raise TypeError(f"`{name}` must be a real number, got {type(v).__name__}")
+        raise WpartTypeError(f"`{name}` must be a real number, got {type(v).__name__}")
     return float(v)
 
 
 def _int_arg(v: Any, name: str, minimum: int) -> int:
     if isinstance(v, bool) or not isinstance(v, numbers.Integral):
-        raise TypeError(f"`{name}` must be an integer, got {type(v).__name__}")
+        raise WpartTypeError(f"`{name}` must be an integer, got {type(v).__name__}")
     v = int(v)
     if v < minimum:
-        raise ValueError(f"`{name}` must be >= {minimum}, got {v}")
+        raise WpartValueError(f"`{name}` must be >= {minimum}, got {v}")
     if v > 2**63 - 1:
-        raise OverflowError(f"`{name}` must fit in int64, got {v}")
+        raise WpartOverflowError(f"`{name}` must fit in int64, got {v}")
     return v
 
 
@@ -312,28 +313,28 @@ def fit_model(
     try:
         basis = list(basis)
     except TypeError:
-        raise TypeError(f"`basis` must be a sequence of names from {BASIS}, got "
+        raise WpartTypeError(f"`basis` must be a sequence of names from {BASIS}, got "
                         f"{type(basis).__name__}") from None
     mask = 0
     for b in basis:
         if not isinstance(b, str) or b not in BASIS:
-            raise ValueError(f"`basis` entries must be among {BASIS}, got {b!r}")
+            raise WpartValueError(f"`basis` entries must be among {BASIS}, got {b!r}")
         mask |= 1 << BASIS.index(b)
     if mask == 0:
-        raise ValueError("`basis` must not be empty")
+        raise WpartValueError("`basis` must not be empty")
     mt = _int_arg(max_terms, "max_terms", 1)
     if mt > 3:
-        raise ValueError(f"`max_terms` must be <= 3, got {mt}")
+        raise WpartValueError(f"`max_terms` must be <= 3, got {mt}")
     if weighting not in ("plain", "relative"):
-        raise ValueError(f"`weighting` must be 'plain' or 'relative', got {weighting!r}")
+        raise WpartValueError(f"`weighting` must be 'plain' or 'relative', got {weighting!r}")
     decay = float(decay)
     if not (0.0 < decay <= 1.0):
-        raise ValueError(f"`decay` must be in (0, 1], got {decay}")
+        raise WpartValueError(f"`decay` must be in (0, 1], got {decay}")
     window = _int_arg(window, "window", 0)
     grid_points = _int_arg(grid_points, "grid_points", 2)
     slope_floor = float(slope_floor)
     if not (0.0 <= slope_floor < math.inf):
-        raise ValueError(f"`slope_floor` must be finite and >= 0, got {slope_floor}")
+        raise WpartValueError(f"`slope_floor` must be finite and >= 0, got {slope_floor}")
     packed = _core.dynamic_fit_model(
         xs, tc, tx, q, mask, int(bool(intercept)), mt, 1 if weighting == "relative" else 0,
         decay, window, grid_points, slope_floor,
@@ -348,15 +349,15 @@ def fit_model(
 
 def _models_arg(models: Any) -> tuple[Any, int]:
     if isinstance(models, PerfModel) or callable(models):
-        raise TypeError("`models` must be a sequence of PerfModel objects or callables")
+        raise WpartTypeError("`models` must be a sequence of PerfModel objects or callables")
     ms = list(models)
     if not ms:
-        raise ValueError("`models` must not be empty")
+        raise WpartValueError("`models` must not be empty")
     if all(isinstance(m, PerfModel) for m in ms):
         return np.ascontiguousarray(np.stack([m.packed for m in ms])), len(ms)
     for i, m in enumerate(ms):
         if not callable(m):
-            raise TypeError(f"`models[{i}]` must be a PerfModel or a callable")
+            raise WpartTypeError(f"`models[{i}]` must be a PerfModel or a callable")
     return tuple(ms), len(ms)
 
 
@@ -365,27 +366,27 @@ def _bounds(v: Any, name: str, n: int, dtype: Any) -> Any:
         return None
     a = np.asarray(v)
     if a.dtype.kind not in "biuf":
-        raise TypeError(f"`{name}` must hold real numbers, got dtype {a.dtype}")
+        raise WpartTypeError(f"`{name}` must hold real numbers, got dtype {a.dtype}")
     a = a.astype(np.float64)
     if a.ndim == 0:
         a = np.full(n, float(a))
     if a.shape != (n,):
-        raise ValueError(f"`{name}` must have length {n}, got shape {a.shape}")
+        raise WpartValueError(f"`{name}` must have length {n}, got shape {a.shape}")
     if np.isnan(a).any() or (a < 0).any():
-        raise ValueError(f"`{name}` must be >= 0 and not NaN")
+        raise WpartValueError(f"`{name}` must be >= 0 and not NaN")
     if dtype is np.int64:
         if np.isinf(a).any() and name == "lb":
-            raise ValueError("`lb` must be finite")
+            raise WpartValueError("`lb` must be finite")
         fin = np.isfinite(a)
         if (a[fin] != np.floor(a[fin])).any():
-            raise ValueError(f"`{name}` must hold integers")
+            raise WpartValueError(f"`{name}` must hold integers")
         if (a[fin] >= 2.0**63).any():
-            raise OverflowError(f"`{name}` has values beyond the int64 range (use inf for none)")
+            raise WpartOverflowError(f"`{name}` has values beyond the int64 range (use inf for none)")
         out = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
         out[fin] = a[fin].astype(np.int64)
         return out
     if name == "lb" and np.isinf(a).any():
-        raise ValueError("`lb` must be finite")
+        raise WpartValueError("`lb` must be finite")
     return np.ascontiguousarray(a)
 
 
@@ -393,7 +394,7 @@ def _check_order(lb: Any, ub: Any) -> None:
     if lb is not None and ub is not None:
         bad = np.flatnonzero(lb > ub)
         if bad.size:
-            raise ValueError(f"`lb` > `ub` at index {bad[0]}")
+            raise WpartValueError(f"`lb` > `ub` at index {bad[0]}")
 
 
 def solve_equal_time(
@@ -440,10 +441,10 @@ def solve_equal_time(
     m, n = _models_arg(models)
     S = _real_arg(S, "S")
     if not (0.0 < S < math.inf):
-        raise ValueError(f"`S` must be finite and > 0, got {S}")
+        raise WpartValueError(f"`S` must be finite and > 0, got {S}")
     tol = _real_arg(tol, "tol")
     if not (0.0 < tol < 1.0):
-        raise ValueError(f"`tol` must be in (0, 1), got {tol}")
+        raise WpartValueError(f"`tol` must be in (0, 1), got {tol}")
     lbv, ubv = _bounds(lb, "lb", n, np.float64), _bounds(ub, "ub", n, np.float64)
     _check_order(lbv, ubv)
     x, T = _core.dynamic_solve_equal_time(m, S, lbv, ubv, tol, 1e-12, 200, 100,
@@ -471,7 +472,7 @@ def capacity(
     m, n = _models_arg(models)
     T = _real_arg(T, "T")
     if math.isnan(T):
-        raise ValueError("`T` must not be NaN")
+        raise WpartValueError("`T` must not be NaN")
     lbv, ubv = _bounds(lb, "lb", n, np.float64), _bounds(ub, "ub", n, np.float64)
     _check_order(lbv, ubv)
     x, H = _core.dynamic_capacity(m, T, lbv, ubv)
@@ -509,22 +510,22 @@ def round_blocks(
     m, n = _models_arg(models)
     xc = np.asarray(x_cont)
     if xc.dtype.kind not in "biuf":
-        raise TypeError(f"`x_cont` must hold real numbers, got dtype {xc.dtype}")
+        raise WpartTypeError(f"`x_cont` must hold real numbers, got dtype {xc.dtype}")
     xc = xc.astype(np.float64)
     if xc.shape != (n,):
-        raise ValueError(f"`x_cont` must have length {n}, got shape {xc.shape}")
+        raise WpartValueError(f"`x_cont` must have length {n}, got shape {xc.shape}")
     if not np.isfinite(xc).all() or (xc < 0).any():
-        raise ValueError("`x_cont` must be finite and >= 0")
+        raise WpartValueError("`x_cont` must be finite and >= 0")
     S = _int_arg(S, "S", 1)
     q = _int_arg(quantum, "quantum", 1)
     if S > np.iinfo(np.int64).max:
-        raise OverflowError(f"`S` must fit in int64, got {S}")
+        raise WpartOverflowError(f"`S` must fit in int64, got {S}")
     if S < q:
-        raise ValueError(f"`S` ({S}) must be at least one `quantum` ({q})")
+        raise WpartValueError(f"`S` ({S}) must be at least one `quantum` ({q})")
     lbv, ubv = _bounds(lb, "lb", n, np.int64), _bounds(ub, "ub", n, np.int64)
     _check_order(lbv, ubv)
     if ubv is not None and sum(min(int(u), S) for u in ubv) < S:
-        raise ValueError(f"`ub` sums to less than `S` ({S})")
+        raise WpartValueError(f"`ub` sums to less than `S` ({S})")
     blocks, Tmax = _core.dynamic_round_blocks(m, np.ascontiguousarray(xc), S, q, lbv, ubv)
     return blocks, float(Tmax)
 
@@ -593,11 +594,11 @@ def _curve_values(f: Callable[[Any], Any], x: NDArray[np.float64], i: int) -> ND
     try:
         v = np.asarray(f(x), dtype=np.float64)
         if v.shape != x.shape:
-            raise ValueError
+            raise WpartValueError
     except (ValueError, TypeError):
         v = np.array([float(f(float(xi))) for xi in x])
     if not np.isfinite(v).all() or (v < 0).any():
-        raise ValueError(f"`curves[{i}]` must return finite times >= 0")
+        raise WpartValueError(f"`curves[{i}]` must return finite times >= 0")
     return v
 
 
@@ -636,21 +637,21 @@ def oracle_milp(
     """
     fs = list(curves)
     if not fs:
-        raise ValueError("`curves` must not be empty")
+        raise WpartValueError("`curves` must not be empty")
     for i, f in enumerate(fs):
         if not callable(f):
-            raise TypeError(f"`curves[{i}]` must be callable")
+            raise WpartTypeError(f"`curves[{i}]` must be callable")
     W = _int_arg(total, "total", 1)
     K = _int_arg(breakpoints, "breakpoints", 2)
     if K > 100_000:
-        raise ValueError(f"`breakpoints` must be <= 100000 (one binary per segment and PU), "
+        raise WpartValueError(f"`breakpoints` must be <= 100000 (one binary per segment and PU), "
                          f"got {K}")
     q = _int_arg(quantum, "quantum", 1)
     if W > 2**53:
-        raise ValueError(f"`total` must be <= 2^53 (exact in the MILP's doubles), got {W}")
+        raise WpartValueError(f"`total` must be <= 2^53 (exact in the MILP's doubles), got {W}")
     tl = 0.0 if time_limit is None else _real_arg(time_limit, "time_limit")
     if math.isnan(tl) or tl < 0:
-        raise ValueError(f"`time_limit` must be >= 0 or None, got {time_limit}")
+        raise WpartValueError(f"`time_limit` must be >= 0 or None, got {time_limit}")
     bx = np.unique(np.round(np.linspace(0.0, float(W), K)))
     bt = np.empty((len(fs), bx.size))
     for i, f in enumerate(fs):

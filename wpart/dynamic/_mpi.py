@@ -13,6 +13,7 @@ mpi4py is imported only when :func:`run_mpi` is called: ``import wpart`` never n
 """
 
 from __future__ import annotations
+from .._errors import WpartRuntimeError, WpartTypeError, WpartValueError
 
 import atexit
 import dataclasses
@@ -164,7 +165,7 @@ class _Hub(threading.Thread):
                 msg = reply.get(timeout=0.05)
             except queue.Empty:
                 if (stop is not None and stop.is_set()) or self.halt.is_set():
-                    raise RuntimeError("the run was stopped while the block was on a worker rank") from None
+                    raise WpartRuntimeError("the run was stopped while the block was on a worker rank") from None
                 continue
             if msg[0] == "done":
                 return msg[1:]
@@ -488,10 +489,10 @@ def _as_seconds(v: Any, name: str, *, none_ok: bool = False) -> float | None:
     if v is None and none_ok:
         return None
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
-        raise TypeError(f"`{name}` must be a number{' or None' if none_ok else ''}, got {type(v).__name__}")
+        raise WpartTypeError(f"`{name}` must be a number{' or None' if none_ok else ''}, got {type(v).__name__}")
     x = float(v)
     if not (math.isfinite(x) and x > 0):
-        raise ValueError(f"`{name}` must be a finite number > 0, got {v!r}")
+        raise WpartValueError(f"`{name}` must be a finite number > 0, got {v!r}")
     return x
 
 
@@ -501,15 +502,15 @@ def _local_workers(worker: Any, rank: int, k: int) -> list[Worker]:
     if isinstance(worker, Sequence) and not isinstance(worker, (str, bytes)):
         ws = list(worker)
         if len(ws) != k:
-            raise ValueError(f"`worker` as a sequence needs one worker per PU of a rank ({k}), got {len(ws)}")
+            raise WpartValueError(f"`worker` as a sequence needs one worker per PU of a rank ({k}), got {len(ws)}")
     elif callable(worker):
         ws = [worker(rank, j) for j in range(k)]
     else:
-        raise TypeError(f"`worker` must be a Worker, a sequence of them or a factory (rank, slot) -> Worker, "
+        raise WpartTypeError(f"`worker` must be a Worker, a sequence of them or a factory (rank, slot) -> Worker, "
                         f"got {type(worker).__name__}")
     for j, w in enumerate(ws):
         if not isinstance(w, Worker):
-            raise TypeError(f"`worker` gave {type(w).__name__} for rank {rank}, slot {j}: not a wpart.dynamic worker")
+            raise WpartTypeError(f"`worker` gave {type(w).__name__} for rank {rank}, slot {j}: not a wpart.dynamic worker")
     return ws
 
 
@@ -519,9 +520,9 @@ def _local_task(task: Any) -> Task | None:
     if callable(task):
         t = task()
         if t is not None and not isinstance(t, Task):
-            raise TypeError(f"the task factory returned {type(t).__name__}, not a wpart.dynamic task")
+            raise WpartTypeError(f"the task factory returned {type(t).__name__}, not a wpart.dynamic task")
         return t
-    raise TypeError(f"`task` must be a wpart.dynamic task, a factory () -> task, or None, got {type(task).__name__}")
+    raise WpartTypeError(f"`task` must be a wpart.dynamic task, a factory () -> task, or None, got {type(task).__name__}")
 
 
 def _recv_all(comm: Any, ranks: set[int], kind: str, limit: float) -> tuple[dict[int, tuple], set[int]]:
@@ -653,15 +654,15 @@ def run_mpi(
     k = _as_int_arg(pus_per_rank, "pus_per_rank", 1)
     root = _as_int_arg(root, "root", 0)
     if root >= size:
-        raise ValueError(f"`root` must be a rank of `comm` (size {size}), got {root}")
+        raise WpartValueError(f"`root` must be a rank of `comm` (size {size}), got {root}")
     if on_rank_failure not in _FAILURES:
-        raise ValueError(f"`on_rank_failure` must be one of {_FAILURES}, got {on_rank_failure!r}")
+        raise WpartValueError(f"`on_rank_failure` must be one of {_FAILURES}, got {on_rank_failure!r}")
     timeout = _as_seconds(timeout, "timeout")
     startup_timeout = _as_seconds(startup_timeout, "startup_timeout")
     poll = _as_seconds(poll, "poll")
     heartbeat = _as_seconds(heartbeat, "heartbeat", none_ok=True)
     if size < 2:
-        raise ValueError(f"run_mpi needs at least 2 ranks in `comm` (the root and one worker rank), got {size}")
+        raise WpartValueError(f"run_mpi needs at least 2 ranks in `comm` (the root and one worker rank), got {size}")
     if me != root:
         return _worker_rank(comm, root, task, worker, k, poll, heartbeat)
     return _root_rank(comm, root, balancer, task, k, timeout, on_rank_failure, time_limit,
@@ -726,11 +727,11 @@ def _root_rank(comm: Any, root: int, balancer: Any, task: Any, k: int, timeout: 
         proxies = [RankWorker(hub, p, r, descs[r][j]) for p, (r, j) in enumerate(home)]
         n_pu = getattr(balancer, "n_pu", len(proxies))
         if n_pu != len(proxies):
-            raise ValueError(f"`balancer` has {n_pu} PUs but the communicator gives {len(proxies)} "
+            raise WpartValueError(f"`balancer` has {n_pu} PUs but the communicator gives {len(proxies)} "
                              f"({len(others)} worker ranks x pus_per_rank={k})")
         workers, n_pu, total, eval_cost, time_limit = _run_iv(balancer, t, proxies, eval_cost, time_limit)
         if not (progress is None or isinstance(progress, bool) or callable(progress)):
-            raise TypeError(f"`progress` must be a bool or a callable, got {type(progress).__name__}")
+            raise WpartTypeError(f"`progress` must be a bool or a callable, got {type(progress).__name__}")
         if total is None:
             total = t.total if t is not None else 0
         hub.start()
@@ -742,7 +743,7 @@ def _root_rank(comm: Any, root: int, balancer: Any, task: Any, k: int, timeout: 
                 raise exc.__cause__ from None
             raise
         if hub.crash is not None:
-            raise RuntimeError(f"the MPI hub failed: {hub.crash!r}") from hub.crash
+            raise WpartRuntimeError(f"the MPI hub failed: {hub.crash!r}") from hub.crash
         ok = True
     finally:
         failed = set(hub.failed) if hub is not None else set(others) - alive

@@ -19,6 +19,7 @@ Examples
 """
 
 from __future__ import annotations
+from .._errors import WpartTypeError, WpartValueError
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -118,7 +119,7 @@ def true_curves(platform: Platform, *, first: bool = True) -> list[Callable[[flo
     callables, with ``E_p(0) = 0`` (no block, no cost). ``first=True`` includes the setup
     bytes of a PU's first block (the one-shot case)."""
     if not isinstance(platform, Platform):
-        raise TypeError(f"`platform` must be a Platform, got {type(platform).__name__}")
+        raise WpartTypeError(f"`platform` must be a Platform, got {type(platform).__name__}")
 
     def make(p: int) -> Callable[[float], float]:
         def E(x: float) -> float:
@@ -164,7 +165,7 @@ def oracle_oneshot(platform: Platform, total: int, *, quantum: int = 1) -> Oracl
     W = _as_int(total, "total", minimum=1)
     q = _as_int(quantum, "quantum", minimum=1)
     if q > W:
-        raise ValueError(f"`quantum` ({q}) must be at most `total` ({W})")
+        raise WpartValueError(f"`quantum` ({q}) must be at most `total` ({W})")
     curves = true_curves(platform, first=True)
     blocks, T, pred = _solve_round(curves, W, q)
     return OracleResult("oneshot", blocks, W, pred, T, W)
@@ -208,15 +209,15 @@ def oracle_stepped(
     W = _as_int(total, "total", minimum=1)
     q = _as_int(quantum, "quantum", minimum=1)
     if isinstance(divisors, (str, bytes)):
-        raise TypeError("`divisors` must be an iterable of integers")
+        raise WpartTypeError("`divisors` must be an iterable of integers")
     try:
         js = [_as_int(j, "divisors", minimum=1) for j in divisors]
     except TypeError as e:
-        raise TypeError(f"`divisors` must be an iterable of integers ({e})") from None
+        raise WpartTypeError(f"`divisors` must be an iterable of integers ({e})") from None
     if not js:
-        raise ValueError("`divisors` must not be empty")
+        raise WpartValueError("`divisors` must not be empty")
     if "trace" in simulate_kw:
-        raise TypeError("`trace` is not an option of oracle_stepped")
+        raise WpartTypeError("`trace` is not an option of oracle_stepped")
     steady = true_curves(platform, first=False)
     once = true_curves(platform, first=True)
     rows, best = [], None
@@ -259,7 +260,7 @@ def dmda_calibration(platform: Platform, chunk: int = 1024, *, runs: int = 10, s
         Mean measured time (transfer + compute) of one piece on each PU.
     """
     if not isinstance(platform, Platform):
-        raise TypeError(f"`platform` must be a Platform, got {type(platform).__name__}")
+        raise WpartTypeError(f"`platform` must be a Platform, got {type(platform).__name__}")
     g = _as_int(chunk, "chunk", minimum=1)
     k = _as_int(runs, "runs", minimum=1)
     n = platform.n_pu

@@ -15,6 +15,7 @@ Four PUs of rates 8, 4, 2, 1 elements/s (the worked example of spec 001 §2.10):
 """
 
 from __future__ import annotations
+from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
 
 import math
 from typing import Any, Sequence
@@ -44,26 +45,26 @@ def _num(
     x: Any, name: str, lo: float, hi: float = math.inf, *, lo_open: bool = False, hi_open: bool = False
 ) -> float:
     if isinstance(x, bool) or not isinstance(x, (int, float, _np.integer, _np.floating)):
-        raise TypeError(f"`{name}` must be a number, got {type(x).__name__}")
+        raise WpartTypeError(f"`{name}` must be a number, got {type(x).__name__}")
     v = float(x)
     ok = math.isfinite(v) and (v > lo if lo_open else v >= lo) and (v < hi if hi_open else v <= hi)
     if not ok:
         lb = "(" if lo_open else "["
         rb = ")" if hi_open else "]"
-        raise ValueError(f"`{name}` must be finite and in {lb}{lo}, {hi}{rb}, got {x!r}")
+        raise WpartValueError(f"`{name}` must be finite and in {lb}{lo}, {hi}{rb}, got {x!r}")
     return v
 
 
 def _flag(x: Any, name: str) -> int:
     if not isinstance(x, (bool, _np.bool_)) and x not in (0, 1):
-        raise TypeError(f"`{name}` must be a bool, got {x!r}")
+        raise WpartTypeError(f"`{name}` must be a bool, got {x!r}")
     return int(bool(x))
 
 
 def _int(x: Any, name: str, minimum: int) -> int:
     v = _as_int(x, name, minimum=minimum)
     if v > 2**63 - 1:
-        raise OverflowError(f"`{name}` must fit in int64, got {v}")
+        raise WpartOverflowError(f"`{name}` must fit in int64, got {v}")
     return v
 
 
@@ -72,15 +73,15 @@ def _per_pu(x: Any, name: str, n: int, minimum: int) -> _np.ndarray:
     if arr.ndim == 0:
         arr = _np.full(n, arr)
     if arr.shape != (n,):
-        raise ValueError(f"`{name}` must hold n_pu = {n} values, got shape {arr.shape}")
+        raise WpartValueError(f"`{name}` must hold n_pu = {n} values, got shape {arr.shape}")
     if arr.dtype.kind not in "iu":
         if arr.dtype.kind == "f" and _np.all(_np.isfinite(arr)) and _np.all(arr == _np.round(arr)):
             arr = arr.astype(_np.int64)
         else:
-            raise TypeError(f"`{name}` must hold integers, got dtype {arr.dtype}")
+            raise WpartTypeError(f"`{name}` must hold integers, got dtype {arr.dtype}")
     if _np.any(arr < minimum):
         i = int(_np.flatnonzero(arr < minimum)[0])
-        raise ValueError(f"`{name}` must be >= {minimum}, got {arr[i]} at index {i}")
+        raise WpartValueError(f"`{name}` must be >= {minimum}, got {arr[i]} at index {i}")
     return _np.ascontiguousarray(arr, dtype=_np.int64).copy()
 
 
@@ -92,10 +93,10 @@ def _kinds(x: Any, n: int) -> _np.ndarray | None:
     try:
         vals = list(x)
     except TypeError:
-        raise TypeError(f"`pu_kinds` must be a sequence of 'cpu', 'gpu', 'phi', got "
+        raise WpartTypeError(f"`pu_kinds` must be a sequence of 'cpu', 'gpu', 'phi', got "
                         f"{type(x).__name__}") from None
     if len(vals) != n:
-        raise ValueError(f"`pu_kinds` must hold n_pu = {n} kinds, got {len(vals)}")
+        raise WpartValueError(f"`pu_kinds` must hold n_pu = {n} kinds, got {len(vals)}")
     out = []
     for i, k in enumerate(vals):
         if isinstance(k, str):
@@ -103,7 +104,7 @@ def _kinds(x: Any, n: int) -> _np.ndarray | None:
         elif isinstance(k, (int, _np.integer)) and not isinstance(k, bool) and 0 <= int(k) <= 2:
             out.append(int(k))
         else:
-            raise ValueError(f"`pu_kinds[{i}]` must be one of 'cpu', 'gpu', 'phi', got {k!r}")
+            raise WpartValueError(f"`pu_kinds[{i}]` must be one of 'cpu', 'gpu', 'phi', got {k!r}")
     return _np.asarray(out, dtype=_np.int32)
 
 
@@ -116,7 +117,7 @@ def _resolve(n: int, w: int, kw: dict[str, Any]) -> tuple[dict[str, Any], Any, A
     kinds = _kinds(kw.pop("pu_kinds", None), n)
     q = _int(kw.pop("quantum", 1), "quantum", 1)
     if q > w:
-        raise ValueError(f"`total` ({w}) is smaller than one `quantum` ({q})")
+        raise WpartValueError(f"`total` ({w}) is smaller than one `quantum` ({q})")
     opts["quantum"] = q
     if "x_init" in kw:
         opts["x_init"] = _int(kw.pop("x_init"), "x_init", 1)
@@ -144,7 +145,7 @@ def _resolve(n: int, w: int, kw: dict[str, Any]) -> tuple[dict[str, Any], Any, A
     if step_size is not None:
         opts["step_size"] = _int(step_size, "step_size", q)
     if (opts.get("step_mode") == _STEP.index("fixed") or opts.get("paper_strict")) and step_size is None:
-        raise ValueError("`step_size` is required with step_mode='fixed' (and with paper_strict)")
+        raise WpartValueError("`step_size` is required with step_mode='fixed' (and with paper_strict)")
     if "min_steps_left" in kw:
         opts["min_steps_left"] = _int(kw.pop("min_steps_left"), "min_steps_left", 1)
     mb = kw.pop("min_block", None)
@@ -154,7 +155,7 @@ def _resolve(n: int, w: int, kw: dict[str, Any]) -> tuple[dict[str, Any], Any, A
     elif mb is not None:
         min_block = _per_pu(mb, "min_block", n, 0)
         if _np.any(min_block > w):
-            raise ValueError(f"`min_block` must be <= total ({w})")
+            raise WpartValueError(f"`min_block` must be <= total ({w})")
     if "min_block_mode" in kw:
         opts["min_block_mode"] = _MINBLK.index(_choice(kw.pop("min_block_mode"), "min_block_mode", _MINBLK))
     cap = kw.pop("cap", None)
@@ -165,17 +166,17 @@ def _resolve(n: int, w: int, kw: dict[str, Any]) -> tuple[dict[str, Any], Any, A
         if key in kw:
             fit = {**fit, key: kw.pop(key)}
     if not isinstance(fit, dict):
-        raise TypeError(f"`fit` must be a dict of fit options, got {type(fit).__name__}")
+        raise WpartTypeError(f"`fit` must be a dict of fit options, got {type(fit).__name__}")
     for key, v in fit.items():
         if key not in _FIT_KEYS:
-            raise ValueError(f"unknown fit option {key!r}; valid: {', '.join(_FIT_KEYS)}")
+            raise WpartValueError(f"unknown fit option {key!r}; valid: {', '.join(_FIT_KEYS)}")
         if key == "basis":
             names = [v] if isinstance(v, str) else list(v)
             mask = 0
             for b in names:
                 mask |= 1 << _BASIS.index(_choice(b, "fit['basis']", _BASIS))
             if mask == 0:
-                raise ValueError("`fit['basis']` must name at least one basis function")
+                raise WpartValueError("`fit['basis']` must name at least one basis function")
             opts["allowed_mask"] = mask
         elif key == "intercept":
             opts["intercept"] = _flag(v, "fit['intercept']")
@@ -190,10 +191,10 @@ def _resolve(n: int, w: int, kw: dict[str, Any]) -> tuple[dict[str, Any], Any, A
             opts[key] = _int(v, key if key == "window" else f"fit['{key}']", 0 if key == "window" else 1)
     solve = kw.pop("solve", None) or {}
     if not isinstance(solve, dict):
-        raise TypeError(f"`solve` must be a dict of solver options, got {type(solve).__name__}")
+        raise WpartTypeError(f"`solve` must be a dict of solver options, got {type(solve).__name__}")
     for key, v in solve.items():
         if key not in _SOLVE_KEYS:
-            raise ValueError(f"unknown solve option {key!r}; valid: {', '.join(_SOLVE_KEYS)}")
+            raise WpartValueError(f"unknown solve option {key!r}; valid: {', '.join(_SOLVE_KEYS)}")
         if key in ("tol_T", "tol_x"):
             opts[key] = _num(v, f"solve['{key}']", 0.0, 1.0, lo_open=True)
         elif key == "newton_polish":
@@ -201,7 +202,7 @@ def _resolve(n: int, w: int, kw: dict[str, Any]) -> tuple[dict[str, Any], Any, A
         else:
             opts[key] = _int(v, f"solve['{key}']", 1)
     if kw:
-        raise TypeError(f"unknown option(s): {', '.join(sorted(kw))}")
+        raise WpartTypeError(f"unknown option(s): {', '.join(sorted(kw))}")
     return opts, kinds, min_block, cap
 
 

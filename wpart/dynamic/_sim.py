@@ -21,6 +21,7 @@ Examples
 """
 
 from __future__ import annotations
+from .._errors import WpartNotImplementedError, WpartTypeError, WpartValueError
 
 import json
 import math
@@ -79,9 +80,9 @@ def _pos(v: Any, name: str, *, zero: bool = False) -> float:
     try:
         f = float(v)
     except (TypeError, ValueError):
-        raise TypeError(f"`{name}` must be a number, got {type(v).__name__}") from None
+        raise WpartTypeError(f"`{name}` must be a number, got {type(v).__name__}") from None
     if not math.isfinite(f) or f < 0 or (f == 0 and not zero):
-        raise ValueError(f"`{name}` must be finite and {'>= 0' if zero else '> 0'}, got {v!r}")
+        raise WpartValueError(f"`{name}` must be finite and {'>= 0' if zero else '> 0'}, got {v!r}")
     return f
 
 
@@ -93,7 +94,7 @@ class _Curve:
     mem_gamma: float
 
     def _fill(self, row: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        raise NotImplementedError
+        raise WpartNotImplementedError
 
     def _row(self) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
         row = np.zeros(_NCOLS)
@@ -178,9 +179,9 @@ class BasisCurve(_Curve):
         row[_C_BC0] = float(self.c0)
         for k, v in dict(self.coef).items():
             if k not in BASIS_NAMES:
-                raise ValueError(f"`coef` key {k!r} is not a basis function; use one of {BASIS_NAMES}")
+                raise WpartValueError(f"`coef` key {k!r} is not a basis function; use one of {BASIS_NAMES}")
             if not math.isfinite(float(v)):
-                raise ValueError(f"`coef[{k!r}]` must be finite")
+                raise WpartValueError(f"`coef[{k!r}]` must be finite")
             row[_C_BCOEF + BASIS_NAMES.index(k)] = float(v)
         return _EMPTY, _EMPTY
 
@@ -202,11 +203,11 @@ class Table(_Curve):
         x = np.array(self.x, dtype=float).ravel()
         t = np.array(self.t, dtype=float).ravel()
         if x.size < 1 or x.size != t.size:
-            raise ValueError("`x` and `t` must be non-empty and of equal length")
+            raise WpartValueError("`x` and `t` must be non-empty and of equal length")
         if not (np.all(np.isfinite(x)) and np.all(np.isfinite(t)) and np.all(x >= 0) and np.all(t >= 0)):
-            raise ValueError("table `x` and `t` must be finite and >= 0")
+            raise WpartValueError("table `x` and `t` must be finite and >= 0")
         if np.any(np.diff(x) <= 0):
-            raise ValueError("table `x` must increase strictly")
+            raise WpartValueError("table `x` must increase strictly")
         row[_C_CURVE] = 4
         return x, t
 
@@ -251,20 +252,20 @@ class Device:
         try:
             hops = tuple((float(lat), float(bw)) for lat, bw in self.hops)
         except (TypeError, ValueError):
-            raise TypeError("`hops` must be a sequence of (lat, bw) pairs") from None
+            raise WpartTypeError("`hops` must be a sequence of (lat, bw) pairs") from None
         object.__setattr__(self, "hops", hops)
 
     def _row(self, index: int) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
         if self.kind not in PU_KINDS:
-            raise ValueError(f"`kind` must be one of {PU_KINDS}, got {self.kind!r}")
+            raise WpartValueError(f"`kind` must be one of {PU_KINDS}, got {self.kind!r}")
         if not isinstance(self.curve, _Curve):
-            raise TypeError(f"`curve` must be a wpart.dynamic curve, got {type(self.curve).__name__}")
+            raise WpartTypeError(f"`curve` must be a wpart.dynamic curve, got {type(self.curve).__name__}")
         row, tx, tt = self.curve._row()
         row[_C_KIND] = PU_KINDS.index(self.kind)
         row[_C_MACHINE] = self.machine if isinstance(self.machine, (int, np.integer)) else index
         hops = list(self.hops)
         if len(hops) > _MAX_HOPS:
-            raise ValueError(f"`hops` holds at most {_MAX_HOPS} hops, got {len(hops)}")
+            raise WpartValueError(f"`hops` holds at most {_MAX_HOPS} hops, got {len(hops)}")
         row[_C_NHOPS] = len(hops)
         for h, hop in enumerate(hops):
             lat, bw = hop
@@ -277,7 +278,7 @@ class Device:
         row[_C_SIGMAX] = _pos(self.sigma_xfer, "sigma_xfer", zero=True)
         p_out = _pos(self.p_out, "p_out", zero=True)
         if p_out > 1:
-            raise ValueError(f"`p_out` must be in [0, 1], got {self.p_out!r}")
+            raise WpartValueError(f"`p_out` must be in [0, 1], got {self.p_out!r}")
         row[_C_POUT], row[_C_FOUT] = p_out, _pos(self.f_out, "f_out")
         return row, tx, tt
 
@@ -316,10 +317,10 @@ class Platform:
     def __post_init__(self) -> None:
         devs = tuple(self.devices)
         if not devs:
-            raise ValueError("`devices` must hold at least one Device")
+            raise WpartValueError("`devices` must hold at least one Device")
         for i, d in enumerate(devs):
             if not isinstance(d, Device):
-                raise TypeError(f"`devices[{i}]` must be a Device, got {type(d).__name__}")
+                raise WpartTypeError(f"`devices[{i}]` must be a Device, got {type(d).__name__}")
         rows, txs, tts, off = [], [], [], [0]
         for i, d in enumerate(devs):
             r, tx, tt = d._row(i)
@@ -330,11 +331,11 @@ class Platform:
         fl = np.array([tuple(map(float, f)) for f in self.fluctuations], dtype=float).reshape(-1, 4)
         for i, (t0, t1, pu, fac) in enumerate(fl):
             if not (math.isfinite(t0) and t1 > t0 and 0 <= pu < len(devs) and pu == int(pu) and fac > 0 and math.isfinite(fac)):
-                raise ValueError(f"`fluctuations[{i}]` must be (t_start < t_end, pu in range, factor > 0)")
+                raise WpartValueError(f"`fluctuations[{i}]` must be (t_start < t_end, pu in range, factor > 0)")
         oo = np.array([tuple(map(float, f)) for f in self.onoff], dtype=float).reshape(-1, 4)
         for i, (pu, mon, moff, fb) in enumerate(oo):
             if not (0 <= pu < len(devs) and pu == int(pu) and mon > 0 and moff > 0 and fb > 0 and math.isfinite(mon + moff + fb)):
-                raise ValueError(f"`onoff[{i}]` must be (pu in range, mu_on > 0, mu_off > 0, f_busy > 0)")
+                raise WpartValueError(f"`onoff[{i}]` must be (pu in range, mu_on > 0, mu_off > 0, f_busy > 0)")
         packed = (
             np.ascontiguousarray(np.array(rows)),
             np.ascontiguousarray(np.concatenate(txs)),
@@ -389,14 +390,14 @@ class Platform:
                 devs.append(Device(d["kind"], i, curve, sigma=sg, sigma_xfer=0.0, name=f"{d['kind']}{i}"))
             return cls(devs, name=name, total=int(sc["total"]), stand_in=True)
         if name not in ("machines", "paper5", "adapt2"):
-            raise ValueError(f"`name` must be one of ('machines', 'paper5', 'adapt2', 'hetero3', 'linear4'), got {name!r}")
+            raise WpartValueError(f"`name` must be one of ('machines', 'paper5', 'adapt2', 'hetero3', 'linear4'), got {name!r}")
         if name == "adapt2":
             machines, app = scen["adapt2"]["machines"], scen["adapt2"]["app"]
         if app not in data["personas"]:
-            raise ValueError(f"`app` must be one of {tuple(data['personas'])}, got {app!r}")
+            raise WpartValueError(f"`app` must be one of {tuple(data['personas'])}, got {app!r}")
         letters = str(machines).upper()
         if not letters or any(m not in data["machines"] for m in letters) or len(set(letters)) != len(letters):
-            raise ValueError(f"`machines` must be distinct letters among {''.join(data['machines'])}, got {machines!r}")
+            raise WpartValueError(f"`machines` must be distinct letters among {''.join(data['machines'])}, got {machines!r}")
         per = data["personas"][app]
         devs, gpu_a = [], None
         for mi, m in enumerate(letters):
@@ -419,7 +420,7 @@ class Platform:
         if name == "adapt2":
             sd = scen["adapt2"]["slowdown"]
             if case not in sd["cases"]:
-                raise ValueError(f"`case` must be one of {tuple(sd['cases'])}, got {case!r}")
+                raise WpartValueError(f"`case` must be one of {tuple(sd['cases'])}, got {case!r}")
             fl.append((sd["t_start"], math.inf, gpu_a, sd["cases"][case]))
             total = scen["adapt2"]["total"]
         return cls(devs, fl, name=label, total=int(total), stand_in=True)
@@ -442,10 +443,10 @@ class Platform:
         ``"total"``, ``"comp"`` or ``"xfer"``. No slowdown is applied.
         """
         if not (0 <= int(p) < self.n_pu):
-            raise ValueError(f"`p` must be in [0, {self.n_pu}), got {p}")
+            raise WpartValueError(f"`p` must be in [0, {self.n_pu}), got {p}")
         parts = ("total", "comp", "xfer")
         if part not in parts:
-            raise ValueError(f"`part` must be one of {parts}, got {part!r}")
+            raise WpartValueError(f"`part` must be one of {parts}, got {part!r}")
         dev, tx, tt, off = self._packed[:4]
         return _core.dynamic_device_time(dev, tx, tt, off, int(p), np.asarray(x, dtype=float), int(bool(first)), parts.index(part))
 
@@ -458,9 +459,9 @@ class Platform:
         gets the simulator's devices, noise streams and load timeline from it.
         """
         if not (0 <= int(p) < self.n_pu):
-            raise ValueError(f"`p` must be in [0, {self.n_pu}), got {p}")
+            raise WpartValueError(f"`p` must be in [0, {self.n_pu}), got {p}")
         if int(x) < 0 or int(j) < 0 or not 0 <= int(seed) < 2**64 or not math.isfinite(float(t)):
-            raise ValueError("`x` and `j` must be >= 0, `seed` in [0, 2**64) and `t` finite")
+            raise WpartValueError("`x` and `j` must be >= 0, `seed` in [0, 2**64) and `t` finite")
         dev, tx, tt, off, fl, _ = self._packed
         return _core.dynamic_device_block(dev, tx, tt, off, fl, int(p), int(seed), int(j), int(x), float(t))
 

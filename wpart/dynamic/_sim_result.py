@@ -4,6 +4,7 @@ Import these from :mod:`wpart.dynamic`.
 """
 
 from __future__ import annotations
+from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -142,7 +143,7 @@ def _balancer_c(balancer: Any) -> Any:
         return balancer._c
     if isinstance(balancer, _core.Balancer):
         return balancer
-    raise TypeError(f"`balancer` must be a wpart.dynamic balancer, got {type(balancer).__name__}")
+    raise WpartTypeError(f"`balancer` must be a wpart.dynamic balancer, got {type(balancer).__name__}")
 
 
 def _series(c: Any, n: int) -> NDArray[Any]:
@@ -205,29 +206,29 @@ def simulate(
         A broken invariant: coverage (P1) or a stalled balancer.
     """
     if not isinstance(platform, Platform):
-        raise TypeError(f"`platform` must be a Platform, got {type(platform).__name__}")
+        raise WpartTypeError(f"`platform` must be a Platform, got {type(platform).__name__}")
     c = _balancer_c(balancer)
     if int(c.n_pu) != platform.n_pu:
-        raise ValueError(f"`balancer` has n_pu = {c.n_pu} but the platform has {platform.n_pu} PUs")
+        raise WpartValueError(f"`balancer` has n_pu = {c.n_pu} but the platform has {platform.n_pu} PUs")
     if not isinstance(eval_cost_mode, str) or eval_cost_mode not in _EVAL_MODES:
-        raise ValueError(f"`eval_cost_mode` must be one of {_EVAL_MODES}, got {eval_cost_mode!r}")
+        raise WpartValueError(f"`eval_cost_mode` must be one of {_EVAL_MODES}, got {eval_cost_mode!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**64:
-        raise ValueError(f"`seed` must be an integer in [0, 2**64), got {seed!r}")
+        raise WpartValueError(f"`seed` must be an integer in [0, 2**64), got {seed!r}")
     try:
         a, b = (float(v) for v in eval_model)
     except (TypeError, ValueError):
-        raise ValueError(f"`eval_model` must be a pair (a, b) of numbers, got {eval_model!r}") from None
+        raise WpartValueError(f"`eval_model` must be a pair (a, b) of numbers, got {eval_model!r}") from None
     if isinstance(max_events, bool) or not isinstance(max_events, (int, np.integer)) or max_events < 0:
-        raise ValueError(f"`max_events` must be an integer >= 0, got {max_events!r}")
+        raise WpartValueError(f"`max_events` must be an integer >= 0, got {max_events!r}")
     if max_events > 2**63 - 1:
-        raise OverflowError(f"`max_events` must fit in int64, got {max_events}")
+        raise WpartOverflowError(f"`max_events` must fit in int64, got {max_events}")
     for nm, v in (("eval_cost", eval_cost), ("dispatch_overhead", dispatch_overhead), ("eval_scale", eval_scale), ("eval_model", a), ("eval_model", b)):
         if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
-            raise TypeError(f"`{nm}` must be a number, got {type(v).__name__}")
+            raise WpartTypeError(f"`{nm}` must be a number, got {type(v).__name__}")
         if not (np.isfinite(float(v)) and float(v) >= 0):
-            raise ValueError(f"`{nm}` must be finite and >= 0, got {v!r}")
+            raise WpartValueError(f"`{nm}` must be finite and >= 0, got {v!r}")
     if not isinstance(trace, (bool, np.bool_, int)):
-        raise TypeError(f"`trace` must be a bool, got {type(trace).__name__}")
+        raise WpartTypeError(f"`trace` must be a bool, got {type(trace).__name__}")
     dev, tx, tt, off, fl, oo = platform._packed
     W = int(c.total)
     with progress_hook(progress, total=W, desc=f"simulate {c.name}") as hook:
@@ -294,10 +295,10 @@ def compare(
         ``n_evals, n_barriers, n_blocks, eval_time, speedup`` (vs the best single PU).
     """
     if not isinstance(algos, Mapping) or not algos:
-        raise ValueError("`algos` must be a non-empty dict of name -> Balancer or callable")
+        raise WpartValueError("`algos` must be a non-empty dict of name -> Balancer or callable")
     for k, v in algos.items():
         if not (isinstance(v, Balancer) or callable(v)):
-            raise TypeError(f"`algos[{k!r}]` must be a Balancer or a callable returning one")
+            raise WpartTypeError(f"`algos[{k!r}]` must be a Balancer or a callable returning one")
     seeds = [int(s) for s in seeds]
     simulate_kw.setdefault("trace", False)
     rows = []

@@ -14,6 +14,7 @@ after a completed run (a job in which a rank failed ends through ``MPI_Abort`` w
 """
 
 from __future__ import annotations
+from .._errors import WpartValueError
 
 import argparse
 import json
@@ -44,7 +45,7 @@ def make_balancer(name: str, n_pu: int, total: int, *, chunk: int = 1024) -> Any
         return HDSS(n_pu, total, x_init=chunk)
     if name == "static":
         return StaticEqual(n_pu, total)
-    raise ValueError(f"`balancer` must be one of {BALANCERS}, got {name!r}")
+    raise WpartValueError(f"`balancer` must be one of {BALANCERS}, got {name!r}")
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -28,6 +28,7 @@ family into the overall summary line and writes all rows to ``verdicts.json``.
 """
 
 from __future__ import annotations
+from .._errors import WpartTypeError, WpartValueError
 
 import math
 from collections.abc import Iterable, Sequence
@@ -89,11 +90,11 @@ class Verdict:
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
-            raise ValueError(f"`verdict` must be one of {VERDICTS}, got {self.verdict!r}")
+            raise WpartValueError(f"`verdict` must be one of {VERDICTS}, got {self.verdict!r}")
         if self.verdict == MATCH and not self.tolerance:
-            raise ValueError("a MATCH verdict needs the `tolerance` it was judged by")
+            raise WpartValueError("a MATCH verdict needs the `tolerance` it was judged by")
         if self.verdict != MATCH and not self.reason:
-            raise ValueError(f"a {self.verdict} verdict needs a `reason`")
+            raise WpartValueError(f"a {self.verdict} verdict needs a `reason`")
 
     def to_dict(self) -> dict[str, str]:
         """Plain dict of the fields."""
@@ -193,7 +194,7 @@ class Verdicts:
         """Append rows."""
         for r in rows:
             if not isinstance(r, Verdict):
-                raise TypeError(f"expected a Verdict, got {type(r).__name__}")
+                raise WpartTypeError(f"expected a Verdict, got {type(r).__name__}")
             self.rows.append(r)
 
     def counts(self) -> dict[str, int]:

@@ -17,6 +17,7 @@ and times Nicol, bisection and the DP against ``n`` for the figure.
 """
 
 from __future__ import annotations
+from .._errors import WpartValueError
 
 import platform
 import time
@@ -118,7 +119,7 @@ def _random_chain(rng: np.random.Generator, kind: str, n: int) -> np.ndarray:
         return a
     if kind == "constant":
         return np.full(n, int(rng.integers(0, 10)), dtype=np.int64)
-    raise ValueError(kind)
+    raise WpartValueError(kind)
 
 
 _KINDS = ("uniform", "heavy", "sparse", "constant")

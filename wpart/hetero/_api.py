@@ -1,6 +1,7 @@
 """The solver entry points of :mod:`wpart.hetero` (re-exported there; see its docstring)."""
 
 from __future__ import annotations
+from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
 
 import math
 import time as _time
@@ -24,7 +25,7 @@ def _real(v: Any, name: str) -> float:
     """A real scalar (not bool, not a string or array): TypeError naming `name` otherwise."""
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer,
                                                             np.floating)):
-        raise TypeError(f"`{name}` must be a real number, got {type(v).__name__}")
+        raise WpartTypeError(f"`{name}` must be a real number, got {type(v).__name__}")
     return float(v)
 
 
@@ -32,7 +33,7 @@ def _limit(v: Any, name: str) -> int:
     """A positive count bounded by int64 (the core's size type)."""
     k = as_int(v, name, minimum=1)
     if k > 2**63 - 1:
-        raise OverflowError(f"`{name}` must fit in int64, got {k}")
+        raise WpartOverflowError(f"`{name}` must fit in int64, got {k}")
     return k
 
 
@@ -41,7 +42,7 @@ def _time_limit(tl: float | None) -> float:
         return 0.0
     tl = _real(tl, "time_limit")
     if not tl > 0:
-        raise ValueError(f"`time_limit` must be > 0 seconds, got {tl}")
+        raise WpartValueError(f"`time_limit` must be > 0 seconds, got {tl}")
     return tl
 
 
@@ -200,16 +201,16 @@ def pareto_front(
     obj = choice(energy, "energy", ("dynamic", "total"))
     eps = math.nan if energy_threshold is None else _real(energy_threshold, "energy_threshold")
     if energy_threshold is not None and not eps >= 0:
-        raise ValueError(f"`energy_threshold` must be >= 0, got {energy_threshold}")
+        raise WpartValueError(f"`energy_threshold` must be >= 0, got {energy_threshold}")
     ps_w = 0.0
     if obj == "total":
         if static_power is None:
-            raise ValueError("`static_power` (W) is required for energy='total'")
+            raise WpartValueError("`static_power` (W) is required for energy='total'")
         ps_w = _real(static_power, "static_power")
         if not (math.isfinite(ps_w) and ps_w >= 0):
-            raise ValueError(f"`static_power` must be finite and >= 0, got {static_power}")
+            raise WpartValueError(f"`static_power` must be finite and >= 0, got {static_power}")
     elif static_power is not None:
-        raise ValueError("`static_power` is only used with energy='total'")
+        raise WpartValueError("`static_power` is only used with energy='total'")
     tl = _time_limit(time_limit)
     mg = _limit(max_grid, "max_grid")
     t0 = _time.perf_counter()
@@ -236,10 +237,10 @@ def total_energy_front(front: ParetoFront, static_power: float) -> ParetoFront:
     dynamic-energy front (paper Prop. 10.10).
     """
     if not isinstance(front, ParetoFront) or front.objective != "dynamic":
-        raise TypeError("`front` must be a dynamic-energy ParetoFront")
+        raise WpartTypeError("`front` must be a dynamic-energy ParetoFront")
     ps_w = _real(static_power, "static_power")
     if not (math.isfinite(ps_w) and ps_w >= 0):
-        raise ValueError(f"`static_power` must be finite and >= 0, got {static_power}")
+        raise WpartValueError(f"`static_power` must be finite and >= 0, got {static_power}")
     e, d, t, x = _core.hetero_total_energy(front.dynamic_energy, front.time, front.dist, ps_w)
     return ParetoFront(t, e, d, x, front.n, "total", ps_w, front.balanced, front.method,
                        dict(front.stats))

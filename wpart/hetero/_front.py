@@ -1,6 +1,7 @@
 """Result objects of wpart.hetero: one distribution, and a time-energy Pareto front."""
 
 from __future__ import annotations
+from .._errors import WpartValueError
 
 from dataclasses import dataclass, field
 from typing import Any
@@ -65,7 +66,7 @@ def classify(dist: ArrayLike, balanced: ArrayLike) -> str:
     d = np.asarray(dist)
     b = np.asarray(balanced)
     if d.shape != b.shape:
-        raise ValueError(f"`dist` and `balanced` must have the same shape, got {d.shape} and "
+        raise WpartValueError(f"`dist` and `balanced` must have the same shape, got {d.shape} and "
                          f"{b.shape}")
     if np.array_equal(d, b):
         return "balanced"
@@ -164,7 +165,7 @@ class ParetoFront:
 
     def _need(self) -> None:
         if self.empty:
-            raise ValueError(f"the front is empty: no distribution of n = {self.n} exists")
+            raise WpartValueError(f"the front is empty: no distribution of n = {self.n} exists")
 
     def fastest(self) -> Distribution:
         """The time-optimal endpoint (least time; least energy among those)."""
@@ -180,7 +181,7 @@ class ParetoFront:
         """The least-energy point whose time is within `pct` % of the fastest time."""
         self._need()
         if not pct >= 0:
-            raise ValueError(f"`pct` must be >= 0, got {pct}")
+            raise WpartValueError(f"`pct` must be >= 0, got {pct}")
         budget = self.time[-1] * (1.0 + pct / 100.0)
         k = int(np.flatnonzero(self.time <= budget)[0])
         return self.point(k)
@@ -189,7 +190,7 @@ class ParetoFront:
         """The fastest point whose energy is within `pct` % of the least energy."""
         self._need()
         if not pct >= 0:
-            raise ValueError(f"`pct` must be >= 0, got {pct}")
+            raise WpartValueError(f"`pct` must be >= 0, got {pct}")
         budget = self.energy[0] * (1.0 + pct / 100.0)
         k = int(np.flatnonzero(self.energy <= budget)[-1])
         return self.point(k)
@@ -233,7 +234,7 @@ class ParetoFront:
         self._need()
         b = balanced if balanced is not None else self.balanced
         if b is None:
-            raise ValueError("no load-balanced distribution: pass `balanced` or compute the "
+            raise WpartValueError("no load-balanced distribution: pass `balanced` or compute the "
                              "front with balanced=True")
         eb = b.energy + (self.static_power * b.time if self.objective == "total" else 0.0)
         t_opt, e_opt = float(self.time[-1]), float(self.energy[0])
@@ -253,7 +254,7 @@ class ParetoFront:
         load imbalance ratio ``LIR = time / balanced time`` (spec 8 item 15)."""
         b = balanced if balanced is not None else self.balanced
         if b is None:
-            raise ValueError("no load-balanced distribution: pass `balanced` or compute the "
+            raise WpartValueError("no load-balanced distribution: pass `balanced` or compute the "
                              "front with balanced=True")
         return [{"class": classify(self.dist[k], b.dist),
                  "lir": float(self.time[k] / b.time) if b.time > 0 else float("nan")}

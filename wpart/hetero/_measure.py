@@ -3,6 +3,7 @@ read energy from Linux RAPL (powercap) or from user-supplied power readings, sub
 power, and check the additivity of dynamic energy."""
 
 from __future__ import annotations
+from .._errors import WpartRuntimeError, WpartTypeError, WpartValueError
 
 import math
 import os
@@ -99,15 +100,15 @@ def mean_until_precise(
         ``converged`` (bool), ``elapsed`` (the largest summed time) and ``samples``.
     """
     if int(min_reps) < 1 or int(max_reps) < int(min_reps):
-        raise ValueError(f"need 1 <= min_reps <= max_reps, got {min_reps}, {max_reps}")
+        raise WpartValueError(f"need 1 <= min_reps <= max_reps, got {min_reps}, {max_reps}")
     if not (0 < cl < 1):
-        raise ValueError(f"`cl` must be in (0, 1), got {cl}")
+        raise WpartValueError(f"`cl` must be in (0, 1), got {cl}")
     if not eps > 0:
-        raise ValueError(f"`eps` must be > 0, got {eps}")
+        raise WpartValueError(f"`eps` must be > 0, got {eps}")
     if quantile not in ("two_sided", "paper"):
-        raise ValueError(f"`quantile` must be 'two_sided' or 'paper', got {quantile!r}")
+        raise WpartValueError(f"`quantile` must be 'two_sided' or 'paper', got {quantile!r}")
     if first_check not in ("min_reps", "paper"):
-        raise ValueError(f"`first_check` must be 'min_reps' or 'paper', got {first_check!r}")
+        raise WpartValueError(f"`first_check` must be 'min_reps' or 'paper', got {first_check!r}")
     samples: dict[str, list[float]] = {}
     converged = False
     prec: dict[str, float] = {}
@@ -120,7 +121,7 @@ def mean_until_precise(
         for k, v in r.items():
             v = float(v)
             if not math.isfinite(v):
-                raise ValueError(f"`execute` returned a non-finite {k} = {v}")
+                raise WpartValueError(f"`execute` returned a non-finite {k} = {v}")
             samples.setdefault(k, []).append(v)
         reps += 1
         tk = [k for k in samples if k != "energy"] if time_keys is None else list(time_keys)
@@ -191,7 +192,7 @@ class RaplMeter:
             self.zones.append(z)
             self.ranges.append(rng)
         if not self.zones:
-            raise RuntimeError(f"no readable RAPL zone under {self.root} (powercap counters are "
+            raise WpartRuntimeError(f"no readable RAPL zone under {self.root} (powercap counters are "
                                "often readable by root only); pass power readings with "
                                "CallbackMeter instead")
         self.names = [self._name(z) for z in self.zones]
@@ -238,7 +239,7 @@ class RaplMeter:
         e1 = self.read()
         dt = time.perf_counter() - self._t0
         if self._e0 is None:
-            raise RuntimeError("RaplMeter.stop() called before start()")
+            raise WpartRuntimeError("RaplMeter.stop() called before start()")
         tot = 0
         for a, b, r in zip(self._e0, e1, self.ranges):
             d = b - a
@@ -271,7 +272,7 @@ class NvmlMeter:
         try:
             import pynvml
         except ImportError:
-            raise RuntimeError("NvmlMeter needs pynvml (pip install nvidia-ml-py)") from None
+            raise WpartRuntimeError("NvmlMeter needs pynvml (pip install nvidia-ml-py)") from None
         self._nvml = pynvml
         pynvml.nvmlInit()
         self.handle = pynvml.nvmlDeviceGetHandleByIndex(int(index))
@@ -289,7 +290,7 @@ class NvmlMeter:
         e1 = int(self._nvml.nvmlDeviceGetTotalEnergyConsumption(self.handle))
         dt = time.perf_counter() - self._t0
         if self._e0 is None:
-            raise RuntimeError("NvmlMeter.stop() called before start()")
+            raise WpartRuntimeError("NvmlMeter.stop() called before start()")
         d, self._e0 = e1 - self._e0, None
         return d * 1e-3, dt
 
@@ -302,11 +303,11 @@ def energy_from_samples(timestamps: ArrayLike, watts: ArrayLike) -> float:
     t = np.asarray(timestamps, dtype=np.float64)
     w = np.asarray(watts, dtype=np.float64)
     if t.shape != w.shape or t.ndim != 1:
-        raise ValueError("`timestamps` and `watts` must be 1-D arrays of the same length")
+        raise WpartValueError("`timestamps` and `watts` must be 1-D arrays of the same length")
     if t.size < 2:
         return 0.0
     if np.any(np.diff(t) < 0):
-        raise ValueError("`timestamps` must be non-decreasing")
+        raise WpartValueError("`timestamps` must be non-decreasing")
     return float(np.sum((w[1:] + w[:-1]) * np.diff(t)) / 2.0)
 
 
@@ -320,9 +321,9 @@ class CallbackMeter:
 
     def __init__(self, read_power: Callable[[], float], hz: float = 10.0) -> None:
         if not callable(read_power):
-            raise TypeError("`read_power` must be callable")
+            raise WpartTypeError("`read_power` must be callable")
         if not hz > 0:
-            raise ValueError(f"`hz` must be > 0, got {hz}")
+            raise WpartValueError(f"`hz` must be > 0, got {hz}")
         self.read_power = read_power
         self.hz = float(hz)
         self._ts: list[float] = []
@@ -390,10 +391,10 @@ def additivity_report(parallel: ArrayLike, individual: Sequence[ArrayLike]) -> d
     par = np.asarray(parallel, dtype=np.float64)
     ind = [np.asarray(a, dtype=np.float64) for a in individual]
     if par.ndim != 1 or any(a.shape != par.shape for a in ind) or not ind:
-        raise ValueError("`parallel` and every array of `individual` must be 1-D, same length")
+        raise WpartValueError("`parallel` and every array of `individual` must be 1-D, same length")
     comb = np.sum(ind, axis=0)
     if np.any(comb <= 0):
-        raise ValueError("combined (summed individual) energies must be > 0")
+        raise WpartValueError("combined (summed individual) energies must be > 0")
     pct = (par - comb) / comb * 100.0
     a = np.abs(pct)
     return {"pct": pct, "combined": comb, "min": float(a.min()), "max": float(a.max()),
@@ -501,16 +502,16 @@ def measure(
         :meth:`Profile.from_file`.
     """
     if not callable(kernel):
-        raise TypeError("`kernel` must be callable")
+        raise WpartTypeError("`kernel` must be callable")
     s = np.asarray(sizes)
     if s.ndim != 1 or s.size == 0 or s.dtype.kind not in "iu":
-        raise ValueError(f"`sizes` must be a non-empty 1-D array of integers, got {sizes!r}")
+        raise WpartValueError(f"`sizes` must be a non-empty 1-D array of integers, got {sizes!r}")
     if np.any(s <= 0) or np.unique(s).size != s.size:
-        raise ValueError("`sizes` must be > 0 and distinct")
+        raise WpartValueError("`sizes` must be > 0 and distinct")
     if not (math.isfinite(static_power) and static_power >= 0):
-        raise ValueError(f"`static_power` must be finite and >= 0, got {static_power}")
+        raise WpartValueError(f"`static_power` must be finite and >= 0, got {static_power}")
     if meter is not None and not (hasattr(meter, "start") and hasattr(meter, "stop")):
-        raise TypeError("`meter` must have start() and stop() -> (joules, seconds)")
+        raise WpartTypeError("`meter` must have start() and stop() -> (joules, seconds)")
     prep = setup if setup is not None else getattr(kernel, "setup", None)
     label = name or getattr(kernel, "__name__", type(kernel).__name__)
     order = np.sort(s.astype(np.int64))
@@ -572,12 +573,12 @@ class SyntheticMeter:
 
         self.profiles = as_profiles(profiles)
         if not (math.isfinite(static_power) and static_power >= 0):
-            raise ValueError(f"`static_power` must be finite and >= 0, got {static_power}")
+            raise WpartValueError(f"`static_power` must be finite and >= 0, got {static_power}")
         if not noise >= 0:
-            raise ValueError(f"`noise` must be >= 0, got {noise}")
+            raise WpartValueError(f"`noise` must be >= 0, got {noise}")
         lo, hi = additivity_excess
         if not 0 <= lo <= hi:
-            raise ValueError(f"`additivity_excess` must satisfy 0 <= lo <= hi, got {lo}, {hi}")
+            raise WpartValueError(f"`additivity_excess` must satisfy 0 <= lo <= hi, got {lo}, {hi}")
         self.static_power = float(static_power)
         self.noise = float(noise)
         self.excess = (float(lo), float(hi))
@@ -595,13 +596,13 @@ class SyntheticMeter:
         """One parallel run: ``{"t_<name>": time, ..., "energy": total J, "duration": s}``."""
         d = np.asarray(dist, dtype=np.int64)
         if d.shape != (self.profiles.p,):
-            raise ValueError(f"`dist` must have length {self.profiles.p}")
+            raise WpartValueError(f"`dist` must have length {self.profiles.p}")
         out: dict[str, float] = {}
         T, E = 0.0, 0.0
         for nm, pr, x in zip(self.profiles.names, self.profiles, d.tolist()):
             v = pr.lookup(x)
             if v is None:
-                raise ValueError(f"`dist`: {x} is not a measured size of {nm}")
+                raise WpartValueError(f"`dist`: {x} is not a measured size of {nm}")
             t, e = v[0] * self._jitter(), v[1] * self._jitter()
             out[f"t_{nm}"] = t
             T, E = max(T, t), E + e
@@ -655,12 +656,12 @@ def additivity_check(
     """
     ks = list(kernels)
     if not ks or not all(callable(k) for k in ks):
-        raise TypeError("`kernels` must be a non-empty sequence of callables")
+        raise WpartTypeError("`kernels` must be a non-empty sequence of callables")
     s = np.asarray(sizes)
     if s.ndim != 1 or s.size == 0 or s.dtype.kind not in "iu" or np.any(s <= 0):
-        raise ValueError("`sizes` must be a non-empty 1-D array of positive integers")
+        raise WpartValueError("`sizes` must be a non-empty 1-D array of positive integers")
     if not (hasattr(meter, "start") and hasattr(meter, "stop")):
-        raise TypeError("`meter` must have start() and stop() -> (joules, seconds)")
+        raise WpartTypeError("`meter` must have start() and stop() -> (joules, seconds)")
 
     def metered(fn: Callable[[], None]) -> dict:
         meter.start()

@@ -1,6 +1,7 @@
 """The GLPK epsilon-constraint cross-check of the hetero family (spec 000 section 2.11)."""
 
 from __future__ import annotations
+from .._errors import WpartTypeError, WpartValueError
 
 import time
 
@@ -30,11 +31,11 @@ def milp_front(ps: ProfileSet, n: int, *, time_limit: float | None = None) -> Pa
     """
     if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(
             time_limit, (int, float, np.integer, np.floating))):
-        raise TypeError(f"`time_limit` must be a number of seconds or None, got "
+        raise WpartTypeError(f"`time_limit` must be a number of seconds or None, got "
                         f"{type(time_limit).__name__}")
     tl = 0.0 if time_limit is None else float(time_limit)
     if time_limit is not None and not tl > 0:
-        raise ValueError(f"`time_limit` must be > 0 seconds, got {time_limit}")
+        raise WpartValueError(f"`time_limit` must be > 0 seconds, got {time_limit}")
     t0 = time.perf_counter()
     e, d, t, x = _core.hetero_milp_front(int(n), *ps.csr(), tl)
     return ParetoFront(t, e, d, x, int(n), "dynamic", 0.0, None, "milp",

@@ -1,6 +1,7 @@
 """Discrete time / dynamic-energy profiles of heterogeneous processors (spec 000 section 1)."""
 
 from __future__ import annotations
+from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
 
 import csv
 import io
@@ -21,26 +22,26 @@ def _as_1d(x: Any, name: str, kind: str) -> NDArray:
     try:
         a = np.asarray(x)
     except Exception as exc:  # noqa: BLE001 -- ragged input and the like
-        raise ValueError(f"`{name}` must be a 1-D array: {exc}") from None
+        raise WpartValueError(f"`{name}` must be a 1-D array: {exc}") from None
     if a.dtype == object or a.dtype.kind not in "biuf":
-        raise TypeError(f"`{name}` must be numeric, got dtype {a.dtype}")
+        raise WpartTypeError(f"`{name}` must be numeric, got dtype {a.dtype}")
     if a.ndim != 1:
-        raise ValueError(f"`{name}` must be 1-D, got shape {a.shape}")
+        raise WpartValueError(f"`{name}` must be 1-D, got shape {a.shape}")
     if kind == "int":
         if a.dtype.kind == "b":
-            raise TypeError(f"`{name}` must be integer sizes, got bool")
+            raise WpartTypeError(f"`{name}` must be integer sizes, got bool")
         if a.dtype.kind == "f":
             if not np.all(np.isfinite(a)):
                 i = int(np.flatnonzero(~np.isfinite(a))[0])
-                raise ValueError(f"`{name}` contains {a[i]} at index {i}")
+                raise WpartValueError(f"`{name}` contains {a[i]} at index {i}")
             if not np.all(a == np.round(a)):
                 i = int(np.flatnonzero(a != np.round(a))[0])
-                raise ValueError(f"`{name}` must hold integer sizes, got {a[i]} at index {i}")
+                raise WpartValueError(f"`{name}` must hold integer sizes, got {a[i]} at index {i}")
             if a.size and np.abs(a.astype(np.float64)).max() >= 2.0**62:
-                raise OverflowError(f"`{name}` has sizes too large for int64")
+                raise WpartOverflowError(f"`{name}` has sizes too large for int64")
         if a.dtype == np.uint64 and a.size and a.max() > np.iinfo(np.int64).max:
             i = int(np.argmax(a > np.iinfo(np.int64).max))
-            raise OverflowError(f"`{name}` has sizes too large for int64, got {int(a[i])} "
+            raise WpartOverflowError(f"`{name}` has sizes too large for int64, got {int(a[i])} "
                                 f"at index {i}")
         return np.array(a, dtype=np.int64)
     return np.array(a, dtype=np.float64)
@@ -52,7 +53,7 @@ def _read_text(p: Path, name: str) -> str:
     try:
         return p.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"`{name}`: {str(p)!r} is not a UTF-8 text file (byte {exc.start}: "
+        raise WpartValueError(f"`{name}`: {str(p)!r} is not a UTF-8 text file (byte {exc.start}: "
                          f"{exc.reason})") from None
 
 
@@ -129,7 +130,7 @@ class Profile:
         e = np.zeros(s.shape, np.float64) if energy is None else _as_1d(
             energy, f"{label}: energy", "float")
         if not (s.shape == t.shape == e.shape):
-            raise ValueError(f"{label}: sizes, time and energy must have the same length, got "
+            raise WpartValueError(f"{label}: sizes, time and energy must have the same length, got "
                              f"{s.size}, {t.size}, {e.size}")
         if sort and s.size:
             o = np.argsort(s, kind="stable")
@@ -137,31 +138,31 @@ class Profile:
         if s.size:
             if (s <= 0).any():
                 i = int(np.flatnonzero(s <= 0)[0])
-                raise ValueError(f"{label}: sizes must be > 0, got {s[i]} at index {i}")
+                raise WpartValueError(f"{label}: sizes must be > 0, got {s[i]} at index {i}")
             d = np.diff(s)
             if (d == 0).any():
                 i = int(np.flatnonzero(d == 0)[0]) + 1
-                raise ValueError(f"{label}: duplicate size {s[i]} at index {i}")
+                raise WpartValueError(f"{label}: duplicate size {s[i]} at index {i}")
             if (d < 0).any():
                 i = int(np.flatnonzero(d < 0)[0]) + 1
-                raise ValueError(f"{label}: sizes must be strictly increasing, {s[i]} at index "
+                raise WpartValueError(f"{label}: sizes must be strictly increasing, {s[i]} at index "
                                  f"{i} follows {s[i - 1]} (pass sort=True to sort them)")
         for arr, what in ((t, "time"), (e, "energy")):
             bad = ~np.isfinite(arr)
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
-                raise ValueError(f"{label}: {what} contains {arr[i]} at index {i} "
+                raise WpartValueError(f"{label}: {what} contains {arr[i]} at index {i} "
                                  f"(size {s[i]})")
         if (t < 0).any():
             i = int(np.flatnonzero(t < 0)[0])
-            raise ValueError(f"{label}: time must be >= 0, got {t[i]} at index {i} "
+            raise WpartValueError(f"{label}: time must be >= 0, got {t[i]} at index {i} "
                              f"(size {s[i]})")
         if (e < 0).any():
             if clamp_negative:
                 e = np.maximum(e, 0.0)
             else:
                 i = int(np.flatnonzero(e < 0)[0])
-                raise ValueError(f"{label}: energy must be >= 0, got {e[i]} at index {i} "
+                raise WpartValueError(f"{label}: energy must be >= 0, got {e[i]} at index {i} "
                                  f"(size {s[i]}); pass clamp_negative=True to clamp noise")
         return cls(s, t, e, str(name))
 
@@ -179,20 +180,20 @@ class Profile:
                 continue
             parts = line.replace(",", " ").split()
             if len(parts) not in (2, 3):
-                raise ValueError(f"profile {name!r}: line {lineno}: expected 'size time "
+                raise WpartValueError(f"profile {name!r}: line {lineno}: expected 'size time "
                                  f"[energy]', got {line!r}")
             try:
                 size = float(parts[0])
                 vals = [float(v) for v in parts[1:]]
             except ValueError:
-                raise ValueError(f"profile {name!r}: line {lineno}: not a number in "
+                raise WpartValueError(f"profile {name!r}: line {lineno}: not a number in "
                                  f"{line!r}") from None
             if rows and len(vals) != len(rows[0]) - 1:
-                raise ValueError(f"profile {name!r}: line {lineno}: {len(parts)} columns, "
+                raise WpartValueError(f"profile {name!r}: line {lineno}: {len(parts)} columns, "
                                  f"previous lines have {len(rows[0])}")
             rows.append([size, *vals])
         if not rows:
-            raise ValueError(f"profile {name!r}: no data points")
+            raise WpartValueError(f"profile {name!r}: no data points")
         a = np.array(rows, dtype=np.float64)
         return cls.from_arrays(a[:, 0], a[:, 1], a[:, 2] if a.shape[1] == 3 else None,
                                name=name, clamp_negative=clamp_negative, sort=True)
@@ -257,7 +258,7 @@ class ProfileSet:
 
     def __post_init__(self) -> None:
         if len(self.profiles) < 1:
-            raise ValueError("`profiles` must hold at least one processor")
+            raise WpartValueError("`profiles` must hold at least one processor")
 
     @property
     def p(self) -> int:
@@ -319,10 +320,10 @@ class ProfileSet:
             try:
                 parts = tuple(it)
             except TypeError:
-                raise TypeError(f"`profiles`: processor {i} must be a (sizes, times, energies) "
+                raise WpartTypeError(f"`profiles`: processor {i} must be a (sizes, times, energies) "
                                 f"tuple or a Profile, got {type(it).__name__}") from None
             if len(parts) not in (2, 3):
-                raise ValueError(f"`profiles`: processor {i} must be a (sizes, times, energies) "
+                raise WpartValueError(f"`profiles`: processor {i} must be a (sizes, times, energies) "
                                  f"tuple, got {len(parts)} items")
             out.append(Profile.from_arrays(*parts, name=nm, clamp_negative=clamp_negative))
         return cls(tuple(out))
@@ -346,7 +347,7 @@ class ProfileSet:
         fields = [f.strip().lower() for f in (reader.fieldnames or [])]
         need = {"processor", "size", "time"}
         if not need <= set(fields):
-            raise ValueError(f"CSV must have columns processor,size,time[,energy]; got {fields}")
+            raise WpartValueError(f"CSV must have columns processor,size,time[,energy]; got {fields}")
         data: dict[str, list[list[float]]] = {}
         for lineno, row in enumerate(reader, 2):
             row = {k.strip().lower(): v for k, v in row.items() if k is not None}
@@ -354,10 +355,10 @@ class ProfileSet:
                 vals = [float(row["size"]), float(row["time"]),
                         float(row["energy"]) if row.get("energy") not in (None, "") else 0.0]
             except (TypeError, ValueError):
-                raise ValueError(f"CSV line {lineno}: not a number in {row}") from None
+                raise WpartValueError(f"CSV line {lineno}: not a number in {row}") from None
             data.setdefault(str(row["processor"]).strip(), []).append(vals)
         if not data:
-            raise ValueError("CSV has no data rows")
+            raise WpartValueError("CSV has no data rows")
         profs = []
         for nm, rows in data.items():
             a = np.array(rows, dtype=np.float64)
@@ -383,7 +384,7 @@ class ProfileSet:
 
         d = np.asarray(dist)
         if d.dtype.kind not in "iu" or d.shape != (self.p,):
-            raise ValueError(f"`dist` must be {self.p} integers, got {d!r}")
+            raise WpartValueError(f"`dist` must be {self.p} integers, got {d!r}")
         return _core.hetero_eval(*self.csr(), np.ascontiguousarray(d, np.int64))
 
     def plot(self, ax: Any = None, *, what: str = "time") -> Any:
@@ -413,13 +414,13 @@ def as_profiles(profiles: Any, *, clamp_negative: bool = False) -> ProfileSet:
     if isinstance(profiles, Profile):
         return ProfileSet((profiles,))
     if isinstance(profiles, (str, bytes, os.PathLike)) or profiles is None:
-        raise TypeError("`profiles` must be a ProfileSet or a sequence of (sizes, times, "
+        raise WpartTypeError("`profiles` must be a ProfileSet or a sequence of (sizes, times, "
                         f"energies) tuples, got {type(profiles).__name__}")
     try:
         items = list(profiles)
     except TypeError:
-        raise TypeError("`profiles` must be a ProfileSet or a sequence of (sizes, times, "
+        raise WpartTypeError("`profiles` must be a ProfileSet or a sequence of (sizes, times, "
                         f"energies) tuples, got {type(profiles).__name__}") from None
     if not items:
-        raise ValueError("`profiles` must hold at least one processor")
+        raise WpartValueError("`profiles` must hold at least one processor")
     return ProfileSet.from_arrays(items, clamp_negative=clamp_negative)

@@ -7,6 +7,7 @@ index: bit-identical on every machine and independent of NumPy's generators.
 """
 
 from __future__ import annotations
+from .._errors import WpartValueError
 
 import math
 from collections.abc import Sequence
@@ -146,13 +147,13 @@ def synthetic(
     if key == "tiny-random":
         return _tiny_random(seed, p)
     if key not in PRESETS:
-        raise ValueError(f"`preset` must be one of {sorted(PRESETS) + ['tiny-random']} (or an "
+        raise WpartValueError(f"`preset` must be one of {sorted(PRESETS) + ['tiny-random']} (or an "
                          f"alias {sorted(_ALIASES)}), got {preset!r}")
     cfg = PRESETS[key]
     procs = cfg["procs"]
     if p is not None:
         if int(p) < 1:
-            raise ValueError(f"`p` must be >= 1, got {p}")
+            raise WpartValueError(f"`p` must be >= 1, got {p}")
         procs = [dict(procs[i % len(procs)], name=f"{procs[i % len(procs)]['name']}"
                       + ("" if i < len(procs) else f"_{i // len(procs)}"))
                  for i in range(int(p))]
@@ -195,7 +196,7 @@ def synthetic(
         elif quantize == "dyadic":
             t, e = np.round(t * 1024.0) / 1024.0, np.round(e * 1024.0) / 1024.0
         elif quantize is not None:
-            raise ValueError(f"`quantize` must be None, 'integer' or 'dyadic', got {quantize!r}")
+            raise WpartValueError(f"`quantize` must be None, 'integer' or 'dyadic', got {quantize!r}")
         out.append(Profile.from_arrays(sizes[keep], t[keep], e[keep], name=pr["name"]))
     return ProfileSet(tuple(out))
 

@@ -15,6 +15,7 @@ Examples
 """
 
 from __future__ import annotations
+from .._errors import WpartValueError
 
 import numpy as np
 
@@ -39,7 +40,7 @@ class BlockedMatmul:
 
     def __init__(self, K: int = 256, seed: int = 0) -> None:
         if int(K) < 1:
-            raise ValueError(f"`K` must be >= 1, got {K}")
+            raise WpartValueError(f"`K` must be >= 1, got {K}")
         self.K = int(K)
         self.seed = int(seed)
         self._B = np.random.default_rng(seed).random((self.K, self.K))
@@ -96,7 +97,7 @@ class TorchMatmul:
         import torch
 
         if int(K) < 1 or int(repeat) < 1:
-            raise ValueError(f"`K` and `repeat` must be >= 1, got {K}, {repeat}")
+            raise WpartValueError(f"`K` and `repeat` must be >= 1, got {K}, {repeat}")
         self.torch = torch
         self.K = int(K)
         self.device = torch.device(device)

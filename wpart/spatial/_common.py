@@ -2,6 +2,7 @@
 orientation, grid shape, stripe count), the call into the C core and the result assembly."""
 
 from __future__ import annotations
+from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
 
 import math
 import warnings
@@ -46,14 +47,14 @@ _TIE = ("area", "first")
 def as_flag(x: Any, name: str) -> bool:
     """A boolean option (Python or NumPy bool)."""
     if not isinstance(x, (bool, np.bool_)):
-        raise TypeError(f"`{name}` must be True or False, got {type(x).__name__}")
+        raise WpartTypeError(f"`{name}` must be True or False, got {type(x).__name__}")
     return bool(x)
 
 
 def as_real(x: Any, name: str) -> float:
     """A real scalar (int or float, not bool or str)."""
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer, np.floating)):
-        raise TypeError(f"`{name}` must be a number, got {type(x).__name__}")
+        raise WpartTypeError(f"`{name}` must be a number, got {type(x).__name__}")
     return float(x)
 
 
@@ -63,7 +64,7 @@ def as_time_limit(x: Any, name: str = "time_limit") -> float:
         return 0.0
     tl = as_real(x, name)
     if not tl > 0:
-        raise ValueError(f"`{name}` must be positive, got {x}")
+        raise WpartValueError(f"`{name}` must be positive, got {x}")
     return tl
 
 
@@ -85,7 +86,7 @@ class _Prepared:
         self.amax = arr.max()
         self.m = as_parts(m, arr.size)
         if not as_flag(allow_empty, "allow_empty") and self.m > arr.size:
-            raise ValueError(
+            raise WpartValueError(
                 f"`m` = {self.m} exceeds the {arr.size} cells of A; pass "
                 "allow_empty=True to accept empty rectangles"
             )
@@ -116,7 +117,7 @@ def factor_pair(m: int, n1: int, n2: int) -> tuple[int, int]:
     """
     m = as_int(m, "m", minimum=1)
     if m > 2**44:
-        raise OverflowError(f"`m` = {m} is too large for the factor search (at most 2**44)")
+        raise WpartOverflowError(f"`m` = {m} is too large for the factor search (at most 2**44)")
     n1 = as_int(n1, "n1", minimum=1)
     n2 = as_int(n2, "n2", minimum=1)
     target = math.sqrt(m * n1 / n2)
@@ -150,14 +151,14 @@ def _pq(m: int, n1: int, n2: int, P: Any, Q: Any) -> tuple[int, int]:
         Q = as_int(Q, "Q", minimum=1)
     if Q is None:
         if m % P:
-            raise ValueError(f"`P` = {P} does not divide m = {m}")
+            raise WpartValueError(f"`P` = {P} does not divide m = {m}")
         Q = m // P
     if P is None:
         if m % Q:
-            raise ValueError(f"`Q` = {Q} does not divide m = {m}")
+            raise WpartValueError(f"`Q` = {Q} does not divide m = {m}")
         P = m // Q
     if P * Q != m:
-        raise ValueError(f"`P` x `Q` must equal m = {m}, got {P} x {Q}")
+        raise WpartValueError(f"`P` x `Q` must equal m = {m}, got {P} x {Q}")
     if P > n1 or Q > n2:
         warnings.warn(
             f"P x Q = {P} x {Q} exceeds the {n1} x {n2} matrix: some rectangles will be empty",
@@ -247,7 +248,7 @@ def _stripes_P(pp: _Prepared, P: Any, o: int = 0) -> int:
         return 0
     if isinstance(P, str):
         if P != "theorem4":
-            raise ValueError(f"`P` must be 'sqrt', 'theorem4' or an integer, got {P!r}")
+            raise WpartValueError(f"`P` must be 'sqrt', 'theorem4' or an integer, got {P!r}")
         amin = pp.A.min()
         if amin <= 0:
             return 0  # Delta undefined with zeros: fall back to sqrt(m)

@@ -1,6 +1,7 @@
 """Hierarchical (guillotine) partitions: HIER-RB, HIER-RELAXED and HIER-OPT (spec 3.11 - 3.13)."""
 
 from __future__ import annotations
+from .._errors import WpartValueError
 
 import time
 
@@ -35,9 +36,9 @@ def hier_rb(
     t = choice(tie, "tie", _TIE)
     if pp.A.ndim == 3:
         if v not in ("load", "dist"):
-            raise ValueError("`variant` must be 'load' or 'dist' for a 3D `A`")
+            raise WpartValueError("`variant` must be 'load' or 'dist' for a 3D `A`")
         if speeds is not None:
-            raise ValueError("`speeds` are not supported for a 3D `A`")
+            raise WpartValueError("`speeds` are not supported for a 3D `A`")
         import time
 
         t0 = time.perf_counter()
@@ -112,7 +113,7 @@ def hier_opt(
     pp = _Prepared(A, m, allow_empty)
     msf = as_real(max_states, "max_states")
     if not msf >= 1:
-        raise ValueError(f"`max_states` must be >= 1, got {max_states}")
+        raise WpartValueError(f"`max_states` must be >= 1, got {max_states}")
     ms = int(min(msf, 2.0**62))
     return _run(
         pp,

@@ -2,6 +2,7 @@
 dispatch by method name."""
 
 from __future__ import annotations
+from .._errors import WpartValueError
 
 from collections.abc import Callable
 from typing import Any
@@ -79,7 +80,7 @@ def hybrid(
     v = choice(variant, "variant", _VARIANT)
     m1v = 0 if m1 is None else as_int(m1, "m1", minimum=1)
     if m1v > pp.m:
-        raise ValueError(f"`m1` = {m1v} must not exceed m = {pp.m}")
+        raise WpartValueError(f"`m1` = {m1v} must not exceed m = {pp.m}")
     m1m = 0 if m1_min is None else as_int(m1_min, "m1_min", minimum=1)
     m1m = min(m1m, pp.m)  # beyond m no phase-1 count is a candidate either way
     tl = as_time_limit(time_limit)
@@ -134,7 +135,7 @@ def general_optimum(
     n1, n2 = pp.n1, pp.n2
     nrect = n1 * (n1 + 1) // 2 * (n2 * (n2 + 1) // 2)
     if nrect > 2000:
-        raise ValueError(
+        raise WpartValueError(
             f"`A` is too large: the MILP would have {nrect} rectangle variables (> 2000); "
             "use a smaller matrix"
         )

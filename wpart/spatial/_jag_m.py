@@ -2,6 +2,7 @@
 JAG-M-OPT (spec 3.6 - 3.10), the JAG-M-ITER extension and the proportional allocation."""
 
 from __future__ import annotations
+from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
 
 from typing import Any
 
@@ -80,16 +81,16 @@ def jag_m_probe(
     if stripe_cuts is None:
         o, stripe_cuts, _ = _heur_stripes(pp, o, allow_empty, speeds)
     elif o == 2:
-        raise ValueError("`orient` must be 'hor' or 'ver' when `stripe_cuts` are given")
+        raise WpartValueError("`orient` must be 'hor' or 'ver' when `stripe_cuts` are given")
     cuts = np.asarray(stripe_cuts)
     if cuts.dtype.kind not in "iu" or cuts.ndim != 1 or cuts.size < 2:
-        raise ValueError("`stripe_cuts` must be a 1-D integer array of length >= 2")
+        raise WpartValueError("`stripe_cuts` must be a 1-D integer array of length >= 2")
     cuts = np.ascontiguousarray(cuts, dtype=np.int64)
     nmain = pp.n1 if o == 0 else pp.n2
     if cuts[0] != 0 or cuts[-1] != nmain or (np.diff(cuts) < 0).any():
-        raise ValueError(f"`stripe_cuts` must rise from 0 to {nmain}")
+        raise WpartValueError(f"`stripe_cuts` must rise from 0 to {nmain}")
     if cuts.size - 1 > pp.m:
-        raise ValueError(
+        raise WpartValueError(
             f"`stripe_cuts` define {cuts.size - 1} stripes, more than m = {pp.m}"
         )
     return _run(
@@ -154,13 +155,13 @@ def jag_m_alloc(
     if counts is None:
         o, _, counts = _heur_stripes(pp, o, allow_empty, speeds)
     elif o == 2:
-        raise ValueError("`orient` must be 'hor' or 'ver' when `counts` are given")
+        raise WpartValueError("`orient` must be 'hor' or 'ver' when `counts` are given")
     c = np.asarray(counts)
     if c.dtype.kind not in "iu" or c.ndim != 1 or c.size < 1:
-        raise ValueError("`counts` must be a non-empty 1-D integer array")
+        raise WpartValueError("`counts` must be a non-empty 1-D integer array")
     c = np.ascontiguousarray(c, dtype=np.int64)
     if (c < 1).any() or (c > pp.m).any() or int(c.sum()) != pp.m:
-        raise ValueError(
+        raise WpartValueError(
             f"`counts` must be >= 1 and sum to m = {pp.m}, got sum {int(c.sum())}"
         )
     return _run(
@@ -279,22 +280,22 @@ def allocate(
     L = as_loads(loads, "loads", (1,))
     m = as_parts(m, L.size)
     if L.size > m:
-        raise ValueError(f"`loads` has {L.size} blocks, more than m = {m}")
+        raise WpartValueError(f"`loads` has {L.size} blocks, more than m = {m}")
     if (L < 0).any() or (L.dtype.kind == "f" and not np.isfinite(L).all()):
-        raise ValueError("`loads` must be finite and non-negative")
+        raise WpartValueError("`loads` must be finite and non-negative")
     if L.dtype.kind == "i" and sum(L.tolist()) > np.iinfo(np.int64).max:
-        raise OverflowError("`loads` sum beyond the int64 range")
+        raise WpartOverflowError("`loads` sum beyond the int64 range")
     with np.errstate(over="ignore"):
         fsum = float(L.sum())
     if L.dtype.kind == "f" and not np.isfinite(fsum):
-        raise OverflowError("`loads` sum overflows float64")
+        raise WpartOverflowError("`loads` sum overflows float64")
     c = None
     if cap is not None:
         c = as_loads(cap, "cap", (1,))
         if c.dtype.kind != "i":
-            raise TypeError(f"`cap` must be an array of integers, got dtype {np.asarray(cap).dtype}")
+            raise WpartTypeError(f"`cap` must be an array of integers, got dtype {np.asarray(cap).dtype}")
         if c.shape != L.shape:
-            raise ValueError(f"`cap` must have the length of `loads` ({L.size}), got {c.size}")
+            raise WpartValueError(f"`cap` must have the length of `loads` ({L.size}), got {c.size}")
         if (c < 1).any():
-            raise ValueError("`cap` must be >= 1")
+            raise WpartValueError("`cap` must be >= 1")
     return _core.spatial_alloc(L, m, c)

@@ -1,6 +1,7 @@
 """The result class of the spatial family: :class:`SpatialPartition`."""
 
 from __future__ import annotations
+from .._errors import WpartValueError
 
 import math
 from dataclasses import dataclass, field
@@ -87,7 +88,7 @@ class SpatialPartition:
             cnt[sl] += 1
         if not (cnt == 1).all():
             idx = tuple(int(x) for x in np.argwhere(cnt != 1)[0])
-            raise ValueError(f"cell {idx} is covered {cnt[idx]} times")
+            raise WpartValueError(f"cell {idx} is covered {cnt[idx]} times")
         return own
 
     def structure(self) -> dict:
@@ -103,7 +104,7 @@ class SpatialPartition:
         Empty rectangles are ignored. Raises ``ValueError`` for 3D results.
         """
         if len(self.shape) != 2:
-            raise ValueError("structure() describes 2D partitions only")
+            raise WpartValueError("structure() describes 2D partitions only")
         rs = [tuple(r) for r in self.rects.tolist() if r[1] > r[0] and r[3] > r[2]]
         if self.method.startswith("rect"):
             return {
@@ -163,7 +164,7 @@ class SpatialPartition:
         r = self.rects
         nd = len(self.shape)
         if r.ndim != 2 or r.shape[1] != 2 * nd or r.dtype != np.int64:
-            raise ValueError(
+            raise WpartValueError(
                 f"rects must be an (m, {2 * nd}) int64 array, got {r.shape} {r.dtype}"
             )
         bad = np.zeros(r.shape[0], dtype=bool)
@@ -172,7 +173,7 @@ class SpatialPartition:
             bad |= r[:, 2 * d + 1] > self.shape[d]
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
-            raise ValueError(
+            raise WpartValueError(
                 f"rectangle {k} = {r[k].tolist()} is outside the matrix {self.shape}"
             )
         self.owner_map()
@@ -186,13 +187,13 @@ class SpatialPartition:
             else:
                 ok = int(direct) == int(self.loads[k])
             if not ok:
-                raise ValueError(
+                raise WpartValueError(
                     f"load of rectangle {k} is {self.loads[k]}, direct sum {direct}"
                 )
         if self.m and self.max_load != self.loads.max():
-            raise ValueError("max_load differs from max(loads)")
+            raise WpartValueError("max_load differs from max(loads)")
         if A.dtype.kind != "f" and self.max_load < self.lower_bound:
-            raise ValueError("max_load is below the lower bound")
+            raise WpartValueError("max_load is below the lower bound")
 
     def to_dict(self) -> dict:
         """Plain-Python summary (JSON-friendly)."""
@@ -238,7 +239,7 @@ class SpatialPartition:
         from matplotlib.patches import Rectangle
 
         if len(self.shape) != 2:
-            raise ValueError("plot() draws 2D partitions only")
+            raise WpartValueError("plot() draws 2D partitions only")
         if ax is None:
             _, ax = plt.subplots(figsize=(5, 5))
         ax.imshow(self.A, cmap=cmap, interpolation="nearest", origin="upper")

@@ -17,6 +17,7 @@ substitutes must be labelled as such and compared with the paper only in orderin
 """
 
 from __future__ import annotations
+from .._errors import WpartValueError
 
 import math
 
@@ -64,7 +65,7 @@ def uniform(
     """Integers uniform in ``[base, floor(base * delta)]``, so ``amax/amin <= delta``."""
     n1, n2 = _shape(n1, n2)
     if not (delta >= 1.0 and math.isfinite(delta)):
-        raise ValueError(f"`delta` must be a finite number >= 1, got {delta}")
+        raise WpartValueError(f"`delta` must be a finite number >= 1, got {delta}")
     base = as_int(base, "base", minimum=1)
     hi = math.floor(base * delta)
     return _rng(seed).integers(base, hi + 1, size=(n1, n2), dtype=np.int64)
@@ -91,7 +92,7 @@ def _refs(rng: np.random.Generator, n1: int, n2: int, k: int, ref: str) -> NDArr
         return np.column_stack([rng.integers(0, n1, k), rng.integers(0, n2, k)]).astype(
             float
         )
-    raise ValueError(f"`ref` must be 'continuous' or 'cell', got {ref!r}")
+    raise WpartValueError(f"`ref` must be 'continuous' or 'cell', got {ref!r}")
 
 
 def multipeak(
@@ -165,7 +166,7 @@ def project3d(counts3d: ArrayLike, axis: int = 2) -> NDArray:
     """Sum a 3D count array along `axis` (the paper's 3D-to-2D accumulation)."""
     a = as_loads(counts3d, "counts3d", (3,))
     if axis not in (0, 1, 2):
-        raise ValueError(f"`axis` must be 0, 1 or 2, got {axis}")
+        raise WpartValueError(f"`axis` must be 0, 1 or 2, got {axis}")
     return np.ascontiguousarray(a.sum(axis=axis))
 
 
@@ -174,9 +175,9 @@ def from_points(xyz: ArrayLike, n: int = 512, axis: int = 2) -> NDArray[np.int64
     point, as for the SLAC mesh vertices. Coordinates are scaled to the bounding box."""
     p = np.asarray(xyz, dtype=float)
     if p.ndim != 2 or p.shape[1] != 3 or p.shape[0] == 0:
-        raise ValueError(f"`xyz` must have shape (k, 3) with k >= 1, got {p.shape}")
+        raise WpartValueError(f"`xyz` must have shape (k, 3) with k >= 1, got {p.shape}")
     if not np.isfinite(p).all():
-        raise ValueError("`xyz` contains NaN or inf")
+        raise WpartValueError("`xyz` contains NaN or inf")
     n = as_int(n, "n", minimum=1)
     keep = [a for a in range(3) if a != axis]
     q = p[:, keep]
@@ -234,7 +235,7 @@ def make(cls: str, n: int, *, seed: int = 0, **kw) -> NDArray[np.int64]:
         "mesh_like": mesh_like,
     }.get(cls)
     if f is None:
-        raise ValueError(
+        raise WpartValueError(
             f"`cls` must be one of {', '.join(map(repr, CLASSES))}, got {cls!r}"
         )
     return f(n, seed=seed, **kw)

@@ -1,6 +1,7 @@
 """Balancers of the task family: CCM-LB, baselines and brute force (spec 003 sections 3-4)."""
 
 from __future__ import annotations
+from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
 
 import math
 import time
@@ -140,7 +141,7 @@ def _count(x: Any, name: str, minimum: int) -> int:
     """An integer option of the core (int32 there): TypeError/ValueError naming it."""
     v = as_int(x, name, minimum=minimum)
     if v >= 2**31:
-        raise ValueError(f"`{name}` must be < 2^31, got {v}")
+        raise WpartValueError(f"`{name}` must be < 2^31, got {v}")
     return v
 
 
@@ -148,10 +149,10 @@ def _real(x: Any, name: str) -> float:
     """A finite real >= 0: TypeError/ValueError naming it."""
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer,
                                                             np.floating)):
-        raise TypeError(f"`{name}` must be a number, got {type(x).__name__}")
+        raise WpartTypeError(f"`{name}` must be a number, got {type(x).__name__}")
     v = float(x)
     if not (math.isfinite(v) and v >= 0):
-        raise ValueError(f"`{name}` must be finite and >= 0, got {x}")
+        raise WpartValueError(f"`{name}` must be finite and >= 0, got {x}")
     return v
 
 
@@ -161,11 +162,11 @@ def _time_limit(x: Any) -> float:
         return 0.0
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer,
                                                             np.floating)):
-        raise TypeError(f"`time_limit` must be a number of seconds or None, got "
+        raise WpartTypeError(f"`time_limit` must be a number of seconds or None, got "
                         f"{type(x).__name__}")
     v = float(x)
     if not v > 0:
-        raise ValueError(f"`time_limit` must be > 0 seconds (or None), got {x}")
+        raise WpartValueError(f"`time_limit` must be > 0 seconds (or None), got {x}")
     return 0.0 if math.isinf(v) else v
 
 
@@ -175,7 +176,7 @@ def _split_mode(subclusters: bool | str) -> int:
         return int(bool(subclusters))
     if isinstance(subclusters, str):
         return _SPLITS.index(choice(subclusters, "subclusters", _SPLITS))
-    raise TypeError(f"`subclusters` must be a bool or one of {_SPLITS}, got "
+    raise WpartTypeError(f"`subclusters` must be a bool or one of {_SPLITS}, got "
                     f"{type(subclusters).__name__}")
 
 
@@ -226,15 +227,15 @@ def brute_force(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamm
     cap = problem.caps(memory_cap)
     max_states = as_int(max_states, "max_states", minimum=1)
     if max_states >= 2**63:
-        raise OverflowError(f"`max_states` must fit in int64, got {max_states}")
+        raise WpartOverflowError(f"`max_states` must fit in int64, got {max_states}")
     t0 = time.perf_counter()
     try:
         a, w = _core.tasks_brute(problem._dict(cap), c.as_tuple(), bool(preserve_clusters),
                                  max_states)
     except _core.WpartError as exc:  # ELIMIT
-        raise ValueError(f"brute force: {exc}") from None
+        raise WpartValueError(f"brute force: {exc}") from None
     if not np.isfinite(w):
-        raise ValueError("infeasible: no assignment satisfies the memory caps")
+        raise WpartValueError("infeasible: no assignment satisfies the memory caps")
     return _result(problem, c, cap, a, np.array([w]), "brute_force",
                    {"seconds": time.perf_counter() - t0, "optimal": True,
                     "preserve_clusters": bool(preserve_clusters)})
@@ -340,11 +341,11 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
         if meth == "brute_force" and set(options) <= {"preserve_clusters", "max_states"}:
             pass
         else:
-            raise TypeError(f"balance() got unexpected options {sorted(options)} for "
+            raise WpartTypeError(f"balance() got unexpected options {sorted(options)} for "
                             f"method {meth!r}")
     seed = as_int(seed, "seed", minimum=0)
     if seed >= 2**64:
-        raise ValueError("`seed` must be < 2^64")
+        raise WpartValueError("`seed` must be < 2^64")
     n_iter = _count(n_iter, "n_iter", 0)
     n_trials = _count(n_trials, "n_trials", 1)
     tol = _real(tol, "tol")
@@ -370,7 +371,7 @@ def balance(problem: Problem, method: str = "ccm", seed: int = 0, *, alpha: floa
     if be == "event":
         if meth != "ccm" or split or allow_infeasible_start \
                 or cluster not in ("block", "task") or n_trials != 1:
-            raise ValueError("backend='event' supports method='ccm' with one trial, cluster "
+            raise WpartValueError("backend='event' supports method='ccm' with one trial, cluster "
                              "'block' or 'task' and default subclusters/start options")
         from ._protocol import run_protocol
 
@@ -432,11 +433,11 @@ def _balance_ranks(problem: Problem, c: Coefficients, cap, d: dict, a0, meth: st
     from ._ranks import RankParams, run_ranks
 
     if meth != "ccm" or o["ranking"] != "snapshot" or o["explore"]:
-        raise ValueError("backend='ranks' supports method='ccm' with ranking='snapshot' and "
+        raise WpartValueError("backend='ranks' supports method='ccm' with ranking='snapshot' and "
                          "no explore")
     w0, _ = _core.tasks_evaluate(d, c.as_tuple(), a0)
     if not np.isfinite(w0) and not o["allow_infeasible_start"]:
-        raise ValueError("infeasible start: the initial assignment exceeds a memory cap "
+        raise WpartValueError("infeasible start: the initial assignment exceeds a memory cap "
                          "(W = inf on some rank)")
     prm = rank_params(problem.n_ranks, c, o["cluster"], o["split"], o["srule"], o["tol"],
                       o["comm_tau"], float(np.mean(problem.task_load)) if problem.n_tasks

@@ -23,6 +23,7 @@ are within 0.33 % of ``max(mean load, max task)``, consistent with the paper's 1
 """
 
 from __future__ import annotations
+from .._errors import WpartValueError
 
 import time
 from collections.abc import Callable, Mapping
@@ -222,13 +223,13 @@ def gap_study(n_instances: int = 200, seed: int = 0, *,
     n_seeds = as_int(n_seeds, "n_seeds", minimum=1)
     for name, v in (("n_instances", n_instances), ("n_seeds", n_seeds)):
         if v >= 2**31:
-            raise ValueError(f"`{name}` must be < 2^31, got {v}")
+            raise WpartValueError(f"`{name}` must be < 2^31, got {v}")
     seed = as_int(seed, "seed", minimum=0)
     if not deltas:
-        raise ValueError("`deltas` must not be empty")
+        raise WpartValueError("`deltas` must not be empty")
     var = dict(DEFAULT_VARIANTS if variants is None else variants)
     if not var:
-        raise ValueError("`variants` must not be empty")
+        raise WpartValueError("`variants` must not be empty")
     rng = np.random.default_rng(seed)
     t0 = time.perf_counter()
     insts: list[dict] = []
@@ -306,7 +307,7 @@ def paper_scale_study(n_ranks: int = 14, n_tasks: int = 1959, n_blocks: int = 20
     n_seeds = as_int(n_seeds, "n_seeds", minimum=1)
     var = dict(DEFAULT_VARIANTS if variants is None else variants)
     if not var:
-        raise ValueError("`variants` must not be empty")
+        raise WpartValueError("`variants` must not be empty")
     gaps = {k: [] for k in var}
     secs = {k: 0.0 for k in var}
     init = []

@@ -8,6 +8,7 @@ by ``bytes`` (LBAF's rule). Shared blocks come from each task's ``user_defined``
 """
 
 from __future__ import annotations
+from .._errors import WpartFileNotFoundError, WpartTypeError, WpartValueError
 
 import glob
 import json
@@ -24,7 +25,7 @@ from ._problem import Problem
 __all__ = ["LBDatafileError", "read_lbdatafile", "write_lbdatafile"]
 
 
-class LBDatafileError(ValueError):
+class LBDatafileError(WpartValueError):
     """A malformed LBDatafile: the message names the file and the field."""
 
 
@@ -74,14 +75,14 @@ def _expand(paths: Any) -> list[str]:
             files = sorted(f for f in glob.glob(glob.escape(p) + ".*")
                            if re.fullmatch(r"\.\d+\.[^./\\]+", f[len(p):]))
         if not files:
-            raise FileNotFoundError(f"`paths`: no LBDatafile found for {p!r}")
+            raise WpartFileNotFoundError(f"`paths`: no LBDatafile found for {p!r}")
         return files
     try:
         files = [os.fspath(x) for x in paths]
     except TypeError:
-        raise TypeError("`paths` must be a path, a stem or a list of paths") from None
+        raise WpartTypeError("`paths` must be a path, a stem or a list of paths") from None
     if not files:
-        raise ValueError("`paths` is empty")
+        raise WpartValueError("`paths` is empty")
     return files
 
 
@@ -236,9 +237,9 @@ def read_lbdatafile(paths: Any, phase: int | None = None, *, n_ranks: int | None
         per_rank[rank] = (f, doc)
     I = max(per_rank) + 1 if n_ranks is None else as_int(n_ranks, "n_ranks", minimum=1)
     if I >= 2**31:
-        raise ValueError(f"`n_ranks` must be < 2^31, got {I}")
+        raise WpartValueError(f"`n_ranks` must be < 2^31, got {I}")
     if I <= max(per_rank):
-        raise ValueError(f"`n_ranks` = {I} but a file has rank {max(per_rank)}")
+        raise WpartValueError(f"`n_ranks` = {I} but a file has rank {max(per_rank)}")
     keys: dict[tuple[str, int], int] = {}
     seen: set = set()
     load, fp, wk, init, shared, entities = [], [], [], [], [], []

@@ -5,6 +5,7 @@ The model is built in C (``csrc/milp/tasks_milp.c``) and solved with GLPK throug
 """
 
 from __future__ import annotations
+from .._errors import WpartValueError
 
 import math
 import os
@@ -39,9 +40,9 @@ def milp_model(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma
     f = choice(form, "form", FORMS)
     fm = choice(formulation, "formulation", ("auto", "comcp", "fwmp"))
     if fm == "comcp" and (c.beta > 0 or c.gamma > 0 or c.delta > 0):
-        raise ValueError("`formulation`='comcp' needs beta = gamma = delta = 0")
+        raise WpartValueError("`formulation`='comcp' needs beta = gamma = delta = 0")
     if preserve_clusters and f == "paper":
-        raise ValueError("`preserve_clusters` needs form='compact'")
+        raise WpartValueError("`preserve_clusters` needs form='compact'")
     cap = problem.caps(memory_cap)
     m = _core.tasks_milp_build(problem._dict(cap), c.as_tuple(), {"paper": 0, "compact": 1}[f], fm == "fwmp",
                                bool(preserve_clusters))
@@ -114,7 +115,7 @@ def solve_milp(problem: Problem, alpha: float = 1.0, beta: float = 0.0, gamma: f
              "n_rows": m["n_rows"], "n_eq_rows": m["n_eq_rows"], "nnz": int(m["a_row"].size),
              "form": m["form"], "fwmp": bool(m["fwmp"]), "message": r.message}
     if r.status == "infeasible":
-        raise ValueError("infeasible: no assignment satisfies the memory caps "
+        raise WpartValueError("infeasible: no assignment satisfies the memory caps "
                          f"(GLPK: {r.message})")
     if r.status not in ("optimal", "feasible"):
         raise _core.SolverError(f"no incumbent found: {r.message}")

@@ -7,6 +7,7 @@ pickled in byte buffers so that the bytes sent are counted.
 """
 
 from __future__ import annotations
+from .._errors import WpartRuntimeError
 
 import pickle
 import time
@@ -20,7 +21,7 @@ __all__ = ["Channel", "RankFailure", "TAGS"]
 TAGS = {"TURN": 11, "GOSSIP": 14, "GATHER": 15, "DIR": 16}
 
 
-class RankFailure(RuntimeError):
+class RankFailure(WpartRuntimeError):
     """A peer rank did not answer in time (it died or hangs), or sent something unexpected."""
 
 

@@ -1,6 +1,7 @@
 """The task-placement problem of one phase (spec 003 section 1) and its validation."""
 
 from __future__ import annotations
+from .._errors import WpartTypeError, WpartValueError
 
 import math
 from dataclasses import dataclass, field, replace
@@ -21,19 +22,19 @@ def _floats(x: Any, name: str, n: int | None, *, allow_inf: bool = False, defaul
     try:
         a = np.asarray(x)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"`{name}` could not be converted to an array: {exc}") from None
+        raise WpartTypeError(f"`{name}` could not be converted to an array: {exc}") from None
     if a.dtype.kind not in "biuf":
-        raise TypeError(f"`{name}` must be numeric, got dtype {a.dtype}")
+        raise WpartTypeError(f"`{name}` must be numeric, got dtype {a.dtype}")
     a = np.array(a, dtype=np.float64, copy=True).reshape(-1) if a.ndim <= 1 else None
     if a is None:
-        raise ValueError(f"`{name}` must be 1-D")
+        raise WpartValueError(f"`{name}` must be 1-D")
     if n is not None and a.shape[0] != n:
-        raise ValueError(f"`{name}` must have length {n}, got {a.shape[0]}")
+        raise WpartValueError(f"`{name}` must have length {n}, got {a.shape[0]}")
     bad = np.isnan(a) | (a < 0) | (np.isinf(a) if not allow_inf else False)
     if np.any(bad):
         i = int(np.flatnonzero(bad)[0])
         what = "non-negative" if allow_inf else "finite and non-negative"
-        raise ValueError(f"`{name}` must be {what}, got {a[i]} at index {i}")
+        raise WpartValueError(f"`{name}` must be {what}, got {a[i]} at index {i}")
     a.setflags(write=False)
     return a
 
@@ -42,7 +43,7 @@ def _size(x: Any, name: str) -> int:
     try:
         return int(np.size(x))
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"`{name}` could not be converted to an array: {exc}") from None
+        raise WpartTypeError(f"`{name}` could not be converted to an array: {exc}") from None
 
 
 def _ints(x: Any, name: str, n: int | None, lo: int, hi: int, default=None):
@@ -52,14 +53,14 @@ def _ints(x: Any, name: str, n: int | None, lo: int, hi: int, default=None):
     if a.size == 0 and a.dtype.kind == "f":
         a = a.astype(np.int64)
     if a.dtype.kind not in "iu":
-        raise TypeError(f"`{name}` must be an integer array, got dtype {a.dtype}")
+        raise WpartTypeError(f"`{name}` must be an integer array, got dtype {a.dtype}")
     if a.ndim != 1:
-        raise ValueError(f"`{name}` must be 1-D, got {a.ndim}-D")
+        raise WpartValueError(f"`{name}` must be 1-D, got {a.ndim}-D")
     if n is not None and a.shape[0] != n:
-        raise ValueError(f"`{name}` must have length {n}, got {a.shape[0]}")
+        raise WpartValueError(f"`{name}` must have length {n}, got {a.shape[0]}")
     if a.size and (a.min() < lo or a.max() >= hi):
         i = int(np.flatnonzero((a < lo) | (a >= hi))[0])
-        raise ValueError(f"`{name}` must be in [{lo}, {hi}), got {a[i]} at index {i}")
+        raise WpartValueError(f"`{name}` must be in [{lo}, {hi}), got {a[i]} at index {i}")
     a = np.array(a, dtype=np.int32, copy=True)
     a.setflags(write=False)
     return a
@@ -81,9 +82,9 @@ class Coefficients:
         for k in ("alpha", "beta", "gamma", "delta"):
             v = getattr(self, k)
             if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
-                raise TypeError(f"`{k}` must be a number, got {type(v).__name__}")
+                raise WpartTypeError(f"`{k}` must be a number, got {type(v).__name__}")
             if not (math.isfinite(float(v)) and float(v) >= 0):
-                raise ValueError(f"`{k}` must be finite and non-negative, got {v}")
+                raise WpartValueError(f"`{k}` must be finite and non-negative, got {v}")
             object.__setattr__(self, k, float(v))
 
     def as_tuple(self, enforce_memory: bool = True) -> tuple:
@@ -145,48 +146,48 @@ class Problem:
     def __post_init__(self) -> None:
         I = as_int(self.n_ranks, "n_ranks", minimum=1)
         if I >= 2**31:
-            raise ValueError(f"`n_ranks` must be < 2^31, got {I}")
+            raise WpartValueError(f"`n_ranks` must be < 2^31, got {I}")
         object.__setattr__(self, "n_ranks", I)
         if self.task_load is None:
-            raise TypeError("`task_load` is required (an array of task loads), got None")
+            raise WpartTypeError("`task_load` is required (an array of task loads), got None")
         load = _floats(self.task_load, "task_load", None)
         K = load.shape[0]
         if K == 0:
-            raise ValueError("`task_load` is empty: a problem needs at least one task")
+            raise WpartValueError("`task_load` is empty: a problem needs at least one task")
         set_ = lambda k, v: object.__setattr__(self, k, v)
         set_("task_load", load)
         set_("task_footprint", _floats(self.task_footprint, "task_footprint", K))
         set_("task_working", _floats(self.task_working, "task_working", K))
         if self.task_block is not None:
             if self.block_size is None:
-                raise ValueError("`block_size` is required when `task_block` is given")
+                raise WpartValueError("`block_size` is required when `task_block` is given")
             bs = _floats(self.block_size, "block_size", None)
             N = bs.shape[0]
             bh = self.block_home
             if bh is None:
-                raise ValueError("`block_home` is required when `task_block` is given")
+                raise WpartValueError("`block_home` is required when `task_block` is given")
             set_("block_size", bs)
             set_("block_home", _ints(bh, "block_home", N, 0, I))
             set_("task_block", _ints(self.task_block, "task_block", K, -1, N))
         else:
             if self.block_size is not None and _size(self.block_size, "block_size") > 0:
-                raise ValueError("`block_size` given without `task_block`")
+                raise WpartValueError("`block_size` given without `task_block`")
             set_("block_size", np.zeros(0))
             set_("block_home", np.zeros(0, dtype=np.int32))
         if self.edges is not None:
             try:
                 e = np.asarray(self.edges)
             except (TypeError, ValueError) as exc:
-                raise TypeError(f"`edges` could not be converted to an array: {exc}") from None
+                raise WpartTypeError(f"`edges` could not be converted to an array: {exc}") from None
             if e.size == 0:
                 e = e.reshape(0, 2).astype(np.int64)
             if e.ndim != 2 or e.shape[1] != 2:
-                raise ValueError(f"`edges` must have shape (M, 2), got {e.shape}")
+                raise WpartValueError(f"`edges` must have shape (M, 2), got {e.shape}")
             M = e.shape[0]
             src = _ints(e[:, 0].copy(), "edges[:, 0]", M, 0, K)
             dst = _ints(e[:, 1].copy(), "edges[:, 1]", M, 0, K)
             if self.edge_bytes is None:
-                raise ValueError("`edge_bytes` is required when `edges` is given")
+                raise WpartValueError("`edge_bytes` is required when `edges` is given")
             eb = _floats(self.edge_bytes, "edge_bytes", M)
             ee = np.stack([src, dst], axis=1).astype(np.int32) if M else np.zeros((0, 2), np.int32)
             ee.setflags(write=False)
@@ -194,16 +195,16 @@ class Problem:
             set_("edge_bytes", eb)
         else:
             if self.edge_bytes is not None and _size(self.edge_bytes, "edge_bytes") > 0:
-                raise ValueError("`edge_bytes` given without `edges`")
+                raise WpartValueError("`edge_bytes` given without `edges`")
             set_("edges", np.zeros((0, 2), dtype=np.int32))
             set_("edge_bytes", np.zeros(0))
         set_("rank_baseline", _floats(self.rank_baseline, "rank_baseline", I))
         set_("rank_mem_cap", _floats(self.rank_mem_cap, "rank_mem_cap", I, allow_inf=True))
         if self.node_mem is not None or self.rank_node is not None:
             if self.node_mem is None or self.rank_node is None:
-                raise ValueError("`rank_node` and `node_mem` must be given together")
+                raise WpartValueError("`rank_node` and `node_mem` must be given together")
             if self.rank_mem_cap is not None:
-                raise ValueError("give either `rank_mem_cap` or `rank_node`/`node_mem`")
+                raise WpartValueError("give either `rank_mem_cap` or `rank_node`/`node_mem`")
             nm = _floats(self.node_mem, "node_mem", None, allow_inf=True)
             rn = _ints(self.rank_node, "rank_node", I, 0, nm.shape[0])
             per = np.bincount(rn, minlength=nm.shape[0])
@@ -224,7 +225,7 @@ class Problem:
         if self.task_ids is not None:
             t = np.asarray(self.task_ids, dtype=np.int64)
             if t.shape != (K,):
-                raise ValueError(f"`task_ids` must have length {K}")
+                raise WpartValueError(f"`task_ids` must have length {K}")
             set_("task_ids", t)
 
     # ---------------------------------------------------------------- sizes
@@ -277,11 +278,11 @@ class Problem:
         if np.ndim(memory_cap) == 0:
             if isinstance(memory_cap, (bool, np.bool_)) or np.asarray(memory_cap).dtype.kind \
                     not in "iuf":
-                raise TypeError(f"`memory_cap` must be a number or an array, got "
+                raise WpartTypeError(f"`memory_cap` must be a number or an array, got "
                                 f"{type(memory_cap).__name__}")
             v = float(memory_cap)
             if math.isnan(v) or v < 0:
-                raise ValueError(f"`memory_cap` must be non-negative, got {memory_cap}")
+                raise WpartValueError(f"`memory_cap` must be non-negative, got {memory_cap}")
             return np.full(self.n_ranks, v)
         return _floats(memory_cap, "memory_cap", self.n_ranks, allow_inf=True)
 

@@ -26,6 +26,7 @@ returned log is a serial sequence of pairwise exchanges (spec 6 item 14).
 """
 
 from __future__ import annotations
+from .._errors import WpartRuntimeError, WpartValueError
 
 import heapq
 from dataclasses import dataclass, field
@@ -98,7 +99,7 @@ class _Model:
         a[list(tr)] = r
         a[list(tp)] = p
         if other == p and len(tr) + len(tp) != self.K:
-            raise RuntimeError("two ranks must hold every task")
+            raise WpartRuntimeError("two ranks must hold every task")
         return a
 
     def pair_work(self, r: int, tr, p: int, tp) -> tuple:
@@ -243,7 +244,7 @@ def step(s: RankState, src: int, msg: tuple, model: _Model, log: list) -> list:
             _try_next(s, out)
         _maybe_grant(s, out)
     else:
-        raise ValueError(f"unknown message {kind!r}")
+        raise WpartValueError(f"unknown message {kind!r}")
     return out
 
 
@@ -314,7 +315,7 @@ def run_protocol(problem: Problem, seed: int = 0, *, alpha: float = 1.0, beta: f
     P = problem.n_ranks
     w0, _ = _core.tasks_evaluate(model.d, model.co, a0)
     if not np.isfinite(w0):
-        raise ValueError("infeasible start: the initial assignment exceeds a memory cap")
+        raise WpartValueError("infeasible start: the initial assignment exceeds a memory cap")
     k = 0 if n_rounds is None else as_int(n_rounds, "n_rounds", minimum=1)
     f = 0 if fanout is None else as_int(fanout, "fanout", minimum=1)
     k, f = _core.tasks_knowledge(P, k, f)
@@ -350,7 +351,7 @@ def run_protocol(problem: Problem, seed: int = 0, *, alpha: float = 1.0, beta: f
             n_events += 1
             counts[msg[0]] = counts.get(msg[0], 0) + 1
             if n_events > max_events:
-                raise RuntimeError(f"protocol did not terminate within {max_events} events")
+                raise WpartRuntimeError(f"protocol did not terminate within {max_events} events")
             for d2, m2 in step(ranks[dest], src, msg, model, log):
                 heapq.heappush(heap, (t + float(rng.uniform(1e-3, max_delay)), seq, d2, dest, m2))
                 seq += 1

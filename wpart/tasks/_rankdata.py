@@ -9,6 +9,7 @@ depends only on its own task set (spec 003 section 1), so the pair's works are e
 """
 
 from __future__ import annotations
+from .._errors import WpartRuntimeError, WpartValueError
 
 from dataclasses import dataclass, field, replace
 
@@ -69,7 +70,7 @@ class RankData:
         m = np.isin(self.gid, gids)
         if int(m.sum()) != np.unique(gids).size:
             missing = np.setdiff1d(gids, self.gid)
-            raise RuntimeError(f"rank {self.rank} does not hold tasks {missing[:8].tolist()}")
+            raise WpartRuntimeError(f"rank {self.rank} does not hold tasks {missing[:8].tolist()}")
         out_tasks = self._task_part(m)
         inc_out = np.isin(self.esrc, out_tasks["gid"]) | np.isin(self.edst, out_tasks["gid"])
         keep = self._task_part(~m)
@@ -93,7 +94,7 @@ class RankData:
     def insert(self, other: "RankData") -> None:
         """Add the tasks of `other` (records from another rank)."""
         if np.intersect1d(self.gid, other.gid).size:
-            raise RuntimeError(f"rank {self.rank} already holds some of the incoming tasks")
+            raise WpartRuntimeError(f"rank {self.rank} already holds some of the incoming tasks")
         g = np.concatenate([self.gid, other.gid])
         o = np.argsort(g, kind="stable")
         for k in ("gid", "load", "fp", "wk", "blk", "orig"):
@@ -182,7 +183,7 @@ def pair_problem(a: RankData, b: RankData | None, coeff_alpha: float) -> tuple:
     o = np.argsort(allg, kind="stable")
     gids = allg[o]
     if gids.size > 1 and (gids[1:] == gids[:-1]).any():
-        raise RuntimeError(f"ranks {a.rank} and {b.rank} both hold a task")
+        raise WpartRuntimeError(f"ranks {a.rank} and {b.rank} both hold a task")
     ng = ghosts.size
     assign = np.concatenate([np.zeros(na, np.int32), np.ones(nb, np.int32),
                              np.full(ng, 2, np.int32)])[o]
@@ -202,7 +203,7 @@ def pair_problem(a: RankData, b: RankData | None, coeff_alpha: float) -> tuple:
         ub, ib = np.unique(allb, return_index=True)
         pos = np.searchsorted(ub, bids)
         if (pos >= ub.size).any() or (ub[np.minimum(pos, ub.size - 1)] != bids).any():
-            raise RuntimeError("a task accesses a block with no size or home")
+            raise WpartRuntimeError("a task accesses a block with no size or home")
         size = np.concatenate([b.bsize, a.bsize])[ib][pos]
         home = np.concatenate([b.bhome, a.bhome])[ib][pos]
         d["task_block"] = tb
@@ -233,7 +234,7 @@ def split_problem(problem, assignment: np.ndarray, cap) -> list:
     gid = (np.arange(K, dtype=_I64) if problem.task_ids is None
            else np.asarray(problem.task_ids, _I64))
     if gid.size and (gid.min() < 0 or np.unique(gid).size != K):
-        raise ValueError("`task_ids` must be distinct and >= 0 for the distributed engine")
+        raise WpartValueError("`task_ids` must be distinct and >= 0 for the distributed engine")
     blk = (np.full(K, -1, _I64) if problem.task_block is None
            else np.asarray(problem.task_block, _I64))
     if problem.block_ids is not None and (blk >= 0).any():

@@ -24,6 +24,7 @@ transfer stage and the critical path of that concurrent schedule.
 """
 
 from __future__ import annotations
+from .._errors import WpartRuntimeError
 
 import time
 
@@ -141,13 +142,13 @@ class RankProcess:
         for q, gain in (self.rank_peers() if work_list is None else work_list):
             kind, peer = request(q, ("LOCK_REQ", gain))
             if kind != "LOCK_GRANT":
-                raise RuntimeError(f"rank {self.rank}: expected LOCK_GRANT from {q}, got {kind}")
+                raise WpartRuntimeError(f"rank {self.rank}: expected LOCK_GRANT from {q}, got {kind}")
             found, _, _, give, take = self._best(peer)
             if found:
                 recs = self.data.extract(give)
                 kind, back = request(q, ("GIVE", recs, take))
                 if kind != "GIVE_BACK":
-                    raise RuntimeError(f"rank {self.rank}: expected GIVE_BACK from {q}, "
+                    raise WpartRuntimeError(f"rank {self.rank}: expected GIVE_BACK from {q}, "
                                        f"got {kind}")
                 self.data.insert(back)
                 moved += 1
@@ -167,7 +168,7 @@ class RankProcess:
             return ("GIVE_BACK", back)
         if kind == "RELEASE":
             return None
-        raise RuntimeError(f"rank {self.rank}: unknown message {kind!r} from {src}")
+        raise WpartRuntimeError(f"rank {self.rank}: unknown message {kind!r} from {src}")
 
 
 def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None) -> dict:

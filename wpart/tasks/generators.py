@@ -1,6 +1,7 @@
 """Instance generators: the paper's toys, the synthetic-blocks instance, Gemma-like cases."""
 
 from __future__ import annotations
+from .._errors import WpartValueError
 
 import numpy as np
 
@@ -18,7 +19,7 @@ def synthetic_blocks(variant: str = "default") -> Problem:
     """
     alpha = {"default": None, "alpha0": np.zeros(4), "bad_rank0": np.array([100.0, 1, 1, 1])}
     if variant not in alpha:
-        raise ValueError(f"`variant` must be one of {sorted(alpha)}, got {variant!r}")
+        raise WpartValueError(f"`variant` must be one of {sorted(alpha)}, got {variant!r}")
     return Problem(
         task_load=[1.0, 0.5, 0.5, 0.5, 0.5, 2.0, 1.0, 0.5, 1.5],
         n_ranks=4,
@@ -63,9 +64,9 @@ def gemma_like(n_ranks: int = 14, n_tasks: int = 1959, n_blocks: int = 206, seed
     N = as_int(n_blocks, "n_blocks", minimum=1)
     for name, v in (("n_ranks", I), ("n_tasks", K)):
         if v >= 2**31:
-            raise ValueError(f"`{name}` must be < 2^31, got {v}")
+            raise WpartValueError(f"`{name}` must be < 2^31, got {v}")
     if N > K:
-        raise ValueError(f"`n_blocks` ({N}) must be <= `n_tasks` ({K})")
+        raise WpartValueError(f"`n_blocks` ({N}) must be <= `n_tasks` ({K})")
     rng = np.random.default_rng(as_int(seed, "seed", minimum=0))
     # blocks per rank: every rank gets at least one when possible, the rest skewed
     w = rng.gamma(2.0, 1.0, size=I)
@@ -99,7 +100,7 @@ def random_problem(n_ranks: int, n_tasks: int, n_blocks: int, n_edges: int, seed
     n_edges = as_int(n_edges, "n_edges", minimum=0)
     for name, v in (("n_ranks", I), ("n_tasks", K), ("n_blocks", N), ("n_edges", n_edges)):
         if v >= 2**31:
-            raise ValueError(f"`{name}` must be < 2^31, got {v}")
+            raise WpartValueError(f"`{name}` must be < 2^31, got {v}")
     rng = np.random.default_rng(as_int(seed, "seed", minimum=0))
     load = rng.integers(0, 5, size=K) * 0.5 if zeros else rng.uniform(0.1, 3.0, size=K)
     tb = rng.integers(-1 if N else -1, N, size=K) if N else None

@@ -16,6 +16,7 @@ the error and calls ``MPI_Abort``, so ``mpirun`` ends the whole job with a non-z
 """
 
 from __future__ import annotations
+from .._errors import WpartTypeError, WpartValueError
 
 import argparse
 import json
@@ -99,7 +100,7 @@ def scatter_problem(problem, comm: Any = None, *, memory_cap: Any = None,
     parts = None
     if comm.Get_rank() == root:
         if problem.n_ranks != comm.Get_size():
-            raise ValueError(f"the problem has {problem.n_ranks} ranks but the communicator "
+            raise WpartValueError(f"the problem has {problem.n_ranks} ranks but the communicator "
                              f"{comm.Get_size()} processes")
         a0 = problem.assignment(initial, "initial")
         parts = split_problem(problem, a0, problem.caps(memory_cap))
@@ -117,7 +118,7 @@ def _run(ch: Channel, data: RankData, prm, allow_infeasible: bool) -> dict:
         rk.begin_trial(trial)
         w0 = ch.allreduce(rk.work(), "max", "the initial W_max")
         if not np.isfinite(w0) and not allow_infeasible:
-            raise ValueError("infeasible start: the initial assignment exceeds a memory cap "
+            raise WpartValueError("infeasible start: the initial assignment exceeds a memory cap "
                              "(W = inf on some rank)")
         hist, exch, secs = [w0], [], []
         ostate = None
@@ -190,7 +191,7 @@ def balance_mpi(data: RankData | str, comm: Any = None, *, phase: int | None = N
     on_failure = choice(on_failure, "on_failure", ("abort", "raise"))
     timeout = float(timeout)
     if not (timeout > 0) or not np.isfinite(timeout):
-        raise ValueError(f"`timeout` must be a positive number of seconds, got {timeout}")
+        raise WpartValueError(f"`timeout` must be a positive number of seconds, got {timeout}")
     ch = Channel(comm, timeout)
     try:
         return _balance(ch, data, phase, out, Coefficients(alpha, beta, gamma, delta),
@@ -217,13 +218,13 @@ def _balance(ch, data, phase, out, c, memory_cap, seed, n_iter, n_rounds, fanout
         kind, ph = info["kind"], info["phase"]
         distribute_edges(ch, data, edges)
     elif not isinstance(data, RankData):
-        raise TypeError("`data` must be a RankData or an LBDatafile stem")
+        raise WpartTypeError("`data` must be a RankData or an LBDatafile stem")
     if data.rank != ch.rank:
-        raise ValueError(f"`data` is rank {data.rank}'s but this process is rank {ch.rank}")
+        raise WpartValueError(f"`data` is rank {data.rank}'s but this process is rank {ch.rank}")
     if memory_cap is not None:
         cap = float(memory_cap)
         if not cap >= 0:
-            raise ValueError(f"`memory_cap` must be non-negative, got {memory_cap}")
+            raise WpartValueError(f"`memory_cap` must be non-negative, got {memory_cap}")
         data.cap = cap
     seed = as_int(seed, "seed", minimum=0)
     n_iter = as_int(n_iter, "n_iter", minimum=0)
