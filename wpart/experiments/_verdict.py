@@ -3,7 +3,10 @@
 Every family's experiment module reports the paper's headline results (spec section 5 of its
 family) as :class:`Verdict` rows: the paper's value, ours, and one of
 
-* ``MATCH``: ours lies within the tolerance stated in the row;
+* ``MATCH``: ours lies within the tolerance stated in the row: by default within
+  :data:`REL_TOL` (20 %) of the paper's value (:func:`near`), or inside a range the paper itself
+  states, or a stated absolute tolerance where the paper rounds ("~1%"); a looser tolerance
+  (a factor of two or three) is never a MATCH;
 * ``DIFFERS``: ours is off, and ``reason`` says why (substitute data, an assumed static power,
   a baseline defined differently, a slower or faster machine, ...);
 * ``NOT REGENERATED``: the figure was not recomputed, and ``reason`` says why.
@@ -12,12 +15,14 @@ The words OK and PASS are never used for a paper figure.
 
 How a family plugs in (``wpart.dynamic`` and any later family do the same)::
 
-    from ._verdict import Verdict, Verdicts, within
+    from ._verdict import Verdict, Verdicts, near, within
 
     vs = Verdicts("dynamic")
-    vs.add(within("Fig. 7", "speedup over static", paper=2.3, ours=s, lo=2.0, hi=2.6,
-                  run="synthetic PLB-HAC, 64 ranks", fmt="{:.2f}x",
-                  reason_off="synthetic task times"))
+    vs.add(near("Fig. 7", "speedup over static", paper="2.3x", target=2.3, ours=s,
+                run="synthetic PLB-HAC, 64 ranks", fmt="{:.2f}x",
+                reason_off="synthetic task times"))          # MATCH within +-20 %
+    vs.add(within("Fig. 8", "LI, median", paper="2..3%", ours=li, lo=2.0, hi=3.0,
+                  run="...", fmt="{:.1f}%", reason_off="substitute data"))  # the paper's range
     vs.add(Verdict("Table 2", "GPU speedup", "11x", "-", "NOT REGENERATED",
                    reason="needs a GPU", run="-"))
     text = vs.table()                  # printable table plus the summary line
@@ -39,12 +44,14 @@ __all__ = [
     "DIFFERS",
     "MATCH",
     "NOT_REGENERATED",
+    "REL_TOL",
     "VERDICTS",
     "Verdict",
     "Verdicts",
     "count_verdicts",
     "format_counts",
     "format_verdicts",
+    "near",
     "within",
 ]
 
@@ -53,6 +60,8 @@ DIFFERS = "DIFFERS"
 NOT_REGENERATED = "NOT REGENERATED"
 #: The three verdicts, in the order the summaries print them.
 VERDICTS = (MATCH, DIFFERS, NOT_REGENERATED)
+#: Default relative tolerance of a MATCH (:func:`near`): ours within 20 % of the paper's value.
+REL_TOL = 0.2
 
 
 @dataclass(frozen=True)
@@ -144,6 +153,66 @@ def within(
     side = "above" if ours > hi else "below"
     return Verdict(figure, quantity, paper, s, DIFFERS, tol, f"{side} the range; {reason_off}",
                    run)
+
+
+def near(
+    figure: str,
+    quantity: str,
+    *,
+    paper: str,
+    target: float,
+    ours: float | None,
+    run: str,
+    fmt: str = "{:.2f}",
+    reason_off: str,
+    rel: float = REL_TOL,
+    abs_tol: float = 0.0,
+    unit: str = "",
+) -> Verdict:
+    """MATCH when ours is within `rel` of the paper's `target` (or within `abs_tol` of it).
+
+    The accepted interval is ``target +- max(rel * |target|, abs_tol)``; the row's tolerance
+    says so in words (``"+-20% of 26"``, ``"+-20% of 0.7, or +-1 point"``). `abs_tol` serves
+    small values the paper rounds (a "0.7 %" average cannot be judged to 20 % of itself).
+
+    Parameters
+    ----------
+    figure, quantity, paper, run, fmt, reason_off : str
+        As in :func:`within`.
+    target : float
+        The paper's value as a number.
+    ours : float or None
+        Our value; None or NaN gives NOT REGENERATED.
+    rel : float, default :data:`REL_TOL`
+        Relative tolerance (0.2 = 20 %); at most 0.25.
+    abs_tol : float, default 0
+        Absolute tolerance, in the unit of `target` (named by `unit`, e.g. ``"point"``).
+    unit : str
+        Unit of `abs_tol` in the tolerance text.
+
+    Returns
+    -------
+    Verdict
+
+    Examples
+    --------
+    >>> near("5.5", "time gain, avg %", paper="26", target=26, ours=23.0, run="r",
+    ...      fmt="{:.1f}", reason_off="synthetic").verdict
+    'MATCH'
+    >>> near("Fig. 6", "Pareto points", paper="68", target=68, ours=36.0, run="r",
+    ...      fmt="{:.0f}", reason_off="synthetic").verdict
+    'DIFFERS'
+    """
+    if not 0 <= rel <= 0.25:
+        raise WpartValueError(f"`rel` must be in [0, 0.25] (a reviewer's tolerance), got {rel}")
+    if abs_tol < 0:
+        raise WpartValueError(f"`abs_tol` must be >= 0, got {abs_tol}")
+    width = max(rel * abs(target), abs_tol)
+    tol = f"+-{rel:.0%} of {fmt.format(target)}"
+    if abs_tol > 0:
+        tol += f", or +-{abs_tol:g}" + (f" {unit}" if unit else "")
+    return within(figure, quantity, paper=paper, ours=ours, lo=target - width,
+                  hi=target + width, run=run, fmt=fmt, reason_off=reason_off, tolerance=tol)
 
 
 def count_verdicts(rows: Iterable[Verdict | dict]) -> dict[str, int]:
