@@ -17,7 +17,7 @@ import numpy as np
 import wpart.hetero as wh
 
 from . import format_table
-from ._verdict import NOT_REGENERATED, Verdict, Verdicts, within
+from ._verdict import NOT_REGENERATED, Verdict, Verdicts, near, within
 
 __all__ = ["ASSUMED_STATIC_POWER", "WORKLOADS", "additivity", "sweep", "verdicts"]
 
@@ -121,16 +121,14 @@ def verdicts(d: dict, quick: bool) -> Verdicts:
         t, e = np.asarray(fr["time"]), np.asarray(fr["energy"])
         run = f"{preset} synthetic preset (seed 1), workload {n} rows"
         fig = "Fig. 6 (5.3)" if preset == "dgemm-like" else "Fig. 9 (5.3)"
-        vs.add(within(fig, "Pareto points", paper=str(k), ours=float(len(t)), lo=k / 2,
-                      hi=k * 2, run=run, fmt="{:.0f}", reason_off=_SYN,
-                      tolerance="0.5x..2x (same order)"))
+        vs.add(near(fig, "Pareto points", paper=str(k), target=k, ours=float(len(t)), run=run,
+                    fmt="{:.0f}", reason_off=_SYN))
         for lab, ours, pv in (("fastest time (s)", t[-1], fast[0]),
                               ("fastest energy (J)", e[-1], fast[1]),
                               ("most frugal time (s)", t[0], frug[0]),
                               ("most frugal energy (J)", e[0], frug[1])):
-            vs.add(within(fig, lab, paper=f"{pv:g}", ours=float(ours), lo=pv * 0.8,
-                          hi=pv * 1.2, run=run, fmt="{:.3g}", reason_off=_SYN,
-                          tolerance="+- 20%"))
+            vs.add(near(fig, lab, paper=f"{pv:g}", target=pv, ours=float(ours), run=run,
+                        fmt="{:.3g}", reason_off=_SYN))
     P = PAPER
     run_of = {}
     for preset in WORKLOADS:
@@ -148,10 +146,9 @@ def verdicts(d: dict, quick: bool) -> Verdicts:
         for key, lab in (("card_dyn", "HEPOPTA front size, average"),
                          ("card_tot", "HTPOPTA front size, average")):
             pv = P[key][i][1]
-            vs.add(within(f"5.4 {app}", lab, paper=f"{P[key][i][0]}/{pv}/{P[key][i][2]}",
-                          ours=st[key][1], lo=pv / 2, hi=pv * 2, run=run, fmt="{:.1f}",
-                          reason_off=ps_note if key == "card_tot" else _SYN,
-                          tolerance="average within 0.5x..2x"))
+            vs.add(near(f"5.4 {app}", lab, paper=f"{P[key][i][0]}/{pv}/{P[key][i][2]}",
+                        target=pv, ours=st[key][1], run=run, fmt="{:.1f}", abs_tol=1,
+                        unit="point", reason_off=ps_note if key == "card_tot" else _SYN))
         for key, lab, note in (
                 ("perf_vs_bal", "time improvement of TOPT over load-balanced, avg %", _SYN),
                 ("energy_vs_bal", "dynamic-energy saving over load-balanced, avg %", _SYN),
@@ -161,14 +158,13 @@ def verdicts(d: dict, quick: bool) -> Verdicts:
                 ("e5_tot", "5% trade-off: energy saving (total front), avg %", ps_note)):
             av, mx = P[key][i]
             fig = {"perf_vs_bal": "5.5", "energy_vs_bal": "5.5"}.get(key, "5.6")
-            vs.add(within(f"{fig} {app}", lab, paper=f"{av:g} (max {mx:g})",
-                          ours=st[key][1], lo=av / 2, hi=av * 2, run=run, fmt="{:.1f}",
-                          reason_off=note, tolerance="average within 0.5x..2x"))
+            vs.add(near(f"{fig} {app}", lab, paper=f"{av:g} (max {mx:g})", target=av,
+                        ours=st[key][1], run=run, fmt="{:.1f}", abs_tol=1,
+                        unit="percentage point", reason_off=note))
         mn, av, mx = P["tot_saving"][i]
-        vs.add(within(f"5.7 {app}", "total-energy saving of HTPOPTA over HEPOPTA's optimum, avg %",
-                      paper=f"{mn}/{av}/{mx}", ours=st["tot_saving"][1], lo=av / 2, hi=av * 2,
-                      run=run, fmt="{:.1f}", reason_off=ps_note,
-                      tolerance="average within 0.5x..2x"))
+        vs.add(near(f"5.7 {app}", "total-energy saving of HTPOPTA over HEPOPTA's optimum, avg %",
+                    paper=f"{mn}/{av}/{mx}", target=av, ours=st["tot_saving"][1], run=run,
+                    fmt="{:.1f}", abs_tol=1, unit="percentage point", reason_off=ps_note))
     ad = d["additivity"]
     if ad.get("measured"):
         rep = ad["report"]
