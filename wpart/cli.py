@@ -1,12 +1,14 @@
 """The ``wpart`` command line.
 
-``wpart reproduce [FAMILY ...] [--quick] [--out DIR] [--no-progress]`` reruns the specs'
+``wpart reproduce [FAMILY ...] [--quick] [--out DIR] [--no-progress]`` reruns the papers'
 golden values and headline results for the chosen families (all by default), writes each
 family's table, JSON and figures into ``DIR`` and prints the tables. Every headline figure of a
 paper is printed beside ours with a verdict (MATCH / DIFFERS / NOT REGENERATED, see
 :mod:`wpart.experiments._verdict`); per-family and overall counts close the output and all rows
-go to ``DIR/verdicts.json``. The exit status is 0 when every *check* (golden values, theorems)
-passed, 1 otherwise (2 for a usage error): a DIFFERS verdict is a finding, not a failure.
+go to ``DIR/verdicts.json``. The output closes with a *checks* line (golden values, theorems,
+internal consistency: passed or FAILED per family) and, last, the *verdicts* line (the papers'
+figures), e.g. ``verdicts: 55 MATCH, 35 DIFFERS, 8 NOT REGENERATED``; the two are never merged. The exit status is 0 when every check passed, 1 otherwise (2 for a usage
+error): a DIFFERS verdict is a finding, not a failure.
 
 Families register here in :data:`REPRODUCERS` as ``"module:function"`` strings; the module is
 imported only when that family runs, so ``wpart --version`` stays fast.
@@ -22,7 +24,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-__all__ = ["REPRODUCERS", "load_reproducer", "main"]
+__all__ = ["REPRODUCERS", "load_reproducer", "main", "summary_line"]
 
 #: Family name -> ``"module:function"``; the function is called as
 #: ``fn(out_dir: Path, quick: bool, progress: bool) -> dict`` and returns at least
@@ -65,7 +67,7 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
 
     ap = argparse.ArgumentParser(
         prog="wpart",
-        description="Work partitioning: reproduce the specs' golden values and headline results.",
+        description="Work partitioning: reproduce the papers' golden values and headline results.",
     )
     ap.add_argument("--version", action="version", version=f"wpart {__version__}")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
@@ -93,10 +95,11 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
 
 
 def _reproduce(families: Sequence[str], out: Path, quick: bool, progress: bool) -> int:
+    """Run the families; print each table, a checks line and the verdicts line last."""
     from .experiments import write_json
     from .experiments._verdict import VERDICTS, format_counts
 
-    results: dict[str, bool] = {}
+    results: dict[str, str] = {}  # family -> "passed" / "FAILED" / "ERROR"
     totals = dict.fromkeys((*VERDICTS, "total"), 0)
     all_rows: dict[str, list] = {}
     for family in families:
@@ -105,11 +108,11 @@ def _reproduce(families: Sequence[str], out: Path, quick: bool, progress: bool) 
             summary = load_reproducer(family)(out, quick, progress)
         except Exception:  # noqa: BLE001 -- report it, run the others, fail at the end
             traceback.print_exc()
-            print(f"\n{family}: ERROR (see the traceback above)", flush=True)
-            results[family] = False
+            print(f"\n{family}: ERROR (see the traceback above); its checks and verdicts "
+                  "are missing\n", flush=True)
+            results[family] = "ERROR"
             continue
-        ok = bool(summary.get("ok", False))
-        results[family] = ok
+        results[family] = "passed" if summary.get("ok", False) else "FAILED"
         table = summary.get("table")
         if table:
             print(table)
@@ -117,20 +120,36 @@ def _reproduce(families: Sequence[str], out: Path, quick: bool, progress: bool) 
         for k in totals:
             totals[k] += int(counts.get(k, 0))
         all_rows[family] = summary.get("verdicts", [])
-        verdicts = format_counts(counts, "verdicts") if counts else "no headline figures"
-        print(f"\n{family}: checks {'passed' if ok else 'FAILED'} | {verdicts} | "
+        print(f"\n{family}: checks {results[family]} | "
+              f"{format_counts(counts, 'verdicts') if counts else 'no paper figures'} | "
               f"{'quick' if quick else 'full'} run in {time.perf_counter() - t0:.1f} s; "
               f"outputs in {out}/\n", flush=True)
     out.mkdir(parents=True, exist_ok=True)
-    write_json(out / "verdicts.json", {"quick": quick, "counts": totals, "families": all_rows})
-    print(format_counts(totals, f"overall ({', '.join(results)})"))
-    failed = [f for f, ok in results.items() if not ok]
-    if failed:
-        print(f"checks FAILED: {', '.join(failed)}")
-        return 1
-    print(f"checks passed in all {len(results)} famil{'y' if len(results) == 1 else 'ies'}: "
-          f"{', '.join(results)}")
-    return 0
+    write_json(out / "verdicts.json", {"quick": quick, "counts": totals, "families": all_rows,
+                                       "checks": results})
+    n = len(results)
+    bad = [f"{f} ({r})" for f, r in results.items() if r != "passed"]
+    where = f"{n} famil{'y' if n == 1 else 'ies'}: {', '.join(results)}"
+    # checks (internal consistency) and verdicts (the papers' figures) on lines of their own;
+    # the verdicts line is the last line
+    if bad:
+        print(f"checks (golden values, theorems, internal consistency): FAILED in "
+              f"{', '.join(bad)}; of {where}")
+    else:
+        print(f"checks (golden values, theorems, internal consistency): passed in all {where}")
+    print(f"the papers' headline figures beside ours ({totals['total']} rows"
+          f"{', quick sizes' if quick else ''}): MATCH within the row's stated tolerance, "
+          "DIFFERS with the reason, NOT REGENERATED with why")
+    print(summary_line(totals))
+    return 1 if bad else 0
+
+
+def summary_line(counts: dict[str, int]) -> str:
+    """The last line of ``wpart reproduce``: ``"verdicts: 12 MATCH, 3 DIFFERS, 2 NOT
+    REGENERATED"`` (the counts of the papers' headline figures; checks are reported apart)."""
+    from .experiments._verdict import VERDICTS
+
+    return "verdicts: " + ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,4 +1,4 @@
-"""Reproductions of the specs' headline results, one module per family.
+"""Reproductions of the papers' golden values and headline results, one module per family.
 
 Each module exposes ``run_<family>(out_dir, quick, progress) -> dict``: it recomputes the
 family's golden values and guarantees, writes ``<family>_table.txt``, ``<family>.json`` and
@@ -7,9 +7,11 @@ and whose ``"table"`` is the printable text. ``wpart reproduce`` (:mod:`wpart.cl
 through its ``REPRODUCERS`` registry and imports them lazily.
 
 Each module also returns ``"verdicts"`` and ``"counts"``: every headline figure of its paper
-(spec section 5) beside ours as MATCH / DIFFERS / NOT REGENERATED rows built with
+(the figures and tables of its evaluation) beside ours as MATCH / DIFFERS / NOT REGENERATED rows built with
 :mod:`wpart.experiments._verdict` (its docstring shows how a new family plugs in). ``"ok"``
-covers checks only (golden values, theorems); a DIFFERS verdict is a finding, not a failure.
+covers checks only (golden values, theorems, internal consistency); a DIFFERS verdict is a
+finding, not a failure, and the two are always reported apart: ``wpart reproduce`` prints a
+checks line and then, last, ``verdicts: <n> MATCH, <n> DIFFERS, <n> NOT REGENERATED``.
 
 This package also holds the small helpers the experiment modules share: best-of-k timing,
 plain-text tables and JSON output.

@@ -1,7 +1,7 @@
 """Verdicts: each headline figure of a paper beside ours, with an honest judgement.
 
-Every family's experiment module reports the paper's headline results (spec section 5 of its
-family) as :class:`Verdict` rows: the paper's value, ours, and one of
+Every family's experiment module reports its paper's headline results (the figures and tables
+of the paper's evaluation) as :class:`Verdict` rows: the paper's value, ours, and one of
 
 * ``MATCH``: ours lies within the tolerance stated in the row: by default within
   :data:`REL_TOL` (20 %) of the paper's value (:func:`near`), or inside a range the paper itself
