@@ -74,8 +74,27 @@ def test_verdict_summary_consistent(reproduced):
         for k in total:
             total[k] += counts[k]
     assert data["counts"] == total
-    assert V.format_counts(total, f"overall ({', '.join(data['families'])})") in proc.stdout
     assert total["total"] > 40 and total[V.NOT_REGENERATED] > 0
+    # the last line counts the verdicts, the line before it the checks: never one word for both
+    lines = proc.stdout.rstrip("\n").splitlines()
+    assert lines[-1] == (f"verdicts: {total[V.MATCH]} MATCH, {total[V.DIFFERS]} DIFFERS, "
+                         f"{total[V.NOT_REGENERATED]} NOT REGENERATED")
+    assert lines[-1] == cli.summary_line(total)
+    checks = [ln for ln in lines[-3:] if ln.startswith("checks")]
+    assert len(checks) == 1 and "passed in all 5 families" in checks[0]
+    assert "verdict" not in checks[0] and "check" not in lines[-1]
+    assert "checks passed in all" not in proc.stdout  # the old merged summary is gone
+    assert data["checks"] == dict.fromkeys(data["families"], "passed")
+
+
+def test_last_line_parses_as_the_interface_says(reproduced):
+    import re
+
+    proc, _ = reproduced
+    last = proc.stdout.rstrip("\n").splitlines()[-1]
+    m = re.fullmatch(r"verdicts: (\d+) MATCH, (\d+) DIFFERS, (\d+) NOT REGENERATED", last)
+    assert m, last
+    assert int(m.group(2)) > 0  # substitute data: some figures honestly differ
 
 
 def test_no_verdict_row_says_ok_or_pass(reproduced):
@@ -132,7 +151,30 @@ def test_failed_check_gives_exit_1(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(cli, "load_reproducer", lambda family: fake)
     assert cli.main(["reproduce", "fake", "--out", str(tmp_path)]) == 1
     out = capsys.readouterr().out
-    assert "fake table" in out and "checks FAILED: fake" in out
+    lines = out.rstrip("\n").splitlines()
+    assert "fake table" in out and lines[-1] == "verdicts: 0 MATCH, 0 DIFFERS, 0 NOT REGENERATED"
+    assert any(ln.startswith("checks") and "FAILED in fake" in ln for ln in lines[-3:])
+
+
+def test_family_error_is_reported_and_exits_1(monkeypatch, tmp_path, capsys):
+    def boom(out_dir, quick, progress):
+        raise RuntimeError("broken reproducer")
+
+    def fine(out_dir, quick, progress):
+        from wpart.experiments._verdict import Verdict, Verdicts
+
+        vs = Verdicts("fine")
+        vs.add(Verdict("Fig. 1", "q", "1", "1", "MATCH", "exact"),
+               Verdict("Fig. 2", "q", "1", "3", "DIFFERS", "+-20% of 1", "substitute data"))
+        return {"ok": True, "table": vs.table(), "verdicts": vs.to_list(), "counts": vs.counts()}
+
+    monkeypatch.setitem(cli.REPRODUCERS, "boom", "tests.boom:run")
+    monkeypatch.setitem(cli.REPRODUCERS, "fine", "tests.fine:run")
+    monkeypatch.setattr(cli, "load_reproducer", lambda family: boom if family == "boom" else fine)
+    assert cli.main(["reproduce", "fine", "boom", "--out", str(tmp_path)]) == 1
+    lines = capsys.readouterr().out.rstrip("\n").splitlines()
+    assert lines[-1] == "verdicts: 1 MATCH, 1 DIFFERS, 0 NOT REGENERATED"
+    assert any(ln.startswith("checks") and "boom (ERROR)" in ln for ln in lines[-3:])
 
 
 def test_bench_base_quick(tmp_path):

@@ -1,5 +1,7 @@
 """The shared verdict facility (wpart.experiments._verdict) and its use by the families."""
 
+import re
+
 import pytest
 
 from wpart.experiments import _verdict as V
@@ -28,6 +30,25 @@ def test_within():
     assert V.within("F", "q", ours=float("nan"), **kw).verdict == V.NOT_REGENERATED
 
 
+def test_near_is_a_reviewer_tolerance():
+    kw = dict(paper="68", run="r", fmt="{:.0f}", reason_off="synthetic profiles")
+    assert V.near("F", "points", target=68, ours=36.0, **kw).verdict == V.DIFFERS  # 0.53x
+    assert V.near("F", "ratio", target=25, ours=12.9, **kw).verdict == V.DIFFERS  # 0.52x
+    assert V.near("F", "points", target=68, ours=60.0, **kw).verdict == V.MATCH  # -12 %
+    assert V.near("F", "points", target=68, ours=82.0, **kw).verdict == V.DIFFERS  # +21 %
+    v = V.near("F", "points", target=68, ours=55.0, **kw)
+    assert v.verdict == V.MATCH and v.tolerance == "+-20% of 68"
+    # a small rounded value: the stated absolute tolerance
+    v = V.near("F", "gain %", paper="0.7", target=0.7, ours=1.5, run="r", fmt="{:.1f}",
+               reason_off="x", abs_tol=1, unit="point")
+    assert v.verdict == V.MATCH and v.tolerance == "+-20% of 0.7, or +-1 point"
+    assert V.near("F", "q", target=1, ours=None, **kw).verdict == V.NOT_REGENERATED
+    with pytest.raises(ValueError, match="rel"):
+        V.near("F", "q", target=1, ours=1.0, rel=1.0, **kw)  # a factor of two is not a MATCH
+    with pytest.raises(ValueError, match="abs_tol"):
+        V.near("F", "q", target=1, ours=1.0, abs_tol=-1, **kw)
+
+
 def test_counts_and_table():
     vs = V.Verdicts("demo")
     vs.add(V.Verdict("a", "q", "1", "1", V.MATCH, "exact"),
@@ -54,6 +75,8 @@ def _check_family(res):
             assert "OK" not in words and "PASS" not in words, r
         if r["verdict"] != V.MATCH:
             assert r["reason"]
+        # no factor-of-two (or three) tolerance calls a figure a MATCH
+        assert not re.search(r"0\.5x|\b[23]x of|within [23]x|widened", r["tolerance"]), r
     # the printed verdict table never says OK or PASS either
     block = res["table"].split("headline results beside ours")[1].split("verdicts:")[0]
     assert " OK" not in block and "PASS" not in block
