@@ -374,8 +374,6 @@ def plbhac_sleep_run():
 
 @pytest.fixture(scope="module")
 def plbhac_res():
-    if not hasattr(wd, "PLBHAC"):
-        pytest.skip("PLBHAC is not in this build yet")
     return plbhac_sleep_run()
 
 
@@ -387,7 +385,6 @@ def x2_error(res):
     return float(np.max(np.abs(row["X"] / x - 1))), row["X"], x
 
 
-@pytest.mark.skipif(not hasattr(wd, "PLBHAC"), reason="PLBHAC is not in this build yet")
 def test_plbhac_on_the_matrix_product():
     rng = np.random.default_rng(8)
     task = GemmColumnsTask(rng.standard_normal((256, 256)), rng.standard_normal((256, 1024)))
@@ -426,7 +423,6 @@ def test_X3_plbhac_keeps_the_other_pus_busy_while_it_evaluates(plbhac_res):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not hasattr(wd, "PLBHAC"), reason="PLBHAC is not in this build yet")
 def test_slowdown_schedule_moves_plbhac_shares():
     # B4 on a laptop (spec 001 §5.8): PU 0 runs 3x slower from t = 0.6 s; with forgetting
     # (decay 0.8) PLB-HAC moves share from PU 0 to the others within a few steps

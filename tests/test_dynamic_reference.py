@@ -185,8 +185,6 @@ def test_reference_capacity_solve_and_round_equal_c():
 def _plbhac_pair(pl, total, preset="paper", **kw):
     import wpart.dynamic as wd
 
-    if not hasattr(wd, "PLBHAC"):
-        pytest.skip("wpart.dynamic.PLBHAC is not built on this branch")
     from tests.oracles.dynamic_ref_plbhac import RefPLBHAC
 
     kinds = [d.kind for d in pl.devices]

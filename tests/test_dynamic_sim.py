@@ -352,8 +352,6 @@ def test_result_dict_plot_progress_and_compare():
 def _baselines():
     import wpart.dynamic as D
 
-    if not hasattr(D, "HDSS"):
-        pytest.skip("the spec 001 §3 baselines are not in this build")
     return D
 
 
