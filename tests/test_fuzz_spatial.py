@@ -11,7 +11,6 @@ a few hundred inputs per function; ``-m slow`` runs many more.
 
 from __future__ import annotations
 
-import time
 import warnings
 from collections import Counter
 
@@ -272,7 +271,6 @@ def run_one(name: str, data) -> None:
         A = A.ravel()[:4].reshape(2, 2) if A.size >= 4 else A
     before = {k: snapshot(v) for k, v in [("A", A)] + list(kw.items())}
     TRIED[name] += 1
-    t = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -283,7 +281,6 @@ def run_one(name: str, data) -> None:
         except wpart.WpartError as exc:  # documented limits only
             assert name == "hier_opt" and "state" in str(exc), exc
             r = None
-    assert time.perf_counter() - t < 5.0, "took too long"
     for k, v in [("A", A)] + list(kw.items()):
         assert same(before[k], snapshot(v)), f"`{k}` was modified"
     if r is not None:
@@ -323,7 +320,6 @@ def run_partition(data) -> None:
         kw["bogus"] = 1
     TRIED["partition"] += 1
     before = snapshot(A)
-    t = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -334,7 +330,6 @@ def run_partition(data) -> None:
         except wpart.WpartError as exc:
             assert "state" in str(exc), exc
             r = None
-    assert time.perf_counter() - t < 5.0
     assert same(before, snapshot(A))
     if r is not None:
         check_result(r, A, m)
@@ -348,13 +343,11 @@ def run_allocate(data) -> None:
     cap = data.draw(st.one_of(st.none(), arrays((1,), valid)), label="cap")
     TRIED["allocate"] += 1
     before = (snapshot(L), snapshot(cap))
-    t = time.perf_counter()
     try:
         q = sp.allocate(L, m, cap)
     except EXPECTED as exc:
         assert names_an_argument(exc, ["loads", "m", "cap"]), f"{exc!r}"
         q = None
-    assert time.perf_counter() - t < 5.0
     assert same(before[0], snapshot(L)) and same(before[1], snapshot(cap))
     if q is not None:
         Ln = np.asarray(L)
@@ -366,13 +359,11 @@ def run_allocate(data) -> None:
 def run_factor_pair(data) -> None:
     m, n1, n2 = (data.draw(st.one_of(st.integers(1, 10**6), PART_COUNTS)) for _ in range(3))
     TRIED["factor_pair"] += 1
-    t = time.perf_counter()
     try:
         P, Q = sp.factor_pair(m, n1, n2)
     except EXPECTED as exc:
         assert names_an_argument(exc, ["m", "n1", "n2"]), f"{exc!r}"
         return
-    assert time.perf_counter() - t < 5.0
     assert P * Q == m and P >= 1 and Q >= 1
     ACCEPTED["factor_pair"] += 1
 
