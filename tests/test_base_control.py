@@ -29,7 +29,8 @@ def test_ctrl_c_stops_a_long_call():
             wpart.partition_1d(LONG, 5000, "dp")
     finally:
         timer.cancel()
-    assert time.perf_counter() - t0 < 5
+    # responsiveness, not speed (uninterrupted the call runs for minutes): a generous bound
+    assert time.perf_counter() - t0 < 20
 
 
 def test_progress_callback_exception_propagates():
@@ -41,26 +42,35 @@ def test_progress_callback_exception_propagates():
 
 
 def test_gil_released_during_core_work():
+    # The main thread counts while a worker thread is inside the core. With the GIL held there,
+    # the count could not move during a core call (at most a tick per GIL hand-over around
+    # it); released, it moves thousands of times. Counted per call, not per wall-clock second:
+    # a loaded machine slows both threads alike.
     A = np.random.default_rng(1).integers(0, 100, (2000, 2000))
     done = threading.Event()
+    ticks = [0]
+    during = []
 
     def work():
-        for _ in range(2):
-            wpart.partition_1d(LONG[:500_000], 200, "dp")
-            wpart.prefix_sum(A)
-        done.set()
+        try:
+            for _ in range(5):
+                for call in (lambda: wpart.partition_1d(LONG[:500_000], 200, method="dp"),
+                             lambda: wpart.prefix_sum(A)):
+                    before = ticks[0]
+                    call()
+                    during.append(ticks[0] - before)
+                if max(during) >= 200:
+                    break
+        finally:
+            done.set()
 
     th = threading.Thread(target=work)
     th.start()
-    ticks = 0
-    t0 = time.perf_counter()
-    while not done.is_set() and time.perf_counter() - t0 < 0.5:
-        ticks += 1
+    while not done.is_set():
+        ticks[0] += 1
         time.sleep(0)
-    still_running = not done.is_set()
     th.join()
-    # the main thread made steady progress while the worker was inside the core
-    assert ticks > 1000 or not still_running
+    assert during and max(during) >= 200, during
 
 
 def test_same_call_in_threads_gives_same_answer():
