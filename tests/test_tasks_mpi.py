@@ -196,11 +196,18 @@ def test_readme_mpi_example_under_mpirun(tmp_path):
                  if "balance_mpi" in b)
     script = tmp_path / "balance_phase.py"
     script.write_text(block)
-    r = run_mpi(4, [script], timeout=120, cwd=str(tmp_path))
+    # mpirun interleaves the ranks' stdout (even within a line): read each rank's own copy
+    outs = tmp_path / "mpi-out"
+    r = run_mpi(4, [script], timeout=120, cwd=str(tmp_path),
+                mpirun_args=["--output-filename", str(outs)])
     assert r.returncode == 0, r.stderr[-2000:]
-    lines = sorted(l for l in r.stdout.splitlines() if l.startswith("rank "))
-    assert len(lines) == 4
-    w = {float(l.split("-> ")[1].rstrip(")")) for l in lines}
+    w = set()
+    for rank in range(4):
+        lines = next(outs.glob(f"*/rank.{rank}/stdout")).read_text().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"rank {rank}:"), lines
+        mt = re.search(r"-> ([-+.0-9eE]+)\)", lines[0])
+        assert mt, lines
+        w.add(float(mt.group(1)))
     assert len(w) == 1  # every rank learns the same W_max
     assert sorted(p.name for p in (tmp_path / "balanced").iterdir()) == \
         [f"data.{r}.json" for r in range(4)]
