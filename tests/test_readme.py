@@ -1,7 +1,9 @@
 """Every ```python block of README.md runs as pasted, from outside the repository.
 
 A block whose first line says ``run ... with: mpirun -np N [--flags] python ...`` runs that
-way, under mpirun (tests/oracles/mpirun.py). Blocks are collected automatically (a new README section is tested without touching this
+way, under mpirun (tests/oracles/mpirun.py). A ```bash block whose first line starts with
+``# run from an empty folder`` runs too, line by line under ``bash -e``, with the environment
+of the MPI tests (its ``mpirun`` lines may start ranks as root and oversubscribe the cores). Blocks are collected automatically (a new README section is tested without touching this
 file). Each runs in a fresh interpreter whose working directory is an empty temporary folder,
 with the worktree on ``PYTHONPATH`` (so ``wpart`` is this checkout, never a stray install)
 and ``MPLBACKEND=Agg`` (so ``r.plot()`` works headless). Keep README examples fast: a few
@@ -55,10 +57,18 @@ def test_readme_block_runs(code, tmp_path):
             pytest.skip(needs_mpi.kwargs["reason"])
         script = tmp_path / "example.py"
         script.write_text(code, encoding="utf-8")
-        proc = run_mpi(int(m.group(1)), [script], mpirun_args=m.group(2).split(), timeout=120,
-                       env={"MPLBACKEND": "Agg"}, cwd=str(tmp_path))
+        # each rank's output in a file of its own: mpirun interleaves the merged stdout
+        outs = tmp_path / "mpi-out"
+        n = int(m.group(1))
+        proc = run_mpi(n, [script], timeout=120, env={"MPLBACKEND": "Agg"}, cwd=str(tmp_path),
+                       mpirun_args=[*m.group(2).split(), "--output-filename", str(outs)])
         assert proc.returncode == 0, f"README example failed:\n{code}\n{proc.stderr[-3000:]}"
-        assert proc.stdout.strip(), "the MPI example printed nothing"
+        per_rank = {r: "".join(f.read_text() for f in outs.glob(f"*/rank.{r}/stdout"))
+                    for r in range(n)}
+        assert any(t.strip() for t in per_rank.values()), "the MPI example printed nothing"
+        for r in range(n):
+            err = "".join(f.read_text() for f in outs.glob(f"*/rank.{r}/stderr"))
+            assert "Traceback" not in err, f"rank {r}:\n{err[-3000:]}"
         return
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
@@ -82,3 +92,48 @@ def test_fence_parser_sees_every_block():
     # the parser agrees with a plain count of opening fences
     text = README.read_text(encoding="utf-8")
     assert len(BLOCKS) == len(re.findall(r"^```python[ \t]*$", text, re.M))
+
+
+# ---------------------------------------------------------------------------------------------
+# shell blocks that say they run from an empty folder (the MPI command lines)
+
+_SHELL = "# run from an empty folder"
+_BASH_FENCE = re.compile(r"^```bash[ \t]*\n(.*?)^```", re.S | re.M)
+
+
+def _shell_blocks() -> list[tuple[str, str]]:
+    text = README.read_text(encoding="utf-8")
+    out = []
+    for mt in _BASH_FENCE.finditer(text):
+        if mt.group(1).startswith(_SHELL):
+            out.append((f"shell-L{text.count(chr(10), 0, mt.start()) + 1}", mt.group(1)))
+    return out
+
+
+SHELL_BLOCKS = _shell_blocks()
+
+
+def test_readme_has_shell_examples():
+    assert len(SHELL_BLOCKS) >= 2  # the command lines of CCM-LB over MPI and run_mpi
+
+
+@pytest.mark.parametrize("code", [c for _, c in SHELL_BLOCKS], ids=[i for i, _ in SHELL_BLOCKS])
+def test_readme_shell_block_runs(code, tmp_path):
+    from oracles.mpirun import mpi_env, needs_mpi
+
+    if "mpirun" in code and needs_mpi.args[0]:
+        pytest.skip(needs_mpi.kwargs["reason"])
+    env = mpi_env({"MPLBACKEND": "Agg"})
+    # `python` in the block is this interpreter
+    env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")])
+    proc = subprocess.Popen(["bash", "-e", "-c", code], cwd=tmp_path, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)  # mpirun and every rank it started
+        out, err = proc.communicate()
+        pytest.fail(f"README shell example timed out:\n{code}\n{err[-3000:]}")
+    assert proc.returncode == 0, f"README shell example failed:\n{code}\n{err[-3000:]}"
+    assert out.strip(), "the shell example printed nothing"
