@@ -18,7 +18,10 @@ import time
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BOUND = 1.0  # seconds; the goal is 0.2 s on an idle machine
+# seconds: responsiveness, not speed. The goal is 0.2 s on an idle machine (each test prints
+# its latency); on a loaded one the child itself may wait seconds for a core, so the bound is
+# generous: it still catches a call that never polls (uninterrupted they run for minutes).
+BOUND = 3.0
 
 PROFILES = """
 import numpy as np
