@@ -21,3 +21,6 @@ def test_cli_reproduce_hetero(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "hetero: checks passed" in out
     assert "hetero verdicts:" in out and "NOT REGENERATED" in out
+    lines = out.rstrip("\n").splitlines()
+    assert lines[-1].startswith("verdicts: ") and lines[-1].endswith(" NOT REGENERATED")
+    assert "additivity not measured" in out or "Additivity on this machine" in out
