@@ -2,9 +2,10 @@
 
 A block whose first line says ``run ... with: mpirun -np N [--flags] python ...`` runs that
 way, under mpirun (tests/oracles/mpirun.py). A ```bash block whose first line starts with
-``# run from an empty folder`` runs too, line by line under ``bash -e``, with the environment
-of the MPI tests (its ``mpirun`` lines may start ranks as root and oversubscribe the cores). Blocks are collected automatically (a new README section is tested without touching this
-file). Each runs in a fresh interpreter whose working directory is an empty temporary folder,
+``# run from an empty folder`` runs too, under ``bash -e`` (stopping at the first failing
+command), with the environment of the MPI tests (its ``mpirun`` lines may start ranks as
+root). Blocks are collected automatically (a new README section is tested without touching
+this file). Each runs in a fresh interpreter whose working directory is an empty temporary folder,
 with the worktree on ``PYTHONPATH`` (so ``wpart`` is this checkout, never a stray install)
 and ``MPLBACKEND=Agg`` (so ``r.plot()`` works headless). Keep README examples fast: a few
 seconds each on one core.
@@ -136,4 +137,6 @@ def test_readme_shell_block_runs(code, tmp_path):
         out, err = proc.communicate()
         pytest.fail(f"README shell example timed out:\n{code}\n{err[-3000:]}")
     assert proc.returncode == 0, f"README shell example failed:\n{code}\n{err[-3000:]}"
+    # under `mpirun --enable-recovery` mpirun exits 0 whatever its ranks did: read their errors
+    assert "Traceback" not in err, f"README shell example failed:\n{code}\n{err[-3000:]}"
     assert out.strip(), "the shell example printed nothing"
