@@ -1,4 +1,9 @@
-"""Discrete time / dynamic-energy profiles of heterogeneous processors (spec 000 section 1)."""
+"""Discrete time / dynamic-energy profiles of heterogeneous processors (the discrete time and
+dynamic-energy functions of Sec. 3 of Khaleghzadeh et al.).
+
+Vocabulary: `m` is the number of processors (``ProfileSet.m``), ``n_points`` the number of
+measured points of one profile (``Profile.n_points``), `n` the workload.
+"""
 
 from __future__ import annotations
 from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
@@ -8,12 +13,15 @@ import io
 import math
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
+from .._result import equal
+from .._validate import as_bool, choice, deprecated_attr
 
 __all__ = ["Profile", "ProfileSet", "as_profiles"]
 
@@ -67,24 +75,34 @@ class Profile:
 
     Attributes
     ----------
-    sizes : ndarray of int64, shape (m,)
+    sizes : ndarray of int64, shape (n_points,)
         Measured problem sizes, > 0, strictly increasing.
-    time : ndarray of float64, shape (m,)
+    time : ndarray of float64, shape (n_points,)
         Execution time (s) at each size, finite, >= 0.
-    energy : ndarray of float64, shape (m,)
+    energy : ndarray of float64, shape (n_points,)
         Dynamic energy (J) at each size, finite, >= 0 (zeros when only time was measured).
     name : str
         A label (``"cpu1"``, ``"gpu"`` ...).
+
+    Two profiles are equal when their sizes, times, energies and names are.
     """
 
     sizes: NDArray[np.int64]
     time: NDArray[np.float64]
     energy: NDArray[np.float64]
-    name: str = ""
+    name: str = field(default="", kw_only=True)
 
     def __post_init__(self) -> None:
         for a in (self.sizes, self.time, self.energy):
             a.setflags(write=False)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.name == other.name and all(
+            equal(getattr(self, k), getattr(other, k)) for k in ("sizes", "time", "energy"))
+
+    __hash__ = None  # type: ignore[assignment]
 
     # ------------------------------------------------------------------ constructors ----
     @classmethod
@@ -93,6 +111,7 @@ class Profile:
         sizes: ArrayLike,
         time: ArrayLike,
         energy: ArrayLike | None = None,
+        /,
         *,
         name: str = "",
         clamp_negative: bool = False,
@@ -102,11 +121,11 @@ class Profile:
 
         Parameters
         ----------
-        sizes : array_like of int, shape (m,)
+        sizes : array_like of int, shape (n_points,)
             Problem sizes, > 0, distinct (strictly increasing unless ``sort=True``).
-        time : array_like, shape (m,)
+        time : array_like, shape (n_points,)
             Times, finite and >= 0.
-        energy : array_like, shape (m,), optional
+        energy : array_like, shape (n_points,), optional
             Dynamic energies, finite and >= 0; zeros when omitted.
         name : str
             Label of the processor.
@@ -118,12 +137,14 @@ class Profile:
 
         Raises
         ------
-        ValueError
+        wpart.WpartValueError
             NaN or infinite values, negative times (or energies), sizes <= 0, duplicate or
             unsorted sizes, lengths that differ.
-        TypeError
+        wpart.WpartTypeError
             Non-numeric input.
         """
+        clamp_negative = as_bool(clamp_negative, "clamp_negative")
+        sort = as_bool(sort, "sort")
         label = f"profile {name!r}" if name else "profile"
         s = _as_1d(sizes, f"{label}: sizes", "int")
         t = _as_1d(time, f"{label}: time", "float")
@@ -145,8 +166,9 @@ class Profile:
                 raise WpartValueError(f"{label}: duplicate size {s[i]} at index {i}")
             if (d < 0).any():
                 i = int(np.flatnonzero(d < 0)[0]) + 1
-                raise WpartValueError(f"{label}: sizes must be strictly increasing, {s[i]} at index "
-                                 f"{i} follows {s[i - 1]} (pass sort=True to sort them)")
+                raise WpartValueError(
+                    f"{label}: sizes must be strictly increasing, {s[i]} at index {i} follows "
+                    f"{s[i - 1]} (pass sort=True to sort them)")
         for arr, what in ((t, "time"), (e, "energy")):
             bad = ~np.isfinite(arr)
             if bad.any():
@@ -164,7 +186,7 @@ class Profile:
                 i = int(np.flatnonzero(e < 0)[0])
                 raise WpartValueError(f"{label}: energy must be >= 0, got {e[i]} at index {i} "
                                  f"(size {s[i]}); pass clamp_negative=True to clamp noise")
-        return cls(s, t, e, str(name))
+        return cls(s, t, e, name=str(name))
 
     @classmethod
     def from_text(cls, text: str, *, name: str = "", clamp_negative: bool = False) -> Profile:
@@ -220,20 +242,22 @@ class Profile:
 
     # ------------------------------------------------------------------ queries ----
     @property
-    def m(self) -> int:
+    def n_points(self) -> int:
         """Number of measured points."""
         return int(self.sizes.size)
+
+    m = deprecated_attr("m", "n_points", "Profile")
 
     def lookup(self, x: int) -> tuple[float, float] | None:
         """``(time, energy)`` at size `x` (``(0, 0)`` for 0), or None if not measured."""
         if x == 0:
             return 0.0, 0.0
         k = int(np.searchsorted(self.sizes, x))
-        if k < self.m and self.sizes[k] == x:
+        if k < self.n_points and self.sizes[k] == x:
             return float(self.time[k]), float(self.energy[k])
         return None
 
-    def speed(self, work: Any = None) -> NDArray[np.float64]:
+    def speed(self, *, work: Any = None) -> NDArray[np.float64]:
         """Speed ``work(size) / time`` at each point (``work`` defaults to the size)."""
         w = self.sizes.astype(np.float64) if work is None else np.asarray(
             work(self.sizes.astype(np.float64)), dtype=np.float64)
@@ -241,17 +265,18 @@ class Profile:
             return np.where(self.time > 0, w / self.time, np.inf)
 
     def __repr__(self) -> str:
-        rng = f"{self.sizes[0]}..{self.sizes[-1]}" if self.m else "-"
-        return f"Profile(name={self.name!r}, m={self.m}, sizes={rng})"
+        rng = f"{self.sizes[0]}..{self.sizes[-1]}" if self.n_points else "-"
+        return f"Profile(name={self.name!r}, n_points={self.n_points}, sizes={rng})"
 
 
 @dataclass(frozen=True, eq=False)
 class ProfileSet:
-    """The profiles of p processors, in processor order.
+    """The profiles of `m` processors, in processor order.
 
     Build one with :meth:`from_arrays`, :meth:`from_files`, :meth:`from_csv` or
     :func:`wpart.hetero.synthetic`; every function of :mod:`wpart.hetero` also accepts a plain
-    sequence of ``(sizes, times, energies)`` triples.
+    sequence of ``(sizes, times, energies)`` triples. Two sets are equal when their profiles
+    are.
     """
 
     profiles: tuple[Profile, ...]
@@ -260,10 +285,20 @@ class ProfileSet:
         if len(self.profiles) < 1:
             raise WpartValueError("`profiles` must hold at least one processor")
 
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return len(self.profiles) == len(other.profiles) and all(
+            a == b for a, b in zip(self.profiles, other.profiles))
+
+    __hash__ = None  # type: ignore[assignment]
+
     @property
-    def p(self) -> int:
+    def m(self) -> int:
         """Number of processors."""
         return len(self.profiles)
+
+    p = deprecated_attr("p", "m", "ProfileSet")
 
     @property
     def names(self) -> list[str]:
@@ -271,7 +306,7 @@ class ProfileSet:
         return [pr.name or f"P{i}" for i, pr in enumerate(self.profiles)]
 
     def __len__(self) -> int:
-        return self.p
+        return self.m
 
     def __getitem__(self, i: int) -> Profile:
         return self.profiles[i]
@@ -282,9 +317,9 @@ class ProfileSet:
     def csr(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64],
                            NDArray[np.float64]]:
         """``(offsets, sizes, times, energies)`` in the CSR layout of the C core."""
-        m = [pr.m for pr in self.profiles]
-        off = np.zeros(self.p + 1, np.int64)
-        off[1:] = np.cumsum(m)
+        counts = [pr.n_points for pr in self.profiles]
+        off = np.zeros(self.m + 1, np.int64)
+        off[1:] = np.cumsum(counts)
         cat = (lambda k: np.concatenate([getattr(pr, k) for pr in self.profiles])
                if off[-1] else np.zeros(0, np.int64 if k == "sizes" else np.float64))
         return (off, np.ascontiguousarray(cat("sizes"), np.int64),
@@ -296,13 +331,13 @@ class ProfileSet:
         """gcd of all sizes (1 if there are none)."""
         g = 0
         for pr in self.profiles:
-            g = math.gcd(g, int(np.gcd.reduce(pr.sizes)) if pr.m else 0)
+            g = math.gcd(g, int(np.gcd.reduce(pr.sizes)) if pr.n_points else 0)
         return g or 1
 
     @property
     def max_total(self) -> int:
         """Largest workload any distribution can reach: the sum of the largest sizes."""
-        return int(sum(int(pr.sizes[-1]) if pr.m else 0 for pr in self.profiles))
+        return int(sum(int(pr.sizes[-1]) if pr.n_points else 0 for pr in self.profiles))
 
     # ------------------------------------------------------------------ constructors ----
     @classmethod
@@ -320,11 +355,13 @@ class ProfileSet:
             try:
                 parts = tuple(it)
             except TypeError:
-                raise WpartTypeError(f"`profiles`: processor {i} must be a (sizes, times, energies) "
-                                f"tuple or a Profile, got {type(it).__name__}") from None
+                raise WpartTypeError(
+                    f"`profiles`: processor {i} must be a (sizes, times, energies) tuple or a "
+                    f"Profile, got {type(it).__name__}") from None
             if len(parts) not in (2, 3):
-                raise WpartValueError(f"`profiles`: processor {i} must be a (sizes, times, energies) "
-                                 f"tuple, got {len(parts)} items")
+                raise WpartValueError(
+                    f"`profiles`: processor {i} must be a (sizes, times, energies) tuple, got "
+                    f"{len(parts)} items")
             out.append(Profile.from_arrays(*parts, name=nm, clamp_negative=clamp_negative))
         return cls(tuple(out))
 
@@ -347,7 +384,8 @@ class ProfileSet:
         fields = [f.strip().lower() for f in (reader.fieldnames or [])]
         need = {"processor", "size", "time"}
         if not need <= set(fields):
-            raise WpartValueError(f"CSV must have columns processor,size,time[,energy]; got {fields}")
+            raise WpartValueError(
+                f"`path_or_text`: CSV must have columns processor,size,time[,energy]; got {fields}")
         data: dict[str, list[list[float]]] = {}
         for lineno, row in enumerate(reader, 2):
             row = {k.strip().lower(): v for k, v in row.items() if k is not None}
@@ -366,7 +404,7 @@ class ProfileSet:
                                              clamp_negative=clamp_negative))
         return cls(tuple(profs))
 
-    def to_csv(self, path: str | os.PathLike | None = None) -> str:
+    def to_csv(self, path: str | os.PathLike | None = None, /) -> str:
         """Long-format CSV (see :meth:`from_csv`); written to `path` when given."""
         out = io.StringIO()
         out.write("processor,size,time,energy\n")
@@ -383,16 +421,23 @@ class ProfileSet:
         from .. import _core
 
         d = np.asarray(dist)
-        if d.dtype.kind not in "iu" or d.shape != (self.p,):
-            raise WpartValueError(f"`dist` must be {self.p} integers, got {d!r}")
+        if d.dtype.kind not in "iu" or d.shape != (self.m,):
+            raise WpartValueError(f"`dist` must be m = {self.m} integers (one share per "
+                                  f"processor), got {d!r}")
         return _core.hetero_eval(*self.csr(), np.ascontiguousarray(d, np.int64))
 
     def plot(self, ax: Any = None, *, what: str = "time") -> Any:
-        """Draw every processor's time (``what="time"``), energy or speed against size."""
-        import matplotlib.pyplot as plt
+        """Draw every processor's time (``what="time"``), energy or speed against size.
 
-        if ax is None:
-            _, ax = plt.subplots(figsize=(7, 4))
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The Axes drawn on.
+        """
+        from .._result import new_axes
+
+        what = choice(what, "what", ("time", "energy", "speed"))
+        ax = new_axes(ax, figsize=(7, 4))
         for nm, pr in zip(self.names, self.profiles):
             y = {"time": pr.time, "energy": pr.energy, "speed": pr.speed()}[what]
             ax.plot(pr.sizes, y, ".-", ms=2, lw=0.8, label=nm)
@@ -403,8 +448,10 @@ class ProfileSet:
         return ax
 
     def __repr__(self) -> str:
-        ms = ", ".join(f"{n}:{pr.m}" for n, pr in zip(self.names, self.profiles))
-        return f"ProfileSet(p={self.p}, points=[{ms}])"
+        ms = ", ".join(f"{n}:{pr.n_points}" for n, pr in zip(self.names, self.profiles))
+        if len(ms) > 200:
+            ms = ms[:200] + " ..."
+        return f"ProfileSet(m={self.m}, points=[{ms}])"
 
 
 def as_profiles(profiles: Any, *, clamp_negative: bool = False) -> ProfileSet:

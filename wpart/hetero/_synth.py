@@ -1,5 +1,6 @@
-"""Seeded synthetic profiles (spec 000 section 7.3): realistic, non-linear, non-convex and
-non-monotone discrete time and dynamic-energy profiles that need no hardware.
+"""Seeded synthetic profiles: realistic, non-linear, non-convex and non-monotone discrete time
+and dynamic-energy profiles that need no hardware, shaped after the DGEMM and 2D-FFT profiles
+of Figs. 4-5 and 7-8 of Khaleghzadeh et al. (whose measured data are not published).
 
 Every random number is drawn from a counter-based stream ``u(seed, proc, k, stream)`` (a
 splitmix64 hash), so a point's values depend only on the seed, the processor and the point's
@@ -7,7 +8,7 @@ index: bit-identical on every machine and independent of NumPy's generators.
 """
 
 from __future__ import annotations
-from .._errors import WpartValueError
+from .._errors import WpartTypeError, WpartValueError
 
 import math
 from collections.abc import Sequence
@@ -15,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import as_float, as_int, as_m, as_seed, choice, renamed
 from ._profiles import Profile, ProfileSet
 
 __all__ = ["PRESETS", "linear_profiles", "synthetic"]
@@ -55,7 +57,7 @@ def _largest_prime_factor(x: int) -> int:
 
 _COMMON = {"rho": 0.3, "gamma": 0.5, "t0": 0.0, "e0": 0.0}
 
-#: Presets of spec 000 section 7.3 (illustrative: tuned to land near the paper's magnitudes,
+#: The presets (illustrative: tuned to land near the magnitudes of the paper's Figs. 6 and 9,
 #: not paper data).
 PRESETS: dict[str, dict[str, Any]] = {
     "dgemm-like": {
@@ -94,32 +96,36 @@ def _work(kind: str, x: float, K: int) -> float:
     return float(x)
 
 
+@renamed(p="m")
 def synthetic(
     preset: str = "dgemm-like",
-    seed: int = 0,
+    /,
     *,
-    p: int | None = None,
+    seed: int = 0,
+    m: int | None = None,
     hi: int | None = None,
     step: int | None = None,
     missing: str | float | None = "preset",
     quantize: str | None = None,
     burst: float = 1.0,
 ) -> ProfileSet:
-    """Seeded synthetic profiles of a heterogeneous platform (spec 000 section 7.3).
+    """Seeded synthetic profiles of a heterogeneous platform.
 
     Parameters
     ----------
     preset : {"dgemm-like", "fft-like", "tiny-random"}
         ``"dgemm-like"`` (aliases ``"gemm"``, ``"matmul"``): matrix-multiplication-like smooth
         profiles, K = 10112, rows 64..28800 step 64 (450 points), five processors (two CPUs,
-        two GPUs, a Xeon-Phi-like accelerator). ``"fft-like"`` (``"fft"``): rough 2D-FFT-like
-        profiles, K = 51200, rows 1024..10000 step 16 with sizes whose largest prime factor
-        exceeds 127 removed (426 points). ``"tiny-random"``: p <= 4, m <= 6 integer profiles
-        with 20 % holes, for oracle tests.
+        two GPUs, a Xeon-Phi-like accelerator), as the paper's DGEMM (Sec. 1, Figs. 4-6).
+        ``"fft-like"`` (``"fft"``): rough 2D-FFT-like profiles, K = 51200, rows 1024..10000
+        step 16 with sizes whose largest prime factor exceeds 127 removed (426 points), as the
+        paper's 2D-FFT (Figs. 7-9). ``"tiny-random"``: at most 4 processors with at most 6
+        integer points each and 20 % holes, for oracle tests.
     seed : int
-        Seed; the same seed gives bit-identical profiles everywhere.
-    p : int, optional
-        Use only the first `p` processors of the preset (or cycle through them if larger).
+        Seed in [0, 2**64 - 1]; the same seed gives bit-identical profiles everywhere.
+    m : int, optional
+        Number of processors: the first `m` of the preset (or cycle through them if larger).
+        Replaces ``p`` (deprecated).
     hi : int, optional
         Largest size (default: the preset's). With the preset's step this sets the number of
         points, e.g. ``hi=64000`` gives 1000 dgemm-like points.
@@ -140,25 +146,33 @@ def synthetic(
     --------
     >>> import wpart.hetero as wh
     >>> ps = wh.synthetic("dgemm-like", seed=1)
-    >>> ps.p, ps[0].m
+    >>> ps.m, ps[0].n_points
     (5, 450)
     """
-    key = _ALIASES.get(preset.lower(), preset.lower()) if isinstance(preset, str) else preset
+    seed = as_seed(seed)
+    if m is not None:
+        m = as_m(m)
+    if not isinstance(preset, str):
+        raise WpartTypeError(f"`preset` must be a string, got {type(preset).__name__}")
+    key = _ALIASES.get(preset.lower(), preset.lower())
     if key == "tiny-random":
-        return _tiny_random(seed, p)
+        return _tiny_random(seed, m)
     if key not in PRESETS:
         raise WpartValueError(f"`preset` must be one of {sorted(PRESETS) + ['tiny-random']} (or an "
                          f"alias {sorted(_ALIASES)}), got {preset!r}")
+    if quantize is not None:
+        quantize = choice(quantize, "quantize", ("integer", "dyadic"))
+    burst = as_float(burst, "burst", minimum=1.0)
     cfg = PRESETS[key]
     procs = cfg["procs"]
-    if p is not None:
-        if int(p) < 1:
-            raise WpartValueError(f"`p` must be >= 1, got {p}")
+    if m is not None:
         procs = [dict(procs[i % len(procs)], name=f"{procs[i % len(procs)]['name']}"
                       + ("" if i < len(procs) else f"_{i // len(procs)}"))
-                 for i in range(int(p))]
-    st = int(step or cfg["g"])
-    top = int(hi or cfg["hi"])
+                 for i in range(m)]
+    st = cfg["g"] if step is None else as_int(step, "step", minimum=1)
+    top = cfg["hi"] if hi is None else as_int(hi, "hi", minimum=1)
+    if missing not in ("preset", None, "smooth127"):
+        missing = as_float(missing, "missing", minimum=0.0, maximum=1.0)
     lo = int(cfg["lo"]) if step is None else max(st, (int(cfg["lo"]) // st) * st)
     sizes = np.arange(lo, top + 1, st, dtype=np.int64)
     miss = cfg["missing"] if missing == "preset" else missing
@@ -195,19 +209,17 @@ def synthetic(
             t, e = np.round(t), np.round(e)
         elif quantize == "dyadic":
             t, e = np.round(t * 1024.0) / 1024.0, np.round(e * 1024.0) / 1024.0
-        elif quantize is not None:
-            raise WpartValueError(f"`quantize` must be None, 'integer' or 'dyadic', got {quantize!r}")
         out.append(Profile.from_arrays(sizes[keep], t[keep], e[keep], name=pr["name"]))
     return ProfileSet(tuple(out))
 
 
-def _tiny_random(seed: int, p: int | None) -> ProfileSet:
-    pp = int(p) if p is not None else 1 + int(_u(seed, 99, 0, 0) * 4)
+def _tiny_random(seed: int, m: int | None) -> ProfileSet:
+    mm = m if m is not None else 1 + int(_u(seed, 99, 0, 0) * 4)
     out = []
-    for i in range(pp):
-        m = 1 + int(_u(seed, i, 0, 7) * 6)
+    for i in range(mm):
+        n_points = 1 + int(_u(seed, i, 0, 7) * 6)
         sizes, t, e = [], [], []
-        for k in range(1, m + 1):
+        for k in range(1, n_points + 1):
             if _u(seed, i, k, 8) < 0.2:
                 continue
             sizes.append(k)
@@ -217,8 +229,40 @@ def _tiny_random(seed: int, p: int | None) -> ProfileSet:
     return ProfileSet(tuple(out))
 
 
-def linear_profiles(a: Sequence[float], b: Sequence[float], m: int) -> ProfileSet:
-    """Linear profiles ``t_i(x) = a_i x`` and ``e_i(x) = b_i x`` on sizes ``1..m`` (spec 3)."""
-    x = np.arange(1, int(m) + 1, dtype=np.int64)
+def linear_profiles(a: Sequence[float], b: Sequence[float], n_points: int) -> ProfileSet:
+    """Linear profiles ``t_i(x) = a_i x`` and ``e_i(x) = b_i x`` on sizes ``1..n_points``.
+
+    The linear case of Sec. 1 and Sec. 10.2 of Khaleghzadeh et al. (Figs. 1-3 and 17-18),
+    a test oracle: one processor per coefficient, so ``m = len(a) = len(b)``.
+
+    Parameters
+    ----------
+    a, b : sequence of float
+        Time and dynamic-energy slopes, one per processor, finite and >= 0.
+    n_points : int
+        Number of measured sizes of every profile (sizes ``1..n_points``).
+
+    Notes
+    -----
+    Changed in this release: the third argument was named ``m``; ``m`` now always means the
+    number of processors (here ``len(a)``), so the old keyword is not accepted.
+
+    Examples
+    --------
+    >>> import wpart.hetero as wh
+    >>> ps = wh.linear_profiles((1, 3), (1, 2), 8)
+    >>> ps.m, ps[0].n_points
+    (2, 8)
+    """
+    n_points = as_int(n_points, "n_points", minimum=1)
+    try:
+        a_ = [as_float(v, "a", minimum=0.0) for v in a]
+        b_ = [as_float(v, "b", minimum=0.0) for v in b]
+    except TypeError:
+        raise WpartTypeError("`a` and `b` must be sequences of numbers") from None
+    if len(a_) != len(b_) or not a_:
+        raise WpartValueError(f"`a` and `b` must have the same length >= 1 (one slope per "
+                              f"processor), got {len(a_)} and {len(b_)}")
+    x = np.arange(1, n_points + 1, dtype=np.int64)
     return ProfileSet(tuple(Profile.from_arrays(x, ai * x, bi * x, name=f"P{i}")
-                            for i, (ai, bi) in enumerate(zip(a, b))))
+                            for i, (ai, bi) in enumerate(zip(a_, b_))))

@@ -20,6 +20,7 @@ from .._errors import WpartValueError
 import numpy as np
 
 from .. import _core
+from .._validate import as_bool, as_int, as_seed
 
 __all__ = ["BlockedMatmul", "NumpyMatmul", "TorchMatmul"]
 
@@ -38,11 +39,9 @@ class BlockedMatmul:
         Seed of the random inputs.
     """
 
-    def __init__(self, K: int = 256, seed: int = 0) -> None:
-        if int(K) < 1:
-            raise WpartValueError(f"`K` must be >= 1, got {K}")
-        self.K = int(K)
-        self.seed = int(seed)
+    def __init__(self, *, K: int = 256, seed: int = 0) -> None:
+        self.K = as_int(K, "K", minimum=1)
+        self.seed = as_seed(seed)
         self._B = np.random.default_rng(seed).random((self.K, self.K))
 
     def setup(self, rows: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -90,28 +89,36 @@ class TorchMatmul:
     repeat : int, default 1
         Products per timed run (to lift short runs above timer and energy-counter resolution).
     seed : int
+        Seed of the random inputs.
+    transfer : bool, default True
+        Copy ``A`` to the device and ``C`` back in every run.
     """
 
-    def __init__(self, K: int = 4096, device: str = "cuda", dtype: str = "float64",
+    def __init__(self, *, K: int = 4096, device: str = "cuda", dtype: str = "float64",
                  repeat: int = 1, seed: int = 0, transfer: bool = True) -> None:
+        K = as_int(K, "K", minimum=1)
+        repeat = as_int(repeat, "repeat", minimum=1)
+        seed = as_seed(seed)
+        transfer = as_bool(transfer, "transfer")
         import torch
 
-        if int(K) < 1 or int(repeat) < 1:
-            raise WpartValueError(f"`K` and `repeat` must be >= 1, got {K}, {repeat}")
         self.torch = torch
-        self.K = int(K)
+        self.K = K
         self.device = torch.device(device)
-        self.dtype = getattr(torch, dtype)
-        self.repeat = int(repeat)
-        self.transfer = bool(transfer)
-        self.seed = int(seed)
+        dt = getattr(torch, dtype, None) if isinstance(dtype, str) else None
+        if not isinstance(dt, torch.dtype):
+            raise WpartValueError(f"`dtype` must name a torch dtype, got {dtype!r}")
+        self.dtype = dt
+        self.repeat = repeat
+        self.transfer = transfer
+        self.seed = seed
         g = torch.Generator().manual_seed(self.seed)
         self._B = torch.rand((self.K, self.K), generator=g, dtype=self.dtype).to(self.device)
 
     def setup(self, rows: int):
         """Inputs of one size: ``(A_host, A_dev, C_dev, C_host)``."""
         torch = self.torch
-        g = torch.Generator().manual_seed(self.seed * 1_000_003 + int(rows))
+        g = torch.Generator().manual_seed((self.seed * 1_000_003 + int(rows)) % 2**64)
         A = torch.rand((int(rows), self.K), generator=g, dtype=self.dtype)
         pin = self.device.type == "cuda"
         A_host = A.pin_memory() if pin else A
