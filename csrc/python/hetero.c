@@ -1,9 +1,24 @@
 /* hetero.c -- binding of wpart.hetero: discrete time/energy profiles (CSR) in, fronts and
- * distributions out. Validation of the profiles happens in wpart/hetero.py (clear messages) and
- * again in the core. */
+ * distributions out. Validation of the profiles happens in wpart/hetero/ (clear messages) and
+ * again in the core.
+ *
+ * A time limit is not an error: every solver entry returns the string "time_limit" instead of
+ * its result when the core stopped on it (WPART_ECANCELLED with no Python exception pending).
+ * A stop requested by a control hook (Ctrl-C, an exception or a cancel from the progress
+ * callable) always leaves its Python exception pending, which is raised as is. */
 #include <math.h>
 
 #include "wpy.h"
+
+/* Whether the core stopped on its time limit (rather than on a hook's stop request). */
+static int hetero_time_limit_reached(wpart_status_t st)
+{
+    if (st != WPART_ECANCELLED || PyErr_Occurred()) {
+        return 0;
+    }
+    wpart_clear_error();
+    return 1;
+}
 
 typedef struct {
     PyArrayObject *off, *size, *time, *energy;
@@ -119,6 +134,10 @@ static PyObject *wpy_hetero_front(PyObject *self, PyObject *args, PyObject *kwds
         break;
     }
     Py_END_ALLOW_THREADS
+    if (hetero_time_limit_reached(st)) {
+        res = PyUnicode_FromString("time_limit");
+        goto cleanup;
+    }
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto cleanup;
@@ -195,6 +214,10 @@ static PyObject *wpy_hetero_point(PyObject *self, PyObject *args, PyObject *kwds
         break;
     }
     Py_END_ALLOW_THREADS
+    if (hetero_time_limit_reached(st)) {
+        res = PyUnicode_FromString("time_limit");
+        goto cleanup;
+    }
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto cleanup;
@@ -267,7 +290,8 @@ static PyObject *wpy_hetero_eval(PyObject *self, PyObject *args)
         goto cleanup;
     }
     if (PyArray_DIM(X, 0) != w.P.p) {
-        PyErr_Format(wpy_ValueError, "`dist` must have length p = %lld, got %zd",
+        PyErr_Format(wpy_ValueError,
+                     "`dist` must have length m = %lld (one share per processor), got %zd",
                      (long long)w.P.p, (Py_ssize_t)PyArray_DIM(X, 0));
         goto cleanup;
     }
@@ -346,6 +370,10 @@ static PyObject *wpy_hetero_milp_front(PyObject *self, PyObject *args)
     wpy_control_setup(&ctl, NULL, 0.0);
     wpart_status_t st = wpart_hetero_milp_front((int64_t)n, &w.P, time_limit, &ctl.ctl, &f);
     wpy_glpk_release();
+    if (hetero_time_limit_reached(st)) {
+        res = PyUnicode_FromString("time_limit");
+        goto cleanup;
+    }
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto cleanup;
@@ -359,14 +387,14 @@ cleanup:
 
 static PyMethodDef hetero_methods[] = {
     {"hetero_front", (PyCFunction)(void (*)(void))wpy_hetero_front, METH_VARARGS | METH_KEYWORDS,
-     "Front of a hetero instance: ((energy, dynamic, time, dist), stats)."},
+     "Front of a hetero instance: ((energy, dynamic, time, dist), stats), or 'time_limit'."},
     {"hetero_point", (PyCFunction)(void (*)(void))wpy_hetero_point, METH_VARARGS | METH_KEYWORDS,
-     "One distribution (time, energy, dist) or None."},
+     "One distribution (time, energy, dist), None (infeasible) or 'time_limit'."},
     {"hetero_total_energy", wpy_hetero_total_energy, METH_VARARGS,
      "Total-energy filter of a dynamic-energy front."},
     {"hetero_eval", wpy_hetero_eval, METH_VARARGS, "(time, energy) of a distribution."},
     {"hetero_milp_front", wpy_hetero_milp_front, METH_VARARGS,
-     "Epsilon-constraint MILP front (GLPK): (energy, dynamic, time, dist)."},
+     "Epsilon-constraint MILP front (GLPK): (energy, dynamic, time, dist), or 'time_limit'."},
     {"hetero_dgemm", wpy_hetero_dgemm, METH_VARARGS, "C += A @ B (blocked C kernel, GIL released)."},
     {NULL, NULL, 0, NULL},
 };

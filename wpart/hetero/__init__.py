@@ -1,18 +1,24 @@
 """Time-optimal and exact time-energy Pareto workload distribution over discrete profiles.
 
-Split `n` units of work over `p` heterogeneous processors whose execution time and dynamic
-energy are known only at measured sizes (spec 000; Khaleghzadeh et al., "Bi-objective
-optimization of data-parallel applications on heterogeneous platforms for performance and
-energy via workload distribution"). Giving a processor 0 units costs nothing; a size that was
-not measured cannot be used.
+Split `n` units of work over `m` heterogeneous processors whose execution time and dynamic
+energy are known only at measured sizes (Khaleghzadeh et al., "Bi-objective optimization of
+data-parallel applications on heterogeneous platforms for performance and energy via workload
+distribution"). Giving a processor 0 units costs nothing; a size that was not measured cannot
+be used. Vocabulary: `m` = number of processors, `n` = workload, ``n_points`` = measured
+points of one profile.
 
 * :func:`optimal_time` -- least parallel time (TOPT, the role HPOPTA plays in the paper),
   least energy among the fastest distributions.
-* :func:`pareto_front` -- the exact front of (time, dynamic energy) (HEPOPTA) or of
-  (time, total energy) with a static power (HTPOPTA).
-* :func:`load_balanced` -- the load-balanced baseline of spec 2.10.
-* :func:`measure` -- build a real time (and energy) profile of a kernel on this machine.
+* :func:`pareto_front` -- the exact front of (time, dynamic energy) (HEPOPTA, Sec. 4-5 of the
+  paper) or of (time, total energy) with a static power (HTPOPTA, Sec. 6).
+* :func:`load_balanced` -- the load-balanced baseline of the paper's Sec. 8.2, made precise.
+* :func:`measure` -- build a real time (and energy) profile of a kernel on this machine
+  (Sec. 10.3-10.4 of the paper).
 * Oracles: :func:`threshold_dp_front`, :func:`bruteforce_front`, :func:`milp_front`.
+
+Every solver returns a :class:`wpart.Result` (:class:`Distribution`, :class:`ParetoFront`):
+``status`` is ``"optimal"``, ``"infeasible"`` (no distribution of `n` exists) or
+``"time_limit"``; nothing raises for an infeasible workload or a time limit.
 
 Examples
 --------
@@ -25,6 +31,8 @@ Examples
 ([8.0, 7.0, 6.0], [8.0, 9.0, 10.0], [[8, 0], [7, 1], [6, 2]])
 >>> wh.optimal_time(profiles, 8).dist.tolist()
 [6, 2]
+>>> wh.optimal_time(profiles, 17).status
+'infeasible'
 """
 
 from ._api import (
@@ -47,6 +55,7 @@ __all__ = [
     "PRESETS",
     "CallbackMeter",
     "Distribution",
+    "MeasuredProfile",
     "NvmlMeter",
     "ParetoFront",
     "Profile",

@@ -1,58 +1,97 @@
 """The solver entry points of :mod:`wpart.hetero` (re-exported there; see its docstring)."""
 
 from __future__ import annotations
-from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
+from .._errors import CancelledError, WpartOverflowError, WpartTypeError, WpartValueError
 
+import contextlib
 import math
 import time as _time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
 from .. import _core
 from .._progress import progress_hook
-from .._validate import as_int, choice
-from ._front import Distribution, ParetoFront, classify, hypervolume
+from .._validate import as_float, as_int, as_progress, as_time_limit, choice, is_bool
+from ._front import Distribution, ParetoFront, _no_distribution, classify, hypervolume
 from ._profiles import Profile, ProfileSet, as_profiles
 from ._synth import PRESETS, linear_profiles, synthetic
 
-
-def _n(n: Any) -> int:
-    return as_int(n, "n", minimum=0)
-
-
-def _real(v: Any, name: str) -> float:
-    """A real scalar (not bool, not a string or array): TypeError naming `name` otherwise."""
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer,
-                                                            np.floating)):
-        raise WpartTypeError(f"`{name}` must be a real number, got {type(v).__name__}")
-    return float(v)
+#: Largest count of the core's size type (int64).
+_INT64_MAX = 2**63 - 1
 
 
-def _limit(v: Any, name: str) -> int:
-    """A positive count bounded by int64 (the core's size type)."""
-    k = as_int(v, name, minimum=1)
-    if k > 2**63 - 1:
+def _int64(v: Any, name: str, minimum: int) -> int:
+    """An integer >= `minimum` that fits the core's size type (int64)."""
+    k = as_int(v, name, minimum=minimum)
+    if k > _INT64_MAX:
         raise WpartOverflowError(f"`{name}` must fit in int64, got {k}")
     return k
 
 
-def _time_limit(tl: float | None) -> float:
-    if tl is None:
-        return 0.0
-    tl = _real(tl, "time_limit")
-    if not tl > 0:
-        raise WpartValueError(f"`time_limit` must be > 0 seconds, got {tl}")
-    return tl
+def _n(n: Any) -> int:
+    return _int64(n, "n", 0)
+
+
+def _limit(v: Any, name: str) -> int:
+    """A positive count bounded by int64 (the core's size type)."""
+    return _int64(v, name, 1)
+
+
+@contextlib.contextmanager
+def _hook(progress: Any, desc: str) -> Iterator[Callable[[float, float], None] | None]:
+    """The core's progress hook for `progress` (validated): a tqdm bar for True; a callable
+    passes through, and returning False from it stops the run with CancelledError."""
+    prog = as_progress(progress)
+    if callable(prog) and not isinstance(prog, bool):
+        user = prog
+
+        def cancellable(done: float, total: float) -> None:
+            if user(done, total) is False:
+                raise CancelledError("stopped: the progress callback returned False")
+
+        yield cancellable
+        return
+    with progress_hook(prog, total=1.0, desc=desc) as hook:
+        yield hook
+
+
+def _seconds(tl: float | None) -> str:
+    return f"the time limit of {tl:g} s was reached"
+
+
+def _point(kind: str, label: str, profiles: Any, n: Any, progress: Any, time_limit: Any,
+           desc: str) -> Distribution:
+    ps = as_profiles(profiles)
+    n = _n(n)
+    tl = as_time_limit(time_limit)
+    t0 = _time.perf_counter()
+    with _hook(progress, desc) as hook:
+        r = _core.hetero_point(kind, n, *ps.csr(), hook, 0.0 if tl is None else tl)
+    stats = {"seconds": _time.perf_counter() - t0}
+    if r == "time_limit":
+        return _no_distribution(n, label, "time_limit",
+                                _seconds(tl) + " before a distribution was found", stats)
+    if r is None:
+        why = (f"n = {n} exceeds the combined capacity of the processors ({ps.max_total}, "
+               "the sum of their largest measured sizes)"
+               if n > ps.max_total else
+               f"no combination of the measured sizes (and 0) sums to n = {n}")
+        return _no_distribution(n, label, "infeasible", why, stats)
+    return Distribution(r[2], r[0], r[1], n, label, "optimal", f"exact {desc}", stats)
 
 
 def optimal_time(profiles: Any, n: int, *, progress: Any = False,
-                 time_limit: float | None = None) -> Distribution | None:
-    """The time-optimal distribution (TOPT, spec 2.3).
+                 time_limit: float | None = None) -> Distribution:
+    """The time-optimal distribution (TOPT).
 
     Least parallel time ``max_i t_i(x_i)`` over all distributions of `n`; among the fastest
     ones, least dynamic energy (then fewer active processors, then smaller shares first). Exact,
-    in ``O(log(mp) p m N / 64 + p m N)`` with ``N = n / g``.
+    in ``O(log(m P) m P N / 64 + m P N)`` with `m` processors, ``P`` points per profile and
+    ``N = n / g``. It gives the time-optimal end of the front, which Khaleghzadeh et al. obtain
+    with their earlier algorithm HPOPTA (their ref. [32], Sec. 4) to set HEPOPTA's energy
+    threshold.
 
     Parameters
     ----------
@@ -61,71 +100,89 @@ def optimal_time(profiles: Any, n: int, *, progress: Any = False,
     n : int
         Workload, >= 0.
     progress : bool or callable, default False
+        A tqdm bar (True) or ``progress(done, total)``; returning False from it stops the run
+        with :class:`wpart.CancelledError`.
     time_limit : float, optional
-        Seconds after which :class:`wpart.CancelledError` is raised.
+        Seconds; reaching it returns a result with status ``"time_limit"``.
 
     Returns
     -------
-    Distribution or None
-        ``.time``, ``.energy`` and ``.dist`` (shape (p,)); None when no combination of the
-        measured sizes (and 0) sums to `n`.
+    Distribution
+        ``status`` ``"optimal"`` with ``.time``, ``.energy`` and ``.dist`` (shape (m,));
+        ``"infeasible"`` when no combination of the measured sizes (and 0) sums to `n` (for
+        instance `n` beyond every processor's capacity); ``"time_limit"`` when the limit
+        stopped it first. Without a distribution ``.dist`` is None and ``success`` False.
+
+    Raises
+    ------
+    wpart.WpartValueError, wpart.WpartTypeError
+        Bad profiles, `n`, `progress` or `time_limit` (the message names the argument).
+    wpart.CancelledError
+        The progress callback returned False. Ctrl-C raises ``KeyboardInterrupt``.
+
+    Examples
+    --------
+    >>> import wpart.hetero as wh
+    >>> d = wh.optimal_time([([1, 2], [1.0, 2.0], [1.0, 1.5])] * 2, 3)
+    >>> d.status, d.time, d.dist.tolist()
+    ('optimal', 2.0, [1, 2])
+    >>> wh.optimal_time([([1, 2], [1.0, 2.0])] * 2, 5).status
+    'infeasible'
     """
-    ps = as_profiles(profiles)
-    n = _n(n)
-    with progress_hook(progress, total=1.0, desc="TOPT") as hook:
-        r = _core.hetero_point("time_optimal", n, *ps.csr(), hook, _time_limit(time_limit))
-    if r is None:
-        return None
-    return Distribution(r[2], r[0], r[1], n, "time_optimal")
+    return _point("time_optimal", "time_optimal", profiles, n, progress, time_limit,
+                  "time-optimal distribution")
 
 
 def optimal_energy(profiles: Any, n: int, *, progress: Any = False,
-                   time_limit: float | None = None) -> Distribution | None:
+                   time_limit: float | None = None) -> Distribution:
     """The energy-optimal distribution: least dynamic energy, then least time.
 
-    Stops on Ctrl-C and after `time_limit` seconds (:class:`wpart.CancelledError`)."""
-    ps = as_profiles(profiles)
-    n = _n(n)
-    with progress_hook(progress, total=1.0, desc="least energy") as hook:
-        r = _core.hetero_point("energy_optimal", n, *ps.csr(), hook, _time_limit(time_limit))
-    if r is None:
-        return None
-    return Distribution(r[2], r[0], r[1], n, "energy_optimal")
+    Parameters and statuses as :func:`optimal_time`."""
+    return _point("energy_optimal", "energy_optimal", profiles, n, progress, time_limit,
+                  "energy-optimal distribution")
 
 
-def load_balanced(profiles: Any, n: int, mode: str = "max_active", *, progress: Any = False,
-                  time_limit: float | None = None) -> Distribution | None:
-    """The load-balanced baseline (spec 2.10; the paper's definition is informal).
+def load_balanced(profiles: Any, n: int, *, mode: str = "max_active", progress: Any = False,
+                  time_limit: float | None = None) -> Distribution:
+    """The load-balanced baseline of Khaleghzadeh et al. (Sec. 1 and 8.2), made precise.
 
-    ``mode="max_active"``: the largest number of processors that can all get work, then the
-    least spread ``max t - min t`` of the active processors' times, then the least time, the
-    least energy and the lexicographically smallest distribution. ``mode="all_active"``: every
-    processor must get work (None when impossible). On large profiles this is a long search
-    (a window over all candidate times): it stops on Ctrl-C (``KeyboardInterrupt``) and after
-    `time_limit` seconds (:class:`wpart.CancelledError`).
+    The paper defines it only as the least difference between the processors' execution
+    times, "possibly using fewer processors". ``mode="max_active"``: the largest number of
+    processors that can all get work, then the least spread ``max t - min t`` of the active
+    processors' times, then the least time, the least energy and the lexicographically
+    smallest distribution. ``mode="all_active"``: every processor must get work (status
+    ``"infeasible"`` when impossible). On large profiles this is a long search (a window over
+    all candidate times); `time_limit` and the statuses are as in :func:`optimal_time`.
     """
-    ps = as_profiles(profiles)
-    n = _n(n)
-    m = choice(mode, "mode", ("max_active", "all_active"))
-    with progress_hook(progress, total=1.0, desc="load-balanced") as hook:
-        r = _core.hetero_point("load_balanced" if m == "max_active" else "load_balanced_all",
-                               n, *ps.csr(), hook, _time_limit(time_limit))
-    if r is None:
+    md = choice(mode, "mode", ("max_active", "all_active"))
+    return _point("load_balanced" if md == "max_active" else "load_balanced_all",
+                  "load_balanced", profiles, n, progress, time_limit, "load-balanced distribution")
+
+
+def _front(kind: str, ps: ProfileSet, n: int, **kw: Any) -> tuple | None:
+    """The core's front, or None when the time limit stopped it."""
+    r = _core.hetero_front(kind, n, *ps.csr(), **kw)
+    if r == "time_limit":
         return None
-    return Distribution(r[2], r[0], r[1], n, "load_balanced")
-
-
-def _front(kind: str, ps: ProfileSet, n: int, **kw: Any) -> tuple:
-    (e, d, t, x), stats = _core.hetero_front(kind, n, *ps.csr(), **kw)
+    (e, d, t, x), stats = r
     return e, d, t, x, stats
+
+
+def _empty(m: int) -> tuple:
+    z = np.zeros(0, np.float64)
+    return z, z.copy(), z.copy(), np.zeros((0, m), np.int64)
+
+
+def _static_power(v: Any) -> float:
+    return as_float(v, "static_power", minimum=0.0)
 
 
 def pareto_front(
     profiles: Any,
     n: int,
+    *,
     energy: str = "dynamic",
     static_power: float | None = None,
-    *,
     balanced: bool = True,
     energy_threshold: float | None = None,
     progress: Any = False,
@@ -141,8 +198,9 @@ def pareto_front(
     n : int
         Workload, >= 0.
     energy : {"dynamic", "total"}
-        ``"dynamic"``: minimise (time, dynamic energy) with HEPOPTA. ``"total"``: minimise
-        (time, dynamic energy + static_power x time) with HTPOPTA.
+        ``"dynamic"``: minimise (time, dynamic energy) with HEPOPTA (Sec. 4-5 and Algorithms
+        1-2 of Khaleghzadeh et al.). ``"total"``: minimise (time, dynamic energy +
+        static_power x time) with HTPOPTA (Sec. 6, Algorithm 3).
     static_power : float
         Static (idle) power of the platform in W, required for ``energy="total"``.
     balanced : bool, default True
@@ -153,141 +211,178 @@ def pareto_front(
     energy_threshold : float, optional
         HEPOPTA's pruning threshold epsilon; default the energy of the time-optimal
         distribution; any larger value (``math.inf`` disables pruning) gives the same front.
-    progress, time_limit
-        Progress bar / callback, and a wall-time limit in seconds for the whole call (front
-        and load-balanced baseline); :class:`wpart.CancelledError` when it is reached,
-        ``KeyboardInterrupt`` on Ctrl-C, in every phase.
+    progress : bool or callable, default False
+        A tqdm bar (True) or ``progress(done, total)``; returning False from it stops the run
+        with :class:`wpart.CancelledError`.
+    time_limit : float, optional
+        Seconds for the whole call (front and load-balanced baseline). Reaching it is no
+        error: the result has status ``"time_limit"`` and holds the exact front when only the
+        baseline was stopped, no point otherwise.
     max_grid : int, default 10**7
-        Largest ``n / g`` accepted (``g`` = gcd of all sizes); memory is O(p n / g).
+        Largest ``n / g`` accepted (``g`` = gcd of all sizes); memory is O(m n / g).
 
     Returns
     -------
     ParetoFront
-        ``time`` (descending), ``energy`` (ascending), ``dist`` (k x p), plus the questions a
+        ``time`` (descending), ``energy`` (ascending), ``dist`` (k x m), plus the questions a
         researcher asks next: :meth:`~ParetoFront.fastest`, :meth:`~ParetoFront.most_frugal`,
         :meth:`~ParetoFront.min_energy_within`, :meth:`~ParetoFront.min_time_within`,
         :meth:`~ParetoFront.gains_vs_balanced`, :meth:`~ParetoFront.tradeoff`,
-        :meth:`~ParetoFront.hypervolume`, :meth:`~ParetoFront.plot`. Empty (``len == 0``) when
-        no distribution of `n` exists.
+        :meth:`~ParetoFront.hypervolume`, :meth:`~ParetoFront.plot`. Status ``"optimal"``;
+        ``"infeasible"`` (empty) when no distribution of `n` exists, whatever the size of
+        `n`; ``"time_limit"`` as above.
 
     Raises
     ------
-    ValueError
+    wpart.WpartValueError, wpart.WpartTypeError
         Bad profiles (NaN, negative times or energies, duplicate or unsorted sizes ...,
         energies so large that a sum of one per processor overflows float64), a negative
         `n`, ``energy="total"`` without a finite ``static_power >= 0`` (or one whose
-        ``static_power x time`` overflows), or an `energy_threshold` below the time-optimal
-        energy. A workload beyond every processor's capacity is no error: the front is
-        empty, whatever the size of `n`.
+        ``static_power x time`` overflows), an `energy_threshold` below the time-optimal
+        energy, a bad `time_limit` or `progress`. Each message names the argument.
     wpart.CancelledError
-        `time_limit` reached (in the front or the load-balanced baseline).
+        The progress callback returned False. Ctrl-C raises ``KeyboardInterrupt``.
 
     Notes
     -----
-    HEPOPTA (spec 2.4, with the fixes of spec 8) memoises the Pareto set of every (processor,
-    remaining work) sub-problem and prunes with the energy threshold and the size thresholds;
-    it is exact for any non-negative, non-monotone profile with gaps.
+    HEPOPTA memoises the Pareto set of every (processor, remaining work) sub-problem and
+    prunes with the energy threshold and the size thresholds (Algorithms 7-13 in Sec. 10.6
+    of the paper, with the printed pseudocode's slips in Algorithms 2, 10, 11 and 12
+    corrected); it is exact for any non-negative, non-monotone profile with gaps
+    (Sec. 10.7).
 
     Examples
     --------
     >>> import wpart.hetero as wh
     >>> ps = wh.synthetic("dgemm-like", seed=1)
     >>> f = wh.pareto_front(ps, 17152)
-    >>> f.fastest().time <= f.most_frugal().time
-    True
+    >>> f.status, f.fastest().time <= f.most_frugal().time
+    ('optimal', True)
     """
     ps = as_profiles(profiles)
     n = _n(n)
     obj = choice(energy, "energy", ("dynamic", "total"))
-    eps = math.nan if energy_threshold is None else _real(energy_threshold, "energy_threshold")
-    if energy_threshold is not None and not eps >= 0:
-        raise WpartValueError(f"`energy_threshold` must be >= 0, got {energy_threshold}")
+    if energy_threshold is None:
+        eps = math.nan
+    else:
+        eps = as_float(energy_threshold, "energy_threshold", minimum=0.0, allow_inf=True)
     ps_w = 0.0
     if obj == "total":
         if static_power is None:
             raise WpartValueError("`static_power` (W) is required for energy='total'")
-        ps_w = _real(static_power, "static_power")
-        if not (math.isfinite(ps_w) and ps_w >= 0):
-            raise WpartValueError(f"`static_power` must be finite and >= 0, got {static_power}")
+        ps_w = _static_power(static_power)
     elif static_power is not None:
         raise WpartValueError("`static_power` is only used with energy='total'")
-    tl = _time_limit(time_limit)
+    if not is_bool(balanced):
+        raise WpartTypeError(f"`balanced` must be a bool, got {type(balanced).__name__}")
+    tl = as_time_limit(time_limit)
     mg = _limit(max_grid, "max_grid")
     t0 = _time.perf_counter()
-    with progress_hook(progress, total=1.0, desc="HEPOPTA") as hook:
-        e, d, t, x, stats = _front("htpopta" if obj == "total" else "hepopta", ps, n,
-                                   energy_threshold=eps, static_power=ps_w, progress=hook,
-                                   time_limit=tl, max_grid=mg)
+    with _hook(progress, "HEPOPTA") as hook:
+        r = _front("htpopta" if obj == "total" else "hepopta", ps, n, energy_threshold=eps,
+                   static_power=ps_w, progress=hook, time_limit=0.0 if tl is None else tl,
+                   max_grid=mg)
+    if r is None:
+        e, d, t, x = _empty(ps.m)
+        stats = {"seconds_total": _time.perf_counter() - t0}
+        return ParetoFront(t, e, d, x, n, obj, ps_w, None, "hepopta", stats, "time_limit",
+                           _seconds(tl) + " before the front was complete")
+    e, d, t, x, stats = r
     bal = None
-    if balanced:
+    status, message = "", ""
+    if balanced and len(t):
         # one time limit for the whole call: the baseline gets what the front left over
-        left = 0.0 if tl == 0.0 else max(tl - (_time.perf_counter() - t0), 1e-9)
-        with progress_hook(progress, total=1.0, desc="load-balanced") as hook:
-            r = _core.hetero_point("load_balanced", n, *ps.csr(), hook, left, mg)
-        if r is not None:
-            bal = Distribution(r[2], r[0], r[1], n, "load_balanced")
+        left = 0.0 if tl is None else max(tl - (_time.perf_counter() - t0), 1e-9)
+        with _hook(progress, "load-balanced") as hook:
+            rb = _core.hetero_point("load_balanced", n, *ps.csr(), hook, left, mg)
+        if rb == "time_limit":
+            status = "time_limit"
+            message = (_seconds(tl) + " in the load-balanced baseline; the front is exact "
+                       "and complete, `balanced` is None")
+        elif rb is not None:
+            bal = Distribution(rb[2], rb[0], rb[1], n, "load_balanced", "optimal",
+                               "exact load-balanced distribution")
     stats["seconds_total"] = _time.perf_counter() - t0
-    return ParetoFront(t, e, d, x, n, obj, ps_w, bal, "hepopta", stats)
+    return ParetoFront(t, e, d, x, n, obj, ps_w, bal, "hepopta", stats, status, message)
 
 
 def total_energy_front(front: ParetoFront, static_power: float) -> ParetoFront:
     """HTPOPTA's filter on a dynamic-energy front: the (time, total energy) front.
 
     One HEPOPTA run serves every static power: the total-energy front is a subset of the
-    dynamic-energy front (paper Prop. 10.10).
+    dynamic-energy front (Prop. 10.10 of Khaleghzadeh et al.).
     """
     if not isinstance(front, ParetoFront) or front.objective != "dynamic":
         raise WpartTypeError("`front` must be a dynamic-energy ParetoFront")
-    ps_w = _real(static_power, "static_power")
-    if not (math.isfinite(ps_w) and ps_w >= 0):
-        raise WpartValueError(f"`static_power` must be finite and >= 0, got {static_power}")
+    ps_w = _static_power(static_power)
     e, d, t, x = _core.hetero_total_energy(front.dynamic_energy, front.time, front.dist, ps_w)
+    if front.empty:
+        x = np.zeros((0, front.m), np.int64)
     return ParetoFront(t, e, d, x, front.n, "total", ps_w, front.balanced, front.method,
-                       dict(front.stats))
+                       dict(front.stats), front.status if front.status != "optimal" else "",
+                       front.message if front.status != "optimal" else "")
 
 
 def threshold_dp_front(profiles: Any, n: int, *, progress: Any = False,
                        time_limit: float | None = None) -> ParetoFront:
-    """Exact front by one minimum-energy DP per candidate time (spec 2.9): an oracle
-    independent of HEPOPTA, ``O(|C| p m N)``."""
+    """Exact front by one minimum-energy DP per candidate time: an oracle of wpart's own,
+    independent of HEPOPTA, ``O(|C| m P N)``. Statuses and `time_limit` as
+    :func:`pareto_front`."""
     ps = as_profiles(profiles)
     n = _n(n)
+    tl = as_time_limit(time_limit)
     t0 = _time.perf_counter()
-    with progress_hook(progress, total=1.0, desc="threshold DP") as hook:
-        e, d, t, x, _ = _front("threshold_dp", ps, n, progress=hook,
-                                   time_limit=_time_limit(time_limit))
-    return ParetoFront(t, e, d, x, n, "dynamic", 0.0, None, "threshold_dp",
-                       {"seconds": _time.perf_counter() - t0})
+    with _hook(progress, "threshold DP") as hook:
+        r = _front("threshold_dp", ps, n, progress=hook, time_limit=0.0 if tl is None else tl)
+    stats = {"seconds": _time.perf_counter() - t0}
+    if r is None:
+        e, d, t, x = _empty(ps.m)
+        return ParetoFront(t, e, d, x, n, "dynamic", 0.0, None, "threshold_dp", stats,
+                           "time_limit", _seconds(tl) + " before the front was complete")
+    e, d, t, x, _ = r
+    return ParetoFront(t, e, d, x, n, "dynamic", 0.0, None, "threshold_dp", stats)
 
 
 def bruteforce_front(profiles: Any, n: int, *, max_leaves: int = 10**7) -> ParetoFront:
-    """Exact front by enumerating every distribution (spec 2.1); tiny instances only.
+    """Exact front by enumerating every distribution (the naive solution tree of Sec. 4 of
+    Khaleghzadeh et al.); tiny instances only.
 
-    Raises :class:`wpart.WpartError` when ``prod_i (m_i + 1) > max_leaves``.
+    Raises :class:`wpart.WpartError` when ``prod_i (P_i + 1) > max_leaves`` (``P_i`` points
+    in profile i).
     """
     ps = as_profiles(profiles)
     n = _n(n)
     ml = _limit(max_leaves, "max_leaves")
+    t0 = _time.perf_counter()
     e, d, t, x, _ = _front("bruteforce", ps, n, max_leaves=ml)
-    return ParetoFront(t, e, d, x, n, "dynamic", 0.0, None, "bruteforce", {})
+    return ParetoFront(t, e, d, x, n, "dynamic", 0.0, None, "bruteforce",
+                       {"seconds": _time.perf_counter() - t0})
 
 
-def milp_front(profiles: Any, n: int, **kw: Any) -> ParetoFront:
-    """Exact front by the GLPK epsilon-constraint MILP (spec 2.11), a cross-check of HEPOPTA.
+def milp_front(profiles: Any, n: int, *, time_limit: float | None = None) -> ParetoFront:
+    """Exact front by the GLPK epsilon-constraint MILP, a cross-check of HEPOPTA.
 
     One pair of MILPs per front point (least energy below the previous time, then least time
-    within that energy); for small instances. Keyword ``time_limit`` (s) bounds the whole call
-    (:class:`wpart.CancelledError`); Ctrl-C is seen once per branch-and-bound node.
-    Also available as :func:`pareto_milp`.
+    within that energy); for small instances. `time_limit` (s) bounds the whole call: reaching
+    it gives status ``"time_limit"`` and no point. Ctrl-C is seen once per branch-and-bound
+    node. Also available as :func:`pareto_milp`.
     """
     from ._milp import milp_front as _mf
 
-    return _mf(as_profiles(profiles), _n(n), **kw)
+    return _mf(as_profiles(profiles), _n(n), time_limit=time_limit)
 
 
 pareto_milp = milp_front
 
 
 def evaluate(profiles: Any, dist: Any) -> tuple[float, float]:
-    """``(time, dynamic energy)`` of a distribution; ValueError for an unmeasured share."""
+    """``(time, dynamic energy)`` of a distribution; WpartValueError for an unmeasured share."""
     return as_profiles(profiles).evaluate(dist)
+
+
+__all__ = [
+    "PRESETS", "Distribution", "ParetoFront", "Profile", "ProfileSet", "bruteforce_front",
+    "classify", "evaluate", "hypervolume", "linear_profiles", "load_balanced", "milp_front",
+    "optimal_energy", "optimal_time", "pareto_front", "pareto_milp", "synthetic",
+    "threshold_dp_front", "total_energy_front",
+]

@@ -1,13 +1,14 @@
-"""The GLPK epsilon-constraint cross-check of the hetero family (spec 000 section 2.11)."""
+"""The GLPK epsilon-constraint cross-check of the hetero family (an oracle of wpart's own, not
+in Khaleghzadeh et al.)."""
 
 from __future__ import annotations
-from .._errors import WpartTypeError, WpartValueError
 
 import time
 
 import numpy as np
 
 from .. import _core
+from .._validate import as_time_limit
 from ._front import ParetoFront
 from ._profiles import ProfileSet
 
@@ -27,16 +28,18 @@ def milp_front(ps: ProfileSet, n: int, *, time_limit: float | None = None) -> Pa
     ps : ProfileSet
     n : int
     time_limit : float, optional
-        Seconds for the whole call; :class:`wpart.CancelledError` when it is reached.
+        Seconds for the whole call; reaching it gives status ``"time_limit"`` (no point: the
+        points found so far are not kept).
     """
-    if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(
-            time_limit, (int, float, np.integer, np.floating))):
-        raise WpartTypeError(f"`time_limit` must be a number of seconds or None, got "
-                        f"{type(time_limit).__name__}")
-    tl = 0.0 if time_limit is None else float(time_limit)
-    if time_limit is not None and not tl > 0:
-        raise WpartValueError(f"`time_limit` must be > 0 seconds, got {time_limit}")
+    tl = as_time_limit(time_limit)
     t0 = time.perf_counter()
-    e, d, t, x = _core.hetero_milp_front(int(n), *ps.csr(), tl)
-    return ParetoFront(t, e, d, x, int(n), "dynamic", 0.0, None, "milp",
-                       {"seconds": time.perf_counter() - t0})
+    r = _core.hetero_milp_front(int(n), *ps.csr(), 0.0 if tl is None else tl)
+    stats = {"seconds": time.perf_counter() - t0}
+    if r == "time_limit":
+        z = np.zeros(0, np.float64)
+        return ParetoFront(z, z.copy(), z.copy(), np.zeros((0, ps.m), np.int64), int(n),
+                           "dynamic", 0.0, None, "milp", stats, "time_limit",
+                           f"the time limit of {tl:g} s was reached before the front was "
+                           "complete")
+    e, d, t, x = r
+    return ParetoFront(t, e, d, x, int(n), "dynamic", 0.0, None, "milp", stats)
