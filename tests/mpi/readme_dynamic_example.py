@@ -1,4 +1,4 @@
-# dyn_mpi_example.py -- run with:  mpirun -np 4 --enable-recovery python dyn_mpi_example.py
+# dyn_mpi_example.py -- run it with: mpirun -np 4 --oversubscribe --enable-recovery python dyn_mpi_example.py
 import numpy as np
 from mpi4py import MPI
 
@@ -9,8 +9,8 @@ rng = np.random.default_rng(0)  # the same inputs on every rank
 A, B = rng.standard_normal((256, 256)), rng.standard_normal((256, 4096))
 task = wd.GemmColumnsTask(A, B)  # each rank's own copy; the root's receives every result
 
-n_pu = comm.Get_size() - 1  # rank 0 runs the balancer, every other rank is one PU
-balancer = wd.PLBHAC(n_pu, task.total, x_init=128) if comm.Get_rank() == 0 else None
+m = comm.Get_size() - 1  # rank 0 runs the balancer, every other rank is one PU
+balancer = wd.PLBHAC(m, task.n, x_init=128) if comm.Get_rank() == 0 else None
 res = wd.run_mpi(balancer, task, wd.ThreadWorker(threads=1),
                  timeout=30.0, on_rank_failure="reissue")
 if comm.Get_rank() == 0:
