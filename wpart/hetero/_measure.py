@@ -1,9 +1,10 @@
-"""Real profile measurement (spec 000 section 4): repeat a kernel until its mean is precise,
-read energy from Linux RAPL (powercap) or from user-supplied power readings, subtract static
-power, and check the additivity of dynamic energy."""
+"""Real profile measurement: repeat a kernel until its mean is precise (MeanUsingTtest and
+CalAccuracy, Algorithms 5-6 in Sec. 10.4.3 of Khaleghzadeh et al.), read energy from Linux RAPL
+(powercap), NVML or user-supplied power readings, subtract static power (Sec. 10.1), and check
+the additivity of dynamic energy (Sec. 8.1, Table III)."""
 
 from __future__ import annotations
-from .._errors import WpartRuntimeError, WpartTypeError, WpartValueError
+from .._errors import CancelledError, WpartRuntimeError, WpartTypeError, WpartValueError
 
 import math
 import os
@@ -17,6 +18,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._result import Result, new_axes
+from .._validate import (as_bool, as_float, as_int, as_progress, as_seed, choice,
+                         deprecated_attr)
 from ._profiles import Profile
 
 __all__ = [
@@ -41,7 +45,8 @@ def _tinv(q: float, dof: int) -> float:
 
 
 def _precise(a: list[float], cl: float, eps: float, quantile: str) -> tuple[bool, float]:
-    """CalAccuracy (paper Alg. 6, two-sided by default): (converged, relative half-width)."""
+    """CalAccuracy (Algorithm 6 of Khaleghzadeh et al., two-sided by default): (converged,
+    relative half-width)."""
     k = len(a)
     if k < 2:
         return False, math.inf
@@ -58,6 +63,7 @@ def _precise(a: list[float], cl: float, eps: float, quantile: str) -> tuple[bool
 
 def mean_until_precise(
     execute: Callable[[], float | Mapping[str, float]],
+    *,
     min_reps: int = 5,
     max_reps: int = 50,
     max_time: float = 3600.0,
@@ -69,10 +75,11 @@ def mean_until_precise(
 ) -> dict:
     """Repeat `execute` until the mean of every quantity is within `eps` at confidence `cl`.
 
-    This is the paper's MeanUsingTtest (Alg. 5) with CalAccuracy (Alg. 6): after each run, the
-    Student-t confidence half-width ``tinv * sd / sqrt(k)`` of every quantity is compared with
-    ``eps * mean``; the loop stops when all are precise, after `max_reps` runs, or when the
-    summed time of a time quantity exceeds `max_time` seconds.
+    This is MeanUsingTtest (Algorithm 5 in Sec. 10.4.3 of Khaleghzadeh et al.) with
+    CalAccuracy (Algorithm 6): after each run, the Student-t confidence half-width
+    ``tinv * sd / sqrt(k)`` of every quantity is compared with ``eps * mean``; the loop stops
+    when all are precise, after `max_reps` runs, or when the summed time of a time quantity
+    exceeds `max_time` seconds.
 
     Parameters
     ----------
@@ -99,16 +106,10 @@ def mean_until_precise(
         ``reps``, ``means`` (name -> mean), ``precision`` (name -> relative half-width),
         ``converged`` (bool), ``elapsed`` (the largest summed time) and ``samples``.
     """
-    if int(min_reps) < 1 or int(max_reps) < int(min_reps):
-        raise WpartValueError(f"need 1 <= min_reps <= max_reps, got {min_reps}, {max_reps}")
-    if not (0 < cl < 1):
-        raise WpartValueError(f"`cl` must be in (0, 1), got {cl}")
-    if not eps > 0:
-        raise WpartValueError(f"`eps` must be > 0, got {eps}")
-    if quantile not in ("two_sided", "paper"):
-        raise WpartValueError(f"`quantile` must be 'two_sided' or 'paper', got {quantile!r}")
-    if first_check not in ("min_reps", "paper"):
-        raise WpartValueError(f"`first_check` must be 'min_reps' or 'paper', got {first_check!r}")
+    if not callable(execute):
+        raise WpartTypeError("`execute` must be callable")
+    min_reps, max_reps, max_time, cl, eps, quantile, first_check = _precision_options(
+        min_reps, max_reps, max_time, cl, eps, quantile, first_check)
     samples: dict[str, list[float]] = {}
     converged = False
     prec: dict[str, float] = {}
@@ -147,6 +148,23 @@ def mean_until_precise(
     }
 
 
+def _precision_options(min_reps: Any, max_reps: Any, max_time: Any, cl: Any, eps: Any,
+                       quantile: Any, first_check: Any) -> tuple:
+    """The repetition options of :func:`mean_until_precise`, validated."""
+    min_reps = as_int(min_reps, "min_reps", minimum=1)
+    max_reps = as_int(max_reps, "max_reps", minimum=1)
+    if max_reps < min_reps:
+        raise WpartValueError(f"`max_reps` must be >= `min_reps` = {min_reps}, got {max_reps}")
+    max_time = as_float(max_time, "max_time", minimum=0.0, strict_minimum=True, allow_inf=True)
+    cl = as_float(cl, "cl", minimum=0.0, strict_minimum=True)
+    if not cl < 1:
+        raise WpartValueError(f"`cl` must be in (0, 1), got {cl}")
+    eps = as_float(eps, "eps", minimum=0.0, strict_minimum=True)
+    quantile = choice(quantile, "quantile", ("two_sided", "paper"))
+    first_check = choice(first_check, "first_check", ("min_reps", "paper"))
+    return min_reps, max_reps, max_time, cl, eps, quantile, first_check
+
+
 # ---------------------------------------------------------------------------------- meters --
 
 
@@ -173,7 +191,7 @@ class RaplMeter:
     paper's wall-socket meter, so static power must be measured with the same meter.
     """
 
-    def __init__(self, root: str | os.PathLike = "/sys/class/powercap",
+    def __init__(self, root: str | os.PathLike = "/sys/class/powercap", /, *,
                  zones: Sequence[str] | None = None) -> None:
         self.root = Path(root)
         names = list(zones) if zones is not None else self._discover(self.root)
@@ -192,9 +210,9 @@ class RaplMeter:
             self.zones.append(z)
             self.ranges.append(rng)
         if not self.zones:
-            raise WpartRuntimeError(f"no readable RAPL zone under {self.root} (powercap counters are "
-                               "often readable by root only); pass power readings with "
-                               "CallbackMeter instead")
+            raise WpartRuntimeError(
+                f"no readable RAPL zone under {self.root} (powercap counters are often readable "
+                "by root only); pass power readings with CallbackMeter instead")
         self.names = [self._name(z) for z in self.zones]
         self._e0: list[int] | None = None
         self._t0 = 0.0
@@ -218,7 +236,7 @@ class RaplMeter:
             return z.name
 
     @classmethod
-    def available(cls, root: str | os.PathLike = "/sys/class/powercap") -> bool:
+    def available(cls, root: str | os.PathLike = "/sys/class/powercap", /) -> bool:
         """True when at least one RAPL zone can be read."""
         try:
             cls(root)
@@ -268,7 +286,8 @@ class NvmlMeter:
         GPU index.
     """
 
-    def __init__(self, index: int = 0) -> None:
+    def __init__(self, index: int = 0, /) -> None:
+        index = as_int(index, "index", minimum=0)
         try:
             import pynvml
         except ImportError:
@@ -319,11 +338,10 @@ class CallbackMeter:
     BMC's reading, NVML's ``nvmlDeviceGetPowerUsage`` / 1000, or a constant for a model.
     """
 
-    def __init__(self, read_power: Callable[[], float], hz: float = 10.0) -> None:
+    def __init__(self, read_power: Callable[[], float], *, hz: float = 10.0) -> None:
         if not callable(read_power):
             raise WpartTypeError("`read_power` must be callable")
-        if not hz > 0:
-            raise WpartValueError(f"`hz` must be > 0, got {hz}")
+        hz = as_float(hz, "hz", minimum=0.0, strict_minimum=True)
         self.read_power = read_power
         self.hz = float(hz)
         self._ts: list[float] = []
@@ -358,17 +376,19 @@ class CallbackMeter:
         return f"CallbackMeter(hz={self.hz})"
 
 
-def measure_static_power(meter: Any, seconds: float = 1.0) -> float:
+def measure_static_power(meter: Any, *, seconds: float = 1.0) -> float:
     """Idle power (W) read by `meter` over `seconds` of sleep."""
+    seconds = as_float(seconds, "seconds", minimum=0.0, strict_minimum=True)
     meter.start()
-    time.sleep(float(seconds))
+    time.sleep(seconds)
     j, s = meter.stop()
     return j / s if s > 0 else 0.0
 
 
 def dynamic_energy(total: ArrayLike, static_power: float, duration: ArrayLike) -> Any:
-    """``E_D = E_T - P_S * T_E`` (paper Eq. 4)."""
-    return np.asarray(total, dtype=float) - float(static_power) * np.asarray(duration, float)
+    """``E_D = E_T - P_S * T_E`` (Eq. 4 in Sec. 10.1 of Khaleghzadeh et al.)."""
+    ps_w = as_float(static_power, "static_power", minimum=0.0)
+    return np.asarray(total, dtype=float) - ps_w * np.asarray(duration, float)
 
 
 def additivity_report(parallel: ArrayLike, individual: Sequence[ArrayLike]) -> dict:
@@ -385,8 +405,8 @@ def additivity_report(parallel: ArrayLike, individual: Sequence[ArrayLike]) -> d
     -------
     dict
         ``pct`` (signed ``(parallel - combined) / combined * 100`` per size), ``min``, ``max``
-        and ``mean`` of its absolute value, and ``mean_signed`` (spec 4.2 step 6; the paper's
-        Table III reports 0.001-29 % with averages of 4-12 %).
+        and ``mean`` of its absolute value, and ``mean_signed`` (Sec. 8.1 of Khaleghzadeh et
+        al.; their Table III reports 0.001-29 % with averages of 4-12 %).
     """
     par = np.asarray(parallel, dtype=np.float64)
     ind = [np.asarray(a, dtype=np.float64) for a in individual]
@@ -404,26 +424,33 @@ def additivity_report(parallel: ArrayLike, individual: Sequence[ArrayLike]) -> d
 # ---------------------------------------------------------------------------------- measure --
 
 
-@dataclass(frozen=True)
-class MeasuredProfile:
+@dataclass(frozen=True, eq=False, repr=False)
+class MeasuredProfile(Result):
     """A profile measured on this machine, with the statistics of every point.
 
     Attributes
     ----------
     profile : Profile
         Mean time and mean dynamic energy per size (energy 0 without a meter).
-    reps : ndarray of int
+    reps : ndarray of int, shape (n_points,)
         Runs per size.
-    precision : ndarray
+    precision : ndarray, shape (n_points,)
         Relative confidence half-width of the mean time per size.
-    converged : ndarray of bool
+    converged : ndarray of bool, shape (n_points,)
         Whether the time (and energy) reached the requested precision.
     static_power : float
         ``P_S`` subtracted from the meter's energy.
     meter : str
         Description of the energy source (``"none"``, ``"RaplMeter(package-0)"`` ...).
     seconds : float
-        Wall time of the whole measurement.
+        Wall time of the whole measurement (not compared by ``==``).
+    status : str
+        ``"feasible"``: a measured profile (no optimality claim).
+    message : str
+        How many sizes reached the requested precision.
+    stats : dict
+        Settings of the run (``cl``, ``eps``, ``min_reps``, ``max_reps``, ``max_time``); not
+        compared by ``==``.
     """
 
     profile: Profile
@@ -432,17 +459,49 @@ class MeasuredProfile:
     converged: NDArray[np.bool_]
     static_power: float = 0.0
     meter: str = "none"
-    seconds: float = 0.0
-    info: dict = field(default_factory=dict)
+    seconds: float = field(default=0.0, compare=False)
+    status: str = "feasible"
+    message: str = ""
+    stats: dict = field(default_factory=dict, compare=False)
+
+    info = deprecated_attr("info", "stats", "MeasuredProfile")
 
     def to_file(self, path: str | os.PathLike) -> None:
         """Save the profile (``size time energy``) for :meth:`Profile.from_file` elsewhere."""
         self.profile.to_file(path)
 
-    def __repr__(self) -> str:
-        return (f"MeasuredProfile({self.profile.name!r}, m={self.profile.m}, meter={self.meter}, "
-                f"converged {int(self.converged.sum())}/{self.converged.size}, "
-                f"{self.seconds:.2f} s)")
+    def _repr_lines(self) -> list[str]:
+        pr = self.profile
+        return [f"MeasuredProfile({pr.name!r}, status={self.status!r}, "
+                f"n_points={pr.n_points}, meter={self.meter})",
+                f"  sizes {pr.sizes[0]}..{pr.sizes[-1]}, {self.seconds:.2f} s",
+                f"  {self.message}"]
+
+    def plot(self, ax: Any = None, *, what: str = "time") -> Any:
+        """Mean time (``what="time"``) or dynamic energy against size, with the confidence
+        half-width of the time as error bars; sizes that did not converge are marked.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The Axes drawn on.
+        """
+        what = choice(what, "what", ("time", "energy"))
+        ax = new_axes(ax, figsize=(6, 3.5))
+        pr = self.profile
+        y = pr.time if what == "time" else pr.energy
+        err = pr.time * np.where(np.isfinite(self.precision), self.precision, 0.0) \
+            if what == "time" else None
+        ax.errorbar(pr.sizes, y, yerr=err, fmt=".-", ms=3, lw=0.8, capsize=2,
+                    label=pr.name or "measured")
+        bad = ~self.converged
+        if bad.any():
+            ax.plot(pr.sizes[bad], y[bad], "x", color="C3", label="not converged")
+        ax.set_xlabel("size")
+        ax.set_ylabel("time (s)" if what == "time" else "dynamic energy (J)")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize="small")
+        return ax
 
 
 def measure(
@@ -461,7 +520,7 @@ def measure(
     warmup: int = 1,
     name: str = "",
     clamp_negative: bool = True,
-    progress: bool = False,
+    progress: Any = False,
 ) -> MeasuredProfile:
     """Measure a real time (and dynamic-energy) profile of `kernel` on this machine.
 
@@ -469,7 +528,8 @@ def measure(
     kernel object with a ``setup`` method, such as :class:`wpart.hetero.kernels.BlockedMatmul`,
     provides its own; without one, the kernel receives the size itself). Then ``kernel(state)``
     is timed with :func:`time.perf_counter` and repeated by :func:`mean_until_precise` until
-    the mean time (and energy) is within `eps` at confidence `cl` (spec 2.7: 95 % and 10 %).
+    the mean time (and energy) is within `eps` at confidence `cl` (95 % and 10 % in Sec.
+    10.4.3 of Khaleghzadeh et al.).
 
     Parameters
     ----------
@@ -491,8 +551,9 @@ def measure(
         Label of the profile (default: the kernel's class or function name).
     clamp_negative : bool, default True
         Clamp a negative mean dynamic energy (measurement noise) to 0.
-    progress : bool
-        Show a tqdm bar over the sizes.
+    progress : bool or callable, default False
+        A tqdm bar over the sizes (True) or ``progress(done, total)`` called once per size;
+        returning False from it stops with :class:`wpart.CancelledError`.
 
     Returns
     -------
@@ -508,21 +569,29 @@ def measure(
         raise WpartValueError(f"`sizes` must be a non-empty 1-D array of integers, got {sizes!r}")
     if np.any(s <= 0) or np.unique(s).size != s.size:
         raise WpartValueError("`sizes` must be > 0 and distinct")
-    if not (math.isfinite(static_power) and static_power >= 0):
-        raise WpartValueError(f"`static_power` must be finite and >= 0, got {static_power}")
+    static_power = as_float(static_power, "static_power", minimum=0.0)
     if meter is not None and not (hasattr(meter, "start") and hasattr(meter, "stop")):
         raise WpartTypeError("`meter` must have start() and stop() -> (joules, seconds)")
+    if setup is not None and not callable(setup):
+        raise WpartTypeError("`setup` must be callable")
+    min_reps, max_reps, max_time, cl, eps, quantile, _ = _precision_options(
+        min_reps, max_reps, max_time, cl, eps, quantile, "min_reps")
+    warmup = as_int(warmup, "warmup", minimum=0)
+    clamp_negative = as_bool(clamp_negative, "clamp_negative")
+    prog = as_progress(progress)
     prep = setup if setup is not None else getattr(kernel, "setup", None)
     label = name or getattr(kernel, "__name__", type(kernel).__name__)
     order = np.sort(s.astype(np.int64))
     t_mean, e_mean, reps, prec, conv = [], [], [], [], []
     t_start = time.perf_counter()
     it = order.tolist()
-    if progress:
+    if prog is True:
         from tqdm.auto import tqdm
 
         it = tqdm(it, desc=f"measure {label}", leave=False)
-    for x in it:
+    for done, x in enumerate(it):
+        if callable(prog) and prog(done, len(order)) is False:
+            raise CancelledError("stopped: the progress callback returned False")
         state = prep(int(x)) if prep is not None else int(x)
         for _ in range(int(warmup)):
             kernel(state)
@@ -538,7 +607,8 @@ def measure(
             joules, secs = meter.stop()
             return {"time": dt, "energy": joules - static_power * secs}
 
-        r = mean_until_precise(execute, min_reps, max_reps, max_time, cl, eps, quantile,
+        r = mean_until_precise(execute, min_reps=min_reps, max_reps=max_reps,
+                               max_time=max_time, cl=cl, eps=eps, quantile=quantile,
                                time_keys=["time"])
         t_mean.append(r["means"]["time"])
         e = r["means"].get("energy", 0.0)
@@ -546,19 +616,29 @@ def measure(
         reps.append(r["reps"])
         prec.append(r["precision"].get("time", math.inf))
         conv.append(r["converged"])
+    if callable(prog):
+        prog(len(order), len(order))
     prof = Profile.from_arrays(order, t_mean, e_mean, name=label)
+    conv_a = np.array(conv, bool)
+    ok = int(conv_a.sum())
+    msg = (f"all {conv_a.size} sizes reached the precision {eps:g} at confidence {cl:g}"
+           if ok == conv_a.size else
+           f"{conv_a.size - ok} of {conv_a.size} sizes did not reach the precision {eps:g} at "
+           f"confidence {cl:g} (max_reps or max_time stopped them)")
     return MeasuredProfile(prof, np.array(reps, np.int64), np.array(prec, np.float64),
-                           np.array(conv, bool), float(static_power),
-                           "none" if meter is None else repr(meter),
-                           time.perf_counter() - t_start)
+                           conv_a, static_power, "none" if meter is None else repr(meter),
+                           time.perf_counter() - t_start, "feasible", msg,
+                           {"cl": cl, "eps": eps, "min_reps": min_reps, "max_reps": max_reps,
+                            "max_time": max_time, "quantile": quantile, "warmup": warmup})
 
 
 class SyntheticMeter:
-    """Simulated measurements of a platform described by profiles (spec 000 sections 4, 7.3).
+    """Simulated measurements of a platform described by profiles.
 
     Exercises the measurement pipeline without hardware: :meth:`run` executes a distribution
     "in parallel" and returns each processor's time and the node's total energy, as the paper's
-    instrumented application does (Alg. 4); :meth:`run_alone` runs one processor alone.
+    instrumented application does (Algorithm 4 of Khaleghzadeh et al.); :meth:`run_alone`
+    runs one processor alone.
 
     The total energy of a run is ``P_S * T + (1 + a) * sum_i e_i(x_i)`` where ``a`` is an
     additivity excess drawn per size from ``additivity_excess`` (0 for a run alone), with
@@ -572,18 +652,22 @@ class SyntheticMeter:
         from ._profiles import as_profiles
 
         self.profiles = as_profiles(profiles)
-        if not (math.isfinite(static_power) and static_power >= 0):
-            raise WpartValueError(f"`static_power` must be finite and >= 0, got {static_power}")
-        if not noise >= 0:
-            raise WpartValueError(f"`noise` must be >= 0, got {noise}")
-        lo, hi = additivity_excess
-        if not 0 <= lo <= hi:
+        static_power = as_float(static_power, "static_power", minimum=0.0)
+        noise = as_float(noise, "noise", minimum=0.0)
+        try:
+            lo, hi = additivity_excess
+        except (TypeError, ValueError):
+            raise WpartValueError("`additivity_excess` must be a pair (lo, hi)") from None
+        lo = as_float(lo, "additivity_excess", minimum=0.0)
+        hi = as_float(hi, "additivity_excess", minimum=0.0)
+        if not lo <= hi:
             raise WpartValueError(f"`additivity_excess` must satisfy 0 <= lo <= hi, got {lo}, {hi}")
-        self.static_power = float(static_power)
-        self.noise = float(noise)
-        self.excess = (float(lo), float(hi))
+        seed = as_seed(seed)
+        self.static_power = static_power
+        self.noise = noise
+        self.excess = (lo, hi)
         self._rng = np.random.default_rng(seed)
-        self._seed = int(seed)
+        self._seed = seed
 
     def _excess(self, key: int) -> float:
         u = np.random.default_rng([self._seed, 7, int(key)]).random()
@@ -595,8 +679,9 @@ class SyntheticMeter:
     def run(self, dist: ArrayLike) -> dict:
         """One parallel run: ``{"t_<name>": time, ..., "energy": total J, "duration": s}``."""
         d = np.asarray(dist, dtype=np.int64)
-        if d.shape != (self.profiles.p,):
-            raise WpartValueError(f"`dist` must have length {self.profiles.p}")
+        if d.shape != (self.profiles.m,):
+            raise WpartValueError(f"`dist` must have length m = {self.profiles.m} (one share per "
+                                  "processor)")
         out: dict[str, float] = {}
         T, E = 0.0, 0.0
         for nm, pr, x in zip(self.profiles.names, self.profiles, d.tolist()):
@@ -614,7 +699,7 @@ class SyntheticMeter:
 
     def run_alone(self, i: int, size: int) -> dict:
         """Processor `i` alone on `size`: ``{"time", "energy" (total J), "duration"}``."""
-        d = np.zeros(self.profiles.p, np.int64)
+        d = np.zeros(self.profiles.m, np.int64)
         d[int(i)] = int(size)
         r = self.run(d)
         return {"time": r[f"t_{self.profiles.names[int(i)]}"], "energy": r["energy"],
@@ -632,7 +717,8 @@ def additivity_check(
     cl: float = 0.95,
     eps: float = 0.1,
 ) -> dict:
-    """Check the additive energy model on this machine (spec 4.2 step 6, paper Table III).
+    """Check the additive energy model on this machine (Sec. 8.1 and Table III of
+    Khaleghzadeh et al.).
 
     For every size, each kernel runs alone (its dynamic energy ``e_i(x)``; their sum is the
     *combined* energy) and then all kernels run together, one thread each (the *parallel*
@@ -662,6 +748,9 @@ def additivity_check(
         raise WpartValueError("`sizes` must be a non-empty 1-D array of positive integers")
     if not (hasattr(meter, "start") and hasattr(meter, "stop")):
         raise WpartTypeError("`meter` must have start() and stop() -> (joules, seconds)")
+    static_power = as_float(static_power, "static_power", minimum=0.0)
+    min_reps, max_reps, _, cl, eps, _, _ = _precision_options(
+        min_reps, max_reps, math.inf, cl, eps, "two_sided", "min_reps")
 
     def metered(fn: Callable[[], None]) -> dict:
         meter.start()
@@ -675,8 +764,9 @@ def additivity_check(
         states = [getattr(k, "setup", None)(int(x)) if hasattr(k, "setup") else int(x)
                   for k in ks]
         for i, (k, st) in enumerate(zip(ks, states)):
-            r = mean_until_precise(lambda k=k, st=st: metered(lambda: k(st)), min_reps,
-                                   max_reps, math.inf, cl, eps, time_keys=["duration"])
+            r = mean_until_precise(lambda k=k, st=st: metered(lambda: k(st)),
+                                   min_reps=min_reps, max_reps=max_reps, max_time=math.inf,
+                                   cl=cl, eps=eps, time_keys=["duration"])
             ind[i].append(r["means"]["energy"])
 
         def together(states: list = states) -> None:
@@ -686,8 +776,9 @@ def additivity_check(
             for t in th:
                 t.join()
 
-        r = mean_until_precise(lambda: metered(together), min_reps, max_reps, math.inf, cl,
-                               eps, time_keys=["duration"])
+        r = mean_until_precise(lambda: metered(together), min_reps=min_reps,
+                               max_reps=max_reps, max_time=math.inf, cl=cl, eps=eps,
+                               time_keys=["duration"])
         par.append(r["means"]["energy"])
     rep = additivity_report(par, ind)
     rep.update({"sizes": s.tolist(), "parallel": np.array(par), "individual": np.array(ind)})
