@@ -1,5 +1,7 @@
 """wpart.hetero on large inputs: one time limit and Ctrl-C in every phase, overflowing energies,
-and workloads beyond every processor's capacity (spec 000: an empty front)."""
+and workloads beyond every processor's capacity (status "infeasible", an empty front).
+
+A time limit is not an error: the result comes back with status "time_limit"."""
 
 import math
 import os
@@ -14,14 +16,14 @@ import wpart
 import wpart.hetero as wh
 
 
-def _profiles(p: int, m: int, seed: int = 0) -> list:
-    """p processors measured at every size 1..m, noisy linear time and energy."""
+def _profiles(m: int, n_points: int, seed: int = 0) -> list:
+    """m processors measured at every size 1..n_points, noisy linear time and energy."""
     rng = np.random.default_rng(seed)
     out = []
-    for i in range(p):
-        s = np.arange(1, m + 1)
-        t = s * (1 + i) * (1 + 0.1 * rng.random(m))
-        e = s * (2 - 0.3 * i) * (1 + 0.1 * rng.random(m))
+    for i in range(m):
+        s = np.arange(1, n_points + 1)
+        t = s * (1 + i) * (1 + 0.1 * rng.random(n_points))
+        e = s * (2 - 0.3 * i) * (1 + 0.1 * rng.random(n_points))
         out.append((s, t, e))
     return out
 
@@ -34,13 +36,17 @@ N_BIG = 40_000
 SLOW_BASELINE = _profiles(3, 4_000)
 N_SLOW_BASELINE = 6_000
 LIMIT = 0.5
+# Wall-clock bounds are generous (this machine is shared): without the limit these calls run
+# for seconds to minutes, and status "time_limit" says the core stopped on it.
+SLACK = 10.0
 
 
 def _timed(fn):
     t0 = time.perf_counter()
-    with pytest.raises(wpart.CancelledError, match="time limit"):
-        fn()
-    return time.perf_counter() - t0
+    r = fn()
+    elapsed = time.perf_counter() - t0
+    assert r.status == "time_limit" and "time limit" in r.message, r
+    return r, elapsed
 
 
 @pytest.mark.parametrize(
@@ -50,7 +56,7 @@ def _timed(fn):
         lambda: wh.pareto_front(BIG, N_BIG, time_limit=LIMIT),
         lambda: wh.pareto_front(BIG, N_BIG, energy="total", static_power=50.0, time_limit=LIMIT),
         lambda: wh.load_balanced(BIG, N_BIG, time_limit=LIMIT),
-        lambda: wh.load_balanced(BIG, N_BIG, "all_active", time_limit=LIMIT),
+        lambda: wh.load_balanced(BIG, N_BIG, mode="all_active", time_limit=LIMIT),
         lambda: wh.threshold_dp_front(BIG, N_BIG, time_limit=LIMIT),
         lambda: wh.optimal_energy(BIG, N_BIG, time_limit=LIMIT),
     ],
@@ -58,15 +64,21 @@ def _timed(fn):
          "optimal_energy"],
 )
 def test_time_limit_honoured_on_large_profiles(call):
-    assert _timed(call) < 3 * LIMIT + 0.5
+    r, elapsed = _timed(call)
+    assert not r.success  # stopped before any answer: no distribution, no point
+    assert getattr(r, "dist", None) is None or len(r.dist) == 0
+    assert elapsed < LIMIT + SLACK
 
 
 def test_one_time_limit_covers_the_baseline_phase():
-    limit = 1.0
-    elapsed = _timed(
+    limit = 2.0  # the front alone takes ~0.2 s, the baseline ~4 s
+    r, elapsed = _timed(
         lambda: wh.pareto_front(SLOW_BASELINE, N_SLOW_BASELINE, time_limit=limit)
     )
-    assert elapsed < 2 * limit + 0.5
+    assert elapsed < limit + SLACK
+    # the front was complete when the baseline hit the limit: it is kept, and usable
+    assert r.success and len(r) > 1 and r.balanced is None
+    assert "load-balanced" in r.message
     # without the baseline the front alone fits in the limit
     f = wh.pareto_front(SLOW_BASELINE, N_SLOW_BASELINE, balanced=False, time_limit=30)
     assert len(f) > 1 and f.balanced is None
@@ -86,7 +98,7 @@ def _interrupt_after(delay: float, fn) -> float:
 
 def test_ctrl_c_stops_the_baseline_phase():
     # SIGINT at 0.6 s lands in the load-balanced search (the front takes ~0.2 s)
-    assert _interrupt_after(0.6, lambda: wh.pareto_front(SLOW_BASELINE, N_SLOW_BASELINE)) < 3
+    assert _interrupt_after(0.6, lambda: wh.pareto_front(SLOW_BASELINE, N_SLOW_BASELINE)) < SLACK
 
 
 @pytest.mark.parametrize(
@@ -95,7 +107,7 @@ def test_ctrl_c_stops_the_baseline_phase():
     ids=["optimal_time", "load_balanced"],
 )
 def test_ctrl_c_stops_long_hetero_calls(call):
-    assert _interrupt_after(0.3, call) < 3
+    assert _interrupt_after(0.3, call) < SLACK
 
 
 def test_limits_leave_small_results_unchanged():
@@ -155,7 +167,7 @@ def test_static_power_overflow_names_it():
 
 
 # ---------------------------------------------------------------------------------------------
-# n beyond every processor's capacity: empty front / None, at any size
+# n beyond every processor's capacity: status "infeasible", at any size
 
 
 @pytest.mark.parametrize("n", [25, 10**6, 10**9, 10**15, 2**62])
@@ -163,10 +175,10 @@ def test_beyond_capacity_is_empty_small(n):
     x = np.arange(1, 9)
     ps = [(x, 1.0 * x, 1.0 * x)] * 3  # capacity 24
     f = wh.pareto_front(ps, n)
-    assert len(f) == 0 and f.empty
-    assert wh.optimal_time(ps, n) is None
-    assert wh.optimal_energy(ps, n) is None
-    assert wh.load_balanced(ps, n) is None
+    assert len(f) == 0 and f.empty and f.status == "infeasible"
+    assert wh.optimal_time(ps, n).status == "infeasible"
+    assert wh.optimal_energy(ps, n).status == "infeasible"
+    assert wh.load_balanced(ps, n).status == "infeasible"
     assert len(wh.threshold_dp_front(ps, n)) == 0
     assert len(wh.pareto_front(ps, n, energy="total", static_power=1.0)) == 0
 
@@ -176,9 +188,9 @@ def test_beyond_capacity_is_empty_big(extra):
     s = np.arange(1, 200_001)
     ps = [(s, 1.0 * s, 1.0 * s)] * 3  # capacity 600,000; n / g beyond max_grid for extra >= 1e7
     n = 600_000 + extra
-    assert len(wh.pareto_front(ps, n)) == 0
-    assert wh.optimal_time(ps, n) is None
-    assert wh.load_balanced(ps, n) is None
+    assert wh.pareto_front(ps, n).status == "infeasible"
+    assert wh.optimal_time(ps, n).status == "infeasible"
+    assert wh.load_balanced(ps, n).status == "infeasible"
 
 
 def test_at_capacity_is_one_point():

@@ -1,5 +1,5 @@
-"""wpart.hetero: TOPT, HEPOPTA, HTPOPTA, the load-balanced baseline and the oracles agree
-(spec 000 section 6)."""
+"""wpart.hetero: TOPT, HEPOPTA, HTPOPTA, the load-balanced baseline and the oracles agree;
+the results follow wpart's result protocol."""
 
 import math
 import pathlib
@@ -14,18 +14,19 @@ from oracles import hetero as orc
 import wpart
 import wpart.hetero as wh
 
-# Appendix A of the spec (reconstructed worked example of the paper's section 4)
+# A reconstructed instance of the worked example of Sec. 4 of Khaleghzadeh et al. (Figs. 10-11)
 APP_T = [[1, 2, 4, 5], [3, 6, 8, 10], [1, 2, 3, 4], [1, 2, 3, 4]]
 APP_E = [[2, 1, 4, 6], [2, 1, 6, 8], [5, 4, 7, 9], [1, 6, 8, 10]]
 APPENDIX_A = [([1, 2, 3, 4], APP_T[i], APP_E[i]) for i in range(4)]
 
 
-def random_instance(rng, pmax=4, mmax=6, smax=8, vmax=10, dyadic=False):
-    p = int(rng.integers(1, pmax + 1))
+def random_instance(rng, m_max=4, points_max=6, smax=8, vmax=10, dyadic=False):
+    """Up to `m_max` processors with up to `points_max` points each, sizes <= smax."""
+    m = int(rng.integers(1, m_max + 1))
     prof = []
-    for _ in range(p):
-        m = int(rng.integers(0, mmax + 1))
-        sizes = np.sort(rng.choice(np.arange(1, smax + 1), size=min(m, smax), replace=False))
+    for _ in range(m):
+        k = int(rng.integers(0, points_max + 1))
+        sizes = np.sort(rng.choice(np.arange(1, smax + 1), size=min(k, smax), replace=False))
         t = rng.integers(0, vmax, sizes.size).astype(float)
         e = rng.integers(0, vmax, sizes.size).astype(float)
         if dyadic:
@@ -38,7 +39,7 @@ def random_instance(rng, pmax=4, mmax=6, smax=8, vmax=10, dyadic=False):
 
 
 def check_front(prof, n, f):
-    """Feasibility, consistency, order, non-dominance (spec 6.1-6.4)."""
+    """Feasibility, consistency, order, non-dominance."""
     k = len(f)
     assert f.dist.shape == (k, len(prof))
     for j in range(k):
@@ -77,7 +78,7 @@ def test_appendix_a_htpopta(ps_w, want):
 
 
 def test_random_small_instances_equal_enumeration():
-    """Spec 6.5: thousands of small random instances with ties, holes, zeros, n = 0, p = 1."""
+    """Thousands of small random instances with ties, holes, zeros, n = 0, m = 1."""
     rng = np.random.default_rng(2024)
     seen = {"n0": 0, "p1": 0, "empty": 0, "multi": 0}
     for it in range(3000):
@@ -86,7 +87,7 @@ def test_random_small_instances_equal_enumeration():
         f = wh.pareto_front(prof, n, balanced=False)
         check_front(prof, n, f)
         assert vectors(f) == [(E, T) for E, T, _ in want], (prof, n)
-        # the C enumeration keeps the same representative as the spec's NAIVE
+        # the C enumeration keeps the same representative as the naive oracle
         b = wh.bruteforce_front(prof, n)
         assert vectors(b) == vectors(f)
         assert [tuple(x) for x in b.dist.tolist()] == [X for _, _, X in want]
@@ -96,19 +97,20 @@ def test_random_small_instances_equal_enumeration():
         assert vectors(d) == vectors(f)
         t = wh.optimal_time(prof, n)
         if not want:
-            assert t is None and len(f) == 0
+            assert t.status == "infeasible" and t.dist is None and not t.success
+            assert len(f) == 0 and f.status == "infeasible"
             seen["empty"] += 1
             continue
-        # fastest endpoint = TOPT (time and least energy at that time), spec 6.7
+        # fastest endpoint = TOPT (time and least energy at that time)
         assert (t.time, t.energy) == (f.time[-1], f.energy[-1])
         assert t.dist.sum() == n and orc.evaluate(prof, list(t.dist))[:2] == (t.time, t.energy)
-        # most frugal endpoint, spec 6.8
+        # most frugal endpoint
         e = wh.optimal_energy(prof, n)
         assert (e.energy, e.time) == (f.energy[0], f.time[0])
-        # threshold invariance, spec 6.10
+        # threshold invariance
         g = wh.pareto_front(prof, n, energy_threshold=math.inf, balanced=False)
         assert vectors(g) == vectors(f)
-        # cardinality bound, spec 6.9
+        # cardinality bound
         if n > 0:
             ct = {tt for s, ts, _ in prof for x, tt in zip(s, ts) if x <= n}
             assert len(f) <= len(ct)
@@ -152,9 +154,9 @@ def test_load_balanced_equals_enumeration():
         prof, n = random_instance(rng, dyadic=bool(it % 2))
         for mode in ("max_active", "all_active"):
             want = orc.load_balanced(prof, n, mode)
-            got = wh.load_balanced(prof, n, mode)
+            got = wh.load_balanced(prof, n, mode=mode)
             if want is None:
-                assert got is None
+                assert got.status == "infeasible" and got.dist is None
             else:
                 assert (got.time, got.energy, tuple(got.dist.tolist())) == want, (prof, n, mode)
 
@@ -166,7 +168,8 @@ def test_linear_two_processors_examples(a, b, n, want):
 
 
 def test_linear_two_processors_count_formula():
-    """Spec 3.2: the exact count of the p = 2 linear front, collinear points."""
+    """The exact count of the two-processor linear front (Sec. 10.2 of the paper), collinear
+    points."""
     rng = np.random.default_rng(5)
     for _ in range(300):
         a = tuple(int(v) for v in rng.integers(1, 9, 2))
@@ -182,7 +185,8 @@ def test_linear_two_processors_count_formula():
 
 
 def test_linear_three_processors_envelope():
-    """Spec 3.3: a = (1,2,3), b = (1,3,2), n = 22: 11 points, 8 on the convex envelope."""
+    """Three linear processors a = (1,2,3), b = (1,3,2), n = 22: 11 points, 8 on the convex
+    envelope (the front is not linear for m >= 3, unlike the claim of the paper's Sec. 1)."""
     a, b, n = (1, 2, 3), (1, 3, 2), 22
     f = wh.pareto_front(wh.linear_profiles(a, b, n), n)
     assert len(f) == 11
@@ -195,7 +199,7 @@ def test_linear_three_processors_envelope():
 
 @pytest.mark.parametrize("preset, n", [("dgemm-like", 64 * 120), ("fft-like", 16 * 400)])
 def test_medium_synthetic_equal_threshold_dp(preset, n):
-    """Spec 6.6 on paper-shaped profiles cut to m ~ 60 points."""
+    """Paper-shaped profiles cut to ~60 points."""
     ps = wh.synthetic(preset, seed=3, hi=64 * 60 if preset == "dgemm-like" else 1024 + 16 * 80)
     f = wh.pareto_front(ps, n)
     d = wh.threshold_dp_front(ps, n)
@@ -223,9 +227,9 @@ def test_processor_permutation_and_scaling():
 def test_adding_processor_and_removing_points():
     rng = np.random.default_rng(9)
     for _ in range(200):
-        prof, n = random_instance(rng, pmax=3)
+        prof, n = random_instance(rng, m_max=3)
         f = wh.pareto_front(prof, n, balanced=False)
-        extra, _ = random_instance(rng, pmax=1)
+        extra, _ = random_instance(rng, m_max=1)
         g = wh.pareto_front(prof + extra, n, balanced=False)
         for t, e in zip(f.time, f.energy):  # every old point is weakly dominated by a new one
             assert np.any((g.time <= t) & (g.energy <= e))
@@ -255,21 +259,27 @@ def test_degenerate_cases():
     assert vectors(f) == [(0.0, 0.0)] and f.dist.tolist() == [[0, 2]]
     # n not a multiple of the grid
     g = [([64, 128], [1.0, 2.0], [1.0, 2.0])] * 2
-    assert len(wh.pareto_front(g, 100)) == 0 and wh.optimal_time(g, 100) is None
+    assert len(wh.pareto_front(g, 100)) == 0 and wh.optimal_time(g, 100).status == "infeasible"
 
 
 def test_front_queries_and_metrics():
-    """Spec 6.23 on the Appendix A front (e, t) = (2,6), (4,3), (5,2)."""
+    """Hand-computed metrics on the worked-example front (e, t) = (2,6), (4,3), (5,2)."""
     f = wh.pareto_front(APPENDIX_A, 4)
-    assert f.tradeoff(0.05) == {"tol": 0.05, "time_gain_pct": 0.0, "energy_saving_pct": 0.0}
-    assert f.tradeoff(1.0) == {"tol": 1.0, "time_gain_pct": 100.0, "energy_saving_pct": 25.0}
+    assert f.tradeoff(0.05) == {"tol": 0.05, "time_gain_pct": 0.0, "energy_saving_pct": 0.0,
+                                "extra_energy_pct": 0.0}
+    # +100 % time allowed: from (5, 2) to (4, 3): saves 1 J of 5 (20 %); the paper's ratio is
+    # (5 - 4) / 4 = 25 %. +100 % energy allowed: from (2, 6) to (4, 3): twice as fast.
+    assert f.tradeoff(1.0) == {"tol": 1.0, "time_gain_pct": 100.0, "energy_saving_pct": 20.0,
+                               "extra_energy_pct": 25.0}
+    assert f.tradeoff(math.inf)["energy_saving_pct"] == pytest.approx(60.0)  # (5 - 2) / 5
     assert f.fastest().time == 2.0 and f.most_frugal().energy == 2.0
     assert f.min_energy_within(50).energy == 4.0  # time <= 3
     assert f.min_time_within(100).time == 3.0  # energy <= 4
     g = f.gains_vs_balanced()
     assert f.balanced.dist.tolist() == [1, 1, 1, 1]
     assert g["time_improvement_pct"] == pytest.approx(50.0)  # (3 - 2) / 2
-    assert g["energy_saving_pct"] == pytest.approx(400.0)  # (10 - 2) / 2
+    assert g["energy_saving_pct"] == pytest.approx(80.0)  # (10 - 2) / 10: never above 100
+    assert g["extra_energy_pct"] == pytest.approx(400.0)  # (10 - 2) / 2, the paper's figure
     assert g["balanced_dominated"]
     # hypervolume with ref (7, 6): 1*4 + 3*2 + 1*1... by hand: points sorted by time
     assert f.hypervolume((7.0, 6.0)) == pytest.approx((7 - 2) * (6 - 5) + (7 - 3) * (5 - 4)
@@ -277,7 +287,7 @@ def test_front_queries_and_metrics():
     assert wh.hypervolume([2, 3, 6, 6.5], [5, 4, 2, 5.5], (7, 6)) == f.hypervolume((7.0, 6.0))
     d = f.to_dict()
     assert d["energy"] == [2.0, 4.0, 5.0] and d["balanced"]["dist"] == [1, 1, 1, 1]
-    assert "points=3" in repr(f)
+    assert "points=3" in repr(f) and len(repr(f).splitlines()) <= 5
     e = wh.pareto_front(APPENDIX_A, 17)
     with pytest.raises(ValueError, match="empty"):
         e.fastest()
@@ -309,15 +319,15 @@ def test_stats_counters_and_limits():
     st = f.stats
     N = 17152 // 64
     assert st["granularity"] == 64 and st["t_opt"] == f.time[-1]
-    assert 0 < st["cells"] <= (ps.p - 1) * (N + 1)
+    assert 0 < st["cells"] <= (ps.m - 1) * (N + 1)
     assert st["energy_threshold"] == f.energy[-1]
     g = wh.pareto_front(ps, 17152, energy_threshold=math.inf)
     assert np.array_equal(g.energy, f.energy) and g.stats["cells"] >= st["cells"]
     with pytest.raises(wpart.WpartError, match="max_grid"):
         wh.pareto_front(ps, 17152, max_grid=100)
     big = wh.synthetic("dgemm-like", seed=1, hi=64000)
-    with pytest.raises(wpart.CancelledError):
-        wh.threshold_dp_front(big, 57600, time_limit=0.05)
+    r = wh.threshold_dp_front(big, 57600, time_limit=0.05)
+    assert r.status == "time_limit" and r.empty and not r.success and "time limit" in r.message
     with pytest.raises(ValueError, match="time_limit"):
         wh.pareto_front(ps, 64, time_limit=0)
 
@@ -335,7 +345,9 @@ def test_threads_give_identical_results():
 
 def test_imbalance_classes():
     f = wh.pareto_front(APPENDIX_A, 4)
-    im = f.imbalance()
+    im = f.imbalance_classes()
+    with pytest.warns(DeprecationWarning, match="imbalance_classes"):
+        assert f.imbalance() == im
     assert [d["class"] for d in im] == ["strong", "strong", "strong"]
     assert [d["lir"] for d in im] == [2.0, 1.0, 2.0 / 3.0]
     assert wh.classify([1, 1, 1, 1], [1, 1, 1, 1]) == "balanced"
@@ -346,23 +358,142 @@ def test_imbalance_classes():
 
 @pytest.mark.parametrize("vmax", [6, 1000])
 def test_random_medium_instances_equal_threshold_dp(vmax):
-    """Spec 6.6: p = 3..5, m = 20..60 random non-monotone profiles with holes, N <= 300;
+    """m = 3..5 processors, 20..60 random non-monotone points each with holes, N <= 300;
     vmax = 6 makes ties everywhere."""
     rng = np.random.default_rng(vmax)
     for _ in range(100):
-        p = int(rng.integers(3, 6))
+        m = int(rng.integers(3, 6))
         prof = []
-        for _ in range(p):
-            m = int(rng.integers(20, 61))
-            sizes = np.sort(rng.choice(np.arange(1, 101), size=m, replace=False))
-            t = rng.integers(0, vmax, m) / 4.0
-            e = rng.integers(0, vmax, m) / 8.0
+        for _ in range(m):
+            k = int(rng.integers(20, 61))
+            sizes = np.sort(rng.choice(np.arange(1, 101), size=k, replace=False))
+            t = rng.integers(0, vmax, k) / 4.0
+            e = rng.integers(0, vmax, k) / 8.0
             prof.append((sizes, t, e))
         n = int(rng.integers(1, 301))
         f = wh.pareto_front(prof, n, balanced=False)
         d = wh.threshold_dp_front(prof, n)
-        assert vectors(f) == vectors(d), (p, n)
+        assert vectors(f) == vectors(d), (m, n)
         if len(f):
             check_front(prof, n, f)
             g = wh.pareto_front(prof, n, balanced=False, energy_threshold=math.inf)
             assert vectors(g) == vectors(f)
+
+
+# ---------------------------------------------------------------------------------------------
+# the result protocol: status, success, message, stats, to_dict, ==, repr, plot
+
+
+def test_distribution_and_front_follow_the_result_protocol():
+    import dataclasses
+    import json
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    f = wh.pareto_front(APPENDIX_A, 4)
+    t = wh.optimal_time(APPENDIX_A, 4)
+    for r in (f, t, f.balanced, f.fastest(), wh.load_balanced(APPENDIX_A, 4)):
+        assert isinstance(r, wpart.Result)
+        assert r.status == "optimal" and r.success and isinstance(r.message, str) and r.message
+        assert isinstance(r.stats, dict)
+        d = json.loads(json.dumps(r.to_dict()))
+        assert d["status"] == "optimal" and d["success"] is True
+        assert r == dataclasses.replace(r) and r == r
+        assert len(repr(r).splitlines()) <= 5
+        fig, ax = plt.subplots()
+        assert r.plot(ax=ax) is ax
+        assert r.plot() is not None
+        plt.close("all")
+    # equal results compare equal whatever their timings; different ones differ
+    assert wh.pareto_front(APPENDIX_A, 4) == f and wh.optimal_time(APPENDIX_A, 4) == t
+    assert f != wh.pareto_front(APPENDIX_A, 3) and t != wh.optimal_time(APPENDIX_A, 3)
+    assert t.m == 4 and t.active == 2 and f.m == 4
+    assert t.total_energy(1.0) == 7.0
+
+
+@pytest.mark.parametrize("n", [17, 10**9])
+def test_infeasible_workloads_come_back_in_status(n):
+    for r in (wh.optimal_time(APPENDIX_A, n), wh.optimal_energy(APPENDIX_A, n),
+              wh.load_balanced(APPENDIX_A, n)):
+        assert r.status == "infeasible" and not r.success and r.dist is None
+        assert math.isnan(r.time) and "16" in r.message  # the combined capacity
+        assert len(repr(r).splitlines()) <= 5
+    for f in (wh.pareto_front(APPENDIX_A, n), wh.threshold_dp_front(APPENDIX_A, n),
+              wh.bruteforce_front(APPENDIX_A, n),
+              wh.pareto_front(APPENDIX_A, n, energy="total", static_power=1.0)):
+        assert f.status == "infeasible" and f.empty and not f.success
+        assert f.dist.shape == (0, 4)
+        assert f.to_dict()["success"] is False
+    # a workload no combination reaches, below the capacity
+    g = [([64, 128], [1.0, 2.0], [1.0, 2.0])] * 2
+    r = wh.optimal_time(g, 100)
+    assert r.status == "infeasible" and "no combination" in r.message
+
+
+def test_time_limit_comes_back_in_status():
+    big = wh.synthetic("dgemm-like", seed=1, hi=64000)
+    for r in (wh.threshold_dp_front(big, 57600, time_limit=0.01),):
+        assert r.status == "time_limit" and not r.success and r.empty
+        assert r.dist.shape == (0, 5) and "time limit of 0.01 s" in r.message
+
+
+def test_progress_callback_returning_false_cancels():
+    ps = wh.synthetic("dgemm-like", seed=1)
+    calls = []
+
+    def stop(done, total):
+        calls.append(done)
+        return False
+
+    with pytest.raises(wpart.CancelledError, match="progress callback returned False"):
+        wh.threshold_dp_front(ps, 17152, progress=stop)
+    assert calls
+    # returning None (or anything else) does not stop it
+    f = wh.pareto_front(ps, 6400, progress=lambda d, t: None)
+    assert f.status == "optimal"
+
+
+@pytest.mark.parametrize("call, exc, name", [
+    (lambda: wh.optimal_time(APPENDIX_A, 4, time_limit="1"), TypeError, "time_limit"),
+    (lambda: wh.optimal_time(APPENDIX_A, 4, time_limit=True), TypeError, "time_limit"),
+    (lambda: wh.optimal_time(APPENDIX_A, 4, time_limit=-1), ValueError, "time_limit"),
+    (lambda: wh.optimal_time(APPENDIX_A, 4, time_limit=math.nan), ValueError, "time_limit"),
+    (lambda: wh.pareto_front(APPENDIX_A, 4, time_limit=0), ValueError, "time_limit"),
+    (lambda: wh.pareto_front(APPENDIX_A, 4, progress="yes"), TypeError, "progress"),
+    (lambda: wh.pareto_front(APPENDIX_A, 4, balanced=1), TypeError, "balanced"),
+    (lambda: wh.pareto_front(APPENDIX_A, 4, max_grid=0), ValueError, "max_grid"),
+    (lambda: wh.pareto_front(APPENDIX_A, 4, energy_threshold="1"), TypeError,
+     "energy_threshold"),
+    (lambda: wh.pareto_front(APPENDIX_A, 4, energy="total", static_power="5"), TypeError,
+     "static_power"),
+    (lambda: wh.optimal_time(APPENDIX_A, True), TypeError, "n"),
+    (lambda: wh.optimal_time(APPENDIX_A, 2**63), OverflowError, "n"),
+    (lambda: wh.bruteforce_front(APPENDIX_A, 4, max_leaves=0), ValueError, "max_leaves"),
+    (lambda: wh.load_balanced(APPENDIX_A, 4, mode=3), TypeError, "mode"),
+    (lambda: wh.threshold_dp_front(APPENDIX_A, 4, time_limit=[1]), TypeError, "time_limit"),
+    (lambda: wh.pareto_front(APPENDIX_A, 4).tradeoff("5%"), TypeError, "tol"),
+    (lambda: wh.pareto_front(APPENDIX_A, 4).min_energy_within(-1), ValueError, "pct"),
+    (lambda: wh.optimal_time(APPENDIX_A, 4).total_energy(-1.0), ValueError, "static_power"),
+    (lambda: wh.total_energy_front(wh.pareto_front(APPENDIX_A, 4), math.inf), ValueError,
+     "static_power"),
+])
+def test_bad_values_name_the_argument(call, exc, name):
+    with pytest.raises(wpart.WpartError, match=f"`{name}`") as info:
+        call()
+    assert isinstance(info.value, exc)
+
+
+def test_inf_time_limit_means_none():
+    a = wh.pareto_front(APPENDIX_A, 4, time_limit=math.inf)
+    assert a.status == "optimal" and a == wh.pareto_front(APPENDIX_A, 4)
+
+
+def test_empty_front_queries_explain():
+    e = wh.pareto_front(APPENDIX_A, 17)
+    with pytest.raises(wpart.WpartValueError, match="infeasible"):
+        e.fastest()
+    assert e.hypervolume() == 0.0
+    assert "infeasible" in repr(e)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from scipy.stats import t as student_t
 
+import wpart
 import wpart.hetero as wh
 from wpart.hetero import _measure as wm
 
@@ -20,7 +21,7 @@ def test_constant_samples_stop_at_first_check():
 
 
 def test_stops_when_halfwidth_below_eps():
-    """Spec 6.24: alternating samples of relative SD s stop once tinv * s / sqrt(k) < eps."""
+    """Alternating samples of relative SD s stop once tinv * s / sqrt(k) < eps."""
     vals = [1.0 + (0.2 if k % 2 else -0.2) for k in range(200)]
     it = iter(vals)
     r = wh.mean_until_precise(lambda: next(it), min_reps=2, max_reps=200, eps=0.05)
@@ -107,7 +108,8 @@ def test_callback_meter_and_samples():
     time.sleep(0.05)
     j, s = m.stop()
     assert j == pytest.approx(50.0 * s, rel=1e-9) and s >= 0.05
-    assert wm.measure_static_power(wh.CallbackMeter(lambda: 7.0), 0.02) == pytest.approx(7.0)
+    ps_w = wm.measure_static_power(wh.CallbackMeter(lambda: 7.0), seconds=0.02)
+    assert ps_w == pytest.approx(7.0)
     with pytest.raises(TypeError):
         wh.CallbackMeter(3.0)
     with pytest.raises(ValueError, match="non-decreasing"):
@@ -132,13 +134,14 @@ def test_measure_real_c_kernel_builds_a_profile():
     np.testing.assert_allclose(C, A @ B, rtol=1e-12)
     mp = wh.measure(k, [8, 16, 32, 64], min_reps=3, max_reps=30, eps=0.2)
     pr = mp.profile
-    assert pr.m == 4 and np.all(pr.time > 0) and np.all(pr.energy == 0)
+    assert pr.n_points == 4 and np.all(pr.time > 0) and np.all(pr.energy == 0)
+    assert mp.status == "feasible" and mp.success and mp.stats["eps"] == 0.2
     assert pr.time[-1] > pr.time[0]  # 8x the rows costs more
     # two real "processors" (C kernel and NumPy BLAS) -> a front
     mp2 = wh.measure(wh.kernels.NumpyMatmul(K=64), [8, 16, 32, 64], min_reps=3, max_reps=30,
                      eps=0.2)
     t = wh.optimal_time([pr, mp2.profile], 64)
-    assert t is not None and t.dist.sum() == 64
+    assert t.status == "optimal" and t.dist.sum() == 64
 
 
 def test_measure_bad_input():
@@ -163,32 +166,32 @@ def test_measured_profile_file_roundtrip(tmp_path):
 
 
 def test_synthetic_meter_pipeline():
-    """Spec 6.24: the simulated pipeline -- MeanUsingTtest, dynamic-energy subtraction,
+    """The simulated pipeline -- MeanUsingTtest, dynamic-energy subtraction,
     additivity report; zero noise and zero excess reproduce the sum of individual energies."""
     ps = wh.synthetic("dgemm-like", seed=2, hi=640)
     exact = wh.SyntheticMeter(ps, static_power=100.0, noise=0.0, additivity_excess=(0, 0))
     sizes = ps[0].sizes[:5]
-    par, ind = [], [[] for _ in range(ps.p)]
+    par, ind = [], [[] for _ in range(ps.m)]
     for x in sizes.tolist():
-        r = exact.run([x] * ps.p)
+        r = exact.run([x] * ps.m)
         par.append(wh.dynamic_energy(r["energy"], 100.0, r["duration"]))
-        for i in range(ps.p):
+        for i in range(ps.m):
             a = exact.run_alone(i, x)
             ind[i].append(wh.dynamic_energy(a["energy"], 100.0, a["duration"]))
     rep = wh.additivity_report(par, ind)
     assert rep["max"] < 1e-9
     noisy = wh.SyntheticMeter(ps, static_power=100.0, noise=0.02, seed=3)
-    r = wh.mean_until_precise(lambda: noisy.run([64] * ps.p), min_reps=3, max_reps=200,
+    r = wh.mean_until_precise(lambda: noisy.run([64] * ps.m), min_reps=3, max_reps=200,
                               eps=0.01, time_keys=["duration"])
     assert r["converged"] and set(r["means"]) >= {"energy", "t_cpu1", "duration"}
-    runs = [noisy.run([x] * ps.p) for x in sizes.tolist()]
+    runs = [noisy.run([x] * ps.m) for x in sizes.tolist()]
     par = [wh.dynamic_energy(r["energy"], 100.0, r["duration"]) for r in runs]
-    alone = [[noisy.run_alone(i, x) for x in sizes.tolist()] for i in range(ps.p)]
+    alone = [[noisy.run_alone(i, x) for x in sizes.tolist()] for i in range(ps.m)]
     ind = [[wh.dynamic_energy(a["energy"], 100.0, a["duration"]) for a in row] for row in alone]
     rep = wh.additivity_report(par, ind)
     assert 0 < rep["max"] < 25 and rep["mean_signed"] > 0  # parallel above combined
     with pytest.raises(ValueError, match="not a measured size"):
-        exact.run([1] * ps.p)
+        exact.run([1] * ps.m)
 
 
 def test_nvml_meter_with_a_fake_pynvml(monkeypatch):
@@ -221,7 +224,7 @@ def test_torch_kernel_when_available():
     st = k.setup(8)
     k(st)
     mp = wh.measure(k, [8, 16], min_reps=2, max_reps=5)
-    assert mp.profile.m == 2 and np.all(mp.profile.time > 0)
+    assert mp.profile.n_points == 2 and np.all(mp.profile.time > 0)
 
 
 def test_additivity_check_with_real_kernels():
@@ -237,3 +240,56 @@ def test_additivity_check_with_real_kernels():
         wh.additivity_check([], [1], meter)
     with pytest.raises(TypeError, match="meter"):
         wh.additivity_check(ks, [1], object())
+
+
+def test_measured_profile_follows_the_result_protocol():
+    import dataclasses
+    import json
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    mp = wh.measure(lambda x: None, [1, 2, 3], min_reps=2, max_reps=3, name="noop")
+    assert isinstance(mp, wpart.Result) and mp.status == "feasible" and mp.success
+    assert "sizes" in mp.message and mp.stats["max_reps"] == 3
+    assert mp == dataclasses.replace(mp) and mp == dataclasses.replace(mp, seconds=99.0)
+    assert mp != dataclasses.replace(mp, meter="other")
+    assert len(repr(mp).splitlines()) <= 5 and "n_points=3" in repr(mp)
+    d = json.loads(json.dumps(mp.to_dict()))
+    assert d["status"] == "feasible" and d["success"] is True
+    fig, ax = plt.subplots()
+    assert mp.plot(ax=ax) is ax and mp.plot(ax=ax, what="energy") is ax
+    assert mp.plot() is not None
+    plt.close("all")
+    with pytest.warns(DeprecationWarning, match="MeasuredProfile.info"):
+        assert mp.info == mp.stats
+
+
+def test_measure_options_are_validated_and_progress_can_cancel():
+    calls = []
+    mp = wh.measure(lambda x: None, [1, 2], min_reps=2, max_reps=2,
+                    progress=lambda d, t: calls.append((d, t)))
+    assert calls == [(0, 2), (1, 2), (2, 2)] and mp.success
+    with pytest.raises(wpart.CancelledError, match="progress"):
+        wh.measure(lambda x: None, [1, 2], min_reps=2, max_reps=2, progress=lambda d, t: False)
+    for kw, exc, name in [({"min_reps": 0}, ValueError, "min_reps"),
+                          ({"max_reps": 1, "min_reps": 2}, ValueError, "max_reps"),
+                          ({"cl": 1.5}, ValueError, "cl"), ({"eps": "x"}, TypeError, "eps"),
+                          ({"warmup": -1}, ValueError, "warmup"),
+                          ({"static_power": math.nan}, ValueError, "static_power"),
+                          ({"progress": "yes"}, TypeError, "progress"),
+                          ({"clamp_negative": 1}, TypeError, "clamp_negative"),
+                          ({"quantile": "one"}, ValueError, "quantile")]:
+        with pytest.raises(wpart.WpartError, match=f"`{name}`") as info:
+            wh.measure(lambda x: None, [1], **kw)
+        assert isinstance(info.value, exc), kw
+    with pytest.raises(TypeError):
+        wh.mean_until_precise(lambda: 1.0, 3)  # options are keyword-only
+    with pytest.raises(wpart.WpartTypeError, match="`seed`"):
+        wh.SyntheticMeter(wh.synthetic("tiny-random", seed=1), 1.0, seed="x")
+    with pytest.raises(wpart.WpartValueError, match="`hz`"):
+        wh.CallbackMeter(lambda: 1.0, hz=0)
+    with pytest.raises(wpart.WpartTypeError, match="`K`"):
+        wh.kernels.BlockedMatmul(K=2.5)

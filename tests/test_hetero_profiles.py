@@ -11,7 +11,7 @@ import wpart.hetero as wh
 
 def test_from_arrays_and_lookup():
     p = wh.Profile.from_arrays([1, 3, 4], [1.0, 0.0, 2.0], [0.0, 1.0, 1.0], name="cpu")
-    assert p.m == 3 and p.lookup(3) == (0.0, 1.0) and p.lookup(2) is None
+    assert p.n_points == 3 and p.lookup(3) == (0.0, 1.0) and p.lookup(2) is None
     assert p.lookup(0) == (0.0, 0.0)
     assert p.sizes.dtype == np.int64 and not p.sizes.flags.writeable
     q = wh.Profile.from_arrays([4.0, 1.0], [2.0, 1.0], sort=True)
@@ -67,6 +67,10 @@ def test_bad_types_and_arguments():
         wh.pareto_front(good * 2, 2, energy_threshold=0.5)
     with pytest.raises(ValueError, match="mode"):
         wh.load_balanced(good, 2, mode="nearest")
+    with pytest.raises(TypeError):
+        wh.load_balanced(good, 2, "all_active")  # options are keyword-only
+    with pytest.raises(TypeError):
+        wh.pareto_front(good, 2, "total", 1.0)
     with pytest.raises(wpart.WpartError, match="max_leaves"):
         wh.bruteforce_front([([1, 2, 3], [1.0] * 3, [1.0] * 3)] * 8, 4, max_leaves=1000)
     with pytest.raises(ValueError, match="not a measured size"):
@@ -136,27 +140,27 @@ def test_csv_roundtrip(tmp_path):
 
 def test_synthetic_presets():
     d = wh.synthetic("dgemm-like", seed=1)
-    assert d.p == 5 and all(pr.m == 450 for pr in d) and d.granularity == 64
+    assert d.m == 5 and all(pr.n_points == 450 for pr in d) and d.granularity == 64
     assert d.names == ["cpu1", "gpu1", "phi1", "cpu2", "gpu2"]
     f = wh.synthetic("fft", seed=1)
-    assert all(pr.m == 426 for pr in f) and f.granularity == 16
+    assert all(pr.n_points == 426 for pr in f) and f.granularity == 16
     # bit-identical for the same seed, different for another
     assert wh.synthetic("gemm", seed=1)[2].time.tobytes() == d[2].time.tobytes()
     assert wh.synthetic("gemm", seed=2)[2].time.tobytes() != d[2].time.tobytes()
     # non-monotone (drops) yet positive
     assert np.any(np.diff(d[0].time / d[0].sizes) > 0) and np.all(d[0].time > 0)
     big = wh.synthetic("dgemm-like", seed=1, hi=64000)
-    assert big[0].m == 1000
-    q = wh.synthetic("dgemm-like", seed=1, p=7, quantize="dyadic", missing=0.3)
-    assert q.p == 7 and all(np.all(pr.time * 1024 == np.round(pr.time * 1024)) for pr in q)
+    assert big[0].n_points == 1000
+    q = wh.synthetic("dgemm-like", seed=1, m=7, quantize="dyadic", missing=0.3)
+    assert q.m == 7 and all(np.all(pr.time * 1024 == np.round(pr.time * 1024)) for pr in q)
     t = wh.synthetic("tiny-random", seed=3)
-    assert 1 <= t.p <= 4 and all(pr.m <= 6 for pr in t)
+    assert 1 <= t.m <= 4 and all(pr.n_points <= 6 for pr in t)
     with pytest.raises(ValueError, match="preset"):
         wh.synthetic("nope")
 
 
 def test_synthetic_front_magnitudes():
-    """The presets land near the paper's magnitudes (spec 7.3: 20-80 and 5-30 points)."""
+    """The presets land near the paper's magnitudes (20-80 and 5-30 points)."""
     f = wh.pareto_front(wh.synthetic("dgemm-like", seed=1), 17152)
     assert 20 <= len(f) <= 80
     assert 0.8 < f.time[-1] < 1.3 and 1.3 < f.time[0] < 2.2
@@ -172,3 +176,71 @@ def test_size_limits():
     huge = [(np.zeros(0, np.int64), [], [])] * 10001
     with pytest.raises(wpart.WpartError, match="at most 10000 processors"):
         wh.pareto_front(huge, 0, balanced=False)
+
+
+def test_vocabulary_renames_keep_deprecated_aliases():
+    """`m` is the number of processors; a profile's points are `n_points`."""
+    ps = wh.synthetic("dgemm-like", seed=1, m=3)
+    assert ps.m == len(ps) == 3 and ps[0].n_points == 450
+    with pytest.warns(DeprecationWarning, match="ProfileSet.p is deprecated"):
+        assert ps.p == 3
+    with pytest.warns(DeprecationWarning, match="Profile.m is deprecated"):
+        assert ps[0].m == 450
+    with pytest.warns(DeprecationWarning, match="`p` is deprecated, use `m`"):
+        old = wh.synthetic("dgemm-like", seed=1, p=3)
+    assert old == ps
+    with pytest.raises(wpart.WpartTypeError, match="both `m` and its deprecated alias `p`"):
+        wh.synthetic("dgemm-like", seed=1, m=3, p=3)
+    f = wh.pareto_front(ps, 6400)
+    assert f.m == 3 and f.dist.shape[1] == 3
+    with pytest.warns(DeprecationWarning, match="ParetoFront.p is deprecated"):
+        assert f.p == 3
+    assert "m=3" in repr(ps) and "n_points=450" in repr(ps[0])
+
+
+def test_linear_profiles_take_n_points():
+    """The third argument was `m` (points); `m` now means processors, so the old keyword
+    fails instead of being silently read in the new sense."""
+    ps = wh.linear_profiles((1, 3), (1, 2), 8)
+    assert ps.m == 2 and all(pr.n_points == 8 for pr in ps)
+    assert wh.linear_profiles((1, 3), (1, 2), n_points=8) == ps
+    with pytest.raises(TypeError):
+        wh.linear_profiles((1, 3), (1, 2), m=8)
+    with pytest.raises(wpart.WpartValueError, match="same length"):
+        wh.linear_profiles((1, 3), (1,), 8)
+    with pytest.raises(wpart.WpartValueError, match="`n_points`"):
+        wh.linear_profiles((1, 3), (1, 2), 0)
+    with pytest.raises(wpart.WpartTypeError, match="`n_points`"):
+        wh.linear_profiles((1, 3), (1, 2), 8.0)
+
+
+def test_profiles_compare_by_value():
+    a = wh.synthetic("fft-like", seed=2, hi=2048)
+    b = wh.synthetic("fft-like", seed=2, hi=2048)
+    assert a == b and a[0] == b[0] and a is not b
+    assert a != wh.synthetic("fft-like", seed=3, hi=2048)
+    assert wh.Profile.from_arrays([1, 2], [1.0, 2.0], name="x") != \
+        wh.Profile.from_arrays([1, 2], [1.0, 2.0], name="y")
+
+
+@pytest.mark.parametrize("kw, exc, name", [
+    ({"seed": "1"}, TypeError, "seed"), ({"seed": -1}, ValueError, "seed"),
+    ({"seed": True}, TypeError, "seed"), ({"seed": 1.5}, TypeError, "seed"),
+    ({"m": 0}, ValueError, "m"), ({"m": 2.0}, TypeError, "m"), ({"m": True}, TypeError, "m"),
+    ({"hi": 0}, ValueError, "hi"), ({"step": "64"}, TypeError, "step"),
+    ({"quantize": "round"}, ValueError, "quantize"), ({"burst": 0.5}, ValueError, "burst"),
+    ({"missing": 2.0}, ValueError, "missing"),
+])
+def test_synthetic_bad_values_name_the_argument(kw, exc, name):
+    with pytest.raises(wpart.WpartError, match=f"`{name}`") as info:
+        wh.synthetic("dgemm-like", **kw)
+    assert isinstance(info.value, exc)
+
+
+def test_profile_options_validated():
+    with pytest.raises(wpart.WpartTypeError, match="`sort`"):
+        wh.Profile.from_arrays([2, 1], [1.0, 1.0], sort=1)
+    with pytest.raises(wpart.WpartValueError, match="`what`"):
+        wh.synthetic("tiny-random", seed=1).plot(what="power")
+    with pytest.raises(wpart.WpartValueError, match="`dist`"):
+        wh.evaluate([([1, 2], [1.0, 2.0])] * 2, [1])
