@@ -149,7 +149,15 @@ def hypervolume(time: ArrayLike, energy: ArrayLike, ref: tuple[float, float]) ->
     """
     t = np.asarray(time, dtype=np.float64).ravel()
     e = np.asarray(energy, dtype=np.float64).ravel()
-    rt, re = float(ref[0]), float(ref[1])
+    if t.shape != e.shape:
+        raise WpartValueError(f"`time` and `energy` must have the same length, got {t.size} and "
+                              f"{e.size}")
+    try:
+        r0, r1 = ref
+    except (TypeError, ValueError):
+        raise WpartValueError("`ref` must be a pair (time, energy)") from None
+    rt = as_float(r0, "ref", allow_inf=True)
+    re = as_float(r1, "ref", allow_inf=True)
     keep = (t < rt) & (e < re)
     t, e = t[keep], e[keep]
     if t.size == 0:
