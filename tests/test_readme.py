@@ -140,3 +140,34 @@ def test_readme_shell_block_runs(code, tmp_path):
     # under `mpirun --enable-recovery` mpirun exits 0 whatever its ranks did: read their errors
     assert "Traceback" not in err, f"README shell example failed:\n{code}\n{err[-3000:]}"
     assert out.strip(), "the shell example printed nothing"
+
+
+# ---------------------------------------------------------------------------------------------
+# the README speaks to users: the papers' own sections, and an API section that matches the code
+
+def test_no_developer_spec_references():
+    text = README.read_text(encoding="utf-8")
+    hits = re.findall(r".{0,30}(?:\bspec \d{3}\b|\bspec \d+\.\d+|§).{0,30}", text)
+    assert not hits, f"the README cites developer specs a user does not have: {hits}"
+
+
+def test_api_section_lists_every_status_and_error():
+    import wpart
+    from wpart import _errors
+
+    text = README.read_text(encoding="utf-8")
+    api = text[text.index("## API"):text.index("## The families")]
+    for s in wpart.STATUSES:
+        assert f'`"{s}"`' in api, f"status {s!r} is not documented in the README's API section"
+    for name in _errors.__all__:
+        if name != "WpartNotImplementedError":  # raised to subclass authors, not users
+            assert re.search(rf"`(?:wpart\.)?{name}`", api), f"{name} is not in the API section"
+
+
+def test_references_cite_each_paper_once():
+    text = README.read_text(encoding="utf-8")
+    refs = text[text.index("## References"):]
+    keys = re.findall(r"^- \*\*\[([^\]]+)\]\*\*", refs, re.M)
+    assert len(keys) == len(set(keys)) == 5, keys
+    for k in keys:  # every key is used in the text before the list
+        assert f"[{k}]" in text[:text.index("## References")], k
