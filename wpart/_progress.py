@@ -1,25 +1,44 @@
-"""Progress reporting: map ``progress=True`` to a tqdm bar and callables through unchanged."""
+"""Progress reporting: map ``progress=True`` to a tqdm bar; a callable is called as
+``progress(done, total)`` and stops the run with :class:`wpart.CancelledError` by returning
+False."""
 
 from __future__ import annotations
-from ._errors import WpartTypeError
 
 import contextlib
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
+
+from ._errors import CancelledError
+from ._validate import as_progress, is_bool
+
+
+def _cancelling(progress: Callable[[float, float], Any]) -> Callable[[float, float], None]:
+    """`progress` wrapped so that returning False raises :class:`CancelledError` (the core then
+    stops at its next poll and the exception reaches the caller)."""
+
+    def hook(done: float, total: float) -> None:
+        r = progress(done, total)
+        if is_bool(r) and not r:
+            raise CancelledError("the progress callback returned False")
+
+    return hook
 
 
 @contextlib.contextmanager
 def progress_hook(
-    progress: bool | Callable[[float, float], None] | None, *, total: float, desc: str
+    progress: bool | Callable[[float, float], Any] | None, *, total: float, desc: str
 ) -> Iterator[Callable[[float, float], None] | None]:
-    """Yield a ``hook(done, total)`` for the C core, or None when no progress is wanted."""
-    if progress is None or progress is False:
+    """Yield a ``hook(done, total)`` for the C core, or None when no progress is wanted.
+
+    `progress` is checked by :func:`wpart._validate.as_progress`: None or False (no report),
+    True (a tqdm bar) or a callable (returning False cancels the run).
+    """
+    progress = as_progress(progress)
+    if progress is False:
         yield None
         return
-    if callable(progress):
-        yield progress
-        return
     if progress is not True:
-        raise WpartTypeError(f"`progress` must be a bool or a callable, got {type(progress).__name__}")
+        yield _cancelling(progress)
+        return
     from tqdm.auto import tqdm
 
     bar = tqdm(total=float(total), desc=desc, leave=False)
