@@ -326,7 +326,7 @@ def bench_1d(
                 core = float("nan")
             else:
                 t, k, res = best_of(
-                    lambda a=a, m=m, method=method: wpart.partition_1d(a, m, method),
+                    lambda a=a, m=m, method=method: wpart.partition_1d(a, m, method=method),
                     budget=budget,
                 )
                 opt = res[0].max_load

@@ -13,11 +13,23 @@ import wpart
 LONG = np.random.default_rng(0).integers(0, 1000, 2_000_000)
 
 
-def test_time_limit_raises_cancelled():
-    t0 = time.perf_counter()
-    with pytest.raises(wpart.CancelledError, match="time limit"):
-        wpart.partition_1d(LONG, 5000, "dp", time_limit=0.1)
-    assert time.perf_counter() - t0 < 5
+def test_time_limit_is_a_status():
+    r = wpart.partition_1d(LONG, 5000, method="dp", time_limit=0.05)
+    assert r.status == "time_limit" and not r.success
+    assert "time limit" in r.message and r.separators.size == 0
+    assert r.m == 5000 and r.n == LONG.size and r.lower_bound > 0
+    assert r.to_dict()["success"] is False
+    assert len(repr(r).splitlines()) <= 5
+    with pytest.raises(ValueError, match="no partition"):
+        r.owner()
+
+
+def test_progress_callback_returning_false_cancels():
+    with pytest.raises(wpart.CancelledError, match="returned False"):
+        wpart.partition_1d(LONG[:200_000], 500, method="dp", progress=lambda d, t: False)
+    # None (the usual return value) and True go on
+    assert wpart.partition_1d(LONG[:2000], 5, progress=lambda d, t: None).success
+    assert wpart.partition_1d(LONG[:2000], 5, progress=lambda d, t: True).success
 
 
 def test_ctrl_c_stops_a_long_call():
@@ -26,7 +38,7 @@ def test_ctrl_c_stops_a_long_call():
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):
-            wpart.partition_1d(LONG, 5000, "dp")
+            wpart.partition_1d(LONG, 5000, method="dp")
     finally:
         timer.cancel()
     # responsiveness, not speed (uninterrupted the call runs for minutes): a generous bound
@@ -38,7 +50,7 @@ def test_progress_callback_exception_propagates():
         raise RuntimeError("stop from callback")
 
     with pytest.raises(RuntimeError, match="stop from callback"):
-        wpart.partition_1d(LONG[:200_000], 500, "dp", progress=boom)
+        wpart.partition_1d(LONG[:200_000], 500, method="dp", progress=boom)
 
 
 def test_gil_released_during_core_work():

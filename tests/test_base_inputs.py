@@ -84,10 +84,10 @@ def test_m_larger_than_n_is_valid():
 
 def test_bad_method_lists_valid_names():
     with pytest.raises(ValueError, match=r"`method` must be one of 'nicol', 'bisect', 'dp'"):
-        wpart.partition_1d([1, 2], 1, "fastest")
+        wpart.partition_1d([1, 2], 1, method="fastest")
     with pytest.raises(TypeError, match="`method` must be a string"):
-        wpart.partition_1d([1, 2], 1, 3)
-    assert wpart.partition_1d([1, 2], 1, "DC").method == "direct_cut"
+        wpart.partition_1d([1, 2], 1, method=3)
+    assert wpart.partition_1d([1, 2], 1, method="DC").method == "direct_cut"
 
 
 @pytest.mark.parametrize("speeds,exc,msg", [
@@ -104,9 +104,18 @@ def test_bad_speeds(speeds, exc, msg):
         wpart.partition_1d([1, 2, 3], 2, speeds=speeds)
 
 
-def test_time_limit_validation():
-    with pytest.raises(ValueError, match="`time_limit` must be a positive"):
-        wpart.partition_1d([1, 2], 1, time_limit=0)
+@pytest.mark.parametrize("value,exc", [
+    (0, ValueError), (-1.0, ValueError), (float("nan"), ValueError), ("5", TypeError),
+    (True, TypeError), (np.True_, TypeError), ([1], TypeError),
+])
+def test_time_limit_validation(value, exc):
+    with pytest.raises(exc, match="`time_limit`") as info:
+        wpart.partition_1d([1, 2], 1, time_limit=value)
+    assert isinstance(info.value, wpart.WpartError)
+
+
+def test_infinite_time_limit_means_none():
+    assert wpart.partition_1d([1, 2], 1, time_limit=float("inf")).status == "optimal"
 
 
 def test_progress_validation():
@@ -173,14 +182,17 @@ def test_core_rechecks_types():
         _core.prefix_sum([[1, 2]])
     with pytest.raises(TypeError, match="`A` must have dtype int64 or float64"):
         _core.prefix_sum(np.ones((2, 2), dtype=np.int32))
+    nicol = _core.BASE_1D_NICOL
     with pytest.raises(ValueError, match="`loads` must be 1-D"):
-        _core.partition_1d(np.ones((2, 2), dtype=np.int64), 2, "nicol")
+        _core.partition_1d(np.ones((2, 2), dtype=np.int64), 2, nicol)
     with pytest.raises(ValueError, match="`m` must be a positive integer"):
-        _core.partition_1d(np.ones(3, dtype=np.int64), 0, "nicol")
-    with pytest.raises(ValueError, match="`method` must be one of"):
-        _core.partition_1d(np.ones(3, dtype=np.int64), 2, "x")
+        _core.partition_1d(np.ones(3, dtype=np.int64), 0, nicol)
+    with pytest.raises(ValueError, match="`method` = 99 is not a 1D method code"):
+        _core.partition_1d(np.ones(3, dtype=np.int64), 2, 99)
+    with pytest.raises(TypeError):
+        _core.partition_1d(np.ones(3, dtype=np.int64), 2, "nicol")
     with pytest.raises(ValueError, match="`speeds` must have length"):
-        _core.partition_1d(np.ones(3, dtype=np.int64), 2, "nicol", np.ones(3))
+        _core.partition_1d(np.ones(3, dtype=np.int64), 2, nicol, np.ones(3))
     # non-contiguous arrays are copied by the binding, never read out of bounds
     x = np.arange(20, dtype=np.int64)[::2]
-    assert _core.partition_1d(x, 2, "nicol")[1][-1] == x.sum()
+    assert _core.partition_1d(x, 2, nicol)[1][-1] == x.sum()

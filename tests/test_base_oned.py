@@ -18,7 +18,7 @@ GOLD = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5]
 @pytest.mark.parametrize("q,opt", [(1, 44), (2, 23), (3, 17), (4, 14), (5, 11)])
 @pytest.mark.parametrize("method", EXACT)
 def test_golden_chain(method, q, opt):
-    r = wpart.partition_1d(GOLD, q, method)
+    r = wpart.partition_1d(GOLD, q, method=method)
     assert r.max_load == opt
     assert r.exact
 
@@ -26,7 +26,7 @@ def test_golden_chain(method, q, opt):
 @pytest.mark.parametrize("q,seps", [(4, [0, 5, 7, 10, 11]), (5, [0, 4, 5, 7, 9, 11])])
 @pytest.mark.parametrize("method", EXACT)
 def test_golden_separators(method, q, seps):
-    assert wpart.partition_1d(GOLD, q, method).separators.tolist() == seps
+    assert wpart.partition_1d(GOLD, q, method=method).separators.tolist() == seps
 
 
 def _random_chain(rng, n, kind):
@@ -52,8 +52,10 @@ def _check_partition(r, a, m):
     assert np.all(np.diff(s) >= 0)
     W = np.concatenate([[0], np.cumsum(a)])
     np.testing.assert_array_equal(r.loads, W[s[1:]] - W[s[:-1]])
-    assert r.max_load == r.loads.max()
+    want = r.loads.max() if r.speeds is None else (r.loads / r.speeds).max()
+    assert r.max_load == want
     assert r.loads.sum() == r.total
+    assert r.status == ("optimal" if r.exact else "feasible") and r.success
 
 
 def test_exact_methods_equal_dp_oracle_thousands():
@@ -66,7 +68,7 @@ def test_exact_methods_equal_dp_oracle_thousands():
         kind = ("uniform", "zeros", "ties", "heavy")[trial % 4]
         a = _random_chain(rng, n, kind)
         ref = brute.oned_dp(a.tolist(), m)
-        results = [wpart.partition_1d(a, m, meth) for meth in EXACT]
+        results = [wpart.partition_1d(a, m, method=meth) for meth in EXACT]
         for r in results:
             assert r.max_load == ref, (a, m, r.method)
             _check_partition(r, a, m)
@@ -88,7 +90,7 @@ def test_exact_methods_on_larger_random_chains():
         n = int(rng.integers(1, 400))
         m = int(rng.integers(1, 60))
         a = rng.integers(0, 1000, n) * (rng.random(n) < 0.8)
-        vals = {meth: wpart.partition_1d(a, m, meth).max_load for meth in EXACT}
+        vals = {meth: wpart.partition_1d(a, m, method=meth).max_load for meth in EXACT}
         assert len(set(vals.values())) == 1, vals
         assert vals["dp"] == brute.oned_dp(a.tolist(), m) if n * n * m < 2e5 else True
 
@@ -127,7 +129,7 @@ def test_float_loads_exact_against_enumeration():
             a = np.round(a)  # ties
         best, _ = brute.oned_enumerate(a.tolist(), m)
         for meth in EXACT:
-            r = wpart.partition_1d(a, m, meth)
+            r = wpart.partition_1d(a, m, method=meth)
             assert r.max_load == best, (a.tolist(), m, meth)
 
 
@@ -144,10 +146,10 @@ def test_heterogeneous_speeds_exact():
         best, optimal = brute.oned_enumerate(a.tolist(), m, speeds.tolist())
         assert best == brute.oned_dp(a.tolist(), m, speeds.tolist())
         for meth in EXACT:
-            r = wpart.partition_1d(a, m, meth, speeds=speeds)
-            assert r.bottleneck == best, (a.tolist(), speeds.tolist(), meth)
+            r = wpart.partition_1d(a, m, method=meth, speeds=speeds)
+            assert r.max_load == best, (a.tolist(), speeds.tolist(), meth)
             assert r.separators[0] == 0 and r.separators[-1] == n
-            assert max(r.loads / speeds) == r.bottleneck
+            assert max(r.loads / speeds) == r.max_load
             assert tuple(r.separators.tolist()) in optimal  # leftmost greedy at B*
 
 
@@ -158,7 +160,7 @@ def test_heterogeneous_equal_speeds_match_homogeneous():
         a = rng.integers(0, 100, n)
         r0 = wpart.partition_1d(a, m)
         r1 = wpart.partition_1d(a, m, speeds=np.full(m, 2.0))
-        assert r1.bottleneck == r0.max_load / 2
+        assert r1.max_load == r0.max_load / 2
 
 
 def test_heuristic_bounds():
@@ -169,8 +171,8 @@ def test_heuristic_bounds():
         m = int(rng.integers(1, 20))
         a = rng.integers(0, 100, n)
         opt = wpart.partition_1d(a, m).max_load
-        dc = wpart.partition_1d(a, m, "direct_cut")
-        rb = wpart.partition_1d(a, m, "recursive_bisection")
+        dc = wpart.partition_1d(a, m, method="direct_cut")
+        rb = wpart.partition_1d(a, m, method="recursive_bisection")
         T, amax = int(a.sum()), int(a.max())
         assert dc.max_load * m <= T + amax * m
         assert opt * m <= T + amax * m  # the 1D upper bound of spec 2.1
@@ -187,11 +189,11 @@ def test_heterogeneous_heuristics_valid():
         n, m = int(rng.integers(1, 40)), int(rng.integers(1, 8))
         a = rng.integers(0, 50, n)
         sp = rng.random(m) + 0.2
-        opt = wpart.partition_1d(a, m, speeds=sp).bottleneck
+        opt = wpart.partition_1d(a, m, speeds=sp).max_load
         for meth in ("direct_cut", "recursive_bisection"):
-            r = wpart.partition_1d(a, m, meth, speeds=sp)
+            r = wpart.partition_1d(a, m, method=meth, speeds=sp)
             _check_partition(r, a, m)
-            assert r.bottleneck >= opt
+            assert r.max_load >= opt
 
 
 def test_monotone_in_m_and_bounds():
@@ -216,14 +218,14 @@ def test_degenerate_cases():
     r = wpart.partition_1d([1, 2, 3], 3)
     assert r.separators.tolist() == [0, 1, 2, 3]
     for meth in wpart.METHODS_1D:
-        assert wpart.partition_1d([4, 4, 4, 4], 2, meth).separators.tolist() == [0, 2, 4]
+        assert wpart.partition_1d([4, 4, 4, 4], 2, method=meth).separators.tolist() == [0, 2, 4]
 
 
 def test_huge_values_no_overflow():
     big = np.iinfo(np.int64).max // 4
     a = np.array([big, big, big, 1], dtype=np.int64)
     for meth in wpart.METHODS_1D:
-        r = wpart.partition_1d(a, 2, meth)
+        r = wpart.partition_1d(a, 2, method=meth)
         assert r.loads.sum() == 3 * big + 1
     assert wpart.partition_1d(a, 2).max_load == 2 * big
 
@@ -278,10 +280,10 @@ def test_dtypes_give_same_answer():
 def test_progress_callback_and_tqdm():
     calls = []
     a = np.random.default_rng(0).integers(0, 100, 2000)
-    wpart.partition_1d(a, 300, "dp", progress=lambda d, t: calls.append((d, t)))
+    wpart.partition_1d(a, 300, method="dp", progress=lambda d, t: calls.append((d, t)))
     assert calls and all(t == 300 for _, t in calls)
     assert calls[-1][0] <= 300
-    wpart.partition_1d(a, 30, "dp", progress=True)
+    wpart.partition_1d(a, 30, method="dp", progress=True)
 
 
 def test_all_combinations_small_exhaustive():
@@ -291,4 +293,4 @@ def test_all_combinations_small_exhaustive():
             for m in range(1, 7):
                 best, _ = brute.oned_enumerate(list(a), m)
                 for meth in EXACT:
-                    assert wpart.partition_1d(a, m, meth).max_load == best
+                    assert wpart.partition_1d(a, m, method=meth).max_load == best

@@ -1,9 +1,14 @@
-"""Prefix sums, box loads and optimal 1D partitioning (spec 004 sections 1.2 and 2)."""
+"""Prefix sums, box loads and optimal 1D partitioning.
+
+The one-dimensional (chains-on-chains) problem and its algorithms follow Sec. 2.2 of Saule,
+Baş and Çatalyürek, "Load-Balancing Spatially Located Computations using Rectangular
+Partitions", JPDC 2012 (Saule et al. 2012); the 2D prefix sums are those of its Sec. 2.1.
+"""
 
 from __future__ import annotations
-from ._errors import WpartTypeError, WpartValueError
 
 import math
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -11,15 +16,40 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from . import _core
+from ._errors import WpartTypeError, WpartValueError
+from ._methods import Method, MethodTable
 from ._progress import progress_hook
-from ._validate import as_int, as_loads, as_parts, as_speeds, check_speed_costs, choice
+from ._result import Result, new_axes, pct
+from ._validate import (
+    as_bool,
+    as_loads,
+    as_parts,
+    as_progress,
+    as_speeds,
+    check_speed_costs,
+    core_time_limit,
+    deprecated_attr,
+    is_bool,
+)
 
 __all__ = ["prefix_sum", "box_loads", "partition_1d", "probe_1d", "Partition1D", "METHODS_1D"]
 
+#: The 1D methods, declared once: name -> the core's ``wpart_1d_method_t`` value.
+TABLE_1D = MethodTable("1d", [
+    Method("nicol", _core.BASE_1D_NICOL, exact=True,
+           summary="Nicol's parametric search with the NicolPlus bounds (the default)"),
+    Method("bisect", _core.BASE_1D_BISECT, exact=True, aliases=("bisection",),
+           summary="bisection on the bottleneck value (integers, or the ordered doubles)"),
+    Method("dp", _core.BASE_1D_DP, exact=True,
+           summary="the O(m n) dynamic programme (the reference)"),
+    Method("direct_cut", _core.BASE_1D_DIRECT_CUT, exact=False, aliases=("dc",),
+           summary="DirectCut: max load <= T/m + amax"),
+    Method("recursive_bisection", _core.BASE_1D_RECURSIVE_BISECTION, exact=False,
+           aliases=("rb",), summary="recursive bisection, a 2-approximation"),
+])
+
 #: Names accepted by :func:`partition_1d` (exact methods first).
-METHODS_1D = ("nicol", "bisect", "dp", "direct_cut", "recursive_bisection")
-_EXACT_1D = ("nicol", "bisect", "dp")
-_ALIASES_1D = {"dc": "direct_cut", "rb": "recursive_bisection", "bisection": "bisect"}
+METHODS_1D = TABLE_1D.names
 
 
 def prefix_sum(A: ArrayLike, *, out: NDArray | None = None) -> NDArray:
@@ -56,7 +86,8 @@ def prefix_sum(A: ArrayLike, *, out: NDArray | None = None) -> NDArray:
 
     Notes
     -----
-    One pass over ``A`` in C with the GIL released; spec 004 section 1.2.
+    One pass over ``A`` in C with the GIL released (the prefix array of Sec. 2.1 of Saule
+    et al. 2012).
 
     Examples
     --------
@@ -106,94 +137,98 @@ def box_loads(S: ArrayLike, boxes: ArrayLike) -> NDArray:
     return _core.box_loads(Sa, np.ascontiguousarray(b, dtype=np.int64))
 
 
-@dataclass(frozen=True)
-class Partition1D:
-    """A partition of a chain into `m` consecutive parts.
+@dataclass(frozen=True, eq=False, repr=False)
+class Partition1D(Result):
+    """A partition of a chain into `m` consecutive parts (the result of :func:`partition_1d`).
 
     Attributes
     ----------
     separators : ndarray of int64, shape (m+1,)
         ``0 = separators[0] <= ... <= separators[m] = n``; part ``p`` is
-        ``[separators[p], separators[p+1])``.
+        ``[separators[p], separators[p+1])``. Empty (shape ``(0,)``) when the time limit
+        stopped the run before an answer (``success`` is then False).
     loads : ndarray, shape (m,)
-        Part loads (int64 or float64, as the input).
+        Part loads (int64 or float64, as the input), not divided by the speeds.
     max_load : int or float
-        Largest part load.
-    bottleneck : float
-        ``max_p loads[p] / speeds[p]`` (equals `max_load` without speeds); the objective.
+        The objective: the largest part cost, ``max_p loads[p] / speeds[p]`` (the largest
+        part load without speeds; an int for integer loads then).
     lower_bound : float
         ``max(T/m, amax)`` (``max(ceil(T/m), amax)`` for integers); with speeds,
         ``max(T / sum(speeds), amax / max(speeds))``.
     imbalance : float
-        ``bottleneck / (T / sum(speeds)) - 1``; 0 for an all-zero chain.
+        ``max_load / (T / sum(speeds)) - 1`` (``max_load / (T/m) - 1`` without speeds), a
+        fraction; 0 for an all-zero chain.
     total : int or float
         Total load ``T``.
     method : str
         The algorithm used.
     exact : bool
         Whether the method is exact (Nicol, bisection, DP).
+    m : int
+        Number of parts.
+    n : int
+        Length of the chain.
     speeds : ndarray or None
         Relative part speeds, if given.
+    status : str
+        ``"optimal"`` (exact method), ``"feasible"`` (heuristic) or ``"time_limit"``.
+    message : str
+        How the run ended.
     stats : dict
-        ``probes``, ``steps`` and ``seconds`` of the core call.
+        ``probes``, ``steps`` and ``seconds`` of the core call (not compared by ``==``).
+
+    ``gap`` is ``max_load / lower_bound - 1``. ``bottleneck`` (now `max_load`) and ``gap_lb``
+    (now `gap`) are deprecated aliases.
     """
 
     separators: NDArray[np.int64]
     loads: NDArray
     max_load: Any
-    bottleneck: float
     lower_bound: float
     imbalance: float
     total: Any
     method: str
     exact: bool
+    m: int
+    n: int
     speeds: NDArray[np.float64] | None = None
-    stats: dict = field(default_factory=dict)
+    status: str = "optimal"
+    message: str = ""
+    stats: dict = field(default_factory=dict, compare=False)
 
-    @property
-    def m(self) -> int:
-        """Number of parts."""
-        return len(self.separators) - 1
+    bottleneck = deprecated_attr("bottleneck", "max_load", "Partition1D")
+    gap_lb = deprecated_attr("gap_lb", "gap", "Partition1D")
 
-    @property
-    def n(self) -> int:
-        """Length of the chain."""
-        return int(self.separators[-1])
+    def _has_answer(self) -> bool:
+        return self.separators.size > 0
 
-    @property
-    def gap_lb(self) -> float:
-        """``bottleneck / lower_bound - 1`` (0 when both are 0)."""
-        if self.lower_bound == 0:
-            return 0.0
-        return float(self.bottleneck) / float(self.lower_bound) - 1.0
+    def _need_answer(self) -> None:
+        if not self._has_answer():
+            raise WpartValueError(f"this result holds no partition (status {self.status!r})")
 
     def owner(self) -> NDArray[np.int64]:
         """Part index of every chain element, shape (n,)."""
+        self._need_answer()
         return np.repeat(np.arange(self.m, dtype=np.int64), np.diff(self.separators))
 
     def to_dict(self) -> dict:
-        """JSON-friendly dictionary of the result."""
-        return {
-            "separators": self.separators.tolist(),
-            "loads": self.loads.tolist(),
-            "max_load": _scalar(self.max_load),
-            "bottleneck": float(self.bottleneck),
-            "lower_bound": float(self.lower_bound),
-            "imbalance": float(self.imbalance),
-            "total": _scalar(self.total),
-            "method": self.method,
-            "exact": self.exact,
-            "speeds": None if self.speeds is None else self.speeds.tolist(),
-            "stats": dict(self.stats),
-        }
+        """JSON-friendly dictionary of the result (with ``success`` and ``gap``)."""
+        d = super().to_dict()
+        d["gap"] = float(self.gap) if self._has_answer() else float("nan")
+        return d
 
-    def __repr__(self) -> str:
-        sep = np.array2string(self.separators, threshold=12, edgeitems=4)
-        return (
-            f"Partition1D(method={self.method!r}, m={self.m}, n={self.n}, "
-            f"max_load={self.max_load!r}, lower_bound={self.lower_bound:.6g}, "
-            f"imbalance={self.imbalance:.4%}, separators={sep})"
-        )
+    def _repr_lines(self) -> list[str]:
+        head = (f"Partition1D(method={self.method!r}, status={self.status!r}, m={self.m}, "
+                f"n={self.n})")
+        if not self._has_answer():
+            return [head, f"  {self.message}"]
+        sep = np.array2string(self.separators, threshold=12, edgeitems=4, max_line_width=1000)
+        return [
+            head,
+            f"  max_load={self.max_load!r}, lower_bound={self.lower_bound:.6g}, "
+            f"gap={pct(self.gap)}, imbalance={pct(self.imbalance)}",
+            f"  separators={sep}",
+        ]
 
     def plot(self, ax: Any = None, *, loads: ArrayLike | None = None) -> Any:
         """Bar chart of the part loads (divided by speed when speeds are given).
@@ -208,48 +243,50 @@ class Partition1D:
         Returns
         -------
         matplotlib.axes.Axes
+            The Axes drawn on.
         """
-        import matplotlib.pyplot as plt
-
-        if ax is None:
-            _, ax = plt.subplots(figsize=(7, 3))
-        seps = self.separators
-        widths = np.diff(seps)
-        eff = self.loads / (self.speeds if self.speeds is not None else 1.0)
+        ax = new_axes(ax, figsize=(7, 3))
         if loads is not None:
             a = np.asarray(loads, dtype=float)
             ax.bar(np.arange(a.size) + 0.5, a, width=1.0, color="0.8", label="element loads")
-        ax.bar(seps[:-1], eff, width=np.maximum(widths, 0.3), align="edge", alpha=0.6,
-               edgecolor="k", label="part load" + (" / speed" if self.speeds is not None else ""))
+        if self._has_answer():
+            seps = self.separators
+            widths = np.diff(seps)
+            eff = self.loads / (self.speeds if self.speeds is not None else 1.0)
+            ax.bar(seps[:-1], eff, width=np.maximum(widths, 0.3), align="edge", alpha=0.6,
+                   edgecolor="k",
+                   label="part load" + (" / speed" if self.speeds is not None else ""))
+            title = f"{self.method}: m = {self.m}, imbalance {pct(self.imbalance)}"
+        else:
+            title = f"{self.method}: m = {self.m}, {self.status} (no partition)"
         ax.axhline(float(self.lower_bound), color="r", ls="--", lw=1, label="lower bound")
         ax.set_xlabel("chain position")
         ax.set_ylabel("load")
-        ax.set_title(f"{self.method}: m = {self.m}, imbalance {self.imbalance:.2%}")
+        ax.set_title(title)
         ax.legend(loc="best", fontsize="small")
         return ax
-
-
-def _scalar(x: Any) -> Any:
-    return x.item() if isinstance(x, np.generic) else x
 
 
 def partition_1d(
     loads: ArrayLike,
     m: int,
+    *,
     method: str = "nicol",
     speeds: ArrayLike | None = None,
-    *,
     normalize: bool = True,
-    progress: bool | Callable[[float, float], None] = False,
+    progress: bool | Callable[[float, float], Any] = False,
     time_limit: float | None = None,
 ) -> Partition1D:
     """Split a chain of loads into `m` consecutive parts minimising the largest part load.
 
-    This is the chains-on-chains problem (spec 004 section 2). Exact methods: ``"nicol"``
-    (Nicol's parametric search with the NicolPlus bounds, the default), ``"bisect"`` (bisection
-    on the bottleneck value: integers for integer loads, the ordered doubles otherwise, so exact
-    in both cases) and ``"dp"`` (the dynamic programme, O(m n), the reference). Heuristics:
-    ``"direct_cut"`` (max load <= T/m + amax) and ``"recursive_bisection"`` (a 2-approximation).
+    This is the one-dimensional (chains-on-chains) variant of Sec. 2.2 of Saule et al. 2012.
+    Exact methods: ``"nicol"`` (Nicol's parametric search with the NicolPlus bounds, the
+    default), ``"bisect"`` (bisection on the bottleneck value: integers for integer loads, the
+    ordered doubles otherwise, so exact in both cases) and ``"dp"`` (the dynamic programme,
+    O(m n), the reference). Heuristics: ``"direct_cut"`` (max load <= T/m + amax) and
+    ``"recursive_bisection"`` (a 2-approximation). The table of methods:
+
+    {methods}
 
     Parameters
     ----------
@@ -258,28 +295,32 @@ def partition_1d(
     m : int
         Number of parts, >= 1. ``m > n`` is allowed: some parts are then empty.
     method : str, default "nicol"
-        One of ``"nicol"``, ``"bisect"``, ``"dp"``, ``"direct_cut"`` (``"dc"``),
-        ``"recursive_bisection"`` (``"rb"``).
+        One of :data:`METHODS_1D` (``"dc"``, ``"rb"`` and ``"bisection"`` are accepted too).
     speeds : array_like, shape (m,), optional
         Relative speeds of heterogeneous parts; the objective becomes
         ``max_p load_p / speeds[p]``. Exact methods stay exact for this objective.
     normalize : bool, default True
-        Make every part non-empty when ``m <= n`` without raising the max load (spec 2.7;
-        homogeneous case only).
+        Make every part non-empty when ``m <= n`` without raising the max load (homogeneous
+        case only; a normalisation of wpart, not in the paper).
     progress : bool or callable, default False
-        Show a tqdm progress bar, or call ``progress(done, total)``.
+        Show a tqdm progress bar, or call ``progress(done, total)`` (returning False cancels
+        the run with :class:`wpart.CancelledError`).
     time_limit : float, optional
-        Seconds after which the computation stops with :class:`wpart.CancelledError`.
+        Seconds (None or inf: none). When it is reached, the result comes back with
+        ``status == "time_limit"`` and no separators (``success`` is False).
 
     Returns
     -------
     Partition1D
+        ``status`` is ``"optimal"`` for the exact methods, ``"feasible"`` for the heuristics.
 
     Raises
     ------
-    ValueError
+    WpartValueError
         Bad loads (NaN, inf, negative, empty, not 1-D), ``m < 1``, bad speeds or method.
-    OverflowError
+    WpartTypeError
+        Arguments of the wrong type (``m="3"``, ``time_limit=True`` ...).
+    WpartOverflowError
         If the int64 total of the loads overflows.
     KeyboardInterrupt
         On Ctrl-C during a long computation.
@@ -287,7 +328,7 @@ def partition_1d(
     Notes
     -----
     Every exact method returns the same separators: the leftmost greedy partition at the
-    optimal bottleneck, normalised (spec 004 sections 2.6-2.7).
+    optimal bottleneck, normalised.
 
     Examples
     --------
@@ -298,57 +339,65 @@ def partition_1d(
     """
     a = as_loads(loads, "loads", (1,))
     m = as_parts(m, a.size)
-    meth = choice(method, "method", METHODS_1D, _ALIASES_1D)
+    meth = TABLE_1D.choose(method)
     sp = as_speeds(speeds, m)
     if sp is not None:
         with np.errstate(over="ignore"):
             check_speed_costs(a.sum(dtype=np.float64), sp)
-    tl = 0.0
-    if time_limit is not None:
-        tl = float(time_limit)
-        if not tl > 0:
-            raise WpartValueError(f"`time_limit` must be a positive number of seconds, got {time_limit}")
-    with progress_hook(progress, total=m, desc=f"partition_1d[{meth}]") as hook:
-        seps, W, st = _core.partition_1d(a, m, meth, sp, bool(normalize), hook, tl)
+    norm = as_bool(normalize, "normalize")
+    tl = core_time_limit(time_limit)
+    progress = as_progress(progress)
+    t0 = time.perf_counter()
+    with progress_hook(progress, total=m, desc=f"partition_1d[{meth.name}]") as hook:
+        seps, W, st = _core.partition_1d(a, m, meth.code, sp, norm, hook, tl)
     bott, bott_i, probes, steps, secs = st
-    part = W[seps[1:]] - W[seps[:-1]]
     total = W[-1]
     amax = a.max()
     if sp is None:
         if a.dtype == np.int64:
             lb = float(max(-(-int(total) // m), int(amax)))
-            max_load = int(bott_i)
-            bott = float(max_load)
         else:
             lb = max(float(total) / m, float(amax))
-            max_load = float(part.max()) if m else 0.0
         avg = float(total) / m
     else:
         lb = max(float(total) / float(sp.sum()), float(amax) / float(sp.max()))
-        max_load = part.max().item()
         avg = float(total) / float(sp.sum())
-    imb = 0.0 if avg == 0 else float(bott) / avg - 1.0
+    common = dict(lower_bound=lb, total=total.item(), method=meth.name, exact=meth.exact,
+                  m=m, n=int(a.size), speeds=sp)
+    if seps is None:
+        return Partition1D(
+            separators=np.zeros(0, dtype=np.int64), loads=np.zeros(0, dtype=a.dtype),
+            max_load=float("nan"), imbalance=float("nan"), status="time_limit",
+            message=f"the time limit of {tl:g} s was reached before a partition was found",
+            stats={"probes": probes, "steps": steps, "seconds": time.perf_counter() - t0},
+            **common)
+    part = W[seps[1:]] - W[seps[:-1]]
+    if sp is None and a.dtype == np.int64:
+        max_load: Any = int(bott_i)
+    elif sp is None:
+        max_load = float(part.max())
+    else:
+        max_load = float(bott)
+    imb = 0.0 if avg == 0 else float(max_load) / avg - 1.0
     if not math.isfinite(imb):
         imb = float("inf")
+    kind = "optimal" if meth.exact else "feasible"
     return Partition1D(
         separators=seps,
         loads=part,
         max_load=max_load,
-        bottleneck=float(bott),
-        lower_bound=lb,
         imbalance=imb,
-        total=total.item(),
-        method=meth,
-        exact=meth in _EXACT_1D,
-        speeds=sp,
+        status=kind,
+        message=f"{meth.name}: {'an optimal' if meth.exact else 'a heuristic'} partition",
         stats={"probes": probes, "steps": steps, "seconds": secs},
+        **common,
     )
 
 
 def probe_1d(loads: ArrayLike, m: int, B: float) -> tuple[bool, NDArray[np.int64]]:
     """PROBE: can the chain be split into at most `m` parts of load <= `B`?
 
-    Greedy from the left (spec 004 section 2.2); O(m log(n/m)).
+    Greedy from the left (PROBE, Sec. 2.2 of Saule et al. 2012); O(m log(n/m)).
 
     Returns
     -------
@@ -364,8 +413,7 @@ def probe_1d(loads: ArrayLike, m: int, B: float) -> tuple[bool, NDArray[np.int64
     """
     a = as_loads(loads, "loads", (1,))
     m = as_parts(m, a.size)
-    if isinstance(B, (bool, np.bool_)) or not isinstance(B, (int, float, np.integer,
-                                                            np.floating)):
+    if is_bool(B) or not isinstance(B, (int, float, np.integer, np.floating)):
         raise WpartTypeError(f"`B` must be a real number, got {type(B).__name__}")
     if a.dtype == np.int64:
         if isinstance(B, (float, np.floating)):
@@ -380,3 +428,12 @@ def probe_1d(loads: ArrayLike, m: int, B: float) -> tuple[bool, NDArray[np.int64
             raise WpartValueError("`B` must not be NaN")
     ok, seps = _core.probe_1d(a, m, B)
     return bool(ok), seps
+
+
+def _indent_table(table: str, indent: str = "    ") -> str:
+    return ("\n" + indent).join(table.splitlines())
+
+
+if partition_1d.__doc__:
+    partition_1d.__doc__ = partition_1d.__doc__.replace("{methods}",
+                                                        _indent_table(TABLE_1D.markdown()))

@@ -128,24 +128,22 @@ cleanup:
     return res;
 }
 
-static const char *const method_names[] = {"nicol", "bisect", "dp", "direct_cut",
-                                           "recursive_bisection", NULL};
-
 static PyObject *wpy_partition_1d(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"loads", "m", "method", "speeds", "normalize", "progress",
                              "time_limit", NULL};
-    PyObject *lobj, *mobj, *spobj = Py_None, *progress = Py_None, *res = NULL;
+    PyObject *lobj, *spobj = Py_None, *progress = Py_None, *res = NULL;
     long long m;
-    int normalize = 1;
+    int method, normalize = 1;
     double time_limit = 0.0;
     PyArrayObject *L = NULL, *SP = NULL, *W = NULL, *seps = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OLO|OpOd", kwlist, &lobj, &m, &mobj, &spobj,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OLi|OpOd", kwlist, &lobj, &m, &method, &spobj,
                                      &normalize, &progress, &time_limit)) {
         return NULL;
     }
-    int method = wpy_choice(mobj, "method", method_names);
-    if (method < 0) {
+    if (method < WPART_1D_NICOL || method > WPART_1D_RECURSIVE_BISECTION) {
+        PyErr_Format(wpy_ValueError, "`method` = %d is not a 1D method code (BASE_1D_*)",
+                     method);
         return NULL;
     }
     int t = wpy_loads_typenum(lobj, "loads");
@@ -176,6 +174,7 @@ static PyObject *wpy_partition_1d(PyObject *self, PyObject *args, PyObject *kwds
     wpy_control_setup(&ctl, progress, time_limit);
     opt.control = &ctl.ctl;
     wpart_1d_stats_t stats;
+    memset(&stats, 0, sizeof stats);
     const double *sp = SP ? PyArray_DATA(SP) : NULL;
     wpart_status_t st;
     const char *what = "loads";
@@ -196,7 +195,13 @@ static PyObject *wpy_partition_1d(PyObject *self, PyObject *args, PyObject *kwds
         }
     }
     Py_END_ALLOW_THREADS
-    if (st != WPART_OK) {
+    if (st == WPART_ECANCELLED && what == NULL && !PyErr_Occurred() && time_limit > 0) {
+        /* the time limit, a status and not an error (Ctrl-C or a failed progress callable
+         * left its exception pending and is raised below): no separators */
+        Py_DECREF(seps);
+        Py_INCREF(Py_None);
+        seps = (PyArrayObject *)Py_None;
+    } else if (st != WPART_OK) {
         wpy_raise(st, what);
         goto cleanup;
     }
@@ -287,4 +292,25 @@ static PyMethodDef base_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-int wpy_base_init(PyObject *m) { return PyModule_AddFunctions(m, base_methods); }
+/* The core's 1D method codes, exported so that the Python method table (wpart/_base.py)
+ * names each C entry. */
+static const struct {
+    const char *name;
+    int value;
+} base_constants[] = {
+    {"BASE_1D_NICOL", WPART_1D_NICOL},
+    {"BASE_1D_BISECT", WPART_1D_BISECT},
+    {"BASE_1D_DP", WPART_1D_DP},
+    {"BASE_1D_DIRECT_CUT", WPART_1D_DIRECT_CUT},
+    {"BASE_1D_RECURSIVE_BISECTION", WPART_1D_RECURSIVE_BISECTION},
+};
+
+int wpy_base_init(PyObject *m)
+{
+    for (size_t i = 0; i < sizeof base_constants / sizeof base_constants[0]; i++) {
+        if (PyModule_AddIntConstant(m, base_constants[i].name, base_constants[i].value) < 0) {
+            return -1;
+        }
+    }
+    return PyModule_AddFunctions(m, base_methods);
+}

@@ -1,4 +1,5 @@
-"""Reproduce the base layer's golden values and guarantees (spec 004 sections 1.2, 2 and 6).
+"""Reproduce the base layer's golden values and guarantees (the prefix sums of Sec. 2.1 and
+the 1D algorithms of Sec. 2.2 of Saule et al. 2012).
 
 :func:`run_base` checks
 
@@ -7,8 +8,8 @@
    ``[0,4,5,7,9,11]`` (q = 5), for every exact method, with int64 and float64 loads, and
    against the pure-Python oracle :func:`wpart.brute.oned_dp`;
 2. the 1D bounds on seeded random chains: ``max(ceil(T/q), amax) <= OPT``,
-   ``DirectCut <= T/q + amax`` (spec 2.3, guarantee 17 of spec 6) and recursive bisection
-   ``<= 2 LB`` (spec 2.4), with the exact methods agreeing;
+   ``DirectCut <= T/q + amax`` and recursive bisection ``<= 2 LB`` (both stated in Sec. 2.2
+   of Saule et al. 2012), with the exact methods agreeing;
 3. the bordered prefix sum against NumPy (values checked; times reported, never asserted);
 4. a heterogeneous example (``speeds``): the exact methods agree with each other and with
    brute force, and beat the homogeneous split re-evaluated at those speeds;
@@ -35,7 +36,7 @@ from ._verdict import Verdicts
 
 __all__ = ["GOLDEN_CHAIN", "GOLDEN_OPT", "GOLDEN_SEPARATORS", "run_base"]
 
-#: The spec's hand-checked 1D chain (spec 004 section 6).
+#: A hand-checked 1D chain (optimum and separators worked out by hand).
 GOLDEN_CHAIN = (3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5)
 #: Optimal bottleneck for q = 1..5.
 GOLDEN_OPT = {1: 44, 2: 23, 3: 17, 4: 14, 5: 11}
@@ -60,8 +61,8 @@ def _golden() -> tuple[bool, dict, str]:
         want_seps = GOLDEN_SEPARATORS.get(q)
         values = []
         for method in _EXACT:
-            ri = wpart.partition_1d(a_int, q, method)
-            rf = wpart.partition_1d(a_flt, q, method)
+            ri = wpart.partition_1d(a_int, q, method=method)
+            rf = wpart.partition_1d(a_flt, q, method=method)
             seps = ri.separators.tolist()
             ok = (
                 ri.max_load == opt
@@ -99,7 +100,7 @@ def _golden() -> tuple[bool, dict, str]:
         ["q", "method", "Lmax int64", "Lmax float64", "expected", "separators (int64)",
          "expected separators", "check"],
         table_rows,
-        title=f"1D golden chain a = {list(GOLDEN_CHAIN)} (spec 004 section 6)",
+        title=f"1D golden chain a = {list(GOLDEN_CHAIN)} (hand-checked values)",
     )
     return all_ok, data, text
 
@@ -137,11 +138,11 @@ def _bounds(quick: bool) -> tuple[bool, dict, str]:
             a = _random_chain(rng, kind, n)
             T, amax = int(a.sum()), int(a.max())
             lb = max(-(-T // q), amax)
-            opts = {m: wpart.partition_1d(a, q, m).max_load
+            opts = {m: wpart.partition_1d(a, q, method=m).max_load
                     for m in _EXACT if m != "dp" or n * q <= 5e5}
             opt = opts["nicol"]
-            dc = wpart.partition_1d(a, q, "direct_cut").max_load
-            rb = wpart.partition_1d(a, q, "recursive_bisection").max_load
+            dc = wpart.partition_1d(a, q, method="direct_cut").max_load
+            rb = wpart.partition_1d(a, q, method="recursive_bisection").max_load
             checks = {
                 "exact_agree": len(set(opts.values())) == 1,
                 "lb_le_opt": lb <= opt,
@@ -213,7 +214,7 @@ def _prefix(quick: bool) -> tuple[bool, dict, str]:
     text = format_table(
         ["A", "dtype", "wpart ms", "numpy ms", "numpy/wpart", "values"],
         rows,
-        title=("Bordered 2D prefix sum (spec 004 section 1.2) vs np.cumsum(np.cumsum(A, 0), 1); "
+        title=("Bordered 2D prefix sum (Sec. 2.1 of Saule et al. 2012) vs np.cumsum(np.cumsum(A, 0), 1); "
                "best-of-k wall times, not asserted"),
     )
     return all_ok, {"rows": out, "ok": all_ok}, text
@@ -231,22 +232,22 @@ def _hetero(quick: bool) -> tuple[bool, dict, str]:
     rng = np.random.default_rng([_SEED, 99])
     a = rng.integers(0, 20, size=12, dtype=np.int64)
     speeds = [1.0, 2.0, 1.0, 4.0]
-    res = {m: wpart.partition_1d(a, len(speeds), m, speeds=speeds) for m in _EXACT}
+    res = {m: wpart.partition_1d(a, len(speeds), method=m, speeds=speeds) for m in _EXACT}
     best_dp = brute.oned_dp(a.tolist(), len(speeds), speeds)
     best_enum, _ = brute.oned_enumerate(a.tolist(), len(speeds), speeds)
     r = res["nicol"]
-    agree = len({(x.bottleneck, tuple(x.separators.tolist())) for x in res.values()}) == 1
-    ok_small = agree and r.bottleneck == best_dp == best_enum and r.bottleneck >= r.lower_bound
+    agree = len({(x.max_load, tuple(x.separators.tolist())) for x in res.values()}) == 1
+    ok_small = agree and r.max_load == best_dp == best_enum and r.max_load >= r.lower_bound
     all_ok &= ok_small
     data["small"] = {"loads": a.tolist(), "speeds": speeds,
-                     "bottleneck": r.bottleneck, "brute_dp": best_dp, "brute_enumerate": best_enum,
+                     "bottleneck": r.max_load, "brute_dp": best_dp, "brute_enumerate": best_enum,
                      "separators": r.separators.tolist(), "ok": ok_small}
     part_rows = [[p, f"[{r.separators[p]},{r.separators[p + 1]})", int(r.loads[p]), speeds[p],
                   float(r.loads[p]) / speeds[p]] for p in range(len(speeds))]
     lines.append(format_table(
         ["part", "range", "load", "speed", "load/speed"], part_rows,
         title=(f"Heterogeneous 1D (speeds): loads {a.tolist()}, speeds {speeds}; "
-               f"bottleneck {r.bottleneck:g} = brute force {best_dp:g} "
+               f"bottleneck {r.max_load:g} = brute force {best_dp:g} "
                f"(lower bound {r.lower_bound:g}) {ok_fail(ok_small)}"),
     ))
     # Larger case: exact methods agree, and the speed-aware split beats the homogeneous one.
@@ -256,15 +257,15 @@ def _hetero(quick: bool) -> tuple[bool, dict, str]:
     m = len(speeds_l)
     sp = np.array(speeds_l)
     rows = []
-    het = {meth: wpart.partition_1d(a, m, meth, speeds=sp) for meth in _EXACT}
-    homog = wpart.partition_1d(a, m, "nicol")
+    het = {meth: wpart.partition_1d(a, m, method=meth, speeds=sp) for meth in _EXACT}
+    homog = wpart.partition_1d(a, m, method="nicol")
     homog_bott = float(np.max(homog.loads / sp))
-    agree = len({x.bottleneck for x in het.values()}) == 1
+    agree = len({x.max_load for x in het.values()}) == 1
     hb = het["nicol"]
-    ok_large = agree and hb.lower_bound <= hb.bottleneck <= homog_bott
+    ok_large = agree and hb.lower_bound <= hb.max_load <= homog_bott
     all_ok &= ok_large
     for meth, x in het.items():
-        rows.append([f"{meth} (speeds)", x.bottleneck, x.lower_bound, x.imbalance,
+        rows.append([f"{meth} (speeds)", x.max_load, x.lower_bound, x.imbalance,
                      x.stats["seconds"] * 1e3])
     rows.append(["nicol (no speeds), then / speeds", homog_bott, hb.lower_bound,
                  homog_bott / (float(a.sum()) / sp.sum()) - 1, homog.stats["seconds"] * 1e3])
@@ -274,7 +275,7 @@ def _hetero(quick: bool) -> tuple[bool, dict, str]:
                f"agree and beat the speed-blind split {ok_fail(ok_large)}"),
     ))
     data["large"] = {"n": n, "speeds": speeds_l,
-                     "bottleneck": {k: v.bottleneck for k, v in het.items()},
+                     "bottleneck": {k: v.max_load for k, v in het.items()},
                      "homogeneous_bottleneck": homog_bott, "lower_bound": hb.lower_bound,
                      "ok": ok_large}
     data["ok"] = all_ok
@@ -297,7 +298,7 @@ def _timing(quick: bool) -> tuple[bool, dict, str]:
         vals = set()
         row: list[Any] = [n, m]
         for meth in _EXACT:
-            t, _, res = best_of(lambda a=a, meth=meth: wpart.partition_1d(a, m, meth),
+            t, _, res = best_of(lambda a=a, meth=meth: wpart.partition_1d(a, m, method=meth),
                                 budget=budget)
             vals.add(res[0].max_load)
             core = min(x.stats["seconds"] for x in res)
@@ -326,7 +327,7 @@ def _figure(path: Path, timing: dict) -> None:
     fig = Figure(figsize=(12, 4.2), layout="constrained")
     ax_l, ax_r = fig.subplots(1, 2, width_ratios=[1.3, 1.0])
     a = np.random.default_rng([_SEED, 7]).integers(1, 101, size=80, dtype=np.int64)
-    wpart.partition_1d(a, 8, "nicol").plot(ax=ax_l, loads=a)
+    wpart.partition_1d(a, 8, method="nicol").plot(ax=ax_l, loads=a)
     ax_l.set_title("Optimal 1D partition (Nicol) of a random chain, 8 parts", fontsize="medium")
     styles = {"nicol": "o-", "bisect": "s-", "dp": "^-"}
     for meth, pts in timing["times"].items():
@@ -367,8 +368,8 @@ def run_base(out_dir: Path, quick: bool = False, progress: bool = True) -> dict:
 
     Notes
     -----
-    The checks are those of spec 004 section 6 for the 1D building block (the golden chain,
-    guarantee 17, the 2-approximation of recursive bisection) plus the heterogeneous objective
+    The checks are those of the 1D building block (the golden chain, the DirectCut bound
+    and the 2-approximation of recursive bisection) plus the heterogeneous objective
     of :func:`wpart.partition_1d`. Timings are reported, never checked.
 
     Examples
@@ -423,7 +424,7 @@ def run_base(out_dir: Path, quick: bool = False, progress: bool = True) -> dict:
                         title=f"base: {'all checks OK' if ok else 'SOME CHECKS FAILED'} "
                               f"({elapsed:.1f} s)")]
     )
-    # The base layer has no paper of its own (its values are spec 004 section 6 checks), so it
+    # The base layer has no paper of its own (its values are hand-checked), so it
     # reports no headline figures; it still returns the verdict fields every family returns.
     vs = Verdicts("base")
     table += "\n\n" + vs.summary_line() + " (the 1D building block has no paper section 5)"
