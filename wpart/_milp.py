@@ -1,103 +1,119 @@
 """Implementation of :mod:`wpart.milp` (see there)."""
 
 from __future__ import annotations
-from ._errors import WpartTypeError, WpartValueError
 
-import math
 import numbers
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from . import _core
+from ._errors import WpartTypeError, WpartValueError
 from ._progress import progress_hook
+from ._result import Result, new_axes
+from ._validate import as_bool, as_float, as_progress, core_time_limit, is_bool
 
 __all__ = ["solve", "write_model", "MilpResult", "STATUSES", "solver_version"]
 
 #: Values of :attr:`MilpResult.status`.
-STATUSES = ("optimal", "feasible", "infeasible", "unbounded", "no_solution")
+STATUSES = ("optimal", "feasible", "time_limit", "infeasible", "unbounded", "error")
 
 _SENSES = ("min", "max")
 _FORMATS = ("lp", "mps")
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class MilpResult:
+class MilpResult(Result):
     """Outcome of :func:`solve`.
 
     Attributes
     ----------
     x : ndarray of float64, shape (n,)
-        The solution when `status` is ``"optimal"`` or ``"feasible"`` (integer columns hold
-        exact integers), else all NaN.
+        The solution when there is one (``success``; integer columns hold exact integers),
+        else all NaN.
     objective : float
         ``c @ x + constant`` at `x`; NaN when there is no `x`.
     bound : float
         Best proven bound on the optimum (a lower bound when minimising, an upper bound when
         maximising). Equals `objective` when optimal; ``-inf``/``+inf`` when unbounded; NaN
         when unknown.
-    gap : float
-        Relative gap ``|objective - bound| / (|objective| + eps)`` (GLPK's definition); 0 when
-        optimal, NaN when undefined.
     status : str
-        One of :data:`STATUSES`: ``"optimal"``, ``"feasible"`` (stopped by the time limit or on
-        request with a feasible `x`), ``"infeasible"``, ``"unbounded"`` or ``"no_solution"``
-        (stopped before any feasible point was found).
-    success : bool
-        ``status == "optimal"``.
+        One of :data:`STATUSES`: ``"optimal"`` (proven, or within `mip_gap`),
+        ``"time_limit"`` (the time limit stopped the search: `x` holds the best solution
+        found, or NaN when none was found, then ``success`` is False), ``"infeasible"``,
+        ``"unbounded"``, or ``"feasible"`` / ``"error"`` (a stop requested through the C
+        core's control hook, with / without a solution; not reachable from Python, where
+        Ctrl-C raises).
     message : str
         One line describing the outcome, with the GLPK return code when relevant.
     seconds : float
-        Wall time of the solve.
+        Wall time of the solve (not compared by ``==``).
     nodes : int
         Branch-and-bound nodes created (0 for a pure LP or when the presolver decides).
+    gap : float
+        Relative gap ``|objective - bound| / (|objective| + eps)`` (GLPK's definition); 0 when
+        optimal, NaN when undefined.
     stopped_by : str
-        ``"none"``, ``"time_limit"`` or ``"request"`` (Ctrl-C is raised, not reported here).
+        ``"none"``, ``"time_limit"`` or ``"request"``.
     log : str
         GLPK's terminal output when ``log=True`` was passed, else ``""``.
+    stats : dict
+        ``seconds``, ``nodes`` and ``glpk_code`` (GLPK's return code).
+
+    ``success`` is True when `x` holds a solution (optimal, or the incumbent at a time limit).
     """
 
     x: NDArray[np.float64]
     objective: float
     bound: float
-    gap: float
     status: str
-    success: bool
     message: str
-    seconds: float
-    nodes: int
+    seconds: float = field(default=0.0, compare=False)
+    nodes: int = 0
+    gap: float = float("nan")
     stopped_by: str = "none"
-    log: str = ""
+    log: str = field(default="", compare=False)
+    stats: dict = field(default_factory=dict, compare=False)
 
-    def __repr__(self) -> str:
-        n = self.x.shape[0]
-        xs = np.array2string(self.x, precision=6, threshold=8, max_line_width=70)
-        return (
+    def _has_answer(self) -> bool:
+        return self.x.size > 0 and not bool(np.isnan(self.x).all())
+
+    def _repr_lines(self) -> list[str]:
+        xs = np.array2string(self.x, precision=6, threshold=8, max_line_width=10_000)
+        return [
             f"MilpResult(status={self.status!r}, objective={self.objective:.10g}, "
-            f"bound={self.bound:.10g}, gap={self.gap:.3g}, nodes={self.nodes}, "
-            f"seconds={self.seconds:.3g}, n={n},\n           x={xs},\n"
-            f"           message={self.message!r})"
-        )
+            f"bound={self.bound:.10g}, gap={self.gap:.3g})",
+            f"  nodes={self.nodes}, seconds={self.seconds:.3g}, n={self.x.shape[0]}",
+            f"  x={xs}",
+            f"  message={self.message!r}",
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-Python copy (lists and floats) suitable for JSON; NaN and inf stay floats."""
-        return {
-            "x": self.x.tolist(),
-            "objective": float(self.objective),
-            "bound": float(self.bound),
-            "gap": float(self.gap),
-            "status": self.status,
-            "success": bool(self.success),
-            "message": self.message,
-            "seconds": float(self.seconds),
-            "nodes": int(self.nodes),
-            "stopped_by": self.stopped_by,
-            "log": self.log,
-        }
+        d = super().to_dict()
+        d["log"] = self.log
+        d["seconds"] = float(self.seconds)
+        return d
+
+    def plot(self, ax: Any = None) -> Any:
+        """Bar chart of the solution `x` (one bar per column; nothing drawn without `x`).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The Axes drawn on.
+        """
+        ax = new_axes(ax, figsize=(7, 3))
+        if self._has_answer():
+            ax.bar(np.arange(self.x.size), self.x, color="C0")
+        ax.set_xlabel("column")
+        ax.set_ylabel("x")
+        ax.set_title(f"MILP: {self.status}, objective {self.objective:.6g}")
+        return ax
 
 
 # ----------------------------------------------------------------------------------- checks --
@@ -146,15 +162,6 @@ def _vector(
     return arr
 
 
-def _finite_float(x: Any, name: str) -> float:
-    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
-        raise WpartTypeError(f"`{name}` must be a real number, got {type(x).__name__}")
-    v = float(x)
-    if not math.isfinite(v):
-        raise WpartValueError(f"`{name}` must be finite, got {v}")
-    return v
-
-
 def _coo(A: Any, n: int) -> tuple[int, NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
     """(m, rows, cols, values) of A given dense, as (rows, cols, values, shape) or with .tocoo()."""
     if hasattr(A, "tocoo") and not isinstance(A, np.ndarray):
@@ -167,7 +174,7 @@ def _coo(A: Any, n: int) -> tuple[int, NDArray[np.int64], NDArray[np.int64], NDA
         if (
             not isinstance(shape, (tuple, list))
             or len(shape) != 2
-            or not all(isinstance(s, numbers.Integral) and not isinstance(s, bool) for s in shape)
+            or not all(isinstance(s, numbers.Integral) and not is_bool(s) for s in shape)
         ):
             raise WpartTypeError("`A` given as (rows, cols, values, shape) needs shape = (m, n) ints")
         shape = (int(shape[0]), int(shape[1]))
@@ -305,7 +312,7 @@ def _model_iv(
         raise WpartValueError(f"`c` contains {'NaN' if np.isnan(carr[k]) else 'inf'} at index {k}")
     if not isinstance(sense, str) or sense not in _SENSES:
         raise WpartValueError(f"`sense` must be 'min' or 'max', got {sense!r}")
-    c0 = _finite_float(constant, "constant")
+    c0 = as_float(constant, "constant")
 
     if A is None:
         m = 0
@@ -356,27 +363,11 @@ def _solve_iv(
     time_limit: float | None, mip_gap: float | None, presolve: Any, log: Any, progress: Any
 ) -> tuple[float, float]:
     """Check the solver options; returns (time_limit, mip_gap) as the core wants them."""
-    tl = 0.0
-    if time_limit is not None:
-        if isinstance(time_limit, (bool, np.bool_)) or not isinstance(time_limit, numbers.Real):
-            raise WpartTypeError(
-                f"`time_limit` must be a number or None, got {type(time_limit).__name__}"
-            )
-        tl = float(time_limit)
-        if not tl > 0:
-            raise WpartValueError(f"`time_limit` must be > 0 seconds (or None), got {time_limit}")
-    gap = 0.0
-    if mip_gap is not None:
-        if isinstance(mip_gap, (bool, np.bool_)) or not isinstance(mip_gap, numbers.Real):
-            raise WpartTypeError(f"`mip_gap` must be a number or None, got {type(mip_gap).__name__}")
-        gap = float(mip_gap)
-        if not (math.isfinite(gap) and gap >= 0):
-            raise WpartValueError(f"`mip_gap` must be a finite number >= 0 (or None), got {mip_gap}")
-    for name, v in (("presolve", presolve), ("log", log)):
-        if not isinstance(v, (bool, np.bool_)):
-            raise WpartTypeError(f"`{name}` must be a bool, got {type(v).__name__}")
-    if not (isinstance(progress, (bool, np.bool_)) or progress is None or callable(progress)):
-        raise WpartTypeError(f"`progress` must be a bool or a callable, got {type(progress).__name__}")
+    tl = core_time_limit(time_limit)
+    gap = 0.0 if mip_gap is None else as_float(mip_gap, "mip_gap", minimum=0.0)
+    as_bool(presolve, "presolve")
+    as_bool(log, "log")
+    as_progress(progress)
     return tl, gap
 
 
@@ -430,8 +421,9 @@ def solve(
     constant : float, optional
         Constant term of the objective.
     time_limit : float, optional
-        Wall-time limit in seconds. When it is reached the result has status ``"feasible"``
-        (best solution so far in `x`) or ``"no_solution"``; nothing is raised.
+        Wall-time limit in seconds (None or inf: none). When it is reached the result has
+        status ``"time_limit"``, with the best solution found in `x` (``success`` True) or
+        none (`x` all NaN, ``success`` False); nothing is raised.
     mip_gap : float, optional
         Stop when the relative gap is at most this; the result then counts as ``"optimal"``
         (within the tolerance; see `gap`). Default 0 (prove optimality).
@@ -439,7 +431,8 @@ def solve(
         Use GLPK's presolver (default True).
     progress : bool or callable, optional
         True shows a tqdm bar of the percentage of the relative gap closed; a callable is
-        called as ``progress(done, total)`` with ``total = 100``.
+        called as ``progress(done, total)`` with ``total = 100`` (returning False cancels the
+        solve with :class:`wpart.CancelledError`).
     log : bool, optional
         Capture GLPK's terminal output into :attr:`MilpResult.log` (GLPK never prints).
     write : str or os.PathLike, optional
@@ -453,13 +446,15 @@ def solve(
 
     Raises
     ------
-    ValueError
+    WpartValueError
         Bad shapes, NaN or infinite coefficients, ``lb > ub``, ``b_lower > b_upper``, indices out
         of range, bad option values; the message names the argument.
-    TypeError
+    WpartTypeError
         Non-numeric input or options of the wrong type.
-    OSError
+    WpartOSError
         If `write` cannot be written.
+    wpart.CancelledError
+        The `progress` callable returned False.
     KeyboardInterrupt
         Ctrl-C during a branch-and-cut search (or whatever the `progress` callable raises).
     wpart.SolverError
@@ -512,8 +507,14 @@ def solve(
             progress=hook,
             **model,
         )
-    d["success"] = d["status"] == "optimal"
-    d.pop("glpk_code", None)
+    code = d.pop("glpk_code", None)
+    status, stop = d["status"], d["stopped_by"]
+    if stop == "time_limit":
+        status = "time_limit"  # with the incumbent in x, or none (then success is False)
+    elif status == "no_solution":
+        status = "error"  # stopped on request before a solution: only from the C control
+    d["status"] = status
+    d["stats"] = {"seconds": d["seconds"], "nodes": d["nodes"], "glpk_code": code}
     return MilpResult(**d)
 
 
