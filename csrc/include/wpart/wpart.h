@@ -8,6 +8,7 @@
 
 #include "wpart/status.h"
 #include "wpart/base.h"
+#include "wpart/rng.h"
 #include "wpart/milp.h"
 #include "wpart/spatial.h"
 #include "wpart/tasks.h"

@@ -1,0 +1,11 @@
+/* rng.c -- the core's one generator (wpart/rng.h): the normal draw (the rest is inline). */
+#include <math.h>
+
+#include "wpart/rng.h"
+
+double wpart_rng_normal(wpart_rng_t *g)
+{
+    double u1 = 1.0 - wpart_rng_uniform(g); /* (0, 1]: log(u1) is finite */
+    double u2 = wpart_rng_uniform(g);
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
