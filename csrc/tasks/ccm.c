@@ -68,8 +68,8 @@ void wpart_tasks_knowledge(int32_t P, int32_t rounds_in, int32_t fanout_in, int3
 
 /* ------------------------------------------------------------------ inform stage -------- */
 /* known: P rows of W words (bitsets). Synchronous hops; messages are snapshots at hop start. */
-static void inform(int32_t P, int32_t f, int32_t k, rng_t *rngs, uint64_t *known, uint64_t *old,
-                   int8_t *sender, int8_t *recv, int32_t *cand)
+static void inform(int32_t P, int32_t f, int32_t k, wpart_rng_t *rngs, uint64_t *known,
+                   uint64_t *old, int8_t *sender, int8_t *recv, int32_t *cand)
 {
     const int64_t W = (P + 63) / 64;
     memset(known, 0, sizeof(uint64_t) * (size_t)(W * P));
@@ -89,7 +89,7 @@ static void inform(int32_t P, int32_t f, int32_t k, rng_t *rngs, uint64_t *known
             }
             int32_t m = f < nc ? f : nc;
             for (int32_t i = 0; i < m; i++) { /* partial Fisher-Yates */
-                int32_t j = i + (int32_t)rng_below(&rngs[r], (uint64_t)(nc - i));
+                int32_t j = i + (int32_t)wpart_rng_below(&rngs[r], (uint64_t)(nc - i));
                 int32_t t = cand[i];
                 cand[i] = cand[j];
                 cand[j] = t;
@@ -125,7 +125,7 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
     int32_t *a0 = NULL, *best_assign = NULL, *cand = NULL, *order = NULL, *tmp = NULL;
     uint64_t *known = NULL, *old = NULL;
     int8_t *sender = NULL, *recv = NULL;
-    rng_t *rngs = NULL;
+    wpart_rng_t *rngs = NULL;
     cand_t *wl = NULL;
     clusters_t *CL = NULL, *CT = NULL, *CLs = NULL, *CTs = NULL;
     wpart_tasks_rank_t *snap_rank = NULL;
@@ -170,7 +170,7 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
     old = wpart_i_malloc(PW, sizeof(uint64_t));
     sender = wpart_i_malloc(P, 1);
     recv = wpart_i_malloc(P, 1);
-    rngs = wpart_i_malloc(P + 1, sizeof(rng_t));
+    rngs = wpart_i_malloc(P + 1, sizeof(wpart_rng_t));
     wl = wpart_i_malloc(P, sizeof(cand_t));
     CL = wpart_i_calloc(P, sizeof(clusters_t));
     CT = prm->singles ? wpart_i_calloc(P, sizeof(clusters_t)) : NULL;
@@ -221,7 +221,9 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
         }
         if (trial == 0) rep->w_max_initial = w;
         if (rep->w_max_history) rep->w_max_history[(int64_t)trial * (prm->n_iter + 1)] = w;
-        for (int32_t r = 0; r <= P; r++) rng_seed(&rngs[r], prm->seed, (uint64_t)trial + 1, r);
+        for (int32_t r = 0; r <= P; r++) {
+            wpart_tasks_rng_seed(rngs[r].s, prm->seed, (uint64_t)trial + 1, (uint64_t)r);
+        }
         int32_t n_exch = 0;
         for (int32_t it = 0; it < prm->n_iter; it++) {
             /* clusters are rebuilt at the start of every iteration (and after each exchange
@@ -247,7 +249,7 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
             for (int32_t r = 0; r < P; r++) order[r] = r;
             if (prm->order_random) {
                 for (int32_t i = P - 1; i > 0; i--) {
-                    int32_t j = (int32_t)rng_below(&rngs[P], (uint64_t)i + 1);
+                    int32_t j = (int32_t)wpart_rng_below(&rngs[P], (uint64_t)i + 1);
                     int32_t t = order[i];
                     order[i] = order[j];
                     order[j] = t;

@@ -209,7 +209,7 @@ static void consider(const wpart_tasks_state_t *s, best_t *best, pairkey_t befor
     gain = before.w - (w1 > w2 ? w1 : w2);
     if (dexc == 0.0 && !(gain > tol * before.w)) return;
     if (best->rng && before.exc == 0.0) { /* reservoir sampling: uniform over candidates */
-        if (rng_below(best->rng, ++best->seen) != 0) return;
+        if (wpart_rng_below(best->rng, ++best->seen) != 0) return;
     } else if (best->found && !(dexc > best->dexc ||
                                 (dexc == best->dexc &&
                                  (gain > best->gain ||
@@ -266,7 +266,7 @@ static wpart_status_t eval_pair(wpart_tasks_state_t *s, int32_t r, const cluster
 wpart_status_t wpart_i_ccm_find_best(wpart_tasks_state_t *s, int32_t r, int32_t p,
                                 const clusters_t *Cr, const clusters_t *Cp, const clusters_t *Tr,
                                 const clusters_t *Tp, double tol, int one_way, int split_always,
-                                fill_t *X, rng_t *explore, const snapshot_t *snap,
+                                fill_t *X, wpart_rng_t *explore, const snapshot_t *snap,
                                 best_t *best)
 {
     wpart_status_t st;

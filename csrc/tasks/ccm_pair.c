@@ -7,8 +7,8 @@
  * wpart.tasks) describe such a pair as a small problem in which every other task sits on a
  * third rank: W of a rank depends only on its own task set, so the pair's works are exact.
  * FindBestCCM then runs with the same code as the serial engine (ccm_eval.c). The RNG helpers
- * expose the serial engine's per-rank streams so that a distributed run draws the same gossip
- * targets and turn order as the serial simulation.
+ * expose the serial engine's per-rank streams of the core's generator (wpart/rng.h) so that a
+ * distributed run draws the same gossip targets and turn order as the serial simulation.
  */
 #include <math.h>
 #include <stddef.h>
@@ -19,8 +19,9 @@
 
 void wpart_tasks_rng_seed(uint64_t state[4], uint64_t seed, uint64_t a, uint64_t b)
 {
-    rng_t g;
-    rng_seed(&g, seed, a, b);
+    const uint64_t ids[2] = {a * WPART_RNG_MUL_1, b * WPART_RNG_MUL_2};
+    wpart_rng_t g;
+    wpart_rng_stream(&g, seed, ids, 2);
     memcpy(state, g.s, sizeof(g.s));
 }
 
@@ -30,11 +31,11 @@ wpart_status_t wpart_tasks_rng_sample(uint64_t state[4], int32_t *cand, int32_t 
         return wpart_i_error(WPART_EINVAL, "state or candidates are NULL");
     }
     if (n < 0 || m < 0) return wpart_i_error(WPART_EINVAL, "n and m must be >= 0");
-    rng_t g;
+    wpart_rng_t g;
     memcpy(g.s, state, sizeof(g.s));
     if (m > n) m = n;
     for (int32_t i = 0; i < m; i++) { /* partial Fisher-Yates, as the inform stage */
-        int32_t j = i + (int32_t)rng_below(&g, (uint64_t)(n - i));
+        int32_t j = i + (int32_t)wpart_rng_below(&g, (uint64_t)(n - i));
         int32_t t = cand[i];
         cand[i] = cand[j];
         cand[j] = t;
@@ -48,10 +49,10 @@ wpart_status_t wpart_tasks_rng_shuffle(uint64_t state[4], int32_t *order, int32_
     if (state == NULL || (order == NULL && n > 0)) {
         return wpart_i_error(WPART_EINVAL, "state or order is NULL");
     }
-    rng_t g;
+    wpart_rng_t g;
     memcpy(g.s, state, sizeof(g.s));
     for (int32_t i = n - 1; i > 0; i--) { /* the serial engine's turn order */
-        int32_t j = (int32_t)rng_below(&g, (uint64_t)i + 1);
+        int32_t j = (int32_t)wpart_rng_below(&g, (uint64_t)i + 1);
         int32_t t = order[i];
         order[i] = order[j];
         order[j] = t;

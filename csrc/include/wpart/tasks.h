@@ -176,8 +176,9 @@ wpart_status_t wpart_tasks_pair_best(const wpart_tasks_problem_t *p,
                                      const int32_t *assign, int32_t r, int32_t q,
                                      wpart_tasks_pair_step_t *out);
 
-/** Seeds the stream (seed, a, b) of the serial engine (rank r of trial t: a = t + 1, b = r;
- * the turn order: b = n_ranks). */
+/** Seeds the stream (seed, a, b) of the core's generator (wpart/rng.h) that the serial engine
+ * draws from (rank r of trial t: a = t + 1, b = r; the turn order: b = n_ranks). state is a
+ * wpart_rng_t's s[4]. */
 void wpart_tasks_rng_seed(uint64_t state[4], uint64_t seed, uint64_t a, uint64_t b);
 /** Moves m candidates drawn without replacement to the front of cand[0..n) (inform stage). */
 wpart_status_t wpart_tasks_rng_sample(uint64_t state[4], int32_t *cand, int32_t n, int32_t m);
