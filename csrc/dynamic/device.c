@@ -1,6 +1,6 @@
 /*
  * device.c -- the device layer of wpart.dynamic (spec 001 §5.3, §5.9): true compute curves,
- * transfer paths, counter-based noise (xoshiro256** seeded by SplitMix64 per stream key),
+ * transfer paths, counter-based noise (one stream of the core's generator, wpart/rng.h, per key),
  * slowdown schedules and their integration. Stateless; shared by the event engine (sim.c) and
  * by run-based drivers (spec 002 §4.2).
  */
@@ -9,6 +9,7 @@
 
 #include "internal.h"
 #include "wpart/dynamic_sim.h"
+#include "wpart/rng.h"
 
 /* ------------------------------------------------------------------ curves ----------- */
 
@@ -231,58 +232,25 @@ double wpart_dynamic_device_xfer(const wpart_dynamic_device_t *d, double x, int 
 
 /* ------------------------------------------------------------------ noise ------------ */
 
-static inline uint64_t splitmix64(uint64_t *s)
+/* Stream (seed, pu, purpose, j) of the core's generator (wpart/rng.h, which documents this
+ * path): the ids are absorbed into the key with SplitMix64 steps, then SplitMix64 fills the
+ * xoshiro256** state. */
+static void stream_init(wpart_rng_t *g, uint64_t seed, int32_t pu, int32_t purpose, int64_t j)
 {
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
+    const uint64_t ids[4] = {(uint64_t)(uint32_t)pu * WPART_RNG_MUL_1,
+                             (uint64_t)(uint32_t)purpose * WPART_RNG_MUL_3, (uint64_t)j, 0};
+    wpart_rng_stream(g, seed, ids, 4);
 }
-
-static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-static inline uint64_t xoshiro_next(uint64_t s[4])
-{
-    uint64_t r = rotl(s[1] * 5, 7) * 9;
-    uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return r;
-}
-
-/* Stream (seed, pu, purpose, j): the key is hashed with SplitMix64 steps, then SplitMix64
- * fills the xoshiro256** state (the seeding its authors recommend). */
-static void stream_init(uint64_t s[4], uint64_t seed, int32_t pu, int32_t purpose, int64_t j)
-{
-    uint64_t h = seed;
-    uint64_t k = splitmix64(&h);
-    h = k ^ ((uint64_t)(uint32_t)pu * 0xD1B54A32D192ED03ULL);
-    k = splitmix64(&h);
-    h = k ^ ((uint64_t)(uint32_t)purpose * 0xABC98388FB8FAC03ULL);
-    k = splitmix64(&h);
-    h = k ^ (uint64_t)j;
-    k = splitmix64(&h);
-    h = k;
-    for (int i = 0; i < 4; i++) {
-        s[i] = splitmix64(&h);
-    }
-}
-
-static inline double u01(uint64_t v) { return (double)(v >> 11) * 0x1.0p-53; }
 
 double wpart_dynamic_noise_uniform(uint64_t seed, int32_t pu, int32_t purpose, int64_t j, int k)
 {
-    uint64_t s[4];
-    stream_init(s, seed, pu, purpose, j);
-    uint64_t v = xoshiro_next(s);
+    wpart_rng_t g;
+    stream_init(&g, seed, pu, purpose, j);
+    uint64_t v = wpart_rng_next(&g);
     if (k > 0) {
-        v = xoshiro_next(s);
+        v = wpart_rng_next(&g);
     }
-    return u01(v);
+    return wpart_rng_to_unit(v);
 }
 
 double wpart_dynamic_noise_lognormal(uint64_t seed, int32_t pu, int32_t purpose, int64_t j,
@@ -291,11 +259,9 @@ double wpart_dynamic_noise_lognormal(uint64_t seed, int32_t pu, int32_t purpose,
     if (sigma == 0) {
         return 1.0;
     }
-    uint64_t s[4];
-    stream_init(s, seed, pu, purpose, j);
-    double u1 = 1.0 - u01(xoshiro_next(s)); /* (0, 1] */
-    double u2 = u01(xoshiro_next(s));
-    double z = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+    wpart_rng_t g;
+    stream_init(&g, seed, pu, purpose, j);
+    double z = wpart_rng_normal(&g);
     return exp(sigma * z - 0.5 * sigma * sigma);
 }
 

@@ -130,8 +130,9 @@ typedef enum {
     WPART_DYN_NOISE_ONOFF = 3 /* holding times of the on/off interference */
 } wpart_dynamic_noise_purpose_t;
 
-/** Uniform in [0, 1) of stream (seed, pu, purpose, j): xoshiro256** seeded by SplitMix64 over
- * the key; draw `k` (0 or 1) of that stream. Pure function. */
+/** Uniform in [0, 1) of stream (seed, pu, purpose, j) of the core's generator (wpart/rng.h:
+ * xoshiro256** seeded by SplitMix64 over the key); draw `k` (0 or 1) of that stream. Pure
+ * function. */
 double wpart_dynamic_noise_uniform(uint64_t seed, int32_t pu, int32_t purpose, int64_t j, int k);
 
 /** Mean-one log-normal factor exp(sigma N - sigma^2 / 2), N standard normal drawn (Box-Muller)
