@@ -1,7 +1,8 @@
 /* sp_common.h -- shared pieces of the spatial template: the window (view) over
  * a bordered prefix array and the algorithm context, exact fraction comparisons, 1D prefixes
  * read from a window, the exact 1D optimum of a chain, the generic monotone-cost 1D probe /
- * Nicol search / bisection (spec 2.2, 2.6, 2.7), proportional allocation (spec 3.6) and the
+ * Nicol search / bisection (Sec. 2.2 of Saule et al. 2012), proportional allocation
+ * (Sec. 3.2.2) and the
  * max-load / bottleneck of a rectangle list.
  *
  * Conventions: coordinates are relative to the window origin and every algorithm is written
@@ -25,6 +26,13 @@ typedef struct {
     T *W;             /* scratch prefix, max(n1, n2) + 1 */
     int64_t *sep;     /* scratch separators, max(m, n1, n2) + 2 */
 } FN(ctx_t);
+
+/* whether the control's time limit has passed since t0 (a WPART_ECANCELLED then came from
+ * the time limit, after which a method that holds a complete partition returns it) */
+static inline int FN(time_up)(const wpart_control_t *ctl, double t0)
+{
+    return ctl && ctl->time_limit > 0 && wpart_i_now() - t0 > ctl->time_limit;
+}
 
 static inline T FN(load)(const FN(view_t) *v, int64_t a, int64_t b, int64_t c, int64_t d)
 {
@@ -189,7 +197,7 @@ static wpart_status_t FN(split_stripe_sp)(FN(ctx_t) *cx, int64_t a, int64_t b, c
     return st;
 }
 
-/* ---- generic monotone-cost 1D (spec 2.2, 2.6, 2.7) -------------------------------------- */
+/* ---- generic monotone-cost 1D (Sec. 2.2 of Saule et al. 2012) --------------------------- */
 
 typedef T (*FN(cost_f))(void *ctx, int64_t part, int64_t a, int64_t b);
 
@@ -269,7 +277,7 @@ static void FN(normalize)(int64_t *s, int64_t n, int64_t q)
     }
 }
 
-/* Nicol's parametric search (spec 2.6) on a monotone cost; returns B*, seps = leftmost greedy
+/* Nicol's parametric search (Sec. 2.2) on a monotone cost; returns B*, seps = leftmost greedy
  * separators at B* (normalised when homogeneous and q <= n). */
 static wpart_status_t FN(gnicol)(FN(ctx_t) *cx, FN(cost_f) f, void *ctx, int64_t n, int64_t q,
                                  int homog, T *Bout, int64_t *seps)
@@ -349,7 +357,7 @@ static wpart_status_t FN(gbisect)(FN(ctx_t) *cx, FN(cost_f) f, void *ctx, int64_
     return wpart_i_poll(cx->opt->control, cx->t0, 0, 0);
 }
 
-/* ---- proportional allocation (spec 3.6) -------------------------------------------------- */
+/* ---- proportional allocation (Sec. 3.2.2) ------------------------------------------------ */
 
 /* does block a (load La on qa parts) win the allocation greedy's pick over block b: the larger
  * La / qa, ties to the lower index */

@@ -128,6 +128,9 @@ static wpart_status_t FN(partition_one)(const T *S, int64_t n1, int64_t n2, int6
             bh = FN(bott_of)(&cx.v, rects, m, opt->speeds);
             sh = *stats;
             sh.orient = 0;
+            if (stats->timed_out) {
+                want_v = 0; /* the time is up: keep the rows-first answer */
+            }
         }
         if (want_v) {
             int64_t a1 = cx.v.n1 + 1, a2 = cx.v.n2 + 1;
@@ -160,7 +163,17 @@ static wpart_status_t FN(partition_one)(const T *S, int64_t n1, int64_t n2, int6
             }
             cxt.v.n1 = cx.v.n2;
             cxt.v.n2 = cx.v.n1;
-            WPART_CHECK(FN(run_oriented)(&cxt, m, alt));
+            st = FN(run_oriented)(&cxt, m, alt);
+            if (st == WPART_ECANCELLED && want_h && FN(time_up)(opt->control, cx.t0)) {
+                /* the time limit stopped the columns-first run: the rows-first one is done */
+                *stats = sh;
+                stats->timed_out = 1;
+                st = WPART_OK;
+                goto shift;
+            }
+            if (st != WPART_OK) {
+                goto cleanup;
+            }
             for (int64_t k = 0; k < m; k++) { /* map back: (r0,r1,c0,c1) <- (c0,c1,r0,r1) */
                 int64_t *p = alt + 4 * k, a = p[0], b = p[1];
                 p[0] = p[2];
@@ -177,15 +190,18 @@ static wpart_status_t FN(partition_one)(const T *S, int64_t n1, int64_t n2, int6
                 } else {
                     int64_t it = stats->iterations, pr = stats->probes, ce = stats->cost_evals,
                             ds = stats->dp_states;
+                    int to = stats->timed_out;
                     *stats = sh;
                     stats->iterations = it;
                     stats->probes = pr;
                     stats->cost_evals = ce;
                     stats->dp_states = ds;
+                    stats->timed_out = to;
                 }
             }
         }
     }
+shift:
     for (int64_t k = 0; k < m; k++) {
         rects[4 * k] += r0;
         rects[4 * k + 1] += r0;

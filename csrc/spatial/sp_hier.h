@@ -1,4 +1,4 @@
-/* sp_hier.h -- hierarchical bipartitions: HIER-RB (spec 3.11) and HIER-RELAXED
+/* sp_hier.h -- hierarchical bipartitions: HIER-RB (Sec. 3.3 of Saule et al. 2012) and HIER-RELAXED
  * (3.12), with and without processor speeds.
  * Part of the spatial template (see spatial_tmpl.h): compiled once per element type T.
  */
@@ -306,7 +306,7 @@ static int FN(fallback)(FN(hier_t) *h, int area, const int64_t *r, int64_t q, in
 
 /* Shared start of a hierarchical node (with or without speeds): emit leaves and nodes with
  * fewer cells than parts, poll the control hooks, and switch a zero-load node of HIER-RELAXED
- * to the area rule (spec 8 item 5). Returns 1 when the node is finished (*st says how). */
+ * to the area rule (a choice of wpart; the paper leaves it open). Returns 1 when the node is finished (*st says how). */
 static int FN(hier_node_start)(FN(hier_t) *h, const int64_t *r, int64_t q, int relaxed,
                                int *area, wpart_status_t *st)
 {

@@ -1,4 +1,4 @@
-/* sp_hier_opt.h -- the exact hierarchical optimum HIER-OPT (spec 3.13), a memoised
+/* sp_hier_opt.h -- the exact hierarchical optimum HIER-OPT (Sec. 3.3 of Saule et al. 2012), a memoised
  * DP over (row interval, column interval, q), and its processor-speed extension.
  * Part of the spatial template (see spatial_tmpl.h): compiled once per element type T.
  */

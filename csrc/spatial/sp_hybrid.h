@@ -1,4 +1,4 @@
-/* sp_hybrid.h -- HYBRID (spec 4): phase 1 on the window, proportional counts,
+/* sp_hybrid.h -- HYBRID (Sec. 5 of Saule et al. 2012): phase 1 on the window, proportional counts,
  * phase 2 per part, optional slow re-partition of the most loaded block; and the entry point
  * FN(partition) that dispatches between HYBRID and a single method.
  * Part of the spatial template (see spatial_tmpl.h): compiled once per element type T.
@@ -8,12 +8,30 @@ static wpart_status_t FN(partition)(const T *S, int64_t n1, int64_t n2, int64_t 
                                     const wpart_spatial_options_t *opt, int64_t *rects,
                                     wpart_spatial_stats_t *stats);
 
+/* the part of the time limit left to a sub-run (its control's time_limit; its clock starts
+ * at its own call), or WPART_ECANCELLED when none is left */
+static wpart_status_t FN(budget)(const wpart_control_t *ctl, double t0, wpart_control_t *sub)
+{
+    if (ctl && ctl->time_limit > 0) {
+        double left = ctl->time_limit - (wpart_i_now() - t0);
+        if (!(left > 0)) {
+            return wpart_i_error(WPART_ECANCELLED, "time limit of %g s reached",
+                                 ctl->time_limit);
+        }
+        sub->time_limit = left;
+    }
+    return WPART_OK;
+}
+
 static wpart_status_t FN(hybrid)(const T *S, int64_t n1, int64_t n2, int64_t m,
                                  const wpart_spatial_options_t *opt, int64_t *rects,
                                  wpart_spatial_stats_t *stats)
 {
     wpart_status_t st = WPART_OK;
     double t0 = wpart_i_now();
+    int complete = 0, sub_timed_out = 0;
+    int64_t K = 0, slow_runs = 0;
+    double best_eli = HUGE_VAL;
     FN(view_t) g = {S, n2 + 1, 1, n1, n2};
     int64_t w[4] = {opt->window[0], opt->window[1], opt->window[2], opt->window[3]};
     if (w[0] == 0 && w[1] == 0 && w[2] == 0 && w[3] == 0) {
@@ -61,18 +79,26 @@ static wpart_status_t FN(hybrid)(const T *S, int64_t n1, int64_t n2, int64_t m,
         cand[ncand++] = 1;
     }
     wpart_spatial_options_t o = *opt;
+    /* the sub-runs share the one time budget: each gets what is left of it */
+    wpart_control_t subctl;
+    wpart_control_init(&subctl);
+    if (opt->control) {
+        subctl = *opt->control;
+        o.control = &subctl;
+    }
     o.speeds = NULL;
     o.cuts = NULL;
     o.ncuts = 0;
     o.P = o.Q = 0;
     wpart_spatial_stats_t sub;
-    double best_eli = HUGE_VAL;
     int64_t best_m1 = 0;
     for (int64_t ci = 0; ci < ncand; ci++) {
         int64_t m1 = cand[ci];
         o.method = (wpart_spatial_method_t)opt->hybrid_phase1;
         memcpy(o.window, w, sizeof w);
+        WPART_CHECK(FN(budget)(opt->control, t0, &subctl));
         WPART_CHECK(FN(partition)(S, n1, n2, m1, &o, r1, &sub));
+        sub_timed_out |= sub.timed_out;
         for (int64_t k = 0; k < m1; k++) {
             const int64_t *r = r1 + 4 * k;
             L[k] = FN(load)(&g, r[0], r[1], r[2], r[3]);
@@ -94,7 +120,7 @@ static wpart_status_t FN(hybrid)(const T *S, int64_t n1, int64_t n2, int64_t m,
         }
         WPART_CHECK(wpart_i_poll(opt->control, t0, 0, 0));
     }
-    int64_t K = best_m1;
+    K = best_m1;
     off[0] = 0;
     for (int64_t k = 0; k < K; k++) {
         off[k + 1] = off[k] + cb[k];
@@ -113,7 +139,9 @@ static wpart_status_t FN(hybrid)(const T *S, int64_t n1, int64_t n2, int64_t m,
         } else {
             o.method = (wpart_spatial_method_t)opt->hybrid_fast;
             memcpy(o.window, r, 4 * sizeof(int64_t));
+            WPART_CHECK(FN(budget)(opt->control, t0, &subctl));
             WPART_CHECK(FN(partition)(S, n1, n2, cb[k], &o, dst, &sub));
+            sub_timed_out |= sub.timed_out;
         }
         WPART_CHECK(wpart_i_poll(opt->control, t0, (double)k, (double)K));
         M[k] = 0;
@@ -125,9 +153,9 @@ static wpart_status_t FN(hybrid)(const T *S, int64_t n1, int64_t n2, int64_t m,
             }
         }
     }
+    complete = 1; /* rects is a full partition from here on */
     /* slow refinement of the most loaded part while it improves (HYBRID-F) */
-    int64_t slow_runs = 0;
-    if (opt->hybrid_slow >= 0) {
+    if (opt->hybrid_slow >= 0 && !sub_timed_out) {
         for (;;) {
             int64_t kb = 0;
             for (int64_t k = 1; k < K; k++) {
@@ -142,6 +170,7 @@ static wpart_status_t FN(hybrid)(const T *S, int64_t n1, int64_t n2, int64_t m,
             WPART_CHECK(wpart_i_poll(opt->control, t0, (double)K, (double)K));
             o.method = (wpart_spatial_method_t)opt->hybrid_slow;
             memcpy(o.window, rb + 4 * kb, 4 * sizeof(int64_t));
+            WPART_CHECK(FN(budget)(opt->control, t0, &subctl));
             WPART_CHECK(FN(partition)(S, n1, n2, cb[kb], &o, tmp, &sub));
             slow_runs++;
             T x = 0;
@@ -158,12 +187,23 @@ static wpart_status_t FN(hybrid)(const T *S, int64_t n1, int64_t n2, int64_t m,
             } else {
                 break;
             }
+            if (sub.timed_out) {
+                sub_timed_out = 1;
+                break;
+            }
         }
     }
-    stats->P = K;
-    stats->eli = best_eli;
-    stats->iterations = slow_runs;
 cleanup:
+    if (st == WPART_ECANCELLED && complete && FN(time_up)(opt->control, t0)) {
+        st = WPART_OK; /* the time limit stopped the slow phase: phase 2's partition stands */
+        sub_timed_out = 1;
+    }
+    if (st == WPART_OK) {
+        stats->P = K;
+        stats->eli = best_eli;
+        stats->iterations = slow_runs;
+        stats->timed_out = sub_timed_out;
+    }
     stats->seconds = wpart_i_now() - t0;
     free(cand);
     free(r1);

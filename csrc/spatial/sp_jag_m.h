@@ -1,4 +1,4 @@
-/* sp_jag_m.h -- m-way jagged heuristics: JAG-M-HEUR (spec 3.7), JAG-M-PROBE and
+/* sp_jag_m.h -- m-way jagged heuristics: JAG-M-HEUR (Sec. 3.2.2 of Saule et al. 2012), JAG-M-PROBE and
  * JAG-M-HEUR-PROBE (3.8), JAG-M-ALLOC (3.9), and the processor-speed versions of the
  * heuristics and of PROBE (processors in order, stripe by stripe).
  * Part of the spatial template (see spatial_tmpl.h): compiled once per element type T.

@@ -1,9 +1,9 @@
-/* sp_jag_m_opt.h -- the exact m-way jagged optimum JAG-M-OPT (spec 3.10) and the
+/* sp_jag_m_opt.h -- the exact m-way jagged optimum JAG-M-OPT (Sec. 3.2.2 of Saule et al. 2012) and the
  * exact JAG-M-OPT / JAG-M-ALLOC with processor speeds (extension).
  * Part of the spatial template (see spatial_tmpl.h): compiled once per element type T.
  */
 
-/* JAG-M-OPT (3.10): bisection on the bottleneck with an exact feasibility DP
+/* JAG-M-OPT (Sec. 3.2.2): bisection on the bottleneck with an exact feasibility DP
  * N(i) = min_k N(k) + pieces(k, i, B) (fewest parts for rows [0, i)), bounded by the incumbent
  * of JAG-M-HEUR-PROBE; the stripes at B* are then completed by JAG-M-PROBE. */
 static wpart_status_t FN(jag_m_opt)(FN(ctx_t) *cx, int64_t m, int64_t *out)
@@ -14,10 +14,17 @@ static wpart_status_t FN(jag_m_opt)(FN(ctx_t) *cx, int64_t m, int64_t *out)
     int64_t *N = wpart_i_malloc(n1 + 1, sizeof(int64_t));
     int64_t *arg = wpart_i_malloc(n1 + 1, sizeof(int64_t));
     int64_t *R = wpart_i_malloc(n1 + 2, sizeof(int64_t));
+    int64_t *inc = NULL; /* the incumbent, returned when the time limit stops the search */
     if (!N || !arg || !R) {
         WPART_FAIL(WPART_ENOMEM, "out of memory");
     }
     WPART_CHECK(FN(jag_m_heur_probe)(cx, m, out));
+    if (cx->opt->control && cx->opt->control->time_limit > 0) {
+        inc = wpart_i_malloc(4 * m, sizeof(int64_t)); /* NULL: no incumbent kept, no error */
+        if (inc) {
+            memcpy(inc, out, 4 * m * sizeof(int64_t));
+        }
+    }
     T ub = FN(lmax_of)(v, out, m);
 #if !IS_INT
     /* rounding: the DP reads loads along other prefix paths than lmax_of */
@@ -121,9 +128,16 @@ static wpart_status_t FN(jag_m_opt)(FN(ctx_t) *cx, int64_t m, int64_t *out)
     cx->stats->iterations = iter;
     WPART_CHECK(FN(m_probe_core)(cx, R, P, m, out));
 cleanup:
+    if (st == WPART_ECANCELLED && inc && FN(time_up)(cx->opt->control, cx->t0)) {
+        memcpy(out, inc, 4 * m * sizeof(int64_t));
+        cx->stats->timed_out = 1;
+        cx->stats->iterations = iter;
+        st = WPART_OK;
+    }
     free(N);
     free(arg);
     free(R);
+    free(inc);
     return st;
 }
 

@@ -1,4 +1,4 @@
-/* sp_jag_pq.h -- P x Q jagged partitions: JAG-PQ-HEUR (spec 3.3), JAG-PQ-OPT by
+/* sp_jag_pq.h -- P x Q jagged partitions: JAG-PQ-HEUR (Sec. 3.2.1 of Saule et al. 2012), JAG-PQ-OPT by
  * Nicol's search (3.4) and by dynamic programming (3.5) on the memoised nested 1D optimum, and
  * their processor-speed extensions (stripe p runs on processors [pQ, pQ + Q)).
  * Part of the spatial template (see spatial_tmpl.h): compiled once per element type T.
@@ -166,7 +166,7 @@ static wpart_status_t FN(jag_pq_opt)(FN(ctx_t) *cx, int64_t P, int64_t Q, int us
     if (!use_dp) {
         WPART_CHECK(FN(gnicol)(cx, FN(nested_cost), &nc, n1, P, 1, &B, R));
     } else {
-        /* F[p][i], p parts over rows [0, i); crossing-point bisection (spec 2.5) */
+        /* F[p][i], p parts over rows [0, i); crossing-point bisection */
         F = wpart_i_malloc(2 * (n1 + 1), sizeof(T));
         if (!F) {
             WPART_FAIL(WPART_ENOMEM, "out of memory");

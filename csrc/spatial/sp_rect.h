@@ -1,5 +1,5 @@
-/* sp_rect.h -- rectilinear P x Q grids: RECT-UNIFORM (spec 3.1) and RECT-NICOL
- * (spec 3.2).
+/* sp_rect.h -- rectilinear P x Q grids: RECT-UNIFORM and RECT-NICOL
+ * (Sec. 3.1 of Saule et al. 2012).
  * Part of the spatial template (see spatial_tmpl.h): compiled once per element type T.
  */
 
@@ -136,6 +136,12 @@ static wpart_status_t FN(rect_nicol)(FN(ctx_t) *cx, int64_t P, int64_t Q, int64_
     }
     FN(emit_grid)(R, P, C, Q, out);
 cleanup:
+    /* every poll comes after R and C hold complete cuts: the current grid is an answer */
+    if (st == WPART_ECANCELLED && R && C && FN(time_up)(cx->opt->control, cx->t0)) {
+        FN(emit_grid)(R, P, C, Q, out);
+        cx->stats->timed_out = 1;
+        st = WPART_OK;
+    }
     free(hist);
     free(R);
     free(C);

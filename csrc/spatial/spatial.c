@@ -1,4 +1,4 @@
-/* spatial.c -- rectangular partitions of 2D load matrices (spec 004 sections 3-4). The
+/* spatial.c -- rectangular partitions of 2D load matrices (Secs. 3 and 5 of Saule et al. 2012). The
  * algorithms live in spatial_tmpl.h, compiled once for int64 and once for double. */
 #include <math.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * spatial_tmpl.h -- the rectangular-partition algorithms of spec 004, written once and compiled
+ * spatial_tmpl.h -- the rectangular-partition algorithms of Saule et al. 2012, written once and compiled
  * twice by spatial.c: T = int64_t (IS_INT 1, exact, fractions compared in 128 bits) and
  * T = double (IS_INT 0). FN(x) names a function for the current type.
  *
@@ -9,14 +9,14 @@
  *
  *   sp_common.h     window / context, fractions, 1D optimum, generic probe, Nicol, bisection,
  *                   proportional allocation, max load / bottleneck of a rectangle list
- *   sp_rect.h       rectilinear: RECT-UNIFORM, RECT-NICOL                    (spec 3.1 - 3.2)
- *   sp_jag_pq.h     P x Q jagged: JAG-PQ-HEUR, JAG-PQ-OPT (Nicol, DP), speeds (spec 3.3 - 3.5)
- *   sp_jag_m.h      m-way jagged heuristics: HEUR, PROBE, HEUR-PROBE, ALLOC  (spec 3.6 - 3.9)
- *   sp_jag_m_opt.h  m-way jagged optimum JAG-M-OPT, exact OPT / ALLOC with speeds (spec 3.10)
- *   sp_hier.h       hierarchical: HIER-RB, HIER-RELAXED                      (spec 3.11 - 3.12)
- *   sp_hier_opt.h   hierarchical optimum HIER-OPT                            (spec 3.13)
+ *   sp_rect.h       rectilinear: RECT-UNIFORM, RECT-NICOL                    (Sec. 3.1)
+ *   sp_jag_pq.h     P x Q jagged: JAG-PQ-HEUR, JAG-PQ-OPT (Nicol, DP), speeds (Sec. 3.2.1)
+ *   sp_jag_m.h      m-way jagged heuristics: HEUR, PROBE, HEUR-PROBE, ALLOC  (Sec. 3.2.2)
+ *   sp_jag_m_opt.h  m-way jagged optimum JAG-M-OPT, exact OPT / ALLOC with speeds (Sec. 3.2.2)
+ *   sp_hier.h       hierarchical: HIER-RB, HIER-RELAXED                      (Sec. 3.3)
+ *   sp_hier_opt.h   hierarchical optimum HIER-OPT                            (Sec. 3.3)
  *   sp_driver.h     one method on the whole matrix (orientation, buffers, statistics)
- *   sp_hybrid.h     HYBRID (spec 4) and the FN(partition) entry point
+ *   sp_hybrid.h     HYBRID (Sec. 5) and the FN(partition) entry point
  *   sp_hier3d.h     HIER-RB on 3D loads (extension)
  */
 

@@ -1,6 +1,6 @@
 /*
  * wpart/base.h -- what every family shares: prefix sums, box-load queries and optimal 1D
- * chains-on-chains partitioning (spec 004 sections 1.2 and 2).
+ * chains-on-chains partitioning (Secs. 2.1 and 2.2 of Saule et al., JPDC 2012).
  *
  * Arrays are flat, row-major and borrowed: the core never modifies an input and never keeps a
  * pointer after returning. Output buffers are allocated by the caller with the sizes given below.
@@ -17,7 +17,7 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------------------------------ */
-/* Prefix sums (spec 004 section 1.2)                                                          */
+/* Prefix sums (Sec. 2.1 of Saule et al. 2012)                                                 */
 /* ------------------------------------------------------------------------------------------ */
 
 /**
@@ -64,20 +64,20 @@ wpart_status_t wpart_base_box_loads_f64(const double *S, int d, const int64_t *d
                                         const int64_t *boxes, int64_t k, double *out);
 
 /* ------------------------------------------------------------------------------------------ */
-/* Optimal 1D partitioning, chains-on-chains (spec 004 section 2)                              */
+/* Optimal 1D partitioning, chains-on-chains (Sec. 2.2 of Saule et al. 2012)                  */
 /* ------------------------------------------------------------------------------------------ */
 
 typedef enum {
-    WPART_1D_NICOL = 0,               /* exact parametric search (NicolPlus bounds), 2.6 */
-    WPART_1D_BISECT = 1,              /* exact bisection on the bottleneck value, 2.6 */
-    WPART_1D_DP = 2,                  /* exact dynamic programme (reference), 2.5 */
-    WPART_1D_DIRECT_CUT = 3,          /* heuristic, Lmax <= T/q + amax, 2.3 */
-    WPART_1D_RECURSIVE_BISECTION = 4  /* heuristic, 2-approximation, 2.4 */
+    WPART_1D_NICOL = 0,               /* exact parametric search (NicolPlus bounds) */
+    WPART_1D_BISECT = 1,              /* exact bisection on the bottleneck value */
+    WPART_1D_DP = 2,                  /* exact dynamic programme (reference) */
+    WPART_1D_DIRECT_CUT = 3,          /* heuristic, Lmax <= T/q + amax */
+    WPART_1D_RECURSIVE_BISECTION = 4  /* heuristic, 2-approximation */
 } wpart_1d_method_t;
 
 typedef struct {
     wpart_1d_method_t method;
-    int normalize;                 /* apply NORMALIZE (2.7) to exact results: default 1 */
+    int normalize;                 /* make parts non-empty (exact results): default 1 */
     const wpart_control_t *control;  /* optional hooks; NULL for none */
 } wpart_1d_options_t;
 
@@ -105,7 +105,7 @@ void wpart_1d_options_init(wpart_1d_options_t *opt);
  *
  * Exact methods return the leftmost-greedy optimal separators at the optimal bottleneck B*,
  * so every exact method gives identical separators; with speeds == NULL and q <= n they are
- * normalised so that no part is empty (2.7). With speeds, optimality is with respect to the
+ * normalised so that no part is empty (wpart's normalisation). With speeds, optimality is with respect to the
  * costs as computed in double precision (load / speed), which are monotone, so the result is
  * exactly optimal for those costs.
  *
@@ -122,7 +122,7 @@ wpart_status_t wpart_base_1d_f64(const double *W, int64_t n, int64_t q, const do
                                  wpart_1d_stats_t *stats);
 
 /**
- * PROBE (2.2): can the chain be split into at most q parts of cost <= B? Greedy, leftmost.
+ * PROBE (Sec. 2.2): can the chain be split into at most q parts of cost <= B? Greedy, leftmost.
  * seps (length q+1) receives the greedy separators, padded with n; *ok is 1 on success.
  * Time O(q log(n/q)).
  */

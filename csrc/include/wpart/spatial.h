@@ -1,5 +1,6 @@
 /*
- * wpart/spatial.h -- rectangular partitions of 2D load matrices (spec 004 sections 3-4):
+ * wpart/spatial.h -- rectangular partitions of 2D load matrices (Secs. 3 and 5 of
+ * Saule et al., JPDC 2012):
  * rectilinear, P x Q jagged, m-way jagged and hierarchical classes.
  *
  * Every algorithm reads a bordered 2D prefix array S of shape (n1+1) x (n2+1) (see
@@ -37,7 +38,7 @@ typedef enum {
 
 typedef enum { WPART_SP_HOR = 0, WPART_SP_VER = 1, WPART_SP_BEST = 2 } wpart_spatial_orient_t;
 
-/* HIER cut-dimension rules (spec 3.11) */
+/* HIER cut-dimension rules (Sec. 3.3) */
 typedef enum {
     WPART_SP_LOAD = 0, WPART_SP_DIST = 1, WPART_SP_DIMHOR = 2, WPART_SP_DIMVER = 3
 } wpart_spatial_rule_t;
@@ -67,7 +68,7 @@ typedef struct {
                                       m times larger). Processors are
                                       used in the given order (stripe by stripe, left/top side
                                       first), so sorting the speeds changes the result. */
-    /* HYBRID (spec 4): phase-1 method, fast and slow phase-2 methods (each one of JAG-M-HEUR,
+    /* HYBRID (Sec. 5): phase-1 method, fast and slow phase-2 methods (each one of JAG-M-HEUR,
        JAG-M-HEUR-PROBE, JAG-M-OPT, HIER-RB, HIER-RELAXED; slow < 0 for none), the phase-1
        part count m1 (0 = choose by the expected imbalance) and its minimum (0 = default
        max(2, ceil(m/64))). init sets JAG-M-HEUR / JAG-M-HEUR-PROBE / JAG-M-OPT. */
@@ -85,6 +86,10 @@ typedef struct {
     int orient;           /* orientation used (0 HOR, 1 VER) for jagged methods */
     int64_t P;            /* stripes / row blocks used (HYBRID: the m1 used) */
     double eli;           /* HYBRID: expected load imbalance of the chosen phase 1 */
+    int timed_out;        /* 1 when the time limit stopped the method after it had a complete
+                             partition: the call returns WPART_OK with that partition (the
+                             best found: the JAG-M-OPT incumbent, the current RECT-NICOL grid,
+                             the finished orientation of a jagged method, HYBRID's phase 2) */
 } wpart_spatial_stats_t;
 
 /** Defaults: RECT-UNIFORM, HOR, LOAD rule, area tie, everything else 0/NULL. */
@@ -94,7 +99,9 @@ void wpart_spatial_options_init(wpart_spatial_options_t *opt);
  * Partition the window of the matrix whose bordered prefix is S ((n1+1) x (n2+1), row-major)
  * into m rectangles with opt->method; rects receives m rows (r0, r1, c0, c1), global coordinates.
  * Status: WPART_EINVAL (m < 1, bad window, P*Q != m, bad cuts/counts), WPART_ENOMEM,
- * WPART_ELIMIT (HIER-OPT state cap), WPART_ECANCELLED (control hooks / time limit).
+ * WPART_ELIMIT (HIER-OPT state cap), WPART_ECANCELLED (control hooks, or the time limit before
+ * any complete partition; a time limit reached after one returns WPART_OK with
+ * stats->timed_out = 1).
  */
 wpart_status_t wpart_spatial_partition_i64(const int64_t *S, int64_t n1, int64_t n2, int64_t m,
                                            const wpart_spatial_options_t *opt, int64_t *rects,
@@ -104,7 +111,7 @@ wpart_status_t wpart_spatial_partition_f64(const double *S, int64_t n1, int64_t 
                                            wpart_spatial_stats_t *stats);
 
 /**
- * HIER-RB on a 3D load array (extension of spec 3.11): S is the bordered 3D prefix
+ * HIER-RB on a 3D load array (an extension of Sec. 3.3): S is the bordered 3D prefix
  * ((n1+1) x (n2+1) x (n3+1), see wpart_base_prefix3d_*), boxes receives m rows
  * (r0, r1, c0, c1, l0, l1). rule: WPART_SP_LOAD (try the 3 dimensions, keep the best cut) or
  * WPART_SP_DIST (the longest extent). Ties take the smaller cut.
@@ -115,7 +122,7 @@ wpart_status_t wpart_spatial_hier_rb3d_f64(const double *S, int64_t n1, int64_t 
                                            int64_t m, wpart_spatial_rule_t rule, int64_t *boxes);
 
 /**
- * Proportional allocation (spec 3.6): counts Q[k] >= 1 with sum m for K <= m blocks of loads L,
+ * Proportional allocation (Sec. 3.2.2): counts Q[k] >= 1 with sum m for K <= m blocks of loads L,
  * optional caps (NULL for none). Ties go to the smallest index.
  */
 wpart_status_t wpart_spatial_alloc_i64(const int64_t *L, int64_t K, int64_t m,
