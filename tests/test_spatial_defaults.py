@@ -53,7 +53,7 @@ def test_defaults_with_speeds():
     for meth in ("jag_m_probe", "jag_m_alloc"):
         r = sp.partition(A, 11, method=meth, speeds=s)
         r.validate()
-        assert r.bottleneck >= A.sum() / s.sum() - 1e-9
+        assert r.max_load >= A.sum() / s.sum() - 1e-9
 
 
 def test_instances_reachable_after_plain_import():

@@ -211,7 +211,7 @@ def test_general_milp_golden_and_chain():
         m = int(rng.integers(1, min(6, n1 * n2) + 1))
         g = spatial.general_optimum(A, m)
         g.validate()
-        assert g.params["status"] == "optimal"
+        assert g.status == "optimal" and g.params["milp_status"] == "optimal"
         assert g.max_load <= spatial.hier_opt(A, m).max_load
     with pytest.raises(ValueError, match="MILP"):
         spatial.general_optimum(np.ones((12, 12)), 4)

@@ -39,7 +39,7 @@ def test_pic_series_and_projections():
     c3 = np.ones((4, 5, 6), dtype=int)
     assert I.project3d(c3, axis=2).shape == (4, 5)
     assert I.project3d(c3, axis=2).sum() == 120
-    P = I.from_points(np.random.default_rng(0).random((100, 3)), 10, axis=1)
+    P = I.from_points(np.random.default_rng(0).random((100, 3)), n=10, axis=1)
     assert P.sum() == 100 and P.shape == (10, 10)
     M = I.mesh_like(256, points=50_000)
     assert (M == 0).any() and M.sum() == 50_000 - 50_000 % (2 * 1) or M.sum() > 0

@@ -355,8 +355,14 @@ def test_time_limit_and_progress():
     from wpart.spatial import instances as I
 
     A = I.uniform(256, seed=0)
-    with pytest.raises(wpart.CancelledError):
-        spatial.jag_m_opt(A, 3000, time_limit=0.05)
+    # the time limit is a status: JAG-M-OPT returns its incumbent (at worst JAG-M-HEUR-PROBE's
+    # rows-first partition), never an exception
+    r = spatial.jag_m_opt(A, 3000, time_limit=0.05)
+    assert r.status == "time_limit" and r.success and "time limit" in r.message
+    r.validate()
+    assert r.max_load <= spatial.jag_m_heur_probe(A, 3000, orient="hor").max_load
+    with pytest.raises(wpart.CancelledError, match="returned False"):
+        spatial.jag_m_opt(A, 3000, progress=lambda d, t: False)
     seen = []
     r = spatial.jag_m_opt(A[:64, :64], 50, progress=lambda d, t: seen.append((d, t)))
     r.validate()

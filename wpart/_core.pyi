@@ -21,15 +21,21 @@ class WpartOSError(WpartError, OSError): ...
 
 def prefix_sum(A: NDArray, out: NDArray | None = ..., name: str = ...) -> NDArray: ...
 def box_loads(S: NDArray, boxes: NDArray[np.int64]) -> NDArray: ...
+# 1D method codes (wpart_1d_method_t), named by wpart._base.TABLE_1D
+BASE_1D_NICOL: int
+BASE_1D_BISECT: int
+BASE_1D_DP: int
+BASE_1D_DIRECT_CUT: int
+BASE_1D_RECURSIVE_BISECTION: int
 def partition_1d(
     loads: NDArray,
     m: int,
-    method: str,
+    method: int,
     speeds: NDArray[np.float64] | None = ...,
     normalize: bool = ...,
     progress: Callable[[float, float], None] | None = ...,
     time_limit: float = ...,
-) -> tuple[NDArray[np.int64], NDArray, tuple[float, int, int, int, float]]: ...
+) -> tuple[NDArray[np.int64] | None, NDArray, tuple[float, int, int, int, float]]: ...
 def probe_1d(loads: NDArray, m: int, B: float) -> tuple[bool, NDArray[np.int64]]: ...
 def milp_solve(
     *,
@@ -72,7 +78,31 @@ def milp_solver_version() -> str: ...
 
 # Families (the Python modules wpart.spatial, wpart.hetero and wpart.tasks validate every
 # argument before calling these; see their docstrings).
-def spatial_partition(S: NDArray, m: int, method: int, **options: Any) -> tuple[NDArray[np.int64], tuple]: ...
+# spatial enums (wpart_spatial_method_t, _orient_t, _rule_t), named by wpart.spatial.TABLE
+SP_RECT_UNIFORM: int
+SP_RECT_NICOL: int
+SP_JAG_PQ_HEUR: int
+SP_JAG_PQ_OPT_NICOL: int
+SP_JAG_PQ_OPT_DP: int
+SP_JAG_M_HEUR: int
+SP_JAG_M_PROBE: int
+SP_JAG_M_HEUR_PROBE: int
+SP_JAG_M_ALLOC: int
+SP_JAG_M_OPT: int
+SP_HIER_RB: int
+SP_HIER_RELAXED: int
+SP_HIER_OPT: int
+SP_HYBRID: int
+SP_HOR: int
+SP_VER: int
+SP_BEST: int
+SP_RULE_LOAD: int
+SP_RULE_DIST: int
+SP_RULE_HOR: int
+SP_RULE_VER: int
+# (rects or None when the time limit struck first, stats; stats[9]: 0 done, 1 time limit with
+# the best partition found, 2 time limit before any)
+def spatial_partition(S: NDArray, m: int, method: int, **options: Any) -> tuple[NDArray[np.int64] | None, tuple]: ...
 def spatial_hier_rb3d(S: NDArray, m: int, rule: int = ...) -> NDArray[np.int64]: ...
 def spatial_alloc(loads: NDArray, m: int, cap: NDArray[np.int64] | None = ...) -> NDArray[np.int64]: ...
 def hetero_front(*args: Any, **kwargs: Any) -> Any: ...

@@ -92,6 +92,7 @@ static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject 
     wpy_control_setup(&ctl, progress, time_limit);
     opt.control = &ctl.ctl;
     wpart_spatial_stats_t stats;
+    memset(&stats, 0, sizeof stats);
     int64_t n1 = (int64_t)PyArray_DIM(S, 0) - 1, n2 = (int64_t)PyArray_DIM(S, 1) - 1;
     wpart_status_t st;
     Py_BEGIN_ALLOW_THREADS
@@ -103,14 +104,25 @@ static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject 
                                          PyArray_DATA(out), &stats);
     }
     Py_END_ALLOW_THREADS
-    if (st != WPART_OK) {
+    if (PyErr_Occurred()) {
+        goto cleanup; /* Ctrl-C or a failed progress callable, even if the core then finished */
+    }
+    /* the last field: 0 = finished, 1 = the time limit stopped it with a partition (the best
+     * found), 2 = the time limit stopped it before any partition (rects is None) */
+    int stop = stats.timed_out ? 1 : 0;
+    if (st == WPART_ECANCELLED && time_limit > 0) {
+        stop = 2; /* a time limit is a status, not an error */
+        Py_DECREF(out);
+        Py_INCREF(Py_None);
+        out = (PyArrayObject *)Py_None;
+    } else if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto cleanup;
     }
-    res = Py_BuildValue("O(dLLLLiiLd)", out, stats.seconds, (long long)stats.iterations,
+    res = Py_BuildValue("O(dLLLLiiLdi)", out, stats.seconds, (long long)stats.iterations,
                         (long long)stats.probes, (long long)stats.cost_evals,
                         (long long)stats.dp_states, stats.converged, stats.orient,
-                        (long long)stats.P, stats.eli);
+                        (long long)stats.P, stats.eli, stop);
 cleanup:
     Py_XDECREF(S);
     Py_XDECREF(C);
@@ -213,7 +225,7 @@ static PyObject *wpy_spatial_alloc(PyObject *self, PyObject *args)
                                          PyArray_DATA(out));
     Py_END_ALLOW_THREADS
     if (st != WPART_OK) {
-        wpy_raise(st, "loads");
+        wpy_raise(st, "`loads`");
         goto cleanup;
     }
     res = (PyObject *)out;
@@ -231,8 +243,46 @@ static PyMethodDef spatial_methods[] = {
     {"spatial_hier_rb3d", wpy_spatial_hier_rb3d, METH_VARARGS,
      "3D HIER-RB on a bordered 3D prefix: boxes (m x 6)."},
     {"spatial_alloc", wpy_spatial_alloc, METH_VARARGS,
-     "Proportional allocation of m parts to K blocks (spec 3.6)."},
+     "Proportional allocation of m parts to K blocks (Sec. 3.3 of Saule et al.)."},
     {NULL, NULL, 0, NULL},
 };
 
-int wpy_spatial_init(PyObject *m) { return PyModule_AddFunctions(m, spatial_methods); }
+/* The core's enum values, exported so that the Python method table (wpart/spatial/_common.py)
+ * names each C entry instead of relying on an order. */
+static const struct {
+    const char *name;
+    int value;
+} spatial_constants[] = {
+    {"SP_RECT_UNIFORM", WPART_SP_RECT_UNIFORM},
+    {"SP_RECT_NICOL", WPART_SP_RECT_NICOL},
+    {"SP_JAG_PQ_HEUR", WPART_SP_JAG_PQ_HEUR},
+    {"SP_JAG_PQ_OPT_NICOL", WPART_SP_JAG_PQ_OPT_NICOL},
+    {"SP_JAG_PQ_OPT_DP", WPART_SP_JAG_PQ_OPT_DP},
+    {"SP_JAG_M_HEUR", WPART_SP_JAG_M_HEUR},
+    {"SP_JAG_M_PROBE", WPART_SP_JAG_M_PROBE},
+    {"SP_JAG_M_HEUR_PROBE", WPART_SP_JAG_M_HEUR_PROBE},
+    {"SP_JAG_M_ALLOC", WPART_SP_JAG_M_ALLOC},
+    {"SP_JAG_M_OPT", WPART_SP_JAG_M_OPT},
+    {"SP_HIER_RB", WPART_SP_HIER_RB},
+    {"SP_HIER_RELAXED", WPART_SP_HIER_RELAXED},
+    {"SP_HIER_OPT", WPART_SP_HIER_OPT},
+    {"SP_HYBRID", WPART_SP_HYBRID},
+    {"SP_HOR", WPART_SP_HOR},
+    {"SP_VER", WPART_SP_VER},
+    {"SP_BEST", WPART_SP_BEST},
+    {"SP_RULE_LOAD", WPART_SP_LOAD},
+    {"SP_RULE_DIST", WPART_SP_DIST},
+    {"SP_RULE_HOR", WPART_SP_DIMHOR},
+    {"SP_RULE_VER", WPART_SP_DIMVER},
+};
+
+int wpy_spatial_init(PyObject *m)
+{
+    for (size_t i = 0; i < sizeof spatial_constants / sizeof spatial_constants[0]; i++) {
+        if (PyModule_AddIntConstant(m, spatial_constants[i].name, spatial_constants[i].value) <
+            0) {
+            return -1;
+        }
+    }
+    return PyModule_AddFunctions(m, spatial_methods);
+}

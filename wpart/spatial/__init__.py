@@ -1,4 +1,5 @@
-"""Rectangular partitions of 2D load matrices (spec 004; Saule, Baş, Çatalyürek, JPDC 2012).
+"""Rectangular partitions of 2D load matrices (Saule, Baş and Çatalyürek, "Load-Balancing
+Spatially Located Computations using Rectangular Partitions", JPDC 2012: Saule et al. 2012).
 
 Split an ``n1 x n2`` matrix of non-negative loads into ``m`` rectangles that tile it, so that
 the largest rectangle load is as small as possible. Four classes of partition are offered,
@@ -23,7 +24,8 @@ Guarantees
   given counts), JAG-M-OPT (the ``m``-way jagged optimum) and HIER-OPT (the hierarchical
   optimum). The class chain HIER-OPT <= JAG-M-OPT <= JAG-PQ-OPT <= RECT-NICOL <= RECT-UNIFORM
   holds for every input.
-* Proven bounds (strictly positive loads, ``Delta = amax / amin``; spec 3.3 and 3.7):
+* Proven bounds (strictly positive loads, ``Delta = amax / amin``; Theorems 1 and 3 of the
+  paper):
   JAG-PQ-HEUR ``<= (1 + Delta P/n1)(1 + Delta Q/n2) T/m``; JAG-M-HEUR
   ``<= (m/(m-P) + m Delta/(P n2) + m Delta^2/(n1 n2)) T/m`` when ``P < m`` and every stripe
   count is ``<= n2``. Always: JAG-M-HEUR-PROBE <= JAG-M-HEUR, RECT-NICOL <= RECT-UNIFORM,
@@ -62,7 +64,7 @@ Examples
 
 
 from . import instances
-from ._common import METHODS, _stripes_of, factor_pair  # noqa: F401 (_stripes_of: tests)
+from ._common import METHODS, TABLE, _stripes_of, factor_pair  # noqa: F401 (_stripes_of: tests)
 from ._hier import hier_opt, hier_rb, hier_relaxed
 from ._hybrid import general_optimum, hybrid, partition
 from ._jag_m import (
@@ -80,6 +82,7 @@ from ._rect import rect_nicol, rect_uniform
 
 __all__ = [
     "METHODS",
+    "TABLE",
     "SpatialPartition",
     "allocate",
     "factor_pair",

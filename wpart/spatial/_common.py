@@ -1,8 +1,7 @@
-"""Shared machinery of the spatial methods: method names, input validation (matrix, ``m``,
+"""Shared machinery of the spatial methods: the method table, input validation (matrix, ``m``,
 orientation, grid shape, stripe count), the call into the C core and the result assembly."""
 
 from __future__ import annotations
-from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
 
 import math
 import warnings
@@ -12,60 +11,91 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
+from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
+from .._methods import Method, MethodTable
 from .._progress import progress_hook
-from .._validate import as_int, as_loads, as_parts, as_speeds, check_speed_costs, choice
+from .._validate import (
+    as_bool,
+    as_int,
+    as_loads,
+    as_parts,
+    as_progress,
+    as_speeds,
+    check_speed_costs,
+    choice,
+    core_time_limit,
+)
 from ._partition import SpatialPartition, _scalar
 
-__all__ = ["METHODS", "factor_pair"]
+__all__ = ["METHODS", "TABLE", "factor_pair"]
 
-METHODS = (
-    "rect_uniform",
-    "rect_nicol",
-    "jag_pq_heur",
-    "jag_pq_opt_nicol",
-    "jag_pq_opt_dp",
-    "jag_m_heur",
-    "jag_m_probe",
-    "jag_m_heur_probe",
-    "jag_m_alloc",
-    "jag_m_opt",
-    "hier_rb",
-    "hier_relaxed",
-    "hier_opt",
-    "hybrid",
-)
-_CODE = {name: i for i, name in enumerate(METHODS[:13])}
-_ORIENT = ("hor", "ver", "best")
-_VARIANT = ("load", "dist", "hor", "ver")
+_PQ = ("P", "Q")
+_COMMON = ("allow_empty",)
+
+#: The spatial methods, declared once: name -> the core's ``wpart_spatial_method_t`` value,
+#: the keyword options of the method's function, exactness and a one-line summary. The
+#: sections are those of Saule et al. 2012.
+TABLE = MethodTable("spatial", [
+    Method("rect_uniform", _core.SP_RECT_UNIFORM, exact=False, options=_PQ + _COMMON,
+           summary="P x Q grid of equal-area rows and columns (Sec. 3.1)"),
+    Method("rect_nicol", _core.SP_RECT_NICOL, exact=False,
+           options=_PQ + ("max_sweeps", "time_limit") + _COMMON,
+           summary="P x Q grid refined by alternating exact 1D cuts (Sec. 3.1)"),
+    Method("jag_pq_heur", _core.SP_JAG_PQ_HEUR, exact=False,
+           options=_PQ + ("orient", "speeds") + _COMMON,
+           summary="P optimal stripes, each cut optimally into Q pieces (Sec. 3.2.1, Theorem 1)"),
+    Method("jag_pq_opt_nicol", _core.SP_JAG_PQ_OPT_NICOL, exact=True,
+           options=_PQ + ("orient", "time_limit", "speeds") + _COMMON,
+           summary="optimal P x Q jagged partition, Nicol's search (Sec. 3.2.1)"),
+    Method("jag_pq_opt_dp", _core.SP_JAG_PQ_OPT_DP, exact=True,
+           options=_PQ + ("orient", "time_limit", "speeds") + _COMMON,
+           summary="optimal P x Q jagged partition, dynamic programme (Sec. 3.2.1)"),
+    Method("jag_m_heur", _core.SP_JAG_M_HEUR, exact=False,
+           options=("P", "orient", "speeds") + _COMMON,
+           summary="P stripes, parts in proportion to the stripe loads (Sec. 3.2.2, Theorem 3)"),
+    Method("jag_m_probe", _core.SP_JAG_M_PROBE, exact=False,
+           options=("stripe_cuts", "orient", "speeds") + _COMMON,
+           summary="optimal part counts for given stripes (Sec. 3.2.2)"),
+    Method("jag_m_heur_probe", _core.SP_JAG_M_HEUR_PROBE, exact=False,
+           options=("P", "orient", "speeds") + _COMMON,
+           summary="JAG-M-HEUR's stripes with optimal part counts (Sec. 3.2.2)"),
+    Method("jag_m_alloc", _core.SP_JAG_M_ALLOC, exact=False,
+           options=("counts", "orient", "time_limit", "speeds") + _COMMON,
+           summary="optimal stripes for given part counts (Sec. 3.2.2)"),
+    Method("jag_m_opt", _core.SP_JAG_M_OPT, exact=True,
+           options=("orient", "time_limit", "progress", "speeds") + _COMMON,
+           summary="optimal m-way jagged partition (Sec. 3.2.2)"),
+    Method("hier_rb", _core.SP_HIER_RB, exact=False,
+           options=("variant", "tie", "speeds") + _COMMON,
+           summary="recursive bisection, half the parts on each side (Sec. 3.3)"),
+    Method("hier_relaxed", _core.SP_HIER_RELAXED, exact=False,
+           options=("variant", "tie", "speeds") + _COMMON,
+           summary="recursive bisection choosing each side's part count (Sec. 3.3)"),
+    Method("hier_opt", _core.SP_HIER_OPT, exact=True,
+           options=("max_states", "time_limit", "speeds") + _COMMON,
+           summary="optimal hierarchical bipartition, dynamic programme (Sec. 3.3)"),
+    Method("hybrid", _core.SP_HYBRID, exact=False,
+           options=("phase1", "phase2_fast", "phase2_slow", "m1", "m1_min", "orient", "variant",
+                    "time_limit") + _COMMON,
+           summary="phase 1 into m1 blocks, each block partitioned again (Sec. 5)"),
+])
+
+#: Names accepted by :func:`wpart.spatial.partition`.
+METHODS = TABLE.names
+
+#: Orientations of the jagged methods: name -> the core's ``wpart_spatial_orient_t``.
+_ORIENT_CODE = {"hor": _core.SP_HOR, "ver": _core.SP_VER, "best": _core.SP_BEST}
+_ORIENT_NAME = {v: k for k, v in _ORIENT_CODE.items()}
+_ORIENT = tuple(_ORIENT_CODE)
+#: HIER cut-dimension rules: name -> the core's ``wpart_spatial_rule_t``.
+_RULE = {"load": _core.SP_RULE_LOAD, "dist": _core.SP_RULE_DIST, "hor": _core.SP_RULE_HOR,
+         "ver": _core.SP_RULE_VER}
+_VARIANT = tuple(_RULE)
 _TIE = ("area", "first")
 
 
 # ---------------------------------------------------------------------------------------------
 # input handling
-
-
-def as_flag(x: Any, name: str) -> bool:
-    """A boolean option (Python or NumPy bool)."""
-    if not isinstance(x, (bool, np.bool_)):
-        raise WpartTypeError(f"`{name}` must be True or False, got {type(x).__name__}")
-    return bool(x)
-
-
-def as_real(x: Any, name: str) -> float:
-    """A real scalar (int or float, not bool or str)."""
-    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer, np.floating)):
-        raise WpartTypeError(f"`{name}` must be a number, got {type(x).__name__}")
-    return float(x)
-
-
-def as_time_limit(x: Any, name: str = "time_limit") -> float:
-    """Seconds (> 0) or None; 0.0 means no limit for the core."""
-    if x is None:
-        return 0.0
-    tl = as_real(x, name)
-    if not tl > 0:
-        raise WpartValueError(f"`{name}` must be positive, got {x}")
-    return tl
 
 
 class _Prepared:
@@ -85,7 +115,7 @@ class _Prepared:
         self.total = self.S[(-1,) * arr.ndim]
         self.amax = arr.max()
         self.m = as_parts(m, arr.size)
-        if not as_flag(allow_empty, "allow_empty") and self.m > arr.size:
+        if not as_bool(allow_empty, "allow_empty") and self.m > arr.size:
             raise WpartValueError(
                 f"`m` = {self.m} exceeds the {arr.size} cells of A; pass "
                 "allow_empty=True to accept empty rectangles"
@@ -93,9 +123,8 @@ class _Prepared:
 
 
 def _orient(orient: Any) -> int:
-    return _ORIENT.index(
-        choice(orient, "orient", _ORIENT, {"rows": "hor", "cols": "ver"})
-    )
+    """The core's orientation code of `orient` ('hor', 'ver', 'best'; 'rows', 'cols')."""
+    return _ORIENT_CODE[choice(orient, "orient", _ORIENT, {"rows": "hor", "cols": "ver"})]
 
 
 def _divisors(m: int) -> list[int]:
@@ -110,7 +139,8 @@ def _divisors(m: int) -> list[int]:
 
 
 def factor_pair(m: int, n1: int, n2: int) -> tuple[int, int]:
-    """The factor pair ``P x Q = m`` closest to ``P = sqrt(m n1 / n2)`` (Theorem 2).
+    """The factor pair ``P x Q = m`` closest to ``P = sqrt(m n1 / n2)`` (Theorem 2 of Saule
+    et al. 2012).
 
     Ties go to the smaller ``P``. The divisors are found by trial division up to
     ``sqrt(m)``, so `m` is limited to ``2**44`` (an ``OverflowError`` above).
@@ -168,13 +198,18 @@ def _pq(m: int, n1: int, n2: int, P: Any, Q: Any) -> tuple[int, int]:
     return P, Q
 
 
+def _status(method: str) -> str:
+    """``"optimal"`` for an exact method of the table, ``"feasible"`` otherwise."""
+    return "optimal" if method in TABLE and TABLE[method].exact else "feasible"
+
+
 def _run(
     pp: _Prepared,
     method: str,
     params: dict,
     *,
     progress: Any = None,
-    time_limit: float | None = None,
+    time_limit: Any = None,
     speeds: Any = None,
     **kw: Any,
 ) -> SpatialPartition:
@@ -183,12 +218,23 @@ def _run(
     if sp is not None:
         kw["speeds"] = sp
         params = dict(params, speeds=True)
-    tl = as_time_limit(time_limit)
+    tl = core_time_limit(time_limit)
+    progress = as_progress(progress)
     with progress_hook(progress, total=1.0, desc=method) as hook:
         rects, st = _core.spatial_partition(
-            pp.S, pp.m, _CODE[method], progress=hook, time_limit=tl, **kw
+            pp.S, pp.m, TABLE[method].code, progress=hook, time_limit=tl, **kw
         )
-    stats = {
+    stats = _stats(st)
+    params = dict(params)
+    if "orient" in params and rects is not None:
+        params["orient_used"] = _ORIENT_NAME[st[6]]
+    if method.startswith("jag_m") and rects is not None:
+        params["P_used"] = int(st[7])
+    return _result(pp, rects, method, params, stats, sp, stop=st[9], time_limit=tl)
+
+
+def _stats(st: tuple) -> dict:
+    return {
         "seconds": st[0],
         "iterations": st[1],
         "probes": st[2],
@@ -196,54 +242,80 @@ def _run(
         "dp_states": st[4],
         "converged": bool(st[5]),
     }
-    params = dict(params)
-    if "orient" in params:
-        params["orient_used"] = _ORIENT[st[6]]
-    if method.startswith("jag_m"):
-        params["P_used"] = int(st[7])
-    return _result(pp, rects, method, params, stats, sp)
 
 
 def _result(
     pp: _Prepared,
-    rects: NDArray,
+    rects: NDArray | None,
     method: str,
     params: dict,
     stats: dict,
     speeds: NDArray | None = None,
+    *,
+    stop: int = 0,
+    time_limit: float = 0.0,
+    status: str | None = None,
+    message: str | None = None,
 ) -> SpatialPartition:
-    loads = _core.box_loads(pp.S, rects) if len(rects) else np.zeros(0, pp.S.dtype)
-    m = rects.shape[0]
+    """The result of `rects` (None: the time limit struck before any partition).
+
+    `stop` is the core's last stats field: 0 finished, 1 stopped by the time limit with the
+    best partition found, 2 stopped before any."""
     total = pp.total
-    lmax = loads.max() if m else total
-    avg = float(total) / m
-    if pp.S.dtype.kind == "f":
-        lb = max(float(total) / m, float(pp.amax))
+    ssum = float(pp.m) if speeds is None else float(speeds.sum())
+    avg = float(total) / ssum
+    if speeds is None:
+        if pp.S.dtype.kind == "f":
+            lb: Any = max(float(total) / pp.m, float(pp.amax))
+        else:
+            lb = max(-(-int(total) // pp.m), int(pp.amax))
     else:
-        lb = max(-(-int(total) // m), int(pp.amax))
+        lb = max(avg, float(pp.amax) / float(speeds.max()))
+    if stop:
+        status = "time_limit"
+        message = (f"the time limit of {time_limit:g} s was reached; "
+                   + ("the best partition found is returned" if rects is not None
+                      else "no partition was found"))
+    if rects is None:
+        nd = pp.A.ndim
+        return SpatialPartition(
+            rects=np.zeros((0, 2 * nd), dtype=np.int64), loads=np.zeros(0, pp.S.dtype),
+            max_load=float("nan"), avg_load=avg, total=_scalar(total),
+            lower_bound=_scalar(lb), imbalance=float("nan"), method=method, params=params,
+            shape=tuple(pp.A.shape), m=pp.m, A=pp.A, speeds=speeds, status=status or "error",
+            message=message or "", stats=stats)
+    loads = _core.box_loads(pp.S, rects) if len(rects) else np.zeros(0, pp.S.dtype)
+    if speeds is None:
+        lmax: Any = _scalar(loads.max())
+    else:
+        lmax = float((loads / speeds).max())
     li = float(lmax) / avg - 1.0 if total > 0 else 0.0
-    gap = float(lmax) / float(lb) - 1.0 if lb > 0 else 0.0
-    bott = float(lmax) if speeds is None else float((loads / speeds).max())
+    if status is None:
+        status = _status(method)
+    if message is None:
+        message = f"{method}: " + ("an optimal partition" if status == "optimal"
+                                   else "a heuristic partition")
     return SpatialPartition(
         rects=rects,
         loads=loads,
-        max_load=_scalar(lmax),
+        max_load=lmax,
         avg_load=avg,
         total=_scalar(total),
         lower_bound=_scalar(lb),
         imbalance=li,
-        gap_lb=gap,
         method=method,
         params=params,
-        stats=stats,
         shape=tuple(pp.A.shape),
+        m=pp.m,
         A=pp.A,
         speeds=speeds,
-        bottleneck=bott,
+        status=status,
+        message=message,
+        stats=stats,
     )
 
 
-def _stripes_P(pp: _Prepared, P: Any, o: int = 0) -> int:
+def _stripes_P(pp: _Prepared, P: Any, o: int = _core.SP_HOR) -> int:
     if P is None or (isinstance(P, str) and P == "sqrt"):
         return 0
     if isinstance(P, str):
@@ -256,7 +328,7 @@ def _stripes_P(pp: _Prepared, P: Any, o: int = 0) -> int:
         Pstar = pp.m * math.sqrt(delta) / (math.sqrt(delta) + math.sqrt(pp.n2))
         return max(1, min(pp.m, round(Pstar)))
     Pv = as_int(P, "P", minimum=1)
-    nother = (pp.n2, pp.n1, max(pp.n1, pp.n2))[o]
+    nother = {_core.SP_HOR: pp.n2, _core.SP_VER: pp.n1}.get(o, max(pp.n1, pp.n2))
     if Pv * nother < pp.m <= pp.n1 * pp.n2:
         warnings.warn(
             f"P = {Pv} stripes of at most {nother} pieces cannot hold m = {pp.m} non-empty "
@@ -270,8 +342,8 @@ def _stripes_P(pp: _Prepared, P: Any, o: int = 0) -> int:
 def _stripes_of(rects: NDArray, orient: int, shape: tuple) -> tuple[list, list]:
     """Stripe cuts and per-stripe counts of an m-way jagged partition (main dim = orient);
     empty rectangles count for the last stripe."""
-    a, b = (0, 1) if orient == 0 else (2, 3)
-    nmain = shape[0] if orient == 0 else shape[1]
+    a, b = (0, 1) if orient == _core.SP_HOR else (2, 3)
+    nmain = shape[0] if orient == _core.SP_HOR else shape[1]
     r = np.asarray(rects, dtype=np.int64).reshape(-1, 4)
     full = (r[:, 1] > r[:, 0]) & (r[:, 3] > r[:, 2])
     extra = int(r.shape[0] - full.sum())

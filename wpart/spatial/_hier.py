@@ -1,15 +1,16 @@
-"""Hierarchical (guillotine) partitions: HIER-RB, HIER-RELAXED and HIER-OPT (spec 3.11 - 3.13)."""
+"""Hierarchical (guillotine) partitions: HIER-RB, HIER-RELAXED and HIER-OPT (Sec. 3.3 of Saule
+et al. 2012)."""
 
 from __future__ import annotations
-from .._errors import WpartValueError
 
 import time
 
 from numpy.typing import ArrayLike
 
 from .. import _core
-from .._validate import choice
-from ._common import _TIE, _VARIANT, _Prepared, _result, _run, as_real
+from .._errors import WpartValueError
+from .._validate import as_float, choice
+from ._common import _RULE, _TIE, _VARIANT, _Prepared, _result, _run
 from ._partition import SpatialPartition
 
 __all__ = ["hier_opt", "hier_rb", "hier_relaxed"]
@@ -24,7 +25,8 @@ def hier_rb(
     allow_empty: bool = False,
     speeds: ArrayLike | None = None,
 ) -> SpatialPartition:
-    """HIER-RB (spec 3.11): recursive bisection, ``floor(q/2) | ceil(q/2)`` parts.
+    """HIER-RB (Sec. 3.3 of Saule et al. 2012; Berger and Bokhari's recursive bisection):
+    ``floor(q/2) | ceil(q/2)`` parts on the two sides of each cut.
 
     `variant` picks the cut dimension: ``"load"`` (both, keep the better; the paper's default),
     ``"dist"`` (the longer side), ``"hor"``/``"ver"`` (alternate, starting with rows/columns).
@@ -39,10 +41,8 @@ def hier_rb(
             raise WpartValueError("`variant` must be 'load' or 'dist' for a 3D `A`")
         if speeds is not None:
             raise WpartValueError("`speeds` are not supported for a 3D `A`")
-        import time
-
         t0 = time.perf_counter()
-        boxes = _core.spatial_hier_rb3d(pp.S, pp.m, _VARIANT.index(v))
+        boxes = _core.spatial_hier_rb3d(pp.S, pp.m, _RULE[v])
         stats = {
             "seconds": time.perf_counter() - t0,
             "iterations": 0,
@@ -58,7 +58,7 @@ def hier_rb(
         pp,
         "hier_rb",
         {"variant": v, "tie": t},
-        rule=_VARIANT.index(v),
+        rule=_RULE[v],
         tie_first=int(t == "first"),
         speeds=speeds,
     )
@@ -73,7 +73,7 @@ def hier_relaxed(
     allow_empty: bool = False,
     speeds: ArrayLike | None = None,
 ) -> SpatialPartition:
-    """HIER-RELAXED (spec 3.12): like :func:`hier_rb` but every node also chooses how many
+    """HIER-RELAXED (Sec. 3.3 of Saule et al. 2012): like :func:`hier_rb` but every node also chooses how many
     parts each side gets (minimising ``max(L1/x, L2/(q-x))``); ties prefer balanced counts.
     Zero-load sub-rectangles are split by area."""
     pp = _Prepared(A, m, allow_empty)
@@ -83,7 +83,7 @@ def hier_relaxed(
         pp,
         "hier_relaxed",
         {"variant": v, "tie": t},
-        rule=_VARIANT.index(v),
+        rule=_RULE[v],
         tie_first=int(t == "first"),
         speeds=speeds,
     )
@@ -98,11 +98,13 @@ def hier_opt(
     time_limit: float | None = None,
     speeds: ArrayLike | None = None,
 ) -> SpatialPartition:
-    """HIER-OPT (spec 3.13): the optimal hierarchical (guillotine) partition, by a memoised DP
-    over ``(row interval, column interval, q)``; for small matrices only.
+    """HIER-OPT (Sec. 3.3 of Saule et al. 2012): the optimal hierarchical (guillotine)
+    partition, by a memoised DP over ``(row interval, column interval, q)``; for small
+    matrices only.
 
     Raises ``wpart.WpartError`` (limit) when the state count ``n1(n1+1)/2 * n2(n2+1)/2 * m``
-    exceeds `max_states`.
+    exceeds `max_states`. A `time_limit` (seconds) reached returns a result with
+    ``status="time_limit"`` and no partition (``success`` False): the DP has no incumbent.
 
     With `speeds`, a node holding processors ``[k, k+q)`` (in the given order; the root holds
     all ``m``) is cut into ``[k, k+j)`` for the top / left side and ``[k+j, k+q)`` for the
@@ -111,9 +113,7 @@ def hier_opt(
     ``(rows, columns, k, q)``, so ``m`` times more states, counted against `max_states`).
     """
     pp = _Prepared(A, m, allow_empty)
-    msf = as_real(max_states, "max_states")
-    if not msf >= 1:
-        raise WpartValueError(f"`max_states` must be >= 1, got {max_states}")
+    msf = as_float(max_states, "max_states", minimum=1.0, allow_inf=True)
     ms = int(min(msf, 2.0**62))
     return _run(
         pp,

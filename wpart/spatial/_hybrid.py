@@ -1,8 +1,7 @@
-"""HYBRID (spec 4), the general (unstructured) optimum by MILP, and :func:`partition`, the
-dispatch by method name."""
+"""HYBRID (Sec. 5 of Saule et al. 2012), the general (unstructured) optimum by MILP, and
+:func:`partition`, the dispatch by method name."""
 
 from __future__ import annotations
-from .._errors import WpartValueError
 
 from collections.abc import Callable
 from typing import Any
@@ -10,19 +9,18 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-import wpart
-
 from .. import _core
-from .._validate import as_int, choice
+from .._errors import WpartTypeError, WpartValueError
+from .._validate import as_int, choice, core_time_limit
 from ._common import (
-    _CODE,
-    _ORIENT,
+    _ORIENT_NAME,
+    _RULE,
     _VARIANT,
-    METHODS,
+    TABLE,
     _orient,
     _Prepared,
     _result,
-    as_time_limit,
+    _stats,
 )
 from ._hier import hier_opt, hier_rb, hier_relaxed
 from ._jag_m import jag_m_alloc, jag_m_heur, jag_m_heur_probe, jag_m_opt, jag_m_probe
@@ -50,7 +48,7 @@ def hybrid(
     allow_empty: bool = False,
     time_limit: float | None = None,
 ) -> SpatialPartition:
-    """HYBRID (spec 4): a fast phase-1 partition into ``m1 < m`` blocks, parts shared out in
+    """HYBRID (Sec. 5 of Saule et al. 2012): a fast phase-1 partition into ``m1 < m`` blocks, parts shared out in
     proportion to block loads (capped by area), then each block partitioned by `phase2_fast`;
     with `phase2_slow` (HYBRID-F), the most loaded block is re-partitioned by the slow
     algorithm while that lowers its maximum. Runs in the C core.
@@ -68,6 +66,10 @@ def hybrid(
         Default ``max(2, ceil(m/64))``; larger is faster and usually worse.
     orient, variant : str
         Passed to the jagged / hierarchical phases.
+    time_limit : float, optional
+        Seconds for the whole run (None or inf: none). Reached during the slow phase, it
+        returns the partition built so far with ``status="time_limit"``; reached earlier, a
+        result with no partition (``success`` False).
 
     ``params["m1"]`` and ``params["eli"]`` report the choice; ``stats["iterations"]`` counts
     the slow re-partitions.
@@ -83,51 +85,45 @@ def hybrid(
         raise WpartValueError(f"`m1` = {m1v} must not exceed m = {pp.m}")
     m1m = 0 if m1_min is None else as_int(m1_min, "m1_min", minimum=1)
     m1m = min(m1m, pp.m)  # beyond m no phase-1 count is a candidate either way
-    tl = as_time_limit(time_limit)
+    tl = core_time_limit(time_limit)
     rects, st = _core.spatial_partition(
         pp.S,
         pp.m,
-        13,
+        TABLE["hybrid"].code,
         orient=o,
-        rule=_VARIANT.index(v),
-        phase1=_CODE[p1],
-        fast=_CODE[pf],
-        slow=-1 if ps is None else _CODE[ps],
+        rule=_RULE[v],
+        phase1=TABLE[p1].code,
+        fast=TABLE[pf].code,
+        slow=-1 if ps is None else TABLE[ps].code,
         m1=m1v,
         m1_min=m1m,
         time_limit=tl,
     )
-    stats = {
-        "seconds": st[0],
-        "iterations": st[1],
-        "probes": st[2],
-        "cost_evals": st[3],
-        "dp_states": st[4],
-        "converged": True,
-    }
+    stats = dict(_stats(st), converged=True)
     params = {
         "phase1": p1,
         "phase2_fast": pf,
         "phase2_slow": ps,
         "m1": int(st[7]),
         "eli": float(st[8]),
-        "orient": _ORIENT[o],
+        "orient": _ORIENT_NAME[o],
         "variant": v,
     }
-    return _result(pp, rects, "hybrid", params, stats)
+    return _result(pp, rects, "hybrid", params, stats, stop=st[9], time_limit=tl)
 
 
 def general_optimum(
     A: ArrayLike, m: int, *, time_limit: float | None = 60.0, allow_empty: bool = False
 ) -> SpatialPartition:
-    """Optimal partition into at most `m` arbitrary rectangles (no structure), by a MILP solved
-    with GLPK (spec 6 item 12); tiny matrices only (the model has one binary per
+    """Optimal partition into at most `m` arbitrary rectangles (no structure; the general
+    class of Sec. 3.4 of Saule et al. 2012), by a MILP solved with GLPK; tiny matrices only (the model has one binary per
     sub-rectangle, ``n1(n1+1)/2 * n2(n2+1)/2``; refused above 2,000).
 
     Model: binary ``x_R`` for every sub-rectangle ``R``, continuous ``Z``; every cell covered
     exactly once, ``sum x_R <= m``, ``load(R) x_R <= Z``; minimise ``Z``. Unused parts become
-    empty rectangles. ``params["status"]`` is GLPK's outcome (``"optimal"`` unless the time
-    limit stopped it).
+    empty rectangles. ``status`` is ``"optimal"``, or ``"time_limit"`` when `time_limit`
+    (seconds, default 60; None for none) stopped GLPK: then the best partition found, or
+    none (``success`` False).
     """
     from .. import milp
 
@@ -181,11 +177,6 @@ def general_optimum(
         integrality=integ,
         time_limit=time_limit,
     )
-    if res.status not in ("optimal", "feasible"):
-        raise wpart.WpartError(f"the MILP found no solution: {res.status}")
-    chosen = [rs[k] for k in range(len(rs)) if res.x[k] > 0.5]
-    out = np.zeros((pp.m, 4), dtype=np.int64)
-    out[: len(chosen)] = chosen
     stats = {
         "seconds": res.seconds,
         "iterations": int(res.nodes),
@@ -194,7 +185,21 @@ def general_optimum(
         "dp_states": 0,
         "converged": res.status == "optimal",
     }
-    return _result(pp, out, "general_milp", {"status": res.status}, stats)
+    params = {"milp_status": res.status}
+    if res.status not in ("optimal", "time_limit"):
+        raise _core.SolverError(f"the MILP found no solution: {res.status} ({res.message})")
+    if not res.success:
+        return _result(pp, None, "general_milp", params, stats, status="time_limit",
+                       message=f"the time limit was reached before GLPK found a partition "
+                               f"({res.message})")
+    chosen = [rs[k] for k in range(len(rs)) if res.x[k] > 0.5]
+    out = np.zeros((pp.m, 4), dtype=np.int64)
+    out[: len(chosen)] = chosen
+    if res.status == "optimal":
+        return _result(pp, out, "general_milp", params, stats, status="optimal")
+    return _result(pp, out, "general_milp", params, stats, status="time_limit",
+                   message=f"the time limit was reached; the best partition GLPK found is "
+                           f"returned ({res.message})")
 
 
 _FUNCS: dict[str, Callable[..., SpatialPartition]] = {
@@ -213,10 +218,11 @@ _FUNCS: dict[str, Callable[..., SpatialPartition]] = {
     "hier_opt": hier_opt,
     "hybrid": hybrid,
 }
+assert tuple(_FUNCS) == TABLE.names
 
 
 def partition(
-    A: ArrayLike, m: int, method: str = "jag_m_heur_probe", **options: Any
+    A: ArrayLike, m: int, *, method: str = "jag_m_heur_probe", **options: Any
 ) -> SpatialPartition:
     """Partition the 2D load matrix `A` into `m` rectangles with the named method.
 
@@ -230,11 +236,43 @@ def partition(
     method : str
         One of :data:`METHODS` (hyphens and upper case accepted, e.g. ``"JAG-M-OPT"``).
     **options
-        Keyword options of the method's own function (``orient``, ``P``, ``variant`` ...).
+        Keyword options of the method's own function (the table below).
 
     Returns
     -------
     SpatialPartition
+        ``status`` is ``"optimal"`` for the exact methods, ``"feasible"`` for the heuristics,
+        ``"time_limit"`` when a `time_limit` stopped the run.
+
+    Raises
+    ------
+    WpartValueError
+        An unknown method, or a bad value (the message names the argument).
+    WpartTypeError
+        An option the method does not take, or a value of the wrong type.
+
+    Notes
+    -----
+    The methods (sections of Saule et al. 2012):
+
+    {methods}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from wpart import spatial
+    >>> spatial.partition(np.arange(1, 17).reshape(4, 4), 4, method="jag_m_opt").max_load
+    40
     """
-    name = choice(method, "method", METHODS)
-    return _FUNCS[name](A, m, **options)
+    meth = TABLE.choose(method)
+    bad = sorted(set(options) - set(meth.options))
+    if bad:
+        raise WpartTypeError(
+            f"`{meth.name}` takes no option {', '.join(f'`{b}`' for b in bad)}; its options: "
+            f"{', '.join(meth.options)}")
+    return _FUNCS[meth.name](A, m, **options)
+
+
+if partition.__doc__:
+    partition.__doc__ = partition.__doc__.replace(
+        "{methods}", "\n    ".join(TABLE.markdown().splitlines()))

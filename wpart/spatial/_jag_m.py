@@ -1,8 +1,8 @@
 """``m``-way jagged partitions: JAG-M-HEUR, JAG-M-PROBE, JAG-M-HEUR-PROBE, JAG-M-ALLOC,
-JAG-M-OPT (spec 3.6 - 3.10), the JAG-M-ITER extension and the proportional allocation."""
+JAG-M-OPT (Sec. 3.2.2 of Saule et al. 2012), the JAG-M-ITER extension (suggested in its
+Sec. 5) and the proportional allocation."""
 
 from __future__ import annotations
-from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
 
 from typing import Any
 
@@ -10,8 +10,18 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
+from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
 from .._validate import as_int, as_loads, as_parts
-from ._common import _ORIENT, _orient, _Prepared, _result, _run, _stripes_of, _stripes_P
+from ._common import (
+    _ORIENT_CODE,
+    _ORIENT_NAME,
+    _orient,
+    _Prepared,
+    _result,
+    _run,
+    _stripes_of,
+    _stripes_P,
+)
 from ._partition import SpatialPartition
 
 __all__ = [
@@ -34,18 +44,20 @@ def jag_m_heur(
     allow_empty: bool = False,
     speeds: ArrayLike | None = None,
 ) -> SpatialPartition:
-    """JAG-M-HEUR (spec 3.7): ``P`` optimal stripes of the projection, parts shared out in
-    proportion to the stripe loads (spec 3.6), each stripe cut optimally.
+    """JAG-M-HEUR (Sec. 3.2.2 of Saule et al. 2012): ``P`` optimal stripes of the projection,
+    parts shared out in proportion to the stripe loads (:func:`allocate`), each stripe cut
+    optimally.
 
     `P` is ``"sqrt"`` (``floor(sqrt(m))``, the paper's choice), ``"theorem4"`` (the
-    minimiser of the Theorem 3 bound; strictly positive data only, else sqrt) or an int.
+    minimiser of the Theorem 3 bound, Theorem 4; strictly positive data only, else sqrt) or
+    an int.
     It is clamped to ``[ceil(m/n2), min(n1, m)]`` where possible.
     """
     pp = _Prepared(A, m, allow_empty)
     o = _orient(orient)
     Pv = _stripes_P(pp, P, o)
     return _run(
-        pp, "jag_m_heur", {"P": P, "orient": _ORIENT[o]}, P=Pv, orient=o, speeds=speeds
+        pp, "jag_m_heur", {"P": P, "orient": _ORIENT_NAME[o]}, P=Pv, orient=o, speeds=speeds
     )
 
 
@@ -54,8 +66,8 @@ def _heur_stripes(
 ) -> tuple[int, list, list]:
     """Orientation, stripe cuts and per-stripe counts of JAG-M-HEUR (the default stripes of
     JAG-M-PROBE and counts of JAG-M-ALLOC)."""
-    h = jag_m_heur(pp.A, pp.m, orient=_ORIENT[o], allow_empty=allow_empty, speeds=speeds)
-    oo = _ORIENT.index(h.params["orient_used"])
+    h = jag_m_heur(pp.A, pp.m, orient=_ORIENT_NAME[o], allow_empty=allow_empty, speeds=speeds)
+    oo = _ORIENT_CODE[h.params["orient_used"]]
     cuts, counts = _stripes_of(h.rects, oo, pp.A.shape)
     return oo, cuts, counts
 
@@ -69,7 +81,8 @@ def jag_m_probe(
     allow_empty: bool = False,
     speeds: ArrayLike | None = None,
 ) -> SpatialPartition:
-    """JAG-M-PROBE (spec 3.8): the optimal ``m``-way jagged partition for given stripes.
+    """JAG-M-PROBE (Sec. 3.2.2 of Saule et al. 2012): the optimal ``m``-way jagged partition
+    for given stripes.
 
     `stripe_cuts` are ``0 = s_0 <= s_1 <= ... <= s_P = n_main`` along the main dimension
     (rows for ``orient="hor"``, columns for ``"ver"``), with ``P <= m``. By default they are
@@ -80,13 +93,13 @@ def jag_m_probe(
     o = _orient(orient)
     if stripe_cuts is None:
         o, stripe_cuts, _ = _heur_stripes(pp, o, allow_empty, speeds)
-    elif o == 2:
+    elif o == _core.SP_BEST:
         raise WpartValueError("`orient` must be 'hor' or 'ver' when `stripe_cuts` are given")
     cuts = np.asarray(stripe_cuts)
     if cuts.dtype.kind not in "iu" or cuts.ndim != 1 or cuts.size < 2:
         raise WpartValueError("`stripe_cuts` must be a 1-D integer array of length >= 2")
     cuts = np.ascontiguousarray(cuts, dtype=np.int64)
-    nmain = pp.n1 if o == 0 else pp.n2
+    nmain = pp.n1 if o == _core.SP_HOR else pp.n2
     if cuts[0] != 0 or cuts[-1] != nmain or (np.diff(cuts) < 0).any():
         raise WpartValueError(f"`stripe_cuts` must rise from 0 to {nmain}")
     if cuts.size - 1 > pp.m:
@@ -96,7 +109,7 @@ def jag_m_probe(
     return _run(
         pp,
         "jag_m_probe",
-        {"stripe_cuts": cuts.tolist(), "orient": _ORIENT[o]},
+        {"stripe_cuts": cuts.tolist(), "orient": _ORIENT_NAME[o]},
         cuts=cuts,
         orient=o,
         speeds=speeds,
@@ -112,15 +125,16 @@ def jag_m_heur_probe(
     allow_empty: bool = False,
     speeds: ArrayLike | None = None,
 ) -> SpatialPartition:
-    """JAG-M-HEUR-PROBE (spec 3.8): the stripes of :func:`jag_m_heur`, then the optimal
-    part counts for them (:func:`jag_m_probe`). Never worse than :func:`jag_m_heur`."""
+    """JAG-M-HEUR-PROBE (Sec. 3.2.2 of Saule et al. 2012): the stripes of
+    :func:`jag_m_heur`, then the optimal part counts for them (:func:`jag_m_probe`). Never
+    worse than :func:`jag_m_heur`."""
     pp = _Prepared(A, m, allow_empty)
     o = _orient(orient)
     Pv = _stripes_P(pp, P, o)
     return _run(
         pp,
         "jag_m_heur_probe",
-        {"P": P, "orient": _ORIENT[o]},
+        {"P": P, "orient": _ORIENT_NAME[o]},
         P=Pv,
         orient=o,
         speeds=speeds,
@@ -137,7 +151,8 @@ def jag_m_alloc(
     time_limit: float | None = None,
     speeds: ArrayLike | None = None,
 ) -> SpatialPartition:
-    """JAG-M-ALLOC (spec 3.9): optimal stripe boundaries for given per-stripe part counts
+    """JAG-M-ALLOC (Sec. 3.2.2 of Saule et al. 2012): optimal stripe boundaries for given
+    per-stripe part counts
     ``counts`` (length ``P``, each >= 1, summing to ``m``), by Nicol's algorithm on the
     heterogeneous nested cost. Empty stripes hand their parts to a neighbour.
 
@@ -148,13 +163,17 @@ def jag_m_alloc(
     (empty parts) instead of handing them over.
 
     By default `counts` are the per-stripe part counts of :func:`jag_m_heur` (the
-    proportional allocation of spec 3.6 on its stripes; then ``orient="best"`` is accepted too
-    and ``params["counts"]`` records the counts used)."""
+    proportional allocation of :func:`allocate` on its stripes; then ``orient="best"`` is
+    accepted too and ``params["counts"]`` records the counts used).
+
+    A `time_limit` (seconds) reached in the search returns a result with
+    ``status="time_limit"``: the rows-first answer when ``orient="best"`` had finished it,
+    else no partition (``success`` False)."""
     pp = _Prepared(A, m, allow_empty)
     o = _orient(orient)
     if counts is None:
         o, _, counts = _heur_stripes(pp, o, allow_empty, speeds)
-    elif o == 2:
+    elif o == _core.SP_BEST:
         raise WpartValueError("`orient` must be 'hor' or 'ver' when `counts` are given")
     c = np.asarray(counts)
     if c.dtype.kind not in "iu" or c.ndim != 1 or c.size < 1:
@@ -167,7 +186,7 @@ def jag_m_alloc(
     return _run(
         pp,
         "jag_m_alloc",
-        {"counts": c.tolist(), "orient": _ORIENT[o]},
+        {"counts": c.tolist(), "orient": _ORIENT_NAME[o]},
         cuts=c,
         orient=o,
         time_limit=time_limit,
@@ -185,7 +204,7 @@ def jag_m_opt(
     progress: Any = None,
     speeds: ArrayLike | None = None,
 ) -> SpatialPartition:
-    """JAG-M-OPT (spec 3.10): the optimal ``m``-way jagged partition.
+    """JAG-M-OPT (Sec. 3.2.2 of Saule et al. 2012): the optimal ``m``-way jagged partition.
 
     With `speeds`, processors are used in the given order, stripe by stripe: stripe ``p``
     (top to bottom for rows, left to right for columns) holds the processors following those
@@ -199,13 +218,47 @@ def jag_m_opt(
     row prefix, pruned by load bounds and the monotonicity of the piece counts. The stripes at
     the optimum are completed by :func:`jag_m_probe`. Exact for int64 data (and for float64
     up to the cost model).
+
+    Parameters
+    ----------
+    A : array_like, shape (n1, n2)
+        Non-negative loads.
+    m : int
+        Number of rectangles.
+    orient : {"best", "hor", "ver"}
+        Stripes of rows, of columns, or both (the better wins).
+    allow_empty : bool
+        Accept ``m`` larger than the number of cells.
+    time_limit : float, optional
+        Seconds (None or inf: none). When the search is stopped by it, the result has
+        ``status="time_limit"`` and holds the best partition found (the JAG-M-HEUR-PROBE
+        incumbent, or the finished orientation of ``"best"``; with `speeds`, none:
+        ``success`` is then False). Never raised.
+    progress : bool or callable, optional
+        A tqdm bar, or ``progress(done, total)`` (returning False raises
+        :class:`wpart.CancelledError`).
+    speeds : array_like, shape (m,), optional
+        Relative processor speeds (see above).
+
+    Returns
+    -------
+    SpatialPartition
+        ``status="optimal"`` (or ``"time_limit"``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from wpart import spatial
+    >>> r = spatial.jag_m_opt(np.arange(1, 17).reshape(4, 4), 4, time_limit=10)
+    >>> r.status, r.max_load
+    ('optimal', 40)
     """
     pp = _Prepared(A, m, allow_empty)
     o = _orient(orient)
     return _run(
         pp,
         "jag_m_opt",
-        {"orient": _ORIENT[o]},
+        {"orient": _ORIENT_NAME[o]},
         orient=o,
         time_limit=time_limit,
         progress=progress,
@@ -221,7 +274,7 @@ def jag_m_iter(
     max_rounds: int = 50,
     allow_empty: bool = False,
 ) -> SpatialPartition:
-    """JAG-M-ITER (extension suggested in the paper's section 5, spec 3.9; not a paper method).
+    """JAG-M-ITER (an extension suggested in Sec. 5 of Saule et al. 2012; not a paper method).
 
     Starting from :func:`jag_m_heur_probe`, alternately re-optimise the part counts for the
     current stripes (:func:`jag_m_probe`) and the stripes for the current counts
@@ -233,20 +286,20 @@ def jag_m_iter(
     o = _orient(orient)
     rounds = as_int(max_rounds, "max_rounds", minimum=0)
     best = None
-    for oo in (0, 1) if o == 2 else (o,):
-        cur = jag_m_heur_probe(pp.A, pp.m, orient=_ORIENT[oo], allow_empty=allow_empty)
+    for oo in (_core.SP_HOR, _core.SP_VER) if o == _core.SP_BEST else (o,):
+        cur = jag_m_heur_probe(pp.A, pp.m, orient=_ORIENT_NAME[oo], allow_empty=allow_empty)
         k = 0
         for k in range(rounds):
             cuts, counts = _stripes_of(cur.rects, oo, pp.A.shape)
             nxt = jag_m_alloc(
-                pp.A, pp.m, counts=counts, orient=_ORIENT[oo], allow_empty=allow_empty
+                pp.A, pp.m, counts=counts, orient=_ORIENT_NAME[oo], allow_empty=allow_empty
             )
             cuts, counts = _stripes_of(nxt.rects, oo, pp.A.shape)
             nxt = jag_m_probe(
                 pp.A,
                 pp.m,
                 stripe_cuts=cuts,
-                orient=_ORIENT[oo],
+                orient=_ORIENT_NAME[oo],
                 allow_empty=allow_empty,
             )
             if not nxt.max_load < cur.max_load:
@@ -256,8 +309,8 @@ def jag_m_iter(
             best = (cur, oo, k)
     cur, oo, k = best
     params = {
-        "orient": _ORIENT[o],
-        "orient_used": _ORIENT[oo],
+        "orient": _ORIENT_NAME[o],
+        "orient_used": _ORIENT_NAME[oo],
         "max_rounds": rounds,
         "extension": True,
     }
@@ -266,9 +319,10 @@ def jag_m_iter(
 
 
 def allocate(
-    loads: ArrayLike, m: int, cap: ArrayLike | None = None
+    loads: ArrayLike, m: int, *, cap: ArrayLike | None = None
 ) -> NDArray[np.int64]:
-    """Proportional allocation of spec 3.6: counts ``>= 1`` summing to `m`, roughly
+    """Proportional allocation (Sec. 3.2.2 and 5 of Saule et al. 2012): counts ``>= 1``
+    summing to `m`, roughly
     proportional to `loads`; leftovers go greedily to the largest ``load/count`` (capped
     blocks are skipped; ties to the first block; once every block is at its cap, block 0
     takes the rest).
@@ -293,7 +347,8 @@ def allocate(
     if cap is not None:
         c = as_loads(cap, "cap", (1,))
         if c.dtype.kind != "i":
-            raise WpartTypeError(f"`cap` must be an array of integers, got dtype {np.asarray(cap).dtype}")
+            raise WpartTypeError(
+                f"`cap` must be an array of integers, got dtype {np.asarray(cap).dtype}")
         if c.shape != L.shape:
             raise WpartValueError(f"`cap` must have the length of `loads` ({L.size}), got {c.size}")
         if (c < 1).any():

@@ -1,7 +1,6 @@
 """The result class of the spatial family: :class:`SpatialPartition`."""
 
 from __future__ import annotations
-from .._errors import WpartValueError
 
 import math
 from dataclasses import dataclass, field
@@ -10,11 +9,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._errors import WpartValueError
+from .._result import Result, new_axes, pct
+from .._validate import deprecated_attr
+
 __all__ = ["SpatialPartition"]
 
 
-@dataclass(frozen=True)
-class SpatialPartition:
+@dataclass(frozen=True, eq=False, repr=False)
+class SpatialPartition(Result):
     """A tiling of a load matrix by ``m`` rectangles.
 
     Attributes
@@ -22,35 +25,44 @@ class SpatialPartition:
     rects : ndarray of int64, shape (m, 4)
         Rows ``(r0, r1, c0, c1)``: rectangle ``k`` covers rows ``r0 <= i < r1`` and columns
         ``c0 <= j < c1``. Empty rectangles (``r0 == r1`` or ``c0 == c1``) only appear when
-        the structure forces them (more parts than cells, ``P > n1`` ...).
+        the structure forces them (more parts than cells, ``P > n1`` ...). Shape ``(0, 4)``
+        when the time limit stopped the run before any partition (``success`` False).
     loads : ndarray, shape (m,)
-        Load of every rectangle (int64 or float64, as the input).
+        Load of every rectangle (int64 or float64, as the input), not divided by the speeds.
     max_load : int or float
-        ``Lmax``, the objective.
+        The objective: the largest part cost, ``max_k loads[k] / speeds[k]`` with speeds,
+        ``max(loads)`` without (an int for integer loads).
     avg_load : float
-        ``T / m``.
+        The mean: ``T / sum(speeds)`` (``T / m`` without speeds).
     total : int or float
         ``T``, the total load.
     lower_bound : int or float
-        ``max(ceil(T/m), amax)`` (``max(T/m, amax)`` for floats), valid for every class.
+        ``max(ceil(T/m), amax)`` (``max(T/m, amax)`` for floats), valid for every class;
+        with speeds ``max(T / sum(speeds), amax / max(speeds))``.
     imbalance : float
-        ``max_load / avg_load - 1`` (0 when ``T = 0``).
-    gap_lb : float
-        ``max_load / lower_bound - 1`` (0 when the bound is 0).
+        ``max_load / avg_load - 1`` (0 when ``T = 0``), a fraction (the load imbalance of
+        Sec. 2.1 of Saule et al. 2012, speed-aware).
     method : str
-        Algorithm name (spec name, lower case).
+        Algorithm name (the paper's name, lower case).
     params : dict
         The options used, with resolved values (e.g. ``orient_used``, ``P``).
-    stats : dict
-        ``seconds`` (core time), ``iterations``, ``probes``, ``cost_evals``, ``dp_states``,
-        ``converged``.
     shape : tuple of int
         ``(n1, n2)`` (``(n1, n2, n3)`` for 3D HIER-RB, whose `rects` have 6 columns
         ``(r0, r1, c0, c1, l0, l1)``).
+    m : int
+        Number of parts.
     speeds : ndarray or None
         Relative processor speeds (part ``k`` runs on a processor of speed ``speeds[k]``).
-    bottleneck : float
-        ``max_k loads[k] / speeds[k]``, the objective with speeds (``max_load`` without).
+    status : str
+        ``"optimal"`` (exact method), ``"feasible"`` (heuristic) or ``"time_limit"``.
+    message : str
+        How the run ended.
+    stats : dict
+        ``seconds`` (core time), ``iterations``, ``probes``, ``cost_evals``, ``dp_states``,
+        ``converged`` (not compared by ``==``).
+
+    ``gap`` is ``max_load / lower_bound - 1``. ``bottleneck`` (now `max_load`) and ``gap_lb``
+    (now `gap`) are deprecated aliases.
     """
 
     rects: NDArray[np.int64]
@@ -60,25 +72,48 @@ class SpatialPartition:
     total: Any
     lower_bound: Any
     imbalance: float
-    gap_lb: float
     method: str
     params: dict
-    stats: dict
     shape: tuple
+    m: int
     A: NDArray = field(repr=False, compare=False)
     speeds: NDArray | None = None
-    bottleneck: float = 0.0
+    status: str = "feasible"
+    message: str = ""
+    stats: dict = field(default_factory=dict, compare=False)
 
-    @property
-    def m(self) -> int:
-        """Number of parts."""
-        return int(self.rects.shape[0])
+    bottleneck = deprecated_attr("bottleneck", "max_load", "SpatialPartition")
+    gap_lb = deprecated_attr("gap_lb", "gap", "SpatialPartition")
+
+    def _has_answer(self) -> bool:
+        return self.rects.shape[0] > 0
+
+    def _need_answer(self) -> None:
+        if not self._has_answer():
+            raise WpartValueError(f"this result holds no partition (status {self.status!r})")
+
+    def to_dict(self) -> dict:
+        """Plain-Python summary (JSON-friendly), with ``success`` and ``gap``."""
+        d = super().to_dict()
+        d["shape"] = list(self.shape)
+        d["gap"] = float(self.gap) if self._has_answer() else float("nan")
+        return d
+
+    def _repr_lines(self) -> list[str]:
+        head = (f"SpatialPartition(method={self.method!r}, status={self.status!r}, "
+                f"shape={self.shape}, m={self.m})")
+        if not self._has_answer():
+            return [head, f"  {self.message}"]
+        return [head,
+                f"  max_load={self.max_load!r}, lower_bound={self.lower_bound!r}, "
+                f"gap={pct(self.gap)}, imbalance={pct(self.imbalance)}"]
 
     def owner_map(self) -> NDArray[np.int32]:
         """``(n1, n2)`` int32 array: the index of the rectangle owning each cell.
 
         Raises ``ValueError`` if some cell is uncovered or covered twice.
         """
+        self._need_answer()
         own = np.full(self.shape, -1, dtype=np.int32)
         cnt = np.zeros(self.shape, dtype=np.int32)
         nd = len(self.shape)
@@ -92,7 +127,7 @@ class SpatialPartition:
         return own
 
     def structure(self) -> dict:
-        """The partition's structure, derived from the rectangles (spec 7.2), on demand.
+        """The partition's structure, derived from the rectangles, on demand.
 
         * RECT methods: ``{"row_cuts", "col_cuts"}`` (the grid lines).
         * jagged methods: ``{"main_dim", "stripe_cuts", "counts", "cuts_per_stripe"}``
@@ -105,6 +140,7 @@ class SpatialPartition:
         """
         if len(self.shape) != 2:
             raise WpartValueError("structure() describes 2D partitions only")
+        self._need_answer()
         rs = [tuple(r) for r in self.rects.tolist() if r[1] > r[0] and r[3] > r[2]]
         if self.method.startswith("rect"):
             return {
@@ -158,9 +194,10 @@ class SpatialPartition:
 
         Checks: ``m`` rows of 4 integers inside the matrix with ``r0 <= r1``, ``c0 <= c1``;
         the non-empty rectangles cover every cell exactly once (owner-map paint); every load
-        equals the direct sum of ``A`` over the rectangle; ``max_load = max(loads)`` and
-        ``max_load >= lower_bound``.
+        equals the direct sum of ``A`` over the rectangle; ``max_load = max(loads / speeds)``
+        and ``max_load >= lower_bound``.
         """
+        self._need_answer()
         r = self.rects
         nd = len(self.shape)
         if r.ndim != 2 or r.shape[1] != 2 * nd or r.dtype != np.int64:
@@ -190,36 +227,16 @@ class SpatialPartition:
                 raise WpartValueError(
                     f"load of rectangle {k} is {self.loads[k]}, direct sum {direct}"
                 )
-        if self.m and self.max_load != self.loads.max():
-            raise WpartValueError("max_load differs from max(loads)")
-        if A.dtype.kind != "f" and self.max_load < self.lower_bound:
-            raise WpartValueError("max_load is below the lower bound")
-
-    def to_dict(self) -> dict:
-        """Plain-Python summary (JSON-friendly)."""
-        return {
-            "method": self.method,
-            "params": {k: v for k, v in self.params.items()},
-            "shape": list(self.shape),
-            "m": self.m,
-            "rects": self.rects.tolist(),
-            "loads": self.loads.tolist(),
-            "max_load": _scalar(self.max_load),
-            "avg_load": float(self.avg_load),
-            "lower_bound": _scalar(self.lower_bound),
-            "imbalance": float(self.imbalance),
-            "gap_lb": float(self.gap_lb),
-            "stats": dict(self.stats),
-            "speeds": None if self.speeds is None else self.speeds.tolist(),
-            "bottleneck": float(self.bottleneck),
-        }
-
-    def __repr__(self) -> str:
-        return (
-            f"SpatialPartition(method={self.method!r}, shape={self.shape}, m={self.m}, "
-            f"max_load={self.max_load}, imbalance={self.imbalance:.4f}, "
-            f"gap_lb={self.gap_lb:.4f})"
-        )
+        if self.speeds is None:
+            if self.m and self.max_load != self.loads.max():
+                raise WpartValueError("max_load differs from max(loads)")
+            if A.dtype.kind != "f" and self.max_load < self.lower_bound:
+                raise WpartValueError("max_load is below the lower bound")
+        else:
+            if self.max_load != float((self.loads / self.speeds).max()):
+                raise WpartValueError("max_load differs from max(loads / speeds)")
+            if self.max_load < float(self.lower_bound) * (1 - 1e-12):
+                raise WpartValueError("max_load is below the lower bound")
 
     def plot(
         self,
@@ -232,16 +249,24 @@ class SpatialPartition:
     ) -> Any:
         """Heatmap of the loads with the rectangles drawn on top (matplotlib).
 
-        Returns the Axes.
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; a new figure is made when omitted.
+        cmap, edgecolor, linewidth, title
+            Colour map of the loads, colour and width of the rectangle edges, the title.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The Axes drawn on.
         """
-        import matplotlib.pyplot as plt
         from matplotlib.collections import PatchCollection
         from matplotlib.patches import Rectangle
 
         if len(self.shape) != 2:
             raise WpartValueError("plot() draws 2D partitions only")
-        if ax is None:
-            _, ax = plt.subplots(figsize=(5, 5))
+        ax = new_axes(ax, figsize=(5, 5))
         ax.imshow(self.A, cmap=cmap, interpolation="nearest", origin="upper")
         if linewidth is None:
             linewidth = max(0.2, 1.5 / math.sqrt(max(1, self.m) / 16))
@@ -257,9 +282,10 @@ class SpatialPartition:
         )
         ax.set_xlim(-0.5, self.shape[1] - 0.5)
         ax.set_ylim(self.shape[0] - 0.5, -0.5)
-        ax.set_title(
-            title or f"{self.method}, m={self.m}, LI={100 * self.imbalance:.2f}%"
-        )
+        if title is None:
+            title = (f"{self.method}, m={self.m}, imbalance {pct(self.imbalance)}"
+                     if self._has_answer() else f"{self.method}, m={self.m}: {self.status}")
+        ax.set_title(title)
         return ax
 
 

@@ -1,4 +1,4 @@
-"""Rectilinear ``P x Q`` grids: RECT-UNIFORM and RECT-NICOL (spec 3.1, 3.2)."""
+"""Rectilinear ``P x Q`` grids: RECT-UNIFORM and RECT-NICOL (Sec. 3.1 of Saule et al. 2012)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ def rect_uniform(
     Q: int | None = None,
     allow_empty: bool = False,
 ) -> SpatialPartition:
-    """RECT-UNIFORM (spec 3.1): a ``P x Q`` grid with equal-area rows and columns.
+    """RECT-UNIFORM (Sec. 3.1 of Saule et al. 2012): a ``P x Q`` grid with equal-area rows
+    and columns.
 
     Parameters
     ----------
@@ -27,7 +28,7 @@ def rect_uniform(
         Loads and number of parts.
     P, Q : int, optional
         Grid shape with ``P * Q = m``; by default the factor pair closest to
-        ``sqrt(m n1 / n2)`` (a ``UserWarning`` is issued for prime ``m``).
+        ``sqrt(m n1 / n2)`` (Theorem 2; a ``UserWarning`` is issued for prime ``m``).
     allow_empty : bool
         Accept ``m`` larger than the number of cells.
 
@@ -51,13 +52,15 @@ def rect_nicol(
     allow_empty: bool = False,
     time_limit: float | None = None,
 ) -> SpatialPartition:
-    """RECT-NICOL (spec 3.2): iterative refinement of a ``P x Q`` grid.
+    """RECT-NICOL (Sec. 3.1 of Saule et al. 2012): iterative refinement of a ``P x Q`` grid.
 
     Starting from uniform rows, the column cuts and then the row cuts are set optimally for
     the other dimension's fixed cuts (exact 1D Nicol on the max-over-stripes cost), until a
     sweep reproduces a state already seen or `max_sweeps` is reached. ``max_load`` never
     exceeds RECT-UNIFORM's. ``stats["iterations"]`` counts sweeps and
-    ``stats["converged"]`` tells whether a fixed point (or cycle) was reached.
+    ``stats["converged"]`` tells whether a fixed point (or cycle) was reached. A
+    `time_limit` (seconds) reached between sweeps returns the current grid with
+    ``status="time_limit"``.
     """
     pp = _Prepared(A, m, allow_empty)
     P, Q = _pq(pp.m, pp.n1, pp.n2, P, Q)

@@ -1,4 +1,5 @@
-"""Seeded instance generators for rectangular partitioning (spec 004 section 5.2).
+"""Seeded instance generators for rectangular partitioning (the instance classes of Sec. 4.1 of
+Saule et al. 2012).
 
 Every generator returns a C-contiguous int64 matrix and is reproducible: the same arguments
 give bit-identical output (NumPy ``Generator(PCG64(seed))``).
@@ -24,7 +25,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validate import as_int, as_loads
+from .._validate import as_float, as_int, as_loads, as_seed
 
 __all__ = [
     "CLASSES",
@@ -51,12 +52,13 @@ def _shape(n1: int, n2: int | None) -> tuple[int, int]:
 
 
 def _rng(seed: int) -> np.random.Generator:
-    return np.random.Generator(np.random.PCG64(as_int(seed, "seed", minimum=0)))
+    return np.random.Generator(np.random.PCG64(as_seed(seed)))
 
 
 def uniform(
     n1: int,
     n2: int | None = None,
+    /,
     *,
     delta: float = 1.2,
     base: int = 1000,
@@ -64,8 +66,7 @@ def uniform(
 ) -> NDArray[np.int64]:
     """Integers uniform in ``[base, floor(base * delta)]``, so ``amax/amin <= delta``."""
     n1, n2 = _shape(n1, n2)
-    if not (delta >= 1.0 and math.isfinite(delta)):
-        raise WpartValueError(f"`delta` must be a finite number >= 1, got {delta}")
+    delta = as_float(delta, "delta", minimum=1.0)
     base = as_int(base, "base", minimum=1)
     hi = math.floor(base * delta)
     return _rng(seed).integers(base, hi + 1, size=(n1, n2), dtype=np.int64)
@@ -78,7 +79,7 @@ def _by_distance(
     return np.ascontiguousarray(np.floor(u / (d + 0.1)).astype(np.int64))
 
 
-def diagonal(n1: int, n2: int | None = None, *, seed: int = 0) -> NDArray[np.int64]:
+def diagonal(n1: int, n2: int | None = None, /, *, seed: int = 0) -> NDArray[np.int64]:
     """``floor(U(0, n1 n2) / (d + 0.1))`` with ``d = |i - j| / sqrt(2)`` (heavy diagonal)."""
     n1, n2 = _shape(n1, n2)
     i, j = np.indices((n1, n2))
@@ -98,6 +99,7 @@ def _refs(rng: np.random.Generator, n1: int, n2: int, k: int, ref: str) -> NDArr
 def multipeak(
     n1: int,
     n2: int | None = None,
+    /,
     *,
     k: int = 3,
     ref: str = "continuous",
@@ -115,16 +117,16 @@ def multipeak(
 
 
 def peak(
-    n1: int, n2: int | None = None, *, ref: str = "continuous", seed: int = 0
+    n1: int, n2: int | None = None, /, *, ref: str = "continuous", seed: int = 0
 ) -> NDArray[np.int64]:
     """One reference point: :func:`multipeak` with ``k = 1``."""
     return multipeak(n1, n2, k=1, ref=ref, seed=seed)
 
 
 def pic_like(
-    n: int = 514, *, t: int = 0, seed: int = 0, density: float = 100.0, ridges: int = 4
+    n: int = 514, /, *, t: int = 0, seed: int = 0, density: float = 100.0, ridges: int = 4
 ) -> NDArray[np.int64]:
-    """Substitute for a PIC-MAG snapshot (spec 5.2): particle counts on an ``n x n`` grid.
+    """Substitute for a PIC-MAG snapshot (Sec. 4.1 of Saule et al. 2012): particle counts on an ``n x n`` grid.
 
     A near-uniform background (mean `density` per cell) plus `ridges` smooth Gaussian shells
     (20-60 % above the background) around a small empty central "planet"; the shells' radii
@@ -134,8 +136,9 @@ def pic_like(
     """
     n = as_int(n, "n", minimum=1)
     t = as_int(t, "t", minimum=0)
+    density = as_float(density, "density", minimum=0.0)
     geo = _rng(seed)
-    noise = _rng(seed * 100003 + t + 1)
+    noise = np.random.Generator(np.random.PCG64(int(seed) * 100003 + t + 1))
     x, y = np.meshgrid(np.linspace(-1, 1, n), np.linspace(-1, 1, n), indexing="ij")
     cx, cy = 0.1 * geo.uniform(-1, 1), 0.1 * geo.uniform(-1, 1)
     r = np.hypot(x - cx, y - cy)
@@ -155,22 +158,21 @@ def pic_like(
     return np.ascontiguousarray(noise.poisson(density * lam).astype(np.int64))
 
 
-def pic_series(n: int = 514, *, seed: int = 0, steps: int = 68, every: int = 500):
+def pic_series(n: int = 514, /, *, seed: int = 0, steps: int = 68, every: int = 500):
     """The snapshot series ``t = 0, every, ..., (steps-1) * every`` of :func:`pic_like`
     (a generator of ``(t, matrix)`` pairs)."""
     for s in range(as_int(steps, "steps", minimum=1)):
         yield s * every, pic_like(n, t=s * every, seed=seed)
 
 
-def project3d(counts3d: ArrayLike, axis: int = 2) -> NDArray:
+def project3d(counts3d: ArrayLike, *, axis: int = 2) -> NDArray:
     """Sum a 3D count array along `axis` (the paper's 3D-to-2D accumulation)."""
     a = as_loads(counts3d, "counts3d", (3,))
-    if axis not in (0, 1, 2):
-        raise WpartValueError(f"`axis` must be 0, 1 or 2, got {axis}")
+    axis = as_int(axis, "axis", minimum=0, maximum=2)
     return np.ascontiguousarray(a.sum(axis=axis))
 
 
-def from_points(xyz: ArrayLike, n: int = 512, axis: int = 2) -> NDArray[np.int64]:
+def from_points(xyz: ArrayLike, *, n: int = 512, axis: int = 2) -> NDArray[np.int64]:
     """2D histogram (``n x n``) of 3D points projected along `axis`: one unit of work per
     point, as for the SLAC mesh vertices. Coordinates are scaled to the bounding box."""
     p = np.asarray(xyz, dtype=float)
@@ -179,6 +181,7 @@ def from_points(xyz: ArrayLike, n: int = 512, axis: int = 2) -> NDArray[np.int64
     if not np.isfinite(p).all():
         raise WpartValueError("`xyz` contains NaN or inf")
     n = as_int(n, "n", minimum=1)
+    axis = as_int(axis, "axis", minimum=0, maximum=2)
     keep = [a for a in range(3) if a != axis]
     q = p[:, keep]
     lo, hi = q.min(axis=0), q.max(axis=0)
@@ -190,7 +193,7 @@ def from_points(xyz: ArrayLike, n: int = 512, axis: int = 2) -> NDArray[np.int64
 
 
 def mesh_like(
-    n: int = 512, *, seed: int = 0, points: int = 400_000, axis: int = 0
+    n: int = 512, /, *, seed: int = 0, points: int = 400_000, axis: int = 0
 ) -> NDArray[np.int64]:
     """Substitute for a SLAC projection: vertices sampled on an accelerator-like chain of
     cylinders (cavities) and tori (irises), refined near the irises, projected along `axis`.
@@ -221,7 +224,7 @@ def mesh_like(
                 ]
             )
         )
-    return from_points(np.concatenate(pts), n, axis)
+    return from_points(np.concatenate(pts), n=n, axis=axis)
 
 
 def make(cls: str, n: int, *, seed: int = 0, **kw) -> NDArray[np.int64]:
