@@ -59,7 +59,9 @@ static PyObject *wpy_prefix_sum(PyObject *self, PyObject *args, PyObject *kwds)
     }
     Py_END_ALLOW_THREADS
     if (st != WPART_OK) {
-        wpy_raise(st, name);
+        char what[80]; /* the argument in backticks, as every message names it */
+        PyOS_snprintf(what, sizeof what, "`%.60s`", name);
+        wpy_raise(st, what);
         goto cleanup;
     }
     res = (PyObject *)S;
@@ -116,7 +118,7 @@ static PyObject *wpy_box_loads(PyObject *self, PyObject *args)
     }
     Py_END_ALLOW_THREADS
     if (st != WPART_OK) {
-        wpy_raise(st, "boxes");
+        wpy_raise(st, "`boxes`");
         goto cleanup;
     }
     res = (PyObject *)out;
@@ -177,7 +179,7 @@ static PyObject *wpy_partition_1d(PyObject *self, PyObject *args, PyObject *kwds
     memset(&stats, 0, sizeof stats);
     const double *sp = SP ? PyArray_DATA(SP) : NULL;
     wpart_status_t st;
-    const char *what = "loads";
+    const char *what = "`loads`";
     Py_BEGIN_ALLOW_THREADS
     if (t == NPY_INT64) {
         st = wpart_base_prefix1d_i64(PyArray_DATA(L), (int64_t)n, PyArray_DATA(W));
@@ -195,9 +197,11 @@ static PyObject *wpy_partition_1d(PyObject *self, PyObject *args, PyObject *kwds
         }
     }
     Py_END_ALLOW_THREADS
-    if (st == WPART_ECANCELLED && what == NULL && !PyErr_Occurred() && time_limit > 0) {
-        /* the time limit, a status and not an error (Ctrl-C or a failed progress callable
-         * left its exception pending and is raised below): no separators */
+    if (PyErr_Occurred()) {
+        goto cleanup; /* Ctrl-C or a failed progress callable, even if the core then finished */
+    }
+    if (st == WPART_ECANCELLED && what == NULL && time_limit > 0) {
+        /* the time limit, a status and not an error: no separators */
         Py_DECREF(seps);
         Py_INCREF(Py_None);
         seps = (PyArrayObject *)Py_None;
@@ -252,7 +256,7 @@ static PyObject *wpy_probe_1d(PyObject *self, PyObject *args)
     }
     int ok = 0;
     wpart_status_t st;
-    const char *what = "loads";
+    const char *what = "`loads`";
     Py_BEGIN_ALLOW_THREADS
     if (t == NPY_INT64) {
         st = wpart_base_prefix1d_i64(PyArray_DATA(L), (int64_t)n, PyArray_DATA(W));
