@@ -54,6 +54,12 @@ rng = np.random.default_rng(7)
 A = rng.integers(0, 100, size=(4, 40)).astype(float)
 b = np.floor(A.sum(axis=1) / 2)
 """, "milp.solve(np.ones(40), A=A, b_lower=b, b_upper=b, integrality=2)"),
+    "partition_1d_dp": ("import numpy as np, wpart\n"
+                        "a = np.random.default_rng(0).integers(0, 1000, 2_000_000)",
+                        "wpart.partition_1d(a, 5000, method='dp')"),
+    "spatial_jag_m_opt": ("import wpart.spatial as sp\nfrom wpart.spatial import instances as I\n"
+                          "A = I.uniform(1024, delta=1.2, seed=0)",
+                          "sp.jag_m_opt(A, 4000, orient='hor', time_limit=600)"),
     "tasks_balance": ("import wpart.tasks as tasks\np = tasks.gemma_like(64, 8955, 896, seed=0)",
                       "tasks.balance(p, seed=0, n_iter=10_000, time_limit=1e6)"),
     "tasks_solve_milp": ("import wpart.tasks as tasks\np = tasks.gemma_like(8, 120, 16, seed=0)",
