@@ -67,6 +67,8 @@ def equal(a: Any, b: Any) -> bool:
             return False
         if a_.shape != b_.shape:
             return False
+        if a_.dtype.names or b_.dtype.names:  # structured (e.g. a trace): field by field
+            return a_.dtype == b_.dtype and all(equal(a_[f], b_[f]) for f in a_.dtype.names)
         try:
             return bool(np.array_equal(a_, b_, equal_nan=a_.dtype.kind in "fc"))
         except TypeError:
