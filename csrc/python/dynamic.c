@@ -255,8 +255,10 @@ static PyMethodDef Balancer_methods[] = {
 static PyGetSetDef Balancer_getset[] = {
     {"done", (getter)Balancer_get_done, NULL, "all data dispatched and completed", NULL},
     {"name", (getter)Balancer_get_name, NULL, "algorithm name", NULL},
-    {"n_pu", (getter)Balancer_get_n_pu, NULL, "number of processing units", NULL},
-    {"total", (getter)Balancer_get_total, NULL, "total elements W", NULL},
+    {"m", (getter)Balancer_get_n_pu, NULL, "number of processing units", NULL},
+    {"n", (getter)Balancer_get_total, NULL, "elements to process (W)", NULL},
+    {"n_pu", (getter)Balancer_get_n_pu, NULL, "number of processing units (old name of m)", NULL},
+    {"total", (getter)Balancer_get_total, NULL, "elements to process (old name of n)", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -309,7 +311,7 @@ static PyObject *py_static(PyObject *self, PyObject *args)
 }
 
 static PyMethodDef dynamic_methods[] = {
-    {"dynamic_greedy", py_greedy, METH_VARARGS, "dynamic_greedy(n_pu, total, chunk)"},
+    {"dynamic_greedy", py_greedy, METH_VARARGS, "dynamic_greedy(m, n, chunk)"},
     {"dynamic_static", py_static, METH_VARARGS, "dynamic_static(blocks)"},
     {NULL, NULL, 0, NULL},
 };

@@ -1,7 +1,8 @@
-/* dynamic_baselines.c -- binding of wpart.dynamic's baselines (spec 001 §3): constructors that
- * return wpart._core.Balancer objects, HDSS's weights and the proportional split. Validation
- * of the Python-level arguments happens in wpart/dynamic/_baselines.py; the C constructors
- * check again and their messages name the arguments. */
+/* dynamic_baselines.c -- binding of wpart.dynamic's baselines (the paper's competitors and a
+ * few more): constructors that return wpart._core.Balancer objects, HDSS's weights and the
+ * proportional split. Validation of the Python-level arguments happens in
+ * wpart/dynamic/_baselines.py; the C constructors check again and their messages name the
+ * arguments. */
 #include "wpy.h"
 
 static PyObject *wrap(wpart_status_t st, wpart_dynamic_balancer_t *b, const char *what)
@@ -197,12 +198,12 @@ static PyObject *py_split(PyObject *self, PyObject *args)
 
 static PyMethodDef baselines_methods[] = {
     {"dynamic_hdss", py_hdss, METH_VARARGS,
-     "dynamic_hdss(n_pu, total, x_init, eps, rounds_max, adapt_fraction, kappa, min_chunk)"},
+     "dynamic_hdss(m, n, x_init, eps, rounds_max, adapt_fraction, kappa, min_chunk)"},
     {"dynamic_hdss_weights", py_hdss_weights, METH_VARARGS,
      "dynamic_hdss_weights(balancer) -> phase-1 weights (sum 1) or None"},
     {"dynamic_acosta", py_acosta, METH_VARARGS,
-     "dynamic_acosta(n_pu, total, step, threshold, eval_at_barrier)"},
-    {"dynamic_naive", py_naive, METH_VARARGS, "dynamic_naive(n_pu, total, x_init)"},
+     "dynamic_acosta(m, n, step, threshold, eval_at_barrier)"},
+    {"dynamic_naive", py_naive, METH_VARARGS, "dynamic_naive(m, n, x_init)"},
     {"dynamic_asymmetric", py_asymmetric, METH_VARARGS,
      "dynamic_asymmetric(total, pu_kinds, g_cpu, ratio)"},
     {"dynamic_static_peak", py_static_peak, METH_VARARGS, "dynamic_static_peak(total, peak_rates)"},

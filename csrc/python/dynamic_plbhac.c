@@ -74,7 +74,7 @@ static PyArrayObject *opt_arr(PyObject *o, const char *name, int typenum, int n)
 {
     PyArrayObject *a = wpy_input_array(o, name, typenum, 1, 1);
     if (a && PyArray_DIM(a, 0) != n) {
-        PyErr_Format(wpy_ValueError, "`%s` must hold n_pu = %d values, got %zd", name, n,
+        PyErr_Format(wpy_ValueError, "`%s` must hold m = %d values, got %zd", name, n,
                      (Py_ssize_t)PyArray_DIM(a, 0));
         Py_DECREF(a);
         return NULL;
@@ -93,7 +93,7 @@ static PyObject *py_plbhac(PyObject *self, PyObject *args)
         return NULL;
     }
     if (n < 1) {
-        return PyErr_Format(wpy_ValueError, "`n_pu` must be >= 1, got %d", n);
+        return PyErr_Format(wpy_ValueError, "`m` must be >= 1, got %d", n);
     }
     wpart_dynamic_plbhac_cfg_t c;
     long long preset = 0;

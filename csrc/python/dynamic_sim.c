@@ -197,16 +197,18 @@ static PyObject *py_simulate(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"dev", "tab_x", "tab_t", "tab_off", "fluct", "onoff", "balancer",
                              "seed", "eval_mode", "eval_cost", "eval_a", "eval_b", "eval_scale",
-                             "dispatch_overhead", "record_trace", "progress", "max_events", NULL};
+                             "dispatch_overhead", "record_trace", "progress", "max_events",
+                             "time_limit", NULL};
     PyObject *dev, *tx, *tt, *toff, *fl, *oo, *bal, *progress = Py_None;
     unsigned long long seed = 0;
     int eval_mode = 0, record = 1;
     double eval_cost = 0.1, ea = 0, eb = 0, es = 1.0, ov = 0.0;
     long long max_events = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOOOO|KidddddpOL:dynamic_simulate", kwlist,
+    double time_limit = 0.0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOOOO|KidddddpOLd:dynamic_simulate", kwlist,
                                      &dev, &tx, &tt, &toff, &fl, &oo, &bal, &seed, &eval_mode,
                                      &eval_cost, &ea, &eb, &es, &ov, &record, &progress,
-                                     &max_events)) {
+                                     &max_events, &time_limit)) {
         return NULL;
     }
     wpart_dynamic_balancer_t *b = wpy_balancer_get(bal, "balancer");
@@ -233,7 +235,7 @@ static PyObject *py_simulate(PyObject *self, PyObject *args, PyObject *kw)
     o.record_trace = record;
     o.max_events = max_events;
     wpy_control_t ctl;
-    wpy_control_setup(&ctl, progress, 0.0);
+    wpy_control_setup(&ctl, progress, time_limit > 0 ? time_limit : 0.0);
     o.control = &ctl.ctl;
     if (wpy_balancer_acquire(bal) < 0) {
         plat_clear(&P);
@@ -246,6 +248,10 @@ static PyObject *py_simulate(PyObject *self, PyObject *args, PyObject *kw)
     Py_END_ALLOW_THREADS
     wpy_balancer_release(bal);
     plat_clear(&P);
+    if (st == WPART_ECANCELLED && time_limit > 0 && !ctl.stopped && !PyErr_Occurred()) {
+        /* the time limit, not Ctrl-C nor the progress callback: a result, not an error */
+        return Py_BuildValue("{sOss}", "time_limit", Py_True, "message", wpart_last_error());
+    }
     if (st != WPART_OK) {
         return wpy_raise(st, "simulate");
     }
