@@ -176,7 +176,8 @@ def _coo(A: Any, n: int) -> tuple[int, NDArray[np.int64], NDArray[np.int64], NDA
             or len(shape) != 2
             or not all(isinstance(s, numbers.Integral) and not is_bool(s) for s in shape)
         ):
-            raise WpartTypeError("`A` given as (rows, cols, values, shape) needs shape = (m, n) ints")
+            raise WpartTypeError(
+                "`A` given as (rows, cols, values, shape) needs shape = (m, n) ints")
         shape = (int(shape[0]), int(shape[1]))
         where = "`A` (COO)"
     else:
@@ -268,7 +269,8 @@ def _check_order(lo: np.ndarray | None, hi: np.ndarray | None, nlo: str, nhi: st
 
 def _path_format(path: Any, fmt: str | None, name: str) -> tuple[str, str]:
     if not isinstance(path, (str, os.PathLike)):
-        raise WpartTypeError(f"`{name}` must be a path (str or os.PathLike), got {type(path).__name__}")
+        raise WpartTypeError(
+            f"`{name}` must be a path (str or os.PathLike), got {type(path).__name__}")
     p = os.fspath(path)
     if isinstance(p, bytes):
         p = os.fsdecode(p)

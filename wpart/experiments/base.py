@@ -214,8 +214,8 @@ def _prefix(quick: bool) -> tuple[bool, dict, str]:
     text = format_table(
         ["A", "dtype", "wpart ms", "numpy ms", "numpy/wpart", "values"],
         rows,
-        title=("Bordered 2D prefix sum (Sec. 2.1 of Saule et al. 2012) vs np.cumsum(np.cumsum(A, 0), 1); "
-               "best-of-k wall times, not asserted"),
+        title=("Bordered 2D prefix sum (Sec. 2.1 of Saule et al. 2012) vs "
+               "np.cumsum(np.cumsum(A, 0), 1); best-of-k wall times, not asserted"),
     )
     return all_ok, {"rows": out, "ok": all_ok}, text
 

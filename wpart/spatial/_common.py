@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
-from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
+from .._errors import WpartOverflowError, WpartValueError
 from .._methods import Method, MethodTable
 from .._progress import progress_hook
 from .._validate import (

@@ -73,8 +73,9 @@ def hier_relaxed(
     allow_empty: bool = False,
     speeds: ArrayLike | None = None,
 ) -> SpatialPartition:
-    """HIER-RELAXED (Sec. 3.3 of Saule et al. 2012): like :func:`hier_rb` but every node also chooses how many
-    parts each side gets (minimising ``max(L1/x, L2/(q-x))``); ties prefer balanced counts.
+    """HIER-RELAXED (Sec. 3.3 of Saule et al. 2012): like :func:`hier_rb` but every node also
+    chooses how many parts each side gets (minimising ``max(L1/x, L2/(q-x))``); ties prefer
+    balanced counts.
     Zero-load sub-rectangles are split by area."""
     pp = _Prepared(A, m, allow_empty)
     v = choice(variant, "variant", _VARIANT)

@@ -48,8 +48,9 @@ def hybrid(
     allow_empty: bool = False,
     time_limit: float | None = None,
 ) -> SpatialPartition:
-    """HYBRID (Sec. 5 of Saule et al. 2012): a fast phase-1 partition into ``m1 < m`` blocks, parts shared out in
-    proportion to block loads (capped by area), then each block partitioned by `phase2_fast`;
+    """HYBRID (Sec. 5 of Saule et al. 2012): a fast phase-1 partition into ``m1 < m`` blocks,
+    parts shared out in proportion to block loads (capped by area), then each block
+    partitioned by `phase2_fast`;
     with `phase2_slow` (HYBRID-F), the most loaded block is re-partitioned by the slow
     algorithm while that lowers its maximum. Runs in the C core.
 
@@ -116,8 +117,9 @@ def general_optimum(
     A: ArrayLike, m: int, *, time_limit: float | None = 60.0, allow_empty: bool = False
 ) -> SpatialPartition:
     """Optimal partition into at most `m` arbitrary rectangles (no structure; the general
-    class of Sec. 3.4 of Saule et al. 2012), by a MILP solved with GLPK; tiny matrices only (the model has one binary per
-    sub-rectangle, ``n1(n1+1)/2 * n2(n2+1)/2``; refused above 2,000).
+    class of Sec. 3.4 of Saule et al. 2012), by a MILP solved with GLPK; tiny matrices only
+    (the model has one binary per sub-rectangle, ``n1(n1+1)/2 * n2(n2+1)/2``; refused above
+    2,000).
 
     Model: binary ``x_R`` for every sub-rectangle ``R``, continuous ``Z``; every cell covered
     exactly once, ``sum x_R <= m``, ``load(R) x_R <= Z``; minimise ``Z``. Unused parts become

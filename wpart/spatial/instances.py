@@ -126,7 +126,8 @@ def peak(
 def pic_like(
     n: int = 514, /, *, t: int = 0, seed: int = 0, density: float = 100.0, ridges: int = 4
 ) -> NDArray[np.int64]:
-    """Substitute for a PIC-MAG snapshot (Sec. 4.1 of Saule et al. 2012): particle counts on an ``n x n`` grid.
+    """Substitute for a PIC-MAG snapshot (Sec. 4.1 of Saule et al. 2012): particle counts on
+    an ``n x n`` grid.
 
     A near-uniform background (mean `density` per cell) plus `ridges` smooth Gaussian shells
     (20-60 % above the background) around a small empty central "planet"; the shells' radii
