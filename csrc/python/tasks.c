@@ -428,14 +428,20 @@ static PyObject *wpy_tasks_greedy(PyObject *self, PyObject *args)
     return (PyObject *)out;
 }
 
+/* tasks_brute(problem, coeffs, preserve, max_states, time_limit=0.0) -> (assignment, w_max,
+ * stopped): `stopped` is True when the time limit ended the enumeration; the assignment is then
+ * the best one enumerated so far (-1 everywhere if none) and w_max is NaN. */
 static PyObject *wpy_tasks_brute(PyObject *self, PyObject *args)
 {
     PyObject *pd, *co;
     int preserve;
     long long max_states;
+    double time_limit = 0.0;
     wpy_tprob_t t;
     wpart_tasks_coeffs_t c;
-    if (!PyArg_ParseTuple(args, "OOpL", &pd, &co, &preserve, &max_states)) return NULL;
+    if (!PyArg_ParseTuple(args, "OOpL|d", &pd, &co, &preserve, &max_states, &time_limit)) {
+        return NULL;
+    }
     if (coeffs_parse(co, &c) < 0 || tprob_parse(pd, &t) < 0) return NULL;
     npy_intp K = t.p.n_tasks;
     PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(1, &K, NPY_INT32);
@@ -444,7 +450,7 @@ static PyObject *wpy_tasks_brute(PyObject *self, PyObject *args)
         return NULL;
     }
     wpy_control_t ctl;
-    wpy_control_setup(&ctl, Py_None, 0.0);
+    wpy_control_setup(&ctl, Py_None, time_limit > 0 ? time_limit : 0.0);
     double w = 0;
     wpart_status_t st;
     Py_BEGIN_ALLOW_THREADS
@@ -452,11 +458,15 @@ static PyObject *wpy_tasks_brute(PyObject *self, PyObject *args)
                                  PyArray_DATA(out), &w);
     Py_END_ALLOW_THREADS
     tprob_release(&t);
+    if (st == WPART_ECANCELLED && !ctl.stopped && time_limit > 0 && !PyErr_Occurred()) {
+        /* the time limit, not Ctrl-C: the enumeration's best so far is in `out` */
+        return Py_BuildValue("NdO", out, Py_NAN, Py_True);
+    }
     if (st != WPART_OK) {
         Py_DECREF(out);
         return wpy_raise(st, NULL);
     }
-    return Py_BuildValue("Nd", out, w);
+    return Py_BuildValue("NdO", out, w, Py_False);
 }
 
 static PyObject *wpy_tasks_knowledge(PyObject *self, PyObject *args)
