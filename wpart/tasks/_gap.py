@@ -8,7 +8,7 @@ how often) and, with ``clusters=True``, also against the cluster-preserving opti
 block's tasks on one rank: the best any whole-cluster balancer can reach from a co-located
 start). :func:`paper_scale_study` checks the paper's size against a simple lower bound.
 
-Measured with ``gap_study(200, 0, n_seeds=3, time_limit=3)`` (600 runs; 147 of the 200 MILPs
+Measured with ``gap_study(200, seed=0, n_seeds=3, time_limit=3)`` (600 runs; 147 of the 200 MILPs
 proven optimal), gap median / p90 / max / share within 1.8 %:
 
 * whole block groups (the paper's CCM-LB, default): 0.60 % / 5.1 % / 19.3 % / 72 %; against
@@ -23,7 +23,6 @@ are within 0.33 % of ``max(mean load, max task)``, consistent with the paper's 1
 """
 
 from __future__ import annotations
-from .._errors import WpartValueError
 
 import time
 from collections.abc import Callable, Mapping
@@ -33,8 +32,12 @@ from typing import Any
 import numpy as np
 
 from .. import _core
-from .._validate import as_int
+from .._errors import CancelledError, WpartValueError
+from .._result import Result, new_axes
+from .._validate import (as_bool, as_float, as_int, as_m, as_progress, as_seed,
+                         as_time_limit, is_bool, renamed)
 from ._balance import balance
+from ._compat import positional_deprecated
 from ._milp import solve_milp
 from .generators import gemma_like
 
@@ -61,22 +64,29 @@ DELTAS = (0.0, 1e-9, 1e-10, 1e-11)
 
 def paper_style_instance(rng: np.random.Generator, *, ranks=(2, 3), blocks_per_rank=(4, 8),
                          tasks_per_block=(2, 4), load_sigma: float = 0.6):
-    """One small Gemma-like instance (spec 5.4): co-located blocks homed on their rank, log-normal
+    """One small Gemma-like instance (the paper's Gemma case, Sec. VI-B, scaled down):
+    co-located blocks homed on their rank, log-normal
     task times, no edges. Sizes are drawn uniformly from the inclusive ranges given. Returns
     ``(problem, (I, K, N), generator_seed)``."""
     I = int(rng.integers(ranks[0], ranks[1] + 1))
     N = I * int(rng.integers(blocks_per_rank[0], blocks_per_rank[1] + 1))
     K = N * int(rng.integers(tasks_per_block[0], tasks_per_block[1] + 1))
     gseed = int(rng.integers(0, 2**31))
-    return gemma_like(I, K, N, seed=gseed, load_sigma=load_sigma), (I, K, N), gseed
+    p = gemma_like(m=I, n_tasks=K, n_blocks=N, seed=gseed, load_sigma=load_sigma)
+    return p, (I, K, N), gseed
 
 
-@dataclass(frozen=True)
-class GapStudy:
+@dataclass(frozen=True, eq=False, repr=False)
+class GapStudy(Result):
     """Gaps of CCM-LB variants to the MILP optimum over seeded instances.
 
     Attributes
     ----------
+    status : str
+        ``"feasible"`` (every instance ran; the gaps are measured, no optimality claim).
+    success : bool
+    message : str
+        Instances, runs and how many MILPs stopped at their time limit.
     instances : list of dict
         Per instance: ``I, K, N, generator_seed, delta, milp_status, milp`` (incumbent W_max),
         ``bound``, ``milp_seconds``, ``initial`` (W_max of the co-located start) and, when
@@ -97,8 +107,14 @@ class GapStudy:
     n_not_optimal : int
         Instances where GLPK stopped at the time limit (their gap is then a lower estimate).
     seconds : float
+    params : dict
+        The study's arguments.
+    stats : dict
+        ``seconds``, ``runs``.
     """
 
+    status: str
+    message: str
     instances: list
     gaps: dict
     gaps_clusters: dict
@@ -106,22 +122,9 @@ class GapStudy:
     variants: dict
     threshold: float
     n_not_optimal: int
-    seconds: float
+    seconds: float = field(compare=False)
     params: dict = field(default_factory=dict)
-
-    def to_dict(self) -> dict:
-        """JSON-friendly dictionary (gaps as nested lists)."""
-        return {
-            "instances": [dict(d) for d in self.instances],
-            "gaps": {k: v.tolist() for k, v in self.gaps.items()},
-            "gaps_clusters": {k: v.tolist() for k, v in self.gaps_clusters.items()},
-            "summary": {k: dict(v) for k, v in self.summary.items()},
-            "variants": {k: dict(v) for k, v in self.variants.items()},
-            "threshold": self.threshold,
-            "n_not_optimal": self.n_not_optimal,
-            "seconds": self.seconds,
-            "params": dict(self.params),
-        }
+    stats: dict = field(default_factory=dict, compare=False)
 
     def table(self) -> str:
         """The summary as a plain-text table."""
@@ -135,16 +138,20 @@ class GapStudy:
                          f"{s['seconds']:>8.4f}")
         return "\n".join(lines)
 
-    def __repr__(self) -> str:
-        return (f"GapStudy(n_instances={len(self.instances)}, variants={list(self.variants)}, "
-                f"n_not_optimal={self.n_not_optimal})")
+    def _repr_lines(self) -> list[str]:
+        lines = [f"GapStudy(n_instances={len(self.instances)}, variants={list(self.variants)}, "
+                 f"n_not_optimal={self.n_not_optimal})"]
+        for k, v in list(self.summary.items())[:3]:
+            lines.append(f"  {k}: gap median {v['median']:.2%}, max {v['max']:.2%}, "
+                         f"within {self.threshold:.1%}: {v['within']:.0%}")
+        if len(self.summary) > 3:
+            lines.append(f"  ... {len(self.summary) - 3} more variants (.table())")
+        return lines
 
     def plot(self, ax: Any = None) -> Any:
-        """Empirical CDF of the gap per variant (log-scaled x; 0 drawn at 1e-5)."""
-        import matplotlib.pyplot as plt
-
-        if ax is None:
-            _, ax = plt.subplots(figsize=(5.5, 3.5))
+        """Empirical CDF of the gap per variant (log-scaled x; 0 drawn at 1e-5); returns the
+        Axes drawn on."""
+        ax = new_axes(ax, figsize=(5.5, 3.5))
         for k, g in self.gaps.items():
             x = np.sort(np.maximum(g.ravel(), 1e-5))
             ax.step(x, np.arange(1, x.size + 1) / x.size, where="post", label=k)
@@ -174,20 +181,21 @@ def _summary(g: np.ndarray, gc: np.ndarray, thr: float, mem_ok: bool, secs: floa
     }
 
 
-def gap_study(n_instances: int = 200, seed: int = 0, *,
+@positional_deprecated("seed")
+def gap_study(n_instances: int, *, seed: int = 0,
               variants: Mapping[str, Mapping[str, Any]] | None = None,
               deltas: tuple = DELTAS, n_seeds: int = 1, ranks=(2, 3),
               blocks_per_rank=(4, 8), tasks_per_block=(2, 4), load_sigma: float = 0.6,
               memory_cap: float | None = 1.3, clusters: bool = True,
-              time_limit: float = 3.0, mip_gap: float = 1e-4, threshold: float = 0.018,
-              progress: Callable[[int, int], None] | None = None) -> GapStudy:
+              time_limit: float | None = 3.0, mip_gap: float = 1e-4, threshold: float = 0.018,
+              progress: bool | Callable[[int, int], Any] | None = None) -> GapStudy:
     """Distribution of CCM-LB's gap to the GLPK optimum on small paper-style instances.
 
     Parameters
     ----------
-    n_instances : int, default 200
+    n_instances : int
         Number of seeded instances (:func:`paper_style_instance`; instance ``i`` uses
-        ``deltas[i % len(deltas)]``).
+        ``deltas[i % len(deltas)]``); 200 gave the figures quoted above.
     seed : int, default 0
         Seed of the instance stream; identical seeds give identical studies.
     variants : mapping, optional
@@ -208,23 +216,30 @@ def gap_study(n_instances: int = 200, seed: int = 0, *,
         cap). Caps are checked on every CCM-LB result.
     clusters : bool, default True
         Also solve the cluster-preserving MILP (the floor of whole-cluster balancing).
-    time_limit, mip_gap : float
-        GLPK limits per MILP (``mip_gap`` 1e-4 is the paper's Gurobi setting).
+    time_limit : float or None, default 3.0
+        Seconds per MILP (GLPK's limit; None: none). A MILP stopped there counts in
+        ``n_not_optimal``; its incumbent is then the reference.
+    mip_gap : float
+        Relative gap at which GLPK stops (1e-4 is the paper's Gurobi setting).
     threshold : float, default 0.018
-        The paper's worst gap (1.8 %) for the ``within`` fraction.
+        The paper's worst gap (1.8 %, Sec. VII-A) for the ``within`` fraction.
     progress : callable, optional
-        Called as ``progress(done, total)`` after every instance.
+        Called as ``progress(done, total)`` after every instance (returning False stops the
+        study with :class:`wpart.CancelledError`).
 
     Returns
     -------
     GapStudy
     """
-    n_instances = as_int(n_instances, "n_instances", minimum=1)
-    n_seeds = as_int(n_seeds, "n_seeds", minimum=1)
-    for name, v in (("n_instances", n_instances), ("n_seeds", n_seeds)):
-        if v >= 2**31:
-            raise WpartValueError(f"`{name}` must be < 2^31, got {v}")
-    seed = as_int(seed, "seed", minimum=0)
+    n_instances = as_int(n_instances, "n_instances", minimum=1, maximum=2**31 - 1)
+    n_seeds = as_int(n_seeds, "n_seeds", minimum=1, maximum=2**31 - 1)
+    seed = as_seed(seed)
+    tl = as_time_limit(time_limit)
+    threshold = as_float(threshold, "threshold", minimum=0.0)
+    clusters = as_bool(clusters, "clusters")
+    prog = as_progress(progress)
+    if memory_cap is not None:
+        memory_cap = as_float(memory_cap, "memory_cap", minimum=0.0)
     if not deltas:
         raise WpartValueError("`deltas` must not be empty")
     var = dict(DEFAULT_VARIANTS if variants is None else variants)
@@ -246,20 +261,23 @@ def gap_study(n_instances: int = 200, seed: int = 0, *,
         cap = None
         if memory_cap is not None:
             cap = float(memory_cap) * float(p.evaluate(delta=delta)["memory"].max())
-        m = solve_milp(p, delta=delta, memory_cap=cap, time_limit=time_limit, mip_gap=mip_gap)
+        m = solve_milp(p, delta=delta, memory_cap=cap, time_limit=tl, mip_gap=mip_gap)
+        if not m.success:
+            raise _core.SolverError(f"instance {i}: GLPK found no placement ({m.message})")
         rec = {"I": I, "K": K, "N": N, "generator_seed": gseed, "delta": delta,
-               "memory_cap": cap, "milp_status": m.stats["status"], "milp": m.max_work,
+               "memory_cap": cap, "milp_status": m.status, "milp": m.max_load,
                "bound": m.stats["bound"], "milp_seconds": m.stats["seconds"],
-               "initial": m.initial_max_work}
-        n_not_opt += m.stats["status"] != "optimal"
+               "initial": m.initial_max_load}
+        n_not_opt += m.status != "optimal"
         wc = float("nan")
         if clusters:
             try:
                 mc = solve_milp(p, delta=delta, memory_cap=cap, preserve_clusters=True,
-                                time_limit=time_limit, mip_gap=mip_gap)
-                wc = mc.max_work
-                rec["clusters_status"] = mc.stats["status"]
-            except (ValueError, _core.SolverError):
+                                time_limit=tl, mip_gap=mip_gap)
+                rec["clusters_status"] = mc.status
+                if mc.success:
+                    wc = mc.max_load
+            except _core.SolverError:
                 rec["clusters_status"] = "none"
             rec["clusters_opt"] = wc
         for k, kw in var.items():
@@ -269,12 +287,12 @@ def gap_study(n_instances: int = 200, seed: int = 0, *,
                 secs[k] += time.perf_counter() - t1
                 if cap is not None and not np.all(r.memory <= cap * (1 + 1e-12)):
                     mem_ok[k] = False
-                gaps[k][i, s] = r.max_work / m.max_work - 1.0 if m.max_work > 0 else 0.0
+                gaps[k][i, s] = r.max_load / m.max_load - 1.0 if m.max_load > 0 else 0.0
                 if np.isfinite(wc) and wc > 0:
-                    gapc[k][i, s] = r.max_work / wc - 1.0
+                    gapc[k][i, s] = r.max_load / wc - 1.0
         insts.append(rec)
-        if progress is not None:
-            progress(i + 1, n_instances)
+        if not is_bool(prog) and prog(i + 1, n_instances) is False:
+            raise CancelledError("stopped: the progress callback returned False")
     runs = n_instances * n_seeds
     summ = {k: _summary(gaps[k], gapc[k], threshold, mem_ok[k], secs[k] / runs) for k in var}
     opt = np.array([d["milp_status"] == "optimal" for d in insts])
@@ -285,24 +303,32 @@ def gap_study(n_instances: int = 200, seed: int = 0, *,
     params = {"n_instances": n_instances, "seed": seed, "deltas": list(map(float, deltas)),
               "n_seeds": n_seeds, "ranks": list(ranks), "blocks_per_rank": list(blocks_per_rank),
               "tasks_per_block": list(tasks_per_block), "load_sigma": load_sigma,
-              "memory_cap": memory_cap, "time_limit": time_limit, "mip_gap": mip_gap}
-    return GapStudy(instances=insts, gaps=gaps, gaps_clusters=gapc, summary=summ,
+              "memory_cap": memory_cap, "time_limit": tl, "mip_gap": mip_gap}
+    secs = time.perf_counter() - t0
+    msg = (f"{n_instances} instances x {n_seeds} seed(s) x {len(var)} variant(s); "
+           f"{n_not_opt} MILP(s) stopped at the time limit (their gap is a lower estimate)")
+    return GapStudy(status="feasible", message=msg, instances=insts, gaps=gaps,
+                    gaps_clusters=gapc, summary=summ,
                     variants={k: dict(v) for k, v in var.items()}, threshold=float(threshold),
-                    n_not_optimal=int(n_not_opt), seconds=time.perf_counter() - t0,
-                    params=params)
+                    n_not_optimal=int(n_not_opt), seconds=secs, params=params,
+                    stats={"seconds": secs, "runs": runs * len(var)})
 
 
-def paper_scale_study(n_ranks: int = 14, n_tasks: int = 1959, n_blocks: int = 206,
-                      instances: int = 3, n_seeds: int = 6, *,
+@renamed(n_ranks="m")
+@positional_deprecated("m", "n_tasks", "n_blocks", "instances", "n_seeds")
+def paper_scale_study(*, m: int = 14, n_tasks: int = 1959, n_blocks: int = 206,
+                      instances: int = 3, n_seeds: int = 6,
                       variants: Mapping[str, Mapping[str, Any]] | None = None,
                       load_sigma: float = 1.0) -> dict:
     """CCM-LB at the paper's Fig. 4a size (delta = 0, no caps) against the lower bound
-    ``max(sum L / I, max L)`` (an exact MILP is out of GLPK's reach at this size).
+    ``max(sum L / m, max L)`` (an exact MILP is out of GLPK's reach at this size).
 
-    Returns a dict with, per variant, ``gap_min``/``gap_median``/``gap_max`` (``W / bound - 1``
-    over all instances and seeds) and ``seconds`` (mean CCM-LB time), plus ``initial`` (the
-    co-located start's gap per instance). Instance ``g`` is ``gemma_like(..., seed=g)``.
+    `m` is the number of ranks (``n_ranks=`` is a deprecated alias). Returns a dict with, per
+    variant, ``gap_min``/``gap_median``/``gap_max`` (``W / bound - 1`` over all instances and
+    seeds) and ``seconds`` (mean CCM-LB time), plus ``initial`` (the co-located start's gap
+    per instance). Instance ``g`` is ``gemma_like(..., seed=g)``.
     """
+    m = as_m(m, "m")
     instances = as_int(instances, "instances", minimum=1)
     n_seeds = as_int(n_seeds, "n_seeds", minimum=1)
     var = dict(DEFAULT_VARIANTS if variants is None else variants)
@@ -312,16 +338,17 @@ def paper_scale_study(n_ranks: int = 14, n_tasks: int = 1959, n_blocks: int = 20
     secs = {k: 0.0 for k in var}
     init = []
     for g in range(instances):
-        p = gemma_like(n_ranks, n_tasks, n_blocks, seed=g, load_sigma=load_sigma)
-        lb = max(float(p.task_load.sum()) / p.n_ranks, float(p.task_load.max()))
+        p = gemma_like(m=m, n_tasks=n_tasks, n_blocks=n_blocks, seed=g,
+                       load_sigma=load_sigma)
+        lb = max(float(p.task_load.sum()) / p.m, float(p.task_load.max()))
         init.append(float(p.evaluate()["w_max"]) / lb - 1.0)
         for k, kw in var.items():
             for s in range(n_seeds):
                 t1 = time.perf_counter()
-                w = balance(p, seed=s, **kw).max_work
+                w = balance(p, seed=s, **kw).max_load
                 secs[k] += time.perf_counter() - t1
                 gaps[k].append(w / lb - 1.0)
-    out: dict[str, Any] = {"n_ranks": n_ranks, "n_tasks": n_tasks, "n_blocks": n_blocks,
+    out: dict[str, Any] = {"m": m, "n_tasks": n_tasks, "n_blocks": n_blocks,
                            "initial": init, "variants": {k: dict(v) for k, v in var.items()}}
     for k in var:
         a = np.array(gaps[k])

@@ -1,13 +1,18 @@
-"""Reader and writer of the vt / LBAF ``LBDatafile`` JSON format (PEERS.md section 3).
+"""Reader and writer of the vt / LBAF ``LBDatafile`` JSON format.
 
 One JSON file per rank, optionally brotli-compressed (detected by trying a JSON parse first).
-Only ``SendRecv`` communications whose two endpoints are tasks of the phase are kept, weighted
-by ``bytes`` (LBAF's rule). Shared blocks come from each task's ``user_defined``
-(``shared_id``, ``shared_bytes``, ``home_rank``), memory from ``task_footprint_bytes``,
-``task_working_bytes`` and ``rank_working_bytes``.
+``SendRecv`` communications between two objects (entity ``type`` "object" or none) become
+edges weighted by ``bytes``; an edge naming a task that is not in the phase is an error naming
+the file and the edge. Not task-to-task edges, and skipped: other communication types,
+endpoints of another entity type (a node), and endpoints marked ``"migratable": false`` that
+are not tasks of the phase (objects pinned to a rank, such as vt's object groups, which vt
+lists as communication partners only). Shared blocks come from each task's
+``user_defined`` (``shared_id``, ``shared_bytes``, ``home_rank``), memory from
+``task_footprint_bytes``, ``task_working_bytes`` and ``rank_working_bytes``.
 """
 
 from __future__ import annotations
+
 from .._errors import WpartFileNotFoundError, WpartTypeError, WpartValueError
 
 import glob
@@ -19,8 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import as_int
-from ._problem import Problem
+from .._validate import as_int, as_m, renamed
+from ._compat import positional_deprecated
+from ._problem import INT32_LIMIT, Problem
 
 __all__ = ["LBDatafileError", "read_lbdatafile", "write_lbdatafile"]
 
@@ -124,14 +130,16 @@ def _entity_key(ent: Any, where: str, path: str) -> tuple[str, int]:
     raise LBDatafileError(f"{path}: {where}: entity needs `id` or `seq_id`")
 
 
-def _parse_phase(f: str, doc: dict, rank: int, n_ranks: int, phase: int | None,
+def _parse_phase(f: str, doc: dict, rank: int, m: int, phase: int | None,
                  seen: set | None = None) -> tuple:
     """One rank file's phase (the first listed if `phase` is None), validated field by field;
     task keys already in `seen` (when given) are duplicates, new ones are added to it.
 
     Returns ``(phase, rank_alpha or None, tasks, comms)``: ``tasks`` as tuples ``(where, key,
     entity, time, footprint, working, rank_working, shared_id or None, shared_bytes, home)``,
-    ``comms`` as ``(index, src_key, dst_key, bytes)`` for the ``SendRecv`` entries.
+    ``comms`` as ``(index, src_key, dst_key, bytes, where, pinned)`` for the ``SendRecv``
+    entries between two objects, ``pinned`` telling for each end whether it is marked
+    ``"migratable": false``.
     """
     meta = doc.get("metadata", {})
     ra = _num(meta, "rank_alpha", "metadata", f) if "rank_alpha" in meta else None
@@ -175,8 +183,8 @@ def _parse_phase(f: str, doc: dict, rank: int, n_ranks: int, phase: int | None,
                 raise LBDatafileError(f"{f}: {uw}.shared_id: expected an integer")
             size = _num(ud, "shared_bytes", uw, f, 0.0)
             home = ud.get("home_rank", rank)
-            if isinstance(home, bool) or not isinstance(home, int) or not 0 <= home < n_ranks:
-                raise LBDatafileError(f"{f}: {uw}.home_rank: expected a rank in [0, {n_ranks}), "
+            if isinstance(home, bool) or not isinstance(home, int) or not 0 <= home < m:
+                raise LBDatafileError(f"{f}: {uw}.home_rank: expected a rank in [0, {m}), "
                                       f"got {home!r}")
         tasks.append((where, key, ent, time, tfp, twk, rw, sid, size, home))
     comms = []
@@ -186,16 +194,22 @@ def _parse_phase(f: str, doc: dict, rank: int, n_ranks: int, phase: int | None,
             raise LBDatafileError(f"{f}: {where}: expected an object")
         if c.get("type", "SendRecv") != "SendRecv":
             continue
-        src = _entity_key(_need(c, "from", where, (dict,), f), where + ".from", f)
-        dst = _entity_key(_need(c, "to", where, (dict,), f), where + ".to", f)
+        ends = (_need(c, "from", where, (dict,), f), _need(c, "to", where, (dict,), f))
+        if any(e.get("type", "object") != "object" for e in ends):
+            continue  # a node or another non-task endpoint: not a task-to-task edge
+        src = _entity_key(ends[0], where + ".from", f)
+        dst = _entity_key(ends[1], where + ".to", f)
         b = _num(c, "bytes", where, f)
         if b is None:
             raise LBDatafileError(f"{f}: {where}.bytes: missing field")
-        comms.append((ci, src, dst, b))
+        pinned = tuple(e.get("migratable", True) is False for e in ends)
+        comms.append((ci, src, dst, b, where, pinned))
     return phase, ra, tasks, comms
 
 
-def read_lbdatafile(paths: Any, phase: int | None = None, *, n_ranks: int | None = None,
+@renamed(n_ranks="m")
+@positional_deprecated("phase")
+def read_lbdatafile(paths: Any, *, phase: int | None = None, m: int | None = None,
                     rank_mem_cap: Any = None):
     """Read an LBDatafile data set into a :class:`~wpart.tasks.Problem`.
 
@@ -205,15 +219,21 @@ def read_lbdatafile(paths: Any, phase: int | None = None, *, n_ranks: int | None
         One file per rank.
     phase : int, optional
         Phase id (default: the first phase listed in the first file).
-    n_ranks : int, optional
-        Number of ranks (default: 1 + the largest rank found).
+    m : int, optional
+        Number of ranks (default: 1 + the largest rank found; ``n_ranks=`` is a deprecated
+        alias).
     rank_mem_cap : float or array_like, optional
         Per-rank memory cap to attach.
+
+    Returns
+    -------
+    Problem
 
     Raises
     ------
     LBDatafileError
-        Malformed content; the message names the file and the field (``phases[0].tasks[3].time``).
+        Malformed content; the message names the file and the field (``phases[0].tasks[3].time``),
+        or the communication edge that names a task not in the phase.
     """
     if phase is not None:
         phase = as_int(phase, "phase")
@@ -235,11 +255,9 @@ def read_lbdatafile(paths: Any, phase: int | None = None, *, n_ranks: int | None
         if rank in per_rank:
             raise LBDatafileError(f"{f}: rank {rank} already read from {per_rank[rank][0]}")
         per_rank[rank] = (f, doc)
-    I = max(per_rank) + 1 if n_ranks is None else as_int(n_ranks, "n_ranks", minimum=1)
-    if I >= 2**31:
-        raise WpartValueError(f"`n_ranks` must be < 2^31, got {I}")
+    I = max(per_rank) + 1 if m is None else as_m(m, "m", maximum=INT32_LIMIT)
     if I <= max(per_rank):
-        raise WpartValueError(f"`n_ranks` = {I} but a file has rank {max(per_rank)}")
+        raise WpartValueError(f"`m` = {I} but a file has rank {max(per_rank)}")
     keys: dict[tuple[str, int], int] = {}
     seen: set = set()
     load, fp, wk, init, shared, entities = [], [], [], [], [], []
@@ -265,12 +283,19 @@ def read_lbdatafile(paths: Any, phase: int | None = None, *, n_ranks: int | None
             if sid is not None and sid not in blocks:
                 blocks[sid] = [size, home]
             shared.append(sid)
-        comms.extend(c[1:] for c in cl)
+        comms.extend((f,) + c[1:] for c in cl)
     edges, eb = [], []
-    for src, dst, b in comms:
-        if src in keys and dst in keys:
-            edges.append((keys[src], keys[dst]))
-            eb.append(b)
+    for f, src, dst, b, where, pinned in comms:
+        if any(key not in keys and pin for key, pin in zip((src, dst), pinned)):
+            continue  # a pinned object that is not a task: not a task-to-task edge
+        for end, key in (("from", src), ("to", dst)):
+            if key not in keys:
+                raise LBDatafileError(
+                    f"{f}: {where}.{end}: the edge {src[0]} {src[1]} -> {dst[0]} {dst[1]} "
+                    f"({b:g} bytes) names {key[0]} {key[1]}, which is not a task of phase "
+                    f"{phase} in any file")
+        edges.append((keys[src], keys[dst]))
+        eb.append(b)
     sids = sorted(blocks)
     bidx = {s: i for i, s in enumerate(sids)}
     K = len(load)
@@ -280,7 +305,7 @@ def read_lbdatafile(paths: Any, phase: int | None = None, *, n_ranks: int | None
     ids = np.array([k[1] for k in keys], dtype=np.int64)
     prob = Problem(
         task_load=np.array(load),
-        n_ranks=I,
+        m=I,
         task_block=task_block if sids else None,
         block_size=np.array([blocks[s][0] for s in sids]) if sids else None,
         block_home=np.array([blocks[s][1] for s in sids], dtype=np.int32) if sids else None,
@@ -300,12 +325,14 @@ def read_lbdatafile(paths: Any, phase: int | None = None, *, n_ranks: int | None
     return prob
 
 
-def write_lbdatafile(problem, stem: str, assignment=None, *, phase: int = 0,
+@positional_deprecated("assignment")
+def write_lbdatafile(problem, stem: str, *, assignment=None, phase: int = 0,
                      compress: bool = False) -> list[str]:
-    """Write `problem` under `assignment` as ``<stem>.<rank>.json`` files (one per rank)."""
+    """Write `problem` under `assignment` (default: its initial assignment) as
+    ``<stem>.<rank>.json`` files (one per rank); returns the paths."""
     phase = as_int(phase, "phase")
     a = problem.assignment(assignment)
-    I, K = problem.n_ranks, problem.n_tasks
+    I, K = problem.m, problem.n_tasks
     ents = problem.meta.get("entities") if isinstance(problem.meta, dict) else None
     if ents is None or len(ents) != K:
         ids = problem.task_ids if problem.task_ids is not None else np.arange(K)
@@ -358,7 +385,8 @@ def write_lbdatafile(problem, stem: str, assignment=None, *, phase: int = 0,
 
 
 # ---------------------------------------------------------------- the Problem methods
-def _from_lbdatafile(cls: type, paths: Any, phase: int | None = None, **kw: Any) -> Problem:
+@positional_deprecated("phase")
+def _from_lbdatafile(cls: type, paths: Any, *, phase: int | None = None, **kw: Any) -> Problem:
     """Read vt / LBAF ``LBDatafile`` JSON files (one per rank, brotli allowed).
 
     `paths` is a list of files, a directory, or a stem ``dir/name`` for files
@@ -369,10 +397,12 @@ def _from_lbdatafile(cls: type, paths: Any, phase: int | None = None, **kw: Any)
     return read_lbdatafile(paths, phase=phase, **kw)
 
 
-def _to_lbdatafile(self: Problem, stem: str, assignment: Any = None, *, phase: int = 0,
+@positional_deprecated("assignment")
+def _to_lbdatafile(self: Problem, stem: str, *, assignment: Any = None, phase: int = 0,
                    compress: bool = False) -> list[str]:
-    """Write one ``LBDatafile`` per rank, ``<stem>.<rank>.json``; returns the paths."""
-    return write_lbdatafile(self, stem, assignment, phase=phase, compress=compress)
+    """Write one ``LBDatafile`` per rank, ``<stem>.<rank>.json``, of the problem under
+    `assignment` (default: its initial one); returns the paths."""
+    return write_lbdatafile(self, stem, assignment=assignment, phase=phase, compress=compress)
 
 
 Problem.from_lbdatafile = classmethod(_from_lbdatafile)  # type: ignore[attr-defined]

@@ -1,11 +1,10 @@
-"""The exact MILP of spec 003 section 2 (the paper's COMCP / FWMP and a compact equivalent).
+"""The exact MILP of Sec. V of the paper (COMCP / FWMP, and a compact equivalent).
 
 The model is built in C (``csrc/milp/tasks_milp.c``) and solved with GLPK through
 :func:`wpart.milp.solve`; the incumbent is decoded and re-evaluated with the C work model.
 """
 
 from __future__ import annotations
-from .._errors import WpartValueError
 
 import math
 import os
@@ -16,9 +15,11 @@ from typing import Any
 import numpy as np
 
 from .. import _core
-from .._validate import choice
-from ._balance import TasksResult, _result
+from .._errors import SolverError, WpartValueError
+from .._validate import as_bool, as_time_limit, choice
+from ._compat import positional_deprecated
 from ._problem import Coefficients, Problem
+from ._results import TasksResult, load_bound, make_result, replace_fields
 
 __all__ = ["milp_model", "solve_milp"]
 
@@ -30,17 +31,19 @@ def milp_model(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma
                form: str = "compact", formulation: str = "auto") -> dict:
     """The MILP model as arrays (COO matrix, bounds, kinds) plus its sizes.
 
-    ``form="paper"`` gives the paper's rows exactly (spec 2.4; sizes of spec 2.6);
+    ``form="paper"`` gives the paper's rows exactly (Secs. V-B and V-C; the sizes of its Figs.
+    2 and 3);
     ``formulation`` ``"auto"`` picks COMCP when ``beta = gamma = delta = 0``, ``"fwmp"``
     forces FWMP (paper form only). ``form="compact"`` applies equivalent reductions (sparse
     (17), one memory row per rank, continuous auxiliaries, communication variables only on the
     diagonal, self-edges folded in).
     """
-    c = Coefficients(alpha, beta, gamma, delta)
+    c = Coefficients(alpha=alpha, beta=beta, gamma=gamma, delta=delta)
     f = choice(form, "form", FORMS)
     fm = choice(formulation, "formulation", ("auto", "comcp", "fwmp"))
     if fm == "comcp" and (c.beta > 0 or c.gamma > 0 or c.delta > 0):
         raise WpartValueError("`formulation`='comcp' needs beta = gamma = delta = 0")
+    preserve_clusters = as_bool(preserve_clusters, "preserve_clusters")
     if preserve_clusters and f == "paper":
         raise WpartValueError("`preserve_clusters` needs form='compact'")
     cap = problem.caps(memory_cap)
@@ -62,13 +65,15 @@ def _solve_model(m: dict, time_limit, mip_gap, progress, write):
                       progress=progress, write=write)
 
 
-def solve_milp(problem: Problem, alpha: float = 1.0, beta: float = 0.0, gamma: float = 0.0,
+@positional_deprecated("alpha", "beta", "gamma", "delta", "memory_cap", "preserve_clusters",
+                       "time_limit")
+def solve_milp(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma: float = 0.0,
                delta: float = 0.0, memory_cap: Any = None, preserve_clusters: bool = False,
-               time_limit: float | None = None, *, form: str = "compact",
+               time_limit: float | None = None, form: str = "compact",
                formulation: str = "auto", mip_gap: float | None = None,
                write: str | os.PathLike | None = None,
                progress: bool | Callable[[float, float], None] = False) -> TasksResult:
-    """Minimise ``W_max`` exactly with GLPK (spec 003 section 2).
+    """Minimise ``W_max`` exactly with GLPK (the MILP of Sec. V of the paper).
 
     Parameters
     ----------
@@ -81,51 +86,86 @@ def solve_milp(problem: Problem, alpha: float = 1.0, beta: float = 0.0, gamma: f
         Add ``sum_i phi[i, n] = 1``: every block's tasks on one rank (not in the paper; the
         space reachable by block-clustered CCM-LB).
     time_limit : float, optional
-        Seconds; the best incumbent is returned with status ``"feasible"``.
+        Seconds (None: none). Reaching it returns status ``"time_limit"`` with GLPK's best
+        incumbent (``success`` False when it has none: the fields then describe the initial
+        assignment).
     form : {"compact", "paper"}
         Model form (see :func:`milp_model`); both have the same optimum.
+    formulation : {"auto", "comcp", "fwmp"}
+        Paper form only: COMCP (Sec. V-B) or FWMP (Sec. V-C); ``"auto"`` picks COMCP when
+        ``beta = gamma = delta = 0``.
     mip_gap : float, optional
-        Relative gap at which GLPK stops.
+        Relative gap at which GLPK stops (status ``"feasible"`` when it stops there short of
+        optimality).
     write : path, optional
         Also write the model as ``.lp`` or ``.mps``.
+    progress : bool or callable
+        A progress bar, or ``progress(done, total)``.
 
     Returns
     -------
     TasksResult
-        ``stats`` holds ``status`` (``optimal``/``feasible``/``infeasible``/``no_solution``),
-        ``objective``, ``bound``, ``gap`` (``(objective - bound) / bound``, the paper's
-        definition), ``glpk_gap``, ``seconds``, ``n_cols``, ``n_rows``, ``n_eq_rows``, ``nnz``.
+        Status ``"optimal"``, ``"feasible"``, ``"time_limit"`` or ``"infeasible"`` (no
+        assignment fits the memory caps: ``max_load`` is inf). ``lower_bound`` is GLPK's
+        proven bound (or the load bound, whichever is larger), so ``gap`` is the paper's
+        ``(objective - bound) / bound`` (Sec. VII-A). ``stats`` holds ``solver_status``,
+        ``objective``, ``bound``, ``glpk_gap``, ``seconds``, ``n_cols``, ``n_rows``,
+        ``n_eq_rows``, ``nnz``.
 
     Raises
     ------
-    ValueError
-        Infeasible instance (no assignment fits the memory caps) or bad arguments.
     wpart.SolverError
         GLPK failed, or wpart was built without GLPK.
     """
-    c = Coefficients(alpha, beta, gamma, delta)
+    c = Coefficients(alpha=alpha, beta=beta, gamma=gamma, delta=delta)
+    tl = as_time_limit(time_limit)
     t0 = time.perf_counter()
     m = milp_model(problem, alpha=c.alpha, beta=c.beta, gamma=c.gamma, delta=c.delta,
                    memory_cap=memory_cap, preserve_clusters=preserve_clusters, form=form,
                    formulation=formulation)
-    r = _solve_model(m, time_limit, mip_gap, progress, write)
-    stats = {"status": r.status, "objective": float(r.objective), "bound": float(r.bound),
-             "glpk_gap": float(r.gap), "seconds": time.perf_counter() - t0,
-             "solver_seconds": float(r.seconds), "nodes": int(r.nodes), "n_cols": m["n_cols"],
-             "n_rows": m["n_rows"], "n_eq_rows": m["n_eq_rows"], "nnz": int(m["a_row"].size),
-             "form": m["form"], "fwmp": bool(m["fwmp"]), "message": r.message}
+    r = _solve_model(m, tl, mip_gap, progress, write)
+    cap = problem.caps(memory_cap)
+    stats = {"solver_status": r.status, "objective": float(r.objective),
+             "bound": float(r.bound), "glpk_gap": float(r.gap),
+             "seconds": time.perf_counter() - t0, "solver_seconds": float(r.seconds),
+             "nodes": int(r.nodes), "n_cols": m["n_cols"], "n_rows": m["n_rows"],
+             "n_eq_rows": m["n_eq_rows"], "nnz": int(m["a_row"].size), "form": m["form"],
+             "fwmp": bool(m["fwmp"]), "solver_message": r.message}
+    stopped = getattr(r, "stopped_by", "none") == "time_limit" or r.status == "time_limit"
+    has_x = r.x.size > 0 and bool(np.all(np.isfinite(r.x)))
     if r.status == "infeasible":
-        raise WpartValueError("infeasible: no assignment satisfies the memory caps "
-                         f"(GLPK: {r.message})")
-    if r.status not in ("optimal", "feasible"):
-        raise _core.SolverError(f"no incumbent found: {r.message}")
-    K, I = problem.n_tasks, problem.n_ranks
+        stats["has_answer"] = False
+        res = make_result(problem, c, cap, problem.initial, np.array([np.inf]), "milp", stats,
+                          status="infeasible",
+                          message="infeasible: no assignment satisfies the memory caps "
+                                  "(max_load is inf; the arrays describe the initial "
+                                  "assignment)")
+        return replace_fields(res, max_load=math.inf, imbalance=math.inf)
+    if not has_x:
+        if stopped:
+            stats["has_answer"] = False
+            return make_result(problem, c, cap, problem.initial, np.array([np.nan]), "milp",
+                               stats, status="time_limit",
+                               message=f"time limit of {tl:g} s reached before GLPK found an "
+                                       "incumbent; the fields describe the initial assignment")
+        raise SolverError(f"no incumbent found: {r.message}")
+    K, I = problem.n_tasks, problem.m
     chi = r.x[m["col_chi"]:m["col_chi"] + I * K].reshape(I, K)
     a = np.argmax(chi > 0.5, axis=0).astype(np.int32)
     b = stats["bound"]
     obj = stats["objective"]
     stats["gap"] = 0.0 if obj == b else (math.inf if b <= 0 else (obj - b) / b)
-    cap = problem.caps(memory_cap)
-    res = _result(problem, c, cap, a, np.array([obj]), "milp", stats)
-    stats["optimal"] = r.status == "optimal"
-    return res
+    if r.status == "optimal":
+        status, msg, lb = "optimal", "optimal (GLPK)", obj
+    elif stopped:
+        status, msg = "time_limit", (f"time limit of {tl:g} s reached: GLPK's best incumbent, "
+                                     f"within {stats['gap']:.2%} of its bound")
+        lb = b
+    else:
+        status, msg = "feasible", (f"GLPK stopped ({r.message}) with an incumbent within "
+                                   f"{stats['gap']:.2%} of its bound")
+        lb = b
+    lb = max(float(lb), load_bound(problem, c)) if math.isfinite(lb) else load_bound(problem, c)
+    return make_result(problem, c, cap, a, np.array([obj]), "milp", stats, status=status,
+                       message=msg, lower_bound=lb)
+

@@ -4,9 +4,9 @@ A rank file lists the rank's tasks and some communications (vt writes an edge on
 endpoints' ranks). :func:`read_rank` parses the rank's own file; :func:`distribute_edges`
 routes every edge to the ranks owning its two endpoints through a distributed directory
 (task id modulo the number of ranks), in three bounded exchanges, so that no process ever
-holds the whole phase. Edges naming an unknown task are dropped, as by
-:func:`wpart.tasks.read_lbdatafile`. :func:`write_rank` writes ``<stem>.<rank>.json`` in the
-format of :func:`wpart.tasks.write_lbdatafile`.
+holds the whole phase. An edge naming a task that no rank holds is an error naming the file and
+the edge, on every rank, as in :func:`wpart.tasks.read_lbdatafile`. :func:`write_rank` writes
+``<stem>.<rank>.json`` in the format of :func:`wpart.tasks.write_lbdatafile`.
 """
 
 from __future__ import annotations
@@ -23,11 +23,14 @@ from ._rankdata import RankData
 __all__ = ["distribute_edges", "read_rank", "write_rank"]
 
 
-def read_rank(path: str, rank: int, n_ranks: int, phase: int | None = None) -> tuple:
-    """Parse one rank's LBDatafile: ``(RankData without edges, edges, info)``.
+def read_rank(path: str, rank: int, m: int, phase: int | None = None) -> tuple:
+    """Parse one rank's LBDatafile (`m` ranks in all): ``(RankData without edges, edges,
+    info)``.
 
-    ``edges`` is a list of ``(eid, src_key, dst_key, bytes)`` for the communications listed in
-    this file (``eid = rank * 2**32 + index``); ``info`` has the phase and the entity kind.
+    ``edges`` is a list of ``(eid, src_key, dst_key, bytes, pinned)`` for the communications
+    listed in this file (``eid = rank * 2**32 + index``; ``pinned``: which ends are marked
+    ``"migratable": false``, skipped when they are not tasks); ``info`` has the phase, the
+    entity kind and ``where`` (eid -> the communication's position in the file).
     """
     doc = _load_json(path)
     f = path
@@ -39,7 +42,7 @@ def read_rank(path: str, rank: int, n_ranks: int, phase: int | None = None) -> t
     mr = meta.get("rank", rank)
     if mr != rank:
         raise LBDatafileError(f"{f}: metadata.rank is {mr!r} but the file is read by rank {rank}")
-    phase, alpha, tasks, comms = _parse_phase(f, doc, rank, n_ranks, phase, set())
+    phase, alpha, tasks, comms = _parse_phase(f, doc, rank, m, phase, set())
     gid, load, fp, wk, blk, ents = [], [], [], [], [], {}
     blocks: dict = {}
     baseline = 0.0
@@ -63,7 +66,8 @@ def read_rank(path: str, rank: int, n_ranks: int, phase: int | None = None) -> t
         blk.append(-1 if sid is None else sid)
     if len(kinds) > 1:
         raise LBDatafileError(f"{f}: tasks mix entity kinds {sorted(kinds)}")
-    edges = [(rank * 2**32 + ci, src, dst, b) for ci, src, dst, b in comms]
+    edges = [(rank * 2**32 + ci, src, dst, b, pin) for ci, src, dst, b, _, pin in comms]
+    where = {rank * 2**32 + c[0]: c[4] for c in comms}
     o = np.argsort(np.array(gid, np.int64), kind="stable")
     sb = sorted(blocks)
     alpha = float("nan") if alpha is None else alpha
@@ -74,13 +78,16 @@ def read_rank(path: str, rank: int, n_ranks: int, phase: int | None = None) -> t
         bid=np.array(sb, np.int64), bsize=np.array([blocks[s][0] for s in sb], float),
         bhome=np.array([blocks[s][1] for s in sb], np.int32), baseline=baseline, alpha=alpha,
         ents=ents)
-    return data, edges, {"phase": phase, "kind": next(iter(kinds), "id")}
+    return data, edges, {"phase": phase, "kind": next(iter(kinds), "id"), "where": where,
+                         "path": path}
 
 
-def distribute_edges(ch, data: RankData, edges: list) -> int:
+def distribute_edges(ch, data: RankData, edges: list, name_of=None) -> None:
     """Give every rank the edges incident to its tasks (and check task ids are unique).
 
-    Returns the number of edges of this rank's file that were dropped (unknown endpoint).
+    An edge naming a task that no rank holds raises :class:`LBDatafileError` on every rank
+    (after the routing, so that no rank is left waiting); the message names the file
+    (``name_of(eid)``: the file and position of edge `eid`, when given) and the edge.
     """
     P = ch.size
     # 1. register task ids with their directory rank
@@ -98,29 +105,43 @@ def distribute_edges(ch, data: RankData, edges: list) -> int:
     for e in edges:
         out.setdefault(e[1][1] % P, []).append(e)
     nxt: dict = {}
+    missing: list = []  # (eid, "from"/"to", edge) naming a task no rank holds
     for _, es in ch.exchange(out, "DIR", "edge routing (sources)", "DIRECTORY"):
         for e in es:
             o = owner.get(e[1][1])
-            if o is not None:
+            if o is None:
+                if not e[4][0]:  # a pinned object that is no task: not a task-to-task edge
+                    missing.append((e[0], "from", e[:4]))
+            else:
                 nxt.setdefault(e[2][1] % P, []).append(e + (o,))
     # 3. then to the directory of their destination, which sends them to both owners
     dest: dict = {}
     for _, es in ch.exchange(nxt, "DIR", "edge routing (destinations)", "DIRECTORY"):
         for e in es:
             o2 = owner.get(e[2][1])
-            if o2 is not None:
-                for q in {e[4], o2}:
+            if o2 is None:
+                if not e[4][1]:
+                    missing.append((e[0], "to", e[:4]))
+            else:
+                for q in {e[5], o2}:
                     dest.setdefault(q, []).append(e[:4])
+    if ch.allreduce(len(missing), "sum", "the check of the edges' tasks"):
+        # every rank learns the first bad edge, so that whichever rank reports, it names it
+        first = min(missing) if missing else None
+        got = ch.exchange({q: first for q in range(P)} if first else {}, "DIR",
+                          "the report of an edge to no task", "DIRECTORY")
+        eid, end, (_, src, dst, b) = min(x for _, x in got)
+        key = src if end == "from" else dst
+        where = (name_of(eid) if name_of else
+                 f"rank {eid >> 32}'s file: communications[{eid & 0xFFFFFFFF}]")
+        raise LBDatafileError(f"{where}.{end}: the edge {src[0]} {src[1]} -> {dst[0]} {dst[1]} "
+                              f"({b:g} bytes) names {key[0]} {key[1]}, which no rank holds")
     mine = [e for _, es in ch.exchange(dest, "DIR", "edge delivery", "DIRECTORY") for e in es]
     mine.sort(key=lambda e: e[0])
     data.eid = np.array([e[0] for e in mine], np.int64)
     data.esrc = np.array([e[1][1] for e in mine], np.int64)
     data.edst = np.array([e[2][1] for e in mine], np.int64)
     data.ebytes = np.array([e[3] for e in mine], float)
-    kept = ch.allreduce(len([e for e in mine if e[0] >> 32 == ch.rank]), "sum",
-                        "the edge count")
-    listed = ch.allreduce(len(edges), "sum", "the edge count")
-    return int(listed - kept)
 
 
 def write_rank(data: RankData, stem: str, kind: str = "id", phase: int = 0) -> str:

@@ -1,17 +1,22 @@
-"""The task-placement problem of one phase (spec 003 section 1) and its validation."""
+"""The task-placement problem of one phase (the CCM model of Sec. III of [Lifflander 2024])
+and its validation."""
 
 from __future__ import annotations
-from .._errors import WpartTypeError, WpartValueError
 
-import math
-from dataclasses import dataclass, field, replace
+import warnings
+from dataclasses import KW_ONLY, dataclass, field, replace
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
-from .._validate import as_int
+from .._errors import WpartTypeError, WpartValueError
+from .._validate import as_float, as_loads, as_m, deprecated_attr, is_bool, renamed
+from ._compat import positional_deprecated
+
+#: Largest number of ranks or tasks (the core indexes them with int32).
+INT32_LIMIT = 2**31 - 1
 
 __all__ = ["Coefficients", "Problem"]
 
@@ -19,15 +24,8 @@ __all__ = ["Coefficients", "Problem"]
 def _floats(x: Any, name: str, n: int | None, *, allow_inf: bool = False, default=None):
     if x is None:
         return default
-    try:
-        a = np.asarray(x)
-    except (TypeError, ValueError) as exc:
-        raise WpartTypeError(f"`{name}` could not be converted to an array: {exc}") from None
-    if a.dtype.kind not in "biuf":
-        raise WpartTypeError(f"`{name}` must be numeric, got dtype {a.dtype}")
-    a = np.array(a, dtype=np.float64, copy=True).reshape(-1) if a.ndim <= 1 else None
-    if a is None:
-        raise WpartValueError(f"`{name}` must be 1-D")
+    a = np.array(as_loads(x, name, (0, 1), allow_empty=True), dtype=np.float64,
+                 copy=True).reshape(-1)
     if n is not None and a.shape[0] != n:
         raise WpartValueError(f"`{name}` must have length {n}, got {a.shape[0]}")
     bad = np.isnan(a) | (a < 0) | (np.isinf(a) if not allow_inf else False)
@@ -66,9 +64,10 @@ def _ints(x: Any, name: str, n: int | None, lo: int, hi: int, default=None):
     return a
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Coefficients:
-    """Coefficients of the work model ``W = a L + b max(out, in) + g loc + d H``.
+    """Coefficients of the work model ``W = a L + b max(out, in) + g loc + d H`` (eq. (11) of
+    the paper); keyword-only.
 
     ``gamma`` multiplies on-rank bytes (the paper's and ccm-milp's convention).
     """
@@ -80,14 +79,9 @@ class Coefficients:
 
     def __post_init__(self) -> None:
         for k in ("alpha", "beta", "gamma", "delta"):
-            v = getattr(self, k)
-            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
-                raise WpartTypeError(f"`{k}` must be a number, got {type(v).__name__}")
-            if not (math.isfinite(float(v)) and float(v) >= 0):
-                raise WpartValueError(f"`{k}` must be finite and non-negative, got {v}")
-            object.__setattr__(self, k, float(v))
+            object.__setattr__(self, k, as_float(getattr(self, k), k, minimum=0.0))
 
-    def as_tuple(self, enforce_memory: bool = True) -> tuple:
+    def as_tuple(self, *, enforce_memory: bool = True) -> tuple:
         return (self.alpha, self.beta, self.gamma, self.delta, bool(enforce_memory))
 
 
@@ -99,8 +93,8 @@ class Problem:
     ----------
     task_load : array_like, shape (K,)
         Compute time of every task (finite, >= 0).
-    n_ranks : int
-        Number of ranks I >= 1.
+    m : int
+        Number of ranks (the paper's I) >= 1. ``n_ranks=`` is a deprecated alias.
     task_block : array_like of int, shape (K,), optional
         Shared block of each task, -1 for none.
     block_size, block_home : array_like, shape (N,), optional
@@ -122,10 +116,13 @@ class Problem:
         round robin.
     task_ids : array_like of int, optional
         External ids (kept by the LBDatafile reader and writer).
+
+    Everything after `m` is keyword-only.
     """
 
     task_load: NDArray[np.float64]
-    n_ranks: int
+    m: int
+    _: KW_ONLY
     task_block: NDArray[np.int32] | None = None
     block_size: NDArray[np.float64] | None = None
     block_home: NDArray[np.int32] | None = None
@@ -144,10 +141,8 @@ class Problem:
     node_mem: NDArray[np.float64] | None = None
 
     def __post_init__(self) -> None:
-        I = as_int(self.n_ranks, "n_ranks", minimum=1)
-        if I >= 2**31:
-            raise WpartValueError(f"`n_ranks` must be < 2^31, got {I}")
-        object.__setattr__(self, "n_ranks", I)
+        I = as_m(self.m, "m", maximum=INT32_LIMIT)
+        object.__setattr__(self, "m", I)
         if self.task_load is None:
             raise WpartTypeError("`task_load` is required (an array of task loads), got None")
         load = _floats(self.task_load, "task_load", None)
@@ -244,8 +239,11 @@ class Problem:
         """Number of directed communications M."""
         return int(self.edges.shape[0])
 
+    #: Deprecated alias of :attr:`m`.
+    n_ranks = deprecated_attr("n_ranks", "m", "Problem")
+
     def __repr__(self) -> str:
-        return (f"Problem(n_ranks={self.n_ranks}, n_tasks={self.n_tasks}, "
+        return (f"Problem(m={self.m}, n_tasks={self.n_tasks}, "
                 f"n_blocks={self.n_blocks}, n_edges={self.n_edges}, "
                 f"memory_cap={'yes' if self.rank_mem_cap is not None else 'no'})")
 
@@ -255,7 +253,7 @@ class Problem:
         if memory_cap is not None:
             cap = self.caps(memory_cap)
         d = {
-            "n_ranks": self.n_ranks,
+            "n_ranks": self.m,
             "task_load": self.task_load,
             "task_footprint": self.task_footprint,
             "task_working": self.task_working,
@@ -276,31 +274,30 @@ class Problem:
         if memory_cap is None:
             return self.rank_mem_cap
         if np.ndim(memory_cap) == 0:
-            if isinstance(memory_cap, (bool, np.bool_)) or np.asarray(memory_cap).dtype.kind \
-                    not in "iuf":
+            if is_bool(memory_cap) or np.asarray(memory_cap).dtype.kind not in "iuf":
                 raise WpartTypeError(f"`memory_cap` must be a number or an array, got "
-                                f"{type(memory_cap).__name__}")
-            v = float(memory_cap)
-            if math.isnan(v) or v < 0:
-                raise WpartValueError(f"`memory_cap` must be non-negative, got {memory_cap}")
-            return np.full(self.n_ranks, v)
-        return _floats(memory_cap, "memory_cap", self.n_ranks, allow_inf=True)
+                                     f"{type(memory_cap).__name__}")
+            v = as_float(memory_cap, "memory_cap", minimum=0.0, allow_inf=True)
+            return np.full(self.m, v)
+        return _floats(memory_cap, "memory_cap", self.m, allow_inf=True)
 
-    def assignment(self, a: ArrayLike | None, name: str = "assignment") -> NDArray[np.int32]:
+    def assignment(self, a: ArrayLike | None, *, name: str = "assignment") -> NDArray[np.int32]:
         """Validate an assignment (None gives the initial one)."""
         if a is None:
             return np.array(self.initial, dtype=np.int32)
-        return np.array(_ints(a, name, self.n_tasks, 0, self.n_ranks), dtype=np.int32)
+        return np.array(_ints(a, name, self.n_tasks, 0, self.m), dtype=np.int32)
 
-    def evaluate(self, assignment: ArrayLike | None = None, *, alpha=1.0, beta=0.0, gamma=0.0,
+    @positional_deprecated("assignment")
+    def evaluate(self, *, assignment: ArrayLike | None = None, alpha=1.0, beta=0.0, gamma=0.0,
                  delta=0.0, memory_cap: Any = None) -> dict:
-        """Per-rank work model of an assignment (spec 1.2-1.6).
+        """Per-rank work model of `assignment` (default: the initial one; eqs. (1)-(11) of
+        Sec. III of the paper).
 
         Returns a dict with ``w_max`` and per-rank arrays ``load``, ``vol_out``, ``vol_in``,
         ``vol_local``, ``homing``, ``memory``, ``work`` (``inf`` above a memory cap),
         ``n_blocks_present`` and ``n_blocks_off_home``.
         """
-        c = Coefficients(alpha, beta, gamma, delta)
+        c = Coefficients(alpha=alpha, beta=beta, gamma=gamma, delta=delta)
         a = self.assignment(assignment)
         w, d = _core.tasks_evaluate(self._dict(memory_cap), c.as_tuple(), a)
         d["w_max"] = w
@@ -308,7 +305,21 @@ class Problem:
 
     def with_(self, **changes: Any) -> Problem:
         """A copy with some fields replaced (validated again)."""
+        if "n_ranks" in changes:
+            if "m" in changes:
+                raise WpartTypeError("with_() got both `m` and its deprecated alias `n_ranks`")
+            warnings.warn("with_(): `n_ranks` is deprecated, use `m`", DeprecationWarning,
+                          stacklevel=2)
+            changes["m"] = changes.pop("n_ranks")
         return replace(self, **changes)
 
     # Problem.from_lbdatafile / Problem.to_lbdatafile are attached by wpart.tasks._io: the
     # file formats depend on the problem, never the reverse.
+
+
+# ``Coefficients(1.0, 0.5)`` and ``Problem(..., n_ranks=4)`` still work for one release, with a
+# DeprecationWarning.
+Coefficients.__init__ = positional_deprecated(  # type: ignore[method-assign]
+    "alpha", "beta", "gamma", "delta")(Coefficients.__init__)
+Problem.__init__.__name__ = "Problem"
+Problem.__init__ = renamed(n_ranks="m")(Problem.__init__)  # type: ignore[method-assign]

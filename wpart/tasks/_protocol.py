@@ -1,4 +1,5 @@
-"""Event-driven simulation of the CCM-LB lock protocol (spec 003 sections 3.6 and 8.1).
+"""Event-driven simulation of the CCM-LB lock protocol (the transfer stage of Sec. IV-B of the
+paper).
 
 The default ``backend="simulated"`` of :func:`wpart.tasks.balance` runs the transfer stage as a
 serial order of atomic pairwise exchanges in C. This module runs the *distributed* semantics
@@ -15,26 +16,32 @@ per-rank mailboxes with seeded random delays (no FIFO guarantee per link). Messa
 A rank grants at most one lock at a time, and none while it performs an exchange as initiator.
 Cycle avoidance (the paper's rule): a rank locked by ``rx`` that obtains the lock of ``p`` with
 ``rx <= p`` releases ``p`` at once and re-queues it; it retries only once it is unlocked (a
-back-off, as allowed by spec 8.2). Otherwise it waits until it is unlocked, then evaluates every
-cluster exchange exactly and sends ``GIVE`` if the best one lowers ``max(W_r, W_p)`` by more than
-``tol * max(W_r, W_p)``, the criterion of the C core. Work values come from the C evaluator
+back-off, as in the group's vt TemperedLB). Otherwise it waits until it is unlocked, then
+evaluates every cluster exchange exactly and sends ``GIVE`` if the best one lowers
+``max(W_r, W_p)`` by more than ``tol * max(W_r, W_p)``, the criterion of the C core. Work values come from the C evaluator
 (:func:`wpart._core.tasks_evaluate`); as in the model, ``W`` of a rank depends only on its own
 task set, which is what a rank knows about itself and what ``LOCK_GRANT`` carries.
 
 Every exchange is committed when the target applies ``GIVE``; both ranks are then locked, so the
-returned log is a serial sequence of pairwise exchanges (spec 6 item 14).
+returned log is a serial sequence of pairwise exchanges: replayed in order from the initial
+assignment, it gives the final one.
 """
 
 from __future__ import annotations
-from .._errors import WpartRuntimeError, WpartValueError
 
 import heapq
+import math
+import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from .. import _core
-from .._validate import as_int, choice
+from .._errors import CancelledError, WpartRuntimeError, WpartValueError
+from .._result import Result, new_axes, pct
+from .._validate import as_float, as_int, as_progress, as_seed, as_time_limit, choice, is_bool
+from ._compat import positional_deprecated
 from ._problem import Coefficients, Problem
 
 __all__ = ["Exchange", "ProtocolRun", "RankState", "run_protocol", "step"]
@@ -52,17 +59,74 @@ class Exchange:
     gain: float
 
 
-@dataclass
-class ProtocolRun:
-    """Result of :func:`run_protocol`."""
+@dataclass(frozen=True, eq=False, repr=False)
+class ProtocolRun(Result):
+    """Result of :func:`run_protocol`.
 
+    Attributes
+    ----------
+    status : str
+        ``"feasible"`` (every iteration ran), or ``"time_limit"`` (`time_limit` was reached:
+        `assignment` is the initial one with the exchanges committed so far replayed on it).
+    success : bool
+    message : str
+    assignment, initial : ndarray of int32, shape (K,)
+        Final and initial rank of every task.
+    log : list of Exchange
+        The committed exchanges, in commit order (a serial sequence).
+    history : list of float
+        ``W_max`` before the first and after every iteration (after the last committed
+        exchange when stopped).
+    max_load : float
+        ``W_max`` of `assignment`.
+    imbalance : float
+        ``max_load / mean W - 1``.
+    stats : dict
+        ``events`` (messages delivered), ``messages`` (count by kind), ``rule_releases``
+        (locks released by the cycle-avoidance rule), ``iterations`` (completed).
+    """
+
+    status: str
+    message: str
     assignment: np.ndarray
     initial: np.ndarray
     log: list
     history: list
-    n_events: int
-    n_messages: dict
-    n_rule_releases: int
+    max_load: float
+    imbalance: float
+    stats: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def n_events(self) -> int:
+        """Messages delivered."""
+        return int(self.stats["events"])
+
+    @property
+    def n_messages(self) -> dict:
+        """Messages delivered, by kind."""
+        return self.stats["messages"]
+
+    @property
+    def n_rule_releases(self) -> int:
+        """Locks released at once by the cycle-avoidance rule."""
+        return int(self.stats["rule_releases"])
+
+    def _repr_lines(self) -> list[str]:
+        return [f"ProtocolRun(status={self.status!r}, n_tasks={self.assignment.shape[0]}, "
+                f"exchanges={len(self.log)}, events={self.n_events})",
+                f"  max_load (W_max) {self.history[0]:.6g} -> {self.max_load:.6g}, "
+                f"imbalance {pct(self.imbalance)}", f"  {self.message}"]
+
+    def plot(self, ax: Any = None) -> Any:
+        """``W_max`` before the first and after every iteration; returns the Axes drawn
+        on."""
+        ax = new_axes(ax, figsize=(5, 3.2))
+        ax.plot(np.arange(len(self.history)), self.history, marker="o", label="per iteration")
+        ax.set_xlabel("iteration")
+        ax.set_ylabel("W_max")
+        ax.set_title(f"event-driven CCM-LB: {len(self.log)} exchanges")
+        ax.legend(fontsize="small")
+        return ax
 
 
 class _Model:
@@ -71,7 +135,7 @@ class _Model:
     def __init__(self, problem: Problem, coeffs: Coefficients, cap, cluster: str, tol: float):
         self.d = problem._dict(cap)
         self.co = coeffs.as_tuple()
-        self.I = problem.n_ranks
+        self.I = problem.m
         self.K = problem.n_tasks
         self.block = (np.full(self.K, -1, np.int32) if problem.task_block is None
                       else np.asarray(problem.task_block, np.int32))
@@ -114,8 +178,9 @@ class _Model:
     def find_best(self, r: int, tr, p: int, tp, estimate: bool = False) -> tuple:
         """FindBestCCM: ``(gain, give, take)``; ``gain = -inf`` when nothing is accepted.
 
-        With ``estimate`` the after-states use the closed form of spec 1.8 with the bytes
-        between the two clusters unknown (0), as the C core's peer ranking does.
+        With ``estimate`` the after-states use the closed-form update (from the update
+        formulae of Sec. III of the paper) with the bytes between the two clusters unknown (0),
+        as the C core's peer ranking does.
         """
         tr, tp = frozenset(tr), frozenset(tp)
         wr, wp = self.pair_work(r, tr, p, tp)
@@ -265,7 +330,7 @@ def _check_invariants(ranks: list) -> None:
 
 
 def _inform(P: int, f: int, k: int, rng: np.random.Generator) -> list:
-    """Synchronous-round gossip of spec 3.4 (knowledge sets)."""
+    """Synchronous-round gossip of the inform stage (Sec. IV-A; knowledge sets)."""
     known = [{r} for r in range(P)]
     senders = set(range(P))
     for _ in range(k):
@@ -285,34 +350,72 @@ def _inform(P: int, f: int, k: int, rng: np.random.Generator) -> list:
     return known
 
 
-def run_protocol(problem: Problem, seed: int = 0, *, alpha: float = 1.0, beta: float = 0.0,
+@positional_deprecated("seed")
+def run_protocol(problem: Problem, *, seed: int = 0, alpha: float = 1.0, beta: float = 0.0,
                  gamma: float = 0.0, delta: float = 0.0, memory_cap=None, initial=None,
                  n_iter: int = 4, n_rounds: int | None = None, fanout: int | None = None,
                  cluster: str = "block", tol: float = 1e-12, max_delay: float = 1.0,
                  work_lists: list | None = None, max_events: int = 1_000_000,
-                 check: bool = False, ranking: str = "snapshot") -> ProtocolRun:
-    """Run CCM-LB with the event-driven lock protocol (spec 8.1); deterministic per ``seed``.
+                 check: bool = False, ranking: str = "snapshot",
+                 time_limit: float | None = None, progress: Any = False) -> ProtocolRun:
+    """Run CCM-LB with the event-driven lock protocol (Sec. IV-B); deterministic per ``seed``.
 
-    Each iteration: gossip (spec 3.4, synchronous rounds), every rank ranks its known peers on
+    Each iteration: gossip (Sec. IV-A, synchronous rounds), every rank ranks its known peers on
     the state at the start of the iteration (keeping gains ``> 0``, by decreasing gain; with
     ``ranking="snapshot"`` from the closed-form estimate of the C core, with ``"exact"`` from
-    the exact model), then the transfer stage runs as messages with delays uniform in ``(0, max_delay]``
-    until no message is in flight (the iteration barrier). ``work_lists`` (one list of peer
-    ranks per rank) replaces the gossip and ranking, to force contention in tests.
+    the exact model), then the transfer stage runs as messages with delays uniform in
+    ``(0, max_delay]`` until no message is in flight (the iteration barrier). ``work_lists``
+    (one list of peer ranks per rank) replaces the gossip and ranking, to force contention in
+    tests.
 
-    With ``check`` the global lock invariants are asserted after every event (tests).
+    Parameters
+    ----------
+    problem : Problem
+    seed : int, default 0
+        Seed of the gossip and of the message delays.
+    alpha, beta, gamma, delta, memory_cap, initial, n_iter, n_rounds, fanout, cluster, tol,
+    ranking
+        As :func:`wpart.tasks.balance`.
+    max_delay : float, default 1.0
+        Largest message delay (simulated time units, > 0).
+    work_lists : list of list of int, optional
+        Forced work lists (tests).
+    max_events : int
+        Messages delivered at most (a protocol that does not terminate is a bug).
+    check : bool
+        Assert the global lock invariants after every event (tests).
+    time_limit : float, optional
+        Seconds (None: none); checked after every delivered message. Reaching it returns
+        status ``"time_limit"`` with the exchanges committed so far replayed on the
+        iteration's starting assignment (a serial sequence, so the placement is consistent).
+    progress : bool or callable
+        ``progress(done, total)`` after every iteration (returning False stops the run with
+        :class:`wpart.CancelledError`).
 
-    Raises :class:`RuntimeError` if more than ``max_events`` messages are delivered.
+    Returns
+    -------
+    ProtocolRun
+
+    Raises
+    ------
+    wpart.WpartRuntimeError
+        More than ``max_events`` messages delivered.
     """
-    c = Coefficients(alpha, beta, gamma, delta)
+    c = Coefficients(alpha=alpha, beta=beta, gamma=gamma, delta=delta)
     cap = problem.caps(memory_cap)
-    a0 = problem.assignment(initial, "initial")
+    a0 = problem.assignment(initial, name="initial")
     cl = choice(cluster, "cluster", ("block", "task"))
     ranking = choice(ranking, "ranking", ("snapshot", "exact"))
-    seed = as_int(seed, "seed", minimum=0)
+    seed = as_seed(seed)
     n_iter = as_int(n_iter, "n_iter", minimum=0)
-    model = _Model(problem, c, cap, cl, float(tol))
-    P = problem.n_ranks
+    tol = as_float(tol, "tol", minimum=0.0)
+    max_delay = as_float(max_delay, "max_delay", minimum=0.0, strict_minimum=True)
+    max_events = as_int(max_events, "max_events", minimum=1)
+    tl = as_time_limit(time_limit)
+    prog = as_progress(progress)
+    t_start = time.perf_counter()
+    model = _Model(problem, c, cap, cl, tol)
+    P = problem.m
     w0, _ = _core.tasks_evaluate(model.d, model.co, a0)
     if not np.isfinite(w0):
         raise WpartValueError("infeasible start: the initial assignment exceeds a memory cap")
@@ -326,7 +429,14 @@ def run_protocol(problem: Problem, seed: int = 0, *, alpha: float = 1.0, beta: f
     n_events = 0
     counts: dict = {}
     seq = 0
+    a = a0.copy()
+    stopped = False
+    done_iters = 0
     for it in range(n_iter):
+        if tl is not None and time.perf_counter() - t_start >= tl:
+            stopped = True
+            break
+        n_log0 = len(log)
         snap = [frozenset(s.tasks) for s in ranks]
         if work_lists is not None:
             wls = [[(1.0, int(p)) for p in work_lists[r]] for r in range(P)]
@@ -357,6 +467,17 @@ def run_protocol(problem: Problem, seed: int = 0, *, alpha: float = 1.0, beta: f
                 seq += 1
             if check:
                 _check_invariants(ranks)
+            if tl is not None and time.perf_counter() - t_start >= tl:
+                stopped = True
+                break
+        if stopped:  # locks may be held: replay this iteration's committed exchanges instead
+            for e in log[n_log0:]:
+                a[list(e.give)] = e.p
+                a[list(e.take)] = e.r
+            if len(log) > n_log0:
+                w, _ = _core.tasks_evaluate(model.d, model.co, a)
+                history.append(float(w))
+            break
         for s in ranks:  # barrier: every lock released, every list exhausted
             assert s.mode == "idle" and s.locked_by is None and not s.queue and not s.work_list
         a = np.empty(problem.n_tasks, np.int32)
@@ -364,9 +485,20 @@ def run_protocol(problem: Problem, seed: int = 0, *, alpha: float = 1.0, beta: f
             a[list(s.tasks)] = s.rank
         w, _ = _core.tasks_evaluate(model.d, model.co, a)
         history.append(float(w))
-    a = np.empty(problem.n_tasks, np.int32)
-    for s in ranks:
-        a[list(s.tasks)] = s.rank
-    return ProtocolRun(assignment=a, initial=a0, log=log, history=history, n_events=n_events,
-                       n_messages=counts,
-                       n_rule_releases=sum(s.rule_releases for s in ranks))
+        done_iters += 1
+        if not is_bool(prog) and prog(it + 1, n_iter) is False:
+            raise CancelledError("stopped: the progress callback returned False")
+    w, rep = _core.tasks_evaluate(model.d, model.co, a)
+    mean = float(rep["work"].mean())
+    imb = math.inf if not math.isfinite(w) else (float(w) / mean - 1.0 if mean > 0 else 0.0)
+    stats = {"events": n_events, "messages": counts,
+             "rule_releases": sum(s.rule_releases for s in ranks), "iterations": done_iters,
+             "seconds": time.perf_counter() - t_start}
+    if stopped:
+        status, msg = "time_limit", (f"time limit of {tl:g} s reached after {done_iters} of "
+                                     f"{n_iter} iterations and {len(log)} exchanges; the "
+                                     "committed exchanges are kept")
+    else:
+        status, msg = "feasible", f"{n_iter} iterations, {len(log)} exchanges"
+    return ProtocolRun(status=status, message=msg, assignment=a, initial=a0, log=log,
+                       history=history, max_load=float(w), imbalance=imb, stats=stats)

@@ -5,7 +5,8 @@ initial rank, LBDatafile entity) with every communication edge incident to them 
 shared blocks they access. Moving tasks between ranks moves their records. A pair of ranks is
 turned into a small problem for the C step (:func:`pair_problem`): the two ranks' tasks on
 local ranks 0 and 1, the other endpoints of their edges on a third rank. ``W`` of a rank
-depends only on its own task set (spec 003 section 1), so the pair's works are exact.
+depends only on its own task set (the CCM model, Sec. III-E of the paper), so the pair's works
+are exact.
 """
 
 from __future__ import annotations
@@ -125,7 +126,7 @@ class RankData:
                                  "ebytes", "bid", "bsize", "bhome")}, ents=dict(self.ents))
 
     def summary(self, compress: bool) -> "RankData":
-        """What the inform stage carries about this rank (spec 003 section 3.4).
+        """What the inform stage carries about this rank (Sec. IV-A of the paper).
 
         With `compress` (block clusters, no sub-cluster moves) every block cluster becomes one
         pseudo-task (summed load and footprint, largest working memory, its edges renamed),
@@ -230,7 +231,7 @@ def split_problem(problem, assignment: np.ndarray, cap) -> list:
     ids (``task_ids``, ``block_ids``, as read from LBDatafiles) or else the indices; edge ids
     are the edge indices."""
     a = np.asarray(assignment, np.int32)
-    K, I = problem.n_tasks, problem.n_ranks
+    K, I = problem.n_tasks, problem.m
     gid = (np.arange(K, dtype=_I64) if problem.task_ids is None
            else np.asarray(problem.task_ids, _I64))
     if gid.size and (gid.min() < 0 or np.unique(gid).size != K):

@@ -1,8 +1,9 @@
 """CCM-LB with one state machine per rank: the engine shared by the in-process run and MPI.
 
 Every rank is a :class:`RankProcess` that holds only its own tasks (:class:`RankData`). The
-steps of spec 003 section 3 are its methods, and the C step (:func:`wpart._core.tasks_pair_best`,
-the serial engine's FindBestCCM on the pair's tasks) decides every exchange:
+steps of CCM-LB (Fig. 1 and Sec. IV of the paper) are its methods, and the C step
+(:func:`wpart._core.tasks_pair_best`, the serial engine's FindBestCCM on the pair's tasks)
+decides every exchange:
 
 * inform: :meth:`RankProcess.begin_iteration`, :meth:`~RankProcess.hop_targets` (drawn from
   the serial engine's per-rank RNG stream) and :meth:`~RankProcess.hop_receive`; a message
@@ -16,9 +17,10 @@ the serial engine's FindBestCCM on the pair's tasks) decides every exchange:
   (:meth:`~RankProcess.turn`, :meth:`~RankProcess.serve`).
 
 A run is the serial engine's seeded order of turns, a serial order of atomic pairwise
-exchanges (spec 3.6) that does not depend on message timing: :func:`run_ranks` runs the turns
-one at a time, the MPI engine overlaps the turns on disjoint ranks
-(:mod:`wpart.tasks._mpi_turns`), and the same seed gives the same assignment in both.
+exchanges (what the lock protocol of Sec. IV-B guarantees) that does not depend on message
+timing: :func:`run_ranks` runs the turns one at a time, the MPI engine overlaps the turns on
+disjoint ranks (:mod:`wpart.tasks._mpi_turns`), and the same seed gives the same assignment in
+both.
 ``stats["schedule"]`` of the in-process run gives, per iteration, the serial seconds of the
 transfer stage and the critical path of that concurrent schedule.
 """
@@ -39,11 +41,11 @@ __all__ = ["RankParams", "RankProcess", "run_ranks"]
 class RankParams:
     """Options of a distributed CCM-LB run (validated by the callers)."""
 
-    def __init__(self, n_ranks: int, coeffs: tuple, *, n_iter: int = 4, n_rounds: int = 0,
+    def __init__(self, m: int, coeffs: tuple, *, n_iter: int = 4, n_rounds: int = 0,
                  fanout: int = 0, n_trials: int = 1, seed: int = 0, cluster: int = 0,
                  singles: int = 0, one_way: bool = False, split_always: bool = False,
                  tol: float = 1e-12, comm_thresh: float = 0.0, order_random: bool = True):
-        self.P = int(n_ranks)
+        self.P = int(m)
         self.coeffs = tuple(coeffs)
         self.n_iter, self.n_trials, self.seed = int(n_iter), int(n_trials), int(seed)
         self.k, self.f = _core.tasks_knowledge(self.P, int(n_rounds), int(fanout))
@@ -171,14 +173,17 @@ class RankProcess:
         raise WpartRuntimeError(f"rank {self.rank}: unknown message {kind!r} from {src}")
 
 
-def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None) -> dict:
+def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None,
+              deadline=None) -> dict:
     """The distributed engine with every rank in this process (direct calls as transport).
 
     Returns ``assignment`` (best trial), ``history`` (its W_max per iteration),
-    ``exchanges_per_iteration``, ``best_trial``, ``messages`` (counts by kind) and
-    ``evaluations`` (pair steps).
+    ``exchanges_per_iteration``, ``best_trial``, ``messages`` (counts by kind),
+    ``evaluations`` (pair steps), ``stopped`` (whether `deadline` ended the run: it is checked
+    before every turn, and the state after the last completed turn competes with the earlier
+    trials) and ``turns_done``.
     """
-    P = problem.n_ranks
+    P = problem.m
     init = split_problem(problem, a0, cap)
     gids = (np.arange(problem.n_tasks) if problem.task_ids is None
             else np.asarray(problem.task_ids, np.int64))
@@ -191,7 +196,16 @@ def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None) -
     def count(kind: str, n: int = 1) -> None:
         counts[kind] = counts.get(kind, 0) + n
 
+    stopped = False
+    turns_done = 0
+
+    def late() -> bool:
+        return deadline is not None and deadline.reached()
+
     for trial in range(prm.n_trials):
+        if trial > 0 and late():
+            stopped = True
+            break
         ranks = [RankProcess(d.copy(), prm) for d in init]
         for rk in ranks:
             rk.begin_trial(trial)
@@ -199,6 +213,9 @@ def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None) -
         exch, sched = [], []
         ostate = None
         for it in range(prm.n_iter):
+            if late():
+                stopped = True
+                break
             for rk in ranks:
                 rk.begin_iteration()
             for _ in range(prm.k):
@@ -216,6 +233,10 @@ def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None) -
             v0 = [rk.version for rk in ranks]
             turns = []
             for r in order.tolist():
+                if late():
+                    stopped = True
+                    break
+
                 def request(q, msg, _r=r):
                     count(msg[0])
                     ans = ranks[q].serve(_r, msg)
@@ -230,11 +251,14 @@ def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None) -
                               t1 - t0, time.perf_counter() - t1, ranks[r].version != v0[r]))
                 count("ANNOUNCE", P - 1)
                 count("TURN_DONE", P - 1)
+                turns_done += 1
                 if progress is not None:
                     progress(1)
             sched.append(_schedule(turns, P))
             exch.append(moved)
             hist.append(max(rk.work() for rk in ranks))
+            if stopped:
+                break
         a = np.empty(problem.n_tasks, np.int32)
         for rk in ranks:
             a[gorder[np.searchsorted(gsort, rk.data.gid)]] = rk.rank
@@ -243,12 +267,14 @@ def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None) -
         key = (hist[-1], nmoved)
         if best is None or key < best[0]:
             best = (key, a, hist, exch, trial, sched)
+        if stopped:
+            break
     _, a, hist, exch, trial, sched = best
     return {"assignment": a, "history": np.array(hist), "exchanges_per_iteration": exch,
             "best_trial": trial, "messages": counts, "evaluations": n_evals,
             "schedule": {"serial_s": [x[0] for x in sched],
                          "critical_path_s": [x[1] for x in sched]},
-            "n_rounds": prm.k, "fanout": prm.f}
+            "n_rounds": prm.k, "fanout": prm.f, "stopped": stopped, "turns_done": turns_done}
 
 
 def _schedule(turns: list, P: int) -> tuple:

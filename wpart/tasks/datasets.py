@@ -8,7 +8,7 @@ Examples
 --------
 >>> from wpart import tasks
 >>> p = tasks.Problem.from_lbdatafile(tasks.datasets.lbaf_path("synthetic-blocks/synthetic-dataset-blocks"))
->>> p.n_ranks
+>>> p.m
 4
 """
 
@@ -22,14 +22,14 @@ __all__ = ["LBAF_DIR", "lbaf_path"]
 LBAF_DIR = Path(__file__).resolve().parent.parent / "data" / "lbaf"
 
 
-def lbaf_path(name: str = "") -> str:
+def lbaf_path(name: str) -> str:
     """Path of a shipped LBAF dataset (a folder, or a file stem without ``.<rank>.json``).
 
     Parameters
     ----------
     name : str
-        Relative name such as ``"synthetic-blocks/synthetic-dataset-blocks"``; empty for the
-        folder itself.
+        Relative name such as ``"synthetic-blocks/synthetic-dataset-blocks"``; ``""`` for the
+        folder itself (:data:`LBAF_DIR`).
 
     Returns
     -------

@@ -1,28 +1,30 @@
 """Instance generators: the paper's toys, the synthetic-blocks instance, Gemma-like cases."""
 
 from __future__ import annotations
-from .._errors import WpartValueError
 
 import numpy as np
 
-from .._validate import as_int
-from ._problem import Problem
+from .._errors import WpartValueError
+from .._validate import as_bool, as_float, as_int, as_m, as_seed, choice, renamed
+from ._compat import positional_deprecated
+from ._problem import INT32_LIMIT, Problem
 
 __all__ = ["gemma_like", "paper_toy", "random_problem", "synthetic_blocks"]
 
 
-def synthetic_blocks(variant: str = "default") -> Problem:
-    """The 4-rank, 9-task, 5-block, 8-edge instance of LBAF's ``synthetic-blocks`` (PEERS 4.1).
+@positional_deprecated("variant")
+def synthetic_blocks(*, variant: str = "default") -> Problem:
+    """The 4-rank, 9-task, 5-block, 8-edge instance of LBAF's ``synthetic-blocks`` data set
+    (shipped: ``datasets.lbaf_path("synthetic-blocks/synthetic-dataset-blocks")``).
 
     `variant`: ``"default"``, ``"alpha0"`` (every ``rank_alpha`` 0) or ``"bad_rank0"``
     (rank 0 has ``rank_alpha`` 100). Blocks have 9 bytes each, all other memories are 0.
     """
     alpha = {"default": None, "alpha0": np.zeros(4), "bad_rank0": np.array([100.0, 1, 1, 1])}
-    if variant not in alpha:
-        raise WpartValueError(f"`variant` must be one of {sorted(alpha)}, got {variant!r}")
+    variant = choice(variant, "variant", tuple(alpha))
     return Problem(
         task_load=[1.0, 0.5, 0.5, 0.5, 0.5, 2.0, 1.0, 0.5, 1.5],
-        n_ranks=4,
+        m=4,
         task_block=[0, 0, 1, 1, 2, 2, 3, 3, 4],
         block_size=[9.0] * 5,
         block_home=[0, 0, 1, 1, 2],
@@ -33,7 +35,7 @@ def synthetic_blocks(variant: str = "default") -> Problem:
     )
 
 
-def paper_toy(fwmp: bool = False, loads=(1.0, 2.0, 1.5), block_sizes=(4.0, 3.0),
+def paper_toy(*, fwmp: bool = False, loads=(1.0, 2.0, 1.5), block_sizes=(4.0, 3.0),
               volumes=(1.0, 2.0, 3.0, 0.5)) -> Problem:
     """The paper's Fig. 2 (COMCP) / Fig. 3 (FWMP) toy: 2 ranks, 3 tasks, 2 blocks.
 
@@ -42,32 +44,35 @@ def paper_toy(fwmp: bool = False, loads=(1.0, 2.0, 1.5), block_sizes=(4.0, 3.0),
     symbolic: the defaults here are arbitrary.
     """
     kw = {}
-    if fwmp:
+    if as_bool(fwmp, "fwmp"):
         kw = dict(edges=[(0, 2), (1, 2), (2, 1), (0, 1)], edge_bytes=list(volumes))
-    return Problem(task_load=list(loads), n_ranks=2, task_block=[0, 0, 1],
+    return Problem(task_load=list(loads), m=2, task_block=[0, 0, 1],
                    block_size=list(block_sizes), block_home=[0, 1], initial=[0, 0, 1], **kw)
 
 
-def gemma_like(n_ranks: int = 14, n_tasks: int = 1959, n_blocks: int = 206, seed: int = 0, *,
+@renamed(n_ranks="m")
+@positional_deprecated("m", "n_tasks", "n_blocks", "seed")
+def gemma_like(*, m: int = 14, n_tasks: int = 1959, n_blocks: int = 206, seed: int = 0,
                block_bytes: float = 1.0e7, comm_degree: float = 0.0,
                load_sigma: float = 1.0) -> Problem:
-    """A seeded instance shaped like the paper's Gemma case (section 5.2/5.4).
+    """A seeded instance shaped like the paper's Gemma case (Secs. VI-B and VII-A).
 
     Blocks (matrix slabs) are split among ranks with a skewed count per rank, each homed on its
     rank; tasks are spread over the blocks; task times are log-normal with block-dependent
     scales (near-field blocks are more expensive), so the initial (co-located) placement is
-    imbalanced. Sizes default to the paper's 14 ranks, 1,959 tasks and 206 blocks. With
+    imbalanced. Sizes default to the paper's 14 ranks, 1,959 tasks and 206 blocks (`m` ranks;
+    ``n_ranks=`` is a deprecated alias); every argument is keyword-only. With
     ``comm_degree > 0`` random task-to-task edges are added (the paper's case has none).
     """
-    I = as_int(n_ranks, "n_ranks", minimum=1)
-    K = as_int(n_tasks, "n_tasks", minimum=1)
+    I = as_m(m, "m", maximum=INT32_LIMIT)
+    K = as_int(n_tasks, "n_tasks", minimum=1, maximum=INT32_LIMIT)
     N = as_int(n_blocks, "n_blocks", minimum=1)
-    for name, v in (("n_ranks", I), ("n_tasks", K)):
-        if v >= 2**31:
-            raise WpartValueError(f"`{name}` must be < 2^31, got {v}")
+    block_bytes = as_float(block_bytes, "block_bytes", minimum=0.0)
+    comm_degree = as_float(comm_degree, "comm_degree", minimum=0.0)
+    load_sigma = as_float(load_sigma, "load_sigma", minimum=0.0)
     if N > K:
         raise WpartValueError(f"`n_blocks` ({N}) must be <= `n_tasks` ({K})")
-    rng = np.random.default_rng(as_int(seed, "seed", minimum=0))
+    rng = np.random.default_rng(as_seed(seed))
     # blocks per rank: every rank gets at least one when possible, the rest skewed
     w = rng.gamma(2.0, 1.0, size=I)
     counts = np.ones(I, dtype=np.int64) if N >= I else np.zeros(I, dtype=np.int64)
@@ -86,22 +91,25 @@ def gemma_like(n_ranks: int = 14, n_tasks: int = 1959, n_blocks: int = 206, seed
         src = rng.integers(0, K, size=M)
         dst = rng.integers(0, K, size=M)
         kw = dict(edges=np.stack([src, dst], 1), edge_bytes=rng.uniform(1e3, 1e5, size=M))
-    return Problem(task_load=load, n_ranks=I, task_block=tb.astype(np.int32), block_size=size,
+    return Problem(task_load=load, m=I, task_block=tb.astype(np.int32), block_size=size,
                    block_home=home, initial=home[tb], **kw)
 
 
-def random_problem(n_ranks: int, n_tasks: int, n_blocks: int, n_edges: int, seed: int = 0, *,
+@renamed(n_ranks="m")
+@positional_deprecated("seed")
+def random_problem(m: int, n_tasks: int, n_blocks: int, n_edges: int, *, seed: int = 0,
                    memory: bool = False, zeros: bool = True, rank_alpha: bool = False) -> Problem:
-    """A random instance for tests: blocks (some tasks without), edges with self and parallel
-    edges, optional memory fields (caps left unset) and per-rank alpha."""
-    I = as_int(n_ranks, "n_ranks", minimum=1)
-    K = as_int(n_tasks, "n_tasks", minimum=1)
-    N = as_int(n_blocks, "n_blocks", minimum=0)
-    n_edges = as_int(n_edges, "n_edges", minimum=0)
-    for name, v in (("n_ranks", I), ("n_tasks", K), ("n_blocks", N), ("n_edges", n_edges)):
-        if v >= 2**31:
-            raise WpartValueError(f"`{name}` must be < 2^31, got {v}")
-    rng = np.random.default_rng(as_int(seed, "seed", minimum=0))
+    """A random instance for tests: `m` ranks (``n_ranks=`` is a deprecated alias), blocks
+    (some tasks without), edges with self and parallel edges, optional memory fields (caps
+    left unset) and per-rank alpha."""
+    I = as_m(m, "m", maximum=INT32_LIMIT)
+    K = as_int(n_tasks, "n_tasks", minimum=1, maximum=INT32_LIMIT)
+    N = as_int(n_blocks, "n_blocks", minimum=0, maximum=INT32_LIMIT)
+    n_edges = as_int(n_edges, "n_edges", minimum=0, maximum=INT32_LIMIT)
+    memory = as_bool(memory, "memory")
+    zeros = as_bool(zeros, "zeros")
+    rank_alpha = as_bool(rank_alpha, "rank_alpha")
+    rng = np.random.default_rng(as_seed(seed))
     load = rng.integers(0, 5, size=K) * 0.5 if zeros else rng.uniform(0.1, 3.0, size=K)
     tb = rng.integers(-1 if N else -1, N, size=K) if N else None
     kw = {}
@@ -117,4 +125,4 @@ def random_problem(n_ranks: int, n_tasks: int, n_blocks: int, n_edges: int, seed
                   rank_baseline=rng.integers(0, 3, size=I).astype(float))
     if rank_alpha:
         kw.update(rank_alpha=rng.integers(0, 3, size=I).astype(float))
-    return Problem(task_load=load, n_ranks=I, initial=rng.integers(0, I, size=K), **kw)
+    return Problem(task_load=load, m=I, initial=rng.integers(0, I, size=K), **kw)

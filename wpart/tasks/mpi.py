@@ -5,21 +5,25 @@ Run it with ``mpirun -np P python -m wpart.tasks.mpi INPUT_STEM --out OUTPUT_STE
 rank's LBDatafile (``<stem>.<rank>.json``, as vt writes them), runs the rank's steps of
 :mod:`wpart.tasks._ranks` (the same code, and the same C step, as
 ``wpart.tasks.balance(..., backend="ranks")``), exchanges the gossip, lock and transfer
-messages of spec 003 section 3 over MPI, and writes its rank's result in the same format.
+messages of CCM-LB (Sec. IV of the paper) over MPI, and writes its rank's result in the same
+format.
 Turns on disjoint ranks run concurrently (:mod:`wpart.tasks._mpi_turns`) while the result
 stays that of the seeded serial order: with the same seed it equals the in-process run's.
 
-Faults: every wait is bounded: `timeout` seconds for a direct answer or a collective, twice
-that for the next turn notice (a rank hears from the active rank at least once per turn). A rank that dies or hangs makes the others stop with
+Faults: every wait is bounded: `timeout` seconds (the fault-detection deadline) for a direct
+answer or a collective, twice that for the next turn notice (a rank hears from the active rank
+at least once per turn). A rank that dies or hangs makes the others stop with
 :class:`RankFailure`; with ``on_failure="abort"`` (the default) the rank that noticed prints
 the error and calls ``MPI_Abort``, so ``mpirun`` ends the whole job with a non-zero status.
+`time_limit` is the run's budget, which is not a fault: the ranks agree to stop at an
+iteration boundary and return status ``"time_limit"``.
 """
 
 from __future__ import annotations
-from .._errors import WpartTypeError, WpartValueError
 
 import argparse
 import json
+import math
 import sys
 import time
 from dataclasses import dataclass, field
@@ -27,7 +31,11 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import as_int, choice
+from .._errors import WpartTypeError, WpartValueError
+from .._result import Result, new_axes, pct
+from .._validate import (as_bool, as_float, as_int, as_seed, as_time_limit, as_timeout, choice,
+                         deprecated_attr)
+from ._compat import positional_deprecated
 from ._mpi_comm import Channel, RankFailure
 from ._mpi_turns import transfer_stage
 from ._problem import Coefficients
@@ -36,19 +44,28 @@ from ._rankdata import RankData, split_problem
 __all__ = ["MPIRankResult", "RankFailure", "balance_mpi", "main", "scatter_problem"]
 
 
-@dataclass
-class MPIRankResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class MPIRankResult(Result):
     """What one process knows after :func:`balance_mpi`.
 
     Attributes
     ----------
-    rank, n_ranks : int
+    status : str
+        ``"feasible"``, ``"time_limit"`` (the ranks stopped at an iteration boundary) or
+        ``"infeasible"`` (a rank is above its memory cap).
+    success : bool
+    message : str
+    rank, m : int
+        This process's rank and the number of ranks (``n_ranks`` is a deprecated alias).
     data : RankData
         The tasks this rank holds now (records, edges, blocks).
     work : float
         W of this rank.
-    max_work, initial_max_work : float
-        ``W_max`` after and before (an all-reduce: the only global numbers a rank learns).
+    max_load, initial_max_load : float
+        ``W_max`` after and before (all-reduces: the global numbers a rank learns; also
+        :attr:`max_work` and :attr:`initial_max_work`, the paper's names).
+    imbalance : float
+        ``max_load / mean W - 1``.
     history : ndarray
         ``W_max`` before and after every iteration of the best trial.
     exchanges_per_iteration : list of int
@@ -56,41 +73,72 @@ class MPIRankResult:
     messages : dict
         Messages this rank sent, by kind; ``bytes_sent`` their pickled bytes.
     seconds : float
-        Wall time of the balancing (after input).
-    assignment : ndarray or None
+        Wall time of the balancing (after input); ``seconds_total`` with input and output,
+        ``iteration_seconds`` per iteration.
+    assignment, task_ids : ndarray or None
         Rank of every task (by task id) on the root with ``gather=True``; else None.
+    stats : dict
+        ``n_iter``, ``n_trials``, ``seed``.
     """
 
+    status: str
+    message: str
     rank: int
-    n_ranks: int
-    data: RankData
+    m: int
+    data: Any = field(repr=False, compare=False)
     work: float
-    max_work: float
-    initial_max_work: float
+    max_load: float
+    initial_max_load: float
+    imbalance: float
     history: np.ndarray
     exchanges_per_iteration: list
     messages: dict
     bytes_sent: int
-    seconds: float
-    iteration_seconds: list = field(default_factory=list)
+    seconds: float = field(compare=False)
+    iteration_seconds: list = field(default_factory=list, compare=False)
     assignment: np.ndarray | None = None
     task_ids: np.ndarray | None = None
-    seconds_total: float = 0.0
+    seconds_total: float = field(default=0.0, compare=False)
+    stats: dict = field(default_factory=dict, compare=False)
+
+    n_ranks = deprecated_attr("n_ranks", "m", "MPIRankResult")
+
+    @property
+    def max_work(self) -> float:
+        """``W_max``, the paper's name for :attr:`max_load`."""
+        return self.max_load
+
+    @property
+    def initial_max_work(self) -> float:
+        """The paper's name for :attr:`initial_max_load`."""
+        return self.initial_max_load
 
     def to_dict(self) -> dict:
-        d = {k: getattr(self, k) for k in ("rank", "n_ranks", "work", "max_work",
-                                           "initial_max_work", "exchanges_per_iteration",
-                                           "messages", "bytes_sent", "seconds",
-                                           "iteration_seconds")}
-        d["history"] = self.history.tolist()
+        """JSON-friendly dict of the fields (without the task records), plus
+        ``n_tasks_here`` and ``success``."""
+        d = super().to_dict()
         d["n_tasks_here"] = self.data.n_tasks
-        if self.assignment is not None:
-            d["assignment"] = self.assignment.tolist()
-            d["task_ids"] = self.task_ids.tolist()
         return d
 
+    def _repr_lines(self) -> list[str]:
+        return [f"MPIRankResult(rank={self.rank}, m={self.m}, status={self.status!r}, "
+                f"n_tasks_here={self.data.n_tasks})",
+                f"  W {self.work:.6g} here; max_load (W_max) {self.initial_max_load:.6g} -> "
+                f"{self.max_load:.6g}, imbalance {pct(self.imbalance)}",
+                f"  {self.message}"]
 
-def scatter_problem(problem, comm: Any = None, *, memory_cap: Any = None,
+    def plot(self, ax: Any = None) -> Any:
+        """``W_max`` before the first and after every iteration; returns the Axes drawn on."""
+        ax = new_axes(ax, figsize=(5, 3.2))
+        ax.plot(np.arange(len(self.history)), self.history, marker="o")
+        ax.set_xlabel("iteration")
+        ax.set_ylabel("W_max")
+        ax.set_title(f"CCM-LB over MPI, {self.m} ranks")
+        return ax
+
+
+@positional_deprecated("comm")
+def scatter_problem(problem, *, comm: Any = None, memory_cap: Any = None,
                     initial: Any = None, root: int = 0) -> RankData:
     """Cut an in-memory :class:`~wpart.tasks.Problem` on `root` and send every rank its part
     (tests and small cases; big phases are read per rank from LBDatafiles)."""
@@ -99,30 +147,46 @@ def scatter_problem(problem, comm: Any = None, *, memory_cap: Any = None,
     comm = comm or MPI.COMM_WORLD
     parts = None
     if comm.Get_rank() == root:
-        if problem.n_ranks != comm.Get_size():
-            raise WpartValueError(f"the problem has {problem.n_ranks} ranks but the communicator "
-                             f"{comm.Get_size()} processes")
-        a0 = problem.assignment(initial, "initial")
+        if problem.m != comm.Get_size():
+            raise WpartValueError(f"the problem has {problem.m} ranks but the communicator "
+                                  f"{comm.Get_size()} processes")
+        a0 = problem.assignment(initial, name="initial")
         parts = split_problem(problem, a0, problem.caps(memory_cap))
     return comm.scatter(parts, root=root)
 
 
-def _run(ch: Channel, data: RankData, prm, allow_infeasible: bool) -> dict:
+def _run(ch: Channel, data: RankData, prm, allow_infeasible: bool, time_limit, t0: float
+         ) -> dict:
     from ._ranks import RankProcess
 
     P, me = ch.size, ch.rank
     init = data
     best = None
+    stopped = False
+
+    def late() -> bool:
+        """Every rank agrees (one all-reduce) whether one of them has reached the limit."""
+        if time_limit is None:
+            return False
+        over = time.perf_counter() - t0 >= time_limit
+        return ch.allreduce(int(over), "max", "the time-limit check") > 0
+
     for trial in range(prm.n_trials):
+        if trial > 0 and late():
+            stopped = True
+            break
         rk = RankProcess(init.copy(), prm)
         rk.begin_trial(trial)
         w0 = ch.allreduce(rk.work(), "max", "the initial W_max")
         if not np.isfinite(w0) and not allow_infeasible:
-            raise WpartValueError("infeasible start: the initial assignment exceeds a memory cap "
-                             "(W = inf on some rank)")
+            raise WpartValueError("infeasible start: the initial assignment exceeds a memory "
+                                  "cap (W = inf on some rank)")
         hist, exch, secs = [w0], [], []
         ostate = None
         for it in range(prm.n_iter):
+            if late():
+                stopped = True
+                break
             t_it = time.perf_counter()
             rk.begin_iteration()
             for hop in range(prm.k):
@@ -140,26 +204,32 @@ def _run(ch: Channel, data: RankData, prm, allow_infeasible: bool) -> dict:
         key = (hist[-1], n_moved)
         if best is None or key < best[0]:
             best = (key, rk.data, hist, exch, secs)
+        if stopped:
+            break
     _, data, hist, exch, secs = best
-    return {"data": data, "history": np.array(hist), "exchanges": exch, "seconds": secs}
+    return {"data": data, "history": np.array(hist), "exchanges": exch, "seconds": secs,
+            "stopped": stopped}
 
 
-def balance_mpi(data: RankData | str, comm: Any = None, *, phase: int | None = None,
+@positional_deprecated("comm")
+def balance_mpi(data: RankData | str, *, comm: Any = None, phase: int | None = None,
                 out: str | None = None, alpha: float = 1.0, beta: float = 0.0,
                 gamma: float = 0.0, delta: float = 0.0, memory_cap: float | None = None,
                 seed: int = 0, n_iter: int = 4, n_rounds: int | None = None,
                 fanout: int | None = None, n_trials: int = 1, cluster: str = "block",
                 subclusters: bool | str = False, split_rule: str = "auto",
                 order: str = "random", tol: float = 1e-12, comm_tau: float = 1.0,
-                allow_infeasible_start: bool = False, timeout: float = 60.0,
-                gather: bool = False, on_failure: str = "abort") -> MPIRankResult:
+                allow_infeasible_start: bool = False, time_limit: float | None = None,
+                timeout: float | None = 60.0, gather: bool = False,
+                on_failure: str = "abort") -> MPIRankResult:
     """Balance one phase with one MPI process per rank (call it on every process).
 
     Parameters
     ----------
     data : RankData or str
         This rank's tasks (:func:`scatter_problem`), or an LBDatafile stem: the process of
-        rank ``r`` reads ``<stem>.<r>.json`` only, and the edges are routed to their owners.
+        rank ``r`` reads ``<stem>.<r>.json`` only, and the edges are routed to their owners
+        (an edge naming a task that no rank holds is an error naming its file).
     comm : mpi4py communicator, optional
         Default ``MPI.COMM_WORLD``; one process per rank of the phase.
     out : str, optional
@@ -168,10 +238,15 @@ def balance_mpi(data: RankData | str, comm: Any = None, *, phase: int | None = N
     cluster, subclusters, split_rule, order, tol, comm_tau, allow_infeasible_start
         As :func:`wpart.tasks.balance` (``explore`` and ``ranking="exact"`` are not offered:
         they need every rank's current state).
-    timeout : float, default 60
-        Longest wait for a peer's answer or a collective, in seconds; a rank waiting for the
-        next turn notice waits twice that (so the rank blocked on the culprit reports first).
-        It must exceed the longest step of a rank.
+    time_limit : float, optional
+        The run's budget in seconds (None: none), as in :func:`wpart.tasks.balance`: checked
+        (one all-reduce) before every iteration; once a rank has reached it, every rank stops
+        there and the result has status ``"time_limit"`` with the placement reached.
+    timeout : float or None, default 60
+        The fault-detection deadline: the longest wait for a peer's answer or a collective, in
+        seconds; a rank waiting for the next turn notice waits twice that (so the rank blocked
+        on the culprit reports first). It must exceed the longest step of a rank. None: wait
+        forever.
     gather : bool, default False
         Also collect the full assignment on rank 0 (reporting and tests; the balancing never
         needs it).
@@ -189,15 +264,15 @@ def balance_mpi(data: RankData | str, comm: Any = None, *, phase: int | None = N
 
     comm = comm or MPI.COMM_WORLD
     on_failure = choice(on_failure, "on_failure", ("abort", "raise"))
-    timeout = float(timeout)
-    if not (timeout > 0) or not np.isfinite(timeout):
-        raise WpartValueError(f"`timeout` must be a positive number of seconds, got {timeout}")
-    ch = Channel(comm, timeout)
+    to = as_timeout(timeout)
+    ch = Channel(comm, math.inf if to is None else to)
     try:
-        return _balance(ch, data, phase, out, Coefficients(alpha, beta, gamma, delta),
+        c = Coefficients(alpha=alpha, beta=beta, gamma=gamma, delta=delta)
+        return _balance(ch, data, phase, out, c,
                         memory_cap, seed, n_iter, n_rounds, fanout, n_trials, cluster,
                         _split_mode(subclusters), split_rule, order, tol, comm_tau,
-                        allow_infeasible_start, gather, rank_params)
+                        as_bool(allow_infeasible_start, "allow_infeasible_start"),
+                        as_bool(gather, "gather"), as_time_limit(time_limit), rank_params)
     except Exception as exc:
         if on_failure == "raise":
             raise
@@ -208,25 +283,25 @@ def balance_mpi(data: RankData | str, comm: Any = None, *, phase: int | None = N
 
 
 def _balance(ch, data, phase, out, c, memory_cap, seed, n_iter, n_rounds, fanout, n_trials,
-             cluster, split, split_rule, order, tol, comm_tau, allow_inf, gather, rank_params):
+             cluster, split, split_rule, order, tol, comm_tau, allow_inf, gather, tl,
+             rank_params):
     from ._mpi_io import distribute_edges, read_rank, write_rank
 
     t0 = time.perf_counter()
     kind, ph = "id", 0
     if isinstance(data, str):
-        data, edges, info = read_rank(f"{data}.{ch.rank}.json", ch.rank, ch.size, phase)
+        stem = data
+        data, edges, info = read_rank(f"{stem}.{ch.rank}.json", ch.rank, ch.size, phase)
         kind, ph = info["kind"], info["phase"]
-        distribute_edges(ch, data, edges)
+        distribute_edges(ch, data, edges, name_of=lambda eid: (
+            f"{stem}.{eid >> 32}.json: phase {ph} communications[{eid & 0xFFFFFFFF}]"))
     elif not isinstance(data, RankData):
         raise WpartTypeError("`data` must be a RankData or an LBDatafile stem")
     if data.rank != ch.rank:
         raise WpartValueError(f"`data` is rank {data.rank}'s but this process is rank {ch.rank}")
     if memory_cap is not None:
-        cap = float(memory_cap)
-        if not cap >= 0:
-            raise WpartValueError(f"`memory_cap` must be non-negative, got {memory_cap}")
-        data.cap = cap
-    seed = as_int(seed, "seed", minimum=0)
+        data.cap = as_float(memory_cap, "memory_cap", minimum=0.0, allow_inf=True)
+    seed = as_seed(seed)
     n_iter = as_int(n_iter, "n_iter", minimum=0)
     n_trials = as_int(n_trials, "n_trials", minimum=1)
     cl = choice(cluster, "cluster", ("block", "task", "block+comm"))
@@ -236,45 +311,61 @@ def _balance(ch, data, phase, out, c, memory_cap, seed, n_iter, n_rounds, fanout
         srule = "compete" if split >= 2 else "fallback"
     k = 0 if n_rounds is None else as_int(n_rounds, "n_rounds", minimum=1)
     f = 0 if fanout is None else as_int(fanout, "fanout", minimum=1)
+    tol = as_float(tol, "tol", minimum=0.0)
+    comm_tau = as_float(comm_tau, "comm_tau", minimum=0.0)
     n_all = ch.allreduce(data.n_tasks, "sum", "the task count")
     mean = ch.allreduce(float(data.load.sum()), "sum", "the total load") / max(n_all, 1)
-    prm = rank_params(ch.size, c, cl, split, srule, float(tol), float(comm_tau), mean,
+    prm = rank_params(ch.size, c, cl, split, srule, tol, comm_tau, mean,
                       n_iter=n_iter, n_rounds=k, fanout=f, n_trials=n_trials, seed=seed,
                       order_random=od == "random")
     t1 = time.perf_counter()
-    run = _run(ch, data, prm, allow_inf)
+    run = _run(ch, data, prm, allow_inf, tl, t0)
     secs = time.perf_counter() - t1
     data = run["data"]
     from ._ranks import RankProcess
 
     w = RankProcess(data, prm).work()
-    res = MPIRankResult(rank=ch.rank, n_ranks=ch.size, data=data, work=w,
-                        max_work=float(run["history"][-1]),
-                        initial_max_work=float(run["history"][0]), history=run["history"],
-                        exchanges_per_iteration=run["exchanges"], messages=dict(ch.sent),
-                        bytes_sent=ch.bytes_sent, seconds=secs,
-                        iteration_seconds=run["seconds"])
+    mean_w = ch.allreduce(w, "sum", "the mean W") / ch.size
+    w_max = float(run["history"][-1])
+    imb = math.inf if not math.isfinite(w_max) else (w_max / mean_w - 1.0 if mean_w > 0
+                                                     else 0.0)
+    ids = assignment = None
     if gather:
         if ch.rank == 0:
-            ids, ranks = [data.gid], [np.full(data.n_tasks, 0, np.int32)]
+            idl, ranks = [data.gid], [np.full(data.n_tasks, 0, np.int32)]
             for _ in range(ch.size - 1):
                 src, _, g = ch.recv(-1, ("GATHER",), "the gathered assignment")
-                ids.append(g)
+                idl.append(g)
                 ranks.append(np.full(g.size, src, np.int32))
-            g = np.concatenate(ids)
+            g = np.concatenate(idl)
             o = np.argsort(g, kind="stable")
-            res.task_ids, res.assignment = g[o], np.concatenate(ranks)[o]
+            ids, assignment = g[o], np.concatenate(ranks)[o]
         else:
             ch.send(0, "GATHER", data.gid)
     if out is not None:
         write_rank(data, out, kind, ph)
     ch.drain()
     ch.barrier("the end of the run")
-    res.seconds_total = time.perf_counter() - t0
-    return res
+    n_ex = sum(run["exchanges"])
+    if run["stopped"]:
+        status, msg = "time_limit", (f"time limit of {tl:g} s reached after "
+                                     f"{len(run['exchanges'])} of {n_iter} iterations "
+                                     f"({n_ex} exchanges); the placement reached is kept")
+    elif math.isfinite(w_max):
+        status, msg = "feasible", f"{n_iter} iterations on {ch.size} ranks, {n_ex} exchanges"
+    else:
+        status, msg = "infeasible", "a rank exceeds its memory cap (W = inf)"
+    return MPIRankResult(status=status, message=msg, rank=ch.rank, m=ch.size, data=data,
+                         work=w, max_load=w_max, initial_max_load=float(run["history"][0]),
+                         imbalance=imb, history=run["history"],
+                         exchanges_per_iteration=run["exchanges"], messages=dict(ch.sent),
+                         bytes_sent=ch.bytes_sent, seconds=secs,
+                         iteration_seconds=run["seconds"], assignment=assignment,
+                         task_ids=ids, seconds_total=time.perf_counter() - t0,
+                         stats={"n_iter": n_iter, "n_trials": n_trials, "seed": seed})
 
 
-def main(argv: list | None = None) -> int:
+def main(*, argv: list | None = None) -> int:
     """``mpirun -np P python -m wpart.tasks.mpi STEM [--out OUT] [options]``."""
     ap = argparse.ArgumentParser(prog="python -m wpart.tasks.mpi",
                                  description="CCM-LB with one MPI process per rank: each "
@@ -293,7 +384,10 @@ def main(argv: list | None = None) -> int:
     ap.add_argument("--cluster", default="block", choices=("block", "task", "block+comm"))
     ap.add_argument("--subclusters", default="none",
                     choices=("none", "singles", "subsets", "fill"))
-    ap.add_argument("--timeout", type=float, default=60.0)
+    ap.add_argument("--time-limit", type=float,
+                    help="the run's budget in seconds (stops at an iteration boundary)")
+    ap.add_argument("--timeout", type=float, default=60.0,
+                    help="fault-detection deadline: longest wait for a peer, in seconds")
     ap.add_argument("--json", help="rank 0 writes a summary (and the assignment) here")
     a = ap.parse_args(argv)
     res = balance_mpi(a.stem, out=a.out, phase=a.phase, alpha=a.alpha, beta=a.beta,
@@ -301,10 +395,11 @@ def main(argv: list | None = None) -> int:
                       n_iter=a.n_iter, n_rounds=a.n_rounds, fanout=a.fanout,
                       n_trials=a.n_trials, cluster=a.cluster,
                       subclusters=False if a.subclusters == "none" else a.subclusters,
-                      timeout=a.timeout, gather=a.json is not None)
+                      time_limit=a.time_limit, timeout=a.timeout, gather=a.json is not None)
     if res.rank == 0:
-        print(f"W_max {res.initial_max_work:.6g} -> {res.max_work:.6g} on {res.n_ranks} ranks "
-              f"in {res.seconds:.3f} s ({sum(res.exchanges_per_iteration)} exchanges)")
+        print(f"W_max {res.initial_max_load:.6g} -> {res.max_load:.6g} on {res.m} ranks "
+              f"in {res.seconds:.3f} s ({sum(res.exchanges_per_iteration)} exchanges; "
+              f"{res.status})")
         if a.json:
             with open(a.json, "w") as fh:
                 json.dump(res.to_dict(), fh, indent=1)
