@@ -1,4 +1,5 @@
-"""The balancer protocol of spec 001 §5.2 and the simple baselines.
+"""The balancer protocol shared by every balancer of :mod:`wpart.dynamic`, and the simple
+baselines (Greedy, Static).
 
 Every balancer of :mod:`wpart.dynamic` is a C state machine behind one protocol:
 
@@ -33,7 +34,7 @@ from typing import Any, NamedTuple
 import numpy as _np
 
 from .. import _core
-from .._validate import as_int as _as_int
+from .._validate import as_int, as_m, deprecated_attr, renamed
 
 __all__ = ["Action", "Balancer", "BLOCK_KINDS", "IDLE_REASONS", "Greedy", "Static", "StaticEqual"]
 
@@ -93,8 +94,8 @@ class Balancer:
     _kw: dict
 
     # -- the protocol ---------------------------------------------------------------------
-    def start(self, now: float = 0.0) -> list[Action]:
-        """Issue the initial blocks."""
+    def start(self, now: float) -> list[Action]:
+        """Issue the initial blocks at time `now` (seconds; 0 at the start of a run)."""
         return _actions(self._c.start(float(now)))
 
     def on_complete(self, pu: int, block_id: int, t_xfer: float, t_comp: float, now: float) -> list[Action]:
@@ -120,12 +121,17 @@ class Balancer:
         return str(self._c.name)
 
     @property
-    def n_pu(self) -> int:
-        return int(self._c.n_pu)
+    def m(self) -> int:
+        """Number of processing units (PUs)."""
+        return int(self._c.m)
 
     @property
-    def total(self) -> int:
-        return int(self._c.total)
+    def n(self) -> int:
+        """Elements to process (the amount of work, ``W`` in the paper)."""
+        return int(self._c.n)
+
+    n_pu = deprecated_attr("n_pu", "m", "Balancer")
+    total = deprecated_attr("total", "n", "Balancer")
 
     def idle_reason(self, pu: int) -> str:
         """Why PU ``pu`` is idle when it holds no block (one of :data:`IDLE_REASONS`)."""
@@ -138,9 +144,9 @@ class Balancer:
     @property
     def series(self) -> _np.ndarray:
         """Published block sizes: structured array with fields ``t``, ``model_version``,
-        ``T_pred``, ``S_eff`` and ``X`` (n values); empty for balancers without sizes."""
+        ``T_pred``, ``S_eff`` and ``X`` (m values); empty for balancers without sizes."""
         raw = self._c.series()
-        n = self.n_pu
+        n = self.m
         dt = _np.dtype([("t", "f8"), ("model_version", "i4"), ("T_pred", "f8"), ("S_eff", "f8"), ("X", "i8", (n,))])
         out = _np.zeros(raw.shape[0], dtype=dt)
         if raw.shape[0]:
@@ -153,7 +159,8 @@ class Balancer:
 
     @property
     def shares(self) -> _np.ndarray | None:
-        """Step shares in percent (Fig. 5b analogue), or None if the balancer has none."""
+        """Step shares in percent (the analogue of the paper's Fig. 5b), or None if the
+        balancer has none."""
         return self._c.shares()
 
     def fresh(self) -> Balancer:
@@ -166,37 +173,40 @@ class Balancer:
         return f"{type(self).__name__}({', '.join(s for s in (args, kw) if s)})"
 
 
-def _n_total(n_pu: Any, total: Any) -> tuple[int, int]:
-    n = _as_int(n_pu, "n_pu", minimum=1)
-    if n > 2**31 - 1:
-        raise WpartValueError(f"`n_pu` must be < 2**31, got {n}")
-    w = _as_int(total, "total", minimum=1)
-    if w > 2**63 - 1:
-        raise WpartOverflowError(f"`total` must fit in int64, got {w}")
-    return n, w
+def count(x: Any, name: str, minimum: int = 1) -> int:
+    """An element count or size: :func:`wpart._validate.as_int` that also fits int64."""
+    v = as_int(x, name, minimum=minimum)
+    if v > 2**63 - 1:
+        raise WpartOverflowError(f"`{name}` must fit in int64, got {v}")
+    return v
+
+
+def m_n(m: Any, n: Any) -> tuple[int, int]:
+    """The PU count ``m`` (1 to 2**31 - 1) and the amount of work ``n`` (>= 1, int64)."""
+    return as_m(m, "m", maximum=2**31 - 1), count(n, "n")
 
 
 class Greedy(Balancer):
-    """Greedy(chunk) (spec 001 §3.1): every PU takes the next ``chunk`` elements when free.
+    """Greedy(chunk): every PU takes the next ``chunk`` elements when it is free (the
+    "greedy" algorithm the paper compares against, Sec. 4).
 
     Parameters
     ----------
-    n_pu : int
+    m : int
         Number of processing units.
-    total : int
-        Elements to process (W).
+    n : int
+        Elements to process (``W``).
     chunk : int, default 1024
         Piece size ``g`` (the paper does not give it; ``x_init`` by default).
     """
 
-    def __init__(self, n_pu: int, total: int, chunk: int = 1024) -> None:
-        n, w = _n_total(n_pu, total)
-        g = _as_int(chunk, "chunk", minimum=1)
-        if g > 2**63 - 1:
-            raise WpartOverflowError(f"`chunk` must fit in int64, got {g}")
-        self._args = (n, w)
+    @renamed(n_pu="m", total="n")
+    def __init__(self, m: int, n: int, *, chunk: int = 1024) -> None:
+        m, n = m_n(m, n)
+        g = count(chunk, "chunk")
+        self._args = (m, n)
         self._kw = {"chunk": g}
-        self._c = _core.dynamic_greedy(n, w, g)
+        self._c = _core.dynamic_greedy(m, n, g)
 
 
 class Static(Balancer):
@@ -205,7 +215,7 @@ class Static(Balancer):
     Parameters
     ----------
     blocks : array_like of int
-        Non-negative sizes, one per PU; they sum to the total.
+        Non-negative sizes, one per PU; they sum to the amount of work.
     """
 
     def __init__(self, blocks: Any) -> None:
@@ -231,8 +241,9 @@ class Static(Balancer):
         return f"Static({self._args[0].tolist()!r})"
 
 
-def StaticEqual(n_pu: int, total: int) -> Static:
-    """``total / n_pu`` elements per PU in one block each (the remainder to the first PUs)."""
-    n, w = _n_total(n_pu, total)
-    q, r = divmod(w, n)
-    return Static([q + (1 if p < r else 0) for p in range(n)])
+@renamed(n_pu="m", total="n")
+def StaticEqual(m: int, n: int) -> Static:
+    """``n / m`` elements per PU in one block each (the remainder to the first PUs)."""
+    m, n = m_n(m, n)
+    q, r = divmod(n, m)
+    return Static([q + (1 if p < r else 0) for p in range(m)])

@@ -1,4 +1,5 @@
-"""The baselines of spec 001 §3 on the common balancer protocol.
+"""The baselines on the common balancer protocol: the competitors of [Sant'Ana 2017] (Sec. 2
+and 4) and a few more.
 
 Every class here is a :class:`wpart.dynamic.Balancer` backed by a C state machine, so it runs
 unchanged in the simulator and against real workers, and dispatches every element exactly
@@ -6,14 +7,18 @@ once. :class:`Greedy` and :class:`Static` live in :mod:`wpart.dynamic._balancer`
 :data:`EagerStarPU` (StarPU's ``eager``: a central queue) is Greedy.
 
 * :class:`HDSS` -- adaptive rounds with barriers, least-squares weights, then weighted
-  self-scheduling with decreasing chunks (§3.2, the wpart reconstruction).
-* :class:`AcostaRP` -- synchronous steps redistributed by relative power (§3.5).
-* :class:`NaiveProfile` -- one profiling round, then one static block per PU (§3.5).
-* :class:`Asymmetric` -- a shared pool with larger pieces for accelerators (§3.5).
-* :class:`StaticPeak` -- one block per PU proportional to nominal peak rates (§3.5).
+  self-scheduling with decreasing chunks (reference [3] of [Sant'Ana 2017], Sec. 2 and 4;
+  the wpart reconstruction).
+* :class:`AcostaRP` -- synchronous steps redistributed by relative power (Acosta et al.,
+  reference [1], Sec. 2).
+* :class:`NaiveProfile` -- one profiling round, then one static block per PU (Kaleen et
+  al.'s naive algorithm, reference [8], Sec. 2).
+* :class:`Asymmetric` -- a shared pool with larger pieces for accelerators (Kaleen et al.'s
+  asymmetric algorithm, reference [8], Sec. 2).
+* :class:`StaticPeak` -- one block per PU proportional to nominal peak rates.
 * :class:`DmdaLike` -- StarPU dmda-style: every piece pushed at start to the PU that would
-  finish it first (§3.5).
-* :class:`FixedBlocks` -- fixed per-PU sizes, repeated (the oracle's stepped shares, §3.4).
+  finish it first.
+* :class:`FixedBlocks` -- fixed per-PU sizes, repeated (the stepped oracle's shares).
 
 Examples
 --------
@@ -33,8 +38,8 @@ import numpy as _np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
-from .._validate import as_int as _as_int
-from ._balancer import Balancer, Greedy, _n_total
+from .._validate import as_bool, as_float, as_int, is_bool, renamed
+from ._balancer import Balancer, Greedy, count, m_n
 
 __all__ = [
     "HDSS",
@@ -55,22 +60,8 @@ EagerStarPU = Greedy
 """StarPU's ``eager`` scheduler (a central queue served first come, first served) is Greedy."""
 
 
-def _i64(v: Any, name: str, minimum: int) -> int:
-    x = _as_int(v, name, minimum=minimum)
-    if x > 2**63 - 1:
-        raise WpartOverflowError(f"`{name}` must fit in int64, got {x}")
-    return x
-
-
 def _real(v: Any, name: str, *, lo: float, lo_open: bool = False, hi: float = math.inf) -> float:
-    if isinstance(v, (bool, _np.bool_)) or not isinstance(v, (int, float, _np.integer, _np.floating)):
-        raise WpartTypeError(f"`{name}` must be a real number, got {type(v).__name__}")
-    x = float(v)
-    ok = math.isfinite(x) and (x > lo if lo_open else x >= lo) and x <= hi
-    if not ok:
-        rng = f"{'(' if lo_open else '['}{lo}, {hi}{']' if math.isfinite(hi) else ')'}"
-        raise WpartValueError(f"`{name}` must be finite and in {rng}, got {v!r}")
-    return x
+    return as_float(v, name, minimum=lo, strict_minimum=lo_open, maximum=None if math.isinf(hi) else hi)
 
 
 def _vector(v: Any, name: str, n: int | None = None) -> NDArray[_np.float64]:
@@ -83,7 +74,7 @@ def _vector(v: Any, name: str, n: int | None = None) -> NDArray[_np.float64]:
     if arr.ndim != 1 or arr.size == 0:
         raise WpartValueError(f"`{name}` must be a non-empty 1-D array, got shape {arr.shape}")
     if n is not None and arr.size != n:
-        raise WpartValueError(f"`{name}` must have length n_pu = {n}, got {arr.size}")
+        raise WpartValueError(f"`{name}` must have length m = {n}, got {arr.size}")
     out = _np.array(arr, dtype=_np.float64)  # a copy: the input is never touched
     bad = ~_np.isfinite(out)
     if bad.any():
@@ -93,13 +84,14 @@ def _vector(v: Any, name: str, n: int | None = None) -> NDArray[_np.float64]:
 
 
 class HDSS(Balancer):
-    """HDSS, the Heterogeneous Dynamic Self-Scheduler (spec 001 §3.2, wpart reconstruction).
+    """HDSS, the Heterogeneous Dynamic Self-Scheduler (reference [3] of [Sant'Ana 2017], Sec.
+    2 and 4; the wpart reconstruction).
 
     Phase 1 (adaptive) runs synchronous rounds: in round ``r`` every PU that has not converged
     gets ``x_init * 2**r`` elements, a converged PU its last size; each round ends at a
     barrier. PU ``p`` converges when its throughput ``b / t`` grew by less than ``eps``.
     Phase 1 ends when every PU has converged, after ``rounds_max`` rounds, or when the next
-    round would take the dispatched data beyond ``adapt_fraction * total``. One evaluation
+    round would take the dispatched data beyond ``adapt_fraction * n``. One evaluation
     (an ``eval`` action with ``pu == -1``: every PU waits) fits ``theta_p(b) = c + d ln b`` by
     least squares on each PU's round points; the weight ``w_p`` is the fit at the PU's last
     size (at least its smallest observed throughput), normalised to sum 1. Phase 2 has no
@@ -108,7 +100,7 @@ class HDSS(Balancer):
 
     Parameters
     ----------
-    n_pu, total : int
+    m, n : int
         Processing units and elements.
     x_init : int, default 1024
         First adaptive block.
@@ -129,10 +121,11 @@ class HDSS(Balancer):
     blocks are ``"other"`` with ``vstep == 0``. :attr:`shares` are the weights x 100.
     """
 
+    @renamed(n_pu="m", total="n")
     def __init__(
         self,
-        n_pu: int,
-        total: int,
+        m: int,
+        n: int,
         *,
         x_init: int = 1024,
         eps: float = 0.10,
@@ -141,15 +134,13 @@ class HDSS(Balancer):
         kappa: float = 2.0,
         min_chunk: int = 256,
     ) -> None:
-        n, w = _n_total(n_pu, total)
-        xi = _i64(x_init, "x_init", 1)
+        n, w = m_n(m, n)
+        xi = count(x_init, "x_init", 1)
         e = _real(eps, "eps", lo=0.0)
-        rm = _as_int(rounds_max, "rounds_max", minimum=1)
-        if rm > 62:
-            raise WpartValueError(f"`rounds_max` must be <= 62, got {rm}")
+        rm = as_int(rounds_max, "rounds_max", minimum=1, maximum=62)
         af = _real(adapt_fraction, "adapt_fraction", lo=0.0, lo_open=True, hi=1.0)
         k = _real(kappa, "kappa", lo=0.0, lo_open=True)
-        mc = _i64(min_chunk, "min_chunk", 1)
+        mc = count(min_chunk, "min_chunk", 1)
         self._args = (n, w)
         self._kw = dict(x_init=xi, eps=e, rounds_max=rm, adapt_fraction=af, kappa=k, min_chunk=mc)
         self._c = _core.dynamic_hdss(n, w, xi, e, rm, af, k, mc)
@@ -161,7 +152,7 @@ class HDSS(Balancer):
 
 
 class AcostaRP(Balancer):
-    """Acosta's relative-power balancing (spec 001 §3.5).
+    """Acosta et al.'s relative-power balancing (reference [1] of [Sant'Ana 2017], Sec. 2).
 
     Synchronous steps of ``step`` elements (the last one takes what remains), starting from
     equal shares, with a barrier after every step. After a step, with ``t_p`` the measured
@@ -171,9 +162,10 @@ class AcostaRP(Balancer):
 
     Parameters
     ----------
-    n_pu, total : int
+    m, n : int
+        Processing units and elements.
     step : int
-        Step volume ``S`` (>= n_pu).
+        Step volume ``S`` (>= m).
     threshold : float, default 0.05
         Relative spread of the step times below which the split is kept.
     eval_at_barrier : bool, default False
@@ -186,22 +178,22 @@ class AcostaRP(Balancer):
     step's volume, ``X`` = its split); :attr:`shares` is the latest split.
     """
 
-    def __init__(self, n_pu: int, total: int, step: int, *, threshold: float = 0.05,
+    @renamed(n_pu="m", total="n")
+    def __init__(self, m: int, n: int, step: int, *, threshold: float = 0.05,
                  eval_at_barrier: bool = False) -> None:
-        n, w = _n_total(n_pu, total)
-        s = _i64(step, "step", 1)
+        n, w = m_n(m, n)
+        s = count(step, "step", 1)
         if s < n:
-            raise WpartValueError(f"`step` must be >= n_pu ({n}), got {s}")
+            raise WpartValueError(f"`step` must be >= m ({n}), got {s}")
         th = _real(threshold, "threshold", lo=0.0)
-        if not isinstance(eval_at_barrier, (bool, _np.bool_)):
-            raise WpartTypeError(f"`eval_at_barrier` must be a bool, got {type(eval_at_barrier).__name__}")
+        ev = as_bool(eval_at_barrier, "eval_at_barrier")
         self._args = (n, w, s)
-        self._kw = dict(threshold=th, eval_at_barrier=bool(eval_at_barrier))
-        self._c = _core.dynamic_acosta(n, w, s, th, bool(eval_at_barrier))
+        self._kw = dict(threshold=th, eval_at_barrier=ev)
+        self._c = _core.dynamic_acosta(n, w, s, th, ev)
 
 
 class NaiveProfile(Balancer):
-    """Kaleen et al.'s naive profiling scheme (spec 001 §3.5).
+    """Kaleen et al.'s naive profiling scheme (reference [8] of [Sant'Ana 2017], Sec. 2).
 
     Every PU first runs ``x_init`` elements (``block_kind == "train"``; one barrier), giving
     rates ``r_p = x_init / t_p``. The remaining data is then split statically proportionally
@@ -210,14 +202,16 @@ class NaiveProfile(Balancer):
 
     Parameters
     ----------
-    n_pu, total : int
+    m, n : int
+        Processing units and elements.
     x_init : int, default 1024
         Profiling block.
     """
 
-    def __init__(self, n_pu: int, total: int, *, x_init: int = 1024) -> None:
-        n, w = _n_total(n_pu, total)
-        xi = _i64(x_init, "x_init", 1)
+    @renamed(n_pu="m", total="n")
+    def __init__(self, m: int, n: int, *, x_init: int = 1024) -> None:
+        n, w = m_n(m, n)
+        xi = count(x_init, "x_init", 1)
         self._args = (n, w)
         self._kw = dict(x_init=xi)
         self._c = _core.dynamic_naive(n, w, xi)
@@ -231,7 +225,7 @@ def _kinds(pu_kinds: Any, n: int) -> NDArray[_np.int32]:
     except TypeError:
         raise WpartTypeError(f"`pu_kinds` must be a sequence, got {type(pu_kinds).__name__}") from None
     if len(items) != n:
-        raise WpartValueError(f"`pu_kinds` must have length n_pu = {n}, got {len(items)}")
+        raise WpartValueError(f"`pu_kinds` must have length m = {n}, got {len(items)}")
     out = _np.empty(n, dtype=_np.int32)
     for i, k in enumerate(items):
         if isinstance(k, str):
@@ -239,7 +233,7 @@ def _kinds(pu_kinds: Any, n: int) -> NDArray[_np.int32]:
             if key not in PU_KINDS:
                 raise WpartValueError(f"`pu_kinds[{i}]` must be one of 'cpu', 'gpu', 'phi', got {k!r}")
             out[i] = PU_KINDS.index(key)
-        elif isinstance(k, (int, _np.integer)) and not isinstance(k, (bool, _np.bool_)):
+        elif isinstance(k, (int, _np.integer)) and not is_bool(k):
             if not 0 <= int(k) <= 2:
                 raise WpartValueError(f"`pu_kinds[{i}]` must be 0 (cpu), 1 (gpu) or 2 (phi), got {k}")
             out[i] = int(k)
@@ -249,12 +243,14 @@ def _kinds(pu_kinds: Any, n: int) -> NDArray[_np.int32]:
 
 
 class Asymmetric(Balancer):
-    """Kaleen et al.'s asymmetric scheme (spec 001 §3.5): a shared pool, like Greedy, in which
-    a CPU takes ``g_cpu`` elements and a GPU or PHI takes ``ratio * g_cpu`` whenever free.
+    """Kaleen et al.'s asymmetric scheme (reference [8] of [Sant'Ana 2017], Sec. 2): a shared
+    pool, like Greedy, in which a CPU takes ``g_cpu`` elements and a GPU or PHI takes
+    ``ratio * g_cpu`` whenever free.
 
     Parameters
     ----------
-    n_pu, total : int
+    m, n : int
+        Processing units and elements.
     pu_kinds : sequence of {"cpu", "gpu", "phi"} (or 0, 1, 2)
         One per PU.
     g_cpu : int, default 1024
@@ -263,12 +259,13 @@ class Asymmetric(Balancer):
         Accelerator piece over CPU piece.
     """
 
-    def __init__(self, n_pu: int, total: int, pu_kinds: Sequence[str | int], *, g_cpu: int = 1024,
+    @renamed(n_pu="m", total="n")
+    def __init__(self, m: int, n: int, pu_kinds: Sequence[str | int], *, g_cpu: int = 1024,
                  ratio: int = 8) -> None:
-        n, w = _n_total(n_pu, total)
+        n, w = m_n(m, n)
         k = _kinds(pu_kinds, n)
-        g = _i64(g_cpu, "g_cpu", 1)
-        r = _i64(ratio, "ratio", 1)
+        g = count(g_cpu, "g_cpu", 1)
+        r = count(ratio, "ratio", 1)
         if g * r > 2**63 - 1:
             raise WpartOverflowError("`g_cpu * ratio` must fit in int64")
         self._args = (n, w, tuple(PU_KINDS[i] for i in k))
@@ -277,17 +274,19 @@ class Asymmetric(Balancer):
 
 
 class StaticPeak(Balancer):
-    """One block per PU proportional to its nominal peak rate (spec 001 §3.5).
+    """One block per PU proportional to its nominal peak rate (a static baseline).
 
     Parameters
     ----------
-    total : int
+    n : int
+        Elements to process.
     peak_rates : array_like of float
         One per PU, finite and >= 0, with a positive sum (a zero rate gives no data).
     """
 
-    def __init__(self, total: int, peak_rates: ArrayLike) -> None:
-        w = _i64(total, "total", 1)
+    @renamed(total="n")
+    def __init__(self, n: int, peak_rates: ArrayLike) -> None:
+        w = count(n, "n", 1)
         r = _vector(peak_rates, "peak_rates")
         if (r < 0).any():
             i = int(_np.flatnonzero(r < 0)[0])
@@ -303,7 +302,8 @@ class StaticPeak(Balancer):
 
 
 class DmdaLike(Balancer):
-    """StarPU ``dmda``-style placement (spec 001 §3.5, PEERS §2.2 without data or energy terms).
+    """StarPU ``dmda``-style placement (StarPU's deque-model data-aware scheduler, without its
+    data or energy terms).
 
     The data is pre-split into pieces of ``chunk`` elements, all pushed at start in order:
     each piece goes to ``argmin_p (avail_p + E_p)`` (ties to the lowest p) and
@@ -312,7 +312,8 @@ class DmdaLike(Balancer):
 
     Parameters
     ----------
-    total : int
+    n : int
+        Elements to process.
     piece_times : array_like of float
         Per PU, the calibrated time of one full piece (finite, > 0), e.g. a history mean from
         a calibration run.
@@ -320,15 +321,16 @@ class DmdaLike(Balancer):
         Piece size ``g`` (at most 2**26 pieces).
     """
 
-    def __init__(self, total: int, piece_times: ArrayLike, *, chunk: int = 1024) -> None:
-        w = _i64(total, "total", 1)
+    @renamed(total="n")
+    def __init__(self, n: int, piece_times: ArrayLike, *, chunk: int = 1024) -> None:
+        w = count(n, "n", 1)
         t = _vector(piece_times, "piece_times")
         if (t <= 0).any():
             i = int(_np.flatnonzero(t <= 0)[0])
             raise WpartValueError(f"`piece_times` must be > 0, got {t[i]} at index {i}")
-        g = _i64(chunk, "chunk", 1)
+        g = count(chunk, "chunk", 1)
         if -(-w // g) > 2**26:
-            raise WpartValueError(f"`total / chunk` gives more than 2**26 pieces: raise `chunk` (got {g})")
+            raise WpartValueError(f"`n / chunk` gives more than 2**26 pieces: raise `chunk` (got {g})")
         self._args = (w, t)
         self._kw = dict(chunk=g)
         self._c = _core.dynamic_dmda(w, t, g)
@@ -355,7 +357,7 @@ def _blocks(blocks: Any) -> NDArray[_np.int64]:
 
 
 class FixedBlocks(Balancer):
-    """Fixed per-PU block sizes, repeated until the data is exhausted (spec 001 §3.4).
+    """Fixed per-PU block sizes, repeated until the data is exhausted.
 
     PU ``p`` takes ``blocks[p]`` elements (or what remains) from the cursor each time it is
     free; a PU with ``blocks[p] == 0`` gets nothing. This runs the static equal-time shares
@@ -363,7 +365,8 @@ class FixedBlocks(Balancer):
 
     Parameters
     ----------
-    total : int
+    n : int
+        Elements to process.
     blocks : array_like of int
         One size per PU (>= 0, at least one positive).
     sync : bool, default False
@@ -371,30 +374,32 @@ class FixedBlocks(Balancer):
         all of them have finished (one barrier per step); ``vstep`` is the step number.
     """
 
-    def __init__(self, total: int, blocks: ArrayLike, *, sync: bool = False) -> None:
-        w = _i64(total, "total", 1)
+    @renamed(total="n")
+    def __init__(self, n: int, blocks: ArrayLike, *, sync: bool = False) -> None:
+        w = count(n, "n", 1)
         b = _blocks(blocks)
-        if not isinstance(sync, (bool, _np.bool_)):
-            raise WpartTypeError(f"`sync` must be a bool, got {type(sync).__name__}")
+        sy = as_bool(sync, "sync")
         self._args = (w, b)
-        self._kw = dict(sync=bool(sync))
-        self._c = _core.dynamic_fixed_blocks(w, b, bool(sync))
+        self._kw = dict(sync=sy)
+        self._c = _core.dynamic_fixed_blocks(w, b, sy)
 
     def __repr__(self) -> str:
         return f"FixedBlocks({self._args[0]!r}, {self._args[1].tolist()!r}, sync={self._kw['sync']!r})"
 
 
-def greedy_chunks(x_init: int = 1024) -> tuple[int, int, int]:
-    """The Greedy piece sizes benchmarks sweep (spec 001 §3.1): ``x_init``, ``4 x_init`` and
-    ``16 x_init``; "Greedy-best" is the best of them in hindsight."""
-    xi = _i64(x_init, "x_init", 1)
+def greedy_chunks(*, x_init: int = 1024) -> tuple[int, int, int]:
+    """The Greedy piece sizes benchmarks sweep (the paper does not give Greedy's piece size):
+    ``x_init``, ``4 x_init`` and ``16 x_init``; "Greedy-best" is the best of them in
+    hindsight."""
+    xi = count(x_init, "x_init", 1)
     if 16 * xi > 2**63 - 1:
         raise WpartOverflowError("`16 * x_init` must fit in int64")
     return (xi, 4 * xi, 16 * xi)
 
 
-def split_proportional(total: int, weights: ArrayLike) -> NDArray[_np.int64]:
-    """Split ``total`` into integer parts proportional to ``weights`` by largest remainder
+@renamed(total="n")
+def split_proportional(n: int, weights: ArrayLike) -> NDArray[_np.int64]:
+    """Split ``n`` into integer parts proportional to ``weights`` by largest remainder
     (floors first, then one element each to the largest fractional parts, ties to the lowest
     index; a zero weight gets nothing).
 
@@ -403,7 +408,7 @@ def split_proportional(total: int, weights: ArrayLike) -> NDArray[_np.int64]:
     >>> split_proportional(10, [1, 1, 1]).tolist()
     [4, 3, 3]
     """
-    w = _i64(total, "total", 0)
+    w = count(n, "n", 0)
     v = _vector(weights, "weights")
     if (v < 0).any():
         i = int(_np.flatnonzero(v < 0)[0])

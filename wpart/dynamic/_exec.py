@@ -1,4 +1,4 @@
-"""Real execution of any wpart.dynamic balancer against real workers (spec 001 §5.8).
+"""Real execution of any wpart.dynamic balancer against real workers.
 
 A *task* binds a real computation to the balancer's 1-D index space (the columns of a dense
 product, the points of a k-means assignment step, or any Python callable); a *worker* runs
@@ -18,7 +18,7 @@ Examples
 """
 
 from __future__ import annotations
-from .._errors import WpartNotImplementedError, WpartRuntimeError, WpartTimeoutError, WpartTypeError, WpartValueError
+from .._errors import WpartNotImplementedError, WpartRuntimeError, WpartTypeError, WpartValueError
 
 import math
 import os
@@ -32,9 +32,10 @@ from typing import Any
 import numpy as np
 
 from .._progress import progress_hook
-from .._validate import as_int as _as_int
+from .._validate import as_float, as_int, as_progress, as_time_limit, renamed
 from ._exec_tasks import GemmColumnsTask, Task
-from ._trace import TRACE_DTYPE, RunResult
+from ._balancer import Balancer as _Balancer
+from ._trace import TRACE_DTYPE, RunResult, cancelling
 
 __all__ = [
     "Worker",
@@ -80,8 +81,10 @@ def _schedule_iv(schedule: Any) -> tuple[tuple[float, float, float], ...]:
     for i, r in enumerate(rows):
         if len(r) != 3:
             raise WpartValueError(f"`schedule[{i}]` must be (t_start, t_end, factor), got {r!r}")
-        t0, t1, f = (float(v) for v in r)
-        if not (math.isfinite(t0) and t0 >= 0 and t1 > t0 and math.isfinite(f) and f > 0):
+        t0 = as_float(r[0], f"schedule[{i}]", minimum=0.0)
+        t1 = as_float(r[1], f"schedule[{i}]", allow_inf=True)
+        f = as_float(r[2], f"schedule[{i}]", minimum=0.0, strict_minimum=True)
+        if not t1 > t0:
             raise WpartValueError(f"`schedule[{i}]` needs 0 <= t_start < t_end and a finite factor > 0, got {r!r}")
         out.append((t0, t1, f))
     return tuple(out)
@@ -90,18 +93,15 @@ def _schedule_iv(schedule: Any) -> tuple[tuple[float, float, float], ...]:
 class Worker:
     """Base of every worker: runs the blocks of one PU, timed, with an optional slowdown.
 
-    Heterogeneity is emulated by duty-cycling (spec 001 §5.8): after computing a block for
+    Heterogeneity is emulated by duty-cycling: after computing a block for
     ``t`` seconds the worker sleeps ``(s − 1)·t``, and reports ``s·t`` as the block's compute
     time, where ``s = max(1, throttle · Π factor)`` over the ``schedule`` windows
     ``(t_start, t_end, factor)`` (seconds from the start of the run) that contain the start
     of the block.
     """
 
-    def __init__(self, throttle: float = 1.0, schedule: Sequence[tuple[float, float, float]] | None = None) -> None:
-        s = float(throttle)
-        if not (math.isfinite(s) and s >= 1.0):
-            raise WpartValueError(f"`throttle` must be a finite number >= 1, got {throttle!r}")
-        self.throttle = s
+    def __init__(self, *, throttle: float = 1.0, schedule: Sequence[tuple[float, float, float]] | None = None) -> None:
+        self.throttle = as_float(throttle, "throttle", minimum=1.0)
         self.schedule = _schedule_iv(schedule)
 
     def slowdown(self, t: float) -> float:
@@ -148,17 +148,16 @@ class ThreadWorker(Worker):
 
     def __init__(
         self,
+        *,
         threads: int = 1,
         throttle: float = 1.0,
         schedule: Sequence[tuple[float, float, float]] | None = None,
         pin: Sequence[int] | None = None,
     ) -> None:
-        super().__init__(throttle, schedule)
-        self.threads = _as_int(threads, "threads", minimum=1)
-        if self.threads > 1024:
-            raise WpartValueError(f"`threads` must be <= 1024, got {self.threads}")
+        super().__init__(throttle=throttle, schedule=schedule)
+        self.threads = as_int(threads, "threads", minimum=1, maximum=1024)
         if pin is not None:
-            pin = tuple(_as_int(c, "pin", minimum=0) for c in pin)
+            pin = tuple(as_int(c, "pin", minimum=0) for c in pin)
             if not pin:
                 raise WpartValueError("`pin` must name at least one CPU")
         self.pin = pin
@@ -194,12 +193,13 @@ class CallableWorker(Worker):
     def __init__(
         self,
         fn: Callable[[int, int], Any],
+        *,
         throttle: float = 1.0,
         schedule: Sequence[tuple[float, float, float]] | None = None,
     ) -> None:
         if not callable(fn):
             raise WpartTypeError(f"`fn` must be callable, got {type(fn).__name__}")
-        super().__init__(throttle, schedule)
+        super().__init__(throttle=throttle, schedule=schedule)
         self.fn = fn
 
     def _check_task(self, task: Task | None) -> None:
@@ -250,9 +250,10 @@ class CupyWorker(Worker):
         At construction when :func:`gpu_available` is False.
     """
 
-    def __init__(self, device: int = 0, throttle: float = 1.0, schedule: Sequence[tuple[float, float, float]] | None = None) -> None:
-        super().__init__(throttle, schedule)
-        self.device = _as_int(device, "device", minimum=0)
+    def __init__(self, *, device: int = 0, throttle: float = 1.0,
+                 schedule: Sequence[tuple[float, float, float]] | None = None) -> None:
+        super().__init__(throttle=throttle, schedule=schedule)
+        self.device = as_int(device, "device", minimum=0)
         if not gpu_available():
             raise WpartRuntimeError("CupyWorker needs CuPy and a CUDA GPU; wpart.dynamic.gpu_available() is False")
 
@@ -345,7 +346,16 @@ class _Evaluator(threading.Thread):
                 return
 
 
-def _run_iv(balancer: Any, task: Any, workers: Any, eval_cost: Any, timeout: Any) -> tuple:
+def protocol_size(balancer: Any, new: str, old: str, default: Any) -> Any:
+    """``balancer.m`` / ``balancer.n`` of a protocol object (an older one may name them
+    ``n_pu`` / ``total``)."""
+    v = getattr(balancer, new, None)
+    if v is None and not isinstance(balancer, _Balancer):
+        v = getattr(balancer, old, None)
+    return default if v is None else v
+
+
+def _run_iv(balancer: Any, task: Any, workers: Any, eval_cost: Any, time_limit: Any) -> tuple:
     for m in ("start", "on_complete", "eval_run", "eval_done"):
         if not callable(getattr(balancer, m, None)):
             raise WpartTypeError(f"`balancer` must implement the wpart.dynamic protocol (no `{m}` method)")
@@ -357,31 +367,22 @@ def _run_iv(balancer: Any, task: Any, workers: Any, eval_cost: Any, timeout: Any
             raise WpartTypeError(f"`workers[{p}]` must be a wpart.dynamic worker, got {type(w).__name__}")
     if len({id(w) for w in workers}) != len(workers):
         raise WpartValueError("`workers` must be distinct objects (one per PU)")
-    n_pu = getattr(balancer, "n_pu", len(workers))
-    if len(workers) != n_pu:
-        raise WpartValueError(f"`workers` must have one worker per PU: the balancer has {n_pu} PUs, got {len(workers)} workers")
+    m = protocol_size(balancer, "m", "n_pu", len(workers))
+    if len(workers) != m:
+        raise WpartValueError(f"`workers` must have one worker per PU: the balancer has m = {m} PUs, got {len(workers)} workers")
     if task is not None and not isinstance(task, Task):
         raise WpartTypeError(f"`task` must be a wpart.dynamic task or None, got {type(task).__name__}")
-    total = getattr(balancer, "total", None)
-    if task is not None and total is not None and task.total != total:
-        raise WpartValueError(f"`task` has {task.total} elements but the balancer splits {total}")
+    n = protocol_size(balancer, "n", "total", None)
+    if task is not None and n is not None and task.n != n:
+        raise WpartValueError(f"`task` has {task.n} elements but the balancer splits n = {n}")
     for w in workers:
         w._check_task(task)
-    for nm, v in (("eval_cost", eval_cost), ("time_limit", timeout)):
-        if v is not None and (isinstance(v, (bool, np.bool_)) or not isinstance(
-                v, (int, float, np.integer, np.floating))):
-            raise WpartTypeError(f"`{nm}` must be None or a number, got {type(v).__name__}")
     if eval_cost is not None:
-        eval_cost = float(eval_cost)
-        if not (math.isfinite(eval_cost) and eval_cost >= 0):
-            raise WpartValueError(f"`eval_cost` must be None or a finite number >= 0, got {eval_cost!r}")
-    if timeout is not None:
-        timeout = float(timeout)
-        if not (timeout > 0 and not math.isnan(timeout)):
-            raise WpartValueError(f"`time_limit` must be None or a number > 0, got {timeout!r}")
-    return workers, n_pu, total, eval_cost, timeout
+        eval_cost = as_float(eval_cost, "eval_cost", minimum=0.0)
+    return workers, m, n, eval_cost, as_time_limit(time_limit)
 
 
+@renamed(timeout="time_limit")
 def run(
     balancer: Any,
     task: Task | None,
@@ -390,9 +391,8 @@ def run(
     eval_cost: float | None = None,
     time_limit: float | None = None,
     progress: bool | Callable[[int, int], Any] = False,
-    timeout: float | None = None,
 ) -> RunResult:
-    """Run a balancer against real workers until every block is done (spec 001 §5.8).
+    """Run a balancer against real workers until every block is done.
 
     The driver owns a monotonic clock (``time.perf_counter``, seconds from the start). Worker
     threads post completions to a queue; each is passed to
@@ -414,14 +414,13 @@ def run(
         Minimum duration of an evaluation in seconds (the paper's ``c_eval``): an ``eval_run``
         that returns sooner is padded to it. None: its real duration.
     time_limit : float, optional
-        Stop with ``TimeoutError`` when the run has not finished after this many seconds
-        (the workers are stopped first).
-    timeout : float, optional
-        Deprecated alias of `time_limit` (the name every wpart family uses); kept for one
-        release.
+        Seconds (None: no limit). When the run has not finished by then, the workers are
+        stopped and the result comes back with ``status == "time_limit"``, describing the
+        blocks finished so far (``success`` is False). ``timeout`` is a deprecated alias.
     progress : bool or callable, optional
-        True shows a tqdm bar (elements completed); a callable gets ``(completed, total)``
-        after each block.
+        True shows a tqdm bar (elements completed); a callable gets ``(completed, n)``
+        after each block and stops the run with :class:`wpart.CancelledError` by returning
+        False.
 
     Returns
     -------
@@ -432,10 +431,10 @@ def run(
     WorkerError
         A worker (naming its PU and block) or the evaluation raised; the original exception is
         the ``__cause__``.
-    TimeoutError
-        ``time_limit`` passed.
-    RuntimeError
+    wpart.WpartRuntimeError
         The balancer stalled (not done, with no block and no evaluation in flight).
+    wpart.CancelledError
+        The progress callback returned False (the workers are stopped first).
     KeyboardInterrupt
         Re-raised after the workers are stopped.
 
@@ -446,22 +445,16 @@ def run(
     time. Worker threads are stopped on every exit path; a kernel already running finishes
     its block first.
     """
-    if timeout is not None:
-        if time_limit is not None:
-            raise WpartTypeError("give `time_limit` only (`timeout` is its deprecated alias)")
-        warnings.warn("run(timeout=...) is deprecated; use time_limit=...", DeprecationWarning, stacklevel=2)
-        time_limit = timeout
-    workers, n_pu, total, eval_cost, timeout = _run_iv(balancer, task, workers, eval_cost, time_limit)
-    if not (progress is None or isinstance(progress, bool) or callable(progress)):
-        raise WpartTypeError(f"`progress` must be a bool or a callable, got {type(progress).__name__}")
-    if total is None:
-        total = task.total if task is not None else 0
-    with progress_hook(progress, total=total, desc=f"run {getattr(balancer, 'name', '')}") as hook:
-        return _drive(balancer, task, workers, n_pu, total, eval_cost, timeout, hook)
+    workers, m, n, eval_cost, time_limit = _run_iv(balancer, task, workers, eval_cost, time_limit)
+    progress = cancelling(as_progress(progress))
+    if n is None:
+        n = task.n if task is not None else 0
+    with progress_hook(progress, total=n, desc=f"run {getattr(balancer, 'name', '')}") as hook:
+        return _drive(balancer, task, workers, m, n, eval_cost, time_limit, hook)
 
 
 def _drive(balancer: Any, task: Task | None, workers: list[Worker], n_pu: int, total: int,
-           eval_cost: float | None, timeout: float | None, progress: Any) -> RunResult:
+           eval_cost: float | None, time_limit: float | None, progress: Any) -> RunResult:
 
     wall0 = time.perf_counter()
     events: queue.SimpleQueue = queue.SimpleQueue()
@@ -475,6 +468,7 @@ def _drive(balancer: Any, task: Task | None, workers: list[Worker], n_pu: int, t
     outstanding = 0
     evals_in_flight = 0
     completed = 0
+    stopped = ""
 
     def clock() -> float:
         return time.perf_counter() - t0
@@ -509,13 +503,12 @@ def _drive(balancer: Any, task: Task | None, workers: list[Worker], n_pu: int, t
                     f"({completed} of {total} elements completed)"
                 )
             wait = 0.05
-            if timeout is not None:
-                left = timeout - clock()
+            if time_limit is not None:
+                left = time_limit - clock()
                 if left <= 0:
-                    raise WpartTimeoutError(
-                        f"run did not finish within time_limit={timeout:g} s: {completed} of {total} "
-                        f"elements completed, {outstanding} blocks and {evals_in_flight} evaluations in flight"
-                    )
+                    stopped = (f"time limit of {time_limit:g} s reached: {completed} of {total} elements "
+                               f"completed, {outstanding} blocks and {evals_in_flight} evaluations in flight")
+                    break
                 wait = min(wait, left)
             try:
                 ev = events.get(timeout=wait)
@@ -559,11 +552,13 @@ def _drive(balancer: Any, task: Task | None, workers: list[Worker], n_pu: int, t
         for th in [*pus, evaluator]:
             if th.ident is not None:
                 th.join(max(0.0, deadline - time.perf_counter()))
-    return _result(balancer, n_pu, total, rows, windows, eval_time, time.perf_counter() - wall0, workers)
+    return _result(balancer, n_pu, total, rows, windows, eval_time, time.perf_counter() - wall0, workers,
+                   stopped, completed)
 
 
 def _result(bal: Any, n_pu: int, total: int, rows: dict, windows: dict, eval_time: float,
-            wall: float, workers: list[Worker]) -> RunResult:
+            wall: float, workers: list[Worker], stopped: str = "", completed: int = 0) -> RunResult:
+    rows = {k: r for k, r in rows.items() if "t_end" in r}  # blocks finished (all but after a stop)
     ids = sorted(rows)
     trace = np.zeros(len(ids), dtype=TRACE_DTYPE)
     for i, bid in enumerate(ids):
@@ -584,6 +579,8 @@ def _result(bal: Any, n_pu: int, total: int, rows: dict, windows: dict, eval_tim
     win = np.array([windows[t][:2] for t in sorted(windows)], dtype=float).reshape(-1, 2)
     win_pu = np.array([windows[t][2] for t in sorted(windows)], dtype=np.int64)
     return RunResult(
+        status="time_limit" if stopped else "feasible",
+        message=stopped or f"all {total} elements completed in {len(ids)} blocks",
         makespan=makespan,
         trace=trace,
         busy=busy,
@@ -598,9 +595,9 @@ def _result(bal: Any, n_pu: int, total: int, rows: dict, windows: dict, eval_tim
         eval_pu=win_pu,
         eval_windows=win,
         eval_time=eval_time,
-        wall=wall,
-        total=int(total),
-        n_pu=n_pu,
+        n=int(total),
+        m=n_pu,
         balancer=str(getattr(bal, "name", type(bal).__name__)),
         workers=[w._desc() for w in workers],
+        stats={"wall": wall, "completed": int(completed)},
     )

@@ -1,4 +1,4 @@
-"""A worker in its own process: :class:`ProcessWorker` (spec 001 §5.8).
+"""A worker in its own process: :class:`ProcessWorker`.
 
 The PU's thread in the driver's process talks to a child process over a pipe: at start-up it
 sends the task's inputs once (the child keeps its own copies), then one ``(offset, size)``
@@ -9,14 +9,14 @@ sees the cost of moving data to and from a separate address space, as with a rem
 """
 
 from __future__ import annotations
-from .._errors import WpartRuntimeError, WpartTypeError, WpartValueError
+from .._errors import WpartRuntimeError, WpartTypeError
 
 import multiprocessing as mp
 import time
 from collections.abc import Sequence
 from typing import Any
 
-from .._validate import as_int as _as_int
+from .._validate import as_int
 from ._exec import Worker
 from ._exec_tasks import Task
 
@@ -82,12 +82,10 @@ class ProcessWorker(Worker):
     inputs. A child that dies is reported as a :class:`WorkerError` naming the PU.
     """
 
-    def __init__(self, threads: int = 1, throttle: float = 1.0,
+    def __init__(self, *, threads: int = 1, throttle: float = 1.0,
                  schedule: Sequence[tuple[float, float, float]] | None = None) -> None:
-        super().__init__(throttle, schedule)
-        self.threads = _as_int(threads, "threads", minimum=1)
-        if self.threads > 1024:
-            raise WpartValueError(f"`threads` must be <= 1024, got {self.threads}")
+        super().__init__(throttle=throttle, schedule=schedule)
+        self.threads = as_int(threads, "threads", minimum=1, maximum=1024)
 
     def _check_task(self, task: Task | None) -> None:
         if not callable(getattr(task, "_proc_spec", None)):

@@ -3,7 +3,7 @@
 A task's ``compute(offset, size, threads=...)`` computes one block; the workers of
 :mod:`wpart.dynamic` call it from their own threads, concurrently for disjoint blocks. Every
 task records how often each element was computed (:attr:`Task.coverage`), so a run can prove
-that every element was computed exactly once. Spec 001 §5.8.
+that every element was computed exactly once.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
-from .._validate import as_int as _as_int
+from .._validate import as_int, deprecated_attr, renamed
 
 __all__ = ["Task", "GemmColumnsTask", "KMeansAssignTask", "CallableTask"]
 
@@ -38,26 +38,29 @@ def _real_matrix(x: Any, name: str, order: str) -> NDArray[np.float64]:
 
 
 class Task:
-    """Base of every task: a computation over the index space ``[0, total)``.
+    """Base of every task: a computation over the index space ``[0, n)``.
 
     Subclasses implement :meth:`compute`, which computes one block and may be called
     concurrently from several workers for disjoint blocks.
     """
 
-    total: int
+    n: int
 
-    def __init__(self, total: int) -> None:
-        self.total = _as_int(total, "total", minimum=0)
-        self._hits = np.zeros(self.total, dtype=np.int32)
+    @renamed(total="n")
+    def __init__(self, n: int) -> None:
+        self.n = as_int(n, "n", minimum=0)
+        self._hits = np.zeros(self.n, dtype=np.int32)
         self._lock = threading.Lock()
+
+    total = deprecated_attr("total", "n", "Task")
 
     def compute(self, offset: int, size: int, *, threads: int = 1) -> None:
         """Compute the block ``[offset, offset + size)`` with ``threads`` threads."""
         raise WpartNotImplementedError
 
     def _check_block(self, offset: int, size: int) -> None:
-        if offset < 0 or size < 0 or offset + size > self.total:
-            raise WpartValueError(f"block [{offset}, {offset + size}) is outside [0, {self.total})")
+        if offset < 0 or size < 0 or offset + size > self.n:
+            raise WpartValueError(f"block [{offset}, {offset + size}) is outside [0, {self.n})")
 
     def _mark(self, offset: int, size: int) -> None:
         with self._lock:
@@ -101,13 +104,13 @@ class GemmColumnsTask(Task):
     ----------
     C : ndarray of float64, shape (n, N), Fortran order
         The product; columns not computed yet hold NaN.
-    total : int
-        N, the number of columns.
+    n : int
+        N, the number of columns (``total``: deprecated alias).
 
     Notes
     -----
     Each element of ``C`` is summed over ``l = 0 .. k-1`` in order whatever the thread count,
-    so results agree with NumPy to rounding (``verify`` uses ``rtol = 1e-10``). Spec 001 §5.8.
+    so results agree with NumPy to rounding (``verify`` uses ``rtol = 1e-10``).
     """
 
     def __init__(self, A: ArrayLike, B: ArrayLike) -> None:
@@ -130,7 +133,7 @@ class GemmColumnsTask(Task):
         super().reset()
         self.C[...] = np.nan
 
-    def verify(self, rtol: float = 1e-10) -> bool:
+    def verify(self, *, rtol: float = 1e-10) -> bool:
         """True when every column was computed exactly once and ``C ≈ A · B``.
 
         The tolerance is ``rtol · (|A| · |B|)`` elementwise, the natural scale of rounding
@@ -274,10 +277,11 @@ class CallableTask(Task):
     release the GIL itself (NumPy, I/O, ``time.sleep``) to let workers overlap.
     """
 
-    def __init__(self, fn: Callable[[int, int], Any], total: int) -> None:
+    @renamed(total="n")
+    def __init__(self, fn: Callable[[int, int], Any], n: int) -> None:
         if not callable(fn):
             raise WpartTypeError(f"`fn` must be callable, got {type(fn).__name__}")
-        super().__init__(total)
+        super().__init__(n)
         self.fn = fn
 
     def compute(self, offset: int, size: int, *, threads: int = 1) -> None:

@@ -1,4 +1,5 @@
-"""Performance models (spec 001 §1.2-1.3) and equal-finish-time block sizing (§1.4-1.6).
+"""Performance models (Sec. 3.1 of [Sant'Ana 2017]) and equal-finish-time block sizing
+(Sec. 3.2).
 
 A :class:`PerfModel` predicts the time ``E(x) = F(x) + G(x)`` of a block of ``x`` elements
 on one processing unit (PU): ``F`` is a least-squares combination of at most three of the
@@ -6,22 +7,25 @@ paper's basis functions of ``u = x / x_hi`` (plus an optional constant), selecte
 ``G`` is the paper's affine transfer model. :func:`solve_equal_time` shares a step volume so
 that every PU finishes at the same time (problem (P_S), solved globally by water-filling),
 :func:`capacity` is its time mode and :func:`round_blocks` the optimal rounding to multiples of
-a quantum. :func:`oracle_milp` is the GLPK cross-check of §3.4 on true curves.
+a quantum (the paper rounds "to the closest valid block size", which neither keeps the sum
+nor is optimal). :func:`oracle_milp` is a GLPK cross-check of the optimum on true curves.
 """
 
 from __future__ import annotations
 from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
 
 import math
-import numbers
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
+from .._result import Result, new_axes
+from .._validate import as_bool, as_float, choice, core_time_limit, deprecated_attr, renamed
+from ._balancer import count
 
 __all__ = [
     "BASIS",
@@ -42,7 +46,9 @@ _PACKED = 23
 
 @dataclass(frozen=True, eq=False)
 class PerfModel:
-    """A fitted performance model of one PU (spec 001 §1.3).
+    """A fitted performance model of one PU: ``E(x) = F(x) + G(x)`` with ``F`` a combination
+    of the paper's basis functions (eq. 1) and ``G`` affine (eq. 2), Sec. 3.1 of
+    [Sant'Ana 2017].
 
     Attributes
     ----------
@@ -65,8 +71,9 @@ class PerfModel:
         Weighted sum of squared residuals of ``F``.
     aicc : float
         AICc of the selected candidate (NaN for the bootstrap and the proportional fallback).
-    m, m_distinct : int
-        Samples used and distinct sizes among them.
+    n_samples, n_distinct : int
+        Samples used and distinct sizes among them (``m``, ``m_distinct``: deprecated
+        aliases).
     kind : str
         ``"fitted"`` (AICc selection), ``"bootstrap"`` (affine, two sizes) or
         ``"proportional"`` (fallback ``c1 x``).
@@ -92,11 +99,15 @@ class PerfModel:
     slope_hi: float
     sse: float
     aicc: float
-    m: int
-    m_distinct: int
+    n_samples: int
+    n_distinct: int
     kind: str
     packed: NDArray[np.float64] = field(repr=False)
+    _: KW_ONLY
     samples: tuple[Any, ...] | None = field(default=None, repr=False)
+
+    m = deprecated_attr("m", "n_samples", "PerfModel")
+    m_distinct = deprecated_attr("m_distinct", "n_distinct", "PerfModel")
 
     @property
     def _packed(self) -> NDArray[np.float64]:
@@ -104,7 +115,7 @@ class PerfModel:
         return self.packed
 
     @classmethod
-    def from_packed(cls, packed: ArrayLike, samples: tuple[Any, ...] | None = None) -> PerfModel:
+    def from_packed(cls, packed: ArrayLike, *, samples: tuple[Any, ...] | None = None) -> PerfModel:
         """Build a model from a packed C model (shape (23,), as :attr:`packed`)."""
         p = np.array(packed, dtype=np.float64).reshape(-1)
         if p.shape != (_PACKED,):
@@ -118,7 +129,7 @@ class PerfModel:
             terms=tuple(BASIS[i] for i in idx), coef=coef, c0=float(p[8]), x_scale=float(p[9]),
             g_slope=float(p[10]), g_icept=float(p[11]), x_a=float(p[12]), x_b=float(p[13]),
             e_a=float(p[14]), e_b=float(p[15]), slope_hi=float(p[16]), sse=float(p[17]),
-            aicc=float(p[18]), m=int(p[19]), m_distinct=int(p[20]),
+            aicc=float(p[18]), n_samples=int(p[19]), n_distinct=int(p[20]),
             kind=_KINDS[int(p[21])] if 0 <= int(p[21]) < 3 else "fitted", packed=p,
             samples=samples,
         )
@@ -141,7 +152,7 @@ class PerfModel:
         """Predicted transfer time ``G(x)`` (vectorised)."""
         return self._eval(x, 2)
 
-    def inverse(self, t: float, lo: float = 0.0, hi: float = math.inf) -> float:
+    def inverse(self, t: float, *, lo: float = 0.0, hi: float = math.inf) -> float:
         """Largest ``x`` in ``[lo, hi]`` with ``E(x) <= t`` (``lo`` if none; relative accuracy
         1e-12; ``inf`` when ``hi`` is infinite and ``E`` never exceeds ``t``)."""
         t, lo, hi = float(t), float(lo), float(hi)
@@ -158,16 +169,14 @@ class PerfModel:
             "x_scale": self.x_scale, "g_slope": self.g_slope, "g_icept": self.g_icept,
             "x_a": self.x_a, "x_b": self.x_b, "e_a": self.e_a, "e_b": self.e_b,
             "slope_hi": self.slope_hi, "sse": self.sse,
-            "aicc": None if math.isnan(self.aicc) else self.aicc, "m": self.m,
-            "m_distinct": self.m_distinct, "kind": self.kind, "packed": self.packed.tolist(),
+            "aicc": None if math.isnan(self.aicc) else self.aicc, "n_samples": self.n_samples,
+            "n_distinct": self.n_distinct, "kind": self.kind, "packed": self.packed.tolist(),
         }
 
     def plot(self, ax: Any = None) -> Any:
-        """Plot the samples (when known) and the fitted ``E``, ``F`` and ``G``; returns the axes."""
-        import matplotlib.pyplot as plt
-
-        if ax is None:
-            _, ax = plt.subplots()
+        """Plot the samples (when known) and the fitted ``E``, ``F`` and ``G`` on `ax` (a new
+        figure when None); returns the Axes."""
+        ax = new_axes(ax)
         xs = np.geomspace(max(self.x_a, 1e-12), self.x_b * 1.5, 200)
         ax.plot(xs, self(xs), label="E = F + G")
         ax.plot(xs, self.comp(xs), "--", label="F (compute)")
@@ -228,29 +237,11 @@ def _times(t: Any, name: str, m: int) -> NDArray[np.float64]:
     return np.ascontiguousarray(a)
 
 
-def _real_arg(v: Any, name: str) -> float:
-    """A real scalar (not bool, not an array): TypeError naming `name` otherwise."""
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
-        raise WpartTypeError(f"`{name}` must be a real number, got {type(v).__name__}")
-    return float(v)
-
-
-def _int_arg(v: Any, name: str, minimum: int) -> int:
-    if isinstance(v, bool) or not isinstance(v, numbers.Integral):
-        raise WpartTypeError(f"`{name}` must be an integer, got {type(v).__name__}")
-    v = int(v)
-    if v < minimum:
-        raise WpartValueError(f"`{name}` must be >= {minimum}, got {v}")
-    if v > 2**63 - 1:
-        raise WpartOverflowError(f"`{name}` must fit in int64, got {v}")
-    return v
-
-
 def fit_model(
     x: ArrayLike,
     t_comp: ArrayLike,
-    t_xfer: ArrayLike | None = None,
     *,
+    t_xfer: ArrayLike | None = None,
     quantum: int = 1,
     basis: Sequence[str] = BASIS,
     intercept: bool = True,
@@ -261,15 +252,16 @@ def fit_model(
     grid_points: int = 64,
     slope_floor: float = 0.5,
 ) -> PerfModel:
-    """Fit the performance model of one PU from its block measurements (spec 001 §1.3).
+    """Fit the performance model of one PU from its block measurements (Sec. 3.1 of the
+    paper: least squares over the basis of eq. 1, affine transfer model of eq. 2).
 
     Parameters
     ----------
-    x : array_like of int, shape (m,)
-        Block sizes (> 0), in arrival order (oldest first).
-    t_comp : array_like of float, shape (m,)
+    x : array_like of int, shape (k,)
+        Block sizes (> 0) of the k samples, in arrival order (oldest first).
+    t_comp : array_like of float, shape (k,)
         Compute times (finite, >= 0).
-    t_xfer : array_like of float, shape (m,), optional
+    t_xfer : array_like of float, shape (k,), optional
         Transfer times; None means no transfers (``G == 0``).
     quantum : int, optional
         Block granularity; the admissibility grid starts at ``max(quantum, x_lo / 8)``.
@@ -300,14 +292,14 @@ def fit_model(
     Notes
     -----
     Duplicated sizes are aggregated in the canonical order (size, then t_comp, then t_xfer), so
-    with ``decay=1`` the model does not depend on the sample order, bitwise (spec test F5).
+    with ``decay=1`` the model does not depend on the sample order, bitwise.
     AICc uses ``m_eff = (sum d)^2 / sum d^2`` of the decay weights ``d``; the transfer model
     uses the decay weights only.
     """
     xs = _sizes(x, "x")
     tc = _times(t_comp, "t_comp", xs.shape[0])
     tx = None if t_xfer is None else _times(t_xfer, "t_xfer", xs.shape[0])
-    q = _int_arg(quantum, "quantum", 1)
+    q = count(quantum, "quantum", 1)
     if isinstance(basis, str):
         basis = [basis]
     try:
@@ -322,26 +314,21 @@ def fit_model(
         mask |= 1 << BASIS.index(b)
     if mask == 0:
         raise WpartValueError("`basis` must not be empty")
-    mt = _int_arg(max_terms, "max_terms", 1)
+    mt = count(max_terms, "max_terms", 1)
     if mt > 3:
         raise WpartValueError(f"`max_terms` must be <= 3, got {mt}")
-    if weighting not in ("plain", "relative"):
-        raise WpartValueError(f"`weighting` must be 'plain' or 'relative', got {weighting!r}")
-    decay = float(decay)
-    if not (0.0 < decay <= 1.0):
-        raise WpartValueError(f"`decay` must be in (0, 1], got {decay}")
-    window = _int_arg(window, "window", 0)
-    grid_points = _int_arg(grid_points, "grid_points", 2)
-    slope_floor = float(slope_floor)
-    if not (0.0 <= slope_floor < math.inf):
-        raise WpartValueError(f"`slope_floor` must be finite and >= 0, got {slope_floor}")
+    weighting = choice(weighting, "weighting", ("plain", "relative"))
+    decay = as_float(decay, "decay", minimum=0.0, strict_minimum=True, maximum=1.0)
+    window = count(window, "window", 0)
+    grid_points = count(grid_points, "grid_points", 2)
+    slope_floor = as_float(slope_floor, "slope_floor", minimum=0.0)
     packed = _core.dynamic_fit_model(
-        xs, tc, tx, q, mask, int(bool(intercept)), mt, 1 if weighting == "relative" else 0,
+        xs, tc, tx, q, mask, int(as_bool(intercept, "intercept")), mt, 1 if weighting == "relative" else 0,
         decay, window, grid_points, slope_floor,
     )
     used = slice(-window, None) if 0 < window < xs.shape[0] else slice(None)
     samples = (xs[used].copy(), tc[used].copy(), None if tx is None else tx[used].copy())
-    return PerfModel.from_packed(packed, samples)
+    return PerfModel.from_packed(packed, samples=samples)
 
 
 # ---------------------------------------------------------------------------- solver ------
@@ -406,10 +393,11 @@ def solve_equal_time(
     tol: float = 1e-10,
     newton_polish: bool = False,
 ) -> tuple[NDArray[np.float64], float]:
-    """Share the step volume `S` so that every PU finishes at the same time (spec 001 §1.4-1.5).
+    """Share the step volume `S` so that every PU finishes at the same time (system (3) of
+    the paper, Sec. 3.2, solved as a min-max problem).
 
     Solves ``min T s.t. E_p(x_p) <= T, sum x = S, lb <= x <= ub`` by water-filling on ``T``
-    (globally optimal for non-decreasing ``E_p``).
+    (globally optimal for non-decreasing ``E_p``; the paper uses IPOPT, a local method).
 
     Parameters
     ----------
@@ -436,19 +424,17 @@ def solve_equal_time(
     Notes
     -----
     If ``sum(lb) > S`` the lower bounds are scaled by ``S / sum(lb)`` and that allocation is
-    returned, with ``T`` its makespan (spec §1.8, test S6). ``sum(min(ub, S)) < S`` raises.
+    returned, with ``T`` its makespan. ``sum(min(ub, S)) < S`` raises.
     """
     m, n = _models_arg(models)
-    S = _real_arg(S, "S")
-    if not (0.0 < S < math.inf):
-        raise WpartValueError(f"`S` must be finite and > 0, got {S}")
-    tol = _real_arg(tol, "tol")
-    if not (0.0 < tol < 1.0):
+    S = as_float(S, "S", minimum=0.0, strict_minimum=True)
+    tol = as_float(tol, "tol", minimum=0.0, strict_minimum=True)
+    if not tol < 1.0:
         raise WpartValueError(f"`tol` must be in (0, 1), got {tol}")
     lbv, ubv = _bounds(lb, "lb", n, np.float64), _bounds(ub, "ub", n, np.float64)
     _check_order(lbv, ubv)
     x, T = _core.dynamic_solve_equal_time(m, S, lbv, ubv, tol, 1e-12, 200, 100,
-                                          int(bool(newton_polish)))
+                                          int(as_bool(newton_polish, "newton_polish")))
     return x, float(T)
 
 
@@ -459,7 +445,8 @@ def capacity(
     lb: ArrayLike | None = None,
     ub: ArrayLike | None = None,
 ) -> tuple[NDArray[np.float64], float]:
-    """Time mode (spec 001 §1.5): ``x_p(T) = max{x in [lb_p, ub_p] : E_p(x) <= T}`` and their sum.
+    """Time mode of the equal-time solve: ``x_p(T) = max{x in [lb_p, ub_p] : E_p(x) <= T}``
+    and their sum.
 
     Returns
     -------
@@ -470,9 +457,7 @@ def capacity(
         ``sum(x)``.
     """
     m, n = _models_arg(models)
-    T = _real_arg(T, "T")
-    if math.isnan(T):
-        raise WpartValueError("`T` must not be NaN")
+    T = as_float(T, "T", allow_inf=True)
     lbv, ubv = _bounds(lb, "lb", n, np.float64), _bounds(ub, "ub", n, np.float64)
     _check_order(lbv, ubv)
     x, H = _core.dynamic_capacity(m, T, lbv, ubv)
@@ -488,7 +473,8 @@ def round_blocks(
     lb: ArrayLike | None = None,
     ub: ArrayLike | None = None,
 ) -> tuple[NDArray[np.int64], int | float]:
-    """Round a continuous allocation to blocks of multiples of `quantum` (spec 001 §1.6).
+    """Round a continuous allocation to blocks of multiples of `quantum` (the rounding step of
+    Sec. 3.2 of [Sant'Ana 2017], made optimal).
 
     Floor to multiples of the quantum (at least `lb`), then hand out the remaining quanta one
     by one to the PU that would finish it first (ties to the lowest index), and a final
@@ -504,8 +490,7 @@ def round_blocks(
 
     Notes
     -----
-    If ``sum(lb) > S`` the lower bounds are scaled to ``q floor(lb_p S / sum(lb) / q)``
-    (spec §1.8, test S6).
+    If ``sum(lb) > S`` the lower bounds are scaled to ``q floor(lb_p S / sum(lb) / q)``.
     """
     m, n = _models_arg(models)
     xc = np.asarray(x_cont)
@@ -516,10 +501,8 @@ def round_blocks(
         raise WpartValueError(f"`x_cont` must have length {n}, got shape {xc.shape}")
     if not np.isfinite(xc).all() or (xc < 0).any():
         raise WpartValueError("`x_cont` must be finite and >= 0")
-    S = _int_arg(S, "S", 1)
-    q = _int_arg(quantum, "quantum", 1)
-    if S > np.iinfo(np.int64).max:
-        raise WpartOverflowError(f"`S` must fit in int64, got {S}")
+    S = count(S, "S", 1)
+    q = count(quantum, "quantum", 1)
     if S < q:
         raise WpartValueError(f"`S` ({S}) must be at least one `quantum` ({q})")
     lbv, ubv = _bounds(lb, "lb", n, np.int64), _bounds(ub, "ub", n, np.int64)
@@ -533,60 +516,84 @@ def round_blocks(
 # ---------------------------------------------------------------------------- oracle_milp --
 
 
-@dataclass(frozen=True)
-class OracleMilpResult:
-    """Outcome of :func:`oracle_milp`.
+_MILP_STATUS = {"optimal": "optimal", "feasible": "time_limit", "no_solution": "time_limit",
+                "infeasible": "infeasible", "unbounded": "error"}
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class OracleMilpResult(Result):
+    """Outcome of :func:`oracle_milp` (the result protocol of :class:`wpart.Result`).
 
     Attributes
     ----------
-    x : ndarray of int64, shape (n,)
-        Sizes summing to `total` (zeros when the solve found no solution).
+    status : {"optimal", "time_limit", "infeasible", "error"}
+        ``"time_limit"``: GLPK stopped at `time_limit`; `blocks` holds its incumbent when it
+        had one (``success`` tells).
+    message : str
+        GLPK's account of how the solve ended.
+    blocks : ndarray of int64, shape (m,)
+        Sizes summing to `n` (zeros when the solve found no solution).
+    makespan : float
+        ``max_p E_p(blocks_p)`` on the true curves (``E_p(0) = 0``; NaN without a solution).
     T_pwl : float
         Optimal makespan of the piecewise-linear problem.
-    T : float
-        ``max_p E_p(x_p)`` on the true curves (``E_p(0) = 0``).
     breakpoints : ndarray of float64, shape (K,)
         The breakpoint sizes used for every PU.
-    status : str
-        ``"optimal"``, ``"feasible"`` (time limit with an incumbent), ``"no_solution"``, ...
-    success : bool
-        ``status == "optimal"``.
-    message : str
-    seconds : float
-        Wall time of the GLPK solve.
-    nodes : int
-        Branch-and-bound nodes.
+    stats : dict
+        ``seconds`` (wall time of the GLPK solve), ``nodes`` (branch-and-bound nodes).
     """
 
-    x: NDArray[np.int64]
-    T_pwl: float
-    T: float
-    breakpoints: NDArray[np.float64]
     status: str
-    success: bool
     message: str
-    seconds: float
-    nodes: int
+    blocks: NDArray[np.int64]
+    makespan: float
+    T_pwl: float
+    breakpoints: NDArray[np.float64]
+    stats: dict = field(default_factory=dict, compare=False)
+
+    x = deprecated_attr("x", "blocks", "OracleMilpResult")
+    T = deprecated_attr("T", "makespan", "OracleMilpResult")
+
+    @property
+    def seconds(self) -> float:
+        """Deprecated: ``stats["seconds"]``."""
+        import warnings
+
+        warnings.warn("OracleMilpResult.seconds is deprecated, use stats['seconds']", DeprecationWarning,
+                      stacklevel=2)
+        return float(self.stats.get("seconds", math.nan))
+
+    @property
+    def nodes(self) -> int:
+        """Deprecated: ``stats["nodes"]``."""
+        import warnings
+
+        warnings.warn("OracleMilpResult.nodes is deprecated, use stats['nodes']", DeprecationWarning,
+                      stacklevel=2)
+        return int(self.stats.get("nodes", 0))
+
+    def _has_answer(self) -> bool:
+        return bool(np.isfinite(self.makespan))
+
+    def _repr_lines(self) -> list[str]:
+        return [f"OracleMilpResult(status={self.status!r}, makespan={self.makespan:.6g} s, "
+                f"T_pwl={self.T_pwl:.6g} s)",
+                f"  blocks={self.blocks.tolist() if self.blocks.size <= 8 else self.blocks[:8].tolist() + ['...']}",
+                f"  {self.message}"]
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly dictionary."""
-        return {
-            "x": self.x.tolist(), "T_pwl": self.T_pwl, "T": self.T,
-            "breakpoints": self.breakpoints.tolist(), "status": self.status,
-            "success": self.success, "message": self.message, "seconds": self.seconds,
-            "nodes": self.nodes,
-        }
+        """JSON-friendly dictionary (with ``success`` and ``stats``)."""
+        d = super().to_dict()
+        d["stats"] = dict(self.stats)
+        return d
 
     def plot(self, ax: Any = None) -> Any:
-        """Bar chart of the sizes per PU; returns the axes."""
-        import matplotlib.pyplot as plt
-
-        if ax is None:
-            _, ax = plt.subplots()
-        ax.bar(np.arange(self.x.size), self.x)
+        """Bar chart of the sizes per PU on `ax` (a new figure when None); returns the Axes."""
+        ax = new_axes(ax)
+        ax.bar(np.arange(self.blocks.size), self.blocks)
         ax.set_xlabel("PU")
         ax.set_ylabel("elements")
-        ax.set_title(f"oracle_milp: T = {self.T:.4g} s (PWL {self.T_pwl:.4g} s)")
+        ax.set_title(f"oracle_milp: makespan {self.makespan:.4g} s (PWL {self.T_pwl:.4g} s)")
         return ax
 
 
@@ -602,20 +609,22 @@ def _curve_values(f: Callable[[Any], Any], x: NDArray[np.float64], i: int) -> ND
     return v
 
 
+@renamed(total="n")
 def oracle_milp(
     curves: Sequence[Callable[[Any], Any]],
-    total: int,
+    n: int,
     *,
     breakpoints: int = 64,
     quantum: int = 1,
     time_limit: float | None = 60.0,
 ) -> OracleMilpResult:
-    """GLPK cross-check of the optimum on true curves (spec 001 §3.4, ``oracle_milp``).
+    """GLPK cross-check of the optimum on true curves (the "optimum" the paper compares with
+    in Sec. 5, found there by brute force).
 
     Each curve ``E_p`` is replaced by its piecewise-linear interpolation on `breakpoints`
-    evenly spaced sizes in ``[0, total]`` (with ``E_p(0) = 0``), and the MILP
-    ``min T s.t. PWL_p(x_p) <= T, sum x = total, x_p = quantum * k_p`` (one PU may take the
-    remainder ``total mod quantum``) is solved with SOS2 segments modelled by binaries (the
+    evenly spaced sizes in ``[0, n]`` (with ``E_p(0) = 0``), and the MILP
+    ``min T s.t. PWL_p(x_p) <= T, sum x = n, x_p = quantum * k_p`` (one PU may take the
+    remainder ``n mod quantum``) is solved with SOS2 segments modelled by binaries (the
     curves may be concave).
 
     Parameters
@@ -623,13 +632,14 @@ def oracle_milp(
     curves : sequence of callable
         True time functions ``E_p(x)``, vectorised over NumPy arrays (a scalar fallback is
         used otherwise).
-    total : int
+    n : int
         Elements to share (``W``).
     breakpoints : int, optional
         ``K`` (>= 2).
     quantum : int, optional
     time_limit : float or None, optional
-        Seconds; the result then reports ``"feasible"`` with the incumbent.
+        Seconds (None: no limit). Reaching it gives ``status == "time_limit"`` with GLPK's
+        incumbent, if it has one.
 
     Returns
     -------
@@ -641,17 +651,15 @@ def oracle_milp(
     for i, f in enumerate(fs):
         if not callable(f):
             raise WpartTypeError(f"`curves[{i}]` must be callable")
-    W = _int_arg(total, "total", 1)
-    K = _int_arg(breakpoints, "breakpoints", 2)
+    W = count(n, "n", 1)
+    K = count(breakpoints, "breakpoints", 2)
     if K > 100_000:
         raise WpartValueError(f"`breakpoints` must be <= 100000 (one binary per segment and PU), "
                          f"got {K}")
-    q = _int_arg(quantum, "quantum", 1)
+    q = count(quantum, "quantum", 1)
     if W > 2**53:
-        raise WpartValueError(f"`total` must be <= 2^53 (exact in the MILP's doubles), got {W}")
-    tl = 0.0 if time_limit is None else _real_arg(time_limit, "time_limit")
-    if math.isnan(tl) or tl < 0:
-        raise WpartValueError(f"`time_limit` must be >= 0 or None, got {time_limit}")
+        raise WpartValueError(f"`n` must be <= 2^53 (exact in the MILP's doubles), got {W}")
+    tl = core_time_limit(time_limit)
     bx = np.unique(np.round(np.linspace(0.0, float(W), K)))
     bt = np.empty((len(fs), bx.size))
     for i, f in enumerate(fs):
@@ -669,6 +677,6 @@ def oracle_milp(
             (float(_curve_values(f, np.array([float(v)]), i)[0]) if v > 0 else 0.0)
             for i, (f, v) in enumerate(zip(fs, x))
         )
-    return OracleMilpResult(x=x, T_pwl=float(T_pwl), T=T, breakpoints=bx, status=status,
-                            success=status == "optimal", message=message,
-                            seconds=float(seconds), nodes=int(nodes))
+    return OracleMilpResult(status=_MILP_STATUS.get(status, "error"), message=message, blocks=x,
+                            makespan=T, T_pwl=float(T_pwl), breakpoints=bx,
+                            stats={"seconds": float(seconds), "nodes": int(nodes)})

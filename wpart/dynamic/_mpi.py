@@ -30,9 +30,10 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from ._exec import _STOP, Worker, WorkerError, _drive, _PU, _run_iv
+from .._validate import as_float, as_int, as_progress, as_timeout, choice
+from ._exec import _STOP, Worker, WorkerError, _drive, _PU, _run_iv, protocol_size
 from ._exec_tasks import Task
-from ._trace import RunResult
+from ._trace import RunResult, cancelling
 
 __all__ = ["run_mpi", "RankWorker", "RankFailedError", "MPIRunResult"]
 
@@ -54,7 +55,8 @@ def _probe(comm: Any, tag: int, source: int | None = None) -> tuple[int, Any] | 
 
 
 class RankFailedError(WorkerError):
-    """A worker rank died or stayed silent past the timeout, and the run was stopped.
+    """A worker rank died or stayed silent past the `timeout` of :func:`run_mpi` (its
+    fault-detection deadline), and the run was stopped.
 
     Attributes
     ----------
@@ -75,7 +77,7 @@ class RankFailedError(WorkerError):
         self.reason = reason
 
 
-@dataclasses.dataclass(frozen=True, repr=False)
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
 class MPIRunResult(RunResult):
     """What :func:`run_mpi` measured: every field of :class:`RunResult`, plus the ranks.
 
@@ -85,7 +87,7 @@ class MPIRunResult(RunResult):
 
     Attributes
     ----------
-    ranks : ndarray of int64, shape (n_pu,)
+    ranks : ndarray of int64, shape (m,)
         The home rank of each PU.
     block_rank : ndarray of int64, shape (n_blocks,)
         The rank that computed each trace row's block.
@@ -105,19 +107,11 @@ class MPIRunResult(RunResult):
     reissued: list[tuple[int, int, int, int]] = dataclasses.field(default_factory=list)
     root: int = 0
 
-    def __repr__(self) -> str:
-        base = super().__repr__()
-        return base[:-1].replace("RunResult(", "MPIRunResult(", 1) + (
-            f", ranks={sorted(set(self.ranks.tolist()))}, failed_ranks={self.failed_ranks}, "
-            f"reissued={len(self.reissued)})")
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain Python values for JSON (the fields of :meth:`RunResult.to_dict` and the ranks)."""
-        d = super().to_dict()
-        d.update(ranks=self.ranks.tolist(), block_rank=self.block_rank.tolist(),
-                 failed_ranks=list(self.failed_ranks), reissued=[list(r) for r in self.reissued],
-                 root=int(self.root))
-        return d
+    def _repr_lines(self) -> list[str]:
+        lines = super()._repr_lines()
+        lines.insert(-1, f"  root={self.root}, worker ranks={sorted(set(self.ranks.tolist()))}, "
+                         f"failed_ranks={self.failed_ranks}, reissued={len(self.reissued)}")
+        return lines
 
 
 # ============================================================================ the root ====
@@ -208,7 +202,7 @@ class _Hub(threading.Thread):
         except BaseException as exc:  # noqa: BLE001  -- every waiting PU thread must hear of it
             self.crash = exc
             for rec in list(self.inflight.values()):
-                rec.reply.put(("error", RuntimeError(f"the MPI hub failed: {type(exc).__name__}: {exc}")))
+                rec.reply.put(("error", WpartRuntimeError(f"the MPI hub failed: {type(exc).__name__}: {exc}")))
             self.inflight.clear()
             self.halt.set()
 
@@ -229,7 +223,7 @@ class _Hub(threading.Thread):
             slot = int(np.argmin(loads))
         err = self.slot_error.get((rank, slot))
         if err is not None:
-            rec.reply.put(("error", RuntimeError(f"on rank {rank}: {err}")))
+            rec.reply.put(("error", WpartRuntimeError(f"on rank {rank}: {err}")))
             return
         now = time.perf_counter()
         if self._load(rank) == 0:
@@ -258,13 +252,13 @@ class _Hub(threading.Thread):
             _, key, slot, text = msg
             rec = self.inflight.pop(key, None) if key is not None else None
             if rec is not None:
-                rec.reply.put(("error", RuntimeError(f"on rank {src}: {text}")))
+                rec.reply.put(("error", WpartRuntimeError(f"on rank {src}: {text}")))
             else:  # the local worker failed at start-up: every block of that slot fails
                 self.slot_error[(src, slot)] = text
                 for k, r in list(self.inflight.items()):
                     if r.rank == src and r.slot == slot:
                         del self.inflight[k]
-                        r.reply.put(("error", RuntimeError(f"on rank {src}: {text}")))
+                        r.reply.put(("error", WpartRuntimeError(f"on rank {src}: {text}")))
 
     def _deadlines(self) -> None:
         now = time.perf_counter()
@@ -485,17 +479,6 @@ def _arm_exit(comm: Any, root: int, survivors: list[int], code: int, wait: float
 # ============================================================================ run_mpi ====
 
 
-def _as_seconds(v: Any, name: str, *, none_ok: bool = False) -> float | None:
-    if v is None and none_ok:
-        return None
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
-        raise WpartTypeError(f"`{name}` must be a number{' or None' if none_ok else ''}, got {type(v).__name__}")
-    x = float(v)
-    if not (math.isfinite(x) and x > 0):
-        raise WpartValueError(f"`{name}` must be a finite number > 0, got {v!r}")
-    return x
-
-
 def _local_workers(worker: Any, rank: int, k: int) -> list[Worker]:
     if isinstance(worker, Worker):
         return [worker] * k  # a worker holds settings only; each PU thread keeps its own state
@@ -557,7 +540,7 @@ def run_mpi(
     progress: bool | Callable[[int, int], Any] = False,
     poll: float = 2e-4,
 ) -> MPIRunResult | dict:
-    """Run a balancer on one MPI rank against workers on the other ranks (spec 001 §5.8).
+    """Run a balancer on one MPI rank against workers on the other ranks.
 
     Collective: every rank of `comm` calls it with the same `pus_per_rank`, `root`,
     `heartbeat` and `poll` (the other options matter on the root only). The root runs `balancer` with the driver of
@@ -570,7 +553,7 @@ def run_mpi(
     ----------
     balancer : Balancer
         Used on the root only (other ranks may pass None); not started, with
-        ``n_pu == (comm.size - 1) * pus_per_rank``.
+        ``m == (comm.size - 1) * pus_per_rank``.
     task : Task, callable () -> Task, or None
         Each rank's own copy: a task object built on every rank (the same inputs
         everywhere, e.g. from one seed or a file), or a factory each rank calls once.
@@ -584,9 +567,11 @@ def run_mpi(
         The rank that runs the balancer (it runs no block).
     pus_per_rank : int, default 1
         PUs served by each worker rank (each on its own thread there).
-    timeout : float, default 60
-        Seconds a worker rank that holds blocks may stay silent (no completion) before it is
-        declared failed (dead or hung). Must exceed the longest block's duration.
+    timeout : float or None, default 60
+        The fault-detection deadline: seconds a worker rank that holds blocks may stay
+        silent (no completion) before it is declared failed (dead or hung). Must exceed the
+        longest block's duration. None: no deadline (a hung rank is never detected; the
+        shutdown waits then last at most 60 s).
     heartbeat : float, optional
         Worker ranks send a heartbeat every `heartbeat` seconds, and a rank holding blocks
         whose heartbeats stop for 5 periods is declared failed (died) without waiting for
@@ -598,9 +583,12 @@ def run_mpi(
     on_rank_failure : {"reissue", "error"}, default "reissue"
         What a failed rank does to the run; see Notes.
     time_limit : float, optional
-        Stop with ``TimeoutError`` when the whole run has not finished after this many seconds.
+        Seconds for the whole run (None: no limit). When the run has not finished by then it
+        is stopped and the result comes back with ``status == "time_limit"`` (the blocks
+        finished so far; ``success`` is False).
     startup_timeout : float, default 120
-        Seconds the root waits for every worker rank to build its task and workers.
+        Fault-detection deadline of the start-up: seconds the root waits for every worker
+        rank to build its task and workers.
     eval_cost, progress
         As for :func:`wpart.dynamic.run`.
     poll : float, default 0.0002
@@ -621,9 +609,7 @@ def run_mpi(
         worker rank, with `heartbeat`: the root fell silent.
     WorkerError
         On the root: a worker raised on its rank (named in the message), as with :func:`run`.
-    TimeoutError
-        `time_limit` passed.
-    ValueError, TypeError
+    wpart.WpartValueError, wpart.WpartTypeError
         Bad arguments (raised on the root; the worker ranks are released).
 
     Notes
@@ -651,28 +637,23 @@ def run_mpi(
 
     comm = MPI.COMM_WORLD if comm is None else comm
     size, me = comm.Get_size(), comm.Get_rank()
-    k = _as_int_arg(pus_per_rank, "pus_per_rank", 1)
-    root = _as_int_arg(root, "root", 0)
+    k = as_int(pus_per_rank, "pus_per_rank", minimum=1)
+    root = as_int(root, "root", minimum=0)
     if root >= size:
         raise WpartValueError(f"`root` must be a rank of `comm` (size {size}), got {root}")
-    if on_rank_failure not in _FAILURES:
-        raise WpartValueError(f"`on_rank_failure` must be one of {_FAILURES}, got {on_rank_failure!r}")
-    timeout = _as_seconds(timeout, "timeout")
-    startup_timeout = _as_seconds(startup_timeout, "startup_timeout")
-    poll = _as_seconds(poll, "poll")
-    heartbeat = _as_seconds(heartbeat, "heartbeat", none_ok=True)
+    on_rank_failure = choice(on_rank_failure, "on_rank_failure", _FAILURES)
+    timeout = as_timeout(timeout)
+    timeout = math.inf if timeout is None else timeout
+    startup_timeout = as_timeout(startup_timeout, "startup_timeout")
+    startup_timeout = math.inf if startup_timeout is None else startup_timeout
+    poll = as_float(poll, "poll", minimum=0.0, strict_minimum=True)
+    heartbeat = None if heartbeat is None else as_float(heartbeat, "heartbeat", minimum=0.0, strict_minimum=True)
     if size < 2:
         raise WpartValueError(f"run_mpi needs at least 2 ranks in `comm` (the root and one worker rank), got {size}")
     if me != root:
         return _worker_rank(comm, root, task, worker, k, poll, heartbeat)
     return _root_rank(comm, root, balancer, task, k, timeout, on_rank_failure, time_limit,
                       startup_timeout, eval_cost, progress, poll, heartbeat)
-
-
-def _as_int_arg(v: Any, name: str, minimum: int) -> int:
-    from .._validate import as_int
-
-    return as_int(v, name, minimum=minimum)
 
 
 def _worker_rank(comm: Any, root: int, task: Any, worker: Any, k: int, poll: float,
@@ -725,15 +706,14 @@ def _root_rank(comm: Any, root: int, balancer: Any, task: Any, k: int, timeout: 
         hub = _Hub(comm, home, alive, k, timeout, on_failure, poll, heartbeat)
         hub.failed.extend(sorted(gone | missing))
         proxies = [RankWorker(hub, p, r, descs[r][j]) for p, (r, j) in enumerate(home)]
-        n_pu = getattr(balancer, "n_pu", len(proxies))
+        n_pu = protocol_size(balancer, "m", "n_pu", len(proxies))
         if n_pu != len(proxies):
-            raise WpartValueError(f"`balancer` has {n_pu} PUs but the communicator gives {len(proxies)} "
+            raise WpartValueError(f"`balancer` has m = {n_pu} PUs but the communicator gives {len(proxies)} "
                              f"({len(others)} worker ranks x pus_per_rank={k})")
         workers, n_pu, total, eval_cost, time_limit = _run_iv(balancer, t, proxies, eval_cost, time_limit)
-        if not (progress is None or isinstance(progress, bool) or callable(progress)):
-            raise WpartTypeError(f"`progress` must be a bool or a callable, got {type(progress).__name__}")
+        progress = cancelling(as_progress(progress))
         if total is None:
-            total = t.total if t is not None else 0
+            total = t.n if t is not None else 0
         hub.start()
         try:
             with progress_hook(progress, total=total, desc=f"run_mpi {getattr(balancer, 'name', '')}") as hook:
@@ -751,11 +731,12 @@ def _root_rank(comm: Any, root: int, balancer: Any, task: Any, k: int, timeout: 
             hub.halt.set()
             hub.join()
         survivors = sorted(set(others) - failed)
-        _wait_all([comm.isend(("stop", bool(failed)), dest=r, tag=_TAG_CTRL) for r in survivors], timeout)
-        _, silent = _recv_all(comm, set(survivors), "bye", timeout)
+        wait = timeout if math.isfinite(timeout) else 60.0
+        _wait_all([comm.isend(("stop", bool(failed)), dest=r, tag=_TAG_CTRL) for r in survivors], wait)
+        _, silent = _recv_all(comm, set(survivors), "bye", wait)
         gone |= failed | silent
         if failed or silent:
-            _arm_exit(comm, root, sorted(set(survivors) - silent), 0 if ok else 1, timeout)
+            _arm_exit(comm, root, sorted(set(survivors) - silent), 0 if ok else 1, wait)
     return _mpi_result(res, hub, home, root)
 
 

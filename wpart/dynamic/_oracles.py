@@ -1,4 +1,5 @@
-"""The oracles of spec 001 §3.4 on the simulator's true, noiseless curves.
+"""Oracles on the simulator's true, noiseless curves: the "optimum" the paper compares with
+(Sec. 5, Fig. 4; the paper finds it by brute force).
 
 * :func:`oracle_oneshot` -- one block per PU: ``(P_S)`` with ``S = W`` solved on the true
   ``E_p`` (compute + transfer, the first block's setup included), ``lb = 0``, then optimal
@@ -14,92 +15,110 @@ Examples
 >>> from wpart.dynamic import Platform, oracle_oneshot, simulate
 >>> pl = Platform.preset("linear4", k=1.0, sigma=0.0)
 >>> o = oracle_oneshot(pl, 150)
->>> o.blocks.tolist(), o.makespan
-([80, 40, 20, 10], 10.0)
+>>> o.blocks.tolist(), o.makespan, o.status
+([80, 40, 20, 10], 10.0, 'optimal')
 """
 
 from __future__ import annotations
 from .._errors import WpartTypeError, WpartValueError
 
+import dataclasses
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validate import as_int as _as_int
-from ._balancer import Balancer, Static
+from .._result import Result, new_axes
+from .._validate import as_seed, deprecated_attr, renamed
+from ._balancer import Balancer, Static, count
 from ._baselines import FixedBlocks
 from ._model import round_blocks, solve_equal_time
 from ._sim import Platform, simulate
+from ._trace import columns
 
 __all__ = ["OracleResult", "oracle_oneshot", "oracle_stepped", "true_curves", "dmda_calibration"]
 
 STEPPED_DTYPE = np.dtype([("j", "i8"), ("S", "i8"), ("T_pred", "f8"), ("makespan", "f8")])
 
 
-@dataclass(frozen=True)
-class OracleResult:
-    """What an oracle found. Unpacks as ``blocks, S, makespan``.
+@dataclass(frozen=True, eq=False, repr=False)
+class OracleResult(Result):
+    """What an oracle found (the result protocol of :class:`wpart.Result`). Unpacks as
+    ``blocks, S, makespan``.
 
     Attributes
     ----------
+    status : {"optimal", "feasible"}
+        ``"optimal"``: the one-shot oracle (optimal on the noiseless curves, after optimal
+        rounding); ``"feasible"``: the stepped oracle (the best of the step volumes tried).
+    message : str
     kind : {"oneshot", "stepped"}
-    blocks : ndarray of int64, shape (n,)
-        Block size per PU (one-shot: the whole allocation, summing to ``total``; stepped: one
+    blocks : ndarray of int64, shape (m,)
+        Block size per PU (one-shot: the whole allocation, summing to ``n``; stepped: one
         step's shares, summing to ``S``).
     S : int
-        Step volume (``total`` for the one-shot oracle).
+        Step volume (``n`` for the one-shot oracle).
     makespan : float
         One-shot: the predicted makespan ``T*_oneshot = max_p E_p(blocks_p)`` over the PUs
         with data. Stepped: the best simulated makespan.
     T_cont : float
         The continuous water level of ``(P_S)`` for the chosen ``S`` (a lower bound of the
         rounded step time).
-    total : int
+    n : int
+        Elements (``total``: deprecated alias).
     table : ndarray, structured, or None
         Stepped: one row per distinct ``S`` tried (``j``, ``S``, ``T_pred``, ``makespan``).
+    stats : dict
+        ``simulations``: simulated runs (stepped).
     """
 
+    status: str
+    message: str
     kind: str
     blocks: NDArray[np.int64]
     S: int
     makespan: float
     T_cont: float
-    total: int
+    n: int
     table: NDArray[Any] | None = None
+    stats: dict = field(default_factory=dict, compare=False)
+
+    total = deprecated_attr("total", "n", "OracleResult")
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.blocks, self.S, self.makespan))
 
     def balancer(self) -> Balancer:
         """A fresh balancer that runs this allocation: ``Static(blocks)`` (one-shot) or
-        ``FixedBlocks(total, blocks)`` (stepped)."""
+        ``FixedBlocks(n, blocks)`` (stepped)."""
         if self.kind == "oneshot":
             return Static(self.blocks)
-        return FixedBlocks(self.total, self.blocks)
+        return FixedBlocks(self.n, self.blocks)
 
     @property
     def shares(self) -> NDArray[np.float64]:
-        """The blocks in percent of ``S`` (the Fig. 5b analogue)."""
+        """The blocks in percent of ``S`` (the analogue of the paper's Fig. 5b)."""
         return 100.0 * self.blocks / float(self.S)
 
+    def _repr_lines(self) -> list[str]:
+        b = self.blocks.tolist()
+        return [f"OracleResult(status={self.status!r}, kind={self.kind!r}, n={self.n}, S={self.S}, "
+                f"makespan={self.makespan:.6g} s)",
+                f"  blocks={b if len(b) <= 8 else b[:8] + ['...']}",
+                f"  {self.message}"]
+
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {
-            "kind": self.kind, "blocks": self.blocks.tolist(), "S": self.S, "makespan": self.makespan,
-            "T_cont": self.T_cont, "total": self.total,
-        }  # fmt: skip
-        if self.table is not None:
-            d["table"] = {k: self.table[k].tolist() for k in self.table.dtype.names}
+        """JSON-friendly dict (the table as a dict of columns), with ``success``."""
+        d = {f.name: columns(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        d["success"] = self.success
         return d
 
     def plot(self, ax: Any = None) -> Any:
-        """Bar chart of the shares (one-shot) or makespan against ``S`` (stepped)."""
-        import matplotlib.pyplot as plt
-
-        if ax is None:
-            _, ax = plt.subplots()
+        """Bar chart of the shares (one-shot) or makespan against ``S`` (stepped) on `ax` (a
+        new figure when None); returns the Axes."""
+        ax = new_axes(ax)
         if self.table is None:
             ax.bar(np.arange(self.blocks.size), self.shares)
             ax.set_xlabel("PU")
@@ -127,7 +146,7 @@ def true_curves(platform: Platform, *, first: bool = True) -> list[Callable[[flo
 
         return E
 
-    return [make(p) for p in range(platform.n_pu)]
+    return [make(p) for p in range(platform.m)]
 
 
 def _solve_round(curves: list[Callable[[float], float]], S: int, q: int) -> tuple[NDArray[np.int64], float, float]:
@@ -140,18 +159,19 @@ def _solve_round(curves: list[Callable[[float], float]], S: int, q: int) -> tupl
     return blocks, float(T), float(pred)
 
 
-def oracle_oneshot(platform: Platform, total: int, *, quantum: int = 1) -> OracleResult:
-    """One block per PU, optimal on the true noiseless curves (spec 001 §3.4).
+@renamed(total="n")
+def oracle_oneshot(platform: Platform, n: int, *, quantum: int = 1) -> OracleResult:
+    """One block per PU, optimal on the true noiseless curves.
 
-    Solves ``min T s.t. E_p(x_p) <= T, sum x = total, x >= 0`` on the true ``E_p`` of the
+    Solves ``min T s.t. E_p(x_p) <= T, sum x = n, x >= 0`` on the true ``E_p`` of the
     platform (compute + transfer, the first block's setup included; no noise, no slowdown),
-    then rounds optimally to multiples of ``quantum`` (§1.6). A PU whose smallest block would
-    end after ``T`` gets nothing.
+    then rounds optimally to multiples of ``quantum`` (:func:`round_blocks`). A PU whose
+    smallest block would end after ``T`` gets nothing.
 
     Parameters
     ----------
     platform : Platform
-    total : int
+    n : int
         Elements ``W``.
     quantum : int, default 1
         Block granularity ``q`` (one block may take the remainder ``W mod q``).
@@ -159,32 +179,35 @@ def oracle_oneshot(platform: Platform, total: int, *, quantum: int = 1) -> Oracl
     Returns
     -------
     OracleResult
-        ``kind="oneshot"``, ``S = total``, ``makespan = T*_oneshot`` (predicted);
-        :meth:`OracleResult.balancer` gives the ``Static`` balancer that runs it.
+        ``kind="oneshot"``, ``status="optimal"``, ``S = n``, ``makespan = T*_oneshot``
+        (predicted); :meth:`OracleResult.balancer` gives the ``Static`` balancer that runs it.
     """
-    W = _as_int(total, "total", minimum=1)
-    q = _as_int(quantum, "quantum", minimum=1)
+    W = count(n, "n")
+    q = count(quantum, "quantum")
     if q > W:
-        raise WpartValueError(f"`quantum` ({q}) must be at most `total` ({W})")
+        raise WpartValueError(f"`quantum` ({q}) must be at most `n` ({W})")
     curves = true_curves(platform, first=True)
     blocks, T, pred = _solve_round(curves, W, q)
-    return OracleResult("oneshot", blocks, W, pred, T, W)
+    return OracleResult(status="optimal", message="one block per PU, optimal on the noiseless curves",
+                        kind="oneshot", blocks=blocks, S=W, makespan=pred, T_cont=T, n=W)
 
 
+@renamed(total="n")
 def oracle_stepped(
     platform: Platform,
-    total: int,
+    n: int,
     *,
     divisors: Iterable[int] = range(1, 65),
     seed: int = 0,
     quantum: int = 1,
     **simulate_kw: Any,
 ) -> OracleResult:
-    """Best static equal-time shares run as repeated steps (spec 001 §3.4).
+    """Best static equal-time shares run as repeated steps (the closest analogue of the
+    paper's brute-force optimum, Sec. 5).
 
-    For each ``j`` in ``divisors`` the step volume is ``S = ceil(total / j)``; ``(P_S)`` is
+    For each ``j`` in ``divisors`` the step volume is ``S = ceil(n / j)``; ``(P_S)`` is
     solved on the true noiseless curves (steady state, without the first block's setup; for
-    ``S = total`` with it) and rounded to multiples of ``quantum``; the shares run in the
+    ``S = n`` with it) and rounded to multiples of ``quantum``; the shares run in the
     simulator as :class:`~wpart.dynamic.FixedBlocks` (PU ``p`` takes ``blocks[p]`` whenever
     it is free) with the given seed. The smallest simulated makespan wins (ties to the
     larger ``S``).
@@ -192,7 +215,8 @@ def oracle_stepped(
     Parameters
     ----------
     platform : Platform
-    total : int
+    n : int
+        Elements ``W``.
     divisors : iterable of int, default range(1, 65)
         Values of ``j`` (>= 1); duplicate step volumes are simulated once.
     seed : int, default 0
@@ -206,14 +230,16 @@ def oracle_stepped(
     OracleResult
         ``kind="stepped"``; unpacks as ``blocks, S, makespan``; ``table`` lists every ``S``.
     """
-    W = _as_int(total, "total", minimum=1)
-    q = _as_int(quantum, "quantum", minimum=1)
+    W = count(n, "n")
+    q = count(quantum, "quantum")
+    seed = as_seed(seed)
     if isinstance(divisors, (str, bytes)):
         raise WpartTypeError("`divisors` must be an iterable of integers")
     try:
-        js = [_as_int(j, "divisors", minimum=1) for j in divisors]
-    except TypeError as e:
-        raise WpartTypeError(f"`divisors` must be an iterable of integers ({e})") from None
+        it = iter(divisors)
+    except TypeError:
+        raise WpartTypeError(f"`divisors` must be an iterable of integers, got {type(divisors).__name__}") from None
+    js = [count(j, "divisors") for j in it]
     if not js:
         raise WpartValueError("`divisors` must not be empty")
     if "trace" in simulate_kw:
@@ -235,10 +261,12 @@ def oracle_stepped(
             best = (blocks, S, T, res.makespan)
     table = np.array(rows, dtype=STEPPED_DTYPE)
     blocks, S, T, mk = best
-    return OracleResult("stepped", blocks, int(S), float(mk), T, W, table)
+    return OracleResult(status="feasible", message=f"best of {len(rows)} step volumes, simulated with seed {seed}",
+                        kind="stepped", blocks=blocks, S=int(S), makespan=float(mk), T_cont=T, n=W,
+                        table=table, stats={"simulations": len(rows)})
 
 
-def dmda_calibration(platform: Platform, chunk: int = 1024, *, runs: int = 10, seed: int = 0) -> NDArray[np.float64]:
+def dmda_calibration(platform: Platform, *, chunk: int = 1024, runs: int = 10, seed: int = 0) -> NDArray[np.float64]:
     """Per-PU piece times for :class:`~wpart.dynamic.DmdaLike` from a simulated calibration run.
 
     Every PU runs ``runs + 1`` pieces of ``chunk`` elements in synchronous steps (so each PU
@@ -261,9 +289,9 @@ def dmda_calibration(platform: Platform, chunk: int = 1024, *, runs: int = 10, s
     """
     if not isinstance(platform, Platform):
         raise WpartTypeError(f"`platform` must be a Platform, got {type(platform).__name__}")
-    g = _as_int(chunk, "chunk", minimum=1)
-    k = _as_int(runs, "runs", minimum=1)
-    n = platform.n_pu
+    g = count(chunk, "chunk")
+    k = count(runs, "runs")
+    n = platform.m
     W = n * (k + 1) * g
     res = simulate(platform, FixedBlocks(W, np.full(n, g), sync=True), seed=seed, eval_cost=0.0)
     tr = np.sort(res.trace, order="block")

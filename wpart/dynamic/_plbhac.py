@@ -1,12 +1,15 @@
-"""PLB-HAC and PLB-HeC (spec 001 §2, §3.3) over the balancer protocol.
+"""PLB-HAC and PLB-HeC over the balancer protocol.
 
-Both are C state machines (``csrc/dynamic/plbhac*.c``); this module resolves the presets of
-spec 001 App. A, validates every option and exposes the published state (block sizes, step
-volume, models).
+PLB-HAC is the algorithm of Sec. 3 of [Sant'Ana 2017] (Algorithm 1, Sec. 3.4); PLB-HeC is
+its predecessor with synchronisation phases (reference [10] of [Sant'Ana 2017], Sec. 2). Both
+are C state machines (``csrc/dynamic/plbhac*.c``); this module resolves the two option presets
+(``"paper"`` and ``"robust"``, see :class:`PLBHAC`), validates every option and exposes the
+published state (block sizes, step volume, models).
 
 Examples
 --------
-Four PUs of rates 8, 4, 2, 1 elements/s (the worked example of spec 001 §2.10):
+Four PUs of rates 8, 4, 2, 1 elements/s (a worked example: training ends at t = 3, 4, 6,
+10, then a step of 30 elements splits as 16, 8, 4, 2 with T = 2 s):
 
 >>> from wpart.dynamic import PLBHAC
 >>> bal = PLBHAC(4, 300, x_init=8, step_mode="fixed", step_size=30)
@@ -15,7 +18,7 @@ Four PUs of rates 8, 4, 2, 1 elements/s (the worked example of spec 001 §2.10):
 """
 
 from __future__ import annotations
-from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
+from .._errors import WpartTypeError, WpartValueError
 
 import math
 from typing import Any, Sequence
@@ -23,9 +26,9 @@ from typing import Any, Sequence
 import numpy as _np
 
 from .. import _core
-from .._validate import as_int as _as_int
+from .._validate import as_bool, as_float, is_bool, renamed
 from .._validate import choice as _choice
-from ._balancer import Balancer, _n_total
+from ._balancer import Balancer, count, m_n
 from ._model import PerfModel
 
 __all__ = ["PLBHAC", "PLBHeC", "PRESETS", "PU_KINDS"]
@@ -44,28 +47,14 @@ _SOLVE_KEYS = ("tol_T", "tol_x", "max_outer", "max_inner", "newton_polish")
 def _num(
     x: Any, name: str, lo: float, hi: float = math.inf, *, lo_open: bool = False, hi_open: bool = False
 ) -> float:
-    if isinstance(x, bool) or not isinstance(x, (int, float, _np.integer, _np.floating)):
-        raise WpartTypeError(f"`{name}` must be a number, got {type(x).__name__}")
-    v = float(x)
-    ok = math.isfinite(v) and (v > lo if lo_open else v >= lo) and (v < hi if hi_open else v <= hi)
-    if not ok:
-        lb = "(" if lo_open else "["
-        rb = ")" if hi_open else "]"
-        raise WpartValueError(f"`{name}` must be finite and in {lb}{lo}, {hi}{rb}, got {x!r}")
+    v = as_float(x, name, minimum=lo, strict_minimum=lo_open, maximum=None if math.isinf(hi) else hi)
+    if hi_open and not v < hi:
+        raise WpartValueError(f"`{name}` must be < {hi:g}, got {x!r}")
     return v
 
 
 def _flag(x: Any, name: str) -> int:
-    if not isinstance(x, (bool, _np.bool_)) and x not in (0, 1):
-        raise WpartTypeError(f"`{name}` must be a bool, got {x!r}")
-    return int(bool(x))
-
-
-def _int(x: Any, name: str, minimum: int) -> int:
-    v = _as_int(x, name, minimum=minimum)
-    if v > 2**63 - 1:
-        raise WpartOverflowError(f"`{name}` must fit in int64, got {v}")
-    return v
+    return int(as_bool(x, name))
 
 
 def _per_pu(x: Any, name: str, n: int, minimum: int) -> _np.ndarray:
@@ -73,7 +62,7 @@ def _per_pu(x: Any, name: str, n: int, minimum: int) -> _np.ndarray:
     if arr.ndim == 0:
         arr = _np.full(n, arr)
     if arr.shape != (n,):
-        raise WpartValueError(f"`{name}` must hold n_pu = {n} values, got shape {arr.shape}")
+        raise WpartValueError(f"`{name}` must hold m = {n} values, got shape {arr.shape}")
     if arr.dtype.kind not in "iu":
         if arr.dtype.kind == "f" and _np.all(_np.isfinite(arr)) and _np.all(arr == _np.round(arr)):
             arr = arr.astype(_np.int64)
@@ -96,12 +85,12 @@ def _kinds(x: Any, n: int) -> _np.ndarray | None:
         raise WpartTypeError(f"`pu_kinds` must be a sequence of 'cpu', 'gpu', 'phi', got "
                         f"{type(x).__name__}") from None
     if len(vals) != n:
-        raise WpartValueError(f"`pu_kinds` must hold n_pu = {n} kinds, got {len(vals)}")
+        raise WpartValueError(f"`pu_kinds` must hold m = {n} kinds, got {len(vals)}")
     out = []
     for i, k in enumerate(vals):
         if isinstance(k, str):
             out.append(PU_KINDS.index(_choice(k, f"pu_kinds[{i}]", PU_KINDS)))
-        elif isinstance(k, (int, _np.integer)) and not isinstance(k, bool) and 0 <= int(k) <= 2:
+        elif isinstance(k, (int, _np.integer)) and not is_bool(k) and 0 <= int(k) <= 2:
             out.append(int(k))
         else:
             raise WpartValueError(f"`pu_kinds[{i}]` must be one of 'cpu', 'gpu', 'phi', got {k!r}")
@@ -115,12 +104,12 @@ def _resolve(n: int, w: int, kw: dict[str, Any]) -> tuple[dict[str, Any], Any, A
     preset = _choice(kw.pop("preset", "paper"), "preset", PRESETS)
     opts["preset"] = PRESETS.index(preset)
     kinds = _kinds(kw.pop("pu_kinds", None), n)
-    q = _int(kw.pop("quantum", 1), "quantum", 1)
+    q = count(kw.pop("quantum", 1), "quantum")
     if q > w:
-        raise WpartValueError(f"`total` ({w}) is smaller than one `quantum` ({q})")
+        raise WpartValueError(f"`n` ({w}) is smaller than one `quantum` ({q})")
     opts["quantum"] = q
     if "x_init" in kw:
-        opts["x_init"] = _int(kw.pop("x_init"), "x_init", 1)
+        opts["x_init"] = count(kw.pop("x_init"), "x_init")
     for key, lo, hi, lo_open, hi_open in (
         ("gap_threshold", 0.0, math.inf, False, False),
         ("tail_start", 0.0, 1.0, False, False),
@@ -143,11 +132,11 @@ def _resolve(n: int, w: int, kw: dict[str, Any]) -> tuple[dict[str, Any], Any, A
         opts["step_mode"] = _STEP.index(_choice(kw.pop("step_mode"), "step_mode", _STEP))
     step_size = kw.pop("step_size", None)
     if step_size is not None:
-        opts["step_size"] = _int(step_size, "step_size", q)
+        opts["step_size"] = count(step_size, "step_size", q)
     if (opts.get("step_mode") == _STEP.index("fixed") or opts.get("paper_strict")) and step_size is None:
         raise WpartValueError("`step_size` is required with step_mode='fixed' (and with paper_strict)")
     if "min_steps_left" in kw:
-        opts["min_steps_left"] = _int(kw.pop("min_steps_left"), "min_steps_left", 1)
+        opts["min_steps_left"] = count(kw.pop("min_steps_left"), "min_steps_left")
     mb = kw.pop("min_block", None)
     min_block = None
     if isinstance(mb, str):
@@ -155,7 +144,7 @@ def _resolve(n: int, w: int, kw: dict[str, Any]) -> tuple[dict[str, Any], Any, A
     elif mb is not None:
         min_block = _per_pu(mb, "min_block", n, 0)
         if _np.any(min_block > w):
-            raise WpartValueError(f"`min_block` must be <= total ({w})")
+            raise WpartValueError(f"`min_block` must be <= n ({w})")
     if "min_block_mode" in kw:
         opts["min_block_mode"] = _MINBLK.index(_choice(kw.pop("min_block_mode"), "min_block_mode", _MINBLK))
     cap = kw.pop("cap", None)
@@ -188,7 +177,7 @@ def _resolve(n: int, w: int, kw: dict[str, Any]) -> tuple[dict[str, Any], Any, A
         elif key == "slope_floor":
             opts["slope_floor"] = _num(v, "fit['slope_floor']", 0.0)
         else:
-            opts[key] = _int(v, key if key == "window" else f"fit['{key}']", 0 if key == "window" else 1)
+            opts[key] = count(v, key if key == "window" else f"fit['{key}']", 0 if key == "window" else 1)
     solve = kw.pop("solve", None) or {}
     if not isinstance(solve, dict):
         raise WpartTypeError(f"`solve` must be a dict of solver options, got {type(solve).__name__}")
@@ -200,25 +189,35 @@ def _resolve(n: int, w: int, kw: dict[str, Any]) -> tuple[dict[str, Any], Any, A
         elif key == "newton_polish":
             opts[key] = _flag(v, "solve['newton_polish']")
         else:
-            opts[key] = _int(v, f"solve['{key}']", 1)
+            opts[key] = count(v, f"solve['{key}']", 1)
     if kw:
         raise WpartTypeError(f"unknown option(s): {', '.join(sorted(kw))}")
     return opts, kinds, min_block, cap
 
 
 class PLBHAC(Balancer):
-    """PLB-HAC (spec 001 §2): profile-based balancing with asynchronous virtual steps.
+    """PLB-HAC (Sec. 3 of [Sant'Ana 2017]): profile-based balancing with asynchronous virtual
+    steps.
+
+    A training phase fits a performance model ``E_p(x) = F_p(x) + G_p(x)`` per PU (Sec. 3.1),
+    the block sizes come from the equal-finish-time system (3) (Sec. 3.2), and the execution
+    phase re-evaluates them at every virtual step, with gap filling and a gradual decrease of
+    the blocks near the end (Sec. 3.3).
 
     Parameters
     ----------
-    n_pu : int
+    m : int
         Number of processing units.
-    total : int
-        Elements to process (W).
+    n : int
+        Elements to process (``W``).
     pu_kinds : sequence of {"cpu", "gpu", "phi"}, optional
         Kind of each PU (default all CPU); accelerators get ``x_init`` as minimum block.
     preset : {"paper", "robust"}, default "paper"
-        Spec 001 App. A. Options given explicitly override the preset.
+        ``"paper"`` follows the paper where it is explicit (a barrier after training, all
+        samples in the fit, the step volume frozen after the first evaluation);
+        ``"robust"`` uses doubling probe blocks instead of the training barrier, forgets old
+        samples (``decay=0.8``) and adapts the step volume. Options given explicitly override
+        the preset.
     quantum : int, default 1
         Granularity of a valid block.
     x_init : int, default 1024
@@ -235,7 +234,8 @@ class PLBHAC(Balancer):
     training : {"barrier", "probe"}
         Preset paper: barrier; robust: probe (doubling probe blocks instead of waiting).
     step_mode : {"frozen", "ratchet", "fixed", "adaptive"}
-        How the step volume S is chosen (§1.9); ``"fixed"`` needs ``step_size``.
+        How the step volume S (the paper's input "normalised to 1", Sec. 3.2) is chosen;
+        ``"fixed"`` needs ``step_size``.
     step_size : int, optional
     step_time : float, default 2.0
     min_steps_left : int, default 4
@@ -261,10 +261,11 @@ class PLBHAC(Balancer):
 
     _hec = False
 
+    @renamed(n_pu="m", total="n")
     def __init__(
         self,
-        n_pu: int,
-        total: int,
+        m: int,
+        n: int,
         *,
         pu_kinds: Sequence[str] | None = None,
         preset: str = "paper",
@@ -293,13 +294,13 @@ class PLBHAC(Balancer):
         decay: float | None = None,
         window: int | None = None,
     ) -> None:
-        n, w = _n_total(n_pu, total)
         given = {k: v for k, v in locals().items() if k in _DEFAULTS and v is not None}
-        opts, kinds, mb, cp = _resolve(n, w, given)
-        self._args = (n, w)
+        m, n = m_n(m, n)
+        opts, kinds, mb, cp = _resolve(m, n, given)
+        self._args = (m, n)
         # what repr() and fresh() pass again: the options that differ from the defaults
         self._kw = {k: v for k, v in given.items() if not _is_default(k, v)}
-        self._c = _core.dynamic_plbhac(n, w, kinds, opts, mb, cp, self._hec)
+        self._c = _core.dynamic_plbhac(m, n, kinds, opts, mb, cp, self._hec)
 
     def _current(self) -> tuple:
         return _core.dynamic_plbhac_current(self._c)
@@ -361,9 +362,9 @@ def _is_default(key: str, v: Any) -> bool:
 
 
 class PLBHeC(PLBHAC):
-    """PLB-HeC (spec 001 §3.3): PLB-HAC's models and solver with a barrier after every
-    training round and execution step, evaluations while every PU idles, no gap filling and
-    no tail shrink. Takes the same options as :class:`PLBHAC`."""
+    """PLB-HeC (reference [10] of [Sant'Ana 2017], Sec. 2): PLB-HAC's models and solver with a
+    barrier after every training round and execution step, evaluations while every PU idles,
+    no gap filling and no tail shrink. Takes the same options as :class:`PLBHAC`."""
 
     _hec = True
 

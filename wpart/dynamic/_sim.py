@@ -1,4 +1,4 @@
-"""The deterministic discrete-event simulator of :mod:`wpart.dynamic` (spec 001 §5.1-5.7, §5.9).
+"""The deterministic discrete-event simulator of :mod:`wpart.dynamic`.
 
 A :class:`Platform` is a list of :class:`Device` objects (a true compute curve hidden from the
 balancer, a transfer path, noise) plus a slowdown schedule. :func:`simulate` runs any balancer
@@ -8,16 +8,19 @@ several balancers over several seeds with common random numbers: the noise of th
 block on PU ``p`` depends only on ``(seed, p, purpose, j)``, so paired comparisons see the
 same noise.
 
-The preset platforms (:meth:`Platform.preset`) are the **synthetic stand-ins** of spec 001 §5.7
-(the paper's machine table is missing); label every result on them as simulated.
+The preset platforms (:meth:`Platform.preset`) are **synthetic stand-ins** for the paper's
+machines A-E (its Table 1, the machine configurations, is missing from the text); label every
+result on them as simulated.
 
 Examples
 --------
 >>> from wpart.dynamic import Platform, Greedy, simulate
 >>> pl = Platform.preset("linear4", k=1.0)
->>> r = simulate(pl, Greedy(pl.n_pu, 150, chunk=10), seed=0)
+>>> r = simulate(pl, Greedy(pl.m, 150, chunk=10), seed=0)
 >>> round(r.makespan, 6), int(r.elements.sum())
 (10.0, 150)
+>>> simulate("hetero3", "greedy", seed=0).status
+'feasible'
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from .._errors import WpartNotImplementedError, WpartTypeError, WpartValueError
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +37,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
+from .._validate import as_bool, as_float, as_int, as_seed, choice, deprecated_attr, renamed
 from ._trace import TRACE_DTYPE  # the one block-record layout, shared with real runs
 
 __all__ = [
@@ -77,13 +81,7 @@ _MAX_HOPS = 4
 
 
 def _pos(v: Any, name: str, *, zero: bool = False) -> float:
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        raise WpartTypeError(f"`{name}` must be a number, got {type(v).__name__}") from None
-    if not math.isfinite(f) or f < 0 or (f == 0 and not zero):
-        raise WpartValueError(f"`{name}` must be finite and {'>= 0' if zero else '> 0'}, got {v!r}")
-    return f
+    return as_float(v, name, minimum=0.0, strict_minimum=not zero)
 
 
 # ------------------------------------------------------------------------------- curves
@@ -120,6 +118,7 @@ class Affine(_Curve):
 
     t0: float
     rate: float
+    _: KW_ONLY
     mem_cap: float | None = None
     mem_gamma: float = 0.0
 
@@ -135,6 +134,7 @@ class Saturating(_Curve):
     t0: float
     rate: float
     bsat: float
+    _: KW_ONLY
     mem_cap: float | None = None
     mem_gamma: float = 0.0
 
@@ -151,6 +151,7 @@ class Power(_Curve):
     t0: float
     c: float
     beta: float
+    _: KW_ONLY
     mem_cap: float | None = None
     mem_gamma: float = 0.0
 
@@ -162,13 +163,14 @@ class Power(_Curve):
 
 @dataclass(frozen=True)
 class BasisCurve(_Curve):
-    """``c0 + sum coef[f] f(x / x_ref)`` over the paper basis (spec 001 §1.2).
+    """``c0 + sum coef[f] f(x / x_ref)`` over the paper's basis (eq. 1, Sec. 3.1).
 
     ``coef`` maps names of :data:`BASIS_NAMES` (``x, x2, x3, exp, log, xexp, xlog``) to
     coefficients; the time is clamped at 0.
     """
 
     coef: Mapping[str, float]
+    _: KW_ONLY
     c0: float = 0.0
     x_ref: float = 1.0
     mem_cap: float | None = None
@@ -192,6 +194,7 @@ class Table(_Curve):
 
     x: Any
     t: Any
+    _: KW_ONLY
     mem_cap: float | None = None
     mem_gamma: float = 0.0
 
@@ -215,7 +218,7 @@ class Table(_Curve):
 # ------------------------------------------------------------------------------ devices
 @dataclass(frozen=True)
 class Device:
-    """A simulated processing unit (spec 001 §5.3).
+    """A simulated processing unit.
 
     Parameters
     ----------
@@ -239,6 +242,7 @@ class Device:
     kind: str
     machine: Any
     curve: _Curve
+    _: KW_ONLY
     hops: Sequence[tuple[float, float]] = ()
     bytes_per_elem: float = 0.0
     setup_bytes: float = 0.0
@@ -290,11 +294,12 @@ def _load_presets() -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Platform:
-    """Simulated devices plus their load timeline (spec 001 §5.3, §5.7).
+    """Simulated devices plus their load timeline.
 
     Parameters
     ----------
     devices : sequence of Device
+        The PUs (``m = len(devices)``).
     fluctuations : sequence of (t_start, t_end, pu, factor)
         PU ``pu`` is slowed by ``factor`` during ``[t_start, t_end)`` (``t_end`` may be inf);
         overlapping entries multiply. Compute progress is integrated over the slowdown.
@@ -302,20 +307,34 @@ class Platform:
         Two-state Markov interference (starts off; exponential holding times).
     name : str
         Label for plots and reports.
-    total : int, optional
-        The workload the preset was designed for (a suggestion; the balancer's total rules).
+    n : int, optional
+        The amount of work the preset was designed for (a suggestion: a balancer's own ``n``
+        rules; :func:`simulate` uses it to build a balancer named by a string).
+    stand_in : bool
+        A synthetic stand-in platform (its results are labelled as such).
+
+    Every option after `devices` is keyword-only; ``total`` is a deprecated alias of ``n``.
     """
 
     devices: Sequence[Device]
+    _: KW_ONLY
     fluctuations: Sequence[tuple[float, float, int, float]] = ()
     onoff: Sequence[tuple[int, float, float, float]] = ()
     name: str = "custom"
-    total: int | None = None
+    n: int | None = None
     stand_in: bool = False
     _packed: tuple = field(default=(), init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        devs = tuple(self.devices)
+        if isinstance(self.devices, Device):
+            raise WpartTypeError("`devices` must be a sequence of Device objects, got one Device")
+        try:
+            devs = tuple(self.devices)
+        except TypeError:
+            raise WpartTypeError(f"`devices` must be a sequence of Device objects, got "
+                                 f"{type(self.devices).__name__}") from None
+        if self.n is not None:
+            object.__setattr__(self, "n", as_int(self.n, "n", minimum=1))
         if not devs:
             raise WpartValueError("`devices` must hold at least one Device")
         for i, d in enumerate(devs):
@@ -361,7 +380,11 @@ class Platform:
         k: float | None = None,
         sigma: float | None = None,
     ) -> Platform:
-        """A stand-in platform of spec 001 §5.7 (synthetic; label results as simulated).
+        """A synthetic stand-in platform (label results as simulated).
+
+        The paper's five machines A-E (Sec. 5; its Table 1 is missing from the text) are
+        replaced by machines of two or three PUs each (CPU + GPU, CPU + Xeon Phi, ...) whose
+        ratios follow the paper's prose.
 
         Parameters
         ----------
@@ -388,7 +411,7 @@ class Platform:
                 rate = d["rate"] * (kk if name == "linear4" else 1.0)
                 curve = Affine(d["t0"], rate) if d["family"] == "affine" else Saturating(d["t0"], rate, d["bsat"])
                 devs.append(Device(d["kind"], i, curve, sigma=sg, sigma_xfer=0.0, name=f"{d['kind']}{i}"))
-            return cls(devs, name=name, total=int(sc["total"]), stand_in=True)
+            return cls(devs, name=name, n=int(sc["total"]), stand_in=True)
         if name not in ("machines", "paper5", "adapt2"):
             raise WpartValueError(f"`name` must be one of ('machines', 'paper5', 'adapt2', 'hetero3', 'linear4'), got {name!r}")
         if name == "adapt2":
@@ -423,51 +446,83 @@ class Platform:
                 raise WpartValueError(f"`case` must be one of {tuple(sd['cases'])}, got {case!r}")
             fl.append((sd["t_start"], math.inf, gpu_a, sd["cases"][case]))
             total = scen["adapt2"]["total"]
-        return cls(devs, fl, name=label, total=int(total), stand_in=True)
+        return cls(devs, fluctuations=fl, name=label, n=int(total), stand_in=True)
 
     # -- queries ----------------------------------------------------------------------------
     @property
-    def n_pu(self) -> int:
+    def m(self) -> int:
         """Number of PUs."""
         return len(self.devices)
+
+    n_pu = deprecated_attr("n_pu", "m", "Platform")
+    total = deprecated_attr("total", "n", "Platform")
+
+    def __repr__(self) -> str:
+        kinds = ", ".join(f"{self.kinds.count(k)} {k}" for k in dict.fromkeys(self.kinds))
+        lines = [f"Platform({self.name!r}, m={self.m}: {kinds}"
+                 + (f", n={self.n}" if self.n is not None else "")
+                 + (", synthetic stand-in" if self.stand_in else "") + ")"]
+        if self.fluctuations:
+            lines.append(f"  {len(self.fluctuations)} slowdown window(s), first {tuple(self.fluctuations[0])}")
+        if self.onoff:
+            lines.append(f"  {len(self.onoff)} on/off interference source(s)")
+        return "\n".join(lines)
 
     @property
     def kinds(self) -> tuple[str, ...]:
         """PU kinds (``"cpu"``, ``"gpu"``, ``"phi"``), in PU order."""
         return tuple(d.kind for d in self.devices)
 
-    def true_time(self, p: int, x: ArrayLike, *, first: bool = False, part: str = "total") -> NDArray[np.float64]:
-        """Noiseless ``E_p(x)`` = compute + transfer of a block of ``x`` elements (vectorised).
+    @renamed(p="pu")
+    def true_time(self, pu: int, x: ArrayLike, *, first: bool = False, part: str = "total") -> NDArray[np.float64]:
+        """Noiseless ``E_p(x)`` = compute + transfer of a block of ``x`` elements on PU ``pu``
+        (vectorised over ``x``).
 
         ``first=True`` adds the setup bytes of a PU's first block; ``part`` selects
         ``"total"``, ``"comp"`` or ``"xfer"``. No slowdown is applied.
         """
-        if not (0 <= int(p) < self.n_pu):
-            raise WpartValueError(f"`p` must be in [0, {self.n_pu}), got {p}")
+        p = as_int(pu, "pu", minimum=0, maximum=self.m - 1)
         parts = ("total", "comp", "xfer")
-        if part not in parts:
-            raise WpartValueError(f"`part` must be one of {parts}, got {part!r}")
+        part = choice(part, "part", parts)
         dev, tx, tt, off = self._packed[:4]
-        return _core.dynamic_device_time(dev, tx, tt, off, int(p), np.asarray(x, dtype=float), int(bool(first)), parts.index(part))
+        return _core.dynamic_device_time(dev, tx, tt, off, p, np.asarray(x, dtype=float),
+                                         int(as_bool(first, "first")), parts.index(part))
 
-    def block_time(self, p: int, x: int, *, t: float = 0.0, j: int = 0, seed: int = 0) -> tuple[float, float]:
-        """``(t_xfer, t_comp)`` of one block on PU ``p``, with noise: ``x`` elements, the
+    @renamed(p="pu")
+    def block_time(self, pu: int, x: int, *, t: float = 0.0, j: int = 0, seed: int = 0) -> tuple[float, float]:
+        """``(t_xfer, t_comp)`` of one block on PU ``pu``, with noise: ``x`` elements, the
         ``j``-th block of the PU (``j = 0`` pays the setup bytes), its transfer starting at time
         ``t``, compute integrated over the slowdown schedule (on/off interference excluded).
 
         This is the engine's own formula (``wpart_dynamic_device_block``): a run-based driver
         gets the simulator's devices, noise streams and load timeline from it.
         """
-        if not (0 <= int(p) < self.n_pu):
-            raise WpartValueError(f"`p` must be in [0, {self.n_pu}), got {p}")
-        if int(x) < 0 or int(j) < 0 or not 0 <= int(seed) < 2**64 or not math.isfinite(float(t)):
-            raise WpartValueError("`x` and `j` must be >= 0, `seed` in [0, 2**64) and `t` finite")
+        p = as_int(pu, "pu", minimum=0, maximum=self.m - 1)
+        x = as_int(x, "x", minimum=0)
+        j = as_int(j, "j", minimum=0)
+        seed = as_seed(seed)
+        t = as_float(t, "t")
         dev, tx, tt, off, fl, _ = self._packed
-        return _core.dynamic_device_block(dev, tx, tt, off, fl, int(p), int(seed), int(j), int(x), float(t))
+        return _core.dynamic_device_block(dev, tx, tt, off, fl, p, seed, j, x, t)
 
     def curves(self) -> list[Callable[[ArrayLike], NDArray[np.float64]]]:
         """One vectorised noiseless ``E_p(x)`` callable per PU (the oracles' true curves)."""
-        return [lambda x, _p=p: self.true_time(_p, x) for p in range(self.n_pu)]
+        return [lambda x, _p=p: self.true_time(_p, x) for p in range(self.m)]
 
+
+def _platform_init_aliases() -> None:
+    import inspect
+
+    init = Platform.__init__
+
+    def Platform_(self: Platform, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+
+    Platform_.__signature__ = inspect.signature(init)  # type: ignore[attr-defined]
+    Platform_.__name__ = "Platform"
+    Platform.__init__ = renamed(total="n")(Platform_)  # type: ignore[method-assign]
+
+
+_platform_init_aliases()
 
 from ._sim_result import SimResult, compare, simulate  # noqa: E402

@@ -1,13 +1,16 @@
-"""Running the simulator: :func:`simulate`, :class:`SimResult` and :func:`compare` (spec 001 §5.4-5.6).
+"""Running the simulator: :func:`simulate`, :class:`SimResult` and :func:`compare`.
 
 Import these from :mod:`wpart.dynamic`.
 """
 
 from __future__ import annotations
-from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
+from .._errors import WpartTypeError, WpartValueError
 
+import dataclasses
+import math
+import warnings
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -15,40 +18,49 @@ from numpy.typing import NDArray
 
 from .. import _core
 from .._progress import progress_hook
+from .._result import Result, pct
+from .._validate import as_bool, as_float, as_int, as_progress, as_seed, choice, core_time_limit, deprecated_attr
 from ._balancer import BLOCK_KINDS, Balancer
 from ._sim import _C_TRACE, _EVAL_MODES, IDLE_COLUMNS, TRACE_DTYPE, Platform
-from ._trace import plot_run
+from ._table import BALANCERS, make_balancer
+from ._trace import _short, cancelling, columns, plot_gantt, plot_run
 
 __all__ = ["SimResult", "simulate", "compare"]
 
 
-@dataclass(frozen=True, repr=False)
-class SimResult:
-    """The outcome of one simulated run (spec 001 §5.6).
+@dataclass(frozen=True, eq=False, repr=False)
+class SimResult(Result):
+    """The outcome of one simulated run (the result protocol of :class:`wpart.Result`).
 
     Attributes
     ----------
+    status : {"feasible", "time_limit"}
+        ``"feasible"``: the run completed (a heuristic schedule). ``"time_limit"``: the
+        simulation was stopped at its `time_limit` (wall clock); it holds no schedule
+        (``success`` is False, the arrays are empty, ``makespan`` is NaN).
+    message : str
+        How the run ended.
     platform : str
         Platform name; ``stand_in`` tells whether it is a synthetic stand-in.
-    algo : str
-        The balancer's name.
+    balancer : str
+        The balancer's name (``algo``: deprecated alias).
     seed : int
-    total : int
-        Elements ``W``.
+    n : int
+        Elements ``W`` (``total``: deprecated alias).
     makespan : float
         ``max t_end`` (an evaluation still running after the last block is excluded).
     trace : ndarray, structured (:data:`TRACE_DTYPE`), shape (blocks,)
         One record per block in order of assignment (empty when ``trace=False``).
-    busy, idle, idle_frac : ndarray of float64, shape (n,)
+    busy, idle, idle_frac : ndarray of float64, shape (m,)
         ``busy = sum(t_xfer + t_comp)``, ``idle = makespan - busy``, ``idle / makespan``.
-    idle_breakdown : ndarray of float64, shape (n, 4)
+    idle_breakdown : ndarray of float64, shape (m, 4)
         Idle seconds by reason, columns :data:`IDLE_COLUMNS` (barrier, eval, starved, other).
-    elements, blocks : ndarray of int64, shape (n,)
+    elements, blocks : ndarray of int64, shape (m,)
         Elements and blocks processed per PU.
-    shares : ndarray of float64, shape (n,), or None
-        The balancer's step shares in percent (Fig. 5b analogue).
+    shares : ndarray of float64, shape (m,), or None
+        The balancer's step shares in percent (the analogue of the paper's Fig. 5b).
     series : ndarray, structured
-        The balancer's published block sizes ``(t, model_version, T_pred, S_eff, X[n])``.
+        The balancer's published block sizes ``(t, model_version, T_pred, S_eff, X[m])``.
     n_evals, n_barriers, n_blocks : int
     blocks_per_kind : dict of str to int
     eval_time : float
@@ -56,17 +68,18 @@ class SimResult:
     speedup_vs_best_single : float
         ``min_p E_p(W) / makespan`` with the noiseless true curves.
     kinds : tuple of str
-    n_events, n_stale : int
-        Heap events processed, stale completion events dropped.
-    wall_seconds : float
-        Wall time of the C run.
+    stats : dict
+        ``n_events`` (heap events processed), ``n_stale`` (stale completion events dropped),
+        ``wall_seconds`` (wall time of the C run). Not compared by ``==``.
     """
 
+    status: str
+    message: str
     platform: str
     stand_in: bool
-    algo: str
+    balancer: str
     seed: int
-    total: int
+    n: int
     makespan: float
     trace: NDArray[Any]
     busy: NDArray[np.float64]
@@ -84,57 +97,98 @@ class SimResult:
     eval_time: float
     speedup_vs_best_single: float
     kinds: tuple[str, ...]
-    n_events: int
-    n_stale: int
-    wall_seconds: float
+    stats: dict = field(default_factory=dict, compare=False)
+
+    algo = deprecated_attr("algo", "balancer", "SimResult")
+    total = deprecated_attr("total", "n", "SimResult")
+    n_pu = deprecated_attr("n_pu", "m", "SimResult")
 
     @property
-    def n_pu(self) -> int:
-        return int(self.busy.size)
+    def m(self) -> int:
+        """Number of PUs."""
+        return len(self.kinds)
 
-    def __repr__(self) -> str:
-        idle = ", ".join(f"{k} {v:.1f}%" for k, v in self.idle_by_kind().items())
-        return (f"SimResult(platform={self.platform!r}, algo={self.algo!r}, seed={self.seed}, "
-                f"total={self.total}, makespan={self.makespan:.6g} s, blocks={self.n_blocks}, "
-                f"evals={self.n_evals}, barriers={self.n_barriers}, idle: {idle}"
-                f"{', simulated, stand-in platform' if self.stand_in else ''})")
+    def _stat(self, key: str) -> Any:
+        warnings.warn(f"SimResult.{key} is deprecated, use stats[{key!r}]", DeprecationWarning, stacklevel=3)
+        return self.stats.get(key)
+
+    @property
+    def n_events(self) -> int:
+        """Deprecated: ``stats["n_events"]``."""
+        return self._stat("n_events")
+
+    @property
+    def n_stale(self) -> int:
+        """Deprecated: ``stats["n_stale"]``."""
+        return self._stat("n_stale")
+
+    @property
+    def wall_seconds(self) -> float:
+        """Deprecated: ``stats["wall_seconds"]``."""
+        return self._stat("wall_seconds")
+
+    def _has_answer(self) -> bool:
+        return self.status == "feasible"
+
+    def _repr_lines(self) -> list[str]:
+        tag = ", simulated, stand-in platform" if self.stand_in else ", simulated"
+        lines = [f"SimResult(status={self.status!r}, platform={self.platform!r}, balancer={self.balancer!r}, "
+                 f"seed={self.seed}, m={self.m}, n={self.n}{tag})"]
+        if self.status == "feasible":
+            idle = ", ".join(f"{k} {pct(v / 100.0)}" for k, v in self.idle_by_kind().items())
+            lines.append(f"  makespan={self.makespan:.6g} s, blocks={self.n_blocks}, evals={self.n_evals}, "
+                         f"barriers={self.n_barriers}")
+            lines.append(f"  idle: {idle}; elements={_short(self.elements)}")
+        lines.append(f"  {self.message}")
+        return lines
 
     def efficiency(self, T_oracle: float) -> float:
         """``T_oracle / makespan`` (efficiency against an optimum)."""
         return float(T_oracle) / self.makespan if self.makespan > 0 else float("nan")
 
     def idle_by_kind(self) -> dict[str, float]:
-        """Idle percentage per PU class (mean over the PUs of the class; Fig. 5a analogue)."""
+        """Idle percentage per PU class (mean over the PUs of the class; the analogue of the
+        paper's Fig. 5a)."""
         out: dict[str, float] = {}
+        if self.idle_frac.size != len(self.kinds):
+            return out
         for k in dict.fromkeys(self.kinds):
             sel = np.array([kk == k for kk in self.kinds])
             out[k] = float(100.0 * self.idle_frac[sel].mean())
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly dict (arrays as lists; the trace as a dict of columns)."""
-        d: dict[str, Any] = {}
-        for k in self.__dataclass_fields__:
-            v = getattr(self, k)
-            if k == "trace" or k == "series":
-                v = {f: v[f].tolist() for f in v.dtype.names}
-            elif isinstance(v, np.ndarray):
-                v = v.tolist()
-            d[k] = v
+        """JSON-friendly dict (arrays as lists; the trace and the series as dicts of columns),
+        with ``success``, ``stats`` and ``idle_columns``."""
+        d = {f.name: columns(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        d["kinds"] = list(self.kinds)
+        d["success"] = self.success
         d["idle_columns"] = list(IDLE_COLUMNS)
         return d
 
-    def plot(self, ax: Any = None) -> Any:
-        """Gantt chart (PU rows, blocks coloured by kind, transfers hatched, idle in grey,
-        evaluations marked) above the block-size series. ``ax``: a pair of Axes, or one Axes
-        for the Gantt chart alone. Returns the matplotlib figure."""
-        ser = self.series
+    def _title(self) -> str:
         tag = "simulated, stand-in platform" if self.stand_in else "simulated"
+        return f"{self.platform}: {self.balancer}, makespan {self.makespan:.4g} s ({tag})"
+
+    def plot(self, ax: Any = None) -> Any:
+        """Gantt chart of the run on `ax` (a new figure when None): PU rows, blocks coloured
+        by kind, transfers hatched, idle in grey, evaluations marked. Returns the Axes.
+        :meth:`plot_panels` adds the block-size series below."""
+        ser = self.series
+        ax = plot_gantt(self.trace, self.m, ax=ax, makespan=self.makespan,
+                        labels=[f"{p}:{k}" for p, k in enumerate(self.kinds)],
+                        eval_times=ser["t"] if ser.size else None)
+        ax.set_title(self._title())
+        return ax
+
+    def plot_panels(self, ax: Any = None) -> Any:
+        """The Gantt chart above the block-size series; `ax`: a pair of Axes (a new figure
+        when None). Returns the matplotlib **Figure** (two panels)."""
+        ser = self.series
         return plot_run(
-            self.trace, self.n_pu, series=ser, ax=ax, makespan=self.makespan,
+            self.trace, self.m, series=ser, ax=ax, makespan=self.makespan,
             labels=[f"{p}:{k}" for p, k in enumerate(self.kinds)],
-            eval_times=ser["t"] if ser.size else None,
-            title=f"{self.platform}: {self.algo}, makespan {self.makespan:.4g} s ({tag})",
+            eval_times=ser["t"] if ser.size else None, title=self._title(),
         )  # fmt: skip
 
 
@@ -143,7 +197,8 @@ def _balancer_c(balancer: Any) -> Any:
         return balancer._c
     if isinstance(balancer, _core.Balancer):
         return balancer
-    raise WpartTypeError(f"`balancer` must be a wpart.dynamic balancer, got {type(balancer).__name__}")
+    raise WpartTypeError(f"`balancer` must be a wpart.dynamic balancer or a name among {BALANCERS.names}, "
+                         f"got {type(balancer).__name__}")
 
 
 def _series(c: Any, n: int) -> NDArray[Any]:
@@ -157,30 +212,52 @@ def _series(c: Any, n: int) -> NDArray[Any]:
     return out
 
 
+def _platform(platform: Any) -> Platform:
+    if isinstance(platform, str):
+        return Platform.preset(platform)
+    if not isinstance(platform, Platform):
+        raise WpartTypeError(f"`platform` must be a Platform or a preset name, got {type(platform).__name__}")
+    return platform
+
+
 def simulate(
-    platform: Platform,
+    platform: Platform | str,
     balancer: Any,
     *,
     seed: int = 0,
+    n: int | None = None,
+    options: Mapping[str, Any] | None = None,
+    time_limit: float | None = None,
     eval_cost: float = 0.1,
     eval_cost_mode: str = "const",
     eval_model: tuple[float, float] = (0.1, 0.0),
     eval_scale: float = 1.0,
     dispatch_overhead: float = 0.0,
     trace: bool = True,
-    progress: bool | Callable[[float, float], None] = False,
+    progress: bool | Callable[[float, float], Any] = False,
     max_events: int = 0,
 ) -> SimResult:
-    """Run ``balancer`` on ``platform`` with the deterministic event engine (spec 001 §5.4).
+    """Run `balancer` on `platform` with the deterministic event engine.
 
     Parameters
     ----------
-    platform : Platform
-    balancer : Balancer
-        A fresh (unstarted) balancer with ``n_pu == platform.n_pu``; it is consumed.
+    platform : Platform or str
+        A platform, or the name of a preset (:meth:`Platform.preset`, e.g. ``"hetero3"``).
+    balancer : Balancer or str
+        A fresh (unstarted) balancer with ``m == platform.m`` (it is consumed), or the name
+        of one (``wpart.dynamic.BALANCERS.names``: ``"plbhac"``, ``"greedy"``, ``"hdss"``,
+        ...), built for the platform by :func:`make_balancer` with `n` elements and
+        `options`.
     seed : int
         Noise seed (common random numbers: the noise of the ``j``-th block on PU ``p``
         depends only on ``(seed, p, purpose, j)``).
+    n : int, optional
+        Elements, with a balancer given by name (default: the platform's ``n``).
+    options : dict, optional
+        The balancer's options, with a balancer given by name (e.g. ``{"chunk": 4096}``).
+    time_limit : float, optional
+        Wall-clock seconds (None: no limit). Reaching it stops the run and returns a
+        result with ``status == "time_limit"`` (no schedule: ``success`` is False).
     eval_cost, eval_cost_mode, eval_model, eval_scale
         Cost of one evaluation: ``"const"`` (``eval_cost`` s), ``"model"``
         (``a + b * blocks completed so far`` with ``eval_model = (a, b)``) or ``"measured"``
@@ -190,7 +267,8 @@ def simulate(
     trace : bool
         Keep one record per block.
     progress : bool or callable
-        ``True`` shows a tqdm bar (elements completed); a callable gets ``(done, total)``.
+        ``True`` shows a tqdm bar (elements completed); a callable gets ``(done, total)``
+        and stops the run with :class:`wpart.CancelledError` by returning False.
     max_events : int
         Stop with an error past this many events (0: no cap).
 
@@ -200,63 +278,94 @@ def simulate(
 
     Raises
     ------
-    ValueError
+    wpart.WpartValueError, wpart.WpartTypeError
         Bad arguments, or a balancer error (bad action).
     wpart.WpartError
-        A broken invariant: coverage (P1) or a stalled balancer.
+        A broken invariant: coverage or a stalled balancer.
+    wpart.CancelledError
+        Ctrl-C, or the progress callback returned False.
+
+    Examples
+    --------
+    >>> from wpart.dynamic import simulate
+    >>> r = simulate("linear4", "greedy", n=150, options={"chunk": 10})
+    >>> r.status, int(r.elements.sum())
+    ('feasible', 150)
     """
-    if not isinstance(platform, Platform):
-        raise WpartTypeError(f"`platform` must be a Platform, got {type(platform).__name__}")
+    platform = _platform(platform)
+    seed = as_seed(seed)
+    if isinstance(balancer, str):
+        if options is not None and not isinstance(options, Mapping):
+            raise WpartTypeError(f"`options` must be a dict, got {type(options).__name__}")
+        if n is None:
+            n = platform.n
+            if n is None:
+                raise WpartTypeError("`n` is needed with a balancer given by name: the platform names no amount of work")
+        balancer = make_balancer(balancer, platform.m, n, platform=platform, seed=seed, **dict(options or {}))
+    elif n is not None or options is not None:
+        raise WpartTypeError("`n` and `options` apply to a balancer given by name only")
     c = _balancer_c(balancer)
-    if int(c.n_pu) != platform.n_pu:
-        raise WpartValueError(f"`balancer` has n_pu = {c.n_pu} but the platform has {platform.n_pu} PUs")
-    if not isinstance(eval_cost_mode, str) or eval_cost_mode not in _EVAL_MODES:
-        raise WpartValueError(f"`eval_cost_mode` must be one of {_EVAL_MODES}, got {eval_cost_mode!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**64:
-        raise WpartValueError(f"`seed` must be an integer in [0, 2**64), got {seed!r}")
-    try:
-        a, b = (float(v) for v in eval_model)
-    except (TypeError, ValueError):
-        raise WpartValueError(f"`eval_model` must be a pair (a, b) of numbers, got {eval_model!r}") from None
-    if isinstance(max_events, bool) or not isinstance(max_events, (int, np.integer)) or max_events < 0:
-        raise WpartValueError(f"`max_events` must be an integer >= 0, got {max_events!r}")
-    if max_events > 2**63 - 1:
-        raise WpartOverflowError(f"`max_events` must fit in int64, got {max_events}")
-    for nm, v in (("eval_cost", eval_cost), ("dispatch_overhead", dispatch_overhead), ("eval_scale", eval_scale), ("eval_model", a), ("eval_model", b)):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
-            raise WpartTypeError(f"`{nm}` must be a number, got {type(v).__name__}")
-        if not (np.isfinite(float(v)) and float(v) >= 0):
-            raise WpartValueError(f"`{nm}` must be finite and >= 0, got {v!r}")
-    if not isinstance(trace, (bool, np.bool_, int)):
-        raise WpartTypeError(f"`trace` must be a bool, got {type(trace).__name__}")
+    if int(c.m) != platform.m:
+        raise WpartValueError(f"`balancer` has m = {c.m} PUs but the platform has {platform.m}")
+    eval_cost_mode = choice(eval_cost_mode, "eval_cost_mode", _EVAL_MODES)
+    tl = core_time_limit(time_limit)
+    if isinstance(eval_model, (str, bytes)) or not hasattr(eval_model, "__len__"):
+        raise WpartTypeError(f"`eval_model` must be a pair (a, b) of numbers, got {type(eval_model).__name__}")
+    if len(eval_model) != 2:
+        raise WpartValueError(f"`eval_model` must be a pair (a, b) of numbers, got {eval_model!r}")
+    a = as_float(eval_model[0], "eval_model", minimum=0.0)
+    b = as_float(eval_model[1], "eval_model", minimum=0.0)
+    max_events = as_int(max_events, "max_events", minimum=0, maximum=2**63 - 1)
+    eval_cost = as_float(eval_cost, "eval_cost", minimum=0.0)
+    dispatch_overhead = as_float(dispatch_overhead, "dispatch_overhead", minimum=0.0)
+    eval_scale = as_float(eval_scale, "eval_scale", minimum=0.0)
+    trace = as_bool(trace, "trace")
     dev, tx, tt, off, fl, oo = platform._packed
-    W = int(c.total)
-    with progress_hook(progress, total=W, desc=f"simulate {c.name}") as hook:
+    W = int(c.n)
+    m = platform.m
+    common = dict(platform=platform.name, stand_in=platform.stand_in, balancer=str(c.name), seed=seed, n=W,
+                  kinds=platform.kinds)
+    with progress_hook(cancelling(as_progress(progress)), total=W, desc=f"simulate {c.name}") as hook:
         raw = _core.dynamic_simulate(
-            dev, tx, tt, off, fl, oo, c, seed=int(seed), eval_mode=_EVAL_MODES.index(eval_cost_mode),
-            eval_cost=float(eval_cost), eval_a=a, eval_b=b, eval_scale=float(eval_scale),
-            dispatch_overhead=float(dispatch_overhead), record_trace=bool(trace), progress=hook,
-            max_events=int(max_events),
+            dev, tx, tt, off, fl, oo, c, seed=seed, eval_mode=_EVAL_MODES.index(eval_cost_mode),
+            eval_cost=eval_cost, eval_a=a, eval_b=b, eval_scale=eval_scale,
+            dispatch_overhead=dispatch_overhead, record_trace=trace, progress=hook,
+            max_events=max_events, time_limit=tl,
         )  # fmt: skip
+    if raw.get("time_limit"):
+        return _stopped(common, m, raw, tl)
     assert raw["trace_itemsize"] == _C_TRACE.itemsize
     craw = raw["trace"].view(_C_TRACE)
     tr = np.empty(craw.size, dtype=TRACE_DTYPE)
     for f in TRACE_DTYPE.names:
         tr[f] = craw[f]
     mk = float(raw["makespan"])
-    best = min(float(platform.true_time(p, W, first=True)) for p in range(platform.n_pu))
-    n = platform.n_pu
-    shares = c.shares()
+    best = min(float(platform.true_time(p, W, first=True)) for p in range(m))
     return SimResult(
-        platform=platform.name, stand_in=platform.stand_in, algo=str(c.name), seed=int(seed), total=W,
-        makespan=mk, trace=tr, busy=raw["busy"], idle=raw["idle"],
-        idle_frac=raw["idle"] / mk if mk > 0 else np.zeros(n), idle_breakdown=raw["idle_breakdown"],
-        elements=raw["elements"], blocks=raw["blocks"], shares=shares, series=_series(c, n),
+        status="feasible", message=f"all {W} elements completed in {int(raw['n_blocks'])} blocks",
+        **common, makespan=mk, trace=tr, busy=raw["busy"], idle=raw["idle"],
+        idle_frac=raw["idle"] / mk if mk > 0 else np.zeros(m), idle_breakdown=raw["idle_breakdown"],
+        elements=raw["elements"], blocks=raw["blocks"], shares=c.shares(), series=_series(c, m),
         n_evals=int(raw["n_evals"]), n_barriers=int(raw["n_barriers"]), n_blocks=int(raw["n_blocks"]),
         blocks_per_kind=dict(zip(BLOCK_KINDS, (int(v) for v in raw["blocks_per_kind"]))),
         eval_time=float(raw["eval_time"]), speedup_vs_best_single=best / mk if mk > 0 else float("nan"),
-        kinds=platform.kinds, n_events=int(raw["n_events"]), n_stale=int(raw["n_stale"]),
-        wall_seconds=float(raw["wall_seconds"]),
+        stats={"n_events": int(raw["n_events"]), "n_stale": int(raw["n_stale"]),
+               "wall_seconds": float(raw["wall_seconds"])},
+    )  # fmt: skip
+
+
+def _stopped(common: dict, m: int, raw: dict, tl: float) -> SimResult:
+    """The result of a run stopped at its time limit: no schedule."""
+    empty_f = np.zeros(0)
+    return SimResult(
+        status="time_limit", message=f"time limit of {tl:g} s reached before the run completed (no schedule)",
+        **common, makespan=math.nan, trace=np.zeros(0, dtype=TRACE_DTYPE), busy=empty_f, idle=empty_f,
+        idle_frac=empty_f, idle_breakdown=np.zeros((0, 4)), elements=np.zeros(0, np.int64),
+        blocks=np.zeros(0, np.int64), shares=None,
+        series=np.zeros(0, dtype=[("t", "f8"), ("model_version", "i4"), ("T_pred", "f8"), ("S_eff", "f8"),
+                                  ("X", "i8", (m,))]),
+        n_evals=0, n_barriers=0, n_blocks=0, blocks_per_kind={k: 0 for k in BLOCK_KINDS}, eval_time=0.0,
+        speedup_vs_best_single=math.nan, stats={"wall_seconds": float(raw.get("wall_seconds", tl))},
     )  # fmt: skip
 
 
@@ -267,7 +376,7 @@ COMPARE_DTYPE = np.dtype(
 
 
 def compare(
-    platform: Platform,
+    platform: Platform | str,
     algos: Mapping[str, Any],
     *,
     seeds: Iterable[int] = range(10),
@@ -278,10 +387,12 @@ def compare(
 
     Parameters
     ----------
-    platform : Platform
-    algos : dict of str to Balancer or callable
+    platform : Platform or str
+        A platform or a preset name.
+    algos : dict of str to Balancer, callable or str
         A Balancer is re-created per run with ``.fresh()`` (the given one is left unstarted);
-        a callable must return a fresh Balancer.
+        a callable must return a fresh Balancer; a string names a balancer of
+        ``wpart.dynamic.BALANCERS`` (built for the platform with its defaults).
     seeds : iterable of int
     progress : bool
         A tqdm bar over the runs.
@@ -292,29 +403,37 @@ def compare(
     -------
     ndarray, structured
         One row per (algo, seed): ``algo, seed, makespan, idle_pct`` (mean idle % over PUs),
-        ``n_evals, n_barriers, n_blocks, eval_time, speedup`` (vs the best single PU).
+        ``n_evals, n_barriers, n_blocks, eval_time, speedup`` (vs the best single PU). A run
+        stopped by a ``time_limit`` gives NaN times and zero counts.
     """
+    platform = _platform(platform)
     if not isinstance(algos, Mapping) or not algos:
-        raise WpartValueError("`algos` must be a non-empty dict of name -> Balancer or callable")
+        raise WpartValueError("`algos` must be a non-empty dict of name -> Balancer, callable or balancer name")
     for k, v in algos.items():
-        if not (isinstance(v, Balancer) or callable(v)):
-            raise WpartTypeError(f"`algos[{k!r}]` must be a Balancer or a callable returning one")
-    seeds = [int(s) for s in seeds]
+        if isinstance(v, str):
+            BALANCERS.choose(v, f"algos[{k!r}]")
+        elif not (isinstance(v, Balancer) or callable(v)):
+            raise WpartTypeError(f"`algos[{k!r}]` must be a Balancer, a callable returning one or a balancer name")
+    if isinstance(seeds, (str, bytes)):
+        raise WpartTypeError("`seeds` must be an iterable of integers")
+    seeds = [as_seed(s, "seeds") for s in seeds]
+    bar_on = as_bool(progress, "progress")
     simulate_kw.setdefault("trace", False)
     rows = []
     runs = [(k, s) for k in algos for s in seeds]
     bar = None
-    if progress:
+    if bar_on:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(runs), desc="compare", leave=False)
     try:
         for k, s in runs:
             v = algos[k]
-            bal = v.fresh() if isinstance(v, Balancer) else v()
+            bal = v if isinstance(v, str) else v.fresh() if isinstance(v, Balancer) else v()
             r = simulate(platform, bal, seed=s, **simulate_kw)
-            rows.append((k, s, r.makespan, 100.0 * float(r.idle_frac.mean()), r.n_evals, r.n_barriers,
-                         r.n_blocks, r.eval_time, r.speedup_vs_best_single))  # fmt: skip
+            idle = 100.0 * float(r.idle_frac.mean()) if r.idle_frac.size else math.nan
+            rows.append((k, s, r.makespan, idle, r.n_evals, r.n_barriers, r.n_blocks, r.eval_time,
+                         r.speedup_vs_best_single))  # fmt: skip
             if bar is not None:
                 bar.update(1)
     finally:

@@ -1,12 +1,16 @@
-"""The block trace of a run (spec 001 §5.6) and the result of a real execution.
+"""The block trace of a run and the result of a real execution.
 
 :data:`TRACE_DTYPE` is the one record layout of a block, shared by real runs
-(:class:`RunResult`) and simulations; :func:`plot_run` (a Gantt chart, :func:`plot_gantt`,
-above the block-size series) draws either.
+(:class:`RunResult`) and simulations; :func:`plot_gantt` draws a trace as a Gantt chart on one
+Axes, :func:`plot_run` draws the two-panel figure (the Gantt chart above the block-size
+series) of either.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,10 +18,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._errors import CancelledError
+from .._result import Result, jsonable, new_axes, pct
+from .._validate import deprecated_attr, renamed
+
 __all__ = ["RunResult", "plot_gantt", "plot_run"]  # TRACE_DTYPE is exported by _sim
 
-#: One record per block (spec 001 §5.6). ``kind``: 0 train, 1 regular, 2 gap, 3 other (a
-#: baseline's block). Times are seconds from the start of the run.
+#: One record per block. ``kind``: 0 train, 1 regular, 2 gap, 3 other (a baseline's block).
+#: Times are seconds from the start of the run.
 TRACE_DTYPE = np.dtype(
     [
         ("pu", "i4"),
@@ -42,24 +50,44 @@ _KIND_COLORS = ("tab:orange", "tab:blue", "tab:green", "tab:purple")
 
 
 def plot_gantt(
-    ax: Any,
-    trace: NDArray,
-    n_pu: int,
-    *,
+    trace: Any,
+    m: Any,
+    *args: Any,
+    ax: Any = None,
     makespan: float | None = None,
     labels: Sequence[str] | None = None,
     windows: NDArray[np.float64] | None = None,
     window_pu: NDArray[np.int64] | None = None,
     eval_times: NDArray[np.float64] | None = None,
-) -> None:
-    """Draw a block trace on ``ax``: one row per PU, one bar per block.
+) -> Any:
+    """Draw a block trace on `ax` (a new figure when None): one row per PU, one bar per
+    block; returns the Axes.
 
     Idle time is the light grey background up to ``makespan``; a block's transfer is hatched,
     its compute part filled in the colour of its kind (train, regular, gap, other).
     Evaluations are drawn either as measured ``windows`` (rows ``[t0, t1]``: a red bar on the
     row of the PU that waits for it, ``window_pu``, or a shaded span when that is -1; a window
     with a NaN end is skipped) or as markers at ``eval_times`` (publication times).
+
+    Parameters
+    ----------
+    trace : ndarray of :data:`TRACE_DTYPE`
+    m : int
+        Number of PUs (rows).
+
+    The older call ``plot_gantt(ax, trace, n_pu, ...)`` still works for one release, with a
+    :class:`DeprecationWarning`.
     """
+    if hasattr(trace, "broken_barh"):  # the old order (ax, trace, n_pu)
+        warnings.warn("plot_gantt(ax, trace, n_pu) is deprecated, use plot_gantt(trace, m, ax=ax)",
+                      DeprecationWarning, stacklevel=2)
+        if not args:
+            raise TypeError("plot_gantt(ax, trace, n_pu) needs n_pu")
+        ax, trace, m, args = trace, m, args[0], args[1:]
+    if args:
+        raise TypeError("plot_gantt() takes 2 positional arguments (trace, m)")
+    n_pu = int(m)
+    ax = new_axes(ax)
     import matplotlib.pyplot as plt  # lazy: matplotlib is optional
 
     if makespan is None:
@@ -99,66 +127,105 @@ def plot_gantt(
     ax.set_yticks(range(n_pu), list(labels) if labels is not None else [f"PU {p}" for p in range(n_pu)])
     ax.set_ylim(n_pu - 0.5, -0.5)
     ax.set_ylabel("PU")
+    ax.set_xlabel("time (s)")
+    return ax
 
 
+def _plot_sizes(ax: Any, trace: NDArray, m: int, series: NDArray | None) -> None:
+    """The block sizes: the balancer's published ``X`` per PU (a step line), or without a
+    series the size of each block at its assignment."""
+    if series is not None and series.size:
+        for p in range(m):
+            ax.step(series["t"], series["X"][:, p], where="post", label=f"PU {p}")
+    elif len(trace):
+        for p in range(m):
+            s = trace[trace["pu"] == p]
+            ax.plot(s["t_assign"], s["size"], ".", ms=3, label=f"PU {p}")
+    ax.set_ylabel("block size")
+    ax.set_xlabel("time (s)")
+    ax.legend(fontsize=7, ncol=max(1, m // 4))
+
+
+@renamed(n_pu="m")
 def plot_run(
     trace: NDArray,
-    n_pu: int,
+    m: int,
     *,
     series: NDArray | None = None,
     ax: Any = None,
     title: str | None = None,
     **gantt_kw: Any,
 ) -> Any:
-    """The figure of a run (real or simulated): the Gantt chart (:func:`plot_gantt`) above
-    the block sizes (the balancer's published ``X`` per PU, a step line; without a series, the
-    size of each block at its assignment). ``ax`` may be a pair of Axes, or one Axes for the
-    Gantt chart alone. Returns the matplotlib Figure."""
+    """The two-panel figure of a run (real or simulated): the Gantt chart (:func:`plot_gantt`)
+    above the block sizes (the balancer's published ``X`` per PU, a step line; without a
+    series, the size of each block at its assignment).
+
+    `ax` may be a pair of Axes (a new figure when None), or one Axes for the Gantt chart
+    alone. Returns the matplotlib **Figure** (several panels).
+    """
     import matplotlib.pyplot as plt  # lazy: matplotlib is optional
 
     if ax is None:
         fig, (ax0, ax1) = plt.subplots(2, 1, figsize=(10, 6), sharex=True, gridspec_kw={"height_ratios": [2, 1]})
-    elif isinstance(ax, (tuple, list)):
+    elif isinstance(ax, (tuple, list, np.ndarray)):
         ax0, ax1 = ax
         fig = ax0.figure
     else:
         ax0, ax1, fig = ax, None, ax.figure
-    plot_gantt(ax0, trace, n_pu, **gantt_kw)
+    plot_gantt(trace, m, ax=ax0, **gantt_kw)
     if ax1 is not None:
-        if series is not None and series.size:
-            for p in range(n_pu):
-                ax1.step(series["t"], series["X"][:, p], where="post", label=f"PU {p}")
-        elif len(trace):
-            for p in range(n_pu):
-                s = trace[trace["pu"] == p]
-                ax1.plot(s["t_assign"], s["size"], ".", ms=3, label=f"PU {p}")
-        ax1.set_ylabel("block size")
-        ax1.legend(fontsize=7, ncol=max(1, n_pu // 4))
-    (ax1 if ax1 is not None else ax0).set_xlabel("time (s)")
+        ax0.set_xlabel("")
+        _plot_sizes(ax1, trace, m, series)
     if title:
         fig.suptitle(title)
     return fig
 
 
-@dataclass(frozen=True, repr=False)
-class RunResult:
+def cancelling(progress: Any) -> Any:
+    """A validated ``progress`` (see :func:`wpart._validate.as_progress`) whose callable
+    stops the run with :class:`wpart.CancelledError` when it returns False."""
+    if not callable(progress):
+        return progress
+
+    def hook(done: float, total: float) -> None:
+        if progress(done, total) is False:
+            raise CancelledError("stopped by the progress callback")
+
+    return hook
+
+
+def columns(a: Any) -> Any:
+    """A structured array as a dict of column lists (JSON); other values as :func:`jsonable`."""
+    if isinstance(a, np.ndarray) and a.dtype.names:
+        return {name: a[name].tolist() for name in a.dtype.names}
+    return jsonable(a)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class RunResult(Result):
     """What a real execution (:func:`wpart.dynamic.run`) measured.
 
     Attributes
     ----------
+    status : {"feasible", "time_limit"}
+        ``"feasible"``: every element was computed. ``"time_limit"``: the run was stopped at
+        its `time_limit`; the fields describe the blocks finished by then (``success`` is
+        False: part of the data was not computed).
+    message : str
+        How the run ended.
     makespan : float
         Time of the last block's end, seconds from the start (an evaluation still running
         after the last block is not included).
     trace : ndarray of :data:`TRACE_DTYPE`, shape (n_blocks,)
-        One record per block, in order of assignment.
-    busy, idle, idle_frac : ndarray of float64, shape (n_pu,)
+        One record per finished block, in order of assignment.
+    busy, idle, idle_frac : ndarray of float64, shape (m,)
         ``busy = Σ (t_xfer + t_comp)`` of a PU's blocks, ``idle = makespan − busy``,
         ``idle_frac = idle / makespan``.
-    elements : ndarray of int64, shape (n_pu,)
+    elements : ndarray of int64, shape (m,)
         Elements processed per PU.
-    shares : ndarray of float64, shape (n_pu,)
-        ``elements / total``.
-    step_shares : ndarray of float64, shape (n_pu,), or None
+    shares : ndarray of float64, shape (m,)
+        ``elements / n``.
+    step_shares : ndarray of float64, shape (m,), or None
         The balancer's step shares in percent (PLB-HAC's first published ``X / S``), or None.
     series : ndarray
         The balancer's published block sizes (fields ``t``, ``model_version``, ``T_pred``,
@@ -172,18 +239,22 @@ class RunResult:
     eval_windows : ndarray of float64, shape (n_evals, 2)
         ``[t_request, t_done]`` of each evaluation (request to publication, in the driver's
         clock); ``t_done`` is NaN for an evaluation the run finished without (its result is
-        discarded, spec 001 §2.3).
+        discarded).
     eval_time : float
         Seconds spent inside the balancer's ``eval_run`` (all evaluations).
-    wall : float
-        Wall time of the whole call, start-up and shutdown of the workers included.
-    total, n_pu : int
+    n, m : int
+        Elements of the run and number of PUs (``total``, ``n_pu``: deprecated aliases).
     balancer : str
         Name of the balancer.
     workers : list of str
         Description of each PU's worker.
+    stats : dict
+        ``wall``: wall time of the whole call, start-up and shutdown of the workers included;
+        ``completed``: elements computed.
     """
 
+    status: str
+    message: str
     makespan: float
     trace: NDArray
     busy: NDArray[np.float64]
@@ -198,62 +269,68 @@ class RunResult:
     eval_pu: NDArray[np.int64]
     eval_windows: NDArray[np.float64]
     eval_time: float
-    wall: float
-    total: int
-    n_pu: int
+    n: int
+    m: int
     balancer: str
     workers: list[str] = field(default_factory=list)
+    stats: dict = field(default_factory=dict, compare=False)
+
+    total = deprecated_attr("total", "n", "RunResult")
+    n_pu = deprecated_attr("n_pu", "m", "RunResult")
+
+    @property
+    def wall(self) -> float:
+        """Deprecated: ``stats["wall"]``."""
+        warnings.warn("RunResult.wall is deprecated, use stats['wall']", DeprecationWarning, stacklevel=2)
+        return float(self.stats.get("wall", math.nan))
 
     @property
     def n_blocks(self) -> int:
         """Number of blocks run."""
         return int(self.trace.shape[0])
 
-    def __repr__(self) -> str:
-        return (f"RunResult(balancer={self.balancer!r}, total={self.total}, n_pu={self.n_pu}, "
-                f"makespan={self.makespan:.6g} s, blocks={self.n_blocks}, evals={self.n_evals}, "
-                f"elements={self.elements.tolist()}, idle={np.round(100 * self.idle_frac, 1).tolist()} %)")
+    def _has_answer(self) -> bool:
+        return int(self.elements.sum()) == self.n
+
+    def _repr_lines(self) -> list[str]:
+        return [
+            f"{type(self).__name__}(status={self.status!r}, balancer={self.balancer!r}, m={self.m}, n={self.n})",
+            f"  makespan={self.makespan:.6g} s, blocks={self.n_blocks}, evals={self.n_evals}, "
+            f"barriers={self.n_barriers}",
+            f"  idle={pct(float(self.idle_frac.mean())) if self.m else '-'} (mean over PUs), "
+            f"elements={_short(self.elements)}",
+            f"  {self.message}",
+        ]
+
+    def _title(self) -> str:
+        return f"{self.balancer}: makespan {self.makespan:.4g} s (real run)"
 
     def plot(self, ax: Any = None) -> Any:
-        """Gantt chart (PU rows, blocks coloured by kind, transfers hatched, idle in grey,
-        each evaluation as a red bar on the row of the PU that waits for it) above the block
-        sizes. ``ax``: a pair of Axes, or one Axes for the Gantt chart alone. Returns the
-        matplotlib Figure."""
+        """Gantt chart of the run on `ax` (a new figure when None): PU rows, blocks coloured
+        by kind, transfers hatched, idle in grey, each evaluation as a red bar on the row of
+        the PU that waits for it. Returns the Axes. :meth:`plot_panels` adds the block
+        sizes below."""
+        ax = plot_gantt(self.trace, self.m, ax=ax, makespan=self.makespan, windows=self.eval_windows,
+                        window_pu=self.eval_pu)
+        ax.set_title(self._title())
+        return ax
+
+    def plot_panels(self, ax: Any = None) -> Any:
+        """The Gantt chart above the block sizes; `ax`: a pair of Axes (a new figure when
+        None). Returns the matplotlib **Figure** (two panels)."""
         return plot_run(
-            self.trace, self.n_pu, series=self.series, ax=ax, makespan=self.makespan,
-            windows=self.eval_windows, window_pu=self.eval_pu,
-            title=f"{self.balancer}: makespan {self.makespan:.4g} s (real run)",
+            self.trace, self.m, series=self.series, ax=ax, makespan=self.makespan,
+            windows=self.eval_windows, window_pu=self.eval_pu, title=self._title(),
         )  # fmt: skip
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain Python values (lists, floats, ints) for JSON."""
+        """Plain Python values (lists, floats, ints; structured arrays as dicts of columns)
+        for JSON, with ``success`` and ``stats``."""
+        d = {f.name: columns(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        d["success"] = self.success
+        return d
 
-        def arr(a: Any) -> Any:
-            if a is None:
-                return None
-            a = np.asarray(a)
-            if a.dtype.names:
-                return {name: a[name].tolist() for name in a.dtype.names}
-            return a.tolist()
 
-        return {
-            "makespan": float(self.makespan),
-            "trace": arr(self.trace),
-            "busy": arr(self.busy),
-            "idle": arr(self.idle),
-            "idle_frac": arr(self.idle_frac),
-            "elements": arr(self.elements),
-            "shares": arr(self.shares),
-            "step_shares": arr(self.step_shares),
-            "series": arr(self.series),
-            "n_evals": int(self.n_evals),
-            "n_barriers": int(self.n_barriers),
-            "eval_pu": arr(self.eval_pu),
-            "eval_windows": arr(self.eval_windows),
-            "eval_time": float(self.eval_time),
-            "wall": float(self.wall),
-            "total": int(self.total),
-            "n_pu": int(self.n_pu),
-            "balancer": self.balancer,
-            "workers": list(self.workers),
-        }
+def _short(a: NDArray) -> str:
+    v = np.asarray(a).tolist()
+    return str(v) if len(v) <= 8 else str(v[:8])[:-1] + ", ...]"

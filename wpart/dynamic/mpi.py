@@ -10,11 +10,12 @@ seed (no input travels at start-up). Example::
 The JSON file holds :meth:`MPIRunResult.to_dict` plus ``"verified"`` (the product checked
 against NumPy, every column computed exactly once) and ``"elapsed"``. The exit status is 0
 after a completed run (a job in which a rank failed ends through ``MPI_Abort`` with code 0),
-1 when the run failed, 2 for bad arguments.
+1 when the run failed or stopped at its ``--time-limit`` (status ``"time_limit"``), 2 for bad
+arguments.
 """
 
 from __future__ import annotations
-from .._errors import WpartValueError
+from .._validate import choice, renamed
 
 import argparse
 import json
@@ -27,25 +28,21 @@ import numpy as np
 
 __all__ = ["main", "make_balancer", "BALANCERS"]
 
+#: The balancers the command line offers (entries of :data:`wpart.dynamic.BALANCERS` that need
+#: no platform).
 BALANCERS = ("greedy", "plbhac", "plbhec", "hdss", "static")
 
 
-def make_balancer(name: str, n_pu: int, total: int, *, chunk: int = 1024) -> Any:
+@renamed(n_pu="m", total="n")
+def make_balancer(name: str, m: int, n: int, *, chunk: int = 1024) -> Any:
     """A fresh balancer by name: ``greedy`` (``chunk``-element pieces), ``plbhac`` / ``plbhec``
-    (``x_init = chunk``), ``hdss`` (``x_init = chunk``) or ``static`` (equal blocks)."""
-    from . import HDSS, PLBHAC, Greedy, PLBHeC, StaticEqual
+    (``x_init = chunk``), ``hdss`` (``x_init = chunk``) or ``static`` (equal blocks), built
+    by :func:`wpart.dynamic.make_balancer` from the one balancer table."""
+    from . import make_balancer as _make
 
-    if name == "greedy":
-        return Greedy(n_pu, total, chunk=chunk)
-    if name == "plbhac":
-        return PLBHAC(n_pu, total, x_init=chunk)
-    if name == "plbhec":
-        return PLBHeC(n_pu, total, x_init=chunk)
-    if name == "hdss":
-        return HDSS(n_pu, total, x_init=chunk)
-    if name == "static":
-        return StaticEqual(n_pu, total)
-    raise WpartValueError(f"`balancer` must be one of {BALANCERS}, got {name!r}")
+    key = choice(name, "balancer", BALANCERS)
+    opts = {"greedy": {"chunk": chunk}, "static": {}}.get(key, {"x_init": chunk})
+    return _make(key, m, n, **opts)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -67,17 +64,20 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--throttle", type=float, nargs="*", default=[],
                     help="slowdown of worker rank i (in rank order, excluding the root); missing: 1")
     ap.add_argument("--root", type=int, default=0)
-    ap.add_argument("--timeout", type=float, default=60.0, help="seconds a rank holding blocks may stay silent")
+    ap.add_argument("--timeout", type=float, default=60.0,
+                    help="fault-detection deadline: seconds a rank holding blocks may stay silent")
     ap.add_argument("--heartbeat", type=float, default=None,
                     help="seconds between worker heartbeats (5 missed: the rank is declared dead)")
-    ap.add_argument("--time-limit", type=float, default=None)
+    ap.add_argument("--time-limit", type=float, default=None,
+                    help="seconds for the whole run (the result then has status 'time_limit')")
     ap.add_argument("--on-rank-failure", default="reissue", choices=("reissue", "error"))
     ap.add_argument("--out", default=None, help="JSON file written by the root (default: print a summary only)")
     return ap
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point (every rank). Returns the exit status."""
+def main(*, argv: Sequence[str] | None = None) -> int:
+    """Entry point (every rank): parses `argv` (default ``sys.argv[1:]``). Returns the exit
+    status."""
     a = _parser().parse_args(argv)
     from mpi4py import MPI
 
@@ -106,8 +106,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return CupyWorker(device=slot, throttle=thr)
         return ThreadWorker(threads=a.threads, throttle=thr)
 
-    n_pu = (size - 1) * a.pus_per_rank
-    bal = make_balancer(a.balancer, n_pu, task.total, chunk=a.chunk) if me == a.root else None
+    m = (size - 1) * a.pus_per_rank
+    bal = make_balancer(a.balancer, m, task.n, chunk=a.chunk) if me == a.root else None
     t0 = time.perf_counter()
     try:
         res = run_mpi(bal, task, worker, root=a.root, pus_per_rank=a.pus_per_rank, timeout=a.timeout,
