@@ -36,7 +36,7 @@ def drive(bal, time_fn, *, c_eval=0.0):
     Returns (records, makespan, evals): records are (action, start, end) in completion order,
     evals the EVAL actions with their issue times.
     """
-    n = bal.n_pu
+    n = bal.m
     events, free, recs, evals, seq = [], [0.0] * n, [], [], 0
 
     def submit(acts, now):
@@ -111,9 +111,9 @@ def test_A8_exactly_once_every_baseline(seed):
 def test_eager_is_greedy_and_greedy_chunks():
     assert EagerStarPU is Greedy
     assert greedy_chunks() == (1024, 4096, 16384)
-    assert greedy_chunks(8) == (8, 32, 128)
+    assert greedy_chunks(x_init=8) == (8, 32, 128)
     with pytest.raises(ValueError, match="x_init"):
-        greedy_chunks(0)
+        greedy_chunks(x_init=0)
 
 
 # ------------------------------------------------------------------------------- HDSS ----
@@ -305,7 +305,7 @@ def test_asymmetric_piece_sizes_by_kind():
         if a.offset + a.size < 100_000:
             assert a.size == (100 if a.pu in (0, 3) else 800)
     bal = Asymmetric(2, 10, ["gpu", "cpu"], g_cpu=2, ratio=3)
-    assert [(a.pu, a.size) for a in bal.start()] == [(0, 6), (1, 2)]
+    assert [(a.pu, a.size) for a in bal.start(0.0)] == [(0, 6), (1, 2)]
     assert repr(bal) == "Asymmetric(2, 10, ('gpu', 'cpu'), g_cpu=2, ratio=3)"
 
 
@@ -330,7 +330,7 @@ def test_split_proportional_and_static_peak(seed):
     got = split_proportional(total, w)
     assert got.tolist() == split_reference(total, w)
     if total:
-        acts = StaticPeak(total, w).start()
+        acts = StaticPeak(total, w).start(0.0)
         assert [(a.pu, a.size) for a in acts] == [(p, int(s)) for p, s in enumerate(got) if s > 0]
 
 
@@ -367,8 +367,8 @@ def test_fresh_gives_an_identical_independent_run(make):
 
 def test_bad_input_names_the_argument():
     cases = [
-        (ValueError, "n_pu", lambda: HDSS(0, 10)),
-        (ValueError, "total", lambda: HDSS(2, 0)),
+        (ValueError, "`m`", lambda: HDSS(0, 10)),
+        (ValueError, "`n`", lambda: HDSS(2, 0)),
         (ValueError, "x_init", lambda: HDSS(2, 10, x_init=0)),
         (ValueError, "eps", lambda: HDSS(2, 10, eps=-0.1)),
         (ValueError, "eps", lambda: HDSS(2, 10, eps=float("nan"))),
@@ -401,7 +401,7 @@ def test_bad_input_names_the_argument():
         (ValueError, "blocks", lambda: FixedBlocks(10, [1, -1])),
         (TypeError, "blocks", lambda: FixedBlocks(10, [1.5])),
         (ValueError, "weights", lambda: split_proportional(10, [0.0])),
-        (ValueError, "total", lambda: split_proportional(-1, [1.0])),
+        (ValueError, "`n`", lambda: split_proportional(-1, [1.0])),
     ]
     for exc, name, fn in cases:
         with pytest.raises(exc, match=name):
@@ -412,7 +412,7 @@ def test_inputs_are_not_modified():
     rates = np.array([3.0, 1.0])
     times = np.array([1.0, 2.0])
     blocks = np.array([4, 5])
-    StaticPeak(10, rates).start()
-    DmdaLike(10, times, chunk=3).start()
-    FixedBlocks(10, blocks).start()
+    StaticPeak(10, rates).start(0.0)
+    DmdaLike(10, times, chunk=3).start(0.0)
+    FixedBlocks(10, blocks).start(0.0)
     assert rates.tolist() == [3.0, 1.0] and times.tolist() == [1.0, 2.0] and blocks.tolist() == [4, 5]

@@ -6,6 +6,7 @@ generous margins; real runs are not reproducible to the bit.
 
 import _thread
 import json
+import re
 import threading
 import time
 
@@ -256,12 +257,15 @@ def test_static_split_and_result_surface(tmp_path):
     import matplotlib
 
     matplotlib.use("Agg")
-    fig = res.plot()
-    fig.savefig(tmp_path / "gantt.png")
     import matplotlib.pyplot as plt
 
-    fig2, ax = plt.subplots()
-    assert res.plot(ax=ax) is fig2
+    ax = res.plot()
+    assert isinstance(ax, matplotlib.axes.Axes) and "real run" in ax.get_title()
+    ax.figure.savefig(tmp_path / "gantt.png")
+    fig2, ax2 = plt.subplots()
+    assert res.plot(ax=ax2) is ax2
+    fig = res.plot_panels()
+    assert isinstance(fig, matplotlib.figure.Figure) and len(fig.axes) == 2
     plt.close("all")
 
 
@@ -540,10 +544,13 @@ def test_evaluation_exception_stops_the_run():
     assert no_worker_threads_left()
 
 
-def test_timeout_stops_with_a_clear_error():
+def test_time_limit_gives_a_time_limit_status():
     t0 = time.perf_counter()
-    with pytest.raises(TimeoutError, match=r"time_limit=0.3 s: \d+ of 100 elements completed"):
-        run(Greedy(1, 100, chunk=10), None, [CallableWorker(lambda o, s: time.sleep(0.1))], time_limit=0.3)
+    res = run(Greedy(1, 100, chunk=10), None, [CallableWorker(lambda o, s: time.sleep(0.1))], time_limit=0.3)
+    assert res.status == "time_limit" and not res.success
+    assert re.match(r"time limit of 0.3 s reached: \d+ of 100 elements completed", res.message)
+    assert res.stats["completed"] == int(res.elements.sum()) < 100
+    assert res.n_blocks == int(res.elements.sum()) // 10  # finished blocks only
     assert time.perf_counter() - t0 < 2.0
     assert no_worker_threads_left()
 
@@ -576,7 +583,7 @@ def test_cupy_worker_or_clean_skip():
         pytest.skip("no CuPy/CUDA GPU here: CupyWorker not exercised (gpu_available() is False)")
     rng = np.random.default_rng(0)
     task = GemmColumnsTask(rng.random((256, 256)), rng.random((256, 512)))
-    res = run(Greedy(2, 512, chunk=64), task, [CupyWorker(0), ThreadWorker()], time_limit=120)
+    res = run(Greedy(2, 512, chunk=64), task, [CupyWorker(device=0), ThreadWorker()], time_limit=120)
     assert task.verify()
     check_exactly_once(res, 512)
     gpu = res.trace[res.trace["pu"] == 0]
@@ -623,7 +630,7 @@ def test_cupy_worker_logic_with_a_stand_in_module(monkeypatch):
     assert gpu_available()
     rng = np.random.default_rng(9)
     task = GemmColumnsTask(rng.standard_normal((64, 64)), rng.standard_normal((64, 100)))
-    res = run(Greedy(2, 100, chunk=10), task, [CupyWorker(0), ThreadWorker()], time_limit=30)
+    res = run(Greedy(2, 100, chunk=10), task, [CupyWorker(device=0), ThreadWorker()], time_limit=30)
     assert task.verify() and calls["A"] == 1
     check_exactly_once(res, 100)
     gpu = res.trace[res.trace["pu"] == 0]
@@ -681,9 +688,9 @@ def test_task_input_hygiene_and_layouts():
 def test_run_input_validation():
     task = CallableTask(lambda o, s: None, 10)
     two = [ThreadWorker(), ThreadWorker()]
-    with pytest.raises(ValueError, match="one worker per PU: the balancer has 3 PUs, got 2"):
+    with pytest.raises(ValueError, match="one worker per PU: the balancer has m = 3 PUs, got 2"):
         run(Greedy(3, 10), task, two)
-    with pytest.raises(ValueError, match="`task` has 10 elements but the balancer splits 11"):
+    with pytest.raises(ValueError, match="`task` has 10 elements but the balancer splits n = 11"):
         run(Greedy(2, 11), task, two)
     w = ThreadWorker()
     with pytest.raises(ValueError, match="distinct"):

@@ -85,7 +85,7 @@ def test_F3_admissibility_and_extrapolation(seed):
     t = np.abs(truth * (1 + 0.3 * rng.standard_normal(m_)))
     t[rng.random(m_) < 0.1] = 0.0
     tx = np.abs(0.01 + 0.1 * u + 0.05 * rng.standard_normal(m_))
-    m = d.fit_model(x, t, tx, quantum=int(rng.integers(1, 4)))
+    m = d.fit_model(x, t, t_xfer=tx, quantum=int(rng.integers(1, 4)))
     xs = np.geomspace(m.x_a, m.x_b, 64)
     e = m(xs)
     assert np.isfinite(e).all() and (e >= 0).all()
@@ -133,10 +133,10 @@ def test_F5_order_invariance_bitwise(seed):
     x = rng.choice([32, 64, 100, 128, 256, 300, 512], 40)
     t = 0.1 + x / 300 * (1 + 0.1 * rng.standard_normal(40)) ** 2
     tx = 0.01 + x / 5000 * rng.random(40)
-    m = d.fit_model(x, t, tx)
+    m = d.fit_model(x, t, t_xfer=tx)
     for _ in range(5):
         perm = rng.permutation(40)
-        m2 = d.fit_model(x[perm], t[perm], tx[perm])
+        m2 = d.fit_model(x[perm], t[perm], t_xfer=tx[perm])
         assert m2.packed.tobytes() == m.packed.tobytes()
 
 
@@ -162,7 +162,7 @@ def test_F7_transfer_model():
     x = np.array([100, 200, 400, 800, 1600])
     t = 1e-3 * x
     # affine transfers: recovered, both coefficients >= 0
-    m = d.fit_model(x, t, 0.01 + 1e-5 * x)
+    m = d.fit_model(x, t, t_xfer=0.01 + 1e-5 * x)
     assert m.g_slope == pytest.approx(1e-5 * 1600, rel=1e-10)
     assert m.g_icept == pytest.approx(0.01, rel=1e-10)
     np.testing.assert_allclose(m.xfer(x.astype(float)), 0.01 + 1e-5 * x, rtol=1e-10)
@@ -172,13 +172,13 @@ def test_F7_transfer_model():
     assert m0.g_slope == 0 and m0.g_icept == 0
     assert (m0.xfer(np.array([1.0, 1e6])) == 0).all()
     # decreasing transfer times: slope clamped to 0, intercept = mean
-    md = d.fit_model(x, t, [0.5, 0.4, 0.3, 0.2, 0.1])
+    md = d.fit_model(x, t, t_xfer=[0.5, 0.4, 0.3, 0.2, 0.1])
     assert md.g_slope == 0.0 and md.g_icept == pytest.approx(0.3)
     # negative intercept: refit through the origin
-    mo = d.fit_model(x, t, np.maximum(1e-4 * x - 0.05, 0.0))
+    mo = d.fit_model(x, t, t_xfer=np.maximum(1e-4 * x - 0.05, 0.0))
     assert mo.g_icept == 0.0 and mo.g_slope > 0
     # one distinct size: slope 0
-    m1 = d.fit_model([64, 64], [1.0, 1.0], [0.1, 0.3])
+    m1 = d.fit_model([64, 64], [1.0, 1.0], t_xfer=[0.1, 0.3])
     assert m1.g_slope == 0.0 and m1.g_icept == pytest.approx(0.2)
     for mm in (m, m0, md, mo, m1):
         assert mm.g_slope >= 0 and mm.g_icept >= 0
@@ -191,7 +191,7 @@ def test_window_and_decay():
     w = d.fit_model(x, t, window=10)
     last = d.fit_model(x[-10:], t[-10:])
     assert w.packed.tobytes() == last.packed.tobytes()
-    assert w.m == 10
+    assert w.n_samples == 10
     assert d.fit_model(x, t, decay=1.0).packed.tobytes() == d.fit_model(x, t).packed.tobytes()
     # decay follows a change of speed faster than all samples
     t2 = np.concatenate([t, 3 * (0.2 + x / 500)])
@@ -213,7 +213,7 @@ def test_relative_weighting_and_basis_options():
 
 def test_perfmodel_api():
     x = np.array([100, 200, 400, 800, 1600, 3200])
-    m = d.fit_model(x, 0.1 + 1e-3 * x, 0.01 + 1e-6 * x)
+    m = d.fit_model(x, 0.1 + 1e-3 * x, t_xfer=0.01 + 1e-6 * x)
     assert isinstance(m(500), float)
     assert m(np.array([[100.0, 200.0]])).shape == (1, 2)
     t = m(1000.0)
@@ -246,8 +246,8 @@ def test_perfmodel_api():
         (([1, 2], [1.0]), {}, ValueError, "`t_comp` must have the length"),
         (([1, 2], [1.0, np.nan]), {}, ValueError, "`t_comp` must be finite"),
         (([1, 2], [1.0, -1.0]), {}, ValueError, "`t_comp` must be finite and >= 0"),
-        (([1, 2], [1.0, 1.0], [0.1]), {}, ValueError, "`t_xfer` must have the length"),
-        (([1, 2], [1.0, 1.0], [0.1, -2]), {}, ValueError, "`t_xfer`"),
+        (([1, 2], [1.0, 1.0]), {"t_xfer": [0.1]}, ValueError, "`t_xfer` must have the length"),
+        (([1, 2], [1.0, 1.0]), {"t_xfer": [0.1, -2]}, ValueError, "`t_xfer`"),
         (([1, 2], [1.0, 1.0]), {"quantum": 0}, ValueError, "`quantum`"),
         (([1, 2], [1.0, 1.0]), {"basis": ["sin"]}, ValueError, "`basis`"),
         (([1, 2], [1.0, 1.0]), {"basis": []}, ValueError, "`basis`"),
@@ -267,7 +267,7 @@ def test_fit_does_not_modify_input():
     x = np.array([300, 100, 200, 100])
     t = np.array([3.0, 1.0, 2.0, 1.1])
     xc, tc = x.copy(), t.copy()
-    d.fit_model(x, t, t / 10)
+    d.fit_model(x, t, t_xfer=t / 10)
     assert (x == xc).all() and (t == tc).all()
     # lists and non-contiguous arrays give the same model
     a = d.fit_model(x.tolist(), t.tolist())

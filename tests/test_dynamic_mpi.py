@@ -55,7 +55,8 @@ def test_greedy_gemm_4_ranks_matches_local_run(tmp_path):
     assert set(d["local_fields"]) <= set(d["result_fields"])
     assert set(d["result_fields"]) - set(d["local_fields"]) == {"ranks", "block_rank", "failed_ranks", "reissued", "root"}
     assert d["mpi_trace_dtype"] == d["local_trace_dtype"]
-    assert res["n_pu"] == 3 and res["total"] == 512 and res["balancer"] == "greedy"
+    assert res["m"] == 3 and res["n"] == 512 and res["balancer"] == "greedy"
+    assert res["status"] == "feasible" and res["success"] is True
     assert res["ranks"] == [1, 2, 3] and res["failed_ranks"] == [] and res["reissued"] == []
     assert all(w.startswith(f"rank {r}: ThreadWorker") for w, r in zip(res["workers"], (1, 2, 3)))
     # Greedy cuts the same 16 pieces of 32 as locally; each ran on its PU's home rank
@@ -88,7 +89,7 @@ def test_plbhac_8_ranks_oversubscribed(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert d["verified"] and d["coverage"] == [1] * 2048
     res = d["result"]
-    assert res["n_pu"] == 7 and res["ranks"] == list(range(1, 8)) and res["n_evals"] >= 1
+    assert res["m"] == 7 and res["ranks"] == list(range(1, 8)) and res["n_evals"] >= 1
     _check_partition(res, 2048)
     assert set(res["block_rank"]) == set(range(1, 8))  # every worker rank computed
     assert len(res["series"]["t"]) >= 1  # PLB-HAC published block sizes, as in run()
@@ -100,7 +101,7 @@ def test_kmeans_process_workers_two_pus_per_rank(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert d["verified"] and d["coverage"] == [1] * 3000
     res = d["result"]
-    assert res["n_pu"] == 4 and res["ranks"] == [1, 1, 2, 2]
+    assert res["m"] == 4 and res["ranks"] == [1, 1, 2, 2]
     assert all("ProcessWorker" in w for w in res["workers"])
     assert sorted(set(res["block_rank"])) == [1, 2]
 
@@ -176,7 +177,9 @@ def test_a_later_run_skips_the_failed_rank(tmp_path):
 def test_time_limit_stops_the_run_and_the_job_ends_normally(tmp_path):
     d, proc, wall = _job(tmp_path, 4, "--task", "callable", "--worker", "callable", "--n", "20000",
                          "--chunk", "200", "--time-limit", "0.3")
-    assert d["error"] == "TimeoutError" and "time_limit=0.3" in d["message"]
+    res = d["result"]  # a time limit is a status, not an error
+    assert "error" not in d and res["status"] == "time_limit" and res["success"] is False
+    assert res["message"].startswith("time limit of 0.3 s reached")
     cov = np.asarray(d["coverage"])
     assert 0 < cov.sum() < 20000 and cov.max() == 1
     assert proc.returncode == 0 and "MPI_ABORT" not in proc.stderr and wall < 15
@@ -256,7 +259,7 @@ def test_worker_exception_is_reported(tmp_path):
 
 def test_bad_balancer_releases_the_workers(tmp_path):
     d, proc, wall = _job(tmp_path, 4, "--bad-npu", timeout=20)
-    assert d["error"] == "ValueError" and "4 PUs" in d["message"] and "3 worker ranks" in d["message"]
+    assert d["error"] == "WpartValueError" and "m = 4 PUs" in d["message"] and "3 worker ranks" in d["message"]
     assert proc.returncode == 0 and wall < 15
 
 
@@ -283,7 +286,7 @@ def test_cli_module(tmp_path):
                        "--chunk", "50", "--pus-per-rank", "2", "--out", out], timeout=30)
     assert proc.returncode == 0, proc.stderr[-3000:]
     d = json.loads(out.read_text())
-    assert d["verified"] and d["n_pu"] == 4 and d["ranks"] == [1, 1, 2, 2] and d["balancer"] == "greedy"
+    assert d["verified"] and d["m"] == 4 and d["ranks"] == [1, 1, 2, 2] and d["balancer"] == "greedy"
     assert len(d["trace"]["offset"]) == 12
 
 
@@ -298,7 +301,9 @@ def test_bad_arguments_raise_on_every_rank(tmp_path, n):
     out = tmp_path / "args.json"
     proc = run_mpi(n, [ROOT / "tests" / "mpi" / "dyn_args.py", out], timeout=30)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    got = {name: (kind, msg) for name, kind, msg in json.loads(out.read_text())}
+    rows = json.loads(out.read_text())
+    got = {row[0]: (row[1], row[2]) for row in rows}
+    assert all(row[3] for row in rows if len(row) == 4), rows  # every one a wpart.WpartError
     for name in ("on_rank_failure", "timeout", "heartbeat", "pus_per_rank", "root", "poll"):
         kind, msg = got[name]
         assert kind == "ValueError" and f"`{name}`" in msg, (name, kind, msg)

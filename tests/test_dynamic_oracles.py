@@ -90,7 +90,7 @@ def test_oneshot_predicted_equals_simulated_without_noise(seed):
 
 
 def baselines_for(pl, W):
-    n = pl.n_pu
+    n = pl.m
     est = [float(pl.true_time(p, 1024)) for p in range(n)]
     o = oracle_oneshot(pl, W)
     return {
@@ -142,7 +142,7 @@ def test_stepped_oracle_default_divisors_on_a_noisy_preset():
     W = 2**16
     o = oracle_stepped(pl, W, seed=0)
     assert len(o.table) == len(set(-(-W // j) for j in range(1, 65)))
-    g = simulate(pl, Greedy(pl.n_pu, W, chunk=1024), seed=0)
+    g = simulate(pl, Greedy(pl.m, W, chunk=1024), seed=0)
     assert o.makespan < g.makespan
 
 
@@ -150,7 +150,7 @@ def test_oracle_bad_input():
     pl = noiseless_platform(1, n=2)
     with pytest.raises(TypeError, match="platform"):
         oracle_oneshot("paper5", 10)
-    with pytest.raises(ValueError, match="total"):
+    with pytest.raises(ValueError, match="`n`"):
         oracle_oneshot(pl, 0)
     with pytest.raises(ValueError, match="quantum"):
         oracle_oneshot(pl, 10, quantum=0)
@@ -205,15 +205,15 @@ def test_dmda_calibration_and_dmda_in_the_simulator():
     from wpart.dynamic import dmda_calibration
 
     pl = noiseless_platform(3, n=3)
-    est = dmda_calibration(pl, 512, runs=4)
+    est = dmda_calibration(pl, chunk=512, runs=4)
     want = [float(pl.true_time(p, 512)) for p in range(3)]
     np.testing.assert_allclose(est, want, rtol=1e-12)
     noisy = Platform.preset("hetero3")
-    est = dmda_calibration(noisy, 1024, seed=5)
+    est = dmda_calibration(noisy, chunk=1024, seed=5)
     want = np.array([float(noisy.true_time(p, 1024)) for p in range(3)])
     assert np.all(np.abs(est / want - 1) < 0.05)
     W = 2**16
     r = simulate(noisy, DmdaLike(W, est), seed=0)
     assert int(r.elements.sum()) == W and r.n_blocks == W // 1024
     with pytest.raises(ValueError, match="runs"):
-        dmda_calibration(pl, 512, runs=0)
+        dmda_calibration(pl, chunk=512, runs=0)

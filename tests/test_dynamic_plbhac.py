@@ -20,7 +20,7 @@ def drive(bal, cost, c_eval=0.0, check=None):
     """Scripted event loop of spec 001 §5.4: a PU runs its blocks in FIFO order; an EVAL
     action runs eval_run at once and delivers eval_done at t + c_eval. cost(action, start)
     gives (t_xfer, t_comp). Returns the trace (dicts), the eval log and the makespan."""
-    events, free, seq = [], [0.0] * bal.n_pu, 0
+    events, free, seq = [], [0.0] * bal.m, 0
     trace, evals = [], []
 
     def submit(acts, now):
@@ -379,11 +379,11 @@ def test_bad_options(kw, exc, match):
 
 def test_bad_sizes_and_completions():
     for cls in (PLBHAC, PLBHeC):
-        with pytest.raises(ValueError, match="n_pu"):
+        with pytest.raises(ValueError, match="`m`"):
             cls(0, 100)
-        with pytest.raises(ValueError, match="total"):
+        with pytest.raises(ValueError, match="`n`"):
             cls(2, 0)
-        with pytest.raises(ValueError, match="total"):
+        with pytest.raises(ValueError, match="`n`"):
             cls(2, -5)
     bal = PLBHAC(2, 100, x_init=8)
     bal.start(0.0)
@@ -404,7 +404,7 @@ def test_presets_and_overrides():
     b = PLBHAC(2, 2 * 10**4, preset="robust", x_init=16)
     drive(b, linear((10.0, 5.0)), c_eval=0.1)
     assert b.stats()["n_barriers"] == 0
-    assert PLBHAC(2, 3, quantum=3).total == 3
+    assert PLBHAC(2, 3, quantum=3).n == 3
 
 
 # ---------------------------------------------------------------- options ----------------

@@ -59,11 +59,11 @@ def _basis_platform():
         BasisCurve({"x": 2.0}, c0=0.01, x_ref=4096.0),
     ]
     devs = [Device("cpu", i, c, sigma=0.0, sigma_xfer=0.0) for i, c in enumerate(curves)]
-    return Platform(devs, total=2**19)
+    return Platform(devs, n=2**19)
 
 
 def _oracle_split(pl, S):
-    n = pl.n_pu
+    n = pl.m
     x, T = solve_equal_time(true_curves(pl, first=False), float(S), lb=np.zeros(n), ub=np.full(n, float(S)))
     return x, T
 
@@ -73,7 +73,7 @@ def test_P4_nonlinear_convergence():
     # published sizes, so the fit needs a few evaluations to see enough distinct sizes: we
     # require the 1 % band to be reached by the 8th evaluation and kept until the tail.
     pl = _basis_platform()
-    bal = PLBHAC(3, pl.total, x_init=256)
+    bal = PLBHAC(3, pl.n, x_init=256)
     r = simulate(pl, bal, seed=0, eval_cost=0.1)
     ser = r.series
     S0 = int(ser["S_eff"][0])
@@ -96,8 +96,8 @@ def test_P5_noisy_convergence():
     for seed in range(5):
         rates = (3000.0, 1500.0, 700.0)
         devs = [Device("cpu", i, Affine(0.01 * (i + 1), r), sigma=0.05, sigma_xfer=0.0) for i, r in enumerate(rates)]
-        pl = Platform(devs, total=2**21)
-        bal = PLBHAC(3, pl.total)
+        pl = Platform(devs, n=2**21)
+        bal = PLBHAC(3, pl.n)
         r = simulate(pl, bal, seed=seed, eval_cost=0.1)
         row = r.series[10]
         x, _ = _oracle_split(pl, int(row["S_eff"]))
@@ -139,7 +139,7 @@ def test_P7_barrier_counts():
 @pytest.mark.slow
 def test_P9_beats_greedy_hetero3():
     pl = Platform.preset("hetero3")
-    W = pl.total
+    W = pl.n
     for seed in range(10):
         g = simulate(pl, Greedy(3, W, chunk=1024), seed=seed).makespan
         h = simulate(pl, PLBHAC(3, W, pu_kinds=pl.kinds), seed=seed).makespan  # preset "paper"
@@ -148,8 +148,8 @@ def test_P9_beats_greedy_hetero3():
 
 def test_P9_beats_greedy_hetero3_seed0():
     pl = Platform.preset("hetero3")
-    g = simulate(pl, Greedy(3, pl.total, chunk=1024), seed=0).makespan
-    h = simulate(pl, PLBHAC(3, pl.total, pu_kinds=pl.kinds), seed=0).makespan
+    g = simulate(pl, Greedy(3, pl.n, chunk=1024), seed=0).makespan
+    h = simulate(pl, PLBHAC(3, pl.n, pu_kinds=pl.kinds), seed=0).makespan
     assert h <= 0.8 * g
 
 
@@ -174,7 +174,7 @@ def test_P11_adaptation_direction():
     pl = Platform.preset("adapt2", case="a")
     kinds = pl.kinds
     gpu_a, gpu_b = [p for p, k in enumerate(kinds) if k == "gpu"]
-    r = simulate(pl, PLBHAC(pl.n_pu, pl.total, pu_kinds=kinds), seed=0)
+    r = simulate(pl, PLBHAC(pl.m, pl.n, pu_kinds=kinds), seed=0)
     ser = r.series
     before = ser[ser["t"] < 142.0][-1]["X"]
     after = ser[ser["t"] <= 142.0 + 80.0][-1]["X"]
@@ -207,12 +207,12 @@ def test_shares_and_models_after_simulation():
 def test_P1_P2_P12_on_paper5(make):
     pl = Platform.preset("paper5", machines="ABCDE", app="kmeans")
     W = 2**17
-    r = simulate(pl, make(pl.n_pu, W, pl.kinds), seed=3)
+    r = simulate(pl, make(pl.m, W, pl.kinds), seed=3)
     tr = np.sort(r.trace, order="offset")
     assert tr["offset"][0] == 0 and np.all(tr["offset"][1:] == tr["offset"][:-1] + tr["size"][:-1])
     assert int(r.elements.sum()) == W
     assert np.allclose(r.busy + r.idle, r.makespan, rtol=1e-9)
     assert np.allclose(r.idle_breakdown.sum(axis=1), r.idle, rtol=1e-9, atol=1e-9)
-    r2 = simulate(pl, make(pl.n_pu, W, pl.kinds), seed=3)
+    r2 = simulate(pl, make(pl.m, W, pl.kinds), seed=3)
     assert r2.makespan == r.makespan and r2.trace.tobytes() == r.trace.tobytes()
     assert r.idle_breakdown[:, 1].sum() > 0  # eval waits are reported

@@ -1,16 +1,17 @@
-"""The balancer protocol of wpart.dynamic (spec 001 §5.2): common layer, Greedy, Static."""
+"""The balancer protocol of wpart.dynamic: common layer, Greedy, Static."""
 
 import heapq
 
 import numpy as np
 import pytest
 
+import wpart
 from wpart.dynamic import Greedy, Static, StaticEqual
 
 
 def drive(bal, rates):
     """A tiny event loop: PU p runs a block of x elements in x / rates[p] seconds."""
-    events, free, trace, seq = [], [0.0] * bal.n_pu, [], 0
+    events, free, trace, seq = [], [0.0] * bal.m, [], 0
 
     def submit(acts, now):
         nonlocal seq
@@ -51,13 +52,13 @@ def test_static_blocks_and_zero_share():
     assert bal.idle_reason(0) == "starved"
     bal.on_complete(2, 1, 0.0, 1.0, 2.0)
     assert bal.done
-    assert [b.size for b in StaticEqual(3, 10).start()] == [4, 3, 3]
+    assert [b.size for b in StaticEqual(3, 10).start(0.0)] == [4, 3, 3]
 
 
 def test_bad_input_names_the_argument():
-    with pytest.raises(ValueError, match="n_pu"):
+    with pytest.raises(wpart.WpartValueError, match="`m`"):
         Greedy(0, 10)
-    with pytest.raises(ValueError, match="total"):
+    with pytest.raises(wpart.WpartValueError, match="`n`"):
         Greedy(2, 0)
     with pytest.raises(ValueError, match="chunk"):
         Greedy(2, 10, chunk=0)

@@ -45,7 +45,7 @@ def assert_same_trace(ref, c_res, rtol=1e-9):
     assert ref.makespan == pytest.approx(c_res.makespan, rel=rtol)
     np.testing.assert_allclose(ref.busy, c_res.busy, rtol=rtol)
     assert ref.elements.tolist() == c_res.elements.tolist()
-    assert ref.n_events == c_res.n_events
+    assert ref.n_events == c_res.stats["n_events"]
 
 
 # ------------------------------------------------------------------------------ RNG and devices
@@ -79,18 +79,18 @@ def test_noise_is_mean_one_lognormal():
 )  # fmt: skip
 def test_greedy_trace_equals_c(name, total, chunk, seed):
     pl = Platform.preset(name)
-    ref = simulate_ref(pl, RefGreedy(pl.n_pu, total, chunk), seed=seed)
-    assert_same_trace(ref, simulate(pl, Greedy(pl.n_pu, total, chunk), seed=seed))
+    ref = simulate_ref(pl, RefGreedy(pl.m, total, chunk), seed=seed)
+    assert_same_trace(ref, simulate(pl, Greedy(pl.m, total, chunk=chunk), seed=seed))
 
 
 def test_greedy_trace_equals_c_with_transfers_and_slowdowns():
     """Hops, setup bytes, transfer noise, and a slowdown schedule integrated over time."""
     base = Platform.preset("paper5", machines="ABE", app="mm")
     fl = [(0.5, 3.0, 1, 4.0), (1.0, 2.0, 1, 2.0), (0.2, math.inf, 0, 3.0), (0.0, 0.7, 3, 1.5)]
-    pl = Platform(base.devices, fl)
+    pl = Platform(base.devices, fluctuations=fl)
     W = 2**14
-    ref = simulate_ref(pl, RefGreedy(pl.n_pu, W, 256), seed=5)
-    assert_same_trace(ref, simulate(pl, Greedy(pl.n_pu, W, 256), seed=5))
+    ref = simulate_ref(pl, RefGreedy(pl.m, W, 256), seed=5)
+    assert_same_trace(ref, simulate(pl, Greedy(pl.m, W, chunk=256), seed=5))
 
 
 
@@ -106,7 +106,7 @@ def test_greedy_trace_equals_c_with_outliers_power_and_mem_cap():
     pl = Platform(devs)
     for g in (700, 3000):
         ref = simulate_ref(pl, RefGreedy(3, 50000, g), seed=9)
-        assert_same_trace(ref, simulate(pl, Greedy(3, 50000, g), seed=9))
+        assert_same_trace(ref, simulate(pl, Greedy(3, 50000, chunk=g), seed=9))
 
 # ------------------------------------------------------------------------------ models and solver
 def _samples(rng, trial):
@@ -138,7 +138,7 @@ def test_reference_fit_is_bit_identical_to_c():
     for trial in range(80):
         xs, tc, tx = _samples(rng, trial)
         decay = 0.8 if trial % 7 == 3 else 1.0
-        c = fit_model(xs, tc, tx, decay=decay)
+        c = fit_model(xs, tc, t_xfer=tx, decay=decay)
         r = _ref_fit(xs, tc, tx, decay)
         mine = [r.mask, *r.coef, r.c0, r.x_scale, r.g_slope, r.g_icept, r.x_a, r.x_b, r.e_a, r.e_b]
         mine.append(r.slope_hi)
@@ -154,7 +154,7 @@ def test_decayed_fit_with_underflowing_weights(m):
     once failed here with "fitted model is not finite" (a 0/0 in the transfer means)."""
     x = np.tile([1024, 2048, 4096], m)[:m]
     tc, tx = x / 1000.0, 1e-4 + x * 1e-7
-    c = fit_model(x, tc, tx, decay=0.8)
+    c = fit_model(x, tc, t_xfer=tx, decay=0.8)
     r = _ref_fit(x, tc, tx, 0.8)
     assert np.all(np.isfinite(c.packed[:17]))
     assert [r.mask, *r.coef, r.c0, r.x_scale, r.g_slope, r.g_icept] == c.packed[:12].tolist()
@@ -165,7 +165,7 @@ def test_reference_capacity_solve_and_round_equal_c():
     rng = np.random.default_rng(1)
     for trial in range(40):
         fits = [_samples(rng, 3 * trial + k) for k in range(3)]
-        cm = [fit_model(*f) for f in fits]
+        cm = [fit_model(xs, tc, t_xfer=tx) for xs, tc, tx in fits]
         rm = [_ref_fit(*f) for f in fits]
         lb = [float(v) for v in rng.choice([0, 1, 1024], size=3)]
         ub = [1e5] * 3
@@ -188,8 +188,8 @@ def _plbhac_pair(pl, total, preset="paper", **kw):
     from tests.oracles.dynamic_ref_plbhac import RefPLBHAC
 
     kinds = [d.kind for d in pl.devices]
-    ref = RefPLBHAC(pl.n_pu, total, kinds, preset=preset, **kw)
-    return ref, wd.PLBHAC(pl.n_pu, total, pu_kinds=kinds, preset=preset, **kw)
+    ref = RefPLBHAC(pl.m, total, kinds, preset=preset, **kw)
+    return ref, wd.PLBHAC(pl.m, total, pu_kinds=kinds, preset=preset, **kw)
 
 
 @pytest.mark.parametrize(
@@ -258,7 +258,7 @@ def test_plbhac_idle_breakdown(name, total, preset):
     ib_r, ib_c = ref.idle_breakdown, res.idle_breakdown
     np.testing.assert_allclose(ib_r.sum(1), res.idle, rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(ib_r[:, 2:], ib_c[:, 2:], rtol=1e-9, atol=1e-12)
-    shift = np.zeros(pl.n_pu)
+    shift = np.zeros(pl.m)
     if preset == "paper":  # the barrier's evaluation: trigger = the last PU to finish training
         t_first = res.trace[res.trace["model_version"] == 1]["t_assign"].min()
         train = res.trace[res.trace["kind"] == 0]

@@ -62,10 +62,10 @@ def one_pu(curve, **kw):
 def test_P1_P2_coverage_and_conservation(i, algo):
     pl, W = small_presets()[i]
     for seed in (0, 1, 2):
-        bal = Greedy(pl.n_pu, W, chunk=1000) if algo == "greedy" else StaticEqual(pl.n_pu, W)
+        bal = Greedy(pl.m, W, chunk=1000) if algo == "greedy" else StaticEqual(pl.m, W)
         r = simulate(pl, bal, seed=seed)
         check_coverage(r, W)
-        n = pl.n_pu
+        n = pl.m
         assert r.makespan == pytest.approx(r.trace["t_end"].max(), abs=0)
         assert math.isclose(r.busy.sum() + r.idle.sum(), n * r.makespan, rel_tol=1e-9)
         # the breakdown explains all idle time, per PU
@@ -85,11 +85,11 @@ def test_P1_P2_coverage_and_conservation(i, algo):
 # ---------------------------------------------------------------------------- P12, CRN
 def test_P12_determinism_and_seed():
     pl = Platform.preset("paper5", machines="ABC")
-    r1 = simulate(pl, Greedy(pl.n_pu, 50_000, chunk=500), seed=3)
-    r2 = simulate(pl, Greedy(pl.n_pu, 50_000, chunk=500), seed=3)
+    r1 = simulate(pl, Greedy(pl.m, 50_000, chunk=500), seed=3)
+    r2 = simulate(pl, Greedy(pl.m, 50_000, chunk=500), seed=3)
     assert r1.trace.tobytes() == r2.trace.tobytes()
     assert r1.makespan == r2.makespan
-    r3 = simulate(pl, Greedy(pl.n_pu, 50_000, chunk=500), seed=4)
+    r3 = simulate(pl, Greedy(pl.m, 50_000, chunk=500), seed=4)
     assert r3.trace.tobytes() != r1.trace.tobytes()
     k = min(r1.trace.size, r3.trace.size)
     assert np.all(r1.trace["t_comp"][:5] != r3.trace["t_comp"][:5])
@@ -132,7 +132,7 @@ def test_slowdown_integrated_exactly():
     r = simulate(pl, Greedy(1, 30, chunk=10))
     np.testing.assert_allclose(r.trace["t_end"], [15, 25, 35], rtol=1e-15)
     np.testing.assert_allclose(r.trace["t_comp"], [15, 10, 10], rtol=1e-15)
-    assert r.n_stale >= 1
+    assert r.stats["n_stale"] >= 1
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -243,19 +243,19 @@ def test_linear4_static_analytic(k):
 # ---------------------------------------------------------------------------- presets
 def test_presets_load():
     p5 = Platform.preset("paper5")
-    assert p5.n_pu == 11 and p5.stand_in and p5.total == 2**20
+    assert p5.m == 11 and p5.stand_in and p5.n == 2**20
     assert p5.kinds == ("cpu", "gpu", "cpu", "gpu", "cpu", "phi", "cpu", "gpu", "cpu", "gpu", "phi")
     assert not p5.devices[0].hops and p5.devices[1].hops == ((1e-5, 6e9),)
     assert p5.devices[1].setup_bytes == 32 * 2**20
     assert p5.true_time(1, 1e6, part="comp") == pytest.approx(0.01 + 1e6 / (3000 * -math.expm1(-1e6 / 256)))
     a = Platform.preset("machines", machines="AB", app="grn")
-    assert a.n_pu == 4 and a.devices[0].curve.rate == 125.0 and a.devices[3].bytes_per_elem == 64
+    assert a.m == 4 and a.devices[0].curve.rate == 125.0 and a.devices[3].bytes_per_elem == 64
     for case, fac in (("a", 2.0), ("b", 8.0)):
         ad = Platform.preset("adapt2", case=case)
-        assert ad.n_pu == 4 and ad.total == 1_500_000
+        assert ad.m == 4 and ad.n == 1_500_000
         assert tuple(ad.fluctuations) == ((142.0, math.inf, 1, fac),)
     h = Platform.preset("hetero3")
-    assert h.kinds == ("cpu", "gpu", "gpu") and h.total == 2**20
+    assert h.kinds == ("cpu", "gpu", "gpu") and h.n == 2**20
     assert all(d.sigma == 0.02 and not d.hops for d in h.devices)
     l4 = Platform.preset("linear4")
     assert [d.curve.rate for d in l4.devices] == [8000, 4000, 2000, 1000] and l4.devices[0].sigma == 0
@@ -301,7 +301,7 @@ def test_curve_families():
 # ---------------------------------------------------------------------------- API
 def test_bad_input_names_the_argument():
     pl = Platform.preset("linear4")
-    with pytest.raises(ValueError, match="n_pu"):
+    with pytest.raises(ValueError, match="m = 3"):
         simulate(pl, Greedy(3, 100))
     with pytest.raises(ValueError, match="eval_cost_mode"):
         simulate(pl, Greedy(4, 100), eval_cost_mode="fast")
@@ -312,7 +312,11 @@ def test_bad_input_names_the_argument():
     with pytest.raises(TypeError, match="balancer"):
         simulate(pl, object())
     with pytest.raises(TypeError, match="platform"):
-        simulate("linear4", Greedy(4, 100))
+        simulate(3.0, Greedy(4, 100))
+    with pytest.raises(ValueError, match="name"):
+        simulate("linear5", Greedy(4, 100))
+    with pytest.raises(ValueError, match="balancer"):
+        simulate(pl, "greedier")
     with pytest.raises(ValueError, match="kind"):
         Platform([Device("tpu", 0, Affine(0, 1))])
     with pytest.raises(ValueError, match="fluctuations"):
@@ -330,18 +334,20 @@ def test_bad_input_names_the_argument():
 def test_result_dict_plot_progress_and_compare():
     pl = Platform.preset("paper5", machines="AB")
     seen = []
-    r = simulate(pl, Greedy(pl.n_pu, 20_000, chunk=1000), progress=lambda d, t: seen.append((d, t)))
+    r = simulate(pl, Greedy(pl.m, 20_000, chunk=1000), progress=lambda d, t: seen.append((d, t)))
     assert seen and seen[-1] == (20_000.0, 20_000.0)
     d = r.to_dict()
     json.dumps(d)
     assert d["idle_columns"] == list(IDLE_COLUMNS) and len(d["trace"]["pu"]) == r.n_blocks
-    fig = r.plot()
-    assert "simulated, stand-in platform" in fig._suptitle.get_text()
+    ax = r.plot()
+    assert "simulated, stand-in platform" in ax.get_title()
+    fig = r.plot_panels()
+    assert "simulated, stand-in platform" in fig._suptitle.get_text() and len(fig.axes) == 2
     assert set(r.idle_by_kind()) == {"cpu", "gpu"}
-    rt = simulate(pl, Greedy(pl.n_pu, 20_000, chunk=1000), trace=False)
+    rt = simulate(pl, Greedy(pl.m, 20_000, chunk=1000), trace=False)
     assert rt.trace.size == 0 and rt.makespan == r.makespan
-    g = Greedy(pl.n_pu, 20_000, chunk=1000)
-    tab = compare(pl, {"g1k": g, "static": lambda: StaticEqual(pl.n_pu, 20_000)}, seeds=range(3), progress=False)
+    g = Greedy(pl.m, 20_000, chunk=1000)
+    tab = compare(pl, {"g1k": g, "static": lambda: StaticEqual(pl.m, 20_000)}, seeds=range(3), progress=False)
     assert tab.shape == (6,) and list(tab["algo"]) == ["g1k"] * 3 + ["static"] * 3
     assert tab["makespan"][0] == r.makespan
     assert not g.done and g.stats()["n_blocks"] == 0  # the given balancer is not consumed
@@ -363,16 +369,16 @@ def test_P1_P2_with_evaluating_baselines(name):
     pl = Platform.preset("paper5", machines="ABC")
     W = 2**17
     make = {
-        "hdss": lambda: D.HDSS(pl.n_pu, W),
-        "acosta": lambda: D.AcostaRP(pl.n_pu, W, 8192, eval_at_barrier=True),
-        "naive": lambda: D.NaiveProfile(pl.n_pu, W),
-        "asymmetric": lambda: D.Asymmetric(pl.n_pu, W, pu_kinds=pl.kinds),
-        "dmda": lambda: D.DmdaLike(W, [1.0] * pl.n_pu, chunk=1024),
+        "hdss": lambda: D.HDSS(pl.m, W),
+        "acosta": lambda: D.AcostaRP(pl.m, W, 8192, eval_at_barrier=True),
+        "naive": lambda: D.NaiveProfile(pl.m, W),
+        "asymmetric": lambda: D.Asymmetric(pl.m, W, pu_kinds=pl.kinds),
+        "dmda": lambda: D.DmdaLike(W, [1.0] * pl.m, chunk=1024),
     }[name]
     for seed in (0, 1):
         r = simulate(pl, make(), seed=seed, eval_cost=0.1)
         check_coverage(r, W)
-        assert math.isclose(r.busy.sum() + r.idle.sum(), pl.n_pu * r.makespan, rel_tol=1e-9)
+        assert math.isclose(r.busy.sum() + r.idle.sum(), pl.m * r.makespan, rel_tol=1e-9)
         np.testing.assert_allclose(r.idle_breakdown.sum(axis=1), r.idle, atol=1e-9 * r.makespan)
         assert r.eval_time == pytest.approx(0.1 * r.n_evals)
         np.testing.assert_allclose(r.idle_breakdown[:, EVAL], 0.1 * r.n_evals, rtol=1e-9, atol=1e-12)
@@ -413,8 +419,8 @@ def test_block_time_is_the_engines_formula():
     simulated block from (seed, pu, j, size, transfer start)."""
     pl = Platform.preset("adapt2", case="b")
     pl = Platform(pl.devices, fluctuations=[(3.0, 9.0, 1, 8.0), (5.0, 40.0, 3, 2.0)], name="t")
-    r = simulate(pl, Greedy(pl.n_pu, 30_000, chunk=600), seed=5)
-    j = [0] * pl.n_pu
+    r = simulate(pl, Greedy(pl.m, 30_000, chunk=600), seed=5)
+    j = [0] * pl.m
     for rec in r.trace:
         p = int(rec["pu"])
         tx, tc = pl.block_time(p, int(rec["size"]), t=float(rec["t_xfer_start"]), j=j[p], seed=5)

@@ -320,7 +320,7 @@ def test_S7_milp_cross_check(seed):
     W = 120
     r = d.oracle_milp(fs, W, breakpoints=64, time_limit=60)
     assert r.success, r.message
-    assert r.x.sum() == W
+    assert r.blocks.sum() == W
     x, T = d.solve_equal_time(fs, W)
     b, Tmax = d.round_blocks(fs, x, W)
     # PWL approximation error of the curves at the integer points
@@ -329,15 +329,15 @@ def test_S7_milp_cross_check(seed):
               for f in fs)
     assert abs(Tmax - r.T_pwl) <= err + 1e-9 * Tmax
     assert T <= Tmax * (1 + 1e-9)
-    assert r.T >= Tmax * (1 - 1e-12)  # the discrete optimum on true curves is a lower bound
+    assert r.makespan >= Tmax * (1 - 1e-12)  # the discrete optimum on true curves is a lower bound
     assert r.to_dict()["status"] == "optimal"
 
 
 def test_oracle_milp_remainder_and_quantum():
     fs = [affine(1, 0), affine(2, 0)]
     r = d.oracle_milp(fs, 31, breakpoints=32, quantum=4)
-    assert r.success and r.x.sum() == 31
-    assert sum(v % 4 != 0 for v in r.x) <= 1
+    assert r.success and r.blocks.sum() == 31
+    assert sum(v % 4 != 0 for v in r.blocks) <= 1
 
 
 def test_S8_ipopt_cross_check():
@@ -381,7 +381,7 @@ def test_S8_ipopt_cross_check():
         (lambda: d.round_blocks([affine(1, 0)], [3.0], 3, quantum=0), ValueError, "`quantum`"),
         (lambda: d.round_blocks([affine(1, 0)], [3.0], 3, ub=[2]), ValueError, "`ub`"),
         (lambda: d.oracle_milp([], 10), ValueError, "`curves`"),
-        (lambda: d.oracle_milp([affine(1, 0)], 0), ValueError, "`total`"),
+        (lambda: d.oracle_milp([affine(1, 0)], 0), ValueError, "`n`"),
         (lambda: d.oracle_milp([affine(1, 0)], 10, breakpoints=1), ValueError, "`breakpoints`"),
         (lambda: d.oracle_milp([lambda v: -np.asarray(v)], 10), ValueError, "`curves\\[0\\]`"),
     ],

@@ -149,9 +149,9 @@ def _balancers(name, data):
         r, exc2 = call(F, d.simulate, d.Platform.preset("linear4"), b, trace=False,
                        names=NAMES)
         if exc2 is None:
-            assert int(np.sum(r.elements)) == int(r.total)
+            assert int(np.sum(r.elements)) == int(r.n)
             if name != "Static":
-                assert int(r.total) == int(w)
+                assert int(r.n) == int(w)
             assert math.isfinite(r.makespan) and r.makespan >= 0
 
 
@@ -196,7 +196,7 @@ def _platforms(data):
     dk = data.draw(st.sampled_from(["cpu", "gpu", "phi", "tpu", 3, None]))
     hops = data.draw(st.sampled_from([[], [(1e-6, 1e9)], [(-1, 1e9)], [(0, 0)], [(1, 2)] * 5,
                                       "x", None]))
-    dev, exc = call(F, lambda: d.Device(dk, 0, curve, hops), names=NAMES + ("kind", "hops"))
+    dev, exc = call(F, lambda: d.Device(dk, 0, curve, hops=hops), names=NAMES + ("kind", "hops"))
     if exc is not None:
         return
     pl, exc = call(F, lambda: d.Platform([dev, dev]), names=NAMES)
@@ -285,11 +285,11 @@ def test_oracle_milp_is_interruptible_by_its_control_hooks():
     ({"breakpoints": 2**63}, OverflowError, "`breakpoints`"),
     ({"breakpoints": 10**6}, ValueError, "`breakpoints`"),
     ({"time_limit": "1"}, TypeError, "`time_limit`"),
-    ({"total": 2**64}, OverflowError, "`total`"),
-    ({"total": 2**60}, ValueError, "`total`"),
+    ({"n": 2**64}, OverflowError, "`n`"),
+    ({"n": 2**60}, ValueError, "`n`"),
 ])
 def test_oracle_milp_options_name_the_argument(kw, err, what):
-    args = dict(total=10)
+    args = dict(n=10)
     args.update(kw)
     with pytest.raises(err, match=what):
         d.oracle_milp([_lin(1.0)], **args)

@@ -7,13 +7,14 @@ import sys
 
 import numpy as np
 
+import wpart
 import wpart.dynamic as wd
 from mpi4py import MPI
 
 comm = MPI.COMM_WORLD
 task = wd.GemmColumnsTask(np.ones((4, 4)), np.ones((4, 40)))
-n_pu = comm.Get_size() - 1
-bal = wd.Greedy(max(n_pu, 1), 40, chunk=8)
+m = comm.Get_size() - 1
+bal = wd.Greedy(max(m, 1), 40, chunk=8)
 cases = {
     "on_rank_failure": dict(on_rank_failure="retry"),
     "timeout": dict(timeout=0),
@@ -31,8 +32,9 @@ for name, kw in cases.items():
     try:
         wd.run_mpi(bal.fresh(), task, wd.ThreadWorker(), **kw)
         out.append([name, "no error", ""])
-    except (ValueError, TypeError) as exc:
-        out.append([name, type(exc).__name__, str(exc)])
+    except (ValueError, TypeError) as exc:  # the built-in each wpart error derives from
+        kind = "ValueError" if isinstance(exc, ValueError) else "TypeError"
+        out.append([name, kind, str(exc), isinstance(exc, wpart.WpartError)])
 if comm.Get_size() >= 2:
     res = wd.run_mpi(bal.fresh() if comm.Get_rank() == 0 else None, task, wd.ThreadWorker(), timeout=10)
     if comm.Get_rank() == 0:

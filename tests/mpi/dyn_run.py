@@ -39,15 +39,15 @@ class Faulty(wd.ThreadWorker):
         return super()._block(st, task, offset, size)
 
 
-def make_balancer(name: str, n_pu: int, total: int, chunk: int):
+def make_balancer(name: str, m: int, n: int, chunk: int):
     if name == "greedy":
-        return wd.Greedy(n_pu, total, chunk=chunk)
+        return wd.Greedy(m, n, chunk=chunk)
     if name == "plbhac":
-        return wd.PLBHAC(n_pu, total, x_init=chunk)
+        return wd.PLBHAC(m, n, x_init=chunk)
     if name == "hdss":
-        return wd.HDSS(n_pu, total)
+        return wd.HDSS(m, n)
     if name == "static":
-        return wd.StaticEqual(n_pu, total)
+        return wd.StaticEqual(m, n)
     raise SystemExit(f"unknown balancer {name}")
 
 
@@ -104,8 +104,8 @@ def main() -> None:
             return wd.CallableWorker(lambda o, s: time.sleep(1e-4 * s), throttle=thr)
         return wd.ThreadWorker(throttle=thr)
 
-    n_pu = (size - 1) * a.pus_per_rank
-    bal = make_balancer(a.balancer, n_pu + a.bad_npu, a.n, a.chunk) if me == a.root else None
+    m = (size - 1) * a.pus_per_rank
+    bal = make_balancer(a.balancer, m + a.bad_npu, a.n, a.chunk) if me == a.root else None
     task = make_task()
     t0 = time.perf_counter()
     out: dict = {}
@@ -146,14 +146,14 @@ def main() -> None:
     if a.again:  # the same job again: ranks that failed above get no block
         task2 = make_task()
         t1 = time.perf_counter()
-        res2 = wd.run_mpi(make_balancer(a.balancer, n_pu, a.n, a.chunk), task2, worker, timeout=a.timeout,
+        res2 = wd.run_mpi(make_balancer(a.balancer, m, a.n, a.chunk), task2, worker, timeout=a.timeout,
                           on_rank_failure=a.on_failure)
         out["again"] = {"elapsed": time.perf_counter() - t1, "coverage": task2.coverage.tolist(),
                         "verified": bool(task2.verify()) if a.task != "callable" else None,
                         "result": res2.to_dict()}
     if a.local:
         lt = make_task()
-        lres = wd.run(make_balancer(a.balancer, n_pu, a.n, a.chunk), lt, [wd.ThreadWorker() for _ in range(n_pu)])
+        lres = wd.run(make_balancer(a.balancer, m, a.n, a.chunk), lt, [wd.ThreadWorker() for _ in range(m)])
         out["local_fields"] = sorted(lres.to_dict())
         out["local_trace_dtype"] = str(lres.trace.dtype)
         out["mpi_trace_dtype"] = str(res.trace.dtype) if res is not None else None
