@@ -202,7 +202,8 @@ def load_bound(problem: Problem, coeffs: Coefficients) -> float:
     L = problem.task_load
     if L.size == 0 or a.min() <= 0:
         return 0.0
-    return float(max(L.sum() / np.sum(1.0 / a), L.max() * a.min()))
+    with np.errstate(over="ignore", divide="ignore"):  # tiny alphas: a bound of 0
+        return float(max(L.sum() / np.sum(1.0 / a), L.max() * a.min()))
 
 
 def make_result(problem: Problem, coeffs: Coefficients, cap: Any, assignment: NDArray,
