@@ -1,6 +1,6 @@
-"""wpart.dynamic benchmarks (spec 001 §4.5 and §5): B1-B6, solver, engine, balancer overhead.
+"""wpart.dynamic benchmarks: B1-B6 (the paper's Sec. 5), solver, engine, balancer overhead.
 
-* B1-B6 of spec 001 §4.5 on the synthetic stand-in platforms of §5.7, each printed beside the
+* B1-B6 on the synthetic stand-in platforms (``Platform.preset``), each printed beside the
   paper's claim with MATCH / DIFFERS and the reason (computed by
   :mod:`wpart.experiments.dynamic_paper`, the same code as ``wpart reproduce dynamic``);
   Greedy-best is always reported beside Greedy(1024).
@@ -44,13 +44,13 @@ def overhead(quick: bool) -> dict[str, Any]:
     """Balancer cost per completion, in the simulator (C) and through Python."""
     pl = D.Platform.preset("paper5")
     W = 2**18 if quick else 2**20
-    n, kinds = pl.n_pu, pl.kinds
+    m, kinds = pl.m, pl.kinds
     makers = {
-        "Greedy(256)": lambda: D.Greedy(n, W, chunk=256),
-        "PLB-HAC/paper": lambda: D.PLBHAC(n, W, pu_kinds=kinds),
-        "PLB-HAC/robust": lambda: D.PLBHAC(n, W, pu_kinds=kinds, preset="robust"),
-        "HDSS": lambda: D.HDSS(n, W),
-        "PLB-HeC": lambda: D.PLBHeC(n, W, pu_kinds=kinds),
+        "Greedy(256)": lambda: D.Greedy(m, W, chunk=256),
+        "PLB-HAC/paper": lambda: D.PLBHAC(m, W, pu_kinds=kinds),
+        "PLB-HAC/robust": lambda: D.PLBHAC(m, W, pu_kinds=kinds, preset="robust"),
+        "HDSS": lambda: D.HDSS(m, W),
+        "PLB-HeC": lambda: D.PLBHeC(m, W, pu_kinds=kinds),
     }
     rows = []
     for name, make in makers.items():
@@ -58,7 +58,7 @@ def overhead(quick: bool) -> dict[str, Any]:
         r = None
         for _ in range(2 if quick else 3):
             r = D.simulate(pl, make(), seed=0, trace=False, eval_cost=0.1)
-            best = min(best, r.wall_seconds)
+            best = min(best, r.stats["wall_seconds"])
         # through Python: replay the same completions with a scripted loop
         bal = make()
         acts = bal.start(0.0)

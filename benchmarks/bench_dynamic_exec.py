@@ -1,4 +1,4 @@
-"""Benchmarks for wpart.dynamic's real execution (spec 001 §5.8).
+"""Benchmarks for wpart.dynamic's real execution.
 
 Three parts, one process:
 
@@ -61,12 +61,12 @@ def bench_kernels(sizes: Sequence[int], budget: float, seed: int) -> list[dict]:
 
 def bench_driver(n_blocks: int) -> list[dict]:
     rows = []
-    for n_pu in (1, 2, 4):
+    for m in (1, 2, 4):
         t = time.perf_counter()
-        res = wd.run(wd.Greedy(n_pu, n_blocks, chunk=1), None, [wd.CallableWorker(lambda o, s: None) for _ in range(n_pu)])
+        res = wd.run(wd.Greedy(m, n_blocks, chunk=1), None, [wd.CallableWorker(lambda o, s: None) for _ in range(m)])
         dt = time.perf_counter() - t
         lat = res.trace["t_xfer_start"] - res.trace["t_assign"]
-        rows.append({"n_pu": n_pu, "blocks": n_blocks, "blocks_per_s": n_blocks / dt,
+        rows.append({"m": m, "blocks": n_blocks, "blocks_per_s": n_blocks / dt,
                      "handoff_median_us": float(np.median(lat) * 1e6), "handoff_p95_us": float(np.percentile(lat, 95) * 1e6)})
     return rows
 
@@ -88,6 +88,9 @@ def bench_runs(n: int, reps: int, seed: int) -> list[dict]:
                 res = wd.run(make(), task, workers, time_limit=120)
             except Exception as exc:  # a balancer unsuited to tiny runs: report, go on
                 rows.append({"algo": name, "rep": rep, "error": f"{type(exc).__name__}: {exc}"})
+                continue
+            if not res.success:  # stopped at the time limit
+                rows.append({"algo": name, "rep": rep, "error": res.message})
                 continue
             rows.append({"algo": name, "rep": rep, "makespan": res.makespan, "verified": task.verify(),
                          "elements": res.elements.tolist(), "idle_pct": (100 * res.idle_frac).round(1).tolist(),
@@ -112,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"  {r['kernel']:14s} n={r['n']:<7d} threads={r['threads']}  {r['seconds'] * 1e3:8.2f} ms  {extra}")
     out["driver"] = bench_driver(params["n_blocks"])
     for r in out["driver"]:
-        print(f"  driver n_pu={r['n_pu']}: {r['blocks_per_s']:.0f} blocks/s, hand-off median "
+        print(f"  driver m={r['m']}: {r['blocks_per_s']:.0f} blocks/s, hand-off median "
               f"{r['handoff_median_us']:.0f} us, p95 {r['handoff_p95_us']:.0f} us")
     out["runs"] = bench_runs(512, params["reps"], args.seed)
     for r in out["runs"]:

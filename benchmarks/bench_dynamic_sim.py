@@ -1,10 +1,10 @@
-"""Speed of the wpart.dynamic event engine (spec 001 §5.1: target >= 1 M events/s).
+"""Speed of the wpart.dynamic event engine (target >= 1 M events/s).
 
-Greedy with small chunks on the stand-in platforms of spec 001 §5.7 (simulated, stand-in
+Greedy with small chunks on the stand-in platforms (``Platform.preset``; simulated, stand-in
 platforms): ``paper5`` (11 PUs, ``mm`` persona: every remote block has a transfer, so two
 events per block), ``hetero3`` (no transfers: one event per block) and ``adapt2`` case b (a
 slowdown reschedules a running block). Events/s counts every heap event the engine pops
-(stale ones included) over the C run's wall time (``SimResult.wall_seconds``, GIL released);
+(stale ones included) over the C run's wall time (``SimResult.stats["wall_seconds"]``, GIL released);
 the end-to-end figure adds the Python wrapper (platform packing, trace conversion). Best of
 ``repeat`` runs. Timings are reported, never asserted.
 
@@ -47,15 +47,15 @@ def _case(name: str, pl: Platform, W: int, chunk: int, trace: bool, repeat: int)
     best_c, best_py, r = float("inf"), float("inf"), None
     for _ in range(repeat):
         t0 = time.perf_counter()
-        r = simulate(pl, Greedy(pl.n_pu, W, chunk=chunk), seed=0, trace=trace)
+        r = simulate(pl, Greedy(pl.m, W, chunk=chunk), seed=0, trace=trace)
         best_py = min(best_py, time.perf_counter() - t0)
-        best_c = min(best_c, r.wall_seconds)
+        best_c = min(best_c, r.stats["wall_seconds"])
     assert r is not None
     return {
-        "case": name, "n_pu": pl.n_pu, "W": W, "chunk": chunk, "trace": trace,
-        "blocks": r.n_blocks, "events": r.n_events, "stale": r.n_stale,
+        "case": name, "m": pl.m, "W": W, "chunk": chunk, "trace": trace,
+        "blocks": r.n_blocks, "events": r.stats["n_events"], "stale": r.stats["n_stale"],
         "engine_s": best_c, "total_s": best_py,
-        "events_per_s": r.n_events / best_c, "events_per_s_end_to_end": r.n_events / best_py,
+        "events_per_s": r.stats["n_events"] / best_c, "events_per_s_end_to_end": r.stats["n_events"] / best_py,
         "blocks_per_s": r.n_blocks / best_c, "makespan": r.makespan,
     }  # fmt: skip
 

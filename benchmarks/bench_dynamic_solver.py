@@ -1,4 +1,4 @@
-"""Benchmark of the block-size solver and the model fit of wpart.dynamic (spec 001 §1.3-1.5).
+"""Benchmark of the block-size solver and the model fit of wpart.dynamic (Secs. 3.1-3.2 of [Sant'Ana 2017]).
 
 (a) ``solve_equal_time`` (water-filling, C) on fitted performance models for n = 2..64 PUs,
     against SciPy on the same problem (P_S): ``scipy.optimize.root`` (MINPACK hybr) on the

@@ -1,9 +1,10 @@
-"""``wpart reproduce dynamic``: PLB-HAC (spec 001) on the simulated stand-in platforms.
+"""``wpart reproduce dynamic``: PLB-HAC (Sec. 3 of [Sant'Ana 2017]) on the simulated stand-in
+platforms.
 
-Checks (they decide the exit status): the closed forms of spec §2.10 for the equal-time solve,
-the worked example of §2.10 through the whole balancer, exactly-once coverage of every
-balancer, and P9 (PLB-HAC beats Greedy(1024) on ``hetero3``). Verdicts (findings, not
-failures): the paper's claims R1-R4 as the benchmarks B1-B5 of spec §4.5, computed by
+Checks (they decide the exit status): closed forms of the equal-time solve, a worked example
+(four affine PUs of rates 8, 4, 2, 1) through the whole balancer, exactly-once coverage of
+every balancer, and P9 (PLB-HAC beats Greedy(1024) on ``hetero3``). Verdicts (findings, not
+failures): the paper's results of Sec. 5 as the benchmarks B1-B6, computed by
 :mod:`wpart.experiments.dynamic_paper`. Figures mirror the paper's Figs. 4, 5a, 5b and 6, each
 marked "simulated, stand-in platform".
 """
@@ -30,7 +31,7 @@ _MARK = "simulated, stand-in platform"
 def _golden() -> tuple[bool, dict, str]:
     D = wpart.dynamic
     rows, ok = [], True
-    # §2.10 closed form, affine E_p(x) = a_p x + b_p
+    # closed form, affine E_p(x) = a_p x + b_p
     a, b = np.array([0.1, 0.2, 0.4]), np.array([1.0, 0.5, 0.0])
     curves = [lambda x, a=a[p], b=b[p]: a * np.asarray(x, float) + b for p in range(3)]
     x, T = D.solve_equal_time(curves, 100.0)
@@ -49,9 +50,9 @@ def _golden() -> tuple[bool, dict, str]:
     r = D.simulate(pl, bal, seed=0, eval_cost=0.0)
     X0 = r.series["X"][0].tolist()
     good = X0 == [16, 8, 4, 2] and abs(float(r.series["T_pred"][0]) - 2.0) < 1e-9
-    rows.append(["worked example §2.10: first X, T", "[16, 8, 4, 2], 2", f"{X0}, {float(r.series['T_pred'][0]):g}", good])
+    rows.append(["worked example (rates 8:4:2:1): first X, T", "[16, 8, 4, 2], 2", f"{X0}, {float(r.series['T_pred'][0]):g}", good])
     ok &= good
-    text = format_table(["check", "expected", "ours", "holds"], rows, title="Closed forms and the worked example (spec 001 §2.10)")
+    text = format_table(["check", "expected", "ours", "holds"], rows, title="Closed forms and a worked example (four affine PUs of rates 8, 4, 2, 1)")
     return ok, {"rows": rows}, text
 
 
@@ -59,17 +60,17 @@ def _coverage(quick: bool) -> tuple[bool, dict, str]:
     D = wpart.dynamic
     W = 2**16
     pl = D.Platform.preset("paper5", machines="ABCDE", app="mm")
-    n, kinds = pl.n_pu, pl.kinds
+    m, kinds = pl.m, pl.kinds
     makers = {
-        "PLB-HAC/paper": lambda: D.PLBHAC(n, W, pu_kinds=kinds),
-        "PLB-HAC/robust": lambda: D.PLBHAC(n, W, pu_kinds=kinds, preset="robust"),
-        "PLB-HeC": lambda: D.PLBHeC(n, W, pu_kinds=kinds),
-        "HDSS": lambda: D.HDSS(n, W),
-        "Greedy(1024)": lambda: D.Greedy(n, W, chunk=1024),
-        "AcostaRP": lambda: D.AcostaRP(n, W, step=W // 16),
-        "NaiveProfile": lambda: D.NaiveProfile(n, W),
-        "Asymmetric": lambda: D.Asymmetric(n, W, kinds),
-        "StaticEqual": lambda: D.StaticEqual(n, W),
+        "PLB-HAC/paper": lambda: D.PLBHAC(m, W, pu_kinds=kinds),
+        "PLB-HAC/robust": lambda: D.PLBHAC(m, W, pu_kinds=kinds, preset="robust"),
+        "PLB-HeC": lambda: D.PLBHeC(m, W, pu_kinds=kinds),
+        "HDSS": lambda: D.HDSS(m, W),
+        "Greedy(1024)": lambda: D.Greedy(m, W, chunk=1024),
+        "AcostaRP": lambda: D.AcostaRP(m, W, step=W // 16),
+        "NaiveProfile": lambda: D.NaiveProfile(m, W),
+        "Asymmetric": lambda: D.Asymmetric(m, W, kinds),
+        "StaticEqual": lambda: D.StaticEqual(m, W),
     }
     rows, ok = [], True
     for name, make in makers.items():
@@ -87,12 +88,12 @@ def _coverage(quick: bool) -> tuple[bool, dict, str]:
 def _p9(quick: bool) -> tuple[bool, dict, str]:
     D = wpart.dynamic
     pl = D.Platform.preset("hetero3")
-    W = int(pl.total)
+    W = int(pl.n)
     seeds = range(2) if quick else range(10)
     rows, ok = [], True
     for s in seeds:
-        h = D.simulate(pl, D.PLBHAC(pl.n_pu, W, pu_kinds=pl.kinds), seed=s, trace=False).makespan
-        g = D.simulate(pl, D.Greedy(pl.n_pu, W, chunk=1024), seed=s, trace=False).makespan
+        h = D.simulate(pl, D.PLBHAC(pl.m, W, pu_kinds=pl.kinds), seed=s, trace=False).makespan
+        g = D.simulate(pl, D.Greedy(pl.m, W, chunk=1024), seed=s, trace=False).makespan
         rows.append([s, h, g, h / g, h <= 0.8 * g])
         ok &= h <= 0.8 * g
     text = format_table(["seed", "PLB-HAC (s)", "Greedy(1024) (s)", "ratio", "<= 0.8"], rows,
@@ -179,7 +180,7 @@ def _figures(out_dir: Path, b1: Any, b2: Any, b3: Any, b4: Any, quick: bool) -> 
 
 
 def run_dynamic(out_dir: Path, quick: bool = False, progress: bool = True) -> dict:
-    """Reproduce spec 001's checks and PLB-HAC's headline claims on the simulated stand-in
+    """Reproduce wpart.dynamic's checks and PLB-HAC's headline claims on the simulated stand-in
     platforms; write ``dynamic_table.txt``, ``dynamic.json`` and figures to `out_dir`.
 
     Returns ``{"family", "ok", "checks", "table", "verdicts", "counts", "files", "seconds"}``.
@@ -224,7 +225,7 @@ def run_dynamic(out_dir: Path, quick: bool = False, progress: bool = True) -> di
     header = (f"wpart {wpart.__version__} reproduce dynamic ({'quick' if quick else 'full'}) | "
               f"{platform.platform()} | {platform.python_version()} | NumPy {np.__version__}\n"
               f"Every number below is {_MARK}: the paper's Table 1 and the values of its Figs. 4-5 "
-              "are not in its text, so its claims are checked as directions (spec 001 §4.5).")
+              "are not in its text, so its claims are checked as directions (Sec. 5 of [Sant'Ana 2017]).")
     rep_text = format_table(["id", "report only (the paper makes no claim)", "ours"], report,
                             title="Reported without a verdict")
     table = "\n\n".join([header] + texts + [vs.table(), rep_text, format_table(

@@ -1,8 +1,9 @@
-"""Spec 001 (PLB-HAC) benchmarks B1-B6 on the simulated stand-in platforms.
+"""PLB-HAC benchmarks B1-B6 on the simulated stand-in platforms.
 
 The paper's machines (its Table 1) and the values of its Figs. 4-5 are not in its text, so
-every benchmark runs the simulator on the synthetic stand-in platforms of spec 001 §5.7 and
-checks the paper's *directions* with the margins of spec §4.5. Each ``bN_*`` function returns
+every benchmark runs the simulator on the synthetic stand-in platforms
+(:meth:`wpart.dynamic.Platform.preset`) and checks the *directions* of the paper's results
+(Sec. 5: Figs. 4, 5a, 5b and 6) with fixed margins. Each ``bN_*`` function returns
 ``(data, verdicts, report)``: verdict rows for the paper's claims, and report-only rows for
 what the paper makes no claim about (Greedy-best, probe training, the ``paper`` preset in B4).
 :func:`wpart.experiments.dynamic.run_dynamic` and ``benchmarks/bench_dynamic.py`` both use
@@ -31,7 +32,7 @@ __all__ = [
     "b6_training",
 ]
 
-STANDIN = "simulated, stand-in platform (spec 001 §5.7; the paper's Table 1 is missing)"
+STANDIN = "simulated, stand-in platform (the paper's Table 1 is missing)"
 MACHINE_SETS = ["A", "AB", "ABC", "ABCD", "ABCDE"]
 
 
@@ -45,18 +46,18 @@ def _pl(machines: str, app: str):
     return _d().Platform.preset("paper5", machines=machines, app=app)
 
 
-def algorithms(platform: Any, total: int, *, presets: Iterable[str] = ("paper", "robust"),
+def algorithms(platform: Any, n: int, *, presets: Iterable[str] = ("paper", "robust"),
                greedy_chunks: Iterable[int] = (1024, 4096, 16384)) -> dict[str, Callable[[], Any]]:
     """The algorithms of B1 as factories (a new balancer per call)."""
     D = _d()
-    n, kinds = platform.n_pu, platform.kinds
+    m, kinds = platform.m, platform.kinds
     algos: dict[str, Callable[[], Any]] = {}
     for p in presets:
-        algos[f"PLB-HAC/{p}"] = lambda p=p: D.PLBHAC(n, total, pu_kinds=kinds, preset=p)
-    algos["PLB-HeC"] = lambda: D.PLBHeC(n, total, pu_kinds=kinds)
-    algos["HDSS"] = lambda: D.HDSS(n, total)
+        algos[f"PLB-HAC/{p}"] = lambda p=p: D.PLBHAC(m, n, pu_kinds=kinds, preset=p)
+    algos["PLB-HeC"] = lambda: D.PLBHeC(m, n, pu_kinds=kinds)
+    algos["HDSS"] = lambda: D.HDSS(m, n)
     for g in greedy_chunks:
-        algos[f"Greedy({g})"] = lambda g=g: D.Greedy(n, total, chunk=g)
+        algos[f"Greedy({g})"] = lambda g=g: D.Greedy(m, n, chunk=g)
     return algos
 
 
@@ -104,7 +105,7 @@ def b1_makespan(quick: bool, progress: Callable[[Iterable], Iterable] = lambda x
     worst = max(d["makespan"]["PLB-HAC/paper"] / min(d["makespan"][k] for k in base) for d in big)
     vs = [_v("Fig. 4 (B1a)", f">= 3 machines, W = {_p2(Wb)}: PLB-HAC / best of HDSS, PLB-HeC, Greedy(1024)",
              "PLB-HAC faster than all", f"{worst:.3f} (worst case)", worst <= 0.97, "<= 0.97",
-             run, STANDIN + ("; quick mode runs W = 2^18, the spec's criterion is at 2^20" if quick else ""))]
+             run, STANDIN + ("; quick mode runs W = 2^18, the criterion is at 2^20" if quick else ""))]
     for preset, bound in (("paper", 1.25), ("robust", 1.10)):
         ratios = [(d["makespan"][f"PLB-HAC/{preset}"] / d["oracle_stepped"], d) for d in data]
         r, dw = max(ratios, key=lambda t: t[0])
@@ -113,7 +114,7 @@ def b1_makespan(quick: bool, progress: Callable[[Iterable], Iterable] = lambda x
         vs.append(_v("Fig. 4 (B1b)", f"PLB-HAC/{preset} / oracle_stepped, worst case", "close to Optimum",
                      f"{r:.3f} at {where}; >= 3 machines: {max(many):.3f}", r <= bound, f"<= {bound}", run,
                      STANDIN + "; the single training barrier and the tail cost most on few machines and "
-                     "short runs (spec App. B.4)"))
+                     "short runs"))
     one = [d for d in data if d["machines"] == "A"]
     c = all(min(d["makespan"]["HDSS"], d["makespan"]["Greedy(1024)"]) <= d["makespan"]["PLB-HAC/paper"]
             for d in one)
@@ -137,8 +138,8 @@ def b2_shares(quick: bool):
     S_first: list[float] = []
     later: list = []
     for s in seeds:
-        for name, make in (("PLB-HAC", lambda: D.PLBHAC(pl.n_pu, W, pu_kinds=pl.kinds)),
-                           ("HDSS", lambda: D.HDSS(pl.n_pu, W))):
+        for name, make in (("PLB-HAC", lambda: D.PLBHAC(pl.m, W, pu_kinds=pl.kinds)),
+                           ("HDSS", lambda: D.HDSS(pl.m, W))):
             r = D.simulate(pl, make(), seed=s, trace=False)
             sh[name].append(np.asarray(r.shares, dtype=float))
             if name == "PLB-HAC" and len(r.series):
@@ -200,8 +201,8 @@ def b3_idle(quick: bool):
     kinds = list(pl.kinds)
     data: dict[str, dict[str, float]] = {}
     for W in sizes:
-        for name, make in (("PLB-HAC", lambda W=W: D.PLBHAC(pl.n_pu, W, pu_kinds=pl.kinds)),
-                           ("HDSS", lambda W=W: D.HDSS(pl.n_pu, W))):
+        for name, make in (("PLB-HAC", lambda W=W: D.PLBHAC(pl.m, W, pu_kinds=pl.kinds)),
+                           ("HDSS", lambda W=W: D.HDSS(pl.m, W))):
             per = [_class_idle(D.simulate(pl, make(), seed=s, trace=False), kinds) for s in seeds]
             data[f"{name}@{W}"] = {k: float(np.mean([p[k] for p in per])) for k in per[0]}
     classes = sorted(set(kinds))
@@ -215,7 +216,7 @@ def b3_idle(quick: bool):
            "; ".join(f"{c}@{_p2(W)}: {data[f'HDSS@{W}'][c]:.1f} vs {data[f'PLB-HAC@{W}'][c]:.1f}" for W, c in cmp_),
            ok_a, "HDSS > PLB-HAC everywhere", run,
            STANDIN + "; on small inputs PLB-HAC's single training barrier dominates (x_init = 1024 on a "
-           "120 el/s CPU takes 8.5 s of a ~30 s run; spec App. B.4)"),
+           "120 el/s CPU takes 8.5 s of a ~30 s run)"),
         _v("Fig. 5a (B3b)", f"PLB-HAC idle % per class, W = {_p2(lo)} -> {_p2(hi)}", "falls as the input grows",
            "; ".join(f"{c}: {data[f'PLB-HAC@{lo}'][c]:.1f} -> {data[f'PLB-HAC@{hi}'][c]:.1f}" for c in classes),
            ok_b, "decreasing in every class", run,
@@ -227,7 +228,7 @@ def b3_idle(quick: bool):
 
 def rho_star(platform: Any, S: float, pu: int, factor: float) -> float:
     """Post-event optimal ratio X*[pu]_after / X*[pu]_before at step volume S on the true
-    curves, the compute time of `pu` multiplied by `factor` after the event (spec §4.5 B4)."""
+    curves, the compute time of `pu` multiplied by `factor` after the event (benchmark B4)."""
     D = _d()
 
     def curve(p: int, f: float):
@@ -237,8 +238,8 @@ def rho_star(platform: Any, S: float, pu: int, factor: float) -> float:
             return np.where(x > 0, t, 0.0)
         return E
 
-    before = [curve(p, 1.0) for p in range(platform.n_pu)]
-    after = [curve(p, factor if p == pu else 1.0) for p in range(platform.n_pu)]
+    before = [curve(p, 1.0) for p in range(platform.m)]
+    after = [curve(p, factor if p == pu else 1.0) for p in range(platform.m)]
     xb, _ = D.solve_equal_time(before, float(S))
     xa, _ = D.solve_equal_time(after, float(S))
     return float(xa[pu] / xb[pu])
@@ -248,7 +249,7 @@ def b4_adapt(quick: bool):
     """B4: adaptation to a slowdown of GPU A at t = 142 s (Fig. 6 analogue).
 
     The share of one step given to GPU A (X[GPU A] / S) is compared 40 s after the event with
-    its value just before; with a fixed S this is the ratio of X itself (the spec's measure),
+    its value just before; with a fixed S this is the ratio of X itself (Fig. 6's measure),
     and it stays meaningful when the ``robust`` preset's ratchet grows S.
     """
     D = _d()
@@ -256,13 +257,13 @@ def b4_adapt(quick: bool):
     vs, report = [], []
     for case, factor, paper_ratio, paper_time in (("a", 2.0, 0.475, 38.0), ("b", 8.0, 0.128, 43.0)):
         pl = D.Platform.preset("adapt2", case=case)
-        W = int(pl.total)
+        W = int(pl.n)
         kinds = list(pl.kinds)
         gpu_a = kinds.index("gpu")
         gpu_b = len(kinds) - 1 - kinds[::-1].index("gpu")
         res: dict = {}
         for preset in ("paper", "robust"):
-            r = D.simulate(pl, D.PLBHAC(pl.n_pu, W, pu_kinds=pl.kinds, preset=preset), seed=0, trace=False)
+            r = D.simulate(pl, D.PLBHAC(pl.m, W, pu_kinds=pl.kinds, preset=preset), seed=0, trace=False)
             ser = r.series
             t, X, S = ser["t"], ser["X"].astype(float), ser["S_eff"]
             share = X / S[:, None]
@@ -305,13 +306,13 @@ def b5_overhead(quick: bool):
     pl = _pl("ABCDE", "mm")
     gaps = {}
     for c in (0.0, 0.01, 0.1, 0.5):
-        mk = _mean_makespans(pl, {"hac": lambda: D.PLBHAC(pl.n_pu, W, pu_kinds=pl.kinds),
-                                  "hec": lambda: D.PLBHeC(pl.n_pu, W, pu_kinds=pl.kinds)}, seeds, eval_cost=c)
+        mk = _mean_makespans(pl, {"hac": lambda: D.PLBHAC(pl.m, W, pu_kinds=pl.kinds),
+                                  "hec": lambda: D.PLBHeC(pl.m, W, pu_kinds=pl.kinds)}, seeds, eval_cost=c)
         gaps[c] = mk["hec"] - mk["hac"]
     vals = [gaps[c] for c in sorted(gaps)]
     ok = all(b >= a - 1e-9 for a, b in zip(vals, vals[1:], strict=False))
     run = f"paper5 A-E, mm, W = {_p2(W)}, {len(seeds)} seeds, c_eval in 0, 0.01, 0.1, 0.5 s"
-    vs = [_v("§4.4 R1 (B5)", "makespan PLB-HeC - PLB-HAC (s) against c_eval", "gap from removing synchronisation",
+    vs = [_v("Sec. 5.1 (B5)", "makespan PLB-HeC - PLB-HAC (s) against c_eval", "gap from removing synchronisation",
              ", ".join(f"{c:g} s: {gaps[c]:.2f}" for c in sorted(gaps)), ok, "non-decreasing in c_eval", run,
              STANDIN)]
     return gaps, vs, []
@@ -323,7 +324,7 @@ def b6_training(quick: bool):
     out = {}
     pl = _pl("ABCDE", "mm")
     for W in ([2**18] if quick else [2**18, 2**20]):
-        mk = _mean_makespans(pl, {m: (lambda m=m: D.PLBHAC(pl.n_pu, W, pu_kinds=pl.kinds, training=m))
+        mk = _mean_makespans(pl, {m: (lambda m=m: D.PLBHAC(pl.m, W, pu_kinds=pl.kinds, training=m))
                                   for m in ("barrier", "probe")}, range(2 if quick else 5))
         out[W] = mk
     report = [("B6", f"PLB-HAC makespan (s), probe vs barrier training, W = {_p2(W)}",
