@@ -278,7 +278,7 @@ def test_oracle_milp_is_interruptible_by_its_control_hooks():
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
-    assert time.perf_counter() - t0 < 3.0
+    assert time.perf_counter() - t0 < 20.0  # responsiveness, not speed: generous under load
 
 
 @pytest.mark.parametrize("kw, err, what", [
