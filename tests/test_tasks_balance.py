@@ -1,5 +1,6 @@
 """Balancers: golden optima (brute force), CCM-LB bounds and invariants, baselines, errors."""
 
+import json
 import math
 import sys
 from pathlib import Path
@@ -11,12 +12,14 @@ sys.path.insert(0, str(Path(__file__).parent))
 from oracles.tasks import brute as oracle_brute
 from oracles.tasks import work_model
 
+import wpart
 from wpart import tasks
 from wpart.tasks.datasets import lbaf_path
 
 SB = tasks.synthetic_blocks
 
-# spec 5.6 / PEERS 4.1: (coefficients, cap, initial, optimum, cluster-preserving optimum)
+# LBAF's synthetic-blocks case: (coefficients, cap, initial, optimum, cluster-preserving
+# optimum), verified by the independent oracle below
 GOLDEN = {
     "T1": (dict(), None, 4.0, 2.0, 2.5),
     "T2": (dict(), 18.0, 4.0, 2.0, 2.5),
@@ -43,15 +46,15 @@ def test_golden_brute_force(tid):
 
 
 def test_golden_other_variants():
-    assert tasks.brute_force(SB("bad_rank0")).max_work == 3.0
-    assert tasks.brute_force(SB("alpha0"), beta=1.0, preserve_clusters=True).max_work == 0.0
-    with pytest.raises(ValueError, match="infeasible"):
-        tasks.brute_force(SB(), memory_cap=9.0)  # T8
+    assert tasks.brute_force(SB(variant="bad_rank0")).max_work == 3.0
+    assert tasks.brute_force(SB(variant="alpha0"), beta=1.0, preserve_clusters=True).max_work == 0.0
+    r = tasks.brute_force(SB(), memory_cap=9.0)  # T8: in the status, not raised
+    assert r.status == "infeasible" and not r.success and math.isinf(r.max_load)
 
 
 def test_paper_toy_assignment_counts():
     p = tasks.paper_toy(fwmp=True)
-    assert (p.n_ranks, p.n_tasks, p.n_blocks, p.n_edges) == (2, 3, 2, 4)
+    assert (p.m, p.n_tasks, p.n_blocks, p.n_edges) == (2, 3, 2, 4)
     r = tasks.brute_force(p, beta=1.0)
     assert r.max_work <= p.evaluate(beta=1.0)["w_max"]
 
@@ -60,19 +63,19 @@ def test_paper_toy_assignment_counts():
 def test_brute_force_matches_oracle(seed):
     rng = np.random.default_rng(seed)
     p = tasks.random_problem(int(rng.integers(1, 4)), int(rng.integers(1, 7)),
-                             int(rng.integers(0, 4)), int(rng.integers(0, 8)), seed,
+                             int(rng.integers(0, 4)), int(rng.integers(0, 8)), seed=seed,
                              memory=bool(seed % 2))
     co = dict(beta=float(rng.integers(0, 3)) * 0.5, gamma=float(rng.integers(0, 2)) * 0.5,
               delta=float(rng.integers(0, 2)) * 0.25)
-    cap = np.full(p.n_ranks, float(rng.integers(5, 30))) if seed % 3 == 0 else None
+    cap = np.full(p.m, float(rng.integers(5, 30))) if seed % 3 == 0 else None
     for pres in (False, True):
         want, _ = oracle_brute(p, preserve=pres, cap=cap, **co)
+        r = tasks.brute_force(p, memory_cap=cap, preserve_clusters=pres, **co)
         if math.isinf(want):
-            with pytest.raises(ValueError, match="infeasible"):
-                tasks.brute_force(p, memory_cap=cap, preserve_clusters=pres, **co)
+            assert r.status == "infeasible" and math.isinf(r.max_load) and not r.success
         else:
-            got = tasks.brute_force(p, memory_cap=cap, preserve_clusters=pres, **co).max_work
-            assert got == pytest.approx(want, rel=1e-12, abs=1e-12)
+            assert r.status == "optimal" and r.success and r.gap == 0.0
+            assert r.max_load == pytest.approx(want, rel=1e-12, abs=1e-12)
 
 
 @pytest.mark.parametrize("tid", sorted(GOLDEN))
@@ -80,7 +83,7 @@ def test_ccm_bounds_on_golden(tid):
     co, cap, w0, opt, copt = GOLDEN[tid]
     p = SB()
     for seed in range(12):
-        r = tasks.balance(p, "ccm", seed=seed, memory_cap=cap, n_iter=8, **co)
+        r = tasks.balance(p, method="ccm", seed=seed, memory_cap=cap, n_iter=8, **co)
         assert copt - 1e-12 <= r.max_work <= w0 + 1e-12
         assert r.max_work >= opt - 1e-12
         assert r.history[0] == pytest.approx(w0)
@@ -93,7 +96,7 @@ def test_ccm_reference_values():
     p = SB()
     assert tasks.balance(p, seed=0).max_work == 2.5
     assert tasks.balance(p, seed=0, beta=1.0).max_work == 6.0
-    assert tasks.balance(SB("alpha0"), seed=0, beta=1.0).max_work == 0.0
+    assert tasks.balance(SB(variant="alpha0"), seed=0, beta=1.0).max_work == 0.0
     with pytest.raises(ValueError, match="infeasible start"):
         tasks.balance(p, memory_cap=9.0)
 
@@ -102,7 +105,7 @@ def test_ccm_reference_values():
 def test_ccm_random_invariants(seed):
     rng = np.random.default_rng(100 + seed)
     I, K = int(rng.integers(2, 4)), int(rng.integers(2, 8))
-    p = tasks.random_problem(I, K, int(rng.integers(0, 4)), int(rng.integers(0, 10)), seed,
+    p = tasks.random_problem(I, K, int(rng.integers(0, 4)), int(rng.integers(0, 10)), seed=seed,
                              memory=bool(seed % 2))
     co = dict(beta=float(rng.uniform(0, 1)), gamma=float(rng.uniform(0, 0.5)),
               delta=float(rng.uniform(0, 0.5)))
@@ -112,8 +115,8 @@ def test_ccm_random_invariants(seed):
     for cl, sub, rk in (("block", False, "snapshot"), ("task", False, "snapshot"),
                         ("block", True, "snapshot"), ("block", False, "exact"),
                         ("block+comm", False, "snapshot")):
-        r = tasks.balance(p, "ccm", seed=seed, memory_cap=cap, n_iter=5, n_trials=2, cluster=cl,
-                          subclusters=sub, ranking=rk, **co)
+        r = tasks.balance(p, method="ccm", seed=seed, memory_cap=cap, n_iter=5, n_trials=2,
+                          cluster=cl, subclusters=sub, ranking=rk, **co)
         assert r.max_work >= opt - 1e-9
         assert r.max_work <= r.initial_max_work + 1e-12
         assert np.all(np.diff(r.history) <= 1e-12)
@@ -122,14 +125,14 @@ def test_ccm_random_invariants(seed):
             assert np.all(r.memory <= cap + 1e-9)
         capv = None if cap is None else [cap] * I
         assert work_model(p, r.assignment, cap=capv, **co)["w_max"] == pytest.approx(r.max_work)
-        r2 = tasks.balance(p, "ccm", seed=seed, memory_cap=cap, n_iter=5, n_trials=2,
+        r2 = tasks.balance(p, method="ccm", seed=seed, memory_cap=cap, n_iter=5, n_trials=2,
                            cluster=cl, subclusters=sub, ranking=rk, **co)
         assert np.array_equal(r.assignment, r2.assignment)
         assert np.array_equal(r.history, r2.history)
 
 
 def test_block_clusters_never_split():
-    p = tasks.gemma_like(6, 120, 20, seed=3)
+    p = tasks.gemma_like(m=6, n_tasks=120, n_blocks=20, seed=3)
     r = tasks.balance(p, seed=0, delta=1e-10, n_iter=6)
     # co-located start + block clusters: each block stays on one rank
     for b in range(p.n_blocks):
@@ -139,18 +142,18 @@ def test_block_clusters_never_split():
 
 def test_baselines():
     p = SB()
-    r = tasks.balance(p, "none")
+    r = tasks.balance(p, method="none")
     assert np.array_equal(r.assignment, p.initial) and r.max_work == 4.0
-    g = tasks.balance(p, "greedy")
+    g = tasks.balance(p, method="greedy")
     assert g.max_work >= 2.0 and np.all(np.isin(g.assignment, range(4)))
-    g2 = tasks.balance(p, "greedy", memory_cap=18.0)
+    g2 = tasks.balance(p, method="greedy", memory_cap=18.0)
     assert np.all(g2.memory <= 18.0)
-    t = tasks.balance(p, "tempered", seed=0)
+    t = tasks.balance(p, method="tempered", seed=0)
     assert t.max_work >= 2.0
-    b = tasks.balance(p, "brute_force", preserve_clusters=True)
+    b = tasks.balance(p, method="brute_force", preserve_clusters=True)
     assert b.max_work == 2.5
     with pytest.raises(ValueError, match="fits on no rank"):
-        tasks.balance(p, "greedy", memory_cap=5.0)
+        tasks.balance(p, method="greedy", memory_cap=5.0)
 
 
 def test_memory_toy_respects_cap():
@@ -167,12 +170,12 @@ def test_initial_option_and_result_api():
     r = tasks.balance(p, initial=[0, 0, 1, 1, 0, 2, 1, 3, 3])
     assert r.initial_max_work == 2.0 and r.max_work == 2.0
     d = r.to_dict()
-    assert d["max_work"] == 2.0 and len(d["assignment"]) == 9
+    assert d["max_load"] == 2.0 and len(d["assignment"]) == 9 and d["success"] is True
+    assert d["status"] == "feasible" and d["m"] == 4
+    json.dumps(d)
     assert "TasksResult" in repr(r)
-    axes = tasks.balance(p).plot()
-    assert len(axes) == 2
     e = tasks.evaluate(p, beta=1.0)
-    assert e.max_work == 8.5 and e.n_off_home == 0
+    assert e.max_load == 8.5 and e.n_off_home == 0
 
 
 @pytest.mark.parametrize("kw,exc,match", [
@@ -207,7 +210,7 @@ def test_knowledge_log_rule():
 def test_summary_fast_path_equals_edge_walk(seed):
     """Clusters without edges are evaluated from their summaries; zero-byte self-edges force
     the exact edge walk without changing W: both runs must be identical."""
-    p = tasks.random_problem(5, 60, 8, 0, seed, memory=True, zeros=False)
+    p = tasks.random_problem(5, 60, 8, 0, seed=seed, memory=True, zeros=False)
     K = p.n_tasks
     q = p.with_(edges=np.stack([np.arange(K), np.arange(K)], 1), edge_bytes=np.zeros(K))
     cap = p.evaluate()["memory"].max() * 1.1
@@ -228,7 +231,7 @@ def test_subclusters_reach_lower_wmax():
 
 
 def test_subclusters_on_lbaf_toys():
-    D = lbaf_path()
+    D = lbaf_path("")
     q = tasks.Problem.from_lbdatafile(D + "user-defined-memory-toy-problem/toy_mem")
     r = tasks.balance(q, seed=0, memory_cap=8e9, subclusters=True, n_iter=10)
     assert r.max_work == pytest.approx(90.0) and np.all(r.memory <= 8e9)
@@ -236,15 +239,67 @@ def test_subclusters_on_lbaf_toys():
     assert tasks.balance(q, seed=0, subclusters=True).max_work <= 1024.0  # LBAF's result
 
 
-def test_time_limit_and_progress():
-    import wpart
-
-    p = tasks.gemma_like(64, 8955, 896, seed=0)
-    with pytest.raises(wpart.CancelledError):
-        tasks.balance(p, seed=0, n_iter=50, time_limit=1e-4)
+def test_progress_callback_and_its_stop():
     calls = []
     tasks.balance(tasks.gemma_like(seed=0), seed=0, progress=lambda d, t: calls.append((d, t)))
     assert calls and all(t > 0 for _, t in calls)
+    p = tasks.gemma_like(m=8, n_tasks=400, n_blocks=40, seed=0)
+    for backend in ("simulated", "ranks", "event"):  # returning False stops: CancelledError
+        with pytest.raises(wpart.CancelledError, match="progress"):
+            tasks.balance(p, seed=0, n_iter=3, backend=backend, progress=lambda d, t: False)
+
+
+@pytest.mark.parametrize("backend", ["simulated", "ranks", "event"])
+def test_time_limit_is_a_status_on_every_backend(backend):
+    """Reaching `time_limit` returns a result with status "time_limit" (never an exception)
+    holding a valid assignment no worse than the start."""
+    p = tasks.gemma_like(m=64, n_tasks=8955, n_blocks=896, seed=0) if backend == "simulated" \
+        else tasks.gemma_like(m=12, n_tasks=900, n_blocks=90, seed=0)
+    r = tasks.balance(p, method="ccm", seed=0, n_iter=50, backend=backend, time_limit=0.01)
+    assert r.status == "time_limit" and r.success and "time limit" in r.message
+    assert r.assignment.shape == (p.n_tasks,)
+    assert r.max_load <= r.initial_max_load
+    assert r.max_load == pytest.approx(p.evaluate(assignment=r.assignment)["w_max"])
+    assert np.all(np.diff(r.history) <= 1e-12)
+    # without a limit (or an infinite one) the run completes
+    q = tasks.synthetic_blocks()
+    assert tasks.balance(q, seed=0, backend=backend, time_limit=math.inf).status == "feasible"
+
+
+@pytest.mark.parametrize("backend", ["ranks", "event"])
+def test_time_limit_keeps_the_progress_made(backend, monkeypatch):
+    """The deadline strikes mid-run: the turns (ranks) or exchanges (event) completed so far
+    are kept, so the result is better than the start and a valid assignment."""
+    import time as time_mod
+
+    p = tasks.gemma_like(m=8, n_tasks=400, n_blocks=40, seed=1)
+    full = tasks.balance(p, seed=0, n_iter=4, backend=backend)
+    assert full.status == "feasible" and full.max_load < full.initial_max_load
+    clock = {"n": 0}
+    real = time_mod.perf_counter
+    jump = {"ranks": 20, "event": 80}[backend]  # readings: mid first iteration
+
+    def fake():  # a clock that jumps far ahead after `jump` readings (deterministic)
+        clock["n"] += 1
+        return real() + (1e6 if clock["n"] > jump else 0.0)
+
+    monkeypatch.setattr(time_mod, "perf_counter", fake)
+    r = tasks.balance(p, seed=0, n_iter=4, backend=backend, time_limit=1000.0)
+    monkeypatch.setattr(time_mod, "perf_counter", real)
+    assert r.status == "time_limit" and r.success
+    assert r.max_load == pytest.approx(p.evaluate(assignment=r.assignment)["w_max"])
+    assert full.max_load <= r.max_load < r.initial_max_load  # the exchanges made are kept
+    assert len(r.history) == 2  # stopped within the first iteration
+
+
+def test_brute_force_time_limit_keeps_the_best_enumerated():
+    p = tasks.random_problem(4, 11, 0, 0, seed=3, zeros=False)  # 4^11 = 4M assignments
+    r = tasks.brute_force(p, time_limit=0.05)
+    assert r.status == "time_limit"
+    if r.success:  # the best assignment enumerated before the limit
+        assert r.max_load == pytest.approx(p.evaluate(assignment=r.assignment)["w_max"])
+    b = tasks.balance(p, method="brute_force", time_limit=0.05)
+    assert b.status == "time_limit"
 
 
 def test_node_memory_rule():
@@ -278,7 +333,7 @@ def test_allow_infeasible_start_repairs():
 
 def test_block_comm_clusters_keep_heavy_edges_together():
     # two blocks on rank 0 joined by a heavy edge, a light edge to a third block
-    p = tasks.Problem(task_load=[1.0, 1.0, 1.0, 1.0], n_ranks=2, task_block=[0, 0, 1, 2],
+    p = tasks.Problem(task_load=[1.0, 1.0, 1.0, 1.0], m=2, task_block=[0, 0, 1, 2],
                       block_size=[0.0, 0.0, 0.0], block_home=[0, 0, 0],
                       edges=[(1, 2), (2, 3)], edge_bytes=[10.0, 0.01], initial=[0, 0, 0, 0])
     for seed in range(4):

@@ -21,7 +21,7 @@ VARIANTS = {
 def study():
     # 12 instances, 2-3 ranks, 3-4 blocks per rank, 2-3 tasks per block, the paper's two
     # largest deltas (GLPK proves these optimal in well under a second each), memory caps
-    return tasks.gap_study(12, 1, variants=VARIANTS, deltas=(1e-9, 1e-10), n_seeds=3,
+    return tasks.gap_study(12, seed=1, variants=VARIANTS, deltas=(1e-9, 1e-10), n_seeds=3,
                            ranks=(2, 3), blocks_per_rank=(3, 4), tasks_per_block=(2, 3),
                            clusters=False, time_limit=20.0)
 
@@ -55,12 +55,15 @@ def test_gap_study_api(study):
     p1, sz1, _ = tasks.paper_style_instance(rng1)
     p2, sz2, _ = tasks.paper_style_instance(rng2)
     assert sz1 == sz2 and np.array_equal(p1.task_load, p2.task_load)
-    ax = study.plot()
-    assert ax is not None
+    from matplotlib.axes import Axes
+
+    assert isinstance(study.plot(), Axes)
+    assert study.status == "feasible" and study.success and "12 instances" in study.message
+    assert len(repr(study).splitlines()) <= 5
 
 
 def test_gap_study_clusters_and_errors():
-    g = tasks.gap_study(2, 3, variants={"whole": {}}, deltas=(1e-9,), ranks=(2, 2),
+    g = tasks.gap_study(2, seed=3, variants={"whole": {}}, deltas=(1e-9,), ranks=(2, 2),
                         blocks_per_rank=(2, 2), tasks_per_block=(2, 2), memory_cap=None)
     # whole-cluster CCM-LB never beats the cluster-preserving optimum
     assert np.all(g.gaps_clusters["whole"] >= -1e-9)
@@ -89,7 +92,7 @@ def test_subclusters_argument():
 def test_paper_scale_whole_blocks_near_bound():
     # at the paper's granularity (~15 blocks per rank) whole block groups are enough: within
     # 1 % of max(mean load, max task) (measured 0.3 % at 14/1959/206; 6 ranks here for speed)
-    r = tasks.paper_scale_study(6, 840, 90, instances=2, n_seeds=2,
+    r = tasks.paper_scale_study(m=6, n_tasks=840, n_blocks=90, instances=2, n_seeds=2,
                                 variants={"whole": {}, "fill": {"subclusters": "fill"}})
     assert min(r["initial"]) > 0.2
     for k in ("whole", "fill"):

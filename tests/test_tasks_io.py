@@ -6,14 +6,15 @@ import os
 import numpy as np
 import pytest
 
+import wpart
 from wpart import tasks
 from wpart.tasks.datasets import lbaf_path
 
-D = lbaf_path()
+D = lbaf_path("")
 needs_data = pytest.mark.skipif(not os.path.isdir(D), reason="LBAF datasets not available")
 
 DATASETS = [
-    # stem, ranks, tasks, blocks, initial max/avg load (PEERS 3.6)
+    # stem, ranks, tasks, blocks, initial max/avg load (as LBAF reports them)
     ("synthetic-blocks/synthetic-dataset-blocks", 4, 9, 5, 2.00),
     ("synthetic-blocks/synthetic-dataset-blocks-alpha0", 4, 9, 5, 2.00),
     ("ccm_example/data", 2, 3, 2, 1.05),
@@ -29,7 +30,7 @@ DATASETS = [
 @pytest.mark.parametrize("stem,I,K,N,ratio", DATASETS)
 def test_read_public_datasets(stem, I, K, N, ratio):
     p = tasks.Problem.from_lbdatafile(D + stem)
-    assert (p.n_ranks, p.n_tasks, p.n_blocks) == (I, K, N)
+    assert (p.m, p.n_tasks, p.n_blocks) == (I, K, N)
     if ratio is not None:
         load = p.evaluate()["load"]
         assert load.max() / load.mean() == pytest.approx(ratio, abs=0.005)
@@ -83,11 +84,11 @@ def test_memory_toy_values():
 
 @pytest.mark.parametrize("compress", [False, True])
 def test_round_trip(tmp_path, compress):
-    p = tasks.random_problem(3, 15, 4, 20, 3, memory=True, rank_alpha=True)
+    p = tasks.random_problem(3, 15, 4, 20, seed=3, memory=True, rank_alpha=True)
     rng = np.random.default_rng(0)
     a = rng.integers(0, 3, size=15)
     a[:3] = [0, 1, 2]  # every rank keeps a task (the baseline travels with the tasks)
-    paths = p.to_lbdatafile(str(tmp_path / "rt"), a, compress=compress)
+    paths = p.to_lbdatafile(str(tmp_path / "rt"), assignment=a, compress=compress)
     assert len(paths) == 3
     q = tasks.Problem.from_lbdatafile(str(tmp_path / "rt"))
     assert q.n_tasks == p.n_tasks
@@ -100,14 +101,15 @@ def test_round_trip(tmp_path, compress):
     np.testing.assert_array_equal(q.task_working[order], p.task_working)
     np.testing.assert_array_equal(q.rank_alpha, p.rank_alpha)
     for kw in (dict(), dict(beta=1.0, gamma=0.5, delta=0.25)):
-        np.testing.assert_allclose(q.evaluate(**kw)["work"], p.evaluate(a, **kw)["work"])
+        np.testing.assert_allclose(q.evaluate(**kw)["work"],
+                                   p.evaluate(assignment=a, **kw)["work"])
 
 
 @needs_data
 def test_round_trip_public_file(tmp_path):
     p = tasks.Problem.from_lbdatafile(D + "user-defined-memory-toy-problem/toy_mem")
     r = tasks.balance(p, seed=1)
-    p.to_lbdatafile(str(tmp_path / "out"), r.assignment, compress=True)
+    p.to_lbdatafile(str(tmp_path / "out"), assignment=r.assignment, compress=True)
     q = tasks.Problem.from_lbdatafile(str(tmp_path / "out"))
     assert q.evaluate()["w_max"] == pytest.approx(r.max_work)
 
@@ -164,10 +166,32 @@ def test_malformed_not_json(tmp_path):
         tasks.Problem.from_lbdatafile([])
 
 
-def test_edges_to_non_tasks_are_dropped(tmp_path):
+def test_edge_to_a_missing_task_names_the_file_and_the_edge(tmp_path):
+    """A SendRecv edge to a task that is not in the phase is an error naming the file, the
+    communication and the missing id (it used to be dropped silently)."""
     doc = {"metadata": {"rank": 0}, "phases": [{"id": 0, "tasks": [TASK], "communications": [
-        {"type": "SendRecv", "from": {"seq_id": 0}, "to": {"seq_id": 99}, "bytes": 5.0},
-        {"type": "Broadcast", "from": {"seq_id": 0}, "to": {"seq_id": 0}, "bytes": 5.0},
+        {"type": "SendRecv", "from": {"type": "object", "seq_id": 0},
+         "to": {"type": "object", "seq_id": 0}, "bytes": 2.0},
+        {"type": "SendRecv", "from": {"type": "object", "seq_id": 0},
+         "to": {"type": "object", "seq_id": 99}, "bytes": 5.0}]}]}
+    path = _write(tmp_path, doc, name="bad.0.json")
+    with pytest.raises(tasks.LBDatafileError) as ei:
+        tasks.Problem.from_lbdatafile([path])
+    msg = str(ei.value)
+    assert "bad.0.json" in msg and "phases[0].communications[1].to" in msg
+    assert "seq_id 0 -> seq_id 99" in msg and "names seq_id 99" in msg
+    assert isinstance(ei.value, wpart.WpartValueError)
+
+
+def test_edges_that_are_not_task_to_task_are_skipped(tmp_path):
+    """Other communication types, node endpoints and pinned (non-migratable) objects that are
+    not tasks are not task-to-task edges (vt lists object groups as partners)."""
+    doc = {"metadata": {"rank": 0}, "phases": [{"id": 0, "tasks": [TASK], "communications": [
+        {"type": "Broadcast", "from": {"seq_id": 0}, "to": {"seq_id": 7}, "bytes": 5.0},
+        {"type": "SendRecv", "from": {"type": "node", "id": 0}, "to": {"seq_id": 0},
+         "bytes": 5.0},
+        {"type": "SendRecv", "from": {"type": "object", "id": 5, "migratable": False},
+         "to": {"seq_id": 0}, "bytes": 5.0},
         {"type": "SendRecv", "from": {"seq_id": 0}, "to": {"seq_id": 0}, "bytes": 2.0}]}]}
     p = tasks.Problem.from_lbdatafile([_write(tmp_path, doc)])
     assert p.n_edges == 1 and p.edge_bytes[0] == 2.0

@@ -27,29 +27,30 @@ def test_synthetic_blocks_initial_table():
     np.testing.assert_allclose(d["work"], [6.5, 9.0, 4.0, 0.0])
     assert p.evaluate()["w_max"] == 4.0
     assert p.evaluate(beta=1.0)["w_max"] == 8.5
-    assert SB("alpha0").evaluate(alpha=1, beta=1.0)["w_max"] == 4.5
+    assert SB(variant="alpha0").evaluate(alpha=1, beta=1.0)["w_max"] == 4.5
 
 
 def test_fixed_assignments():
     p = SB()
     a = [0, 0, 1, 1, 0, 2, 1, 3, 3]
-    assert p.evaluate(a)["w_max"] == 2.0
-    assert p.evaluate(a, beta=1.0)["w_max"] == 4.5
-    assert SB("alpha0").evaluate([3, 2, 3, 3, 2, 3, 3, 3, 3], beta=1.0)["w_max"] == 0.0
+    assert p.evaluate(assignment=a)["w_max"] == 2.0
+    assert p.evaluate(assignment=a, beta=1.0)["w_max"] == 4.5
+    a0 = [3, 2, 3, 3, 2, 3, 3, 3, 3]
+    assert SB(variant="alpha0").evaluate(assignment=a0, beta=1.0)["w_max"] == 0.0
 
 
 @pytest.mark.parametrize("seed", range(40))
 def test_evaluate_matches_oracle(seed):
     rng = np.random.default_rng(seed)
     p = tasks.random_problem(int(rng.integers(1, 5)), int(rng.integers(1, 12)),
-                             int(rng.integers(0, 5)), int(rng.integers(0, 15)), seed,
+                             int(rng.integers(0, 5)), int(rng.integers(0, 15)), seed=seed,
                              memory=bool(seed % 2), rank_alpha=seed % 5 == 0)
     co = dict(alpha=float(rng.integers(0, 2)), beta=float(rng.uniform(0, 2)),
               gamma=float(rng.uniform(0, 1)), delta=float(rng.uniform(0, 1)))
-    cap = rng.uniform(0, 30, size=p.n_ranks) if seed % 3 == 0 else None
+    cap = rng.uniform(0, 30, size=p.m) if seed % 3 == 0 else None
     for _ in range(5):
-        a = rng.integers(0, p.n_ranks, size=p.n_tasks)
-        d = p.evaluate(a, memory_cap=cap, **co)
+        a = rng.integers(0, p.m, size=p.n_tasks)
+        d = p.evaluate(assignment=a, memory_cap=cap, **co)
         o = work_model(p, a, cap=cap, **co)
         for k in ("load", "vol_out", "vol_in", "vol_local", "homing", "memory", "work"):
             np.testing.assert_allclose(d[k], o[k], rtol=1e-12, atol=1e-12, err_msg=k)
@@ -61,7 +62,7 @@ def _random_exchanges(p, rng, n):
     a = p.initial.copy().astype(np.int64)
     r1s, r2s, gp, gi, tp, ti = [], [], [0], [], [0], []
     for _ in range(n):
-        r1, r2 = rng.choice(p.n_ranks, size=2, replace=False)
+        r1, r2 = rng.choice(p.m, size=2, replace=False)
         on1 = np.flatnonzero(a == r1)
         on2 = np.flatnonzero(a == r2)
         g = on1[rng.random(on1.size) < rng.random()] if on1.size else on1
@@ -84,10 +85,10 @@ def test_incremental_deltas_equal_recomputation(seed):
     """Thousands of random moves and swaps (30 x 100): deltas == full recomputation."""
     rng = np.random.default_rng(1000 + seed)
     p = tasks.random_problem(int(rng.integers(2, 6)), int(rng.integers(2, 25)),
-                             int(rng.integers(0, 6)), int(rng.integers(0, 40)), seed,
+                             int(rng.integers(0, 6)), int(rng.integers(0, 40)), seed=seed,
                              memory=bool(seed % 2), rank_alpha=seed % 4 == 0)
     co = (1.0, float(rng.uniform(0, 2)), float(rng.uniform(0, 1)), float(rng.uniform(0, 1)), True)
-    cap = np.full(p.n_ranks, 25.0) if seed % 3 == 0 else None
+    cap = np.full(p.m, 25.0) if seed % 3 == 0 else None
     ex = _random_exchanges(p, rng, 100)
     d = p._dict(cap)
     pred, works, fin = _core.tasks_exchanges(d, co, p.initial, *ex)
@@ -101,7 +102,7 @@ def test_incremental_deltas_equal_recomputation(seed):
         np.testing.assert_allclose(works[i], full["work"], rtol=1e-9, atol=1e-9)
         np.testing.assert_allclose(pred[i], full["work"][[r1s[i], r2s[i]]], rtol=1e-9, atol=1e-9)
         if i > 0:  # third ranks are bit-identical
-            others = np.setdiff1d(np.arange(p.n_ranks), [r1s[i], r2s[i]])
+            others = np.setdiff1d(np.arange(p.m), [r1s[i], r2s[i]])
             assert np.array_equal(works[i][others], works[i - 1][others])
     assert np.array_equal(fin, a)
 
@@ -124,26 +125,26 @@ def test_exchange_rejects_bad_moves():
 
 
 def test_invariants_and_monotonicity(rng):
-    p = tasks.random_problem(4, 30, 5, 60, 7, memory=True)
+    p = tasks.random_problem(4, 30, 5, 60, seed=7, memory=True)
     a = rng.integers(0, 4, size=30)
-    d = p.evaluate(a, beta=1.0, gamma=1.0)
+    d = p.evaluate(assignment=a, beta=1.0, gamma=1.0)
     assert d["load"].sum() == pytest.approx(p.task_load.sum())
     assert d["vol_out"].sum() == pytest.approx(d["vol_in"].sum())
     assert d["vol_out"].sum() + d["vol_local"].sum() == pytest.approx(p.edge_bytes.sum())
-    base = p.evaluate(a, beta=0.5, gamma=0.5, delta=0.5)["work"]
+    base = p.evaluate(assignment=a, beta=0.5, gamma=0.5, delta=0.5)["work"]
     for k in ("beta", "gamma", "delta"):
         kw = dict(beta=0.5, gamma=0.5, delta=0.5)
         kw[k] = 1.0
-        assert np.all(p.evaluate(a, **kw)["work"] >= base)
+        assert np.all(p.evaluate(assignment=a, **kw)["work"] >= base)
 
 
 def test_empty_rank_zero_and_self_edges():
-    p = tasks.Problem(task_load=[1.0, 2.0], n_ranks=3, edges=[(0, 0), (0, 1)],
+    p = tasks.Problem(task_load=[1.0, 2.0], m=3, edges=[(0, 0), (0, 1)],
                       edge_bytes=[5.0, 1.0], initial=[0, 1])
     d = p.evaluate(beta=1.0, gamma=1.0)
     assert d["work"][2] == 0.0
     assert d["vol_local"][0] == 5.0
-    assert p.evaluate([2, 2], gamma=1.0)["vol_local"][2] == 6.0
+    assert p.evaluate(assignment=[2, 2], gamma=1.0)["vol_local"][2] == 6.0
 
 
 @pytest.mark.parametrize("kw,match", [
@@ -152,7 +153,7 @@ def test_empty_rank_zero_and_self_edges():
     (dict(task_load=[1.0, np.inf]), "task_load"),
     (dict(task_load=[]), "empty"),
     (dict(task_load=["a"]), "task_load"),
-    (dict(task_load=[1.0, 1.0], n_ranks=0), "n_ranks"),
+    (dict(task_load=[1.0, 1.0], m=0), "`m`"),
     (dict(task_load=[1.0, 1.0], task_block=[0, 5], block_size=[1.0], block_home=[0]),
      "task_block"),
     (dict(task_load=[1.0, 1.0], task_block=[0, 0], block_size=[1.0], block_home=[7]),
@@ -168,7 +169,7 @@ def test_empty_rank_zero_and_self_edges():
     (dict(task_load=[1.0, 1.0], rank_alpha=[1.0, np.inf]), "rank_alpha"),
 ])
 def test_bad_problem(kw, match):
-    kw = {"n_ranks": 2, **kw}
+    kw = {"m": 2, **kw}
     with pytest.raises((ValueError, TypeError), match=match):
         tasks.Problem(**kw)
 
@@ -182,13 +183,13 @@ def test_bad_coefficients_and_assignment():
     with pytest.raises(TypeError, match="gamma"):
         p.evaluate(gamma="x")
     with pytest.raises(ValueError, match="assignment"):
-        p.evaluate([0] * 8)
+        p.evaluate(assignment=[0] * 8)
     with pytest.raises(ValueError, match="assignment"):
-        p.evaluate([0] * 8 + [4])
+        p.evaluate(assignment=[0] * 8 + [4])
     with pytest.raises(ValueError, match="memory_cap"):
         p.evaluate(memory_cap=-1.0)
     load = np.array([1.0, 2.0])
-    q = tasks.Problem(task_load=load, n_ranks=2)
+    q = tasks.Problem(task_load=load, m=2)
     load[0] = 5.0  # the problem keeps its own copy
     assert q.task_load[0] == 1.0
 
@@ -200,5 +201,5 @@ def test_memory_cap_gives_inf():
 
 
 def test_rank_alpha():
-    p = SB("bad_rank0")
+    p = SB(variant="bad_rank0")
     assert p.evaluate()["work"][0] == 250.0

@@ -27,7 +27,7 @@ def _cases(P: int, n: int, seed0: int) -> list:
     out = []
     for i in range(n):
         K = int(rng.choice([1, 2, 5, 17, 40]))
-        args = dict(n_ranks=P, n_tasks=K, n_blocks=int(rng.integers(0, 7)),
+        args = dict(m=P, n_tasks=K, n_blocks=int(rng.integers(0, 7)),
                     n_edges=int(rng.choice([0, 0, 5, 30])), seed=seed0 + i,
                     memory=bool(i % 3 == 0), zeros=bool(i % 2), rank_alpha=bool(i % 5 == 4))
         opts = dict(seed=int(rng.integers(0, 1000)), n_iter=int(rng.choice([0, 1, 3])),
@@ -67,16 +67,16 @@ def _check_same(case: dict, got: dict) -> None:
     a = np.asarray(got["assignment"])
     assert got["task_ids"] == list(range(prob.n_tasks))
     np.testing.assert_array_equal(a, want.assignment, err_msg=json.dumps(case))
-    assert got["max_work"] == want.max_work
+    assert got["max_load"] == want.max_load
     np.testing.assert_array_equal(got["history"], want.history)
     assert sum(got["exchanges_per_iteration"]) == want.stats["n_exchanges"]
     # the gathered result is what the model says
-    assert prob.evaluate(a, alpha=case["options"].get("alpha", 1.0),
+    assert prob.evaluate(assignment=a, alpha=case["options"].get("alpha", 1.0),
                          beta=case["options"].get("beta", 0.0),
                          gamma=case["options"].get("gamma", 0.0),
                          delta=case["options"].get("delta", 0.0),
                          memory_cap=case["options"].get("memory_cap"))["w_max"] == \
-        pytest.approx(got["max_work"], rel=1e-12, abs=1e-12)
+        pytest.approx(got["max_load"], rel=1e-12, abs=1e-12)
 
 
 def test_mpi_equals_in_process_np4(tmp_path):
@@ -84,13 +84,13 @@ def test_mpi_equals_in_process_np4(tmp_path):
     cases.append({"source": {"generator": "synthetic_blocks", "args": {}},
                   "options": {"beta": 1.0, "gamma": 0.5, "seed": 3}})
     cases.append({"source": {"generator": "gemma_like",
-                             "args": {"n_ranks": 4, "n_tasks": 300, "n_blocks": 30}},
+                             "args": {"m": 4, "n_tasks": 300, "n_blocks": 30}},
                   "options": {"delta": 1e-9, "seed": 1}})
     got = _run(tmp_path, 4, cases)
     assert len(got) == len(cases)
     for case, g in zip(cases, got):
         _check_same(case, g)
-        assert g["max_work"] <= g["initial_max_work"]
+        assert g["max_load"] <= g["initial_max_load"]
 
 
 def test_mpi_equals_in_process_np8_oversubscribed(tmp_path):
@@ -98,12 +98,12 @@ def test_mpi_equals_in_process_np8_oversubscribed(tmp_path):
     got = _run(tmp_path, 8, cases)
     for case, g in zip(cases, got):
         _check_same(case, g)
-        assert g["n_ranks"] == 8
+        assert g["m"] == 8 and g["status"] == "feasible" and g["success"]
 
 
 def test_mpi_messages_counted(tmp_path):
     case = {"source": {"generator": "gemma_like",
-                       "args": {"n_ranks": 4, "n_tasks": 200, "n_blocks": 24}},
+                       "args": {"m": 4, "n_tasks": 200, "n_blocks": 24}},
             "options": {"seed": 2, "n_iter": 2}}
     g = _run(tmp_path, 4, [case])[0]
     _, want = _inproc(case)
@@ -129,14 +129,14 @@ def test_mpi_per_rank_lbdatafiles(tmp_path):
     by_id[np.asarray(back.task_ids)] = want.assignment
     assert g["task_ids"] == list(range(prob.n_tasks))
     np.testing.assert_array_equal(g["assignment"], by_id)
-    assert g["max_work"] == want.max_work
+    assert g["max_load"] == want.max_load
     res = read_lbdatafile(out)
     assert res.n_tasks == prob.n_tasks and res.n_edges == prob.n_edges
     ids = np.asarray(res.task_ids)
     a = np.empty(prob.n_tasks, np.int32)
     a[ids] = res.initial  # the rank of each file is where the task ended
     np.testing.assert_array_equal(a, by_id)
-    assert res.evaluate(beta=1.0, delta=0.1)["w_max"] == pytest.approx(want.max_work)
+    assert res.evaluate(beta=1.0, delta=0.1)["w_max"] == pytest.approx(want.max_load)
     o = np.argsort(ids)
     np.testing.assert_array_equal(np.asarray(res.task_load)[o], prob.task_load)
 
@@ -146,14 +146,14 @@ def test_mpi_reads_lbaf_synthetic_blocks(tmp_path):
     g = _run(tmp_path, 4, [{"source": {"stem": stem},
                             "options": {"beta": 1.0, "gamma": 0.5, "seed": 0}}])[0]
     want = balance(read_lbdatafile(stem), backend="ranks", beta=1.0, gamma=0.5, seed=0)
-    assert g["max_work"] == want.max_work
-    assert g["initial_max_work"] == want.initial_max_work
+    assert g["max_load"] == want.max_load
+    assert g["initial_max_load"] == want.initial_max_load
 
 
 @pytest.mark.parametrize("kind", ["die", "hang"])
 def test_mpi_rank_failure_stops_in_bounded_time(tmp_path, kind):
     case = {"source": {"generator": "gemma_like",
-                       "args": {"n_ranks": 4, "n_tasks": 120, "n_blocks": 16}},
+                       "args": {"m": 4, "n_tasks": 120, "n_blocks": 16}},
             "options": {"seed": 0, "timeout": 3.0, "fault": [kind, 2]}}
     cf, of = tmp_path / "cases.json", tmp_path / "out.json"
     cf.write_text(json.dumps([case]))
@@ -176,7 +176,7 @@ def test_mpi_rank_failure_stops_in_bounded_time(tmp_path, kind):
 
 def test_mpi_bad_input_is_a_clear_error(tmp_path):
     stem = str(tmp_path / "bad")
-    Problem(task_load=[1.0, 2.0, 3.0, 4.0], n_ranks=4, initial=[0, 1, 2, 3]).to_lbdatafile(stem)
+    Problem(task_load=[1.0, 2.0, 3.0, 4.0], m=4, initial=[0, 1, 2, 3]).to_lbdatafile(stem)
     p = tmp_path / "bad.2.json"
     p.write_text(p.read_text().replace('"time": 3.0', '"time": -3.0'))
     cf, of = tmp_path / "cases.json", tmp_path / "out.json"
@@ -184,6 +184,26 @@ def test_mpi_bad_input_is_a_clear_error(tmp_path):
     r = run_mpi(4, [SCRIPT, cf, of], timeout=60)
     assert r.returncode != 0
     assert "bad.2.json" in r.stderr and "time" in r.stderr and "non-negative" in r.stderr
+
+
+def test_mpi_edge_to_a_missing_task_names_the_file(tmp_path):
+    """Each rank reads its own file; an edge naming a task that no rank holds stops every rank
+    with an error naming the file, the communication and the missing id."""
+    stem = str(tmp_path / "e")
+    Problem(task_load=[1.0, 2.0, 3.0, 4.0], m=4, initial=[0, 1, 2, 3], edges=[(0, 1)],
+            edge_bytes=[8.0]).to_lbdatafile(stem)
+    p = tmp_path / "e.0.json"
+    doc = json.loads(p.read_text())
+    doc["phases"][0]["communications"][0]["to"]["id"] = 77
+    p.write_text(json.dumps(doc))
+    with pytest.raises(Exception, match="names id 77"):  # the global reader agrees
+        read_lbdatafile(stem)
+    cf, of = tmp_path / "cases.json", tmp_path / "out.json"
+    cf.write_text(json.dumps([{"source": {"stem": stem}, "options": {"timeout": 10.0}}]))
+    r = run_mpi(4, [SCRIPT, cf, of], timeout=60)
+    assert r.returncode != 0 and not of.exists()
+    assert "LBDatafileError" in r.stderr and "e.0.json" in r.stderr
+    assert "communications[0].to" in r.stderr and "names id 77" in r.stderr
 
 
 def test_readme_mpi_example_under_mpirun(tmp_path):
@@ -223,24 +243,32 @@ from wpart.tasks._rankdata import RankData
 from wpart.tasks.mpi import balance_mpi, scatter_problem
 
 comm = MPI.COMM_WORLD
-p = Problem(task_load=[1.0, 2.0, 0.0, 2.0], n_ranks=1, initial=[0, 0, 0, 0])
-res = balance_mpi(scatter_problem(p, comm), comm, gather=True, on_failure="raise")
-assert res.max_work == res.initial_max_work == 5.0 and res.assignment.tolist() == [0] * 4
+p = Problem(task_load=[1.0, 2.0, 0.0, 2.0], m=1, initial=[0, 0, 0, 0])
+res = balance_mpi(scatter_problem(p, comm=comm), comm=comm, gather=True, on_failure="raise")
+assert res.max_load == res.initial_max_load == 5.0 and res.assignment.tolist() == [0] * 4
+assert res.status == "feasible" and res.m == 1 and len(repr(res).splitlines()) <= 5
+lim = balance_mpi(scatter_problem(p, comm=comm), comm=comm, time_limit=1e-9,
+                  on_failure="raise")
+assert lim.status == "time_limit" and lim.success and lim.exchanges_per_iteration == []
+for bad, match in [(dict(seed="1"), "`seed`"), (dict(time_limit="5"), "`time_limit`"),
+                   (dict(timeout=True), "`timeout`")]:
+    with pytest.raises(TypeError, match=match):
+        balance_mpi(scatter_problem(p, comm=comm), comm=comm, on_failure="raise", **bad)
 for bad, match in [(dict(timeout=0), "timeout"), (dict(timeout=float("nan")), "timeout"),
                    (dict(cluster="x"), "cluster"),
                    (dict(n_iter=-1), "n_iter"), (dict(memory_cap=-1.0), "memory_cap")]:
     with pytest.raises(ValueError, match=match):
-        balance_mpi(scatter_problem(p, comm), comm, on_failure="raise", **bad)
+        balance_mpi(scatter_problem(p, comm=comm), comm=comm, on_failure="raise", **bad)
 with pytest.raises(ValueError, match="on_failure"):
-    balance_mpi(scatter_problem(p, comm), comm, on_failure="ignore")
+    balance_mpi(scatter_problem(p, comm=comm), comm=comm, on_failure="ignore")
 with pytest.raises(ValueError, match="rank 3's"):
-    balance_mpi(RankData(3), comm, on_failure="raise")
+    balance_mpi(RankData(3), comm=comm, on_failure="raise")
 with pytest.raises(TypeError, match="RankData or an LBDatafile stem"):
-    balance_mpi(42, comm, on_failure="raise")
+    balance_mpi(42, comm=comm, on_failure="raise")
 with pytest.raises(ValueError, match="2 ranks but the communicator 1"):
-    scatter_problem(Problem(task_load=[1.0], n_ranks=2), comm)
+    scatter_problem(Problem(task_load=[1.0], m=2), comm=comm)
 with pytest.raises(ValueError, match="infeasible start"):
-    balance_mpi(scatter_problem(p.with_(task_footprint=[1.0, 1, 1, 1]), comm), comm,
+    balance_mpi(scatter_problem(p.with_(task_footprint=[1.0, 1, 1, 1]), comm=comm), comm=comm,
                 memory_cap=0.5, on_failure="raise")
 print("singleton ok")
 '''

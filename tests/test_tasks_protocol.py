@@ -25,7 +25,7 @@ def _replay(p, co, cap, run):
 def _instance(seed):
     rng = np.random.default_rng(7000 + seed)
     I, K = int(rng.integers(2, 7)), int(rng.integers(1, 22))
-    p = tasks.random_problem(I, K, int(rng.integers(0, 6)), int(rng.integers(0, 20)), seed,
+    p = tasks.random_problem(I, K, int(rng.integers(0, 6)), int(rng.integers(0, 20)), seed=seed,
                              memory=bool(seed % 2), zeros=bool(seed % 3))
     co = {"beta": float(rng.uniform(0, 1)), "gamma": float(rng.uniform(0, 0.5)),
               "delta": float(rng.uniform(0, 0.5))}
@@ -36,13 +36,13 @@ def _instance(seed):
 
 
 def _check_run(p, co, cap, run):
-    I, K = p.n_ranks, p.n_tasks
+    I, K = p.m, p.n_tasks
     a = run.assignment
     assert a.shape == (K,) and (K == 0 or (a.min() >= 0 and a.max() < I))
     pred, works, final = _replay(p, co, cap, run)
     assert np.array_equal(final, a)  # serialisable: the serial replay reaches the final state
-    w0 = float(p.evaluate(run.initial, memory_cap=cap, **co)["work"].max())
-    prev = p.evaluate(run.initial, memory_cap=cap, **co)["work"]
+    w0 = float(p.evaluate(assignment=run.initial, memory_cap=cap, **co)["work"].max())
+    prev = p.evaluate(assignment=run.initial, memory_cap=cap, **co)["work"]
     for i, e in enumerate(run.log):
         before = max(prev[e.r], prev[e.p])
         assert max(pred[i]) < before  # every exchange lowers the pair's max W
@@ -55,7 +55,7 @@ def _check_run(p, co, cap, run):
     hist = np.asarray(run.history)
     assert hist[0] == pytest.approx(w0) and np.all(np.diff(hist) <= 1e-12)
     if cap is not None:
-        assert np.all(p.evaluate(a, memory_cap=cap, **co)["memory"] <= cap + 1e-9)
+        assert np.all(p.evaluate(assignment=a, memory_cap=cap, **co)["memory"] <= cap + 1e-9)
 
 
 @pytest.mark.parametrize("seed", range(150))
@@ -64,21 +64,21 @@ def test_protocol_random_schedules(seed):
     kw = dict(memory_cap=cap, n_iter=3, cluster="task" if seed % 4 == 3 else "block",
               max_delay=[1.0, 0.01, 5.0][seed % 3], max_events=200_000, check=True,
               ranking="exact" if seed % 5 == 4 else "snapshot", **co)
-    run = run_protocol(p, seed, **kw)
+    run = run_protocol(p, seed=seed, **kw)
     _check_run(p, co, cap, run)
     # bounded: a handful of messages per (rank, peer) pair and iteration
-    assert run.n_events <= 3 * (8 * p.n_ranks ** 2 + 2 * p.n_ranks)
+    assert run.n_events <= 3 * (8 * p.m ** 2 + 2 * p.m)
     if kw["cluster"] == "block" and p.task_block is not None:  # spec 6 item 10
         tb = np.asarray(p.task_block)
         reps = lambda a: len({(int(r), int(b)) for r, b in zip(a, tb) if b >= 0})
         assert reps(run.assignment) <= reps(run.initial)
-    run2 = run_protocol(p, seed, **kw)  # deterministic per seed
+    run2 = run_protocol(p, seed=seed, **kw)  # deterministic per seed
     assert np.array_equal(run.assignment, run2.assignment) and run.log == run2.log
 
 
 def _contention_problem(I):
     load = np.array([4.0, 3.0, 2.0, 2.5, 1.0, 1.5, 0.5, 3.5] * I)[: 3 * I]
-    return tasks.Problem(task_load=load, n_ranks=I,
+    return tasks.Problem(task_load=load, m=I,
                          initial=np.arange(3 * I, dtype=np.int32) % I)
 
 
@@ -88,7 +88,7 @@ def test_forced_contention_same_peer(seed):
     p = _contention_problem(I)
     p = p.with_(initial=np.where(np.arange(3 * I) < 9, 0, np.arange(3 * I) % I).astype(np.int32))
     wl = [[] if r == 0 else [0] for r in range(I)]
-    run = run_protocol(p, seed, n_iter=2, work_lists=wl, max_delay=0.5, check=True)
+    run = run_protocol(p, seed=seed, n_iter=2, work_lists=wl, max_delay=0.5, check=True)
     _check_run(p, {}, None, run)
     assert run.n_messages["LOCK_REQ"] >= I - 1
     assert run.n_messages["LOCK_GRANT"] == run.n_messages["RELEASE"]
@@ -101,7 +101,7 @@ def test_forced_lock_cycle_uses_release_rule():
     p = _contention_problem(I)
     wl = [[], [2], [3], [1]]  # r1 -> r2 -> r3 -> r1
     for seed in range(40):
-        run = run_protocol(p, seed, n_iter=1, work_lists=wl, max_delay=0.01, check=True)
+        run = run_protocol(p, seed=seed, n_iter=1, work_lists=wl, max_delay=0.01, check=True)
         _check_run(p, {}, None, run)
         total_rule += run.n_rule_releases
         assert run.n_messages["LOCK_GRANT"] == run.n_messages["RELEASE"]
@@ -110,17 +110,17 @@ def test_forced_lock_cycle_uses_release_rule():
 
 def test_balance_event_backend():
     p = tasks.synthetic_blocks()
-    r = tasks.balance(p, "ccm", seed=3, backend="event")
-    s = tasks.balance(p, "ccm", seed=3)
+    r = tasks.balance(p, method="ccm", seed=3, backend="event")
+    s = tasks.balance(p, method="ccm", seed=3)
     assert r.stats["backend"] == "event" and r.max_work <= r.initial_max_work
     assert r.max_work >= tasks.brute_force(p).max_work - 1e-12
     assert np.isfinite(s.max_work)
-    r2 = tasks.balance(p, "ccm", seed=3, backend="event")
+    r2 = tasks.balance(p, method="ccm", seed=3, backend="event")
     assert np.array_equal(r.assignment, r2.assignment)
     with pytest.raises(ValueError, match="backend"):
-        tasks.balance(p, "ccm", backend="mpi")
+        tasks.balance(p, method="ccm", backend="mpi")
     with pytest.raises(ValueError, match="backend='event'"):
-        tasks.balance(p, "ccm", backend="event", subclusters=True)
+        tasks.balance(p, method="ccm", backend="event", subclusters=True)
     with pytest.raises(ValueError, match="ranking"):
         run_protocol(p, ranking="stale")
     with pytest.raises(ValueError, match="infeasible start"):
@@ -130,8 +130,8 @@ def test_balance_event_backend():
 def test_random_schedules_exercise_the_protocol():
     rule = exch = 0
     for seed in range(30):
-        p = tasks.random_problem(6, 24, 4, 10, seed, zeros=False)
-        run = run_protocol(p, seed, beta=0.2, n_iter=3, max_delay=0.05, check=True)
+        p = tasks.random_problem(6, 24, 4, 10, seed=seed, zeros=False)
+        run = run_protocol(p, seed=seed, beta=0.2, n_iter=3, max_delay=0.05, check=True)
         _check_run(p, {"beta": 0.2}, None, run)
         rule += run.n_rule_releases
         exch += len(run.log)
@@ -144,10 +144,10 @@ def test_closed_form_estimate_equals_edge_walk(seed):
     the bytes between the two exchanged sets are supplied (or there are none)."""
     rng = np.random.default_rng(9000 + seed)
     I, K = int(rng.integers(2, 6)), int(rng.integers(2, 25))
-    p = tasks.random_problem(I, K, int(rng.integers(0, 5)), int(rng.integers(0, 40)), seed,
+    p = tasks.random_problem(I, K, int(rng.integers(0, 5)), int(rng.integers(0, 40)), seed=seed,
                              memory=True, zeros=bool(seed % 2))
-    co = tasks.Coefficients(1.0, float(rng.uniform(0, 1)), float(rng.uniform(0, 1)),
-                            float(rng.uniform(0, 1)))
+    co = tasks.Coefficients(alpha=1.0, beta=float(rng.uniform(0, 1)),
+                            gamma=float(rng.uniform(0, 1)), delta=float(rng.uniform(0, 1)))
     cap = float(p.evaluate()["memory"].max()) * 1.5 if seed % 3 else None
     d = p._dict(p.caps(cap))
     a = rng.integers(0, I, size=K).astype(np.int32)
@@ -171,7 +171,7 @@ def test_closed_form_estimate_equals_edge_walk(seed):
 
 def test_snapshot_ranking_with_edges_keeps_invariants():
     for seed in range(8):
-        p = tasks.random_problem(5, 30, 4, 40, seed, zeros=False)
+        p = tasks.random_problem(5, 30, 4, 40, seed=seed, zeros=False)
         for rk in ("snapshot", "exact"):
             r = tasks.balance(p, seed=seed, beta=0.5, gamma=0.1, n_iter=4, ranking=rk)
             assert r.max_work <= r.initial_max_work and np.all(np.diff(r.history) <= 1e-12)
@@ -182,9 +182,9 @@ def test_all_to_all_contention_terminates(seed):
     """Every rank targets every other rank in a random order: many lock cycles, no deadlock."""
     rng = np.random.default_rng(seed)
     I = int(rng.integers(3, 11))
-    p = tasks.random_problem(I, 4 * I, 3, 3 * I, seed, zeros=False)
+    p = tasks.random_problem(I, 4 * I, 3, 3 * I, seed=seed, zeros=False)
     wl = [[int(q) for q in rng.permutation(I) if q != r] for r in range(I)]
-    run = run_protocol(p, seed, beta=0.3, n_iter=2, work_lists=wl,
+    run = run_protocol(p, seed=seed, beta=0.3, n_iter=2, work_lists=wl,
                        max_delay=[0.01, 1.0, 10.0][seed % 3], check=True, max_events=100_000)
     _check_run(p, {"beta": 0.3}, None, run)
     assert run.n_messages["LOCK_GRANT"] == run.n_messages["RELEASE"]

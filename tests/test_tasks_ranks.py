@@ -27,13 +27,14 @@ def _random(seed: int, edges: bool = True):
 @pytest.mark.parametrize("seed", range(60))
 def test_pair_view_gives_exact_work(seed):
     prob, rng = _random(seed)
-    co = Coefficients(1.0, float(rng.choice([0, 1.0])), float(rng.choice([0, 0.5])),
-                      float(rng.choice([0, 0.25]))).as_tuple()
+    co = Coefficients(alpha=1.0, beta=float(rng.choice([0, 1.0])),
+                      gamma=float(rng.choice([0, 0.5])),
+                      delta=float(rng.choice([0, 0.25]))).as_tuple()
     a = np.asarray(prob.initial)
     _, rep = _core.tasks_evaluate(prob._dict(), co, a)
     parts = split_problem(prob, a, None)
-    for r in range(prob.n_ranks):
-        q = (r + 1 + seed) % prob.n_ranks
+    for r in range(prob.m):
+        q = (r + 1 + seed) % prob.m
         if q == r:
             continue
         for other in (parts[q], parts[q].summary(True)):
@@ -48,7 +49,7 @@ def test_extract_insert_round_trip(seed):
     prob, rng = _random(seed)
     parts = split_problem(prob, np.asarray(prob.initial), None)
     r = int(np.argmax([p.n_tasks for p in parts]))
-    a, b = parts[r].copy(), parts[(r + 1) % prob.n_ranks].copy()
+    a, b = parts[r].copy(), parts[(r + 1) % prob.m].copy()
     move = rng.choice(a.gid, size=max(1, a.n_tasks // 2), replace=False) if a.n_tasks else []
     recs = a.extract(move)
     b.insert(recs)
@@ -75,7 +76,7 @@ def test_ranks_engine_invariants(seed):
     assert np.all(np.diff(res.history) <= 1e-12)
     assert res.max_work <= res.initial_max_work
     assert res.assignment.shape == (prob.n_tasks,)
-    ev = prob.evaluate(res.assignment, beta=kw["beta"], delta=kw["delta"])
+    ev = prob.evaluate(assignment=res.assignment, beta=kw["beta"], delta=kw["delta"])
     assert ev["w_max"] == pytest.approx(res.max_work, rel=1e-12, abs=1e-12)
     again = balance(prob, backend="ranks", **kw)
     np.testing.assert_array_equal(again.assignment, res.assignment)  # fixed seed, same answer
@@ -85,12 +86,17 @@ def test_ranks_engine_invariants(seed):
 def test_converged_run_leaves_no_paying_pair(seed):
     """Complete knowledge and enough iterations: no exchange between any two ranks pays."""
     prob, rng = _random(seed)
-    P = prob.n_ranks
+    P = prob.m
     kw = dict(beta=float(rng.choice([0, 1.0])), gamma=0.0, delta=0.0, seed=seed)
     res = balance(prob, backend="ranks", fanout=P - 1, n_rounds=1, n_iter=40, **kw)
-    if res.stats["exchanges_per_iteration"][-1] != 0:
-        pytest.skip("not converged in 40 iterations")
-    co = Coefficients(1.0, kw["beta"]).as_tuple()
+    # CCM-LB terminates: an exchange lowers the larger W of its two ranks and changes no other
+    # rank, so the W vector sorted in decreasing order falls lexicographically and no
+    # assignment repeats. On these instances (<= 6 ranks, <= 44 tasks) the last exchange comes
+    # by iteration 5 (measured over 200 seeds): 40 iterations without convergence is a bug.
+    exch = res.stats["exchanges_per_iteration"]
+    assert exch[-1] == 0, f"still exchanging after 40 iterations: {exch}"
+    assert np.all(np.diff(res.history) <= 1e-12)
+    co = Coefficients(alpha=1.0, beta=kw["beta"]).as_tuple()
     parts = split_problem(prob, res.assignment, None)
     for r in range(P):
         for q in range(P):
@@ -114,7 +120,7 @@ def test_ranks_engine_agrees_with_serial_engine_mostly():
 
 
 def test_gemma_like_quality_matches_serial_engine():
-    prob = G.gemma_like(n_ranks=6, n_tasks=400, n_blocks=40)
+    prob = G.gemma_like(m=6, n_tasks=400, n_blocks=40)
     a = balance(prob, delta=1e-9)
     b = balance(prob, backend="ranks", delta=1e-9)
     assert b.max_work <= a.max_work * 1.02
@@ -152,7 +158,7 @@ def test_schedule_model():
     assert serial == 9.0
     # turn 3 re-ranks after its rank is free (t = 3): announce 4, its peers free at 4: ends 5
     assert crit == 5.0
-    res = balance(G.gemma_like(n_ranks=8, n_tasks=400, n_blocks=32), backend="ranks")
+    res = balance(G.gemma_like(m=8, n_tasks=400, n_blocks=32), backend="ranks")
     s = res.stats["schedule"]
     assert len(s["serial_s"]) == len(s["critical_path_s"]) == 4
     # a rank whose tasks changed before its turn ranks twice (ahead, then again): the critical

@@ -40,14 +40,14 @@ for case in cases:
     src = case["source"]
     if "generator" in src:
         prob = getattr(G, src["generator"])(**src["args"]) if comm.Get_rank() == 0 else None
-        n = comm.bcast(prob.n_ranks if prob is not None else None, root=0)
+        n = comm.bcast(prob.m if prob is not None else None, root=0)
         if n != comm.Get_size():
             results.append(None)
             continue
-        data = scatter_problem(prob, comm)
+        data = scatter_problem(prob, comm=comm)
     else:
         data = src["stem"]
-    res = balance_mpi(data, comm, gather=True, **kw)
+    res = balance_mpi(data, comm=comm, gather=True, **kw)
     results.append(res.to_dict() if res.rank == 0 else None)
 if comm.Get_rank() == 0:
     with open(sys.argv[2], "w") as fh:

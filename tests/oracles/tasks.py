@@ -8,7 +8,7 @@ import math
 
 def work_model(p, assign, alpha=1.0, beta=0.0, gamma=0.0, delta=0.0, cap=None):
     """Per-rank dict of load/out/in/loc/homing/memory/work from first principles."""
-    I, K = p.n_ranks, p.n_tasks
+    I, K = p.m, p.n_tasks
     load = [0.0] * I
     fp = [0.0] * I
     wk = [0.0] * I
@@ -55,7 +55,7 @@ def brute(p, preserve=False, **kw):
     """Optimal W_max by enumerating all assignments (tiny instances)."""
     best = math.inf
     arg = None
-    for a in itertools.product(range(p.n_ranks), repeat=p.n_tasks):
+    for a in itertools.product(range(p.m), repeat=p.n_tasks):
         if preserve and p.task_block is not None:
             where = {}
             ok = True
