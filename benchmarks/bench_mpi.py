@@ -140,7 +140,7 @@ def part_mpi(quick: bool, tmp: str) -> dict:
     reps = 1 if quick else 3
     rows, recs = [], []
     for P in (1, 2, 4, 8):
-        g = gemma_like(n_ranks=P, n_tasks=140 * P, n_blocks=15 * P, seed=0)
+        g = gemma_like(m=P, n_tasks=140 * P, n_blocks=15 * P, seed=0)
         stem = os.path.join(tmp, f"g{P}")
         g.to_lbdatafile(stem)
         p = tasks.Problem.from_lbdatafile(stem)  # the data the MPI ranks read
@@ -165,13 +165,13 @@ def part_mpi(quick: bool, tmp: str) -> dict:
         rec = {"P": P, "n_tasks": p.n_tasks, "n_blocks": int(p.n_blocks),
                "oversubscribed": oversub, "cores": CORES,
                "ranks_seconds_per_iter": t_rk, "c_seconds_per_iter": t_c,
-               "ranks_w_max": rr.max_work, "c_w_max": rc_.max_work,
+               "ranks_w_max": rr.max_load, "c_w_max": rc_.max_load,
                "ranks_messages_per_rank_per_iter": {k: v / P / N_ITER for k, v in
                                                     rr.stats["messages"].items()}}
         if not ok_runs:
             rec["error"] = runs[-1]
             rows.append([P, p.n_tasks, "yes" if oversub else "no", "-", "-", "-",
-                         rr.initial_max_work, "-", rr.max_work, "-", t_rk, "-",
+                         rr.initial_max_load, "-", rr.max_load, "-", t_rk, "-",
                          t_c, "-", "MPI FAILED"])
             recs.append(rec)
             continue
@@ -183,7 +183,7 @@ def part_mpi(quick: bool, tmp: str) -> dict:
         a = np.empty(p.n_tasks, np.int64)
         idx = np.searchsorted(np.asarray(p.task_ids), np.asarray(best["task_ids"]))
         a[idx] = best["assignment"]
-        same = (best["max_work"] == rr.max_work and
+        same = (best["max_load"] == rr.max_load and
                 bool(np.array_equal(a, np.asarray(rr.assignment))))
         rec.update({"mpi_seconds_per_iter": s_it,
                     "mpi_iteration_seconds": best["iteration_seconds"],
@@ -191,14 +191,14 @@ def part_mpi(quick: bool, tmp: str) -> dict:
                     "mpirun_wall_seconds": best["mpirun_wall_seconds"],
                     "messages_per_rank_per_iter": msgs, "messages_by_kind_per_iter": per_kind,
                     "directory_messages": best["messages"].get("DIRECTORY", 0),
-                    "bytes_per_rank_per_iter": byts, "w_max_before": best["initial_max_work"],
-                    "w_max_after": best["max_work"], "exchanges_per_iteration":
+                    "bytes_per_rank_per_iter": byts, "w_max_before": best["initial_max_load"],
+                    "w_max_after": best["max_load"], "exchanges_per_iteration":
                     best["exchanges_per_iteration"], "match_ranks": same,
                     "ratio_mpi_vs_ranks": s_it / max(t_rk, 1e-12),
                     "ratio_mpi_vs_c": s_it / max(t_c, 1e-12), "repeats": len(ok_runs)})
         recs.append(rec)
         rows.append([P, p.n_tasks, "yes" if oversub else "no", s_it, msgs, byts,
-                     best["initial_max_work"], best["max_work"], rr.max_work,
+                     best["initial_max_load"], best["max_load"], rr.max_load,
                      sum(best["exchanges_per_iteration"]), t_rk,
                      f"{s_it / max(t_rk, 1e-12):.1f}x", t_c,
                      f"{s_it / max(t_c, 1e-12):.0f}x", "MATCH" if same else "DIFFERS"])
@@ -248,20 +248,20 @@ def part_projection(quick: bool, latency: float | None) -> dict:
     tpr, bpr = K_big / P_big, N_big // P_big
     # the serial C engine on the full shape: measured
     t0 = time.perf_counter()
-    big = gemma_like(n_ranks=P_big, n_tasks=K_big, n_blocks=N_big, seed=0)
+    big = gemma_like(m=P_big, n_tasks=K_big, n_blocks=N_big, seed=0)
     t_gen = time.perf_counter() - t0
     c_iter, rc = _per_iter(big, 1 if quick else 2)
     k_big, f_big = wpart._core.tasks_knowledge(P_big, 0, 0)
     # the rank engine, measured at smaller P with the same tasks and blocks per rank
     meas = []
     for P in ((16, 32) if quick else (16, 32, 64, 128)):
-        g = gemma_like(n_ranks=P, n_tasks=int(round(tpr * P)), n_blocks=bpr * P, seed=0)
+        g = gemma_like(m=P, n_tasks=int(round(tpr * P)), n_blocks=bpr * P, seed=0)
         r = tasks.balance(g, seed=0, n_iter=N_ITER, backend="ranks")
         m = {k: v / P / N_ITER for k, v in r.stats["messages"].items()}
         meas.append({"label": "MEASURED", "P": P, "n_tasks": g.n_tasks, "n_blocks": g.n_blocks,
                      "seconds": r.stats["seconds"], "turn_seconds":
-                     r.stats["seconds"] / (N_ITER * P), "w_max_before": r.initial_max_work,
-                     "w_max_after": r.max_work, "messages_per_rank_per_iter": m,
+                     r.stats["seconds"] / (N_ITER * P), "w_max_before": r.initial_max_load,
+                     "w_max_after": r.max_load, "messages_per_rank_per_iter": m,
                      "n_rounds": r.stats["n_rounds"], "fanout": r.stats["fanout"],
                      "schedule_parallelism": sum(r.stats["schedule"]["serial_s"])
                      / max(sum(r.stats["schedule"]["critical_path_s"]), 1e-12)})
@@ -327,14 +327,14 @@ def part_projection(quick: bool, latency: float | None) -> dict:
     out = {"c_engine": {"label": "MEASURED", "P": P_big, "n_tasks": K_big, "n_blocks": N_big,
                         "generator": f"gemma_like({P_big}, {K_big}, {N_big}, seed=0)",
                         "generate_seconds": t_gen, "seconds_per_iter": c_iter,
-                        "w_max_before": rc.initial_max_work, "w_max_after": rc.max_work,
+                        "w_max_before": rc.initial_max_load, "w_max_after": rc.max_load,
                         "n_rounds": k_big, "fanout": f_big},
            "ranks_measured": meas, "projection": proj}
     rows = [[f"ranks engine P={d['P']} (measured)", d["n_tasks"], d["seconds"] / N_ITER,
              d["turn_seconds"], sum(d["messages_per_rank_per_iter"].values()), "-",
              d["w_max_before"], d["w_max_after"]] for d in meas]
     rows.append([f"serial C engine P={P_big} (measured)", K_big, c_iter, "-", "-", "-",
-                 rc.initial_max_work, rc.max_work])
+                 rc.initial_max_load, rc.max_load])
     rows.append([f"PROJECTION distributed P={P_big}, compute only", K_big, compute, turn, sent,
                  bytes_rank, "-", "-"])
     rows.append([f"PROJECTION P={P_big}, concurrent turns (x{par:.1f})", K_big,

@@ -42,7 +42,7 @@ from wpart.tasks.datasets import lbaf_path
 from wpart.experiments import format_table, write_json
 from wpart.experiments.tasks_paper import MILP_SIZES, SCALING_CASES, milp_vs_ccm, weak_scaling
 
-DATA = Path(lbaf_path())
+DATA = Path(lbaf_path(""))
 TARGET_SPEEDUP = 100.0
 
 # --------------------------------------------------------------------------------------------
@@ -135,7 +135,7 @@ def part_lbaf(quick: bool, lbaf_path: str | None) -> dict:
     tmp = tempfile.mkdtemp(prefix="wpart_bench_tasks_")
     sizes = [(14, 1959, 206)] + ([] if quick else [(64, 8955, 896)])
     for I, K, N in sizes:
-        g = tasks.gemma_like(I, K, N, seed=0)
+        g = tasks.gemma_like(m=I, n_tasks=K, n_blocks=N, seed=0)
         g = g.with_(task_footprint=np.zeros(K), task_working=np.zeros(K))  # LBAF needs them
         stem = os.path.join(tmp, f"gemma{I}")
         g.to_lbdatafile(stem)
@@ -145,7 +145,7 @@ def part_lbaf(quick: bool, lbaf_path: str | None) -> dict:
     for name, stem, beta, delta, cap, max_obj in cases:
         p = tasks.Problem.from_lbdatafile(stem)
         cap_v = cap if cap > 0 else None
-        k, f = wpart._core.tasks_knowledge(p.n_ranks, 0, 0)
+        k, f = wpart._core.tasks_knowledge(p.m, 0, 0)
         t0 = time.perf_counter()
         reps = 0
         while True:  # best-of timing within ~0.5 s
@@ -159,20 +159,20 @@ def part_lbaf(quick: bool, lbaf_path: str | None) -> dict:
                    max_objects=max_obj)
         lb = _run_lbaf(lbaf_path, cfg, timeout=120 if quick else 600)
         if lb is None or "error" in lb:
-            rec = dict(case=name, wpart_w=r.max_work, wpart_seconds=t_w, lbaf=None,
+            rec = dict(case=name, wpart_w=r.max_load, wpart_seconds=t_w, lbaf=None,
                        error=None if lb is None else lb["error"])
-            rows.append([name, r.initial_max_work, r.max_work, "-", t_w, "-", "-", "n/a"])
+            rows.append([name, r.initial_max_load, r.max_load, "-", t_w, "-", "-", "n/a"])
         else:
             idx = {int(t): i for i, t in enumerate(p.task_ids)}
             a = np.array(p.initial)
             for oid, rank in lb["assign"].items():
                 a[idx[int(oid)]] = rank
-            wl = p.evaluate(a, beta=beta, delta=delta, memory_cap=cap_v)["w_max"]
+            wl = p.evaluate(assignment=a, beta=beta, delta=delta, memory_cap=cap_v)["w_max"]
             ratio = lb["seconds"] / t_w
-            ok = ratio >= TARGET_SPEEDUP and r.max_work <= wl * (1 + 1e-12)
-            rec = dict(case=name, w0=r.initial_max_work, wpart_w=r.max_work, wpart_seconds=t_w,
+            ok = ratio >= TARGET_SPEEDUP and r.max_load <= wl * (1 + 1e-12)
+            rec = dict(case=name, w0=r.initial_max_load, wpart_w=r.max_load, wpart_seconds=t_w,
                        lbaf_w=wl, lbaf_seconds=lb["seconds"], speedup=ratio, target_met=ok)
-            rows.append([name, r.initial_max_work, r.max_work, wl, t_w, lb["seconds"],
+            rows.append([name, r.initial_max_load, r.max_load, wl, t_w, lb["seconds"],
                          f"{ratio:.0f}x", "MET" if ok else "NOT MET"])
         recs.append(rec)
     text = format_table(["case", "W0", "W wpart", "W LBAF", "wpart s", "LBAF s", "speedup",

@@ -1,12 +1,13 @@
-"""Reproduce the task family's golden values and the paper's qualitative results (spec 003).
+"""Reproduce the task family's golden values and the paper's qualitative results
+([Lifflander 2024], the CCM model).
 
 :func:`run_tasks` checks
 
-1. the synthetic-blocks golden optima T1-T8 (spec 5.6 / PEERS 4.1) by brute force and by the
+1. the golden optima T1-T8 of LBAF's synthetic-blocks case by brute force and by the
    GLPK MILP (paper and compact forms), and the cluster-preserving optima;
 2. CCM-LB on the same cases, 12 seeds: ``cluster-preserving optimum <= CCM <= initial`` and
    ``CCM >= MILP optimum``;
-3. the LBAF stepper values of ``nolb-8color-16nodes-11firstphases`` (PEERS 4.3) when the data
+3. the LBAF stepper values of ``nolb-8color-16nodes-11firstphases`` when the data
    are present;
 4. the Gemma-like 14-rank / 1,959-task / 206-block case: CCM-LB (12 seeds) per delta, with
    W_max, n_off (blocks away from home) and time (paper Fig. 4: n_off falls as delta grows;
@@ -92,7 +93,7 @@ def _golden(quick: bool) -> tuple[bool, dict, str]:
                      f"{min(ccm):.4g} / {max(ccm):.4g}", ok_fail(ok)])
     text = format_table(["id", "coefficients", "cap", "W0", "brute", "MILP paper",
                          "MILP compact", "brute clust.", "MILP clust.", "CCM min/max", "check"],
-                        rows, title="synthetic blocks: golden optima (spec 5.6)")
+                        rows, title="synthetic blocks: golden optima (LBAF's case, brute force)")
     return all(r["ok"] for r in recs), {"rows": recs}, text
 
 
@@ -108,7 +109,7 @@ def _stepper() -> tuple[bool, dict, str]:
         rows.append([ph, w.sum(), want, ok_fail(abs(w.sum() - want) <= 1e-5 * want)])
     ok = all(abs(g - w) <= 1e-5 * w for g, w in zip(got, _STEPPER))
     text = format_table(["phase", "sum W", "LBAF", "check"], rows,
-                        title="LBDatafile reader: LBAF stepper values (PEERS 4.3)")
+                        title="LBDatafile reader: LBAF stepper values")
     return ok, {"sum_w": got, "expected": _STEPPER}, text
 
 
@@ -153,7 +154,7 @@ def _scaling(quick: bool) -> tuple[bool, dict, str]:
 def _gap(quick: bool) -> tuple[bool, dict, str]:
     """CCM-LB's gap to the GLPK optimum over many small paper-style instances."""
     n, seeds, tl = (12, 1, 2.0) if quick else (200, 3, 3.0)
-    g = tasks.gap_study(n, 0, n_seeds=seeds, time_limit=tl)
+    g = tasks.gap_study(n, seed=0, n_seeds=seeds, time_limit=tl)
     d = {"n_instances": n, "n_seeds": seeds, "time_limit": tl, "summary": g.summary,
          "n_not_optimal": g.n_not_optimal}
     return True, d, g.table()
@@ -170,7 +171,8 @@ def _figure(path: Path, gem: dict) -> None:
     from matplotlib.ticker import MaxNLocator
 
     fig, ax = plt.subplots(1, 3, figsize=(14, 3.8))
-    r.plot(ax[:2])
+    r.plot(ax=ax[0])
+    r.plot_history(ax=ax[1])
     ax[0].set_title(f"gemma_like 14/1959/206, delta = 1e-10: W_max {r.initial_max_work:.3g} -> "
                     f"{r.max_work:.3g}", fontsize="medium")
     ax[1].xaxis.set_major_locator(MaxNLocator(integer=True))

@@ -1,5 +1,5 @@
-"""Spec 003's headline comparisons, shared by ``wpart reproduce tasks`` and
-``benchmarks/bench_tasks.py``.
+"""The CCM paper's headline comparisons ([Lifflander 2024], Sec. VII), shared by
+``wpart reproduce tasks`` and ``benchmarks/bench_tasks.py``.
 
 * :func:`milp_vs_ccm`   CCM-LB (12 seeds) against the GLPK optimum of the compact MILP on small
   Gemma-like instances (the paper's Fig. 4a: CCM-LB within 1.8 % of the best MILP solution);
@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-import wpart
 from wpart import tasks
 
 from . import format_table
@@ -27,21 +26,22 @@ __all__ = ["MILP_SIZES", "SCALING_CASES", "milp_vs_ccm", "verdicts", "weak_scali
 #: (ranks, tasks, blocks) of the MILP comparison; the first `quick` ones in quick mode.
 MILP_SIZES = [(2, 12, 3), (3, 18, 5), (3, 30, 6), (4, 40, 8), (4, 60, 10), (6, 80, 12),
               (8, 120, 16)]
-#: The paper's weak-scaling counts (spec 003 section 5.3) and the 14-rank MILP case.
+#: The paper's weak-scaling counts (its Fig. 5) and the 14-rank MILP case.
 SCALING_CASES = [(14, 1959, 206), (16, 2383, 286), (64, 8955, 896), (256, 34709, 3076)]
 
 
 def milp_vs_ccm(sizes: list[tuple[int, int, int]], time_limit: float,
                 deltas: tuple[float, ...] = (0.0, 1e-9), seeds: int = 12,
                 subclusters: bool = True) -> dict:
-    """CCM-LB (`seeds` seeds) against the GLPK compact MILP on ``gemma_like(I, K, N, seed=1)``.
+    """CCM-LB (`seeds` seeds) against the GLPK compact MILP on
+    ``gemma_like(m=I, n_tasks=K, n_blocks=N, seed=1)``.
 
     Returns ``{"rows": [...], "text": str, "ok": bool}``; ``ok`` is False only when CCM-LB
     beats a proven optimum (a bug). ``gap_min`` / ``gap_max`` are ``W_ccm / W_milp - 1``.
     """
     rows, recs = [], []
     for I, K, N in sizes:
-        p = tasks.gemma_like(I, K, N, seed=1)
+        p = tasks.gemma_like(m=I, n_tasks=K, n_blocks=N, seed=1)
         for delta in deltas:
             t0 = time.perf_counter()
             runs = [tasks.balance(p, seed=s, delta=delta) for s in range(seeds)]
@@ -49,12 +49,9 @@ def milp_vs_ccm(sizes: list[tuple[int, int, int]], time_limit: float,
             w = np.array([r.max_work for r in runs])
             ws = (np.array([tasks.balance(p, seed=s, delta=delta, subclusters=True).max_work
                             for s in range(seeds)]) if subclusters else w)
-            try:
-                m = tasks.solve_milp(p, delta=delta, time_limit=time_limit)
-                st, wm, bound, tm = (m.stats["status"], m.max_work, m.stats["bound"],
-                                     m.stats["seconds"])
-            except wpart.SolverError:
-                st, wm, bound, tm = "no_solution", float("nan"), float("nan"), time_limit
+            m = tasks.solve_milp(p, delta=delta, time_limit=time_limit)
+            st, bound, tm = m.status, m.stats["bound"], m.stats["seconds"]
+            wm = m.max_load if m.success else float("nan")
             gap_min = w.min() / wm - 1 if wm > 0 else float("nan")
             gap_max = w.max() / wm - 1 if wm > 0 else float("nan")
             ok = not (st == "optimal" and min(w.min(), ws.min()) < wm - 1e-9)
@@ -74,7 +71,8 @@ def milp_vs_ccm(sizes: list[tuple[int, int, int]], time_limit: float,
 
 
 def weak_scaling(cases: list[tuple[int, int, int]], baselines: bool = True) -> dict:
-    """CCM-LB on ``gemma_like(I, K, N, seed=0)``, delta = 1e-9 (paper Fig. 5).
+    """CCM-LB on ``gemma_like(m=I, n_tasks=K, n_blocks=N, seed=0)``, delta = 1e-9 (paper
+    Fig. 5).
 
     Returns ``{"rows": [...], "text": str, "ok": True}`` with W_max before and after, the
     load lower bound ``max(sum L / I, max L)``, wall times and (with `baselines`) the greedy and
@@ -82,19 +80,19 @@ def weak_scaling(cases: list[tuple[int, int, int]], baselines: bool = True) -> d
     """
     rows, recs = [], []
     for I, K, N in cases:
-        p = tasks.gemma_like(I, K, N, seed=0)
+        p = tasks.gemma_like(m=I, n_tasks=K, n_blocks=N, seed=0)
         res: dict[str, Any] = {}
         meths = ("ccm", "greedy", "tempered") if baselines else ("ccm",)
         if baselines:
             t0 = time.perf_counter()
-            rs = tasks.balance(p, "ccm", seed=0, delta=1e-9, subclusters=True)
+            rs = tasks.balance(p, method="ccm", seed=0, delta=1e-9, subclusters=True)
             res["ccm+sub"] = (rs, time.perf_counter() - t0)
         for meth in meths:
             if meth == "tempered" and K > 40_000:  # single-task transfers: quadratic per pair
                 res[meth] = (res["greedy"][0], float("nan"))
                 continue
             t0 = time.perf_counter()
-            r = tasks.balance(p, meth, seed=0, delta=1e-9)
+            r = tasks.balance(p, method=meth, seed=0, delta=1e-9)
             res[meth] = (r, time.perf_counter() - t0)
         r, t = res["ccm"]
         lb = max(p.task_load.sum() / I, p.task_load.max())
@@ -124,7 +122,7 @@ def weak_scaling(cases: list[tuple[int, int, int]], baselines: bool = True) -> d
 
 
 def verdicts(d: dict, quick: bool) -> Verdicts:
-    """Spec 003 section 5.2-5.3 headline figures beside ours."""
+    """The paper's headline figures (Secs. VII-A and VII-B) beside ours."""
     vs = Verdicts("tasks")
     mv = d["milp"]
     opt = [r for r in mv["rows"] if r["milp_status"] == "optimal"]
