@@ -17,7 +17,7 @@ from .._methods import Method, MethodTable
 from .._progress import progress_hook
 from .._validate import (as_bool, as_float, as_int, as_progress, as_seed, as_time_limit,
                          choice, core_time_limit, is_bool)
-from ._compat import positional_deprecated
+from .._validate import positional_deprecated
 from ._problem import INT32_LIMIT, Coefficients, Problem
 from ._results import TasksResult, make_result, replace_fields
 

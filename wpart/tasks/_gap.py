@@ -37,7 +37,7 @@ from .._result import Result, new_axes
 from .._validate import (as_bool, as_float, as_int, as_m, as_progress, as_seed,
                          as_time_limit, is_bool, renamed)
 from ._balance import balance
-from ._compat import positional_deprecated
+from .._validate import positional_deprecated
 from ._milp import solve_milp
 from .generators import gemma_like
 

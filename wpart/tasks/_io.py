@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import as_int, as_m, renamed
-from ._compat import positional_deprecated
+from .._validate import positional_deprecated
 from ._problem import INT32_LIMIT, Problem
 
 __all__ = ["LBDatafileError", "read_lbdatafile", "write_lbdatafile"]

@@ -17,7 +17,7 @@ import numpy as np
 from .. import _core
 from .._errors import SolverError, WpartValueError
 from .._validate import as_bool, as_time_limit, choice
-from ._compat import positional_deprecated
+from .._validate import positional_deprecated
 from ._problem import Coefficients, Problem
 from ._results import TasksResult, load_bound, make_result, replace_fields
 

@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike, NDArray
 from .. import _core
 from .._errors import WpartTypeError, WpartValueError
 from .._validate import as_float, as_loads, as_m, deprecated_attr, is_bool, renamed
-from ._compat import positional_deprecated
+from .._validate import positional_deprecated
 
 #: Largest number of ranks or tasks (the core indexes them with int32).
 INT32_LIMIT = 2**31 - 1

@@ -41,7 +41,7 @@ from .. import _core
 from .._errors import CancelledError, WpartRuntimeError, WpartValueError
 from .._result import Result, new_axes, pct
 from .._validate import as_float, as_int, as_progress, as_seed, as_time_limit, choice, is_bool
-from ._compat import positional_deprecated
+from .._validate import positional_deprecated
 from ._problem import Coefficients, Problem
 
 __all__ = ["Exchange", "ProtocolRun", "RankState", "run_protocol", "step"]

@@ -6,7 +6,7 @@ import numpy as np
 
 from .._errors import WpartValueError
 from .._validate import as_bool, as_float, as_int, as_m, as_seed, choice, renamed
-from ._compat import positional_deprecated
+from .._validate import positional_deprecated
 from ._problem import INT32_LIMIT, Problem
 
 __all__ = ["gemma_like", "paper_toy", "random_problem", "synthetic_blocks"]

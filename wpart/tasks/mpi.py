@@ -35,7 +35,7 @@ from .._errors import WpartTypeError, WpartValueError
 from .._result import Result, new_axes, pct
 from .._validate import (as_bool, as_float, as_int, as_seed, as_time_limit, as_timeout, choice,
                          deprecated_attr)
-from ._compat import positional_deprecated
+from .._validate import positional_deprecated
 from ._mpi_comm import Channel, RankFailure
 from ._mpi_turns import transfer_stage
 from ._problem import Coefficients
