@@ -11,8 +11,8 @@ Two parts, one process:
     random integer chains (uniform and heavy-tailed loads): a sweep over ``n`` at fixed ``m``
     and a sweep over ``m`` at fixed ``n``. Every exact method must give the same max load (an
     assertion, not a timing). Log-log slopes of time vs ``n`` and vs ``m`` are fitted and
-    compared with the complexities of spec 004 section 2, and a pure NumPy bisection with a
-    ``np.searchsorted`` probe serves as the baseline.
+    compared with the complexities of the 1D algorithms (Sec. 2.2 of [Saule 2012]), and a
+    pure NumPy bisection with a ``np.searchsorted`` probe serves as the baseline.
 
 Run ``python benchmarks/bench_base.py --quick`` for the CI-sized run (every case, well under
 a minute on 2 cores); the full run takes a few minutes. Timings are never asserted.
@@ -43,7 +43,8 @@ from wpart.experiments import best_of
 
 EXACT = ("nicol", "bisect", "dp")
 
-# Targets of part (a) (spec 004 section 1.2 / the base-layer brief).
+# Targets of part (a): wpart's own speed goals for the 2D prefix sum array (Sec. 2.1 of
+# [Saule 2012]), measured against NumPy and a plain copy.
 TARGET_SPEEDUP_VS_NUMPY = 3.0  # numpy / wpart >= 3
 TARGET_RATIO_VS_COPY = 2.0  # wpart / copy <= 2
 SLOPE_TOLERANCE = 0.3  # fitted slope <= model slope + 0.3 -> PASS
@@ -251,7 +252,8 @@ def numpy_bisect(a: np.ndarray, m: int) -> tuple[int, int]:
 
     The greedy probe gives each part the longest prefix of the rest with load <= B, found
     with ``np.searchsorted`` on the prefix array (one call per part). The search runs over
-    ``[max(ceil(T/m), amax), floor(T/m) + amax]`` (spec 004 sections 2.1 and 2.6).
+    ``[max(ceil(T/m), amax), floor(T/m) + amax]``: the lower bound and the DirectCut upper
+    bound of the optimum (Sec. 2.2 of [Saule 2012]).
 
     Returns
     -------
@@ -287,7 +289,12 @@ def numpy_bisect(a: np.ndarray, m: int) -> tuple[int, int]:
 
 
 def model_cost(method: str, n: int, m: int, amax: int) -> float:
-    """Return the spec's operation-count model (spec 004 sections 2.2-2.6), up to a constant."""
+    """Return the operation-count model of each 1D algorithm, up to a constant.
+
+    The DP (with the monotone pointer) and Nicol's parametric search (with slicing) are the
+    1D algorithms reviewed in Sec. 2.2 of [Saule 2012]; the bisection on the value uses the
+    same PROBE.
+    """
     lg = max(math.log2(max(n / m, 2.0)), 1.0)
     if method == "nicol":
         return (m * lg) ** 2  # O((q log(n/q))^2)
@@ -388,7 +395,7 @@ ONED_NOTE = (
 
 def slope_rows(rows: list[dict]) -> list[dict]:
     """Fitted log-log slopes per (sweep, distribution, method), with the model's slope."""
-    bounds = {  # pure exponents of the spec's bounds, log factors dropped
+    bounds = {  # pure exponents of the complexity bounds, log factors dropped
         ("n", "nicol"): 0.0, ("n", "bisect"): 0.0, ("n", "dp"): 1.0, ("n", "numpy"): 0.0,
         ("m", "nicol"): 2.0, ("m", "bisect"): 1.0, ("m", "dp"): 1.0, ("m", "numpy"): 1.0,
     }
@@ -434,7 +441,7 @@ def slope_table(srows: list[dict]) -> str:
              "total slope", "PASS?", "probes slope"]
     note = (
         "Slope of log(time) against log(n) or log(m) (numpy.polyfit). exp = the exponent of the\n"
-        "spec's bound with log factors dropped (nicol O((m log(n/m))^2), bisect\n"
+        "complexity bound with log factors dropped (nicol O((m log(n/m))^2), bisect\n"
         "O(m log(n/m) log amax), dp O(m n)); model = the slope of that full bound, log factors\n"
         "and the measured amax included, fitted over the same grid points. 'core slope' (the\n"
         "solver alone) passes when <= model + 0.3 (for numpy the whole call is judged). 'total\n"
@@ -498,7 +505,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"\n(b2) 1D partitioning, m sweep at n = {params['n_fixed']}")
     print(oned_table(oned, "m"))
     print(ONED_NOTE)
-    print("\n(b3) scaling: fitted log-log slopes vs the spec's complexity")
+    print("\n(b3) scaling: fitted log-log slopes vs the algorithms' complexity")
     print(slope_table(slopes))
 
     elapsed = time.perf_counter() - t_start

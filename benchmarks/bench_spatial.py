@@ -1,4 +1,4 @@
-"""Benchmarks for wpart.spatial: the paper's tables regenerated (spec 004 sections 5.3-5.4, 7.4).
+"""Benchmarks for wpart.spatial: the tables of [Saule 2012] regenerated (Secs. 4-5, Table 1).
 
 Runs, in one process, the steps of :mod:`wpart.experiments.spatial`:
 
@@ -7,7 +7,8 @@ Runs, in one process, the steps of :mod:`wpart.experiments.spatial`:
 * core run time per algorithm at 512x512 and 4096x4096 for m up to 10,000, printed beside the
   paper's reported times with the ratio paper/ours (target: at least 10x below the paper) and
   JAG-M-OPT at m = 961 (the paper: 31 minutes);
-* log-log slopes of time in m, checked against the complexities of spec 7.4;
+* log-log slopes of time in m, checked against the worst-case complexities of the paper's
+  Table 1 (at P = Q = sqrt m, log factors dropped);
 * the hierarchical variants, HYBRID and the pic_like resolution tables of
   :mod:`wpart.experiments.spatial_paper`.
 

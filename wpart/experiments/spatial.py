@@ -1,10 +1,11 @@
-"""Reproduction of spec 004's rectangular-partition results (paper: Saule, Baş, Çatalyürek).
+"""Reproduction of the rectangular-partition results of [Saule 2012] (Saule, Baş, Çatalyürek).
 
 Steps (each returns ``(ok, data, text)``):
 
-* ``golden``  the hand-checked table of spec 6 (A1, A2, A3) - checked exactly;
+* ``golden``  a hand-checked table of optima on three small matrices (A1, A2, A3), each value
+  cross-checked by brute force - checked exactly;
 * ``chain``   the class chain and heuristic-vs-exact inequalities on random instances - checked;
-* ``quality`` load imbalance ``LI_agg`` per algorithm x instance class x m (spec 5.3-5.4),
+* ``quality`` load imbalance ``LI_agg`` per algorithm x instance class x m (Sec. 4 of the paper),
   on seeded synthetic classes and the PIC-MAG / SLAC substitutes - reported, with the paper's
   soft expectations flagged (never failed);
 * ``series``  LI over the 68 pic_like snapshots at m = 6400 and 9216 beside the paper's PIC-MAG
@@ -13,7 +14,8 @@ Steps (each returns ``(ok, data, text)``):
 * ``timing``  core run time per algorithm at 512^2 (and 4096^2 for the fast ones) for m up to
   10,000, beside the paper's reported figures, with the ratio paper/ours; JAG-M-OPT at
   m = 961 (the paper: 31 min) - the target (>= 10x below the paper) is reported;
-* ``scaling`` log-log slopes of time in m (and in n) against the complexities of spec 7.4.
+* ``scaling`` log-log slopes of time in m (and in n) against the worst-case complexities of
+  the paper's Table 1 (growth in m at P = Q = sqrt m).
 
 :func:`run_spatial` writes ``spatial_table.txt``, ``spatial.json`` and figures
 ``spatial_partitions.png`` and ``spatial_imbalance.png``. ``benchmarks/bench_spatial.py``
@@ -49,7 +51,7 @@ __all__ = [
     "timing",
 ]
 
-#: Paper Fig. 9 / spec R4: seconds at 512x512 (uniform), m = 10,000 (JAG-M-OPT: m = 961).
+#: Paper Fig. 9 and Sec. 4.4: seconds at 512x512 (uniform), m = 10,000 (JAG-M-OPT: m = 961).
 PAPER_TIMES = {
     "hier_rb": 0.018,
     "jag_pq_heur": 0.106,
@@ -81,7 +83,8 @@ QUALITY_ALGOS = [
     "hier_rb",
     "hier_relaxed",
 ]
-#: spec 7.4: exponent of the time growth in m (P = Q = sqrt m) used for the slope check
+#: exponent of the time growth in m (P = Q = sqrt m) used for the slope check: the worst-case
+#: complexities of the paper's Table 1 with the log factors dropped
 M_EXPONENT = {
     "rect_uniform": 1.0,
     "hier_rb": 1.0,
@@ -130,7 +133,7 @@ def _call(A: Any, m: int, meth: str, **kw: Any):
 
 
 def golden() -> tuple[bool, dict, str]:
-    """The golden table of spec 6."""
+    """Hand-checked optima of three small matrices (A1, A2, A3), cross-checked by brute force."""
     from wpart import spatial
 
     A1 = [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12], [13, 14, 15, 16]]
@@ -158,7 +161,7 @@ def golden() -> tuple[bool, dict, str]:
             spatial.jag_m_opt(A, m, orient="ver").max_load,
             spatial.hier_opt(A, m).max_load,
         ]
-        # GENERAL (arbitrary rectangles, GLPK); the spec gives no value for A3: report it
+        # GENERAL (arbitrary rectangles, GLPK); no hand-checked value for A3: report it
         gen = spatial.general_optimum(A, m).max_load if glpk else None
         got.append(gen)
         good = got[:7] == w[:7] and (w[7] is None or gen is None or gen == w[7])
@@ -181,7 +184,7 @@ def golden() -> tuple[bool, dict, str]:
             "check",
         ],
         rows,
-        title="Golden table (spec 004 section 6; GENERAL = arbitrary rectangles by MILP)",
+        title="Golden table (hand-checked optima; GENERAL = arbitrary rectangles by MILP)",
     )
     return ok, data, text
 
@@ -214,7 +217,9 @@ def _rect_opt(A: Any, P: int, Q: int) -> int:
 
 
 def chain(quick: bool) -> tuple[bool, dict, str]:
-    """Class chain (spec 6 item 12-13) on random small instances."""
+    """Class chain on random small instances: each structure generalises the previous one
+    (Sec. 3 and Fig. 1 of the paper), so the exact optima are ordered, and each heuristic is
+    no better than the exact method of its class."""
     from wpart import spatial
     from wpart.spatial import instances as I
 
@@ -253,13 +258,13 @@ def chain(quick: bool) -> tuple[bool, dict, str]:
         ["instances", "violations", "check"],
         [[count, bad, ok_fail(ok)]],
         title="Class chain HIER-OPT <= JAG-M-OPT <= JAG-PQ-OPT <= RECT-NICOL <= "
-        "RECT-UNIFORM, heuristics >= exact (spec 6)",
+        "RECT-UNIFORM, heuristics >= exact (Sec. 3)",
     )
     return ok, {"instances": count, "violations": bad}, text
 
 
 def quality(quick: bool) -> tuple[bool, dict, str]:
-    """LI_agg per algorithm x class x m (spec 5.3-5.4)."""
+    """LI_agg per algorithm x class x m (Secs. 4.1-4.5 of the paper)."""
     from wpart.spatial import instances as I
 
     n = 128 if quick else 512
@@ -325,8 +330,8 @@ def quality(quick: bool) -> tuple[bool, dict, str]:
     text += "\n\n" + format_table(
         ["class", "m", "best LI %", "LB/avg-1 %", "best LI - LB gap (points)", "cause"], lrows,
         title=("Gap to the lower bound max(T/m, amax): the imbalance the instance forces on "
-               "every algorithm (spec 5.2: with the literal generators a single cell outweighs "
-               "the average part at large m)"))
+               "every algorithm (with the generators of Sec. 4.1 read literally, a single cell "
+               "outweighs the average part at large m)"))
     # soft expectations (flagged, never failed)
     notes = []
     for cls, per_m in data.items():
@@ -349,7 +354,7 @@ def quality(quick: bool) -> tuple[bool, dict, str]:
     return ok, data, text
 
 
-#: spec 5.3 R1 and R3: the paper's LI over the PIC-MAG snapshots (in %)
+#: the paper's LI over the PIC-MAG snapshots (in %): Fig. 4 (Sec. 4.2) and Fig. 10 (Sec. 4.5)
 PAPER_SERIES = {
     "6400": {
         "jag_pq_heur": "~18",
@@ -470,7 +475,7 @@ def stripes(quick: bool) -> tuple[bool, dict, str]:
 
 
 def timing(quick: bool) -> tuple[bool, dict, str]:
-    """Core run times beside the paper's (spec R4)."""
+    """Core run times beside the paper's (Fig. 9 and Sec. 4.4)."""
     from wpart.spatial import instances as I
 
     data: dict = {"512": {}, "4096": {}}
@@ -551,7 +556,7 @@ def timing(quick: bool) -> tuple[bool, dict, str]:
 
 
 def scaling(quick: bool) -> tuple[bool, dict, str]:
-    """Log-log slopes of core time in m (fixed n) against spec 7.4."""
+    """Log-log slopes of core time in m (fixed n) against the complexities of Table 1."""
     from wpart.spatial import instances as I
 
     A = I.uniform(512, delta=1.2, seed=1)
@@ -586,7 +591,7 @@ def scaling(quick: bool) -> tuple[bool, dict, str]:
         f"(slope <= model + {SLOPE_TOL} -> OK; timings are reported, not "
         "failed)",
     )
-    # growth in n at fixed m: logarithmic in theory (spec 7.4) plus memory effects; the check
+    # growth in n at fixed m: logarithmic in theory (Table 1) plus memory effects; the check
     # is that time grows far slower than the n^2 cells (slope in n <= 1)
     ns = [256, 512, 1024] if quick else [512, 1024, 2048, 4096]
     mats = {n: I.uniform(n, delta=1.2, seed=2) for n in ns}
@@ -673,7 +678,7 @@ def jag_m_opt_961(quick: bool) -> tuple[bool, dict, str]:
 
 
 def run_spatial(out_dir: Path, quick: bool = False, progress: bool = True) -> dict:
-    """Reproduce spec 004's rectangular-partition results; write table, JSON and figures.
+    """Reproduce the rectangular-partition results of [Saule 2012]; write table, JSON and figures.
 
     Returns ``{"family": "spatial", "ok", "checks", "verdicts", "counts", "table", "files",
     "seconds"}``; ``ok`` is True when the golden table, the class chain and the always-true
@@ -690,7 +695,7 @@ def run_spatial(out_dir: Path, quick: bool = False, progress: bool = True) -> di
     qn = 128 if quick else 512
     sn = 128 if quick else 514
     steps = [
-        ("golden", golden, "spec 6 golden table"),
+        ("golden", golden, "golden table of hand-checked optima"),
         ("chain", lambda: chain(quick), "class chain on random small instances"),
         ("quality", lambda: quality(quick),
          f"LI per class at {qn}x{qn}, m = " + ("16..256" if quick else "16..9216")),

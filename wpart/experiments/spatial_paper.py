@@ -1,4 +1,4 @@
-"""Spec 004's headline figures beside ours: HYBRID, the hierarchical variants, the verdicts.
+"""The headline figures of [Saule 2012] beside ours: HYBRID, hierarchical variants, verdicts.
 
 Used by :func:`wpart.experiments.spatial.run_spatial`:
 
@@ -7,7 +7,7 @@ Used by :func:`wpart.experiments.spatial.run_spatial`:
   and HIER-RELAXED on a pic_like snapshot (paper Figs. 14, 16-19);
 * :func:`resolution` JAG-M-HEUR-PROBE and RECT-UNIFORM on pic_like at growing resolution
   (explains why the 514 x 514 substitute is far from the paper's PIC-MAG values);
-* :func:`verdicts`  every headline figure of spec 004 section 5.3 / section 4 as a
+* :func:`verdicts`  every headline figure of Secs. 4 and 5 of the paper as a
   :class:`~wpart.experiments._verdict.Verdict`;
 * :func:`figures`   the readable figures (percent axes, distinct colours, legends outside).
 """
@@ -218,7 +218,7 @@ def _li(arr: Any) -> np.ndarray:
 
 
 def verdicts(d: dict, quick: bool) -> Verdicts:
-    """Every headline figure of spec 004 (sections 4 and 5.3) beside ours."""
+    """Every headline figure of the paper (Secs. 4 and 5) beside ours."""
     vs = Verdicts("spatial")
     se = d["series"]
     n, steps = se["n"], se["steps"]
@@ -233,33 +233,34 @@ def verdicts(d: dict, quick: bool) -> Verdicts:
     def rng(v: np.ndarray) -> str:
         return f"{v.min():.1f}..{v.max():.1f}% (median {np.median(v):.1f}%)"
 
-    # R1 (Fig. 4)
+    # Fig. 4 (Sec. 4.2)
     v = _li(L6["jag_pq_heur"])
-    vs.add(within("Fig. 4 (R1)", "JAG-PQ-HEUR LI, median over snapshots", paper="~18%",
+    vs.add(within("Fig. 4 (Sec. 4.2)", "JAG-PQ-HEUR LI, median over snapshots", paper="~18%",
                   ours=float(np.median(v)), lo=15, hi=21, run=run6, fmt=pct,
                   reason_off=sub, tolerance="18 +- 3 points"))
     v = _li(L6["jag_m_heur"])
-    vs.add(within("Fig. 4 (R1)", "JAG-M-HEUR LI, median over snapshots", paper="2.5..16%",
+    vs.add(within("Fig. 4 (Sec. 4.2)", "JAG-M-HEUR LI, median over snapshots", paper="2.5..16%",
                   ours=float(np.median(v)), lo=2.5, hi=16, run=run6, fmt=pct,
                   reason_off=sub, tolerance="inside 2.5..16%"))
     v = _li(L6["jag_m_heur_probe"])
     r = "cell granularity: see the resolution table (2-3 % needs ~600 cells per part); " + sub
-    vs.add(within("Fig. 4 (R1)", "JAG-M-HEUR-PROBE LI, worst snapshot",
+    vs.add(within("Fig. 4 (Sec. 4.2)", "JAG-M-HEUR-PROBE LI, worst snapshot",
                   paper="2..3% every snapshot",
                   ours=float(v.max()), lo=1.5, hi=3.5, run=run6, fmt=pct, reason_off=r,
                   tolerance="max in 2..3% +- 0.5"))
     res = d["resolution"]
-    vs.add(within("Fig. 4 (R1)", f"JAG-M-HEUR-PROBE LI at the finest resolution {res['n'][-1]}^2",
+    vs.add(within("Fig. 4 (Sec. 4.2)",
+                  f"JAG-M-HEUR-PROBE LI at the finest resolution {res['n'][-1]}^2",
                   paper="2..3%", ours=100 * res["probe"][-1], lo=1.5, hi=3.5,
                   run=f"pic_like {res['n'][-1]}x{res['n'][-1]}, t = 15000, m = {res['m'][0]}",
                   fmt=pct, reason_off=sub, tolerance="2..3% +- 0.5"))
-    # R3 (Fig. 10)
-    spec = {"rect_uniform": ("30..45% (grows)", 30, 45, "median inside 30..45%"),
-            "rect_nicol": ("~28%, constant", 25, 31, "28 +- 3 points"),
-            "hier_rb": ("20..30%", 20, 30, "median inside 20..30%"),
-            "hier_relaxed": ("8..9%, rarely > 10%", 7, 10, "median inside 8..9% +- 1"),
-            "jag_m_heur_probe": ("~5%, constant", 4.0, 6.0, "5 +- 1 point (20%)")}
-    for meth, (paper, lo, hi, tol) in spec.items():
+    # Fig. 10 (Sec. 4.5)
+    fig10 = {"rect_uniform": ("30..45% (grows)", 30, 45, "median inside 30..45%"),
+             "rect_nicol": ("~28%, constant", 25, 31, "28 +- 3 points"),
+             "hier_rb": ("20..30%", 20, 30, "median inside 20..30%"),
+             "hier_relaxed": ("8..9%, rarely > 10%", 7, 10, "median inside 8..9% +- 1"),
+             "jag_m_heur_probe": ("~5%, constant", 4.0, 6.0, "5 +- 1 point (20%)")}
+    for meth, (paper, lo, hi, tol) in fig10.items():
         v = _li(L9[meth])
         reason = sub
         if meth in ("rect_uniform", "rect_nicol"):
@@ -273,22 +274,23 @@ def verdicts(d: dict, quick: bool) -> Verdicts:
                       f"{100 * res['relaxed' if meth == 'hier_relaxed' else 'probe'][-1]:.1f}%"
                       + (f" (m = {res['m'][0]})" if meth == "jag_m_heur_probe" else "")
                       + " (resolution table); " + sub)
-        vs.add(within("Fig. 10 (R3)", f"{_name(meth)} LI, median over snapshots ({rng(v)})",
+        vs.add(within("Fig. 10 (Sec. 4.5)", f"{_name(meth)} LI, median over snapshots ({rng(v)})",
                       paper=paper, ours=float(np.median(v)), lo=lo, hi=hi, run=run9, fmt=pct,
                       reason_off=reason, tolerance=tol))
     order = se["paper_order_reproduced"]
-    vs.add(Verdict("Fig. 10 (R3)", "ordering PROBE <= RELAXED <= RB <= NICOL <= UNIFORM (medians)",
+    vs.add(Verdict("Fig. 10 (Sec. 4.5)",
+                   "ordering PROBE <= RELAXED <= RB <= NICOL <= UNIFORM (medians)",
                    "holds", "holds" if order else "does not hold",
                    MATCH if order else DIFFERS, "exact ordering",
                    "" if order else "HIER-RELAXED above HIER-RB on the substitute; " + sub, run9))
     # Fig. 8: RELAXED erratic over snapshots
     rl, pr = _li(L9["hier_relaxed"]), _li(L9["jag_m_heur_probe"])
     spread = float(np.ptp(rl) / max(np.ptp(pr), 1e-9))
-    vs.add(within("Fig. 8 (R5)", "HIER-RELAXED spread over snapshots / PROBE's spread",
+    vs.add(within("Fig. 8 (Sec. 4.3)", "HIER-RELAXED spread over snapshots / PROBE's spread",
                   paper="HIER-RELAXED highly unstable, PROBE stable", ours=spread, lo=2.0,
                   hi=math.inf, run=run9, fmt="{:.1f}x", reason_off=sub,
                   tolerance="ratio >= 2"))
-    # R2 (Fig. 3)
+    # Fig. 3 (Sec. 4.2)
     q = d["quality"].get("pic_like", {})
     mlist = sorted(int(x) for x in q)
     okm = [all(q[str(m)][h]["li_agg"] <= q[str(m)][p]["li_agg"] + 1e-12
@@ -296,22 +298,24 @@ def verdicts(d: dict, quick: bool) -> Verdicts:
            for m in mlist]
     qn = d["quality_n"]
     runq = f"pic_like {qn}x{qn} (t = 0), m = {', '.join(map(str, mlist))}"
-    vs.add(Verdict("Fig. 3 (R2)", "m-way heuristic (PROBE) <= PxQ-way (JAG-PQ-HEUR), share of m",
+    vs.add(Verdict("Fig. 3 (Sec. 4.2)",
+                   "m-way heuristic (PROBE) <= PxQ-way (JAG-PQ-HEUR), share of m",
                    "always", f"{sum(okm)}/{len(okm)}", MATCH if all(okm) else DIFFERS,
                    "every m", "" if all(okm) else sub, runq))
     if "jag_m_opt_961" in d:
         o = d["jag_m_opt_961"]
-        vs.add(within("Fig. 3 (R2)", "JAG-M-OPT LI at m = 961", paper="~1%",
+        vs.add(within("Fig. 3 (Sec. 4.2)", "JAG-M-OPT LI at m = 961", paper="~1%",
                       ours=100 * o["opt"], lo=0.5, hi=1.5, run=o["run"], fmt=pct,
                       reason_off=sub, tolerance="1 +- 0.5 points"))
-        vs.add(within("Fig. 3 (R2)", "JAG-M-HEUR-PROBE LI at m = 961", paper="~6%",
+        vs.add(within("Fig. 3 (Sec. 4.2)", "JAG-M-HEUR-PROBE LI at m = 961", paper="~6%",
                       ours=100 * o["probe"], lo=5.0, hi=7.0, run=o["run"], fmt=pct,
                       reason_off=sub, tolerance="6 +- 1 point (17%)"))
     else:
-        vs.add(Verdict("Fig. 3 (R2)", "JAG-M-OPT ~1% vs heuristics ~6% at m ~ 1000", "1% / 6%",
+        vs.add(Verdict("Fig. 3 (Sec. 4.2)", "JAG-M-OPT ~1% vs heuristics ~6% at m ~ 1000",
+                       "1% / 6%",
                        "-", NOT_REGENERATED, reason="JAG-M-OPT at m = 961 is run in full mode "
                        "only (tens of seconds)", run="-"))
-    # R5 (Figs. 6, 7, 11, 12)
+    # Figs. 6, 7 (Sec. 4.3), 11, 12 (Sec. 4.5)
     va = {k: v for k, v in d["variants"].items() if k != "uniform_diagnosis"}
     for key, dd in va.items():
         runv = f"{dd['class']} {dd['n']}x{dd['n']}, {dd['seeds']} seeds, m = " \
@@ -345,7 +349,7 @@ def verdicts(d: dict, quick: bool) -> Verdicts:
     if "pic_like" in d["quality"]:
         wins = [min(("jag_m_heur_probe", "hier_rb", "hier_relaxed", "rect_nicol"),
                     key=lambda a: q[str(m)][a]["li_agg"]) == "hier_relaxed" for m in mlist]
-        vs.add(Verdict("Fig. 11 (R5)", "HIER-RELAXED best heuristic, share of m",
+        vs.add(Verdict("Fig. 11 (Sec. 4.5)", "HIER-RELAXED best heuristic, share of m",
                        "generally best", f"{sum(wins)}/{len(wins)}",
                        MATCH if sum(wins) * 2 > len(wins) else DIFFERS, "more than half of m",
                        "" if sum(wins) * 2 > len(wins) else sub, runq))
@@ -359,18 +363,19 @@ def verdicts(d: dict, quick: bool) -> Verdicts:
               for m in ms_]
         runm = f"mesh_like {qn}x{qn}, m = {', '.join(map(str, ms_))}"
         subm = "substitute data (mesh_like, not SLAC)" + small
-        vs.add(Verdict("Fig. 12 (R5)", "hierarchical lowest LI, share of m", "always",
+        vs.add(Verdict("Fig. 12 (Sec. 4.5)", "hierarchical lowest LI, share of m", "always",
                        f"{sum(hw)}/{len(hw)}", MATCH if all(hw) else DIFFERS, "every m",
                        "" if all(hw) else subm, runm))
-        vs.add(Verdict("Fig. 12 (R5)", "HIER-RELAXED <= HIER-RB, share of m", "always",
+        vs.add(Verdict("Fig. 12 (Sec. 4.5)", "HIER-RELAXED <= HIER-RB, share of m", "always",
                        f"{sum(rw)}/{len(rw)}", MATCH if all(rw) else DIFFERS, "every m",
                        "" if all(rw) else subm, runm))
     st = d["stripes"]
-    vs.add(within("Fig. 5 (R5)", "rank correlation of JAG-M-HEUR's LI with the Thm 3 bound in P",
+    vs.add(within("Fig. 5 (Sec. 4.2)",
+                  "rank correlation of JAG-M-HEUR's LI with the Thm 3 bound in P",
                   paper="LI follows the bound", ours=st["rank_corr"], lo=0.5, hi=1.0,
                   run=f"uniform {st['n']}x{st['n']}, m = {st['m']}", fmt="{:.2f}",
                   reason_off="the bound is loose at our sizes", tolerance=">= 0.5"))
-    # R4 (Fig. 9): run time relative to HIER-RB (hardware independent)
+    # Fig. 9 (Sec. 4.4): run time relative to HIER-RB (hardware independent)
     tm = d["timing"]["512"]
     rel = {"jag_pq_heur": 0.106 / 0.018, "jag_m_heur": 0.106 / 0.018,
            "jag_m_heur_probe": 0.210 / 0.018, "rect_nicol": 0.448 / 0.018,
@@ -379,33 +384,33 @@ def verdicts(d: dict, quick: bool) -> Verdicts:
     base = tm["hier_rb"]["10000"]["seconds"]
     for meth, pr in rel.items():
         if meth not in tm:
-            vs.add(Verdict("Fig. 9 (R4)", f"{_name(meth)} time / HIER-RB time, m = 10^4",
+            vs.add(Verdict("Fig. 9 (Sec. 4.4)", f"{_name(meth)} time / HIER-RB time, m = 10^4",
                            f"{pr:.0f}x", "-", NOT_REGENERATED,
                            reason="quick mode skips it (about a minute)", run="-"))
             continue
         ours = tm[meth]["10000"]["seconds"] / base
-        vs.add(near("Fig. 9 (R4)", f"{_name(meth)} time / HIER-RB time, m = 10^4",
+        vs.add(near("Fig. 9 (Sec. 4.4)", f"{_name(meth)} time / HIER-RB time, m = 10^4",
                     paper=f"{pr:.0f}x", target=pr, ours=ours,
                     run="uniform 512x512 Delta 1.2, best core time", fmt="{:.1f}x",
                     reason_off="different implementation and memory hierarchy "
                                "(the paper: 2008 Opteron, g++ -O2)"))
     met = d["timing"].get("target_10x_met")
-    vs.add(Verdict("Fig. 9 (R4)", "every algorithm >= 10x faster than the paper", "target",
+    vs.add(Verdict("Fig. 9 (Sec. 4.4)", "every algorithm >= 10x faster than the paper", "target",
                    "met" if met else "MISS", MATCH if met else DIFFERS, ">= 10x each",
                    "" if met else "some rows MISS (see the timing table)",
                    "uniform 512x512, m = 10^4"))
     if "4096" in d["timing"] and d["timing"]["4096"]:
         r4 = [v["10000"]["seconds"] / tm[k]["10000"]["seconds"]
               for k, v in d["timing"]["4096"].items()]
-        vs.add(Verdict("Fig. 9 (R4)", "time growth 512^2 -> 8192^2 (median over algorithms)",
+        vs.add(Verdict("Fig. 9 (Sec. 4.4)", "time growth 512^2 -> 8192^2 (median over algorithms)",
                        "~10x", f"{float(np.median(r4)):.1f}x for 512^2 -> 4096^2",
                        NOT_REGENERATED, reason="our matrices stop at 4096^2 (memory): a "
                        "smaller jump than the paper's is not the same figure, shown for "
                        "information", run="uniform 4096x4096, m = 10^4"))
     else:
-        vs.add(Verdict("Fig. 9 (R4)", "time growth 512^2 -> 8192^2", "~10x", "-",
+        vs.add(Verdict("Fig. 9 (Sec. 4.4)", "time growth 512^2 -> 8192^2", "~10x", "-",
                        NOT_REGENERATED, reason="quick mode skips the 4096^2 matrices", run="-"))
-    # HYBRID (section 4, Figs. 14, 16-19)
+    # HYBRID (Sec. 5, Figs. 14, 16-19)
     hy = d["hybrid"]
     hn = hy["n"]
     for key, fig in (("7744", "Fig. 17"), ("6400", "Fig. 18")):
