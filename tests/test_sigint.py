@@ -60,9 +60,9 @@ b = np.floor(A.sum(axis=1) / 2)
     "spatial_jag_m_opt": ("import wpart.spatial as sp\nfrom wpart.spatial import instances as I\n"
                           "A = I.uniform(1024, delta=1.2, seed=0)",
                           "sp.jag_m_opt(A, 4000, orient='hor', time_limit=600)"),
-    "tasks_balance": ("import wpart.tasks as tasks\np = tasks.gemma_like(64, 8955, 896, seed=0)",
+    "tasks_balance": ("import wpart.tasks as tasks\np = tasks.gemma_like(m=64, n_tasks=8955, n_blocks=896, seed=0)",
                       "tasks.balance(p, seed=0, n_iter=10_000, time_limit=1e6)"),
-    "tasks_solve_milp": ("import wpart.tasks as tasks\np = tasks.gemma_like(8, 120, 16, seed=0)",
+    "tasks_solve_milp": ("import wpart.tasks as tasks\np = tasks.gemma_like(m=8, n_tasks=120, n_blocks=16, seed=0)",
                          "tasks.solve_milp(p, delta=1e-9, time_limit=None)"),
     "dynamic_simulate": ("""
 from wpart.dynamic import Platform, Greedy, simulate
