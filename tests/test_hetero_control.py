@@ -110,6 +110,25 @@ def test_ctrl_c_stops_long_hetero_calls(call):
     assert _interrupt_after(0.3, call) < SLACK
 
 
+# The enumeration over 6 processors x 60 points visits ~5e10 leaves: minutes without a limit.
+BF = _profiles(6, 60)
+
+
+def test_bruteforce_front_honours_time_limit_and_ctrl_c():
+    r, elapsed = _timed(lambda: wh.bruteforce_front(BF, 180, max_leaves=10**12,
+                                                    time_limit=LIMIT))
+    assert not r.success and len(r) == 0 and elapsed < LIMIT + SLACK
+    assert _interrupt_after(0.3, lambda: wh.bruteforce_front(BF, 180, max_leaves=10**12)) < SLACK
+    with pytest.raises(wpart.CancelledError):
+        wh.bruteforce_front(BF, 180, max_leaves=10**12, progress=lambda done, total: False)
+    # small instances: the same exact front as before, and as HEPOPTA
+    ps = _profiles(3, 30, seed=2)
+    a = wh.bruteforce_front(ps, 40, time_limit=60, progress=lambda done, total: None)
+    b = wh.pareto_front(ps, 40)
+    assert a.status == "optimal" and np.array_equal(a.time, b.time)
+    assert np.array_equal(a.energy, b.energy)
+
+
 def test_limits_leave_small_results_unchanged():
     ps = _profiles(3, 60, seed=4)
     a = wh.pareto_front(ps, 100)

@@ -592,7 +592,7 @@ typedef struct {
     int64_t n, cap;
     int64_t leaves;
     const wpart_control_t *ctl;
-    double t0;
+    double t0, total; /* start time, leaves of the full tree (progress) */
 } bf_t;
 
 static wpart_status_t bf_insert(bf_t *B, double E, double T, int64_t A)
@@ -658,6 +658,9 @@ static wpart_status_t bf_rec(bf_t *B, int64_t i, int64_t w)
     const hg_grid_t *G = B->G;
     int64_t p = G->p;
     if (i == p) {
+        if ((++B->leaves & 4095) == 0) {
+            WPART_CHECK(wpart_i_poll(B->ctl, B->t0, (double)B->leaves, B->total));
+        }
         if (w != 0) {
             return WPART_OK;
         }
@@ -669,9 +672,6 @@ static wpart_status_t bf_rec(bf_t *B, int64_t i, int64_t w)
                 T = G->t[B->pt[q]] > T ? G->t[B->pt[q]] : T;
                 A++;
             }
-        }
-        if ((++B->leaves & 4095) == 0) {
-            WPART_CHECK(wpart_i_poll(B->ctl, B->t0, 0.0, 1.0));
         }
         return bf_insert(B, E, T, A);
     }
@@ -694,6 +694,13 @@ cleanup:
 
 wpart_status_t wpart_hetero_bruteforce(int64_t n, const wpart_hetero_profiles_t *P,
                                        int64_t max_leaves, wpart_hetero_front_t *out)
+{
+    return wpart_hetero_bruteforce_ctl(n, P, max_leaves, NULL, out);
+}
+
+wpart_status_t wpart_hetero_bruteforce_ctl(int64_t n, const wpart_hetero_profiles_t *P,
+                                           int64_t max_leaves, const wpart_control_t *control,
+                                           wpart_hetero_front_t *out)
 {
     wpart_status_t st = WPART_OK;
     hg_grid_t G = {0};
@@ -719,6 +726,8 @@ wpart_status_t wpart_hetero_bruteforce(int64_t n, const wpart_hetero_profiles_t 
         goto cleanup;
     }
     B.G = &G;
+    B.ctl = control;
+    B.total = leaves;
     B.x = wpart_i_calloc(G.p, sizeof(int64_t));
     B.pt = wpart_i_calloc(G.p, sizeof(int64_t));
     B.t0 = wpart_i_now();

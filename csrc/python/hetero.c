@@ -130,7 +130,7 @@ static PyObject *wpy_hetero_front(PyObject *self, PyObject *args, PyObject *kwds
         st = wpart_hetero_threshold_dp((int64_t)n, &w.P, &opt, &f);
         break;
     default:
-        st = wpart_hetero_bruteforce((int64_t)n, &w.P, (int64_t)max_leaves, &f);
+        st = wpart_hetero_bruteforce_ctl((int64_t)n, &w.P, (int64_t)max_leaves, &ctl.ctl, &f);
         break;
     }
     Py_END_ALLOW_THREADS

@@ -343,20 +343,48 @@ def threshold_dp_front(profiles: Any, n: int, *, progress: Any = False,
     return ParetoFront(t, e, d, x, n, "dynamic", 0.0, None, "threshold_dp", stats)
 
 
-def bruteforce_front(profiles: Any, n: int, *, max_leaves: int = 10**7) -> ParetoFront:
+def bruteforce_front(
+    profiles: Any,
+    n: int,
+    *,
+    max_leaves: int = 10**7,
+    progress: Any = False,
+    time_limit: float | None = None,
+) -> ParetoFront:
     """Exact front by enumerating every distribution (the naive solution tree of Sec. 4 of
     Khaleghzadeh et al.); tiny instances only.
 
-    Raises :class:`wpart.WpartError` when ``prod_i (P_i + 1) > max_leaves`` (``P_i`` points
-    in profile i).
+    Parameters
+    ----------
+    profiles : ProfileSet or sequence of profiles
+    n : int
+        Workload size.
+    max_leaves : int, default 10**7
+        Largest allowed ``prod_i (P_i + 1)`` (``P_i`` points in profile i).
+    progress : bool or callable, default False
+        As in :func:`pareto_front` (leaves visited / leaves of the full tree).
+    time_limit : float, optional
+        Seconds. Reaching it is not an error: the result has status ``"time_limit"`` and
+        an empty front (a partial enumeration proves nothing). Ctrl-C raises
+        ``KeyboardInterrupt``.
+
+    Raises :class:`wpart.WpartError` when ``prod_i (P_i + 1) > max_leaves``.
     """
     ps = as_profiles(profiles)
     n = _n(n)
     ml = _limit(max_leaves, "max_leaves")
+    tl = as_time_limit(time_limit)
     t0 = _time.perf_counter()
-    e, d, t, x, _ = _front("bruteforce", ps, n, max_leaves=ml)
-    return ParetoFront(t, e, d, x, n, "dynamic", 0.0, None, "bruteforce",
-                       {"seconds": _time.perf_counter() - t0})
+    with _hook(progress, "enumeration") as hook:
+        r = _front("bruteforce", ps, n, max_leaves=ml, progress=hook,
+                   time_limit=0.0 if tl is None else tl)
+    stats = {"seconds": _time.perf_counter() - t0}
+    if r is None:
+        e, d, t, x = _empty(ps.m)
+        return ParetoFront(t, e, d, x, n, "dynamic", 0.0, None, "bruteforce", stats,
+                           "time_limit", _seconds(tl) + " before the enumeration was complete")
+    e, d, t, x, _ = r
+    return ParetoFront(t, e, d, x, n, "dynamic", 0.0, None, "bruteforce", stats)
 
 
 def milp_front(profiles: Any, n: int, *, time_limit: float | None = None) -> ParetoFront:

@@ -127,6 +127,12 @@ wpart_status_t wpart_hetero_threshold_dp(int64_t n, const wpart_hetero_profiles_
 wpart_status_t wpart_hetero_bruteforce(int64_t n, const wpart_hetero_profiles_t *P,
                                        int64_t max_leaves, wpart_hetero_front_t *out);
 
+/** The enumeration with control hooks (may be NULL), polled every 4096 leaves: Ctrl-C, a
+ *  progress callback and control->time_limit stop it with WPART_ECANCELLED. */
+wpart_status_t wpart_hetero_bruteforce_ctl(int64_t n, const wpart_hetero_profiles_t *P,
+                                           int64_t max_leaves, const wpart_control_t *control,
+                                           wpart_hetero_front_t *out);
+
 /**
  * Load-balanced baseline (spec 2.10): among distributions with the largest feasible number of
  * active processors (mode MAX_ACTIVE) or with all of them active (ALL_ACTIVE), one of least
