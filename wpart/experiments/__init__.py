@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import is_bool
+
 __all__ = ["best_of", "format_table", "jsonable", "ok_fail", "write_json"]
 
 
@@ -90,7 +92,7 @@ def ok_fail(ok: bool) -> str:
 
 
 def _cell(v: Any) -> str:
-    if isinstance(v, (bool, np.bool_)):
+    if is_bool(v):
         return str(bool(v))
     if isinstance(v, (float, np.floating)):
         v = float(v)
