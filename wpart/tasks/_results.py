@@ -18,8 +18,26 @@ from ._problem import Coefficients, Problem
 __all__ = ["TasksResult"]
 
 
+class PaperNames:
+    """The paper's names of the protocol's fields: ``W_max`` is ``max_work``."""
+
+    __slots__ = ()
+    max_load: float
+    initial_max_load: float
+
+    @property
+    def max_work(self) -> float:
+        """``W_max``, the paper's name for :attr:`max_load`."""
+        return self.max_load
+
+    @property
+    def initial_max_work(self) -> float:
+        """The paper's name for :attr:`initial_max_load`."""
+        return self.initial_max_load
+
+
 @dataclass(frozen=True, eq=False, repr=False)
-class TasksResult(Result):
+class TasksResult(PaperNames, Result):
     """A placement of the tasks of one phase, with its work model (the CCM model of Sec. III
     of the paper).
 
@@ -108,15 +126,6 @@ class TasksResult(Result):
         """Number of tasks."""
         return int(self.assignment.shape[0])
 
-    @property
-    def max_work(self) -> float:
-        """``W_max``, the paper's name for :attr:`max_load`."""
-        return self.max_load
-
-    @property
-    def initial_max_work(self) -> float:
-        """The paper's name for :attr:`initial_max_load`."""
-        return self.initial_max_load
 
     @property
     def n_off_home(self) -> int:

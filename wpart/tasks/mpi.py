@@ -40,12 +40,13 @@ from ._mpi_comm import Channel, RankFailure
 from ._mpi_turns import transfer_stage
 from ._problem import Coefficients
 from ._rankdata import RankData, split_problem
+from ._results import PaperNames
 
 __all__ = ["MPIRankResult", "RankFailure", "balance_mpi", "main", "scatter_problem"]
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class MPIRankResult(Result):
+class MPIRankResult(PaperNames, Result):
     """What one process knows after :func:`balance_mpi`.
 
     Attributes
@@ -103,15 +104,6 @@ class MPIRankResult(Result):
 
     n_ranks = deprecated_attr("n_ranks", "m", "MPIRankResult")
 
-    @property
-    def max_work(self) -> float:
-        """``W_max``, the paper's name for :attr:`max_load`."""
-        return self.max_load
-
-    @property
-    def initial_max_work(self) -> float:
-        """The paper's name for :attr:`initial_max_load`."""
-        return self.initial_max_load
 
     def to_dict(self) -> dict:
         """JSON-friendly dict of the fields (without the task records), plus
