@@ -544,6 +544,51 @@ def test_evaluation_exception_stops_the_run():
     assert no_worker_threads_left()
 
 
+def test_killed_process_worker_names_the_signal():
+    import os
+    import signal
+
+    task = GemmColumnsTask(np.ones((64, 64)), np.ones((64, 100_000)))
+    w = [ProcessWorker(), ProcessWorker()]
+
+    def kill_child():
+        deadline = time.time() + 30
+        while time.time() < deadline and (getattr(w[1], "_proc", None) is None or w[1]._proc.pid is None):
+            time.sleep(0.01)
+        time.sleep(0.8)  # up and computing blocks
+        os.kill(w[1]._proc.pid, signal.SIGKILL)
+
+    threading.Thread(target=kill_child, daemon=True).start()
+    with pytest.raises(WorkerError, match=r"killed by signal 9 \(SIGKILL\)") as ei:
+        run(Greedy(2, task.n, chunk=20), task, w, time_limit=60)
+    assert ei.value.pu == 1
+    assert no_worker_threads_left()
+
+
+def test_hung_callable_worker_is_abandoned_at_the_time_limit():
+    release = threading.Event()
+    hung = CallableWorker(lambda o, s: release.wait(60))
+    t0 = time.perf_counter()
+    res = run(Greedy(2, 100, chunk=10), None, [hung, CallableWorker(lambda o, s: None)], time_limit=0.5)
+    # the driver waits 0.25 s for the hung PU, then returns; its thread is a daemon thread
+    assert res.status == "time_limit" and time.perf_counter() - t0 < 0.5 + 2.0
+    assert all(t.daemon for t in threading.enumerate() if t.name.startswith("wpart-"))
+    release.set()  # the callable returns: the abandoned thread ends
+    assert no_worker_threads_left()
+
+
+def test_process_worker_stops_during_the_input_transfer():
+    # 64 MB of inputs: the time limit falls in the child's start-up or the chunked transfer
+    task = GemmColumnsTask(np.ones((8, 8)), np.ones((8, 2**20)))
+    t0 = time.perf_counter()
+    res = run(Static([2**19, 2**19]), task, [ProcessWorker(), ProcessWorker()], time_limit=0.2)
+    assert res.status == "time_limit" and time.perf_counter() - t0 < 0.2 + 2.0
+    assert no_worker_threads_left()
+    import multiprocessing as mp
+
+    assert not [c for c in mp.active_children() if c.name.startswith("wpart-proc")]
+
+
 def test_time_limit_gives_a_time_limit_status():
     # the result shows the limit ended the run (fewer than 100 elements), no wall-clock bound
     res = run(Greedy(1, 100, chunk=10), None, [CallableWorker(lambda o, s: time.sleep(0.1))], time_limit=0.3)

@@ -122,6 +122,9 @@ class Worker:
     def _close(self, st: dict) -> None:
         pass
 
+    def _abort(self) -> None:
+        """Called from the driver's thread when this PU's thread did not stop in time."""
+
     def _check_task(self, task: Task | None) -> None:
         if task is None:
             raise WpartValueError(f"{self!r} needs a task (only CallableWorkers run without one)")
@@ -294,6 +297,7 @@ class _PU(threading.Thread):
         st: dict | None = None
         a = None
         try:
+            self.worker._run_stop = self.stop  # the run's stop flag, for workers that wait
             st = self.worker._open(self.task, self.pu)
             while not self.stop.is_set():
                 a = self.inbox.get()
@@ -442,8 +446,11 @@ def run(
     -----
     Real runs are not reproducible to the bit: tests on them use tolerances. ``t_comp``
     covers the kernel call (plus the throttle's pause); queue hand-off latency shows as idle
-    time. Worker threads are stopped on every exit path; a kernel already running finishes
-    its block first.
+    time. Worker threads are stopped on every exit path. After Ctrl-C, an error or the time
+    limit the driver waits at most 0.25 s for them: a :class:`ProcessWorker`'s child still
+    busy is then killed, and a worker still inside a user callable (or a kernel) is abandoned
+    -- its thread is a daemon thread that ends when the call returns, and its block is
+    discarded. Ctrl-C therefore returns within about 0.3 s even with a hung worker.
     """
     workers, m, n, eval_cost, time_limit = _run_iv(balancer, task, workers, eval_cost, time_limit)
     progress = cancelling(as_progress(progress))
@@ -492,6 +499,7 @@ def _drive(balancer: Any, task: Task | None, workers: list[Worker], n_pu: int, t
             else:
                 raise WpartRuntimeError(f"unknown action kind {a.kind!r} from the balancer")
 
+    ended = False
     try:
         for th in pus:
             th.start()
@@ -543,17 +551,41 @@ def _drive(balancer: Any, task: Task | None, workers: list[Worker], n_pu: int, t
             else:  # eval_error
                 _, token, exc = ev
                 raise WorkerError(f"evaluation {token} failed: {type(exc).__name__}: {exc}", -1, -1) from exc
+        ended = not stopped
     finally:
         stop.set()
         for th in pus:
             th.inbox.put(_STOP)
         evaluator.inbox.put(_STOP)
-        deadline = time.perf_counter() + 5.0
-        for th in [*pus, evaluator]:
-            if th.ident is not None:
-                th.join(max(0.0, deadline - time.perf_counter()))
+        _stop_threads(pus, evaluator, 5.0 if ended else _ABANDON)
     return _result(balancer, n_pu, total, rows, windows, eval_time, time.perf_counter() - wall0, workers,
                    stopped, completed)
+
+
+#: seconds the driver waits for the PU threads after Ctrl-C, an error or the time limit before
+#: it abandons them (they are daemon threads; see :func:`run`)
+_ABANDON = 0.25
+
+
+def _stop_threads(pus: list, evaluator: threading.Thread, wait: float) -> None:
+    """Join the PU and evaluator threads (the stop flag is set) for at most `wait` seconds;
+    a PU still running then has its worker aborted (a ProcessWorker's child is killed) and is
+    joined briefly once more. A thread still alive after that (a user callable that never
+    returns) is a daemon thread: it is abandoned, ends when the callable returns, and its
+    result is discarded."""
+    deadline = time.perf_counter() + wait
+    live = [th for th in [*pus, evaluator] if th.ident is not None]
+    for th in live:
+        th.join(max(0.0, deadline - time.perf_counter()))
+    late = [th for th in pus if th.is_alive()]
+    for th in late:
+        try:
+            th.worker._abort()
+        except Exception:  # aborting is best effort
+            pass
+    deadline = time.perf_counter() + min(wait, 0.1)
+    for th in late:
+        th.join(max(0.0, deadline - time.perf_counter()))
 
 
 def _result(bal: Any, n_pu: int, total: int, rows: dict, windows: dict, eval_time: float,
