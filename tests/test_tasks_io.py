@@ -125,7 +125,7 @@ TASK = {"entity": {"type": "object", "seq_id": 0, "home": 0, "migratable": True}
 
 
 @pytest.mark.parametrize("doc,match", [
-    ({"metadata": {"rank": 0}}, r"\.phases: missing field"),
+    ({"metadata": {"rank": 0}}, r"json: phases: missing field"),
     ({"metadata": {"rank": 0}, "phases": [{"tasks": []}]}, r"phases\[0\]\.id: missing"),
     ({"metadata": {"rank": 0}, "phases": [{"id": 0}]}, r"phases\[0\]\.tasks: missing"),
     ({"phases": [{"id": 0, "tasks": [{"entity": {"seq_id": 0}}]}]},
@@ -155,7 +155,7 @@ def test_malformed_files(tmp_path, doc, match):
 
 def test_malformed_not_json(tmp_path):
     path = _write(tmp_path, None, raw=b"\x00\x01garbage{")
-    with pytest.raises(tasks.LBDatafileError, match="neither JSON"):
+    with pytest.raises(tasks.LBDatafileError, match="not valid JSON.*nor complete brotli"):
         tasks.Problem.from_lbdatafile([path])
     path = _write(tmp_path, None, name="x.json", raw=b'{"phases": []}')
     with pytest.raises(tasks.LBDatafileError, match="metadata.rank"):

@@ -35,30 +35,135 @@ class LBDatafileError(WpartValueError):
     """A malformed LBDatafile: the message names the file and the field."""
 
 
-def _load_json(path: str) -> Any:
+#: Default cap on the bytes of one rank file, after brotli decompression (1 GiB).
+MAX_BYTES = 1 << 30
+#: Longest number literal accepted (characters); LBDatafile numbers have at most ~25.
+MAX_NUMBER_CHARS = 1000
+_LONG_NUMBER = re.compile(rb"[-+.eE0-9]{%d,}" % (MAX_NUMBER_CHARS + 1))
+
+
+class _TooLong(str):
+    """A number literal longer than :data:`MAX_NUMBER_CHARS`, kept aside to name its field."""
+
+
+def _number_hook(kind: type) -> Any:
+    def parse(s: str) -> Any:
+        return _TooLong(s) if len(s) > MAX_NUMBER_CHARS else kind(s)
+    return parse
+
+
+def _find_too_long(doc: Any, where: str = "") -> str | None:
+    """The field path of the first :class:`_TooLong` number in `doc` (iterative walk)."""
+    stack = [(doc, where)]
+    while stack:
+        x, w = stack.pop()
+        if isinstance(x, _TooLong):
+            return w or "(top level)"
+        if isinstance(x, dict):
+            stack.extend((v, f"{w}.{k}" if w else str(k)) for k, v in reversed(list(x.items())))
+        elif isinstance(x, list):
+            stack.extend((v, f"{w}[{i}]") for i, v in reversed(list(enumerate(x))))
+    return None
+
+
+def _line_col(text: bytes, pos: int) -> str:
+    line = text.count(b"\n", 0, pos) + 1
+    col = pos - text.rfind(b"\n", 0, pos)
+    return f"line {line}, column {col}"
+
+
+def _deepest(text: bytes) -> int:
+    """Offset where bracket nesting (ignoring strings only roughly) is deepest; error path."""
+    depth, best, at, chunk = 0, -1, 0, 1 << 22
+    for off in range(0, len(text), chunk):
+        b = np.frombuffer(text, dtype=np.uint8, count=min(chunk, len(text) - off), offset=off)
+        d = ((b == 91) | (b == 123)).astype(np.int64) - ((b == 93) | (b == 125))
+        c = np.cumsum(d) + depth
+        if c.size:
+            i = int(c.argmax())
+            if c[i] > best:
+                best, at = int(c[i]), off + i
+            depth = int(c[-1])
+    return at
+
+
+def _decompress(path: str, raw: bytes, max_bytes: int, brotli: Any) -> bytes:
+    """Brotli-decompress `raw` incrementally, stopping once more than `max_bytes` come out."""
+    dec = brotli.Decompressor()
+    out, size, step, pos = [], 0, 1 << 20, 0
+    while True:
+        if dec.can_accept_more_data():
+            if pos >= len(raw):
+                break
+            piece, pos = raw[pos:pos + step], pos + step
+        else:
+            piece = b""
+        data = dec.process(piece, output_buffer_limit=step)
+        size += len(data)
+        if size > max_bytes:
+            raise LBDatafileError(f"{path}: decompressed content exceeds max_bytes = {max_bytes} "
+                                  "bytes (pass a larger max_bytes= to read it)")
+        out.append(data)
+        if dec.is_finished() and pos >= len(raw):
+            break
+    if not dec.is_finished():
+        raise EOFError("incomplete brotli stream")
+    return b"".join(out)
+
+
+def _parse_json(path: str, text: bytes) -> Any:
+    """Parse JSON bytes with bounded nesting and number length; every error names the file
+    and where (field path, or line and column)."""
+    long_num = _LONG_NUMBER.search(text) is not None
+    kw = dict(parse_int=_number_hook(int), parse_float=_number_hook(float)) if long_num else {}
+    try:
+        doc = json.loads(text.decode("utf-8-sig"), **kw)
+    except RecursionError:
+        raise LBDatafileError(f"{path}: JSON nesting too deep (around "
+                              f"{_line_col(text, _deepest(text))})") from None
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, int digit limit
+        err = LBDatafileError(f"{path}: not valid JSON: {exc}")
+        err.not_json = True
+        raise err from None
+    if long_num:
+        where = _find_too_long(doc)
+        if where is not None:
+            raise LBDatafileError(f"{path}: {where}: number longer than {MAX_NUMBER_CHARS} "
+                                  "characters")
+    return doc
+
+
+def _load_json(path: str, max_bytes: int = MAX_BYTES) -> Any:
+    """One rank file as JSON: plain, or brotli-compressed (decompressed with a size cap)."""
     try:
         with open(path, "rb") as fh:
-            raw = fh.read()
+            raw = fh.read(max_bytes + 1)
     except OSError as exc:
         raise LBDatafileError(f"{path}: cannot read the file: {exc}") from None
+    if len(raw) > max_bytes:
+        raise LBDatafileError(f"{path}: file exceeds max_bytes = {max_bytes} bytes (pass a "
+                              "larger max_bytes= to read it)")
     try:
-        return json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc_json:
-        try:
-            import brotli
-        except ImportError:  # pragma: no cover - brotli is a dependency
-            raise LBDatafileError(f"{path}: not JSON ({exc_json}) and brotli is not installed "
-                                  "to try decompressing it") from None
-        try:
-            data = brotli.decompress(raw)
-        except Exception:
-            raise LBDatafileError(f"{path}: neither JSON ({exc_json}) nor brotli-compressed "
-                                  "JSON") from None
-        try:
-            return json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise LBDatafileError(f"{path}: brotli-compressed content is not JSON: {exc}") \
-                from None
+        return _parse_json(path, raw)
+    except LBDatafileError as exc:
+        if not getattr(exc, "not_json", False):
+            raise
+        exc_json = exc
+    try:
+        import brotli
+    except ImportError:  # pragma: no cover - brotli is a dependency
+        raise LBDatafileError(f"{exc_json} (and brotli is not installed to try decompressing "
+                              "it)") from None
+    try:
+        data = _decompress(path, raw, max_bytes, brotli)
+    except LBDatafileError:
+        raise
+    except Exception:  # noqa: BLE001 -- brotli.error and the like
+        raise LBDatafileError(f"{exc_json} (nor complete brotli-compressed JSON)") from None
+    try:
+        return _parse_json(path, data)
+    except LBDatafileError as exc:
+        raise LBDatafileError(f"{exc} (in the brotli-compressed content)") from None
 
 
 _RANK_RE = re.compile(r"\.(\d+)\.[^./\\]+$")
@@ -93,13 +198,14 @@ def _expand(paths: Any) -> list[str]:
 
 
 def _need(d: Any, key: str, where: str, types: tuple, path: str) -> Any:
+    field = f"{where}.{key}" if where else key
     if not isinstance(d, dict) or key not in d:
-        raise LBDatafileError(f"{path}: {where}.{key}: missing field")
+        raise LBDatafileError(f"{path}: {field}: missing field")
     v = d[key]
     if isinstance(v, bool) and bool not in types:
-        raise LBDatafileError(f"{path}: {where}.{key}: expected {types[0].__name__}, got bool")
+        raise LBDatafileError(f"{path}: {field}: expected {types[0].__name__}, got bool")
     if not isinstance(v, types):
-        raise LBDatafileError(f"{path}: {where}.{key}: expected "
+        raise LBDatafileError(f"{path}: {field}: expected "
                               f"{' or '.join(t.__name__ for t in types)}, got {type(v).__name__}")
     return v
 
@@ -210,7 +316,7 @@ def _parse_phase(f: str, doc: dict, rank: int, m: int, phase: int | None,
 @renamed(n_ranks="m")
 @positional_deprecated("phase")
 def read_lbdatafile(paths: Any, *, phase: int | None = None, m: int | None = None,
-                    rank_mem_cap: Any = None):
+                    rank_mem_cap: Any = None, max_bytes: int = MAX_BYTES):
     """Read an LBDatafile data set into a :class:`~wpart.tasks.Problem`.
 
     Parameters
@@ -224,6 +330,9 @@ def read_lbdatafile(paths: Any, *, phase: int | None = None, m: int | None = Non
         alias).
     rank_mem_cap : float or array_like, optional
         Per-rank memory cap to attach.
+    max_bytes : int, default 2**30
+        Largest accepted size of one rank file, after brotli decompression (which stops as
+        soon as the cap is passed, so a small compressed "bomb" cannot exhaust memory).
 
     Returns
     -------
@@ -233,14 +342,18 @@ def read_lbdatafile(paths: Any, *, phase: int | None = None, m: int | None = Non
     ------
     LBDatafileError
         Malformed content; the message names the file and the field (``phases[0].tasks[3].time``),
-        or the communication edge that names a task not in the phase.
+        or the communication edge that names a task not in the phase. Also a file larger
+        than `max_bytes` (decompressed), nesting deeper than the JSON parser's recursion
+        limit (reported with its line and column) and a number literal longer than
+        1000 characters (reported with its field).
     """
     if phase is not None:
         phase = as_int(phase, "phase")
+    max_bytes = as_int(max_bytes, "max_bytes", minimum=1)
     files = _expand(paths)
     per_rank: dict[int, tuple[str, dict]] = {}
     for f in files:
-        doc = _load_json(f)
+        doc = _load_json(f, max_bytes)
         if not isinstance(doc, dict):
             raise LBDatafileError(f"{f}: top level must be an object")
         meta = doc.get("metadata", {})

@@ -17,22 +17,24 @@ from typing import Any
 
 import numpy as np
 
-from ._io import LBDatafileError, _load_json, _parse_phase
+from ._io import MAX_BYTES, LBDatafileError, _load_json, _parse_phase
 from ._rankdata import RankData
 
 __all__ = ["distribute_edges", "read_rank", "write_rank"]
 
 
-def read_rank(path: str, rank: int, m: int, phase: int | None = None) -> tuple:
+def read_rank(path: str, rank: int, m: int, phase: int | None = None,
+              max_bytes: int = MAX_BYTES) -> tuple:
     """Parse one rank's LBDatafile (`m` ranks in all): ``(RankData without edges, edges,
     info)``.
 
     ``edges`` is a list of ``(eid, src_key, dst_key, bytes, pinned)`` for the communications
     listed in this file (``eid = rank * 2**32 + index``; ``pinned``: which ends are marked
     ``"migratable": false``, skipped when they are not tasks); ``info`` has the phase, the
-    entity kind and ``where`` (eid -> the communication's position in the file).
+    entity kind and ``where`` (eid -> the communication's position in the file). A file
+    larger than `max_bytes` once decompressed is refused.
     """
-    doc = _load_json(path)
+    doc = _load_json(path, max_bytes)
     f = path
     if not isinstance(doc, dict):
         raise LBDatafileError(f"{f}: top level must be an object")
