@@ -292,6 +292,64 @@ def test_time_limit_keeps_the_progress_made(backend, monkeypatch):
     assert len(r.history) == 2  # stopped within the first iteration
 
 
+def test_simulated_time_limit_keeps_the_progress_made():
+    """The serial C engine stops at its time limit with the assignment after its last completed
+    iteration: the same as a run of that many iterations, with the history up to there."""
+    import time as time_mod
+
+    p = tasks.gemma_like(m=64, n_tasks=8955, n_blocks=896, seed=0)
+    # a tiny limit: stopped before the first iteration completes, the initial assignment
+    r = tasks.balance(p, seed=0, n_iter=10_000, time_limit=1e-9)
+    assert r.status == "time_limit" and r.success and "0 of 10000 iterations" in r.message
+    assert np.array_equal(r.assignment, p.initial) and len(r.history) == 1
+    assert r.stats["iterations_done"] == 0 and r.stats["trials_done"] == 0
+
+    def slow(done, total):  # past two iterations, outlast the time limit once
+        if done >= 2 * p.m and not slept:
+            slept.append(done)
+            time_mod.sleep(0.4)
+
+    for n_trials in (1, 3):
+        slept = []
+        r = tasks.balance(p, seed=0, n_iter=10_000, n_trials=n_trials, explore=True,
+                          time_limit=0.3, progress=slow)
+        assert r.status == "time_limit" and r.success and "time limit" in r.message
+        assert r.assignment.shape == (p.n_tasks,) and r.assignment.dtype == np.int32
+        assert r.assignment.min() >= 0 and r.assignment.max() < p.m
+        assert r.max_load == p.evaluate(assignment=r.assignment)["w_max"]
+        assert r.max_load <= r.initial_max_load
+        assert r.stats["trials_done"] == 0  # 10,000 iterations never finish
+        done = r.stats["iterations_done"]
+        assert len(r.history) == done + 1 and len(r.stats["exchanges_per_iteration"]) == done
+        ref = tasks.balance(p, seed=0, n_iter=done)  # the same run, `done` iterations long
+        assert np.array_equal(r.assignment, ref.assignment)
+        assert np.array_equal(r.history, ref.history) and r.max_load == ref.max_load
+        if slept:  # the callback ran past two iterations (not under a very heavy load)
+            assert done >= 2 and r.max_load < r.initial_max_load
+    # stopped in a later trial: never worse than the finished trial 0
+    slept = []
+    first = tasks.balance(p, seed=0, n_iter=2)
+
+    def later(done, total):
+        if done >= 2.5 * p.m and not slept:
+            slept.append(done)
+            time_mod.sleep(0.4)
+
+    r = tasks.balance(p, seed=0, n_iter=2, n_trials=8, explore=True, time_limit=0.3,
+                      progress=later)
+    if r.status == "time_limit":
+        assert r.stats["trials_done"] >= 1 and r.max_load <= first.max_load
+        assert r.max_load == p.evaluate(assignment=r.assignment)["w_max"]
+        if r.stats["best_trial"] < r.stats["trials_done"]:
+            assert len(r.history) == 3
+
+
+def test_simulated_stop_request_still_raises_under_a_time_limit():
+    p = tasks.gemma_like(m=8, n_tasks=400, n_blocks=40, seed=0)
+    with pytest.raises(wpart.CancelledError, match="progress"):
+        tasks.balance(p, seed=0, n_iter=3, time_limit=1e6, progress=lambda d, t: False)
+
+
 def test_brute_force_time_limit_keeps_the_best_enumerated():
     p = tasks.random_problem(4, 11, 0, 0, seed=3, zeros=False)  # 4^11 = 4M assignments
     r = tasks.brute_force(p, time_limit=0.05)

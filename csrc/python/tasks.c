@@ -321,6 +321,10 @@ cleanup:
     return res;
 }
 
+/* tasks_ccm(...) -> (assignment, history, exchanges, report). A time limit is not an error:
+ * report["time_limit"] is True and the assignment is the best reached (report["n_trials_done"],
+ * report["n_iter_done"] say how far the run got). Ctrl-C or a progress callable that raised
+ * leaves its exception pending, raised as is. */
 static PyObject *wpy_tasks_ccm(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"problem", "coeffs", "assignment", "n_iter", "n_rounds", "fanout",
@@ -389,11 +393,13 @@ static PyObject *wpy_tasks_ccm(PyObject *self, PyObject *args, PyObject *kwds)
     }
     int32_t k, f;
     wpart_tasks_knowledge(t.p.n_ranks, n_rounds, fanout, &k, &f);
-    res = Py_BuildValue("OOO{s:d,s:d,s:i,s:i,s:i,s:i,s:i}", out, hist, exch, "w_max_initial",
-                        rep.w_max_initial, "w_max_final", rep.w_max_final, "best_trial",
-                        (int)rep.best_trial, "n_exchanges", (int)rep.n_exchanges,
+    res = Py_BuildValue("OOO{s:d,s:d,s:i,s:i,s:i,s:i,s:i,s:O,s:i,s:i}", out, hist, exch,
+                        "w_max_initial", rep.w_max_initial, "w_max_final", rep.w_max_final,
+                        "best_trial", (int)rep.best_trial, "n_exchanges", (int)rep.n_exchanges,
                         "n_tasks_moved", (int)rep.n_tasks_moved, "n_rounds", (int)k, "fanout",
-                        (int)f);
+                        (int)f, "time_limit", rep.time_limit_reached ? Py_True : Py_False,
+                        "n_trials_done", (int)rep.n_trials_done, "n_iter_done",
+                        (int)rep.n_iter_done);
 cleanup:
     Py_XDECREF(A);
     Py_XDECREF(out);

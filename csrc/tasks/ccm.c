@@ -108,6 +108,20 @@ typedef struct {
     int32_t p;
 } cand_t;
 
+/* Polls the control hooks. A stop request (should_stop) is an error (WPART_ECANCELLED); reaching
+ * the time limit only sets *time_up, so that the caller keeps the best assignment reached. */
+static wpart_status_t ccm_poll(const wpart_control_t *ctl, double t0, double done, double total,
+                               int *time_up)
+{
+    if (!ctl) return WPART_OK;
+    wpart_control_t hooks = *ctl;
+    hooks.time_limit = 0.0;
+    wpart_status_t st = wpart_i_poll(&hooks, t0, done, total);
+    if (st != WPART_OK) return st;
+    *time_up = ctl->time_limit > 0 && wpart_i_now() - t0 > ctl->time_limit;
+    return WPART_OK;
+}
+
 static int cmp_cand(const void *x, const void *y)
 {
     const cand_t *a = x, *b = y;
@@ -224,8 +238,10 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
         for (int32_t r = 0; r <= P; r++) {
             wpart_tasks_rng_seed(rngs[r].s, prm->seed, (uint64_t)trial + 1, (uint64_t)r);
         }
-        int32_t n_exch = 0;
-        for (int32_t it = 0; it < prm->n_iter; it++) {
+        int32_t n_exch = 0, it;
+        int time_up = 0;
+        const int32_t *cur = K > 0 ? s->assign : NULL; /* the trial's candidate assignment */
+        for (it = 0; it < prm->n_iter; it++) {
             /* clusters are rebuilt at the start of every iteration (and after each exchange
                for the two ranks involved) */
             for (int32_t r = 0; r < P; r++) {
@@ -258,9 +274,10 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
             int32_t moved = 0;
             for (int32_t oi = 0; oi < P; oi++) {
                 int32_t r = order[oi];
-                WPART_CHECK(wpart_i_poll(prm->control, t0,
-                                         (double)trial * prm->n_iter * P + (double)it * P + oi,
-                                         (double)prm->n_trials * prm->n_iter * P));
+                WPART_CHECK(ccm_poll(prm->control, t0,
+                                     (double)trial * prm->n_iter * P + (double)it * P + oi,
+                                     (double)prm->n_trials * prm->n_iter * P, &time_up));
+                if (time_up) break;
                 /* rank the known peers by estimated gain */
                 int32_t nw = 0;
                 const uint64_t *kr = known + r * W;
@@ -316,6 +333,10 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                     }
                 }
             }
+            if (time_up) { /* the state at the start of this iteration, W_max w */
+                cur = snap_assign;
+                break;
+            }
             n_exch += moved;
             w = wpart_tasks_i_state_wmax(s);
             if (rep->w_max_history) {
@@ -324,15 +345,21 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
             if (rep->exch_history) rep->exch_history[(int64_t)trial * prm->n_iter + it] = moved;
         }
         int32_t nmoved = 0;
-        for (int32_t t = 0; t < K; t++) nmoved += s->assign[t] != a0[t];
+        for (int32_t t = 0; t < K; t++) nmoved += cur[t] != a0[t];
         if (w < best_w || (w == best_w && nmoved < best_moved)) {
             best_w = w;
             best_moved = nmoved;
-            if (K > 0) memcpy(best_assign, s->assign, sizeof(int32_t) * (size_t)K);
+            if (K > 0) memcpy(best_assign, cur, sizeof(int32_t) * (size_t)K);
             rep->best_trial = trial;
             rep->n_exchanges = n_exch;
             rep->n_tasks_moved = nmoved;
         }
+        if (time_up) {
+            rep->time_limit_reached = 1;
+            rep->n_iter_done = it;
+            break;
+        }
+        rep->n_trials_done = trial + 1;
     }
     rep->w_max_final = best_w;
     if (K > 0) memcpy(assign_inout, best_assign, sizeof(int32_t) * (size_t)K);

@@ -289,8 +289,12 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
         Seconds (None: none), honoured by every backend. Reaching it is not an error: the
         result has status ``"time_limit"`` and holds the best assignment reached (``"ranks"``
         and ``"event"``: the state after the last completed turn or exchange, or a better
-        earlier trial; ``"simulated"``: the serial C engine keeps no partial state, so the
-        initial assignment; ``"brute_force"``: the best assignment enumerated).
+        earlier trial; ``"simulated"``: whichever of the best finished trial and the
+        interrupted trial's assignment after its last completed iteration has the lower
+        ``W_max``, with its history up to there; ``"brute_force"``: the best assignment
+        enumerated).
+        With ``"simulated"``, ``stats["trials_done"]`` and ``stats["iterations_done"]`` (of
+        the interrupted trial) say how far the run got.
 
     Returns
     -------
@@ -385,33 +389,38 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
     base_stats = dict(n_iter=n_iter, n_trials=n_trials, seed=seed, cluster=cl,
                       subclusters=_SPLITS[split] if split else False, split_rule=srule,
                       explore=bool(explore), ranking=rk)
-    try:
-        with progress_hook(hook_in, total=n_trials * n_iter * problem.m,
-                           desc=f"balance[{meth}]") as hook:
-            a, hist, exch, st = _core.tasks_ccm(
-                d, run_c.as_tuple(enforce_memory=enforce), a0, n_iter, k, f, n_trials, seed,
-                cluster_mode, od == "random", tol, hook, core_time_limit(tl), meth == "tempered",
-                split if meth == "ccm" else 0, rk == "exact", bool(allow_infeasible_start),
-                comm_tau, split_always=srule == "compete", explore=bool(explore))
-    except CancelledError as exc:
-        if tl is None or _STOPPED in str(exc):
-            raise
-        w0, _ = _core.tasks_evaluate(d, c.as_tuple(), a0)
-        return make_result(problem, c, cap, a0, np.array([w0]), meth, dict(
-            base_stats, seconds=time.perf_counter() - t0, stopped="time_limit"),
-            status="time_limit", message=_limit_message(
-                tl, "the serial engine keeps no partial state: the initial assignment is "
-                "returned (backend='ranks' returns the best assignment reached)"))
+    # Ctrl-C and a progress callback returning False raise CancelledError; the time limit
+    # comes back in the report, with the best assignment reached
+    with progress_hook(hook_in, total=n_trials * n_iter * problem.m,
+                       desc=f"balance[{meth}]") as hook:
+        a, hist, exch, st = _core.tasks_ccm(
+            d, run_c.as_tuple(enforce_memory=enforce), a0, n_iter, k, f, n_trials, seed,
+            cluster_mode, od == "random", tol, hook, core_time_limit(tl), meth == "tempered",
+            split if meth == "ccm" else 0, rk == "exact", bool(allow_infeasible_start),
+            comm_tau, split_always=srule == "compete", explore=bool(explore))
     secs = time.perf_counter() - t0
+    st = dict(st)
+    stopped = st.pop("time_limit")
+    trials_done, iter_done = int(st.pop("n_trials_done")), int(st.pop("n_iter_done"))
     best = int(st["best_trial"])
-    history = hist[best]
+    done = iter_done if stopped and best == trials_done else n_iter  # iterations of `best`
+    history = hist[best][:done + 1]
     if meth == "tempered":  # the history of the full model is not available: before, after
         w, _ = _core.tasks_evaluate(d, c.as_tuple(), a)
         w0, _ = _core.tasks_evaluate(d, c.as_tuple(), a0)
         history = np.array([w0, w])
-    stats = dict(st)
-    stats.update(base_stats, seconds=secs, exchanges_per_iteration=exch[best].tolist())
-    return make_result(problem, c, cap, a, history, meth, stats)
+    stats = st
+    stats.update(base_stats, seconds=secs, exchanges_per_iteration=exch[best][:done].tolist())
+    if not stopped:
+        return make_result(problem, c, cap, a, history, meth, stats)
+    stats.update(stopped="time_limit", trials_done=trials_done, iterations_done=iter_done)
+    if n_trials == 1:
+        how = f"{iter_done} of {n_iter} iterations completed"
+    else:
+        how = (f"{trials_done} of {n_trials} trials completed, and {iter_done} of {n_iter} "
+               "iterations of the next one")
+    return make_result(problem, c, cap, a, history, meth, stats, status="time_limit",
+                       message=_limit_message(tl, f"the best assignment reached ({how})"))
 
 
 def _balance_ranks(problem: Problem, c: Coefficients, cap, d: dict, a0, meth: str, t0: float,

@@ -188,6 +188,9 @@ wpart_status_t wpart_tasks_rng_shuffle(uint64_t state[4], int32_t *order, int32_
 typedef struct {
     double w_max_initial, w_max_final;
     int32_t best_trial, n_exchanges, n_tasks_moved;
+    int32_t time_limit_reached; /* 1: control->time_limit ended the run (not an error) */
+    int32_t n_trials_done;   /* trials run to their end */
+    int32_t n_iter_done;     /* completed iterations of the trial the time limit interrupted */
     double *w_max_history;   /* optional (caller-owned), n_trials * (n_iter + 1): initial + per iter */
     int32_t *exch_history;   /* optional, n_trials * n_iter: exchanges per iteration */
 } wpart_tasks_lb_report_t;
@@ -196,6 +199,14 @@ typedef struct {
  * CCM-LB. assign_inout holds the initial assignment and receives the best trial's result.
  * Returns WPART_EINVAL with "infeasible start" when the initial assignment exceeds a memory cap
  * (unless allow_infeasible_start).
+ *
+ * prm->control: a stop request (should_stop) returns WPART_ECANCELLED. Reaching
+ * control->time_limit is not an error: the run stops at the next rank turn and returns WPART_OK
+ * with rep->time_limit_reached = 1; assign_inout then receives the best of the finished trials
+ * and of the interrupted trial's assignment after its last completed iteration (lowest W_max,
+ * ties: fewest tasks moved), and rep describes that assignment (best_trial = n_trials_done when
+ * it is the interrupted trial's). History entries after the interrupted trial's n_iter_done
+ * completed iterations, and those of the trials not run, are left untouched.
  */
 wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks_coeffs_t *c,
                                const wpart_tasks_lb_params_t *prm, int32_t *assign_inout,
