@@ -389,7 +389,7 @@ def solve(
     constant: float = 0.0,
     time_limit: float | None = None,
     mip_gap: float | None = None,
-    presolve: bool = True,
+    presolve: bool = False,
     progress: bool | Callable[[float, float], None] = False,
     log: bool = False,
     write: str | os.PathLike | None = None,
@@ -430,7 +430,11 @@ def solve(
         Stop when the relative gap is at most this; the result then counts as ``"optimal"``
         (within the tolerance; see `gap`). Default 0 (prove optimality).
     presolve : bool, optional
-        Use GLPK's presolver (default True).
+        Run GLPK's LP presolver on the relaxation solved at the root (default False). GLPK's
+        MIP presolver is never used: on some models it runs without end, deaf to `time_limit`
+        and Ctrl-C, or returns a wrong answer. With ``presolve=True``, an infeasible or
+        unbounded verdict, a GLPK failure or a point that fails the check below is re-solved
+        without the presolver.
     progress : bool or callable, optional
         True shows a tqdm bar of the percentage of the relative gap closed; a callable is
         called as ``progress(done, total)`` with ``total = 100`` (returning False cancels the
@@ -449,7 +453,8 @@ def solve(
     Raises
     ------
     WpartValueError
-        Bad shapes, NaN or infinite coefficients, ``lb > ub``, ``b_lower > b_upper``, indices out
+        Bad shapes, NaN or infinite coefficients, a nonzero coefficient of `A` whose magnitude
+        GLPK cannot scale (the message names its row, column and value), ``lb > ub``, ``b_lower > b_upper``, indices out
         of range, bad option values; the message names the argument.
     WpartTypeError
         Non-numeric input or options of the wrong type.
@@ -458,7 +463,8 @@ def solve(
     wpart.CancelledError
         The `progress` callable returned False.
     KeyboardInterrupt
-        Ctrl-C during a branch-and-cut search (or whatever the `progress` callable raises).
+        Ctrl-C, seen within a fraction of a second (or whatever the `progress` callable
+        raises).
     wpart.SolverError
         GLPK failed (numerical trouble) or wpart was built without GLPK.
 
@@ -471,8 +477,12 @@ def solve(
     -----
     The model is built in C (``wpart_milp_solve``, ``csrc/milp/glpk_solve.c``), the only part
     of wpart that links GLPK. GLPK's hooks are process-global, so solves are serialised: the
-    GIL stays held during the solve (Ctrl-C still works through the search callback, which
-    GLPK calls once per branch-and-bound node; a pure LP cannot be interrupted). When the LP
+    GIL stays held during the solve. Ctrl-C and `time_limit` are checked at every call of
+    GLPK's branch-and-cut callback (several per node) and between slices of at most 0.2 s of
+    simplex iterations, the next slice resuming from the last basis. Every point GLPK returns
+    is checked in C before it is reported: column bounds, every row, integrality (relative
+    tolerance 1e-6) and the objective recomputed from the point; a point that fails raises
+    :class:`wpart.SolverError` instead of being returned. When the LP
     relaxation is unbounded, a second solve with a zero objective decides between
     ``"unbounded"`` and ``"infeasible"``. Bounds of integer columns are rounded inwards.
     With unbounded integer variables, branch-and-bound may never finish (``2x - 2y = 1`` has

@@ -150,24 +150,48 @@ void wpart_i_glpk_ios_cb(glp_tree *T, void *info)
     if (g->track) {
         int best = glp_ios_best_node(T);
         if (best != 0) {
-            g->bound = glp_ios_node_bound(T, best);
+            g->bound = ldexp(glp_ios_node_bound(T, best), g->obj_exp) + g->c0;
             g->have_bound = 1;
         }
     }
     int reason = glp_ios_reason(T);
-    /* Once per subproblem selection and per new incumbent: a node costs at least one LP. */
-    if (!g->ctl || (reason != GLP_ISELECT && reason != GLP_IBINGO)) {
+    /* The time limit and should_stop are checked at every callback reason: a depth-first dive
+     * never selects a node from the active list (GLP_ISELECT), but passes GLP_IPREPRO,
+     * GLP_IROWGEN, GLP_IHEUR, GLP_ICUTGEN and GLP_IBRANCH at every node. The clock is read each
+     * time; should_stop is asked at most every WPART_I_GLPK_POLL seconds, and at every node
+     * selection and new incumbent. */
+    double now = wpart_i_now();
+    if (g->time_limit > 0.0 && now - g->t0 >= g->time_limit) {
+        g->time_stop = 1;
+        glp_ios_terminate(T);
         return;
     }
-    if (g->ctl->progress && g->track) {
+    if (!g->ctl) {
+        return;
+    }
+    int node_event = reason == GLP_ISELECT || reason == GLP_IBINGO;
+    if (g->ctl->progress && g->track && node_event) {
         double gap = glp_ios_mip_gap(T); /* DBL_MAX while there is no incumbent */
         double done = (gap >= 1.0 || !(gap >= 0.0)) ? 0.0 : 100.0 * (1.0 - gap);
         g->ctl->progress(g->ctl->ctx, done, 100.0);
     }
-    if (g->ctl->should_stop && g->ctl->should_stop(g->ctl->ctx)) {
-        g->stop_requested = 1;
+    if (!node_event && now - g->last_poll < WPART_I_GLPK_POLL) {
+        return;
+    }
+    g->last_poll = now;
+    if (wpart_i_glpk_should_stop(g)) {
         glp_ios_terminate(T);
     }
+}
+
+/* Asks the control hook whether to stop (records the request); 0 without a hook. */
+int wpart_i_glpk_should_stop(wpart_i_glpk_t *g)
+{
+    if (g->ctl && g->ctl->should_stop && g->ctl->should_stop(g->ctl->ctx)) {
+        g->stop_requested = 1;
+        return 1;
+    }
+    return 0;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -237,7 +261,8 @@ void wpart_i_glpk_load(wpart_i_glpk_t *g, const wpart_milp_problem_t *p, const w
     g->P = glp_create_prob();
     glp_prob *P = g->P;
     glp_set_obj_dir(P, p->sense == WPART_MILP_MAXIMIZE ? GLP_MAX : GLP_MIN);
-    glp_set_obj_coef(P, 0, p->c0);
+    int oe = for_solve ? -g->obj_exp : 0;
+    glp_set_obj_coef(P, 0, for_solve ? 0.0 : p->c0); /* a solve adds c0 itself (g->c0) */
     if (!for_solve) {
         glp_set_prob_name(P, "wpart");
         glp_set_obj_name(P, "obj");
@@ -256,6 +281,10 @@ void wpart_i_glpk_load(wpart_i_glpk_t *g, const wpart_milp_problem_t *p, const w
             continue;
         }
         double lo = wpart_i_milp_row_lb(p, i), hi = wpart_i_milp_row_ub(p, i);
+        if (for_solve && g->row_exp) {
+            lo = ldexp(lo, -g->row_exp[i]);
+            hi = ldexp(hi, -g->row_exp[i]);
+        }
         int type = milp_bnd_type(lo, hi);
         if (type != GLP_FR) {
             glp_set_row_bnds(P, ii, type, isfinite(lo) ? lo : 0.0, isfinite(hi) ? hi : 0.0);
@@ -279,7 +308,7 @@ void wpart_i_glpk_load(wpart_i_glpk_t *g, const wpart_milp_problem_t *p, const w
         glp_set_col_bnds(P, j + 1, milp_bnd_type(lo, hi), isfinite(lo) ? lo : 0.0,
                          isfinite(hi) ? hi : 0.0);
         if (p->c) {
-            glp_set_obj_coef(P, j + 1, p->c[j]);
+            glp_set_obj_coef(P, j + 1, ldexp(p->c[j], oe));
         }
         if (!for_solve) {
             snprintf(name, sizeof name, "x%d", j);

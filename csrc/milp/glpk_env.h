@@ -26,20 +26,32 @@ typedef struct {
     const wpart_control_t *ctl;     /* control hooks or NULL */
     int track;                      /* record the bound from the branch-and-bound tree */
     int stop_requested;             /* should_stop fired */
+    int time_stop;                  /* the callback stopped the search at the time limit */
+    double last_poll;               /* when should_stop was last asked (wpart_i_now) */
     int have_bound;
     double bound;                   /* best bound seen in the tree */
     int64_t nodes;                  /* nodes of finished glp_intopt calls */
     int64_t nodes_cur;              /* nodes of the running glp_intopt call */
     double t0;                      /* start of the solve (wpart_i_now) */
     double time_limit;              /* effective limit in seconds, <= 0 for none */
+    const int *row_exp;             /* solve: row i is loaded times 2^-row_exp[i] (or NULL) */
+    double c0;                      /* solve: the objective constant, added outside GLPK */
+    int obj_exp;                    /* solve: the objective is loaded times 2^-obj_exp */
     int msg_lev;                    /* GLP_MSG_ERR, or GLP_MSG_ON when a log is captured */
 } wpart_i_glpk_t;
+
+/* Longest interval between two calls of should_stop while GLPK runs (seconds). */
+#define WPART_I_GLPK_POLL 0.02
+/* Longest single glp_simplex call: the LP is solved in slices of this many ms, resumed from
+ * the last basis, with should_stop asked between slices. */
+#define WPART_I_GLPK_SLICE_MS 200
 
 typedef wpart_status_t (*wpart_i_glpk_body_fn)(wpart_i_glpk_t *g, void *arg);
 
 void wpart_i_glpk_one_line(char *s);
 wpart_status_t wpart_i_glpk_guarded(wpart_i_glpk_t *g, wpart_i_glpk_body_fn body, void *arg);
 const char *wpart_i_glpk_code_name(int code);
+int wpart_i_glpk_should_stop(wpart_i_glpk_t *g);
 void wpart_i_glpk_ios_cb(glp_tree *T, void *info);
 void wpart_i_glpk_col_bounds(const wpart_milp_problem_t *p, int64_t j, int round_int, double *lo,
                             double *hi);

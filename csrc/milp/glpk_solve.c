@@ -41,7 +41,7 @@ void wpart_milp_options_init(wpart_milp_options_t *opt)
     memset(opt, 0, sizeof *opt);
     opt->time_limit = 0.0;
     opt->mip_gap = 0.0;
-    opt->presolve = 1;
+    opt->presolve = 0;
     opt->log = NULL;
     opt->log_size = 0;
     opt->control = NULL;
@@ -85,7 +85,25 @@ typedef struct {
     double *x;
     wpart_milp_result_t *res;
     int has_int;
+    double glpk_obj; /* GLPK's objective value at the point it returned */
 } milp_solve_args_t;
+
+/* Relative tolerance of the solution check (rows, bounds, integrality, objective). */
+#define MILP_CHECK_TOL 1e-6
+
+/* GLPK's objective agrees with the one recomputed from the point (scaled by sum |c_j x_j|). */
+static int milp_same_objective(const wpart_milp_problem_t *p, const double *x, double obj,
+                               double glpk_obj)
+{
+    if (!isfinite(glpk_obj)) {
+        return 1; /* GLPK gave none (e.g. the point of a stopped run) */
+    }
+    double scale = fmax(1.0, fabs(p->c0));
+    for (int64_t j = 0; p->c && j < p->n_cols; j++) {
+        scale = fmax(scale, fabs(p->c[j] * x[j]));
+    }
+    return fabs(obj - glpk_obj) <= MILP_CHECK_TOL * scale * (double)(p->n_cols + 1);
+}
 
 /* Remaining time in ms for GLPK's tm_lim (INT_MAX: none); 0 when the limit has passed. */
 static int milp_tm_lim(const wpart_i_glpk_t *g)
@@ -101,22 +119,50 @@ static int milp_tm_lim(const wpart_i_glpk_t *g)
     return ms >= (double)(INT_MAX - 1) ? INT_MAX - 1 : (int)ms;
 }
 
+/*
+ * glp_simplex in slices of at most WPART_I_GLPK_SLICE_MS: after a slice that ran out of time the
+ * next one resumes from the basis it left, so should_stop is asked between slices and a large
+ * LP stays interruptible. GLPK's LP presolver (presolve) is used in the first slice only: a
+ * presolved run that stops keeps no basis, so the following slices start over without it.
+ * Returns GLPK's code; GLP_ESTOP when should_stop asked to stop, GLP_ETMLIM at tm_lim.
+ */
 static int milp_simplex(wpart_i_glpk_t *g, int presolve, int tm_lim)
 {
     glp_smcp sm;
     glp_init_smcp(&sm);
     sm.msg_lev = g->msg_lev;
-    sm.presolve = presolve ? GLP_ON : GLP_OFF;
-    sm.tm_lim = tm_lim;
-    return glp_simplex(g->P, &sm);
+    double t_start = wpart_i_now();
+    for (;;) {
+        double used_ms = (wpart_i_now() - t_start) * 1000.0;
+        double left_ms = tm_lim == INT_MAX ? (double)INT_MAX : (double)tm_lim - used_ms;
+        if (left_ms <= 0.0) {
+            return GLP_ETMLIM;
+        }
+        int slice = left_ms < WPART_I_GLPK_SLICE_MS ? (int)ceil(left_ms) : WPART_I_GLPK_SLICE_MS;
+        sm.presolve = presolve ? GLP_ON : GLP_OFF;
+        sm.tm_lim = slice;
+        int ret = glp_simplex(g->P, &sm);
+        presolve = 0;
+        if (ret != GLP_ETMLIM) {
+            return ret;
+        }
+        if (wpart_i_glpk_should_stop(g)) {
+            return GLP_ESTOP;
+        }
+    }
 }
 
-static int milp_intopt(wpart_i_glpk_t *g, int presolve, double mip_gap, int tm_lim)
+/*
+ * glp_intopt, always without GLPK's MIP presolver: it can run without end (ignoring tm_lim and
+ * the callback) and return points that violate the model; the relaxation at the root is solved
+ * by milp_simplex first, with GLPK's LP presolver when presolve is on.
+ */
+static int milp_intopt(wpart_i_glpk_t *g, double mip_gap, int tm_lim)
 {
     glp_iocp io;
     glp_init_iocp(&io);
     io.msg_lev = g->msg_lev;
-    io.presolve = presolve ? GLP_ON : GLP_OFF;
+    io.presolve = GLP_OFF;
     io.tm_lim = tm_lim;
     io.mip_gap = mip_gap;
     io.cb_func = wpart_i_glpk_ios_cb;
@@ -172,6 +218,7 @@ static milp_outcome_t milp_run_lp(wpart_i_glpk_t *g, int presolve)
     case GLP_ENODFS: r.kind = MILP_R_DUAL_INF; break;
     case GLP_ETMLIM:
     case GLP_EITLIM:
+    case GLP_ESTOP:
         r.kind = MILP_R_STOPPED;
         r.have_x = glp_get_prim_stat(g->P) == GLP_FEAS;
         break;
@@ -184,9 +231,9 @@ static milp_outcome_t milp_run_lp(wpart_i_glpk_t *g, int presolve)
 static milp_outcome_t milp_run_mip(wpart_i_glpk_t *g, int presolve, double mip_gap)
 {
     milp_outcome_t r = {MILP_R_ERROR, 0, 0};
-    if (!presolve) {
+    {
         /* glp_intopt needs an optimal basis of the relaxation when its presolver is off. */
-        r = milp_run_lp(g, 0);
+        r = milp_run_lp(g, presolve);
         if (r.kind != MILP_R_OPTIMAL) {
             r.have_x = 0; /* an LP point is not an integer point */
             return r;
@@ -199,7 +246,7 @@ static milp_outcome_t milp_run_mip(wpart_i_glpk_t *g, int presolve, double mip_g
         r.code = GLP_ETMLIM;
         return r;
     }
-    r.code = milp_intopt(g, presolve, mip_gap, tm);
+    r.code = milp_intopt(g, mip_gap, tm);
     r.have_x = 0;
     int ms = glp_mip_status(g->P);
     switch (r.code) {
@@ -249,7 +296,7 @@ static milp_outcome_t milp_feasibility(wpart_i_glpk_t *g, const wpart_milp_probl
 static void milp_stop_message(wpart_i_glpk_t *g, wpart_milp_result_t *res, const char *what,
                               int code)
 {
-    if (g->stop_requested) {
+    if (g->stop_requested && !g->time_stop) {
         res->stopped_by = WPART_MILP_STOP_REQUEST;
         snprintf(res->message, sizeof res->message, "stopped on request; %s (%s)", what,
                  wpart_i_glpk_code_name(code));
@@ -331,6 +378,8 @@ static wpart_status_t milp_solve_body(wpart_i_glpk_t *g, void *arg)
     case MILP_R_GAP:
         res->status = WPART_MILP_OPTIMAL;
         res->objective = milp_take_x(g, p, a->has_int, a->x);
+        a->glpk_obj = ldexp(a->has_int ? glp_mip_obj_val(g->P) : glp_get_obj_val(g->P),
+                            g->obj_exp) + p->c0;
         if (r.kind == MILP_R_OPTIMAL) {
             res->bound = res->objective;
             res->gap = 0.0;
@@ -410,6 +459,7 @@ wpart_status_t wpart_milp_solve(const wpart_milp_problem_t *prob, const wpart_mi
     wpart_i_milp_matrix_t M = {0, NULL, NULL, NULL};
 #endif
     double *xs = NULL, *act = NULL;
+    int *row_exp = NULL;
     if (!res) {
         WPART_FAIL(WPART_EINVAL, "res is NULL");
     }
@@ -453,9 +503,18 @@ wpart_status_t wpart_milp_solve(const wpart_milp_problem_t *prob, const wpart_mi
         }
     }
     WPART_CHECK(wpart_i_milp_matrix(prob, &M));
+    row_exp = wpart_i_malloc(prob->n_rows > 0 ? prob->n_rows : 1, sizeof *row_exp);
+    if (!row_exp) {
+        WPART_FAIL(WPART_ENOMEM, "row scale factors");
+    }
+    int obj_exp = 0;
+    WPART_CHECK(wpart_i_milp_scale(prob, &M, row_exp, &obj_exp));
 
     wpart_i_glpk_t g;
     wpart_i_glpk_glpk_init(&g, t0);
+    g.row_exp = row_exp;
+    g.obj_exp = obj_exp;
+    g.c0 = prob->c0;
     g.ctl = opt->control;
     g.time_limit = opt->time_limit > 0.0 ? opt->time_limit : 0.0;
     if (g.ctl && g.ctl->time_limit > 0.0 &&
@@ -467,9 +526,11 @@ wpart_status_t wpart_milp_solve(const wpart_milp_problem_t *prob, const wpart_mi
         g.log_size = opt->log_size;
         g.msg_lev = GLP_MSG_ON;
     }
-    /* GLPK's answer is re-checked against the problem (see milp_check.c): a point that
-     * violates its own constraints is re-solved once without the presolver, and a second
-     * violation is reported as a solver fault, never returned. */
+    /* GLPK's answer is re-checked against the problem (see milp_check.c): bounds, rows,
+     * integrality and the objective recomputed from the point. With the presolver on, a point
+     * that fails the check, an infeasible or unbounded verdict, or a GLPK failure is re-solved
+     * once without it; without the presolver a point that fails the check is a solver fault,
+     * never returned. */
     xs = wpart_i_malloc(prob->n_cols, sizeof *xs);
     act = wpart_i_malloc(prob->n_rows > 0 ? prob->n_rows : 1, sizeof *act);
     if (!xs || !act) {
@@ -480,19 +541,27 @@ wpart_status_t wpart_milp_solve(const wpart_milp_problem_t *prob, const wpart_mi
         for (int64_t j = 0; j < prob->n_cols; j++) {
             xs[j] = NAN;
         }
-        milp_solve_args_t args = {prob, &M, &o2, xs, res, has_int};
+        milp_solve_args_t args = {prob, &M, &o2, xs, res, has_int, NAN};
         int64_t nodes_before = attempt ? res->nodes : 0;
-        WPART_CHECK(wpart_i_glpk_guarded(&g, milp_solve_body, &args));
+        wpart_status_t gst = wpart_i_glpk_guarded(&g, milp_solve_body, &args);
         res->nodes = nodes_before + g.nodes;
-        if (res->status != WPART_MILP_OPTIMAL && res->status != WPART_MILP_FEASIBLE) {
-            break;
+        char why[200] = "";
+        int retry;
+        if (gst != WPART_OK) {
+            retry = gst == WPART_ESOLVER;
+            snprintf(why, sizeof why, "GLPK failed");
+        } else if (res->status == WPART_MILP_OPTIMAL || res->status == WPART_MILP_FEASIBLE) {
+            retry = !wpart_i_milp_check(prob, xs, MILP_CHECK_TOL, act, why, sizeof why);
+            if (!retry && !milp_same_objective(prob, xs, res->objective, args.glpk_obj)) {
+                retry = 1;
+                snprintf(why, sizeof why, "objective %.17g recomputed from the point, GLPK "
+                         "reported %.17g", res->objective, args.glpk_obj);
+            }
+        } else {
+            retry = res->status == WPART_MILP_INFEASIBLE || res->status == WPART_MILP_UNBOUNDED;
         }
-        char why[160];
-        if (wpart_i_milp_check(prob, xs, 1e-6, act, why, sizeof why)) {
-            break;
-        }
-        if (attempt == 0 && o2.presolve) {
-            o2.presolve = 0; /* GLPK's MIP presolver is known to return infeasible points */
+        if (retry && attempt == 0 && o2.presolve) {
+            o2.presolve = 0;
             wpart_i_glpk_t keep = g; /* same hooks, log and time limit (counted from t0) */
             wpart_i_glpk_glpk_init(&g, t0);
             g.ctl = keep.ctl;
@@ -501,14 +570,22 @@ wpart_status_t wpart_milp_solve(const wpart_milp_problem_t *prob, const wpart_mi
             g.log_size = keep.log_size;
             g.log_len = keep.log_len;
             g.msg_lev = keep.msg_lev;
+            g.row_exp = keep.row_exp;
+            g.obj_exp = keep.obj_exp;
+            g.c0 = keep.c0;
             memset(res, 0, sizeof *res);
             res->status = WPART_MILP_NO_SOLUTION;
             res->stopped_by = WPART_MILP_STOP_NONE;
             res->objective = res->bound = res->gap = NAN;
-            res->nodes = nodes_before + g.nodes;
+            res->nodes = nodes_before;
             continue;
         }
-        WPART_FAIL(WPART_ESOLVER, "GLPK returned a point that violates the problem (%s)", why);
+        WPART_CHECK(gst);
+        if (retry && (res->status == WPART_MILP_OPTIMAL || res->status == WPART_MILP_FEASIBLE)) {
+            WPART_FAIL(WPART_ESOLVER, "GLPK returned a point that violates the problem (%s)",
+                       why);
+        }
+        break;
     }
     if (x) {
         memcpy(x, xs, (size_t)prob->n_cols * sizeof *x);
@@ -523,6 +600,7 @@ cleanup:
 #endif
     free(xs);
     free(act);
+    free(row_exp);
     if (res) {
         res->seconds = wpart_i_now() - t0;
     }

@@ -58,4 +58,11 @@ void wpart_i_milp_matrix_free(wpart_i_milp_matrix_t *M);
 int wpart_i_milp_check(const wpart_milp_problem_t *p, const double *x, double tol, double *work,
                        char *why, size_t why_size);
 
+/**
+ * Scales M's rows and the objective by powers of two for GLPK (see milp_check.c); row_exp:
+ * n_rows ints. WPART_EINVAL naming the coefficient GLPK cannot take.
+ */
+wpart_status_t wpart_i_milp_scale(const wpart_milp_problem_t *p, wpart_i_milp_matrix_t *M,
+                                  int *row_exp, int *obj_exp);
+
 #endif /* WPART_MILP_INTERNAL_H */
