@@ -174,6 +174,24 @@ wpart_status_t wpart_hetero_milp_front(int64_t n, const wpart_hetero_profiles_t 
     }
     int64_t p = P->p, tot = P->offsets[p];
     out->p = p;
+    /* The same limit as the other fronts (hetero_grid.c): every distribution's energy is a sum
+     * of one usable energy per processor, and must stay finite. */
+    double emax_sum = 0.0;
+    for (int64_t i = 0; i < p; i++) {
+        double emax = 0.0;
+        for (int64_t j = P->offsets[i]; j < P->offsets[i + 1]; j++) {
+            if (P->size[j] <= n && P->energy[j] > emax) {
+                emax = P->energy[j];
+            }
+        }
+        emax_sum += emax;
+    }
+    if (!isfinite(emax_sum)) {
+        WPART_FAIL(WPART_EINVAL,
+                   "profiles: energies too large, sums of one energy per processor overflow "
+                   "float64 (the largest usable energies add up to inf); rescale them "
+                   "(e.g. to kJ)");
+    }
     if (n == 0) {
         WPART_CHECK(hg_front_alloc(out, p, 1));
         goto cleanup;
@@ -211,7 +229,8 @@ wpart_status_t wpart_hetero_milp_front(int64_t n, const wpart_hetero_profiles_t 
         if (inf) {
             break;
         }
-        double bound = E + 1e-12 * fmax(1.0, fabs(E));
+        /* relative: energies may be of any magnitude (1e-200 J as well as 1e300 J) */
+        double bound = E + 1e-12 * fabs(E);
         WPART_CHECK(eps_solve(P, n, tmax, 1, bound, eps_left(deadline), control, &b, &inf, &T, x));
         if (inf) {
             WPART_FAIL(WPART_ESOLVER, "stage 2 infeasible after a feasible stage 1");

@@ -153,7 +153,7 @@ static PyObject *wpy_milp_solve(PyObject *self, PyObject *args, PyObject *kwds)
     PyObject *progress = Py_None;
     double c0, time_limit = 0.0, mip_gap = 0.0;
     Py_ssize_t n_rows;
-    int presolve = 1, want_log = 0;
+    int presolve = 0, want_log = 0;
     wpy_milp_arrays_t a;
     memset(&a, 0, sizeof a);
     PyArrayObject *x = NULL;

@@ -21,7 +21,8 @@ def milp_front(ps: ProfileSet, n: int, *, time_limit: float | None = None) -> Pa
     Stage 1 minimises the dynamic energy with every time below the previous point's time;
     stage 2 minimises the time within that energy (relative tolerance 1e-12). The values
     reported are re-evaluated exactly from the distributions. Meant for small instances: one
-    pair of MILPs per front point. Ctrl-C is seen once per branch-and-bound node.
+    pair of MILPs per front point. Ctrl-C is seen within a fraction of a second. Energies
+    whose per-processor sums overflow raise the same WpartValueError as the other fronts.
 
     Parameters
     ----------
