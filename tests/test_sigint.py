@@ -54,6 +54,19 @@ rng = np.random.default_rng(7)
 A = rng.integers(0, 100, size=(4, 40)).astype(float)
 b = np.floor(A.sum(axis=1) / 2)
 """, "milp.solve(np.ones(40), A=A, b_lower=b, b_upper=b, integrality=2)"),
+    # an endless depth-first dive (2x - 2y = 1 has no integer point): no node is ever
+    # selected from the active list, so the callback must poll at every reason
+    "milp_endless_dive": ("import numpy as np, wpart.milp as milp",
+                          "milp.solve([0, 0], A=[[2, -2]], b_lower=[1], b_upper=[1], "
+                          "lb=-np.inf, integrality=1)"),
+    # a pure LP of some seconds: glp_simplex runs in slices with a poll between them
+    "milp_large_lp": ("""
+import numpy as np, wpart.milp as milp
+rng = np.random.default_rng(0)
+k = 72_000  # 3000 x 6000, density 0.004, as (rows, cols, values, shape)
+A = (rng.integers(0, 3000, k), rng.integers(0, 6000, k), 10 * rng.random(k), (3000, 6000))
+c = -rng.random(6000)
+""", "milp.solve(c, A=A, b_upper=np.full(3000, 10.0), ub=10.0)"),
     "partition_1d_dp": ("import numpy as np, wpart\n"
                         "a = np.random.default_rng(0).integers(0, 1000, 2_000_000)",
                         "wpart.partition_1d(a, 5000, method='dp')"),
