@@ -1,0 +1,263 @@
+"""Fast, bounded readers of profile files (FuPerMod-style ``size time [energy]`` text and the
+long-format ``processor,size,time[,energy]`` CSV).
+
+The numbers are parsed in bulk by NumPy's C parsers; a Python line-by-line pass runs only to
+report an error precisely (its line and text) or for the rare file whose sizes reach 2**53,
+which are then parsed exactly as integers. Every error names the file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._errors import WpartError, WpartOverflowError, WpartValueError
+
+#: Sizes at or above this magnitude cannot be held exactly by a float64.
+EXACT_FLOAT = 2**53
+_INT64_MAX = 2**63 - 1
+_CSV_COLUMNS = ("processor", "size", "time", "energy")
+
+
+@contextlib.contextmanager
+def naming(source: str | None) -> Iterator[None]:
+    """Re-raise a wpart error with ``source: `` in front of its message (same class)."""
+    try:
+        yield
+    except WpartError as exc:
+        if source is None or str(exc).startswith(f"{source}: "):
+            raise
+        raise type(exc)(f"{source}: {exc}") from None
+
+
+def read_text(p: Path, name: str) -> str:
+    """A profile file's text (a UTF-8 BOM dropped); WpartValueError naming `name` and the file
+    for binary or non-UTF-8 content, WpartOSError-like errors for unreadable files."""
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        from .._errors import WpartFileNotFoundError, WpartOSError
+
+        cls = WpartFileNotFoundError if isinstance(exc, FileNotFoundError) else WpartOSError
+        raise cls(f"`{name}`: cannot read {str(p)!r}: {exc.strerror or exc}") from None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise WpartValueError(f"`{name}`: {str(p)!r} is not a UTF-8 text file (byte {exc.start}: "
+                              f"{exc.reason})") from None
+
+
+def _exact_size(tok: str, where: str) -> int:
+    """One size token parsed exactly: an integer literal as is; a float literal only when it
+    is an integer below 2**53 (above, a float cannot hold it exactly)."""
+    try:
+        v = int(tok)
+    except ValueError:
+        try:
+            f = float(tok)
+        except ValueError:
+            raise WpartValueError(f"{where}: size {tok!r} is not a number") from None
+        if abs(f) >= EXACT_FLOAT:
+            raise WpartValueError(f"{where}: size {tok!r} is written as a float at or above "
+                                  "2**53, which cannot hold it exactly; write it as an integer")
+        if f != f or f != int(f):
+            raise WpartValueError(f"{where}: size {tok!r} is not an integer")
+        v = int(f)
+    if abs(v) > _INT64_MAX:
+        raise WpartOverflowError(f"{where}: size {tok} does not fit in int64")
+    return v
+
+
+def _points_slow(text: str, label: str) -> tuple[NDArray, NDArray, NDArray | None]:
+    """Line-by-line parse (exact sizes, precise errors)."""
+    sizes: list[int] = []
+    rows: list[list[float]] = []
+    ncol = 0
+    for lineno, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        parts = line.replace(",", " ").split()
+        where = f"{label}: line {lineno}"
+        if len(parts) not in (2, 3):
+            raise WpartValueError(f"{where}: expected 'size time [energy]', got {len(parts)} "
+                                  f"columns in {line[:200]!r}")
+        if ncol and len(parts) != ncol:
+            raise WpartValueError(f"{where}: {len(parts)} columns, previous lines have {ncol}")
+        ncol = len(parts)
+        sizes.append(_exact_size(parts[0], where))
+        try:
+            rows.append([float(v) for v in parts[1:]])
+        except ValueError:
+            raise WpartValueError(f"{where}: not a number in {line[:200]!r}") from None
+    if not rows:
+        raise WpartValueError(f"{label}: no data points")
+    a = np.array(rows, dtype=np.float64)
+    return (np.array(sizes, dtype=np.int64), a[:, 0], a[:, 1] if ncol == 3 else None)
+
+
+def _loadtxt(src: Any) -> NDArray | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "input contained no data"
+            return np.loadtxt(src, dtype=np.float64, comments="#", ndmin=2,
+                              encoding="utf-8-sig")
+    except (ValueError, OSError):  # UnicodeDecodeError is a ValueError
+        return None
+
+
+def parse_points(text: str | None, label: str, path: Path | None = None
+                 ) -> tuple[NDArray, NDArray, NDArray | None]:
+    """``(sizes, time, energy or None)`` of FuPerMod-style text, or of the file `path` when
+    `text` is None (unsorted, unvalidated values).
+
+    Bulk path: :func:`numpy.loadtxt` (C) on the whole file or text. Sizes must be exact
+    integers: a size at or above 2**53 sends the file through the exact line-by-line
+    parser, which accepts integer literals up to int64 and refuses float literals that
+    cannot be exact; so does any error, to report its line.
+    """
+    a = None
+    if text is None:
+        a = _loadtxt(str(path))
+        if a is None or not _bulk_ok(a):
+            text = read_text(path, "path")
+    if text is not None:
+        if text.startswith("\ufeff"):
+            text = text[1:]
+        a = _loadtxt(io.StringIO(text.replace(",", " ") if "," in text else text))
+    if a is None or not _bulk_ok(a):
+        return _points_slow(text, label)
+    s = a[:, 0]
+    return s.astype(np.int64), a[:, 1], a[:, 2] if a.shape[1] == 3 else None
+
+
+def _bulk_ok(a: NDArray) -> bool:
+    """Whether the bulk parse can stand: 2 or 3 columns, sizes integers below 2**53."""
+    if a.shape[0] == 0 or a.shape[1] not in (2, 3):
+        return False
+    s = a[:, 0]
+    return bool(np.isfinite(s).all() and np.abs(s).max() < EXACT_FLOAT
+                and (s == np.round(s)).all())
+
+
+def _csv_columns(text: str) -> tuple[list[str], list, int] | None:
+    """Bulk split of an unquoted CSV whose data lines all have the header's field count:
+    ``(header, columns, rows)``; None when the text needs the csv module (quotes, ragged or
+    blank lines)."""
+    if '"' in text:
+        return None
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = text.rstrip("\n")
+    head, sep, body = text.partition("\n")
+    header = head.split(",")
+    nf = len(header)
+    if not sep or not body:
+        return None
+    b = np.frombuffer(body.encode("utf-8"), dtype=np.uint8)
+    nl = np.flatnonzero(b == 10)
+    per_line = np.bincount(np.searchsorted(nl, np.flatnonzero(b == 44)), minlength=nl.size + 1)
+    if (per_line != nf - 1).any() or (np.diff(np.r_[-1, nl, b.size]) == 1).any():
+        return None
+    tokens = body.replace("\n", ",").split(",")
+    rows = len(tokens) // nf
+    return [h.strip().lower() for h in header], [tokens[c::nf] for c in range(nf)], rows
+
+
+def _csv_rows(text: str, label: str) -> tuple[list[str], list[list[str]]]:
+    reader = csv.reader(io.StringIO(text))
+    try:
+        header = next(reader, None)
+        rows = list(reader)
+    except csv.Error as exc:
+        raise WpartValueError(f"{label}: CSV line {reader.line_num}: {exc}") from None
+    if header is None:
+        raise WpartValueError(f"{label}: empty CSV (expected a header "
+                              "processor,size,time[,energy])")
+    return [h.strip().lower() for h in header], rows
+
+
+def parse_csv(text: str, label: str, unknown: str = "raise"
+              ) -> list[tuple[str, NDArray, NDArray, NDArray]]:
+    """Long-format CSV -> ``[(processor, sizes, time, energy), ...]`` in order of first
+    appearance. Unknown columns raise (``unknown="raise"``) or warn (``"warn"``)."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    fast = _csv_columns(text)
+    if fast is not None:
+        fields, cols, nrows = fast
+    else:
+        fields, rows = _csv_rows(text, label)
+    missing = [c for c in _CSV_COLUMNS[:3] if c not in fields]
+    if missing:
+        raise WpartValueError(f"{label}: CSV must have columns processor,size,time[,energy]; "
+                              f"got {fields} (missing {missing})")
+    extra = [f for f in fields if f not in _CSV_COLUMNS]
+    if extra:
+        msg = f"{label}: unknown CSV column(s) {extra} (known: {list(_CSV_COLUMNS)})"
+        if unknown == "raise":
+            raise WpartValueError(msg + "; pass unknown_columns='warn' to ignore them")
+        if unknown == "warn":
+            warnings.warn(msg + ": ignored", UserWarning, stacklevel=4)
+    dup = sorted({f for f in fields if fields.count(f) > 1})
+    if dup:
+        raise WpartValueError(f"{label}: duplicate CSV column(s) {dup}")
+    if fast is None:
+        rows = [r for r in rows if r]  # blank lines
+        if not rows:
+            raise WpartValueError(f"{label}: CSV has no data rows")
+        nf = len(fields)
+        if any(len(r) != nf for r in rows):
+            i = next(i for i, r in enumerate(rows) if len(r) != nf)
+            raise WpartValueError(f"{label}: CSV data row {i + 1}: {len(rows[i])} fields, the "
+                                  f"header has {nf}")
+        cols, nrows = list(zip(*rows)), len(rows)
+    col = {f: cols[fields.index(f)] for f in _CSV_COLUMNS if f in fields}
+    raw_ids = {k: i for i, k in enumerate(dict.fromkeys(col["processor"]))}
+    ids: dict[str, int] = {}
+    remap = np.array([ids.setdefault(k.strip(), len(ids)) for k in raw_ids], dtype=np.int64)
+    inv = remap[np.fromiter(map(raw_ids.__getitem__, col["processor"]), dtype=np.int64,
+                            count=nrows)]
+    sizes = _csv_sizes(col["size"], label)
+    time = _csv_floats(col["time"], "time", label)
+    energy = (_csv_floats(col["energy"], "energy", label, blank_zero=True) if "energy" in col
+              else np.zeros(nrows))
+    order = np.argsort(inv, kind="stable")
+    bounds = np.searchsorted(inv[order], np.arange(len(ids) + 1))
+    out = []
+    for u, nm in enumerate(ids):
+        idx = order[bounds[u]:bounds[u + 1]]
+        out.append((nm, sizes[idx], time[idx], energy[idx]))
+    return out
+
+
+def _csv_floats(col: Any, what: str, label: str, blank_zero: bool = False) -> NDArray:
+    try:
+        return np.fromiter(map(float, col), dtype=np.float64, count=len(col))
+    except ValueError:
+        if blank_zero:
+            return _csv_floats(["0" if not v.strip() else v for v in col], what, label)
+        for i, v in enumerate(col):
+            try:
+                float(v)
+            except ValueError:
+                raise WpartValueError(f"{label}: CSV data row {i + 1}: {what} {v[:200]!r} is "
+                                      "not a number") from None
+        raise  # pragma: no cover - every value converted one by one
+
+
+def _csv_sizes(col: Any, label: str) -> NDArray:
+    try:
+        return np.fromiter(map(int, col), dtype=np.int64, count=len(col))
+    except (ValueError, OverflowError):
+        pass
+    return np.array([_exact_size(v.strip(), f"{label}: CSV data row {i + 1}")
+                     for i, v in enumerate(col)], dtype=np.int64)
