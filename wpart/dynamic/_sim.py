@@ -26,7 +26,6 @@ Examples
 from __future__ import annotations
 from .._errors import WpartNotImplementedError, WpartTypeError, WpartValueError
 
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
@@ -38,6 +37,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
 from .._validate import as_bool, as_float, as_int, as_seed, choice, deprecated_attr, renamed
+from ._preset_json import file_errors, load_doc
 from ._trace import TRACE_DTYPE  # the one block-record layout, shared with real runs
 
 __all__ = [
@@ -288,8 +288,15 @@ class Device:
 
 
 def _load_presets() -> dict[str, Any]:
-    with open(PRESET_FILE, encoding="utf-8") as fh:
-        return json.load(fh)
+    """The preset file, parsed so that a missing or malformed field is an error naming the
+    file and the field (see :func:`file_errors` on :meth:`Platform.preset`)."""
+    return load_doc(PRESET_FILE, _PRESET_NUMBERS)
+
+
+#: Fields of the preset file that hold non-negative numbers (checked when it is read).
+_PRESET_NUMBERS = frozenset({"rate", "t0", "bsat", "sigma", "local_hops", "remote_hops",
+                             "rate_mult", "bytes_per_elem", "setup_bytes", "sigma_xfer",
+                             "total", "totals", "t_start", "a", "b", "greedy_chunk", "k"})
 
 
 @dataclass(frozen=True)
@@ -370,6 +377,7 @@ class Platform:
 
     # -- presets ----------------------------------------------------------------------------
     @classmethod
+    @file_errors("name", "machines", "app", "case", "k", "sigma")
     def preset(
         cls,
         name: str,
