@@ -302,6 +302,11 @@ def partition_1d(
     normalize : bool, default True
         Make every part non-empty when ``m <= n`` without raising the max load (homogeneous
         case only; a normalisation of wpart, not in the paper).
+        When ``m > n`` (without speeds) the chain is partitioned optimally into ``n``
+        parts (by Nicol's method whatever `method`, the message says so) and
+        the last ``m - n`` parts are empty: no work is spent per empty part. `m` may
+        exceed ``n`` only up to ``2**24`` (:data:`wpart._validate.MAX_EXTRA_PARTS`); a
+        larger `m` raises :class:`wpart.WpartValueError` naming `m` at once.
     progress : bool or callable, default False
         Show a tqdm progress bar, or call ``progress(done, total)`` (returning False cancels
         the run with :class:`wpart.CancelledError`).
@@ -348,8 +353,17 @@ def partition_1d(
     tl = core_time_limit(time_limit)
     progress = as_progress(progress)
     t0 = time.perf_counter()
-    with progress_hook(progress, total=m, desc=f"partition_1d[{meth.name}]") as hook:
-        seps, W, st = _core.partition_1d(a, m, meth.code, sp, norm, hook, tl)
+    # More parts than items (no speeds): the optimum is reached on n parts and the parts
+    # beyond them are empty, so the core runs on n parts and the result is padded in bulk
+    # (O(n) work, no per-part loop; m is bounded by as_parts).
+    # A heuristic gets the optimum there too (its guarantee holds for it, its n-part run
+    # would not keep the m-part bound), so the answer is exact whatever the method.
+    m_run = a.size if (sp is None and m > a.size) else m
+    run = meth if m_run == m or meth.exact else TABLE_1D.choose("nicol")
+    with progress_hook(progress, total=m_run, desc=f"partition_1d[{meth.name}]") as hook:
+        seps, W, st = _core.partition_1d(a, m_run, run.code, sp, norm and m_run == m, hook, tl)
+    if seps is not None and m_run < m:
+        seps = np.concatenate((seps, np.full(m - m_run, a.size, dtype=seps.dtype)))
     bott, bott_i, probes, steps, secs = st
     total = W[-1]
     amax = a.max()
@@ -388,7 +402,9 @@ def partition_1d(
         max_load=max_load,
         imbalance=imb,
         status=kind,
-        message=f"{meth.name}: {'an optimal' if meth.exact else 'a heuristic'} partition",
+        message=(f"{meth.name}: {'an optimal' if meth.exact else 'a heuristic'} partition"
+                 if run is meth else f"{meth.name}: m = {m} > n = {a.size}: the optimal "
+                 "partition (one part per item at most, the rest empty)"),
         stats={"probes": probes, "steps": steps, "seconds": secs},
         **common,
     )

@@ -236,7 +236,12 @@ MAX_EXTRA_PARTS = 1 << 24
 def as_parts(x: Any, n_items: int, name: str = "m") -> int:
     """A part count against a number of items: :func:`as_m`, fitting the core's int64
     arithmetic and, when it exceeds the number of items (leaving empty parts), within
-    :data:`MAX_EXTRA_PARTS` so that O(m) results are not allocated for nothing."""
+    :data:`MAX_EXTRA_PARTS` so that O(m) results are not allocated for nothing.
+
+    The check is O(1): an absurd `m` (``10**12`` parts for three items) is refused with a
+    :class:`WpartValueError` naming `m` before anything of size `m` exists. Callers answer
+    an accepted ``m > n_items`` without per-part work where they can (see
+    :func:`wpart.partition_1d`)."""
     v = as_m(x, name)
     if v > (1 << 62):
         raise WpartOverflowError(f"`{name}` = {v} is too large (at most 2**62)")
