@@ -148,7 +148,7 @@ class Profile:
         if not (s.shape == t.shape == e.shape):
             raise WpartValueError(f"{label}: sizes, time and energy must have the same length, got "
                              f"{s.size}, {t.size}, {e.size}")
-        if sort and s.size:
+        if sort and s.size > 1 and (s[1:] <= s[:-1]).any():  # already sorted: no copy
             o = np.argsort(s, kind="stable")
             s, t, e = s[o], t[o], e[o]
         if s.size:
