@@ -119,3 +119,14 @@ def test_milp_front_matches_brute_force_on_extreme_random_profiles():
         a, b = wh.bruteforce_front(ps, n), wh.milp_front(ps, n)
         assert np.allclose(a.time, b.time, rtol=1e-9) and np.allclose(a.energy, b.energy,
                                                                        rtol=1e-9), (ps, n)
+
+
+def test_lp_presolver_basis_is_polished():
+    """GLPK's LP presolver ended at a feasible, non-optimal point of this LP (objective 0
+    instead of -1/3) because of the 1e-296; HiGHS gives -1/3."""
+    A = np.array([[-1.0, 4, -4], [1e-296, 2, 1], [0, -3, 3]])
+    kw = dict(A=A, b_lower=[1, -6, -np.inf], b_upper=[4, np.inf, 4], lb=[-4, -3, -2],
+              ub=[-2, np.inf, np.inf])
+    for presolve in (False, True):
+        r = milp.solve([-1, 2, -1], **kw, presolve=presolve)
+        assert r.status == "optimal" and r.objective == pytest.approx(-1 / 3, rel=1e-9)

@@ -53,7 +53,7 @@ class MilpResult(Result):
     seconds : float
         Wall time of the solve (not compared by ``==``).
     nodes : int
-        Branch-and-bound nodes created (0 for a pure LP or when the presolver decides).
+        Branch-and-bound nodes created (0 for a pure LP).
     gap : float
         Relative gap ``|objective - bound| / (|objective| + eps)`` (GLPK's definition); 0 when
         optimal, NaN when undefined.

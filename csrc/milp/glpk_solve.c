@@ -123,7 +123,8 @@ static int milp_tm_lim(const wpart_i_glpk_t *g)
  * glp_simplex in slices of at most WPART_I_GLPK_SLICE_MS: after a slice that ran out of time the
  * next one resumes from the basis it left, so should_stop is asked between slices and a large
  * LP stays interruptible. GLPK's LP presolver (presolve) is used in the first slice only: a
- * presolved run that stops keeps no basis, so the following slices start over without it.
+ * presolved run that stops keeps no basis, so the following slices start over without it, and
+ * a presolved run that ends is followed by one without it from its basis.
  * Returns GLPK's code; GLP_ESTOP when should_stop asked to stop, GLP_ETMLIM at tm_lim.
  */
 static int milp_simplex(wpart_i_glpk_t *g, int presolve, int tm_lim)
@@ -142,7 +143,14 @@ static int milp_simplex(wpart_i_glpk_t *g, int presolve, int tm_lim)
         sm.presolve = presolve ? GLP_ON : GLP_OFF;
         sm.tm_lim = slice;
         int ret = glp_simplex(g->P, &sm);
+        int presolved = presolve;
         presolve = 0;
+        if (ret == 0 && presolved) {
+            /* GLPK's LP presolver can end at a basis that is not optimal for the problem
+             * itself (a coefficient of 1e-296 suffices): re-run without it from that basis,
+             * which costs nothing when the basis is optimal. */
+            continue;
+        }
         if (ret != GLP_ETMLIM) {
             return ret;
         }
