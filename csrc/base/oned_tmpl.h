@@ -255,6 +255,8 @@ static wpart_status_t FN(nicol)(const T *W, int64_t n, int64_t q, const wpart_co
                     infeas = B;
                     has_inf = 1;
                 }
+                /* a probe is O(q log n): poll after each (cheap, clock-gated) */
+                WPART_CHECK(wpart_i_poll(ctl, t0, (double)p, (double)q));
             }
             if (feas) {
                 hi = mid;
@@ -307,9 +309,7 @@ static wpart_status_t FN(bisect)(const T *W, int64_t n, int64_t q, const wpart_c
         } else {
             lo = mid + 1;
         }
-        if ((stats->probes & 15) == 0) {
-            WPART_CHECK(wpart_i_poll(ctl, t0, 0.0, 1.0));
-        }
+        WPART_CHECK(wpart_i_poll(ctl, t0, 0.0, 1.0)); /* each probe is O(q log n) */
     }
     *Bout = lo;
 #else
@@ -327,9 +327,7 @@ static wpart_status_t FN(bisect)(const T *W, int64_t n, int64_t q, const wpart_c
         } else {
             lo = mid + 1;
         }
-        if ((stats->probes & 15) == 0) {
-            WPART_CHECK(wpart_i_poll(ctl, t0, 0.0, 1.0));
-        }
+        WPART_CHECK(wpart_i_poll(ctl, t0, 0.0, 1.0)); /* each probe is O(q log n) */
     }
     memcpy(Bout, &lo, sizeof lo);
 #endif
@@ -535,6 +533,8 @@ static wpart_status_t FN(hnicol)(const T *W, const double *sp, int64_t n, int64_
                     infeas = B;
                     has_inf = 1;
                 }
+                /* a probe is O(q log n): poll after each (cheap, clock-gated) */
+                WPART_CHECK(wpart_i_poll(ctl, t0, (double)p, (double)q));
             }
             if (feas) {
                 hi = mid;
@@ -577,9 +577,7 @@ static wpart_status_t FN(hbisect)(const T *W, const double *sp, int64_t n, int64
         } else {
             lo = mid + 1;
         }
-        if ((stats->probes & 15) == 0) {
-            WPART_CHECK(wpart_i_poll(ctl, t0, 0.0, 1.0));
-        }
+        WPART_CHECK(wpart_i_poll(ctl, t0, 0.0, 1.0)); /* each probe is O(q log n) */
     }
     memcpy(Bout, &lo, sizeof lo);
 cleanup:

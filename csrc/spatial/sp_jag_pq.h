@@ -172,11 +172,20 @@ static wpart_status_t FN(jag_pq_opt)(FN(ctx_t) *cx, int64_t P, int64_t Q, int us
             WPART_FAIL(WPART_ENOMEM, "out of memory");
         }
         T *prev = F, *cur = F + n1 + 1;
+        /* each nested cost is an exact 1D partition of a stripe: poll every 64 of them */
         for (int64_t i = 0; i <= n1; i++) {
             prev[i] = FN(nested_cost)(&nc, 0, 0, i);
+            if ((i & 63) == 63) {
+                WPART_CHECK(wpart_i_poll(cx->opt->control, cx->t0, 1.0, (double)P));
+            }
         }
         for (int64_t p = 2; p <= P; p++) {
             for (int64_t i = 0; i <= n1; i++) {
+                if ((i & 63) == 63) {
+                    WPART_CHECK(wpart_i_poll(cx->opt->control, cx->t0,
+                                             (double)(p - 1) + (double)i / (double)(n1 + 1),
+                                             (double)P));
+                }
                 int64_t lo = 0, hi = i;
                 while (lo < hi) { /* smallest k with prev[k] >= f(k, i) */
                     int64_t mid = lo + (hi - lo) / 2;
