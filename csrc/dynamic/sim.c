@@ -55,6 +55,7 @@ typedef struct {
     int64_t *onoff_count;
     int64_t in_flight, completed_blocks, evals_pending, evals_since_block;
     double makespan;
+    double w0; /* wall-clock start, for the control hooks' time limit */
 } eng_t;
 
 static wpart_status_t grow(void **p, int64_t *cap, int64_t need, size_t sz, const char *what)
@@ -297,6 +298,14 @@ static wpart_status_t eval_request(eng_t *e, const wpart_dynamic_action_t *a, do
     const wpart_dynamic_sim_options_t *o = e->o;
     double w0 = o->eval_mode == WPART_DYN_EVAL_MEASURED ? wpart_i_now() : 0.0;
     WPART_CHECK(wpart_dynamic_balancer_eval_run(e->b, a->token));
+    if (o->control) {
+        /* an evaluation (model fits over every sample so far) can take far longer than the
+         * POLL_EVERY events between the main loop's polls: poll after each one too */
+        wpart_dynamic_balancer_stats_t bs;
+        wpart_dynamic_balancer_stats(e->b, &bs);
+        WPART_CHECK(wpart_i_poll(o->control, e->w0, (double)bs.completed,
+                                 (double)wpart_dynamic_balancer_total(e->b)));
+    }
     double c;
     if (o->eval_mode == WPART_DYN_EVAL_MEASURED) {
         c = (wpart_i_now() - w0) * o->eval_scale;
@@ -561,6 +570,7 @@ wpart_status_t wpart_dynamic_sim_run(const wpart_dynamic_platform_t *pl,
     }
     WPART_CHECK(check_inputs(pl, b, opt));
     double w0 = wpart_i_now();
+    e.w0 = w0;
     int32_t n = pl->n;
     e.pl = pl;
     e.b = b;
