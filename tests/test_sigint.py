@@ -3,7 +3,9 @@
 Each case runs in a subprocess: the child builds its input, says READY, starts the long call;
 the parent sends SIGINT a moment later and the child reports when KeyboardInterrupt reached
 it (CLOCK_MONOTONIC is shared by both processes) and then runs a small call. The goal is
-0.2 s; the assertion bound is 1 s because this machine is shared and often loaded.
+0.2 s and the requirement 1 s; the assertion bound is 1.5 s because this machine is shared
+and often loaded. Every public long-running entry point has a case in CASES (a new one must
+join it); SLOW_CASES holds the reported sizes (``-m slow``).
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # seconds: responsiveness, not speed. The goal is 0.2 s on an idle machine (each test prints
-# its latency); on a loaded one the child itself may wait seconds for a core, so the bound is
-# generous: it still catches a call that never polls (uninterrupted they run for minutes).
-BOUND = 3.0
+# its latency; the worst, a hung dynamic.run worker abandoned after 0.25 s, is ~0.35 s); the
+# requirement is 1 s, and the bound leaves 0.5 s for a loaded machine. Uninterrupted, every
+# case runs for seconds to minutes.
+BOUND = 1.5
 
 PROFILES = """
 import numpy as np
@@ -100,6 +103,57 @@ def curve(a, k):
     return lambda x: a * np.asarray(x, dtype=float) ** k + 0.1 * np.sin(np.asarray(x, dtype=float))
 fs = [curve(1.0 + 0.13 * i, 0.6 + 0.05 * (i % 7)) for i in range(24)]
 """, "d.oracle_milp(fs, 1_000_003, breakpoints=200, time_limit=None)"),
+    # 6 processors x 60 points: ~5e10 leaves of enumeration
+    "hetero_bruteforce_front": (PROFILES + "import wpart.hetero as wh\nP = wh.ProfileSet.from_arrays(prof(6, 60))",
+                                "wh.bruteforce_front(P, 180, max_leaves=10**12)"),
+    "hetero_optimal_energy": (PROFILES + "import wpart.hetero as wh\nP = wh.ProfileSet.from_arrays(prof(4, 250_000))",
+                              "wh.optimal_energy(P, 500_000)"),
+    # m = 5*10^6 speeds: one probe is O(m log n), the first part's search probes ~20 times
+    "partition_1d_nicol_speeds": ("import numpy as np, wpart\nrng = np.random.default_rng(0)\n"
+                                  "a = rng.random(10**7)\ns = rng.uniform(1, 4, 5 * 10**6)",
+                                  "wpart.partition_1d(a, 5 * 10**6, method='nicol', speeds=s)"),
+    "partition_1d_bisect": ("import numpy as np, wpart\nrng = np.random.default_rng(0)\n"
+                            "a = rng.random(10**7)",
+                            "wpart.partition_1d(a, 5 * 10**6, method='bisect')"),
+    "spatial_jag_pq_opt_dp": ("import wpart.spatial as sp\nfrom wpart.spatial import instances as I\n"
+                              "A = I.uniform(2048, delta=1.2, seed=0)",
+                              "sp.jag_pq_opt_dp(A, 1024)"),
+    "dynamic_simulate_plbhac_2_62": ("""
+from wpart.dynamic import Platform, PLBHAC, simulate
+pl = Platform.preset("linear4")
+b = PLBHAC(4, 2**62)
+""", "simulate(pl, b, trace=False)"),
+    # a MILP over every sub-rectangle of an 8 x 8 matrix (GLPK's hooks; minutes without a limit)
+    "spatial_general_optimum": ("import wpart.spatial as sp\nfrom wpart.spatial import instances as I\n"
+                                "A = I.uniform(8, delta=1.2, seed=0)",
+                                "sp.general_optimum(A, 6, time_limit=None)"),
+    # Ctrl-C in the children's start-up or the chunked transfer of 256 MB of inputs
+    "dynamic_run_process": ("""
+import numpy as np
+from wpart.dynamic import GemmColumnsTask, ProcessWorker, Static, run
+task = GemmColumnsTask(np.ones((8, 8)), np.ones((8, 2**22)))
+ws = [ProcessWorker(), ProcessWorker()]
+""", "run(Static([2**21, 2**21]), task, ws)"),
+    # a worker whose callable never returns: abandoned (a daemon thread) after 0.25 s
+    "dynamic_run_hung_worker": ("""
+import threading
+from wpart.dynamic import CallableWorker, Greedy, run
+never = threading.Event()
+ws = [CallableWorker(lambda off, size: never.wait()), CallableWorker(lambda off, size: None)]
+""", "run(Greedy(2, 100, chunk=10), None, ws)"),
+}
+
+# Big variants of the cases above (the sizes of the reports), excluded from the default run.
+SLOW_CASES = {
+    "spatial_jag_pq_opt_dp_4096": ("import wpart.spatial as sp\nfrom wpart.spatial import instances as I\n"
+                                   "A = I.uniform(4096, delta=1.2, seed=0)",
+                                   "sp.jag_pq_opt_dp(A, 1024)"),
+    "dynamic_run_process_800mb": ("""
+import numpy as np
+from wpart.dynamic import GemmColumnsTask, ProcessWorker, Static, run
+task = GemmColumnsTask(np.ones((8, 8)), np.ones((8, 100 * 2**17)))
+ws = [ProcessWorker(), ProcessWorker()]
+""", "run(Static([50 * 2**17, 50 * 2**17]), task, ws)"),
 }
 
 AFTER = "import wpart; assert wpart.partition_1d([1, 2, 3], 2).max_load == 3"
@@ -119,7 +173,7 @@ print("OK", flush=True)
 
 
 def _run(name: str, delay: float = 0.7) -> float:
-    setup, call = CASES[name]
+    setup, call = CASES[name] if name in CASES else SLOW_CASES[name]
     code = CHILD.format(setup=textwrap.dedent(setup), call=call, after=AFTER)
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
@@ -142,10 +196,9 @@ def _run(name: str, delay: float = 0.7) -> float:
     return got - sent
 
 
-# Known gap: a PLBHAC evaluation runs inline in simulate (fit + solve through the balancer's
-# eval_run, which takes no control hooks), and on a 2^40-element run one evaluation can take
-# ~1 s without polling (measured gaps between polls: 0.4-1.2 s).
-KNOWN_SLOW = {"dynamic_simulate_plbhac": "PLBHAC eval_run does not poll the control hooks"}
+# Entry points with a known gap (name -> reason): xfail, not skipped. Empty: the simulator now
+# polls after every balancer evaluation (a PLB-HAC evaluation could outlast 4096 events).
+KNOWN_SLOW: dict[str, str] = {}
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
@@ -153,6 +206,15 @@ KNOWN_SLOW = {"dynamic_simulate_plbhac": "PLBHAC eval_run does not poll the cont
                                                                          strict=False))
                                   if n in KNOWN_SLOW else n for n in sorted(CASES)])
 def test_ctrl_c_stops_long_calls(name):
+    latency = _run(name)
+    print(f"{name}: KeyboardInterrupt {1000 * latency:.1f} ms after SIGINT")
+    assert latency < BOUND
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("name", sorted(SLOW_CASES))
+def test_ctrl_c_stops_big_calls(name):
     latency = _run(name)
     print(f"{name}: KeyboardInterrupt {1000 * latency:.1f} ms after SIGINT")
     assert latency < BOUND
