@@ -123,6 +123,18 @@ from wpart.dynamic import Platform, PLBHAC, simulate
 pl = Platform.preset("linear4")
 b = PLBHAC(4, 2**62)
 """, "simulate(pl, b, trace=False)"),
+    "spatial_jag_pq_opt_nicol": ("import wpart.spatial as sp\nfrom wpart.spatial import instances as I\n"
+                                 "A = I.uniform(2048, delta=1.2, seed=0)",
+                                 "sp.jag_pq_opt_nicol(A, 4000)"),
+    "spatial_jag_m_alloc": ("import wpart.spatial as sp\nfrom wpart.spatial import instances as I\n"
+                            "A = I.uniform(2048, delta=1.2, seed=0)",
+                            "sp.jag_m_alloc(A, 4000)"),
+    "spatial_hybrid": ("import wpart.spatial as sp\nfrom wpart.spatial import instances as I\n"
+                       "A = I.uniform(2048, delta=1.2, seed=0)",
+                       "sp.hybrid(A, 4000)"),
+    "spatial_hier_opt": ("import wpart.spatial as sp\nfrom wpart.spatial import instances as I\n"
+                         "A = I.uniform(24, delta=1.2, seed=0)",
+                         "sp.hier_opt(A, 32, time_limit=None)"),
     # a MILP over every sub-rectangle of an 8 x 8 matrix (GLPK's hooks; minutes without a limit)
     "spatial_general_optimum": ("import wpart.spatial as sp\nfrom wpart.spatial import instances as I\n"
                                 "A = I.uniform(8, delta=1.2, seed=0)",
