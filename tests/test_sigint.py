@@ -139,6 +139,12 @@ b = PLBHAC(4, 2**62)
     "spatial_general_optimum": ("import wpart.spatial as sp\nfrom wpart.spatial import instances as I\n"
                                 "A = I.uniform(8, delta=1.2, seed=0)",
                                 "sp.general_optimum(A, 6, time_limit=None)"),
+    # several simulations in a row: the interrupt reaches whichever is running
+    "dynamic_compare": ("""
+from wpart.dynamic import Platform, PLBHAC, Greedy, compare
+pl = Platform.preset("linear4")
+algos = {"greedy": lambda: Greedy(4, 2**40, chunk=1), "plbhac": lambda: PLBHAC(4, 2**40)}
+""", "compare(pl, algos, seeds=range(3), progress=False, trace=False)"),
     # Ctrl-C in the children's start-up or the chunked transfer of 256 MB of inputs
     "dynamic_run_process": ("""
 import numpy as np
