@@ -198,6 +198,12 @@ def _pq(m: int, n1: int, n2: int, P: Any, Q: Any) -> tuple[int, int]:
     return P, Q
 
 
+#: Methods solved on one part per cell when ``m`` exceeds the cells (their parameters do not
+#: depend on ``m``; jag_m methods only with an automatic stripe count).
+_PAD_EMPTY = frozenset({"hier_rb", "hier_relaxed", "hier_opt", "jag_m_heur",
+                        "jag_m_heur_probe", "jag_m_opt"})
+
+
 def _status(method: str) -> str:
     """``"optimal"`` for an exact method of the table, ``"feasible"`` otherwise."""
     return "optimal" if method in TABLE and TABLE[method].exact else "feasible"
@@ -220,17 +226,33 @@ def _run(
         params = dict(params, speeds=True)
     tl = core_time_limit(time_limit)
     progress = as_progress(progress)
+    # more parts than cells (allow_empty): a method whose structure does not depend on m
+    # solves with one part per cell (its optimum is already max(A) there) and the rest are
+    # padded as empty rectangles in bulk, instead of O(m) work in the core
+    m_solve = pp.m
+    if sp is None and pp.m > pp.A.size and method in _PAD_EMPTY and not kw.get("P"):
+        m_solve = int(pp.A.size)
     with progress_hook(progress, total=1.0, desc=method) as hook:
         rects, st = _core.spatial_partition(
-            pp.S, pp.m, TABLE[method].code, progress=hook, time_limit=tl, **kw
+            pp.S, m_solve, TABLE[method].code, progress=hook, time_limit=tl, **kw
         )
+    loads = None
+    if m_solve < pp.m and rects is not None:
+        # zero-filled in bulk (untouched pages cost nothing); only the solved parts are summed
+        out = np.zeros((pp.m, rects.shape[1]), dtype=rects.dtype)
+        out[:m_solve] = rects
+        loads = np.zeros(pp.m, dtype=pp.S.dtype)
+        loads[:m_solve] = _core.box_loads(pp.S, rects)
+        rects = out
+        params = dict(params, parts_solved=m_solve)
     stats = _stats(st)
     params = dict(params)
     if "orient" in params and rects is not None:
         params["orient_used"] = _ORIENT_NAME[st[6]]
     if method.startswith("jag_m") and rects is not None:
         params["P_used"] = int(st[7])
-    return _result(pp, rects, method, params, stats, sp, stop=st[9], time_limit=tl)
+    return _result(pp, rects, method, params, stats, sp, stop=st[9], time_limit=tl,
+                   loads=loads)
 
 
 def _stats(st: tuple) -> dict:
@@ -256,6 +278,7 @@ def _result(
     time_limit: float = 0.0,
     status: str | None = None,
     message: str | None = None,
+    loads: NDArray | None = None,
 ) -> SpatialPartition:
     """The result of `rects` (None: the time limit struck before any partition).
 
@@ -284,7 +307,8 @@ def _result(
             lower_bound=_scalar(lb), imbalance=float("nan"), method=method, params=params,
             shape=tuple(pp.A.shape), m=pp.m, A=pp.A, speeds=speeds, status=status or "error",
             message=message or "", stats=stats)
-    loads = _core.box_loads(pp.S, rects) if len(rects) else np.zeros(0, pp.S.dtype)
+    if loads is None:
+        loads = _core.box_loads(pp.S, rects) if len(rects) else np.zeros(0, pp.S.dtype)
     if speeds is None:
         lmax: Any = _scalar(loads.max())
     else:
