@@ -86,3 +86,81 @@ def test_m_at_the_cap_is_accepted_beyond_refused():
         wpart.partition_1d([1], cap + 1)
     # as many parts as items is always fine, however many
     assert wpart.partition_1d(np.ones(10), 10).max_load == 1
+
+
+# ------------------------------------------------------------------ tasks: m >> tasks
+_TASK_RUNS = [("ccm", {}), ("ccm", {"backend": "ranks"}), ("ccm", {"backend": "event"}),
+              ("tempered", {}), ("greedy", {}), ("none", {}), ("brute_force", {})]
+
+
+def _tasks_problem(m):
+    return wt.Problem(task_load=[1.0, 2.0, 3.0, 0.5], m=m, task_block=[0, 0, 1, -1],
+                      block_size=[10.0, 20.0], block_home=[5, m - 1],
+                      edges=[[0, 2], [3, 1]], edge_bytes=[4.0, 1.0], initial=[5, 5, m - 1, 7])
+
+
+@pytest.mark.parametrize("method,kw", _TASK_RUNS)
+def test_tasks_many_ranks_is_fast_and_valid(method, kw):
+    m = 2**20
+    p = _tasks_problem(m)
+    coef = dict(alpha=1.0, beta=0.1, gamma=0.01, delta=0.05)
+    r = _fast(lambda: wt.balance(p, method=method, **coef, **kw), limit=5.0)
+    assert r.stats["compressed_ranks"] < 20 and r.work.shape == (m,)
+    ref = wt.evaluate(p, assignment=r.assignment, **coef)  # independent evaluation
+    for f in ("work", "load", "memory", "vol_out", "vol_in", "vol_local", "homing",
+              "n_blocks_off_home", "initial_work"):
+        assert np.array_equal(getattr(r, f), getattr(ref, f)), f
+    assert r.max_load == ref.max_load and r.success
+    assert r.max_load <= r.initial_max_load + 1e-12
+
+
+def test_tasks_many_ranks_exact_methods_agree():
+    p = _tasks_problem(2**20)
+    small = _tasks_problem(64)  # the same instance on fewer ranks: same optimum
+    bf = _fast(lambda: wt.brute_force(p, beta=0.1, delta=0.05), limit=5.0)
+    assert bf.status == "optimal"
+    assert bf.max_load == pytest.approx(wt.brute_force(small, beta=0.1, delta=0.05).max_load)
+    mi = _fast(lambda: wt.solve_milp(p, beta=0.1, delta=0.05), limit=10.0)
+    assert mi.max_load == pytest.approx(bf.max_load, rel=1e-6)
+
+
+def test_tasks_ordinary_sizes_not_compressed():
+    p = wt.Problem(task_load=[1.0, 2.0, 3.0], m=4096)
+    assert "compressed_ranks" not in wt.balance(p).stats
+    assert wt.Problem(task_load=[1.0], m=2**24).m == 2**24
+    with pytest.raises(wpart.WpartValueError, match="`m`"):
+        wt.Problem(task_load=[1.0, 2.0, 3.0], m=2**24 + 1)
+
+
+def test_dynamic_static_equal_many_pus_is_bulk():
+    import wpart.dynamic as dyn
+
+    s = _fast(lambda: dyn.StaticEqual(2**22, 10), limit=1.0)
+    b = s._args[0]
+    assert b.shape == (2**22,) and b.sum() == 10 and (b[:10] == 1).all() and (b[10:] == 0).all()
+    assert dyn.StaticEqual(5, 12)._args[0].tolist() == [3, 3, 2, 2, 2]
+
+
+# ------------------------------------------------------------------ spatial: m >> cells
+_PADDED = ["hier_rb", "hier_relaxed", "hier_opt", "jag_m_heur", "jag_m_heur_probe"]
+
+
+@pytest.mark.parametrize("method", _PADDED)
+def test_spatial_many_empty_parts_is_fast(method):
+    r = _fast(lambda: sp.partition(np.ones((1, 1)), 2**24, method=method, allow_empty=True),
+              limit=1.5)
+    assert r.m == 2**24 and r.rects.shape == (2**24, 4) and r.max_load == 1
+    assert r.loads.sum() == 1 and r.params["parts_solved"] == 1
+
+
+@pytest.mark.parametrize("method", _PADDED + ["jag_m_opt"])
+def test_spatial_padded_results_valid(method):
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        A = rng.integers(0, 9, (int(rng.integers(1, 4)), int(rng.integers(1, 4))))
+        m = A.size + int(rng.integers(1, 7))
+        r = sp.partition(A, m, method=method, allow_empty=True)
+        r.validate()  # tiling, loads, bounds checked independently
+        assert r.rects.shape == (m, 4) and r.max_load == A.max()
+        # ordinary sizes are not padded
+        assert "parts_solved" not in sp.partition(A, A.size, method=method).params

@@ -18,6 +18,7 @@ from .._progress import progress_hook
 from .._validate import (as_bool, as_float, as_int, as_progress, as_seed, as_time_limit,
                          choice, core_time_limit, is_bool)
 from .._validate import positional_deprecated
+from ._compress import bounded_ranks
 from ._problem import INT32_LIMIT, Coefficients, Problem
 from ._results import TasksResult, make_result, replace_fields
 
@@ -133,6 +134,7 @@ def evaluate(problem: Problem, *, assignment: ArrayLike | None = None, alpha: fl
     return make_result(problem, c, cap, a, np.array([w]), "given", {})
 
 
+@bounded_ranks
 def brute_force(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma: float = 0.0,
                 delta: float = 0.0, memory_cap: Any = None, preserve_clusters: bool = False,
                 max_states: int = 20_000_000, time_limit: float | None = None) -> TasksResult:
@@ -201,6 +203,7 @@ def brute_force(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamm
 
 
 @positional_deprecated("method", "seed")
+@bounded_ranks
 def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: float = 1.0,
             beta: float = 0.0, gamma: float = 0.0, delta: float = 0.0, memory_cap: Any = None,
             initial: ArrayLike | None = None, n_iter: int = 4, n_rounds: int | None = None,

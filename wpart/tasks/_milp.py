@@ -18,6 +18,7 @@ from .. import _core
 from .._errors import SolverError, WpartValueError
 from .._validate import as_bool, as_time_limit, choice
 from .._validate import positional_deprecated
+from ._compress import bounded_ranks
 from ._problem import Coefficients, Problem
 from ._results import TasksResult, load_bound, make_result, replace_fields
 
@@ -67,6 +68,7 @@ def _solve_model(m: dict, time_limit, mip_gap, progress, write):
 
 @positional_deprecated("alpha", "beta", "gamma", "delta", "memory_cap", "preserve_clusters",
                        "time_limit")
+@bounded_ranks
 def solve_milp(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma: float = 0.0,
                delta: float = 0.0, memory_cap: Any = None, preserve_clusters: bool = False,
                time_limit: float | None = None, form: str = "compact",

@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
 from .._errors import WpartTypeError, WpartValueError
-from .._validate import as_float, as_loads, as_m, deprecated_attr, is_bool, renamed
+from .._validate import as_float, as_loads, as_m, as_parts, deprecated_attr, is_bool, renamed
 from .._validate import positional_deprecated
 
 #: Largest number of ranks or tasks (the core indexes them with int32).
@@ -94,7 +94,11 @@ class Problem:
     task_load : array_like, shape (K,)
         Compute time of every task (finite, >= 0).
     m : int
-        Number of ranks (the paper's I) >= 1. ``n_ranks=`` is a deprecated alias.
+        Number of ranks (the paper's I) >= 1, at most ``2**31 - 1``; more ranks than tasks
+        only up to ``2**24`` (:data:`wpart._validate.MAX_EXTRA_PARTS`; the surplus ranks
+        stay empty; a larger `m` is refused at once). With far more ranks than tasks, the
+        balancers solve on the ranks that can matter and map the answer back
+        (``stats["compressed_ranks"]``). ``n_ranks=`` is a deprecated alias.
     task_block : array_like of int, shape (K,), optional
         Shared block of each task, -1 for none.
     block_size, block_home : array_like, shape (N,), optional
@@ -149,6 +153,7 @@ class Problem:
         K = load.shape[0]
         if K == 0:
             raise WpartValueError("`task_load` is empty: a problem needs at least one task")
+        I = as_parts(I, K, "m")  # more ranks than tasks: at most 2**24 (O(1) check)
         set_ = lambda k, v: object.__setattr__(self, k, v)
         set_("task_load", load)
         set_("task_footprint", _floats(self.task_footprint, "task_footprint", K))
