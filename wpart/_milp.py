@@ -454,8 +454,9 @@ def solve(
     ------
     WpartValueError
         Bad shapes, NaN or infinite coefficients, a nonzero coefficient of `A` whose magnitude
-        GLPK cannot scale (the message names its row, column and value), ``lb > ub``, ``b_lower > b_upper``, indices out
-        of range, bad option values; the message names the argument.
+        GLPK cannot scale (the message names its row, column and value), ``lb > ub``,
+        ``b_lower > b_upper``, indices out of range, bad option values; the message names the
+        argument.
     WpartTypeError
         Non-numeric input or options of the wrong type.
     WpartOSError
@@ -481,8 +482,14 @@ def solve(
     GLPK's branch-and-cut callback (several per node) and between slices of at most 0.2 s of
     simplex iterations, the next slice resuming from the last basis. Every point GLPK returns
     is checked in C before it is reported: column bounds, every row, integrality (relative
-    tolerance 1e-6) and the objective recomputed from the point; a point that fails raises
-    :class:`wpart.SolverError` instead of being returned. When the LP
+    tolerance 1e-6 of the magnitudes in the row itself, so that a row of 1e-150 terms is
+    checked at about 1e-156) and the objective recomputed from the point; a point that fails
+    raises :class:`wpart.SolverError` instead of being returned. GLPK's tolerances are absolute, so
+    the model reaches it scaled by powers of two (exact; answers are unchanged): every row to
+    a largest coefficient in [1, 2), the objective likewise, and a continuous column whose
+    rows all hold much smaller integer-column coefficients (``1e-150 y_k - z <= 0``) in a
+    larger unit. A coefficient that would still fall below 2^-1022 of its row is refused
+    (WpartValueError naming it). When the LP
     relaxation is unbounded, a second solve with a zero objective decides between
     ``"unbounded"`` and ``"infeasible"``. Bounds of integer columns are rounded inwards.
     With unbounded integer variables, branch-and-bound may never finish (``2x - 2y = 1`` has

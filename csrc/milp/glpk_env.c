@@ -298,6 +298,9 @@ void wpart_i_glpk_load(wpart_i_glpk_t *g, const wpart_milp_problem_t *p, const w
         double lo, hi;
         int k = wpart_i_milp_col_kind(p, j);
         wpart_i_glpk_col_bounds(p, j, for_solve, &lo, &hi);
+        int ce = for_solve && g->col_exp ? g->col_exp[j] : 0; /* 0 for integer columns */
+        lo = ldexp(lo, -ce);
+        hi = ldexp(hi, -ce);
         if (k == WPART_MILP_CONTINUOUS) {
             /* GLP_CV is the default kind */
         } else if (lo == 0.0 && hi == 1.0) {
@@ -308,7 +311,7 @@ void wpart_i_glpk_load(wpart_i_glpk_t *g, const wpart_milp_problem_t *p, const w
         glp_set_col_bnds(P, j + 1, milp_bnd_type(lo, hi), isfinite(lo) ? lo : 0.0,
                          isfinite(hi) ? hi : 0.0);
         if (p->c) {
-            glp_set_obj_coef(P, j + 1, ldexp(p->c[j], oe));
+            glp_set_obj_coef(P, j + 1, ldexp(p->c[j], oe + ce));
         }
         if (!for_solve) {
             snprintf(name, sizeof name, "x%d", j);

@@ -35,6 +35,7 @@ typedef struct {
     double t0;                      /* start of the solve (wpart_i_now) */
     double time_limit;              /* effective limit in seconds, <= 0 for none */
     const int *row_exp;             /* solve: row i is loaded times 2^-row_exp[i] (or NULL) */
+    const int *col_exp;             /* solve: column j is loaded as x_j 2^-col_exp[j] (or NULL) */
     double c0;                      /* solve: the objective constant, added outside GLPK */
     int obj_exp;                    /* solve: the objective is loaded times 2^-obj_exp */
     int msg_lev;                    /* GLP_MSG_ERR, or GLP_MSG_ON when a log is captured */

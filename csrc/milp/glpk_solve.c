@@ -322,6 +322,9 @@ static double milp_take_x(wpart_i_glpk_t *g, const wpart_milp_problem_t *p, int 
     for (int64_t j = 0; j < p->n_cols; j++) {
         int jj = (int)j + 1;
         double v = mip ? glp_mip_col_val(g->P, jj) : glp_get_col_prim(g->P, jj);
+        if (g->col_exp) {
+            v = ldexp(v, g->col_exp[j]); /* GLPK's x'_j = x_j 2^-col_exp[j] */
+        }
         if (wpart_i_milp_col_kind(p, j) != WPART_MILP_CONTINUOUS) {
             v = nearbyint(v); /* GLPK returns integers up to its tol_int */
         }
@@ -467,7 +470,7 @@ wpart_status_t wpart_milp_solve(const wpart_milp_problem_t *prob, const wpart_mi
     wpart_i_milp_matrix_t M = {0, NULL, NULL, NULL};
 #endif
     double *xs = NULL, *act = NULL;
-    int *row_exp = NULL;
+    int *row_exp = NULL, *col_exp = NULL;
     if (!res) {
         WPART_FAIL(WPART_EINVAL, "res is NULL");
     }
@@ -512,15 +515,17 @@ wpart_status_t wpart_milp_solve(const wpart_milp_problem_t *prob, const wpart_mi
     }
     WPART_CHECK(wpart_i_milp_matrix(prob, &M));
     row_exp = wpart_i_malloc(prob->n_rows > 0 ? prob->n_rows : 1, sizeof *row_exp);
-    if (!row_exp) {
+    col_exp = wpart_i_malloc(prob->n_cols > 0 ? prob->n_cols : 1, sizeof *col_exp);
+    if (!row_exp || !col_exp) {
         WPART_FAIL(WPART_ENOMEM, "row scale factors");
     }
     int obj_exp = 0;
-    WPART_CHECK(wpart_i_milp_scale(prob, &M, row_exp, &obj_exp));
+    WPART_CHECK(wpart_i_milp_scale(prob, &M, row_exp, col_exp, &obj_exp));
 
     wpart_i_glpk_t g;
     wpart_i_glpk_glpk_init(&g, t0);
     g.row_exp = row_exp;
+    g.col_exp = col_exp;
     g.obj_exp = obj_exp;
     g.c0 = prob->c0;
     g.ctl = opt->control;
@@ -540,7 +545,7 @@ wpart_status_t wpart_milp_solve(const wpart_milp_problem_t *prob, const wpart_mi
      * once without it; without the presolver a point that fails the check is a solver fault,
      * never returned. */
     xs = wpart_i_malloc(prob->n_cols, sizeof *xs);
-    act = wpart_i_malloc(prob->n_rows > 0 ? prob->n_rows : 1, sizeof *act);
+    act = wpart_i_malloc(prob->n_rows > 0 ? 2 * prob->n_rows : 1, sizeof *act);
     if (!xs || !act) {
         WPART_FAIL(WPART_ENOMEM, "solution check buffers");
     }
@@ -559,7 +564,8 @@ wpart_status_t wpart_milp_solve(const wpart_milp_problem_t *prob, const wpart_mi
             retry = gst == WPART_ESOLVER;
             snprintf(why, sizeof why, "GLPK failed");
         } else if (res->status == WPART_MILP_OPTIMAL || res->status == WPART_MILP_FEASIBLE) {
-            retry = !wpart_i_milp_check(prob, xs, MILP_CHECK_TOL, act, why, sizeof why);
+            retry = !wpart_i_milp_check(prob, xs, row_exp, col_exp, MILP_CHECK_TOL, act,
+                                        why, sizeof why);
             if (!retry && !milp_same_objective(prob, xs, res->objective, args.glpk_obj)) {
                 retry = 1;
                 snprintf(why, sizeof why, "objective %.17g recomputed from the point, GLPK "
@@ -579,6 +585,7 @@ wpart_status_t wpart_milp_solve(const wpart_milp_problem_t *prob, const wpart_mi
             g.log_len = keep.log_len;
             g.msg_lev = keep.msg_lev;
             g.row_exp = keep.row_exp;
+            g.col_exp = keep.col_exp;
             g.obj_exp = keep.obj_exp;
             g.c0 = keep.c0;
             memset(res, 0, sizeof *res);
@@ -609,6 +616,7 @@ cleanup:
     free(xs);
     free(act);
     free(row_exp);
+    free(col_exp);
     if (res) {
         res->seconds = wpart_i_now() - t0;
     }

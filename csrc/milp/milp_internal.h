@@ -53,16 +53,17 @@ void wpart_i_milp_matrix_free(wpart_i_milp_matrix_t *M);
  * Checks a solution against every row, column bound and integrality requirement of p, with
  * the relative tolerance tol (scaled by the magnitudes involved). Returns 1 when x satisfies
  * them all, 0 otherwise, with a one-line description of the first violation in why.
- * work: n_rows doubles of scratch.
+ * row_exp, col_exp: the scale exponents of wpart_i_milp_scale (or NULL); work: 2 * n_rows
+ * doubles of scratch.
  */
-int wpart_i_milp_check(const wpart_milp_problem_t *p, const double *x, double tol, double *work,
-                       char *why, size_t why_size);
+int wpart_i_milp_check(const wpart_milp_problem_t *p, const double *x, const int *row_exp,
+                       const int *col_exp, double tol, double *work, char *why, size_t why_size);
 
 /**
- * Scales M's rows and the objective by powers of two for GLPK (see milp_check.c); row_exp:
+ * Scales M's rows, continuous columns and the objective by powers of two for GLPK (see milp_check.c); row_exp:
  * n_rows ints. WPART_EINVAL naming the coefficient GLPK cannot take.
  */
 wpart_status_t wpart_i_milp_scale(const wpart_milp_problem_t *p, wpart_i_milp_matrix_t *M,
-                                  int *row_exp, int *obj_exp);
+                                  int *row_exp, int *col_exp, int *obj_exp);
 
 #endif /* WPART_MILP_INTERNAL_H */
