@@ -9,6 +9,11 @@ exec 9>/tmp/wpart-build.lock
 flock 9
 cmake --build build/py -j "${JOBS:-2}"
 SITE=$($PY -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
-if [ -d "$SITE/wpart" ]; then
-  cp build/py/_core*.so "$SITE/wpart/"
-fi
+# Copy to a temporary name and rename: a process that has the old extension loaded keeps its
+# (unlinked) file, instead of seeing its mapped code overwritten (SIGBUS).
+for so in build/py/_core*.so; do
+  for dest in wpart "$SITE/wpart"; do
+    [ -d "$dest" ] || continue
+    cp "$so" "$dest/.$(basename "$so").tmp" && mv -f "$dest/.$(basename "$so").tmp" "$dest/$(basename "$so")"
+  done
+done
