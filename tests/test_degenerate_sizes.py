@@ -164,3 +164,23 @@ def test_spatial_padded_results_valid(method):
         assert r.rects.shape == (m, 4) and r.max_load == A.max()
         # ordinary sizes are not padded
         assert "parts_solved" not in sp.partition(A, A.size, method=method).params
+
+
+@pytest.mark.parametrize("method", ["ccm", "greedy", "brute_force"])
+def test_tasks_many_heterogeneous_ranks(method):
+    # empty ranks of a few kinds (speed factor, memory cap): K + 1 of every kind are kept
+    m = 2**20
+    alpha = np.where(np.arange(m) % 3 == 0, 1.0, 0.5)
+    cap = np.where(np.arange(m) % 2 == 0, 12.0, 7.0)
+    p = wt.Problem(task_load=[1.0, 2.0, 3.0, 4.0], m=m, task_footprint=[5.0] * 4,
+                   rank_mem_cap=cap, rank_alpha=alpha, initial=[0, 0, 2, 6])
+    r = _fast(lambda: wt.balance(p, method=method), limit=10.0)
+    assert r.stats["compressed_ranks"] < 40
+    ref = wt.evaluate(p, assignment=r.assignment)
+    for f in ("work", "load", "memory", "initial_work"):
+        assert np.array_equal(getattr(r, f), getattr(ref, f)), f
+    small = wt.Problem(task_load=[1.0, 2.0, 3.0, 4.0], m=60, task_footprint=[5.0] * 4,
+                       rank_mem_cap=cap[:60], rank_alpha=alpha[:60], initial=[0, 0, 2, 6])
+    assert r.max_load >= wt.brute_force(small).max_load == 2.0
+    if method == "brute_force":
+        assert r.max_load == 2.0 and r.status == "optimal"

@@ -37,10 +37,12 @@ def _uniform(a: np.ndarray | None, keep: np.ndarray) -> bool:
     return rest.size == 0 or bool(np.all(rest == rest[0]))
 
 
-def compress(problem: Problem, cap: Any) -> tuple[Problem, Any, np.ndarray] | None:
-    """The problem on the ranks that can matter: ``(sub_problem, sub_cap, ranks)`` with
-    ``ranks[j]`` the original rank of the sub-problem's rank ``j``; None when the problem is
-    solved as is (small ``m``, or empty ranks told apart by per-rank arrays)."""
+def compress(problem: Problem, cap: Any) -> tuple | None:
+    """The problem on the ranks that can matter: ``(sub_problem, sub_cap, ranks, classes)``
+    with ``ranks[j]`` the original rank of the sub-problem's rank ``j`` and `classes` None
+    (interchangeable empty ranks) or ``(label per rank, class per sub-rank)`` of the empty
+    ranks grouped by their per-rank values; None when the problem is solved as is (small
+    ``m``, or too many distinct empty ranks)."""
     m, K = problem.m, problem.n_tasks
     if m <= MIN_RANKS:
         return None
@@ -48,13 +50,29 @@ def compress(problem: Problem, cap: Any) -> tuple[Problem, Any, np.ndarray] | No
                                      np.asarray(problem.block_home, np.int64)]))
     if m <= 2 * (used.size + K):
         return None
-    per_rank = (problem.rank_baseline, cap, problem.rank_alpha)
-    if not all(_uniform(a, used) for a in per_rank):
-        return None
-    # the first K + 1 ranks outside `used` (one of them stays empty: the template of the
-    # ranks left out)
-    free = np.arange(K + 1 + used.size, dtype=np.int64)
-    free = free[~np.isin(free, used)][:K + 1]
+    per_rank = [a for a in (problem.rank_baseline, cap, problem.rank_alpha) if a is not None]
+    classes = None
+    if all(_uniform(a, used) for a in per_rank):
+        # the first K + 1 ranks outside `used` (one of them stays empty: the template of the
+        # ranks left out)
+        free = np.arange(K + 1 + used.size, dtype=np.int64)
+        free = free[~np.isin(free, used)][:K + 1]
+    else:
+        # empty ranks told apart by their (baseline, cap, alpha): K + 1 of every class
+        idx = np.flatnonzero(~np.isin(np.arange(m), used))
+        keys = np.stack([np.asarray(a, np.float64)[idx] for a in per_rank], axis=1)
+        _, inv = np.unique(keys, axis=0, return_inverse=True)
+        inv = inv.reshape(-1)
+        n_cls = int(inv.max()) + 1
+        if m <= 2 * (used.size + n_cls * (K + 1)):
+            return None
+        order = np.argsort(inv, kind="stable")
+        starts = np.searchsorted(inv[order], np.arange(n_cls))
+        take = np.sort(order[np.arange(order.size) - starts[inv[order]] < K + 1])
+        free = idx[take]
+        label = np.full(m, -1, dtype=np.int64)
+        label[idx] = inv
+        classes = (label, np.concatenate([np.full(used.size, -1, np.int64), inv[take]]))
     ranks = np.concatenate([used, free])
     pick = lambda a: None if a is None else np.asarray(a)[ranks]
     bh = problem.block_home
@@ -69,25 +87,42 @@ def compress(problem: Problem, cap: Any) -> tuple[Problem, Any, np.ndarray] | No
         rank_alpha=pick(problem.rank_alpha),
         initial=np.searchsorted(used, problem.initial), task_ids=problem.task_ids,
         block_ids=problem.block_ids, meta=problem.meta)
-    return sub, pick(cap), ranks
+    return sub, pick(cap), ranks, classes
 
 
-def expand(problem: Problem, r: TasksResult, ranks: np.ndarray) -> TasksResult:
+def expand(problem: Problem, r: TasksResult, ranks: np.ndarray,
+           classes: tuple | None = None) -> TasksResult:
     """The result `r` of the compressed problem as a result of `problem`: the assignment
     mapped back, per-rank arrays of size ``m`` filled in bulk (every rank left out is empty,
-    like the sub-problem's empty ranks). The optimum of both problems is the same, so the
-    lower bound of `r` holds. ``stats["compressed_ranks"]`` is the number of ranks solved on
-    (rank ids inside ``stats`` refer to that set)."""
+    like an empty sub-problem rank of its class). The optimum of both problems is the same,
+    so the lower bound of `r` holds. ``stats["compressed_ranks"]`` is the number of ranks
+    solved on (rank ids inside ``stats`` refer to that set)."""
     m = problem.m
     sub_a = np.asarray(r.assignment, np.int64)
-    spare = np.setdiff1d(np.arange(ranks.size - (problem.n_tasks + 1), ranks.size), sub_a)[0]
+    if classes is None:
+        spare = np.setdiff1d(np.arange(ranks.size - (problem.n_tasks + 1), ranks.size),
+                             sub_a)[0]
 
-    def full(x: np.ndarray) -> np.ndarray:
-        fill = x[spare]
-        # zeros: pages never written cost nothing (empty ranks are all zeros in most arrays)
-        out = np.zeros(m, dtype=x.dtype) if fill == 0 else np.full(m, fill, dtype=x.dtype)
-        out[ranks] = x
-        return out
+        def full(x: np.ndarray) -> np.ndarray:
+            fill = x[spare]
+            # zeros: pages never written cost nothing (empty ranks: zeros in most arrays)
+            out = (np.zeros(m, dtype=x.dtype) if fill == 0
+                   else np.full(m, fill, dtype=x.dtype))
+            out[ranks] = x
+            return out
+    else:
+        label, sub_cls = classes
+        empty = np.setdiff1d(np.flatnonzero(sub_cls >= 0), sub_a)
+        cls_e, first = np.unique(sub_cls[empty], return_index=True)
+        # a class without an empty member has all its ranks in the sub-problem
+        template = np.zeros(int(sub_cls.max()) + 1, dtype=np.int64)
+        template[cls_e] = empty[first]
+        src = template[label]
+
+        def full(x: np.ndarray) -> np.ndarray:
+            out = x[src]
+            out[ranks] = x
+            return out
 
     work, load = full(r.work), full(r.load)
     mean = float(work.mean())
@@ -118,9 +153,9 @@ def bounded_ranks(fn: Callable[..., TasksResult]) -> Callable[..., TasksResult]:
         got = compress(full, cap)
         if got is None:
             return fn(problem, **kw)
-        sub, sub_cap, ranks = got
+        sub, sub_cap, ranks, classes = got
         kw = dict(kw, memory_cap=sub_cap)
         kw.pop("initial", None)
-        return expand(full, fn(sub, **kw), ranks)
+        return expand(full, fn(sub, **kw), ranks, classes)
 
     return wrapper
