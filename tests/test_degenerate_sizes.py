@@ -184,3 +184,32 @@ def test_tasks_many_heterogeneous_ranks(method):
     assert r.max_load >= wt.brute_force(small).max_load == 2.0
     if method == "brute_force":
         assert r.max_load == 2.0 and r.status == "optimal"
+
+
+_GRID = ["rect_uniform", "rect_nicol", "jag_pq_heur", "jag_pq_opt_nicol", "jag_pq_opt_dp"]
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("method", _GRID)
+def test_spatial_grid_methods_many_empty_parts(method, monkeypatch):
+    r = _fast(lambda: sp.partition(np.ones((1, 1)), 2**24, method=method, allow_empty=True),
+              limit=1.5)
+    assert r.rects.shape == (2**24, 4) and r.max_load == 1 and r.params["parts_solved"] == 1
+    rng = np.random.default_rng(5)
+    cases = []
+    for _ in range(6):
+        A = rng.integers(0, 9, (int(rng.integers(1, 4)), int(rng.integers(1, 5))))
+        P, Q = int(rng.integers(1, 7)), int(rng.integers(1, 7))
+        if P * Q > A.size:
+            r = sp.partition(A, P * Q, method=method, P=P, Q=Q, allow_empty=True)
+            r.validate()
+            assert r.rects.shape == (P * Q, 4)
+            cases.append((A, P, Q, r.max_load))
+    # exact grid methods: the same optimum as on the full P x Q grid
+    import wpart.spatial._common as common
+
+    monkeypatch.setattr(common, "_PAD_GRID", frozenset())
+    for A, P, Q, best in cases:
+        ref = sp.partition(A, P * Q, method=method, P=P, Q=Q, allow_empty=True)
+        if method.startswith("jag_pq_opt"):
+            assert best == ref.max_load

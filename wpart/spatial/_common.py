@@ -202,6 +202,9 @@ def _pq(m: int, n1: int, n2: int, P: Any, Q: Any) -> tuple[int, int]:
 #: depend on ``m``; jag_m methods only with an automatic stripe count).
 _PAD_EMPTY = frozenset({"hier_rb", "hier_relaxed", "hier_opt", "jag_m_heur",
                         "jag_m_heur_probe", "jag_m_opt"})
+#: P x Q grid methods: solved on a ``min(P, max(n1, n2)) x min(Q, max(n1, n2))`` grid there.
+_PAD_GRID = frozenset({"rect_uniform", "rect_nicol", "jag_pq_heur", "jag_pq_opt_nicol",
+                       "jag_pq_opt_dp"})
 
 
 def _status(method: str) -> str:
@@ -230,8 +233,20 @@ def _run(
     # solves with one part per cell (its optimum is already max(A) there) and the rest are
     # padded as empty rectangles in bulk, instead of O(m) work in the core
     m_solve = pp.m
-    if sp is None and pp.m > pp.A.size and method in _PAD_EMPTY and not kw.get("P"):
+    same = sp is None or bool((sp == sp[0]).all())  # equal speeds: the same partition
+    if same and pp.m > pp.A.size and method in _PAD_EMPTY and not kw.get("P"):
         m_solve = int(pp.A.size)
+    elif same and pp.m > pp.A.size and method in _PAD_GRID:
+        # a P x Q grid has at most max(n1, n2) non-empty bands either way: P' x Q' with
+        # P' = min(P, max(n1, n2)) expresses every P x Q partition (the rest empty)
+        big = max(pp.n1, pp.n2)
+        P2, Q2 = min(int(kw["P"]), big), min(int(kw["Q"]), big)
+        if P2 * Q2 < pp.m:
+            m_solve = P2 * Q2
+            kw = dict(kw, P=P2, Q=Q2)
+            params = dict(params, P_solved=P2, Q_solved=Q2)
+    if m_solve < pp.m and sp is not None:
+        kw["speeds"] = np.ascontiguousarray(sp[:m_solve])
     with progress_hook(progress, total=1.0, desc=method) as hook:
         rects, st = _core.spatial_partition(
             pp.S, m_solve, TABLE[method].code, progress=hook, time_limit=tl, **kw
