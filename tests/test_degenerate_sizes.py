@@ -213,3 +213,17 @@ def test_spatial_grid_methods_many_empty_parts(method, monkeypatch):
         ref = sp.partition(A, P * Q, method=method, P=P, Q=Q, allow_empty=True)
         if method.startswith("jag_pq_opt"):
             assert best == ref.max_load
+
+
+def test_dynamic_many_pus_simulate_is_linear():
+    import wpart.dynamic as dyn
+
+    m = 2**16
+    dev = dyn.Device("cpu", "m0", dyn.Affine(0.0, 1.0))
+    pl = _fast(lambda: dyn.Platform([dev] * m), limit=2.0)
+    for make in (dyn.Greedy, dyn.StaticEqual, dyn.HDSS, dyn.PLBHAC):
+        r = _fast(lambda: dyn.simulate(pl, make(m, 10)), limit=3.0)
+        assert r.success and int(np.sum(r.elements)) == 10 and r.elements.shape == (m,)
+        assert r.makespan > 0
+    # one PU's time does not depend on the platform around it
+    assert pl.true_time(m - 1, 10) == dyn.Platform([dev]).true_time(0, 10)

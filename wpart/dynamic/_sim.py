@@ -347,13 +347,26 @@ class Platform:
         for i, d in enumerate(devs):
             if not isinstance(d, Device):
                 raise WpartTypeError(f"`devices[{i}]` must be a Device, got {type(d).__name__}")
-        rows, txs, tts, off = [], [], [], [0]
-        for i, d in enumerate(devs):
-            r, tx, tt = d._row(i)
-            rows.append(r)
-            txs.append(tx)
-            tts.append(tt)
-            off.append(off[-1] + tx.size)
+        # one _row per distinct Device object, spread over the PUs in bulk (a platform of
+        # 2**20 copies of one Device packs in NumPy, not 2**20 Python rows)
+        first: dict[int, int] = {}
+        which = [first.setdefault(id(d), i) for i, d in enumerate(devs)]
+        inv = np.asarray(which, dtype=np.int64)
+        ufirst = np.array(sorted(first.values()), dtype=np.int64)
+        urow = np.searchsorted(ufirst, inv)  # index of each PU's distinct device
+        made = [devs[int(i)]._row(int(i)) for i in ufirst]
+        rows_u = np.array([r for r, _, _ in made]).reshape(len(made), -1)
+        lens_u = np.array([tx.size for _, tx, _ in made], dtype=np.int64)
+        rows = rows_u[urow]
+        by_index = np.array([not isinstance(devs[int(i)].machine, (int, np.integer))
+                             for i in ufirst])[urow]
+        rows[by_index, _C_MACHINE] = np.flatnonzero(by_index)
+        lens = lens_u[urow]
+        off = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+        ustart = np.concatenate([[0], np.cumsum(lens_u)[:-1]]).astype(np.int64)
+        take = np.repeat(ustart[urow] - off[:-1], lens) + np.arange(off[-1], dtype=np.int64)
+        txs = [np.concatenate([tx for _, tx, _ in made])[take]]
+        tts = [np.concatenate([tt for _, _, tt in made])[take]]
         fl = np.array([tuple(map(float, f)) for f in self.fluctuations], dtype=float).reshape(-1, 4)
         for i, (t0, t1, pu, fac) in enumerate(fl):
             if not (math.isfinite(t0) and t1 > t0 and 0 <= pu < len(devs) and pu == int(pu) and fac > 0 and math.isfinite(fac)):
@@ -363,7 +376,7 @@ class Platform:
             if not (0 <= pu < len(devs) and pu == int(pu) and mon > 0 and moff > 0 and fb > 0 and math.isfinite(mon + moff + fb)):
                 raise WpartValueError(f"`onoff[{i}]` must be (pu in range, mu_on > 0, mu_off > 0, f_busy > 0)")
         packed = (
-            np.ascontiguousarray(np.array(rows)),
+            np.ascontiguousarray(rows),
             np.ascontiguousarray(np.concatenate(txs)),
             np.ascontiguousarray(np.concatenate(tts)),
             np.array(off, dtype=np.int64),
@@ -493,7 +506,12 @@ class Platform:
         parts = ("total", "comp", "xfer")
         part = choice(part, "part", parts)
         dev, tx, tt, off = self._packed[:4]
-        return _core.dynamic_device_time(dev, tx, tt, off, p, np.asarray(x, dtype=float),
+        # only PU p's row and tables go to the core: O(1) in m (a loop over every PU, as
+        # simulate's best single-PU time does, stays O(m))
+        lo, hi = int(off[p]), int(off[p + 1])
+        return _core.dynamic_device_time(dev[p:p + 1], tx[lo:hi], tt[lo:hi],
+                                         np.array([0, hi - lo], dtype=np.int64), 0,
+                                         np.asarray(x, dtype=float),
                                          int(as_bool(first, "first")), parts.index(part))
 
     @renamed(p="pu")
