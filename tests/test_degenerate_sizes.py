@@ -227,3 +227,12 @@ def test_dynamic_many_pus_simulate_is_linear():
         assert r.makespan > 0
     # one PU's time does not depend on the platform around it
     assert pl.true_time(m - 1, 10) == dyn.Platform([dev]).true_time(0, 10)
+
+
+def test_tasks_run_protocol_many_ranks():
+    p = wt.Problem(task_load=[1.0, 2.0, 3.0, 4.0], m=2**20, initial=[0, 0, 0, 9])
+    r = _fast(lambda: wt.run_protocol(p, seed=1), limit=5.0)
+    ref = wt.evaluate(p, assignment=r.assignment)
+    assert r.max_load == ref.max_load == 4.0 and r.success
+    assert r.imbalance == pytest.approx(ref.imbalance, rel=1e-12)
+    assert r.initial.tolist() == [0, 0, 0, 9] and r.stats["compressed_ranks"] < 20

@@ -159,3 +159,35 @@ def bounded_ranks(fn: Callable[..., TasksResult]) -> Callable[..., TasksResult]:
         return expand(full, fn(sub, **kw), ranks, classes)
 
     return wrapper
+
+
+def bounded_protocol(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """:func:`bounded_ranks` for :func:`wpart.tasks.run_protocol` (a ``ProtocolRun``: the
+    assignments are mapped back, ``imbalance`` rescaled to the ``m`` ranks; rank ids in
+    ``log`` refer to the compressed set, ``stats["compressed_ranks"]`` its size)."""
+
+    @functools.wraps(fn)
+    def wrapper(problem: Problem, **kw: Any) -> Any:
+        if (not isinstance(problem, Problem) or problem.m <= MIN_RANKS
+                or kw.get("work_lists") is not None):
+            return fn(problem, **kw)
+        cap = problem.caps(kw.get("memory_cap"))
+        full = problem
+        if kw.get("initial") is not None:
+            full = problem.with_(initial=problem.assignment(kw["initial"], name="initial"))
+        got = compress(full, cap)
+        if got is None:
+            return fn(problem, **kw)
+        sub, sub_cap, ranks, _ = got
+        kw = dict(kw, memory_cap=sub_cap)
+        kw.pop("initial", None)
+        r = fn(sub, **kw)
+        imb = r.imbalance
+        if math.isfinite(imb) and r.max_load > 0:
+            imb = (imb + 1.0) * full.m / ranks.size - 1.0
+        return replace_fields(
+            r, assignment=ranks[np.asarray(r.assignment, np.int64)].astype(np.int32),
+            initial=np.array(full.initial, dtype=np.int32), imbalance=imb,
+            stats=dict(r.stats, compressed_ranks=int(ranks.size)))
+
+    return wrapper

@@ -42,6 +42,7 @@ from .._errors import CancelledError, WpartRuntimeError, WpartValueError
 from .._result import Result, new_axes, pct
 from .._validate import as_float, as_int, as_progress, as_seed, as_time_limit, choice, is_bool
 from .._validate import positional_deprecated
+from ._compress import bounded_protocol
 from ._problem import Coefficients, Problem
 
 __all__ = ["Exchange", "ProtocolRun", "RankState", "run_protocol", "step"]
@@ -351,6 +352,7 @@ def _inform(P: int, f: int, k: int, rng: np.random.Generator) -> list:
 
 
 @positional_deprecated("seed")
+@bounded_protocol
 def run_protocol(problem: Problem, *, seed: int = 0, alpha: float = 1.0, beta: float = 0.0,
                  gamma: float = 0.0, delta: float = 0.0, memory_cap=None, initial=None,
                  n_iter: int = 4, n_rounds: int | None = None, fanout: int | None = None,
