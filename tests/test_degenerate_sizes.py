@@ -236,3 +236,66 @@ def test_tasks_run_protocol_many_ranks():
     assert r.max_load == ref.max_load == 4.0 and r.success
     assert r.imbalance == pytest.approx(ref.imbalance, rel=1e-12)
     assert r.initial.tolist() == [0, 0, 0, 9] and r.stats["compressed_ranks"] < 20
+
+
+_PAD_DEFAULTED = ["hybrid", "jag_m_probe", "jag_m_alloc"]
+
+
+@pytest.mark.parametrize("method", _PAD_DEFAULTED)
+def test_spatial_defaulted_options_many_empty_parts(method, monkeypatch):
+    # hybrid (m1/m1_min defaulted), jag_m_probe (stripe_cuts defaulted) and jag_m_alloc
+    # (counts defaulted) solve on one part per cell and pad the rest in bulk
+    r = _fast(lambda: sp.partition(np.ones((1, 1)), 2**24, method=method, allow_empty=True),
+              limit=1.5)
+    assert r.rects.shape == (2**24, 4) and r.max_load == 1 and r.params["parts_solved"] == 1
+    rng = np.random.default_rng(11)
+    cases = []
+    for k in range(12):
+        A = rng.integers(0, 9, (int(rng.integers(1, 4)), int(rng.integers(1, 4))))
+        if k % 3 == 0:
+            A = rng.random(A.shape)
+        m = A.size + int(rng.integers(1, 15))
+        r = sp.partition(A, m, method=method, allow_empty=True)
+        r.validate()
+        assert r.rects.shape == (m, 4) and r.params["parts_solved"] == A.size
+        cases.append((A, m, r.max_load))
+        # up to the number of cells nothing is padded
+        assert "parts_solved" not in sp.partition(A, A.size, method=method).params
+    A = np.arange(9).reshape(3, 3)
+    cases.append((A, 20, sp.partition(A, 20, method=method, allow_empty=True).max_load))
+    # equal speeds are padded, unequal ones keep the full run
+    if method != "hybrid":
+        s = np.full(20, 2.0)
+        assert sp.partition(A, 20, method=method, allow_empty=True,
+                            speeds=s).params["parts_solved"] == 9
+        s = np.linspace(1.0, 2.0, 20)
+        r = sp.partition(A, 20, method=method, allow_empty=True, speeds=s)
+        r.validate()
+        assert "parts_solved" not in r.params
+    # against the unpadded run: the same max_load (jag_m_alloc: never worse; its unpadded
+    # default counts come from the padded JAG-M-HEUR rectangles)
+    import wpart.spatial._hybrid as hy
+    import wpart.spatial._jag_m as jm
+
+    monkeypatch.setattr(jm, "_m_cells", lambda pp, speeds=None: pp.m)
+    monkeypatch.setattr(hy, "_m_cells", lambda pp, speeds=None: pp.m)
+    for A, m, best in cases:
+        ref = sp.partition(A, m, method=method, allow_empty=True)
+        assert "parts_solved" not in ref.params
+        if method == "jag_m_alloc":
+            assert best <= ref.max_load
+        else:
+            assert best == ref.max_load
+
+
+def test_spatial_explicit_m_options_keep_the_full_run():
+    A = np.arange(4).reshape(2, 2)
+    r = sp.jag_m_probe(A, 7, stripe_cuts=[0, 1, 2], allow_empty=True)
+    r.validate()
+    assert "parts_solved" not in r.params and r.rects.shape == (7, 4)
+    r = sp.jag_m_alloc(A, 7, counts=[3, 4], allow_empty=True)
+    r.validate()
+    assert "parts_solved" not in r.params and r.params["counts"] == [3, 4]
+    r = sp.hybrid(A, 7, m1=2, allow_empty=True)
+    r.validate()
+    assert "parts_solved" not in r.params and r.rects.shape == (7, 4)

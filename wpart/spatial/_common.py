@@ -212,6 +212,27 @@ def _status(method: str) -> str:
     return "optimal" if method in TABLE and TABLE[method].exact else "feasible"
 
 
+def _m_cells(pp: _Prepared, speeds: Any = None) -> int:
+    """The part count to solve with when more parts than cells may be padded as empty
+    rectangles (none or equal speeds): one part per cell; otherwise ``pp.m``."""
+    if pp.m <= pp.A.size:
+        return pp.m
+    sp = as_speeds(speeds, pp.m)
+    if sp is not None and not bool((sp == sp[0]).all()):
+        return pp.m
+    return int(pp.A.size)
+
+
+def _pad(pp: _Prepared, rects: NDArray, m_solve: int) -> tuple[NDArray, NDArray]:
+    """`rects` of `m_solve` parts padded to ``pp.m`` with empty rectangles, and the loads;
+    zero-filled in bulk (untouched pages cost nothing), only the solved parts are summed."""
+    out = np.zeros((pp.m, rects.shape[1]), dtype=rects.dtype)
+    out[:m_solve] = rects
+    loads = np.zeros(pp.m, dtype=pp.S.dtype)
+    loads[:m_solve] = _core.box_loads(pp.S, rects)
+    return out, loads
+
+
 def _run(
     pp: _Prepared,
     method: str,
@@ -220,6 +241,7 @@ def _run(
     progress: Any = None,
     time_limit: Any = None,
     speeds: Any = None,
+    m_solve: int | None = None,
     **kw: Any,
 ) -> SpatialPartition:
     sp = as_speeds(speeds, pp.m)
@@ -232,9 +254,10 @@ def _run(
     # more parts than cells (allow_empty): a method whose structure does not depend on m
     # solves with one part per cell (its optimum is already max(A) there) and the rest are
     # padded as empty rectangles in bulk, instead of O(m) work in the core
-    m_solve = pp.m
     same = sp is None or bool((sp == sp[0]).all())  # equal speeds: the same partition
-    if same and pp.m > pp.A.size and method in _PAD_EMPTY and not kw.get("P"):
+    if m_solve is not None:  # chosen by the caller (its options were built for m_solve)
+        pass
+    elif same and pp.m > pp.A.size and method in _PAD_EMPTY and not kw.get("P"):
         m_solve = int(pp.A.size)
     elif same and pp.m > pp.A.size and method in _PAD_GRID:
         # a P x Q grid has at most max(n1, n2) non-empty bands either way: P' x Q' with
@@ -245,6 +268,8 @@ def _run(
             m_solve = P2 * Q2
             kw = dict(kw, P=P2, Q=Q2)
             params = dict(params, P_solved=P2, Q_solved=Q2)
+    if m_solve is None:
+        m_solve = pp.m
     if m_solve < pp.m and sp is not None:
         kw["speeds"] = np.ascontiguousarray(sp[:m_solve])
     with progress_hook(progress, total=1.0, desc=method) as hook:
@@ -253,12 +278,7 @@ def _run(
         )
     loads = None
     if m_solve < pp.m and rects is not None:
-        # zero-filled in bulk (untouched pages cost nothing); only the solved parts are summed
-        out = np.zeros((pp.m, rects.shape[1]), dtype=rects.dtype)
-        out[:m_solve] = rects
-        loads = np.zeros(pp.m, dtype=pp.S.dtype)
-        loads[:m_solve] = _core.box_loads(pp.S, rects)
-        rects = out
+        rects, loads = _pad(pp, rects, m_solve)
         params = dict(params, parts_solved=m_solve)
     stats = _stats(st)
     params = dict(params)

@@ -17,7 +17,9 @@ from ._common import (
     _RULE,
     _VARIANT,
     TABLE,
+    _m_cells,
     _orient,
+    _pad,
     _Prepared,
     _result,
     _stats,
@@ -73,7 +75,9 @@ def hybrid(
         result with no partition (``success`` False).
 
     ``params["m1"]`` and ``params["eli"]`` report the choice; ``stats["iterations"]`` counts
-    the slow re-partitions.
+    the slow re-partitions. With `allow_empty`, more parts than cells and `m1`/`m1_min`
+    defaulted, one part per cell is solved and the rest are empty rectangles
+    (``params["parts_solved"]``).
     """
     pp = _Prepared(A, m, allow_empty)
     p1 = choice(phase1, "phase1", _PHASES)
@@ -87,9 +91,12 @@ def hybrid(
     m1m = 0 if m1_min is None else as_int(m1_min, "m1_min", minimum=1)
     m1m = min(m1m, pp.m)  # beyond m no phase-1 count is a candidate either way
     tl = core_time_limit(time_limit)
+    # more parts than cells with the phase-1 counts defaulted: one part per cell, the rest
+    # padded as empty rectangles in bulk (explicit m1 / m1_min keep the full run)
+    m_solve = _m_cells(pp) if m1 is None and m1_min is None else pp.m
     rects, st = _core.spatial_partition(
         pp.S,
-        pp.m,
+        m_solve,
         TABLE["hybrid"].code,
         orient=o,
         rule=_RULE[v],
@@ -110,7 +117,12 @@ def hybrid(
         "orient": _ORIENT_NAME[o],
         "variant": v,
     }
-    return _result(pp, rects, "hybrid", params, stats, stop=st[9], time_limit=tl)
+    loads = None
+    if m_solve < pp.m and rects is not None:
+        rects, loads = _pad(pp, rects, m_solve)
+        params["parts_solved"] = m_solve
+    return _result(pp, rects, "hybrid", params, stats, stop=st[9], time_limit=tl,
+                   loads=loads)
 
 
 def general_optimum(

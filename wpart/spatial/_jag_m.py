@@ -16,6 +16,7 @@ from ._common import (
     _ORIENT_CODE,
     _ORIENT_NAME,
     _orient,
+    _m_cells,
     _Prepared,
     _result,
     _run,
@@ -62,11 +63,14 @@ def jag_m_heur(
 
 
 def _heur_stripes(
-    pp: _Prepared, o: int, allow_empty: bool, speeds: Any
+    pp: _Prepared, o: int, allow_empty: bool, speeds: Any, m: int | None = None
 ) -> tuple[int, list, list]:
-    """Orientation, stripe cuts and per-stripe counts of JAG-M-HEUR (the default stripes of
-    JAG-M-PROBE and counts of JAG-M-ALLOC)."""
-    h = jag_m_heur(pp.A, pp.m, orient=_ORIENT_NAME[o], allow_empty=allow_empty, speeds=speeds)
+    """Orientation, stripe cuts and per-stripe counts of JAG-M-HEUR into `m` parts (default
+    ``pp.m``; the default stripes of JAG-M-PROBE and counts of JAG-M-ALLOC)."""
+    m = pp.m if m is None else m
+    if m < pp.m and speeds is not None:
+        speeds = np.asarray(speeds)[:m]
+    h = jag_m_heur(pp.A, m, orient=_ORIENT_NAME[o], allow_empty=allow_empty, speeds=speeds)
     oo = _ORIENT_CODE[h.params["orient_used"]]
     cuts, counts = _stripes_of(h.rects, oo, pp.A.shape)
     return oo, cuts, counts
@@ -88,11 +92,16 @@ def jag_m_probe(
     (rows for ``orient="hor"``, columns for ``"ver"``), with ``P <= m``. By default they are
     the stripes of :func:`jag_m_heur` (as the paper composes JAG-M-HEUR-PROBE; then
     ``orient="best"`` is accepted too; ``params["stripe_cuts"]`` records the cuts used).
+    With default stripes, `allow_empty` and more parts than cells (no or equal `speeds`), one
+    part per cell is solved and the rest are empty rectangles (``params["parts_solved"]``).
     """
     pp = _Prepared(A, m, allow_empty)
     o = _orient(orient)
+    m_solve = pp.m
     if stripe_cuts is None:
-        o, stripe_cuts, _ = _heur_stripes(pp, o, allow_empty, speeds)
+        # more parts than cells: default stripes for one part per cell, the rest padded empty
+        m_solve = _m_cells(pp, speeds)
+        o, stripe_cuts, _ = _heur_stripes(pp, o, allow_empty, speeds, m_solve)
     elif o == _core.SP_BEST:
         raise WpartValueError("`orient` must be 'hor' or 'ver' when `stripe_cuts` are given")
     cuts = np.asarray(stripe_cuts)
@@ -113,6 +122,7 @@ def jag_m_probe(
         cuts=cuts,
         orient=o,
         speeds=speeds,
+        m_solve=m_solve,
     )
 
 
@@ -164,24 +174,29 @@ def jag_m_alloc(
 
     By default `counts` are the per-stripe part counts of :func:`jag_m_heur` (the
     proportional allocation of :func:`allocate` on its stripes; then ``orient="best"`` is
-    accepted too and ``params["counts"]`` records the counts used).
+    accepted too and ``params["counts"]`` records the counts used). With default counts,
+    `allow_empty` and more parts than cells (no or equal `speeds`), the counts are those of
+    one part per cell and the rest are empty rectangles (``params["parts_solved"]``).
 
     A `time_limit` (seconds) reached in the search returns a result with
     ``status="time_limit"``: the rows-first answer when ``orient="best"`` had finished it,
     else no partition (``success`` False)."""
     pp = _Prepared(A, m, allow_empty)
     o = _orient(orient)
+    m_solve = pp.m
     if counts is None:
-        o, _, counts = _heur_stripes(pp, o, allow_empty, speeds)
+        # more parts than cells: default counts for one part per cell, the rest padded empty
+        m_solve = _m_cells(pp, speeds)
+        o, _, counts = _heur_stripes(pp, o, allow_empty, speeds, m_solve)
     elif o == _core.SP_BEST:
         raise WpartValueError("`orient` must be 'hor' or 'ver' when `counts` are given")
     c = np.asarray(counts)
     if c.dtype.kind not in "iu" or c.ndim != 1 or c.size < 1:
         raise WpartValueError("`counts` must be a non-empty 1-D integer array")
     c = np.ascontiguousarray(c, dtype=np.int64)
-    if (c < 1).any() or (c > pp.m).any() or int(c.sum()) != pp.m:
+    if (c < 1).any() or (c > m_solve).any() or int(c.sum()) != m_solve:
         raise WpartValueError(
-            f"`counts` must be >= 1 and sum to m = {pp.m}, got sum {int(c.sum())}"
+            f"`counts` must be >= 1 and sum to m = {m_solve}, got sum {int(c.sum())}"
         )
     return _run(
         pp,
@@ -191,6 +206,7 @@ def jag_m_alloc(
         orient=o,
         time_limit=time_limit,
         speeds=speeds,
+        m_solve=m_solve,
     )
 
 
