@@ -309,9 +309,12 @@ static void milp_stop_message(wpart_i_glpk_t *g, wpart_milp_result_t *res, const
         snprintf(res->message, sizeof res->message, "stopped on request; %s (%s)", what,
                  wpart_i_glpk_code_name(code));
     } else {
+        /* the time limit may be seen by our callback (GLPK then answers GLP_ESTOP) or by
+         * GLPK's own tm_lim: either way it is GLPK's time-limit outcome */
         res->stopped_by = WPART_MILP_STOP_TIME_LIMIT;
         snprintf(res->message, sizeof res->message, "time limit of %g s reached; %s (%s)",
-                 g->time_limit, what, wpart_i_glpk_code_name(code));
+                 g->time_limit, what,
+                 wpart_i_glpk_code_name(code == GLP_ESTOP ? GLP_ETMLIM : code));
     }
 }
 
