@@ -139,23 +139,33 @@ def expand(problem: Problem, r: TasksResult, ranks: np.ndarray,
         stats=dict(r.stats, compressed_ranks=int(ranks.size)))
 
 
+def _compressed(problem: Any, kw: dict) -> tuple | None:
+    """``(full, sub, sub_kw, ranks, classes)`` when a call on `problem` with keywords `kw` runs
+    on the compressed rank set (`full` carries the caller's ``initial``), else None."""
+    if not isinstance(problem, Problem) or problem.m <= MIN_RANKS:
+        return None
+    cap = problem.caps(kw.get("memory_cap"))
+    full = problem
+    if kw.get("initial") is not None:
+        full = problem.with_(initial=problem.assignment(kw["initial"], name="initial"))
+    got = compress(full, cap)
+    if got is None:
+        return None
+    sub, sub_cap, ranks, classes = got
+    kw = dict(kw, memory_cap=sub_cap)
+    kw.pop("initial", None)
+    return full, sub, kw, ranks, classes
+
+
 def bounded_ranks(fn: Callable[..., TasksResult]) -> Callable[..., TasksResult]:
     """Run `fn(problem, **kw)` on the compressed rank set when :func:`compress` applies."""
 
     @functools.wraps(fn)
     def wrapper(problem: Problem, **kw: Any) -> TasksResult:
-        if not isinstance(problem, Problem) or problem.m <= MIN_RANKS:
-            return fn(problem, **kw)
-        cap = problem.caps(kw.get("memory_cap"))
-        full = problem
-        if kw.get("initial") is not None:
-            full = problem.with_(initial=problem.assignment(kw["initial"], name="initial"))
-        got = compress(full, cap)
+        got = _compressed(problem, kw)
         if got is None:
             return fn(problem, **kw)
-        sub, sub_cap, ranks, classes = got
-        kw = dict(kw, memory_cap=sub_cap)
-        kw.pop("initial", None)
+        full, sub, kw, ranks, classes = got
         return expand(full, fn(sub, **kw), ranks, classes)
 
     return wrapper
@@ -168,19 +178,10 @@ def bounded_protocol(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def wrapper(problem: Problem, **kw: Any) -> Any:
-        if (not isinstance(problem, Problem) or problem.m <= MIN_RANKS
-                or kw.get("work_lists") is not None):
-            return fn(problem, **kw)
-        cap = problem.caps(kw.get("memory_cap"))
-        full = problem
-        if kw.get("initial") is not None:
-            full = problem.with_(initial=problem.assignment(kw["initial"], name="initial"))
-        got = compress(full, cap)
+        got = None if kw.get("work_lists") is not None else _compressed(problem, kw)
         if got is None:
             return fn(problem, **kw)
-        sub, sub_cap, ranks, _ = got
-        kw = dict(kw, memory_cap=sub_cap)
-        kw.pop("initial", None)
+        full, sub, kw, ranks, _ = got
         r = fn(sub, **kw)
         imb = r.imbalance
         if math.isfinite(imb) and r.max_load > 0:
