@@ -152,6 +152,9 @@ from wpart.dynamic import GemmColumnsTask, ProcessWorker, Static, run
 task = GemmColumnsTask(np.ones((8, 8)), np.ones((8, 2**22)))
 ws = [ProcessWorker(), ProcessWorker()]
 """, "run(Static([2**21, 2**21]), task, ws)"),
+    # 8192 x 8192 float64 (512 MB): ~2 s in one pass; the spatial methods start with it too
+    "prefix_sum_8192": ("import numpy as np, wpart\nA = np.ones((8192, 8192))",
+                        "wpart.prefix_sum(A)"),
     # a worker whose callable never returns: abandoned (a daemon thread) after 0.25 s
     "dynamic_run_hung_worker": ("""
 import threading

@@ -72,42 +72,95 @@ static wpart_status_t check_dims(int d, const int64_t *dims, int64_t *count)
     return WPART_OK;
 }
 
+/* ---- control: the hooks are polled once per POLL_ELEMS elements (a few hundred microseconds
+ * of work), between rows or blocks, so the arithmetic and its order are those of a run
+ * without hooks and the results are bit-identical ---- */
+
+#define POLL_ELEMS (INT64_C(1) << 16)
+
+typedef struct {
+    const wpart_control_t *ctl;
+    double t0;
+    int64_t since;
+} poller_t;
+
+static void poller_init(poller_t *p, const wpart_control_t *ctl)
+{
+    p->ctl = ctl;
+    p->t0 = ctl ? wpart_i_now() : 0.0;
+    p->since = 0;
+}
+
+/* Counts k more elements done; polls the hooks once POLL_ELEMS have accumulated. */
+static inline wpart_status_t poller_tick(poller_t *p, int64_t k, double done, double total)
+{
+    if (!p->ctl) {
+        return WPART_OK;
+    }
+    p->since += k;
+    if (p->since < POLL_ELEMS) {
+        return WPART_OK;
+    }
+    p->since = 0;
+    return wpart_i_poll(p->ctl, p->t0, done, total);
+}
+
 /* ---- 1D ---- */
 
-wpart_status_t wpart_base_prefix1d_i64(const int64_t *a, int64_t n, int64_t *W)
+static wpart_status_t prefix1d_i64(const int64_t *a, int64_t n, int64_t *W,
+                                   const wpart_control_t *ctl)
 {
     int64_t cnt;
     wpart_status_t st = check_dims(1, &n, &cnt);
     if (st != WPART_OK) {
         return st;
     }
+    poller_t pl;
+    poller_init(&pl, ctl);
     int64_t r = 0;
     int bad = 0;
     W[0] = 0;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t x = a[i];
-        bad |= (x < 0);
-        bad |= __builtin_add_overflow(r, x, &r);
-        W[i + 1] = r;
+    for (int64_t i0 = 0; i0 < n; i0 += POLL_ELEMS) {
+        int64_t i1 = n - i0 < POLL_ELEMS ? n : i0 + POLL_ELEMS;
+        for (int64_t i = i0; i < i1; i++) {
+            int64_t x = a[i];
+            bad |= (x < 0);
+            bad |= __builtin_add_overflow(r, x, &r);
+            W[i + 1] = r;
+        }
+        st = poller_tick(&pl, i1 - i0, (double)i1, (double)n);
+        if (st != WPART_OK) {
+            return st;
+        }
     }
     return bad ? bad_i64(a, 1, &n, n) : WPART_OK;
 }
 
-wpart_status_t wpart_base_prefix1d_f64(const double *a, int64_t n, double *W)
+static wpart_status_t prefix1d_f64(const double *a, int64_t n, double *W,
+                                   const wpart_control_t *ctl)
 {
     int64_t cnt;
     wpart_status_t st = check_dims(1, &n, &cnt);
     if (st != WPART_OK) {
         return st;
     }
+    poller_t pl;
+    poller_init(&pl, ctl);
     double r = 0.0;
     int bad = 0;
     W[0] = 0.0;
-    for (int64_t i = 0; i < n; i++) {
-        double x = a[i];
-        bad |= !(x >= 0.0 && x <= DBL_MAX);
-        r += x;
-        W[i + 1] = r;
+    for (int64_t i0 = 0; i0 < n; i0 += POLL_ELEMS) {
+        int64_t i1 = n - i0 < POLL_ELEMS ? n : i0 + POLL_ELEMS;
+        for (int64_t i = i0; i < i1; i++) {
+            double x = a[i];
+            bad |= !(x >= 0.0 && x <= DBL_MAX);
+            r += x;
+            W[i + 1] = r;
+        }
+        st = poller_tick(&pl, i1 - i0, (double)i1, (double)n);
+        if (st != WPART_OK) {
+            return st;
+        }
     }
     bad |= !(r <= DBL_MAX);
     return bad ? bad_f64(a, 1, &n, n) : WPART_OK;
@@ -188,13 +241,16 @@ __attribute__((target("avx2"))) static uint64_t prefix_row_i64_avx2(const uint64
 }
 #endif
 
-wpart_status_t wpart_base_prefix2d_i64(const int64_t *A, int64_t n1, int64_t n2, int64_t *S)
+static wpart_status_t prefix2d_i64(const int64_t *A, int64_t n1, int64_t n2, int64_t *S,
+                                   const wpart_control_t *ctl)
 {
     int64_t dims[2] = {n1, n2}, cnt;
     wpart_status_t st = check_dims(2, dims, &cnt);
     if (st != WPART_OK) {
         return st;
     }
+    poller_t pl;
+    poller_init(&pl, ctl);
     const int64_t ld = n2 + 1;
     memset(S, 0, (size_t)ld * sizeof *S);
     uint64_t (*row)(const uint64_t *restrict, const uint64_t *restrict, uint64_t *restrict,
@@ -212,17 +268,24 @@ wpart_status_t wpart_base_prefix2d_i64(const int64_t *A, int64_t n1, int64_t n2,
         if (WPART_UNLIKELY(acc >> 63)) {
             return bad_i64(A, 2, dims, cnt);
         }
+        st = poller_tick(&pl, n2 + 1, (double)(i + 1), (double)n1);
+        if (st != WPART_OK) {
+            return st;
+        }
     }
     return WPART_OK;
 }
 
-wpart_status_t wpart_base_prefix2d_f64(const double *A, int64_t n1, int64_t n2, double *S)
+static wpart_status_t prefix2d_f64(const double *A, int64_t n1, int64_t n2, double *S,
+                                   const wpart_control_t *ctl)
 {
     int64_t dims[2] = {n1, n2}, cnt;
     wpart_status_t st = check_dims(2, dims, &cnt);
     if (st != WPART_OK) {
         return st;
     }
+    poller_t pl;
+    poller_init(&pl, ctl);
     const int64_t ld = n2 + 1;
     memset(S, 0, (size_t)ld * sizeof *S);
     int bad = 0, flag = 0;
@@ -268,6 +331,10 @@ wpart_status_t wpart_base_prefix2d_f64(const double *A, int64_t n1, int64_t n2, 
         if (WPART_UNLIKELY(bad)) {
             return bad_f64(A, 2, dims, cnt);
         }
+        st = poller_tick(&pl, 4 * (n2 + 1), (double)(i + 4), (double)n1);
+        if (st != WPART_OK) {
+            return st;
+        }
     }
     for (; i < n1; i++) {
         const double *a = A + i * n2;
@@ -285,20 +352,26 @@ wpart_status_t wpart_base_prefix2d_f64(const double *A, int64_t n1, int64_t n2, 
         if (WPART_UNLIKELY(bad)) {
             return bad_f64(A, 2, dims, cnt);
         }
+        st = poller_tick(&pl, n2 + 1, (double)(i + 1), (double)n1);
+        if (st != WPART_OK) {
+            return st;
+        }
     }
     return WPART_OK;
 }
 
 /* ---- 3D: per slab, a 2D prefix of the slice added to the previous slab ---- */
 
-wpart_status_t wpart_base_prefix3d_i64(const int64_t *A, int64_t n1, int64_t n2, int64_t n3,
-                                       int64_t *S)
+static wpart_status_t prefix3d_i64(const int64_t *A, int64_t n1, int64_t n2, int64_t n3,
+                                   int64_t *S, const wpart_control_t *ctl)
 {
     int64_t dims[3] = {n1, n2, n3}, cnt;
     wpart_status_t st = check_dims(3, dims, &cnt);
     if (st != WPART_OK) {
         return st;
     }
+    poller_t pl;
+    poller_init(&pl, ctl);
     const int64_t l2 = n3 + 1, l1 = (n2 + 1) * l2;
     memset(S, 0, (size_t)l1 * sizeof *S);
     int bad = 0;
@@ -318,6 +391,10 @@ wpart_status_t wpart_base_prefix3d_i64(const int64_t *A, int64_t n1, int64_t n2,
                 bad |= __builtin_add_overflow(r, x, &r);
                 bad |= __builtin_add_overflow(up[k + 1], r, &cur[k + 1]);
             }
+            st = poller_tick(&pl, n3 + 1, (double)i, (double)n1);
+            if (st != WPART_OK) {
+                return st;
+            }
         }
         /* slab currently holds the plane prefix of slice i: add the previous slab. */
         for (int64_t t = 0; t < l1; t++) {
@@ -330,14 +407,16 @@ wpart_status_t wpart_base_prefix3d_i64(const int64_t *A, int64_t n1, int64_t n2,
     return WPART_OK;
 }
 
-wpart_status_t wpart_base_prefix3d_f64(const double *A, int64_t n1, int64_t n2, int64_t n3,
-                                       double *S)
+static wpart_status_t prefix3d_f64(const double *A, int64_t n1, int64_t n2, int64_t n3,
+                                   double *S, const wpart_control_t *ctl)
 {
     int64_t dims[3] = {n1, n2, n3}, cnt;
     wpart_status_t st = check_dims(3, dims, &cnt);
     if (st != WPART_OK) {
         return st;
     }
+    poller_t pl;
+    poller_init(&pl, ctl);
     const int64_t l2 = n3 + 1, l1 = (n2 + 1) * l2;
     memset(S, 0, (size_t)l1 * sizeof *S);
     int bad = 0;
@@ -357,6 +436,10 @@ wpart_status_t wpart_base_prefix3d_f64(const double *A, int64_t n1, int64_t n2, 
                 r += x;
                 cur[k + 1] = up[k + 1] + r;
             }
+            st = poller_tick(&pl, n3 + 1, (double)i, (double)n1);
+            if (st != WPART_OK) {
+                return st;
+            }
         }
         for (int64_t t = 0; t < l1; t++) {
             slab[t] += prevslab[t];
@@ -367,6 +450,72 @@ wpart_status_t wpart_base_prefix3d_f64(const double *A, int64_t n1, int64_t n2, 
         }
     }
     return WPART_OK;
+}
+
+/* ---- public entry points ---- */
+
+wpart_status_t wpart_base_prefix1d_i64(const int64_t *a, int64_t n, int64_t *W)
+{
+    return prefix1d_i64(a, n, W, NULL);
+}
+
+wpart_status_t wpart_base_prefix1d_f64(const double *a, int64_t n, double *W)
+{
+    return prefix1d_f64(a, n, W, NULL);
+}
+
+wpart_status_t wpart_base_prefix2d_i64(const int64_t *A, int64_t n1, int64_t n2, int64_t *S)
+{
+    return prefix2d_i64(A, n1, n2, S, NULL);
+}
+
+wpart_status_t wpart_base_prefix2d_f64(const double *A, int64_t n1, int64_t n2, double *S)
+{
+    return prefix2d_f64(A, n1, n2, S, NULL);
+}
+
+wpart_status_t wpart_base_prefix3d_i64(const int64_t *A, int64_t n1, int64_t n2, int64_t n3,
+                                       int64_t *S)
+{
+    return prefix3d_i64(A, n1, n2, n3, S, NULL);
+}
+
+wpart_status_t wpart_base_prefix3d_f64(const double *A, int64_t n1, int64_t n2, int64_t n3,
+                                       double *S)
+{
+    return prefix3d_f64(A, n1, n2, n3, S, NULL);
+}
+
+static wpart_status_t check_d(int d, const int64_t *dims)
+{
+    if (d < 1 || d > 3 || !dims) {
+        return wpart_i_error(WPART_EINVAL, "prefix sums are 1D, 2D or 3D (got d = %d)", d);
+    }
+    return WPART_OK;
+}
+
+wpart_status_t wpart_base_prefix_i64(const int64_t *A, int d, const int64_t *dims, int64_t *S,
+                                     const wpart_control_t *control)
+{
+    wpart_status_t st = check_d(d, dims);
+    if (st != WPART_OK) {
+        return st;
+    }
+    return d == 1 ? prefix1d_i64(A, dims[0], S, control)
+         : d == 2 ? prefix2d_i64(A, dims[0], dims[1], S, control)
+                  : prefix3d_i64(A, dims[0], dims[1], dims[2], S, control);
+}
+
+wpart_status_t wpart_base_prefix_f64(const double *A, int d, const int64_t *dims, double *S,
+                                     const wpart_control_t *control)
+{
+    wpart_status_t st = check_d(d, dims);
+    if (st != WPART_OK) {
+        return st;
+    }
+    return d == 1 ? prefix1d_f64(A, dims[0], S, control)
+         : d == 2 ? prefix2d_f64(A, dims[0], dims[1], S, control)
+                  : prefix3d_f64(A, dims[0], dims[1], dims[2], S, control);
 }
 
 /* ---- box loads ---- */

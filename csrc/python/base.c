@@ -43,21 +43,18 @@ static PyObject *wpy_prefix_sum(PyObject *self, PyObject *args, PyObject *kwds)
         }
     }
     wpart_status_t st;
+    wpy_control_t ctl; /* Ctrl-C: polled between rows, about every 2^16 elements */
+    wpy_control_setup(&ctl, NULL, 0.0);
     Py_BEGIN_ALLOW_THREADS
     if (t == NPY_INT64) {
-        const int64_t *a = PyArray_DATA(A);
-        int64_t *s = PyArray_DATA(S);
-        st = d == 1 ? wpart_base_prefix1d_i64(a, dims[0], s)
-           : d == 2 ? wpart_base_prefix2d_i64(a, dims[0], dims[1], s)
-                    : wpart_base_prefix3d_i64(a, dims[0], dims[1], dims[2], s);
+        st = wpart_base_prefix_i64(PyArray_DATA(A), d, dims, PyArray_DATA(S), &ctl.ctl);
     } else {
-        const double *a = PyArray_DATA(A);
-        double *s = PyArray_DATA(S);
-        st = d == 1 ? wpart_base_prefix1d_f64(a, dims[0], s)
-           : d == 2 ? wpart_base_prefix2d_f64(a, dims[0], dims[1], s)
-                    : wpart_base_prefix3d_f64(a, dims[0], dims[1], dims[2], s);
+        st = wpart_base_prefix_f64(PyArray_DATA(A), d, dims, PyArray_DATA(S), &ctl.ctl);
     }
     Py_END_ALLOW_THREADS
+    if (PyErr_Occurred()) {
+        goto cleanup; /* Ctrl-C: the pending KeyboardInterrupt */
+    }
     if (st != WPART_OK) {
         char what[80]; /* the argument in backticks, as every message names it */
         PyOS_snprintf(what, sizeof what, "`%.60s`", name);

@@ -211,6 +211,82 @@ static void test_oned_errors_and_control(void)
     free(sp);
 }
 
+static int never_stop(void *ctx)
+{
+    int *calls = (int *)ctx;
+    (*calls)++;
+    return 0;
+}
+
+/* the prefix sums with control hooks: polled about every 2^16 elements, results identical to
+ * the functions without hooks, a stop request or a time limit cancels */
+static void test_prefix_control(void)
+{
+    const int64_t cases[3][3] = {{300001, 1, 1}, {517, 1031, 1}, {19, 67, 211}};
+    for (int d = 1; d <= 3; d++) {
+        const int64_t *dims = cases[d - 1];
+        int64_t cnt = 1, bcnt = 1;
+        for (int a = 0; a < d; a++) {
+            cnt *= dims[a];
+            bcnt *= dims[a] + 1;
+        }
+        int64_t *A = malloc(sizeof(int64_t) * (size_t)cnt);
+        double *F = malloc(sizeof(double) * (size_t)cnt);
+        int64_t *S0 = malloc(sizeof(int64_t) * (size_t)bcnt), *S1 = malloc(sizeof(int64_t) * (size_t)bcnt);
+        double *G0 = malloc(sizeof(double) * (size_t)bcnt), *G1 = malloc(sizeof(double) * (size_t)bcnt);
+        for (int64_t i = 0; i < cnt; i++) {
+            A[i] = (int64_t)(rnd() % 1000);
+            F[i] = (double)(rnd() % 100000) / 7.0;
+        }
+        CHECK_STATUS(d == 1 ? wpart_base_prefix1d_i64(A, dims[0], S0)
+                     : d == 2 ? wpart_base_prefix2d_i64(A, dims[0], dims[1], S0)
+                              : wpart_base_prefix3d_i64(A, dims[0], dims[1], dims[2], S0),
+                     WPART_OK);
+        CHECK_STATUS(d == 1 ? wpart_base_prefix1d_f64(F, dims[0], G0)
+                     : d == 2 ? wpart_base_prefix2d_f64(F, dims[0], dims[1], G0)
+                              : wpart_base_prefix3d_f64(F, dims[0], dims[1], dims[2], G0),
+                     WPART_OK);
+        int calls = 0;
+        wpart_control_t ctl;
+        wpart_control_init(&ctl);
+        ctl.should_stop = never_stop;
+        ctl.ctx = &calls;
+        CHECK_STATUS(wpart_base_prefix_i64(A, d, dims, S1, &ctl), WPART_OK);
+        CHECK(memcmp(S0, S1, sizeof(int64_t) * (size_t)bcnt) == 0);
+        CHECK(calls >= 1 && calls <= cnt / 30000 + 2);
+        CHECK_STATUS(wpart_base_prefix_f64(F, d, dims, G1, &ctl), WPART_OK);
+        CHECK(memcmp(G0, G1, sizeof(double) * (size_t)bcnt) == 0);
+        CHECK_STATUS(wpart_base_prefix_i64(A, d, dims, S1, NULL), WPART_OK);
+        CHECK(memcmp(S0, S1, sizeof(int64_t) * (size_t)bcnt) == 0);
+        calls = 0;
+        ctl.should_stop = stop_now;
+        CHECK_STATUS(wpart_base_prefix_i64(A, d, dims, S1, &ctl), WPART_ECANCELLED);
+        CHECK(calls == 1);
+        CHECK_STATUS(wpart_base_prefix_f64(F, d, dims, G1, &ctl), WPART_ECANCELLED);
+        CHECK(calls == 2);
+        wpart_control_init(&ctl);
+        ctl.time_limit = 1e-9;
+        CHECK_STATUS(wpart_base_prefix_f64(F, d, dims, G1, &ctl), WPART_ECANCELLED);
+        CHECK(strstr(wpart_last_error(), "time limit") != NULL);
+        free(A);
+        free(F);
+        free(S0);
+        free(S1);
+        free(G0);
+        free(G1);
+    }
+    /* fewer than 2^16 elements: no poll; a bad d */
+    int64_t a[3] = {1, 2, 3}, w[4], n3 = 3;
+    int calls = 0;
+    wpart_control_t ctl;
+    wpart_control_init(&ctl);
+    ctl.should_stop = stop_now;
+    ctl.ctx = &calls;
+    CHECK_STATUS(wpart_base_prefix_i64(a, 1, &n3, w, &ctl), WPART_OK);
+    CHECK(calls == 0 && w[3] == 6);
+    CHECK_STATUS(wpart_base_prefix_i64(a, 4, &n3, w, NULL), WPART_EINVAL);
+}
+
 int main(void)
 {
     test_strerror();
@@ -219,6 +295,7 @@ int main(void)
     test_oned_random();
     test_oned_float_and_speeds();
     test_oned_errors_and_control();
+    test_prefix_control();
     if (failures) {
         fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;

@@ -50,6 +50,17 @@ wpart_status_t wpart_base_prefix3d_f64(const double *A, int64_t n1, int64_t n2, 
                                        double *S);
 
 /**
+ * The bordered prefix sum of a d-dimensional array (d = 1, 2 or 3, extents dims[0..d-1]) with
+ * control hooks: control (may be NULL) is polled about every 2^16 elements, between rows, so
+ * the result is bit-identical to the functions above. A stop request or control->time_limit
+ * returns WPART_ECANCELLED (the content of S is then unspecified); WPART_EINVAL for another d.
+ */
+wpart_status_t wpart_base_prefix_i64(const int64_t *A, int d, const int64_t *dims, int64_t *S,
+                                     const wpart_control_t *control);
+wpart_status_t wpart_base_prefix_f64(const double *A, int d, const int64_t *dims, double *S,
+                                     const wpart_control_t *control);
+
+/**
  * Loads of k half-open boxes read from a bordered prefix array, four reads per 2D box and
  * eight per 3D box (inclusion-exclusion).
  *
