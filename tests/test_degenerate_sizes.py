@@ -299,3 +299,29 @@ def test_spatial_explicit_m_options_keep_the_full_run():
     r = sp.hybrid(A, 7, m1=2, allow_empty=True)
     r.validate()
     assert "parts_solved" not in r.params and r.rects.shape == (7, 4)
+
+
+def test_spatial_jag_m_iter_many_empty_parts(monkeypatch):
+    # JAG-M-ITER iterates on one part per cell and pads the rest in bulk (was ~5 s on 1x1)
+    r = _fast(lambda: sp.jag_m_iter(np.ones((1, 1)), 2**24, allow_empty=True), limit=1.5)
+    assert r.rects.shape == (2**24, 4) and r.max_load == 1 and r.params["parts_solved"] == 1
+    assert r.loads.sum() == 1
+    import wpart.spatial._jag_m as jm
+
+    rng = np.random.default_rng(5)
+    cases = []
+    for k in range(15):
+        A = rng.integers(0, 9, (int(rng.integers(1, 5)), int(rng.integers(1, 5))))
+        if k % 3 == 0:
+            A = rng.random(A.shape)
+        m = A.size + int(rng.integers(1, 15))
+        r = sp.jag_m_iter(A, m, allow_empty=True)
+        r.validate()
+        assert r.rects.shape == (m, 4) and r.params["parts_solved"] == A.size
+        cases.append((A, m, r.max_load))
+        assert "parts_solved" not in sp.jag_m_iter(A, A.size).params
+    # against the unpadded run: the same max_load
+    monkeypatch.setattr(jm, "_m_cells", lambda pp, speeds=None: pp.m)
+    for A, m, best in cases:
+        ref = sp.jag_m_iter(A, m, allow_empty=True)
+        assert "parts_solved" not in ref.params and best == ref.max_load

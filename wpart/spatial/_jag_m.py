@@ -17,6 +17,7 @@ from ._common import (
     _ORIENT_NAME,
     _orient,
     _m_cells,
+    _pad,
     _Prepared,
     _result,
     _run,
@@ -296,24 +297,28 @@ def jag_m_iter(
     current stripes (:func:`jag_m_probe`) and the stripes for the current counts
     (:func:`jag_m_alloc`) while ``max_load`` strictly decreases (at most `max_rounds`
     rounds). Never worse than JAG-M-HEUR-PROBE in the same orientation; always terminates.
-    ``params["extension"]`` is True.
+    ``params["extension"]`` is True. With `allow_empty` and more parts than cells, the
+    iteration runs on one part per cell and the rest are empty rectangles
+    (``params["parts_solved"]``).
     """
     pp = _Prepared(A, m, allow_empty)
     o = _orient(orient)
     rounds = as_int(max_rounds, "max_rounds", minimum=0)
+    # more parts than cells: iterate on one part per cell, pad the rest empty in bulk
+    m_solve = _m_cells(pp)
     best = None
     for oo in (_core.SP_HOR, _core.SP_VER) if o == _core.SP_BEST else (o,):
-        cur = jag_m_heur_probe(pp.A, pp.m, orient=_ORIENT_NAME[oo], allow_empty=allow_empty)
+        cur = jag_m_heur_probe(pp.A, m_solve, orient=_ORIENT_NAME[oo], allow_empty=allow_empty)
         k = 0
         for k in range(rounds):
             cuts, counts = _stripes_of(cur.rects, oo, pp.A.shape)
             nxt = jag_m_alloc(
-                pp.A, pp.m, counts=counts, orient=_ORIENT_NAME[oo], allow_empty=allow_empty
+                pp.A, m_solve, counts=counts, orient=_ORIENT_NAME[oo], allow_empty=allow_empty
             )
             cuts, counts = _stripes_of(nxt.rects, oo, pp.A.shape)
             nxt = jag_m_probe(
                 pp.A,
-                pp.m,
+                m_solve,
                 stripe_cuts=cuts,
                 orient=_ORIENT_NAME[oo],
                 allow_empty=allow_empty,
@@ -331,7 +336,11 @@ def jag_m_iter(
         "extension": True,
     }
     stats = dict(cur.stats, iterations=k)
-    return _result(pp, cur.rects, "jag_m_iter", params, stats)
+    rects, loads = cur.rects, None
+    if m_solve < pp.m:
+        rects, loads = _pad(pp, cur.rects, m_solve)
+        params["parts_solved"] = m_solve
+    return _result(pp, rects, "jag_m_iter", params, stats, loads=loads)
 
 
 def allocate(
