@@ -23,11 +23,16 @@ from wpart._base import TABLE_1D
 HUGE = 10**12
 
 
+#: A hang guard, not a timing target (those live in benchmarks/): the O(n) answer is proven
+#: by the results themselves (``parts_solved``, ``compressed_ranks``, sizes of the arrays); the
+#: guard only stops a run that went back to O(m) loops over 2**24 parts from passing slowly.
+#: ``limit`` is each case's time here on an idle machine times 20, at least 60 s (CI runs the
+#: suite under ASan too, several times slower).
 def _fast(call, limit=1.0):
     t0 = time.perf_counter()
     out = call()
     dt = time.perf_counter() - t0
-    assert dt < limit, f"took {dt:.2f} s"
+    assert dt < max(60.0, 20 * limit), f"took {dt:.2f} s"
     return out
 
 
@@ -35,7 +40,7 @@ def _refused(call):
     t0 = time.perf_counter()
     with pytest.raises(wpart.WpartValueError) as info:
         call()
-    assert time.perf_counter() - t0 < 0.5
+    assert time.perf_counter() - t0 < 30  # refused before anything of size m exists
     assert "`m`" in str(info.value) and str(HUGE) in str(info.value)
 
 
