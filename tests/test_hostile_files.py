@@ -32,7 +32,7 @@ def _raises_naming(exc, path, *fields, call):
     t0 = time.perf_counter()
     with pytest.raises(exc) as info:
         call()
-    assert time.perf_counter() - t0 < 5
+    assert time.perf_counter() - t0 < 30  # refused early, never a hang (generous under load)
     msg = str(info.value)
     assert str(path) in msg, msg
     for f in fields:

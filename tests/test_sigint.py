@@ -23,8 +23,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # seconds: responsiveness, not speed. The goal is 0.2 s on an idle machine (each test prints
 # its latency; the worst, a hung dynamic.run worker abandoned after 0.25 s, is ~0.35 s); the
 # requirement is 1 s, and the bound leaves 0.5 s for a loaded machine. Uninterrupted, every
-# case runs for seconds to minutes.
-BOUND = 1.5
+# case runs for seconds to minutes. Under ASan + UBSan (the suite's second pass, several times
+# slower) the bound is 5 s: the check there is that every path still stops, not its latency.
+BOUND = 5.0 if os.environ.get("WPART_SANITIZED") == "1" else 1.5
 
 PROFILES = """
 import numpy as np
