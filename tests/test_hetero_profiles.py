@@ -244,3 +244,112 @@ def test_profile_options_validated():
         wh.synthetic("tiny-random", seed=1).plot(what="power")
     with pytest.raises(wpart.WpartValueError, match="`dist`"):
         wh.evaluate([([1, 2], [1.0, 2.0])] * 2, [1])
+
+
+_SIZE_TOKENS = ["1", "7", "+7", "-3", "0", "-0", "007", "5.", "5.0", "1e3", "2.5", "1e400",
+                "9007199254740991", "9007199254740993", "9007199254740992.0", "9.1e15",
+                "9223372036854775807", "9223372036854775808", "-9223372036854775808", "1_0",
+                "nan", "inf", "0x10", "", "+", "-", ".", "1e", "١"]
+_NUM_TOKENS = ["1", "2.5", "-0.0", ".5", "5.", "1e-320", "1e400", "-1e400", "3.14159265358979",
+               "nan", "inf", "-inf", "1_0", "0x1p3", "1e", ".", "+", "e5", "4.9e-324", "١"]
+_SEPS = [" ", "\t", ",", " , ", "  "]
+_TAILS = ["", " ", "# c", " #x,y", "#\u00e9", "#\u2028 1 2", "#\x0b3 4", "\r"]
+
+
+def _random_points_text(rng):
+    lines = []
+    ncol = int(rng.integers(2, 4))
+    for _ in range(int(rng.integers(0, 8))):
+        r = rng.random()
+        if r < 0.1:
+            lines.append(str(rng.choice(_TAILS)).lstrip("\r"))
+            continue
+        nc = ncol if rng.random() < 0.9 else int(rng.integers(1, 5))
+        toks = [str(rng.choice(_SIZE_TOKENS)) if rng.random() < 0.3 else str(rng.integers(1, 99))]
+        for _ in range(nc - 1):
+            toks.append(str(rng.choice(_NUM_TOKENS)) if rng.random() < 0.3
+                        else repr(float(rng.random() * 10.0 ** int(rng.integers(-5, 5)))))
+        sep = str(rng.choice(_SEPS))
+        lines.append(sep.join(toks) + str(rng.choice(_TAILS)))
+    eol = "\r\n" if rng.random() < 0.2 else "\n"
+    return ("\ufeff" if rng.random() < 0.1 else "") + eol.join(lines) + (
+        eol if rng.random() < 0.5 else "")
+
+
+def _same(a, b):
+    return all((x is None and y is None) or (x is not None and y is not None and x.dtype == y.dtype
+                                               and np.array_equal(x, y, equal_nan=True))
+               for x, y in zip(a, b))
+
+
+def test_c_points_parser_matches_python_reader():
+    """The core's bulk parser takes a subset of the text syntax and gives exactly the Python
+    line-by-line reader's values; whatever it refuses, the Python reader handles."""
+    from wpart.hetero import _profile_io as io_
+
+    rng = np.random.default_rng(17)
+    taken = 0
+    for _ in range(4000):
+        text = _random_points_text(rng)
+        fast = io_._c_points(text.encode("utf-8"))
+        try:
+            slow = io_._points_slow(text.lstrip("\ufeff"), "f")
+        except wpart.WpartError:
+            assert fast is None, repr(text)
+            continue
+        if fast is not None:
+            taken += 1
+            assert _same(fast, slow), repr(text)
+    assert taken > 300
+    # exact edges
+    s, t, e = io_._c_points(b"9223372036854775807 1 2\n-9223372036854775807 1e400 4.9e-324\n")
+    assert s.tolist() == [2**63 - 1, -(2**63 - 1)] and t[1] == np.inf and e[1] == 5e-324
+    for bad in (b"9223372036854775808 1", b"-9223372036854775808 1", b"9007199254740992.0 1",
+                b"2.5 1", b"1 nan", b"1 2\n1 2 3", b"", b"# only\n", b"1 2 3 4", b"1 2\r3 4"):
+        assert io_._c_points(bad) is None, bad
+
+
+def _random_csv(rng):
+    names = ["a", " b", "b", "cpu 0", "g\u00e9", "\u00e9", "x\t", ""]
+    cols = ["processor", "size", "time"] + (["energy"] if rng.random() < 0.7 else [])
+    order = list(rng.permutation(len(cols)))
+    head = ",".join(cols[i] if rng.random() < 0.8 else f" {cols[i].upper()} " for i in order)
+    lines = [head]
+    for _ in range(int(rng.integers(0, 7))):
+        vals = {"processor": str(rng.choice(names)),
+                "size": str(rng.choice(_SIZE_TOKENS)) if rng.random() < 0.2
+                else str(rng.integers(1, 50)),
+                "time": str(rng.choice(_NUM_TOKENS)) if rng.random() < 0.2
+                else repr(float(rng.random())),
+                "energy": str(rng.choice(["", " ", "1", "nan", "2.5 "])) if rng.random() < 0.3
+                else repr(float(rng.random()))}
+        row = [vals[cols[i]] for i in order]
+        if rng.random() < 0.05:
+            row.append("9")
+        lines.append(",".join(row) if rng.random() < 0.95 else "")
+    eol = "\r\n" if rng.random() < 0.2 else "\n"
+    return eol.join(lines) + (eol if rng.random() < 0.5 else "")
+
+
+def test_c_csv_parser_matches_python_reader(monkeypatch):
+    from wpart.hetero import _profile_io as io_
+
+    rng = np.random.default_rng(18)
+    taken = 0
+    for _ in range(3000):
+        text = _random_csv(rng)
+        fast = io_._csv_c(text)
+        with monkeypatch.context() as mp:
+            mp.setattr(io_, "_csv_c", lambda text: None)
+            try:
+                slow = io_.parse_csv(text, "f", unknown="ignore")
+            except wpart.WpartError:
+                assert fast is None or any(fast[0].count(f) > 1 for f in fast[0]), repr(text)
+                continue
+        if fast is not None:
+            taken += 1
+            got = fast[1]
+            assert [g[0] for g in got] == [s[0] for s in slow], repr(text)
+            for g, s in zip(got, slow):
+                assert _same(g[1:], s[1:]), repr(text)
+    assert taken > 300

@@ -385,6 +385,105 @@ cleanup:
     return res;
 }
 
+/* Newlines + 1: an upper bound on the rows of a buffer. */
+static int64_t count_lines(const char *b, size_t len)
+{
+    int64_t n = 1;
+    for (const char *p = b, *end = b + len; (p = memchr(p, '\n', (size_t)(end - p))) != NULL;
+         p++) {
+        n++;
+    }
+    return n;
+}
+
+/* A parse error the Python reader re-reads itself: the detail string "line L, column C: ...". */
+static PyObject *parse_fallback(wpart_status_t st)
+{
+    if (st != WPART_EINVAL && st != WPART_ELIMIT) {
+        return wpy_raise(st, "profile file");
+    }
+    PyObject *r = PyUnicode_FromString(wpart_last_error());
+    wpart_clear_error();
+    return r;
+}
+
+static PyObject *wpy_hetero_parse_points(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *data;
+    if (!PyArg_ParseTuple(args, "S", &data)) {
+        return NULL;
+    }
+    const char *buf = PyBytes_AS_STRING(data);
+    size_t len = (size_t)PyBytes_GET_SIZE(data);
+    int64_t cap;
+    Py_BEGIN_ALLOW_THREADS
+    cap = count_lines(buf, len);
+    Py_END_ALLOW_THREADS
+    npy_intp d = (npy_intp)cap;
+    PyArrayObject *S = (PyArrayObject *)PyArray_SimpleNew(1, &d, NPY_INT64);
+    PyArrayObject *T = (PyArrayObject *)PyArray_SimpleNew(1, &d, NPY_FLOAT64);
+    PyArrayObject *E = (PyArrayObject *)PyArray_SimpleNew(1, &d, NPY_FLOAT64);
+    PyObject *res = NULL;
+    if (!S || !T || !E) {
+        goto done;
+    }
+    int64_t rows = 0, bl = 0, bc = 0;
+    int ncol = 0;
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = wpart_hetero_parse_points(buf, len, cap, &rows, &ncol, PyArray_DATA(S), PyArray_DATA(T),
+                                   PyArray_DATA(E), &bl, &bc);
+    Py_END_ALLOW_THREADS
+    res = st == WPART_OK ? Py_BuildValue("(LiOOO)", (long long)rows, ncol, S, T, E)
+                         : parse_fallback(st);
+done:
+    Py_XDECREF(S);
+    Py_XDECREF(T);
+    Py_XDECREF(E);
+    return res;
+}
+
+static PyObject *wpy_hetero_parse_csv(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *data;
+    int nf, cp, cs, ct, ce;
+    if (!PyArg_ParseTuple(args, "Siiiii", &data, &nf, &cp, &cs, &ct, &ce)) {
+        return NULL;
+    }
+    const char *buf = PyBytes_AS_STRING(data);
+    size_t len = (size_t)PyBytes_GET_SIZE(data);
+    int64_t cap;
+    Py_BEGIN_ALLOW_THREADS
+    cap = count_lines(buf, len);
+    Py_END_ALLOW_THREADS
+    npy_intp d = (npy_intp)cap;
+    PyArrayObject *a[6] = {NULL};
+    const int types[6] = {NPY_INT64, NPY_INT64, NPY_FLOAT64, NPY_FLOAT64, NPY_INT64, NPY_INT64};
+    PyObject *res = NULL;
+    for (int i = 0; i < 6; i++) {
+        if (!(a[i] = (PyArrayObject *)PyArray_SimpleNew(1, &d, types[i]))) {
+            goto done;
+        }
+    }
+    int64_t rows = 0, names = 0, bl = 0, bc = 0;
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = wpart_hetero_parse_csv(buf, len, nf, cp, cs, ct, ce, cap, &rows, PyArray_DATA(a[0]),
+                                PyArray_DATA(a[1]), PyArray_DATA(a[2]), PyArray_DATA(a[3]),
+                                PyArray_DATA(a[4]), PyArray_DATA(a[5]), &names, &bl, &bc);
+    Py_END_ALLOW_THREADS
+    res = st == WPART_OK ? Py_BuildValue("(LLOOOOOO)", (long long)rows, (long long)names, a[0],
+                                         a[1], a[2], a[3], a[4], a[5])
+                         : parse_fallback(st);
+done:
+    for (int i = 0; i < 6; i++) {
+        Py_XDECREF(a[i]);
+    }
+    return res;
+}
+
 static PyMethodDef hetero_methods[] = {
     {"hetero_front", (PyCFunction)(void (*)(void))wpy_hetero_front, METH_VARARGS | METH_KEYWORDS,
      "Front of a hetero instance: ((energy, dynamic, time, dist), stats), or 'time_limit'."},
@@ -396,6 +495,12 @@ static PyMethodDef hetero_methods[] = {
     {"hetero_milp_front", wpy_hetero_milp_front, METH_VARARGS,
      "Epsilon-constraint MILP front (GLPK): (energy, dynamic, time, dist), or 'time_limit'."},
     {"hetero_dgemm", wpy_hetero_dgemm, METH_VARARGS, "C += A @ B (blocked C kernel, GIL released)."},
+    {"hetero_parse_points", wpy_hetero_parse_points, METH_VARARGS,
+     "Bulk parse of `size time [energy]` bytes: (rows, ncol, sizes, time, energy) with "
+     "cap-long arrays, or the detail string of the first bad line (GIL released)."},
+    {"hetero_parse_csv", wpy_hetero_parse_csv, METH_VARARGS,
+     "Bulk parse of a profile CSV body: (rows, names, code, sizes, time, energy, name_off, "
+     "name_len), or the detail string of the first bad line (GIL released)."},
     {NULL, NULL, 0, NULL},
 };
 

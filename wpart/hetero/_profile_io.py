@@ -1,9 +1,11 @@
 """Fast, bounded readers of profile files (FuPerMod-style ``size time [energy]`` text and the
 long-format ``processor,size,time[,energy]`` CSV).
 
-The numbers are parsed in bulk by NumPy's C parsers; a Python line-by-line pass runs only to
-report an error precisely (its line and text) or for the rare file whose sizes reach 2**53,
-which are then parsed exactly as integers. Every error names the file.
+The numbers are parsed in bulk by the core's C parsers (``hetero_parse_points`` /
+``hetero_parse_csv``), which accept a strict subset of the syntax below (ASCII numbers, exact
+integer sizes) and give the same values; any other file, and every error, goes through the
+NumPy / Python readers below, which report an error precisely (its line and text) and parse
+sizes exactly as integers. Every error names the file.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import _core
 from .._errors import WpartError, WpartOverflowError, WpartValueError
 
 #: Sizes at or above this magnitude cannot be held exactly by a float64.
@@ -41,13 +44,20 @@ def naming(source: str | None) -> Iterator[None]:
 def read_text(p: Path, name: str) -> str:
     """A profile file's text (a UTF-8 BOM dropped); WpartValueError naming `name` and the file
     for binary or non-UTF-8 content, WpartOSError-like errors for unreadable files."""
+    return _decode(_read_bytes(p, name), p, name)
+
+
+def _read_bytes(p: Path, name: str) -> bytes:
     try:
-        raw = p.read_bytes()
+        return p.read_bytes()
     except OSError as exc:
         from .._errors import WpartFileNotFoundError, WpartOSError
 
         cls = WpartFileNotFoundError if isinstance(exc, FileNotFoundError) else WpartOSError
         raise cls(f"`{name}`: cannot read {str(p)!r}: {exc.strerror or exc}") from None
+
+
+def _decode(raw: bytes, p: Path, name: str) -> str:
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -119,24 +129,43 @@ def parse_points(text: str | None, label: str, path: Path | None = None
     """``(sizes, time, energy or None)`` of FuPerMod-style text, or of the file `path` when
     `text` is None (unsorted, unvalidated values).
 
-    Bulk path: :func:`numpy.loadtxt` (C) on the whole file or text. Sizes must be exact
-    integers: a size at or above 2**53 sends the file through the exact line-by-line
+    Bulk path: the core's C parser (:func:`_c_points`), then :func:`numpy.loadtxt` on what
+    it does not take. Sizes must be exact integers: a size at or above 2**53 sends the file through the exact line-by-line
     parser, which accepts integer literals up to int64 and refuses float literals that
     cannot be exact; so does any error, to report its line.
     """
-    a = None
     if text is None:
-        a = _loadtxt(str(path))
-        if a is None or not _bulk_ok(a):
-            text = read_text(path, "path")
-    if text is not None:
-        if text.startswith("\ufeff"):
-            text = text[1:]
-        a = _loadtxt(io.StringIO(text.replace(",", " ") if "," in text else text))
+        raw = _read_bytes(path, "path")
+        text = _decode(raw, path, "path")  # a non-UTF-8 file is refused as before
+    else:
+        try:
+            raw = text.encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates: the Python reader decides
+            raw = b""
+    fast = _c_points(raw)
+    if fast is not None:
+        return fast
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    a = _loadtxt(io.StringIO(text.replace(",", " ") if "," in text else text))
     if a is None or not _bulk_ok(a):
         return _points_slow(text, label)
     s = a[:, 0]
     return s.astype(np.int64), a[:, 1], a[:, 2] if a.shape[1] == 3 else None
+
+
+def _c_points(raw: bytes) -> tuple[NDArray, NDArray, NDArray | None] | None:
+    """The core's bulk parse of `raw` (UTF-8 bytes), or None when it does not take the text
+    (an error, or syntax outside its subset): the caller then reads it the Python way."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    if not raw:
+        return None
+    r = _core.hetero_parse_points(raw)
+    if isinstance(r, str):  # "line L, column C: ..." -- re-read for the precise message
+        return None
+    n, ncol, s, t, e = r
+    return s[:n], t[:n], e[:n] if ncol == 3 else None
 
 
 def _bulk_ok(a: NDArray) -> bool:
@@ -191,11 +220,16 @@ def parse_csv(text: str, label: str, unknown: str = "raise"
     appearance. Unknown columns raise (``unknown="raise"``) or warn (``"warn"``)."""
     if text.startswith("\ufeff"):
         text = text[1:]
-    fast = _csv_columns(text)
-    if fast is not None:
-        fields, cols, nrows = fast
+    cfast = _csv_c(text)
+    fast = None
+    if cfast is not None:
+        fields = cfast[0]
     else:
-        fields, rows = _csv_rows(text, label)
+        fast = _csv_columns(text)
+        if fast is not None:
+            fields, cols, nrows = fast
+        else:
+            fields, rows = _csv_rows(text, label)
     missing = [c for c in _CSV_COLUMNS[:3] if c not in fields]
     if missing:
         raise WpartValueError(f"{label}: CSV must have columns processor,size,time[,energy]; "
@@ -210,6 +244,8 @@ def parse_csv(text: str, label: str, unknown: str = "raise"
     dup = sorted({f for f in fields if fields.count(f) > 1})
     if dup:
         raise WpartValueError(f"{label}: duplicate CSV column(s) {dup}")
+    if cfast is not None:
+        return cfast[1]
     if fast is None:
         rows = [r for r in rows if r]  # blank lines
         if not rows:
@@ -237,6 +273,44 @@ def parse_csv(text: str, label: str, unknown: str = "raise"
         idx = order[bounds[u]:bounds[u + 1]]
         out.append((nm, sizes[idx], time[idx], energy[idx]))
     return out
+
+
+def _csv_c(text: str) -> tuple[list[str], list[tuple[str, NDArray, NDArray, NDArray]]] | None:
+    """``(header fields, per-processor arrays)`` of an unquoted CSV parsed by the core, or None
+    when the core does not take it (quotes, missing columns, an error, syntax outside its
+    subset): the caller then reads it the Python way, which words every error."""
+    if '"' in text:
+        return None
+    i = text.find("\n")
+    if i < 0:
+        return None
+    head = text[:i]
+    if head.endswith("\r"):
+        head = head[:-1]
+    if "\r" in head:
+        return None
+    fields = [h.strip().lower() for h in head.split(",")]
+    if any(c not in fields for c in _CSV_COLUMNS[:3]) or len(fields) > 4096:
+        return None
+    try:
+        body = text[i + 1:].encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    ce = fields.index("energy") if "energy" in fields else -1
+    r = _core.hetero_parse_csv(body, len(fields), fields.index("processor"),
+                               fields.index("size"), fields.index("time"), ce)
+    if isinstance(r, str):
+        return None
+    n, nn, code, sizes, time, energy, off, ln = r
+    code, sizes, time, energy = code[:n], sizes[:n], time[:n], energy[:n]
+    names = [body[o:o + k].decode("utf-8") for o, k in zip(off[:nn].tolist(), ln[:nn].tolist())]
+    order = np.argsort(code, kind="stable")
+    bounds = np.searchsorted(code[order], np.arange(nn + 1))
+    out = []
+    for u, nm in enumerate(names):
+        idx = order[bounds[u]:bounds[u + 1]]
+        out.append((nm, sizes[idx], time[idx], energy[idx]))
+    return fields, out
 
 
 def _csv_floats(col: Any, what: str, label: str, blank_zero: bool = False) -> NDArray:

@@ -165,6 +165,42 @@ wpart_status_t wpart_hetero_milp_front(int64_t n, const wpart_hetero_profiles_t 
                                        double time_limit, const wpart_control_t *control,
                                        wpart_hetero_front_t *out);
 
+/**
+ * Bulk parse of a FuPerMod-style profile file: lines of `size time [energy]` (blanks or commas
+ * between the columns, '#' starts a comment, blank lines skipped, lines end with "\n" or
+ * "\r\n"; every data line has 2 or every one has 3 columns). Sizes are exact: an integer literal
+ * within +-(2**63-1), or a float literal that is an integer below 2**53 in magnitude; times and
+ * energies are decimal numbers (strtod, C locale). Only a strict subset of what wpart's Python
+ * reader accepts is accepted (ASCII numbers; no nan/inf words, hex, underscores): anything else
+ * is WPART_EINVAL with the 1-based line and column in *bad_line / *bad_col and the detail, and
+ * the caller re-reads the text its own way. WPART_EINVAL also when the locale's decimal point is
+ * not '.' (wpart never calls setlocale). No data line: WPART_EINVAL.
+ *
+ * buf, len  the bytes (a UTF-8 BOM removed by the caller)
+ * cap       capacity of size/time/energy (rows); more rows: WPART_ELIMIT
+ * rows, ncol  rows parsed and their column count (2 or 3); energy is 0 for 2 columns
+ * Time O(len), no allocation, no global state.
+ */
+wpart_status_t wpart_hetero_parse_points(const char *buf, size_t len, int64_t cap, int64_t *rows,
+                                         int *ncol, int64_t *size, double *time, double *energy,
+                                         int64_t *bad_line, int64_t *bad_col);
+
+/**
+ * Bulk parse of the body (the lines after the header) of a long-format profile CSV with nf
+ * fields per line split at ',' (no quoting: a '"' is an error), processor / size / time /
+ * energy in fields c_proc / c_size / c_time / c_energy (-1: none; energies then 0). Fields are
+ * stripped of blanks; an empty energy is 0; empty lines are skipped. Sizes and numbers follow
+ * wpart_hetero_parse_points. Processor names are numbered by first appearance: code[i] is row
+ * i's name number and name_off/name_len[u] locate name u in buf (*names names). Errors as in
+ * wpart_hetero_parse_points (*bad_col is the 1-based field). All outputs hold cap entries.
+ * Time O(len) expected (a hash table of the names), memory O(names).
+ */
+wpart_status_t wpart_hetero_parse_csv(const char *buf, size_t len, int nf, int c_proc,
+                                      int c_size, int c_time, int c_energy, int64_t cap,
+                                      int64_t *rows, int64_t *code, int64_t *size, double *time,
+                                      double *energy, int64_t *name_off, int64_t *name_len,
+                                      int64_t *names, int64_t *bad_line, int64_t *bad_col);
+
 #ifdef __cplusplus
 }
 #endif
