@@ -337,7 +337,7 @@ def test_simulated_time_limit_keeps_the_progress_made():
 
     r = tasks.balance(p, seed=0, n_iter=2, n_trials=8, explore=True, time_limit=0.3,
                       progress=later)
-    if r.status == "time_limit":
+    if r.status == "time_limit" and slept:  # trial 0 finished before the callback slept
         assert r.stats["trials_done"] >= 1 and r.max_load <= first.max_load
         assert r.max_load == p.evaluate(assignment=r.assignment)["w_max"]
         if r.stats["best_trial"] < r.stats["trials_done"]:

@@ -151,13 +151,16 @@ class ProcessWorker(Worker):
             self._recv(st)  # the child is up (a fresh interpreter: a fraction of a second)
             kind, *arrays = task._proc_spec()  # type: ignore[union-attr]
             views = [_flat(np.asarray(a)) for a in arrays]
-            parent.send((kind, [(a.shape, a.dtype.str, order, v.nbytes)
-                                for a, (v, order) in zip(arrays, views)]))
-            for v, _ in views:
-                for i in range(0, v.nbytes, _CHUNK):
-                    if st["stop"].is_set():
-                        raise _Stopped("stopped while sending the inputs")
-                    parent.send_bytes(v[i : i + _CHUNK])
+            try:
+                parent.send((kind, [(a.shape, a.dtype.str, order, v.nbytes)
+                                    for a, (v, order) in zip(arrays, views)]))
+                for v, _ in views:
+                    for i in range(0, v.nbytes, _CHUNK):
+                        if st["stop"].is_set():
+                            raise _Stopped("stopped while sending the inputs")
+                        parent.send_bytes(v[i : i + _CHUNK])
+            except OSError:  # the child died while its inputs were sent (e.g. killed)
+                raise WpartRuntimeError(f"the worker process {_exit_reason(proc)}") from None
             self._recv(st)  # the child holds the inputs
         except BaseException:
             self._close(st)
