@@ -65,6 +65,7 @@ from ._errors import (
     WpartValueError,
 )
 from ._result import STATUSES, Result
+from . import _errors
 
 __version__ = "0.1.0"
 
@@ -77,20 +78,7 @@ __all__ = [
     "METHODS_1D",
     "Result",
     "STATUSES",
-    "WpartError",
-    "WpartValueError",
-    "WpartTypeError",
-    "WpartOverflowError",
-    "WpartMemoryError",
-    "WpartRuntimeError",
-    "WpartIndexError",
-    "WpartKeyError",
-    "WpartOSError",
-    "WpartFileNotFoundError",
-    "WpartTimeoutError",
-    "WpartNotImplementedError",
-    "CancelledError",
-    "SolverError",
+    *_errors.__all__,  # every exception class, listed once in wpart/_errors.py
     "__version__",
 ]
 
