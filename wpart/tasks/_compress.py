@@ -86,7 +86,7 @@ def compress(problem: Problem, cap: Any) -> tuple | None:
         rank_baseline=pick(problem.rank_baseline), rank_mem_cap=pick(cap),
         rank_alpha=pick(problem.rank_alpha),
         initial=np.searchsorted(used, problem.initial), task_ids=problem.task_ids,
-        block_ids=problem.block_ids, meta=problem.meta)
+        block_ids=problem.block_ids, meta=problem.meta, migratable=problem.migratable)
     return sub, pick(cap), ranks, classes
 
 

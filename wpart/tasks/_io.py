@@ -268,6 +268,10 @@ def _parse_phase(f: str, doc: dict, rank: int, m: int, phase: int | None,
         where = f"phases[{pi}].tasks[{ti}]"
         ent = _need(t, "entity", where, (dict,), f)
         key = _entity_key(ent, where + ".entity", f)
+        mig = ent.get("migratable", True)
+        if not isinstance(mig, bool):
+            raise LBDatafileError(f"{f}: {where}.entity.migratable: expected true or false, "
+                                  f"got {mig!r}")
         if seen is not None:
             if key in seen:
                 raise LBDatafileError(f"{f}: {where}.entity: duplicate task {key[0]} {key[1]}")
@@ -373,7 +377,7 @@ def read_lbdatafile(paths: Any, *, phase: int | None = None, m: int | None = Non
         raise WpartValueError(f"`m` = {I} but a file has rank {max(per_rank)}")
     keys: dict[tuple[str, int], int] = {}
     seen: set = set()
-    load, fp, wk, init, shared, entities = [], [], [], [], [], []
+    load, fp, wk, init, shared, entities, mig = [], [], [], [], [], [], []
     blocks: dict[int, list] = {}  # shared_id -> [size, home]
     baseline = np.zeros(I)
     alpha = np.ones(I)
@@ -390,6 +394,7 @@ def read_lbdatafile(paths: Any, *, phase: int | None = None, m: int | None = Non
             load.append(time)
             init.append(rank)
             entities.append(ent)
+            mig.append(ent.get("migratable", True))
             fp.append(tfp)
             wk.append(twk)
             baseline[rank] = max(baseline[rank], rw)
@@ -433,6 +438,7 @@ def read_lbdatafile(paths: Any, *, phase: int | None = None, m: int | None = Non
         initial=np.array(init, dtype=np.int32),
         task_ids=ids,
         block_ids=np.array(sids, dtype=np.int64),
+        migratable=np.array(mig, dtype=bool),
         meta={"files": files, "phase": phase, "entities": entities},
     )
     return prob
@@ -449,7 +455,8 @@ def write_lbdatafile(problem, stem: str, *, assignment=None, phase: int = 0,
     ents = problem.meta.get("entities") if isinstance(problem.meta, dict) else None
     if ents is None or len(ents) != K:
         ids = problem.task_ids if problem.task_ids is not None else np.arange(K)
-        ents = [{"type": "object", "id": int(ids[k]), "migratable": True,
+        mig = problem.migratable
+        ents = [{"type": "object", "id": int(ids[k]), "migratable": bool(mig[k]),
                  "home": int(problem.initial[k])} for k in range(K)]
     bids = problem.block_ids if problem.block_ids is not None else np.arange(problem.n_blocks)
     tasks_of = [[] for _ in range(I)]

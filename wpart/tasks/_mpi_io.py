@@ -31,7 +31,9 @@ def read_rank(path: str, rank: int, m: int, phase: int | None = None,
     ``edges`` is a list of ``(eid, src_key, dst_key, bytes, pinned)`` for the communications
     listed in this file (``eid = rank * 2**32 + index``; ``pinned``: which ends are marked
     ``"migratable": false``, skipped when they are not tasks); ``info`` has the phase, the
-    entity kind and ``where`` (eid -> the communication's position in the file). A file
+    entity kind, ``where`` (eid -> the communication's position in the file) and
+    ``pinned`` (sorted ids of this rank's tasks marked ``"migratable": false``: they stay on
+    this rank; their entities in ``data.ents`` carry the flag too). A file
     larger than `max_bytes` once decompressed is refused.
     """
     doc = _load_json(path, max_bytes)
@@ -80,8 +82,10 @@ def read_rank(path: str, rank: int, m: int, phase: int | None = None,
         bid=np.array(sb, np.int64), bsize=np.array([blocks[s][0] for s in sb], float),
         bhome=np.array([blocks[s][1] for s in sb], np.int32), baseline=baseline, alpha=alpha,
         ents=ents)
+    pinned = np.array(sorted(g for g, e in ents.items() if e.get("migratable", True) is False),
+                      np.int64)
     return data, edges, {"phase": phase, "kind": next(iter(kinds), "id"), "where": where,
-                         "path": path}
+                         "path": path, "pinned": pinned}
 
 
 def distribute_edges(ch, data: RankData, edges: list, name_of=None) -> None:

@@ -64,6 +64,34 @@ def _ints(x: Any, name: str, n: int | None, lo: int, hi: int, default=None):
     return a
 
 
+def _bools(x: Any, name: str, n: int) -> NDArray[np.bool_]:
+    """A read-only bool array of length `n` (None: all True); 0/1 integers accepted."""
+    if x is None:
+        a = np.ones(n, dtype=bool)
+    else:
+        if is_bool(x):
+            raise WpartTypeError(f"`{name}` must be an array of {n} booleans, got a single "
+                                 f"{type(x).__name__}")
+        try:
+            a = np.asarray(x)
+        except (TypeError, ValueError) as exc:
+            raise WpartTypeError(f"`{name}` could not be converted to an array: {exc}") from None
+        if a.ndim != 1:
+            raise WpartValueError(f"`{name}` must be 1-D, got {a.ndim}-D")
+        if a.shape[0] != n:
+            raise WpartValueError(f"`{name}` must have length {n}, got {a.shape[0]}")
+        if a.dtype.kind in "iu" or (a.size == 0 and a.dtype.kind == "f"):
+            if a.size and not np.all((a == 0) | (a == 1)):
+                i = int(np.flatnonzero((a != 0) & (a != 1))[0])
+                raise WpartValueError(f"`{name}` must hold booleans (or 0/1), got {a[i]} at "
+                                      f"index {i}")
+        elif a.dtype.kind != "b":
+            raise WpartTypeError(f"`{name}` must be a bool array, got dtype {a.dtype}")
+        a = np.array(a, dtype=bool, copy=True)
+    a.setflags(write=False)
+    return a
+
+
 @dataclass(frozen=True, kw_only=True)
 class Coefficients:
     """Coefficients of the work model ``W = a L + b max(out, in) + g loc + d H`` (eq. (11) of
@@ -120,6 +148,12 @@ class Problem:
         round robin.
     task_ids : array_like of int, optional
         External ids (kept by the LBDatafile reader and writer).
+    migratable : array_like of bool, shape (K,), optional
+        Whether each task may move (default: all True). A task with ``False`` (an
+        LBDatafile entity ``"migratable": false``) is *pinned*: it stays on its rank of
+        `initial` (its home; the rank of the file listing it) in every method and backend,
+        and its work there bounds ``W_max`` from below. Stored as a read-only bool array in
+        the order of the tasks (of `task_ids`).
 
     Everything after `m` is keyword-only.
     """
@@ -143,6 +177,7 @@ class Problem:
     meta: dict = field(default_factory=dict)
     rank_node: NDArray[np.int32] | None = None
     node_mem: NDArray[np.float64] | None = None
+    migratable: NDArray[np.bool_] | None = None
 
     def __post_init__(self) -> None:
         I = as_m(self.m, "m", maximum=INT32_LIMIT)
@@ -227,12 +262,24 @@ class Problem:
             if t.shape != (K,):
                 raise WpartValueError(f"`task_ids` must have length {K}")
             set_("task_ids", t)
+        set_("migratable", _bools(self.migratable, "migratable", K))
 
     # ---------------------------------------------------------------- sizes
     @property
     def n_tasks(self) -> int:
         """Number of tasks K."""
         return int(self.task_load.shape[0])
+
+    @property
+    def pinned(self) -> NDArray[np.int64]:
+        """Indices of the pinned tasks (``migratable`` False), ascending; they stay on their
+        rank of :attr:`initial`."""
+        return np.flatnonzero(~self.migratable)
+
+    @property
+    def n_pinned(self) -> int:
+        """Number of pinned tasks."""
+        return int(self.migratable.shape[0] - np.count_nonzero(self.migratable))
 
     @property
     def n_blocks(self) -> int:
@@ -250,7 +297,8 @@ class Problem:
     def __repr__(self) -> str:
         return (f"Problem(m={self.m}, n_tasks={self.n_tasks}, "
                 f"n_blocks={self.n_blocks}, n_edges={self.n_edges}, "
-                f"memory_cap={'yes' if self.rank_mem_cap is not None else 'no'})")
+                f"memory_cap={'yes' if self.rank_mem_cap is not None else 'no'}"
+                + (f", pinned={self.n_pinned}" if self.n_pinned else "") + ")")
 
     # ---------------------------------------------------------------- core interface
     def _dict(self, memory_cap: Any = None) -> dict:
@@ -271,6 +319,8 @@ class Problem:
             "rank_baseline": self.rank_baseline,
             "rank_mem_cap": cap,
             "rank_alpha": self.rank_alpha,
+            # None when every task may move (the common case costs nothing)
+            "task_migratable": None if self.migratable.all() else self.migratable,
         }
         return d
 
