@@ -38,6 +38,12 @@ def milp_model(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma
     forces FWMP (paper form only). ``form="compact"`` applies equivalent reductions (sparse
     (17), one memory row per rank, continuous auxiliaries, communication variables only on the
     diagonal, self-edges folded in).
+
+    Pinned tasks (``problem.migratable`` False) are fixed variables: ``chi[home, k]`` has
+    bounds [1, 1] and ``chi[i, k]`` [0, 0] elsewhere, ``home`` the task's rank of
+    ``problem.initial`` (``n_pinned`` in the dict). With `preserve_clusters`, the
+    *migratable* tasks of each block share one rank (rows ``chi[i, k1] = chi[i, k]``); the
+    block's pinned tasks stay home, as in the block clusters of CCM-LB and brute force.
     """
     c = Coefficients(alpha=alpha, beta=beta, gamma=gamma, delta=delta)
     f = choice(form, "form", FORMS)
@@ -48,11 +54,59 @@ def milp_model(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma
     if preserve_clusters and f == "paper":
         raise WpartValueError("`preserve_clusters` needs form='compact'")
     cap = problem.caps(memory_cap)
-    m = _core.tasks_milp_build(problem._dict(cap), c.as_tuple(), {"paper": 0, "compact": 1}[f], fm == "fwmp",
-                               bool(preserve_clusters))
+    pin = problem.pinned
+    # pinned tasks in a block: their block cluster is the block's migratable tasks only
+    own_rows = bool(preserve_clusters and pin.size and problem.task_block is not None
+                    and np.any(problem.task_block[pin] >= 0))
+    m = _core.tasks_milp_build(problem._dict(cap), c.as_tuple(), {"paper": 0, "compact": 1}[f],
+                               fm == "fwmp", bool(preserve_clusters) and not own_rows)
     m["form"] = f
+    m["n_pinned"] = int(pin.size)
+    if pin.size:
+        _fix_pinned(m, problem, pin)
+    if own_rows:
+        _same_rank_rows(m, problem)
     m["n_ineq_rows"] = m["n_rows"] - m["n_eq_rows"]
     return m
+
+
+def _fix_pinned(m: dict, problem: Problem, pin: np.ndarray) -> None:
+    """Bounds of the pinned tasks' ``chi`` columns: 1 on the home rank, 0 elsewhere."""
+    K, I = problem.n_tasks, problem.m
+    lb, ub = np.array(m["lb"], copy=True), np.array(m["ub"], copy=True)
+    cols = m["col_chi"] + np.arange(I, dtype=np.int64)[:, None] * K + pin[None, :]
+    ub[cols.ravel()] = 0.0
+    home = m["col_chi"] + problem.initial[pin].astype(np.int64) * K + pin
+    lb[home] = 1.0
+    ub[home] = 1.0
+    m["lb"], m["ub"] = lb, ub
+
+
+def _same_rank_rows(m: dict, problem: Problem) -> None:
+    """Rows ``chi[i, first] - chi[i, k] = 0`` tying every migratable task of a block to the
+    block's first migratable task (appended as equality rows)."""
+    K, I = problem.n_tasks, problem.m
+    free = np.flatnonzero(problem.migratable & (problem.task_block >= 0))
+    blk = problem.task_block[free]
+    order = np.argsort(blk, kind="stable")
+    free, blk = free[order], blk[order]
+    first = free[np.searchsorted(blk, blk)]
+    keep = first != free
+    a, b = first[keep].astype(np.int64), free[keep].astype(np.int64)
+    if a.size == 0:
+        return
+    ii = np.arange(I, dtype=np.int64)
+    n_new = a.size * I
+    rows = m["n_rows"] + np.arange(n_new, dtype=np.int64)
+    ca = (m["col_chi"] + ii[None, :] * K + a[:, None]).ravel()
+    cb = (m["col_chi"] + ii[None, :] * K + b[:, None]).ravel()
+    m["a_row"] = np.concatenate([m["a_row"], rows, rows])
+    m["a_col"] = np.concatenate([m["a_col"], ca, cb])
+    m["a_val"] = np.concatenate([m["a_val"], np.ones(n_new), -np.ones(n_new)])
+    m["row_lb"] = np.concatenate([m["row_lb"], np.zeros(n_new)])
+    m["row_ub"] = np.concatenate([m["row_ub"], np.zeros(n_new)])
+    m["n_rows"] += n_new
+    m["n_eq_rows"] += n_new
 
 
 def _solve_model(m: dict, time_limit, mip_gap, progress, write):
@@ -139,8 +193,9 @@ def solve_milp(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma
         stats["has_answer"] = False
         res = make_result(problem, c, cap, problem.initial, np.array([np.inf]), "milp", stats,
                           status="infeasible",
-                          message="infeasible: no assignment satisfies the memory caps "
-                                  "(max_load is inf; the arrays describe the initial "
+                          message="infeasible: no assignment satisfies the memory caps"
+                                  + (" with the pinned tasks at home" if m["n_pinned"] else "")
+                                  + " (max_load is inf; the arrays describe the initial "
                                   "assignment)")
         return replace_fields(res, max_load=math.inf, imbalance=math.inf)
     if not has_x:

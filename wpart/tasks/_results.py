@@ -204,15 +204,31 @@ class TasksResult(PaperNames, Result):
 
 # ---------------------------------------------------------------------- building results
 def load_bound(problem: Problem, coeffs: Coefficients) -> float:
-    """``max(sum L / sum(1 / a_r), max L * min a_r)``: a lower bound on any placement's
-    ``W_max`` (``a_r`` the rank's alpha; 0 where a rank has alpha 0)."""
+    """A lower bound on any placement's ``W_max``: the largest of ``sum L / sum(1 / a_r)``
+    (the mean, speed-weighted), ``L_k * min a_r`` over the tasks that may move, and
+    ``a_r P_r`` over the ranks, ``P_r`` the load of the tasks pinned to rank ``r``
+    (``migratable`` False: they stay there, and every term of ``W`` is >= 0, so
+    ``W(r) >= a_r P_r``); ``a_r`` is the rank's alpha. Together these are the exact bound of
+    the fractional relaxation: with ``W_max = T`` rank ``r`` holds load at most ``T / a_r``
+    and at least ``P_r``. Ranks with alpha 0 make the first two terms 0."""
     a = (np.full(problem.m, coeffs.alpha) if problem.rank_alpha is None
          else np.asarray(problem.rank_alpha, np.float64))
     L = problem.task_load
-    if L.size == 0 or a.min() <= 0:
+    if L.size == 0:
         return 0.0
+    mig = problem.migratable
+    best = 0.0
+    if not mig.all():
+        pin = np.flatnonzero(~mig)
+        P = np.bincount(problem.initial[pin], weights=L[pin], minlength=problem.m)
+        with np.errstate(over="ignore", invalid="ignore"):
+            best = float(np.max(a * P))
+    if a.min() <= 0:
+        return best
+    free = L[mig]
     with np.errstate(over="ignore", divide="ignore"):  # tiny alphas: a bound of 0
-        return float(max(L.sum() / np.sum(1.0 / a), L.max() * a.min()))
+        return float(max(best, L.sum() / np.sum(1.0 / a),
+                         free.max() * a.min() if free.size else 0.0))
 
 
 def make_result(problem: Problem, coeffs: Coefficients, cap: Any, assignment: NDArray,
