@@ -6,7 +6,7 @@
 
 typedef struct {
     wpart_tasks_problem_t p;
-    PyArrayObject *arr[13];
+    PyArrayObject *arr[14];
     int n;
 } wpy_tprob_t;
 
@@ -96,6 +96,9 @@ static int tprob_parse(PyObject *d, wpy_tprob_t *t)
     p->rank_mem_cap = v;
     if (tprob_get(t, d, "rank_alpha", NPY_FLOAT64, 0, nI, &v, NULL) < 0) goto fail;
     p->rank_alpha = v;
+    /* absent or None: every task may move */
+    if (tprob_get(t, d, "task_migratable", NPY_BOOL, 0, K, &v, NULL) < 0) goto fail;
+    p->task_migratable = v;
     if ((N > 0 && !p->block_home) || (M > 0 && (!p->edge_dst || !p->edge_bytes))) {
         PyErr_SetString(wpy_ValueError, "problem dict: block_home / edge_dst / edge_bytes missing");
         goto fail;
@@ -409,23 +412,32 @@ cleanup:
     return res;
 }
 
+/* tasks_greedy(problem, coeffs, initial=None): `initial` places the pinned tasks (needed when
+ * the problem has some). */
 static PyObject *wpy_tasks_greedy(PyObject *self, PyObject *args)
 {
-    PyObject *pd, *co;
+    PyObject *pd, *co, *io = Py_None;
     wpy_tprob_t t;
     wpart_tasks_coeffs_t c;
-    if (!PyArg_ParseTuple(args, "OO", &pd, &co)) return NULL;
+    if (!PyArg_ParseTuple(args, "OO|O", &pd, &co, &io)) return NULL;
     if (coeffs_parse(co, &c) < 0 || tprob_parse(pd, &t) < 0) return NULL;
     npy_intp K = t.p.n_tasks;
+    PyArrayObject *init = io == Py_None ? NULL : assign_in(io, t.p.n_tasks);
+    if (io != Py_None && !init) {
+        tprob_release(&t);
+        return NULL;
+    }
     PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(1, &K, NPY_INT32);
     if (!out) {
+        Py_XDECREF(init);
         tprob_release(&t);
         return NULL;
     }
     wpart_status_t st;
     Py_BEGIN_ALLOW_THREADS
-    st = wpart_tasks_greedy(&t.p, &c, PyArray_DATA(out));
+    st = wpart_tasks_greedy(&t.p, &c, init ? PyArray_DATA(init) : NULL, PyArray_DATA(out));
     Py_END_ALLOW_THREADS
+    Py_XDECREF(init);
     tprob_release(&t);
     if (st != WPART_OK) {
         Py_DECREF(out);
@@ -434,24 +446,31 @@ static PyObject *wpy_tasks_greedy(PyObject *self, PyObject *args)
     return (PyObject *)out;
 }
 
-/* tasks_brute(problem, coeffs, preserve, max_states, time_limit=0.0) -> (assignment, w_max,
- * stopped): `stopped` is True when the time limit ended the enumeration; the assignment is then
- * the best one enumerated so far (-1 everywhere if none) and w_max is NaN. */
+/* tasks_brute(problem, coeffs, preserve, max_states, time_limit=0.0, initial=None) ->
+ * (assignment, w_max, stopped); `initial` places the pinned tasks. `stopped` is True when the
+ * time limit ended the enumeration; the assignment is then the best one enumerated so far (-1
+ * everywhere if none) and w_max is NaN. */
 static PyObject *wpy_tasks_brute(PyObject *self, PyObject *args)
 {
-    PyObject *pd, *co;
+    PyObject *pd, *co, *io = Py_None;
     int preserve;
     long long max_states;
     double time_limit = 0.0;
     wpy_tprob_t t;
     wpart_tasks_coeffs_t c;
-    if (!PyArg_ParseTuple(args, "OOpL|d", &pd, &co, &preserve, &max_states, &time_limit)) {
+    if (!PyArg_ParseTuple(args, "OOpL|dO", &pd, &co, &preserve, &max_states, &time_limit, &io)) {
         return NULL;
     }
     if (coeffs_parse(co, &c) < 0 || tprob_parse(pd, &t) < 0) return NULL;
     npy_intp K = t.p.n_tasks;
+    PyArrayObject *init = io == Py_None ? NULL : assign_in(io, t.p.n_tasks);
+    if (io != Py_None && !init) {
+        tprob_release(&t);
+        return NULL;
+    }
     PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(1, &K, NPY_INT32);
     if (!out) {
+        Py_XDECREF(init);
         tprob_release(&t);
         return NULL;
     }
@@ -461,8 +480,9 @@ static PyObject *wpy_tasks_brute(PyObject *self, PyObject *args)
     wpart_status_t st;
     Py_BEGIN_ALLOW_THREADS
     st = wpart_tasks_brute_force(&t.p, &c, preserve, (int64_t)max_states, &ctl.ctl,
-                                 PyArray_DATA(out), &w);
+                                 init ? PyArray_DATA(init) : NULL, PyArray_DATA(out), &w);
     Py_END_ALLOW_THREADS
+    Py_XDECREF(init);
     tprob_release(&t);
     if (st == WPART_ECANCELLED && !ctl.stopped && time_limit > 0 && !PyErr_Occurred()) {
         /* the time limit, not Ctrl-C: the enumeration's best so far is in `out` */

@@ -32,6 +32,7 @@ static double wmax_after_c(const wpart_tasks_state_t *s, double cur, const clust
     double m;
     if (i >= 0 && C->wk[i] >= cur && C->start[i + 1] > C->start[i]) {
         m = i == C->wk_arg ? C->wk2 : C->wk1; /* max over the other clusters */
+        if (C->wk_fixed > m) m = C->wk_fixed; /* and the pinned tasks */
     } else {
         m = cur;
     }

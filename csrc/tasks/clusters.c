@@ -104,8 +104,17 @@ wpart_status_t wpart_tasks_i_build_clusters(const wpart_tasks_state_t *s, int32_
         C->cap_t = n > 2 * C->cap_t ? n : 2 * C->cap_t;
         C->cap_c = nc;
     }
+    /* pinned tasks are left out: a cluster that holds one moves without it */
+    const uint8_t *mig = p->task_migratable;
     int32_t m = 0;
-    for (int32_t k = s->head[r]; k >= 0; k = s->next[k]) C->tasks[m++] = k;
+    C->wk_fixed = 0.0;
+    for (int32_t k = s->head[r]; k >= 0; k = s->next[k]) {
+        if (!mig || mig[k]) {
+            C->tasks[m++] = k;
+        } else if (p->task_working && p->task_working[k] > C->wk_fixed) {
+            C->wk_fixed = p->task_working[k];
+        }
+    }
     const int32_t *blk = mode == WPART_TASKS_CLUSTER_BLOCK ? p->task_block : NULL;
     const int comm = mode == WPART_TASKS_CLUSTER_BLOCK_COMM && cc != NULL;
     if (comm) {
@@ -127,7 +136,7 @@ wpart_status_t wpart_tasks_i_build_clusters(const wpart_tasks_state_t *s, int32_
                 int64_t ed = s->inc_edge[e];
                 int32_t a = p->edge_src[ed], b2 = p->edge_dst[ed];
                 int32_t o = a == t ? b2 : a;
-                if (s->assign[o] != r) continue;
+                if (s->assign[o] != r || (mig && !mig[o])) continue;
                 if (s->c.beta * p->edge_bytes[ed] >= cc->thresh) {
                     uf_union(par, t, o);
                 }

@@ -470,6 +470,11 @@ static wpart_status_t exchange(wpart_tasks_state_t *s, int32_t r1, const int32_t
                                  "exchange: task %" PRId32 " is out of range, not on rank %" PRId32
                                  " or listed twice", t, want);
         }
+        if (p->task_migratable && !p->task_migratable[t]) {
+            for (int32_t j = 0; j < i; j++) s->mark[j < na ? A[j] : B[j - na]] = 0;
+            return wpart_i_error(WPART_EINVAL,
+                                 "exchange: task %" PRId32 " is pinned (not migratable)", t);
+        }
         s->mark[t] = i < na ? 1 : 2;
     }
     *v1 = s->rank[r1];

@@ -77,6 +77,7 @@ typedef struct {
     int32_t n, cap_t, cap_c;
     double wk1, wk2;  /* largest and second largest cluster working memory */
     int32_t wk_arg;   /* cluster holding wk1 (-1 if none) */
+    double wk_fixed;  /* largest working memory of the rank's pinned tasks (in no cluster) */
 } wpart_tasks_clusters_t;
 
 /* Union-find context of the block+comm clustering (NULL for the other modes). */

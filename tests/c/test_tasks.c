@@ -53,19 +53,19 @@ static void test_golden(void)
     /* brute force: 2.0 (free), 2.5 (clusters), 4.0 (beta = 1) */
     int32_t a[9];
     wpart_tasks_coeffs_init(&c);
-    CHECK_STATUS(wpart_tasks_brute_force(&p, &c, 0, 1 << 20, NULL, a, &w), WPART_OK);
+    CHECK_STATUS(wpart_tasks_brute_force(&p, &c, 0, 1 << 20, NULL, NULL, a, &w), WPART_OK);
     CHECK(w == 2.0);
-    CHECK_STATUS(wpart_tasks_brute_force(&p, &c, 1, 1 << 20, NULL, a, &w), WPART_OK);
+    CHECK_STATUS(wpart_tasks_brute_force(&p, &c, 1, 1 << 20, NULL, NULL, a, &w), WPART_OK);
     CHECK(w == 2.5);
     c.beta = 1.0;
-    CHECK_STATUS(wpart_tasks_brute_force(&p, &c, 0, 1 << 20, NULL, a, &w), WPART_OK);
+    CHECK_STATUS(wpart_tasks_brute_force(&p, &c, 0, 1 << 20, NULL, NULL, a, &w), WPART_OK);
     CHECK(w == 4.0);
-    CHECK_STATUS(wpart_tasks_brute_force(&p, &c, 0, 1000, NULL, a, &w), WPART_ELIMIT);
+    CHECK_STATUS(wpart_tasks_brute_force(&p, &c, 0, 1000, NULL, NULL, a, &w), WPART_ELIMIT);
     /* infeasible cap 9 */
     double cap[4] = {9, 9, 9, 9};
     p.rank_mem_cap = cap;
     wpart_tasks_coeffs_init(&c);
-    CHECK_STATUS(wpart_tasks_brute_force(&p, &c, 0, 1 << 20, NULL, a, &w), WPART_OK);
+    CHECK_STATUS(wpart_tasks_brute_force(&p, &c, 0, 1 << 20, NULL, NULL, a, &w), WPART_OK);
     CHECK(isinf(w) && a[0] == -1);
     /* CCM on an infeasible start */
     wpart_tasks_lb_params_t prm;
@@ -79,7 +79,7 @@ static void test_golden(void)
     memcpy(a, SB_INIT, sizeof(a));
     CHECK_STATUS(wpart_tasks_ccm(&p, &c, &prm, a, &lr), WPART_OK);
     CHECK(lr.w_max_final == 2.5 && lr.w_max_initial == 4.0);
-    CHECK_STATUS(wpart_tasks_greedy(&p, &c, a), WPART_OK);
+    CHECK_STATUS(wpart_tasks_greedy(&p, &c, NULL, a), WPART_OK);
     /* repair an infeasible start: all on rank 0 under a cap of 18 (2 blocks per rank) */
     double cap18[4] = {18, 18, 18, 18};
     p.rank_mem_cap = cap18;

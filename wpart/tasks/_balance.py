@@ -41,8 +41,8 @@ TABLE = MethodTable("tasks", [
            summary="LPT over block clusters onto the rank of smallest resulting W "
                    "(centralised; not in the paper)"),
     Method("tempered", None, exact=False, options=_GOSSIP, aliases=("grapevine", "load_only"),
-           summary="load-only TemperedLB-style gossip (single tasks; scored with the full "
-                   "model)"),
+           summary="load-only TemperedLB-style gossip (single tasks; a transfer above a "
+                   "memory cap is refused; scored with the full model)"),
     Method("brute_force", None, exact=True, options=("preserve_clusters", "max_states",
                                                       "time_limit"),
            aliases=("brute",), summary="every assignment enumerated (tiny instances)"),
@@ -171,7 +171,8 @@ def brute_force(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamm
     t0 = time.perf_counter()
     try:
         a, w, stopped = _core.tasks_brute(problem._dict(cap), c.as_tuple(), pres, max_states,
-                                          core_time_limit(tl))
+                                          core_time_limit(tl),
+                                          np.asarray(problem.initial, np.int32))
     except _core.WpartError as exc:  # ELIMIT
         if isinstance(exc, CancelledError):
             raise
@@ -221,10 +222,15 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
     problem : Problem
     method : str, default "ccm"
         ``"ccm"`` (CCM-LB, the paper's gossip heuristic, Fig. 1), ``"none"`` (keep the initial
-        assignment), ``"greedy"`` (LPT over block clusters, centralised), ``"tempered"`` (a
-        load-only TemperedLB-style gossip balancer: one-way transfers of single tasks, same
-        gossip; its result is scored with the full model), ``"brute_force"`` (exact, tiny
-        cases; options ``preserve_clusters``, ``max_states``). :data:`TABLE` declares them.
+        assignment), ``"greedy"`` (LPT over block clusters, centralised, O(K log K + K m)),
+        ``"tempered"`` (a load-only TemperedLB-style gossip balancer: one-way transfers of
+        single tasks, same gossip; a transfer that would put a rank above its memory cap is
+        refused, as in CCM-LB; its result is scored with the full model), ``"brute_force"``
+        (exact, tiny cases; options ``preserve_clusters``, ``max_states``). :data:`TABLE`
+        declares them. Pinned tasks (``problem.migratable`` False) never move in any method:
+        CCM-LB and ``"tempered"`` leave them out of every transfer unit (a block cluster that
+        holds one moves without it), ``"greedy"`` places them on their initial rank first and
+        ``"brute_force"`` enumerates the other tasks only.
     seed : int, default 0
         Base seed, an integer in [0, 2**64 - 1]; identical seeds give identical results.
     alpha, beta, gamma, delta : float
@@ -343,7 +349,7 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
         w, _ = _core.tasks_evaluate(d, c.as_tuple(), a0)
         return make_result(problem, c, cap, a0, np.array([w]), "none", {"seconds": 0.0})
     if meth == "greedy":
-        a = _core.tasks_greedy(d, c.as_tuple())
+        a = _core.tasks_greedy(d, c.as_tuple(), a0)
         w, _ = _core.tasks_evaluate(d, c.as_tuple(), a)
         w0, _ = _core.tasks_evaluate(d, c.as_tuple(), a0)
         return make_result(problem, c, cap, a, np.array([w0, w]), "greedy",
@@ -384,11 +390,9 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
             progress=hook_in, time_limit=tl))
     run_c = c
     cluster_mode = {"block": 0, "task": 1, "block+comm": 2}[cl]
-    enforce = True
-    if meth == "tempered":  # load only, single tasks, memory ignored
+    if meth == "tempered":  # load only, single tasks; a transfer above a memory cap is refused
         run_c = Coefficients(alpha=c.alpha if c.alpha > 0 else 1.0)
         cluster_mode = 1
-        enforce = False
     base_stats = dict(n_iter=n_iter, n_trials=n_trials, seed=seed, cluster=cl,
                       subclusters=_SPLITS[split] if split else False, split_rule=srule,
                       explore=bool(explore), ranking=rk)
@@ -397,7 +401,7 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
     with progress_hook(hook_in, total=n_trials * n_iter * problem.m,
                        desc=f"balance[{meth}]") as hook:
         a, hist, exch, st = _core.tasks_ccm(
-            d, run_c.as_tuple(enforce_memory=enforce), a0, n_iter, k, f, n_trials, seed,
+            d, run_c.as_tuple(), a0, n_iter, k, f, n_trials, seed,
             cluster_mode, od == "random", tol, hook, core_time_limit(tl), meth == "tempered",
             split if meth == "ccm" else 0, rk == "exact", bool(allow_infeasible_start),
             comm_tau, split_always=srule == "compete", explore=bool(explore))

@@ -39,6 +39,13 @@ typedef struct {
     const double *rank_baseline;  /* I or NULL (0) */
     const double *rank_mem_cap;   /* I or NULL (+inf); +inf allowed */
     const double *rank_alpha;     /* I or NULL: per-rank speed factor replacing alpha */
+    const uint8_t *task_migratable; /* K or NULL (all migratable): 0 = pinned, the task never
+                                       leaves the rank it starts on (LBDatafile
+                                       "migratable": false). Every balancer honours it: CCM-LB
+                                       leaves pinned tasks out of its transfer units (a
+                                       cluster holding one moves without it), greedy and brute
+                                       force keep them on their rank of `initial`; an exchange
+                                       that lists one is refused (WPART_EINVAL). */
 } wpart_tasks_problem_t;
 
 typedef struct {
@@ -213,23 +220,28 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                                wpart_tasks_lb_report_t *rep);
 
 /**
- * Greedy LPT over clusters (all tasks of a block form one cluster, block-less tasks are
- * singletons): descending cluster load, each to the rank with the smallest resulting W that
- * respects the memory cap (ties: lowest rank). Writes assign_out; WPART_EINVAL when a cluster
- * fits on no rank.
+ * Greedy LPT over clusters (the migratable tasks of a block form one cluster, block-less tasks
+ * are singletons): pinned tasks first stay on their rank of `initial`, then by descending
+ * cluster load (ties: the cluster's first task), each cluster to the rank with the smallest
+ * resulting W that respects the memory cap (ties: lowest rank); W of the target rank counts
+ * the bytes to tasks not placed yet as off-rank. O(K log K + M + units * I). `initial` may be
+ * NULL when no task is pinned. Writes assign_out; WPART_EINVAL when a cluster fits on no rank.
  */
 wpart_status_t wpart_tasks_greedy(const wpart_tasks_problem_t *p, const wpart_tasks_coeffs_t *c,
-                                  int32_t *assign_out);
+                                  const int32_t *initial, int32_t *assign_out);
 
 /**
- * Exhaustive search over all I^K assignments (I^K <= max_states, else WPART_ELIMIT).
- * preserve_blocks: all tasks of a block on one rank. Writes the first optimal assignment in
- * lexicographic order and its W_max (+inf when infeasible, assign_out then all -1).
+ * Exhaustive search over all I^U assignments of the U units (I^U <= max_states, else
+ * WPART_ELIMIT): every migratable task, or with preserve_blocks the migratable tasks of each
+ * block together (block-less tasks alone); pinned tasks stay on their rank of `initial` (may
+ * be NULL when no task is pinned). Writes the first optimal assignment in lexicographic order
+ * and its W_max (+inf when infeasible, assign_out then all -1).
  */
 wpart_status_t wpart_tasks_brute_force(const wpart_tasks_problem_t *p,
                                        const wpart_tasks_coeffs_t *c, int preserve_blocks,
                                        int64_t max_states, const wpart_control_t *ctl,
-                                       int32_t *assign_out, double *w_max);
+                                       const int32_t *initial, int32_t *assign_out,
+                                       double *w_max);
 
 /* ---- exact MILP (spec 2): model built here, solved through wpart/milp.h (GLPK) ---- */
 typedef enum {
