@@ -19,6 +19,11 @@ to process everywhere.
   (:class:`ThreadWorker`, :class:`ProcessWorker`, :class:`CallableWorker`, optional
   :class:`CupyWorker`) on tasks (:class:`GemmColumnsTask`, :class:`KMeansAssignTask`,
   :class:`CallableTask`) and returns a :class:`RunResult` with the same trace as the simulator.
+* Multi-kernel computations over CPUs and GPUs [Soldado 2016] (:mod:`.multikernel`):
+  :func:`split`, :func:`quantum`, :func:`exec_shares`, :class:`BisectionGenerator`,
+  :class:`ConfigSearch`, :class:`ImbalanceDetector`, :class:`AdaptiveBinarySearch`,
+  :func:`interpolate`, :class:`KnowledgeBase`; real runs of the paper's benchmarks as OpenCL
+  kernels in :mod:`wpart.dynamic.multikernel.opencl`.
 * Over MPI: :func:`run_mpi` runs the balancer on one rank and the workers on the others
   (:class:`MPIRunResult`, :class:`RankFailedError`; ``python -m wpart.dynamic.mpi`` from
   ``mpirun``). mpi4py is imported only when it is called.
@@ -29,6 +34,8 @@ Every result (:class:`SimResult`, :class:`RunResult`, :class:`MPIRunResult`,
 ``time_limit`` reached comes back as ``status == "time_limit"``, never as an exception.
 """
 
+from . import multikernel
+from .multikernel import *  # noqa: F403
 from . import _balancer, _baselines, _exec, _exec_proc, _exec_tasks, _model, _mpi, _oracles, _plbhac, _sim, _table, _trace
 from ._balancer import *  # noqa: F403
 from ._baselines import *  # noqa: F403
@@ -56,5 +63,6 @@ __all__: list[str] = [
     *_exec_proc.__all__,
     *_mpi.__all__,
     *_trace.__all__,
+    *multikernel.__all__,
 ]
 __all__ = list(dict.fromkeys(__all__))  # names re-exported by two modules (PU_KINDS) once

@@ -1,0 +1,248 @@
+/*
+ * mk_rbf.c -- scattered-data interpolation that derives a configuration for an unseen
+ * workload from stored profiles [Soldado 2016, Sec. 3.2.3]: exact polyharmonic RBF
+ * (r^2 log r plus an affine tail, solved by LU with partial pivoting) for 1 to 3 dimensions,
+ * inverse distance weighting when the RBF system is singular or the nodes too few, and the
+ * Euclidean nearest node above 3 dimensions.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "wpart/multikernel.h"
+
+static double dist2(int32_t d, const double *a, const double *b)
+{
+    double s = 0.0;
+    for (int32_t j = 0; j < d; j++) {
+        double t = a[j] - b[j];
+        s += t * t;
+    }
+    return s;
+}
+
+static double phi_r2(double r2) { return r2 > 0.0 ? 0.5 * r2 * log(r2) : 0.0; } /* r^2 log r */
+
+/* Solves A x = b in place (A: n x n row-major); 0, or -1 when singular. */
+static int lu_solve(int32_t n, double *A, double *b)
+{
+    double amax = 0.0;
+    for (int64_t i = 0; i < (int64_t)n * n; i++) {
+        amax = fmax(amax, fabs(A[i]));
+    }
+    double tol = 1e-12 * (amax > 0.0 ? amax : 1.0) * n;
+    for (int32_t k = 0; k < n; k++) {
+        int32_t p = k;
+        for (int32_t i = k + 1; i < n; i++) {
+            if (fabs(A[(int64_t)i * n + k]) > fabs(A[(int64_t)p * n + k])) {
+                p = i;
+            }
+        }
+        if (!(fabs(A[(int64_t)p * n + k]) > tol)) {
+            return -1;
+        }
+        if (p != k) {
+            for (int32_t j = 0; j < n; j++) {
+                double t = A[(int64_t)k * n + j];
+                A[(int64_t)k * n + j] = A[(int64_t)p * n + j];
+                A[(int64_t)p * n + j] = t;
+            }
+            double t = b[k];
+            b[k] = b[p];
+            b[p] = t;
+        }
+        double piv = A[(int64_t)k * n + k];
+        for (int32_t i = k + 1; i < n; i++) {
+            double f = A[(int64_t)i * n + k] / piv;
+            if (f == 0.0) {
+                continue;
+            }
+            for (int32_t j = k; j < n; j++) {
+                A[(int64_t)i * n + j] -= f * A[(int64_t)k * n + j];
+            }
+            b[i] -= f * b[k];
+        }
+    }
+    for (int32_t k = n - 1; k >= 0; k--) {
+        double s = b[k];
+        for (int32_t j = k + 1; j < n; j++) {
+            s -= A[(int64_t)k * n + j] * b[j];
+        }
+        b[k] = s / A[(int64_t)k * n + k];
+        if (!isfinite(b[k])) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* RBF coefficients (lambda[0..n), beta[0..d]) into coef; 0 or -1 if singular. */
+static int rbf_fit(int32_t n, int32_t d, const double *X, const double *y, double *coef)
+{
+    int32_t N = n + d + 1;
+    double *A = calloc((size_t)N * (size_t)N, sizeof *A);
+    if (!A) {
+        return -2;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        for (int32_t j = 0; j < n; j++) {
+            A[(int64_t)i * N + j] = phi_r2(dist2(d, X + (int64_t)i * d, X + (int64_t)j * d));
+        }
+        A[(int64_t)i * N + n] = 1.0;
+        A[(int64_t)n * N + i] = 1.0;
+        for (int32_t k = 0; k < d; k++) {
+            A[(int64_t)i * N + n + 1 + k] = X[(int64_t)i * d + k];
+            A[(int64_t)(n + 1 + k) * N + i] = X[(int64_t)i * d + k];
+        }
+        coef[i] = y[i];
+    }
+    for (int32_t k = 0; k <= d; k++) {
+        coef[n + k] = 0.0;
+    }
+    int r = lu_solve(N, A, coef);
+    free(A);
+    return r;
+}
+
+static double rbf_eval(int32_t n, int32_t d, const double *X, const double *coef,
+                       const double *x)
+{
+    double s = coef[n];
+    for (int32_t k = 0; k < d; k++) {
+        s += coef[n + 1 + k] * x[k];
+    }
+    for (int32_t i = 0; i < n; i++) {
+        s += coef[i] * phi_r2(dist2(d, X + (int64_t)i * d, x));
+    }
+    return s;
+}
+
+static int32_t nearest(int32_t n, int32_t d, const double *X, const double *x)
+{
+    int32_t best = 0;
+    double bd = INFINITY;
+    for (int32_t i = 0; i < n; i++) {
+        double t = dist2(d, X + (int64_t)i * d, x);
+        if (t < bd) {
+            bd = t;
+            best = i;
+        }
+    }
+    return best;
+}
+
+static double idw(int32_t n, int32_t d, const double *X, const double *y, const double *x)
+{
+    double num = 0.0, den = 0.0;
+    for (int32_t i = 0; i < n; i++) {
+        double t = dist2(d, X + (int64_t)i * d, x);
+        if (t == 0.0) {
+            return y[i];
+        }
+        num += y[i] / t; /* weight 1 / r^2 */
+        den += 1.0 / t;
+    }
+    return num / den;
+}
+
+wpart_status_t wpart_mk_interpolate(int32_t n, int32_t d, const double *X, const double *y,
+                                    int32_t q, const double *Q, double *out, int32_t *how_out)
+{
+    wpart_status_t st = WPART_OK;
+    double *U = NULL, *v = NULL, *coef = NULL;
+    int32_t *cnt = NULL;
+    if (n < 1 || !X || !y) {
+        return wpart_i_error(WPART_EINVAL, "X: need at least one node");
+    }
+    if (d < 1) {
+        return wpart_i_error(WPART_EINVAL, "X: need at least one feature, got %d", (int)d);
+    }
+    if (q < 0 || (q > 0 && (!Q || !out))) {
+        return wpart_i_error(WPART_EINVAL, "x: NULL query points");
+    }
+    for (int64_t i = 0; i < (int64_t)n * d; i++) {
+        if (!isfinite(X[i])) {
+            return wpart_i_error(WPART_EINVAL, "X must be finite (node %" PRId64 ")", i / d);
+        }
+    }
+    for (int32_t i = 0; i < n; i++) {
+        if (!isfinite(y[i])) {
+            return wpart_i_error(WPART_EINVAL, "y[%d] must be finite, got %g", (int)i, y[i]);
+        }
+    }
+    for (int64_t i = 0; i < (int64_t)q * d; i++) {
+        if (!isfinite(Q[i])) {
+            return wpart_i_error(WPART_EINVAL, "x must be finite (point %" PRId64 ")", i / d);
+        }
+    }
+    /* merge duplicate nodes: mean of their values */
+    U = malloc((size_t)n * (size_t)d * sizeof *U);
+    v = malloc((size_t)n * sizeof *v);
+    cnt = malloc((size_t)n * sizeof *cnt);
+    coef = malloc(((size_t)n + (size_t)d + 1) * sizeof *coef);
+    if (!U || !v || !cnt || !coef) {
+        WPART_FAIL(WPART_ENOMEM, "interpolation over %d nodes", (int)n);
+    }
+    int32_t m = 0;
+    for (int32_t i = 0; i < n; i++) {
+        const double *xi = X + (int64_t)i * d;
+        int32_t j = 0;
+        while (j < m && memcmp(U + (int64_t)j * d, xi, (size_t)d * sizeof *xi) != 0) {
+            j++;
+        }
+        if (j == m) {
+            memcpy(U + (int64_t)m * d, xi, (size_t)d * sizeof *xi);
+            v[m] = 0.0;
+            cnt[m] = 0;
+            m++;
+        }
+        v[j] += y[i];
+        cnt[j]++;
+    }
+    for (int32_t j = 0; j < m; j++) {
+        v[j] /= cnt[j];
+    }
+    int32_t how;
+    if (m == 1) {
+        how = WPART_MK_INTERP_NODE;
+    } else if (d > 3) {
+        how = WPART_MK_INTERP_NEAREST;
+    } else if (m >= d + 1) {
+        int r = rbf_fit(m, d, U, v, coef);
+        if (r == -2) {
+            WPART_FAIL(WPART_ENOMEM, "RBF system of %d nodes", (int)m);
+        }
+        how = r == 0 ? WPART_MK_INTERP_RBF : WPART_MK_INTERP_IDW;
+    } else {
+        how = WPART_MK_INTERP_IDW;
+    }
+    for (int32_t k = 0; k < q; k++) {
+        const double *x = Q + (int64_t)k * d;
+        double r;
+        switch (how) {
+        case WPART_MK_INTERP_NODE: r = v[0]; break;
+        case WPART_MK_INTERP_NEAREST: r = v[nearest(m, d, U, x)]; break;
+        case WPART_MK_INTERP_RBF: {
+            /* exact at a node (the solve's rounding is not) */
+            int32_t j = nearest(m, d, U, x);
+            r = dist2(d, U + (int64_t)j * d, x) == 0.0 ? v[j] : rbf_eval(m, d, U, coef, x);
+            break;
+        }
+        default: r = idw(m, d, U, v, x); break;
+        }
+        if (!isfinite(r)) { /* a badly conditioned system: the next fall-back */
+            r = idw(m, d, U, v, x);
+        }
+        out[k] = r;
+    }
+    if (how_out) {
+        *how_out = how;
+    }
+cleanup:
+    free(U);
+    free(v);
+    free(cnt);
+    free(coef);
+    return st;
+}

@@ -1,0 +1,350 @@
+/*
+ * mk_search.c -- the searches of multi-kernel runs [Soldado 2016]: the bisection share
+ * generator of profile construction (Sec. 3.2.2), the discard rule of the configuration
+ * search (Algorithm 1), the imbalance detector (Sec. 3.3) and the adaptive binary search that
+ * rebalances the CPU/GPU share (Sec. 3.3.1).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+#include "wpart/multikernel.h"
+
+/* ---------------------------------------------------------------- bisection generator --- */
+
+wpart_status_t wpart_mk_bisect_init(wpart_mk_bisect_t *b, double x_min)
+{
+    if (!b) {
+        return wpart_i_error(WPART_EINVAL, "bisect: NULL state");
+    }
+    if (!(x_min > 0.0 && x_min <= 1.0)) {
+        return wpart_i_error(WPART_EINVAL, "x_min must be in (0, 1], got %g", x_min);
+    }
+    b->g = 0.0;
+    b->c = 0.0;
+    b->X = 1.0;
+    b->x_min = x_min;
+    b->iter = 0;
+    b->exhausted = 0;
+    return WPART_OK;
+}
+
+double wpart_mk_bisect_candidate(const wpart_mk_bisect_t *b) { return b->g + b->X / 2.0; }
+
+static int bad_time(double t) { return !(t >= 0.0) || isnan(t); }
+
+wpart_status_t wpart_mk_bisect_feedback(wpart_mk_bisect_t *b, double t_gpu, double t_cpu,
+                                        int *exhausted_out)
+{
+    if (!b) {
+        return wpart_i_error(WPART_EINVAL, "bisect: NULL state");
+    }
+    if (bad_time(t_gpu) || bad_time(t_cpu)) {
+        return wpart_i_error(WPART_EINVAL, "t_gpu and t_cpu must be >= 0, got %g and %g", t_gpu,
+                             t_cpu);
+    }
+    if (b->exhausted) {
+        return wpart_i_error(WPART_EINVAL, "the generator is exhausted");
+    }
+    if (t_gpu < t_cpu) {
+        b->g += b->X / 2.0; /* the GPU did better: its half is bound to it */
+    } else if (t_gpu > t_cpu) {
+        b->c += b->X / 2.0;
+    } else {
+        b->exhausted = 1; /* a tie: balanced */
+    }
+    if (!b->exhausted) {
+        b->X /= 2.0;
+        b->iter++;
+        b->exhausted = b->X < b->x_min;
+    }
+    if (exhausted_out) {
+        *exhausted_out = b->exhausted;
+    }
+    return WPART_OK;
+}
+
+/* ---------------------------------------------------------------- configuration search -- */
+
+wpart_status_t wpart_mk_search_init(wpart_mk_search_t *s, int32_t nf, int32_t no, int32_t nw)
+{
+    if (!s || nf < 1 || no < 1 || nw < 1) {
+        return wpart_i_error(WPART_EINVAL,
+                             "search: need >= 1 candidate per dimension, got %d, %d, %d",
+                             (int)nf, (int)no, (int)nw);
+    }
+    memset(s, 0, sizeof *s);
+    s->nf = nf;
+    s->no = no;
+    s->nw = nw;
+    s->prev_f = s->prev_o = s->prev_w = INFINITY;
+    s->best_f = s->best_o = s->best = INFINITY;
+    s->best_fi = s->best_oi = s->best_wi = -1;
+    return WPART_OK;
+}
+
+int wpart_mk_search_next(const wpart_mk_search_t *s, int32_t *f, int32_t *o, int32_t *w)
+{
+    if (s->done) {
+        *f = *o = *w = -1;
+        return 0;
+    }
+    *f = s->f;
+    *o = s->o;
+    *w = s->w;
+    return 1;
+}
+
+/* Closes the overlap candidate: its best joins the fission's; returns 1 if the overlap
+ * dimension goes on with the next candidate. */
+static int close_overlap(wpart_mk_search_t *s)
+{
+    if (s->best_o < s->best_f) {
+        s->best_f = s->best_o;
+    }
+    int go = s->best_o < s->prev_o && s->o + 1 < s->no;
+    s->prev_o = s->best_o;
+    return go;
+}
+
+static int close_fission(wpart_mk_search_t *s)
+{
+    int go = s->best_f < s->prev_f && s->f + 1 < s->nf;
+    s->prev_f = s->best_f;
+    return go;
+}
+
+wpart_status_t wpart_mk_search_report(wpart_mk_search_t *s, double t)
+{
+    if (!s) {
+        return wpart_i_error(WPART_EINVAL, "search: NULL state");
+    }
+    if (s->done) {
+        return wpart_i_error(WPART_EINVAL, "the search is over");
+    }
+    if (!(t >= 0.0)) {
+        return wpart_i_error(WPART_EINVAL, "t must be >= 0 (or +inf), got %g", t);
+    }
+    s->evaluated++;
+    if (t < s->best) {
+        s->best = t;
+        s->best_fi = s->f;
+        s->best_oi = s->o;
+        s->best_wi = s->w;
+    }
+    if (t < s->best_o) {
+        s->best_o = t;
+    }
+    /* work-group dimension: stop at the first candidate that does not beat the previous one */
+    int next_w = t < s->prev_w && s->w + 1 < s->nw;
+    s->prev_w = t;
+    if (next_w) {
+        s->w++;
+        return WPART_OK;
+    }
+    if (close_overlap(s)) {
+        s->o++;
+    } else if (close_fission(s)) {
+        s->f++;
+        s->o = 0;
+        s->prev_o = INFINITY;
+        s->best_f = INFINITY;
+    } else {
+        s->done = 1;
+        return WPART_OK;
+    }
+    s->w = 0;
+    s->prev_w = INFINITY;
+    s->best_o = INFINITY;
+    return WPART_OK;
+}
+
+/* ---------------------------------------------------------------- imbalance detector ---- */
+
+wpart_status_t wpart_mk_detector_init(wpart_mk_detector_t *d, double w, double max_dev,
+                                      double cf)
+{
+    if (!d) {
+        return wpart_i_error(WPART_EINVAL, "detector: NULL state");
+    }
+    if (!(w > 0.0 && w <= 1.0)) {
+        return wpart_i_error(WPART_EINVAL, "w must be in (0, 1], got %g", w);
+    }
+    if (!(max_dev > 0.0 && max_dev <= 1.0)) {
+        return wpart_i_error(WPART_EINVAL, "max_dev must be in (0, 1], got %g", max_dev);
+    }
+    if (!(cf > 0.0 && cf <= 1.0)) {
+        return wpart_i_error(WPART_EINVAL, "cf must be in (0, 1], got %g", cf);
+    }
+    memset(d, 0, sizeof *d);
+    d->w = w;
+    d->max_dev = max_dev;
+    d->cf = cf;
+    wpart_mk_detector_reset(d);
+    return WPART_OK;
+}
+
+void wpart_mk_detector_reset(wpart_mk_detector_t *d)
+{
+    d->lbt = 1.0 / (d->max_dev * d->cf);
+    d->last_dev = 1.0;
+    d->runs = d->unbalanced = d->fired = 0;
+}
+
+wpart_status_t wpart_mk_balance_ratio(int32_t n, const double *t, double *ratio_out)
+{
+    if (n < 1 || !t || !ratio_out) {
+        return wpart_i_error(WPART_EINVAL, "t_dev: need at least one device time");
+    }
+    double lo = INFINITY, hi = 0.0;
+    for (int32_t i = 0; i < n; i++) {
+        if (!(t[i] >= 0.0) || !isfinite(t[i])) {
+            return wpart_i_error(WPART_EINVAL, "t_dev[%d] must be finite and >= 0, got %g",
+                                 (int)i, t[i]);
+        }
+        lo = t[i] < lo ? t[i] : lo;
+        hi = t[i] > hi ? t[i] : hi;
+    }
+    *ratio_out = hi > 0.0 ? lo / hi : 1.0;
+    return WPART_OK;
+}
+
+wpart_status_t wpart_mk_detector_update(wpart_mk_detector_t *d, int32_t n, const double *t_dev,
+                                        int *fire_out, double *dev_out)
+{
+    if (!d) {
+        return wpart_i_error(WPART_EINVAL, "detector: NULL state");
+    }
+    double dev;
+    wpart_status_t st = wpart_mk_balance_ratio(n, t_dev, &dev);
+    if (st != WPART_OK) {
+        return st;
+    }
+    double bound = d->max_dev * d->cf;
+    d->lbt = d->w * (dev / bound) + (1.0 - d->w) * d->lbt;
+    int unbalanced = dev < bound;
+    int fire = d->lbt < 1.0 && unbalanced;
+    d->runs++;
+    d->unbalanced += unbalanced;
+    d->fired += fire;
+    d->last_dev = dev;
+    if (fire_out) {
+        *fire_out = fire;
+    }
+    if (dev_out) {
+        *dev_out = dev;
+    }
+    return WPART_OK;
+}
+
+/* ---------------------------------------------------------------- adaptive binary search  */
+
+enum { ABS_SHIFT = 0, ABS_BISECT = 1, ABS_CONVERGED = 2 };
+
+static double clamp01(double x) { return x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x); }
+
+wpart_status_t wpart_mk_abs_start(wpart_mk_abs_t *a, double s, double T_init, double T_min,
+                                  double T_max)
+{
+    if (!a) {
+        return wpart_i_error(WPART_EINVAL, "abs: NULL state");
+    }
+    if (!(s >= 0.0 && s <= 1.0)) {
+        return wpart_i_error(WPART_EINVAL, "s must be in [0, 1], got %g", s);
+    }
+    if (!(T_min > 0.0 && T_min <= T_init && T_init <= T_max && T_max <= 1.0)) {
+        return wpart_i_error(WPART_EINVAL,
+                             "need 0 < T_min <= T_init <= T_max <= 1, got T_min=%g, T_init=%g, "
+                             "T_max=%g",
+                             T_min, T_init, T_max);
+    }
+    memset(a, 0, sizeof *a);
+    a->s = s;
+    a->T = a->T_init = T_init;
+    a->T_min = T_min;
+    a->T_max = T_max;
+    a->s_prev = s;
+    a->lo = 0.0;
+    a->hi = 1.0;
+    a->phase = ABS_SHIFT;
+    return WPART_OK;
+}
+
+static void abs_shift(wpart_mk_abs_t *a, int dir)
+{
+    a->run++;
+    if (a->run > 2) {
+        a->T = fmin(2.0 * a->T, a->T_max); /* more than 2 shifts one way: double */
+    }
+    a->s_prev = a->s;
+    a->s = clamp01(a->s + dir * a->T);
+}
+
+wpart_status_t wpart_mk_abs_step(wpart_mk_abs_t *a, double t_gpu, double t_cpu, double *s_out)
+{
+    if (!a || !s_out) {
+        return wpart_i_error(WPART_EINVAL, "abs: NULL argument");
+    }
+    if (bad_time(t_gpu) || bad_time(t_cpu)) {
+        return wpart_i_error(WPART_EINVAL, "t_gpu and t_cpu must be >= 0, got %g and %g", t_gpu,
+                             t_cpu);
+    }
+    a->steps++;
+    if (t_gpu == t_cpu) { /* balanced: nothing to move */
+        *s_out = a->s;
+        return WPART_OK;
+    }
+    int dir = t_gpu < t_cpu ? +1 : -1; /* +1: move work from the CPU to the GPU */
+    if (a->phase == ABS_SHIFT) {
+        if (a->last_dir != 0 && dir != a->last_dir) {
+            a->lo = fmin(a->s_prev, a->s);
+            a->hi = fmax(a->s_prev, a->s);
+            a->phase = ABS_BISECT;
+            a->nb = 0;
+            a->s = (a->lo + a->hi) / 2.0;
+        } else {
+            abs_shift(a, dir);
+        }
+    } else if (a->phase == ABS_BISECT) {
+        if (dir > 0) {
+            a->lo = a->s;
+        } else {
+            a->hi = a->s;
+        }
+        /* bdirs[0]: the first direction of this bracket; bdirs[1]: all the same since */
+        if (a->nb == 0) {
+            a->bdirs[0] = dir;
+            a->bdirs[1] = 1;
+        } else if (dir != a->bdirs[0]) {
+            a->bdirs[1] = 0;
+        }
+        a->nb++;
+        if (a->hi - a->lo <= a->T_min) {
+            if (a->nb >= 3 && a->bdirs[1]) {
+                /* the bracket collapsed onto one of its edges: the optimum has left it */
+                a->phase = ABS_SHIFT;
+                a->T = a->T_init;
+                a->run = 0;
+                abs_shift(a, dir);
+            } else {
+                a->phase = ABS_CONVERGED;
+                a->bdirs[2] = 0;
+                a->nb = 0;
+            }
+        } else {
+            a->s = (a->lo + a->hi) / 2.0;
+        }
+    } else { /* CONVERGED: s stays; three steps in a row the same way mean it has moved */
+        a->nb = (a->nb > 0 && dir == a->bdirs[2]) ? a->nb + 1 : 1;
+        a->bdirs[2] = dir;
+        if (a->nb >= 3) {
+            a->phase = ABS_SHIFT;
+            a->T = a->T_init;
+            a->run = 0;
+            abs_shift(a, dir);
+        }
+    }
+    a->last_dir = dir;
+    *s_out = a->s;
+    return WPART_OK;
+}

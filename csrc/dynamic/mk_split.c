@@ -1,0 +1,455 @@
+/*
+ * mk_split.c -- partitions of a multi-kernel run [Soldado 2016]: the quantum of an execution,
+ * SPLIT (shares -> contiguous partitions respecting every quantum), the static distribution
+ * among GPUs, the empty-base seed, the level of parallelism and the GPU occupancy model.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "wpart/multikernel.h"
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+wpart_status_t wpart_mk_quantum(int32_t n, const int64_t *a, const int64_t *b, int64_t *q_out)
+{
+    if (!q_out || n < 0 || (n > 0 && (!a || !b))) {
+        return wpart_i_error(WPART_EINVAL, "quantum: NULL argument or negative count");
+    }
+    int64_t q = 1;
+    for (int32_t i = 0; i < n; i++) {
+        if (a[i] < 1 || b[i] < 1) {
+            return wpart_i_error(WPART_EINVAL,
+                                 "constraint %d: a and b must be >= 1, got (%" PRId64
+                                 ", %" PRId64 ")",
+                                 (int)i, a[i], b[i]);
+        }
+        int64_t need = b[i] / gcd64(a[i], b[i]);
+        int64_t g = gcd64(q, need);
+        int64_t f = need / g;
+        if (q > INT64_MAX / f) {
+            return wpart_i_error(WPART_EOVERFLOW, "the quantum overflows int64");
+        }
+        q *= f;
+    }
+    *q_out = q;
+    return WPART_OK;
+}
+
+wpart_status_t wpart_mk_exclusive_scan(int32_t n, const int64_t *in, int64_t *out)
+{
+    if (n < 0 || (n > 0 && (!in || !out))) {
+        return wpart_i_error(WPART_EINVAL, "exclusive_scan: NULL argument or negative count");
+    }
+    int64_t acc = 0;
+    for (int32_t i = 0; i < n; i++) {
+        int64_t v = in[i];
+        out[i] = acc;
+        if ((v > 0 && acc > INT64_MAX - v) || (v < 0 && acc < INT64_MIN - v)) {
+            return wpart_i_error(WPART_EOVERFLOW, "the prefix sum overflows int64");
+        }
+        acc += v;
+    }
+    return WPART_OK;
+}
+
+/* Order of the greedy rounding: larger remainder first (in units of the quantum), ties to the
+ * lower index. */
+typedef struct {
+    double r;
+    int32_t e;
+} mk_rem_t;
+
+static int rem_cmp(const void *x, const void *y)
+{
+    const mk_rem_t *a = x, *b = y;
+    if (a->r != b->r) {
+        return a->r > b->r ? -1 : 1;
+    }
+    return (a->e > b->e) - (a->e < b->e);
+}
+
+/*
+ * The greedy of the rounding gives one quantum at a time to the execution with the largest
+ * (target - n) / q among those whose quantum still fits the remainder R. Every execution
+ * starts with a value in [0, 1) and each quantum lowers its value by exactly 1, so the picks
+ * go round the executions in a fixed cyclic order (by starting value, ties to the lower index)
+ * while the candidate set stays the same, and whole cycles can be given at once: the work is
+ * independent of `total`. Values are compared as (cycles taken, starting value), which is
+ * exact.
+ */
+wpart_status_t wpart_mk_split(int64_t total, int32_t P, const double *shares,
+                              const int64_t *quanta, int64_t *sizes_out, int64_t *offsets_out)
+{
+    wpart_status_t st = WPART_OK;
+    mk_rem_t *ord = NULL;
+    if (P < 1) {
+        return wpart_i_error(WPART_EINVAL, "shares: need at least one execution, got %d",
+                             (int)P);
+    }
+    if (!shares || !quanta || !sizes_out) {
+        return wpart_i_error(WPART_EINVAL, "split: NULL argument");
+    }
+    if (total < 0) {
+        return wpart_i_error(WPART_EINVAL, "total must be >= 0, got %" PRId64, total);
+    }
+    double sum = 0.0;
+    int32_t last = -1;
+    for (int32_t e = 0; e < P; e++) {
+        double s = shares[e];
+        if (!(s >= 0.0) || !isfinite(s)) {
+            return wpart_i_error(WPART_EINVAL, "shares[%d] must be finite and >= 0, got %g",
+                                 (int)e, s);
+        }
+        if (quanta[e] < 1) {
+            return wpart_i_error(WPART_EINVAL, "quanta[%d] must be >= 1, got %" PRId64, (int)e,
+                                 quanta[e]);
+        }
+        sum += s;
+        if (s > 0.0) {
+            last = e;
+        }
+    }
+    if (!(sum > 0.0) || !isfinite(sum)) {
+        return wpart_i_error(WPART_EINVAL, "shares must have a positive finite sum, got %g", sum);
+    }
+    ord = malloc((size_t)P * sizeof *ord);
+    if (!ord) {
+        return wpart_i_error(WPART_ENOMEM, "split of %d executions", (int)P);
+    }
+    /* first pass: whole quanta below each target */
+    int64_t assigned = 0;
+    int32_t ne = 0;
+    const double dtotal = (double)total;
+    for (int32_t e = 0; e < P; e++) {
+        sizes_out[e] = 0;
+        if (shares[e] == 0.0) {
+            continue;
+        }
+        double t = shares[e] / sum * dtotal;
+        if (t > dtotal) {
+            t = dtotal;
+        }
+        int64_t ft = t >= 9.2e18 ? total : (int64_t)floor(t);
+        if (ft > total) {
+            ft = total;
+        }
+        int64_t q = quanta[e];
+        int64_t n0 = (ft / q) * q;
+        sizes_out[e] = n0;
+        assigned += n0; /* <= sum of floor(shares * total) <= total (+ rounding, fixed below) */
+        ord[ne].r = (t - (double)n0) / (double)q;
+        ord[ne].e = e;
+        ne++;
+    }
+    int64_t R = total - assigned;
+    qsort(ord, (size_t)ne, sizeof *ord, rem_cmp);
+    /* the normalised targets can exceed total by a rounding: take back the last quanta given */
+    for (int32_t k = ne - 1; R < 0 && k >= 0; k--) {
+        int32_t e = ord[k].e;
+        while (R < 0 && sizes_out[e] > 0) {
+            sizes_out[e] -= quanta[e];
+            R += quanta[e];
+        }
+        if (k == 0 && R < 0) {
+            WPART_FAIL(WPART_EINTERNAL, "split: negative remainder");
+        }
+    }
+    /* cyclic greedy over the candidates (quantum <= R); ord[0..nc) is the live cycle */
+    int32_t nc = 0;
+    for (int32_t k = 0; k < ne; k++) {
+        if (quanta[ord[k].e] <= R) {
+            ord[nc++] = ord[k];
+        }
+    }
+    int32_t pos = 0;
+    while (nc > 0 && R > 0) {
+        /* whole cycles at once while every candidate fits */
+        int64_t cyc = 0;
+        int overflow = 0;
+        for (int32_t k = 0; k < nc; k++) {
+            int64_t q = quanta[ord[k].e];
+            if (cyc > INT64_MAX - q) {
+                overflow = 1;
+                break;
+            }
+            cyc += q;
+        }
+        if (!overflow && cyc <= R) {
+            int64_t c = R / cyc;
+            for (int32_t k = 0; k < nc; k++) {
+                sizes_out[ord[k].e] += c * quanta[ord[k].e];
+            }
+            R -= c * cyc;
+        }
+        /* then one pass of single picks; a candidate whose quantum no longer fits leaves */
+        int32_t visits = nc;
+        while (visits-- > 0 && nc > 0) {
+            if (pos >= nc) {
+                pos = 0;
+            }
+            int32_t e = ord[pos].e;
+            if (quanta[e] <= R) {
+                sizes_out[e] += quanta[e];
+                R -= quanta[e];
+                pos++;
+            } else {
+                memmove(ord + pos, ord + pos + 1, (size_t)(nc - pos - 1) * sizeof *ord);
+                nc--;
+            }
+        }
+    }
+    if (R > 0) {
+        sizes_out[last] += R; /* the tail: less than every candidate's quantum */
+    }
+    if (offsets_out) {
+        WPART_CHECK(wpart_mk_exclusive_scan(P, sizes_out, offsets_out));
+    }
+cleanup:
+    free(ord);
+    return st;
+}
+
+wpart_status_t wpart_mk_level_of_parallelism(int32_t cpu_subdevices, int32_t overlap,
+                                             int32_t n_gpus, int cpu_used, int gpu_used,
+                                             int64_t *lop_out)
+{
+    if (!lop_out || cpu_subdevices < 1 || overlap < 1 || n_gpus < 0) {
+        return wpart_i_error(WPART_EINVAL,
+                             "level of parallelism: need cpu_subdevices >= 1, overlap >= 1, "
+                             "n_gpus >= 0");
+    }
+    *lop_out = (cpu_used ? (int64_t)cpu_subdevices : 0) +
+               (gpu_used ? (int64_t)overlap * (int64_t)n_gpus : 0);
+    return WPART_OK;
+}
+
+static wpart_status_t check_scores(int32_t n, const double *score, double *sum_out)
+{
+    if (n < 0 || (n > 0 && !score)) {
+        return wpart_i_error(WPART_EINVAL, "gpu_scores: NULL or negative count");
+    }
+    double s = 0.0;
+    for (int32_t g = 0; g < n; g++) {
+        if (!(score[g] >= 0.0) || !isfinite(score[g])) {
+            return wpart_i_error(WPART_EINVAL, "gpu_scores[%d] must be finite and >= 0, got %g",
+                                 (int)g, score[g]);
+        }
+        s += score[g];
+    }
+    if (!isfinite(s)) {
+        return wpart_i_error(WPART_EINVAL, "gpu_scores must have a finite sum");
+    }
+    *sum_out = s;
+    return WPART_OK;
+}
+
+wpart_status_t wpart_mk_seed_share(int32_t n_gpu, const double *gpu_score, double cpu_score,
+                                   double *s_out)
+{
+    double sg;
+    wpart_status_t st = check_scores(n_gpu, gpu_score, &sg);
+    if (st != WPART_OK) {
+        return st;
+    }
+    if (!(cpu_score >= 0.0) || !isfinite(cpu_score) || !(sg + cpu_score > 0.0) || !s_out) {
+        return wpart_i_error(WPART_EINVAL,
+                             "cpu_score must be finite and >= 0, with a positive total score");
+    }
+    *s_out = sg / (sg + cpu_score);
+    return WPART_OK;
+}
+
+wpart_status_t wpart_mk_gpu_fractions(int32_t n_gpu, const double *gpu_score, double s,
+                                      double *frac_out)
+{
+    double sg;
+    wpart_status_t st = check_scores(n_gpu, gpu_score, &sg);
+    if (st != WPART_OK) {
+        return st;
+    }
+    if (!(s >= 0.0 && s <= 1.0) || (n_gpu > 0 && !frac_out)) {
+        return wpart_i_error(WPART_EINVAL, "s must be in [0, 1], got %g", s);
+    }
+    if (n_gpu > 0 && !(sg > 0.0)) {
+        return wpart_i_error(WPART_EINVAL, "gpu_scores must have a positive sum");
+    }
+    for (int32_t g = 0; g < n_gpu; g++) {
+        frac_out[g] = s * (gpu_score[g] / sg);
+    }
+    return WPART_OK;
+}
+
+wpart_status_t wpart_mk_exec_shares(double s, int32_t n_gpu, const double *gpu_score,
+                                    int32_t overlap, int32_t cpu_subdevices, double *phi_out)
+{
+    if (overlap < 1 || cpu_subdevices < 0 || !phi_out) {
+        return wpart_i_error(WPART_EINVAL, "exec_shares: need overlap >= 1, cpu_subdevices >= 0");
+    }
+    if (n_gpu == 0 && s != 0.0) {
+        return wpart_i_error(WPART_EINVAL, "s must be 0 without GPUs, got %g", s);
+    }
+    if (cpu_subdevices == 0 && s != 1.0) {
+        return wpart_i_error(WPART_EINVAL, "s must be 1 without CPU sub-devices, got %g", s);
+    }
+    double sg;
+    wpart_status_t st = check_scores(n_gpu, gpu_score, &sg);
+    if (st != WPART_OK) {
+        return st;
+    }
+    if (!(s >= 0.0 && s <= 1.0)) {
+        return wpart_i_error(WPART_EINVAL, "s must be in [0, 1], got %g", s);
+    }
+    if (n_gpu > 0 && !(sg > 0.0)) {
+        return wpart_i_error(WPART_EINVAL, "gpu_scores must have a positive sum");
+    }
+    int64_t k = 0;
+    for (int32_t g = 0; g < n_gpu; g++) {
+        for (int32_t j = 0; j < overlap; j++) {
+            phi_out[k++] = s * (gpu_score[g] / sg) / overlap;
+        }
+    }
+    for (int32_t c = 0; c < cpu_subdevices; c++) {
+        phi_out[k++] = (1.0 - s) / cpu_subdevices;
+    }
+    return WPART_OK;
+}
+
+/* ---------------------------------------------------------------- occupancy ------------- */
+
+void wpart_mk_gpu_caps_default(wpart_mk_gpu_caps_t *c)
+{
+    c->wavefront = 64;
+    c->simds_cu = 4;
+    c->max_waves_simd = 10;
+    c->max_waves_cu = 40;
+    c->max_wg_cu = 16;
+    c->lds_cu = 65536;
+    c->vgprs_lane = 256;
+    c->max_wgs = 256;
+}
+
+static wpart_status_t check_caps(const wpart_mk_gpu_caps_t *c)
+{
+    if (!c || c->wavefront < 1 || c->simds_cu < 1 || c->max_waves_simd < 1 ||
+        c->max_waves_cu < 1 || c->max_wg_cu < 1 || c->lds_cu < 0 || c->vgprs_lane < 1 ||
+        c->max_wgs < 1) {
+        return wpart_i_error(WPART_EINVAL, "caps: every capability must be >= 1");
+    }
+    return WPART_OK;
+}
+
+wpart_status_t wpart_mk_occupancy(const wpart_mk_gpu_caps_t *c, int32_t wgs, int32_t lds_per_wg,
+                                  int32_t vgpr_per_thread, double *occ_out)
+{
+    wpart_status_t st = check_caps(c);
+    if (st != WPART_OK) {
+        return st;
+    }
+    if (wgs < 1 || wgs > c->max_wgs) {
+        return wpart_i_error(WPART_EINVAL, "wgs must be in [1, %d], got %d", (int)c->max_wgs,
+                             (int)wgs);
+    }
+    if (lds_per_wg < 0 || vgpr_per_thread < 1 || !occ_out) {
+        return wpart_i_error(WPART_EINVAL, "need lds_per_wg >= 0 and vgpr_per_thread >= 1");
+    }
+    int64_t waves_wg = (wgs + c->wavefront - 1) / c->wavefront;
+    int64_t lim = c->max_waves_cu / waves_wg;
+    if (c->max_wg_cu < lim) {
+        lim = c->max_wg_cu;
+    }
+    if (lds_per_wg > 0 && c->lds_cu / lds_per_wg < lim) {
+        lim = c->lds_cu / lds_per_wg;
+    }
+    int64_t per_simd = c->vgprs_lane / vgpr_per_thread;
+    if (per_simd > c->max_waves_simd) {
+        per_simd = c->max_waves_simd;
+    }
+    int64_t lim_vgpr = (int64_t)c->simds_cu * per_simd / waves_wg;
+    if (lim_vgpr < lim) {
+        lim = lim_vgpr;
+    }
+    double occ = (double)(lim * waves_wg) / (double)c->max_waves_cu;
+    *occ_out = occ > 1.0 ? 1.0 : occ;
+    return WPART_OK;
+}
+
+wpart_status_t wpart_mk_wgs_candidates(const wpart_mk_gpu_caps_t *c, int32_t lds_per_wg,
+                                       int32_t vgpr_per_thread, double threshold,
+                                       int32_t *wgs_out, double *occ_out, int32_t cap,
+                                       int32_t *count_out)
+{
+    wpart_status_t st = check_caps(c);
+    if (st != WPART_OK) {
+        return st;
+    }
+    if (!(threshold >= 0.0 && threshold <= 1.0) || cap < 0 || !count_out ||
+        (cap > 0 && (!wgs_out || !occ_out))) {
+        return wpart_i_error(WPART_EINVAL, "threshold must be in [0, 1], got %g", threshold);
+    }
+    int32_t nw = c->max_wgs / c->wavefront;
+    if (nw < 1) {
+        nw = 1;
+    }
+    int32_t *w = malloc((size_t)nw * sizeof *w);
+    double *o = malloc((size_t)nw * sizeof *o);
+    if (!w || !o) {
+        free(w);
+        free(o);
+        return wpart_i_error(WPART_ENOMEM, "wgs candidates");
+    }
+    int32_t k = 0;
+    for (int32_t i = 1; i <= nw; i++) {
+        int32_t size = i * c->wavefront;
+        if (size > c->max_wgs) {
+            size = c->max_wgs;
+        }
+        st = wpart_mk_occupancy(c, size, lds_per_wg, vgpr_per_thread, &o[k]);
+        if (st != WPART_OK) {
+            free(w);
+            free(o);
+            return st;
+        }
+        w[k++] = size;
+    }
+    /* insertion sort: occupancy desc, then size desc */
+    for (int32_t i = 1; i < k; i++) {
+        int32_t wi = w[i];
+        double oi = o[i];
+        int32_t j = i - 1;
+        while (j >= 0 && (o[j] < oi || (o[j] == oi && w[j] < wi))) {
+            w[j + 1] = w[j];
+            o[j + 1] = o[j];
+            j--;
+        }
+        w[j + 1] = wi;
+        o[j + 1] = oi;
+    }
+    int32_t keep = 0;
+    while (keep < k && o[keep] >= threshold) {
+        keep++;
+    }
+    if (keep == 0) {
+        keep = 1;
+    }
+    if (keep > cap) {
+        keep = cap;
+    }
+    for (int32_t i = 0; i < keep; i++) {
+        wgs_out[i] = w[i];
+        occ_out[i] = o[i];
+    }
+    *count_out = keep;
+    free(w);
+    free(o);
+    return WPART_OK;
+}

@@ -1,0 +1,596 @@
+/* dynamic_mk.c -- binding of the multi-kernel decisions (wpart/multikernel.h).
+ *
+ * The state machines (bisection generator, configuration search, detector, adaptive binary
+ * search) keep their C state in a bytearray owned by the Python object
+ * (wpart/dynamic/multikernel/_decide.py); the functions here check its size and copy it in and
+ * out. Arrays must already have the exact dtype (the Python layer converts and validates).
+ */
+#include "wpy.h"
+#include "wpart/multikernel.h"
+
+/* A 1-D array of typenum (new reference) or NULL with an error naming it. */
+static PyArrayObject *vec(PyObject *obj, const char *name, int typenum)
+{
+    return wpy_input_array(obj, name, typenum, 1, 1);
+}
+
+static PyObject *new_i64(npy_intp n)
+{
+    return PyArray_SimpleNew(1, &n, NPY_INT64);
+}
+
+static PyObject *new_f64(npy_intp n)
+{
+    return PyArray_SimpleNew(1, &n, NPY_FLOAT64);
+}
+
+static int length32(PyArrayObject *a, const char *name, int32_t *n)
+{
+    npy_intp len = PyArray_DIM(a, 0);
+    if (len > INT32_MAX) {
+        PyErr_Format(wpy_ValueError, "`%s` is too long (%zd)", name, (Py_ssize_t)len);
+        return -1;
+    }
+    *n = (int32_t)len;
+    return 0;
+}
+
+static PyObject *py_split(PyObject *self, PyObject *args)
+{
+    long long total;
+    PyObject *so, *qo;
+    if (!PyArg_ParseTuple(args, "LOO:mk_split", &total, &so, &qo)) {
+        return NULL;
+    }
+    PyArrayObject *s = vec(so, "shares", NPY_FLOAT64), *q = NULL;
+    PyObject *sizes = NULL, *offs = NULL;
+    if (!s || !(q = vec(qo, "quanta", NPY_INT64))) {
+        goto fail;
+    }
+    int32_t P;
+    if (length32(s, "shares", &P) < 0) {
+        goto fail;
+    }
+    if (PyArray_DIM(q, 0) != P) {
+        PyErr_Format(wpy_ValueError, "`quanta` must have the length of `shares` (%d), got %zd",
+                     (int)P, (Py_ssize_t)PyArray_DIM(q, 0));
+        goto fail;
+    }
+    sizes = new_i64(P);
+    offs = new_i64(P);
+    if (!sizes || !offs) {
+        goto fail;
+    }
+    wpart_status_t st;
+    const double *ps = PyArray_DATA(s);
+    const int64_t *pq = PyArray_DATA(q);
+    int64_t *pn = PyArray_DATA((PyArrayObject *)sizes), *po = PyArray_DATA((PyArrayObject *)offs);
+    Py_BEGIN_ALLOW_THREADS
+    st = wpart_mk_split(total, P, ps, pq, pn, po);
+    Py_END_ALLOW_THREADS
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto fail;
+    }
+    Py_DECREF(s);
+    Py_DECREF(q);
+    return Py_BuildValue("(NN)", sizes, offs);
+fail:
+    Py_XDECREF(s);
+    Py_XDECREF(q);
+    Py_XDECREF(sizes);
+    Py_XDECREF(offs);
+    return NULL;
+}
+
+static PyObject *py_quantum(PyObject *self, PyObject *args)
+{
+    PyObject *ao, *bo;
+    if (!PyArg_ParseTuple(args, "OO:mk_quantum", &ao, &bo)) {
+        return NULL;
+    }
+    PyArrayObject *a = vec(ao, "a", NPY_INT64), *b = NULL;
+    if (!a || !(b = vec(bo, "b", NPY_INT64))) {
+        Py_XDECREF(a);
+        return NULL;
+    }
+    int32_t n;
+    int64_t qv = 0;
+    wpart_status_t st = WPART_EINVAL;
+    if (length32(a, "a", &n) == 0) {
+        if (PyArray_DIM(b, 0) != n) {
+            PyErr_Format(wpy_ValueError, "`b` must have the length of `a`");
+        } else {
+            st = wpart_mk_quantum(n, PyArray_DATA(a), PyArray_DATA(b), &qv);
+            if (st != WPART_OK) {
+                wpy_raise(st, "constraints");
+            }
+        }
+    }
+    Py_DECREF(a);
+    Py_DECREF(b);
+    if (st != WPART_OK) {
+        return NULL;
+    }
+    return PyLong_FromLongLong(qv);
+}
+
+static PyObject *py_lop(PyObject *self, PyObject *args)
+{
+    int c, o, g, cu, gu;
+    if (!PyArg_ParseTuple(args, "iiipp:mk_level_of_parallelism", &c, &o, &g, &cu, &gu)) {
+        return NULL;
+    }
+    int64_t lop;
+    wpart_status_t st = wpart_mk_level_of_parallelism(c, o, g, cu, gu, &lop);
+    if (st != WPART_OK) {
+        return wpy_raise(st, NULL);
+    }
+    return PyLong_FromLongLong(lop);
+}
+
+static PyObject *py_exec_shares(PyObject *self, PyObject *args)
+{
+    double s;
+    PyObject *go;
+    int overlap, csub;
+    if (!PyArg_ParseTuple(args, "dOii:mk_exec_shares", &s, &go, &overlap, &csub)) {
+        return NULL;
+    }
+    PyArrayObject *g = vec(go, "gpu_scores", NPY_FLOAT64);
+    if (!g) {
+        return NULL;
+    }
+    int32_t G;
+    if (length32(g, "gpu_scores", &G) < 0 || overlap < 1 || csub < 0 ||
+        (int64_t)G * overlap + csub > INT32_MAX) {
+        Py_DECREF(g);
+        if (!PyErr_Occurred()) {
+            PyErr_Format(wpy_ValueError, "`overlap` must be >= 1 and `cpu_subdevices` >= 0");
+        }
+        return NULL;
+    }
+    PyObject *out = new_f64((npy_intp)G * overlap + csub);
+    if (!out) {
+        Py_DECREF(g);
+        return NULL;
+    }
+    wpart_status_t st = wpart_mk_exec_shares(s, G, PyArray_DATA(g), overlap, csub,
+                                             PyArray_DATA((PyArrayObject *)out));
+    Py_DECREF(g);
+    if (st != WPART_OK) {
+        Py_DECREF(out);
+        return wpy_raise(st, NULL);
+    }
+    return out;
+}
+
+static PyObject *py_seed_share(PyObject *self, PyObject *args)
+{
+    PyObject *go;
+    double cpu;
+    if (!PyArg_ParseTuple(args, "Od:mk_seed_share", &go, &cpu)) {
+        return NULL;
+    }
+    PyArrayObject *g = vec(go, "gpu_scores", NPY_FLOAT64);
+    if (!g) {
+        return NULL;
+    }
+    int32_t G;
+    double s = 0.0;
+    wpart_status_t st = WPART_EINVAL;
+    if (length32(g, "gpu_scores", &G) == 0) {
+        st = wpart_mk_seed_share(G, PyArray_DATA(g), cpu, &s);
+        if (st != WPART_OK) {
+            wpy_raise(st, NULL);
+        }
+    }
+    Py_DECREF(g);
+    return st == WPART_OK ? PyFloat_FromDouble(s) : NULL;
+}
+
+static int parse_caps(PyObject *o, wpart_mk_gpu_caps_t *c)
+{
+    if (!PyArg_ParseTuple(o, "iiiiiiii", &c->wavefront, &c->simds_cu, &c->max_waves_simd,
+                          &c->max_waves_cu, &c->max_wg_cu, &c->lds_cu, &c->vgprs_lane,
+                          &c->max_wgs)) {
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *py_occupancy(PyObject *self, PyObject *args)
+{
+    PyObject *co;
+    int wgs, lds, vgpr;
+    wpart_mk_gpu_caps_t c;
+    if (!PyArg_ParseTuple(args, "O!iii:mk_occupancy", &PyTuple_Type, &co, &wgs, &lds, &vgpr) ||
+        parse_caps(co, &c) < 0) {
+        return NULL;
+    }
+    double occ;
+    wpart_status_t st = wpart_mk_occupancy(&c, wgs, lds, vgpr, &occ);
+    if (st != WPART_OK) {
+        return wpy_raise(st, NULL);
+    }
+    return PyFloat_FromDouble(occ);
+}
+
+static PyObject *py_wgs_candidates(PyObject *self, PyObject *args)
+{
+    PyObject *co;
+    int lds, vgpr;
+    double thr;
+    wpart_mk_gpu_caps_t c;
+    if (!PyArg_ParseTuple(args, "O!iid:mk_wgs_candidates", &PyTuple_Type, &co, &lds, &vgpr,
+                          &thr) ||
+        parse_caps(co, &c) < 0) {
+        return NULL;
+    }
+    int32_t cap = c.max_wgs > 0 ? c.max_wgs : 1, cnt = 0;
+    int32_t *w = PyMem_Malloc((size_t)cap * sizeof *w);
+    double *o = PyMem_Malloc((size_t)cap * sizeof *o);
+    if (!w || !o) {
+        PyMem_Free(w);
+        PyMem_Free(o);
+        return wpy_nomem();
+    }
+    wpart_status_t st = wpart_mk_wgs_candidates(&c, lds, vgpr, thr, w, o, cap, &cnt);
+    PyObject *ws = NULL, *os = NULL;
+    if (st == WPART_OK) {
+        ws = new_i64(cnt);
+        os = new_f64(cnt);
+        if (ws && os) {
+            for (int32_t i = 0; i < cnt; i++) {
+                ((int64_t *)PyArray_DATA((PyArrayObject *)ws))[i] = w[i];
+                ((double *)PyArray_DATA((PyArrayObject *)os))[i] = o[i];
+            }
+        }
+    }
+    PyMem_Free(w);
+    PyMem_Free(o);
+    if (st != WPART_OK) {
+        return wpy_raise(st, NULL);
+    }
+    if (!ws || !os) {
+        Py_XDECREF(ws);
+        Py_XDECREF(os);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", ws, os);
+}
+
+/* ---------------------------------------------------------------- state machines -------- */
+
+/* The state inside a bytearray of exactly `size` bytes, or NULL with a TypeError. */
+static void *state_of(PyObject *o, size_t size, const char *what)
+{
+    if (!PyByteArray_Check(o) || (size_t)PyByteArray_GET_SIZE(o) != size) {
+        PyErr_Format(wpy_TypeError, "not a %s state", what);
+        return NULL;
+    }
+    return PyByteArray_AS_STRING(o);
+}
+
+static PyObject *state_new(const void *st, size_t size)
+{
+    return PyByteArray_FromStringAndSize((const char *)st, (Py_ssize_t)size);
+}
+
+static PyObject *py_bisect_new(PyObject *self, PyObject *args)
+{
+    double x_min;
+    if (!PyArg_ParseTuple(args, "d:mk_bisect_new", &x_min)) {
+        return NULL;
+    }
+    wpart_mk_bisect_t b;
+    wpart_status_t st = wpart_mk_bisect_init(&b, x_min);
+    if (st != WPART_OK) {
+        return wpy_raise(st, NULL);
+    }
+    return state_new(&b, sizeof b);
+}
+
+static PyObject *py_bisect_feedback(PyObject *self, PyObject *args)
+{
+    PyObject *o;
+    double tg, tc;
+    if (!PyArg_ParseTuple(args, "Odd:mk_bisect_feedback", &o, &tg, &tc)) {
+        return NULL;
+    }
+    wpart_mk_bisect_t b;
+    void *p = state_of(o, sizeof b, "bisection");
+    if (!p) {
+        return NULL;
+    }
+    memcpy(&b, p, sizeof b);
+    int ex = 0;
+    wpart_status_t st = wpart_mk_bisect_feedback(&b, tg, tc, &ex);
+    if (st != WPART_OK) {
+        return wpy_raise(st, NULL);
+    }
+    memcpy(p, &b, sizeof b);
+    return PyBool_FromLong(ex);
+}
+
+static PyObject *py_bisect_get(PyObject *self, PyObject *o)
+{
+    wpart_mk_bisect_t b;
+    void *p = state_of(o, sizeof b, "bisection");
+    if (!p) {
+        return NULL;
+    }
+    memcpy(&b, p, sizeof b);
+    return Py_BuildValue("(ddddiid)", b.g, b.c, b.X, b.x_min, (int)b.iter, (int)b.exhausted,
+                         wpart_mk_bisect_candidate(&b));
+}
+
+static PyObject *py_search_new(PyObject *self, PyObject *args)
+{
+    int nf, no, nw;
+    if (!PyArg_ParseTuple(args, "iii:mk_search_new", &nf, &no, &nw)) {
+        return NULL;
+    }
+    wpart_mk_search_t s;
+    wpart_status_t st = wpart_mk_search_init(&s, nf, no, nw);
+    if (st != WPART_OK) {
+        return wpy_raise(st, NULL);
+    }
+    return state_new(&s, sizeof s);
+}
+
+static PyObject *py_search_report(PyObject *self, PyObject *args)
+{
+    PyObject *o;
+    double t;
+    if (!PyArg_ParseTuple(args, "Od:mk_search_report", &o, &t)) {
+        return NULL;
+    }
+    wpart_mk_search_t s;
+    void *p = state_of(o, sizeof s, "search");
+    if (!p) {
+        return NULL;
+    }
+    memcpy(&s, p, sizeof s);
+    wpart_status_t st = wpart_mk_search_report(&s, t);
+    if (st != WPART_OK) {
+        return wpy_raise(st, NULL);
+    }
+    memcpy(p, &s, sizeof s);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_search_get(PyObject *self, PyObject *o)
+{
+    wpart_mk_search_t s;
+    void *p = state_of(o, sizeof s, "search");
+    if (!p) {
+        return NULL;
+    }
+    memcpy(&s, p, sizeof s);
+    int32_t f, ov, w;
+    int more = wpart_mk_search_next(&s, &f, &ov, &w);
+    return Py_BuildValue("(iiiidiiii)", more, (int)f, (int)ov, (int)w, s.best, (int)s.best_fi,
+                         (int)s.best_oi, (int)s.best_wi, (int)s.evaluated);
+}
+
+static PyObject *py_detector_new(PyObject *self, PyObject *args)
+{
+    double w, md, cf;
+    if (!PyArg_ParseTuple(args, "ddd:mk_detector_new", &w, &md, &cf)) {
+        return NULL;
+    }
+    wpart_mk_detector_t d;
+    wpart_status_t st = wpart_mk_detector_init(&d, w, md, cf);
+    if (st != WPART_OK) {
+        return wpy_raise(st, NULL);
+    }
+    return state_new(&d, sizeof d);
+}
+
+static PyObject *py_detector_update(PyObject *self, PyObject *args)
+{
+    PyObject *o, *to;
+    if (!PyArg_ParseTuple(args, "OO:mk_detector_update", &o, &to)) {
+        return NULL;
+    }
+    wpart_mk_detector_t d;
+    void *p = state_of(o, sizeof d, "detector");
+    if (!p) {
+        return NULL;
+    }
+    PyArrayObject *t = vec(to, "t_dev", NPY_FLOAT64);
+    if (!t) {
+        return NULL;
+    }
+    int32_t n;
+    if (length32(t, "t_dev", &n) < 0) {
+        Py_DECREF(t);
+        return NULL;
+    }
+    memcpy(&d, p, sizeof d);
+    int fire = 0;
+    double dev = 0.0;
+    wpart_status_t st = wpart_mk_detector_update(&d, n, PyArray_DATA(t), &fire, &dev);
+    Py_DECREF(t);
+    if (st != WPART_OK) {
+        return wpy_raise(st, "t_dev");
+    }
+    memcpy(p, &d, sizeof d);
+    return Py_BuildValue("(Nd)", PyBool_FromLong(fire), dev);
+}
+
+static PyObject *py_detector_reset(PyObject *self, PyObject *o)
+{
+    wpart_mk_detector_t d;
+    void *p = state_of(o, sizeof d, "detector");
+    if (!p) {
+        return NULL;
+    }
+    memcpy(&d, p, sizeof d);
+    wpart_mk_detector_reset(&d);
+    memcpy(p, &d, sizeof d);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_detector_get(PyObject *self, PyObject *o)
+{
+    wpart_mk_detector_t d;
+    void *p = state_of(o, sizeof d, "detector");
+    if (!p) {
+        return NULL;
+    }
+    memcpy(&d, p, sizeof d);
+    return Py_BuildValue("(dddddLLL)", d.w, d.max_dev, d.cf, d.lbt, d.last_dev,
+                         (long long)d.runs, (long long)d.unbalanced, (long long)d.fired);
+}
+
+static PyObject *py_balance_ratio(PyObject *self, PyObject *to)
+{
+    PyArrayObject *t = vec(to, "t_dev", NPY_FLOAT64);
+    if (!t) {
+        return NULL;
+    }
+    int32_t n;
+    double r = 0.0;
+    wpart_status_t st = WPART_EINVAL;
+    if (length32(t, "t_dev", &n) == 0) {
+        st = wpart_mk_balance_ratio(n, PyArray_DATA(t), &r);
+        if (st != WPART_OK) {
+            wpy_raise(st, NULL);
+        }
+    }
+    Py_DECREF(t);
+    return st == WPART_OK ? PyFloat_FromDouble(r) : NULL;
+}
+
+static PyObject *py_abs_new(PyObject *self, PyObject *args)
+{
+    double s, ti, tmin, tmax;
+    if (!PyArg_ParseTuple(args, "dddd:mk_abs_new", &s, &ti, &tmin, &tmax)) {
+        return NULL;
+    }
+    wpart_mk_abs_t a;
+    wpart_status_t st = wpart_mk_abs_start(&a, s, ti, tmin, tmax);
+    if (st != WPART_OK) {
+        return wpy_raise(st, NULL);
+    }
+    return state_new(&a, sizeof a);
+}
+
+static PyObject *py_abs_step(PyObject *self, PyObject *args)
+{
+    PyObject *o;
+    double tg, tc;
+    if (!PyArg_ParseTuple(args, "Odd:mk_abs_step", &o, &tg, &tc)) {
+        return NULL;
+    }
+    wpart_mk_abs_t a;
+    void *p = state_of(o, sizeof a, "adaptive binary search");
+    if (!p) {
+        return NULL;
+    }
+    memcpy(&a, p, sizeof a);
+    double s;
+    wpart_status_t st = wpart_mk_abs_step(&a, tg, tc, &s);
+    if (st != WPART_OK) {
+        return wpy_raise(st, NULL);
+    }
+    memcpy(p, &a, sizeof a);
+    return PyFloat_FromDouble(s);
+}
+
+static PyObject *py_abs_get(PyObject *self, PyObject *o)
+{
+    wpart_mk_abs_t a;
+    void *p = state_of(o, sizeof a, "adaptive binary search");
+    if (!p) {
+        return NULL;
+    }
+    memcpy(&a, p, sizeof a);
+    return Py_BuildValue("(dddddddiiL)", a.s, a.T, a.lo, a.hi, a.s_prev, a.T_min, a.T_max,
+                         (int)a.phase, (int)a.last_dir, (long long)a.steps);
+}
+
+static PyObject *py_interpolate(PyObject *self, PyObject *args)
+{
+    PyObject *xo, *yo, *qo;
+    if (!PyArg_ParseTuple(args, "OOO:mk_interpolate", &xo, &yo, &qo)) {
+        return NULL;
+    }
+    PyArrayObject *X = wpy_input_array(xo, "X", NPY_FLOAT64, 2, 2), *y = NULL, *Q = NULL;
+    PyObject *out = NULL;
+    if (!X || !(y = vec(yo, "y", NPY_FLOAT64)) ||
+        !(Q = wpy_input_array(qo, "x", NPY_FLOAT64, 2, 2))) {
+        goto fail;
+    }
+    npy_intp n = PyArray_DIM(X, 0), d = PyArray_DIM(X, 1), q = PyArray_DIM(Q, 0);
+    if (PyArray_DIM(y, 0) != n || PyArray_DIM(Q, 1) != d || n > 100000 || d > 64 ||
+        q > INT32_MAX) {
+        PyErr_Format(wpy_ValueError,
+                     "`y` must have one value per row of `X` and `x` the columns of `X` "
+                     "(at most 100000 nodes of 64 features)");
+        goto fail;
+    }
+    out = new_f64(q);
+    if (!out) {
+        goto fail;
+    }
+    int32_t how = -1;
+    wpart_status_t st;
+    const double *px = PyArray_DATA(X), *py = PyArray_DATA(y), *pq = PyArray_DATA(Q);
+    double *po = PyArray_DATA((PyArrayObject *)out);
+    Py_BEGIN_ALLOW_THREADS
+    st = wpart_mk_interpolate((int32_t)n, (int32_t)d, px, py, (int32_t)q, pq, po, &how);
+    Py_END_ALLOW_THREADS
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto fail;
+    }
+    Py_DECREF(X);
+    Py_DECREF(y);
+    Py_DECREF(Q);
+    return Py_BuildValue("(Ni)", out, (int)how);
+fail:
+    Py_XDECREF(X);
+    Py_XDECREF(y);
+    Py_XDECREF(Q);
+    Py_XDECREF(out);
+    return NULL;
+}
+
+static PyMethodDef mk_methods[] = {
+    {"mk_split", py_split, METH_VARARGS, "mk_split(total, shares, quanta) -> (sizes, offsets)"},
+    {"mk_quantum", py_quantum, METH_VARARGS, "mk_quantum(a, b) -> q"},
+    {"mk_level_of_parallelism", py_lop, METH_VARARGS,
+     "mk_level_of_parallelism(cpu_subdevices, overlap, n_gpus, cpu_used, gpu_used)"},
+    {"mk_exec_shares", py_exec_shares, METH_VARARGS,
+     "mk_exec_shares(s, gpu_scores, overlap, cpu_subdevices)"},
+    {"mk_seed_share", py_seed_share, METH_VARARGS, "mk_seed_share(gpu_scores, cpu_score)"},
+    {"mk_occupancy", py_occupancy, METH_VARARGS, "mk_occupancy(caps, wgs, lds, vgpr)"},
+    {"mk_wgs_candidates", py_wgs_candidates, METH_VARARGS,
+     "mk_wgs_candidates(caps, lds, vgpr, threshold) -> (wgs, occupancy)"},
+    {"mk_bisect_new", py_bisect_new, METH_VARARGS, "mk_bisect_new(x_min) -> state"},
+    {"mk_bisect_feedback", py_bisect_feedback, METH_VARARGS,
+     "mk_bisect_feedback(state, t_gpu, t_cpu) -> exhausted"},
+    {"mk_bisect_get", py_bisect_get, METH_O, "mk_bisect_get(state) -> tuple"},
+    {"mk_search_new", py_search_new, METH_VARARGS, "mk_search_new(nf, no, nw) -> state"},
+    {"mk_search_report", py_search_report, METH_VARARGS, "mk_search_report(state, t)"},
+    {"mk_search_get", py_search_get, METH_O, "mk_search_get(state) -> tuple"},
+    {"mk_detector_new", py_detector_new, METH_VARARGS, "mk_detector_new(w, max_dev, cf)"},
+    {"mk_detector_update", py_detector_update, METH_VARARGS,
+     "mk_detector_update(state, t_dev) -> (fire, dev)"},
+    {"mk_detector_reset", py_detector_reset, METH_O, "mk_detector_reset(state)"},
+    {"mk_detector_get", py_detector_get, METH_O, "mk_detector_get(state) -> tuple"},
+    {"mk_balance_ratio", py_balance_ratio, METH_O, "mk_balance_ratio(t_dev) -> float"},
+    {"mk_abs_new", py_abs_new, METH_VARARGS, "mk_abs_new(s, T_init, T_min, T_max) -> state"},
+    {"mk_abs_step", py_abs_step, METH_VARARGS, "mk_abs_step(state, t_gpu, t_cpu) -> s"},
+    {"mk_abs_get", py_abs_get, METH_O, "mk_abs_get(state) -> tuple"},
+    {"mk_interpolate", py_interpolate, METH_VARARGS, "mk_interpolate(X, y, x) -> (values, how)"},
+    {NULL, NULL, 0, NULL},
+};
+
+int wpy_dynamic_mk_init(PyObject *m)
+{
+    return PyModule_AddFunctions(m, mk_methods);
+}

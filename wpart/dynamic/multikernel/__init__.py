@@ -1,0 +1,17 @@
+"""Compound multi-kernel computations split over CPUs and GPUs [Soldado 2016].
+
+The decisions, as pure functions over the C core (:mod:`._decide`): :func:`split`,
+:func:`quantum`, :func:`exec_shares`, :func:`seed_share`, :func:`gpu_fractions`,
+:func:`level_of_parallelism`, :func:`occupancy`, :func:`wgs_candidates`,
+:class:`BisectionGenerator`, :class:`ConfigSearch`, :class:`ImbalanceDetector`,
+:class:`AdaptiveBinarySearch`, :func:`interpolate`; the profile knowledge base
+(:class:`KnowledgeBase`, one JSON file per machine); and real execution of the paper's
+benchmarks as OpenCL kernels (:mod:`wpart.dynamic.multikernel.opencl`, which needs
+``pyopencl`` and an OpenCL driver such as the pip-installable PoCL CPU driver).
+"""
+
+from . import _decide, _kb
+from ._decide import *  # noqa: F403
+from ._kb import *  # noqa: F403
+
+__all__: list[str] = [*_decide.__all__, *_kb.__all__]
