@@ -1,0 +1,203 @@
+"""Knowledge base of multi-kernel profiles [Soldado 2016]: lookup / derive / update, the
+P-KB and P-PROF-5 properties, atomic writes that survive a writer killed mid-write, and clear
+errors for corrupt, truncated or foreign files."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+import wpart
+from wpart.dynamic import KnowledgeBase, Profile
+from wpart.dynamic.multikernel import KnowledgeBaseError
+
+
+def _kb(tmp_path, **kw):
+    return KnowledgeBase(tmp_path / "kb.json", **kw)
+
+
+def test_P_KB_1_and_P_PROF_5_exact_hit_and_round_trip(tmp_path):
+    kb = _kb(tmp_path)
+    p = Profile("filter", (2048, 2048), s=0.778, s_eff=0.7775, shares={"gpu0": 0.7775, "cpu": 0.2225},
+                fission="L2", overlap=4, wgs=(256, 128, 64), best_time=3.13, balance_ratio=0.9,
+                n_obs=3)
+    assert kb.update(p)
+    got = KnowledgeBase(tmp_path / "kb.json").lookup("filter", (2048, 2048))
+    assert got.to_dict() == kb.lookup("filter", (2048, 2048)).to_dict()
+    for f in ("sct_id", "extents", "fp64", "s", "s_eff", "shares", "fission", "overlap", "wgs",
+              "best_time", "process", "balance_ratio", "n_obs"):
+        assert getattr(got, f) == getattr(p, f), f
+    assert kb.derive("filter", (2048, 2048)) is kb.lookup("filter", (2048, 2048))
+    assert kb.lookup("filter", ((2048, 2048), True)) is None      # fp64 is part of the key
+
+
+def test_P_PERSIST_update_only_when_better(tmp_path):
+    kb = _kb(tmp_path)
+    assert kb.update(Profile("saxpy", (10**6,), s=0.7, best_time=2.0))
+    assert not kb.update(Profile("saxpy", (10**6,), s=0.9, best_time=2.5))
+    assert kb.lookup("saxpy", 10**6).s == 0.7
+    assert kb.update(Profile("saxpy", (10**6,), s=0.8, best_time=1.5, process="REFINED"))
+    assert KnowledgeBase(tmp_path / "kb.json").lookup("saxpy", 10**6).s == 0.8
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_P_KB_2_derivation_reproduces_stored_profiles_exactly(tmp_path, d):
+    rng = np.random.default_rng(d)
+    kb = _kb(tmp_path, autosave=False)
+    ext = [tuple(int(v) for v in rng.integers(64, 8192, size=d)) for _ in range(d + 4)]
+    for e in ext:
+        kb.store(Profile("seg", e, s=float(rng.uniform(0.5, 1.0)), best_time=1.0, fission="L1",
+                         overlap=2))
+    for e in ext:
+        p = kb.derive("seg", e, exact=False, store=False)
+        assert p.s == kb.lookup("seg", e).s and p.process == "DERIVED"
+        assert kb.last_derivation["method"] == "rbf"
+
+
+def test_P_KB_3_one_node_table4_image1(tmp_path):
+    kb = _kb(tmp_path)
+    kb.update(Profile("filter", (1024, 1024), s=0.875, best_time=1.10, fission="L2", overlap=4))
+    p = kb.derive("filter", (4288, 2848))
+    assert p.s == 0.875 and p.fission == "L2" and p.overlap == 4
+    assert p.process == "DERIVED" and math.isinf(p.best_time)                  # P-KB-7
+    assert KnowledgeBase(tmp_path / "kb.json").lookup("filter", (4288, 2848)).process == "DERIVED"
+    assert kb.update(Profile("filter", (4288, 2848), s=0.935, best_time=11.55, process="REFINED"))
+
+
+def test_P_KB_4_scope_order(tmp_path):
+    kb = _kb(tmp_path, autosave=False)
+    kb.store(Profile("other", (500, 500), s=0.3, best_time=1.0))            # S3 candidate
+    kb.store(Profile("other", (777, 777), s=0.4, best_time=1.0))
+    kb.store(Profile("other2", (100, 200), s=0.6, best_time=1.0))            # S2 for (100, 200)
+    kb.store(Profile("other3", (100, 200), s=0.8, best_time=1.0))
+    p = kb.derive("mine", (100, 200), store=False)
+    assert kb.last_derivation["scope"] == "S2" and p.s == pytest.approx(0.7)
+    p = kb.derive("mine", (300, 300), store=False)
+    assert kb.last_derivation["scope"] == "S3"
+    kb.store(Profile("mine", (64, 64), s=0.9, best_time=1.0))
+    p = kb.derive("mine", (100, 200), store=False)
+    assert kb.last_derivation["scope"] == "S1" and p.s == 0.9
+    with pytest.raises(wpart.WpartKeyError, match="seed"):
+        kb.derive("mine", (1, 2, 3), store=False)
+    p = kb.derive("mine", (1, 2, 3), seed=0.75, store=False)
+    assert p.process == "SEED" and p.s == 0.75
+
+
+def test_P_KB_5_6_nearest_above_3_dims_and_clamped(tmp_path):
+    kb = _kb(tmp_path, autosave=False)
+    kb.store(Profile("t", (2, 2, 2, 2), s=0.2, best_time=1.0, overlap=1))
+    kb.store(Profile("t", (64, 64, 64, 64), s=0.9, best_time=1.0, overlap=3))
+    p = kb.derive("t", (50, 60, 64, 64), store=False)
+    assert p.s == 0.9 and p.overlap == 3 and kb.last_derivation["method"] == "nearest"
+    kb.store(Profile("u", (2,), s=0.0, best_time=1.0))
+    kb.store(Profile("u", (4,), s=1.0, best_time=1.0))
+    for e in (1, 3, 8, 10**6):
+        assert 0.0 <= kb.derive("u", (e,), store=False).s <= 1.0
+
+
+def test_derived_nodes_only_when_nothing_better(tmp_path):
+    kb = _kb(tmp_path, autosave=False)
+    kb.store(Profile("f", (100,), s=0.1, best_time=math.inf, process="DERIVED"))
+    kb.store(Profile("f", (1000,), s=0.9, best_time=1.0, process="PROFILED"))
+    assert kb.derive("f", (150,), store=False).s == 0.9                        # one good node
+
+
+@pytest.mark.parametrize("content,word", [
+    (b"", "not valid JSON"),
+    (b'{"format": "wpart-multikernel-kb", "version": 1, "entries": [', "not valid JSON"),
+    (b"\xff\xfe\x00garbage", "not UTF-8"),
+    (b'{"hello": 1}', "not a wpart multi-kernel knowledge base"),
+    (b"[1, 2, 3]", "not a wpart multi-kernel knowledge base"),
+    (b'{"format": "wpart-multikernel-kb", "version": 99}', "version"),
+    (b"[" * 100000 + b"]" * 100000, "(nested|JSON)"),
+])
+def test_corrupt_files_give_a_clear_error_naming_the_file(tmp_path, content, word):
+    path = tmp_path / "kb.json"
+    path.write_bytes(content)
+    with pytest.raises(KnowledgeBaseError, match=word) as ei:
+        KnowledgeBase(path)
+    assert "kb.json" in str(ei.value) and isinstance(ei.value, wpart.WpartError)
+
+
+def test_bad_entries_and_foreign_machine(tmp_path):
+    kb = _kb(tmp_path)
+    kb.update(Profile("a", (10,), s=0.5, best_time=1.0))
+    doc = json.loads((tmp_path / "kb.json").read_text())
+    bad = json.loads(json.dumps(doc))
+    bad["entries"][0]["s"] = 7.0
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    with pytest.raises(KnowledgeBaseError, match="bad.json.*entry 0"):
+        KnowledgeBase(tmp_path / "bad.json")
+    bad["entries"][0] = {"sct_id": "a", "extents": "oops"}
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    with pytest.raises(KnowledgeBaseError, match="entry 0"):
+        KnowledgeBase(tmp_path / "bad.json")
+    doc["machine"] = {"id": "someone-else", "hostname": "elsewhere"}
+    (tmp_path / "foreign.json").write_text(json.dumps(doc))
+    with pytest.raises(KnowledgeBaseError, match="another machine"):
+        KnowledgeBase(tmp_path / "foreign.json")
+    assert len(KnowledgeBase(tmp_path / "foreign.json", allow_foreign=True)) == 1
+
+
+_WRITER = textwrap.dedent("""
+    import sys
+    from wpart.dynamic import KnowledgeBase, Profile
+    kb = KnowledgeBase(sys.argv[1], autosave=False)
+    n = int(sys.argv[2])
+    profs = [Profile("sct%d" % (i % 7), (64 + i, 32 + i % 5), s=(i % 100) / 100, best_time=1.0,
+                     wgs=(64, 128), shares={"gpu0": 0.5}) for i in range(n)]
+    for p in profs:
+        kb.store(p)
+    profs = kb.entries                          # the stored objects
+    v = int(sys.argv[3])
+    for p in profs:
+        object.__setattr__(p, "n_obs", v)
+    kb.save()
+    print("ready", flush=True)
+    while True:
+        v += 1
+        for p in profs:
+            object.__setattr__(p, "n_obs", v)   # a new version of every entry
+        kb.save()
+""")
+
+
+def test_kb_survives_a_writer_killed_mid_write(tmp_path):
+    """A subprocess rewrites a large base (old version v -> new v + 1) in a loop; it is
+    SIGKILLed at random times, many times; the base always reads as one whole version."""
+    path = tmp_path / "kb.json"
+    n = 1500
+    rng = random.Random(11)
+    seen_versions = set()
+    env = dict(os.environ)
+    for trial in range(10):
+        proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(path), str(n),
+                                 str(1000 * trial)],
+                                stdout=subprocess.PIPE, env=env)
+        try:
+            assert proc.stdout.readline().strip() == b"ready"
+            time.sleep(rng.uniform(0.05, 1.2))
+        finally:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=60)
+            proc.stdout.close()
+        if not path.exists():
+            continue
+        kb = KnowledgeBase(path)
+        vers = {p.n_obs for p in kb}
+        assert len(kb) == n and len(vers) == 1, (trial, len(kb), vers)
+        seen_versions |= vers
+    # killed at different points: versions written inside the loop were seen, never mixed
+    assert len(seen_versions) >= 5 and any(v % 1000 for v in seen_versions)
+    # leftover temporary files never shadow the base
+    assert all(f.name == "kb.json" or f.name.endswith(".tmp") for f in tmp_path.iterdir())
