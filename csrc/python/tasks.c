@@ -333,21 +333,22 @@ static PyObject *wpy_tasks_ccm(PyObject *self, PyObject *args, PyObject *kwds)
     static char *kwlist[] = {"problem", "coeffs", "assignment", "n_iter", "n_rounds", "fanout",
                              "n_trials", "seed", "cluster", "order_random", "tol", "progress",
                              "time_limit", "one_way", "singles", "exact_ranking",
-                             "allow_infeasible_start", "comm_tau", "split_always", "explore", NULL};
+                             "allow_infeasible_start", "comm_tau", "split_always", "explore",
+                             "exhaustive", NULL};
     PyObject *pd, *co, *ao, *progress = Py_None, *res = NULL;
     int n_iter = 4, n_rounds = 0, fanout = 0, n_trials = 1, cluster = 0, order_random = 1;
     int one_way = 0, singles = 0, exact_ranking = 0, allow_inf = 0, split_always = 0;
-    int explore = 0;
+    int explore = 0, exhaustive = 0;
     unsigned long long seed = 0;
     double tol = 1e-12, time_limit = 0.0, comm_tau = 1.0;
     wpy_tprob_t t;
     wpart_tasks_coeffs_t c;
     PyArrayObject *A = NULL, *out = NULL, *hist = NULL, *exch = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|iiiiKipdOdpippdpp", kwlist, &pd, &co, &ao,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|iiiiKipdOdpippdppp", kwlist, &pd, &co, &ao,
                                      &n_iter, &n_rounds, &fanout, &n_trials, &seed, &cluster,
                                      &order_random, &tol, &progress, &time_limit, &one_way,
                                      &singles, &exact_ranking, &allow_inf, &comm_tau,
-                                     &split_always, &explore)) {
+                                     &split_always, &explore, &exhaustive)) {
         return NULL;
     }
     if (n_iter < 0 || n_trials < 1) {
@@ -376,6 +377,7 @@ static PyObject *wpy_tasks_ccm(PyObject *self, PyObject *args, PyObject *kwds)
     prm.singles = singles;
     prm.split_always = split_always;
     prm.explore = explore;
+    prm.exhaustive = exhaustive;
     prm.exact_ranking = exact_ranking;
     prm.allow_infeasible_start = allow_inf;
     prm.comm_tau = comm_tau;

@@ -228,6 +228,7 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
         wpart_tasks_state_free(s);
         s = NULL;
         WPART_CHECK(wpart_tasks_state_create(p, c, a0, &s));
+        s->exhaustive = prm->exhaustive != 0;
         double w = wpart_tasks_i_state_wmax(s);
         if (isinf(w) && !prm->allow_infeasible_start) {
             WPART_FAIL(WPART_EINVAL, "infeasible start: the initial assignment exceeds a memory "

@@ -99,9 +99,6 @@ static void fast_eval(const wpart_tasks_state_t *s, int32_t r1, const wpart_task
  * tasks outside X (total, and to tasks on q1 / q2 under `assign`), the same into X, and bytes
  * from X to the other exchanged set. Members of X carry `bit` in s->mark, of the other set
  * `obit`. */
-typedef struct {
-    double intra, otot, itot, o1, i1, o2, i2, x;
-} csum_t;
 
 static void csum_walk(const wpart_tasks_state_t *s, const int32_t *X, int32_t nx, int bit,
                       int obit, const int32_t *assign, int32_t q1, int32_t q2, csum_t *o)
@@ -129,6 +126,14 @@ static void csum_walk(const wpart_tasks_state_t *s, const int32_t *X, int32_t nx
             }
         }
     }
+}
+
+void wpart_i_ccm_csum(wpart_tasks_state_t *s, const int32_t *X, int32_t nx, const int32_t *assign,
+                      int32_t q1, int32_t q2, csum_t *o)
+{
+    for (int32_t i = 0; i < nx; i++) s->mark[X[i]] |= 4;
+    csum_walk(s, X, nx, 4, 8, assign, q1, q2, o);
+    for (int32_t i = 0; i < nx; i++) s->mark[X[i]] = 0;
 }
 
 /* Closed form of spec 1.8: out/in/loc of r1 (v1, from b1) and r2 (v2, from b2) after A (on r1)
@@ -228,10 +233,10 @@ static void consider(const wpart_tasks_state_t *s, best_t *best, pairkey_t befor
 
 
 
-static wpart_status_t eval_pair(wpart_tasks_state_t *s, int32_t r, const clusters_t *Cr,
-                                int32_t i, int32_t p, const clusters_t *Cp, int32_t j,
-                                const snapshot_t *snap, wpart_tasks_rank_t *v1,
-                                wpart_tasks_rank_t *v2, int *valid)
+wpart_status_t wpart_i_ccm_eval_pair(wpart_tasks_state_t *s, int32_t r, const clusters_t *Cr,
+                                     int32_t i, int32_t p, const clusters_t *Cp, int32_t j,
+                                     const snapshot_t *snap, wpart_tasks_rank_t *v1,
+                                     wpart_tasks_rank_t *v2, int *valid)
 {
     const int64_t N = s->p.n_blocks;
     *valid = 1;
@@ -261,6 +266,30 @@ static wpart_status_t eval_pair(wpart_tasks_state_t *s, int32_t r, const cluster
 
 
 
+wpart_status_t wpart_i_ccm_fill_units(wpart_tasks_state_t *s, int32_t r, int32_t p,
+                                      const clusters_t *Cr, const clusters_t *Cp, fill_t *X,
+                                      const snapshot_t *snap, double wr, double wq, int *give_out)
+{
+    /* parts of the more loaded rank's clusters sized to even the pair's W */
+    const int give = wr >= wq;
+    const clusters_t *C = give ? Cr : Cp;
+    const int32_t to = give ? p : r, from = give ? r : p;
+    const int64_t N = s->p.n_blocks;
+    const int32_t *rc = give ? (snap ? snap->refcnt : s->refcnt) + p * N : s->refcnt + r * N;
+    const double *ra = s->p.rank_alpha;
+    double a = (ra ? ra[from] : s->c.alpha) + (ra ? ra[to] : s->c.alpha);
+    for (int32_t c = 0; c < C->n; c++) {
+        int32_t b = C->blk[c];
+        double h = 0.0;
+        if (b >= 0 && rc[b] == 0 && s->p.block_home[b] != to) {
+            h = s->c.delta * s->p.block_size[b];
+        }
+        X->target[c] = a > 0 ? (fabs(wr - wq) - h) / a : 0.0;
+    }
+    *give_out = give;
+    return wpart_tasks_i_build_fill(s, C, X->target, &X->U, X->tmp, X->in);
+}
+
 /* FindBestCCM on the current state: best exchange between r and p, gain > tol * before.
  * Tr / Tp (may be NULL): single-task clusters for one-way single transfers, tried only when
  * no cluster exchange pays (as LBAF tries subclusters only when no swap happened). */
@@ -282,6 +311,10 @@ wpart_status_t wpart_i_ccm_find_best(wpart_tasks_state_t *s, int32_t r, int32_t 
     double wq = wpart_tasks_i_work_noeps(&s->p, &s->c, p, vp);
     before.w = wr > wq ? wr : wq;
     if (before.exc == 0.0 && !(before.w > 0)) return WPART_OK;
+    if (before.exc == 0.0 && explore == NULL && !s->exhaustive) {
+        return wpart_i_ccm_find_best_pruned(s, r, p, Cr, Cp, Tr, Tp, tol, one_way, split_always,
+                                            X, snap, before.w, wr, wq, best);
+    }
     wpart_tasks_rank_t v1, v2;
     int valid;
     for (int32_t i = -1; i < Cr->n; i++) {
@@ -290,7 +323,7 @@ wpart_status_t wpart_i_ccm_find_best(wpart_tasks_state_t *s, int32_t r, int32_t 
             if (i < 0 && j < 0) continue;
             if (one_way && i >= 0 && j >= 0) continue;
             int32_t nb = j >= 0 ? Cp->start[j + 1] - Cp->start[j] : 0;
-            st = eval_pair(s, r, Cr, i, p, Cp, j, snap, &v1, &v2, &valid);
+            st = wpart_i_ccm_eval_pair(s, r, Cr, i, p, Cp, j, snap, &v1, &v2, &valid);
             if (st != WPART_OK) return st;
             if (valid) consider(s, best, before, tol, r, &v1, p, &v2, i, j, na + nb, 0);
         }
@@ -298,7 +331,7 @@ wpart_status_t wpart_i_ccm_find_best(wpart_tasks_state_t *s, int32_t r, int32_t 
     if (Tr && Tp && (split_always || !best->found)) { /* by default only when no cluster
                                                            move pays */
         for (int32_t i = 0; i < Tr->n; i++) {
-            st = eval_pair(s, r, Tr, i, p, Tp, -1, snap, &v1, &v2, &valid);
+            st = wpart_i_ccm_eval_pair(s, r, Tr, i, p, Tp, -1, snap, &v1, &v2, &valid);
             if (st != WPART_OK) return st;
             if (valid) {
                 consider(s, best, before, tol, r, &v1, p, &v2, i, -1,
@@ -306,7 +339,7 @@ wpart_status_t wpart_i_ccm_find_best(wpart_tasks_state_t *s, int32_t r, int32_t 
             }
         }
         for (int32_t j = 0; j < Tp->n; j++) {
-            st = eval_pair(s, r, Tr, -1, p, Tp, j, snap, &v1, &v2, &valid);
+            st = wpart_i_ccm_eval_pair(s, r, Tr, -1, p, Tp, j, snap, &v1, &v2, &valid);
             if (st != WPART_OK) return st;
             if (valid) {
                 consider(s, best, before, tol, r, &v1, p, &v2, -1, j,
@@ -315,29 +348,14 @@ wpart_status_t wpart_i_ccm_find_best(wpart_tasks_state_t *s, int32_t r, int32_t 
         }
     }
     if (X && (split_always || !best->found)) {
-        /* parts of the more loaded rank's clusters sized to even the pair's W */
-        const int give = wr >= wq;
-        const clusters_t *C = give ? Cr : Cp;
-        const int32_t to = give ? p : r, from = give ? r : p;
-        const int64_t N = s->p.n_blocks;
-        const int32_t *rc = give ? (snap ? snap->refcnt : s->refcnt) + p * N : s->refcnt + r * N;
-        const double *ra = s->p.rank_alpha;
-        double a = (ra ? ra[from] : s->c.alpha) + (ra ? ra[to] : s->c.alpha);
-        for (int32_t c = 0; c < C->n; c++) {
-            int32_t b = C->blk[c];
-            double h = 0.0;
-            if (b >= 0 && rc[b] == 0 && s->p.block_home[b] != to) {
-                h = s->c.delta * s->p.block_size[b];
-            }
-            X->target[c] = a > 0 ? (fabs(wr - wq) - h) / a : 0.0;
-        }
-        st = wpart_tasks_i_build_fill(s, C, X->target, &X->U, X->tmp, X->in);
+        int give;
+        st = wpart_i_ccm_fill_units(s, r, p, Cr, Cp, X, snap, wr, wq, &give);
         if (st != WPART_OK) return st;
         for (int32_t u = 0; u < X->U.n; u++) {
             if (give) {
-                st = eval_pair(s, r, &X->U, u, p, Cp, -1, snap, &v1, &v2, &valid);
+                st = wpart_i_ccm_eval_pair(s, r, &X->U, u, p, Cp, -1, snap, &v1, &v2, &valid);
             } else {
-                st = eval_pair(s, r, Cr, -1, p, &X->U, u, snap, &v1, &v2, &valid);
+                st = wpart_i_ccm_eval_pair(s, r, Cr, -1, p, &X->U, u, snap, &v1, &v2, &valid);
             }
             if (st != WPART_OK) return st;
             if (valid) {

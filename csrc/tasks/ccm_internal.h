@@ -19,6 +19,8 @@ typedef struct {
     int found;
     wpart_rng_t *rng;      /* explore: uniform choice among the improving exchanges */
     uint64_t seen;         /* improving exchanges met so far (explore) */
+    int64_t idx;           /* position of the best in the exhaustive scan's order (pruned
+                              scan: ties of gain and size go to the earlier one) */
 } best_t;
 
 /* Peer information as of the start of the iteration (what the inform stage carried). */
@@ -36,6 +38,41 @@ typedef struct {
     int32_t *tmp;   /* 2K */
     int8_t *in;     /* K */
 } fill_t;
+
+/* Directional volumes of a task set X (spec 1.8 closed form): bytes inside X, bytes from X to
+ * tasks outside X (total, and to tasks on q1 / q2 under `assign`), the same into X, and bytes
+ * from X to the other exchanged set. */
+typedef struct {
+    double intra, otot, itot, o1, i1, o2, i2, x;
+} csum_t;
+
+/* The volumes of X alone (x = 0) relative to ranks q1 and q2 under `assign`. */
+void wpart_i_ccm_csum(wpart_tasks_state_t *s, const int32_t *X, int32_t nx, const int32_t *assign,
+                      int32_t q1, int32_t q2, csum_t *o);
+
+/* Aggregates of r and p after exchanging unit i of Cr with unit j of Cp (-1: none): from
+ * the summaries (no edges), the closed form with p's snapshot (snap), or exactly. */
+wpart_status_t wpart_i_ccm_eval_pair(wpart_tasks_state_t *s, int32_t r, const clusters_t *Cr,
+                                     int32_t i, int32_t p, const clusters_t *Cp, int32_t j,
+                                     const snapshot_t *snap, wpart_tasks_rank_t *v1,
+                                     wpart_tasks_rank_t *v2, int *valid);
+
+/* The per-pair parts of WPART_TASKS_SPLIT_FILL for r and p: builds X->U from the clusters of
+ * the more loaded of the two (wr, wq: their W without the memory term); *give = 1 when that is
+ * r (the units leave r), 0 when p. */
+wpart_status_t wpart_i_ccm_fill_units(wpart_tasks_state_t *s, int32_t r, int32_t p,
+                                      const clusters_t *Cr, const clusters_t *Cp, fill_t *X,
+                                      const snapshot_t *snap, double wr, double wq, int *give);
+
+/* FindBestCCM from a feasible pair (no cap excess) without explore: the same exchange as the
+ * exhaustive scan, found by evaluating only the candidates that a lower bound of W on both
+ * ranks does not rule out (ccm_prune.c). bw: max W of the pair before. */
+wpart_status_t wpart_i_ccm_find_best_pruned(wpart_tasks_state_t *s, int32_t r, int32_t p,
+                                            const clusters_t *Cr, const clusters_t *Cp,
+                                            const clusters_t *Tr, const clusters_t *Tp,
+                                            double tol, int one_way, int split_always,
+                                            fill_t *X, const snapshot_t *snap, double bw,
+                                            double wr, double wq, best_t *best);
 
 /* FindBestCCM on the current state (snap == NULL) or with the peer's gossiped snapshot: best
  * exchange between r and p, gain > tol * before (ccm_eval.c). */

@@ -102,6 +102,7 @@ wpart_status_t wpart_tasks_pair_best(const wpart_tasks_problem_t *p,
     out->dexc = out->gain = 0.0;
     out->n_give = out->n_take = 0;
     WPART_CHECK(wpart_tasks_state_create(p, c, assign, &s));
+    s->exhaustive = prm->exhaustive != 0;
     tmp = wpart_i_malloc(KK, sizeof(int32_t));
     if (!tmp) WPART_FAIL(WPART_ENOMEM, "pair step: out of memory");
     if (prm->cluster == WPART_TASKS_CLUSTER_BLOCK_COMM) {

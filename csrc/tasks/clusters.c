@@ -21,6 +21,7 @@ void wpart_tasks_i_clusters_free(clusters_t *C)
     free(C->fp);
     free(C->wk);
     free(C->deg);
+    free(C->vol);
     memset(C, 0, sizeof(*C));
 }
 
@@ -66,6 +67,14 @@ static int reserve(void **p, int64_t n, size_t sz)
 }
 
 
+/* bytes of the edges incident to task t (a self-edge once) */
+static double task_vol(const wpart_tasks_state_t *s, int32_t t)
+{
+    double v = 0.0;
+    for (int64_t j = s->inc_ptr[t]; j < s->inc_ptr[t + 1]; j++) v += s->p.edge_bytes[s->inc_edge[j]];
+    return v;
+}
+
 static int32_t uf_find(int32_t *par, int32_t x)
 {
     while (par[x] != x) {
@@ -98,7 +107,8 @@ wpart_status_t wpart_tasks_i_build_clusters(const wpart_tasks_state_t *s, int32_
             !reserve((void **)&C->load, nc, sizeof(double)) ||
             !reserve((void **)&C->fp, nc, sizeof(double)) ||
             !reserve((void **)&C->wk, nc, sizeof(double)) ||
-            !reserve((void **)&C->deg, nc, sizeof(int64_t))) {
+            !reserve((void **)&C->deg, nc, sizeof(int64_t)) ||
+            !reserve((void **)&C->vol, nc, sizeof(double))) {
             return wpart_i_error(WPART_ENOMEM, "ccm: out of memory (clusters)");
         }
         C->cap_t = n > 2 * C->cap_t ? n : 2 * C->cap_t;
@@ -165,9 +175,11 @@ wpart_status_t wpart_tasks_i_build_clusters(const wpart_tasks_state_t *s, int32_
             C->fp[C->n] = 0.0;
             C->wk[C->n] = 0.0;
             C->deg[C->n] = 0;
+            C->vol[C->n] = 0.0;
             C->n++;
         }
         int32_t c = C->n - 1;
+        C->vol[c] += task_vol(s, t);
         C->load[c] += p->task_load[t]; /* same order as the exchange's own sums */
         if (p->task_footprint) C->fp[c] += p->task_footprint[t];
         if (p->task_working && p->task_working[t] > C->wk[c]) C->wk[c] = p->task_working[t];
@@ -207,7 +219,8 @@ static int grow(clusters_t *C, int64_t nt, int64_t nc)
             !reserve((void **)&C->load, c, sizeof(double)) ||
             !reserve((void **)&C->fp, c, sizeof(double)) ||
             !reserve((void **)&C->wk, c, sizeof(double)) ||
-            !reserve((void **)&C->deg, c, sizeof(int64_t))) {
+            !reserve((void **)&C->deg, c, sizeof(int64_t)) ||
+            !reserve((void **)&C->vol, c, sizeof(double))) {
             return 0;
         }
         C->cap_c = (int32_t)c;
@@ -237,6 +250,7 @@ static void add_unit(const wpart_tasks_state_t *s, clusters_t *U, const int32_t 
     int32_t b = -1;
     U->load[c] = U->fp[c] = U->wk[c] = 0.0;
     U->deg[c] = 0;
+    U->vol[c] = 0.0;
     for (int32_t i = 0; i < m; i++) {
         int32_t t = X[i];
         int32_t bt = p->task_block ? p->task_block[t] : -1;
@@ -246,6 +260,7 @@ static void add_unit(const wpart_tasks_state_t *s, clusters_t *U, const int32_t 
         if (p->task_footprint) U->fp[c] += p->task_footprint[t];
         if (p->task_working && p->task_working[t] > U->wk[c]) U->wk[c] = p->task_working[t];
         U->deg[c] += s->inc_ptr[t + 1] - s->inc_ptr[t];
+        U->vol[c] += task_vol(s, t);
     }
     U->blk[c] = b;
     /* overlapping units: the top-two working-memory shortcut and the block summary of a

@@ -262,6 +262,7 @@ void wpart_tasks_state_free(wpart_tasks_state_t *s)
     free(s->d2);
     free(s->touched);
     free(s->btouched);
+    free(s->scr);
     free(s);
 }
 

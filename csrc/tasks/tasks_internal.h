@@ -22,6 +22,10 @@ struct wpart_tasks_state {
     int8_t *mark;                    /* scratch: 1 = leaving r1, 2 = leaving r2 */
     int32_t *d1, *d2, *touched;      /* scratch for block deltas */
     int8_t *btouched;
+    int32_t exhaustive;              /* 1: FindBestCCM evaluates every candidate (the
+                                        reference of the pruned scan; same result) */
+    void *scr;                       /* scratch of FindBestCCM's pruned scan (ccm_prune.c) */
+    int64_t scr_n;                   /* its size in bytes */
 };
 
 /* A block's task count on rank r goes from `old` to `nw`: update the presence aggregates
@@ -74,6 +78,8 @@ typedef struct {
     int32_t *blk;     /* block of the cluster's tasks (-1: none, -2: several) */
     double *load, *fp, *wk; /* summed load and footprint, max working memory */
     int64_t *deg;     /* incident edges of the cluster's tasks (>= 1 forces the exact path) */
+    double *vol;      /* bytes of the edges incident to the cluster's tasks (an inner edge
+                         twice): no exchange changes a rank's out, in or loc by more */
     int32_t n, cap_t, cap_c;
     double wk1, wk2;  /* largest and second largest cluster working memory */
     int32_t wk_arg;   /* cluster holding wk1 (-1 if none) */

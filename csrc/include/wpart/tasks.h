@@ -152,6 +152,9 @@ typedef struct {
     int32_t singles;    /* wpart_tasks_split_t: sub-cluster one-way transfers tried when no
                            whole-cluster exchange pays (split clusters; not in the paper;
                            default WPART_TASKS_SPLIT_NONE) */
+    int32_t exhaustive; /* 1: FindBestCCM evaluates every candidate exchange, as the paper
+                           states it (default 0: only those that a lower bound of W does not
+                           rule out; the same exchange is found, ties included) */
     const wpart_control_t *control; /* may be NULL */
 } wpart_tasks_lb_params_t;
 

@@ -1,0 +1,297 @@
+/*
+ * ccm_prune.c -- FindBestCCM without the quadratic scan.
+ *
+ * The exhaustive scan (ccm_eval.c) evaluates every pair (cluster of r, cluster of p), then
+ * every sub-cluster unit and every per-pair part: O(n_r n_p) per pair of ranks, which made
+ * CCM-LB quadratic in the tasks per rank. This scan returns the same exchange: it evaluates a
+ * candidate only when a cheap lower bound of max(W_r, W_p) after it does not exclude it from
+ * being accepted and from beating the best found so far, and it breaks ties exactly as the
+ * exhaustive scan (larger gain, then fewer tasks moved, then the earlier in the exhaustive
+ * order).
+ *
+ * The bound. Rank r gives unit i (load l_i, incident bytes v_i, homing bytes it may take away
+ * h_i) and takes unit j. Its load becomes L_r - l_i + l_j exactly; max(out, in) and loc move
+ * by at most the bytes of the edges incident to the moved tasks, and arrivals only add
+ * homing, so
+ *     W_r >= [a_r (L_r - l_i) + b (M_r - v_i)^+ + g (loc_r - v_i)^+ + d (H_r - h_i)^+]
+ *            + [a_r l_j - b v_j]  =  A_i + x_j,
+ * and symmetrically W_p >= B_j + y_i. For each i the candidates j satisfy x_j <= T - A_i and
+ * B_j <= T - y_i (T: the largest max W that can still win): a prefix of the j sorted by x,
+ * scanned in blocks of 16 that are skipped whole when their smallest B_j is too large. The
+ * bound is computed in floating point with a relative margin of 1e-9, far above rounding.
+ * Only used from a pair without cap excess (every accepted candidate then has none either)
+ * and without explore (which draws among all improving candidates).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "ccm_internal.h"
+
+typedef struct {
+    double a, L, M, loc, h; /* alpha, load, max(out, in), on-rank bytes, homing bytes */
+} side_t;
+
+typedef struct {
+    double x;
+    int32_t b;
+} xkey_t;
+
+static int cmp_key(const void *x, const void *y)
+{
+    const xkey_t *a = x, *b = y;
+    if (a->x != b->x) return a->x < b->x ? -1 : 1;
+    return a->b < b->b ? -1 : a->b > b->b;
+}
+
+static void side_of(const wpart_tasks_state_t *s, int32_t r, const wpart_tasks_rank_t *v,
+                    side_t *o)
+{
+    o->a = s->p.rank_alpha ? s->p.rank_alpha[r] : s->c.alpha;
+    o->L = v->load;
+    o->M = v->out > v->in ? v->out : v->in;
+    o->loc = v->loc;
+    o->h = v->h;
+}
+
+/* homing bytes that unit c leaving `rank` may take away */
+static double hrm(const wpart_tasks_state_t *s, const clusters_t *C, int32_t c, int32_t rank,
+                  double h)
+{
+    int32_t b = C->blk[c];
+    if (b == -1) return 0.0;
+    if (b < 0) return h; /* several blocks */
+    return s->p.block_home[b] != rank ? s->p.block_size[b] : 0.0;
+}
+
+/* lower bound of W of side x after losing a unit (load l, bytes v, homing hr) */
+static double lose(const wpart_tasks_coeffs_t *c, const side_t *x, double l, double v, double hr)
+{
+    double w = x->a * (x->L - l);
+    if (x->M - v > 0) w += c->beta * (x->M - v);
+    if (x->loc - v > 0) w += c->gamma * (x->loc - v);
+    if (x->h - hr > 0) w += c->delta * (x->h - hr);
+    return w;
+}
+
+typedef struct {
+    wpart_tasks_state_t *s;
+    int32_t r, p;
+    double bw, tol, mg;
+    const snapshot_t *snap;
+    best_t *best;
+} scan_t;
+
+/* the largest max(W_r, W_p) that can still be accepted and win, plus the margin */
+static double limit(const scan_t *z)
+{
+    return (z->best->found ? z->bw - z->best->gain : z->bw - z->tol * z->bw) + z->mg;
+}
+
+/* consider() of the exhaustive scan for a pair without excess, with the order made explicit */
+static void consider_at(const scan_t *z, const wpart_tasks_rank_t *v1,
+                        const wpart_tasks_rank_t *v2, int32_t i, int32_t j, int32_t moved,
+                        int single, int64_t idx)
+{
+    const wpart_tasks_state_t *s = z->s;
+    best_t *best = z->best;
+    if (wpart_tasks_i_excess(&s->p, &s->c, z->r, v1) + wpart_tasks_i_excess(&s->p, &s->c, z->p, v2)
+        != 0.0) {
+        return;
+    }
+    double w1 = wpart_tasks_i_work_noeps(&s->p, &s->c, z->r, v1);
+    double w2 = wpart_tasks_i_work_noeps(&s->p, &s->c, z->p, v2);
+    double gain = z->bw - (w1 > w2 ? w1 : w2);
+    if (!(gain > z->tol * z->bw)) return;
+    if (best->found &&
+        !(gain > best->gain ||
+          (gain == best->gain && (moved < best->moved || (moved == best->moved && idx < best->idx))))) {
+        return;
+    }
+    best->found = 1;
+    best->dexc = 0.0;
+    best->gain = gain;
+    best->cr = i;
+    best->cp = j;
+    best->moved = moved;
+    best->single = single;
+    best->idx = idx;
+}
+
+static wpart_status_t try_pair(const scan_t *z, const clusters_t *Cr, int32_t i,
+                               const clusters_t *Cp, int32_t j, int single, int64_t idx)
+{
+    wpart_tasks_rank_t v1, v2;
+    int valid;
+    wpart_status_t st = wpart_i_ccm_eval_pair(z->s, z->r, Cr, i, z->p, Cp, j, z->snap, &v1, &v2,
+                                              &valid);
+    if (st != WPART_OK) return st;
+    int32_t moved = (i >= 0 ? Cr->start[i + 1] - Cr->start[i] : 0) +
+                    (j >= 0 ? Cp->start[j + 1] - Cp->start[j] : 0);
+    if (valid) consider_at(z, &v1, &v2, i, j, moved, single, idx);
+    return WPART_OK;
+}
+
+static int scratch(wpart_tasks_state_t *s, int64_t bytes)
+{
+    if (bytes <= s->scr_n) return 1;
+    void *q = realloc(s->scr, (size_t)bytes);
+    if (!q) return 0;
+    s->scr = q;
+    s->scr_n = bytes;
+    return 1;
+}
+
+/* one-way units of U leaving r (from_r) or p: each tried when its bound allows */
+static wpart_status_t scan_units(const scan_t *z, const side_t *sr, const side_t *sp,
+                                 const clusters_t *Cr, const clusters_t *Cp, const clusters_t *U,
+                                 int from_r, int single, int64_t base)
+{
+    const wpart_tasks_coeffs_t *c = &z->s->c;
+    const double Ar0 = lose(c, sr, 0, 0, 0), Bp0 = lose(c, sp, 0, 0, 0);
+    for (int32_t u = 0; u < U->n; u++) {
+        double l = U->load[u], v = U->vol[u], w1, w2;
+        if (from_r) {
+            w1 = lose(c, sr, l, v, hrm(z->s, U, u, z->r, sr->h));
+            w2 = Bp0 + sp->a * l - c->beta * v;
+        } else {
+            w1 = Ar0 + sr->a * l - c->beta * v;
+            w2 = lose(c, sp, l, v, hrm(z->s, U, u, z->p, sp->h));
+        }
+        double T = limit(z);
+        if (w1 > T || w2 > T) continue;
+        wpart_status_t st = from_r ? try_pair(z, U, u, Cp, -1, single, base + u)
+                                   : try_pair(z, Cr, -1, U, u, single, base + u);
+        if (st != WPART_OK) return st;
+    }
+    return WPART_OK;
+}
+
+wpart_status_t wpart_i_ccm_find_best_pruned(wpart_tasks_state_t *s, int32_t r, int32_t p,
+                                            const clusters_t *Cr, const clusters_t *Cp,
+                                            const clusters_t *Tr, const clusters_t *Tp,
+                                            double tol, int one_way, int split_always,
+                                            fill_t *X, const snapshot_t *snap, double bw,
+                                            double wr, double wq, best_t *best)
+{
+    wpart_status_t st;
+    const wpart_tasks_coeffs_t *c = &s->c;
+    const wpart_tasks_rank_t *vp = snap ? &snap->rank[p] : &s->rank[p];
+    side_t sr, sp;
+    side_of(s, r, &s->rank[r], &sr);
+    side_of(s, p, vp, &sp);
+    double scale = bw + sr.a * sr.L + sp.a * sp.L + c->beta * (sr.M + sp.M) +
+                   c->gamma * (sr.loc + sp.loc) + c->delta * (sr.h + sp.h);
+    scan_t z = {s, r, p, bw, tol, 1e-9 * scale + 1e-300, snap, best};
+    const int64_t nI = (int64_t)Cr->n + 1, nJ = (int64_t)Cp->n + 1, nB = (nJ + 15) / 16;
+    /* A_i, y_i (i = -1 .. n_r - 1), B_j (j = -1 .. n_p - 1), the j by x_j, block minima */
+    if (!scratch(s, (int64_t)sizeof(double) * (2 * nI + nJ + nB) + (int64_t)sizeof(xkey_t) * nJ)) {
+        return wpart_i_error(WPART_ENOMEM, "ccm: out of memory (scan)");
+    }
+    xkey_t *kx = s->scr;
+    double *Ai = (double *)(kx + nJ), *yi = Ai + nI, *Bj = yi + nI, *bmin = Bj + nJ;
+    /* With communication, a cluster's own effect on the out/in/loc of both ranks is exact (its
+       directional volumes, the closed form of the exchange); only the bytes between the two
+       exchanged clusters (S = ab + ba, <= either cluster's volume) are unknown: they add S to
+       out and in (max(out, in) only grows) and take S from loc (gamma * volume of slack). */
+    const int comm = s->p.n_edges > 0 && (c->beta > 0 || c->gamma > 0);
+    const int32_t *asg_p = snap ? snap->assign : s->assign;
+    const double vo_r = sr.M, mr_out = s->rank[r].out, mr_in = s->rank[r].in;
+    const double mp_out = vp->out, mp_in = vp->in;
+    for (int64_t a = 0; a < nI; a++) {
+        int32_t i = (int32_t)a - 1;
+        double l = i >= 0 ? Cr->load[i] : 0.0, v = i >= 0 ? Cr->vol[i] : 0.0;
+        double hr = i >= 0 ? hrm(s, Cr, i, r, sr.h) : 0.0;
+        if (comm && i >= 0) {
+            csum_t A;
+            wpart_i_ccm_csum(s, Cr->tasks + Cr->start[i], Cr->start[i + 1] - Cr->start[i],
+                             s->assign, r, p, &A);
+            double o1 = mr_out - (A.otot - A.o1) + A.i1, i1 = mr_in - (A.itot - A.i1) + A.o1;
+            double l1 = sr.loc - (A.o1 + A.i1 + A.intra) - v;
+            Ai[a] = sr.a * (sr.L - l) + c->beta * (o1 > i1 ? o1 : i1) + c->gamma * l1 +
+                    (sr.h - hr > 0 ? c->delta * (sr.h - hr) : 0.0);
+            double po = -A.i2 + (A.otot - A.o2), pi = -A.o2 + (A.itot - A.i2);
+            yi[a] = sp.a * l + c->beta * (po < pi ? po : pi) + c->gamma * (A.o2 + A.i2 + A.intra);
+        } else {
+            Ai[a] = lose(c, &sr, l, v, hr);
+            yi[a] = sp.a * l - c->beta * v;
+        }
+    }
+    for (int64_t b = 0; b < nJ; b++) {
+        int32_t j = (int32_t)b - 1;
+        double l = j >= 0 ? Cp->load[j] : 0.0, v = j >= 0 ? Cp->vol[j] : 0.0;
+        double hr = j >= 0 ? hrm(s, Cp, j, p, sp.h) : 0.0;
+        if (comm && j >= 0) {
+            csum_t B;
+            wpart_i_ccm_csum(s, Cp->tasks + Cp->start[j], Cp->start[j + 1] - Cp->start[j], asg_p,
+                             r, p, &B);
+            double o2 = mp_out - (B.otot - B.o2) + B.i2, i2 = mp_in - (B.itot - B.i2) + B.o2;
+            double l2 = sp.loc - (B.o2 + B.i2 + B.intra) - v;
+            Bj[b] = sp.a * (sp.L - l) + c->beta * (o2 > i2 ? o2 : i2) + c->gamma * l2 +
+                    (sp.h - hr > 0 ? c->delta * (sp.h - hr) : 0.0);
+            double ro = -B.i1 + (B.otot - B.o1), ri = -B.o1 + (B.itot - B.i1);
+            kx[b].x = sr.a * l + c->beta * (ro < ri ? ro : ri) + c->gamma * (B.o1 + B.i1 + B.intra);
+        } else {
+            Bj[b] = lose(c, &sp, l, v, hr);
+            kx[b].x = sr.a * l - c->beta * v;
+        }
+        kx[b].b = (int32_t)b;
+    }
+    (void)vo_r;
+    qsort(kx, (size_t)nJ, sizeof(xkey_t), cmp_key);
+    for (int64_t k = 0; k < nB; k++) {
+        double m = INFINITY;
+        for (int64_t t = 16 * k; t < 16 * k + 16 && t < nJ; t++) {
+            if (Bj[kx[t].b] < m) m = Bj[kx[t].b];
+        }
+        bmin[k] = m;
+    }
+    /* whole clusters: i = -1 .. n_r - 1 against j = -1 .. n_p - 1 (exhaustive order a*nJ+b) */
+    for (int64_t a = 0; a < nI; a++) {
+        int32_t i = (int32_t)a - 1;
+        double T = limit(&z);
+        if (Ai[a] + kx[0].x > T) continue;
+        if (one_way && i >= 0) { /* a one-way give: j = -1 only */
+            if (Bj[0] + yi[a] <= T) {
+                st = try_pair(&z, Cr, i, Cp, -1, 0, a * nJ);
+                if (st != WPART_OK) return st;
+            }
+            continue;
+        }
+        /* prefix of the j with x_j <= T - A_i */
+        int64_t lo = 0, hi = nJ;
+        while (lo < hi) {
+            int64_t mid = (lo + hi) / 2;
+            if (kx[mid].x + Ai[a] <= T) lo = mid + 1;
+            else hi = mid;
+        }
+        for (int64_t k = 0; 16 * k < lo; k++) {
+            if (bmin[k] + yi[a] > limit(&z)) continue;
+            for (int64_t t = 16 * k; t < 16 * k + 16 && t < lo; t++) {
+                int32_t b = kx[t].b;
+                if (b == 0 && a == 0) continue;
+                T = limit(&z);
+                if (Bj[b] + yi[a] > T || kx[t].x + Ai[a] > T) continue;
+                st = try_pair(&z, Cr, i, Cp, b - 1, 0, a * nJ + b);
+                if (st != WPART_OK) return st;
+            }
+        }
+    }
+    int64_t base = nI * nJ;
+    if (Tr && Tp && (split_always || !best->found)) { /* sub-cluster units, one way */
+        st = scan_units(&z, &sr, &sp, Cr, Cp, Tr, 1, 1, base);
+        if (st != WPART_OK) return st;
+        st = scan_units(&z, &sr, &sp, Cr, Cp, Tp, 0, 1, base + Tr->n);
+        if (st != WPART_OK) return st;
+    }
+    if (Tr && Tp) base += (int64_t)Tr->n + Tp->n;
+    if (X && (split_always || !best->found)) { /* per-pair parts */
+        int give;
+        st = wpart_i_ccm_fill_units(s, r, p, Cr, Cp, X, snap, wr, wq, &give);
+        if (st != WPART_OK) return st;
+        st = scan_units(&z, &sr, &sp, Cr, Cp, &X->U, give, 2, base);
+        if (st != WPART_OK) return st;
+    }
+    return WPART_OK;
+}
