@@ -1,0 +1,157 @@
+"""Real execution of the paper's benchmarks through OpenCL [Soldado 2016]: every kernel, several
+splits, CPU fission into sub-devices, against NumPy; the sysfs topology reader.
+
+Skips (with the reason) only when no OpenCL platform is usable; with the pip-installed PoCL
+CPU driver (``pocl-binary-distribution``) these tests run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import wpart
+from wpart.dynamic.multikernel import _topology as T
+
+try:
+    from wpart.dynamic.multikernel import opencl as O
+    _WHY = O.unavailable_reason()
+except ImportError as e:  # pragma: no cover
+    O, _WHY = None, f"wpart.dynamic.multikernel.opencl does not import ({e})"
+
+needs_cl = pytest.mark.skipif(_WHY is not None, reason=f"no usable OpenCL: {_WHY}")
+
+SPLITS2 = [[1.0, 0.0], [0.0, 1.0], [0.5, 0.5], [0.3, 0.7], [0.91, 0.09]]
+
+
+def _small(name):
+    return {"saxpy": lambda: O.Saxpy(10_007, seed=1),
+            "filter": lambda: O.FilterPipeline(61, 97, seed=2),
+            "fft": lambda: O.FFT(7, 512, seed=3),
+            "nbody": lambda: O.NBody(203, iterations=3, seed=4),
+            "segmentation": lambda: O.Segmentation(19, 13, 17, seed=5)}[name]()
+
+
+@pytest.fixture(scope="module")
+def rt_none():
+    return O.Runtime(fission="NONE")
+
+
+@pytest.fixture(scope="module")
+def rt_fission():
+    levels = [lv for lv, n in T.fission_levels() if n > 1]
+    rt = O.Runtime(fission=levels[0] if levels else "L1")
+    if rt.cpu_subdevices < 2:
+        pytest.skip("this machine's CPU does not split into 2 sub-devices")
+    return rt
+
+
+@needs_cl
+def test_device_list_and_sub_devices():
+    import pyopencl as cl
+    cpus = [d for p in cl.get_platforms() for d in p.get_devices()
+            if d.type & cl.device_type.CPU]
+    assert cpus, "an OpenCL CPU device (PoCL) is expected"
+    d = cpus[0]
+    print("\nOpenCL devices:", [(p.name, [(x.name, cl.device_type.to_string(x.type),
+                                          x.max_compute_units) for x in p.get_devices()])
+                                for p in cl.get_platforms()])
+    if d.max_compute_units >= 2:
+        dpp = cl.device_partition_property
+        eq = d.create_sub_devices([dpp.EQUALLY, 1])
+        bc = d.create_sub_devices([dpp.BY_COUNTS, 1, 1, dpp.BY_COUNTS_LIST_END])
+        assert len(eq) == d.max_compute_units and len(bc) == 2
+
+
+@needs_cl
+@pytest.mark.parametrize("name", sorted(O.BENCHMARKS) if O else [])
+def test_every_kernel_equals_numpy_without_fission(rt_none, name):
+    comp = _small(name)
+    run = rt_none.run(comp)
+    assert run.check(), name
+    assert run.sizes.sum() == comp.units and (run.exec_times > 0).all()
+
+
+@needs_cl
+@pytest.mark.parametrize("name", sorted(O.BENCHMARKS) if O else [])
+def test_every_kernel_every_split_with_cpu_fission(rt_fission, name):
+    comp = _small(name)
+    P = len(rt_fission.executions)
+    splits = [s + [0.0] * (P - 2) for s in SPLITS2] + [list(np.full(P, 1.0 / P))]
+    for phi in splits:
+        run = rt_fission.run(comp, shares=phi)
+        assert run.check(), (name, phi)
+        assert run.sizes.sum() == comp.units
+        assert all(n == 0 for n, f in zip(run.sizes, phi) if f == 0)       # P-SPLIT-3
+
+
+@needs_cl
+def test_P_SPLIT_5_locality_pipeline_bit_identical(rt_none, rt_fission):
+    """The 3-stage filter pipeline keeps its intermediates in each execution's buffers; the
+    split result equals the single-device result bit for bit."""
+    comp = O.FilterPipeline(64, 80, seed=9)
+    one = rt_none.run(comp).output.copy()
+    for phi in SPLITS2:
+        two = rt_fission.run(comp, shares=phi + [0.0] * (len(rt_fission.executions) - 2))
+        assert np.array_equal(one, two.output)
+
+
+@needs_cl
+def test_run_record_and_launch_overhead(rt_fission):
+    run = rt_fission.run(O.Saxpy(50_000), s=0.0)
+    assert run.success and run.s_eff == 0.0 and 0 < run.balance_ratio <= 1
+    assert set(run.device_times) == {"cpu"} and len(repr(run).splitlines()) <= 5
+    assert run.stats["launches"] == 4 * len(rt_fission.executions)
+    assert rt_fission.level_of_parallelism(0.0) == rt_fission.cpu_subdevices
+    oh = O.launch_overhead(rt_fission, n_partitions=4, repeats=10)
+    print(f"\nOpenCL launch overhead per partition: {oh['overhead_us_per_partition']:.1f} us")
+    assert oh["overhead_us_per_partition"] >= 0
+    desc = rt_fission.describe()
+    assert desc[-1]["type"] == "CPU" and sum(desc[-1]["sub_devices"]) <= desc[-1]["compute_units"]
+
+
+@needs_cl
+def test_bad_arguments():
+    with pytest.raises(wpart.WpartValueError, match="fission"):
+        O.Runtime(fission="L7")
+    with pytest.raises(wpart.WpartValueError, match="size"):
+        O.FFT(4, 100)
+    rt = O.Runtime()
+    with pytest.raises(wpart.WpartValueError, match="shares"):
+        rt.run(O.Saxpy(10), shares=[0.5, 0.5, 0.5])
+
+
+def _fake_sysfs(root, l2_groups, l3_groups, n):
+    cpu = root / "cpu"
+    cpu.mkdir(parents=True)
+    (cpu / "online").write_text(f"0-{n - 1}\n")
+    for c in range(n):
+        for idx, (lv, typ, groups) in enumerate([(1, "Data", [[c]]), (1, "Instruction", [[c]]),
+                                                 (2, "Unified", l2_groups),
+                                                 (3, "Unified", l3_groups)]):
+            g = next(g for g in groups if c in g)
+            d = cpu / f"cpu{c}" / "cache" / f"index{idx}"
+            d.mkdir(parents=True)
+            (d / "level").write_text(f"{lv}\n")
+            (d / "type").write_text(typ + "\n")
+            (d / "shared_cpu_list").write_text(f"{g[0]}-{g[-1]}\n" if len(g) > 1 else f"{g[0]}\n")
+    node = root / "node" / "node0"
+    node.mkdir(parents=True)
+    (node / "cpulist").write_text(f"0-{n - 1}\n")
+
+
+def test_topology_from_a_fake_sysfs(tmp_path):
+    # 8 CPUs: L1 per CPU, L2 per pair, L3 per 4, one NUMA node (like a small P1)
+    _fake_sysfs(tmp_path, [[0, 1], [2, 3], [4, 5], [6, 7]], [[0, 1, 2, 3], [4, 5, 6, 7]], 8)
+    assert T.cache_domains("L2", root=tmp_path) == [(0, 1), (2, 3), (4, 5), (6, 7)]
+    assert T.fission_levels(root=tmp_path) == [("L1", 8), ("L2", 4), ("L3", 2), ("NONE", 1)]
+    assert T.fission_counts("L3", 8, root=tmp_path) == [4, 4]
+    assert T.fission_counts("L2", 6, root=tmp_path) == [2, 2, 1, 1]     # scaled to the device
+    assert T.fission_counts("NUMA", 8, root=tmp_path) == [8]
+    assert T.fission_counts("NONE", 8, root=tmp_path) == [8]
+    with pytest.raises(wpart.WpartValueError, match="level"):
+        T.cache_domains("L9", root=tmp_path)
+
+
+def test_topology_of_this_machine():
+    levels = T.fission_levels()
+    assert levels[-1] == ("NONE", 1) and all(n >= 1 for _, n in levels)
