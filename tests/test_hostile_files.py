@@ -96,7 +96,9 @@ def test_lbdatafile_huge_number_names_the_field(tmp_path, number):
 
 
 def test_lbdatafile_long_digit_string_is_fine(tmp_path):
-    p = _lbd(tmp_path, json.dumps({**GOOD, "note": "7" * 5000}))
+    # a free-form field (metadata.attributes): an unknown top-level key would be refused
+    p = _lbd(tmp_path, json.dumps({**GOOD, "metadata": {**GOOD["metadata"],
+                                                        "attributes": {"note": "7" * 5000}}}))
     assert wt.read_lbdatafile(p).n_tasks == 2
 
 

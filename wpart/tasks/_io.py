@@ -24,8 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import as_int, as_m, renamed
+from .._validate import as_bool, as_int, as_m, renamed
 from .._validate import positional_deprecated
+from ._lbdf_fields import check_keys
 from ._problem import INT32_LIMIT, Problem
 
 __all__ = ["LBDatafileError", "read_lbdatafile", "write_lbdatafile"]
@@ -39,7 +40,10 @@ class LBDatafileError(WpartValueError):
 MAX_BYTES = 1 << 30
 #: Longest number literal accepted (characters); LBDatafile numbers have at most ~25.
 MAX_NUMBER_CHARS = 1000
-_LONG_NUMBER = re.compile(rb"[-+.eE0-9]{%d,}" % (MAX_NUMBER_CHARS + 1))
+# bytes that may be part of a JSON number -> 1, others -> 0: a run of MAX_NUMBER_CHARS + 1
+# ones is found with bytes.translate and a substring search (C speed; a regex took ~25 ms/MB)
+_NUM_TABLE = bytes(1 if chr(i) in "-+.eE0123456789" else 0 for i in range(256))
+_LONG_RUN = b"\x01" * (MAX_NUMBER_CHARS + 1)
 
 
 class _TooLong(str):
@@ -114,7 +118,7 @@ def _decompress(path: str, raw: bytes, max_bytes: int, brotli: Any) -> bytes:
 def _parse_json(path: str, text: bytes) -> Any:
     """Parse JSON bytes with bounded nesting and number length; every error names the file
     and where (field path, or line and column)."""
-    long_num = _LONG_NUMBER.search(text) is not None
+    long_num = _LONG_RUN in text.translate(_NUM_TABLE)
     kw = dict(parse_int=_number_hook(int), parse_float=_number_hook(float)) if long_num else {}
     try:
         doc = json.loads(text.decode("utf-8-sig"), **kw)
@@ -236,42 +240,124 @@ def _entity_key(ent: Any, where: str, path: str) -> tuple[str, int]:
     raise LBDatafileError(f"{path}: {where}: entity needs `id` or `seq_id`")
 
 
+def _in_listing(listing: Any, phase: int, where: str, f: str) -> bool:
+    """Whether `phase` is in a ``{"list": [...], "range": [[a, b], ...]}`` listing of
+    ``metadata.phases`` (ranges inclusive)."""
+    if listing is None:
+        return False
+    if not isinstance(listing, dict):
+        raise LBDatafileError(f"{f}: {where}: expected an object with `list` and `range`")
+    for k in listing:
+        if k not in ("list", "range"):
+            raise LBDatafileError(f"{f}: {where}.{k}: a field the LBDatafile format does not "
+                                  "define here (known: list, range)")
+    ids = listing.get("list", [])
+    ranges = listing.get("range", [])
+    if not isinstance(ids, list) or any(isinstance(i, bool) or not isinstance(i, int)
+                                        for i in ids):
+        raise LBDatafileError(f"{f}: {where}.list: expected a list of phase ids")
+    if not isinstance(ranges, list) or any(
+            not isinstance(r, list) or len(r) != 2
+            or any(isinstance(i, bool) or not isinstance(i, int) for i in r) for r in ranges):
+        raise LBDatafileError(f"{f}: {where}.range: expected a list of [first, last] pairs")
+    return phase in ids or any(a <= phase <= b for a, b in ranges)
+
+
+def _check_type(d: dict, where: str, f: str) -> None:
+    if "type" in d and d["type"] != "LBDatafile":
+        raise LBDatafileError(f"{f}: {where + '.' if where else ''}type: {d['type']!r} is not "
+                              "\"LBDatafile\" (not this format)")
+
+
+def _check_entity(ent: dict, where: str, f: str, m: int, strict: bool, level: str) -> bool:
+    """Keys, ``home`` (a rank in [0, m)) and ``migratable`` of an entity; returns whether it
+    may move."""
+    check_keys(ent, level, where, f, strict)
+    if "home" in ent:
+        h = ent["home"]
+        if isinstance(h, bool) or not isinstance(h, int) or not 0 <= h < m:
+            raise LBDatafileError(f"{f}: {where}.home: expected a rank in [0, {m}), got {h!r}")
+    mig = ent.get("migratable", True)
+    if not isinstance(mig, bool):
+        raise LBDatafileError(f"{f}: {where}.migratable: expected true or false, got {mig!r}")
+    return mig
+
+
 def _parse_phase(f: str, doc: dict, rank: int, m: int, phase: int | None,
-                 seen: set | None = None) -> tuple:
-    """One rank file's phase (the first listed if `phase` is None), validated field by field;
-    task keys already in `seen` (when given) are duplicates, new ones are added to it.
+                 seen: set | None = None, *, strict: bool = True,
+                 extra: dict | None = None) -> tuple:
+    """One rank file's phase (the first listed if `phase` is None), validated field by field
+    (the rules of :data:`wpart.tasks._lbdf_fields.FIELDS`); task keys already in `seen`
+    (when given) are duplicates, new ones are added to it.
 
     Returns ``(phase, rank_alpha or None, tasks, comms)``: ``tasks`` as tuples ``(where, key,
     entity, time, footprint, working, rank_working, shared_id or None, shared_bytes, home)``,
     ``comms`` as ``(index, src_key, dst_key, bytes, where, pinned)`` for the ``SendRecv``
     entries between two objects, ``pinned`` telling for each end whether it is marked
-    ``"migratable": false``.
+    ``"migratable": false``. With `extra` (a dict), also fills ``extra["tasks"]`` (each task's
+    object as read, aligned with ``tasks``), ``extra["comms"]`` (each edge's object, aligned
+    with ``comms``) and ``extra["rank"]`` (what the file holds that is no task or edge:
+    ``metadata`` less ``rank``/``rank_alpha``, the phase's other fields and its other
+    communications), all kept verbatim for the writer.
     """
+    check_keys(doc, "", "", f, strict)
+    _check_type(doc, "", f)
     meta = doc.get("metadata", {})
+    check_keys(meta, "metadata", "metadata", f, strict)
+    _check_type(meta, "metadata", f)
     ra = _num(meta, "rank_alpha", "metadata", f) if "rank_alpha" in meta else None
+    mph = meta.get("phases")
+    if mph is not None:
+        if not isinstance(mph, dict):
+            raise LBDatafileError(f"{f}: metadata.phases: expected an object")
+        check_keys(mph, "metadata.phases", "metadata.phases", f, strict)
     phases = _need(doc, "phases", "", (list,), f)
     if phase is None:
         if not phases:
             raise LBDatafileError(f"{f}: phases: empty list")
         phase = _need(phases[0], "id", "phases[0]", (int,), f)
     found = None
+    ids_seen: dict = {}
     for pi, ph in enumerate(phases):
-        if _need(ph, "id", f"phases[{pi}]", (int,), f) == phase:
+        pid = _need(ph, "id", f"phases[{pi}]", (int,), f)
+        if pid in ids_seen:
+            raise LBDatafileError(f"{f}: phases[{pi}].id: phase {pid} is listed twice (also "
+                                  f"phases[{ids_seen[pid]}])")
+        ids_seen[pid] = pi
+        if pid == phase:
             found = (pi, ph)
-            break
+    if found is None and mph is not None:
+        if _in_listing(mph.get("skipped"), phase, "metadata.phases.skipped", f):
+            raise LBDatafileError(f"{f}: metadata.phases.skipped: phase {phase} was skipped "
+                                  "(vt did not record it)")
+        if _in_listing(mph.get("identical_to_previous"), phase,
+                       "metadata.phases.identical_to_previous", f):
+            before = [pid for pid in ids_seen if pid < phase]
+            if before:
+                pi = ids_seen[max(before)]
+                found = (pi, phases[pi])
     if found is None:
-        ids = [p.get("id") for p in phases if isinstance(p, dict)]
-        raise LBDatafileError(f"{f}: phases: no phase with id {phase} (ids: {ids})")
+        raise LBDatafileError(f"{f}: phases: no phase with id {phase} (ids: "
+                              f"{list(ids_seen)})")
     pi, ph = found
+    check_keys(ph, "phase", f"phases[{pi}]", f, strict)
+    raw_tasks: list = []
     tasks = []
     for ti, t in enumerate(_need(ph, "tasks", f"phases[{pi}]", (list,), f)):
         where = f"phases[{pi}].tasks[{ti}]"
         ent = _need(t, "entity", where, (dict,), f)
+        check_keys(t, "task", where, f, strict)
         key = _entity_key(ent, where + ".entity", f)
-        mig = ent.get("migratable", True)
-        if not isinstance(mig, bool):
-            raise LBDatafileError(f"{f}: {where}.entity.migratable: expected true or false, "
-                                  f"got {mig!r}")
+        mig = _check_entity(ent, where + ".entity", f, m, strict, "entity")
+        if not mig and ent.get("home", rank) != rank:
+            raise LBDatafileError(f"{f}: {where}.entity.home: the task is pinned "
+                                  f"(\"migratable\": false) but listed on rank {rank}, not on "
+                                  f"its home rank {ent['home']}")
+        if "node" in t:
+            nd = t["node"]
+            if isinstance(nd, bool) or not isinstance(nd, int) or nd != rank:
+                raise LBDatafileError(f"{f}: {where}.node: {nd!r} is not the file's rank "
+                                      f"{rank} (the rank the task ran on)")
         if seen is not None:
             if key in seen:
                 raise LBDatafileError(f"{f}: {where}.entity: duplicate task {key[0]} {key[1]}")
@@ -297,30 +383,47 @@ def _parse_phase(f: str, doc: dict, rank: int, m: int, phase: int | None,
                 raise LBDatafileError(f"{f}: {uw}.home_rank: expected a rank in [0, {m}), "
                                       f"got {home!r}")
         tasks.append((where, key, ent, time, tfp, twk, rw, sid, size, home))
-    comms = []
-    for ci, c in enumerate(ph.get("communications", []) or []):
+        raw_tasks.append(t)
+    comms, raw_comms, other_comms = [], [], []
+    cl = ph.get("communications", []) or []
+    if not isinstance(cl, list):
+        raise LBDatafileError(f"{f}: phases[{pi}].communications: expected a list")
+    for ci, c in enumerate(cl):
         where = f"phases[{pi}].communications[{ci}]"
         if not isinstance(c, dict):
             raise LBDatafileError(f"{f}: {where}: expected an object")
-        if c.get("type", "SendRecv") != "SendRecv":
-            continue
+        check_keys(c, "communication", where, f, strict)
         ends = (_need(c, "from", where, (dict,), f), _need(c, "to", where, (dict,), f))
-        if any(e.get("type", "object") != "object" for e in ends):
-            continue  # a node or another non-task endpoint: not a task-to-task edge
+        pinned = tuple(not _check_entity(e, f"{where}.{n}", f, m, strict, "endpoint")
+                       for e, n in zip(ends, ("from", "to")))
+        if c.get("type", "SendRecv") != "SendRecv" or any(
+                e.get("type", "object") != "object" for e in ends):
+            other_comms.append(c)  # not an edge between two objects (a node, a broadcast)
+            continue
         src = _entity_key(ends[0], where + ".from", f)
         dst = _entity_key(ends[1], where + ".to", f)
         b = _num(c, "bytes", where, f)
         if b is None:
             raise LBDatafileError(f"{f}: {where}.bytes: missing field")
-        pinned = tuple(e.get("migratable", True) is False for e in ends)
         comms.append((ci, src, dst, b, where, pinned))
+        raw_comms.append(c)
+    if extra is not None:
+        keep_meta = {k: v for k, v in meta.items() if k not in ("rank", "rank_alpha")}
+        keep_phase = {k: v for k, v in ph.items()
+                      if k not in ("id", "tasks", "communications")}
+        extra.update(tasks=raw_tasks, comms=raw_comms,
+                     rank={"top": {k: v for k, v in doc.items()
+                                   if k not in ("metadata", "phases")},
+                           "metadata": keep_meta, "phase": keep_phase,
+                           "communications": other_comms})
     return phase, ra, tasks, comms
 
 
 @renamed(n_ranks="m")
 @positional_deprecated("phase")
 def read_lbdatafile(paths: Any, *, phase: int | None = None, m: int | None = None,
-                    rank_mem_cap: Any = None, max_bytes: int = MAX_BYTES):
+                    rank_mem_cap: Any = None, max_bytes: int = MAX_BYTES,
+                    strict: bool = True):
     """Read an LBDatafile data set into a :class:`~wpart.tasks.Problem`.
 
     Parameters
@@ -337,16 +440,32 @@ def read_lbdatafile(paths: Any, *, phase: int | None = None, m: int | None = Non
     max_bytes : int, default 2**30
         Largest accepted size of one rank file, after brotli decompression (which stops as
         soon as the cap is passed, so a small compressed "bomb" cannot exhaust memory).
+    strict : bool, default True
+        Reject a key that the LBDatafile format does not define (outside the free-form
+        ``user_defined`` and ``attributes`` objects), since wpart cannot tell whether it
+        changes the meaning of the data; False ignores such keys (they are kept and written
+        back by :func:`write_lbdatafile`).
 
     Returns
     -------
     Problem
+        Tasks in the order of the ranks' files, then of each file; ``migratable`` from each
+        entity (a pinned task starts, and stays, on the rank of its file). ``meta`` keeps
+        what wpart does not model (every task's and edge's object as read, each rank's
+        other fields) for :func:`write_lbdatafile`.
 
     Raises
     ------
     LBDatafileError
         Malformed content; the message names the file and the field (``phases[0].tasks[3].time``),
-        or the communication edge that names a task not in the phase. Also a file larger
+        or the communication edge that names a task not in the phase. The rules of the
+        format that wpart enforces (the README's LBDatafile table): a gap in the ranks of
+        the files (rank files 0, 2, 3 without 1), two files of one rank, a
+        ``metadata.rank`` other than the rank in the file name, an ``entity.home`` or
+        ``home_rank`` outside ``[0, m)``, a pinned task listed away from its home, a task
+        whose ``node`` is not its file's rank, a non-boolean ``migratable``, a phase listed
+        twice, a skipped or missing phase, and (with `strict`) a key the format does not
+        define. Also a file larger
         than `max_bytes` (decompressed), nesting deeper than the JSON parser's recursion
         limit (reported with its line and column) and a number literal longer than
         1000 characters (reported with its field).
@@ -354,6 +473,7 @@ def read_lbdatafile(paths: Any, *, phase: int | None = None, m: int | None = Non
     if phase is not None:
         phase = as_int(phase, "phase")
     max_bytes = as_int(max_bytes, "max_bytes", minimum=1)
+    strict = as_bool(strict, "strict")
     files = _expand(paths)
     per_rank: dict[int, tuple[str, dict]] = {}
     for f in files:
@@ -363,9 +483,13 @@ def read_lbdatafile(paths: Any, *, phase: int | None = None, m: int | None = Non
         meta = doc.get("metadata", {})
         if not isinstance(meta, dict):
             raise LBDatafileError(f"{f}: metadata: expected an object")
-        rank = meta.get("rank", _rank_from_name(f))
+        named = _rank_from_name(f)
+        rank = meta.get("rank", named)
         if rank is None or isinstance(rank, bool) or not isinstance(rank, int) or rank < 0:
             raise LBDatafileError(f"{f}: metadata.rank: missing or invalid, and no rank in the "
+                                  "file name")
+        if named is not None and rank != named:
+            raise LBDatafileError(f"{f}: metadata.rank: {rank} is not the rank {named} of the "
                                   "file name")
         if rank >= 2**31:
             raise LBDatafileError(f"{f}: metadata.rank: {rank} is not below 2^31")
@@ -375,6 +499,7 @@ def read_lbdatafile(paths: Any, *, phase: int | None = None, m: int | None = Non
     I = max(per_rank) + 1 if m is None else as_m(m, "m", maximum=INT32_LIMIT)
     if I <= max(per_rank):
         raise WpartValueError(f"`m` = {I} but a file has rank {max(per_rank)}")
+    _check_gaps(per_rank)
     keys: dict[tuple[str, int], int] = {}
     seen: set = set()
     load, fp, wk, init, shared, entities, mig = [], [], [], [], [], [], []
@@ -383,9 +508,15 @@ def read_lbdatafile(paths: Any, *, phase: int | None = None, m: int | None = Non
     alpha = np.ones(I)
     has_alpha = False
     comms = []
+    raw_tasks: list = []
+    rank_extra: dict = {}
     for rank in sorted(per_rank):
         f, doc = per_rank[rank]
-        phase, ra, tasks, cl = _parse_phase(f, doc, rank, I, phase, seen)
+        ex: dict = {}
+        phase, ra, tasks, cl = _parse_phase(f, doc, rank, I, phase, seen, strict=strict,
+                                            extra=ex)
+        raw_tasks.extend(ex["tasks"])
+        rank_extra[rank] = ex["rank"]
         if ra is not None:
             alpha[rank] = ra
             has_alpha = True
@@ -401,11 +532,13 @@ def read_lbdatafile(paths: Any, *, phase: int | None = None, m: int | None = Non
             if sid is not None and sid not in blocks:
                 blocks[sid] = [size, home]
             shared.append(sid)
-        comms.extend((f,) + c[1:] for c in cl)
-    edges, eb = [], []
-    for f, src, dst, b, where, pinned in comms:
+        comms.extend((f,) + c[1:] + (rank, raw) for c, raw in zip(cl, ex["comms"]))
+    edges, eb, raw_edges, side = [], [], [], []
+    for f, src, dst, b, where, pinned, rank, raw in comms:
         if any(key not in keys and pin for key, pin in zip((src, dst), pinned)):
-            continue  # a pinned object that is not a task: not a task-to-task edge
+            # a pinned object that is not a task: not a task-to-task edge (kept verbatim)
+            rank_extra[rank]["communications"].append(raw)
+            continue
         for end, key in (("from", src), ("to", dst)):
             if key not in keys:
                 raise LBDatafileError(
@@ -414,6 +547,9 @@ def read_lbdatafile(paths: Any, *, phase: int | None = None, m: int | None = Non
                     f"{phase} in any file")
         edges.append((keys[src], keys[dst]))
         eb.append(b)
+        raw_edges.append(raw)
+        # the file that listed it: the sender's rank, or (as vt writes some) the receiver's
+        side.append(int(rank == init[keys[dst]] and rank != init[keys[src]]))
     sids = sorted(blocks)
     bidx = {s: i for i, s in enumerate(sids)}
     K = len(load)
@@ -439,69 +575,28 @@ def read_lbdatafile(paths: Any, *, phase: int | None = None, m: int | None = Non
         task_ids=ids,
         block_ids=np.array(sids, dtype=np.int64),
         migratable=np.array(mig, dtype=bool),
-        meta={"files": files, "phase": phase, "entities": entities},
+        meta={"files": files, "phase": phase, "entities": entities,
+              "lbdatafile": {"tasks": raw_tasks, "edges": raw_edges, "edge_side": side,
+                             "ranks": rank_extra}},
     )
     return prob
 
 
-@positional_deprecated("assignment")
-def write_lbdatafile(problem, stem: str, *, assignment=None, phase: int = 0,
-                     compress: bool = False) -> list[str]:
-    """Write `problem` under `assignment` (default: its initial assignment) as
-    ``<stem>.<rank>.json`` files (one per rank); returns the paths."""
-    phase = as_int(phase, "phase")
-    a = problem.assignment(assignment)
-    I, K = problem.m, problem.n_tasks
-    ents = problem.meta.get("entities") if isinstance(problem.meta, dict) else None
-    if ents is None or len(ents) != K:
-        ids = problem.task_ids if problem.task_ids is not None else np.arange(K)
-        mig = problem.migratable
-        ents = [{"type": "object", "id": int(ids[k]), "migratable": bool(mig[k]),
-                 "home": int(problem.initial[k])} for k in range(K)]
-    bids = problem.block_ids if problem.block_ids is not None else np.arange(problem.n_blocks)
-    tasks_of = [[] for _ in range(I)]
-    comms_of = [[] for _ in range(I)]
-    for k in range(K):
-        ud: dict[str, Any] = {}
-        if problem.task_block is not None and problem.task_block[k] >= 0:
-            b = int(problem.task_block[k])
-            ud["shared_id"] = int(bids[b])
-            ud["shared_bytes"] = float(problem.block_size[b])
-            ud["home_rank"] = int(problem.block_home[b])
-        if problem.task_footprint is not None:
-            ud["task_footprint_bytes"] = float(problem.task_footprint[k])
-        if problem.task_working is not None:
-            ud["task_working_bytes"] = float(problem.task_working[k])
-        if problem.rank_baseline is not None:
-            ud["rank_working_bytes"] = float(problem.rank_baseline[a[k]])
-        t = {"entity": dict(ents[k]), "node": int(a[k]), "resource": "cpu",
-             "time": float(problem.task_load[k])}
-        if ud:
-            t["user_defined"] = ud
-        tasks_of[a[k]].append(t)
-    for (s, d), b in zip(problem.edges.tolist(), problem.edge_bytes.tolist()):
-        comms_of[a[s]].append({"type": "SendRecv", "from": dict(ents[s]), "to": dict(ents[d]),
-                               "messages": 1, "bytes": float(b)})
-    paths = []
-    os.makedirs(os.path.dirname(os.path.abspath(stem)), exist_ok=True)
-    for r in range(I):
-        meta: dict[str, Any] = {"type": "LBDatafile", "rank": r}
-        if problem.rank_alpha is not None:
-            meta["rank_alpha"] = float(problem.rank_alpha[r])
-        ph: dict[str, Any] = {"id": int(phase), "tasks": tasks_of[r]}
-        if comms_of[r]:
-            ph["communications"] = comms_of[r]
-        doc = {"type": "LBDatafile", "metadata": meta, "phases": [ph]}
-        text = json.dumps(doc, indent=1).encode("utf-8")
-        if compress:
-            import brotli
-
-            text = brotli.compress(text)
-        path = f"{stem}.{r}.json"
-        with open(path, "wb") as fh:
-            fh.write(text)
-        paths.append(path)
-    return paths
+def _check_gaps(per_rank: dict) -> None:
+    """Every rank from 0 to the largest has its file (LBAF and vt write one per rank)."""
+    top = max(per_rank)
+    if len(per_rank) == top + 1:
+        return
+    missing = [r for r in range(top + 1) if r not in per_rank][:5]
+    f0 = per_rank[min(per_rank)][0]
+    name = _RANK_RE.sub(lambda mt: f".{missing[0]}" + mt.group(0)[len(mt.group(1)) + 1:],
+                        f0) if _rank_from_name(f0) is not None else None
+    have = sorted(per_rank)
+    raise LBDatafileError(
+        f"{name or f0}: missing: no file for rank {missing[0]}"
+        + (f" (nor ranks {missing[1:]})" if len(missing) > 1 else "")
+        + f" among the rank files {have[:8]}{' ...' if len(have) > 8 else ''} (up to rank "
+        f"{top}); every rank of a stem needs its file")
 
 
 # ---------------------------------------------------------------- the Problem methods
@@ -518,12 +613,15 @@ def _from_lbdatafile(cls: type, paths: Any, *, phase: int | None = None, **kw: A
 
 
 @positional_deprecated("assignment")
-def _to_lbdatafile(self: Problem, stem: str, *, assignment: Any = None, phase: int = 0,
-                   compress: bool = False) -> list[str]:
+def _to_lbdatafile(self: Problem, stem: str, *, assignment: Any = None,
+                   phase: int | None = None, compress: bool = False) -> list[str]:
     """Write one ``LBDatafile`` per rank, ``<stem>.<rank>.json``, of the problem under
-    `assignment` (default: its initial one); returns the paths."""
+    `assignment` (default: its initial one); returns the paths. Every field read from an
+    LBDatafile is written back (see :func:`wpart.tasks.write_lbdatafile`)."""
     return write_lbdatafile(self, stem, assignment=assignment, phase=phase, compress=compress)
 
+
+from ._io_write import write_lbdatafile  # noqa: E402 (the writer needs LBDatafileError)
 
 Problem.from_lbdatafile = classmethod(_from_lbdatafile)  # type: ignore[attr-defined]
 Problem.to_lbdatafile = _to_lbdatafile  # type: ignore[attr-defined]

@@ -18,13 +18,22 @@ from typing import Any
 import numpy as np
 
 from ._io import MAX_BYTES, LBDatafileError, _load_json, _parse_phase
+from ._io_write import task_record
 from ._rankdata import RankData
 
 __all__ = ["distribute_edges", "read_rank", "write_rank"]
 
+#: Key of an entity in ``RankData.ents`` holding the rest of its task's object as read
+#: (``user_defined``, ``subphases``, ...); never written as part of the entity.
+TASK_KEY = "_wpart_task"
+
+
+def _entity(d: dict | None) -> dict | None:
+    return None if d is None else {k: v for k, v in d.items() if k != TASK_KEY}
+
 
 def read_rank(path: str, rank: int, m: int, phase: int | None = None,
-              max_bytes: int = MAX_BYTES) -> tuple:
+              max_bytes: int = MAX_BYTES, *, strict: bool = True) -> tuple:
     """Parse one rank's LBDatafile (`m` ranks in all): ``(RankData without edges, edges,
     info)``.
 
@@ -34,7 +43,10 @@ def read_rank(path: str, rank: int, m: int, phase: int | None = None,
     entity kind, ``where`` (eid -> the communication's position in the file) and
     ``pinned`` (sorted ids of this rank's tasks marked ``"migratable": false``: they stay on
     this rank; their entities in ``data.ents`` carry the flag too). A file
-    larger than `max_bytes` once decompressed is refused.
+    larger than `max_bytes` once decompressed is refused. The rules of
+    :func:`wpart.tasks.read_lbdatafile` apply (`strict` as there). Each entity in
+    ``data.ents`` also carries its task's object as read (key :data:`TASK_KEY`, moved with
+    the task), so that :func:`write_rank` writes back every field read.
     """
     doc = _load_json(path, max_bytes)
     f = path
@@ -46,12 +58,15 @@ def read_rank(path: str, rank: int, m: int, phase: int | None = None,
     mr = meta.get("rank", rank)
     if mr != rank:
         raise LBDatafileError(f"{f}: metadata.rank is {mr!r} but the file is read by rank {rank}")
-    phase, alpha, tasks, comms = _parse_phase(f, doc, rank, m, phase, set())
+    ex: dict = {}
+    phase, alpha, tasks, comms = _parse_phase(f, doc, rank, m, phase, set(), strict=strict,
+                                              extra=ex)
     gid, load, fp, wk, blk, ents = [], [], [], [], [], {}
     blocks: dict = {}
     baseline = 0.0
     kinds = set()
-    for where, (kind, key), ent, time_, tfp, twk, rw, sid, size, home in tasks:
+    for (where, (kind, key), ent, time_, tfp, twk, rw, sid, size, home), raw in zip(
+            tasks, ex["tasks"]):
         if key < 0:
             raise LBDatafileError(f"{f}: {where}.entity.{kind}: the distributed engine needs "
                                   f"task ids >= 0, got {key}")
@@ -61,7 +76,7 @@ def read_rank(path: str, rank: int, m: int, phase: int | None = None,
         kinds.add(kind)
         gid.append(key)
         load.append(time_)
-        ents[key] = ent
+        ents[key] = dict(ent, **{TASK_KEY: {k: v for k, v in raw.items() if k != "entity"}})
         fp.append(tfp)
         wk.append(twk)
         baseline = max(baseline, rw)
@@ -151,32 +166,27 @@ def distribute_edges(ch, data: RankData, edges: list, name_of=None) -> None:
 
 
 def write_rank(data: RankData, stem: str, kind: str = "id", phase: int = 0) -> str:
-    """Write this rank's tasks, and the edges whose sender is here, as ``<stem>.<rank>.json``."""
+    """Write this rank's tasks, and the edges whose sender is here, as ``<stem>.<rank>.json``
+    (every field read kept, as :func:`wpart.tasks.write_lbdatafile` does)."""
     tasks = []
     bsize = dict(zip(data.bid.tolist(), data.bsize.tolist()))
     bhome = dict(zip(data.bid.tolist(), data.bhome.tolist()))
     for i, g in enumerate(data.gid.tolist()):
-        ud: dict[str, Any] = {}
         b = int(data.blk[i])
-        if b >= 0:
-            ud.update(shared_id=b, shared_bytes=float(bsize[b]), home_rank=int(bhome[b]))
-        if data.fp.any():
-            ud["task_footprint_bytes"] = float(data.fp[i])
-        if data.wk.any():
-            ud["task_working_bytes"] = float(data.wk[i])
-        if data.baseline:
-            ud["rank_working_bytes"] = float(data.baseline)
-        ent = dict(data.ents.get(g, {"type": "object", kind: g, "migratable": True}))
-        t = {"entity": ent, "node": data.rank, "resource": "cpu", "time": float(data.load[i])}
-        if ud:
-            t["user_defined"] = ud
-        tasks.append(t)
+        full = data.ents.get(g) or {"type": "object", kind: g, "migratable": True}
+        ent = _entity(full)
+        tasks.append(task_record(
+            full.get(TASK_KEY), ent, data.load[i], data.rank,
+            block=(b, bsize[b], bhome[b]) if b >= 0 else None,
+            footprint=float(data.fp[i]) if data.fp.any() else None,
+            working=float(data.wk[i]) if data.wk.any() else None,
+            baseline=float(data.baseline) if data.baseline else None))
     own = set(data.gid.tolist())
     comms = []
     for s, d, b in zip(data.esrc.tolist(), data.edst.tolist(), data.ebytes.tolist()):
         if s in own:
-            to = data.ents.get(d, {"type": "object", kind: d})
-            comms.append({"type": "SendRecv", "from": dict(data.ents.get(s)), "to": dict(to),
+            to = _entity(data.ents.get(d)) or {"type": "object", kind: d}
+            comms.append({"type": "SendRecv", "from": _entity(data.ents.get(s)), "to": to,
                           "messages": 1, "bytes": float(b)})
     meta: dict[str, Any] = {"type": "LBDatafile", "rank": data.rank}
     if not np.isnan(data.alpha):
