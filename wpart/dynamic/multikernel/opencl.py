@@ -86,7 +86,7 @@ class Execution:
     wgs: int | None = None   # work-group size (None: the driver's choice)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class OpenCLRun(Result):
     """One run of a computation over the OpenCL executions.
 
