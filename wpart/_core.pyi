@@ -148,7 +148,8 @@ def tasks_brute(*args: Any, **kwargs: Any) -> Any: ...
 def tasks_knowledge(*args: Any, **kwargs: Any) -> Any: ...
 
 # wpart.dynamic: performance models and block sizing (see wpart/dynamic/_model.py). `models`
-# is a float64 array (n, 23) of packed C models or a sequence of callables E_p(x).
+# is a float64 array (n, 23) of packed C models, a sequence of packed (23,) arrays
+# (PerfModel.packed) or a sequence of callables E_p(x).
 def dynamic_fit_model(
     x: NDArray[np.int64], t_comp: NDArray[np.float64], t_xfer: NDArray[np.float64] | None,
     quantum: int, allowed_mask: int, intercept: int, max_terms: int, weighting: int,
@@ -163,6 +164,10 @@ def dynamic_solve_equal_time(
 def dynamic_capacity(
     models: Any, T: float, lb: NDArray[np.float64] | None, ub: NDArray[np.float64] | None, /,
 ) -> tuple[NDArray[np.float64], float]: ...
+def dynamic_equal_finish(
+    models: Any, total: int, quantum: int, /,
+) -> tuple[NDArray[np.int64], float, float]: ...
+def dynamic_solve_timeit(models: Any, S: float, quantum: int, reps: int, /) -> tuple[float, float]: ...
 def dynamic_round_blocks(
     models: Any, x_cont: NDArray[np.float64], S: int, quantum: int,
     lb: NDArray[np.int64] | None, ub: NDArray[np.int64] | None, /,

@@ -1,13 +1,19 @@
 /*
- * model_solve.c -- the block-size problem (P_S) of wpart.dynamic (spec 001 §1.4-1.6):
+ * model_solve.c -- the block-size problem (P_S) of wpart.dynamic (Sec. 3.2 of [Sant'Ana 2017]):
  * water-filling on the common time T, its time mode (capacity), the inverse of a model, and the
- * optimal discrete rounding. No allocation anywhere in this file.
+ * optimal discrete rounding. Fitted models first try the Newton path of model_solve_fast.c.
+ * No allocation anywhere in this file.
+ *
+ * Every value of a time function the solver reads is checked: NaN, an infinite or a negative
+ * time, and a curve seen to decrease between two points it evaluated (the bracket ends and
+ * every point inside) stop it with WPART_EINVAL naming the PU.
  */
 #include <float.h>
 #include <math.h>
 #include <string.h>
 
 #include "internal.h"
+#include "model_solve_internal.h"
 #include "wpart/dynamic_model.h"
 
 #define SOLVE_WARM_MAX 128 /* PUs whose inner brackets are kept on the stack */
@@ -25,16 +31,36 @@ void wpart_dynamic_solve_opts_init(wpart_dynamic_solve_opts_t *o)
     o->newton_polish = 0;
 }
 
+wpart_status_t wpart_i_dyn_cerr_fail(const cerr_t *ce)
+{
+    long long p = (long long)ce->p;
+    switch (ce->code) {
+    case 1:
+        return wpart_i_error(WPART_EINVAL, "the time function of PU %lld returned NaN at x = %.10g",
+                             p, ce->x);
+    case 2:
+        return wpart_i_error(WPART_EINVAL, "the time function of PU %lld returned inf at x = "
+                             "%.10g (times must be finite)", p, ce->x);
+    case 3:
+        return wpart_i_error(WPART_EINVAL, "the time function of PU %lld returned %.10g at x = "
+                             "%.10g (times must be >= 0)", p, ce->e, ce->x);
+    default:
+        return wpart_i_error(WPART_EINVAL, "the time function of PU %lld decreases: E(%.10g) = "
+                             "%.10g > E(%.10g) = %.10g (times must not decrease as the block "
+                             "grows)", p, ce->x, ce->e, ce->x2, ce->e2);
+    }
+}
+
 /*
  * sup{x : E(x) <= T} inside a bracket a < b with E(a) = fa <= T < E(b) = fb, by the Illinois
  * variant of regula falsi, safeguarded by bisection (when the bracket has not halved in three
  * steps) and by a minimal step of a quarter of the tolerance (so that an exact root ends the
- * search at once). Stops when b - a <= xtol. Writes the final bracket; *bad is set when E
- * returned NaN.
+ * search at once). Stops when b - a <= xtol. Writes the final bracket; ce is filled when E
+ * returned a bad value or decreased.
  */
 static void inv_bracket(wpart_dynamic_time_fn E, void *ctx, int64_t p, double T, double *pa,
                         double *pfa, double *pb, double *pfb, double rtol, double atol,
-                        int max_inner, int *bad)
+                        int max_inner, cerr_t *ce)
 {
     double a = *pa, fa = *pfa, b = *pb, fb = *pfb;
     double ga = fa - T, gb = fb - T;
@@ -61,8 +87,7 @@ static void inv_bracket(wpart_dynamic_time_fn E, void *ctx, int64_t p, double T,
             break; /* no representable point inside */
         }
         double fc = E(ctx, p, c);
-        if (isnan(fc)) {
-            *bad = 1;
+        if (cbad(ce, p, c, fc) || cdec(ce, p, a, fa, c, fc) || cdec(ce, p, c, fc, b, fb)) {
             break;
         }
         if (fc <= T) {
@@ -95,13 +120,11 @@ static void inv_bracket(wpart_dynamic_time_fn E, void *ctx, int64_t p, double T,
     *pfb = fb;
 }
 
-/* x(T) = sup{x in [lo, hi] : E(x) <= T} from scratch (hi may be +inf). */
-static double inv_cold(wpart_dynamic_time_fn E, void *ctx, int64_t p, double T, double lo,
-                       double hi, double tol_x, int max_inner, int *bad)
+double wpart_i_dyn_inv_cold(wpart_dynamic_time_fn E, void *ctx, int64_t p, double T, double lo,
+                       double hi, double tol_x, int max_inner, cerr_t *ce)
 {
     double flo = E(ctx, p, lo);
-    if (isnan(flo)) {
-        *bad = 1;
+    if (cbad(ce, p, lo, flo)) {
         return lo;
     }
     if (flo > T) {
@@ -111,8 +134,7 @@ static double inv_cold(wpart_dynamic_time_fn E, void *ctx, int64_t p, double T, 
     if (isfinite(hi)) {
         b = hi;
         fb = E(ctx, p, b);
-        if (isnan(fb)) {
-            *bad = 1;
+        if (cbad(ce, p, b, fb) || cdec(ce, p, a, fa, b, fb)) {
             return lo;
         }
         if (fb <= T) {
@@ -122,8 +144,7 @@ static double inv_cold(wpart_dynamic_time_fn E, void *ctx, int64_t p, double T, 
         b = lo > 0.0 ? 2.0 * lo : 1.0;
         for (;;) {
             fb = E(ctx, p, b);
-            if (isnan(fb)) {
-                *bad = 1;
+            if (cbad(ce, p, b, fb) || cdec(ce, p, a, fa, b, fb)) {
                 return lo;
             }
             if (fb > T) {
@@ -137,7 +158,7 @@ static double inv_cold(wpart_dynamic_time_fn E, void *ctx, int64_t p, double T, 
             }
         }
     }
-    inv_bracket(E, ctx, p, T, &a, &fa, &b, &fb, tol_x, 1e-3 * tol_x * b, max_inner, bad);
+    inv_bracket(E, ctx, p, T, &a, &fa, &b, &fb, tol_x, 1e-3 * tol_x * b, max_inner, ce);
     return a;
 }
 
@@ -169,8 +190,12 @@ wpart_status_t wpart_dynamic_model_inverse(const wpart_dynamic_model_t *pm, doub
         WPART_FAIL(WPART_EINVAL, "need t not NaN and 0 <= lo <= hi, lo finite (got t = %g, "
                    "lo = %g, hi = %g)", t, lo, hi);
     }
-    int bad = 0;
-    *x_out = inv_cold(wpart_dynamic_model_timefn, (void *)pm, 0, t, lo, hi, 1e-12, 200, &bad);
+    cerr_t ce = {0};
+    *x_out = wpart_i_dyn_inv_cold(wpart_dynamic_model_timefn, (void *)pm, 0, t, lo, hi, 1e-12,
+                                  200, &ce);
+    if (ce.code) {
+        st = wpart_i_dyn_cerr_fail(&ce);
+    }
 cleanup:
     return st;
 }
@@ -188,13 +213,14 @@ wpart_status_t wpart_dynamic_capacity(int64_t n, wpart_dynamic_time_fn E, void *
     }
     WPART_CHECK(check_bounds(n, lb, ub));
     double H = 0.0;
-    int bad = 0;
+    cerr_t ce = {0};
     for (int64_t p = 0; p < n; p++) {
         double l = lb ? lb[p] : 0.0, u = ub ? ub[p] : INFINITY;
-        x_out[p] = inv_cold(E, ctx, p, T, l, u, 1e-12, 200, &bad);
+        x_out[p] = wpart_i_dyn_inv_cold(E, ctx, p, T, l, u, 1e-12, 200, &ce);
         H += x_out[p];
-        if (bad) {
-            WPART_FAIL(WPART_EINVAL, "the time function returned NaN for PU %" PRId64, p);
+        if (ce.code) {
+            st = wpart_i_dyn_cerr_fail(&ce);
+            goto cleanup;
         }
     }
     if (H_out) {
@@ -284,21 +310,29 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
     if (sub < S * (1.0 - 1e-15)) {
         WPART_FAIL(WPART_EINVAL, "the upper bounds sum to %.17g < S = %.17g", sub, S);
     }
-    int bad = 0;
+    cerr_t ce = {0};
     if (slb >= S) {
-        /* §1.8 / S6: lower bounds that do not fit are scaled to sum to S; that is then the
-         * only feasible allocation, and T is its makespan */
+        /* lower bounds that do not fit are scaled to sum to S; that is then the only feasible
+         * allocation, and T is its makespan */
         double f = S / slb, Tm = 0.0;
         for (int64_t p = 0; p < n; p++) {
             x_out[p] = (lb ? lb[p] : 0.0) * f;
             double e = x_out[p] > 0.0 ? E(ctx, p, x_out[p]) : 0.0;
-            bad |= isnan(e);
+            cbad(&ce, p, x_out[p], e);
             Tm = fmax(Tm, e);
         }
-        if (bad) {
-            WPART_FAIL(WPART_EINVAL, "the time function returned NaN");
+        if (ce.code) {
+            st = wpart_i_dyn_cerr_fail(&ce);
+            goto cleanup;
         }
         *T_out = Tm;
+        goto cleanup;
+    }
+    /* fitted models: Newton's method with their analytic derivatives, checked against the
+     * optimality conditions; water-filling below when it declines */
+    if (E == wpart_dynamic_model_timefn &&
+        wpart_i_dyn_solve_models_fast(n, (const wpart_dynamic_model_t *)ctx, S, lb, ub, x_out,
+                                      T_out)) {
         goto cleanup;
     }
     int warm = n <= SOLVE_WARM_MAX;
@@ -315,25 +349,21 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
     int lo_set = 0, hi_set = 0;
     for (int64_t p = 0; p < n; p++) {
         double l = lb ? lb[p] : 0.0, u = ub ? fmin(ub[p], S) : S;
-        double e = E(ctx, p, u);
-        if (isnan(e) || e < 0.0) {
-            WPART_FAIL(WPART_EINVAL, "the time function returned %g for PU %" PRId64
-                       " (must be >= 0)", e, p);
+        double e = E(ctx, p, u), el = E(ctx, p, l);
+        if (cbad(&ce, p, u, e) || cbad(&ce, p, l, el) || cdec(&ce, p, l, el, u, e)) {
+            st = wpart_i_dyn_cerr_fail(&ce);
+            goto cleanup;
         }
         T_hi = fmax(T_hi, e);
         H_hi += u;
         if (warm) {
             xa[p] = l;
-            fa[p] = E(ctx, p, l);
+            fa[p] = el;
             xb[p] = u;
             fb[p] = e;
             xh[p] = u;
             px[p] = pf[p] = ps[p] = NAN;
-            bad |= isnan(fa[p]);
         }
-    }
-    if (!isfinite(T_hi)) {
-        WPART_FAIL(WPART_EINVAL, "the time function is not finite at min(ub, S)");
     }
     /* outer iteration on H(T) - S: Newton steps (H'(T) from the inner brackets' secant
      * slopes), pushed slightly across the root so that the bracket closes; otherwise Illinois
@@ -345,6 +375,11 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
         /* first guess: each PU linear through the origin and (v, E(v)), v = S / n */
         double u = fmin(ub ? fmin(ub[p], S) : S, fmax(S / (double)n, lb ? lb[p] : 0.0));
         double e = E(ctx, p, u);
+        if (cbad(&ce, p, u, e) ||
+            (warm && (cdec(&ce, p, xa[p], fa[p], u, e) || cdec(&ce, p, u, e, xb[p], fb[p])))) {
+            st = wpart_i_dyn_cerr_fail(&ce);
+            goto cleanup;
+        }
         if (e > 0.0) {
             inv_sum += u / e;
         }
@@ -358,7 +393,7 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
     if (inv_sum > 0.0) {
         Tn = S / inv_sum;
     }
-    for (int it = 0; it < o->max_outer && !bad; it++) {
+    for (int it = 0; it < o->max_outer && !ce.code; it++) {
         double w = T_hi - T_lo;
         if (w <= o->tol_T * T_hi || !(w > 0.0)) {
             break;
@@ -406,8 +441,8 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
                                 break;
                             }
                             double fg = E(ctx, p, g);
-                            if (isnan(fg)) {
-                                bad = 1;
+                            if (cbad(&ce, p, g, fg) || cdec(&ce, p, a, fa_, g, fg) ||
+                                cdec(&ce, p, g, fg, b, fb_)) {
                                 break;
                             }
                             double tiny = 2.0 * (o->tol_x * fabs(g) + xtol);
@@ -426,7 +461,7 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
                         }
                     }
                     inv_bracket(E, ctx, p, Tm, &a, &fa_, &b, &fb_, o->tol_x, xtol, o->max_inner,
-                                &bad);
+                                &ce);
                     ta[p] = a;
                     tfa[p] = fa_;
                     tb[p] = b;
@@ -451,8 +486,8 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
                 H += ta[p];
             } else {
                 double l = lb ? lb[p] : 0.0;
-                H += inv_cold(E, ctx, p, Tm, l, ub ? fmin(ub[p], S) : S, o->tol_x, o->max_inner,
-                              &bad);
+                H += wpart_i_dyn_inv_cold(E, ctx, p, Tm, l, ub ? fmin(ub[p], S) : S, o->tol_x,
+                                          o->max_inner, &ce);
             }
         }
         Tn = NAN;
@@ -499,8 +534,9 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
             stale++;
         }
     }
-    if (bad) {
-        WPART_FAIL(WPART_EINVAL, "the time function returned NaN");
+    if (ce.code) {
+        st = wpart_i_dyn_cerr_fail(&ce);
+        goto cleanup;
     }
     /* x between x(T_lo) and x(T_hi), in proportion, so that sum x = S also across jumps of H */
     double theta = H_hi > H_lo ? (S - H_lo) / (H_hi - H_lo) : 1.0;
@@ -511,12 +547,20 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
             xl = xa[p];
             xu = xh[p];
         } else {
-            xl = lo_set ? inv_cold(E, ctx, p, T_lo, l, u, o->tol_x, o->max_inner, &bad) : l;
-            xu = hi_set ? inv_cold(E, ctx, p, T_hi, l, u, o->tol_x, o->max_inner, &bad) : u;
+            xl = lo_set ? wpart_i_dyn_inv_cold(E, ctx, p, T_lo, l, u, o->tol_x, o->max_inner, &ce)
+                        : l;
+            xu = hi_set ? wpart_i_dyn_inv_cold(E, ctx, p, T_hi, l, u, o->tol_x, o->max_inner, &ce)
+                        : u;
         }
         x_out[p] = xl + theta * (xu - xl);
     }
-    double T = T_hi;
+    if (ce.code) {
+        st = wpart_i_dyn_cerr_fail(&ce);
+        goto cleanup;
+    }
+    /* the water level at the same point of the last bracket as x (T_hi overshoots the root by
+     * up to half the tolerance: the outer steps land across it on purpose) */
+    double T = lo_set ? T_lo + theta * (T_hi - T_lo) : T_hi;
     if (o->newton_polish) {
         for (int k = 0; k < 2; k++) {
             if (!polish_step(n, E, ctx, S, lb, ub, x_out, &T, 0) ||
@@ -526,210 +570,6 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
         }
     }
     *T_out = T;
-cleanup:
-    return st;
-}
-
-/* ---------------------------------------------------------------- rounding (§1.6) --------- */
-
-static double eval_checked(wpart_dynamic_time_fn E, void *ctx, int64_t p, double x, int *bad)
-{
-    double e = E(ctx, p, x);
-    if (isnan(e)) {
-        *bad = 1;
-    }
-    return e;
-}
-
-wpart_status_t wpart_dynamic_round_blocks(int64_t n, wpart_dynamic_time_fn E, void *ctx,
-                                          const double *x_cont, int64_t S, int64_t quantum,
-                                          const int64_t *lb, const int64_t *ub,
-                                          int64_t *blocks_out, double *Tmax_out)
-{
-    wpart_status_t st = WPART_OK;
-    if (n < 1 || !E || !x_cont || !blocks_out) {
-        WPART_FAIL(WPART_EINVAL, "need n >= 1 and non-NULL E, x_cont and blocks_out");
-    }
-    if (S < 1 || quantum < 1) {
-        WPART_FAIL(WPART_EINVAL, "S and quantum must be >= 1 (got %" PRId64 ", %" PRId64 ")", S,
-                   quantum);
-    }
-    int64_t slb = 0, sub = 0;
-    for (int64_t p = 0; p < n; p++) {
-        int64_t l = lb ? lb[p] : 0, u = ub ? ub[p] : INT64_MAX;
-        if (l < 0 || u < l) {
-            WPART_FAIL(WPART_EINVAL, "need 0 <= lb[%" PRId64 "] <= ub[%" PRId64 "] (got %" PRId64
-                       ", %" PRId64 ")", p, p, l, u);
-        }
-        if (!isfinite(x_cont[p]) || x_cont[p] < 0.0) {
-            WPART_FAIL(WPART_EINVAL, "x_cont[%" PRId64 "] must be finite and >= 0 (got %g)", p,
-                       x_cont[p]);
-        }
-        if (l > INT64_MAX - slb) {
-            WPART_FAIL(WPART_EOVERFLOW, "the lower bounds overflow int64");
-        }
-        slb += l;
-        sub = (u > INT64_MAX - sub) ? INT64_MAX : sub + u;
-    }
-    if (sub < S) {
-        WPART_FAIL(WPART_EINVAL, "the upper bounds sum to %" PRId64 " < S = %" PRId64, sub, S);
-    }
-    /* §1.8 / S6: lower bounds that do not fit are scaled down to multiples of q */
-    double lscale = slb > S ? (double)S / (double)slb : 1.0;
-#define LB(p) (lscale < 1.0 ? quantum * (int64_t)floor((double)(lb[p]) * lscale / (double)quantum) \
-                            : (lb ? lb[p] : 0))
-#define UB(p) (ub ? ub[p] : INT64_MAX)
-    int bad = 0;
-    int64_t sum = 0;
-    for (int64_t p = 0; p < n; p++) {
-        double fl = floor(x_cont[p] / (double)quantum);
-        int64_t b = fl >= 9.2e18 / (double)quantum ? INT64_MAX / 2 : quantum * (int64_t)fl;
-        if (b < LB(p)) {
-            b = LB(p);
-        }
-        if (b > UB(p)) {
-            b = UB(p);
-        }
-        blocks_out[p] = b;
-        sum += b;
-    }
-    /* too much (x_cont above S): take quanta back from the slowest PU */
-    while (sum > S) {
-        int64_t best = -1;
-        double be = -INFINITY;
-        for (int64_t p = 0; p < n; p++) {
-            if (blocks_out[p] > LB(p)) {
-                double e = eval_checked(E, ctx, p, (double)blocks_out[p], &bad);
-                if (e > be) {
-                    be = e;
-                    best = p;
-                }
-            }
-        }
-        if (best < 0 || bad) {
-            break;
-        }
-        int64_t take = blocks_out[best] - LB(best);
-        int64_t r = blocks_out[best] % quantum;
-        int64_t step = r > 0 ? r : quantum;
-        if (step > take) {
-            step = take;
-        }
-        if (step > sum - S) {
-            step = sum - S;
-        }
-        blocks_out[best] -= step;
-        sum -= step;
-    }
-    /* x_cont far below S (more than 4 quanta per PU missing): first raise every PU to its
-     * largest multiple of q that fits the water level T of a discrete bisection with
-     * sum <= S, so that the greedy below hands out O(n) quanta; E_p(b_p) <= T <= the discrete
-     * optimum keeps the greedy optimal */
-    if ((S - sum) / quantum > 4 * n && !bad) {
-        double T_lo = 0.0, T_hi = 0.0;
-        for (int64_t p = 0; p < n; p++) {
-            int64_t room = UB(p) - blocks_out[p];
-            int64_t top = blocks_out[p] + (room < S - sum ? room : S - sum);
-            T_hi = fmax(T_hi, eval_checked(E, ctx, p, (double)top, &bad));
-        }
-        for (int it = 0; it < 100 && !bad && T_hi - T_lo > 1e-12 * T_hi; it++) {
-            double Tm = 0.5 * (T_lo + T_hi), tot = 0.0;
-            for (int64_t p = 0; p < n && tot <= (double)S; p++) {
-                double hi = (double)(UB(p) < S ? UB(p) : S);
-                double xp = inv_cold(E, ctx, p, Tm, (double)blocks_out[p], hi, 1e-12, 200, &bad);
-                tot += fmax((double)blocks_out[p], (double)quantum * floor(xp / (double)quantum));
-            }
-            if (tot <= (double)S) {
-                T_lo = Tm;
-            } else {
-                T_hi = Tm;
-            }
-        }
-        if (T_lo > 0.0) {
-            for (int64_t p = 0; p < n && !bad; p++) {
-                double hi = (double)(UB(p) < S ? UB(p) : S);
-                double xp = inv_cold(E, ctx, p, T_lo, (double)blocks_out[p], hi, 1e-12, 200, &bad);
-                int64_t v = quantum * (int64_t)floor(xp / (double)quantum);
-                if (v > blocks_out[p] && v - blocks_out[p] <= S - sum) {
-                    sum += v - blocks_out[p];
-                    blocks_out[p] = v;
-                }
-            }
-        }
-    }
-    /* greedy augmentation: one quantum at a time to the PU that finishes it first */
-    int64_t r = S - sum;
-    while (r >= quantum && !bad) {
-        int64_t best = -1;
-        double be = INFINITY;
-        for (int64_t p = 0; p < n; p++) {
-            if (blocks_out[p] <= UB(p) - quantum) {
-                double e = eval_checked(E, ctx, p, (double)(blocks_out[p] + quantum), &bad);
-                if (e < be) {
-                    be = e;
-                    best = p;
-                }
-            }
-        }
-        if (best < 0) {
-            break;
-        }
-        blocks_out[best] += quantum;
-        r -= quantum;
-    }
-    if (r > 0 && r < quantum && !bad) {
-        int64_t best = -1;
-        double be = INFINITY;
-        for (int64_t p = 0; p < n; p++) {
-            if (blocks_out[p] <= UB(p) - r) {
-                double e = eval_checked(E, ctx, p, (double)(blocks_out[p] + r), &bad);
-                if (e < be) {
-                    be = e;
-                    best = p;
-                }
-            }
-        }
-        if (best >= 0) {
-            blocks_out[best] += r;
-            r = 0;
-        }
-    }
-    /* what does not fit in quanta under ub: pieces to the PUs with room, cheapest first */
-    while (r > 0 && !bad) {
-        int64_t best = -1, piece = 0;
-        double be = INFINITY;
-        for (int64_t p = 0; p < n; p++) {
-            int64_t room = UB(p) - blocks_out[p];
-            if (room > 0) {
-                int64_t pc = room < r ? room : r;
-                double e = eval_checked(E, ctx, p, (double)(blocks_out[p] + pc), &bad);
-                if (e < be) {
-                    be = e;
-                    best = p;
-                    piece = pc;
-                }
-            }
-        }
-        if (best < 0) {
-            WPART_FAIL(WPART_EINTERNAL, "no room left for %" PRId64 " elements", r);
-        }
-        blocks_out[best] += piece;
-        r -= piece;
-    }
-#undef LB
-#undef UB
-    if (bad) {
-        WPART_FAIL(WPART_EINVAL, "the time function returned NaN");
-    }
-    if (Tmax_out) {
-        double Tm = 0.0;
-        for (int64_t p = 0; p < n; p++) {
-            if (blocks_out[p] > 0) { /* no block, no cost */
-                Tm = fmax(Tm, eval_checked(E, ctx, p, (double)blocks_out[p], &bad));
-            }
-        }
-        *Tmax_out = Tm;
-    }
 cleanup:
     return st;
 }

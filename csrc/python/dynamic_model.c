@@ -1,18 +1,25 @@
 /* dynamic_model.c -- binding of wpart.dynamic (models and block sizing): fit, evaluation,
- * inverse, the equal-time solver, capacity, rounding and oracle_milp.
+ * inverse, the equal-time solver, capacity, rounding, equal_finish and oracle_milp.
  *
- * Models arrive either as a float64 array of shape (n, WPART_DYN_PACKED) (packed C models: the
- * core runs with the GIL released) or as a sequence of Python callables E_p(x) (the core calls
- * back into Python with the GIL held; an exception stops the solve and is re-raised). */
+ * Models arrive as a float64 array of shape (n, WPART_DYN_PACKED), or a sequence of n packed
+ * 1-D float64 arrays (PerfModel.packed) -- packed C models: the core runs with the GIL released
+ * -- or as a sequence of Python callables E_p(x) (the core calls back into Python with the GIL
+ * held; an exception stops the solve and is re-raised). The solver and equal_finish entries
+ * take their arguments by METH_FASTCALL and unpack up to WPY_SMALL models on the stack. */
 #include "wpy.h"
+
+#include <time.h>
+
+#define WPY_SMALL 32 /* models unpacked without allocation */
 
 /* ------------------------------------------------------------------ models argument ----- */
 
 typedef struct {
-    wpart_dynamic_model_t *models; /* packed case (owned) */
+    wpart_dynamic_model_t *models; /* packed case (small, or owned) */
     PyObject *funcs;               /* callables case: a new reference to a tuple */
     int64_t n;
     int failed;                    /* a Python exception is pending */
+    wpart_dynamic_model_t small[WPY_SMALL];
 } wpy_timefn_t;
 
 static double wpy_py_timefn(void *ctx, int64_t p, double x)
@@ -33,7 +40,13 @@ static double wpy_py_timefn(void *ctx, int64_t p, double x)
         return NAN;
     }
     if (isnan(v)) {
-        PyErr_Format(wpy_ValueError, "`models[%lld]` returned NaN at x = %g", (long long)p, x);
+        /* PyErr_Format has no %g: the number is formatted first */
+        char *xs = PyOS_double_to_string(x, 'r', 0, 0, NULL);
+        if (xs) {
+            PyErr_Format(wpy_ValueError, "`models[%lld]` returned NaN at x = %s", (long long)p,
+                         xs);
+            PyMem_Free(xs);
+        }
         t->failed = 1;
     }
     return v;
@@ -41,15 +54,61 @@ static double wpy_py_timefn(void *ctx, int64_t p, double x)
 
 static void wpy_timefn_release(wpy_timefn_t *t)
 {
-    PyMem_Free(t->models);
-    Py_XDECREF(t->funcs);
-    memset(t, 0, sizeof *t);
+    if (t->models != t->small) {
+        PyMem_Free(t->models);
+    }
+    t->models = NULL;
+    Py_CLEAR(t->funcs);
+    t->n = 0;
+    t->failed = 0;
+}
+
+/* Room for n models in t (t->small when it fits). 0 or -1 with MemoryError. */
+static int wpy_timefn_alloc(wpy_timefn_t *t, int64_t n)
+{
+    t->n = n;
+    t->models = n <= WPY_SMALL ? t->small : PyMem_Calloc((size_t)n, sizeof *t->models);
+    if (!t->models) {
+        wpy_nomem();
+        return -1;
+    }
+    return 0;
+}
+
+/* Unpacks `items` (a tuple of packed 1-D float64 arrays) into t. 0 or -1 with an exception. */
+static int wpy_timefn_unpack_items(PyObject *items, wpy_timefn_t *t)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(items);
+    if (wpy_timefn_alloc(t, (int64_t)n) < 0) {
+        return -1;
+    }
+    for (Py_ssize_t p = 0; p < n; p++) {
+        PyObject *it = PyTuple_GET_ITEM(items, p);
+        PyArrayObject *a = (PyArrayObject *)it;
+        if (!PyArray_Check(it) || PyArray_TYPE(a) != NPY_FLOAT64 || PyArray_NDIM(a) != 1 ||
+            PyArray_DIM(a, 0) != WPART_DYN_PACKED || !PyArray_IS_C_CONTIGUOUS(a) ||
+            !PyArray_ISALIGNED(a)) {
+            PyErr_Format(wpy_TypeError, "`models[%zd]` must be a packed model (a contiguous "
+                         "float64 array of length %d, as PerfModel.packed)", p, WPART_DYN_PACKED);
+            wpy_timefn_release(t);
+            return -1;
+        }
+        if (wpart_dynamic_model_unpack(PyArray_DATA(a), &t->models[p]) != WPART_OK) {
+            wpy_raise(WPART_EINVAL, "models");
+            wpy_timefn_release(t);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 /* Fills t from `models`; 0 or -1 with an exception. */
 static int wpy_timefn_setup(PyObject *models, wpy_timefn_t *t)
 {
-    memset(t, 0, sizeof *t);
+    t->models = NULL;
+    t->funcs = NULL;
+    t->n = 0;
+    t->failed = 0;
     if (PyArray_Check(models)) {
         PyArrayObject *a = wpy_input_array(models, "models", NPY_FLOAT64, 2, 2);
         if (!a) {
@@ -61,11 +120,8 @@ static int wpy_timefn_setup(PyObject *models, wpy_timefn_t *t)
             Py_DECREF(a);
             return -1;
         }
-        t->n = (int64_t)PyArray_DIM(a, 0);
-        t->models = PyMem_Calloc((size_t)t->n, sizeof *t->models);
-        if (!t->models) {
+        if (wpy_timefn_alloc(t, (int64_t)PyArray_DIM(a, 0)) < 0) {
             Py_DECREF(a);
-            wpy_nomem();
             return -1;
         }
         const double *d = PyArray_DATA(a);
@@ -80,16 +136,22 @@ static int wpy_timefn_setup(PyObject *models, wpy_timefn_t *t)
         Py_DECREF(a);
         return 0;
     }
-    t->funcs = PySequence_Tuple(models);
-    if (!t->funcs) {
+    PyObject *items = PySequence_Tuple(models);
+    if (!items) {
         return -1;
     }
-    t->n = (int64_t)PyTuple_GET_SIZE(t->funcs);
-    if (t->n < 1) {
+    if (PyTuple_GET_SIZE(items) < 1) {
+        Py_DECREF(items);
         PyErr_SetString(wpy_ValueError, "`models` must not be empty");
-        wpy_timefn_release(t);
         return -1;
     }
+    if (PyArray_Check(PyTuple_GET_ITEM(items, 0))) {
+        int rc = wpy_timefn_unpack_items(items, t);
+        Py_DECREF(items);
+        return rc;
+    }
+    t->funcs = items;
+    t->n = (int64_t)PyTuple_GET_SIZE(t->funcs);
     for (int64_t p = 0; p < t->n; p++) {
         if (!PyCallable_Check(PyTuple_GET_ITEM(t->funcs, (Py_ssize_t)p))) {
             PyErr_Format(wpy_TypeError, "`models[%lld]` must be callable", (long long)p);
@@ -267,15 +329,64 @@ static PyObject *wpy_dyn_inverse(PyObject *self, PyObject *args)
 
 /* ------------------------------------------------------------------ solver -------------- */
 
-static PyObject *wpy_dyn_solve(PyObject *self, PyObject *args)
+/* METH_FASTCALL argument helpers: a float or an int argument, -1 with TypeError. */
+static int wpy_arg_double(PyObject *o, const char *name, double *v)
+{
+    *v = PyFloat_AsDouble(o);
+    if (*v == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_Format(wpy_TypeError, "`%s` must be a real number, got %.100s", name,
+                     Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    return 0;
+}
+
+static int wpy_arg_ll(PyObject *o, const char *name, long long *v)
+{
+    *v = PyLong_AsLongLong(o);
+    if (*v == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_Format(wpy_TypeError, "`%s` must be an int64 integer, got %.100s", name,
+                     Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    return 0;
+}
+
+static int wpy_nargs(Py_ssize_t nargs, Py_ssize_t want, const char *fn)
+{
+    if (nargs != want) {
+        PyErr_Format(wpy_TypeError, "%s takes %zd arguments (%zd given)", fn, want, nargs);
+        return -1;
+    }
+    return 0;
+}
+
+/* dynamic_solve_equal_time(models, S, lb|None, ub|None, tol_T, tol_x, max_outer, max_inner,
+ * newton_polish) -> (x, T) */
+static PyObject *wpy_dyn_solve(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     PyObject *mo, *lbo, *ubo, *res = NULL, *xo = NULL;
     double S, tol_T, tol_x;
-    int max_outer, max_inner, polish;
+    long long max_outer, max_inner, polish;
     wpy_timefn_t t;
     PyArrayObject *lb = NULL, *ub = NULL;
-    if (!PyArg_ParseTuple(args, "OdOOddiii", &mo, &S, &lbo, &ubo, &tol_T, &tol_x, &max_outer,
-                          &max_inner, &polish)) {
+    if (wpy_nargs(nargs, 9, "dynamic_solve_equal_time") < 0) {
+        return NULL;
+    }
+    mo = args[0];
+    lbo = args[2];
+    ubo = args[3];
+    if (wpy_arg_double(args[1], "S", &S) < 0 || wpy_arg_double(args[4], "tol_T", &tol_T) < 0 ||
+        wpy_arg_double(args[5], "tol_x", &tol_x) < 0 ||
+        wpy_arg_ll(args[6], "max_outer", &max_outer) < 0 ||
+        wpy_arg_ll(args[7], "max_inner", &max_inner) < 0 ||
+        wpy_arg_ll(args[8], "newton_polish", &polish) < 0) {
+        return NULL;
+    }
+    if (max_outer < 1 || max_outer > INT32_MAX || max_inner < 1 || max_inner > INT32_MAX) {
+        PyErr_SetString(wpy_ValueError, "`max_outer` and `max_inner` must be in [1, 2**31 - 1]");
         return NULL;
     }
     if (wpy_timefn_setup(mo, &t) < 0) {
@@ -290,7 +401,8 @@ static PyObject *wpy_dyn_solve(PyObject *self, PyObject *args)
     if (!xo) {
         goto cleanup;
     }
-    wpart_dynamic_solve_opts_t o = {tol_T, tol_x, max_outer, max_inner, polish};
+    wpart_dynamic_solve_opts_t o = {tol_T, tol_x, (int32_t)max_outer, (int32_t)max_inner,
+                                     polish != 0};
     double T = 0.0, *xd = PyArray_DATA((PyArrayObject *)xo);
     const double *lbd = lb ? PyArray_DATA(lb) : NULL, *ubd = ub ? PyArray_DATA(ub) : NULL;
     wpart_status_t st;
@@ -308,6 +420,136 @@ cleanup:
     Py_XDECREF(xo);
     Py_XDECREF(lb);
     Py_XDECREF(ub);
+    wpy_timefn_release(&t);
+    return res;
+}
+
+/* dynamic_equal_finish(models, total, quantum) -> (sizes int64[n], time, T)
+ * (P_S) for `total` elements then the optimal rounding to multiples of `quantum` (the remainder
+ * total mod quantum goes to the PU that finishes it first), in one call: `time` is the
+ * makespan of the sizes (E_p(0) = 0), T the water level of the continuous split. */
+static PyObject *wpy_dyn_equal_finish(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *res = NULL, *bo = NULL;
+    long long total, quantum;
+    wpy_timefn_t t;
+    if (wpy_nargs(nargs, 3, "dynamic_equal_finish") < 0 ||
+        wpy_arg_ll(args[1], "total", &total) < 0 || wpy_arg_ll(args[2], "quantum", &quantum) < 0) {
+        return NULL;
+    }
+    if (total < 1 || quantum < 1) {
+        PyErr_Format(wpy_ValueError, "`total` and `quantum` must be >= 1 (got %lld, %lld)", total,
+                     quantum);
+        return NULL;
+    }
+    if (wpy_timefn_setup(args[0], &t) < 0) {
+        return NULL;
+    }
+    npy_intp n = (npy_intp)t.n;
+    bo = PyArray_SimpleNew(1, &n, NPY_INT64);
+    double *x = n <= WPY_SMALL ? NULL : PyMem_Malloc((size_t)n * sizeof(double)), xs[WPY_SMALL];
+    if (!bo || (n > WPY_SMALL && !x)) {
+        if (!PyErr_Occurred()) {
+            wpy_nomem();
+        }
+        goto cleanup;
+    }
+    double *xc = x ? x : xs, T = 0.0, Tm = 0.0;
+    int64_t *bd = PyArray_DATA((PyArrayObject *)bo);
+    wpart_status_t st;
+    WPY_RUN(t, st, wpart_dynamic_solve_equal_time(t.n, WPY_E(t), WPY_CTX(t), (double)total, NULL,
+                                                  NULL, NULL, xc, &T));
+    if (t.failed) {
+        goto cleanup;
+    }
+    if (st != WPART_OK) {
+        wpy_raise(st, "equal_finish");
+        goto cleanup;
+    }
+    for (npy_intp p = 0; p < n; p++) {
+        xc[p] = fmax(xc[p], 0.0); /* rounding noise below 0 */
+    }
+    WPY_RUN(t, st, wpart_dynamic_round_blocks(t.n, WPY_E(t), WPY_CTX(t), xc, (int64_t)total,
+                                              (int64_t)quantum, NULL, NULL, bd, &Tm));
+    if (t.failed) {
+        goto cleanup;
+    }
+    if (st != WPART_OK) {
+        wpy_raise(st, "equal_finish");
+        goto cleanup;
+    }
+    res = Py_BuildValue("Odd", bo, Tm, T);
+cleanup:
+    PyMem_Free(x);
+    Py_XDECREF(bo);
+    wpy_timefn_release(&t);
+    return res;
+}
+
+static double wpy_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* dynamic_solve_timeit(models, S, quantum, reps) -> (seconds per solve, seconds per solve and
+ * rounding): the C time of wpart_dynamic_solve_equal_time (and of it followed by
+ * wpart_dynamic_round_blocks when quantum >= 1) on packed models, best of `reps` calls each,
+ * measured inside C (no Python in the loop). For benchmarks/bench_dynamic_solver.py. */
+static PyObject *wpy_dyn_solve_timeit(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    double S;
+    long long quantum, reps;
+    wpy_timefn_t t;
+    if (wpy_nargs(nargs, 4, "dynamic_solve_timeit") < 0 || wpy_arg_double(args[1], "S", &S) < 0 ||
+        wpy_arg_ll(args[2], "quantum", &quantum) < 0 || wpy_arg_ll(args[3], "reps", &reps) < 0) {
+        return NULL;
+    }
+    if (reps < 1 || !(S >= 1.0) || S > 9e15) {
+        PyErr_SetString(wpy_ValueError, "need reps >= 1 and 1 <= S <= 9e15");
+        return NULL;
+    }
+    if (wpy_timefn_setup(args[0], &t) < 0) {
+        return NULL;
+    }
+    PyObject *res = NULL;
+    double *x = PyMem_Malloc((size_t)t.n * sizeof(double));
+    int64_t *b = PyMem_Malloc((size_t)t.n * sizeof(int64_t));
+    if (!t.models || !x || !b) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(wpy_TypeError, "`models` must be packed models");
+        }
+        goto cleanup;
+    }
+    double best_s = INFINITY, best_r = INFINITY, T, Tm;
+    wpart_status_t st = WPART_OK;
+    Py_BEGIN_ALLOW_THREADS
+    for (long long k = 0; k < reps && st == WPART_OK; k++) {
+        double t0 = wpy_now();
+        st = wpart_dynamic_solve_equal_time(t.n, wpart_dynamic_model_timefn, t.models, S, NULL,
+                                            NULL, NULL, x, &T);
+        double t1 = wpy_now();
+        if (st == WPART_OK && quantum >= 1) {
+            for (int64_t p = 0; p < t.n; p++) {
+                x[p] = fmax(x[p], 0.0);
+            }
+            st = wpart_dynamic_round_blocks(t.n, wpart_dynamic_model_timefn, t.models, x,
+                                            (int64_t)S, (int64_t)quantum, NULL, NULL, b, &Tm);
+        }
+        double t2 = wpy_now();
+        best_s = fmin(best_s, t1 - t0);
+        best_r = fmin(best_r, t2 - t0);
+    }
+    Py_END_ALLOW_THREADS
+    if (st != WPART_OK) {
+        wpy_raise(st, "dynamic_solve_timeit");
+        goto cleanup;
+    }
+    res = Py_BuildValue("dd", best_s, quantum >= 1 ? best_r : NAN);
+cleanup:
+    PyMem_Free(x);
+    PyMem_Free(b);
     wpy_timefn_release(&t);
     return res;
 }
@@ -473,7 +715,12 @@ static PyMethodDef wpy_dynamic_model_methods[] = {
     {"dynamic_fit_model", wpy_dyn_fit, METH_VARARGS, "Fit a performance model (packed)."},
     {"dynamic_model_eval", wpy_dyn_eval, METH_VARARGS, "Evaluate a packed model (0 E, 1 F, 2 G)."},
     {"dynamic_model_inverse", wpy_dyn_inverse, METH_VARARGS, "sup{x in [lo, hi]: E(x) <= t}."},
-    {"dynamic_solve_equal_time", wpy_dyn_solve, METH_VARARGS, "Solve (P_S) by water-filling."},
+    {"dynamic_solve_equal_time", (PyCFunction)(void (*)(void))wpy_dyn_solve, METH_FASTCALL,
+     "Solve (P_S) by water-filling."},
+    {"dynamic_equal_finish", (PyCFunction)(void (*)(void))wpy_dyn_equal_finish, METH_FASTCALL,
+     "(P_S) then the optimal rounding: (sizes, time, T)."},
+    {"dynamic_solve_timeit", (PyCFunction)(void (*)(void))wpy_dyn_solve_timeit, METH_FASTCALL,
+     "C time of one solve (and solve + rounding), best of reps."},
     {"dynamic_capacity", wpy_dyn_capacity, METH_VARARGS, "Time mode: x(T) and H(T)."},
     {"dynamic_round_blocks", wpy_dyn_round, METH_VARARGS, "Optimal discrete rounding."},
     {"dynamic_oracle_milp", wpy_dyn_oracle_milp, METH_VARARGS, "PWL min-max MILP (GLPK)."},

@@ -341,7 +341,7 @@ def _models_arg(models: Any) -> tuple[Any, int]:
     if not ms:
         raise WpartValueError("`models` must not be empty")
     if all(isinstance(m, PerfModel) for m in ms):
-        return np.ascontiguousarray(np.stack([m.packed for m in ms])), len(ms)
+        return tuple(m.packed for m in ms), len(ms)  # the binding reads each packed array
     for i, m in enumerate(ms):
         if not callable(m):
             raise WpartTypeError(f"`models[{i}]` must be a PerfModel or a callable")
@@ -397,13 +397,21 @@ def solve_equal_time(
     the paper, Sec. 3.2, solved as a min-max problem).
 
     Solves ``min T s.t. E_p(x_p) <= T, sum x = S, lb <= x <= ub`` by water-filling on ``T``
-    (globally optimal for non-decreasing ``E_p``; the paper uses IPOPT, a local method).
+    (globally optimal for non-decreasing ``E_p``; the paper uses IPOPT, a local method). With
+    PerfModels it first takes Newton steps on ``[E_p(x_p) = T, sum x = S]`` with the models'
+    analytic derivatives and keeps their answer when it meets the optimality conditions
+    (about 3 us at 16 PUs).
 
     Parameters
     ----------
     models : sequence of PerfModel or callable
         One per PU. Callables ``E_p(x)`` must be non-decreasing and accept a float; with
-        PerfModels only, the solve runs in C with the GIL released.
+        PerfModels only, the solve runs in C with the GIL released. Every value the solver
+        reads is checked: NaN, an infinite or a negative time, or a curve seen to decrease
+        between two sizes it evaluated (the bracket ends and each point inside, to a relative
+        1e-9) raises :class:`wpart.WpartValueError` naming the PU. Fitted models are
+        non-decreasing by construction (their admissibility check); a hand-made one gets
+        the same checks.
     S : float
         Step volume (finite, > 0).
     lb, ub : array_like, shape (n,), optional

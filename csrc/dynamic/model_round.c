@@ -1,0 +1,283 @@
+/*
+ * model_round.c -- the optimal discrete rounding of a continuous block-size split (the rounding
+ * step of Sec. 3.2 of [Sant'Ana 2017], made optimal): floor to multiples of the quantum, then
+ * hand out the remaining quanta one at a time to the PU that finishes it first. No allocation.
+ */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+#include "model_solve_internal.h"
+#include "wpart/dynamic_model.h"
+
+static double eval_checked(wpart_dynamic_time_fn E, void *ctx, int64_t p, double x, cerr_t *ce)
+{
+    double e = E(ctx, p, x);
+    cbad(ce, p, x, e);
+    return e;
+}
+
+/* A binary min-heap of (time, PU) for the greedy augmentation, ordered as the linear scan it
+ * replaces picks: the smallest time, ties to the lowest PU. */
+static inline int heap_less(const double *he, const int64_t *hp, int64_t i, int64_t j)
+{
+    return he[i] < he[j] || (he[i] == he[j] && hp[i] < hp[j]);
+}
+
+static void heap_swap(double *he, int64_t *hp, int64_t i, int64_t j)
+{
+    double te = he[i];
+    int64_t tp = hp[i];
+    he[i] = he[j];
+    hp[i] = hp[j];
+    he[j] = te;
+    hp[j] = tp;
+}
+
+static void heap_down(double *he, int64_t *hp, int64_t k, int64_t i)
+{
+    for (;;) {
+        int64_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < k && heap_less(he, hp, l, m)) {
+            m = l;
+        }
+        if (r < k && heap_less(he, hp, r, m)) {
+            m = r;
+        }
+        if (m == i) {
+            return;
+        }
+        heap_swap(he, hp, i, m);
+        i = m;
+    }
+}
+
+#define ROUND_HEAP_MAX 256 /* PUs whose greedy runs on a heap on the stack */
+
+wpart_status_t wpart_dynamic_round_blocks(int64_t n, wpart_dynamic_time_fn E, void *ctx,
+                                          const double *x_cont, int64_t S, int64_t quantum,
+                                          const int64_t *lb, const int64_t *ub,
+                                          int64_t *blocks_out, double *Tmax_out)
+{
+    wpart_status_t st = WPART_OK;
+    if (n < 1 || !E || !x_cont || !blocks_out) {
+        WPART_FAIL(WPART_EINVAL, "need n >= 1 and non-NULL E, x_cont and blocks_out");
+    }
+    if (S < 1 || quantum < 1) {
+        WPART_FAIL(WPART_EINVAL, "S and quantum must be >= 1 (got %" PRId64 ", %" PRId64 ")", S,
+                   quantum);
+    }
+    int64_t slb = 0, sub = 0;
+    for (int64_t p = 0; p < n; p++) {
+        int64_t l = lb ? lb[p] : 0, u = ub ? ub[p] : INT64_MAX;
+        if (l < 0 || u < l) {
+            WPART_FAIL(WPART_EINVAL, "need 0 <= lb[%" PRId64 "] <= ub[%" PRId64 "] (got %" PRId64
+                       ", %" PRId64 ")", p, p, l, u);
+        }
+        if (!isfinite(x_cont[p]) || x_cont[p] < 0.0) {
+            WPART_FAIL(WPART_EINVAL, "x_cont[%" PRId64 "] must be finite and >= 0 (got %g)", p,
+                       x_cont[p]);
+        }
+        if (l > INT64_MAX - slb) {
+            WPART_FAIL(WPART_EOVERFLOW, "the lower bounds overflow int64");
+        }
+        slb += l;
+        sub = (u > INT64_MAX - sub) ? INT64_MAX : sub + u;
+    }
+    if (sub < S) {
+        WPART_FAIL(WPART_EINVAL, "the upper bounds sum to %" PRId64 " < S = %" PRId64, sub, S);
+    }
+    /* lower bounds that do not fit are scaled down to multiples of q */
+    double lscale = slb > S ? (double)S / (double)slb : 1.0;
+#define LB(p) (lscale < 1.0 ? quantum * (int64_t)floor((double)(lb[p]) * lscale / (double)quantum) \
+                            : (lb ? lb[p] : 0))
+#define UB(p) (ub ? ub[p] : INT64_MAX)
+    cerr_t ce = {0};
+    int64_t sum = 0;
+    for (int64_t p = 0; p < n; p++) {
+        double fl = floor(x_cont[p] / (double)quantum);
+        int64_t b = fl >= 9.2e18 / (double)quantum ? INT64_MAX / 2 : quantum * (int64_t)fl;
+        if (b < LB(p)) {
+            b = LB(p);
+        }
+        if (b > UB(p)) {
+            b = UB(p);
+        }
+        blocks_out[p] = b;
+        sum += b;
+    }
+    /* too much (x_cont above S): take quanta back from the slowest PU */
+    while (sum > S) {
+        int64_t best = -1;
+        double be = -INFINITY;
+        for (int64_t p = 0; p < n; p++) {
+            if (blocks_out[p] > LB(p)) {
+                double e = eval_checked(E, ctx, p, (double)blocks_out[p], &ce);
+                if (e > be) {
+                    be = e;
+                    best = p;
+                }
+            }
+        }
+        if (best < 0 || ce.code) {
+            break;
+        }
+        int64_t take = blocks_out[best] - LB(best);
+        int64_t r = blocks_out[best] % quantum;
+        int64_t step = r > 0 ? r : quantum;
+        if (step > take) {
+            step = take;
+        }
+        if (step > sum - S) {
+            step = sum - S;
+        }
+        blocks_out[best] -= step;
+        sum -= step;
+    }
+    /* x_cont far below S (more than 4 quanta per PU missing): first raise every PU to its
+     * largest multiple of q that fits the water level T of a discrete bisection with
+     * sum <= S, so that the greedy below hands out O(n) quanta; E_p(b_p) <= T <= the discrete
+     * optimum keeps the greedy optimal */
+    if ((S - sum) / quantum > 4 * n && !ce.code) {
+        double T_lo = 0.0, T_hi = 0.0;
+        for (int64_t p = 0; p < n; p++) {
+            int64_t room = UB(p) - blocks_out[p];
+            int64_t top = blocks_out[p] + (room < S - sum ? room : S - sum);
+            T_hi = fmax(T_hi, eval_checked(E, ctx, p, (double)top, &ce));
+        }
+        for (int it = 0; it < 100 && !ce.code && T_hi - T_lo > 1e-12 * T_hi; it++) {
+            double Tm = 0.5 * (T_lo + T_hi), tot = 0.0;
+            for (int64_t p = 0; p < n && tot <= (double)S; p++) {
+                double hi = (double)(UB(p) < S ? UB(p) : S);
+                double xp = wpart_i_dyn_inv_cold(E, ctx, p, Tm, (double)blocks_out[p], hi, 1e-12,
+                                                 200, &ce);
+                tot += fmax((double)blocks_out[p], (double)quantum * floor(xp / (double)quantum));
+            }
+            if (tot <= (double)S) {
+                T_lo = Tm;
+            } else {
+                T_hi = Tm;
+            }
+        }
+        if (T_lo > 0.0) {
+            for (int64_t p = 0; p < n && !ce.code; p++) {
+                double hi = (double)(UB(p) < S ? UB(p) : S);
+                double xp = wpart_i_dyn_inv_cold(E, ctx, p, T_lo, (double)blocks_out[p], hi,
+                                                 1e-12, 200, &ce);
+                int64_t v = quantum * (int64_t)floor(xp / (double)quantum);
+                if (v > blocks_out[p] && v - blocks_out[p] <= S - sum) {
+                    sum += v - blocks_out[p];
+                    blocks_out[p] = v;
+                }
+            }
+        }
+    }
+    /* greedy augmentation: one quantum at a time to the PU that finishes it first; on a heap
+     * (one evaluation per quantum) up to ROUND_HEAP_MAX PUs, by a scan beyond */
+    int64_t r = S - sum;
+    if (r >= quantum && n <= ROUND_HEAP_MAX && !ce.code) {
+        double he[ROUND_HEAP_MAX];
+        int64_t hp[ROUND_HEAP_MAX], k = 0;
+        for (int64_t p = 0; p < n; p++) {
+            if (blocks_out[p] <= UB(p) - quantum) {
+                he[k] = eval_checked(E, ctx, p, (double)(blocks_out[p] + quantum), &ce);
+                hp[k++] = p;
+            }
+        }
+        for (int64_t i = k / 2 - 1; i >= 0; i--) {
+            heap_down(he, hp, k, i);
+        }
+        while (r >= quantum && k > 0 && !ce.code) {
+            int64_t best = hp[0];
+            blocks_out[best] += quantum;
+            r -= quantum;
+            if (r >= quantum && blocks_out[best] <= UB(best) - quantum) {
+                he[0] = eval_checked(E, ctx, best, (double)(blocks_out[best] + quantum), &ce);
+            } else {
+                k--;
+                he[0] = he[k];
+                hp[0] = hp[k];
+            }
+            heap_down(he, hp, k, 0);
+        }
+    }
+    while (r >= quantum && !ce.code) {
+        int64_t best = -1;
+        double be = INFINITY;
+        for (int64_t p = 0; p < n; p++) {
+            if (blocks_out[p] <= UB(p) - quantum) {
+                double e = eval_checked(E, ctx, p, (double)(blocks_out[p] + quantum), &ce);
+                if (e < be) {
+                    be = e;
+                    best = p;
+                }
+            }
+        }
+        if (best < 0) {
+            break;
+        }
+        blocks_out[best] += quantum;
+        r -= quantum;
+    }
+    if (r > 0 && r < quantum && !ce.code) {
+        int64_t best = -1;
+        double be = INFINITY;
+        for (int64_t p = 0; p < n; p++) {
+            if (blocks_out[p] <= UB(p) - r) {
+                double e = eval_checked(E, ctx, p, (double)(blocks_out[p] + r), &ce);
+                if (e < be) {
+                    be = e;
+                    best = p;
+                }
+            }
+        }
+        if (best >= 0) {
+            blocks_out[best] += r;
+            r = 0;
+        }
+    }
+    /* what does not fit in quanta under ub: pieces to the PUs with room, cheapest first */
+    while (r > 0 && !ce.code) {
+        int64_t best = -1, piece = 0;
+        double be = INFINITY;
+        for (int64_t p = 0; p < n; p++) {
+            int64_t room = UB(p) - blocks_out[p];
+            if (room > 0) {
+                int64_t pc = room < r ? room : r;
+                double e = eval_checked(E, ctx, p, (double)(blocks_out[p] + pc), &ce);
+                if (e < be) {
+                    be = e;
+                    best = p;
+                    piece = pc;
+                }
+            }
+        }
+        if (best < 0) {
+            WPART_FAIL(WPART_EINTERNAL, "no room left for %" PRId64 " elements", r);
+        }
+        blocks_out[best] += piece;
+        r -= piece;
+    }
+#undef LB
+#undef UB
+    if (ce.code) {
+        st = wpart_i_dyn_cerr_fail(&ce);
+        goto cleanup;
+    }
+    if (Tmax_out) {
+        double Tm = 0.0;
+        for (int64_t p = 0; p < n; p++) {
+            if (blocks_out[p] > 0) { /* no block, no cost */
+                Tm = fmax(Tm, eval_checked(E, ctx, p, (double)blocks_out[p], &ce));
+            }
+        }
+        if (ce.code) {
+            st = wpart_i_dyn_cerr_fail(&ce);
+            goto cleanup;
+        }
+        *Tmax_out = Tm;
+    }
+cleanup:
+    return st;
+}
