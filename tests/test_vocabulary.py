@@ -66,6 +66,9 @@ POSITIONAL_ONLY_DATA = {
     ("wpart.spatial.instances.pic_series", "n"),
     ("wpart.spatial.instances.uniform", "n2"),
     ("wpart.hetero.NvmlMeter", "index"),
+    # Greedy(m, n, chunk): the piece size is what names the method, Greedy(g) (issue 19's
+    # interface)
+    ("wpart.dynamic.Greedy", "chunk"),
     ("wpart.hetero.ParetoFront.tradeoff", "tol"),
     ("wpart.hetero.ParetoFront.gains_vs_balanced", "balanced"),
     ("wpart.hetero.ParetoFront.imbalance_classes", "balanced"),

@@ -7,7 +7,8 @@ objects run in the deterministic simulator (:func:`simulate`) and against real w
 to process everywhere.
 
 * Performance models and block sizing: :func:`fit_model`, :class:`PerfModel`,
-  :func:`solve_equal_time`, :func:`capacity`, :func:`round_blocks`.
+  :func:`solve_equal_time`, :func:`capacity`, :func:`round_blocks`, and
+  :func:`equal_finish` (integer sizes that finish together, :class:`EqualFinishResult`).
 * Balancers (one protocol: ``start`` / ``on_complete`` / ``eval_run`` / ``eval_done`` /
   ``done``): :class:`PLBHAC`, :class:`PLBHeC`, :class:`Greedy`, :class:`HDSS`,
   :class:`AcostaRP`, :class:`NaiveProfile`, :class:`Asymmetric`, :class:`DmdaLike`,
@@ -36,9 +37,10 @@ Every result (:class:`SimResult`, :class:`RunResult`, :class:`MPIRunResult`,
 
 from . import multikernel
 from .multikernel import *  # noqa: F403
-from . import _balancer, _baselines, _exec, _exec_proc, _exec_tasks, _model, _mpi, _oracles, _plbhac, _sim, _table, _trace
+from . import _balancer, _baselines, _equal, _exec, _exec_proc, _exec_tasks, _model, _mpi, _oracles, _plbhac, _sim, _table, _trace
 from ._balancer import *  # noqa: F403
 from ._baselines import *  # noqa: F403
+from ._equal import *  # noqa: F403
 from ._exec import *  # noqa: F403
 from ._exec_proc import *  # noqa: F403
 from ._exec_tasks import *  # noqa: F403
@@ -54,6 +56,7 @@ __all__: list[str] = [
     *_balancer.__all__,
     *_baselines.__all__,
     *_model.__all__,
+    *_equal.__all__,
     *_oracles.__all__,
     *_plbhac.__all__,
     *_sim.__all__,

@@ -197,11 +197,12 @@ class Greedy(Balancer):
     n : int
         Elements to process (``W``).
     chunk : int, default 1024
-        Piece size ``g`` (the paper does not give it; ``x_init`` by default).
+        Piece size ``g`` (the paper does not give it; ``x_init`` by default). Positional
+        too: ``Greedy(m, n, chunk)`` is the form the paper's "Greedy(g)" reads as.
     """
 
     @renamed(n_pu="m", total="n")
-    def __init__(self, m: int, n: int, *, chunk: int = 1024) -> None:
+    def __init__(self, m: int, n: int, chunk: int = 1024) -> None:
         m, n = m_n(m, n)
         g = count(chunk, "chunk")
         self._args = (m, n)

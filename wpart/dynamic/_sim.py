@@ -320,7 +320,8 @@ class Platform:
     stand_in : bool
         A synthetic stand-in platform (its results are labelled as such).
 
-    Every option after `devices` is keyword-only; ``total`` is a deprecated alias of ``n``.
+    Every option after `devices` is keyword-only; the keyword ``total`` is a deprecated alias
+    of ``n`` (the attribute :attr:`total` reads ``n``).
     """
 
     devices: Sequence[Device]
@@ -476,7 +477,12 @@ class Platform:
         return len(self.devices)
 
     n_pu = deprecated_attr("n_pu", "m", "Platform")
-    total = deprecated_attr("total", "n", "Platform")
+
+    @property
+    def total(self) -> int | None:
+        """The amount of work the preset was designed for: the same as :attr:`n` (the paper's
+        ``W``; kept as a stable name, without a warning)."""
+        return self.n
 
     def __repr__(self) -> str:
         kinds = ", ".join(f"{self.kinds.count(k)} {k}" for k in dict.fromkeys(self.kinds))

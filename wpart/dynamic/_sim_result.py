@@ -59,8 +59,10 @@ class SimResult(Result):
         Elements and blocks processed per PU.
     shares : ndarray of float64, shape (m,), or None
         The balancer's step shares in percent (the analogue of the paper's Fig. 5b).
-    series : ndarray, structured
-        The balancer's published block sizes ``(t, model_version, T_pred, S_eff, X[m])``.
+    series : numpy.recarray
+        The balancer's published block sizes ``(t, model_version, T_pred, S_eff, X[m])``:
+        ``series.t`` (or ``series["t"]``) the times, ``series.X`` the block-size matrix
+        (time x PU).
     n_evals, n_barriers, n_blocks : int
     blocks_per_kind : dict of str to int
     eval_time : float
@@ -209,7 +211,7 @@ def _series(c: Any, n: int) -> NDArray[Any]:
         out["t"], out["model_version"] = raw[:, 0], raw[:, 1].astype(np.int32)
         out["T_pred"], out["S_eff"] = raw[:, 2], raw[:, 3]
         out["X"] = np.nan_to_num(raw[:, 4:], nan=0.0).astype(np.int64)
-    return out
+    return out.view(np.recarray)  # series.t / series.X as well as series["t"]
 
 
 def _platform(platform: Any) -> Platform:
@@ -236,6 +238,7 @@ def simulate(
     trace: bool = True,
     progress: bool | Callable[[float, float], Any] = False,
     max_events: int = 0,
+    **balancer_options: Any,
 ) -> SimResult:
     """Run `balancer` on `platform` with the deterministic event engine.
 
@@ -271,6 +274,9 @@ def simulate(
         and stops the run with :class:`wpart.CancelledError` by returning False.
     max_events : int
         Stop with an error past this many events (0: no cap).
+    **balancer_options
+        Any other keyword is an option of the balancer given by name, as in `options`
+        (``simulate("paper5", "greedy", chunk=4096)``).
 
     Returns
     -------
@@ -297,13 +303,21 @@ def simulate(
     if isinstance(balancer, str):
         if options is not None and not isinstance(options, Mapping):
             raise WpartTypeError(f"`options` must be a dict, got {type(options).__name__}")
+        if balancer_options:
+            both = sorted(set(balancer_options) & set(options or {}))
+            if both:
+                raise WpartTypeError(f"balancer option(s) {', '.join(both)} given twice (keyword "
+                                     "and `options`)")
+            options = {**dict(options or {}), **balancer_options}
         if n is None:
             n = platform.n
             if n is None:
                 raise WpartTypeError("`n` is needed with a balancer given by name: the platform names no amount of work")
         balancer = make_balancer(balancer, platform.m, n, platform=platform, seed=seed, **dict(options or {}))
-    elif n is not None or options is not None:
-        raise WpartTypeError("`n` and `options` apply to a balancer given by name only")
+    elif n is not None or options is not None or balancer_options:
+        extra = f" (got {', '.join(sorted(balancer_options))})" if balancer_options else ""
+        raise WpartTypeError("`n`, `options` and balancer options apply to a balancer given by "
+                             f"name only{extra}")
     c = _balancer_c(balancer)
     if int(c.m) != platform.m:
         raise WpartValueError(f"`balancer` has m = {c.m} PUs but the platform has {platform.m}")
@@ -363,7 +377,7 @@ def _stopped(common: dict, m: int, raw: dict, tl: float) -> SimResult:
         idle_frac=empty_f, idle_breakdown=np.zeros((0, 4)), elements=np.zeros(0, np.int64),
         blocks=np.zeros(0, np.int64), shares=None,
         series=np.zeros(0, dtype=[("t", "f8"), ("model_version", "i4"), ("T_pred", "f8"), ("S_eff", "f8"),
-                                  ("X", "i8", (m,))]),
+                                  ("X", "i8", (m,))]).view(np.recarray),
         n_evals=0, n_barriers=0, n_blocks=0, blocks_per_kind={k: 0 for k in BLOCK_KINDS}, eval_time=0.0,
         speedup_vs_best_single=math.nan, stats={"wall_seconds": float(raw.get("wall_seconds", tl))},
     )  # fmt: skip
