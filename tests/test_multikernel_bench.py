@@ -1,5 +1,6 @@
 """benchmarks/bench_multikernel.py in quick mode: runs, writes its JSON, C decisions agree with
-the NumPy versions (checked inside the benchmark)."""
+the NumPy versions (checked inside the benchmark). The OpenCL part (``--opencl``) is exercised
+by tests/test_multikernel_opencl.py (launch overhead) and run by hand."""
 
 import json
 import subprocess
@@ -12,12 +13,11 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_bench_multikernel_quick(tmp_path):
     out = tmp_path / "bench.json"
     proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_multikernel.py"),
-                           "--quick", "--opencl", "--out", str(out)],
+                           "--quick", "--out", str(out)],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     doc = json.loads(out.read_text())
     names = [r["decision"] for r in doc["decisions"]]
     assert names == ["split", "derivation", "rebalancing step"]
     assert all(r["wpart_us"] > 0 and r["numpy_us"] > 0 for r in doc["decisions"])
-    assert "opencl" in doc
     assert "split" in proc.stdout
