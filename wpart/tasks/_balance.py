@@ -27,7 +27,7 @@ __all__ = ["METHODS", "TABLE", "TasksResult", "balance", "brute_force", "evaluat
 #: Options of the gossip balancers (``"ccm"``; ``"tempered"`` reads the same ones).
 _GOSSIP = ("n_iter", "n_rounds", "fanout", "n_trials", "cluster", "order", "tol", "ranking",
            "subclusters", "split_rule", "allow_infeasible_start", "comm_tau", "explore",
-           "backend", "max_delay", "progress", "time_limit")
+           "backend", "max_delay", "progress", "time_limit", "protocol")
 
 #: The methods of :func:`balance`, declared once (the binding has one C entry per method, no
 #: enum: ``code`` is None).
@@ -268,7 +268,10 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
         ``"ranks"`` (``method="ccm"``, ``ranking="snapshot"``, no ``explore``): one state
         machine per rank holding only its own tasks, the engine that :mod:`wpart.tasks.mpi`
         runs with one MPI process per rank; the same seed gives the same result in both.
-        ``stats["messages"]`` counts its messages by kind.
+        ``stats["messages"]`` counts its messages by kind. Option ``protocol``:
+        ``"rounds"`` (default: rounds of disjoint pairs exchanging at the same time, chosen
+        by a seeded matching of the ranks' proposals, with bounded gossip of per-cluster
+        summaries) or ``"turns"`` (one seeded global order of turns, the earlier engine).
     subclusters : bool or {"none", "singles", "subsets", "fill"}, default False
         Sub-cluster one-way transfers, tried for a pair of ranks only when no whole-cluster
         exchange pays (LBAF-style subclustering; not in the paper, whose clusters move whole).
@@ -382,8 +385,12 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
     srule = choice(split_rule, "split_rule", ("auto", "fallback", "compete"))
     if srule == "auto":
         srule = "compete" if split >= 2 else "fallback"
+    proto = choice(options.get("protocol", "rounds"), "protocol", ("rounds", "turns"))
+    if "protocol" in options and be != "ranks":
+        raise WpartValueError("`protocol` is an option of backend='ranks' (and the MPI run)")
     if be == "ranks":
         return _balance_ranks(problem, c, cap, d, a0, meth, t0, dict(
+            protocol=proto,
             n_iter=n_iter, n_rounds=k, fanout=f, n_trials=n_trials, seed=seed, cluster=cl,
             split=split, srule=srule, tol=tol, comm_tau=comm_tau, order=od, ranking=rk,
             explore=explore, allow_infeasible_start=allow_infeasible_start,
@@ -445,7 +452,8 @@ def _balance_ranks(problem: Problem, c: Coefficients, cap, d: dict, a0, meth: st
     prm = rank_params(problem.m, c, o["cluster"], o["split"], o["srule"], o["tol"],
                       o["comm_tau"], float(np.mean(problem.task_load)) if problem.n_tasks
                       else 0.0, n_iter=o["n_iter"], n_rounds=o["n_rounds"], fanout=o["fanout"],
-                      n_trials=o["n_trials"], seed=o["seed"], order_random=o["order"] == "random")
+                      n_trials=o["n_trials"], seed=o["seed"], order_random=o["order"] == "random",
+                      protocol=o["protocol"])
     total = float(o["n_trials"] * o["n_iter"] * problem.m)
     with progress_hook(o["progress"], total=total, desc="balance[ccm/ranks]") as hook:
         done = [0]
@@ -464,7 +472,7 @@ def _balance_ranks(problem: Problem, c: Coefficients, cap, d: dict, a0, meth: st
              "evaluations": run["evaluations"], "n_rounds": run["n_rounds"],
              "schedule": run["schedule"],
              "fanout": run["fanout"], "n_iter": o["n_iter"], "n_trials": o["n_trials"],
-             "seed": o["seed"], "cluster": o["cluster"]}
+             "seed": o["seed"], "cluster": o["cluster"], "protocol": o["protocol"]}
     if run["stopped"]:
         stats["stopped"] = "time_limit"
         return make_result(problem, c, cap, run["assignment"], run["history"], meth, stats,

@@ -18,7 +18,7 @@ import numpy as np
 __all__ = ["Channel", "RankFailure", "TAGS"]
 
 #: Message tags of the CCM-LB protocol.
-TAGS = {"TURN": 11, "GOSSIP": 14, "GATHER": 15, "DIR": 16}
+TAGS = {"TURN": 11, "GOSSIP": 14, "GATHER": 15, "DIR": 16, "PROP": 17}
 
 
 class RankFailure(WpartRuntimeError):
@@ -117,15 +117,17 @@ class Channel:
         self._wait(lambda: req.Test(), what)
         return out
 
-    def exchange(self, outbox: dict, tag: str, what: str, kind: str | None = None) -> list:
+    def exchange(self, outbox: dict, tag: str, what: str, kind: str | None = None,
+                 kinds: dict | None = None) -> list:
         """Sparse all-to-all of objects: send ``outbox[q]`` to each q; returns the received
-        ``[(source, object)]`` sorted by source. One bounded collective fixes the counts."""
+        ``[(source, object)]`` sorted by source. One bounded collective fixes the counts.
+        Messages are counted as `kind` (or ``kinds[q]`` per destination)."""
         counts = np.zeros(self.size, np.int64)
         for q in outbox:
             counts[q] = 1
         incoming = self.alltoall_counts(counts, what)
         for q in sorted(outbox):
-            self.send(q, tag, outbox[q], kind)
+            self.send(q, tag, outbox[q], kinds[q] if kinds else kind)
         got = [self.recv(-1, (tag,), what)[::2] for _ in range(int(incoming.sum()))]
         return sorted(got, key=lambda e: e[0])
 

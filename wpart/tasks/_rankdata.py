@@ -35,7 +35,8 @@ class RankData:
     Edge arrays (``eid`` unique, global edge ids; ``esrc``/``edst`` task gids) hold every edge
     incident to the rank's tasks; block arrays (``bid`` sorted) the blocks they access.
     ``cap`` is the rank's memory cap (``inf``: none) and ``alpha`` its speed factor (``nan``:
-    the coefficient's).
+    the coefficient's). ``pinned`` (sorted gids) lists the tasks here that never move
+    (LBDatafile ``"migratable": false``).
     """
 
     rank: int
@@ -56,6 +57,8 @@ class RankData:
     cap: float = float("inf")
     alpha: float = float("nan")
     ents: dict = field(default_factory=dict)
+    pinned: np.ndarray = field(default_factory=lambda: _e(_I64))
+    work: float = float("nan")  # W of the rank, carried by a bounded summary
 
     @property
     def n_tasks(self) -> int:
@@ -68,6 +71,10 @@ class RankData:
     def extract(self, gids) -> "RankData":
         """Remove the tasks `gids` (all must be here) and return their records."""
         gids = np.asarray(gids, _I64)
+        if self.pinned.size and np.isin(gids, self.pinned).any():
+            raise WpartRuntimeError(f"rank {self.rank}: tasks "
+                                    f"{np.intersect1d(gids, self.pinned)[:8].tolist()} are "
+                                    "pinned (migratable false) and never move")
         m = np.isin(self.gid, gids)
         if int(m.sum()) != np.unique(gids).size:
             missing = np.setdiff1d(gids, self.gid)
@@ -111,6 +118,8 @@ class RankData:
         self.bhome = np.concatenate([self.bhome, other.bhome])[ib]
         self.bid = ub
         self.ents.update(other.ents)
+        if other.pinned.size:
+            self.pinned = np.union1d(self.pinned, other.pinned)
 
     def without(self, gids) -> "RankData":
         """A copy without the tasks `gids` (their edges stay: they name tasks held elsewhere)."""
@@ -118,12 +127,15 @@ class RankData:
         c = self.copy()
         for k, v in self._task_part(m).items():
             setattr(c, k, v)
+        if c.pinned.size:
+            c.pinned = c.pinned[np.isin(c.pinned, c.gid)]
         return c
 
     def copy(self) -> "RankData":
         return replace(self, **{k: getattr(self, k).copy() for k in
                                 ("gid", "load", "fp", "wk", "blk", "orig", "eid", "esrc", "edst",
-                                 "ebytes", "bid", "bsize", "bhome")}, ents=dict(self.ents))
+                                 "ebytes", "bid", "bsize", "bhome", "pinned")},
+                       ents=dict(self.ents))
 
     def summary(self, compress: bool) -> "RankData":
         """What the inform stage carries about this rank (Sec. IV-A of the paper).
@@ -154,6 +166,10 @@ class RankData:
             arr[hit] = task_pg[pos[hit]]
         gid = np.concatenate([pg, self.gid[~has]])
         o = np.argsort(gid, kind="stable")
+        pin = np.zeros(0, _I64)
+        if self.pinned.size:  # a cluster holding a pinned task stays (as its block does)
+            pm = np.isin(self.gid, self.pinned)
+            pin = np.union1d(np.unique(pg[inv][pm[has]]), self.gid[~has & pm])
         return RankData(self.rank, gid=gid[o], load=np.concatenate([load, self.load[~has]])[o],
                         fp=np.concatenate([fp, self.fp[~has]])[o],
                         wk=np.concatenate([wk, self.wk[~has]])[o],
@@ -161,7 +177,78 @@ class RankData:
                         orig=np.full(gid.size, self.rank, np.int32),
                         eid=self.eid.copy(), esrc=s, edst=d, ebytes=self.ebytes.copy(),
                         bid=self.bid.copy(), bsize=self.bsize.copy(), bhome=self.bhome.copy(),
-                        baseline=self.baseline, cap=self.cap, alpha=self.alpha)
+                        baseline=self.baseline, cap=self.cap, alpha=self.alpha, pinned=pin)
+
+    def bounded_summary(self, work: float, per_task: bool = False) -> "RankData":
+        """The per-cluster aggregates that the bounded gossip carries about this rank.
+
+        One pseudo-task per cluster (block cluster, or a block-less task): its summed load and
+        footprint, its largest working memory, its block; the pinned tasks of a block (and the
+        block-less pinned tasks) become one pinned pseudo-task each. Communication becomes, per
+        cluster, its volume sent and received towards this rank's other clusters (edges to a
+        pinned pseudo-task of zero load, the rank's anchor) and towards every other rank
+        (edges to a ghost that stays off both ranks of a pair). The size is O(clusters),
+        whatever the number of edges; `work` (the rank's W) is carried along. With `per_task`
+        (single-task clusters, or sub-cluster moves) every task is its own pseudo-task.
+        """
+        K = self.gid.size
+        pm = np.isin(self.gid, self.pinned) if self.pinned.size else np.zeros(K, bool)
+        has = (self.blk >= 0) if not per_task else np.zeros(K, bool)
+        top = int(self.blk.max()) + 1 if has.any() else 0
+        base = -2 - top                    # ids below every block cluster's pseudo id
+        key = np.where(has & ~pm, -2 - self.blk, self.gid)          # clusters; singles: own id
+        ubp = np.unique(self.blk[has & pm])
+        if ubp.size:
+            key[has & pm] = base - np.searchsorted(ubp, self.blk[has & pm])
+        nxt = base - ubp.size
+        if not per_task and (~has & pm).any():
+            key[~has & pm] = nxt
+            nxt -= 1
+        anchor, ghost = nxt, nxt - 1
+        uk, inv = np.unique(key, return_inverse=True)
+        n = uk.size
+        load, fp, wk = np.zeros(n), np.zeros(n), np.zeros(n)
+        np.add.at(load, inv, self.load)
+        np.add.at(fp, inv, self.fp)
+        np.maximum.at(wk, inv, self.wk)
+        blk = np.full(n, -1, _I64)
+        blk[inv] = self.blk  # a pseudo-task of several tasks holds one block (or none)
+        pin = np.zeros(n, bool)
+        pin[inv[pm]] = True
+        # communication: per cluster, volume out / in towards this rank and towards the rest
+        pos_s = np.minimum(np.searchsorted(self.gid, self.esrc), max(K - 1, 0))
+        pos_d = np.minimum(np.searchsorted(self.gid, self.edst), max(K - 1, 0))
+        loc_s = (self.gid[pos_s] == self.esrc) if K else np.zeros(self.esrc.size, bool)
+        loc_d = (self.gid[pos_d] == self.edst) if K else np.zeros(self.edst.size, bool)
+        cs = np.where(loc_s, inv[pos_s] if K else 0, -1)
+        cd = np.where(loc_d, inv[pos_d] if K else 0, -1)
+        vol = np.zeros((n, 4))  # out to own rank, in from own rank, out to rest, in from rest
+        both = loc_s & loc_d & (cs != cd)
+        np.add.at(vol[:, 0], cs[both], self.ebytes[both])
+        np.add.at(vol[:, 1], cd[both], self.ebytes[both])
+        so = loc_s & ~loc_d
+        np.add.at(vol[:, 2], cs[so], self.ebytes[so])
+        do = loc_d & ~loc_s
+        np.add.at(vol[:, 3], cd[do], self.ebytes[do])
+        ci, kind = np.nonzero(vol)
+        src = np.where(kind % 2 == 0, uk[ci], np.where(kind == 1, anchor, ghost))
+        dst = np.where(kind % 2 == 0, np.where(kind == 0, anchor, ghost), uk[ci])
+        gid = np.concatenate([uk, [anchor]]) if ci.size else uk
+        o = np.argsort(gid, kind="stable")
+        pad = gid.size - n
+
+        def col(x, fill):
+            return np.concatenate([x, np.full(pad, fill, x.dtype)])[o]
+        bsel = np.isin(self.bid, blk)
+        return RankData(self.rank, gid=gid[o], load=col(load, 0.0), fp=col(fp, 0.0),
+                        wk=col(wk, 0.0), blk=col(blk, -1),
+                        orig=np.full(gid.size, self.rank, np.int32),
+                        eid=-1 - np.arange(ci.size, dtype=_I64), esrc=src.astype(_I64),
+                        edst=dst.astype(_I64), ebytes=vol[ci, kind],
+                        bid=self.bid[bsel], bsize=self.bsize[bsel], bhome=self.bhome[bsel],
+                        baseline=self.baseline, cap=self.cap, alpha=self.alpha,
+                        pinned=np.sort(np.concatenate([uk[pin], [anchor] if pad else []])
+                                       ).astype(_I64), work=float(work))
 
 
 def pair_problem(a: RankData, b: RankData | None, coeff_alpha: float) -> tuple:
@@ -215,6 +302,8 @@ def pair_problem(a: RankData, b: RankData | None, coeff_alpha: float) -> tuple:
         d["edge_src"] = np.searchsorted(gids, es).astype(np.int32)
         d["edge_dst"] = np.searchsorted(gids, ed).astype(np.int32)
         d["edge_bytes"] = np.ascontiguousarray(eb, _F64)
+    if a.pinned.size or b.pinned.size:
+        d["task_migratable"] = ~np.isin(gids, np.concatenate([a.pinned, b.pinned]))
     if a.baseline or b.baseline:
         d["rank_baseline"] = np.array([a.baseline, b.baseline, 0.0])
     if np.isfinite(a.cap) or np.isfinite(b.cap):
@@ -248,6 +337,9 @@ def split_problem(problem, assignment: np.ndarray, cap) -> list:
     nb = problem.n_blocks
     bsz = np.zeros(0) if nb == 0 else np.asarray(problem.block_size, _F64)
     bhm = np.zeros(0, np.int32) if nb == 0 else np.asarray(problem.block_home, np.int32)
+    mig = getattr(problem, "migratable", None)
+    mig = np.ones(K, bool) if mig is None else np.asarray(mig, bool)
+    pinned_any = not mig.all()
     out = []
     for r in range(I):
         m = a == r
@@ -266,5 +358,6 @@ def split_problem(problem, assignment: np.ndarray, cap) -> list:
             bhome=bhm[bl] if bl.size else np.zeros(0, np.int32),
             baseline=0.0 if problem.rank_baseline is None else float(problem.rank_baseline[r]),
             cap=float("inf") if cap is None else float(cap[r]),
-            alpha=float("nan") if problem.rank_alpha is None else float(problem.rank_alpha[r])))
+            alpha=float("nan") if problem.rank_alpha is None else float(problem.rank_alpha[r]),
+            pinned=np.sort(g[~mig[m]]) if pinned_any else np.zeros(0, _I64)))
     return out

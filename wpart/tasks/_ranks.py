@@ -34,6 +34,7 @@ import numpy as np
 
 from .. import _core
 from ._rankdata import RankData, pair_problem, split_problem
+from ._rounds import positions, rounds_stage
 
 __all__ = ["RankParams", "RankProcess", "run_ranks"]
 
@@ -44,7 +45,8 @@ class RankParams:
     def __init__(self, m: int, coeffs: tuple, *, n_iter: int = 4, n_rounds: int = 0,
                  fanout: int = 0, n_trials: int = 1, seed: int = 0, cluster: int = 0,
                  singles: int = 0, one_way: bool = False, split_always: bool = False,
-                 tol: float = 1e-12, comm_thresh: float = 0.0, order_random: bool = True):
+                 tol: float = 1e-12, comm_thresh: float = 0.0, order_random: bool = True,
+                 protocol: str = "rounds", count_bytes: bool = False):
         self.P = int(m)
         self.coeffs = tuple(coeffs)
         self.n_iter, self.n_trials, self.seed = int(n_iter), int(n_trials), int(seed)
@@ -54,6 +56,15 @@ class RankParams:
         self.tol, self.comm_thresh = float(tol), float(comm_thresh)
         self.order_random = bool(order_random)
         self.compress = self.cluster == 0 and self.singles == 0
+        self.protocol = protocol
+        #: summaries a rank keeps besides its own (rounds: the bounded gossip keeps the
+        #: `keep` lightest ranks it heard of, so its memory is O(fanout x rounds x summary))
+        self.keep = max(1, min(self.P - 1, self.k * self.f))
+        self.count_bytes = bool(count_bytes)
+        #: peers a rank proposes to at once in a round (it takes the best grant)
+        self.offers = 4
+        #: offer/take steps of the matching in a round
+        self.handshakes = 3
 
     def step_args(self) -> tuple:
         return (self.cluster, self.singles, int(self.one_way), int(self.split_always),
@@ -96,15 +107,26 @@ class RankProcess:
         self.n_evals += 1
         found, dexc, gain, give, take = _core.tasks_pair_best(d, self.prm.coeffs, a, 0, 1,
                                                               *self.prm.step_args())
-        return bool(found), dexc, gain, gids[give], gids[take]
+        give, take = gids[give], gids[take]
+        if found and "task_migratable" in d and (
+                np.isin(give, self.data.pinned).any() or np.isin(take, other.pinned).any()):
+            found = False  # a pinned task never moves: this exchange is not offered
+        return bool(found), dexc, gain, give, take
 
     # ------------------------------------------------------------------ inform
     def begin_trial(self, trial: int) -> None:
         self.rng = _core.tasks_rng_seed(self.prm.seed, trial + 1, self.rank)
 
     def begin_iteration(self) -> None:
-        self.known = {self.rank: self.data.summary(self.prm.compress)}
+        if self.prm.protocol == "rounds":
+            self.known = {self.rank: self.data.bounded_summary(
+                self.work(), per_task=not self.prm.compress)}
+        else:
+            self.known = {self.rank: self.data.summary(self.prm.compress)}
         self.sender = True
+        self.tried: set = set()
+        self._est: dict = {}
+        self._w = None
 
     def hop_targets(self) -> list:
         """Ranks this rank sends its knowledge to in this hop (none if it is not a sender)."""
@@ -120,6 +142,53 @@ class RankProcess:
         for m in messages:
             self.known.update(m)
         self.sender = bool(messages)
+        if self.prm.protocol == "rounds" and len(self.known) > self.prm.keep + 1:
+            # bounded gossip: keep the lightest ranks heard of (ties: smaller rank)
+            others = sorted((s.work, q) for q, s in self.known.items() if q != self.rank)
+            keep = {q for _, q in others[:self.prm.keep]} | {self.rank}
+            self.known = {q: s for q, s in self.known.items() if q in keep}
+
+    # ------------------------------------------------------------------ rounds
+    def proposals(self) -> list:
+        """This rank's proposals: ``[(peer, excess reduction, gain)]`` for the known peers it
+        has not locked yet this iteration whose best estimated exchange pays, best first
+        (larger excess reduction, larger gain, smaller rank), at most ``prm.offers`` of them.
+        Estimates are cached until this rank's tasks change."""
+        out = []
+        if self._w is None or self._w[0] != self.version:
+            self._w = (self.version, self.work())
+        w = self._w[1]
+        for q in sorted(self.known):
+            if q == self.rank or q in self.tried:
+                continue
+            s = self.known[q]
+            if s.work > w:  # the heavier rank of a pair proposes (as CCM's givers do)
+                continue
+            hit = self._est.get(q)
+            if hit is None or hit[0] != self.version or hit[1] is not s:
+                found, dexc, gain, _, _ = self._best(s)
+                hit = (self.version, s, found, dexc, gain)
+                self._est[q] = hit
+            if hit[2]:
+                out.append((-hit[3], -hit[4], q))
+        out.sort()
+        return [(q, -d, -g) for d, g, q in out[:self.prm.offers]]
+
+    def exchange(self, q: int, peer: RankData, request) -> int:
+        """The proposer's side of one granted pair: exact FindBestCCM on the pair, then
+        ``GIVE`` (``request(q, message)`` returns the answer) or ``RELEASE``."""
+        self.tried.add(q)
+        found, _, _, give, take = self._best(peer)
+        if not found:
+            request(q, ("RELEASE",))
+            return 0
+        recs = self.data.extract(give)
+        kind, back = request(q, ("GIVE", recs, take))
+        if kind != "GIVE_BACK":
+            raise WpartRuntimeError(f"rank {self.rank}: expected GIVE_BACK from {q}, got {kind}")
+        self.data.insert(back)
+        self.version += 1
+        return 1
 
     # ------------------------------------------------------------------ transfer
     def rank_peers(self) -> list:
@@ -192,9 +261,15 @@ def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None,
     best = None
     counts: dict = {}
     n_evals = 0
+    sent = np.zeros(P, np.int64)      # messages sent, per rank
+    nbytes = np.zeros(P, np.int64)    # their pickled bytes (prm.count_bytes)
+    gossip_mem = np.zeros(P, np.int64)  # largest pickled knowledge held, per rank
 
-    def count(kind: str, n: int = 1) -> None:
+    def count(kind: str, n: int = 1, b: int = 0, who: int | None = None) -> None:
         counts[kind] = counts.get(kind, 0) + n
+        if who is not None:
+            sent[who] += n
+            nbytes[who] += b
 
     stopped = False
     turns_done = 0
@@ -225,10 +300,26 @@ def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None,
                     snap = dict(rk.known)
                     for q in tg:
                         inbox[q].append(snap)
-                    count("INFORM", len(tg))
+                    count("INFORM", len(tg), len(tg) * _pickled(snap) if prm.count_bytes and tg
+                          else 0, rk.rank)
                 for rk in ranks:
                     rk.hop_receive(inbox[rk.rank])
+                    if prm.count_bytes:
+                        gossip_mem[rk.rank] = max(gossip_mem[rk.rank], _pickled(rk.known))
             ostate, order = prm.turn_order(trial, ostate)
+            if prm.protocol == "rounds":
+                st = rounds_stage(ranks, prm, positions(order), trial, it, count, late)
+                stopped = st["stopped"]
+                turns_done += P
+                if progress is not None:
+                    progress(P)
+                sched.append((st["serial_s"], st["critical_path_s"],
+                              {k: st[k] for k in ("rounds", "pairs", "concurrency")}))
+                exch.append(st["moved"])
+                hist.append(max(rk.work() for rk in ranks))
+                if stopped:
+                    break
+                continue
             moved = 0
             v0 = [rk.version for rk in ranks]
             turns = []
@@ -270,11 +361,21 @@ def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None,
         if stopped:
             break
     _, a, hist, exch, trial, sched = best
+    schedule = {"serial_s": [x[0] for x in sched], "critical_path_s": [x[1] for x in sched]}
+    if prm.protocol == "rounds":
+        schedule["rounds"] = [x[2] for x in sched]
     return {"assignment": a, "history": np.array(hist), "exchanges_per_iteration": exch,
             "best_trial": trial, "messages": counts, "evaluations": n_evals,
-            "schedule": {"serial_s": [x[0] for x in sched],
-                         "critical_path_s": [x[1] for x in sched]},
+            "schedule": schedule, "protocol": prm.protocol,
+            "messages_per_rank": sent, "bytes_per_rank": nbytes,
+            "gossip_bytes_per_rank": gossip_mem,
             "n_rounds": prm.k, "fanout": prm.f, "stopped": stopped, "turns_done": turns_done}
+
+
+def _pickled(obj) -> int:
+    import pickle
+
+    return len(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def _schedule(turns: list, P: int) -> tuple:

@@ -37,7 +37,9 @@ from .._validate import (as_bool, as_float, as_int, as_seed, as_time_limit, as_t
                          deprecated_attr)
 from .._validate import positional_deprecated
 from ._mpi_comm import Channel, RankFailure
+from ._mpi_rounds import rounds_stage_mpi
 from ._mpi_turns import transfer_stage
+from ._rounds import positions
 from ._problem import Coefficients
 from ._rankdata import RankData, split_problem
 from ._results import PaperNames
@@ -155,6 +157,8 @@ def _run(ch: Channel, data: RankData, prm, allow_infeasible: bool, time_limit, t
     init = data
     best = None
     stopped = False
+    measure = True
+    gossip_bytes = 0
 
     def late() -> bool:
         """Every rank agrees (one all-reduce) whether one of them has reached the limit."""
@@ -187,8 +191,15 @@ def _run(ch: Channel, data: RankData, prm, allow_infeasible: bool, time_limit, t
                 got = ch.exchange({q: snap for q in tg}, "GOSSIP",
                                   f"the inform stage (iteration {it}, hop {hop})", "INFORM")
                 rk.hop_receive([m for _, m in got])
+                if measure:
+                    gossip_bytes = max(gossip_bytes, _pickled(rk.known))
             ostate, order = prm.turn_order(trial, ostate)
-            moved = transfer_stage(ch, rk, order, trial, it)
+            if prm.protocol == "rounds":
+                moved = int(ch.allreduce(rounds_stage_mpi(ch, rk, prm, positions(order), trial,
+                                                          it), "sum",
+                                         f"the exchange count of iteration {it}"))
+            else:
+                moved = transfer_stage(ch, rk, order, trial, it)
             exch.append(moved)
             hist.append(ch.allreduce(rk.work(), "max", f"W_max after iteration {it}"))
             secs.append(time.perf_counter() - t_it)
@@ -200,7 +211,13 @@ def _run(ch: Channel, data: RankData, prm, allow_infeasible: bool, time_limit, t
             break
     _, data, hist, exch, secs = best
     return {"data": data, "history": np.array(hist), "exchanges": exch, "seconds": secs,
-            "stopped": stopped}
+            "stopped": stopped, "gossip_bytes": gossip_bytes}
+
+
+def _pickled(obj) -> int:
+    import pickle
+
+    return len(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 @positional_deprecated("comm")
@@ -213,7 +230,7 @@ def balance_mpi(data: RankData | str, *, comm: Any = None, phase: int | None = N
                 order: str = "random", tol: float = 1e-12, comm_tau: float = 1.0,
                 allow_infeasible_start: bool = False, time_limit: float | None = None,
                 timeout: float | None = 60.0, gather: bool = False,
-                on_failure: str = "abort") -> MPIRankResult:
+                on_failure: str = "abort", protocol: str = "rounds") -> MPIRankResult:
     """Balance one phase with one MPI process per rank (call it on every process).
 
     Parameters
@@ -242,6 +259,10 @@ def balance_mpi(data: RankData | str, *, comm: Any = None, phase: int | None = N
     gather : bool, default False
         Also collect the full assignment on rank 0 (reporting and tests; the balancing never
         needs it).
+    protocol : {"rounds", "turns"}, default "rounds"
+        The transfer stage, as ``balance(..., backend="ranks", protocol=...)``: rounds of
+        disjoint pairs exchanging at the same time with bounded gossip, or the earlier
+        seeded global order of turns.
     on_failure : {"abort", "raise"}
         On :class:`RankFailure` or a bad input: print the error and ``MPI_Abort`` the job
         (default; no rank is left waiting), or raise it on this rank only.
@@ -264,7 +285,8 @@ def balance_mpi(data: RankData | str, *, comm: Any = None, phase: int | None = N
                         memory_cap, seed, n_iter, n_rounds, fanout, n_trials, cluster,
                         _split_mode(subclusters), split_rule, order, tol, comm_tau,
                         as_bool(allow_infeasible_start, "allow_infeasible_start"),
-                        as_bool(gather, "gather"), as_time_limit(time_limit), rank_params)
+                        as_bool(gather, "gather"), as_time_limit(time_limit), rank_params,
+                        choice(protocol, "protocol", ("rounds", "turns")))
     except Exception as exc:
         if on_failure == "raise":
             raise
@@ -276,7 +298,7 @@ def balance_mpi(data: RankData | str, *, comm: Any = None, phase: int | None = N
 
 def _balance(ch, data, phase, out, c, memory_cap, seed, n_iter, n_rounds, fanout, n_trials,
              cluster, split, split_rule, order, tol, comm_tau, allow_inf, gather, tl,
-             rank_params):
+             rank_params, protocol="rounds"):
     from ._mpi_io import distribute_edges, read_rank, write_rank
 
     t0 = time.perf_counter()
@@ -309,7 +331,7 @@ def _balance(ch, data, phase, out, c, memory_cap, seed, n_iter, n_rounds, fanout
     mean = ch.allreduce(float(data.load.sum()), "sum", "the total load") / max(n_all, 1)
     prm = rank_params(ch.size, c, cl, split, srule, tol, comm_tau, mean,
                       n_iter=n_iter, n_rounds=k, fanout=f, n_trials=n_trials, seed=seed,
-                      order_random=od == "random")
+                      order_random=od == "random", protocol=protocol)
     t1 = time.perf_counter()
     run = _run(ch, data, prm, allow_inf, tl, t0)
     secs = time.perf_counter() - t1
@@ -354,7 +376,8 @@ def _balance(ch, data, phase, out, c, memory_cap, seed, n_iter, n_rounds, fanout
                          bytes_sent=ch.bytes_sent, seconds=secs,
                          iteration_seconds=run["seconds"], assignment=assignment,
                          task_ids=ids, seconds_total=time.perf_counter() - t0,
-                         stats={"n_iter": n_iter, "n_trials": n_trials, "seed": seed})
+                         stats={"n_iter": n_iter, "n_trials": n_trials, "seed": seed,
+                                "protocol": protocol, "gossip_bytes": run["gossip_bytes"]})
 
 
 def main(*, argv: list | None = None) -> int:
@@ -380,6 +403,9 @@ def main(*, argv: list | None = None) -> int:
                     help="the run's budget in seconds (stops at an iteration boundary)")
     ap.add_argument("--timeout", type=float, default=60.0,
                     help="fault-detection deadline: longest wait for a peer, in seconds")
+    ap.add_argument("--protocol", default="rounds", choices=("rounds", "turns"),
+                    help="transfer stage: concurrent rounds of disjoint pairs (default) or "
+                    "the earlier seeded order of turns")
     ap.add_argument("--json", help="rank 0 writes a summary (and the assignment) here")
     a = ap.parse_args(argv)
     res = balance_mpi(a.stem, out=a.out, phase=a.phase, alpha=a.alpha, beta=a.beta,
@@ -387,7 +413,8 @@ def main(*, argv: list | None = None) -> int:
                       n_iter=a.n_iter, n_rounds=a.n_rounds, fanout=a.fanout,
                       n_trials=a.n_trials, cluster=a.cluster,
                       subclusters=False if a.subclusters == "none" else a.subclusters,
-                      time_limit=a.time_limit, timeout=a.timeout, gather=a.json is not None)
+                      time_limit=a.time_limit, timeout=a.timeout, gather=a.json is not None,
+                      protocol=a.protocol)
     if res.rank == 0:
         print(f"W_max {res.initial_max_load:.6g} -> {res.max_load:.6g} on {res.m} ranks "
               f"in {res.seconds:.3f} s ({sum(res.exchanges_per_iteration)} exchanges; "
