@@ -110,6 +110,26 @@ def test_run_record_and_launch_overhead(rt_fission):
 
 
 @needs_cl
+def test_per_device_quantum_and_level_of_parallelism():
+    """A work-group size on the CPU gives each sub-device a quantum (lines whose pixel count
+    is a multiple of it); every partition but the tail respects it, the result is unchanged."""
+    rt = O.Runtime(fission="NONE", cpu_wgs=64)
+    comp = O.FilterPipeline(50, 24, seed=1)             # 24 px per line: quantum 64/gcd = 8
+    run = rt.run(comp)
+    assert run.stats["quanta"] == [8] and run.check()
+    assert run.stats["level_of_parallelism"] == rt.level_of_parallelism(0.0) == 1
+    assert O.FFT(4, 256).quantum(rt.executions[0]) == 1          # 128 butterflies per FFT
+    levels = [lv for lv, n in T.fission_levels() if n > 1]
+    if levels:
+        rt2 = O.Runtime(fission=levels[0], cpu_wgs=64)
+        if rt2.cpu_subdevices >= 2:
+            phi = [0.3, 0.7] + [0.0] * (rt2.cpu_subdevices - 2)
+            run = rt2.run(comp, shares=phi)
+            assert run.sizes[0] % 8 == 0 and run.sizes.sum() == 50 and run.check()   # P-SPLIT-2
+            assert run.stats["level_of_parallelism"] == 2
+
+
+@needs_cl
 def test_bad_arguments():
     with pytest.raises(wpart.WpartValueError, match="fission"):
         O.Runtime(fission="L7")

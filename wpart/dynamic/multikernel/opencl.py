@@ -165,18 +165,23 @@ class Runtime:
     gpu_scores : sequence of float, optional
         Static relative speed per GPU (default equal).
     gpu_wgs : int, optional
-        Work-group size of the GPU executions (their quantum follows from it).
+        Work-group size of the GPU executions (their quantum follows from it: the smallest
+        partition whose thread count is a multiple of it, Sec. 3.1 of [Soldado 2016]).
+    cpu_wgs : int, optional
+        Work-group size of the CPU sub-devices (default: the driver's choice, quantum 1).
     topology_root : path, optional
         A sysfs ``devices/system`` folder to read the cache topology from (tests).
     """
 
     def __init__(self, *, fission: str = "NONE", overlap: int = 1, use_cpu: bool = True,
                  use_gpu: bool = True, gpu_scores: Any = None, gpu_wgs: int = 64,
-                 topology_root: Any = None) -> None:
+                 cpu_wgs: int | None = None, topology_root: Any = None) -> None:
         cl = _cl()
         self.fission = choice(fission, "fission", tuple(f.lower() for f in FISSION_LEVELS)).upper()
         self.overlap = as_int(overlap, "overlap", minimum=1, maximum=64)
         self.gpu_wgs = as_int(gpu_wgs, "gpu_wgs", minimum=1, maximum=4096)
+        self.cpu_wgs = None if cpu_wgs is None else as_int(cpu_wgs, "cpu_wgs", minimum=1,
+                                                           maximum=4096)
         why = unavailable_reason()
         if why:
             raise WpartRuntimeError(why)
@@ -210,8 +215,10 @@ class Runtime:
             subs = self._fission(cl, self.cpu_device, topology_root)
             ctx = cl.Context(subs)
             for k, sd in enumerate(subs):
+                wgs = None if self.cpu_wgs is None else min(self.cpu_wgs, sd.max_work_group_size)
                 self.executions.append(Execution("cpu", "cpu", k, f"cpu.{k}",
-                                                 cl.CommandQueue(ctx, sd, properties=props), ctx))
+                                                 cl.CommandQueue(ctx, sd, properties=props), ctx,
+                                                 wgs))
         self._programs: dict[int, Any] = {}
 
     def _fission(self, cl, dev, root) -> list:
@@ -320,10 +327,12 @@ class Runtime:
         for e, t, n in zip(self.executions, times, sizes):
             dev[e.device] = max(dev.get(e.device, 0.0), float(t))
         gpu_units = int(sum(n for e, n in zip(self.executions, sizes) if e.kind == "gpu"))
-        return OpenCLRun("feasible", "", comp.name, sizes, offs, times, dev, wall,
-                         gpu_units / comp.units if comp.units else 0.0,
+        s_eff = gpu_units / comp.units if comp.units else 0.0
+        return OpenCLRun("feasible", "", comp.name, sizes, offs, times, dev, wall, s_eff,
                          {"executions": [e.name for e in self.executions], "launches": launches,
-                          "fission": self.fission, "overlap": self.overlap},
+                          "fission": self.fission, "overlap": self.overlap,
+                          "quanta": q.tolist(),
+                          "level_of_parallelism": int((sizes > 0).sum())},
                          comp.result(), comp.check)
 
 
