@@ -1,6 +1,7 @@
-"""Benchmarks for wpart.tasks: CCM-LB against the GLPK optimum, scaling, and LBAF.
+"""Benchmarks for wpart.tasks: CCM-LB against the GLPK optimum, scaling, LBAF, and the
+peers' public data.
 
-Three parts, one process (LBAF runs in a child process):
+Four parts, one process (LBAF runs in a child process):
 
 (a) heuristic vs exact: CCM-LB (12 seeds) against the GLPK optimum of the compact MILP on
     growing Gemma-like instances (time-limited); gap ``W_ccm / W_milp - 1`` and times.
@@ -14,14 +15,26 @@ Three parts, one process (LBAF runs in a child process):
     or lower W_max. LBAF is found as ``import lbaf`` or under ``--lbaf-path`` (LBAF 1.0.1 is
     the release on PyPI; it needs Python <= 3.10, so on newer Pythons unpack its wheel and
     point ``--lbaf-path`` at it; its schema checker and VTK output are bypassed).
+(d) the peers' data: every LBDatafile stem of LBAF's public datasets (``../shared/data/lbaf``
+    when present, else the copy shipped in ``wpart/data/lbaf``) and of any folder or stem given
+    on the command line, every phase (``--quick``: the first), balanced with wpart's methods
+    (none, greedy, ccm, ccm ``subclusters="fill"``, tempered); W_max, imbalance, tasks
+    moved, pinned tasks (``"migratable": false``) kept home, seconds. Every placement is
+    re-scored by ``benchmarks/lbdatafile_eval.py``, which reads the JSON itself (no wpart
+    code) and recomputes W_max and the pinned tasks moved from the raw files; the part fails
+    when it disagrees with wpart by more than 1e-9 (relative) or a pinned task moved. Table
+    and JSON: ``results/bench_tasks_datasets.{txt,json}``.
 
-Run ``python benchmarks/bench_tasks.py --quick`` (under a minute). Timings are never asserted.
+Run ``python benchmarks/bench_tasks.py --quick`` (under a minute); ``--only datasets [PATH
+...]`` runs part (d) alone on the LBAF data and the given folders / stems. Timings are never
+asserted.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import subprocess
@@ -33,6 +46,7 @@ from pathlib import Path
 import numpy as np
 
 from _common import ROOT, use_wpart  # noqa: E402  (installed wpart first, else this checkout)
+from lbdatafile_eval import phase_ids, read_raw, stems_in  # noqa: E402  (no wpart code)
 
 use_wpart()
 
@@ -181,6 +195,92 @@ def part_lbaf(quick: bool, lbaf_path: str | None) -> dict:
     return {"rows": recs, "text": text, "ok": True}
 
 
+# --------------------------------------------------------------------------------------------
+# (d) the peers' public data, checked by an independent evaluator
+
+SHARED_DATA = ROOT.parent / "shared" / "data" / "lbaf"
+#: Methods of part (d): label -> keyword arguments of tasks.balance.
+DATASET_METHODS = [("none", dict(method="none")), ("greedy", dict(method="greedy")),
+                   ("ccm", dict(method="ccm")),
+                   ("ccm fill", dict(method="ccm", subclusters="fill")),
+                   ("tempered", dict(method="tempered"))]
+#: Work models of part (d): "load" (alpha only) and "full" (communication, on-rank bytes and
+#: homing in the units of the data: seconds per byte).
+DATASET_MODELS = {"full": dict(beta=1e-6, gamma=1e-7, delta=1e-9), "load": {}}
+#: Memory caps of part (d) by dataset folder (LBAF's configuration of that set).
+DATASET_CAPS = {"user-defined-memory-toy-problem": 8.0e9}
+
+
+def dataset_stems(paths=()) -> list[str]:
+    """LBAF's public stems, then those of every folder or stem in `paths`."""
+    base = SHARED_DATA if SHARED_DATA.is_dir() else DATA
+    out = [s for d in sorted(base.iterdir()) if d.is_dir() for s in stems_in(str(d))]
+    for p in paths:
+        p = str(p)
+        out += stems_in(p) if os.path.isdir(p) else [p]
+    return out
+
+
+def _agree(w: float, w_eval: float) -> bool:
+    if math.isinf(w) or math.isinf(w_eval):
+        return w == w_eval
+    return abs(w - w_eval) <= 1e-9 * max(abs(w), abs(w_eval)) + 1e-300
+
+
+def part_datasets(quick: bool, paths=(), seed: int = 0) -> dict:
+    """(d): every stem and phase with every method of :data:`DATASET_METHODS`, each
+    placement re-scored by the independent evaluator."""
+    rows, recs = [], []
+    ok = True
+    models = ["full"] if quick else list(DATASET_MODELS)
+    for stem in dataset_stems(paths):
+        ids = phase_ids(stem)
+        folder = os.path.basename(os.path.dirname(stem))
+        cap = DATASET_CAPS.get(folder)
+        name = os.path.join(folder, os.path.basename(stem))
+        for ph in ids[:1] if quick else ids:
+            p = tasks.Problem.from_lbdatafile(stem, phase=ph)
+            raw = read_raw(stem, ph)
+            for model in models:
+                coef = DATASET_MODELS[model]
+                for label, kw in DATASET_METHODS:
+                    rec = dict(dataset=name, phase=ph, model=model, method=label, m=p.m,
+                               n_tasks=p.n_tasks, n_pinned=p.n_pinned, memory_cap=cap)
+                    t0 = time.perf_counter()
+                    try:
+                        r = tasks.balance(p, seed=seed, memory_cap=cap, **coef, **kw)
+                    except wpart.WpartError as exc:
+                        rec.update(error=f"{type(exc).__name__}: {exc}")
+                        recs.append(rec)
+                        rows.append([name, ph, model, label, p.m, p.n_tasks, "-", "-", "-",
+                                     f"-/{p.n_pinned}", "-", "refused"])
+                        continue
+                    secs = time.perf_counter() - t0
+                    a = np.asarray(r.assignment)
+                    place = dict(zip(p.task_ids.tolist(), a.tolist()))
+                    ev = raw.evaluate(place, cap=cap, **coef)
+                    agree = _agree(r.max_load, ev["w_max"])
+                    kept = p.n_pinned - ev["pinned_moved"]
+                    good = agree and ev["pinned_moved"] == 0 and ev["moved"] == int(
+                        np.count_nonzero(a != p.initial))
+                    ok &= good
+                    rec.update(w_max=r.max_load, w_eval=ev["w_max"], imbalance=r.imbalance,
+                               lower_bound=r.lower_bound, moved=ev["moved"],
+                               pinned_moved=ev["pinned_moved"], pinned_kept=kept,
+                               seconds=secs, status=r.status, evaluator_agrees=agree)
+                    recs.append(rec)
+                    rows.append([name, ph, model, label, p.m, p.n_tasks, r.max_load,
+                                 f"{100 * r.imbalance:.1f}%", ev["moved"],
+                                 f"{kept}/{p.n_pinned}", secs,
+                                 "yes" if good else ("W DIFFERS" if not agree else "PINNED MOVED")])
+    text = format_table(["dataset", "phase", "model", "method", "m", "tasks", "W_max",
+                         "imbalance", "moved", "pinned kept", "seconds", "evaluator ok"],
+                        rows, title="(d) wpart on LBAF's public LBDatafiles; every placement "
+                                    "re-scored from the raw JSON")
+    return {"rows": recs, "text": text, "ok": bool(ok), "models": DATASET_MODELS,
+            "caps": DATASET_CAPS}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="CI-sized run (under a minute)")
@@ -188,9 +288,16 @@ def main(argv=None) -> int:
                     help="directory holding the `lbaf` package (default: importable lbaf)")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results"),
                     help="folder for bench_tasks.json")
-    ap.add_argument("--skip", default="", help="comma list of parts to skip: milp,scaling,lbaf")
+    ap.add_argument("--skip", default="",
+                    help="comma list of parts to skip: milp,scaling,lbaf,datasets")
+    ap.add_argument("--only", default="",
+                    help="comma list of the parts to run (default: all)")
+    ap.add_argument("paths", nargs="*",
+                    help="LBDatafile folders or stems for part (d), beside LBAF's data")
     args = ap.parse_args(argv)
     skip = set(filter(None, args.skip.split(",")))
+    if args.only:
+        skip |= {"milp", "scaling", "lbaf", "datasets"} - set(args.only.split(","))
     res = {"platform": platform.platform(), "python": sys.version.split()[0],
            "wpart": wpart.__version__, "quick": args.quick}
     if "milp" not in skip:
@@ -203,6 +310,12 @@ def main(argv=None) -> int:
         res["lbaf"] = part_lbaf(args.quick, args.lbaf_path)
         print(res["lbaf"]["text"], flush=True)
     os.makedirs(args.out, exist_ok=True)
+    if "datasets" not in skip:
+        res["datasets"] = part_datasets(args.quick, args.paths)
+        print(res["datasets"]["text"], flush=True)
+        write_json(Path(args.out) / "bench_tasks_datasets.json",
+                   {k: res[k] for k in ("platform", "python", "wpart", "quick", "datasets")})
+        (Path(args.out) / "bench_tasks_datasets.txt").write_text(res["datasets"]["text"] + "\n")
     write_json(Path(args.out) / "bench_tasks.json", res)
     ok = all(v.get("ok", True) for v in res.values() if isinstance(v, dict))
     return 0 if ok else 1
