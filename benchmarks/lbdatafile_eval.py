@@ -26,6 +26,14 @@ __all__ = ["RawPhase", "read_raw", "stems_in"]
 
 
 def _load(path: str) -> dict:
+    if path.endswith(".vom"):  # vt's older text format: `phase,object id,time` lines
+        phases: dict = {}
+        for line in open(path).read().splitlines():
+            if line.strip():
+                ph, oid, t = line.split(",")
+                phases.setdefault(int(ph), []).append(
+                    {"entity": {"id": int(oid)}, "time": float(t)})
+        return {"phases": [{"id": k, "tasks": v} for k, v in phases.items()]}
     raw = open(path, "rb").read()
     try:
         return json.loads(raw)
@@ -35,18 +43,26 @@ def _load(path: str) -> dict:
 
 
 def stems_in(folder: str) -> list[str]:
-    """The ``<stem>`` of every ``<stem>.<rank>.json`` set in `folder` (a stem has rank 0)."""
+    """The ``<stem>`` of every ``<stem>.<rank>.json`` (or ``.vom``) set in `folder` (a stem
+    has rank 0)."""
     out = set()
-    for f in glob.glob(glob.escape(folder.rstrip("/")) + "/*.json"):
-        m = re.fullmatch(r"(.*)\.0\.json", f)
+    for f in glob.glob(glob.escape(folder.rstrip("/")) + "/*.*"):
+        m = re.fullmatch(r"(.*)\.0\.(json|vom)", f)
         if m:
             out.add(m.group(1))
     return sorted(out)
 
 
+def _file(stem: str, r: int) -> str | None:
+    for ext in ("json", "vom"):
+        if glob.glob(glob.escape(f"{stem}.{r}.{ext}")):
+            return f"{stem}.{r}.{ext}"
+    return None
+
+
 def phase_ids(stem: str) -> list[int]:
     """Phase ids listed in rank 0's file."""
-    return [ph["id"] for ph in _load(f"{stem}.0.json")["phases"]]
+    return [ph["id"] for ph in _load(_file(stem, 0))["phases"]]
 
 
 class RawPhase:
@@ -67,10 +83,10 @@ class RawPhase:
         raw_edges = []
         r = 0
         while True:
-            files = glob.glob(glob.escape(f"{stem}.{r}.json"))
-            if not files:
+            f = _file(stem, r)
+            if f is None:
                 break
-            doc = _load(files[0])
+            doc = _load(f)
             alpha = doc.get("metadata", {}).get("rank_alpha")
             if alpha is not None:
                 self.alpha[r] = float(alpha)

@@ -38,8 +38,8 @@ def _stems() -> list[str]:
     shared copy where there is one: the same files as wpart's)."""
     out: dict = {}
     for base in (LBAF_DIR, SHARED):
-        for f in glob.glob(str(base / "*" / "*.json")):
-            m = re.fullmatch(r"(.*)\.\d+\.json", f)
+        for f in glob.glob(str(base / "*" / "*.*")):
+            m = re.fullmatch(r"(.*)\.\d+\.(json|vom)", f)
             if m:
                 out[os.path.relpath(m.group(1), base)] = m.group(1)
     return [out[k] for k in sorted(out)]
@@ -50,6 +50,9 @@ IDS = [os.path.relpath(s, s.rsplit("/", 2)[0]) for s in STEMS]
 
 
 def _load(path) -> dict:
+    if str(path).endswith(".vom"):
+        from wpart.tasks._io import _load_vom
+        return _load_vom(str(path))
     raw = Path(path).read_bytes()
     try:
         return json.loads(raw)
@@ -58,8 +61,13 @@ def _load(path) -> dict:
         return json.loads(brotli.decompress(raw))
 
 
+def _rank_file(stem: str, r: int) -> str:
+    f = f"{stem}.{r}.json"
+    return f if os.path.exists(f) else f"{stem}.{r}.vom"
+
+
 def _phase_ids(stem: str) -> list[int]:
-    return [ph["id"] for ph in _load(f"{stem}.0.json")["phases"]]
+    return [ph["id"] for ph in _load(_rank_file(stem, 0))["phases"]]
 
 
 def _same(p: Problem, q: Problem) -> None:
@@ -78,7 +86,20 @@ def _same(p: Problem, q: Problem) -> None:
 # ------------------------------------------------------------------ every dataset reads
 
 def test_datasets_found():
-    assert len(STEMS) >= 7, STEMS
+    assert len(STEMS) >= 9, STEMS
+    assert any(s.endswith("vt_example_lb_data/data") for s in STEMS)
+
+
+def test_vom_files(tmp_path):
+    """vt's older text format: ``phase,object id,time`` lines."""
+    (tmp_path / "v.0.vom").write_text("0,5,1.5\n0,6,2.0\n1,5,1.0\n")
+    (tmp_path / "v.1.vom").write_text("0,7,0.5\n1,6,3.0\n")
+    p = read_lbdatafile(str(tmp_path / "v"))
+    assert p.task_ids.tolist() == [5, 6, 7] and p.initial.tolist() == [0, 0, 1]
+    q = read_lbdatafile(str(tmp_path / "v"), phase=1)
+    assert q.task_load.tolist() == [1.0, 3.0] and q.migratable.all()
+    (tmp_path / "w.0.vom").write_text("0,5\n")
+    _raises(r"w\.0\.vom: line 1: expected `phase,object id,time`", str(tmp_path / "w"))
 
 
 @pytest.mark.parametrize("stem", STEMS, ids=IDS)
@@ -112,7 +133,7 @@ def test_round_trip_keeps_every_field(stem, tmp_path):
     assert q.meta["phase"] == ph
     canon = lambda x: sorted(json.dumps(t, sort_keys=True) for t in x)
     for r, f in enumerate(files):
-        orig = [x for x in _load(f"{stem}.{r}.json")["phases"] if x["id"] == ph][0]
+        orig = [x for x in _load(_rank_file(stem, r))["phases"] if x["id"] == ph][0]
         new = _load(f)["phases"][0]
         assert canon(orig["tasks"]) == canon(new["tasks"]), (f, "tasks")
         assert canon(orig.get("communications", [])) == canon(new.get("communications", [])), f

@@ -173,6 +173,43 @@ def _load_json(path: str, max_bytes: int = MAX_BYTES) -> Any:
 _RANK_RE = re.compile(r"\.(\d+)\.[^./\\]+$")
 
 
+def _load_vom(path: str, max_bytes: int = MAX_BYTES) -> dict:
+    """A rank file of vt's older text format (``<stem>.<rank>.vom``: one ``phase,object
+    id,time`` line per task and phase, no communications) as the LBDatafile it stands for:
+    every object migratable, on the file's rank."""
+    try:
+        size = os.path.getsize(path)
+        if size > max_bytes:
+            raise LBDatafileError(f"{path}: file exceeds max_bytes = {max_bytes} bytes (pass a "
+                                  "larger max_bytes= to read it)")
+        with open(path, encoding="utf-8-sig") as fh:
+            lines = fh.read().splitlines()
+    except OSError as exc:
+        raise LBDatafileError(f"{path}: cannot read the file: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise LBDatafileError(f"{path}: not a text file: {exc}") from None
+    rank = _rank_from_name(path)
+    if rank is None:
+        raise LBDatafileError(f"{path}: no rank in the file name (<stem>.<rank>.vom)")
+    phases: dict = {}
+    for i, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        parts = [x.strip() for x in line.split(",")]
+        try:
+            if len(parts) != 3:
+                raise ValueError(f"{len(parts)} fields")
+            ph, oid, t = int(parts[0]), int(parts[1]), float(parts[2])
+        except ValueError as exc:
+            raise LBDatafileError(f"{path}: line {i}: expected `phase,object id,time` "
+                                  f"({exc})") from None
+        ent = {"type": "object", "id": oid, "home": rank, "migratable": True}
+        phases.setdefault(ph, []).append({"entity": ent, "node": rank, "resource": "cpu",
+                                          "time": t})
+    return {"type": "LBDatafile", "metadata": {"type": "LBDatafile", "rank": rank},
+            "phases": [{"id": ph, "tasks": ts} for ph, ts in phases.items()]}
+
+
 def _rank_from_name(path: str) -> int | None:
     m = _RANK_RE.search(os.path.basename(path))
     return int(m.group(1)) if m else None
@@ -183,7 +220,7 @@ def _expand(paths: Any) -> list[str]:
         p = os.fspath(paths)
         if os.path.isdir(p):
             files = sorted(f for f in glob.glob(os.path.join(p, "*")) if _rank_from_name(f) is not None
-                           and not f.endswith((".yaml", ".png", ".vom", ".csv")))
+                           and not f.endswith((".yaml", ".png", ".csv", ".md")))
         elif os.path.isfile(p):
             files = [p]
         else:
@@ -477,7 +514,7 @@ def read_lbdatafile(paths: Any, *, phase: int | None = None, m: int | None = Non
     files = _expand(paths)
     per_rank: dict[int, tuple[str, dict]] = {}
     for f in files:
-        doc = _load_json(f, max_bytes)
+        doc = _load_vom(f, max_bytes) if f.endswith(".vom") else _load_json(f, max_bytes)
         if not isinstance(doc, dict):
             raise LBDatafileError(f"{f}: top level must be an object")
         meta = doc.get("metadata", {})
