@@ -5,13 +5,15 @@ The decisions, as pure functions over the C core (:mod:`._decide`): :func:`split
 :func:`level_of_parallelism`, :func:`occupancy`, :func:`wgs_candidates`,
 :class:`BisectionGenerator`, :class:`ConfigSearch`, :class:`ImbalanceDetector`,
 :class:`AdaptiveBinarySearch`, :func:`interpolate`; the profile knowledge base
-(:class:`KnowledgeBase`, one JSON file per machine); and real execution of the paper's
+(:class:`KnowledgeBase`, one JSON file per machine); the decision flow around runs
+(:func:`build_profile`, Algorithm 1 of the paper, and :class:`DecisionLoop`); and real execution of the paper's
 benchmarks as OpenCL kernels (:mod:`wpart.dynamic.multikernel.opencl`, which needs
 ``pyopencl`` and an OpenCL driver such as the pip-installable PoCL CPU driver).
 """
 
-from . import _decide, _kb
+from . import _decide, _flow, _kb
 from ._decide import *  # noqa: F403
 from ._kb import *  # noqa: F403
+from ._flow import *  # noqa: F403
 
-__all__: list[str] = [*_decide.__all__, *_kb.__all__]
+__all__: list[str] = [*_decide.__all__, *_kb.__all__, *_flow.__all__]
