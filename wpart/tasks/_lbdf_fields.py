@@ -88,7 +88,7 @@ FIELDS: list[tuple[str, str, str]] = [
      "`strict=False` ignores and keeps it"),
     ("rank files of a stem", "rejected",
      "a gap (rank files 0, 2, 3 without 1) or two files of one rank"),
-    ("<stem>.<rank>.vom files", "read",
+    ("<stem>.<rank>.vom", "read",
      "vt's older text format (`phase,object id,time` per line, e.g. LBAF's "
      "`vt_example_lb_data`): read as the LBDatafile it stands for (every object migratable, "
      "no communications); written back as LBDatafile JSON"),
@@ -114,6 +114,6 @@ def check_keys(d: dict, level: str, where: str, path: str, strict: bool) -> None
 def readme_table() -> str:
     """The Markdown table of :data:`FIELDS`."""
     rows = ["| field | wpart | what for |", "|---|---|---|"]
-    rows += [f"| `{f}` | {a} | {w} |" if not f.startswith(("any", "rank files", "<")) else
+    rows += [f"| `{f}` | {a} | {w} |" if not f.startswith(("any", "rank files")) else
              f"| {f} | {a} | {w} |" for f, a, w in FIELDS]
     return "\n".join(rows)
