@@ -130,6 +130,20 @@ def test_per_device_quantum_and_level_of_parallelism():
 
 
 @needs_cl
+def test_profile_on_the_opencl_devices_chooses_a_fission_level(tmp_path):
+    """Algorithm 1 with real runs; CPU only here: the share is 0 and the search is over the
+    fission levels of this machine; the best is stored as PROFILED."""
+    from wpart.dynamic import KnowledgeBase
+    kb = KnowledgeBase(tmp_path / "kb.json")
+    res = O.profile(O.Segmentation(40, 64, 64), kb=kb, n_exec=2)
+    levels = [lv for lv, _ in T.fission_levels()]
+    assert res.success and res.profile.fission in levels
+    assert [e["fission"] for e in res.evaluated] == levels[:len(res.evaluated)]
+    stored = kb.lookup("segmentation", (40,))
+    assert stored.process == "PROFILED" and stored.best_time == res.profile.best_time
+
+
+@needs_cl
 def test_bad_arguments():
     with pytest.raises(wpart.WpartValueError, match="fission"):
         O.Runtime(fission="L7")

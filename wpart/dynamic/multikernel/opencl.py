@@ -37,10 +37,11 @@ from ..._errors import WpartRuntimeError, WpartValueError
 from ..._result import Result, new_axes
 from ..._validate import as_float, as_int, choice
 from ._decide import exec_shares, level_of_parallelism, quantum, split
+from ._flow import ProfileBuild, build_profile
 from ._topology import FISSION_LEVELS, fission_counts, fission_levels
 
 __all__ = ["unavailable_reason", "Runtime", "Execution", "OpenCLRun", "Saxpy", "FilterPipeline",
-           "FFT", "NBody", "Segmentation", "BENCHMARKS", "launch_overhead"]
+           "FFT", "NBody", "Segmentation", "BENCHMARKS", "launch_overhead", "profile"]
 
 KERNELS = Path(__file__).with_name("kernels") / "benchmarks.cl"
 
@@ -665,3 +666,51 @@ def launch_overhead(rt: Runtime, *, n_partitions: int = 8, repeats: int = 50) ->
             "repeats": repeats, "wall_us_per_run": wall * 1e6,
             "overhead_us_per_partition": max(0.0, wall - dev) / n_partitions * 1e6,
             "device_us_per_kernel": dev / n_partitions * 1e6}
+
+
+def profile(comp: Computation, *, kb: Any = None, sct_id: str | None = None,
+            fission: Any = None, overlaps: Any = (1,), n_exec: int = 3,
+            **options: Any) -> ProfileBuild:
+    """Profile construction on the OpenCL devices present (:func:`build_profile` with real
+    runs): every fission level this machine supports (finest first, then none), the overlap
+    factors, and the CPU/GPU share when a GPU is present; with a CPU only, this chooses the
+    fission level (the experiment of the paper's fission table). Each measurement is one run
+    after a warm-up run per configuration; T is the run's wall time, T_gpu / T_cpu the
+    latest device of each type.
+
+    Parameters
+    ----------
+    comp : Computation
+        One of the benchmarks (:data:`BENCHMARKS`) or your own.
+    kb : KnowledgeBase, optional
+        Where the best configuration is stored (``PROFILED``).
+    sct_id : str, optional
+        Default: the computation's name.
+    fission : sequence of str, optional
+        Default: :func:`fission_levels` of this machine.
+    overlaps : sequence of int, optional
+    n_exec : int, optional
+        Runs per candidate (each time aggregated by its minimum).
+    **options
+        Passed to :func:`build_profile` (``precision``, ``it_max``, ``mode`` ...).
+    """
+    levels = [lv for lv, _ in fission_levels()] if fission is None else list(fission)
+    runtimes: dict[tuple, Runtime] = {}
+
+    def measure(f, o, w, s):
+        key = (f, o)
+        rt = runtimes.get(key)
+        if rt is None:
+            rt = runtimes[key] = Runtime(fission=f or "NONE", overlap=o)
+            rt.run(comp, s=s)                              # warm-up: kernel builds
+        r = rt.run(comp, s=s)
+        if not r.check():
+            raise WpartRuntimeError(f"{comp.name}: the OpenCL result differs from NumPy")
+        tg = max([t for d, t in r.device_times.items() if d.startswith("gpu")], default=0.0)
+        return r.wall, tg, r.device_times.get("cpu", 0.0)
+
+    probe = Runtime(fission="NONE")
+    units = (comp.units,)
+    return build_profile(measure, sct_id=sct_id or comp.name, workload=units, kb=kb,
+                         fission=levels, overlaps=list(overlaps), n_gpus=probe.n_gpus,
+                         cpu=probe.cpu_device is not None, n_exec=n_exec, **options)
