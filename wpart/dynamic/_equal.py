@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,9 @@ from ._model import PerfModel
 
 __all__ = ["equal_finish", "EqualFinishResult"]
 
+_PACKED = attrgetter("packed")
+_MESSAGE = "equal finish times: the best split into multiples of the quantum"
+
 
 @dataclass(frozen=True, eq=False, repr=False)
 class EqualFinishResult(Result):
@@ -31,6 +35,7 @@ class EqualFinishResult(Result):
         multiples of ``quantum`` (with the remainder rule of :func:`equal_finish`), for
         non-decreasing curves.
     message : str
+        One sentence about the split.
     sizes : ndarray of int64, shape (m,)
         Elements per PU, summing to ``total``; multiples of ``quantum`` except, when
         ``total`` is not a multiple of it, the one PU that takes the remainder.
@@ -145,8 +150,8 @@ def equal_finish(
                              f"got {type(curves).__name__}") from None
     if not cs:
         raise WpartValueError("`curves` must not be empty")
-    if all(type(c) is PerfModel for c in cs):
-        arg: Any = tuple(c.packed for c in cs)
+    if set(map(type, cs)) == {PerfModel}:
+        arg: Any = list(map(_PACKED, cs))
     else:
         for i, c in enumerate(cs):
             if not callable(c):
@@ -155,5 +160,8 @@ def equal_finish(
     n = total if type(total) is int and 1 <= total < 2**63 else count(total, "total", 1)
     q = quantum if type(quantum) is int and 1 <= quantum < 2**63 else count(quantum, "quantum", 1)
     sizes, t, level = _core.dynamic_equal_finish(arg, n, q)
-    return EqualFinishResult("optimal", f"{n} elements in multiples of {q}, finish time {t:.6g} s",
-                             sizes, t, level, q)
+    # the fields set directly: the frozen dataclass's __init__ costs more than the solve
+    r = object.__new__(EqualFinishResult)
+    r.__dict__.update(status="optimal", message=_MESSAGE, sizes=sizes, time=t, level=level,
+                      quantum=q, stats={})
+    return r
