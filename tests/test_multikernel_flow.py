@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pytest
 
 import wpart
@@ -141,7 +140,7 @@ def test_adaptation_to_a_cpu_slowdown(tmp_path):
     """P-ADAPT-1 at the decision level: balanced at 0.75, the CPU slows 3x at run 20 and is
     back at run 60; the detector fires within 5 runs, the share rises, then comes back into
     the balanced band (ratio >= max_dev = 0.85 holds for shares 0.718 .. 0.779: the share
-    can stop anywhere in it, so the spec's +-3 points becomes the band's half-width)."""
+    can stop anywhere in it, so the bound on the share is the band's half-width)."""
     kb = KnowledgeBase(tmp_path / "kb.json")
     kb.update(Profile("fft", (128,), s=0.75, best_time=math.inf, process="PROFILED"))
     loop = DecisionLoop(kb)
