@@ -267,9 +267,6 @@ def test_lower_bound_pinned_example():
 # ------------------------------------------------------------------ MPI backend
 
 @needs_mpi
-@pytest.mark.xfail(strict=True, reason="wpart.tasks.mpi.balance_mpi (MPI backend; the rank "
-                   "files' entities carry \"migratable\": false, read_rank's info['pinned'] "
-                   "lists them) does not yet keep pinned tasks home")
 def test_pinned_tasks_stay_home_over_mpi(tmp_path):
     p = _problem("random", 11, m=4, K=24)
     stem = str(tmp_path / "pin")
