@@ -285,6 +285,24 @@ wpart_status_t wpart_dynamic_balancer_eval_run(wpart_dynamic_balancer_t *b, int6
     return b->vt->eval_run(b, token);
 }
 
+wpart_status_t wpart_dynamic_balancer_eval_run_ctl(wpart_dynamic_balancer_t *b, int64_t token,
+                                                   const wpart_control_t *control)
+{
+    if (!b) {
+        return wpart_i_error(WPART_EINVAL, "balancer is NULL");
+    }
+    if (control) {
+        b->eval_ctl = *control;
+        b->eval_ctl.progress = NULL;   /* progress counts elements, not PUs fitted */
+        b->eval_ctl.time_limit = 0.0;  /* the driver checks its own limit after the call */
+    }
+    b->eval_control = control ? &b->eval_ctl : NULL;
+    b->eval_t0 = control ? wpart_i_now() : 0.0;
+    wpart_status_t st = wpart_dynamic_balancer_eval_run(b, token);
+    b->eval_control = NULL;
+    return st;
+}
+
 wpart_status_t wpart_dynamic_balancer_eval_done(wpart_dynamic_balancer_t *b, int64_t token,
                                                 double now, wpart_dynamic_actions_t *out)
 {

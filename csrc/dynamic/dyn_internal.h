@@ -65,6 +65,10 @@ struct wpart_dynamic_balancer {
     double *shares;
     int have_shares;
     double last_now; /* last time seen (for validation of non-decreasing times: not enforced) */
+    /* set by a driver around eval_run: a long evaluation polls these (Ctrl-C, time limit) */
+    const wpart_control_t *eval_control; /* &eval_ctl or NULL */
+    wpart_control_t eval_ctl;            /* the driver's hooks without progress */
+    double eval_t0;
 };
 
 /** Initialises the base (allocates the tables). max_actions: the most actions one call of this

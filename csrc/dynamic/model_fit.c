@@ -8,6 +8,7 @@
 
 #include "internal.h"
 #include "wpart/dynamic_model.h"
+#include "fit_inc.h"
 
 #define FIT_RANK_TOL 1e-9   /* reject a candidate when |R_jj| (unit-norm columns) < this */
 #define FIT_MONO_TOL 1e-12  /* relative tolerance of the non-decreasing check */
@@ -30,80 +31,7 @@ void wpart_dynamic_fit_opts_init(wpart_dynamic_fit_opts_t *o)
     o->slope_floor = 0.5;
 }
 
-/* ---------------------------------------------------------------- basis and evaluation ---- */
-
-static inline double basis(int i, double u)
-{
-    switch (i) {
-    case 0: return u;
-    case 1: return u * u;
-    case 2: return u * u * u;
-    case 3: return exp(u);
-    case 4: return log(u);
-    case 5: return u * exp(u);
-    default: return u * log(u);
-    }
-}
-
-static inline double basis_deriv(int i, double u)
-{
-    switch (i) {
-    case 0: return 1.0;
-    case 1: return 2.0 * u;
-    case 2: return 3.0 * u * u;
-    case 3: return exp(u);
-    case 4: return 1.0 / u;
-    case 5: return (1.0 + u) * exp(u);
-    default: return log(u) + 1.0;
-    }
-}
-
-/* F(u) of coefficients (mask, coef, c0); the exponential is computed once. */
-static inline double f_raw(uint32_t mask, const double *coef, double c0, double u)
-{
-    double s = c0;
-    if (mask & 0x7u) {
-        if (mask & 1u) {
-            s += coef[0] * u;
-        }
-        if (mask & 2u) {
-            s += coef[1] * u * u;
-        }
-        if (mask & 4u) {
-            s += coef[2] * u * u * u;
-        }
-    }
-    if (mask & 0x28u) {
-        double e = exp(u);
-        if (mask & 8u) {
-            s += coef[3] * e;
-        }
-        if (mask & 32u) {
-            s += coef[5] * u * e;
-        }
-    }
-    if (mask & 0x50u) {
-        double l = log(u);
-        if (mask & 16u) {
-            s += coef[4] * l;
-        }
-        if (mask & 64u) {
-            s += coef[6] * u * l;
-        }
-    }
-    return s;
-}
-
-static double f_raw_deriv(uint32_t mask, const double *coef, double u)
-{
-    double s = 0.0;
-    for (int i = 0; i < WPART_DYN_NBASIS; i++) {
-        if (mask & (1u << i)) {
-            s += coef[i] * basis_deriv(i, u);
-        }
-    }
-    return s;
-}
+/* ---------------------------------------------------------------- evaluation ---------- */
 
 double wpart_dynamic_model_eval_xfer(const wpart_dynamic_model_t *pm, double x)
 {

@@ -85,13 +85,11 @@ static wpart_status_t plb_assign(plb_t *s, wpart_dynamic_actions_t *out, int32_t
     return WPART_OK;
 }
 
-/* Copies the samples into the snapshot (grows it geometrically) and issues the EVAL. */
-static wpart_status_t plb_issue_eval(plb_t *s, wpart_dynamic_actions_t *out, int32_t trigger,
-                                     int release_waiting, double now)
+/* Copies the last `window` samples of every PU into the snapshot (fit.window > 0). */
+static wpart_status_t snap_raw(plb_t *s)
 {
-    wpart_dynamic_balancer_t *b = &s->base;
     wpart_status_t st = WPART_OK;
-    int32_t n = b->n;
+    int32_t n = s->base.n;
     int64_t win = s->cfg.fit.window > 0 ? s->cfg.fit.window : INT64_MAX;
     int64_t need = 0, mmax = 0;
     for (int32_t p = 0; p < n; p++) {
@@ -144,6 +142,27 @@ static wpart_status_t plb_issue_eval(plb_t *s, wpart_dynamic_actions_t *out, int
         o += m;
     }
     s->snap_off[n] = o;
+cleanup:
+    return st;
+}
+
+/* Snapshots what the fits read (the incremental fit states that changed, or the last
+ * `window` samples) and issues the EVAL. */
+static wpart_status_t plb_issue_eval(plb_t *s, wpart_dynamic_actions_t *out, int32_t trigger,
+                                     int release_waiting, double now)
+{
+    wpart_dynamic_balancer_t *b = &s->base;
+    wpart_status_t st = WPART_OK;
+    int32_t n = b->n;
+    if (s->cfg.fit.window == 0) {
+        for (int32_t p = 0; p < n; p++) {
+            if (s->snap_fi[p].m != s->fi[p].m) {
+                wpart_i_fitinc_copy(&s->snap_fi[p], &s->fi[p]);
+            }
+        }
+    } else {
+        WPART_CHECK(snap_raw(s));
+    }
     s->snap_completed = b->completed;
     s->snap_cursor = b->cursor;
     s->snap_S = s->S;
@@ -267,6 +286,10 @@ static wpart_status_t record(plb_t *s, const wpart_dynamic_completion_t *c, int3
     s->stc[p][s->ns[p]] = c->t_comp;
     s->stx[p][s->ns[p]] = c->t_xfer;
     s->ns[p]++;
+    if (s->cfg.fit.window == 0) { /* the fit's sufficient statistics (fit_inc.h) */
+        return wpart_i_fitinc_push(&s->fi[p], &s->cfg.fit, s->sx[p], s->stc[p], s->stx[p],
+                                   s->ns[p]);
+    }
     return WPART_OK;
 }
 
@@ -487,12 +510,16 @@ static void plb_destroy(wpart_dynamic_balancer_t *b)
         free(s->sx ? s->sx[p] : NULL);
         free(s->stc ? s->stc[p] : NULL);
         free(s->stx ? s->stx[p] : NULL);
+        if (s->fi) {
+            wpart_i_fitinc_free(&s->fi[p]);
+        }
     }
     void *arrs[] = {s->kinds, s->bmin_fixed, s->cap, s->X, s->lb_cur, s->models, s->waiting,
                     s->parked, s->sx, s->stc, s->stx, s->ns, s->scap, s->ntrain, s->vstep,
                     s->last_train, s->cur_blk, s->cur_kind, s->cur_pred, s->first_t, s->snap_x,
                     s->snap_tc, s->snap_tx, s->snap_off, s->work, s->res_models, s->res_X,
-                    s->res_lb, s->w_lb, s->w_ub, s->w_x, s->w_ilb, s->w_iub, s->w_bmin};
+                    s->res_lb, s->w_lb, s->w_ub, s->w_x, s->w_ilb, s->w_iub, s->w_bmin,
+                    s->fi, s->snap_fi, s->fc_m};
     for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) {
         free(arrs[i]);
     }
@@ -591,7 +618,12 @@ wpart_status_t wpart_dynamic_plbhac_new(const wpart_dynamic_plbhac_cfg_t *cfg, i
     ALLOC(s->w_ilb, n);
     ALLOC(s->w_iub, n);
     ALLOC(s->w_bmin, n);
+    ALLOC(s->fi, n);
+    ALLOC(s->snap_fi, n);
+    ALLOC(s->fc_m, n);
     for (int32_t p = 0; p < n; p++) {
+        wpart_i_fitinc_init(&s->fi[p]);
+        wpart_i_fitinc_init(&s->snap_fi[p]);
         s->cur_blk[p] = -1;
         s->lb_cur[p] = s->bmin_fixed[p];
     }

@@ -72,21 +72,37 @@ wpart_status_t wpart_i_plb_eval_run(wpart_dynamic_balancer_t *b, int64_t token)
         return wpart_i_error(WPART_EINVAL, "evaluation %" PRId64 " is not in flight", token);
     }
 
-    /* 1. models (the paper's determineModel) */
+    /* 1. models (the paper's determineModel): from the incremental fit states (a PU whose
+     * samples did not change keeps its model), or over the last `window` samples */
     for (int32_t p = 0; p < n; p++) {
-        int64_t o = s->snap_off[p], m = s->snap_off[p + 1] - o;
-        if (m < 1) {
-            WPART_FAIL(WPART_EINTERNAL, "PU %d has no samples at an evaluation", (int)p);
-        }
-        const double *tx = NULL;
-        for (int64_t i = 0; i < m; i++) {
-            if (s->snap_tx[o + i] != 0.0) {
-                tx = s->snap_tx + o;
-                break;
+        if (c->fit.window == 0) {
+            const wpart_i_fitinc_t *fi = &s->snap_fi[p];
+            if (fi->m < 1) {
+                WPART_FAIL(WPART_EINTERNAL, "PU %d has no samples at an evaluation", (int)p);
             }
+            if (s->fc_m[p] != fi->m) {
+                s->fc_m[p] = 0;
+                WPART_CHECK(wpart_i_fitinc_fit(fi, q, &c->fit, &s->res_models[p]));
+                s->fc_m[p] = fi->m;
+            }
+        } else {
+            int64_t o = s->snap_off[p], m = s->snap_off[p + 1] - o;
+            if (m < 1) {
+                WPART_FAIL(WPART_EINTERNAL, "PU %d has no samples at an evaluation", (int)p);
+            }
+            const double *tx = NULL;
+            for (int64_t i = 0; i < m; i++) {
+                if (s->snap_tx[o + i] != 0.0) {
+                    tx = s->snap_tx + o;
+                    break;
+                }
+            }
+            WPART_CHECK(wpart_dynamic_model_fit(s->snap_x + o, s->snap_tc + o, tx, m, q,
+                                                &c->fit, s->work, &s->res_models[p]));
         }
-        WPART_CHECK(wpart_dynamic_model_fit(s->snap_x + o, s->snap_tc + o, tx, m, q, &c->fit,
-                                            s->work, &s->res_models[p]));
+        if ((p & 255) == 255 && b->eval_control) {
+            WPART_CHECK(wpart_i_poll(b->eval_control, b->eval_t0, (double)p, (double)n));
+        }
     }
 
     /* 2. minimum blocks (§1.8) and upper bounds (§1.7) */
@@ -160,6 +176,10 @@ wpart_status_t wpart_i_plb_eval_run(wpart_dynamic_balancer_t *b, int64_t token)
     if (m_tail > 0 && c->tail_mode == WPART_DYN_TAIL_RESOLVE) {
         double Hf = 0.0;
         WPART_CHECK(capacity(s, c->tail_floor_time, &Hf));
+        if (c->step_fraction > 0.0) { /* steps scaled to the input: so is the tail's floor */
+            double fr = (double)rem / (2.0 * (double)c->min_steps_left);
+            Hf = fr > Hf ? fr : Hf;
+        }
         double fl = Hf < (double)S ? Hf : (double)S;
         S_eff_d = (double)S * f > fl ? (double)S * f : fl;
     }

@@ -7,6 +7,7 @@
 #define WPART_PLBHAC_INTERNAL_H
 
 #include "dyn_internal.h"
+#include "fit_inc.h"
 
 enum { PLB_TRAINING = 0, PLB_EXECUTION = 1 };
 
@@ -62,6 +63,10 @@ typedef struct {
     int32_t snap_m_tail;
     void *work;
     size_t work_cap;
+    /* incremental fits (every fit over all samples, fit.window == 0): the live state per PU,
+     * its snapshot, and the sample count each res_models[p] was fitted from (0: none) */
+    wpart_i_fitinc_t *fi, *snap_fi;
+    int64_t *fc_m;
 
     /* result of eval_run (published by eval_done) */
     int res_ok;

@@ -297,7 +297,7 @@ static wpart_status_t eval_request(eng_t *e, const wpart_dynamic_action_t *a, do
     wpart_status_t st = WPART_OK;
     const wpart_dynamic_sim_options_t *o = e->o;
     double w0 = o->eval_mode == WPART_DYN_EVAL_MEASURED ? wpart_i_now() : 0.0;
-    WPART_CHECK(wpart_dynamic_balancer_eval_run(e->b, a->token));
+    WPART_CHECK(wpart_dynamic_balancer_eval_run_ctl(e->b, a->token, o->control));
     if (o->control) {
         /* an evaluation (model fits over every sample so far) can take far longer than the
          * POLL_EVERY events between the main loop's polls: poll after each one too */

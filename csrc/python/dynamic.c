@@ -141,8 +141,10 @@ static PyObject *Balancer_eval_run(BalancerObject *self, PyObject *args)
         return NULL;
     }
     wpart_status_t st;
+    wpy_control_t ctl; /* Ctrl-C stops a long evaluation */
+    wpy_control_setup(&ctl, NULL, 0.0);
     Py_BEGIN_ALLOW_THREADS
-    st = wpart_dynamic_balancer_eval_run(self->b, token);
+    st = wpart_dynamic_balancer_eval_run_ctl(self->b, token, &ctl.ctl);
     Py_END_ALLOW_THREADS
     if (st != WPART_OK) {
         return wpy_raise(st, "eval_run");

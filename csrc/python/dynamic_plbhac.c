@@ -10,7 +10,23 @@
  * allowed_mask, grid_points, slope_floor, tol_T, tol_x, max_outer, max_inner, newton_polish).
  * Missing keys keep the "paper" preset value. The Python layer resolves presets and names.
  */
+#if !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
 #include "wpy.h"
+#include "../dynamic/fit_inc.h"
+
+/* CPU seconds of this thread (timings on a shared machine) */
+static double fi_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static int get_d(PyObject *d, const char *k, double *v)
 {
@@ -124,6 +140,8 @@ static PyObject *py_plbhac(PyObject *self, PyObject *args)
     GETD(c.min_eval_interval, "min_eval_interval");
     GETI(c.gap_fill, "gap_fill");
     GETI(c.paper_strict, "paper_strict");
+    GETD(c.step_fraction, "step_fraction");
+    GETD(c.change_ratio, "change_ratio");
     long long mask = c.fit.allowed_mask;
     if (get_ll(opts, "allowed_mask", &mask) < 0) {
         goto fail;
@@ -240,6 +258,105 @@ static PyObject *py_models(PyObject *self, PyObject *args)
     return arr;
 }
 
+/* dynamic_fit_incremental(x int64[m], t_comp f64[m], t_xfer f64[m]|None, quantum, opts, reps)
+ *   -> (packed incremental model, packed batch model, s per incremental fit, s per batch fit,
+ *       rebuilds)
+ * The incremental fit state of PLB-HAC's evaluations (csrc/dynamic/fit_inc.h) beside the batch
+ * fit over the same samples; with reps > 0 both fits are timed (the state is built once). */
+static PyObject *py_fit_incremental(PyObject *self, PyObject *args)
+{
+    PyObject *x_o, *tc_o, *tx_o, *opts;
+    long long quantum, reps;
+    PyArrayObject *xa = NULL, *tca = NULL, *txa = NULL;
+    PyObject *res = NULL;
+    wpart_i_fitinc_t fi;
+    wpart_i_fitinc_init(&fi);
+    void *work = NULL;
+    if (!PyArg_ParseTuple(args, "OOOLO!L:dynamic_fit_incremental", &x_o, &tc_o, &tx_o,
+                          &quantum, &PyDict_Type, &opts, &reps)) {
+        return NULL;
+    }
+    wpart_dynamic_plbhac_cfg_t c; /* only its fit options */
+    wpart_dynamic_plbhac_cfg_paper(&c);
+    long long mask = c.fit.allowed_mask;
+    if (get_ll(opts, "allowed_mask", &mask) < 0) {
+        goto fail;
+    }
+    c.fit.allowed_mask = (uint32_t)mask;
+    GETI(c.fit.intercept, "intercept");
+    GETI(c.fit.max_terms, "max_terms");
+    GETI(c.fit.weighting, "weighting");
+    GETD(c.fit.decay, "decay");
+    GETI(c.fit.grid_points, "grid_points");
+    GETD(c.fit.slope_floor, "slope_floor");
+    c.fit.window = 0;
+    xa = wpy_input_array(x_o, "x", NPY_INT64, 1, 1);
+    tca = xa ? wpy_input_array(tc_o, "t_comp", NPY_FLOAT64, 1, 1) : NULL;
+    if (!tca) {
+        goto fail;
+    }
+    if (tx_o != Py_None && !(txa = wpy_input_array(tx_o, "t_xfer", NPY_FLOAT64, 1, 1))) {
+        goto fail;
+    }
+    npy_intp m = PyArray_DIM(xa, 0);
+    if (PyArray_DIM(tca, 0) != m || (txa && PyArray_DIM(txa, 0) != m)) {
+        PyErr_SetString(wpy_ValueError, "`x`, `t_comp` and `t_xfer` must have the same length");
+        goto fail;
+    }
+    const int64_t *x = PyArray_DATA(xa);
+    const double *tc = PyArray_DATA(tca), *tx = txa ? PyArray_DATA(txa) : NULL;
+    wpart_dynamic_model_t mb, mi;
+    double pb[WPART_DYN_PACKED], pi[WPART_DYN_PACKED], t_inc = NAN, t_bat = NAN;
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = wpart_dynamic_model_fit(x, tc, tx, (int64_t)m, quantum, &c.fit, NULL, &mb);
+    for (npy_intp i = 0; st == WPART_OK && i < m; i++) {
+        st = wpart_i_fitinc_push(&fi, &c.fit, x, tc, tx, (int64_t)i + 1);
+    }
+    if (st == WPART_OK) {
+        st = wpart_i_fitinc_fit(&fi, quantum, &c.fit, &mi);
+    }
+    if (st == WPART_OK && reps > 0) {
+        work = malloc(wpart_dynamic_fit_work_size((int64_t)m));
+        double t0 = fi_now();
+        for (long long r = 0; st == WPART_OK && r < reps; r++) {
+            st = wpart_i_fitinc_fit(&fi, quantum, &c.fit, &mi);
+        }
+        double t1 = fi_now();
+        for (long long r = 0; st == WPART_OK && r < reps; r++) {
+            st = wpart_dynamic_model_fit(x, tc, tx, (int64_t)m, quantum, &c.fit, work, &mb);
+        }
+        double t2 = fi_now();
+        t_inc = (t1 - t0) / (double)reps;
+        t_bat = (t2 - t1) / (double)reps;
+    }
+    Py_END_ALLOW_THREADS
+    if (st != WPART_OK) {
+        wpy_raise(st, "dynamic_fit_incremental");
+        goto fail;
+    }
+    wpart_dynamic_model_pack(&mi, pi);
+    wpart_dynamic_model_pack(&mb, pb);
+    npy_intp dims[1] = {WPART_DYN_PACKED};
+    PyObject *ai = PyArray_SimpleNew(1, dims, NPY_FLOAT64);
+    PyObject *ab = PyArray_SimpleNew(1, dims, NPY_FLOAT64);
+    if (ai && ab) {
+        memcpy(PyArray_DATA((PyArrayObject *)ai), pi, sizeof pi);
+        memcpy(PyArray_DATA((PyArrayObject *)ab), pb, sizeof pb);
+        res = Py_BuildValue("(NNddL)", ai, ab, t_inc, t_bat, (long long)fi.n_rebuild);
+    } else {
+        Py_XDECREF(ai);
+        Py_XDECREF(ab);
+    }
+fail:
+    free(work);
+    wpart_i_fitinc_free(&fi);
+    Py_XDECREF(xa);
+    Py_XDECREF(tca);
+    Py_XDECREF(txa);
+    return res;
+}
+
 static PyMethodDef plbhac_methods[] = {
     {"dynamic_plbhac", py_plbhac, METH_VARARGS,
      "dynamic_plbhac(n, total, kinds, opts, min_block, cap, hec) -> Balancer"},
@@ -249,6 +366,9 @@ static PyMethodDef plbhac_methods[] = {
      "dynamic_plbhac_models(bal) -> packed models [n, 23]"},
     {"dynamic_plbhac_min_blocks", py_min_blocks, METH_VARARGS,
      "dynamic_plbhac_min_blocks(bal) -> int64[n]"},
+    {"dynamic_fit_incremental", py_fit_incremental, METH_VARARGS,
+     "dynamic_fit_incremental(x, t_comp, t_xfer, quantum, opts, reps) -> (inc, batch, s_inc, "
+     "s_batch, rebuilds)"},
     {NULL, NULL, 0, NULL},
 };
 

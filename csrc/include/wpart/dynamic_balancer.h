@@ -93,6 +93,9 @@ wpart_status_t wpart_dynamic_balancer_complete(wpart_dynamic_balancer_t *b,
                                                const wpart_dynamic_completion_t *c,
                                                wpart_dynamic_actions_t *out);
 wpart_status_t wpart_dynamic_balancer_eval_run(wpart_dynamic_balancer_t *b, int64_t token);
+/** eval_run that polls `control` (Ctrl-C, time limit; may be NULL) during a long evaluation. */
+wpart_status_t wpart_dynamic_balancer_eval_run_ctl(wpart_dynamic_balancer_t *b, int64_t token,
+                                                   const wpart_control_t *control);
 wpart_status_t wpart_dynamic_balancer_eval_done(wpart_dynamic_balancer_t *b, int64_t token,
                                                 double now, wpart_dynamic_actions_t *out);
 /** 1 when every element is dispatched and completed, else 0. */

@@ -1,0 +1,138 @@
+/*
+ * fit_inc.h -- the incremental form of wpart.dynamic's model fit (private).
+ *
+ * The least-squares problems of the fit (every candidate subset of the basis, the
+ * proportional fallback, the affine bootstrap) only need the weighted Gram structure of the
+ * rows [f_1(u) .. f_7(u), 1, t]. wpart_i_fitinc_t keeps it as the 9 x 9 triangular factor R of
+ * those rows (updated by Givens rotations, one row per sample: numerically a QR, not normal
+ * equations), plus the sums the fit reads (sample count, distinct sizes, decay sums, the
+ * transfer model's weighted means and co-moments). A fit from the state costs O(1) in the
+ * number of samples and gives the same model as wpart_dynamic_model_fit over all samples (to
+ * rounding). Exponential decay (fit option `decay`) scales the factor before each new row.
+ *
+ * The rows use u = x / x_hi; when a new sample raises x_hi (or, with relative weighting,
+ * changes the weight of a zero-time sample), the factor is rebuilt from the samples, which
+ * happens O(log m) times for block sizes that settle (amortised O(1) per sample).
+ */
+#ifndef WPART_FIT_INC_H
+#define WPART_FIT_INC_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "wpart/dynamic_model.h"
+#include "wpart/status.h"
+
+/* ---- the basis (shared by the batch and the incremental fit) ---- */
+
+static inline double basis(int i, double u)
+{
+    switch (i) {
+    case 0: return u;
+    case 1: return u * u;
+    case 2: return u * u * u;
+    case 3: return exp(u);
+    case 4: return log(u);
+    case 5: return u * exp(u);
+    default: return u * log(u);
+    }
+}
+
+static inline double basis_deriv(int i, double u)
+{
+    switch (i) {
+    case 0: return 1.0;
+    case 1: return 2.0 * u;
+    case 2: return 3.0 * u * u;
+    case 3: return exp(u);
+    case 4: return 1.0 / u;
+    case 5: return (1.0 + u) * exp(u);
+    default: return log(u) + 1.0;
+    }
+}
+
+/* F(u) of coefficients (mask, coef, c0); the exponential is computed once. */
+static inline double f_raw(uint32_t mask, const double *coef, double c0, double u)
+{
+    double s = c0;
+    if (mask & 0x7u) {
+        if (mask & 1u) {
+            s += coef[0] * u;
+        }
+        if (mask & 2u) {
+            s += coef[1] * u * u;
+        }
+        if (mask & 4u) {
+            s += coef[2] * u * u * u;
+        }
+    }
+    if (mask & 0x28u) {
+        double e = exp(u);
+        if (mask & 8u) {
+            s += coef[3] * e;
+        }
+        if (mask & 32u) {
+            s += coef[5] * u * e;
+        }
+    }
+    if (mask & 0x50u) {
+        double l = log(u);
+        if (mask & 16u) {
+            s += coef[4] * l;
+        }
+        if (mask & 64u) {
+            s += coef[6] * u * l;
+        }
+    }
+    return s;
+}
+
+static inline double f_raw_deriv(uint32_t mask, const double *coef, double u)
+{
+    double s = 0.0;
+    for (int i = 0; i < WPART_DYN_NBASIS; i++) {
+        if (mask & (1u << i)) {
+            s += coef[i] * basis_deriv(i, u);
+        }
+    }
+    return s;
+}
+
+#define WPART_FI_COLS 9 /* 7 basis functions, the constant, t */
+
+typedef struct {
+    double R[WPART_FI_COLS * WPART_FI_COLS]; /* row-major, upper triangular */
+    double x_scale;                          /* x_hi the rows were built with */
+    int64_t x_lo, x_hi;
+    int64_t m, md; /* samples, distinct sizes */
+    double sd, sd2, swt2;
+    double tW, txb, ttb, tcxy, tcxx; /* transfer: decay-weighted Welford, x units */
+    int any_tx;
+    double tmin;
+    int64_t nzero;
+    int64_t n_rebuild; /* rebuilds so far (a statistic) */
+    /* distinct sizes (open addressing; touched only by push) */
+    int64_t *hs;
+    int64_t hcap;
+} wpart_i_fitinc_t;
+
+void wpart_i_fitinc_init(wpart_i_fitinc_t *f);
+void wpart_i_fitinc_free(wpart_i_fitinc_t *f);
+
+/** Copies the value part of src into dst (not the distinct-size table). */
+void wpart_i_fitinc_copy(wpart_i_fitinc_t *dst, const wpart_i_fitinc_t *src);
+
+/**
+ * Adds sample n - 1 of the arrays (x[0..n), t_comp, t_xfer: every sample so far, oldest
+ * first; t_xfer may be NULL). The options must be valid (wpart_dynamic_model_fit's checks)
+ * and the same at every call; the sample must be valid (x > 0, finite times >= 0).
+ */
+wpart_status_t wpart_i_fitinc_push(wpart_i_fitinc_t *f, const wpart_dynamic_fit_opts_t *o,
+                                   const int64_t *x, const double *t_comp, const double *t_xfer,
+                                   int64_t n);
+
+/** The model of every sample pushed so far (wpart_dynamic_model_fit's result, to rounding). */
+wpart_status_t wpart_i_fitinc_fit(const wpart_i_fitinc_t *f, int64_t quantum,
+                                  const wpart_dynamic_fit_opts_t *o, wpart_dynamic_model_t *out);
+
+#endif /* WPART_FIT_INC_H */

@@ -1,0 +1,543 @@
+/*
+ * model_fit_inc.c -- the incremental model fit of wpart.dynamic (see fit_inc.h): the same
+ * weighted least squares, AICc subset selection, admissibility, transfer model and evaluation
+ * domain as wpart_dynamic_model_fit (model_fit.c), computed from a 9 x 9 triangular factor
+ * updated one sample at a time, so that an evaluation costs the same after 10 or 10^6 blocks.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "fit_inc.h"
+
+#define FI_RANK_TOL 1e-9   /* as FIT_RANK_TOL of model_fit.c */
+#define FI_MONO_TOL 1e-12  /* as FIT_MONO_TOL */
+#define FI_SSE_FLOOR 1e-24 /* as FIT_SSE_FLOOR */
+#define FI_MAXK 4
+#define NC WPART_FI_COLS
+#define C_ONE 7
+#define C_T 8
+
+void wpart_i_fitinc_init(wpart_i_fitinc_t *f)
+{
+    memset(f, 0, sizeof *f);
+    f->tmin = INFINITY;
+}
+
+void wpart_i_fitinc_free(wpart_i_fitinc_t *f)
+{
+    if (f) {
+        free(f->hs);
+        f->hs = NULL;
+        f->hcap = 0;
+    }
+}
+
+void wpart_i_fitinc_copy(wpart_i_fitinc_t *dst, const wpart_i_fitinc_t *src)
+{
+    memcpy(dst, src, sizeof *dst);
+    dst->hs = NULL;
+    dst->hcap = 0;
+}
+
+/* ---- distinct sizes: open addressing over x > 0 (0 marks an empty slot) ---- */
+
+static inline uint64_t mix(uint64_t v)
+{
+    v ^= v >> 33;
+    v *= 0xff51afd7ed558ccdULL;
+    v ^= v >> 33;
+    return v;
+}
+
+static int hs_insert(int64_t *hs, int64_t cap, int64_t x)
+{
+    uint64_t i = mix((uint64_t)x) & (uint64_t)(cap - 1);
+    for (;;) {
+        if (hs[i] == x) {
+            return 0;
+        }
+        if (hs[i] == 0) {
+            hs[i] = x;
+            return 1;
+        }
+        i = (i + 1) & (uint64_t)(cap - 1);
+    }
+}
+
+static wpart_status_t hs_add(wpart_i_fitinc_t *f, int64_t x, int *added)
+{
+    if (2 * (f->md + 1) > f->hcap) {
+        int64_t nc = f->hcap > 0 ? 2 * f->hcap : 16;
+        int64_t *h = calloc((size_t)nc, sizeof *h);
+        if (!h) {
+            return wpart_i_error(WPART_ENOMEM, "distinct sizes of a fit (%" PRId64 ")", nc);
+        }
+        for (int64_t i = 0; i < f->hcap; i++) {
+            if (f->hs[i]) {
+                hs_insert(h, nc, f->hs[i]);
+            }
+        }
+        free(f->hs);
+        f->hs = h;
+        f->hcap = nc;
+    }
+    *added = hs_insert(f->hs, f->hcap, x);
+    return WPART_OK;
+}
+
+/* ---- the factor ---- */
+
+/* Adds the row sqrt(w) [basis(u), 1, t] to R by Givens rotations. */
+static void add_row(wpart_i_fitinc_t *f, uint32_t cols, double u, double t, double w)
+{
+    double v[NC];
+    double sw = sqrt(w);
+    for (int i = 0; i < WPART_DYN_NBASIS; i++) {
+        v[i] = (cols & (1u << i)) ? sw * basis(i, u) : 0.0;
+    }
+    v[C_ONE] = sw;
+    v[C_T] = sw * t;
+    for (int j = 0; j < NC; j++) {
+        if (v[j] == 0.0) {
+            continue;
+        }
+        double *rj = f->R + j * NC;
+        double r = hypot(rj[j], v[j]);
+        double c = rj[j] / r, s = v[j] / r;
+        rj[j] = r;
+        for (int k = j + 1; k < NC; k++) {
+            double a = rj[k], b = v[k];
+            rj[k] = c * a + s * b;
+            v[k] = c * b - s * a;
+        }
+    }
+    f->swt2 += w * t * t;
+}
+
+static double row_weight(const wpart_i_fitinc_t *f, const wpart_dynamic_fit_opts_t *o, double t)
+{
+    if (o->weighting == 1 && isfinite(f->tmin)) {
+        double tt = t > 0.0 ? t : f->tmin;
+        return 1.0 / (tt * tt);
+    }
+    return 1.0;
+}
+
+static void decay_factor(wpart_i_fitinc_t *f, double decay, double sq)
+{
+    if (decay == 1.0) {
+        return;
+    }
+    for (int i = 0; i < NC * NC; i++) {
+        f->R[i] *= sq;
+    }
+    f->swt2 *= decay;
+}
+
+wpart_status_t wpart_i_fitinc_push(wpart_i_fitinc_t *f, const wpart_dynamic_fit_opts_t *o,
+                                   const int64_t *x, const double *t_comp, const double *t_xfer,
+                                   int64_t n)
+{
+    if (n < 1 || n != f->m + 1) {
+        return wpart_i_error(WPART_EINTERNAL, "fit state holds %" PRId64 " samples, got %" PRId64,
+                             f->m, n);
+    }
+    int64_t xn = x[n - 1];
+    double tc = t_comp[n - 1], tx = t_xfer ? t_xfer[n - 1] : 0.0;
+    int added = 0;
+    wpart_status_t st = hs_add(f, xn, &added);
+    if (st != WPART_OK) {
+        return st;
+    }
+    f->md += added;
+    f->m = n;
+    f->x_lo = n == 1 || xn < f->x_lo ? xn : f->x_lo;
+    f->x_hi = n == 1 || xn > f->x_hi ? xn : f->x_hi;
+    double decay = o->decay, sq = decay == 1.0 ? 1.0 : sqrt(decay);
+    /* counts and the transfer model (decay-weighted Welford in x units) */
+    f->sd = f->sd * decay + 1.0;
+    f->sd2 = f->sd2 * decay * decay + 1.0;
+    f->tW *= decay;
+    f->tcxy *= decay;
+    f->tcxx *= decay;
+    f->tW += 1.0;
+    double dx = (double)xn - f->txb;
+    f->txb += dx / f->tW;
+    f->ttb += (tx - f->ttb) / f->tW;
+    f->tcxy += dx * (tx - f->ttb);
+    f->tcxx += dx * ((double)xn - f->txb);
+    f->any_tx |= tx != 0.0;
+    /* relative weights: a zero time weighs like the smallest positive one */
+    double tmin_old = f->tmin;
+    if (tc > 0.0 && tc < f->tmin) {
+        f->tmin = tc;
+    }
+    if (!(tc > 0.0)) {
+        f->nzero++;
+    }
+    uint32_t cols = o->allowed_mask | 1u;
+    int rebuild = (double)f->x_hi != f->x_scale ||
+                  (o->weighting == 1 && f->nzero > 0 && f->tmin != tmin_old);
+    if (!rebuild) {
+        decay_factor(f, decay, sq);
+        add_row(f, cols, (double)xn / f->x_scale, tc, row_weight(f, o, tc));
+        return WPART_OK;
+    }
+    memset(f->R, 0, sizeof f->R);
+    f->swt2 = 0.0;
+    f->x_scale = (double)f->x_hi;
+    f->n_rebuild++;
+    for (int64_t i = 0; i < n; i++) {
+        decay_factor(f, decay, sq);
+        add_row(f, cols, (double)x[i] / f->x_scale, t_comp[i], row_weight(f, o, t_comp[i]));
+    }
+    return WPART_OK;
+}
+
+/* ---- the fit ---- */
+
+/* Least squares over the columns col_of[0..k) of R against its t column: unit-norm columns,
+ * Householder QR on the 9 rows (the same rank test as model_fit.c). Returns 1 and fills
+ * coef/c0/sse, or 0 when rank-deficient. */
+static int fi_candidate(const double *R, const double *inv_norm, const int *col_of, int k,
+                        double *coef, double *c0, double *sse)
+{
+    double a[FI_MAXK][NC], b[NC], scale[FI_MAXK], z[FI_MAXK];
+    int lim[FI_MAXK]; /* column j of R is zero below row col (R is triangular) */
+    for (int j = 0; j < k; j++) {
+        int col = col_of[j] < 0 ? C_ONE : col_of[j];
+        double sc = inv_norm[col];
+        if (!(sc > 0.0) || !isfinite(sc)) {
+            return 0;
+        }
+        scale[j] = sc;
+        lim[j] = col + 1;
+        for (int r = 0; r < NC; r++) {
+            a[j][r] = R[r * NC + col] * sc;
+        }
+    }
+    for (int r = 0; r < NC; r++) {
+        b[r] = R[r * NC + C_T];
+    }
+    for (int j = 0; j < k; j++) {
+        double *v = a[j];
+        int hi = lim[j];
+        double nrm = 0.0;
+        for (int r = j; r < hi; r++) {
+            nrm += v[r] * v[r];
+        }
+        nrm = sqrt(nrm);
+        if (nrm < FI_RANK_TOL) {
+            return 0;
+        }
+        double alpha = v[j] > 0.0 ? -nrm : nrm;
+        v[j] -= alpha;
+        double vn2 = 0.0;
+        for (int r = j; r < hi; r++) {
+            vn2 += v[r] * v[r];
+        }
+        if (vn2 > 0.0) {
+            for (int jj = j + 1; jj < k; jj++) {
+                double dot = 0.0;
+                for (int r = j; r < hi; r++) {
+                    dot += v[r] * a[jj][r];
+                }
+                double fct = 2.0 * dot / vn2;
+                for (int r = j; r < hi; r++) {
+                    a[jj][r] -= fct * v[r];
+                }
+            }
+            double dot = 0.0;
+            for (int r = j; r < hi; r++) {
+                dot += v[r] * b[r];
+            }
+            double fct = 2.0 * dot / vn2;
+            for (int r = j; r < hi; r++) {
+                b[r] -= fct * v[r];
+            }
+        }
+        z[j] = alpha;
+    }
+    double y[FI_MAXK];
+    for (int j = k - 1; j >= 0; j--) {
+        double s = b[j];
+        for (int jj = j + 1; jj < k; jj++) {
+            s -= a[jj][j] * y[jj];
+        }
+        y[j] = s / z[j];
+    }
+    memset(coef, 0, sizeof(double) * WPART_DYN_NBASIS);
+    *c0 = 0.0;
+    for (int j = 0; j < k; j++) {
+        double v = y[j] * scale[j];
+        if (!isfinite(v)) {
+            return 0;
+        }
+        if (col_of[j] < 0) {
+            *c0 = v;
+        } else {
+            coef[col_of[j]] = v;
+        }
+    }
+    /* the SSE of these coefficients over every sample: |R [coef; c0; -1]|^2 */
+    double s2 = 0.0;
+    for (int r = 0; r < NC; r++) {
+        const double *rr = R + r * NC;
+        double e = -rr[C_T] + *c0 * rr[C_ONE];
+        for (int j = 0; j < k; j++) {
+            if (col_of[j] >= 0) {
+                e += coef[col_of[j]] * rr[col_of[j]];
+            }
+        }
+        s2 += e * e;
+    }
+    *sse = s2;
+    return 1;
+}
+
+static double fi_sse(const double *R, uint32_t mask, const double *coef, double c0)
+{
+    double s2 = 0.0;
+    for (int r = 0; r < NC; r++) {
+        const double *rr = R + r * NC;
+        double e = -rr[C_T] + c0 * rr[C_ONE];
+        for (int i = 0; i < WPART_DYN_NBASIS; i++) {
+            if (mask & (1u << i)) {
+                e += coef[i] * rr[i];
+            }
+        }
+        s2 += e * e;
+    }
+    return s2;
+}
+
+typedef struct {
+    double score, coef[WPART_DYN_NBASIS], c0;
+    int k;
+    uint32_t key;
+    int dead;
+} cand_t;
+
+/* Finite, > 0 and non-decreasing on the log grid over [x_a, x_b] (model_fit.c's test, terms
+ * summed in basis order as there). */
+static int fi_admissible(uint32_t mask, const double *coef, double c0, double x_a, double x_b,
+                         double x_scale, int G)
+{
+    double prev = 0.0, ratio = x_b / x_a;
+    for (int i = 0; i < G; i++) {
+        double xk = i == G - 1 ? x_b : x_a * pow(ratio, (double)i / (double)(G - 1));
+        double u = xk / x_scale, f = c0;
+        for (int j = 0; j < WPART_DYN_NBASIS; j++) {
+            if (mask & (1u << j)) {
+                f += coef[j] * basis(j, u);
+            }
+        }
+        if (!isfinite(f) || !(f > 0.0)) {
+            return 0;
+        }
+        if (i > 0 && f < prev - FI_MONO_TOL * fabs(prev)) {
+            return 0;
+        }
+        prev = f;
+    }
+    return 1;
+}
+
+static int cand_before(const cand_t *a, const cand_t *b)
+{
+    if (a->score != b->score) {
+        return a->score < b->score;
+    }
+    return a->k < b->k || (a->k == b->k && a->key < b->key);
+}
+
+wpart_status_t wpart_i_fitinc_fit(const wpart_i_fitinc_t *f, int64_t quantum,
+                                  const wpart_dynamic_fit_opts_t *o, wpart_dynamic_model_t *out)
+{
+    wpart_status_t st = WPART_OK;
+    memset(out, 0, sizeof *out);
+    if (f->m < 1) {
+        WPART_FAIL(WPART_EINVAL, "a fit needs at least one sample");
+    }
+    if (f->m > INT32_MAX) {
+        WPART_FAIL(WPART_ELIMIT, "m = %" PRId64 " is too large", f->m);
+    }
+    const double *R = f->R;
+    int64_t mu = f->m, md = f->md;
+    double x_scale = (double)f->x_hi, x_b = 2.0 * x_scale;
+    double x_a = fmin(fmax((double)quantum, (double)f->x_lo / 8.0), x_b);
+    double m_eff = f->sd * f->sd / f->sd2;
+    double sse_floor = FI_SSE_FLOOR * f->swt2;
+    double coef[WPART_DYN_NBASIS], c0 = 0.0, aicc = NAN;
+    uint32_t mask = 1u;
+    int kind = 2;
+    memset(coef, 0, sizeof coef);
+    /* 1 / the 2-norm of each column of R (= of the weighted design column), scaled */
+    double inv_norm[NC];
+    for (int col = 0; col < NC; col++) {
+        double amax = 0.0, nrm = 0.0;
+        for (int r = 0; r <= col; r++) {
+            double v = fabs(R[r * NC + col]);
+            amax = v > amax ? v : amax;
+        }
+        if (amax > 0.0 && isfinite(amax)) {
+            for (int r = 0; r <= col; r++) {
+                double t = R[r * NC + col] / amax;
+                nrm += t * t;
+            }
+            inv_norm[col] = 1.0 / (amax * sqrt(nrm));
+        } else {
+            inv_norm[col] = 0.0;
+        }
+    }
+    if (md >= 3) {
+        cand_t cand[256];
+        int nc = 0;
+        for (uint32_t sm = 1; sm < 128u; sm++) {
+            if ((sm & ~o->allowed_mask) != 0) {
+                continue;
+            }
+            int nb = 0, col_of[FI_MAXK];
+            for (int i = 0; i < WPART_DYN_NBASIS; i++) {
+                nb += (int)((sm >> i) & 1u);
+            }
+            if (nb > o->max_terms) {
+                continue;
+            }
+            int kb = 0;
+            for (int i = 0; i < WPART_DYN_NBASIS; i++) {
+                if (sm & (1u << i)) {
+                    col_of[kb++] = i;
+                }
+            }
+            for (int cst = 0; cst <= (o->intercept ? 1 : 0); cst++) {
+                int k = nb + cst;
+                if (k > md - 1 || mu - k - 1 < 1 || m_eff - k - 1 <= 0.0) {
+                    continue;
+                }
+                col_of[nb] = -1;
+                cand_t *c = &cand[nc];
+                double sse;
+                if (!fi_candidate(R, inv_norm, col_of, k, c->coef, &c->c0, &sse)) {
+                    continue;
+                }
+                sse = sse > sse_floor ? sse : sse_floor;
+                c->score = (sse > 0.0 ? m_eff * log(sse / m_eff) : -INFINITY) + 2.0 * k +
+                           2.0 * k * (k + 1) / (m_eff - k - 1);
+                c->k = k;
+                c->key = (sm << 1) | (uint32_t)cst;
+                c->dead = 0;
+                nc++;
+            }
+        }
+        /* the best admissible candidate: test admissibility best-first (same choice as
+         * testing every candidate, for a fraction of the work) */
+        for (;;) {
+            int bi = -1;
+            for (int i = 0; i < nc; i++) {
+                if (!cand[i].dead && (bi < 0 || cand_before(&cand[i], &cand[bi]))) {
+                    bi = i;
+                }
+            }
+            if (bi < 0) {
+                break;
+            }
+            uint32_t sm = cand[bi].key >> 1;
+            if (fi_admissible(sm, cand[bi].coef, cand[bi].c0, x_a, x_b, x_scale,
+                              o->grid_points)) {
+                memcpy(coef, cand[bi].coef, sizeof coef);
+                c0 = cand[bi].c0;
+                mask = sm;
+                kind = 0;
+                aicc = cand[bi].score;
+                break;
+            }
+            cand[bi].dead = 1;
+        }
+    } else if (md == 2 && o->intercept) {
+        /* the affine model through the two group means = least squares on {u, 1} */
+        int col_of[2] = {0, -1};
+        double cf[WPART_DYN_NBASIS], cc = 0.0, sse;
+        if (fi_candidate(R, inv_norm, col_of, 2, cf, &cc, &sse) && cf[0] > 0.0 && cc >= 0.0) {
+            memcpy(coef, cf, sizeof coef);
+            c0 = cc;
+            kind = 1;
+        }
+    }
+    if (kind == 2) {
+        double num = 0.0, den = 0.0;
+        for (int r = 0; r < NC; r++) {
+            num += R[r * NC + 0] * R[r * NC + C_T];
+            den += R[r * NC + 0] * R[r * NC + 0];
+        }
+        memset(coef, 0, sizeof coef);
+        c0 = 0.0;
+        coef[0] = den > 0.0 ? fmax(num / den, 0.0) : 0.0;
+        mask = 1u;
+    }
+    uint32_t used = 0;
+    for (int i = 0; i < WPART_DYN_NBASIS; i++) {
+        if ((mask & (1u << i)) && coef[i] != 0.0) {
+            used |= 1u << i;
+        } else {
+            coef[i] = 0.0;
+        }
+    }
+    if (kind == 2 && used == 0) {
+        used = 1u;
+    }
+    /* the transfer model G = a1 u + a2 (decay weights) */
+    double a1 = 0.0, a2 = 0.0;
+    if (f->any_tx) {
+        double ub = f->txb / x_scale, tb = f->ttb;
+        double sxy = f->tcxy / x_scale, sxx = f->tcxx / (x_scale * x_scale);
+        if (md >= 2) {
+            a1 = sxx > 0.0 ? sxy / sxx : 0.0;
+            a2 = tb - a1 * ub;
+            if (a1 < 0.0) {
+                a1 = 0.0;
+                a2 = tb;
+            } else if (a2 < 0.0) {
+                double num = sxy + f->tW * ub * tb, den = sxx + f->tW * ub * ub;
+                a1 = den > 0.0 ? fmax(num / den, 0.0) : 0.0;
+                a2 = 0.0;
+            }
+        } else {
+            a2 = tb;
+        }
+        a2 = fmax(a2, 0.0);
+    }
+    out->mask = used;
+    memcpy(out->coef, coef, sizeof coef);
+    out->c0 = c0;
+    out->x_scale = x_scale;
+    out->g_slope = a1;
+    out->g_icept = a2;
+    out->x_a = x_a;
+    out->x_b = x_b;
+    out->sse = fi_sse(R, used, coef, c0);
+    out->aicc = aicc;
+    out->m = (int32_t)mu;
+    out->m_distinct = (int32_t)md;
+    out->kind = kind;
+    double ua = x_a / x_scale, ubb = x_b / x_scale;
+    out->e_a = f_raw(used, coef, c0, ua) + a1 * ua + a2;
+    out->e_b = f_raw(used, coef, c0, ubb) + a1 * ubb + a2;
+    double deriv = (f_raw_deriv(used, coef, ubb) + a1) / x_scale;
+    out->slope_hi = fmax(isfinite(deriv) ? deriv : 0.0, o->slope_floor * out->e_b / x_b);
+    if (!isfinite(out->e_a) || !isfinite(out->e_b) || !isfinite(out->slope_hi)) {
+        WPART_FAIL(WPART_EINTERNAL, "fitted model is not finite on its domain");
+    }
+    if (out->e_a > out->e_b) {
+        out->e_a = out->e_b;
+    }
+    out->valid = 1;
+cleanup:
+    if (st != WPART_OK) {
+        memset(out, 0, sizeof *out);
+    }
+    return st;
+}
