@@ -6,9 +6,11 @@ The decisions, as pure functions over the C core (:mod:`._decide`): :func:`split
 :class:`BisectionGenerator`, :class:`ConfigSearch`, :class:`ImbalanceDetector`,
 :class:`AdaptiveBinarySearch`, :func:`interpolate`; the profile knowledge base
 (:class:`KnowledgeBase`, one JSON file per machine); the decision flow around runs
-(:func:`build_profile`, Algorithm 1 of the paper, and :class:`DecisionLoop`); and real execution of the paper's
-benchmarks as OpenCL kernels (:mod:`wpart.dynamic.multikernel.opencl`, which needs
-``pyopencl`` and an OpenCL driver such as the pip-installable PoCL CPU driver).
+(:func:`build_profile`, Algorithm 1 of the paper, and :class:`DecisionLoop`). Real execution
+through OpenCL: the paper's benchmarks as shipped OpenCL kernels
+(:mod:`wpart.dynamic.multikernel.opencl`) and computations composed as skeleton trees
+(:mod:`wpart.dynamic.multikernel.skeletons`: Kernel, Pipeline, Loop, Map, MapReduce); both
+need ``pyopencl`` and an OpenCL driver, such as the pip-installable PoCL CPU driver.
 """
 
 from . import _decide, _flow, _kb

@@ -1,0 +1,130 @@
+"""Skeleton trees of [Soldado 2016] (Kernel, Pipeline, Map, Loop with global synchronisation,
+MapReduce) run over the OpenCL executions, against NumPy and against the hand-written
+benchmarks, for several splits (CPU fission included)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import wpart
+from wpart.dynamic.multikernel import _topology as T
+from wpart.dynamic.multikernel import skeletons as S
+
+try:
+    from wpart.dynamic.multikernel import opencl as O
+    _WHY = O.unavailable_reason()
+except ImportError as e:  # pragma: no cover
+    O, _WHY = None, str(e)
+
+pytestmark = pytest.mark.skipif(_WHY is not None, reason=f"no usable OpenCL: {_WHY}")
+SRC = O.KERNELS.read_text() if O else ""
+
+
+@pytest.fixture(scope="module")
+def runtimes():
+    out = [O.Runtime(fission="NONE")]
+    levels = [lv for lv, n in T.fission_levels() if n > 1]
+    if levels:
+        out.append(O.Runtime(fission=levels[0]))
+    return out
+
+
+def _shares(rt):
+    P = len(rt.executions)
+    if P == 1:
+        return [[1.0]]
+    return [[0.5, 0.5] + [0.0] * (P - 2), [0.2, 0.8] + [0.0] * (P - 2),
+            [0.0, 1.0] + [0.0] * (P - 2)]
+
+
+def test_filter_pipeline_tree_equals_the_benchmark(runtimes):
+    H, W = 37, 50
+    ref = O.FilterPipeline(H, W, seed=4)
+    u = np.uint32
+    tree = S.Pipeline(
+        S.Kernel(SRC, "gauss_noise", [S.Vec("img", np.uint8, elems_per_unit=W),
+                                      S.Vec("t1", np.uint8, elems_per_unit=W),
+                                      S.Scalar(W, dtype=u), S.OFFSET, S.SIZE, S.Scalar(4, dtype=u)],
+                 items_per_unit=W),
+        S.Kernel(SRC, "solarize", [S.Vec("t1", np.uint8, elems_per_unit=W),
+                                   S.Vec("t2", np.uint8, elems_per_unit=W), S.SIZE],
+                 items_per_unit=W),
+        S.Kernel(SRC, "mirror", [S.Vec("t2", np.uint8, elems_per_unit=W),
+                                 S.Vec("out", np.uint8, elems_per_unit=W, out=True),
+                                 S.Scalar(W, dtype=u), S.SIZE], items_per_unit=W))
+    want = ref.reference()
+    for rt in runtimes:
+        for phi in _shares(rt):
+            out = S.run(rt, tree, H, {"img": ref.img}, shares=phi)
+            assert np.array_equal(out["out"].reshape(H, W), want), phi
+            assert out["_sizes"].sum() == H
+
+
+def test_map_saxpy(runtimes):
+    n = 5003
+    x = np.arange(n, dtype=np.float32)
+    y = np.ones(n, dtype=np.float32)
+    tree = S.Map(S.Kernel(SRC, "saxpy", [S.Scalar(3.0), S.Vec("x", np.float32),
+                                          S.Vec("y", np.float32, out=True), S.SIZE]))
+    for rt in runtimes:
+        for phi in _shares(rt):
+            out = S.run(rt, tree, n, {"x": x, "y": y}, shares=phi)
+            assert np.allclose(out["y"], 3 * x + 1) and (y == 1).all()   # input untouched
+
+
+def test_loop_with_global_sync_nbody(runtimes):
+    ref = O.NBody(157, iterations=3, seed=2)
+    N = ref.units
+
+    def update(host, it):
+        host["pos"][:] = host["pos_new"]
+
+    tree = S.Loop(S.Kernel(SRC, "nbody_step", [
+        S.Vec("pos", np.float32, mode="copy"), S.Vec("vel", np.float32, elems_per_unit=4, out=True),
+        S.Vec("pos_new", np.float32, elems_per_unit=4, out=True), S.Scalar(N, dtype=np.uint32),
+        S.OFFSET, S.SIZE, S.Scalar(ref.dt), S.Scalar(ref.eps2)]),
+        iterations=3, update=update, global_sync=True, gather=["pos_new"])
+    want = ref.reference()
+    for rt in runtimes:
+        for phi in _shares(rt):
+            out = S.run(rt, tree, N, {"pos": ref.pos0, "vel": ref.vel0}, shares=phi)
+            assert np.allclose(out["pos"].reshape(N, 4), want, rtol=1e-4, atol=1e-5), phi
+
+
+HIST = """
+__kernel void hist(__global const uchar *v, __global uint *h, const uint n)
+{ uint i = get_global_id(0); if (i < n) atomic_inc(&h[v[i]]); }
+"""
+
+
+def test_mapreduce_histogram_merged_by_add_and_by_a_host_function(runtimes):
+    vol = np.random.default_rng(0).integers(0, 256, (23, 9, 11), dtype=np.uint8)
+    k = S.Kernel(HIST, "hist", [S.Vec("vol", np.uint8, elems_per_unit=99),
+                                S.Vec("h", np.uint32, mode="copy", out=True), S.SIZE],
+                 items_per_unit=99)
+    want = np.bincount(vol.reshape(-1), minlength=256)
+    for rt in runtimes:
+        for phi in _shares(rt):
+            data = {"vol": vol, "h": np.zeros(256, np.uint32)}
+            out = S.run(rt, S.MapReduce(k, output="h", reduce="add"), 23, data, shares=phi)
+            assert np.array_equal(out["_reduced"], want)
+            out = S.run(rt, S.MapReduce(k, output="h", reduce=lambda ps: sum(p.sum() for p in ps)),
+                        23, data, shares=phi)
+            assert out["_reduced"] == vol.size
+
+
+def test_bad_trees():
+    with pytest.raises(wpart.WpartValueError, match="mode"):
+        S.Vec("x", np.float32, mode="scatter")
+    with pytest.raises(wpart.WpartTypeError, match="args"):
+        S.Kernel(SRC, "saxpy", [1.0])
+    with pytest.raises(wpart.WpartValueError, match="iterations"):
+        S.Loop(S.Kernel(SRC, "nop", []))
+    with pytest.raises(wpart.WpartValueError, match="reduce"):
+        S.MapReduce(S.Kernel(SRC, "nop", []), output="x", reduce="max")
+    rt = O.Runtime()
+    tree = S.Kernel(SRC, "saxpy", [S.Scalar(1.0), S.Vec("x", np.float32),
+                                   S.Vec("y", np.float32, out=True), S.SIZE])
+    with pytest.raises(wpart.WpartValueError, match="x"):
+        S.run(rt, tree, 10, {"x": np.ones(9, np.float32)})
