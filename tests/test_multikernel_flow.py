@@ -173,3 +173,23 @@ def test_bad_input(tmp_path):
     with pytest.raises(wpart.WpartValueError, match="begin"):
         DecisionLoop(KnowledgeBase(tmp_path / "k.json")).end(T=1, device_times=[1], t_gpu=1,
                                                               t_cpu=1)
+
+
+def test_load_injector_starts_pins_and_kills_by_pid():
+    import os
+    from wpart.dynamic import LoadInjector
+    core = sorted(os.sched_getaffinity(0))[-1]
+    inj = LoadInjector(procs=2, cores=[core], start_run=3, stop_run=5)
+    assert [inj.at_run(r) for r in range(7)] == [False, False, False, True, True, False, False]
+    with inj:
+        pids = inj.pids
+        assert len(pids) == 2
+        for pid in pids:
+            os.kill(pid, 0)                                   # alive
+            assert os.sched_getaffinity(pid) == {core}
+    assert not inj.active
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    with pytest.raises(wpart.WpartValueError, match="cores"):
+        LoadInjector(cores=[10**6])
