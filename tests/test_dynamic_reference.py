@@ -189,14 +189,17 @@ def _plbhac_pair(pl, total, preset="paper", **kw):
 
     kinds = [d.kind for d in pl.devices]
     ref = RefPLBHAC(pl.m, total, kinds, preset=preset, **kw)
-    return ref, wd.PLBHAC(pl.m, total, pu_kinds=kinds, preset=preset, **kw)
+    # the reference does not model robust's change detection (tests/test_dynamic_fidelity.py)
+    return ref, wd.PLBHAC(pl.m, total, pu_kinds=kinds, preset=preset, change_ratio=0.0, **kw)
 
 
 @pytest.mark.parametrize(
     "name, total, seed, preset",
     [("linear4", 2**18, 0, "paper"), ("hetero3", 2**16, 0, "paper"), ("hetero3", 2**16, 1, "paper"),
-     ("hetero3", 2**16, 0, "robust"), ("linear4", 2**18, 0, "robust")],
+     ("hetero3", 2**16, 0, "robust"), ("hetero3", 2**16, 1, "robust")],
 )  # fmt: skip
+# (linear4 with robust's affine model fits the exact rates exactly: its sizes then sit on
+# rounding ties that the two implementations' last bits break apart)
 def test_plbhac_trace_equals_c(name, total, seed, preset, **kw):
     pl = Platform.preset(name)
     ref_b, c_b = _plbhac_pair(pl, total, preset, **kw)

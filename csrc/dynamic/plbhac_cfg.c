@@ -1,6 +1,6 @@
 /*
  * plbhac_cfg.c -- the configuration of PLB-HAC / PLB-HeC: the presets "paper" and "robust"
- * (spec 001 App. A) and the validation of every option, with messages naming the option.
+ * and the validation of every option, with messages naming the option.
  */
 #include <math.h>
 #include <string.h>
@@ -26,7 +26,10 @@ void wpart_dynamic_plbhac_cfg_paper(wpart_dynamic_plbhac_cfg_t *c)
     c->step_size = 0;
     c->step_time = 2.0;
     c->min_steps_left = 4;
-    c->min_block_mode = WPART_DYN_MINBLK_FIXED;
+    /* "a minimum block size that does not underutilize the GPUs" (Sec. 3.2 of the paper):
+     * accelerators' minimum blocks reach auto_eta of their best modelled throughput (the
+     * fixed x_init ran a saturating GPU at 22 % of its rate); CPUs keep q */
+    c->min_block_mode = WPART_DYN_MINBLK_AUTO;
     c->min_block = NULL;
     c->auto_eta = 0.8;
     c->min_eval_interval = 0.0;
@@ -34,6 +37,8 @@ void wpart_dynamic_plbhac_cfg_paper(wpart_dynamic_plbhac_cfg_t *c)
     c->sync_steps = 0;
     c->cap = NULL;
     c->paper_strict = 0;
+    c->step_fraction = 0.0;
+    c->change_ratio = 0.0;
     wpart_dynamic_fit_opts_init(&c->fit);
     wpart_dynamic_solve_opts_init(&c->solve);
 }
@@ -44,7 +49,9 @@ void wpart_dynamic_plbhac_cfg_robust(wpart_dynamic_plbhac_cfg_t *c)
     c->training_mode = WPART_DYN_TRAIN_PROBE;
     c->step_mode = WPART_DYN_STEP_RATCHET;
     c->min_block_mode = WPART_DYN_MINBLK_AUTO;
-    c->fit.decay = 0.8;
+    c->fit.allowed_mask = 1u;      /* F = a x + b: the 7-function basis extrapolates badly */
+    c->step_fraction = 1.0 / 64.0; /* steps grow with the input: per-step costs amortise */
+    c->change_ratio = 1.3;         /* a PU's level change is adopted at once (Fig. 6) */
 }
 
 static int bad(double v, double lo, double hi) { return !(isfinite(v) && v >= lo && v <= hi); }
@@ -80,7 +87,12 @@ wpart_status_t wpart_i_plb_validate(const wpart_dynamic_plbhac_cfg_t *c, int32_t
     RANGE(step_time, 0.0, HUGE_VAL)
     RANGE(min_eval_interval, 0.0, HUGE_VAL)
     RANGE(auto_eta, 1e-12, 1.0)
+    RANGE(step_fraction, 0.0, 1.0)
 #undef RANGE
+    if (!(c->change_ratio == 0.0 || (c->change_ratio > 1.0 && isfinite(c->change_ratio)))) {
+        return wpart_i_error(WPART_EINVAL, "change_ratio must be 0 (off) or finite > 1, got %g",
+                             c->change_ratio);
+    }
     if (!(c->tail_alpha >= 0.0 && c->tail_alpha < 1.0)) {
         return wpart_i_error(WPART_EINVAL, "tail_alpha must be in [0, 1), got %g", c->tail_alpha);
     }

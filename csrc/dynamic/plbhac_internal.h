@@ -27,6 +27,7 @@ typedef struct {
     int32_t V;
     int have_S;
     int64_t S, S_train, S_eff;
+    int64_t n_changes; /* level changes detected (change_ratio) */
     int32_t m_tail;
     double T_pred;
     int32_t version;
@@ -51,6 +52,10 @@ typedef struct {
     int64_t *cur_blk; /* block held (-1: none) */
     int32_t *cur_kind;
     double *cur_pred;
+    double *cur_t0, *cur_dur; /* dispatch time and expected duration of the block held */
+    double *lvl, *snap_lvl;   /* change_ratio: sample rescales not yet in the published
+                                 models / in the evaluation in flight (products, 1 = none) */
+    uint8_t *resc;            /* samples rescaled since the last snapshot */
     double *first_t; /* PLB-HeC: duration of the first training block */
 
     /* snapshot captured when an EVAL is issued (eval_run reads only this) */

@@ -173,9 +173,10 @@ def _candidate(u, W, mc, mask, cst):  # noqa: ANN001, ANN202
 
 
 def fit_model(x: Sequence[int], tc: Sequence[float], tx: Sequence[float] | None, quantum: int = 1,
-              intercept: bool = True, decay: float = 1.0) -> RefModel:
+              intercept: bool = True, decay: float = 1.0, allowed: int = 0x7F) -> RefModel:
     """Spec §1.3 with plain weights, no window, <= 3 terms; ``decay`` weighs a sample of age a
-    (in samples of the PU, the newest 0) by decay^a and replaces m by m_eff."""
+    (in samples of the PU, the newest 0) by decay^a and replaces m by m_eff; ``allowed`` is the
+    mask of the candidate basis functions (bit i: x, x^2, x^3, exp, log, x exp, x log)."""
     m = len(x)
     d = [1.0 if decay == 1.0 else decay ** float(m - 1 - i) for i in range(m)]
     order = sorted(range(m), key=lambda i: (x[i], tc[i], tx[i] if tx is not None else 0.0, i))
@@ -234,7 +235,7 @@ def fit_model(x: Sequence[int], tc: Sequence[float], tx: Sequence[float] | None,
         best = None
         for sm in range(1, 128):
             nb = bin(sm).count("1")
-            if nb > 3:
+            if nb > 3 or sm & ~allowed:
                 continue
             for cst in range(2 if intercept else 1):
                 k = nb + cst

@@ -43,18 +43,24 @@ def _llround(v: float) -> int:
 
 class RefPLBHAC(RefBalancer):
     """PLB-HAC, resolve tail with a 1 s floor and gap filling, with the ``paper`` preset
-    (barrier training, frozen step volume, fixed minimum blocks: CPU ``q``, GPU/PHI ``x_init``,
-    no decay) or the ``robust`` one (probe training, ratchet, ``min_block="auto"`` with
-    ``η = 0.8``, decay 0.8), spec 001 App. A."""
+    (barrier training, frozen step volume, ``min_block="auto"`` with ``η = 0.8`` (never below
+    CPU ``q``, GPU/PHI ``x_init``), the seven basis functions, no decay) or the ``robust`` one
+    (probe training, ratchet, the affine basis, ``step_fraction = 1/64``); ``min_block="fixed"``
+    keeps CPU ``q``, GPU/PHI ``x_init``. The change detection of ``robust`` (``change_ratio``)
+    is not modelled: compare with ``change_ratio=0``."""
 
     def __init__(self, n: int, total: int, kinds: Sequence[str], *, x_init: int = 1024,
                  quantum: int = 1, gap_threshold: float = 0.4, tail_start: float = 0.7,
                  tail_alpha: float = 0.1, tail_floor_time: float = 1.0, step_time: float = 2.0,
-                 min_steps_left: int = 4, preset: str = "paper") -> None:
+                 min_steps_left: int = 4, preset: str = "paper", min_block: str = "auto",
+                 step_fraction: float | None = None) -> None:
         super().__init__(n, total)
-        assert preset in ("paper", "robust")
+        assert preset in ("paper", "robust") and min_block in ("auto", "fixed")
         self.robust = preset == "robust"
-        self.decay, self.eta = (0.8 if self.robust else 1.0), 0.8
+        self.decay, self.eta = 1.0, 0.8
+        self.auto = min_block == "auto"
+        self.allowed = 1 if self.robust else 0x7F
+        self.step_fraction = (1.0 / 64.0 if self.robust else 0.0) if step_fraction is None else step_fraction
         self.kinds = list(kinds)
         self.last_train = [0] * n
         q = self.q = quantum
@@ -167,6 +173,9 @@ class RefPLBHAC(RefBalancer):
             "samples": [list(s) for s in self.samples], "completed": self.completed,
             "cursor": self.cursor, "S": self.S, "m_tail": self.m_tail, "S_train": self.S_train,
         }  # fmt: skip
+        if self.step_fraction > 0.0:  # the first S is at least step_fraction * W
+            fw = math.floor(self.step_fraction * float(self.total) / float(self.q)) * float(self.q)
+            self._ev["S_train"] = max(self._ev["S_train"], int(fw))
         self.request_eval(out, trigger)
 
     # EVAL_RUN of §2.3 -------------------------------------------------------------------------
@@ -179,9 +188,9 @@ class RefPLBHAC(RefBalancer):
             tc = [s[1] for s in smp]
             tx = [s[2] for s in smp]
             txs = tx if any(v != 0.0 for v in tx) else None
-            models.append(fit_model(x, tc, txs, q, decay=self.decay))
+            models.append(fit_model(x, tc, txs, q, decay=self.decay, allowed=self.allowed))
         bmin = list(self.bmin)
-        if self.robust:  # min_block="auto" for accelerators (§1.8)
+        if self.auto:  # min_block="auto" for accelerators (§1.8)
             for p in range(n):
                 if self.kinds[p] != "cpu":
                     xa = self._grid_eff(models[p], float(q), 2.0 * models[p].x_scale)
@@ -202,6 +211,8 @@ class RefPLBHAC(RefBalancer):
             f = (1.0 - self.tail_alpha) ** m_tail
             Hf = capacity(models, self.tail_floor_time, [float(v) for v in lb],
                           [float(v) for v in ub])
+            if self.step_fraction > 0.0:  # floor scaled to the input too
+                Hf = max(Hf, float(rem) / (2.0 * float(self.min_steps_left)))
             S_eff_d = max(S * f, min(Hf, float(S)))
         S_eff = max(q * math.floor(S_eff_d * (1.0 + 1e-12) / q), q)  # C: relative slack
         S_eff = max(S_eff, sum(lb))

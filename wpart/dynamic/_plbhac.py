@@ -118,9 +118,15 @@ def _resolve(n: int, w: int, kw: dict[str, Any]) -> tuple[dict[str, Any], Any, A
         ("step_time", 0.0, math.inf, False, False),
         ("auto_eta", 0.0, 1.0, True, False),
         ("min_eval_interval", 0.0, math.inf, False, False),
+        ("step_fraction", 0.0, 1.0, False, False),
     ):
         if key in kw:
             opts[key] = _num(kw.pop(key), key, lo, hi, lo_open=lo_open, hi_open=hi_open)
+    if "change_ratio" in kw:
+        cr = as_float(kw.pop("change_ratio"), "change_ratio", minimum=0.0)
+        if not (cr == 0.0 or (cr > 1.0 and math.isfinite(cr))):
+            raise WpartValueError(f"`change_ratio` must be 0 (off) or a finite number > 1, got {cr!r}")
+        opts["change_ratio"] = cr
     if "tail_mode" in kw:
         opts["tail_mode"] = _TAIL.index(_choice(kw.pop("tail_mode"), "tail_mode", _TAIL))
     for key in ("tail_once", "gap_fill", "paper_strict"):
@@ -214,10 +220,13 @@ class PLBHAC(Balancer):
         Kind of each PU (default all CPU); accelerators get ``x_init`` as minimum block.
     preset : {"paper", "robust"}, default "paper"
         ``"paper"`` follows the paper where it is explicit (a barrier after training, all
-        samples in the fit, the step volume frozen after the first evaluation);
-        ``"robust"`` uses doubling probe blocks instead of the training barrier, forgets old
-        samples (``decay=0.8``) and adapts the step volume. Options given explicitly override
-        the preset.
+        samples in the fit over the paper's seven basis functions, the step volume frozen
+        after the first evaluation, accelerators' minimum blocks that do not underutilize
+        them, Sec. 3.2); ``"robust"`` (recommended) uses doubling probe blocks instead of the
+        training barrier, an affine compute model (``fit={"basis": ["x"]}``), steps that
+        grow with the input (``step_fraction=1/64``, a ratcheting step volume) and adopts a
+        PU's change of speed at once (``change_ratio=1.3``). Options given explicitly
+        override the preset.
     quantum : int, default 1
         Granularity of a valid block.
     x_init : int, default 1024
@@ -240,8 +249,9 @@ class PLBHAC(Balancer):
     step_time : float, default 2.0
     min_steps_left : int, default 4
     min_block : {"fixed", "auto"} or array_like of int, optional
-        The minimum-block mode, or per-PU minimum blocks (default GPU/PHI ``x_init``, CPU
-        ``quantum``).
+        The minimum-block mode, or per-PU minimum blocks. Default ``"auto"``: an accelerator's
+        smallest block reaching ``auto_eta`` of its best modelled throughput, never below
+        ``x_init`` (CPU ``quantum``); ``"fixed"``: GPU/PHI ``x_init``, CPU ``quantum``.
     min_block_mode : {"fixed", "auto"}, optional
     auto_eta : float, default 0.8
     min_eval_interval : float, default 0.0
@@ -257,6 +267,22 @@ class PLBHAC(Balancer):
         Solver options: tol_T, tol_x, max_outer, max_inner, newton_polish.
     decay, window : optional
         Shortcuts for ``fit["decay"]`` and ``fit["window"]``.
+    step_fraction : float, optional
+        With step_mode ``"frozen"`` or ``"ratchet"``, the step volume S is at least this
+        fraction of ``n`` (still capped at the remaining data / ``min_steps_left``): the
+        paper's input "normalised to 1" (Sec. 3.2), so that the number of virtual steps, and
+        the per-step costs, do not grow with ``n``; the tail's floor then also keeps at least
+        the remaining data / (2 ``min_steps_left``) per step. 0 (preset ``"paper"``) keeps S a
+        fixed duration (``step_time``); preset ``"robust"``: 1/64.
+    change_ratio : float, optional
+        When a block inside the sampled range takes more than ``change_ratio`` times (or less
+        than ``1 / change_ratio`` times) the compute time the model predicts, the PU's older
+        samples are rescaled to the new level, so the next evaluation sees the change at
+        once (Sec. 5.4, Fig. 6); a regular block still running after ``change_ratio`` times
+        its expected duration counts too, from the elapsed time, when the next evaluation is
+        issued. Meant for the affine model of preset ``"robust"`` (1.3): with the seven
+        basis functions a rescaled fit may pick another shape. 0 = off (preset ``"paper"``:
+        the fit over all samples).
     """
 
     _hec = False
@@ -293,10 +319,15 @@ class PLBHAC(Balancer):
         solve: dict[str, Any] | None = None,
         decay: float | None = None,
         window: int | None = None,
+        step_fraction: float | None = None,
+        change_ratio: float | None = None,
     ) -> None:
         given = {k: v for k, v in locals().items() if k in _DEFAULTS and v is not None}
         m, n = m_n(m, n)
-        opts, kinds, mb, cp = _resolve(m, n, given)
+        kw = dict(given)
+        if self._hec and "min_block" not in kw and "min_block_mode" not in kw:
+            kw["min_block_mode"] = "fixed"  # PLB-HeC keeps its fixed minimum blocks
+        opts, kinds, mb, cp = _resolve(m, n, kw)
         self._args = (m, n)
         # what repr() and fresh() pass again: the options that differ from the defaults
         self._kw = {k: v for k, v in given.items() if not _is_default(k, v)}
@@ -348,6 +379,7 @@ _DEFAULTS: dict[str, Any] = {
     "step_time": 2.0, "min_steps_left": 4, "min_block": None, "min_block_mode": None,
     "auto_eta": 0.8, "min_eval_interval": 0.0, "gap_fill": True, "cap": None,
     "paper_strict": False, "fit": None, "solve": None, "decay": None, "window": None,
+    "step_fraction": None, "change_ratio": None,
 }  # fmt: skip
 
 
@@ -364,7 +396,9 @@ def _is_default(key: str, v: Any) -> bool:
 class PLBHeC(PLBHAC):
     """PLB-HeC (reference [10] of [Sant'Ana 2017], Sec. 2): PLB-HAC's models and solver with a
     barrier after every training round and execution step, evaluations while every PU idles,
-    no gap filling and no tail shrink. Takes the same options as :class:`PLBHAC`."""
+    no gap filling and no tail shrink. Takes the same options as :class:`PLBHAC`; its minimum
+    blocks stay fixed (GPU/PHI ``x_init``, CPU ``quantum``) unless ``min_block`` or
+    ``min_block_mode`` is given."""
 
     _hec = True
 

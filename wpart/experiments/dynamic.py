@@ -232,8 +232,8 @@ def run_dynamic(out_dir: Path, quick: bool = False, progress: bool = True) -> di
         ["check", "result"], [[k, "holds" if v else "FAILED"] for k, v in checks.items()],
         title=f"dynamic checks: {'all hold' if ok else 'SOME FAILED'} ({elapsed:.1f} s)")])
     files["table"].write_text(table + "\n")
-    b4 = {c: {k: v for k, v in d.items() if k in ("rho_star", "factor")} |
-          {p: {k: v for k, v in d[p].items() if k in ("ratio40", "gpuB_up", "makespan")} for p in ("paper", "robust")}
+    b4 = {c: {k: v for k, v in d.items() if k in ("rho_star", "factor", "paper_ratio", "paper_time")} |
+          {p: {k: v for k, v in d[p].items() if k in ("ratio_paper_time", "ratio45", "ratio40", "gpuB_up", "makespan")} for p in ("paper", "robust")}
           for c, d in bench["b4"].items()}
     write_json(files["json"], {"family": "dynamic", "ok": ok, "quick": quick, "checks": checks,
                                "verdicts": vs.to_list(), "counts": vs.counts(), "report": report,

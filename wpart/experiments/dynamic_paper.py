@@ -102,10 +102,15 @@ def b1_makespan(quick: bool, progress: Callable[[Iterable], Iterable] = lambda x
     Wb = max(sizes)
     big = [d for d in data if len(d["machines"]) >= 3 and d["W"] == Wb]
     base = ("HDSS", "PLB-HeC", "Greedy(1024)")
-    worst = max(d["makespan"]["PLB-HAC/paper"] / min(d["makespan"][k] for k in base) for d in big)
-    vs = [_v("Fig. 4 (B1a)", f">= 3 machines, W = {_p2(Wb)}: PLB-HAC / best of HDSS, PLB-HeC, Greedy(1024)",
-             "PLB-HAC faster than all", f"{worst:.3f} (worst case)", worst <= 0.97, "<= 0.97",
-             run, STANDIN + ("; quick mode runs W = 2^18, the criterion is at 2^20" if quick else ""))]
+    worst = {p: max(d["makespan"][f"PLB-HAC/{p}"] / min(d["makespan"][k] for k in base) for d in big)
+             for p in ("paper", "robust")}
+    vs = [_v("Fig. 4 (B1a)", f">= 3 machines, W = {_p2(Wb)}: PLB-HAC / best of HDSS, PLB-HeC, Greedy(1024), "
+             "preset paper / robust (the recommended one decides)",
+             "PLB-HAC faster than all", f"{worst['paper']:.3f} / {worst['robust']:.3f} (worst case)",
+             worst["robust"] <= 0.97, "robust <= 0.97",
+             run, STANDIN + ("; quick mode runs W = 2^18, the criterion is at 2^20" if quick else "") +
+             "; the steps of a fixed duration (step_time) and the training barrier weigh most on short "
+             "runs (see bench_dynamic.py --fidelity)")]
     for preset, bound in (("paper", 1.25), ("robust", 1.10)):
         ratios = [(d["makespan"][f"PLB-HAC/{preset}"] / d["oracle_stepped"], d) for d in data]
         r, dw = max(ratios, key=lambda t: t[0])
@@ -248,9 +253,11 @@ def rho_star(platform: Any, S: float, pu: int, factor: float) -> float:
 def b4_adapt(quick: bool):
     """B4: adaptation to a slowdown of GPU A at t = 142 s (Fig. 6 analogue).
 
-    The share of one step given to GPU A (X[GPU A] / S) is compared 40 s after the event with
-    its value just before; with a fixed S this is the ratio of X itself (Fig. 6's measure),
-    and it stays meaningful when the ``robust`` preset's ratchet grows S.
+    GPU A's published block X 38 s (case a) / 43 s (case b) after the event, divided by its
+    last value before (Fig. 6's measure: 2500 KB -> 1188 KB in 38 s, -> 320 KB in 43 s), for
+    both presets, beside the post-event optimum rho* at the same step volume; also 45 s after.
+    Verdicts for the recommended preset ``robust``: case b, X at most 0.35 of its value within
+    45 s; case a, at least 75 % of the move to rho*; GPU B's block grows in both.
     """
     D = _d()
     data: dict = {}
@@ -266,35 +273,44 @@ def b4_adapt(quick: bool):
             r = D.simulate(pl, D.PLBHAC(pl.m, W, pu_kinds=pl.kinds, preset=preset), seed=0, trace=False)
             ser = r.series
             t, X, S = ser["t"], ser["X"].astype(float), ser["S_eff"]
-            share = X / S[:, None]
             ib = np.flatnonzero(t < 142.0)
-            ia = np.flatnonzero(t >= 182.0)
-            if len(ib) == 0 or len(ia) == 0:
-                res[preset] = {"makespan": r.makespan, "ratio40": float("nan"), "gpuB_up": False}
+            ip = np.flatnonzero(t <= 142.0 + paper_time)
+            i45 = np.flatnonzero(t <= 142.0 + 45.0)
+            if len(ib) == 0 or len(i45) == 0:
+                res[preset] = {"makespan": r.makespan, "ratio_paper_time": float("nan"),
+                               "ratio45": float("nan"), "ratio40": float("nan"), "gpuB_up": False}
                 continue
-            b, a = ib[-1], ia[0]
+            b, a, a45 = ib[-1], ip[-1], i45[-1]
             res[preset] = {"t": t, "X": X, "S": S, "makespan": r.makespan,
-                           "ratio40": float(share[a, gpu_a] / share[b, gpu_a]),
-                           "gpuB_up": bool(share[a, gpu_b] > share[b, gpu_b]), "S_before": float(S[b])}
+                           "ratio_paper_time": float(X[a, gpu_a] / X[b, gpu_a]),
+                           "ratio45": float(X[a45, gpu_a] / X[b, gpu_a]),
+                           "ratio40": float(X[np.flatnonzero(t <= 182.0)[-1], gpu_a] / X[b, gpu_a]),
+                           "gpuB_up": bool(X[a45, gpu_b] > X[b, gpu_b]), "S_before": float(S[b])}
         rho = rho_star(pl, res["robust"].get("S_before", 10_000.0), gpu_a, factor)
-        data[case] = {"rho_star": rho, "factor": factor, **res}
-        rb = res["robust"]
-        bound = 1 - 0.75 * (1 - rho)
-        ok = bool(rb["ratio40"] <= bound and rb["gpuB_up"])
-        run = f"adapt2 case {case}: GPU A compute x{factor:g} from t = 142 s, W = {W}, seed 0, preset robust"
-        moved = (1 - rb["ratio40"]) / (1 - rho) if rho < 1 else float("nan")
-        vs.append(_v("Fig. 6 (B4)", f"case {case}: share of the move to the post-event optimum made by GPU A's "
-                     "step share 40 s after the event; GPU B's share grows",
-                     f"adapts within ~40 s (GPU A's share x{paper_ratio} in {paper_time:.0f} s at a slowdown "
-                     "it does not state: not comparable to ours)",
-                     f"{100 * moved:.0f}% of the move (share x{rb['ratio40']:.3f}, optimum x{rho:.3f}); "
-                     f"GPU B {'grows' if rb['gpuB_up'] else 'does not grow'}",
-                     ok, ">= 75% of the move to the optimum (share ratio <= "
-                     f"1 - 0.75(1 - rho*) = {bound:.3f})", run,
-                     STANDIN + f"; slowdown x{factor:g} assumed"))
-        pp = res["paper"]
-        report.append((f"B4{case}", f"preset paper (all samples, no forgetting): share ratio 40 s after (rho* {rho:.3f})",
-                       f"{pp['ratio40']:.3f}"))
+        data[case] = {"rho_star": rho, "factor": factor, "paper_ratio": paper_ratio,
+                      "paper_time": paper_time, **res}
+        rb, pp = res["robust"], res["paper"]
+        run = (f"adapt2 case {case}: GPU A compute x{factor:g} from t = 142 s, W = {W}, seed 0; "
+               f"post-event optimum at the same step volume rho* = {rho:.3f}")
+        if case == "b":
+            ok = bool(rb["ratio45"] <= 0.35 and rb["gpuB_up"])
+            tol = "robust: X[GPU A] <= 0.35 of its value within 45 s, GPU B's grows"
+        else:
+            bound = 1 - 0.75 * (1 - rho)
+            ok = bool(rb["ratio45"] <= bound and rb["gpuB_up"])
+            tol = f"robust: >= 75% of the move to rho* within 45 s (ratio <= {bound:.3f}), GPU B's grows"
+        vs.append(_v("Fig. 6 (B4)", f"case {case}: GPU A's block {paper_time:.0f} s after its slowdown / before "
+                     "(preset paper / robust); GPU B's block grows",
+                     f"x{paper_ratio} in {paper_time:.0f} s (the paper's slowdown factor is not stated)",
+                     f"x{pp['ratio_paper_time']:.3f} / x{rb['ratio_paper_time']:.3f} (45 s: x{pp['ratio45']:.3f} / "
+                     f"x{rb['ratio45']:.3f}); GPU B {'grows' if rb['gpuB_up'] else 'does not grow'}",
+                     ok, tol, run,
+                     STANDIN + f"; slowdown x{factor:g} assumed; preset paper fits every sample "
+                     "(Sec. 3.3: 'using all the execution time measurements'), so old fast samples "
+                     "outweigh the slow ones for many steps; robust adopts a change of speed at once "
+                     "(change_ratio)"))
+        report.append((f"B4{case}", f"preset paper (all samples, no change detection): GPU A's block 45 s after "
+                       f"(rho* {rho:.3f})", f"{pp['ratio45']:.3f}"))
     return data, vs, report
 
 
@@ -334,3 +350,133 @@ def b6_training(quick: bool):
 
 def default_verdict(v: Verdict) -> Verdict:  # pragma: no cover - kept for symmetry with others
     return v
+
+
+#: The two presets as they were before the fidelity work of this release (the "before"
+#: column of :func:`fidelity_table`): fixed minimum blocks in ``paper``; in ``robust`` the
+#: seven basis functions with decay 0.8, no step fraction and no change detection.
+PRESETS_BEFORE = {"paper": {"preset": "paper", "min_block": "fixed"},
+                  "robust": {"preset": "robust", "step_fraction": 0.0, "change_ratio": 0.0, "decay": 0.8,
+                             "fit": {"basis": ["x", "x2", "x3", "exp", "log", "xexp", "xlog"]}}}
+#: The presets as they are now (explicit keywords override nothing).
+PRESETS_NOW = {"paper": {"preset": "paper"}, "robust": {"preset": "robust"}}
+
+
+def fidelity_table(*, seeds: Iterable[int] = range(10), sweep: Iterable[int] = (20, 22, 24, 26),
+                   configs: dict[str, dict] | None = None, eval_cost: float = 0.1) -> dict:
+    """The table of the paper's headline (Sec. 6: "better for higher degrees of heterogeneity
+    and larger problem sizes"): mean makespan ratio PLB-HAC / baseline over `seeds` for
+    Greedy(1024), HDSS and PLB-HeC on ``paper5`` (machines A-E, mm) and ``hetero3`` at their
+    preset size (W = 2^20), and one seed of ``paper5`` against HDSS for W = 2^e, e in `sweep`,
+    with the gap of each to the one-shot optimum. `configs` maps a label to PLBHAC keywords
+    (default :data:`PRESETS_NOW`). Simulated, stand-in platforms.
+    """
+    D = _d()
+    configs = PRESETS_NOW if configs is None else configs
+    seeds = list(seeds)
+    out: dict = {"seeds": len(seeds), "eval_cost": eval_cost, "configs": configs, "platforms": {}, "sweep": []}
+    for name in ("paper5", "hetero3"):
+        pl = _pl("ABCDE", "mm") if name == "paper5" else D.Platform.preset("hetero3")
+        W, m, kinds = int(pl.n), pl.m, pl.kinds
+        algos: dict[str, Callable[[], Any]] = {
+            "Greedy(1024)": lambda: D.Greedy(m, W, chunk=1024), "HDSS": lambda: D.HDSS(m, W),
+            "PLB-HeC": lambda: D.PLBHeC(m, W, pu_kinds=kinds)}
+        for lab, kw in configs.items():
+            algos[f"PLB-HAC/{lab}"] = lambda kw=kw: D.PLBHAC(m, W, pu_kinds=kinds, **kw)
+        mk = _mean_makespans(pl, algos, seeds, eval_cost)
+        ratios = {lab: {b: mk[f"PLB-HAC/{lab}"] / mk[b] for b in ("Greedy(1024)", "HDSS", "PLB-HeC")}
+                  for lab in configs}
+        out["platforms"][name] = {"W": W, "makespan": mk, "ratio": ratios,
+                                  "oracle_oneshot": float(D.oracle_oneshot(pl, W).makespan)}
+    pl = _pl("ABCDE", "mm")
+    for e in sweep:
+        W = 2**e
+        h = D.simulate(pl, D.HDSS(pl.m, W), seed=0, eval_cost=eval_cost, trace=False).makespan
+        opt = float(D.oracle_oneshot(pl, W).makespan)
+        row = {"W": W, "HDSS": float(h), "oracle_oneshot": opt}
+        for lab, kw in configs.items():
+            r = D.simulate(pl, D.PLBHAC(pl.m, W, pu_kinds=pl.kinds, **kw), seed=0, eval_cost=eval_cost, trace=False)
+            row[lab] = {"makespan": float(r.makespan), "vs_HDSS": float(r.makespan / h),
+                        "vs_oracle": float(r.makespan / opt), "blocks": int(r.n_blocks), "evals": int(r.n_evals)}
+        out["sweep"].append(row)
+    return out
+
+
+def fidelity_text(d: dict, title: str) -> str:
+    """The table of :func:`fidelity_table` as text (``paper`` / ``robust`` in each cell)."""
+    from . import format_table
+
+    labs = list(d["configs"])
+    rows = []
+    for name, p in d["platforms"].items():
+        rows.append([f"{name} (W = {_p2(p['W'])}, {d['seeds']} seeds)"] +
+                    [" / ".join(f"{p['ratio'][lab][b]:.2f}" for lab in labs) for b in ("Greedy(1024)", "HDSS", "PLB-HeC")])
+    sw = d["sweep"]
+    if sw:
+        rows.append([f"paper5, seed 0, W = {' -> '.join(_p2(r['W']) for r in sw)}", "",
+                     " -> ".join(" / ".join(f"{r[lab]['vs_HDSS']:.2f}" for lab in labs) for r in sw), ""])
+        rows.append(["  same, PLB-HAC / one-shot optimum", "",
+                     " -> ".join(" / ".join(f"{r[lab]['vs_oracle']:.2f}" for lab in labs) for r in sw), ""])
+    return format_table(["platform", "vs Greedy(1024)", "vs HDSS", "vs PLB-HeC"], rows,
+                        title=f"{title}: makespan PLB-HAC / baseline, {' / '.join(labs)} ({STANDIN})")
+
+
+#: One knob at a time from the ``paper`` preset as it was (:data:`PRESETS_BEFORE`), each
+#: isolating one suspected cause of PLB-HAC's losses (:func:`fidelity_causes`).
+CAUSE_KNOBS = {
+    "none (paper preset, before)": {},
+    "evaluation cost not charged (eval_cost 0)": {"eval_cost": 0.0},
+    "no gap filling": {"gap_fill": False},
+    "no tail shrink": {"tail_mode": "off"},
+    "forgetting (decay 0.8)": {"decay": 0.8},
+    "probe training": {"training": "probe"},
+    "x_init 4096": {"x_init": 4096},
+    "step_time 8 s": {"step_time": 8.0},
+    "step_time 30 s": {"step_time": 30.0},
+    "auto minimum blocks (Sec. 3.2)": {"min_block": "auto"},
+    "affine model (basis x)": {"fit": {"basis": ["x"]}},
+    "step_fraction 1/64": {"step_fraction": 1 / 64},
+}
+
+
+def fidelity_causes(*, seeds: Iterable[int] = range(10), W_big: int = 2**24) -> dict:
+    """Each knob of :data:`CAUSE_KNOBS` alone on top of the old ``paper`` preset: mean makespan
+    ratio against HDSS on ``hetero3`` (W = 2^20, `seeds`) and on ``paper5`` at ``W_big``
+    (seed 0), with the number of blocks and the one-shot optimum's ratio.
+    Simulated, stand-in platforms."""
+    D = _d()
+    seeds = list(seeds)
+    h3 = D.Platform.preset("hetero3")
+    p5 = _pl("ABCDE", "mm")
+    Wh = int(h3.n)
+    hd3 = float(np.mean([D.simulate(h3, D.HDSS(h3.m, Wh), seed=s, eval_cost=0.1, trace=False).makespan
+                         for s in seeds]))
+    hd5 = float(D.simulate(p5, D.HDSS(p5.m, W_big), seed=0, eval_cost=0.1, trace=False).makespan)
+    o3 = float(D.oracle_oneshot(h3, Wh).makespan)
+    o5 = float(D.oracle_oneshot(p5, W_big).makespan)
+    rows = {}
+    for name, knob in CAUSE_KNOBS.items():
+        kw = dict(PRESETS_BEFORE["paper"])
+        kw.update(knob)
+        ec = kw.pop("eval_cost", 0.1)
+        r3 = [D.simulate(h3, D.PLBHAC(h3.m, Wh, pu_kinds=h3.kinds, **kw), seed=s, eval_cost=ec, trace=False)
+              for s in seeds]
+        r5 = D.simulate(p5, D.PLBHAC(p5.m, W_big, pu_kinds=p5.kinds, **kw), seed=0, eval_cost=ec, trace=False)
+        m3 = float(np.mean([r.makespan for r in r3]))
+        rows[name] = {"hetero3_vs_HDSS": m3 / hd3, "hetero3_vs_oracle": m3 / o3,
+                      "hetero3_blocks": float(np.mean([r.n_blocks for r in r3])),
+                      "paper5_vs_HDSS": float(r5.makespan) / hd5, "paper5_vs_oracle": float(r5.makespan) / o5,
+                      "paper5_blocks": int(r5.n_blocks)}
+    return {"seeds": len(seeds), "W_big": W_big, "HDSS": {"hetero3": hd3, "paper5": hd5}, "rows": rows}
+
+
+def causes_text(d: dict) -> str:
+    """:func:`fidelity_causes` as a table."""
+    from . import format_table
+
+    rows = [[k, v["hetero3_vs_HDSS"], v["hetero3_vs_oracle"], v["hetero3_blocks"], v["paper5_vs_HDSS"],
+             v["paper5_vs_oracle"], v["paper5_blocks"]] for k, v in d["rows"].items()]
+    return format_table(["knob (alone, on the old paper preset)", "hetero3 /HDSS", "/opt", "blocks",
+                         f"paper5 {_p2(d['W_big'])} /HDSS", "/opt", "blocks"], rows,
+                        title=f"One knob at a time: PLB-HAC makespan ratios (hetero3: {d['seeds']} seeds; "
+                              f"paper5: seed 0; {STANDIN})")

@@ -56,7 +56,7 @@ typedef struct {
     int64_t step_size;        /* S for step_mode fixed (elements, >= quantum); 0 otherwise */
     double step_time;         /* seconds, 2.0 */
     int32_t min_steps_left;   /* 4 */
-    int32_t min_block_mode;   /* wpart_dynamic_minblk_mode_t, fixed (paper) / auto (robust) */
+    int32_t min_block_mode;   /* wpart_dynamic_minblk_mode_t, auto */
     const int64_t *min_block; /* per PU (n values, >= 0) or NULL: GPU/PHI x_init, CPU q */
     double auto_eta;          /* η, 0.8 */
     double min_eval_interval; /* seconds between evaluations triggered by new steps, 0 */
@@ -64,13 +64,19 @@ typedef struct {
     int32_t sync_steps;       /* 0; 1 = PLB-HeC behaviour (what wpart_dynamic_plbhec_new sets) */
     const int64_t *cap;       /* per-PU block caps (device memory; n values >= 1) or NULL */
     int32_t paper_strict;     /* 1: no intercept, step_mode fixed, tail_mode scale; 0 */
-    wpart_dynamic_fit_opts_t fit;     /* decay 1 (paper) / 0.8 (robust) */
+    double step_fraction;     /* frozen/ratchet: S >= step_fraction * W (the paper's input
+                                 "normalised to 1", Sec. 3.2), capped as S is; 0 = off */
+    double change_ratio;      /* > 1: a block whose compute time differs from the model by more
+                                 than this factor rescales the PU's older samples to it; 0 = off */
+    wpart_dynamic_fit_opts_t fit;     /* paper: 7 basis functions; robust: x (affine) */
     wpart_dynamic_solve_opts_t solve;
 } wpart_dynamic_plbhac_cfg_t;
 
-/** Preset "paper" (App. A): the faithful reproduction. total is set to 0. */
+/** Preset "paper": the faithful reproduction (auto minimum blocks for accelerators: "a minimum
+ * block size that does not underutilize the GPUs", Sec. 3.2). total is set to 0. */
 void wpart_dynamic_plbhac_cfg_paper(wpart_dynamic_plbhac_cfg_t *c);
-/** Preset "robust" (App. A): probe training, ratchet steps, auto minimum blocks, decay 0.8. */
+/** Preset "robust" (recommended): probe training, ratchet steps, auto minimum blocks, an
+ * affine compute model (basis x plus a constant), step_fraction 1/64, change_ratio 1.3. */
 void wpart_dynamic_plbhac_cfg_robust(wpart_dynamic_plbhac_cfg_t *c);
 
 /**
