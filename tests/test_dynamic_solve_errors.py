@@ -218,3 +218,21 @@ def test_equal_finish_result_protocol():
 def test_equal_finish_bad_input(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+def test_binding_refuses_mixed_or_malformed_packed_models():
+    from wpart import _core
+
+    good = d.fit_model([100, 200, 400], [1.0, 2.0, 4.1]).packed
+    with pytest.raises(wpart.WpartTypeError, match=r"`models\[1\]` must be a packed model"):
+        _core.dynamic_solve_equal_time((good, lambda x: x), 10.0, None, None, 1e-10, 1e-12,
+                                       200, 100, 0)
+    with pytest.raises(wpart.WpartTypeError, match=r"`models\[0\]` must be a packed model"):
+        _core.dynamic_equal_finish((good[:5].copy(),), 10, 1)
+    with pytest.raises(wpart.WpartTypeError, match="`S`"):
+        _core.dynamic_solve_equal_time((good,), "10", None, None, 1e-10, 1e-12, 200, 100, 0)
+    with pytest.raises(wpart.WpartTypeError, match="takes 3 arguments"):
+        _core.dynamic_equal_finish((good,), 10)
+    x, T = _core.dynamic_solve_equal_time([good, good], 10.0, None, None, 1e-10, 1e-12, 200,
+                                          100, 0)
+    assert x.sum() == pytest.approx(10.0) and x[0] == pytest.approx(x[1])

@@ -51,6 +51,8 @@ with open(TXT, "w") as _f:
 with open(BIN, "wb") as _f:
     _f.write(b"\xff\xfe\x00{garbage")
 LIN = [lambda x, r=r: np.asarray(x, float) / r for r in (1.0, 2.0, 4.0)]
+FIT = [dyn.fit_model([100, 200, 400, 800], [0.1 * r, 0.2 * r, 0.4 * r, 0.9 * r])
+       for r in (1.0, 2.0, 3.0)] * 12  # 36 PUs: the binding unpacks beyond its stack buffer
 
 
 def _raises(fn, *a, **k):
@@ -86,6 +88,10 @@ CASES = [
      True),
     ("dynamic.solve_equal_time", lambda: (dyn.solve_equal_time(LIN, 1000.0),
                                           _raises(dyn.solve_equal_time, LIN, math.nan)), False),
+    ("dynamic.equal_finish", lambda: (dyn.equal_finish(FIT, 7000, quantum=16),
+                                      dyn.equal_finish(FIT[:3], 700), dyn.equal_finish(LIN, 700),
+                                      _raises(dyn.equal_finish, [LIN[0], lambda x: -1.0], 7)),
+     False),
     ("dynamic.round_blocks", lambda: (dyn.round_blocks(LIN, [100.0, 200.0, 400.0], 700),
                                       _raises(dyn.round_blocks, LIN, [1.0, 2.0], 3)), False),
     ("hetero.milp_front", lambda: (wh.milp_front(PROF, 4),
