@@ -10,7 +10,9 @@
 * Round trip: read -> write -> read gives an equal problem on every dataset, and the written
   tasks and communications are the ones read, field for field (initial assignment). The
   written files pass vt's schema for the format, checked with the ``schema`` package that
-  LBAF and vt validate with (LBAF itself needs Python <= 3.10).
+  LBAF and vt validate with; LBAF's own reader reads them (objects, ranks, loads, pinned tasks
+  as its sentinel objects, blocks) when LBAF is importable or ``WPART_LBAF_PATH`` points at an
+  unpacked ``lbaf`` wheel (PyPI's lbaf 1.0.1 needs Python <= 3.10; skipped otherwise).
 """
 
 from __future__ import annotations
@@ -405,6 +407,84 @@ def test_the_schema_rejects_what_vt_rejects():
          "time": 1.0}]}]}
     with pytest.raises(schema.SchemaError):
         sch.validate(bad)  # the task's entity lacks `migratable`
+
+
+# ------------------------------------------------------------------ LBAF's own reader
+
+_LBAF_READ = r'''
+import json, logging, sys, types
+class _Any(types.ModuleType):
+    def __getattr__(self, name):
+        return type(name, (), {})
+sys.modules.setdefault("vtk", _Any("vtk"))
+from lbaf.IO.lbsVTDataReader import LoadReader
+from lbaf.Model.lbsPhase import Phase
+from lbaf.Utils.lbsLogging import get_logger
+logger = get_logger()
+logger.setLevel(logging.ERROR)
+# LBAF 1.0.1 fetches its schema checker from vt's repository at run time: the schema is
+# checked by test_written_files_pass_vts_schema instead
+LoadReader.SCHEMA_VALIDATOR_CLASS = object
+reader = LoadReader(file_prefix=sys.argv[1], logger=logger, file_suffix="json",
+                    check_schema=False)
+phase = Phase(logger, 0, reader=reader)
+phase.populate_from_log(int(sys.argv[2]))
+out = {"ranks": {}, "objects": {}}
+for r in phase.get_ranks():
+    out["ranks"][r.get_id()] = r.get_size()
+    for o in r.get_objects():
+        b = o.get_shared_block()
+        out["objects"][str(o.get_id())] = [r.get_id(), o.get_load(), r.is_sentinel(o),
+                                           None if b is None else b.get_id()]
+print("@@" + json.dumps(out))
+'''
+
+
+def _lbaf_env():
+    import importlib.util
+    path = os.environ.get("WPART_LBAF_PATH")
+    if importlib.util.find_spec("lbaf") is None and not path:
+        pytest.skip("LBAF is not importable (PyPI's lbaf 1.0.1 needs Python <= 3.10; set "
+                    "WPART_LBAF_PATH to an unpacked lbaf wheel to run this check)")
+    env = dict(os.environ)
+    if path:
+        env["PYTHONPATH"] = os.pathsep.join([path, env.get("PYTHONPATH", "")])
+    return env
+
+
+def test_lbaf_reads_written_files(tmp_path):
+    """LBAF's own reader on wpart-written files (balanced, pinned tasks included): every
+    object on its rank with its load, pinned tasks as LBAF's sentinel objects."""
+    import subprocess
+    import sys
+    env = _lbaf_env()
+    probs = []
+    nolb = [s for s in STEMS if "nolb-8color" in s]
+    if nolb:
+        probs.append(read_lbdatafile(nolb[0]))
+    for i in range(3):
+        p = G.random_problem(4, 20, 3, 15, seed=i, memory=True)
+        probs.append(p.with_(migratable=np.arange(20) % 3 != 0,
+                             task_ids=np.arange(20) + 100))
+    for i, p in enumerate(probs):
+        r = balance(p, method="ccm", seed=i, subclusters="fill")
+        stem = str(tmp_path / f"l{i}" / "data")
+        p.to_lbdatafile(stem, assignment=r.assignment)
+        out = subprocess.run([sys.executable, "-c", _LBAF_READ, stem, str(p.meta.get("phase", 0)
+                                                                          if p.meta else 0)],
+                             env=env, capture_output=True, text=True, timeout=120)
+        got = [ln for ln in out.stdout.splitlines() if ln.startswith("@@")]
+        assert got, out.stderr[-2000:]
+        lb = json.loads(got[0][2:])
+        objs = lb["objects"]
+        assert len(objs) == p.n_tasks
+        for k, tid in enumerate(p.task_ids.tolist()):
+            rank, load, sentinel, blk = objs[str(tid)]
+            assert rank == r.assignment[k] and load == pytest.approx(p.task_load[k])
+            assert sentinel == (not p.migratable[k])
+            b = p.task_block[k] if p.task_block is not None else -1
+            bids = p.block_ids if p.block_ids is not None else np.arange(p.n_blocks)
+            assert blk == (None if b < 0 else int(bids[b]))
 
 
 # ------------------------------------------------------------------ the README table
