@@ -148,49 +148,6 @@ cleanup:
     return st;
 }
 
-static wpart_status_t rescale_samples(plb_t *s, int32_t p, int64_t m, double r);
-
-/* 1 if one of the last 8 of PU p's first m samples is within a factor 2 of size: the model
- * then rests on nearby samples and a large error is evidence of a change, not of the shape. */
-static int near_samples(const plb_t *s, int32_t p, int64_t m, int64_t size)
-{
-    for (int64_t i = m - 1; i >= 0 && i >= m - 8; i--) {
-        int64_t x = s->sx[p][i];
-        if (x <= 2 * size && size <= 2 * x) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* change_ratio: a regular block still running after change_ratio times its expected duration
- * shows that its PU slowed down by at least elapsed / expected; the PU's samples are carried
- * to that level before the evaluation reads them (checked when an evaluation is issued). */
-static wpart_status_t late_blocks(plb_t *s, double now)
-{
-    double cr = s->cfg.change_ratio;
-    if (!(cr > 1.0) || s->hec || s->version == 0) {
-        return WPART_OK;
-    }
-    for (int32_t w = 0; w < s->base.n; w++) {
-        double d = s->cur_dur[w], el = now - s->cur_t0[w];
-        if (s->cur_blk[w] < 0 || s->cur_kind[w] != WPART_DYN_BLK_REGULAR || !(d > 0.0) ||
-            !(el > cr * d) || s->ns[w] < 2) {
-            continue;
-        }
-        if (!near_samples(s, w, s->ns[w], s->base.blk[s->cur_blk[w]].size)) {
-            continue;
-        }
-        double r = el / d;
-        wpart_status_t st = rescale_samples(s, w, s->ns[w], r);
-        if (st != WPART_OK) {
-            return st;
-        }
-        s->cur_dur[w] = el;
-    }
-    return WPART_OK;
-}
-
 /* Snapshots what the fits read (the incremental fit states that changed, or the last
  * `window` samples) and issues the EVAL. */
 static wpart_status_t plb_issue_eval(plb_t *s, wpart_dynamic_actions_t *out, int32_t trigger,
@@ -199,7 +156,7 @@ static wpart_status_t plb_issue_eval(plb_t *s, wpart_dynamic_actions_t *out, int
     wpart_dynamic_balancer_t *b = &s->base;
     wpart_status_t st = WPART_OK;
     int32_t n = b->n;
-    WPART_CHECK(late_blocks(s, now));
+    WPART_CHECK(wpart_i_plb_late_blocks(s, now));
     if (s->cfg.change_ratio > 0.0) {
         memcpy(s->snap_lvl, s->lvl, (size_t)n * sizeof(double));
 #ifdef WPART_FIT_INC_H
@@ -358,58 +315,6 @@ static wpart_status_t record(plb_t *s, const wpart_dynamic_completion_t *c, int3
     return WPART_OK;
 }
 
-/* change_ratio: a regular or gap block of a size near the PU's recent ones (near_samples)
- * whose compute time differs
- * from the published model by more than the factor carries the PU's older samples to the new
- * level (their compute times are multiplied by the observed ratio), so the next evaluation
- * sees the change at once instead of averaging it with every older sample (Sec. 5.4: "PLB-HAC
- * detects that executions at GPU A are taking longer"). */
-static wpart_status_t detect_change(plb_t *s, int32_t p, int32_t kind, int64_t size,
-                                    double t_comp, int *changed)
-{
-    double cr = s->cfg.change_ratio;
-    *changed = 0;
-    if (!(cr > 1.0) || s->version == 0 || kind == WPART_DYN_BLK_TRAIN || s->ns[p] < 2) {
-        return WPART_OK;
-    }
-    const wpart_dynamic_model_t *md = &s->models[p];
-    if (!md->valid || !near_samples(s, p, s->ns[p] - 1, size)) {
-        return WPART_OK; /* no recent sample of a similar size: no evidence */
-    }
-    double f = wpart_dynamic_model_eval_comp(md, (double)size) * s->lvl[p];
-    double r = f > 0.0 ? t_comp / f : 1.0;
-    if (!(isfinite(r) && r > 0.0) || (r <= cr && r >= 1.0 / cr)) {
-        return WPART_OK;
-    }
-    *changed = 1;
-    return rescale_samples(s, p, s->ns[p] - 1, r);
-}
-
-/* Multiplies the compute times of the first m samples of PU p by r. */
-static wpart_status_t rescale_samples(plb_t *s, int32_t p, int64_t m, double r)
-{
-    for (int64_t i = 0; i < m; i++) {
-        s->stc[p][i] *= r;
-    }
-    s->lvl[p] *= r;
-    s->resc[p] = 1;
-    s->n_changes++;
-#ifdef WPART_FIT_INC_H /* the incremental fit state is rebuilt from the rescaled samples */
-    if (s->cfg.fit.window == 0) {
-        wpart_i_fitinc_free(&s->fi[p]);
-        wpart_i_fitinc_init(&s->fi[p]);
-        for (int64_t k = 1; k <= s->ns[p]; k++) {
-            wpart_status_t st = wpart_i_fitinc_push(&s->fi[p], &s->cfg.fit, s->sx[p], s->stc[p],
-                                                    s->stx[p], k);
-            if (st != WPART_OK) {
-                return st;
-            }
-        }
-    }
-#endif
-    return WPART_OK;
-}
-
 static wpart_status_t hac_complete(wpart_dynamic_balancer_t *b, const wpart_dynamic_completion_t *c,
                                    wpart_dynamic_actions_t *out)
 {
@@ -429,7 +334,7 @@ static wpart_status_t hac_complete(wpart_dynamic_balancer_t *b, const wpart_dyna
     }
     int changed = 0;
     if (s->phase == PLB_EXECUTION) {
-        st = detect_change(s, p, kind, size, c->t_comp, &changed);
+        st = wpart_i_plb_detect_change(s, p, kind, size, c->t_comp, &changed);
         if (st != WPART_OK) {
             return st;
         }

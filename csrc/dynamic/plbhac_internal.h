@@ -90,6 +90,15 @@ typedef struct {
 /** eval_run of both balancers (plbhac_eval.c). */
 wpart_status_t wpart_i_plb_eval_run(wpart_dynamic_balancer_t *b, int64_t token);
 
+/** change_ratio (plbhac_change.c): rescales the samples of PUs whose running regular block is
+ * late by more than the ratio; called when an evaluation is issued (no evaluation in flight). */
+wpart_status_t wpart_i_plb_late_blocks(plb_t *s, double now);
+
+/** change_ratio (plbhac_change.c): checks PU p's just recorded block (size, t_comp) against
+ * the published model; *changed = 1 if its older samples were rescaled. */
+wpart_status_t wpart_i_plb_detect_change(plb_t *s, int32_t p, int32_t kind, int64_t size,
+                                         double t_comp, int *changed);
+
 /** Validates a configuration (plbhac_cfg.c). */
 wpart_status_t wpart_i_plb_validate(const wpart_dynamic_plbhac_cfg_t *c, int32_t n,
                                     const int32_t *kinds);
