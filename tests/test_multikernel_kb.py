@@ -9,9 +9,6 @@ import math
 import os
 import random
 import signal
-import subprocess
-import sys
-import textwrap
 import time
 
 import numpy as np
@@ -149,55 +146,48 @@ def test_bad_entries_and_foreign_machine(tmp_path):
     assert len(KnowledgeBase(tmp_path / "foreign.json", allow_foreign=True)) == 1
 
 
-_WRITER = textwrap.dedent("""
-    import sys
-    from wpart.dynamic import KnowledgeBase, Profile
-    kb = KnowledgeBase(sys.argv[1], autosave=False)
-    n = int(sys.argv[2])
-    profs = [Profile("sct%d" % (i % 7), (64 + i, 32 + i % 5), s=(i % 100) / 100, best_time=1.0,
-                     wgs=(64, 128), shares={"gpu0": 0.5}) for i in range(n)]
+def _writer(path, profs, v0, ready):
+    """Rewrites the whole base again and again, each time with a new version number."""
+    kb = KnowledgeBase(path, autosave=False)
     for p in profs:
         kb.store(p)
-    profs = kb.entries                          # the stored objects
-    v = int(sys.argv[3])
-    for p in profs:
-        object.__setattr__(p, "n_obs", v)
-    kb.save()
-    print("ready", flush=True)
+    stored = kb.entries
+    v = v0
     while True:
-        v += 1
-        for p in profs:
-            object.__setattr__(p, "n_obs", v)   # a new version of every entry
+        for p in stored:
+            object.__setattr__(p, "n_obs", v)   # every entry of version v
         kb.save()
-""")
+        if v == v0:
+            ready.set()
+        v += 1
 
 
 def test_kb_survives_a_writer_killed_mid_write(tmp_path):
-    """A subprocess rewrites a large base (old version v -> new v + 1) in a loop; it is
-    SIGKILLed at random times, many times; the base always reads as one whole version."""
+    """A forked writer rewrites a large base (version v -> v + 1) in a loop; it is SIGKILLed
+    at random times, many times; the base always reads as one whole version."""
+    import multiprocessing as mp
+    ctx = mp.get_context("fork")
     path = tmp_path / "kb.json"
-    n = 1500
+    n = 1000
+    profs = [Profile("sct%d" % (i % 7), (64 + i, 32 + i % 5), s=(i % 100) / 100, best_time=1.0,
+                     wgs=(64, 128), shares={"gpu0": 0.5}, timestamp=1.0) for i in range(n)]
     rng = random.Random(11)
     seen_versions = set()
-    env = dict(os.environ)
-    for trial in range(10):
-        proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(path), str(n),
-                                 str(1000 * trial)],
-                                stdout=subprocess.PIPE, env=env)
+    for trial in range(20):
+        ready = ctx.Event()
+        proc = ctx.Process(target=_writer, args=(path, profs, 1000 * trial, ready), daemon=True)
+        proc.start()
         try:
-            assert proc.stdout.readline().strip() == b"ready"
-            time.sleep(rng.uniform(0.05, 1.2))
+            assert ready.wait(60), "the writer never finished its first write"
+            time.sleep(rng.uniform(0.0, 0.25))
         finally:
-            proc.send_signal(signal.SIGKILL)
-            proc.wait(timeout=60)
-            proc.stdout.close()
-        if not path.exists():
-            continue
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.join(60)
         kb = KnowledgeBase(path)
         vers = {p.n_obs for p in kb}
         assert len(kb) == n and len(vers) == 1, (trial, len(kb), vers)
         seen_versions |= vers
     # killed at different points: versions written inside the loop were seen, never mixed
-    assert len(seen_versions) >= 5 and any(v % 1000 for v in seen_versions)
+    assert len(seen_versions) >= 10 and any(v % 1000 for v in seen_versions)
     # leftover temporary files never shadow the base
     assert all(f.name == "kb.json" or f.name.endswith(".tmp") for f in tmp_path.iterdir())
