@@ -22,20 +22,20 @@ static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject 
     static char *kwlist[] = {"S", "m", "method", "orient", "rule", "tie_first", "P", "Q",
                              "cuts", "max_sweeps", "max_states", "window", "progress",
                              "time_limit", "speeds", "phase1", "fast", "slow", "m1", "m1_min",
-                             NULL};
+                             "start", NULL};
     PyObject *sobj, *cobj = Py_None, *progress = Py_None, *spobj = Py_None, *res = NULL;
     long long m, P = 0, Q = 0, max_sweeps = 0, max_states = 0;
     long long w[4] = {0, 0, 0, 0};
-    int method, orient = 0, rule = 0, tie_first = 0;
+    int method, orient = 0, rule = 0, tie_first = 0, start = 0;
     int phase1 = WPART_SP_JAG_M_HEUR, fast = WPART_SP_JAG_M_HEUR_PROBE, slow = WPART_SP_JAG_M_OPT;
     long long m1 = 0, m1_min = 0;
     double time_limit = 0.0;
     PyArrayObject *S = NULL, *C = NULL, *out = NULL, *SP = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OLi|iiiLLOLL(LLLL)OdOiiiLL", kwlist,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OLi|iiiLLOLL(LLLL)OdOiiiLLi", kwlist,
                                      &sobj, &m, &method, &orient, &rule, &tie_first, &P, &Q,
                                      &cobj, &max_sweeps, &max_states, &w[0], &w[1], &w[2], &w[3],
                                      &progress, &time_limit, &spobj, &phase1, &fast, &slow, &m1,
-                                     &m1_min)) {
+                                     &m1_min, &start)) {
         return NULL;
     }
     int t = wpy_loads_typenum(sobj, "S");
@@ -85,6 +85,7 @@ static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject 
     opt.m1_min = m1_min;
     opt.max_sweeps = max_sweeps;
     opt.max_states = max_states;
+    opt.start = start;
     for (int i = 0; i < 4; i++) {
         opt.window[i] = w[i];
     }
@@ -127,6 +128,162 @@ cleanup:
     Py_XDECREF(S);
     Py_XDECREF(C);
     Py_XDECREF(SP);
+    Py_XDECREF(out);
+    return res;
+}
+
+/* RECT-UNIFORM / RECT-NICOL / JAG-PQ-HEUR on a sparse matrix: (rects, stats) as
+ * spatial_partition. rp/ci/rv: CSR, cp/ri/cv: CSC (int64 pointers and indices; values int64 or
+ * float64, the same for both). */
+static PyObject *wpy_spatial_sparse_partition(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"n1", "n2", "rp", "ci", "rv", "cp", "ri", "cv", "m", "method",
+                             "orient", "P", "Q", "max_sweeps", "start", "progress",
+                             "time_limit", NULL};
+    PyObject *o[6], *progress = Py_None, *res = NULL;
+    PyArrayObject *a[6] = {NULL, NULL, NULL, NULL, NULL, NULL}, *out = NULL;
+    static const char *names[6] = {"rp", "ci", "rv", "cp", "ri", "cv"};
+    long long n1, n2, m, P = 0, Q = 0, max_sweeps = 0;
+    int method, orient = 0, start = 0;
+    double time_limit = 0.0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOOOOLi|iLLLiOd", kwlist, &n1, &n2, &o[0],
+                                     &o[1], &o[2], &o[3], &o[4], &o[5], &m, &method, &orient, &P,
+                                     &Q, &max_sweeps, &start, &progress, &time_limit)) {
+        return NULL;
+    }
+    int t = wpy_loads_typenum(o[2], "rv");
+    if (t < 0 || sp_check_m(m) < 0) {
+        return NULL;
+    }
+    for (int i = 0; i < 6; i++) {
+        a[i] = wpy_input_array(o[i], names[i], (i == 2 || i == 5) ? t : NPY_INT64, 1, 1);
+        if (!a[i]) {
+            goto cleanup;
+        }
+    }
+    if (n1 < 1 || n2 < 1 || PyArray_DIM(a[0], 0) != n1 + 1 || PyArray_DIM(a[3], 0) != n2 + 1) {
+        PyErr_SetString(wpy_ValueError, "`rp` / `cp` must have n1 + 1 / n2 + 1 entries");
+        goto cleanup;
+    }
+    npy_intp nnz = PyArray_DIM(a[1], 0);
+    if (PyArray_DIM(a[2], 0) != nnz || PyArray_DIM(a[4], 0) != nnz ||
+        PyArray_DIM(a[5], 0) != nnz) {
+        PyErr_SetString(wpy_ValueError, "the CSR and CSC arrays must hold the same nnz entries");
+        goto cleanup;
+    }
+    npy_intp shp[2] = {(npy_intp)m, 4};
+    out = (PyArrayObject *)PyArray_ZEROS(2, shp, NPY_INT64, 0);
+    if (!out) {
+        goto cleanup;
+    }
+    wpart_spatial_options_t opt;
+    wpart_spatial_options_init(&opt);
+    opt.method = (wpart_spatial_method_t)method;
+    opt.orient = (wpart_spatial_orient_t)orient;
+    opt.P = P;
+    opt.Q = Q;
+    opt.max_sweeps = max_sweeps;
+    opt.start = start;
+    wpy_control_t ctl;
+    wpy_control_setup(&ctl, progress, time_limit);
+    opt.control = &ctl.ctl;
+    wpart_spatial_stats_t stats;
+    memset(&stats, 0, sizeof stats);
+    const int64_t *rp = PyArray_DATA(a[0]), *ci = PyArray_DATA(a[1]), *cp = PyArray_DATA(a[3]),
+                  *ri = PyArray_DATA(a[4]);
+    if (rp[n1] != (int64_t)nnz || cp[n2] != (int64_t)nnz) {
+        PyErr_SetString(wpy_ValueError, "`rp[n1]` and `cp[n2]` must equal nnz");
+        goto cleanup;
+    }
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    if (t == NPY_INT64) {
+        st = wpart_i_spatial_sparse_i64(n1, n2, rp, ci, PyArray_DATA(a[2]), cp, ri,
+                                        PyArray_DATA(a[5]), (int64_t)m, &opt, PyArray_DATA(out),
+                                        &stats);
+    } else {
+        st = wpart_i_spatial_sparse_f64(n1, n2, rp, ci, PyArray_DATA(a[2]), cp, ri,
+                                        PyArray_DATA(a[5]), (int64_t)m, &opt, PyArray_DATA(out),
+                                        &stats);
+    }
+    Py_END_ALLOW_THREADS
+    if (PyErr_Occurred()) {
+        goto cleanup;
+    }
+    int stop = stats.timed_out ? 1 : 0;
+    if (st == WPART_ECANCELLED && time_limit > 0) {
+        stop = 2;
+        Py_DECREF(out);
+        Py_INCREF(Py_None);
+        out = (PyArrayObject *)Py_None;
+    } else if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto cleanup;
+    }
+    res = Py_BuildValue("O(dLLLLiiLdi)", out, stats.seconds, (long long)stats.iterations,
+                        (long long)stats.probes, (long long)stats.cost_evals,
+                        (long long)stats.dp_states, stats.converged, stats.orient,
+                        (long long)stats.P, stats.eli, stop);
+cleanup:
+    for (int i = 0; i < 6; i++) {
+        Py_XDECREF(a[i]);
+    }
+    Py_XDECREF(out);
+    return res;
+}
+
+/* loads of rects (m x 4) in the CSR matrix (rp, ci, rv) of n1 x n2 */
+static PyObject *wpy_spatial_sparse_loads(PyObject *self, PyObject *args)
+{
+    PyObject *o[4], *res = NULL;
+    long long n1, n2;
+    PyArrayObject *a[4] = {NULL, NULL, NULL, NULL}, *out = NULL;
+    static const char *names[4] = {"rp", "ci", "rv", "rects"};
+    if (!PyArg_ParseTuple(args, "LLOOOO", &n1, &n2, &o[0], &o[1], &o[2], &o[3])) {
+        return NULL;
+    }
+    int t = wpy_loads_typenum(o[2], "rv");
+    if (t < 0) {
+        return NULL;
+    }
+    for (int i = 0; i < 4; i++) {
+        a[i] = wpy_input_array(o[i], names[i], i == 2 ? t : NPY_INT64, i == 3 ? 2 : 1,
+                               i == 3 ? 2 : 1);
+        if (!a[i]) {
+            goto cleanup;
+        }
+    }
+    if (n1 < 1 || n2 < 1 || PyArray_DIM(a[0], 0) != n1 + 1 ||
+        PyArray_DIM(a[1], 0) != PyArray_DIM(a[2], 0) || PyArray_DIM(a[3], 1) != 4 ||
+        ((const int64_t *)PyArray_DATA(a[0]))[n1] != (int64_t)PyArray_DIM(a[1], 0)) {
+        PyErr_SetString(wpy_ValueError, "malformed CSR arrays or rectangles");
+        goto cleanup;
+    }
+    npy_intp m = PyArray_DIM(a[3], 0);
+    out = (PyArrayObject *)PyArray_ZEROS(1, &m, t, 0);
+    if (!out) {
+        goto cleanup;
+    }
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = t == NPY_INT64
+             ? wpart_i_spatial_sparse_loads_i64(n1, n2, PyArray_DATA(a[0]), PyArray_DATA(a[1]),
+                                                PyArray_DATA(a[2]), (int64_t)m,
+                                                PyArray_DATA(a[3]), PyArray_DATA(out))
+             : wpart_i_spatial_sparse_loads_f64(n1, n2, PyArray_DATA(a[0]), PyArray_DATA(a[1]),
+                                                PyArray_DATA(a[2]), (int64_t)m,
+                                                PyArray_DATA(a[3]), PyArray_DATA(out));
+    Py_END_ALLOW_THREADS
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto cleanup;
+    }
+    res = (PyObject *)out;
+    out = NULL;
+cleanup:
+    for (int i = 0; i < 4; i++) {
+        Py_XDECREF(a[i]);
+    }
     Py_XDECREF(out);
     return res;
 }
@@ -240,6 +397,11 @@ cleanup:
 static PyMethodDef spatial_methods[] = {
     {"spatial_partition", (PyCFunction)(void (*)(void))wpy_spatial_partition,
      METH_VARARGS | METH_KEYWORDS, "Rectangular partition of a 2D prefix: (rects, stats)."},
+    {"spatial_sparse_partition", (PyCFunction)(void (*)(void))wpy_spatial_sparse_partition,
+     METH_VARARGS | METH_KEYWORDS,
+     "RECT-UNIFORM / RECT-NICOL / JAG-PQ-HEUR on CSR + CSC arrays: (rects, stats)."},
+    {"spatial_sparse_loads", wpy_spatial_sparse_loads, METH_VARARGS,
+     "Loads of rectangles (m x 4) in a CSR matrix (columns sorted within rows)."},
     {"spatial_hier_rb3d", wpy_spatial_hier_rb3d, METH_VARARGS,
      "3D HIER-RB on a bordered 3D prefix: boxes (m x 6)."},
     {"spatial_alloc", wpy_spatial_alloc, METH_VARARGS,

@@ -92,7 +92,31 @@ static wpart_status_t FN(partition_one)(const T *S, int64_t n1, int64_t n2, int6
         WPART_FAIL(WPART_ENOMEM, "out of memory");
     }
     if (meth == WPART_SP_RECT_UNIFORM || meth == WPART_SP_RECT_NICOL) {
-        if (meth == WPART_SP_RECT_NICOL) {
+        if (meth == WPART_SP_RECT_NICOL && opt->orient == WPART_SP_VER) {
+            /* the transposed problem: a Q x P grid of the strided transposed view, mapped
+             * back (its rectangle i P + j is the original's j Q + i) */
+            int64_t P = opt->P, Q = opt->Q;
+            alt = wpart_i_malloc(4 * m, sizeof(int64_t));
+            if (!alt) {
+                WPART_FAIL(WPART_ENOMEM, "out of memory");
+            }
+            cxt = cx;
+            cxt.v.s0 = cx.v.s1;
+            cxt.v.s1 = cx.v.s0;
+            cxt.v.n1 = cx.v.n2;
+            cxt.v.n2 = cx.v.n1;
+            WPART_CHECK(FN(rect_nicol)(&cxt, Q, P, alt));
+            for (int64_t i = 0; i < Q; i++) {
+                for (int64_t j = 0; j < P; j++) {
+                    const int64_t *a = alt + 4 * (i * P + j);
+                    int64_t *o = rects + 4 * (j * Q + i);
+                    o[0] = a[2];
+                    o[1] = a[3];
+                    o[2] = a[0];
+                    o[3] = a[1];
+                }
+            }
+        } else if (meth == WPART_SP_RECT_NICOL) {
             WPART_CHECK(FN(rect_nicol)(&cx, opt->P, opt->Q, rects));
         } else {
             int64_t *R = wpart_i_malloc(opt->P + 1, sizeof(int64_t));

@@ -29,8 +29,12 @@ static wpart_status_t FN(jag_pq_heur)(FN(ctx_t) *cx, int64_t P, int64_t Q, int64
     if (!R) {
         WPART_FAIL(WPART_ENOMEM, "out of memory");
     }
-    FN(rows_w)(&cx->v, cx->W);
-    WPART_CHECK(FN(opt1d)(cx, cx->W, cx->v.n1, P, R, NULL));
+    if (cx->opt->start == 1) { /* uniform stripes */
+        FN(uniform_cuts)(cx->v.n1, P, R);
+    } else {
+        FN(rows_w)(&cx->v, cx->W);
+        WPART_CHECK(FN(opt1d)(cx, cx->W, cx->v.n1, P, R, NULL));
+    }
     WPART_CHECK(FN(emit_stripes)(cx, R, P, NULL, Q, out));
 cleanup:
     free(R);
@@ -262,8 +266,12 @@ static wpart_status_t FN(jag_pq_heur_sp)(FN(ctx_t) *cx, int64_t P, int64_t Q, in
             G[p] += sp[p * Q + j];
         }
     }
-    FN(rows_w)(&cx->v, cx->W);
-    WPART_CHECK(FN(base1d_sp)(cx->W, cx->v.n1, P, G, cx->opt->control, R));
+    if (cx->opt->start == 1) { /* uniform stripes */
+        FN(uniform_cuts)(cx->v.n1, P, R);
+    } else {
+        FN(rows_w)(&cx->v, cx->W);
+        WPART_CHECK(FN(base1d_sp)(cx->W, cx->v.n1, P, G, cx->opt->control, R));
+    }
     for (int64_t p = 0; p < P; p++) {
         WPART_CHECK(FN(split_stripe_sp)(cx, R[p], R[p + 1], sp + p * Q, Q, out + 4 * p * Q));
     }

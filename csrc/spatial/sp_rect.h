@@ -91,7 +91,12 @@ static wpart_status_t FN(rect_nicol)(FN(ctx_t) *cx, int64_t P, int64_t Q, int64_
     if (!hist || !R || !C) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
     }
-    FN(uniform_cuts)(cx->v.n1, P, R);
+    if (cx->opt->start == 1) { /* rows split by load */
+        FN(rows_w)(&cx->v, cx->W);
+        WPART_CHECK(FN(opt1d)(cx, cx->W, cx->v.n1, P, R, NULL));
+    } else {
+        FN(uniform_cuts)(cx->v.n1, P, R);
+    }
     FN(uniform_cuts)(cx->v.n2, Q, C);
     int64_t nh = 0;
     cx->stats->converged = 0;

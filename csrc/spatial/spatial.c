@@ -228,3 +228,108 @@ static wpart_status_t check_args(const void *S, int64_t n1, int64_t n2, int64_t 
 
 DEFINE_PARTITION(i64, int64_t)
 DEFINE_PARTITION(f64, double)
+
+/* CSR (or CSC) arrays: ptr[0] = 0, non-decreasing, ptr[n] = nnz, indices in [0, n_other) */
+static wpart_status_t check_compressed(const int64_t *ptr, const int64_t *idx, int64_t n,
+                                       int64_t n_other, int64_t nnz, const char *what)
+{
+    if (!ptr || (nnz > 0 && !idx) || ptr[0] != 0 || ptr[n] != nnz) {
+        return wpart_i_error(WPART_EINVAL, "malformed %s arrays", what);
+    }
+    for (int64_t i = 0; i < n; i++) {
+        if (ptr[i + 1] < ptr[i]) {
+            return wpart_i_error(WPART_EINVAL, "%s pointers decrease at %" PRId64, what, i);
+        }
+    }
+    for (int64_t e = 0; e < nnz; e++) {
+        if (idx[e] < 0 || idx[e] >= n_other) {
+            return wpart_i_error(WPART_EINVAL, "%s index %" PRId64 " out of range", what, e);
+        }
+    }
+    return WPART_OK;
+}
+
+#define DEFINE_SPARSE(SFX, TT)                                                                 \
+    wpart_status_t wpart_i_spatial_sparse_##SFX(                                               \
+        int64_t n1, int64_t n2, const int64_t *rp, const int64_t *ci, const TT *rv,            \
+        const int64_t *cp, const int64_t *ri, const TT *cv, int64_t m,                         \
+        const wpart_spatial_options_t *opt, int64_t *rects, wpart_spatial_stats_t *stats)      \
+    {                                                                                          \
+        wpart_spatial_stats_t local;                                                           \
+        if (!stats) {                                                                          \
+            stats = &local;                                                                    \
+        }                                                                                      \
+        memset(stats, 0, sizeof *stats);                                                       \
+        if (!opt || !rects || n1 < 1 || n2 < 1 || n1 > INT32_MAX || n2 > INT32_MAX || m < 1) { \
+            return wpart_i_error(WPART_EINVAL, "bad sparse partition arguments");              \
+        }                                                                                      \
+        if (opt->method != WPART_SP_RECT_UNIFORM && opt->method != WPART_SP_RECT_NICOL &&      \
+            opt->method != WPART_SP_JAG_PQ_HEUR) {                                             \
+            return wpart_i_error(WPART_EINVAL, "method %d does not run on a sparse matrix",    \
+                                 (int)opt->method);                                            \
+        }                                                                                      \
+        if (opt->speeds) {                                                                     \
+            return wpart_i_error(WPART_EINVAL, "speeds are not supported on a sparse matrix"); \
+        }                                                                                      \
+        if ((int)opt->orient < 0 || opt->orient > WPART_SP_BEST) {                             \
+            return wpart_i_error(WPART_EINVAL, "unknown orientation %d", (int)opt->orient);    \
+        }                                                                                      \
+        int64_t pq;                                                                            \
+        if (opt->P < 1 || opt->Q < 1 || !wpart_i_mul_size(opt->P, opt->Q, &pq) || pq != m ||   \
+            m > INT64_MAX / 8) {                                                               \
+            return wpart_i_error(WPART_EINVAL, "P x Q must equal m = %" PRId64, m);            \
+        }                                                                                      \
+        int64_t nnz = rp ? rp[n1] : 0;                                                         \
+        wpart_status_t st = check_compressed(rp, ci, n1, n2, nnz, "CSR");                      \
+        if (st == WPART_OK) {                                                                  \
+            st = check_compressed(cp, ri, n2, n1, nnz, "CSC");                                 \
+        }                                                                                      \
+        if (st != WPART_OK) {                                                                  \
+            return st;                                                                         \
+        }                                                                                      \
+        for (int64_t e = 0; e < nnz; e++) {                                                    \
+            if (!(rv[e] >= 0) || !(cv[e] >= 0)) {                                              \
+                return wpart_i_error(WPART_EINVAL, "entry %" PRId64 " is negative or NaN", e); \
+            }                                                                                  \
+        }                                                                                      \
+        sp_sparse_t_##SFX a = {n1, n2, rp, ci, rv, cp, ri, cv};                                \
+        return sp_sparse_partition_##SFX(&a, m, opt, rects, stats);                            \
+    }
+
+DEFINE_SPARSE(i64, int64_t)
+DEFINE_SPARSE(f64, double)
+
+#define DEFINE_SPARSE_LOADS(SFX, TT)                                                           \
+    wpart_status_t wpart_i_spatial_sparse_loads_##SFX(int64_t n1, int64_t n2,                  \
+                                                      const int64_t *rp, const int64_t *ci,    \
+                                                      const TT *rv, int64_t m,                 \
+                                                      const int64_t *rects, TT *out)           \
+    {                                                                                          \
+        if (n1 < 1 || n2 < 1 || m < 0 || !rp || (m > 0 && (!rects || !out))) {                \
+            return wpart_i_error(WPART_EINVAL, "bad sparse loads arguments");                  \
+        }                                                                                      \
+        int64_t nnz = rp[n1];                                                                  \
+        wpart_status_t st = check_compressed(rp, ci, n1, n2, nnz, "CSR");                      \
+        if (st != WPART_OK) {                                                                  \
+            return st;                                                                         \
+        }                                                                                      \
+        for (int64_t i = 0; i < n1; i++) {                                                     \
+            for (int64_t e = rp[i] + 1; e < rp[i + 1]; e++) {                                  \
+                if (ci[e] <= ci[e - 1]) {                                                      \
+                    return wpart_i_error(WPART_EINVAL, "CSR columns must increase in a row");  \
+                }                                                                              \
+            }                                                                                  \
+        }                                                                                      \
+        for (int64_t k = 0; k < m; k++) {                                                      \
+            const int64_t *r = rects + 4 * k;                                                  \
+            if (r[0] < 0 || r[1] > n1 || r[2] < 0 || r[3] > n2) {                              \
+                return wpart_i_error(WPART_EINVAL, "rectangle %" PRId64 " is outside", k);     \
+            }                                                                                  \
+        }                                                                                      \
+        sp_sparse_t_##SFX a = {n1, n2, rp, ci, rv, NULL, NULL, NULL};                          \
+        sp_sparse_loads_##SFX(&a, rects, m, out);                                              \
+        return WPART_OK;                                                                       \
+    }
+
+DEFINE_SPARSE_LOADS(i64, int64_t)
+DEFINE_SPARSE_LOADS(f64, double)

@@ -14,4 +14,30 @@ wpart_status_t wpart_i_spatial_alloc_f64(const double *L, int64_t K, int64_t m,
                                          const int64_t *cap, const wpart_control_t *ctl,
                                          int64_t *Q);
 
+/* RECT-UNIFORM, RECT-NICOL or JAG-PQ-HEUR (opt->method; no speeds, no window) on the n1 x n2
+ * sparse matrix given by its CSR (rp[n1+1], ci, rv) and CSC (cp[n2+1], ri, cv) arrays of the
+ * same nnz non-negative entries (duplicates allowed, any order within a row / column); the
+ * partition the dense functions give on the same matrix. */
+wpart_status_t wpart_i_spatial_sparse_i64(int64_t n1, int64_t n2, const int64_t *rp,
+                                          const int64_t *ci, const int64_t *rv,
+                                          const int64_t *cp, const int64_t *ri,
+                                          const int64_t *cv, int64_t m,
+                                          const wpart_spatial_options_t *opt, int64_t *rects,
+                                          wpart_spatial_stats_t *stats);
+wpart_status_t wpart_i_spatial_sparse_f64(int64_t n1, int64_t n2, const int64_t *rp,
+                                          const int64_t *ci, const double *rv,
+                                          const int64_t *cp, const int64_t *ri,
+                                          const double *cv, int64_t m,
+                                          const wpart_spatial_options_t *opt, int64_t *rects,
+                                          wpart_spatial_stats_t *stats);
+
+/* loads of m rectangles (r0, r1, c0, c1) inside the n1 x n2 CSR matrix (columns sorted
+ * within each row) */
+wpart_status_t wpart_i_spatial_sparse_loads_i64(int64_t n1, int64_t n2, const int64_t *rp,
+                                                const int64_t *ci, const int64_t *rv, int64_t m,
+                                                const int64_t *rects, int64_t *out);
+wpart_status_t wpart_i_spatial_sparse_loads_f64(int64_t n1, int64_t n2, const int64_t *rp,
+                                                const int64_t *ci, const double *rv, int64_t m,
+                                                const int64_t *rects, double *out);
+
 #endif

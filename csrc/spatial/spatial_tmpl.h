@@ -18,6 +18,7 @@
  *   sp_driver.h     one method on the whole matrix (orientation, buffers, statistics)
  *   sp_hybrid.h     HYBRID (Sec. 5) and the FN(partition) entry point
  *   sp_hier3d.h     HIER-RB on 3D loads (extension)
+ *   sp_sparse.h     RECT-UNIFORM, RECT-NICOL, JAG-PQ-HEUR on a sparse matrix (CSR + CSC)
  */
 
 #include "sp_common.h"
@@ -31,3 +32,4 @@
 #undef TINF
 #include "sp_hybrid.h"
 #include "sp_hier3d.h"
+#include "sp_sparse.h"

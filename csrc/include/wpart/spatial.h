@@ -45,7 +45,8 @@ typedef enum {
 
 typedef struct {
     wpart_spatial_method_t method;
-    wpart_spatial_orient_t orient; /* jagged methods; RECT and HIER ignore it */
+    wpart_spatial_orient_t orient; /* jagged methods; RECT-NICOL: VER = the transposed problem;
+                                      RECT-UNIFORM and HIER ignore it */
     wpart_spatial_rule_t rule;     /* HIER-RB / HIER-RELAXED */
     int tie_first;                 /* plateau tie: 0 = area-proportional (default), 1 = first */
     int64_t P, Q;                  /* RECT / JAG-PQ: P*Q = m. JAG-M-HEUR(-PROBE): stripes
@@ -74,6 +75,11 @@ typedef struct {
        max(2, ceil(m/64))). init sets JAG-M-HEUR / JAG-M-HEUR-PROBE / JAG-M-OPT. */
     int hybrid_phase1, hybrid_fast, hybrid_slow;
     int64_t m1, m1_min;
+    /* The start of RECT-NICOL and JAG-PQ-HEUR (0 = the paper's): RECT-NICOL 0 = uniform rows,
+       1 = rows split by load (the exact 1D partition of the row sums); JAG-PQ-HEUR 0 = stripes
+       split by load, 1 = uniform stripes. RECT-NICOL with orient VER solves the transposed
+       problem (columns fixed first) and maps it back. */
+    int start;
 } wpart_spatial_options_t;
 
 typedef struct {

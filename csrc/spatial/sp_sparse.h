@@ -1,0 +1,369 @@
+/* sp_sparse.h -- RECT-UNIFORM, RECT-NICOL and JAG-PQ-HEUR (Secs. 3.1 and 3.2.1 of Saule et al.
+ * 2012) on a sparse matrix given by its rows (CSR) and its columns (CSC), without the dense
+ * prefix: the 1D chains these methods cut are built from the nonzeros. A stripe's prefix over
+ * the other dimension is a scatter of its rows' nonzeros and a running sum, so a RECT-NICOL
+ * sweep costs O(nnz + P n2 + Q n1) and JAG-PQ-HEUR O(nnz + P n2), against O(n1 n2) for the
+ * dense prefix alone. The decisions are those of the dense code (same probes, bisections and
+ * 1D optima on the same values), so integer loads give the same partition bit for bit.
+ * Part of the spatial template (see spatial_tmpl.h): compiled once per element type T.
+ */
+
+typedef struct {
+    int64_t n1, n2;
+    const int64_t *rp, *ci; /* CSR: row i's nonzeros at [rp[i], rp[i+1]), columns ci */
+    const T *rv;
+    const int64_t *cp, *ri; /* CSC: column j's nonzeros at [cp[j], cp[j+1]), rows ri */
+    const T *cv;
+} FN(sparse_t);
+
+static FN(sparse_t) FN(sp_transposed)(const FN(sparse_t) *a)
+{
+    FN(sparse_t) t = {a->n2, a->n1, a->cp, a->ri, a->cv, a->rp, a->ci, a->rv};
+    return t;
+}
+
+/* W[j] (j = 0 .. n2) = load of rows [r0, r1) x columns [0, j) */
+static void FN(sp_stripe_w)(const FN(sparse_t) *a, int64_t r0, int64_t r1, T *W)
+{
+    memset(W, 0, (size_t)(a->n2 + 1) * sizeof(T));
+    for (int64_t e = a->rp[r0]; e < a->rp[r1]; e++) {
+        W[a->ci[e] + 1] += a->rv[e];
+    }
+    for (int64_t j = 1; j <= a->n2; j++) {
+        W[j] += W[j - 1];
+    }
+}
+
+/* W[i] (i = 0 .. n1) = load of rows [0, i) */
+static void FN(sp_rows_w)(const FN(sparse_t) *a, T *W)
+{
+    W[0] = 0;
+    for (int64_t i = 0; i < a->n1; i++) {
+        T s = 0;
+        for (int64_t e = a->rp[i]; e < a->rp[i + 1]; e++) {
+            s += a->rv[e];
+        }
+        W[i + 1] = W[i] + s;
+    }
+}
+
+/* k stripe prefixes side by side: row p of the table (width n2 + 1) for rows [cuts[p],
+ * cuts[p+1]) */
+typedef struct {
+    T *W;
+    int64_t w, k;
+} FN(sptab_t);
+
+static void FN(sp_table)(const FN(sparse_t) *a, const int64_t *cuts, FN(sptab_t) *t)
+{
+    for (int64_t p = 0; p < t->k; p++) {
+        FN(sp_stripe_w)(a, cuts[p], cuts[p + 1], t->W + p * t->w);
+    }
+}
+
+/* the heaviest stripe's load over [a, b) of the other dimension (FN(maxcost) of sp_rect.h) */
+static T FN(sp_maxcost)(void *ctx, int64_t part, int64_t a, int64_t b)
+{
+    (void)part;
+    const FN(sptab_t) *t = ctx;
+    T best = 0;
+    for (int64_t p = 0; p < t->k; p++) {
+        const T *Wp = t->W + p * t->w;
+        T x = Wp[b] - Wp[a];
+        if (x > best) {
+            best = x;
+        }
+    }
+    return best;
+}
+
+/* max load of the grid: the table's stripes cut at C[0..q] (FN(grid_lmax)) */
+static T FN(sp_grid_lmax)(const FN(sptab_t) *t, const int64_t *C, int64_t q)
+{
+    T best = 0;
+    for (int64_t p = 0; p < t->k; p++) {
+        const T *Wp = t->W + p * t->w;
+        for (int64_t j = 0; j < q; j++) {
+            T x = Wp[C[j + 1]] - Wp[C[j]];
+            if (x > best) {
+                best = x;
+            }
+        }
+    }
+    return best;
+}
+
+/* max over the stripes of (stripe load / parts) (FN(stripe_lb)) */
+static T FN(sp_stripe_lb)(const FN(sptab_t) *t, int64_t parts)
+{
+    T best = 0;
+    for (int64_t p = 0; p < t->k; p++) {
+        T x = FN(ceil_div)(t->W[p * t->w + t->w - 1], parts);
+#if !IS_INT
+        x *= 1.0 - 1e-12;
+#endif
+        if (x > best) {
+            best = x;
+        }
+    }
+    return best;
+}
+
+static T *FN(sp_alloc_table)(int64_t k, int64_t w)
+{
+    int64_t n;
+    if (!wpart_i_mul_size(k, w, &n)) {
+        return NULL;
+    }
+    return wpart_i_malloc(n, sizeof(T));
+}
+
+/* RECT-NICOL (FN(rect_nicol) of sp_rect.h step for step) */
+static wpart_status_t FN(sp_rect_nicol)(FN(ctx_t) *cx, const FN(sparse_t) *a, int64_t P,
+                                        int64_t Q, int64_t *out)
+{
+    wpart_status_t st = WPART_OK;
+    FN(sparse_t) at = FN(sp_transposed)(a);
+    int64_t sweeps = cx->opt->max_sweeps > 0 ? cx->opt->max_sweeps : 100;
+    int64_t width = P + Q + 2;
+    int64_t cap = sweeps < 64 ? sweeps + 1 : 64;
+    int64_t n1 = a->n1, n2 = a->n2;
+    int64_t *hist = wpart_i_malloc(cap * width, sizeof(int64_t));
+    int64_t *R = wpart_i_malloc(P + 1, sizeof(int64_t));
+    int64_t *C = wpart_i_malloc(Q + 1, sizeof(int64_t));
+    FN(sptab_t) tr = {FN(sp_alloc_table)(P, n2 + 1), n2 + 1, P};
+    FN(sptab_t) tc = {FN(sp_alloc_table)(Q, n1 + 1), n1 + 1, Q};
+    T *rw = NULL;
+    if (!hist || !R || !C || !tr.W || !tc.W) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL (sparse)");
+    }
+    if (cx->opt->start == 1) { /* rows split by load */
+        rw = wpart_i_malloc(n1 + 1, sizeof(T));
+        if (!rw) {
+            WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL (sparse)");
+        }
+        FN(sp_rows_w)(a, rw);
+        WPART_CHECK(FN(opt1d)(cx, rw, n1, P, R, NULL));
+    } else {
+        FN(uniform_cuts)(n1, P, R);
+    }
+    FN(uniform_cuts)(n2, Q, C);
+    int64_t nh = 0;
+    cx->stats->converged = 0;
+    for (int64_t s = 0; s < sweeps; s++) {
+        T B, lb, ub;
+        FN(sp_table)(a, R, &tr);
+        ub = FN(sp_grid_lmax)(&tr, C, Q);
+        lb = FN(sp_stripe_lb)(&tr, Q);
+        WPART_CHECK(FN(gbisect)(cx, FN(sp_maxcost), &tr, n2, Q, 1, lb, ub, &B, C));
+        ub = FN(sp_grid_lmax)(&tr, C, Q);
+        FN(sp_table)(&at, C, &tc);
+        lb = FN(sp_stripe_lb)(&tc, P);
+        WPART_CHECK(FN(gbisect)(cx, FN(sp_maxcost), &tc, n1, P, 1, lb, ub, &B, R));
+        cx->stats->iterations++;
+        int seen = 0;
+        for (int64_t h = 0; h < nh && !seen; h++) {
+            seen = memcmp(hist + h * width, R, (P + 1) * sizeof(int64_t)) == 0 &&
+                   memcmp(hist + h * width + P + 1, C, (Q + 1) * sizeof(int64_t)) == 0;
+        }
+        if (seen) {
+            cx->stats->converged = 1;
+            break;
+        }
+        if (nh == cap) {
+            int64_t ncap = cap < (sweeps + 1) / 2 ? 2 * cap : sweeps + 1;
+            int64_t bytes;
+            int64_t *nhist = NULL;
+            if (wpart_i_mul_size(ncap * width, (int64_t)sizeof(int64_t), &bytes)) {
+                nhist = realloc(hist, (size_t)bytes);
+            }
+            if (!nhist) {
+                WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL (sparse)");
+            }
+            hist = nhist;
+            cap = ncap;
+        }
+        memcpy(hist + nh * width, R, (P + 1) * sizeof(int64_t));
+        memcpy(hist + nh * width + P + 1, C, (Q + 1) * sizeof(int64_t));
+        nh++;
+        WPART_CHECK(wpart_i_poll(cx->opt->control, cx->t0, (double)s, (double)sweeps));
+    }
+    FN(emit_grid)(R, P, C, Q, out);
+cleanup:
+    if (st == WPART_ECANCELLED && R && C && FN(time_up)(cx->opt->control, cx->t0)) {
+        FN(emit_grid)(R, P, C, Q, out);
+        cx->stats->timed_out = 1;
+        st = WPART_OK;
+    }
+    free(hist);
+    free(R);
+    free(C);
+    free(tr.W);
+    free(tc.W);
+    free(rw);
+    return st;
+}
+
+/* JAG-PQ-HEUR (FN(jag_pq_heur) of sp_jag_pq.h): rows-first on `a`; *lmax = the max load */
+static wpart_status_t FN(sp_jag_pq_heur)(FN(ctx_t) *cx, const FN(sparse_t) *a, int64_t P,
+                                         int64_t Q, int64_t *out, T *lmax)
+{
+    wpart_status_t st = WPART_OK;
+    int64_t n1 = a->n1, n2 = a->n2;
+    int64_t big = (n1 > n2 ? n1 : n2) > Q ? (n1 > n2 ? n1 : n2) : Q;
+    int64_t *R = wpart_i_malloc(P + 1, sizeof(int64_t));
+    int64_t *sep = wpart_i_malloc(big + 2, sizeof(int64_t));
+    T *W = wpart_i_malloc(big + 1, sizeof(T));
+    T best = 0;
+    if (!R || !sep || !W) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory in JAG-PQ-HEUR (sparse)");
+    }
+    if (cx->opt->start == 1) {
+        FN(uniform_cuts)(n1, P, R);
+    } else {
+        FN(sp_rows_w)(a, W);
+        WPART_CHECK(FN(opt1d)(cx, W, n1, P, R, NULL));
+    }
+    for (int64_t p = 0; p < P; p++) {
+        T val = 0;
+        FN(sp_stripe_w)(a, R[p], R[p + 1], W);
+        WPART_CHECK(FN(opt1d)(cx, W, n2, Q, sep, &val));
+        for (int64_t k = 0; k < Q; k++) {
+            int64_t *o = out + 4 * (p * Q + k);
+            o[0] = R[p];
+            o[1] = R[p + 1];
+            o[2] = sep[k];
+            o[3] = sep[k + 1];
+        }
+        if (val > best) {
+            best = val;
+        }
+        if ((p & 63) == 63) {
+            WPART_CHECK(wpart_i_poll(cx->opt->control, cx->t0, (double)p, (double)P));
+        }
+    }
+    *lmax = best;
+cleanup:
+    free(R);
+    free(sep);
+    free(W);
+    return st;
+}
+
+static void FN(sp_flip)(int64_t *rects, int64_t m)
+{
+    for (int64_t k = 0; k < m; k++) { /* (r0,r1,c0,c1) <- (c0,c1,r0,r1) */
+        int64_t *p = rects + 4 * k, x = p[0], y = p[1];
+        p[0] = p[2];
+        p[1] = p[3];
+        p[2] = x;
+        p[3] = y;
+    }
+}
+
+static wpart_status_t FN(sparse_partition)(const FN(sparse_t) *a, int64_t m,
+                                           const wpart_spatial_options_t *opt, int64_t *rects,
+                                           wpart_spatial_stats_t *stats)
+{
+    wpart_status_t st = WPART_OK;
+    FN(ctx_t) cx;
+    int64_t *alt = NULL;
+    memset(&cx, 0, sizeof cx);
+    cx.opt = opt;
+    cx.stats = stats;
+    cx.t0 = wpart_i_now();
+    cx.v.n1 = a->n1;
+    cx.v.n2 = a->n2;
+    int64_t P = opt->P, Q = opt->Q;
+    stats->P = P;
+    if (opt->method == WPART_SP_RECT_UNIFORM) {
+        int64_t *R = wpart_i_malloc(P + 1, sizeof(int64_t));
+        int64_t *C = wpart_i_malloc(Q + 1, sizeof(int64_t));
+        if (R && C) {
+            FN(uniform_cuts)(a->n1, P, R);
+            FN(uniform_cuts)(a->n2, Q, C);
+            FN(emit_grid)(R, P, C, Q, rects);
+        } else {
+            st = wpart_i_error(WPART_ENOMEM, "out of memory");
+        }
+        free(R);
+        free(C);
+    } else if (opt->method == WPART_SP_RECT_NICOL) {
+        if (opt->orient == WPART_SP_VER) {
+            FN(sparse_t) at = FN(sp_transposed)(a);
+            alt = wpart_i_malloc(4 * m, sizeof(int64_t));
+            if (!alt) {
+                WPART_FAIL(WPART_ENOMEM, "out of memory");
+            }
+            WPART_CHECK(FN(sp_rect_nicol)(&cx, &at, Q, P, alt));
+            for (int64_t i = 0; i < Q; i++) {
+                for (int64_t j = 0; j < P; j++) {
+                    const int64_t *s = alt + 4 * (i * P + j);
+                    int64_t *o = rects + 4 * (j * Q + i);
+                    o[0] = s[2];
+                    o[1] = s[3];
+                    o[2] = s[0];
+                    o[3] = s[1];
+                }
+            }
+        } else {
+            WPART_CHECK(FN(sp_rect_nicol)(&cx, a, P, Q, rects));
+        }
+    } else { /* JAG-PQ-HEUR */
+        int want_h = opt->orient != WPART_SP_VER, want_v = opt->orient != WPART_SP_HOR;
+        T lh = 0, lv = 0;
+        if (want_h) {
+            WPART_CHECK(FN(sp_jag_pq_heur)(&cx, a, P, Q, rects, &lh));
+            stats->orient = 0;
+        }
+        if (want_v) {
+            FN(sparse_t) at = FN(sp_transposed)(a);
+            alt = want_h ? wpart_i_malloc(4 * m, sizeof(int64_t)) : rects;
+            if (!alt) {
+                WPART_FAIL(WPART_ENOMEM, "out of memory");
+            }
+            WPART_CHECK(FN(sp_jag_pq_heur)(&cx, &at, P, Q, alt, &lv));
+            FN(sp_flip)(alt, m);
+            if (!want_h || lv < lh) {
+                if (want_h) {
+                    memcpy(rects, alt, 4 * m * sizeof(int64_t));
+                }
+                stats->orient = 1;
+            }
+        }
+    }
+cleanup:
+    stats->seconds = wpart_i_now() - cx.t0;
+    if (alt != rects) {
+        free(alt);
+    }
+    return st;
+}
+
+/* the load of each rectangle (r0, r1, c0, c1) of rects[m]: row by row, from the first entry at
+ * column >= c0 (binary search; columns sorted within each row) to the last below c1, so
+ * O(nnz + sum of the heights x log) for a tiling */
+static void FN(sparse_loads)(const FN(sparse_t) *a, const int64_t *rects, int64_t m, T *out)
+{
+    for (int64_t k = 0; k < m; k++) {
+        const int64_t *r = rects + 4 * k;
+        T s = 0;
+        if (r[0] < r[1] && r[2] < r[3]) {
+            for (int64_t i = r[0]; i < r[1]; i++) {
+                int64_t lo = a->rp[i], hi = a->rp[i + 1];
+                while (lo < hi) {
+                    int64_t mid = lo + (hi - lo) / 2;
+                    if (a->ci[mid] < r[2]) {
+                        lo = mid + 1;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                for (int64_t e = lo; e < a->rp[i + 1] && a->ci[e] < r[3]; e++) {
+                    s += a->rv[e];
+                }
+            }
+        }
+        out[k] = s;
+    }
+}
