@@ -15,10 +15,24 @@ Runs, in one process, the steps of :mod:`wpart.experiments.spatial`:
 The verdicts (paper value, ours, MATCH / DIFFERS / NOT REGENERATED) are printed by
 ``python -m wpart reproduce spatial``, which runs the same steps.
 
+Two more steps measure sparse inputs (SuiteSparse-like patterns from
+:func:`wpart.spatial.instances.sparse_like`: banded, block-diagonal, power-law rows, unit
+weights):
+
+* ``sparse``: RECT-NICOL and JAG-PQ-HEUR on the ``scipy.sparse`` matrix against the same call
+  on its dense array (time ratio, goal sparse <= dense; the partitions must be identical), at
+  several sizes including 3,268 x 3,268 with about 27.8 k nonzeros, and sparse-only at a size
+  whose dense array would not fit (time per nonzero shows the O(nnz) scaling);
+* ``starts``: the max load of the single paper start against all starts (``starts="all"``,
+  never worse by construction, checked) and the time of each.
+
+``python benchmarks/bench_spatial.py --quick --only sparse starts`` runs both in seconds
+(tests/test_spatial_sparse_bench.py runs it in the test suite).
+
 Timings are reported, never asserted by the test suite. ``--quick`` (CI-sized, well under a
 minute on 2 cores) shrinks the matrices, seeds and m ranges; the full run takes a few minutes.
 
-Usage: ``python benchmarks/bench_spatial.py [--quick] [--json PATH]``
+Usage: ``python benchmarks/bench_spatial.py [--quick] [--json PATH] [--only STEP ...]``
 """
 
 from __future__ import annotations
@@ -33,9 +47,103 @@ from _common import ROOT, use_wpart  # noqa: E402  (installed wpart first, else 
 
 use_wpart()
 
+import numpy as np
+
+from wpart import spatial
 from wpart.experiments import jsonable
 from wpart.experiments import spatial as ex
 from wpart.experiments import spatial_paper as sp
+from wpart.spatial.instances import SPARSE_KINDS, sparse_like
+
+
+def _wall(fn):
+    """(result, best wall seconds of 3 runs; 1 run when the first takes over 0.05 s)."""
+    best, out = float("inf"), None
+    for _ in range(3):
+        t0 = time.perf_counter()
+        out = fn()
+        dt = time.perf_counter() - t0
+        best = min(best, dt)
+        if dt > 0.05:
+            break
+    return out, best
+
+
+def sparse_vs_dense(quick: bool):
+    """Sparse vs dense time of RECT-NICOL and JAG-PQ-HEUR, identical partitions required."""
+    sizes = [(300, False), (1000, False), (3268, False), (50_000, True)] if quick else \
+        [(1000, False), (3268, False), (10_000, False), (30_000, True), (300_000, True)]
+    m = 64 if quick else 256
+    rows, ok = [], True
+    for kind in SPARSE_KINDS:
+        for n, sparse_only in sizes:
+            A = sparse_like(kind, n, seed=1)
+            D = None if sparse_only else A.toarray()
+            for meth in ("rect_nicol", "jag_pq_heur"):
+                fn = getattr(spatial, meth)
+                rs, ts = _wall(lambda: fn(A, m))
+                row = {"kind": kind, "n": n, "nnz": int(A.nnz), "method": meth, "m": m,
+                       "sparse_s": ts, "max_load": int(rs.max_load), "us_per_nnz": 1e6 * ts / A.nnz}
+                if D is not None:
+                    rd, td = _wall(lambda: fn(D, m))
+                    same = bool(np.array_equal(rs.rects, rd.rects)) and rs.max_load == rd.max_load
+                    ok &= same
+                    row.update(dense_s=td, ratio=td / ts, same=same)
+                else:
+                    row.update(dense_s=None, ratio=None, same=None,
+                               dense_gib=8 * 2 * (n + 1) ** 2 / 2**30)
+                rows.append(row)
+    slow = [r for r in rows if r["ratio"] is not None and r["ratio"] < 1.0]
+    lines = ["sparse vs dense (unit weights, wall time of the whole call incl. conversion):",
+             f"{'kind':9s} {'n':>7s} {'nnz':>9s} {'method':12s} {'sparse s':>9s} "
+             f"{'dense s':>9s} {'dense/sparse':>12s} {'us/nnz':>7s} same"]
+    for r in rows:
+        dense = f"{r['dense_s']:9.4f}" if r["dense_s"] is not None else \
+            f"{'n/a':>9s}"
+        ratio = f"{r['ratio']:12.1f}" if r["ratio"] is not None else \
+            f"{'(%.0f GiB)' % r['dense_gib']:>12s}"
+        lines.append(f"{r['kind']:9s} {r['n']:7d} {r['nnz']:9d} {r['method']:12s} "
+                     f"{r['sparse_s']:9.4f} {dense} {ratio} {r['us_per_nnz']:7.2f} "
+                     f"{'-' if r['same'] is None else ('yes' if r['same'] else 'NO')}")
+    lines.append(f"identical partitions: {'yes' if ok else 'NO'}; sparse slower than dense in "
+                 f"{len(slow)} of {sum(r['ratio'] is not None for r in rows)} rows")
+    return ok, {"rows": rows, "m": m}, "\n".join(lines)
+
+
+def multi_start(quick: bool):
+    """Max load of the paper's single start against all starts (must never be worse)."""
+    sizes = [300, 1000] if quick else [1000, 3268, 10_000]
+    ms = [16, 64] if quick else [16, 64, 256, 1024]
+    single = {"rect_nicol": ("rows_uniform",), "jag_pq_heur": ("rows_load",)}
+    rows, ok = [], True
+    for kind in SPARSE_KINDS:
+        for n in sizes:
+            A = sparse_like(kind, n, seed=2)
+            for m in ms:
+                for meth, one in single.items():
+                    fn = getattr(spatial, meth)
+                    r1, t1 = _wall(lambda: fn(A, m, starts=one))
+                    ra, ta = _wall(lambda: fn(A, m))
+                    ok &= ra.max_load <= r1.max_load
+                    rows.append({"kind": kind, "n": n, "m": m, "method": meth,
+                                 "single": int(r1.max_load), "all": int(ra.max_load),
+                                 "ratio": ra.max_load / r1.max_load if r1.max_load else 1.0,
+                                 "winner": ra.stats["start"], "single_s": t1, "all_s": ta,
+                                 "per_start": {k: v["max_load"] for k, v in
+                                               ra.stats["starts"].items()}})
+    lines = ["multi-start (unit weights; single = the paper's start: rect_nicol rows_uniform, "
+             "jag_pq_heur rows_load):",
+             f"{'kind':9s} {'n':>6s} {'m':>5s} {'method':12s} {'single':>7s} {'all':>7s} "
+             f"{'all/single':>10s} {'winner':13s} {'single s':>9s} {'all s':>8s}"]
+    for r in rows:
+        lines.append(f"{r['kind']:9s} {r['n']:6d} {r['m']:5d} {r['method']:12s} "
+                     f"{r['single']:7d} {r['all']:7d} {r['ratio']:10.3f} {r['winner']:13s} "
+                     f"{r['single_s']:9.4f} {r['all_s']:8.4f}")
+    better = sum(r["all"] < r["single"] for r in rows)
+    lines.append(f"all starts <= single start in every case: {'yes' if ok else 'NO'}; "
+                 f"strictly better in {better} of {len(rows)}")
+    return ok, {"rows": rows}, "\n".join(lines)
+
 
 STEPS = {
     "quality": ex.quality,
@@ -46,6 +154,8 @@ STEPS = {
     "hybrid": sp.hybrid,
     "timing": ex.timing,
     "scaling": ex.scaling,
+    "sparse": sparse_vs_dense,
+    "starts": multi_start,
 }
 
 
@@ -53,11 +163,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="CI-sized run (< 60 s)")
     ap.add_argument("--json", type=Path, default=None, help="write the results here")
-    ap.add_argument("--only", choices=list(STEPS), default=None)
+    ap.add_argument("--only", choices=list(STEPS), nargs="+", default=None,
+                    help="run only these steps")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     results, ok_all = {}, True
-    names = [args.only] if args.only else list(STEPS)
+    names = list(args.only) if args.only else list(STEPS)
     for i, name in enumerate(names, 1):
         ok, data, text = sp.timed(name, lambda name=name: STEPS[name](args.quick), True, i,
                                   len(names), "quick sizes" if args.quick else "full sizes")

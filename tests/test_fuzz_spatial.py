@@ -211,7 +211,8 @@ VALID = {
     "m1": st.none(), "m1_min": st.none(),
 }
 ND = {"hier_rb": (2, 3)}
-EXPECTED = (ValueError, TypeError, OverflowError, MemoryError)
+# a str A is a file path: a missing one is a FileNotFoundError
+EXPECTED = (ValueError, TypeError, OverflowError, MemoryError, FileNotFoundError)
 
 
 def names_an_argument(exc: BaseException, names) -> bool:

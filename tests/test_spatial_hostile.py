@@ -254,5 +254,6 @@ def test_package_exports_only_its_public_names():
     for leak in ("np", "math", "warnings", "annotations", "Any", "ArrayLike", "NDArray"):
         assert not hasattr(sp, leak)
     assert sp.instances is wpart.spatial.instances
-    assert all(callable(getattr(sp, n)) or n in ("METHODS", "TABLE", "instances")
+    assert all(callable(getattr(sp, n))
+               or n in ("METHODS", "TABLE", "instances", "MAX_DENSE_BYTES", "STARTS")
                for n in sp.__all__)

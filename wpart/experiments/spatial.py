@@ -126,6 +126,12 @@ def _call(A: Any, m: int, meth: str, **kw: Any):
         if r * r == m:
             kw.setdefault("P", r)
             kw.setdefault("Q", r)
+    # the paper's algorithms: RECT-NICOL from uniform rows, JAG-PQ-HEUR with stripes by load
+    # (wpart's default also tries the other starts and keeps the best)
+    if meth == "rect_nicol":
+        kw.setdefault("starts", ("rows_uniform",))
+    elif meth == "jag_pq_heur":
+        kw.setdefault("starts", ("rows_load", "cols_load"))
     return spatial.partition(A, m, method=meth, **kw)
 
 

@@ -16,6 +16,25 @@ optimum :func:`general_optimum` (MILP, tiny matrices). :func:`partition` dispatc
 All algorithms run in the C core on a bordered prefix array, with the GIL released; instance
 generators are in :mod:`wpart.spatial.instances`.
 
+Sparse matrices
+---------------
+Every function takes ``A`` as a dense array, a ``scipy.sparse`` matrix or array of any format
+(duplicate entries are summed, explicit zeros are zeros) or the path of a MatrixMarket file
+(read by :func:`read_matrix`). ``weights="values"`` (default) makes the matrix values the loads;
+``weights="count"`` gives every nonzero load 1 whatever its sign (the unit weights of a
+sparse-matrix partition). :func:`rect_uniform`, :func:`rect_nicol` and :func:`jag_pq_heur`
+(without speeds) run on the nonzeros without densifying (their cost follows nnz) and return
+the partition the dense array gives; every other method needs the dense 2D prefix sum and
+densifies, refusing with ``WpartMemoryError`` when the dense matrix and its prefix would exceed
+``wpart.spatial.MAX_DENSE_BYTES`` (2 GiB by default).
+
+Starts
+------
+RECT-NICOL and JAG-PQ-HEUR depend on their start; ``starts="all"`` (default) runs each of
+:data:`STARTS` (uniform rows, rows split by load, and both on the transposed problem) and keeps
+the best, so the result is never worse than a single start's. ``stats["starts"]`` holds each
+start's ``max_load`` and time.
+
 Guarantees
 ----------
 * Exact (integer loads exactly; float loads exactly for the costs as computed in float64):
@@ -79,9 +98,13 @@ from ._jag_m import (
 from ._jag_pq import jag_pq_heur, jag_pq_opt_dp, jag_pq_opt_nicol
 from ._partition import SpatialPartition
 from ._rect import rect_nicol, rect_uniform
+from ._sparse import MAX_DENSE_BYTES, read_matrix
+from ._starts import STARTS
 
 __all__ = [
+    "MAX_DENSE_BYTES",
     "METHODS",
+    "STARTS",
     "TABLE",
     "SpatialPartition",
     "allocate",
@@ -102,6 +125,7 @@ __all__ = [
     "jag_pq_opt_dp",
     "jag_pq_opt_nicol",
     "partition",
+    "read_matrix",
     "rect_nicol",
     "rect_uniform",
 ]

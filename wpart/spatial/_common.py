@@ -26,11 +26,12 @@ from .._validate import (
     core_time_limit,
 )
 from ._partition import SpatialPartition, _scalar
+from ._sparse import SparseInput, as_input, as_weights
 
 __all__ = ["METHODS", "TABLE", "factor_pair"]
 
 _PQ = ("P", "Q")
-_COMMON = ("allow_empty",)
+_COMMON = ("allow_empty", "weights")
 
 #: The spatial methods, declared once: name -> the core's ``wpart_spatial_method_t`` value,
 #: the keyword options of the method's function, exactness and a one-line summary. The
@@ -39,10 +40,10 @@ TABLE = MethodTable("spatial", [
     Method("rect_uniform", _core.SP_RECT_UNIFORM, exact=False, options=_PQ + _COMMON,
            summary="P x Q grid of equal-area rows and columns (Sec. 3.1)"),
     Method("rect_nicol", _core.SP_RECT_NICOL, exact=False,
-           options=_PQ + ("max_sweeps", "time_limit") + _COMMON,
+           options=_PQ + ("max_sweeps", "starts", "time_limit") + _COMMON,
            summary="P x Q grid refined by alternating exact 1D cuts (Sec. 3.1)"),
     Method("jag_pq_heur", _core.SP_JAG_PQ_HEUR, exact=False,
-           options=_PQ + ("orient", "speeds") + _COMMON,
+           options=_PQ + ("orient", "starts", "speeds") + _COMMON,
            summary="P optimal stripes, each cut optimally into Q pieces (Sec. 3.2.1, Theorem 1)"),
     Method("jag_pq_opt_nicol", _core.SP_JAG_PQ_OPT_NICOL, exact=True,
            options=_PQ + ("orient", "time_limit", "speeds") + _COMMON,
@@ -99,27 +100,68 @@ _TIE = ("area", "first")
 
 
 class _Prepared:
-    """Coerced matrix, its prefix and the validated part count."""
+    """Coerced matrix, its prefix and the validated part count.
 
-    __slots__ = ("A", "S", "amax", "m", "n1", "n2", "total")
+    `A` may be dense, a ``scipy.sparse`` matrix or a MatrixMarket path; `weights` is
+    ``"values"`` or ``"count"``. With ``sparse=True`` (methods that run on the nonzeros) a
+    sparse `A` stays sparse (``sp`` set, ``S`` None); otherwise it is densified under
+    ``MAX_DENSE_BYTES``."""
+
+    __slots__ = ("A", "S", "sp", "amax", "m", "n1", "n2", "total", "kind", "size", "ndim",
+                 "weights")
 
     @property
     def shape(self) -> tuple:
         return self.A.shape
 
-    def __init__(self, A: ArrayLike, m: Any, allow_empty: bool, ndims: tuple = (2,)):
-        arr = as_loads(A, "A", ndims)
-        self.A = arr
-        self.S = _core.prefix_sum(arr, None, "A")
-        self.n1, self.n2 = arr.shape[:2]
-        self.total = self.S[(-1,) * arr.ndim]
-        self.amax = arr.max()
-        self.m = as_parts(m, arr.size)
-        if not as_bool(allow_empty, "allow_empty") and self.m > arr.size:
+    def __init__(self, A: ArrayLike, m: Any, allow_empty: bool, ndims: tuple = (2,), *,
+                 weights: Any = "values", sparse: bool = False, method: str | None = None):
+        src = as_input(A, weights, ndims)
+        self.weights = as_weights(weights)
+        self.sp = None
+        dense_f = not isinstance(src, SparseInput) and src.ndim == 2 and src.dtype.kind == "f"
+        if sparse and dense_f:
+            # float loads: the sparse code and summation order for a dense array too, so that
+            # a matrix and its sparse form give the same partition bit for bit
+            self.sp = SparseInput(src, "values")
+            self.A = src
+        elif sparse and isinstance(src, SparseInput):
+            self.sp = src
+            self.A = src.csr
+        if sparse and self.sp is not None:
+            src = self.sp
+            self.S = None
+            self.n1, self.n2 = src.n1, src.n2
+            self.total = src.total
+            self.amax = src.amax
+            self.kind = src.kind
+            self.size = src.n1 * src.n2
+            self.ndim = 2
+        else:
+            arr = src.dense(method) if isinstance(src, SparseInput) else src
+            self.sp = None
+            self.A = arr
+            self.S = _core.prefix_sum(arr, None, "A")
+            self.n1, self.n2 = arr.shape[:2]
+            self.total = self.S[(-1,) * arr.ndim]
+            self.amax = arr.max()
+            self.kind = self.S.dtype.kind
+            self.size = int(arr.size)
+            self.ndim = arr.ndim
+        self.m = as_parts(m, self.size)
+        if not as_bool(allow_empty, "allow_empty") and self.m > self.size:
             raise WpartValueError(
-                f"`m` = {self.m} exceeds the {arr.size} cells of A; pass "
+                f"`m` = {self.m} exceeds the {self.size} cells of A; pass "
                 "allow_empty=True to accept empty rectangles"
             )
+
+    def dtype(self) -> Any:
+        return np.int64 if self.kind == "i" else np.float64
+
+    def box_loads(self, rects: NDArray) -> NDArray:
+        if self.sp is not None:
+            return self.sp.box_loads(rects)
+        return _core.box_loads(self.S, rects)
 
 
 def _orient(orient: Any) -> int:
@@ -215,12 +257,12 @@ def _status(method: str) -> str:
 def _m_cells(pp: _Prepared, speeds: Any = None) -> int:
     """The part count to solve with when more parts than cells may be padded as empty
     rectangles (none or equal speeds): one part per cell; otherwise ``pp.m``."""
-    if pp.m <= pp.A.size:
+    if pp.m <= pp.size:
         return pp.m
     sp = as_speeds(speeds, pp.m)
     if sp is not None and not bool((sp == sp[0]).all()):
         return pp.m
-    return int(pp.A.size)
+    return int(pp.size)
 
 
 def _pad(pp: _Prepared, rects: NDArray, m_solve: int) -> tuple[NDArray, NDArray]:
@@ -228,8 +270,8 @@ def _pad(pp: _Prepared, rects: NDArray, m_solve: int) -> tuple[NDArray, NDArray]
     zero-filled in bulk (untouched pages cost nothing), only the solved parts are summed."""
     out = np.zeros((pp.m, rects.shape[1]), dtype=rects.dtype)
     out[:m_solve] = rects
-    loads = np.zeros(pp.m, dtype=pp.S.dtype)
-    loads[:m_solve] = _core.box_loads(pp.S, rects)
+    loads = np.zeros(pp.m, dtype=pp.dtype())
+    loads[:m_solve] = pp.box_loads(rects)
     return out, loads
 
 
@@ -247,7 +289,8 @@ def _run(
     sp = as_speeds(speeds, pp.m)
     check_speed_costs(pp.total, sp)
     if sp is not None:
-        kw["speeds"] = sp
+        if pp.sp is None:  # a sparse run is homogeneous: equal speeds only (see jag_pq_heur)
+            kw["speeds"] = sp
         params = dict(params, speeds=True)
     tl = core_time_limit(time_limit)
     progress = as_progress(progress)
@@ -257,9 +300,9 @@ def _run(
     same = sp is None or bool((sp == sp[0]).all())  # equal speeds: the same partition
     if m_solve is not None:  # chosen by the caller (its options were built for m_solve)
         pass
-    elif same and pp.m > pp.A.size and method in _PAD_EMPTY and not kw.get("P"):
-        m_solve = int(pp.A.size)
-    elif same and pp.m > pp.A.size and method in _PAD_GRID:
+    elif same and pp.m > pp.size and method in _PAD_EMPTY and not kw.get("P"):
+        m_solve = int(pp.size)
+    elif same and pp.m > pp.size and method in _PAD_GRID:
         # a P x Q grid has at most max(n1, n2) non-empty bands either way: P' x Q' with
         # P' = min(P, max(n1, n2)) expresses every P x Q partition (the rest empty)
         big = max(pp.n1, pp.n2)
@@ -270,12 +313,18 @@ def _run(
             params = dict(params, P_solved=P2, Q_solved=Q2)
     if m_solve is None:
         m_solve = pp.m
-    if m_solve < pp.m and sp is not None:
+    if m_solve < pp.m and "speeds" in kw:
         kw["speeds"] = np.ascontiguousarray(sp[:m_solve])
     with progress_hook(progress, total=1.0, desc=method) as hook:
-        rects, st = _core.spatial_partition(
-            pp.S, m_solve, TABLE[method].code, progress=hook, time_limit=tl, **kw
-        )
+        if pp.sp is not None:
+            rects, st = _core.spatial_sparse_partition(
+                pp.n1, pp.n2, *pp.sp.arrays(), m_solve, TABLE[method].code, progress=hook,
+                time_limit=tl, **kw
+            )
+        else:
+            rects, st = _core.spatial_partition(
+                pp.S, m_solve, TABLE[method].code, progress=hook, time_limit=tl, **kw
+            )
     loads = None
     if m_solve < pp.m and rects is not None:
         rects, loads = _pad(pp, rects, m_solve)
@@ -323,7 +372,7 @@ def _result(
     ssum = float(pp.m) if speeds is None else float(speeds.sum())
     avg = float(total) / ssum
     if speeds is None:
-        if pp.S.dtype.kind == "f":
+        if pp.kind == "f":
             lb: Any = max(float(total) / pp.m, float(pp.amax))
         else:
             lb = max(-(-int(total) // pp.m), int(pp.amax))
@@ -335,15 +384,15 @@ def _result(
                    + ("the best partition found is returned" if rects is not None
                       else "no partition was found"))
     if rects is None:
-        nd = pp.A.ndim
+        nd = pp.ndim
         return SpatialPartition(
-            rects=np.zeros((0, 2 * nd), dtype=np.int64), loads=np.zeros(0, pp.S.dtype),
+            rects=np.zeros((0, 2 * nd), dtype=np.int64), loads=np.zeros(0, pp.dtype()),
             max_load=float("nan"), avg_load=avg, total=_scalar(total),
             lower_bound=_scalar(lb), imbalance=float("nan"), method=method, params=params,
             shape=tuple(pp.A.shape), m=pp.m, A=pp.A, speeds=speeds, status=status or "error",
             message=message or "", stats=stats)
     if loads is None:
-        loads = _core.box_loads(pp.S, rects) if len(rects) else np.zeros(0, pp.S.dtype)
+        loads = pp.box_loads(rects) if len(rects) else np.zeros(0, pp.dtype())
     if speeds is None:
         lmax: Any = _scalar(loads.max())
     else:

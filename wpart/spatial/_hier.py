@@ -24,6 +24,7 @@ def hier_rb(
     tie: str = "area",
     allow_empty: bool = False,
     speeds: ArrayLike | None = None,
+    weights: str = "values",
 ) -> SpatialPartition:
     """HIER-RB (Sec. 3.3 of Saule et al. 2012; Berger and Bokhari's recursive bisection):
     ``floor(q/2) | ceil(q/2)`` parts on the two sides of each cut.
@@ -33,7 +34,7 @@ def hier_rb(
     `tie` chooses inside a plateau of equal objective: ``"area"`` (area-proportional) or
     ``"first"``.
     """
-    pp = _Prepared(A, m, allow_empty, (2, 3))
+    pp = _Prepared(A, m, allow_empty, (2, 3), weights=weights, method="hier_rb")
     v = choice(variant, "variant", _VARIANT)
     t = choice(tie, "tie", _TIE)
     if pp.A.ndim == 3:
@@ -72,12 +73,13 @@ def hier_relaxed(
     tie: str = "area",
     allow_empty: bool = False,
     speeds: ArrayLike | None = None,
+    weights: str = "values",
 ) -> SpatialPartition:
     """HIER-RELAXED (Sec. 3.3 of Saule et al. 2012): like :func:`hier_rb` but every node also
     chooses how many parts each side gets (minimising ``max(L1/x, L2/(q-x))``); ties prefer
     balanced counts.
     Zero-load sub-rectangles are split by area."""
-    pp = _Prepared(A, m, allow_empty)
+    pp = _Prepared(A, m, allow_empty, weights=weights, method="hier_relaxed")
     v = choice(variant, "variant", _VARIANT)
     t = choice(tie, "tie", _TIE)
     return _run(
@@ -98,6 +100,7 @@ def hier_opt(
     allow_empty: bool = False,
     time_limit: float | None = None,
     speeds: ArrayLike | None = None,
+    weights: str = "values",
 ) -> SpatialPartition:
     """HIER-OPT (Sec. 3.3 of Saule et al. 2012): the optimal hierarchical (guillotine)
     partition, by a memoised DP over ``(row interval, column interval, q)``; for small
@@ -113,7 +116,7 @@ def hier_opt(
     ``max_k loads[k] / speeds[k]`` over this class is found exactly (memo over
     ``(rows, columns, k, q)``, so ``m`` times more states, counted against `max_states`).
     """
-    pp = _Prepared(A, m, allow_empty)
+    pp = _Prepared(A, m, allow_empty, weights=weights, method="hier_opt")
     msf = as_float(max_states, "max_states", minimum=1.0, allow_inf=True)
     ms = int(min(msf, 2.0**62))
     return _run(

@@ -49,6 +49,7 @@ def hybrid(
     variant: str = "load",
     allow_empty: bool = False,
     time_limit: float | None = None,
+    weights: str = "values",
 ) -> SpatialPartition:
     """HYBRID (Sec. 5 of Saule et al. 2012): a fast phase-1 partition into ``m1 < m`` blocks,
     parts shared out in proportion to block loads (capped by area), then each block
@@ -79,7 +80,7 @@ def hybrid(
     defaulted, one part per cell is solved and the rest are empty rectangles
     (``params["parts_solved"]``).
     """
-    pp = _Prepared(A, m, allow_empty)
+    pp = _Prepared(A, m, allow_empty, weights=weights, method="hybrid")
     p1 = choice(phase1, "phase1", _PHASES)
     pf = choice(phase2_fast, "phase2_fast", _PHASES)
     ps = None if phase2_slow is None else choice(phase2_slow, "phase2_slow", _PHASES)
@@ -126,7 +127,8 @@ def hybrid(
 
 
 def general_optimum(
-    A: ArrayLike, m: int, *, time_limit: float | None = 60.0, allow_empty: bool = False
+    A: ArrayLike, m: int, *, time_limit: float | None = 60.0, allow_empty: bool = False,
+    weights: str = "values",
 ) -> SpatialPartition:
     """Optimal partition into at most `m` arbitrary rectangles (no structure; the general
     class of Sec. 3.4 of Saule et al. 2012), by a MILP solved with GLPK; tiny matrices only
@@ -141,7 +143,7 @@ def general_optimum(
     """
     from .. import milp
 
-    pp = _Prepared(A, m, allow_empty)
+    pp = _Prepared(A, m, allow_empty, weights=weights, method="general_optimum")
     n1, n2 = pp.n1, pp.n2
     nrect = n1 * (n1 + 1) // 2 * (n2 * (n2 + 1) // 2)
     if nrect > 2000:
@@ -242,9 +244,12 @@ def partition(
 
     Parameters
     ----------
-    A : array_like, shape (n1, n2)
+    A : array_like, shape (n1, n2), scipy.sparse matrix or path
         Non-negative loads: integers (exact, int64) or floats (float64). NaN, inf and
-        negative values are rejected.
+        negative values are rejected. A ``scipy.sparse`` matrix (any format) or a
+        MatrixMarket file path runs on its nonzeros for ``rect_uniform``, ``rect_nicol`` and
+        ``jag_pq_heur``; the other methods densify it (refused over ``MAX_DENSE_BYTES``).
+        ``weights="count"`` (an option of every method) gives each nonzero load 1.
     m : int
         Number of rectangles.
     method : str

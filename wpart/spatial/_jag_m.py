@@ -45,6 +45,7 @@ def jag_m_heur(
     orient: str = "best",
     allow_empty: bool = False,
     speeds: ArrayLike | None = None,
+    weights: str = "values",
 ) -> SpatialPartition:
     """JAG-M-HEUR (Sec. 3.2.2 of Saule et al. 2012): ``P`` optimal stripes of the projection,
     parts shared out in proportion to the stripe loads (:func:`allocate`), each stripe cut
@@ -55,7 +56,7 @@ def jag_m_heur(
     an int.
     It is clamped to ``[ceil(m/n2), min(n1, m)]`` where possible.
     """
-    pp = _Prepared(A, m, allow_empty)
+    pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_heur")
     o = _orient(orient)
     Pv = _stripes_P(pp, P, o)
     return _run(
@@ -85,6 +86,7 @@ def jag_m_probe(
     orient: str = "hor",
     allow_empty: bool = False,
     speeds: ArrayLike | None = None,
+    weights: str = "values",
 ) -> SpatialPartition:
     """JAG-M-PROBE (Sec. 3.2.2 of Saule et al. 2012): the optimal ``m``-way jagged partition
     for given stripes.
@@ -96,7 +98,7 @@ def jag_m_probe(
     With default stripes, `allow_empty` and more parts than cells (no or equal `speeds`), one
     part per cell is solved and the rest are empty rectangles (``params["parts_solved"]``).
     """
-    pp = _Prepared(A, m, allow_empty)
+    pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_probe")
     o = _orient(orient)
     m_solve = pp.m
     if stripe_cuts is None:
@@ -135,11 +137,12 @@ def jag_m_heur_probe(
     orient: str = "best",
     allow_empty: bool = False,
     speeds: ArrayLike | None = None,
+    weights: str = "values",
 ) -> SpatialPartition:
     """JAG-M-HEUR-PROBE (Sec. 3.2.2 of Saule et al. 2012): the stripes of
     :func:`jag_m_heur`, then the optimal part counts for them (:func:`jag_m_probe`). Never
     worse than :func:`jag_m_heur`."""
-    pp = _Prepared(A, m, allow_empty)
+    pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_heur_probe")
     o = _orient(orient)
     Pv = _stripes_P(pp, P, o)
     return _run(
@@ -161,6 +164,7 @@ def jag_m_alloc(
     allow_empty: bool = False,
     time_limit: float | None = None,
     speeds: ArrayLike | None = None,
+    weights: str = "values",
 ) -> SpatialPartition:
     """JAG-M-ALLOC (Sec. 3.2.2 of Saule et al. 2012): optimal stripe boundaries for given
     per-stripe part counts
@@ -182,7 +186,7 @@ def jag_m_alloc(
     A `time_limit` (seconds) reached in the search returns a result with
     ``status="time_limit"``: the rows-first answer when ``orient="best"`` had finished it,
     else no partition (``success`` False)."""
-    pp = _Prepared(A, m, allow_empty)
+    pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_alloc")
     o = _orient(orient)
     m_solve = pp.m
     if counts is None:
@@ -220,6 +224,7 @@ def jag_m_opt(
     time_limit: float | None = None,
     progress: Any = None,
     speeds: ArrayLike | None = None,
+    weights: str = "values",
 ) -> SpatialPartition:
     """JAG-M-OPT (Sec. 3.2.2 of Saule et al. 2012): the optimal ``m``-way jagged partition.
 
@@ -270,7 +275,7 @@ def jag_m_opt(
     >>> r.status, r.max_load
     ('optimal', 40)
     """
-    pp = _Prepared(A, m, allow_empty)
+    pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_opt")
     o = _orient(orient)
     return _run(
         pp,
@@ -290,6 +295,7 @@ def jag_m_iter(
     orient: str = "best",
     max_rounds: int = 50,
     allow_empty: bool = False,
+    weights: str = "values",
 ) -> SpatialPartition:
     """JAG-M-ITER (an extension suggested in Sec. 5 of Saule et al. 2012; not a paper method).
 
@@ -301,7 +307,7 @@ def jag_m_iter(
     iteration runs on one part per cell and the rest are empty rectangles
     (``params["parts_solved"]``).
     """
-    pp = _Prepared(A, m, allow_empty)
+    pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_iter")
     o = _orient(orient)
     rounds = as_int(max_rounds, "max_rounds", minimum=0)
     # more parts than cells: iterate on one part per cell, pad the rest empty in bulk

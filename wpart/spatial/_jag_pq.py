@@ -3,10 +3,15 @@ Saule et al. 2012)."""
 
 from __future__ import annotations
 
+import numpy as np
 from numpy.typing import ArrayLike
 
-from ._common import _ORIENT_NAME, _orient, _pq, _Prepared, _run
+from ._common import _ORIENT_CODE, _ORIENT_NAME, _orient, _pq, _Prepared, _run
 from ._partition import SpatialPartition
+from ._starts import START_CODE, as_starts, best_of
+
+#: JAG-PQ-HEUR's starts in the order tried (ties: the earlier, so rows before columns).
+_HEUR_STARTS = ("rows_load", "rows_uniform", "cols_load", "cols_uniform")
 
 __all__ = ["jag_pq_heur", "jag_pq_opt_dp", "jag_pq_opt_nicol"]
 
@@ -18,35 +23,69 @@ def jag_pq_heur(
     P: int | None = None,
     Q: int | None = None,
     orient: str = "best",
+    starts: str | tuple = "all",
     allow_empty: bool = False,
     speeds: ArrayLike | None = None,
+    weights: str = "values",
 ) -> SpatialPartition:
     """JAG-PQ-HEUR (Sec. 3.2.1 of Saule et al. 2012): optimal ``P`` stripes of the
     projection, then each stripe cut optimally into ``Q`` pieces. Theorem 1:
     ``Lmax <= (1 + D P/n1)(1 + D Q/n2) T/m`` for strictly positive data with
     ``D = amax/amin``.
 
-    `orient` is ``"hor"`` (stripes of rows), ``"ver"`` (stripes of columns) or ``"best"``
-    (both; the smaller ``max_load`` wins, ties to ``"hor"``).
+    Parameters
+    ----------
+    A, m
+        Loads (a dense 2D array, a ``scipy.sparse`` matrix of any format, or a MatrixMarket
+        file path) and number of parts. Without `speeds` a sparse matrix is not densified:
+        O(nnz + P n2) per start, and the partition is the one the dense array gives.
+    P, Q : int, optional
+        Stripes and pieces per stripe, ``P * Q = m`` (default as :func:`rect_uniform`).
+    orient : {"best", "hor", "ver"}
+        ``"hor"`` (stripes of rows), ``"ver"`` (stripes of columns) or ``"best"`` (both).
+    starts : "all", str or tuple of str
+        The stripes: ``"rows_load"`` (the paper's: the exact 1D partition of the row sums),
+        ``"rows_uniform"`` (equal-height stripes), and ``"cols_load"``, ``"cols_uniform"``
+        (the same for stripes of columns). `orient` keeps those of its orientation;
+        ``"all"`` (default) runs every one kept and returns the smallest ``max_load`` (ties
+        in the order rows_load, rows_uniform, cols_load, cols_uniform), never worse than
+        the paper's heuristic.
+    allow_empty : bool
+        Accept ``m`` larger than the number of cells.
+    speeds : array_like, optional
+        Stripe ``p`` runs on processors ``pQ .. pQ+Q-1`` (in the given order, its parts left
+        to right, or top to bottom for ``"ver"``) and ``max_k loads[k] / speeds[k]`` is
+        minimised: the stripes are the exact 1D partition of the projection for the
+        stripes' total speeds, each stripe then split exactly among its processors (no
+        proven bound; equal speeds give the homogeneous rectangles).
+    weights : {"values", "count"}
+        The load of a cell: the matrix value, or 1 for every nonzero.
 
-    With `speeds`, stripe ``p`` runs on processors ``pQ .. pQ+Q-1`` (in the given order, its
-    parts left to right, or top to bottom for ``"ver"``) and ``max_k loads[k] / speeds[k]``
-    is minimised: the stripes are the exact 1D partition of the
-    projection for the stripes' total speeds, each stripe then split exactly among its
-    processors (no proven bound; equal speeds give the homogeneous rectangles).
+    Returns
+    -------
+    SpatialPartition
+        ``params["orient_used"]`` is the winner's orientation, ``stats["start"]`` its start
+        and ``stats["starts"]`` each start's ``max_load``, ``seconds`` and ``status``.
     """
-    pp = _Prepared(A, m, allow_empty)
+    # equal speeds give the homogeneous rectangles: they run on the nonzeros too
+    same = speeds is None
+    if not same and isinstance(speeds, (list, tuple, np.ndarray)):
+        sv = np.asarray(speeds)
+        same = sv.ndim == 1 and sv.size > 0 and sv.dtype.kind in "iuf" and bool((sv == sv[0]).all())
+    pp = _Prepared(A, m, allow_empty, weights=weights, sparse=same)
     P, Q = _pq(pp.m, pp.n1, pp.n2, P, Q)
     o = _orient(orient)
-    return _run(
-        pp,
-        "jag_pq_heur",
-        {"P": P, "Q": Q, "orient": _ORIENT_NAME[o]},
-        P=P,
-        Q=Q,
-        orient=o,
-        speeds=speeds,
-    )
+    oname = _ORIENT_NAME[o]
+    allowed = tuple(s for s in _HEUR_STARTS if oname == "best" or START_CODE[s][0] == oname)
+    names = as_starts(starts, _HEUR_STARTS, allowed)
+    params = {"P": P, "Q": Q, "orient": oname, "starts": names}
+
+    def run(name: str, left: float | None) -> SpatialPartition:
+        so, code = START_CODE[name]
+        return _run(pp, "jag_pq_heur", params, P=P, Q=Q, orient=_ORIENT_CODE[so],
+                    speeds=speeds, start=code)
+
+    return best_of(names, run, None)
 
 
 def jag_pq_opt_nicol(
@@ -59,6 +98,7 @@ def jag_pq_opt_nicol(
     allow_empty: bool = False,
     time_limit: float | None = None,
     speeds: ArrayLike | None = None,
+    weights: str = "values",
 ) -> SpatialPartition:
     """JAG-PQ-OPT-NICOL (Sec. 3.2.1 of Saule et al. 2012): the optimal ``P x Q``-jagged
     partition, by Nicol's parametric search on the main dimension with the (memoised) nested
@@ -71,7 +111,7 @@ def jag_pq_opt_nicol(
     then run the same bisection on the float64 bottleneck with a greedy over the stripes; an
     empty stripe's processors idle).
     """
-    pp = _Prepared(A, m, allow_empty)
+    pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_pq_opt_nicol")
     P, Q = _pq(pp.m, pp.n1, pp.n2, P, Q)
     o = _orient(orient)
     return _run(
@@ -96,6 +136,7 @@ def jag_pq_opt_dp(
     allow_empty: bool = False,
     time_limit: float | None = None,
     speeds: ArrayLike | None = None,
+    weights: str = "values",
 ) -> SpatialPartition:
     """JAG-PQ-OPT-DP (Sec. 3.2.1 of Saule et al. 2012): the same optimum as
     :func:`jag_pq_opt_nicol` by dynamic programming over the main dimension (crossing-point
@@ -107,7 +148,7 @@ def jag_pq_opt_dp(
     then run the same bisection on the float64 bottleneck with a greedy over the stripes; an
     empty stripe's processors idle).
     """
-    pp = _Prepared(A, m, allow_empty)
+    pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_pq_opt_dp")
     P, Q = _pq(pp.m, pp.n1, pp.n2, P, Q)
     o = _orient(orient)
     return _run(

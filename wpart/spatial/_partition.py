@@ -247,7 +247,8 @@ class SpatialPartition(Result):
         linewidth: float | None = None,
         title: str | None = None,
     ) -> Any:
-        """Heatmap of the loads with the rectangles drawn on top (matplotlib).
+        """Heatmap of the loads with the rectangles drawn on top (matplotlib); a large sparse
+        matrix is drawn as its nonzeros.
 
         Parameters
         ----------
@@ -267,7 +268,17 @@ class SpatialPartition(Result):
         if len(self.shape) != 2:
             raise WpartValueError("plot() draws 2D partitions only")
         ax = new_axes(ax, figsize=(5, 5))
-        ax.imshow(self.A, cmap=cmap, interpolation="nearest", origin="upper")
+        A = self.A
+        if not isinstance(A, np.ndarray):  # a scipy.sparse matrix
+            if A.shape[0] * A.shape[1] <= 2**22:
+                A = A.toarray()
+            else:  # too large to draw densely: the nonzeros as points
+                coo = A.tocoo()
+                ax.scatter(coo.col, coo.row, c=coo.data, s=1, marker="s", cmap=cmap,
+                           linewidths=0)
+                A = None
+        if A is not None:
+            ax.imshow(A, cmap=cmap, interpolation="nearest", origin="upper")
         if linewidth is None:
             linewidth = max(0.2, 1.5 / math.sqrt(max(1, self.m) / 16))
         patches = [

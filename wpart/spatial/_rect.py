@@ -5,8 +5,9 @@ from __future__ import annotations
 from numpy.typing import ArrayLike
 
 from .._validate import as_int
-from ._common import _pq, _Prepared, _run
+from ._common import _ORIENT_CODE, _pq, _Prepared, _run
 from ._partition import SpatialPartition
+from ._starts import START_CODE, STARTS, as_starts, best_of
 
 __all__ = ["rect_nicol", "rect_uniform"]
 
@@ -18,6 +19,7 @@ def rect_uniform(
     P: int | None = None,
     Q: int | None = None,
     allow_empty: bool = False,
+    weights: str = "values",
 ) -> SpatialPartition:
     """RECT-UNIFORM (Sec. 3.1 of Saule et al. 2012): a ``P x Q`` grid with equal-area rows
     and columns.
@@ -25,19 +27,23 @@ def rect_uniform(
     Parameters
     ----------
     A, m
-        Loads and number of parts.
+        Loads (a dense 2D array, a ``scipy.sparse`` matrix of any format, or a MatrixMarket
+        file path; sparse input is not densified) and number of parts.
     P, Q : int, optional
         Grid shape with ``P * Q = m``; by default the factor pair closest to
         ``sqrt(m n1 / n2)`` (Theorem 2; a ``UserWarning`` is issued for prime ``m``).
     allow_empty : bool
         Accept ``m`` larger than the number of cells.
+    weights : {"values", "count"}
+        The load of a cell: the matrix value, or 1 for every nonzero (after duplicate entries
+        are summed; explicit zeros count 0; any sign).
 
     Returns
     -------
     SpatialPartition
         No balance guarantee: only area is split.
     """
-    pp = _Prepared(A, m, allow_empty)
+    pp = _Prepared(A, m, allow_empty, weights=weights, sparse=True)
     P, Q = _pq(pp.m, pp.n1, pp.n2, P, Q)
     return _run(pp, "rect_uniform", {"P": P, "Q": Q}, P=P, Q=Q)
 
@@ -49,28 +55,60 @@ def rect_nicol(
     P: int | None = None,
     Q: int | None = None,
     max_sweeps: int = 100,
+    starts: str | tuple = "all",
     allow_empty: bool = False,
     time_limit: float | None = None,
+    weights: str = "values",
 ) -> SpatialPartition:
     """RECT-NICOL (Sec. 3.1 of Saule et al. 2012): iterative refinement of a ``P x Q`` grid.
 
-    Starting from uniform rows, the column cuts and then the row cuts are set optimally for
-    the other dimension's fixed cuts (exact 1D Nicol on the max-over-stripes cost), until a
-    sweep reproduces a state already seen or `max_sweeps` is reached. ``max_load`` never
-    exceeds RECT-UNIFORM's. ``stats["iterations"]`` counts sweeps and
-    ``stats["converged"]`` tells whether a fixed point (or cycle) was reached. A
-    `time_limit` (seconds) reached between sweeps returns the current grid with
-    ``status="time_limit"``.
+    From a start, the column cuts and then the row cuts are set optimally for the other
+    dimension's fixed cuts (exact 1D Nicol on the max-over-stripes cost), until a sweep
+    reproduces a state already seen or `max_sweeps` is reached. The result depends on the
+    start, so several are tried and the best grid is kept.
+
+    Parameters
+    ----------
+    A, m
+        Loads (a dense 2D array, a ``scipy.sparse`` matrix of any format, or a MatrixMarket
+        file path) and number of parts. A sparse matrix is not densified: a sweep costs
+        O(nnz + P n2 + Q n1), and the grid is the one the dense array gives.
+    P, Q : int, optional
+        Grid shape with ``P * Q = m`` (default as :func:`rect_uniform`).
+    max_sweeps : int
+        Sweeps per start.
+    starts : "all", str or tuple of str
+        ``"rows_uniform"`` (uniform rows, then columns first: the paper's start),
+        ``"rows_load"`` (rows split by load: the exact 1D partition of the row sums),
+        ``"cols_uniform"``, ``"cols_load"`` (the same on the transposed problem: columns
+        fixed first). ``"all"`` (default) runs the four and keeps the smallest ``max_load``
+        (ties: the earlier in this order), so the result is never worse than any single
+        start's.
+    allow_empty : bool
+        Accept ``m`` larger than the number of cells.
+    time_limit : float, optional
+        Seconds for the whole call: reached between sweeps, the best grid so far comes back
+        with ``status="time_limit"`` (the remaining starts are skipped).
+    weights : {"values", "count"}
+        The load of a cell: the matrix value, or 1 for every nonzero.
+
+    Returns
+    -------
+    SpatialPartition
+        ``max_load`` never exceeds RECT-UNIFORM's. ``stats["start"]`` names the winning
+        start and ``stats["starts"]`` gives each start's ``max_load``, ``seconds`` and
+        ``status``; ``stats["iterations"]`` counts the winner's sweeps and
+        ``stats["converged"]`` tells whether it reached a fixed point (or cycle).
     """
-    pp = _Prepared(A, m, allow_empty)
+    pp = _Prepared(A, m, allow_empty, weights=weights, sparse=True)
     P, Q = _pq(pp.m, pp.n1, pp.n2, P, Q)
     ms = min(as_int(max_sweeps, "max_sweeps", minimum=1), 2**62)  # stays in int64
-    return _run(
-        pp,
-        "rect_nicol",
-        {"P": P, "Q": Q, "max_sweeps": ms},
-        P=P,
-        Q=Q,
-        max_sweeps=ms,
-        time_limit=time_limit,
-    )
+    names = as_starts(starts, STARTS)
+    params = {"P": P, "Q": Q, "max_sweeps": ms, "starts": names}
+
+    def run(name: str, left: float | None) -> SpatialPartition:
+        o, code = START_CODE[name]
+        return _run(pp, "rect_nicol", params, P=P, Q=Q, max_sweeps=ms,
+                    time_limit=left, orient=_ORIENT_CODE[o], start=code)
+
+    return best_of(names, run, time_limit)

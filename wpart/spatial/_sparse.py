@@ -1,0 +1,205 @@
+"""Sparse inputs of the spatial methods: ``scipy.sparse`` matrices (every format, sparray and
+spmatrix) and MatrixMarket files, the ``weights`` rule (values or nonzero counts), the densify
+guard of the methods that need the dense prefix, and the loads of a partition read from the
+nonzeros."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._errors import (
+    WpartFileNotFoundError,
+    WpartMemoryError,
+    WpartOverflowError,
+    WpartTypeError,
+    WpartValueError,
+)
+from .._validate import as_loads, choice
+
+__all__ = ["MAX_DENSE_BYTES", "read_matrix"]
+
+#: The largest dense copy (matrix plus its prefix sum, in bytes) that a method needing the dense
+#: 2D prefix may build from a sparse input; above it the call raises ``WpartMemoryError``.
+#: Set ``wpart.spatial.MAX_DENSE_BYTES`` to change it.
+MAX_DENSE_BYTES = 2**31
+
+#: The methods that run on the nonzeros of a sparse matrix (the rest densify).
+SPARSE_NATIVE = ("rect_uniform", "rect_nicol", "jag_pq_heur")
+
+_WEIGHTS = ("values", "count")
+
+
+def _sp() -> Any:
+    import scipy.sparse
+
+    return scipy.sparse
+
+
+def is_sparse(A: Any) -> bool:
+    """Whether `A` is a ``scipy.sparse`` matrix or array (scipy imported only if it is)."""
+    mod = type(A).__module__
+    return mod.startswith("scipy.sparse") and _sp().issparse(A)
+
+
+def as_weights(weights: Any) -> str:
+    """``"values"`` (loads are the matrix values) or ``"count"`` (1 per nonzero)."""
+    return choice(weights, "weights", _WEIGHTS)
+
+
+def read_matrix(path: str | os.PathLike) -> Any:
+    """Read a MatrixMarket file (``.mtx``, also gzip / bz2 compressed) with
+    ``scipy.io.mmread``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file. Every spatial function also accepts such a path as its matrix ``A``.
+
+    Returns
+    -------
+    scipy.sparse.csr_array or numpy.ndarray
+        A coordinate file as a CSR array (duplicate entries summed), an array file as a
+        dense array. A ``pattern`` file has value 1 at each entry.
+
+    Raises
+    ------
+    WpartFileNotFoundError
+        If `path` does not exist.
+    WpartValueError
+        If the file is not a readable MatrixMarket file.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise WpartTypeError(f"`path` must be a str or os.PathLike, got {type(path).__name__}")
+    p = os.fspath(path)
+    if not os.path.exists(p):
+        raise WpartFileNotFoundError(f"`path`: no such file: {p!r}")
+    import scipy.io
+
+    try:
+        M = scipy.io.mmread(p)
+    except Exception as exc:  # scipy raises ValueError / OSError / IndexError on bad files
+        raise WpartValueError(f"`path` {p!r} is not a readable MatrixMarket file: {exc}") from None
+    if is_sparse(M):
+        M = _sp().csr_array(M)
+        M.sum_duplicates()
+        return M
+    return np.asarray(M)
+
+
+class SparseInput:
+    """A validated sparse matrix: CSR and CSC arrays (int64 pointers and indices, int64 or
+    float64 values, duplicates summed, no explicit zeros), its total and largest value."""
+
+    __slots__ = ("csr", "csc", "n1", "n2", "nnz", "kind", "total", "amax", "_arrays")
+
+    def __init__(self, A: Any, weights: str, name: str = "A"):
+        sp = _sp()
+        shape = A.shape
+        if len(shape) != 2:
+            raise WpartValueError(f"`{name}` must be 2-D, got a {len(shape)}-D sparse array")
+        n1, n2 = int(shape[0]), int(shape[1])
+        if n1 == 0 or n2 == 0:
+            raise WpartValueError(f"`{name}` is empty (shape {shape})")
+        kind = A.dtype.kind
+        if weights == "values" and kind not in "biuf":
+            raise WpartTypeError(
+                f"`{name}` must hold integers, booleans or floats, got dtype {A.dtype}"
+            )
+        if weights == "count" and kind not in "biufc":
+            raise WpartTypeError(f"`{name}` must be numeric, got dtype {A.dtype}")
+        c = sp.csr_array(A, copy=True)
+        c.sum_duplicates()
+        data = c.data
+        if kind in "fc" and np.isnan(data).any():
+            raise WpartValueError(f"`{name}` has NaN entries")
+        if weights == "count":
+            vals = (data != 0).astype(np.int64)
+        elif kind in "biu":
+            if kind == "u" and data.size and int(data.max()) > np.iinfo(np.int64).max:
+                raise WpartOverflowError(f"`{name}` has values above the int64 range")
+            vals = data.astype(np.int64)
+            if vals.size and int(vals.min()) < 0:
+                raise WpartValueError(f"`{name}` has negative entries")
+        else:
+            vals = data.astype(np.float64)
+            if not np.isfinite(vals).all():
+                raise WpartValueError(f"`{name}` has infinite entries")
+            if vals.size and float(vals.min()) < 0:
+                raise WpartValueError(f"`{name}` has negative entries")
+        c = sp.csr_array((vals, c.indices, c.indptr), shape=(n1, n2))
+        c.eliminate_zeros()
+        c.has_canonical_format = True
+        self.kind = "i" if vals.dtype.kind == "i" else "f"
+        if self.kind == "i":
+            if float(np.abs(c.data).astype(np.float64).sum()) >= 2.0**62:
+                raise WpartOverflowError(f"the total of `{name}` exceeds the int64 range")
+            self.total: Any = np.int64(c.data.sum())
+        else:
+            self.total = np.float64(c.data.sum())
+            if not np.isfinite(self.total):
+                raise WpartOverflowError(f"the total of `{name}` overflows float64")
+        self.amax: Any = c.data.max() if c.nnz else c.data.dtype.type(0)
+        self.csr = c
+        self.csc = c.tocsc()
+        self.n1, self.n2, self.nnz = n1, n2, int(c.nnz)
+        self._arrays: tuple | None = None
+
+    def arrays(self) -> tuple:
+        """(rp, ci, rv, cp, ri, cv) for the core: int64 pointers and indices (made once)."""
+        if self._arrays is None:
+            i64 = np.int64
+            r, c = self.csr, self.csc
+            self._arrays = (
+                np.ascontiguousarray(r.indptr, i64), np.ascontiguousarray(r.indices, i64),
+                np.ascontiguousarray(r.data), np.ascontiguousarray(c.indptr, i64),
+                np.ascontiguousarray(c.indices, i64), np.ascontiguousarray(c.data))
+        return self._arrays
+
+    def dense(self, method: str | None, name: str = "A") -> NDArray:
+        """The dense matrix, unless it and its prefix would exceed ``MAX_DENSE_BYTES``."""
+        limit = getattr(sys.modules.get("wpart.spatial"), "MAX_DENSE_BYTES", MAX_DENSE_BYTES)
+        need = 8 * (self.n1 * self.n2 + (self.n1 + 1) * (self.n2 + 1))
+        if need > limit:
+            who = f"{method}" if method else "this method"
+            raise WpartMemoryError(
+                f"`{name}` is a {self.n1} x {self.n2} sparse matrix: {who} needs the dense "
+                f"matrix and its prefix sum ({need / 2**30:.3g} GiB), over "
+                f"wpart.spatial.MAX_DENSE_BYTES = {limit / 2**30:.3g} GiB; "
+                f"{', '.join(SPARSE_NATIVE)} work on the nonzeros (or raise the limit)"
+            )
+        return self.csr.toarray()
+
+    def box_loads(self, rects: NDArray) -> NDArray:
+        """The load of each rectangle ``(r0, r1, c0, c1)``, summed from the nonzeros in the
+        core (row by row from a binary search: O(nnz + heights x log) for a tiling)."""
+        from .. import _core
+
+        r = np.ascontiguousarray(rects, dtype=np.int64).reshape(-1, 4)
+        rp, ci, rv = self.arrays()[:3]
+        return _core.spatial_sparse_loads(self.n1, self.n2, rp, ci, rv, r)
+
+
+def as_input(A: Any, weights: Any, ndims: tuple, name: str = "A") -> Any:
+    """`A` as a ``SparseInput`` (a scipy.sparse matrix, or a MatrixMarket coordinate file) or as
+    a validated dense int64 / float64 array (with ``weights="count"``: 1 at every nonzero)."""
+    w = as_weights(weights)
+    if isinstance(A, (str, os.PathLike)):
+        if not os.path.isfile(os.fspath(A)):
+            raise WpartFileNotFoundError(
+                f"`{name}`: no such MatrixMarket file: {os.fspath(A)!r} (a string `{name}` is "
+                "read as a file path)"
+            )
+        A = read_matrix(A)
+    if is_sparse(A):
+        return SparseInput(A, w, name)
+    arr = as_loads(A, name, ndims)
+    if w == "count":
+        if arr.dtype.kind == "f" and np.isnan(arr).any():
+            raise WpartValueError(f"`{name}` has NaN entries")
+        arr = (arr != 0).astype(np.int64)
+    return arr
