@@ -143,6 +143,58 @@ def test_profile_on_the_opencl_devices_chooses_a_fission_level(tmp_path):
     assert stored.process == "PROFILED" and stored.best_time == res.profile.best_time
 
 
+@pytest.fixture(scope="module")
+def rt_standin():
+    import pyopencl as cl
+    cpu = [d for p in cl.get_platforms() for d in p.get_devices() if d.type & cl.device_type.CPU]
+    if not cpu or cpu[0].max_compute_units < 2:
+        pytest.skip("needs an OpenCL CPU device with 2 compute units")
+    return O.Runtime(stand_in_gpus=1, overlap=3, gpu_wgs=64)
+
+
+@needs_cl
+@pytest.mark.parametrize("name", sorted(O.BENCHMARKS) if O else [])
+def test_cpu_plus_gpu_path_with_a_stand_in_gpu(rt_standin, name):
+    """The CPU+GPU path (overlap queues, GPU quanta, static split, per-type times) with one
+    compute unit standing in for a GPU: every benchmark equals NumPy at several shares."""
+    rt = rt_standin
+    assert [e.kind for e in rt.executions] == ["gpu", "gpu", "gpu", "cpu"]
+    comp = _small(name)
+    for s in (0.0, 0.37, 0.6, 1.0):
+        run = rt.run(comp, s=s)
+        assert run.check(), (name, s)
+        q = run.stats["quanta"]
+        assert all(n % qq == 0 for n, qq in zip(run.sizes[:2], q[:2]))        # not the tail
+        if s == 0.0:
+            assert run.sizes[:3].sum() == 0 and run.s_eff == 0.0
+        if s == 1.0:
+            assert run.sizes[3] == 0 and run.s_eff == 1.0
+        if 0 < s < 1:
+            assert set(run.device_times) == {"gpu0", "cpu"}
+            assert abs(run.s_eff - s) <= 3 * max(q) / comp.units + 1e-9 or comp.units < 300
+    assert rt.level_of_parallelism(0.5) == 4 and rt.level_of_parallelism(1.0) == 3
+
+
+@needs_cl
+def test_decision_loop_and_profile_drive_real_runs(rt_standin, tmp_path):
+    """build_profile and DecisionLoop with real OpenCL runs (stand-in GPU): the share search
+    stores a PROFILED entry, later runs are judged, shares stay in [0, 1]."""
+    from wpart.dynamic import DecisionLoop, KnowledgeBase
+    kb = KnowledgeBase(tmp_path / "kb.json")
+    comp = O.Saxpy(200_000)
+    res = O.profile(comp, kb=kb, fission=["NONE"], overlaps=[1, 2], n_exec=1, it_max=4,
+                    runtime={"stand_in_gpus": 1})
+    assert res.success and kb.lookup("saxpy", (comp.units,)).process == "PROFILED"
+    assert {e["s"] for e in res.evaluated} - {0.5} and len(res.evaluated) >= 2
+    loop = DecisionLoop(kb)
+    for _ in range(6):
+        cfg = loop.begin("saxpy", (comp.units,))
+        r = rt_standin.run(comp, s=cfg.s)
+        tg, tc = r.device_times.get("gpu0", 0.0), r.device_times.get("cpu", 0.0)
+        d = loop.end(T=r.wall, device_times=[tg, tc], t_gpu=tg, t_cpu=tc)
+        assert 0.0 <= d.s_next <= 1.0 and r.check()
+
+
 @needs_cl
 def test_bad_arguments():
     with pytest.raises(wpart.WpartValueError, match="fission"):

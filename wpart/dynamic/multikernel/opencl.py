@@ -172,11 +172,18 @@ class Runtime:
         Work-group size of the CPU sub-devices (default: the driver's choice, quantum 1).
     topology_root : path, optional
         A sysfs ``devices/system`` folder to read the cache topology from (tests).
+    stand_in_gpus : int, optional
+        On a machine without a GPU driver: split the CPU device ``BY_COUNTS`` and let the
+        first `stand_in_gpus` compute units act as GPUs (one each, with `overlap` queues), the
+        rest as the CPU (one sub-device, no further fission). It exercises the CPU+GPU path
+        (shares, overlap slots, GPU quanta, per-type times) with real kernels; its times say
+        nothing about GPUs.
     """
 
     def __init__(self, *, fission: str = "NONE", overlap: int = 1, use_cpu: bool = True,
                  use_gpu: bool = True, gpu_scores: Any = None, gpu_wgs: int = 64,
-                 cpu_wgs: int | None = None, topology_root: Any = None) -> None:
+                 cpu_wgs: int | None = None, topology_root: Any = None,
+                 stand_in_gpus: int = 0) -> None:
         cl = _cl()
         self.fission = choice(fission, "fission", tuple(f.lower() for f in FISSION_LEVELS)).upper()
         self.overlap = as_int(overlap, "overlap", minimum=1, maximum=64)
@@ -196,6 +203,20 @@ class Runtime:
                 (cpus if d.type & cl.device_type.CPU else gpus).append(d)
         self.cpu_device = cpus[0] if (cpus and use_cpu) else None
         self.gpu_devices = list(gpus) if use_gpu else []
+        self.stand_in_gpus = as_int(stand_in_gpus, "stand_in_gpus", minimum=0, maximum=64)
+        cpu_part = None
+        if self.stand_in_gpus:
+            if not cpus or cpus[0].max_compute_units <= self.stand_in_gpus:
+                raise WpartValueError(f"`stand_in_gpus` = {self.stand_in_gpus} needs an OpenCL "
+                                      "CPU device with more compute units")
+            dpp = cl.device_partition_property
+            d0 = cpus[0]
+            rest = d0.max_compute_units - self.stand_in_gpus
+            subs = d0.create_sub_devices([dpp.BY_COUNTS, *([1] * self.stand_in_gpus), rest,
+                                          dpp.BY_COUNTS_LIST_END])
+            self.gpu_devices = list(subs[:-1])
+            cpu_part = subs[-1] if use_cpu else None
+            self.fission = "NONE"
         if self.cpu_device is None and not self.gpu_devices:
             raise WpartRuntimeError("no usable OpenCL device (use_cpu / use_gpu exclude all)")
         g = len(self.gpu_devices)
@@ -212,8 +233,16 @@ class Runtime:
                 self.executions.append(Execution("gpu", f"gpu{gi}", k, f"{d.name.strip()}#{k}",
                                                  cl.CommandQueue(ctx, d, properties=props), ctx,
                                                  min(self.gpu_wgs, d.max_work_group_size)))
-        if self.cpu_device is not None:
+        if cpu_part is not None:
+            self.cpu_device = cpu_part
+            self.fission_counts = [cpu_part.max_compute_units]
+            subs = [cpu_part]
+        elif self.cpu_device is not None and not self.stand_in_gpus:
             subs = self._fission(cl, self.cpu_device, topology_root)
+        else:
+            subs = []
+            self.cpu_device = None
+        if subs:
             ctx = cl.Context(subs)
             for k, sd in enumerate(subs):
                 wgs = None if self.cpu_wgs is None else min(self.cpu_wgs, sd.max_work_group_size)
@@ -270,7 +299,8 @@ class Runtime:
 
     def describe(self) -> list[dict[str, Any]]:
         """One dict per OpenCL device used: name, type, compute units, sub-devices."""
-        out = [{"device": f"gpu{i}", "name": d.name.strip(), "type": "GPU",
+        out = [{"device": f"gpu{i}", "name": d.name.strip(),
+                "type": "GPU (stand-in: CPU compute units)" if self.stand_in_gpus else "GPU",
                 "compute_units": d.max_compute_units, "queues": self.overlap}
                for i, d in enumerate(self.gpu_devices)]
         if self.cpu_device is not None:
@@ -670,7 +700,7 @@ def launch_overhead(rt: Runtime, *, n_partitions: int = 8, repeats: int = 50) ->
 
 def profile(comp: Computation, *, kb: Any = None, sct_id: str | None = None,
             fission: Any = None, overlaps: Any = (1,), n_exec: int = 3,
-            **options: Any) -> ProfileBuild:
+            runtime: dict | None = None, **options: Any) -> ProfileBuild:
     """Profile construction on the OpenCL devices present (:func:`build_profile` with real
     runs): every fission level this machine supports (finest first, then none), the overlap
     factors, and the CPU/GPU share when a GPU is present; with a CPU only, this chooses the
@@ -691,6 +721,8 @@ def profile(comp: Computation, *, kb: Any = None, sct_id: str | None = None,
     overlaps : sequence of int, optional
     n_exec : int, optional
         Runs per candidate (each time aggregated by its minimum).
+    runtime : dict, optional
+        Further :class:`Runtime` options (``gpu_wgs``, ``stand_in_gpus`` ...).
     **options
         Passed to :func:`build_profile` (``precision``, ``it_max``, ``mode`` ...).
     """
@@ -701,7 +733,7 @@ def profile(comp: Computation, *, kb: Any = None, sct_id: str | None = None,
         key = (f, o)
         rt = runtimes.get(key)
         if rt is None:
-            rt = runtimes[key] = Runtime(fission=f or "NONE", overlap=o)
+            rt = runtimes[key] = Runtime(fission=f or "NONE", overlap=o, **(runtime or {}))
             rt.run(comp, s=s)                              # warm-up: kernel builds
         r = rt.run(comp, s=s)
         if not r.check():
@@ -709,7 +741,7 @@ def profile(comp: Computation, *, kb: Any = None, sct_id: str | None = None,
         tg = max([t for d, t in r.device_times.items() if d.startswith("gpu")], default=0.0)
         return r.wall, tg, r.device_times.get("cpu", 0.0)
 
-    probe = Runtime(fission="NONE")
+    probe = Runtime(fission="NONE", **(runtime or {}))
     units = (comp.units,)
     return build_profile(measure, sct_id=sct_id or comp.name, workload=units, kb=kb,
                          fission=levels, overlaps=list(overlaps), n_gpus=probe.n_gpus,
