@@ -94,24 +94,34 @@ def test_decreasing_packed_model_is_refused():
         d.solve_equal_time([good, bad], 600.0)
 
 
-def test_fitted_models_are_accepted_and_agree_with_callables():
+@pytest.mark.parametrize("bounds", ["none", "lb", "ub"])
+def test_fitted_models_are_accepted_and_agree_with_callables(bounds):
+    # packed models take the Newton path (or fall back to the water-filling); callables of the
+    # same models always take the water-filling: both answers agree to its tolerance
     rng = np.random.default_rng(3)
-    for _ in range(20):
+    for k in range(40):
         models = []
-        for _p in range(int(rng.integers(1, 9))):
+        n = int(rng.integers(1, 12))
+        for _p in range(n):
             x = np.unique(rng.integers(16, 50000, 8))
             u = x / x.max()
-            t = 0.01 + rng.random() * u + rng.random() * u**2
-            models.append(d.fit_model(x, t * (1 + 0.02 * rng.standard_normal(x.size))))
-        S = float(rng.integers(100, 10**6))
-        x1, T1 = d.solve_equal_time(models, S)
-        x2, T2 = d.solve_equal_time([lambda v, m=m: m(v) for m in models], S)
-        np.testing.assert_allclose(x1, x2, rtol=1e-9, atol=1e-9 * S)
+            t = 0.01 * rng.random() + rng.random() * u + rng.random() * u**2
+            models.append(d.fit_model(x, t * (1 + 0.02 * rng.standard_normal(x.size)),
+                                      t_xfer=None if k % 2 else 1e-3 + 1e-8 * x))
+        S = float(rng.integers(10, 10**6)) if k % 3 else float(rng.integers(10, 1000))
+        lb = rng.integers(0, int(S / n) + 1, n).astype(float) if bounds == "lb" else None
+        ub = (S / n * (1 + 2 * rng.random(n)) + 1) if bounds == "ub" else None
+        x1, T1 = d.solve_equal_time(models, S, lb=lb, ub=ub)
+        x2, T2 = d.solve_equal_time([lambda v, m=m: m(v) for m in models], S, lb=lb, ub=ub)
+        np.testing.assert_allclose(x1, x2, rtol=1e-8, atol=1e-9 * S)
         assert T1 == pytest.approx(T2, rel=1e-9)
         assert x1.sum() == pytest.approx(S, rel=1e-12)
         e = np.array([m(v) for m, v in zip(models, x1)])
-        inside = x1 > 0
-        np.testing.assert_allclose(e[inside], T1, rtol=1e-12)
+        lo = np.zeros(n) if lb is None else lb
+        hi = np.full(n, np.inf) if ub is None else ub
+        inside = (x1 > lo * (1 + 1e-12) + 1e-9) & (x1 < hi * (1 - 1e-12))
+        np.testing.assert_allclose(e[inside], T1, rtol=1e-9)
+        assert (e[x1 >= hi * (1 - 1e-12)] <= T1 * (1 + 1e-9)).all()
 
 
 # ------------------------------------------------------------------ item 6: equal_finish --

@@ -4,12 +4,14 @@
  * analytic derivatives (Sec. 3.2 of [Sant'Ana 2017]).
  *
  * Each iteration evaluates E_p and E_p' once per PU and solves the linearised system exactly:
- * the step of T is the root of the piecewise-linear sum of the clamped linearisations. It
- * starts from the chord through (S / n, E_p(S / n)) and converges quadratically (4 to 6
- * iterations on the fitted models of the benchmarks). The answer is accepted only when it
- * passes the optimality conditions on the models' own evaluation; anything else (a flat
- * stretch at the solution, a PU that would rather take nothing, a non-positive slope, no
- * convergence) returns 0 and the caller runs the water-filling solver instead. No allocation.
+ * the step of T is the root of the piecewise-linear sum of the clamped linearisations (a PU
+ * whose model is flat below x_a takes lb there while E(x_a) is above the level). It starts
+ * from the equal split and converges quadratically (4 to 6 iterations on the fitted models of
+ * the benchmarks). The answer is accepted only when it meets the optimality conditions on the
+ * models' own values (|E_p(x_p) - T| <= 1e-13 T inside the bounds, E_p >= T at a lower bound,
+ * <= T at an upper one); anything else (the level on a jump of the sum, an active set that
+ * does not settle, a non-positive slope, no convergence) returns 0 and the caller runs the
+ * water-filling instead. No allocation.
  */
 #include <float.h>
 #include <math.h>
@@ -22,10 +24,16 @@
 #define FAST_MAX_PASS 24
 #define FAST_STEP 1e-6 /* a check of the conditions follows a step below FAST_STEP * S */
 #define FAST_TOL 1e-13 /* |E_p(x_p) - T| <= FAST_TOL * T for the PUs inside their bounds */
+/* once the steps are rounding noise (below FAST_STALL * S) the models' own evaluation noise
+ * (cancelling terms) may keep the residual above FAST_TOL: then FAST_TOL_STALL, the tolerance
+ * of the water-filling on T */
+#define FAST_STALL 1e-13
+#define FAST_TOL_STALL 1e-10
 
-/* E(x) and E'(x) on the smooth part; E is computed with the same operations, in the same
- * order, as wpart_dynamic_model_eval (the answer is checked with that function anyway). At
- * x <= x_a the value is E(x_a) and the slope the right derivative there. */
+/* E(x) and E'(x); E is computed with the same operations, in the same order, as
+ * wpart_dynamic_model_eval, so the checks of the optimality conditions read the values the
+ * rest of wpart sees. At x <= x_a the value is E(x_a) and the slope the right derivative
+ * there; beyond x_b the linear extension. */
 static inline void model_ed(const wpart_dynamic_model_t *pm, double x, double *e, double *d)
 {
     if (x >= pm->x_b) {
@@ -116,7 +124,7 @@ int wpart_i_dyn_solve_models_fast(int64_t n, const wpart_dynamic_model_t *M, dou
         /* done when the last step was small and x meets the optimality conditions at T (on
          * the models' own values: model_ed computes E as wpart_dynamic_model_eval does) */
         if (step <= FAST_STEP * S) {
-            double tolT = FAST_TOL * T;
+            double tolT = (step <= FAST_STALL * S ? FAST_TOL_STALL : FAST_TOL) * T;
             int good = 1;
             for (int64_t p = 0; p < n && good; p++) {
                 if (s[p] == 0) {
@@ -136,7 +144,8 @@ int wpart_i_dyn_solve_models_fast(int64_t n, const wpart_dynamic_model_t *M, dou
             }
         }
         /* T' with sum_p clamp(x_p + (T' - e_p) / d_p, L_p, U_p) = S: an active-set iteration
-         * on the piecewise-linear sum, started from the last active set */
+         * on the piecewise-linear sum, started from the last active set (a PU below its
+         * smooth part, at Lv < L, is linearised at L: e and d were taken there) */
         double Tn = isfinite(T) ? T : 0.0;
         int settled = 0, all_fixed = 0;
         for (int pass = 0; pass < FAST_MAX_PASS; pass++) {
@@ -144,7 +153,7 @@ int wpart_i_dyn_solve_models_fast(int64_t n, const wpart_dynamic_model_t *M, dou
             for (int64_t p = 0; p < n; p++) {
                 if (s[p] == 0) {
                     A += 1.0 / d[p];
-                    B += x[p] - e[p] / d[p];
+                    B += fmax(x[p], L[p]) - e[p] / d[p];
                 } else {
                     B += s[p] < 0 ? Lv[p] : U[p];
                 }
@@ -180,7 +189,7 @@ int wpart_i_dyn_solve_models_fast(int64_t n, const wpart_dynamic_model_t *M, dou
             Tn = (S - B) / A;
             int changed = 0;
             for (int64_t p = 0; p < n; p++) {
-                double xp = x[p] + (Tn - e[p]) / d[p];
+                double xp = fmax(x[p], L[p]) + (Tn - e[p]) / d[p];
                 signed char ns = xp <= L[p] ? -1 : xp >= U[p] ? 1 : 0;
                 changed |= ns != s[p];
                 s[p] = ns;
@@ -195,7 +204,9 @@ int wpart_i_dyn_solve_models_fast(int64_t n, const wpart_dynamic_model_t *M, dou
         }
         step = 0.0;
         for (int64_t p = 0; p < n; p++) {
-            double xp = s[p] < 0 ? Lv[p] : s[p] > 0 ? U[p] : x[p] + (Tn - e[p]) / d[p];
+            double xp = s[p] < 0   ? Lv[p]
+                        : s[p] > 0 ? U[p]
+                                   : fmax(x[p], L[p]) + (Tn - e[p]) / d[p];
             step = fmax(step, fabs(xp - x[p]));
             x[p] = xp;
         }
