@@ -21,7 +21,8 @@ from ._io import MAX_BYTES, LBDatafileError, _load_json, _parse_phase
 from ._io_write import task_record
 from ._rankdata import RankData
 
-__all__ = ["distribute_edges", "read_rank", "write_rank"]
+__all__ = ["count_rank_files", "distribute_edges", "read_rank", "write_json_atomic",
+           "write_rank"]
 
 #: Key of an entity in ``RankData.ents`` holding the rest of its task's object as read
 #: (``user_defined``, ``subphases``, ...); never written as part of the entity.
@@ -165,9 +166,75 @@ def distribute_edges(ch, data: RankData, edges: list, name_of=None) -> None:
     data.ebytes = np.array([e[3] for e in mine], float)
 
 
-def write_rank(data: RankData, stem: str, kind: str = "id", phase: int = 0) -> str:
+def _fsync_dir(path: str) -> None:
+    try:
+        fd = os.open(os.path.dirname(os.path.abspath(path)) or ".", os.O_RDONLY)
+    except OSError:  # pragma: no cover - a platform without directory descriptors
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_temp_json(path: str, doc: Any, indent: int | None = 1) -> str:
+    """Write `doc` as JSON to a temporary name beside `path`, flushed and fsynced; returns the
+    temporary name (:func:`commit_file` renames it)."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    d, b = os.path.split(os.path.abspath(path))
+    tmp = os.path.join(d, f".{b}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w") as fh:
+            json.dump(doc, fh, indent=indent)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return tmp
+
+
+def commit_file(tmp: str, path: str) -> None:
+    """Rename the finished temporary file over `path` (atomic) and fsync the folder."""
+    os.replace(tmp, path)
+    _fsync_dir(path)
+
+
+def write_json_atomic(path: str, doc: Any, indent: int | None = 1) -> str:
+    """Write JSON so that `path` holds either its previous content or the whole new one
+    (temporary name, fsync, rename)."""
+    commit_file(write_temp_json(path, doc, indent), path)
+    return path
+
+
+def count_rank_files(stem: str) -> tuple:
+    """``(n, indices)``: the rank files ``<stem>.<i>.json`` present (``n`` = 1 + the largest
+    index, 0 when none; ``indices`` sorted)."""
+    import glob
+    import re
+
+    pat = re.compile(re.escape(os.path.basename(stem)) + r"\.(\d+)\.json$")
+    idx = sorted(int(m.group(1)) for f in glob.glob(glob.escape(stem) + ".*.json")
+                 if (m := pat.match(os.path.basename(f))))
+    return (idx[-1] + 1 if idx else 0), idx
+
+
+def write_rank(data: RankData, stem: str, kind: str = "id", phase: int = 0,
+               commit: Any = True) -> str:
     """Write this rank's tasks, and the edges whose sender is here, as ``<stem>.<rank>.json``
-    (every field read kept, as :func:`wpart.tasks.write_lbdatafile` does)."""
+    (every field read kept, as :func:`wpart.tasks.write_lbdatafile` does).
+
+    The file is written to a temporary name beside it, fsynced, then renamed: a rank killed
+    while writing leaves the previous file whole. `commit`: True renames at once; a callable
+    (e.g. an agreement of every rank that its file is written) is called first and the file
+    is renamed only if it returns True, else the temporary file is removed and the previous
+    output stays.
+    """
     tasks = []
     bsize = dict(zip(data.bid.tolist(), data.bsize.tolist()))
     bhome = dict(zip(data.bid.tolist(), data.bhome.tolist()))
@@ -195,7 +262,14 @@ def write_rank(data: RankData, stem: str, kind: str = "id", phase: int = 0) -> s
     if comms:
         ph["communications"] = comms
     path = f"{stem}.{data.rank}.json"
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w") as fh:
-        json.dump({"type": "LBDatafile", "metadata": meta, "phases": [ph]}, fh, indent=1)
+    tmp = write_temp_json(path, {"type": "LBDatafile", "metadata": meta, "phases": [ph]})
+    try:
+        ok = commit() if callable(commit) else bool(commit)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    if not ok:
+        os.unlink(tmp)
+        return path
+    commit_file(tmp, path)
     return path

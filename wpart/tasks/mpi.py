@@ -299,14 +299,26 @@ def balance_mpi(data: RankData | str, *, comm: Any = None, phase: int | None = N
 def _balance(ch, data, phase, out, c, memory_cap, seed, n_iter, n_rounds, fanout, n_trials,
              cluster, split, split_rule, order, tol, comm_tau, allow_inf, gather, tl,
              rank_params, protocol="rounds"):
-    from ._mpi_io import distribute_edges, read_rank, write_rank
+    from ._mpi_io import count_rank_files, distribute_edges, read_rank, write_rank
 
     t0 = time.perf_counter()
     kind, ph = "id", 0
     if isinstance(data, str):
         stem = data
+        n_files, idx = count_rank_files(stem)
+        if n_files != ch.size or len(idx) != n_files:
+            # every rank sees the same folder: all stop here, before any work, with this error
+            gap = sorted(set(range(n_files)) - set(idx))
+            raise WpartValueError(
+                f"{stem}: the input has " + (f"rank files {stem}.0.json .. {stem}."
+                                             f"{n_files - 1}.json" if n_files else "no rank "
+                                             f"file {stem}.<rank>.json")
+                + (f" with {stem}.{gap[0]}.json missing" if gap else "")
+                + f" but the job has {ch.size} processes: one process per rank file "
+                f"(mpirun -np {n_files if n_files else 'N'})")
         data, edges, info = read_rank(f"{stem}.{ch.rank}.json", ch.rank, ch.size, phase)
         kind, ph = info["kind"], info["phase"]
+        data.pinned = np.asarray(info.get("pinned", np.zeros(0, np.int64)), np.int64)
         distribute_edges(ch, data, edges, name_of=lambda eid: (
             f"{stem}.{eid >> 32}.json: phase {ph} communications[{eid & 0xFFFFFFFF}]"))
     elif not isinstance(data, RankData):
@@ -357,7 +369,20 @@ def _balance(ch, data, phase, out, c, memory_cap, seed, n_iter, n_rounds, fanout
         else:
             ch.send(0, "GATHER", data.gid)
     if out is not None:
-        write_rank(data, out, kind, ph)
+        # two phases: every rank writes a temporary file and fsyncs it; only once all agree
+        # (one bounded all-reduce) does each rename it over the previous output, so a rank
+        # killed while writing leaves every previous file whole
+        asked = []
+
+        def agree() -> bool:
+            asked.append(1)
+            return ch.allreduce(1, "min", "the agreement that every rank wrote its output") > 0
+        try:
+            write_rank(data, out, kind, ph, commit=agree)
+        except BaseException:
+            if not asked:  # tell the others this rank's file is not written
+                ch.allreduce(0, "min", "the agreement that every rank wrote its output")
+            raise
     ch.drain()
     ch.barrier("the end of the run")
     n_ex = sum(run["exchanges"])
@@ -378,6 +403,51 @@ def _balance(ch, data, phase, out, c, memory_cap, seed, n_iter, n_rounds, fanout
                          task_ids=ids, seconds_total=time.perf_counter() - t0,
                          stats={"n_iter": n_iter, "n_trials": n_trials, "seed": seed,
                                 "protocol": protocol, "gossip_bytes": run["gossip_bytes"]})
+
+
+def _startup_watchdog(timeout: float | None):
+    """Bound MPI's own start-up by `timeout` seconds: MPI_Init waits for every rank (and holds
+    the interpreter meanwhile), so a rank that dies or is stopped before it would leave the
+    others waiting with no word. A forked watcher prints the error and ends this process
+    when the start-up is not over in time. The steps after it (reading, the edge directory)
+    are bounded by the channel's waits. Returns what :func:`_startup_over` takes."""
+    import os
+    import select
+    import signal
+
+    if timeout is None or not math.isfinite(timeout) or timeout <= 0 or not hasattr(os, "fork"):
+        return None
+    who = next((os.environ[k] for k in ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK")
+                if k in os.environ), "?")
+    r, w = os.pipe()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the watcher: quiet if the start-up ends (or the process goes) in time
+        try:
+            os.close(w)
+            ready, _, _ = select.select([r], [], [], timeout)
+            if not ready:
+                os.write(2, (f"wpart.tasks.mpi: rank {who}: RankFailure: the MPI start-up did "
+                             f"not finish within --timeout {timeout:g} s: a rank died or hangs "
+                             "during start-up\n").encode())
+                os.kill(os.getppid(), signal.SIGKILL)
+        finally:
+            os._exit(0)
+    os.close(r)
+    return pid, w
+
+
+def _startup_over(token) -> None:
+    import os
+
+    if token is None:
+        return
+    pid, w = token
+    try:
+        os.write(w, b"1")
+    finally:
+        os.close(w)
+        os.waitpid(pid, 0)
 
 
 def main(*, argv: list | None = None) -> int:
@@ -408,6 +478,13 @@ def main(*, argv: list | None = None) -> int:
                     "the earlier seeded order of turns")
     ap.add_argument("--json", help="rank 0 writes a summary (and the assignment) here")
     a = ap.parse_args(argv)
+    token = _startup_watchdog(a.timeout)
+    try:
+        from mpi4py import MPI  # MPI_Init: waits for every rank, bounded by the watcher
+
+        MPI.COMM_WORLD.Get_rank()
+    finally:
+        _startup_over(token)
     res = balance_mpi(a.stem, out=a.out, phase=a.phase, alpha=a.alpha, beta=a.beta,
                       gamma=a.gamma, delta=a.delta, memory_cap=a.memory_cap, seed=a.seed,
                       n_iter=a.n_iter, n_rounds=a.n_rounds, fanout=a.fanout,
@@ -420,8 +497,9 @@ def main(*, argv: list | None = None) -> int:
               f"in {res.seconds:.3f} s ({sum(res.exchanges_per_iteration)} exchanges; "
               f"{res.status})")
         if a.json:
-            with open(a.json, "w") as fh:
-                json.dump(res.to_dict(), fh, indent=1)
+            from ._mpi_io import write_json_atomic
+
+            write_json_atomic(a.json, res.to_dict())
     return 0
 
 
