@@ -314,22 +314,192 @@ static double fi_sse(const double *R, uint32_t mask, const double *coef, double 
     return s2;
 }
 
+
 typedef struct {
     double score, coef[WPART_DYN_NBASIS], c0;
-    int k;
+    double rk[FI_MAXK][FI_MAXK], bt[FI_MAXK], z[FI_MAXK]; /* the triangle, for the coefficients */
+    int col_of[FI_MAXK];
+    int k, have_coef;
     uint32_t key;
     int dead;
 } cand_t;
 
+/* ---- every candidate by one depth-first pass: a subset's QR extends its prefix's ---- */
+
+/* Householder reflection of column v at position d over rows d..hi-1 (R is triangular, so the
+ * column is zero below hi), applied to the columns tg[0..ntg). Returns 0 when |R_dd| is below
+ * the rank tolerance. The same operations as fi_candidate, so the same values. */
+static int q_reflect(double *v, int d, int hi, double *const *tg, int ntg, double *alpha)
+{
+    double nrm = 0.0;
+    for (int r = d; r < hi; r++) {
+        nrm += v[r] * v[r];
+    }
+    nrm = sqrt(nrm);
+    if (nrm < FI_RANK_TOL) {
+        return 0;
+    }
+    double al = v[d] > 0.0 ? -nrm : nrm;
+    v[d] -= al;
+    double vn2 = 0.0;
+    for (int r = d; r < hi; r++) {
+        vn2 += v[r] * v[r];
+    }
+    if (vn2 > 0.0) {
+        for (int c = 0; c < ntg; c++) {
+            double *w = tg[c], dot = 0.0;
+            for (int r = d; r < hi; r++) {
+                dot += v[r] * w[r];
+            }
+            double fct = 2.0 * dot / vn2;
+            for (int r = d; r < hi; r++) {
+                w[r] -= fct * v[r];
+            }
+        }
+    }
+    *alpha = al;
+    return 1;
+}
+
+typedef struct {
+    double a[NC][NC]; /* a[col][row]: the scaled columns and t, reflected by the prefix */
+    double z[FI_MAXK];
+    int col_of[FI_MAXK];
+} qnode_t;
+
+typedef struct {
+    const double *R, *inv_norm;
+    uint32_t allowed;
+    int max_terms, intercept;
+    int64_t md, mu;
+    double m_eff, sse_floor;
+    cand_t *cand;
+    int nc;
+} qctx_t;
+
+/* Appends the candidate of the first k columns (the last one the constant when cst): its SSE
+ * over every sample is the squared norm of t's rows k.. after the k reflections; the triangle
+ * is kept so that the coefficients are solved only for the candidates that are tested. */
+static void q_emit(qctx_t *x, const double (*a)[NC], const double *z, const int *col_of, int k,
+                   const double *bt, int cst)
+{
+    cand_t *c = &x->cand[x->nc];
+    uint32_t sm = 0;
+    for (int j = 0; j < k; j++) {
+        int cj = col_of[j] < 0 ? C_ONE : col_of[j];
+        for (int i = 0; i < j; i++) {
+            c->rk[i][j] = a[cj][i];
+        }
+        c->bt[j] = bt[j];
+        c->z[j] = z[j];
+        c->col_of[j] = col_of[j];
+        if (col_of[j] >= 0) {
+            sm |= 1u << col_of[j];
+        }
+    }
+    double s2 = 0.0;
+    for (int r = k; r < NC; r++) {
+        s2 += bt[r] * bt[r];
+    }
+    double sse = s2 > x->sse_floor ? s2 : x->sse_floor, me = x->m_eff;
+    c->score = (sse > 0.0 ? me * log(sse / me) : -INFINITY) + 2.0 * k +
+               2.0 * k * (k + 1) / (me - k - 1);
+    c->k = k;
+    c->have_coef = 0;
+    c->key = (sm << 1) | (uint32_t)cst;
+    c->dead = 0;
+    x->nc++;
+}
+
+/* Back substitution and unscaling of a candidate's coefficients; 0 if one is not finite. */
+static int cand_coefs(cand_t *c, const double *inv_norm)
+{
+    double y[FI_MAXK];
+    int k = c->k;
+    for (int j = k - 1; j >= 0; j--) {
+        double s = c->bt[j];
+        for (int jj = j + 1; jj < k; jj++) {
+            s -= c->rk[j][jj] * y[jj];
+        }
+        y[j] = s / c->z[j];
+    }
+    memset(c->coef, 0, sizeof c->coef);
+    c->c0 = 0.0;
+    for (int j = 0; j < k; j++) {
+        int col = c->col_of[j] < 0 ? C_ONE : c->col_of[j];
+        double v = y[j] * inv_norm[col];
+        if (!isfinite(v)) {
+            return 0;
+        }
+        if (c->col_of[j] < 0) {
+            c->c0 = v;
+        } else {
+            c->coef[col] = v;
+        }
+    }
+    c->have_coef = 1;
+    return 1;
+}
+
+static int q_ok(const qctx_t *x, int k)
+{
+    return !(k > x->md - 1 || x->mu - k - 1 < 1 || x->m_eff - k - 1 <= 0.0);
+}
+
+static void q_dfs(qctx_t *x, const qnode_t *nd, int d, int first)
+{
+    for (int c = first; c < WPART_DYN_NBASIS; c++) {
+        if (!(x->allowed & (1u << c))) {
+            continue;
+        }
+        qnode_t ch;
+        memcpy(&ch, nd, sizeof ch);
+        ch.col_of[d] = c;
+        double *tg[NC];
+        int nt = 0;
+        if (d + 1 < x->max_terms) { /* descendants read every later column */
+            for (int cc = c + 1; cc < NC; cc++) {
+                tg[nt++] = ch.a[cc];
+            }
+        } else { /* a leaf: only the constant and t */
+            tg[nt++] = ch.a[C_ONE];
+            tg[nt++] = ch.a[C_T];
+        }
+        if (!q_reflect(ch.a[c], d, c + 1, tg, nt, &ch.z[d])) {
+            continue; /* rank-deficient: so is every superset with this prefix */
+        }
+        int nb = d + 1;
+        if (q_ok(x, nb)) {
+            q_emit(x, (const double(*)[NC])ch.a, ch.z, ch.col_of, nb, ch.a[C_T], 0);
+        }
+        if (x->intercept && q_ok(x, nb + 1)) {
+            double one[NC], bt[NC], *t1[1] = {bt};
+            memcpy(one, ch.a[C_ONE], sizeof one);
+            memcpy(bt, ch.a[C_T], sizeof bt);
+            double z[FI_MAXK];
+            int col_of[FI_MAXK];
+            memcpy(z, ch.z, sizeof z);
+            memcpy(col_of, ch.col_of, sizeof col_of);
+            col_of[nb] = -1;
+            if (q_reflect(one, nb, C_ONE + 1, t1, 1, &z[nb])) {
+                /* the constant column's rows < nb are those of ch (the reflection touches
+                 * rows >= nb only): back substitution reads them from ch.a */
+                q_emit(x, (const double(*)[NC])ch.a, z, col_of, nb + 1, bt, 1);
+            }
+        }
+        if (nb < x->max_terms) {
+            q_dfs(x, &ch, nb, c + 1);
+        }
+    }
+}
+
 /* Finite, > 0 and non-decreasing on the log grid over [x_a, x_b] (model_fit.c's test, terms
  * summed in basis order as there). */
-static int fi_admissible(uint32_t mask, const double *coef, double c0, double x_a, double x_b,
-                         double x_scale, int G)
+static int fi_admissible(uint32_t mask, const double *coef, double c0, const double *gu, int G)
 {
-    double prev = 0.0, ratio = x_b / x_a;
+    double prev = 0.0;
     for (int i = 0; i < G; i++) {
-        double xk = i == G - 1 ? x_b : x_a * pow(ratio, (double)i / (double)(G - 1));
-        double u = xk / x_scale, f = c0;
+        double u = gu[i], f = c0;
         for (int j = 0; j < WPART_DYN_NBASIS; j++) {
             if (mask & (1u << j)) {
                 f += coef[j] * basis(j, u);
@@ -344,6 +514,16 @@ static int fi_admissible(uint32_t mask, const double *coef, double c0, double x_
         prev = f;
     }
     return 1;
+}
+
+/* The admissibility grid in u: G points log-spaced over [x_a, x_b] (model_fit.c's grid). */
+static void fi_grid(double *gu, double x_a, double x_b, double x_scale, int G)
+{
+    double ratio = x_b / x_a;
+    for (int i = 0; i < G; i++) {
+        double xk = i == G - 1 ? x_b : x_a * pow(ratio, (double)i / (double)(G - 1));
+        gu[i] = xk / x_scale;
+    }
 }
 
 static int cand_before(const cand_t *a, const cand_t *b)
@@ -395,42 +575,25 @@ wpart_status_t wpart_i_fitinc_fit(const wpart_i_fitinc_t *f, int64_t quantum,
     }
     if (md >= 3) {
         cand_t cand[256];
-        int nc = 0;
-        for (uint32_t sm = 1; sm < 128u; sm++) {
-            if ((sm & ~o->allowed_mask) != 0) {
-                continue;
+        qctx_t qx = {R, inv_norm, o->allowed_mask, o->max_terms, o->intercept, md, mu,
+                     m_eff, sse_floor, cand, 0};
+        qnode_t root;
+        for (int col = 0; col < NC; col++) {
+            double sc = col == C_T ? 1.0 : inv_norm[col];
+            for (int r = 0; r < NC; r++) {
+                root.a[col][r] = R[r * NC + col] * sc;
             }
-            int nb = 0, col_of[FI_MAXK];
-            for (int i = 0; i < WPART_DYN_NBASIS; i++) {
-                nb += (int)((sm >> i) & 1u);
-            }
-            if (nb > o->max_terms) {
-                continue;
-            }
-            int kb = 0;
-            for (int i = 0; i < WPART_DYN_NBASIS; i++) {
-                if (sm & (1u << i)) {
-                    col_of[kb++] = i;
-                }
-            }
-            for (int cst = 0; cst <= (o->intercept ? 1 : 0); cst++) {
-                int k = nb + cst;
-                if (k > md - 1 || mu - k - 1 < 1 || m_eff - k - 1 <= 0.0) {
-                    continue;
-                }
-                col_of[nb] = -1;
-                cand_t *c = &cand[nc];
-                double sse;
-                if (!fi_candidate(R, inv_norm, col_of, k, c->coef, &c->c0, &sse)) {
-                    continue;
-                }
-                sse = sse > sse_floor ? sse : sse_floor;
-                c->score = (sse > 0.0 ? m_eff * log(sse / m_eff) : -INFINITY) + 2.0 * k +
-                           2.0 * k * (k + 1) / (m_eff - k - 1);
-                c->k = k;
-                c->key = (sm << 1) | (uint32_t)cst;
-                c->dead = 0;
-                nc++;
+        }
+        if (o->intercept && !(inv_norm[C_ONE] > 0.0)) {
+            qx.intercept = 0;
+        }
+        q_dfs(&qx, &root, 0, 0);
+        int nc = qx.nc, G = o->grid_points, have_grid = 0;
+        double gu_small[128], *gu = gu_small;
+        if (G > 128) {
+            gu = malloc((size_t)G * sizeof *gu);
+            if (!gu) {
+                WPART_FAIL(WPART_ENOMEM, "admissibility grid (%d points)", G);
             }
         }
         /* the best admissible candidate: test admissibility best-first (same choice as
@@ -446,8 +609,12 @@ wpart_status_t wpart_i_fitinc_fit(const wpart_i_fitinc_t *f, int64_t quantum,
                 break;
             }
             uint32_t sm = cand[bi].key >> 1;
-            if (fi_admissible(sm, cand[bi].coef, cand[bi].c0, x_a, x_b, x_scale,
-                              o->grid_points)) {
+            if (!have_grid) {
+                fi_grid(gu, x_a, x_b, x_scale, G);
+                have_grid = 1;
+            }
+            if (cand_coefs(&cand[bi], inv_norm) &&
+                fi_admissible(sm, cand[bi].coef, cand[bi].c0, gu, G)) {
                 memcpy(coef, cand[bi].coef, sizeof coef);
                 c0 = cand[bi].c0;
                 mask = sm;
@@ -456,6 +623,9 @@ wpart_status_t wpart_i_fitinc_fit(const wpart_i_fitinc_t *f, int64_t quantum,
                 break;
             }
             cand[bi].dead = 1;
+        }
+        if (gu != gu_small) {
+            free(gu);
         }
     } else if (md == 2 && o->intercept) {
         /* the affine model through the two group means = least squares on {u, 1} */

@@ -28,24 +28,23 @@ static double grid_eff(plb_t *s, int32_t p, double lo, double hi, double eta, do
         return lo;
     }
     double best = ref_thr;
-    double ratio = hi / lo;
+    double ratio = hi / lo, xs[PLB_GRID], th[PLB_GRID];
+    for (int k = 0; k < PLB_GRID; k++) { /* the grid and its throughputs, computed once */
+        xs[k] = lo * pow(ratio, (double)k / (PLB_GRID - 1));
+        double e = E(s, p, xs[k]);
+        th[k] = e > 0 ? xs[k] / e : INFINITY;
+    }
     if (!(ref_thr > 0)) {
         best = 0.0;
         for (int k = 0; k < PLB_GRID; k++) {
-            double x = lo * pow(ratio, (double)k / (PLB_GRID - 1));
-            double e = E(s, p, x);
-            double thr = e > 0 ? x / e : INFINITY;
-            if (thr > best) {
-                best = thr;
+            if (th[k] > best) {
+                best = th[k];
             }
         }
     }
     for (int k = 0; k < PLB_GRID; k++) {
-        double x = lo * pow(ratio, (double)k / (PLB_GRID - 1));
-        double e = E(s, p, x);
-        double thr = e > 0 ? x / e : INFINITY;
-        if (thr >= eta * best) {
-            return x;
+        if (th[k] >= eta * best) {
+            return xs[k];
         }
     }
     return hi;

@@ -262,7 +262,8 @@ static PyObject *py_models(PyObject *self, PyObject *args)
  *   -> (packed incremental model, packed batch model, s per incremental fit, s per batch fit,
  *       rebuilds)
  * The incremental fit state of PLB-HAC's evaluations (csrc/dynamic/fit_inc.h) beside the batch
- * fit over the same samples; with reps > 0 both fits are timed (the state is built once). */
+ * fit over the same samples; with reps > 0 both fits are timed (the state is built once), with
+ * reps < 0 the incremental one only. */
 static PyObject *py_fit_incremental(PyObject *self, PyObject *args)
 {
     PyObject *x_o, *tc_o, *tx_o, *opts;
@@ -316,19 +317,20 @@ static PyObject *py_fit_incremental(PyObject *self, PyObject *args)
     if (st == WPART_OK) {
         st = wpart_i_fitinc_fit(&fi, quantum, &c.fit, &mi);
     }
-    if (st == WPART_OK && reps > 0) {
+    if (st == WPART_OK && reps != 0) { /* reps < 0: time the incremental fit only */
+        long long ri = reps > 0 ? reps : -reps, rb = reps > 0 ? reps : 0;
         work = malloc(wpart_dynamic_fit_work_size((int64_t)m));
         double t0 = fi_now();
-        for (long long r = 0; st == WPART_OK && r < reps; r++) {
+        for (long long r = 0; st == WPART_OK && r < ri; r++) {
             st = wpart_i_fitinc_fit(&fi, quantum, &c.fit, &mi);
         }
         double t1 = fi_now();
-        for (long long r = 0; st == WPART_OK && r < reps; r++) {
+        for (long long r = 0; st == WPART_OK && r < rb; r++) {
             st = wpart_dynamic_model_fit(x, tc, tx, (int64_t)m, quantum, &c.fit, work, &mb);
         }
         double t2 = fi_now();
-        t_inc = (t1 - t0) / (double)reps;
-        t_bat = (t2 - t1) / (double)reps;
+        t_inc = (t1 - t0) / (double)ri;
+        t_bat = rb > 0 ? (t2 - t1) / (double)rb : NAN;
     }
     Py_END_ALLOW_THREADS
     if (st != WPART_OK) {
