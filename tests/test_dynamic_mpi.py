@@ -314,3 +314,60 @@ def test_bad_arguments_raise_on_every_rank(tmp_path, n):
         assert got["ok_args"][0] == "ValueError" and "at least 2 ranks" in got["ok_args"][1]
     else:
         assert got["valid"][0] is True and got["valid"][1] == 5
+
+
+def _cli_statuses(tmp_path: Path, n: int, fault: str, who: int, *args: str,
+                  timeout: float = 60) -> tuple[dict, str, float]:
+    """``mpirun --enable-recovery`` on the dynamic CLI with a fault; each rank's own exit status
+    (read through a shell wrapper: mpirun --enable-recovery itself exits 0 whatever they
+    return)."""
+    import os
+    import shlex
+    import signal
+
+    from oracles.mpirun import MPIRUN, mpi_env
+
+    inner = " ".join(shlex.quote(str(x)) for x in
+                     [sys.executable, ROOT / "tests" / "mpi" / "dyn_cli_fault.py", fault, who, *args])
+    sh = f'{inner}; echo $? > {shlex.quote(str(tmp_path))}/rc.$OMPI_COMM_WORLD_RANK'
+    cmd = [MPIRUN, "-np", str(n), "--oversubscribe", *RECOVER, "sh", "-c", sh]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=mpi_env(),
+                            cwd=str(ROOT), start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:  # pragma: no cover - the failure under test
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        pytest.fail("the job hung")
+    wall = time.perf_counter() - t0
+    rcs = {int(p.name.split(".")[1]): int(p.read_text().strip() or -1) for p in tmp_path.glob("rc.*")}
+    return rcs, out + err, wall
+
+
+def test_workers_notice_a_dead_root_by_default(tmp_path):
+    """No --heartbeat given: the default heartbeat (2 s) makes the workers of a dead root stop
+    with an error and a non-zero status (5 missed beats), under mpirun --enable-recovery."""
+    rcs, text, wall = _cli_statuses(tmp_path, 4, "kill_root", 0, "--balancer", "greedy", "--n", "4096",
+                                    "--rows", "64", "--chunk", "16", "--timeout", "60",
+                                    "--out", tmp_path / "r.json")
+    assert not (tmp_path / "r.json").exists()
+    assert "root rank 0 failed: no message from the root" in text
+    assert all(rcs.get(r) == 1 for r in (1, 2, 3)), (rcs, text[-2000:])
+    assert wall < 45
+
+
+def test_failed_run_exits_non_zero_under_enable_recovery(tmp_path):
+    out = tmp_path / "r.json"
+    out.write_text('{"previous": true}')
+    rcs, text, wall = _cli_statuses(tmp_path, 4, "kill_worker", 2, "--balancer", "greedy", "--n", "512",
+                                    "--rows", "32", "--chunk", "32", "--timeout", "3",
+                                    "--on-rank-failure", "error", "--out", out)
+    assert "run failed" in text and "worker rank 2" in text
+    assert rcs.get(0) == 1 and rcs.get(1) == 1 and rcs.get(3) == 1, (rcs, text[-2000:])
+    assert json.loads(out.read_text()) == {"previous": True}  # a failed run leaves the old file
+    # and a completed run after a rank failure (its blocks reissued) ends with status 0
+    rcs, text, _ = _cli_statuses(tmp_path, 4, "kill_worker", 2, "--balancer", "greedy", "--n", "512",
+                                 "--rows", "32", "--chunk", "32", "--timeout", "3", "--out", out)
+    assert rcs.get(0) == 0 and rcs.get(1) == 0 and rcs.get(3) == 0, (rcs, text[-2000:])
+    assert json.loads(out.read_text())["verified"] is True

@@ -41,6 +41,9 @@ _TAG_CTRL = 7301  # root -> worker rank: start, block, stop
 _TAG_REPLY = 7302  # worker rank -> root: ready, done, error, bye, exiting
 _FAILURES = ("reissue", "error")
 _MISSED_BEATS = 5  # heartbeats missed before a rank is declared dead
+#: The default heartbeat period (seconds): the root and the worker ranks watch each other
+#: (a dead root is noticed by its workers after 5 missed beats, 10 s)
+AUTO_HEARTBEAT = 2.0
 
 
 def _probe(comm: Any, tag: int, source: int | None = None) -> tuple[int, Any] | None:
@@ -352,6 +355,7 @@ def _serve(comm: Any, root: int, task: Task | None, workers: list[Worker], poll:
     n_blocks = n_elems = 0
     nap = 0.0
     failed = False
+    run_ok = True
     ev = None
     beat = time.perf_counter()
     last_root: float | None = None  # the root's heartbeats are watched once it has spoken
@@ -374,6 +378,7 @@ def _serve(comm: Any, root: int, task: Task | None, workers: list[Worker], poll:
                 last_root = time.perf_counter()
                 if msg[0] == "stop":
                     failed = bool(msg[1])
+                    run_ok = bool(msg[2]) if len(msg) > 2 else True
                     break
                 if msg[0] == "block":
                     _, slot, key, off, size = msg
@@ -421,7 +426,8 @@ def _serve(comm: Any, root: int, task: Task | None, workers: list[Worker], poll:
                   f"the root died or hangs")
         raise RankFailedError(f"root rank {root} failed: {reason}; worker rank {comm.Get_rank()} stops "
                               f"after {n_blocks} blocks", root, [], reason)
-    summary = {"rank": comm.Get_rank(), "blocks": n_blocks, "elements": n_elems, "failed_run": failed}
+    summary = {"rank": comm.Get_rank(), "blocks": n_blocks, "elements": n_elems, "failed_run": failed,
+               "run_ok": run_ok}
     _wait_all(sends + [comm.isend(("bye", summary), dest=root, tag=_TAG_REPLY)], 5.0)
     return summary
 
@@ -532,7 +538,7 @@ def run_mpi(
     root: int = 0,
     pus_per_rank: int = 1,
     timeout: float = 60.0,
-    heartbeat: float | None = None,
+    heartbeat: float | str | None = "auto",
     on_rank_failure: str = "reissue",
     time_limit: float | None = None,
     startup_timeout: float = 120.0,
@@ -572,14 +578,15 @@ def run_mpi(
         silent (no completion) before it is declared failed (dead or hung). Must exceed the
         longest block's duration. None: no deadline (a hung rank is never detected; the
         shutdown waits then last at most 60 s).
-    heartbeat : float, optional
-        Worker ranks send a heartbeat every `heartbeat` seconds, and a rank holding blocks
+    heartbeat : float, "auto" or None, default "auto"
+        Worker ranks send a heartbeat every `heartbeat` seconds (``"auto"``: every 2 s), and a
+        rank holding blocks
         whose heartbeats stop for 5 periods is declared failed (died) without waiting for
         `timeout`: fast detection of dead ranks when blocks are long. A rank that hangs
         inside a block but keeps beating is still caught by `timeout`. The root beats too:
         a worker rank that hears nothing from it for 5 periods raises
         :class:`RankFailedError` (and its process ends with status 1 at exit) instead of
-        waiting forever. None: no heartbeat.
+        waiting forever. None: no heartbeat (a dead root then leaves the workers waiting).
     on_rank_failure : {"reissue", "error"}, default "reissue"
         What a failed rank does to the run; see Notes.
     time_limit : float, optional
@@ -599,7 +606,8 @@ def run_mpi(
     -------
     MPIRunResult or dict
         On the root: the result (every field of :class:`RunResult`, plus the ranks). On a
-        worker rank: a summary ``{"rank", "blocks", "elements", "failed_run"}``.
+        worker rank: a summary ``{"rank", "blocks", "elements", "failed_run", "run_ok"}``
+        (``failed_run``: a rank failed during the run; ``run_ok``: the root finished it).
 
     Raises
     ------
@@ -647,6 +655,8 @@ def run_mpi(
     startup_timeout = as_timeout(startup_timeout, "startup_timeout")
     startup_timeout = math.inf if startup_timeout is None else startup_timeout
     poll = as_float(poll, "poll", minimum=0.0, strict_minimum=True)
+    if isinstance(heartbeat, str):
+        heartbeat = {"auto": AUTO_HEARTBEAT}[choice(heartbeat, "heartbeat", ("auto",))]
     heartbeat = None if heartbeat is None else as_float(heartbeat, "heartbeat", minimum=0.0, strict_minimum=True)
     if size < 2:
         raise WpartValueError(f"run_mpi needs at least 2 ranks in `comm` (the root and one worker rank), got {size}")
@@ -670,8 +680,8 @@ def _worker_rank(comm: Any, root: int, task: Any, worker: Any, k: int, poll: flo
     else:
         _wait_all([comm.isend(("ready", [w._desc() for w in ws], None), dest=root, tag=_TAG_REPLY)], 30.0)
     summary = _serve(comm, root, t, ws, poll, heartbeat)
-    if summary["failed_run"]:
-        _arm_exit(comm, root, [], 0, 10.0)
+    if summary["failed_run"]:  # leave without MPI_Finalize; the status says how the run ended
+        _arm_exit(comm, root, [], 0 if summary["run_ok"] else 1, 10.0)
     return summary
 
 
@@ -732,7 +742,7 @@ def _root_rank(comm: Any, root: int, balancer: Any, task: Any, k: int, timeout: 
             hub.join()
         survivors = sorted(set(others) - failed)
         wait = timeout if math.isfinite(timeout) else 60.0
-        _wait_all([comm.isend(("stop", bool(failed)), dest=r, tag=_TAG_CTRL) for r in survivors], wait)
+        _wait_all([comm.isend(("stop", bool(failed), ok), dest=r, tag=_TAG_CTRL) for r in survivors], wait)
         _, silent = _recv_all(comm, set(survivors), "bye", wait)
         gone |= failed | silent
         if failed or silent:

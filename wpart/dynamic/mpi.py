@@ -8,10 +8,15 @@ seed (no input travels at start-up). Example::
         --balancer plbhac --task gemm --n 8192 --rows 512 --x-init 256 --out result.json
 
 The JSON file holds :meth:`MPIRunResult.to_dict` plus ``"verified"`` (the product checked
-against NumPy, every column computed exactly once) and ``"elapsed"``. The exit status is 0
-after a completed run (a job in which a rank failed ends through ``MPI_Abort`` with code 0),
-1 when the run failed or stopped at its ``--time-limit`` (status ``"time_limit"``), 2 for bad
-arguments.
+against NumPy, every column computed exactly once) and ``"elapsed"``. The exit status of every
+rank's process is 0 after a completed run (a job in which a rank failed ends through
+``MPI_Abort`` with code 0), 1 when the run failed or stopped at its ``--time-limit`` (status
+``"time_limit"``; ``MPI_Abort`` with code 1 when a rank failed), 2 for bad arguments. Note that
+``mpirun --enable-recovery`` (Open MPI 4.1) itself exits 0 whatever its processes return:
+read the processes' statuses (e.g. through a wrapper) or the ``--out`` file there. The root
+and the worker ranks exchange heartbeats every 2 s by default (``--heartbeat``), so the workers
+of a dead root stop after 10 s. ``--out`` is written to a temporary name, fsynced and
+renamed: a killed root leaves the previous file whole.
 """
 
 from __future__ import annotations
@@ -67,12 +72,36 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--timeout", type=float, default=60.0,
                     help="fault-detection deadline: seconds a rank holding blocks may stay silent")
     ap.add_argument("--heartbeat", type=float, default=None,
-                    help="seconds between worker heartbeats (5 missed: the rank is declared dead)")
+                    help="seconds between heartbeats of the root and the worker ranks (5 missed: "
+                         "the rank is declared dead; default 2; 0: none)")
     ap.add_argument("--time-limit", type=float, default=None,
                     help="seconds for the whole run (the result then has status 'time_limit')")
     ap.add_argument("--on-rank-failure", default="reissue", choices=("reissue", "error"))
     ap.add_argument("--out", default=None, help="JSON file written by the root (default: print a summary only)")
     return ap
+
+
+def _write_atomic(path: str, doc: dict) -> None:
+    """JSON to a temporary name beside `path`, fsynced, then renamed over it: a process killed
+    while writing leaves the previous file whole."""
+    import os
+
+    full = os.path.abspath(path)
+    tmp = os.path.join(os.path.dirname(full), f".{os.path.basename(full)}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w") as f:
+            json.dump(doc, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, full)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    fd = os.open(os.path.dirname(full), os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def main(*, argv: Sequence[str] | None = None) -> int:
@@ -111,20 +140,20 @@ def main(*, argv: Sequence[str] | None = None) -> int:
     t0 = time.perf_counter()
     try:
         res = run_mpi(bal, task, worker, root=a.root, pus_per_rank=a.pus_per_rank, timeout=a.timeout,
-                      heartbeat=a.heartbeat, time_limit=a.time_limit, on_rank_failure=a.on_rank_failure)
+                      heartbeat="auto" if a.heartbeat is None else (a.heartbeat or None),
+                      time_limit=a.time_limit, on_rank_failure=a.on_rank_failure)
     except RankFailedError as exc:
         print(f"rank {me}: run failed: {exc}", file=sys.stderr, flush=True)
         return 1
-    if me != a.root:
-        return 0
+    if me != a.root:  # a worker's status says whether the root finished the run
+        return 0 if res.get("run_ok", True) else 1
     elapsed = time.perf_counter() - t0
     verified = bool(task.verify())
     print(f"{res!r}\nverified={verified} elapsed={elapsed:.3f} s", flush=True)
     if a.out:
         d = res.to_dict()
         d.update(verified=verified, elapsed=elapsed, argv=list(sys.argv[1:] if argv is None else argv))
-        with open(a.out, "w") as f:
-            json.dump(d, f)
+        _write_atomic(a.out, d)
     return 0 if verified else 1
 
 

@@ -1,0 +1,41 @@
+"""Run ``python -m wpart.dynamic.mpi`` with a fault injected (tests/test_dynamic_mpi.py).
+
+usage: dyn_cli_fault.py FAULT RANK [wpart.dynamic.mpi arguments...]
+FAULT: ``kill_root`` (the root SIGKILLs itself after its third block result),
+``kill_worker`` (worker rank RANK SIGKILLs itself when its second block starts).
+"""
+import os
+import signal
+import sys
+
+fault, who = sys.argv[1], int(sys.argv[2])
+me = int(os.environ.get("OMPI_COMM_WORLD_RANK", "-1"))
+if fault == "kill_root" and me == who:
+    from wpart.dynamic import _mpi
+
+    real = _mpi._Hub._handle
+    seen = [0]
+
+    def _handle(self, src, msg):
+        if msg[0] == "done":
+            seen[0] += 1
+            if seen[0] >= 3:
+                os.kill(os.getpid(), signal.SIGKILL)
+        return real(self, src, msg)
+    _mpi._Hub._handle = _handle
+if fault == "kill_worker" and me == who:
+    import wpart.dynamic as wd
+
+    real_block = wd.ThreadWorker._block
+    seen = [0]
+
+    def _block(self, st, task, offset, size):
+        seen[0] += 1
+        if seen[0] == 2:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real_block(self, st, task, offset, size)
+    wd.ThreadWorker._block = _block
+
+from wpart.dynamic.mpi import main  # noqa: E402
+
+sys.exit(main(argv=sys.argv[3:]))
