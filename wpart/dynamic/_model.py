@@ -463,6 +463,12 @@ def capacity(
         exceeds ``T``.
     H : float
         ``sum(x)``.
+
+    Raises
+    ------
+    wpart.WpartValueError
+        A curve returned NaN, an infinite or a negative time, or decreased between two sizes
+        the search evaluated (the message names the PU).
     """
     m, n = _models_arg(models)
     T = as_float(T, "T", allow_inf=True)
@@ -495,6 +501,12 @@ def round_blocks(
         Sizes summing to `S`.
     Tmax : float
         ``max_p E_p(blocks_p)`` over the PUs with a block (``E_p(0) = 0``: no block, no cost).
+
+    Raises
+    ------
+    wpart.WpartValueError
+        Bad sizes or bounds, or a curve that returned NaN, an infinite or a negative time
+        (the message names the PU).
 
     Notes
     -----
