@@ -70,6 +70,8 @@ def test_simulate_builds_the_named_balancer_for_the_platform():
         simulate(P, "greedy", n=4000, chunk=100, options={"chunk": 50})
     with pytest.raises(wpart.WpartTypeError):
         simulate(P, Greedy(P.m, 4000, 100), chunk=100)
+    with pytest.raises(wpart.WpartTypeError, match="tracee"):
+        simulate(P, "greedy", n=4000, tracee=False)
 
 
 def test_simulate_preset_names_and_series_matrix():

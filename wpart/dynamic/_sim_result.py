@@ -313,7 +313,13 @@ def simulate(
             n = platform.n
             if n is None:
                 raise WpartTypeError("`n` is needed with a balancer given by name: the platform names no amount of work")
-        balancer = make_balancer(balancer, platform.m, n, platform=platform, seed=seed, **dict(options or {}))
+        try:
+            balancer = make_balancer(balancer, platform.m, n, platform=platform, seed=seed, **dict(options or {}))
+        except TypeError as e:
+            if type(e) is not TypeError or "unexpected keyword" not in str(e):
+                raise
+            raise WpartTypeError(f"{e}: a keyword of simulate() that is not one of its own options "
+                                 f"goes to the balancer {balancer!r}") from None
     elif n is not None or options is not None or balancer_options:
         extra = f" (got {', '.join(sorted(balancer_options))})" if balancer_options else ""
         raise WpartTypeError("`n`, `options` and balancer options apply to a balancer given by "
