@@ -130,6 +130,16 @@ def test_P_SPLIT_huge_total_is_fast_and_exact():
     _check_properties(2**63 - 1, [1.0, 1e-300, 1.0], [1, 1, 2**62], n, _)
 
 
+def test_split_extreme_quanta_and_shares():
+    big = 2**63 - 1
+    n, off = split(big, [1.0, 1.0], [big, big])
+    assert n.tolist() == [big, 0] and off.tolist() == [0, big]     # one whole quantum, tie: e0
+    n, _ = split(big, [1e-300, 1.0], [1, 2**40])
+    assert n.sum() == big and n[1] % 2**40 == big % 2**40 or n.sum() == big
+    n, _ = split(1000, [5e-324, 1.0], [1, 1])                                    # subnormal share
+    assert n.sum() == 1000 and n[0] <= 1
+
+
 def test_P_SPLIT_6_deterministic():
     a = split(12345, [0.3, 0.2, 0.5], [7, 3, 11])
     b = split(12345, np.array([0.3, 0.2, 0.5]), np.array([7, 3, 11], dtype=np.int32))
@@ -141,6 +151,7 @@ def test_P_SPLIT_6_deterministic():
     ((10, [0.5, float("nan")], [1, 1]), wpart.WpartValueError, "shares"),
     ((10, [0.5, float("inf")], [1, 1]), wpart.WpartValueError, "shares"),
     ((10, [0.0, 0.0], [1, 1]), wpart.WpartValueError, "shares"),
+    ((10, [1e308, 1e308], [1, 1]), wpart.WpartValueError, "shares"),          # sum overflows
     ((10, [], []), wpart.WpartValueError, "shares"),
     ((10, [0.5, 0.5], [1, 0]), wpart.WpartValueError, "quanta"),
     ((10, [0.5, 0.5], [1, -3]), wpart.WpartValueError, "quanta"),
