@@ -219,7 +219,6 @@ def test_P_ABS_1_2_4_direction_doubling_bounds():
     abs_ = AdaptiveBinarySearch(0.2)
     seq = [abs_.step(1.0, 5.0) for _ in range(6)]   # GPU faster every time: towards the GPU
     steps = np.diff([0.2] + seq)
-    assert np.allclose(steps[:5], [1 / 16, 1 / 16, 1 / 8, 1 / 4, 0.8 - 0.5 + 0.0]) or True
     assert (steps >= 0).all() and all(0 <= s <= 1 for s in seq)             # P-ABS-1/4
     assert np.allclose(steps[:4], [1 / 16, 1 / 16, 1 / 8, 1 / 4])           # P-ABS-2
     abs_ = AdaptiveBinarySearch(0.9)

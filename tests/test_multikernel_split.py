@@ -135,7 +135,7 @@ def test_split_extreme_quanta_and_shares():
     n, off = split(big, [1.0, 1.0], [big, big])
     assert n.tolist() == [big, 0] and off.tolist() == [0, big]     # one whole quantum, tie: e0
     n, _ = split(big, [1e-300, 1.0], [1, 2**40])
-    assert n.sum() == big and n[1] % 2**40 == big % 2**40 or n.sum() == big
+    assert n.sum() == big and n[0] < 2**40                        # e1: whole quanta + tail
     n, _ = split(1000, [5e-324, 1.0], [1, 1])                                    # subnormal share
     assert n.sum() == 1000 and n[0] <= 1
 
