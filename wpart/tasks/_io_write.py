@@ -29,14 +29,14 @@ _META_DROP = ("phases", "rank", "rank_alpha")
 
 def task_record(raw: dict | None, entity: dict, time: float, rank: int, *, block=None,
                 footprint: float | None = None, working: float | None = None,
-                baseline: float | None = None, need_home: bool = True) -> dict:
+                baseline: float | None = None) -> dict:
     """One ``phases[].tasks[]`` object: `raw` (the object as read, or None) with what wpart
     models put in: the entity, ``node`` (the task's rank), ``time``, and in ``user_defined``
     the block ``(shared_id, shared_bytes, home_rank)`` (None: no block), the task's memory
     and the rank's baseline memory (None: not modelled; a non-zero value read is dropped).
-    ``home_rank`` is written where `raw` had it, or where it differs from `rank` and
-    `need_home` (the reader takes a block's home from the first task of the block it reads).
-    Every other field of `raw` is kept as it was."""
+    ``home_rank`` is written where `raw` had it, or where it differs from `rank` (a reader's
+    default is the rank of the file: the per-rank reader of each MPI process, and LBAF, see
+    only their own file). Every other field of `raw` is kept as it was."""
     rec = dict(raw) if raw else {}
     rec["entity"] = entity
     rec["node"] = int(rank)
@@ -48,7 +48,7 @@ def task_record(raw: dict | None, entity: dict, time: float, rank: int, *, block
         had_home = "home_rank" in ud
         ud["shared_id"] = int(sid)
         ud["shared_bytes"] = float(size)
-        if had_home or (need_home and int(home) != int(rank)):
+        if had_home or int(home) != int(rank):
             ud["home_rank"] = int(home)
     else:
         for k in ("shared_id", "shared_bytes", "home_rank"):
@@ -146,14 +146,6 @@ def write_lbdatafile(problem, stem: str, *, assignment=None, phase: int | None =
         bids = np.arange(problem.n_blocks)
     tb, fp, wk, base = (problem.task_block, problem.task_footprint, problem.task_working,
                         problem.rank_baseline)
-    # the first task of each block in the order written (rank, then task): where the reader
-    # takes the block's home from
-    first = set()
-    if tb is not None and problem.n_blocks:
-        has = np.flatnonzero(tb >= 0)
-        order = has[np.lexsort((has, a[has]))]
-        _, i0 = np.unique(tb[order], return_index=True)
-        first = set(order[i0].tolist())
     tasks_of: list[list] = [[] for _ in range(I)]
     comms_of: list[list] = [[] for _ in range(I)]
     entity = []
@@ -168,7 +160,7 @@ def write_lbdatafile(problem, stem: str, *, assignment=None, phase: int | None =
             raw, ent, problem.task_load[k], r,
             block=(bids[b], problem.block_size[b], problem.block_home[b]) if b >= 0 else None,
             footprint=None if fp is None else fp[k], working=None if wk is None else wk[k],
-            baseline=None if base is None else base[r], need_home=k in first))
+            baseline=None if base is None else base[r]))
     for e, ((s, d), nb) in enumerate(zip(problem.edges.tolist(), problem.edge_bytes.tolist())):
         c = dict(raw_edges[e]) if raw_edges is not None else {"type": "SendRecv"}
         c["from"], c["to"] = _endpoint(c.get("from"), entity[s]), _endpoint(c.get("to"),
