@@ -146,6 +146,14 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
     comm_ctx_t ccx = {NULL, NULL, 0.0};
     const comm_ctx_t *ccp = NULL;
     fill_t fill = {{0}, NULL, NULL, NULL}, *fx = NULL;
+    ccm_index_t cidx, *ix = NULL;
+    clusters_t CTx, CLx;             /* spares (the incremental builds write here, then swap) */
+    int8_t *touched = NULL;
+    int32_t *bfirst = NULL, *oldc = NULL, *mv = NULL;
+    int reuse = 0, incr = 0;
+    memset(&CTx, 0, sizeof(CTx));
+    memset(&CLx, 0, sizeof(CLx));
+    memset(&cidx, 0, sizeof(cidx));
     int32_t *snap_refcnt = NULL;
     double *snap_work = NULL;
     int32_t *snap_assign = NULL;
@@ -212,6 +220,26 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
         !snap_refcnt || !snap_work || !snap_assign) {
         WPART_FAIL(WPART_ENOMEM, "ccm: out of memory");
     }
+    if (p->n_edges > 0 && (c->beta > 0 || c->gamma > 0)) { /* bytes between ranks, indexed */
+        cidx.map_cur = wpart_i_malloc(KK, sizeof(int32_t));
+        cidx.map_snap = wpart_i_malloc(KK, sizeof(int32_t));
+        if (!cidx.map_cur || !cidx.map_snap) WPART_FAIL(WPART_ENOMEM, "ccm: out of memory");
+        cidx.cur_rank = -1;
+        ix = &cidx;
+    }
+    if (prm->cluster == WPART_TASKS_CLUSTER_BLOCK) { /* clusters rebuilt incrementally */
+        oldc = wpart_i_malloc(KK, sizeof(int32_t));
+        mv = wpart_i_malloc(2 * (int64_t)KK, sizeof(int32_t));
+        touched = wpart_i_calloc(p->n_blocks > 0 ? p->n_blocks : 1, 1);
+        if (!oldc || !mv || !touched) WPART_FAIL(WPART_ENOMEM, "ccm: out of memory");
+        incr = 1;
+    }
+    if (incr && prm->singles >= WPART_TASKS_SPLIT_SUBSETS && p->task_block && p->n_blocks > 0) {
+        bfirst = wpart_i_malloc(p->n_blocks, sizeof(int32_t));
+        if (!bfirst) WPART_FAIL(WPART_ENOMEM, "ccm: out of memory");
+        for (int32_t b = 0; b < p->n_blocks; b++) bfirst[b] = -1;
+        reuse = 1;
+    }
     if (prm->singles == WPART_TASKS_SPLIT_FILL) {
         fill.target = wpart_i_malloc((int64_t)KK + 1, sizeof(double));
         fill.tmp = wpart_i_malloc(2 * (int64_t)KK, sizeof(int32_t));
@@ -229,6 +257,7 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
         s = NULL;
         WPART_CHECK(wpart_tasks_state_create(p, c, a0, &s));
         s->exhaustive = prm->exhaustive != 0;
+        s->cx = ix;
         double w = wpart_tasks_i_state_wmax(s);
         if (isinf(w) && !prm->allow_infeasible_start) {
             WPART_FAIL(WPART_EINVAL, "infeasible start: the initial assignment exceeds a memory "
@@ -256,6 +285,15 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                                                           tmp));
                 }
             }
+            if (ix) {
+                for (int32_t t = 0; t < K; t++) ix->map_cur[t] = ix->map_snap[t] = -1;
+                for (int32_t r = 0; r < P; r++) {
+                    wpart_i_ccm_index_map(&CL[r], ix->map_cur);
+                    wpart_i_ccm_index_map(&CLs[r], ix->map_snap);
+                }
+                ix->cur_rank = -1;
+                WPART_CHECK(wpart_i_ccm_index_snap(s, ix));
+            }
             /* what the inform stage carries: every rank's state at the start of the iteration */
             memcpy(snap_rank, s->rank, sizeof(wpart_tasks_rank_t) * (size_t)P);
             memcpy(snap_refcnt, s->refcnt, sizeof(int32_t) * (size_t)n_rc);
@@ -279,6 +317,7 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                                      (double)trial * prm->n_iter * P + (double)it * P + oi,
                                      (double)prm->n_trials * prm->n_iter * P, &time_up));
                 if (time_up) break;
+                if (ix) WPART_CHECK(wpart_i_ccm_index_rank(s, ix, r));
                 /* rank the known peers by estimated gain */
                 int32_t nw = 0;
                 const uint64_t *kr = known + r * W;
@@ -321,14 +360,53 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                         const int32_t *B = b.cp >= 0 ? Cq->tasks + Cq->start[b.cp] : NULL;
                         int32_t nb = b.cp >= 0 ? Cq->start[b.cp + 1] - Cq->start[b.cp] : 0;
                         WPART_CHECK(wpart_tasks_state_apply_exchange(s, r, A, na, q, B, nb));
+                        if (incr) { /* the moved tasks and the blocks whose clusters changed */
+                            for (int32_t t = 0; t < na + nb; t++) {
+                                int32_t tk = t < na ? A[t] : B[t - na];
+                                mv[t] = tk;
+                                if (p->task_block && p->task_block[tk] >= 0) {
+                                    touched[p->task_block[tk]] = 1;
+                                }
+                            }
+                        }
                         for (int side = 0; side < 2; side++) {
                             int32_t x = side ? q : r;
-                            WPART_CHECK(wpart_tasks_i_build_clusters(s, x, prm->cluster, &CL[x],
-                                                                     tmp, ccp));
-                            if (CT) {
+                            if (incr) { /* only the changed clusters are built again */
+                                WPART_CHECK(wpart_tasks_i_rebuild_clusters(
+                                    s, x, &CL[x], mv, na + nb, touched, oldc, &CLx, tmp,
+                                    mv + KK));
+                                clusters_t sw = CL[x];
+                                CL[x] = CLx;
+                                CLx = sw;
+                            } else {
+                                WPART_CHECK(wpart_tasks_i_build_clusters(s, x, prm->cluster,
+                                                                         &CL[x], tmp, ccp));
+                            }
+                            if (CT && reuse) { /* units of unchanged clusters are kept */
+                                WPART_CHECK(wpart_tasks_i_rebuild_units(
+                                    s, x, prm->singles, &CL[x], &CT[x], touched, bfirst, &CTx,
+                                    tmp));
+                                clusters_t sw = CT[x];
+                                CT[x] = CTx;
+                                CTx = sw;
+                            } else if (CT) {
                                 WPART_CHECK(wpart_tasks_i_build_units(s, x, prm->singles, &CL[x],
                                                                       &CT[x], tmp));
                             }
+                        }
+                        if (incr && touched) {
+                            for (int32_t x = 0; x < 2; x++) { /* clear touched[]: the blocks of
+                                                                 the clusters now on r and q */
+                                const clusters_t *Cx = &CL[x ? q : r];
+                                for (int32_t cc = 0; cc < Cx->n; cc++) {
+                                    if (Cx->blk[cc] >= 0) touched[Cx->blk[cc]] = 0;
+                                }
+                            }
+                        }
+                        if (ix) {
+                            wpart_i_ccm_index_map(&CL[r], ix->map_cur);
+                            wpart_i_ccm_index_map(&CL[q], ix->map_cur);
+                            WPART_CHECK(wpart_i_ccm_index_rank(s, ix, r));
                         }
                         moved++;
                     }
@@ -403,5 +481,12 @@ cleanup:
     free(recv);
     free(rngs);
     free(wl);
+    wpart_i_ccm_index_free(&cidx);
+    wpart_tasks_i_clusters_free(&CTx);
+    wpart_tasks_i_clusters_free(&CLx);
+    free(touched);
+    free(bfirst);
+    free(oldc);
+    free(mv);
     return st;
 }

@@ -233,6 +233,18 @@ static void consider(const wpart_tasks_state_t *s, best_t *best, pairkey_t befor
 
 
 
+void wpart_i_ccm_estimate_pair(const wpart_tasks_state_t *s, int32_t r, const clusters_t *Cr,
+                               int32_t i, int32_t p, const clusters_t *Cp, int32_t j,
+                               const snapshot_t *snap, const csum_t *A, const csum_t *B,
+                               wpart_tasks_rank_t *v1, wpart_tasks_rank_t *v2)
+{
+    const int64_t N = s->p.n_blocks;
+    const wpart_tasks_rank_t *bp = snap ? &snap->rank[p] : &s->rank[p];
+    const int32_t *rcp = (snap ? snap->refcnt : s->refcnt) + p * N;
+    fast_eval(s, r, &s->rank[r], s->refcnt + r * N, Cr, i, p, bp, rcp, Cp, j, v1, v2);
+    comm_closed_form(A, B, 0.0, 0.0, &s->rank[r], bp, v1, v2);
+}
+
 wpart_status_t wpart_i_ccm_eval_pair(wpart_tasks_state_t *s, int32_t r, const clusters_t *Cr,
                                      int32_t i, int32_t p, const clusters_t *Cp, int32_t j,
                                      const snapshot_t *snap, wpart_tasks_rank_t *v1,

@@ -39,6 +39,39 @@ typedef struct {
     int8_t *in;     /* K */
 } fill_t;
 
+/* One edge seen from a rank: task t of the rank, task o on rank q (another rank), v bytes,
+ * out = 1 when the edge goes t -> o. */
+typedef struct {
+    int32_t q, t, o, out;
+    double v;
+} xent_t;
+
+/* What the serial engine keeps so that FindBestCCM finds the bytes between a pair of ranks
+ * without walking every edge of both: the cluster of every task in CL / CLs, the edges of
+ * the rank taking its turn (current assignment) and of every rank (snapshot), by other rank. */
+typedef struct {
+    int32_t *map_cur, *map_snap; /* K: cluster index in CL[rank] / CLs[rank] (-1: none) */
+    xent_t *cur;                 /* edges of cur_rank's tasks to other ranks, by q */
+    int64_t n_cur, cap_cur;
+    int32_t cur_rank;            /* -1: none */
+    xent_t *snap;                /* every rank's edges to other ranks under the snapshot */
+    int64_t *snap_start;         /* P + 1: rank r's entries are snap[snap_start[r] ..) */
+    int64_t cap_snap;
+    xent_t *tmp;                 /* sorting scratch */
+    int64_t cap_tmp;
+    int64_t *cnt;                /* P + 1 */
+} ccm_index_t;
+
+void wpart_i_ccm_index_free(ccm_index_t *x);
+/* cluster index of each task of C in map (the rank's other tasks are left as they are) */
+void wpart_i_ccm_index_map(const clusters_t *C, int32_t *map);
+/* x->cur from rank r's tasks under the current assignment */
+wpart_status_t wpart_i_ccm_index_rank(const wpart_tasks_state_t *s, ccm_index_t *x, int32_t r);
+/* x->snap from every rank under the current assignment (taken as the snapshot) */
+wpart_status_t wpart_i_ccm_index_snap(const wpart_tasks_state_t *s, ccm_index_t *x);
+/* entries [*lo, *hi) of e[0..n) (sorted by q) with q == key */
+void wpart_i_ccm_index_range(const xent_t *e, int64_t n, int32_t key, int64_t *lo, int64_t *hi);
+
 /* Directional volumes of a task set X (spec 1.8 closed form): bytes inside X, bytes from X to
  * tasks outside X (total, and to tasks on q1 / q2 under `assign`), the same into X, and bytes
  * from X to the other exchanged set. */
@@ -49,6 +82,14 @@ typedef struct {
 /* The volumes of X alone (x = 0) relative to ranks q1 and q2 under `assign`. */
 void wpart_i_ccm_csum(wpart_tasks_state_t *s, const int32_t *X, int32_t nx, const int32_t *assign,
                       int32_t q1, int32_t q2, csum_t *o);
+
+/* The closed form of an exchange of unit i of Cr and unit j of Cp from their directional
+ * volumes A and B (zero for none), the bytes between the two taken as 0: exact but for those
+ * bytes (which add to out and in and take from loc) and rounding. */
+void wpart_i_ccm_estimate_pair(const wpart_tasks_state_t *s, int32_t r, const clusters_t *Cr,
+                               int32_t i, int32_t p, const clusters_t *Cp, int32_t j,
+                               const snapshot_t *snap, const csum_t *A, const csum_t *B,
+                               wpart_tasks_rank_t *v1, wpart_tasks_rank_t *v2);
 
 /* Aggregates of r and p after exchanging unit i of Cr with unit j of Cp (-1: none): from
  * the summaries (no edges), the closed form with p's snapshot (snap), or exactly. */

@@ -81,6 +81,8 @@ typedef struct {
     double bw, tol, mg;
     const snapshot_t *snap;
     best_t *best;
+    const csum_t *ca, *cb; /* directional volumes of the clusters (index a = i + 1, b = j + 1),
+                              NULL when not known */
 } scan_t;
 
 /* the largest max(W_r, W_p) that can still be accepted and win, plus the margin */
@@ -124,6 +126,19 @@ static wpart_status_t try_pair(const scan_t *z, const clusters_t *Cr, int32_t i,
 {
     wpart_tasks_rank_t v1, v2;
     int valid;
+    if (z->ca && single == 0 && ((i >= 0 && Cr->deg[i] > 0) || (j >= 0 && Cp->deg[j] > 0)) &&
+        (i < 0 || Cr->blk[i] != -2) && (j < 0 || Cp->blk[j] != -2)) { /* one block at most */
+        /* clusters with edges: the closed form without the bytes between the two (cheap)
+           rules out most candidates before the edge walk */
+        const wpart_tasks_state_t *s = z->s;
+        wpart_i_ccm_estimate_pair(s, z->r, Cr, i, z->p, Cp, j, z->snap, &z->ca[i + 1],
+                                  &z->cb[j + 1], &v1, &v2);
+        double w1 = wpart_tasks_i_work_noeps(&s->p, &s->c, z->r, &v1);
+        double w2 = wpart_tasks_i_work_noeps(&s->p, &s->c, z->p, &v2);
+        double vi = i >= 0 ? Cr->vol[i] : 0.0, vj = j >= 0 ? Cp->vol[j] : 0.0;
+        double slack = s->c.gamma * (vi < vj ? vi : vj);
+        if ((w1 > w2 ? w1 : w2) - slack > limit(z)) return WPART_OK;
+    }
     wpart_status_t st = wpart_i_ccm_eval_pair(z->s, z->r, Cr, i, z->p, Cp, j, z->snap, &v1, &v2,
                                               &valid);
     if (st != WPART_OK) return st;
@@ -183,21 +198,55 @@ wpart_status_t wpart_i_ccm_find_best_pruned(wpart_tasks_state_t *s, int32_t r, i
     side_of(s, p, vp, &sp);
     double scale = bw + sr.a * sr.L + sp.a * sp.L + c->beta * (sr.M + sp.M) +
                    c->gamma * (sr.loc + sp.loc) + c->delta * (sr.h + sp.h);
-    scan_t z = {s, r, p, bw, tol, 1e-9 * scale + 1e-300, snap, best};
+    scan_t z = {s, r, p, bw, tol, 1e-9 * scale + 1e-300, snap, best, NULL, NULL};
     const int64_t nI = (int64_t)Cr->n + 1, nJ = (int64_t)Cp->n + 1, nB = (nJ + 15) / 16;
-    /* A_i, y_i (i = -1 .. n_r - 1), B_j (j = -1 .. n_p - 1), the j by x_j, block minima */
-    if (!scratch(s, (int64_t)sizeof(double) * (2 * nI + nJ + nB) + (int64_t)sizeof(xkey_t) * nJ)) {
+    /* A_i, y_i (i = -1 .. n_r - 1), B_j (j = -1 .. n_p - 1), the j by x_j, block minima, and
+       the bytes of each cluster to and from the other rank */
+    if (!scratch(s, (int64_t)sizeof(double) * (4 * nI + 3 * nJ + nB) +
+                        (int64_t)sizeof(xkey_t) * nJ + (int64_t)sizeof(csum_t) * (nI + nJ))) {
         return wpart_i_error(WPART_ENOMEM, "ccm: out of memory (scan)");
     }
     xkey_t *kx = s->scr;
     double *Ai = (double *)(kx + nJ), *yi = Ai + nI, *Bj = yi + nI, *bmin = Bj + nJ;
+    double *xo = bmin + nB, *xi = xo + nI, *yo = xi + nI, *yn = yo + nJ;
+    csum_t *ca = (csum_t *)(yn + nJ), *cb = ca + nI;
     /* With communication, a cluster's own effect on the out/in/loc of both ranks is exact (its
        directional volumes, the closed form of the exchange); only the bytes between the two
        exchanged clusters (S = ab + ba, <= either cluster's volume) are unknown: they add S to
        out and in (max(out, in) only grows) and take S from loc (gamma * volume of slack). */
     const int comm = s->p.n_edges > 0 && (c->beta > 0 || c->gamma > 0);
     const int32_t *asg_p = snap ? snap->assign : s->assign;
-    const double vo_r = sr.M, mr_out = s->rank[r].out, mr_in = s->rank[r].in;
+    const ccm_index_t *ix = s->cx;
+    const int use_ix = comm && ix && ix->cur_rank == r;
+    if (comm) {
+        memset(&ca[0], 0, sizeof(csum_t));
+        memset(&cb[0], 0, sizeof(csum_t));
+        z.ca = ca;
+        z.cb = cb;
+    }
+    if (use_ix) { /* bytes between each cluster and the other rank, from the edge lists */
+        memset(xo, 0, sizeof(double) * (size_t)(2 * nI + 2 * nJ));
+        int64_t lo, hi;
+        wpart_i_ccm_index_range(ix->cur, ix->n_cur, p, &lo, &hi);
+        for (int64_t k = lo; k < hi; k++) {
+            const xent_t *e = ix->cur + k;
+            int32_t ci = ix->map_cur[e->t];
+            if (ci >= 0) (e->out ? xo : xi)[ci + 1] += e->v; /* A -> p, p -> A */
+            if (!snap) {
+                int32_t cj = ix->map_cur[e->o];
+                if (cj >= 0) (e->out ? yn : yo)[cj + 1] += e->v; /* r -> B, B -> r */
+            }
+        }
+        if (snap) { /* p's clusters as gossiped: its edges to r's tasks of the snapshot */
+            const xent_t *e0 = ix->snap + ix->snap_start[p];
+            wpart_i_ccm_index_range(e0, ix->snap_start[p + 1] - ix->snap_start[p], r, &lo, &hi);
+            for (int64_t k = lo; k < hi; k++) {
+                int32_t cj = ix->map_snap[e0[k].t];
+                if (cj >= 0) (e0[k].out ? yo : yn)[cj + 1] += e0[k].v;
+            }
+        }
+    }
+    const double mr_out = s->rank[r].out, mr_in = s->rank[r].in;
     const double mp_out = vp->out, mp_in = vp->in;
     for (int64_t a = 0; a < nI; a++) {
         int32_t i = (int32_t)a - 1;
@@ -205,8 +254,16 @@ wpart_status_t wpart_i_ccm_find_best_pruned(wpart_tasks_state_t *s, int32_t r, i
         double hr = i >= 0 ? hrm(s, Cr, i, r, sr.h) : 0.0;
         if (comm && i >= 0) {
             csum_t A;
-            wpart_i_ccm_csum(s, Cr->tasks + Cr->start[i], Cr->start[i + 1] - Cr->start[i],
-                             s->assign, r, p, &A);
+            if (use_ix) {
+                const double *cv = Cr->cv + 5 * (int64_t)i;
+                A.intra = cv[0], A.otot = cv[1], A.itot = cv[2], A.o1 = cv[3], A.i1 = cv[4];
+                A.o2 = xo[a], A.i2 = xi[a];
+            } else {
+                wpart_i_ccm_csum(s, Cr->tasks + Cr->start[i], Cr->start[i + 1] - Cr->start[i],
+                                 s->assign, r, p, &A);
+            }
+            A.x = 0.0;
+            ca[a] = A;
             double o1 = mr_out - (A.otot - A.o1) + A.i1, i1 = mr_in - (A.itot - A.i1) + A.o1;
             double l1 = sr.loc - (A.o1 + A.i1 + A.intra) - v;
             Ai[a] = sr.a * (sr.L - l) + c->beta * (o1 > i1 ? o1 : i1) + c->gamma * l1 +
@@ -224,8 +281,16 @@ wpart_status_t wpart_i_ccm_find_best_pruned(wpart_tasks_state_t *s, int32_t r, i
         double hr = j >= 0 ? hrm(s, Cp, j, p, sp.h) : 0.0;
         if (comm && j >= 0) {
             csum_t B;
-            wpart_i_ccm_csum(s, Cp->tasks + Cp->start[j], Cp->start[j + 1] - Cp->start[j], asg_p,
-                             r, p, &B);
+            if (use_ix) {
+                const double *cv = Cp->cv + 5 * (int64_t)j;
+                B.intra = cv[0], B.otot = cv[1], B.itot = cv[2], B.o2 = cv[3], B.i2 = cv[4];
+                B.o1 = yo[b], B.i1 = yn[b];
+            } else {
+                wpart_i_ccm_csum(s, Cp->tasks + Cp->start[j], Cp->start[j + 1] - Cp->start[j],
+                                 asg_p, r, p, &B);
+            }
+            B.x = 0.0;
+            cb[b] = B;
             double o2 = mp_out - (B.otot - B.o2) + B.i2, i2 = mp_in - (B.itot - B.i2) + B.o2;
             double l2 = sp.loc - (B.o2 + B.i2 + B.intra) - v;
             Bj[b] = sp.a * (sp.L - l) + c->beta * (o2 > i2 ? o2 : i2) + c->gamma * l2 +
@@ -238,7 +303,6 @@ wpart_status_t wpart_i_ccm_find_best_pruned(wpart_tasks_state_t *s, int32_t r, i
         }
         kx[b].b = (int32_t)b;
     }
-    (void)vo_r;
     qsort(kx, (size_t)nJ, sizeof(xkey_t), cmp_key);
     for (int64_t k = 0; k < nB; k++) {
         double m = INFINITY;
@@ -266,9 +330,11 @@ wpart_status_t wpart_i_ccm_find_best_pruned(wpart_tasks_state_t *s, int32_t r, i
             if (kx[mid].x + Ai[a] <= T) lo = mid + 1;
             else hi = mid;
         }
-        for (int64_t k = 0; 16 * k < lo; k++) {
+        /* heaviest first: the first candidate that survives is usually close to the best,
+           which then rules out most of the rest (the result does not depend on the order) */
+        for (int64_t k = (lo - 1) / 16; lo > 0 && k >= 0; k--) {
             if (bmin[k] + yi[a] > limit(&z)) continue;
-            for (int64_t t = 16 * k; t < 16 * k + 16 && t < lo; t++) {
+            for (int64_t t = (16 * k + 15 < lo - 1 ? 16 * k + 15 : lo - 1); t >= 16 * k; t--) {
                 int32_t b = kx[t].b;
                 if (b == 0 && a == 0) continue;
                 T = limit(&z);

@@ -15,6 +15,7 @@ typedef wpart_tasks_comm_ctx_t comm_ctx_t;
 void wpart_tasks_i_clusters_free(clusters_t *C)
 {
     free(C->tasks);
+    free(C->byload);
     free(C->start);
     free(C->blk);
     free(C->load);
@@ -22,6 +23,7 @@ void wpart_tasks_i_clusters_free(clusters_t *C)
     free(C->wk);
     free(C->deg);
     free(C->vol);
+    free(C->cv);
     memset(C, 0, sizeof(*C));
 }
 
@@ -75,6 +77,8 @@ static double task_vol(const wpart_tasks_state_t *s, int32_t t)
     return v;
 }
 
+static void sort_by_load(int32_t *a, int32_t n, const double *load);
+
 static int32_t uf_find(int32_t *par, int32_t x)
 {
     while (par[x] != x) {
@@ -102,13 +106,16 @@ wpart_status_t wpart_tasks_i_build_clusters(const wpart_tasks_state_t *s, int32_
     if (n > C->cap_t || n + 1 > C->cap_c) {
         int32_t nc = n + 1 > 2 * C->cap_c ? n + 1 : 2 * C->cap_c;
         if (!reserve((void **)&C->tasks, n > 2 * C->cap_t ? n : 2 * C->cap_t, sizeof(int32_t)) ||
+            !reserve((void **)&C->byload, n > 2 * C->cap_t ? n : 2 * C->cap_t,
+                     sizeof(int32_t)) ||
             !reserve((void **)&C->start, nc + 1, sizeof(int32_t)) ||
             !reserve((void **)&C->blk, nc, sizeof(int32_t)) ||
             !reserve((void **)&C->load, nc, sizeof(double)) ||
             !reserve((void **)&C->fp, nc, sizeof(double)) ||
             !reserve((void **)&C->wk, nc, sizeof(double)) ||
             !reserve((void **)&C->deg, nc, sizeof(int64_t)) ||
-            !reserve((void **)&C->vol, nc, sizeof(double))) {
+            !reserve((void **)&C->vol, nc, sizeof(double)) ||
+            !reserve((void **)&C->cv, 5 * (int64_t)nc, sizeof(double))) {
             return wpart_i_error(WPART_ENOMEM, "ccm: out of memory (clusters)");
         }
         C->cap_t = n > 2 * C->cap_t ? n : 2 * C->cap_t;
@@ -186,6 +193,205 @@ wpart_status_t wpart_tasks_i_build_clusters(const wpart_tasks_state_t *s, int32_
         C->deg[c] += s->inc_ptr[t + 1] - s->inc_ptr[t];
     }
     C->start[C->n] = m;
+    if (m > 0) memcpy(C->byload, C->tasks, sizeof(int32_t) * (size_t)m);
+    for (int32_t c = 0; c < C->n; c++) {
+        sort_by_load(C->byload + C->start[c], C->start[c + 1] - C->start[c], p->task_load);
+    }
+    /* directional volumes of every cluster; tmp[t] = cluster of t (-1: pinned) on rank r */
+    if (p->n_edges > 0) {
+        for (int32_t k = s->head[r]; k >= 0; k = s->next[k]) tmp[k] = -1;
+        for (int32_t c = 0; c < C->n; c++) {
+            for (int32_t i = C->start[c]; i < C->start[c + 1]; i++) tmp[C->tasks[i]] = c;
+        }
+        for (int32_t c = 0; c < C->n; c++) {
+            double in_ = 0, ot = 0, it = 0, so = 0, si = 0;
+            for (int32_t i = C->start[c]; i < C->start[c + 1]; i++) {
+                int32_t t = C->tasks[i];
+                for (int64_t j = s->inc_ptr[t]; j < s->inc_ptr[t + 1]; j++) {
+                    int64_t e = s->inc_edge[j];
+                    int32_t a = p->edge_src[e], b2 = p->edge_dst[e];
+                    int32_t o = a == t ? b2 : a;
+                    double v = p->edge_bytes[e];
+                    int mine = s->assign[o] == r;
+                    if (o == t || (mine && tmp[o] == c)) {
+                        if (t == a) in_ += v; /* an inner edge is met from both ends */
+                    } else if (t == a) {
+                        ot += v;
+                        if (mine) so += v;
+                    } else {
+                        it += v;
+                        if (mine) si += v;
+                    }
+                }
+            }
+            double *cv = C->cv + 5 * (int64_t)c;
+            cv[0] = in_;
+            cv[1] = ot;
+            cv[2] = it;
+            cv[3] = so;
+            cv[4] = si;
+        }
+    }
+    C->wk1 = C->wk2 = 0.0;
+    C->wk_arg = -1;
+    for (int32_t c = 0; c < C->n; c++) {
+        if (C->wk_arg < 0 || C->wk[c] > C->wk1) {
+            C->wk2 = C->wk1;
+            C->wk1 = C->wk[c];
+            C->wk_arg = c;
+        } else if (C->wk[c] > C->wk2) {
+            C->wk2 = C->wk[c];
+        }
+    }
+    return WPART_OK;
+}
+
+/* cv (5 doubles) of cluster c of C on rank r; tmp[t] = cluster of each task of r */
+static void cluster_cv(const wpart_tasks_state_t *s, int32_t r, const clusters_t *C, int32_t c,
+                       const int32_t *tmp, double *cv)
+{
+    const wpart_tasks_problem_t *p = &s->p;
+    double in_ = 0, ot = 0, it = 0, so = 0, si = 0;
+    for (int32_t i = C->start[c]; i < C->start[c + 1]; i++) {
+        int32_t t = C->tasks[i];
+        for (int64_t j = s->inc_ptr[t]; j < s->inc_ptr[t + 1]; j++) {
+            int64_t e = s->inc_edge[j];
+            int32_t a = p->edge_src[e], b2 = p->edge_dst[e];
+            int32_t o = a == t ? b2 : a;
+            double v = p->edge_bytes[e];
+            int mine = s->assign[o] == r;
+            if (o == t || (mine && tmp[o] == c)) {
+                if (t == a) in_ += v;
+            } else if (t == a) {
+                ot += v;
+                if (mine) so += v;
+            } else {
+                it += v;
+                if (mine) si += v;
+            }
+        }
+    }
+    cv[0] = in_;
+    cv[1] = ot;
+    cv[2] = it;
+    cv[3] = so;
+    cv[4] = si;
+}
+
+wpart_status_t wpart_tasks_i_rebuild_clusters(const wpart_tasks_state_t *s, int32_t r,
+                                              const clusters_t *old, const int32_t *moved,
+                                              int32_t n_moved, const int8_t *touched,
+                                              int32_t *oldc, clusters_t *C, int32_t *tmp,
+                                              int32_t *tmp2)
+{
+    const wpart_tasks_problem_t *p = &s->p;
+    const int32_t *blk = p->task_block;
+    int32_t n = s->rank[r].cnt;
+    if (n > C->cap_t || n + 1 > C->cap_c) {
+        int32_t nc = n + 1 > 2 * C->cap_c ? n + 1 : 2 * C->cap_c;
+        int32_t ntk = n > 2 * C->cap_t ? n : 2 * C->cap_t;
+        if (!reserve((void **)&C->tasks, ntk, sizeof(int32_t)) ||
+            !reserve((void **)&C->byload, ntk, sizeof(int32_t)) ||
+            !reserve((void **)&C->start, nc + 1, sizeof(int32_t)) ||
+            !reserve((void **)&C->blk, nc, sizeof(int32_t)) ||
+            !reserve((void **)&C->load, nc, sizeof(double)) ||
+            !reserve((void **)&C->fp, nc, sizeof(double)) ||
+            !reserve((void **)&C->wk, nc, sizeof(double)) ||
+            !reserve((void **)&C->deg, nc, sizeof(int64_t)) ||
+            !reserve((void **)&C->vol, nc, sizeof(double)) ||
+            !reserve((void **)&C->cv, 5 * (int64_t)nc, sizeof(double))) {
+            return wpart_i_error(WPART_ENOMEM, "ccm: out of memory (clusters)");
+        }
+        C->cap_t = ntk;
+        C->cap_c = nc;
+    }
+    C->wk_fixed = old->wk_fixed; /* pinned tasks never move */
+    /* the old cluster of every task that stayed; arrivals sorted, merged into the old order */
+    for (int32_t c = 0; c < old->n; c++) {
+        for (int32_t i = old->start[c]; i < old->start[c + 1]; i++) oldc[old->tasks[i]] = c;
+    }
+    int32_t na = 0;
+    for (int32_t i = 0; i < n_moved; i++) {
+        oldc[moved[i]] = -1; /* no old cluster of this rank holds it now */
+        if (s->assign[moved[i]] == r) tmp[na++] = moved[i];
+    }
+    sort_tasks(tmp, na, blk, tmp2);
+    int32_t m = 0, ia = 0;
+    for (int32_t i = 0; i < old->start[old->n]; i++) {
+        int32_t t = old->tasks[i];
+        if (s->assign[t] != r) continue;
+        while (ia < na && cmp_block_task(tmp[ia], t, blk) < 0) C->tasks[m++] = tmp[ia++];
+        C->tasks[m++] = t;
+    }
+    while (ia < na) C->tasks[m++] = tmp[ia++];
+    /* clusters: one per block on the rank, block-less tasks alone */
+    C->n = 0;
+    for (int32_t i = 0; i < m; i++) {
+        int32_t t = C->tasks[i];
+        int32_t b = blk ? blk[t] : -1;
+        if (b < 0 || i == 0 || b != C->blk[C->n - 1]) {
+            C->start[C->n] = i;
+            C->blk[C->n] = b;
+            C->load[C->n] = 0.0;
+            C->fp[C->n] = 0.0;
+            C->wk[C->n] = 0.0;
+            C->deg[C->n] = 0;
+            C->n++;
+        }
+        int32_t c = C->n - 1;
+        C->load[c] += p->task_load[t]; /* same order as a full build */
+        if (p->task_footprint) C->fp[c] += p->task_footprint[t];
+        if (p->task_working && p->task_working[t] > C->wk[c]) C->wk[c] = p->task_working[t];
+        C->deg[c] += s->inc_ptr[t + 1] - s->inc_ptr[t];
+    }
+    C->start[C->n] = m;
+    /* an unchanged cluster (its block touched by no moved task; a block-less task that did not
+       move) keeps its order by load, volume and directional volumes */
+    if (p->n_edges > 0) {
+        for (int32_t k = s->head[r]; k >= 0; k = s->next[k]) tmp[k] = -1;
+        for (int32_t c = 0; c < C->n; c++) {
+            for (int32_t i = C->start[c]; i < C->start[c + 1]; i++) tmp[C->tasks[i]] = c;
+        }
+    }
+    for (int32_t c = 0; c < C->n; c++) {
+        int32_t t0 = C->tasks[C->start[c]], b = C->blk[c], len = C->start[c + 1] - C->start[c];
+        /* a task that did not move was in `old` (oldc valid); a moved one has oldc -1 */
+        int same = b >= 0 ? !touched[b] : oldc[t0] >= 0;
+        if (same) {
+            int32_t oc = oldc[t0];
+            memcpy(C->byload + C->start[c], old->byload + old->start[oc],
+                   sizeof(int32_t) * (size_t)len);
+            C->vol[c] = old->vol[oc];
+            memcpy(C->cv + 5 * (int64_t)c, old->cv + 5 * (int64_t)oc, 5 * sizeof(double));
+        } else {
+            memcpy(C->byload + C->start[c], C->tasks + C->start[c], sizeof(int32_t) * (size_t)len);
+            sort_by_load(C->byload + C->start[c], len, p->task_load);
+            double v = 0.0;
+            for (int32_t i = C->start[c]; i < C->start[c + 1]; i++) v += task_vol(s, C->tasks[i]);
+            C->vol[c] = v;
+            if (p->n_edges > 0) cluster_cv(s, r, C, c, tmp, C->cv + 5 * (int64_t)c);
+            C->deg[c] = -1 - C->deg[c]; /* marks "computed afresh" until the loop below */
+        }
+    }
+    /* bytes of the unchanged clusters to their own rank: the moved tasks' edges */
+    if (p->n_edges > 0) {
+        for (int32_t i = 0; i < n_moved; i++) {
+            int32_t t = moved[i];
+            double sign = s->assign[t] == r ? 1.0 : -1.0; /* arrived / left */
+            for (int64_t j = s->inc_ptr[t]; j < s->inc_ptr[t + 1]; j++) {
+                int64_t e = s->inc_edge[j];
+                int32_t a = p->edge_src[e], b2 = p->edge_dst[e];
+                int32_t o = a == t ? b2 : a;
+                if (o == t || s->assign[o] != r) continue;
+                int32_t c = tmp[o];
+                if (c < 0 || C->deg[c] < 0) continue; /* pinned, or computed afresh */
+                C->cv[5 * (int64_t)c + (o == a ? 3 : 4)] += sign * p->edge_bytes[e];
+            }
+        }
+    }
+    for (int32_t c = 0; c < C->n; c++) {
+        if (C->deg[c] < 0) C->deg[c] = -1 - C->deg[c];
+    }
     C->wk1 = C->wk2 = 0.0;
     C->wk_arg = -1;
     for (int32_t c = 0; c < C->n; c++) {
@@ -308,15 +514,84 @@ wpart_status_t wpart_tasks_i_build_units(const wpart_tasks_state_t *s, int32_t r
     for (int32_t c = 0; c < CL->n; c++) {
         int32_t n = CL->start[c + 1] - CL->start[c];
         if (n < 2) continue;
-        int32_t *d = tmp;
-        memcpy(d, CL->tasks + CL->start[c], sizeof(int32_t) * (size_t)n);
-        sort_by_load(d, n, s->p.task_load);
+        const int32_t *d = CL->byload + CL->start[c];
         for (int32_t i = 0; i < n; i++) add_unit(s, U, d + i, 1, force);
         for (int32_t j = 0; j < n_sizes(n); j++) {
             int32_t m = size_at(n, j);
             add_unit(s, U, d, m, force);         /* the m heaviest */
             add_unit(s, U, d + n - m, m, force); /* the m lightest */
         }
+    }
+    U->wk1 = U->wk2 = 0.0;
+    U->wk_arg = -1;
+    (void)r;
+    (void)tmp;
+    return WPART_OK;
+}
+
+wpart_status_t wpart_tasks_i_rebuild_units(const wpart_tasks_state_t *s, int32_t r, int split,
+                                           const clusters_t *CL, const clusters_t *old,
+                                           const int8_t *touched, int32_t *bfirst, clusters_t *U,
+                                           int32_t *tmp)
+{
+    if (split < WPART_TASKS_SPLIT_SUBSETS || !s->p.task_block) {
+        return wpart_tasks_i_build_units(s, r, split, CL, U, tmp);
+    }
+    int64_t nt = 0, nc = 0;
+    for (int32_t c = 0; c < CL->n; c++) {
+        int32_t n = CL->start[c + 1] - CL->start[c];
+        if (n < 2) continue;
+        nt += n;
+        nc += n;
+        for (int32_t j = 0; j < n_sizes(n); j++) {
+            nt += 2 * (int64_t)size_at(n, j);
+            nc += 2;
+        }
+    }
+    if (!grow(U, nt > 0 ? nt : 1, nc)) {
+        return wpart_i_error(WPART_ENOMEM, "ccm: out of memory (sub-cluster units)");
+    }
+    /* the runs of old: the units of one cluster are consecutive and share its block */
+    for (int32_t u = 0; u < old->n; u++) {
+        int32_t b = old->blk[u];
+        if (b >= 0 && (u == 0 || old->blk[u - 1] != b)) bfirst[b] = u;
+    }
+    const int force = s->p.task_working != NULL;
+    U->n = 0;
+    U->start[0] = 0;
+    for (int32_t c = 0; c < CL->n; c++) {
+        int32_t n = CL->start[c + 1] - CL->start[c];
+        if (n < 2) continue;
+        int32_t b = CL->blk[c];
+        int32_t u0 = b >= 0 && !touched[b] ? bfirst[b] : -1;
+        if (u0 >= 0) { /* unchanged cluster: its units as they were */
+            int32_t u1 = u0;
+            while (u1 < old->n && old->blk[u1] == b) u1++;
+            int32_t k = u1 - u0, o = U->start[U->n], t0 = old->start[u0];
+            int32_t len = old->start[u1] - t0;
+            memcpy(U->tasks + o, old->tasks + t0, sizeof(int32_t) * (size_t)len);
+            for (int32_t i = 0; i < k; i++) {
+                U->start[U->n + i + 1] = old->start[u0 + i + 1] - t0 + o;
+            }
+            memcpy(U->blk + U->n, old->blk + u0, sizeof(int32_t) * (size_t)k);
+            memcpy(U->load + U->n, old->load + u0, sizeof(double) * (size_t)k);
+            memcpy(U->fp + U->n, old->fp + u0, sizeof(double) * (size_t)k);
+            memcpy(U->wk + U->n, old->wk + u0, sizeof(double) * (size_t)k);
+            memcpy(U->deg + U->n, old->deg + u0, sizeof(int64_t) * (size_t)k);
+            memcpy(U->vol + U->n, old->vol + u0, sizeof(double) * (size_t)k);
+            U->n += k;
+            continue;
+        }
+        const int32_t *d = CL->byload + CL->start[c];
+        for (int32_t i = 0; i < n; i++) add_unit(s, U, d + i, 1, force);
+        for (int32_t j = 0; j < n_sizes(n); j++) {
+            int32_t m = size_at(n, j);
+            add_unit(s, U, d, m, force);
+            add_unit(s, U, d + n - m, m, force);
+        }
+    }
+    for (int32_t u = 0; u < old->n; u++) {
+        if (old->blk[u] >= 0) bfirst[old->blk[u]] = -1;
     }
     U->wk1 = U->wk2 = 0.0;
     U->wk_arg = -1;
@@ -354,9 +629,10 @@ wpart_status_t wpart_tasks_i_build_fill(const wpart_tasks_state_t *s, const clus
     for (int32_t c = 0; c < C->n; c++) {
         int32_t n = C->start[c + 1] - C->start[c];
         if (n < 2 || !(target[c] > 0)) continue;
-        int32_t *d = tmp, *x = tmp + n;
-        memcpy(d, C->tasks + C->start[c], sizeof(int32_t) * (size_t)n);
-        sort_by_load(d, n, load);
+        /* every task fits: no part (the whole cluster is a cluster move) */
+        if (n < (1 << 20) && C->load[c] * (1.0 + 1e-9) < target[c]) continue;
+        const int32_t *d = C->byload + C->start[c];
+        int32_t *x = tmp;
         /* "under": heaviest first, each task taken while the sum stays within the target */
         double sum = 0.0;
         int32_t m = 0;

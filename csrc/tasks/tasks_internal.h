@@ -24,6 +24,8 @@ struct wpart_tasks_state {
     int8_t *btouched;
     int32_t exhaustive;              /* 1: FindBestCCM evaluates every candidate (the
                                         reference of the pruned scan; same result) */
+    void *cx;                        /* the serial engine's cluster maps and edge index
+                                        (ccm_index_t of ccm_internal.h; NULL: none) */
     void *scr;                       /* scratch of FindBestCCM's pruned scan (ccm_prune.c) */
     int64_t scr_n;                   /* its size in bytes */
 };
@@ -74,12 +76,17 @@ double wpart_tasks_i_work_noeps(const wpart_tasks_problem_t *p, const wpart_task
 /* The clusters of one rank with their summaries (what a rank would send to its peers). */
 typedef struct {
     int32_t *tasks;   /* tasks of the rank grouped by cluster */
+    int32_t *byload;  /* clusters (not units): the same tasks, by descending load within each
+                         cluster (ties: lower id first) */
     int32_t *start;   /* cluster c = tasks[start[c] .. start[c+1]) */
     int32_t *blk;     /* block of the cluster's tasks (-1: none, -2: several) */
     double *load, *fp, *wk; /* summed load and footprint, max working memory */
     int64_t *deg;     /* incident edges of the cluster's tasks (>= 1 forces the exact path) */
     double *vol;      /* bytes of the edges incident to the cluster's tasks (an inner edge
                          twice): no exchange changes a rank's out, in or loc by more */
+    double *cv;       /* 5 per cluster (clusters, not units): bytes inside it, out of it, into
+                         it, out of it to the other tasks of its rank, into it from them
+                         (under the assignment when built; 0 when the phase has no edges) */
     int32_t n, cap_t, cap_c;
     double wk1, wk2;  /* largest and second largest cluster working memory */
     int32_t wk_arg;   /* cluster holding wk1 (-1 if none) */
@@ -98,11 +105,31 @@ void wpart_tasks_i_clusters_free(wpart_tasks_clusters_t *C);
 wpart_status_t wpart_tasks_i_build_clusters(const wpart_tasks_state_t *s, int32_t r, int mode,
                                             wpart_tasks_clusters_t *C, int32_t *tmp,
                                             const wpart_tasks_comm_ctx_t *cc);
+/* The block clusters of rank r (WPART_TASKS_CLUSTER_BLOCK) after an exchange that moved the
+ * tasks moved[] (the blocks of those tasks marked in touched[]), from `old`, the rank's
+ * clusters before it: the same clusters as a full build (same order and sums), in O(tasks of
+ * the rank + edges of the moved tasks and of the changed clusters). oldc, tmp, tmp2: K
+ * scratch. */
+wpart_status_t wpart_tasks_i_rebuild_clusters(const wpart_tasks_state_t *s, int32_t r,
+                                              const wpart_tasks_clusters_t *old,
+                                              const int32_t *moved, int32_t n_moved,
+                                              const int8_t *touched, int32_t *oldc,
+                                              wpart_tasks_clusters_t *C, int32_t *tmp,
+                                              int32_t *tmp2);
 /* Sub-cluster units of rank r (wpart_tasks_split_t): single tasks, or subsets of each cluster
  * of CL (CL must describe the rank's current clusters). The units may overlap. */
 wpart_status_t wpart_tasks_i_build_units(const wpart_tasks_state_t *s, int32_t r, int split,
                                          const wpart_tasks_clusters_t *CL,
                                          wpart_tasks_clusters_t *U, int32_t *tmp);
+/* The same, copying from `old` (the rank's units before an exchange) the units of every
+ * cluster whose block is not marked in touched[] (the blocks of the moved tasks): they are
+ * those the full build makes. Only for split >= SUBSETS with block clusters. bfirst: N
+ * scratch, -1 on entry and exit. */
+wpart_status_t wpart_tasks_i_rebuild_units(const wpart_tasks_state_t *s, int32_t r, int split,
+                                           const wpart_tasks_clusters_t *CL,
+                                           const wpart_tasks_clusters_t *old,
+                                           const int8_t *touched, int32_t *bfirst,
+                                           wpart_tasks_clusters_t *U, int32_t *tmp);
 
 /* Per-pair target units (WPART_TASKS_SPLIT_FILL): for every cluster c of C with target[c] > 0
  * (a load), its tasks by descending load taken while their sum stays within target[c], and
