@@ -1,0 +1,155 @@
+"""Cost of wpart.dynamic's evaluations and simulated events (issue: constant-cost evaluations).
+
+Three measurements, each beside the figure before the incremental fit:
+
+1. **Model fit per PU vs samples** (10, 100, 1,000, 10,000 blocks): the batch fit over every
+   sample (what each PLB-HAC evaluation did for every PU before) and the incremental fit from
+   the 9 x 9 triangular factor (what it does now; a PU whose samples did not change is not
+   refitted at all). Same samples, same model (checked: the largest relative difference of
+   the packed models is reported). CPU seconds of the fitting thread, best of a few repeats.
+2. **Simulated events per CPU-second** for PLB-HAC, HDSS and Greedy(1024) on ``paper5`` and
+   ``hetero3`` (simulated stand-in platforms): heap events over the process CPU time of
+   ``simulate`` (Python wrapper included), at the platform's own W and at W = 2^24.
+3. **PLB-HAC on paper5 at W = 2^30**: wall and CPU seconds (full mode only; goal < 60 s).
+
+"Before" figures were measured on this machine at commit 6eed706 by the same method (events at
+the platforms' own W) or come from the issue's audit (evaluations 3.4 -> 7.0 ms as samples
+accumulate; a 2^30 run did not finish in 15 minutes). Timings are reported, never asserted.
+
+``python benchmarks/bench_dynamic_engine.py [--quick] [--json PATH]`` prints the tables and
+writes ``benchmarks/results/bench_dynamic_engine.json`` (or PATH).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from _common import ROOT, use_wpart  # noqa: E402
+
+use_wpart()
+
+import numpy as np  # noqa: E402
+
+import wpart  # noqa: E402
+from wpart import _core  # noqa: E402
+from wpart.dynamic import simulate  # noqa: E402
+
+# measured at 6eed706 (before the incremental fit) on this machine, platform's own W
+BEFORE_EVENTS = {
+    ("plbhac", "paper5"): 14_100, ("plbhac", "hetero3"): 4_700,
+    ("hdss", "paper5"): 165_000, ("hdss", "hetero3"): 36_000,
+    ("greedy", "paper5"): 1_110_000, ("greedy", "hetero3"): 924_000,
+}  # fmt: skip
+BEFORE_NOTE = ("issue audit: one evaluation 3.4 -> 7.0 ms as samples accumulate; PLB-HAC "
+               "2.7-5.6 k events/CPU-s; W = 2^30 not finished after 15 min")
+GOAL_EVENTS = 200_000
+
+
+def _commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                              text=True, check=False).stdout.strip()
+    except OSError:
+        return "?"
+
+
+def eval_cost(quick: bool) -> list[dict[str, Any]]:
+    rng = np.random.default_rng(0)
+    rows = []
+    for n in (10, 100, 1000) if quick else (10, 100, 1000, 10_000):
+        x = rng.integers(1024, 2**20, n).astype(np.int64)
+        tc = (3e-6 * x + 0.02 + 1e-13 * x.astype(float) ** 2) * (1 + 0.03 * rng.standard_normal(n))
+        tx = 1e-8 * x + 1e-3
+        reps = max(2, min(200, 20_000 // n)) if not quick else max(2, min(50, 2000 // n))
+        best_i = best_b = np.inf
+        diff = 0.0
+        for _ in range(3):
+            inc, bat, ti, tb, rebuilds = _core.dynamic_fit_incremental(x, tc, tx, 1, {}, reps)
+            best_i, best_b = min(best_i, ti), min(best_b, tb)
+            diff = float(np.max(np.abs(inc - bat) / np.maximum(1.0, np.abs(bat))))
+        rows.append({"samples": n, "before_us": best_b * 1e6, "after_us": best_i * 1e6,
+                     "speedup": best_b / best_i, "max_rel_diff": diff, "rebuilds": int(rebuilds)})
+    return rows
+
+
+def _events(pl: str, bal: str, n: int | None, repeat: int) -> dict[str, Any]:
+    best = np.inf
+    for _ in range(repeat):
+        c = time.process_time()
+        r = simulate(pl, bal, n=n, trace=False)
+        best = min(best, time.process_time() - c)
+    ev = int(r.stats["n_events"])
+    return {"events": ev, "evals": int(r.n_evals), "cpu_s": best, "events_per_cpu_s": ev / best}
+
+
+def events(quick: bool) -> list[dict[str, Any]]:
+    rows = []
+    for bal in ("plbhac", "hdss", "greedy"):
+        for pl in ("paper5", "hetero3"):
+            own = _events(pl, bal, None, 3)
+            big = _events(pl, bal, 2**22 if quick else 2**24, 1)
+            rows.append({"balancer": bal, "platform": pl,
+                         "before_events_per_cpu_s": BEFORE_EVENTS[(bal, pl)],
+                         "after_events_per_cpu_s": own["events_per_cpu_s"],
+                         "after_events_per_cpu_s_large_W": big["events_per_cpu_s"],
+                         "large_W": 2**22 if quick else 2**24, "own_W": own, "big_W": big})
+    return rows
+
+
+def big_run(quick: bool) -> dict[str, Any]:
+    W = 2**24 if quick else 2**30
+    w, c = time.perf_counter(), time.process_time()
+    r = simulate("paper5", "plbhac", n=W, trace=False)
+    return {"W": W, "wall_s": time.perf_counter() - w, "cpu_s": time.process_time() - c,
+            "events": int(r.stats["n_events"]), "evals": int(r.n_evals), "makespan": float(r.makespan),
+            "goal_s": 60.0, "before": "not finished after 15 min (issue audit)"}
+
+
+def run(quick: bool = False) -> dict[str, Any]:
+    return {"bench": "bench_dynamic_engine", "quick": quick, "commit": _commit(),
+            "wpart": getattr(wpart, "__version__", "?"), "before_note": BEFORE_NOTE,
+            "eval_cost": eval_cost(quick), "events_per_cpu_s": events(quick), "big_run": big_run(quick),
+            "goal_events_per_cpu_s": GOAL_EVENTS}
+
+
+def table(res: dict[str, Any]) -> str:
+    out = ["model fit per PU (us, CPU)      samples   before(batch)   after(incremental)   speedup   max rel diff"]
+    for r in res["eval_cost"]:
+        out.append(f"{'':32}{r['samples']:>7}   {r['before_us']:>13.1f}   {r['after_us']:>18.1f}   "
+                   f"{r['speedup']:>7.1f}x   {r['max_rel_diff']:.1e}")
+    out.append("")
+    out.append(f"events per CPU-second           before (own W)   after (own W)   after (W={res['events_per_cpu_s'][0]['large_W']})"
+               f"   goal PLB-HAC {GOAL_EVENTS:,}")
+    for r in res["events_per_cpu_s"]:
+        out.append(f"{r['balancer'] + ' / ' + r['platform']:32}{r['before_events_per_cpu_s']:>14,.0f}   "
+                   f"{r['after_events_per_cpu_s']:>13,.0f}   {r['after_events_per_cpu_s_large_W']:>12,.0f}")
+    b = res["big_run"]
+    out.append("")
+    out.append(f"PLB-HAC paper5 W = {b['W']}: wall {b['wall_s']:.1f} s, CPU {b['cpu_s']:.1f} s, "
+               f"{b['events']} events, {b['evals']} evaluations (goal < 60 s at 2^30; before: {b['before']})")
+    return "\n".join(out)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="CI-sized run (seconds)")
+    ap.add_argument("--json", default=None, help="output file (default benchmarks/results/bench_dynamic_engine.json)")
+    args = ap.parse_args()
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    res = run(args.quick)
+    print(table(res))
+    out = Path(args.json) if args.json else ROOT / "benchmarks" / "results" / "bench_dynamic_engine.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(res, indent=1))
+    print(f"wrote {out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
