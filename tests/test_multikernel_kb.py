@@ -96,6 +96,14 @@ def test_P_KB_5_6_nearest_above_3_dims_and_clamped(tmp_path):
     kb.store(Profile("t", (64, 64, 64, 64), s=0.9, best_time=1.0, overlap=3))
     p = kb.derive("t", (50, 60, 64, 64), store=False)
     assert p.s == 0.9 and p.overlap == 3 and kb.last_derivation["method"] == "nearest"
+    kb2 = KnowledgeBase(tmp_path / "kb2.json", autosave=False, rbf_max_dims=1)
+    kb2.store(Profile("v", (8, 8), s=0.5, best_time=1.0))
+    kb2.store(Profile("v", (2, 64), s=0.6, best_time=1.0))
+    kb2.store(Profile("v", (64, 2), s=0.7, best_time=1.0))
+    assert kb2.derive("v", (60, 3), store=False).s == 0.7
+    assert kb2.last_derivation["method"] == "nearest"
+    with pytest.raises(wpart.WpartValueError, match="rbf_max_dims"):
+        KnowledgeBase(tmp_path / "kb3.json", rbf_max_dims=4)
     kb.store(Profile("u", (2,), s=0.0, best_time=1.0))
     kb.store(Profile("u", (4,), s=1.0, best_time=1.0))
     for e in (1, 3, 8, 10**6):

@@ -223,6 +223,9 @@ class KnowledgeBase:
         Write the file after every change (atomically).
     feature_scale : {"log2", "linear"}, optional
         Interpolation features: log2 of each extent (default) or raw extents.
+    rbf_max_dims : int, optional
+        Workloads of up to this many dimensions (0 to 3) are interpolated (RBF), above it the
+        nearest node is taken (default ``MK_DEFAULTS["rbf_max_dims"]``, 3 as in the paper).
 
     Examples
     --------
@@ -239,13 +242,15 @@ class KnowledgeBase:
 
     def __init__(self, path: Any, *, machine: dict[str, Any] | None = None,
                  allow_foreign: bool = False, autosave: bool = True,
-                 feature_scale: str | None = None) -> None:
+                 feature_scale: str | None = None, rbf_max_dims: int | None = None) -> None:
         self.path = Path(os.fspath(path))
         self.machine = dict(machine_fingerprint() if machine is None else machine)
         self.allow_foreign = bool(allow_foreign)
         self.autosave = bool(autosave)
         self.feature_scale = choice(feature_scale or MK_DEFAULTS["feature_scale"],
                                     "feature_scale", ("log2", "linear"))
+        self.rbf_max_dims = as_int(MK_DEFAULTS["rbf_max_dims"] if rbf_max_dims is None
+                                   else rbf_max_dims, "rbf_max_dims", minimum=0, maximum=3)
         self._entries: dict[tuple, Profile] = {}
         #: How the last :meth:`derive` worked: scope ("S1", "S2", "S3"), method, nodes.
         self.last_derivation: dict[str, Any] = {}
@@ -436,7 +441,7 @@ class KnowledgeBase:
         near = nodes[int(np.argmin(d2))]
         if scope == "S2":
             s, how = float(y.mean()), "mean"
-        elif nd > MK_DEFAULTS["rbf_max_dims"]:
+        elif nd > self.rbf_max_dims:
             s, how = float(near.s), "nearest"
         else:
             v, how = interpolate(X, y, x[None, :])
