@@ -337,6 +337,22 @@ def test_bad_values(tmp_path):
     _raises(r"phases\[1\]\.id: phase 0 is listed twice", _write(tmp_path, [d], "e"))
 
 
+def test_one_size_and_one_home_per_block(tmp_path):
+    def t(i, r, **ud):
+        x = _task(i, r)
+        x["user_defined"] = {"shared_id": 3, **ud}
+        return x
+    docs = [_doc(0, [t(0, 0, shared_bytes=5.0)]), _doc(1, [t(1, 1, shared_bytes=6.0)])]
+    msg = _raises(r"d\.1\.json: phases\[0\]\.tasks\[0\]\.user_defined\.shared_bytes: block 3",
+                  _write(tmp_path, docs))
+    assert "d.0.json" in msg
+    docs = [_doc(0, [t(0, 0, home_rank=0)]), _doc(1, [t(1, 1, home_rank=1)])]
+    _raises(r"user_defined\.home_rank: block 3 is homed on rank 1", _write(tmp_path, docs, "e"))
+    # a home_rank given wins over the default (the first file's rank)
+    docs = [_doc(0, [t(0, 0)]), _doc(1, [t(1, 1, home_rank=1)])]
+    assert read_lbdatafile(_write(tmp_path, docs, "g")).block_home.tolist() == [1]
+
+
 def test_phase_listing(tmp_path):
     d = _doc(0, [_task(0, 0, 1.0)])
     d["phases"].append({"id": 3, "tasks": [_task(0, 0, 3.0)]})

@@ -540,7 +540,7 @@ def read_lbdatafile(paths: Any, *, phase: int | None = None, m: int | None = Non
     keys: dict[tuple[str, int], int] = {}
     seen: set = set()
     load, fp, wk, init, shared, entities, mig = [], [], [], [], [], [], []
-    blocks: dict[int, list] = {}  # shared_id -> [size, home]
+    blocks: dict[int, list] = {}  # shared_id -> [size, home, home given, file, where]
     baseline = np.zeros(I)
     alpha = np.ones(I)
     has_alpha = False
@@ -557,7 +557,8 @@ def read_lbdatafile(paths: Any, *, phase: int | None = None, m: int | None = Non
         if ra is not None:
             alpha[rank] = ra
             has_alpha = True
-        for _, key, ent, time, tfp, twk, rw, sid, size, home in tasks:
+        for (where, key, ent, time, tfp, twk, rw, sid, size, home), raw in zip(tasks,
+                                                                                ex["tasks"]):
             keys[key] = len(load)
             load.append(time)
             init.append(rank)
@@ -566,8 +567,9 @@ def read_lbdatafile(paths: Any, *, phase: int | None = None, m: int | None = Non
             fp.append(tfp)
             wk.append(twk)
             baseline[rank] = max(baseline[rank], rw)
-            if sid is not None and sid not in blocks:
-                blocks[sid] = [size, home]
+            if sid is not None:
+                explicit = "home_rank" in raw.get("user_defined", {})
+                _block(blocks, sid, size, home, explicit, f, where)
             shared.append(sid)
         comms.extend((f,) + c[1:] + (rank, raw) for c, raw in zip(cl, ex["comms"]))
     edges, eb, raw_edges, side = [], [], [], []
@@ -617,6 +619,26 @@ def read_lbdatafile(paths: Any, *, phase: int | None = None, m: int | None = Non
                              "ranks": rank_extra}},
     )
     return prob
+
+
+def _block(blocks: dict, sid: int, size: float, home: int, explicit: bool, f: str,
+           where: str) -> None:
+    """Record shared block `sid` as a task lists it: one size and one home per block (a
+    ``home_rank`` given wins over the default, the rank of the first file listing the
+    block); two different sizes or two different ``home_rank`` values are rejected."""
+    b = blocks.get(sid)
+    if b is None:
+        blocks[sid] = [size, home, explicit, f, where]
+        return
+    uw = f"{where}.user_defined"
+    if size != b[0]:
+        raise LBDatafileError(f"{f}: {uw}.shared_bytes: block {sid} has {size:g} bytes here "
+                              f"but {b[0]:g} in {b[3]}: {b[4]}")
+    if explicit and b[2] and home != b[1]:
+        raise LBDatafileError(f"{f}: {uw}.home_rank: block {sid} is homed on rank {home} "
+                              f"here but on rank {b[1]} in {b[3]}: {b[4]}")
+    if explicit and not b[2]:
+        blocks[sid] = [size, home, True, f, where]
 
 
 def _check_gaps(per_rank: dict) -> None:

@@ -64,7 +64,9 @@ FIELDS: list[tuple[str, str, str]] = [
     ("tasks[].subphases", "ignored",
      "per-subphase times; the phase is balanced on `time`, as LBAF does"),
     ("tasks[].user_defined.shared_id, shared_bytes, home_rank", "read",
-     "the shared memory block the task uses, its size and home rank (`home_rank` in [0, m))"),
+     "the shared memory block the task uses, its size and home rank (`home_rank` in [0, m); "
+     "absent: the rank of the first file listing the block); two sizes, or two `home_rank` "
+     "values, of one block are rejected"),
     ("tasks[].user_defined.task_footprint_bytes, task_working_bytes", "read",
      "the task's baseline and working memory"),
     ("tasks[].user_defined.rank_working_bytes", "read",
