@@ -1,0 +1,267 @@
+"""Scaling of wpart.tasks' serial C engines: greedy, CCM-LB, CCM-LB with ``subclusters="fill"``
+and CCM-LB with communication (edges), from 23,709 to 466,018 tasks.
+
+Instances (seeded, built here with numpy and :func:`wpart.tasks.gemma_like`):
+
+* ``flat``: block-less tasks with log-normal loads and working memory, round-robin start
+  (every task is a unit of greedy: the case whose cost was quadratic in the former greedy);
+* ``blocks``: a Gemma-like phase (one block per 10 tasks, homed with its tasks);
+* ``edges``: the same with two random task-to-task edges per task, ``beta = 1e-6``.
+
+For each size the script reports CPU seconds (process time of the call), wall seconds,
+``W_max`` before/after and the iterations done (CCM-LB runs its default 4 iterations,
+``edges`` one iteration, each under ``time_limit=600``). The former engines are measured in
+the same process when ``--before-lib`` names a build of them (a shared library of
+``csrc/tasks`` and ``csrc/base`` at an earlier commit, loaded with ctypes); otherwise the
+numbers recorded when they were last measured on this machine are printed as ``before``
+(:data:`RECORDED_BEFORE`, with their source). The ``exhaustive`` column runs the same engine
+with FindBestCCM's exhaustive scan (``tasks_ccm(exhaustive=True)``, the reference of the
+tests) at the sizes where it finishes quickly: the same placement, and the ratio of the
+pruned scan.
+
+The scaling slope is the least-squares exponent of CPU time against tasks at a fixed rank
+count (3+ sizes). Timings are never asserted.
+
+Run ``python benchmarks/bench_tasks_scale.py --quick`` (seconds) or without ``--quick``
+(several minutes on one core). Results: table on stdout, JSON under benchmarks/results/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import math
+import platform
+import resource
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from _common import ROOT, use_wpart  # noqa: E402
+
+use_wpart()
+
+from wpart import _core, tasks  # noqa: E402
+from wpart.experiments import format_table, write_json  # noqa: E402
+from wpart.tasks._problem import Coefficients  # noqa: E402
+
+SIZES_FULL = [(23_709, 64), (100_000, 256), (233_009, 256), (466_018, 256)]
+SIZES_QUICK = [(3_000, 16), (6_000, 16), (12_000, 16)]
+METHODS = ("greedy", "ccm", "ccm_fill", "ccm_edges")
+TIME_LIMIT = 600.0
+
+#: The former engines (commit 41710b3, before pinned tasks, the O(K log K + K m) greedy and
+#: the pruned FindBestCCM), CPU seconds on this machine for the instances of this script;
+#: at 466,018 tasks the numbers of the issue that asked for this work (LBDatafile phase of
+#: 256 ranks; same engines).
+RECORDED_BEFORE = {
+    ("greedy", 23_709, 64): (0.12, "measured (former engine, same instance)"),
+    ("ccm", 23_709, 64): (1.80, "measured (former engine, same instance)"),
+    ("ccm_fill", 23_709, 64): (9.13, "measured (former engine, same instance)"),
+    ("ccm_edges", 23_709, 64): (11.19, "measured (former engine, same instance)"),
+    ("greedy", 466_018, 256): (82.5, "issue report (LBDatafile phase)"),
+    ("ccm_fill", 466_018, 256): (math.inf, "issue report: not finished after 725 s"),
+    ("ccm_edges", 466_018, 256): (math.inf, "issue report: no iteration in 14 min"),
+}
+
+
+def cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def instance(kind: str, K: int, m: int) -> tasks.Problem:
+    if kind == "flat":
+        rng = np.random.default_rng(0)
+        return tasks.Problem(rng.lognormal(0.0, 1.0, K) * 1e-3, m,
+                             task_working=rng.uniform(1e5, 1e6, K),
+                             task_footprint=rng.uniform(1e3, 1e4, K),
+                             initial=np.arange(K) % m)
+    comm = 2.0 if kind == "edges" else 0.0
+    return tasks.gemma_like(m=m, n_tasks=K, n_blocks=max(K // 10, m), seed=0, comm_degree=comm)
+
+
+def run(method: str, p: tasks.Problem) -> dict:
+    kw = {"greedy": dict(method="greedy"),
+          "ccm": dict(method="ccm"),
+          "ccm_fill": dict(method="ccm", subclusters="fill"),
+          "ccm_edges": dict(method="ccm", beta=1e-6, n_iter=1)}[method]
+    if method != "greedy":
+        kw["time_limit"] = TIME_LIMIT
+    if method == "greedy" and p.n_edges:
+        kw["beta"] = 1e-6
+    c0, t0 = cpu(), time.perf_counter()
+    r = tasks.balance(p, seed=0, **kw)
+    return {"cpu_s": cpu() - c0, "wall_s": time.perf_counter() - t0, "w_max": r.max_load,
+            "w_max_initial": r.initial_max_load, "status": r.status,
+            "iterations": r.stats.get("iterations_done", kw.get("n_iter", 4))
+            if method != "greedy" else None, "assignment": r.assignment}
+
+
+def exhaustive(method: str, p: tasks.Problem) -> tuple[float, np.ndarray]:
+    """CPU seconds of the same engine with FindBestCCM's exhaustive scan, and its placement."""
+    beta = 1e-6 if method == "ccm_edges" else 0.0
+    c = Coefficients(alpha=1.0, beta=beta)
+    split = 3 if method == "ccm_fill" else 0
+    c0 = cpu()
+    a, _, _, _ = _core.tasks_ccm(p._dict(None), c.as_tuple(), np.array(p.initial, np.int32),
+                                 1 if method == "ccm_edges" else 4, 0, 0, 1, 0, 0, True, 1e-12,
+                                 None, 0.0, False, split, False, False, 1.0,
+                                 split_always=split >= 2, explore=False, exhaustive=True)
+    return cpu() - c0, a
+
+
+class Before:
+    """The former engines through ctypes (``--before-lib``)."""
+
+    class Prob(ctypes.Structure):
+        _fields_ = ([("n_ranks", ctypes.c_int32), ("n_tasks", ctypes.c_int32),
+                     ("n_blocks", ctypes.c_int32), ("n_edges", ctypes.c_int64)]
+                    + [(n, ctypes.c_void_p) for n in (
+                        "task_load", "task_footprint", "task_working", "task_block",
+                        "block_size", "block_home", "edge_src", "edge_dst", "edge_bytes",
+                        "rank_baseline", "rank_mem_cap", "rank_alpha")])
+
+    class Coef(ctypes.Structure):
+        _fields_ = [("alpha", ctypes.c_double), ("beta", ctypes.c_double),
+                    ("gamma", ctypes.c_double), ("delta", ctypes.c_double),
+                    ("enforce_memory", ctypes.c_int)]
+
+    class Prm(ctypes.Structure):
+        _fields_ = [(n, ctypes.c_int32) for n in ("n_iter", "n_rounds", "fanout", "n_trials")] \
+            + [("seed", ctypes.c_uint64), ("cluster", ctypes.c_int32),
+               ("order_random", ctypes.c_int32), ("tol", ctypes.c_double),
+               ("comm_tau", ctypes.c_double)] \
+            + [(n, ctypes.c_int32) for n in ("one_way", "split_always", "explore",
+                                             "exact_ranking", "allow_infeasible_start",
+                                             "singles")] \
+            + [("control", ctypes.c_void_p)]
+
+    class Rep(ctypes.Structure):
+        _fields_ = [("w_max_initial", ctypes.c_double), ("w_max_final", ctypes.c_double)] \
+            + [(n, ctypes.c_int32) for n in ("best_trial", "n_exchanges", "n_tasks_moved",
+                                             "time_limit_reached", "n_trials_done",
+                                             "n_iter_done")] \
+            + [("w_max_history", ctypes.c_void_p), ("exch_history", ctypes.c_void_p)]
+
+    def __init__(self, path: str):
+        self.lib = ctypes.CDLL(path)
+
+    def _prob(self, p):
+        d, keep, s = p._dict(None), [], self.Prob()
+        s.n_ranks, s.n_tasks, s.n_blocks, s.n_edges = p.m, p.n_tasks, p.n_blocks, p.n_edges
+        for k, _ in self.Prob._fields_[4:]:
+            a = d.get(k)
+            if a is None or (np.size(a) == 0 and k != "task_load"):
+                continue
+            a = np.ascontiguousarray(a)
+            keep.append(a)
+            setattr(s, k, a.ctypes.data)
+        return s, keep
+
+    def run(self, method: str, p) -> tuple[float, np.ndarray]:
+        s, keep = self._prob(p)
+        beta = 1e-6 if method == "ccm_edges" or (method == "greedy" and p.n_edges) else 0.0
+        c = self.Coef(1.0, beta, 0.0, 0.0, 1)
+        c0 = cpu()
+        if method == "greedy":
+            a = np.empty(p.n_tasks, np.int32)
+            st = self.lib.wpart_tasks_greedy(ctypes.byref(s), ctypes.byref(c),
+                                             a.ctypes.data_as(ctypes.c_void_p))
+        else:
+            prm, rep = self.Prm(), self.Rep()
+            self.lib.wpart_tasks_lb_params_init(ctypes.byref(prm))
+            prm.n_iter = 1 if method == "ccm_edges" else 4
+            prm.singles = 3 if method == "ccm_fill" else 0
+            prm.split_always = int(method == "ccm_fill")
+            a = np.array(p.initial, np.int32)
+            st = self.lib.wpart_tasks_ccm(ctypes.byref(s), ctypes.byref(c), ctypes.byref(prm),
+                                          a.ctypes.data_as(ctypes.c_void_p), ctypes.byref(rep))
+        if st != 0:
+            raise RuntimeError(f"former engine failed with status {st}")
+        return cpu() - c0, a
+
+
+def slope(points: list[tuple[int, float]]) -> float | None:
+    pts = [(k, t) for k, t in points if t > 0 and math.isfinite(t)]
+    if len(pts) < 3:
+        return None
+    x = np.log([k for k, _ in pts])
+    y = np.log([t for _, t in pts])
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="small sizes (seconds)")
+    ap.add_argument("--out", type=Path, default=None, help="JSON path")
+    ap.add_argument("--before-lib", default=None,
+                    help="shared library of the former engines (measured in this process)")
+    ap.add_argument("--before-max", type=int, default=23_709,
+                    help="largest task count at which the former engines are run")
+    ap.add_argument("--exhaustive-max", type=int, default=23_709,
+                    help="largest task count at which the exhaustive scan is run")
+    ap.add_argument("--methods", default=",".join(METHODS))
+    args = ap.parse_args()
+    sizes = SIZES_QUICK if args.quick else SIZES_FULL
+    methods = [m for m in args.methods.split(",") if m]
+    before = Before(args.before_lib) if args.before_lib else None
+    rows, table = [], []
+    for K, m in sizes:
+        probs = {}
+        for meth in methods:
+            kind = {"greedy": "flat", "ccm_edges": "edges"}.get(meth, "blocks")
+            if kind not in probs:
+                probs[kind] = instance(kind, K, m)
+            p = probs[kind]
+            r = run(meth, p)
+            row = {"method": meth, "n_tasks": K, "m": m, "n_edges": p.n_edges,
+                   **{k: v for k, v in r.items() if k != "assignment"}}
+            if before is not None and K <= args.before_max:
+                t, a = before.run(meth, p)
+                row.update(before_cpu_s=t, before_source="measured in this run",
+                           before_same_assignment=bool(np.array_equal(a, r["assignment"])))
+            elif (meth, K, m) in RECORDED_BEFORE:
+                t, src = RECORDED_BEFORE[(meth, K, m)]
+                row.update(before_cpu_s=t, before_source=src)
+            if meth != "greedy" and K <= args.exhaustive_max and r["status"] != "time_limit":
+                t, a = exhaustive(meth, p)
+                row.update(exhaustive_cpu_s=t,
+                           exhaustive_same_assignment=bool(np.array_equal(a, r["assignment"])))
+            rows.append(row)
+            b = row.get("before_cpu_s")
+            table.append([meth, K, m, row["cpu_s"], row["wall_s"],
+                          "-" if b is None else ("not finished" if math.isinf(b) else b),
+                          "-" if b is None or not math.isfinite(b) else b / row["cpu_s"],
+                          row.get("exhaustive_cpu_s", "-"), row["w_max_initial"],
+                          row["w_max"], row["status"]])
+            print(f"  {meth} K={K} m={m}: {row['cpu_s']:.2f} CPU-s", file=sys.stderr,
+                  flush=True)
+    slopes = {}
+    for meth in methods:
+        by_m: dict[int, list] = {}
+        for r in rows:
+            if r["method"] == meth and r["status"] != "time_limit":
+                by_m.setdefault(r["m"], []).append((r["n_tasks"], r["cpu_s"]))
+        for mm, pts in by_m.items():
+            s = slope(pts)
+            if s is not None:
+                slopes[f"{meth}@m={mm}"] = s
+    print(format_table(["method", "tasks", "m", "CPU s", "wall s", "before CPU s", "ratio",
+                        "exhaustive CPU s", "W0", "W", "status"], table,
+                       title="wpart.tasks serial engines: time by size (CPU seconds of the call)"))
+    print("scaling exponent (CPU ~ tasks^k, fixed m): " +
+          ", ".join(f"{k}: {v:.2f}" for k, v in slopes.items()))
+    out = args.out or ROOT / "benchmarks" / "results" / (
+        "bench_tasks_scale_quick.json" if args.quick else "bench_tasks_scale.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_json(out, {"quick": args.quick, "machine": platform.platform(),
+                     "python": sys.version.split()[0], "rows": rows, "slopes": slopes})
+    print(f"written {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
