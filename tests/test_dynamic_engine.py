@@ -147,3 +147,64 @@ def test_engine_benchmark_quick_mode(tmp_path):
     doc = json.loads(out.read_text())
     assert {"eval_cost", "events_per_cpu_s"} <= set(doc)
     assert all(r["after_us"] > 0 for r in doc["eval_cost"])
+
+
+# ---- balancers written in Python run in the same event engine ---------------------------------
+
+
+class PyGreedy(dyn.PyBalancer):
+    """Greedy(chunk) written in Python."""
+
+    def __init__(self, m, n, chunk=1024):
+        super().__init__(m, n)
+        self.chunk = chunk
+        self._kw = {"chunk": chunk}
+
+    def start(self, now):
+        return [a for p in range(self.m) if (a := self.assign(p, self.chunk))]
+
+    def on_complete(self, pu, block_id, t_xfer, t_comp, now):
+        self.completed(block_id)
+        a = self.assign(pu, self.chunk)
+        return [a] if a else []
+
+
+@pytest.mark.parametrize("pl", ["paper5", "hetero3", "adapt2", "linear4"])
+def test_python_greedy_simulates_like_the_c_greedy(pl):
+    P = dyn.Platform.preset(pl)
+    for seed in (0, 3):
+        a = dyn.simulate(P, dyn.Greedy(P.m, 2**18, chunk=999), seed=seed)
+        b = dyn.simulate(P, PyGreedy(P.m, 2**18, chunk=999), seed=seed)
+        assert a.trace.tobytes() == b.trace.tobytes()
+        assert np.array_equal(a.idle_breakdown, b.idle_breakdown) and a.makespan == b.makespan
+        assert b.balancer == "PyGreedy"
+
+
+class _Overlapping(PyGreedy):
+    def on_complete(self, pu, block_id, t_xfer, t_comp, now):
+        self.completed(block_id)
+        a = self.assign(pu, self.chunk)
+        if a is None:
+            return []
+        return [a._replace(offset=a.offset - 1)]  # takes an element twice
+
+
+class _Raising(PyGreedy):
+    def on_complete(self, pu, block_id, t_xfer, t_comp, now):
+        raise KeyError("from the balancer")
+
+
+def test_python_balancer_errors_surface():
+    with pytest.raises(ValueError, match="breaks the protocol"):
+        dyn.simulate("linear4", _Overlapping(4, 1000, chunk=10))
+    with pytest.raises(KeyError, match="from the balancer"):
+        dyn.simulate("linear4", _Raising(4, 1000, chunk=10))
+    with pytest.raises(NotImplementedError):
+        dyn.simulate("linear4", dyn.PyBalancer(4, 100))
+
+
+def test_python_balancer_runs_against_real_workers():
+    rng = np.random.default_rng(0)
+    task = dyn.GemmColumnsTask(rng.random((32, 32)), rng.random((32, 256)))
+    res = dyn.run(PyGreedy(2, 256, chunk=32), task, [dyn.ThreadWorker(), dyn.ThreadWorker()])
+    assert task.verify() and int(res.elements.sum()) == 256 and res.n_blocks == 8

@@ -21,6 +21,8 @@ enum {
     DEV_COLS = DEV_HOPS + 2 * WPART_DYN_MAX_HOPS
 };
 
+static int pyb_reraise(wpart_dynamic_balancer_t *b);
+
 typedef struct {
     PyArrayObject *dev, *tab_x, *tab_t, *tab_off, *fluct, *onoff;
     wpart_dynamic_device_t *d;
@@ -253,6 +255,9 @@ static PyObject *py_simulate(PyObject *self, PyObject *args, PyObject *kw)
         return Py_BuildValue("{sOss}", "time_limit", Py_True, "message", wpart_last_error());
     }
     if (st != WPART_OK) {
+        if (pyb_reraise(b)) {
+            return NULL;
+        }
         return wpy_raise(st, "simulate");
     }
     PyObject *res = NULL;
@@ -276,6 +281,244 @@ static PyObject *py_simulate(PyObject *self, PyObject *args, PyObject *kw)
     }
     wpart_dynamic_sim_result_free(&r);
     return res;
+}
+
+/* ---------------------------------------------------------------- Python balancers ------ */
+
+/* A balancer written in Python (any object with start / on_complete / eval_run / eval_done and,
+ * optionally, idle_reason) behind the C protocol (a callback balancer, dynamic_balancer.h), so
+ * that the one event engine drives it as it drives the C balancers. Its decisions pass through
+ * the common layer's checks (next elements, next block id, one evaluation in flight); an EVAL
+ * gets a C token mapped to the object's own. Callbacks take the GIL; the first exception raised
+ * is kept and re-raised by the caller once the engine has stopped. */
+typedef struct {
+    PyObject *obj;
+    PyObject *et, *ev, *etb; /* the saved exception */
+    long long py_token;      /* the object's token of the evaluation in flight */
+} pybal_t;
+
+static const char *const BLK_NAMES[] = {"train", "regular", "gap", "other"};
+static const char *const IDLE_NAMES[] = {"other", "barrier", "eval", "starved"};
+static const char *const ACT_NAMES[] = {"assign", "eval"};
+
+static wpart_status_t pyb_fail(pybal_t *s, wpart_status_t st, const char *what)
+{
+    if (PyErr_Occurred()) {
+        if (!s->et) {
+            PyErr_Fetch(&s->et, &s->ev, &s->etb);
+        } else {
+            PyErr_Clear();
+        }
+        return WPART_EINVAL;
+    }
+    if (!s->et) { /* a protocol error of the C layer: raise it as a ValueError */
+        PyErr_Format(wpy_ValueError, "the Python balancer's %s: %s", what, wpart_last_error());
+        PyErr_Fetch(&s->et, &s->ev, &s->etb);
+    }
+    return st != WPART_OK ? st : WPART_EINVAL;
+}
+
+static int name_index(PyObject *o, const char *const *names, int n)
+{
+    const char *c = PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
+    for (int i = 0; c && i < n; i++) {
+        if (strcmp(c, names[i]) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* Converts the list of Actions returned by a callback (GIL held; steals lst). */
+static wpart_status_t pyb_actions(pybal_t *s, wpart_dynamic_balancer_t *b, PyObject *lst,
+                                  const char *what, wpart_dynamic_actions_t *out)
+{
+    wpart_status_t st = WPART_OK;
+    if (!lst) {
+        return pyb_fail(s, WPART_EINVAL, what);
+    }
+    PyObject *seq = PySequence_Fast(lst, "a balancer returns a list of actions");
+    Py_DECREF(lst);
+    if (!seq) {
+        return pyb_fail(s, WPART_EINVAL, what);
+    }
+    Py_ssize_t na = PySequence_Fast_GET_SIZE(seq);
+    for (Py_ssize_t i = 0; i < na && st == WPART_OK; i++) {
+        PyObject *a = PySequence_Fast_GET_ITEM(seq, i);
+        if (!PyTuple_Check(a) || PyTuple_GET_SIZE(a) != 10) {
+            PyErr_Format(wpy_TypeError, "%s returned %.100s, not a wpart.dynamic Action", what,
+                         Py_TYPE(a)->tp_name);
+            st = pyb_fail(s, WPART_EINVAL, what);
+            break;
+        }
+        int k = name_index(PyTuple_GET_ITEM(a, 0), ACT_NAMES, 2);
+        long long pu = PyLong_AsLongLong(PyTuple_GET_ITEM(a, 1));
+        if (k < 0 || (pu == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            PyErr_Format(wpy_ValueError, "%s: an Action's kind must be 'assign' or 'eval' and its "
+                         "pu an int", what);
+            st = pyb_fail(s, WPART_EINVAL, what);
+            break;
+        }
+        if (pu < INT32_MIN || pu > INT32_MAX) {
+            pu = INT32_MIN;
+        }
+        if (k == 1) {
+            long long tok = PyLong_AsLongLong(PyTuple_GET_ITEM(a, 9));
+            if (tok == -1 && PyErr_Occurred()) {
+                st = pyb_fail(s, WPART_EINVAL, what);
+                break;
+            }
+            st = wpart_dynamic_cb_eval(b, out, (int32_t)pu, NULL);
+            if (st != WPART_OK) {
+                st = pyb_fail(s, st, what);
+            } else {
+                s->py_token = tok;
+            }
+            continue;
+        }
+        long long bid = PyLong_AsLongLong(PyTuple_GET_ITEM(a, 2));
+        long long off = PyLong_AsLongLong(PyTuple_GET_ITEM(a, 3));
+        long long size = PyLong_AsLongLong(PyTuple_GET_ITEM(a, 4));
+        int bk = name_index(PyTuple_GET_ITEM(a, 5), BLK_NAMES, 4);
+        long vs = PyLong_AsLong(PyTuple_GET_ITEM(a, 6));
+        long mv = PyLong_AsLong(PyTuple_GET_ITEM(a, 7));
+        double pe = PyFloat_AsDouble(PyTuple_GET_ITEM(a, 8));
+        if (PyErr_Occurred() || bk < 0) {
+            PyErr_Clear();
+            PyErr_Format(wpy_TypeError, "%s: an assign Action needs int block_id, offset, size, "
+                         "vstep, model_version, a float pred_end and a block_kind among "
+                         "train/regular/gap/other", what);
+            st = pyb_fail(s, WPART_EINVAL, what);
+            break;
+        }
+        st = wpart_dynamic_cb_assign(b, out, (int32_t)pu, bid, off, size, bk, (int32_t)vs,
+                                     (int32_t)mv, pe);
+        if (st != WPART_OK) {
+            st = pyb_fail(s, st, what);
+        }
+    }
+    Py_DECREF(seq);
+    return st;
+}
+
+static wpart_status_t pyb_start(void *ctx, wpart_dynamic_balancer_t *b, double now,
+                                wpart_dynamic_actions_t *out)
+{
+    pybal_t *s = ctx;
+    PyGILState_STATE g = PyGILState_Ensure();
+    wpart_status_t st =
+        pyb_actions(s, b, PyObject_CallMethod(s->obj, "start", "d", now), "start", out);
+    PyGILState_Release(g);
+    return st;
+}
+
+static wpart_status_t pyb_complete(void *ctx, wpart_dynamic_balancer_t *b,
+                                   const wpart_dynamic_completion_t *c,
+                                   wpart_dynamic_actions_t *out)
+{
+    pybal_t *s = ctx;
+    PyGILState_STATE g = PyGILState_Ensure();
+    wpart_status_t st = pyb_actions(
+        s, b, PyObject_CallMethod(s->obj, "on_complete", "iLddd", (int)c->pu,
+                                  (long long)c->block_id, c->t_xfer, c->t_comp, c->now),
+        "on_complete", out);
+    PyGILState_Release(g);
+    return st;
+}
+
+static wpart_status_t pyb_eval_run(void *ctx, wpart_dynamic_balancer_t *b, int64_t token)
+{
+    pybal_t *s = ctx;
+    (void)b;
+    (void)token;
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyObject *r = PyObject_CallMethod(s->obj, "eval_run", "L", s->py_token);
+    wpart_status_t st = r ? WPART_OK : pyb_fail(s, WPART_EINVAL, "eval_run");
+    Py_XDECREF(r);
+    PyGILState_Release(g);
+    return st;
+}
+
+static wpart_status_t pyb_eval_done(void *ctx, wpart_dynamic_balancer_t *b, int64_t token,
+                                    double now, wpart_dynamic_actions_t *out)
+{
+    pybal_t *s = ctx;
+    (void)token;
+    PyGILState_STATE g = PyGILState_Ensure();
+    wpart_status_t st = pyb_actions(
+        s, b, PyObject_CallMethod(s->obj, "eval_done", "Ld", s->py_token, now), "eval_done",
+        out);
+    PyGILState_Release(g);
+    return st;
+}
+
+static int pyb_idle_reason(void *ctx, const wpart_dynamic_balancer_t *b, int32_t pu)
+{
+    pybal_t *s = ctx;
+    (void)b;
+    int r = WPART_DYN_IDLE_OTHER;
+    PyGILState_STATE g = PyGILState_Ensure();
+    if (PyObject_HasAttrString(s->obj, "idle_reason")) {
+        PyObject *o = PyObject_CallMethod(s->obj, "idle_reason", "i", (int)pu);
+        int k = o ? name_index(o, IDLE_NAMES, 4) : -1;
+        r = k >= 0 ? k : WPART_DYN_IDLE_OTHER;
+        Py_XDECREF(o);
+        PyErr_Clear(); /* a reason is only a label: an unreadable one is "other" */
+    }
+    PyGILState_Release(g);
+    return r;
+}
+
+static void pyb_destroy(void *ctx)
+{
+    pybal_t *s = ctx;
+    PyGILState_STATE g = PyGILState_Ensure();
+    Py_CLEAR(s->obj);
+    Py_CLEAR(s->et);
+    Py_CLEAR(s->ev);
+    Py_CLEAR(s->etb);
+    PyGILState_Release(g);
+    free(s);
+}
+
+/* dynamic_py_balancer(obj, m, n, max_actions) -> Balancer (the C protocol over obj) */
+static PyObject *py_py_balancer(PyObject *self, PyObject *args)
+{
+    PyObject *obj;
+    int m;
+    long long n, mxa;
+    if (!PyArg_ParseTuple(args, "OiLL:dynamic_py_balancer", &obj, &m, &n, &mxa)) {
+        return NULL;
+    }
+    pybal_t *s = calloc(1, sizeof *s);
+    if (!s) {
+        return wpy_nomem();
+    }
+    wpart_dynamic_callbacks_t cb = {s, pyb_start, pyb_complete, pyb_eval_run, pyb_eval_done,
+                                    pyb_idle_reason, pyb_destroy};
+    wpart_dynamic_balancer_t *b = NULL;
+    wpart_status_t st = wpart_dynamic_cb_new(m, (int64_t)n, (int64_t)mxa, &cb, &b);
+    if (st != WPART_OK) {
+        free(s);
+        return wpy_raise(st, "dynamic_py_balancer");
+    }
+    Py_INCREF(obj);
+    s->obj = obj;
+    return wpy_balancer_wrap(b);
+}
+
+/* After a run of b: re-raises the exception a Python balancer's callback raised (returns 1),
+ * else 0. */
+static int pyb_reraise(wpart_dynamic_balancer_t *b)
+{
+    pybal_t *s = wpart_dynamic_cb_ctx(b);
+    if (!s || !s->et) {
+        return 0;
+    }
+    PyErr_Restore(s->et, s->ev, s->etb);
+    s->et = s->ev = s->etb = NULL;
+    return 1;
 }
 
 /* device_time(dev, tab_x, tab_t, tab_off, p, x, first, part) -> float64 array like x.
@@ -432,6 +675,8 @@ static PyObject *py_integrate(PyObject *self, PyObject *args)
 static PyMethodDef sim_methods[] = {
     {"dynamic_simulate", (PyCFunction)(void (*)(void))py_simulate, METH_VARARGS | METH_KEYWORDS,
      "dynamic_simulate(dev, tab_x, tab_t, tab_off, fluct, onoff, balancer, ...) -> dict"},
+    {"dynamic_py_balancer", py_py_balancer, METH_VARARGS,
+     "dynamic_py_balancer(obj, m, n, max_actions) -> Balancer driving a Python balancer"},
     {"dynamic_device_time", py_device_time, METH_VARARGS,
      "dynamic_device_time(dev, tab_x, tab_t, tab_off, p, x, first, part) -> times"},
     {"dynamic_device_block", py_device_block, METH_VARARGS,

@@ -27,7 +27,7 @@ Examples
 """
 
 from __future__ import annotations
-from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
+from .._errors import WpartNotImplementedError, WpartOverflowError, WpartTypeError, WpartValueError
 
 from typing import Any, NamedTuple
 
@@ -36,7 +36,7 @@ import numpy as _np
 from .. import _core
 from .._validate import as_int, as_m, deprecated_attr, renamed
 
-__all__ = ["Action", "Balancer", "BLOCK_KINDS", "IDLE_REASONS", "Greedy", "Static", "StaticEqual"]
+__all__ = ["Action", "Balancer", "PyBalancer", "BLOCK_KINDS", "IDLE_REASONS", "Greedy", "Static", "StaticEqual"]
 
 BLOCK_KINDS = ("train", "regular", "gap", "other")
 IDLE_REASONS = ("other", "barrier", "eval", "starved")
@@ -172,6 +172,145 @@ class Balancer:
         args = ", ".join(repr(a) for a in self._args)
         return f"{type(self).__name__}({', '.join(s for s in (args, kw) if s)})"
 
+
+
+class PyBalancer(Balancer):
+    """Base class of a balancer written in Python.
+
+    Implement the protocol -- :meth:`start` and :meth:`on_complete` (required),
+    :meth:`eval_run` and :meth:`eval_done` (if it issues evaluations), optionally
+    :meth:`idle_reason` -- and make the actions with :meth:`assign` and :meth:`evaluate`, which
+    keep the bookkeeping the drivers check: a block takes the next ``size`` elements under the
+    next block id; report each finished block with :meth:`completed`. Such a balancer runs in
+    the simulator (:func:`wpart.dynamic.simulate`: the same C event engine as the C balancers,
+    which calls back into Python; the C balancers keep their fast path) and against real
+    workers (:func:`wpart.dynamic.run`).
+
+    Parameters
+    ----------
+    m : int
+        Number of processing units.
+    n : int
+        Elements to process.
+
+    Examples
+    --------
+    >>> from wpart.dynamic import PyBalancer, simulate
+    >>> class MyGreedy(PyBalancer):
+    ...     def __init__(self, m, n, chunk=10):
+    ...         super().__init__(m, n)
+    ...         self.chunk = chunk
+    ...         self._kw = {"chunk": chunk}
+    ...     def start(self, now):
+    ...         return [a for p in range(self.m) if (a := self.assign(p, self.chunk))]
+    ...     def on_complete(self, pu, block_id, t_xfer, t_comp, now):
+    ...         self.completed(block_id)
+    ...         a = self.assign(pu, self.chunk)
+    ...         return [a] if a else []
+    >>> r = simulate("linear4", MyGreedy(4, 150))
+    >>> int(r.elements.sum()), r.balancer
+    (150, 'MyGreedy')
+    """
+
+    #: the most actions one protocol call may return (at least m + 1 is allowed)
+    max_actions: int = 0
+
+    def __init__(self, m: int, n: int) -> None:
+        m, n = m_n(m, n)
+        self._m, self._n = m, n
+        self._args: tuple = (m, n)
+        self._kw: dict = {}
+        self._c = None
+        self._cursor = 0
+        self._next_id = 0
+        self._next_token = 1
+        self._done_elems = 0
+        self._open: dict[int, int] = {}
+        self._n_evals = 0
+
+    # -- helpers -----------------------------------------------------------------------
+    def assign(self, pu: int, size: int, *, kind: str = "other", vstep: int = 0, model_version: int = 0,
+               pred_end: float = float("nan")) -> Action | None:
+        """The next ``min(size, remaining)`` elements for PU `pu` as an assign Action (None
+        when nothing remains or ``size < 1``)."""
+        size = min(int(size), self._n - self._cursor)
+        if size < 1:
+            return None
+        if kind not in BLOCK_KINDS:
+            raise WpartValueError(f"`kind` must be one of {BLOCK_KINDS}, got {kind!r}")
+        a = Action("assign", int(pu), self._next_id, self._cursor, size, kind, int(vstep), int(model_version),
+                   float(pred_end), 0)
+        self._open[self._next_id] = size
+        self._next_id += 1
+        self._cursor += size
+        return a
+
+    def evaluate(self, pu: int = -1) -> Action:
+        """An eval Action (PU `pu` pays for it; -1: every PU waits) with a new token."""
+        a = Action("eval", int(pu), -1, 0, 0, "other", 0, 0, float("nan"), self._next_token)
+        self._next_token += 1
+        self._n_evals += 1
+        return a
+
+    def completed(self, block_id: int) -> None:
+        """Record that block `block_id` has finished (call it in :meth:`on_complete`)."""
+        size = self._open.pop(int(block_id), None)
+        if size is None:
+            raise WpartValueError(f"block {block_id} is not in flight")
+        self._done_elems += size
+
+    # -- the protocol ------------------------------------------------------------------
+    def start(self, now: float) -> list[Action]:
+        raise WpartNotImplementedError(f"{type(self).__name__} must implement start(now)")
+
+    def on_complete(self, pu: int, block_id: int, t_xfer: float, t_comp: float, now: float) -> list[Action]:
+        raise WpartNotImplementedError(f"{type(self).__name__} must implement on_complete(...)")
+
+    def eval_run(self, token: int) -> None:
+        raise WpartNotImplementedError(f"{type(self).__name__} issues no evaluations")
+
+    def eval_done(self, token: int, now: float) -> list[Action]:
+        return []
+
+    @property
+    def done(self) -> bool:
+        return self._done_elems == self._n and not self._open
+
+    # -- queries -----------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def m(self) -> int:
+        return self._m
+
+    @property
+    def n(self) -> int:
+        return self._n
+
+    def idle_reason(self, pu: int) -> str:
+        return "other"
+
+    def stats(self) -> dict[str, int]:
+        return {"cursor": self._cursor, "completed": self._done_elems, "n_blocks": self._next_id,
+                "in_flight": len(self._open), "n_evals": self._n_evals, "n_barriers": 0}
+
+    @property
+    def series(self) -> _np.ndarray:
+        dt = _np.dtype([("t", "f8"), ("model_version", "i4"), ("T_pred", "f8"), ("S_eff", "f8"), ("X", "i8", (self._m,))])
+        return _np.zeros(0, dtype=dt)
+
+    @property
+    def shares(self) -> _np.ndarray | None:
+        return None
+
+    def _protocol(self) -> Any:
+        """The C protocol over this object (a fresh one per run: the engine drives it)."""
+        return _core.dynamic_py_balancer(self, self._m, self._n, int(self.max_actions))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(m={self._m}, n={self._n})"
 
 def count(x: Any, name: str, minimum: int = 1) -> int:
     """An element count or size: :func:`wpart._validate.as_int` that also fits int64."""

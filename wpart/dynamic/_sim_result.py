@@ -20,7 +20,7 @@ from .. import _core
 from .._progress import progress_hook
 from .._result import Result, pct
 from .._validate import as_bool, as_float, as_int, as_progress, as_seed, choice, core_time_limit, deprecated_attr
-from ._balancer import BLOCK_KINDS, Balancer
+from ._balancer import BLOCK_KINDS, Balancer, PyBalancer
 from ._sim import _C_TRACE, _EVAL_MODES, IDLE_COLUMNS, TRACE_DTYPE, Platform
 from ._table import BALANCERS, make_balancer
 from ._trace import _short, cancelling, columns, plot_gantt, plot_run
@@ -195,6 +195,8 @@ class SimResult(Result):
 
 
 def _balancer_c(balancer: Any) -> Any:
+    if isinstance(balancer, PyBalancer):  # a balancer written in Python: the C protocol over it
+        return balancer._protocol()
     if isinstance(balancer, Balancer):
         return balancer._c
     if isinstance(balancer, _core.Balancer):
@@ -343,7 +345,8 @@ def simulate(
     dev, tx, tt, off, fl, oo = platform._packed
     W = int(c.n)
     m = platform.m
-    common = dict(platform=platform.name, stand_in=platform.stand_in, balancer=str(c.name), seed=seed, n=W,
+    common = dict(platform=platform.name, stand_in=platform.stand_in,
+                  balancer=balancer.name if isinstance(balancer, PyBalancer) else str(c.name), seed=seed, n=W,
                   kinds=platform.kinds)
     with progress_hook(cancelling(as_progress(progress)), total=W, desc=f"simulate {c.name}") as hook:
         raw = _core.dynamic_simulate(

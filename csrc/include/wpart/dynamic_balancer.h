@@ -137,6 +137,40 @@ void wpart_dynamic_balancer_series(const wpart_dynamic_balancer_t *b, const doub
  */
 int wpart_dynamic_balancer_shares(const wpart_dynamic_balancer_t *b, double *out);
 
+/* ---- balancers written elsewhere (callbacks) ---- */
+
+/** The decisions of a balancer implemented outside C (e.g. in Python). start and complete are
+ * required; the others may be NULL. Each writes its actions with wpart_dynamic_cb_assign /
+ * wpart_dynamic_cb_eval only. */
+typedef struct {
+    void *ctx;
+    wpart_status_t (*start)(void *ctx, wpart_dynamic_balancer_t *b, double now,
+                            wpart_dynamic_actions_t *out);
+    wpart_status_t (*complete)(void *ctx, wpart_dynamic_balancer_t *b,
+                               const wpart_dynamic_completion_t *c, wpart_dynamic_actions_t *out);
+    wpart_status_t (*eval_run)(void *ctx, wpart_dynamic_balancer_t *b, int64_t token);
+    wpart_status_t (*eval_done)(void *ctx, wpart_dynamic_balancer_t *b, int64_t token,
+                                double now, wpart_dynamic_actions_t *out);
+    int (*idle_reason)(void *ctx, const wpart_dynamic_balancer_t *b, int32_t pu);
+    void (*destroy)(void *ctx); /* called once by wpart_dynamic_balancer_free */
+} wpart_dynamic_callbacks_t;
+
+/** A balancer over callbacks (max_actions: the most actions one call may write; at least
+ * n_pu + 1 is used). */
+wpart_status_t wpart_dynamic_cb_new(int32_t n_pu, int64_t total, int64_t max_actions,
+                                    const wpart_dynamic_callbacks_t *cb,
+                                    wpart_dynamic_balancer_t **out);
+/** The ctx of a callback balancer, NULL for any other balancer. */
+void *wpart_dynamic_cb_ctx(const wpart_dynamic_balancer_t *b);
+/** ASSIGN from a callback: must be [cursor, cursor + size) under the next block id. */
+wpart_status_t wpart_dynamic_cb_assign(wpart_dynamic_balancer_t *b, wpart_dynamic_actions_t *out,
+                                       int32_t pu, int64_t block_id, int64_t offset,
+                                       int64_t size, int32_t kind, int32_t vstep,
+                                       int32_t model_version, double pred_end);
+/** EVAL from a callback (trigger_pu -1: every PU waits); *token gets the C token. */
+wpart_status_t wpart_dynamic_cb_eval(wpart_dynamic_balancer_t *b, wpart_dynamic_actions_t *out,
+                                     int32_t trigger_pu, int64_t *token);
+
 /* ---- the simple baselines (spec 001 §3) ---- */
 
 /** Greedy(chunk): every PU takes the next `chunk` elements whenever it is free (§3.1). */
