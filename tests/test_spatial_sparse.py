@@ -38,12 +38,13 @@ def _random_sparse(rng, n1, n2, density, kind):
     return A
 
 
-def _cases(seed=0, count=60):
+def _cases(seed=0, count=80):
     rng = np.random.default_rng(seed)
-    shapes = [(1, 1), (1, 9), (9, 1), (2, 2), (5, 7), (13, 4), (30, 30), (17, 41)]
+    shapes = [(1, 1), (1, 9), (9, 1), (2, 2), (5, 7), (13, 4), (30, 30), (17, 41), (90, 70),
+              (1, 200), (200, 1)]
     for t in range(count):
         n1, n2 = shapes[t % len(shapes)]
-        density = [0.0, 0.05, 0.3, 1.0][t % 4]
+        density = [0.0, 0.02, 0.3, 1.0, 0.01][t % 5]
         kind = ["int", "float", "ties", "int_float"][(t // 4) % 4]
         A = _random_sparse(rng, n1, n2, density, kind)
         if t % 5 == 0 and n1 > 2:  # empty rows and columns
@@ -66,11 +67,24 @@ def test_sparse_equals_dense_on_random_matrices(name):
             _same(fn(A, m, P=P), fn(D, m, P=P))
 
 
+def test_both_routes_are_exercised():
+    """A matrix with at most 1/32 of its cells nonzero runs on its nonzeros, a denser one on
+    its dense prefix (the same rule for A and A.toarray())."""
+    from wpart.spatial._common import _Prepared
+
+    routes = {(_Prepared(A, m, False, sparse=True).sp is not None,
+               _Prepared(A.toarray().astype(float), m, False, sparse=True).sp is not None)
+              for A, m in _cases()}
+    assert routes == {(True, True), (False, False)}
+    big = sparse_like("banded", 3000, seed=0)
+    assert _Prepared(big, 4, False, sparse=True).sp is not None
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("cls", ["array", "matrix"])
 def test_every_format_gives_the_dense_partition(fmt, cls):
     rng = np.random.default_rng(3)
-    base = _random_sparse(rng, 23, 19, 0.2, "float")
+    base = _random_sparse(rng, 83, 59, 0.02, "float")
     D = base.toarray()
     ctor = getattr(sps, f"{fmt}_{cls}")
     A = ctor(base)
@@ -82,7 +96,7 @@ def test_every_format_gives_the_dense_partition(fmt, cls):
 def test_starts_orient_and_options_match_dense():
     rng = np.random.default_rng(5)
     for _ in range(20):
-        A = _random_sparse(rng, 25, 18, 0.15, "float")
+        A = _random_sparse(rng, 85, 68, 0.02, "float")
         D = A.toarray()
         for st in ("rows_uniform", "rows_load", "cols_uniform", "cols_load",
                    ("rows_load", "cols_uniform")):
@@ -228,7 +242,7 @@ def test_matrix_market_files(tmp_path):
 
 
 def test_result_of_a_sparse_run():
-    A = sparse_like("block", 200, seed=3)
+    A = sparse_like("block", 1000, seed=3)
     r = spatial.rect_nicol(A, 16)
     r.validate()
     assert r.total == A.nnz and sps.issparse(r.A)

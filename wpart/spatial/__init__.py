@@ -23,8 +23,9 @@ Every function takes ``A`` as a dense array, a ``scipy.sparse`` matrix or array 
 (read by :func:`read_matrix`). ``weights="values"`` (default) makes the matrix values the loads;
 ``weights="count"`` gives every nonzero load 1 whatever its sign (the unit weights of a
 sparse-matrix partition). :func:`rect_uniform`, :func:`rect_nicol` and :func:`jag_pq_heur`
-(without speeds) run on the nonzeros without densifying (their cost follows nnz) and return
-the partition the dense array gives; every other method needs the dense 2D prefix sum and
+(without speeds) run on the nonzeros without densifying (their cost follows nnz) when at most
+1/32 of the cells are nonzero (a denser matrix that fits runs on its dense prefix, which is
+faster there) and return the partition the dense array gives, bit for bit, floats included; every other method needs the dense 2D prefix sum and
 densifies, refusing with ``WpartMemoryError`` when the dense matrix and its prefix would exceed
 ``wpart.spatial.MAX_DENSE_BYTES`` (2 GiB by default).
 

@@ -26,7 +26,7 @@ from .._validate import (
     core_time_limit,
 )
 from ._partition import SpatialPartition, _scalar
-from ._sparse import SparseInput, as_input, as_weights
+from ._sparse import SPARSE_DENSITY, SparseInput, as_input, as_weights
 
 __all__ = ["METHODS", "TABLE", "factor_pair"]
 
@@ -119,15 +119,20 @@ class _Prepared:
         src = as_input(A, weights, ndims)
         self.weights = as_weights(weights)
         self.sp = None
-        dense_f = not isinstance(src, SparseInput) and src.ndim == 2 and src.dtype.kind == "f"
-        if sparse and dense_f:
-            # float loads: the sparse code and summation order for a dense array too, so that
-            # a matrix and its sparse form give the same partition bit for bit
-            self.sp = SparseInput(src, "values")
-            self.A = src
-        elif sparse and isinstance(src, SparseInput):
-            self.sp = src
-            self.A = src.csr
+        if sparse:
+            # the nonzeros or the dense prefix, whichever is cheaper: a matrix with at most one
+            # cell in SPARSE_DENSITY nonzero runs on its nonzeros (a denser one whose dense
+            # copy would exceed MAX_DENSE_BYTES too). The rule reads the same for A and
+            # A.toarray(), and float loads are summed by the same code in both, so both give
+            # the same partition bit for bit.
+            if isinstance(src, SparseInput):
+                if src.nnz * SPARSE_DENSITY <= src.n1 * src.n2 or not src.fits():
+                    self.sp = src
+                    self.A = src.csr
+            elif src.ndim == 2 and src.dtype.kind == "f":
+                if np.count_nonzero(src) * SPARSE_DENSITY <= src.size:
+                    self.sp = SparseInput(src, "values")
+                    self.A = src
         if sparse and self.sp is not None:
             src = self.sp
             self.S = None

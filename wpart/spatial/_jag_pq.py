@@ -37,8 +37,9 @@ def jag_pq_heur(
     ----------
     A, m
         Loads (a dense 2D array, a ``scipy.sparse`` matrix of any format, or a MatrixMarket
-        file path) and number of parts. Without `speeds` a sparse matrix is not densified:
-        O(nnz + P n2) per start, and the partition is the one the dense array gives.
+        file path) and number of parts. Without `speeds` (or with equal ones) a sparse matrix
+        (at most 1/32 of the cells nonzero) is not densified: O(nnz + P n2) per start, and
+        the partition is the one the dense array gives. Other methods densify.
     P, Q : int, optional
         Stripes and pieces per stripe, ``P * Q = m`` (default as :func:`rect_uniform`).
     orient : {"best", "hor", "ver"}

@@ -28,7 +28,8 @@ def rect_uniform(
     ----------
     A, m
         Loads (a dense 2D array, a ``scipy.sparse`` matrix of any format, or a MatrixMarket
-        file path; sparse input is not densified) and number of parts.
+        file path; a sparse matrix with at most 1/32 of the cells nonzero is not densified)
+        and number of parts.
     P, Q : int, optional
         Grid shape with ``P * Q = m``; by default the factor pair closest to
         ``sqrt(m n1 / n2)`` (Theorem 2; a ``UserWarning`` is issued for prime ``m``).
@@ -71,8 +72,9 @@ def rect_nicol(
     ----------
     A, m
         Loads (a dense 2D array, a ``scipy.sparse`` matrix of any format, or a MatrixMarket
-        file path) and number of parts. A sparse matrix is not densified: a sweep costs
-        O(nnz + P n2 + Q n1), and the grid is the one the dense array gives.
+        file path) and number of parts. A sparse matrix (at most 1/32 of the cells nonzero)
+        is not densified: a sweep costs O(nnz + P n2 + Q n1), and the grid is the one the
+        dense array gives.
     P, Q : int, optional
         Grid shape with ``P * Q = m`` (default as :func:`rect_uniform`).
     max_sweeps : int

@@ -31,6 +31,10 @@ MAX_DENSE_BYTES = 2**31
 #: The methods that run on the nonzeros of a sparse matrix (the rest densify).
 SPARSE_NATIVE = ("rect_uniform", "rect_nicol", "jag_pq_heur")
 
+#: Those methods run on the nonzeros when at most one cell in SPARSE_DENSITY is nonzero (or the
+#: dense copy would not fit), on the dense prefix otherwise (faster there; same partition).
+SPARSE_DENSITY = 32
+
 _WEIGHTS = ("values", "count")
 
 
@@ -160,10 +164,19 @@ class SparseInput:
                 np.ascontiguousarray(c.indices, i64), np.ascontiguousarray(c.data))
         return self._arrays
 
+    def _need(self) -> tuple[int, int]:
+        """(bytes of the dense matrix and its prefix, the current MAX_DENSE_BYTES)."""
+        limit = getattr(sys.modules.get("wpart.spatial"), "MAX_DENSE_BYTES", MAX_DENSE_BYTES)
+        return 8 * (self.n1 * self.n2 + (self.n1 + 1) * (self.n2 + 1)), limit
+
+    def fits(self) -> bool:
+        """Whether the dense matrix and its prefix fit under ``MAX_DENSE_BYTES``."""
+        need, limit = self._need()
+        return need <= limit
+
     def dense(self, method: str | None, name: str = "A") -> NDArray:
         """The dense matrix, unless it and its prefix would exceed ``MAX_DENSE_BYTES``."""
-        limit = getattr(sys.modules.get("wpart.spatial"), "MAX_DENSE_BYTES", MAX_DENSE_BYTES)
-        need = 8 * (self.n1 * self.n2 + (self.n1 + 1) * (self.n2 + 1))
+        need, limit = self._need()
         if need > limit:
             who = f"{method}" if method else "this method"
             raise WpartMemoryError(
