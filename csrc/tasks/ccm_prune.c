@@ -158,6 +158,49 @@ static int scratch(wpart_tasks_state_t *s, int64_t bytes)
     return 1;
 }
 
+static int cmp_load(const void *x, const void *y)
+{
+    const xkey_t *a = x, *b = y;
+    if (a->x != b->x) return a->x < b->x ? -1 : 1;
+    return a->b < b->b ? -1 : a->b > b->b;
+}
+
+/* U's units by ascending load, built on the second scan since U was built (a set scanned
+   once is not worth sorting); NULL when not (yet) available. The order is a cache of U:
+   its builders reset it. */
+static const int32_t *by_load(clusters_t *U)
+{
+    if (U->ord_ok) return U->ord;
+    if (++U->uses < 2 || U->n < 32) return NULL;
+    if (U->n > U->ord_cap) {
+        int32_t *o = realloc(U->ord, sizeof(int32_t) * (size_t)U->n);
+        if (o) U->ord = o;
+        double *l = realloc(U->ordl, sizeof(double) * (size_t)U->n);
+        if (l) U->ordl = l;
+        if (!o || !l) return NULL; /* no memory: the plain scan */
+        U->ord_cap = U->n;
+    }
+    xkey_t *k = malloc(sizeof(xkey_t) * (size_t)U->n);
+    if (!k) return NULL;
+    for (int32_t u = 0; u < U->n; u++) {
+        k[u].x = U->load[u];
+        k[u].b = u;
+    }
+    qsort(k, (size_t)U->n, sizeof(xkey_t), cmp_load);
+    for (int32_t u = 0; u < U->n; u++) {
+        U->ord[u] = k[u].b;
+        U->ordl[u] = k[u].x;
+    }
+    free(k);
+    U->ord_ok = 1;
+    return U->ord;
+}
+
+static wpart_status_t scan_unit(const scan_t *z, const side_t *sr, const side_t *sp,
+                                const clusters_t *Cr, const clusters_t *Cp, const clusters_t *U,
+                                int32_t u, int from_r, int single, int64_t base, double Ar0,
+                                double Bp0);
+
 /* one-way units of U leaving r (from_r) or p: each tried when its bound allows */
 static wpart_status_t scan_units(const scan_t *z, const side_t *sr, const side_t *sp,
                                  const clusters_t *Cr, const clusters_t *Cp, const clusters_t *U,
@@ -165,7 +208,47 @@ static wpart_status_t scan_units(const scan_t *z, const side_t *sr, const side_t
 {
     const wpart_tasks_coeffs_t *c = &z->s->c;
     const double Ar0 = lose(c, sr, 0, 0, 0), Bp0 = lose(c, sp, 0, 0, 0);
+    const int32_t *ord = NULL;
+    /* Without communication terms the bounds are monotone in the unit's load: the giving
+       side's W >= a (L - l), the taking side's W = W0 + a l exactly, so only the units with
+       a load in [lo, hi] can win (a slightly widened interval; each is checked in full). */
+    if (z->ca == NULL && single != 2 && sr->a > 0 && sp->a > 0) {
+        ord = by_load((clusters_t *)U); /* the cache of the const set */
+    }
+    if (ord) {
+        const side_t *g = from_r ? sr : sp, *t = from_r ? sp : sr;
+        double T = limit(z), t0 = from_r ? Bp0 : Ar0;
+        double lo = g->L - T / g->a, hi = (T - t0) / t->a;
+        double w = 1e-9 * (fabs(lo) + fabs(hi) + g->L + t->L) + 1e-300;
+        lo -= w;
+        hi += w;
+        int32_t a = 0, b = U->n; /* first position with load > hi */
+        while (a < b) {
+            int32_t m = a + (b - a) / 2;
+            if (U->ordl[m] <= hi) a = m + 1;
+            else b = m;
+        }
+        for (int32_t k = a - 1; k >= 0 && U->ordl[k] >= lo; k--) { /* heaviest first */
+            wpart_status_t st = scan_unit(z, sr, sp, Cr, Cp, U, U->ord[k], from_r, single, base,
+                                          Ar0, Bp0);
+            if (st != WPART_OK) return st;
+        }
+        return WPART_OK;
+    }
     for (int32_t u = 0; u < U->n; u++) {
+        wpart_status_t st = scan_unit(z, sr, sp, Cr, Cp, U, u, from_r, single, base, Ar0, Bp0);
+        if (st != WPART_OK) return st;
+    }
+    return WPART_OK;
+}
+
+static wpart_status_t scan_unit(const scan_t *z, const side_t *sr, const side_t *sp,
+                                const clusters_t *Cr, const clusters_t *Cp, const clusters_t *U,
+                                int32_t u, int from_r, int single, int64_t base, double Ar0,
+                                double Bp0)
+{
+    const wpart_tasks_coeffs_t *c = &z->s->c;
+    {
         double l = U->load[u], v = U->vol[u], w1, w2;
         if (from_r) {
             w1 = lose(c, sr, l, v, hrm(z->s, U, u, z->r, sr->h));
@@ -175,12 +258,10 @@ static wpart_status_t scan_units(const scan_t *z, const side_t *sr, const side_t
             w2 = lose(c, sp, l, v, hrm(z->s, U, u, z->p, sp->h));
         }
         double T = limit(z);
-        if (w1 > T || w2 > T) continue;
-        wpart_status_t st = from_r ? try_pair(z, U, u, Cp, -1, single, base + u)
-                                   : try_pair(z, Cr, -1, U, u, single, base + u);
-        if (st != WPART_OK) return st;
+        if (w1 > T || w2 > T) return WPART_OK;
+        return from_r ? try_pair(z, U, u, Cp, -1, single, base + u)
+                      : try_pair(z, Cr, -1, U, u, single, base + u);
     }
-    return WPART_OK;
 }
 
 wpart_status_t wpart_i_ccm_find_best_pruned(wpart_tasks_state_t *s, int32_t r, int32_t p,

@@ -24,6 +24,8 @@ void wpart_tasks_i_clusters_free(clusters_t *C)
     free(C->deg);
     free(C->vol);
     free(C->cv);
+    free(C->ord);
+    free(C->ordl);
     memset(C, 0, sizeof(*C));
 }
 
@@ -101,6 +103,7 @@ static void uf_union(int32_t *par, int32_t a, int32_t b)
 wpart_status_t wpart_tasks_i_build_clusters(const wpart_tasks_state_t *s, int32_t r, int mode,
                                             clusters_t *C, int32_t *tmp, const comm_ctx_t *cc)
 {
+    C->ord_ok = C->uses = 0;
     const wpart_tasks_problem_t *p = &s->p;
     int32_t n = s->rank[r].cnt;
     if (n > C->cap_t || n + 1 > C->cap_c) {
@@ -284,6 +287,7 @@ wpart_status_t wpart_tasks_i_rebuild_clusters(const wpart_tasks_state_t *s, int3
                                               int32_t *oldc, clusters_t *C, int32_t *tmp,
                                               int32_t *tmp2)
 {
+    C->ord_ok = C->uses = 0;
     const wpart_tasks_problem_t *p = &s->p;
     const int32_t *blk = p->task_block;
     int32_t n = s->rank[r].cnt;
@@ -487,6 +491,7 @@ static int32_t size_at(int32_t n, int32_t j)
 wpart_status_t wpart_tasks_i_build_units(const wpart_tasks_state_t *s, int32_t r, int split,
                                          const clusters_t *CL, clusters_t *U, int32_t *tmp)
 {
+    U->ord_ok = U->uses = 0;
     if (split == WPART_TASKS_SPLIT_SINGLES) {
         return wpart_tasks_i_build_clusters(s, r, WPART_TASKS_CLUSTER_TASK, U, tmp, NULL);
     }
@@ -534,6 +539,7 @@ wpart_status_t wpart_tasks_i_rebuild_units(const wpart_tasks_state_t *s, int32_t
                                            const int8_t *touched, int32_t *bfirst, clusters_t *U,
                                            int32_t *tmp)
 {
+    U->ord_ok = U->uses = 0;
     if (split < WPART_TASKS_SPLIT_SUBSETS || !s->p.task_block) {
         return wpart_tasks_i_build_units(s, r, split, CL, U, tmp);
     }
@@ -612,6 +618,7 @@ wpart_status_t wpart_tasks_i_build_fill(const wpart_tasks_state_t *s, const clus
                                         const double *target, clusters_t *U, int32_t *tmp,
                                         int8_t *in)
 {
+    U->ord_ok = U->uses = 0;
     int64_t nt = 0, nc = 0;
     for (int32_t c = 0; c < C->n; c++) {
         int32_t n = C->start[c + 1] - C->start[c];

@@ -91,6 +91,9 @@ typedef struct {
     double wk1, wk2;  /* largest and second largest cluster working memory */
     int32_t wk_arg;   /* cluster holding wk1 (-1 if none) */
     double wk_fixed;  /* largest working memory of the rank's pinned tasks (in no cluster) */
+    int32_t *ord;     /* units by ascending load (FindBestCCM's scan; valid when ord_ok) */
+    double *ordl;     /* their loads */
+    int32_t ord_cap, ord_ok, uses; /* uses: scans since the units were built */
 } wpart_tasks_clusters_t;
 
 /* Union-find context of the block+comm clustering (NULL for the other modes). */
