@@ -130,6 +130,78 @@ static int cmp_cand(const void *x, const void *y)
     return a->p < b->p ? -1 : a->p > b->p;
 }
 
+/* Incremental cluster upkeep of the serial engine (block clusters): after an exchange the
+ * rank taking its turn is rebuilt at once, its peer only when its clusters are next needed,
+ * from the tasks that moved to or from it in between. */
+#define UPKEEP_TRY(expr)                   \
+    do {                                   \
+        wpart_status_t st_ = (expr);       \
+        if (st_ != WPART_OK) return st_;   \
+    } while (0)
+
+typedef struct {
+    clusters_t *CL, *CT, CLx, CTx; /* CLx, CTx: spares (built into, then swapped) */
+    int8_t *touched, *seen;        /* N, K */
+    int32_t *bfirst, *oldc, *tmp, *tmp2;
+    int32_t **pend, *npend, *cap;  /* per rank: tasks moved since its clusters were built */
+    int reuse;                     /* units of unchanged clusters are copied */
+    int32_t singles;
+    ccm_index_t *ix;
+} upkeep_t;
+
+static wpart_status_t upkeep_note(upkeep_t *u, int32_t x, const int32_t *mv, int32_t n)
+{
+    if (u->npend[x] + n > u->cap[x]) {
+        int32_t c = 2 * (u->npend[x] + n);
+        int32_t *q = realloc(u->pend[x], sizeof(int32_t) * (size_t)c);
+        if (!q) return wpart_i_error(WPART_ENOMEM, "ccm: out of memory");
+        u->pend[x] = q;
+        u->cap[x] = c;
+    }
+    memcpy(u->pend[x] + u->npend[x], mv, sizeof(int32_t) * (size_t)n);
+    u->npend[x] += n;
+    return WPART_OK;
+}
+
+/* rank x's clusters and units as a full build would make them now */
+static wpart_status_t upkeep_fresh(wpart_tasks_state_t *s, upkeep_t *u, int32_t x)
+{
+    if (u->npend[x] == 0) return WPART_OK;
+    const int32_t *blk = s->p.task_block;
+    int32_t *mv = u->pend[x], m = 0;
+    for (int32_t i = 0; i < u->npend[x]; i++) {
+        if (!u->seen[mv[i]]) {
+            u->seen[mv[i]] = 1;
+            mv[m++] = mv[i];
+        }
+    }
+    u->npend[x] = 0;
+    for (int32_t i = 0; i < m; i++) {
+        u->seen[mv[i]] = 0;
+        if (blk && blk[mv[i]] >= 0) u->touched[blk[mv[i]]] = 1;
+    }
+    UPKEEP_TRY(wpart_tasks_i_rebuild_clusters(s, x, &u->CL[x], mv, m, u->touched, u->oldc,
+                                                   &u->CLx, u->tmp, u->tmp2));
+    clusters_t sw = u->CL[x];
+    u->CL[x] = u->CLx;
+    u->CLx = sw;
+    if (u->CT && u->reuse) { /* units of unchanged clusters are kept */
+        UPKEEP_TRY(wpart_tasks_i_rebuild_units(s, x, u->singles, &u->CL[x], &u->CT[x],
+                                                    u->touched, u->bfirst, &u->CTx, u->tmp));
+        sw = u->CT[x];
+        u->CT[x] = u->CTx;
+        u->CTx = sw;
+    } else if (u->CT) {
+        UPKEEP_TRY(wpart_tasks_i_build_units(s, x, u->singles, &u->CL[x], &u->CT[x],
+                                                  u->tmp));
+    }
+    for (int32_t i = 0; i < m; i++) {
+        if (blk && blk[mv[i]] >= 0) u->touched[blk[mv[i]]] = 0;
+    }
+    if (u->ix) wpart_i_ccm_index_map(&u->CL[x], u->ix->map_cur);
+    return WPART_OK;
+}
+
 wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks_coeffs_t *c,
                                const wpart_tasks_lb_params_t *prm, int32_t *assign_inout,
                                wpart_tasks_lb_report_t *rep)
@@ -147,12 +219,10 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
     const comm_ctx_t *ccp = NULL;
     fill_t fill = {{0}, NULL, NULL, NULL}, *fx = NULL;
     ccm_index_t cidx, *ix = NULL;
-    clusters_t CTx, CLx;             /* spares (the incremental builds write here, then swap) */
-    int8_t *touched = NULL;
-    int32_t *bfirst = NULL, *oldc = NULL, *mv = NULL;
-    int reuse = 0, incr = 0;
-    memset(&CTx, 0, sizeof(CTx));
-    memset(&CLx, 0, sizeof(CLx));
+    upkeep_t up;                     /* incremental clusters (block clusters) */
+    int32_t *mv = NULL;
+    int incr = 0;
+    memset(&up, 0, sizeof(up));
     memset(&cidx, 0, sizeof(cidx));
     int32_t *snap_refcnt = NULL;
     double *snap_work = NULL;
@@ -228,17 +298,30 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
         ix = &cidx;
     }
     if (prm->cluster == WPART_TASKS_CLUSTER_BLOCK) { /* clusters rebuilt incrementally */
-        oldc = wpart_i_malloc(KK, sizeof(int32_t));
-        mv = wpart_i_malloc(2 * (int64_t)KK, sizeof(int32_t));
-        touched = wpart_i_calloc(p->n_blocks > 0 ? p->n_blocks : 1, 1);
-        if (!oldc || !mv || !touched) WPART_FAIL(WPART_ENOMEM, "ccm: out of memory");
+        up.oldc = wpart_i_malloc(KK, sizeof(int32_t));
+        mv = wpart_i_malloc(KK, sizeof(int32_t));
+        up.tmp2 = wpart_i_malloc(KK, sizeof(int32_t));
+        up.seen = wpart_i_calloc(KK, 1);
+        up.touched = wpart_i_calloc(p->n_blocks > 0 ? p->n_blocks : 1, 1);
+        up.pend = wpart_i_calloc(P, sizeof(int32_t *));
+        up.npend = wpart_i_calloc(P, sizeof(int32_t));
+        up.cap = wpart_i_calloc(P, sizeof(int32_t));
+        if (!up.oldc || !mv || !up.tmp2 || !up.seen || !up.touched || !up.pend || !up.npend ||
+            !up.cap) {
+            WPART_FAIL(WPART_ENOMEM, "ccm: out of memory");
+        }
+        up.CL = CL;
+        up.CT = CT;
+        up.tmp = tmp;
+        up.singles = prm->singles;
+        up.ix = ix;
         incr = 1;
     }
     if (incr && prm->singles >= WPART_TASKS_SPLIT_SUBSETS && p->task_block && p->n_blocks > 0) {
-        bfirst = wpart_i_malloc(p->n_blocks, sizeof(int32_t));
-        if (!bfirst) WPART_FAIL(WPART_ENOMEM, "ccm: out of memory");
-        for (int32_t b = 0; b < p->n_blocks; b++) bfirst[b] = -1;
-        reuse = 1;
+        up.bfirst = wpart_i_malloc(p->n_blocks, sizeof(int32_t));
+        if (!up.bfirst) WPART_FAIL(WPART_ENOMEM, "ccm: out of memory");
+        for (int32_t b = 0; b < p->n_blocks; b++) up.bfirst[b] = -1;
+        up.reuse = 1;
     }
     if (prm->singles == WPART_TASKS_SPLIT_FILL) {
         fill.target = wpart_i_malloc((int64_t)KK + 1, sizeof(double));
@@ -285,6 +368,7 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                                                           tmp));
                 }
             }
+            if (incr) memset(up.npend, 0, sizeof(int32_t) * (size_t)P); /* all built afresh */
             if (ix) {
                 for (int32_t t = 0; t < K; t++) ix->map_cur[t] = ix->map_snap[t] = -1;
                 for (int32_t r = 0; r < P; r++) {
@@ -317,6 +401,7 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                                      (double)trial * prm->n_iter * P + (double)it * P + oi,
                                      (double)prm->n_trials * prm->n_iter * P, &time_up));
                 if (time_up) break;
+                if (incr) WPART_CHECK(upkeep_fresh(s, &up, r));
                 if (ix) WPART_CHECK(wpart_i_ccm_index_rank(s, ix, r));
                 /* rank the known peers by estimated gain */
                 int32_t nw = 0;
@@ -325,6 +410,7 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                     if (q == r || !(kr[q / 64] >> (q % 64) & 1)) continue;
                     best_t b;
                     if (prm->exact_ranking) {
+                        if (incr) WPART_CHECK(upkeep_fresh(s, &up, q));
                         WPART_CHECK(wpart_i_ccm_find_best(
                             s, r, q, &CL[r], &CL[q], CT ? &CT[r] : NULL, CT ? &CT[q] : NULL,
                             prm->tol, prm->one_way, prm->split_always, fx, NULL, NULL, &b));
@@ -345,6 +431,7 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                 for (int32_t i = 0; i < nw; i++) {
                     int32_t q = wl[i].p;
                     best_t b;
+                    if (incr) WPART_CHECK(upkeep_fresh(s, &up, q));
                     WPART_CHECK(wpart_i_ccm_find_best(
                         s, r, q, &CL[r], &CL[q], CT ? &CT[r] : NULL, CT ? &CT[q] : NULL, prm->tol,
                         prm->one_way, prm->split_always, fx,
@@ -360,54 +447,24 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                         const int32_t *B = b.cp >= 0 ? Cq->tasks + Cq->start[b.cp] : NULL;
                         int32_t nb = b.cp >= 0 ? Cq->start[b.cp + 1] - Cq->start[b.cp] : 0;
                         WPART_CHECK(wpart_tasks_state_apply_exchange(s, r, A, na, q, B, nb));
-                        if (incr) { /* the moved tasks and the blocks whose clusters changed */
-                            for (int32_t t = 0; t < na + nb; t++) {
-                                int32_t tk = t < na ? A[t] : B[t - na];
-                                mv[t] = tk;
-                                if (p->task_block && p->task_block[tk] >= 0) {
-                                    touched[p->task_block[tk]] = 1;
-                                }
-                            }
-                        }
-                        for (int side = 0; side < 2; side++) {
-                            int32_t x = side ? q : r;
-                            if (incr) { /* only the changed clusters are built again */
-                                WPART_CHECK(wpart_tasks_i_rebuild_clusters(
-                                    s, x, &CL[x], mv, na + nb, touched, oldc, &CLx, tmp,
-                                    mv + KK));
-                                clusters_t sw = CL[x];
-                                CL[x] = CLx;
-                                CLx = sw;
-                            } else {
+                        if (incr) { /* r now, q when next needed */
+                            for (int32_t t = 0; t < na + nb; t++) mv[t] = t < na ? A[t] : B[t - na];
+                            WPART_CHECK(upkeep_note(&up, r, mv, na + nb));
+                            WPART_CHECK(upkeep_note(&up, q, mv, na + nb));
+                            WPART_CHECK(upkeep_fresh(s, &up, r));
+                        } else {
+                            for (int side = 0; side < 2; side++) {
+                                int32_t x = side ? q : r;
                                 WPART_CHECK(wpart_tasks_i_build_clusters(s, x, prm->cluster,
                                                                          &CL[x], tmp, ccp));
-                            }
-                            if (CT && reuse) { /* units of unchanged clusters are kept */
-                                WPART_CHECK(wpart_tasks_i_rebuild_units(
-                                    s, x, prm->singles, &CL[x], &CT[x], touched, bfirst, &CTx,
-                                    tmp));
-                                clusters_t sw = CT[x];
-                                CT[x] = CTx;
-                                CTx = sw;
-                            } else if (CT) {
-                                WPART_CHECK(wpart_tasks_i_build_units(s, x, prm->singles, &CL[x],
-                                                                      &CT[x], tmp));
-                            }
-                        }
-                        if (incr && touched) {
-                            for (int32_t x = 0; x < 2; x++) { /* clear touched[]: the blocks of
-                                                                 the clusters now on r and q */
-                                const clusters_t *Cx = &CL[x ? q : r];
-                                for (int32_t cc = 0; cc < Cx->n; cc++) {
-                                    if (Cx->blk[cc] >= 0) touched[Cx->blk[cc]] = 0;
+                                if (CT) {
+                                    WPART_CHECK(wpart_tasks_i_build_units(s, x, prm->singles,
+                                                                          &CL[x], &CT[x], tmp));
                                 }
+                                if (ix) wpart_i_ccm_index_map(&CL[x], ix->map_cur);
                             }
                         }
-                        if (ix) {
-                            wpart_i_ccm_index_map(&CL[r], ix->map_cur);
-                            wpart_i_ccm_index_map(&CL[q], ix->map_cur);
-                            WPART_CHECK(wpart_i_ccm_index_rank(s, ix, r));
-                        }
+                        if (ix) WPART_CHECK(wpart_i_ccm_index_rank(s, ix, r));
                         moved++;
                     }
                 }
@@ -482,11 +539,19 @@ cleanup:
     free(rngs);
     free(wl);
     wpart_i_ccm_index_free(&cidx);
-    wpart_tasks_i_clusters_free(&CTx);
-    wpart_tasks_i_clusters_free(&CLx);
-    free(touched);
-    free(bfirst);
-    free(oldc);
+    wpart_tasks_i_clusters_free(&up.CTx);
+    wpart_tasks_i_clusters_free(&up.CLx);
+    free(up.touched);
+    free(up.seen);
+    free(up.bfirst);
+    free(up.oldc);
+    free(up.tmp2);
+    if (up.pend) {
+        for (int32_t r = 0; r < p->n_ranks; r++) free(up.pend[r]);
+    }
+    free(up.pend);
+    free(up.npend);
+    free(up.cap);
     free(mv);
     return st;
 }

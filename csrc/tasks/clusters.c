@@ -310,14 +310,15 @@ wpart_status_t wpart_tasks_i_rebuild_clusters(const wpart_tasks_state_t *s, int3
         C->cap_c = nc;
     }
     C->wk_fixed = old->wk_fixed; /* pinned tasks never move */
-    /* the old cluster of every task that stayed; arrivals sorted, merged into the old order */
+    /* oldc: the old cluster of every task of `old`, -1 for the moved tasks that were not in
+       it; arrivals (on r now, not in old) sorted, merged into the old order */
+    for (int32_t i = 0; i < n_moved; i++) oldc[moved[i]] = -1;
     for (int32_t c = 0; c < old->n; c++) {
         for (int32_t i = old->start[c]; i < old->start[c + 1]; i++) oldc[old->tasks[i]] = c;
     }
     int32_t na = 0;
     for (int32_t i = 0; i < n_moved; i++) {
-        oldc[moved[i]] = -1; /* no old cluster of this rank holds it now */
-        if (s->assign[moved[i]] == r) tmp[na++] = moved[i];
+        if (s->assign[moved[i]] == r && oldc[moved[i]] < 0) tmp[na++] = moved[i];
     }
     sort_tasks(tmp, na, blk, tmp2);
     int32_t m = 0, ia = 0;
@@ -359,7 +360,7 @@ wpart_status_t wpart_tasks_i_rebuild_clusters(const wpart_tasks_state_t *s, int3
     }
     for (int32_t c = 0; c < C->n; c++) {
         int32_t t0 = C->tasks[C->start[c]], b = C->blk[c], len = C->start[c + 1] - C->start[c];
-        /* a task that did not move was in `old` (oldc valid); a moved one has oldc -1 */
+        /* a task of `old` has oldc >= 0, an arrival -1 */
         int same = b >= 0 ? !touched[b] : oldc[t0] >= 0;
         if (same) {
             int32_t oc = oldc[t0];
@@ -381,7 +382,9 @@ wpart_status_t wpart_tasks_i_rebuild_clusters(const wpart_tasks_state_t *s, int3
     if (p->n_edges > 0) {
         for (int32_t i = 0; i < n_moved; i++) {
             int32_t t = moved[i];
-            double sign = s->assign[t] == r ? 1.0 : -1.0; /* arrived / left */
+            int now = s->assign[t] == r, was = oldc[t] >= 0;
+            if (now == was) continue; /* moved away and back, or through */
+            double sign = now ? 1.0 : -1.0; /* arrived / left */
             for (int64_t j = s->inc_ptr[t]; j < s->inc_ptr[t + 1]; j++) {
                 int64_t e = s->inc_edge[j];
                 int32_t a = p->edge_src[e], b2 = p->edge_dst[e];

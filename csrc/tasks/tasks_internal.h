@@ -108,11 +108,11 @@ void wpart_tasks_i_clusters_free(wpart_tasks_clusters_t *C);
 wpart_status_t wpart_tasks_i_build_clusters(const wpart_tasks_state_t *s, int32_t r, int mode,
                                             wpart_tasks_clusters_t *C, int32_t *tmp,
                                             const wpart_tasks_comm_ctx_t *cc);
-/* The block clusters of rank r (WPART_TASKS_CLUSTER_BLOCK) after an exchange that moved the
- * tasks moved[] (the blocks of those tasks marked in touched[]), from `old`, the rank's
- * clusters before it: the same clusters as a full build (same order and sums), in O(tasks of
- * the rank + edges of the moved tasks and of the changed clusters). oldc, tmp, tmp2: K
- * scratch. */
+/* The block clusters of rank r (WPART_TASKS_CLUSTER_BLOCK) after exchanges that moved the
+ * tasks moved[] (no duplicates; to or from r, possibly away and back; their blocks marked in
+ * touched[]), from `old`, the rank's clusters before them: the same clusters as a full build
+ * (same order and sums), in O(tasks of the rank + edges of the moved tasks and of the changed
+ * clusters). oldc, tmp, tmp2: K scratch. */
 wpart_status_t wpart_tasks_i_rebuild_clusters(const wpart_tasks_state_t *s, int32_t r,
                                               const wpart_tasks_clusters_t *old,
                                               const int32_t *moved, int32_t n_moved,
