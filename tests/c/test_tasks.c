@@ -375,8 +375,43 @@ static void test_milp(void)
     CHECK_STATUS(wpart_tasks_milp_build(&p, &c, &o, &m), WPART_EINVAL);
 }
 
+/* Pinned tasks: every balancer leaves them on their rank; an exchange listing one is refused. */
+static void test_pinned(void)
+{
+    wpart_tasks_problem_t p = sb();
+    wpart_tasks_coeffs_t c;
+    wpart_tasks_coeffs_init(&c);
+    const uint8_t mig[9] = {0, 1, 1, 0, 1, 1, 1, 1, 0};
+    p.task_migratable = mig;
+    int32_t a[9];
+    double w;
+    CHECK_STATUS(wpart_tasks_greedy(&p, &c, NULL, a), WPART_EINVAL); /* needs the initial */
+    CHECK_STATUS(wpart_tasks_greedy(&p, &c, SB_INIT, a), WPART_OK);
+    for (int k = 0; k < 9; k++) CHECK(mig[k] || a[k] == SB_INIT[k]);
+    CHECK_STATUS(wpart_tasks_brute_force(&p, &c, 0, 1 << 20, NULL, SB_INIT, a, &w), WPART_OK);
+    for (int k = 0; k < 9; k++) CHECK(mig[k] || a[k] == SB_INIT[k]);
+    wpart_tasks_lb_params_t prm;
+    wpart_tasks_lb_params_init(&prm);
+    wpart_tasks_lb_report_t lr = {0};
+    for (int split = 0; split <= WPART_TASKS_SPLIT_FILL; split++) {
+        prm.singles = split;
+        memcpy(a, SB_INIT, sizeof(a));
+        CHECK_STATUS(wpart_tasks_ccm(&p, &c, &prm, a, &lr), WPART_OK);
+        for (int k = 0; k < 9; k++) CHECK(mig[k] || a[k] == SB_INIT[k]);
+    }
+    wpart_tasks_state_t *s = NULL;
+    CHECK_STATUS(wpart_tasks_state_create(&p, &c, SB_INIT, &s), WPART_OK);
+    const int32_t give[1] = {0};
+    double w1, w2;
+    CHECK_STATUS(wpart_tasks_state_eval_exchange(s, 0, give, 1, 1, NULL, 0, &w1, &w2),
+                 WPART_EINVAL);
+    CHECK(strstr(wpart_last_error(), "pinned") != NULL);
+    wpart_tasks_state_free(s);
+}
+
 int main(void)
 {
+    test_pinned();
     test_milp();
     test_golden();
     test_random_deltas();
