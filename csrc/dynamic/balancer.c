@@ -133,7 +133,7 @@ wpart_status_t wpart_i_dyn_eval(wpart_dynamic_balancer_t *b, wpart_dynamic_actio
                                 int32_t trigger_pu, int64_t *token)
 {
     wpart_status_t st = WPART_OK;
-    if (b->eval_in_flight) {
+    if (b->eval_in_flight && !b->multi_eval) {
         return wpart_i_error(WPART_EINTERNAL, "a second evaluation while one is in flight");
     }
     wpart_dynamic_action_t a;
@@ -145,7 +145,7 @@ wpart_status_t wpart_i_dyn_eval(wpart_dynamic_balancer_t *b, wpart_dynamic_actio
     a.a.block_id = -1;
     a.a.pred_end = NAN;
     WPART_CHECK(push(out, &a));
-    b->eval_in_flight = 1;
+    b->eval_in_flight = b->multi_eval ? b->eval_in_flight + 1 : 1;
     b->eval_token = b->next_token++;
     b->n_evals++;
     if (token) {
@@ -313,13 +313,13 @@ wpart_status_t wpart_dynamic_balancer_eval_done(wpart_dynamic_balancer_t *b, int
     if (token < 1 || token >= b->next_token) {
         return wpart_i_error(WPART_EINVAL, "unknown evaluation token %" PRId64, token);
     }
-    if (!b->eval_in_flight || token != b->eval_token) {
+    if (!b->eval_in_flight || (!b->multi_eval && token != b->eval_token)) {
         return wpart_i_error(WPART_EINVAL, "evaluation %" PRId64 " is not in flight", token);
     }
     if (!isfinite(now)) {
         return wpart_i_error(WPART_EINVAL, "now must be finite");
     }
-    b->eval_in_flight = 0;
+    b->eval_in_flight = b->multi_eval ? b->eval_in_flight - 1 : 0;
     if (wpart_dynamic_balancer_done(b) || !b->vt->eval_done) {
         return WPART_OK; /* a pending result after the end is discarded (A9) */
     }

@@ -3,7 +3,7 @@
  * another language: the Python binding drives wpart.dynamic balancers written in Python with
  * it). The callbacks write their actions with wpart_dynamic_cb_assign / wpart_dynamic_cb_eval,
  * which hold them to the protocol: a block takes the next elements of the cursor under the next
- * block id, at most one evaluation is in flight. The common layer keeps the exactly-once
+ * block id (several evaluations may be in flight, tokens 1, 2, ...). The common layer keeps the exactly-once
  * bookkeeping as for every C balancer, so the event engine drives both alike.
  */
 #include <math.h>
@@ -89,6 +89,7 @@ wpart_status_t wpart_dynamic_cb_new(int32_t n_pu, int64_t total, int64_t max_act
         return st;
     }
     s->cb = *cb;
+    s->base.multi_eval = 1; /* a Python driver always allowed several */
     *out = &s->base;
     return WPART_OK;
 }
@@ -126,9 +127,6 @@ wpart_status_t wpart_dynamic_cb_eval(wpart_dynamic_balancer_t *b, wpart_dynamic_
     if (trigger_pu < -1 || trigger_pu >= b->n) {
         return wpart_i_error(WPART_EINVAL, "evaluation trigger PU %d out of [-1, %d)",
                              (int)trigger_pu, (int)b->n);
-    }
-    if (b->eval_in_flight) {
-        return wpart_i_error(WPART_EINVAL, "a second evaluation while one is in flight");
     }
     if (out->n >= out->cap) {
         return wpart_i_error(WPART_ELIMIT, "more than max_actions = %" PRId64 " actions at once",

@@ -52,7 +52,9 @@ struct wpart_dynamic_balancer {
     int64_t in_flight;  /* blocks assigned, not completed */
     int64_t max_actions;
     int64_t n_evals, n_barriers;
-    int32_t eval_in_flight; /* set by wpart_i_dyn_eval, cleared before vt->eval_done */
+    int32_t eval_in_flight; /* set by wpart_i_dyn_eval, cleared before vt->eval_done (with
+                             * multi_eval: the number in flight) */
+    int multi_eval;         /* several evaluations may be in flight (callback balancers) */
     int64_t eval_token;     /* token of the evaluation in flight (tokens are 1, 2, ...) */
     int64_t next_token;
     /* block table, indexed by block_id (grows geometrically) */

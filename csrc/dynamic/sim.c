@@ -1,5 +1,10 @@
 /*
- * sim.c -- the deterministic discrete-event engine of wpart.dynamic (spec 001 §5.4-5.6).
+ * sim.c -- the event engine of wpart.dynamic (spec 001 §5.4-5.6): ONE protocol driver (action
+ * processing, evaluation requests and windows, trace, exactly-once coverage check) over an
+ * event queue, fed either by simulated devices (wpart_dynamic_sim_run: deterministic, below)
+ * or by a real event source (wpart_dynamic_drive: worker threads and an evaluator report
+ * block and evaluation completions). New kinds of events (transfers, kernels, sub-devices)
+ * are new event types of this queue and new source callbacks, not a new loop.
  *
  * Per PU: a FIFO of assigned blocks (a balancer may push several at once); the head runs
  * transfer then compute. Compute progress is integrated over the PU's slowdown s(t): a block
@@ -56,6 +61,9 @@ typedef struct {
     int64_t in_flight, completed_blocks, evals_pending, evals_since_block;
     double makespan;
     double w0; /* wall-clock start, for the control hooks' time limit */
+    const wpart_dynamic_source_t *src; /* real execution: devices outside (NULL: simulated) */
+    double *ewin;                      /* evaluation windows: start, end, trigger PU */
+    int64_t n_ewin, cap_ewin;
 } eng_t;
 
 static wpart_status_t grow(void **p, int64_t *cap, int64_t need, size_t sz, const char *what)
@@ -100,6 +108,7 @@ void wpart_dynamic_sim_result_free(wpart_dynamic_sim_result_t *r)
     free(r->idle_breakdown);
     free(r->elements);
     free(r->blocks);
+    free(r->eval_windows);
     memset(r, 0, sizeof *r);
 }
 
@@ -296,6 +305,22 @@ static wpart_status_t eval_request(eng_t *e, const wpart_dynamic_action_t *a, do
 {
     wpart_status_t st = WPART_OK;
     const wpart_dynamic_sim_options_t *o = e->o;
+    int32_t trig = a->trigger_pu;
+    if (trig < -1 || trig >= e->n) {
+        WPART_FAIL(WPART_EINVAL, "balancer %s: evaluation trigger PU %d out of range",
+                   wpart_dynamic_balancer_name(e->b), (int)trig);
+    }
+    WPART_CHECK(grow((void **)&e->ewin, &e->cap_ewin, 3 * (e->n_ewin + 1), sizeof(double),
+                     "evaluation windows"));
+    e->ewin[3 * e->n_ewin] = t;
+    e->ewin[3 * e->n_ewin + 1] = NAN;
+    e->ewin[3 * e->n_ewin + 2] = (double)trig;
+    e->n_ewin++;
+    e->evals_pending++;
+    if (e->src) { /* real execution: the source runs it and reports its end */
+        WPART_CHECK(e->src->eval(e->src->ctx, a->token, trig));
+        goto cleanup;
+    }
     double w0 = o->eval_mode == WPART_DYN_EVAL_MEASURED ? wpart_i_now() : 0.0;
     WPART_CHECK(wpart_dynamic_balancer_eval_run_ctl(e->b, a->token, o->control));
     if (o->control) {
@@ -314,18 +339,13 @@ static wpart_status_t eval_request(eng_t *e, const wpart_dynamic_action_t *a, do
     } else {
         c = o->eval_cost;
     }
-    int32_t trig = a->trigger_pu;
-    if (trig < -1 || trig >= e->n) {
-        WPART_FAIL(WPART_EINVAL, "balancer %s: evaluation trigger PU %d out of range",
-                   wpart_dynamic_balancer_name(e->b), (int)trig);
-    }
     for (int32_t p = 0; p < e->n; p++) {
         if (trig == -1 || p == trig) {
             e->pu[p].held++;
         }
     }
     e->r->eval_time += c;
-    e->evals_pending++;
+    e->ewin[3 * e->n_ewin - 2] = t + c;
     if (++e->evals_since_block > STALL_EVALS) {
         WPART_FAIL(WPART_EINTERNAL, "balancer stalled: %s requested %d evaluations in a row "
                    "without issuing a block", wpart_dynamic_balancer_name(e->b), STALL_EVALS);
@@ -373,6 +393,10 @@ static wpart_status_t process_actions(eng_t *e, double t)
         e->n_span++;
         e->in_flight++;
         e->evals_since_block = 0;
+        if (e->src) { /* a real worker runs it */
+            WPART_CHECK(e->src->submit(e->src->ctx, as));
+            continue;
+        }
         pu_t *u = &e->pu[as->pu];
         if (u->head < 0) {
             u->head = u->tail = s;
@@ -384,7 +408,9 @@ static wpart_status_t process_actions(eng_t *e, double t)
             WPART_CHECK(start_block(e, as->pu, t));
         }
     }
-    reclassify(e, t);
+    if (!e->src) {
+        reclassify(e, t);
+    }
 cleanup:
     return st;
 }
@@ -435,13 +461,16 @@ static wpart_status_t on_eval_done(eng_t *e, int32_t trig, int64_t token, double
 {
     wpart_status_t st = WPART_OK;
     e->evals_pending--;
+    if (e->src && token >= 1 && token <= e->n_ewin) { /* tokens are 1, 2, ... in order */
+        e->ewin[3 * (token - 1) + 1] = t;
+    }
     for (int32_t p = 0; p < e->n; p++) {
         if ((trig == -1 || p == trig) && e->pu[p].held > 0) {
             e->pu[p].held--;
         }
     }
     WPART_CHECK(wpart_dynamic_balancer_eval_done(e->b, token, t, &e->acts));
-    for (int32_t p = 0; p < e->n; p++) {
+    for (int32_t p = 0; p < e->n && !e->src; p++) {
         pu_t *u = &e->pu[p];
         if (u->running == 0 && u->held == 0 && u->head >= 0) {
             WPART_CHECK(start_block(e, p, t));
@@ -527,11 +556,13 @@ static wpart_status_t finish(eng_t *e)
 {
     wpart_status_t st = WPART_OK;
     wpart_dynamic_sim_result_t *r = e->r;
-    WPART_CHECK(check_coverage(e));
+    if (!r->stopped) {
+        WPART_CHECK(check_coverage(e));
+    }
     r->makespan = e->makespan;
     for (int32_t p = 0; p < e->n; p++) {
         pu_t *u = &e->pu[p];
-        if (u->running == 0 && e->makespan > u->idle_since) {
+        if (!e->src && u->running == 0 && e->makespan > u->idle_since) {
             r->idle_breakdown[4 * (int64_t)p + u->reason] += e->makespan - u->idle_since;
         }
         r->idle[p] = e->makespan - r->busy[p];
@@ -546,6 +577,9 @@ static wpart_status_t finish(eng_t *e)
         r->n_trace = e->n_slot;
         e->rec = NULL;
     }
+    r->eval_windows = e->ewin;
+    r->n_eval_windows = e->n_ewin;
+    e->ewin = NULL;
 cleanup:
     return st;
 }
@@ -685,5 +719,157 @@ cleanup:
     free(e.onoff_state);
     free(e.onoff_count);
     free(e.acts.a);
+    free(e.ewin);
+    return st;
+}
+
+/* ------------------------------------------------------------------ real execution --- */
+
+/* A block reported finished by the event source. */
+static wpart_status_t on_ext_done(eng_t *e, const wpart_dynamic_done_t *d)
+{
+    wpart_status_t st = WPART_OK;
+    if (d->block_id < 0 || d->block_id >= e->n_slot || e->rec[d->block_id].pu != d->pu ||
+        !isnan(e->rec[d->block_id].t_end)) {
+        return wpart_i_error(WPART_EINVAL, "event source: PU %d reported block %" PRId64
+                             ", which it does not hold", (int)d->pu, d->block_id);
+    }
+    wpart_dynamic_trace_t *rc = &e->rec[d->block_id];
+    rc->t_xfer_start = d->t_start;
+    rc->t_xfer = d->t_xfer;
+    rc->t_comp = d->t_comp;
+    rc->t_comp_start = d->t_start + d->t_xfer;
+    rc->t_end = d->t_end;
+    wpart_dynamic_sim_result_t *r = e->r;
+    int32_t p = d->pu;
+    r->busy[p] += d->t_xfer + d->t_comp;
+    r->elements[p] += rc->size;
+    r->blocks[p]++;
+    r->blocks_per_kind[(rc->kind >= 0 && rc->kind < 4) ? rc->kind : 3]++;
+    e->makespan = d->t_end > e->makespan ? d->t_end : e->makespan;
+    e->in_flight--;
+    e->completed_blocks++;
+    double now = e->src->now(e->src->ctx);
+    wpart_dynamic_completion_t c = {p, rc->block, d->t_xfer, d->t_comp, now};
+    WPART_CHECK(wpart_dynamic_balancer_complete(e->b, &c, &e->acts));
+    WPART_CHECK(process_actions(e, now));
+cleanup:
+    return st;
+}
+
+#define DRIVE_POLL 0.05 /* seconds between Ctrl-C polls while waiting for the source */
+
+wpart_status_t wpart_dynamic_drive(wpart_dynamic_balancer_t *b, const wpart_dynamic_source_t *src,
+                                   const wpart_dynamic_sim_options_t *opt,
+                                   wpart_dynamic_sim_result_t *out)
+{
+    wpart_status_t st = WPART_OK;
+    wpart_dynamic_sim_options_t o;
+    eng_t e;
+    memset(&e, 0, sizeof e);
+    e.free_slot = -1;
+    if (!out) {
+        return wpart_i_error(WPART_EINVAL, "out is NULL");
+    }
+    memset(out, 0, sizeof *out);
+    if (!b || !src || !src->submit || !src->eval || !src->wait || !src->now) {
+        return wpart_i_error(WPART_EINVAL, "balancer and a complete event source are required");
+    }
+    if (opt) {
+        o = *opt;
+    } else {
+        wpart_dynamic_sim_options_init(&o);
+        o.eval_cost = 0.0;
+    }
+    o.record_trace = 1; /* block id = slot: completions find their record */
+    wpart_control_t ctl;
+    double time_limit = 0.0;
+    if (o.control) { /* the limit is on the source's clock, checked here */
+        ctl = *o.control;
+        time_limit = ctl.time_limit;
+        ctl.time_limit = 0.0;
+        o.control = &ctl;
+    }
+    double w0 = wpart_i_now();
+    int32_t n = wpart_dynamic_balancer_n_pu(b);
+    int64_t W = wpart_dynamic_balancer_total(b);
+    e.w0 = w0;
+    e.b = b;
+    e.o = &o;
+    e.r = out;
+    e.n = n;
+    e.src = src;
+    out->n = n;
+    out->busy = wpart_i_calloc(n, sizeof(double));
+    out->idle = wpart_i_calloc(n, sizeof(double));
+    out->idle_breakdown = wpart_i_calloc(4 * (int64_t)n, sizeof(double));
+    out->elements = wpart_i_calloc(n, sizeof(int64_t));
+    out->blocks = wpart_i_calloc(n, sizeof(int64_t));
+    e.pu = wpart_i_calloc(n, sizeof(pu_t));
+    int64_t mxa = wpart_dynamic_balancer_max_actions(b);
+    e.acts.a = wpart_i_calloc(mxa, sizeof(wpart_dynamic_action_t));
+    e.acts.cap = mxa;
+    if (!out->busy || !out->idle || !out->idle_breakdown || !out->elements || !out->blocks ||
+        !e.pu || !e.acts.a) {
+        WPART_FAIL(WPART_ENOMEM, "driver state for %d PUs", (int)n);
+    }
+    double t = src->now(src->ctx);
+    WPART_CHECK(wpart_dynamic_balancer_start(b, t, &e.acts));
+    WPART_CHECK(process_actions(&e, t));
+    for (;;) {
+        if (e.in_flight == 0 && e.evals_pending == 0) {
+            if (wpart_dynamic_balancer_done(b)) {
+                break;
+            }
+            wpart_dynamic_balancer_stats_t bs;
+            wpart_dynamic_balancer_stats(b, &bs);
+            WPART_FAIL(WPART_EINTERNAL,
+                       "balancer stalled: %s has no block or evaluation in flight but is not "
+                       "done (%" PRId64 " of %" PRId64 " elements completed)",
+                       wpart_dynamic_balancer_name(b), bs.completed, W);
+        }
+        t = src->now(src->ctx);
+        if (time_limit > 0 && t >= time_limit) {
+            out->stopped = 1;
+            break;
+        }
+        double until = t + DRIVE_POLL;
+        if (time_limit > 0 && time_limit < until) {
+            until = time_limit;
+        }
+        wpart_dynamic_done_t d;
+        int got = 0;
+        WPART_CHECK(src->wait(src->ctx, until, &d, &got));
+        if (got) {
+            out->n_events++;
+            if (d.kind == 1) {
+                if (!e.evals_pending || d.block_id < 1 || d.block_id > e.n_ewin ||
+                    !isnan(e.ewin[3 * (d.block_id - 1) + 1])) {
+                    WPART_FAIL(WPART_EINVAL, "event source: evaluation %" PRId64
+                               " is not in flight", d.block_id);
+                }
+                out->eval_time += d.t_comp;
+                WPART_CHECK(on_eval_done(&e, (int32_t)e.ewin[3 * (d.block_id - 1) + 2],
+                                         d.block_id, src->now(src->ctx)));
+            } else {
+                WPART_CHECK(on_ext_done(&e, &d));
+            }
+        }
+        wpart_dynamic_balancer_stats_t bs;
+        wpart_dynamic_balancer_stats(b, &bs);
+        WPART_CHECK(wpart_i_poll(o.control, w0, (double)bs.completed, (double)W));
+    }
+    WPART_CHECK(finish(&e));
+    out->wall_seconds = wpart_i_now() - w0;
+cleanup:
+    if (st != WPART_OK) {
+        wpart_dynamic_sim_result_free(out);
+    }
+    free(e.rec);
+    free(e.next);
+    free(e.span);
+    free(e.pu);
+    free(e.acts.a);
+    free(e.ewin);
     return st;
 }

@@ -134,6 +134,8 @@ static PyObject *Balancer_on_complete(BalancerObject *self, PyObject *args, PyOb
     return actions_list(&acts);
 }
 
+int wpy_dynamic_pybal_reraise(struct wpart_dynamic_balancer *b); /* dynamic_sim.c */
+
 static PyObject *Balancer_eval_run(BalancerObject *self, PyObject *args)
 {
     long long token;
@@ -146,6 +148,9 @@ static PyObject *Balancer_eval_run(BalancerObject *self, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     st = wpart_dynamic_balancer_eval_run_ctl(self->b, token, &ctl.ctl);
     Py_END_ALLOW_THREADS
+    if (st != WPART_OK && wpy_dynamic_pybal_reraise(self->b)) {
+        return NULL; /* a balancer written in Python raised: its own exception */
+    }
     if (st != WPART_OK) {
         return wpy_raise(st, "eval_run");
     }

@@ -21,7 +21,7 @@ enum {
     DEV_COLS = DEV_HOPS + 2 * WPART_DYN_MAX_HOPS
 };
 
-static int pyb_reraise(wpart_dynamic_balancer_t *b);
+int wpy_dynamic_pybal_reraise(wpart_dynamic_balancer_t *b);
 
 typedef struct {
     PyArrayObject *dev, *tab_x, *tab_t, *tab_off, *fluct, *onoff;
@@ -255,7 +255,7 @@ static PyObject *py_simulate(PyObject *self, PyObject *args, PyObject *kw)
         return Py_BuildValue("{sOss}", "time_limit", Py_True, "message", wpart_last_error());
     }
     if (st != WPART_OK) {
-        if (pyb_reraise(b)) {
+        if (wpy_dynamic_pybal_reraise(b)) {
             return NULL;
         }
         return wpy_raise(st, "simulate");
@@ -294,7 +294,8 @@ static PyObject *py_simulate(PyObject *self, PyObject *args, PyObject *kw)
 typedef struct {
     PyObject *obj;
     PyObject *et, *ev, *etb; /* the saved exception */
-    long long py_token;      /* the object's token of the evaluation in flight */
+    long long *tok;          /* the object's token of each C token (1, 2, ...) */
+    int64_t ntok;
 } pybal_t;
 
 static const char *const BLK_NAMES[] = {"train", "regular", "gap", "other"};
@@ -369,12 +370,21 @@ static wpart_status_t pyb_actions(pybal_t *s, wpart_dynamic_balancer_t *b, PyObj
                 st = pyb_fail(s, WPART_EINVAL, what);
                 break;
             }
-            st = wpart_dynamic_cb_eval(b, out, (int32_t)pu, NULL);
+            int64_t ct = 0;
+            st = wpart_dynamic_cb_eval(b, out, (int32_t)pu, &ct);
             if (st != WPART_OK) {
                 st = pyb_fail(s, st, what);
-            } else {
-                s->py_token = tok;
+                continue;
             }
+            long long *nt = realloc(s->tok, (size_t)(ct + 1) * sizeof *nt);
+            if (!nt) {
+                PyErr_NoMemory();
+                st = pyb_fail(s, WPART_ENOMEM, what);
+                continue;
+            }
+            s->tok = nt;
+            s->ntok = ct + 1;
+            s->tok[ct] = tok;
             continue;
         }
         long long bid = PyLong_AsLongLong(PyTuple_GET_ITEM(a, 2));
@@ -431,9 +441,9 @@ static wpart_status_t pyb_eval_run(void *ctx, wpart_dynamic_balancer_t *b, int64
 {
     pybal_t *s = ctx;
     (void)b;
-    (void)token;
+    long long pt = token >= 0 && token < s->ntok ? s->tok[token] : -1;
     PyGILState_STATE g = PyGILState_Ensure();
-    PyObject *r = PyObject_CallMethod(s->obj, "eval_run", "L", s->py_token);
+    PyObject *r = PyObject_CallMethod(s->obj, "eval_run", "L", pt);
     wpart_status_t st = r ? WPART_OK : pyb_fail(s, WPART_EINVAL, "eval_run");
     Py_XDECREF(r);
     PyGILState_Release(g);
@@ -444,11 +454,10 @@ static wpart_status_t pyb_eval_done(void *ctx, wpart_dynamic_balancer_t *b, int6
                                     double now, wpart_dynamic_actions_t *out)
 {
     pybal_t *s = ctx;
-    (void)token;
+    long long pt = token >= 0 && token < s->ntok ? s->tok[token] : -1;
     PyGILState_STATE g = PyGILState_Ensure();
     wpart_status_t st = pyb_actions(
-        s, b, PyObject_CallMethod(s->obj, "eval_done", "Ld", s->py_token, now), "eval_done",
-        out);
+        s, b, PyObject_CallMethod(s->obj, "eval_done", "Ld", pt, now), "eval_done", out);
     PyGILState_Release(g);
     return st;
 }
@@ -479,6 +488,7 @@ static void pyb_destroy(void *ctx)
     Py_CLEAR(s->ev);
     Py_CLEAR(s->etb);
     PyGILState_Release(g);
+    free(s->tok);
     free(s);
 }
 
@@ -510,7 +520,7 @@ static PyObject *py_py_balancer(PyObject *self, PyObject *args)
 
 /* After a run of b: re-raises the exception a Python balancer's callback raised (returns 1),
  * else 0. */
-static int pyb_reraise(wpart_dynamic_balancer_t *b)
+int wpy_dynamic_pybal_reraise(wpart_dynamic_balancer_t *b)
 {
     pybal_t *s = wpart_dynamic_cb_ctx(b);
     if (!s || !s->et) {

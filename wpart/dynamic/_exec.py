@@ -2,9 +2,9 @@
 
 A *task* binds a real computation to the balancer's 1-D index space (the columns of a dense
 product, the points of a k-means assignment step, or any Python callable); a *worker* runs
-the blocks of one PU on its own thread; :func:`run` is the driver: it feeds the balancer the
-measured times of finished blocks and hands its decisions to the workers, exactly as the
-simulator does with simulated devices, so the same balancer object serves both.
+the blocks of one PU on its own thread; :func:`run` drives the balancer with the simulator's
+event engine (``wpart_dynamic_drive``): the workers are its event source instead of simulated
+devices, so the same balancer object, protocol driver and bookkeeping serve both.
 
 Examples
 --------
@@ -27,14 +27,16 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from .. import _core
 from .._progress import progress_hook
 from .._validate import as_float, as_int, as_progress, as_time_limit, renamed
 from ._exec_tasks import GemmColumnsTask, Task
 from ._balancer import Balancer as _Balancer
+from ._sim import _C_TRACE
 from ._trace import TRACE_DTYPE, RunResult, cancelling
 
 __all__ = [
@@ -334,9 +336,10 @@ class _Evaluator(threading.Thread):
 
     def run(self) -> None:
         while True:
-            token = self.inbox.get()
-            if token is _STOP or self.stop.is_set():
+            item = self.inbox.get()
+            if item is _STOP or self.stop.is_set():
                 return
+            token, t_start = item
             try:
                 t0 = time.perf_counter()
                 self.bal.eval_run(token)
@@ -344,7 +347,7 @@ class _Evaluator(threading.Thread):
                 if self.eval_cost is not None and spent < self.eval_cost:
                     if self.stop.wait(self.eval_cost - spent):
                         return
-                self.events.put(("eval", token, spent))
+                self.events.put(("eval", token, t_start, spent))
             except BaseException as exc:
                 self.events.put(("eval_error", token, exc))
                 return
@@ -398,13 +401,17 @@ def run(
 ) -> RunResult:
     """Run a balancer against real workers until every block is done.
 
-    The driver owns a monotonic clock (``time.perf_counter``, seconds from the start). Worker
-    threads post completions to a queue; each is passed to
-    ``balancer.on_complete(pu, block, t_xfer, t_comp, now)``. An ``"eval"`` action goes to a
-    helper thread that calls ``balancer.eval_run(token)`` (the C balancers release the GIL
-    there) and then posts an event, upon which the driver calls ``balancer.eval_done``;
-    meanwhile the other workers keep receiving blocks. Blocks assigned to a busy PU wait in
-    its FIFO queue.
+    The run goes through the event engine of :func:`wpart.dynamic.simulate` (one engine: the
+    same protocol driver, trace, evaluation windows and exactly-once check), with real workers
+    as its event source instead of simulated devices. The clock is monotonic
+    (``time.perf_counter``, seconds from the start). Worker threads post completions to a
+    queue; each is passed to ``balancer.on_complete(pu, block, t_xfer, t_comp, now)``. An
+    ``"eval"`` action goes to a helper thread that calls ``balancer.eval_run(token)`` (the C
+    balancers release the GIL there) and then posts an event, upon which the engine calls
+    ``balancer.eval_done``; meanwhile the other workers keep receiving blocks. Blocks assigned
+    to a busy PU wait in its FIFO queue. A balancer written in Python (a
+    :class:`~wpart.dynamic.PyBalancer`, or any object with the protocol) is driven through
+    the same engine; its blocks must take the next elements under the next block id.
 
     Parameters
     ----------
@@ -460,106 +467,99 @@ def run(
         return _drive(balancer, task, workers, m, n, eval_cost, time_limit, hook)
 
 
+class _Blk(NamedTuple):
+    """A block handed to a PU thread."""
+
+    block_id: int
+    offset: int
+    size: int
+
+
+class _WorkerSource:
+    """The event source of a real run for the event engine (``wpart_dynamic_drive``): PU
+    threads run the submitted blocks and the evaluator thread the evaluations; both post to
+    one queue, which :meth:`wait` reads. Clock: ``time.perf_counter()`` from the start."""
+
+    def __init__(self, pus: list, evaluator: Any, events: queue.SimpleQueue, t0: float,
+                 workers: list[Worker]) -> None:
+        self.pus, self.evaluator, self.events, self.t0, self.workers = pus, evaluator, events, t0, workers
+        self.completed = 0
+
+    def now(self) -> float:
+        return time.perf_counter() - self.t0
+
+    def submit(self, pu: int, block_id: int, offset: int, size: int) -> None:
+        self.pus[pu].inbox.put(_Blk(block_id, offset, size))
+
+    def eval(self, token: int, trigger_pu: int) -> None:
+        if self.evaluator.ident is None:  # started on the first evaluation
+            self.evaluator.start()
+        self.evaluator.inbox.put((token, self.now()))
+
+    def wait(self, until: float) -> tuple | None:
+        try:
+            ev = self.events.get(timeout=max(0.0, until - self.now()))
+        except queue.Empty:
+            return None
+        if ev[0] == "done":
+            _, pu, a, t_start, t_xfer, t_comp, t_end = ev
+            self.completed += a.size
+            return (0, pu, a.block_id, t_start, t_xfer, t_comp, t_end)
+        if ev[0] == "eval":
+            _, token, t_start, spent = ev
+            return (1, -1, token, t_start, 0.0, spent, self.now())
+        if ev[0] == "error":
+            _, pu, a, exc = ev
+            if isinstance(exc, KeyboardInterrupt):
+                raise exc
+            where = f"block {a.block_id} [{a.offset}, {a.offset + a.size})" if a is not None else "start-up"
+            raise WorkerError(
+                f"PU {pu} ({self.workers[pu]._desc()}) failed on {where}: {type(exc).__name__}: {exc}",
+                pu, a.block_id if a is not None else -1,
+            ) from exc
+        _, token, exc = ev  # eval_error
+        raise WorkerError(f"evaluation {token} failed: {type(exc).__name__}: {exc}", -1, -1) from exc
+
+
+def _protocol(balancer: Any, n_pu: int, total: int) -> Any:
+    """The C protocol object the engine drives: a C balancer's own, or one over a balancer
+    written in Python (any object with the protocol's methods)."""
+    if isinstance(balancer, _Balancer) and getattr(balancer, "_c", None) is not None:
+        return balancer._c
+    return _core.dynamic_py_balancer(balancer, n_pu, total, int(getattr(balancer, "max_actions", 0) or 0))
+
+
 def _drive(balancer: Any, task: Task | None, workers: list[Worker], n_pu: int, total: int,
            eval_cost: float | None, time_limit: float | None, progress: Any) -> RunResult:
-
+    """One run through the event engine shared with the simulator (wpart_dynamic_drive): the
+    engine owns the protocol (actions, evaluations, trace, coverage check); this source
+    supplies the events of real workers."""
     wall0 = time.perf_counter()
     events: queue.SimpleQueue = queue.SimpleQueue()
     stop = threading.Event()
     t0 = time.perf_counter()
+    c = _protocol(balancer, n_pu, total)
     pus = [_PU(p, w, task, events, stop, t0) for p, w in enumerate(workers)]
-    evaluator = _Evaluator(balancer, events, stop, eval_cost)
-    rows: dict[int, dict] = {}
-    windows: dict[int, list[float]] = {}
-    eval_time = 0.0
-    outstanding = 0
-    evals_in_flight = 0
-    completed = 0
-    stopped = ""
-
-    def clock() -> float:
-        return time.perf_counter() - t0
-
-    def dispatch(acts: list) -> None:
-        nonlocal outstanding, evals_in_flight
-        now = clock()
-        for a in acts:
-            if a.kind == "assign":
-                if not 0 <= a.pu < n_pu:
-                    raise WpartRuntimeError(f"the balancer assigned block {a.block_id} to PU {a.pu}, outside [0, {n_pu})")
-                rows[a.block_id] = {"a": a, "t_assign": now}
-                outstanding += 1
-                pus[a.pu].inbox.put(a)
-            elif a.kind == "eval":
-                windows[a.token] = [now, math.nan, a.pu]
-                evals_in_flight += 1
-                if evaluator.ident is None:  # started on the first evaluation
-                    evaluator.start()
-                evaluator.inbox.put(a.token)
-            else:
-                raise WpartRuntimeError(f"unknown action kind {a.kind!r} from the balancer")
-
+    evaluator = _Evaluator(c, events, stop, eval_cost)
+    src = _WorkerSource(pus, evaluator, events, t0, workers)
     ended = False
     try:
         for th in pus:
             th.start()
-        dispatch(balancer.start(clock()))
-        while not balancer.done:
-            if outstanding == 0 and evals_in_flight == 0:
-                raise WpartRuntimeError(
-                    f"the balancer stalled: not done, but no block and no evaluation is in flight "
-                    f"({completed} of {total} elements completed)"
-                )
-            wait = 0.05
-            if time_limit is not None:
-                left = time_limit - clock()
-                if left <= 0:
-                    stopped = (f"time limit of {time_limit:g} s reached: {completed} of {total} elements "
-                               f"completed, {outstanding} blocks and {evals_in_flight} evaluations in flight")
-                    break
-                wait = min(wait, left)
-            try:
-                ev = events.get(timeout=wait)
-            except queue.Empty:
-                continue
-            if ev[0] == "done":
-                _, pu, a, t_start, t_xfer, t_comp, t_end = ev
-                r = rows[a.block_id]
-                r.update(t_xfer_start=t_start, t_xfer=t_xfer, t_comp=t_comp, t_end=t_end)
-                outstanding -= 1
-                completed += a.size
-                acts = balancer.on_complete(pu, a.block_id, t_xfer, t_comp, clock())
-                if progress is not None:
-                    progress(completed, total)
-                dispatch(acts)
-            elif ev[0] == "eval":
-                _, token, spent = ev
-                eval_time += spent
-                evals_in_flight -= 1
-                windows[token][1] = clock()
-                acts = balancer.eval_done(token, clock())
-                dispatch(acts)
-            elif ev[0] == "error":
-                _, pu, a, exc = ev
-                if isinstance(exc, KeyboardInterrupt):
-                    raise exc
-                where = f"block {a.block_id} [{a.offset}, {a.offset + a.size})" if a is not None else "start-up"
-                raise WorkerError(
-                    f"PU {pu} ({workers[pu]._desc()}) failed on {where}: {type(exc).__name__}: {exc}",
-                    pu, a.block_id if a is not None else -1,
-                ) from exc
-            else:  # eval_error
-                _, token, exc = ev
-                raise WorkerError(f"evaluation {token} failed: {type(exc).__name__}: {exc}", -1, -1) from exc
-        ended = not stopped
+        try:
+            raw = _core.dynamic_drive(c, src, 0.0, progress, 0.0 if time_limit is None else float(time_limit))
+        except WpartRuntimeError as exc:
+            if "stalled" in str(exc):
+                raise WpartRuntimeError(f"the balancer stalled: {exc}") from None
+            raise
+        ended = not raw["stopped"]
     finally:
         stop.set()
         for th in pus:
             th.inbox.put(_STOP)
         evaluator.inbox.put(_STOP)
         _stop_threads(pus, evaluator, 5.0 if ended else _ABANDON)
-    return _result(balancer, n_pu, total, rows, windows, eval_time, time.perf_counter() - wall0, workers,
-                   stopped, completed)
+    return _result(balancer, n_pu, total, raw, time.perf_counter() - wall0, workers, src.completed, time_limit)
 
 
 #: seconds the driver waits for the PU threads after Ctrl-C, an error or the time limit before
@@ -588,28 +588,27 @@ def _stop_threads(pus: list, evaluator: threading.Thread, wait: float) -> None:
         th.join(max(0.0, deadline - time.perf_counter()))
 
 
-def _result(bal: Any, n_pu: int, total: int, rows: dict, windows: dict, eval_time: float,
-            wall: float, workers: list[Worker], stopped: str = "", completed: int = 0) -> RunResult:
-    rows = {k: r for k, r in rows.items() if "t_end" in r}  # blocks finished (all but after a stop)
-    ids = sorted(rows)
-    trace = np.zeros(len(ids), dtype=TRACE_DTYPE)
-    for i, bid in enumerate(ids):
-        r = rows[bid]
-        a = r["a"]
-        trace[i] = (
-            a.pu, a.block_id, a.offset, a.size, _KINDS.get(a.block_kind, 3), a.vstep, a.model_version,
-            r["t_assign"], r["t_xfer_start"], r["t_xfer_start"] + r["t_xfer"], r["t_end"],
-            a.pred_end, r["t_xfer"], r["t_comp"],
-        )
+def _result(bal: Any, n_pu: int, total: int, raw: dict, wall: float, workers: list[Worker],
+            completed: int = 0, time_limit: float | None = None) -> RunResult:
+    craw = raw["trace"].view(_C_TRACE)
+    craw = craw[np.isfinite(craw["t_end"])]  # blocks finished (all but after a stop)
+    trace = np.zeros(craw.size, dtype=TRACE_DTYPE)
+    for f in TRACE_DTYPE.names:
+        trace[f] = craw[f]
+    stopped = ""
+    if raw["stopped"]:
+        stopped = (f"time limit of {time_limit:g} s reached: {completed} of {total} elements completed, "
+                   f"{int(np.sum(~np.isfinite(raw['trace'].view(_C_TRACE)['t_end'])))} blocks in flight")
+    ids = trace["block"]
     makespan = float(trace["t_end"].max()) if len(trace) else 0.0
     busy = np.bincount(trace["pu"], weights=trace["t_xfer"] + trace["t_comp"], minlength=n_pu)[:n_pu]
     elements = np.bincount(trace["pu"], weights=trace["size"], minlength=n_pu)[:n_pu].astype(np.int64)
     idle = np.maximum(makespan - busy, 0.0)
-    stats = bal.stats() if callable(getattr(bal, "stats", None)) else {}
     series = getattr(bal, "series", None)
     step_shares = getattr(bal, "shares", None)
-    win = np.array([windows[t][:2] for t in sorted(windows)], dtype=float).reshape(-1, 2)
-    win_pu = np.array([windows[t][2] for t in sorted(windows)], dtype=np.int64)
+    ew = raw["eval_windows"]
+    win, win_pu = ew[:, :2].copy(), ew[:, 2].astype(np.int64)
+    eval_time = float(raw["eval_time"])
     return RunResult(
         status="time_limit" if stopped else "feasible",
         message=stopped or f"all {total} elements completed in {len(ids)} blocks",
@@ -622,8 +621,8 @@ def _result(bal: Any, n_pu: int, total: int, rows: dict, windows: dict, eval_tim
         shares=elements / total if total else np.zeros(n_pu),
         step_shares=None if step_shares is None else np.asarray(step_shares, dtype=float),
         series=series if series is not None else np.zeros(0),
-        n_evals=int(stats.get("n_evals", len(windows))),
-        n_barriers=int(stats.get("n_barriers", 0)),
+        n_evals=int(raw["n_evals"]),
+        n_barriers=int(raw["n_barriers"]),
         eval_pu=win_pu,
         eval_windows=win,
         eval_time=eval_time,
@@ -631,5 +630,5 @@ def _result(bal: Any, n_pu: int, total: int, rows: dict, windows: dict, eval_tim
         m=n_pu,
         balancer=str(getattr(bal, "name", type(bal).__name__)),
         workers=[w._desc() for w in workers],
-        stats={"wall": wall, "completed": int(completed)},
+        stats={"wall": wall, "completed": int(completed), "n_events": int(raw["n_events"])},
     )

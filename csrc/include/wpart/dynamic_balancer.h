@@ -167,7 +167,8 @@ wpart_status_t wpart_dynamic_cb_assign(wpart_dynamic_balancer_t *b, wpart_dynami
                                        int32_t pu, int64_t block_id, int64_t offset,
                                        int64_t size, int32_t kind, int32_t vstep,
                                        int32_t model_version, double pred_end);
-/** EVAL from a callback (trigger_pu -1: every PU waits); *token gets the C token. */
+/** EVAL from a callback (trigger_pu -1: every PU waits; several may be in flight); *token
+ * gets the C token (1, 2, ... in order). */
 wpart_status_t wpart_dynamic_cb_eval(wpart_dynamic_balancer_t *b, wpart_dynamic_actions_t *out,
                                      int32_t trigger_pu, int64_t *token);
 

@@ -237,7 +237,50 @@ typedef struct {
     int64_t n_events;               /* heap events processed (stale ones included) */
     int64_t n_stale;                /* stale COMP_DONE events dropped */
     double wall_seconds;            /* wall time of the run */
+    double *eval_windows;           /* n_eval_windows x 3: start, end, trigger PU (-1: all) */
+    int64_t n_eval_windows;
+    int32_t stopped;                /* wpart_dynamic_drive: its time limit was reached */
 } wpart_dynamic_sim_result_t;
+
+/* ---- real execution: the same engine, devices outside it ---- */
+
+/** What an event source reports: a finished block (kind 0) or a finished evaluation (kind 1:
+ * block_id holds its token, t_comp the seconds eval_run took). Times on the source's clock. */
+typedef struct {
+    int32_t kind;
+    int32_t pu;
+    int64_t block_id;
+    double t_start, t_xfer, t_comp, t_end;
+} wpart_dynamic_done_t;
+
+/**
+ * The devices of a real run: submit hands an ASSIGN to PU a->pu's worker (which runs its blocks
+ * in FIFO order and reports each finished one); eval starts the balancer's eval_run(token) off
+ * the driving thread (wpart_dynamic_balancer_eval_run is safe beside complete()) and reports
+ * its end, at least the minimum evaluation time after its start; wait blocks until something
+ * finishes (*got = 1, *ev filled) or the source's clock reaches `until` (*got = 0); now reads
+ * that clock (0 at the start of the run). An error status from a callback stops the run.
+ */
+typedef struct {
+    void *ctx;
+    wpart_status_t (*submit)(void *ctx, const wpart_dynamic_assign_t *a);
+    wpart_status_t (*eval)(void *ctx, int64_t token, int32_t trigger_pu);
+    wpart_status_t (*wait)(void *ctx, double until, wpart_dynamic_done_t *ev, int *got);
+    double (*now)(void *ctx);
+} wpart_dynamic_source_t;
+
+/**
+ * Drives balancer b against the event source src with the simulator's engine (the same action
+ * processing, trace, evaluation windows and coverage check; spec 001 §5.4): the events are the
+ * source's block and evaluation completions instead of simulated devices. opt->control:
+ * progress and Ctrl-C; its time_limit (source seconds) stops the run with out->stopped = 1 and
+ * the blocks finished so far (no coverage check). The trace is always recorded;
+ * idle_breakdown stays zero (idle = makespan - busy); eval_time sums the measured eval_run
+ * times.
+ */
+wpart_status_t wpart_dynamic_drive(wpart_dynamic_balancer_t *b, const wpart_dynamic_source_t *src,
+                                   const wpart_dynamic_sim_options_t *opt,
+                                   wpart_dynamic_sim_result_t *out);
 
 /**
  * Runs balancer b (fresh: not started) on the platform until it is done (spec 001 §5.4).
