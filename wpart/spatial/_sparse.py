@@ -97,12 +97,13 @@ def read_matrix(path: str | os.PathLike) -> Any:
 
 class SparseInput:
     """A validated sparse matrix: CSR and CSC arrays (int64 pointers and indices, int64 or
-    float64 values, duplicates summed, no explicit zeros), its total and largest value."""
+    float64 values, duplicates summed, no explicit zeros, sorted indices), its total and
+    largest value. `A` is a scipy.sparse matrix, or a dense float array (read by its nonzeros,
+    in the order a canonical sparse matrix stores them)."""
 
-    __slots__ = ("csr", "csc", "n1", "n2", "nnz", "kind", "total", "amax", "_arrays")
+    __slots__ = ("n1", "n2", "nnz", "kind", "total", "amax", "_arrays", "_csr")
 
     def __init__(self, A: Any, weights: str, name: str = "A"):
-        sp = _sp()
         shape = A.shape
         if len(shape) != 2:
             raise WpartValueError(f"`{name}` must be 2-D, got a {len(shape)}-D sparse array")
@@ -116,17 +117,27 @@ class SparseInput:
             )
         if weights == "count" and kind not in "biufc":
             raise WpartTypeError(f"`{name}` must be numeric, got dtype {A.dtype}")
-        c = sp.csr_array(A, copy=True)
-        c.sum_duplicates()
-        data = c.data
+        i64 = np.int64
+        if isinstance(A, np.ndarray):
+            rows, indices = np.nonzero(A)
+            data = A[rows, indices]
+            indptr = np.zeros(n1 + 1, i64)
+            np.cumsum(np.bincount(rows, minlength=n1), out=indptr[1:])
+        else:
+            c = A.tocsr()  # the same object for a CSR input: never modified
+            if not c.has_canonical_format:
+                c = c.copy()
+                c.sum_duplicates()
+            indptr, indices, data = c.indptr, c.indices, c.data
+            rows = None
         if kind in "fc" and np.isnan(data).any():
             raise WpartValueError(f"`{name}` has NaN entries")
         if weights == "count":
-            vals = (data != 0).astype(np.int64)
+            vals = (data != 0).astype(i64)
         elif kind in "biu":
-            if kind == "u" and data.size and int(data.max()) > np.iinfo(np.int64).max:
+            if kind == "u" and data.size and int(data.max()) > np.iinfo(i64).max:
                 raise WpartOverflowError(f"`{name}` has values above the int64 range")
-            vals = data.astype(np.int64)
+            vals = data.astype(i64)
             if vals.size and int(vals.min()) < 0:
                 raise WpartValueError(f"`{name}` has negative entries")
         else:
@@ -135,33 +146,48 @@ class SparseInput:
                 raise WpartValueError(f"`{name}` has infinite entries")
             if vals.size and float(vals.min()) < 0:
                 raise WpartValueError(f"`{name}` has negative entries")
-        c = sp.csr_array((vals, c.indices, c.indptr), shape=(n1, n2))
-        c.eliminate_zeros()
-        c.has_canonical_format = True
-        self.kind = "i" if vals.dtype.kind == "i" else "f"
+        keep = vals != 0
+        if not keep.all():  # explicit zeros (or duplicates summing to zero)
+            if rows is None:
+                rows = np.repeat(np.arange(n1, dtype=i64), np.diff(indptr))
+            rows, indices, vals = rows[keep], indices[keep], vals[keep]
+            indptr = np.zeros(n1 + 1, i64)
+            np.cumsum(np.bincount(rows, minlength=n1), out=indptr[1:])
+        rp = np.ascontiguousarray(indptr, i64)
+        ci = np.ascontiguousarray(indices, i64)
+        rv = np.ascontiguousarray(vals)
+        self.n1, self.n2 = n1, n2
+        self._arrays = (rp, ci, rv)
+        self._csr = None
+        csc = self.csr.tocsc()  # columns, rows increasing within each (scipy's C transpose)
+        cp = np.ascontiguousarray(csc.indptr, i64)
+        ri = np.ascontiguousarray(csc.indices, i64)
+        cv = np.ascontiguousarray(csc.data)
+        self.kind = "i" if rv.dtype.kind == "i" else "f"
         if self.kind == "i":
-            if float(np.abs(c.data).astype(np.float64).sum()) >= 2.0**62:
+            if float(np.abs(rv).astype(np.float64).sum()) >= 2.0**62:
                 raise WpartOverflowError(f"the total of `{name}` exceeds the int64 range")
-            self.total: Any = np.int64(c.data.sum())
+            self.total: Any = np.int64(rv.sum())
         else:
-            self.total = np.float64(c.data.sum())
+            self.total = np.float64(rv.sum())
             if not np.isfinite(self.total):
                 raise WpartOverflowError(f"the total of `{name}` overflows float64")
-        self.amax: Any = c.data.max() if c.nnz else c.data.dtype.type(0)
-        self.csr = c
-        self.csc = c.tocsc()
-        self.n1, self.n2, self.nnz = n1, n2, int(c.nnz)
-        self._arrays: tuple | None = None
+        self.amax: Any = rv.max() if rv.size else rv.dtype.type(0)
+        self.nnz = int(rv.size)
+        self._arrays = (rp, ci, rv, cp, ri, cv)
+
+    @property
+    def csr(self) -> Any:
+        """The matrix as a canonical ``scipy.sparse.csr_array`` (made on first use)."""
+        if self._csr is None:
+            rp, ci, rv = self._arrays[:3]
+            c = _sp().csr_array((rv, ci, rp), shape=(self.n1, self.n2))
+            c.has_canonical_format = True
+            self._csr = c
+        return self._csr
 
     def arrays(self) -> tuple:
-        """(rp, ci, rv, cp, ri, cv) for the core: int64 pointers and indices (made once)."""
-        if self._arrays is None:
-            i64 = np.int64
-            r, c = self.csr, self.csc
-            self._arrays = (
-                np.ascontiguousarray(r.indptr, i64), np.ascontiguousarray(r.indices, i64),
-                np.ascontiguousarray(r.data), np.ascontiguousarray(c.indptr, i64),
-                np.ascontiguousarray(c.indices, i64), np.ascontiguousarray(c.data))
+        """(rp, ci, rv, cp, ri, cv) for the core: int64 pointers and indices."""
         return self._arrays
 
     def _need(self) -> tuple[int, int]:
