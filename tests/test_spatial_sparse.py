@@ -292,3 +292,18 @@ def test_time_limit_over_the_starts():
     assert r.status == "time_limit"
     assert r.success and r.rects.shape == (256, 4)
     assert set(r.stats["starts"]) <= set(spatial.STARTS)
+
+
+def test_inputs_are_not_modified():
+    # a non-canonical CSR (unsorted columns, a duplicate, an explicit zero), sparse route
+    A = sps.csr_array((np.array([1, 2, 5, 0, 4]), np.array([150, 2, 150, 2, 7]),
+                       np.array([0, 3, 5])), shape=(2, 200))
+    snap = (A.data.copy(), A.indices.copy(), A.indptr.copy())
+    D = A.toarray()
+    assert D[0, 150] == 6 and D[1, 2] == 0
+    for name in NATIVE:
+        _same(getattr(spatial, name)(A, 2), getattr(spatial, name)(D, 2))
+        _same(getattr(spatial, name)(A, 2, weights="count"),
+              getattr(spatial, name)(D, 2, weights="count"))
+    for before, after in zip(snap, (A.data, A.indices, A.indptr)):
+        np.testing.assert_array_equal(before, after)
