@@ -34,20 +34,28 @@ def rounds_stage_mpi(ch, rk, prm, pos, trial: int, it: int) -> int:
         props = rk.proposals()
         if ch.allreduce(1 if props else 0, "sum", f"the proposal count of {where}") == 0:
             break
-        got = ch.exchange({p[0]: ("PROPOSE", trial, it, rnd, p[1], p[2], int(pos[me]))
+        w = rk.current_work()
+        got = ch.exchange({p[0]: ("PROPOSE", trial, it, rnd, p[1], p[2], int(pos[me]), w, p[3])
                            for p in props}, "PROP", f"the proposals of {where}", "PROPOSE")
         incoming = []
         for src, m in got:
             check(src, m, ("PROPOSE",))
-            incoming.append((key_of(m[3:6], m[6]), src))
-        st = RoundRank(props, pos[me], incoming)
+            incoming.append((key_of(m[3:6], m[6]), src, m[7], m[8]))
+        st = RoundRank(props, pos[me], incoming, w, rk.version)
         for h in range(prm.handshakes):
             o = st.offer()
-            got = ch.exchange({} if o is None else {o: ("OFFER", trial, it, rnd)}, "PROP",
-                              f"the offers of {where} (step {h})", "OFFER")
+            out = {} if o is None else {o: ("OFFER", trial, it, rnd)}
+            if h == 0 and st.refresh:
+                fresh = rk.own_summary()
+                out.update({q: ("REFRESH", trial, it, rnd, fresh) for q in st.refresh})
+            got = ch.exchange(out, "PROP", f"the offers of {where} (step {h})",
+                              kinds={q: m[0] for q, m in out.items()})
             for src, m in got:
-                check(src, m, ("OFFER",))
-            ans = st.answer([src for src, _ in got])
+                check(src, m, ("OFFER", "REFRESH"))
+                if m[0] == "REFRESH":
+                    rk.known[src] = m[4]
+            drops = [src for src, m in got if m[0] == "REFRESH"]
+            ans = st.answer([src for src, m in got if m[0] == "OFFER"], drops)
             got = ch.exchange({d: (k, trial, it, rnd) for d, k in ans.items()}, "PROP",
                               f"the answers of {where} (step {h})", kinds=ans)
             for src, m in got:
@@ -60,10 +68,12 @@ def rounds_stage_mpi(ch, rk, prm, pos, trial: int, it: int) -> int:
         if st.target:  # the proposer locks this rank: send the records, apply its answer
             ch.send(q, "TURN", ("LOCK_GRANT", trial, it, rnd, rk.serve(q, ("LOCK_REQ", 0.0))[1]),
                     "LOCK_GRANT")
-            _, _, m = ch.recv(q, ("TURN",), f"the answer of rank {q} to LOCK_GRANT ({where})",
-                              blame=q)
-            check(q, m, ("GIVE", "RELEASE"))
-            if m[0] == "GIVE":
+            while True:  # GIVE (answered GIVE_BACK) until RELEASE
+                _, _, m = ch.recv(q, ("TURN",), f"the answer of rank {q} to LOCK_GRANT "
+                                  f"({where})", blame=q)
+                check(q, m, ("GIVE", "RELEASE"))
+                if m[0] == "RELEASE":
+                    break
                 ans = rk.serve(q, ("GIVE", m[4], m[5]))
                 ch.send(q, "TURN", (ans[0], trial, it, rnd, ans[1]), ans[0])
         else:

@@ -59,6 +59,7 @@ class RankData:
     ents: dict = field(default_factory=dict)
     pinned: np.ndarray = field(default_factory=lambda: _e(_I64))
     work: float = float("nan")  # W of the rank, carried by a bounded summary
+    version: int = 0            # the rank's task-set version a bounded summary describes
 
     @property
     def n_tasks(self) -> int:
@@ -179,7 +180,8 @@ class RankData:
                         bid=self.bid.copy(), bsize=self.bsize.copy(), bhome=self.bhome.copy(),
                         baseline=self.baseline, cap=self.cap, alpha=self.alpha, pinned=pin)
 
-    def bounded_summary(self, work: float, per_task: bool = False) -> "RankData":
+    def bounded_summary(self, work: float, per_task: bool = False,
+                        version: int = 0) -> "RankData":
         """The per-cluster aggregates that the bounded gossip carries about this rank.
 
         One pseudo-task per cluster (block cluster, or a block-less task): its summed load and
@@ -194,8 +196,9 @@ class RankData:
         K = self.gid.size
         pm = np.isin(self.gid, self.pinned) if self.pinned.size else np.zeros(K, bool)
         has = (self.blk >= 0) if not per_task else np.zeros(K, bool)
-        top = int(self.blk.max()) + 1 if has.any() else 0
-        base = -2 - top                    # ids below every block cluster's pseudo id
+        # ids of the rank's special pseudo-tasks, distinct between ranks and below every
+        # block cluster's pseudo id (-2 - block id)
+        base = -(1 << 62) - int(self.rank) * (1 << 24)
         key = np.where(has & ~pm, -2 - self.blk, self.gid)          # clusters; singles: own id
         ubp = np.unique(self.blk[has & pm])
         if ubp.size:
@@ -248,7 +251,7 @@ class RankData:
                         bid=self.bid[bsel], bsize=self.bsize[bsel], bhome=self.bhome[bsel],
                         baseline=self.baseline, cap=self.cap, alpha=self.alpha,
                         pinned=np.sort(np.concatenate([uk[pin], [anchor] if pad else []])
-                                       ).astype(_I64), work=float(work))
+                                       ).astype(_I64), work=float(work), version=version)
 
 
 def pair_problem(a: RankData, b: RankData | None, coeff_alpha: float) -> tuple:

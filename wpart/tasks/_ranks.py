@@ -39,6 +39,7 @@ from ._rounds import positions, rounds_stage
 __all__ = ["RankParams", "RankProcess", "run_ranks"]
 
 
+
 class RankParams:
     """Options of a distributed CCM-LB run (validated by the callers)."""
 
@@ -58,13 +59,16 @@ class RankParams:
         self.compress = self.cluster == 0 and self.singles == 0
         self.protocol = protocol
         #: summaries a rank keeps besides its own (rounds: the bounded gossip keeps the
-        #: `keep` lightest ranks it heard of, so its memory is O(fanout x rounds x summary))
+        #: `keep` lightest and heaviest ranks it heard of, so its memory is O(fanout x rounds
+        #: x summary))
         self.keep = max(1, min(self.P - 1, self.k * self.f))
         self.count_bytes = bool(count_bytes)
         #: peers a rank proposes to at once in a round (it takes the best grant)
         self.offers = 4
         #: offer/take steps of the matching in a round
         self.handshakes = 3
+        #: exchanges a locked pair makes at most before it releases (each one pays)
+        self.pair_steps = 8
 
     def step_args(self) -> tuple:
         return (self.cluster, self.singles, int(self.one_way), int(self.split_always),
@@ -99,17 +103,18 @@ class RankProcess:
         _, rep = _core.tasks_evaluate(d, self.prm.coeffs, a)
         return float(rep["work"][0])
 
-    def _best(self, other: RankData) -> tuple:
-        if other.gid.size and np.isin(other.gid, self.data.gid).any():
+    def _best(self, other: RankData, mine: RankData | None = None) -> tuple:
+        mine = self.data if mine is None else mine
+        if other.gid.size and np.isin(other.gid, mine.gid).any():
             # a stale summary lists tasks that have since come here: they are ours now
-            other = other.without(self.data.gid)
-        d, a, gids = pair_problem(self.data, other, self.prm.coeffs[0])
+            other = other.without(mine.gid)
+        d, a, gids = pair_problem(mine, other, self.prm.coeffs[0])
         self.n_evals += 1
         found, dexc, gain, give, take = _core.tasks_pair_best(d, self.prm.coeffs, a, 0, 1,
                                                               *self.prm.step_args())
         give, take = gids[give], gids[take]
         if found and "task_migratable" in d and (
-                np.isin(give, self.data.pinned).any() or np.isin(take, other.pinned).any()):
+                np.isin(give, mine.pinned).any() or np.isin(take, other.pinned).any()):
             found = False  # a pinned task never moves: this exchange is not offered
         return bool(found), dexc, gain, give, take
 
@@ -118,15 +123,15 @@ class RankProcess:
         self.rng = _core.tasks_rng_seed(self.prm.seed, trial + 1, self.rank)
 
     def begin_iteration(self) -> None:
-        if self.prm.protocol == "rounds":
-            self.known = {self.rank: self.data.bounded_summary(
-                self.work(), per_task=not self.prm.compress)}
-        else:
-            self.known = {self.rank: self.data.summary(self.prm.compress)}
         self.sender = True
         self.tried: set = set()
         self._est: dict = {}
         self._w = None
+        self._mine = None
+        if self.prm.protocol == "rounds":
+            self.known = {self.rank: self.own_summary()}
+        else:
+            self.known = {self.rank: self.data.summary(self.prm.compress)}
 
     def hop_targets(self) -> list:
         """Ranks this rank sends its knowledge to in this hop (none if it is not a sender)."""
@@ -143,52 +148,72 @@ class RankProcess:
             self.known.update(m)
         self.sender = bool(messages)
         if self.prm.protocol == "rounds" and len(self.known) > self.prm.keep + 1:
-            # bounded gossip: keep the lightest ranks heard of (ties: smaller rank)
+            # bounded gossip: keep the lightest and the heaviest ranks heard of (half each;
+            # ties: smaller rank): the ones a rank gives to and the ones it takes from
             others = sorted((s.work, q) for q, s in self.known.items() if q != self.rank)
-            keep = {q for _, q in others[:self.prm.keep]} | {self.rank}
+            nl = (self.prm.keep + 1) // 2
+            keep = {q for _, q in others[:nl]} | {self.rank}
+            keep |= {q for _, q in others[len(others) - (self.prm.keep - nl):]}
             self.known = {q: s for q, s in self.known.items() if q in keep}
 
     # ------------------------------------------------------------------ rounds
     def proposals(self) -> list:
-        """This rank's proposals: ``[(peer, excess reduction, gain)]`` for the known peers it
+        """This rank's proposals: ``[(peer, excess reduction, gain, version of the peer's
+        summary)]`` for the known peers it
         has not locked yet this iteration whose best estimated exchange pays, best first
         (larger excess reduction, larger gain, smaller rank), at most ``prm.offers`` of them.
         Estimates are cached until this rank's tasks change."""
         out = []
-        if self._w is None or self._w[0] != self.version:
-            self._w = (self.version, self.work())
-        w = self._w[1]
         for q in sorted(self.known):
             if q == self.rank or q in self.tried:
                 continue
             s = self.known[q]
-            if s.work > w:  # the heavier rank of a pair proposes (as CCM's givers do)
-                continue
             hit = self._est.get(q)
             if hit is None or hit[0] != self.version or hit[1] is not s:
-                found, dexc, gain, _, _ = self._best(s)
+                found, dexc, gain, _, _ = self._best(s, self.own_summary())
                 hit = (self.version, s, found, dexc, gain)
                 self._est[q] = hit
             if hit[2]:
                 out.append((-hit[3], -hit[4], q))
         out.sort()
-        return [(q, -d, -g) for d, g, q in out[:self.prm.offers]]
+        return [(q, -d, -g, self.known[q].version) for d, g, q in out[:self.prm.offers]]
+
+    def current_work(self) -> float:
+        """W of this rank now (cached until its tasks change)."""
+        if self._w is None or self._w[0] != self.version:
+            self._w = (self.version, self.work())
+        return self._w[1]
+
+    def own_summary(self) -> RankData:
+        """This rank's bounded summary for its estimates (cached until its tasks change)."""
+        if self._mine is None or self._mine[0] != self.version:
+            self._mine = (self.version, self.data.bounded_summary(
+                self.current_work(), per_task=not self.prm.compress, version=self.version))
+        return self._mine[1]
 
     def exchange(self, q: int, peer: RankData, request) -> int:
-        """The proposer's side of one granted pair: exact FindBestCCM on the pair, then
-        ``GIVE`` (``request(q, message)`` returns the answer) or ``RELEASE``."""
+        """The proposer's side of one granted pair: exact FindBestCCM on the pair, ``GIVE``
+        (``request(q, message)`` returns the answer ``GIVE_BACK``) and again, at most
+        ``prm.pair_steps`` exchanges while one pays, then ``RELEASE``. `peer` is the target's
+        records (``LOCK_GRANT``), updated here as the target updates its own."""
         self.tried.add(q)
-        found, _, _, give, take = self._best(peer)
-        if not found:
-            request(q, ("RELEASE",))
-            return 0
-        recs = self.data.extract(give)
-        kind, back = request(q, ("GIVE", recs, take))
-        if kind != "GIVE_BACK":
-            raise WpartRuntimeError(f"rank {self.rank}: expected GIVE_BACK from {q}, got {kind}")
-        self.data.insert(back)
-        self.version += 1
-        return 1
+        moved = 0
+        for _ in range(self.prm.pair_steps):
+            found, _, _, give, take = self._best(peer)
+            if not found:
+                break
+            recs = self.data.extract(give)
+            kind, back = request(q, ("GIVE", recs, take))
+            if kind != "GIVE_BACK":
+                raise WpartRuntimeError(f"rank {self.rank}: expected GIVE_BACK from {q}, "
+                                        f"got {kind}")
+            self.data.insert(back)
+            peer.extract(take)
+            peer.insert(recs)
+            self.version += 1
+            moved += 1
+        request(q, ("RELEASE",))
+        return moved
 
     # ------------------------------------------------------------------ transfer
     def rank_peers(self) -> list:
@@ -329,10 +354,12 @@ def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None,
                     break
 
                 def request(q, msg, _r=r):
-                    count(msg[0])
+                    cb = prm.count_bytes
+                    count(msg[0], 1, _pickled(("TURN", trial, it) + tuple(msg)) if cb else 0, _r)
                     ans = ranks[q].serve(_r, msg)
                     if ans is not None:
-                        count(ans[0])
+                        count(ans[0], 1, _pickled(("TURN", trial, it) + tuple(ans)) if cb else 0,
+                              q)
                     return ans
                 t0 = time.perf_counter()
                 wl = ranks[r].rank_peers()
@@ -340,8 +367,11 @@ def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None,
                 moved += ranks[r].turn(request, wl)
                 turns.append((r, frozenset([r] + [q for q, _ in wl]), frozenset(ranks[r].known),
                               t1 - t0, time.perf_counter() - t1, ranks[r].version != v0[r]))
-                count("ANNOUNCE", P - 1)
-                count("TURN_DONE", P - 1)
+                note = _pickled(("ANN", trial, it, 0, sorted(turns[-1][1]))) \
+                    if prm.count_bytes else 0
+                count("ANNOUNCE", P - 1, (P - 1) * note, r)
+                count("TURN_DONE", P - 1, (P - 1) * (note and _pickled(("DONE", trial, it, 0, 1))),
+                      r)
                 turns_done += 1
                 if progress is not None:
                     progress(1)

@@ -3,23 +3,25 @@
 Every round of an iteration (after the bounded gossip of the inform stage):
 
 1. every rank computes its proposals from its own tasks and the summaries it keeps
-   (:meth:`~wpart.tasks._ranks.RankProcess.proposals`): up to ``offers`` lighter peers whose
-   best estimated cluster exchange pays, each with the key ``(excess reduction, gain,
-   -position)`` (``position``: the rank's place in the iteration's seeded order), and sends
-   them ``PROPOSE``;
-2. a rank whose best incoming proposal beats its own best one becomes a *target* for the round
-   (it withdraws its own proposals); every other rank with proposals is a *proposer*
-   (:class:`RoundRank`);
+   (:meth:`~wpart.tasks._ranks.RankProcess.proposals`): up to ``offers`` peers whose best
+   cluster exchange pays as estimated from the two ranks' summaries, each with the key
+   ``(excess reduction, gain, -position)`` (``position``: the rank's place in the iteration's
+   seeded order), and sends them ``PROPOSE``;
+2. a rank answers a proposal made on a stale summary of it by a rank no longer heavier than
+   itself with its current summary (``REFRESH``; the proposer estimates again); a rank whose best
+   incoming proposal beats its own best one becomes a *target* for the round (it withdraws its
+   own proposals); every other rank with proposals is a *proposer* (:class:`RoundRank`);
 3. in each of ``handshakes`` steps, an unmatched target offers itself (``OFFER``) to the best
    proposer left in its queue; an unmatched proposer takes (``TAKE``) the best offer by its
    own order and declines (``DECLINE``) its other targets, which drop it from their queues;
 4. every matched pair runs CCM-LB's exact pair step at the same time: the target sends its
-   records (``LOCK_GRANT``), the proposer evaluates FindBestCCM on the pair and sends ``GIVE``
-   (answered ``GIVE_BACK``) or ``RELEASE``.
+   records (``LOCK_GRANT``), the proposer evaluates FindBestCCM on the pair exactly and sends
+   ``GIVE`` (answered ``GIVE_BACK``), again while an exchange pays (at most ``pair_steps``),
+   then ``RELEASE``.
 
-The pairs of a round are disjoint. The proposal with the largest key overall is always taken
-in the first step, so every round with a proposal locks at least one pair; a rank locks a peer
-at most once per iteration, so the rounds end. Keys are totally ordered (positions are
+The pairs of a round are disjoint. The proposal with the largest key overall is refreshed or
+taken in the first step, so every round with a proposal locks a pair or refreshes a summary
+made stale by a pair; a rank locks a peer at most once per iteration, so the rounds end. Keys are totally ordered (positions are
 distinct) and every step acts on the whole set of messages of the previous one, so the pairs,
 and the assignment, depend only on the seed and the number of ranks, never on message timing:
 the in-process run (:func:`rounds_stage`) and MPI (:mod:`wpart.tasks._mpi_rounds`) give the
@@ -52,14 +54,23 @@ def key_of(prop, pos_me: int) -> tuple:
 class RoundRank:
     """One rank's side of a round's matching (the same code in-process and over MPI).
 
-    `props`: this rank's proposals ``[(peer, dexc, gain)]`` best first; `incoming`:
-    ``[(key, src)]`` of the proposals it received.
+    `props`: this rank's proposals ``[(peer, dexc, gain, version)]`` best first;
+    `incoming`: ``[(key, src, w_src, version)]`` of the proposals it received (``w_src``: the
+    proposer's W now; ``version``: the version of this rank's summary it used); `w_me`,
+    `v_me`: this rank's W and version now. A proposal made on a stale summary of this rank
+    by a rank that is no longer heavier is answered with this rank's current summary
+    (``REFRESH``) instead. A rank whose best remaining incoming key beats its own best key is a
+    target; a target offers itself to the proposers by key.
     """
 
-    def __init__(self, props: list, pos_me: int, incoming: list):
+    def __init__(self, props: list, pos_me: int, incoming: list, w_me: float, v_me: int):
+        stale = [not (e[2] > w_me) and e[3] != v_me for e in incoming]
+        self.refresh = sorted(e[1] for e, x in zip(incoming, stale) if x)
+        incoming = [e[:2] for e, x in zip(incoming, stale) if not x]
         own = key_of(props[0], pos_me) if props else None
         self.target = bool(incoming) and (own is None or max(incoming)[0] > own)
-        self.queue = sorted(incoming, reverse=True) if self.target else []
+        self.queue = sorted(((k, src) for k, src in incoming), reverse=True) \
+            if self.target else []
         self.order = [] if self.target else [p[0] for p in props]
         self.pending = {p[0] for p in props}    # targets not told yet that we are done
         self.partner: int | None = None
@@ -70,8 +81,12 @@ class RoundRank:
             return None
         return self.queue[0][1]
 
-    def answer(self, offers: list) -> dict:
-        """Proposer (or a target withdrawing): ``{dest: "TAKE" | "DECLINE"}`` for this step."""
+    def answer(self, offers: list, drops: list = ()) -> dict:
+        """Proposer (or a target withdrawing): ``{dest: "TAKE" | "DECLINE"}`` for this step;
+        `drops`: the targets that refreshed this rank's summary of them instead of queueing its
+        proposal (no answer due to them)."""
+        for q in drops:
+            self.pending.discard(q)
         out: dict = {}
         if not self.target and self.partner is None and offers:
             got = set(offers)
@@ -134,12 +149,21 @@ def rounds_stage(ranks: list, prm, pos, trial: int, it: int, count, late=None) -
             break
         incoming: dict = {}
         for r, pl in props.items():
+            w = ranks[r].current_work()
             for p in pl:
-                incoming.setdefault(p[0], []).append((key_of(p, pos[r]), r))
-                msg("PROPOSE", r, p[1], p[2], int(pos[r]))
-        rr = {r: RoundRank(props.get(r, []), pos[r], incoming.get(r, []))
+                incoming.setdefault(p[0], []).append((key_of(p, pos[r]), r, w, p[3]))
+                msg("PROPOSE", r, p[1], p[2], int(pos[r]), w, p[3])
+        rr = {r: RoundRank(props.get(r, []), pos[r], incoming.get(r, []),
+                           ranks[r].current_work(), ranks[r].version)
               for r in sorted(set(props) | set(incoming))}
-        for _ in range(prm.handshakes):
+        drops: dict = {}
+        for q, st in rr.items():
+            for r in st.refresh:
+                drops.setdefault(r, []).append(q)
+                fresh = ranks[q].own_summary()
+                ranks[r].known[q] = fresh
+                msg("REFRESH", q, fresh)
+        for h in range(prm.handshakes):
             offers: dict = {}
             for q, st in rr.items():
                 o = st.offer()
@@ -148,7 +172,8 @@ def rounds_stage(ranks: list, prm, pos, trial: int, it: int, count, late=None) -
                     msg("OFFER", q)
             answers: dict = {}
             for r, st in rr.items():
-                for dst, kind in sorted(st.answer(offers.get(r, [])).items()):
+                for dst, kind in sorted(st.answer(offers.get(r, []),
+                                                  drops.get(r, []) if h == 0 else ()).items()):
                     answers.setdefault(dst, []).append((r, kind))
                     msg(kind, r)
             for q, a in answers.items():
