@@ -146,7 +146,7 @@ static void gview_reset(gview_t *v)
 }
 
 /* Aggregates of rank r once A (of view v; all its tasks in block blk, or -1) is placed on it:
- * the bytes to tasks not placed yet are off-rank. cnt: I x N block counts. */
+ * the bytes to tasks not placed yet are off-rank. cnt: N x I block counts (block-major). */
 static void gview_on(const wpart_tasks_problem_t *p, const gview_t *v, int32_t blk,
                      const int32_t *cnt, int32_t r, const wpart_tasks_rank_t *b,
                      wpart_tasks_rank_t *o)
@@ -159,7 +159,7 @@ static void gview_on(const wpart_tasks_problem_t *p, const gview_t *v, int32_t b
     o->loc += to + from + v->intra;
     o->out += (v->out_tot - to) - from;
     o->in += (v->in_tot - from) - to;
-    if (blk >= 0 && cnt[(int64_t)r * p->n_blocks + blk] == 0) {
+    if (blk >= 0 && cnt[(int64_t)blk * p->n_ranks + r] == 0) {
         wpart_tasks_i_presence(o, 0, 1, p->block_size[blk], p->block_home[blk] != r);
     }
 }
@@ -168,7 +168,7 @@ static void gview_on(const wpart_tasks_problem_t *p, const gview_t *v, int32_t b
 static void gplace(const wpart_tasks_problem_t *p, const gview_t *v, const int32_t *A,
                    int32_t na, int32_t r, wpart_tasks_rank_t *rank, int32_t *cnt, int32_t *where)
 {
-    const int64_t N = p->n_blocks;
+    const int64_t I = p->n_ranks;
     if (v->blk >= 0 || !p->task_block) {
         wpart_tasks_rank_t o;
         gview_on(p, v, v->blk, cnt, r, &rank[r], &o);
@@ -178,14 +178,14 @@ static void gplace(const wpart_tasks_problem_t *p, const gview_t *v, const int32
         gview_on(p, v, -1, cnt, r, &rank[r], &o);
         for (int32_t i = 0; i < na; i++) {
             int32_t b = p->task_block[A[i]];
-            if (b >= 0 && cnt[r * N + b] == 0) {
+            if (b >= 0 && cnt[b * I + r] == 0) {
                 wpart_tasks_i_presence(&o, 0, 1, p->block_size[b], p->block_home[b] != r);
-                cnt[r * N + b] = -1; /* present; counted below */
+                cnt[b * I + r] = -1; /* present; counted below */
             }
         }
         for (int32_t i = 0; i < na; i++) {
             int32_t b = p->task_block[A[i]];
-            if (b >= 0 && cnt[r * N + b] < 0) cnt[r * N + b] = 0;
+            if (b >= 0 && cnt[b * I + r] < 0) cnt[b * I + r] = 0;
         }
         rank[r] = o;
     }
@@ -193,7 +193,7 @@ static void gplace(const wpart_tasks_problem_t *p, const gview_t *v, const int32
     for (int32_t i = 0; i < na; i++) {
         where[A[i]] = r;
         int32_t b = p->task_block ? p->task_block[A[i]] : -1;
-        if (b >= 0) cnt[r * N + b]++;
+        if (b >= 0) cnt[b * I + r]++;
     }
 }
 
@@ -291,10 +291,38 @@ wpart_status_t wpart_tasks_greedy(const wpart_tasks_problem_t *p, const wpart_ta
         v.blk = p->task_block ? p->task_block[A[0]] : -1; /* a unit is one block or one task */
         double bw = INFINITY;
         int32_t br = -1;
+        /* W of every rank after taking the unit: gview_on + wpart_tasks_i_work, the same
+           operations in the same order, over the ranks' aggregates */
+        const int32_t ub = v.blk;
+        const double bsz = ub >= 0 ? p->block_size[ub] : 0.0;
+        const int32_t bhome = ub >= 0 ? p->block_home[ub] : -1;
+        const int32_t *cb = ub >= 0 ? cnt + (int64_t)ub * I : NULL;
+        const int capped = c->enforce_memory && p->rank_mem_cap;
         for (int32_t r = 0; r < I; r++) {
-            wpart_tasks_rank_t o;
-            gview_on(p, &v, v.blk, cnt, r, &rank[r], &o);
-            double w2 = wpart_tasks_i_work(p, c, r, &o);
+            const wpart_tasks_rank_t *b0 = &rank[r];
+            double to = 0.0, from = 0.0;
+            if (v.nt > 0 && v.seen[r]) {
+                to = v.to[r];
+                from = v.from[r];
+            }
+            double load = b0->load + v.load;
+            double loc = b0->loc + (to + from + v.intra);
+            double out = b0->out + ((v.out_tot - to) - from);
+            double in = b0->in + ((v.in_tot - from) - to);
+            double h = b0->h, ms = b0->ms;
+            if (cb && cb[r] == 0) {
+                ms += bsz;
+                if (bhome != r) h += bsz;
+            }
+            double a = p->rank_alpha ? p->rank_alpha[r] : c->alpha;
+            double w2 = a * load + c->beta * (out > in ? out : in) + c->gamma * loc +
+                        c->delta * h;
+            if (capped) {
+                double fp = b0->fp + v.fp;
+                double wm = v.wk > b0->wmax ? v.wk : b0->wmax;
+                double base = p->rank_baseline ? p->rank_baseline[r] : 0.0;
+                if (base + fp + wm + ms > p->rank_mem_cap[r]) w2 = INFINITY;
+            }
             if (w2 < bw) {
                 bw = w2;
                 br = r;
