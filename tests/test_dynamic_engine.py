@@ -208,3 +208,28 @@ def test_python_balancer_runs_against_real_workers():
     task = dyn.GemmColumnsTask(rng.random((32, 32)), rng.random((32, 256)))
     res = dyn.run(PyGreedy(2, 256, chunk=32), task, [dyn.ThreadWorker(), dyn.ThreadWorker()])
     assert task.verify() and int(res.elements.sum()) == 256 and res.n_blocks == 8
+
+
+def test_python_balancer_is_released_after_a_run():
+    import gc
+    import sys as _sys
+
+    b = PyGreedy(4, 1000, chunk=10)
+    before = _sys.getrefcount(b)
+    dyn.simulate("linear4", b)
+    gc.collect()
+    assert _sys.getrefcount(b) == before
+    b2 = PyGreedy(2, 100, chunk=10)
+    before = _sys.getrefcount(b2)
+    dyn.run(b2, None, [dyn.CallableWorker(lambda o, s: None) for _ in range(2)])
+    gc.collect()
+    assert _sys.getrefcount(b2) == before
+
+
+def test_real_run_and_simulation_share_the_engine_bookkeeping():
+    # the same C Greedy protocol through run(): the engine's trace has every block once, in
+    # order of assignment, with the evaluation windows of the engine (none for Greedy)
+    res = dyn.run(dyn.Greedy(3, 1000, chunk=37), None, [dyn.CallableWorker(lambda o, s: None) for _ in range(3)])
+    assert res.trace["block"].tolist() == list(range(len(res.trace)))
+    assert int(res.elements.sum()) == 1000 and res.eval_windows.shape == (0, 2)
+    assert res.stats["n_events"] == len(res.trace)

@@ -17,56 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dyn_internal.h"
-#include "sim_heap.h"
+#include "sim_engine.h"
 
-enum { EV_XFER_DONE = 0, EV_COMP_DONE = 1, EV_EVAL_DONE = 2, EV_RATE_CHANGE = 3 };
-
-#define POLL_EVERY 4096
-#define STALL_EVALS 1000000 /* consecutive evaluations without any block: a stalled balancer */
-
-typedef struct {
-    int64_t head, tail; /* FIFO of slots (-1: empty); head runs when running != 0 */
-    int running;        /* 0 idle, 1 dispatch/transfer, 2 compute */
-    int held;           /* evaluation holds (the PU waits for an evaluation) */
-    int64_t nexec;      /* blocks started so far: the noise index j */
-    double s;           /* current slowdown */
-    double D, rem, t_last; /* compute: nominal total, nominal remaining, last update */
-    int64_t version;
-    double idle_since;
-    int reason; /* WPART_DYN_IB_* of the open idle segment */
-} pu_t;
-
-typedef struct {
-    int64_t offset, size;
-} span_t;
-
-typedef struct {
-    const wpart_dynamic_platform_t *pl;
-    wpart_dynamic_balancer_t *b;
-    const wpart_dynamic_sim_options_t *o;
-    wpart_dynamic_sim_result_t *r;
-    int32_t n;
-    pu_t *pu;
-    wpart_i_dyn_heap_t heap;
-    /* block slots: records and FIFO links; with record_trace slots are never reused */
-    wpart_dynamic_trace_t *rec;
-    int64_t *next;
-    int64_t n_slot, cap_slot, free_slot;
-    span_t *span; /* every assigned block, for the coverage check */
-    int64_t n_span, cap_span;
-    wpart_dynamic_actions_t acts;
-    int *onoff_state;
-    int64_t *onoff_count;
-    int64_t in_flight, completed_blocks, evals_pending, evals_since_block;
-    double makespan;
-    double w0; /* wall-clock start, for the control hooks' time limit */
-    const wpart_dynamic_source_t *src; /* real execution: devices outside (NULL: simulated) */
-    double *ewin;                      /* evaluation windows: start, end, trigger PU */
-    int64_t n_ewin, cap_ewin;
-} eng_t;
-
-static wpart_status_t grow(void **p, int64_t *cap, int64_t need, size_t sz, const char *what)
+wpart_status_t wpart_i_sim_grow(void **p, int64_t *cap, int64_t need, size_t sz, const char *what)
 {
     if (need <= *cap) {
         return WPART_OK;
@@ -292,9 +245,9 @@ static wpart_status_t new_slot(eng_t *e, int64_t *out)
         return WPART_OK;
     }
     int64_t cap = e->cap_slot;
-    WPART_CHECK(grow((void **)&e->rec, &cap, e->n_slot + 1, sizeof *e->rec, "trace"));
+    WPART_CHECK(wpart_i_sim_grow((void **)&e->rec, &cap, e->n_slot + 1, sizeof *e->rec, "trace"));
     cap = e->cap_slot;
-    WPART_CHECK(grow((void **)&e->next, &cap, e->n_slot + 1, sizeof *e->next, "trace links"));
+    WPART_CHECK(wpart_i_sim_grow((void **)&e->next, &cap, e->n_slot + 1, sizeof *e->next, "trace links"));
     e->cap_slot = cap;
     *out = e->n_slot++;
 cleanup:
@@ -310,7 +263,7 @@ static wpart_status_t eval_request(eng_t *e, const wpart_dynamic_action_t *a, do
         WPART_FAIL(WPART_EINVAL, "balancer %s: evaluation trigger PU %d out of range",
                    wpart_dynamic_balancer_name(e->b), (int)trig);
     }
-    WPART_CHECK(grow((void **)&e->ewin, &e->cap_ewin, 3 * (e->n_ewin + 1), sizeof(double),
+    WPART_CHECK(wpart_i_sim_grow((void **)&e->ewin, &e->cap_ewin, 3 * (e->n_ewin + 1), sizeof(double),
                      "evaluation windows"));
     e->ewin[3 * e->n_ewin] = t;
     e->ewin[3 * e->n_ewin + 1] = NAN;
@@ -356,7 +309,7 @@ cleanup:
 }
 
 /* Applies the actions in e->acts at time t (spec 001 §5.4), then re-reads idle reasons. */
-static wpart_status_t process_actions(eng_t *e, double t)
+wpart_status_t wpart_i_sim_process_actions(eng_t *e, double t)
 {
     wpart_status_t st = WPART_OK;
     int64_t na = e->acts.n;
@@ -386,7 +339,7 @@ static wpart_status_t process_actions(eng_t *e, double t)
         rc->t_xfer_start = rc->t_comp_start = rc->t_end = NAN;
         rc->t_xfer = rc->t_comp = NAN;
         e->next[s] = -1;
-        WPART_CHECK(grow((void **)&e->span, &e->cap_span, e->n_span + 1, sizeof *e->span,
+        WPART_CHECK(wpart_i_sim_grow((void **)&e->span, &e->cap_span, e->n_span + 1, sizeof *e->span,
                          "coverage table"));
         e->span[e->n_span].offset = as->offset;
         e->span[e->n_span].size = as->size;
@@ -452,12 +405,12 @@ static wpart_status_t on_comp_done(eng_t *e, int32_t p, double t)
         WPART_CHECK(start_block(e, p, t));
     }
     WPART_CHECK(wpart_dynamic_balancer_complete(e->b, &c, &e->acts));
-    WPART_CHECK(process_actions(e, t));
+    WPART_CHECK(wpart_i_sim_process_actions(e, t));
 cleanup:
     return st;
 }
 
-static wpart_status_t on_eval_done(eng_t *e, int32_t trig, int64_t token, double t)
+wpart_status_t wpart_i_sim_on_eval_done(eng_t *e, int32_t trig, int64_t token, double t)
 {
     wpart_status_t st = WPART_OK;
     e->evals_pending--;
@@ -476,7 +429,7 @@ static wpart_status_t on_eval_done(eng_t *e, int32_t trig, int64_t token, double
             WPART_CHECK(start_block(e, p, t));
         }
     }
-    WPART_CHECK(process_actions(e, t));
+    WPART_CHECK(wpart_i_sim_process_actions(e, t));
 cleanup:
     return st;
 }
@@ -552,7 +505,7 @@ static wpart_status_t check_coverage(eng_t *e)
     return WPART_OK;
 }
 
-static wpart_status_t finish(eng_t *e)
+wpart_status_t wpart_i_sim_finish(eng_t *e)
 {
     wpart_status_t st = WPART_OK;
     wpart_dynamic_sim_result_t *r = e->r;
@@ -652,7 +605,7 @@ wpart_status_t wpart_dynamic_sim_run(const wpart_dynamic_platform_t *pl,
                                           f->pu, k));
     }
     WPART_CHECK(wpart_dynamic_balancer_start(b, 0.0, &e.acts));
-    WPART_CHECK(process_actions(&e, 0.0));
+    WPART_CHECK(wpart_i_sim_process_actions(&e, 0.0));
     int64_t W = wpart_dynamic_balancer_total(b);
     wpart_i_dyn_event_t ev;
     for (;;) {
@@ -692,7 +645,7 @@ wpart_status_t wpart_dynamic_sim_run(const wpart_dynamic_platform_t *pl,
             WPART_CHECK(begin_compute(&e, ev.pu, ev.t));
             break;
         case EV_EVAL_DONE:
-            WPART_CHECK(on_eval_done(&e, ev.pu, ev.arg, ev.t));
+            WPART_CHECK(wpart_i_sim_on_eval_done(&e, ev.pu, ev.arg, ev.t));
             break;
         default:
             WPART_CHECK(on_rate_change(&e, ev.pu, ev.arg, ev.t));
@@ -702,7 +655,7 @@ wpart_status_t wpart_dynamic_sim_run(const wpart_dynamic_platform_t *pl,
     if (opt->max_events > 0 && out->n_events > opt->max_events) {
         WPART_FAIL(WPART_ELIMIT, "more than max_events = %" PRId64 " events", opt->max_events);
     }
-    WPART_CHECK(finish(&e));
+    WPART_CHECK(wpart_i_sim_finish(&e));
     if (opt->control && opt->control->progress) {
         opt->control->progress(opt->control->ctx, (double)W, (double)W);
     }
@@ -718,157 +671,6 @@ cleanup:
     free(e.pu);
     free(e.onoff_state);
     free(e.onoff_count);
-    free(e.acts.a);
-    free(e.ewin);
-    return st;
-}
-
-/* ------------------------------------------------------------------ real execution --- */
-
-/* A block reported finished by the event source. */
-static wpart_status_t on_ext_done(eng_t *e, const wpart_dynamic_done_t *d)
-{
-    wpart_status_t st = WPART_OK;
-    if (d->block_id < 0 || d->block_id >= e->n_slot || e->rec[d->block_id].pu != d->pu ||
-        !isnan(e->rec[d->block_id].t_end)) {
-        return wpart_i_error(WPART_EINVAL, "event source: PU %d reported block %" PRId64
-                             ", which it does not hold", (int)d->pu, d->block_id);
-    }
-    wpart_dynamic_trace_t *rc = &e->rec[d->block_id];
-    rc->t_xfer_start = d->t_start;
-    rc->t_xfer = d->t_xfer;
-    rc->t_comp = d->t_comp;
-    rc->t_comp_start = d->t_start + d->t_xfer;
-    rc->t_end = d->t_end;
-    wpart_dynamic_sim_result_t *r = e->r;
-    int32_t p = d->pu;
-    r->busy[p] += d->t_xfer + d->t_comp;
-    r->elements[p] += rc->size;
-    r->blocks[p]++;
-    r->blocks_per_kind[(rc->kind >= 0 && rc->kind < 4) ? rc->kind : 3]++;
-    e->makespan = d->t_end > e->makespan ? d->t_end : e->makespan;
-    e->in_flight--;
-    e->completed_blocks++;
-    double now = e->src->now(e->src->ctx);
-    wpart_dynamic_completion_t c = {p, rc->block, d->t_xfer, d->t_comp, now};
-    WPART_CHECK(wpart_dynamic_balancer_complete(e->b, &c, &e->acts));
-    WPART_CHECK(process_actions(e, now));
-cleanup:
-    return st;
-}
-
-#define DRIVE_POLL 0.05 /* seconds between Ctrl-C polls while waiting for the source */
-
-wpart_status_t wpart_dynamic_drive(wpart_dynamic_balancer_t *b, const wpart_dynamic_source_t *src,
-                                   const wpart_dynamic_sim_options_t *opt,
-                                   wpart_dynamic_sim_result_t *out)
-{
-    wpart_status_t st = WPART_OK;
-    wpart_dynamic_sim_options_t o;
-    eng_t e;
-    memset(&e, 0, sizeof e);
-    e.free_slot = -1;
-    if (!out) {
-        return wpart_i_error(WPART_EINVAL, "out is NULL");
-    }
-    memset(out, 0, sizeof *out);
-    if (!b || !src || !src->submit || !src->eval || !src->wait || !src->now) {
-        return wpart_i_error(WPART_EINVAL, "balancer and a complete event source are required");
-    }
-    if (opt) {
-        o = *opt;
-    } else {
-        wpart_dynamic_sim_options_init(&o);
-        o.eval_cost = 0.0;
-    }
-    o.record_trace = 1; /* block id = slot: completions find their record */
-    wpart_control_t ctl;
-    double time_limit = 0.0;
-    if (o.control) { /* the limit is on the source's clock, checked here */
-        ctl = *o.control;
-        time_limit = ctl.time_limit;
-        ctl.time_limit = 0.0;
-        o.control = &ctl;
-    }
-    double w0 = wpart_i_now();
-    int32_t n = wpart_dynamic_balancer_n_pu(b);
-    int64_t W = wpart_dynamic_balancer_total(b);
-    e.w0 = w0;
-    e.b = b;
-    e.o = &o;
-    e.r = out;
-    e.n = n;
-    e.src = src;
-    out->n = n;
-    out->busy = wpart_i_calloc(n, sizeof(double));
-    out->idle = wpart_i_calloc(n, sizeof(double));
-    out->idle_breakdown = wpart_i_calloc(4 * (int64_t)n, sizeof(double));
-    out->elements = wpart_i_calloc(n, sizeof(int64_t));
-    out->blocks = wpart_i_calloc(n, sizeof(int64_t));
-    e.pu = wpart_i_calloc(n, sizeof(pu_t));
-    int64_t mxa = wpart_dynamic_balancer_max_actions(b);
-    e.acts.a = wpart_i_calloc(mxa, sizeof(wpart_dynamic_action_t));
-    e.acts.cap = mxa;
-    if (!out->busy || !out->idle || !out->idle_breakdown || !out->elements || !out->blocks ||
-        !e.pu || !e.acts.a) {
-        WPART_FAIL(WPART_ENOMEM, "driver state for %d PUs", (int)n);
-    }
-    double t = src->now(src->ctx);
-    WPART_CHECK(wpart_dynamic_balancer_start(b, t, &e.acts));
-    WPART_CHECK(process_actions(&e, t));
-    for (;;) {
-        if (e.in_flight == 0 && e.evals_pending == 0) {
-            if (wpart_dynamic_balancer_done(b)) {
-                break;
-            }
-            wpart_dynamic_balancer_stats_t bs;
-            wpart_dynamic_balancer_stats(b, &bs);
-            WPART_FAIL(WPART_EINTERNAL,
-                       "balancer stalled: %s has no block or evaluation in flight but is not "
-                       "done (%" PRId64 " of %" PRId64 " elements completed)",
-                       wpart_dynamic_balancer_name(b), bs.completed, W);
-        }
-        t = src->now(src->ctx);
-        if (time_limit > 0 && t >= time_limit) {
-            out->stopped = 1;
-            break;
-        }
-        double until = t + DRIVE_POLL;
-        if (time_limit > 0 && time_limit < until) {
-            until = time_limit;
-        }
-        wpart_dynamic_done_t d;
-        int got = 0;
-        WPART_CHECK(src->wait(src->ctx, until, &d, &got));
-        if (got) {
-            out->n_events++;
-            if (d.kind == 1) {
-                if (!e.evals_pending || d.block_id < 1 || d.block_id > e.n_ewin ||
-                    !isnan(e.ewin[3 * (d.block_id - 1) + 1])) {
-                    WPART_FAIL(WPART_EINVAL, "event source: evaluation %" PRId64
-                               " is not in flight", d.block_id);
-                }
-                out->eval_time += d.t_comp;
-                WPART_CHECK(on_eval_done(&e, (int32_t)e.ewin[3 * (d.block_id - 1) + 2],
-                                         d.block_id, src->now(src->ctx)));
-            } else {
-                WPART_CHECK(on_ext_done(&e, &d));
-            }
-        }
-        wpart_dynamic_balancer_stats_t bs;
-        wpart_dynamic_balancer_stats(b, &bs);
-        WPART_CHECK(wpart_i_poll(o.control, w0, (double)bs.completed, (double)W));
-    }
-    WPART_CHECK(finish(&e));
-    out->wall_seconds = wpart_i_now() - w0;
-cleanup:
-    if (st != WPART_OK) {
-        wpart_dynamic_sim_result_free(out);
-    }
-    free(e.rec);
-    free(e.next);
-    free(e.span);
-    free(e.pu);
     free(e.acts.a);
     free(e.ewin);
     return st;
