@@ -316,7 +316,7 @@ static double fi_sse(const double *R, uint32_t mask, const double *coef, double 
 
 
 typedef struct {
-    double score, coef[WPART_DYN_NBASIS], c0;
+    double sse, score, coef[WPART_DYN_NBASIS], c0;
     double rk[FI_MAXK][FI_MAXK], bt[FI_MAXK], z[FI_MAXK]; /* the triangle, for the coefficients */
     int col_of[FI_MAXK];
     int k, have_coef;
@@ -401,9 +401,8 @@ static void q_emit(qctx_t *x, const double (*a)[NC], const double *z, const int 
     for (int r = k; r < NC; r++) {
         s2 += bt[r] * bt[r];
     }
-    double sse = s2 > x->sse_floor ? s2 : x->sse_floor, me = x->m_eff;
-    c->score = (sse > 0.0 ? me * log(sse / me) : -INFINITY) + 2.0 * k +
-               2.0 * k * (k + 1) / (me - k - 1);
+    c->sse = s2 > x->sse_floor ? s2 : x->sse_floor;
+    c->score = NAN; /* the AICc, computed only for the candidates compared (fi_score) */
     c->k = k;
     c->have_coef = 0;
     c->key = (sm << 1) | (uint32_t)cst;
@@ -519,11 +518,22 @@ static int fi_admissible(uint32_t mask, const double *coef, double c0, const dou
 /* The admissibility grid in u: G points log-spaced over [x_a, x_b] (model_fit.c's grid). */
 static void fi_grid(double *gu, double x_a, double x_b, double x_scale, int G)
 {
-    double ratio = x_b / x_a;
+    double lr = log(x_b / x_a);
     for (int i = 0; i < G; i++) {
-        double xk = i == G - 1 ? x_b : x_a * pow(ratio, (double)i / (double)(G - 1));
+        double xk = i == G - 1 ? x_b : x_a * exp(lr * ((double)i / (double)(G - 1)));
         gu[i] = xk / x_scale;
     }
+}
+
+/* The AICc of a candidate (model_fit.c's formula), computed once. */
+static double fi_score(cand_t *c, double me)
+{
+    if (isnan(c->score)) {
+        int k = c->k;
+        c->score = (c->sse > 0.0 ? me * log(c->sse / me) : -INFINITY) + 2.0 * k +
+                   2.0 * k * (k + 1) / (me - k - 1);
+    }
+    return c->score;
 }
 
 static int cand_before(const cand_t *a, const cand_t *b)
@@ -599,10 +609,28 @@ wpart_status_t wpart_i_fitinc_fit(const wpart_i_fitinc_t *f, int64_t quantum,
         /* the best admissible candidate: test admissibility best-first (same choice as
          * testing every candidate, for a fraction of the work) */
         for (;;) {
-            int bi = -1;
+            /* within a term count the AICc grows with the SSE: the best of each count by
+             * (SSE, key), then the best of those by (AICc, count, key) -- a log per count */
+            int gbest[FI_MAXK + 1];
+            for (int k = 0; k <= FI_MAXK; k++) {
+                gbest[k] = -1;
+            }
             for (int i = 0; i < nc; i++) {
-                if (!cand[i].dead && (bi < 0 || cand_before(&cand[i], &cand[bi]))) {
-                    bi = i;
+                const cand_t *ci = &cand[i];
+                int g = gbest[ci->k];
+                if (!ci->dead && (g < 0 || ci->sse < cand[g].sse ||
+                                  (ci->sse == cand[g].sse && ci->key < cand[g].key))) {
+                    gbest[ci->k] = i;
+                }
+            }
+            int bi = -1;
+            for (int k = 0; k <= FI_MAXK; k++) {
+                int g = gbest[k];
+                if (g >= 0) {
+                    fi_score(&cand[g], m_eff);
+                    if (bi < 0 || cand_before(&cand[g], &cand[bi])) {
+                        bi = g;
+                    }
                 }
             }
             if (bi < 0) {

@@ -28,9 +28,9 @@ static double grid_eff(plb_t *s, int32_t p, double lo, double hi, double eta, do
         return lo;
     }
     double best = ref_thr;
-    double ratio = hi / lo, xs[PLB_GRID], th[PLB_GRID];
+    double lr = log(hi / lo), xs[PLB_GRID], th[PLB_GRID];
     for (int k = 0; k < PLB_GRID; k++) { /* the grid and its throughputs, computed once */
-        xs[k] = lo * pow(ratio, (double)k / (PLB_GRID - 1));
+        xs[k] = lo * exp(lr * ((double)k / (PLB_GRID - 1)));
         double e = E(s, p, xs[k]);
         th[k] = e > 0 ? xs[k] / e : INFINITY;
     }
