@@ -165,13 +165,13 @@ static int cmp_load(const void *x, const void *y)
     return a->b < b->b ? -1 : a->b > b->b;
 }
 
-/* U's units by ascending load, built on the second scan since U was built (a set scanned
-   once is not worth sorting); NULL when not (yet) available. The order is a cache of U:
+/* U's units by ascending load, built on the 8th scan since U was built (a set scanned a few
+   times is not worth sorting); NULL when not (yet) available. The order is a cache of U:
    its builders reset it. */
 static const int32_t *by_load(clusters_t *U)
 {
     if (U->ord_ok) return U->ord;
-    if (++U->uses < 2 || U->n < 32) return NULL;
+    if (++U->uses < 8 || U->n < 32) return NULL;
     if (U->n > U->ord_cap) {
         int32_t *o = realloc(U->ord, sizeof(int32_t) * (size_t)U->n);
         if (o) U->ord = o;

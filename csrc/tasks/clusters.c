@@ -337,19 +337,32 @@ wpart_status_t wpart_tasks_i_rebuild_clusters(const wpart_tasks_state_t *s, int3
         if (b < 0 || i == 0 || b != C->blk[C->n - 1]) {
             C->start[C->n] = i;
             C->blk[C->n] = b;
-            C->load[C->n] = 0.0;
-            C->fp[C->n] = 0.0;
-            C->wk[C->n] = 0.0;
-            C->deg[C->n] = 0;
             C->n++;
         }
-        int32_t c = C->n - 1;
-        C->load[c] += p->task_load[t]; /* same order as a full build */
-        if (p->task_footprint) C->fp[c] += p->task_footprint[t];
-        if (p->task_working && p->task_working[t] > C->wk[c]) C->wk[c] = p->task_working[t];
-        C->deg[c] += s->inc_ptr[t + 1] - s->inc_ptr[t];
     }
     C->start[C->n] = m;
+    /* sums: an unchanged cluster's from old (the same tasks in the same order), else afresh
+       in the order of a full build */
+    for (int32_t c = 0; c < C->n; c++) {
+        int32_t t0 = C->tasks[C->start[c]], b = C->blk[c];
+        if (b >= 0 ? !touched[b] : oldc[t0] >= 0) {
+            int32_t oc = oldc[t0];
+            C->load[c] = old->load[oc];
+            C->fp[c] = old->fp[oc];
+            C->wk[c] = old->wk[oc];
+            C->deg[c] = old->deg[oc];
+            continue;
+        }
+        C->load[c] = C->fp[c] = C->wk[c] = 0.0;
+        C->deg[c] = 0;
+        for (int32_t i = C->start[c]; i < C->start[c + 1]; i++) {
+            int32_t t = C->tasks[i];
+            C->load[c] += p->task_load[t];
+            if (p->task_footprint) C->fp[c] += p->task_footprint[t];
+            if (p->task_working && p->task_working[t] > C->wk[c]) C->wk[c] = p->task_working[t];
+            C->deg[c] += s->inc_ptr[t + 1] - s->inc_ptr[t];
+        }
+    }
     /* an unchanged cluster (its block touched by no moved task; a block-less task that did not
        move) keeps its order by load, volume and directional volumes */
     if (p->n_edges > 0) {
