@@ -4,6 +4,8 @@ RECT-NICOL / JAG-PQ-HEUR (never worse than a single start)."""
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pytest
 import scipy.io
@@ -15,7 +17,10 @@ from wpart.spatial.instances import SPARSE_KINDS, sparse_like
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
-NATIVE = ("rect_uniform", "rect_nicol", "jag_pq_heur")
+NATIVE = ("rect_uniform", "rect_nicol", "jag_pq_heur", "jag_m_heur", "jag_m_heur_probe",
+          "jag_m_probe")
+#: the m-way jagged heuristics (stripe count P, no grid)
+JAG_M = ("jag_m_heur", "jag_m_heur_probe", "jag_m_probe")
 FORMATS = ("csr", "csc", "coo", "bsr", "dok", "lil", "dia")
 
 
@@ -59,12 +64,65 @@ def _cases(seed=0, count=80):
 @pytest.mark.parametrize("name", NATIVE)
 def test_sparse_equals_dense_on_random_matrices(name):
     fn = getattr(spatial, name)
-    for A, m in _cases(seed=hash(name) % 1000):
+    for A, m in _cases(seed=zlib.crc32(name.encode()) % 1000):
         D = A.toarray()
         _same(fn(A, m), fn(D, m))
-        if m > 1:
+        if m > 1 and name not in JAG_M:
             P = [d for d in range(1, m + 1) if m % d == 0][-2]
             _same(fn(A, m, P=P), fn(D, m, P=P))
+
+
+def _stripe_cuts(rng, nmain, m):
+    P = int(rng.integers(1, min(m, nmain + 1) + 1))
+    inner = np.sort(rng.integers(0, nmain + 1, P - 1))  # repeats: empty stripes
+    return np.concatenate([[0], inner, [nmain]]).astype(np.int64)
+
+
+@pytest.mark.parametrize("name", JAG_M)
+def test_jag_m_sparse_equals_dense(name):
+    """The m-way jagged heuristics on the nonzeros give the dense partition (every
+    orientation, stripe count and given stripes; empty rows / columns, all-zero, 1 x n,
+    n x 1, m = 1, ties, int and float)."""
+    fn = getattr(spatial, name)
+    rng = np.random.default_rng(zlib.crc32(name.encode()) % 1000 + 11)
+    for A, m in _cases(seed=zlib.crc32(name.encode()) % 1000 + 3, count=120):
+        D = A.toarray()
+        n1, n2 = D.shape
+        for o in (("hor", "ver") if name == "jag_m_probe" else ("best", "hor", "ver")):
+            _same(fn(A, m, orient=o), fn(D, m, orient=o))
+            if name == "jag_m_probe":
+                cuts = _stripe_cuts(rng, n1 if o == "hor" else n2, m)
+                _same(fn(A, m, orient=o, stripe_cuts=cuts), fn(D, m, orient=o, stripe_cuts=cuts))
+            else:
+                P = int(rng.integers(1, m + 1))
+                _same(fn(A, m, orient=o, P=P), fn(D, m, orient=o, P=P))
+        _same(fn(A, n1 * n2 + 3, allow_empty=True), fn(D, n1 * n2 + 3, allow_empty=True))
+
+
+@pytest.mark.parametrize("name", JAG_M)
+def test_jag_m_sparse_route_and_degenerate(name):
+    """The nonzero route is taken (the core's sparse entry is called) and equals the dense
+    prefix on integer loads; all-zero, 1 x n and n x 1 matrices, m = 1."""
+    from wpart.spatial._common import _Prepared
+
+    fn = getattr(spatial, name)
+    A = sparse_like("block", 300, seed=2)
+    assert _Prepared(A, 8, False, sparse=True).sp is not None
+    for m in (1, 7, 16, 50):
+        _same(fn(A, m), fn(A.toarray(), m))
+    for shape in ((1, 40), (40, 1), (5, 6)):
+        Z = sps.csr_array(shape, dtype=np.int64)
+        for m in (1, 3):
+            r = fn(Z, m)
+            assert r.max_load == 0
+            _same(r, fn(Z.toarray(), m))
+    for shape in ((1, 64), (64, 1)):
+        T = sps.random(*shape, density=0.03, random_state=1, format="csr")
+        T.data[:] = 1.0  # ties
+        Ti = T.astype(np.int64)
+        for m in (1, 2, 5):
+            _same(fn(T, m), fn(T.toarray(), m))
+            _same(fn(Ti, m), fn(Ti.toarray(), m))
 
 
 def test_both_routes_are_exercised():
@@ -125,8 +183,8 @@ def test_other_methods_densify_and_agree():
     rng = np.random.default_rng(7)
     A = _random_sparse(rng, 12, 10, 0.3, "int")
     D = A.toarray()
-    for name in ("jag_pq_opt_nicol", "jag_pq_opt_dp", "jag_m_heur", "jag_m_heur_probe",
-                 "jag_m_opt", "hier_rb", "hier_relaxed", "hier_opt", "hybrid"):
+    for name in ("jag_pq_opt_nicol", "jag_pq_opt_dp", "jag_m_alloc", "jag_m_opt", "jag_m_iter",
+                 "hier_rb", "hier_relaxed", "hier_opt", "hybrid"):
         _same(getattr(spatial, name)(A, 6), getattr(spatial, name)(D, 6))
     _same(spatial.partition(A, 6, method="rect_nicol"), spatial.partition(D, 6,
                                                                          method="rect_nicol"))
@@ -138,9 +196,11 @@ def test_densify_guard(monkeypatch):
     with pytest.raises(wpart.WpartMemoryError, match="`A`.*hier_opt.*MAX_DENSE_BYTES"):
         spatial.hier_opt(A, 4)
     with pytest.raises(MemoryError):
-        spatial.jag_m_heur(A, 4)
-    assert spatial.rect_nicol(A, 16).success  # runs on the nonzeros
-    assert spatial.jag_pq_heur(A, 16).success
+        spatial.jag_m_opt(A, 4)
+    with pytest.raises(MemoryError):  # speeds: the dense speed code
+        spatial.jag_m_heur(A, 4, speeds=[1, 2, 1, 2])
+    for name in NATIVE:  # run on the nonzeros
+        assert getattr(spatial, name)(A, 16).success
 
 
 def test_no_densify_for_native_methods():
@@ -154,6 +214,9 @@ def test_no_densify_for_native_methods():
     assert res.loads.sum() == A.sum() and res.max_load >= 500
     assert spatial.jag_pq_heur(A, 4).loads.sum() == A.sum()
     assert spatial.rect_uniform(A, 4).loads.sum() == A.sum()
+    for name in JAG_M:
+        r = getattr(spatial, name)(A, 9)
+        assert r.loads.sum() == A.sum() and r.max_load >= 2000 / 9
 
 
 def test_duplicates_and_explicit_zeros():

@@ -62,6 +62,12 @@ static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject 
     if (wpy_optional_speeds(spobj, m, &SP) < 0) {
         goto cleanup;
     }
+    if (cobj != Py_None) {
+        C = wpy_input_array(cobj, "cuts", NPY_INT64, 1, 1);
+        if (!C) {
+            goto cleanup;
+        }
+    }
     npy_intp shp[2] = {(npy_intp)m, 4};
     out = (PyArrayObject *)PyArray_ZEROS(2, shp, NPY_INT64, 0);
     if (!out) {
@@ -69,6 +75,8 @@ static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject 
     }
     wpart_spatial_options_t opt;
     wpart_spatial_options_init(&opt);
+    opt.cuts = C ? PyArray_DATA(C) : NULL;
+    opt.ncuts = C ? (int64_t)PyArray_DIM(C, 0) : 0;
     opt.method = (wpart_spatial_method_t)method;
     opt.orient = (wpart_spatial_orient_t)orient;
     opt.rule = (wpart_spatial_rule_t)rule;
@@ -132,23 +140,23 @@ cleanup:
     return res;
 }
 
-/* RECT-UNIFORM / RECT-NICOL / JAG-PQ-HEUR on a sparse matrix: (rects, stats) as
+/* RECT-UNIFORM / RECT-NICOL / JAG-PQ-HEUR / JAG-M-HEUR(-PROBE) / JAG-M-PROBE on a sparse matrix: (rects, stats) as
  * spatial_partition. rp/ci/rv: CSR, cp/ri/cv: CSC (int64 pointers and indices; values int64 or
  * float64, the same for both). */
 static PyObject *wpy_spatial_sparse_partition(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"n1", "n2", "rp", "ci", "rv", "cp", "ri", "cv", "m", "method",
                              "orient", "P", "Q", "max_sweeps", "start", "progress",
-                             "time_limit", NULL};
-    PyObject *o[6], *progress = Py_None, *res = NULL;
-    PyArrayObject *a[6] = {NULL, NULL, NULL, NULL, NULL, NULL}, *out = NULL;
+                             "time_limit", "cuts", NULL};
+    PyObject *o[6], *progress = Py_None, *res = NULL, *cobj = Py_None;
+    PyArrayObject *a[6] = {NULL, NULL, NULL, NULL, NULL, NULL}, *out = NULL, *C = NULL;
     static const char *names[6] = {"rp", "ci", "rv", "cp", "ri", "cv"};
     long long n1, n2, m, P = 0, Q = 0, max_sweeps = 0;
     int method, orient = 0, start = 0;
     double time_limit = 0.0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOOOOLi|iLLLiOd", kwlist, &n1, &n2, &o[0],
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOOOOLi|iLLLiOdO", kwlist, &n1, &n2, &o[0],
                                      &o[1], &o[2], &o[3], &o[4], &o[5], &m, &method, &orient, &P,
-                                     &Q, &max_sweeps, &start, &progress, &time_limit)) {
+                                     &Q, &max_sweeps, &start, &progress, &time_limit, &cobj)) {
         return NULL;
     }
     int t = wpy_loads_typenum(o[2], "rv");
@@ -171,6 +179,12 @@ static PyObject *wpy_spatial_sparse_partition(PyObject *self, PyObject *args, Py
         PyErr_SetString(wpy_ValueError, "the CSR and CSC arrays must hold the same nnz entries");
         goto cleanup;
     }
+    if (cobj != Py_None) {
+        C = wpy_input_array(cobj, "cuts", NPY_INT64, 1, 1);
+        if (!C) {
+            goto cleanup;
+        }
+    }
     npy_intp shp[2] = {(npy_intp)m, 4};
     out = (PyArrayObject *)PyArray_ZEROS(2, shp, NPY_INT64, 0);
     if (!out) {
@@ -178,6 +192,8 @@ static PyObject *wpy_spatial_sparse_partition(PyObject *self, PyObject *args, Py
     }
     wpart_spatial_options_t opt;
     wpart_spatial_options_init(&opt);
+    opt.cuts = C ? PyArray_DATA(C) : NULL;
+    opt.ncuts = C ? (int64_t)PyArray_DIM(C, 0) : 0;
     opt.method = (wpart_spatial_method_t)method;
     opt.orient = (wpart_spatial_orient_t)orient;
     opt.P = P;
@@ -228,6 +244,7 @@ cleanup:
     for (int i = 0; i < 6; i++) {
         Py_XDECREF(a[i]);
     }
+    Py_XDECREF(C);
     Py_XDECREF(out);
     return res;
 }

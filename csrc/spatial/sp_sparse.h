@@ -261,6 +261,8 @@ static void FN(sp_flip)(int64_t *rects, int64_t m)
     }
 }
 
+#include "sp_sparse_jag_m.h"
+
 static wpart_status_t FN(sparse_partition)(const FN(sparse_t) *a, int64_t m,
                                            const wpart_spatial_options_t *opt, int64_t *rects,
                                            wpart_spatial_stats_t *stats)
@@ -308,6 +310,34 @@ static wpart_status_t FN(sparse_partition)(const FN(sparse_t) *a, int64_t m,
             }
         } else {
             WPART_CHECK(FN(sp_rect_nicol)(&cx, a, P, Q, rects));
+        }
+    } else if (opt->method == WPART_SP_JAG_M_HEUR || opt->method == WPART_SP_JAG_M_HEUR_PROBE ||
+               opt->method == WPART_SP_JAG_M_PROBE) {
+        int probe = opt->method != WPART_SP_JAG_M_HEUR;
+        const int64_t *cuts = opt->method == WPART_SP_JAG_M_PROBE ? opt->cuts : NULL;
+        int want_h = opt->orient != WPART_SP_VER, want_v = opt->orient != WPART_SP_HOR;
+        T lh = 0, lv = 0;
+        int64_t Ph = 0, Pv = 0;
+        if (want_h) {
+            WPART_CHECK(FN(sp_jag_m)(&cx, a, m, probe, cuts, opt->ncuts, rects, &lh, &Ph));
+            stats->orient = 0;
+            stats->P = Ph;
+        }
+        if (want_v) {
+            FN(sparse_t) at = FN(sp_transposed)(a);
+            alt = want_h ? wpart_i_malloc(4 * m, sizeof(int64_t)) : rects;
+            if (!alt) {
+                WPART_FAIL(WPART_ENOMEM, "out of memory");
+            }
+            WPART_CHECK(FN(sp_jag_m)(&cx, &at, m, probe, cuts, opt->ncuts, alt, &lv, &Pv));
+            FN(sp_flip)(alt, m);
+            if (!want_h || lv < lh) {
+                if (want_h) {
+                    memcpy(rects, alt, 4 * m * sizeof(int64_t));
+                }
+                stats->orient = 1;
+                stats->P = Pv;
+            }
         }
     } else { /* JAG-PQ-HEUR */
         int want_h = opt->orient != WPART_SP_VER, want_v = opt->orient != WPART_SP_HOR;

@@ -249,6 +249,28 @@ static wpart_status_t check_compressed(const int64_t *ptr, const int64_t *idx, i
     return WPART_OK;
 }
 
+/* JAG-M-PROBE's stripe cuts on a sparse matrix: orient HOR or VER, 0 = c[0] <= ... <= c[P] =
+ * the main extent, 1 <= P <= m */
+static wpart_status_t check_cuts(const wpart_spatial_options_t *opt, int64_t n1, int64_t n2,
+                                 int64_t m)
+{
+    if (opt->orient != WPART_SP_HOR && opt->orient != WPART_SP_VER) {
+        return wpart_i_error(WPART_EINVAL, "JAG-M-PROBE needs the orientation HOR or VER");
+    }
+    int64_t nmain = opt->orient == WPART_SP_HOR ? n1 : n2;
+    const int64_t *c = opt->cuts;
+    if (!c || opt->ncuts < 2 || opt->ncuts - 1 > m || c[0] != 0 || c[opt->ncuts - 1] != nmain) {
+        return wpart_i_error(WPART_EINVAL, "stripe cuts must rise from 0 to %" PRId64
+                             " with at most m stripes", nmain);
+    }
+    for (int64_t k = 1; k < opt->ncuts; k++) {
+        if (c[k] < c[k - 1]) {
+            return wpart_i_error(WPART_EINVAL, "stripe cuts decrease at %" PRId64, k);
+        }
+    }
+    return WPART_OK;
+}
+
 #define DEFINE_SPARSE(SFX, TT)                                                                 \
     wpart_status_t wpart_i_spatial_sparse_##SFX(                                               \
         int64_t n1, int64_t n2, const int64_t *rp, const int64_t *ci, const TT *rv,            \
@@ -263,8 +285,10 @@ static wpart_status_t check_compressed(const int64_t *ptr, const int64_t *idx, i
         if (!opt || !rects || n1 < 1 || n2 < 1 || n1 > INT32_MAX || n2 > INT32_MAX || m < 1) { \
             return wpart_i_error(WPART_EINVAL, "bad sparse partition arguments");              \
         }                                                                                      \
-        if (opt->method != WPART_SP_RECT_UNIFORM && opt->method != WPART_SP_RECT_NICOL &&      \
-            opt->method != WPART_SP_JAG_PQ_HEUR) {                                             \
+        int grid = opt->method == WPART_SP_RECT_UNIFORM || opt->method == WPART_SP_RECT_NICOL ||\
+                   opt->method == WPART_SP_JAG_PQ_HEUR;                                        \
+        if (!grid && opt->method != WPART_SP_JAG_M_HEUR &&                                     \
+            opt->method != WPART_SP_JAG_M_HEUR_PROBE && opt->method != WPART_SP_JAG_M_PROBE) { \
             return wpart_i_error(WPART_EINVAL, "method %d does not run on a sparse matrix",    \
                                  (int)opt->method);                                            \
         }                                                                                      \
@@ -275,9 +299,21 @@ static wpart_status_t check_compressed(const int64_t *ptr, const int64_t *idx, i
             return wpart_i_error(WPART_EINVAL, "unknown orientation %d", (int)opt->orient);    \
         }                                                                                      \
         int64_t pq;                                                                            \
-        if (opt->P < 1 || opt->Q < 1 || !wpart_i_mul_size(opt->P, opt->Q, &pq) || pq != m ||   \
-            m > INT64_MAX / 8) {                                                               \
+        if (m > INT64_MAX / 8) {                                                               \
+            return wpart_i_error(WPART_EINVAL, "m = %" PRId64 " is too large", m);             \
+        }                                                                                      \
+        if (grid && (opt->P < 1 || opt->Q < 1 || !wpart_i_mul_size(opt->P, opt->Q, &pq) ||     \
+                     pq != m)) {                                                               \
             return wpart_i_error(WPART_EINVAL, "P x Q must equal m = %" PRId64, m);            \
+        }                                                                                      \
+        if (!grid && opt->P < 0) {                                                             \
+            return wpart_i_error(WPART_EINVAL, "P must be >= 0 (0: automatic)");               \
+        }                                                                                      \
+        if (opt->method == WPART_SP_JAG_M_PROBE) {                                             \
+            wpart_status_t cs = check_cuts(opt, n1, n2, m);                                    \
+            if (cs != WPART_OK) {                                                              \
+                return cs;                                                                     \
+            }                                                                                  \
         }                                                                                      \
         int64_t nnz = rp ? rp[n1] : 0;                                                         \
         wpart_status_t st = check_compressed(rp, ci, n1, n2, nnz, "CSR");                      \

@@ -55,8 +55,17 @@ def jag_m_heur(
     minimiser of the Theorem 3 bound, Theorem 4; strictly positive data only, else sqrt) or
     an int.
     It is clamped to ``[ceil(m/n2), min(n1, m)]`` where possible.
+
+    `A` is a dense 2D array, a ``scipy.sparse`` matrix of any format or a MatrixMarket file
+    path. Without `speeds`, a sparse matrix (at most 1/32 of the cells nonzero) is not
+    densified: the stripes come from the row sums and each stripe's column prefix from its
+    rows' nonzeros (O(nnz + P n2) per orientation), and the partition is the one the dense
+    array gives, bit for bit. With `speeds` it is densified (the speed code reads the dense
+    prefix). `weights` is ``"values"`` (the loads are the matrix values) or ``"count"`` (1
+    for every nonzero).
     """
-    pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_heur")
+    pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_heur",
+                   sparse=speeds is None)
     o = _orient(orient)
     Pv = _stripes_P(pp, P, o)
     return _run(
@@ -97,8 +106,15 @@ def jag_m_probe(
     ``orient="best"`` is accepted too; ``params["stripe_cuts"]`` records the cuts used).
     With default stripes, `allow_empty` and more parts than cells (no or equal `speeds`), one
     part per cell is solved and the rest are empty rectangles (``params["parts_solved"]``).
+
+    `A` is a dense 2D array, a ``scipy.sparse`` matrix or a MatrixMarket path; without
+    `speeds` a sparse matrix (at most 1/32 of the cells nonzero) runs on its nonzeros (a
+    table of the stripes' column prefixes, O(nnz + P n2), then the same bisection as the
+    dense code) and gives the dense partition; with `speeds` it is densified. `weights` is
+    ``"values"`` or ``"count"`` (1 for every nonzero).
     """
-    pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_probe")
+    pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_probe",
+                   sparse=speeds is None)
     o = _orient(orient)
     m_solve = pp.m
     if stripe_cuts is None:
@@ -141,8 +157,12 @@ def jag_m_heur_probe(
 ) -> SpatialPartition:
     """JAG-M-HEUR-PROBE (Sec. 3.2.2 of Saule et al. 2012): the stripes of
     :func:`jag_m_heur`, then the optimal part counts for them (:func:`jag_m_probe`). Never
-    worse than :func:`jag_m_heur`."""
-    pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_heur_probe")
+    worse than :func:`jag_m_heur`.
+
+    `A` and `weights` as for :func:`jag_m_probe`: without `speeds` a sparse matrix runs on
+    its nonzeros and gives the dense partition; with `speeds` it is densified."""
+    pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_heur_probe",
+                   sparse=speeds is None)
     o = _orient(orient)
     Pv = _stripes_P(pp, P, o)
     return _run(
