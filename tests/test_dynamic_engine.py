@@ -233,3 +233,40 @@ def test_real_run_and_simulation_share_the_engine_bookkeeping():
     assert res.trace["block"].tolist() == list(range(len(res.trace)))
     assert int(res.elements.sum()) == 1000 and res.eval_windows.shape == (0, 2)
     assert res.stats["n_events"] == len(res.trace)
+
+
+class _EvalEvery(PyGreedy):
+    """PyGreedy that makes the completing PU wait for an evaluation every 3rd completion."""
+
+    def __init__(self, m, n, chunk=10):
+        super().__init__(m, n, chunk)
+        self.k, self.waiting, self.ran = 0, {}, []
+
+    def on_complete(self, pu, block_id, t_xfer, t_comp, now):
+        self.completed(block_id)
+        self.k += 1
+        if self.k % 3 == 0 and self._cursor < self.n:
+            a = self.evaluate(pu=pu)
+            self.waiting[a.token] = pu
+            return [a]
+        a = self.assign(pu, self.chunk)
+        return [a] if a else []
+
+    def eval_run(self, token):
+        self.ran.append(token)
+
+    def eval_done(self, token, now):
+        a = self.assign(self.waiting.pop(token), self.chunk)
+        return [a] if a else []
+
+
+def test_python_balancer_with_evaluations_in_both_drivers():
+    b = _EvalEvery(4, 2000, chunk=25)
+    r = dyn.simulate("linear4", b, eval_cost=0.5)
+    assert int(r.elements.sum()) == 2000 and r.n_evals == len(b.ran) > 0
+    assert b.ran == list(range(1, b._next_token))  # the object's own tokens, each once
+    assert r.eval_time == pytest.approx(0.5 * r.n_evals)
+    b2 = _EvalEvery(2, 300, chunk=10)
+    res = dyn.run(b2, None, [dyn.CallableWorker(lambda o, s: None) for _ in range(2)])
+    assert int(res.elements.sum()) == 300 and res.n_evals == len(b2.ran) > 0
+    assert np.all(np.isfinite(res.eval_windows))

@@ -245,7 +245,7 @@ class PyBalancer(Balancer):
         self._cursor += size
         return a
 
-    def evaluate(self, pu: int = -1) -> Action:
+    def evaluate(self, *, pu: int = -1) -> Action:
         """An eval Action (PU `pu` pays for it; -1: every PU waits) with a new token."""
         a = Action("eval", int(pu), -1, 0, 0, "other", 0, 0, float("nan"), self._next_token)
         self._next_token += 1
