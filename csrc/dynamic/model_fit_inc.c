@@ -380,15 +380,14 @@ typedef struct {
 /* Appends the candidate of the first k columns (the last one the constant when cst): its SSE
  * over every sample is the squared norm of t's rows k.. after the k reflections; the triangle
  * is kept so that the coefficients are solved only for the candidates that are tested. */
-static void q_emit(qctx_t *x, const double (*a)[NC], const double *z, const int *col_of, int k,
-                   const double *bt, int cst)
+static void q_emit(qctx_t *x, const double *const *colp, const double *z, const int *col_of,
+                   int k, const double *bt, int cst)
 {
     cand_t *c = &x->cand[x->nc];
     uint32_t sm = 0;
     for (int j = 0; j < k; j++) {
-        int cj = col_of[j] < 0 ? C_ONE : col_of[j];
         for (int i = 0; i < j; i++) {
-            c->rk[i][j] = a[cj][i];
+            c->rk[i][j] = colp[j][i];
         }
         c->bt[j] = bt[j];
         c->z[j] = z[j];
@@ -445,10 +444,53 @@ static int q_ok(const qctx_t *x, int k)
     return !(k > x->md - 1 || x->mu - k - 1 < 1 || x->m_eff - k - 1 <= 0.0);
 }
 
+/* The candidates of column c added at position d to the prefix of node nd: without and with
+ * the constant. col[] holds the reflected column c, the constant and t (rows >= d changed);
+ * the prefix's columns are read from nd (the reflection touches rows >= d only). */
+static void q_candidates(qctx_t *x, const qnode_t *nd, int d, int c, double (*col)[NC],
+                         const double *z0)
+{
+    const double *colp[FI_MAXK];
+    int col_of[FI_MAXK];
+    double z[FI_MAXK];
+    for (int j = 0; j < d; j++) {
+        colp[j] = nd->a[nd->col_of[j]];
+        col_of[j] = nd->col_of[j];
+        z[j] = nd->z[j];
+    }
+    colp[d] = col[0];
+    col_of[d] = c;
+    z[d] = z0[d];
+    int nb = d + 1;
+    if (q_ok(x, nb)) {
+        q_emit(x, colp, z, col_of, nb, col[2], 0);
+    }
+    if (x->intercept && q_ok(x, nb + 1)) {
+        double one[NC], bt[NC], *t1[1] = {bt};
+        memcpy(one, col[1], sizeof one);
+        memcpy(bt, col[2], sizeof bt);
+        col_of[nb] = -1;
+        colp[nb] = col[1]; /* its rows < nb: before the constant's own reflection */
+        if (q_reflect(one, nb, C_ONE + 1, t1, 1, &z[nb])) {
+            q_emit(x, colp, z, col_of, nb + 1, bt, 1);
+        }
+    }
+}
+
 static void q_dfs(qctx_t *x, const qnode_t *nd, int d, int first)
 {
     for (int c = first; c < WPART_DYN_NBASIS; c++) {
         if (!(x->allowed & (1u << c))) {
+            continue;
+        }
+        if (d + 1 >= x->max_terms) { /* a leaf: only column c, the constant and t change */
+            double col[3][NC], z[FI_MAXK], *tg[2] = {col[1], col[2]};
+            memcpy(col[0], nd->a[c], sizeof col[0]);
+            memcpy(col[1], nd->a[C_ONE], sizeof col[1]);
+            memcpy(col[2], nd->a[C_T], sizeof col[2]);
+            if (q_reflect(col[0], d, c + 1, tg, 2, &z[d])) {
+                q_candidates(x, nd, d, c, col, z);
+            }
             continue;
         }
         qnode_t ch;
@@ -456,39 +498,18 @@ static void q_dfs(qctx_t *x, const qnode_t *nd, int d, int first)
         ch.col_of[d] = c;
         double *tg[NC];
         int nt = 0;
-        if (d + 1 < x->max_terms) { /* descendants read every later column */
-            for (int cc = c + 1; cc < NC; cc++) {
-                tg[nt++] = ch.a[cc];
-            }
-        } else { /* a leaf: only the constant and t */
-            tg[nt++] = ch.a[C_ONE];
-            tg[nt++] = ch.a[C_T];
+        for (int cc = c + 1; cc < NC; cc++) { /* descendants read every later column */
+            tg[nt++] = ch.a[cc];
         }
         if (!q_reflect(ch.a[c], d, c + 1, tg, nt, &ch.z[d])) {
             continue; /* rank-deficient: so is every superset with this prefix */
         }
-        int nb = d + 1;
-        if (q_ok(x, nb)) {
-            q_emit(x, (const double(*)[NC])ch.a, ch.z, ch.col_of, nb, ch.a[C_T], 0);
-        }
-        if (x->intercept && q_ok(x, nb + 1)) {
-            double one[NC], bt[NC], *t1[1] = {bt};
-            memcpy(one, ch.a[C_ONE], sizeof one);
-            memcpy(bt, ch.a[C_T], sizeof bt);
-            double z[FI_MAXK];
-            int col_of[FI_MAXK];
-            memcpy(z, ch.z, sizeof z);
-            memcpy(col_of, ch.col_of, sizeof col_of);
-            col_of[nb] = -1;
-            if (q_reflect(one, nb, C_ONE + 1, t1, 1, &z[nb])) {
-                /* the constant column's rows < nb are those of ch (the reflection touches
-                 * rows >= nb only): back substitution reads them from ch.a */
-                q_emit(x, (const double(*)[NC])ch.a, z, col_of, nb + 1, bt, 1);
-            }
-        }
-        if (nb < x->max_terms) {
-            q_dfs(x, &ch, nb, c + 1);
-        }
+        double col[3][NC];
+        memcpy(col[0], ch.a[c], sizeof col[0]);
+        memcpy(col[1], ch.a[C_ONE], sizeof col[1]);
+        memcpy(col[2], ch.a[C_T], sizeof col[2]);
+        q_candidates(x, nd, d, c, col, ch.z);
+        q_dfs(x, &ch, d + 1, c + 1);
     }
 }
 
