@@ -384,7 +384,18 @@ wpart_status_t wpart_i_ccm_find_best_pruned(wpart_tasks_state_t *s, int32_t r, i
         }
         kx[b].b = (int32_t)b;
     }
-    qsort(kx, (size_t)nJ, sizeof(xkey_t), cmp_key);
+    /* without communication terms x_j = a_r l_j: the clusters' cached order by load */
+    const int32_t *ordp = !comm && sr.a > 0 ? by_load((clusters_t *)Cp) : NULL;
+    if (ordp) {
+        kx[0].x = 0.0;
+        kx[0].b = 0;
+        for (int64_t t = 0; t + 1 < nJ; t++) {
+            kx[t + 1].x = sr.a * Cp->ordl[t];
+            kx[t + 1].b = ordp[t] + 1;
+        }
+    } else {
+        qsort(kx, (size_t)nJ, sizeof(xkey_t), cmp_key);
+    }
     for (int64_t k = 0; k < nB; k++) {
         double m = INFINITY;
         for (int64_t t = 16 * k; t < 16 * k + 16 && t < nJ; t++) {
