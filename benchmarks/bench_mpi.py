@@ -1,37 +1,37 @@
-"""Benchmarks for the distributed engines: CCM-LB over MPI, its projection to 256 ranks.
+"""Benchmarks for the distributed engines: CCM-LB over MPI, how it scales, its projection.
 
-Three parts, one process (the MPI runs are ``mpirun`` children):
+Before/after: ``protocol="turns"`` (before: one seeded global order of turns, each turn
+announced to every rank, gossip forwarding whole rank data with their edges) against
+``protocol="rounds"`` (after, the default: rounds of disjoint pairs exchanging at the same
+time, bounded gossip of per-cluster summaries). Instances: ``gemma_like(P, 140 P, 15 P,
+seed=0, comm_degree=1.0)`` (one task-to-task edge per task, so that the gossip's dependence on
+the edges shows).
 
-(1) tasks over MPI: for P = 1, 2, 4, 8 processes (oversubscribed when P exceeds the cores of
-    this machine; said in the table and the JSON) on a Gemma-like instance scaled with P
-    (``gemma_like(P, 140 P, 15 P, seed=0)``) written to per-rank LBDatafiles,
-    ``mpirun -np P python -m wpart.tasks.mpi``: seconds per iteration (mean of the ranks'
-    ``iteration_seconds``, read on rank 0), messages and bytes rank 0 sent per iteration, and
-    W_max before/after. Baselines in the same process on the same LBDatafiles: the in-process
-    rank engine (``backend="ranks"``) and the serial C engine (``balance(problem)``), as
-    ratios. The MPI result must equal the in-process rank engine's (W_max and assignment):
-    MATCH / DIFFERS.
-(2) PROJECTION to 256 ranks / 466,018 tasks / 1,024 blocks (the shape of LBAF's largest
-    public dataset, challenging_toy_thousands_tasks, which is not shipped here): the serial C
-    engine is run on a synthetic instance of that shape (measured); the distributed run is
-    projected from the in-process rank engine measured at 16/32 (full: also 64/128) ranks
-    with ~1,820 tasks and 4 blocks per rank. Bound model: ranks take their turns one at a time
-    in the seeded order, so one distributed iteration costs ``P * t_turn(P) + L * S(P)``, with
-    ``t_turn(P) = a P^b`` fitted to the measured per-turn cost, ``S(P)`` the sequential
-    messages of an iteration (a turn notice per turn, three per lock: LOCK_REQ, LOCK_GRANT,
-    RELEASE, and two per exchange: GIVE, GIVE_BACK) and ``L`` a one-way message latency (0
-    for the compute-only figure; the latency measured in part (1) otherwise). The MPI engine
-    overlaps turns on disjoint ranks (wpart.tasks._mpi_turns): the concurrent figure divides
-    the compute-only bound by the schedule's parallelism (serial / critical-path seconds of
-    the transfer stages, measured in-process at each P, fitted ``c P^d``). Message counts per
-    rank per iteration: INFORM at most ``f k`` (log rule), ``P - 1`` ANNOUNCE and ``P - 1``
-    TURN_DONE, locks and exchanges fitted as ``c P^d`` to the measured counts. Every projected
-    number is labelled PROJECTION.
-(3) The dynamic part: ``bench_dynamic_mpi.run(quick)`` when that module exists.
+(1) MPI: ``mpirun -np P python -m wpart.tasks.mpi`` at P = 2, 4 (full: 2, 4, 8, 16;
+    oversubscribed on this machine's cores), both protocols: seconds per iteration, rank 0's
+    messages, bytes and gossip memory per iteration, W_max, and MATCH when the MPI assignment
+    equals the in-process rank engine's (same protocol, same seed).
+(2) Scaling, in-process rank engine (the same rank code as MPI, direct calls as transport; an
+    mpirun of 32 or 64 Python processes on 2 shared cores measures the cores, not the
+    protocol): P = 2 ... 16 (full: ... 64), both protocols: messages, bytes and gossip memory
+    per rank per iteration (every message pickled as MPI sends it), serial seconds per
+    iteration, the schedule model's critical path (the distributed time with free messages:
+    per round, proposals in parallel, then the disjoint pairs in parallel) and concurrency
+    (serial / critical path; per round for ``rounds``), pairs per round, W_max before/after
+    against the serial C engine's.
+(3) PROJECTION to 256 ranks x 466,018 tasks x 1,024 blocks (the shape of LBAF's largest public
+    dataset): the serial C engine is measured on a synthetic instance of that shape (one
+    iteration); the distributed rounds protocol is projected from per-rank costs measured on
+    that same instance's rank data (one proposal = ``keep`` estimates, one pair step) times the
+    rounds per iteration fitted ``c P^d`` on part (2), plus message latency and bandwidth of a
+    cluster network (stated). Messages per rank fitted on part (2); bytes from the pickled sizes
+    on the 256-rank data; gossip memory per rank computed from the real summaries. Every
+    projected number is labelled PROJECTION.
+(4) The dynamic part: ``bench_dynamic_mpi.run(quick)`` when that module exists.
 
-Run ``python benchmarks/bench_mpi.py --quick`` (about a minute). Timings are never asserted.
+Run ``python benchmarks/bench_mpi.py --quick`` (about a minute; its projection target is 64
+ranks x 116,480 tasks). Timings are never asserted.
 """
-
 from __future__ import annotations
 
 import argparse
@@ -64,7 +64,6 @@ MPIRUN = shutil.which("mpirun")
 N_ITER = 4
 CORES = os.cpu_count() or 1
 LBAF_SHAPE = (256, 466_018, 1_024)
-LOCK_KINDS = ("LOCK_REQ", "LOCK_GRANT", "GIVE", "GIVE_BACK", "RELEASE")
 
 
 # --------------------------------------------------------------------------------------------
@@ -112,122 +111,301 @@ def mpi_available() -> str | None:
 
 
 # --------------------------------------------------------------------------------------------
+# instances and runs
+
+PROTOCOLS = ("turns", "rounds")  # before, after
+
+
+def instance(P: int):
+    return gemma_like(m=P, n_tasks=140 * P, n_blocks=15 * P, seed=0, comm_degree=1.0)
+
+
+def inproc(p, protocol: str, count_bytes: bool = True) -> dict:
+    """The in-process rank engine with every message pickled and counted per rank."""
+    from wpart.tasks._balance import rank_params
+    from wpart.tasks._problem import Coefficients
+    from wpart.tasks._ranks import run_ranks
+
+    c = Coefficients()
+    prm = rank_params(p.m, c, "block", 0, "fallback", 1e-12, 1.0,
+                      float(np.mean(p.task_load)), n_iter=N_ITER, seed=0,
+                      protocol=protocol, count_bytes=count_bytes)
+    a0 = np.asarray(p.initial, np.int32)
+    t0 = time.perf_counter()
+    run = run_ranks(p, prm, a0, None)
+    run["seconds"] = time.perf_counter() - t0
+    run["keep"] = prm.keep
+    return run
+
+
+# --------------------------------------------------------------------------------------------
 # (1) tasks over MPI
-
-
-def _best_seconds(fn, reps: int) -> tuple:
-    best, res = np.inf, None
-    for _ in range(reps):
-        r = fn()
-        if r.stats["seconds"] < best:
-            best, res = r.stats["seconds"], r
-    return best, res
-
-
-def _per_iter(p, reps: int, **kw) -> tuple:
-    """Seconds per iteration of ``balance(p, **kw)`` (best of `reps`, its setup measured with
-    ``n_iter=0`` taken off, as the MPI run's iteration_seconds leave out input) and the run."""
-    tasks.balance(p, seed=0, n_iter=1, **kw)  # warm up (imports, first allocations)
-    t0, _ = _best_seconds(lambda: tasks.balance(p, seed=0, n_iter=0, **kw), reps)
-    t, r = _best_seconds(lambda: tasks.balance(p, seed=0, n_iter=N_ITER, **kw), reps)
-    return max(t - t0, 0.0) / N_ITER, r
 
 
 def part_mpi(quick: bool, tmp: str) -> dict:
     why = mpi_available()
     if why:
         return {"available": False, "why": why, "text": f"(1) tasks over MPI: skipped: {why}"}
-    reps = 1 if quick else 3
     rows, recs = [], []
-    for P in (1, 2, 4, 8):
-        g = gemma_like(m=P, n_tasks=140 * P, n_blocks=15 * P, seed=0)
+    for P in ((2, 4) if quick else (2, 4, 8, 16)):
+        g = instance(P)
         stem = os.path.join(tmp, f"g{P}")
         g.to_lbdatafile(stem)
         p = tasks.Problem.from_lbdatafile(stem)  # the data the MPI ranks read
-        runs = []
-        for rep in range(reps):
-            summ = os.path.join(tmp, f"s{P}_{rep}.json")
+        for proto in PROTOCOLS:
+            summ = os.path.join(tmp, f"s{P}{proto}.json")
             rc, out, err, wall = run_mpi(P, ["-m", "wpart.tasks.mpi", stem, "--out",
-                                             os.path.join(tmp, f"o{P}"), "--json", summ,
-                                             "--seed", 0, "--n-iter", N_ITER],
-                                         timeout=120 if quick else 300)
+                                             os.path.join(tmp, f"o{P}{proto}"), "--json", summ,
+                                             "--seed", 0, "--n-iter", N_ITER, "--protocol",
+                                             proto, "--timeout", 120],
+                                         timeout=300 if quick else 900)
+            want = tasks.balance(p, backend="ranks", seed=0, n_iter=N_ITER, protocol=proto)
+            rec = {"P": P, "protocol": proto, "n_tasks": p.n_tasks, "oversubscribed": P > CORES,
+                   "mpirun_wall_seconds": wall, "ranks_w_max": want.max_load}
             if rc != 0:
-                runs.append({"error": (err or out).strip().splitlines()[-3:], "rc": rc})
-                break
+                rec["error"] = (err or out).strip().splitlines()[-3:]
+                recs.append(rec)
+                rows.append([P, proto, "-", "-", "-", "-", "-", want.max_load, "MPI FAILED"])
+                continue
             with open(summ) as fh:
                 d = json.load(fh)
-            d["mpirun_wall_seconds"] = wall
-            runs.append(d)
-        ok_runs = [d for d in runs if "error" not in d]
-        t_rk, rr = _per_iter(p, reps, backend="ranks")
-        t_c, rc_ = _per_iter(p, max(reps, 5))
-        oversub = P > CORES
-        rec = {"P": P, "n_tasks": p.n_tasks, "n_blocks": int(p.n_blocks),
-               "oversubscribed": oversub, "cores": CORES,
-               "ranks_seconds_per_iter": t_rk, "c_seconds_per_iter": t_c,
-               "ranks_w_max": rr.max_load, "c_w_max": rc_.max_load,
-               "ranks_messages_per_rank_per_iter": {k: v / P / N_ITER for k, v in
-                                                    rr.stats["messages"].items()}}
-        if not ok_runs:
-            rec["error"] = runs[-1]
-            rows.append([P, p.n_tasks, "yes" if oversub else "no", "-", "-", "-",
-                         rr.initial_max_load, "-", rr.max_load, "-", t_rk, "-",
-                         t_c, "-", "MPI FAILED"])
+            a = np.empty(p.n_tasks, np.int64)
+            a[np.searchsorted(np.asarray(p.task_ids), np.asarray(d["task_ids"]))] = \
+                d["assignment"]
+            same = d["max_load"] == want.max_load and bool(np.array_equal(a, want.assignment))
+            msgs = sum(v for k, v in d["messages"].items() if k != "DIRECTORY") / N_ITER
+            rec.update({"seconds_per_iter": float(np.mean(d["iteration_seconds"])),
+                        "messages_rank0_per_iter": msgs,
+                        "bytes_rank0_per_iter": d["bytes_sent"] / N_ITER,
+                        "gossip_bytes_rank0": d["stats"].get("gossip_bytes"),
+                        "w_max_before": d["initial_max_load"], "w_max": d["max_load"],
+                        "match_ranks": same})
             recs.append(rec)
-            continue
-        best = min(ok_runs, key=lambda d: np.mean(d["iteration_seconds"]))
-        s_it = float(np.mean(best["iteration_seconds"]))
-        per_kind = {k: v / N_ITER for k, v in best["messages"].items() if k != "DIRECTORY"}
-        msgs = float(sum(per_kind.values()))
-        byts = best["bytes_sent"] / N_ITER
-        a = np.empty(p.n_tasks, np.int64)
-        idx = np.searchsorted(np.asarray(p.task_ids), np.asarray(best["task_ids"]))
-        a[idx] = best["assignment"]
-        same = (best["max_load"] == rr.max_load and
-                bool(np.array_equal(a, np.asarray(rr.assignment))))
-        rec.update({"mpi_seconds_per_iter": s_it,
-                    "mpi_iteration_seconds": best["iteration_seconds"],
-                    "mpi_seconds": best["seconds"],
-                    "mpirun_wall_seconds": best["mpirun_wall_seconds"],
-                    "messages_per_rank_per_iter": msgs, "messages_by_kind_per_iter": per_kind,
-                    "directory_messages": best["messages"].get("DIRECTORY", 0),
-                    "bytes_per_rank_per_iter": byts, "w_max_before": best["initial_max_load"],
-                    "w_max_after": best["max_load"], "exchanges_per_iteration":
-                    best["exchanges_per_iteration"], "match_ranks": same,
-                    "ratio_mpi_vs_ranks": s_it / max(t_rk, 1e-12),
-                    "ratio_mpi_vs_c": s_it / max(t_c, 1e-12), "repeats": len(ok_runs)})
-        recs.append(rec)
-        rows.append([P, p.n_tasks, "yes" if oversub else "no", s_it, msgs, byts,
-                     best["initial_max_load"], best["max_load"], rr.max_load,
-                     sum(best["exchanges_per_iteration"]), t_rk,
-                     f"{s_it / max(t_rk, 1e-12):.1f}x", t_c,
-                     f"{s_it / max(t_c, 1e-12):.0f}x", "MATCH" if same else "DIFFERS"])
+            rows.append([P, proto, rec["seconds_per_iter"], msgs, rec["bytes_rank0_per_iter"],
+                         rec["gossip_bytes_rank0"], d["max_load"], want.max_load,
+                         "MATCH" if same else "DIFFERS"])
     text = format_table(
-        ["P", "tasks", f"oversub ({CORES} cores)", "MPI s/iter", "msgs/rank/iter",
-         "bytes/rank/iter", "W0", "W MPI", "W ranks", "exch", "ranks s/iter", "MPI/ranks",
-         "C s/iter", "MPI/C", "MPI == ranks"], rows,
-        title=f"(1) CCM-LB over MPI (mpirun -np P, {N_ITER} iterations, seed 0; gemma_like(P, "
-              "140P, 15P); messages and bytes: sent by rank 0, the one-time edge directory "
-              "left out of the counts, in the bytes; P=1 has no peers; best of "
-              f"{reps} run(s))")
-    return {"available": True, "rows": recs, "text": text, "n_iter": N_ITER,
-            "oversubscribed_note": f"P > {CORES} processes share {CORES} cores"}
-
-
-def latency_from_mpi(part1: dict) -> float | None:
-    """One-way message latency L seen here: (MPI - in-process) time per iteration over the
-    sequential messages of an iteration, at the largest P measured."""
-    cand = [r for r in part1.get("rows", []) if "mpi_seconds_per_iter" in r and r["P"] > 1]
-    if not cand:
-        return None
-    r = max(cand, key=lambda r: r["P"])
-    m = r["ranks_messages_per_rank_per_iter"]
-    seq = r["P"] * (1 + sum(m.get(k, 0.0) for k in LOCK_KINDS))
-    return max(r["mpi_seconds_per_iter"] - r["ranks_seconds_per_iter"], 0.0) / seq
+        ["P", "protocol", "MPI s/iter", "msgs/iter (rank 0)", "bytes/iter (rank 0)",
+         "gossip bytes (rank 0)", "W_max MPI", "W_max in-process", "MPI == in-process"], rows,
+        title=f"(1) CCM-LB over MPI (mpirun -np P, {N_ITER} iterations, seed 0; "
+              f"{CORES} cores, P > {CORES} oversubscribed; turns = before, rounds = after)")
+    return {"available": True, "rows": recs, "text": text}
 
 
 # --------------------------------------------------------------------------------------------
-# (2) projection to 256 ranks
+# (2) scaling, in-process
+
+
+def part_scaling(quick: bool) -> dict:
+    rows, recs = [], []
+    for P in ((2, 4, 8, 16) if quick else (2, 4, 8, 16, 32, 64)):
+        p = instance(P)
+        t0 = time.perf_counter()
+        c = tasks.balance(p, seed=0, n_iter=N_ITER)
+        t_c = (time.perf_counter() - t0) / N_ITER
+        for proto in PROTOCOLS:
+            run = inproc(p, proto)
+            s = run["schedule"]
+            ser, crit = sum(s["serial_s"]), sum(s["critical_path_s"])
+            rec = {"P": P, "protocol": proto, "n_tasks": p.n_tasks, "n_edges": p.n_edges,
+                   "seconds_per_iter": run["seconds"] / N_ITER,
+                   "critical_path_s_per_iter": crit / N_ITER, "serial_s_per_iter": ser / N_ITER,
+                   "concurrency": ser / max(crit, 1e-12),
+                   "concurrency_per_iter": [a / max(b, 1e-12) for a, b in
+                                            zip(s["serial_s"], s["critical_path_s"])],
+                   "messages_per_rank_per_iter": float(sum(run["messages"].values())) / P
+                   / N_ITER,
+                   "messages_by_kind_per_rank_per_iter": {k: v / P / N_ITER for k, v in
+                                                          run["messages"].items()},
+                   "bytes_per_rank_per_iter": float(run["bytes_per_rank"].mean()) / N_ITER,
+                   "bytes_max_rank_per_iter": float(run["bytes_per_rank"].max()) / N_ITER,
+                   "gossip_bytes_per_rank_max": int(run["gossip_bytes_per_rank"].max()),
+                   "gossip_bytes_per_rank_mean": float(run["gossip_bytes_per_rank"].mean()),
+                   "w_max_before": float(run["history"][0]), "w_max": float(run["history"][-1]),
+                   "c_engine_w_max": c.max_load, "c_engine_seconds_per_iter": t_c,
+                   "keep": run["keep"], "n_rounds": run["n_rounds"], "fanout": run["fanout"]}
+            if proto == "rounds":
+                rr = s["rounds"]
+                rec["rounds_per_iter"] = [d["rounds"] for d in rr]
+                rec["pairs_per_round"] = float(np.mean([x for d in rr for x in d["pairs"]] or
+                                                       [0]))
+                rec["concurrency_per_round"] = float(np.mean([x for d in rr
+                                                              for x in d["concurrency"]] or [1]))
+                rec["concurrency_per_round_iter0"] = float(np.mean(rr[0]["concurrency"] or [1]))
+            recs.append(rec)
+        old, new = recs[-2], recs[-1]
+        for r in (old, new):
+            rows.append([P, r["protocol"], r["seconds_per_iter"], r["critical_path_s_per_iter"],
+                         r["messages_per_rank_per_iter"], r["bytes_per_rank_per_iter"],
+                         r["gossip_bytes_per_rank_max"], r["concurrency"],
+                         r.get("concurrency_per_round", "-"), r.get("pairs_per_round", "-"),
+                         r["w_max"], r["c_engine_w_max"]])
+        new["w_max_vs_turns"] = new["w_max"] / old["w_max"] - 1.0
+    text = format_table(
+        ["P", "protocol", "serial s/iter", "critical-path s/iter", "msgs/rank/iter",
+         "bytes/rank/iter", "gossip bytes/rank (max)", "concurrency", "concurrency/round",
+         "pairs/round", "W_max", "W_max serial C"], rows,
+        title=f"(2) Scaling, in-process rank engine (the MPI code; every message pickled and "
+              f"counted), gemma_like(P, 140P, 15P, comm_degree=1), {N_ITER} iterations; "
+              "concurrency = serial / critical path of the schedule model")
+    return {"rows": recs, "text": text}
+
+
+# --------------------------------------------------------------------------------------------
+# (3) projection to 256 ranks
+
+
+#: Network of the projection: a cluster interconnect (stated, not measured here)
+NET = {"latency_s": 2e-6, "bandwidth_Bps": 10e9, "label": "2 us latency, 10 GB/s"}
+NET_SLOW = {"latency_s": 50e-6, "bandwidth_Bps": 1e9, "label": "50 us latency, 1 GB/s"}
+
+
+def _cost_per_round(parts, prm, P: int) -> dict:
+    """Per-rank costs measured on the big instance's rank data (median over a few pairs):
+    one estimate from two bounded summaries, a rank's own summary and W (recomputed once its
+    tasks changed), one exact pair evaluation with its exchange, and pickled sizes."""
+    from wpart.tasks._ranks import RankProcess
+
+    rng = np.random.default_rng(0)
+    picks = rng.choice(P, size=min(8, P), replace=False)
+    t_est, t_own, t_pair, grant, give, summ = [], [], [], [], [], []
+    for i in picks.tolist():
+        j = int((i + 1 + rng.integers(P - 1)) % P)
+        a, b = RankProcess(parts[i].copy(), prm), RankProcess(parts[j].copy(), prm)
+        a.begin_iteration()
+        b.begin_iteration()
+        t0 = time.perf_counter()
+        a._mine = a._w = None
+        mine = a.own_summary()
+        t_own.append(time.perf_counter() - t0)
+        sb = b.own_summary()
+        summ.append(_pickled(sb))
+        t0 = time.perf_counter()
+        for _ in range(5):
+            a._best(sb, mine)
+        t_est.append((time.perf_counter() - t0) / 5)
+        grant.append(_pickled(("LOCK_GRANT", 0, 0, 0, b.data)))
+        t0 = time.perf_counter()
+        found, _, _, gv, tk = a._best(b.data)
+        if found:
+            recs = a.data.extract(gv)
+            give.append(_pickled(("GIVE", 0, 0, 0, recs, tk)))
+            back = b.data.extract(tk)
+            b.data.insert(recs)
+            a.data.insert(back)
+        t_pair.append(time.perf_counter() - t0)
+    return {"estimate_s": float(np.median(t_est)), "own_summary_s": float(np.median(t_own)),
+            "pair_step_s": float(np.median(t_pair)), "lock_grant_bytes": float(np.mean(grant)),
+            "give_bytes": float(np.mean(give)) if give else float(np.mean(grant)) / 4,
+            "summary_bytes": float(np.mean(summ))}
+
+
+def part_projection(quick: bool, scaling: dict) -> dict:
+    from wpart.tasks._balance import rank_params
+    from wpart.tasks._problem import Coefficients
+    from wpart.tasks._rankdata import split_problem
+
+    P_big, K_big, N_big = (64, 116_480, 256) if quick else LBAF_SHAPE
+    t0 = time.perf_counter()
+    big = gemma_like(m=P_big, n_tasks=K_big, n_blocks=N_big, seed=0, comm_degree=1.0)
+    t_gen = time.perf_counter() - t0
+    # the serial C engine on the full shape: measured (one iteration; setup timed apart)
+    t0 = time.perf_counter()
+    tasks.balance(big, seed=0, n_iter=0)
+    t_setup = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    rc = tasks.balance(big, seed=0, n_iter=1, time_limit=900)
+    c_iter = max(time.perf_counter() - t0 - t_setup, 0.0)
+    c_status = rc.status
+    prm = rank_params(P_big, Coefficients(), "block", 0, "fallback", 1e-12, 1.0,
+                      float(np.mean(big.task_load)), n_iter=N_ITER, seed=0)
+    parts = split_problem(big, np.asarray(big.initial), big.caps(None))
+    cost = _cost_per_round(parts, prm, P_big)
+    t_est, grant, give, summ = (cost["estimate_s"], cost["lock_grant_bytes"],
+                                cost["give_bytes"], cost["summary_bytes"])
+    rows_r = [r for r in scaling["rows"] if r["protocol"] == "rounds" and r["P"] >= 4]
+    rows_t = [r for r in scaling["rows"] if r["protocol"] == "turns" and r["P"] >= 4]
+    Ps = [r["P"] for r in rows_r]
+    a_r, b_r = _fit_power(Ps, [np.mean(r["rounds_per_iter"]) for r in rows_r])
+    rounds = a_r * P_big ** b_r
+    last = rows_r[-1]
+    per_round = {k: v / np.mean(last["rounds_per_iter"])
+                 for k, v in last["messages_by_kind_per_rank_per_iter"].items()}
+    msgs = {k: v * rounds for k, v in per_round.items() if k != "INFORM"}
+    msgs["INFORM"] = float(prm.k * prm.f)  # at most f messages per hop
+    steps = (last["messages_by_kind_per_rank_per_iter"].get("GIVE", 0.0)
+             / max(last["messages_by_kind_per_rank_per_iter"].get("LOCK_GRANT", 1e-12), 1e-12))
+    # critical path of a round: a changed rank's proposal (its own summary and W, then
+    # `keep` estimates), then its pair: the exact evaluations of `steps` exchanges + 1
+    t_prop = cost["own_summary_s"] + prm.keep * t_est
+    t_pair = (steps + 1) * cost["pair_step_s"]
+    small = 64.0  # PROPOSE / OFFER / TAKE / DECLINE / RELEASE: a header and a few numbers
+    size = {"LOCK_GRANT": grant, "GIVE": give, "GIVE_BACK": give, "REFRESH": summ,
+            "INFORM": (prm.keep + 1) * summ}
+    bytes_rank = sum(v * size.get(k, small) for k, v in msgs.items())
+    H = prm.handshakes
+    gossip_mem = (prm.keep + 1) * summ  # the known set: own summary + `keep` others
+
+    def t_iter(net):
+        lat, bw = net["latency_s"], net["bandwidth_Bps"]
+        coll = np.log2(P_big) * lat  # an all-reduce / sparse all-to-all count exchange
+        rnd = (t_prop + t_pair + (2 + 2 * H) * coll + (3 + 2 * steps) * lat
+               + (grant + 2 * steps * give) / bw)
+        gossip = prm.k * (coll + prm.f * (lat + (prm.keep + 1) * summ / bw))
+        return rounds * rnd + gossip, rnd
+    t_fast, per_round_s = t_iter(NET)
+    t_slow, _ = t_iter(NET_SLOW)
+    # before: turns, the in-process serial seconds per iteration fitted a P^b (the MPI run
+    # adds a notice to every rank per turn), and its gossip memory: every known rank's data
+    a_t, b_t = _fit_power([r["P"] for r in rows_t], [r["seconds_per_iter"] for r in rows_t])
+    old_mem = float(np.mean([_pickled({d.rank: d.summary(True)}) for d in parts[:8]])) * P_big
+    proj = {"label": "PROJECTION", "P": P_big, "n_tasks": K_big, "n_blocks": N_big,
+            "n_edges": big.n_edges,
+            "rounds_fit": {"c": a_r, "d": b_r, "rounds_per_iter": rounds},
+            "seconds_per_proposal": t_prop, "seconds_per_estimate": t_est,
+            "seconds_per_pair": t_pair, "exchanges_per_pair": steps, "measured": cost,
+            "keep": prm.keep, "handshakes": H,
+            "seconds_per_round": per_round_s, "seconds_per_iter": t_fast,
+            "seconds_per_iter_slow_network": t_slow, "network": NET, "slow_network": NET_SLOW,
+            "messages_per_rank_per_iter": float(sum(msgs.values())),
+            "messages_by_kind_per_rank_per_iter": msgs,
+            "bytes_per_rank_per_iter": bytes_rank,
+            "pickled_bytes": {"lock_grant": grant, "give": give, "summary": summ},
+            "gossip_bytes_per_rank": gossip_mem,
+            "own_data_bytes_per_rank": float(np.mean([_pickled(d) for d in parts[:8]])),
+            "turns_before": {"serial_seconds_per_iter": a_t * P_big ** b_t,
+                             "fit": {"a": a_t, "b": b_t},
+                             "gossip_bytes_per_rank": old_mem},
+            "ratio_vs_c": t_fast / c_iter if c_iter > 0 else None}
+    out = {"c_engine": {"label": "MEASURED", "P": P_big, "n_tasks": K_big, "n_blocks": N_big,
+                        "n_edges": big.n_edges, "generator":
+                        f"gemma_like({P_big}, {K_big}, {N_big}, seed=0, comm_degree=1.0)",
+                        "generate_seconds": t_gen, "setup_seconds": t_setup,
+                        "seconds_per_iter": c_iter, "status": c_status,
+                        "w_max_before": rc.initial_max_load, "w_max_after": rc.max_load},
+           "projection": proj}
+    rows = [[f"serial C engine, 1 iteration (MEASURED, {c_status})", c_iter, "-", "-", "-"],
+            [f"PROJECTION rounds protocol, {NET['label']}", t_fast, proj[
+                "messages_per_rank_per_iter"], bytes_rank, gossip_mem],
+            [f"PROJECTION rounds protocol, {NET_SLOW['label']}", t_slow,
+             proj["messages_per_rank_per_iter"], bytes_rank, gossip_mem],
+            ["PROJECTION turns protocol (before), serial in-process fit", a_t * P_big ** b_t,
+             "-", "-", old_mem]]
+    text = format_table(["case", "s/iter", "msgs/rank/iter", "bytes/rank/iter",
+                         "gossip bytes/rank"], rows,
+                        title=f"(3) PROJECTION to {P_big} ranks / {K_big:,} tasks / {N_big:,} "
+                              f"blocks / {big.n_edges:,} edges (synthetic gemma_like stand-in)")
+    text += (f"\nPROJECTION model: T_iter = R(P) x (t_proposal + t_pair + (2 + 2H) collectives "
+             f"+ pair messages + bytes/bandwidth) + gossip; R(P) = {a_r:.3g} P^{b_r:.2f} rounds "
+             f"(fitted at P = {Ps}) = {rounds:.0f}; t_proposal = own summary "
+             f"{cost['own_summary_s'] * 1e3:.1f} ms + keep ({prm.keep}) x {t_est * 1e3:.2f} ms "
+             f"estimates = {t_prop * 1e3:.1f} ms; t_pair = ({steps:.2f} exchanges + 1) x "
+             f"{cost['pair_step_s'] * 1e3:.1f} ms = {t_pair * 1e3:.1f} ms (measured on this "
+             f"instance's rank data); H = {H}; messages per rank per round as measured at "
+             f"P = {last['P']}. Distributed/serial C per iteration: {proj['ratio_vs_c']:.3g}x "
+             f"({'faster' if proj['ratio_vs_c'] and proj['ratio_vs_c'] < 1 else 'slower'}).")
+    out["text"] = text
+    return out
 
 
 def _fit_power(x, y) -> tuple:
@@ -241,128 +419,8 @@ def _pickled(obj) -> int:
     return len(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
 
 
-def part_projection(quick: bool, latency: float | None) -> dict:
-    from wpart.tasks._rankdata import split_problem
-
-    P_big, K_big, N_big = LBAF_SHAPE
-    tpr, bpr = K_big / P_big, N_big // P_big
-    # the serial C engine on the full shape: measured
-    t0 = time.perf_counter()
-    big = gemma_like(m=P_big, n_tasks=K_big, n_blocks=N_big, seed=0)
-    t_gen = time.perf_counter() - t0
-    c_iter, rc = _per_iter(big, 1 if quick else 2)
-    k_big, f_big = wpart._core.tasks_knowledge(P_big, 0, 0)
-    # the rank engine, measured at smaller P with the same tasks and blocks per rank
-    meas = []
-    for P in ((16, 32) if quick else (16, 32, 64, 128)):
-        g = gemma_like(m=P, n_tasks=int(round(tpr * P)), n_blocks=bpr * P, seed=0)
-        r = tasks.balance(g, seed=0, n_iter=N_ITER, backend="ranks")
-        m = {k: v / P / N_ITER for k, v in r.stats["messages"].items()}
-        meas.append({"label": "MEASURED", "P": P, "n_tasks": g.n_tasks, "n_blocks": g.n_blocks,
-                     "seconds": r.stats["seconds"], "turn_seconds":
-                     r.stats["seconds"] / (N_ITER * P), "w_max_before": r.initial_max_load,
-                     "w_max_after": r.max_load, "messages_per_rank_per_iter": m,
-                     "n_rounds": r.stats["n_rounds"], "fanout": r.stats["fanout"],
-                     "schedule_parallelism": sum(r.stats["schedule"]["serial_s"])
-                     / max(sum(r.stats["schedule"]["critical_path_s"]), 1e-12)})
-    Ps = [d["P"] for d in meas]
-    a_t, b_t = _fit_power(Ps, [d["turn_seconds"] for d in meas])
-    a_l, b_l = _fit_power(Ps, [d["messages_per_rank_per_iter"].get("LOCK_REQ", 0) for d in meas])
-    a_g, b_g = _fit_power(Ps, [max(d["messages_per_rank_per_iter"].get("GIVE", 0), 1e-9)
-                               for d in meas])
-    a_c, b_c = _fit_power(Ps, [d["schedule_parallelism"] for d in meas])
-    par = max(1.0, a_c * P_big ** b_c)
-    turn = a_t * P_big ** b_t
-    # the local slope between the two largest P measured (the cost grows faster at larger P)
-    b_loc = float(np.log(meas[-1]["turn_seconds"] / meas[-2]["turn_seconds"])
-                  / np.log(Ps[-1] / Ps[-2]))
-    turn_loc = meas[-1]["turn_seconds"] * (P_big / Ps[-1]) ** b_loc
-    locks = a_l * P_big ** b_l
-    gives = a_g * P_big ** b_g
-    inform = float(k_big * f_big)
-    notices = 2.0 * (P_big - 1)  # ANNOUNCE and TURN_DONE of every turn
-    sent = inform + notices + 2 * locks + gives + locks + gives  # as locker + as server (mean)
-    # bytes: pickled sizes on the 256-rank instance (what the Channel sends)
-    parts = split_problem(big, np.asarray(big.initial), big.caps(None))
-    rd = parts[:8]
-    grant = float(np.mean([_pickled(("LOCK_GRANT", d)) for d in rd]))
-    summ = float(np.mean([_pickled({d.rank: d.summary(True)}) for d in rd]))
-    per_task = float(np.mean([_pickled(d) / max(d.n_tasks, 1) for d in rd]))
-    cluster = per_task * K_big / N_big
-    notice = float(_pickled((0, 0, 0, 0)))
-    bytes_rank = (locks * grant + 2 * gives * cluster + inform * summ * (P_big / 2)
-                  + notices * notice)
-    compute = P_big * turn
-    seq = P_big * (1 + 3 * locks + 2 * gives)
-    proj = {"label": "PROJECTION", "P": P_big, "n_tasks": K_big, "n_blocks": N_big,
-            "model": ("T_iter = P * t_turn(P) + L * S(P); t_turn(P) = a P^b fitted to the "
-                      "in-process rank engine (seconds / (n_iter P), gossip and setup included) at "
-                      f"P = {Ps} with {tpr:.0f} tasks and {bpr} blocks per rank; S(P) = "
-                      "P * (1 notice + 3 lock messages per lock + 2 per exchange) sequential "
-                      "messages; msgs/rank/iter = f k INFORM (upper bound) + (P - 1) notices "
-                      "+ 3 per lock + 2 per exchange (lock/exchange counts fitted c P^d); "
-                      "bytes = locks * pickled rank data + exchanges * 2 * pickled cluster + "
-                      "INFORM * P/2 summaries + notices"),
-            "turn_fit": {"a": a_t, "b": b_t}, "lock_fit": {"c": a_l, "d": b_l},
-            "exchange_fit": {"c": a_g, "d": b_g},
-            "turn_seconds": turn, "compute_seconds_per_iter": compute,
-            "local_slope": {"b": b_loc, "from_P": Ps[-2:], "turn_seconds": turn_loc,
-                            "compute_seconds_per_iter": P_big * turn_loc},
-            "latency_seconds": latency,
-            "seconds_per_iter_with_latency": None if latency is None else
-            compute + latency * seq, "sequential_messages_per_iter": seq,
-            "messages_per_rank_per_iter": sent,
-            "messages_by_kind_per_rank_per_iter": {"INFORM (<=)": inform,
-                                                   "TURN_DONE": notices, "LOCK_REQ": locks,
-                                                   "GIVE": gives},
-            "bytes_per_rank_per_iter": bytes_rank,
-            "pickled_bytes": {"lock_grant": grant, "summary": summ, "per_task": per_task,
-                              "notice": notice},
-            "ratio_vs_c": compute / c_iter if c_iter > 0 else None,
-            "concurrent": {"model": "turns on disjoint ranks overlap (wpart.tasks._mpi_turns): "
-                           "parallelism = serial / critical-path seconds of the transfer "
-                           "stages, measured in-process at each P (free messages), fitted "
-                           "c P^d", "fit": {"c": a_c, "d": b_c}, "parallelism": par,
-                           "compute_seconds_per_iter": compute / par}}
-    out = {"c_engine": {"label": "MEASURED", "P": P_big, "n_tasks": K_big, "n_blocks": N_big,
-                        "generator": f"gemma_like({P_big}, {K_big}, {N_big}, seed=0)",
-                        "generate_seconds": t_gen, "seconds_per_iter": c_iter,
-                        "w_max_before": rc.initial_max_load, "w_max_after": rc.max_load,
-                        "n_rounds": k_big, "fanout": f_big},
-           "ranks_measured": meas, "projection": proj}
-    rows = [[f"ranks engine P={d['P']} (measured)", d["n_tasks"], d["seconds"] / N_ITER,
-             d["turn_seconds"], sum(d["messages_per_rank_per_iter"].values()), "-",
-             d["w_max_before"], d["w_max_after"]] for d in meas]
-    rows.append([f"serial C engine P={P_big} (measured)", K_big, c_iter, "-", "-", "-",
-                 rc.initial_max_load, rc.max_load])
-    rows.append([f"PROJECTION distributed P={P_big}, compute only", K_big, compute, turn, sent,
-                 bytes_rank, "-", "-"])
-    rows.append([f"PROJECTION P={P_big}, concurrent turns (x{par:.1f})", K_big,
-                 compute / par, turn, sent, bytes_rank, "-", "-"])
-    if len(Ps) > 2:
-        rows.append([f"PROJECTION P={P_big}, compute only, slope of P={Ps[-2]}..{Ps[-1]}",
-                     K_big, P_big * turn_loc, turn_loc, sent, bytes_rank, "-", "-"])
-    if latency is not None:
-        rows.append([f"PROJECTION distributed P={P_big}, + L={latency * 1e3:.2f} ms/msg (here)",
-                     K_big, compute + latency * seq, turn, sent, bytes_rank, "-", "-"])
-    text = format_table(
-        ["case", "tasks", "s/iter", "s/turn", "msgs/rank/iter", "bytes/rank/iter", "W0", "W"],
-        rows, title=f"(2) PROJECTION to {P_big} ranks / {K_big:,} tasks / {N_big:,} blocks "
-                    "(challenging_toy_thousands_tasks' shape; synthetic gemma_like stand-in)")
-    text += (f"\nPROJECTION model: {proj['model']}.\nFits: t_turn = {a_t:.3g} P^{b_t:.2f} s; "
-             f"locks/rank/iter = {a_l:.3g} P^{b_l:.2f}; exchanges/rank/iter = "
-             f"{a_g:.3g} P^{b_g:.2f}; k={k_big}, f={f_big}; local turn-cost slope between "
-             f"P={Ps[-2]} and {Ps[-1]}: P^{b_loc:.2f}; schedule parallelism measured "
-             f"{[round(d['schedule_parallelism'], 2) for d in meas]} at P={Ps}, fitted "
-             f"{a_c:.3g} P^{b_c:.2f}. Projected distributed (one turn at a time)/serial-C "
-             f"per iteration: {proj['ratio_vs_c']:.0f}x (compute only)."
-             if proj["ratio_vs_c"] else "")
-    out["text"] = text
-    return out
-
-
 # --------------------------------------------------------------------------------------------
-# (3) the dynamic part
+# (4) the dynamic part
 
 
 def part_dynamic(quick: bool) -> dict | None:
@@ -377,8 +435,8 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="CI-sized run (about a minute)")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results"),
                     help="folder for bench_mpi.json")
-    ap.add_argument("--skip", default="", help="comma list of parts to skip: mpi,projection,"
-                    "dynamic")
+    ap.add_argument("--skip", default="", help="comma list of parts to skip: mpi,scaling,"
+                    "projection,dynamic (the projection needs the scaling part)")
     args = ap.parse_args(argv)
     skip = set(filter(None, args.skip.split(",")))
     t0 = time.perf_counter()
@@ -390,17 +448,20 @@ def main(argv=None) -> int:
             print("[bench_mpi] (1) tasks over MPI ...", flush=True)
             res["mpi"] = part_mpi(args.quick, tmp)
             print(res["mpi"]["text"], "\n", flush=True)
+        if "scaling" not in skip or "projection" not in skip:
+            print("[bench_mpi] (2) scaling, in-process ...", flush=True)
+            res["scaling"] = part_scaling(args.quick)
+            print(res["scaling"]["text"], "\n", flush=True)
         if "projection" not in skip:
-            print("[bench_mpi] (2) projection ...", flush=True)
-            res["projection"] = part_projection(args.quick,
-                                                latency_from_mpi(res.get("mpi", {})))
+            print("[bench_mpi] (3) projection ...", flush=True)
+            res["projection"] = part_projection(args.quick, res["scaling"])
             print(res["projection"]["text"], "\n", flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if "dynamic" not in skip:
         dyn = part_dynamic(args.quick)
         if dyn is None:
-            print("(3) dynamic part: not available (benchmarks/bench_dynamic_mpi.py is absent)")
+            print("(4) dynamic part: not available (benchmarks/bench_dynamic_mpi.py is absent)")
             res["dynamic"] = {"available": False}
         else:
             res["dynamic"] = dyn

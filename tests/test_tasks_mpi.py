@@ -102,16 +102,23 @@ def test_mpi_equals_in_process_np8_oversubscribed(tmp_path):
 
 
 def test_mpi_messages_counted(tmp_path):
-    case = {"source": {"generator": "gemma_like",
-                       "args": {"m": 4, "n_tasks": 200, "n_blocks": 24}},
-            "options": {"seed": 2, "n_iter": 2}}
-    g = _run(tmp_path, 4, [case])[0]
-    _, want = _inproc(case)
+    turns = {"source": {"generator": "gemma_like",
+                        "args": {"m": 4, "n_tasks": 200, "n_blocks": 24}},
+             "options": {"seed": 2, "n_iter": 2, "protocol": "turns"}}
+    rounds = {"source": turns["source"], "options": {"seed": 2, "n_iter": 2}}
+    g, r = _run(tmp_path, 4, [turns, rounds])
+    _, want = _inproc(turns)
     m = g["messages"]  # rank 0's own sends
     assert m["TURN_DONE"] == 2 * 3  # one notice to each other rank per turn
     assert m["ANNOUNCE"] == 2 * 3   # and one announcement of the ranks the turn touches
     assert g["bytes_sent"] > 0
     assert set(want.stats["messages"]) >= set(m) - {"ANNOUNCE"}
+    # rounds: no notice to every rank; what rank 0 sent is a subset of the in-process kinds
+    _check_same(rounds, r)
+    _, want = _inproc(rounds)
+    assert "TURN_DONE" not in r["messages"] and "ANNOUNCE" not in r["messages"]
+    assert set(want.stats["messages"]) >= set(r["messages"]) - {"DIRECTORY"}
+    assert r["stats"]["gossip_bytes"] > 0
 
 
 def test_mpi_per_rank_lbdatafiles(tmp_path):
@@ -150,11 +157,13 @@ def test_mpi_reads_lbaf_synthetic_blocks(tmp_path):
     assert g["initial_max_load"] == want.initial_max_load
 
 
+@pytest.mark.parametrize("protocol", ["turns", "rounds"])
 @pytest.mark.parametrize("kind", ["die", "hang"])
-def test_mpi_rank_failure_stops_in_bounded_time(tmp_path, kind):
+def test_mpi_rank_failure_stops_in_bounded_time(tmp_path, kind, protocol):
+    fault = [kind, 2] if protocol == "turns" else [kind, 2, "proposals"]
     case = {"source": {"generator": "gemma_like",
                        "args": {"m": 4, "n_tasks": 120, "n_blocks": 16}},
-            "options": {"seed": 0, "timeout": 3.0, "fault": [kind, 2]}}
+            "options": {"seed": 0, "timeout": 3.0, "fault": fault, "protocol": protocol}}
     cf, of = tmp_path / "cases.json", tmp_path / "out.json"
     cf.write_text(json.dumps([case]))
     t0 = time.monotonic()
@@ -166,7 +175,9 @@ def test_mpi_rank_failure_stops_in_bounded_time(tmp_path, kind):
     assert r.returncode != 0
     assert not of.exists()
     text = r.stdout + r.stderr
-    if kind == "hang":
+    if kind == "hang" and protocol == "rounds":  # a collective waits: the rank is not known
+        assert "RankFailure" in text and "died or hangs" in text
+    elif kind == "hang":
         assert "RankFailure" in text and "rank 2" in text and "died or hangs" in text
     else:
         assert ("rank 2" in text or "process rank 2" in text) and \
@@ -291,17 +302,26 @@ def test_mpi_singleton_and_bad_options(tmp_path):
     assert os.path.exists(script)
 
 
-def test_bench_mpi_quick_part_matches(tmp_path):
-    """benchmarks/bench_mpi.py (MPI part, quick): runs, writes JSON, every row MATCH."""
+def test_bench_mpi_quick(tmp_path):
+    """benchmarks/bench_mpi.py --quick: the MPI part (every row MATCH, both protocols), the
+    in-process scaling part and the PROJECTION run and write their JSON."""
     import sys
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
     r = subprocess.run([sys.executable, str(root / "benchmarks" / "bench_mpi.py"), "--quick",
-                        "--skip", "projection,dynamic", "--out", str(tmp_path)],
-                       capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
+                        "--skip", "dynamic", "--out", str(tmp_path)],
+                       capture_output=True, text=True, timeout=600, cwd=str(tmp_path))
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     d = json.loads((tmp_path / "bench_mpi.json").read_text())
     rows = d["mpi"]["rows"]
-    assert [row["P"] for row in rows] == [1, 2, 4, 8]
+    assert [(row["P"], row["protocol"]) for row in rows] == [
+        (2, "turns"), (2, "rounds"), (4, "turns"), (4, "rounds")]
     assert all(row["match_ranks"] for row in rows)
+    sc = d["scaling"]["rows"]
+    assert {row["P"] for row in sc} == {2, 4, 8, 16}
+    for row in sc:
+        assert row["gossip_bytes_per_rank_max"] > 0 and row["messages_per_rank_per_iter"] > 0
+    proj = d["projection"]["projection"]
+    assert proj["label"] == "PROJECTION" and proj["seconds_per_iter"] > 0
+    assert "PROJECTION" in r.stdout

@@ -5,7 +5,8 @@ CASES_JSON holds a list of cases ``{"source": ..., "options": {...}}``; a source
 ``{"generator": name, "args": {...}}`` (rank 0 builds the problem and scatters it) or
 ``{"stem": path}`` (each rank reads its own LBDatafile). Cases whose problem has another
 number of ranks than the job are skipped. The option ``fault`` = ``[kind, rank]`` makes that
-rank die (``"die"``) or hang (``"hang"``) when it is first asked for its lock.
+rank die (``"die"``) or hang (``"hang"``) when it is first asked for its lock (with a third item
+``"proposals"``: when it first computes its proposals, in the rounds protocol).
 """
 import json
 import os
@@ -26,17 +27,22 @@ for case in cases:
     kw = dict(case.get("options", {}))
     fault = kw.pop("fault", None)
     if fault and comm.Get_rank() == fault[1]:
-        orig = RankProcess.serve
+        def fail(_what=fault[0]):
+            if _what == "die":
+                os.kill(os.getpid(), signal.SIGKILL)
+            while True:
+                time.sleep(1)
+        if len(fault) > 2 and fault[2] == "proposals":  # the rounds protocol's first round
+            RankProcess.proposals = lambda self: fail()
+        else:
+            orig = RankProcess.serve
 
-        def serve(self, s, msg, _what=fault[0]):
-            if msg[0] == "LOCK_REQ":
-                if _what == "die":
-                    os.kill(os.getpid(), signal.SIGKILL)
-                while True:
-                    time.sleep(1)
-            return orig(self, s, msg)
+            def serve(self, s, msg):
+                if msg[0] == "LOCK_REQ":
+                    fail()
+                return orig(self, s, msg)
 
-        RankProcess.serve = serve
+            RankProcess.serve = serve
     src = case["source"]
     if "generator" in src:
         prob = getattr(G, src["generator"])(**src["args"]) if comm.Get_rank() == 0 else None

@@ -81,9 +81,15 @@ class RankData:
             missing = np.setdiff1d(gids, self.gid)
             raise WpartRuntimeError(f"rank {self.rank} does not hold tasks {missing[:8].tolist()}")
         out_tasks = self._task_part(m)
-        inc_out = np.isin(self.esrc, out_tasks["gid"]) | np.isin(self.edst, out_tasks["gid"])
         keep = self._task_part(~m)
-        inc_keep = np.isin(self.esrc, keep["gid"]) | np.isin(self.edst, keep["gid"])
+        n = self.gid.size
+        inc_out = np.zeros(self.esrc.size, bool)
+        inc_keep = np.zeros(self.esrc.size, bool)
+        for ends in (self.esrc, self.edst):  # each edge end: a task here, moving or staying?
+            pos = np.minimum(np.searchsorted(self.gid, ends), max(n - 1, 0))
+            here = (self.gid[pos] == ends) if n else np.zeros(ends.size, bool)
+            inc_out |= here & m[pos] if n else here
+            inc_keep |= here & ~m[pos] if n else here
         bo = np.isin(self.bid, out_tasks["blk"])
         bk = np.isin(self.bid, keep["blk"])
         moved = RankData(self.rank, **out_tasks,
@@ -257,35 +263,43 @@ class RankData:
 def pair_problem(a: RankData, b: RankData | None, coeff_alpha: float) -> tuple:
     """The problem of two ranks for the C step: ``(dict, assignment, gids)``.
 
-    `a`'s tasks are on local rank 0, `b`'s on 1, the other endpoints of their edges on 2;
-    ``gids[i]`` is the global id of local task ``i``. When both ranks carry an edge, `b`'s
+    `a`'s tasks are on local rank 0, `b`'s on 1 (by global id), the other endpoints of their
+    edges are one task on 2 (last); ``gids[i]`` is the global id of local task ``i``. When both ranks carry an edge, `b`'s
     copy is used (a gossiped summary renames its own endpoints).
     """
     b = b if b is not None else RankData(-1)
     na, nb = a.gid.size, b.gid.size
     tg = np.concatenate([a.gid, b.gid])
+    o = np.argsort(tg, kind="stable")
+    gs = tg[o]
+    if gs.size > 1 and (gs[1:] == gs[:-1]).any():
+        raise WpartRuntimeError(f"ranks {a.rank} and {b.rank} both hold a task")
     e = np.concatenate([b.eid, a.eid])
     ue, ie = np.unique(e, return_index=True)
     es = np.concatenate([b.esrc, a.esrc])[ie]
     ed = np.concatenate([b.edst, a.edst])[ie]
     eb = np.concatenate([b.ebytes, a.ebytes])[ie]
-    ghosts = np.setdiff1d(np.concatenate([es, ed]), tg)
-    allg = np.concatenate([tg, ghosts])
-    o = np.argsort(allg, kind="stable")
-    gids = allg[o]
-    if gids.size > 1 and (gids[1:] == gids[:-1]).any():
-        raise WpartRuntimeError(f"ranks {a.rank} and {b.rank} both hold a task")
-    ng = ghosts.size
-    assign = np.concatenate([np.zeros(na, np.int32), np.ones(nb, np.int32),
-                             np.full(ng, 2, np.int32)])[o]
+    n = gs.size
+
+    def local(x):  # index of each endpoint among the pair's tasks; n: off the pair
+        pos = np.minimum(np.searchsorted(gs, x), max(n - 1, 0))
+        return np.where(gs[pos] == x, pos, n) if n else np.zeros(x.size, np.int64)
+    ls, ld = local(es), local(ed)
+    # every endpoint off the pair is one task of zero load on rank 2: the two ranks' W only
+    # see that those bytes leave them
+    ng = int(ue.size and ((ls == n).any() or (ld == n).any()))
+    gids = np.concatenate([gs, np.full(ng, np.iinfo(np.int64).min, _I64)])
+    assign = np.concatenate([np.concatenate([np.zeros(na, np.int32),
+                                             np.ones(nb, np.int32)])[o],
+                             np.full(ng, 2, np.int32)])
     z = np.zeros(ng)
-    load = np.concatenate([a.load, b.load, z])[o]
-    blk = np.concatenate([a.blk, b.blk, np.full(ng, -1, _I64)])[o]
+    load = np.concatenate([np.concatenate([a.load, b.load])[o], z])
+    blk = np.concatenate([np.concatenate([a.blk, b.blk])[o], np.full(ng, -1, _I64)])
     d: dict = {"n_ranks": 3, "task_load": load}
     if a.fp.any() or b.fp.any():
-        d["task_footprint"] = np.concatenate([a.fp, b.fp, z])[o]
+        d["task_footprint"] = np.concatenate([np.concatenate([a.fp, b.fp])[o], z])
     if a.wk.any() or b.wk.any():
-        d["task_working"] = np.concatenate([a.wk, b.wk, z])[o]
+        d["task_working"] = np.concatenate([np.concatenate([a.wk, b.wk])[o], z])
     if (blk >= 0).any():
         bids = np.unique(blk[blk >= 0])
         tb = np.full(blk.size, -1, np.int32)
@@ -302,8 +316,8 @@ def pair_problem(a: RankData, b: RankData | None, coeff_alpha: float) -> tuple:
         d["block_home"] = np.where(home == a.rank, 0, np.where(home == b.rank, 1, 2)).astype(
             np.int32)
     if ue.size:
-        d["edge_src"] = np.searchsorted(gids, es).astype(np.int32)
-        d["edge_dst"] = np.searchsorted(gids, ed).astype(np.int32)
+        d["edge_src"] = ls.astype(np.int32)
+        d["edge_dst"] = ld.astype(np.int32)
         d["edge_bytes"] = np.ascontiguousarray(eb, _F64)
     if a.pinned.size or b.pinned.size:
         d["task_migratable"] = ~np.isin(gids, np.concatenate([a.pinned, b.pinned]))
