@@ -111,6 +111,11 @@ typedef struct {
     double tmin;
     int64_t nzero;
     int64_t n_rebuild; /* rebuilds so far (a statistic) */
+    /* scratch of an evaluation: a value derived from the model of these m samples, valid
+     * while aux_m == m (a copy of a changed state never matches: aux_m stays 0 in the live
+     * state) */
+    int64_t aux_m;
+    double aux;
     /* distinct sizes (open addressing; touched only by push) */
     int64_t *hs;
     int64_t hcap;

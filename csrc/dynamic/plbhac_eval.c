@@ -108,8 +108,17 @@ wpart_status_t wpart_i_plb_eval_run(wpart_dynamic_balancer_t *b, int64_t token)
     for (int32_t p = 0; p < n; p++) {
         int64_t bm = s->bmin_fixed[p];
         if (c->min_block_mode == WPART_DYN_MINBLK_AUTO && s->kinds[p] != WPART_DYN_PU_CPU) {
-            double xhi = s->res_models[p].x_scale;
-            double xa = grid_eff(s, p, (double)q, 2.0 * xhi, c->auto_eta, 0.0);
+            double xhi = s->res_models[p].x_scale, xa;
+            wpart_i_fitinc_t *fi = c->fit.window == 0 ? &s->snap_fi[p] : NULL;
+            if (fi && fi->aux_m == fi->m && fi->m > 0) { /* same model as last time */
+                xa = fi->aux;
+            } else {
+                xa = grid_eff(s, p, (double)q, 2.0 * xhi, c->auto_eta, 0.0);
+                if (fi) {
+                    fi->aux = xa;
+                    fi->aux_m = fi->m;
+                }
+            }
             int64_t ba = round_up_q((int64_t)ceil(xa), q);
             if (ba > bm) {
                 bm = ba;
