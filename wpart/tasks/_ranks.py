@@ -16,13 +16,21 @@ decides every exchange:
   applies ``GIVE`` and answers ``GIVE_BACK`` with the records taken; ``RELEASE`` ends the lock
   (:meth:`~RankProcess.turn`, :meth:`~RankProcess.serve`).
 
-A run is the serial engine's seeded order of turns, a serial order of atomic pairwise
-exchanges (what the lock protocol of Sec. IV-B guarantees) that does not depend on message
-timing: :func:`run_ranks` runs the turns one at a time, the MPI engine overlaps the turns on
-disjoint ranks (:mod:`wpart.tasks._mpi_turns`), and the same seed gives the same assignment in
-both.
+Two transfer protocols (``RankParams.protocol``), neither depending on message timing, so that
+the same seed gives the same assignment in-process (:func:`run_ranks`) and over MPI:
+
+* ``"rounds"`` (default): rounds of disjoint pairs exchanging at the same time, chosen by a
+  seeded matching of the ranks' proposals (:mod:`wpart.tasks._rounds`,
+  :mod:`wpart.tasks._mpi_rounds`), with bounded gossip (:meth:`RankData.bounded_summary`;
+  a rank keeps ``keep = k f`` summaries besides its own);
+* ``"turns"``: the serial engine's seeded order of turns, a serial order of atomic pairwise
+  exchanges (what the lock protocol of Sec. IV-B guarantees); MPI overlaps the turns on
+  disjoint ranks (:mod:`wpart.tasks._mpi_turns`).
+
 ``stats["schedule"]`` of the in-process run gives, per iteration, the serial seconds of the
-transfer stage and the critical path of that concurrent schedule.
+transfer stage (``serial_s``) and the critical path of its concurrent schedule
+(``critical_path_s``); with rounds also ``rounds`` (per iteration: the rounds, and per round
+the pairs and the concurrency, serial over critical-path seconds).
 """
 
 from __future__ import annotations

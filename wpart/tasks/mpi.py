@@ -7,12 +7,15 @@ rank's LBDatafile (``<stem>.<rank>.json``, as vt writes them), runs the rank's s
 ``wpart.tasks.balance(..., backend="ranks")``), exchanges the gossip, lock and transfer
 messages of CCM-LB (Sec. IV of the paper) over MPI, and writes its rank's result in the same
 format.
-Turns on disjoint ranks run concurrently (:mod:`wpart.tasks._mpi_turns`) while the result
-stays that of the seeded serial order: with the same seed it equals the in-process run's.
+Disjoint pairs of ranks exchange at the same time, in rounds chosen by a seeded matching
+(:mod:`wpart.tasks._mpi_rounds`; ``protocol="turns"``: the earlier seeded order of turns,
+:mod:`wpart.tasks._mpi_turns`); with the same seed the result equals the in-process run's.
 
 Faults: every wait is bounded: `timeout` seconds (the fault-detection deadline) for a direct
-answer or a collective, twice that for the next turn notice (a rank hears from the active rank
-at least once per turn). A rank that dies or hangs makes the others stop with
+answer or a collective, twice that for the next turn notice (``protocol="turns"``); the CLI
+also bounds MPI's own start-up by it. A job whose process count is not the stem's number of
+rank files stops before any work. Output files are written to temporary names, fsynced, and
+renamed once every rank has written its own. A rank that dies or hangs makes the others stop with
 :class:`RankFailure`; with ``on_failure="abort"`` (the default) the rank that noticed prints
 the error and calls ``MPI_Abort``, so ``mpirun`` ends the whole job with a non-zero status.
 `time_limit` is the run's budget, which is not a fault: the ranks agree to stop at an
