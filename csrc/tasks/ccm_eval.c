@@ -280,7 +280,8 @@ wpart_status_t wpart_i_ccm_eval_pair(wpart_tasks_state_t *s, int32_t r, const cl
 
 wpart_status_t wpart_i_ccm_fill_units(wpart_tasks_state_t *s, int32_t r, int32_t p,
                                       const clusters_t *Cr, const clusters_t *Cp, fill_t *X,
-                                      const snapshot_t *snap, double wr, double wq, int *give_out)
+                                      const snapshot_t *snap, double wr, double wq,
+                                      double lmin_r, double lmin_p, int *give_out)
 {
     /* parts of the more loaded rank's clusters sized to even the pair's W */
     const int give = wr >= wq;
@@ -297,6 +298,14 @@ wpart_status_t wpart_i_ccm_fill_units(wpart_tasks_state_t *s, int32_t r, int32_t
             h = s->c.delta * s->p.block_size[b];
         }
         X->target[c] = a > 0 ? (fabs(wr - wq) - h) / a : 0.0;
+        /* no part of this cluster is heavier than min(its load, target + its heaviest task):
+           below lmin it cannot win (the pruned scan's bound); target 0 builds none */
+        double lmin = give ? lmin_r : lmin_p;
+        if (X->target[c] > 0 && C->start[c + 1] > C->start[c]) {
+            double top = X->target[c] + s->p.task_load[C->byload[C->start[c]]];
+            if (C->load[c] < top) top = C->load[c];
+            if (top < lmin) X->target[c] = 0.0;
+        }
     }
     *give_out = give;
     return wpart_tasks_i_build_fill(s, C, X->target, &X->U, X->tmp, X->in);
@@ -361,7 +370,8 @@ wpart_status_t wpart_i_ccm_find_best(wpart_tasks_state_t *s, int32_t r, int32_t 
     }
     if (X && (split_always || !best->found)) {
         int give;
-        st = wpart_i_ccm_fill_units(s, r, p, Cr, Cp, X, snap, wr, wq, &give);
+        st = wpart_i_ccm_fill_units(s, r, p, Cr, Cp, X, snap, wr, wq, -INFINITY, -INFINITY,
+                                    &give);
         if (st != WPART_OK) return st;
         for (int32_t u = 0; u < X->U.n; u++) {
             if (give) {

@@ -100,10 +100,12 @@ wpart_status_t wpart_i_ccm_eval_pair(wpart_tasks_state_t *s, int32_t r, const cl
 
 /* The per-pair parts of WPART_TASKS_SPLIT_FILL for r and p: builds X->U from the clusters of
  * the more loaded of the two (wr, wq: their W without the memory term); *give = 1 when that is
- * r (the units leave r), 0 when p. */
+ * r (the units leave r), 0 when p. Clusters none of whose parts can weigh lmin_r (r gives) or
+ * lmin_p (p gives) are left out (-INFINITY: none). */
 wpart_status_t wpart_i_ccm_fill_units(wpart_tasks_state_t *s, int32_t r, int32_t p,
                                       const clusters_t *Cr, const clusters_t *Cp, fill_t *X,
-                                      const snapshot_t *snap, double wr, double wq, int *give);
+                                      const snapshot_t *snap, double wr, double wq,
+                                      double lmin_r, double lmin_p, int *give);
 
 /* FindBestCCM from a feasible pair (no cap excess) without explore: the same exchange as the
  * exhaustive scan, found by evaluating only the candidates that a lower bound of W on both

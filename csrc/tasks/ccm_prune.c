@@ -446,7 +446,13 @@ wpart_status_t wpart_i_ccm_find_best_pruned(wpart_tasks_state_t *s, int32_t r, i
     if (Tr && Tp) base += (int64_t)Tr->n + Tp->n;
     if (X && (split_always || !best->found)) { /* per-pair parts */
         int give;
-        st = wpart_i_ccm_fill_units(s, r, p, Cr, Cp, X, snap, wr, wq, &give);
+        /* a part leaving g can only win if a_g (L_g - l) <= T: l >= L_g - T / a_g */
+        double T = limit(&z), lr = -INFINITY, lp = -INFINITY;
+        if (sr.a > 0) lr = sr.L - T / sr.a;
+        if (sp.a > 0) lp = sp.L - T / sp.a;
+        lr -= 1e-9 * (fabs(lr) + sr.L) + 1e-300;
+        lp -= 1e-9 * (fabs(lp) + sp.L) + 1e-300;
+        st = wpart_i_ccm_fill_units(s, r, p, Cr, Cp, X, snap, wr, wq, lr, lp, &give);
         if (st != WPART_OK) return st;
         st = scan_units(&z, &sr, &sp, Cr, Cp, &X->U, give, 2, base);
         if (st != WPART_OK) return st;
