@@ -1,11 +1,15 @@
 /*
  * model_round.c -- the optimal discrete rounding of a continuous block-size split (the rounding
  * step of Sec. 3.2 of [Sant'Ana 2017], made optimal): floor to multiples of the quantum, then
- * hand out the remaining quanta one at a time to the PU that finishes it first. No allocation.
+ * hand out the remaining quanta one at a time to the PU that finishes it first, on a heap:
+ * O(n log n) for n PUs (the quanta left after the floor and the water-level step are O(n)).
+ * Polls the control hooks every few thousand evaluations.
  */
 #include <float.h>
 #include <math.h>
 #include <string.h>
+
+#include <stdlib.h>
 
 #include "internal.h"
 #include "model_solve_internal.h"
@@ -53,14 +57,47 @@ static void heap_down(double *he, int64_t *hp, int64_t k, int64_t i)
     }
 }
 
-#define ROUND_HEAP_MAX 256 /* PUs whose greedy runs on a heap on the stack */
+#define ROUND_HEAP_MAX 256 /* PUs whose heap lives on the stack (beyond: allocated) */
+#define ROUND_POLL 4096    /* evaluations of E between two polls of the control hooks */
+
+/* Counts work and polls ctl every ROUND_POLL units. */
+static wpart_status_t rpoll(const wpart_control_t *ctl, double t0, int64_t *tick, int64_t work)
+{
+    *tick += work;
+    if (!ctl || *tick < ROUND_POLL) {
+        return WPART_OK;
+    }
+    *tick = 0;
+    return wpart_i_poll(ctl, t0, 0.0, 0.0);
+}
+
+/* Builds the heap of (he, hp)[0..k) in place. */
+static void heap_build(double *he, int64_t *hp, int64_t k)
+{
+    for (int64_t i = k / 2 - 1; i >= 0; i--) {
+        heap_down(he, hp, k, i);
+    }
+}
 
 wpart_status_t wpart_dynamic_round_blocks(int64_t n, wpart_dynamic_time_fn E, void *ctx,
                                           const double *x_cont, int64_t S, int64_t quantum,
                                           const int64_t *lb, const int64_t *ub,
                                           int64_t *blocks_out, double *Tmax_out)
 {
+    return wpart_dynamic_round_blocks_ctl(n, E, ctx, x_cont, S, quantum, lb, ub, blocks_out,
+                                          Tmax_out, NULL);
+}
+
+wpart_status_t wpart_dynamic_round_blocks_ctl(int64_t n, wpart_dynamic_time_fn E, void *ctx,
+                                              const double *x_cont, int64_t S, int64_t quantum,
+                                              const int64_t *lb, const int64_t *ub,
+                                              int64_t *blocks_out, double *Tmax_out,
+                                              const wpart_control_t *control)
+{
     wpart_status_t st = WPART_OK;
+    double he_s[ROUND_HEAP_MAX], *he = he_s;
+    int64_t hp_s[ROUND_HEAP_MAX], *hp = hp_s, tick = 0;
+    double t0 = control ? wpart_i_now() : 0.0;
     if (n < 1 || !E || !x_cont || !blocks_out) {
         WPART_FAIL(WPART_EINVAL, "need n >= 1 and non-NULL E, x_cont and blocks_out");
     }
@@ -107,33 +144,47 @@ wpart_status_t wpart_dynamic_round_blocks(int64_t n, wpart_dynamic_time_fn E, vo
         blocks_out[p] = b;
         sum += b;
     }
-    /* too much (x_cont above S): take quanta back from the slowest PU */
-    while (sum > S) {
-        int64_t best = -1;
-        double be = -INFINITY;
+    if (n > ROUND_HEAP_MAX) {
+        he = wpart_i_malloc(n, sizeof *he);
+        hp = wpart_i_malloc(n, sizeof *hp);
+        if (!he || !hp) {
+            WPART_FAIL(WPART_ENOMEM, "rounding heap (%" PRId64 " PUs)", n);
+        }
+    }
+    /* too much (x_cont above S): take quanta back from the slowest PU (the largest E_p(b_p),
+     * ties to the lowest PU: a min-heap on -E) */
+    if (sum > S) {
+        int64_t k = 0;
         for (int64_t p = 0; p < n; p++) {
             if (blocks_out[p] > LB(p)) {
-                double e = eval_checked(E, ctx, p, (double)blocks_out[p], &ce);
-                if (e > be) {
-                    be = e;
-                    best = p;
-                }
+                he[k] = -eval_checked(E, ctx, p, (double)blocks_out[p], &ce);
+                hp[k++] = p;
             }
         }
-        if (best < 0 || ce.code) {
-            break;
+        heap_build(he, hp, k);
+        while (sum > S && k > 0 && !ce.code) {
+            int64_t best = hp[0];
+            int64_t take = blocks_out[best] - LB(best);
+            int64_t r = blocks_out[best] % quantum;
+            int64_t step = r > 0 ? r : quantum;
+            if (step > take) {
+                step = take;
+            }
+            if (step > sum - S) {
+                step = sum - S;
+            }
+            blocks_out[best] -= step;
+            sum -= step;
+            if (blocks_out[best] > LB(best)) {
+                he[0] = -eval_checked(E, ctx, best, (double)blocks_out[best], &ce);
+            } else {
+                k--;
+                he[0] = he[k];
+                hp[0] = hp[k];
+            }
+            heap_down(he, hp, k, 0);
+            WPART_CHECK(rpoll(control, t0, &tick, 1));
         }
-        int64_t take = blocks_out[best] - LB(best);
-        int64_t r = blocks_out[best] % quantum;
-        int64_t step = r > 0 ? r : quantum;
-        if (step > take) {
-            step = take;
-        }
-        if (step > sum - S) {
-            step = sum - S;
-        }
-        blocks_out[best] -= step;
-        sum -= step;
     }
     /* x_cont far below S (more than 4 quanta per PU missing): first raise every PU to its
      * largest multiple of q that fits the water level T of a discrete bisection with
@@ -153,6 +204,7 @@ wpart_status_t wpart_dynamic_round_blocks(int64_t n, wpart_dynamic_time_fn E, vo
                 double xp = wpart_i_dyn_inv_cold(E, ctx, p, Tm, (double)blocks_out[p], hi, 1e-12,
                                                  200, &ce);
                 tot += fmax((double)blocks_out[p], (double)quantum * floor(xp / (double)quantum));
+                WPART_CHECK(rpoll(control, t0, &tick, 64));
             }
             if (tot <= (double)S) {
                 T_lo = Tm;
@@ -170,24 +222,22 @@ wpart_status_t wpart_dynamic_round_blocks(int64_t n, wpart_dynamic_time_fn E, vo
                     sum += v - blocks_out[p];
                     blocks_out[p] = v;
                 }
+                WPART_CHECK(rpoll(control, t0, &tick, 64));
             }
         }
     }
-    /* greedy augmentation: one quantum at a time to the PU that finishes it first; on a heap
-     * (one evaluation per quantum) up to ROUND_HEAP_MAX PUs, by a scan beyond */
+    /* greedy augmentation: one quantum at a time to the PU that finishes it first, on a heap
+     * (one evaluation per quantum) */
     int64_t r = S - sum;
-    if (r >= quantum && n <= ROUND_HEAP_MAX && !ce.code) {
-        double he[ROUND_HEAP_MAX];
-        int64_t hp[ROUND_HEAP_MAX], k = 0;
+    if (r >= quantum && !ce.code) {
+        int64_t k = 0;
         for (int64_t p = 0; p < n; p++) {
             if (blocks_out[p] <= UB(p) - quantum) {
                 he[k] = eval_checked(E, ctx, p, (double)(blocks_out[p] + quantum), &ce);
                 hp[k++] = p;
             }
         }
-        for (int64_t i = k / 2 - 1; i >= 0; i--) {
-            heap_down(he, hp, k, i);
-        }
+        heap_build(he, hp, k);
         while (r >= quantum && k > 0 && !ce.code) {
             int64_t best = hp[0];
             blocks_out[best] += quantum;
@@ -200,9 +250,10 @@ wpart_status_t wpart_dynamic_round_blocks(int64_t n, wpart_dynamic_time_fn E, vo
                 hp[0] = hp[k];
             }
             heap_down(he, hp, k, 0);
+            WPART_CHECK(rpoll(control, t0, &tick, 1));
         }
     }
-    while (r >= quantum && !ce.code) {
+    while (r >= quantum && !ce.code) { /* (the heap ran out: no PU has room for a quantum) */
         int64_t best = -1;
         double be = INFINITY;
         for (int64_t p = 0; p < n; p++) {
@@ -258,6 +309,7 @@ wpart_status_t wpart_dynamic_round_blocks(int64_t n, wpart_dynamic_time_fn E, vo
         }
         blocks_out[best] += piece;
         r -= piece;
+        WPART_CHECK(rpoll(control, t0, &tick, n));
     }
 #undef LB
 #undef UB
@@ -279,5 +331,11 @@ wpart_status_t wpart_dynamic_round_blocks(int64_t n, wpart_dynamic_time_fn E, vo
         *Tmax_out = Tm;
     }
 cleanup:
+    if (he != he_s) {
+        free(he);
+    }
+    if (hp != hp_s) {
+        free(hp);
+    }
     return st;
 }

@@ -336,6 +336,13 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
         goto cleanup;
     }
     int warm = n <= SOLVE_WARM_MAX;
+    double t0 = o->control ? wpart_i_now() : 0.0; /* the control hooks: every POLL_PUS PUs */
+#define POLL_PUS(p)                                                           \
+    do {                                                                      \
+        if (((p) & 1023) == 1023 && o->control) {                             \
+            WPART_CHECK(wpart_i_poll(o->control, t0, 0.0, 0.0));              \
+        }                                                                     \
+    } while (0)
     /* warm brackets: E(xa) <= T_lo (xa = x(T_lo)), E(xb) > T_hi or xb = min(ub, S),
      * xh = x(T_hi); t* hold the brackets of the trial T until its side is known */
     double xa[SOLVE_WARM_MAX], fa[SOLVE_WARM_MAX], xb[SOLVE_WARM_MAX], fb[SOLVE_WARM_MAX];
@@ -488,6 +495,7 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
                 double l = lb ? lb[p] : 0.0;
                 H += wpart_i_dyn_inv_cold(E, ctx, p, Tm, l, ub ? fmin(ub[p], S) : S, o->tol_x,
                                           o->max_inner, &ce);
+                POLL_PUS(p);
             }
         }
         Tn = NAN;
@@ -551,6 +559,7 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
                         : l;
             xu = hi_set ? wpart_i_dyn_inv_cold(E, ctx, p, T_hi, l, u, o->tol_x, o->max_inner, &ce)
                         : u;
+            POLL_PUS(p);
         }
         x_out[p] = xl + theta * (xu - xl);
     }
@@ -570,6 +579,7 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
         }
     }
     *T_out = T;
+#undef POLL_PUS
 cleanup:
     return st;
 }

@@ -81,7 +81,7 @@ wpart_status_t wpart_i_plb_eval_run(wpart_dynamic_balancer_t *b, int64_t token)
             }
             if (s->fc_m[p] != fi->m) {
                 s->fc_m[p] = 0;
-                WPART_CHECK(wpart_i_fitinc_fit(fi, q, &c->fit, &s->res_models[p]));
+                WPART_CHECK(wpart_i_fitinc_fit_g(fi, q, &c->fit, &s->fg[p], &s->res_models[p]));
                 s->fc_m[p] = fi->m;
             }
         } else {
@@ -220,10 +220,18 @@ wpart_status_t wpart_i_plb_eval_run(wpart_dynamic_balancer_t *b, int64_t token)
     /* 6. solve (P_S) and round (the paper's solveEquationSystem) */
     double T = 0.0, Tmax = 0.0;
     if (S_eff > 0) {
+        const wpart_dynamic_solve_opts_t *so = &c->solve;
+        wpart_dynamic_solve_opts_t sc;
+        if (b->eval_control) { /* a long solve (many PUs) polls the driver's hooks */
+            sc = c->solve;
+            sc.control = b->eval_control;
+            so = &sc;
+        }
         WPART_CHECK(wpart_dynamic_solve_equal_time(n, timefn(), s->res_models, (double)S_eff,
-                                                   s->w_lb, s->w_ub, &c->solve, s->w_x, &T));
-        WPART_CHECK(wpart_dynamic_round_blocks(n, timefn(), s->res_models, s->w_x, S_eff, q,
-                                               s->w_ilb, s->w_iub, s->res_X, &Tmax));
+                                                   s->w_lb, s->w_ub, so, s->w_x, &T));
+        WPART_CHECK(wpart_dynamic_round_blocks_ctl(n, timefn(), s->res_models, s->w_x, S_eff, q,
+                                                   s->w_ilb, s->w_iub, s->res_X, &Tmax,
+                                                   b->eval_control));
     } else {
         memset(s->res_X, 0, (size_t)n * sizeof(int64_t));
     }

@@ -401,8 +401,10 @@ static PyObject *wpy_dyn_solve(PyObject *self, PyObject *const *args, Py_ssize_t
     if (!xo) {
         goto cleanup;
     }
+    wpy_control_t ctl; /* Ctrl-C stops a long solve */
+    wpy_control_setup(&ctl, NULL, 0.0);
     wpart_dynamic_solve_opts_t o = {tol_T, tol_x, (int32_t)max_outer, (int32_t)max_inner,
-                                     polish != 0};
+                                     polish != 0, &ctl.ctl};
     double T = 0.0, *xd = PyArray_DATA((PyArrayObject *)xo);
     const double *lbd = lb ? PyArray_DATA(lb) : NULL, *ubd = ub ? PyArray_DATA(ub) : NULL;
     wpart_status_t st;
@@ -457,8 +459,13 @@ static PyObject *wpy_dyn_equal_finish(PyObject *self, PyObject *const *args, Py_
     double *xc = x ? x : xs, T = 0.0, Tm = 0.0;
     int64_t *bd = PyArray_DATA((PyArrayObject *)bo);
     wpart_status_t st;
+    wpy_control_t ctl; /* Ctrl-C stops a long solve or rounding (many PUs) */
+    wpy_control_setup(&ctl, NULL, 0.0);
+    wpart_dynamic_solve_opts_t so;
+    wpart_dynamic_solve_opts_init(&so);
+    so.control = &ctl.ctl;
     WPY_RUN(t, st, wpart_dynamic_solve_equal_time(t.n, WPY_E(t), WPY_CTX(t), (double)total, NULL,
-                                                  NULL, NULL, xc, &T));
+                                                  NULL, &so, xc, &T));
     if (t.failed) {
         goto cleanup;
     }
@@ -469,8 +476,9 @@ static PyObject *wpy_dyn_equal_finish(PyObject *self, PyObject *const *args, Py_
     for (npy_intp p = 0; p < n; p++) {
         xc[p] = fmax(xc[p], 0.0); /* rounding noise below 0 */
     }
-    WPY_RUN(t, st, wpart_dynamic_round_blocks(t.n, WPY_E(t), WPY_CTX(t), xc, (int64_t)total,
-                                              (int64_t)quantum, NULL, NULL, bd, &Tm));
+    WPY_RUN(t, st, wpart_dynamic_round_blocks_ctl(t.n, WPY_E(t), WPY_CTX(t), xc, (int64_t)total,
+                                                  (int64_t)quantum, NULL, NULL, bd, &Tm,
+                                                  &ctl.ctl));
     if (t.failed) {
         goto cleanup;
     }
@@ -625,8 +633,11 @@ static PyObject *wpy_dyn_round(PyObject *self, PyObject *args)
     const double *xcd = PyArray_DATA(xc);
     const int64_t *lbd = lb ? PyArray_DATA(lb) : NULL, *ubd = ub ? PyArray_DATA(ub) : NULL;
     wpart_status_t st;
-    WPY_RUN(t, st, wpart_dynamic_round_blocks(t.n, WPY_E(t), WPY_CTX(t), xcd, (int64_t)S,
-                                              (int64_t)quantum, lbd, ubd, bd, &Tm));
+    wpy_control_t ctl; /* Ctrl-C stops a long rounding (many PUs) */
+    wpy_control_setup(&ctl, NULL, 0.0);
+    WPY_RUN(t, st, wpart_dynamic_round_blocks_ctl(t.n, WPY_E(t), WPY_CTX(t), xcd, (int64_t)S,
+                                                  (int64_t)quantum, lbd, ubd, bd, &Tm,
+                                                  &ctl.ctl));
     if (t.failed) {
         goto cleanup;
     }

@@ -120,6 +120,8 @@ typedef struct {
     int32_t max_outer;     /* 200 */
     int32_t max_inner;     /* 100 */
     int32_t newton_polish; /* 0; 1: polish the (n+1) system [E_p(x_p) = T, sum x = S] */
+    const wpart_control_t *control; /* NULL; else polled every few thousand PUs: a stop
+                                          * request or its time_limit is WPART_ECANCELLED */
 } wpart_dynamic_solve_opts_t;
 
 /** Sets tol_T 1e-10, tol_x 1e-12, max_outer 200, max_inner 100, newton_polish 0. */
@@ -186,15 +188,24 @@ wpart_status_t wpart_dynamic_capacity(int64_t n, wpart_dynamic_time_fn E, void *
  * blocks_out n sizes summing to S
  * Tmax_out  max_p E_p(b_p) over the PUs with b_p > 0 (no block, no cost; may be NULL)
  *
- * Status: WPART_EINVAL (bad arguments, infeasible ub, E NaN, inf or negative). No
- * allocation.
- * Complexity: O(n + k log n) evaluations for the k quanta handed out after the floor (a heap,
- * up to 256 PUs; O(n) per quantum beyond).
+ * Status: WPART_EINVAL (bad arguments, infeasible ub, E NaN, inf or negative); WPART_ENOMEM.
+ * Allocates two arrays of n entries beyond 256 PUs (the heap).
+ * Complexity: O((n + k) log n) for the k quanta handed out or taken back after the floor (a
+ * heap; k = O(n) after the water-level step), plus O(n) per piece when quanta do not fit
+ * under ub.
  */
 wpart_status_t wpart_dynamic_round_blocks(int64_t n, wpart_dynamic_time_fn E, void *ctx,
                                           const double *x_cont, int64_t S, int64_t quantum,
                                           const int64_t *lb, const int64_t *ub,
                                           int64_t *blocks_out, double *Tmax_out);
+
+/** wpart_dynamic_round_blocks polling control (may be NULL) every few thousand evaluations:
+ * a stop request or control->time_limit returns WPART_ECANCELLED (blocks_out unspecified). */
+wpart_status_t wpart_dynamic_round_blocks_ctl(int64_t n, wpart_dynamic_time_fn E, void *ctx,
+                                              const double *x_cont, int64_t S, int64_t quantum,
+                                              const int64_t *lb, const int64_t *ub,
+                                              int64_t *blocks_out, double *Tmax_out,
+                                              const wpart_control_t *control);
 
 /**
  * The oracle_milp cross-check of §3.4: min T s.t. PWL_p(x_p) <= T, sum x_p = W, x_p = q k_p
