@@ -140,4 +140,23 @@ wpart_status_t wpart_i_fitinc_push(wpart_i_fitinc_t *f, const wpart_dynamic_fit_
 wpart_status_t wpart_i_fitinc_fit(const wpart_i_fitinc_t *f, int64_t quantum,
                                   const wpart_dynamic_fit_opts_t *o, wpart_dynamic_model_t *out);
 
+/* The admissibility grid of a PU's last fit and the basis functions' values on it: reused while
+ * the evaluation domain (x_a, x_b, x_scale) and the grid size stay, which they do once the block
+ * sizes settle, so that a fit computes no exp/log for the test. Values are basis(j, u) exactly,
+ * so a fit with or without the cache gives the same model bit for bit. */
+typedef struct {
+    double xa, xb, xs;
+    int G;          /* points held (0: empty) */
+    uint32_t have;  /* basis columns of tab filled */
+    double *gu;     /* G grid points in u */
+    double *tab;    /* WPART_DYN_NBASIS x G: tab[j * G + i] = basis(j, gu[i]) */
+} wpart_i_fitgrid_t;
+
+void wpart_i_fitgrid_free(wpart_i_fitgrid_t *g);
+
+/** wpart_i_fitinc_fit with the grid cache g (may be NULL); the same model bit for bit. */
+wpart_status_t wpart_i_fitinc_fit_g(const wpart_i_fitinc_t *f, int64_t quantum,
+                                    const wpart_dynamic_fit_opts_t *o, wpart_i_fitgrid_t *g,
+                                    wpart_dynamic_model_t *out);
+
 #endif /* WPART_FIT_INC_H */

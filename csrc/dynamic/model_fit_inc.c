@@ -362,9 +362,11 @@ static int q_reflect(double *v, int d, int hi, double *const *tg, int ntg, doubl
 }
 
 typedef struct {
-    double a[NC][NC]; /* a[col][row]: the scaled columns and t, reflected by the prefix */
+    double a[NC][NC]; /* a[col][row]: the scaled columns and t, reflected by the prefix (a
+                       * node holds only the columns its descendants read: first.. NC-1) */
     double z[FI_MAXK];
     int col_of[FI_MAXK];
+    const double *pc[FI_MAXK]; /* the prefix's columns (in the ancestors' storage) */
 } qnode_t;
 
 typedef struct {
@@ -454,7 +456,7 @@ static void q_candidates(qctx_t *x, const qnode_t *nd, int d, int c, double (*co
     int col_of[FI_MAXK];
     double z[FI_MAXK];
     for (int j = 0; j < d; j++) {
-        colp[j] = nd->a[nd->col_of[j]];
+        colp[j] = nd->pc[j];
         col_of[j] = nd->col_of[j];
         z[j] = nd->z[j];
     }
@@ -494,8 +496,12 @@ static void q_dfs(qctx_t *x, const qnode_t *nd, int d, int first)
             continue;
         }
         qnode_t ch;
-        memcpy(&ch, nd, sizeof ch);
+        memcpy(ch.a[c], nd->a[c], sizeof(double) * NC * (size_t)(NC - c));
+        memcpy(ch.z, nd->z, sizeof ch.z);
+        memcpy(ch.col_of, nd->col_of, sizeof ch.col_of);
+        memcpy(ch.pc, nd->pc, sizeof ch.pc);
         ch.col_of[d] = c;
+        ch.pc[d] = ch.a[c];
         double *tg[NC];
         int nt = 0;
         for (int cc = c + 1; cc < NC; cc++) { /* descendants read every later column */
@@ -546,6 +552,79 @@ static void fi_grid(double *gu, double x_a, double x_b, double x_scale, int G)
     }
 }
 
+void wpart_i_fitgrid_free(wpart_i_fitgrid_t *g)
+{
+    if (g) {
+        free(g->gu);
+        free(g->tab);
+        memset(g, 0, sizeof *g);
+    }
+}
+
+/* The grid of (x_a, x_b, x_scale, G) from the cache g, filled again when the domain changed;
+ * NULL when g is NULL or an allocation failed (the caller then computes its own). */
+static const double *fg_grid(wpart_i_fitgrid_t *g, double x_a, double x_b, double x_scale, int G)
+{
+    if (!g) {
+        return NULL;
+    }
+    if (g->G == G && g->xa == x_a && g->xb == x_b && g->xs == x_scale) {
+        return g->gu;
+    }
+    if (g->G != G) {
+        wpart_i_fitgrid_free(g);
+        g->gu = malloc((size_t)G * sizeof *g->gu);
+        g->tab = malloc((size_t)G * WPART_DYN_NBASIS * sizeof *g->tab);
+        if (!g->gu || !g->tab) {
+            wpart_i_fitgrid_free(g);
+            return NULL;
+        }
+    }
+    fi_grid(g->gu, x_a, x_b, x_scale, G);
+    g->xa = x_a;
+    g->xb = x_b;
+    g->xs = x_scale;
+    g->G = G;
+    g->have = 0;
+    return g->gu;
+}
+
+/* fi_admissible on the cached basis values (the same sums in the same order). */
+static int fg_admissible(wpart_i_fitgrid_t *g, uint32_t mask, const double *coef, double c0)
+{
+    int G = g->G;
+    for (int j = 0; j < WPART_DYN_NBASIS; j++) {
+        if ((mask & (1u << j)) && !(g->have & (1u << j))) {
+            double *col = g->tab + (size_t)j * G;
+            for (int i = 0; i < G; i++) {
+                col[i] = basis(j, g->gu[i]);
+            }
+            g->have |= 1u << j;
+        }
+    }
+    int js[WPART_DYN_NBASIS], nj = 0;
+    for (int j = 0; j < WPART_DYN_NBASIS; j++) {
+        if (mask & (1u << j)) {
+            js[nj++] = j;
+        }
+    }
+    double prev = 0.0;
+    for (int i = 0; i < G; i++) {
+        double f = c0;
+        for (int a = 0; a < nj; a++) {
+            f += coef[js[a]] * g->tab[(size_t)js[a] * G + i];
+        }
+        if (!isfinite(f) || !(f > 0.0)) {
+            return 0;
+        }
+        if (i > 0 && f < prev - FI_MONO_TOL * fabs(prev)) {
+            return 0;
+        }
+        prev = f;
+    }
+    return 1;
+}
+
 /* The AICc of a candidate (model_fit.c's formula), computed once. */
 static double fi_score(cand_t *c, double me)
 {
@@ -567,6 +646,13 @@ static int cand_before(const cand_t *a, const cand_t *b)
 
 wpart_status_t wpart_i_fitinc_fit(const wpart_i_fitinc_t *f, int64_t quantum,
                                   const wpart_dynamic_fit_opts_t *o, wpart_dynamic_model_t *out)
+{
+    return wpart_i_fitinc_fit_g(f, quantum, o, NULL, out);
+}
+
+wpart_status_t wpart_i_fitinc_fit_g(const wpart_i_fitinc_t *f, int64_t quantum,
+                                    const wpart_dynamic_fit_opts_t *o, wpart_i_fitgrid_t *fg,
+                                    wpart_dynamic_model_t *out)
 {
     wpart_status_t st = WPART_OK;
     memset(out, 0, sizeof *out);
@@ -659,11 +745,14 @@ wpart_status_t wpart_i_fitinc_fit(const wpart_i_fitinc_t *f, int64_t quantum,
             }
             uint32_t sm = cand[bi].key >> 1;
             if (!have_grid) {
-                fi_grid(gu, x_a, x_b, x_scale, G);
-                have_grid = 1;
+                have_grid = fg_grid(fg, x_a, x_b, x_scale, G) ? 2 : 1;
+                if (have_grid == 1) {
+                    fi_grid(gu, x_a, x_b, x_scale, G);
+                }
             }
             if (cand_coefs(&cand[bi], inv_norm) &&
-                fi_admissible(sm, cand[bi].coef, cand[bi].c0, gu, G)) {
+                (have_grid == 2 ? fg_admissible(fg, sm, cand[bi].coef, cand[bi].c0)
+                                : fi_admissible(sm, cand[bi].coef, cand[bi].c0, gu, G))) {
                 memcpy(coef, cand[bi].coef, sizeof coef);
                 c0 = cand[bi].c0;
                 mask = sm;

@@ -551,6 +551,9 @@ static void plb_destroy(wpart_dynamic_balancer_t *b)
         if (s->fi) {
             wpart_i_fitinc_free(&s->fi[p]);
         }
+        if (s->fg) {
+            wpart_i_fitgrid_free(&s->fg[p]);
+        }
     }
     void *arrs[] = {s->kinds, s->bmin_fixed, s->cap, s->X, s->lb_cur, s->models, s->waiting,
                     s->parked, s->sx, s->stc, s->stx, s->ns, s->scap, s->ntrain, s->vstep,
@@ -558,7 +561,7 @@ static void plb_destroy(wpart_dynamic_balancer_t *b)
                     s->lvl, s->snap_lvl, s->resc, s->first_t, s->snap_x,
                     s->snap_tc, s->snap_tx, s->snap_off, s->work, s->res_models, s->res_X,
                     s->res_lb, s->w_lb, s->w_ub, s->w_x, s->w_ilb, s->w_iub, s->w_bmin,
-                    s->fi, s->snap_fi, s->fc_m};
+                    s->fi, s->snap_fi, s->fc_m, s->fg};
     for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) {
         free(arrs[i]);
     }
@@ -665,6 +668,7 @@ wpart_status_t wpart_dynamic_plbhac_new(const wpart_dynamic_plbhac_cfg_t *cfg, i
     ALLOC(s->fi, n);
     ALLOC(s->snap_fi, n);
     ALLOC(s->fc_m, n);
+    ALLOC(s->fg, n);
     for (int32_t p = 0; p < n; p++) {
         wpart_i_fitinc_init(&s->fi[p]);
         wpart_i_fitinc_init(&s->snap_fi[p]);

@@ -72,6 +72,7 @@ typedef struct {
      * its snapshot, and the sample count each res_models[p] was fitted from (0: none) */
     wpart_i_fitinc_t *fi, *snap_fi;
     int64_t *fc_m;
+    wpart_i_fitgrid_t *fg; /* per PU: the last fit's admissibility grid and basis values */
 
     /* result of eval_run (published by eval_done) */
     int res_ok;
