@@ -308,14 +308,14 @@ wpart_status_t wpart_tasks_greedy(const wpart_tasks_problem_t *p, const wpart_ta
             double load = b0->load + v.load;
             double loc = b0->loc + (to + from + v.intra);
             double out = b0->out + ((v.out_tot - to) - from);
-            double in = b0->in + ((v.in_tot - from) - to);
+            double vin = b0->in + ((v.in_tot - from) - to);
             double h = b0->h, ms = b0->ms;
             if (cb && cb[r] == 0) {
                 ms += bsz;
                 if (bhome != r) h += bsz;
             }
             double a = p->rank_alpha ? p->rank_alpha[r] : c->alpha;
-            double w2 = a * load + c->beta * (out > in ? out : in) + c->gamma * loc +
+            double w2 = a * load + c->beta * (out > vin ? out : vin) + c->gamma * loc +
                         c->delta * h;
             if (capped) {
                 double fp = b0->fp + v.fp;

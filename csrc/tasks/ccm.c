@@ -220,6 +220,8 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
     fill_t fill = {{0}, NULL, NULL, NULL}, *fx = NULL;
     ccm_index_t cidx, *ix = NULL;
     upkeep_t up;                     /* incremental clusters (block clusters) */
+    ccm_cache_t pcache;              /* the pruned scan's per-turn / per-iteration arrays */
+    memset(&pcache, 0, sizeof(pcache));
     int32_t *mv = NULL;
     int incr = 0;
     memset(&up, 0, sizeof(up));
@@ -297,6 +299,14 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
         cidx.cur_rank = -1;
         ix = &cidx;
     }
+    pcache.p_stamp = wpart_i_calloc(P, sizeof(int64_t));
+    pcache.pn = wpart_i_calloc(P, sizeof(int64_t));
+    pcache.pcap = wpart_i_calloc(P, sizeof(int64_t));
+    pcache.pmem = wpart_i_calloc(P, sizeof(void *));
+    if (!pcache.p_stamp || !pcache.pn || !pcache.pcap || !pcache.pmem) {
+        WPART_FAIL(WPART_ENOMEM, "ccm: out of memory");
+    }
+    pcache.r = -1;
     if (prm->cluster == WPART_TASKS_CLUSTER_BLOCK) { /* clusters rebuilt incrementally */
         up.oldc = wpart_i_malloc(KK, sizeof(int32_t));
         mv = wpart_i_malloc(KK, sizeof(int32_t));
@@ -341,6 +351,7 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
         WPART_CHECK(wpart_tasks_state_create(p, c, a0, &s));
         s->exhaustive = prm->exhaustive != 0;
         s->cx = ix;
+        s->pc = &pcache;
         double w = wpart_tasks_i_state_wmax(s);
         if (isinf(w) && !prm->allow_infeasible_start) {
             WPART_FAIL(WPART_EINVAL, "infeasible start: the initial assignment exceeds a memory "
@@ -369,6 +380,7 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                 }
             }
             if (incr) memset(up.npend, 0, sizeof(int32_t) * (size_t)P); /* all built afresh */
+            pcache.iter++; /* a new snapshot */
             if (ix) {
                 for (int32_t t = 0; t < K; t++) ix->map_cur[t] = ix->map_snap[t] = -1;
                 for (int32_t r = 0; r < P; r++) {
@@ -403,6 +415,7 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                 if (time_up) break;
                 if (incr) WPART_CHECK(upkeep_fresh(s, &up, r));
                 if (ix) WPART_CHECK(wpart_i_ccm_index_rank(s, ix, r));
+                pcache.turn++; /* r's state as of this turn */
                 /* rank the known peers by estimated gain */
                 int32_t nw = 0;
                 const uint64_t *kr = known + r * W;
@@ -539,6 +552,14 @@ cleanup:
     free(rngs);
     free(wl);
     wpart_i_ccm_index_free(&cidx);
+    if (pcache.pmem) {
+        for (int32_t r = 0; r < p->n_ranks; r++) free(pcache.pmem[r]);
+    }
+    free(pcache.pmem);
+    free(pcache.p_stamp);
+    free(pcache.pn);
+    free(pcache.pcap);
+    free(pcache.A);
     wpart_tasks_i_clusters_free(&up.CTx);
     wpart_tasks_i_clusters_free(&up.CLx);
     free(up.touched);

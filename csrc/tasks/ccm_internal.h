@@ -62,6 +62,22 @@ typedef struct {
     int64_t *cnt;                /* P + 1 */
 } ccm_index_t;
 
+typedef struct {
+    double x;
+    int32_t b;
+} xkey_t;
+
+/* The pruned scan's per-rank arrays while a rank ranks its peers from the snapshot (see
+ * ccm_prune.c): r's side for the turn `turn`, each peer's side for the iteration `iter`. */
+typedef struct {
+    int64_t turn, iter;          /* stamps, advanced by the engine */
+    int32_t r;                   /* whose side A holds (-1: none) */
+    int64_t r_stamp, nA, capA;
+    double *A;                   /* A_i then y_i (capA each) */
+    int64_t *p_stamp, *pn, *pcap; /* per peer */
+    void **pmem;                 /* per peer: kx (xkey), B_j, block minima */
+} ccm_cache_t;
+
 void wpart_i_ccm_index_free(ccm_index_t *x);
 /* cluster index of each task of C in map (the rank's other tasks are left as they are) */
 void wpart_i_ccm_index_map(const clusters_t *C, int32_t *map);

@@ -33,10 +33,6 @@ typedef struct {
     double a, L, M, loc, h; /* alpha, load, max(out, in), on-rank bytes, homing bytes */
 } side_t;
 
-typedef struct {
-    double x;
-    int32_t b;
-} xkey_t;
 
 static int cmp_key(const void *x, const void *y)
 {
@@ -329,7 +325,43 @@ wpart_status_t wpart_i_ccm_find_best_pruned(wpart_tasks_state_t *s, int32_t r, i
     }
     const double mr_out = s->rank[r].out, mr_in = s->rank[r].in;
     const double mp_out = vp->out, mp_in = vp->in;
-    for (int64_t a = 0; a < nI; a++) {
+    /* Ranking from the snapshot without communication terms and with one alpha: r's side
+       depends only on r's state during its turn, p's side only on the snapshot of the
+       iteration; both are kept (ccm_cache_t) instead of being computed for every pair. */
+    ccm_cache_t *pc = s->pc;
+    const int cache = pc && snap && !comm && !s->p.rank_alpha;
+    int r_ready = 0, p_ready = 0;
+    if (cache) {
+        if (!(pc->r == r && pc->r_stamp == pc->turn && pc->nA == nI)) {
+            if (nI > pc->capA) {
+                double *q = realloc(pc->A, sizeof(double) * 2 * (size_t)nI);
+                if (!q) return wpart_i_error(WPART_ENOMEM, "ccm: out of memory (cache)");
+                pc->A = q;
+                pc->capA = nI;
+            }
+            pc->r = -1;
+        } else {
+            r_ready = 1;
+        }
+        Ai = pc->A;
+        yi = pc->A + pc->capA;
+        if (!(pc->p_stamp[p] == pc->iter && pc->pn[p] == nJ)) {
+            if (nJ > pc->pcap[p]) {
+                void *q = realloc(pc->pmem[p], (sizeof(double) + sizeof(xkey_t)) * (size_t)nJ +
+                                                   sizeof(double) * (size_t)nB);
+                if (!q) return wpart_i_error(WPART_ENOMEM, "ccm: out of memory (cache)");
+                pc->pmem[p] = q;
+                pc->pcap[p] = nJ;
+            }
+            pc->p_stamp[p] = -1;
+        } else {
+            p_ready = 1;
+        }
+        kx = pc->pmem[p];
+        Bj = (double *)(kx + pc->pcap[p]);
+        bmin = Bj + pc->pcap[p];
+    }
+    for (int64_t a = 0; a < nI && !r_ready; a++) {
         int32_t i = (int32_t)a - 1;
         double l = i >= 0 ? Cr->load[i] : 0.0, v = i >= 0 ? Cr->vol[i] : 0.0;
         double hr = i >= 0 ? hrm(s, Cr, i, r, sr.h) : 0.0;
@@ -356,7 +388,12 @@ wpart_status_t wpart_i_ccm_find_best_pruned(wpart_tasks_state_t *s, int32_t r, i
             yi[a] = sp.a * l - c->beta * v;
         }
     }
-    for (int64_t b = 0; b < nJ; b++) {
+    if (cache && !r_ready) {
+        pc->r = r;
+        pc->r_stamp = pc->turn;
+        pc->nA = nI;
+    }
+    for (int64_t b = 0; b < nJ && !p_ready; b++) {
         int32_t j = (int32_t)b - 1;
         double l = j >= 0 ? Cp->load[j] : 0.0, v = j >= 0 ? Cp->vol[j] : 0.0;
         double hr = j >= 0 ? hrm(s, Cp, j, p, sp.h) : 0.0;
@@ -385,8 +422,10 @@ wpart_status_t wpart_i_ccm_find_best_pruned(wpart_tasks_state_t *s, int32_t r, i
         kx[b].b = (int32_t)b;
     }
     /* without communication terms x_j = a_r l_j: the clusters' cached order by load */
-    const int32_t *ordp = !comm && sr.a > 0 ? by_load((clusters_t *)Cp) : NULL;
-    if (ordp) {
+    const int32_t *ordp = !p_ready && !comm && sr.a > 0 ? by_load((clusters_t *)Cp) : NULL;
+    if (p_ready) {
+        /* kx, Bj and bmin as computed for this peer earlier in the iteration */
+    } else if (ordp) {
         kx[0].x = 0.0;
         kx[0].b = 0;
         for (int64_t t = 0; t + 1 < nJ; t++) {
@@ -396,12 +435,16 @@ wpart_status_t wpart_i_ccm_find_best_pruned(wpart_tasks_state_t *s, int32_t r, i
     } else {
         qsort(kx, (size_t)nJ, sizeof(xkey_t), cmp_key);
     }
-    for (int64_t k = 0; k < nB; k++) {
+    for (int64_t k = 0; k < nB && !p_ready; k++) {
         double m = INFINITY;
         for (int64_t t = 16 * k; t < 16 * k + 16 && t < nJ; t++) {
             if (Bj[kx[t].b] < m) m = Bj[kx[t].b];
         }
         bmin[k] = m;
+    }
+    if (cache && !p_ready) {
+        pc->p_stamp[p] = pc->iter;
+        pc->pn[p] = nJ;
     }
     /* whole clusters: i = -1 .. n_r - 1 against j = -1 .. n_p - 1 (exhaustive order a*nJ+b) */
     for (int64_t a = 0; a < nI; a++) {

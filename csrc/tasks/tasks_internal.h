@@ -26,6 +26,7 @@ struct wpart_tasks_state {
                                         reference of the pruned scan; same result) */
     void *cx;                        /* the serial engine's cluster maps and edge index
                                         (ccm_index_t of ccm_internal.h; NULL: none) */
+    void *pc;                        /* the pruned scan's cache (ccm_cache_t; NULL: none) */
     void *scr;                       /* scratch of FindBestCCM's pruned scan (ccm_prune.c) */
     int64_t scr_n;                   /* its size in bytes */
 };
