@@ -85,3 +85,37 @@ def test_solve_equal_time_as_written():
     x, T = solve_equal_time([lambda v: 2.0 * v, lambda v: v], 30.0)
     np.testing.assert_allclose(x, [10.0, 20.0], rtol=1e-12)
     assert T == pytest.approx(20.0, rel=1e-12)
+
+
+def _sizes_at(trace, m, t):
+    """Each PU's latest block size assigned at or before t (0 before its first)."""
+    X = np.zeros(m, dtype=np.int64)
+    for row in trace[np.argsort(trace["t_assign"], kind="stable")]:
+        if row["t_assign"] <= t:
+            X[row["pu"]] = row["size"]
+    return X
+
+
+@pytest.mark.parametrize("name", ["greedy", "hdss", "static"])
+def test_model_free_balancers_record_their_block_sizes(name):
+    # a row whenever a PU's block size changes; series.X matches the trace's sizes at each row
+    r = simulate("hetero3", name, seed=1, n=SMALL + 77)  # + 77: Greedy's last block is smaller
+    s = r.series
+    assert s.t.size >= 1 and s.X.shape == (s.t.size, 3)
+    assert np.all(np.diff(s.t) > 0)  # changes at one time share a row
+    for t, X in zip(s.t, s.X):
+        assert X.tolist() == _sizes_at(r.trace, 3, t).tolist()
+    last = _sizes_at(r.trace, 3, np.inf)
+    assert s.X[-1].tolist() == last.tolist()
+    q = simulate("hetero3", name, seed=1, n=SMALL + 77, trace=False)
+    assert np.array_equal(q.series.X, s.X) and np.array_equal(q.series.t, s.t)
+
+
+def test_run_result_series_is_a_record_array():
+    from wpart.dynamic import CallableWorker, run
+
+    ws = [CallableWorker(lambda off, size: None) for _ in range(2)]
+    r = run(Greedy(2, 1000, 64), None, ws)
+    assert isinstance(r.series, np.recarray)
+    assert r.series.X.shape == (r.series.t.size, 2) and r.series.t.size >= 1
+    assert set(r.series.X[-1].tolist()) <= {64, 1000 - 15 * 64}

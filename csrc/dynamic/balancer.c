@@ -75,6 +75,32 @@ static wpart_status_t push(wpart_dynamic_actions_t *out, const wpart_dynamic_act
     return WPART_OK;
 }
 
+/* The block-size series of a balancer without a model: PU pu's block size is now size (at the
+ * last time seen). A row when it changed; changes at one time share a row. */
+static wpart_status_t auto_series(wpart_dynamic_balancer_t *b, int32_t pu, int64_t size)
+{
+    if (!b->ser_cur) {
+        b->ser_cur = wpart_i_calloc(b->n, sizeof *b->ser_cur);
+        if (!b->ser_cur) {
+            return wpart_i_error(WPART_ENOMEM, "block-size series");
+        }
+    }
+    if (b->ser_cur[pu] == size) {
+        return WPART_OK;
+    }
+    b->ser_cur[pu] = size;
+    int64_t w = 4 + (int64_t)b->n;
+    if (b->n_ser > 0 && b->ser[(b->n_ser - 1) * w] == b->last_now) {
+        b->ser[(b->n_ser - 1) * w + 4 + pu] = (double)size;
+        return WPART_OK;
+    }
+    if ((b->n_ser + 1) * w > WPART_I_DYN_AUTO_SERIES_MAX) {
+        b->auto_series = 0; /* the series ends here: its size stays bounded */
+        return WPART_OK;
+    }
+    return wpart_i_dyn_series_add(b, b->last_now, 0, NAN, NAN, b->ser_cur);
+}
+
 wpart_status_t wpart_i_dyn_assign(wpart_dynamic_balancer_t *b, wpart_dynamic_actions_t *out,
                                   int32_t pu, int64_t size, int64_t quantum, int32_t kind,
                                   int32_t vstep, int32_t model_version, double pred_end,
@@ -124,6 +150,9 @@ wpart_status_t wpart_i_dyn_assign(wpart_dynamic_balancer_t *b, wpart_dynamic_act
     b->in_flight++;
     if (assigned) {
         *assigned = size;
+    }
+    if (b->auto_series) {
+        WPART_CHECK(auto_series(b, pu, size));
     }
 cleanup:
     return st;
@@ -323,6 +352,9 @@ wpart_status_t wpart_dynamic_balancer_eval_done(wpart_dynamic_balancer_t *b, int
     if (wpart_dynamic_balancer_done(b) || !b->vt->eval_done) {
         return WPART_OK; /* a pending result after the end is discarded (A9) */
     }
+    if (now > b->last_now) {
+        b->last_now = now;
+    }
     return b->vt->eval_done(b, token, now, out);
 }
 
@@ -341,6 +373,7 @@ void wpart_dynamic_balancer_free(wpart_dynamic_balancer_t *b)
     }
     free(b->blk);
     free(b->ser);
+    free(b->ser_cur);
     free(b->shares);
     free(b);
 }
@@ -455,6 +488,7 @@ wpart_status_t wpart_dynamic_greedy_new(int32_t n_pu, int64_t total, int64_t chu
         free(g);
         return st;
     }
+    g->base.auto_series = 1;
     g->chunk = chunk;
     *out = &g->base;
     return WPART_OK;
@@ -560,6 +594,7 @@ wpart_status_t wpart_i_dyn_static_new(int32_t n_pu, const int64_t *blocks, int p
         free(s);
         return st;
     }
+    s->base.auto_series = 1;
     *out = &s->base;
     return WPART_OK;
 }

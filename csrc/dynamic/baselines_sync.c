@@ -303,6 +303,7 @@ wpart_status_t wpart_dynamic_hdss_new(int32_t n_pu, int64_t total,
         h->prev_theta[p] = NAN;
     }
     WPART_CHECK(wpart_i_dyn_base_init(&h->base, &hdss_vt, n_pu, total, (int64_t)n_pu + 1));
+    h->base.auto_series = 1; /* its block sizes per PU over time (no model to publish) */
     *out = &h->base;
     return WPART_OK;
 cleanup:

@@ -63,6 +63,11 @@ struct wpart_dynamic_balancer {
     /* published series, rows of 4 + n doubles */
     double *ser;
     int64_t n_ser, cap_ser;
+    /* balancers without a model of their own (Greedy, HDSS, Static) record their block sizes:
+     * a row whenever a PU's block size changes (rows of one time merge), up to
+     * WPART_I_DYN_AUTO_SERIES_MAX doubles; ser_cur holds each PU's latest size */
+    int auto_series;
+    int64_t *ser_cur;
     /* shares in percent (n values) */
     double *shares;
     int have_shares;
@@ -92,6 +97,8 @@ wpart_status_t wpart_i_dyn_assign(wpart_dynamic_balancer_t *b, wpart_dynamic_act
 /** Appends an EVAL action (sets eval_in_flight, counts it); *token receives the new token. */
 wpart_status_t wpart_i_dyn_eval(wpart_dynamic_balancer_t *b, wpart_dynamic_actions_t *out,
                                 int32_t trigger_pu, int64_t *token);
+
+#define WPART_I_DYN_AUTO_SERIES_MAX ((int64_t)1 << 22) /* doubles (32 MB) */
 
 /** Appends a series row [t, version, T_pred, S_eff, X[0..n)]. */
 wpart_status_t wpart_i_dyn_series_add(wpart_dynamic_balancer_t *b, double t, int32_t version,

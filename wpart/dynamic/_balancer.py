@@ -143,8 +143,12 @@ class Balancer:
 
     @property
     def series(self) -> _np.ndarray:
-        """Published block sizes: structured array with fields ``t``, ``model_version``,
-        ``T_pred``, ``S_eff`` and ``X`` (m values); empty for balancers without sizes."""
+        """Published block sizes: a record array with fields ``t``, ``model_version``,
+        ``T_pred``, ``S_eff`` and ``X`` (m values; ``series.X`` is the time x PU matrix).
+        PLB-HAC and the step-wise baselines publish a row per evaluation or step; Greedy, HDSS
+        and Static, which have no model, a row whenever a PU's block size changes (``X``
+        holds every PU's latest size, 0 before its first block; ``T_pred`` and ``S_eff``
+        NaN)."""
         raw = self._c.series()
         n = self.m
         dt = _np.dtype([("t", "f8"), ("model_version", "i4"), ("T_pred", "f8"), ("S_eff", "f8"), ("X", "i8", (n,))])
@@ -155,7 +159,7 @@ class Balancer:
             out["T_pred"] = raw[:, 2]
             out["S_eff"] = raw[:, 3]
             out["X"] = _np.nan_to_num(raw[:, 4:], nan=0.0).astype(_np.int64)
-        return out
+        return out.view(_np.recarray)
 
     @property
     def shares(self) -> _np.ndarray | None:
@@ -299,7 +303,7 @@ class PyBalancer(Balancer):
     @property
     def series(self) -> _np.ndarray:
         dt = _np.dtype([("t", "f8"), ("model_version", "i4"), ("T_pred", "f8"), ("S_eff", "f8"), ("X", "i8", (self._m,))])
-        return _np.zeros(0, dtype=dt)
+        return _np.zeros(0, dtype=dt).view(_np.recarray)
 
     @property
     def shares(self) -> _np.ndarray | None:

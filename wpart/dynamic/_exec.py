@@ -588,6 +588,15 @@ def _stop_threads(pus: list, evaluator: threading.Thread, wait: float) -> None:
         th.join(max(0.0, deadline - time.perf_counter()))
 
 
+def _series_rec(series: Any, m: int) -> Any:
+    """The balancer's series as a record array (``series.t``, ``series.X``); empty, with an
+    ``X`` of m columns, when it has none."""
+    if series is None or not getattr(series, "dtype", None) or series.dtype.names is None:
+        dt = np.dtype([("t", "f8"), ("model_version", "i4"), ("T_pred", "f8"), ("S_eff", "f8"), ("X", "i8", (m,))])
+        return np.zeros(0, dtype=dt).view(np.recarray)
+    return np.asarray(series).view(np.recarray)
+
+
 def _result(bal: Any, n_pu: int, total: int, raw: dict, wall: float, workers: list[Worker],
             completed: int = 0, time_limit: float | None = None) -> RunResult:
     craw = raw["trace"].view(_C_TRACE)
@@ -620,7 +629,7 @@ def _result(bal: Any, n_pu: int, total: int, raw: dict, wall: float, workers: li
         elements=elements,
         shares=elements / total if total else np.zeros(n_pu),
         step_shares=None if step_shares is None else np.asarray(step_shares, dtype=float),
-        series=series if series is not None else np.zeros(0),
+        series=_series_rec(series, n_pu),
         n_evals=int(raw["n_evals"]),
         n_barriers=int(raw["n_barriers"]),
         eval_pu=win_pu,

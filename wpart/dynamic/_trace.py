@@ -227,9 +227,10 @@ class RunResult(Result):
         ``elements / n``.
     step_shares : ndarray of float64, shape (m,), or None
         The balancer's step shares in percent (PLB-HAC's first published ``X / S``), or None.
-    series : ndarray
-        The balancer's published block sizes (fields ``t``, ``model_version``, ``T_pred``,
-        ``S_eff``, ``X``); empty for balancers without sizes.
+    series : numpy.recarray
+        The balancer's block sizes over time: ``series.t`` (or ``series["t"]``) the times,
+        ``series.X`` the block-size matrix (time x PU), also ``model_version``, ``T_pred``,
+        ``S_eff``. Greedy, HDSS and Static record a row whenever a PU's block size changes.
     n_evals : int
         Evaluations run.
     n_barriers : int
