@@ -364,9 +364,7 @@ static int q_reflect(double *v, int d, int hi, double *const *tg, int ntg, doubl
 typedef struct {
     double a[NC][NC]; /* a[col][row]: the scaled columns and t, reflected by the prefix (a
                        * node holds only the columns its descendants read: first.. NC-1) */
-    double z[FI_MAXK];
     int col_of[FI_MAXK];
-    const double *pc[FI_MAXK]; /* the prefix's columns (in the ancestors' storage) */
 } qnode_t;
 
 typedef struct {
@@ -380,20 +378,13 @@ typedef struct {
 } qctx_t;
 
 /* Appends the candidate of the first k columns (the last one the constant when cst): its SSE
- * over every sample is the squared norm of t's rows k.. after the k reflections; the triangle
- * is kept so that the coefficients are solved only for the candidates that are tested. */
-static void q_emit(qctx_t *x, const double *const *colp, const double *z, const int *col_of,
-                   int k, const double *bt, int cst)
+ * over every sample is the squared norm of t's rows k.. after the k reflections. The triangle
+ * is rebuilt (cand_triangle) only for the candidates that are tested. */
+static void q_emit(qctx_t *x, const int *col_of, int k, const double *bt, int cst)
 {
     cand_t *c = &x->cand[x->nc];
     uint32_t sm = 0;
     for (int j = 0; j < k; j++) {
-        for (int i = 0; i < j; i++) {
-            c->rk[i][j] = colp[j][i];
-        }
-        c->bt[j] = bt[j];
-        c->z[j] = z[j];
-        c->col_of[j] = col_of[j];
         if (col_of[j] >= 0) {
             sm |= 1u << col_of[j];
         }
@@ -409,6 +400,60 @@ static void q_emit(qctx_t *x, const double *const *colp, const double *z, const 
     c->key = (sm << 1) | (uint32_t)cst;
     c->dead = 0;
     x->nc++;
+}
+
+/* The triangle of candidate c (rk, bt, z, col_of) from the root's columns: the reflections of
+ * the depth-first pass along c's path, each column receiving the same operations in the same
+ * order (a column's reflection reads only that column), so the same values bit for bit.
+ * 0 if a reflection is rank-deficient (cannot happen for an emitted candidate). */
+static int cand_triangle(cand_t *c, const double (*root)[NC])
+{
+    uint32_t sm = c->key >> 1;
+    int cst = (int)(c->key & 1u), nb = 0, cols[FI_MAXK];
+    for (int j = 0; j < WPART_DYN_NBASIS; j++) {
+        if (sm & (1u << j)) {
+            cols[nb++] = j;
+        }
+    }
+    double a[FI_MAXK + 2][NC]; /* the subset's columns, then the constant and t */
+    for (int j = 0; j < nb; j++) {
+        memcpy(a[j], root[cols[j]], sizeof a[j]);
+    }
+    double *one = a[nb], *t = a[nb + 1];
+    memcpy(one, root[C_ONE], sizeof a[0]);
+    memcpy(t, root[C_T], sizeof a[0]);
+    for (int d = 0; d < nb; d++) {
+        double *tg[FI_MAXK + 2];
+        int nt = 0;
+        for (int j = d + 1; j < nb + 2; j++) {
+            tg[nt++] = a[j];
+        }
+        if (!q_reflect(a[d], d, cols[d] + 1, tg, nt, &c->z[d])) {
+            return 0;
+        }
+        c->col_of[d] = cols[d];
+    }
+    int k = nb;
+    if (cst) {
+        for (int i = 0; i < nb; i++) {
+            c->rk[i][nb] = one[i]; /* its rows < nb: before the constant's own reflection */
+        }
+        double *t1[1] = {t};
+        if (!q_reflect(one, nb, C_ONE + 1, t1, 1, &c->z[nb])) {
+            return 0;
+        }
+        c->col_of[nb] = -1;
+        k = nb + 1;
+    }
+    for (int j = 0; j < nb; j++) {
+        for (int i = 0; i < j; i++) {
+            c->rk[i][j] = a[j][i];
+        }
+    }
+    for (int j = 0; j < k; j++) {
+        c->bt[j] = t[j];
+    }
+    return 1;
 }
 
 /* Back substitution and unscaling of a candidate's coefficients; 0 if one is not finite. */
@@ -447,34 +492,26 @@ static int q_ok(const qctx_t *x, int k)
 }
 
 /* The candidates of column c added at position d to the prefix of node nd: without and with
- * the constant. col[] holds the reflected column c, the constant and t (rows >= d changed);
- * the prefix's columns are read from nd (the reflection touches rows >= d only). */
-static void q_candidates(qctx_t *x, const qnode_t *nd, int d, int c, double (*col)[NC],
-                         const double *z0)
+ * the constant. c_one and c_t: the constant and t after column c's reflection. */
+static void q_candidates(qctx_t *x, const qnode_t *nd, int d, int c, const double *c_one,
+                         const double *c_t)
 {
-    const double *colp[FI_MAXK];
     int col_of[FI_MAXK];
-    double z[FI_MAXK];
     for (int j = 0; j < d; j++) {
-        colp[j] = nd->pc[j];
         col_of[j] = nd->col_of[j];
-        z[j] = nd->z[j];
     }
-    colp[d] = col[0];
     col_of[d] = c;
-    z[d] = z0[d];
     int nb = d + 1;
     if (q_ok(x, nb)) {
-        q_emit(x, colp, z, col_of, nb, col[2], 0);
+        q_emit(x, col_of, nb, c_t, 0);
     }
     if (x->intercept && q_ok(x, nb + 1)) {
-        double one[NC], bt[NC], *t1[1] = {bt};
-        memcpy(one, col[1], sizeof one);
-        memcpy(bt, col[2], sizeof bt);
+        double one[NC], bt[NC], *t1[1] = {bt}, al;
+        memcpy(one, c_one, sizeof one);
+        memcpy(bt, c_t, sizeof bt);
         col_of[nb] = -1;
-        colp[nb] = col[1]; /* its rows < nb: before the constant's own reflection */
-        if (q_reflect(one, nb, C_ONE + 1, t1, 1, &z[nb])) {
-            q_emit(x, colp, z, col_of, nb + 1, bt, 1);
+        if (q_reflect(one, nb, C_ONE + 1, t1, 1, &al)) {
+            q_emit(x, col_of, nb + 1, bt, 1);
         }
     }
 }
@@ -486,35 +523,29 @@ static void q_dfs(qctx_t *x, const qnode_t *nd, int d, int first)
             continue;
         }
         if (d + 1 >= x->max_terms) { /* a leaf: only column c, the constant and t change */
-            double col[3][NC], z[FI_MAXK], *tg[2] = {col[1], col[2]};
+            double col[3][NC], al, *tg[2] = {col[1], col[2]};
             memcpy(col[0], nd->a[c], sizeof col[0]);
             memcpy(col[1], nd->a[C_ONE], sizeof col[1]);
             memcpy(col[2], nd->a[C_T], sizeof col[2]);
-            if (q_reflect(col[0], d, c + 1, tg, 2, &z[d])) {
-                q_candidates(x, nd, d, c, col, z);
+            if (q_reflect(col[0], d, c + 1, tg, 2, &al)) {
+                q_candidates(x, nd, d, c, col[1], col[2]);
             }
             continue;
         }
         qnode_t ch;
         memcpy(ch.a[c], nd->a[c], sizeof(double) * NC * (size_t)(NC - c));
-        memcpy(ch.z, nd->z, sizeof ch.z);
         memcpy(ch.col_of, nd->col_of, sizeof ch.col_of);
-        memcpy(ch.pc, nd->pc, sizeof ch.pc);
         ch.col_of[d] = c;
-        ch.pc[d] = ch.a[c];
         double *tg[NC];
         int nt = 0;
         for (int cc = c + 1; cc < NC; cc++) { /* descendants read every later column */
             tg[nt++] = ch.a[cc];
         }
-        if (!q_reflect(ch.a[c], d, c + 1, tg, nt, &ch.z[d])) {
+        double al;
+        if (!q_reflect(ch.a[c], d, c + 1, tg, nt, &al)) {
             continue; /* rank-deficient: so is every superset with this prefix */
         }
-        double col[3][NC];
-        memcpy(col[0], ch.a[c], sizeof col[0]);
-        memcpy(col[1], ch.a[C_ONE], sizeof col[1]);
-        memcpy(col[2], ch.a[C_T], sizeof col[2]);
-        q_candidates(x, nd, d, c, col, ch.z);
+        q_candidates(x, nd, d, c, ch.a[C_ONE], ch.a[C_T]);
         q_dfs(x, &ch, d + 1, c + 1);
     }
 }
@@ -750,7 +781,8 @@ wpart_status_t wpart_i_fitinc_fit_g(const wpart_i_fitinc_t *f, int64_t quantum,
                     fi_grid(gu, x_a, x_b, x_scale, G);
                 }
             }
-            if (cand_coefs(&cand[bi], inv_norm) &&
+            if (cand_triangle(&cand[bi], (const double (*)[NC])root.a) &&
+                cand_coefs(&cand[bi], inv_norm) &&
                 (have_grid == 2 ? fg_admissible(fg, sm, cand[bi].coef, cand[bi].c0)
                                 : fi_admissible(sm, cand[bi].coef, cand[bi].c0, gu, G))) {
                 memcpy(coef, cand[bi].coef, sizeof coef);
