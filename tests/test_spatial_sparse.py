@@ -24,6 +24,13 @@ JAG_M = ("jag_m_heur", "jag_m_heur_probe", "jag_m_probe")
 FORMATS = ("csr", "csc", "coo", "bsr", "dok", "lil", "dia")
 
 
+@pytest.fixture(autouse=True)
+def _nonzero_route_at_every_size(monkeypatch):
+    """Small matrices run on the dense prefix by default (SPARSE_MIN_CELLS): here the nonzero
+    route is taken at every size, so the small random cases test it."""
+    monkeypatch.setattr("wpart.spatial._sparse.SPARSE_MIN_CELLS", 0)
+
+
 def _same(a, b):
     np.testing.assert_array_equal(a.rects, b.rects)
     assert a.max_load == b.max_load
@@ -123,6 +130,31 @@ def test_jag_m_sparse_route_and_degenerate(name):
         for m in (1, 2, 5):
             _same(fn(T, m), fn(T.toarray(), m))
             _same(fn(Ti, m), fn(Ti.toarray(), m))
+
+
+def test_small_matrices_take_the_dense_route(monkeypatch):
+    """Up to SPARSE_MIN_CELLS cells the dense prefix is used (cheaper there), whatever the
+    density, for A and A.toarray() alike; the partition is the nonzero route's."""
+    from wpart.spatial import _sparse
+    from wpart.spatial._common import _Prepared
+
+    A = _random_sparse(np.random.default_rng(8), 150, 150, 0.01, "int").tocsr()  # 22,500 cells
+    B = sparse_like("banded", 300, seed=0)
+    routes = {}
+    for limit in (0, 2**15):  # the default
+        monkeypatch.setattr(_sparse, "SPARSE_MIN_CELLS", limit)
+        routes[limit] = [_Prepared(X, 4, False, sparse=True).sp is not None
+                         for X in (A, A.toarray().astype(float), B)]
+        for X in (A, B):
+            for name in NATIVE:
+                _same(getattr(spatial, name)(X, 8), getattr(spatial, name)(X.toarray(), 8))
+    assert routes[0] == [True, True, True]
+    assert routes[2**15] == [False, False, True]
+    for name in NATIVE:  # the same partition on either route (integer loads)
+        r_dense = getattr(spatial, name)(A, 8)
+        monkeypatch.setattr(_sparse, "SPARSE_MIN_CELLS", 0)
+        _same(getattr(spatial, name)(A, 8), r_dense)
+        monkeypatch.setattr(_sparse, "SPARSE_MIN_CELLS", 2**15)
 
 
 def test_both_routes_are_exercised():

@@ -140,23 +140,27 @@ cleanup:
     return res;
 }
 
-/* RECT-UNIFORM / RECT-NICOL / JAG-PQ-HEUR / JAG-M-HEUR(-PROBE) / JAG-M-PROBE on a sparse matrix: (rects, stats) as
- * spatial_partition. rp/ci/rv: CSR, cp/ri/cv: CSC (int64 pointers and indices; values int64 or
- * float64, the same for both). */
+/* RECT-UNIFORM / RECT-NICOL / JAG-PQ-HEUR / JAG-M-HEUR(-PROBE) / JAG-M-PROBE on a sparse
+ * matrix: (rects, stats) as spatial_partition, and the loads with with_loads=True. rp/ci/rv:
+ * CSR, cp/ri/cv: CSC (int64 pointers and indices; values int64 or float64, the same for
+ * both). */
 static PyObject *wpy_spatial_sparse_partition(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"n1", "n2", "rp", "ci", "rv", "cp", "ri", "cv", "m", "method",
                              "orient", "P", "Q", "max_sweeps", "start", "progress",
-                             "time_limit", "cuts", NULL};
+                             "time_limit", "cuts", "with_loads", NULL};
     PyObject *o[6], *progress = Py_None, *res = NULL, *cobj = Py_None;
     PyArrayObject *a[6] = {NULL, NULL, NULL, NULL, NULL, NULL}, *out = NULL, *C = NULL;
+    PyArrayObject *L = NULL;
+    int with_loads = 0;
     static const char *names[6] = {"rp", "ci", "rv", "cp", "ri", "cv"};
     long long n1, n2, m, P = 0, Q = 0, max_sweeps = 0;
     int method, orient = 0, start = 0;
     double time_limit = 0.0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOOOOLi|iLLLiOdO", kwlist, &n1, &n2, &o[0],
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOOOOLi|iLLLiOdOp", kwlist, &n1, &n2, &o[0],
                                      &o[1], &o[2], &o[3], &o[4], &o[5], &m, &method, &orient, &P,
-                                     &Q, &max_sweeps, &start, &progress, &time_limit, &cobj)) {
+                                     &Q, &max_sweeps, &start, &progress, &time_limit, &cobj,
+                                     &with_loads)) {
         return NULL;
     }
     int t = wpy_loads_typenum(o[2], "rv");
@@ -190,6 +194,12 @@ static PyObject *wpy_spatial_sparse_partition(PyObject *self, PyObject *args, Py
     if (!out) {
         goto cleanup;
     }
+    if (with_loads) {
+        L = (PyArrayObject *)PyArray_ZEROS(1, shp, t, 0);
+        if (!L) {
+            goto cleanup;
+        }
+    }
     wpart_spatial_options_t opt;
     wpart_spatial_options_init(&opt);
     opt.cuts = C ? PyArray_DATA(C) : NULL;
@@ -216,11 +226,11 @@ static PyObject *wpy_spatial_sparse_partition(PyObject *self, PyObject *args, Py
     if (t == NPY_INT64) {
         st = wpart_i_spatial_sparse_i64(n1, n2, rp, ci, PyArray_DATA(a[2]), cp, ri,
                                         PyArray_DATA(a[5]), (int64_t)m, &opt, PyArray_DATA(out),
-                                        &stats);
+                                        L ? PyArray_DATA(L) : NULL, &stats);
     } else {
         st = wpart_i_spatial_sparse_f64(n1, n2, rp, ci, PyArray_DATA(a[2]), cp, ri,
                                         PyArray_DATA(a[5]), (int64_t)m, &opt, PyArray_DATA(out),
-                                        &stats);
+                                        L ? PyArray_DATA(L) : NULL, &stats);
     }
     Py_END_ALLOW_THREADS
     if (PyErr_Occurred()) {
@@ -236,16 +246,70 @@ static PyObject *wpy_spatial_sparse_partition(PyObject *self, PyObject *args, Py
         wpy_raise(st, NULL);
         goto cleanup;
     }
-    res = Py_BuildValue("O(dLLLLiiLdi)", out, stats.seconds, (long long)stats.iterations,
-                        (long long)stats.probes, (long long)stats.cost_evals,
-                        (long long)stats.dp_states, stats.converged, stats.orient,
-                        (long long)stats.P, stats.eli, stop);
+    res = Py_BuildValue(L ? "O(dLLLLiiLdi)O" : "O(dLLLLiiLdi)", out, stats.seconds,
+                        (long long)stats.iterations, (long long)stats.probes,
+                        (long long)stats.cost_evals, (long long)stats.dp_states, stats.converged,
+                        stats.orient, (long long)stats.P, stats.eli, stop,
+                        L ? (PyObject *)L : Py_None);
 cleanup:
     for (int i = 0; i < 6; i++) {
         Py_XDECREF(a[i]);
     }
     Py_XDECREF(C);
+    Py_XDECREF(L);
     Py_XDECREF(out);
+    return res;
+}
+
+/* the CSC arrays (cp, ri, cv) of the CSR matrix (rp, ci, rv) of n1 x n2 */
+static PyObject *wpy_spatial_csr_transpose(PyObject *self, PyObject *args)
+{
+    PyObject *o[3], *res = NULL;
+    long long n1, n2;
+    PyArrayObject *a[3] = {NULL, NULL, NULL}, *b[3] = {NULL, NULL, NULL};
+    static const char *names[3] = {"rp", "ci", "rv"};
+    if (!PyArg_ParseTuple(args, "LLOOO", &n1, &n2, &o[0], &o[1], &o[2])) {
+        return NULL;
+    }
+    int t = wpy_loads_typenum(o[2], "rv");
+    if (t < 0) {
+        return NULL;
+    }
+    for (int i = 0; i < 3; i++) {
+        a[i] = wpy_input_array(o[i], names[i], i == 2 ? t : NPY_INT64, 1, 1);
+        if (!a[i]) {
+            goto cleanup;
+        }
+    }
+    npy_intp nnz = PyArray_DIM(a[1], 0);
+    if (n1 < 1 || n2 < 1 || PyArray_DIM(a[0], 0) != n1 + 1 || PyArray_DIM(a[2], 0) != nnz ||
+        ((const int64_t *)PyArray_DATA(a[0]))[n1] != (int64_t)nnz) {
+        PyErr_SetString(wpy_ValueError, "malformed CSR arrays");
+        goto cleanup;
+    }
+    npy_intp d0 = (npy_intp)n2 + 1;
+    b[0] = (PyArrayObject *)PyArray_EMPTY(1, &d0, NPY_INT64, 0);
+    b[1] = (PyArrayObject *)PyArray_EMPTY(1, &nnz, NPY_INT64, 0);
+    b[2] = (PyArrayObject *)PyArray_EMPTY(1, &nnz, t, 0);
+    if (!b[0] || !b[1] || !b[2]) {
+        goto cleanup;
+    }
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = wpart_i_spatial_csr_transpose(n1, n2, PyArray_DATA(a[0]), PyArray_DATA(a[1]),
+                                       PyArray_DATA(a[2]), PyArray_DATA(b[0]),
+                                       PyArray_DATA(b[1]), PyArray_DATA(b[2]));
+    Py_END_ALLOW_THREADS
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto cleanup;
+    }
+    res = Py_BuildValue("OOO", b[0], b[1], b[2]);
+cleanup:
+    for (int i = 0; i < 3; i++) {
+        Py_XDECREF(a[i]);
+        Py_XDECREF(b[i]);
+    }
     return res;
 }
 
@@ -417,6 +481,8 @@ static PyMethodDef spatial_methods[] = {
     {"spatial_sparse_partition", (PyCFunction)(void (*)(void))wpy_spatial_sparse_partition,
      METH_VARARGS | METH_KEYWORDS,
      "RECT-UNIFORM / RECT-NICOL / JAG-PQ-HEUR on CSR + CSC arrays: (rects, stats)."},
+    {"spatial_csr_transpose", wpy_spatial_csr_transpose, METH_VARARGS,
+     "spatial_csr_transpose(n1, n2, rp, ci, rv) -> (cp, ri, cv): the CSC arrays"},
     {"spatial_sparse_loads", wpy_spatial_sparse_loads, METH_VARARGS,
      "Loads of rectangles (m x 4) in a CSR matrix (columns sorted within rows)."},
     {"spatial_hier_rb3d", wpy_spatial_hier_rb3d, METH_VARARGS,

@@ -249,6 +249,41 @@ static wpart_status_t check_compressed(const int64_t *ptr, const int64_t *idx, i
     return WPART_OK;
 }
 
+/* check_compressed, and the indices strictly increasing within each row / column: one pass */
+static wpart_status_t check_sorted(const int64_t *ptr, const int64_t *idx, int64_t n,
+                                   int64_t n_other, int64_t nnz, const char *what)
+{
+    if (!ptr || (nnz > 0 && !idx) || ptr[0] != 0 || ptr[n] != nnz) {
+        return wpart_i_error(WPART_EINVAL, "malformed %s arrays", what);
+    }
+    for (int64_t i = 0; i < n; i++) {
+        int64_t lo = ptr[i], hi = ptr[i + 1], prev = -1;
+        if (hi < lo || hi > nnz) {
+            return wpart_i_error(WPART_EINVAL, "%s pointers decrease at %" PRId64, what, i);
+        }
+        for (int64_t e = lo; e < hi; e++) {
+            int64_t c = idx[e];
+            if (c <= prev || c >= n_other) {
+                return wpart_i_error(WPART_EINVAL, "%s index %" PRId64 " out of range or not "
+                                     "increasing in its row / column", what, e);
+            }
+            prev = c;
+        }
+    }
+    return WPART_OK;
+}
+
+/* the owner scratch of the sparse loads: n = max(n1, n2) entries, all -1 (NULL when out of memory:
+ * the loads are then summed rectangle by rectangle) */
+static int64_t *sparse_owner(int64_t n)
+{
+    int64_t *own = malloc((size_t)n * sizeof(int64_t));
+    if (own) {
+        memset(own, 0xff, (size_t)n * sizeof(int64_t));
+    }
+    return own;
+}
+
 /* JAG-M-PROBE's stripe cuts on a sparse matrix: orient HOR or VER, 0 = c[0] <= ... <= c[P] =
  * the main extent, 1 <= P <= m */
 static wpart_status_t check_cuts(const wpart_spatial_options_t *opt, int64_t n1, int64_t n2,
@@ -275,7 +310,8 @@ static wpart_status_t check_cuts(const wpart_spatial_options_t *opt, int64_t n1,
     wpart_status_t wpart_i_spatial_sparse_##SFX(                                               \
         int64_t n1, int64_t n2, const int64_t *rp, const int64_t *ci, const TT *rv,            \
         const int64_t *cp, const int64_t *ri, const TT *cv, int64_t m,                         \
-        const wpart_spatial_options_t *opt, int64_t *rects, wpart_spatial_stats_t *stats)      \
+        const wpart_spatial_options_t *opt, int64_t *rects, TT *loads,                         \
+        wpart_spatial_stats_t *stats)                                                          \
     {                                                                                          \
         wpart_spatial_stats_t local;                                                           \
         if (!stats) {                                                                          \
@@ -316,20 +352,28 @@ static wpart_status_t check_cuts(const wpart_spatial_options_t *opt, int64_t n1,
             }                                                                                  \
         }                                                                                      \
         int64_t nnz = rp ? rp[n1] : 0;                                                         \
-        wpart_status_t st = check_compressed(rp, ci, n1, n2, nnz, "CSR");                      \
+        wpart_status_t st = check_sorted(rp, ci, n1, n2, nnz, "CSR");                          \
         if (st == WPART_OK) {                                                                  \
-            st = check_compressed(cp, ri, n2, n1, nnz, "CSC");                                 \
+            st = check_sorted(cp, ri, n2, n1, nnz, "CSC");                                     \
         }                                                                                      \
         if (st != WPART_OK) {                                                                  \
             return st;                                                                         \
         }                                                                                      \
+        int bad = 0;                                                                           \
         for (int64_t e = 0; e < nnz; e++) {                                                    \
-            if (!(rv[e] >= 0) || !(cv[e] >= 0)) {                                              \
-                return wpart_i_error(WPART_EINVAL, "entry %" PRId64 " is negative or NaN", e); \
-            }                                                                                  \
+            bad |= !(rv[e] >= 0) | !(cv[e] >= 0);                                              \
+        }                                                                                      \
+        if (bad) {                                                                             \
+            return wpart_i_error(WPART_EINVAL, "an entry is negative or NaN");                 \
         }                                                                                      \
         sp_sparse_t_##SFX a = {n1, n2, rp, ci, rv, cp, ri, cv};                                \
-        return sp_sparse_partition_##SFX(&a, m, opt, rects, stats);                            \
+        st = sp_sparse_partition_##SFX(&a, m, opt, rects, stats);                              \
+        if (st == WPART_OK && loads) {                                                         \
+            int64_t *own = sparse_owner(n1 > n2 ? n1 : n2);                                        \
+            sp_sparse_loads_##SFX(&a, rects, m, loads, own);                                   \
+            free(own);                                                                         \
+        }                                                                                      \
+        return st;                                                                             \
     }
 
 DEFINE_SPARSE(i64, int64_t)
@@ -345,16 +389,9 @@ DEFINE_SPARSE(f64, double)
             return wpart_i_error(WPART_EINVAL, "bad sparse loads arguments");                  \
         }                                                                                      \
         int64_t nnz = rp[n1];                                                                  \
-        wpart_status_t st = check_compressed(rp, ci, n1, n2, nnz, "CSR");                      \
+        wpart_status_t st = check_sorted(rp, ci, n1, n2, nnz, "CSR");                          \
         if (st != WPART_OK) {                                                                  \
             return st;                                                                         \
-        }                                                                                      \
-        for (int64_t i = 0; i < n1; i++) {                                                     \
-            for (int64_t e = rp[i] + 1; e < rp[i + 1]; e++) {                                  \
-                if (ci[e] <= ci[e - 1]) {                                                      \
-                    return wpart_i_error(WPART_EINVAL, "CSR columns must increase in a row");  \
-                }                                                                              \
-            }                                                                                  \
         }                                                                                      \
         for (int64_t k = 0; k < m; k++) {                                                      \
             const int64_t *r = rects + 4 * k;                                                  \
@@ -363,9 +400,53 @@ DEFINE_SPARSE(f64, double)
             }                                                                                  \
         }                                                                                      \
         sp_sparse_t_##SFX a = {n1, n2, rp, ci, rv, NULL, NULL, NULL};                          \
-        sp_sparse_loads_##SFX(&a, rects, m, out);                                              \
+        int64_t *own = sparse_owner(n1 > n2 ? n1 : n2);                                            \
+        sp_sparse_loads_##SFX(&a, rects, m, out, own);                                         \
+        free(own);                                                                             \
         return WPART_OK;                                                                       \
     }
 
 DEFINE_SPARSE_LOADS(i64, int64_t)
 DEFINE_SPARSE_LOADS(f64, double)
+
+/* the CSC arrays of a CSR matrix (counting sort: rows increasing within each column, as
+ * scipy's tocsc); 8-byte values of any type, copied bit for bit */
+wpart_status_t wpart_i_spatial_csr_transpose(int64_t n1, int64_t n2, const int64_t *rp,
+                                             const int64_t *ci, const void *rv, int64_t *cp,
+                                             int64_t *ri, void *cv)
+{
+    if (n1 < 1 || n2 < 1 || !rp || !cp) {
+        return wpart_i_error(WPART_EINVAL, "bad transpose arguments");
+    }
+    int64_t nnz = rp[n1];
+    wpart_status_t st = check_compressed(rp, ci, n1, n2, nnz, "CSR");
+    if (st != WPART_OK) {
+        return st;
+    }
+    if (nnz > 0 && (!rv || !ri || !cv)) {
+        return wpart_i_error(WPART_EINVAL, "bad transpose arguments");
+    }
+    const uint64_t *v = rv;
+    uint64_t *w = cv;
+    memset(cp, 0, (size_t)(n2 + 1) * sizeof(int64_t));
+    for (int64_t e = 0; e < nnz; e++) {
+        cp[ci[e] + 1]++;
+    }
+    for (int64_t j = 0; j < n2; j++) {
+        cp[j + 1] += cp[j];
+    }
+    int64_t *next = wpart_i_malloc(n2 > 0 ? n2 : 1, sizeof(int64_t));
+    if (!next) {
+        return wpart_i_error(WPART_ENOMEM, "out of memory in the CSR transpose");
+    }
+    memcpy(next, cp, (size_t)n2 * sizeof(int64_t));
+    for (int64_t i = 0; i < n1; i++) {
+        for (int64_t e = rp[i]; e < rp[i + 1]; e++) {
+            int64_t k = next[ci[e]]++;
+            ri[k] = i;
+            w[k] = v[e];
+        }
+    }
+    free(next);
+    return WPART_OK;
+}

@@ -14,22 +14,24 @@ wpart_status_t wpart_i_spatial_alloc_f64(const double *L, int64_t K, int64_t m,
                                          const int64_t *cap, const wpart_control_t *ctl,
                                          int64_t *Q);
 
-/* RECT-UNIFORM, RECT-NICOL or JAG-PQ-HEUR (opt->method; no speeds, no window) on the n1 x n2
- * sparse matrix given by its CSR (rp[n1+1], ci, rv) and CSC (cp[n2+1], ri, cv) arrays of the
- * same nnz non-negative entries (duplicates allowed, any order within a row / column); the
- * partition the dense functions give on the same matrix. */
+/* RECT-UNIFORM, RECT-NICOL, JAG-PQ-HEUR, JAG-M-HEUR, JAG-M-HEUR-PROBE or JAG-M-PROBE
+ * (opt->method; no speeds, no window; JAG-M-PROBE: opt->cuts, orient HOR or VER) on the
+ * n1 x n2 sparse matrix given by its CSR (rp[n1+1], ci, rv; columns increasing within a row)
+ * and CSC (cp[n2+1], ri, cv) arrays of the same nnz non-negative entries; the partition the
+ * dense functions give on the same matrix (integer loads bit for bit). loads (m entries, may
+ * be NULL) receives each rectangle's load. */
 wpart_status_t wpart_i_spatial_sparse_i64(int64_t n1, int64_t n2, const int64_t *rp,
                                           const int64_t *ci, const int64_t *rv,
                                           const int64_t *cp, const int64_t *ri,
                                           const int64_t *cv, int64_t m,
                                           const wpart_spatial_options_t *opt, int64_t *rects,
-                                          wpart_spatial_stats_t *stats);
+                                          int64_t *loads, wpart_spatial_stats_t *stats);
 wpart_status_t wpart_i_spatial_sparse_f64(int64_t n1, int64_t n2, const int64_t *rp,
                                           const int64_t *ci, const double *rv,
                                           const int64_t *cp, const int64_t *ri,
                                           const double *cv, int64_t m,
                                           const wpart_spatial_options_t *opt, int64_t *rects,
-                                          wpart_spatial_stats_t *stats);
+                                          double *loads, wpart_spatial_stats_t *stats);
 
 /* loads of m rectangles (r0, r1, c0, c1) inside the n1 x n2 CSR matrix (columns sorted
  * within each row) */
@@ -39,5 +41,11 @@ wpart_status_t wpart_i_spatial_sparse_loads_i64(int64_t n1, int64_t n2, const in
 wpart_status_t wpart_i_spatial_sparse_loads_f64(int64_t n1, int64_t n2, const int64_t *rp,
                                                 const int64_t *ci, const double *rv, int64_t m,
                                                 const int64_t *rects, double *out);
+
+/* the CSC arrays (cp[n2+1], ri[nnz], cv[nnz]) of the n1 x n2 CSR matrix (rp, ci, rv): rows
+ * increasing within each column; the 8-byte values (int64 or double) are copied bit for bit */
+wpart_status_t wpart_i_spatial_csr_transpose(int64_t n1, int64_t n2, const int64_t *rp,
+                                             const int64_t *ci, const void *rv, int64_t *cp,
+                                             int64_t *ri, void *cv);
 
 #endif

@@ -26,6 +26,7 @@ from .._validate import (
     core_time_limit,
 )
 from ._partition import SpatialPartition, _scalar
+from . import _sparse
 from ._sparse import SPARSE_DENSITY, SparseInput, as_input, as_weights
 
 __all__ = ["METHODS", "TABLE", "factor_pair"]
@@ -120,16 +121,18 @@ class _Prepared:
         self.weights = as_weights(weights)
         self.sp = None
         if sparse:
-            # the nonzeros or the dense prefix, whichever is cheaper: a matrix with at most one
-            # cell in SPARSE_DENSITY nonzero runs on its nonzeros (a denser one whose dense
-            # copy would exceed MAX_DENSE_BYTES too). The rule reads the same for A and
-            # A.toarray(), and float loads are summed by the same code in both, so both give
-            # the same partition bit for bit.
+            # the nonzeros or the dense prefix, whichever is cheaper: a matrix of more than
+            # SPARSE_MIN_CELLS cells with at most one in SPARSE_DENSITY nonzero runs on its
+            # nonzeros (a matrix whose dense copy would exceed MAX_DENSE_BYTES too). The rule
+            # reads the same for A and A.toarray() (shape and nonzero count), and float loads
+            # are summed by the same code in both, so both give the same partition bit for bit.
+            big = _sparse.SPARSE_MIN_CELLS
             if isinstance(src, SparseInput):
-                if src.nnz * SPARSE_DENSITY <= src.n1 * src.n2 or not src.fits():
+                cells = src.n1 * src.n2
+                if (src.nnz * SPARSE_DENSITY <= cells and cells > big) or not src.fits():
                     self.sp = src
                     self.A = src.csr
-            elif src.ndim == 2 and src.dtype.kind == "f":
+            elif src.ndim == 2 and src.dtype.kind == "f" and src.size > big:
                 if np.count_nonzero(src) * SPARSE_DENSITY <= src.size:
                     self.sp = SparseInput(src, "values")
                     self.A = src
@@ -321,16 +324,16 @@ def _run(
     if m_solve < pp.m and "speeds" in kw:
         kw["speeds"] = np.ascontiguousarray(sp[:m_solve])
     with progress_hook(progress, total=1.0, desc=method) as hook:
-        if pp.sp is not None:
-            rects, st = _core.spatial_sparse_partition(
+        if pp.sp is not None:  # the loads come back with the rectangles
+            rects, st, sloads = _core.spatial_sparse_partition(
                 pp.n1, pp.n2, *pp.sp.arrays(), m_solve, TABLE[method].code, progress=hook,
-                time_limit=tl, **kw
+                time_limit=tl, with_loads=True, **kw
             )
         else:
             rects, st = _core.spatial_partition(
                 pp.S, m_solve, TABLE[method].code, progress=hook, time_limit=tl, **kw
             )
-    loads = None
+    loads = sloads if pp.sp is not None and rects is not None else None
     if m_solve < pp.m and rects is not None:
         rects, loads = _pad(pp, rects, m_solve)
         params = dict(params, parts_solved=m_solve)

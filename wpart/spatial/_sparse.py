@@ -36,6 +36,13 @@ SPARSE_NATIVE = ("rect_uniform", "rect_nicol", "jag_pq_heur", "jag_m_heur", "jag
 #: dense copy would not fit), on the dense prefix otherwise (faster there; same partition).
 SPARSE_DENSITY = 32
 
+#: ... and when the matrix has more than SPARSE_MIN_CELLS cells: a smaller one runs on its dense
+#: prefix (up to about 180 x 180 the dense copy and prefix cost less than the nonzero route's
+#: fixed costs -- its transpose and per-start checks -- and above it they cost more, measured
+#: in benchmarks/bench_spatial.py's conditions). Like the density rule it reads the same for A
+#: and A.toarray(), so both give one partition.
+SPARSE_MIN_CELLS = 2**15
+
 _WEIGHTS = ("values", "count")
 
 
@@ -160,10 +167,6 @@ class SparseInput:
         self.n1, self.n2 = n1, n2
         self._arrays = (rp, ci, rv)
         self._csr = None
-        csc = self.csr.tocsc()  # columns, rows increasing within each (scipy's C transpose)
-        cp = np.ascontiguousarray(csc.indptr, i64)
-        ri = np.ascontiguousarray(csc.indices, i64)
-        cv = np.ascontiguousarray(csc.data)
         self.kind = "i" if rv.dtype.kind == "i" else "f"
         if self.kind == "i":
             if float(np.abs(rv).astype(np.float64).sum()) >= 2.0**62:
@@ -175,7 +178,6 @@ class SparseInput:
                 raise WpartOverflowError(f"the total of `{name}` overflows float64")
         self.amax: Any = rv.max() if rv.size else rv.dtype.type(0)
         self.nnz = int(rv.size)
-        self._arrays = (rp, ci, rv, cp, ri, cv)
 
     @property
     def csr(self) -> Any:
@@ -188,7 +190,15 @@ class SparseInput:
         return self._csr
 
     def arrays(self) -> tuple:
-        """(rp, ci, rv, cp, ri, cv) for the core: int64 pointers and indices."""
+        """(rp, ci, rv, cp, ri, cv) for the core: int64 pointers and indices. The columns
+        (rows increasing within each, as scipy's tocsc) are made on first use by a counting
+        sort in the core, O(nnz + n2)."""
+        if len(self._arrays) == 3:
+            from .. import _core
+
+            rp, ci, rv = self._arrays
+            self._arrays = (rp, ci, rv, *_core.spatial_csr_transpose(self.n1, self.n2, rp, ci,
+                                                                     rv))
         return self._arrays
 
     def _need(self) -> tuple[int, int]:
@@ -212,7 +222,11 @@ class SparseInput:
                 f"wpart.spatial.MAX_DENSE_BYTES = {limit / 2**30:.3g} GiB; "
                 f"{', '.join(SPARSE_NATIVE)} work on the nonzeros (or raise the limit)"
             )
-        return self.csr.toarray()
+        rp, ci, rv = self._arrays[:3]
+        out = np.zeros(self.n1 * self.n2, dtype=rv.dtype)
+        rows = np.repeat(np.arange(self.n1, dtype=np.int64), np.diff(rp))
+        out[rows * self.n2 + ci] = rv  # canonical: one entry per cell
+        return out.reshape(self.n1, self.n2)
 
     def box_loads(self, rects: NDArray) -> NDArray:
         """The load of each rectangle ``(r0, r1, c0, c1)``, summed from the nonzeros in the
@@ -220,7 +234,7 @@ class SparseInput:
         from .. import _core
 
         r = np.ascontiguousarray(rects, dtype=np.int64).reshape(-1, 4)
-        rp, ci, rv = self.arrays()[:3]
+        rp, ci, rv = self._arrays[:3]
         return _core.spatial_sparse_loads(self.n1, self.n2, rp, ci, rv, r)
 
 
