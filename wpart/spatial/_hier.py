@@ -33,6 +33,11 @@ def hier_rb(
     ``"dist"`` (the longer side), ``"hor"``/``"ver"`` (alternate, starting with rows/columns).
     `tie` chooses inside a plateau of equal objective: ``"area"`` (area-proportional) or
     ``"first"``.
+
+    `A` may be a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file path; this
+    method needs the dense 2D prefix sum, so a sparse `A` is densified (``WpartMemoryError``
+    above ``wpart.spatial.MAX_DENSE_BYTES``). `weights` is ``"values"`` (the matrix values are
+    the loads) or ``"count"`` (1 for every nonzero, whatever its sign).
     """
     pp = _Prepared(A, m, allow_empty, (2, 3), weights=weights, method="hier_rb")
     v = choice(variant, "variant", _VARIANT)
@@ -78,7 +83,13 @@ def hier_relaxed(
     """HIER-RELAXED (Sec. 3.3 of Saule et al. 2012): like :func:`hier_rb` but every node also
     chooses how many parts each side gets (minimising ``max(L1/x, L2/(q-x))``); ties prefer
     balanced counts.
-    Zero-load sub-rectangles are split by area."""
+    Zero-load sub-rectangles are split by area.
+
+    `A` may be a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file path; this
+    method needs the dense 2D prefix sum, so a sparse `A` is densified (``WpartMemoryError``
+    above ``wpart.spatial.MAX_DENSE_BYTES``). `weights` is ``"values"`` (the matrix values are
+    the loads) or ``"count"`` (1 for every nonzero, whatever its sign).
+    """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="hier_relaxed")
     v = choice(variant, "variant", _VARIANT)
     t = choice(tie, "tie", _TIE)
@@ -115,6 +126,11 @@ def hier_opt(
     other, or leaves its first or last processor idle (empty part); the partition minimising
     ``max_k loads[k] / speeds[k]`` over this class is found exactly (memo over
     ``(rows, columns, k, q)``, so ``m`` times more states, counted against `max_states`).
+
+    `A` may be a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file path; this
+    method needs the dense 2D prefix sum, so a sparse `A` is densified (``WpartMemoryError``
+    above ``wpart.spatial.MAX_DENSE_BYTES``). `weights` is ``"values"`` (the matrix values are
+    the loads) or ``"count"`` (1 for every nonzero, whatever its sign).
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="hier_opt")
     msf = as_float(max_states, "max_states", minimum=1.0, allow_inf=True)

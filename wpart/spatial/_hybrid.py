@@ -74,6 +74,12 @@ def hybrid(
         Seconds for the whole run (None or inf: none). Reached during the slow phase, it
         returns the partition built so far with ``status="time_limit"``; reached earlier, a
         result with no partition (``success`` False).
+    weights : {"values", "count"}
+        The load of a cell: the matrix value, or 1 for every nonzero (whatever its sign).
+
+    `A` may be a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file path; HYBRID
+    needs the dense 2D prefix sum, so a sparse `A` is densified (``WpartMemoryError`` above
+    ``wpart.spatial.MAX_DENSE_BYTES``).
 
     ``params["m1"]`` and ``params["eli"]`` report the choice; ``stats["iterations"]`` counts
     the slow re-partitions. With `allow_empty`, more parts than cells and `m1`/`m1_min`
@@ -140,6 +146,11 @@ def general_optimum(
     empty rectangles. ``status`` is ``"optimal"``, or ``"time_limit"`` when `time_limit`
     (seconds, default 60; None for none) stopped GLPK: then the best partition found, or
     none (``success`` False).
+
+    `A` may be a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file path; this
+    method needs the dense 2D prefix sum, so a sparse `A` is densified (``WpartMemoryError``
+    above ``wpart.spatial.MAX_DENSE_BYTES``). `weights` is ``"values"`` (the matrix values are
+    the loads) or ``"count"`` (1 for every nonzero, whatever its sign).
     """
     from .. import milp
 

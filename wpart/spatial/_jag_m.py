@@ -57,11 +57,11 @@ def jag_m_heur(
     It is clamped to ``[ceil(m/n2), min(n1, m)]`` where possible.
 
     `A` is a dense 2D array, a ``scipy.sparse`` matrix of any format or a MatrixMarket file
-    path. Without `speeds`, a sparse matrix (at most 1/32 of the cells nonzero) is not
-    densified: the stripes come from the row sums and each stripe's column prefix from its
-    rows' nonzeros (O(nnz + P n2) per orientation), and the partition is the one the dense
-    array gives, bit for bit. With `speeds` it is densified (the speed code reads the dense
-    prefix). `weights` is ``"values"`` (the loads are the matrix values) or ``"count"`` (1
+    path. Without `speeds`, a sparse matrix (more than 2**15 cells, at most 1/32 of them
+    nonzero) is not densified: the stripes come from the row sums and each stripe's column
+    prefix from its rows' nonzeros (O(nnz + P n2) per orientation), and the partition is the one
+    the dense array gives, bit for bit. With `speeds` it is densified (the speed code reads the
+    dense prefix). `weights` is ``"values"`` (the loads are the matrix values) or ``"count"`` (1
     for every nonzero).
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_heur",
@@ -107,9 +107,9 @@ def jag_m_probe(
     With default stripes, `allow_empty` and more parts than cells (no or equal `speeds`), one
     part per cell is solved and the rest are empty rectangles (``params["parts_solved"]``).
 
-    `A` is a dense 2D array, a ``scipy.sparse`` matrix or a MatrixMarket path; without
-    `speeds` a sparse matrix (at most 1/32 of the cells nonzero) runs on its nonzeros (a
-    table of the stripes' column prefixes, O(nnz + P n2), then the same bisection as the
+    `A` is a dense 2D array, a ``scipy.sparse`` matrix or a MatrixMarket path; without `speeds`
+    a sparse matrix (more than 2**15 cells, at most 1/32 of them nonzero) runs on its nonzeros
+    (a table of the stripes' column prefixes, O(nnz + P n2), then the same bisection as the
     dense code) and gives the dense partition; with `speeds` it is densified. `weights` is
     ``"values"`` or ``"count"`` (1 for every nonzero).
     """
@@ -205,7 +205,13 @@ def jag_m_alloc(
 
     A `time_limit` (seconds) reached in the search returns a result with
     ``status="time_limit"``: the rows-first answer when ``orient="best"`` had finished it,
-    else no partition (``success`` False)."""
+    else no partition (``success`` False).
+
+    `A` may be a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file path; this
+    method needs the dense 2D prefix sum, so a sparse `A` is densified (``WpartMemoryError``
+    above ``wpart.spatial.MAX_DENSE_BYTES``). `weights` is ``"values"`` (the matrix values are
+    the loads) or ``"count"`` (1 for every nonzero, whatever its sign).
+    """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_alloc")
     o = _orient(orient)
     m_solve = pp.m
@@ -264,7 +270,9 @@ def jag_m_opt(
     Parameters
     ----------
     A : array_like, shape (n1, n2)
-        Non-negative loads.
+        Non-negative loads: a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file
+        path. JAG-M-OPT needs the dense 2D prefix sum, so a sparse `A` is densified
+        (``WpartMemoryError`` above ``wpart.spatial.MAX_DENSE_BYTES``).
     m : int
         Number of rectangles.
     orient : {"best", "hor", "ver"}
@@ -281,6 +289,8 @@ def jag_m_opt(
         :class:`wpart.CancelledError`).
     speeds : array_like, shape (m,), optional
         Relative processor speeds (see above).
+    weights : {"values", "count"}
+        The load of a cell: the matrix value, or 1 for every nonzero (whatever its sign).
 
     Returns
     -------
@@ -326,6 +336,11 @@ def jag_m_iter(
     ``params["extension"]`` is True. With `allow_empty` and more parts than cells, the
     iteration runs on one part per cell and the rest are empty rectangles
     (``params["parts_solved"]``).
+
+    `A` may be a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file path; this
+    method needs the dense 2D prefix sum, so a sparse `A` is densified (``WpartMemoryError``
+    above ``wpart.spatial.MAX_DENSE_BYTES``). `weights` is ``"values"`` (the matrix values are
+    the loads) or ``"count"`` (1 for every nonzero, whatever its sign).
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_iter")
     o = _orient(orient)

@@ -36,10 +36,10 @@ def jag_pq_heur(
     Parameters
     ----------
     A, m
-        Loads (a dense 2D array, a ``scipy.sparse`` matrix of any format, or a MatrixMarket
-        file path) and number of parts. Without `speeds` (or with equal ones) a sparse matrix
-        (at most 1/32 of the cells nonzero) is not densified: O(nnz + P n2) per start, and
-        the partition is the one the dense array gives. Other methods densify.
+        Loads (a dense 2D array, a ``scipy.sparse`` matrix of any format, or a MatrixMarket file
+        path) and number of parts. Without `speeds` (or with equal ones) a sparse matrix (more
+        than 2**15 cells, at most 1/32 of them nonzero) is not densified: O(nnz + P n2) per
+        start, and the partition is the one the dense array gives. Other methods densify.
     P, Q : int, optional
         Stripes and pieces per stripe, ``P * Q = m`` (default as :func:`rect_uniform`).
     orient : {"best", "hor", "ver"}
@@ -111,6 +111,11 @@ def jag_pq_opt_nicol(
     is minimised exactly over the ``P x Q`` jagged class in that orientation (both engines
     then run the same bisection on the float64 bottleneck with a greedy over the stripes; an
     empty stripe's processors idle).
+
+    `A` may be a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file path; this
+    method needs the dense 2D prefix sum, so a sparse `A` is densified (``WpartMemoryError``
+    above ``wpart.spatial.MAX_DENSE_BYTES``). `weights` is ``"values"`` (the matrix values are
+    the loads) or ``"count"`` (1 for every nonzero, whatever its sign).
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_pq_opt_nicol")
     P, Q = _pq(pp.m, pp.n1, pp.n2, P, Q)
@@ -148,6 +153,11 @@ def jag_pq_opt_dp(
     is minimised exactly over the ``P x Q`` jagged class in that orientation (both engines
     then run the same bisection on the float64 bottleneck with a greedy over the stripes; an
     empty stripe's processors idle).
+
+    `A` may be a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file path; this
+    method needs the dense 2D prefix sum, so a sparse `A` is densified (``WpartMemoryError``
+    above ``wpart.spatial.MAX_DENSE_BYTES``). `weights` is ``"values"`` (the matrix values are
+    the loads) or ``"count"`` (1 for every nonzero, whatever its sign).
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_pq_opt_dp")
     P, Q = _pq(pp.m, pp.n1, pp.n2, P, Q)

@@ -27,9 +27,9 @@ def rect_uniform(
     Parameters
     ----------
     A, m
-        Loads (a dense 2D array, a ``scipy.sparse`` matrix of any format, or a MatrixMarket
-        file path; a sparse matrix with at most 1/32 of the cells nonzero is not densified)
-        and number of parts.
+        Loads (a dense 2D array, a ``scipy.sparse`` matrix of any format, or a MatrixMarket file
+        path; a sparse matrix of more than 2**15 cells with at most 1/32 of them nonzero is not
+        densified) and number of parts.
     P, Q : int, optional
         Grid shape with ``P * Q = m``; by default the factor pair closest to
         ``sqrt(m n1 / n2)`` (Theorem 2; a ``UserWarning`` is issued for prime ``m``).
@@ -72,9 +72,9 @@ def rect_nicol(
     ----------
     A, m
         Loads (a dense 2D array, a ``scipy.sparse`` matrix of any format, or a MatrixMarket
-        file path) and number of parts. A sparse matrix (at most 1/32 of the cells nonzero)
-        is not densified: a sweep costs O(nnz + P n2 + Q n1), and the grid is the one the
-        dense array gives.
+        file path) and number of parts. A sparse matrix (more than 2**15 cells, at most 1/32 of
+        them nonzero) is not densified: a sweep costs O(nnz + P n2 + Q n1), and the grid is the
+        one the dense array gives.
     P, Q : int, optional
         Grid shape with ``P * Q = m`` (default as :func:`rect_uniform`).
     max_sweeps : int
