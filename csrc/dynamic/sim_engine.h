@@ -9,6 +9,12 @@
 #include "sim_heap.h"
 
 enum { EV_XFER_DONE = 0, EV_COMP_DONE = 1, EV_EVAL_DONE = 2, EV_RATE_CHANGE = 3 };
+/* Multi-kernel runs (mk_sim.c): a GPU's copy engine finished an upload or a download of one of
+ * its overlap partitions, its compute engine finished a partition's pass of the whole SCT, a
+ * CPU sub-device finished its partition, a Loop's global synchronisation ended (host merge).
+ * They share this event queue (sim_heap.h) and its (time, insertion) order. */
+enum { EV_MK_UP_DONE = 16, EV_MK_COMP_DONE = 17, EV_MK_DOWN_DONE = 18, EV_MK_CPU_DONE = 19,
+       EV_MK_BARRIER = 20 };
 
 #define POLL_EVERY 4096
 #define STALL_EVALS 1000000 /* consecutive evaluations without any block: a stalled balancer */

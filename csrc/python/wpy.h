@@ -94,6 +94,8 @@ int wpy_dynamic_sim_init(PyObject *m);
 int wpy_dynamic_exec_init(PyObject *m);
 /* dynamic_mk.c: the multi-kernel decisions (wpart/multikernel.h) */
 int wpy_dynamic_mk_init(PyObject *m);
+/* dynamic_mksim.c: simulated multi-kernel runs (wpart_mk_sim_run) */
+int wpy_dynamic_mksim_init(PyObject *m);
 /* Wraps a new balancer into a wpart._core.Balancer (steals b; frees it on failure). */
 PyObject *wpy_balancer_wrap(struct wpart_dynamic_balancer *b);
 /* The balancer inside a wpart._core.Balancer, or NULL with a TypeError naming `name`. */

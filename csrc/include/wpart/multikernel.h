@@ -182,6 +182,47 @@ enum {
 wpart_status_t wpart_mk_interpolate(int32_t n, int32_t d, const double *X, const double *y,
                                     int32_t q, const double *Q, double *out, int32_t *how_out);
 
+/* ---------------------------------------------------------------- simulated runs --------- */
+
+/**
+ * One run of a skeleton computation tree on simulated devices (the event model of the
+ * simulator of [Soldado 2016]'s decisions): executions 0 .. n_gpus*overlap - 1 are the overlap
+ * partitions of the GPUs (GPU g owns g*overlap .. g*overlap + overlap - 1), then n_cpu CPU
+ * sub-devices. Every execution runs the whole tree on its own partition (data stay resident
+ * between kernels). A GPU has one copy engine (uploads, then downloads, first in first out by
+ * ready time) and one compute engine, so one partition's transfers overlap another's compute:
+ * partition j is u_j = lat_x + n_j*gpu_up (+ gpu_copy for the GPU's first non-empty one), then
+ * c_j = lat_k + n_j*gpu_comp[g], then d_j = lat_x + n_j*gpu_down. A CPU sub-device i takes
+ * cpu_fixed + n_i*cpu_rate[i]*pi_i, pi_i = 1 + lambda*clip((n_i*ws - cap)/(n_i*ws), 0, 1).
+ * A Loop runs `iters` passes; with `sync` every pass ends at a barrier across all executions
+ * plus host_merge, the next pass uploading only the COPY vectors (partitions stay resident)
+ * and downloading the updated state. Each execution's compute is scaled by exp(sigma*N(0,1))
+ * drawn from the stream (seed; run, execution).
+ */
+typedef struct {
+    int32_t n_gpus, overlap, n_cpu;
+    const int64_t *units;    /* n_gpus*overlap + n_cpu partition sizes */
+    const double *gpu_comp;  /* n_gpus: seconds per unit of one pass */
+    double gpu_up, gpu_down; /* seconds per unit moved host->device, device->host */
+    double gpu_copy;         /* seconds to upload the COPY vectors */
+    double lat_x, lat_k;     /* per transfer; per pass of a partition (kernel launches) */
+    const double *cpu_rate;  /* n_cpu: seconds per unit of one pass (load included) */
+    double cpu_fixed, ws, cap, lambda;
+    int32_t iters, sync;
+    double host_merge, sigma;
+    uint64_t seed;
+    int64_t run;
+} wpart_mk_sim_t;
+
+/**
+ * Simulates one run. Outputs (any may be NULL): t_exec[E] completion of every execution,
+ * t_dev[n_gpus + 1] completion of every GPU then of the CPU (0 for an idle device), busy[2 *
+ * n_gpus + 1] copy-engine time of every GPU, compute time of every GPU, compute time of the
+ * CPU (its slowest sub-device), and out3 = (T, T_gpu, T_cpu). *events_out: events processed.
+ */
+wpart_status_t wpart_mk_sim_run(const wpart_mk_sim_t *in, double *t_exec, double *t_dev,
+                                double *busy, double *out3, int64_t *events_out);
+
 #ifdef __cplusplus
 }
 #endif

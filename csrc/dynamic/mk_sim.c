@@ -1,0 +1,337 @@
+/*
+ * mk_sim.c -- simulated runs of multi-kernel computations [Soldado 2016] on the event queue of
+ * wpart.dynamic's engine (sim_heap.h, event types EV_MK_* of sim_engine.h).
+ *
+ * One run: a split (one partition per execution: the overlap partitions of every GPU, then the
+ * CPU sub-devices) goes through each GPU's copy engine and compute engine, and through the
+ * CPU sub-devices, pass after pass of a Loop, with a global synchronisation between passes
+ * when the Loop asks for one. The block protocol of sim.c (a balancer pulling blocks from one
+ * cursor, one server per PU) has no second engine per device and no barrier, so multi-kernel
+ * runs get their own event handlers over the same queue and event order.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "sim_engine.h"
+#include "wpart/multikernel.h"
+#include "wpart/rng.h"
+
+/* Returns the status of expr when it is not WPART_OK. */
+#define MK_TRY(expr)                       \
+    do {                                   \
+        wpart_status_t mk_st_ = (expr);    \
+        if (mk_st_ != WPART_OK) {          \
+            return mk_st_;                 \
+        }                                  \
+    } while (0)
+
+typedef struct {
+    int32_t up_next;          /* next partition to upload in this pass */
+    int32_t *cq, cq_h, cq_t;  /* compute queue (uploaded partitions) */
+    int32_t *dq, dq_h, dq_t;  /* download queue (computed partitions) */
+    int copy_busy, comp_busy;
+    double copy_time, comp_time;
+} gpu_t;
+
+typedef struct {
+    const wpart_mk_sim_t *in;
+    wpart_i_dyn_heap_t heap;
+    gpu_t *g;
+    double *noise, *t_exec, *cpu_busy;
+    int32_t E, pass, first_nonempty_set;
+    int32_t *first; /* per GPU: its first non-empty partition (-1: idle GPU) */
+    int64_t pending, events;
+    double t_pass_end;
+} mk_t;
+
+static double up_dur(const mk_t *s, int32_t g, int32_t j)
+{
+    const wpart_mk_sim_t *in = s->in;
+    int32_t e = g * in->overlap + j;
+    int is_first = s->first[g] == j;
+    if (s->pass == 0) {
+        return in->lat_x + (double)in->units[e] * in->gpu_up + (is_first ? in->gpu_copy : 0.0);
+    }
+    /* later passes of a synchronised Loop: only the COPY vectors travel again */
+    return is_first ? in->lat_x + in->gpu_copy : 0.0;
+}
+
+static double comp_dur(const mk_t *s, int32_t g, int32_t j)
+{
+    const wpart_mk_sim_t *in = s->in;
+    int32_t e = g * in->overlap + j;
+    double passes = in->sync ? 1.0 : (double)in->iters;
+    return (in->lat_k + (double)in->units[e] * in->gpu_comp[g]) * passes * s->noise[e];
+}
+
+static double down_dur(const mk_t *s, int32_t g, int32_t j)
+{
+    const wpart_mk_sim_t *in = s->in;
+    return in->lat_x + (double)in->units[g * in->overlap + j] * in->gpu_down;
+}
+
+/* The copy engine of GPU g takes its next job: pending uploads first (all ready at the start
+ * of the pass, so earlier than any download), then downloads in completion order. */
+static wpart_status_t copy_next(mk_t *s, int32_t g, double t)
+{
+    gpu_t *u = &s->g[g];
+    const int32_t k = s->in->overlap;
+    while (u->up_next < k && s->in->units[g * k + u->up_next] == 0) {
+        u->up_next++;
+    }
+    if (u->up_next < k) {
+        int32_t j = u->up_next++;
+        double d = up_dur(s, g, j);
+        u->copy_busy = 1;
+        u->copy_time += d;
+        return wpart_i_dyn_heap_push(&s->heap, t + d, EV_MK_UP_DONE, g, j);
+    }
+    if (u->dq_h < u->dq_t) {
+        int32_t j = u->dq[u->dq_h++];
+        double d = down_dur(s, g, j);
+        u->copy_busy = 1;
+        u->copy_time += d;
+        return wpart_i_dyn_heap_push(&s->heap, t + d, EV_MK_DOWN_DONE, g, j);
+    }
+    u->copy_busy = 0;
+    return WPART_OK;
+}
+
+static wpart_status_t comp_next(mk_t *s, int32_t g, double t)
+{
+    gpu_t *u = &s->g[g];
+    if (u->cq_h < u->cq_t) {
+        int32_t j = u->cq[u->cq_h++];
+        double d = comp_dur(s, g, j);
+        u->comp_busy = 1;
+        u->comp_time += d;
+        return wpart_i_dyn_heap_push(&s->heap, t + d, EV_MK_COMP_DONE, g, j);
+    }
+    u->comp_busy = 0;
+    return WPART_OK;
+}
+
+static double cpu_dur(const mk_t *s, int32_t i)
+{
+    const wpart_mk_sim_t *in = s->in;
+    int32_t e = in->n_gpus * in->overlap + i;
+    double n = (double)in->units[e], W = n * in->ws, pi = 1.0;
+    if (W > 0.0 && W > in->cap) {
+        pi += in->lambda * fmin(1.0, (W - in->cap) / W);
+    }
+    double passes = in->sync ? 1.0 : (double)in->iters;
+    return (in->cpu_fixed + n * in->cpu_rate[i] * pi) * passes * s->noise[e];
+}
+
+/* Starts a pass at time t: every GPU's copy engine and every CPU sub-device. */
+static wpart_status_t start_pass(mk_t *s, double t)
+{
+    const wpart_mk_sim_t *in = s->in;
+    const int32_t k = in->overlap;
+    s->pending = 0;
+    for (int32_t g = 0; g < in->n_gpus; g++) {
+        gpu_t *u = &s->g[g];
+        u->up_next = 0;
+        u->cq_h = u->cq_t = u->dq_h = u->dq_t = 0;
+        for (int32_t j = 0; j < k; j++) {
+            s->pending += in->units[g * k + j] > 0;
+        }
+        MK_TRY(copy_next(s, g, t));
+    }
+    for (int32_t i = 0; i < in->n_cpu; i++) {
+        int32_t e = in->n_gpus * k + i;
+        if (in->units[e] > 0) {
+            double d = cpu_dur(s, i);
+            s->cpu_busy[i] += d;
+            s->pending++;
+            MK_TRY(wpart_i_dyn_heap_push(&s->heap, t + d, EV_MK_CPU_DONE, -1, i));
+        }
+    }
+    return WPART_OK;
+}
+
+static wpart_status_t exec_done(mk_t *s, int32_t e, double t)
+{
+    s->t_exec[e] = t;
+    if (--s->pending == 0) {
+        s->t_pass_end = t;
+        if (s->in->sync && s->pass + 1 < s->in->iters) {
+            return wpart_i_dyn_heap_push(&s->heap, t + s->in->host_merge, EV_MK_BARRIER, -1, 0);
+        }
+    }
+    return WPART_OK;
+}
+
+static wpart_status_t check(const wpart_mk_sim_t *in)
+{
+    if (!in || in->n_gpus < 0 || in->n_cpu < 0 || (in->n_gpus > 0 && in->overlap < 1) ||
+        in->iters < 1) {
+        return wpart_i_error(WPART_EINVAL, "mk_sim_run: bad device counts, overlap or iters");
+    }
+    int64_t E = (int64_t)in->n_gpus * (in->n_gpus > 0 ? in->overlap : 0) + in->n_cpu;
+    if (E < 1 || E > (1 << 24) || !in->units || (in->n_gpus && !in->gpu_comp) ||
+        (in->n_cpu && !in->cpu_rate)) {
+        return wpart_i_error(WPART_EINVAL, "mk_sim_run: no execution or NULL arrays");
+    }
+    for (int64_t e = 0; e < E; e++) {
+        if (in->units[e] < 0) {
+            return wpart_i_error(WPART_EINVAL, "mk_sim_run: negative partition size");
+        }
+    }
+    const double sc[] = {in->gpu_up, in->gpu_down, in->gpu_copy, in->lat_x, in->lat_k,
+                         in->cpu_fixed, in->ws, in->cap, in->lambda, in->host_merge, in->sigma};
+    for (size_t i = 0; i < sizeof sc / sizeof *sc; i++) {
+        if (!(sc[i] >= 0.0) || !isfinite(sc[i])) {
+            return wpart_i_error(WPART_EINVAL, "mk_sim_run: a cost is negative or not finite");
+        }
+    }
+    for (int32_t g = 0; g < in->n_gpus; g++) {
+        if (!(in->gpu_comp[g] >= 0.0) || !isfinite(in->gpu_comp[g])) {
+            return wpart_i_error(WPART_EINVAL, "mk_sim_run: gpu_comp negative or not finite");
+        }
+    }
+    for (int32_t i = 0; i < in->n_cpu; i++) {
+        if (!(in->cpu_rate[i] >= 0.0) || !isfinite(in->cpu_rate[i])) {
+            return wpart_i_error(WPART_EINVAL, "mk_sim_run: cpu_rate negative or not finite");
+        }
+    }
+    return WPART_OK;
+}
+
+wpart_status_t wpart_mk_sim_run(const wpart_mk_sim_t *in, double *t_exec, double *t_dev,
+                                double *busy, double *out3, int64_t *events_out)
+{
+    MK_TRY(check(in));
+    const int32_t G = in->n_gpus, k = G > 0 ? in->overlap : 0, C = in->n_cpu;
+    const int32_t E = G * k + C;
+    mk_t s;
+    memset(&s, 0, sizeof s);
+    s.in = in;
+    s.E = E;
+    wpart_status_t st = WPART_OK;
+    s.g = calloc((size_t)(G > 0 ? G : 1), sizeof *s.g);
+    s.first = calloc((size_t)(G > 0 ? G : 1), sizeof *s.first);
+    s.noise = calloc((size_t)E, sizeof *s.noise);
+    s.t_exec = calloc((size_t)E, sizeof *s.t_exec);
+    s.cpu_busy = calloc((size_t)(C > 0 ? C : 1), sizeof *s.cpu_busy);
+    int32_t *qs = calloc((size_t)(2 * G * k + 1), sizeof *qs);
+    if (!s.g || !s.first || !s.noise || !s.t_exec || !s.cpu_busy || !qs) {
+        st = wpart_i_error(WPART_ENOMEM, "mk_sim_run: out of memory");
+        goto done;
+    }
+    if ((st = wpart_i_dyn_heap_init(&s.heap, 2 * (int64_t)E + 8)) != WPART_OK) {
+        goto done;
+    }
+    for (int32_t g = 0; g < G; g++) {
+        s.g[g].cq = qs + 2 * g * k;
+        s.g[g].dq = qs + 2 * g * k + k;
+        s.first[g] = -1;
+        for (int32_t j = k - 1; j >= 0; j--) {
+            if (in->units[g * k + j] > 0) {
+                s.first[g] = j;
+            }
+        }
+    }
+    for (int32_t e = 0; e < E; e++) {
+        s.noise[e] = 1.0;
+        if (in->sigma > 0.0) {
+            wpart_rng_t r;
+            const uint64_t ids[2] = {(uint64_t)in->run, (uint64_t)e * WPART_RNG_MUL_1};
+            wpart_rng_stream(&r, in->seed, ids, 2);
+            s.noise[e] = exp(in->sigma * wpart_rng_normal(&r));
+        }
+    }
+    if ((st = start_pass(&s, 0.0)) != WPART_OK) {
+        goto done;
+    }
+    wpart_i_dyn_event_t ev;
+    while (wpart_i_dyn_heap_pop(&s.heap, &ev)) {
+        s.events++;
+        const int32_t g = ev.pu, j = (int32_t)ev.arg;
+        switch (ev.type) {
+        case EV_MK_UP_DONE:
+            s.g[g].cq[s.g[g].cq_t++] = j;
+            if (!s.g[g].comp_busy) {
+                st = comp_next(&s, g, ev.t);
+            }
+            if (st == WPART_OK) {
+                st = copy_next(&s, g, ev.t);
+            }
+            break;
+        case EV_MK_COMP_DONE:
+            s.g[g].dq[s.g[g].dq_t++] = j;
+            if (!s.g[g].copy_busy) {
+                st = copy_next(&s, g, ev.t);
+            }
+            if (st == WPART_OK) {
+                st = comp_next(&s, g, ev.t);
+            }
+            break;
+        case EV_MK_DOWN_DONE:
+            st = exec_done(&s, g * k + j, ev.t);
+            if (st == WPART_OK) {
+                st = copy_next(&s, g, ev.t);
+            }
+            break;
+        case EV_MK_CPU_DONE:
+            st = exec_done(&s, G * k + j, ev.t);
+            break;
+        case EV_MK_BARRIER:
+            s.pass++;
+            st = start_pass(&s, ev.t);
+            break;
+        default:
+            st = wpart_i_error(WPART_EINTERNAL, "mk_sim_run: unknown event");
+        }
+        if (st != WPART_OK) {
+            goto done;
+        }
+    }
+    double Tg = 0.0, Tc = 0.0, Tcb = 0.0;
+    for (int32_t g = 0; g < G; g++) {
+        double t = 0.0;
+        for (int32_t j = 0; j < k; j++) {
+            t = fmax(t, s.t_exec[g * k + j]);
+        }
+        Tg = fmax(Tg, t);
+        if (t_dev) {
+            t_dev[g] = t;
+        }
+        if (busy) {
+            busy[g] = s.g[g].copy_time;
+            busy[G + g] = s.g[g].comp_time;
+        }
+    }
+    for (int32_t i = 0; i < C; i++) {
+        Tc = fmax(Tc, s.t_exec[G * k + i]);
+        Tcb = fmax(Tcb, s.cpu_busy[i]);
+    }
+    if (t_dev) {
+        t_dev[G] = Tc;
+    }
+    if (busy) {
+        busy[2 * G] = Tcb;
+    }
+    if (t_exec) {
+        memcpy(t_exec, s.t_exec, (size_t)E * sizeof *t_exec);
+    }
+    if (out3) {
+        out3[0] = fmax(Tg, Tc) + (in->sync && in->iters > 0 ? in->host_merge : 0.0);
+        out3[1] = Tg;
+        out3[2] = Tc;
+    }
+    if (events_out) {
+        *events_out = s.events;
+    }
+done:
+    wpart_i_dyn_heap_free(&s.heap);
+    free(s.g);
+    free(s.first);
+    free(s.noise);
+    free(s.t_exec);
+    free(s.cpu_busy);
+    free(qs);
+    return st;
+}
