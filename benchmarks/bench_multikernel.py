@@ -6,6 +6,12 @@ over 8 device times plus an adaptive binary search step). Each is timed through 
 Python API (so the numbers include the call overhead a user pays) and against a pure-NumPy
 version of the same decision in the same run. Goal: <= 20 us each from C.
 
+In the simulator (platforms P1 and P2 calibrated to the paper's Table 2, the same C decisions
+driving simulated runs): Table 2-like splits, CPU+GPU over GPU-only speedups (Figs. 8-9), the
+fission table (Sec. 3.3), the balance tolerance (Table 3), derivation against profile
+construction (Table 4) and the adaptation to a CPU load step (Fig. 12), each figure beside the
+paper's with MATCH / DIFFERS and the reason (``--no-sim`` skips them).
+
 With ``--opencl`` it also times the real OpenCL path (when pyopencl and a driver are present):
 the host overhead per partition launch.
 
@@ -233,6 +239,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="few repetitions (seconds)")
     ap.add_argument("--opencl", action="store_true", help="also time the OpenCL launch overhead")
+    ap.add_argument("--no-sim", action="store_true", help="skip the simulated paper figures")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "bench_multikernel.json"))
     a = ap.parse_args(argv)
     rows = bench_decisions(a.quick)
@@ -243,6 +250,15 @@ def main(argv=None):
     doc = {"benchmark": "multikernel", "quick": a.quick, "wpart": wpart.__version__,
            "python": sys.version.split()[0], "machine": platform.machine(),
            "decisions": rows}
+    if not a.no_sim:
+        from wpart.experiments._verdict import format_verdicts
+        from wpart.experiments.multikernel_sim import run_all
+        t0 = time.perf_counter()
+        sim, verdicts, text = run_all(a.quick)
+        print("\n" + text + "\n")
+        print(format_verdicts(verdicts, "simulated figures beside the paper's"))
+        doc["simulator"] = {**sim, "verdicts": [v.to_dict() for v in verdicts],
+                            "seconds": time.perf_counter() - t0}
     if a.opencl:
         oc = bench_opencl(a.quick)
         doc["opencl"] = oc

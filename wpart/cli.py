@@ -36,6 +36,7 @@ REPRODUCERS: dict[str, str] = {
     "tasks": "wpart.experiments.tasks:run_tasks",
     "hetero": "wpart.experiments.hetero:run_hetero",
     "dynamic": "wpart.experiments.dynamic:run_dynamic",
+    "multikernel": "wpart.experiments.multikernel:run_multikernel",
 }
 
 
