@@ -162,6 +162,7 @@ def test_P_ADAPT_1_cpu_load_step():
     assert res["T_run40"] <= 1.05 * res["T_opt_loaded"]                       # (iii)
     assert abs(s[80] - res["s_before"]) <= 0.03                               # (iv)
     assert (s[:20] == s[0]).all()                                             # quiet before
+    assert 1 <= res["shift_runs"] <= 4                # the paper's shifting phase: 1-4 runs
 
 
 def test_P_ADAPT_gpu_slowdown_drops_its_share_and_time_recovers():

@@ -259,11 +259,26 @@ def adaptation(quick: bool = False, *, runs: int = 100) -> tuple[dict, list]:
            "T_run40": float(r.T[40]), "T_best_20_40": float(r.T[21:41].min()),
            "s_run80": float(r.s[80]) if runs > 80 else None,
            "lb_ops": r.stats["lb_ops"], "first_move": int(moved[0]) + 20 if moved.size else None}
+    # shifting phase: the first same-direction moves after the step; then bisection moves
+    d = np.diff(r.s[19:60])
+    mv = d[d != 0]
+    shift = int(np.argmax(np.sign(mv) != np.sign(mv[0]))) if mv.size and \
+        (np.sign(mv) != np.sign(mv[0])).any() else int(mv.size)
+    res["shift_runs"], res["bisect_runs"] = shift, int(mv.size - shift)
     run = "simulated P2, FFT 128 MB, 1 GPU"
-    vs = [within("Fig. 12", "runs from the load step to detection", paper="(3-4 runs avg.)",
+    vs = [within("Fig. 12", "shifting phase after the load step, runs", paper="1-4",
+                 ours=float(shift), lo=1, hi=4, run=run, fmt="{:.0f}",
+                 reason_off="detector and search constants"),
+          within("Fig. 12", "bisection phase, runs", paper="a little over 10",
+                 ours=float(res["bisect_runs"]), lo=8, hi=14, run=run, fmt="{:.0f}",
+                 reason_off="an episode ends at the first run the detector judges balanced; "
+                            "with the simulated noise (sigma = 0.02) one halving already "
+                            "brings the ratio above maxDev, where the paper's runs kept "
+                            "firing"),
+          within("Fig. 12", "runs from the load step to detection", paper="(3-4 runs avg.)",
                  ours=res["detect_runs"], lo=1, hi=5, run=run, fmt="{:.0f}",
                  reason_off="detector constants"),
-          Verdict("Fig. 12", "CPU share after the load step falls", "falls (24.5 -> ~5 %)",
+          Verdict("Fig. 12", "CPU share after the load step falls", "falls (from 24.5 %)",
                   f"{100 * (1 - res['s_before']):.1f} -> {100 * (1 - res['s_after']):.1f} %",
                   MATCH if res["s_after"] > res["s_before"] else DIFFERS, "direction",
                   "" if res["s_after"] > res["s_before"] else "did not move", run),

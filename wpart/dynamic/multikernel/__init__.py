@@ -13,6 +13,8 @@ through OpenCL: the paper's benchmarks as shipped OpenCL kernels
 (:mod:`wpart.dynamic.multikernel.opencl`) and computations composed as skeleton trees
 (:mod:`wpart.dynamic.multikernel.skeletons`: Kernel, Pipeline, Loop, Map, MapReduce); both
 need ``pyopencl`` and an OpenCL driver, such as the pip-installable PoCL CPU driver.
+Simulated platforms (the paper's P1 and P2, calibrated to its Table 2) that run the same
+decisions: :mod:`wpart.dynamic.multikernel.sim`.
 """
 
 from . import _decide, _flow, _kb, _load, _real
