@@ -16,7 +16,7 @@ import pytest
 from wpart import WpartError, WpartKeyError, WpartValueError
 from wpart import _core
 from wpart.dynamic.multikernel import KnowledgeBase, build_profile
-from wpart.dynamic.multikernel.sim import (TABLE2, SimCost, SimPlatform, best_share,
+from wpart.dynamic.multikernel.sim import (TABLE2, SimCost, best_share,
                                            calibrate_to_table2, paper_p1_cpu, paper_p2,
                                            simulate_run, simulate_runs)
 from wpart.experiments import multikernel_sim as M

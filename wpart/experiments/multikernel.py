@@ -55,7 +55,7 @@ def run_multikernel(out_dir: Path, quick: bool = False, progress: bool = True) -
     checks = {
         "Table 2 shares within 3 points under the paper's configurations":
             all(abs(r["share"] - r["paper_share"]) <= 3.0 for r in t2),
-        "GPU-only time within 1 % of Table 2's baseline (an odd unit count splits unevenly over 2 GPUs)":
+        "GPU-only time within 1 % of Table 2's baseline (odd unit counts split unevenly)":
             all(abs(r["gpu_only"] / w - 1) < 0.01 for r, w in
                 ((r, _baseline(r)) for r in doc["table2"])),
         "load step detected within 5 runs": ad["detect_runs"] is not None
