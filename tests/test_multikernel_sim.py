@@ -148,6 +148,9 @@ def test_P_SIM_1_qualitative_claims():
     # 1. fission beats no fission on P1 whenever a partition spills the cache
     f1, _ = M.fission_p1(quick=False)
     assert all(r["speedup"] > 1.0 and r["level"] != "NONE" for r in f1)
+    # 6. the detector stays quiet under stable load with maxDev <= 0.80 (Table 3's protocol)
+    tl, _ = M.tolerance(quick=True)
+    assert all(r["max_dev"] >= 0.80 for r in tl)
 
 
 # ---------------------------------------------------------------- the decision loop -------
