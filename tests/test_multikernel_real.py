@@ -165,6 +165,11 @@ def test_bad_arguments(tmp_path):
         adaptive_runs(rt, task, runs=0, kb=KnowledgeBase(tmp_path / "k.json"))
     with pytest.raises(wpart.WpartValueError, match="rate"):
         PacedWorker(rate=-1)
+    with pytest.raises(wpart.WpartTypeError, match="set_speed"):
+        adaptive_runs(object(), task, runs=1, kb=KnowledgeBase(tmp_path / "k.json"),
+                      speed=lambda k: 1.0)
+    with pytest.raises(wpart.WpartValueError, match="no elements"):
+        rt.run(GemmColumnsTask(np.ones((2, 2)), np.ones((2, 0))), s=0.5)
 
 
 # ------------------------------------------------------------------------------ OpenCL ----

@@ -236,6 +236,8 @@ class PacedRuntime:
         if not isinstance(task, Task):
             raise WpartTypeError(f"`task` must be a wpart.dynamic task, got {type(task).__name__}")
         s = as_float(s, "s", minimum=0.0, maximum=1.0)
+        if task.n < 1:
+            raise WpartValueError("`task` has no elements to split")
         if self.acc_rate is None:
             raise WpartValueError("the accelerator has no rate: pass `acc_rate` or call "
                                   "calibrate() first")
@@ -380,6 +382,9 @@ def adaptive_runs(runtime: Any, comp: Any, *, runs: int, kb: KnowledgeBase | Non
         raise WpartTypeError(f"`load` must be a LoadInjector, got {type(load).__name__}")
     if speed is not None and not callable(speed):
         raise WpartTypeError("`speed` must be callable: speed(run) -> float")
+    if speed is not None and not callable(getattr(runtime, "set_speed", None)):
+        raise WpartTypeError(f"`speed` needs a runtime with set_speed() (a PacedRuntime), "
+                             f"got {type(runtime).__name__}")
     if not callable(getattr(runtime, "run", None)):
         raise WpartTypeError("`runtime` must have a run(comp, s=) method")
     sct_id, wl = _identity(comp)
