@@ -217,9 +217,26 @@ def _series(c: Any, n: int) -> NDArray[Any]:
     return out.view(np.recarray)  # series.t / series.X as well as series["t"]
 
 
+_PRESETS: dict[Any, Platform] = {}  # presets named by simulate(), per state of the preset file
+
+
 def _platform(platform: Any) -> Platform:
     if isinstance(platform, str):
-        return Platform.preset(platform)
+        from . import _sim
+
+        try:
+            stt = _sim.PRESET_FILE.stat()
+            key: Any = (platform, str(_sim.PRESET_FILE), stt.st_mtime_ns, stt.st_size)
+        except OSError:
+            key = None
+        pl = _PRESETS.get(key) if key is not None else None
+        if pl is None:
+            pl = Platform.preset(platform)  # (a Platform is frozen: one may serve every run)
+            if key is not None:
+                if len(_PRESETS) > 16:
+                    _PRESETS.clear()
+                _PRESETS[key] = pl
+        return pl
     if not isinstance(platform, Platform):
         raise WpartTypeError(f"`platform` must be a Platform or a preset name, got {type(platform).__name__}")
     return platform
