@@ -10,7 +10,9 @@ Three measurements, each beside the figure before the incremental fit:
    the packed models is reported). CPU seconds of the fitting thread, best of a few repeats.
 2. **Simulated events per CPU-second** for PLB-HAC, HDSS and Greedy(1024) on ``paper5`` and
    ``hetero3`` (simulated stand-in platforms): heap events over the process CPU time of
-   ``simulate`` (Python wrapper included), at the platform's own W and at W = 2^24.
+   ``simulate`` (Python wrapper included), at the platform's own W and at W = 2^24, best of
+   three runs (CPU time inflates on a loaded machine: the load averages before and after are
+   recorded).
 3. **PLB-HAC on paper5 at W = 2^30**: wall and CPU seconds (full mode only; goal < 60 s).
 
 "Before" figures were measured on this machine at commit 6eed706 by the same method (events at
@@ -133,7 +135,7 @@ def events(quick: bool) -> list[dict[str, Any]]:
     for bal in ("plbhac", "hdss", "greedy"):
         for pl in ("paper5", "hetero3"):
             own = _events(pl, bal, None, 3)
-            big = _events(pl, bal, 2**22 if quick else 2**24, 1)
+            big = _events(pl, bal, 2**22 if quick else 2**24, 1 if quick else 3)
             rows.append({"balancer": bal, "platform": pl,
                          "before_events_per_cpu_s": BEFORE_EVENTS[(bal, pl)],
                          "after_events_per_cpu_s": own["events_per_cpu_s"],
@@ -155,8 +157,8 @@ def run(quick: bool = False) -> dict[str, Any]:
     return {"bench": "bench_dynamic_engine", "quick": quick, "commit": _commit(),
             "wpart": getattr(wpart, "__version__", "?"), "before_note": BEFORE_NOTE,
             "eval_cost": (fits := eval_cost(quick)), "eval_whole": eval_whole(quick, fits),
-            "events_per_cpu_s": events(quick), "big_run": big_run(quick),
-            "goal_events_per_cpu_s": GOAL_EVENTS}
+            "load_before": os.getloadavg(), "events_per_cpu_s": events(quick), "big_run": big_run(quick),
+            "load_after": os.getloadavg(), "goal_events_per_cpu_s": GOAL_EVENTS}
 
 
 def table(res: dict[str, Any]) -> str:
@@ -177,6 +179,9 @@ def table(res: dict[str, Any]) -> str:
     for r in res["events_per_cpu_s"]:
         out.append(f"{r['balancer'] + ' / ' + r['platform']:32}{r['before_events_per_cpu_s']:>14,.0f}   "
                    f"{r['after_events_per_cpu_s']:>13,.0f}   {r['after_events_per_cpu_s_large_W']:>12,.0f}")
+    la, lb = res.get("load_before"), res.get("load_after")
+    if la and lb:
+        out.append(f"(load average before {la[0]:.1f}, after {lb[0]:.1f} on {os.cpu_count()} CPUs)")
     b = res["big_run"]
     out.append("")
     out.append(f"PLB-HAC paper5 W = {b['W']}: wall {b['wall_s']:.1f} s, CPU {b['cpu_s']:.1f} s, "
