@@ -119,15 +119,7 @@ RUNS = [
 
 #: Runs that do not honour pinned tasks yet: label -> reason (xfail, strict: an unexpected
 #: pass fails, so that the entry is removed as soon as the method is fixed).
-PENDING: dict[str, str] = {
-    "ccm-event": "balance(method='ccm', backend='event') (the event-driven lock protocol, "
-                 "wpart/tasks/_protocol.py) does not yet leave pinned tasks out of its "
-                 "exchanges (the C core refuses them: 'task is pinned')",
-    "ccm-event-task": "balance(method='ccm', backend='event', cluster='task') "
-                      "(wpart/tasks/_protocol.py) does not yet leave pinned tasks out",
-    "run_protocol": "run_protocol (wpart/tasks/_protocol.py) does not yet leave pinned tasks "
-                    "out of its exchanges",
-}
+PENDING: dict[str, str] = {}
 
 
 def _params():
@@ -285,3 +277,32 @@ def test_pinned_tasks_stay_home_over_mpi(tmp_path):
         got = dict(zip(res["task_ids"], res["assignment"]))
         moved = [g for g in pinned if got[g] != home[g]]
         assert not moved, f"MPI: pinned tasks {moved} moved"
+
+
+def test_rank_engine_pair_step_leaves_pinned_tasks_in_place():
+    """The rank engine's pair step (the C FindBestCCM of two ranks) receives the pinned mask
+    and finds the best exchange among the movable tasks only: no exchange it returns lists a
+    pinned task, in every cluster and sub-cluster mode."""
+    from wpart import _core
+
+    found_any = 0
+    for seed in range(60):
+        rng = np.random.default_rng(seed)
+        K = int(rng.integers(2, 14))
+        p = G.random_problem(2, K, int(rng.integers(0, 3)), int(rng.integers(0, 8)),
+                             seed=seed, memory=seed % 3 == 0)
+        mig = rng.random(K) < 0.5
+        p = p.with_(migratable=mig)
+        d = p._dict(p.caps(None))
+        co = Coefficients(beta=float(rng.choice([0.0, 0.5])),
+                          delta=float(rng.choice([0.0, 0.3]))).as_tuple()
+        a = np.asarray(p.initial, np.int32)
+        for cluster in (0, 1, 2):
+            for singles in (0, 1, 2, 3):
+                found, _, _, give, take = _core.tasks_pair_best(d, co, a, 0, 1, cluster, singles,
+                                                                0, 0, 1e-12, 0.0)
+                if found:
+                    found_any += 1
+                    moved = np.concatenate([give, take]).astype(np.int64)
+                    assert mig[moved].all(), (seed, cluster, singles, moved[~mig[moved]])
+    assert found_any > 100

@@ -143,14 +143,19 @@ class _Model:
         self.cluster = cluster
         self.tol = tol
         self.n_evals = 0
+        #: ``migratable`` mask: pinned tasks are left out of every transfer unit (a block
+        #: cluster holding one moves without it), as in the serial C engines.
+        self.mig = np.asarray(problem.migratable, bool)
 
     def clusters(self, tasks) -> list:
-        """Transfer units of a task set, in a deterministic order."""
+        """Transfer units of a task set, in a deterministic order; pinned tasks are left
+        out."""
+        movable = sorted(t for t in tasks if self.mig[t])
         if self.cluster == "task":
-            return [(t,) for t in sorted(tasks)]
+            return [(t,) for t in movable]
         groups: dict = {}
         singles = []
-        for t in sorted(tasks):
+        for t in movable:
             b = int(self.block[t])
             if b < 0:
                 singles.append((t,))
