@@ -273,3 +273,50 @@ def test_tempered_refuses_an_infeasible_start():
     p = tasks.Problem([1.0, 1.0], 2, task_footprint=[5.0, 5.0], initial=[0, 0])
     with pytest.raises(wpart.WpartValueError, match="infeasible start"):
         tasks.balance(p, method="tempered", memory_cap=6.0)
+
+
+# ---------------------------------------------------------------------- never worse than start
+@pytest.mark.parametrize("seed", range(40))
+def test_iterative_methods_never_end_above_their_start(seed):
+    """CCM-LB and ``"tempered"`` return the best placement seen, their start included: under
+    communication, on-rank bytes, homing and memory caps, W_max never ends above the start's
+    (``"tempered"`` moves tasks by load alone, so its own moves may raise W)."""
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(2, 6))
+    p = tasks.random_problem(m, int(rng.integers(4, 30)), int(rng.integers(0, 5)),
+                             int(rng.integers(0, 40)), seed=seed, memory=True)
+    coef = dict(beta=float(rng.choice([0.0, 0.5, 2.0])), gamma=float(rng.choice([0.0, 0.3])),
+                delta=float(rng.choice([0.0, 0.2])))
+    cap = float(rng.choice([np.inf, 20.0, 35.0]))
+    cap = None if math.isinf(cap) else cap
+    w0 = np_wmax(p, p.initial, cap=None if cap is None else np.full(m, cap), **coef)
+    if math.isinf(w0):
+        pytest.skip("infeasible start")
+    for meth, kw in [("ccm", {}), ("ccm", dict(subclusters="fill")), ("ccm", dict(n_trials=3)),
+                     ("tempered", {}), ("tempered", dict(n_trials=3, n_iter=6)),
+                     ("ccm", dict(backend="ranks"))]:
+        r = tasks.balance(p, method=meth, seed=seed, memory_cap=cap, **coef, **kw)
+        w = np_wmax(p, r.assignment, cap=None if cap is None else np.full(m, cap), **coef)
+        assert w == pytest.approx(r.max_load, rel=1e-9, abs=1e-12)
+        assert w <= w0 * (1 + 1e-12) + 1e-12, (meth, kw, w0, w)
+        assert r.stats["w_max_start"] == pytest.approx(w0, rel=1e-9, abs=1e-12)
+        assert r.stats["beat_start"] == (r.max_load < r.stats["w_max_start"])
+        assert r.stats["kept_start"] == np.array_equal(r.assignment, p.initial)
+
+
+def test_tempered_keeps_its_start_when_its_load_moves_raise_w():
+    """A start that is communication-optimal (every task of a chain on one rank) but load
+    imbalanced: load-only transfers split the chain and raise W under beta; the result is
+    the start, and the stats say so."""
+    K = 8
+    p = tasks.Problem(task_load=np.ones(K), m=2, initial=np.zeros(K, int),
+                      edges=np.array([[i, i + 1] for i in range(K - 1)]),
+                      edge_bytes=np.full(K - 1, 100.0))
+    r = tasks.balance(p, method="tempered", beta=1.0)
+    assert r.max_load == r.initial_max_load == 8.0
+    assert r.stats["kept_start"] and not r.stats["beat_start"]
+    assert np.array_equal(r.assignment, p.initial)
+    load_only = tasks.balance(p, method="tempered")
+    assert load_only.max_load < load_only.initial_max_load  # moves happen under load alone
+    g = tasks.balance(p, method="greedy", beta=1.0)
+    assert g.stats["beat_start"] == (g.max_load < g.initial_max_load)

@@ -327,35 +327,38 @@ cleanup:
 /* tasks_ccm(...) -> (assignment, history, exchanges, report). A time limit is not an error:
  * report["time_limit"] is True and the assignment is the best reached (report["n_trials_done"],
  * report["n_iter_done"] say how far the run got). Ctrl-C or a progress callable that raised
- * leaves its exception pending, raised as is. */
+ * leaves its exception pending, raised as is. score (a coeffs tuple or None): the model that
+ * picks, in each trial, the best placement seen (its start included) that is returned. */
 static PyObject *wpy_tasks_ccm(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"problem", "coeffs", "assignment", "n_iter", "n_rounds", "fanout",
                              "n_trials", "seed", "cluster", "order_random", "tol", "progress",
                              "time_limit", "one_way", "singles", "exact_ranking",
                              "allow_infeasible_start", "comm_tau", "split_always", "explore",
-                             "exhaustive", NULL};
-    PyObject *pd, *co, *ao, *progress = Py_None, *res = NULL;
+                             "exhaustive", "score", NULL};
+    PyObject *pd, *co, *ao, *progress = Py_None, *res = NULL, *so = Py_None;
     int n_iter = 4, n_rounds = 0, fanout = 0, n_trials = 1, cluster = 0, order_random = 1;
     int one_way = 0, singles = 0, exact_ranking = 0, allow_inf = 0, split_always = 0;
     int explore = 0, exhaustive = 0;
     unsigned long long seed = 0;
     double tol = 1e-12, time_limit = 0.0, comm_tau = 1.0;
     wpy_tprob_t t;
-    wpart_tasks_coeffs_t c;
+    wpart_tasks_coeffs_t c, sc;
     PyArrayObject *A = NULL, *out = NULL, *hist = NULL, *exch = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|iiiiKipdOdpippdppp", kwlist, &pd, &co, &ao,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|iiiiKipdOdpippdpppO", kwlist, &pd, &co, &ao,
                                      &n_iter, &n_rounds, &fanout, &n_trials, &seed, &cluster,
                                      &order_random, &tol, &progress, &time_limit, &one_way,
                                      &singles, &exact_ranking, &allow_inf, &comm_tau,
-                                     &split_always, &explore, &exhaustive)) {
+                                     &split_always, &explore, &exhaustive, &so)) {
         return NULL;
     }
     if (n_iter < 0 || n_trials < 1) {
         PyErr_SetString(wpy_ValueError, "`n_iter` must be >= 0 and `n_trials` >= 1");
         return NULL;
     }
-    if (coeffs_parse(co, &c) < 0 || tprob_parse(pd, &t) < 0) return NULL;
+    if (coeffs_parse(co, &c) < 0) return NULL;
+    if (so != Py_None && coeffs_parse(so, &sc) < 0) return NULL;
+    if (tprob_parse(pd, &t) < 0) return NULL;
     A = assign_in(ao, t.p.n_tasks);
     if (!A) goto cleanup;
     out = (PyArrayObject *)PyArray_NewCopy(A, NPY_CORDER);
@@ -384,6 +387,7 @@ static PyObject *wpy_tasks_ccm(PyObject *self, PyObject *args, PyObject *kwds)
     wpy_control_t ctl;
     wpy_control_setup(&ctl, progress, time_limit);
     prm.control = &ctl.ctl;
+    prm.score = so != Py_None ? &sc : NULL;
     wpart_tasks_lb_report_t rep;
     memset(&rep, 0, sizeof(rep));
     rep.w_max_history = PyArray_DATA(hist);

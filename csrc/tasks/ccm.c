@@ -229,6 +229,8 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
     int32_t *snap_refcnt = NULL;
     double *snap_work = NULL;
     int32_t *snap_assign = NULL;
+    int32_t *tbest = NULL, *ev_cnt = NULL; /* the trial's best placement seen; score workspace */
+    wpart_tasks_rank_t *ev_v = NULL;
     if (prm == NULL || rep == NULL) return wpart_i_error(WPART_EINVAL, "params or report is NULL");
     WPART_CHECK(wpart_tasks_validate(p));
     WPART_CHECK(wpart_tasks_validate_coeffs(c));
@@ -278,6 +280,15 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
     snap_refcnt = wpart_i_malloc(n_rc, sizeof(int32_t));
     snap_work = wpart_i_malloc(P, sizeof(double));
     snap_assign = wpart_i_malloc(KK, sizeof(int32_t));
+    tbest = wpart_i_malloc(KK, sizeof(int32_t));
+    const wpart_tasks_coeffs_t *sc = prm->score;
+    if (sc) {
+        WPART_CHECK(wpart_tasks_validate_coeffs(sc));
+        ev_v = wpart_i_malloc(P, sizeof(wpart_tasks_rank_t));
+        ev_cnt = wpart_i_calloc(n_rc, sizeof(int32_t));
+        if (!ev_v || !ev_cnt) WPART_FAIL(WPART_ENOMEM, "ccm: out of memory");
+    }
+    if (!tbest) WPART_FAIL(WPART_ENOMEM, "ccm: out of memory");
     if (prm->cluster == WPART_TASKS_CLUSTER_BLOCK_COMM) {
         ccx.parent = wpart_i_malloc(KK, sizeof(int32_t));
         ccx.key = wpart_i_malloc(KK, sizeof(int32_t));
@@ -364,7 +375,10 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
         }
         int32_t n_exch = 0, it;
         int time_up = 0;
-        const int32_t *cur = K > 0 ? s->assign : NULL; /* the trial's candidate assignment */
+        const int32_t *cur = K > 0 ? tbest : NULL; /* the trial's candidate assignment */
+        double tb_w = w; /* W (under sc, when given) of tbest: the best placement seen */
+        if (sc) WPART_CHECK(wpart_tasks_i_eval_full(p, sc, s->assign, ev_v, ev_cnt, NULL, &tb_w));
+        if (K > 0) memcpy(tbest, s->assign, sizeof(int32_t) * (size_t)K);
         for (it = 0; it < prm->n_iter; it++) {
             /* clusters are rebuilt at the start of every iteration (and after each exchange
                for the two ranks involved) */
@@ -482,17 +496,26 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                     }
                 }
             }
-            if (time_up) { /* the state at the start of this iteration, W_max w */
-                cur = snap_assign;
-                break;
-            }
+            if (time_up) break; /* tbest: the best of the completed iterations */
             n_exch += moved;
             w = wpart_tasks_i_state_wmax(s);
+            {
+                double ws = w;
+                if (sc) {
+                    WPART_CHECK(wpart_tasks_i_eval_full(p, sc, s->assign, ev_v, ev_cnt, NULL,
+                                                        &ws));
+                }
+                if (ws <= tb_w) { /* ties: the later placement (the run's own end) */
+                    tb_w = ws;
+                    if (K > 0) memcpy(tbest, s->assign, sizeof(int32_t) * (size_t)K);
+                }
+            }
             if (rep->w_max_history) {
                 rep->w_max_history[(int64_t)trial * (prm->n_iter + 1) + it + 1] = w;
             }
             if (rep->exch_history) rep->exch_history[(int64_t)trial * prm->n_iter + it] = moved;
         }
+        w = tb_w;
         int32_t nmoved = 0;
         for (int32_t t = 0; t < K; t++) nmoved += cur[t] != a0[t];
         if (w < best_w || (w == best_w && nmoved < best_moved)) {
@@ -538,6 +561,9 @@ cleanup:
     free(snap_refcnt);
     free(snap_work);
     free(snap_assign);
+    free(tbest);
+    free(ev_v);
+    free(ev_cnt);
     free(ccx.parent);
     free(ccx.key);
     free(a0);

@@ -225,12 +225,16 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
         assignment), ``"greedy"`` (LPT over block clusters, centralised, O(K log K + K m)),
         ``"tempered"`` (a load-only TemperedLB-style gossip balancer: one-way transfers of
         single tasks, same gossip; a transfer that would put a rank above its memory cap is
-        refused, as in CCM-LB; its result is scored with the full model), ``"brute_force"``
+        refused, as in CCM-LB; it returns the best placement seen under the full model, its
+        start included), ``"brute_force"``
         (exact, tiny cases; options ``preserve_clusters``, ``max_states``). :data:`TABLE`
         declares them. Pinned tasks (``problem.migratable`` False) never move in any method:
         CCM-LB and ``"tempered"`` leave them out of every transfer unit (a block cluster that
         holds one moves without it), ``"greedy"`` places them on their initial rank first and
-        ``"brute_force"`` enumerates the other tasks only.
+        ``"brute_force"`` enumerates the other tasks only. CCM-LB and ``"tempered"`` never
+        return a placement above their start (``stats["beat_start"]``,
+        ``stats["kept_start"]``, ``stats["w_max_start"]``); ``"greedy"`` builds its
+        placement from scratch and may end above the start (``stats["beat_start"]`` says).
     seed : int, default 0
         Base seed, an integer in [0, 2**64 - 1]; identical seeds give identical results.
     alpha, beta, gamma, delta : float
@@ -355,8 +359,10 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
         a = _core.tasks_greedy(d, c.as_tuple(), a0)
         w, _ = _core.tasks_evaluate(d, c.as_tuple(), a)
         w0, _ = _core.tasks_evaluate(d, c.as_tuple(), a0)
+        # a constructive method (LPT from scratch): it may end above its start; stats say so
         return make_result(problem, c, cap, a, np.array([w0, w]), "greedy",
-                           {"seconds": time.perf_counter() - t0})
+                           {"seconds": time.perf_counter() - t0,
+                            "beat_start": bool(w < w0), "w_max_start": float(w0)})
     be = choice(backend, "backend", ("simulated", "event", "ranks"))
     if be == "event":
         if meth != "ccm" or split or allow_infeasible_start \
@@ -397,7 +403,9 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
             progress=hook_in, time_limit=tl))
     run_c = c
     cluster_mode = {"block": 0, "task": 1, "block+comm": 2}[cl]
-    if meth == "tempered":  # load only, single tasks; a transfer above a memory cap is refused
+    # "tempered": load only, single tasks; a transfer above a memory cap is refused; the
+    # placement returned is the best seen under the full model (`score`), its start included
+    if meth == "tempered":
         run_c = Coefficients(alpha=c.alpha if c.alpha > 0 else 1.0)
         cluster_mode = 1
     base_stats = dict(n_iter=n_iter, n_trials=n_trials, seed=seed, cluster=cl,
@@ -411,7 +419,8 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
             d, run_c.as_tuple(), a0, n_iter, k, f, n_trials, seed,
             cluster_mode, od == "random", tol, hook, core_time_limit(tl), meth == "tempered",
             split if meth == "ccm" else 0, rk == "exact", bool(allow_infeasible_start),
-            comm_tau, split_always=srule == "compete", explore=bool(explore))
+            comm_tau, split_always=srule == "compete", explore=bool(explore),
+            score=c.as_tuple() if meth == "tempered" else None)
     secs = time.perf_counter() - t0
     st = dict(st)
     stopped = st.pop("time_limit")
@@ -419,6 +428,7 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
     best = int(st["best_trial"])
     done = iter_done if stopped and best == trials_done else n_iter  # iterations of `best`
     history = hist[best][:done + 1]
+    a = _keep_start(d, c, a, a0, st)
     if meth == "tempered":  # the history of the full model is not available: before, after
         w, _ = _core.tasks_evaluate(d, c.as_tuple(), a)
         w0, _ = _core.tasks_evaluate(d, c.as_tuple(), a0)
@@ -465,21 +475,47 @@ def _balance_ranks(problem: Problem, c: Coefficients, cap, d: dict, a0, meth: st
 
         run = run_ranks(problem, prm, a0, cap, progress=tick,
                         deadline=Deadline(o["time_limit"], t0))
-    stats = {"seconds": time.perf_counter() - t0, "backend": "ranks",
+    stats: dict = {}
+    a_run = _keep_start(d, c, np.asarray(run["assignment"], dtype=np.int32), a0, stats)
+    stats.update({"seconds": time.perf_counter() - t0, "backend": "ranks",
              "exchanges_per_iteration": run["exchanges_per_iteration"],
-             "n_exchanges": int(sum(run["exchanges_per_iteration"])),
+             "n_exchanges": int(sum(run["exchanges_per_iteration"])
+                                + run.get("final_pass_exchanges", 0)),
+             "final_pass_exchanges": int(run.get("final_pass_exchanges", 0)),
              "best_trial": run["best_trial"], "messages": run["messages"],
              "evaluations": run["evaluations"], "n_rounds": run["n_rounds"],
              "schedule": run["schedule"],
              "fanout": run["fanout"], "n_iter": o["n_iter"], "n_trials": o["n_trials"],
-             "seed": o["seed"], "cluster": o["cluster"], "protocol": o["protocol"]}
+             "seed": o["seed"], "cluster": o["cluster"], "protocol": o["protocol"]})
     if run["stopped"]:
         stats["stopped"] = "time_limit"
-        return make_result(problem, c, cap, run["assignment"], run["history"], meth, stats,
+        return make_result(problem, c, cap, a_run, run["history"], meth, stats,
                            status="time_limit", message=_limit_message(
                                o["time_limit"], f"the best assignment reached "
                                f"({run['turns_done']} of {int(total)} turns done)"))
-    return make_result(problem, c, cap, run["assignment"], run["history"], meth, stats)
+    return make_result(problem, c, cap, a_run, run["history"], meth, stats)
+
+
+def _keep_start(d: dict, c: Coefficients, a: np.ndarray, a0: np.ndarray,
+                stats: dict) -> np.ndarray:
+    """The better of an iterative method's result `a` and its start `a0` under the full
+    model `c` (and the caps of `d`): an iterative balancer never returns a placement worse
+    than where it started. CCM-LB's exchanges never raise the pair's larger ``W`` (Sec. 3.5
+    of [Lifflander 2024]), so its result is already the better one except under a tolerance;
+    ``"tempered"`` moves tasks by load alone (vt's TemperedLB), so under communication,
+    on-rank bytes or homing terms its moves can raise ``W_max`` (the engine then returns the
+    best placement it saw under the full model). ``stats``: ``"beat_start"`` (the result's
+    ``W_max`` is below the start's), ``"kept_start"`` (the start itself is returned: no
+    placement seen was better), ``"w_max_start"`` (the start's ``W_max``).
+    """
+    w, _ = _core.tasks_evaluate(d, c.as_tuple(), a)
+    w0, _ = _core.tasks_evaluate(d, c.as_tuple(), a0)
+    if w0 < w:
+        a, w = np.array(a0, dtype=np.int32), w0
+    stats["beat_start"] = bool(w < w0)
+    stats["kept_start"] = bool(np.array_equal(a, a0))
+    stats["w_max_start"] = float(w0)
+    return a
 
 
 def rank_params(m: int, c: Coefficients, cluster: str, split: int, srule: str, tol: float,

@@ -156,6 +156,9 @@ typedef struct {
                            states it (default 0: only those that a lower bound of W does not
                            rule out; the same exchange is found, ties included) */
     const wpart_control_t *control; /* may be NULL */
+    const wpart_tasks_coeffs_t *score; /* the model that picks the placement returned (NULL:
+                                          c): each trial returns the best placement it saw
+                                          under it, its start included (ties: the later) */
 } wpart_tasks_lb_params_t;
 
 void wpart_tasks_lb_params_init(wpart_tasks_lb_params_t *prm);
@@ -206,14 +209,16 @@ typedef struct {
 } wpart_tasks_lb_report_t;
 
 /**
- * CCM-LB. assign_inout holds the initial assignment and receives the best trial's result.
+ * CCM-LB. assign_inout holds the initial assignment and receives the best trial's result; a
+ * trial's result is the best placement it saw (its start and the state after each completed
+ * iteration, under prm->score when given; ties: the later), never above its start.
  * Returns WPART_EINVAL with "infeasible start" when the initial assignment exceeds a memory cap
  * (unless allow_infeasible_start).
  *
  * prm->control: a stop request (should_stop) returns WPART_ECANCELLED. Reaching
  * control->time_limit is not an error: the run stops at the next rank turn and returns WPART_OK
  * with rep->time_limit_reached = 1; assign_inout then receives the best of the finished trials
- * and of the interrupted trial's assignment after its last completed iteration (lowest W_max,
+ * and of the interrupted trial's best placement up to its last completed iteration (lowest W_max,
  * ties: fewest tasks moved), and rep describes that assignment (best_trial = n_trials_done when
  * it is the interrupted trial's). History entries after the interrupted trial's n_iter_done
  * completed iterations, and those of the trials not run, are left untouched.
