@@ -178,6 +178,9 @@ def test_python_greedy_simulates_like_the_c_greedy(pl):
         assert a.trace.tobytes() == b.trace.tobytes()
         assert np.array_equal(a.idle_breakdown, b.idle_breakdown) and a.makespan == b.makespan
         assert b.balancer == "PyGreedy"
+        # the block sizes per PU over time, as the C Greedy records them
+        assert np.array_equal(a.series.X, b.series.X) and np.array_equal(a.series.t, b.series.t)
+        assert len(b.series) >= 1
 
 
 class _Overlapping(PyGreedy):
@@ -270,3 +273,10 @@ def test_python_balancer_with_evaluations_in_both_drivers():
     res = dyn.run(b2, None, [dyn.CallableWorker(lambda o, s: None) for _ in range(2)])
     assert int(res.elements.sum()) == 300 and res.n_evals == len(b2.ran) > 0
     assert np.all(np.isfinite(res.eval_windows))
+
+
+def test_python_balancer_series_in_run():
+    ws = [dyn.CallableWorker(lambda off, size: None) for _ in range(2)]
+    r = dyn.run(PyGreedy(2, 1000, chunk=64), None, ws)
+    assert isinstance(r.series, np.recarray) and r.series.X.shape == (len(r.series), 2)
+    assert len(r.series) >= 1 and set(r.series.X[0].tolist()) <= {0, 64}

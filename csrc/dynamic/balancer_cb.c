@@ -90,6 +90,7 @@ wpart_status_t wpart_dynamic_cb_new(int32_t n_pu, int64_t total, int64_t max_act
     }
     s->cb = *cb;
     s->base.multi_eval = 1; /* a Python driver always allowed several */
+    s->base.auto_series = 1; /* its block sizes per PU over time, as for Greedy */
     *out = &s->base;
     return WPART_OK;
 }

@@ -146,7 +146,8 @@ class Balancer:
         """Published block sizes: a record array with fields ``t``, ``model_version``,
         ``T_pred``, ``S_eff`` and ``X`` (m values; ``series.X`` is the time x PU matrix).
         PLB-HAC and the step-wise baselines publish a row per evaluation or step; Greedy, HDSS
-        and Static, which have no model, a row whenever a PU's block size changes (``X``
+        and Static, which have no model, a row whenever a PU's block size changes (so do
+        balancers written in Python, in the results of simulate and run) (``X``
         holds every PU's latest size, 0 before its first block; ``T_pred`` and ``S_eff``
         NaN)."""
         raw = self._c.series()

@@ -559,7 +559,11 @@ def _drive(balancer: Any, task: Task | None, workers: list[Worker], n_pu: int, t
             th.inbox.put(_STOP)
         evaluator.inbox.put(_STOP)
         _stop_threads(pus, evaluator, 5.0 if ended else _ABANDON)
-    return _result(balancer, n_pu, total, raw, time.perf_counter() - wall0, workers, src.completed, time_limit)
+    res = _result(balancer, n_pu, total, raw, time.perf_counter() - wall0, workers, src.completed, time_limit)
+    if not len(res.series) and c is not getattr(balancer, "_c", None):
+        # a balancer written in Python: the block sizes the protocol recorded for it
+        object.__setattr__(res, "series", _series_rec(_rows_to_series(c.series(), n_pu), n_pu))
+    return res
 
 
 #: seconds the driver waits for the PU threads after Ctrl-C, an error or the time limit before
@@ -586,6 +590,17 @@ def _stop_threads(pus: list, evaluator: threading.Thread, wait: float) -> None:
     deadline = time.perf_counter() + min(wait, 0.1)
     for th in late:
         th.join(max(0.0, deadline - time.perf_counter()))
+
+
+def _rows_to_series(raw: Any, m: int) -> Any:
+    """Series rows [t, version, T_pred, S_eff, X_0..X_{m-1}] of the C protocol as a record array."""
+    dt = np.dtype([("t", "f8"), ("model_version", "i4"), ("T_pred", "f8"), ("S_eff", "f8"), ("X", "i8", (m,))])
+    out = np.zeros(raw.shape[0], dtype=dt)
+    if raw.shape[0]:
+        out["t"], out["model_version"] = raw[:, 0], raw[:, 1].astype(np.int32)
+        out["T_pred"], out["S_eff"] = raw[:, 2], raw[:, 3]
+        out["X"] = np.nan_to_num(raw[:, 4:], nan=0.0).astype(np.int64)
+    return out.view(np.recarray)
 
 
 def _series_rec(series: Any, m: int) -> Any:

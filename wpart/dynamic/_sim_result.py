@@ -62,8 +62,8 @@ class SimResult(Result):
     series : numpy.recarray
         The balancer's published block sizes ``(t, model_version, T_pred, S_eff, X[m])``:
         ``series.t`` (or ``series["t"]``) the times, ``series.X`` the block-size matrix
-        (time x PU). Greedy, HDSS and Static (no model) record a row whenever a PU's block
-        size changes (rows of one time merged; ``T_pred``, ``S_eff`` NaN).
+        (time x PU). Greedy, HDSS, Static and balancers written in Python record a row
+        whenever a PU's block size changes (rows of one time merged; ``T_pred``, ``S_eff`` NaN).
     n_evals, n_barriers, n_blocks : int
     blocks_per_kind : dict of str to int
     eval_time : float

@@ -230,7 +230,8 @@ class RunResult(Result):
     series : numpy.recarray
         The balancer's block sizes over time: ``series.t`` (or ``series["t"]``) the times,
         ``series.X`` the block-size matrix (time x PU), also ``model_version``, ``T_pred``,
-        ``S_eff``. Greedy, HDSS and Static record a row whenever a PU's block size changes.
+        ``S_eff``. Greedy, HDSS, Static and balancers written in Python record a row whenever
+        a PU's block size changes.
     n_evals : int
         Evaluations run.
     n_barriers : int

@@ -125,9 +125,10 @@ void wpart_dynamic_balancer_stats(const wpart_dynamic_balancer_t *b,
 /**
  * The published block-size series (Fig. 6 analogue): one row per publication of block sizes,
  * row = [t, model_version, T_pred, S_eff, X_0 .. X_{n-1}] (width 4 + n). *rows is owned by the
- * balancer and valid until its next call. Greedy, HDSS and Static (no model) record a row
- * whenever a PU's block size changes (X: every PU's latest size, 0 before its first block;
- * version 0, T_pred and S_eff NaN; changes at one time share a row; at most 2^22 doubles).
+ * balancer and valid until its next call. Greedy, HDSS, Static and callback balancers record
+ * a row whenever a PU's block size changes (X: every PU's latest size, 0 before its first
+ * block; version 0, T_pred and S_eff NaN; changes at one time share a row; at most 2^22
+ * doubles).
  */
 void wpart_dynamic_balancer_series(const wpart_dynamic_balancer_t *b, const double **rows,
                                    int64_t *n_rows);
