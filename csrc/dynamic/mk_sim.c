@@ -1,13 +1,14 @@
 /*
  * mk_sim.c -- simulated runs of multi-kernel computations [Soldado 2016] on the event queue of
- * wpart.dynamic's engine (sim_heap.h, event types EV_MK_* of sim_engine.h).
+ * wpart.dynamic's engine (sim_loop.h, event types EV_MK_* of sim_engine.h).
  *
  * One run: a split (one partition per execution: the overlap partitions of every GPU, then the
  * CPU sub-devices) goes through each GPU's copy engine and compute engine, and through the
  * CPU sub-devices, pass after pass of a Loop, with a global synchronisation between passes
- * when the Loop asks for one. The block protocol of sim.c (a balancer pulling blocks from one
- * cursor, one server per PU) has no second engine per device and no barrier, so multi-kernel
- * runs get their own event handlers over the same queue and event order.
+ * when the Loop asks for one. These are handlers of their own event types (two engines per
+ * GPU, a fixed split, a barrier between passes) registered with the one event loop of
+ * sim_loop.c, which also runs part 1's block protocol (sim.c): same queue, same (time,
+ * insertion) order, same dispatch; no loop of its own.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -37,12 +38,12 @@ typedef struct {
 
 typedef struct {
     const wpart_mk_sim_t *in;
-    wpart_i_dyn_heap_t heap;
+    wpart_i_loop_t loop; /* the engine's event loop (sim_loop.h) */
     gpu_t *g;
     double *noise, *t_exec, *cpu_busy;
     int32_t E, pass, first_nonempty_set;
     int32_t *first; /* per GPU: its first non-empty partition (-1: idle GPU) */
-    int64_t pending, events;
+    int64_t pending;
     double t_pass_end;
 } mk_t;
 
@@ -86,14 +87,14 @@ static wpart_status_t copy_next(mk_t *s, int32_t g, double t)
         double d = up_dur(s, g, j);
         u->copy_busy = 1;
         u->copy_time += d;
-        return wpart_i_dyn_heap_push(&s->heap, t + d, EV_MK_UP_DONE, g, j);
+        return wpart_i_loop_push(&s->loop, t + d, EV_MK_UP_DONE, g, j);
     }
     if (u->dq_h < u->dq_t) {
         int32_t j = u->dq[u->dq_h++];
         double d = down_dur(s, g, j);
         u->copy_busy = 1;
         u->copy_time += d;
-        return wpart_i_dyn_heap_push(&s->heap, t + d, EV_MK_DOWN_DONE, g, j);
+        return wpart_i_loop_push(&s->loop, t + d, EV_MK_DOWN_DONE, g, j);
     }
     u->copy_busy = 0;
     return WPART_OK;
@@ -107,7 +108,7 @@ static wpart_status_t comp_next(mk_t *s, int32_t g, double t)
         double d = comp_dur(s, g, j);
         u->comp_busy = 1;
         u->comp_time += d;
-        return wpart_i_dyn_heap_push(&s->heap, t + d, EV_MK_COMP_DONE, g, j);
+        return wpart_i_loop_push(&s->loop, t + d, EV_MK_COMP_DONE, g, j);
     }
     u->comp_busy = 0;
     return WPART_OK;
@@ -146,7 +147,7 @@ static wpart_status_t start_pass(mk_t *s, double t)
             double d = cpu_dur(s, i);
             s->cpu_busy[i] += d;
             s->pending++;
-            MK_TRY(wpart_i_dyn_heap_push(&s->heap, t + d, EV_MK_CPU_DONE, -1, i));
+            MK_TRY(wpart_i_loop_push(&s->loop, t + d, EV_MK_CPU_DONE, -1, i));
         }
     }
     return WPART_OK;
@@ -158,10 +159,59 @@ static wpart_status_t exec_done(mk_t *s, int32_t e, double t)
     if (--s->pending == 0) {
         s->t_pass_end = t;
         if (s->in->sync && s->pass + 1 < s->in->iters) {
-            return wpart_i_dyn_heap_push(&s->heap, t + s->in->host_merge, EV_MK_BARRIER, -1, 0);
+            return wpart_i_loop_push(&s->loop, t + s->in->host_merge, EV_MK_BARRIER, -1, 0);
         }
     }
     return WPART_OK;
+}
+
+/* The handlers of the multi-kernel event types on the engine's loop (sim_loop.h). */
+static wpart_status_t h_up_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_dyn_event_t *ev)
+{
+    mk_t *s = ctx;
+    const int32_t g = ev->pu, j = (int32_t)ev->arg;
+    (void)lp;
+    s->g[g].cq[s->g[g].cq_t++] = j;
+    if (!s->g[g].comp_busy) {
+        MK_TRY(comp_next(s, g, ev->t));
+    }
+    return copy_next(s, g, ev->t);
+}
+
+static wpart_status_t h_comp_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_dyn_event_t *ev)
+{
+    mk_t *s = ctx;
+    const int32_t g = ev->pu, j = (int32_t)ev->arg;
+    (void)lp;
+    s->g[g].dq[s->g[g].dq_t++] = j;
+    if (!s->g[g].copy_busy) {
+        MK_TRY(copy_next(s, g, ev->t));
+    }
+    return comp_next(s, g, ev->t);
+}
+
+static wpart_status_t h_down_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_dyn_event_t *ev)
+{
+    mk_t *s = ctx;
+    const int32_t g = ev->pu, j = (int32_t)ev->arg;
+    (void)lp;
+    MK_TRY(exec_done(s, g * s->in->overlap + j, ev->t));
+    return copy_next(s, g, ev->t);
+}
+
+static wpart_status_t h_cpu_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_dyn_event_t *ev)
+{
+    mk_t *s = ctx;
+    (void)lp;
+    return exec_done(s, s->in->n_gpus * s->in->overlap + (int32_t)ev->arg, ev->t);
+}
+
+static wpart_status_t h_barrier(void *ctx, wpart_i_loop_t *lp, const wpart_i_dyn_event_t *ev)
+{
+    mk_t *s = ctx;
+    (void)lp;
+    s->pass++;
+    return start_pass(s, ev->t);
 }
 
 static wpart_status_t check(const wpart_mk_sim_t *in)
@@ -221,7 +271,7 @@ wpart_status_t wpart_mk_sim_run(const wpart_mk_sim_t *in, double *t_exec, double
         st = wpart_i_error(WPART_ENOMEM, "mk_sim_run: out of memory");
         goto done;
     }
-    if ((st = wpart_i_dyn_heap_init(&s.heap, 2 * (int64_t)E + 8)) != WPART_OK) {
+    if ((st = wpart_i_loop_init(&s.loop, 2 * (int64_t)E + 8, &s)) != WPART_OK) {
         goto done;
     }
     for (int32_t g = 0; g < G; g++) {
@@ -246,48 +296,13 @@ wpart_status_t wpart_mk_sim_run(const wpart_mk_sim_t *in, double *t_exec, double
     if ((st = start_pass(&s, 0.0)) != WPART_OK) {
         goto done;
     }
-    wpart_i_dyn_event_t ev;
-    while (wpart_i_dyn_heap_pop(&s.heap, &ev)) {
-        s.events++;
-        const int32_t g = ev.pu, j = (int32_t)ev.arg;
-        switch (ev.type) {
-        case EV_MK_UP_DONE:
-            s.g[g].cq[s.g[g].cq_t++] = j;
-            if (!s.g[g].comp_busy) {
-                st = comp_next(&s, g, ev.t);
-            }
-            if (st == WPART_OK) {
-                st = copy_next(&s, g, ev.t);
-            }
-            break;
-        case EV_MK_COMP_DONE:
-            s.g[g].dq[s.g[g].dq_t++] = j;
-            if (!s.g[g].copy_busy) {
-                st = copy_next(&s, g, ev.t);
-            }
-            if (st == WPART_OK) {
-                st = comp_next(&s, g, ev.t);
-            }
-            break;
-        case EV_MK_DOWN_DONE:
-            st = exec_done(&s, g * k + j, ev.t);
-            if (st == WPART_OK) {
-                st = copy_next(&s, g, ev.t);
-            }
-            break;
-        case EV_MK_CPU_DONE:
-            st = exec_done(&s, G * k + j, ev.t);
-            break;
-        case EV_MK_BARRIER:
-            s.pass++;
-            st = start_pass(&s, ev.t);
-            break;
-        default:
-            st = wpart_i_error(WPART_EINTERNAL, "mk_sim_run: unknown event");
-        }
-        if (st != WPART_OK) {
-            goto done;
-        }
+    wpart_i_loop_on(&s.loop, EV_MK_UP_DONE, h_up_done);
+    wpart_i_loop_on(&s.loop, EV_MK_COMP_DONE, h_comp_done);
+    wpart_i_loop_on(&s.loop, EV_MK_DOWN_DONE, h_down_done);
+    wpart_i_loop_on(&s.loop, EV_MK_CPU_DONE, h_cpu_done);
+    wpart_i_loop_on(&s.loop, EV_MK_BARRIER, h_barrier);
+    if ((st = wpart_i_loop_run(&s.loop)) != WPART_OK) {
+        goto done;
     }
     double Tg = 0.0, Tc = 0.0, Tcb = 0.0;
     for (int32_t g = 0; g < G; g++) {
@@ -323,10 +338,10 @@ wpart_status_t wpart_mk_sim_run(const wpart_mk_sim_t *in, double *t_exec, double
         out3[2] = Tc;
     }
     if (events_out) {
-        *events_out = s.events;
+        *events_out = s.loop.n_events;
     }
 done:
-    wpart_i_dyn_heap_free(&s.heap);
+    wpart_i_loop_free(&s.loop);
     free(s.g);
     free(s.first);
     free(s.noise);

@@ -3,8 +3,9 @@
  * processing, evaluation requests and windows, trace, exactly-once coverage check) over an
  * event queue, fed either by simulated devices (wpart_dynamic_sim_run: deterministic, below)
  * or by a real event source (wpart_dynamic_drive: worker threads and an evaluator report
- * block and evaluation completions). New kinds of events (transfers, kernels, sub-devices)
- * are new event types of this queue and new source callbacks, not a new loop.
+ * block and evaluation completions). The simulated run is a set of handlers on the one event
+ * loop of sim_loop.c (queue, clock, polling, dispatch by type), as are the multi-kernel runs
+ * of mk_sim.c: new kinds of events are new event types and handlers, not a new loop.
  *
  * Per PU: a FIFO of assigned blocks (a balancer may push several at once); the head runs
  * transfer then compute. Compute progress is integrated over the PU's slowdown s(t): a block
@@ -196,7 +197,7 @@ static wpart_status_t begin_compute(eng_t *e, int32_t p, double t)
     u->rem = u->D;
     u->t_last = t;
     u->version++;
-    return wpart_i_dyn_heap_push(&e->heap, t + u->D * u->s, EV_COMP_DONE, p, u->version);
+    return wpart_i_loop_push(&e->loop, t + u->D * u->s, EV_COMP_DONE, p, u->version);
 }
 
 /* PU p is idle, not held, with a queued head: start it at t. */
@@ -231,7 +232,7 @@ static wpart_status_t start_block(eng_t *e, int32_t p, double t)
     rc->t_comp_start = rc->t_xfer_start + tx;
     if (rc->t_comp_start > t) {
         u->running = 1;
-        return wpart_i_dyn_heap_push(&e->heap, rc->t_comp_start, EV_XFER_DONE, p, u->head);
+        return wpart_i_loop_push(&e->loop, rc->t_comp_start, EV_XFER_DONE, p, u->head);
     }
     return begin_compute(e, p, t);
 }
@@ -303,7 +304,7 @@ static wpart_status_t eval_request(eng_t *e, const wpart_dynamic_action_t *a, do
         WPART_FAIL(WPART_EINTERNAL, "balancer stalled: %s requested %d evaluations in a row "
                    "without issuing a block", wpart_dynamic_balancer_name(e->b), STALL_EVALS);
     }
-    WPART_CHECK(wpart_i_dyn_heap_push(&e->heap, t + c, EV_EVAL_DONE, trig, a->token));
+    WPART_CHECK(wpart_i_loop_push(&e->loop, t + c, EV_EVAL_DONE, trig, a->token));
 cleanup:
     return st;
 }
@@ -444,7 +445,7 @@ static wpart_status_t on_rate_change(eng_t *e, int32_t p, int64_t k, double t)
         int64_t j = (e->onoff_count[k]++) * pl->n_onoff + k;
         double mu = e->onoff_state[k] ? f->mu_on : f->mu_off;
         double u01 = wpart_dynamic_noise_uniform(e->o->seed, p, WPART_DYN_NOISE_ONOFF, j, 0);
-        WPART_CHECK(wpart_i_dyn_heap_push(&e->heap, t - mu * log1p(-u01), EV_RATE_CHANGE, p, k));
+        WPART_CHECK(wpart_i_loop_push(&e->loop, t - mu * log1p(-u01), EV_RATE_CHANGE, p, k));
     }
     pu_t *u = &e->pu[p];
     double s = slowdown_now(e, p, t);
@@ -458,7 +459,7 @@ static wpart_status_t on_rate_change(eng_t *e, int32_t p, int64_t k, double t)
         }
         u->t_last = t;
         u->version++;
-        WPART_CHECK(wpart_i_dyn_heap_push(&e->heap, t + u->rem * s, EV_COMP_DONE, p, u->version));
+        WPART_CHECK(wpart_i_loop_push(&e->loop, t + u->rem * s, EV_COMP_DONE, p, u->version));
     }
     u->s = s;
 cleanup:
@@ -466,6 +467,72 @@ cleanup:
 }
 
 /* ------------------------------------------------------------------ the run ---------- */
+
+/* The protocol's end test, after the start and after every event: with no block and no
+ * evaluation in flight the run is over if the balancer is done, else the balancer stalled. */
+static wpart_status_t settle(eng_t *e)
+{
+    if (e->in_flight != 0 || e->evals_pending != 0) {
+        return WPART_OK;
+    }
+    if (wpart_dynamic_balancer_done(e->b)) {
+        e->loop.stop = 1;
+        return WPART_OK;
+    }
+    wpart_dynamic_balancer_stats_t bs;
+    wpart_dynamic_balancer_stats(e->b, &bs);
+    return wpart_i_error(WPART_EINTERNAL,
+                         "balancer stalled: %s has no block or evaluation in flight but is not "
+                         "done (%" PRId64 " of %" PRId64 " elements completed, t = %g)",
+                         wpart_dynamic_balancer_name(e->b), bs.completed,
+                         wpart_dynamic_balancer_total(e->b), e->makespan);
+}
+
+static void progress(void *ctx, double *done, double *total)
+{
+    const eng_t *e = ctx;
+    wpart_dynamic_balancer_stats_t bs;
+    wpart_dynamic_balancer_stats(e->b, &bs);
+    *done = (double)bs.completed;
+    *total = (double)wpart_dynamic_balancer_total(e->b);
+}
+
+/* The handlers of part 1's event types on the engine's loop (sim_loop.h). */
+static wpart_status_t h_comp_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_dyn_event_t *ev)
+{
+    eng_t *e = ctx;
+    (void)lp;
+    if (ev->arg != e->pu[ev->pu].version || e->pu[ev->pu].running != 2) {
+        e->r->n_stale++;
+        return WPART_OK; /* superseded by a rate change: nothing changed */
+    }
+    wpart_status_t st = on_comp_done(e, ev->pu, ev->t);
+    return st != WPART_OK ? st : settle(e);
+}
+
+static wpart_status_t h_xfer_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_dyn_event_t *ev)
+{
+    eng_t *e = ctx;
+    (void)lp;
+    wpart_status_t st = begin_compute(e, ev->pu, ev->t);
+    return st != WPART_OK ? st : settle(e);
+}
+
+static wpart_status_t h_eval_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_dyn_event_t *ev)
+{
+    eng_t *e = ctx;
+    (void)lp;
+    wpart_status_t st = wpart_i_sim_on_eval_done(e, ev->pu, ev->arg, ev->t);
+    return st != WPART_OK ? st : settle(e);
+}
+
+static wpart_status_t h_rate_change(void *ctx, wpart_i_loop_t *lp, const wpart_i_dyn_event_t *ev)
+{
+    eng_t *e = ctx;
+    (void)lp;
+    wpart_status_t st = on_rate_change(e, ev->pu, ev->arg, ev->t);
+    return st != WPART_OK ? st : settle(e);
+}
 
 static int span_cmp(const void *a, const void *b)
 {
@@ -581,7 +648,7 @@ wpart_status_t wpart_dynamic_sim_run(const wpart_dynamic_platform_t *pl,
         WPART_FAIL(WPART_ENOMEM, "simulator state for %d PUs", (int)n);
     }
     WPART_CHECK(
-        wpart_i_dyn_heap_init(&e.heap, 4 * (int64_t)n + 2 * pl->n_fluct + pl->n_onoff + 16));
+        wpart_i_loop_init(&e.loop, 4 * (int64_t)n + 2 * pl->n_fluct + pl->n_onoff + 16, &e));
     for (int32_t p = 0; p < n; p++) {
         e.pu[p].head = e.pu[p].tail = -1;
         e.pu[p].s = slowdown_now(&e, p, 0.0);
@@ -591,66 +658,36 @@ wpart_status_t wpart_dynamic_sim_run(const wpart_dynamic_platform_t *pl,
     for (int64_t i = 0; i < pl->n_fluct; i++) {
         const wpart_dynamic_fluct_t *f = &pl->fluct[i];
         if (f->t_start > 0) {
-            WPART_CHECK(wpart_i_dyn_heap_push(&e.heap, f->t_start, EV_RATE_CHANGE, f->pu, -1));
+            WPART_CHECK(wpart_i_loop_push(&e.loop, f->t_start, EV_RATE_CHANGE, f->pu, -1));
         }
         if (f->t_end > 0 && isfinite(f->t_end)) {
-            WPART_CHECK(wpart_i_dyn_heap_push(&e.heap, f->t_end, EV_RATE_CHANGE, f->pu, -1));
+            WPART_CHECK(wpart_i_loop_push(&e.loop, f->t_end, EV_RATE_CHANGE, f->pu, -1));
         }
     }
     for (int64_t k = 0; k < pl->n_onoff; k++) {
         const wpart_dynamic_onoff_t *f = &pl->onoff[k];
         double u01 = wpart_dynamic_noise_uniform(opt->seed, f->pu, WPART_DYN_NOISE_ONOFF, k, 0);
         e.onoff_count[k] = 1;
-        WPART_CHECK(wpart_i_dyn_heap_push(&e.heap, -f->mu_off * log1p(-u01), EV_RATE_CHANGE,
+        WPART_CHECK(wpart_i_loop_push(&e.loop, -f->mu_off * log1p(-u01), EV_RATE_CHANGE,
                                           f->pu, k));
     }
     WPART_CHECK(wpart_dynamic_balancer_start(b, 0.0, &e.acts));
     WPART_CHECK(wpart_i_sim_process_actions(&e, 0.0));
     int64_t W = wpart_dynamic_balancer_total(b);
-    wpart_i_dyn_event_t ev;
-    for (;;) {
-        if (e.in_flight == 0 && e.evals_pending == 0) {
-            if (wpart_dynamic_balancer_done(b)) {
-                break;
-            }
-            wpart_dynamic_balancer_stats_t bs;
-            wpart_dynamic_balancer_stats(b, &bs);
-            WPART_FAIL(WPART_EINTERNAL,
-                       "balancer stalled: %s has no block or evaluation in flight but is not "
-                       "done (%" PRId64 " of %" PRId64 " elements completed, t = %g)",
-                       wpart_dynamic_balancer_name(b), bs.completed, W, e.makespan);
-        }
-        if (!wpart_i_dyn_heap_pop(&e.heap, &ev)) {
-            WPART_FAIL(WPART_EINTERNAL, "event queue empty with work in flight");
-        }
-        out->n_events++;
-        if (WPART_UNLIKELY(out->n_events % POLL_EVERY == 0)) {
-            if (opt->max_events > 0 && out->n_events > opt->max_events) {
-                WPART_FAIL(WPART_ELIMIT, "more than max_events = %" PRId64 " events",
-                           opt->max_events);
-            }
-            wpart_dynamic_balancer_stats_t bs;
-            wpart_dynamic_balancer_stats(b, &bs);
-            WPART_CHECK(wpart_i_poll(opt->control, w0, (double)bs.completed, (double)W));
-        }
-        switch (ev.type) {
-        case EV_COMP_DONE:
-            if (ev.arg != e.pu[ev.pu].version || e.pu[ev.pu].running != 2) {
-                out->n_stale++;
-                break;
-            }
-            WPART_CHECK(on_comp_done(&e, ev.pu, ev.t));
-            break;
-        case EV_XFER_DONE:
-            WPART_CHECK(begin_compute(&e, ev.pu, ev.t));
-            break;
-        case EV_EVAL_DONE:
-            WPART_CHECK(wpart_i_sim_on_eval_done(&e, ev.pu, ev.arg, ev.t));
-            break;
-        default:
-            WPART_CHECK(on_rate_change(&e, ev.pu, ev.arg, ev.t));
-            break;
-        }
+    wpart_i_loop_on(&e.loop, EV_XFER_DONE, h_xfer_done);
+    wpart_i_loop_on(&e.loop, EV_COMP_DONE, h_comp_done);
+    wpart_i_loop_on(&e.loop, EV_EVAL_DONE, h_eval_done);
+    wpart_i_loop_on(&e.loop, EV_RATE_CHANGE, h_rate_change);
+    e.loop.control = opt->control;
+    e.loop.w0 = w0;
+    e.loop.max_events = opt->max_events;
+    e.loop.progress = progress;
+    WPART_CHECK(settle(&e));
+    st = wpart_i_loop_run(&e.loop);
+    out->n_events = e.loop.n_events;
+    WPART_CHECK(st);
+    if (!e.loop.stop) {
+        WPART_FAIL(WPART_EINTERNAL, "event queue empty with work in flight");
     }
     if (opt->max_events > 0 && out->n_events > opt->max_events) {
         WPART_FAIL(WPART_ELIMIT, "more than max_events = %" PRId64 " events", opt->max_events);
@@ -664,7 +701,7 @@ cleanup:
     if (st != WPART_OK) {
         wpart_dynamic_sim_result_free(out);
     }
-    wpart_i_dyn_heap_free(&e.heap);
+    wpart_i_loop_free(&e.loop);
     free(e.rec);
     free(e.next);
     free(e.span);

@@ -6,17 +6,18 @@
 #define WPART_SIM_ENGINE_H
 
 #include "dyn_internal.h"
-#include "sim_heap.h"
+#include "sim_loop.h"
 
 enum { EV_XFER_DONE = 0, EV_COMP_DONE = 1, EV_EVAL_DONE = 2, EV_RATE_CHANGE = 3 };
 /* Multi-kernel runs (mk_sim.c): a GPU's copy engine finished an upload or a download of one of
  * its overlap partitions, its compute engine finished a partition's pass of the whole SCT, a
  * CPU sub-device finished its partition, a Loop's global synchronisation ended (host merge).
- * They share this event queue (sim_heap.h) and its (time, insertion) order. */
+ * Part 1's types above and these are handlers of the one event loop of sim_loop.h. */
 enum { EV_MK_UP_DONE = 16, EV_MK_COMP_DONE = 17, EV_MK_DOWN_DONE = 18, EV_MK_CPU_DONE = 19,
        EV_MK_BARRIER = 20 };
+_Static_assert(EV_MK_BARRIER < WPART_I_LOOP_TYPES, "event types fit the loop's handler table");
 
-#define POLL_EVERY 4096
+#define POLL_EVERY WPART_I_LOOP_POLL
 #define STALL_EVALS 1000000 /* consecutive evaluations without any block: a stalled balancer */
 
 typedef struct {
@@ -42,7 +43,7 @@ typedef struct {
     wpart_dynamic_sim_result_t *r;
     int32_t n;
     pu_t *pu;
-    wpart_i_dyn_heap_t heap;
+    wpart_i_loop_t loop; /* the event loop: queue, clock, polling, handlers (sim_loop.h) */
     /* block slots: records and FIFO links; with record_trace slots are never reused */
     wpart_dynamic_trace_t *rec;
     int64_t *next;
