@@ -3,9 +3,10 @@
  * processing, evaluation requests and windows, trace, exactly-once coverage check) over an
  * event queue, fed either by simulated devices (wpart_dynamic_sim_run: deterministic, below)
  * or by a real event source (wpart_dynamic_drive: worker threads and an evaluator report
- * block and evaluation completions). The simulated run is a set of handlers on the one event
- * loop of sim_loop.c (queue, clock, polling, dispatch by type), as are the multi-kernel runs
- * of mk_sim.c: new kinds of events are new event types and handlers, not a new loop.
+ * block and evaluation completions). Both are sets of handlers on the one event loop of
+ * sim_loop.c (queue, clock, polling, dispatch by type; the real source through its wait
+ * hook), as are the multi-kernel runs of mk_sim.c: new kinds of events are new event types
+ * and handlers, not a new loop.
  *
  * Per PU: a FIFO of assigned blocks (a balancer may push several at once); the head runs
  * transfer then compute. Compute progress is integrated over the PU's slowdown s(t): a block
@@ -468,9 +469,7 @@ cleanup:
 
 /* ------------------------------------------------------------------ the run ---------- */
 
-/* The protocol's end test, after the start and after every event: with no block and no
- * evaluation in flight the run is over if the balancer is done, else the balancer stalled. */
-static wpart_status_t settle(eng_t *e)
+wpart_status_t wpart_i_sim_settle(eng_t *e)
 {
     if (e->in_flight != 0 || e->evals_pending != 0) {
         return WPART_OK;
@@ -481,6 +480,13 @@ static wpart_status_t settle(eng_t *e)
     }
     wpart_dynamic_balancer_stats_t bs;
     wpart_dynamic_balancer_stats(e->b, &bs);
+    if (e->src) {
+        return wpart_i_error(WPART_EINTERNAL,
+                             "balancer stalled: %s has no block or evaluation in flight but is "
+                             "not done (%" PRId64 " of %" PRId64 " elements completed)",
+                             wpart_dynamic_balancer_name(e->b), bs.completed,
+                             wpart_dynamic_balancer_total(e->b));
+    }
     return wpart_i_error(WPART_EINTERNAL,
                          "balancer stalled: %s has no block or evaluation in flight but is not "
                          "done (%" PRId64 " of %" PRId64 " elements completed, t = %g)",
@@ -507,7 +513,7 @@ static wpart_status_t h_comp_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_d
         return WPART_OK; /* superseded by a rate change: nothing changed */
     }
     wpart_status_t st = on_comp_done(e, ev->pu, ev->t);
-    return st != WPART_OK ? st : settle(e);
+    return st != WPART_OK ? st : wpart_i_sim_settle(e);
 }
 
 static wpart_status_t h_xfer_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_dyn_event_t *ev)
@@ -515,7 +521,7 @@ static wpart_status_t h_xfer_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_d
     eng_t *e = ctx;
     (void)lp;
     wpart_status_t st = begin_compute(e, ev->pu, ev->t);
-    return st != WPART_OK ? st : settle(e);
+    return st != WPART_OK ? st : wpart_i_sim_settle(e);
 }
 
 static wpart_status_t h_eval_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_dyn_event_t *ev)
@@ -523,7 +529,7 @@ static wpart_status_t h_eval_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_d
     eng_t *e = ctx;
     (void)lp;
     wpart_status_t st = wpart_i_sim_on_eval_done(e, ev->pu, ev->arg, ev->t);
-    return st != WPART_OK ? st : settle(e);
+    return st != WPART_OK ? st : wpart_i_sim_settle(e);
 }
 
 static wpart_status_t h_rate_change(void *ctx, wpart_i_loop_t *lp, const wpart_i_dyn_event_t *ev)
@@ -531,7 +537,7 @@ static wpart_status_t h_rate_change(void *ctx, wpart_i_loop_t *lp, const wpart_i
     eng_t *e = ctx;
     (void)lp;
     wpart_status_t st = on_rate_change(e, ev->pu, ev->arg, ev->t);
-    return st != WPART_OK ? st : settle(e);
+    return st != WPART_OK ? st : wpart_i_sim_settle(e);
 }
 
 static int span_cmp(const void *a, const void *b)
@@ -682,7 +688,7 @@ wpart_status_t wpart_dynamic_sim_run(const wpart_dynamic_platform_t *pl,
     e.loop.w0 = w0;
     e.loop.max_events = opt->max_events;
     e.loop.progress = progress;
-    WPART_CHECK(settle(&e));
+    WPART_CHECK(wpart_i_sim_settle(&e));
     st = wpart_i_loop_run(&e.loop);
     out->n_events = e.loop.n_events;
     WPART_CHECK(st);

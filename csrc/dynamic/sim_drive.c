@@ -1,7 +1,8 @@
 /*
  * sim_drive.c -- real execution with wpart.dynamic's event engine (wpart_dynamic_drive): the
- * engine of sim.c, its events coming from an event source (worker threads and an evaluator
- * reporting block and evaluation completions) instead of simulated devices.
+ * engine of sim.c on the one event loop of sim_loop.c, its events coming from an event source
+ * (worker threads and an evaluator reporting block and evaluation completions, through the
+ * loop's wait hook) instead of simulated devices.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -45,6 +46,74 @@ cleanup:
 
 #define DRIVE_POLL 0.05 /* seconds between Ctrl-C polls while waiting for the source */
 
+static wpart_status_t poll_source(eng_t *e)
+{
+    wpart_dynamic_balancer_stats_t bs;
+    wpart_dynamic_balancer_stats(e->b, &bs);
+    return wpart_i_poll(e->o->control, e->w0, (double)bs.completed,
+                        (double)wpart_dynamic_balancer_total(e->b));
+}
+
+/* The loop's wait hook: the queue is empty, so wait (at most DRIVE_POLL) for the source's next
+ * report and push it as an event at the source's time; stop at the time limit. */
+static wpart_status_t wait_source(void *ctx, wpart_i_loop_t *lp)
+{
+    eng_t *e = ctx;
+    const wpart_dynamic_source_t *src = e->src;
+    double t = src->now(src->ctx);
+    if (e->time_limit > 0 && t >= e->time_limit) {
+        e->r->stopped = 1;
+        lp->stop = 1;
+        return WPART_OK;
+    }
+    double until = t + DRIVE_POLL;
+    if (e->time_limit > 0 && e->time_limit < until) {
+        until = e->time_limit;
+    }
+    int got = 0;
+    wpart_status_t st = src->wait(src->ctx, until, &e->ext, &got);
+    if (st != WPART_OK) {
+        return st;
+    }
+    if (!got) {
+        return poll_source(e);
+    }
+    return wpart_i_loop_push(lp, src->now(src->ctx), e->ext.kind == 1 ? EV_EXT_EVAL : EV_EXT_BLOCK,
+                             e->ext.pu, e->ext.block_id);
+}
+
+static wpart_status_t h_ext_block(void *ctx, wpart_i_loop_t *lp, const wpart_i_dyn_event_t *ev)
+{
+    eng_t *e = ctx;
+    (void)lp;
+    (void)ev;
+    wpart_status_t st = on_ext_done(e, &e->ext);
+    if (st == WPART_OK) {
+        st = poll_source(e);
+    }
+    return st != WPART_OK ? st : wpart_i_sim_settle(e);
+}
+
+static wpart_status_t h_ext_eval(void *ctx, wpart_i_loop_t *lp, const wpart_i_dyn_event_t *ev)
+{
+    eng_t *e = ctx;
+    const wpart_dynamic_done_t *d = &e->ext;
+    (void)lp;
+    (void)ev;
+    if (!e->evals_pending || d->block_id < 1 || d->block_id > e->n_ewin ||
+        !isnan(e->ewin[3 * (d->block_id - 1) + 1])) {
+        return wpart_i_error(WPART_EINVAL, "event source: evaluation %" PRId64 " is not in flight",
+                             d->block_id);
+    }
+    e->r->eval_time += d->t_comp;
+    wpart_status_t st = wpart_i_sim_on_eval_done(e, (int32_t)e->ewin[3 * (d->block_id - 1) + 2],
+                                                 d->block_id, e->src->now(e->src->ctx));
+    if (st == WPART_OK) {
+        st = poll_source(e);
+    }
+    return st != WPART_OK ? st : wpart_i_sim_settle(e);
+}
+
 wpart_status_t wpart_dynamic_drive(wpart_dynamic_balancer_t *b, const wpart_dynamic_source_t *src,
                                    const wpart_dynamic_sim_options_t *opt,
                                    wpart_dynamic_sim_result_t *out)
@@ -78,7 +147,6 @@ wpart_status_t wpart_dynamic_drive(wpart_dynamic_balancer_t *b, const wpart_dyna
     }
     double w0 = wpart_i_now();
     int32_t n = wpart_dynamic_balancer_n_pu(b);
-    int64_t W = wpart_dynamic_balancer_total(b);
     e.w0 = w0;
     e.b = b;
     e.o = &o;
@@ -99,58 +167,25 @@ wpart_status_t wpart_dynamic_drive(wpart_dynamic_balancer_t *b, const wpart_dyna
         !e.pu || !e.acts.a) {
         WPART_FAIL(WPART_ENOMEM, "driver state for %d PUs", (int)n);
     }
+    WPART_CHECK(wpart_i_loop_init(&e.loop, 16, &e));
+    wpart_i_loop_on(&e.loop, EV_EXT_BLOCK, h_ext_block);
+    wpart_i_loop_on(&e.loop, EV_EXT_EVAL, h_ext_eval);
+    e.loop.wait = wait_source; /* the source polls the control hooks, not the loop */
+    e.time_limit = time_limit;
     double t = src->now(src->ctx);
     WPART_CHECK(wpart_dynamic_balancer_start(b, t, &e.acts));
     WPART_CHECK(wpart_i_sim_process_actions(&e, t));
-    for (;;) {
-        if (e.in_flight == 0 && e.evals_pending == 0) {
-            if (wpart_dynamic_balancer_done(b)) {
-                break;
-            }
-            wpart_dynamic_balancer_stats_t bs;
-            wpart_dynamic_balancer_stats(b, &bs);
-            WPART_FAIL(WPART_EINTERNAL,
-                       "balancer stalled: %s has no block or evaluation in flight but is not "
-                       "done (%" PRId64 " of %" PRId64 " elements completed)",
-                       wpart_dynamic_balancer_name(b), bs.completed, W);
-        }
-        t = src->now(src->ctx);
-        if (time_limit > 0 && t >= time_limit) {
-            out->stopped = 1;
-            break;
-        }
-        double until = t + DRIVE_POLL;
-        if (time_limit > 0 && time_limit < until) {
-            until = time_limit;
-        }
-        wpart_dynamic_done_t d;
-        int got = 0;
-        WPART_CHECK(src->wait(src->ctx, until, &d, &got));
-        if (got) {
-            out->n_events++;
-            if (d.kind == 1) {
-                if (!e.evals_pending || d.block_id < 1 || d.block_id > e.n_ewin ||
-                    !isnan(e.ewin[3 * (d.block_id - 1) + 1])) {
-                    WPART_FAIL(WPART_EINVAL, "event source: evaluation %" PRId64
-                               " is not in flight", d.block_id);
-                }
-                out->eval_time += d.t_comp;
-                WPART_CHECK(wpart_i_sim_on_eval_done(&e, (int32_t)e.ewin[3 * (d.block_id - 1) + 2],
-                                         d.block_id, src->now(src->ctx)));
-            } else {
-                WPART_CHECK(on_ext_done(&e, &d));
-            }
-        }
-        wpart_dynamic_balancer_stats_t bs;
-        wpart_dynamic_balancer_stats(b, &bs);
-        WPART_CHECK(wpart_i_poll(o.control, w0, (double)bs.completed, (double)W));
-    }
+    WPART_CHECK(wpart_i_sim_settle(&e));
+    st = wpart_i_loop_run(&e.loop);
+    out->n_events = e.loop.n_events;
+    WPART_CHECK(st);
     WPART_CHECK(wpart_i_sim_finish(&e));
     out->wall_seconds = wpart_i_now() - w0;
 cleanup:
     if (st != WPART_OK) {
         wpart_dynamic_sim_result_free(out);
     }
+    wpart_i_loop_free(&e.loop);
     free(e.rec);
     free(e.next);
     free(e.span);

@@ -9,6 +9,9 @@
 #include "sim_loop.h"
 
 enum { EV_XFER_DONE = 0, EV_COMP_DONE = 1, EV_EVAL_DONE = 2, EV_RATE_CHANGE = 3 };
+/* Real execution (sim_drive.c): the event source reported a block or an evaluation finished
+ * (its report is kept in eng_t.ext until handled). */
+enum { EV_EXT_BLOCK = 8, EV_EXT_EVAL = 9 };
 /* Multi-kernel runs (mk_sim.c): a GPU's copy engine finished an upload or a download of one of
  * its overlap partitions, its compute engine finished a partition's pass of the whole SCT, a
  * CPU sub-device finished its partition, a Loop's global synchronisation ended (host merge).
@@ -59,6 +62,8 @@ typedef struct {
     const wpart_dynamic_source_t *src; /* real execution: devices outside (NULL: simulated) */
     double *ewin;                      /* evaluation windows: start, end, trigger PU */
     int64_t n_ewin, cap_ewin;
+    wpart_dynamic_done_t ext; /* real execution: the source's report being handled */
+    double time_limit;        /* real execution: on the source's clock (0: none) */
 } eng_t;
 
 /** Grows *p (capacity *cap, entries of sz bytes) to hold need entries. */
@@ -67,6 +72,9 @@ wpart_status_t wpart_i_sim_grow(void **p, int64_t *cap, int64_t need, size_t sz,
 wpart_status_t wpart_i_sim_process_actions(eng_t *e, double t);
 /** The end of evaluation `token` (trigger PU trig) at time t. */
 wpart_status_t wpart_i_sim_on_eval_done(eng_t *e, int32_t trig, int64_t token, double t);
+/** The protocol's end test, after the start and after every event: with no block and no
+ *  evaluation in flight, stops the loop if the balancer is done, else a stall error. */
+wpart_status_t wpart_i_sim_settle(eng_t *e);
 /** Coverage check (unless stopped), the totals, the trace and the evaluation windows. */
 wpart_status_t wpart_i_sim_finish(eng_t *e);
 

@@ -1,6 +1,7 @@
 /*
  * sim_loop.c -- the one event loop of wpart.dynamic (sim_loop.h): pop in (time, insertion)
- * order, poll the control hooks every WPART_I_LOOP_POLL events, dispatch by event type.
+ * order, poll the control hooks every WPART_I_LOOP_POLL events, dispatch by event type; with
+ * a real event source, wait for it whenever the queue is empty.
  */
 #include <string.h>
 
@@ -44,7 +45,17 @@ static wpart_status_t poll(wpart_i_loop_t *lp)
 wpart_status_t wpart_i_loop_run(wpart_i_loop_t *lp)
 {
     wpart_i_dyn_event_t ev;
-    while (!lp->stop && wpart_i_dyn_heap_pop(&lp->heap, &ev)) {
+    while (!lp->stop) {
+        if (!wpart_i_dyn_heap_pop(&lp->heap, &ev)) {
+            if (!lp->wait) {
+                break;
+            }
+            wpart_status_t st = lp->wait(lp->ctx, lp);
+            if (st != WPART_OK) {
+                return st;
+            }
+            continue;
+        }
         lp->n_events++;
         if (WPART_UNLIKELY(lp->n_events % WPART_I_LOOP_POLL == 0)) {
             wpart_status_t st = poll(lp);

@@ -5,9 +5,10 @@
  * registers the handlers of its event types and calls wpart_i_loop_run, which pops events in
  * order and dispatches each to its handler until the queue is empty or a handler stops it.
  *
- * Part 1's block protocol (sim.c: EV_XFER_DONE .. EV_RATE_CHANGE) and the multi-kernel runs
- * (mk_sim.c: EV_MK_*) are two sets of handlers over this same loop; new kinds of events are
- * new handlers, not a new loop.
+ * Part 1's block protocol, simulated (sim.c: EV_XFER_DONE .. EV_RATE_CHANGE) or fed by real
+ * workers (sim_drive.c: EV_EXT_*, through the wait hook), and the multi-kernel runs (mk_sim.c:
+ * EV_MK_*) are sets of handlers over this same loop; new kinds of events are new handlers,
+ * not a new loop.
  */
 #ifndef WPART_SIM_LOOP_H
 #define WPART_SIM_LOOP_H
@@ -37,6 +38,10 @@ struct wpart_i_loop {
     int64_t max_events; /* > 0: more events is an error (WPART_ELIMIT) */
     /* progress for the control hooks: fills (done, total); NULL: (0, 0) */
     void (*progress)(void *ctx, double *done, double *total);
+    /* a real event source: called when the queue is empty and the run not stopped; waits
+     * for the source's next event and pushes it, or sets stop (NULL: an empty queue ends
+     * the run). The source polls the control hooks itself while it waits. */
+    wpart_status_t (*wait)(void *ctx, wpart_i_loop_t *lp);
 };
 
 /** Zeroed loop with an event queue of room cap and context ctx; no handlers yet. */
@@ -52,9 +57,9 @@ static inline wpart_status_t wpart_i_loop_push(wpart_i_loop_t *lp, double t, int
     return wpart_i_dyn_heap_push(&lp->heap, t, type, pu, arg);
 }
 
-/** Runs until the queue is empty or a handler sets lp->stop; a handler's error, an event of
- *  a type without a handler, a refusal of the control hooks and max_events end it with that
- *  status. */
+/** Runs until a handler (or the wait hook) sets lp->stop or, without a wait hook, the queue
+ *  is empty; a handler's error, an event of a type without a handler, a refusal of the
+ *  control hooks and max_events end it with that status. */
 wpart_status_t wpart_i_loop_run(wpart_i_loop_t *lp);
 
 #endif /* WPART_SIM_LOOP_H */
