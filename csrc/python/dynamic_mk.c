@@ -35,6 +35,17 @@ static int length32(PyArrayObject *a, const char *name, int32_t *n)
     return 0;
 }
 
+/* A 1-D float64 array and its length as int32 (new reference), or NULL with an error naming it. */
+static PyArrayObject *vec_f64_n(PyObject *obj, const char *name, int32_t *n)
+{
+    PyArrayObject *a = vec(obj, name, NPY_FLOAT64);
+    if (a && length32(a, name, n) < 0) {
+        Py_DECREF(a);
+        return NULL;
+    }
+    return a;
+}
+
 static PyObject *py_split(PyObject *self, PyObject *args)
 {
     long long total;
@@ -172,21 +183,15 @@ static PyObject *py_seed_share(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "Od:mk_seed_share", &go, &cpu)) {
         return NULL;
     }
-    PyArrayObject *g = vec(go, "gpu_scores", NPY_FLOAT64);
+    int32_t G;
+    PyArrayObject *g = vec_f64_n(go, "gpu_scores", &G);
     if (!g) {
         return NULL;
     }
-    int32_t G;
     double s = 0.0;
-    wpart_status_t st = WPART_EINVAL;
-    if (length32(g, "gpu_scores", &G) == 0) {
-        st = wpart_mk_seed_share(G, PyArray_DATA(g), cpu, &s);
-        if (st != WPART_OK) {
-            wpy_raise(st, NULL);
-        }
-    }
+    wpart_status_t st = wpart_mk_seed_share(G, PyArray_DATA(g), cpu, &s);
     Py_DECREF(g);
-    return st == WPART_OK ? PyFloat_FromDouble(s) : NULL;
+    return st == WPART_OK ? PyFloat_FromDouble(s) : wpy_raise(st, NULL);
 }
 
 static int parse_caps(PyObject *o, wpart_mk_gpu_caps_t *c)
@@ -272,8 +277,23 @@ static void *state_of(PyObject *o, size_t size, const char *what)
     return PyByteArray_AS_STRING(o);
 }
 
-static PyObject *state_new(const void *st, size_t size)
+/* Copy the state in `o` into `dst` (`size` bytes); returns the bytearray's buffer to copy the
+ * updated state back into, or NULL with a TypeError. */
+static void *state_load(PyObject *o, void *dst, size_t size, const char *what)
 {
+    void *p = state_of(o, size, what);
+    if (p) {
+        memcpy(dst, p, size);
+    }
+    return p;
+}
+
+/* A new state bytearray holding `st` when `status` is WPART_OK, else NULL with the error. */
+static PyObject *state_new(wpart_status_t status, const void *st, size_t size)
+{
+    if (status != WPART_OK) {
+        return wpy_raise(status, NULL);
+    }
     return PyByteArray_FromStringAndSize((const char *)st, (Py_ssize_t)size);
 }
 
@@ -284,11 +304,7 @@ static PyObject *py_bisect_new(PyObject *self, PyObject *args)
         return NULL;
     }
     wpart_mk_bisect_t b;
-    wpart_status_t st = wpart_mk_bisect_init(&b, x_min);
-    if (st != WPART_OK) {
-        return wpy_raise(st, NULL);
-    }
-    return state_new(&b, sizeof b);
+    return state_new(wpart_mk_bisect_init(&b, x_min), &b, sizeof b);
 }
 
 static PyObject *py_bisect_feedback(PyObject *self, PyObject *args)
@@ -299,11 +315,10 @@ static PyObject *py_bisect_feedback(PyObject *self, PyObject *args)
         return NULL;
     }
     wpart_mk_bisect_t b;
-    void *p = state_of(o, sizeof b, "bisection");
+    void *p = state_load(o, &b, sizeof b, "bisection");
     if (!p) {
         return NULL;
     }
-    memcpy(&b, p, sizeof b);
     int ex = 0;
     wpart_status_t st = wpart_mk_bisect_feedback(&b, tg, tc, &ex);
     if (st != WPART_OK) {
@@ -316,11 +331,10 @@ static PyObject *py_bisect_feedback(PyObject *self, PyObject *args)
 static PyObject *py_bisect_get(PyObject *self, PyObject *o)
 {
     wpart_mk_bisect_t b;
-    void *p = state_of(o, sizeof b, "bisection");
+    void *p = state_load(o, &b, sizeof b, "bisection");
     if (!p) {
         return NULL;
     }
-    memcpy(&b, p, sizeof b);
     return Py_BuildValue("(ddddiid)", b.g, b.c, b.X, b.x_min, (int)b.iter, (int)b.exhausted,
                          wpart_mk_bisect_candidate(&b));
 }
@@ -332,11 +346,7 @@ static PyObject *py_search_new(PyObject *self, PyObject *args)
         return NULL;
     }
     wpart_mk_search_t s;
-    wpart_status_t st = wpart_mk_search_init(&s, nf, no, nw);
-    if (st != WPART_OK) {
-        return wpy_raise(st, NULL);
-    }
-    return state_new(&s, sizeof s);
+    return state_new(wpart_mk_search_init(&s, nf, no, nw), &s, sizeof s);
 }
 
 static PyObject *py_search_report(PyObject *self, PyObject *args)
@@ -347,11 +357,10 @@ static PyObject *py_search_report(PyObject *self, PyObject *args)
         return NULL;
     }
     wpart_mk_search_t s;
-    void *p = state_of(o, sizeof s, "search");
+    void *p = state_load(o, &s, sizeof s, "search");
     if (!p) {
         return NULL;
     }
-    memcpy(&s, p, sizeof s);
     wpart_status_t st = wpart_mk_search_report(&s, t);
     if (st != WPART_OK) {
         return wpy_raise(st, NULL);
@@ -363,11 +372,10 @@ static PyObject *py_search_report(PyObject *self, PyObject *args)
 static PyObject *py_search_get(PyObject *self, PyObject *o)
 {
     wpart_mk_search_t s;
-    void *p = state_of(o, sizeof s, "search");
+    void *p = state_load(o, &s, sizeof s, "search");
     if (!p) {
         return NULL;
     }
-    memcpy(&s, p, sizeof s);
     int32_t f, ov, w;
     int more = wpart_mk_search_next(&s, &f, &ov, &w);
     return Py_BuildValue("(iiiidiiii)", more, (int)f, (int)ov, (int)w, s.best, (int)s.best_fi,
@@ -381,11 +389,7 @@ static PyObject *py_detector_new(PyObject *self, PyObject *args)
         return NULL;
     }
     wpart_mk_detector_t d;
-    wpart_status_t st = wpart_mk_detector_init(&d, w, md, cf);
-    if (st != WPART_OK) {
-        return wpy_raise(st, NULL);
-    }
-    return state_new(&d, sizeof d);
+    return state_new(wpart_mk_detector_init(&d, w, md, cf), &d, sizeof d);
 }
 
 static PyObject *py_detector_update(PyObject *self, PyObject *args)
@@ -395,20 +399,12 @@ static PyObject *py_detector_update(PyObject *self, PyObject *args)
         return NULL;
     }
     wpart_mk_detector_t d;
-    void *p = state_of(o, sizeof d, "detector");
-    if (!p) {
-        return NULL;
-    }
-    PyArrayObject *t = vec(to, "t_dev", NPY_FLOAT64);
+    void *p = state_load(o, &d, sizeof d, "detector");
+    int32_t n;
+    PyArrayObject *t = p ? vec_f64_n(to, "t_dev", &n) : NULL;
     if (!t) {
         return NULL;
     }
-    int32_t n;
-    if (length32(t, "t_dev", &n) < 0) {
-        Py_DECREF(t);
-        return NULL;
-    }
-    memcpy(&d, p, sizeof d);
     int fire = 0;
     double dev = 0.0;
     wpart_status_t st = wpart_mk_detector_update(&d, n, PyArray_DATA(t), &fire, &dev);
@@ -423,11 +419,10 @@ static PyObject *py_detector_update(PyObject *self, PyObject *args)
 static PyObject *py_detector_reset(PyObject *self, PyObject *o)
 {
     wpart_mk_detector_t d;
-    void *p = state_of(o, sizeof d, "detector");
+    void *p = state_load(o, &d, sizeof d, "detector");
     if (!p) {
         return NULL;
     }
-    memcpy(&d, p, sizeof d);
     wpart_mk_detector_reset(&d);
     memcpy(p, &d, sizeof d);
     Py_RETURN_NONE;
@@ -436,32 +431,25 @@ static PyObject *py_detector_reset(PyObject *self, PyObject *o)
 static PyObject *py_detector_get(PyObject *self, PyObject *o)
 {
     wpart_mk_detector_t d;
-    void *p = state_of(o, sizeof d, "detector");
+    void *p = state_load(o, &d, sizeof d, "detector");
     if (!p) {
         return NULL;
     }
-    memcpy(&d, p, sizeof d);
     return Py_BuildValue("(dddddLLL)", d.w, d.max_dev, d.cf, d.lbt, d.last_dev,
                          (long long)d.runs, (long long)d.unbalanced, (long long)d.fired);
 }
 
 static PyObject *py_balance_ratio(PyObject *self, PyObject *to)
 {
-    PyArrayObject *t = vec(to, "t_dev", NPY_FLOAT64);
+    int32_t n;
+    PyArrayObject *t = vec_f64_n(to, "t_dev", &n);
     if (!t) {
         return NULL;
     }
-    int32_t n;
     double r = 0.0;
-    wpart_status_t st = WPART_EINVAL;
-    if (length32(t, "t_dev", &n) == 0) {
-        st = wpart_mk_balance_ratio(n, PyArray_DATA(t), &r);
-        if (st != WPART_OK) {
-            wpy_raise(st, NULL);
-        }
-    }
+    wpart_status_t st = wpart_mk_balance_ratio(n, PyArray_DATA(t), &r);
     Py_DECREF(t);
-    return st == WPART_OK ? PyFloat_FromDouble(r) : NULL;
+    return st == WPART_OK ? PyFloat_FromDouble(r) : wpy_raise(st, NULL);
 }
 
 static PyObject *py_abs_new(PyObject *self, PyObject *args)
@@ -471,11 +459,7 @@ static PyObject *py_abs_new(PyObject *self, PyObject *args)
         return NULL;
     }
     wpart_mk_abs_t a;
-    wpart_status_t st = wpart_mk_abs_start(&a, s, ti, tmin, tmax);
-    if (st != WPART_OK) {
-        return wpy_raise(st, NULL);
-    }
-    return state_new(&a, sizeof a);
+    return state_new(wpart_mk_abs_start(&a, s, ti, tmin, tmax), &a, sizeof a);
 }
 
 static PyObject *py_abs_step(PyObject *self, PyObject *args)
@@ -486,11 +470,10 @@ static PyObject *py_abs_step(PyObject *self, PyObject *args)
         return NULL;
     }
     wpart_mk_abs_t a;
-    void *p = state_of(o, sizeof a, "adaptive binary search");
+    void *p = state_load(o, &a, sizeof a, "adaptive binary search");
     if (!p) {
         return NULL;
     }
-    memcpy(&a, p, sizeof a);
     double s;
     wpart_status_t st = wpart_mk_abs_step(&a, tg, tc, &s);
     if (st != WPART_OK) {
@@ -503,11 +486,10 @@ static PyObject *py_abs_step(PyObject *self, PyObject *args)
 static PyObject *py_abs_get(PyObject *self, PyObject *o)
 {
     wpart_mk_abs_t a;
-    void *p = state_of(o, sizeof a, "adaptive binary search");
+    void *p = state_load(o, &a, sizeof a, "adaptive binary search");
     if (!p) {
         return NULL;
     }
-    memcpy(&a, p, sizeof a);
     return Py_BuildValue("(dddddddiiL)", a.s, a.T, a.lo, a.hi, a.s_prev, a.T_min, a.T_max,
                          (int)a.phase, (int)a.last_dir, (long long)a.steps);
 }
