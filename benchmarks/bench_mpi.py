@@ -339,7 +339,7 @@ def part_projection(quick: bool, scaling: dict) -> dict:
     # `keep` estimates), then its pair: the exact evaluations of `steps` exchanges + 1
     t_prop = cost["own_summary_s"] + prm.keep * t_est
     t_pair = (steps + 1) * cost["pair_step_s"]
-    small = 64.0  # PROPOSE / OFFER / TAKE / DECLINE / RELEASE: a header and a few numbers
+    small = 64.0  # PROPOSE / POINT / GONE / RELEASE: a header and a few numbers
     size = {"LOCK_GRANT": grant, "GIVE": give, "GIVE_BACK": give, "REFRESH": summ,
             "INFORM": (prm.keep + 1) * summ}
     bytes_rank = sum(v * size.get(k, small) for k, v in msgs.items())
@@ -349,7 +349,7 @@ def part_projection(quick: bool, scaling: dict) -> dict:
     def t_iter(net):
         lat, bw = net["latency_s"], net["bandwidth_Bps"]
         coll = np.log2(P_big) * lat  # an all-reduce / sparse all-to-all count exchange
-        rnd = (t_prop + t_pair + (2 + 2 * H) * coll + (3 + 2 * steps) * lat
+        rnd = (t_prop + t_pair + (2 + H) * coll + (3 + 2 * steps) * lat
                + (grant + 2 * steps * give) / bw)
         gossip = prm.k * (coll + prm.f * (lat + (prm.keep + 1) * summ / bw))
         return rounds * rnd + gossip, rnd
@@ -395,7 +395,7 @@ def part_projection(quick: bool, scaling: dict) -> dict:
                          "gossip bytes/rank"], rows,
                         title=f"(3) PROJECTION to {P_big} ranks / {K_big:,} tasks / {N_big:,} "
                               f"blocks / {big.n_edges:,} edges (synthetic gemma_like stand-in)")
-    text += (f"\nPROJECTION model: T_iter = R(P) x (t_proposal + t_pair + (2 + 2H) collectives "
+    text += (f"\nPROJECTION model: T_iter = R(P) x (t_proposal + t_pair + (2 + H) collectives "
              f"+ pair messages + bytes/bandwidth) + gossip; R(P) = {a_r:.3g} P^{b_r:.2f} rounds "
              f"(fitted at P = {Ps}) = {rounds:.0f}; t_proposal = own summary "
              f"{cost['own_summary_s'] * 1e3:.1f} ms + keep ({prm.keep}) x {t_est * 1e3:.2f} ms "

@@ -479,8 +479,7 @@ def _balance_ranks(problem: Problem, c: Coefficients, cap, d: dict, a0, meth: st
     a_run = _keep_start(d, c, np.asarray(run["assignment"], dtype=np.int32), a0, stats)
     stats.update({"seconds": time.perf_counter() - t0, "backend": "ranks",
              "exchanges_per_iteration": run["exchanges_per_iteration"],
-             "n_exchanges": int(sum(run["exchanges_per_iteration"])
-                                + run.get("final_pass_exchanges", 0)),
+             "n_exchanges": int(sum(run["exchanges_per_iteration"])),
              "final_pass_exchanges": int(run.get("final_pass_exchanges", 0)),
              "best_trial": run["best_trial"], "messages": run["messages"],
              "evaluations": run["evaluations"], "n_rounds": run["n_rounds"],

@@ -1,7 +1,8 @@
 """The rounds protocol of the rank engine over MPI (:mod:`wpart.tasks._rounds`).
 
 Each round: one all-reduce (does any rank still propose?), one sparse all-to-all of the
-proposals, ``handshakes`` pairs of sparse all-to-alls (offers, then takes and declines), then
+proposals, ``handshakes`` sparse all-to-alls of the matching's steps (``POINT``, ``GONE``, and
+``REFRESH`` in the first), then
 the matched pairs exchange point to point (``LOCK_GRANT``, ``GIVE``/``RELEASE``,
 ``GIVE_BACK``), all pairs at the same time. The matching code is the in-process run's
 (:class:`~wpart.tasks._rounds.RoundRank`), fed with the same sets of messages, so the
@@ -40,27 +41,32 @@ def rounds_stage_mpi(ch, rk, prm, pos, trial: int, it: int) -> int:
         incoming = []
         for src, m in got:
             check(src, m, ("PROPOSE",))
-            incoming.append((key_of(m[3:6], m[6]), src, m[7], m[8]))
-        st = RoundRank(props, pos[me], incoming, w, rk.version)
+            incoming.append((key_of((None, m[4], m[5], None, int(pos[me])), m[6]), src, m[7],
+                             m[8]))
+        st = RoundRank([p[:4] + (int(pos[p[0]]),) for p in props], pos[me], incoming, w,
+                       rk.version)
         for h in range(prm.handshakes):
-            o = st.offer()
-            out = {} if o is None else {o: ("OFFER", trial, it, rnd)}
+            kinds = {q: (k,) for q, k in st.step_out().items()}
+            fresh = None
             if h == 0 and st.refresh:
                 fresh = rk.own_summary()
-                out.update({q: ("REFRESH", trial, it, rnd, fresh) for q in st.refresh})
-            got = ch.exchange(out, "PROP", f"the offers of {where} (step {h})",
-                              kinds={q: m[0] for q, m in out.items()})
+                for q in st.refresh:
+                    kinds[q] = ("REFRESH",) + kinds.get(q, ())
+            out = {q: ("STEP", trial, it, rnd, k, fresh if "REFRESH" in k else None)
+                   for q, k in kinds.items()}
+            got = ch.exchange(out, "PROP", f"step {h} of the matching of {where}",
+                              kinds={q: k[0] for q, k in kinds.items()})
+            msgs = []
             for src, m in got:
-                check(src, m, ("OFFER", "REFRESH"))
-                if m[0] == "REFRESH":
-                    rk.known[src] = m[4]
-            drops = [src for src, m in got if m[0] == "REFRESH"]
-            ans = st.answer([src for src, m in got if m[0] == "OFFER"], drops)
-            got = ch.exchange({d: (k, trial, it, rnd) for d, k in ans.items()}, "PROP",
-                              f"the answers of {where} (step {h})", kinds=ans)
-            for src, m in got:
-                check(src, m, ("TAKE", "DECLINE"))
-            st.receive([(src, m[0]) for src, m in got])
+                check(src, m, ("STEP",))
+                if "REFRESH" in m[4]:
+                    rk.known[src] = m[5]
+                msgs.extend((src, k) for k in m[4])
+            st.step_in(msgs)
+            if h % 4 == 3 and h + 1 < prm.handshakes:  # the steps left send nothing: stop
+                busy = bool(st.tell) or (st.partner is None and bool(st.edges))
+                if ch.allreduce(int(busy), "sum", f"the matching of {where} (step {h})") == 0:
+                    break
         if st.partner is None:
             rnd += 1
             continue

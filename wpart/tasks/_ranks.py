@@ -67,20 +67,28 @@ class RankParams:
         self.compress = self.cluster == 0 and self.singles == 0
         self.protocol = protocol
         #: summaries a rank keeps besides its own (rounds: the bounded gossip keeps the
-        #: `keep` lightest and heaviest ranks it heard of, so its memory is O(fanout x rounds
-        #: x summary))
+        #: `keep` ranks around its mirror place in the order by W, so its memory is
+        #: O(fanout x rounds x summary))
         self.keep = max(1, min(self.P - 1, self.k * self.f))
         self.count_bytes = bool(count_bytes)
-        #: peers a rank proposes to at once in a round (it takes the best grant)
-        self.offers = 4
-        #: offer/take steps of the matching in a round
-        self.handshakes = 3
-        #: exchanges a locked pair makes at most before it releases (each one pays)
-        self.pair_steps = 8
+        #: peers a rank proposes to at once in a round (every proposal is an edge of the
+        #: round's matching)
+        self.offers = 8
+        #: steps of the round's matching (one sparse all-to-all each)
+        self.handshakes = 16
+        #: exchanges a locked pair makes at most in a round (a pair cut short may lock again)
+        self.pair_steps = 2
+        #: rounds protocol: after the last iteration, a pass of the same rounds in which a
+        #: rank proposes to every lighter peer it keeps and a matched pair runs the pair step
+        #: with single tasks as well as clusters (``subclusters="singles"``), when the run
+        #: moves whole clusters only
+        self.final_pass = True
+        #: sub-cluster units of the final pass (1: single tasks; 3: "fill")
+        self.final_singles = 1
 
-    def step_args(self) -> tuple:
-        return (self.cluster, self.singles, int(self.one_way), int(self.split_always),
-                self.tol, self.comm_thresh)
+    def step_args(self, final: bool = False) -> tuple:
+        return (self.cluster, self.final_singles if final and self.singles == 0 else self.singles,
+                int(self.one_way), int(self.split_always), self.tol, self.comm_thresh)
 
     def turn_order(self, trial: int, state: tuple | None) -> tuple:
         """``(state, order)`` of the serial engine's turn stream for one iteration."""
@@ -103,6 +111,7 @@ class RankProcess:
         self.rng = None
         self.n_evals = 0
         self.version = 0  # bumped whenever a peer changes this rank's tasks
+        self.final = False  # in the final pass (single tasks move too)
 
     # ------------------------------------------------------------------ evaluation
     def work(self) -> float:
@@ -118,13 +127,11 @@ class RankProcess:
             other = other.without(mine.gid)
         d, a, gids = pair_problem(mine, other, self.prm.coeffs[0])
         self.n_evals += 1
-        found, dexc, gain, give, take = _core.tasks_pair_best(d, self.prm.coeffs, a, 0, 1,
-                                                              *self.prm.step_args())
-        give, take = gids[give], gids[take]
-        if found and "task_migratable" in d and (
-                np.isin(give, mine.pinned).any() or np.isin(take, other.pinned).any()):
-            found = False  # a pinned task never moves: this exchange is not offered
-        return bool(found), dexc, gain, give, take
+        # the pair problem marks the pinned tasks (task_migratable): the pair step leaves them
+        # out of its transfer units, so the best exchange found keeps them in place
+        found, dexc, gain, give, take = _core.tasks_pair_best(
+            d, self.prm.coeffs, a, 0, 1, *self.prm.step_args(self.final))
+        return bool(found), dexc, gain, gids[give], gids[take]
 
     # ------------------------------------------------------------------ inform
     def begin_trial(self, trial: int) -> None:
@@ -156,12 +163,16 @@ class RankProcess:
             self.known.update(m)
         self.sender = bool(messages)
         if self.prm.protocol == "rounds" and len(self.known) > self.prm.keep + 1:
-            # bounded gossip: keep the lightest and the heaviest ranks heard of (half each;
-            # ties: smaller rank): the ones a rank gives to and the ones it takes from
+            # bounded gossip: keep the `keep` ranks heard of around this rank's mirror place
+            # in the order by W (ties: smaller rank): the heaviest rank keeps the lightest,
+            # a middle rank the middle ones, so that the proposals of different ranks go to
+            # different peers and many disjoint pairs can be matched in a round
             others = sorted((s.work, q) for q, s in self.known.items() if q != self.rank)
-            nl = (self.prm.keep + 1) // 2
-            keep = {q for _, q in others[:nl]} | {self.rank}
-            keep |= {q for _, q in others[len(others) - (self.prm.keep - nl):]}
+            ws = np.array([x[0] for x in others])
+            i = int(np.searchsorted(ws, self.known[self.rank].work))
+            j = len(others) - i  # the mirror of this rank's place among the ranks heard of
+            lo = max(0, min(j - self.prm.keep // 2, len(others) - self.prm.keep))
+            keep = {q for _, q in others[lo:lo + self.prm.keep]} | {self.rank}
             self.known = {q: s for q, s in self.known.items() if q in keep}
 
     # ------------------------------------------------------------------ rounds
@@ -170,7 +181,15 @@ class RankProcess:
         summary)]`` for the known peers it
         has not locked yet this iteration whose best estimated exchange pays, best first
         (larger excess reduction, larger gain, smaller rank), at most ``prm.offers`` of them.
-        Estimates are cached until this rank's tasks change."""
+        Estimates are cached until this rank's tasks change.
+
+        In the final pass: every kept peer lighter than this rank, by decreasing difference
+        of W (no estimate: the exact pair step decides)."""
+        if self.final:
+            w = self.current_work()
+            fin = sorted((-(w - s.work), q) for q, s in self.known.items()
+                         if q != self.rank and q not in self.tried and s.work < w)
+            return [(q, -d, 0.0, self.known[q].version) for d, q in fin[:self.prm.offers]]
         out = []
         for q in sorted(self.known):
             if q == self.rank or q in self.tried:
@@ -203,12 +222,14 @@ class RankProcess:
         """The proposer's side of one granted pair: exact FindBestCCM on the pair, ``GIVE``
         (``request(q, message)`` returns the answer ``GIVE_BACK``) and again, at most
         ``prm.pair_steps`` exchanges while one pays, then ``RELEASE``. `peer` is the target's
-        records (``LOCK_GRANT``), updated here as the target updates its own."""
-        self.tried.add(q)
+        records (``LOCK_GRANT``), updated here as the target updates its own. A pair in which
+        no exchange pays is not proposed again in the iteration; one cut short by
+        ``pair_steps`` may be matched again in a later round."""
         moved = 0
         for _ in range(self.prm.pair_steps):
             found, _, _, give, take = self._best(peer)
             if not found:
+                self.tried.add(q)  # this pair is done for the iteration
                 break
             recs = self.data.extract(give)
             kind, back = request(q, ("GIVE", recs, take))
@@ -319,6 +340,7 @@ def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None,
             rk.begin_trial(trial)
         hist = [max(rk.work() for rk in ranks)]
         exch, sched = [], []
+        fin_moved = 0
         ostate = None
         for it in range(prm.n_iter):
             if late():
@@ -348,7 +370,20 @@ def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None,
                     progress(P)
                 sched.append((st["serial_s"], st["critical_path_s"],
                               {k: st[k] for k in ("rounds", "pairs", "concurrency")}))
-                exch.append(st["moved"])
+                if not stopped and it == prm.n_iter - 1 and final_pass(prm):
+                    for rk in ranks:  # the final pass (single tasks move too)
+                        rk.final, rk.tried = True, set()
+                    fin = rounds_stage(ranks, prm, positions(order), trial, prm.n_iter, count,
+                                       late)
+                    stopped = fin["stopped"]
+                    for rk in ranks:
+                        rk.final = False
+                    fin_moved = fin["moved"]
+                    sched[-1] = (sched[-1][0] + fin["serial_s"],
+                                 sched[-1][1] + fin["critical_path_s"],
+                                 {k: (sched[-1][2][k] + fin[k]) for k in
+                                  ("rounds", "pairs", "concurrency")})
+                exch.append(st["moved"] + fin_moved)  # the final pass counts in the last one
                 hist.append(max(rk.work() for rk in ranks))
                 if stopped:
                     break
@@ -395,19 +430,27 @@ def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None,
         nmoved = int((a != a0).sum())
         key = (hist[-1], nmoved)
         if best is None or key < best[0]:
-            best = (key, a, hist, exch, trial, sched)
+            best = (key, a, hist, exch, trial, sched, fin_moved)
         if stopped:
             break
-    _, a, hist, exch, trial, sched = best
+    _, a, hist, exch, trial, sched, fin_moved = best
     schedule = {"serial_s": [x[0] for x in sched], "critical_path_s": [x[1] for x in sched]}
     if prm.protocol == "rounds":
         schedule["rounds"] = [x[2] for x in sched]
     return {"assignment": a, "history": np.array(hist), "exchanges_per_iteration": exch,
             "best_trial": trial, "messages": counts, "evaluations": n_evals,
             "schedule": schedule, "protocol": prm.protocol,
+            "final_pass_exchanges": fin_moved,
             "messages_per_rank": sent, "bytes_per_rank": nbytes,
             "gossip_bytes_per_rank": gossip_mem,
             "n_rounds": prm.k, "fanout": prm.f, "stopped": stopped, "turns_done": turns_done}
+
+
+def final_pass(prm) -> bool:
+    """Whether the rounds protocol ends with the final pass (:attr:`RankParams.final_pass`:
+    whole clusters only, at least one iteration)."""
+    return bool(prm.protocol == "rounds" and prm.final_pass and prm.singles == 0
+                and prm.n_iter > 0)
 
 
 def _pickled(obj) -> int:

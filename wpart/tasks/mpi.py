@@ -42,6 +42,7 @@ from .._validate import positional_deprecated
 from ._mpi_comm import Channel, RankFailure
 from ._mpi_rounds import rounds_stage_mpi
 from ._mpi_turns import transfer_stage
+from ._ranks import final_pass
 from ._rounds import positions
 from ._problem import Coefficients
 from ._rankdata import RankData, split_problem
@@ -203,6 +204,12 @@ def _run(ch: Channel, data: RankData, prm, allow_infeasible: bool, time_limit, t
                                          f"the exchange count of iteration {it}"))
             else:
                 moved = transfer_stage(ch, rk, order, trial, it)
+            if prm.protocol == "rounds" and it == prm.n_iter - 1 and final_pass(prm):
+                rk.final, rk.tried = True, set()  # the final pass (single tasks move too)
+                moved += int(ch.allreduce(rounds_stage_mpi(ch, rk, prm, positions(order), trial,
+                                                           prm.n_iter), "sum",
+                                          "the exchange count of the final pass"))
+                rk.final = False
             exch.append(moved)
             hist.append(ch.allreduce(rk.work(), "max", f"W_max after iteration {it}"))
             secs.append(time.perf_counter() - t_it)
