@@ -17,6 +17,62 @@ static int sp_check_m(long long m)
     return 0;
 }
 
+/* The optional stripe cuts (None or 1-D int64) into *C (new reference); -1 with an error. */
+static int sp_cuts(PyObject *cobj, PyArrayObject **C)
+{
+    if (cobj != Py_None) {
+        *C = wpy_input_array(cobj, "cuts", NPY_INT64, 1, 1);
+        if (!*C) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The options common to the dense and the sparse partition calls (ctl set up by the caller
+ * with the progress callable and the time limit). */
+static void sp_options(wpart_spatial_options_t *opt, PyArrayObject *C, int method, int orient,
+                       long long P, long long Q, long long max_sweeps, int start,
+                       wpy_control_t *ctl)
+{
+    wpart_spatial_options_init(opt);
+    opt->cuts = C ? PyArray_DATA(C) : NULL;
+    opt->ncuts = C ? (int64_t)PyArray_DIM(C, 0) : 0;
+    opt->method = (wpart_spatial_method_t)method;
+    opt->orient = (wpart_spatial_orient_t)orient;
+    opt->P = P;
+    opt->Q = Q;
+    opt->max_sweeps = max_sweeps;
+    opt->start = start;
+    opt->control = &ctl->ctl;
+}
+
+/* (rects, stats[, loads]) of a finished partition call, or NULL with the error. The last
+ * stats field: 0 = finished, 1 = the time limit stopped it with a partition (the best found),
+ * 2 = the time limit stopped it before any partition (rects is None). *out may become None. */
+static PyObject *sp_result(wpart_status_t st, PyArrayObject **out,
+                           const wpart_spatial_stats_t *stats, double time_limit,
+                           PyArrayObject *L)
+{
+    if (PyErr_Occurred()) {
+        return NULL; /* Ctrl-C or a failed progress callable, even if the core then finished */
+    }
+    int stop = stats->timed_out ? 1 : 0;
+    if (st == WPART_ECANCELLED && time_limit > 0) {
+        stop = 2; /* a time limit is a status, not an error */
+        Py_DECREF(*out);
+        Py_INCREF(Py_None);
+        *out = (PyArrayObject *)Py_None;
+    } else if (st != WPART_OK) {
+        return wpy_raise(st, NULL);
+    }
+    return Py_BuildValue(L ? "O(dLLLLiiLdi)O" : "O(dLLLLiiLdi)", *out, stats->seconds,
+                         (long long)stats->iterations, (long long)stats->probes,
+                         (long long)stats->cost_evals, (long long)stats->dp_states,
+                         stats->converged, stats->orient, (long long)stats->P, stats->eli, stop,
+                         L ? (PyObject *)L : Py_None);
+}
+
 static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"S", "m", "method", "orient", "rule", "tie_first", "P", "Q",
@@ -53,53 +109,30 @@ static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject 
         PyErr_SetString(wpy_ValueError, "`S` must be the prefix of a non-empty matrix");
         goto cleanup;
     }
-    if (cobj != Py_None) {
-        C = wpy_input_array(cobj, "cuts", NPY_INT64, 1, 1);
-        if (!C) {
-            goto cleanup;
-        }
-    }
-    if (wpy_optional_speeds(spobj, m, &SP) < 0) {
+    if (sp_cuts(cobj, &C) < 0 || wpy_optional_speeds(spobj, m, &SP) < 0) {
         goto cleanup;
-    }
-    if (cobj != Py_None) {
-        C = wpy_input_array(cobj, "cuts", NPY_INT64, 1, 1);
-        if (!C) {
-            goto cleanup;
-        }
     }
     npy_intp shp[2] = {(npy_intp)m, 4};
     out = (PyArrayObject *)PyArray_ZEROS(2, shp, NPY_INT64, 0);
     if (!out) {
         goto cleanup;
     }
+    wpy_control_t ctl;
+    wpy_control_setup(&ctl, progress, time_limit);
     wpart_spatial_options_t opt;
-    wpart_spatial_options_init(&opt);
-    opt.cuts = C ? PyArray_DATA(C) : NULL;
-    opt.ncuts = C ? (int64_t)PyArray_DIM(C, 0) : 0;
-    opt.method = (wpart_spatial_method_t)method;
-    opt.orient = (wpart_spatial_orient_t)orient;
+    sp_options(&opt, C, method, orient, P, Q, max_sweeps, start, &ctl);
     opt.rule = (wpart_spatial_rule_t)rule;
     opt.tie_first = tie_first;
-    opt.P = P;
-    opt.Q = Q;
-    opt.cuts = C ? PyArray_DATA(C) : NULL;
-    opt.ncuts = C ? (int64_t)PyArray_DIM(C, 0) : 0;
     opt.speeds = SP ? PyArray_DATA(SP) : NULL;
     opt.hybrid_phase1 = phase1;
     opt.hybrid_fast = fast;
     opt.hybrid_slow = slow;
     opt.m1 = m1;
     opt.m1_min = m1_min;
-    opt.max_sweeps = max_sweeps;
     opt.max_states = max_states;
-    opt.start = start;
     for (int i = 0; i < 4; i++) {
         opt.window[i] = w[i];
     }
-    wpy_control_t ctl;
-    wpy_control_setup(&ctl, progress, time_limit);
-    opt.control = &ctl.ctl;
     wpart_spatial_stats_t stats;
     memset(&stats, 0, sizeof stats);
     int64_t n1 = (int64_t)PyArray_DIM(S, 0) - 1, n2 = (int64_t)PyArray_DIM(S, 1) - 1;
@@ -113,25 +146,7 @@ static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject 
                                          PyArray_DATA(out), &stats);
     }
     Py_END_ALLOW_THREADS
-    if (PyErr_Occurred()) {
-        goto cleanup; /* Ctrl-C or a failed progress callable, even if the core then finished */
-    }
-    /* the last field: 0 = finished, 1 = the time limit stopped it with a partition (the best
-     * found), 2 = the time limit stopped it before any partition (rects is None) */
-    int stop = stats.timed_out ? 1 : 0;
-    if (st == WPART_ECANCELLED && time_limit > 0) {
-        stop = 2; /* a time limit is a status, not an error */
-        Py_DECREF(out);
-        Py_INCREF(Py_None);
-        out = (PyArrayObject *)Py_None;
-    } else if (st != WPART_OK) {
-        wpy_raise(st, NULL);
-        goto cleanup;
-    }
-    res = Py_BuildValue("O(dLLLLiiLdi)", out, stats.seconds, (long long)stats.iterations,
-                        (long long)stats.probes, (long long)stats.cost_evals,
-                        (long long)stats.dp_states, stats.converged, stats.orient,
-                        (long long)stats.P, stats.eli, stop);
+    res = sp_result(st, &out, &stats, time_limit, NULL);
 cleanup:
     Py_XDECREF(S);
     Py_XDECREF(C);
@@ -183,11 +198,8 @@ static PyObject *wpy_spatial_sparse_partition(PyObject *self, PyObject *args, Py
         PyErr_SetString(wpy_ValueError, "the CSR and CSC arrays must hold the same nnz entries");
         goto cleanup;
     }
-    if (cobj != Py_None) {
-        C = wpy_input_array(cobj, "cuts", NPY_INT64, 1, 1);
-        if (!C) {
-            goto cleanup;
-        }
+    if (sp_cuts(cobj, &C) < 0) {
+        goto cleanup;
     }
     npy_intp shp[2] = {(npy_intp)m, 4};
     out = (PyArrayObject *)PyArray_ZEROS(2, shp, NPY_INT64, 0);
@@ -200,19 +212,10 @@ static PyObject *wpy_spatial_sparse_partition(PyObject *self, PyObject *args, Py
             goto cleanup;
         }
     }
-    wpart_spatial_options_t opt;
-    wpart_spatial_options_init(&opt);
-    opt.cuts = C ? PyArray_DATA(C) : NULL;
-    opt.ncuts = C ? (int64_t)PyArray_DIM(C, 0) : 0;
-    opt.method = (wpart_spatial_method_t)method;
-    opt.orient = (wpart_spatial_orient_t)orient;
-    opt.P = P;
-    opt.Q = Q;
-    opt.max_sweeps = max_sweeps;
-    opt.start = start;
     wpy_control_t ctl;
     wpy_control_setup(&ctl, progress, time_limit);
-    opt.control = &ctl.ctl;
+    wpart_spatial_options_t opt;
+    sp_options(&opt, C, method, orient, P, Q, max_sweeps, start, &ctl);
     wpart_spatial_stats_t stats;
     memset(&stats, 0, sizeof stats);
     const int64_t *rp = PyArray_DATA(a[0]), *ci = PyArray_DATA(a[1]), *cp = PyArray_DATA(a[3]),
@@ -233,24 +236,7 @@ static PyObject *wpy_spatial_sparse_partition(PyObject *self, PyObject *args, Py
                                         L ? PyArray_DATA(L) : NULL, &stats);
     }
     Py_END_ALLOW_THREADS
-    if (PyErr_Occurred()) {
-        goto cleanup;
-    }
-    int stop = stats.timed_out ? 1 : 0;
-    if (st == WPART_ECANCELLED && time_limit > 0) {
-        stop = 2;
-        Py_DECREF(out);
-        Py_INCREF(Py_None);
-        out = (PyArrayObject *)Py_None;
-    } else if (st != WPART_OK) {
-        wpy_raise(st, NULL);
-        goto cleanup;
-    }
-    res = Py_BuildValue(L ? "O(dLLLLiiLdi)O" : "O(dLLLLiiLdi)", out, stats.seconds,
-                        (long long)stats.iterations, (long long)stats.probes,
-                        (long long)stats.cost_evals, (long long)stats.dp_states, stats.converged,
-                        stats.orient, (long long)stats.P, stats.eli, stop,
-                        L ? (PyObject *)L : Py_None);
+    res = sp_result(st, &out, &stats, time_limit, L);
 cleanup:
     for (int i = 0; i < 6; i++) {
         Py_XDECREF(a[i]);
