@@ -79,16 +79,75 @@ static T FN(stripe_lb)(const FN(view_t) *v, const int64_t *cuts, int64_t k, int6
     return best;
 }
 
+/* RECT-NICOL's sweep history (the dense and the sparse version): the grids (R, C) of the
+ * sweeps so far, to stop at the first one repeated */
+typedef struct {
+    int64_t *rows, n, cap, width, sweeps;
+} FN(grid_hist_t);
+
+/* 0, or -1 out of memory */
+static int FN(grid_hist_init)(FN(grid_hist_t) *h, int64_t P, int64_t Q, int64_t sweeps)
+{
+    h->width = P + Q + 2;
+    h->cap = sweeps < 64 ? sweeps + 1 : 64; /* history rows, grown on demand */
+    h->n = 0;
+    h->sweeps = sweeps;
+    h->rows = wpart_i_malloc(h->cap * h->width, sizeof(int64_t));
+    return h->rows ? 0 : -1;
+}
+
+/* 1 when the grid (R, C) is in the history; else 0 once added to it; -1 out of memory */
+static int FN(grid_hist_seen)(FN(grid_hist_t) *h, const int64_t *R, int64_t P, const int64_t *C,
+                              int64_t Q)
+{
+    for (int64_t k = 0; k < h->n; k++) {
+        const int64_t *row = h->rows + k * h->width;
+        if (memcmp(row, R, (P + 1) * sizeof(int64_t)) == 0 &&
+            memcmp(row + P + 1, C, (Q + 1) * sizeof(int64_t)) == 0) {
+            return 1;
+        }
+    }
+    if (h->n == h->cap) {
+        int64_t ncap = h->cap < (h->sweeps + 1) / 2 ? 2 * h->cap : h->sweeps + 1;
+        int64_t bytes;
+        int64_t *nrows = NULL;
+        if (wpart_i_mul_size(ncap * h->width, (int64_t)sizeof(int64_t), &bytes)) {
+            nrows = realloc(h->rows, (size_t)bytes);
+        }
+        if (!nrows) {
+            return -1;
+        }
+        h->rows = nrows;
+        h->cap = ncap;
+    }
+    memcpy(h->rows + h->n * h->width, R, (P + 1) * sizeof(int64_t));
+    memcpy(h->rows + h->n * h->width + P + 1, C, (Q + 1) * sizeof(int64_t));
+    h->n++;
+    return 0;
+}
+
+/* The end of a RECT-NICOL run with status st: every poll comes after R and C hold complete
+ * cuts, so when the time limit stopped it the current grid is the answer (timed_out). */
+static wpart_status_t FN(nicol_end)(FN(ctx_t) *cx, wpart_status_t st, const int64_t *R,
+                                    int64_t P, const int64_t *C, int64_t Q, int64_t *out)
+{
+    if (st == WPART_ECANCELLED && R && C && FN(time_up)(cx->opt->control, cx->t0)) {
+        FN(emit_grid)(R, P, C, Q, out);
+        cx->stats->timed_out = 1;
+        st = WPART_OK;
+    }
+    return st;
+}
+
 static wpart_status_t FN(rect_nicol)(FN(ctx_t) *cx, int64_t P, int64_t Q, int64_t *out)
 {
     wpart_status_t st = WPART_OK;
     int64_t sweeps = cx->opt->max_sweeps > 0 ? cx->opt->max_sweeps : 100;
-    int64_t width = P + Q + 2;
-    int64_t cap = sweeps < 64 ? sweeps + 1 : 64; /* history rows, grown on demand */
-    int64_t *hist = wpart_i_malloc(cap * width, sizeof(int64_t));
+    FN(grid_hist_t) hist;
+    int hist_ok = FN(grid_hist_init)(&hist, P, Q, sweeps) == 0;
     int64_t *R = wpart_i_malloc(P + 1, sizeof(int64_t));
     int64_t *C = wpart_i_malloc(Q + 1, sizeof(int64_t));
-    if (!hist || !R || !C) {
+    if (!hist_ok || !R || !C) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
     }
     if (cx->opt->start == 1) { /* rows split by load */
@@ -98,7 +157,6 @@ static wpart_status_t FN(rect_nicol)(FN(ctx_t) *cx, int64_t P, int64_t Q, int64_
         FN(uniform_cuts)(cx->v.n1, P, R);
     }
     FN(uniform_cuts)(cx->v.n2, Q, C);
-    int64_t nh = 0;
     cx->stats->converged = 0;
     for (int64_t s = 0; s < sweeps; s++) {
         T B, lb, ub;
@@ -112,42 +170,20 @@ static wpart_status_t FN(rect_nicol)(FN(ctx_t) *cx, int64_t P, int64_t Q, int64_
         FN(maxcost_t) mr = {&cx->v, C, Q, 0};
         WPART_CHECK(FN(gbisect)(cx, FN(maxcost), &mr, cx->v.n1, P, 1, lb, ub, &B, R));
         cx->stats->iterations++;
-        int seen = 0;
-        for (int64_t h = 0; h < nh && !seen; h++) {
-            seen = memcmp(hist + h * width, R, (P + 1) * sizeof(int64_t)) == 0 &&
-                   memcmp(hist + h * width + P + 1, C, (Q + 1) * sizeof(int64_t)) == 0;
+        int seen = FN(grid_hist_seen)(&hist, R, P, C, Q);
+        if (seen < 0) {
+            WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
         }
         if (seen) {
             cx->stats->converged = 1;
             break;
         }
-        if (nh == cap) {
-            int64_t ncap = cap < (sweeps + 1) / 2 ? 2 * cap : sweeps + 1;
-            int64_t bytes;
-            int64_t *nhist = NULL;
-            if (wpart_i_mul_size(ncap * width, (int64_t)sizeof(int64_t), &bytes)) {
-                nhist = realloc(hist, (size_t)bytes);
-            }
-            if (!nhist) {
-                WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
-            }
-            hist = nhist;
-            cap = ncap;
-        }
-        memcpy(hist + nh * width, R, (P + 1) * sizeof(int64_t));
-        memcpy(hist + nh * width + P + 1, C, (Q + 1) * sizeof(int64_t));
-        nh++;
         WPART_CHECK(wpart_i_poll(cx->opt->control, cx->t0, (double)s, (double)sweeps));
     }
     FN(emit_grid)(R, P, C, Q, out);
 cleanup:
-    /* every poll comes after R and C hold complete cuts: the current grid is an answer */
-    if (st == WPART_ECANCELLED && R && C && FN(time_up)(cx->opt->control, cx->t0)) {
-        FN(emit_grid)(R, P, C, Q, out);
-        cx->stats->timed_out = 1;
-        st = WPART_OK;
-    }
-    free(hist);
+    st = FN(nicol_end)(cx, st, R, P, C, Q, out);
+    free(hist.rows);
     free(R);
     free(C);
     return st;

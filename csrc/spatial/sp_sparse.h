@@ -125,16 +125,15 @@ static wpart_status_t FN(sp_rect_nicol)(FN(ctx_t) *cx, const FN(sparse_t) *a, in
     wpart_status_t st = WPART_OK;
     FN(sparse_t) at = FN(sp_transposed)(a);
     int64_t sweeps = cx->opt->max_sweeps > 0 ? cx->opt->max_sweeps : 100;
-    int64_t width = P + Q + 2;
-    int64_t cap = sweeps < 64 ? sweeps + 1 : 64;
     int64_t n1 = a->n1, n2 = a->n2;
-    int64_t *hist = wpart_i_malloc(cap * width, sizeof(int64_t));
+    FN(grid_hist_t) hist;
+    int hist_ok = FN(grid_hist_init)(&hist, P, Q, sweeps) == 0;
     int64_t *R = wpart_i_malloc(P + 1, sizeof(int64_t));
     int64_t *C = wpart_i_malloc(Q + 1, sizeof(int64_t));
     FN(sptab_t) tr = {FN(sp_alloc_table)(P, n2 + 1), n2 + 1, P};
     FN(sptab_t) tc = {FN(sp_alloc_table)(Q, n1 + 1), n1 + 1, Q};
     T *rw = NULL;
-    if (!hist || !R || !C || !tr.W || !tc.W) {
+    if (!hist_ok || !R || !C || !tr.W || !tc.W) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL (sparse)");
     }
     if (cx->opt->start == 1) { /* rows split by load */
@@ -148,7 +147,6 @@ static wpart_status_t FN(sp_rect_nicol)(FN(ctx_t) *cx, const FN(sparse_t) *a, in
         FN(uniform_cuts)(n1, P, R);
     }
     FN(uniform_cuts)(n2, Q, C);
-    int64_t nh = 0;
     cx->stats->converged = 0;
     for (int64_t s = 0; s < sweeps; s++) {
         T B, lb, ub;
@@ -161,41 +159,20 @@ static wpart_status_t FN(sp_rect_nicol)(FN(ctx_t) *cx, const FN(sparse_t) *a, in
         lb = FN(sp_stripe_lb)(&tc, P);
         WPART_CHECK(FN(gbisect)(cx, FN(sp_maxcost), &tc, n1, P, 1, lb, ub, &B, R));
         cx->stats->iterations++;
-        int seen = 0;
-        for (int64_t h = 0; h < nh && !seen; h++) {
-            seen = memcmp(hist + h * width, R, (P + 1) * sizeof(int64_t)) == 0 &&
-                   memcmp(hist + h * width + P + 1, C, (Q + 1) * sizeof(int64_t)) == 0;
+        int seen = FN(grid_hist_seen)(&hist, R, P, C, Q);
+        if (seen < 0) {
+            WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL (sparse)");
         }
         if (seen) {
             cx->stats->converged = 1;
             break;
         }
-        if (nh == cap) {
-            int64_t ncap = cap < (sweeps + 1) / 2 ? 2 * cap : sweeps + 1;
-            int64_t bytes;
-            int64_t *nhist = NULL;
-            if (wpart_i_mul_size(ncap * width, (int64_t)sizeof(int64_t), &bytes)) {
-                nhist = realloc(hist, (size_t)bytes);
-            }
-            if (!nhist) {
-                WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL (sparse)");
-            }
-            hist = nhist;
-            cap = ncap;
-        }
-        memcpy(hist + nh * width, R, (P + 1) * sizeof(int64_t));
-        memcpy(hist + nh * width + P + 1, C, (Q + 1) * sizeof(int64_t));
-        nh++;
         WPART_CHECK(wpart_i_poll(cx->opt->control, cx->t0, (double)s, (double)sweeps));
     }
     FN(emit_grid)(R, P, C, Q, out);
 cleanup:
-    if (st == WPART_ECANCELLED && R && C && FN(time_up)(cx->opt->control, cx->t0)) {
-        FN(emit_grid)(R, P, C, Q, out);
-        cx->stats->timed_out = 1;
-        st = WPART_OK;
-    }
-    free(hist);
+    st = FN(nicol_end)(cx, st, R, P, C, Q, out);
+    free(hist.rows);
     free(R);
     free(C);
     free(tr.W);
