@@ -148,6 +148,17 @@ static wpart_status_t FN(opt1d)(FN(ctx_t) *cx, const T *W, int64_t n, int64_t q,
     return WPART_OK;
 }
 
+/* the q rectangles of stripe rows [a, b) between the column cuts sep[0..q] */
+static void FN(emit_pieces)(int64_t a, int64_t b, const int64_t *sep, int64_t q, int64_t *out)
+{
+    for (int64_t k = 0; k < q; k++) {
+        out[4 * k] = a;
+        out[4 * k + 1] = b;
+        out[4 * k + 2] = sep[k];
+        out[4 * k + 3] = sep[k + 1];
+    }
+}
+
 /* optimum of the stripe rows [a, b) cut into q column pieces; rects written when out != NULL */
 static wpart_status_t FN(split_stripe)(FN(ctx_t) *cx, int64_t a, int64_t b, int64_t q,
                                        int64_t *out, T *val)
@@ -155,12 +166,7 @@ static wpart_status_t FN(split_stripe)(FN(ctx_t) *cx, int64_t a, int64_t b, int6
     FN(stripe_w)(&cx->v, a, b, cx->W);
     wpart_status_t st = FN(opt1d)(cx, cx->W, cx->v.n2, q, cx->sep, val);
     if (st == WPART_OK && out) {
-        for (int64_t k = 0; k < q; k++) {
-            out[4 * k] = a;
-            out[4 * k + 1] = b;
-            out[4 * k + 2] = cx->sep[k];
-            out[4 * k + 3] = cx->sep[k + 1];
-        }
+        FN(emit_pieces)(a, b, cx->sep, q, out);
     }
     return st;
 }
@@ -187,12 +193,7 @@ static wpart_status_t FN(split_stripe_sp)(FN(ctx_t) *cx, int64_t a, int64_t b, c
     FN(stripe_w)(&cx->v, a, b, cx->W);
     wpart_status_t st = FN(base1d_sp)(cx->W, cx->v.n2, q, sp, cx->opt->control, cx->sep);
     if (st == WPART_OK) {
-        for (int64_t k = 0; k < q; k++) {
-            out[4 * k] = a;
-            out[4 * k + 1] = b;
-            out[4 * k + 2] = cx->sep[k];
-            out[4 * k + 3] = cx->sep[k + 1];
-        }
+        FN(emit_pieces)(a, b, cx->sep, q, out);
     }
     return st;
 }

@@ -65,63 +65,82 @@ cleanup:
     return st;
 }
 
+#ifndef SP_GREEDY_COUNT
+/* The body of a greedy piece count over columns 0..n at bottleneck B, at most `limit` pieces,
+ * with COLW(x) the column prefix of the stripe at x (the dense prefix difference or the sparse
+ * stripe's own prefix): returns the count, limit + 1 when more are needed, or -1 when one
+ * column exceeds B. Written once as a macro so that each caller keeps its inlined load. */
+#define SP_GREEDY_COUNT(COLW, n, B, limit)                                                   \
+    do {                                                                                     \
+        int64_t t_ = 0, cnt_ = 0;                                                            \
+        while (t_ < (n)) {                                                                   \
+            T wt_ = COLW(t_);                                                                \
+            int64_t lo_ = t_, hi_;                                                           \
+            int64_t step_ = 1; /* galloping from t, then binary search */                    \
+            while (lo_ + step_ <= (n) && COLW(lo_ + step_) - wt_ <= (B)) {                   \
+                lo_ += step_;                                                                \
+                step_ *= 2;                                                                  \
+            }                                                                                \
+            hi_ = lo_ + step_ - 1 < (n) ? lo_ + step_ - 1 : (n);                             \
+            while (lo_ < hi_) {                                                              \
+                int64_t mid_ = lo_ + (hi_ - lo_ + 1) / 2;                                    \
+                if (COLW(mid_) - wt_ <= (B)) {                                               \
+                    lo_ = mid_;                                                              \
+                } else {                                                                     \
+                    hi_ = mid_ - 1;                                                          \
+                }                                                                            \
+            }                                                                                \
+            if (lo_ == t_) {                                                                 \
+                return -1;                                                                   \
+            }                                                                                \
+            if (++cnt_ > (limit)) {                                                          \
+                return (limit) + 1;                                                          \
+            }                                                                                \
+            t_ = lo_;                                                                        \
+        }                                                                                    \
+        return cnt_;                                                                         \
+    } while (0)
+
+/* The body of PROBE-M (3.8): can the stripes R[0..P] be cut into at most m pieces of load
+ * <= B, with COUNT(p, limit) the greedy count of the non-empty stripe p. */
+#define SP_PROBE_M(COUNT, R, P, m)                                                           \
+    do {                                                                                     \
+        int64_t used_ = 0;                                                                   \
+        for (int64_t p_ = 0; p_ < (P); p_++) {                                               \
+            if ((R)[p_] == (R)[p_ + 1]) {                                                    \
+                used_++;                                                                     \
+            } else {                                                                         \
+                int64_t c_ = COUNT(p_, (m) - used_);                                         \
+                if (c_ < 0 || c_ > (m) - used_) {                                            \
+                    return 0;                                                                \
+                }                                                                            \
+                used_ += c_;                                                                 \
+            }                                                                                \
+            if (used_ > (m)) {                                                               \
+                return 0;                                                                    \
+            }                                                                                \
+        }                                                                                    \
+        return 1;                                                                            \
+    } while (0)
+#endif
+
 /* greedy piece count of stripe rows [a, b) at bottleneck B, at most `limit` pieces:
  * returns the count, limit + 1 when more are needed, or -1 when one column exceeds B */
 static int64_t FN(stripe_count)(const FN(view_t) *v, int64_t a, int64_t b, T B, int64_t limit)
 {
     const T *Sa = v->S + a * v->s0, *Sb = v->S + b * v->s0;
-    int64_t n = v->n2, t = 0, cnt = 0, s1 = v->s1;
+    int64_t n = v->n2, s1 = v->s1;
 #define COLW(x) (Sb[(x) * s1] - Sa[(x) * s1])
-    while (t < n) {
-        T wt = COLW(t);
-        int64_t lo = t, hi = n;
-        /* galloping from t, then binary search */
-        int64_t step = 1;
-        while (lo + step <= n && COLW(lo + step) - wt <= B) {
-            lo += step;
-            step *= 2;
-        }
-        hi = lo + step - 1 < n ? lo + step - 1 : n;
-        while (lo < hi) {
-            int64_t mid = lo + (hi - lo + 1) / 2;
-            if (COLW(mid) - wt <= B) {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        if (lo == t) {
-            return -1;
-        }
-        if (++cnt > limit) {
-            return limit + 1;
-        }
-        t = lo;
-    }
-    return cnt;
+    SP_GREEDY_COUNT(COLW, n, B, limit);
 #undef COLW
 }
 
-/* optimal m-way jagged partition for the given stripes R[0..P] (JAG-M-PROBE, 3.8) */
 /* PROBE-M (3.8): can the stripes R be cut into at most m pieces of load <= B? */
 static int FN(mprobe_ok)(const FN(view_t) *v, const int64_t *R, int64_t P, int64_t m, T B)
 {
-    int64_t used = 0;
-    for (int64_t p = 0; p < P; p++) {
-        if (R[p] == R[p + 1]) {
-            used++;
-        } else {
-            int64_t c = FN(stripe_count)(v, R[p], R[p + 1], B, m - used);
-            if (c < 0 || c > m - used) {
-                return 0;
-            }
-            used += c;
-        }
-        if (used > m) {
-            return 0;
-        }
-    }
-    return 1;
+#define COUNT(p, limit) FN(stripe_count)(v, R[p], R[(p) + 1], B, limit)
+    SP_PROBE_M(COUNT, R, P, m);
+#undef COUNT
 }
 
 static wpart_status_t FN(m_probe_core)(FN(ctx_t) *cx, const int64_t *R, int64_t P, int64_t m,

@@ -24,12 +24,7 @@ static wpart_status_t FN(spm_split)(FN(ctx_t) *cx, const FN(sparse_t) *a, FN(spm
     FN(sp_stripe_w)(a, r0, r1, s->W);
     wpart_status_t st = FN(opt1d)(cx, s->W, a->n2, q, s->sep, val);
     if (st == WPART_OK && out) {
-        for (int64_t k = 0; k < q; k++) {
-            out[4 * k] = r0;
-            out[4 * k + 1] = r1;
-            out[4 * k + 2] = s->sep[k];
-            out[4 * k + 3] = s->sep[k + 1];
-        }
+        FN(emit_pieces)(r0, r1, s->sep, q, out);
     }
     return st;
 }
@@ -67,55 +62,18 @@ static wpart_status_t FN(spm_emit)(FN(ctx_t) *cx, const FN(sparse_t) *a, FN(spm_
  * exceeds B */
 static int64_t FN(spm_count)(const T *Wp, int64_t n, T B, int64_t limit)
 {
-    int64_t t = 0, cnt = 0;
-    while (t < n) {
-        T wt = Wp[t];
-        int64_t lo = t, hi;
-        int64_t step = 1;
-        while (lo + step <= n && Wp[lo + step] - wt <= B) {
-            lo += step;
-            step *= 2;
-        }
-        hi = lo + step - 1 < n ? lo + step - 1 : n;
-        while (lo < hi) {
-            int64_t mid = lo + (hi - lo + 1) / 2;
-            if (Wp[mid] - wt <= B) {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        if (lo == t) {
-            return -1;
-        }
-        if (++cnt > limit) {
-            return limit + 1;
-        }
-        t = lo;
-    }
-    return cnt;
+#define COLW(x) (Wp[(x)])
+    SP_GREEDY_COUNT(COLW, n, B, limit);
+#undef COLW
 }
 
 /* PROBE-M on the table of the non-empty stripes (row k of width w for the stripe row[p]) */
 static int FN(spm_probe_ok)(const T *tab, int64_t w, const int64_t *row, const int64_t *R,
                             int64_t P, int64_t m, T B)
 {
-    int64_t used = 0;
-    for (int64_t p = 0; p < P; p++) {
-        if (R[p] == R[p + 1]) {
-            used++;
-        } else {
-            int64_t c = FN(spm_count)(tab + row[p] * w, w - 1, B, m - used);
-            if (c < 0 || c > m - used) {
-                return 0;
-            }
-            used += c;
-        }
-        if (used > m) {
-            return 0;
-        }
-    }
-    return 1;
+#define COUNT(p, limit) FN(spm_count)(tab + row[p] * w, w - 1, B, limit)
+    SP_PROBE_M(COUNT, R, P, m);
+#undef COUNT
 }
 
 /* JAG-M-PROBE for the stripes R[0..P] (FN(m_probe_core) step for step) */
