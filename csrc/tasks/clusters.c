@@ -375,12 +375,20 @@ wpart_status_t wpart_tasks_i_rebuild_clusters(const wpart_tasks_state_t *s, int3
         int32_t t0 = C->tasks[C->start[c]], b = C->blk[c], len = C->start[c + 1] - C->start[c];
         /* a task of `old` has oldc >= 0, an arrival -1 */
         int same = b >= 0 ? !touched[b] : oldc[t0] >= 0;
-        if (same) {
-            int32_t oc = oldc[t0];
+        if (same) { /* with the next unchanged clusters that follow it in old too */
+            int32_t oc = oldc[t0], k = 1;
+            while (c + k < C->n) {
+                int32_t t1 = C->tasks[C->start[c + k]], b1 = C->blk[c + k];
+                if (!(b1 >= 0 ? !touched[b1] : oldc[t1] >= 0) || oldc[t1] != oc + k) break;
+                k++;
+            }
+            len = C->start[c + k] - C->start[c];
             memcpy(C->byload + C->start[c], old->byload + old->start[oc],
                    sizeof(int32_t) * (size_t)len);
-            C->vol[c] = old->vol[oc];
-            memcpy(C->cv + 5 * (int64_t)c, old->cv + 5 * (int64_t)oc, 5 * sizeof(double));
+            memcpy(C->vol + c, old->vol + oc, sizeof(double) * (size_t)k);
+            memcpy(C->cv + 5 * (int64_t)c, old->cv + 5 * (int64_t)oc,
+                   5 * sizeof(double) * (size_t)k);
+            c += k - 1;
         } else {
             memcpy(C->byload + C->start[c], C->tasks + C->start[c], sizeof(int32_t) * (size_t)len);
             sort_by_load(C->byload + C->start[c], len, p->task_load);
@@ -586,9 +594,20 @@ wpart_status_t wpart_tasks_i_rebuild_units(const wpart_tasks_state_t *s, int32_t
         if (n < 2) continue;
         int32_t b = CL->blk[c];
         int32_t u0 = b >= 0 && !touched[b] ? bfirst[b] : -1;
-        if (u0 >= 0) { /* unchanged cluster: its units as they were */
+        if (u0 >= 0) { /* unchanged cluster: its units as they were; the next unchanged
+                          clusters whose units follow in old are copied with it */
             int32_t u1 = u0;
             while (u1 < old->n && old->blk[u1] == b) u1++;
+            for (int32_t c2 = c + 1; c2 < CL->n; c2++) {
+                int32_t n2 = CL->start[c2 + 1] - CL->start[c2], b2 = CL->blk[c2];
+                if (n2 < 2) { /* no units, old or new */
+                    c = c2;
+                    continue;
+                }
+                if (b2 < 0 || touched[b2] || bfirst[b2] != u1) break;
+                while (u1 < old->n && old->blk[u1] == b2) u1++;
+                c = c2;
+            }
             int32_t k = u1 - u0, o = U->start[U->n], t0 = old->start[u0];
             int32_t len = old->start[u1] - t0;
             memcpy(U->tasks + o, old->tasks + t0, sizeof(int32_t) * (size_t)len);
