@@ -106,16 +106,7 @@ static wpart_status_t FN(partition_one)(const T *S, int64_t n1, int64_t n2, int6
             cxt.v.n1 = cx.v.n2;
             cxt.v.n2 = cx.v.n1;
             WPART_CHECK(FN(rect_nicol)(&cxt, Q, P, alt));
-            for (int64_t i = 0; i < Q; i++) {
-                for (int64_t j = 0; j < P; j++) {
-                    const int64_t *a = alt + 4 * (i * P + j);
-                    int64_t *o = rects + 4 * (j * Q + i);
-                    o[0] = a[2];
-                    o[1] = a[3];
-                    o[2] = a[0];
-                    o[3] = a[1];
-                }
-            }
+            FN(untranspose_grid)(alt, P, Q, rects);
         } else if (meth == WPART_SP_RECT_NICOL) {
             WPART_CHECK(FN(rect_nicol)(&cx, opt->P, opt->Q, rects));
         } else {

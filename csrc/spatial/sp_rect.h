@@ -16,6 +16,22 @@ static void FN(emit_grid)(const int64_t *R, int64_t P, const int64_t *C, int64_t
     }
 }
 
+/* The P x Q grid of a RECT-NICOL run on the transposed problem (alt: Q x P rectangles with
+ * rows and columns swapped) written back in the orientation of the input. */
+static void FN(untranspose_grid)(const int64_t *alt, int64_t P, int64_t Q, int64_t *rects)
+{
+    for (int64_t i = 0; i < Q; i++) {
+        for (int64_t j = 0; j < P; j++) {
+            const int64_t *a = alt + 4 * (i * P + j);
+            int64_t *o = rects + 4 * (j * Q + i);
+            o[0] = a[2];
+            o[1] = a[3];
+            o[2] = a[0];
+            o[3] = a[1];
+        }
+    }
+}
+
 static void FN(uniform_cuts)(int64_t n, int64_t P, int64_t *R)
 {
     for (int64_t p = 0; p <= P; p++) {

@@ -275,16 +275,7 @@ static wpart_status_t FN(sparse_partition)(const FN(sparse_t) *a, int64_t m,
                 WPART_FAIL(WPART_ENOMEM, "out of memory");
             }
             WPART_CHECK(FN(sp_rect_nicol)(&cx, &at, Q, P, alt));
-            for (int64_t i = 0; i < Q; i++) {
-                for (int64_t j = 0; j < P; j++) {
-                    const int64_t *s = alt + 4 * (i * P + j);
-                    int64_t *o = rects + 4 * (j * Q + i);
-                    o[0] = s[2];
-                    o[1] = s[3];
-                    o[2] = s[0];
-                    o[3] = s[1];
-                }
-            }
+            FN(untranspose_grid)(alt, P, Q, rects);
         } else {
             WPART_CHECK(FN(sp_rect_nicol)(&cx, a, P, Q, rects));
         }
