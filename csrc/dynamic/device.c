@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "device_internal.h"
 #include "internal.h"
 #include "wpart/dynamic_sim.h"
 #include "wpart/rng.h"
@@ -235,10 +236,18 @@ double wpart_dynamic_device_xfer(const wpart_dynamic_device_t *d, double x, int 
 /* Stream (seed, pu, purpose, j) of the core's generator (wpart/rng.h, which documents this
  * path): the ids are absorbed into the key with SplitMix64 steps, then SplitMix64 fills the
  * xoshiro256** state. */
+static void part1_ids(uint64_t ids[4], int32_t pu, int32_t purpose, int64_t j)
+{
+    ids[0] = (uint64_t)(uint32_t)pu * WPART_RNG_MUL_1;
+    ids[1] = (uint64_t)(uint32_t)purpose * WPART_RNG_MUL_3;
+    ids[2] = (uint64_t)j;
+    ids[3] = 0;
+}
+
 static void stream_init(wpart_rng_t *g, uint64_t seed, int32_t pu, int32_t purpose, int64_t j)
 {
-    const uint64_t ids[4] = {(uint64_t)(uint32_t)pu * WPART_RNG_MUL_1,
-                             (uint64_t)(uint32_t)purpose * WPART_RNG_MUL_3, (uint64_t)j, 0};
+    uint64_t ids[4];
+    part1_ids(ids, pu, purpose, j);
     wpart_rng_stream(g, seed, ids, 4);
 }
 
@@ -253,16 +262,24 @@ double wpart_dynamic_noise_uniform(uint64_t seed, int32_t pu, int32_t purpose, i
     return wpart_rng_to_unit(v);
 }
 
-double wpart_dynamic_noise_lognormal(uint64_t seed, int32_t pu, int32_t purpose, int64_t j,
-                                     double sigma)
+double wpart_i_dyn_noise_lognormal_ids(uint64_t seed, const uint64_t *ids, int n_ids,
+                                       double sigma)
 {
     if (sigma == 0) {
         return 1.0;
     }
     wpart_rng_t g;
-    stream_init(&g, seed, pu, purpose, j);
+    wpart_rng_stream(&g, seed, ids, n_ids);
     double z = wpart_rng_normal(&g);
     return exp(sigma * z - 0.5 * sigma * sigma);
+}
+
+double wpart_dynamic_noise_lognormal(uint64_t seed, int32_t pu, int32_t purpose, int64_t j,
+                                     double sigma)
+{
+    uint64_t ids[4];
+    part1_ids(ids, pu, purpose, j);
+    return wpart_i_dyn_noise_lognormal_ids(seed, ids, 4, sigma);
 }
 
 /* ------------------------------------------------------------------ load ------------- */

@@ -14,8 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device_internal.h"
 #include "internal.h"
 #include "sim_engine.h"
+#include "wpart/dynamic_sim.h"
 #include "wpart/multikernel.h"
 #include "wpart/rng.h"
 
@@ -40,6 +42,10 @@ typedef struct {
     const wpart_mk_sim_t *in;
     wpart_i_loop_t loop; /* the engine's event loop (sim_loop.h) */
     gpu_t *g;
+    /* the two transfer paths of every GPU as part 1's device layer models them (one hop of
+     * latency lat_x; bandwidth 1 with "bytes" in seconds: gpu_up / gpu_down per unit, the
+     * COPY vectors as the setup of the first partition) */
+    wpart_dynamic_device_t up, down;
     double *noise, *t_exec, *cpu_busy;
     int32_t E, pass, first_nonempty_set;
     int32_t *first; /* per GPU: its first non-empty partition (-1: idle GPU) */
@@ -53,10 +59,10 @@ static double up_dur(const mk_t *s, int32_t g, int32_t j)
     int32_t e = g * in->overlap + j;
     int is_first = s->first[g] == j;
     if (s->pass == 0) {
-        return in->lat_x + (double)in->units[e] * in->gpu_up + (is_first ? in->gpu_copy : 0.0);
+        return wpart_dynamic_device_xfer(&s->up, (double)in->units[e], is_first);
     }
     /* later passes of a synchronised Loop: only the COPY vectors travel again */
-    return is_first ? in->lat_x + in->gpu_copy : 0.0;
+    return is_first ? wpart_dynamic_device_xfer(&s->up, 0.0, 1) : 0.0;
 }
 
 static double comp_dur(const mk_t *s, int32_t g, int32_t j)
@@ -69,8 +75,7 @@ static double comp_dur(const mk_t *s, int32_t g, int32_t j)
 
 static double down_dur(const mk_t *s, int32_t g, int32_t j)
 {
-    const wpart_mk_sim_t *in = s->in;
-    return in->lat_x + (double)in->units[g * in->overlap + j] * in->gpu_down;
+    return wpart_dynamic_device_xfer(&s->down, (double)s->in->units[g * s->in->overlap + j], 0);
 }
 
 /* The copy engine of GPU g takes its next job: pending uploads first (all ready at the start
@@ -284,14 +289,19 @@ wpart_status_t wpart_mk_sim_run(const wpart_mk_sim_t *in, double *t_exec, double
             }
         }
     }
+    wpart_dynamic_device_init(&s.up);
+    s.up.n_hops = 1;
+    s.up.hops[0].lat = in->lat_x;
+    s.up.hops[0].bw = 1.0;
+    s.up.bytes_per_elem = in->gpu_up;
+    s.up.setup_bytes = in->gpu_copy;
+    s.down = s.up;
+    s.down.bytes_per_elem = in->gpu_down;
+    s.down.setup_bytes = 0.0;
+    /* part 1's noise draw (mean 1), one stream per (seed; run, execution) */
     for (int32_t e = 0; e < E; e++) {
-        s.noise[e] = 1.0;
-        if (in->sigma > 0.0) {
-            wpart_rng_t r;
-            const uint64_t ids[2] = {(uint64_t)in->run, (uint64_t)e * WPART_RNG_MUL_1};
-            wpart_rng_stream(&r, in->seed, ids, 2);
-            s.noise[e] = exp(in->sigma * wpart_rng_normal(&r));
-        }
+        const uint64_t ids[2] = {(uint64_t)in->run, (uint64_t)e * WPART_RNG_MUL_1};
+        s.noise[e] = wpart_i_dyn_noise_lognormal_ids(in->seed, ids, 2, in->sigma);
     }
     if ((st = start_pass(&s, 0.0)) != WPART_OK) {
         goto done;

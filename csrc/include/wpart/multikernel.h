@@ -196,8 +196,10 @@ wpart_status_t wpart_mk_interpolate(int32_t n, int32_t d, const double *X, const
  * cpu_fixed + n_i*cpu_rate[i]*pi_i, pi_i = 1 + lambda*clip((n_i*ws - cap)/(n_i*ws), 0, 1).
  * A Loop runs `iters` passes; with `sync` every pass ends at a barrier across all executions
  * plus host_merge, the next pass uploading only the COPY vectors (partitions stay resident)
- * and downloading the updated state. Each execution's compute is scaled by exp(sigma*N(0,1))
- * drawn from the stream (seed; run, execution).
+ * and downloading the updated state. Transfer times are the device layer's
+ * (wpart_dynamic_device_xfer: one hop of latency lat_x), and each execution's compute is scaled
+ * by the device layer's log-normal noise exp(sigma*z - sigma^2/2) (mean 1), z drawn from the
+ * stream (seed; run, execution).
  */
 typedef struct {
     int32_t n_gpus, overlap, n_cpu;

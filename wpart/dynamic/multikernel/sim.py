@@ -63,8 +63,9 @@ class SimPlatform:
     (sub-devices, cache bytes private to one sub-device); ``gpu_speed`` holds each GPU's
     relative speed (its install-time score); bandwidths in bytes per ms, latencies in ms.
     ``alpha`` is the dispatch cost per CPU sub-device, ``lam`` the cache-spill penalty,
-    ``sigma`` the log-normal noise of every execution, ``cpu_avail`` a factor on CPU speed
-    (1/3: two external busy threads per core) and ``gpu_avail`` one per GPU."""
+    ``sigma`` the log-normal noise of every execution (the device layer's, mean 1),
+    ``cpu_avail`` a factor on CPU speed (1/3: two external busy threads per core) and
+    ``gpu_avail`` one per GPU."""
 
     cores: int
     fission: dict
