@@ -127,7 +127,9 @@ wpart_status_t wpart_mk_split(int64_t total, int32_t P, const double *shares,
         return wpart_i_error(WPART_ENOMEM, "split of %d executions", (int)P);
     }
     /* first pass: whole quanta below each target */
-    int64_t assigned = 0;
+    /* unsigned: each n0 <= total, and their sum exceeds total only by the rounding of the
+       normalised targets, so it fits in uint64_t even where it passes INT64_MAX */
+    uint64_t assigned = 0;
     int32_t ne = 0;
     const double dtotal = (double)total;
     for (int32_t e = 0; e < P; e++) {
@@ -146,12 +148,13 @@ wpart_status_t wpart_mk_split(int64_t total, int32_t P, const double *shares,
         int64_t q = quanta[e];
         int64_t n0 = (ft / q) * q;
         sizes_out[e] = n0;
-        assigned += n0; /* <= sum of floor(shares * total) <= total (+ rounding, fixed below) */
+        assigned += (uint64_t)n0; /* <= total (+ rounding, fixed below) */
         ord[ne].r = (t - (double)n0) / (double)q;
         ord[ne].e = e;
         ne++;
     }
-    int64_t R = total - assigned;
+    int64_t R = assigned <= (uint64_t)total ? (int64_t)((uint64_t)total - assigned)
+                                            : -(int64_t)(assigned - (uint64_t)total);
     qsort(ord, (size_t)ne, sizeof *ord, rem_cmp);
     /* the normalised targets can exceed total by a rounding: take back the last quanta given */
     for (int32_t k = ne - 1; R < 0 && k >= 0; k--) {
