@@ -48,11 +48,14 @@ if [ "${WPART_SKIP_ASAN_PY:-0}" != "1" ] && command -v gcc >/dev/null 2>&1; then
   STDCXX_LIB=$(gcc -print-file-name=libstdc++.so.6)
   REPO=$(pwd)
   # This stage is for the extension's C code. Files whose time goes to subprocesses, plotting,
-  # notebooks and whole paper reproductions run in the plain stage above only (MPI tests skip
+  # notebooks, whole paper reproductions, benchmark quick modes and real thread runs (their C
+  # calls are covered by the other files) run in the plain stage above only (MPI tests skip
   # themselves here: the LD_PRELOAD would reach Open MPI).
   ASAN_IGNORE=""
   for f in test_notebooks.py test_readme.py test_cli.py test_first_contact.py \
-           test_spatial_reproduce.py test_hetero_reproduce.py; do
+           test_spatial_reproduce.py test_hetero_reproduce.py test_reproduce_verdicts.py \
+           test_reproduce_multikernel.py test_multikernel_bench.py test_tasks_bench_datasets.py \
+           test_spatial_sparse_bench.py test_dynamic_solver_bench.py test_multikernel_real.py; do
     ASAN_IGNORE="$ASAN_IGNORE --ignore $REPO/tests/$f"
   done
   for f in "$REPO"/tests/test_bench_*.py; do
