@@ -100,6 +100,22 @@ static void uf_union(int32_t *par, int32_t a, int32_t b)
     }
 }
 
+/* the largest and second largest working memory of C's clusters, and the first largest's index */
+static void top_two_working(clusters_t *C)
+{
+    C->wk1 = C->wk2 = 0.0;
+    C->wk_arg = -1;
+    for (int32_t c = 0; c < C->n; c++) {
+        if (C->wk_arg < 0 || C->wk[c] > C->wk1) {
+            C->wk2 = C->wk1;
+            C->wk1 = C->wk[c];
+            C->wk_arg = c;
+        } else if (C->wk[c] > C->wk2) {
+            C->wk2 = C->wk[c];
+        }
+    }
+}
+
 wpart_status_t wpart_tasks_i_build_clusters(const wpart_tasks_state_t *s, int32_t r, int mode,
                                             clusters_t *C, int32_t *tmp, const comm_ctx_t *cc)
 {
@@ -235,17 +251,7 @@ wpart_status_t wpart_tasks_i_build_clusters(const wpart_tasks_state_t *s, int32_
             cv[4] = si;
         }
     }
-    C->wk1 = C->wk2 = 0.0;
-    C->wk_arg = -1;
-    for (int32_t c = 0; c < C->n; c++) {
-        if (C->wk_arg < 0 || C->wk[c] > C->wk1) {
-            C->wk2 = C->wk1;
-            C->wk1 = C->wk[c];
-            C->wk_arg = c;
-        } else if (C->wk[c] > C->wk2) {
-            C->wk2 = C->wk[c];
-        }
-    }
+    top_two_working(C);
     return WPART_OK;
 }
 
@@ -420,17 +426,7 @@ wpart_status_t wpart_tasks_i_rebuild_clusters(const wpart_tasks_state_t *s, int3
     for (int32_t c = 0; c < C->n; c++) {
         if (C->deg[c] < 0) C->deg[c] = -1 - C->deg[c];
     }
-    C->wk1 = C->wk2 = 0.0;
-    C->wk_arg = -1;
-    for (int32_t c = 0; c < C->n; c++) {
-        if (C->wk_arg < 0 || C->wk[c] > C->wk1) {
-            C->wk2 = C->wk1;
-            C->wk1 = C->wk[c];
-            C->wk_arg = c;
-        } else if (C->wk[c] > C->wk2) {
-            C->wk2 = C->wk[c];
-        }
-    }
+    top_two_working(C);
     return WPART_OK;
 }
 
