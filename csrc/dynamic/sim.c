@@ -610,6 +610,23 @@ cleanup:
     return st;
 }
 
+wpart_status_t wpart_i_sim_release(eng_t *e, wpart_dynamic_sim_result_t *out, wpart_status_t st)
+{
+    if (st != WPART_OK) {
+        wpart_dynamic_sim_result_free(out);
+    }
+    wpart_i_loop_free(&e->loop);
+    free(e->rec);
+    free(e->next);
+    free(e->span);
+    free(e->pu);
+    free(e->onoff_state);
+    free(e->onoff_count);
+    free(e->acts.a);
+    free(e->ewin);
+    return st;
+}
+
 wpart_status_t wpart_dynamic_sim_run(const wpart_dynamic_platform_t *pl,
                                      wpart_dynamic_balancer_t *b,
                                      const wpart_dynamic_sim_options_t *opt,
@@ -704,17 +721,5 @@ wpart_status_t wpart_dynamic_sim_run(const wpart_dynamic_platform_t *pl,
     }
     out->wall_seconds = wpart_i_now() - w0;
 cleanup:
-    if (st != WPART_OK) {
-        wpart_dynamic_sim_result_free(out);
-    }
-    wpart_i_loop_free(&e.loop);
-    free(e.rec);
-    free(e.next);
-    free(e.span);
-    free(e.pu);
-    free(e.onoff_state);
-    free(e.onoff_count);
-    free(e.acts.a);
-    free(e.ewin);
-    return st;
+    return wpart_i_sim_release(&e, out, st);
 }

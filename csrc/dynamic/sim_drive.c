@@ -182,15 +182,5 @@ wpart_status_t wpart_dynamic_drive(wpart_dynamic_balancer_t *b, const wpart_dyna
     WPART_CHECK(wpart_i_sim_finish(&e));
     out->wall_seconds = wpart_i_now() - w0;
 cleanup:
-    if (st != WPART_OK) {
-        wpart_dynamic_sim_result_free(out);
-    }
-    wpart_i_loop_free(&e.loop);
-    free(e.rec);
-    free(e.next);
-    free(e.span);
-    free(e.pu);
-    free(e.acts.a);
-    free(e.ewin);
-    return st;
+    return wpart_i_sim_release(&e, out, st);
 }

@@ -77,5 +77,8 @@ wpart_status_t wpart_i_sim_on_eval_done(eng_t *e, int32_t trig, int64_t token, d
 wpart_status_t wpart_i_sim_settle(eng_t *e);
 /** Coverage check (unless stopped), the totals, the trace and the evaluation windows. */
 wpart_status_t wpart_i_sim_finish(eng_t *e);
+/** Frees the engine's working memory (an engine zeroed before its set-up may be freed at any
+ *  point of it); on a failed run also the result's arrays. Returns st. */
+wpart_status_t wpart_i_sim_release(eng_t *e, wpart_dynamic_sim_result_t *out, wpart_status_t st);
 
 #endif /* WPART_SIM_ENGINE_H */
