@@ -86,6 +86,25 @@ static int get_ll(PyObject *d, const char *k, long long *v)
         }                                 \
     } while (0)
 
+/* The model-fit options shared by the balancer and the incremental fit (not `window`). */
+static int get_fit_opts(PyObject *opts, wpart_dynamic_fit_opts_t *f)
+{
+    long long mask = f->allowed_mask;
+    if (get_ll(opts, "allowed_mask", &mask) < 0) {
+        goto fail;
+    }
+    f->allowed_mask = (uint32_t)mask;
+    GETI(f->intercept, "intercept");
+    GETI(f->max_terms, "max_terms");
+    GETI(f->weighting, "weighting");
+    GETD(f->decay, "decay");
+    GETI(f->grid_points, "grid_points");
+    GETD(f->slope_floor, "slope_floor");
+    return 0;
+fail:
+    return -1;
+}
+
 static PyArrayObject *opt_arr(PyObject *o, const char *name, int typenum, int n)
 {
     PyArrayObject *a = wpy_input_array(o, name, typenum, 1, 1);
@@ -142,18 +161,10 @@ static PyObject *py_plbhac(PyObject *self, PyObject *args)
     GETI(c.paper_strict, "paper_strict");
     GETD(c.step_fraction, "step_fraction");
     GETD(c.change_ratio, "change_ratio");
-    long long mask = c.fit.allowed_mask;
-    if (get_ll(opts, "allowed_mask", &mask) < 0) {
+    if (get_fit_opts(opts, &c.fit) < 0) {
         goto fail;
     }
-    c.fit.allowed_mask = (uint32_t)mask;
-    GETI(c.fit.intercept, "intercept");
-    GETI(c.fit.max_terms, "max_terms");
-    GETI(c.fit.weighting, "weighting");
-    GETD(c.fit.decay, "decay");
     GETI(c.fit.window, "window");
-    GETI(c.fit.grid_points, "grid_points");
-    GETD(c.fit.slope_floor, "slope_floor");
     GETD(c.solve.tol_T, "tol_T");
     GETD(c.solve.tol_x, "tol_x");
     GETI(c.solve.max_outer, "max_outer");
@@ -279,17 +290,9 @@ static PyObject *py_fit_incremental(PyObject *self, PyObject *args)
     }
     wpart_dynamic_plbhac_cfg_t c; /* only its fit options */
     wpart_dynamic_plbhac_cfg_paper(&c);
-    long long mask = c.fit.allowed_mask;
-    if (get_ll(opts, "allowed_mask", &mask) < 0) {
+    if (get_fit_opts(opts, &c.fit) < 0) {
         goto fail;
     }
-    c.fit.allowed_mask = (uint32_t)mask;
-    GETI(c.fit.intercept, "intercept");
-    GETI(c.fit.max_terms, "max_terms");
-    GETI(c.fit.weighting, "weighting");
-    GETD(c.fit.decay, "decay");
-    GETI(c.fit.grid_points, "grid_points");
-    GETD(c.fit.slope_floor, "slope_floor");
     c.fit.window = 0;
     xa = wpy_input_array(x_o, "x", NPY_INT64, 1, 1);
     tca = xa ? wpy_input_array(tc_o, "t_comp", NPY_FLOAT64, 1, 1) : NULL;
