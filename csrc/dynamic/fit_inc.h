@@ -25,6 +25,30 @@
 
 /* ---- the basis (shared by the batch and the incremental fit) ---- */
 
+/* The coefficients of a solved, column-scaled subset: y[j] * scale[j] to basis column
+ * col_of[j] (or the intercept c0 where col_of[j] < 0), every other coefficient 0. Returns 0 if
+ * one is not finite. */
+static inline int fit_unscale(const double *y, const double *scale, const int *col_of, int k,
+                              double *coef, double *c0)
+{
+    for (int i = 0; i < WPART_DYN_NBASIS; i++) {
+        coef[i] = 0.0;
+    }
+    *c0 = 0.0;
+    for (int j = 0; j < k; j++) {
+        double v = y[j] * scale[j];
+        if (!isfinite(v)) {
+            return 0;
+        }
+        if (col_of[j] < 0) {
+            *c0 = v;
+        } else {
+            coef[col_of[j]] = v;
+        }
+    }
+    return 1;
+}
+
 static inline double basis(int i, double u)
 {
     switch (i) {

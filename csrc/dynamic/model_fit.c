@@ -384,18 +384,8 @@ static int fit_candidate(const fit_ctx_t *c, uint32_t mask, int cst, double *coe
         }
         y[j] = s / z[j];
     }
-    memset(coef, 0, sizeof(double) * WPART_DYN_NBASIS);
-    *c0 = 0.0;
-    for (int j = 0; j < k; j++) {
-        double v = y[j] * scale[j];
-        if (!isfinite(v)) {
-            return 0;
-        }
-        if (col_of[j] < 0) {
-            *c0 = v;
-        } else {
-            coef[col_of[j]] = v;
-        }
+    if (!fit_unscale(y, scale, col_of, k, coef, c0)) {
+        return 0;
     }
     return 1;
 }

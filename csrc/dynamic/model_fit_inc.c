@@ -269,18 +269,8 @@ static int fi_candidate(const double *R, const double *inv_norm, const int *col_
         }
         y[j] = s / z[j];
     }
-    memset(coef, 0, sizeof(double) * WPART_DYN_NBASIS);
-    *c0 = 0.0;
-    for (int j = 0; j < k; j++) {
-        double v = y[j] * scale[j];
-        if (!isfinite(v)) {
-            return 0;
-        }
-        if (col_of[j] < 0) {
-            *c0 = v;
-        } else {
-            coef[col_of[j]] = v;
-        }
+    if (!fit_unscale(y, scale, col_of, k, coef, c0)) {
+        return 0;
     }
     /* the SSE of these coefficients over every sample: |R [coef; c0; -1]|^2 */
     double s2 = 0.0;
