@@ -199,6 +199,42 @@ wpart_status_t wpart_i_fitinc_push(wpart_i_fitinc_t *f, const wpart_dynamic_fit_
 
 /* ---- the fit ---- */
 
+/* Householder reflection of column v at position d over rows d..hi-1 (R is triangular, so the
+ * column is zero below hi), applied to the columns tg[0..ntg). Returns 0 when |R_dd| is below
+ * the rank tolerance. Every QR of the fit
+ * (fi_candidate and the depth-first pass) goes through it, so both give the same values. */
+static int q_reflect(double *v, int d, int hi, double *const *tg, int ntg, double *alpha)
+{
+    double nrm = 0.0;
+    for (int r = d; r < hi; r++) {
+        nrm += v[r] * v[r];
+    }
+    nrm = sqrt(nrm);
+    if (nrm < FI_RANK_TOL) {
+        return 0;
+    }
+    double al = v[d] > 0.0 ? -nrm : nrm;
+    v[d] -= al;
+    double vn2 = 0.0;
+    for (int r = d; r < hi; r++) {
+        vn2 += v[r] * v[r];
+    }
+    if (vn2 > 0.0) {
+        for (int c = 0; c < ntg; c++) {
+            double *w = tg[c], dot = 0.0;
+            for (int r = d; r < hi; r++) {
+                dot += v[r] * w[r];
+            }
+            double fct = 2.0 * dot / vn2;
+            for (int r = d; r < hi; r++) {
+                w[r] -= fct * v[r];
+            }
+        }
+    }
+    *alpha = al;
+    return 1;
+}
+
 /* Least squares over the columns col_of[0..k) of R against its t column: unit-norm columns,
  * Householder QR on the 9 rows (the same rank test as model_fit.c). Returns 1 and fills
  * coef/c0/sse, or 0 when rank-deficient. */
@@ -223,43 +259,15 @@ static int fi_candidate(const double *R, const double *inv_norm, const int *col_
         b[r] = R[r * NC + C_T];
     }
     for (int j = 0; j < k; j++) {
-        double *v = a[j];
-        int hi = lim[j];
-        double nrm = 0.0;
-        for (int r = j; r < hi; r++) {
-            nrm += v[r] * v[r];
+        double *tg[FI_MAXK + 1];
+        int nt = 0;
+        for (int jj = j + 1; jj < k; jj++) {
+            tg[nt++] = a[jj];
         }
-        nrm = sqrt(nrm);
-        if (nrm < FI_RANK_TOL) {
+        tg[nt++] = b;
+        if (!q_reflect(a[j], j, lim[j], tg, nt, &z[j])) {
             return 0;
         }
-        double alpha = v[j] > 0.0 ? -nrm : nrm;
-        v[j] -= alpha;
-        double vn2 = 0.0;
-        for (int r = j; r < hi; r++) {
-            vn2 += v[r] * v[r];
-        }
-        if (vn2 > 0.0) {
-            for (int jj = j + 1; jj < k; jj++) {
-                double dot = 0.0;
-                for (int r = j; r < hi; r++) {
-                    dot += v[r] * a[jj][r];
-                }
-                double fct = 2.0 * dot / vn2;
-                for (int r = j; r < hi; r++) {
-                    a[jj][r] -= fct * v[r];
-                }
-            }
-            double dot = 0.0;
-            for (int r = j; r < hi; r++) {
-                dot += v[r] * b[r];
-            }
-            double fct = 2.0 * dot / vn2;
-            for (int r = j; r < hi; r++) {
-                b[r] -= fct * v[r];
-            }
-        }
-        z[j] = alpha;
     }
     double y[FI_MAXK];
     for (int j = k - 1; j >= 0; j--) {
@@ -315,41 +323,6 @@ typedef struct {
 } cand_t;
 
 /* ---- every candidate by one depth-first pass: a subset's QR extends its prefix's ---- */
-
-/* Householder reflection of column v at position d over rows d..hi-1 (R is triangular, so the
- * column is zero below hi), applied to the columns tg[0..ntg). Returns 0 when |R_dd| is below
- * the rank tolerance. The same operations as fi_candidate, so the same values. */
-static int q_reflect(double *v, int d, int hi, double *const *tg, int ntg, double *alpha)
-{
-    double nrm = 0.0;
-    for (int r = d; r < hi; r++) {
-        nrm += v[r] * v[r];
-    }
-    nrm = sqrt(nrm);
-    if (nrm < FI_RANK_TOL) {
-        return 0;
-    }
-    double al = v[d] > 0.0 ? -nrm : nrm;
-    v[d] -= al;
-    double vn2 = 0.0;
-    for (int r = d; r < hi; r++) {
-        vn2 += v[r] * v[r];
-    }
-    if (vn2 > 0.0) {
-        for (int c = 0; c < ntg; c++) {
-            double *w = tg[c], dot = 0.0;
-            for (int r = d; r < hi; r++) {
-                dot += v[r] * w[r];
-            }
-            double fct = 2.0 * dot / vn2;
-            for (int r = d; r < hi; r++) {
-                w[r] -= fct * v[r];
-            }
-        }
-    }
-    *alpha = al;
-    return 1;
-}
 
 typedef struct {
     double a[NC][NC]; /* a[col][row]: the scaled columns and t, reflected by the prefix (a
