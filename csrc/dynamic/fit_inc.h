@@ -49,6 +49,21 @@ static inline int fit_unscale(const double *y, const double *scale, const int *c
     return 1;
 }
 
+/* The terms of a fitted model: those of `mask` with a non-zero coefficient (every other
+ * coefficient set to 0); the zero proportional model (`proportional`) keeps its single term. */
+static inline uint32_t fit_used_terms(uint32_t mask, double *coef, int proportional)
+{
+    uint32_t used = 0;
+    for (int i = 0; i < WPART_DYN_NBASIS; i++) {
+        if ((mask & (1u << i)) && coef[i] != 0.0) {
+            used |= 1u << i;
+        } else {
+            coef[i] = 0.0;
+        }
+    }
+    return (proportional && used == 0) ? 1u : used;
+}
+
 static inline double basis(int i, double u)
 {
     switch (i) {

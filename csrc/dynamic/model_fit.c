@@ -649,17 +649,7 @@ wpart_status_t wpart_dynamic_model_fit(const int64_t *x, const double *t_comp,
         mask = 1u;
     }
     /* mask holds only the terms with a coefficient (for a clean model) */
-    uint32_t used = 0;
-    for (int i = 0; i < WPART_DYN_NBASIS; i++) {
-        if ((mask & (1u << i)) && coef[i] != 0.0) {
-            used |= 1u << i;
-        } else {
-            coef[i] = 0.0;
-        }
-    }
-    if (kind == 2 && used == 0) {
-        used = 1u; /* the zero proportional model keeps its single (zero) term */
-    }
+    uint32_t used = fit_used_terms(mask, coef, kind == 2);
 
     /* 9. transfer model G = a1 u + a2 (decay weights) */
     double a1 = 0.0, a2 = 0.0;

@@ -781,17 +781,8 @@ wpart_status_t wpart_i_fitinc_fit_g(const wpart_i_fitinc_t *f, int64_t quantum,
         coef[0] = den > 0.0 ? fmax(num / den, 0.0) : 0.0;
         mask = 1u;
     }
-    uint32_t used = 0;
-    for (int i = 0; i < WPART_DYN_NBASIS; i++) {
-        if ((mask & (1u << i)) && coef[i] != 0.0) {
-            used |= 1u << i;
-        } else {
-            coef[i] = 0.0;
-        }
-    }
-    if (kind == 2 && used == 0) {
-        used = 1u;
-    }
+    /* mask holds only the terms with a coefficient (for a clean model) */
+    uint32_t used = fit_used_terms(mask, coef, kind == 2);
     /* the transfer model G = a1 u + a2 (decay weights) */
     double a1 = 0.0, a2 = 0.0;
     if (f->any_tx) {
