@@ -22,6 +22,26 @@ static double eval_checked(wpart_dynamic_time_fn E, void *ctx, int64_t p, double
     return e;
 }
 
+/* The PU whose time is smallest after `add` more elements, among those with room for them
+ * under ub (NULL: none); ties to the lowest PU; -1 if none has room. */
+static int64_t cheapest_with_room(int64_t n, wpart_dynamic_time_fn E, void *ctx,
+                                  const int64_t *blocks, const int64_t *ub, int64_t add,
+                                  cerr_t *ce)
+{
+    int64_t best = -1;
+    double be = INFINITY;
+    for (int64_t p = 0; p < n; p++) {
+        if (blocks[p] <= (ub ? ub[p] : INT64_MAX) - add) {
+            double e = eval_checked(E, ctx, p, (double)(blocks[p] + add), ce);
+            if (e < be) {
+                be = e;
+                best = p;
+            }
+        }
+    }
+    return best;
+}
+
 /* A binary min-heap of (time, PU) for the greedy augmentation, ordered as the linear scan it
  * replaces picks: the smallest time, ties to the lowest PU. */
 static inline int heap_less(const double *he, const int64_t *hp, int64_t i, int64_t j)
@@ -254,17 +274,7 @@ wpart_status_t wpart_dynamic_round_blocks_ctl(int64_t n, wpart_dynamic_time_fn E
         }
     }
     while (r >= quantum && !ce.code) { /* (the heap ran out: no PU has room for a quantum) */
-        int64_t best = -1;
-        double be = INFINITY;
-        for (int64_t p = 0; p < n; p++) {
-            if (blocks_out[p] <= UB(p) - quantum) {
-                double e = eval_checked(E, ctx, p, (double)(blocks_out[p] + quantum), &ce);
-                if (e < be) {
-                    be = e;
-                    best = p;
-                }
-            }
-        }
+        int64_t best = cheapest_with_room(n, E, ctx, blocks_out, ub, quantum, &ce);
         if (best < 0) {
             break;
         }
@@ -272,17 +282,7 @@ wpart_status_t wpart_dynamic_round_blocks_ctl(int64_t n, wpart_dynamic_time_fn E
         r -= quantum;
     }
     if (r > 0 && r < quantum && !ce.code) {
-        int64_t best = -1;
-        double be = INFINITY;
-        for (int64_t p = 0; p < n; p++) {
-            if (blocks_out[p] <= UB(p) - r) {
-                double e = eval_checked(E, ctx, p, (double)(blocks_out[p] + r), &ce);
-                if (e < be) {
-                    be = e;
-                    best = p;
-                }
-            }
-        }
+        int64_t best = cheapest_with_room(n, E, ctx, blocks_out, ub, r, &ce);
         if (best >= 0) {
             blocks_out[best] += r;
             r = 0;
