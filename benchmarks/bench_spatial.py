@@ -20,10 +20,12 @@ Two more steps measure sparse inputs (SuiteSparse-like patterns from
 weights):
 
 * ``sparse``: RECT-NICOL, JAG-PQ-HEUR, JAG-M-HEUR and JAG-M-HEUR-PROBE on the ``scipy.sparse``
-  matrix against the same call
-  on its dense array (time ratio, goal sparse <= dense; the partitions must be identical), at
-  several sizes including 3,268 x 3,268 with about 27.8 k nonzeros, and sparse-only at a size
-  whose dense array would not fit (time per nonzero shows the O(nnz) scaling);
+  matrix against the same call on its dense array (time ratio sparse/dense, goal <= 1 at
+  every size; the partitions must be identical), at several sizes from 300 x 300 to
+  3,268 x 3,268 with about 27.8 k nonzeros, and sparse-only at a size whose dense array would
+  not fit (time per nonzero shows the O(nnz) scaling); for the multi-start methods the core
+  time per start and the call's fixed cost outside its starts (all starts run in one core
+  call);
 * ``starts``: the max load of the single paper start against all starts (``starts="all"``,
   never worse by construction, checked) and the time of each.
 
@@ -64,19 +66,57 @@ def _wall(fn):
     best, out, spent = float("inf"), None, 0.0
     for k in range(15):
         t0 = time.perf_counter()
-        out = fn()
+        x = fn()
         dt = time.perf_counter() - t0
-        best, spent = min(best, dt), spent + dt
+        if dt < best:  # the result of the fastest run
+            best, out = dt, x
+        spent += dt
         if dt > 0.05 or spent > 0.2 or (k >= 2 and best > 1e-3):
             break
     return out, best
 
 
+def _wall_pair(fa, fb):
+    """((result a, best seconds a), (result b, best seconds b)): the two calls alternate
+    (a, b, a, b, ...) so that a shared machine's load hits both alike; a pair under 2 ms is
+    repeated up to 25 times (at most 0.4 s), one under 0.1 s 3 times, else once. The result
+    returned is the one of the fastest run."""
+    ba = bb = float("inf")
+    ra = rb = None
+    spent = 0.0
+    for k in range(25):
+        t0 = time.perf_counter()
+        xa = fa()
+        t1 = time.perf_counter()
+        xb = fb()
+        t2 = time.perf_counter()
+        if t1 - t0 < ba:  # the result of the fastest run (its per-start times match)
+            ba, ra = t1 - t0, xa
+        if t2 - t1 < bb:
+            bb, rb = t2 - t1, xb
+        spent += t2 - t0
+        if t2 - t0 > 0.1 or spent > 0.4 or (k >= 2 and ba + bb > 2e-3):
+            break
+    return (ra, ba), (rb, bb)
+
+
+def _start_cost(r) -> tuple:
+    """(seconds in the starts, the call's seconds outside them) of a multi-start result: the
+    core's time of each start summed, and the rest of the whole call (input checks, the
+    dense prefix or the sparse matrix's columns, the result)."""
+    st = r.stats.get("starts")
+    if not st:
+        return None, None
+    return sum(v["seconds"] for v in st.values()), len(st)
+
+
 def sparse_vs_dense(quick: bool):
     """Sparse vs dense time of RECT-NICOL, JAG-PQ-HEUR, JAG-M-HEUR and JAG-M-HEUR-PROBE,
-    identical partitions required."""
+    identical partitions required; the ratio sparse/dense (goal <= 1) and, for the multi-start
+    methods, the time in the starts and the call's fixed cost outside them."""
     sizes = [(300, False), (1000, False), (3268, False), (50_000, True)] if quick else \
-        [(1000, False), (3268, False), (10_000, False), (30_000, True), (300_000, True)]
+        [(300, False), (1000, False), (3268, False), (10_000, False), (30_000, True),
+         (300_000, True)]
     m = 64 if quick else 256
     rows, ok = [], True
     for kind in SPARSE_KINDS:
@@ -85,33 +125,47 @@ def sparse_vs_dense(quick: bool):
             D = None if sparse_only else A.toarray()
             for meth in ("rect_nicol", "jag_pq_heur", "jag_m_heur", "jag_m_heur_probe"):
                 fn = getattr(spatial, meth)
-                rs, ts = _wall(lambda: fn(A, m))
-                row = {"kind": kind, "n": n, "nnz": int(A.nnz), "method": meth, "m": m,
-                       "sparse_s": ts, "max_load": int(rs.max_load), "us_per_nnz": 1e6 * ts / A.nnz}
                 if D is not None:
-                    rd, td = _wall(lambda: fn(D, m))
+                    (rs, ts), (rd, td) = _wall_pair(lambda: fn(A, m), lambda: fn(D, m))
+                else:
+                    rs, ts = _wall(lambda: fn(A, m))
+                in_starts, k = _start_cost(rs)
+                row = {"kind": kind, "n": n, "nnz": int(A.nnz), "method": meth, "m": m,
+                       "sparse_s": ts, "max_load": int(rs.max_load),
+                       "us_per_nnz": 1e6 * ts / A.nnz, "starts": k,
+                       "start_s": in_starts / k if k else None,
+                       "fixed_s": max(0.0, ts - in_starts) if k else None}
+                if D is not None:
                     same = bool(np.array_equal(rs.rects, rd.rects)) and rs.max_load == rd.max_load
                     ok &= same
-                    row.update(dense_s=td, ratio=td / ts, same=same)
+                    row.update(dense_s=td, ratio=ts / td, same=same)
                 else:
                     row.update(dense_s=None, ratio=None, same=None,
                                dense_gib=8 * 2 * (n + 1) ** 2 / 2**30)
                 rows.append(row)
-    slow = [r for r in rows if r["ratio"] is not None and r["ratio"] < 1.0]
-    lines = ["sparse vs dense (unit weights, wall time of the whole call incl. conversion):",
+    slow = [r for r in rows if r["ratio"] is not None and r["ratio"] > 1.0]
+    lines = ["sparse vs dense (unit weights, wall time of the whole call incl. conversion; "
+             "sparse/dense goal <= 1; per start = core time of one start, fixed = the call "
+             "outside its starts):",
              f"{'kind':9s} {'n':>7s} {'nnz':>9s} {'method':16s} {'sparse s':>9s} "
-             f"{'dense s':>9s} {'dense/sparse':>12s} {'us/nnz':>7s} same"]
+             f"{'dense s':>9s} {'sparse/dense':>12s} {'us/nnz':>7s} {'start us':>8s} "
+             f"{'fixed us':>8s} same"]
     for r in rows:
         dense = f"{r['dense_s']:9.5f}" if r["dense_s"] is not None else \
             f"{'n/a':>9s}"
-        ratio = f"{r['ratio']:12.1f}" if r["ratio"] is not None else \
+        ratio = f"{r['ratio']:12.2f}" if r["ratio"] is not None else \
             f"{'(%.0f GiB)' % r['dense_gib']:>12s}"
+        per = f"{1e6 * r['start_s']:8.0f} {1e6 * r['fixed_s']:8.0f}" if r["starts"] else \
+            f"{'-':>8s} {'-':>8s}"
         lines.append(f"{r['kind']:9s} {r['n']:7d} {r['nnz']:9d} {r['method']:16s} "
-                     f"{r['sparse_s']:9.5f} {dense} {ratio} {r['us_per_nnz']:7.2f} "
+                     f"{r['sparse_s']:9.5f} {dense} {ratio} {r['us_per_nnz']:7.2f} {per} "
                      f"{'-' if r['same'] is None else ('yes' if r['same'] else 'NO')}")
-    lines.append(f"identical partitions: {'yes' if ok else 'NO'}; sparse slower than dense in "
-                 f"{len(slow)} of {sum(r['ratio'] is not None for r in rows)} rows")
-    return ok, {"rows": rows, "m": m}, "\n".join(lines)
+    worst = max((r["ratio"] for r in rows if r["ratio"] is not None), default=float("nan"))
+    lines.append(f"identical partitions: {'yes' if ok else 'NO'}; sparse slower than dense "
+                 f"(ratio > 1) in {len(slow)} of {sum(r['ratio'] is not None for r in rows)} "
+                 f"rows; largest sparse/dense ratio {worst:.2f}")
+    return ok, {"rows": rows, "m": m, "slower_rows": len(slow), "max_ratio": worst}, \
+        "\n".join(lines)
 
 
 def multi_start(quick: bool):

@@ -73,6 +73,37 @@ static PyObject *sp_result(wpart_status_t st, PyArrayObject **out,
                          L ? (PyObject *)L : Py_None);
 }
 
+/* The CSR arrays o[0..2] (rp, ci, rv) and the CSC arrays o[3..5] (cp, ri, cv; all three None:
+ * the core makes them) of an n1 x n2 sparse matrix with values of typenum t into a[] (new
+ * references; NULL where None); -1 with the error. */
+static int sp_sparse_arrays(PyObject *const *o, int t, long long n1, long long n2,
+                            PyArrayObject **a)
+{
+    static const char *names[6] = {"rp", "ci", "rv", "cp", "ri", "cv"};
+    int csc = o[3] != Py_None;
+    if (csc != (o[4] != Py_None) || csc != (o[5] != Py_None)) {
+        PyErr_SetString(wpy_ValueError, "`cp`, `ri` and `cv` must all be given or all None");
+        return -1;
+    }
+    for (int i = 0; i < (csc ? 6 : 3); i++) {
+        a[i] = wpy_input_array(o[i], names[i], (i == 2 || i == 5) ? t : NPY_INT64, 1, 1);
+        if (!a[i]) {
+            return -1;
+        }
+    }
+    npy_intp nnz = PyArray_DIM(a[1], 0);
+    if (n1 < 1 || n2 < 1 || PyArray_DIM(a[0], 0) != n1 + 1 || PyArray_DIM(a[2], 0) != nnz ||
+        ((const int64_t *)PyArray_DATA(a[0]))[n1] != (int64_t)nnz ||
+        (csc && (PyArray_DIM(a[3], 0) != n2 + 1 || PyArray_DIM(a[4], 0) != nnz ||
+                 PyArray_DIM(a[5], 0) != nnz ||
+                 ((const int64_t *)PyArray_DATA(a[3]))[n2] != (int64_t)nnz))) {
+        PyErr_SetString(wpy_ValueError, "malformed CSR / CSC arrays (`rp` / `cp` must have "
+                        "n1 + 1 / n2 + 1 entries ending at nnz)");
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"S", "m", "method", "orient", "rule", "tie_first", "P", "Q",
@@ -168,7 +199,6 @@ static PyObject *wpy_spatial_sparse_partition(PyObject *self, PyObject *args, Py
     PyArrayObject *a[6] = {NULL, NULL, NULL, NULL, NULL, NULL}, *out = NULL, *C = NULL;
     PyArrayObject *L = NULL;
     int with_loads = 0;
-    static const char *names[6] = {"rp", "ci", "rv", "cp", "ri", "cv"};
     long long n1, n2, m, P = 0, Q = 0, max_sweeps = 0;
     int method, orient = 0, start = 0;
     double time_limit = 0.0;
@@ -179,23 +209,7 @@ static PyObject *wpy_spatial_sparse_partition(PyObject *self, PyObject *args, Py
         return NULL;
     }
     int t = wpy_loads_typenum(o[2], "rv");
-    if (t < 0 || sp_check_m(m) < 0) {
-        return NULL;
-    }
-    for (int i = 0; i < 6; i++) {
-        a[i] = wpy_input_array(o[i], names[i], (i == 2 || i == 5) ? t : NPY_INT64, 1, 1);
-        if (!a[i]) {
-            goto cleanup;
-        }
-    }
-    if (n1 < 1 || n2 < 1 || PyArray_DIM(a[0], 0) != n1 + 1 || PyArray_DIM(a[3], 0) != n2 + 1) {
-        PyErr_SetString(wpy_ValueError, "`rp` / `cp` must have n1 + 1 / n2 + 1 entries");
-        goto cleanup;
-    }
-    npy_intp nnz = PyArray_DIM(a[1], 0);
-    if (PyArray_DIM(a[2], 0) != nnz || PyArray_DIM(a[4], 0) != nnz ||
-        PyArray_DIM(a[5], 0) != nnz) {
-        PyErr_SetString(wpy_ValueError, "the CSR and CSC arrays must hold the same nnz entries");
+    if (t < 0 || sp_check_m(m) < 0 || sp_sparse_arrays(o, t, n1, n2, a) < 0) {
         goto cleanup;
     }
     if (sp_cuts(cobj, &C) < 0) {
@@ -218,22 +232,20 @@ static PyObject *wpy_spatial_sparse_partition(PyObject *self, PyObject *args, Py
     sp_options(&opt, C, method, orient, P, Q, max_sweeps, start, &ctl);
     wpart_spatial_stats_t stats;
     memset(&stats, 0, sizeof stats);
-    const int64_t *rp = PyArray_DATA(a[0]), *ci = PyArray_DATA(a[1]), *cp = PyArray_DATA(a[3]),
-                  *ri = PyArray_DATA(a[4]);
-    if (rp[n1] != (int64_t)nnz || cp[n2] != (int64_t)nnz) {
-        PyErr_SetString(wpy_ValueError, "`rp[n1]` and `cp[n2]` must equal nnz");
-        goto cleanup;
+    const void *d[6];
+    for (int i = 0; i < 6; i++) {
+        d[i] = a[i] ? PyArray_DATA(a[i]) : NULL;
     }
     wpart_status_t st;
     Py_BEGIN_ALLOW_THREADS
     if (t == NPY_INT64) {
-        st = wpart_i_spatial_sparse_i64(n1, n2, rp, ci, PyArray_DATA(a[2]), cp, ri,
-                                        PyArray_DATA(a[5]), (int64_t)m, &opt, PyArray_DATA(out),
-                                        L ? PyArray_DATA(L) : NULL, &stats);
+        st = wpart_i_spatial_sparse_i64(n1, n2, d[0], d[1], d[2], d[3], d[4], d[5], (int64_t)m,
+                                        &opt, PyArray_DATA(out), L ? PyArray_DATA(L) : NULL,
+                                        &stats);
     } else {
-        st = wpart_i_spatial_sparse_f64(n1, n2, rp, ci, PyArray_DATA(a[2]), cp, ri,
-                                        PyArray_DATA(a[5]), (int64_t)m, &opt, PyArray_DATA(out),
-                                        L ? PyArray_DATA(L) : NULL, &stats);
+        st = wpart_i_spatial_sparse_f64(n1, n2, d[0], d[1], d[2], d[3], d[4], d[5], (int64_t)m,
+                                        &opt, PyArray_DATA(out), L ? PyArray_DATA(L) : NULL,
+                                        &stats);
     }
     Py_END_ALLOW_THREADS
     res = sp_result(st, &out, &stats, time_limit, L);
@@ -247,55 +259,195 @@ cleanup:
     return res;
 }
 
-/* the CSC arrays (cp, ri, cv) of the CSR matrix (rp, ci, rv) of n1 x n2 */
-static PyObject *wpy_spatial_csr_transpose(PyObject *self, PyObject *args)
+/* ---- the starts of RECT-NICOL / JAG-PQ-HEUR in one call ---- */
+
+#define SP_MAX_STARTS 16
+
+/* the start codes (a sequence of ints in 0 .. 3) into codes[]; their number, or -1 */
+static int sp_start_codes(PyObject *obj, int *codes)
 {
-    PyObject *o[3], *res = NULL;
-    long long n1, n2;
-    PyArrayObject *a[3] = {NULL, NULL, NULL}, *b[3] = {NULL, NULL, NULL};
-    static const char *names[3] = {"rp", "ci", "rv"};
-    if (!PyArg_ParseTuple(args, "LLOOO", &n1, &n2, &o[0], &o[1], &o[2])) {
+    PyObject *seq = PySequence_Fast(obj, "`starts` must be a sequence of start codes");
+    if (!seq) {
+        return -1;
+    }
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
+    if (k < 1 || k > SP_MAX_STARTS) {
+        Py_DECREF(seq);
+        PyErr_Format(wpy_ValueError, "`starts` must hold 1 to %d start codes", SP_MAX_STARTS);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < k; i++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (v == -1 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            return -1;
+        }
+        if (v < 0 || v > 3) {
+            Py_DECREF(seq);
+            PyErr_Format(wpy_ValueError, "start code %ld is not in 0 .. 3", v);
+            return -1;
+        }
+        codes[i] = (int)v;
+    }
+    Py_DECREF(seq);
+    return (int)k;
+}
+
+/* (rects (k, m, 4), loads (k, m), [stats tuple of each start run]) or NULL with the error; the
+ * stats tuples are those of sp_result (the last field: 0 finished, 1 / 2 the time limit with /
+ * without a partition). */
+static PyObject *sp_starts_result(wpart_status_t st, PyArrayObject *R, PyArrayObject *L,
+                                  const wpart_spatial_stats_t *stats, const int *stop,
+                                  int64_t ran)
+{
+    if (PyErr_Occurred()) {
+        return NULL;
+    }
+    if (st != WPART_OK) {
+        return wpy_raise(st, NULL);
+    }
+    PyObject *lst = PyList_New((Py_ssize_t)ran);
+    if (!lst) {
+        return NULL;
+    }
+    for (int64_t s = 0; s < ran; s++) {
+        const wpart_spatial_stats_t *x = stats + s;
+        PyObject *t = Py_BuildValue("(dLLLLiiLdi)", x->seconds, (long long)x->iterations,
+                                    (long long)x->probes, (long long)x->cost_evals,
+                                    (long long)x->dp_states, x->converged, x->orient,
+                                    (long long)x->P, x->eli, stop[s]);
+        if (!t) {
+            Py_DECREF(lst);
+            return NULL;
+        }
+        PyList_SET_ITEM(lst, (Py_ssize_t)s, t);
+    }
+    PyObject *res = Py_BuildValue("OON", R, L, lst);
+    if (!res) {
+        Py_DECREF(lst);
+    }
+    return res;
+}
+
+/* the (k, m, 4) rectangles and (k, m) loads of typenum t, zero-filled; -1 with the error */
+static int sp_starts_out(int k, long long m, int t, PyArrayObject **R, PyArrayObject **L)
+{
+    npy_intp rs[3] = {k, (npy_intp)m, 4}, ls[2] = {k, (npy_intp)m};
+    *R = (PyArrayObject *)PyArray_ZEROS(3, rs, NPY_INT64, 0);
+    *L = *R ? (PyArrayObject *)PyArray_ZEROS(2, ls, t, 0) : NULL;
+    return *L ? 0 : -1;
+}
+
+/* RECT-NICOL / JAG-PQ-HEUR from several starts on a dense prefix S: (rects, loads, stats) */
+static PyObject *wpy_spatial_partition_starts(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"S", "m", "method", "starts", "P", "Q", "max_sweeps", "progress",
+                             "time_limit", "speeds", NULL};
+    PyObject *sobj, *stobj, *progress = Py_None, *spobj = Py_None, *res = NULL;
+    long long m, P = 0, Q = 0, max_sweeps = 0;
+    int method, codes[SP_MAX_STARTS], stop[SP_MAX_STARTS];
+    wpart_spatial_stats_t stats[SP_MAX_STARTS];
+    double time_limit = 0.0;
+    PyArrayObject *S = NULL, *R = NULL, *L = NULL, *SP = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OLiO|LLLOdO", kwlist, &sobj, &m, &method,
+                                     &stobj, &P, &Q, &max_sweeps, &progress, &time_limit,
+                                     &spobj)) {
+        return NULL;
+    }
+    int t = wpy_loads_typenum(sobj, "S");
+    int k = t < 0 ? -1 : sp_start_codes(stobj, codes);
+    if (k < 0 || sp_check_m(m) < 0) {
+        return NULL;
+    }
+    S = wpy_input_array(sobj, "S", t, 2, 2);
+    if (!S) {
+        goto cleanup;
+    }
+    if (PyArray_DIM(S, 0) < 2 || PyArray_DIM(S, 1) < 2) {
+        PyErr_SetString(wpy_ValueError, "`S` must be the prefix of a non-empty matrix");
+        goto cleanup;
+    }
+    if (wpy_optional_speeds(spobj, m, &SP) < 0 || sp_starts_out(k, m, t, &R, &L) < 0) {
+        goto cleanup;
+    }
+    wpy_control_t ctl;
+    wpy_control_setup(&ctl, progress, time_limit);
+    wpart_spatial_options_t opt;
+    sp_options(&opt, NULL, method, 0, P, Q, max_sweeps, 0, &ctl);
+    opt.speeds = SP ? PyArray_DATA(SP) : NULL;
+    int64_t n1 = (int64_t)PyArray_DIM(S, 0) - 1, n2 = (int64_t)PyArray_DIM(S, 1) - 1, ran = 0;
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    if (t == NPY_INT64) {
+        st = wpart_i_spatial_starts_i64(PyArray_DATA(S), n1, n2, (int64_t)m, &opt, k, codes,
+                                        PyArray_DATA(R), PyArray_DATA(L), stats, stop, &ran);
+    } else {
+        st = wpart_i_spatial_starts_f64(PyArray_DATA(S), n1, n2, (int64_t)m, &opt, k, codes,
+                                        PyArray_DATA(R), PyArray_DATA(L), stats, stop, &ran);
+    }
+    Py_END_ALLOW_THREADS
+    res = sp_starts_result(st, R, L, stats, stop, ran);
+cleanup:
+    Py_XDECREF(S);
+    Py_XDECREF(SP);
+    Py_XDECREF(R);
+    Py_XDECREF(L);
+    return res;
+}
+
+/* the same on a sparse matrix: CSR (rp, ci, rv) and, optional (None: made in the core, once
+ * for every start), CSC (cp, ri, cv) */
+static PyObject *wpy_spatial_sparse_starts(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"n1", "n2", "rp", "ci", "rv", "cp", "ri", "cv", "m", "method",
+                             "starts", "P", "Q", "max_sweeps", "progress", "time_limit", NULL};
+    PyObject *o[6], *stobj, *progress = Py_None, *res = NULL;
+    PyArrayObject *a[6] = {NULL, NULL, NULL, NULL, NULL, NULL}, *R = NULL, *L = NULL;
+    long long n1, n2, m, P = 0, Q = 0, max_sweeps = 0;
+    int method, codes[SP_MAX_STARTS], stop[SP_MAX_STARTS];
+    wpart_spatial_stats_t stats[SP_MAX_STARTS];
+    double time_limit = 0.0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOOOOLiO|LLLOd", kwlist, &n1, &n2, &o[0],
+                                     &o[1], &o[2], &o[3], &o[4], &o[5], &m, &method, &stobj, &P,
+                                     &Q, &max_sweeps, &progress, &time_limit)) {
         return NULL;
     }
     int t = wpy_loads_typenum(o[2], "rv");
-    if (t < 0) {
+    int k = t < 0 ? -1 : sp_start_codes(stobj, codes);
+    if (k < 0 || sp_check_m(m) < 0) {
         return NULL;
     }
-    for (int i = 0; i < 3; i++) {
-        a[i] = wpy_input_array(o[i], names[i], i == 2 ? t : NPY_INT64, 1, 1);
-        if (!a[i]) {
-            goto cleanup;
-        }
-    }
-    npy_intp nnz = PyArray_DIM(a[1], 0);
-    if (n1 < 1 || n2 < 1 || PyArray_DIM(a[0], 0) != n1 + 1 || PyArray_DIM(a[2], 0) != nnz ||
-        ((const int64_t *)PyArray_DATA(a[0]))[n1] != (int64_t)nnz) {
-        PyErr_SetString(wpy_ValueError, "malformed CSR arrays");
+    if (sp_sparse_arrays(o, t, n1, n2, a) < 0 || sp_starts_out(k, m, t, &R, &L) < 0) {
         goto cleanup;
     }
-    npy_intp d0 = (npy_intp)n2 + 1;
-    b[0] = (PyArrayObject *)PyArray_EMPTY(1, &d0, NPY_INT64, 0);
-    b[1] = (PyArrayObject *)PyArray_EMPTY(1, &nnz, NPY_INT64, 0);
-    b[2] = (PyArrayObject *)PyArray_EMPTY(1, &nnz, t, 0);
-    if (!b[0] || !b[1] || !b[2]) {
-        goto cleanup;
+    wpy_control_t ctl;
+    wpy_control_setup(&ctl, progress, time_limit);
+    wpart_spatial_options_t opt;
+    sp_options(&opt, NULL, method, 0, P, Q, max_sweeps, 0, &ctl);
+    const void *d[6];
+    for (int i = 0; i < 6; i++) {
+        d[i] = a[i] ? PyArray_DATA(a[i]) : NULL;
     }
+    int64_t ran = 0;
     wpart_status_t st;
     Py_BEGIN_ALLOW_THREADS
-    st = wpart_i_spatial_csr_transpose(n1, n2, PyArray_DATA(a[0]), PyArray_DATA(a[1]),
-                                       PyArray_DATA(a[2]), PyArray_DATA(b[0]),
-                                       PyArray_DATA(b[1]), PyArray_DATA(b[2]));
+    if (t == NPY_INT64) {
+        st = wpart_i_spatial_sparse_starts_i64(n1, n2, d[0], d[1], d[2], d[3], d[4], d[5],
+                                               (int64_t)m, &opt, k, codes, PyArray_DATA(R),
+                                               PyArray_DATA(L), stats, stop, &ran);
+    } else {
+        st = wpart_i_spatial_sparse_starts_f64(n1, n2, d[0], d[1], d[2], d[3], d[4], d[5],
+                                               (int64_t)m, &opt, k, codes, PyArray_DATA(R),
+                                               PyArray_DATA(L), stats, stop, &ran);
+    }
     Py_END_ALLOW_THREADS
-    if (st != WPART_OK) {
-        wpy_raise(st, NULL);
-        goto cleanup;
-    }
-    res = Py_BuildValue("OOO", b[0], b[1], b[2]);
+    res = sp_starts_result(st, R, L, stats, stop, ran);
 cleanup:
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 6; i++) {
         Py_XDECREF(a[i]);
-        Py_XDECREF(b[i]);
     }
+    Py_XDECREF(R);
+    Py_XDECREF(L);
     return res;
 }
 
@@ -466,9 +618,14 @@ static PyMethodDef spatial_methods[] = {
      METH_VARARGS | METH_KEYWORDS, "Rectangular partition of a 2D prefix: (rects, stats)."},
     {"spatial_sparse_partition", (PyCFunction)(void (*)(void))wpy_spatial_sparse_partition,
      METH_VARARGS | METH_KEYWORDS,
-     "RECT-UNIFORM / RECT-NICOL / JAG-PQ-HEUR on CSR + CSC arrays: (rects, stats)."},
-    {"spatial_csr_transpose", wpy_spatial_csr_transpose, METH_VARARGS,
-     "spatial_csr_transpose(n1, n2, rp, ci, rv) -> (cp, ri, cv): the CSC arrays"},
+     "RECT-UNIFORM / RECT-NICOL / JAG-PQ-HEUR / JAG-M-* on CSR (+ CSC) arrays: (rects, stats)."},
+    {"spatial_partition_starts", (PyCFunction)(void (*)(void))wpy_spatial_partition_starts,
+     METH_VARARGS | METH_KEYWORDS,
+     "RECT-NICOL / JAG-PQ-HEUR from several starts on a 2D prefix: (rects, loads, stats)."},
+    {"spatial_sparse_starts", (PyCFunction)(void (*)(void))wpy_spatial_sparse_starts,
+     METH_VARARGS | METH_KEYWORDS,
+     "RECT-NICOL / JAG-PQ-HEUR from several starts on CSR (+ CSC) arrays: (rects, loads, "
+     "stats)."},
     {"spatial_sparse_loads", wpy_spatial_sparse_loads, METH_VARARGS,
      "Loads of rectangles (m x 4) in a CSR matrix (columns sorted within rows)."},
     {"spatial_hier_rb3d", wpy_spatial_hier_rb3d, METH_VARARGS,

@@ -362,126 +362,86 @@ static T FN(sparse_box)(const FN(sparse_t) *a, const int64_t *r)
     return s;
 }
 
-/* the loads of the h rectangles `r` sharing the columns [c0, c1), from the CSC arrays: each
- * row of the stripe is owned by one rectangle (0 when two claim a row: nothing written) */
-static int FN(sparse_loads_cols)(const FN(sparse_t) *a, const int64_t *r, int64_t h, T *out,
-                                 int64_t *own)
+/* the loads of the g rectangles r[0..g-1] sharing the lines [l0, l1) of the compressed arrays
+ * (ptr, idx, val: rows of CSR or columns of CSC) and cutting the other dimension into the
+ * intervals [r[4j+o], r[4j+o+1]): one merge of each line's sorted entries with the intervals
+ * (a binary search for the first, then in step), O(entries + lines log g). 0 (nothing
+ * written) unless the intervals are in order and disjoint. Each load is summed line by line,
+ * entries in order, as FN(sparse_box) sums a rectangle of rows. */
+static int FN(sparse_run)(const int64_t *ptr, const int64_t *idx, const T *val, int64_t l0,
+                          int64_t l1, const int64_t *r, int64_t g, int o, T *out)
 {
-    int ok = 1;
-    for (int64_t j = 0; j < h && ok; j++) {
-        for (int64_t i = r[4 * j]; i < r[4 * j + 1] && ok; i++) {
-            ok = own[i] == -1;
-            own[i] = j;
+    for (int64_t j = 0; j < g; j++) {
+        if (r[4 * j + o] > r[4 * j + o + 1] || (j > 0 && r[4 * j + o] < r[4 * j - 4 + o + 1])) {
+            return 0;
         }
     }
-    if (ok) {
-        for (int64_t j = 0; j < h; j++) {
-            out[j] = 0;
+    for (int64_t j = 0; j < g; j++) {
+        out[j] = 0;
+    }
+    for (int64_t l = l0; l < l1; l++) {
+        int64_t e = ptr[l], end = ptr[l + 1];
+        if (e == end) {
+            continue;
         }
-        for (int64_t c = r[2]; c < r[3]; c++) {
-            for (int64_t e = a->cp[c]; e < a->cp[c + 1]; e++) {
-                int64_t o = own[a->ri[e]];
-                if (o >= 0) {
-                    out[o] += a->cv[e];
-                }
+        int64_t lo = 0, hi = g, c = idx[e]; /* the first interval ending after c */
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if (r[4 * mid + o + 1] <= c) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        for (int64_t k = lo; e < end; e++) {
+            c = idx[e];
+            while (k < g && r[4 * k + o + 1] <= c) {
+                k++;
+            }
+            if (k == g) {
+                break;
+            }
+            if (c >= r[4 * k + o]) {
+                out[k] += val[e];
             }
         }
     }
-    for (int64_t j = 0; j < h; j++) {
-        for (int64_t i = r[4 * j]; i < r[4 * j + 1]; i++) {
-            own[i] = -1;
-        }
-    }
-    return ok;
+    return 1;
 }
 
 /* the load of each rectangle (r0, r1, c0, c1) of rects[m]. A run of consecutive rectangles on
- * the same rows whose columns do not overlap (a stripe of a grid or jagged partition) is summed
- * in one pass over the stripe's nonzeros, each added to the rectangle owning its column
- * (O(nnz in the stripe + n2)); any other rectangle row by row (FN(sparse_box)). Each load is
- * summed in the same order either way (rows, then columns, increasing), so the values are the
- * same bit for bit. A run on the same columns (a stripe of columns) is summed from the CSC
- * arrays when given (a->cp), column by column, so a float load may differ in its last bits
- * from the row-by-row sum (the same for every input giving these arrays). `own` is scratch of
- * max(n1, n2) entries, all -1 (left so; NULL: every rectangle by FN(sparse_box)). */
-static void FN(sparse_loads)(const FN(sparse_t) *a, const int64_t *rects, int64_t m, T *out,
-                             int64_t *own)
+ * the same rows, their columns in order and disjoint (a stripe of a grid or jagged partition),
+ * is summed in one merge over the stripe's rows (FN(sparse_run)); a run on the same columns (a
+ * stripe of columns) over its columns from the CSC arrays when given (a->cp); any other
+ * rectangle row by row (FN(sparse_box)). A row run gives the values FN(sparse_box) gives, bit
+ * for bit; a column run is summed column by column, so a float load may differ in its last
+ * bits from the row-by-row sum (the same for every input giving these arrays). */
+static void FN(sparse_loads)(const FN(sparse_t) *a, const int64_t *rects, int64_t m, T *out)
 {
     int64_t k = 0;
     while (k < m) {
         const int64_t *r = rects + 4 * k;
-        int64_t g = 1, width = r[3] > r[2] ? r[3] - r[2] : 0;
-        while (own && k + g < m && rects[4 * (k + g)] == r[0] && rects[4 * (k + g) + 1] == r[1]) {
-            const int64_t *q = rects + 4 * (k + g);
-            width += q[3] > q[2] ? q[3] - q[2] : 0;
+        int64_t g = 1;
+        while (k + g < m && rects[4 * (k + g)] == r[0] && rects[4 * (k + g) + 1] == r[1]) {
             g++;
         }
-        if (g < 2 && own && a->cp && r[2] < r[3]) {
-            /* a run on the same columns (a column stripe): its rows' owners, then one pass
-             * over the stripe's columns (CSC), rows increasing in each */
-            int64_t h = 1, height = r[1] > r[0] ? r[1] - r[0] : 0;
-            while (k + h < m && rects[4 * (k + h) + 2] == r[2] &&
-                   rects[4 * (k + h) + 3] == r[3]) {
-                const int64_t *q = rects + 4 * (k + h);
-                height += q[1] > q[0] ? q[1] - q[0] : 0;
+        if (g >= 2 && r[0] < r[1] &&
+            FN(sparse_run)(a->rp, a->ci, a->rv, r[0], r[1], r, g, 2, out + k)) {
+            k += g;
+            continue;
+        }
+        if (g < 2 && a->cp && r[2] < r[3]) { /* a run on the same columns (a column stripe) */
+            int64_t h = 1;
+            while (k + h < m && rects[4 * (k + h) + 2] == r[2] && rects[4 * (k + h) + 3] == r[3]) {
                 h++;
             }
-            if (h >= 2 && height <= a->n1 && FN(sparse_loads_cols)(a, rects + 4 * k, h,
-                                                                    out + k, own)) {
+            if (h >= 2 && FN(sparse_run)(a->cp, a->ri, a->cv, r[2], r[3], r, h, 0, out + k)) {
                 k += h;
                 continue;
             }
         }
-        if (g < 2 || r[0] >= r[1] || width > a->n2) {
-            for (int64_t j = 0; j < g; j++) {
-                out[k + j] = FN(sparse_box)(a, rects + 4 * (k + j));
-            }
-            k += g;
-            continue;
-        }
-        /* owners of the columns; an overlap (a column claimed twice) falls back */
-        int ok = 1;
-        int64_t lo = a->n2, hi = 0;
         for (int64_t j = 0; j < g; j++) {
-            const int64_t *q = rects + 4 * (k + j);
-            lo = q[2] < lo && q[2] < q[3] ? q[2] : lo;
-            hi = q[3] > hi && q[2] < q[3] ? q[3] : hi;
-        }
-        for (int64_t j = 0; j < g && ok; j++) {
-            const int64_t *q = rects + 4 * (k + j);
-            for (int64_t c = q[2]; c < q[3] && ok; c++) {
-                ok = own[c] == -1;
-                own[c] = j;
-            }
-        }
-        if (!ok) {
-            for (int64_t j = 0; j < g; j++) {
-                const int64_t *q = rects + 4 * (k + j);
-                for (int64_t c = q[2]; c < q[3]; c++) {
-                    own[c] = -1;
-                }
-                out[k + j] = FN(sparse_box)(a, q);
-            }
-            k += g;
-            continue;
-        }
-        for (int64_t j = 0; j < g; j++) {
-            out[k + j] = 0;
-        }
-        for (int64_t i = r[0]; i < r[1]; i++) {
-            for (int64_t e = a->rp[i]; e < a->rp[i + 1]; e++) {
-                int64_t c = a->ci[e];
-                if (c >= lo && c < hi && own[c] >= 0) {
-                    out[k + own[c]] += a->rv[e];
-                }
-            }
-        }
-        /* give the columns back (own[] is -1 outside a run) */
-        for (int64_t j = 0; j < g; j++) {
-            const int64_t *q = rects + 4 * (k + j);
-            for (int64_t c = q[2]; c < q[3]; c++) {
-                own[c] = -1;
-            }
+            out[k + j] = FN(sparse_box)(a, rects + 4 * (k + j));
         }
         k += g;
     }

@@ -273,17 +273,6 @@ static wpart_status_t check_sorted(const int64_t *ptr, const int64_t *idx, int64
     return WPART_OK;
 }
 
-/* the owner scratch of the sparse loads: n = max(n1, n2) entries, all -1 (NULL when out of memory:
- * the loads are then summed rectangle by rectangle) */
-static int64_t *sparse_owner(int64_t n)
-{
-    int64_t *own = malloc((size_t)n * sizeof(int64_t));
-    if (own) {
-        memset(own, 0xff, (size_t)n * sizeof(int64_t));
-    }
-    return own;
-}
-
 /* JAG-M-PROBE's stripe cuts on a sparse matrix: orient HOR or VER, 0 = c[0] <= ... <= c[P] =
  * the main extent, 1 <= P <= m */
 static wpart_status_t check_cuts(const wpart_spatial_options_t *opt, int64_t n1, int64_t n2,
@@ -306,18 +295,154 @@ static wpart_status_t check_cuts(const wpart_spatial_options_t *opt, int64_t n1,
     return WPART_OK;
 }
 
+/* The starts of RECT-NICOL / JAG-PQ-HEUR, one after the other in one call: run(ctx, o, rects,
+ * loads, stats) is one start on options o (orientation and opt->start set from the start's
+ * code), writing m rectangles and their loads (element size tsize). A time limit is the
+ * call's: each start gets what is left (the first always runs), a start stopped by it ends
+ * the call (stop[s] = 1 with its partition, 2 without). */
+typedef wpart_status_t (*start_run_f)(void *ctx, const wpart_spatial_options_t *o,
+                                      int64_t *rects, void *loads, wpart_spatial_stats_t *stats);
+
+static wpart_status_t run_starts(start_run_f run, void *ctx, size_t tsize, int64_t m,
+                                 const wpart_spatial_options_t *opt, int64_t k, const int *codes,
+                                 int64_t *rects, void *loads, wpart_spatial_stats_t *stats,
+                                 int *stop, int64_t *ran)
+{
+    double t0 = wpart_i_now();
+    *ran = 0;
+    for (int64_t s = 0; s < k; s++) {
+        wpart_spatial_options_t o = *opt;
+        wpart_control_t c;
+        int load = codes[s] & 1;
+        o.orient = (codes[s] & 2) ? WPART_SP_VER : WPART_SP_HOR;
+        /* RECT-NICOL: 1 = rows split by load; JAG-PQ-HEUR: 1 = uniform stripes */
+        o.start = opt->method == WPART_SP_JAG_PQ_HEUR ? !load : load;
+        if (opt->control) {
+            c = *opt->control;
+            if (c.time_limit > 0) {
+                double left = c.time_limit - (wpart_i_now() - t0);
+                if (left <= 0) {
+                    if (s > 0) {
+                        break;
+                    }
+                    left = 1e-9;
+                }
+                c.time_limit = left;
+            }
+            o.control = &c;
+        }
+        memset(&stats[s], 0, sizeof stats[s]);
+        stop[s] = 0;
+        double ts = wpart_i_now();
+        wpart_status_t st = run(ctx, &o, rects + 4 * m * s, (char *)loads + tsize * m * s,
+                                &stats[s]);
+        *ran = s + 1;
+        if (st == WPART_ECANCELLED && o.control && o.control->time_limit > 0 &&
+            wpart_i_now() - ts > o.control->time_limit) {
+            stop[s] = 2;
+            stats[s].seconds = wpart_i_now() - ts;
+            break;
+        }
+        if (st != WPART_OK) {
+            return st;
+        }
+        if (stats[s].timed_out) {
+            stop[s] = 1;
+            break;
+        }
+    }
+    return WPART_OK;
+}
+
+static wpart_status_t check_start_codes(const wpart_spatial_options_t *opt, int64_t k,
+                                        const int *codes)
+{
+    if (opt->method != WPART_SP_RECT_NICOL && opt->method != WPART_SP_JAG_PQ_HEUR) {
+        return wpart_i_error(WPART_EINVAL, "starts are for RECT-NICOL and JAG-PQ-HEUR");
+    }
+    if (k < 1 || !codes) {
+        return wpart_i_error(WPART_EINVAL, "at least one start is needed");
+    }
+    for (int64_t s = 0; s < k; s++) {
+        if (codes[s] < 0 || codes[s] > 3) {
+            return wpart_i_error(WPART_EINVAL, "start code %d is not in 0 .. 3", codes[s]);
+        }
+    }
+    return WPART_OK;
+}
+
+#define DEFINE_STARTS(SFX, TT)                                                                 \
+    typedef struct {                                                                           \
+        const TT *S;                                                                           \
+        int64_t n1, n2, m;                                                                     \
+    } dense_run_##SFX;                                                                         \
+    static wpart_status_t dense_start_##SFX(void *ctx, const wpart_spatial_options_t *o,       \
+                                            int64_t *rects, void *loads,                       \
+                                            wpart_spatial_stats_t *stats)                      \
+    {                                                                                          \
+        const dense_run_##SFX *d = ctx;                                                        \
+        wpart_status_t st = sp_partition_##SFX(d->S, d->n1, d->n2, d->m, o, rects, stats);    \
+        if (st == WPART_OK) {                                                                  \
+            int64_t dims[2] = {d->n1, d->n2};                                                  \
+            st = wpart_base_box_loads_##SFX(d->S, 2, dims, rects, d->m, loads);               \
+        }                                                                                      \
+        return st;                                                                             \
+    }                                                                                          \
+    wpart_status_t wpart_i_spatial_starts_##SFX(                                               \
+        const TT *S, int64_t n1, int64_t n2, int64_t m, const wpart_spatial_options_t *opt,    \
+        int64_t k, const int *codes, int64_t *rects, TT *loads, wpart_spatial_stats_t *stats,  \
+        int *stop, int64_t *ran)                                                               \
+    {                                                                                          \
+        *ran = 0;                                                                              \
+        wpart_status_t st = check_args(S, n1, n2, m, opt, rects);                              \
+        if (st == WPART_OK) {                                                                  \
+            st = check_start_codes(opt, k, codes);                                             \
+        }                                                                                      \
+        if (st != WPART_OK) {                                                                  \
+            return st;                                                                         \
+        }                                                                                      \
+        if (opt->window[0] || opt->window[1] || opt->window[2] || opt->window[3]) {            \
+            return wpart_i_error(WPART_EINVAL, "starts run on the whole matrix (no window)"); \
+        }                                                                                      \
+        dense_run_##SFX d = {S, n1, n2, m};                                                    \
+        return run_starts(dense_start_##SFX, &d, sizeof(TT), m, opt, k, codes, rects, loads,   \
+                          stats, stop, ran);                                                   \
+    }
+
+DEFINE_STARTS(i64, int64_t)
+DEFINE_STARTS(f64, double)
+
+/* The checks of a sparse partition call (CSC arrays: checked when given; when not, they are
+ * made from the checked CSR arrays by sparse_columns, for the call only). */
 #define DEFINE_SPARSE(SFX, TT)                                                                 \
-    wpart_status_t wpart_i_spatial_sparse_##SFX(                                               \
+    typedef struct {                                                                           \
+        int64_t *p, *i;                                                                        \
+        TT *v;                                                                                 \
+    } sp_csc_##SFX;                                                                            \
+    static wpart_status_t sparse_columns_##SFX(int64_t n1, int64_t n2, const int64_t *rp,      \
+                                               const int64_t *ci, const TT *rv,                \
+                                               sp_csc_##SFX *t)                                \
+    {                                                                                          \
+        int64_t nnz = rp[n1];                                                                  \
+        t->p = wpart_i_malloc(n2 + 1, sizeof(int64_t));                                        \
+        t->i = wpart_i_malloc(nnz > 0 ? nnz : 1, sizeof(int64_t));                             \
+        t->v = wpart_i_malloc(nnz > 0 ? nnz : 1, sizeof(TT));                                  \
+        if (!t->p || !t->i || !t->v) {                                                         \
+            return wpart_i_error(WPART_ENOMEM, "out of memory for the sparse columns");        \
+        }                                                                                      \
+        return wpart_i_spatial_csr_transpose(n1, n2, rp, ci, rv, t->p, t->i, t->v);           \
+    }                                                                                          \
+    static void sparse_columns_free_##SFX(sp_csc_##SFX *t)                                     \
+    {                                                                                          \
+        free(t->p);                                                                            \
+        free(t->i);                                                                            \
+        free(t->v);                                                                            \
+    }                                                                                          \
+    static wpart_status_t sparse_check_##SFX(                                                  \
         int64_t n1, int64_t n2, const int64_t *rp, const int64_t *ci, const TT *rv,            \
         const int64_t *cp, const int64_t *ri, const TT *cv, int64_t m,                         \
-        const wpart_spatial_options_t *opt, int64_t *rects, TT *loads,                         \
-        wpart_spatial_stats_t *stats)                                                          \
+        const wpart_spatial_options_t *opt, const int64_t *rects)                              \
     {                                                                                          \
-        wpart_spatial_stats_t local;                                                           \
-        if (!stats) {                                                                          \
-            stats = &local;                                                                    \
-        }                                                                                      \
-        memset(stats, 0, sizeof *stats);                                                       \
         if (!opt || !rects || n1 < 1 || n2 < 1 || n1 > INT32_MAX || n2 > INT32_MAX || m < 1) { \
             return wpart_i_error(WPART_EINVAL, "bad sparse partition arguments");              \
         }                                                                                      \
@@ -353,7 +478,7 @@ static wpart_status_t check_cuts(const wpart_spatial_options_t *opt, int64_t n1,
         }                                                                                      \
         int64_t nnz = rp ? rp[n1] : 0;                                                         \
         wpart_status_t st = check_sorted(rp, ci, n1, n2, nnz, "CSR");                          \
-        if (st == WPART_OK) {                                                                  \
+        if (st == WPART_OK && cp) {                                                            \
             st = check_sorted(cp, ri, n2, n1, nnz, "CSC");                                     \
         }                                                                                      \
         if (st != WPART_OK) {                                                                  \
@@ -361,18 +486,87 @@ static wpart_status_t check_cuts(const wpart_spatial_options_t *opt, int64_t n1,
         }                                                                                      \
         int bad = 0;                                                                           \
         for (int64_t e = 0; e < nnz; e++) {                                                    \
-            bad |= !(rv[e] >= 0) | !(cv[e] >= 0);                                              \
+            bad |= !(rv[e] >= 0) | (cp && !(cv[e] >= 0));                                      \
         }                                                                                      \
         if (bad) {                                                                             \
             return wpart_i_error(WPART_EINVAL, "an entry is negative or NaN");                 \
         }                                                                                      \
-        sp_sparse_t_##SFX a = {n1, n2, rp, ci, rv, cp, ri, cv};                                \
-        st = sp_sparse_partition_##SFX(&a, m, opt, rects, stats);                              \
-        if (st == WPART_OK && loads) {                                                         \
-            int64_t *own = sparse_owner(n1 > n2 ? n1 : n2);                                        \
-            sp_sparse_loads_##SFX(&a, rects, m, loads, own);                                   \
-            free(own);                                                                         \
+        return WPART_OK;                                                                       \
+    }                                                                                          \
+    wpart_status_t wpart_i_spatial_sparse_##SFX(                                               \
+        int64_t n1, int64_t n2, const int64_t *rp, const int64_t *ci, const TT *rv,            \
+        const int64_t *cp, const int64_t *ri, const TT *cv, int64_t m,                         \
+        const wpart_spatial_options_t *opt, int64_t *rects, TT *loads,                         \
+        wpart_spatial_stats_t *stats)                                                          \
+    {                                                                                          \
+        wpart_spatial_stats_t local;                                                           \
+        if (!stats) {                                                                          \
+            stats = &local;                                                                    \
         }                                                                                      \
+        memset(stats, 0, sizeof *stats);                                                       \
+        wpart_status_t st = sparse_check_##SFX(n1, n2, rp, ci, rv, cp, ri, cv, m, opt, rects); \
+        if (st != WPART_OK) {                                                                  \
+            return st;                                                                         \
+        }                                                                                      \
+        sp_csc_##SFX t = {NULL, NULL, NULL};                                                   \
+        if (!cp || !ri || !cv) {                                                               \
+            st = sparse_columns_##SFX(n1, n2, rp, ci, rv, &t);                                 \
+            cp = t.p;                                                                          \
+            ri = t.i;                                                                          \
+            cv = t.v;                                                                          \
+        }                                                                                      \
+        sp_sparse_t_##SFX a = {n1, n2, rp, ci, rv, cp, ri, cv};                                \
+        if (st == WPART_OK) {                                                                  \
+            st = sp_sparse_partition_##SFX(&a, m, opt, rects, stats);                          \
+        }                                                                                      \
+        if (st == WPART_OK && loads) {                                                         \
+            sp_sparse_loads_##SFX(&a, rects, m, loads);                                        \
+        }                                                                                      \
+        sparse_columns_free_##SFX(&t);                                                         \
+        return st;                                                                             \
+    }                                                                                          \
+    typedef struct {                                                                           \
+        sp_sparse_t_##SFX a;                                                                   \
+        int64_t m;                                                                             \
+    } sparse_run_##SFX;                                                                        \
+    static wpart_status_t sparse_start_##SFX(void *ctx, const wpart_spatial_options_t *o,      \
+                                             int64_t *rects, void *loads,                      \
+                                             wpart_spatial_stats_t *stats)                     \
+    {                                                                                          \
+        sparse_run_##SFX *d = ctx;                                                             \
+        wpart_status_t st = sp_sparse_partition_##SFX(&d->a, d->m, o, rects, stats);          \
+        if (st == WPART_OK) {                                                                  \
+            sp_sparse_loads_##SFX(&d->a, rects, d->m, loads);                                  \
+        }                                                                                      \
+        return st;                                                                             \
+    }                                                                                          \
+    wpart_status_t wpart_i_spatial_sparse_starts_##SFX(                                        \
+        int64_t n1, int64_t n2, const int64_t *rp, const int64_t *ci, const TT *rv,            \
+        const int64_t *cp, const int64_t *ri, const TT *cv, int64_t m,                         \
+        const wpart_spatial_options_t *opt, int64_t k, const int *codes, int64_t *rects,       \
+        TT *loads, wpart_spatial_stats_t *stats, int *stop, int64_t *ran)                      \
+    {                                                                                          \
+        *ran = 0;                                                                              \
+        wpart_status_t st = sparse_check_##SFX(n1, n2, rp, ci, rv, cp, ri, cv, m, opt, rects); \
+        if (st == WPART_OK) {                                                                  \
+            st = check_start_codes(opt, k, codes);                                             \
+        }                                                                                      \
+        if (st != WPART_OK) {                                                                  \
+            return st;                                                                         \
+        }                                                                                      \
+        sp_csc_##SFX t = {NULL, NULL, NULL};                                                   \
+        if (!cp || !ri || !cv) { /* the columns, once for every start */                       \
+            st = sparse_columns_##SFX(n1, n2, rp, ci, rv, &t);                                 \
+            cp = t.p;                                                                          \
+            ri = t.i;                                                                          \
+            cv = t.v;                                                                          \
+        }                                                                                      \
+        sparse_run_##SFX d = {{n1, n2, rp, ci, rv, cp, ri, cv}, m};                            \
+        if (st == WPART_OK) {                                                                  \
+            st = run_starts(sparse_start_##SFX, &d, sizeof(TT), m, opt, k, codes, rects,       \
+                            loads, stats, stop, ran);                                          \
+        }                                                                                      \
+        sparse_columns_free_##SFX(&t);                                                         \
         return st;                                                                             \
     }
 
@@ -400,9 +594,7 @@ DEFINE_SPARSE(f64, double)
             }                                                                                  \
         }                                                                                      \
         sp_sparse_t_##SFX a = {n1, n2, rp, ci, rv, NULL, NULL, NULL};                          \
-        int64_t *own = sparse_owner(n1 > n2 ? n1 : n2);                                            \
-        sp_sparse_loads_##SFX(&a, rects, m, out, own);                                         \
-        free(own);                                                                             \
+        sp_sparse_loads_##SFX(&a, rects, m, out);                                              \
         return WPART_OK;                                                                       \
     }
 

@@ -17,7 +17,8 @@ wpart_status_t wpart_i_spatial_alloc_f64(const double *L, int64_t K, int64_t m,
 /* RECT-UNIFORM, RECT-NICOL, JAG-PQ-HEUR, JAG-M-HEUR, JAG-M-HEUR-PROBE or JAG-M-PROBE
  * (opt->method; no speeds, no window; JAG-M-PROBE: opt->cuts, orient HOR or VER) on the
  * n1 x n2 sparse matrix given by its CSR (rp[n1+1], ci, rv; columns increasing within a row)
- * and CSC (cp[n2+1], ri, cv) arrays of the same nnz non-negative entries; the partition the
+ * and CSC (cp[n2+1], ri, cv; all three NULL: made here, for the call) arrays of the same nnz
+ * non-negative entries; the partition the
  * dense functions give on the same matrix (integer loads bit for bit). loads (m entries, may
  * be NULL) receives each rectangle's load. */
 wpart_status_t wpart_i_spatial_sparse_i64(int64_t n1, int64_t n2, const int64_t *rp,
@@ -32,6 +33,33 @@ wpart_status_t wpart_i_spatial_sparse_f64(int64_t n1, int64_t n2, const int64_t 
                                           const double *cv, int64_t m,
                                           const wpart_spatial_options_t *opt, int64_t *rects,
                                           double *loads, wpart_spatial_stats_t *stats);
+
+/* The starts of RECT-NICOL or JAG-PQ-HEUR (opt->method; no window) in one call, on the dense
+ * prefix S or on the sparse matrix (the CSC arrays cp/ri/cv may be NULL: made once here). Start
+ * s has code codes[s]: bit 0 = first cuts split by load (0: uniform), bit 1 = the transposed
+ * problem (orientation VER; 0: HOR). Start s writes its m rectangles at rects + 4 m s, their
+ * loads at loads + m s (as wpart_base_box_loads / the sparse loads give them), its stats and
+ * stop[s] (0 finished, 1 stopped by the time limit with a partition, 2 without one: nothing
+ * written). opt->control's time limit is the whole call's: each start gets what is left (the
+ * first always runs) and a start it stops ends the call. *ran = the starts run. */
+wpart_status_t wpart_i_spatial_starts_i64(const int64_t *S, int64_t n1, int64_t n2, int64_t m,
+                                          const wpart_spatial_options_t *opt, int64_t k,
+                                          const int *codes, int64_t *rects, int64_t *loads,
+                                          wpart_spatial_stats_t *stats, int *stop, int64_t *ran);
+wpart_status_t wpart_i_spatial_starts_f64(const double *S, int64_t n1, int64_t n2, int64_t m,
+                                          const wpart_spatial_options_t *opt, int64_t k,
+                                          const int *codes, int64_t *rects, double *loads,
+                                          wpart_spatial_stats_t *stats, int *stop, int64_t *ran);
+wpart_status_t wpart_i_spatial_sparse_starts_i64(
+    int64_t n1, int64_t n2, const int64_t *rp, const int64_t *ci, const int64_t *rv,
+    const int64_t *cp, const int64_t *ri, const int64_t *cv, int64_t m,
+    const wpart_spatial_options_t *opt, int64_t k, const int *codes, int64_t *rects,
+    int64_t *loads, wpart_spatial_stats_t *stats, int *stop, int64_t *ran);
+wpart_status_t wpart_i_spatial_sparse_starts_f64(
+    int64_t n1, int64_t n2, const int64_t *rp, const int64_t *ci, const double *rv,
+    const int64_t *cp, const int64_t *ri, const double *cv, int64_t m,
+    const wpart_spatial_options_t *opt, int64_t k, const int *codes, int64_t *rects,
+    double *loads, wpart_spatial_stats_t *stats, int *stop, int64_t *ran);
 
 /* loads of m rectangles (r0, r1, c0, c1) inside the n1 x n2 CSR matrix (columns sorted
  * within each row) */

@@ -4,8 +4,9 @@
  * integer matrices (empty rows and columns, all-zero, 1 x n, n x 1, m = 1), the loads returned
  * are the rectangles' sums, the CSR transpose matches a direct one, and bad input (malformed
  * arrays, unsorted or out-of-range indices, negative or NaN entries, a method that needs the
- * dense prefix, P x Q != m, bad stripe cuts) is refused with WPART_EINVAL. Exit status 0 on
- * success. */
+ * dense prefix, P x Q != m, bad stripe cuts) is refused with WPART_EINVAL; the starts of
+ * RECT-NICOL / JAG-PQ-HEUR in one call give each start's single-call partition. Exit status 0
+ * on success. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -401,12 +402,100 @@ static void test_bad_input(void)
     mat_free(&M);
 }
 
+/* the starts of RECT-NICOL / JAG-PQ-HEUR in one call (dense prefix, sparse with and without
+ * the CSC arrays): start s gives the single call's partition with the method's own start
+ * option, its loads are the sums; bad codes, methods and a window are refused */
+static void test_starts(void)
+{
+    int codes[4] = {0, 1, 2, 3};
+    for (int t = 0; t < 40; t++) {
+        mat_t M;
+        int64_t n1 = 1 + (int64_t)(rnd() % 23), n2 = 1 + (int64_t)(rnd() % 19);
+        mat_random(&M, n1, n2, t % 3 == 0 ? 100 : 12, t % 4 == 1, t % 5 == 2 && n1 > 2);
+        int64_t P = 1 + (int64_t)(rnd() % (uint64_t)n1), Q = 1 + (int64_t)(rnd() % (uint64_t)n2);
+        int64_t m = P * Q;
+        for (int meth = 0; meth < 2; meth++) {
+            wpart_spatial_options_t opt;
+            wpart_spatial_options_init(&opt);
+            opt.method = meth ? WPART_SP_JAG_PQ_HEUR : WPART_SP_RECT_NICOL;
+            opt.P = P;
+            opt.Q = Q;
+            int64_t *R[3], *L[3], *one = calloc((size_t)(4 * m), sizeof(int64_t)), ran[3];
+            wpart_spatial_stats_t st[3][4];
+            int stop[3][4];
+            for (int v = 0; v < 3; v++) {
+                R[v] = calloc((size_t)(16 * m), sizeof(int64_t));
+                L[v] = calloc((size_t)(4 * m), sizeof(int64_t));
+            }
+            CHECK_STATUS(wpart_i_spatial_starts_i64(M.S, n1, n2, m, &opt, 4, codes, R[0], L[0],
+                                                    st[0], stop[0], &ran[0]), WPART_OK);
+            CHECK_STATUS(wpart_i_spatial_sparse_starts_i64(n1, n2, M.rp, M.ci, M.rv, M.cp, M.ri,
+                                                           M.cv, m, &opt, 4, codes, R[1], L[1],
+                                                           st[1], stop[1], &ran[1]), WPART_OK);
+            CHECK_STATUS(wpart_i_spatial_sparse_starts_i64(n1, n2, M.rp, M.ci, M.rv, NULL, NULL,
+                                                           NULL, m, &opt, 4, codes, R[2], L[2],
+                                                           st[2], stop[2], &ran[2]), WPART_OK);
+            for (int s = 0; s < 4; s++) {
+                wpart_spatial_options_t o = opt;
+                o.orient = (s & 2) ? WPART_SP_VER : WPART_SP_HOR;
+                o.start = meth ? !(s & 1) : (s & 1);
+                CHECK_STATUS(wpart_spatial_partition_i64(M.S, n1, n2, m, &o, one, NULL),
+                             WPART_OK);
+                for (int v = 0; v < 3; v++) {
+                    CHECK(ran[v] == 4 && stop[v][s] == 0);
+                    CHECK(memcmp(R[v] + 4 * m * s, one, (size_t)(4 * m) * sizeof(int64_t)) == 0);
+                    for (int64_t k = 0; k < m; k++) {
+                        CHECK(L[v][m * s + k] == box(&M, one + 4 * k));
+                    }
+                }
+                compared++;
+            }
+            for (int v = 0; v < 3; v++) {
+                free(R[v]);
+                free(L[v]);
+            }
+            free(one);
+        }
+        mat_free(&M);
+    }
+    mat_t M;
+    mat_random(&M, 6, 5, 50, 0, 0);
+    wpart_spatial_options_t opt;
+    wpart_spatial_options_init(&opt);
+    opt.method = WPART_SP_RECT_NICOL;
+    opt.P = 2;
+    opt.Q = 3;
+    int64_t R[4 * 6 * 2], L[6 * 2], ran;
+    wpart_spatial_stats_t st[2];
+    int stop[2], bad[1] = {4};
+#define STARTS(k, c)                                                                            \
+    wpart_i_spatial_sparse_starts_i64(6, 5, M.rp, M.ci, M.rv, NULL, NULL, NULL, 6, &opt, k, c, R, \
+                                      L, st, stop, &ran)
+    CHECK_STATUS(STARTS(2, codes), WPART_OK);
+    CHECK_STATUS(STARTS(1, bad), WPART_EINVAL);
+    CHECK_STATUS(STARTS(0, codes), WPART_EINVAL);
+    CHECK_STATUS(wpart_i_spatial_starts_i64(M.S, 6, 5, 6, &opt, 1, bad, R, L, st, stop, &ran),
+                 WPART_EINVAL);
+    opt.window[1] = 3;
+    opt.window[3] = 3;
+    CHECK_STATUS(wpart_i_spatial_starts_i64(M.S, 6, 5, 6, &opt, 1, codes, R, L, st, stop, &ran),
+                 WPART_EINVAL);
+    memset(opt.window, 0, sizeof opt.window);
+    opt.method = WPART_SP_JAG_M_HEUR;
+    CHECK_STATUS(STARTS(1, codes), WPART_EINVAL);
+    CHECK_STATUS(wpart_i_spatial_starts_i64(M.S, 6, 5, 6, &opt, 1, codes, R, L, st, stop, &ran),
+                 WPART_EINVAL);
+#undef STARTS
+    mat_free(&M);
+}
+
 int main(void)
 {
     test_random();
     test_transpose_and_loads();
     test_float();
     test_bad_input();
+    test_starts();
     if (failures) {
         fprintf(stderr, "test_spatial_sparse: %d failure(s)\n", failures);
         return 1;

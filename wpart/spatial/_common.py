@@ -283,6 +283,14 @@ def _pad(pp: _Prepared, rects: NDArray, m_solve: int) -> tuple[NDArray, NDArray]
     return out, loads
 
 
+def _grid_solved(pp: _Prepared, P: int, Q: int) -> tuple[int, int]:
+    """The grid a ``P x Q`` method solves when there are more parts than cells: a P x Q grid
+    has at most max(n1, n2) non-empty bands either way, so ``P' = min(P, max(n1, n2))`` (and
+    the same for Q) expresses every P x Q partition (the rest empty)."""
+    big = max(pp.n1, pp.n2)
+    return min(int(P), big), min(int(Q), big)
+
+
 def _run(
     pp: _Prepared,
     method: str,
@@ -311,10 +319,7 @@ def _run(
     elif same and pp.m > pp.size and method in _PAD_EMPTY and not kw.get("P"):
         m_solve = int(pp.size)
     elif same and pp.m > pp.size and method in _PAD_GRID:
-        # a P x Q grid has at most max(n1, n2) non-empty bands either way: P' x Q' with
-        # P' = min(P, max(n1, n2)) expresses every P x Q partition (the rest empty)
-        big = max(pp.n1, pp.n2)
-        P2, Q2 = min(int(kw["P"]), big), min(int(kw["Q"]), big)
+        P2, Q2 = _grid_solved(pp, kw["P"], kw["Q"])
         if P2 * Q2 < pp.m:
             m_solve = P2 * Q2
             kw = dict(kw, P=P2, Q=Q2)

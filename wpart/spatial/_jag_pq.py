@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._common import _ORIENT_CODE, _ORIENT_NAME, _orient, _pq, _Prepared, _run
+from ._common import _ORIENT_NAME, _orient, _pq, _Prepared, _run
 from ._partition import SpatialPartition
-from ._starts import START_CODE, as_starts, best_of
+from ._starts import START_CODE, as_starts, run_starts
 
 #: JAG-PQ-HEUR's starts in the order tried (ties: the earlier, so rows before columns).
 _HEUR_STARTS = ("rows_load", "rows_uniform", "cols_load", "cols_uniform")
@@ -80,13 +80,7 @@ def jag_pq_heur(
     allowed = tuple(s for s in _HEUR_STARTS if oname == "best" or START_CODE[s][0] == oname)
     names = as_starts(starts, _HEUR_STARTS, allowed)
     params = {"P": P, "Q": Q, "orient": oname, "starts": names}
-
-    def run(name: str, left: float | None) -> SpatialPartition:
-        so, code = START_CODE[name]
-        return _run(pp, "jag_pq_heur", params, P=P, Q=Q, orient=_ORIENT_CODE[so],
-                    speeds=speeds, start=code)
-
-    return best_of(names, run, None)
+    return run_starts(pp, "jag_pq_heur", params, names, P=P, Q=Q, speeds=speeds)
 
 
 def jag_pq_opt_nicol(

@@ -5,9 +5,9 @@ from __future__ import annotations
 from numpy.typing import ArrayLike
 
 from .._validate import as_int
-from ._common import _ORIENT_CODE, _pq, _Prepared, _run
+from ._common import _pq, _Prepared, _run
 from ._partition import SpatialPartition
-from ._starts import START_CODE, STARTS, as_starts, best_of
+from ._starts import STARTS, as_starts, run_starts
 
 __all__ = ["rect_nicol", "rect_uniform"]
 
@@ -107,10 +107,5 @@ def rect_nicol(
     ms = min(as_int(max_sweeps, "max_sweeps", minimum=1), 2**62)  # stays in int64
     names = as_starts(starts, STARTS)
     params = {"P": P, "Q": Q, "max_sweeps": ms, "starts": names}
-
-    def run(name: str, left: float | None) -> SpatialPartition:
-        o, code = START_CODE[name]
-        return _run(pp, "rect_nicol", params, P=P, Q=Q, max_sweeps=ms,
-                    time_limit=left, orient=_ORIENT_CODE[o], start=code)
-
-    return best_of(names, run, time_limit)
+    return run_starts(pp, "rect_nicol", params, names, P=P, Q=Q, time_limit=time_limit,
+                      max_sweeps=ms)

@@ -104,9 +104,9 @@ def read_matrix(path: str | os.PathLike) -> Any:
 
 
 class SparseInput:
-    """A validated sparse matrix: CSR and CSC arrays (int64 pointers and indices, int64 or
-    float64 values, duplicates summed, no explicit zeros, sorted indices), its total and
-    largest value. `A` is a scipy.sparse matrix, or a dense float array (read by its nonzeros,
+    """A validated sparse matrix: CSR arrays (int64 pointers and indices, int64 or float64
+    values, duplicates summed, no explicit zeros, sorted indices; the core makes the columns
+    when it needs them), its total and largest value. `A` is a scipy.sparse matrix, or a dense float array (read by its nonzeros,
     in the order a canonical sparse matrix stores them)."""
 
     __slots__ = ("n1", "n2", "nnz", "kind", "total", "amax", "_arrays", "_csr")
@@ -126,6 +126,7 @@ class SparseInput:
         if weights == "count" and kind not in "biufc":
             raise WpartTypeError(f"`{name}` must be numeric, got dtype {A.dtype}")
         i64 = np.int64
+        same = False
         if isinstance(A, np.ndarray):
             rows, indices = np.nonzero(A)
             data = A[rows, indices]
@@ -138,24 +139,29 @@ class SparseInput:
                 c.sum_duplicates()
             indptr, indices, data = c.indptr, c.indices, c.data
             rows = None
-        if kind in "fc" and np.isnan(data).any():
-            raise WpartValueError(f"`{name}` has NaN entries")
+            # a canonical CSR input whose values are the loads as they are is its own
+            # canonical matrix (kept for the result; no copy)
+            same = c is A and weights == "values" and data.dtype in (np.int64, np.float64)
         if weights == "count":
+            if kind in "fc" and np.isnan(data).any():
+                raise WpartValueError(f"`{name}` has NaN entries")
             vals = (data != 0).astype(i64)
         elif kind in "biu":
             if kind == "u" and data.size and int(data.max()) > np.iinfo(i64).max:
                 raise WpartOverflowError(f"`{name}` has values above the int64 range")
-            vals = data.astype(i64)
-            if vals.size and int(vals.min()) < 0:
-                raise WpartValueError(f"`{name}` has negative entries")
+            vals = data.astype(i64, copy=False)
         else:
-            vals = data.astype(np.float64)
+            vals = data.astype(np.float64, copy=False)
             if not np.isfinite(vals).all():
+                if np.isnan(vals).any():
+                    raise WpartValueError(f"`{name}` has NaN entries")
                 raise WpartValueError(f"`{name}` has infinite entries")
-            if vals.size and float(vals.min()) < 0:
-                raise WpartValueError(f"`{name}` has negative entries")
-        keep = vals != 0
-        if not keep.all():  # explicit zeros (or duplicates summing to zero)
+        vmin = vals.min() if vals.size else 1
+        if vmin < 0:
+            raise WpartValueError(f"`{name}` has negative entries")
+        if vmin == 0:  # explicit zeros (or duplicates summing to zero)
+            same = False
+            keep = vals != 0
             if rows is None:
                 rows = np.repeat(np.arange(n1, dtype=i64), np.diff(indptr))
             rows, indices, vals = rows[keep], indices[keep], vals[keep]
@@ -166,17 +172,19 @@ class SparseInput:
         rv = np.ascontiguousarray(vals)
         self.n1, self.n2 = n1, n2
         self._arrays = (rp, ci, rv)
-        self._csr = None
+        self._csr = A if same else None
         self.kind = "i" if rv.dtype.kind == "i" else "f"
+        self.amax: Any = rv.max() if rv.size else rv.dtype.type(0)
         if self.kind == "i":
-            if float(np.abs(rv).astype(np.float64).sum()) >= 2.0**62:
+            # non-negative: the total is below amax * nnz, checked exactly only when near
+            if int(self.amax) * rv.size >= 2**62 and \
+                    float(rv.astype(np.float64).sum()) >= 2.0**62:
                 raise WpartOverflowError(f"the total of `{name}` exceeds the int64 range")
             self.total: Any = np.int64(rv.sum())
         else:
             self.total = np.float64(rv.sum())
             if not np.isfinite(self.total):
                 raise WpartOverflowError(f"the total of `{name}` overflows float64")
-        self.amax: Any = rv.max() if rv.size else rv.dtype.type(0)
         self.nnz = int(rv.size)
 
     @property
@@ -190,16 +198,10 @@ class SparseInput:
         return self._csr
 
     def arrays(self) -> tuple:
-        """(rp, ci, rv, cp, ri, cv) for the core: int64 pointers and indices. The columns
-        (rows increasing within each, as scipy's tocsc) are made on first use by a counting
-        sort in the core, O(nnz + n2)."""
-        if len(self._arrays) == 3:
-            from .. import _core
-
-            rp, ci, rv = self._arrays
-            self._arrays = (rp, ci, rv, *_core.spatial_csr_transpose(self.n1, self.n2, rp, ci,
-                                                                     rv))
-        return self._arrays
+        """(rp, ci, rv, None, None, None) for the core: int64 pointers and indices, and no
+        columns (CSC): a core call makes them once for itself, by a counting sort in
+        O(nnz + n2)."""
+        return (*self._arrays, None, None, None)
 
     def _need(self) -> tuple[int, int]:
         """(bytes of the dense matrix and its prefix, the current MAX_DENSE_BYTES)."""

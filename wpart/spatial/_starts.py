@@ -1,23 +1,35 @@
 """The starts of RECT-NICOL and JAG-PQ-HEUR: each is run from several starts (uniform rows, rows
-split by load, and the same on the transposed problem) and the best partition is kept."""
+split by load, and the same on the transposed problem) and the best partition is kept. All the
+starts run in one core call, so the input is checked (and a sparse matrix's columns built) once."""
 
 from __future__ import annotations
 
-import dataclasses
-import time
-from typing import Any, Callable
+from typing import Any
 
+import numpy as np
+
+from .. import _core
 from .._errors import WpartTypeError, WpartValueError
-from .._validate import as_time_limit, choice
+from .._validate import as_speeds, check_speed_costs, choice, core_time_limit
+from ._common import (
+    _ORIENT_NAME,
+    TABLE,
+    _grid_solved,
+    _pad,
+    _result,
+    _stats,
+    _status,
+)
 from ._partition import SpatialPartition
 
 #: Start names: the rows-first problem from uniform rows / rows split by load (the exact 1D
 #: partition of the row sums), and the same on the transposed problem (columns first).
 STARTS = ("rows_uniform", "rows_load", "cols_uniform", "cols_load")
 
-#: name -> (orient code name, the core's start code)
+#: name -> (orientation name, the core's start code: bit 0 = first cuts split by load, bit 1 =
+#: the transposed problem). The core maps bit 0 to each method's own start option.
 START_CODE = {"rows_uniform": ("hor", 0), "rows_load": ("hor", 1),
-              "cols_uniform": ("ver", 0), "cols_load": ("ver", 1)}
+              "cols_uniform": ("ver", 2), "cols_load": ("ver", 3)}
 
 
 def as_starts(starts: Any, order: tuple, allowed: tuple | None = None) -> tuple:
@@ -47,45 +59,80 @@ def as_starts(starts: Any, order: tuple, allowed: tuple | None = None) -> tuple:
     return out
 
 
-def best_of(
+def run_starts(
+    pp: Any,
+    method: str,
+    params: dict,
     names: tuple,
-    run: Callable[[str, float | None], SpatialPartition],
-    time_limit: Any,
+    *,
+    P: int,
+    Q: int,
+    time_limit: Any = None,
+    speeds: Any = None,
+    max_sweeps: int = 0,
 ) -> SpatialPartition:
-    """Run ``run(name, time_left)`` for each start and keep the smallest ``max_load`` (ties: the
-    earlier start). ``stats["start"]`` names the winner, ``stats["starts"]`` holds each start's
-    ``max_load``, ``seconds`` and ``status``; ``stats["seconds"]`` is the total. A time limit
-    reached stops the remaining starts (``status="time_limit"`` with the best found)."""
-    tl = as_time_limit(time_limit)
-    t0 = time.perf_counter()
-    best = last = None
-    won = None
+    """Run `method` (RECT-NICOL or JAG-PQ-HEUR) from each start of `names` in ONE core call
+    (the input checked and, for a sparse matrix, its columns built once) and keep the smallest
+    ``max_load`` (ties: the earlier start). ``stats["start"]`` names the winner,
+    ``stats["starts"]`` holds each start's ``max_load``, ``seconds`` and ``status``;
+    ``stats["seconds"]`` is the total. `time_limit` is the whole call's: a start it stops ends
+    the call (``status="time_limit"`` with the best partition found; the first start always
+    runs)."""
+    sp = as_speeds(speeds, pp.m)
+    check_speed_costs(pp.total, sp)
+    core_speeds = None
+    if sp is not None:
+        if pp.sp is None:  # a sparse run is homogeneous: equal speeds only (see jag_pq_heur)
+            core_speeds = sp
+        params = dict(params, speeds=True)
+    tl = core_time_limit(time_limit)
+    m_solve = pp.m
+    same = sp is None or bool((sp == sp[0]).all())
+    if same and pp.m > pp.size:  # more parts than cells: a smaller grid, the rest empty
+        P2, Q2 = _grid_solved(pp, P, Q)
+        if P2 * Q2 < pp.m:
+            m_solve, P, Q = P2 * Q2, P2, Q2
+            params = dict(params, P_solved=P2, Q_solved=Q2)
+            if core_speeds is not None:
+                core_speeds = np.ascontiguousarray(core_speeds[:m_solve])
+    codes = [START_CODE[n][1] for n in names]
+    code = TABLE[method].code
+    if pp.sp is not None:
+        arr = pp.sp.arrays()
+        R, L, runs = _core.spatial_sparse_starts(pp.n1, pp.n2, *arr, m_solve, code, codes, P=P,
+                                                 Q=Q, max_sweeps=max_sweeps, time_limit=tl)
+    else:
+        R, L, runs = _core.spatial_partition_starts(pp.S, m_solve, code, codes, P=P, Q=Q,
+                                                    max_sweeps=max_sweeps, time_limit=tl,
+                                                    speeds=core_speeds)
+    # each start's max load (the same measure as the result's), the first smallest wins
+    n = len(runs)
+    lmax = (L[:n] if sp is None else L[:n] / sp[:m_solve]).max(axis=1).tolist()
+    status = _status(method)
     table: dict = {}
-    stopped = False
-    for name in names:
-        left = None
-        if tl is not None:
-            left = tl - (time.perf_counter() - t0)
-            if left <= 0:
-                if last is not None:
-                    stopped = True
-                    break
-                left = 1e-9  # the first start always runs (its current grid is an answer)
-        r = run(name, left)
-        last = r
-        table[name] = {"max_load": r.max_load if r._has_answer() else None,
-                       "seconds": float(r.stats.get("seconds", 0.0)), "status": r.status}
-        if r._has_answer() and (best is None or r.max_load < best.max_load):
-            best, won = r, name
-        if r.status == "time_limit":
-            stopped = True
-            break
-    res = best if best is not None else last
-    stats = dict(res.stats, start=won, starts=table,
+    won = None
+    for k, st in enumerate(runs):
+        lk = lmax[k] if st[9] != 2 else None
+        if lk is not None and (won is None or lk < lmax[won]):
+            won = k
+        table[names[k]] = {"max_load": lk, "seconds": st[0],
+                           "status": "time_limit" if st[9] else status}
+    w = won if won is not None else n - 1
+    st = runs[w]
+    rects = R[w] if st[9] != 2 else None
+    loads = L[w] if rects is not None else None
+    if m_solve < pp.m and rects is not None:
+        rects, loads = _pad(pp, rects, m_solve)
+        params = dict(params, parts_solved=m_solve)
+    params = dict(params)
+    if "orient" in params and rects is not None:
+        params["orient_used"] = _ORIENT_NAME[st[6]]
+    stats = dict(_stats(st), start=names[won] if won is not None else None, starts=table,
                  seconds=sum(v["seconds"] for v in table.values()))
-    kw: dict = {"stats": stats}
-    if stopped and res.status != "time_limit":
-        kw["status"] = "time_limit"
-        kw["message"] = (f"the time limit of {tl:g} s was reached after the start(s) "
-                         f"{', '.join(table)}; the best partition found is returned")
-    return dataclasses.replace(res, **kw)
+    status = message = None
+    if not st[9] and (len(runs) < len(names) or any(r[9] for r in runs)):
+        status = "time_limit"  # a later start was stopped (or not run)
+        message = (f"the time limit of {tl:g} s was reached after the start(s) "
+                   f"{', '.join(table)}; the best partition found is returned")
+    return _result(pp, rects, method, params, stats, sp, stop=st[9], time_limit=tl,
+                   loads=loads, status=status, message=message)
