@@ -10,7 +10,9 @@ the edges shows).
 (1) MPI: ``mpirun -np P python -m wpart.tasks.mpi`` at P = 2, 4 (full: 2, 4, 8, 16;
     oversubscribed on this machine's cores), both protocols: seconds per iteration, rank 0's
     messages, bytes and gossip memory per iteration, W_max, and MATCH when the MPI assignment
-    equals the in-process rank engine's (same protocol, same seed).
+    equals the in-process rank engine's (same protocol, same seed). A round of ``rounds`` costs
+    one collective (an all-gather of every rank's W and proposals, from which every rank
+    computes the same matching) besides its pairs' point-to-point messages.
 (2) Scaling, in-process rank engine (the same rank code as MPI, direct calls as transport; an
     mpirun of 32 or 64 Python processes on 2 shared cores measures the cores, not the
     protocol): P = 2 ... 16 (full: ... 64), both protocols: messages, bytes and gossip memory
@@ -165,7 +167,7 @@ def part_mpi(quick: bool, tmp: str) -> dict:
             if rc != 0:
                 rec["error"] = (err or out).strip().splitlines()[-3:]
                 recs.append(rec)
-                rows.append([P, proto, "-", "-", "-", "-", "-", want.max_load, "MPI FAILED"])
+                rows.append([P, proto, "-", "-", "-", "-", "-", "-", want.max_load, "MPI FAILED"])
                 continue
             with open(summ) as fh:
                 d = json.load(fh)
@@ -174,19 +176,22 @@ def part_mpi(quick: bool, tmp: str) -> dict:
                 d["assignment"]
             same = d["max_load"] == want.max_load and bool(np.array_equal(a, want.assignment))
             msgs = sum(v for k, v in d["messages"].items() if k != "DIRECTORY") / N_ITER
+            # rounds: one all-gather per round (the collective of the round's matching)
+            ag = d["messages"].get("ALLGATHER", 0) / N_ITER if proto == "rounds" else None
             rec.update({"seconds_per_iter": float(np.mean(d["iteration_seconds"])),
                         "messages_rank0_per_iter": msgs,
                         "bytes_rank0_per_iter": d["bytes_sent"] / N_ITER,
                         "gossip_bytes_rank0": d["stats"].get("gossip_bytes"),
                         "w_max_before": d["initial_max_load"], "w_max": d["max_load"],
-                        "match_ranks": same})
+                        "allgathers_per_iter": ag, "match_ranks": same})
             recs.append(rec)
             rows.append([P, proto, rec["seconds_per_iter"], msgs, rec["bytes_rank0_per_iter"],
-                         rec["gossip_bytes_rank0"], d["max_load"], want.max_load,
-                         "MATCH" if same else "DIFFERS"])
+                         rec["gossip_bytes_rank0"], "-" if ag is None else ag, d["max_load"],
+                         want.max_load, "MATCH" if same else "DIFFERS"])
     text = format_table(
         ["P", "protocol", "MPI s/iter", "msgs/iter (rank 0)", "bytes/iter (rank 0)",
-         "gossip bytes (rank 0)", "W_max MPI", "W_max in-process", "MPI == in-process"], rows,
+         "gossip bytes (rank 0)", "all-gathers/iter", "W_max MPI", "W_max in-process",
+         "MPI == in-process"], rows,
         title=f"(1) CCM-LB over MPI (mpirun -np P, {N_ITER} iterations, seed 0; "
               f"{CORES} cores, P > {CORES} oversubscribed; turns = before, rounds = after)")
     return {"available": True, "rows": recs, "text": text}
@@ -339,17 +344,18 @@ def part_projection(quick: bool, scaling: dict) -> dict:
     # `keep` estimates), then its pair: the exact evaluations of `steps` exchanges + 1
     t_prop = cost["own_summary_s"] + prm.keep * t_est
     t_pair = (steps + 1) * cost["pair_step_s"]
-    small = 64.0  # PROPOSE / POINT / GONE / RELEASE: a header and a few numbers
+    small = 64.0  # RELEASE: a header and a few numbers
+    row = 8.0 * (3 + 4 * prm.offers)  # a rank's entry of the round's all-gather
     size = {"LOCK_GRANT": grant, "GIVE": give, "GIVE_BACK": give, "REFRESH": summ,
-            "INFORM": (prm.keep + 1) * summ}
+            "INFORM": (prm.keep + 1) * summ, "ALLGATHER": (P_big - 1) * row}
     bytes_rank = sum(v * size.get(k, small) for k, v in msgs.items())
-    H = prm.handshakes
     gossip_mem = (prm.keep + 1) * summ  # the known set: own summary + `keep` others
 
     def t_iter(net):
         lat, bw = net["latency_s"], net["bandwidth_Bps"]
-        coll = np.log2(P_big) * lat  # an all-reduce / sparse all-to-all count exchange
-        rnd = (t_prop + t_pair + (2 + H) * coll + (3 + 2 * steps) * lat
+        coll = np.log2(P_big) * lat  # a collective's latency (recursive doubling)
+        # one all-gather of every rank's row, then the pair's messages
+        rnd = (t_prop + t_pair + coll + (P_big - 1) * row / bw + (3 + 2 * steps) * lat
                + (grant + 2 * steps * give) / bw)
         gossip = prm.k * (coll + prm.f * (lat + (prm.keep + 1) * summ / bw))
         return rounds * rnd + gossip, rnd
@@ -364,7 +370,7 @@ def part_projection(quick: bool, scaling: dict) -> dict:
             "rounds_fit": {"c": a_r, "d": b_r, "rounds_per_iter": rounds},
             "seconds_per_proposal": t_prop, "seconds_per_estimate": t_est,
             "seconds_per_pair": t_pair, "exchanges_per_pair": steps, "measured": cost,
-            "keep": prm.keep, "handshakes": H,
+            "keep": prm.keep, "collectives_per_round": 1, "allgather_row_bytes": row,
             "seconds_per_round": per_round_s, "seconds_per_iter": t_fast,
             "seconds_per_iter_slow_network": t_slow, "network": NET, "slow_network": NET_SLOW,
             "messages_per_rank_per_iter": float(sum(msgs.values())),
@@ -395,13 +401,14 @@ def part_projection(quick: bool, scaling: dict) -> dict:
                          "gossip bytes/rank"], rows,
                         title=f"(3) PROJECTION to {P_big} ranks / {K_big:,} tasks / {N_big:,} "
                               f"blocks / {big.n_edges:,} edges (synthetic gemma_like stand-in)")
-    text += (f"\nPROJECTION model: T_iter = R(P) x (t_proposal + t_pair + (2 + H) collectives "
-             f"+ pair messages + bytes/bandwidth) + gossip; R(P) = {a_r:.3g} P^{b_r:.2f} rounds "
+    text += (f"\nPROJECTION model: T_iter = R(P) x (t_proposal + t_pair + one all-gather of "
+             f"P rows of {row:.0f} bytes + pair messages + bytes/bandwidth) + gossip; "
+             f"R(P) = {a_r:.3g} P^{b_r:.2f} rounds "
              f"(fitted at P = {Ps}) = {rounds:.0f}; t_proposal = own summary "
              f"{cost['own_summary_s'] * 1e3:.1f} ms + keep ({prm.keep}) x {t_est * 1e3:.2f} ms "
              f"estimates = {t_prop * 1e3:.1f} ms; t_pair = ({steps:.2f} exchanges + 1) x "
              f"{cost['pair_step_s'] * 1e3:.1f} ms = {t_pair * 1e3:.1f} ms (measured on this "
-             f"instance's rank data); H = {H}; messages per rank per round as measured at "
+             f"instance's rank data); messages per rank per round as measured at "
              f"P = {last['P']}. Distributed/serial C per iteration: {proj['ratio_vs_c']:.3g}x "
              f"({'faster' if proj['ratio_vs_c'] and proj['ratio_vs_c'] < 1 else 'slower'}).")
     out["text"] = text

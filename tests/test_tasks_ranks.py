@@ -139,7 +139,11 @@ def test_gemma_like_quality_matches_serial_engine():
     b = balance(prob, backend="ranks", delta=1e-9)
     assert b.max_work <= a.max_work * 1.02
     m = b.stats["messages"]
-    assert m["POINT"] >= 2 * m["LOCK_GRANT"]  # a pair is matched by two POINTs, locked once
+    # one all-gather per rank per round, and the last round of every stage (no proposal);
+    # the final pass is a stage of its own, counted in the last iteration
+    rounds = sum(d["rounds"] for d in b.stats["schedule"]["rounds"])
+    assert m["ALLGATHER"] == prob.m * (rounds + 4 + 1)
+    assert "POINT" not in m and "PROPOSE" not in m
     assert m["GIVE"] == m["GIVE_BACK"] == b.stats["n_exchanges"]
     assert m["RELEASE"] == m["LOCK_GRANT"]  # a locked pair ends with RELEASE
     t = balance(prob, backend="ranks", delta=1e-9, protocol="turns")
@@ -202,3 +206,55 @@ def test_pinned_tasks_never_move(seed, protocol):
         assert res.max_work <= res.initial_max_work
     free = balance(G2, backend="ranks", seed=seed, n_iter=3, protocol=protocol)
     assert (free.assignment != np.asarray(G2.initial)).any()  # unpinned, tasks do move
+
+
+def _greedy_reference(rows, pos):
+    """The round's matching spelled out: drop the stale proposals, then repeatedly take the
+    proposal of largest key whose two ends are both free."""
+    W, ver = rows[:, 0], rows[:, 1]
+    edges, refresh = [], []
+    for r in range(rows.shape[0]):
+        for i in range(int(rows[r, 2])):
+            q, dexc, gain, vu = rows[r, 3 + 4 * i:7 + 4 * i]
+            q = int(q)
+            if W[r] <= W[q] and vu != ver[q]:
+                refresh.append((q, r))
+            else:
+                edges.append(((dexc, gain, -pos[r], -pos[q]), r, q))
+    partner, proposer = {}, set()
+    while True:
+        free = [e for e in edges if e[1] not in partner and e[2] not in partner]
+        if not free:
+            break
+        _, r, q = max(free)
+        partner[r], partner[q] = q, r
+        proposer.add(r)
+    return partner, proposer, sorted(refresh)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_rounds_matching_is_the_greedy_matching(seed):
+    """plan_round (the matching every rank computes from the round's all-gather) against the
+    greedy matching spelled out, with ties in the estimates, stale proposals and mutual
+    proposals."""
+    from wpart.tasks._rounds import plan_round, positions, proposal_row
+
+    rng = np.random.default_rng(seed)
+    P = int(rng.integers(1, 12))
+    offers = 3
+    pos = positions(rng.permutation(P))
+    W = rng.integers(0, 4, P).astype(float)  # ties in W
+    ver = rng.integers(0, 3, P)
+    rows = np.zeros((P, 3 + 4 * offers))
+    for r in range(P):
+        peers = rng.permutation([q for q in range(P) if q != r])[:int(rng.integers(0, offers + 1))]
+        props = [(int(q), float(rng.integers(0, 3)), float(rng.integers(0, 3)),
+                  int(ver[q] if rng.random() < 0.7 else ver[q] + 1)) for q in peers]
+        rows[r] = proposal_row(W[r], int(ver[r]), props, offers)
+    partner, proposer, refresh = plan_round(rows, pos)
+    want_p, want_prop, want_ref = _greedy_reference(rows, pos)
+    assert refresh == want_ref
+    assert {r: int(q) for r, q in enumerate(partner) if q >= 0} == want_p
+    assert set(np.flatnonzero(proposer).tolist()) == want_prop
+    for r, q in enumerate(partner):  # disjoint pairs
+        assert q < 0 or partner[q] == r

@@ -110,6 +110,17 @@ class Channel:
         self._wait(lambda: req.Test(), what)
         return float(out[0])
 
+    def allgather(self, row: np.ndarray, what: str, kind: str = "ALLGATHER") -> np.ndarray:
+        """Every rank's `row` (float64, the same length on every rank), stacked by rank;
+        counted as one message of `kind` and the ``(size - 1) * row`` bytes a rank sends."""
+        send = np.ascontiguousarray(row, dtype=np.float64)
+        out = np.empty((self.size, send.size), np.float64)
+        req = self.comm.Iallgather(send, out)
+        self._wait(lambda: req.Test(), what)
+        self.sent[kind] = self.sent.get(kind, 0) + 1
+        self.bytes_sent += (self.size - 1) * send.nbytes
+        return out
+
     def alltoall_counts(self, counts: np.ndarray, what: str) -> np.ndarray:
         send = np.ascontiguousarray(counts, dtype=np.int64)
         out = np.empty(self.size, np.int64)

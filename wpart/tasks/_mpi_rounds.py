@@ -1,19 +1,19 @@
 """The rounds protocol of the rank engine over MPI (:mod:`wpart.tasks._rounds`).
 
-Each round: one all-reduce (does any rank still propose?), one sparse all-to-all of the
-proposals, ``handshakes`` sparse all-to-alls of the matching's steps (``POINT``, ``GONE``, and
-``REFRESH`` in the first), then
-the matched pairs exchange point to point (``LOCK_GRANT``, ``GIVE``/``RELEASE``,
-``GIVE_BACK``), all pairs at the same time. The matching code is the in-process run's
-(:class:`~wpart.tasks._rounds.RoundRank`), fed with the same sets of messages, so the
-assignment is the in-process run's bit for bit. Every wait is bounded by the channel's
-`timeout` (:class:`~wpart.tasks._mpi_comm.Channel`).
+Each round: one all-gather of every rank's entry (its W, its version and its proposals, a
+fixed row of ``3 + 4 offers`` numbers: :func:`~wpart.tasks._rounds.proposal_row`), from which
+every rank computes the same matching (:func:`~wpart.tasks._rounds.plan_round`, the in-process
+run's code); then the refreshed summaries go point to point (``REFRESH``) and the matched
+pairs exchange point to point (``LOCK_GRANT``, ``GIVE``/``RELEASE``, ``GIVE_BACK``), all pairs
+at the same time. A round with no proposal anywhere ends the stage. The assignment is the
+in-process run's bit for bit. Every wait is bounded by the channel's `timeout`
+(:class:`~wpart.tasks._mpi_comm.Channel`).
 """
 
 from __future__ import annotations
 
 from ._mpi_comm import RankFailure
-from ._rounds import RoundRank, key_of
+from ._rounds import plan_round, proposal_row
 
 __all__ = ["rounds_stage_mpi"]
 
@@ -33,45 +33,25 @@ def rounds_stage_mpi(ch, rk, prm, pos, trial: int, it: int) -> int:
     while True:
         where = f"round {rnd} of iteration {it}"
         props = rk.proposals()
-        if ch.allreduce(1 if props else 0, "sum", f"the proposal count of {where}") == 0:
+        rows = ch.allgather(proposal_row(rk.current_work(), rk.version, props, prm.offers),
+                            f"the proposals of {where}", "ALLGATHER")
+        rk.w_view = rows[:, :2].copy()
+        if not rows[:, 2].any():
             break
-        w = rk.current_work()
-        got = ch.exchange({p[0]: ("PROPOSE", trial, it, rnd, p[1], p[2], int(pos[me]), w, p[3])
-                           for p in props}, "PROP", f"the proposals of {where}", "PROPOSE")
-        incoming = []
-        for src, m in got:
-            check(src, m, ("PROPOSE",))
-            incoming.append((key_of((None, m[4], m[5], None, int(pos[me])), m[6]), src, m[7],
-                             m[8]))
-        st = RoundRank([p[:4] + (int(pos[p[0]]),) for p in props], pos[me], incoming, w,
-                       rk.version)
-        for h in range(prm.handshakes):
-            kinds = {q: (k,) for q, k in st.step_out().items()}
-            fresh = None
-            if h == 0 and st.refresh:
-                fresh = rk.own_summary()
-                for q in st.refresh:
-                    kinds[q] = ("REFRESH",) + kinds.get(q, ())
-            out = {q: ("STEP", trial, it, rnd, k, fresh if "REFRESH" in k else None)
-                   for q, k in kinds.items()}
-            got = ch.exchange(out, "PROP", f"step {h} of the matching of {where}",
-                              kinds={q: k[0] for q, k in kinds.items()})
-            msgs = []
-            for src, m in got:
-                check(src, m, ("STEP",))
-                if "REFRESH" in m[4]:
-                    rk.known[src] = m[5]
-                msgs.extend((src, k) for k in m[4])
-            st.step_in(msgs)
-            if h % 4 == 3 and h + 1 < prm.handshakes:  # the steps left send nothing: stop
-                busy = bool(st.tell) or (st.partner is None and bool(st.edges))
-                if ch.allreduce(int(busy), "sum", f"the matching of {where} (step {h})") == 0:
-                    break
-        if st.partner is None:
+        partner, proposer, refresh = plan_round(rows, pos)
+        for q, r in refresh:  # this rank's current summary to a proposer that used a stale one
+            if q == me:
+                ch.send(r, "PROP", ("REFRESH", trial, it, rnd, rk.own_summary()), "REFRESH")
+        for q, r in refresh:
+            if r == me:
+                _, _, m = ch.recv(q, ("PROP",), f"REFRESH of rank {q} ({where})", blame=q)
+                check(q, m, ("REFRESH",))
+                rk.known[q] = m[4]
+        q = int(partner[me])
+        if q < 0:
             rnd += 1
             continue
-        q = st.partner
-        if st.target:  # the proposer locks this rank: send the records, apply its answer
+        if not proposer[me]:  # the proposer locks this rank: send the records, apply its answer
             ch.send(q, "TURN", ("LOCK_GRANT", trial, it, rnd, rk.serve(q, ("LOCK_REQ", 0.0))[1]),
                     "LOCK_GRANT")
             while True:  # GIVE (answered GIVE_BACK) until RELEASE

@@ -74,21 +74,26 @@ class RankParams:
         #: peers a rank proposes to at once in a round (every proposal is an edge of the
         #: round's matching)
         self.offers = 8
-        #: steps of the round's matching (one sparse all-to-all each)
-        self.handshakes = 16
         #: exchanges a locked pair makes at most in a round (a pair cut short may lock again)
         self.pair_steps = 2
         #: rounds protocol: after the last iteration, a pass of the same rounds in which a
-        #: rank proposes to every lighter peer it keeps and a matched pair runs the pair step
-        #: with single tasks as well as clusters (``subclusters="singles"``), when the run
-        #: moves whole clusters only
+        #: rank proposes to every lighter peer it keeps (the heaviest rank of the round: to
+        #: every lighter rank, :attr:`final_reach`) and a matched pair runs the pair step on
+        #: single tasks (swaps and moves of one task each way), when the run moves whole
+        #: clusters only
         self.final_pass = True
-        #: sub-cluster units of the final pass (1: single tasks; 3: "fill")
-        self.final_singles = 1
+        #: clusters of the final pass's pair step (1: every task is its own cluster)
+        self.final_cluster = 1
+        #: in the final pass, the heaviest rank by the round's all-gather proposes to every
+        #: lighter rank (no summary is needed: the exact pair step decides)
+        self.final_reach = True
 
     def step_args(self, final: bool = False) -> tuple:
-        return (self.cluster, self.final_singles if final and self.singles == 0 else self.singles,
-                int(self.one_way), int(self.split_always), self.tol, self.comm_thresh)
+        if final and self.singles == 0:
+            return (self.final_cluster, 0, int(self.one_way), int(self.split_always), self.tol,
+                    self.comm_thresh)
+        return (self.cluster, self.singles, int(self.one_way), int(self.split_always), self.tol,
+                self.comm_thresh)
 
     def turn_order(self, trial: int, state: tuple | None) -> tuple:
         """``(state, order)`` of the serial engine's turn stream for one iteration."""
@@ -112,6 +117,8 @@ class RankProcess:
         self.n_evals = 0
         self.version = 0  # bumped whenever a peer changes this rank's tasks
         self.final = False  # in the final pass (single tasks move too)
+        #: every rank's ``(W, version)`` from the last round's all-gather (rounds protocol)
+        self.w_view = None
 
     # ------------------------------------------------------------------ evaluation
     def work(self) -> float:
@@ -184,12 +191,21 @@ class RankProcess:
         Estimates are cached until this rank's tasks change.
 
         In the final pass: every kept peer lighter than this rank, by decreasing difference
-        of W (no estimate: the exact pair step decides)."""
+        of W (no estimate: the exact pair step decides); the heaviest rank of the last
+        all-gather (:attr:`w_view`, every rank's W and version) also every lighter rank it
+        does not keep, by the W gathered."""
         if self.final:
             w = self.current_work()
-            fin = sorted((-(w - s.work), q) for q, s in self.known.items()
-                         if q != self.rank and q not in self.tried and s.work < w)
-            return [(q, -d, 0.0, self.known[q].version) for d, q in fin[:self.prm.offers]]
+            cand = {q: (s.work, s.version) for q, s in self.known.items() if q != self.rank}
+            v = self.w_view
+            if (self.prm.final_reach and v is not None and v.shape[0] > 1
+                    and w >= np.delete(v[:, 0], self.rank).max()):
+                for q in range(v.shape[0]):
+                    if q != self.rank and q not in cand:
+                        cand[q] = (float(v[q, 0]), int(v[q, 1]))
+            fin = sorted((-(w - x[0]), q) for q, x in cand.items()
+                         if q not in self.tried and x[0] < w)
+            return [(q, -d, 0.0, cand[q][1]) for d, q in fin[:self.prm.offers]]
         out = []
         for q in sorted(self.known):
             if q == self.rank or q in self.tried:

@@ -4,41 +4,44 @@ Every round of an iteration (after the bounded gossip of the inform stage):
 
 1. every rank computes its proposals from its own tasks and the summaries it keeps
    (:meth:`~wpart.tasks._ranks.RankProcess.proposals`): up to ``offers`` peers whose best
-   cluster exchange pays as estimated from the two ranks' summaries, each with the key
-   ``(excess reduction, gain, -position of the proposer, -position of the peer)``
-   (``position``: a rank's place in the iteration's seeded order), and sends them ``PROPOSE``;
-2. every proposal is an edge of the round's matching, which either end may take. A rank
-   answers a proposal made on a stale summary of it by a rank no longer heavier than itself
-   with its current summary (``REFRESH``, in the first step below; the proposer estimates
-   again next round) and leaves that edge out;
-3. the pairs are the greedy matching of the edges by decreasing key, computed in
-   ``handshakes`` steps of locally dominant edges (:class:`RoundRank`): an unmatched rank
-   points (``POINT``) at the end of its best edge left; two ranks pointing at each other are
-   matched and tell their other ends (``GONE``) in the next step;
+   cluster exchange pays as estimated from the two ranks' summaries;
+2. one all-gather (:func:`proposal_row`): every rank learns every rank's W, the version of
+   its tasks and its proposals, a fixed row of ``3 + 4 offers`` numbers per rank. A round in
+   which no rank proposes ends the stage;
+3. every rank computes the same matching from the gathered rows (:func:`plan_round`): a
+   proposal made on a stale summary of its target by a rank no longer heavier than the
+   target is answered with the target's current summary (``REFRESH``, point to point; the
+   proposer estimates again next round); every other proposal is an edge with the key
+   ``(excess reduction, gain, -position of the proposer, -position of the target)``
+   (``position``: a rank's place in the iteration's seeded order), and the pairs are the
+   greedy matching of the edges by decreasing key;
 4. every matched pair runs CCM-LB's exact pair step at the same time: the end that made the
    proposal of the edge locks the other, which sends its records (``LOCK_GRANT``); the
    proposer evaluates FindBestCCM on the pair exactly and sends ``GIVE`` (answered
    ``GIVE_BACK``), again while an exchange pays (at most ``pair_steps`` in a round: a pair
    cut short may be matched again later), then ``RELEASE``.
 
-Since the bounded gossip keeps, at each rank, the ranks around its mirror place in the order
-by W (:meth:`~wpart.tasks._ranks.RankProcess.hop_receive`), the proposals of different ranks
-go to different peers, and a round matches about a third to a half of all ranks at P = 32
-and 64 (measured in ``benchmarks/bench_mpi.py``).
+So a round costs one collective (the all-gather, ``O(P offers)`` numbers per rank) besides
+the point-to-point messages of its pairs and refreshes. Since the bounded gossip keeps, at
+each rank, the ranks around its mirror place in the order by W
+(:meth:`~wpart.tasks._ranks.RankProcess.hop_receive`), the proposals of different ranks go
+to different peers, and a round matches a large share of the ranks (measured in
+``benchmarks/bench_mpi.py``).
 
-The pairs of a round are disjoint. The edge with the largest key overall is matched in the
-first step unless it is refreshed, so every round with a proposal locks a pair or refreshes a
-summary made stale by a pair; a pair is locked again in an iteration only after an exchange
-(every exchange lowers the larger W of its pair and changes no other rank), so the rounds
-end. Keys are totally ordered (positions are distinct) and every step acts on the whole set
-of messages of the previous one, so the pairs, and the assignment, depend only on the seed
-and the number of ranks, never on message timing: the in-process run
-(:func:`rounds_stage`) and MPI (:mod:`wpart.tasks._mpi_rounds`) give the same assignment bit
-for bit.
+The pairs of a round are disjoint. The edge with the largest key overall is matched unless
+it is refreshed, so every round with a proposal locks a pair or refreshes a summary made
+stale by a pair; a pair is locked again in an iteration only after an exchange (every
+exchange lowers the larger W of its pair and changes no other rank), so the rounds end. Keys
+are totally ordered (positions are distinct) and every rank computes the matching from the
+same gathered rows, so the pairs, and the assignment, depend only on the seed and the number
+of ranks, never on message timing: the in-process run (:func:`rounds_stage`) and MPI
+(:mod:`wpart.tasks._mpi_rounds`) give the same assignment bit for bit.
 
 After the last iteration, a final pass of the same rounds (when whole clusters are moved,
-``subclusters`` none) lets single tasks move too: a rank proposes to every kept peer lighter
-than itself, and the exact pair step decides.
+``subclusters`` none) exchanges single tasks: a rank proposes to every kept peer lighter than
+itself, the heaviest rank of the round (by the gathered W) to every lighter rank, and the
+exact pair step of a matched pair treats every task as its own cluster (swaps of one task
+each way and one-way moves of one task), which evens out what whole clusters cannot.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ import time
 
 import numpy as np
 
-__all__ = ["RoundRank", "positions", "rounds_stage"]
+__all__ = ["plan_round", "positions", "proposal_row", "rounds_stage"]
 
 
 def positions(order) -> np.ndarray:
@@ -59,86 +62,47 @@ def positions(order) -> np.ndarray:
     return pos
 
 
-def key_of(prop, pos_me: int) -> tuple:
-    """The total order of proposals: larger excess reduction, larger gain, earlier proposer,
-    earlier target (``prop[4]``: the target's position, when given)."""
-    return (float(prop[1]), float(prop[2]), -int(pos_me),
-            -int(prop[4]) if len(prop) > 4 else 0)
+def proposal_row(w: float, version: int, props: list, offers: int) -> np.ndarray:
+    """This rank's entry of a round's all-gather: ``[W, version, n, (peer, excess reduction,
+    gain, version of the peer's summary used) x offers]`` (float64; unused slots zero)."""
+    row = np.zeros(3 + 4 * offers, np.float64)
+    row[0], row[1], row[2] = w, version, len(props)
+    for i, p in enumerate(props[:offers]):
+        row[3 + 4 * i:7 + 4 * i] = (p[0], p[1], p[2], p[3])
+    return row
 
 
-class RoundRank:
-    """One rank's side of a round's matching (the same code in-process and over MPI).
+def plan_round(rows: np.ndarray, pos) -> tuple:
+    """The round's matching from every rank's entry (:func:`proposal_row`), the same on every
+    rank: ``(partner, proposer, refresh)``.
 
-    `props`: this rank's proposals ``[(peer, dexc, gain, version, pos_peer)]`` best first;
-    `incoming`: ``[(key, src, w_src, version)]`` of the proposals it received (``w_src``: the
-    proposer's W now; ``version``: the version of this rank's summary it used); `w_me`,
-    `v_me`: this rank's W and version now. A proposal made on a stale summary of this rank
-    by a rank that is no longer heavier is answered with this rank's current summary
-    (``REFRESH``) and leaves the matching.
-
-    The matching is the greedy maximal matching of all remaining proposals (an edge per
-    proposal, either end may be matched by it) by decreasing key, computed by
-    locally dominant edges: in each step an unmatched rank points (``POINT``) at the end
-    of its best remaining edge; two ranks pointing at each other are matched; a rank matched
-    in a step tells its other ends (``GONE``) in the next step, and they drop its edges. The
-    best edge of the whole round is matched in the first step; with enough steps this is the
-    greedy matching by key (every step matches every edge that is the best at both of its
-    ends). The end that made the proposal of the matched edge runs the pair step.
+    A proposal made on a stale summary of its target (the version differs) by a rank that is
+    no longer heavier than the target is left out; the target sends its current summary
+    instead (``refresh``: ``[(target, proposer)]``). Every other proposal is an edge with the
+    key ``(excess reduction, gain, -position of the proposer, -position of the target)``
+    (:func:`key_of`); the pairs are the greedy matching of the edges by decreasing key (an edge
+    whose two ends are both free is taken). ``partner[r]``: r's partner (-1: none);
+    ``proposer[r]``: r made the proposal of its pair's edge (it runs the pair step).
     """
-
-    def __init__(self, props: list, pos_me: int, incoming: list, w_me: float, v_me: int):
-        stale = [not (e[2] > w_me) and e[3] != v_me for e in incoming]
-        self.refresh = sorted(e[1] for e, x in zip(incoming, stale) if x)
-        #: peer -> [key of my proposal to it, key of its proposal to me] (None: none)
-        self.edges: dict = {}
-        for p in props:
-            self.edges.setdefault(p[0], [None, None])[0] = key_of(p, pos_me)
-        for e, x in zip(incoming, stale):
-            if not x:
-                self.edges.setdefault(e[1], [None, None])[1] = e[0]
-        self.partner: int | None = None
-        self.proposer = False
-        self.pointed: int | None = None
-        self.tell: list = []  # ends to tell GONE in the next step
-
-    @staticmethod
-    def _key(e: list) -> tuple:
-        return max(k for k in e if k is not None)
-
-    @property
-    def target(self) -> bool:
-        """Matched as the end that did not propose (it grants its lock)."""
-        return self.partner is not None and not self.proposer
-
-    def step_out(self) -> dict:
-        """``{dest: "POINT" | "GONE"}`` of this step."""
-        out = {q: "GONE" for q in self.tell}
-        self.tell = []
-        self.pointed = None
-        if self.partner is None and self.edges:
-            self.pointed = max(self.edges, key=lambda q: self._key(self.edges[q]))
-            out[self.pointed] = "POINT"
-        return out
-
-    def step_in(self, got: list) -> None:
-        """The ``(src, kind)`` messages of this step: ``POINT``, ``GONE``, or ``REFRESH`` (in
-        the first step: `src` answered this rank's proposal with its summary; the proposal
-        leaves the matching)."""
-        for src, kind in got:
-            if kind == "GONE":
-                self.edges.pop(src, None)
-            elif kind == "REFRESH" and src in self.edges:
-                e = self.edges[src]
-                e[0] = None
-                if e[1] is None:
-                    del self.edges[src]
-        q = self.pointed
-        if q is not None and q in self.edges and (q, "POINT") in got:
-            e = self.edges[q]
-            self.partner = q
-            self.proposer = e[0] is not None and (e[1] is None or e[0] > e[1])
-            self.tell = sorted(x for x in self.edges if x != q)
-            self.edges = {}
+    P = rows.shape[0]
+    W, ver = rows[:, 0], rows[:, 1].astype(np.int64)
+    edges, refresh = [], []
+    for r in range(P):
+        for i in range(int(rows[r, 2])):
+            q, dexc, gain, vu = rows[r, 3 + 4 * i:7 + 4 * i]
+            q = int(q)
+            if not W[r] > W[q] and int(vu) != ver[q]:
+                refresh.append((q, r))
+            else:
+                edges.append(((float(dexc), float(gain), -int(pos[r]), -int(pos[q])), r, q))
+    edges.sort(reverse=True)
+    partner = np.full(P, -1, np.int64)
+    proposer = np.zeros(P, bool)
+    for _, r, q in edges:
+        if partner[r] < 0 and partner[q] < 0:
+            partner[r], partner[q] = q, r
+            proposer[r] = True
+    return partner, proposer, sorted(refresh)
 
 
 def _size(obj) -> int:
@@ -170,44 +134,26 @@ def rounds_stage(ranks: list, prm, pos, trial: int, it: int, count, late=None) -
             stopped = True
             break
         t_prop = np.zeros(P)
-        props = {}
+        rows = np.zeros((P, 3 + 4 * prm.offers))
         for rk in ranks:
             t0 = time.perf_counter()
             p = rk.proposals()
+            rows[rk.rank] = proposal_row(rk.current_work(), rk.version, p, prm.offers)
             t_prop[rk.rank] = time.perf_counter() - t0
-            if p:
-                props[rk.rank] = p
-        if not props:
+        for r in range(P):  # the round's all-gather (one collective)
+            count("ALLGATHER", 1, (P - 1) * rows[r].nbytes if cb else 0, r)
+        for rk in ranks:  # every rank's W and version now (the final pass uses them)
+            rk.w_view = rows[:, :2].copy()
+        if not rows[:, 2].any():
             serial += float(t_prop.sum())
             crit += float(t_prop.max()) if P else 0.0
             break
-        incoming: dict = {}
-        for r, pl in props.items():
-            w = ranks[r].current_work()
-            for p in pl:
-                p = p[:4] + (int(pos[p[0]]),)
-                incoming.setdefault(p[0], []).append((key_of(p, pos[r]), r, w, p[3]))
-                msg("PROPOSE", r, p[1], p[2], int(pos[r]), w, p[3])
-        rr = {r: RoundRank([p[:4] + (int(pos[p[0]]),) for p in props.get(r, [])], pos[r],
-                           incoming.get(r, []),
-                           ranks[r].current_work(), ranks[r].version)
-              for r in sorted(set(props) | set(incoming))}
-        for h in range(prm.handshakes):
-            got: dict = {}
-            if h == 0:  # the first step carries the refreshed summaries
-                for q, st in rr.items():
-                    for r in st.refresh:
-                        got.setdefault(r, []).append((q, "REFRESH"))
-                        fresh = ranks[q].own_summary()
-                        ranks[r].known[q] = fresh
-                        msg("REFRESH", q, fresh)
-            for r, st in rr.items():
-                for dst, kind in sorted(st.step_out().items()):
-                    got.setdefault(dst, []).append((r, kind))
-                    msg(kind, r)
-            for r, st in rr.items():
-                st.step_in(got.get(r, []))
-        pairs = [(r, st.partner) for r, st in rr.items() if st.proposer]
+        partner, proposer, refresh = plan_round(rows, pos)
+        for q, r in refresh:  # answered with the target's current summary
+            fresh = ranks[q].own_summary()
+            ranks[r].known[q] = fresh
+            msg("REFRESH", q, fresh)
+        pairs = [(r, int(partner[r])) for r in np.flatnonzero(proposer).tolist()]
         t_pair, dts = [], []
         for r, q in pairs:
             t0 = time.perf_counter()
