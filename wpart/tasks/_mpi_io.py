@@ -145,8 +145,8 @@ def distribute_edges(ch, data: RankData, edges: list, name_of=None) -> None:
                 if not e[4][1]:
                     missing.append((e[0], "to", e[:4]))
             else:
-                for q in {e[5], o2}:
-                    dest.setdefault(q, []).append(e[:4])
+                for q in {e[5], o2}:  # with the ranks holding its two ends
+                    dest.setdefault(q, []).append(e[:4] + (e[5], o2))
     if ch.allreduce(len(missing), "sum", "the check of the edges' tasks"):
         # every rank learns the first bad edge, so that whichever rank reports, it names it
         first = min(missing) if missing else None
@@ -164,6 +164,8 @@ def distribute_edges(ch, data: RankData, edges: list, name_of=None) -> None:
     data.esrc = np.array([e[1][1] for e in mine], np.int64)
     data.edst = np.array([e[2][1] for e in mine], np.int64)
     data.ebytes = np.array([e[3] for e in mine], float)
+    data.esr = np.array([e[4] for e in mine], np.int32)
+    data.edr = np.array([e[5] for e in mine], np.int32)
 
 
 def _fsync_dir(path: str) -> None:

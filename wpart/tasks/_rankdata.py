@@ -34,6 +34,10 @@ class RankData:
     ``blk`` is the shared block's global id (-1: none), ``orig`` the rank the task started on.
     Edge arrays (``eid`` unique, global edge ids; ``esrc``/``edst`` task gids) hold every edge
     incident to the rank's tasks; block arrays (``bid`` sorted) the blocks they access.
+    ``esr``/``edr`` are the ranks holding each edge's source and destination as this rank
+    knows them (-1: unknown): exact for its own tasks and, after an exchange, for the tasks of
+    the pair; a move between two other ranks is not seen (the bounded summary then counts
+    those bytes towards the rank the task was on; only estimates use it).
     ``cap`` is the rank's memory cap (``inf``: none) and ``alpha`` its speed factor (``nan``:
     the coefficient's). ``pinned`` (sorted gids) lists the tasks here that never move
     (LBDatafile ``"migratable": false``).
@@ -50,6 +54,8 @@ class RankData:
     esrc: np.ndarray = field(default_factory=lambda: _e(_I64))
     edst: np.ndarray = field(default_factory=lambda: _e(_I64))
     ebytes: np.ndarray = field(default_factory=lambda: _e(_F64))
+    esr: np.ndarray = field(default_factory=lambda: _e(np.int32))
+    edr: np.ndarray = field(default_factory=lambda: _e(np.int32))
     bid: np.ndarray = field(default_factory=lambda: _e(_I64))
     bsize: np.ndarray = field(default_factory=lambda: _e(_F64))
     bhome: np.ndarray = field(default_factory=lambda: _e(np.int32))
@@ -58,8 +64,8 @@ class RankData:
     alpha: float = float("nan")
     ents: dict = field(default_factory=dict)
     pinned: np.ndarray = field(default_factory=lambda: _e(_I64))
-    work: float = float("nan")  # W of the rank, carried by a bounded summary
-    version: int = 0            # the rank's task-set version a bounded summary describes
+    work: float = float("nan")  # W of the rank, when known
+    version: int = 0            # the rank's task-set version
 
     @property
     def n_tasks(self) -> int:
@@ -69,9 +75,21 @@ class RankData:
     def _task_part(self, m: np.ndarray) -> dict:
         return {k: getattr(self, k)[m] for k in ("gid", "load", "fp", "wk", "blk", "orig")}
 
-    def extract(self, gids) -> "RankData":
-        """Remove the tasks `gids` (all must be here) and return their records."""
+    def _eranks(self) -> tuple:
+        """``(esr, edr)``, -1 where the ranks of the edges' ends are not known."""
+        n = self.eid.size
+        if self.esr.size != n or self.edr.size != n:
+            return np.full(n, -1, np.int32), np.full(n, -1, np.int32)
+        return self.esr.copy(), self.edr.copy()
+
+    def extract(self, gids, to: int | None = None) -> "RankData":
+        """Remove the tasks `gids` (all must be here) and return their records; `to`: the
+        rank they go to (their edges' end ranks are updated on both sides)."""
         gids = np.asarray(gids, _I64)
+        esr, edr = self._eranks()
+        if to is not None and gids.size:
+            esr[np.isin(self.esrc, gids)] = to
+            edr[np.isin(self.edst, gids)] = to
         if self.pinned.size and np.isin(gids, self.pinned).any():
             raise WpartRuntimeError(f"rank {self.rank}: tasks "
                                     f"{np.intersect1d(gids, self.pinned)[:8].tolist()} are "
@@ -94,6 +112,7 @@ class RankData:
         bk = np.isin(self.bid, keep["blk"])
         moved = RankData(self.rank, **out_tasks,
                          **{k: getattr(self, k)[inc_out] for k in ("eid", "esrc", "edst", "ebytes")},
+                         esr=esr[inc_out], edr=edr[inc_out],
                          bid=self.bid[bo], bsize=self.bsize[bo], bhome=self.bhome[bo],
                          ents={int(g): self.ents[int(g)] for g in out_tasks["gid"]
                                if int(g) in self.ents})
@@ -101,6 +120,7 @@ class RankData:
             setattr(self, k, v)
         for k in ("eid", "esrc", "edst", "ebytes"):
             setattr(self, k, getattr(self, k)[inc_keep])
+        self.esr, self.edr = esr[inc_keep], edr[inc_keep]
         self.bid, self.bsize, self.bhome = self.bid[bk], self.bsize[bk], self.bhome[bk]
         for g in out_tasks["gid"]:
             self.ents.pop(int(g), None)
@@ -116,9 +136,13 @@ class RankData:
             setattr(self, k, np.concatenate([getattr(self, k), getattr(other, k)])[o])
         e = np.concatenate([self.eid, other.eid])
         ue, ie = np.unique(e, return_index=True)
+        rs = [np.concatenate(x)[ie] for x in zip(self._eranks(), other._eranks())]
         for k in ("esrc", "edst", "ebytes"):
             setattr(self, k, np.concatenate([getattr(self, k), getattr(other, k)])[ie])
         self.eid = ue
+        for r, ends in zip(rs, (self.esrc, self.edst)):  # the ends held here are here now
+            r[np.isin(ends, self.gid)] = self.rank
+        self.esr, self.edr = rs
         b = np.concatenate([self.bid, other.bid])
         ub, ib = np.unique(b, return_index=True)
         self.bsize = np.concatenate([self.bsize, other.bsize])[ib]
@@ -141,7 +165,7 @@ class RankData:
     def copy(self) -> "RankData":
         return replace(self, **{k: getattr(self, k).copy() for k in
                                 ("gid", "load", "fp", "wk", "blk", "orig", "eid", "esrc", "edst",
-                                 "ebytes", "bid", "bsize", "bhome", "pinned")},
+                                 "ebytes", "esr", "edr", "bid", "bsize", "bhome", "pinned")},
                        ents=dict(self.ents))
 
     def summary(self, compress: bool) -> "RankData":
@@ -187,77 +211,15 @@ class RankData:
                         baseline=self.baseline, cap=self.cap, alpha=self.alpha, pinned=pin)
 
     def bounded_summary(self, work: float, per_task: bool = False,
-                        version: int = 0) -> "RankData":
-        """The per-cluster aggregates that the bounded gossip carries about this rank.
+                        version: int = 0):
+        """The per-cluster aggregates that the bounded gossip carries about this rank: a
+        :class:`~wpart.tasks._summary.Summary` (load, memory, and the bytes each cluster
+        sends to and receives from every rank it talks to), whose size is O(clusters +
+        cluster-rank pairs) whatever the number of edges; see
+        :func:`~wpart.tasks._summary.summarize`."""
+        from ._summary import summarize
 
-        One pseudo-task per cluster (block cluster, or a block-less task): its summed load and
-        footprint, its largest working memory, its block; the pinned tasks of a block (and the
-        block-less pinned tasks) become one pinned pseudo-task each. Communication becomes, per
-        cluster, its volume sent and received towards this rank's other clusters (edges to a
-        pinned pseudo-task of zero load, the rank's anchor) and towards every other rank
-        (edges to a ghost that stays off both ranks of a pair). The size is O(clusters),
-        whatever the number of edges; `work` (the rank's W) is carried along. With `per_task`
-        (single-task clusters, or sub-cluster moves) every task is its own pseudo-task.
-        """
-        K = self.gid.size
-        pm = np.isin(self.gid, self.pinned) if self.pinned.size else np.zeros(K, bool)
-        has = (self.blk >= 0) if not per_task else np.zeros(K, bool)
-        # ids of the rank's special pseudo-tasks, distinct between ranks and below every
-        # block cluster's pseudo id (-2 - block id)
-        base = -(1 << 62) - int(self.rank) * (1 << 24)
-        key = np.where(has & ~pm, -2 - self.blk, self.gid)          # clusters; singles: own id
-        ubp = np.unique(self.blk[has & pm])
-        if ubp.size:
-            key[has & pm] = base - np.searchsorted(ubp, self.blk[has & pm])
-        nxt = base - ubp.size
-        if not per_task and (~has & pm).any():
-            key[~has & pm] = nxt
-            nxt -= 1
-        anchor, ghost = nxt, nxt - 1
-        uk, inv = np.unique(key, return_inverse=True)
-        n = uk.size
-        load, fp, wk = np.zeros(n), np.zeros(n), np.zeros(n)
-        np.add.at(load, inv, self.load)
-        np.add.at(fp, inv, self.fp)
-        np.maximum.at(wk, inv, self.wk)
-        blk = np.full(n, -1, _I64)
-        blk[inv] = self.blk  # a pseudo-task of several tasks holds one block (or none)
-        pin = np.zeros(n, bool)
-        pin[inv[pm]] = True
-        # communication: per cluster, volume out / in towards this rank and towards the rest
-        pos_s = np.minimum(np.searchsorted(self.gid, self.esrc), max(K - 1, 0))
-        pos_d = np.minimum(np.searchsorted(self.gid, self.edst), max(K - 1, 0))
-        loc_s = (self.gid[pos_s] == self.esrc) if K else np.zeros(self.esrc.size, bool)
-        loc_d = (self.gid[pos_d] == self.edst) if K else np.zeros(self.edst.size, bool)
-        cs = np.where(loc_s, inv[pos_s] if K else 0, -1)
-        cd = np.where(loc_d, inv[pos_d] if K else 0, -1)
-        vol = np.zeros((n, 4))  # out to own rank, in from own rank, out to rest, in from rest
-        both = loc_s & loc_d & (cs != cd)
-        np.add.at(vol[:, 0], cs[both], self.ebytes[both])
-        np.add.at(vol[:, 1], cd[both], self.ebytes[both])
-        so = loc_s & ~loc_d
-        np.add.at(vol[:, 2], cs[so], self.ebytes[so])
-        do = loc_d & ~loc_s
-        np.add.at(vol[:, 3], cd[do], self.ebytes[do])
-        ci, kind = np.nonzero(vol)
-        src = np.where(kind % 2 == 0, uk[ci], np.where(kind == 1, anchor, ghost))
-        dst = np.where(kind % 2 == 0, np.where(kind == 0, anchor, ghost), uk[ci])
-        gid = np.concatenate([uk, [anchor]]) if ci.size else uk
-        o = np.argsort(gid, kind="stable")
-        pad = gid.size - n
-
-        def col(x, fill):
-            return np.concatenate([x, np.full(pad, fill, x.dtype)])[o]
-        bsel = np.isin(self.bid, blk)
-        return RankData(self.rank, gid=gid[o], load=col(load, 0.0), fp=col(fp, 0.0),
-                        wk=col(wk, 0.0), blk=col(blk, -1),
-                        orig=np.full(gid.size, self.rank, np.int32),
-                        eid=-1 - np.arange(ci.size, dtype=_I64), esrc=src.astype(_I64),
-                        edst=dst.astype(_I64), ebytes=vol[ci, kind],
-                        bid=self.bid[bsel], bsize=self.bsize[bsel], bhome=self.bhome[bsel],
-                        baseline=self.baseline, cap=self.cap, alpha=self.alpha,
-                        pinned=np.sort(np.concatenate([uk[pin], [anchor] if pad else []])
-                                       ).astype(_I64), work=float(work), version=version)
+        return summarize(self, work, per_task=per_task, version=version)
 
 
 def pair_problem(a: RankData, b: RankData | None, coeff_alpha: float) -> tuple:
@@ -369,6 +331,7 @@ def split_problem(problem, assignment: np.ndarray, cap) -> list:
             wk=wk[m].astype(_F64), blk=blk[m], orig=np.full(g.size, r, np.int32),
             eid=np.flatnonzero(em).astype(_I64), esrc=gid[E[em, 0]],
             edst=gid[E[em, 1]], ebytes=np.asarray(eb, _F64)[em],
+            esr=a[E[em, 0]], edr=a[E[em, 1]],
             bid=(bl if problem.block_ids is None
                  else np.asarray(problem.block_ids, _I64)[bl]).astype(_I64),
             bsize=bsz[bl] if bl.size else np.zeros(0),

@@ -21,8 +21,10 @@ the same seed gives the same assignment in-process (:func:`run_ranks`) and over 
 
 * ``"rounds"`` (default): rounds of disjoint pairs exchanging at the same time, chosen by a
   seeded matching of the ranks' proposals (:mod:`wpart.tasks._rounds`,
-  :mod:`wpart.tasks._mpi_rounds`), with bounded gossip (:meth:`RankData.bounded_summary`;
-  a rank keeps ``keep = k f`` summaries besides its own);
+  :mod:`wpart.tasks._mpi_rounds`), with bounded gossip (:meth:`RankData.bounded_summary`,
+  a :class:`~wpart.tasks._summary.Summary`: per cluster its load, memory and the bytes it
+  sends to and receives from each rank it talks to, never edges; a rank keeps ``keep = k f``
+  summaries besides its own, and estimates an exchange from the two ranks' summaries);
 * ``"turns"``: the serial engine's seeded order of turns, a serial order of atomic pairwise
   exchanges (what the lock protocol of Sec. IV-B guarantees); MPI overlaps the turns on
   disjoint ranks (:mod:`wpart.tasks._mpi_turns`).
@@ -42,6 +44,7 @@ import numpy as np
 
 from .. import _core
 from ._rankdata import RankData, pair_problem, split_problem
+from ._summary import Summary, estimate_problem
 from ._rounds import positions, rounds_stage
 
 __all__ = ["RankParams", "RankProcess", "run_ranks"]
@@ -71,6 +74,10 @@ class RankParams:
         #: O(fanout x rounds x summary))
         self.keep = max(1, min(self.P - 1, self.k * self.f))
         self.count_bytes = bool(count_bytes)
+        #: rounds protocol: estimate an exchange from the bytes each cluster of the two
+        #: summaries sends to and receives from the other rank (False: those bytes count
+        #: as towards every other rank, as with one number "towards the rest" per cluster)
+        self.per_rank_estimate = True
         #: peers a rank proposes to at once in a round (every proposal is an edge of the
         #: round's matching)
         self.offers = 8
@@ -117,6 +124,7 @@ class RankProcess:
         self.n_evals = 0
         self.version = 0  # bumped whenever a peer changes this rank's tasks
         self.final = False  # in the final pass (single tasks move too)
+        self._held = data.gid.copy()  # the tasks held at the last location notices
         #: every rank's ``(W, version)`` from the last round's all-gather (rounds protocol)
         self.w_view = None
 
@@ -127,12 +135,19 @@ class RankProcess:
         _, rep = _core.tasks_evaluate(d, self.prm.coeffs, a)
         return float(rep["work"][0])
 
-    def _best(self, other: RankData, mine: RankData | None = None) -> tuple:
-        mine = self.data if mine is None else mine
+    def _best(self, other, mine=None) -> tuple:
+        """The best exchange with `other`: exact on two :class:`RankData` (records), an
+        estimate on two bounded summaries (:func:`~wpart.tasks._summary.estimate_problem`)."""
+        est = isinstance(other, Summary)
+        mine = (self.own_summary() if est else self.data) if mine is None else mine
         if other.gid.size and np.isin(other.gid, mine.gid).any():
             # a stale summary lists tasks that have since come here: they are ours now
             other = other.without(mine.gid)
-        d, a, gids = pair_problem(mine, other, self.prm.coeffs[0])
+        if est:
+            d, a, gids = estimate_problem(mine, other, self.prm.coeffs[0],
+                                          per_rank=self.prm.per_rank_estimate)
+        else:
+            d, a, gids = pair_problem(mine, other, self.prm.coeffs[0])
         self.n_evals += 1
         # the pair problem marks the pinned tasks (task_migratable): the pair step leaves them
         # out of its transfer units, so the best exchange found keeps them in place
@@ -143,6 +158,38 @@ class RankProcess:
     # ------------------------------------------------------------------ inform
     def begin_trial(self, trial: int) -> None:
         self.rng = _core.tasks_rng_seed(self.prm.seed, trial + 1, self.rank)
+
+    def location_notices(self) -> dict:
+        """``{rank: gids}``: the tasks that came here since the last notices, each sent to
+        the ranks holding the far ends of its edges (as this rank knows them), so that their
+        summaries count those bytes towards this rank (rounds protocol, before the inform
+        stage of every iteration but the first)."""
+        d = self.data
+        new = np.setdiff1d(d.gid, self._held, assume_unique=True)
+        self._held = d.gid.copy()
+        if not new.size or not d.eid.size:
+            return {}
+        esr, edr = d._eranks()
+        ms, md = np.isin(d.esrc, new), np.isin(d.edst, new)
+        q = np.concatenate([edr[ms], esr[md]])
+        g = np.concatenate([d.esrc[ms], d.edst[md]])
+        ok = (q >= 0) & (q != self.rank)
+        out: dict = {}
+        for r in np.unique(q[ok]).tolist():
+            out[int(r)] = np.unique(g[ok & (q == r)])
+        return out
+
+    def locate(self, notices: list) -> None:
+        """Apply the ``[(rank, gids)]`` location notices of the ranks that hold `gids` now."""
+        d = self.data
+        if not notices or not d.eid.size:
+            return
+        esr, edr = d._eranks()
+        for src, g in notices:
+            esr[np.isin(d.esrc, g)] = src
+            edr[np.isin(d.edst, g)] = src
+        d.esr, d.edr = esr, edr
+        self._mine = None
 
     def begin_iteration(self) -> None:
         self.sender = True
@@ -227,7 +274,7 @@ class RankProcess:
             self._w = (self.version, self.work())
         return self._w[1]
 
-    def own_summary(self) -> RankData:
+    def own_summary(self) -> Summary:
         """This rank's bounded summary for its estimates (cached until its tasks change)."""
         if self._mine is None or self._mine[0] != self.version:
             self._mine = (self.version, self.data.bounded_summary(
@@ -247,7 +294,7 @@ class RankProcess:
             if not found:
                 self.tried.add(q)  # this pair is done for the iteration
                 break
-            recs = self.data.extract(give)
+            recs = self.data.extract(give, to=q)
             kind, back = request(q, ("GIVE", recs, take))
             if kind != "GIVE_BACK":
                 raise WpartRuntimeError(f"rank {self.rank}: expected GIVE_BACK from {q}, "
@@ -286,7 +333,7 @@ class RankProcess:
                 raise WpartRuntimeError(f"rank {self.rank}: expected LOCK_GRANT from {q}, got {kind}")
             found, _, _, give, take = self._best(peer)
             if found:
-                recs = self.data.extract(give)
+                recs = self.data.extract(give, to=q)
                 kind, back = request(q, ("GIVE", recs, take))
                 if kind != "GIVE_BACK":
                     raise WpartRuntimeError(f"rank {self.rank}: expected GIVE_BACK from {q}, "
@@ -303,7 +350,7 @@ class RankProcess:
             return ("LOCK_GRANT", self.data.copy())
         if kind == "GIVE":
             _, recs, take = msg
-            back = self.data.extract(take)
+            back = self.data.extract(take, to=src)
             self.data.insert(recs)
             self.version += 1
             return ("GIVE_BACK", back)
@@ -362,6 +409,14 @@ def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None,
             if late():
                 stopped = True
                 break
+            if prm.protocol == "rounds" and it > 0:  # where the moved tasks are now
+                inbox = [[] for _ in range(P)]
+                for rk in ranks:
+                    for q, g in rk.location_notices().items():
+                        inbox[q].append((rk.rank, g))
+                        count("LOCATE", 1, _pickled(g) if prm.count_bytes else 0, rk.rank)
+                for rk in ranks:
+                    rk.locate(inbox[rk.rank])
             for rk in ranks:
                 rk.begin_iteration()
             for _ in range(prm.k):

@@ -188,6 +188,9 @@ def _run(ch: Channel, data: RankData, prm, allow_infeasible: bool, time_limit, t
                 stopped = True
                 break
             t_it = time.perf_counter()
+            if prm.protocol == "rounds" and it > 0:  # where the moved tasks are now
+                rk.locate(ch.exchange(rk.location_notices(), "GOSSIP",
+                                      f"the location notices (iteration {it})", "LOCATE"))
             rk.begin_iteration()
             for hop in range(prm.k):
                 tg = rk.hop_targets()
