@@ -142,7 +142,7 @@ static int cmp_cand(const void *x, const void *y)
 typedef struct {
     clusters_t *CL, *CT, CLx, CTx; /* CLx, CTx: spares (built into, then swapped) */
     int8_t *touched, *seen;        /* N, K */
-    int32_t *bfirst, *oldc, *tmp, *tmp2;
+    int32_t *oldc, *tmp, *tmp2;
     int32_t **pend, *npend, *cap;  /* per rank: tasks moved since its clusters were built */
     int reuse;                     /* units of unchanged clusters are copied */
     int32_t singles;
@@ -186,8 +186,8 @@ static wpart_status_t upkeep_fresh(wpart_tasks_state_t *s, upkeep_t *u, int32_t 
     u->CL[x] = u->CLx;
     u->CLx = sw;
     if (u->CT && u->reuse) { /* units of unchanged clusters are kept */
-        UPKEEP_TRY(wpart_tasks_i_rebuild_units(s, x, u->singles, &u->CL[x], &u->CT[x],
-                                                    u->touched, u->bfirst, &u->CTx, u->tmp));
+        UPKEEP_TRY(wpart_tasks_i_rebuild_units(s, x, u->singles, &u->CL[x], &u->CLx, &u->CT[x],
+                                                    u->touched, &u->CTx, u->tmp));
         sw = u->CT[x];
         u->CT[x] = u->CTx;
         u->CTx = sw;
@@ -339,9 +339,6 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
         incr = 1;
     }
     if (incr && prm->singles >= WPART_TASKS_SPLIT_SUBSETS && p->task_block && p->n_blocks > 0) {
-        up.bfirst = wpart_i_malloc(p->n_blocks, sizeof(int32_t));
-        if (!up.bfirst) WPART_FAIL(WPART_ENOMEM, "ccm: out of memory");
-        for (int32_t b = 0; b < p->n_blocks; b++) up.bfirst[b] = -1;
         up.reuse = 1;
     }
     if (prm->singles == WPART_TASKS_SPLIT_FILL) {
@@ -590,7 +587,6 @@ cleanup:
     wpart_tasks_i_clusters_free(&up.CLx);
     free(up.touched);
     free(up.seen);
-    free(up.bfirst);
     free(up.oldc);
     free(up.tmp2);
     if (up.pend) {

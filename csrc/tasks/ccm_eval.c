@@ -278,10 +278,10 @@ wpart_status_t wpart_i_ccm_eval_pair(wpart_tasks_state_t *s, int32_t r, const cl
 
 
 
-wpart_status_t wpart_i_ccm_fill_units(wpart_tasks_state_t *s, int32_t r, int32_t p,
-                                      const clusters_t *Cr, const clusters_t *Cp, fill_t *X,
-                                      const snapshot_t *snap, double wr, double wq,
-                                      double lmin_r, double lmin_p, int *give_out)
+void wpart_i_ccm_fill_targets(wpart_tasks_state_t *s, int32_t r, int32_t p,
+                               const clusters_t *Cr, const clusters_t *Cp, fill_t *X,
+                               const snapshot_t *snap, double wr, double wq, double lmin_r,
+                               double lmin_p, int *give_out)
 {
     /* parts of the more loaded rank's clusters sized to even the pair's W */
     const int give = wr >= wq;
@@ -294,7 +294,7 @@ wpart_status_t wpart_i_ccm_fill_units(wpart_tasks_state_t *s, int32_t r, int32_t
     for (int32_t c = 0; c < C->n; c++) {
         int32_t b = C->blk[c];
         double h = 0.0;
-        if (b >= 0 && rc[b] == 0 && s->p.block_home[b] != to) {
+        if (s->c.delta != 0.0 && b >= 0 && rc[b] == 0 && s->p.block_home[b] != to) {
             h = s->c.delta * s->p.block_size[b];
         }
         X->target[c] = a > 0 ? (fabs(wr - wq) - h) / a : 0.0;
@@ -302,13 +302,21 @@ wpart_status_t wpart_i_ccm_fill_units(wpart_tasks_state_t *s, int32_t r, int32_t
            below lmin it cannot win (the pruned scan's bound); target 0 builds none */
         double lmin = give ? lmin_r : lmin_p;
         if (X->target[c] > 0 && C->start[c + 1] > C->start[c]) {
-            double top = X->target[c] + s->p.task_load[C->byload[C->start[c]]];
+            double top = X->target[c] + C->lbl[C->start[c]]; /* its heaviest task */
             if (C->load[c] < top) top = C->load[c];
             if (top < lmin) X->target[c] = 0.0;
         }
     }
     *give_out = give;
-    return wpart_tasks_i_build_fill(s, C, X->target, &X->U, X->tmp, X->in);
+}
+
+wpart_status_t wpart_i_ccm_fill_units(wpart_tasks_state_t *s, int32_t r, int32_t p,
+                                      const clusters_t *Cr, const clusters_t *Cp, fill_t *X,
+                                      const snapshot_t *snap, double wr, double wq,
+                                      double lmin_r, double lmin_p, int *give)
+{
+    wpart_i_ccm_fill_targets(s, r, p, Cr, Cp, X, snap, wr, wq, lmin_r, lmin_p, give);
+    return wpart_tasks_i_build_fill(s, *give ? Cr : Cp, X->target, &X->U, X->tmp, X->in);
 }
 
 /* FindBestCCM on the current state: best exchange between r and p, gain > tol * before.

@@ -123,6 +123,12 @@ wpart_status_t wpart_i_ccm_fill_units(wpart_tasks_state_t *s, int32_t r, int32_t
                                       const snapshot_t *snap, double wr, double wq,
                                       double lmin_r, double lmin_p, int *give);
 
+/* The targets of those parts only (X->target per cluster of the giving side; 0: none). */
+void wpart_i_ccm_fill_targets(wpart_tasks_state_t *s, int32_t r, int32_t p,
+                              const clusters_t *Cr, const clusters_t *Cp, fill_t *X,
+                              const snapshot_t *snap, double wr, double wq, double lmin_r,
+                              double lmin_p, int *give);
+
 /* FindBestCCM from a feasible pair (no cap excess) without explore: the same exchange as the
  * exhaustive scan, found by evaluating only the candidates that a lower bound of W on both
  * ranks does not rule out (ccm_prune.c). bw: max W of the pair before. */

@@ -55,6 +55,7 @@ static void side_of(const wpart_tasks_state_t *s, int32_t r, const wpart_tasks_r
 static double hrm(const wpart_tasks_state_t *s, const clusters_t *C, int32_t c, int32_t rank,
                   double h)
 {
+    if (s->c.delta == 0.0) return 0.0; /* only delta * (H - hr) uses it: 0 either way */
     int32_t b = C->blk[c];
     if (b == -1) return 0.0;
     if (b < 0) return h; /* several blocks */
@@ -162,12 +163,13 @@ static int cmp_load(const void *x, const void *y)
 }
 
 /* U's units by ascending load, built on the 8th scan since U was built (a set scanned a few
-   times is not worth sorting); NULL when not (yet) available. The order is a cache of U:
-   its builders reset it. */
-static const int32_t *by_load(clusters_t *U)
+   times is not worth sorting; `now`: at once, for a set that is sorted on every scan
+   otherwise); NULL when not (yet) available. The order is a cache of U: its builders reset
+   it. */
+static const int32_t *by_load(clusters_t *U, int now)
 {
     if (U->ord_ok) return U->ord;
-    if (++U->uses < 8 || U->n < 32) return NULL;
+    if (!now && (++U->uses < 8 || U->n < 32)) return NULL;
     if (U->n > U->ord_cap) {
         int32_t *o = realloc(U->ord, sizeof(int32_t) * (size_t)U->n);
         if (o) U->ord = o;
@@ -209,7 +211,7 @@ static wpart_status_t scan_units(const scan_t *z, const side_t *sr, const side_t
        side's W >= a (L - l), the taking side's W = W0 + a l exactly, so only the units with
        a load in [lo, hi] can win (a slightly widened interval; each is checked in full). */
     if (z->ca == NULL && single != 2 && sr->a > 0 && sp->a > 0) {
-        ord = by_load((clusters_t *)U); /* the cache of the const set */
+        ord = by_load((clusters_t *)U, 0); /* the cache of the const set */
     }
     if (ord) {
         const side_t *g = from_r ? sr : sp, *t = from_r ? sp : sr;
@@ -230,6 +232,39 @@ static wpart_status_t scan_units(const scan_t *z, const side_t *sr, const side_t
             if (st != WPART_OK) return st;
         }
         return WPART_OK;
+    }
+    const clusters_t *C = from_r ? Cr : Cp;
+    if (z->ca == NULL && single != 2 && sr->a > 0 && sp->a > 0 && U->runs) {
+        /* Not sorted: the same interval of loads, a cluster's run of units at once (its
+           loads lie between its lightest single and its n - 1 heaviest tasks). */
+        int64_t nu = 0;
+        for (int32_t k = 0; k < C->n; k++) {
+            nu += wpart_tasks_i_n_units(C->start[k + 1] - C->start[k]);
+        }
+        if (nu == U->n) { /* U was built from C */
+            const side_t *g = from_r ? sr : sp, *t = from_r ? sp : sr;
+            double T = limit(z), t0 = from_r ? Bp0 : Ar0;
+            double lo = g->L - T / g->a, hi = (T - t0) / t->a;
+            double w = 1e-9 * (fabs(lo) + fabs(hi) + g->L + t->L) + 1e-300;
+            lo -= w;
+            hi += w;
+            int32_t u0 = 0;
+            for (int32_t k = 0; k < C->n; k++) {
+                int32_t n = C->start[k + 1] - C->start[k], nk = wpart_tasks_i_n_units(n);
+                if (nk == 0) continue;
+                double lmin = U->load[u0 + n - 1];
+                double lmax = U->load[u0 + wpart_tasks_i_run_heaviest(n)];
+                if (lmax >= lo && lmin <= hi) {
+                    for (int32_t u = u0; u < u0 + nk; u++) {
+                        wpart_status_t st = scan_unit(z, sr, sp, Cr, Cp, U, u, from_r, single,
+                                                      base, Ar0, Bp0);
+                        if (st != WPART_OK) return st;
+                    }
+                }
+                u0 += nk;
+            }
+            return WPART_OK;
+        }
     }
     for (int32_t u = 0; u < U->n; u++) {
         wpart_status_t st = scan_unit(z, sr, sp, Cr, Cp, U, u, from_r, single, base, Ar0, Bp0);
@@ -260,6 +295,66 @@ static wpart_status_t scan_unit(const scan_t *z, const side_t *sr, const side_t 
     }
 }
 
+/* The per-pair parts of C (the giving side's clusters, targets in X), in build_fill's order,
+   each tried when its bound allows (scan_units' test), as scan_units on the whole set would:
+   only the parts tried are built (appended to X->U; the winner's index is its place there),
+   the order of the others (base + position in the whole set) is kept for the ties. */
+static wpart_status_t scan_fill(const scan_t *z, const side_t *sr, const side_t *sp,
+                                const clusters_t *Cr, const clusters_t *Cp, const clusters_t *C,
+                                fill_t *X, int from_r, int64_t base)
+{
+    const wpart_tasks_state_t *s = z->s;
+    const wpart_tasks_coeffs_t *c = &s->c;
+    const double Ar0 = lose(c, sr, 0, 0, 0), Bp0 = lose(c, sp, 0, 0, 0);
+    const int32_t *tb = s->p.task_block;
+    clusters_t *U = &X->U;
+    wpart_status_t st = wpart_tasks_i_fill_begin(C, X->target, U);
+    if (st != WPART_OK) return st;
+    int64_t u = 0; /* position in the whole set */
+    for (int32_t k = 0; k < C->n; k++) {
+        int32_t m;
+        double sum, over = 0.0;
+        int parts = wpart_tasks_i_fill_cluster(s, C, k, X->target[k], X->tmp, X->in, &m, &sum,
+                                               &over);
+        for (int part = 0; part < 2; part++) {
+            if (!(parts & (1 << part))) continue;
+            const int32_t *x = X->tmp, len = m + part;
+            double l = part ? over : sum, v = 0.0; /* add_unit's sums */
+            if (s->p.n_edges > 0) {
+                for (int32_t i = 0; i < len; i++) v += wpart_tasks_i_task_vol(s, x[i]);
+            }
+            int32_t b = C->blk[k];
+            if (b == -2) { /* the part's own blocks (add_unit's rule) */
+                for (int32_t i = 0; i < len; i++) {
+                    int32_t bt = tb ? tb[x[i]] : -1;
+                    b = i == 0 ? bt : (b == bt ? b : -2);
+                }
+            }
+            int32_t g = from_r ? z->r : z->p;
+            double hr = b == -1 || c->delta == 0.0 ? 0.0 : b < 0 ? (from_r ? sr->h : sp->h)
+                        : s->p.block_home[b] != g ? s->p.block_size[b] : 0.0;
+            double w1, w2;
+            if (from_r) {
+                w1 = lose(c, sr, l, v, hr);
+                w2 = Bp0 + sp->a * l - c->beta * v;
+            } else {
+                w1 = Ar0 + sr->a * l - c->beta * v;
+                w2 = lose(c, sp, l, v, hr);
+            }
+            double T = limit(z);
+            if (!(w1 > T || w2 > T)) {
+                wpart_tasks_i_add_part(s, U, x, len);
+                int32_t ui = U->n - 1;
+                st = from_r ? try_pair(z, U, ui, Cp, -1, 2, base + u)
+                            : try_pair(z, Cr, -1, U, ui, 2, base + u);
+                if (st != WPART_OK) return st;
+            }
+            u++;
+        }
+    }
+    return WPART_OK;
+}
+
 wpart_status_t wpart_i_ccm_find_best_pruned(wpart_tasks_state_t *s, int32_t r, int32_t p,
                                             const clusters_t *Cr, const clusters_t *Cp,
                                             const clusters_t *Tr, const clusters_t *Tp,
@@ -279,13 +374,14 @@ wpart_status_t wpart_i_ccm_find_best_pruned(wpart_tasks_state_t *s, int32_t r, i
     const int64_t nI = (int64_t)Cr->n + 1, nJ = (int64_t)Cp->n + 1, nB = (nJ + 15) / 16;
     /* A_i, y_i (i = -1 .. n_r - 1), B_j (j = -1 .. n_p - 1), the j by x_j, block minima, and
        the bytes of each cluster to and from the other rank */
-    if (!scratch(s, (int64_t)sizeof(double) * (4 * nI + 3 * nJ + nB) +
+    if (!scratch(s, (int64_t)sizeof(double) * (4 * nI + 3 * nJ + 2 * nB) +
                         (int64_t)sizeof(xkey_t) * nJ + (int64_t)sizeof(csum_t) * (nI + nJ))) {
         return wpart_i_error(WPART_ENOMEM, "ccm: out of memory (scan)");
     }
     xkey_t *kx = s->scr;
     double *Ai = (double *)(kx + nJ), *yi = Ai + nI, *Bj = yi + nI, *bmin = Bj + nJ;
-    double *xo = bmin + nB, *xi = xo + nI, *yo = xi + nI, *yn = yo + nJ;
+    double *bpre = bmin + nB; /* bpre[k]: the smallest B_j of blocks 0 .. k */
+    double *xo = bpre + nB, *xi = xo + nI, *yo = xi + nI, *yn = yo + nJ;
     csum_t *ca = (csum_t *)(yn + nJ), *cb = ca + nI;
     /* With communication, a cluster's own effect on the out/in/loc of both ranks is exact (its
        directional volumes, the closed form of the exchange); only the bytes between the two
@@ -348,7 +444,7 @@ wpart_status_t wpart_i_ccm_find_best_pruned(wpart_tasks_state_t *s, int32_t r, i
         if (!(pc->p_stamp[p] == pc->iter && pc->pn[p] == nJ)) {
             if (nJ > pc->pcap[p]) {
                 void *q = realloc(pc->pmem[p], (sizeof(double) + sizeof(xkey_t)) * (size_t)nJ +
-                                                   sizeof(double) * (size_t)nB);
+                                                   2 * sizeof(double) * (size_t)nB);
                 if (!q) return wpart_i_error(WPART_ENOMEM, "ccm: out of memory (cache)");
                 pc->pmem[p] = q;
                 pc->pcap[p] = nJ;
@@ -360,6 +456,7 @@ wpart_status_t wpart_i_ccm_find_best_pruned(wpart_tasks_state_t *s, int32_t r, i
         kx = pc->pmem[p];
         Bj = (double *)(kx + pc->pcap[p]);
         bmin = Bj + pc->pcap[p];
+        bpre = bmin + (pc->pcap[p] + 15) / 16;
     }
     for (int64_t a = 0; a < nI && !r_ready; a++) {
         int32_t i = (int32_t)a - 1;
@@ -422,7 +519,7 @@ wpart_status_t wpart_i_ccm_find_best_pruned(wpart_tasks_state_t *s, int32_t r, i
         kx[b].b = (int32_t)b;
     }
     /* without communication terms x_j = a_r l_j: the clusters' cached order by load */
-    const int32_t *ordp = !p_ready && !comm && sr.a > 0 ? by_load((clusters_t *)Cp) : NULL;
+    const int32_t *ordp = !p_ready && !comm && sr.a > 0 ? by_load((clusters_t *)Cp, 1) : NULL;
     if (p_ready) {
         /* kx, Bj and bmin as computed for this peer earlier in the iteration */
     } else if (ordp) {
@@ -441,13 +538,19 @@ wpart_status_t wpart_i_ccm_find_best_pruned(wpart_tasks_state_t *s, int32_t r, i
             if (Bj[kx[t].b] < m) m = Bj[kx[t].b];
         }
         bmin[k] = m;
+        bpre[k] = k > 0 && bpre[k - 1] < m ? bpre[k - 1] : m;
     }
     if (cache && !p_ready) {
         pc->p_stamp[p] = pc->iter;
         pc->pn[p] = nJ;
     }
     /* whole clusters: i = -1 .. n_r - 1 against j = -1 .. n_p - 1 (exhaustive order a*nJ+b) */
-    for (int64_t a = 0; a < nI; a++) {
+    /* r's clusters heaviest first when x is the load (A_i then mostly grows and the prefix
+       below shrinks: each prefix is searched from the previous one) */
+    const int32_t *ordr = !comm && sr.a > 0 ? by_load((clusters_t *)Cr, 1) : NULL;
+    int64_t hint = nJ;
+    for (int64_t q = 0; q < nI; q++) {
+        int64_t a = q == 0 || !ordr ? q : (int64_t)ordr[nI - 1 - q] + 1;
         int32_t i = (int32_t)a - 1;
         double T = limit(&z);
         if (Ai[a] + kx[0].x > T) continue;
@@ -458,16 +561,36 @@ wpart_status_t wpart_i_ccm_find_best_pruned(wpart_tasks_state_t *s, int32_t r, i
             }
             continue;
         }
-        /* prefix of the j with x_j <= T - A_i */
-        int64_t lo = 0, hi = nJ;
+        /* prefix of the j with x_j <= T - A_i: bracketed by galloping from the previous */
+        int64_t lo, hi, step = 1;
+        if (hint < nJ && kx[hint].x + Ai[a] <= T) {
+            lo = hint + 1;
+            hi = lo;
+            while (hi < nJ && kx[hi].x + Ai[a] <= T) {
+                lo = hi + 1;
+                hi = lo + step;
+                step *= 2;
+            }
+            if (hi > nJ) hi = nJ;
+        } else {
+            hi = hint;
+            lo = hi;
+            while (lo > 0 && !(kx[lo - 1].x + Ai[a] <= T)) {
+                hi = lo - 1;
+                lo = hi - step > 0 ? hi - step : 0;
+                step *= 2;
+            }
+        }
         while (lo < hi) {
             int64_t mid = (lo + hi) / 2;
             if (kx[mid].x + Ai[a] <= T) lo = mid + 1;
             else hi = mid;
         }
+        hint = lo;
         /* heaviest first: the first candidate that survives is usually close to the best,
            which then rules out most of the rest (the result does not depend on the order) */
         for (int64_t k = (lo - 1) / 16; lo > 0 && k >= 0; k--) {
+            if (bpre[k] + yi[a] > limit(&z)) break; /* no block of 0 .. k can pass */
             if (bmin[k] + yi[a] > limit(&z)) continue;
             for (int64_t t = (16 * k + 15 < lo - 1 ? 16 * k + 15 : lo - 1); t >= 16 * k; t--) {
                 int32_t b = kx[t].b;
@@ -495,9 +618,8 @@ wpart_status_t wpart_i_ccm_find_best_pruned(wpart_tasks_state_t *s, int32_t r, i
         if (sp.a > 0) lp = sp.L - T / sp.a;
         lr -= 1e-9 * (fabs(lr) + sr.L) + 1e-300;
         lp -= 1e-9 * (fabs(lp) + sp.L) + 1e-300;
-        st = wpart_i_ccm_fill_units(s, r, p, Cr, Cp, X, snap, wr, wq, lr, lp, &give);
-        if (st != WPART_OK) return st;
-        st = scan_units(&z, &sr, &sp, Cr, Cp, &X->U, give, 2, base);
+        wpart_i_ccm_fill_targets(s, r, p, Cr, Cp, X, snap, wr, wq, lr, lp, &give);
+        st = scan_fill(&z, &sr, &sp, Cr, Cp, give ? Cr : Cp, X, give, base);
         if (st != WPART_OK) return st;
     }
     return WPART_OK;

@@ -16,6 +16,7 @@ void wpart_tasks_i_clusters_free(clusters_t *C)
 {
     free(C->tasks);
     free(C->byload);
+    free(C->lbl);
     free(C->start);
     free(C->blk);
     free(C->load);
@@ -119,7 +120,7 @@ static void top_two_working(clusters_t *C)
 wpart_status_t wpart_tasks_i_build_clusters(const wpart_tasks_state_t *s, int32_t r, int mode,
                                             clusters_t *C, int32_t *tmp, const comm_ctx_t *cc)
 {
-    C->ord_ok = C->uses = 0;
+    C->ord_ok = C->uses = C->runs = 0;
     const wpart_tasks_problem_t *p = &s->p;
     int32_t n = s->rank[r].cnt;
     if (n > C->cap_t || n + 1 > C->cap_c) {
@@ -127,6 +128,7 @@ wpart_status_t wpart_tasks_i_build_clusters(const wpart_tasks_state_t *s, int32_
         if (!reserve((void **)&C->tasks, n > 2 * C->cap_t ? n : 2 * C->cap_t, sizeof(int32_t)) ||
             !reserve((void **)&C->byload, n > 2 * C->cap_t ? n : 2 * C->cap_t,
                      sizeof(int32_t)) ||
+            !reserve((void **)&C->lbl, n > 2 * C->cap_t ? n : 2 * C->cap_t, sizeof(double)) ||
             !reserve((void **)&C->start, nc + 1, sizeof(int32_t)) ||
             !reserve((void **)&C->blk, nc, sizeof(int32_t)) ||
             !reserve((void **)&C->load, nc, sizeof(double)) ||
@@ -216,6 +218,7 @@ wpart_status_t wpart_tasks_i_build_clusters(const wpart_tasks_state_t *s, int32_
     for (int32_t c = 0; c < C->n; c++) {
         sort_by_load(C->byload + C->start[c], C->start[c + 1] - C->start[c], p->task_load);
     }
+    for (int32_t i = 0; i < m; i++) C->lbl[i] = p->task_load[C->byload[i]];
     /* directional volumes of every cluster; tmp[t] = cluster of t (-1: pinned) on rank r */
     if (p->n_edges > 0) {
         for (int32_t k = s->head[r]; k >= 0; k = s->next[k]) tmp[k] = -1;
@@ -250,181 +253,6 @@ wpart_status_t wpart_tasks_i_build_clusters(const wpart_tasks_state_t *s, int32_
             cv[3] = so;
             cv[4] = si;
         }
-    }
-    top_two_working(C);
-    return WPART_OK;
-}
-
-/* cv (5 doubles) of cluster c of C on rank r; tmp[t] = cluster of each task of r */
-static void cluster_cv(const wpart_tasks_state_t *s, int32_t r, const clusters_t *C, int32_t c,
-                       const int32_t *tmp, double *cv)
-{
-    const wpart_tasks_problem_t *p = &s->p;
-    double in_ = 0, ot = 0, it = 0, so = 0, si = 0;
-    for (int32_t i = C->start[c]; i < C->start[c + 1]; i++) {
-        int32_t t = C->tasks[i];
-        for (int64_t j = s->inc_ptr[t]; j < s->inc_ptr[t + 1]; j++) {
-            int64_t e = s->inc_edge[j];
-            int32_t a = p->edge_src[e], b2 = p->edge_dst[e];
-            int32_t o = a == t ? b2 : a;
-            double v = p->edge_bytes[e];
-            int mine = s->assign[o] == r;
-            if (o == t || (mine && tmp[o] == c)) {
-                if (t == a) in_ += v;
-            } else if (t == a) {
-                ot += v;
-                if (mine) so += v;
-            } else {
-                it += v;
-                if (mine) si += v;
-            }
-        }
-    }
-    cv[0] = in_;
-    cv[1] = ot;
-    cv[2] = it;
-    cv[3] = so;
-    cv[4] = si;
-}
-
-wpart_status_t wpart_tasks_i_rebuild_clusters(const wpart_tasks_state_t *s, int32_t r,
-                                              const clusters_t *old, const int32_t *moved,
-                                              int32_t n_moved, const int8_t *touched,
-                                              int32_t *oldc, clusters_t *C, int32_t *tmp,
-                                              int32_t *tmp2)
-{
-    C->ord_ok = C->uses = 0;
-    const wpart_tasks_problem_t *p = &s->p;
-    const int32_t *blk = p->task_block;
-    int32_t n = s->rank[r].cnt;
-    if (n > C->cap_t || n + 1 > C->cap_c) {
-        int32_t nc = n + 1 > 2 * C->cap_c ? n + 1 : 2 * C->cap_c;
-        int32_t ntk = n > 2 * C->cap_t ? n : 2 * C->cap_t;
-        if (!reserve((void **)&C->tasks, ntk, sizeof(int32_t)) ||
-            !reserve((void **)&C->byload, ntk, sizeof(int32_t)) ||
-            !reserve((void **)&C->start, nc + 1, sizeof(int32_t)) ||
-            !reserve((void **)&C->blk, nc, sizeof(int32_t)) ||
-            !reserve((void **)&C->load, nc, sizeof(double)) ||
-            !reserve((void **)&C->fp, nc, sizeof(double)) ||
-            !reserve((void **)&C->wk, nc, sizeof(double)) ||
-            !reserve((void **)&C->deg, nc, sizeof(int64_t)) ||
-            !reserve((void **)&C->vol, nc, sizeof(double)) ||
-            !reserve((void **)&C->cv, 5 * (int64_t)nc, sizeof(double))) {
-            return wpart_i_error(WPART_ENOMEM, "ccm: out of memory (clusters)");
-        }
-        C->cap_t = ntk;
-        C->cap_c = nc;
-    }
-    C->wk_fixed = old->wk_fixed; /* pinned tasks never move */
-    /* oldc: the old cluster of every task of `old`, -1 for the moved tasks that were not in
-       it; arrivals (on r now, not in old) sorted, merged into the old order */
-    for (int32_t i = 0; i < n_moved; i++) oldc[moved[i]] = -1;
-    for (int32_t c = 0; c < old->n; c++) {
-        for (int32_t i = old->start[c]; i < old->start[c + 1]; i++) oldc[old->tasks[i]] = c;
-    }
-    int32_t na = 0;
-    for (int32_t i = 0; i < n_moved; i++) {
-        if (s->assign[moved[i]] == r && oldc[moved[i]] < 0) tmp[na++] = moved[i];
-    }
-    sort_tasks(tmp, na, blk, tmp2);
-    int32_t m = 0, ia = 0;
-    for (int32_t i = 0; i < old->start[old->n]; i++) {
-        int32_t t = old->tasks[i];
-        if (s->assign[t] != r) continue;
-        while (ia < na && cmp_block_task(tmp[ia], t, blk) < 0) C->tasks[m++] = tmp[ia++];
-        C->tasks[m++] = t;
-    }
-    while (ia < na) C->tasks[m++] = tmp[ia++];
-    /* clusters: one per block on the rank, block-less tasks alone */
-    C->n = 0;
-    for (int32_t i = 0; i < m; i++) {
-        int32_t t = C->tasks[i];
-        int32_t b = blk ? blk[t] : -1;
-        if (b < 0 || i == 0 || b != C->blk[C->n - 1]) {
-            C->start[C->n] = i;
-            C->blk[C->n] = b;
-            C->n++;
-        }
-    }
-    C->start[C->n] = m;
-    /* sums: an unchanged cluster's from old (the same tasks in the same order), else afresh
-       in the order of a full build */
-    for (int32_t c = 0; c < C->n; c++) {
-        int32_t t0 = C->tasks[C->start[c]], b = C->blk[c];
-        if (b >= 0 ? !touched[b] : oldc[t0] >= 0) {
-            int32_t oc = oldc[t0];
-            C->load[c] = old->load[oc];
-            C->fp[c] = old->fp[oc];
-            C->wk[c] = old->wk[oc];
-            C->deg[c] = old->deg[oc];
-            continue;
-        }
-        C->load[c] = C->fp[c] = C->wk[c] = 0.0;
-        C->deg[c] = 0;
-        for (int32_t i = C->start[c]; i < C->start[c + 1]; i++) {
-            int32_t t = C->tasks[i];
-            C->load[c] += p->task_load[t];
-            if (p->task_footprint) C->fp[c] += p->task_footprint[t];
-            if (p->task_working && p->task_working[t] > C->wk[c]) C->wk[c] = p->task_working[t];
-            C->deg[c] += s->inc_ptr[t + 1] - s->inc_ptr[t];
-        }
-    }
-    /* an unchanged cluster (its block touched by no moved task; a block-less task that did not
-       move) keeps its order by load, volume and directional volumes */
-    if (p->n_edges > 0) {
-        for (int32_t k = s->head[r]; k >= 0; k = s->next[k]) tmp[k] = -1;
-        for (int32_t c = 0; c < C->n; c++) {
-            for (int32_t i = C->start[c]; i < C->start[c + 1]; i++) tmp[C->tasks[i]] = c;
-        }
-    }
-    for (int32_t c = 0; c < C->n; c++) {
-        int32_t t0 = C->tasks[C->start[c]], b = C->blk[c], len = C->start[c + 1] - C->start[c];
-        /* a task of `old` has oldc >= 0, an arrival -1 */
-        int same = b >= 0 ? !touched[b] : oldc[t0] >= 0;
-        if (same) { /* with the next unchanged clusters that follow it in old too */
-            int32_t oc = oldc[t0], k = 1;
-            while (c + k < C->n) {
-                int32_t t1 = C->tasks[C->start[c + k]], b1 = C->blk[c + k];
-                if (!(b1 >= 0 ? !touched[b1] : oldc[t1] >= 0) || oldc[t1] != oc + k) break;
-                k++;
-            }
-            len = C->start[c + k] - C->start[c];
-            memcpy(C->byload + C->start[c], old->byload + old->start[oc],
-                   sizeof(int32_t) * (size_t)len);
-            memcpy(C->vol + c, old->vol + oc, sizeof(double) * (size_t)k);
-            memcpy(C->cv + 5 * (int64_t)c, old->cv + 5 * (int64_t)oc,
-                   5 * sizeof(double) * (size_t)k);
-            c += k - 1;
-        } else {
-            memcpy(C->byload + C->start[c], C->tasks + C->start[c], sizeof(int32_t) * (size_t)len);
-            sort_by_load(C->byload + C->start[c], len, p->task_load);
-            double v = 0.0;
-            for (int32_t i = C->start[c]; i < C->start[c + 1]; i++) v += task_vol(s, C->tasks[i]);
-            C->vol[c] = v;
-            if (p->n_edges > 0) cluster_cv(s, r, C, c, tmp, C->cv + 5 * (int64_t)c);
-            C->deg[c] = -1 - C->deg[c]; /* marks "computed afresh" until the loop below */
-        }
-    }
-    /* bytes of the unchanged clusters to their own rank: the moved tasks' edges */
-    if (p->n_edges > 0) {
-        for (int32_t i = 0; i < n_moved; i++) {
-            int32_t t = moved[i];
-            int now = s->assign[t] == r, was = oldc[t] >= 0;
-            if (now == was) continue; /* moved away and back, or through */
-            double sign = now ? 1.0 : -1.0; /* arrived / left */
-            for (int64_t j = s->inc_ptr[t]; j < s->inc_ptr[t + 1]; j++) {
-                int64_t e = s->inc_edge[j];
-                int32_t a = p->edge_src[e], b2 = p->edge_dst[e];
-                int32_t o = a == t ? b2 : a;
-                if (o == t || s->assign[o] != r) continue;
-                int32_t c = tmp[o];
-                if (c < 0 || C->deg[c] < 0) continue; /* pinned, or computed afresh */
-                C->cv[5 * (int64_t)c + (o == a ? 3 : 4)] += sign * p->edge_bytes[e];
-            }
-        }
-    }
-    for (int32_t c = 0; c < C->n; c++) {
-        if (C->deg[c] < 0) C->deg[c] = -1 - C->deg[c];
     }
     top_two_working(C);
     return WPART_OK;
@@ -549,15 +377,49 @@ wpart_status_t wpart_tasks_i_build_units(const wpart_tasks_state_t *s, int32_t r
     }
     U->wk1 = U->wk2 = 0.0;
     U->wk_arg = -1;
+    U->runs = 1;
     (void)r;
     (void)tmp;
     return WPART_OK;
 }
 
+/* units of a cluster of n tasks (build_units' SUBSETS layout) */
+static int32_t n_units(int32_t n) { return n < 2 ? 0 : n + 2 * n_sizes(n); }
+
+int32_t wpart_tasks_i_n_units(int32_t n) { return n_units(n); }
+
+int32_t wpart_tasks_i_run_heaviest(int32_t n)
+{
+    return n_sizes(n) > 0 ? n + 2 * (n_sizes(n) - 1) : 0;
+}
+
+/* key of cluster c of C: its block; block-less tasks after every block, by id */
+static int64_t cl_key(const clusters_t *C, int32_t c)
+{
+    return C->blk[c] >= 0 ? (int64_t)C->blk[c] : ((int64_t)1 << 40) + C->tasks[C->start[c]];
+}
+
+/* appends the units [u0, u1) of old to U */
+static void copy_units(const clusters_t *old, int32_t u0, int32_t u1, clusters_t *U)
+{
+    if (u0 >= u1) return;
+    int32_t k = u1 - u0, o = U->start[U->n], t0 = old->start[u0];
+    int32_t len = old->start[u1] - t0;
+    memcpy(U->tasks + o, old->tasks + t0, sizeof(int32_t) * (size_t)len);
+    for (int32_t i = 0; i < k; i++) U->start[U->n + i + 1] = old->start[u0 + i + 1] - t0 + o;
+    memcpy(U->blk + U->n, old->blk + u0, sizeof(int32_t) * (size_t)k);
+    memcpy(U->load + U->n, old->load + u0, sizeof(double) * (size_t)k);
+    memcpy(U->fp + U->n, old->fp + u0, sizeof(double) * (size_t)k);
+    memcpy(U->wk + U->n, old->wk + u0, sizeof(double) * (size_t)k);
+    memcpy(U->deg + U->n, old->deg + u0, sizeof(int64_t) * (size_t)k);
+    memcpy(U->vol + U->n, old->vol + u0, sizeof(double) * (size_t)k);
+    U->n += k;
+}
+
 wpart_status_t wpart_tasks_i_rebuild_units(const wpart_tasks_state_t *s, int32_t r, int split,
-                                           const clusters_t *CL, const clusters_t *old,
-                                           const int8_t *touched, int32_t *bfirst, clusters_t *U,
-                                           int32_t *tmp)
+                                           const clusters_t *CL, const clusters_t *old_cl,
+                                           const clusters_t *old, const int8_t *touched,
+                                           clusters_t *U, int32_t *tmp)
 {
     U->ord_ok = U->uses = 0;
     if (split < WPART_TASKS_SPLIT_SUBSETS || !s->p.task_block) {
@@ -577,48 +439,37 @@ wpart_status_t wpart_tasks_i_rebuild_units(const wpart_tasks_state_t *s, int32_t
     if (!grow(U, nt > 0 ? nt : 1, nc)) {
         return wpart_i_error(WPART_ENOMEM, "ccm: out of memory (sub-cluster units)");
     }
-    /* the runs of old: the units of one cluster are consecutive and share its block */
-    for (int32_t u = 0; u < old->n; u++) {
-        int32_t b = old->blk[u];
-        if (b >= 0 && (u == 0 || old->blk[u - 1] != b)) bfirst[b] = u;
-    }
+    /* old's units are those of old_cl's clusters in order (n_units each): a cluster of CL
+       whose block no moved task touched is the same cluster in old_cl, its units are copied
+       (runs of them at once); the others are built afresh */
     const int force = s->p.task_working != NULL;
     U->n = 0;
     U->start[0] = 0;
+    int32_t oc = 0, ou = 0, run = 0; /* old cluster, its first unit; old units pending copy */
     for (int32_t c = 0; c < CL->n; c++) {
-        int32_t n = CL->start[c + 1] - CL->start[c];
-        if (n < 2) continue;
-        int32_t b = CL->blk[c];
-        int32_t u0 = b >= 0 && !touched[b] ? bfirst[b] : -1;
-        if (u0 >= 0) { /* unchanged cluster: its units as they were; the next unchanged
-                          clusters whose units follow in old are copied with it */
-            int32_t u1 = u0;
-            while (u1 < old->n && old->blk[u1] == b) u1++;
-            for (int32_t c2 = c + 1; c2 < CL->n; c2++) {
-                int32_t n2 = CL->start[c2 + 1] - CL->start[c2], b2 = CL->blk[c2];
-                if (n2 < 2) { /* no units, old or new */
-                    c = c2;
-                    continue;
-                }
-                if (b2 < 0 || touched[b2] || bfirst[b2] != u1) break;
-                while (u1 < old->n && old->blk[u1] == b2) u1++;
-                c = c2;
-            }
-            int32_t k = u1 - u0, o = U->start[U->n], t0 = old->start[u0];
-            int32_t len = old->start[u1] - t0;
-            memcpy(U->tasks + o, old->tasks + t0, sizeof(int32_t) * (size_t)len);
-            for (int32_t i = 0; i < k; i++) {
-                U->start[U->n + i + 1] = old->start[u0 + i + 1] - t0 + o;
-            }
-            memcpy(U->blk + U->n, old->blk + u0, sizeof(int32_t) * (size_t)k);
-            memcpy(U->load + U->n, old->load + u0, sizeof(double) * (size_t)k);
-            memcpy(U->fp + U->n, old->fp + u0, sizeof(double) * (size_t)k);
-            memcpy(U->wk + U->n, old->wk + u0, sizeof(double) * (size_t)k);
-            memcpy(U->deg + U->n, old->deg + u0, sizeof(int64_t) * (size_t)k);
-            memcpy(U->vol + U->n, old->vol + u0, sizeof(double) * (size_t)k);
-            U->n += k;
+        int64_t key = cl_key(CL, c);
+        while (oc < old_cl->n && cl_key(old_cl, oc) < key) { /* gone: skipped */
+            copy_units(old, ou - run, ou, U);
+            run = 0;
+            ou += n_units(old_cl->start[oc + 1] - old_cl->start[oc]);
+            oc++;
+        }
+        int32_t b = CL->blk[c], ko = 0, here = oc < old_cl->n && cl_key(old_cl, oc) == key;
+        if (here) ko = n_units(old_cl->start[oc + 1] - old_cl->start[oc]);
+        if (here && b >= 0 && !touched[b]) { /* unchanged */
+            ou += ko;
+            run += ko;
+            oc++;
             continue;
         }
+        copy_units(old, ou - run, ou, U);
+        run = 0;
+        if (here) {
+            ou += ko;
+            oc++;
+        }
+        int32_t n = CL->start[c + 1] - CL->start[c];
+        if (n < 2) continue;
         const int32_t *d = CL->byload + CL->start[c];
         for (int32_t i = 0; i < n; i++) add_unit(s, U, d + i, 1, force);
         for (int32_t j = 0; j < n_sizes(n); j++) {
@@ -627,11 +478,10 @@ wpart_status_t wpart_tasks_i_rebuild_units(const wpart_tasks_state_t *s, int32_t
             add_unit(s, U, d + n - m, m, force);
         }
     }
-    for (int32_t u = 0; u < old->n; u++) {
-        if (old->blk[u] >= 0) bfirst[old->blk[u]] = -1;
-    }
+    copy_units(old, ou - run, ou, U);
     U->wk1 = U->wk2 = 0.0;
     U->wk_arg = -1;
+    U->runs = 1;
     (void)r;
     return WPART_OK;
 }
@@ -645,11 +495,9 @@ static int32_t lightest_not_in(const int32_t *d, int32_t n, const int8_t *in)
     return -1;
 }
 
-wpart_status_t wpart_tasks_i_build_fill(const wpart_tasks_state_t *s, const clusters_t *C,
-                                        const double *target, clusters_t *U, int32_t *tmp,
-                                        int8_t *in)
+wpart_status_t wpart_tasks_i_fill_begin(const clusters_t *C, const double *target, clusters_t *U)
 {
-    U->ord_ok = U->uses = 0;
+    U->ord_ok = U->uses = U->runs = 0;
     int64_t nt = 0, nc = 0;
     for (int32_t c = 0; c < C->n; c++) {
         int32_t n = C->start[c + 1] - C->start[c];
@@ -660,37 +508,85 @@ wpart_status_t wpart_tasks_i_build_fill(const wpart_tasks_state_t *s, const clus
     if (!grow(U, nt > 0 ? nt : 1, nc)) {
         return wpart_i_error(WPART_ENOMEM, "ccm: out of memory (target units)");
     }
-    const int force = s->p.task_working != NULL;
-    const double *load = s->p.task_load;
     U->n = 0;
     U->start[0] = 0;
-    for (int32_t c = 0; c < C->n; c++) {
-        int32_t n = C->start[c + 1] - C->start[c];
-        if (n < 2 || !(target[c] > 0)) continue;
-        /* every task fits: no part (the whole cluster is a cluster move) */
-        if (n < (1 << 20) && C->load[c] * (1.0 + 1e-9) < target[c]) continue;
-        const int32_t *d = C->byload + C->start[c];
-        int32_t *x = tmp;
-        /* "under": heaviest first, each task taken while the sum stays within the target */
-        double sum = 0.0;
-        int32_t m = 0;
-        for (int32_t i = 0; i < n; i++) {
-            in[i] = 0;
-            if (sum + load[d[i]] <= target[c]) {
-                sum += load[d[i]];
-                x[m++] = d[i];
-                in[i] = 1;
-            }
-        }
-        if (m > 0 && m < n) add_unit(s, U, x, m, force);
-        /* "over": the same plus the lightest task left out */
-        int32_t l = lightest_not_in(d, n, in);
-        if (l >= 0 && m + 1 < n) {
-            x[m] = d[l];
-            add_unit(s, U, x, m + 1, force);
-        }
-    }
     U->wk1 = U->wk2 = 0.0;
     U->wk_arg = -1;
     return WPART_OK;
 }
+
+int wpart_tasks_i_fill_cluster(const wpart_tasks_state_t *s, const clusters_t *C, int32_t c,
+                               double target, int32_t *x, int8_t *in, int32_t *m_out,
+                               double *sum_out, double *over_out)
+{
+    int32_t n = C->start[c + 1] - C->start[c];
+    if (n < 2 || !(target > 0)) return 0;
+    /* every task fits: no part (the whole cluster is a cluster move) */
+    if (n < (1 << 20) && C->load[c] * (1.0 + 1e-9) < target) return 0;
+    const double *load = C->lbl + C->start[c]; /* load[i] of task d[i] */
+    const int32_t *d = C->byload + C->start[c];
+    /* "under": heaviest first, each task taken while the sum stays within the target */
+    double sum = 0.0;
+    int32_t m = 0;
+    for (int32_t i = 0; i < n; i++) {
+        in[i] = 0;
+        if (sum + load[i] <= target) {
+            sum += load[i];
+            x[m++] = d[i];
+            in[i] = 1;
+        }
+    }
+    int parts = m > 0 && m < n ? 1 : 0;
+    /* "over": the same plus the lightest task left out */
+    int32_t l = lightest_not_in(d, n, in);
+    if (l >= 0 && m + 1 < n) {
+        x[m] = d[l];
+        *over_out = sum + load[l]; /* add_unit's sum of x[0 .. m] */
+        parts |= 2;
+    }
+    *m_out = m;
+    *sum_out = sum;
+    return parts;
+}
+
+void wpart_tasks_i_add_part(const wpart_tasks_state_t *s, clusters_t *U, const int32_t *X,
+                            int32_t m)
+{
+    add_unit(s, U, X, m, s->p.task_working != NULL);
+}
+
+wpart_status_t wpart_tasks_i_build_fill(const wpart_tasks_state_t *s, const clusters_t *C,
+                                        const double *target, clusters_t *U, int32_t *tmp,
+                                        int8_t *in)
+{
+    wpart_status_t st = wpart_tasks_i_fill_begin(C, target, U);
+    if (st != WPART_OK) return st;
+    const int force = s->p.task_working != NULL;
+    for (int32_t c = 0; c < C->n; c++) {
+        int32_t m;
+        double sum, over;
+        int parts = wpart_tasks_i_fill_cluster(s, C, c, target[c], tmp, in, &m, &sum, &over);
+        if (parts & 1) add_unit(s, U, tmp, m, force);
+        if (parts & 2) add_unit(s, U, tmp, m + 1, force);
+    }
+    return WPART_OK;
+}
+
+/* ------------------------------------------------------------------ shared helpers ------- */
+/* (used by the incremental rebuild of clusters_inc.c) */
+
+void wpart_tasks_i_sort_tasks(int32_t *a, int32_t n, const int32_t *blk, int32_t *tmp)
+{
+    sort_tasks(a, n, blk, tmp);
+}
+
+void wpart_tasks_i_sort_by_load(int32_t *a, int32_t n, const double *load)
+{
+    sort_by_load(a, n, load);
+}
+
+double wpart_tasks_i_task_vol(const wpart_tasks_state_t *s, int32_t t) { return task_vol(s, t); }
+
+void wpart_tasks_i_top_two_working(clusters_t *C) { top_two_working(C); }
+
+int wpart_tasks_i_reserve(void **p, int64_t n, size_t sz) { return reserve(p, n, sz); }

@@ -79,6 +79,7 @@ typedef struct {
     int32_t *tasks;   /* tasks of the rank grouped by cluster */
     int32_t *byload;  /* clusters (not units): the same tasks, by descending load within each
                          cluster (ties: lower id first) */
+    double *lbl;      /* clusters (not units): the loads of byload's tasks */
     int32_t *start;   /* cluster c = tasks[start[c] .. start[c+1]) */
     int32_t *blk;     /* block of the cluster's tasks (-1: none, -2: several) */
     double *load, *fp, *wk; /* summed load and footprint, max working memory */
@@ -95,6 +96,10 @@ typedef struct {
     int32_t *ord;     /* units by ascending load (FindBestCCM's scan; valid when ord_ok) */
     double *ordl;     /* their loads */
     int32_t ord_cap, ord_ok, uses; /* uses: scans since the units were built */
+    int32_t runs;     /* units: 1 when they are the sub-cluster units (SUBSETS) of the clusters
+                         they were built from, in runs of n + 2 n_sizes(n) per cluster of n >= 2
+                         tasks (singles by descending load, then the m heaviest and m lightest
+                         for each size); 0 otherwise */
 } wpart_tasks_clusters_t;
 
 /* Union-find context of the block+comm clustering (NULL for the other modes). */
@@ -120,20 +125,34 @@ wpart_status_t wpart_tasks_i_rebuild_clusters(const wpart_tasks_state_t *s, int3
                                               const int8_t *touched, int32_t *oldc,
                                               wpart_tasks_clusters_t *C, int32_t *tmp,
                                               int32_t *tmp2);
+/* Helpers of clusters.c shared with clusters_inc.c: tasks by (block, id) (block-less last;
+ * tmp: n scratch), tasks by descending load (ties: lower id first), bytes of the edges
+ * incident to a task, the two largest working memories of C's clusters, realloc to n items. */
+void wpart_tasks_i_sort_tasks(int32_t *a, int32_t n, const int32_t *blk, int32_t *tmp);
+void wpart_tasks_i_sort_by_load(int32_t *a, int32_t n, const double *load);
+double wpart_tasks_i_task_vol(const wpart_tasks_state_t *s, int32_t t);
+void wpart_tasks_i_top_two_working(wpart_tasks_clusters_t *C);
+int wpart_tasks_i_reserve(void **p, int64_t n, size_t sz);
 /* Sub-cluster units of rank r (wpart_tasks_split_t): single tasks, or subsets of each cluster
  * of CL (CL must describe the rank's current clusters). The units may overlap. */
 wpart_status_t wpart_tasks_i_build_units(const wpart_tasks_state_t *s, int32_t r, int split,
                                          const wpart_tasks_clusters_t *CL,
                                          wpart_tasks_clusters_t *U, int32_t *tmp);
-/* The same, copying from `old` (the rank's units before an exchange) the units of every
- * cluster whose block is not marked in touched[] (the blocks of the moved tasks): they are
- * those the full build makes. Only for split >= SUBSETS with block clusters. bfirst: N
- * scratch, -1 on entry and exit. */
+/* The same, copying from `old` (the rank's units before an exchange, built from its clusters
+ * old_cl) the units of every cluster whose block is not marked in touched[] (the blocks of the
+ * moved tasks): they are those the full build makes. Only for split >= SUBSETS with block
+ * clusters; O(clusters + units built afresh) plus the copies. */
 wpart_status_t wpart_tasks_i_rebuild_units(const wpart_tasks_state_t *s, int32_t r, int split,
                                            const wpart_tasks_clusters_t *CL,
+                                           const wpart_tasks_clusters_t *old_cl,
                                            const wpart_tasks_clusters_t *old,
-                                           const int8_t *touched, int32_t *bfirst,
-                                           wpart_tasks_clusters_t *U, int32_t *tmp);
+                                           const int8_t *touched, wpart_tasks_clusters_t *U,
+                                           int32_t *tmp);
+
+/* The SUBSETS units of a cluster of n tasks (0 for n < 2), and the position in its run of the
+ * heaviest one (the n - 1 heaviest tasks; the lightest is the last single, at n - 1). */
+int32_t wpart_tasks_i_n_units(int32_t n);
+int32_t wpart_tasks_i_run_heaviest(int32_t n);
 
 /* Per-pair target units (WPART_TASKS_SPLIT_FILL): for every cluster c of C with target[c] > 0
  * (a load), its tasks by descending load taken while their sum stays within target[c], and
@@ -142,5 +161,16 @@ wpart_status_t wpart_tasks_i_rebuild_units(const wpart_tasks_state_t *s, int32_t
 wpart_status_t wpart_tasks_i_build_fill(const wpart_tasks_state_t *s,
                                         const wpart_tasks_clusters_t *C, const double *target,
                                         wpart_tasks_clusters_t *U, int32_t *tmp, int8_t *in);
+/* The same in steps, for a scan that builds only the parts it evaluates: U emptied with room
+ * for every part; the parts of cluster c for `target` (0: none; bit 1: the "under" part
+ * x[0..*m) of load *sum; bit 2: the "over" part x[0..*m + 1) of load *over);
+ * x: 2 x (cluster size), in: cluster size; a part appended to U as build_fill does. */
+wpart_status_t wpart_tasks_i_fill_begin(const wpart_tasks_clusters_t *C, const double *target,
+                                        wpart_tasks_clusters_t *U);
+int wpart_tasks_i_fill_cluster(const wpart_tasks_state_t *s, const wpart_tasks_clusters_t *C,
+                               int32_t c, double target, int32_t *x, int8_t *in, int32_t *m,
+                               double *sum, double *over);
+void wpart_tasks_i_add_part(const wpart_tasks_state_t *s, wpart_tasks_clusters_t *U,
+                            const int32_t *X, int32_t m);
 
 #endif /* WPART_TASKS_INTERNAL_H */
