@@ -17,8 +17,8 @@ from wpart.spatial.instances import SPARSE_KINDS, sparse_like
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
-NATIVE = ("rect_uniform", "rect_nicol", "jag_pq_heur", "jag_m_heur", "jag_m_heur_probe",
-          "jag_m_probe")
+NATIVE = ("rect_uniform", "rect_nicol", "jag_pq_heur", "jag_pq_opt_nicol", "jag_pq_opt_dp",
+          "jag_m_heur", "jag_m_heur_probe", "jag_m_probe")
 #: the m-way jagged heuristics (stripe count P, no grid)
 JAG_M = ("jag_m_heur", "jag_m_heur_probe", "jag_m_probe")
 FORMATS = ("csr", "csc", "coo", "bsr", "dok", "lil", "dia")
@@ -215,8 +215,8 @@ def test_other_methods_densify_and_agree():
     rng = np.random.default_rng(7)
     A = _random_sparse(rng, 12, 10, 0.3, "int")
     D = A.toarray()
-    for name in ("jag_pq_opt_nicol", "jag_pq_opt_dp", "jag_m_alloc", "jag_m_opt", "jag_m_iter",
-                 "hier_rb", "hier_relaxed", "hier_opt", "hybrid"):
+    for name in ("jag_m_alloc", "jag_m_opt", "jag_m_iter", "hier_rb", "hier_relaxed",
+                 "hier_opt", "hybrid"):
         _same(getattr(spatial, name)(A, 6), getattr(spatial, name)(D, 6))
     _same(spatial.partition(A, 6, method="rect_nicol"), spatial.partition(D, 6,
                                                                          method="rect_nicol"))

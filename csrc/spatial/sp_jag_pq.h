@@ -50,6 +50,10 @@ typedef struct {
     T *vals;
     int64_t cap, used;
     wpart_status_t st;
+    /* the optimum of stripe [a, b) into q pieces when not read from the dense prefix (the
+       sparse matrix's stripes, sp_sparse_opt.h); NULL: FN(split_stripe) */
+    wpart_status_t (*eval)(void *ectx, int64_t q, int64_t a, int64_t b, T *val);
+    void *ectx;
 } FN(nested_t);
 
 static T FN(nested_eval)(FN(nested_t) *c, int64_t q, int64_t a, int64_t b)
@@ -57,7 +61,8 @@ static T FN(nested_eval)(FN(nested_t) *c, int64_t q, int64_t a, int64_t b)
     T val = 0;
     FN(ctx_t) *cx = c->cx;
     cx->stats->cost_evals++;
-    wpart_status_t st = FN(split_stripe)(cx, a, b, q, NULL, &val);
+    wpart_status_t st = c->eval ? c->eval(c->ectx, q, a, b, &val)
+                                : FN(split_stripe)(cx, a, b, q, NULL, &val);
     if (st != WPART_OK && c->st == WPART_OK) {
         c->st = st;
     }
@@ -150,25 +155,17 @@ static void FN(nested_free)(FN(nested_t) *c)
     free(c->vals);
 }
 
-static wpart_status_t FN(jag_pq_opt)(FN(ctx_t) *cx, int64_t P, int64_t Q, int use_dp,
-                                     int64_t *out)
+/* JAG-PQ-OPT's stripes R[0..P] over the cx->v.n1 rows, the nested cost f(a, b) read through
+ * nc (the dense prefix, or nc->eval): Nicol's search, or the DP with crossing-point bisection */
+static wpart_status_t FN(jag_pq_opt_cuts)(FN(ctx_t) *cx, FN(nested_t) *nc, int64_t P,
+                                          int use_dp, int64_t *R)
 {
     wpart_status_t st = WPART_OK;
-    FN(nested_t) nc;
     T *F = NULL;
     int64_t n1 = cx->v.n1;
-    int64_t *R = wpart_i_malloc(P + 1, sizeof(int64_t));
-    if (!R) {
-        return wpart_i_error(WPART_ENOMEM, "out of memory");
-    }
-    st = FN(nested_init)(&nc, cx, Q, NULL);
-    if (st != WPART_OK) {
-        free(R);
-        return st;
-    }
     T B;
     if (!use_dp) {
-        WPART_CHECK(FN(gnicol)(cx, FN(nested_cost), &nc, n1, P, 1, &B, R));
+        WPART_CHECK(FN(gnicol)(cx, FN(nested_cost), nc, n1, P, 1, &B, R));
     } else {
         /* F[p][i], p parts over rows [0, i); crossing-point bisection */
         F = wpart_i_malloc(2 * (n1 + 1), sizeof(T));
@@ -178,7 +175,7 @@ static wpart_status_t FN(jag_pq_opt)(FN(ctx_t) *cx, int64_t P, int64_t Q, int us
         T *prev = F, *cur = F + n1 + 1;
         /* each nested cost is an exact 1D partition of a stripe: poll every 64 of them */
         for (int64_t i = 0; i <= n1; i++) {
-            prev[i] = FN(nested_cost)(&nc, 0, 0, i);
+            prev[i] = FN(nested_cost)(nc, 0, 0, i);
             if ((i & 63) == 63) {
                 WPART_CHECK(wpart_i_poll(cx->opt->control, cx->t0, 1.0, (double)P));
             }
@@ -193,16 +190,16 @@ static wpart_status_t FN(jag_pq_opt)(FN(ctx_t) *cx, int64_t P, int64_t Q, int us
                 int64_t lo = 0, hi = i;
                 while (lo < hi) { /* smallest k with prev[k] >= f(k, i) */
                     int64_t mid = lo + (hi - lo) / 2;
-                    if (prev[mid] >= FN(nested_cost)(&nc, 0, mid, i)) {
+                    if (prev[mid] >= FN(nested_cost)(nc, 0, mid, i)) {
                         hi = mid;
                     } else {
                         lo = mid + 1;
                     }
                 }
-                T a = prev[lo] > FN(nested_cost)(&nc, 0, lo, i) ? prev[lo]
-                                                                : FN(nested_cost)(&nc, 0, lo, i);
+                T a = prev[lo] > FN(nested_cost)(nc, 0, lo, i) ? prev[lo]
+                                                               : FN(nested_cost)(nc, 0, lo, i);
                 if (lo > 0) {
-                    T fb = FN(nested_cost)(&nc, 0, lo - 1, i);
+                    T fb = FN(nested_cost)(nc, 0, lo - 1, i);
                     T b = prev[lo - 1] > fb ? prev[lo - 1] : fb;
                     if (b < a) {
                         a = b;
@@ -217,15 +214,34 @@ static wpart_status_t FN(jag_pq_opt)(FN(ctx_t) *cx, int64_t P, int64_t Q, int us
             WPART_CHECK(wpart_i_poll(cx->opt->control, cx->t0, (double)p, (double)P));
         }
         B = prev[n1];
-        FN(final_seps)(FN(nested_cost), &nc, n1, P, 1, B, R);
+        FN(final_seps)(FN(nested_cost), nc, n1, P, 1, B, R);
         FN(normalize)(R, n1, P);
     }
-    WPART_CHECK(nc.st);
+    WPART_CHECK(nc->st);
+cleanup:
+    free(F);
+    return st;
+}
+
+static wpart_status_t FN(jag_pq_opt)(FN(ctx_t) *cx, int64_t P, int64_t Q, int use_dp,
+                                     int64_t *out)
+{
+    wpart_status_t st = WPART_OK;
+    FN(nested_t) nc;
+    int64_t *R = wpart_i_malloc(P + 1, sizeof(int64_t));
+    if (!R) {
+        return wpart_i_error(WPART_ENOMEM, "out of memory");
+    }
+    st = FN(nested_init)(&nc, cx, Q, NULL);
+    if (st != WPART_OK) {
+        free(R);
+        return st;
+    }
+    WPART_CHECK(FN(jag_pq_opt_cuts)(cx, &nc, P, use_dp, R));
     WPART_CHECK(FN(emit_stripes)(cx, R, P, NULL, Q, out));
 cleanup:
     FN(nested_free)(&nc);
     free(R);
-    free(F);
     return st;
 }
 

@@ -239,6 +239,7 @@ static void FN(sp_flip)(int64_t *rects, int64_t m)
 }
 
 #include "sp_sparse_jag_m.h"
+#include "sp_sparse_opt.h"
 
 static wpart_status_t FN(sparse_partition)(const FN(sparse_t) *a, int64_t m,
                                            const wpart_spatial_options_t *opt, int64_t *rects,
@@ -305,6 +306,37 @@ static wpart_status_t FN(sparse_partition)(const FN(sparse_t) *a, int64_t m,
                 }
                 stats->orient = 1;
                 stats->P = Pv;
+            }
+        }
+    } else if (opt->method == WPART_SP_JAG_PQ_OPT_NICOL || opt->method == WPART_SP_JAG_PQ_OPT_DP) {
+        int dp = opt->method == WPART_SP_JAG_PQ_OPT_DP;
+        int want_h = opt->orient != WPART_SP_VER, want_v = opt->orient != WPART_SP_HOR;
+        T lh = 0, lv = 0;
+        if (want_h) {
+            WPART_CHECK(FN(sp_jag_pq_opt)(&cx, a, P, Q, dp, rects, &lh));
+            stats->orient = 0;
+        }
+        if (want_v) {
+            FN(sparse_t) at = FN(sp_transposed)(a);
+            alt = want_h ? wpart_i_malloc(4 * m, sizeof(int64_t)) : rects;
+            if (!alt) {
+                WPART_FAIL(WPART_ENOMEM, "out of memory");
+            }
+            st = FN(sp_jag_pq_opt)(&cx, &at, P, Q, dp, alt, &lv);
+            if (st == WPART_ECANCELLED && want_h && FN(time_up)(opt->control, cx.t0)) {
+                stats->timed_out = 1; /* the time is up: keep the rows-first optimum */
+                st = WPART_OK;
+                goto cleanup;
+            }
+            if (st != WPART_OK) {
+                goto cleanup;
+            }
+            FN(sp_flip)(alt, m);
+            if (!want_h || lv < lh) {
+                if (want_h) {
+                    memcpy(rects, alt, 4 * m * sizeof(int64_t));
+                }
+                stats->orient = 1;
             }
         }
     } else { /* JAG-PQ-HEUR */

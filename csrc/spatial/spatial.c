@@ -446,8 +446,10 @@ DEFINE_STARTS(f64, double)
         if (!opt || !rects || n1 < 1 || n2 < 1 || n1 > INT32_MAX || n2 > INT32_MAX || m < 1) { \
             return wpart_i_error(WPART_EINVAL, "bad sparse partition arguments");              \
         }                                                                                      \
-        int grid = opt->method == WPART_SP_RECT_UNIFORM || opt->method == WPART_SP_RECT_NICOL ||\
-                   opt->method == WPART_SP_JAG_PQ_HEUR;                                        \
+        wpart_spatial_method_t mt = opt->method;                                               \
+        int grid = mt == WPART_SP_RECT_UNIFORM || mt == WPART_SP_RECT_NICOL ||                 \
+                   mt == WPART_SP_JAG_PQ_HEUR || mt == WPART_SP_JAG_PQ_OPT_NICOL ||            \
+                   mt == WPART_SP_JAG_PQ_OPT_DP;                                               \
         if (!grid && opt->method != WPART_SP_JAG_M_HEUR &&                                     \
             opt->method != WPART_SP_JAG_M_HEUR_PROBE && opt->method != WPART_SP_JAG_M_PROBE) { \
             return wpart_i_error(WPART_EINVAL, "method %d does not run on a sparse matrix",    \

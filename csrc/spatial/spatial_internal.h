@@ -14,7 +14,8 @@ wpart_status_t wpart_i_spatial_alloc_f64(const double *L, int64_t K, int64_t m,
                                          const int64_t *cap, const wpart_control_t *ctl,
                                          int64_t *Q);
 
-/* RECT-UNIFORM, RECT-NICOL, JAG-PQ-HEUR, JAG-M-HEUR, JAG-M-HEUR-PROBE or JAG-M-PROBE
+/* RECT-UNIFORM, RECT-NICOL, JAG-PQ-HEUR, JAG-PQ-OPT (Nicol or DP), JAG-M-HEUR,
+ * JAG-M-HEUR-PROBE or JAG-M-PROBE
  * (opt->method; no speeds, no window; JAG-M-PROBE: opt->cuts, orient HOR or VER) on the
  * n1 x n2 sparse matrix given by its CSR (rp[n1+1], ci, rv; columns increasing within a row)
  * and CSC (cp[n2+1], ri, cv; all three NULL: made here, for the call) arrays of the same nnz

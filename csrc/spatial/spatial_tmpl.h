@@ -18,7 +18,9 @@
  *   sp_driver.h     one method on the whole matrix (orientation, buffers, statistics)
  *   sp_hybrid.h     HYBRID (Sec. 5) and the FN(partition) entry point
  *   sp_hier3d.h     HIER-RB on 3D loads (extension)
- *   sp_sparse.h     RECT-UNIFORM, RECT-NICOL, JAG-PQ-HEUR on a sparse matrix (CSR + CSC)
+ *   sp_sparse.h     RECT-UNIFORM, RECT-NICOL, JAG-PQ-HEUR on a sparse matrix (CSR + CSC),
+ *                   with sp_sparse_jag_m.h (m-way jagged heuristics) and sp_sparse_opt.h
+ *                   (JAG-PQ-OPT) included there
  */
 
 #include "sp_common.h"

@@ -1,6 +1,7 @@
 /* test_spatial_sparse.c -- C tests of the spatial methods on a sparse matrix (CSR + CSC, no
  * dense prefix): RECT-UNIFORM, RECT-NICOL (both starts, both orientations), JAG-PQ-HEUR,
- * JAG-M-HEUR, JAG-M-HEUR-PROBE and JAG-M-PROBE give the dense functions' partition on random
+ * JAG-PQ-OPT (Nicol and DP), JAG-M-HEUR, JAG-M-HEUR-PROBE and JAG-M-PROBE give the dense
+ * functions' partition on random
  * integer matrices (empty rows and columns, all-zero, 1 x n, n x 1, m = 1), the loads returned
  * are the rectangles' sums, the CSR transpose matches a direct one, and bad input (malformed
  * arrays, unsorted or out-of-range indices, negative or NaN entries, a method that needs the
@@ -141,8 +142,9 @@ static void check_methods(const mat_t *M, int64_t m)
         }
     }
     static const wpart_spatial_method_t grid[] = {WPART_SP_RECT_UNIFORM, WPART_SP_RECT_NICOL,
-                                                  WPART_SP_JAG_PQ_HEUR};
-    for (int g = 0; g < 3; g++) {
+                                                  WPART_SP_JAG_PQ_HEUR, WPART_SP_JAG_PQ_OPT_NICOL,
+                                                  WPART_SP_JAG_PQ_OPT_DP};
+    for (int g = 0; g < 5; g++) {
         for (int o = 0; o < 3; o++) {
             for (int start = 0; start < 2; start++) {
                 if (grid[g] == WPART_SP_RECT_NICOL && o == WPART_SP_BEST) {
@@ -362,6 +364,8 @@ static void test_bad_input(void)
     CHECK_STATUS(SPARSE(M.rp, M.ci, M.rv, M.cp, M.ri, M.cv, 6), WPART_EINVAL);
     opt.method = WPART_SP_JAG_M_OPT;
     CHECK_STATUS(SPARSE(M.rp, M.ci, M.rv, M.cp, M.ri, M.cv, 6), WPART_EINVAL);
+    opt.method = WPART_SP_JAG_PQ_OPT_DP; /* runs on the nonzeros */
+    CHECK_STATUS(SPARSE(M.rp, M.ci, M.rv, M.cp, M.ri, M.cv, 6), WPART_OK);
     double sp[6] = {1, 1, 1, 1, 1, 1};
     opt.method = WPART_SP_JAG_M_HEUR;
     opt.speeds = sp; /* speeds: dense only */

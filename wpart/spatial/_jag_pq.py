@@ -106,12 +106,18 @@ def jag_pq_opt_nicol(
     then run the same bisection on the float64 bottleneck with a greedy over the stripes; an
     empty stripe's processors idle).
 
-    `A` may be a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file path; this
-    method needs the dense 2D prefix sum, so a sparse `A` is densified (``WpartMemoryError``
-    above ``wpart.spatial.MAX_DENSE_BYTES``). `weights` is ``"values"`` (the matrix values are
-    the loads) or ``"count"`` (1 for every nonzero, whatever its sign).
+    `A` may be a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file path. Without
+    `speeds`, a sparse matrix (more than 2**15 cells, at most 1/32 of them nonzero) is not
+    densified: each nested cost (the exact 1D optimum of a stripe) reads the stripe's column
+    prefix made from its rows' nonzeros (O(nnz in the stripe + n2), the dense prefix's O(n2)),
+    memory O(nnz + n1 + n2) plus the memo of the nested costs; the same search on the same
+    values gives the same optimum (and with integer loads the partition of ``A.toarray()``).
+    With `speeds` it is densified (``WpartMemoryError`` above
+    ``wpart.spatial.MAX_DENSE_BYTES``). `weights` is ``"values"`` (the matrix values are the
+    loads) or ``"count"`` (1 for every nonzero, whatever its sign).
     """
-    pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_pq_opt_nicol")
+    pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_pq_opt_nicol",
+                   sparse=speeds is None)
     P, Q = _pq(pp.m, pp.n1, pp.n2, P, Q)
     o = _orient(orient)
     return _run(
@@ -148,12 +154,18 @@ def jag_pq_opt_dp(
     then run the same bisection on the float64 bottleneck with a greedy over the stripes; an
     empty stripe's processors idle).
 
-    `A` may be a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file path; this
-    method needs the dense 2D prefix sum, so a sparse `A` is densified (``WpartMemoryError``
-    above ``wpart.spatial.MAX_DENSE_BYTES``). `weights` is ``"values"`` (the matrix values are
-    the loads) or ``"count"`` (1 for every nonzero, whatever its sign).
+    `A` may be a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file path. Without
+    `speeds`, a sparse matrix (more than 2**15 cells, at most 1/32 of them nonzero) is not
+    densified: each nested cost (the exact 1D optimum of a stripe) reads the stripe's column
+    prefix made from its rows' nonzeros (O(nnz in the stripe + n2), the dense prefix's O(n2)),
+    memory O(nnz + n1 + n2) plus the memo of the nested costs; the same search on the same
+    values gives the same optimum (and with integer loads the partition of ``A.toarray()``).
+    With `speeds` it is densified (``WpartMemoryError`` above
+    ``wpart.spatial.MAX_DENSE_BYTES``). `weights` is ``"values"`` (the matrix values are the
+    loads) or ``"count"`` (1 for every nonzero, whatever its sign).
     """
-    pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_pq_opt_dp")
+    pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_pq_opt_dp",
+                   sparse=speeds is None)
     P, Q = _pq(pp.m, pp.n1, pp.n2, P, Q)
     o = _orient(orient)
     return _run(

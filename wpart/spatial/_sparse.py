@@ -29,8 +29,8 @@ __all__ = ["MAX_DENSE_BYTES", "read_matrix"]
 MAX_DENSE_BYTES = 2**31
 
 #: The methods that run on the nonzeros of a sparse matrix (the rest densify).
-SPARSE_NATIVE = ("rect_uniform", "rect_nicol", "jag_pq_heur", "jag_m_heur", "jag_m_heur_probe",
-                 "jag_m_probe")
+SPARSE_NATIVE = ("rect_uniform", "rect_nicol", "jag_pq_heur", "jag_pq_opt_nicol",
+                 "jag_pq_opt_dp", "jag_m_heur", "jag_m_heur_probe", "jag_m_probe")
 
 #: Those methods run on the nonzeros when at most one cell in SPARSE_DENSITY is nonzero (or the
 #: dense copy would not fit), on the dense prefix otherwise (faster there; same partition).
@@ -106,8 +106,9 @@ def read_matrix(path: str | os.PathLike) -> Any:
 class SparseInput:
     """A validated sparse matrix: CSR arrays (int64 pointers and indices, int64 or float64
     values, duplicates summed, no explicit zeros, sorted indices; the core makes the columns
-    when it needs them), its total and largest value. `A` is a scipy.sparse matrix, or a dense float array (read by its nonzeros,
-    in the order a canonical sparse matrix stores them)."""
+    when it needs them), its total and largest value. `A` is a scipy.sparse matrix, or a
+    dense float array (read by its nonzeros, in the order a canonical sparse matrix stores
+    them)."""
 
     __slots__ = ("n1", "n2", "nnz", "kind", "total", "amax", "_arrays", "_csr")
 
