@@ -22,6 +22,15 @@ pruned scan.
 The scaling slope is the least-squares exponent of CPU time against tasks at a fixed rank
 count (3+ sizes). Timings are never asserted.
 
+Fill scaling (``--fill-scaling``, also run after the main table): ``subclusters="fill"`` on the
+``blocks`` phase at a fixed rank count (256; 64 in quick mode), doubling the tasks: CPU
+seconds, exchanges of the 4 iterations, milliseconds per exchange and the exponent between
+consecutive sizes, beside the engine before the rebuild after an exchange, the sub-cluster
+scan and the per-pair parts were made to cost O(clusters + changed tasks) instead of
+O(tasks per rank) (:data:`FILL_BEFORE`, measured on this machine under the same load); the
+``same`` column checks that the placement and the ``W_max`` history are those of the former
+engine, bit for bit (hash).
+
 Run ``python benchmarks/bench_tasks_scale.py --quick`` (seconds) or without ``--quick``
 (several minutes on one core). Results: table on stdout, JSON under benchmarks/results/.
 """
@@ -30,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import hashlib
 import math
 import platform
 import resource
@@ -65,6 +75,75 @@ RECORDED_BEFORE = {
     ("ccm_fill", 466_018, 256): (math.inf, "issue report: not finished after 725 s"),
     ("ccm_edges", 466_018, 256): (math.inf, "issue report: no iteration in 14 min"),
 }
+
+
+FILL_SIZES_FULL = [(58_252, 256), (116_504, 256), (233_009, 256), (466_018, 256)]
+FILL_SIZES_QUICK = [(6_000, 64), (12_000, 64), (24_000, 64)]
+
+#: ``subclusters="fill"`` with the engine of commit 5146075 (before the cluster rebuild by key,
+#: the sub-cluster scan by cluster runs and the per-pair parts built only when tried): CPU
+#: seconds, exchanges and the hash of placement + W_max history (``placement_hash``), measured
+#: on this machine (2 cores shared with other jobs, load 4-8), alternating with the current
+#: engine, which took 2.71 / 4.68 / 11.0 / 23.95 CPU-s at the four full sizes in those runs.
+FILL_BEFORE: dict[tuple[int, int], tuple[float, int, str]] = {
+    (6_000, 64): (0.117, 3_272, "8dd27091cb09f70b"),
+    (12_000, 64): (0.199, 4_408, "2e04f6d26498c962"),
+    (24_000, 64): (0.527, 5_167, "e45ad426c4c5d3a6"),
+    (58_252, 256): (4.368, 44_609, "2616885cc98614ed"),
+    (116_504, 256): (9.989, 51_214, "e12fd4682e1423b6"),
+    (233_009, 256): (23.081, 66_431, "64eb655180319543"),
+    (466_018, 256): (62.3, 103_986, "d760c612d1ffc2ae"),
+}
+
+
+def placement_hash(r) -> str:
+    """The first 16 hex digits of SHA-1 over the assignment (int64) and W_max history."""
+    return hashlib.sha1(np.asarray(r.assignment, np.int64).tobytes()
+                        + np.asarray(r.history, np.float64).tobytes()).hexdigest()[:16]
+
+
+def fill_scaling(sizes: list[tuple[int, int]]) -> list[dict]:
+    """``subclusters="fill"`` at each size: CPU seconds, exchanges, time per exchange, the
+    exponent against the previous size, and the former engine beside it."""
+    rows: list[dict] = []
+    for K, m in sizes:
+        p = instance("blocks", K, m)
+        c0 = cpu()
+        r = tasks.balance(p, method="ccm", subclusters="fill", seed=0, time_limit=TIME_LIMIT)
+        t = cpu() - c0
+        ex = int(sum(r.stats["exchanges_per_iteration"]))
+        row = {"n_tasks": K, "m": m, "cpu_s": t, "exchanges": ex,
+               "exchanges_per_iteration": list(r.stats["exchanges_per_iteration"]),
+               "ms_per_exchange": 1e3 * t / max(ex, 1), "w_max": r.max_load,
+               "status": r.status, "hash": placement_hash(r)}
+        if (K, m) in FILL_BEFORE:
+            bt, bex, bh = FILL_BEFORE[(K, m)]
+            row.update(before_cpu_s=bt, before_exchanges=bex,
+                       before_ms_per_exchange=1e3 * bt / max(bex, 1),
+                       same_as_before=bh == row["hash"] and bex == ex)
+        if rows and rows[-1]["m"] == m:
+            q = rows[-1]
+            lk = math.log(K / q["n_tasks"])
+            row["exponent"] = math.log(t / q["cpu_s"]) / lk if t > 0 and q["cpu_s"] > 0 else None
+            if "before_cpu_s" in row and "before_cpu_s" in q:
+                row["before_exponent"] = math.log(row["before_cpu_s"] / q["before_cpu_s"]) / lk
+        rows.append(row)
+        print(f"  fill K={K} m={m}: {t:.2f} CPU-s, {ex} exchanges", file=sys.stderr, flush=True)
+    return rows
+
+
+def fill_table(rows: list[dict]) -> str:
+    def f(v, fmt):
+        return "-" if v is None else format(v, fmt)
+    body = [[r["n_tasks"], r["m"], f(r.get("before_cpu_s"), ".2f"), f(r["cpu_s"], ".2f"),
+             f(r.get("before_exchanges"), "d"), r["exchanges"],
+             f(r.get("before_ms_per_exchange"), ".3f"), f(r["ms_per_exchange"], ".3f"),
+             f(r.get("before_exponent"), ".2f"), f(r.get("exponent"), ".2f"),
+             {True: "yes", False: "NO"}.get(r.get("same_as_before"), "-")] for r in rows]
+    return format_table(["tasks", "m", "before CPU s", "CPU s", "before exch", "exch",
+                         "before ms/exch", "ms/exch", "before exp", "exp", "same"], body,
+                        title='subclusters="fill": cost by size at a fixed m (exponent: vs the '
+                              'previous size)')
 
 
 def cpu() -> float:
@@ -204,7 +283,19 @@ def main() -> int:
     ap.add_argument("--exhaustive-max", type=int, default=23_709,
                     help="largest task count at which the exhaustive scan is run")
     ap.add_argument("--methods", default=",".join(METHODS))
+    ap.add_argument("--fill-scaling", action="store_true",
+                    help='only the subclusters="fill" scaling section (its own JSON)')
     args = ap.parse_args()
+    if args.fill_scaling:
+        frows = fill_scaling(FILL_SIZES_QUICK if args.quick else FILL_SIZES_FULL)
+        print(fill_table(frows))
+        out = args.out or ROOT / "benchmarks" / "results" / (
+            "bench_tasks_scale_fill_quick.json" if args.quick else "bench_tasks_scale_fill.json")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        write_json(out, {"quick": args.quick, "machine": platform.platform(),
+                         "python": sys.version.split()[0], "fill_scaling": frows})
+        print(f"written {out}")
+        return 0
     sizes = SIZES_QUICK if args.quick else SIZES_FULL
     methods = [m for m in args.methods.split(",") if m]
     before = Before(args.before_lib) if args.before_lib else None
@@ -254,11 +345,14 @@ def main() -> int:
                        title="wpart.tasks serial engines: time by size (CPU seconds of the call)"))
     print("scaling exponent (CPU ~ tasks^k, fixed m): " +
           ", ".join(f"{k}: {v:.2f}" for k, v in slopes.items()))
+    frows = fill_scaling(FILL_SIZES_QUICK if args.quick else FILL_SIZES_FULL)
+    print(fill_table(frows))
     out = args.out or ROOT / "benchmarks" / "results" / (
         "bench_tasks_scale_quick.json" if args.quick else "bench_tasks_scale.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     write_json(out, {"quick": args.quick, "machine": platform.platform(),
-                     "python": sys.version.split()[0], "rows": rows, "slopes": slopes})
+                     "python": sys.version.split()[0], "rows": rows, "slopes": slopes,
+                     "fill_scaling": frows})
     print(f"written {out}")
     return 0
 

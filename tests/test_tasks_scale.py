@@ -95,3 +95,6 @@ def test_benchmark_quick_mode(tmp_path):
     data = json.loads(out.read_text())
     assert data["rows"] and all(r["w_max"] <= r["w_max_initial"] * (1 + 1e-12)
                                 for r in data["rows"] if r["method"] != "greedy")
+    fill = data["fill_scaling"]  # subclusters="fill" by size at a fixed m
+    assert len(fill) == 3 and all(r["exchanges"] > 0 and r["status"] == "feasible" for r in fill)
+    assert all("exponent" in r for r in fill[1:])
