@@ -1,8 +1,8 @@
-"""The exact P x Q jagged methods (JAG-PQ-OPT-NICOL, JAG-PQ-OPT-DP) on the nonzeros of a sparse
-matrix: the same optimum and, with integer loads, the same partition as the dense DP on
-``A.toarray()`` (every orientation; ties, zeros, empty rows and columns, degenerate sizes, more
-parts than cells), the optimum of a brute-force enumeration on tiny matrices, and no dense
-copy (the densify guard never trips)."""
+"""The exact P x Q jagged methods (JAG-PQ-OPT-NICOL, JAG-PQ-OPT-DP) and JAG-M-ALLOC on the
+nonzeros of a sparse matrix: the same optimum and, with integer loads, the same partition as the
+dense code on ``A.toarray()`` (every orientation; ties, zeros, empty rows and columns,
+degenerate sizes, more parts than cells), the optimum of a brute-force enumeration on tiny
+matrices, and no dense copy (the densify guard never trips)."""
 
 from __future__ import annotations
 
@@ -141,3 +141,31 @@ def test_time_limit_on_the_nonzeros():
     r = spatial.jag_pq_opt_dp(A, 64, time_limit=1e-4)
     assert r.status == "time_limit"
     assert r.rects.shape in ((0, 4), (64, 4))
+
+
+def test_jag_m_alloc_sparse_equals_dense():
+    rng = np.random.default_rng(14)
+    shapes = [(1, 1), (1, 6), (7, 1), (3, 3), (9, 14), (19, 6), (25, 25)]
+    n = 0
+    for t in range(140):
+        n1, n2 = shapes[t % len(shapes)]
+        D = _matrix(rng, n1, n2, ("int", "ties", "zeros", "holes")[t % 4])
+        A = sps.csr_array(D)
+        m = int(rng.integers(1, min(n1 * n2, 12) + 1))
+        P = int(rng.integers(1, m + 1))
+        inner = np.sort(rng.choice(np.arange(1, m), P - 1, replace=False)) if P > 1 else []
+        counts = np.diff(np.r_[0, inner, m]).astype(np.int64)
+        for kw in ({"counts": counts, "orient": "hor"}, {"counts": counts, "orient": "ver"},
+                   {"orient": "best"}, {}):
+            a = spatial.jag_m_alloc(A, m, **kw)
+            d = spatial.jag_m_alloc(D, m, **kw)
+            np.testing.assert_array_equal(a.rects, d.rects)
+            np.testing.assert_array_equal(a.loads, d.loads)
+            assert a.max_load == d.max_load and a.params == d.params
+            n += 1
+    assert n == 140 * 4
+    one = sps.csr_array(np.array([[7]]))
+    r = spatial.jag_m_alloc(one, 3, allow_empty=True)
+    assert r.max_load == 7 and r.rects.shape == (3, 4)
+    r = spatial.jag_m_alloc(one, 1, counts=[1], orient="ver")
+    assert r.max_load == 7 and r.rects.tolist() == [[0, 1, 0, 1]]

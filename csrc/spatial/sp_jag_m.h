@@ -281,28 +281,16 @@ static wpart_status_t FN(jag_m_heur_probe)(FN(ctx_t) *cx, int64_t m, int64_t *ou
     return st;
 }
 
-static wpart_status_t FN(jag_m_alloc)(FN(ctx_t) *cx, const int64_t *Qp, int64_t P, int64_t *out)
+/* JAG-M-ALLOC's stripes R[0..P] for the counts Qp (the nested cost read through nc: the dense
+ * prefix, or nc->eval) and the counts cnt[] to cut them with: an empty stripe hands its parts
+ * to the next non-empty one (else the previous) */
+static wpart_status_t FN(jag_m_alloc_cuts)(FN(ctx_t) *cx, FN(nested_t) *nc, const int64_t *Qp,
+                                           int64_t P, int64_t *R, int64_t *cnt)
 {
     wpart_status_t st = WPART_OK;
-    FN(nested_t) nc;
-    int64_t n1 = cx->v.n1;
-    int64_t *R = wpart_i_malloc(P + 1, sizeof(int64_t));
-    int64_t *cnt = wpart_i_malloc(P, sizeof(int64_t));
-    if (!R || !cnt) {
-        free(R);
-        free(cnt);
-        return wpart_i_error(WPART_ENOMEM, "out of memory");
-    }
-    st = FN(nested_init)(&nc, cx, 0, Qp);
-    if (st != WPART_OK) {
-        free(R);
-        free(cnt);
-        return st;
-    }
     T B;
-    WPART_CHECK(FN(gnicol)(cx, FN(nested_cost), &nc, n1, P, 0, &B, R));
-    WPART_CHECK(nc.st);
-    /* hand the parts of an empty stripe to the next non-empty one (else the previous) */
+    WPART_CHECK(FN(gnicol)(cx, FN(nested_cost), nc, cx->v.n1, P, 0, &B, R));
+    WPART_CHECK(nc->st);
     memcpy(cnt, Qp, P * sizeof(int64_t));
     for (int64_t p = 0; p < P; p++) {
         if (R[p] == R[p + 1] && cnt[p] > 0) {
@@ -323,6 +311,28 @@ static wpart_status_t FN(jag_m_alloc)(FN(ctx_t) *cx, const int64_t *Qp, int64_t 
             cnt[p] = 0;
         }
     }
+cleanup:
+    return st;
+}
+
+static wpart_status_t FN(jag_m_alloc)(FN(ctx_t) *cx, const int64_t *Qp, int64_t P, int64_t *out)
+{
+    wpart_status_t st = WPART_OK;
+    FN(nested_t) nc;
+    int64_t *R = wpart_i_malloc(P + 1, sizeof(int64_t));
+    int64_t *cnt = wpart_i_malloc(P, sizeof(int64_t));
+    if (!R || !cnt) {
+        free(R);
+        free(cnt);
+        return wpart_i_error(WPART_ENOMEM, "out of memory");
+    }
+    st = FN(nested_init)(&nc, cx, 0, Qp);
+    if (st != WPART_OK) {
+        free(R);
+        free(cnt);
+        return st;
+    }
+    WPART_CHECK(FN(jag_m_alloc_cuts)(cx, &nc, Qp, P, R, cnt));
     WPART_CHECK(FN(emit_stripes)(cx, R, P, cnt, 0, out));
 cleanup:
     FN(nested_free)(&nc);

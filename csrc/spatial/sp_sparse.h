@@ -308,6 +308,17 @@ static wpart_status_t FN(sparse_partition)(const FN(sparse_t) *a, int64_t m,
                 stats->P = Pv;
             }
         }
+    } else if (opt->method == WPART_SP_JAG_M_ALLOC) {
+        stats->P = opt->ncuts;
+        if (opt->orient == WPART_SP_VER) {
+            FN(sparse_t) at = FN(sp_transposed)(a);
+            WPART_CHECK(FN(sp_jag_m_alloc)(&cx, &at, opt->cuts, opt->ncuts, rects));
+            FN(sp_flip)(rects, m);
+            stats->orient = 1;
+        } else {
+            WPART_CHECK(FN(sp_jag_m_alloc)(&cx, a, opt->cuts, opt->ncuts, rects));
+            stats->orient = 0;
+        }
     } else if (opt->method == WPART_SP_JAG_PQ_OPT_NICOL || opt->method == WPART_SP_JAG_PQ_OPT_DP) {
         int dp = opt->method == WPART_SP_JAG_PQ_OPT_DP;
         int want_h = opt->orient != WPART_SP_VER, want_v = opt->orient != WPART_SP_HOR;

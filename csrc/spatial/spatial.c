@@ -37,6 +37,29 @@ void wpart_spatial_options_init(wpart_spatial_options_t *opt)
     }
 }
 
+/* JAG-M-ALLOC's counts (opt->cuts[0..ncuts)): each in [1, m], summing to m; HOR or VER */
+static wpart_status_t check_counts(const wpart_spatial_options_t *opt, int64_t m)
+{
+    if (opt->orient == WPART_SP_BEST) {
+        return wpart_i_error(WPART_EINVAL, "stripe counts need orientation HOR or VER");
+    }
+    if (!opt->cuts || opt->ncuts < 1) {
+        return wpart_i_error(WPART_EINVAL, "counts must be a non-empty array");
+    }
+    int64_t sum = 0;
+    for (int64_t i = 0; i < opt->ncuts; i++) {
+        if (opt->cuts[i] < 1 || opt->cuts[i] > m) {
+            return wpart_i_error(WPART_EINVAL, "counts[%" PRId64 "] = %" PRId64
+                                 " must be in [1, m]", i, opt->cuts[i]);
+        }
+        sum += opt->cuts[i];
+    }
+    if (sum != m) {
+        return wpart_i_error(WPART_EINVAL, "counts sum to %" PRId64 ", not m = %" PRId64, sum, m);
+    }
+    return WPART_OK;
+}
+
 static wpart_status_t check_args(const void *S, int64_t n1, int64_t n2, int64_t m,
                                  const wpart_spatial_options_t *opt, const int64_t *rects)
 {
@@ -142,27 +165,8 @@ static wpart_status_t check_args(const void *S, int64_t n1, int64_t n2, int64_t 
             }
         }
         break;
-    case WPART_SP_JAG_M_ALLOC: {
-        if (opt->orient == WPART_SP_BEST) {
-            return wpart_i_error(WPART_EINVAL, "stripe counts need orientation HOR or VER");
-        }
-        if (!opt->cuts || opt->ncuts < 1) {
-            return wpart_i_error(WPART_EINVAL, "counts must be a non-empty array");
-        }
-        int64_t sum = 0;
-        for (int64_t i = 0; i < opt->ncuts; i++) {
-            if (opt->cuts[i] < 1 || opt->cuts[i] > m) {
-                return wpart_i_error(WPART_EINVAL, "counts[%" PRId64 "] = %" PRId64
-                                     " must be in [1, m]", i, opt->cuts[i]);
-            }
-            sum += opt->cuts[i];
-        }
-        if (sum != m) {
-            return wpart_i_error(WPART_EINVAL, "counts sum to %" PRId64 ", not m = %" PRId64, sum,
-                                 m);
-        }
-        break;
-    }
+    case WPART_SP_JAG_M_ALLOC:
+        return check_counts(opt, m);
     default:
         break;
     }
@@ -450,8 +454,8 @@ DEFINE_STARTS(f64, double)
         int grid = mt == WPART_SP_RECT_UNIFORM || mt == WPART_SP_RECT_NICOL ||                 \
                    mt == WPART_SP_JAG_PQ_HEUR || mt == WPART_SP_JAG_PQ_OPT_NICOL ||            \
                    mt == WPART_SP_JAG_PQ_OPT_DP;                                               \
-        if (!grid && opt->method != WPART_SP_JAG_M_HEUR &&                                     \
-            opt->method != WPART_SP_JAG_M_HEUR_PROBE && opt->method != WPART_SP_JAG_M_PROBE) { \
+        if (!grid && mt != WPART_SP_JAG_M_HEUR && mt != WPART_SP_JAG_M_HEUR_PROBE &&           \
+            mt != WPART_SP_JAG_M_PROBE && mt != WPART_SP_JAG_M_ALLOC) {                        \
             return wpart_i_error(WPART_EINVAL, "method %d does not run on a sparse matrix",    \
                                  (int)opt->method);                                            \
         }                                                                                      \
@@ -472,8 +476,9 @@ DEFINE_STARTS(f64, double)
         if (!grid && opt->P < 0) {                                                             \
             return wpart_i_error(WPART_EINVAL, "P must be >= 0 (0: automatic)");               \
         }                                                                                      \
-        if (opt->method == WPART_SP_JAG_M_PROBE) {                                             \
-            wpart_status_t cs = check_cuts(opt, n1, n2, m);                                    \
+        if (mt == WPART_SP_JAG_M_PROBE || mt == WPART_SP_JAG_M_ALLOC) {                        \
+            wpart_status_t cs = mt == WPART_SP_JAG_M_PROBE ? check_cuts(opt, n1, n2, m)        \
+                                                           : check_counts(opt, m);             \
             if (cs != WPART_OK) {                                                              \
                 return cs;                                                                     \
             }                                                                                  \

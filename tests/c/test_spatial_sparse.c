@@ -1,8 +1,7 @@
 /* test_spatial_sparse.c -- C tests of the spatial methods on a sparse matrix (CSR + CSC, no
  * dense prefix): RECT-UNIFORM, RECT-NICOL (both starts, both orientations), JAG-PQ-HEUR,
- * JAG-PQ-OPT (Nicol and DP), JAG-M-HEUR, JAG-M-HEUR-PROBE and JAG-M-PROBE give the dense
- * functions' partition on random
- * integer matrices (empty rows and columns, all-zero, 1 x n, n x 1, m = 1), the loads returned
+ * JAG-PQ-OPT (Nicol and DP), JAG-M-HEUR, JAG-M-HEUR-PROBE, JAG-M-PROBE and JAG-M-ALLOC give
+ * the dense functions' partition on random integer matrices (empty rows and columns, all-zero, 1 x n, n x 1, m = 1), the loads returned
  * are the rectangles' sums, the CSR transpose matches a direct one, and bad input (malformed
  * arrays, unsorted or out-of-range indices, negative or NaN entries, a method that needs the
  * dense prefix, P x Q != m, bad stripe cuts) is refused with WPART_EINVAL; the starts of
@@ -195,6 +194,16 @@ static void check_methods(const mat_t *M, int64_t m)
         opt.cuts = cuts;
         opt.ncuts = ns + 1;
         same_as_dense(M, m, &opt);
+        /* JAG-M-ALLOC: ns counts >= 1 summing to m */
+        for (int64_t k = 0; k < ns; k++) {
+            cuts[k] = 1;
+        }
+        for (int64_t r = m - ns; r > 0; r--) {
+            cuts[rnd() % (uint64_t)ns]++;
+        }
+        opt.method = WPART_SP_JAG_M_ALLOC;
+        opt.ncuts = ns;
+        same_as_dense(M, m, &opt);
         free(cuts);
     }
 }
@@ -366,6 +375,16 @@ static void test_bad_input(void)
     CHECK_STATUS(SPARSE(M.rp, M.ci, M.rv, M.cp, M.ri, M.cv, 6), WPART_EINVAL);
     opt.method = WPART_SP_JAG_PQ_OPT_DP; /* runs on the nonzeros */
     CHECK_STATUS(SPARSE(M.rp, M.ci, M.rv, M.cp, M.ri, M.cv, 6), WPART_OK);
+    int64_t cnt_ok[2] = {4, 2}, cnt_bad[2] = {4, 3};
+    opt.method = WPART_SP_JAG_M_ALLOC; /* runs on the nonzeros; counts checked */
+    CHECK_STATUS(SPARSE(M.rp, M.ci, M.rv, M.cp, M.ri, M.cv, 6), WPART_EINVAL);
+    opt.cuts = cnt_ok;
+    opt.ncuts = 2;
+    CHECK_STATUS(SPARSE(M.rp, M.ci, M.rv, M.cp, M.ri, M.cv, 6), WPART_OK);
+    opt.cuts = cnt_bad;
+    CHECK_STATUS(SPARSE(M.rp, M.ci, M.rv, M.cp, M.ri, M.cv, 6), WPART_EINVAL);
+    opt.cuts = NULL;
+    opt.ncuts = 0;
     double sp[6] = {1, 1, 1, 1, 1, 1};
     opt.method = WPART_SP_JAG_M_HEUR;
     opt.speeds = sp; /* speeds: dense only */

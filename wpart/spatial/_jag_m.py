@@ -207,12 +207,17 @@ def jag_m_alloc(
     ``status="time_limit"``: the rows-first answer when ``orient="best"`` had finished it,
     else no partition (``success`` False).
 
-    `A` may be a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file path; this
-    method needs the dense 2D prefix sum, so a sparse `A` is densified (``WpartMemoryError``
-    above ``wpart.spatial.MAX_DENSE_BYTES``). `weights` is ``"values"`` (the matrix values are
-    the loads) or ``"count"`` (1 for every nonzero, whatever its sign).
+    `A` may be a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file path. Without
+    `speeds`, a sparse matrix (more than 2**15 cells, at most 1/32 of them nonzero) is not
+    densified: each nested cost (the exact 1D optimum of a stripe for its count) reads the
+    stripe's column prefix made from its rows' nonzeros, memory O(nnz + n1 + n2) plus the memo,
+    and the same search on the same values gives the dense partition (integer loads bit for
+    bit). With `speeds` it is densified (``WpartMemoryError`` above
+    ``wpart.spatial.MAX_DENSE_BYTES``). `weights` is ``"values"`` (the matrix values are the
+    loads) or ``"count"`` (1 for every nonzero, whatever its sign).
     """
-    pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_alloc")
+    pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_alloc",
+                   sparse=speeds is None)
     o = _orient(orient)
     m_solve = pp.m
     if counts is None:
