@@ -276,8 +276,12 @@ def jag_m_opt(
     ----------
     A : array_like, shape (n1, n2)
         Non-negative loads: a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file
-        path. JAG-M-OPT needs the dense 2D prefix sum, so a sparse `A` is densified
-        (``WpartMemoryError`` above ``wpart.spatial.MAX_DENSE_BYTES``).
+        path. A sparse `A` is densified (``WpartMemoryError`` above
+        ``wpart.spatial.MAX_DENSE_BYTES``): the feasibility DP counts the pieces of every
+        candidate stripe ``[k, i)`` (up to O(n1^2) stripes per bisection step), each by
+        binary searches on the stripe's column prefix read in O(1) from the dense 2D prefix;
+        from the nonzeros each count would first pay the stripe's column prefix (O(n2 + its
+        nonzeros), or a Fenwick tree updated row by row), which wpart does not do yet.
     m : int
         Number of rectangles.
     orient : {"best", "hor", "ver"}
