@@ -78,6 +78,9 @@ class RankParams:
         #: summaries sends to and receives from the other rank (False: those bytes count
         #: as towards every other rank, as with one number "towards the rest" per cluster)
         self.per_rank_estimate = True
+        #: rounds protocol: when the estimate from the summaries finds no exchange, estimate
+        #: again without the bytes (load, memory and homing only; with beta or gamma > 0)
+        self.estimate_fallback = True
         #: peers a rank proposes to at once in a round (every proposal is an edge of the
         #: round's matching)
         self.offers = 8
@@ -153,6 +156,17 @@ class RankProcess:
         # out of its transfer units, so the best exchange found keeps them in place
         found, dexc, gain, give, take = _core.tasks_pair_best(
             d, self.prm.coeffs, a, 0, 1, *self.prm.step_args(self.final))
+        if (est and not found and self.prm.estimate_fallback and "edge_src" in d
+                and (self.prm.coeffs[1] or self.prm.coeffs[2])):
+            # the summaries' first-order view of the bytes can reject an exchange that the
+            # exact step takes (clusters given together that talk to each other, swaps,
+            # far ends that moved since this rank heard of them): propose then on load,
+            # memory and homing alone, so that no pair an estimate blind to the bytes
+            # would propose is left out
+            for k in ("edge_src", "edge_dst", "edge_bytes"):
+                del d[k]
+            found, dexc, gain, give, take = _core.tasks_pair_best(
+                d, self.prm.coeffs, a, 0, 1, *self.prm.step_args(self.final))
         return bool(found), dexc, gain, gids[give], gids[take]
 
     # ------------------------------------------------------------------ inform
