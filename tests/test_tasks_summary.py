@@ -190,3 +190,35 @@ def test_summary_is_smaller_than_the_records():
         s = d.bounded_summary(0.0)
         assert len(pickle.dumps(s)) < len(pickle.dumps(d)) / 2
         assert s.n_pairs <= s.n_clusters * p.m
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_location_notices_make_every_summary_exact(seed):
+    """Tasks move between random ranks (no edge has both ends moving); after one round of
+    location notices (what every iteration but the first begins with), every rank's summary
+    is the brute force on the new assignment."""
+    from wpart.tasks._balance import rank_params
+    from wpart.tasks._ranks import RankProcess
+
+    prob, rng = _problem(seed, n_edges=int(np.random.default_rng(seed).integers(5, 80)))
+    a = np.asarray(prob.initial).copy()
+    prm = rank_params(prob.m, Coefficients(), "block", 0, "fallback", 1e-12, 1.0, 1.0)
+    ranks = [RankProcess(d, prm) for d in split_problem(prob, a, None)]
+    E = prob.edges if prob.edges is not None else np.zeros((0, 2), int)
+    moved = set()
+    for k in rng.permutation(prob.n_tasks).tolist():
+        nb = set(E[E[:, 0] == k, 1].tolist()) | set(E[E[:, 1] == k, 0].tolist())
+        if nb & moved or rng.random() < 0.5:
+            continue
+        dst = int((a[k] + 1 + rng.integers(prob.m - 1)) % prob.m)
+        ranks[dst].data.insert(ranks[a[k]].data.extract([k], to=dst))
+        a[k] = dst
+        moved.add(k)
+    inbox = [[] for _ in ranks]
+    for rk in ranks:
+        for q, g in rk.location_notices().items():
+            inbox[q].append((rk.rank, g))
+    for rk in ranks:
+        rk.locate(inbox[rk.rank])
+        _close(_as_dict(summarize(rk.data, 0.0)), _brute(prob, a, rk.rank, False))
+        assert not rk.location_notices()  # nothing new since
