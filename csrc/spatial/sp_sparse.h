@@ -181,9 +181,10 @@ cleanup:
     return st;
 }
 
-/* JAG-PQ-HEUR (FN(jag_pq_heur) of sp_jag_pq.h): rows-first on `a`; *lmax = the max load */
+/* JAG-PQ-HEUR (FN(jag_pq_heur) of sp_jag_pq.h): rows-first on `a`; *lmax = the max load;
+ * with integer loads and `loads` given, each piece's load (exact from the stripe's prefix) */
 static wpart_status_t FN(sp_jag_pq_heur)(FN(ctx_t) *cx, const FN(sparse_t) *a, int64_t P,
-                                         int64_t Q, int64_t *out, T *lmax)
+                                         int64_t Q, int64_t *out, T *lmax, T *loads)
 {
     wpart_status_t st = WPART_OK;
     int64_t n1 = a->n1, n2 = a->n2;
@@ -211,6 +212,11 @@ static wpart_status_t FN(sp_jag_pq_heur)(FN(ctx_t) *cx, const FN(sparse_t) *a, i
             o[1] = R[p + 1];
             o[2] = sep[k];
             o[3] = sep[k + 1];
+#if IS_INT
+            if (loads) {
+                loads[p * Q + k] = W[sep[k + 1]] - W[sep[k]];
+            }
+#endif
         }
         if (val > best) {
             best = val;
@@ -241,10 +247,15 @@ static void FN(sp_flip)(int64_t *rects, int64_t m)
 #include "sp_sparse_jag_m.h"
 #include "sp_sparse_opt.h"
 
+/* one method on the sparse matrix; `loads` (may be NULL) receives the rectangles' loads when
+ * the method has them exactly at hand (JAG-PQ-HEUR in one orientation, integer loads), and
+ * *loads_done tells whether it did */
 static wpart_status_t FN(sparse_partition)(const FN(sparse_t) *a, int64_t m,
                                            const wpart_spatial_options_t *opt, int64_t *rects,
-                                           wpart_spatial_stats_t *stats)
+                                           wpart_spatial_stats_t *stats, T *loads,
+                                           int *loads_done)
 {
+    *loads_done = 0;
     wpart_status_t st = WPART_OK;
     FN(ctx_t) cx;
     int64_t *alt = NULL;
@@ -353,8 +364,9 @@ static wpart_status_t FN(sparse_partition)(const FN(sparse_t) *a, int64_t m,
     } else { /* JAG-PQ-HEUR */
         int want_h = opt->orient != WPART_SP_VER, want_v = opt->orient != WPART_SP_HOR;
         T lh = 0, lv = 0;
+        T *ld = IS_INT && !(want_h && want_v) ? loads : NULL; /* one orientation: exact */
         if (want_h) {
-            WPART_CHECK(FN(sp_jag_pq_heur)(&cx, a, P, Q, rects, &lh));
+            WPART_CHECK(FN(sp_jag_pq_heur)(&cx, a, P, Q, rects, &lh, ld));
             stats->orient = 0;
         }
         if (want_v) {
@@ -363,7 +375,7 @@ static wpart_status_t FN(sparse_partition)(const FN(sparse_t) *a, int64_t m,
             if (!alt) {
                 WPART_FAIL(WPART_ENOMEM, "out of memory");
             }
-            WPART_CHECK(FN(sp_jag_pq_heur)(&cx, &at, P, Q, alt, &lv));
+            WPART_CHECK(FN(sp_jag_pq_heur)(&cx, &at, P, Q, alt, &lv, ld));
             FN(sp_flip)(alt, m);
             if (!want_h || lv < lh) {
                 if (want_h) {
@@ -372,6 +384,7 @@ static wpart_status_t FN(sparse_partition)(const FN(sparse_t) *a, int64_t m,
                 stats->orient = 1;
             }
         }
+        *loads_done = ld != NULL;
     }
 cleanup:
     stats->seconds = wpart_i_now() - cx.t0;

@@ -523,10 +523,11 @@ DEFINE_STARTS(f64, double)
             cv = t.v;                                                                          \
         }                                                                                      \
         sp_sparse_t_##SFX a = {n1, n2, rp, ci, rv, cp, ri, cv};                                \
+        int done = 0;                                                                          \
         if (st == WPART_OK) {                                                                  \
-            st = sp_sparse_partition_##SFX(&a, m, opt, rects, stats);                          \
+            st = sp_sparse_partition_##SFX(&a, m, opt, rects, stats, loads, &done);            \
         }                                                                                      \
-        if (st == WPART_OK && loads) {                                                         \
+        if (st == WPART_OK && loads && !done) {                                                \
             sp_sparse_loads_##SFX(&a, rects, m, loads);                                        \
         }                                                                                      \
         sparse_columns_free_##SFX(&t);                                                         \
@@ -541,8 +542,10 @@ DEFINE_STARTS(f64, double)
                                              wpart_spatial_stats_t *stats)                     \
     {                                                                                          \
         sparse_run_##SFX *d = ctx;                                                             \
-        wpart_status_t st = sp_sparse_partition_##SFX(&d->a, d->m, o, rects, stats);          \
-        if (st == WPART_OK) {                                                                  \
+        int done = 0;                                                                          \
+        wpart_status_t st = sp_sparse_partition_##SFX(&d->a, d->m, o, rects, stats, loads,     \
+                                                      &done);                                  \
+        if (st == WPART_OK && !done) {                                                         \
             sp_sparse_loads_##SFX(&d->a, rects, d->m, loads);                                  \
         }                                                                                      \
         return st;                                                                             \
