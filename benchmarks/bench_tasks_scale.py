@@ -83,8 +83,9 @@ FILL_SIZES_QUICK = [(6_000, 64), (12_000, 64), (24_000, 64)]
 #: ``subclusters="fill"`` with the engine of commit 5146075 (before the cluster rebuild by key,
 #: the sub-cluster scan by cluster runs and the per-pair parts built only when tried): CPU
 #: seconds, exchanges and the hash of placement + W_max history (``placement_hash``), measured
-#: on this machine (2 cores shared with other jobs, load 4-8), alternating with the current
-#: engine, which took 2.71 / 4.68 / 11.0 / 23.95 CPU-s at the four full sizes in those runs.
+#: on this machine (2 cores shared with other jobs, load 4-8), alternating with the engine of
+#: commit f1dd271, which took 2.71 / 4.68 / 11.0 / 23.95 CPU-s at the four full sizes in those
+#: runs (its units were still copied whole after each exchange; now moved in place).
 FILL_BEFORE: dict[tuple[int, int], tuple[float, int, str]] = {
     (6_000, 64): (0.117, 3_272, "8dd27091cb09f70b"),
     (12_000, 64): (0.199, 4_408, "2e04f6d26498c962"),

@@ -185,13 +185,20 @@ static wpart_status_t upkeep_fresh(wpart_tasks_state_t *s, upkeep_t *u, int32_t 
     clusters_t sw = u->CL[x];
     u->CL[x] = u->CLx;
     u->CLx = sw;
-    if (u->CT && u->reuse) { /* units of unchanged clusters are kept */
+    int done = 0;
+    if (u->CT && u->reuse) { /* units of unchanged clusters are kept, moved in place */
+        UPKEEP_TRY(wpart_tasks_i_update_units(
+            s, x, u->singles, &u->CL[x], &u->CLx, u->touched, &u->CT[x], &u->CTx, u->tmp2,
+            (int64_t)sizeof(int32_t) * (s->p.n_tasks > 0 ? s->p.n_tasks : 1), &done));
+    }
+    if (u->CT && u->reuse && !done) { /* or copied to the spare set */
         UPKEEP_TRY(wpart_tasks_i_rebuild_units(s, x, u->singles, &u->CL[x], &u->CLx, &u->CT[x],
                                                     u->touched, &u->CTx, u->tmp));
         sw = u->CT[x];
         u->CT[x] = u->CTx;
         u->CTx = sw;
-    } else if (u->CT) {
+    }
+    if (u->CT && !u->reuse) {
         UPKEEP_TRY(wpart_tasks_i_build_units(s, x, u->singles, &u->CL[x], &u->CT[x],
                                                   u->tmp));
     }

@@ -486,6 +486,187 @@ wpart_status_t wpart_tasks_i_rebuild_units(const wpart_tasks_state_t *s, int32_t
     return WPART_OK;
 }
 
+/* An event of update_units: the old run of units [ou, ou + ko) (tasks [ot, ot + to)) is
+   replaced by the kn units (tn tasks) built in F from f0 for CL's cluster c (-1: none); du, dt:
+   the shift of the units and tasks after it (all events up to it). */
+typedef struct {
+    int32_t ou, ko, c, f0, kn, ot, to, tn, du, dt;
+} uev_t;
+
+/* segment q (0 .. ne) of the units before the update: between events q - 1 and q, moved by
+   the shifts of event q - 1 */
+typedef struct {
+    int32_t u0, u1, t0, t1, du, dt;
+} useg_t;
+
+static useg_t seg_of(const uev_t *ev, int64_t ne, int64_t q, int32_t n0, int32_t T0)
+{
+    useg_t g;
+    g.u0 = q > 0 ? ev[q - 1].ou + ev[q - 1].ko : 0;
+    g.u1 = q < ne ? ev[q].ou : n0;
+    g.t0 = q > 0 ? ev[q - 1].ot + ev[q - 1].to : 0;
+    g.t1 = q < ne ? ev[q].ot : T0;
+    g.du = q > 0 ? ev[q - 1].du : 0;
+    g.dt = q > 0 ? ev[q - 1].dt : 0;
+    return g;
+}
+
+/* the per-unit arrays of units [u0, u1) moved by du, their task offsets by dt */
+static void shift_units(clusters_t *U, int32_t u0, int32_t u1, int32_t du, int32_t dt)
+{
+    int32_t k = u1 - u0;
+    if (k <= 0) return;
+    if (du != 0) {
+        memmove(U->blk + u0 + du, U->blk + u0, sizeof(int32_t) * (size_t)k);
+        memmove(U->load + u0 + du, U->load + u0, sizeof(double) * (size_t)k);
+        memmove(U->fp + u0 + du, U->fp + u0, sizeof(double) * (size_t)k);
+        memmove(U->wk + u0 + du, U->wk + u0, sizeof(double) * (size_t)k);
+        memmove(U->deg + u0 + du, U->deg + u0, sizeof(int64_t) * (size_t)k);
+        memmove(U->vol + u0 + du, U->vol + u0, sizeof(double) * (size_t)k);
+        memmove(U->start + u0 + du, U->start + u0, sizeof(int32_t) * (size_t)k);
+    }
+    if (dt != 0) {
+        for (int32_t i = u0 + du; i < u1 + du; i++) U->start[i] += dt;
+    }
+}
+
+wpart_status_t wpart_tasks_i_update_units(const wpart_tasks_state_t *s, int32_t r, int split,
+                                          const clusters_t *CL, const clusters_t *old_cl,
+                                          const int8_t *touched, clusters_t *U, clusters_t *F,
+                                          void *scratch, int64_t scratch_bytes, int *done)
+{
+    *done = 0;
+    (void)r;
+    if (split < WPART_TASKS_SPLIT_SUBSETS || !s->p.task_block || !U->runs) return WPART_OK;
+    uev_t *ev = scratch;
+    const int64_t cap_ev = scratch_bytes / (int64_t)sizeof(uev_t);
+    /* the events, in key order */
+    int64_t ne = 0;
+    int32_t oc = 0, ou = 0;
+    int64_t ft = 0, fc = 0; /* fresh tasks and units */
+    for (int32_t c = 0; c <= CL->n; c++) {
+        int64_t key = c < CL->n ? cl_key(CL, c) : INT64_MAX;
+        while (oc < old_cl->n && cl_key(old_cl, oc) < key) { /* gone */
+            int32_t ko = n_units(old_cl->start[oc + 1] - old_cl->start[oc]);
+            if (ko > 0) {
+                if (ne >= cap_ev) return WPART_OK;
+                ev[ne].ou = ou;
+                ev[ne].ko = ko;
+                ev[ne++].c = -1;
+            }
+            ou += ko;
+            oc++;
+        }
+        if (c == CL->n) break;
+        int32_t b = CL->blk[c], ko = 0, here = oc < old_cl->n && cl_key(old_cl, oc) == key;
+        if (here) ko = n_units(old_cl->start[oc + 1] - old_cl->start[oc]);
+        if (here) {
+            ou += ko;
+            oc++;
+        }
+        if (here && b >= 0 && !touched[b]) continue; /* unchanged */
+        int32_t n = CL->start[c + 1] - CL->start[c];
+        if (ko == 0 && n < 2) continue;
+        if (ne >= cap_ev) return WPART_OK;
+        ev[ne].ou = ou - ko;
+        ev[ne].ko = ko;
+        ev[ne++].c = n >= 2 ? c : -1;
+        if (n >= 2) {
+            ft += n;
+            fc += n;
+            for (int32_t j = 0; j < n_sizes(n); j++) {
+                ft += 2 * (int64_t)size_at(n, j);
+                fc += 2;
+            }
+        }
+    }
+    if (ou != U->n) return WPART_OK; /* U is not old_cl's units: the copying rebuild */
+    U->ord_ok = U->uses = 0;
+    /* the fresh units in F, and the shifts */
+    if (!grow(F, ft > 0 ? ft : 1, fc)) {
+        return wpart_i_error(WPART_ENOMEM, "ccm: out of memory (sub-cluster units)");
+    }
+    const int force = s->p.task_working != NULL;
+    F->n = 0;
+    F->start[0] = 0;
+    int64_t du = 0, dt = 0;
+    for (int64_t q = 0; q < ne; q++) {
+        uev_t *e = ev + q;
+        e->f0 = F->n;
+        if (e->c >= 0) {
+            int32_t n = CL->start[e->c + 1] - CL->start[e->c];
+            const int32_t *d = CL->byload + CL->start[e->c];
+            for (int32_t i = 0; i < n; i++) add_unit(s, F, d + i, 1, force);
+            for (int32_t j = 0; j < n_sizes(n); j++) {
+                int32_t m = size_at(n, j);
+                add_unit(s, F, d, m, force);
+                add_unit(s, F, d + n - m, m, force);
+            }
+        }
+        e->kn = F->n - e->f0;
+        e->tn = F->start[F->n] - F->start[e->f0];
+        e->ot = U->start[e->ou];
+        e->to = U->start[e->ou + e->ko] - e->ot;
+        du += e->kn - e->ko;
+        dt += e->tn - e->to;
+        e->du = (int32_t)du;
+        e->dt = (int32_t)dt;
+    }
+    const int32_t n0 = U->n, T0 = U->start[n0];
+    if (!grow(U, (int64_t)T0 + (dt > 0 ? dt : 0) + 1, (int64_t)n0 + (du > 0 ? du : 0))) {
+        return wpart_i_error(WPART_ENOMEM, "ccm: out of memory (sub-cluster units)");
+    }
+    /* segment q (0 .. ne) lies between events q - 1 and q and moves by event q - 1's shifts:
+       those moving right from the last, those moving left from the first, so that none
+       overwrites a segment still to move (the per-unit arrays and the tasks separately) */
+    for (int64_t q = ne; q >= 0; q--) {
+        useg_t g = seg_of(ev, ne, q, n0, T0);
+        if (g.du > 0) shift_units(U, g.u0, g.u1, g.du, g.dt);
+    }
+    for (int64_t q = 0; q <= ne; q++) {
+        useg_t g = seg_of(ev, ne, q, n0, T0);
+        if (g.du < 0 || (g.du == 0 && g.dt != 0)) shift_units(U, g.u0, g.u1, g.du, g.dt);
+    }
+    for (int64_t q = ne; q >= 0; q--) {
+        useg_t g = seg_of(ev, ne, q, n0, T0);
+        if (g.dt > 0 && g.t1 > g.t0) {
+            memmove(U->tasks + g.t0 + g.dt, U->tasks + g.t0,
+                    sizeof(int32_t) * (size_t)(g.t1 - g.t0));
+        }
+    }
+    for (int64_t q = 0; q <= ne; q++) {
+        useg_t g = seg_of(ev, ne, q, n0, T0);
+        if (g.dt < 0 && g.t1 > g.t0) {
+            memmove(U->tasks + g.t0 + g.dt, U->tasks + g.t0,
+                    sizeof(int32_t) * (size_t)(g.t1 - g.t0));
+        }
+    }
+    /* the fresh units in their places */
+    for (int64_t q = 0; q < ne; q++) {
+        const uev_t *e = ev + q;
+        int32_t pu = e->ou + (q > 0 ? ev[q - 1].du : 0), pt = e->ot + (q > 0 ? ev[q - 1].dt : 0);
+        int32_t k = e->kn;
+        if (k == 0) continue;
+        memcpy(U->tasks + pt, F->tasks + F->start[e->f0], sizeof(int32_t) * (size_t)e->tn);
+        for (int32_t i = 0; i < k; i++) {
+            U->start[pu + i] = F->start[e->f0 + i] - F->start[e->f0] + pt;
+        }
+        memcpy(U->blk + pu, F->blk + e->f0, sizeof(int32_t) * (size_t)k);
+        memcpy(U->load + pu, F->load + e->f0, sizeof(double) * (size_t)k);
+        memcpy(U->fp + pu, F->fp + e->f0, sizeof(double) * (size_t)k);
+        memcpy(U->wk + pu, F->wk + e->f0, sizeof(double) * (size_t)k);
+        memcpy(U->deg + pu, F->deg + e->f0, sizeof(int64_t) * (size_t)k);
+        memcpy(U->vol + pu, F->vol + e->f0, sizeof(double) * (size_t)k);
+    }
+    U->n = n0 + (int32_t)du;
+    U->start[U->n] = T0 + (int32_t)dt;
+    U->wk1 = U->wk2 = 0.0;
+    U->wk_arg = -1;
+    U->runs = 1;
+    *done = 1;
+    return WPART_OK;
+}
+
 /* position of the lightest task of d (sorted by descending load) not taken */
 static int32_t lightest_not_in(const int32_t *d, int32_t n, const int8_t *in)
 {

@@ -154,6 +154,18 @@ wpart_status_t wpart_tasks_i_rebuild_units(const wpart_tasks_state_t *s, int32_t
 int32_t wpart_tasks_i_n_units(int32_t n);
 int32_t wpart_tasks_i_run_heaviest(int32_t n);
 
+/* The same in place: U (the rank's SUBSETS units of old_cl) becomes the units of CL, the
+ * runs of unchanged clusters moved within U (memmove of the segments between the changed
+ * ones) instead of copied to another set; F: scratch set for the units built afresh;
+ * scratch: room for the changed runs (about 40 bytes each). *done = 0 (U untouched) when
+ * the in-place update does not apply (then use rebuild_units). */
+wpart_status_t wpart_tasks_i_update_units(const wpart_tasks_state_t *s, int32_t r, int split,
+                                          const wpart_tasks_clusters_t *CL,
+                                          const wpart_tasks_clusters_t *old_cl,
+                                          const int8_t *touched, wpart_tasks_clusters_t *U,
+                                          wpart_tasks_clusters_t *F, void *scratch,
+                                          int64_t scratch_bytes, int *done);
+
 /* Per-pair target units (WPART_TASKS_SPLIT_FILL): for every cluster c of C with target[c] > 0
  * (a load), its tasks by descending load taken while their sum stays within target[c], and
  * that set plus the lightest task left out; empty and whole-cluster units are skipped.
