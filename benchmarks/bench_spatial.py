@@ -25,8 +25,8 @@ weights):
   3,268 x 3,268 with about 27.8 k nonzeros, and sparse-only at a size whose dense array would
   not fit (time per nonzero shows the O(nnz) scaling); for the multi-start methods the core
   time per start and the call's fixed cost outside its starts (all starts run in one core
-  call); and the exact JAG-PQ-OPT-NICOL / JAG-PQ-OPT-DP and JAG-M-ALLOC on the nonzeros
-  against the dense code (same optimum and partition required; time ratio);
+  call); and the exact JAG-PQ-OPT-NICOL / JAG-PQ-OPT-DP / JAG-M-OPT and JAG-M-ALLOC on the
+  nonzeros against the dense code (same optimum and partition required; time ratio);
 * ``starts``: the max load of the single paper start against all starts (``starts="all"``,
   never worse by construction, checked) and the time of each.
 
@@ -172,8 +172,9 @@ def sparse_vs_dense(quick: bool):
 
 
 def _sparse_exact(quick: bool):
-    """The exact P x Q jagged methods and JAG-M-ALLOC (the optimal stripes for JAG-M-HEUR's
-    counts) on the nonzeros (no dense copy) against the dense code:
+    """The exact jagged methods (JAG-PQ-OPT-NICOL, JAG-PQ-OPT-DP, JAG-M-OPT) and JAG-M-ALLOC (the
+    optimal stripes for JAG-M-HEUR's counts) on the nonzeros (no dense copy) against the dense
+    code:
     identical optimum and partition (integer loads), time ratio sparse/dense, memory of the
     dense prefix the sparse run avoids."""
     sizes = [300, 1000] if quick else [300, 1000, 3268]
@@ -183,7 +184,7 @@ def _sparse_exact(quick: bool):
         for n in sizes:
             A = sparse_like(kind, n, seed=1)
             D = A.toarray()
-            for meth in ("jag_pq_opt_nicol", "jag_pq_opt_dp", "jag_m_alloc"):
+            for meth in ("jag_pq_opt_nicol", "jag_pq_opt_dp", "jag_m_opt", "jag_m_alloc"):
                 fn = getattr(spatial, meth)
                 (rs, ts), (rd, td) = _wall_pair(lambda: fn(A, m), lambda: fn(D, m))
                 same = bool(np.array_equal(rs.rects, rd.rects)) and rs.max_load == rd.max_load
@@ -193,7 +194,7 @@ def _sparse_exact(quick: bool):
                              "max_load": int(rs.max_load),
                              "cost_evals": int(rs.stats["cost_evals"]),
                              "dense_prefix_mib": 8 * (n + 1) ** 2 / 2**20})
-    lines = [f"exact P x Q jagged and JAG-M-ALLOC on the nonzeros (m = {m}; no dense copy, "
+    lines = [f"exact jagged and JAG-M-ALLOC on the nonzeros (m = {m}; no dense copy, "
              "memory O(nnz + n) plus the memo of nested costs) vs the dense code:",
              f"{'kind':9s} {'n':>6s} {'nnz':>7s} {'method':17s} {'sparse s':>9s} "
              f"{'dense s':>9s} {'sparse/dense':>12s} {'f evals':>8s} {'prefix MiB':>10s} same"]

@@ -18,7 +18,7 @@ from wpart.spatial.instances import SPARSE_KINDS, sparse_like
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 NATIVE = ("rect_uniform", "rect_nicol", "jag_pq_heur", "jag_pq_opt_nicol", "jag_pq_opt_dp",
-          "jag_m_heur", "jag_m_heur_probe", "jag_m_probe", "jag_m_alloc")
+          "jag_m_heur", "jag_m_heur_probe", "jag_m_probe", "jag_m_alloc", "jag_m_opt")
 #: the m-way jagged heuristics (stripe count P, no grid)
 JAG_M = ("jag_m_heur", "jag_m_heur_probe", "jag_m_probe")
 FORMATS = ("csr", "csc", "coo", "bsr", "dok", "lil", "dia")
@@ -74,7 +74,7 @@ def test_sparse_equals_dense_on_random_matrices(name):
     for A, m in _cases(seed=zlib.crc32(name.encode()) % 1000):
         D = A.toarray()
         _same(fn(A, m), fn(D, m))
-        if m > 1 and name not in JAG_M + ("jag_m_alloc",):  # P x Q methods
+        if m > 1 and name not in JAG_M + ("jag_m_alloc", "jag_m_opt"):  # P x Q methods
             P = [d for d in range(1, m + 1) if m % d == 0][-2]
             _same(fn(A, m, P=P), fn(D, m, P=P))
 
@@ -215,7 +215,7 @@ def test_other_methods_densify_and_agree():
     rng = np.random.default_rng(7)
     A = _random_sparse(rng, 12, 10, 0.3, "int")
     D = A.toarray()
-    for name in ("jag_m_opt", "jag_m_iter", "hier_rb", "hier_relaxed", "hier_opt", "hybrid"):
+    for name in ("jag_m_iter", "hier_rb", "hier_relaxed", "hier_opt", "hybrid"):
         _same(getattr(spatial, name)(A, 6), getattr(spatial, name)(D, 6))
     _same(spatial.partition(A, 6, method="rect_nicol"), spatial.partition(D, 6,
                                                                          method="rect_nicol"))
@@ -226,8 +226,8 @@ def test_densify_guard(monkeypatch):
     monkeypatch.setattr(spatial, "MAX_DENSE_BYTES", 10_000)
     with pytest.raises(wpart.WpartMemoryError, match="`A`.*hier_opt.*MAX_DENSE_BYTES"):
         spatial.hier_opt(A, 4)
-    with pytest.raises(MemoryError):
-        spatial.jag_m_opt(A, 4)
+    with pytest.raises(MemoryError):  # speeds: the dense speed code
+        spatial.jag_m_opt(A, 4, speeds=[1, 2, 1, 2])
     with pytest.raises(MemoryError):  # speeds: the dense speed code
         spatial.jag_m_heur(A, 4, speeds=[1, 2, 1, 2])
     for name in NATIVE:  # run on the nonzeros

@@ -1,4 +1,4 @@
-"""The exact P x Q jagged methods (JAG-PQ-OPT-NICOL, JAG-PQ-OPT-DP) and JAG-M-ALLOC on the
+"""The exact jagged methods (JAG-PQ-OPT-NICOL, JAG-PQ-OPT-DP, JAG-M-OPT) and JAG-M-ALLOC on the
 nonzeros of a sparse matrix: the same optimum and, with integer loads, the same partition as the
 dense code on ``A.toarray()`` (every orientation; ties, zeros, empty rows and columns,
 degenerate sizes, more parts than cells), the optimum of a brute-force enumeration on tiny
@@ -169,3 +169,43 @@ def test_jag_m_alloc_sparse_equals_dense():
     assert r.max_load == 7 and r.rects.shape == (3, 4)
     r = spatial.jag_m_alloc(one, 1, counts=[1], orient="ver")
     assert r.max_load == 7 and r.rects.tolist() == [[0, 1, 0, 1]]
+
+
+def test_jag_m_opt_sparse_equals_dense_and_brute_force():
+    rng = np.random.default_rng(15)
+    shapes = [(1, 1), (1, 6), (7, 1), (3, 3), (9, 14), (19, 6), (22, 22)]
+    for t in range(105):
+        n1, n2 = shapes[t % len(shapes)]
+        D = _matrix(rng, n1, n2, ("int", "ties", "zeros", "holes")[t % 4])
+        A = sps.csr_array(D) if t % 2 else sps.csc_array(D)
+        m = int(rng.integers(1, min(n1 * n2, 14) + 1))
+        for o in ("hor", "ver", "best"):
+            a = spatial.jag_m_opt(A, m, orient=o)
+            d = spatial.jag_m_opt(D, m, orient=o)
+            np.testing.assert_array_equal(a.rects, d.rects)
+            np.testing.assert_array_equal(a.loads, d.loads)
+            assert a.max_load == d.max_load and a.params == d.params
+            assert a.status == "optimal"
+    for t in range(40):  # tiny: the enumeration of every m-way jagged partition
+        n1, n2 = int(rng.integers(1, 5)), int(rng.integers(1, 5))
+        D = _matrix(rng, n1, n2, ("int", "ties", "holes")[t % 3])
+        m = int(rng.integers(1, min(n1 * n2, 5) + 1))
+        L = D.tolist()
+        hor, ver = oracle.m_jagged(L, m), oracle.m_jagged(oracle.transpose(L), m)
+        A = sps.csr_array(D)
+        assert spatial.jag_m_opt(A, m, orient="hor").max_load == hor
+        assert spatial.jag_m_opt(A, m, orient="ver").max_load == ver
+        assert spatial.jag_m_opt(A, m).max_load == min(hor, ver)
+    r = spatial.jag_m_opt(sps.csr_array(np.array([[7]])), 3, allow_empty=True)
+    assert r.max_load == 7 and r.rects.shape == (3, 4)
+
+
+def test_jag_m_opt_large_sparse_and_time_limit(monkeypatch):
+    monkeypatch.setattr(spatial, "MAX_DENSE_BYTES", 1)
+    A = spatial.instances.sparse_like("block", 2000, seed=2)
+    r = spatial.jag_m_opt(A, 16, orient="hor")
+    assert r.status == "optimal" and r.loads.sum() == A.sum()
+    assert r.max_load <= spatial.jag_m_heur_probe(A, 16, orient="hor").max_load
+    t = spatial.jag_m_opt(spatial.instances.sparse_like("powerlaw", 20_000, seed=1), 256,
+                          time_limit=1e-4)
+    assert t.status == "time_limit"

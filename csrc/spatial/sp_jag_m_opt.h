@@ -3,6 +3,93 @@
  * Part of the spatial template (see spatial_tmpl.h): compiled once per element type T.
  */
 
+/* the fewest pieces a stripe of load L needs at bottleneck B (m + 1: more than m), >= 1 */
+static inline int64_t FN(mopt_lbk)(T L, T B, int64_t m)
+{
+    int64_t lbk;
+#if IS_INT
+    if (B == 0) {
+        lbk = L > 0 ? m + 1 : 1;
+    } else {
+        __int128 x = ((__int128)L + B - 1) / B;
+        lbk = x > m + 1 ? m + 1 : (int64_t)x;
+    }
+#else
+    if (B <= 0) {
+        lbk = L > 0 ? m + 1 : 1;
+    } else {
+        double x = ceil(L / B);
+        lbk = x > (double)(m + 1) ? m + 1 : (int64_t)x;
+    }
+#endif
+    return lbk < 1 ? 1 : lbk;
+}
+
+/* JAG-M-OPT's bisection on the bottleneck key in [lo, hi] with the feasibility DP (the dense
+ * and the sparse version): LOAD(k, i) is the load of rows [k, i), COUNT(k, i, B, limit) the
+ * greedy piece count of stripe [k, i); for each i, BEGIN(i) comes before the k loop and ADD(k)
+ * when the stripe grows to row k (k decreasing). In scope: cx, m, n1, N, arg, lo, hi, iter,
+ * st and the label cleanup. */
+#define SP_MOPT_SEARCH(LOAD, COUNT, BEGIN, ADD)                                                 \
+    int found = 0; /* arg[] holds the DP of the smallest feasible B so far */                      \
+    int64_t iter = 0;                                                                              \
+    while (lo < hi || !found) {                                                                    \
+        int64_t mid = lo < hi ? lo + (hi - lo) / 2 : lo;                                           \
+        T B = FN(unkey)(mid);                                                                      \
+        N[0] = 0;                                                                                  \
+        for (int64_t i = 1; i <= n1; i++) {                                                        \
+            int64_t best = m + 1, barg = -1;                                                       \
+            BEGIN(i);                                                                              \
+            for (int64_t k = i - 1; k >= 0; k--) {                                                 \
+                ADD(k);                                                                            \
+                int64_t nk = N[k];                                                                 \
+                if (nk > m) {                                                                      \
+                    continue;                                                                      \
+                }                                                                                  \
+                int64_t lbk = FN(mopt_lbk)(LOAD(k, i), B, m);                                      \
+                if (lbk >= best) {                                                                 \
+                    break;                                                                         \
+                }                                                                                  \
+                if (nk + lbk >= best) {                                                            \
+                    continue;                                                                      \
+                }                                                                                  \
+                int64_t c = COUNT(k, i, B, best - nk - 1);                                         \
+                cx->stats->cost_evals++;                                                           \
+                if (c < 0) {                                                                       \
+                    break;                                                                         \
+                }                                                                                  \
+                if (c <= best - nk - 1) {                                                          \
+                    best = nk + c;                                                                 \
+                    barg = k;                                                                      \
+                }                                                                                  \
+            }                                                                                      \
+            N[i] = best;                                                                           \
+            arg[i] = barg;                                                                         \
+            cx->stats->dp_states++;                                                                \
+            if ((i & 63) == 0) {                                                                   \
+                WPART_CHECK(wpart_i_poll(cx->opt->control, cx->t0,                                 \
+                                         (double)iter + (double)i / (double)n1, 64.0));            \
+            }                                                                                      \
+        }                                                                                          \
+        cx->stats->probes++;                                                                       \
+        iter++;                                                                                    \
+        int ok = N[n1] <= m;                                                                       \
+        if (lo >= hi) {                                                                            \
+            if (!ok) {                                                                             \
+                WPART_FAIL(WPART_EINTERNAL, "JAG-M-OPT: incumbent bound infeasible");              \
+            }                                                                                      \
+            found = 1;                                                                             \
+            break;                                                                                 \
+        }                                                                                          \
+        if (ok) {                                                                                  \
+            hi = mid;                                                                              \
+        } else {                                                                                   \
+            lo = mid + 1;                                                                          \
+        }                                                                                          \
+        WPART_CHECK(wpart_i_poll(cx->opt->control, cx->t0, (double)iter, 64.0));                   \
+    }                                                                                              \
+    (void)0
+
 /* JAG-M-OPT (Sec. 3.2.2): bisection on the bottleneck with an exact feasibility DP
  * N(i) = min_k N(k) + pieces(k, i, B) (fewest parts for rows [0, i)), bounded by the incumbent
  * of JAG-M-HEUR-PROBE; the stripes at B* are then completed by JAG-M-PROBE. */
@@ -39,80 +126,13 @@ static wpart_status_t FN(jag_m_opt)(FN(ctx_t) *cx, int64_t m, int64_t *out)
     if (lo > hi) {
         lo = hi;
     }
-    int found = 0; /* arg[] holds the DP of the smallest feasible B so far */
-    int64_t iter = 0;
-    while (lo < hi || !found) {
-        int64_t mid = lo < hi ? lo + (hi - lo) / 2 : lo;
-        T B = FN(unkey)(mid);
-        N[0] = 0;
-        for (int64_t i = 1; i <= n1; i++) {
-            int64_t best = m + 1, barg = -1;
-            for (int64_t k = i - 1; k >= 0; k--) {
-                int64_t nk = N[k];
-                if (nk > m) {
-                    continue;
-                }
-                T L = FN(load)(v, k, i, 0, v->n2);
-                int64_t lbk;
-#if IS_INT
-                if (B == 0) {
-                    lbk = L > 0 ? m + 1 : 1;
-                } else {
-                    __int128 x = ((__int128)L + B - 1) / B;
-                    lbk = x > m + 1 ? m + 1 : (int64_t)x;
-                }
-#else
-                if (B <= 0) {
-                    lbk = L > 0 ? m + 1 : 1;
-                } else {
-                    double x = ceil(L / B);
-                    lbk = x > (double)(m + 1) ? m + 1 : (int64_t)x;
-                }
-#endif
-                if (lbk < 1) {
-                    lbk = 1;
-                }
-                if (lbk >= best) {
-                    break;
-                }
-                if (nk + lbk >= best) {
-                    continue;
-                }
-                int64_t c = FN(stripe_count)(v, k, i, B, best - nk - 1);
-                cx->stats->cost_evals++;
-                if (c < 0) {
-                    break;
-                }
-                if (c <= best - nk - 1) {
-                    best = nk + c;
-                    barg = k;
-                }
-            }
-            N[i] = best;
-            arg[i] = barg;
-            cx->stats->dp_states++;
-            if ((i & 63) == 0) {
-                WPART_CHECK(wpart_i_poll(cx->opt->control, cx->t0,
-                                         (double)iter + (double)i / (double)n1, 64.0));
-            }
-        }
-        cx->stats->probes++;
-        iter++;
-        int ok = N[n1] <= m;
-        if (lo >= hi) {
-            if (!ok) {
-                WPART_FAIL(WPART_EINTERNAL, "JAG-M-OPT: incumbent bound infeasible");
-            }
-            found = 1;
-            break;
-        }
-        if (ok) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-        WPART_CHECK(wpart_i_poll(cx->opt->control, cx->t0, (double)iter, 64.0));
-    }
+#define LOAD(k, i) FN(load)(v, k, i, 0, v->n2)
+#define COUNT(k, i, B, limit) FN(stripe_count)(v, k, i, B, limit)
+#define NONE(x) (void)0
+    SP_MOPT_SEARCH(LOAD, COUNT, NONE, NONE);
+#undef LOAD
+#undef COUNT
+#undef NONE
     /* rebuild the stripes (arg[] belongs to the last DP run, which was at B = unkey(lo)) */
     int64_t P = 0;
     for (int64_t i = n1; i > 0; i = arg[i]) {

@@ -246,6 +246,7 @@ static void FN(sp_flip)(int64_t *rects, int64_t m)
 
 #include "sp_sparse_jag_m.h"
 #include "sp_sparse_opt.h"
+#include "sp_sparse_mopt.h"
 
 /* one method on the sparse matrix; `loads` (may be NULL) receives the rectangles' loads when
  * the method has them exactly at hand (JAG-PQ-HEUR in one orientation, integer loads), and
@@ -330,13 +331,20 @@ static wpart_status_t FN(sparse_partition)(const FN(sparse_t) *a, int64_t m,
             WPART_CHECK(FN(sp_jag_m_alloc)(&cx, a, opt->cuts, opt->ncuts, rects));
             stats->orient = 0;
         }
-    } else if (opt->method == WPART_SP_JAG_PQ_OPT_NICOL || opt->method == WPART_SP_JAG_PQ_OPT_DP) {
-        int dp = opt->method == WPART_SP_JAG_PQ_OPT_DP;
+    } else if (opt->method == WPART_SP_JAG_PQ_OPT_NICOL || opt->method == WPART_SP_JAG_PQ_OPT_DP ||
+               opt->method == WPART_SP_JAG_M_OPT) {
+        int dp = opt->method == WPART_SP_JAG_PQ_OPT_DP, mopt = opt->method == WPART_SP_JAG_M_OPT;
         int want_h = opt->orient != WPART_SP_VER, want_v = opt->orient != WPART_SP_HOR;
         T lh = 0, lv = 0;
+        int64_t Ph = 0;
         if (want_h) {
-            WPART_CHECK(FN(sp_jag_pq_opt)(&cx, a, P, Q, dp, rects, &lh));
+            WPART_CHECK(mopt ? FN(sp_jag_m_opt)(&cx, a, m, rects, &lh)
+                             : FN(sp_jag_pq_opt)(&cx, a, P, Q, dp, rects, &lh));
             stats->orient = 0;
+            Ph = stats->P;
+            if (stats->timed_out) {
+                want_v = 0; /* the time is up: keep the rows-first answer */
+            }
         }
         if (want_v) {
             FN(sparse_t) at = FN(sp_transposed)(a);
@@ -344,9 +352,11 @@ static wpart_status_t FN(sparse_partition)(const FN(sparse_t) *a, int64_t m,
             if (!alt) {
                 WPART_FAIL(WPART_ENOMEM, "out of memory");
             }
-            st = FN(sp_jag_pq_opt)(&cx, &at, P, Q, dp, alt, &lv);
+            st = mopt ? FN(sp_jag_m_opt)(&cx, &at, m, alt, &lv)
+                      : FN(sp_jag_pq_opt)(&cx, &at, P, Q, dp, alt, &lv);
             if (st == WPART_ECANCELLED && want_h && FN(time_up)(opt->control, cx.t0)) {
                 stats->timed_out = 1; /* the time is up: keep the rows-first optimum */
+                stats->P = Ph;
                 st = WPART_OK;
                 goto cleanup;
             }
@@ -359,6 +369,8 @@ static wpart_status_t FN(sparse_partition)(const FN(sparse_t) *a, int64_t m,
                     memcpy(rects, alt, 4 * m * sizeof(int64_t));
                 }
                 stats->orient = 1;
+            } else {
+                stats->P = Ph;
             }
         }
     } else { /* JAG-PQ-HEUR */

@@ -455,7 +455,8 @@ DEFINE_STARTS(f64, double)
                    mt == WPART_SP_JAG_PQ_HEUR || mt == WPART_SP_JAG_PQ_OPT_NICOL ||            \
                    mt == WPART_SP_JAG_PQ_OPT_DP;                                               \
         if (!grid && mt != WPART_SP_JAG_M_HEUR && mt != WPART_SP_JAG_M_HEUR_PROBE &&           \
-            mt != WPART_SP_JAG_M_PROBE && mt != WPART_SP_JAG_M_ALLOC) {                        \
+            mt != WPART_SP_JAG_M_PROBE && mt != WPART_SP_JAG_M_ALLOC &&                        \
+            mt != WPART_SP_JAG_M_OPT) {                                                        \
             return wpart_i_error(WPART_EINVAL, "method %d does not run on a sparse matrix",    \
                                  (int)opt->method);                                            \
         }                                                                                      \

@@ -1,7 +1,7 @@
 /* test_spatial_sparse.c -- C tests of the spatial methods on a sparse matrix (CSR + CSC, no
  * dense prefix): RECT-UNIFORM, RECT-NICOL (both starts, both orientations), JAG-PQ-HEUR,
- * JAG-PQ-OPT (Nicol and DP), JAG-M-HEUR, JAG-M-HEUR-PROBE, JAG-M-PROBE and JAG-M-ALLOC give
- * the dense functions' partition on random integer matrices (empty rows and columns, all-zero, 1 x n, n x 1, m = 1), the loads returned
+ * JAG-PQ-OPT (Nicol and DP), JAG-M-HEUR, JAG-M-HEUR-PROBE, JAG-M-PROBE, JAG-M-ALLOC and
+ * JAG-M-OPT give the dense functions' partition on random integer matrices (empty rows and columns, all-zero, 1 x n, n x 1, m = 1), the loads returned
  * are the rectangles' sums, the CSR transpose matches a direct one, and bad input (malformed
  * arrays, unsorted or out-of-range indices, negative or NaN entries, a method that needs the
  * dense prefix, P x Q != m, bad stripe cuts) is refused with WPART_EINVAL; the starts of
@@ -160,8 +160,9 @@ static void check_methods(const mat_t *M, int64_t m)
             }
         }
     }
-    static const wpart_spatial_method_t jm[] = {WPART_SP_JAG_M_HEUR, WPART_SP_JAG_M_HEUR_PROBE};
-    for (int g = 0; g < 2; g++) {
+    static const wpart_spatial_method_t jm[] = {WPART_SP_JAG_M_HEUR, WPART_SP_JAG_M_HEUR_PROBE,
+                                                WPART_SP_JAG_M_OPT};
+    for (int g = 0; g < 3; g++) {
         for (int o = 0; o < 3; o++) {
             for (int64_t Pm = 0; Pm <= 2; Pm++) {
                 wpart_spatial_options_init(&opt);
@@ -371,8 +372,8 @@ static void test_bad_input(void)
     CHECK_STATUS(SPARSE(M.rp, M.ci, M.rv, M.cp, M.ri, M.cv, 6), WPART_OK); /* restored */
     opt.method = WPART_SP_HIER_OPT; /* needs the dense prefix */
     CHECK_STATUS(SPARSE(M.rp, M.ci, M.rv, M.cp, M.ri, M.cv, 6), WPART_EINVAL);
-    opt.method = WPART_SP_JAG_M_OPT;
-    CHECK_STATUS(SPARSE(M.rp, M.ci, M.rv, M.cp, M.ri, M.cv, 6), WPART_EINVAL);
+    opt.method = WPART_SP_JAG_M_OPT; /* runs on the nonzeros */
+    CHECK_STATUS(SPARSE(M.rp, M.ci, M.rv, M.cp, M.ri, M.cv, 6), WPART_OK);
     opt.method = WPART_SP_JAG_PQ_OPT_DP; /* runs on the nonzeros */
     CHECK_STATUS(SPARSE(M.rp, M.ci, M.rv, M.cp, M.ri, M.cv, 6), WPART_OK);
     int64_t cnt_ok[2] = {4, 2}, cnt_bad[2] = {4, 3};

@@ -276,12 +276,12 @@ def jag_m_opt(
     ----------
     A : array_like, shape (n1, n2)
         Non-negative loads: a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file
-        path. A sparse `A` is densified (``WpartMemoryError`` above
-        ``wpart.spatial.MAX_DENSE_BYTES``): the feasibility DP counts the pieces of every
-        candidate stripe ``[k, i)`` (up to O(n1^2) stripes per bisection step), each by
-        binary searches on the stripe's column prefix read in O(1) from the dense 2D prefix;
-        from the nonzeros each count would first pay the stripe's column prefix (O(n2 + its
-        nonzeros), or a Fenwick tree updated row by row), which wpart does not do yet.
+        path. Without `speeds`, a sparse matrix (more than 2**15 cells, at most 1/32 of them
+        nonzero) is not densified: the feasibility DP grows each candidate stripe ``[k, i)``
+        one row at a time, its column sums in a Fenwick tree (a row's nonzeros cost
+        O(log n2) each, a column prefix O(log n2)), so memory is O(nnz + n1 + n2); integer
+        loads give the partition of ``A.toarray()``. With `speeds` it is densified
+        (``WpartMemoryError`` above ``wpart.spatial.MAX_DENSE_BYTES``).
     m : int
         Number of rectangles.
     orient : {"best", "hor", "ver"}
@@ -314,7 +314,8 @@ def jag_m_opt(
     >>> r.status, r.max_load
     ('optimal', 40)
     """
-    pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_opt")
+    pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_opt",
+                   sparse=speeds is None)
     o = _orient(orient)
     return _run(
         pp,

@@ -31,7 +31,7 @@ MAX_DENSE_BYTES = 2**31
 #: The methods that run on the nonzeros of a sparse matrix (the rest densify).
 SPARSE_NATIVE = ("rect_uniform", "rect_nicol", "jag_pq_heur", "jag_pq_opt_nicol",
                  "jag_pq_opt_dp", "jag_m_heur", "jag_m_heur_probe", "jag_m_probe",
-                 "jag_m_alloc")
+                 "jag_m_alloc", "jag_m_opt")
 
 #: Those methods run on the nonzeros when at most one cell in SPARSE_DENSITY is nonzero (or the
 #: dense copy would not fit), on the dense prefix otherwise (faster there; same partition).
