@@ -87,16 +87,17 @@ class RankParams:
         #: exchanges a locked pair makes at most in a round (a pair cut short may lock again)
         self.pair_steps = 2
         #: rounds protocol: after the last iteration, a pass of the same rounds in which a
-        #: rank proposes to every lighter peer it keeps (the heaviest rank of the round: to
-        #: every lighter rank, :attr:`final_reach`) and a matched pair runs the pair step on
+        #: rank proposes to every lighter peer it keeps (the heaviest rank of the round: also
+        #: to the lightest ranks, :attr:`final_reach`) and a matched pair runs the pair step on
         #: single tasks (swaps and moves of one task each way), when the run moves whole
         #: clusters only
         self.final_pass = True
         #: clusters of the final pass's pair step (1: every task is its own cluster)
         self.final_cluster = 1
-        #: in the final pass, the heaviest rank by the round's all-gather proposes to every
-        #: lighter rank (no summary is needed: the exact pair step decides)
-        self.final_reach = True
+        #: in the final pass, the heaviest rank by the round's all-gather also proposes to
+        #: this many of the lightest ranks it does not keep (no summary is needed: the exact
+        #: pair step decides; 0: none), so that its extra rounds stay bounded
+        self.final_reach = self.offers
 
     def step_args(self, final: bool = False) -> tuple:
         if final and self.singles == 0:
@@ -253,17 +254,18 @@ class RankProcess:
 
         In the final pass: every kept peer lighter than this rank, by decreasing difference
         of W (no estimate: the exact pair step decides); the heaviest rank of the last
-        all-gather (:attr:`w_view`, every rank's W and version) also every lighter rank it
-        does not keep, by the W gathered."""
+        all-gather (:attr:`w_view`, every rank's W and version) also the ``prm.final_reach``
+        lightest ranks it does not keep, by the W gathered."""
         if self.final:
             w = self.current_work()
             cand = {q: (s.work, s.version) for q, s in self.known.items() if q != self.rank}
             v = self.w_view
             if (self.prm.final_reach and v is not None and v.shape[0] > 1
                     and w >= np.delete(v[:, 0], self.rank).max()):
-                for q in range(v.shape[0]):
-                    if q != self.rank and q not in cand:
-                        cand[q] = (float(v[q, 0]), int(v[q, 1]))
+                light = sorted((float(v[q, 0]), q) for q in range(v.shape[0])
+                               if q != self.rank and q not in cand)
+                for _, q in light[:int(self.prm.final_reach)]:
+                    cand[q] = (float(v[q, 0]), int(v[q, 1]))
             fin = sorted((-(w - x[0]), q) for q, x in cand.items()
                          if q not in self.tried and x[0] < w)
             return [(q, -d, 0.0, cand[q][1]) for d, q in fin[:self.prm.offers]]

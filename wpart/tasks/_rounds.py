@@ -39,9 +39,10 @@ of ranks, never on message timing: the in-process run (:func:`rounds_stage`) and
 
 After the last iteration, a final pass of the same rounds (when whole clusters are moved,
 ``subclusters`` none) exchanges single tasks: a rank proposes to every kept peer lighter than
-itself, the heaviest rank of the round (by the gathered W) to every lighter rank, and the
-exact pair step of a matched pair treats every task as its own cluster (swaps of one task
-each way and one-way moves of one task), which evens out what whole clusters cannot.
+itself, the heaviest rank of the round (by the gathered W) also to the ``final_reach`` (8)
+lightest ranks, and the exact pair step of a matched pair treats every task as its own
+cluster (swaps of one task each way and one-way moves of one task), which evens out what
+whole clusters cannot.
 """
 
 from __future__ import annotations
