@@ -98,6 +98,17 @@ class RankParams:
         #: this many of the lightest ranks it does not keep (no summary is needed: the exact
         #: pair step decides; 0: none), so that its extra rounds stay bounded
         self.final_reach = self.offers
+        #: in the final pass, every other rank also proposes to this many ranks around its
+        #: mirror place in the order by the gathered W (the heaviest ranks reach the lightest
+        #: ones, as in the bounded gossip), so that a round matches about P/2 pairs
+        self.final_mirror = self.offers
+        #: the final pass ends when the gathered W_max is within this fraction of the mean W
+        #: (no exchange can lower W_max by more), and a rank proposes there only to peers
+        #: lighter than itself by more than this fraction of its W
+        self.final_tol = 1e-7
+        #: rounds protocol: a proposal that lowers no excess must gain more than this
+        #: fraction of the proposer's W (smaller gains only add rounds of a few pairs)
+        self.propose_tol = 1e-5
 
     def step_args(self, final: bool = False) -> tuple:
         if final and self.singles == 0:
@@ -250,26 +261,44 @@ class RankProcess:
         summary)]`` for the known peers it
         has not locked yet this iteration whose best estimated exchange pays, best first
         (larger excess reduction, larger gain, smaller rank), at most ``prm.offers`` of them.
-        Estimates are cached until this rank's tasks change.
+        Estimates are cached until this rank's tasks change. A proposal that lowers no
+        excess must gain more than ``prm.propose_tol`` times this rank's W.
 
-        In the final pass: every kept peer lighter than this rank, by decreasing difference
-        of W (no estimate: the exact pair step decides); the heaviest rank of the last
-        all-gather (:attr:`w_view`, every rank's W and version) also the ``prm.final_reach``
-        lightest ranks it does not keep, by the W gathered."""
+        In the final pass: every kept peer lighter than this rank by more than
+        ``prm.final_tol`` times its W, by decreasing difference of W (no estimate: the exact
+        pair step decides); the heaviest rank of the last all-gather (:attr:`w_view`, every
+        rank's W and version) also the ``prm.final_reach`` lightest ranks it does not keep,
+        every other rank the ``prm.final_mirror`` ranks around its mirror place in the order
+        by the gathered W. No rank proposes once the gathered W_max is within
+        ``prm.final_tol`` of the mean W (the same decision on every rank)."""
         if self.final:
             w = self.current_work()
             cand = {q: (s.work, s.version) for q, s in self.known.items() if q != self.rank}
             v = self.w_view
-            if (self.prm.final_reach and v is not None and v.shape[0] > 1
-                    and w >= np.delete(v[:, 0], self.rank).max()):
-                light = sorted((float(v[q, 0]), q) for q in range(v.shape[0])
-                               if q != self.rank and q not in cand)
-                for _, q in light[:int(self.prm.final_reach)]:
-                    cand[q] = (float(v[q, 0]), int(v[q, 1]))
+            tol = self.prm.final_tol
+            if v is not None:
+                wv = v[:, 0]
+                if wv.max() - wv.mean() <= tol * abs(wv.mean()):
+                    return []  # balanced within final_tol: the final pass ends
+                if self.prm.final_reach and v.shape[0] > 1 and w >= np.delete(wv, self.rank).max():
+                    light = sorted((float(wv[q]), q) for q in range(v.shape[0])
+                                   if q != self.rank and q not in cand)
+                    for _, q in light[:int(self.prm.final_reach)]:
+                        cand[q] = (float(wv[q]), int(v[q, 1]))
+                elif self.prm.final_mirror:
+                    srt = sorted((float(wv[q]), q) for q in range(v.shape[0]))
+                    j = len(srt) - 1 - srt.index((float(wv[self.rank]), self.rank))
+                    r = int(self.prm.final_mirror)
+                    lo = max(0, min(j - r // 2, len(srt) - r))
+                    for x, q in srt[lo:lo + r]:
+                        if q != self.rank and q not in cand:
+                            cand[q] = (x, int(v[q, 1]))
+            lim = w - tol * abs(w)
             fin = sorted((-(w - x[0]), q) for q, x in cand.items()
-                         if q not in self.tried and x[0] < w)
+                         if q not in self.tried and x[0] < lim)
             return [(q, -d, 0.0, cand[q][1]) for d, q in fin[:self.prm.offers]]
         out = []
+        w = abs(self.current_work())
         for q in sorted(self.known):
             if q == self.rank or q in self.tried:
                 continue
@@ -279,7 +308,7 @@ class RankProcess:
                 found, dexc, gain, _, _ = self._best(s, self.own_summary())
                 hit = (self.version, s, found, dexc, gain)
                 self._est[q] = hit
-            if hit[2]:
+            if hit[2] and (hit[3] > 0 or hit[4] > self.prm.propose_tol * w):
                 out.append((-hit[3], -hit[4], q))
         out.sort()
         return [(q, -d, -g, self.known[q].version) for d, g, q in out[:self.prm.offers]]

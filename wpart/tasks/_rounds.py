@@ -40,9 +40,15 @@ of ranks, never on message timing: the in-process run (:func:`rounds_stage`) and
 After the last iteration, a final pass of the same rounds (when whole clusters are moved,
 ``subclusters`` none) exchanges single tasks: a rank proposes to every kept peer lighter than
 itself, the heaviest rank of the round (by the gathered W) also to the ``final_reach`` (8)
-lightest ranks, and the exact pair step of a matched pair treats every task as its own
-cluster (swaps of one task each way and one-way moves of one task), which evens out what
-whole clusters cannot.
+lightest ranks, every other rank also to the ``final_mirror`` (8) ranks around its mirror
+place in the order by the gathered W (so the heavy half meets the light half and a round
+matches about P/2 pairs), and the exact pair step of a matched pair treats every task as its
+own cluster (swaps of one task each way and one-way moves of one task), which evens out what
+whole clusters cannot. The pass ends when the gathered W_max is within ``final_tol``
+(1e-7) of the mean W, and a rank proposes only to peers lighter by more than that fraction
+of its W: below it the rounds only probe pairs that are already even. In the iterations, a
+proposal that lowers no excess must gain more than ``propose_tol`` (1e-5) of the proposer's
+W, so that the last rounds of an iteration are not spent on gains too small to matter.
 """
 
 from __future__ import annotations
