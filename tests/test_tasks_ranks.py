@@ -258,3 +258,34 @@ def test_rounds_matching_is_the_greedy_matching(seed):
     assert set(np.flatnonzero(proposer).tolist()) == want_prop
     for r, q in enumerate(partner):  # disjoint pairs
         assert q < 0 or partner[q] == r
+
+
+def test_final_pass_proposals_mirror_and_tolerance():
+    """Final pass of the rounds protocol: a rank that is not the heaviest proposes to the
+    ranks around its mirror place in the order by the gathered W (lighter ones only, by
+    decreasing difference), and no rank proposes once the gathered W_max is within
+    ``final_tol`` of the mean W."""
+    prob = G.gemma_like(m=8, n_tasks=80, n_blocks=16, seed=0)
+    parts = split_problem(prob, np.asarray(prob.initial, np.int32), None)
+    prm = _ranks_mod.RankParams(8, Coefficients().as_tuple())
+    rk = _ranks_mod.RankProcess(parts[1], prm)
+    rk.begin_iteration()  # knows only its own summary
+    rk.final = True
+    w = rk.current_work()
+    # a 32-rank view in which rank 1 is the second heaviest: its mirror place is the second
+    # lightest, its window the 8 lightest ranks (31, 30, ..., 24 here)
+    ws = w * (1 - 0.01 * np.arange(32))
+    ws[0], ws[1] = 2 * w, w
+    rk.w_view = np.column_stack([ws, np.zeros(32)])
+    props = rk.proposals()
+    assert [p[0] for p in props] == list(range(31, 23, -1))
+    assert all(p[1] == pytest.approx(w - ws[p[0]]) for p in props)
+    prm.final_mirror = 0  # without mirror proposals and kept peers: nothing to propose
+    assert rk.proposals() == []
+    prm.final_mirror = 8
+    ws = w * (1 - 1e-9 * np.arange(8))
+    ws[0], ws[1] = w * (1 + 1e-9), w
+    rk.w_view = np.column_stack([ws, np.zeros(8)])
+    assert rk.proposals() == []  # balanced within final_tol (1e-7): the final pass ends
+    prm.final_tol = 0.0
+    assert [p[0] for p in rk.proposals()] == [7, 6, 5, 4, 3, 2]  # the lighter ones
