@@ -515,17 +515,22 @@ def _local_task(task: Any) -> Task | None:
 
 
 def _recv_all(comm: Any, ranks: set[int], kind: str, limit: float) -> tuple[dict[int, tuple], set[int]]:
-    """Collect one `kind` message from each of `ranks` (others on the reply tag are dropped)."""
+    """Collect one `kind` message from each of `ranks`; a rank's other messages on the reply tag
+    before it (heartbeats, late results) are dropped. Only the ranks still awaited are read: a
+    rank that has answered may already have sent the next exchange's message (its ``ready``
+    for a following run after its ``bye``), which must stay queued for that exchange."""
     got: dict[int, tuple] = {}
     deadline = time.perf_counter() + limit
     while len(got) < len(ranks) and time.perf_counter() < deadline:
-        hit = _probe(comm, _TAG_REPLY)
-        if hit is None:
+        hit = False
+        for src in sorted(set(ranks) - set(got)):
+            one = _probe(comm, _TAG_REPLY, src)
+            if one is not None:
+                hit = True
+                if one[1][0] == kind:
+                    got[src] = one[1]
+        if not hit:
             time.sleep(1e-3)
-            continue
-        src, msg = hit
-        if src in ranks and msg[0] == kind:
-            got[src] = msg
     return got, set(ranks) - set(got)
 
 
