@@ -283,6 +283,13 @@ def pair_problem(a: RankData, b: RankData | None, coeff_alpha: float) -> tuple:
         d["edge_bytes"] = np.ascontiguousarray(eb, _F64)
     if a.pinned.size or b.pinned.size:
         d["task_migratable"] = ~np.isin(gids, np.concatenate([a.pinned, b.pinned]))
+    pair_rank_fields(d, a, b, coeff_alpha)
+    return d, assign, gids
+
+
+def pair_rank_fields(d: dict, a, b, coeff_alpha: float) -> None:
+    """The per-rank fields of a pair view (ranks a, b, then the rest): baseline, memory cap
+    and alpha, set in `d` only where either rank has one."""
     if a.baseline or b.baseline:
         d["rank_baseline"] = np.array([a.baseline, b.baseline, 0.0])
     if np.isfinite(a.cap) or np.isfinite(b.cap):
@@ -290,7 +297,6 @@ def pair_problem(a: RankData, b: RankData | None, coeff_alpha: float) -> tuple:
     if not (np.isnan(a.alpha) and np.isnan(b.alpha)):
         d["rank_alpha"] = np.array([coeff_alpha if np.isnan(x) else x
                                     for x in (a.alpha, b.alpha, coeff_alpha)])
-    return d, assign, gids
 
 
 def split_problem(problem, assignment: np.ndarray, cap) -> list:

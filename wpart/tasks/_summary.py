@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._errors import WpartRuntimeError
-from ._rankdata import RankData
+from ._rankdata import RankData, pair_rank_fields
 
 __all__ = ["Summary", "summarize", "estimate_problem", "CROSS_PAIRS"]
 
@@ -303,11 +303,5 @@ def estimate_problem(a: Summary, b: Summary, coeff_alpha: float,
         mig[:na] &= ~np.isin(a.gid, a.pinned)
         mig[na + 1:na + 1 + nb] &= ~np.isin(b.gid, b.pinned)
     d["task_migratable"] = mig
-    if a.baseline or b.baseline:
-        d["rank_baseline"] = np.array([a.baseline, b.baseline, 0.0])
-    if np.isfinite(a.cap) or np.isfinite(b.cap):
-        d["rank_mem_cap"] = np.array([a.cap, b.cap, np.inf])
-    if not (np.isnan(a.alpha) and np.isnan(b.alpha)):
-        d["rank_alpha"] = np.array([coeff_alpha if np.isnan(x) else x
-                                    for x in (a.alpha, b.alpha, coeff_alpha)])
+    pair_rank_fields(d, a, b, coeff_alpha)
     return d, assign, gids
