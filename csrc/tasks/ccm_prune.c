@@ -199,6 +199,19 @@ static wpart_status_t scan_unit(const scan_t *z, const side_t *sr, const side_t 
                                 int32_t u, int from_r, int single, int64_t base, double Ar0,
                                 double Bp0);
 
+/* The loads [lo, hi] a one-way unit leaving r (from_r) or p may have to beat the current
+ * best (see scan_units), widened slightly for rounding. */
+static void unit_load_window(const scan_t *z, const side_t *sr, const side_t *sp, int from_r,
+                             double Ar0, double Bp0, double *lo_out, double *hi_out)
+{
+    const side_t *g = from_r ? sr : sp, *t = from_r ? sp : sr;
+    double T = limit(z), t0 = from_r ? Bp0 : Ar0;
+    double lo = g->L - T / g->a, hi = (T - t0) / t->a;
+    double w = 1e-9 * (fabs(lo) + fabs(hi) + g->L + t->L) + 1e-300;
+    *lo_out = lo - w;
+    *hi_out = hi + w;
+}
+
 /* one-way units of U leaving r (from_r) or p: each tried when its bound allows */
 static wpart_status_t scan_units(const scan_t *z, const side_t *sr, const side_t *sp,
                                  const clusters_t *Cr, const clusters_t *Cp, const clusters_t *U,
@@ -214,12 +227,8 @@ static wpart_status_t scan_units(const scan_t *z, const side_t *sr, const side_t
         ord = by_load((clusters_t *)U, 0); /* the cache of the const set */
     }
     if (ord) {
-        const side_t *g = from_r ? sr : sp, *t = from_r ? sp : sr;
-        double T = limit(z), t0 = from_r ? Bp0 : Ar0;
-        double lo = g->L - T / g->a, hi = (T - t0) / t->a;
-        double w = 1e-9 * (fabs(lo) + fabs(hi) + g->L + t->L) + 1e-300;
-        lo -= w;
-        hi += w;
+        double lo, hi;
+        unit_load_window(z, sr, sp, from_r, Ar0, Bp0, &lo, &hi);
         int32_t a = 0, b = U->n; /* first position with load > hi */
         while (a < b) {
             int32_t m = a + (b - a) / 2;
@@ -242,12 +251,8 @@ static wpart_status_t scan_units(const scan_t *z, const side_t *sr, const side_t
             nu += wpart_tasks_i_n_units(C->start[k + 1] - C->start[k]);
         }
         if (nu == U->n) { /* U was built from C */
-            const side_t *g = from_r ? sr : sp, *t = from_r ? sp : sr;
-            double T = limit(z), t0 = from_r ? Bp0 : Ar0;
-            double lo = g->L - T / g->a, hi = (T - t0) / t->a;
-            double w = 1e-9 * (fabs(lo) + fabs(hi) + g->L + t->L) + 1e-300;
-            lo -= w;
-            hi += w;
+            double lo, hi;
+            unit_load_window(z, sr, sp, from_r, Ar0, Bp0, &lo, &hi);
             int32_t u0 = 0;
             for (int32_t k = 0; k < C->n; k++) {
                 int32_t n = C->start[k + 1] - C->start[k], nk = wpart_tasks_i_n_units(n);
