@@ -47,6 +47,7 @@ from ._api import (
     milp_front,
     evaluate,
 )
+from ._compare import compare
 from ._front import Distribution, ParetoFront, classify, hypervolume
 from ._profiles import Profile, ProfileSet
 from ._synth import PRESETS, linear_profiles, synthetic
@@ -66,6 +67,7 @@ __all__ = [
     "additivity_report",
     "bruteforce_front",
     "classify",
+    "compare",
     "dynamic_energy",
     "evaluate",
     "hypervolume",

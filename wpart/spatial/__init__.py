@@ -90,6 +90,7 @@ Examples
 
 from . import instances
 from ._common import METHODS, TABLE, _stripes_of, factor_pair  # noqa: F401 (_stripes_of: tests)
+from ._compare import compare
 from ._hier import hier_opt, hier_rb, hier_relaxed
 from ._hybrid import general_optimum, hybrid, partition
 from ._jag_m import (
@@ -114,6 +115,7 @@ __all__ = [
     "TABLE",
     "SpatialPartition",
     "allocate",
+    "compare",
     "factor_pair",
     "general_optimum",
     "hier_opt",

@@ -20,6 +20,7 @@ Examples
 
 from . import datasets
 from ._balance import METHODS, TABLE, TasksResult, balance, brute_force, evaluate
+from ._compare import compare
 from ._gap import GapStudy, gap_study, paper_scale_study, paper_style_instance
 from ._io import LBDatafileError, read_lbdatafile, write_lbdatafile
 from ._milp import milp_model, solve_milp
@@ -39,6 +40,7 @@ __all__ = [
     "TasksResult",
     "balance",
     "brute_force",
+    "compare",
     "evaluate",
     "gap_study",
     "gemma_like",
