@@ -36,6 +36,10 @@ class LBDatafileError(WpartValueError):
     """A malformed LBDatafile: the message names the file and the field."""
 
 
+class LBDatafileTypeError(LBDatafileError, WpartTypeError):
+    """A field of an LBDatafile holding a value of the wrong type (also a TypeError)."""
+
+
 #: Default cap on the bytes of one rank file, after brotli decompression (1 GiB).
 MAX_BYTES = 1 << 30
 #: Longest number literal accepted (characters); LBDatafile numbers have at most ~25.
@@ -522,6 +526,9 @@ def read_lbdatafile(paths: Any, *, phase: int | None = None, m: int | None = Non
             raise LBDatafileError(f"{f}: metadata: expected an object")
         named = _rank_from_name(f)
         rank = meta.get("rank", named)
+        if "rank" in meta and (isinstance(rank, bool) or not isinstance(rank, int)):
+            raise LBDatafileTypeError(f"{f}: metadata.rank: type error: expected an integer, got "
+                                  f"{type(rank).__name__} {rank!r}")
         if rank is None or isinstance(rank, bool) or not isinstance(rank, int) or rank < 0:
             raise LBDatafileError(f"{f}: metadata.rank: missing or invalid, and no rank in the "
                                   "file name")
@@ -536,6 +543,7 @@ def read_lbdatafile(paths: Any, *, phase: int | None = None, m: int | None = Non
     I = max(per_rank) + 1 if m is None else as_m(m, "m", maximum=INT32_LIMIT)
     if I <= max(per_rank):
         raise WpartValueError(f"`m` = {I} but a file has rank {max(per_rank)}")
+    _one_set(per_rank)  # one output set: its manifest, else the same phases in every file
     _check_gaps(per_rank)
     keys: dict[tuple[str, int], int] = {}
     seen: set = set()
@@ -639,6 +647,21 @@ def _block(blocks: dict, sid: int, size: float, home: int, explicit: bool, f: st
                               f"here but on rank {b[1]} in {b[3]}: {b[4]}")
     if explicit and not b[2]:
         blocks[sid] = [size, home, True, f, where]
+
+
+def _one_set(per_rank: dict) -> None:
+    from ._io_set import check_set
+
+    ids: dict | None = {}
+    for r, (_, doc) in per_rank.items():
+        phs = doc.get("phases")
+        if not isinstance(phs, list) or not all(isinstance(p, dict) for p in phs):
+            ids = None  # malformed: reported field by field later
+            break
+        ids[r] = [p.get("id") for p in phs]
+    if ids is not None and any(not isinstance(i, int) for v in ids.values() for i in v):
+        ids = None
+    check_set({r: f for r, (f, _) in per_rank.items()}, ids)
 
 
 def _check_gaps(per_rank: dict) -> None:

@@ -11,14 +11,13 @@ engine (:func:`wpart.tasks._mpi_io.write_rank`) writes its tasks with the same
 
 from __future__ import annotations
 
-import json
-import os
 from typing import Any
 
 import numpy as np
 
 from .._errors import WpartValueError
 from .._validate import as_bool, as_int, positional_deprecated
+from ._io_set import check_writable, doc_bytes, write_set
 
 __all__ = ["task_record", "write_lbdatafile"]
 
@@ -114,10 +113,20 @@ def write_lbdatafile(problem, stem: str, *, assignment=None, phase: int | None =
     ``metadata.phases`` (it describes the source file's phases; the written file holds one).
     The files pass vt's schema for the format and read back to an equal problem.
 
+    The files are written as one set, whole or not at all: each to a temporary name first,
+    then switched together, with a manifest ``<stem>.wpart-set.json`` listing the ranks and
+    each file's size and CRC-32; a failure at any point leaves the previous files whole
+    (temporary files removed). Rank files of higher ranks left by an earlier, larger set are
+    removed, and :func:`wpart.tasks.read_lbdatafile` refuses files that do not match the
+    manifest.
+
     Raises
     ------
     wpart.WpartValueError
         `assignment` moves a pinned task off its home rank.
+    wpart.WpartOSError
+        A file cannot be written (the message names it; checked before any file is
+        written where possible: the folder, a folder in a file's place).
     """
     a = problem.assignment(assignment)
     meta = problem.meta if isinstance(problem.meta, dict) else {}
@@ -168,8 +177,8 @@ def write_lbdatafile(problem, stem: str, *, assignment=None, phase: int | None =
         c.setdefault("messages", 1)
         c["bytes"] = float(nb)
         comms_of[int(a[d] if side is not None and side[e] else a[s])].append(c)
-    paths = []
-    os.makedirs(os.path.dirname(os.path.abspath(stem)), exist_ok=True)
+    texts = []
+    check_writable(stem, range(I))  # before any work: the folder, no folder in a file's way
     for r in range(I):
         ex = ranks_extra.get(r) or {}
         md = {k: v for k, v in (ex.get("metadata") or {}).items() if k not in _META_DROP}
@@ -184,16 +193,11 @@ def write_lbdatafile(problem, stem: str, *, assignment=None, phase: int | None =
         ph.update(ex.get("phase") or {})
         doc = dict(ex.get("top") or {})
         doc.update(type="LBDatafile", metadata=md, phases=[ph])
-        text = json.dumps(doc).encode("utf-8")  # the C encoder (indent= is pure Python)
-        if compress:
-            import brotli
-
-            text = brotli.compress(text, quality=9)  # 11 (the default): ~40x slower
-        path = f"{stem}.{r}.json"
-        with open(path, "wb") as fh:
-            fh.write(text)
-        paths.append(path)
-    return paths
+        # the C encoder (indent= is pure Python); brotli quality 9 (11, the default: ~40x
+        # slower)
+        texts.append(doc_bytes(doc, compress))
+    # one set: temporary names, then the switch; the previous set stays whole on a failure
+    return write_set(stem, texts, [int(phase)])
 
 
 def _endpoint(raw: Any, ent: dict) -> dict:
