@@ -29,6 +29,6 @@ $PY -m pip install -q --upgrade "pip>=23" 2>/dev/null || true
 $PY -m pip install -q "scikit-build-core>=0.10" "numpy>=1.23" "cmake>=3.21" ninja
 # Editable install; the built extension is also copied next to the sources so that
 # `python -m wpart` and the tests work from the repository root.
-$PY -m pip install -q --no-build-isolation -e ".[test,mpi,opencl]" \
+$PY -m pip install -q --no-build-isolation -e ".[test,mpi,opencl,notebook,docs,wheel]" \
     -Cbuild-dir=build/py -Ccmake.define.WPART_INPLACE=ON
 $PY -c "import wpart, wpart._core as c; print('[wpart setup] wpart', wpart.__version__, 'GLPK' if c.have_glpk else 'no GLPK')"

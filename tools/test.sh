@@ -105,4 +105,11 @@ echo "== Python: pytest, the files that run many processes, alone =="
 SRC=0
 $PY -m pytest -q --durations=5 --basetemp "$REPO/build/pytest-serial" $SERIAL_PATHS "$@" || SRC=$?
 [ "$SRC" -eq 0 ] || [ "$SRC" -eq 5 ] || RC=$SRC  # 5: none of them selected (-k, -m)
+
+if [ "${WPART_SKIP_WHEEL:-0}" != "1" ]; then
+  echo "== Wheel: build (pip wheel + auditwheel), install into a fresh venv, smoke test =="
+  WSTART=$(date +%s)
+  tools/build_wheel.sh --smoke || RC=1
+  echo "(wheel stage: $(( $(date +%s) - WSTART )) s)"
+fi
 exit $RC
