@@ -36,7 +36,7 @@ use_wpart()
 import numpy as np  # noqa: E402
 
 import wpart  # noqa: E402
-from wpart import dynamic as D  # noqa: E402
+from wpart import multikernel as D  # noqa: E402
 
 GOAL_US = 20.0
 
@@ -173,7 +173,7 @@ PAPER_FISSION_BY = {"saxpy": (2.63, 3.36), "filter": (1.15, 1.85), "fft": (2.99,
 
 
 def _sizes(quick):
-    from wpart.dynamic.multikernel import opencl as O
+    from wpart.multikernel import opencl as O
     if quick:
         return [("saxpy", "1M", lambda: O.Saxpy(1 << 20)),
                 ("filter", "512^2", lambda: O.FilterPipeline(512)),
@@ -194,8 +194,8 @@ def _sizes(quick):
 
 def bench_opencl(quick):
     try:
-        from wpart.dynamic.multikernel import opencl as O
-        from wpart.dynamic.multikernel._topology import fission_levels
+        from wpart.multikernel import opencl as O
+        from wpart.multikernel._topology import fission_levels
     except ImportError as e:  # pragma: no cover - no pyopencl
         return {"skipped": str(e)}
     why = O.unavailable_reason()

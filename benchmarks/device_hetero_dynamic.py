@@ -19,7 +19,7 @@ runs), the JSON rewritten after every stage so that a cut-off run still leaves i
     (:class:`wpart.dynamic.CupyWorker`), under the equal static split, PLB-HAC
     ([Sant'Ana 2017], presets "robust" and "paper"), HDSS and Greedy: makespan, elements per
     PU, idle time per PU, blocks and evaluations, each run verified (``C == A B``).
-(c) ``opencl``: the multi-kernel OpenCL :class:`~wpart.dynamic.multikernel.opencl.Runtime`
+(c) ``opencl``: the multi-kernel OpenCL :class:`~wpart.multikernel.opencl.Runtime`
     ([Soldado 2016]) on every OpenCL device found: the GPU share swept for Saxpy and the
     filter pipeline, then the imbalance detector and the adaptive binary search rebalancing
     real runs (skipped, with the reason in the JSON, without PyOpenCL or a driver).
@@ -377,7 +377,7 @@ def opencl_probe(doc: dict, quick: bool, budget: float) -> None:
     share `s` swept for Saxpy and the filter pipeline (best wall of 3 runs each, result
     checked), then the imbalance detector + adaptive binary search rebalancing real runs
     (Sec. 3.3) from s = 0.5. With one device type only, one run per benchmark."""
-    from wpart.dynamic.multikernel import opencl as O
+    from wpart.multikernel import opencl as O
     deadline = time.perf_counter() + budget
     out = doc.setdefault("opencl", {})
     why = O.unavailable_reason()

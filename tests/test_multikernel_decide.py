@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import wpart
-from wpart.dynamic import (MK_DEFAULTS, AdaptiveBinarySearch, BisectionGenerator, ConfigSearch,
-                           GpuCaps, ImbalanceDetector, balance_ratio, exec_shares, gpu_fractions,
-                           interpolate, occupancy, seed_share, wgs_candidates)
+from wpart.multikernel import (MK_DEFAULTS, AdaptiveBinarySearch, BisectionGenerator, ConfigSearch,
+                               GpuCaps, ImbalanceDetector, balance_ratio, exec_shares,
+                               gpu_fractions, interpolate, occupancy, seed_share, wgs_candidates)
 
 
 # ---------------------------------------------------------------- static distribution ----

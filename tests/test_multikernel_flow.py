@@ -9,7 +9,7 @@ import math
 import pytest
 
 import wpart
-from wpart.dynamic import DecisionLoop, KnowledgeBase, Profile, build_profile
+from wpart.multikernel import DecisionLoop, KnowledgeBase, KernelProfile, build_profile
 
 
 def linear_measure(a=1.0, b=3.0, fission_cost=None, overlap_cost=None, calls=None):
@@ -89,7 +89,7 @@ def _loop_run(loop, measure, sct="f", wl=(512, 512)):
 
 def test_P_FLOW_1_derive_once_and_balancer_keeps_the_platform(tmp_path):
     kb = KnowledgeBase(tmp_path / "kb.json")
-    kb.update(Profile("f", (1024, 1024), s=0.8, best_time=1.0, fission="L2", overlap=4,
+    kb.update(KernelProfile("f", (1024, 1024), s=0.8, best_time=1.0, fission="L2", overlap=4,
                       wgs=(128,)))
     loop = DecisionLoop(kb)
     cfg = loop.begin("f", (512, 512))
@@ -105,7 +105,7 @@ def test_P_FLOW_1_derive_once_and_balancer_keeps_the_platform(tmp_path):
 
 def test_P_PERSIST_1_only_when_better_and_the_config_used(tmp_path):
     kb = KnowledgeBase(tmp_path / "kb.json")
-    kb.update(Profile("f", (64,), s=0.5, best_time=0.2, process="PROFILED"))
+    kb.update(KernelProfile("f", (64,), s=0.5, best_time=0.2, process="PROFILED"))
     loop = DecisionLoop(kb)
     loop.begin("f", (64,))
     d = loop.end(T=0.1, device_times=[1, 1], t_gpu=1, t_cpu=1)              # warm-up
@@ -142,7 +142,7 @@ def test_adaptation_to_a_cpu_slowdown(tmp_path):
     the balanced band (ratio >= max_dev = 0.85 holds for shares 0.718 .. 0.779: the share
     can stop anywhere in it, so the bound on the share is the band's half-width)."""
     kb = KnowledgeBase(tmp_path / "kb.json")
-    kb.update(Profile("fft", (128,), s=0.75, best_time=math.inf, process="PROFILED"))
+    kb.update(KernelProfile("fft", (128,), s=0.75, best_time=math.inf, process="PROFILED"))
     loop = DecisionLoop(kb)
     shares, first_fire, T = [], None, []
     for run in range(100):
@@ -177,7 +177,7 @@ def test_bad_input(tmp_path):
 
 def test_load_injector_starts_pins_and_kills_by_pid():
     import os
-    from wpart.dynamic import LoadInjector
+    from wpart.multikernel import LoadInjector
     core = sorted(os.sched_getaffinity(0))[-1]
     inj = LoadInjector(procs=2, cores=[core], start_run=3, stop_run=5)
     assert [inj.at_run(r) for r in range(7)] == [False, False, False, True, True, False, False]

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import wpart
-from wpart.dynamic import KnowledgeBase, Profile
-from wpart.dynamic.multikernel import KnowledgeBaseError
+from wpart.multikernel import KnowledgeBase, KernelProfile
+from wpart.multikernel import KnowledgeBaseError
 
 
 def _kb(tmp_path, **kw):
@@ -25,7 +25,7 @@ def _kb(tmp_path, **kw):
 
 def test_P_KB_1_and_P_PROF_5_exact_hit_and_round_trip(tmp_path):
     kb = _kb(tmp_path)
-    p = Profile("filter", (2048, 2048), s=0.778, s_eff=0.7775, shares={"gpu0": 0.7775, "cpu": 0.2225},
+    p = KernelProfile("filter", (2048, 2048), s=0.778, s_eff=0.7775, shares={"gpu0": 0.7775, "cpu": 0.2225},
                 fission="L2", overlap=4, wgs=(256, 128, 64), best_time=3.13, balance_ratio=0.9,
                 n_obs=3)
     assert kb.update(p)
@@ -40,10 +40,10 @@ def test_P_KB_1_and_P_PROF_5_exact_hit_and_round_trip(tmp_path):
 
 def test_P_PERSIST_update_only_when_better(tmp_path):
     kb = _kb(tmp_path)
-    assert kb.update(Profile("saxpy", (10**6,), s=0.7, best_time=2.0))
-    assert not kb.update(Profile("saxpy", (10**6,), s=0.9, best_time=2.5))
+    assert kb.update(KernelProfile("saxpy", (10**6,), s=0.7, best_time=2.0))
+    assert not kb.update(KernelProfile("saxpy", (10**6,), s=0.9, best_time=2.5))
     assert kb.lookup("saxpy", 10**6).s == 0.7
-    assert kb.update(Profile("saxpy", (10**6,), s=0.8, best_time=1.5, process="REFINED"))
+    assert kb.update(KernelProfile("saxpy", (10**6,), s=0.8, best_time=1.5, process="REFINED"))
     assert KnowledgeBase(tmp_path / "kb.json").lookup("saxpy", 10**6).s == 0.8
 
 
@@ -53,7 +53,7 @@ def test_P_KB_2_derivation_reproduces_stored_profiles_exactly(tmp_path, d):
     kb = _kb(tmp_path, autosave=False)
     ext = [tuple(int(v) for v in rng.integers(64, 8192, size=d)) for _ in range(d + 4)]
     for e in ext:
-        kb.store(Profile("seg", e, s=float(rng.uniform(0.5, 1.0)), best_time=1.0, fission="L1",
+        kb.store(KernelProfile("seg", e, s=float(rng.uniform(0.5, 1.0)), best_time=1.0, fission="L1",
                          overlap=2))
     for e in ext:
         p = kb.derive("seg", e, exact=False, store=False)
@@ -63,25 +63,25 @@ def test_P_KB_2_derivation_reproduces_stored_profiles_exactly(tmp_path, d):
 
 def test_P_KB_3_one_node_table4_image1(tmp_path):
     kb = _kb(tmp_path)
-    kb.update(Profile("filter", (1024, 1024), s=0.875, best_time=1.10, fission="L2", overlap=4))
+    kb.update(KernelProfile("filter", (1024, 1024), s=0.875, best_time=1.10, fission="L2", overlap=4))
     p = kb.derive("filter", (4288, 2848))
     assert p.s == 0.875 and p.fission == "L2" and p.overlap == 4
     assert p.process == "DERIVED" and math.isinf(p.best_time)                  # P-KB-7
     assert KnowledgeBase(tmp_path / "kb.json").lookup("filter", (4288, 2848)).process == "DERIVED"
-    assert kb.update(Profile("filter", (4288, 2848), s=0.935, best_time=11.55, process="REFINED"))
+    assert kb.update(KernelProfile("filter", (4288, 2848), s=0.935, best_time=11.55, process="REFINED"))
 
 
 def test_P_KB_4_scope_order(tmp_path):
     kb = _kb(tmp_path, autosave=False)
-    kb.store(Profile("other", (500, 500), s=0.3, best_time=1.0))            # S3 candidate
-    kb.store(Profile("other", (777, 777), s=0.4, best_time=1.0))
-    kb.store(Profile("other2", (100, 200), s=0.6, best_time=1.0))            # S2 for (100, 200)
-    kb.store(Profile("other3", (100, 200), s=0.8, best_time=1.0))
+    kb.store(KernelProfile("other", (500, 500), s=0.3, best_time=1.0))            # S3 candidate
+    kb.store(KernelProfile("other", (777, 777), s=0.4, best_time=1.0))
+    kb.store(KernelProfile("other2", (100, 200), s=0.6, best_time=1.0))            # S2 for (100, 200)
+    kb.store(KernelProfile("other3", (100, 200), s=0.8, best_time=1.0))
     p = kb.derive("mine", (100, 200), store=False)
     assert kb.last_derivation["scope"] == "S2" and p.s == pytest.approx(0.7)
     p = kb.derive("mine", (300, 300), store=False)
     assert kb.last_derivation["scope"] == "S3"
-    kb.store(Profile("mine", (64, 64), s=0.9, best_time=1.0))
+    kb.store(KernelProfile("mine", (64, 64), s=0.9, best_time=1.0))
     p = kb.derive("mine", (100, 200), store=False)
     assert kb.last_derivation["scope"] == "S1" and p.s == 0.9
     with pytest.raises(wpart.WpartKeyError, match="seed"):
@@ -92,28 +92,28 @@ def test_P_KB_4_scope_order(tmp_path):
 
 def test_P_KB_5_6_nearest_above_3_dims_and_clamped(tmp_path):
     kb = _kb(tmp_path, autosave=False)
-    kb.store(Profile("t", (2, 2, 2, 2), s=0.2, best_time=1.0, overlap=1))
-    kb.store(Profile("t", (64, 64, 64, 64), s=0.9, best_time=1.0, overlap=3))
+    kb.store(KernelProfile("t", (2, 2, 2, 2), s=0.2, best_time=1.0, overlap=1))
+    kb.store(KernelProfile("t", (64, 64, 64, 64), s=0.9, best_time=1.0, overlap=3))
     p = kb.derive("t", (50, 60, 64, 64), store=False)
     assert p.s == 0.9 and p.overlap == 3 and kb.last_derivation["method"] == "nearest"
     kb2 = KnowledgeBase(tmp_path / "kb2.json", autosave=False, rbf_max_dims=1)
-    kb2.store(Profile("v", (8, 8), s=0.5, best_time=1.0))
-    kb2.store(Profile("v", (2, 64), s=0.6, best_time=1.0))
-    kb2.store(Profile("v", (64, 2), s=0.7, best_time=1.0))
+    kb2.store(KernelProfile("v", (8, 8), s=0.5, best_time=1.0))
+    kb2.store(KernelProfile("v", (2, 64), s=0.6, best_time=1.0))
+    kb2.store(KernelProfile("v", (64, 2), s=0.7, best_time=1.0))
     assert kb2.derive("v", (60, 3), store=False).s == 0.7
     assert kb2.last_derivation["method"] == "nearest"
     with pytest.raises(wpart.WpartValueError, match="rbf_max_dims"):
         KnowledgeBase(tmp_path / "kb3.json", rbf_max_dims=4)
-    kb.store(Profile("u", (2,), s=0.0, best_time=1.0))
-    kb.store(Profile("u", (4,), s=1.0, best_time=1.0))
+    kb.store(KernelProfile("u", (2,), s=0.0, best_time=1.0))
+    kb.store(KernelProfile("u", (4,), s=1.0, best_time=1.0))
     for e in (1, 3, 8, 10**6):
         assert 0.0 <= kb.derive("u", (e,), store=False).s <= 1.0
 
 
 def test_derived_nodes_only_when_nothing_better(tmp_path):
     kb = _kb(tmp_path, autosave=False)
-    kb.store(Profile("f", (100,), s=0.1, best_time=math.inf, process="DERIVED"))
-    kb.store(Profile("f", (1000,), s=0.9, best_time=1.0, process="PROFILED"))
+    kb.store(KernelProfile("f", (100,), s=0.1, best_time=math.inf, process="DERIVED"))
+    kb.store(KernelProfile("f", (1000,), s=0.9, best_time=1.0, process="PROFILED"))
     assert kb.derive("f", (150,), store=False).s == 0.9                        # one good node
 
 
@@ -136,7 +136,7 @@ def test_corrupt_files_give_a_clear_error_naming_the_file(tmp_path, content, wor
 
 def test_bad_entries_and_foreign_machine(tmp_path):
     kb = _kb(tmp_path)
-    kb.update(Profile("a", (10,), s=0.5, best_time=1.0))
+    kb.update(KernelProfile("a", (10,), s=0.5, best_time=1.0))
     doc = json.loads((tmp_path / "kb.json").read_text())
     bad = json.loads(json.dumps(doc))
     bad["entries"][0]["s"] = 7.0
@@ -177,7 +177,7 @@ def test_kb_survives_a_writer_killed_mid_write(tmp_path):
     ctx = mp.get_context("fork")
     path = tmp_path / "kb.json"
     n = 1000
-    profs = [Profile("sct%d" % (i % 7), (64 + i, 32 + i % 5), s=(i % 100) / 100, best_time=1.0,
+    profs = [KernelProfile("sct%d" % (i % 7), (64 + i, 32 + i % 5), s=(i % 100) / 100, best_time=1.0,
                      wgs=(64, 128), shares={"gpu0": 0.5}, timestamp=1.0) for i in range(n)]
     rng = random.Random(11)
     seen_versions = set()

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 import wpart
-from wpart.dynamic.multikernel import _topology as T
+from wpart.multikernel import _topology as T
 
 try:
-    from wpart.dynamic.multikernel import opencl as O
+    from wpart.multikernel import opencl as O
     _WHY = O.unavailable_reason()
 except ImportError as e:  # pragma: no cover
-    O, _WHY = None, f"wpart.dynamic.multikernel.opencl does not import ({e})"
+    O, _WHY = None, f"wpart.multikernel.opencl does not import ({e})"
 
 needs_cl = pytest.mark.skipif(_WHY is not None, reason=f"no usable OpenCL: {_WHY}")
 
@@ -133,7 +133,7 @@ def test_per_device_quantum_and_level_of_parallelism():
 def test_profile_on_the_opencl_devices_chooses_a_fission_level(tmp_path):
     """Algorithm 1 with real runs; CPU only here: the share is 0 and the search is over the
     fission levels of this machine; the best is stored as PROFILED."""
-    from wpart.dynamic import KnowledgeBase
+    from wpart.multikernel import KnowledgeBase
     kb = KnowledgeBase(tmp_path / "kb.json")
     res = O.profile(O.Segmentation(40, 64, 64), kb=kb, n_exec=2)
     levels = [lv for lv, _ in T.fission_levels()]
@@ -179,7 +179,7 @@ def test_cpu_plus_gpu_path_with_a_stand_in_gpu(rt_standin, name):
 def test_decision_loop_and_profile_drive_real_runs(rt_standin, tmp_path):
     """build_profile and DecisionLoop with real OpenCL runs (stand-in GPU): the share search
     stores a PROFILED entry, later runs are judged, shares stay in [0, 1]."""
-    from wpart.dynamic import DecisionLoop, KnowledgeBase
+    from wpart.multikernel import DecisionLoop, KnowledgeBase
     kb = KnowledgeBase(tmp_path / "kb.json")
     comp = O.Saxpy(200_000)
     res = O.profile(comp, kb=kb, fission=["NONE"], overlaps=[1, 2], n_exec=1, it_max=4,

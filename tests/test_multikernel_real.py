@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 import wpart
-from wpart.dynamic import (DecisionLoop, GemmColumnsTask, KnowledgeBase, LoadInjector,
-                           PacedRuntime, PacedWorker, adaptive_runs, run)
+from wpart.dynamic import GemmColumnsTask, run
+from wpart.multikernel import (DecisionLoop, KnowledgeBase, LoadInjector, PacedRuntime, PacedWorker,
+                               adaptive_runs)
 
 
 def _task(n=4096, k=128, seed=0):
@@ -180,17 +181,17 @@ def test_bad_arguments(tmp_path):
 # ------------------------------------------------------------------------------ OpenCL ----
 
 try:
-    from wpart.dynamic.multikernel import opencl as O
+    from wpart.multikernel import opencl as O
     _WHY = O.unavailable_reason()
 except ImportError as e:  # pragma: no cover
-    O, _WHY = None, f"wpart.dynamic.multikernel.opencl does not import ({e})"
+    O, _WHY = None, f"wpart.multikernel.opencl does not import ({e})"
 
 needs_cl = pytest.mark.skipif(_WHY is not None, reason=f"no usable OpenCL: {_WHY}")
 
 
 @needs_cl
 def test_opencl_profile_derive_and_balance_over_runs(tmp_path):
-    """Profile Saxpy at one size on the OpenCL devices (a stand-in GPU on PoCL), then run
+    """KernelProfile Saxpy at one size on the OpenCL devices (a stand-in GPU on PoCL), then run
     another size under the decision loop: its first configuration is derived from the
     profile (P-KB-3: one node, its share), every run equals NumPy, shares stay in [0, 1]."""
     import pyopencl as cl

@@ -15,8 +15,8 @@ import pytest
 
 from wpart import WpartError, WpartKeyError, WpartValueError
 from wpart import _core
-from wpart.dynamic.multikernel import KnowledgeBase, build_profile
-from wpart.dynamic.multikernel.sim import (TABLE2, SimCost, best_share,
+from wpart.multikernel import KnowledgeBase, build_profile
+from wpart.multikernel.sim import (TABLE2, SimCost, best_share,
                                            calibrate_to_table2, paper_p1_cpu, paper_p2,
                                            simulate_run, simulate_runs)
 from wpart.experiments import multikernel_sim as M
@@ -25,7 +25,7 @@ Z = (0.0,) * 11
 
 
 def _run(G, k, C, units, gc, cr, params=Z, iters=1, sync=0, seed=0, run=0):
-    return _core.mk_sim_run(G, k, C, np.asarray(units, dtype=np.int64), np.asarray(gc, float),
+    return _core.multikernel_sim_run(G, k, C, np.asarray(units, dtype=np.int64), np.asarray(gc, float),
                             np.asarray(cr, float), params, iters, sync, seed, run)
 
 

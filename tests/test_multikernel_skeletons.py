@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 import wpart
-from wpart.dynamic.multikernel import _topology as T
-from wpart.dynamic.multikernel import skeletons as S
+from wpart.multikernel import _topology as T
+from wpart.multikernel import skeletons as S
 
 try:
-    from wpart.dynamic.multikernel import opencl as O
+    from wpart.multikernel import opencl as O
     _WHY = O.unavailable_reason()
 except ImportError as e:  # pragma: no cover
     O, _WHY = None, str(e)

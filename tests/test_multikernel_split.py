@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import wpart
-from wpart.dynamic import exec_shares, level_of_parallelism, quantum, split
+from wpart.multikernel import exec_shares, level_of_parallelism, quantum, split
 
 
 def oracle_split(total, shares, quanta):

@@ -32,6 +32,7 @@ MODULES = [
     "wpart.hetero.kernels",
     "wpart.dynamic",
     "wpart.dynamic.mpi",
+    "wpart.multikernel",
     "wpart.tasks",
     "wpart.tasks.datasets",
     "wpart.tasks.generators",

@@ -86,6 +86,7 @@ __all__ = [
 def __getattr__(name: str):  # lazy submodules keep `import wpart` fast
     import importlib
 
-    if name in ("milp", "brute", "cli", "spatial", "hetero", "dynamic", "tasks", "experiments"):
+    if name in ("milp", "brute", "cli", "spatial", "hetero", "dynamic", "multikernel", "tasks",
+                "experiments"):
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'wpart' has no attribute {name!r}")

@@ -1,7 +1,6 @@
 /*
- * device_internal.h -- the device layer's draws (device.c) for other simulators of
- * wpart.dynamic that key their streams differently from part 1's (seed, pu, purpose, j), e.g.
- * the multi-kernel runs (mk_sim.c: seed; run, execution). Private.
+ * device_internal.h -- the device layer's draws (device.c) keyed by a list of
+ * ids (part 1's key is (seed, pu, purpose, j)). Private.
  */
 #ifndef WPART_DYN_DEVICE_INTERNAL_H
 #define WPART_DYN_DEVICE_INTERNAL_H

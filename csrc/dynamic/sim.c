@@ -4,8 +4,8 @@
  * event queue, fed either by simulated devices (wpart_dynamic_sim_run: deterministic, below)
  * or by a real event source (wpart_dynamic_drive: worker threads and an evaluator report
  * block and evaluation completions). Both are sets of handlers on the one event loop of
- * sim_loop.c (queue, clock, polling, dispatch by type; the real source through its wait
- * hook), as are the multi-kernel runs of mk_sim.c: new kinds of events are new event types
+ * event_loop.c (queue, clock, polling, dispatch by type; the real source through its wait
+ * hook), as are the multi-kernel runs of csrc/multikernel/sim.c: new kinds of events are new event types
  * and handlers, not a new loop.
  *
  * Per PU: a FIFO of assigned blocks (a balancer may push several at once); the head runs
@@ -503,8 +503,8 @@ static void progress(void *ctx, double *done, double *total)
     *total = (double)wpart_dynamic_balancer_total(e->b);
 }
 
-/* The handlers of part 1's event types on the engine's loop (sim_loop.h). */
-static wpart_status_t h_comp_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_dyn_event_t *ev)
+/* The handlers of part 1's event types on the engine's loop (event_loop.h). */
+static wpart_status_t h_comp_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_event_t *ev)
 {
     eng_t *e = ctx;
     (void)lp;
@@ -516,7 +516,7 @@ static wpart_status_t h_comp_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_d
     return st != WPART_OK ? st : wpart_i_sim_settle(e);
 }
 
-static wpart_status_t h_xfer_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_dyn_event_t *ev)
+static wpart_status_t h_xfer_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_event_t *ev)
 {
     eng_t *e = ctx;
     (void)lp;
@@ -524,7 +524,7 @@ static wpart_status_t h_xfer_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_d
     return st != WPART_OK ? st : wpart_i_sim_settle(e);
 }
 
-static wpart_status_t h_eval_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_dyn_event_t *ev)
+static wpart_status_t h_eval_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_event_t *ev)
 {
     eng_t *e = ctx;
     (void)lp;
@@ -532,7 +532,7 @@ static wpart_status_t h_eval_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_d
     return st != WPART_OK ? st : wpart_i_sim_settle(e);
 }
 
-static wpart_status_t h_rate_change(void *ctx, wpart_i_loop_t *lp, const wpart_i_dyn_event_t *ev)
+static wpart_status_t h_rate_change(void *ctx, wpart_i_loop_t *lp, const wpart_i_event_t *ev)
 {
     eng_t *e = ctx;
     (void)lp;

@@ -1,6 +1,6 @@
 /*
  * sim_drive.c -- real execution with wpart.dynamic's event engine (wpart_dynamic_drive): the
- * engine of sim.c on the one event loop of sim_loop.c, its events coming from an event source
+ * engine of sim.c on the one event loop of event_loop.c, its events coming from an event source
  * (worker threads and an evaluator reporting block and evaluation completions, through the
  * loop's wait hook) instead of simulated devices.
  */
@@ -82,7 +82,7 @@ static wpart_status_t wait_source(void *ctx, wpart_i_loop_t *lp)
                              e->ext.pu, e->ext.block_id);
 }
 
-static wpart_status_t h_ext_block(void *ctx, wpart_i_loop_t *lp, const wpart_i_dyn_event_t *ev)
+static wpart_status_t h_ext_block(void *ctx, wpart_i_loop_t *lp, const wpart_i_event_t *ev)
 {
     eng_t *e = ctx;
     (void)lp;
@@ -94,7 +94,7 @@ static wpart_status_t h_ext_block(void *ctx, wpart_i_loop_t *lp, const wpart_i_d
     return st != WPART_OK ? st : wpart_i_sim_settle(e);
 }
 
-static wpart_status_t h_ext_eval(void *ctx, wpart_i_loop_t *lp, const wpart_i_dyn_event_t *ev)
+static wpart_status_t h_ext_eval(void *ctx, wpart_i_loop_t *lp, const wpart_i_event_t *ev)
 {
     eng_t *e = ctx;
     const wpart_dynamic_done_t *d = &e->ext;

@@ -6,19 +6,13 @@
 #define WPART_SIM_ENGINE_H
 
 #include "dyn_internal.h"
-#include "sim_loop.h"
+#include "event_loop.h"
 
 enum { EV_XFER_DONE = 0, EV_COMP_DONE = 1, EV_EVAL_DONE = 2, EV_RATE_CHANGE = 3 };
 /* Real execution (sim_drive.c): the event source reported a block or an evaluation finished
  * (its report is kept in eng_t.ext until handled). */
 enum { EV_EXT_BLOCK = 8, EV_EXT_EVAL = 9 };
-/* Multi-kernel runs (mk_sim.c): a GPU's copy engine finished an upload or a download of one of
- * its overlap partitions, its compute engine finished a partition's pass of the whole SCT, a
- * CPU sub-device finished its partition, a Loop's global synchronisation ended (host merge).
- * Part 1's types above and these are handlers of the one event loop of sim_loop.h. */
-enum { EV_MK_UP_DONE = 16, EV_MK_COMP_DONE = 17, EV_MK_DOWN_DONE = 18, EV_MK_CPU_DONE = 19,
-       EV_MK_BARRIER = 20 };
-_Static_assert(EV_MK_BARRIER < WPART_I_LOOP_TYPES, "event types fit the loop's handler table");
+_Static_assert(EV_EXT_EVAL < WPART_I_LOOP_TYPES, "event types fit the loop's handler table");
 
 #define POLL_EVERY WPART_I_LOOP_POLL
 #define STALL_EVALS 1000000 /* consecutive evaluations without any block: a stalled balancer */
@@ -46,7 +40,7 @@ typedef struct {
     wpart_dynamic_sim_result_t *r;
     int32_t n;
     pu_t *pu;
-    wpart_i_loop_t loop; /* the event loop: queue, clock, polling, handlers (sim_loop.h) */
+    wpart_i_loop_t loop; /* the event loop: queue, clock, polling, handlers (event_loop.h) */
     /* block slots: records and FIFO links; with record_trace slots are never reused */
     wpart_dynamic_trace_t *rec;
     int64_t *next;

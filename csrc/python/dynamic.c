@@ -338,8 +338,7 @@ int wpy_dynamic_init(PyObject *m)
     }
     if (wpy_dynamic_model_init(m) < 0 || wpy_dynamic_plbhac_init(m) < 0 ||
         wpy_dynamic_baselines_init(m) < 0 || wpy_dynamic_sim_init(m) < 0 ||
-        wpy_dynamic_exec_init(m) < 0 || wpy_dynamic_mk_init(m) < 0 ||
-        wpy_dynamic_mksim_init(m) < 0) {
+        wpy_dynamic_exec_init(m) < 0) {
         return -1;
     }
     return 0;

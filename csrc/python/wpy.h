@@ -82,6 +82,8 @@ void wpy_glpk_release(void);
 int wpy_base_init(PyObject *m);
 int wpy_milp_init(PyObject *m);
 int wpy_spatial_init(PyObject *m);
+/* spatial_rect.c: the rectilinear grid kernels on the nonzeros */
+int wpy_spatial_rect_init(PyObject *m);
 int wpy_hetero_init(PyObject *m);
 int wpy_dynamic_init(PyObject *m);
 /* wpart.dynamic is bound by several files: dynamic.c (the Balancer type and the simple
@@ -92,10 +94,10 @@ int wpy_dynamic_plbhac_init(PyObject *m);
 int wpy_dynamic_baselines_init(PyObject *m);
 int wpy_dynamic_sim_init(PyObject *m);
 int wpy_dynamic_exec_init(PyObject *m);
-/* dynamic_mk.c: the multi-kernel decisions (wpart/multikernel.h) */
-int wpy_dynamic_mk_init(PyObject *m);
-/* dynamic_mksim.c: simulated multi-kernel runs (wpart_mk_sim_run) */
-int wpy_dynamic_mksim_init(PyObject *m);
+/* multikernel.c: the multi-kernel decisions (wpart/multikernel.h) */
+int wpy_multikernel_init(PyObject *m);
+/* multikernel_sim.c: simulated multi-kernel runs (wpart_multikernel_sim_run) */
+int wpy_multikernel_sim_init(PyObject *m);
 /* Wraps a new balancer into a wpart._core.Balancer (steals b; frees it on failure). */
 PyObject *wpy_balancer_wrap(struct wpart_dynamic_balancer *b);
 /* The balancer inside a wpart._core.Balancer, or NULL with a TypeError naming `name`. */

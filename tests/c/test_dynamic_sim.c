@@ -7,21 +7,21 @@
 #include <string.h>
 
 #include "dyn_internal.h"
-#include "sim_heap.h"
+#include "event_heap.h"
 #include "wtest.h"
 
 static int near(double a, double b, double tol) { return fabs(a - b) <= tol * (1.0 + fabs(b)); }
 
 static void test_heap(void)
 {
-    wpart_i_dyn_heap_t h;
-    CHECK_STATUS(wpart_i_dyn_heap_init(&h, 1), WPART_OK);
+    wpart_i_heap_t h;
+    CHECK_STATUS(wpart_i_heap_init(&h, 1), WPART_OK);
     enum { N = 5000 };
     static double ts[N];
     static int64_t order[N];
     for (int i = 0; i < N; i++) {
         ts[i] = (double)(rnd() % 97); /* many ties */
-        CHECK_STATUS(wpart_i_dyn_heap_push(&h, ts[i], 0, 0, i), WPART_OK);
+        CHECK_STATUS(wpart_i_heap_push(&h, ts[i], 0, 0, i), WPART_OK);
     }
     /* reference: stable sort of indices by time */
     for (int i = 0; i < N; i++) {
@@ -36,25 +36,25 @@ static void test_heap(void)
         }
         order[j + 1] = k;
     }
-    wpart_i_dyn_event_t e;
+    wpart_i_event_t e;
     int ok = 1;
     for (int i = 0; i < N / 2; i++) {
-        ok &= wpart_i_dyn_heap_pop(&h, &e) == 1 && e.arg == order[i];
+        ok &= wpart_i_heap_pop(&h, &e) == 1 && e.arg == order[i];
     }
     CHECK(ok);
     /* interleave: push later events, the rest must still come in (t, seq) order */
     for (int i = 0; i < 100; i++) {
-        CHECK_STATUS(wpart_i_dyn_heap_push(&h, 1000.0 + i, 1, 0, N + i), WPART_OK);
+        CHECK_STATUS(wpart_i_heap_push(&h, 1000.0 + i, 1, 0, N + i), WPART_OK);
     }
     for (int i = N / 2; i < N; i++) {
-        ok &= wpart_i_dyn_heap_pop(&h, &e) == 1 && e.arg == order[i];
+        ok &= wpart_i_heap_pop(&h, &e) == 1 && e.arg == order[i];
     }
     for (int i = 0; i < 100; i++) {
-        ok &= wpart_i_dyn_heap_pop(&h, &e) == 1 && e.arg == N + i && e.type == 1;
+        ok &= wpart_i_heap_pop(&h, &e) == 1 && e.arg == N + i && e.type == 1;
     }
     CHECK(ok);
-    CHECK(wpart_i_dyn_heap_pop(&h, &e) == 0);
-    wpart_i_dyn_heap_free(&h);
+    CHECK(wpart_i_heap_pop(&h, &e) == 0);
+    wpart_i_heap_free(&h);
 }
 
 static void test_integrate(void)

@@ -23,7 +23,7 @@ static void test_split_random(void)
         if (!any) {
             sh[0] = 1.0;
         }
-        CHECK_STATUS(wpart_mk_split(total, P, sh, q, n, off), WPART_OK);
+        CHECK_STATUS(wpart_multikernel_split(total, P, sh, q, n, off), WPART_OK);
         int64_t sum = 0, qmin = INT64_MAX;
         int32_t last = -1;
         for (int32_t e = 0; e < P; e++) {
@@ -49,7 +49,7 @@ static void test_split_random(void)
     /* huge totals: work independent of total */
     double sh[3] = {0.25, 0.25, 0.5};
     int64_t q[3] = {1, 1, 1000000000000000000LL}, n[3], off[3];
-    CHECK_STATUS(wpart_mk_split(999999999999999999LL, 3, sh, q, n, off), WPART_OK);
+    CHECK_STATUS(wpart_multikernel_split(999999999999999999LL, 3, sh, q, n, off), WPART_OK);
     CHECK(n[0] + n[1] + n[2] == 999999999999999999LL && n[2] == 0);
 }
 
@@ -57,42 +57,42 @@ static void test_split_bad(void)
 {
     double sh[2] = {0.5, NAN};
     int64_t q[2] = {1, 1}, n[2], off[2];
-    CHECK_STATUS(wpart_mk_split(10, 2, sh, q, n, off), WPART_EINVAL);
+    CHECK_STATUS(wpart_multikernel_split(10, 2, sh, q, n, off), WPART_EINVAL);
     sh[1] = 0.5;
     q[1] = 0;
-    CHECK_STATUS(wpart_mk_split(10, 2, sh, q, n, off), WPART_EINVAL);
+    CHECK_STATUS(wpart_multikernel_split(10, 2, sh, q, n, off), WPART_EINVAL);
     q[1] = 1;
-    CHECK_STATUS(wpart_mk_split(-1, 2, sh, q, n, off), WPART_EINVAL);
-    CHECK_STATUS(wpart_mk_split(10, 0, sh, q, n, off), WPART_EINVAL);
+    CHECK_STATUS(wpart_multikernel_split(-1, 2, sh, q, n, off), WPART_EINVAL);
+    CHECK_STATUS(wpart_multikernel_split(10, 0, sh, q, n, off), WPART_EINVAL);
     sh[0] = sh[1] = 0.0;
-    CHECK_STATUS(wpart_mk_split(10, 2, sh, q, n, off), WPART_EINVAL);
+    CHECK_STATUS(wpart_multikernel_split(10, 2, sh, q, n, off), WPART_EINVAL);
 }
 
 static void test_quantum(void)
 {
     int64_t a[2] = {1024, 3}, b[2] = {256, 64}, qv = 0;
-    CHECK_STATUS(wpart_mk_quantum(2, a, b, &qv), WPART_OK);
+    CHECK_STATUS(wpart_multikernel_quantum(2, a, b, &qv), WPART_OK);
     CHECK(qv == 64);
     int64_t a2[2] = {1, 1}, b2[2] = {(1LL << 62) - 1, (1LL << 61) - 1};
-    CHECK_STATUS(wpart_mk_quantum(2, a2, b2, &qv), WPART_EOVERFLOW);
+    CHECK_STATUS(wpart_multikernel_quantum(2, a2, b2, &qv), WPART_EOVERFLOW);
 }
 
 static void test_bisect_detector_abs(void)
 {
-    wpart_mk_bisect_t b;
-    CHECK_STATUS(wpart_mk_bisect_init(&b, 1.0 / 1024), WPART_OK);
-    CHECK(wpart_mk_bisect_candidate(&b) == 0.5);
+    wpart_multikernel_bisect_t b;
+    CHECK_STATUS(wpart_multikernel_bisect_init(&b, 1.0 / 1024), WPART_OK);
+    CHECK(wpart_multikernel_bisect_candidate(&b) == 0.5);
     int ex = 0;
-    CHECK_STATUS(wpart_mk_bisect_feedback(&b, 1.0, 2.0, &ex), WPART_OK);
-    CHECK(wpart_mk_bisect_candidate(&b) == 0.75 && b.X == 0.5 && !ex);
+    CHECK_STATUS(wpart_multikernel_bisect_feedback(&b, 1.0, 2.0, &ex), WPART_OK);
+    CHECK(wpart_multikernel_bisect_candidate(&b) == 0.75 && b.X == 0.5 && !ex);
 
     /* runs to fire from a perfect history at ratio 0.5: 4 (the table of the detector) */
-    wpart_mk_detector_t d;
-    CHECK_STATUS(wpart_mk_detector_init(&d, 0.10, 0.85, 1.0), WPART_OK);
+    wpart_multikernel_detector_t d;
+    CHECK_STATUS(wpart_multikernel_detector_init(&d, 0.10, 0.85, 1.0), WPART_OK);
     double t[2] = {0.5, 1.0};
     int fire = 0, runs = 0;
     while (!fire && runs < 100) {
-        CHECK_STATUS(wpart_mk_detector_update(&d, 2, t, &fire, NULL), WPART_OK);
+        CHECK_STATUS(wpart_multikernel_detector_update(&d, 2, t, &fire, NULL), WPART_OK);
         runs++;
     }
     CHECK(runs == 4);
@@ -101,15 +101,15 @@ static void test_bisect_detector_abs(void)
     for (int trial = 0; trial < 2000; trial++) {
         double a = 0.05 + (double)(rnd() % 10000) / 500.0, c = 0.05 + (double)(rnd() % 10000) / 500.0;
         double star = c / (a + c), s = (double)(rnd() % 1001) / 1000.0;
-        wpart_mk_abs_t A;
-        CHECK_STATUS(wpart_mk_abs_start(&A, s, 1.0 / 16, 1.0 / 256, 0.5), WPART_OK);
+        wpart_multikernel_abs_t A;
+        CHECK_STATUS(wpart_multikernel_abs_start(&A, s, 1.0 / 16, 1.0 / 256, 0.5), WPART_OK);
         for (int k = 0; k < 10 && fabs(s - star) > 2.0 / 256; k++) {
-            CHECK_STATUS(wpart_mk_abs_step(&A, a * s, c * (1 - s), &s), WPART_OK);
+            CHECK_STATUS(wpart_multikernel_abs_step(&A, a * s, c * (1 - s), &s), WPART_OK);
         }
         CHECK(fabs(s - star) <= 2.0 / 256 + 1e-12);
     }
-    wpart_mk_abs_t A;
-    CHECK_STATUS(wpart_mk_abs_start(&A, 0.5, 0.5, 1.0 / 256, 0.25), WPART_EINVAL);
+    wpart_multikernel_abs_t A;
+    CHECK_STATUS(wpart_multikernel_abs_start(&A, 0.5, 0.5, 1.0 / 256, 0.25), WPART_EINVAL);
 }
 
 static void test_interpolate(void)
@@ -121,12 +121,12 @@ static void test_interpolate(void)
         y[i] = (double)(rnd() % 1000) / 1000.0;
     }
     int32_t how = -1;
-    CHECK_STATUS(wpart_mk_interpolate(10, 2, X, y, 10, X, out, &how), WPART_OK);
-    CHECK(how == WPART_MK_INTERP_RBF);
+    CHECK_STATUS(wpart_multikernel_interpolate(10, 2, X, y, 10, X, out, &how), WPART_OK);
+    CHECK(how == WPART_MULTIKERNEL_INTERP_RBF);
     for (int i = 0; i < 10; i++) {
         CHECK(out[i] == y[i]);
     }
-    CHECK_STATUS(wpart_mk_interpolate(0, 2, X, y, 1, X, out, &how), WPART_EINVAL);
+    CHECK_STATUS(wpart_multikernel_interpolate(0, 2, X, y, 1, X, out, &how), WPART_EINVAL);
 }
 
 int main(void)

@@ -20,11 +20,9 @@ to process everywhere.
   (:class:`ThreadWorker`, :class:`ProcessWorker`, :class:`CallableWorker`, optional
   :class:`CupyWorker`) on tasks (:class:`GemmColumnsTask`, :class:`KMeansAssignTask`,
   :class:`CallableTask`) and returns a :class:`RunResult` with the same trace as the simulator.
-* Multi-kernel computations over CPUs and GPUs [Soldado 2016] (:mod:`.multikernel`):
-  :func:`split`, :func:`quantum`, :func:`exec_shares`, :class:`BisectionGenerator`,
-  :class:`ConfigSearch`, :class:`ImbalanceDetector`, :class:`AdaptiveBinarySearch`,
-  :func:`interpolate`, :class:`KnowledgeBase`; real runs of the paper's benchmarks as OpenCL
-  kernels in :mod:`wpart.dynamic.multikernel.opencl`.
+* Multi-kernel computations over CPUs and GPUs [Soldado 2016] are their own family,
+  :mod:`wpart.multikernel` (the old paths ``wpart.dynamic.multikernel`` and
+  ``wpart.dynamic.<name>`` still work for one release, with a ``DeprecationWarning``).
 * Over MPI: :func:`run_mpi` runs the balancer on one rank and the workers on the others
   (:class:`MPIRunResult`, :class:`RankFailedError`; ``python -m wpart.dynamic.mpi`` from
   ``mpirun``). mpi4py is imported only when it is called.
@@ -35,8 +33,6 @@ Every result (:class:`SimResult`, :class:`RunResult`, :class:`MPIRunResult`,
 ``time_limit`` reached comes back as ``status == "time_limit"``, never as an exception.
 """
 
-from . import multikernel
-from .multikernel import *  # noqa: F403
 from . import _balancer, _baselines, _equal, _exec, _exec_proc, _exec_tasks, _model, _mpi, _oracles, _plbhac, _sim, _table, _trace
 from ._balancer import *  # noqa: F403
 from ._baselines import *  # noqa: F403
@@ -52,20 +48,47 @@ from ._sim import *  # noqa: F403
 from ._table import *  # noqa: F403
 from ._trace import *  # noqa: F403
 
+# The public names (at most 50; the rest stay importable from here and from their modules:
+# the further baselines, oracles, trace columns and preset tables).
 __all__: list[str] = [
-    *_balancer.__all__,
-    *_baselines.__all__,
-    *_model.__all__,
-    *_equal.__all__,
-    *_oracles.__all__,
-    *_plbhac.__all__,
-    *_sim.__all__,
-    *_table.__all__,
-    *_exec_tasks.__all__,
-    *_exec.__all__,
-    *_exec_proc.__all__,
-    *_mpi.__all__,
-    *_trace.__all__,
-    *multikernel.__all__,
+    # models and block sizing
+    "PerfModel", "fit_model", "solve_equal_time", "capacity", "round_blocks", "equal_finish",
+    "EqualFinishResult",
+    # balancers
+    "Action", "Balancer", "PyBalancer", "PLBHAC", "PLBHeC", "Greedy", "Static", "HDSS",
+    "AcostaRP", "NaiveProfile", "Asymmetric", "DmdaLike", "BALANCERS", "make_balancer",
+    "PU_KINDS",
+    # simulation
+    "Affine", "Saturating", "Power", "BasisCurve", "Table", "Device", "Platform", "SimResult",
+    "simulate", "compare", "OracleResult", "oracle_oneshot", "oracle_stepped",
+    # real execution
+    "Worker", "ThreadWorker", "ProcessWorker", "CallableWorker", "CupyWorker", "WorkerError",
+    "run", "Task", "GemmColumnsTask", "KMeansAssignTask", "CallableTask", "RunResult",
+    # over MPI
+    "run_mpi", "RankFailedError", "MPIRunResult",
 ]
-__all__ = list(dict.fromkeys(__all__))  # names re-exported by two modules (PU_KINDS) once
+assert len(__all__) <= 50 and len(set(__all__)) == len(__all__)
+
+# The multi-kernel names that lived here until wpart.multikernel became its own family.
+_MOVED_TO_MULTIKERNEL = frozenset({
+    "MK_DEFAULTS", "split", "quantum", "level_of_parallelism", "seed_share", "gpu_fractions",
+    "exec_shares", "GpuCaps", "occupancy", "wgs_candidates", "BisectionGenerator",
+    "ConfigSearch", "ImbalanceDetector", "AdaptiveBinarySearch", "balance_ratio", "interpolate",
+    "INTERP_METHODS", "Profile", "KernelProfile", "KnowledgeBase", "KnowledgeBaseError", "PROCESSES",
+    "machine_fingerprint", "build_profile", "ProfileBuild", "DecisionLoop", "RunDecision",
+    "LoadInjector", "PacedWorker", "PacedRuntime", "PacedRun", "adaptive_runs", "AdaptiveRuns",
+})
+
+
+def __getattr__(name: str):
+    """``wpart.dynamic.multikernel`` and the multi-kernel names, moved to :mod:`wpart.multikernel`."""
+    import importlib
+    import warnings
+
+    if name == "multikernel":  # the deprecated package (it warns once imported)
+        return importlib.import_module("wpart.dynamic.multikernel")
+    if name in _MOVED_TO_MULTIKERNEL:
+        warnings.warn(f"wpart.dynamic.{name} moved to wpart.multikernel.{name}; the old path "
+                      "goes away in the next release", DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module("wpart.multikernel"), name)
+    raise AttributeError(f"module 'wpart.dynamic' has no attribute {name!r}")

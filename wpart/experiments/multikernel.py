@@ -82,5 +82,5 @@ def run_multikernel(out_dir: Path, quick: bool = False, progress: bool = True) -
 
 
 def _baseline(row: dict) -> float:
-    from ..dynamic.multikernel.sim import TABLE2
+    from ..multikernel.sim import TABLE2
     return TABLE2[(row["benchmark"], row["input"])][row["gpus"]][0]

@@ -2,9 +2,9 @@
 
 Each function returns ``(rows, verdicts)``: the measured rows (plain dicts, JSON-ready) and
 :class:`~wpart.experiments._verdict.Verdict` rows beside the paper's numbers. They run the
-decision code of :mod:`wpart.dynamic.multikernel` (Algorithm 1, derivation, the detector, the
+decision code of :mod:`wpart.multikernel` (Algorithm 1, derivation, the detector, the
 adaptive binary search) against the simulated platforms of
-:mod:`wpart.dynamic.multikernel.sim` (P1 and P2, calibrated to Table 2), and are shared
+:mod:`wpart.multikernel.sim` (P1 and P2, calibrated to Table 2), and are shared
 by ``wpart reproduce multikernel`` and ``benchmarks/bench_multikernel.py``.
 """
 
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..dynamic.multikernel import ImbalanceDetector, KnowledgeBase, balance_ratio, build_profile
-from ..dynamic.multikernel.sim import (TABLE2, SimCost, best_share, calibrate_to_table2,
+from ..multikernel import ImbalanceDetector, KnowledgeBase, balance_ratio, build_profile
+from ..multikernel.sim import (TABLE2, SimCost, best_share, calibrate_to_table2,
                                              paper_p1_cpu, simulate_run, simulate_runs)
 from ._verdict import DIFFERS, MATCH, Verdict, near, within
 
@@ -107,7 +107,7 @@ FISSION_P1 = [
 def fission_p1(quick: bool = False) -> tuple[list, list]:
     """Sec. 3.3: CPU-only P1, the no-fission time calibrated to the paper's; the best level
     Algorithm 1 picks and its speedup over no fission."""
-    from ..dynamic.multikernel.sim import _bench_shape
+    from ..multikernel.sim import _bench_shape
     pl = replace(paper_p1_cpu(), sigma=0.0)
     rows = []
     for b, i, lvl, n_sub, t_f, t_n in (FISSION_P1[::4] if quick else FISSION_P1):

@@ -26,7 +26,7 @@
  *    the driver's time axis (run index, or seconds); its noise key is (seed, device, purpose,
  *    run * executions_per_run + execution).
  *
- * 2. The EVENT ENGINE (sim.c, sim_heap.c): wpart_dynamic_sim_run drives any balancer of
+ * 2. The EVENT ENGINE (sim.c, csrc/base/event_heap.c): wpart_dynamic_sim_run drives any balancer of
  *    dynamic_balancer.h over a platform: one binary heap keyed (time, seq), no allocation per
  *    event in steady state, events XFER_DONE, COMP_DONE(version), EVAL_DONE(token),
  *    RATE_CHANGE; the ASSIGN / EVAL_REQUEST semantics of §5.4; the trace and metrics of §5.6;

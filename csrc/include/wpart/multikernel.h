@@ -11,7 +11,7 @@
  * interpolation (with its fall-backs) that derives a share for an unseen workload.
  *
  * Every function validates its input and returns WPART_EINVAL (with a detail naming the
- * argument) instead of aborting. Prefix: wpart_mk_.
+ * argument) instead of aborting. Prefix: wpart_multikernel_.
  */
 #ifndef WPART_MULTIKERNEL_H
 #define WPART_MULTIKERNEL_H
@@ -28,7 +28,7 @@ extern "C" {
 
 /** q = lcm over i of b[i] / gcd(a[i], b[i]): the smallest n >= 1 with n*a[i] a multiple of
  *  b[i] for every i (n = 0 constraints give q = 1). a[i], b[i] >= 1. EOVERFLOW past int64. */
-wpart_status_t wpart_mk_quantum(int32_t n, const int64_t *a, const int64_t *b, int64_t *q_out);
+wpart_status_t wpart_multikernel_quantum(int32_t n, const int64_t *a, const int64_t *b, int64_t *q_out);
 
 /**
  * SPLIT: cuts `total` units into P contiguous partitions in execution order.
@@ -39,14 +39,14 @@ wpart_status_t wpart_mk_quantum(int32_t n, const int64_t *a, const int64_t *b, i
  * largest remainder in units of quanta (ties: lowest index). O(P^2) worst case, independent of
  * `total`. sizes_out/offsets_out: P values each (offsets: exclusive prefix sum).
  */
-wpart_status_t wpart_mk_split(int64_t total, int32_t P, const double *shares,
+wpart_status_t wpart_multikernel_split(int64_t total, int32_t P, const double *shares,
                               const int64_t *quanta, int64_t *sizes_out, int64_t *offsets_out);
 
 /** Exclusive prefix sum of n int64 values (out may alias in); EOVERFLOW past int64. */
-wpart_status_t wpart_mk_exclusive_scan(int32_t n, const int64_t *in, int64_t *out);
+wpart_status_t wpart_multikernel_exclusive_scan(int32_t n, const int64_t *in, int64_t *out);
 
 /** Level of parallelism: [cpu_used] * cpu_subdevices + [gpu_used] * overlap * n_gpus. */
-wpart_status_t wpart_mk_level_of_parallelism(int32_t cpu_subdevices, int32_t overlap,
+wpart_status_t wpart_multikernel_level_of_parallelism(int32_t cpu_subdevices, int32_t overlap,
                                              int32_t n_gpus, int cpu_used, int gpu_used,
                                              int64_t *lop_out);
 
@@ -54,17 +54,17 @@ wpart_status_t wpart_mk_level_of_parallelism(int32_t cpu_subdevices, int32_t ove
 
 /** Empty-base seed s0 = sum(gpu_score) / (sum(gpu_score) + cpu_score); scores >= 0, finite,
  *  positive total. n_gpu may be 0 (s0 = 0). */
-wpart_status_t wpart_mk_seed_share(int32_t n_gpu, const double *gpu_score, double cpu_score,
+wpart_status_t wpart_multikernel_seed_share(int32_t n_gpu, const double *gpu_score, double cpu_score,
                                    double *s_out);
 
 /** Per-GPU fractions s * score[g] / sum(score) (static, by install-time scores). */
-wpart_status_t wpart_mk_gpu_fractions(int32_t n_gpu, const double *gpu_score, double s,
+wpart_status_t wpart_multikernel_gpu_fractions(int32_t n_gpu, const double *gpu_score, double s,
                                       double *frac_out);
 
 /** Per-execution shares in the execution order of SPLIT: GPU 1 slots 1..overlap, GPU 2 ...,
  *  then the cpu_subdevices CPU sub-devices, each (1 - s) / cpu_subdevices. Writes
  *  n_gpu * overlap + cpu_subdevices values. */
-wpart_status_t wpart_mk_exec_shares(double s, int32_t n_gpu, const double *gpu_score,
+wpart_status_t wpart_multikernel_exec_shares(double s, int32_t n_gpu, const double *gpu_score,
                                     int32_t overlap, int32_t cpu_subdevices, double *phi_out);
 
 /* ---------------------------------------------------------------- occupancy ------------- */
@@ -72,21 +72,21 @@ wpart_status_t wpart_mk_exec_shares(double s, int32_t n_gpu, const double *gpu_s
 typedef struct {
     int32_t wavefront, simds_cu, max_waves_simd, max_waves_cu, max_wg_cu, lds_cu, vgprs_lane,
         max_wgs;
-} wpart_mk_gpu_caps_t;
+} wpart_multikernel_gpu_caps_t;
 
 /** AMD GCN (HD 7950) defaults: 64, 4, 10, 40, 16, 65536, 256, 256. */
-void wpart_mk_gpu_caps_default(wpart_mk_gpu_caps_t *caps);
+void wpart_multikernel_gpu_caps_default(wpart_multikernel_gpu_caps_t *caps);
 
 /** Occupancy in [0, 1] of a work-group size (1..max_wgs) with lds_per_wg bytes of local
  *  memory and vgpr_per_thread registers (>= 1). */
-wpart_status_t wpart_mk_occupancy(const wpart_mk_gpu_caps_t *caps, int32_t wgs,
+wpart_status_t wpart_multikernel_occupancy(const wpart_multikernel_gpu_caps_t *caps, int32_t wgs,
                                   int32_t lds_per_wg, int32_t vgpr_per_thread, double *occ_out);
 
 /** Work-group size candidates: multiples of the wavefront up to max_wgs whose occupancy is
  *  >= threshold, by non-increasing occupancy, ties to the larger size; when none reaches the
  *  threshold, only the one with the highest occupancy. Writes at most cap entries; *count_out
  *  is the number written. */
-wpart_status_t wpart_mk_wgs_candidates(const wpart_mk_gpu_caps_t *caps, int32_t lds_per_wg,
+wpart_status_t wpart_multikernel_wgs_candidates(const wpart_multikernel_gpu_caps_t *caps, int32_t lds_per_wg,
                                        int32_t vgpr_per_thread, double threshold,
                                        int32_t *wgs_out, double *occ_out, int32_t cap,
                                        int32_t *count_out);
@@ -96,13 +96,13 @@ wpart_status_t wpart_mk_wgs_candidates(const wpart_mk_gpu_caps_t *caps, int32_t 
 typedef struct {
     double g, c, X, x_min; /* bound to GPU, bound to CPU, transferable; g + c + X = 1 */
     int32_t iter, exhausted;
-} wpart_mk_bisect_t;
+} wpart_multikernel_bisect_t;
 
-wpart_status_t wpart_mk_bisect_init(wpart_mk_bisect_t *b, double x_min);
+wpart_status_t wpart_multikernel_bisect_init(wpart_multikernel_bisect_t *b, double x_min);
 /** The candidate GPU share g + X/2. */
-double wpart_mk_bisect_candidate(const wpart_mk_bisect_t *b);
+double wpart_multikernel_bisect_candidate(const wpart_multikernel_bisect_t *b);
 /** Feedback of the times measured with the candidate; *exhausted_out = 1 when done. */
-wpart_status_t wpart_mk_bisect_feedback(wpart_mk_bisect_t *b, double t_gpu, double t_cpu,
+wpart_status_t wpart_multikernel_bisect_feedback(wpart_multikernel_bisect_t *b, double t_gpu, double t_cpu,
                                         int *exhausted_out);
 
 /* ---------------------------------------------------------------- configuration search -- */
@@ -120,31 +120,31 @@ typedef struct {
     double best;                   /* best over everything evaluated */
     int32_t best_fi, best_oi, best_wi;
     int32_t done, evaluated;
-} wpart_mk_search_t;
+} wpart_multikernel_search_t;
 
-wpart_status_t wpart_mk_search_init(wpart_mk_search_t *s, int32_t nf, int32_t no, int32_t nw);
+wpart_status_t wpart_multikernel_search_init(wpart_multikernel_search_t *s, int32_t nf, int32_t no, int32_t nw);
 /** The next configuration to evaluate; returns 0 when the search is over (*f = ... = -1). */
-int wpart_mk_search_next(const wpart_mk_search_t *s, int32_t *f, int32_t *o, int32_t *w);
+int wpart_multikernel_search_next(const wpart_multikernel_search_t *s, int32_t *f, int32_t *o, int32_t *w);
 /** Reports the best time measured for the configuration next() gave (finite or +inf, >= 0). */
-wpart_status_t wpart_mk_search_report(wpart_mk_search_t *s, double t);
+wpart_status_t wpart_multikernel_search_report(wpart_multikernel_search_t *s, double t);
 
 /* ---------------------------------------------------------------- imbalance detector ---- */
 
 typedef struct {
     double w, max_dev, cf, lbt, last_dev;
     int64_t runs, unbalanced, fired;
-} wpart_mk_detector_t;
+} wpart_multikernel_detector_t;
 
 /** w in (0, 1], max_dev in (0, 1], cf in (0, 1]. lbt starts at 1 / (max_dev * cf). */
-wpart_status_t wpart_mk_detector_init(wpart_mk_detector_t *d, double w, double max_dev,
+wpart_status_t wpart_multikernel_detector_init(wpart_multikernel_detector_t *d, double w, double max_dev,
                                       double cf);
 /** Back to the initial history (a new (SCT, workload) pair or a new profile). */
-void wpart_mk_detector_reset(wpart_mk_detector_t *d);
+void wpart_multikernel_detector_reset(wpart_multikernel_detector_t *d);
 /** Balance ratio min/max of n >= 1 device times (>= 0; an idle active device gives 0; all
  *  zero gives 1). */
-wpart_status_t wpart_mk_balance_ratio(int32_t n, const double *t_dev, double *ratio_out);
+wpart_status_t wpart_multikernel_balance_ratio(int32_t n, const double *t_dev, double *ratio_out);
 /** One monitored run: updates lbt; *fire_out = 1 when lbt < 1 and this run is unbalanced. */
-wpart_status_t wpart_mk_detector_update(wpart_mk_detector_t *d, int32_t n, const double *t_dev,
+wpart_status_t wpart_multikernel_detector_update(wpart_multikernel_detector_t *d, int32_t n, const double *t_dev,
                                         int *fire_out, double *dev_out);
 
 /* ---------------------------------------------------------------- adaptive binary search  */
@@ -155,21 +155,21 @@ typedef struct {
     int32_t last_dir, run, nb;
     int32_t bdirs[3];
     int64_t steps;
-} wpart_mk_abs_t;
+} wpart_multikernel_abs_t;
 
 /** s in [0, 1]; 0 < T_min <= T_init <= T_max <= 1. */
-wpart_status_t wpart_mk_abs_start(wpart_mk_abs_t *a, double s, double T_init, double T_min,
+wpart_status_t wpart_multikernel_abs_start(wpart_multikernel_abs_t *a, double s, double T_init, double T_min,
                                   double T_max);
 /** One balancing step from the type times measured with share s; *s_out is the next share. */
-wpart_status_t wpart_mk_abs_step(wpart_mk_abs_t *a, double t_gpu, double t_cpu, double *s_out);
+wpart_status_t wpart_multikernel_abs_step(wpart_multikernel_abs_t *a, double t_gpu, double t_cpu, double *s_out);
 
 /* ---------------------------------------------------------------- interpolation --------- */
 
 enum {
-    WPART_MK_INTERP_NODE = 0, /* one distinct node: its value (mean of its duplicates) */
-    WPART_MK_INTERP_RBF = 1,  /* exact polyharmonic RBF r^2 log r with an affine tail */
-    WPART_MK_INTERP_IDW = 2,  /* inverse distance weighting, power 2 */
-    WPART_MK_INTERP_NEAREST = 3
+    WPART_MULTIKERNEL_INTERP_NODE = 0, /* one distinct node: its value (mean of its duplicates) */
+    WPART_MULTIKERNEL_INTERP_RBF = 1,  /* exact polyharmonic RBF r^2 log r with an affine tail */
+    WPART_MULTIKERNEL_INTERP_IDW = 2,  /* inverse distance weighting, power 2 */
+    WPART_MULTIKERNEL_INTERP_NEAREST = 3
 };
 
 /**
@@ -177,9 +177,9 @@ enum {
  * (q x d): duplicate nodes are merged (mean of y); one distinct node -> its value; d <= 3 with
  * at least d + 1 distinct nodes in general position -> exact RBF; a singular RBF system or too
  * few nodes -> IDW (power 2, exact at a node); d > 3 -> the Euclidean nearest node (ties: the
- * first). *how_out: the WPART_MK_INTERP_* used.
+ * first). *how_out: the WPART_MULTIKERNEL_INTERP_* used.
  */
-wpart_status_t wpart_mk_interpolate(int32_t n, int32_t d, const double *X, const double *y,
+wpart_status_t wpart_multikernel_interpolate(int32_t n, int32_t d, const double *X, const double *y,
                                     int32_t q, const double *Q, double *out, int32_t *how_out);
 
 /* ---------------------------------------------------------------- simulated runs --------- */
@@ -214,7 +214,7 @@ typedef struct {
     double host_merge, sigma;
     uint64_t seed;
     int64_t run;
-} wpart_mk_sim_t;
+} wpart_multikernel_sim_t;
 
 /**
  * Simulates one run. Outputs (any may be NULL): t_exec[E] completion of every execution,
@@ -222,7 +222,7 @@ typedef struct {
  * n_gpus + 1] copy-engine time of every GPU, compute time of every GPU, compute time of the
  * CPU (its slowest sub-device), and out3 = (T, T_gpu, T_cpu). *events_out: events processed.
  */
-wpart_status_t wpart_mk_sim_run(const wpart_mk_sim_t *in, double *t_exec, double *t_dev,
+wpart_status_t wpart_multikernel_sim_run(const wpart_multikernel_sim_t *in, double *t_exec, double *t_dev,
                                 double *busy, double *out3, int64_t *events_out);
 
 #ifdef __cplusplus

@@ -1,28 +1,10 @@
-"""Compound multi-kernel computations split over CPUs and GPUs [Soldado 2016].
+"""Deprecated: the multi-kernel family is :mod:`wpart.multikernel`; this path goes away in the
+next release."""
 
-The decisions, as pure functions over the C core (:mod:`._decide`): :func:`split`,
-:func:`quantum`, :func:`exec_shares`, :func:`seed_share`, :func:`gpu_fractions`,
-:func:`level_of_parallelism`, :func:`occupancy`, :func:`wgs_candidates`,
-:class:`BisectionGenerator`, :class:`ConfigSearch`, :class:`ImbalanceDetector`,
-:class:`AdaptiveBinarySearch`, :func:`interpolate`; the profile knowledge base
-(:class:`KnowledgeBase`, one JSON file per machine); the decision flow around runs
-(:func:`build_profile`, Algorithm 1 of the paper, and :class:`DecisionLoop`); CPU load
-injection by busy processes (:class:`LoadInjector`); a real CPU beside a paced accelerator
-(:class:`PacedRuntime`) and many runs under the decision loop (:func:`adaptive_runs`). Real execution
-through OpenCL: the paper's benchmarks as shipped OpenCL kernels
-(:mod:`wpart.dynamic.multikernel.opencl`) and computations composed as skeleton trees
-(:mod:`wpart.dynamic.multikernel.skeletons`: Kernel, Pipeline, Loop, Map, MapReduce); both
-need ``pyopencl`` and an OpenCL driver, such as the pip-installable PoCL CPU driver.
-Simulated platforms (the paper's P1 and P2, calibrated to its Table 2) that run the same
-decisions: :mod:`wpart.dynamic.multikernel.sim`.
-"""
+import warnings
 
-from . import _decide, _flow, _kb, _load, _real
-from ._decide import *  # noqa: F403
-from ._kb import *  # noqa: F403
-from ._flow import *  # noqa: F403
-from ._load import *  # noqa: F403
-from ._real import *  # noqa: F403
+from wpart.multikernel import *  # noqa: F403
+from wpart.multikernel import __all__  # noqa: F401
 
-__all__: list[str] = [*_decide.__all__, *_kb.__all__, *_flow.__all__, *_load.__all__,
-                     *_real.__all__]
+warnings.warn("wpart.dynamic.multikernel moved to wpart.multikernel; the old path goes away in "
+              "the next release", DeprecationWarning, stacklevel=2)

@@ -1,5 +1,5 @@
 /*
- * mk_split.c -- partitions of a multi-kernel run [Soldado 2016]: the quantum of an execution,
+ * multikernel_split.c -- partitions of a multi-kernel run [Soldado 2016]: the quantum of an execution,
  * SPLIT (shares -> contiguous partitions respecting every quantum), the static distribution
  * among GPUs, the empty-base seed, the level of parallelism and the GPU occupancy model.
  */
@@ -20,7 +20,7 @@ static int64_t gcd64(int64_t a, int64_t b)
     return a;
 }
 
-wpart_status_t wpart_mk_quantum(int32_t n, const int64_t *a, const int64_t *b, int64_t *q_out)
+wpart_status_t wpart_multikernel_quantum(int32_t n, const int64_t *a, const int64_t *b, int64_t *q_out)
 {
     if (!q_out || n < 0 || (n > 0 && (!a || !b))) {
         return wpart_i_error(WPART_EINVAL, "quantum: NULL argument or negative count");
@@ -45,7 +45,7 @@ wpart_status_t wpart_mk_quantum(int32_t n, const int64_t *a, const int64_t *b, i
     return WPART_OK;
 }
 
-wpart_status_t wpart_mk_exclusive_scan(int32_t n, const int64_t *in, int64_t *out)
+wpart_status_t wpart_multikernel_exclusive_scan(int32_t n, const int64_t *in, int64_t *out)
 {
     if (n < 0 || (n > 0 && (!in || !out))) {
         return wpart_i_error(WPART_EINVAL, "exclusive_scan: NULL argument or negative count");
@@ -67,11 +67,11 @@ wpart_status_t wpart_mk_exclusive_scan(int32_t n, const int64_t *in, int64_t *ou
 typedef struct {
     double r;
     int32_t e;
-} mk_rem_t;
+} multikernel_rem_t;
 
 static int rem_cmp(const void *x, const void *y)
 {
-    const mk_rem_t *a = x, *b = y;
+    const multikernel_rem_t *a = x, *b = y;
     if (a->r != b->r) {
         return a->r > b->r ? -1 : 1;
     }
@@ -87,11 +87,11 @@ static int rem_cmp(const void *x, const void *y)
  * independent of `total`. Values are compared as (cycles taken, starting value), which is
  * exact.
  */
-wpart_status_t wpart_mk_split(int64_t total, int32_t P, const double *shares,
+wpart_status_t wpart_multikernel_split(int64_t total, int32_t P, const double *shares,
                               const int64_t *quanta, int64_t *sizes_out, int64_t *offsets_out)
 {
     wpart_status_t st = WPART_OK;
-    mk_rem_t *ord = NULL;
+    multikernel_rem_t *ord = NULL;
     if (P < 1) {
         return wpart_i_error(WPART_EINVAL, "shares: need at least one execution, got %d",
                              (int)P);
@@ -215,14 +215,14 @@ wpart_status_t wpart_mk_split(int64_t total, int32_t P, const double *shares,
         sizes_out[last] += R; /* the tail: less than every candidate's quantum */
     }
     if (offsets_out) {
-        WPART_CHECK(wpart_mk_exclusive_scan(P, sizes_out, offsets_out));
+        WPART_CHECK(wpart_multikernel_exclusive_scan(P, sizes_out, offsets_out));
     }
 cleanup:
     free(ord);
     return st;
 }
 
-wpart_status_t wpart_mk_level_of_parallelism(int32_t cpu_subdevices, int32_t overlap,
+wpart_status_t wpart_multikernel_level_of_parallelism(int32_t cpu_subdevices, int32_t overlap,
                                              int32_t n_gpus, int cpu_used, int gpu_used,
                                              int64_t *lop_out)
 {
@@ -256,7 +256,7 @@ static wpart_status_t check_scores(int32_t n, const double *score, double *sum_o
     return WPART_OK;
 }
 
-wpart_status_t wpart_mk_seed_share(int32_t n_gpu, const double *gpu_score, double cpu_score,
+wpart_status_t wpart_multikernel_seed_share(int32_t n_gpu, const double *gpu_score, double cpu_score,
                                    double *s_out)
 {
     double sg;
@@ -272,7 +272,7 @@ wpart_status_t wpart_mk_seed_share(int32_t n_gpu, const double *gpu_score, doubl
     return WPART_OK;
 }
 
-wpart_status_t wpart_mk_gpu_fractions(int32_t n_gpu, const double *gpu_score, double s,
+wpart_status_t wpart_multikernel_gpu_fractions(int32_t n_gpu, const double *gpu_score, double s,
                                       double *frac_out)
 {
     double sg;
@@ -292,7 +292,7 @@ wpart_status_t wpart_mk_gpu_fractions(int32_t n_gpu, const double *gpu_score, do
     return WPART_OK;
 }
 
-wpart_status_t wpart_mk_exec_shares(double s, int32_t n_gpu, const double *gpu_score,
+wpart_status_t wpart_multikernel_exec_shares(double s, int32_t n_gpu, const double *gpu_score,
                                     int32_t overlap, int32_t cpu_subdevices, double *phi_out)
 {
     if (overlap < 1 || cpu_subdevices < 0 || !phi_out) {
@@ -329,7 +329,7 @@ wpart_status_t wpart_mk_exec_shares(double s, int32_t n_gpu, const double *gpu_s
 
 /* ---------------------------------------------------------------- occupancy ------------- */
 
-void wpart_mk_gpu_caps_default(wpart_mk_gpu_caps_t *c)
+void wpart_multikernel_gpu_caps_default(wpart_multikernel_gpu_caps_t *c)
 {
     c->wavefront = 64;
     c->simds_cu = 4;
@@ -341,7 +341,7 @@ void wpart_mk_gpu_caps_default(wpart_mk_gpu_caps_t *c)
     c->max_wgs = 256;
 }
 
-static wpart_status_t check_caps(const wpart_mk_gpu_caps_t *c)
+static wpart_status_t check_caps(const wpart_multikernel_gpu_caps_t *c)
 {
     if (!c || c->wavefront < 1 || c->simds_cu < 1 || c->max_waves_simd < 1 ||
         c->max_waves_cu < 1 || c->max_wg_cu < 1 || c->lds_cu < 0 || c->vgprs_lane < 1 ||
@@ -351,7 +351,7 @@ static wpart_status_t check_caps(const wpart_mk_gpu_caps_t *c)
     return WPART_OK;
 }
 
-wpart_status_t wpart_mk_occupancy(const wpart_mk_gpu_caps_t *c, int32_t wgs, int32_t lds_per_wg,
+wpart_status_t wpart_multikernel_occupancy(const wpart_multikernel_gpu_caps_t *c, int32_t wgs, int32_t lds_per_wg,
                                   int32_t vgpr_per_thread, double *occ_out)
 {
     wpart_status_t st = check_caps(c);
@@ -386,7 +386,7 @@ wpart_status_t wpart_mk_occupancy(const wpart_mk_gpu_caps_t *c, int32_t wgs, int
     return WPART_OK;
 }
 
-wpart_status_t wpart_mk_wgs_candidates(const wpart_mk_gpu_caps_t *c, int32_t lds_per_wg,
+wpart_status_t wpart_multikernel_wgs_candidates(const wpart_multikernel_gpu_caps_t *c, int32_t lds_per_wg,
                                        int32_t vgpr_per_thread, double threshold,
                                        int32_t *wgs_out, double *occ_out, int32_t cap,
                                        int32_t *count_out)
@@ -416,7 +416,7 @@ wpart_status_t wpart_mk_wgs_candidates(const wpart_mk_gpu_caps_t *c, int32_t lds
         if (size > c->max_wgs) {
             size = c->max_wgs;
         }
-        st = wpart_mk_occupancy(c, size, lds_per_wg, vgpr_per_thread, &o[k]);
+        st = wpart_multikernel_occupancy(c, size, lds_per_wg, vgpr_per_thread, &o[k]);
         if (st != WPART_OK) {
             free(w);
             free(o);

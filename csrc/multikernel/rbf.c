@@ -1,5 +1,5 @@
 /*
- * mk_rbf.c -- scattered-data interpolation that derives a configuration for an unseen
+ * multikernel_rbf.c -- scattered-data interpolation that derives a configuration for an unseen
  * workload from stored profiles [Soldado 2016, Sec. 3.2.3]: exact polyharmonic RBF
  * (r^2 log r plus an affine tail, solved by LU with partial pivoting) for 1 to 3 dimensions,
  * inverse distance weighting when the RBF system is singular or the nodes too few, and the
@@ -146,7 +146,7 @@ static double idw(int32_t n, int32_t d, const double *X, const double *y, const 
     return num / den;
 }
 
-wpart_status_t wpart_mk_interpolate(int32_t n, int32_t d, const double *X, const double *y,
+wpart_status_t wpart_multikernel_interpolate(int32_t n, int32_t d, const double *X, const double *y,
                                     int32_t q, const double *Q, double *out, int32_t *how_out)
 {
     wpart_status_t st = WPART_OK;
@@ -205,25 +205,25 @@ wpart_status_t wpart_mk_interpolate(int32_t n, int32_t d, const double *X, const
     }
     int32_t how;
     if (m == 1) {
-        how = WPART_MK_INTERP_NODE;
+        how = WPART_MULTIKERNEL_INTERP_NODE;
     } else if (d > 3) {
-        how = WPART_MK_INTERP_NEAREST;
+        how = WPART_MULTIKERNEL_INTERP_NEAREST;
     } else if (m >= d + 1) {
         int r = rbf_fit(m, d, U, v, coef);
         if (r == -2) {
             WPART_FAIL(WPART_ENOMEM, "RBF system of %d nodes", (int)m);
         }
-        how = r == 0 ? WPART_MK_INTERP_RBF : WPART_MK_INTERP_IDW;
+        how = r == 0 ? WPART_MULTIKERNEL_INTERP_RBF : WPART_MULTIKERNEL_INTERP_IDW;
     } else {
-        how = WPART_MK_INTERP_IDW;
+        how = WPART_MULTIKERNEL_INTERP_IDW;
     }
     for (int32_t k = 0; k < q; k++) {
         const double *x = Q + (int64_t)k * d;
         double r;
         switch (how) {
-        case WPART_MK_INTERP_NODE: r = v[0]; break;
-        case WPART_MK_INTERP_NEAREST: r = v[nearest(m, d, U, x)]; break;
-        case WPART_MK_INTERP_RBF: {
+        case WPART_MULTIKERNEL_INTERP_NODE: r = v[0]; break;
+        case WPART_MULTIKERNEL_INTERP_NEAREST: r = v[nearest(m, d, U, x)]; break;
+        case WPART_MULTIKERNEL_INTERP_RBF: {
             /* exact at a node (the solve's rounding is not) */
             int32_t j = nearest(m, d, U, x);
             r = dist2(d, U + (int64_t)j * d, x) == 0.0 ? v[j] : rbf_eval(m, d, U, coef, x);

@@ -1,32 +1,33 @@
 /*
- * sim_loop.h -- the one event loop of wpart.dynamic (private): an engine core that owns the
- * event queue (sim_heap.h: (time, insertion) order), the simulated clock, the event count,
+ * event_loop.h -- the one event loop of the core's simulators (private, shared by
+ * wpart.dynamic and wpart.multikernel): an engine core that owns the
+ * event queue (event_heap.h: (time, insertion) order), the simulated clock, the event count,
  * Ctrl-C / time-limit / max_events polling and a table of handlers by event type. A run
  * registers the handlers of its event types and calls wpart_i_loop_run, which pops events in
  * order and dispatches each to its handler until the queue is empty or a handler stops it.
  *
- * Part 1's block protocol, simulated (sim.c: EV_XFER_DONE .. EV_RATE_CHANGE) or fed by real
- * workers (sim_drive.c: EV_EXT_*, through the wait hook), and the multi-kernel runs (mk_sim.c:
- * EV_MK_*) are sets of handlers over this same loop; new kinds of events are new handlers,
+ * wpart.dynamic's block protocol, simulated (csrc/dynamic/sim.c) or fed by real workers
+ * (csrc/dynamic/sim_drive.c, through the wait hook), and the multi-kernel runs
+ * (csrc/multikernel/sim.c) are sets of handlers over this same loop; new kinds of events are new handlers,
  * not a new loop.
  */
-#ifndef WPART_SIM_LOOP_H
-#define WPART_SIM_LOOP_H
+#ifndef WPART_EVENT_LOOP_H
+#define WPART_EVENT_LOOP_H
 
 #include "internal.h"
-#include "sim_heap.h"
+#include "event_heap.h"
 
-#define WPART_I_LOOP_TYPES 32 /* event types 0 .. 31 (sim_engine.h lists them) */
+#define WPART_I_LOOP_TYPES 32 /* event types 0 .. 31 (each run numbers its own) */
 #define WPART_I_LOOP_POLL 4096 /* events between two polls of the control hooks */
 
 typedef struct wpart_i_loop wpart_i_loop_t;
 
 /** Handles one event (lp->now == ev->t); may push events and set lp->stop. */
 typedef wpart_status_t (*wpart_i_loop_handler_t)(void *ctx, wpart_i_loop_t *lp,
-                                                 const wpart_i_dyn_event_t *ev);
+                                                 const wpart_i_event_t *ev);
 
 struct wpart_i_loop {
-    wpart_i_dyn_heap_t heap;
+    wpart_i_heap_t heap;
     double now;       /* time of the event being handled (the last one after the run) */
     int64_t n_events; /* events popped so far */
     int stop;         /* set by a handler: the run ends after this event */
@@ -54,7 +55,7 @@ void wpart_i_loop_on(wpart_i_loop_t *lp, int32_t type, wpart_i_loop_handler_t h)
 static inline wpart_status_t wpart_i_loop_push(wpart_i_loop_t *lp, double t, int32_t type,
                                                int32_t pu, int64_t arg)
 {
-    return wpart_i_dyn_heap_push(&lp->heap, t, type, pu, arg);
+    return wpart_i_heap_push(&lp->heap, t, type, pu, arg);
 }
 
 /** Runs until a handler (or the wait hook) sets lp->stop or, without a wait hook, the queue
@@ -62,4 +63,4 @@ static inline wpart_status_t wpart_i_loop_push(wpart_i_loop_t *lp, double t, int
  *  control hooks and max_events end it with that status. */
 wpart_status_t wpart_i_loop_run(wpart_i_loop_t *lp);
 
-#endif /* WPART_SIM_LOOP_H */
+#endif /* WPART_EVENT_LOOP_H */

@@ -1,17 +1,17 @@
-/* dynamic_mksim.c -- binding of the simulated multi-kernel run (wpart_mk_sim_run,
+/* dynamic_mksim.c -- binding of the simulated multi-kernel run (wpart_multikernel_sim_run,
  * wpart/multikernel.h). Arrays must already have the exact dtype and lengths (the Python layer,
  * wpart/dynamic/multikernel/_simulate.py, converts and validates); the C side checks values. */
 #include "wpy.h"
 #include "wpart/multikernel.h"
 
-static PyObject *py_mk_sim_run(PyObject *self, PyObject *args)
+static PyObject *py_multikernel_sim_run(PyObject *self, PyObject *args)
 {
     int n_gpus, overlap, n_cpu, iters, sync;
     PyObject *uo, *go, *co;
     double p[11];
     unsigned long long seed;
     long long run;
-    if (!PyArg_ParseTuple(args, "iiiOOO(ddddddddddd)iiKL:mk_sim_run", &n_gpus, &overlap, &n_cpu,
+    if (!PyArg_ParseTuple(args, "iiiOOO(ddddddddddd)iiKL:multikernel_sim_run", &n_gpus, &overlap, &n_cpu,
                           &uo, &go, &co, &p[0], &p[1], &p[2], &p[3], &p[4], &p[5], &p[6], &p[7],
                           &p[8], &p[9], &p[10], &iters, &sync, &seed, &run)) {
         return NULL;
@@ -25,7 +25,7 @@ static PyObject *py_mk_sim_run(PyObject *self, PyObject *args)
     if (n_gpus < 0 || n_cpu < 0 || overlap < 1 || PyArray_DIM(g, 0) != n_gpus ||
         PyArray_DIM(c, 0) != n_cpu ||
         PyArray_DIM(u, 0) != (npy_intp)n_gpus * overlap + n_cpu) {
-        PyErr_SetString(wpy_ValueError, "mk_sim_run: array lengths do not match the devices");
+        PyErr_SetString(wpy_ValueError, "multikernel_sim_run: array lengths do not match the devices");
         goto fail;
     }
     npy_intp E = PyArray_DIM(u, 0), D = n_gpus + 1, B = 2 * n_gpus + 1;
@@ -35,7 +35,7 @@ static PyObject *py_mk_sim_run(PyObject *self, PyObject *args)
     if (!te || !td || !tb) {
         goto fail;
     }
-    wpart_mk_sim_t in = {.n_gpus = n_gpus, .overlap = overlap, .n_cpu = n_cpu,
+    wpart_multikernel_sim_t in = {.n_gpus = n_gpus, .overlap = overlap, .n_cpu = n_cpu,
                          .units = PyArray_DATA(u), .gpu_comp = PyArray_DATA(g),
                          .gpu_up = p[0], .gpu_down = p[1], .gpu_copy = p[2], .lat_x = p[3],
                          .lat_k = p[4], .cpu_rate = PyArray_DATA(c), .cpu_fixed = p[5],
@@ -46,7 +46,7 @@ static PyObject *py_mk_sim_run(PyObject *self, PyObject *args)
     int64_t events = 0;
     wpart_status_t st;
     Py_BEGIN_ALLOW_THREADS
-    st = wpart_mk_sim_run(&in, PyArray_DATA((PyArrayObject *)te), PyArray_DATA((PyArrayObject *)td),
+    st = wpart_multikernel_sim_run(&in, PyArray_DATA((PyArrayObject *)te), PyArray_DATA((PyArrayObject *)td),
                           PyArray_DATA((PyArrayObject *)tb), out3, &events);
     Py_END_ALLOW_THREADS
     if (st != WPART_OK) {
@@ -68,14 +68,14 @@ fail:
 }
 
 static PyMethodDef mksim_methods[] = {
-    {"mk_sim_run", py_mk_sim_run, METH_VARARGS,
-     "mk_sim_run(n_gpus, overlap, n_cpu, units, gpu_comp, cpu_rate, (gpu_up, gpu_down, "
+    {"multikernel_sim_run", py_multikernel_sim_run, METH_VARARGS,
+     "multikernel_sim_run(n_gpus, overlap, n_cpu, units, gpu_comp, cpu_rate, (gpu_up, gpu_down, "
      "gpu_copy, lat_x, lat_k, cpu_fixed, ws, cap, lambda, host_merge, sigma), iters, sync, seed, "
      "run) -> (T, T_gpu, T_cpu, t_exec, t_dev, busy, events)"},
     {NULL, NULL, 0, NULL},
 };
 
-int wpy_dynamic_mksim_init(PyObject *m)
+int wpy_multikernel_sim_init(PyObject *m)
 {
     return PyModule_AddFunctions(m, mksim_methods);
 }

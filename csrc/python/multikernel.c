@@ -1,4 +1,4 @@
-/* dynamic_mk.c -- binding of the multi-kernel decisions (wpart/multikernel.h).
+/* multikernel.c -- binding of the multi-kernel decisions (wpart/multikernel.h).
  *
  * The state machines (bisection generator, configuration search, detector, adaptive binary
  * search) keep their C state in a bytearray owned by the Python object
@@ -50,7 +50,7 @@ static PyObject *py_split(PyObject *self, PyObject *args)
 {
     long long total;
     PyObject *so, *qo;
-    if (!PyArg_ParseTuple(args, "LOO:mk_split", &total, &so, &qo)) {
+    if (!PyArg_ParseTuple(args, "LOO:multikernel_split", &total, &so, &qo)) {
         return NULL;
     }
     PyArrayObject *s = vec(so, "shares", NPY_FLOAT64), *q = NULL;
@@ -77,7 +77,7 @@ static PyObject *py_split(PyObject *self, PyObject *args)
     const int64_t *pq = PyArray_DATA(q);
     int64_t *pn = PyArray_DATA((PyArrayObject *)sizes), *po = PyArray_DATA((PyArrayObject *)offs);
     Py_BEGIN_ALLOW_THREADS
-    st = wpart_mk_split(total, P, ps, pq, pn, po);
+    st = wpart_multikernel_split(total, P, ps, pq, pn, po);
     Py_END_ALLOW_THREADS
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
@@ -97,7 +97,7 @@ fail:
 static PyObject *py_quantum(PyObject *self, PyObject *args)
 {
     PyObject *ao, *bo;
-    if (!PyArg_ParseTuple(args, "OO:mk_quantum", &ao, &bo)) {
+    if (!PyArg_ParseTuple(args, "OO:multikernel_quantum", &ao, &bo)) {
         return NULL;
     }
     PyArrayObject *a = vec(ao, "a", NPY_INT64), *b = NULL;
@@ -112,7 +112,7 @@ static PyObject *py_quantum(PyObject *self, PyObject *args)
         if (PyArray_DIM(b, 0) != n) {
             PyErr_Format(wpy_ValueError, "`b` must have the length of `a`");
         } else {
-            st = wpart_mk_quantum(n, PyArray_DATA(a), PyArray_DATA(b), &qv);
+            st = wpart_multikernel_quantum(n, PyArray_DATA(a), PyArray_DATA(b), &qv);
             if (st != WPART_OK) {
                 wpy_raise(st, "constraints");
             }
@@ -129,11 +129,11 @@ static PyObject *py_quantum(PyObject *self, PyObject *args)
 static PyObject *py_lop(PyObject *self, PyObject *args)
 {
     int c, o, g, cu, gu;
-    if (!PyArg_ParseTuple(args, "iiipp:mk_level_of_parallelism", &c, &o, &g, &cu, &gu)) {
+    if (!PyArg_ParseTuple(args, "iiipp:multikernel_level_of_parallelism", &c, &o, &g, &cu, &gu)) {
         return NULL;
     }
     int64_t lop;
-    wpart_status_t st = wpart_mk_level_of_parallelism(c, o, g, cu, gu, &lop);
+    wpart_status_t st = wpart_multikernel_level_of_parallelism(c, o, g, cu, gu, &lop);
     if (st != WPART_OK) {
         return wpy_raise(st, NULL);
     }
@@ -145,7 +145,7 @@ static PyObject *py_exec_shares(PyObject *self, PyObject *args)
     double s;
     PyObject *go;
     int overlap, csub;
-    if (!PyArg_ParseTuple(args, "dOii:mk_exec_shares", &s, &go, &overlap, &csub)) {
+    if (!PyArg_ParseTuple(args, "dOii:multikernel_exec_shares", &s, &go, &overlap, &csub)) {
         return NULL;
     }
     PyArrayObject *g = vec(go, "gpu_scores", NPY_FLOAT64);
@@ -166,7 +166,7 @@ static PyObject *py_exec_shares(PyObject *self, PyObject *args)
         Py_DECREF(g);
         return NULL;
     }
-    wpart_status_t st = wpart_mk_exec_shares(s, G, PyArray_DATA(g), overlap, csub,
+    wpart_status_t st = wpart_multikernel_exec_shares(s, G, PyArray_DATA(g), overlap, csub,
                                              PyArray_DATA((PyArrayObject *)out));
     Py_DECREF(g);
     if (st != WPART_OK) {
@@ -180,7 +180,7 @@ static PyObject *py_seed_share(PyObject *self, PyObject *args)
 {
     PyObject *go;
     double cpu;
-    if (!PyArg_ParseTuple(args, "Od:mk_seed_share", &go, &cpu)) {
+    if (!PyArg_ParseTuple(args, "Od:multikernel_seed_share", &go, &cpu)) {
         return NULL;
     }
     int32_t G;
@@ -189,12 +189,12 @@ static PyObject *py_seed_share(PyObject *self, PyObject *args)
         return NULL;
     }
     double s = 0.0;
-    wpart_status_t st = wpart_mk_seed_share(G, PyArray_DATA(g), cpu, &s);
+    wpart_status_t st = wpart_multikernel_seed_share(G, PyArray_DATA(g), cpu, &s);
     Py_DECREF(g);
     return st == WPART_OK ? PyFloat_FromDouble(s) : wpy_raise(st, NULL);
 }
 
-static int parse_caps(PyObject *o, wpart_mk_gpu_caps_t *c)
+static int parse_caps(PyObject *o, wpart_multikernel_gpu_caps_t *c)
 {
     if (!PyArg_ParseTuple(o, "iiiiiiii", &c->wavefront, &c->simds_cu, &c->max_waves_simd,
                           &c->max_waves_cu, &c->max_wg_cu, &c->lds_cu, &c->vgprs_lane,
@@ -208,13 +208,13 @@ static PyObject *py_occupancy(PyObject *self, PyObject *args)
 {
     PyObject *co;
     int wgs, lds, vgpr;
-    wpart_mk_gpu_caps_t c;
-    if (!PyArg_ParseTuple(args, "O!iii:mk_occupancy", &PyTuple_Type, &co, &wgs, &lds, &vgpr) ||
+    wpart_multikernel_gpu_caps_t c;
+    if (!PyArg_ParseTuple(args, "O!iii:multikernel_occupancy", &PyTuple_Type, &co, &wgs, &lds, &vgpr) ||
         parse_caps(co, &c) < 0) {
         return NULL;
     }
     double occ;
-    wpart_status_t st = wpart_mk_occupancy(&c, wgs, lds, vgpr, &occ);
+    wpart_status_t st = wpart_multikernel_occupancy(&c, wgs, lds, vgpr, &occ);
     if (st != WPART_OK) {
         return wpy_raise(st, NULL);
     }
@@ -226,8 +226,8 @@ static PyObject *py_wgs_candidates(PyObject *self, PyObject *args)
     PyObject *co;
     int lds, vgpr;
     double thr;
-    wpart_mk_gpu_caps_t c;
-    if (!PyArg_ParseTuple(args, "O!iid:mk_wgs_candidates", &PyTuple_Type, &co, &lds, &vgpr,
+    wpart_multikernel_gpu_caps_t c;
+    if (!PyArg_ParseTuple(args, "O!iid:multikernel_wgs_candidates", &PyTuple_Type, &co, &lds, &vgpr,
                           &thr) ||
         parse_caps(co, &c) < 0) {
         return NULL;
@@ -240,7 +240,7 @@ static PyObject *py_wgs_candidates(PyObject *self, PyObject *args)
         PyMem_Free(o);
         return wpy_nomem();
     }
-    wpart_status_t st = wpart_mk_wgs_candidates(&c, lds, vgpr, thr, w, o, cap, &cnt);
+    wpart_status_t st = wpart_multikernel_wgs_candidates(&c, lds, vgpr, thr, w, o, cap, &cnt);
     PyObject *ws = NULL, *os = NULL;
     if (st == WPART_OK) {
         ws = new_i64(cnt);
@@ -300,27 +300,27 @@ static PyObject *state_new(wpart_status_t status, const void *st, size_t size)
 static PyObject *py_bisect_new(PyObject *self, PyObject *args)
 {
     double x_min;
-    if (!PyArg_ParseTuple(args, "d:mk_bisect_new", &x_min)) {
+    if (!PyArg_ParseTuple(args, "d:multikernel_bisect_new", &x_min)) {
         return NULL;
     }
-    wpart_mk_bisect_t b;
-    return state_new(wpart_mk_bisect_init(&b, x_min), &b, sizeof b);
+    wpart_multikernel_bisect_t b;
+    return state_new(wpart_multikernel_bisect_init(&b, x_min), &b, sizeof b);
 }
 
 static PyObject *py_bisect_feedback(PyObject *self, PyObject *args)
 {
     PyObject *o;
     double tg, tc;
-    if (!PyArg_ParseTuple(args, "Odd:mk_bisect_feedback", &o, &tg, &tc)) {
+    if (!PyArg_ParseTuple(args, "Odd:multikernel_bisect_feedback", &o, &tg, &tc)) {
         return NULL;
     }
-    wpart_mk_bisect_t b;
+    wpart_multikernel_bisect_t b;
     void *p = state_load(o, &b, sizeof b, "bisection");
     if (!p) {
         return NULL;
     }
     int ex = 0;
-    wpart_status_t st = wpart_mk_bisect_feedback(&b, tg, tc, &ex);
+    wpart_status_t st = wpart_multikernel_bisect_feedback(&b, tg, tc, &ex);
     if (st != WPART_OK) {
         return wpy_raise(st, NULL);
     }
@@ -330,38 +330,38 @@ static PyObject *py_bisect_feedback(PyObject *self, PyObject *args)
 
 static PyObject *py_bisect_get(PyObject *self, PyObject *o)
 {
-    wpart_mk_bisect_t b;
+    wpart_multikernel_bisect_t b;
     void *p = state_load(o, &b, sizeof b, "bisection");
     if (!p) {
         return NULL;
     }
     return Py_BuildValue("(ddddiid)", b.g, b.c, b.X, b.x_min, (int)b.iter, (int)b.exhausted,
-                         wpart_mk_bisect_candidate(&b));
+                         wpart_multikernel_bisect_candidate(&b));
 }
 
 static PyObject *py_search_new(PyObject *self, PyObject *args)
 {
     int nf, no, nw;
-    if (!PyArg_ParseTuple(args, "iii:mk_search_new", &nf, &no, &nw)) {
+    if (!PyArg_ParseTuple(args, "iii:multikernel_search_new", &nf, &no, &nw)) {
         return NULL;
     }
-    wpart_mk_search_t s;
-    return state_new(wpart_mk_search_init(&s, nf, no, nw), &s, sizeof s);
+    wpart_multikernel_search_t s;
+    return state_new(wpart_multikernel_search_init(&s, nf, no, nw), &s, sizeof s);
 }
 
 static PyObject *py_search_report(PyObject *self, PyObject *args)
 {
     PyObject *o;
     double t;
-    if (!PyArg_ParseTuple(args, "Od:mk_search_report", &o, &t)) {
+    if (!PyArg_ParseTuple(args, "Od:multikernel_search_report", &o, &t)) {
         return NULL;
     }
-    wpart_mk_search_t s;
+    wpart_multikernel_search_t s;
     void *p = state_load(o, &s, sizeof s, "search");
     if (!p) {
         return NULL;
     }
-    wpart_status_t st = wpart_mk_search_report(&s, t);
+    wpart_status_t st = wpart_multikernel_search_report(&s, t);
     if (st != WPART_OK) {
         return wpy_raise(st, NULL);
     }
@@ -371,13 +371,13 @@ static PyObject *py_search_report(PyObject *self, PyObject *args)
 
 static PyObject *py_search_get(PyObject *self, PyObject *o)
 {
-    wpart_mk_search_t s;
+    wpart_multikernel_search_t s;
     void *p = state_load(o, &s, sizeof s, "search");
     if (!p) {
         return NULL;
     }
     int32_t f, ov, w;
-    int more = wpart_mk_search_next(&s, &f, &ov, &w);
+    int more = wpart_multikernel_search_next(&s, &f, &ov, &w);
     return Py_BuildValue("(iiiidiiii)", more, (int)f, (int)ov, (int)w, s.best, (int)s.best_fi,
                          (int)s.best_oi, (int)s.best_wi, (int)s.evaluated);
 }
@@ -385,20 +385,20 @@ static PyObject *py_search_get(PyObject *self, PyObject *o)
 static PyObject *py_detector_new(PyObject *self, PyObject *args)
 {
     double w, md, cf;
-    if (!PyArg_ParseTuple(args, "ddd:mk_detector_new", &w, &md, &cf)) {
+    if (!PyArg_ParseTuple(args, "ddd:multikernel_detector_new", &w, &md, &cf)) {
         return NULL;
     }
-    wpart_mk_detector_t d;
-    return state_new(wpart_mk_detector_init(&d, w, md, cf), &d, sizeof d);
+    wpart_multikernel_detector_t d;
+    return state_new(wpart_multikernel_detector_init(&d, w, md, cf), &d, sizeof d);
 }
 
 static PyObject *py_detector_update(PyObject *self, PyObject *args)
 {
     PyObject *o, *to;
-    if (!PyArg_ParseTuple(args, "OO:mk_detector_update", &o, &to)) {
+    if (!PyArg_ParseTuple(args, "OO:multikernel_detector_update", &o, &to)) {
         return NULL;
     }
-    wpart_mk_detector_t d;
+    wpart_multikernel_detector_t d;
     void *p = state_load(o, &d, sizeof d, "detector");
     int32_t n;
     PyArrayObject *t = p ? vec_f64_n(to, "t_dev", &n) : NULL;
@@ -407,7 +407,7 @@ static PyObject *py_detector_update(PyObject *self, PyObject *args)
     }
     int fire = 0;
     double dev = 0.0;
-    wpart_status_t st = wpart_mk_detector_update(&d, n, PyArray_DATA(t), &fire, &dev);
+    wpart_status_t st = wpart_multikernel_detector_update(&d, n, PyArray_DATA(t), &fire, &dev);
     Py_DECREF(t);
     if (st != WPART_OK) {
         return wpy_raise(st, "t_dev");
@@ -418,19 +418,19 @@ static PyObject *py_detector_update(PyObject *self, PyObject *args)
 
 static PyObject *py_detector_reset(PyObject *self, PyObject *o)
 {
-    wpart_mk_detector_t d;
+    wpart_multikernel_detector_t d;
     void *p = state_load(o, &d, sizeof d, "detector");
     if (!p) {
         return NULL;
     }
-    wpart_mk_detector_reset(&d);
+    wpart_multikernel_detector_reset(&d);
     memcpy(p, &d, sizeof d);
     Py_RETURN_NONE;
 }
 
 static PyObject *py_detector_get(PyObject *self, PyObject *o)
 {
-    wpart_mk_detector_t d;
+    wpart_multikernel_detector_t d;
     void *p = state_load(o, &d, sizeof d, "detector");
     if (!p) {
         return NULL;
@@ -447,7 +447,7 @@ static PyObject *py_balance_ratio(PyObject *self, PyObject *to)
         return NULL;
     }
     double r = 0.0;
-    wpart_status_t st = wpart_mk_balance_ratio(n, PyArray_DATA(t), &r);
+    wpart_status_t st = wpart_multikernel_balance_ratio(n, PyArray_DATA(t), &r);
     Py_DECREF(t);
     return st == WPART_OK ? PyFloat_FromDouble(r) : wpy_raise(st, NULL);
 }
@@ -455,27 +455,27 @@ static PyObject *py_balance_ratio(PyObject *self, PyObject *to)
 static PyObject *py_abs_new(PyObject *self, PyObject *args)
 {
     double s, ti, tmin, tmax;
-    if (!PyArg_ParseTuple(args, "dddd:mk_abs_new", &s, &ti, &tmin, &tmax)) {
+    if (!PyArg_ParseTuple(args, "dddd:multikernel_abs_new", &s, &ti, &tmin, &tmax)) {
         return NULL;
     }
-    wpart_mk_abs_t a;
-    return state_new(wpart_mk_abs_start(&a, s, ti, tmin, tmax), &a, sizeof a);
+    wpart_multikernel_abs_t a;
+    return state_new(wpart_multikernel_abs_start(&a, s, ti, tmin, tmax), &a, sizeof a);
 }
 
 static PyObject *py_abs_step(PyObject *self, PyObject *args)
 {
     PyObject *o;
     double tg, tc;
-    if (!PyArg_ParseTuple(args, "Odd:mk_abs_step", &o, &tg, &tc)) {
+    if (!PyArg_ParseTuple(args, "Odd:multikernel_abs_step", &o, &tg, &tc)) {
         return NULL;
     }
-    wpart_mk_abs_t a;
+    wpart_multikernel_abs_t a;
     void *p = state_load(o, &a, sizeof a, "adaptive binary search");
     if (!p) {
         return NULL;
     }
     double s;
-    wpart_status_t st = wpart_mk_abs_step(&a, tg, tc, &s);
+    wpart_status_t st = wpart_multikernel_abs_step(&a, tg, tc, &s);
     if (st != WPART_OK) {
         return wpy_raise(st, NULL);
     }
@@ -485,7 +485,7 @@ static PyObject *py_abs_step(PyObject *self, PyObject *args)
 
 static PyObject *py_abs_get(PyObject *self, PyObject *o)
 {
-    wpart_mk_abs_t a;
+    wpart_multikernel_abs_t a;
     void *p = state_load(o, &a, sizeof a, "adaptive binary search");
     if (!p) {
         return NULL;
@@ -497,7 +497,7 @@ static PyObject *py_abs_get(PyObject *self, PyObject *o)
 static PyObject *py_interpolate(PyObject *self, PyObject *args)
 {
     PyObject *xo, *yo, *qo;
-    if (!PyArg_ParseTuple(args, "OOO:mk_interpolate", &xo, &yo, &qo)) {
+    if (!PyArg_ParseTuple(args, "OOO:multikernel_interpolate", &xo, &yo, &qo)) {
         return NULL;
     }
     PyArrayObject *X = wpy_input_array(xo, "X", NPY_FLOAT64, 2, 2), *y = NULL, *Q = NULL;
@@ -523,7 +523,7 @@ static PyObject *py_interpolate(PyObject *self, PyObject *args)
     const double *px = PyArray_DATA(X), *py = PyArray_DATA(y), *pq = PyArray_DATA(Q);
     double *po = PyArray_DATA((PyArrayObject *)out);
     Py_BEGIN_ALLOW_THREADS
-    st = wpart_mk_interpolate((int32_t)n, (int32_t)d, px, py, (int32_t)q, pq, po, &how);
+    st = wpart_multikernel_interpolate((int32_t)n, (int32_t)d, px, py, (int32_t)q, pq, po, &how);
     Py_END_ALLOW_THREADS
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
@@ -541,38 +541,38 @@ fail:
     return NULL;
 }
 
-static PyMethodDef mk_methods[] = {
-    {"mk_split", py_split, METH_VARARGS, "mk_split(total, shares, quanta) -> (sizes, offsets)"},
-    {"mk_quantum", py_quantum, METH_VARARGS, "mk_quantum(a, b) -> q"},
-    {"mk_level_of_parallelism", py_lop, METH_VARARGS,
-     "mk_level_of_parallelism(cpu_subdevices, overlap, n_gpus, cpu_used, gpu_used)"},
-    {"mk_exec_shares", py_exec_shares, METH_VARARGS,
-     "mk_exec_shares(s, gpu_scores, overlap, cpu_subdevices)"},
-    {"mk_seed_share", py_seed_share, METH_VARARGS, "mk_seed_share(gpu_scores, cpu_score)"},
-    {"mk_occupancy", py_occupancy, METH_VARARGS, "mk_occupancy(caps, wgs, lds, vgpr)"},
-    {"mk_wgs_candidates", py_wgs_candidates, METH_VARARGS,
-     "mk_wgs_candidates(caps, lds, vgpr, threshold) -> (wgs, occupancy)"},
-    {"mk_bisect_new", py_bisect_new, METH_VARARGS, "mk_bisect_new(x_min) -> state"},
-    {"mk_bisect_feedback", py_bisect_feedback, METH_VARARGS,
-     "mk_bisect_feedback(state, t_gpu, t_cpu) -> exhausted"},
-    {"mk_bisect_get", py_bisect_get, METH_O, "mk_bisect_get(state) -> tuple"},
-    {"mk_search_new", py_search_new, METH_VARARGS, "mk_search_new(nf, no, nw) -> state"},
-    {"mk_search_report", py_search_report, METH_VARARGS, "mk_search_report(state, t)"},
-    {"mk_search_get", py_search_get, METH_O, "mk_search_get(state) -> tuple"},
-    {"mk_detector_new", py_detector_new, METH_VARARGS, "mk_detector_new(w, max_dev, cf)"},
-    {"mk_detector_update", py_detector_update, METH_VARARGS,
-     "mk_detector_update(state, t_dev) -> (fire, dev)"},
-    {"mk_detector_reset", py_detector_reset, METH_O, "mk_detector_reset(state)"},
-    {"mk_detector_get", py_detector_get, METH_O, "mk_detector_get(state) -> tuple"},
-    {"mk_balance_ratio", py_balance_ratio, METH_O, "mk_balance_ratio(t_dev) -> float"},
-    {"mk_abs_new", py_abs_new, METH_VARARGS, "mk_abs_new(s, T_init, T_min, T_max) -> state"},
-    {"mk_abs_step", py_abs_step, METH_VARARGS, "mk_abs_step(state, t_gpu, t_cpu) -> s"},
-    {"mk_abs_get", py_abs_get, METH_O, "mk_abs_get(state) -> tuple"},
-    {"mk_interpolate", py_interpolate, METH_VARARGS, "mk_interpolate(X, y, x) -> (values, how)"},
+static PyMethodDef multikernel_methods[] = {
+    {"multikernel_split", py_split, METH_VARARGS, "multikernel_split(total, shares, quanta) -> (sizes, offsets)"},
+    {"multikernel_quantum", py_quantum, METH_VARARGS, "multikernel_quantum(a, b) -> q"},
+    {"multikernel_level_of_parallelism", py_lop, METH_VARARGS,
+     "multikernel_level_of_parallelism(cpu_subdevices, overlap, n_gpus, cpu_used, gpu_used)"},
+    {"multikernel_exec_shares", py_exec_shares, METH_VARARGS,
+     "multikernel_exec_shares(s, gpu_scores, overlap, cpu_subdevices)"},
+    {"multikernel_seed_share", py_seed_share, METH_VARARGS, "multikernel_seed_share(gpu_scores, cpu_score)"},
+    {"multikernel_occupancy", py_occupancy, METH_VARARGS, "multikernel_occupancy(caps, wgs, lds, vgpr)"},
+    {"multikernel_wgs_candidates", py_wgs_candidates, METH_VARARGS,
+     "multikernel_wgs_candidates(caps, lds, vgpr, threshold) -> (wgs, occupancy)"},
+    {"multikernel_bisect_new", py_bisect_new, METH_VARARGS, "multikernel_bisect_new(x_min) -> state"},
+    {"multikernel_bisect_feedback", py_bisect_feedback, METH_VARARGS,
+     "multikernel_bisect_feedback(state, t_gpu, t_cpu) -> exhausted"},
+    {"multikernel_bisect_get", py_bisect_get, METH_O, "multikernel_bisect_get(state) -> tuple"},
+    {"multikernel_search_new", py_search_new, METH_VARARGS, "multikernel_search_new(nf, no, nw) -> state"},
+    {"multikernel_search_report", py_search_report, METH_VARARGS, "multikernel_search_report(state, t)"},
+    {"multikernel_search_get", py_search_get, METH_O, "multikernel_search_get(state) -> tuple"},
+    {"multikernel_detector_new", py_detector_new, METH_VARARGS, "multikernel_detector_new(w, max_dev, cf)"},
+    {"multikernel_detector_update", py_detector_update, METH_VARARGS,
+     "multikernel_detector_update(state, t_dev) -> (fire, dev)"},
+    {"multikernel_detector_reset", py_detector_reset, METH_O, "multikernel_detector_reset(state)"},
+    {"multikernel_detector_get", py_detector_get, METH_O, "multikernel_detector_get(state) -> tuple"},
+    {"multikernel_balance_ratio", py_balance_ratio, METH_O, "multikernel_balance_ratio(t_dev) -> float"},
+    {"multikernel_abs_new", py_abs_new, METH_VARARGS, "multikernel_abs_new(s, T_init, T_min, T_max) -> state"},
+    {"multikernel_abs_step", py_abs_step, METH_VARARGS, "multikernel_abs_step(state, t_gpu, t_cpu) -> s"},
+    {"multikernel_abs_get", py_abs_get, METH_O, "multikernel_abs_get(state) -> tuple"},
+    {"multikernel_interpolate", py_interpolate, METH_VARARGS, "multikernel_interpolate(X, y, x) -> (values, how)"},
     {NULL, NULL, 0, NULL},
 };
 
-int wpy_dynamic_mk_init(PyObject *m)
+int wpy_multikernel_init(PyObject *m)
 {
-    return PyModule_AddFunctions(m, mk_methods);
+    return PyModule_AddFunctions(m, multikernel_methods);
 }

@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ... import _core
-from ..._errors import WpartOverflowError, WpartTypeError, WpartValueError
-from ..._validate import as_float, as_int
+from .. import _core
+from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
+from .._validate import as_float, as_int
 
 __all__ = [
     "MK_DEFAULTS",
@@ -157,7 +157,7 @@ def split(total: int, shares: Any, quanta: Any) -> tuple[NDArray[np.int64], NDAr
 
     Examples
     --------
-    >>> from wpart.dynamic import split
+    >>> from wpart.multikernel import split
     >>> sizes, offsets = split(1000, [0.7, 0.1, 0.1, 0.1], [64, 1, 1, 1])
     >>> sizes.tolist(), offsets.tolist()
     ([640, 120, 120, 120], [0, 640, 760, 880])
@@ -168,7 +168,7 @@ def split(total: int, shares: Any, quanta: Any) -> tuple[NDArray[np.int64], NDAr
     if s.shape[0] != q.shape[0]:
         raise WpartValueError(
             f"`quanta` must have the length of `shares` ({s.shape[0]}), got {q.shape[0]}")
-    return _core.mk_split(t, s, q)
+    return _core.multikernel_split(t, s, q)
 
 
 def quantum(constraints: Any) -> int:
@@ -190,7 +190,7 @@ def quantum(constraints: Any) -> int:
 
     Examples
     --------
-    >>> from wpart.dynamic import quantum
+    >>> from wpart.multikernel import quantum
     >>> quantum([(1024, 256), (3, 64)])  # 1024 px lines, wgs 256; 3 values per unit, wgs 64
     64
     """
@@ -204,7 +204,7 @@ def quantum(constraints: Any) -> int:
             raise WpartTypeError(f"`constraints[{i}]` must be a pair (a, b), got {pr!r}") from None
         a[i] = as_int(x, f"constraints[{i}][0]", minimum=1, maximum=_I64)
         b[i] = as_int(y, f"constraints[{i}][1]", minimum=1, maximum=_I64)
-    return _core.mk_quantum(a, b)
+    return _core.multikernel_quantum(a, b)
 
 
 def level_of_parallelism(cpu_subdevices: int, overlap: int, n_gpus: int, *, cpu_used: bool = True,
@@ -227,12 +227,12 @@ def level_of_parallelism(cpu_subdevices: int, overlap: int, n_gpus: int, *, cpu_
 
     Examples
     --------
-    >>> from wpart.dynamic import level_of_parallelism
+    >>> from wpart.multikernel import level_of_parallelism
     >>> level_of_parallelism(6, 4, 1)   # Filter 4096^2 with one GPU: L1 / overlap 4
     10
     """
-    from ..._validate import as_bool
-    return _core.mk_level_of_parallelism(
+    from .._validate import as_bool
+    return _core.multikernel_level_of_parallelism(
         as_int(cpu_subdevices, "cpu_subdevices", minimum=1, maximum=2**31 - 1),
         as_int(overlap, "overlap", minimum=1, maximum=2**31 - 1),
         as_int(n_gpus, "n_gpus", minimum=0, maximum=2**31 - 1),
@@ -247,11 +247,11 @@ def seed_share(gpu_scores: Any, cpu_score: float) -> float:
 
     Examples
     --------
-    >>> from wpart.dynamic import seed_share
+    >>> from wpart.multikernel import seed_share
     >>> seed_share([3.0], 1.0)
     0.75
     """
-    return _core.mk_seed_share(_f64_vector(gpu_scores, "gpu_scores"),
+    return _core.multikernel_seed_share(_f64_vector(gpu_scores, "gpu_scores"),
                                as_float(cpu_score, "cpu_score", minimum=0.0))
 
 
@@ -262,7 +262,7 @@ def gpu_fractions(gpu_scores: Any, s: float) -> NDArray[np.float64]:
     s = as_float(s, "s", minimum=0.0, maximum=1.0)
     if g.size == 0:
         return np.zeros(0)
-    return _core.mk_exec_shares(s, g, 1, 1)[: g.size].copy()
+    return _core.multikernel_exec_shares(s, g, 1, 1)[: g.size].copy()
 
 
 def exec_shares(s: float, gpu_scores: Any, *, overlap: int = 1,
@@ -287,7 +287,7 @@ def exec_shares(s: float, gpu_scores: Any, *, overlap: int = 1,
     -------
     ndarray of float64, shape (n_gpus * overlap + cpu_subdevices,)
     """
-    return _core.mk_exec_shares(as_float(s, "s", minimum=0.0, maximum=1.0),
+    return _core.multikernel_exec_shares(as_float(s, "s", minimum=0.0, maximum=1.0),
                                 _f64_vector(gpu_scores, "gpu_scores"),
                                 as_int(overlap, "overlap", minimum=1, maximum=2**20),
                                 as_int(cpu_subdevices, "cpu_subdevices", minimum=0, maximum=2**20))
@@ -318,7 +318,7 @@ def occupancy(caps: GpuCaps | None, wgs: int, *, lds_per_wg: int = 0,
     """Occupancy in [0, 1] of a work-group size: resident waves per compute unit over the
     maximum, limited by waves, work-groups, local memory and registers per compute unit."""
     caps = GpuCaps() if caps is None else caps
-    return _core.mk_occupancy(caps._tuple(), as_int(wgs, "wgs", minimum=1, maximum=2**31 - 1),
+    return _core.multikernel_occupancy(caps._tuple(), as_int(wgs, "wgs", minimum=1, maximum=2**31 - 1),
                               as_int(lds_per_wg, "lds_per_wg", minimum=0, maximum=2**31 - 1),
                               as_int(vgpr_per_thread, "vgpr_per_thread", minimum=1,
                                      maximum=2**31 - 1))
@@ -340,7 +340,7 @@ def wgs_candidates(*, caps: GpuCaps | None = None, lds_per_wg: int = 0, vgpr_per
     """
     caps = GpuCaps() if caps is None else caps
     thr = MK_DEFAULTS["occupancy_threshold"] if threshold is None else threshold
-    return _core.mk_wgs_candidates(
+    return _core.multikernel_wgs_candidates(
         caps._tuple(), as_int(lds_per_wg, "lds_per_wg", minimum=0, maximum=2**31 - 1),
         as_int(vgpr_per_thread, "vgpr_per_thread", minimum=1, maximum=2**31 - 1),
         as_float(thr, "threshold", minimum=0.0, maximum=1.0))
@@ -366,7 +366,7 @@ class BisectionGenerator:
 
     Examples
     --------
-    >>> from wpart.dynamic import BisectionGenerator
+    >>> from wpart.multikernel import BisectionGenerator
     >>> gen = BisectionGenerator()
     >>> seq = []
     >>> for _ in range(3):
@@ -378,28 +378,28 @@ class BisectionGenerator:
 
     def __init__(self, *, x_min: float | None = None) -> None:
         xm = MK_DEFAULTS["x_min"] if x_min is None else x_min
-        self._st = _core.mk_bisect_new(as_float(xm, "x_min", minimum=0.0, maximum=1.0,
+        self._st = _core.multikernel_bisect_new(as_float(xm, "x_min", minimum=0.0, maximum=1.0,
                                                 strict_minimum=True))
 
     def candidate(self) -> float:
         """The GPU share to measure next."""
-        return _core.mk_bisect_get(self._st)[6]
+        return _core.multikernel_bisect_get(self._st)[6]
 
     def feedback(self, t_gpu: float, t_cpu: float) -> bool:
         """Times of the GPU and CPU types measured with the last candidate; returns whether
         the generator is exhausted."""
-        return _core.mk_bisect_feedback(self._st, _time(t_gpu, "t_gpu"), _time(t_cpu, "t_cpu"))
+        return _core.multikernel_bisect_feedback(self._st, _time(t_gpu, "t_gpu"), _time(t_cpu, "t_cpu"))
 
     @property
     def state(self) -> dict[str, float]:
         """``g`` (bound to the GPU), ``c`` (bound to the CPU), ``X`` (transferable), ``iter``,
         ``exhausted``."""
-        g, c, X, xm, it, ex, _ = _core.mk_bisect_get(self._st)
+        g, c, X, xm, it, ex, _ = _core.multikernel_bisect_get(self._st)
         return {"g": g, "c": c, "X": X, "x_min": xm, "iter": it, "exhausted": bool(ex)}
 
     @property
     def exhausted(self) -> bool:
-        return bool(_core.mk_bisect_get(self._st)[5])
+        return bool(_core.multikernel_bisect_get(self._st)[5])
 
 
 class ConfigSearch:
@@ -417,7 +417,7 @@ class ConfigSearch:
 
     Examples
     --------
-    >>> from wpart.dynamic import ConfigSearch
+    >>> from wpart.multikernel import ConfigSearch
     >>> cs = ConfigSearch(3, 2, 1)
     >>> times = {(0, 0, 0): 5.0, (0, 1, 0): 6.0, (1, 0, 0): 4.0, (1, 1, 0): 3.0, (2, 0, 0): 9.0,
     ...          (2, 1, 0): 9.0}
@@ -428,34 +428,34 @@ class ConfigSearch:
     """
 
     def __init__(self, n_fission: int, n_overlap: int, n_wgs: int) -> None:
-        self._st = _core.mk_search_new(as_int(n_fission, "n_fission", minimum=1, maximum=2**31 - 1),
+        self._st = _core.multikernel_search_new(as_int(n_fission, "n_fission", minimum=1, maximum=2**31 - 1),
                                        as_int(n_overlap, "n_overlap", minimum=1, maximum=2**31 - 1),
                                        as_int(n_wgs, "n_wgs", minimum=1, maximum=2**31 - 1))
 
     def next(self) -> tuple[int, int, int] | None:
         """Indices ``(fission, overlap, wgs)`` to evaluate next, or None when the search is over."""
-        more, f, o, w, *_ = _core.mk_search_get(self._st)
+        more, f, o, w, *_ = _core.multikernel_search_get(self._st)
         return (f, o, w) if more else None
 
     def report(self, t: float) -> None:
         """Best time measured for the configuration :meth:`next` gave (``inf`` if it failed)."""
-        _core.mk_search_report(self._st, _time(t, "t"))
+        _core.multikernel_search_report(self._st, _time(t, "t"))
 
     @property
     def best(self) -> tuple[tuple[int, int, int] | None, float]:
         """``((fission, overlap, wgs), time)`` of the best configuration evaluated so far."""
-        _, _, _, _, t, f, o, w, _ = _core.mk_search_get(self._st)
+        _, _, _, _, t, f, o, w, _ = _core.multikernel_search_get(self._st)
         return ((f, o, w) if f >= 0 else None), t
 
     @property
     def evaluated(self) -> int:
-        return _core.mk_search_get(self._st)[8]
+        return _core.multikernel_search_get(self._st)[8]
 
 
 def balance_ratio(t_dev: Any) -> float:
     """Balance ratio of a run: ``min(t_dev) / max(t_dev)`` in [0, 1] (1 = perfect; an idle
     active device, time 0, gives 0; all zero gives 1)."""
-    return _core.mk_balance_ratio(_f64_vector(t_dev, "t_dev"))
+    return _core.multikernel_balance_ratio(_f64_vector(t_dev, "t_dev"))
 
 
 class ImbalanceDetector:
@@ -480,7 +480,7 @@ class ImbalanceDetector:
 
     Examples
     --------
-    >>> from wpart.dynamic import ImbalanceDetector
+    >>> from wpart.multikernel import ImbalanceDetector
     >>> det = ImbalanceDetector()
     >>> [det.update([1.0, 0.5])[0] for _ in range(4)]
     [False, False, False, True]
@@ -489,26 +489,26 @@ class ImbalanceDetector:
     def __init__(self, *, w: float | None = None, max_dev: float | None = None,
                  cf: float | None = None) -> None:
         d = MK_DEFAULTS
-        self._st = _core.mk_detector_new(
+        self._st = _core.multikernel_detector_new(
             as_float(d["w"] if w is None else w, "w"),
             as_float(d["max_dev"] if max_dev is None else max_dev, "max_dev"),
             as_float(d["cf"] if cf is None else cf, "cf"))
 
     def update(self, t_dev: Any) -> tuple[bool, float]:
         """Monitors one run from its per-device completion times; returns ``(fire, dev)``."""
-        return _core.mk_detector_update(self._st, _f64_vector(t_dev, "t_dev"))
+        return _core.multikernel_detector_update(self._st, _f64_vector(t_dev, "t_dev"))
 
     def reset(self) -> None:
         """Back to a balanced history (a new (computation, workload) pair or a new profile)."""
-        _core.mk_detector_reset(self._st)
+        _core.multikernel_detector_reset(self._st)
 
     @property
     def lbt(self) -> float:
-        return _core.mk_detector_get(self._st)[3]
+        return _core.multikernel_detector_get(self._st)[3]
 
     @property
     def state(self) -> dict[str, float]:
-        w, md, cf, lbt, dev, runs, unb, fired = _core.mk_detector_get(self._st)
+        w, md, cf, lbt, dev, runs, unb, fired = _core.multikernel_detector_get(self._st)
         return {"w": w, "max_dev": md, "cf": cf, "lbt": lbt, "last_dev": dev, "runs": runs,
                 "unbalanced": unb, "fired": fired}
 
@@ -532,7 +532,7 @@ class AdaptiveBinarySearch:
 
     Examples
     --------
-    >>> from wpart.dynamic import AdaptiveBinarySearch
+    >>> from wpart.multikernel import AdaptiveBinarySearch
     >>> abs_ = AdaptiveBinarySearch(0.5)
     >>> [abs_.step(1.0, 2.0) for _ in range(4)]   # the GPU keeps finishing first
     [0.5625, 0.625, 0.75, 1.0]
@@ -541,7 +541,7 @@ class AdaptiveBinarySearch:
     def __init__(self, s: float, *, T_init: float | None = None, T_min: float | None = None,
                  T_max: float | None = None) -> None:
         d = MK_DEFAULTS
-        self._st = _core.mk_abs_new(
+        self._st = _core.multikernel_abs_new(
             as_float(s, "s", minimum=0.0, maximum=1.0),
             as_float(d["T_init"] if T_init is None else T_init, "T_init"),
             as_float(d["T_min"] if T_min is None else T_min, "T_min"),
@@ -550,15 +550,15 @@ class AdaptiveBinarySearch:
     def step(self, t_gpu: float, t_cpu: float) -> float:
         """One balancing operation from the type times measured with the current share;
         returns the share for the next run."""
-        return _core.mk_abs_step(self._st, _time(t_gpu, "t_gpu"), _time(t_cpu, "t_cpu"))
+        return _core.multikernel_abs_step(self._st, _time(t_gpu, "t_gpu"), _time(t_cpu, "t_cpu"))
 
     @property
     def s(self) -> float:
-        return _core.mk_abs_get(self._st)[0]
+        return _core.multikernel_abs_get(self._st)[0]
 
     @property
     def state(self) -> dict[str, Any]:
-        s, T, lo, hi, s_prev, tmin, tmax, phase, last_dir, steps = _core.mk_abs_get(self._st)
+        s, T, lo, hi, s_prev, tmin, tmax, phase, last_dir, steps = _core.multikernel_abs_get(self._st)
         return {"s": s, "T": T, "lo": lo, "hi": hi, "s_prev": s_prev, "T_min": tmin,
                 "T_max": tmax, "phase": ("shift", "bisect", "converged")[phase],
                 "last_dir": last_dir, "steps": steps}
@@ -597,6 +597,6 @@ def interpolate(X: Any, y: Any, x: Any) -> tuple[NDArray[np.float64], str]:
     xa = np.asarray(x, dtype=np.float64)
     if xa.ndim <= 1:
         xa = xa.reshape(-1, Xa.shape[1]) if xa.size != Xa.shape[1] else xa.reshape(1, -1)
-    vals, how = _core.mk_interpolate(np.ascontiguousarray(Xa), _f64_vector(y, "y"),
+    vals, how = _core.multikernel_interpolate(np.ascontiguousarray(Xa), _f64_vector(y, "y"),
                                      np.ascontiguousarray(xa))
     return vals, INTERP_METHODS[how]

@@ -1,32 +1,52 @@
 /*
- * mk_sim.c -- simulated runs of multi-kernel computations [Soldado 2016] on the event queue of
- * wpart.dynamic's engine (sim_loop.h, event types EV_MK_* of sim_engine.h).
+ * multikernel_sim.c -- simulated runs of multi-kernel computations [Soldado 2016] on the event queue of
+ * wpart.dynamic's engine (event_loop.h, event types EV_MULTIKERNEL_* of sim_engine.h).
  *
  * One run: a split (one partition per execution: the overlap partitions of every GPU, then the
  * CPU sub-devices) goes through each GPU's copy engine and compute engine, and through the
  * CPU sub-devices, pass after pass of a Loop, with a global synchronisation between passes
  * when the Loop asks for one. These are handlers of their own event types (two engines per
  * GPU, a fixed split, a barrier between passes) registered with the one event loop of
- * sim_loop.c, which also runs part 1's block protocol (sim.c): same queue, same (time,
+ * event_loop.c, which also runs part 1's block protocol (sim.c): same queue, same (time,
  * insertion) order, same dispatch; no loop of its own.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "device_internal.h"
+#include "event_loop.h"
 #include "internal.h"
-#include "sim_engine.h"
 #include "wpart/dynamic_sim.h"
 #include "wpart/multikernel.h"
 #include "wpart/rng.h"
 
+/* The event types of a run: a GPU's copy engine finished an upload or a download of one of its
+ * overlap partitions, its compute engine finished a partition's pass of the whole SCT, a CPU
+ * sub-device finished its partition, a Loop's global synchronisation ended (host merge). */
+enum { EV_MULTIKERNEL_UP_DONE = 0, EV_MULTIKERNEL_COMP_DONE = 1, EV_MULTIKERNEL_DOWN_DONE = 2,
+       EV_MULTIKERNEL_CPU_DONE = 3, EV_MULTIKERNEL_BARRIER = 4 };
+_Static_assert(EV_MULTIKERNEL_BARRIER < WPART_I_LOOP_TYPES, "event types fit the loop's table");
+
+/* The device layer's log-normal noise factor exp(sigma z - sigma^2 / 2) (mean 1), z the first
+ * normal draw of stream (seed; ids) of the core's generator; 1.0 when sigma == 0 (the same
+ * draw as wpart.dynamic's devices). */
+static double noise_lognormal(uint64_t seed, const uint64_t *ids, int n_ids, double sigma)
+{
+    if (sigma == 0) {
+        return 1.0;
+    }
+    wpart_rng_t g;
+    wpart_rng_stream(&g, seed, ids, n_ids);
+    double z = wpart_rng_normal(&g);
+    return exp(sigma * z - 0.5 * sigma * sigma);
+}
+
 /* Returns the status of expr when it is not WPART_OK. */
-#define MK_TRY(expr)                       \
+#define MULTIKERNEL_TRY(expr)                       \
     do {                                   \
-        wpart_status_t mk_st_ = (expr);    \
-        if (mk_st_ != WPART_OK) {          \
-            return mk_st_;                 \
+        wpart_status_t multikernel_st_ = (expr);    \
+        if (multikernel_st_ != WPART_OK) {          \
+            return multikernel_st_;                 \
         }                                  \
     } while (0)
 
@@ -39,8 +59,8 @@ typedef struct {
 } gpu_t;
 
 typedef struct {
-    const wpart_mk_sim_t *in;
-    wpart_i_loop_t loop; /* the engine's event loop (sim_loop.h) */
+    const wpart_multikernel_sim_t *in;
+    wpart_i_loop_t loop; /* the engine's event loop (event_loop.h) */
     gpu_t *g;
     /* the two transfer paths of every GPU as part 1's device layer models them (one hop of
      * latency lat_x; bandwidth 1 with "bytes" in seconds: gpu_up / gpu_down per unit, the
@@ -51,11 +71,11 @@ typedef struct {
     int32_t *first; /* per GPU: its first non-empty partition (-1: idle GPU) */
     int64_t pending;
     double t_pass_end;
-} mk_t;
+} multikernel_t;
 
-static double up_dur(const mk_t *s, int32_t g, int32_t j)
+static double up_dur(const multikernel_t *s, int32_t g, int32_t j)
 {
-    const wpart_mk_sim_t *in = s->in;
+    const wpart_multikernel_sim_t *in = s->in;
     int32_t e = g * in->overlap + j;
     int is_first = s->first[g] == j;
     if (s->pass == 0) {
@@ -65,22 +85,22 @@ static double up_dur(const mk_t *s, int32_t g, int32_t j)
     return is_first ? wpart_dynamic_device_xfer(&s->up, 0.0, 1) : 0.0;
 }
 
-static double comp_dur(const mk_t *s, int32_t g, int32_t j)
+static double comp_dur(const multikernel_t *s, int32_t g, int32_t j)
 {
-    const wpart_mk_sim_t *in = s->in;
+    const wpart_multikernel_sim_t *in = s->in;
     int32_t e = g * in->overlap + j;
     double passes = in->sync ? 1.0 : (double)in->iters;
     return (in->lat_k + (double)in->units[e] * in->gpu_comp[g]) * passes * s->noise[e];
 }
 
-static double down_dur(const mk_t *s, int32_t g, int32_t j)
+static double down_dur(const multikernel_t *s, int32_t g, int32_t j)
 {
     return wpart_dynamic_device_xfer(&s->down, (double)s->in->units[g * s->in->overlap + j], 0);
 }
 
 /* The copy engine of GPU g takes its next job: pending uploads first (all ready at the start
  * of the pass, so earlier than any download), then downloads in completion order. */
-static wpart_status_t copy_next(mk_t *s, int32_t g, double t)
+static wpart_status_t copy_next(multikernel_t *s, int32_t g, double t)
 {
     gpu_t *u = &s->g[g];
     const int32_t k = s->in->overlap;
@@ -92,20 +112,20 @@ static wpart_status_t copy_next(mk_t *s, int32_t g, double t)
         double d = up_dur(s, g, j);
         u->copy_busy = 1;
         u->copy_time += d;
-        return wpart_i_loop_push(&s->loop, t + d, EV_MK_UP_DONE, g, j);
+        return wpart_i_loop_push(&s->loop, t + d, EV_MULTIKERNEL_UP_DONE, g, j);
     }
     if (u->dq_h < u->dq_t) {
         int32_t j = u->dq[u->dq_h++];
         double d = down_dur(s, g, j);
         u->copy_busy = 1;
         u->copy_time += d;
-        return wpart_i_loop_push(&s->loop, t + d, EV_MK_DOWN_DONE, g, j);
+        return wpart_i_loop_push(&s->loop, t + d, EV_MULTIKERNEL_DOWN_DONE, g, j);
     }
     u->copy_busy = 0;
     return WPART_OK;
 }
 
-static wpart_status_t comp_next(mk_t *s, int32_t g, double t)
+static wpart_status_t comp_next(multikernel_t *s, int32_t g, double t)
 {
     gpu_t *u = &s->g[g];
     if (u->cq_h < u->cq_t) {
@@ -113,15 +133,15 @@ static wpart_status_t comp_next(mk_t *s, int32_t g, double t)
         double d = comp_dur(s, g, j);
         u->comp_busy = 1;
         u->comp_time += d;
-        return wpart_i_loop_push(&s->loop, t + d, EV_MK_COMP_DONE, g, j);
+        return wpart_i_loop_push(&s->loop, t + d, EV_MULTIKERNEL_COMP_DONE, g, j);
     }
     u->comp_busy = 0;
     return WPART_OK;
 }
 
-static double cpu_dur(const mk_t *s, int32_t i)
+static double cpu_dur(const multikernel_t *s, int32_t i)
 {
-    const wpart_mk_sim_t *in = s->in;
+    const wpart_multikernel_sim_t *in = s->in;
     int32_t e = in->n_gpus * in->overlap + i;
     double n = (double)in->units[e], W = n * in->ws, pi = 1.0;
     if (W > 0.0 && W > in->cap) {
@@ -132,9 +152,9 @@ static double cpu_dur(const mk_t *s, int32_t i)
 }
 
 /* Starts a pass at time t: every GPU's copy engine and every CPU sub-device. */
-static wpart_status_t start_pass(mk_t *s, double t)
+static wpart_status_t start_pass(multikernel_t *s, double t)
 {
-    const wpart_mk_sim_t *in = s->in;
+    const wpart_multikernel_sim_t *in = s->in;
     const int32_t k = in->overlap;
     s->pending = 0;
     for (int32_t g = 0; g < in->n_gpus; g++) {
@@ -144,7 +164,7 @@ static wpart_status_t start_pass(mk_t *s, double t)
         for (int32_t j = 0; j < k; j++) {
             s->pending += in->units[g * k + j] > 0;
         }
-        MK_TRY(copy_next(s, g, t));
+        MULTIKERNEL_TRY(copy_next(s, g, t));
     }
     for (int32_t i = 0; i < in->n_cpu; i++) {
         int32_t e = in->n_gpus * k + i;
@@ -152,116 +172,116 @@ static wpart_status_t start_pass(mk_t *s, double t)
             double d = cpu_dur(s, i);
             s->cpu_busy[i] += d;
             s->pending++;
-            MK_TRY(wpart_i_loop_push(&s->loop, t + d, EV_MK_CPU_DONE, -1, i));
+            MULTIKERNEL_TRY(wpart_i_loop_push(&s->loop, t + d, EV_MULTIKERNEL_CPU_DONE, -1, i));
         }
     }
     return WPART_OK;
 }
 
-static wpart_status_t exec_done(mk_t *s, int32_t e, double t)
+static wpart_status_t exec_done(multikernel_t *s, int32_t e, double t)
 {
     s->t_exec[e] = t;
     if (--s->pending == 0) {
         s->t_pass_end = t;
         if (s->in->sync && s->pass + 1 < s->in->iters) {
-            return wpart_i_loop_push(&s->loop, t + s->in->host_merge, EV_MK_BARRIER, -1, 0);
+            return wpart_i_loop_push(&s->loop, t + s->in->host_merge, EV_MULTIKERNEL_BARRIER, -1, 0);
         }
     }
     return WPART_OK;
 }
 
-/* The handlers of the multi-kernel event types on the engine's loop (sim_loop.h). */
-static wpart_status_t h_up_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_dyn_event_t *ev)
+/* The handlers of the multi-kernel event types on the engine's loop (event_loop.h). */
+static wpart_status_t h_up_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_event_t *ev)
 {
-    mk_t *s = ctx;
+    multikernel_t *s = ctx;
     const int32_t g = ev->pu, j = (int32_t)ev->arg;
     (void)lp;
     s->g[g].cq[s->g[g].cq_t++] = j;
     if (!s->g[g].comp_busy) {
-        MK_TRY(comp_next(s, g, ev->t));
+        MULTIKERNEL_TRY(comp_next(s, g, ev->t));
     }
     return copy_next(s, g, ev->t);
 }
 
-static wpart_status_t h_comp_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_dyn_event_t *ev)
+static wpart_status_t h_comp_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_event_t *ev)
 {
-    mk_t *s = ctx;
+    multikernel_t *s = ctx;
     const int32_t g = ev->pu, j = (int32_t)ev->arg;
     (void)lp;
     s->g[g].dq[s->g[g].dq_t++] = j;
     if (!s->g[g].copy_busy) {
-        MK_TRY(copy_next(s, g, ev->t));
+        MULTIKERNEL_TRY(copy_next(s, g, ev->t));
     }
     return comp_next(s, g, ev->t);
 }
 
-static wpart_status_t h_down_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_dyn_event_t *ev)
+static wpart_status_t h_down_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_event_t *ev)
 {
-    mk_t *s = ctx;
+    multikernel_t *s = ctx;
     const int32_t g = ev->pu, j = (int32_t)ev->arg;
     (void)lp;
-    MK_TRY(exec_done(s, g * s->in->overlap + j, ev->t));
+    MULTIKERNEL_TRY(exec_done(s, g * s->in->overlap + j, ev->t));
     return copy_next(s, g, ev->t);
 }
 
-static wpart_status_t h_cpu_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_dyn_event_t *ev)
+static wpart_status_t h_cpu_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_event_t *ev)
 {
-    mk_t *s = ctx;
+    multikernel_t *s = ctx;
     (void)lp;
     return exec_done(s, s->in->n_gpus * s->in->overlap + (int32_t)ev->arg, ev->t);
 }
 
-static wpart_status_t h_barrier(void *ctx, wpart_i_loop_t *lp, const wpart_i_dyn_event_t *ev)
+static wpart_status_t h_barrier(void *ctx, wpart_i_loop_t *lp, const wpart_i_event_t *ev)
 {
-    mk_t *s = ctx;
+    multikernel_t *s = ctx;
     (void)lp;
     s->pass++;
     return start_pass(s, ev->t);
 }
 
-static wpart_status_t check(const wpart_mk_sim_t *in)
+static wpart_status_t check(const wpart_multikernel_sim_t *in)
 {
     if (!in || in->n_gpus < 0 || in->n_cpu < 0 || (in->n_gpus > 0 && in->overlap < 1) ||
         in->iters < 1) {
-        return wpart_i_error(WPART_EINVAL, "mk_sim_run: bad device counts, overlap or iters");
+        return wpart_i_error(WPART_EINVAL, "multikernel_sim_run: bad device counts, overlap or iters");
     }
     int64_t E = (int64_t)in->n_gpus * (in->n_gpus > 0 ? in->overlap : 0) + in->n_cpu;
     if (E < 1 || E > (1 << 24) || !in->units || (in->n_gpus && !in->gpu_comp) ||
         (in->n_cpu && !in->cpu_rate)) {
-        return wpart_i_error(WPART_EINVAL, "mk_sim_run: no execution or NULL arrays");
+        return wpart_i_error(WPART_EINVAL, "multikernel_sim_run: no execution or NULL arrays");
     }
     for (int64_t e = 0; e < E; e++) {
         if (in->units[e] < 0) {
-            return wpart_i_error(WPART_EINVAL, "mk_sim_run: negative partition size");
+            return wpart_i_error(WPART_EINVAL, "multikernel_sim_run: negative partition size");
         }
     }
     const double sc[] = {in->gpu_up, in->gpu_down, in->gpu_copy, in->lat_x, in->lat_k,
                          in->cpu_fixed, in->ws, in->cap, in->lambda, in->host_merge, in->sigma};
     for (size_t i = 0; i < sizeof sc / sizeof *sc; i++) {
         if (!(sc[i] >= 0.0) || !isfinite(sc[i])) {
-            return wpart_i_error(WPART_EINVAL, "mk_sim_run: a cost is negative or not finite");
+            return wpart_i_error(WPART_EINVAL, "multikernel_sim_run: a cost is negative or not finite");
         }
     }
     for (int32_t g = 0; g < in->n_gpus; g++) {
         if (!(in->gpu_comp[g] >= 0.0) || !isfinite(in->gpu_comp[g])) {
-            return wpart_i_error(WPART_EINVAL, "mk_sim_run: gpu_comp negative or not finite");
+            return wpart_i_error(WPART_EINVAL, "multikernel_sim_run: gpu_comp negative or not finite");
         }
     }
     for (int32_t i = 0; i < in->n_cpu; i++) {
         if (!(in->cpu_rate[i] >= 0.0) || !isfinite(in->cpu_rate[i])) {
-            return wpart_i_error(WPART_EINVAL, "mk_sim_run: cpu_rate negative or not finite");
+            return wpart_i_error(WPART_EINVAL, "multikernel_sim_run: cpu_rate negative or not finite");
         }
     }
     return WPART_OK;
 }
 
-wpart_status_t wpart_mk_sim_run(const wpart_mk_sim_t *in, double *t_exec, double *t_dev,
+wpart_status_t wpart_multikernel_sim_run(const wpart_multikernel_sim_t *in, double *t_exec, double *t_dev,
                                 double *busy, double *out3, int64_t *events_out)
 {
-    MK_TRY(check(in));
+    MULTIKERNEL_TRY(check(in));
     const int32_t G = in->n_gpus, k = G > 0 ? in->overlap : 0, C = in->n_cpu;
     const int32_t E = G * k + C;
-    mk_t s;
+    multikernel_t s;
     memset(&s, 0, sizeof s);
     s.in = in;
     s.E = E;
@@ -273,7 +293,7 @@ wpart_status_t wpart_mk_sim_run(const wpart_mk_sim_t *in, double *t_exec, double
     s.cpu_busy = calloc((size_t)(C > 0 ? C : 1), sizeof *s.cpu_busy);
     int32_t *qs = calloc((size_t)(2 * G * k + 1), sizeof *qs);
     if (!s.g || !s.first || !s.noise || !s.t_exec || !s.cpu_busy || !qs) {
-        st = wpart_i_error(WPART_ENOMEM, "mk_sim_run: out of memory");
+        st = wpart_i_error(WPART_ENOMEM, "multikernel_sim_run: out of memory");
         goto done;
     }
     if ((st = wpart_i_loop_init(&s.loop, 2 * (int64_t)E + 8, &s)) != WPART_OK) {
@@ -301,16 +321,16 @@ wpart_status_t wpart_mk_sim_run(const wpart_mk_sim_t *in, double *t_exec, double
     /* part 1's noise draw (mean 1), one stream per (seed; run, execution) */
     for (int32_t e = 0; e < E; e++) {
         const uint64_t ids[2] = {(uint64_t)in->run, (uint64_t)e * WPART_RNG_MUL_1};
-        s.noise[e] = wpart_i_dyn_noise_lognormal_ids(in->seed, ids, 2, in->sigma);
+        s.noise[e] = noise_lognormal(in->seed, ids, 2, in->sigma);
     }
     if ((st = start_pass(&s, 0.0)) != WPART_OK) {
         goto done;
     }
-    wpart_i_loop_on(&s.loop, EV_MK_UP_DONE, h_up_done);
-    wpart_i_loop_on(&s.loop, EV_MK_COMP_DONE, h_comp_done);
-    wpart_i_loop_on(&s.loop, EV_MK_DOWN_DONE, h_down_done);
-    wpart_i_loop_on(&s.loop, EV_MK_CPU_DONE, h_cpu_done);
-    wpart_i_loop_on(&s.loop, EV_MK_BARRIER, h_barrier);
+    wpart_i_loop_on(&s.loop, EV_MULTIKERNEL_UP_DONE, h_up_done);
+    wpart_i_loop_on(&s.loop, EV_MULTIKERNEL_COMP_DONE, h_comp_done);
+    wpart_i_loop_on(&s.loop, EV_MULTIKERNEL_DOWN_DONE, h_down_done);
+    wpart_i_loop_on(&s.loop, EV_MULTIKERNEL_CPU_DONE, h_cpu_done);
+    wpart_i_loop_on(&s.loop, EV_MULTIKERNEL_BARRIER, h_barrier);
     if ((st = wpart_i_loop_run(&s.loop)) != WPART_OK) {
         goto done;
     }

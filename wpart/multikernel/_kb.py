@@ -28,11 +28,11 @@ from typing import Any
 
 import numpy as np
 
-from ..._errors import WpartTypeError, WpartValueError
-from ..._validate import as_float, as_int, choice
+from .._errors import WpartTypeError, WpartValueError
+from .._validate import as_float, as_int, choice
 from ._decide import MK_DEFAULTS, interpolate
 
-__all__ = ["Profile", "KnowledgeBase", "KnowledgeBaseError", "PROCESSES", "machine_fingerprint"]
+__all__ = ["KernelProfile", "KnowledgeBase", "KnowledgeBaseError", "PROCESSES", "machine_fingerprint"]
 
 FORMAT = "wpart-multikernel-kb"
 VERSION = 1
@@ -85,7 +85,7 @@ def _workload(workload: Any) -> tuple[tuple[int, ...], bool]:
 
 
 @dataclass(frozen=True)
-class Profile:
+class KernelProfile:
     """One knowledge-base entry (the fields of a profile in Sec. 3.2 of [Soldado 2016]).
 
     Attributes
@@ -184,7 +184,7 @@ class Profile:
                 "n_obs": self.n_obs, "timestamp": self.timestamp}
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Profile":
+    def from_dict(cls, d: dict[str, Any]) -> "KernelProfile":
         if not isinstance(d, dict):
             raise WpartTypeError(f"a profile must be a JSON object, got {type(d).__name__}")
         known = {f for f in cls.__dataclass_fields__}
@@ -200,6 +200,12 @@ class Profile:
                     raise WpartTypeError(f"`{k}` must be a list")
                 kw[k] = tuple(kw[k])
         return cls(**kw)
+
+
+#: The paper's name for a knowledge-base entry, kept as an alias of :class:`KernelProfile`
+#: (``wpart.multikernel.Profile(sct_id, workload, s=..., best_time=...)``); the package's one
+#: ``Profile`` in ``__all__`` is :class:`wpart.hetero.Profile` (a processor's time function).
+Profile = KernelProfile
 
 
 def _features(extents: tuple[int, ...], scale: str) -> np.ndarray:
@@ -230,10 +236,10 @@ class KnowledgeBase:
     Examples
     --------
     >>> import os, tempfile
-    >>> from wpart.dynamic import KnowledgeBase, Profile
+    >>> from wpart.multikernel import KnowledgeBase, KernelProfile
     >>> path = os.path.join(tempfile.mkdtemp(), "kb.json")
     >>> kb = KnowledgeBase(path)
-    >>> _ = kb.update(Profile("filter", (1024, 1024), s=0.875, best_time=1.10))
+    >>> _ = kb.update(KernelProfile("filter", (1024, 1024), s=0.875, best_time=1.10))
     >>> kb.derive("filter", (4288, 2848)).s       # one node: its share
     0.875
     >>> len(KnowledgeBase(path))                   # stored, with the derived entry
@@ -251,7 +257,7 @@ class KnowledgeBase:
                                     "feature_scale", ("log2", "linear"))
         self.rbf_max_dims = as_int(MK_DEFAULTS["rbf_max_dims"] if rbf_max_dims is None
                                    else rbf_max_dims, "rbf_max_dims", minimum=0, maximum=3)
-        self._entries: dict[tuple, Profile] = {}
+        self._entries: dict[tuple, KernelProfile] = {}
         #: How the last :meth:`derive` worked: scope ("S1", "S2", "S3"), method, nodes.
         self.last_derivation: dict[str, Any] = {}
         if self.path.exists():
@@ -292,10 +298,10 @@ class KnowledgeBase:
         ents = doc.get("entries")
         if not isinstance(ents, list):
             raise self._fail("has no list of entries")
-        out: dict[tuple, Profile] = {}
+        out: dict[tuple, KernelProfile] = {}
         for i, d in enumerate(ents):
             try:
-                p = Profile.from_dict(d)
+                p = KernelProfile.from_dict(d)
             except (TypeError, ValueError, OverflowError) as e:
                 raise self._fail(f"entry {i} is invalid ({e})") from None
             out[p.key] = p
@@ -340,10 +346,10 @@ class KnowledgeBase:
         return iter(list(self._entries.values()))
 
     @property
-    def entries(self) -> list[Profile]:
+    def entries(self) -> list[KernelProfile]:
         return list(self._entries.values())
 
-    def lookup(self, sct_id: str, workload: Any) -> Profile | None:
+    def lookup(self, sct_id: str, workload: Any) -> KernelProfile | None:
         """The entry of exactly this (computation, workload) pair, or None."""
         ext, fp64 = _workload(workload)
         return self._entries.get((sct_id, ext, fp64))
@@ -353,17 +359,17 @@ class KnowledgeBase:
         p = self.lookup(sct_id, workload)
         return math.inf if p is None else p.best_time
 
-    def store(self, profile: Profile) -> None:
+    def store(self, profile: KernelProfile) -> None:
         """Stores `profile`, replacing the entry of its pair."""
-        if not isinstance(profile, Profile):
-            raise WpartTypeError(f"`profile` must be a Profile, got {type(profile).__name__}")
+        if not isinstance(profile, KernelProfile):
+            raise WpartTypeError(f"`profile` must be a KernelProfile, got {type(profile).__name__}")
         if not profile.timestamp:
             profile = replace(profile, timestamp=time.time())
         self._entries[profile.key] = profile
         if self.autosave:
             self.save()
 
-    def update(self, profile: Profile) -> bool:
+    def update(self, profile: KernelProfile) -> bool:
         """Stores `profile` only if its ``best_time`` beats the stored one (or none is
         stored); returns whether it did."""
         if profile.best_time >= self.best_time(profile.sct_id, (profile.extents, profile.fp64)) \
@@ -372,13 +378,13 @@ class KnowledgeBase:
         self.store(profile)
         return True
 
-    def _scope(self, pred) -> list[Profile]:
+    def _scope(self, pred) -> list[KernelProfile]:
         sel = [p for p in self._entries.values() if pred(p)]
         good = [p for p in sel if p.process in ("PROFILED", "REFINED")]
         return good or sel
 
-    def derive(self, sct_id: str, workload: Any, *, seed: float | Profile | None = None,
-               exact: bool = True, store: bool = True) -> Profile:
+    def derive(self, sct_id: str, workload: Any, *, seed: float | KernelProfile | None = None,
+               exact: bool = True, store: bool = True) -> KernelProfile:
         """Configuration for a (computation, workload) pair (Sec. 3.2.3 of [Soldado 2016]).
 
         An exact entry is returned unchanged (unless ``exact=False``). Otherwise the nodes
@@ -394,7 +400,7 @@ class KnowledgeBase:
         ----------
         sct_id : str
         workload : extents, or (extents, fp64)
-        seed : float or Profile, optional
+        seed : float or KernelProfile, optional
             Share (or whole configuration) for a base with no usable node; without it such
             a base raises :class:`wpart.WpartKeyError`.
         exact : bool, optional
@@ -402,7 +408,7 @@ class KnowledgeBase:
         store : bool, optional
             Store the derived entry.
         """
-        from ..._errors import WpartKeyError
+        from .._errors import WpartKeyError
         ext, fp64 = _workload(workload)
         if exact:
             hit = self._entries.get((sct_id, ext, fp64))
@@ -414,7 +420,7 @@ class KnowledgeBase:
             ("S2", lambda p: p.extents == ext),
             ("S3", lambda p: p.ndims == nd),
         ]
-        nodes: list[Profile] = []
+        nodes: list[KernelProfile] = []
         scope = None
         for name, pred in scopes:
             cand = self._scope(lambda p, pred=pred: pred(p) and p.fp64 == fp64) or \
@@ -426,7 +432,7 @@ class KnowledgeBase:
             if seed is None:
                 raise WpartKeyError(f"knowledge base {str(self.path)!r} has no profile to derive "
                                     f"({sct_id!r}, {ext}) from; pass seed=")
-            base = seed if isinstance(seed, Profile) else Profile(
+            base = seed if isinstance(seed, KernelProfile) else KernelProfile(
                 sct_id, ext, fp64=fp64, s=as_float(seed, "seed", minimum=0.0, maximum=1.0),
                 process="SEED")
             prof = replace(base, sct_id=sct_id, extents=ext, fp64=fp64, best_time=math.inf,
@@ -448,7 +454,7 @@ class KnowledgeBase:
             s = float(v[0])
         s = min(1.0, max(0.0, s))
         shares = _rescale(near.shares, near.s, s)
-        prof = Profile(sct_id, ext, fp64=fp64, s=s, s_eff=s, shares=shares, fission=near.fission,
+        prof = KernelProfile(sct_id, ext, fp64=fp64, s=s, s_eff=s, shares=shares, fission=near.fission,
                        overlap=near.overlap, wgs=near.wgs, best_time=math.inf, process="DERIVED",
                        balance_ratio=1.0, n_obs=0, timestamp=time.time())
         self.last_derivation = {"scope": scope, "method": how, "nodes": len(nodes)}

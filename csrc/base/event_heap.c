@@ -1,24 +1,24 @@
 /*
- * sim_heap.c -- binary min-heap of simulator events keyed by (time, seq) (spec 001 §5.4).
+ * event_heap.c -- binary min-heap of simulator events keyed by (time, seq) (spec 001 §5.4).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
-#include "sim_heap.h"
+#include "event_heap.h"
 
-static inline int before(const wpart_i_dyn_event_t *a, const wpart_i_dyn_event_t *b)
+static inline int before(const wpart_i_event_t *a, const wpart_i_event_t *b)
 {
     return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
-wpart_status_t wpart_i_dyn_heap_init(wpart_i_dyn_heap_t *h, int64_t cap)
+wpart_status_t wpart_i_heap_init(wpart_i_heap_t *h, int64_t cap)
 {
     memset(h, 0, sizeof *h);
     if (cap < 1) {
         cap = 1;
     }
-    h->ev = wpart_i_malloc(cap, sizeof(wpart_i_dyn_event_t));
+    h->ev = wpart_i_malloc(cap, sizeof(wpart_i_event_t));
     if (!h->ev) {
         return wpart_i_error(WPART_ENOMEM, "event heap (%" PRId64 " events)", cap);
     }
@@ -26,18 +26,18 @@ wpart_status_t wpart_i_dyn_heap_init(wpart_i_dyn_heap_t *h, int64_t cap)
     return WPART_OK;
 }
 
-void wpart_i_dyn_heap_free(wpart_i_dyn_heap_t *h)
+void wpart_i_heap_free(wpart_i_heap_t *h)
 {
     free(h->ev);
     memset(h, 0, sizeof *h);
 }
 
-wpart_status_t wpart_i_dyn_heap_push(wpart_i_dyn_heap_t *h, double t, int32_t type, int32_t pu,
+wpart_status_t wpart_i_heap_push(wpart_i_heap_t *h, double t, int32_t type, int32_t pu,
                                      int64_t arg)
 {
     if (WPART_UNLIKELY(h->n == h->cap)) {
         int64_t nc = h->cap * 2;
-        wpart_i_dyn_event_t *q = NULL;
+        wpart_i_event_t *q = NULL;
         int64_t bytes;
         if (nc > h->cap && wpart_i_mul_size(nc, (int64_t)sizeof *q, &bytes)) {
             q = realloc(h->ev, (size_t)bytes);
@@ -48,9 +48,9 @@ wpart_status_t wpart_i_dyn_heap_push(wpart_i_dyn_heap_t *h, double t, int32_t ty
         h->ev = q;
         h->cap = nc;
     }
-    wpart_i_dyn_event_t e = {t, h->next_seq++, type, pu, arg};
+    wpart_i_event_t e = {t, h->next_seq++, type, pu, arg};
     int64_t i = h->n++;
-    wpart_i_dyn_event_t *ev = h->ev;
+    wpart_i_event_t *ev = h->ev;
     while (i > 0) {
         int64_t p = (i - 1) >> 1;
         if (!before(&e, &ev[p])) {
@@ -63,14 +63,14 @@ wpart_status_t wpart_i_dyn_heap_push(wpart_i_dyn_heap_t *h, double t, int32_t ty
     return WPART_OK;
 }
 
-int wpart_i_dyn_heap_pop(wpart_i_dyn_heap_t *h, wpart_i_dyn_event_t *out)
+int wpart_i_heap_pop(wpart_i_heap_t *h, wpart_i_event_t *out)
 {
     if (h->n == 0) {
         return 0;
     }
-    wpart_i_dyn_event_t *ev = h->ev;
+    wpart_i_event_t *ev = h->ev;
     *out = ev[0];
-    wpart_i_dyn_event_t last = ev[--h->n];
+    wpart_i_event_t last = ev[--h->n];
     int64_t n = h->n, i = 0;
     for (;;) {
         int64_t c = 2 * i + 1;

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..._errors import WpartValueError
+from .._errors import WpartValueError
 
 __all__ = ["FISSION_LEVELS", "cache_domains", "fission_levels", "fission_counts"]
 

@@ -14,8 +14,8 @@ import subprocess
 import sys
 from typing import Any, Sequence
 
-from ..._errors import WpartValueError
-from ..._validate import as_int
+from .._errors import WpartValueError
+from .._validate import as_int
 
 __all__ = ["LoadInjector"]
 
@@ -36,7 +36,7 @@ class LoadInjector:
 
     Examples
     --------
-    >>> from wpart.dynamic.multikernel import LoadInjector
+    >>> from wpart.multikernel import LoadInjector
     >>> with LoadInjector(procs=1) as inj:
     ...     len(inj.pids)
     1

@@ -11,7 +11,7 @@ static two-block balancer), so real CPU load -- busy processes on the CPU worker
 :class:`LoadInjector` -- slows the CPU partition as it would slow an OpenCL CPU device.
 
 :func:`adaptive_runs` repeats a computation on any such runtime (this one or the OpenCL
-:class:`~wpart.dynamic.multikernel.opencl.Runtime`) under :class:`DecisionLoop` -- the
+:class:`~wpart.multikernel.opencl.Runtime`) under :class:`DecisionLoop` -- the
 configuration from the knowledge base or derived, the monitor, one adaptive binary search step
 per firing run -- with an optional load schedule, and records every run.
 """
@@ -25,12 +25,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..._errors import WpartTypeError, WpartValueError
-from ..._result import Result, new_axes
-from ..._validate import as_float, as_int, choice
-from .._balancer import PyBalancer
-from .._exec import ThreadWorker, Worker, run as _run
-from .._exec_tasks import Task
+from .._errors import WpartTypeError, WpartValueError
+from .._result import Result, new_axes
+from .._validate import as_float, as_int, choice
+from ..dynamic import PyBalancer, Task, ThreadWorker, Worker, run as _run
 from ._decide import split
 from ._flow import DecisionLoop
 from ._kb import KnowledgeBase
@@ -189,7 +187,7 @@ class PacedRuntime:
     Examples
     --------
     >>> import numpy as np
-    >>> from wpart.dynamic import GemmColumnsTask, PacedRuntime
+    >>> from wpart.multikernel import GemmColumnsTask, PacedRuntime
     >>> rng = np.random.default_rng(0)
     >>> task = GemmColumnsTask(rng.random((64, 64)), rng.random((64, 512)))
     >>> rt = PacedRuntime(acc_rate=1e5)

@@ -18,12 +18,12 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..._errors import WpartTypeError, WpartValueError
-from ..._result import Result, new_axes
-from ..._validate import as_bool, as_float, as_int, choice
+from .._errors import WpartTypeError, WpartValueError
+from .._result import Result, new_axes
+from .._validate import as_bool, as_float, as_int, choice
 from ._decide import (MK_DEFAULTS, AdaptiveBinarySearch, BisectionGenerator, ConfigSearch,
                       ImbalanceDetector)
-from ._kb import KnowledgeBase, Profile, _workload
+from ._kb import KnowledgeBase, KernelProfile, _workload
 
 __all__ = ["build_profile", "ProfileBuild", "DecisionLoop", "RunDecision"]
 
@@ -35,7 +35,7 @@ class ProfileBuild(Result):
     Attributes
     ----------
     status, message : str
-    profile : Profile or None
+    profile : KernelProfile or None
         The best configuration found (stored in the base as ``PROFILED`` when one was given).
     evaluated : list of dict
         Every measured candidate in order: ``fission``, ``overlap``, ``wgs``, ``s``, ``T``,
@@ -46,7 +46,7 @@ class ProfileBuild(Result):
 
     status: str
     message: str
-    profile: Profile | None
+    profile: KernelProfile | None
     evaluated: list
     stats: dict = field(default_factory=dict)
 
@@ -150,7 +150,7 @@ def build_profile(measure: Callable[[str, int, tuple, float], Sequence[float]], 
         fission = [None]
     search = ConfigSearch(len(fission), len(overlaps), len(wgs))
     evaluated: list[dict] = []
-    best: Profile | None = None
+    best: KernelProfile | None = None
     stored_best = kb.best_time(sct_id, (ext, fp64)) if kb is not None else math.inf
     n_meas = 0
     while (cfg := search.next()) is not None:
@@ -168,7 +168,7 @@ def build_profile(measure: Callable[[str, int, tuple, float], Sequence[float]], 
                 best_local = T
                 if best is None or T < best.best_time:
                     ratio = min(tg, tc) / max(tg, tc) if min(tg, tc) > 0 else 1.0
-                    best = Profile(sct_id, ext, fp64=fp64, s=s, s_eff=s,
+                    best = KernelProfile(sct_id, ext, fp64=fp64, s=s, s_eff=s,
                                    fission=None if s == 1.0 else f, overlap=o, wgs=w,
                                    best_time=T, process="PROFILED", balance_ratio=ratio,
                                    n_obs=n_exec)
@@ -238,17 +238,17 @@ class DecisionLoop:
         self.abs_opts = {"T_init": T_init, "T_min": T_min, "T_max": T_max}
         AdaptiveBinarySearch(0.5, **self.abs_opts)      # validates the constants now
         self.key = None
-        self.cfg: Profile | None = None
+        self.cfg: KernelProfile | None = None
         self.lb_ops = 0
         self._profiled: set = set()
 
-    def _detector(self, cfg: Profile) -> ImbalanceDetector:
+    def _detector(self, cfg: KernelProfile) -> ImbalanceDetector:
         cf = self.cf
         if cfg.process == "PROFILED" and cfg.balance_ratio < self.max_dev:
             cf = max(self.cf_min, cfg.balance_ratio / self.max_dev)
         return ImbalanceDetector(w=self.w, max_dev=self.max_dev, cf=min(1.0, cf))
 
-    def begin(self, sct_id: str, workload: Any) -> Profile:
+    def begin(self, sct_id: str, workload: Any) -> KernelProfile:
         """The configuration of the next run of this pair."""
         ext, fp64 = _workload(workload)
         key = (sct_id, ext, fp64)
@@ -265,7 +265,7 @@ class DecisionLoop:
         self.warmup = 1
         self.moved = False
 
-    def profile_built(self) -> Profile:
+    def profile_built(self) -> KernelProfile:
         """After :func:`build_profile` for the current pair: its entry becomes the
         configuration, and the detector starts again."""
         sct_id, ext, fp64 = self.key

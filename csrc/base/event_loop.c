@@ -1,22 +1,22 @@
 /*
- * sim_loop.c -- the one event loop of wpart.dynamic (sim_loop.h): pop in (time, insertion)
+ * event_loop.c -- the one event loop of the core's simulators (event_loop.h): pop in (time, insertion)
  * order, poll the control hooks every WPART_I_LOOP_POLL events, dispatch by event type; with
  * a real event source, wait for it whenever the queue is empty.
  */
 #include <string.h>
 
-#include "sim_loop.h"
+#include "event_loop.h"
 
 wpart_status_t wpart_i_loop_init(wpart_i_loop_t *lp, int64_t cap, void *ctx)
 {
     memset(lp, 0, sizeof *lp);
     lp->ctx = ctx;
-    return wpart_i_dyn_heap_init(&lp->heap, cap);
+    return wpart_i_heap_init(&lp->heap, cap);
 }
 
 void wpart_i_loop_free(wpart_i_loop_t *lp)
 {
-    wpart_i_dyn_heap_free(&lp->heap);
+    wpart_i_heap_free(&lp->heap);
 }
 
 void wpart_i_loop_on(wpart_i_loop_t *lp, int32_t type, wpart_i_loop_handler_t h)
@@ -44,9 +44,9 @@ static wpart_status_t poll(wpart_i_loop_t *lp)
 
 wpart_status_t wpart_i_loop_run(wpart_i_loop_t *lp)
 {
-    wpart_i_dyn_event_t ev;
+    wpart_i_event_t ev;
     while (!lp->stop) {
-        if (!wpart_i_dyn_heap_pop(&lp->heap, &ev)) {
+        if (!wpart_i_heap_pop(&lp->heap, &ev)) {
             if (!lp->wait) {
                 break;
             }

@@ -1,5 +1,5 @@
 /*
- * mk_search.c -- the searches of multi-kernel runs [Soldado 2016]: the bisection share
+ * multikernel_search.c -- the searches of multi-kernel runs [Soldado 2016]: the bisection share
  * generator of profile construction (Sec. 3.2.2), the discard rule of the configuration
  * search (Algorithm 1), the imbalance detector (Sec. 3.3) and the adaptive binary search that
  * rebalances the CPU/GPU share (Sec. 3.3.1).
@@ -12,7 +12,7 @@
 
 /* ---------------------------------------------------------------- bisection generator --- */
 
-wpart_status_t wpart_mk_bisect_init(wpart_mk_bisect_t *b, double x_min)
+wpart_status_t wpart_multikernel_bisect_init(wpart_multikernel_bisect_t *b, double x_min)
 {
     if (!b) {
         return wpart_i_error(WPART_EINVAL, "bisect: NULL state");
@@ -29,11 +29,11 @@ wpart_status_t wpart_mk_bisect_init(wpart_mk_bisect_t *b, double x_min)
     return WPART_OK;
 }
 
-double wpart_mk_bisect_candidate(const wpart_mk_bisect_t *b) { return b->g + b->X / 2.0; }
+double wpart_multikernel_bisect_candidate(const wpart_multikernel_bisect_t *b) { return b->g + b->X / 2.0; }
 
 static int bad_time(double t) { return !(t >= 0.0) || isnan(t); }
 
-wpart_status_t wpart_mk_bisect_feedback(wpart_mk_bisect_t *b, double t_gpu, double t_cpu,
+wpart_status_t wpart_multikernel_bisect_feedback(wpart_multikernel_bisect_t *b, double t_gpu, double t_cpu,
                                         int *exhausted_out)
 {
     if (!b) {
@@ -66,7 +66,7 @@ wpart_status_t wpart_mk_bisect_feedback(wpart_mk_bisect_t *b, double t_gpu, doub
 
 /* ---------------------------------------------------------------- configuration search -- */
 
-wpart_status_t wpart_mk_search_init(wpart_mk_search_t *s, int32_t nf, int32_t no, int32_t nw)
+wpart_status_t wpart_multikernel_search_init(wpart_multikernel_search_t *s, int32_t nf, int32_t no, int32_t nw)
 {
     if (!s || nf < 1 || no < 1 || nw < 1) {
         return wpart_i_error(WPART_EINVAL,
@@ -83,7 +83,7 @@ wpart_status_t wpart_mk_search_init(wpart_mk_search_t *s, int32_t nf, int32_t no
     return WPART_OK;
 }
 
-int wpart_mk_search_next(const wpart_mk_search_t *s, int32_t *f, int32_t *o, int32_t *w)
+int wpart_multikernel_search_next(const wpart_multikernel_search_t *s, int32_t *f, int32_t *o, int32_t *w)
 {
     if (s->done) {
         *f = *o = *w = -1;
@@ -97,7 +97,7 @@ int wpart_mk_search_next(const wpart_mk_search_t *s, int32_t *f, int32_t *o, int
 
 /* Closes the overlap candidate: its best joins the fission's; returns 1 if the overlap
  * dimension goes on with the next candidate. */
-static int close_overlap(wpart_mk_search_t *s)
+static int close_overlap(wpart_multikernel_search_t *s)
 {
     if (s->best_o < s->best_f) {
         s->best_f = s->best_o;
@@ -107,14 +107,14 @@ static int close_overlap(wpart_mk_search_t *s)
     return go;
 }
 
-static int close_fission(wpart_mk_search_t *s)
+static int close_fission(wpart_multikernel_search_t *s)
 {
     int go = s->best_f < s->prev_f && s->f + 1 < s->nf;
     s->prev_f = s->best_f;
     return go;
 }
 
-wpart_status_t wpart_mk_search_report(wpart_mk_search_t *s, double t)
+wpart_status_t wpart_multikernel_search_report(wpart_multikernel_search_t *s, double t)
 {
     if (!s) {
         return wpart_i_error(WPART_EINVAL, "search: NULL state");
@@ -161,7 +161,7 @@ wpart_status_t wpart_mk_search_report(wpart_mk_search_t *s, double t)
 
 /* ---------------------------------------------------------------- imbalance detector ---- */
 
-wpart_status_t wpart_mk_detector_init(wpart_mk_detector_t *d, double w, double max_dev,
+wpart_status_t wpart_multikernel_detector_init(wpart_multikernel_detector_t *d, double w, double max_dev,
                                       double cf)
 {
     if (!d) {
@@ -180,18 +180,18 @@ wpart_status_t wpart_mk_detector_init(wpart_mk_detector_t *d, double w, double m
     d->w = w;
     d->max_dev = max_dev;
     d->cf = cf;
-    wpart_mk_detector_reset(d);
+    wpart_multikernel_detector_reset(d);
     return WPART_OK;
 }
 
-void wpart_mk_detector_reset(wpart_mk_detector_t *d)
+void wpart_multikernel_detector_reset(wpart_multikernel_detector_t *d)
 {
     d->lbt = 1.0 / (d->max_dev * d->cf);
     d->last_dev = 1.0;
     d->runs = d->unbalanced = d->fired = 0;
 }
 
-wpart_status_t wpart_mk_balance_ratio(int32_t n, const double *t, double *ratio_out)
+wpart_status_t wpart_multikernel_balance_ratio(int32_t n, const double *t, double *ratio_out)
 {
     if (n < 1 || !t || !ratio_out) {
         return wpart_i_error(WPART_EINVAL, "t_dev: need at least one device time");
@@ -209,14 +209,14 @@ wpart_status_t wpart_mk_balance_ratio(int32_t n, const double *t, double *ratio_
     return WPART_OK;
 }
 
-wpart_status_t wpart_mk_detector_update(wpart_mk_detector_t *d, int32_t n, const double *t_dev,
+wpart_status_t wpart_multikernel_detector_update(wpart_multikernel_detector_t *d, int32_t n, const double *t_dev,
                                         int *fire_out, double *dev_out)
 {
     if (!d) {
         return wpart_i_error(WPART_EINVAL, "detector: NULL state");
     }
     double dev;
-    wpart_status_t st = wpart_mk_balance_ratio(n, t_dev, &dev);
+    wpart_status_t st = wpart_multikernel_balance_ratio(n, t_dev, &dev);
     if (st != WPART_OK) {
         return st;
     }
@@ -243,7 +243,7 @@ enum { ABS_SHIFT = 0, ABS_BISECT = 1, ABS_CONVERGED = 2 };
 
 static double clamp01(double x) { return x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x); }
 
-wpart_status_t wpart_mk_abs_start(wpart_mk_abs_t *a, double s, double T_init, double T_min,
+wpart_status_t wpart_multikernel_abs_start(wpart_multikernel_abs_t *a, double s, double T_init, double T_min,
                                   double T_max)
 {
     if (!a) {
@@ -270,7 +270,7 @@ wpart_status_t wpart_mk_abs_start(wpart_mk_abs_t *a, double s, double T_init, do
     return WPART_OK;
 }
 
-static void abs_shift(wpart_mk_abs_t *a, int dir)
+static void abs_shift(wpart_multikernel_abs_t *a, int dir)
 {
     a->run++;
     if (a->run > 2) {
@@ -280,7 +280,7 @@ static void abs_shift(wpart_mk_abs_t *a, int dir)
     a->s = clamp01(a->s + dir * a->T);
 }
 
-wpart_status_t wpart_mk_abs_step(wpart_mk_abs_t *a, double t_gpu, double t_cpu, double *s_out)
+wpart_status_t wpart_multikernel_abs_step(wpart_multikernel_abs_t *a, double t_gpu, double t_cpu, double *s_out)
 {
     if (!a || !s_out) {
         return wpart_i_error(WPART_EINVAL, "abs: NULL argument");
