@@ -2,9 +2,7 @@
  * model_round.c -- the optimal discrete rounding of a continuous block-size split (the rounding
  * step of Sec. 3.2 of [Sant'Ana 2017], made optimal): floor to multiples of the quantum, then
  * hand out the remaining quanta one at a time to the PU that finishes it first, on a heap:
- * O(n log n) for n PUs (the quanta left after the floor and the water-level steps are O(n):
- * x_cont far below S is raised, far above S lowered, to a water level first). Sums never
- * overflow (blocks clamped to S, sums saturating).
+ * O(n log n) for n PUs (the quanta left after the floor and the water-level step are O(n)).
  * Polls the control hooks every few thousand evaluations.
  */
 #include <float.h>
@@ -101,96 +99,6 @@ static void heap_build(double *he, int64_t *hp, int64_t k)
     }
 }
 
-/* q floor(x / q) for x >= 0, at most the largest multiple of q <= cap (no int64 overflow for
- * any x, 1e308 included). */
-static int64_t qfloor(double x, int64_t q, int64_t cap)
-{
-    int64_t top = q * (cap / q);
-    if (!(x < (double)top)) {
-        return top;
-    }
-    int64_t v = q * (int64_t)floor(x / (double)q);
-    return v < top ? v : top;
-}
-
-/* The block of PU p at level T when lowering from b (x_cont far above S): b if E_p(b) <= T,
- * else the largest multiple of q in [L, b) with E_p <= T (the inverse, then checked by a few
- * evaluations), else L. */
-static int64_t level_block(wpart_dynamic_time_fn E, void *ctx, int64_t p, double T, int64_t b,
-                           int64_t L, int64_t q, cerr_t *ce)
-{
-    if (T < 0.0 || b <= L) {
-        return T < 0.0 ? L : b;
-    }
-    if (eval_checked(E, ctx, p, (double)b, ce) <= T || ce->code) {
-        return b;
-    }
-    double x = wpart_i_dyn_inv_cold(E, ctx, p, T, (double)L, (double)b, 1e-12, 200, ce);
-    int64_t v = x >= (double)b ? b - 1 : (int64_t)x;
-    v = q * (v / q);
-    if (v >= b) {
-        v = b - q;
-    }
-    for (int i = 0; i < 4 && v > L && !ce->code && eval_checked(E, ctx, p, (double)v, ce) > T;
-         i++) {
-        v -= q;
-    }
-    for (int i = 0; i < 4 && v + q < b && !ce->code &&
-                    eval_checked(E, ctx, p, (double)(v + q), ce) <= T;
-         i++) {
-        v += q;
-    }
-    return v < L ? L : v;
-}
-
-/* x_cont far above S (more than 4 quanta per PU too many): lower every PU to its block at the
- * largest water level T of a bisection whose blocks sum to <= S (sums saturating), in
- * O(n log(1/eps)) evaluations; the raise and the greedy below then hand the rest out. */
-static wpart_status_t lower_to_level(int64_t n, wpart_dynamic_time_fn E, void *ctx, int64_t S,
-                                     int64_t q, int64_t *blocks, const int64_t *lb,
-                                     double lscale, const wpart_control_t *control, double t0,
-                                     int64_t *tick, int64_t *sum_io, cerr_t *ce)
-{
-    wpart_status_t st = WPART_OK;
-#define LBL(p) (lscale < 1.0 ? q * (int64_t)floor((double)(lb[p]) * lscale / (double)q) \
-                             : (lb ? lb[p] : 0))
-    double T_lo = -1.0, T_hi = 0.0;
-    for (int64_t p = 0; p < n && !ce->code; p++) {
-        T_hi = fmax(T_hi, eval_checked(E, ctx, p, (double)blocks[p], ce));
-        WPART_CHECK(rpoll(control, t0, tick, 1));
-    }
-    for (int it = 0; it < 120 && !ce->code; it++) {
-        double Tm = T_lo < 0.0 ? 0.0 : 0.5 * (T_lo + T_hi);
-        if (T_lo >= 0.0 && !(T_hi - T_lo > 1e-13 * T_hi)) {
-            break;
-        }
-        int64_t tot = 0;
-        for (int64_t p = 0; p < n && tot <= S && !ce->code; p++) {
-            int64_t v = level_block(E, ctx, p, Tm, blocks[p], LBL(p), q, ce);
-            tot = v > INT64_MAX - tot ? INT64_MAX : tot + v;
-            WPART_CHECK(rpoll(control, t0, tick, 16));
-        }
-        if (tot <= S) {
-            T_lo = Tm;
-        } else {
-            T_hi = Tm;
-            if (T_lo < 0.0) {
-                break; /* even E = 0 keeps more than S: the lower bounds alone */
-            }
-        }
-    }
-    int64_t sum = 0;
-    for (int64_t p = 0; p < n && !ce->code; p++) {
-        blocks[p] = level_block(E, ctx, p, T_lo, blocks[p], LBL(p), q, ce);
-        sum += blocks[p]; /* <= S: the level's blocks sum to <= S */
-        WPART_CHECK(rpoll(control, t0, tick, 16));
-    }
-    *sum_io = sum;
-#undef LBL
-cleanup:
-    return st;
-}
-
 wpart_status_t wpart_dynamic_round_blocks(int64_t n, wpart_dynamic_time_fn E, void *ctx,
                                           const double *x_cont, int64_t S, int64_t quantum,
                                           const int64_t *lb, const int64_t *ub,
@@ -243,16 +151,10 @@ wpart_status_t wpart_dynamic_round_blocks_ctl(int64_t n, wpart_dynamic_time_fn E
                             : (lb ? lb[p] : 0))
 #define UB(p) (ub ? ub[p] : INT64_MAX)
     cerr_t ce = {0};
-    /* the floors, each clamped to S (no block of a sum S exceeds S), summed saturating at
-     * INT64_MAX (n blocks of up to S each may not fit int64; a saturated sum is > S anyway) */
     int64_t sum = 0;
-    int over = 0; /* the sum saturated */
     for (int64_t p = 0; p < n; p++) {
-        int64_t b = S;
-        if (x_cont[p] < 9.2e18) {
-            int64_t f = quantum * (int64_t)floor(x_cont[p] / (double)quantum);
-            b = f < S ? f : S;
-        }
+        double fl = floor(x_cont[p] / (double)quantum);
+        int64_t b = fl >= 9.2e18 / (double)quantum ? INT64_MAX / 2 : quantum * (int64_t)fl;
         if (b < LB(p)) {
             b = LB(p);
         }
@@ -260,8 +162,7 @@ wpart_status_t wpart_dynamic_round_blocks_ctl(int64_t n, wpart_dynamic_time_fn E
             b = UB(p);
         }
         blocks_out[p] = b;
-        over |= b > INT64_MAX - sum;
-        sum = over ? INT64_MAX : sum + b;
+        sum += b;
     }
     if (n > ROUND_HEAP_MAX) {
         he = wpart_i_malloc(n, sizeof *he);
@@ -272,11 +173,7 @@ wpart_status_t wpart_dynamic_round_blocks_ctl(int64_t n, wpart_dynamic_time_fn E
     }
     /* too much (x_cont above S): take quanta back from the slowest PU (the largest E_p(b_p),
      * ties to the lowest PU: a min-heap on -E) */
-    if (over || (sum > S && (sum - S) / quantum > 4 * n)) {
-        WPART_CHECK(lower_to_level(n, E, ctx, S, quantum, blocks_out, lb, lscale, control, t0,
-                                   &tick, &sum, &ce));
-    }
-    if (sum > S && !ce.code) {
+    if (sum > S) {
         int64_t k = 0;
         for (int64_t p = 0; p < n; p++) {
             if (blocks_out[p] > LB(p)) {
@@ -340,7 +237,7 @@ wpart_status_t wpart_dynamic_round_blocks_ctl(int64_t n, wpart_dynamic_time_fn E
                 double hi = (double)(UB(p) < S ? UB(p) : S);
                 double xp = wpart_i_dyn_inv_cold(E, ctx, p, T_lo, (double)blocks_out[p], hi,
                                                  1e-12, 200, &ce);
-                int64_t v = qfloor(xp, quantum, S);
+                int64_t v = quantum * (int64_t)floor(xp / (double)quantum);
                 if (v > blocks_out[p] && v - blocks_out[p] <= S - sum) {
                     sum += v - blocks_out[p];
                     blocks_out[p] = v;
