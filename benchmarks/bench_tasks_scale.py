@@ -187,9 +187,8 @@ def exhaustive(method: str, p: tasks.Problem) -> tuple[float, np.ndarray]:
     split = 3 if method == "ccm_fill" else 0
     c0 = cpu()
     a, _, _, _ = _core.tasks_ccm(p._dict(None), c.as_tuple(), np.array(p.initial, np.int32),
-                                 1 if method == "ccm_edges" else 4, 0, 0, 1, 0, 0, True, 1e-12,
-                                 None, 0.0, False, split, False, False, 1.0,
-                                 split_always=split >= 2, explore=False, exhaustive=True)
+                                 n_iter=1 if method == "ccm_edges" else 4, singles=split,
+                                 split_always=split >= 2, exhaustive=True)
     return cpu() - c0, a
 
 

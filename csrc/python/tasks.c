@@ -324,7 +324,8 @@ cleanup:
     return res;
 }
 
-/* tasks_ccm(...) -> (assignment, history, exchanges, report). A time limit is not an error:
+/* tasks_ccm(problem, coeffs, assignment, *, n_iter=4, ... options by keyword only) ->
+ * (assignment, history, exchanges, report). A time limit is not an error:
  * report["time_limit"] is True and the assignment is the best reached (report["n_trials_done"],
  * report["n_iter_done"] say how far the run got). Ctrl-C or a progress callable that raised
  * leaves its exception pending, raised as is. score (a coeffs tuple or None): the model that
@@ -335,21 +336,23 @@ static PyObject *wpy_tasks_ccm(PyObject *self, PyObject *args, PyObject *kwds)
                              "n_trials", "seed", "cluster", "order_random", "tol", "progress",
                              "time_limit", "one_way", "singles", "exact_ranking",
                              "allow_infeasible_start", "comm_tau", "split_always", "explore",
-                             "exhaustive", "score", NULL};
+                             "exhaustive", "score", "max_moves", NULL};
     PyObject *pd, *co, *ao, *progress = Py_None, *res = NULL, *so = Py_None;
     int n_iter = 4, n_rounds = 0, fanout = 0, n_trials = 1, cluster = 0, order_random = 1;
     int one_way = 0, singles = 0, exact_ranking = 0, allow_inf = 0, split_always = 0;
     int explore = 0, exhaustive = 0;
     unsigned long long seed = 0;
+    long long max_moves = -1;
     double tol = 1e-12, time_limit = 0.0, comm_tau = 1.0;
     wpy_tprob_t t;
     wpart_tasks_coeffs_t c, sc;
     PyArrayObject *A = NULL, *out = NULL, *hist = NULL, *exch = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|iiiiKipdOdpippdpppO", kwlist, &pd, &co, &ao,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|$iiiiKipdOdpippdpppOL", kwlist, &pd, &co, &ao,
                                      &n_iter, &n_rounds, &fanout, &n_trials, &seed, &cluster,
                                      &order_random, &tol, &progress, &time_limit, &one_way,
                                      &singles, &exact_ranking, &allow_inf, &comm_tau,
-                                     &split_always, &explore, &exhaustive, &so)) {
+                                     &split_always, &explore, &exhaustive, &so,
+                                     &max_moves)) {
         return NULL;
     }
     if (n_iter < 0 || n_trials < 1) {
@@ -388,6 +391,7 @@ static PyObject *wpy_tasks_ccm(PyObject *self, PyObject *args, PyObject *kwds)
     wpy_control_setup(&ctl, progress, time_limit);
     prm.control = &ctl.ctl;
     prm.score = so != Py_None ? &sc : NULL;
+    prm.max_moves = max_moves < 0 ? -1 : (int64_t)max_moves;
     wpart_tasks_lb_report_t rep;
     memset(&rep, 0, sizeof(rep));
     rep.w_max_history = PyArray_DATA(hist);

@@ -37,6 +37,7 @@ void wpart_tasks_lb_params_init(wpart_tasks_lb_params_t *prm)
     prm->tol = 1e-12;
     prm->comm_tau = 1.0;
     prm->control = NULL;
+    prm->max_moves = -1;
 }
 
 void wpart_tasks_knowledge(int32_t P, int32_t rounds_in, int32_t fanout_in, int32_t *rounds,
@@ -120,6 +121,12 @@ static wpart_status_t ccm_poll(const wpart_control_t *ctl, double t0, double don
     if (st != WPART_OK) return st;
     *time_up = ctl->time_limit > 0 && wpart_i_now() - t0 > ctl->time_limit;
     return WPART_OK;
+}
+
+/* The deadline alone (no hooks): polled between the pair steps of a turn. */
+static int ccm_late(const wpart_control_t *ctl, double t0)
+{
+    return ctl && ctl->time_limit > 0 && wpart_i_now() - t0 > ctl->time_limit;
 }
 
 static int cmp_cand(const void *x, const void *y)
@@ -368,9 +375,20 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
         s->cx = ix;
         s->pc = &pcache;
         double w = wpart_tasks_i_state_wmax(s);
-        if (isinf(w) && !prm->allow_infeasible_start) {
-            WPART_FAIL(WPART_EINVAL, "infeasible start: the initial assignment exceeds a memory "
-                       "cap (W = inf on some rank)");
+        if (!isfinite(w)) {
+            int32_t over = -1; /* a rank above its cap, else the work overflowed */
+            for (int32_t r = 0; r < P && over < 0; r++) {
+                if (wpart_tasks_i_excess(p, c, r, &s->rank[r]) > 0) over = r;
+            }
+            if (over < 0) {
+                WPART_FAIL(WPART_EOVERFLOW, "overflow: the initial assignment's work is not "
+                           "finite on some rank (its loads, bytes or homing terms sum above the "
+                           "largest float); no memory cap is exceeded");
+            }
+            if (!prm->allow_infeasible_start) {
+                WPART_FAIL(WPART_EINVAL, "infeasible start: the initial assignment exceeds the "
+                           "memory cap of rank %" PRId32 " (W = inf there)", over);
+            }
         }
         if (trial == 0) rep->w_max_initial = w;
         if (rep->w_max_history) rep->w_max_history[(int64_t)trial * (prm->n_iter + 1)] = w;
@@ -379,6 +397,7 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
         }
         int32_t n_exch = 0, it;
         int time_up = 0;
+        int64_t off_start = 0; /* tasks off their rank of a0 (the migration budget's count) */
         const int32_t *cur = K > 0 ? tbest : NULL; /* the trial's candidate assignment */
         double tb_w = w; /* W (under sc, when given) of tbest: the best placement seen */
         if (sc) WPART_CHECK(wpart_tasks_i_eval_full(p, sc, s->assign, ev_v, ev_cnt, NULL, &tb_w));
@@ -437,8 +456,12 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                 /* rank the known peers by estimated gain */
                 int32_t nw = 0;
                 const uint64_t *kr = known + r * W;
-                for (int32_t q = 0; q < P; q++) {
+                for (int32_t q = 0; q < P && !time_up; q++) {
                     if (q == r || !(kr[q / 64] >> (q % 64) & 1)) continue;
+                    if ((q & 15) == 0 && ccm_late(prm->control, t0)) {
+                        time_up = 1;
+                        break;
+                    }
                     best_t b;
                     if (prm->exact_ranking) {
                         if (incr) WPART_CHECK(upkeep_fresh(s, &up, q));
@@ -459,8 +482,12 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                 }
                 qsort(wl, (size_t)nw, sizeof(cand_t), cmp_cand);
                 /* lock each peer in turn, re-evaluate exactly, exchange if it still pays */
-                for (int32_t i = 0; i < nw; i++) {
+                for (int32_t i = 0; i < nw && !time_up; i++) {
                     int32_t q = wl[i].p;
+                    if (ccm_late(prm->control, t0)) {
+                        time_up = 1;
+                        break;
+                    }
                     best_t b;
                     if (incr) WPART_CHECK(upkeep_fresh(s, &up, q));
                     WPART_CHECK(wpart_i_ccm_find_best(
@@ -477,6 +504,17 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                         int32_t na = b.cr >= 0 ? Cr->start[b.cr + 1] - Cr->start[b.cr] : 0;
                         const int32_t *B = b.cp >= 0 ? Cq->tasks + Cq->start[b.cp] : NULL;
                         int32_t nb = b.cp >= 0 ? Cq->start[b.cp + 1] - Cq->start[b.cp] : 0;
+                        if (prm->max_moves >= 0) { /* the budget: tasks off their start */
+                            int64_t d = 0;
+                            for (int32_t t = 0; t < na; t++) {
+                                d += (a0[A[t]] != q) - (a0[A[t]] != r);
+                            }
+                            for (int32_t t = 0; t < nb; t++) {
+                                d += (a0[B[t]] != r) - (a0[B[t]] != q);
+                            }
+                            if (d > 0 && off_start + d > prm->max_moves) continue;
+                            off_start += d;
+                        }
                         WPART_CHECK(wpart_tasks_state_apply_exchange(s, r, A, na, q, B, nb));
                         if (incr) { /* r now, q when next needed */
                             for (int32_t t = 0; t < na + nb; t++) mv[t] = t < na ? A[t] : B[t - na];
@@ -500,7 +538,19 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                     }
                 }
             }
-            if (time_up) break; /* tbest: the best of the completed iterations */
+            if (time_up) { /* tbest: the best of the completed iterations, or the state
+                              reached inside this one when better */
+                double wc = wpart_tasks_i_state_wmax(s);
+                if (sc) {
+                    WPART_CHECK(wpart_tasks_i_eval_full(p, sc, s->assign, ev_v, ev_cnt, NULL,
+                                                        &wc));
+                }
+                if (wc < tb_w) {
+                    tb_w = wc;
+                    if (K > 0) memcpy(tbest, s->assign, sizeof(int32_t) * (size_t)K);
+                }
+                break;
+            }
             n_exch += moved;
             w = wpart_tasks_i_state_wmax(s);
             {

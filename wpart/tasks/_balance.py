@@ -27,7 +27,8 @@ __all__ = ["METHODS", "TABLE", "TasksResult", "balance", "brute_force", "evaluat
 #: Options of the gossip balancers (``"ccm"``; ``"tempered"`` reads the same ones).
 _GOSSIP = ("n_iter", "n_rounds", "fanout", "n_trials", "cluster", "order", "tol", "ranking",
            "subclusters", "split_rule", "allow_infeasible_start", "comm_tau", "explore",
-           "backend", "max_delay", "progress", "time_limit", "protocol")
+           "backend", "max_delay", "progress", "time_limit", "protocol", "max_moves",
+           "greedy_start")
 
 #: The methods of :func:`balance`, declared once (the binding has one C entry per method, no
 #: enum: ``code`` is None).
@@ -298,11 +299,22 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
         random improving exchange instead of the best one (the lock protocol and the
         acceptance criterion are unchanged), so that the trials reach different local optima;
         trial 0 is the paper's run, so the result is never worse than with one trial.
+    max_moves : int, optional
+        Migration budget of ``"ccm"`` and ``"tempered"`` (serial engine): an exchange that
+        would leave more than `max_moves` tasks off their starting rank is not made (None: no
+        budget). Every result reports ``stats["n_tasks_moved"]``, the tasks whose rank differs
+        from the start.
+    greedy_start : bool, default True
+        ``"ccm"`` (serial engine, no `max_moves`): when ``"greedy"``'s placement has a lower
+        ``W_max`` than the run from the start, CCM-LB is run again from it and the better
+        of the two runs is returned, so CCM-LB never ends above greedy
+        (``stats["greedy_start"]``: whether that second run was made and kept).
     progress : bool or callable, default False
         True: a progress bar; a callable ``progress(done, total)`` (returning False stops the
         run with :class:`wpart.CancelledError`).
     time_limit : float, optional
-        Seconds (None: none), honoured by every backend. Reaching it is not an error: the
+        Seconds (None: none), honoured by every backend, also inside an iteration (polled
+        between pair steps). Reaching it is not an error: the
         result has status ``"time_limit"`` and holds the best assignment reached (``"ranks"``
         and ``"event"``: the state after the last completed turn or exchange, or a better
         earlier trial; ``"simulated"``: whichever of the best finished trial and the
@@ -391,6 +403,11 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
     srule = choice(split_rule, "split_rule", ("auto", "fallback", "compete"))
     if srule == "auto":
         srule = "compete" if split >= 2 else "fallback"
+    mm = options.get("max_moves")
+    mm = -1 if mm is None else as_int(mm, "max_moves", minimum=0, maximum=2**62)
+    gstart = as_bool(options.get("greedy_start", True), "greedy_start")
+    if mm >= 0 and be != "simulated":
+        raise WpartValueError("`max_moves` is an option of backend='simulated'")
     proto = choice(options.get("protocol", "rounds"), "protocol", ("rounds", "turns"))
     if "protocol" in options and be != "ranks":
         raise WpartValueError("`protocol` is an option of backend='ranks' (and the MPI run)")
@@ -413,28 +430,63 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
                       explore=bool(explore), ranking=rk)
     # Ctrl-C and a progress callback returning False raise CancelledError; the time limit
     # comes back in the report, with the best assignment reached
-    with progress_hook(hook_in, total=n_trials * n_iter * problem.m,
-                       desc=f"balance[{meth}]") as hook:
-        a, hist, exch, st = _core.tasks_ccm(
-            d, run_c.as_tuple(), a0, n_iter, k, f, n_trials, seed,
-            cluster_mode, od == "random", tol, hook, core_time_limit(tl), meth == "tempered",
-            split if meth == "ccm" else 0, rk == "exact", bool(allow_infeasible_start),
-            comm_tau, split_always=srule == "compete", explore=bool(explore),
-            score=c.as_tuple() if meth == "tempered" else None)
+    def run_from(start: np.ndarray, limit: float | None) -> tuple:
+        with progress_hook(hook_in, total=n_trials * n_iter * problem.m,
+                           desc=f"balance[{meth}]") as hook:
+            a, hist, exch, st = _core.tasks_ccm(
+                d, run_c.as_tuple(), start, n_iter=n_iter, n_rounds=k, fanout=f,
+                n_trials=n_trials, seed=seed, cluster=cluster_mode,
+                order_random=od == "random", tol=tol, progress=hook,
+                time_limit=core_time_limit(limit), one_way=meth == "tempered",
+                singles=split if meth == "ccm" else 0, exact_ranking=rk == "exact",
+                allow_infeasible_start=bool(allow_infeasible_start), comm_tau=comm_tau,
+                split_always=srule == "compete", explore=bool(explore),
+                score=c.as_tuple() if meth == "tempered" else None, max_moves=mm)
+        st = dict(st)
+        stopped = st.pop("time_limit")
+        trials_done, iter_done = int(st.pop("n_trials_done")), int(st.pop("n_iter_done"))
+        best = int(st["best_trial"])
+        done = iter_done if stopped and best == trials_done else n_iter  # iterations of best
+        history = hist[best][:done + 1]
+        a = _keep_start(d, c, a, start, st)
+        if stopped:  # the state reached inside the interrupted iteration, when better
+            w_a, _ = _core.tasks_evaluate(d, c.as_tuple(), a)
+            if meth != "tempered" and w_a < history[-1] * (1.0 - 1e-12):  # not rounding
+                history = np.append(history, w_a)
+        st["exchanges_per_iteration"] = exch[best][:done].tolist()
+        return a, history, st, stopped, trials_done, iter_done
+
+    a, history, st, stopped, trials_done, iter_done = run_from(a0, tl)
+    greedy_used = False
+    if meth == "ccm" and gstart and mm < 0 and not stopped and problem.n_tasks:
+        # greedy's placement as a second start: CCM-LB never ends above greedy
+        try:
+            ag = np.asarray(_core.tasks_greedy(d, c.as_tuple(), a0), dtype=np.int32)
+            wg, _ = _core.tasks_evaluate(d, c.as_tuple(), ag)
+        except WpartValueError:  # greedy places a cluster on no rank under the caps
+            ag, wg = None, math.inf
+        w_a, _ = _core.tasks_evaluate(d, c.as_tuple(), a)
+        left = None if tl is None else tl - (time.perf_counter() - t0)
+        if wg < w_a and (left is None or left > 0):
+            a2, h2, st2, stopped2, td2, id2 = run_from(ag, left)
+            w2, _ = _core.tasks_evaluate(d, c.as_tuple(), a2)
+            if w2 < w_a:
+                greedy_used = True
+                w_first = float(history[0])
+                a, st, stopped, trials_done, iter_done = a2, st2, stopped2, td2, id2
+                history = np.concatenate([[w_first], h2])
+                st["w_max_greedy"] = float(wg)
+                st["w_max_first_start"] = float(w_a)
     secs = time.perf_counter() - t0
-    st = dict(st)
-    stopped = st.pop("time_limit")
-    trials_done, iter_done = int(st.pop("n_trials_done")), int(st.pop("n_iter_done"))
-    best = int(st["best_trial"])
-    done = iter_done if stopped and best == trials_done else n_iter  # iterations of `best`
-    history = hist[best][:done + 1]
-    a = _keep_start(d, c, a, a0, st)
+    if greedy_used:  # measured against the caller's start
+        _keep_start(d, c, a, a0, st)
     if meth == "tempered":  # the history of the full model is not available: before, after
         w, _ = _core.tasks_evaluate(d, c.as_tuple(), a)
         w0, _ = _core.tasks_evaluate(d, c.as_tuple(), a0)
         history = np.array([w0, w])
     stats = st
-    stats.update(base_stats, seconds=secs, exchanges_per_iteration=exch[best][:done].tolist())
+    stats.update(base_stats, seconds=secs, greedy_start=greedy_used,
+                 max_moves=None if mm < 0 else mm)
     if not stopped:
         return make_result(problem, c, cap, a, history, meth, stats)
     stats.update(stopped="time_limit", trials_done=trials_done, iterations_done=iter_done)

@@ -242,6 +242,9 @@ def make_result(problem: Problem, coeffs: Coefficients, cap: Any, assignment: ND
     """
     d = problem._dict(cap)
     w, rep = _core.tasks_evaluate(d, coeffs.as_tuple(), assignment)
+    stats = dict(stats)
+    stats["n_tasks_moved"] = int(np.count_nonzero(np.asarray(assignment)
+                                                  != np.asarray(problem.initial)))
     if init_eval is None:
         _, init_eval = _core.tasks_evaluate(d, coeffs.as_tuple(), problem.initial)
     work = rep["work"]
@@ -252,7 +255,7 @@ def make_result(problem: Problem, coeffs: Coefficients, cap: Any, assignment: ND
     if status is None:
         status = "feasible" if math.isfinite(w) else "infeasible"
         if not message and not math.isfinite(w):
-            message = f"{method}: the placement exceeds a memory cap on some rank (W = inf)"
+            message = _not_finite_message(method, rep, cap)
         elif not message and method == "given":
             message = f"the given assignment: W_max {w:.6g}"
         elif not message:
@@ -274,6 +277,21 @@ def make_result(problem: Problem, coeffs: Coefficients, cap: Any, assignment: ND
         history=np.asarray(history, dtype=np.float64), method=method, coefficients=coeffs,
         stats=stats,
     )
+
+
+def _not_finite_message(method: str, rep: dict, cap: Any) -> str:
+    """Why ``W_max`` is not finite: a rank above its memory cap, or else an overflow of the
+    work sums (loads, bytes or homing above the largest float)."""
+    mem = np.asarray(rep["memory"], dtype=np.float64)
+    if cap is not None:
+        over = np.nonzero(mem > np.broadcast_to(np.asarray(cap, np.float64), mem.shape))[0]
+        if over.size:
+            return (f"{method}: the placement exceeds a memory cap on rank {int(over[0])} "
+                    "(W = inf)")
+    bad = np.nonzero(~np.isfinite(np.asarray(rep["work"], np.float64)))[0]
+    where = f" on rank {int(bad[0])}" if bad.size else ""
+    return (f"{method}: overflow: the work{where} is not finite (its loads, bytes or homing "
+            "terms sum above the largest float), not a memory cap (W = inf)")
 
 
 def replace_fields(r: TasksResult, **kw: Any) -> TasksResult:

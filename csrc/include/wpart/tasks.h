@@ -159,6 +159,9 @@ typedef struct {
     const wpart_tasks_coeffs_t *score; /* the model that picks the placement returned (NULL:
                                           c): each trial returns the best placement it saw
                                           under it, its start included (ties: the later) */
+    int64_t max_moves;  /* migration budget: an exchange that would leave more than this many
+                           tasks off their rank of the start is not made (< 0, the default:
+                           no budget) */
 } wpart_tasks_lb_params_t;
 
 void wpart_tasks_lb_params_init(wpart_tasks_lb_params_t *prm);
