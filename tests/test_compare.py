@@ -8,7 +8,7 @@ import pytest
 
 import wpart
 from wpart import hetero, spatial, tasks
-from wpart._compare import compare_1d
+from wpart import compare_1d
 
 ROW_KEYS = {"method", "gap", "seconds", "status", "message"}
 
@@ -102,12 +102,10 @@ def test_hetero_compare_time_optimum_bounds_the_rest():
 def test_dynamic_compare_table_and_the_old_array_view():
     import wpart.dynamic as D
 
-    from wpart.dynamic._compare import compare
-
-    c = compare("linear4", seeds=[0, 1], progress=False)
+    c = D.compare("linear4", seeds=[0, 1], progress=False)
     _check(c, "makespan", len(D.BALANCERS.names))
     assert c.shape == (2 * len(D.BALANCERS.names),)
     best = min(r["makespan"] for r in c.table)
     assert c.lower_bound == best and math.isclose(min(r["gap"] for r in c.table), 0)
-    one = compare("linear4", {"g": "greedy"}, seeds=[0, 1], progress=False)
+    one = D.compare("linear4", {"g": "greedy"}, seeds=[0, 1], progress=False)
     assert one.table[0]["makespan"] == pytest.approx(float(np.mean(one["makespan"])))

@@ -67,6 +67,8 @@ POSITIONAL_ONLY_DATA = {
     ("wpart.spatial.instances.pic_series", "n"),
     ("wpart.spatial.instances.uniform", "n2"),
     ("wpart.hetero.NvmlMeter", "index"),
+    # compare(platform, algos): the balancers compared are data (None: every balancer)
+    ("wpart.dynamic.compare", "algos"),
     # Greedy(m, n, chunk): the piece size is what names the method, Greedy(g) (issue 19's
     # interface)
     ("wpart.dynamic.Greedy", "chunk"),

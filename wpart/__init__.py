@@ -65,6 +65,7 @@ from ._errors import (
     WpartValueError,
 )
 from ._result import STATUSES, Result
+from ._compare import Comparison, compare_1d
 from . import _errors
 
 __version__ = "0.1.0"
@@ -74,6 +75,8 @@ __all__ = [
     "box_loads",
     "partition_1d",
     "probe_1d",
+    "compare_1d",
+    "Comparison",
     "Partition1D",
     "METHODS_1D",
     "Result",

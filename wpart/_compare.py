@@ -42,7 +42,7 @@ class Candidate:
     exact: bool = False
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class Comparison:
     """The methods of one family run on one input.
 
@@ -300,7 +300,8 @@ def run_candidates(
         if v is None or lb is None:
             continue
         r["gap"] = (0.0 if v == 0 else math.inf) if lb == 0 else v / lb - 1.0
-    return Comparison(family, objective, rows, lb, results, time_limit)
+    return Comparison(family=family, objective=objective, table=rows, lower_bound=lb,
+                      results=results, time_limit=time_limit)
 
 
 def compare_1d(

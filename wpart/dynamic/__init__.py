@@ -47,6 +47,7 @@ from ._plbhac import *  # noqa: F403
 from ._sim import *  # noqa: F403
 from ._table import *  # noqa: F403
 from ._trace import *  # noqa: F403
+from ._compare import compare  # the family's compare(): a table per balancer, and the runs
 
 # The public names (at most 50; the rest stay importable from here and from their modules:
 # the further baselines, oracles, trace columns and preset tables).

@@ -18,7 +18,7 @@ from .._compare import Candidate, Comparison, run_candidates
 __all__ = ["compare", "DynamicComparison"]
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class DynamicComparison(Comparison):
     """A :class:`wpart._compare.Comparison` that also holds the per-(balancer, seed) rows.
 
@@ -130,5 +130,6 @@ def compare(
     if len(parts) != len(cands):  # a balancer was refused: raise its error as before
         _compare_runs(platform, algos, seeds=seeds, progress=False, **kw)
     runs = np.concatenate(parts) if parts else np.zeros(0)
-    return DynamicComparison(c.family, c.objective, c.table, c.lower_bound, c.results,
-                             c.time_limit, runs=runs)
+    return DynamicComparison(family=c.family, objective=c.objective, table=c.table,
+                             lower_bound=c.lower_bound, results=c.results,
+                             time_limit=c.time_limit, runs=runs)
