@@ -143,15 +143,39 @@ def test_reader_refuses_leftover_higher_rank_files(tmp_path):
         read_lbdatafile(stem)
 
 
-def test_reader_refuses_a_half_switched_set(tmp_path):
+def test_reader_refuses_a_half_switched_set(tmp_path, monkeypatch):
     p = _prob(4)
     stem = str(tmp_path / "s")
     write_lbdatafile(p, stem)
-    old2 = (tmp_path / "s.2.json").read_bytes()
-    write_lbdatafile(p, stem, assignment=_moved(p))
-    (tmp_path / "s.2.json").write_bytes(old2)  # as a process killed mid-switch leaves it
-    with pytest.raises(_io_set.SetError, match=r"s\.2\.json: does not match the output set"):
+    real, seen = _io_set.os.replace, []
+
+    class Killed(BaseException):
+        pass
+
+    def replace(src, dst):  # a process killed at the third rename: no rollback runs
+        if src.endswith(".tmp"):
+            seen.append(dst)
+            if len(seen) == 3:
+                monkeypatch.setattr(_io_set, "_unlink", lambda path: None)
+                monkeypatch.setattr(_io_set.os, "replace", lambda a, b: None)
+                raise Killed()
+        return real(src, dst)
+    monkeypatch.setattr(_io_set.os, "replace", replace)
+    with pytest.raises(Killed):
+        write_lbdatafile(p, stem, assignment=_moved(p))
+    monkeypatch.undo()
+    with pytest.raises(_io_set.SetError, match=r"s\.1\.json: does not match the output set.*"
+                                                r"interrupted while switching"):
         read_lbdatafile(stem)
+
+
+def test_a_file_edited_after_writing_is_read(tmp_path):
+    p = _prob(3)
+    stem = str(tmp_path / "s")
+    write_lbdatafile(p, stem)
+    f = tmp_path / "s.1.json"
+    f.write_text(f.read_text().replace('"time": ', '"time":  '))
+    assert read_lbdatafile(stem).n_tasks == p.n_tasks
 
 
 def test_files_without_manifest_need_the_same_phases(tmp_path):

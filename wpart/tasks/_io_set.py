@@ -19,9 +19,12 @@ Writing (:func:`write_set`, and :func:`switch_set` on rank 0 for MPI):
    files that do not match the manifest, which the reader refuses (it never reads a mix).
 
 Reading (:func:`check_set`, called by :func:`wpart.tasks.read_lbdatafile` and the MPI
-reader): when a stem has a manifest, its files must be exactly ranks ``0 .. n-1`` with the
-sizes and CRC-32 listed, one phase list; files without a manifest (written by vt or LBAF)
-must have consecutive ranks and the same phase ids in every file.
+reader): when a stem has a manifest, its files must be exactly ranks ``0 .. n-1`` (a file of
+a higher rank, left by an earlier, larger set, is refused), and a file whose size or CRC-32
+differs from the manifest is refused when the switch of that generation was interrupted (its
+backups are still there: the set mixes two runs); a file edited after the set was written is
+read as it is. Files without a manifest (written by vt or LBAF) must have consecutive ranks
+and the same phase ids in every file.
 """
 
 from __future__ import annotations
@@ -316,11 +319,7 @@ def check_set(files_by_rank: dict, phases_by_rank: dict | None = None) -> None:
             except OSError as exc:
                 raise _os_error(p, "read", exc) from None
             if not isinstance(want, dict) or (want.get("bytes"), want.get("crc32")) != got:
-                raise SetError(
-                    f"{p}: does not match the output set of {mp} (generation "
-                    f"{doc.get('generation')}): written by another run, changed since, or "
-                    "left by a write that was interrupted while switching the set (remove "
-                    "the manifest to read the files as they are)")
+                _mismatch(stem, doc, p)
         return
     if phases_by_rank:
         ref = phases_by_rank[r0]
@@ -332,9 +331,23 @@ def check_set(files_by_rank: dict, phases_by_rank: dict | None = None) -> None:
                     "not one set (each rank file lists the same phases)")
 
 
+def check_stale(stem: str) -> None:
+    """Refuse rank files of `stem` beyond its manifest's ranks (left by an earlier, larger
+    set), naming the first; nothing when `stem` has no manifest."""
+    doc = load_manifest(stem)
+    if doc is None:
+        return
+    mp, n = manifest_path(stem), doc["n_ranks"]
+    extra = stale_ranks(stem, n)
+    if extra:
+        raise SetError(f"{rank_path(stem, extra[0])}: not part of the output set of {mp} "
+                       f"({n} rank files, generation {doc.get('generation')}): a file left by "
+                       "an earlier, larger set; remove it")
+
+
 def check_rank_file(stem: str, rank: int, size: int) -> None:
-    """The per-rank form of :func:`check_set` for one process of an MPI job: its own file
-    against the manifest (when there is one), and the job size against its rank count."""
+    """The per-rank form of :func:`check_set` for one process of an MPI job (after the rank
+    count was checked): its own file against the manifest, when there is one."""
     doc = load_manifest(stem)
     if doc is None:
         return
@@ -344,12 +357,32 @@ def check_rank_file(stem: str, rank: int, size: int) -> None:
                        f"processes (mpirun -np {n})")
     p = rank_path(stem, rank)
     want = doc["files"][rank]
-    got = crc_file(p)
+    try:
+        got = crc_file(p)
+    except OSError as exc:
+        raise _os_error(p, "read", exc) from None
     if not isinstance(want, dict) or (want.get("bytes"), want.get("crc32")) != got:
-        raise SetError(f"{p}: does not match the output set of {mp} (generation "
-                       f"{doc.get('generation')}): written by another run, changed since, or "
-                       "left by an interrupted switch (remove the manifest to read the files "
-                       "as they are)")
+        _mismatch(stem, doc, p)
+
+
+def _mismatch(stem: str, doc: dict, p: str) -> None:
+    """A file that differs from the manifest: refused when the switch of that generation was
+    interrupted (its backups of the previous files are still there), else accepted (a file
+    edited after it was written)."""
+    gen = str(doc.get("generation"))
+    folder, base = os.path.split(os.path.abspath(stem))
+    pat = re.compile(r"\." + re.escape(base) + r"\.(\d+\.json|wpart-set\.json)\."
+                     + re.escape(gen) + r"\.old$")
+    try:
+        left = sorted(n for n in os.listdir(folder) if pat.match(n))
+    except OSError:
+        left = []
+    if left:
+        raise SetError(
+            f"{p}: does not match the output set of {manifest_path(stem)} (generation {gen}): "
+            "the write of that set was interrupted while switching the files, so the set mixes "
+            f"two runs; the previous files are kept as {', '.join(left[:4])}"
+            f"{' ...' if len(left) > 4 else ''} (in {folder}); write the set again")
 
 
 def doc_bytes(doc: Any, compress: bool = False) -> bytes:

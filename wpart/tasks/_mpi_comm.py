@@ -18,7 +18,8 @@ import numpy as np
 __all__ = ["Channel", "RankFailure", "TAGS"]
 
 #: Message tags of the CCM-LB protocol.
-TAGS = {"TURN": 11, "GOSSIP": 14, "GATHER": 15, "DIR": 16, "PROP": 17}
+TAGS = {"TURN": 11, "GOSSIP": 14, "GATHER": 15, "DIR": 16, "PROP": 17, "OUTSET": 18,
+        "PING": 19, "PONG": 20}
 
 
 class RankFailure(WpartRuntimeError):
@@ -48,17 +49,69 @@ class Channel:
             r = test()
             if r is not None and r is not False:
                 return r
+            if spins % 64 == 0:
+                self._answer_pings()
             if time.monotonic() > deadline:
-                who = f"rank {peer}" if peer is not None and peer >= 0 else "a peer rank"
-                raise RankFailure(f"rank {self.rank}: no progress from {who} within "
-                                  f"{self.timeout * patience:g} s while waiting for {what}; "
-                                  "the rank "
-                                  "died or hangs (raise `timeout` if its steps are this long)")
+                raise RankFailure(self._culprit(what, peer, self.timeout * patience))
             spins += 1  # spin briefly, then yield, then sleep at most 0.5 ms (oversubscribed)
             if spins > 200:
                 time.sleep(min(0.0005, 2e-6 * spins))
             elif spins > 20:
                 time.sleep(0)
+
+    # ------------------------------------------------------------------ naming the culprit
+    def _answer_pings(self) -> None:
+        """Answer every waiting ``PING`` (a rank that timed out asks who is still alive):
+        every rank does so while it waits, so the rank that waited can name the one that
+        does not answer."""
+        MPI = self.MPI
+        while True:
+            st = MPI.Status()
+            msg = self.comm.improbe(source=MPI.ANY_SOURCE, tag=TAGS["PING"], status=st)
+            if msg is None:
+                return
+            buf = bytearray(st.Get_count(MPI.BYTE))
+            msg.Recv([buf, MPI.BYTE])
+            self.send(st.Get_source(), "PONG", pickle.loads(buf), "PONG")
+
+    def _culprit(self, what: str, peer: int | None, waited: float) -> str:
+        """The message of a missed deadline, naming the ranks that do not answer a ping
+        within a grace time (every rank answers while it waits; a stopped, dead or
+        busy-for-too-long rank does not)."""
+        MPI = self.MPI
+        grace = max(1.0, min(self.timeout, 5.0))
+        asked = [q for q in range(self.size) if q != self.rank]
+        token = (self.rank, time.monotonic())
+        for q in asked:
+            self.send(q, "PING", token, "PING")
+        alive: set = set()
+        end = time.monotonic() + grace
+        while time.monotonic() < end and len(alive) < len(asked):
+            self._answer_pings()
+            st = MPI.Status()
+            msg = self.comm.improbe(source=MPI.ANY_SOURCE, tag=TAGS["PONG"], status=st)
+            if msg is None:
+                time.sleep(0.001)
+                continue
+            buf = bytearray(st.Get_count(MPI.BYTE))
+            msg.Recv([buf, MPI.BYTE])
+            if pickle.loads(buf) == token:
+                alive.add(st.Get_source())
+        silent = [q for q in asked if q not in alive]
+        if peer is not None and peer >= 0 and peer in silent:
+            silent = [peer] + [q for q in silent if q != peer]
+        if silent:
+            names = ", ".join(map(str, silent[:8])) + (" ..." if len(silent) > 8 else "")
+            who = f"rank{'s' if len(silent) > 1 else ''} {names}"
+            return (f"rank {self.rank}: no progress within {waited:g} s while waiting for "
+                    f"{what}; {who} did not answer a ping within {grace:g} s: it died or hangs "
+                    "(stopped, or busy past the deadline; the other ranks answered; raise "
+                    "`timeout` if a step is this long)")
+        who = f"rank {peer}" if peer is not None and peer >= 0 else "a peer rank"
+        return (f"rank {self.rank}: no progress from {who} within {waited:g} s while waiting "
+                f"for {what}, though every rank answered a ping: no rank died or hangs, but a "
+                "rank's step is longer than `timeout` or the ranks disagree on the protocol "
+                "(raise `timeout`)")
 
     def _flush(self) -> None:
         self._pending = [(r, b) for r, b in self._pending if not r.Test()]

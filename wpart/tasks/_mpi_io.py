@@ -13,16 +13,18 @@ from __future__ import annotations
 
 import json
 import os
+import zlib
 from typing import Any
 
 import numpy as np
 
+from .._errors import WpartOSError
 from ._io import MAX_BYTES, LBDatafileError, _load_json, _parse_phase
 from ._io_write import task_record
 from ._rankdata import RankData
 
-__all__ = ["count_rank_files", "distribute_edges", "read_rank", "write_json_atomic",
-           "write_rank"]
+__all__ = ["check_out_writable", "count_rank_files", "distribute_edges", "rank_doc",
+           "read_rank", "write_json_atomic", "write_rank", "write_rank_set"]
 
 #: Key of an entity in ``RankData.ents`` holding the rest of its task's object as read
 #: (``user_defined``, ``subphases``, ...); never written as part of the entity.
@@ -226,17 +228,9 @@ def count_rank_files(stem: str) -> tuple:
     return (idx[-1] + 1 if idx else 0), idx
 
 
-def write_rank(data: RankData, stem: str, kind: str = "id", phase: int = 0,
-               commit: Any = True) -> str:
-    """Write this rank's tasks, and the edges whose sender is here, as ``<stem>.<rank>.json``
-    (every field read kept, as :func:`wpart.tasks.write_lbdatafile` does).
-
-    The file is written to a temporary name beside it, fsynced, then renamed: a rank killed
-    while writing leaves the previous file whole. `commit`: True renames at once; a callable
-    (e.g. an agreement of every rank that its file is written) is called first and the file
-    is renamed only if it returns True, else the temporary file is removed and the previous
-    output stays.
-    """
+def rank_doc(data: RankData, kind: str = "id", phase: int = 0) -> dict:
+    """This rank's tasks, and the edges whose sender is here, as one LBDatafile document
+    (every field read kept, as :func:`wpart.tasks.write_lbdatafile` does)."""
     tasks = []
     bsize = dict(zip(data.bid.tolist(), data.bsize.tolist()))
     bhome = dict(zip(data.bid.tolist(), data.bhome.tolist()))
@@ -263,10 +257,20 @@ def write_rank(data: RankData, stem: str, kind: str = "id", phase: int = 0,
     ph: dict[str, Any] = {"id": int(phase), "tasks": tasks}
     if comms:
         ph["communications"] = comms
+    return {"type": "LBDatafile", "metadata": meta, "phases": [ph]}
+
+
+def write_rank(data: RankData, stem: str, kind: str = "id", phase: int = 0,
+               commit: Any = True) -> str:
+    """Write :func:`rank_doc` as ``<stem>.<rank>.json`` alone (one file, not a set).
+
+    The file is written to a temporary name beside it, fsynced, then renamed: a rank killed
+    while writing leaves the previous file whole. `commit`: True renames at once; a callable
+    is called first and the file is renamed only if it returns True, else the temporary file
+    is removed. An MPI job writes its output set with :func:`write_rank_set`.
+    """
     path = f"{stem}.{data.rank}.json"
-    # compact: json's C encoder (indent= runs the pure-Python one, ~2x slower)
-    tmp = write_temp_json(path, {"type": "LBDatafile", "metadata": meta, "phases": [ph]},
-                          indent=None)
+    tmp = write_temp_json(path, rank_doc(data, kind, phase), indent=None)
     try:
         ok = commit() if callable(commit) else bool(commit)
     except BaseException:
@@ -275,5 +279,106 @@ def write_rank(data: RankData, stem: str, kind: str = "id", phase: int = 0,
     if not ok:
         os.unlink(tmp)
         return path
+    commit_file(tmp, path)
+    return path
+
+
+def check_out_writable(ch, out: str) -> None:
+    """Before any work: every rank checks it can write its output file (the folder, no folder
+    in its file's place; rank 0 also the manifest's); one agreement, so that every rank stops
+    when one cannot, naming the file."""
+    from ._io_set import check_writable, remove_temps
+
+    err = None
+    try:
+        check_writable(out, [ch.rank])
+        if ch.rank == 0:  # what an earlier, killed run left (before any rank writes)
+            remove_temps(out)
+    except WpartOSError as exc:
+        err = exc
+    bad = ch.allreduce(ch.rank if err is not None else ch.size, "min",
+                       "the check that every rank can write its output")
+    if err is not None:
+        raise err
+    if bad < ch.size:
+        raise WpartOSError(f"{out}.{int(bad)}.json: rank {int(bad)} cannot write its output "
+                           "(its message says why); nothing was balanced or written")
+
+
+def write_rank_set(ch, data: RankData, out: str, kind: str = "id", phase: int = 0,
+                   fail_at=None) -> str:
+    """Write the job's output as one set (:mod:`wpart.tasks._io_set`): every rank writes its
+    file to a temporary name and sends rank 0 its name, size and CRC-32; after a first
+    agreement (every file written), rank 0 switches the whole set in one step (manifest, the
+    files, stale higher-rank files removed; the previous files back on a failure) and a
+    second agreement tells every rank the outcome. Any failure, on any rank, at any moment
+    before the switch leaves the previous set whole and removes the temporary files; the
+    error names the file. The output folder must be shared by the ranks (rank 0 renames
+    every rank's file)."""
+    from ._io_set import _unlink, doc_bytes, new_generation, rank_path, write_temp
+
+    path = rank_path(out, ch.rank)
+    gen = new_generation()
+    tmp, err, info = None, None, None
+    try:
+        text = doc_bytes(rank_doc(data, kind, phase))
+        if fail_at is not None:
+            fail_at(path)
+        tmp = write_temp(path, text, gen)
+        info = (tmp, len(text), zlib.crc32(text))
+    except Exception as exc:  # reported after the agreement, so that no rank waits
+        err = exc
+    try:
+        return _switch_agreed(ch, out, gen, phase, path, tmp, err, info)
+    except BaseException:  # a peer failed or hangs: this rank's temporary file goes
+        if tmp is not None:
+            _unlink(tmp)
+        raise
+
+
+def _switch_agreed(ch, out, gen, phase, path, tmp, err, info) -> str:
+    from ._io_set import _unlink, manifest_doc, rank_path, switch_set
+
+    if ch.rank == 0:
+        infos = [info]
+        for _ in range(ch.size - 1):
+            src, _, got = ch.recv(-1, ("OUTSET",), "the output files' names (write agreement)")
+            infos.append((src, got))
+        infos = [infos[0]] + [g for _, g in sorted(infos[1:], key=lambda x: x[0])]
+    else:
+        ch.send(0, "OUTSET", info)
+    ok = ch.allreduce(ch.size if err is None else ch.rank, "min",
+                      "the agreement that every rank wrote its output file")
+    if ok < ch.size:
+        if tmp is not None:
+            _unlink(tmp)
+        if err is not None:
+            raise err
+        raise WpartOSError(f"{rank_path(out, int(ok))}: rank {int(ok)} could not write its "
+                           "output file (its message says why); the previous output set is "
+                           "kept whole")
+    serr = None
+    if ch.rank == 0:
+        try:
+            for r, x in enumerate(infos):
+                if not os.path.isfile(x[0]):
+                    raise WpartOSError(f"{rank_path(out, r)}: rank 0 does not see the file "
+                                       f"rank {r} wrote ({x[0]}): the output folder must be "
+                                       "shared by the ranks")
+            switch_set(out, gen, [x[0] for x in infos],
+                       manifest_doc(gen, ch.size, [phase], [(x[1], x[2]) for x in infos]))
+        except Exception as exc:
+            for x in infos:
+                _unlink(x[0])
+            serr = exc
+    done = ch.allreduce(0 if serr is not None else 1, "min",
+                        "the agreement that rank 0 switched the output set")
+    if serr is not None:
+        raise serr
+    if done < 1:
+        _unlink(tmp)
+        raise WpartOSError(f"{out}.wpart-set.json: rank 0 could not switch the output set "
+                           "(its message says why); the previous output set is kept whole")
+    return path
     commit_file(tmp, path)
     return path

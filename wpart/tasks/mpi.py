@@ -312,12 +312,15 @@ def balance_mpi(data: RankData | str, *, comm: Any = None, phase: int | None = N
 def _balance(ch, data, phase, out, c, memory_cap, seed, n_iter, n_rounds, fanout, n_trials,
              cluster, split, split_rule, order, tol, comm_tau, allow_inf, gather, tl,
              rank_params, protocol="rounds"):
-    from ._mpi_io import count_rank_files, distribute_edges, read_rank, write_rank
+    from ._io_set import check_rank_file, check_stale
+    from ._mpi_io import (check_out_writable, count_rank_files, distribute_edges, read_rank,
+                          write_rank_set)
 
     t0 = time.perf_counter()
     kind, ph = "id", 0
     if isinstance(data, str):
         stem = data
+        check_stale(stem)  # files of an earlier, larger set beside its manifest
         n_files, idx = count_rank_files(stem)
         if n_files != ch.size or len(idx) != n_files:
             # every rank sees the same folder: all stop here, before any work, with this error
@@ -327,8 +330,11 @@ def _balance(ch, data, phase, out, c, memory_cap, seed, n_iter, n_rounds, fanout
                                              f"{n_files - 1}.json" if n_files else "no rank "
                                              f"file {stem}.<rank>.json")
                 + (f" with {stem}.{gap[0]}.json missing" if gap else "")
-                + f" but the job has {ch.size} processes: one process per rank file "
-                f"(mpirun -np {n_files if n_files else 'N'})")
+                + (f": restore the missing rank file{'s' if len(gap) > 1 else ''} (the "
+                   f"job has {ch.size} processes, one per rank file)" if gap else
+                   f" but the job has {ch.size} processes: one process per rank file "
+                   f"(mpirun -np {n_files if n_files else 'N'})"))
+        check_rank_file(stem, ch.rank, ch.size)  # one set: its manifest, when it has one
         data, edges, info = read_rank(f"{stem}.{ch.rank}.json", ch.rank, ch.size, phase)
         kind, ph = info["kind"], info["phase"]
         data.pinned = np.asarray(info.get("pinned", np.zeros(0, np.int64)), np.int64)
@@ -338,6 +344,8 @@ def _balance(ch, data, phase, out, c, memory_cap, seed, n_iter, n_rounds, fanout
         raise WpartTypeError("`data` must be a RankData or an LBDatafile stem")
     if data.rank != ch.rank:
         raise WpartValueError(f"`data` is rank {data.rank}'s but this process is rank {ch.rank}")
+    if out is not None:  # before any work: every rank can write its file
+        check_out_writable(ch, out)
     if memory_cap is not None:
         data.cap = as_float(memory_cap, "memory_cap", minimum=0.0, allow_inf=True)
     seed = as_seed(seed)
@@ -382,20 +390,9 @@ def _balance(ch, data, phase, out, c, memory_cap, seed, n_iter, n_rounds, fanout
         else:
             ch.send(0, "GATHER", data.gid)
     if out is not None:
-        # two phases: every rank writes a temporary file and fsyncs it; only once all agree
-        # (one bounded all-reduce) does each rename it over the previous output, so a rank
-        # killed while writing leaves every previous file whole
-        asked = []
-
-        def agree() -> bool:
-            asked.append(1)
-            return ch.allreduce(1, "min", "the agreement that every rank wrote its output") > 0
-        try:
-            write_rank(data, out, kind, ph, commit=agree)
-        except BaseException:
-            if not asked:  # tell the others this rank's file is not written
-                ch.allreduce(0, "min", "the agreement that every rank wrote its output")
-            raise
+        # one output set: temporary files, a first agreement, the switch on rank 0, a second
+        # agreement; a failure anywhere leaves the previous set whole
+        write_rank_set(ch, data, out, kind, ph)
     ch.drain()
     ch.barrier("the end of the run")
     n_ex = sum(run["exchanges"])
@@ -418,7 +415,8 @@ def _balance(ch, data, phase, out, c, memory_cap, seed, n_iter, n_rounds, fanout
                                 "protocol": protocol, "gossip_bytes": run["gossip_bytes"]})
 
 
-def _startup_watchdog(timeout: float | None):
+def _startup_watchdog(timeout: float | None, what: str = "the MPI start-up",
+                      why: str = "a rank died or hangs during start-up"):
     """Bound MPI's own start-up by `timeout` seconds: MPI_Init waits for every rank (and holds
     the interpreter meanwhile), so a rank that dies or is stopped before it would leave the
     others waiting with no word. A forked watcher prints the error and ends this process
@@ -440,9 +438,8 @@ def _startup_watchdog(timeout: float | None):
             os.close(w)
             ready, _, _ = select.select([r], [], [], timeout)
             if not ready:
-                os.write(2, (f"wpart.tasks.mpi: rank {who}: RankFailure: the MPI start-up did "
-                             f"not finish within --timeout {timeout:g} s: a rank died or hangs "
-                             "during start-up\n").encode())
+                os.write(2, (f"wpart.tasks.mpi: rank {who}: RankFailure: {what} did not "
+                             f"finish within --timeout {timeout:g} s: {why}\n").encode())
                 os.kill(os.getppid(), signal.SIGKILL)
         finally:
             os._exit(0)
@@ -508,12 +505,32 @@ def main(*, argv: list | None = None) -> int:
     if res.rank == 0:
         print(f"W_max {res.initial_max_load:.6g} -> {res.max_load:.6g} on {res.m} ranks "
               f"in {res.seconds:.3f} s ({sum(res.exchanges_per_iteration)} exchanges; "
-              f"{res.status})")
+              f"{res.status})", flush=True)
         if a.json:
             from ._mpi_io import write_json_atomic
 
             write_json_atomic(a.json, res.to_dict())
+    _finalize_bounded(a.timeout)
     return 0
+
+
+def _finalize_bounded(timeout: float | None) -> None:
+    """MPI's finalisation waits for every rank: bound it by `timeout` (a rank stopped after
+    the result is complete would hold the job, and its allocation, with no word); past it
+    the watcher names the step and ends this process, so ``mpirun`` ends the job with a
+    non-zero status."""
+    from mpi4py import MPI
+
+    if MPI.Is_finalized():
+        return
+    sys.stdout.flush()
+    token = _startup_watchdog(timeout, "MPI finalisation",
+                              "a rank stopped or hangs after the result was complete (the "
+                              "output set is written whole); the job is ended")
+    try:
+        MPI.Finalize()
+    finally:
+        _startup_over(token)
 
 
 if __name__ == "__main__":  # pragma: no cover - run by mpirun
