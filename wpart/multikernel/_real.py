@@ -187,7 +187,8 @@ class PacedRuntime:
     Examples
     --------
     >>> import numpy as np
-    >>> from wpart.multikernel import GemmColumnsTask, PacedRuntime
+    >>> from wpart.dynamic import GemmColumnsTask
+    >>> from wpart.multikernel import PacedRuntime
     >>> rng = np.random.default_rng(0)
     >>> task = GemmColumnsTask(rng.random((64, 64)), rng.random((64, 512)))
     >>> rt = PacedRuntime(acc_rate=1e5)
