@@ -323,3 +323,19 @@ def test_bench_mpi_quick(tmp_path):
     proj = d["projection"]["projection"]
     assert proj["label"] == "PROJECTION" and proj["seconds_per_iter"] > 0
     assert "PROJECTION" in r.stdout
+
+
+def test_mpi_gather_equals_the_serial_engine_np4(tmp_path):
+    """protocol='gather' (and 'auto', which gathers a phase this small): the phase on rank 0,
+    the serial C engine, the records scattered; the same placement as in-process (which is
+    the serial engine's), pinned tasks and memory caps kept."""
+    cases = _cases(4, 12, 700)
+    for i, c in enumerate(cases):
+        c["options"]["protocol"] = "auto" if i % 4 == 3 else "gather"
+    got = _run(tmp_path, 4, cases)
+    for case, g in zip(cases, got):
+        _check_same(case, g)
+        prob = getattr(G, case["source"]["generator"])(**case["source"]["args"])
+        opts = {k: v for k, v in case["options"].items() if k != "protocol"}
+        assert g["max_load"] == balance(prob, **opts).max_load  # the serial engine's
+        assert g["stats"]["protocol"] == "gather"

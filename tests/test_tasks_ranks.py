@@ -289,3 +289,39 @@ def test_final_pass_proposals_mirror_and_tolerance():
     assert rk.proposals() == []  # balanced within final_tol (1e-7): the final pass ends
     prm.final_tol = 0.0
     assert [p[0] for p in rk.proposals()] == [7, 6, 5, 4, 3, 2]  # the lighter ones
+
+
+# ------------------------------------------------------------------ gather / auto, the stats
+def test_gather_protocol_is_the_serial_engine_and_auto_chooses_by_size(monkeypatch):
+    from wpart.tasks import _mpi_gather
+
+    for i in range(6):
+        p = G.random_problem(m=5, n_tasks=30, n_blocks=4, n_edges=20, seed=i, memory=True)
+        if i % 2:
+            p = p.with_(migratable=np.arange(30) % 4 != 0)
+        kw = dict(seed=i, beta=0.5, memory_cap=None if i % 3 else 1e9)
+        want = balance(p, **kw)
+        got = balance(p, backend="ranks", protocol="gather", **kw)
+        np.testing.assert_array_equal(got.assignment, want.assignment)
+        assert got.max_work == want.max_work
+        assert got.stats["protocol"] == "gather" and got.stats["backend"] == "ranks"
+        sch = got.stats["schedule"]
+        assert len(sch["serial_s"]) == len(sch["critical_path_s"]) == 4
+        assert got.stats["bytes_per_rank"].shape == (5,)
+        auto = balance(p, backend="ranks", protocol="auto", **kw)
+        assert auto.stats["protocol"] == "gather" and auto.stats["protocol_asked"] == "auto"
+    monkeypatch.setattr(_mpi_gather, "GATHER_BUDGET", 10)  # nothing fits: rounds
+    auto = balance(p, backend="ranks", protocol="auto", seed=1)
+    rounds = balance(p, backend="ranks", protocol="rounds", seed=1)
+    assert auto.stats["protocol"] == "rounds" and auto.max_work == rounds.max_work
+
+
+@pytest.mark.parametrize("protocol", ["rounds", "turns"])
+def test_ranks_stats_have_the_schedule_and_bytes_per_rank(protocol):
+    p = G.gemma_like(m=8, n_tasks=400, n_blocks=40, seed=2)
+    r = balance(p, backend="ranks", protocol=protocol, seed=0, n_iter=3)
+    sch = r.stats["schedule"]
+    assert len(sch["serial_s"]) == len(sch["critical_path_s"]) == 3
+    assert all(c <= s + 1e-9 for s, c in zip(sch["serial_s"], sch["critical_path_s"]))
+    b = r.stats["bytes_per_rank"]
+    assert b.shape == (8,) and (b > 0).all()

@@ -276,7 +276,13 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
         ``stats["messages"]`` counts its messages by kind. Option ``protocol``:
         ``"rounds"`` (default: rounds of disjoint pairs exchanging at the same time, chosen
         by a seeded matching of the ranks' proposals, with bounded gossip of per-cluster
-        summaries) or ``"turns"`` (one seeded global order of turns, the earlier engine).
+        summaries), ``"turns"`` (one seeded global order of turns, the earlier engine),
+        ``"gather"`` (the phase gathered on rank 0 and balanced by the serial engine, the
+        placement scattered; the result equals ``backend="simulated"``'s) or ``"auto"``
+        (``"gather"`` when the phase fits rank 0's memory budget, else ``"rounds"``; see
+        :mod:`wpart.tasks._mpi_gather`). ``stats["schedule"]`` holds ``serial_s`` and
+        ``critical_path_s`` per iteration (CPU seconds) and ``stats["bytes_per_rank"]`` the
+        bytes each rank sends per iteration.
     subclusters : bool or {"none", "singles", "subsets", "fill"}, default False
         Sub-cluster one-way transfers, tried for a pair of ranks only when no whole-cluster
         exchange pays (LBAF-style subclustering; not in the paper, whose clusters move whole).
@@ -337,6 +343,7 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
     wpart.CancelledError
         Ctrl-C, or the progress callback returned False.
     """
+    _call = dict(locals())  # the arguments, for protocol='gather' / 'auto'
     meth = TABLE.choose(method).name
     split = _split_mode(subclusters)
     explore = as_bool(explore, "explore")
@@ -408,9 +415,14 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
     gstart = as_bool(options.get("greedy_start", True), "greedy_start")
     if mm >= 0 and be != "simulated":
         raise WpartValueError("`max_moves` is an option of backend='simulated'")
-    proto = choice(options.get("protocol", "rounds"), "protocol", ("rounds", "turns"))
+    proto = choice(options.get("protocol", "rounds"), "protocol",
+                   ("rounds", "turns", "gather", "auto"))
     if "protocol" in options and be != "ranks":
         raise WpartValueError("`protocol` is an option of backend='ranks' (and the MPI run)")
+    if be == "ranks" and proto in ("gather", "auto"):
+        from ._mpi_gather import balance_gathered
+
+        return balance_gathered(problem, _call, proto)
     if be == "ranks":
         return _balance_ranks(problem, c, cap, d, a0, meth, t0, dict(
             protocol=proto,
@@ -536,6 +548,7 @@ def _balance_ranks(problem: Problem, c: Coefficients, cap, d: dict, a0, meth: st
              "best_trial": run["best_trial"], "messages": run["messages"],
              "evaluations": run["evaluations"], "n_rounds": run["n_rounds"],
              "schedule": run["schedule"],
+             "bytes_per_rank": np.asarray(run["bytes_per_rank"], float) / max(o["n_iter"], 1),
              "fanout": run["fanout"], "n_iter": o["n_iter"], "n_trials": o["n_trials"],
              "seed": o["seed"], "cluster": o["cluster"], "protocol": o["protocol"]})
     if run["stopped"]:

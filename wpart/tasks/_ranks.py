@@ -58,7 +58,7 @@ class RankParams:
                  fanout: int = 0, n_trials: int = 1, seed: int = 0, cluster: int = 0,
                  singles: int = 0, one_way: bool = False, split_always: bool = False,
                  tol: float = 1e-12, comm_thresh: float = 0.0, order_random: bool = True,
-                 protocol: str = "rounds", count_bytes: bool = False):
+                 protocol: str = "rounds", count_bytes: bool = True):
         self.P = int(m)
         self.coeffs = tuple(coeffs)
         self.n_iter, self.n_trials, self.seed = int(n_iter), int(n_trials), int(seed)
@@ -520,12 +520,12 @@ def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None,
                         count(ans[0], 1, _pickled(("TURN", trial, it) + tuple(ans)) if cb else 0,
                               q)
                     return ans
-                t0 = time.perf_counter()
+                t0 = time.thread_time()
                 wl = ranks[r].rank_peers()
-                t1 = time.perf_counter()
+                t1 = time.thread_time()
                 moved += ranks[r].turn(request, wl)
                 turns.append((r, frozenset([r] + [q for q, _ in wl]), frozenset(ranks[r].known),
-                              t1 - t0, time.perf_counter() - t1, ranks[r].version != v0[r]))
+                              t1 - t0, time.thread_time() - t1, ranks[r].version != v0[r]))
                 note = _pickled(("ANN", trial, it, 0, sorted(turns[-1][1]))) \
                     if prm.count_bytes else 0
                 count("ANNOUNCE", P - 1, (P - 1) * note, r)

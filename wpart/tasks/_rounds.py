@@ -121,8 +121,9 @@ def rounds_stage(ranks: list, prm, pos, trial: int, it: int, count, late=None) -
 
     `count(kind, n, nbytes, sender)` records the messages; `late()` is checked before every
     round (True: stop). Returns ``moved``, ``rounds``, ``serial_s``, ``critical_path_s``
-    (the schedule model: in a round, every rank computes its proposals in parallel, then the
-    disjoint pairs run in parallel), per-round ``pairs`` and ``concurrency`` (serial over
+    (the schedule model, in CPU seconds of this thread without the counting of bytes: in a
+    round, every rank computes its proposals in parallel, then the disjoint pairs run in
+    parallel), per-round ``pairs`` and ``concurrency`` (serial over
     critical-path seconds of the round) and ``stopped``.
     """
     P = len(ranks)
@@ -133,8 +134,12 @@ def rounds_stage(ranks: list, prm, pos, trial: int, it: int, count, late=None) -
     stopped = False
     rnd = 0
 
+    spent = [0.0]  # CPU seconds of counting bytes (pickling), left out of the schedule
+
     def msg(kind, src, *payload):
+        t = time.thread_time()
         count(kind, 1, _size((kind, trial, it, rnd) + payload) if cb else 0, src)
+        spent[0] += time.thread_time() - t
 
     while True:
         if late is not None and late():
@@ -143,10 +148,10 @@ def rounds_stage(ranks: list, prm, pos, trial: int, it: int, count, late=None) -
         t_prop = np.zeros(P)
         rows = np.zeros((P, 3 + 4 * prm.offers))
         for rk in ranks:
-            t0 = time.perf_counter()
+            t0 = time.thread_time()
             p = rk.proposals()
             rows[rk.rank] = proposal_row(rk.current_work(), rk.version, p, prm.offers)
-            t_prop[rk.rank] = time.perf_counter() - t0
+            t_prop[rk.rank] = time.thread_time() - t0
         for r in range(P):  # the round's all-gather (one collective)
             count("ALLGATHER", 1, (P - 1) * rows[r].nbytes if cb else 0, r)
         for rk in ranks:  # every rank's W and version now (the final pass uses them)
@@ -163,7 +168,7 @@ def rounds_stage(ranks: list, prm, pos, trial: int, it: int, count, late=None) -
         pairs = [(r, int(partner[r])) for r in np.flatnonzero(proposer).tolist()]
         t_pair, dts = [], []
         for r, q in pairs:
-            t0 = time.perf_counter()
+            t0, s0 = time.thread_time(), spent[0]
             peer = ranks[q].serve(r, ("LOCK_REQ", 0.0))[1]
             msg("LOCK_GRANT", q, peer)
 
@@ -174,7 +179,7 @@ def rounds_stage(ranks: list, prm, pos, trial: int, it: int, count, late=None) -
                     msg(ans[0], dst, ans[1])
                 return ans
             moved += ranks[r].exchange(q, peer, request)
-            dts.append(time.perf_counter() - t0)
+            dts.append(time.thread_time() - t0 - (spent[0] - s0))
             t_pair.append(max(t_prop[r], t_prop[q]) + dts[-1])
         # the round's schedule: proposals in parallel, then the disjoint pairs in parallel
         s_r = float(t_prop.sum()) + sum(dts)

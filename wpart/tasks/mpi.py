@@ -227,6 +227,20 @@ def _run(ch: Channel, data: RankData, prm, allow_infeasible: bool, time_limit, t
             "stopped": stopped, "gossip_bytes": gossip_bytes}
 
 
+def _run_gather(ch: Channel, data: RankData, serial: dict, time_limit, t0: float) -> dict:
+    """``protocol="gather"``: the phase on rank 0, the serial engine, the records scattered
+    (:func:`wpart.tasks._mpi_gather.gather_stage_mpi`)."""
+    from ._mpi_gather import gather_stage_mpi
+
+    tl = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t0))
+    t_g = time.perf_counter()
+    mine, hist, exch, status, w_max, _ = gather_stage_mpi(ch, data, serial, tl)
+    return {"data": mine, "history": np.asarray(hist, float), "exchanges": list(exch),
+            "w_max": w_max,
+            "seconds": [time.perf_counter() - t_g], "stopped": status == "time_limit",
+            "gossip_bytes": 0}
+
+
 def _pickled(obj) -> int:
     import pickle
 
@@ -272,10 +286,13 @@ def balance_mpi(data: RankData | str, *, comm: Any = None, phase: int | None = N
     gather : bool, default False
         Also collect the full assignment on rank 0 (reporting and tests; the balancing never
         needs it).
-    protocol : {"rounds", "turns"}, default "rounds"
+    protocol : {"rounds", "turns", "gather", "auto"}, default "rounds"
         The transfer stage, as ``balance(..., backend="ranks", protocol=...)``: rounds of
-        disjoint pairs exchanging at the same time with bounded gossip, or the earlier
-        seeded global order of turns.
+        disjoint pairs exchanging at the same time with bounded gossip, the earlier seeded
+        global order of turns, the phase gathered on rank 0 and balanced by the serial C
+        engine (the placement equals ``balance(problem, seed=seed, ...)``'s; rank 0's engine
+        time must stay below twice `timeout`), or ``"auto"``: gather when the phase fits
+        rank 0's memory budget (:data:`wpart.tasks._mpi_gather.GATHER_BUDGET`), else rounds.
     on_failure : {"abort", "raise"}
         On :class:`RankFailure` or a bad input: print the error and ``MPI_Abort`` the job
         (default; no rank is left waiting), or raise it on this rank only.
@@ -294,12 +311,18 @@ def balance_mpi(data: RankData | str, *, comm: Any = None, phase: int | None = N
     ch = Channel(comm, math.inf if to is None else to)
     try:
         c = Coefficients(alpha=alpha, beta=beta, gamma=gamma, delta=delta)
+        serial = dict(alpha=alpha, beta=beta, gamma=gamma, delta=delta, seed=seed,
+                      n_iter=n_iter, n_rounds=n_rounds, fanout=fanout, n_trials=n_trials,
+                      cluster=cluster, subclusters=subclusters, split_rule=split_rule,
+                      order=order, tol=tol, comm_tau=comm_tau,
+                      allow_infeasible_start=allow_infeasible_start)
         return _balance(ch, data, phase, out, c,
                         memory_cap, seed, n_iter, n_rounds, fanout, n_trials, cluster,
                         _split_mode(subclusters), split_rule, order, tol, comm_tau,
                         as_bool(allow_infeasible_start, "allow_infeasible_start"),
                         as_bool(gather, "gather"), as_time_limit(time_limit), rank_params,
-                        choice(protocol, "protocol", ("rounds", "turns")))
+                        choice(protocol, "protocol", ("rounds", "turns", "gather", "auto")),
+                        serial)
     except Exception as exc:
         if on_failure == "raise":
             raise
@@ -311,7 +334,7 @@ def balance_mpi(data: RankData | str, *, comm: Any = None, phase: int | None = N
 
 def _balance(ch, data, phase, out, c, memory_cap, seed, n_iter, n_rounds, fanout, n_trials,
              cluster, split, split_rule, order, tol, comm_tau, allow_inf, gather, tl,
-             rank_params, protocol="rounds"):
+             rank_params, protocol="rounds", serial=None):
     from ._io_set import check_rank_file, check_stale
     from ._mpi_io import (check_out_writable, count_rank_files, distribute_edges, read_rank,
                           write_rank_set)
@@ -365,15 +388,25 @@ def _balance(ch, data, phase, out, c, memory_cap, seed, n_iter, n_rounds, fanout
     prm = rank_params(ch.size, c, cl, split, srule, tol, comm_tau, mean,
                       n_iter=n_iter, n_rounds=k, fanout=f, n_trials=n_trials, seed=seed,
                       order_random=od == "random", protocol=protocol)
+    asked = protocol
+    if protocol == "auto":  # the phase's size: every rank counts its tasks' edges at the source
+        from ._mpi_gather import auto_protocol
+
+        n_e = ch.allreduce(int(np.isin(data.esrc, data.gid).sum()), "sum", "the edge count")
+        n_b = ch.allreduce(int(data.bid.size), "sum", "the block count")
+        protocol = auto_protocol(int(n_all), int(n_e), int(n_b))
     t1 = time.perf_counter()
-    run = _run(ch, data, prm, allow_inf, tl, t0)
+    if protocol == "gather":
+        run = _run_gather(ch, data, serial or {}, tl, t0)
+    else:
+        run = _run(ch, data, prm, allow_inf, tl, t0)
     secs = time.perf_counter() - t1
     data = run["data"]
     from ._ranks import RankProcess
 
     w = RankProcess(data, prm).work()
     mean_w = ch.allreduce(w, "sum", "the mean W") / ch.size
-    w_max = float(run["history"][-1])
+    w_max = float(run.get("w_max", run["history"][-1]))
     imb = math.inf if not math.isfinite(w_max) else (w_max / mean_w - 1.0 if mean_w > 0
                                                      else 0.0)
     ids = assignment = None
@@ -412,7 +445,8 @@ def _balance(ch, data, phase, out, c, memory_cap, seed, n_iter, n_rounds, fanout
                          iteration_seconds=run["seconds"], assignment=assignment,
                          task_ids=ids, seconds_total=time.perf_counter() - t0,
                          stats={"n_iter": n_iter, "n_trials": n_trials, "seed": seed,
-                                "protocol": protocol, "gossip_bytes": run["gossip_bytes"]})
+                                "protocol": protocol, "protocol_asked": asked,
+                                "gossip_bytes": run["gossip_bytes"]})
 
 
 def _startup_watchdog(timeout: float | None, what: str = "the MPI start-up",
@@ -483,9 +517,11 @@ def main(*, argv: list | None = None) -> int:
                     help="the run's budget in seconds (stops at an iteration boundary)")
     ap.add_argument("--timeout", type=float, default=60.0,
                     help="fault-detection deadline: longest wait for a peer, in seconds")
-    ap.add_argument("--protocol", default="rounds", choices=("rounds", "turns"),
-                    help="transfer stage: concurrent rounds of disjoint pairs (default) or "
-                    "the earlier seeded order of turns")
+    ap.add_argument("--protocol", default="rounds",
+                    choices=("rounds", "turns", "gather", "auto"),
+                    help="transfer stage: concurrent rounds of disjoint pairs (default), the "
+                    "earlier seeded order of turns, the phase gathered on rank 0 and balanced "
+                    "by the serial engine, or auto (gather when it fits rank 0's memory)")
     ap.add_argument("--json", help="rank 0 writes a summary (and the assignment) here")
     a = ap.parse_args(argv)
     token = _startup_watchdog(a.timeout)
