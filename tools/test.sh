@@ -106,6 +106,12 @@ SRC=0
 $PY -m pytest -q --durations=5 --basetemp "$REPO/build/pytest-serial" $SERIAL_PATHS "$@" || SRC=$?
 [ "$SRC" -eq 0 ] || [ "$SRC" -eq 5 ] || RC=$SRC  # 5: none of them selected (-k, -m)
 
+if [ "${WPART_SKIP_DOCS:-0}" != "1" ]; then
+  echo "== Docs: Sphinx site with warnings as errors, and every example in it =="
+  DSTART=$(date +%s)
+  tools/docs.sh || RC=1
+  echo "(docs stage: $(( $(date +%s) - DSTART )) s)"
+fi
 if [ "${WPART_SKIP_WHEEL:-0}" != "1" ]; then
   echo "== Wheel: build (pip wheel + auditwheel), install into a fresh venv, smoke test =="
   WSTART=$(date +%s)

@@ -1,0 +1,82 @@
+"""Write the docs' "which method when" tables from benchmarks/results/bench_compare.json.
+
+One table per family: for each method, over the benchmark's instances of that family, the
+range of its gap to the best bound, how often it was (one of) the best, its median time and
+its statuses. ``python benchmarks/bench_compare.py`` remeasures them.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SRC = HERE.parent / "benchmarks" / "results" / "bench_compare.json"
+OUT = HERE / "_generated"
+
+
+def _pct(x: float) -> str:
+    return "inf" if x == float("inf") else f"{100 * x:.2f} %"
+
+
+def table(runs: list[dict]) -> str:
+    """The rst list-table of one family's runs."""
+    obj = runs[0]["objective"]
+    methods: dict[str, list] = {}
+    for run in runs:
+        vals = [r[obj] for r in run["table"] if r[obj] is not None]
+        best = min(vals) if vals else None
+        for r in run["table"]:
+            methods.setdefault(r["method"], []).append((r, best))
+    lines = [".. list-table::", "   :header-rows: 1", "",
+             "   * - method", f"     - gap of {obj} to the best bound (min - max)",
+             "     - best on", "     - median seconds", "     - statuses"]
+    for name, rows in methods.items():
+        gaps = [r["gap"] for r, _ in rows if r["gap"] is not None]
+        best_on = sum(1 for r, b in rows if r[obj] is not None and b is not None
+                      and r[obj] <= b * (1 + 1e-12))
+        secs = statistics.median(r["seconds"] for r, _ in rows)
+        st = sorted({r["status"] for r, _ in rows})
+        gap = f"{_pct(min(gaps))} - {_pct(max(gaps))}" if gaps else "-"
+        lines += [f"   * - ``{name}``", f"     - {gap}", f"     - {best_on} of {len(rows)}",
+                  f"     - {secs:.3g}", f"     - {', '.join(st)}"]
+    inst = "; ".join(r["instance"] for r in runs)
+    return "\n".join(lines) + f"\n\nInstances: {inst}.\n"
+
+
+def main() -> None:
+    """Write ``_generated/which_<family>.rst`` for every family in the benchmark data."""
+    OUT.mkdir(exist_ok=True)
+    doc = json.loads(SRC.read_text())
+    fams: dict[str, list] = {}
+    for run in doc["runs"]:
+        fams.setdefault(run["family"], []).append(run)
+    head = (f"Measured by ``benchmarks/bench_compare.py`` (time limit {doc['time_limit']:g} s "
+            f"per method, {doc['machine']}, {doc['seconds']:.0f} s in all; "
+            f"``benchmarks/results/bench_compare.json``).\n\n")
+    for fam, runs in fams.items():
+        (OUT / f"which_{fam}.inc").write_text(head + table(runs))
+    (OUT / "which_multikernel.inc").write_text(multikernel_table())
+
+
+def multikernel_table() -> str:
+    """The simulated Table 2 rows of benchmarks/results/bench_multikernel.json: GPU only
+    against the split over CPU and GPU."""
+    doc = json.loads((SRC.parent / "bench_multikernel.json").read_text())
+    rows = doc["simulator"]["table2"]
+    lines = [".. list-table::", "   :header-rows: 1", "",
+             "   * - benchmark", "     - input", "     - GPUs", "     - GPU share",
+             "     - configuration", "     - GPU only", "     - CPU + GPU", "     - speedup"]
+    for r in rows:
+        lines += [f"   * - {r['benchmark']}", f"     - {r['input']}", f"     - {r['gpus']}",
+                  f"     - {r['share']:.1f} %", f"     - {r['full_config']}",
+                  f"     - {r['gpu_only']:.3g}", f"     - {r['hybrid']:.3g}",
+                  f"     - {r['speedup']:.2f}"]
+    return ("Measured by ``benchmarks/bench_multikernel.py`` on the simulated platform P2 "
+            "calibrated to the paper's Table 2 (times in the paper's milliseconds; "
+            "``benchmarks/results/bench_multikernel.json``).\n\n" + "\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
