@@ -167,3 +167,40 @@ def test_string_metadata_rank_is_a_type_error(tmp_path):
         tasks.Problem.from_lbdatafile(str(tmp_path / "synthetic-dataset-blocks"))
     assert isinstance(e.value, tasks.LBDatafileError) and str(f1) in str(e.value)
     assert "no rank in the file name" not in str(e.value)
+
+
+def test_gemma_like_memory_options():
+    p = tasks.gemma_like(m=8, n_tasks=400, n_blocks=40, seed=2)
+    assert p.task_working is None and p.rank_mem_cap is None and p.task_footprint is None
+    q = tasks.gemma_like(m=8, n_tasks=400, n_blocks=32, seed=2, block_bytes=1.6e9,
+                         block_spread=0.0, working_bytes=1e7, footprint_bytes=1e5,
+                         rank_baseline=9.8e8, even_blocks=True, memory_cap=8e9)
+    assert np.array_equal(q.task_load, tasks.gemma_like(m=8, n_tasks=400, n_blocks=32,
+                                                        seed=2).task_load)
+    assert np.all(q.block_size == 1.6e9) and np.all(np.bincount(q.block_home) == 4)
+    assert np.all((q.task_working >= 5e6) & (q.task_working <= 1.5e7))
+    assert np.all(q.rank_baseline == 9.8e8) and np.all(q.rank_mem_cap == 8e9)
+    mem = tasks.evaluate(q).memory
+    assert np.all(mem < 8e9) and np.all(mem > 9.8e8 + 4 * 1.6e9)  # a fifth block never fits
+    with pytest.raises(wpart.WpartValueError, match="block_spread"):
+        tasks.gemma_like(m=4, n_tasks=40, n_blocks=4, block_spread=2.0)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_sub_cluster_units_with_working_memory_respect_the_cap(seed):
+    """One-block sub-cluster units take the summary path with the working memory of their
+    rest (no longer the task walk): every placement stays within the cap, as re-evaluated
+    from scratch, under a cap that binds."""
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(3, 12))
+    p = tasks.gemma_like(m=m, n_tasks=int(rng.integers(100, 500)), n_blocks=2 * m, seed=seed,
+                         block_bytes=1e6, block_spread=float(rng.choice([0.0, 0.5])),
+                         working_bytes=float(rng.choice([1e4, 1e6, 3e6])),
+                         footprint_bytes=1e3, even_blocks=bool(seed % 2))
+    mem0 = tasks.evaluate(p).memory.max()
+    for f in (1.0, 1.05, 1.3):
+        for sub in ("subsets", "fill"):
+            r = tasks.balance(p, seed=seed, subclusters=sub, memory_cap=f * mem0)
+            assert r.status == "feasible" and r.max_work <= r.initial_max_work
+            ev = tasks.evaluate(p, assignment=r.assignment, memory_cap=f * mem0)
+            assert np.all(ev.memory <= f * mem0) and ev.max_work == r.max_work

@@ -30,7 +30,15 @@ static double wmax_after_c(const wpart_tasks_state_t *s, double cur, const clust
 {
     if (!s->p.task_working) return 0.0;
     double m;
-    if (i >= 0 && C->wk[i] >= cur && C->start[i + 1] > C->start[i]) {
+    if (i >= 0 && C->wk[i] >= cur && C->start[i + 1] > C->start[i] && C->par &&
+        C->wkr[i] >= 0.0) {
+        /* a unit of a one-block cluster (wkr known, else it takes the exact path): the rest
+           of its cluster, the other clusters, the pinned tasks */
+        const clusters_t *P = C->par;
+        m = P->wk_arg >= 0 && P->blk[P->wk_arg] == C->blk[i] ? P->wk2 : P->wk1;
+        if (C->wkr[i] > m) m = C->wkr[i];
+        if (P->wk_fixed > m) m = P->wk_fixed;
+    } else if (i >= 0 && C->wk[i] >= cur && C->start[i + 1] > C->start[i]) {
         m = i == C->wk_arg ? C->wk2 : C->wk1; /* max over the other clusters */
         if (C->wk_fixed > m) m = C->wk_fixed; /* and the pinned tasks */
     } else {

@@ -318,9 +318,9 @@ static wpart_status_t scan_fill(const scan_t *z, const side_t *sr, const side_t 
     int64_t u = 0; /* position in the whole set */
     for (int32_t k = 0; k < C->n; k++) {
         int32_t m;
-        double sum, over = 0.0;
+        double sum, over = 0.0, rest[2];
         int parts = wpart_tasks_i_fill_cluster(s, C, k, X->target[k], X->tmp, X->in, &m, &sum,
-                                               &over);
+                                               &over, rest);
         for (int part = 0; part < 2; part++) {
             if (!(parts & (1 << part))) continue;
             const int32_t *x = X->tmp, len = m + part;
@@ -348,7 +348,7 @@ static wpart_status_t scan_fill(const scan_t *z, const side_t *sr, const side_t 
             }
             double T = limit(z);
             if (!(w1 > T || w2 > T)) {
-                wpart_tasks_i_add_part(s, U, x, len);
+                wpart_tasks_i_add_part(s, U, x, len, rest[part]);
                 int32_t ui = U->n - 1;
                 st = from_r ? try_pair(z, U, ui, Cp, -1, 2, base + u)
                             : try_pair(z, Cr, -1, U, ui, 2, base + u);

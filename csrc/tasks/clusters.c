@@ -27,6 +27,7 @@ void wpart_tasks_i_clusters_free(clusters_t *C)
     free(C->cv);
     free(C->ord);
     free(C->ordl);
+    free(C->wkr);
     memset(C, 0, sizeof(*C));
 }
 
@@ -121,6 +122,7 @@ wpart_status_t wpart_tasks_i_build_clusters(const wpart_tasks_state_t *s, int32_
                                             clusters_t *C, int32_t *tmp, const comm_ctx_t *cc)
 {
     C->ord_ok = C->uses = C->runs = 0;
+    C->par = NULL;
     const wpart_tasks_problem_t *p = &s->p;
     int32_t n = s->rank[r].cnt;
     if (n > C->cap_t || n + 1 > C->cap_c) {
@@ -278,7 +280,8 @@ static int grow(clusters_t *C, int64_t nt, int64_t nc)
             !reserve((void **)&C->fp, c, sizeof(double)) ||
             !reserve((void **)&C->wk, c, sizeof(double)) ||
             !reserve((void **)&C->deg, c, sizeof(int64_t)) ||
-            !reserve((void **)&C->vol, c, sizeof(double))) {
+            !reserve((void **)&C->vol, c, sizeof(double)) ||
+            !reserve((void **)&C->wkr, c, sizeof(double))) {
             return 0;
         }
         C->cap_c = (int32_t)c;
@@ -299,9 +302,10 @@ static void sort_by_load(int32_t *a, int32_t n, const double *load)
     }
 }
 
-/* Appends the unit X[0..m) with its summaries. */
+/* Appends the unit X[0..m) with its summaries; wkr: the largest working memory of its
+ * cluster's other tasks when the cluster holds one block (< 0: unknown). */
 static void add_unit(const wpart_tasks_state_t *s, clusters_t *U, const int32_t *X, int32_t m,
-                     int force_exact)
+                     int force_exact, double wkr)
 {
     const wpart_tasks_problem_t *p = &s->p;
     int32_t c = U->n++, o = U->start[c];
@@ -321,9 +325,11 @@ static void add_unit(const wpart_tasks_state_t *s, clusters_t *U, const int32_t 
         U->vol[c] += task_vol(s, t);
     }
     U->blk[c] = b;
+    U->wkr[c] = wkr;
     /* overlapping units: the top-two working-memory shortcut and the block summary of a
-       multi-block unit do not hold, so such units are always evaluated by the edge walk */
-    if ((force_exact || b == -2) && U->deg[c] == 0) U->deg[c] = 1;
+       multi-block unit do not hold, so such units are evaluated by the edge walk, unless the
+       unit's cluster holds one block and wkr gives the working memory of the rest */
+    if (((force_exact && !(wkr >= 0.0 && b >= 0)) || b == -2) && U->deg[c] == 0) U->deg[c] = 1;
     U->start[c + 1] = o + m;
 }
 
@@ -334,6 +340,57 @@ static int32_t size_at(int32_t n, int32_t j)
 {
     if (n - 2 <= 32) return 2 + j;
     return 2 + (int32_t)((int64_t)j * (n - 3) / 31);
+}
+
+/* The SUBSETS units of cluster c of CL (d: its tasks by descending load, n >= 2): each task
+ * alone, then the m heaviest and the m lightest for every size m. With working memory and a
+ * one-block cluster, each unit gets the largest working memory of the cluster's other tasks
+ * (wkr), computed in O(n): the top two for the singles, suffix and prefix maxima for the
+ * heaviest and the lightest. */
+static void cluster_units(const wpart_tasks_state_t *s, clusters_t *U, const clusters_t *CL,
+                          int32_t c, int force)
+{
+    int32_t n = CL->start[c + 1] - CL->start[c];
+    const int32_t *d = CL->byload + CL->start[c];
+    const double *wk = s->p.task_working;
+    const int known = wk != NULL && CL->blk[c] >= 0;
+    double top1 = 0.0, top2 = 0.0, wh[32], wl[32];
+    int32_t arg = -1, ns = n_sizes(n);
+    if (known) {
+        for (int32_t i = 0; i < n; i++) {
+            double w = wk[d[i]];
+            if (arg < 0 || w > top1) {
+                top2 = top1;
+                top1 = w;
+                arg = i;
+            } else if (w > top2) {
+                top2 = w;
+            }
+        }
+        double suf = 0.0, pre = 0.0;
+        int32_t ps = n, pp = 0;
+        for (int32_t j = ns - 1; j >= 0; j--) { /* m shrinks: both ranges grow */
+            int32_t m = size_at(n, j);
+            while (ps > m) {
+                ps--;
+                if (wk[d[ps]] > suf) suf = wk[d[ps]];
+            }
+            while (pp < n - m) {
+                if (wk[d[pp]] > pre) pre = wk[d[pp]];
+                pp++;
+            }
+            wh[j] = suf;
+            wl[j] = pre;
+        }
+    }
+    for (int32_t i = 0; i < n; i++) {
+        add_unit(s, U, d + i, 1, force, known ? (i == arg ? top2 : top1) : -1.0);
+    }
+    for (int32_t j = 0; j < ns; j++) {
+        int32_t m = size_at(n, j);
+        add_unit(s, U, d, m, force, known ? wh[j] : -1.0);         /* the m heaviest */
+        add_unit(s, U, d + n - m, m, force, known ? wl[j] : -1.0); /* the m lightest */
+    }
 }
 
 wpart_status_t wpart_tasks_i_build_units(const wpart_tasks_state_t *s, int32_t r, int split,
@@ -365,19 +422,13 @@ wpart_status_t wpart_tasks_i_build_units(const wpart_tasks_state_t *s, int32_t r
     U->n = 0;
     U->start[0] = 0;
     for (int32_t c = 0; c < CL->n; c++) {
-        int32_t n = CL->start[c + 1] - CL->start[c];
-        if (n < 2) continue;
-        const int32_t *d = CL->byload + CL->start[c];
-        for (int32_t i = 0; i < n; i++) add_unit(s, U, d + i, 1, force);
-        for (int32_t j = 0; j < n_sizes(n); j++) {
-            int32_t m = size_at(n, j);
-            add_unit(s, U, d, m, force);         /* the m heaviest */
-            add_unit(s, U, d + n - m, m, force); /* the m lightest */
-        }
+        if (CL->start[c + 1] - CL->start[c] < 2) continue;
+        cluster_units(s, U, CL, c, force);
     }
     U->wk1 = U->wk2 = 0.0;
     U->wk_arg = -1;
     U->runs = 1;
+    U->par = CL;
     (void)r;
     (void)tmp;
     return WPART_OK;
@@ -413,6 +464,7 @@ static void copy_units(const clusters_t *old, int32_t u0, int32_t u1, clusters_t
     memcpy(U->wk + U->n, old->wk + u0, sizeof(double) * (size_t)k);
     memcpy(U->deg + U->n, old->deg + u0, sizeof(int64_t) * (size_t)k);
     memcpy(U->vol + U->n, old->vol + u0, sizeof(double) * (size_t)k);
+    memcpy(U->wkr + U->n, old->wkr + u0, sizeof(double) * (size_t)k);
     U->n += k;
 }
 
@@ -470,18 +522,13 @@ wpart_status_t wpart_tasks_i_rebuild_units(const wpart_tasks_state_t *s, int32_t
         }
         int32_t n = CL->start[c + 1] - CL->start[c];
         if (n < 2) continue;
-        const int32_t *d = CL->byload + CL->start[c];
-        for (int32_t i = 0; i < n; i++) add_unit(s, U, d + i, 1, force);
-        for (int32_t j = 0; j < n_sizes(n); j++) {
-            int32_t m = size_at(n, j);
-            add_unit(s, U, d, m, force);
-            add_unit(s, U, d + n - m, m, force);
-        }
+        cluster_units(s, U, CL, c, force);
     }
     copy_units(old, ou - run, ou, U);
     U->wk1 = U->wk2 = 0.0;
     U->wk_arg = -1;
     U->runs = 1;
+    U->par = CL;
     (void)r;
     return WPART_OK;
 }
@@ -523,6 +570,7 @@ static void shift_units(clusters_t *U, int32_t u0, int32_t u1, int32_t du, int32
         memmove(U->wk + u0 + du, U->wk + u0, sizeof(double) * (size_t)k);
         memmove(U->deg + u0 + du, U->deg + u0, sizeof(int64_t) * (size_t)k);
         memmove(U->vol + u0 + du, U->vol + u0, sizeof(double) * (size_t)k);
+        memmove(U->wkr + u0 + du, U->wkr + u0, sizeof(double) * (size_t)k);
         memmove(U->start + u0 + du, U->start + u0, sizeof(int32_t) * (size_t)k);
     }
     if (dt != 0) {
@@ -593,16 +641,7 @@ wpart_status_t wpart_tasks_i_update_units(const wpart_tasks_state_t *s, int32_t 
     for (int64_t q = 0; q < ne; q++) {
         uev_t *e = ev + q;
         e->f0 = F->n;
-        if (e->c >= 0) {
-            int32_t n = CL->start[e->c + 1] - CL->start[e->c];
-            const int32_t *d = CL->byload + CL->start[e->c];
-            for (int32_t i = 0; i < n; i++) add_unit(s, F, d + i, 1, force);
-            for (int32_t j = 0; j < n_sizes(n); j++) {
-                int32_t m = size_at(n, j);
-                add_unit(s, F, d, m, force);
-                add_unit(s, F, d + n - m, m, force);
-            }
-        }
+        if (e->c >= 0) cluster_units(s, F, CL, e->c, force);
         e->kn = F->n - e->f0;
         e->tn = F->start[F->n] - F->start[e->f0];
         e->ot = U->start[e->ou];
@@ -657,12 +696,14 @@ wpart_status_t wpart_tasks_i_update_units(const wpart_tasks_state_t *s, int32_t 
         memcpy(U->wk + pu, F->wk + e->f0, sizeof(double) * (size_t)k);
         memcpy(U->deg + pu, F->deg + e->f0, sizeof(int64_t) * (size_t)k);
         memcpy(U->vol + pu, F->vol + e->f0, sizeof(double) * (size_t)k);
+        memcpy(U->wkr + pu, F->wkr + e->f0, sizeof(double) * (size_t)k);
     }
     U->n = n0 + (int32_t)du;
     U->start[U->n] = T0 + (int32_t)dt;
     U->wk1 = U->wk2 = 0.0;
     U->wk_arg = -1;
     U->runs = 1;
+    U->par = CL;
     *done = 1;
     return WPART_OK;
 }
@@ -679,6 +720,7 @@ static int32_t lightest_not_in(const int32_t *d, int32_t n, const int8_t *in)
 wpart_status_t wpart_tasks_i_fill_begin(const clusters_t *C, const double *target, clusters_t *U)
 {
     U->ord_ok = U->uses = U->runs = 0;
+    U->par = C;
     int64_t nt = 0, nc = 0;
     for (int32_t c = 0; c < C->n; c++) {
         int32_t n = C->start[c + 1] - C->start[c];
@@ -698,8 +740,9 @@ wpart_status_t wpart_tasks_i_fill_begin(const clusters_t *C, const double *targe
 
 int wpart_tasks_i_fill_cluster(const wpart_tasks_state_t *s, const clusters_t *C, int32_t c,
                                double target, int32_t *x, int8_t *in, int32_t *m_out,
-                               double *sum_out, double *over_out)
+                               double *sum_out, double *over_out, double *rest)
 {
+    rest[0] = rest[1] = -1.0;
     int32_t n = C->start[c + 1] - C->start[c];
     if (n < 2 || !(target > 0)) return 0;
     /* every task fits: no part (the whole cluster is a cluster move) */
@@ -727,13 +770,25 @@ int wpart_tasks_i_fill_cluster(const wpart_tasks_state_t *s, const clusters_t *C
     }
     *m_out = m;
     *sum_out = sum;
+    const double *wk = s->p.task_working;
+    if (parts && wk && C->blk[c] >= 0) { /* the working memory of each part's rest */
+        double r0 = 0.0, r1 = 0.0;
+        for (int32_t i = 0; i < n; i++) {
+            if (in[i]) continue;
+            double w = wk[d[i]];
+            if (w > r0) r0 = w;
+            if (i != l && w > r1) r1 = w;
+        }
+        rest[0] = r0;
+        rest[1] = r1;
+    }
     return parts;
 }
 
 void wpart_tasks_i_add_part(const wpart_tasks_state_t *s, clusters_t *U, const int32_t *X,
-                            int32_t m)
+                            int32_t m, double wkr)
 {
-    add_unit(s, U, X, m, s->p.task_working != NULL);
+    add_unit(s, U, X, m, s->p.task_working != NULL, wkr);
 }
 
 wpart_status_t wpart_tasks_i_build_fill(const wpart_tasks_state_t *s, const clusters_t *C,
@@ -745,10 +800,11 @@ wpart_status_t wpart_tasks_i_build_fill(const wpart_tasks_state_t *s, const clus
     const int force = s->p.task_working != NULL;
     for (int32_t c = 0; c < C->n; c++) {
         int32_t m;
-        double sum, over;
-        int parts = wpart_tasks_i_fill_cluster(s, C, c, target[c], tmp, in, &m, &sum, &over);
-        if (parts & 1) add_unit(s, U, tmp, m, force);
-        if (parts & 2) add_unit(s, U, tmp, m + 1, force);
+        double sum, over, rest[2];
+        int parts = wpart_tasks_i_fill_cluster(s, C, c, target[c], tmp, in, &m, &sum, &over,
+                                               rest);
+        if (parts & 1) add_unit(s, U, tmp, m, force, rest[0]);
+        if (parts & 2) add_unit(s, U, tmp, m + 1, force, rest[1]);
     }
     return WPART_OK;
 }

@@ -193,6 +193,7 @@ wpart_status_t wpart_tasks_i_rebuild_clusters(const wpart_tasks_state_t *s, int3
                                               int32_t *tmp2)
 {
     C->ord_ok = C->uses = C->runs = 0;
+    C->par = NULL;
     const wpart_tasks_problem_t *p = &s->p;
     const int32_t *blk = p->task_block;
     int32_t n = s->rank[r].cnt;

@@ -96,6 +96,12 @@ typedef struct {
     int32_t *ord;     /* units by ascending load (FindBestCCM's scan; valid when ord_ok) */
     double *ordl;     /* their loads */
     int32_t ord_cap, ord_ok, uses; /* uses: scans since the units were built */
+    double *wkr;      /* units (SUBSETS, FILL parts) of a one-block cluster: the largest working
+                         memory of the cluster's tasks outside the unit (< 0: unknown, the unit
+                         takes the exact path) */
+    const void *par;  /* units: the clusters (wpart_tasks_clusters_t) they were built from, whose
+                         wk1 / wk2 / wk_arg / wk_fixed give, with wkr, the rank's working-memory
+                         max once the unit leaves (NULL: clusters, or units without it) */
     int32_t runs;     /* units: 1 when they are the sub-cluster units (SUBSETS) of the clusters
                          they were built from, in runs of n + 2 n_sizes(n) per cluster of n >= 2
                          tasks (singles by descending load, then the m heaviest and m lightest
@@ -181,8 +187,9 @@ wpart_status_t wpart_tasks_i_fill_begin(const wpart_tasks_clusters_t *C, const d
                                         wpart_tasks_clusters_t *U);
 int wpart_tasks_i_fill_cluster(const wpart_tasks_state_t *s, const wpart_tasks_clusters_t *C,
                                int32_t c, double target, int32_t *x, int8_t *in, int32_t *m,
-                               double *sum, double *over);
+                               double *sum, double *over, double *rest);
+/* rest[2] from fill_cluster: the wkr of the "under" and "over" parts (-1: unknown) */
 void wpart_tasks_i_add_part(const wpart_tasks_state_t *s, wpart_tasks_clusters_t *U,
-                            const int32_t *X, int32_t m);
+                            const int32_t *X, int32_t m, double wkr);
 
 #endif /* WPART_TASKS_INTERNAL_H */

@@ -54,7 +54,10 @@ def paper_toy(*, fwmp: bool = False, loads=(1.0, 2.0, 1.5), block_sizes=(4.0, 3.
 @positional_deprecated("m", "n_tasks", "n_blocks", "seed")
 def gemma_like(*, m: int = 14, n_tasks: int = 1959, n_blocks: int = 206, seed: int = 0,
                block_bytes: float = 1.0e7, comm_degree: float = 0.0,
-               load_sigma: float = 1.0) -> Problem:
+               load_sigma: float = 1.0, working_bytes: float = 0.0,
+               footprint_bytes: float = 0.0, rank_baseline: float = 0.0,
+               memory_cap: float | None = None, even_blocks: bool = False,
+               block_spread: float = 0.5) -> Problem:
     """A seeded instance shaped like the paper's Gemma case (Secs. VI-B and VII-A).
 
     Blocks (matrix slabs) are split among ranks with a skewed count per rank, each homed on its
@@ -63,6 +66,42 @@ def gemma_like(*, m: int = 14, n_tasks: int = 1959, n_blocks: int = 206, seed: i
     imbalanced. Sizes default to the paper's 14 ranks, 1,959 tasks and 206 blocks (`m` ranks;
     ``n_ranks=`` is a deprecated alias); every argument is keyword-only. With
     ``comm_degree > 0`` random task-to-task edges are added (the paper's case has none).
+
+    Memory (LBAF's model: baseline + distinct blocks + footprints + the largest working
+    memory of a rank's tasks): ``working_bytes`` and ``footprint_bytes`` > 0 give every task
+    a working memory / footprint drawn uniformly in [0.5, 1.5] times them, ``rank_baseline``
+    a per-rank constant, and ``memory_cap`` a cap on every rank (bytes; None: none). The
+    defaults draw nothing more from the seed, so the instances without them are unchanged.
+
+    Parameters
+    ----------
+    m, n_tasks, n_blocks : int
+        Ranks, tasks and shared blocks (``n_blocks <= n_tasks``).
+    seed : int
+        Seed of every draw.
+    block_bytes, working_bytes, footprint_bytes, rank_baseline : float
+        Mean block size, mean per-task working memory and footprint, per-rank baseline.
+    comm_degree : float
+        Random edges per task.
+    load_sigma : float
+        Log-normal sigma of the per-block load scale.
+    memory_cap : float, optional
+        Memory cap of every rank (bytes).
+    block_spread : float, default 0.5
+        Block sizes are ``block_bytes * (1 + u)``, ``u`` uniform in
+        [-block_spread, block_spread] (0: every block the same size, as in LBAF's sets).
+    even_blocks : bool, default False
+        Every rank homes ``n_blocks // m`` blocks (the first ``n_blocks % m`` one more)
+        instead of a skewed count (LBAF's ``challenging_toy_*`` sets have 4 per rank).
+
+    Returns
+    -------
+    Problem
+
+    Raises
+    ------
+    wpart.WpartValueError
+        A negative size, ``n_blocks > n_tasks``.
     """
     I = as_m(m, "m", maximum=INT32_LIMIT)
     K = as_int(n_tasks, "n_tasks", minimum=1, maximum=INT32_LIMIT)
@@ -70,6 +109,12 @@ def gemma_like(*, m: int = 14, n_tasks: int = 1959, n_blocks: int = 206, seed: i
     block_bytes = as_float(block_bytes, "block_bytes", minimum=0.0)
     comm_degree = as_float(comm_degree, "comm_degree", minimum=0.0)
     load_sigma = as_float(load_sigma, "load_sigma", minimum=0.0)
+    block_spread = as_float(block_spread, "block_spread", minimum=0.0, maximum=1.0)
+    working_bytes = as_float(working_bytes, "working_bytes", minimum=0.0)
+    footprint_bytes = as_float(footprint_bytes, "footprint_bytes", minimum=0.0)
+    rank_baseline = as_float(rank_baseline, "rank_baseline", minimum=0.0)
+    if memory_cap is not None:
+        memory_cap = as_float(memory_cap, "memory_cap", minimum=0.0)
     if N > K:
         raise WpartValueError(f"`n_blocks` ({N}) must be <= `n_tasks` ({K})")
     rng = np.random.default_rng(as_seed(seed))
@@ -78,19 +123,30 @@ def gemma_like(*, m: int = 14, n_tasks: int = 1959, n_blocks: int = 206, seed: i
     counts = np.ones(I, dtype=np.int64) if N >= I else np.zeros(I, dtype=np.int64)
     rest = N - counts.sum()
     counts += rng.multinomial(rest, w / w.sum())
+    if as_bool(even_blocks, "even_blocks"):
+        counts = np.full(I, N // I, dtype=np.int64) + (np.arange(I) < N % I)
     home = np.repeat(np.arange(I), counts).astype(np.int32)
     # tasks per block: at least one each
     tb = np.concatenate([np.arange(N), rng.integers(0, N, size=K - N)])
     tb.sort()
     scale = rng.lognormal(0.0, load_sigma, size=N)
     load = scale[tb] * rng.lognormal(0.0, 0.5, size=K) * 1e-3
-    size = block_bytes * rng.uniform(0.5, 1.5, size=N)
+    u = rng.uniform(0.5, 1.5, size=N)
+    size = block_bytes * (u if block_spread == 0.5 else 1.0 + (u - 1.0) * (2.0 * block_spread))
     kw = {}
     if comm_degree > 0:
         M = int(round(comm_degree * K))
         src = rng.integers(0, K, size=M)
         dst = rng.integers(0, K, size=M)
         kw = dict(edges=np.stack([src, dst], 1), edge_bytes=rng.uniform(1e3, 1e5, size=M))
+    if working_bytes > 0:
+        kw["task_working"] = working_bytes * rng.uniform(0.5, 1.5, size=K)
+    if footprint_bytes > 0:
+        kw["task_footprint"] = footprint_bytes * rng.uniform(0.5, 1.5, size=K)
+    if rank_baseline > 0:
+        kw["rank_baseline"] = np.full(I, rank_baseline)
+    if memory_cap is not None:
+        kw["rank_mem_cap"] = np.full(I, memory_cap)
     return Problem(task_load=load, m=I, task_block=tb.astype(np.int32), block_size=size,
                    block_home=home, initial=home[tb], **kw)
 
