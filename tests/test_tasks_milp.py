@@ -140,3 +140,30 @@ def test_bad_milp_arguments():
         tasks.solve_milp(SB(), beta=1.0, form="paper", formulation="comcp")
     with pytest.raises(ValueError, match="beta"):
         tasks.solve_milp(SB(), beta=-1.0)
+
+
+def test_milp_warm_start_never_worse_than_the_heuristics():
+    """solve_milp starts from the best heuristic placement (CCM-LB fill, greedy): it never
+    returns worse than it, and a run stopped by its time limit returns it (status
+    "time_limit") when GLPK found nothing better."""
+    p = tasks.Problem.from_lbdatafile(
+        tasks.datasets.lbaf_path("nolb-8color-16nodes-11firstphases/data"), phase=0)
+    g = tasks.balance(p, method="greedy")
+    r = tasks.solve_milp(p, time_limit=1.0)
+    assert r.status == "time_limit" and r.success
+    assert r.max_work <= g.max_work and r.max_work <= r.stats["w_max_heuristic"]
+    assert r.stats["incumbent"] in ("heuristic", "glpk")
+    assert r.lower_bound <= r.max_work
+    for seed in range(6):
+        q = tasks.random_problem(3, 7, 2, 4, seed, memory=bool(seed % 2))
+        for kw in ({}, {"beta": 0.5}, {"preserve_clusters": True}):
+            h = [tasks.balance(q, method="greedy", **{k: v for k, v in kw.items()
+                                                       if k != "preserve_clusters"})]
+            m = tasks.solve_milp(q, **kw)
+            assert m.status == "optimal"
+            assert m.max_work <= m.stats["w_max_heuristic"] + 1e-9
+            if not kw:
+                assert m.max_work <= h[0].max_work + 1e-9
+            off = tasks.solve_milp(q, warm_start=False, **kw)
+            assert "incumbent" not in off.stats
+            assert off.max_work == pytest.approx(m.max_work)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .. import _core
-from .._errors import SolverError, WpartValueError
+from .._errors import CancelledError, SolverError, WpartError, WpartValueError
 from .._validate import as_bool, as_time_limit, choice
 from .._validate import positional_deprecated
 from ._compress import bounded_ranks
@@ -109,6 +109,44 @@ def _same_rank_rows(m: dict, problem: Problem) -> None:
     m["n_eq_rows"] += n_new
 
 
+def _heuristic(problem: Problem, c: Coefficients, cap: Any,
+               preserve: bool) -> tuple[np.ndarray, float] | None:
+    """The best heuristic placement (assignment, W_max) under `c` and `cap`, or None when no
+    heuristic finds one within the caps."""
+    from ._balance import balance
+
+    kw = dict(alpha=c.alpha, beta=c.beta, gamma=c.gamma, delta=c.delta, memory_cap=cap)
+    best = None
+    runs = [dict(method="ccm", greedy_start=not preserve, **({} if preserve else
+                                                             {"subclusters": "fill"}))]
+    runs.append(dict(method="greedy"))
+    for o in runs:
+        try:
+            r = balance(problem, **o, **kw)
+        except WpartError as exc:
+            if isinstance(exc, CancelledError):
+                raise
+            continue
+        a = r.assignment
+        if preserve and problem.task_block is not None:  # every block's free tasks together
+            free = problem.migratable & (problem.task_block >= 0)
+            pairs = np.unique(problem.task_block[free].astype(np.int64) * problem.m + a[free])
+            if pairs.size and np.bincount(pairs // problem.m).max() > 1:
+                continue
+        if math.isfinite(r.max_work) and (best is None or r.max_work < best[1]):
+            best = (np.asarray(a, np.int32), float(r.max_work))
+    return best
+
+
+def _glpk_w(problem: Problem, c: Coefficients, cap: Any, r: Any, m: dict) -> float:
+    """``W_max`` of GLPK's point under the work model (not its objective value)."""
+    K, I = problem.n_tasks, problem.m
+    chi = r.x[m["col_chi"]:m["col_chi"] + I * K].reshape(I, K)
+    a = np.argmax(chi > 0.5, axis=0).astype(np.int32)
+    w, _ = _core.tasks_evaluate(problem._dict(cap), c.as_tuple(), a)
+    return float(w)
+
+
 def _solve_model(m: dict, time_limit, mip_gap, progress, write):
     from .. import milp
 
@@ -128,7 +166,8 @@ def solve_milp(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma
                time_limit: float | None = None, form: str = "compact",
                formulation: str = "auto", mip_gap: float | None = None,
                write: str | os.PathLike | None = None,
-               progress: bool | Callable[[float, float], None] = False) -> TasksResult:
+               progress: bool | Callable[[float, float], None] = False,
+               warm_start: bool = True) -> TasksResult:
     """Minimise ``W_max`` exactly with GLPK (the MILP of Sec. V of the paper).
 
     Parameters
@@ -157,6 +196,14 @@ def solve_milp(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma
         Also write the model as ``.lp`` or ``.mps``.
     progress : bool or callable
         A progress bar, or ``progress(done, total)``.
+    warm_start : bool, default True
+        Start from the best heuristic placement: CCM-LB with ``subclusters="fill"`` (which
+        also tries greedy's placement as a start) and greedy, under the same model and caps
+        (with `preserve_clusters`: CCM-LB with whole block clusters, and greedy when it keeps
+        the blocks whole). Its placement is the incumbent: the result is never worse than it,
+        and with `time_limit` a run stopped before GLPK found anything better returns it with
+        status ``"time_limit"`` (``stats["incumbent"]``: ``"heuristic"`` or ``"glpk"``,
+        ``stats["w_max_heuristic"]``).
 
     Returns
     -------
@@ -179,8 +226,11 @@ def solve_milp(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma
     m = milp_model(problem, alpha=c.alpha, beta=c.beta, gamma=c.gamma, delta=c.delta,
                    memory_cap=memory_cap, preserve_clusters=preserve_clusters, form=form,
                    formulation=formulation)
-    r = _solve_model(m, tl, mip_gap, progress, write)
     cap = problem.caps(memory_cap)
+    heur = _heuristic(problem, c, cap, bool(preserve_clusters)) \
+        if as_bool(warm_start, "warm_start") else None
+    left = None if tl is None else max(tl - (time.perf_counter() - t0), 1e-3)
+    r = _solve_model(m, left, mip_gap, progress, write)
     stats = {"solver_status": r.status, "objective": float(r.objective),
              "bound": float(r.bound), "glpk_gap": float(r.gap),
              "seconds": time.perf_counter() - t0, "solver_seconds": float(r.seconds),
@@ -198,6 +248,25 @@ def solve_milp(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma
                                   + " (max_load is inf; the arrays describe the initial "
                                   "assignment)")
         return replace_fields(res, max_load=math.inf, imbalance=math.inf)
+    if heur is not None:
+        stats["w_max_heuristic"] = float(heur[1])
+        stats["incumbent"] = "glpk"
+    if heur is not None and (not has_x or _glpk_w(problem, c, cap, r, m) > heur[1]):
+        # the heuristic's placement is the better incumbent
+        stats["incumbent"] = "heuristic"
+        b = float(r.bound) if np.isfinite(r.bound) else -math.inf
+        lb = max(b, load_bound(problem, c))
+        gap = 0.0 if heur[1] <= lb else (math.inf if lb <= 0 else (heur[1] - lb) / lb)
+        stats["gap"] = gap
+        if stopped:
+            status, msg = "time_limit", (f"time limit of {tl:g} s reached: the heuristic "
+                                         f"start is the best incumbent, within {gap:.2%} of "
+                                         "the bound")
+        else:
+            status, msg = "feasible", (f"GLPK ended ({r.message}) above the heuristic start, "
+                                       f"which is returned (within {gap:.2%} of the bound)")
+        return make_result(problem, c, cap, heur[0], np.array([heur[1]]), "milp", stats,
+                           status=status, message=msg, lower_bound=min(lb, heur[1]))
     if not has_x:
         if stopped:
             stats["has_answer"] = False
