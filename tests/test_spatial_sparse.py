@@ -337,7 +337,7 @@ def test_matrix_market_files(tmp_path):
 
 def test_result_of_a_sparse_run():
     A = sparse_like("block", 1000, seed=3)
-    r = spatial.rect_nicol(A, 16)
+    r = spatial.rect_nicol(A, 16, starts="all")  # the former four-start engine
     r.validate()
     assert r.total == A.nnz and sps.issparse(r.A)
     assert set(r.stats["starts"]) == set(spatial.STARTS)
@@ -360,7 +360,7 @@ def test_all_starts_never_worse_than_any_single_start(kind):
                                  ("jag_pq_heur", ("rows_load", "rows_uniform", "cols_load",
                                                   "cols_uniform"))):
                 fn = getattr(spatial, name)
-                best = fn(A, m)
+                best = fn(A, m, **({"starts": "all"} if name == "rect_nicol" else {}))
                 singles = {s: fn(A, m, starts=s).max_load for s in starts}
                 assert best.max_load == min(singles.values())
                 assert best.max_load <= singles[starts[0]]  # the paper's start
@@ -382,7 +382,7 @@ def test_jag_pq_heur_orient_keeps_its_starts():
 
 def test_time_limit_over_the_starts():
     A = sparse_like("banded", 3000, seed=0)
-    r = spatial.rect_nicol(A, 256, time_limit=1e-6)
+    r = spatial.rect_nicol(A, 256, time_limit=1e-6, starts="all")
     assert r.status == "time_limit"
     assert r.success and r.rects.shape == (256, 4)
     assert set(r.stats["starts"]) <= set(spatial.STARTS)

@@ -19,6 +19,8 @@ pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 HEUR_ORDER = ("rows_load", "rows_uniform", "cols_load", "cols_uniform")
 ORDER = {"rect_nicol": spatial.STARTS, "jag_pq_heur": HEUR_ORDER}
+#: rect_nicol's former four-start engine is starts="all" (its default is the engine of #27)
+FORMER = {"rect_nicol": {"starts": "all"}, "jag_pq_heur": {}}
 
 
 @pytest.fixture(params=["sparse_route", "default_route"])
@@ -83,7 +85,7 @@ def test_each_start_is_its_single_core_call_and_the_first_best_wins(method, rout
         lmax = {s: _direct_loads(D, r).max() for s, r in singles.items()}
         want = min(ORDER[method], key=lambda s: (lmax[s], ORDER[method].index(s)))
         for X in (D, sps.csr_array(D), sps.coo_array(D)):
-            r = fn(X, m, P=P, Q=Q)
+            r = fn(X, m, P=P, Q=Q, **FORMER[method])
             got = {s: v["max_load"] for s, v in r.stats["starts"].items()}
             if D.dtype.kind == "i":  # exact: the first start of smallest max load
                 assert got == lmax and r.stats["start"] == want
@@ -147,22 +149,22 @@ def test_degenerate_sizes_and_more_parts_than_cells(route):
     for X in (one, sps.csr_array(one)):
         for method in ORDER:
             fn = getattr(spatial, method)
-            r = fn(X, 1)
+            r = fn(X, 1, **FORMER[method])
             assert r.max_load == 5 and r.rects.tolist() == [[0, 1, 0, 1]]
             assert set(r.stats["starts"]) == set(ORDER[method])
-            r = fn(X, 4, P=2, Q=2, allow_empty=True)
+            r = fn(X, 4, P=2, Q=2, allow_empty=True, **FORMER[method])
             assert r.max_load == 5 and r.rects.shape == (4, 4) and r.loads.sum() == 5
     D = np.array([[0, 3, 0], [1, 0, 0]])
     for method in ORDER:
         fn = getattr(spatial, method)
-        a = fn(sps.csr_array(D), 12, P=4, Q=3, allow_empty=True)
-        b = fn(D, 12, P=4, Q=3, allow_empty=True)
+        a = fn(sps.csr_array(D), 12, P=4, Q=3, allow_empty=True, **FORMER[method])
+        b = fn(D, 12, P=4, Q=3, allow_empty=True, **FORMER[method])
         np.testing.assert_array_equal(a.rects, b.rects)
         assert a.max_load == b.max_load == 3 and a.params["parts_solved"] < 12
         assert a.rects.shape == (12, 4)
         Z = np.zeros((5, 4), np.int64)  # all zero: every start ties, the first wins
         for X in (Z, sps.csr_array(Z)):
-            r = fn(X, 4)
+            r = fn(X, 4, **FORMER[method])
             assert r.max_load == 0 and r.stats["start"] == ORDER[method][0]
 
 
@@ -170,11 +172,11 @@ def test_time_limit_is_the_whole_calls(route):
     rng = np.random.default_rng(4)
     D = rng.integers(0, 9, (400, 300))
     for X in (D, sps.csr_array(np.where(D > 7, D, 0))):
-        r = spatial.rect_nicol(X, 256, time_limit=1e-9)
+        r = spatial.rect_nicol(X, 256, time_limit=1e-9, starts="all")
         assert r.status == "time_limit" and r.success and r.rects.shape == (256, 4)
         assert list(r.stats["starts"])[0] == "rows_uniform"
         assert r.loads.sum() == r.total
-        full = spatial.rect_nicol(X, 256)
+        full = spatial.rect_nicol(X, 256, starts="all")
         assert full.status == "feasible" and len(full.stats["starts"]) == 4
 
 

@@ -41,7 +41,8 @@ TABLE = MethodTable("spatial", [
     Method("rect_uniform", _core.SP_RECT_UNIFORM, exact=False, options=_PQ + _COMMON,
            summary="P x Q grid of equal-area rows and columns (Sec. 3.1)"),
     Method("rect_nicol", _core.SP_RECT_NICOL, exact=False,
-           options=_PQ + ("max_sweeps", "starts", "time_limit") + _COMMON,
+           options=_PQ + ("max_sweeps", "starts", "refine", "patience", "abandon", "time_limit")
+           + _COMMON,
            summary="P x Q grid refined by alternating exact 1D cuts (Sec. 3.1)"),
     Method("jag_pq_heur", _core.SP_JAG_PQ_HEUR, exact=False,
            options=_PQ + ("orient", "starts", "speeds") + _COMMON,
@@ -80,6 +81,22 @@ TABLE = MethodTable("spatial", [
            options=("phase1", "phase2_fast", "phase2_slow", "m1", "m1_min", "orient", "variant",
                     "time_limit") + _COMMON,
            summary="phase 1 into m1 blocks, each block partitioned again (Sec. 5)"),
+    Method("rect_refine", None, exact=False,
+           options=_PQ + ("start", "max_sweeps", "patience", "time_limit", "progress") + _COMMON,
+           summary="P x Q grid: Nicol half-sweeps with balanced cuts from the best start"),
+    Method("rect_sym_uniform", None, exact=False,
+           options=_PQ + ("time_limit", "progress") + _COMMON,
+           summary="symmetric P x P grid of equal intervals (SARMA uni)"),
+    Method("rect_sym_pal", None, exact=False, options=_PQ + ("time_limit", "progress") + _COMMON,
+           summary="symmetric grid: probe a load, bounded by the last feasible cuts (PAL)"),
+    Method("rect_sym_opal", None, exact=False, options=_PQ + ("time_limit", "progress") + _COMMON,
+           summary="symmetric grid: ordered probe a load (OPAL)"),
+    Method("rect_sym_rac", None, exact=False,
+           options=_PQ + ("max_iter", "time_limit", "progress") + _COMMON,
+           summary="symmetric grid: refine a cut (RAC), the best iterate"),
+    Method("rect_sym_refine", None, exact=False,
+           options=_PQ + ("start", "max_sweeps", "time_limit", "progress") + _COMMON,
+           summary="symmetric grid: each cut moved to its best place, from PAL/OPAL/RAC"),
 ])
 
 #: Names accepted by :func:`wpart.spatial.partition`.

@@ -28,6 +28,8 @@ from ._hier import hier_opt, hier_rb, hier_relaxed
 from ._jag_m import jag_m_alloc, jag_m_heur, jag_m_heur_probe, jag_m_opt, jag_m_probe
 from ._jag_pq import jag_pq_heur, jag_pq_opt_dp, jag_pq_opt_nicol
 from ._partition import SpatialPartition
+from ._grid import rect_sym_opal, rect_sym_pal, rect_sym_rac, rect_sym_refine, rect_sym_uniform
+from ._nicol import rect_refine
 from ._rect import rect_nicol, rect_uniform
 
 __all__ = ["general_optimum", "hybrid", "partition"]
@@ -244,6 +246,12 @@ _FUNCS: dict[str, Callable[..., SpatialPartition]] = {
     "hier_relaxed": hier_relaxed,
     "hier_opt": hier_opt,
     "hybrid": hybrid,
+    "rect_refine": rect_refine,
+    "rect_sym_uniform": rect_sym_uniform,
+    "rect_sym_pal": rect_sym_pal,
+    "rect_sym_opal": rect_sym_opal,
+    "rect_sym_rac": rect_sym_rac,
+    "rect_sym_refine": rect_sym_refine,
 }
 assert tuple(_FUNCS) == TABLE.names
 

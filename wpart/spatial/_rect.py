@@ -7,6 +7,7 @@ from numpy.typing import ArrayLike
 from .._validate import as_int
 from ._common import _pq, _Prepared, _run
 from ._partition import SpatialPartition
+from ._nicol import nicol_engine, uses_engine
 from ._starts import STARTS, as_starts, run_starts
 
 __all__ = ["rect_nicol", "rect_uniform"]
@@ -56,7 +57,10 @@ def rect_nicol(
     P: int | None = None,
     Q: int | None = None,
     max_sweeps: int = 100,
-    starts: str | tuple = "all",
+    starts: str | tuple | list = "auto",
+    refine: bool | str = "auto",
+    patience: int | str | None = None,
+    abandon: bool = True,
     allow_empty: bool = False,
     time_limit: float | None = None,
     weights: str = "values",
@@ -78,14 +82,46 @@ def rect_nicol(
     P, Q : int, optional
         Grid shape with ``P * Q = m`` (default as :func:`rect_uniform`).
     max_sweeps : int
-        Sweeps per start.
-    starts : "all", str or tuple of str
+        Sweeps per start (a cap: a start stops earlier by its stop rule).
+    starts : "auto", "all", str, or list of names and ``(row_cuts, col_cuts)`` pairs
+        ``"auto"`` (default): the progress-following engine on the nonzeros (dense input runs
+        the same kernel) from the exact 1D partition of the stored entries per row
+        (``"rows_stored"``, SARMA's start, run once as plain Nicol with SARMA's budget of
+        max(10, P + Q) half-sweeps and once balanced) and per column (``"cols_stored"``),
+        uniform cuts (``"rows_uniform"``, ``"cols_uniform"``) and the loads' 1D partitions
+        (``"rows_load"``, ``"cols_load"``); a start equal to an earlier one is not run again.
+        The engine also takes ``"sym_pal"``, ``"sym_opal"``, ``"sym_rac"`` (the symmetric
+        grids of :func:`rect_sym_pal` etc. as the start of both dimensions; ``P == Q``) and
+        user-given ``(row_cuts, col_cuts)`` pairs (``P + 1`` and ``Q + 1`` non-decreasing
+        cuts from 0 to n1 / n2), alone or mixed with names. Each start runs at most
+        max(10, P + Q) half-sweeps and stops when a sweep (two half-sweeps, or `patience`)
+        does not lower its max load, or when the next half-sweep's lower bound (the fixed
+        stripes' loads / parts) reaches the best grid of the earlier starts (`abandon`); the
+        best grid then continues, balanced, until its own stop rule or `max_sweeps`. The
+        result is never worse than any start's own grid, nor than any start that ran to its
+        stop rule (``stats["starts"][name]["state"] == "stopped"``); ``abandon=False`` runs
+        every start to its rule.
+        ``"all"`` and the four names below run the former engine (one core call; each start
+        until a sweep repeats a grid or `max_sweeps`):
         ``"rows_uniform"`` (uniform rows, then columns first: the paper's start),
+        ``"rows_load"`` (rows split by load: the exact 1D partition of the row sums),
+
         ``"rows_load"`` (rows split by load: the exact 1D partition of the row sums),
         ``"cols_uniform"``, ``"cols_load"`` (the same on the transposed problem: columns
         fixed first). ``"all"`` (default) runs the four and keeps the smallest ``max_load``
         (ties: the earlier in this order), so the result is never worse than any single
         start's.
+    refine : "auto" or bool
+        ``True``: after each half-sweep every cut moves to the place between its neighbours
+        that evens the larger of its two stripes (``rect_refine``'s balancing; never raises the
+        max load, and lets the next half-sweep find a lower one); ``False``: plain Nicol
+        half-sweeps (no final continuation); ``"auto"`` (default): balanced starts plus the
+        plain ``rows_stored`` run. Engine only.
+    patience : int, "sarma" or None
+        Half-sweeps in a row without a lower max load before a start stops (None: 2, one
+        sweep; ``"sarma"``: max(10, P + Q)). Engine only.
+    abandon : bool
+        Stop a start whose next half-sweep cannot go below the best grid so far. Engine only.
     allow_empty : bool
         Accept ``m`` larger than the number of cells.
     time_limit : float, optional
@@ -105,6 +141,11 @@ def rect_nicol(
     pp = _Prepared(A, m, allow_empty, weights=weights, sparse=True)
     P, Q = _pq(pp.m, pp.n1, pp.n2, P, Q)
     ms = min(as_int(max_sweeps, "max_sweeps", minimum=1), 2**62)  # stays in int64
+    if isinstance(starts, str) and starts == "auto" and pp.m > pp.size:
+        starts = "all"  # more parts than cells: the former engine solves a smaller grid
+    if uses_engine(starts):
+        return nicol_engine(pp, P, Q, starts, max_sweeps=ms, patience=patience, refine=refine,
+                            abandon=abandon, time_limit=time_limit, progress=None)
     names = as_starts(starts, STARTS)
     params = {"P": P, "Q": Q, "max_sweeps": ms, "starts": names}
     return run_starts(pp, "rect_nicol", params, names, P=P, Q=Q, time_limit=time_limit,

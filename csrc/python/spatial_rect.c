@@ -1,0 +1,222 @@
+/* spatial_rect.c -- bindings of the rectilinear grid kernels on the nonzeros (rect_grid.c):
+ * RECT-NICOL from several starts, the symmetric grids and the exact 1D partition. */
+#include "wpy.h"
+
+#include "../spatial/rect_grid.h"
+
+/* CSR arrays (int64 pointers and indices, float64 weights or None) into a wpart_rg_csr_t;
+ * a[0..2] receive new references. 0, or -1 with an exception. */
+static int sr_csr(long long n1, long long n2, PyObject *o[3], PyArrayObject *a[3],
+                  wpart_rg_csr_t *A)
+{
+    static const char *names[3] = {"rp", "ci", "w"};
+    for (int i = 0; i < 3; i++) {
+        if (i == 2 && o[i] == Py_None) {
+            continue;
+        }
+        a[i] = wpy_input_array(o[i], names[i], i == 2 ? NPY_FLOAT64 : NPY_INT64, 1, 1);
+        if (!a[i]) {
+            return -1;
+        }
+    }
+    if (n1 < 1 || n2 < 1 || PyArray_DIM(a[0], 0) != n1 + 1 ||
+        ((const int64_t *)PyArray_DATA(a[0]))[n1] != (int64_t)PyArray_DIM(a[1], 0) ||
+        (a[2] && PyArray_DIM(a[2], 0) != PyArray_DIM(a[1], 0))) {
+        PyErr_SetString(wpy_ValueError, "malformed CSR arrays");
+        return -1;
+    }
+    A->n1 = n1;
+    A->n2 = n2;
+    A->rp = PyArray_DATA(a[0]);
+    A->ci = PyArray_DATA(a[1]);
+    A->w = a[2] ? PyArray_DATA(a[2]) : NULL;
+    return 0;
+}
+
+static PyObject *wpy_rect_grid(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"n1", "n2", "rp", "ci", "w", "P", "Q", "R0", "C0", "first",
+                             "patience", "max_half", "balance", "abandon", "time_limit",
+                             "progress", NULL};
+    PyObject *o[3], *ro, *co, *fo, *progress = Py_None, *res = NULL;
+    PyArrayObject *a[3] = {NULL, NULL, NULL}, *R0 = NULL, *C0 = NULL, *F = NULL;
+    PyArrayObject *R = NULL, *C = NULL, *V = NULL, *H = NULL, *S = NULL;
+    long long n1, n2, P, Q, patience = 2, max_half = 200;
+    int balance = 0, abandon = 0;
+    double time_limit = 0.0;
+    wpart_rg_csr_t A;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOLLOOO|LLppdO", kwlist, &n1, &n2, &o[0],
+                                     &o[1], &o[2], &P, &Q, &ro, &co, &fo, &patience, &max_half,
+                                     &balance, &abandon, &time_limit, &progress)) {
+        return NULL;
+    }
+    if (sr_csr(n1, n2, o, a, &A) < 0) {
+        goto cleanup;
+    }
+    R0 = wpy_input_array(ro, "R0", NPY_INT64, 2, 2);
+    C0 = R0 ? wpy_input_array(co, "C0", NPY_INT64, 2, 2) : NULL;
+    F = C0 ? wpy_input_array(fo, "first", NPY_INT32, 1, 1) : NULL;
+    if (!F) {
+        goto cleanup;
+    }
+    npy_intp ns = PyArray_DIM(R0, 0);
+    if (P < 1 || Q < 1 || PyArray_DIM(R0, 1) != P + 1 || PyArray_DIM(C0, 1) != Q + 1 ||
+        PyArray_DIM(C0, 0) != ns || PyArray_DIM(F, 0) != ns || ns < 1 || patience < 1 ||
+        max_half < 1) {
+        PyErr_SetString(wpy_ValueError, "malformed starts");
+        goto cleanup;
+    }
+    npy_intp np1 = P + 1, nq1 = Q + 1;
+    R = (PyArrayObject *)PyArray_ZEROS(1, &np1, NPY_INT64, 0);
+    C = (PyArrayObject *)PyArray_ZEROS(1, &nq1, NPY_INT64, 0);
+    V = (PyArrayObject *)PyArray_ZEROS(1, &ns, NPY_FLOAT64, 0);
+    H = (PyArrayObject *)PyArray_ZEROS(1, &ns, NPY_INT64, 0);
+    S = (PyArrayObject *)PyArray_ZEROS(1, &ns, NPY_INT32, 0);
+    if (!R || !C || !V || !H || !S) {
+        goto cleanup;
+    }
+    wpy_control_t ctl;
+    wpy_control_setup(&ctl, progress, time_limit);
+    wpart_rg_opts_t opt = {patience, max_half, balance, abandon, &ctl.ctl};
+    int32_t timed_out = 0;
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = wpart_spatial_rect_grid(&A, P, Q, ns, PyArray_DATA(R0), PyArray_DATA(C0),
+                                 PyArray_DATA(F), &opt, PyArray_DATA(R), PyArray_DATA(C),
+                                 PyArray_DATA(V), PyArray_DATA(H), PyArray_DATA(S), &timed_out);
+    Py_END_ALLOW_THREADS
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto cleanup;
+    }
+    res = Py_BuildValue("OOOOOi", R, C, V, H, S, (int)timed_out);
+cleanup:
+    for (int i = 0; i < 3; i++) {
+        Py_XDECREF(a[i]);
+    }
+    Py_XDECREF(R0);
+    Py_XDECREF(C0);
+    Py_XDECREF(F);
+    Py_XDECREF(R);
+    Py_XDECREF(C);
+    Py_XDECREF(V);
+    Py_XDECREF(H);
+    Py_XDECREF(S);
+    return res;
+}
+
+static PyObject *wpy_rect_sym(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"n1", "n2", "rp", "ci", "w", "P", "variant", "c0", "max_iter",
+                             "time_limit", "progress", NULL};
+    PyObject *o[3], *c0o = Py_None, *progress = Py_None, *res = NULL;
+    PyArrayObject *a[3] = {NULL, NULL, NULL}, *c0 = NULL, *out = NULL;
+    long long n1, n2, P, max_iter = 10;
+    int variant;
+    double time_limit = 0.0;
+    wpart_rg_csr_t A;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOLi|OLdO", kwlist, &n1, &n2, &o[0], &o[1],
+                                     &o[2], &P, &variant, &c0o, &max_iter, &time_limit,
+                                     &progress)) {
+        return NULL;
+    }
+    if (sr_csr(n1, n2, o, a, &A) < 0) {
+        goto cleanup;
+    }
+    if (P < 1 || max_iter < 0 || (variant != 0 && variant != 1 && variant != 2 &&
+                                  variant != 3 && variant != 12)) {
+        PyErr_SetString(wpy_ValueError, "bad symmetric grid arguments");
+        goto cleanup;
+    }
+    if (c0o != Py_None) {
+        c0 = wpy_input_array(c0o, "c0", NPY_INT64, 1, 1);
+        if (!c0) {
+            goto cleanup;
+        }
+        if (PyArray_DIM(c0, 0) != P + 1) {
+            PyErr_SetString(wpy_ValueError, "`c0` must hold P + 1 cuts");
+            goto cleanup;
+        }
+    }
+    npy_intp np1 = P + 1;
+    out = (PyArrayObject *)PyArray_ZEROS(1, &np1, NPY_INT64, 0);
+    if (!out) {
+        goto cleanup;
+    }
+    wpy_control_t ctl;
+    wpy_control_setup(&ctl, progress, time_limit);
+    double value = 0.0;
+    int32_t timed_out = 0;
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = wpart_spatial_rect_sym(&A, P, variant, c0 ? PyArray_DATA(c0) : NULL, max_iter,
+                                &ctl.ctl, PyArray_DATA(out), &value, &timed_out);
+    Py_END_ALLOW_THREADS
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto cleanup;
+    }
+    res = Py_BuildValue("Odi", out, value, (int)timed_out);
+cleanup:
+    for (int i = 0; i < 3; i++) {
+        Py_XDECREF(a[i]);
+    }
+    Py_XDECREF(c0);
+    Py_XDECREF(out);
+    return res;
+}
+
+static PyObject *wpy_rect_1d(PyObject *self, PyObject *args)
+{
+    PyObject *wo, *res = NULL;
+    PyArrayObject *w = NULL, *out = NULL;
+    long long P;
+    if (!PyArg_ParseTuple(args, "OL", &wo, &P)) {
+        return NULL;
+    }
+    w = wpy_input_array(wo, "w", NPY_FLOAT64, 1, 1);
+    if (!w) {
+        return NULL;
+    }
+    if (P < 1) {
+        PyErr_SetString(wpy_ValueError, "`P` must be positive");
+        goto cleanup;
+    }
+    npy_intp np1 = P + 1;
+    out = (PyArrayObject *)PyArray_ZEROS(1, &np1, NPY_INT64, 0);
+    if (!out) {
+        goto cleanup;
+    }
+    double value = 0.0;
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = wpart_spatial_rect_1d(PyArray_DATA(w), (int64_t)PyArray_DIM(w, 0), P, PyArray_DATA(out),
+                               &value);
+    Py_END_ALLOW_THREADS
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto cleanup;
+    }
+    res = Py_BuildValue("Od", out, value);
+cleanup:
+    Py_XDECREF(w);
+    Py_XDECREF(out);
+    return res;
+}
+
+static PyMethodDef spatial_rect_methods[] = {
+    {"spatial_rect_grid", (PyCFunction)(void (*)(void))wpy_rect_grid,
+     METH_VARARGS | METH_KEYWORDS,
+     "RECT-NICOL half-sweeps from several starts on CSR arrays: (R, C, values, half-sweeps, "
+     "states, timed_out)."},
+    {"spatial_rect_sym", (PyCFunction)(void (*)(void))wpy_rect_sym,
+     METH_VARARGS | METH_KEYWORDS, "A symmetric grid on CSR arrays: (cuts, value, timed_out)."},
+    {"spatial_rect_1d", wpy_rect_1d, METH_VARARGS,
+     "The exact 1D partition of a float64 vector: (cuts, value)."},
+    {NULL, NULL, 0, NULL},
+};
+
+int wpy_spatial_rect_init(PyObject *m)
+{
+    return PyModule_AddFunctions(m, spatial_rect_methods);
+}

@@ -1,0 +1,55 @@
+/* rect_grid.h -- rectilinear P x Q grids on the nonzeros of a matrix (float64 loads): RECT-NICOL
+ * half-sweeps from several starts with a shared incumbent, adjacent-stripe balancing, and the
+ * symmetric grids (one cut vector for rows and columns). Private to the core and its binding. */
+#ifndef WPART_RECT_GRID_H
+#define WPART_RECT_GRID_H
+
+#include <stdint.h>
+
+#include "wpart/status.h"
+
+/* A CSR matrix n1 x n2 (column indices sorted or not); w NULL: every stored entry weighs 1. */
+typedef struct {
+    int64_t n1, n2;
+    const int64_t *rp, *ci;
+    const double *w;
+} wpart_rg_csr_t;
+
+typedef struct {
+    int64_t patience; /* half-sweeps in a row without a gain before a start stops (>= 1) */
+    int64_t max_half; /* cap on the half-sweeps of one start */
+    int balance;      /* 1: after each half-sweep, balance each pair of adjacent stripes */
+    int abandon;      /* 1: stop a start once its next half-sweep's bound reaches the incumbent */
+    const wpart_control_t *control;
+} wpart_rg_opts_t;
+
+/* RECT-NICOL from nstarts starts (R0: nstarts x (P+1) row cuts, C0: nstarts x (Q+1) column
+ * cuts; first[s] bit 0 clear: the columns are set first for the start's rows, set: the rows
+ * first; bit 1: balance this start (as opt->balance); bit 2: this start's patience is
+ * max(10, P + Q) half-sweeps).
+ * The best grid comes back in R, C; per start: its final max load, half-sweeps and state
+ * (0 stopped by the rule, 1 abandoned by the bound, 2 not run, 3 stopped by the time limit).
+ * *timed_out = 1 when the time limit stopped the call (R, C: the best grid so far). */
+wpart_status_t wpart_spatial_rect_grid(const wpart_rg_csr_t *A, int64_t P, int64_t Q,
+                                       int64_t nstarts, const int64_t *R0, const int64_t *C0,
+                                       const int32_t *first, const wpart_rg_opts_t *opt,
+                                       int64_t *R, int64_t *C, double *val, int64_t *halves,
+                                       int32_t *state, int32_t *timed_out);
+
+/* Symmetric grids (N = max(n1, n2); one cut vector of P + 1 entries in [0, N], clipped to each
+ * dimension): variant 0 PAL (probe with the previous feasible cuts as upper bounds),
+ * 1 OPAL (ordered probe), 2 RAC (refine a cut, the best iterate), 12 RAC returning its last
+ * iterate, 3 cut moves from c0 (each cut to its best place between its neighbours, until no
+ * gain). c0: the start of 2/12/3 (NULL: all cuts at N but the first). max_iter: RAC's
+ * iterations, the sweeps of 3. *value: the grid's max load. */
+wpart_status_t wpart_spatial_rect_sym(const wpart_rg_csr_t *A, int64_t P, int variant,
+                                      const int64_t *c0, int64_t max_iter,
+                                      const wpart_control_t *control, int64_t *cuts,
+                                      double *value, int32_t *timed_out);
+
+/* The exact 1D partition of w[0..n) into P intervals (min max sum): cuts (P + 1). Integral
+ * loads (below 2**53) give the optimum exactly; float loads within 1e-12 relative. */
+wpart_status_t wpart_spatial_rect_1d(const double *w, int64_t n, int64_t P, int64_t *cuts,
+                                     double *value);
+
+#endif

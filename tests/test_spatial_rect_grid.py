@@ -1,0 +1,271 @@
+"""Rectilinear grids on the nonzeros (#27): the symmetric methods against brute force and an
+independent greedy-probe oracle, refinements never worse than their start, sparse == dense,
+RECT-NICOL's engine (starts, user cuts, stop rule, shared incumbent, time limit)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+import scipy.sparse as sps
+
+import wpart
+from wpart import spatial
+
+SYM = ("rect_sym_uniform", "rect_sym_pal", "rect_sym_opal", "rect_sym_rac", "rect_sym_refine")
+
+
+def _prefix(D):
+    S = np.zeros((D.shape[0] + 1, D.shape[1] + 1), np.float64)
+    S[1:, 1:] = np.cumsum(np.cumsum(D, 0), 1)
+    return S
+
+
+def _grid_max(D, R, C):
+    S = _prefix(D)
+    best = 0.0
+    for p in range(len(R) - 1):
+        for q in range(len(C) - 1):
+            v = S[R[p + 1], C[q + 1]] - S[R[p], C[q + 1]] - S[R[p + 1], C[q]] + S[R[p], C[q]]
+            best = max(best, v)
+    return best
+
+
+def _sym_max(D, c):
+    n1, n2 = D.shape
+    return _grid_max(D, np.minimum(c, n1), np.minimum(c, n2))
+
+
+def _brute_sym(D, P):
+    N = max(D.shape)
+    best = np.inf
+    for mid in itertools.combinations_with_replacement(range(N + 1), P - 1):
+        best = min(best, _sym_max(D, [0, *mid, N]))
+    return best
+
+
+def _greedy_probe(D, P, L):
+    """Independent oracle of the ordered probe: each interval grows index by index while every
+    block it closes (against the earlier intervals, and its diagonal block) stays <= L."""
+    N = max(D.shape)
+    E = np.zeros((N, N))
+    E[: D.shape[0], : D.shape[1]] = D
+    cuts = [0]
+    a = 0
+    while a < N:
+        if len(cuts) == P + 1:
+            return None
+        b = a
+        while b < N:
+            ok = E[a:b + 1, a:b + 1].sum() <= L
+            for t in range(len(cuts) - 1):
+                r0, r1 = cuts[t], cuts[t + 1]
+                ok = ok and E[r0:r1, a:b + 1].sum() <= L and E[a:b + 1, r0:r1].sum() <= L
+            if not ok:
+                break
+            b += 1
+        if b == a:
+            return None
+        cuts.append(b)
+        a = b
+    return cuts + [N] * (P + 1 - len(cuts))
+
+
+def _cases(seed, count, nmax=6):
+    rng = np.random.default_rng(seed)
+    for k in range(count):
+        n1 = int(rng.integers(1, nmax + 1))
+        n2 = n1 if k % 3 else int(rng.integers(1, nmax + 1))
+        kind = k % 4
+        if kind == 0:
+            D = rng.integers(0, 4, (n1, n2))  # ties and zeros
+        elif kind == 1:
+            D = (rng.random((n1, n2)) < 0.3) * rng.integers(1, 9, (n1, n2))
+        elif kind == 2:
+            D = np.ones((n1, n2), np.int64)
+        else:
+            D = np.zeros((n1, n2), np.int64)
+            D[rng.integers(0, n1), rng.integers(0, n2)] = 5
+        yield D.astype(np.int64)
+
+
+def test_methods_listed():
+    for name in SYM + ("rect_refine",):
+        assert name in spatial.METHODS and callable(getattr(spatial, name))
+
+
+def test_opal_is_the_smallest_load_its_greedy_probe_accepts():
+    checked = 0
+    for D in _cases(1, 120):
+        N = max(D.shape)
+        for P in (1, 2, 3):
+            if P > N:
+                continue
+            r = spatial.rect_sym_opal(D, P * P, allow_empty=True)
+            L = next(L for L in range(int(D.sum()) + 1) if _greedy_probe(D, P, L) is not None)
+            assert r.max_load == _sym_max(D, _greedy_probe(D, P, L)) <= L
+            assert r.params["cuts"] == _greedy_probe(D, P, L)
+            checked += 1
+    assert checked > 200
+
+
+def test_symmetric_methods_valid_and_never_below_the_optimum():
+    for D in _cases(2, 80):
+        N = max(D.shape)
+        for P in (1, 2, 3):
+            if P > N:
+                continue
+            opt = _brute_sym(D, P)
+            for name in SYM:
+                r = getattr(spatial, name)(D, P * P, allow_empty=True)
+                r.validate()
+                c = r.params["cuts"]
+                assert len(c) == P + 1 and c[0] == 0 and c[-1] == N
+                assert r.max_load == _sym_max(D, c) >= opt, name
+            # one cut: moving it to its best place is the optimum
+            if P == 2:
+                assert spatial.rect_sym_refine(D, 4, allow_empty=True).max_load == opt
+
+
+def test_symmetric_refine_never_worse_than_its_start():
+    rng = np.random.default_rng(3)
+    for _ in range(60):
+        n = int(rng.integers(2, 12))
+        D = rng.integers(0, 5, (n, n)) * (rng.random((n, n)) < 0.5)
+        P = int(rng.integers(1, min(n, 4) + 1))
+        mid = np.sort(rng.integers(0, n + 1, P - 1))
+        c = np.array([0, *mid, n])
+        r = spatial.rect_sym_refine(D, P * P, start=c, allow_empty=True)
+        assert r.max_load <= _sym_max(D, c)
+        for s in ("pal", "opal", "rac", "uniform"):
+            start = {"pal": spatial.rect_sym_pal, "opal": spatial.rect_sym_opal,
+                     "rac": spatial.rect_sym_rac, "uniform": spatial.rect_sym_uniform}[s]
+            base = start(D, P * P, allow_empty=True).max_load
+            assert spatial.rect_sym_refine(D, P * P, start=s, allow_empty=True).max_load <= base
+
+
+def test_sparse_equals_dense():
+    rng = np.random.default_rng(4)
+    for k in range(30):
+        n1, n2 = (int(x) for x in rng.integers(1, 40, 2))
+        D = (rng.random((n1, n2)) < 0.2) * rng.integers(1, 6, (n1, n2))
+        if k % 2:
+            D = D * 0.37
+        for name in SYM + ("rect_refine", "rect_nicol"):
+            for m in (1, 4, 6):
+                a = getattr(spatial, name)(D, m, allow_empty=True)
+                b = getattr(spatial, name)(sps.csr_array(D), m, allow_empty=True)
+                np.testing.assert_array_equal(a.rects, b.rects)
+                assert a.max_load == b.max_load
+
+
+def test_non_square_m_cuts_the_finer_dimension_symmetrically():
+    D = np.arange(1, 37).reshape(6, 6)
+    r = spatial.rect_sym_pal(D, 6, P=3, Q=2)
+    r.validate()
+    assert r.params["P"] == 3 and r.params["Q"] == 2 and len(r.params["cuts"]) == 4
+    with pytest.raises(wpart.WpartValueError, match="P"):
+        spatial.rect_sym_pal(D, 6, P=4)
+
+
+def test_refine_never_worse_than_a_given_grid_and_max_sweeps_is_a_cap():
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        n1, n2 = (int(x) for x in rng.integers(2, 30, 2))
+        D = rng.integers(0, 6, (n1, n2)) * (rng.random((n1, n2)) < 0.4)
+        P, Q = int(rng.integers(1, min(n1, 5) + 1)), int(rng.integers(1, min(n2, 5) + 1))
+        R = np.array([0, *np.sort(rng.integers(0, n1 + 1, P - 1)), n1])
+        C = np.array([0, *np.sort(rng.integers(0, n2 + 1, Q - 1)), n2])
+        before = _grid_max(D, R, C)
+        r = spatial.rect_refine(D, P * Q, P=P, Q=Q, start=(R, C), allow_empty=True)
+        assert r.max_load <= before
+        n = spatial.rect_nicol(D, P * Q, P=P, Q=Q, starts=[(R, C)], allow_empty=True)
+        assert n.max_load <= before
+        one = spatial.rect_nicol(D, P * Q, P=P, Q=Q, starts=[(R, C)], max_sweeps=1,
+                                 refine=False, allow_empty=True)
+        assert one.stats["starts"]["given_0"]["half_sweeps"] <= 2
+        assert one.max_load <= before
+
+
+def test_engine_never_worse_than_any_start():
+    rng = np.random.default_rng(6)
+    for k in range(30):
+        n = int(rng.integers(4, 40))
+        D = rng.integers(0, 9, (n, n)) * (rng.random((n, n)) < 0.3)
+        if k % 3 == 0:
+            D = D.astype(float) * 0.1
+        P = int(rng.integers(1, 5))
+        r = spatial.rect_nicol(D, P * P, P=P, Q=P, abandon=False, allow_empty=True)
+        vals = [v["max_load"] for v in r.stats["starts"].values()]
+        assert r.max_load <= min(vals) + 1e-9 * max(1.0, min(vals))
+        for name in ("rows_stored", "cols_uniform", "sym_pal", "sym_rac"):
+            alone = spatial.rect_nicol(D, P * P, P=P, Q=P, starts=[name], refine=True,
+                                       allow_empty=True)
+            both = spatial.rect_nicol(D, P * P, P=P, Q=P, starts=[name, "rows_load"],
+                                      refine=True, abandon=False, allow_empty=True)
+            # each start runs the same in a call with others: the same phase-1 value
+            assert both.stats["starts"][name]["max_load"] == \
+                alone.stats["starts"][name]["max_load"]
+            v = alone.stats["starts"][name]["max_load"]
+            assert both.max_load <= v + 1e-12 * max(1.0, v)  # float sums: another order
+        assert r.max_load <= spatial.rect_uniform(D, P * P, P=P, Q=P, allow_empty=True).max_load
+
+
+def test_stop_rule_and_stats():
+    rng = np.random.default_rng(7)
+    D = rng.integers(0, 9, (60, 50))
+    r = spatial.rect_nicol(D, 16, P=4, Q=4)
+    assert r.status == "feasible" and r.stats["start"] in r.stats["starts"]
+    for name, v in r.stats["starts"].items():
+        assert v["half_sweeps"] <= max(10, 8)
+        assert v["state"] in ("stopped", "abandoned") or v["state"].startswith("same_as_")
+    assert r.stats["polish"]["max_load"] == r.max_load
+    assert r.params["patience"] == 2 and r.params["refine"] == "auto"
+    s = spatial.rect_nicol(D, 16, P=4, Q=4, patience="sarma", refine=False)
+    assert s.params["patience"] == 10 and s.stats["polish"] is None
+
+
+def test_stored_start_counts_entries_not_values():
+    # one heavy row: the load split and the stored-entry split differ
+    D = np.zeros((8, 8), np.int64)
+    D[0, :] = 100
+    D[1:, :] = 1
+    r = spatial.rect_nicol(D, 4, P=2, Q=2, starts=["rows_stored", "rows_load"],
+                           refine=False, abandon=False)
+    assert set(r.stats["starts"]) == {"rows_stored", "rows_load"}
+
+
+def test_bad_starts_name_the_argument():
+    D = np.ones((6, 6))
+    for bad in (["diagonal"], [([0, 3], [0, 6])], [([0, 3, 7], [0, 3, 6])],
+                [([0, 4, 3], [0, 3, 6])], ["sym_pal"]):
+        with pytest.raises(wpart.WpartValueError, match="starts"):
+            spatial.rect_nicol(D, 6, P=2, Q=3, starts=bad)
+    with pytest.raises(wpart.WpartTypeError, match="starts"):
+        spatial.rect_nicol(D, 4, starts=[3])
+    with pytest.raises(wpart.WpartValueError, match="patience"):
+        spatial.rect_nicol(D, 4, patience="never")
+
+
+def test_time_limit_returns_a_valid_grid():
+    rng = np.random.default_rng(8)
+    A = sps.random(3000, 3000, density=0.002, random_state=1, format="csr")
+    for fn in (spatial.rect_nicol, spatial.rect_refine, spatial.rect_sym_pal,
+               spatial.rect_sym_refine):
+        r = fn(A, 256, time_limit=1e-9)
+        r.validate()
+        assert r.rects.shape == (256, 4) and r.loads.sum() == pytest.approx(r.total)
+    assert rng is not None
+
+
+def test_one_by_one_and_degenerate():
+    for X in (np.array([[5]]), sps.csr_array(np.array([[5]]))):
+        for name in SYM + ("rect_refine", "rect_nicol"):
+            r = getattr(spatial, name)(X, 1)
+            assert r.max_load == 5 and r.rects.tolist() == [[0, 1, 0, 1]]
+            r = getattr(spatial, name)(X, 4, allow_empty=True)
+            assert r.max_load == 5 and r.rects.shape == (4, 4)
+    Z = np.zeros((5, 4), np.int64)
+    for name in SYM + ("rect_refine", "rect_nicol"):
+        assert getattr(spatial, name)(Z, 4).max_load == 0
