@@ -207,3 +207,41 @@ def test_step_is_a_function_of_state_and_message():
         assert out1 == out2 and s == s2
     # locked by 0 <= 2 when 2's grant arrived: released and re-queued (the cycle rule)
     assert s.rule_releases == 1 and s.work_list == [(1.0, 2)] and s.locked_by == 0
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_event_backend_pair_step_is_the_c_one_and_agrees_with_the_oracle(seed):
+    """The event backend's exact FindBestCCM is the C pair step; the former Python
+    enumeration (tests/oracles) finds the same gain (ties may pick another exchange of the
+    same gain)."""
+    from oracles.tasks import find_best_ccm
+
+    from wpart.tasks._protocol import _Model
+
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(2, 6))
+    p = tasks.random_problem(m, int(rng.integers(2, 14)), int(rng.integers(0, 5)),
+                             int(rng.integers(0, 10)), seed, memory=bool(seed % 2),
+                             zeros=bool(seed % 3))
+    kw = dict(beta=float(rng.choice([0.0, 0.5])), gamma=float(rng.choice([0.0, 0.2])),
+              delta=float(rng.choice([0.0, 0.1])))
+    cap = None
+    if seed % 2:
+        cap = float(tasks.evaluate(p).memory.max()) * 1.5 + 1.0
+    for cluster in ("block", "task"):
+        model = _Model(p, tasks.Coefficients(**kw), p.caps(cap), cluster, 1e-12)
+        a = np.asarray(p.initial)
+        r, q = 0, 1
+        tr = set(np.flatnonzero(a == r).tolist())
+        tq = set(np.flatnonzero(a == q).tolist())
+        wr, wq = model.pair_work(r, tr, q, tq)
+        if not np.isfinite(max(wr, wq)):
+            continue
+        g_c, give, take = model.find_best(r, tr, q, tq)
+        g_o, _, _ = find_best_ccm(model, r, tr, q, tq)
+        assert np.isfinite(g_c) == np.isfinite(g_o)
+        if np.isfinite(g_o):
+            assert g_c == pytest.approx(g_o, rel=1e-9, abs=1e-12)
+            w1, w2 = model.pair_work(r, (tr - set(give)) | set(take), q,
+                                     (tq - set(take)) | set(give))
+            assert max(wr, wq) - max(w1, w2) == pytest.approx(g_c, rel=1e-9, abs=1e-12)

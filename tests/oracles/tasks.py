@@ -70,3 +70,27 @@ def brute(p, preserve=False, **kw):
         if w < best:
             best, arg = w, a
     return best, arg
+
+
+def find_best_ccm(model, r, tr, p, tp):
+    """FindBestCCM by enumeration in Python (the event backend's former exact step): every
+    pair (unit of ``tr`` or nothing, unit of ``tp`` or nothing), each after-state evaluated
+    from scratch with the C work model; ``(gain, give, take)``, ``gain = -inf`` when nothing
+    is accepted (gain above ``tol * before``); ties: fewer tasks moved, then the smaller unit
+    tuples. `model`: a ``wpart.tasks._protocol._Model``."""
+    tr, tp = frozenset(tr), frozenset(tp)
+    wr, wp = model.pair_work(r, tr, p, tp)
+    before = max(wr, wp)
+    best, best_key = (-math.inf, (), ()), None
+    for cr in model.clusters(tr) + [()]:
+        for cp in model.clusters(tp) + [()]:
+            if not cr and not cp:
+                continue
+            w1, w2 = model.pair_work(r, (tr - set(cr)) | set(cp), p, (tp - set(cp)) | set(cr))
+            gain = before - max(w1, w2)
+            if not gain > model.tol * before:
+                continue
+            key = (-gain, len(cr) + len(cp), cr, cp)
+            if best_key is None or key < best_key:
+                best_key, best = key, (gain, cr, cp)
+    return best

@@ -184,13 +184,23 @@ class _Model:
     def find_best(self, r: int, tr, p: int, tp, estimate: bool = False) -> tuple:
         """FindBestCCM: ``(gain, give, take)``; ``gain = -inf`` when nothing is accepted.
 
-        With ``estimate`` the after-states use the closed-form update (from the update
-        formulae of Sec. III of the paper) with the bytes between the two clusters unknown (0),
-        as the C core's peer ranking does.
+        The exact step is the C pair step (``wpart_tasks_pair_best``, the one of the serial
+        and per-rank engines). With ``estimate`` (the peer ranking) the after-states use the
+        closed-form update (from the update formulae of Sec. III of the paper) with the bytes
+        between the two clusters unknown (0), as the C core's peer ranking does.
         """
         tr, tp = frozenset(tr), frozenset(tp)
+        if not estimate:
+            self.n_evals += 1
+            found, _, gain, give, take = _core.tasks_pair_best(
+                self.d, self.co, self._pair_assignment(r, tr, p, tp), r, p,
+                {"block": 0, "task": 1}[self.cluster], 0, 0, 0, self.tol, 0.0)
+            if not found:
+                return (-np.inf, (), ())
+            return (float(gain), tuple(sorted(int(t) for t in give)),
+                    tuple(sorted(int(t) for t in take)))
         wr, wp = self.pair_work(r, tr, p, tp)
-        a = self._pair_assignment(r, tr, p, tp) if estimate else None
+        a = self._pair_assignment(r, tr, p, tp)
         before = max(wr, wp)
         best = (-np.inf, (), ())
         best_key = None
@@ -198,14 +208,10 @@ class _Model:
             for cp in self.clusters(tp) + [()]:
                 if not cr and not cp:
                     continue
-                if estimate:
-                    self.n_evals += 1
-                    (w1, w2), _ = _core.tasks_estimate(self.d, self.co, a, r,
-                                                       np.array(cr, np.int32), p,
-                                                       np.array(cp, np.int32), False)
-                else:
-                    w1, w2 = self.pair_work(r, (tr - set(cr)) | set(cp), p,
-                                            (tp - set(cp)) | set(cr))
+                self.n_evals += 1
+                (w1, w2), _ = _core.tasks_estimate(self.d, self.co, a, r,
+                                                   np.array(cr, np.int32), p,
+                                                   np.array(cp, np.int32), False)
                 gain = before - max(w1, w2)
                 if not gain > self.tol * before:
                     continue
