@@ -1,9 +1,25 @@
 """wpart: decide how to split work across processors, and show how good the split is.
 
 The package is a thin NumPy-first layer over a C11 core. The top level holds what every
-family shares: prefix sums, box loads and optimal 1D (chains-on-chains) partitioning.
-Families live in submodules (``wpart.milp`` now; ``spatial``, ``hetero``, ``dynamic`` and
-``tasks`` as they land).
+family shares: prefix sums, box loads, optimal 1D (chains-on-chains) partitioning
+(:func:`partition_1d`, :func:`compare_1d`), the result protocol and the errors. The families
+are submodules, imported on first use:
+
+- ``wpart.spatial``: a 2D load matrix into m rectangles (rectilinear, jagged, hierarchical,
+  hybrid; exact and heuristic) [Saule 2012];
+- ``wpart.hetero``: a workload over heterogeneous processors from time/energy profiles, the
+  time-optimal split and the time-energy Pareto fronts [Khaleghzadeh 2019];
+- ``wpart.tasks``: task placement with communication and memory (CCM-LB, greedy, exact MILP),
+  LBDatafile input and output, serial or over MPI [Lifflander 2024];
+- ``wpart.dynamic``: run-time balancing (PLB-HAC and its competitors) simulated or on real
+  workers [Sant'Ana 2017];
+- ``wpart.multikernel``: multi-kernel computations split over CPUs and GPUs [Soldado 2016];
+- ``wpart.milp``: the GLPK-backed MILP layer the exact oracles use.
+
+Every method takes ``time_limit=`` and ``progress=``; every family has ``compare()`` (every
+method on one input, tabulated); every result has ``status``, ``success``, ``message``,
+``to_dict()`` and ``plot(ax=None)``; bad input raises a :class:`WpartError` naming the
+argument. The ``wpart`` command line runs the families on files (``wpart --help``).
 
 Examples
 --------

@@ -145,6 +145,35 @@ class Result:
     def _repr_head(self) -> str:
         return f"{type(self).__name__}(status={self.status!r})"
 
+    def _repr_html_(self) -> str:
+        """An HTML table of the fields, for Jupyter: scalars in full, arrays by shape and
+        their first values."""
+        import html
+
+        import numpy as np
+
+        rows = []
+        for f in dataclasses.fields(self):
+            if not (f.repr or f.name in ("status", "message")):
+                continue
+            v = getattr(self, f.name)
+            if isinstance(v, np.ndarray):
+                flat = v.ravel()
+                head = ", ".join(str(x) for x in flat[:6].tolist())
+                text = (f"array{list(v.shape)} {v.dtype}: [{head}"
+                        f"{', ...' if flat.size > 6 else ''}]")
+            elif isinstance(v, (list, tuple)) and len(v) > 6:
+                text = f"{type(v).__name__} of {len(v)}: {v[:6]!r}..."
+            elif isinstance(v, dict) and len(repr(v)) > 200:
+                text = f"dict of {len(v)} keys: {', '.join(map(str, list(v)[:8]))}"
+            else:
+                text = repr(v) if not isinstance(v, str) else v
+            rows.append(f"<tr><th style='text-align:left'>{html.escape(f.name)}</th>"
+                        f"<td style='text-align:left'>{html.escape(text[:300])}</td></tr>")
+        rows.append(f"<tr><th style='text-align:left'>success</th>"
+                    f"<td style='text-align:left'>{self.success}</td></tr>")
+        return (f"<b>{html.escape(type(self).__name__)}</b><table>{''.join(rows)}</table>")
+
     def __repr__(self) -> str:
         lines = self._repr_lines()
         return "\n".join(lines[:5])

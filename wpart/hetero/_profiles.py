@@ -269,8 +269,18 @@ class ProfileSet:
     profiles: tuple[Profile, ...]
 
     def __post_init__(self) -> None:
+        if isinstance(self.profiles, (str, bytes)) or not hasattr(self.profiles, "__len__"):
+            raise WpartTypeError(f"`profiles` must be a sequence of Profile objects, got "
+                                 f"{type(self.profiles).__name__}")
         if len(self.profiles) < 1:
             raise WpartValueError("`profiles` must hold at least one processor")
+        for i, p in enumerate(self.profiles):
+            if not isinstance(p, Profile):
+                raise WpartTypeError(
+                    f"`profiles[{i}]` must be a Profile, got {type(p).__name__}; build a set "
+                    "from (sizes, times[, energies]) tuples with ProfileSet.from_arrays")
+        if not isinstance(self.profiles, tuple):
+            object.__setattr__(self, "profiles", tuple(self.profiles))
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):

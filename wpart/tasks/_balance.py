@@ -108,6 +108,31 @@ def _limit_message(tl: float, what: str) -> str:
 
 
 @positional_deprecated("assignment")
+def need_problem(problem: Any, name: str = "problem") -> None:
+    """Raise :class:`wpart.WpartTypeError` naming `name` unless `problem` is a
+    :class:`Problem`.
+
+    Parameters
+    ----------
+    problem : object
+        The argument to check.
+    name : str, optional
+        Its name in the message.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    wpart.WpartTypeError
+        If `problem` is not a :class:`Problem` (None included).
+    """
+    if not isinstance(problem, Problem):
+        raise WpartTypeError(f"`{name}` must be a wpart.tasks.Problem (e.g. from "
+                             f"read_lbdatafile or Problem(...)), got {type(problem).__name__}")
+
+
 def evaluate(problem: Problem, *, assignment: ArrayLike | None = None, alpha: float = 1.0,
              beta: float = 0.0, gamma: float = 0.0, delta: float = 0.0,
              memory_cap: Any = None) -> TasksResult:
@@ -128,6 +153,7 @@ def evaluate(problem: Problem, *, assignment: ArrayLike | None = None, alpha: fl
     TasksResult
         Status ``"feasible"``, or ``"infeasible"`` when a rank exceeds its cap.
     """
+    need_problem(problem)
     c = Coefficients(alpha=alpha, beta=beta, gamma=gamma, delta=delta)
     a = problem.assignment(assignment)
     cap = problem.caps(memory_cap)
@@ -162,6 +188,7 @@ def brute_force(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamm
         Status ``"optimal"``, ``"infeasible"`` (no assignment fits the memory caps:
         ``max_load`` is inf, the arrays describe the initial assignment) or ``"time_limit"``.
     """
+    need_problem(problem)
     c = Coefficients(alpha=alpha, beta=beta, gamma=gamma, delta=delta)
     cap = problem.caps(memory_cap)
     pres = as_bool(preserve_clusters, "preserve_clusters")
@@ -344,6 +371,7 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
         Ctrl-C, or the progress callback returned False.
     """
     _call = dict(locals())  # the arguments, for protocol='gather' / 'auto'
+    need_problem(problem)
     meth = TABLE.choose(method).name
     split = _split_mode(subclusters)
     explore = as_bool(explore, "explore")

@@ -1,0 +1,73 @@
+"""What a newcomer meets first: the package's files, help(wpart), results as HTML tables in
+Jupyter, and bad first calls refused with an error naming the argument."""
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import wpart
+from wpart import hetero, spatial, tasks
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_license_changelog_citation():
+    lic = (ROOT / "LICENSE").read_text()
+    assert "BSD 3-Clause" in lic and "Redistribution and use" in lic
+    assert "## Unreleased" in (ROOT / "CHANGELOG.md").read_text()
+    yaml = pytest.importorskip("yaml")
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text())
+    assert cff["cff-version"] and cff["license"] == "BSD-3-Clause"
+    titles = " ".join(r["title"] for r in cff["references"])
+    for word in ("Rectangular Partitions", "Bi-objective", "PLB-HAC", "Multi-Kernel OpenCL",
+                 "Communication- and Memory-Aware"):
+        assert word in titles
+    assert len(cff["references"]) == 5
+
+
+def test_help_wpart_is_current():
+    doc = wpart.__doc__
+    assert "as they land" not in doc and "not yet" not in doc
+    for fam in ("spatial", "hetero", "tasks", "dynamic", "multikernel"):
+        assert f"wpart.{fam}" in doc
+    assert "compare_1d" in doc and "time_limit" in doc
+
+
+def test_results_render_as_html_tables():
+    import wpart.dynamic as D
+
+    results = [
+        wpart.partition_1d(np.arange(10), 3),
+        spatial.partition(np.ones((8, 8)), 4),
+        tasks.balance(tasks.paper_toy()),
+        hetero.optimal_time(hetero.synthetic("dgemm-like", seed=0), 2560),
+        hetero.pareto_front(hetero.synthetic("dgemm-like", seed=0), 2560),
+        D.simulate("linear4", "greedy", trace=False),
+    ]
+    for r in results:
+        h = r._repr_html_()
+        assert h.count("<table>") == 1 and "status" in h and "success" in h
+        assert len(h) < 20_000  # arrays are shortened
+    h = spatial.partition(np.ones((400, 400)), 64)._repr_html_()
+    assert "array[64, 4]" in h and "..." in h
+
+
+@pytest.mark.parametrize("call,name", [
+    (lambda: tasks.balance(None), "problem"),
+    (lambda: tasks.brute_force(None), "problem"),
+    (lambda: tasks.evaluate(None), "problem"),
+    (lambda: tasks.compare(None), "problem"),
+    (lambda: hetero.ProfileSet([([1, 2], [0.1, 0.2])]), "profiles[0]"),
+    (lambda: hetero.ProfileSet(None), "profiles"),
+])
+def test_bad_first_calls_name_the_argument(call, name):
+    with pytest.raises(wpart.WpartError, match=re.escape(name)):
+        call()
+
+
+def test_profile_set_from_tuples_is_the_way():
+    ps = hetero.ProfileSet.from_arrays([([1, 2], [0.1, 0.2]), ([1, 2], [0.2, 0.3])])
+    assert ps.m == 2 and isinstance(ps.profiles, tuple)
+    assert hetero.ProfileSet(list(ps.profiles)) == ps
