@@ -204,3 +204,26 @@ def test_sub_cluster_units_with_working_memory_respect_the_cap(seed):
             assert r.status == "feasible" and r.max_work <= r.initial_max_work
             ev = tasks.evaluate(p, assignment=r.assignment, memory_cap=f * mem0)
             assert np.all(ev.memory <= f * mem0) and ev.max_work == r.max_work
+
+
+@pytest.mark.parametrize("kw", [dict(method="ccm"), dict(method="ccm", subclusters="fill"),
+                                dict(method="tempered"), dict(backend="event"),
+                                dict(backend="event", ranking="exact")])
+def test_every_method_and_backend_stops_at_its_time_limit(kw):
+    p = tasks.gemma_like(m=64, n_tasks=6000, n_blocks=600, seed=0)
+    t0 = time.perf_counter()
+    r = tasks.balance(p, time_limit=0.3, n_iter=10_000, **kw)
+    took = time.perf_counter() - t0
+    assert r.status == "time_limit" and r.success
+    assert r.max_work <= r.initial_max_work
+    assert r.max_work == p.evaluate(assignment=r.assignment)["w_max"]
+    assert took < 0.3 + 1.5  # 0.30-0.32 s on an idle machine
+
+
+def test_milp_stops_at_its_time_limit_with_the_heuristic_incumbent():
+    p = tasks.gemma_like(m=16, n_tasks=600, n_blocks=60, seed=0)
+    t0 = time.perf_counter()
+    r = tasks.solve_milp(p, time_limit=1.0)
+    took = time.perf_counter() - t0
+    assert r.status == "time_limit" and r.success and took < 1.0 + 1.5
+    assert r.max_work <= tasks.balance(p, method="greedy").max_work

@@ -109,16 +109,17 @@ def _same_rank_rows(m: dict, problem: Problem) -> None:
     m["n_eq_rows"] += n_new
 
 
-def _heuristic(problem: Problem, c: Coefficients, cap: Any,
-               preserve: bool) -> tuple[np.ndarray, float] | None:
+def _heuristic(problem: Problem, c: Coefficients, cap: Any, preserve: bool,
+               limit: float | None) -> tuple[np.ndarray, float] | None:
     """The best heuristic placement (assignment, W_max) under `c` and `cap`, or None when no
-    heuristic finds one within the caps."""
+    heuristic finds one within the caps; CCM-LB gets at most `limit` seconds (half the
+    MILP's time limit)."""
     from ._balance import balance
 
     kw = dict(alpha=c.alpha, beta=c.beta, gamma=c.gamma, delta=c.delta, memory_cap=cap)
     best = None
-    runs = [dict(method="ccm", greedy_start=not preserve, **({} if preserve else
-                                                             {"subclusters": "fill"}))]
+    runs = [dict(method="ccm", greedy_start=not preserve, time_limit=limit,
+                 **({} if preserve else {"subclusters": "fill"}))]
     runs.append(dict(method="greedy"))
     for o in runs:
         try:
@@ -227,7 +228,7 @@ def solve_milp(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma
                    memory_cap=memory_cap, preserve_clusters=preserve_clusters, form=form,
                    formulation=formulation)
     cap = problem.caps(memory_cap)
-    heur = _heuristic(problem, c, cap, bool(preserve_clusters)) \
+    heur = _heuristic(problem, c, cap, bool(preserve_clusters), None if tl is None else tl / 2) \
         if as_bool(warm_start, "warm_start") else None
     left = None if tl is None else max(tl - (time.perf_counter() - t0), 1e-3)
     r = _solve_model(m, left, mip_gap, progress, write)

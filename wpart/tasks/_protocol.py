@@ -143,6 +143,8 @@ class _Model:
         self.cluster = cluster
         self.tol = tol
         self.n_evals = 0
+        #: wall-clock end of the run (None: none): the ranking's estimates stop there
+        self.deadline: float | None = None
         #: ``migratable`` mask: pinned tasks are left out of every transfer unit (a block
         #: cluster holding one moves without it), as in the serial C engines.
         self.mig = np.asarray(problem.migratable, bool)
@@ -209,6 +211,9 @@ class _Model:
                 if not cr and not cp:
                     continue
                 self.n_evals += 1
+                if self.deadline is not None and self.n_evals % 8 == 0 \
+                        and time.perf_counter() >= self.deadline:
+                    return best  # the run stops: its ranking is not used
                 (w1, w2), _ = _core.tasks_estimate(self.d, self.co, a, r,
                                                    np.array(cr, np.int32), p,
                                                    np.array(cp, np.int32), False)
@@ -428,6 +433,7 @@ def run_protocol(problem: Problem, *, seed: int = 0, alpha: float = 1.0, beta: f
     prog = as_progress(progress)
     t_start = time.perf_counter()
     model = _Model(problem, c, cap, cl, tol)
+    model.deadline = None if tl is None else t_start + tl
     P = problem.m
     w0, _ = _core.tasks_evaluate(model.d, model.co, a0)
     if not np.isfinite(w0):
@@ -459,11 +465,18 @@ def run_protocol(problem: Problem, *, seed: int = 0, alpha: float = 1.0, beta: f
             for r in range(P):
                 wl = []
                 for p in sorted(known[r] - {r}):
+                    if tl is not None and time.perf_counter() - t_start >= tl:
+                        stopped = True  # inside the ranking: no exchange of this iteration
+                        break
                     g = model.find_best(r, snap[r], p, snap[p], estimate=ranking == "snapshot")[0]
                     if g > 0:
                         wl.append((g, p))
+                if stopped:
+                    break
                 wl.sort(key=lambda e: (-e[0], e[1]))
                 wls.append(wl)
+            if stopped:
+                break
         heap: list = []
         for r in range(P):
             heapq.heappush(heap, (float(rng.uniform(0, max_delay)), seq, r, r,
