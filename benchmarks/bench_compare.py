@@ -22,9 +22,13 @@ from pathlib import Path
 
 import numpy as np
 
-import wpart
-from wpart import hetero, spatial, tasks
-from wpart.spatial import instances
+from _common import use_wpart  # installed wpart first, else this checkout
+
+use_wpart()
+
+import wpart  # noqa: E402
+from wpart import hetero, spatial, tasks  # noqa: E402
+from wpart.spatial import instances  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results" / "bench_compare.json"
 
