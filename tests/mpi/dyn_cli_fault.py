@@ -2,7 +2,9 @@
 
 usage: dyn_cli_fault.py FAULT RANK [wpart.dynamic.mpi arguments...]
 FAULT: ``kill_root`` (the root SIGKILLs itself after its third block result),
-``kill_worker`` (worker rank RANK SIGKILLs itself when its second block starts).
+``kill_worker`` (worker rank RANK SIGKILLs itself when its second block starts),
+``stop_start`` (rank RANK stops itself before MPI starts), ``kill_init`` (rank RANK dies
+right after MPI_Init, before it reports ready).
 """
 import os
 import signal
@@ -35,6 +37,15 @@ if fault == "kill_worker" and me == who:
             os.kill(os.getpid(), signal.SIGKILL)
         return real_block(self, st, task, offset, size)
     wd.ThreadWorker._block = _block
+
+if fault == "stop_start" and me == who:  # stops itself (SIGSTOP) before MPI starts
+    os.kill(os.getpid(), signal.SIGSTOP)
+if fault == "kill_init" and me == who:  # dies right after MPI_Init, before its 'ready'
+    import wpart.dynamic as wd
+
+    def _die(*a, **kw):
+        os.kill(os.getpid(), signal.SIGKILL)
+    wd.run_mpi = _die
 
 from wpart.dynamic.mpi import main  # noqa: E402
 

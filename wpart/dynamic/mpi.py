@@ -108,7 +108,27 @@ def main(*, argv: Sequence[str] | None = None) -> int:
     """Entry point (every rank): parses `argv` (default ``sys.argv[1:]``). Returns the exit
     status."""
     a = _parser().parse_args(argv)
-    from mpi4py import MPI
+    from .._mpi_watchdog import arm, disarm
+
+    # MPI_Init waits for every rank: bounded by --timeout (a rank dead or stopped in start-up
+    # makes the others say so and end, so mpirun ends the job)
+    tok = arm(a.timeout, "the MPI start-up", "a rank died or hangs during start-up",
+              "wpart.dynamic.mpi")
+    try:
+        from mpi4py import MPI
+
+        MPI.COMM_WORLD.Get_rank()
+    finally:
+        disarm(tok)
+    try:
+        return _main(a, argv, MPI)
+    finally:  # MPI_Finalize (at exit) waits for every rank too: bounded by --timeout as well
+        from .._mpi_watchdog import arm_exit
+
+        arm_exit(a.timeout, "wpart.dynamic.mpi")
+
+
+def _main(a: argparse.Namespace, argv: Sequence[str] | None, MPI: Any) -> int:
 
     from . import CupyWorker, GemmColumnsTask, KMeansAssignTask, ProcessWorker, RankFailedError, ThreadWorker, run_mpi
 
@@ -140,6 +160,7 @@ def main(*, argv: Sequence[str] | None = None) -> int:
     t0 = time.perf_counter()
     try:
         res = run_mpi(bal, task, worker, root=a.root, pus_per_rank=a.pus_per_rank, timeout=a.timeout,
+                      startup_timeout=a.timeout,
                       heartbeat="auto" if a.heartbeat is None else (a.heartbeat or None),
                       time_limit=a.time_limit, on_rank_failure=a.on_rank_failure)
     except RankFailedError as exc:

@@ -39,6 +39,7 @@ from .._result import Result, new_axes, pct
 from .._validate import (as_bool, as_float, as_int, as_seed, as_time_limit, as_timeout, choice,
                          deprecated_attr)
 from .._validate import positional_deprecated
+from .._mpi_watchdog import startup_watchdog
 from ._mpi_comm import Channel, RankFailure
 from ._mpi_rounds import rounds_stage_mpi
 from ._mpi_turns import transfer_stage
@@ -48,7 +49,8 @@ from ._problem import Coefficients
 from ._rankdata import RankData, split_problem
 from ._results import PaperNames
 
-__all__ = ["MPIRankResult", "RankFailure", "balance_mpi", "main", "scatter_problem"]
+__all__ = ["MPIRankResult", "RankFailure", "balance_mpi", "main", "scatter_problem",
+           "startup_watchdog"]
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -451,47 +453,19 @@ def _balance(ch, data, phase, out, c, memory_cap, seed, n_iter, n_rounds, fanout
 
 def _startup_watchdog(timeout: float | None, what: str = "the MPI start-up",
                       why: str = "a rank died or hangs during start-up"):
-    """Bound MPI's own start-up by `timeout` seconds: MPI_Init waits for every rank (and holds
-    the interpreter meanwhile), so a rank that dies or is stopped before it would leave the
-    others waiting with no word. A forked watcher prints the error and ends this process
-    when the start-up is not over in time. The steps after it (reading, the edge directory)
-    are bounded by the channel's waits. Returns what :func:`_startup_over` takes."""
-    import os
-    import select
-    import signal
+    """Bound one of MPI's own blocking steps by `timeout` seconds (:func:`wpart._mpi_watchdog.arm`:
+    MPI_Init waits for every rank and holds the interpreter meanwhile, so a rank that dies or
+    is stopped there would leave the others waiting with no word). Returns what
+    :func:`_startup_over` takes."""
+    from .._mpi_watchdog import arm
 
-    if timeout is None or not math.isfinite(timeout) or timeout <= 0 or not hasattr(os, "fork"):
-        return None
-    who = next((os.environ[k] for k in ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK")
-                if k in os.environ), "?")
-    r, w = os.pipe()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:  # the watcher: quiet if the start-up ends (or the process goes) in time
-        try:
-            os.close(w)
-            ready, _, _ = select.select([r], [], [], timeout)
-            if not ready:
-                os.write(2, (f"wpart.tasks.mpi: rank {who}: RankFailure: {what} did not "
-                             f"finish within --timeout {timeout:g} s: {why}\n").encode())
-                os.kill(os.getppid(), signal.SIGKILL)
-        finally:
-            os._exit(0)
-    os.close(r)
-    return pid, w
+    return arm(timeout, what, why, "wpart.tasks.mpi")
 
 
 def _startup_over(token) -> None:
-    import os
+    from .._mpi_watchdog import disarm
 
-    if token is None:
-        return
-    pid, w = token
-    try:
-        os.write(w, b"1")
-    finally:
-        os.close(w)
-        os.waitpid(pid, 0)
+    disarm(token)
 
 
 def main(*, argv: list | None = None) -> int:
@@ -551,22 +525,14 @@ def main(*, argv: list | None = None) -> int:
 
 
 def _finalize_bounded(timeout: float | None) -> None:
-    """MPI's finalisation waits for every rank: bound it by `timeout` (a rank stopped after
-    the result is complete would hold the job, and its allocation, with no word); past it
-    the watcher names the step and ends this process, so ``mpirun`` ends the job with a
-    non-zero status."""
-    from mpi4py import MPI
+    """MPI's finalisation (in the interpreter's exit handlers) waits for every rank: bound it
+    by `timeout` (a rank stopped after the result is complete would hold the job, and its
+    allocation, with no word); past it the watcher names the step and ends this process, so
+    ``mpirun`` ends the job with a non-zero status."""
+    from .._mpi_watchdog import arm_exit
 
-    if MPI.Is_finalized():
-        return
     sys.stdout.flush()
-    token = _startup_watchdog(timeout, "MPI finalisation",
-                              "a rank stopped or hangs after the result was complete (the "
-                              "output set is written whole); the job is ended")
-    try:
-        MPI.Finalize()
-    finally:
-        _startup_over(token)
+    arm_exit(timeout, "wpart.tasks.mpi")
 
 
 if __name__ == "__main__":  # pragma: no cover - run by mpirun
