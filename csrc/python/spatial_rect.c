@@ -166,6 +166,60 @@ cleanup:
     return res;
 }
 
+static PyObject *wpy_rect_sgo(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"n1", "n2", "rp", "ci", "w", "P", "Q", "R", "C", "max_iter",
+                             "time_limit", "progress", NULL};
+    PyObject *o[3], *ro, *co, *progress = Py_None, *res = NULL;
+    PyArrayObject *a[3] = {NULL, NULL, NULL}, *R = NULL, *C = NULL;
+    long long n1, n2, P, Q, max_iter = 100000;
+    double time_limit = 0.0;
+    wpart_rg_csr_t A;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOLLOO|LdO", kwlist, &n1, &n2, &o[0], &o[1],
+                                     &o[2], &P, &Q, &ro, &co, &max_iter, &time_limit,
+                                     &progress)) {
+        return NULL;
+    }
+    if (sr_csr(n1, n2, o, a, &A) < 0) {
+        goto cleanup;
+    }
+    R = (PyArrayObject *)PyArray_FROMANY(ro, NPY_INT64, 1, 1, NPY_ARRAY_ENSURECOPY |
+                                         NPY_ARRAY_CARRAY);
+    C = R ? (PyArrayObject *)PyArray_FROMANY(co, NPY_INT64, 1, 1, NPY_ARRAY_ENSURECOPY |
+                                             NPY_ARRAY_CARRAY)
+          : NULL;
+    if (!C) {
+        goto cleanup;
+    }
+    if (P < 1 || Q < 1 || max_iter < 1 || PyArray_DIM(R, 0) != P + 1 ||
+        PyArray_DIM(C, 0) != Q + 1) {
+        PyErr_SetString(wpy_ValueError, "malformed grid for the subgradient refinement");
+        goto cleanup;
+    }
+    wpy_control_t ctl;
+    wpy_control_setup(&ctl, progress, time_limit);
+    double value = 0.0;
+    int64_t iters = 0;
+    int32_t timed_out = 0;
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = wpart_spatial_rect_sgo(&A, P, Q, PyArray_DATA(R), PyArray_DATA(C), max_iter, &ctl.ctl,
+                                &value, &iters, &timed_out);
+    Py_END_ALLOW_THREADS
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto cleanup;
+    }
+    res = Py_BuildValue("OOdLi", R, C, value, (long long)iters, (int)timed_out);
+cleanup:
+    for (int i = 0; i < 3; i++) {
+        Py_XDECREF(a[i]);
+    }
+    Py_XDECREF(R);
+    Py_XDECREF(C);
+    return res;
+}
+
 static PyObject *wpy_rect_1d(PyObject *self, PyObject *args)
 {
     PyObject *wo, *res = NULL;
@@ -211,6 +265,9 @@ static PyMethodDef spatial_rect_methods[] = {
      "states, timed_out)."},
     {"spatial_rect_sym", (PyCFunction)(void (*)(void))wpy_rect_sym,
      METH_VARARGS | METH_KEYWORDS, "A symmetric grid on CSR arrays: (cuts, value, timed_out)."},
+    {"spatial_rect_sgo", (PyCFunction)(void (*)(void))wpy_rect_sgo,
+     METH_VARARGS | METH_KEYWORDS,
+     "Subgradient refinement of a grid on CSR arrays: (R, C, value, iterations, timed_out)."},
     {"spatial_rect_1d", wpy_rect_1d, METH_VARARGS,
      "The exact 1D partition of a float64 vector: (cuts, value)."},
     {NULL, NULL, 0, NULL},

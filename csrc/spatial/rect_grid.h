@@ -47,6 +47,16 @@ wpart_status_t wpart_spatial_rect_sym(const wpart_rg_csr_t *A, int64_t P, int va
                                       const wpart_control_t *control, int64_t *cuts,
                                       double *value, int32_t *timed_out);
 
+/* Subgradient refinement of the grid (R, C) (in/out: the best grid met): the cuts as positions
+ * in load space (prefix loads of the rows and of the columns), each iteration moves every cut
+ * against the running sum of (its stripe's max block - the mean), step 1/sqrt(k + 100); stops
+ * when (max - min)/min of the stripe maxima is below 0.001, when 10 (P + Q + 2) iterations
+ * gain less than 0.1 %, or after max_iter. O(nnz + PQ + (P + Q) log n) per iteration. */
+wpart_status_t wpart_spatial_rect_sgo(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int64_t *R,
+                                      int64_t *C, int64_t max_iter,
+                                      const wpart_control_t *control, double *value,
+                                      int64_t *iters, int32_t *timed_out);
+
 /* The exact 1D partition of w[0..n) into P intervals (min max sum): cuts (P + 1). Integral
  * loads (below 2**53) give the optimum exactly; float loads within 1e-12 relative. */
 wpart_status_t wpart_spatial_rect_1d(const double *w, int64_t n, int64_t P, int64_t *cuts,

@@ -1,0 +1,194 @@
+/* rect_grid_i.h -- helpers shared by rect_grid.c and rect_sym.c (private): the stripe prefix,
+ * the greedy probe and the bisection of the exact 1D partitions, the CSR transpose. */
+#ifndef WPART_RECT_GRID_I_H
+#define WPART_RECT_GRID_I_H
+
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+#include "rect_grid.h"
+
+#define RG_INF HUGE_VAL
+#ifndef RG_PASSES
+#define RG_PASSES 1
+#endif
+
+typedef struct {
+    int64_t n, m;             /* major and minor dimension */
+    const int64_t *ptr, *idx; /* major-wise lists */
+    const double *w;          /* NULL: unit weights */
+} rg_side_t;
+
+static inline int rg_integral(const double *w, int64_t nnz)
+{
+    double tot = 0.0;
+    if (!w) {
+        return 1;
+    }
+    for (int64_t k = 0; k < nnz; k++) {
+        if (w[k] != floor(w[k])) {
+            return 0;
+        }
+        tot += w[k];
+    }
+    return tot < 9007199254740992.0;
+}
+
+static inline void rg_map(const int64_t *cuts, int64_t K, int64_t n, int32_t *map)
+{
+    for (int64_t k = 0; k < K; k++) {
+        int64_t a = cuts[k] < n ? cuts[k] : n, b = cuts[k + 1] < n ? cuts[k + 1] : n;
+        for (int64_t x = a; x < b; x++) {
+            map[x] = (int32_t)k;
+        }
+    }
+}
+
+/* X[i * K + q] = load of majors [0, i) in minor stripe q */
+static inline void rg_prefix(const rg_side_t *s, const int32_t *map, int64_t K, double *X)
+{
+    memset(X, 0, (size_t)K * sizeof(double));
+    for (int64_t i = 0; i < s->n; i++) {
+        double *row = X + (i + 1) * K;
+        memcpy(row, X + i * K, (size_t)K * sizeof(double));
+        for (int64_t e = s->ptr[i]; e < s->ptr[i + 1]; e++) {
+            row[map[s->idx[e]]] += s->w ? s->w[e] : 1.0;
+        }
+    }
+}
+
+static inline double rg_cost(const double *X, int64_t K, int64_t a, int64_t b)
+{
+    double c = 0.0;
+    const double *xa = X + a * K, *xb = X + b * K;
+    for (int64_t q = 0; q < K; q++) {
+        double d = xb[q] - xa[q];
+        if (d > c) {
+            c = d;
+        }
+    }
+    return c;
+}
+
+/* greedy probe: 1 when P parts of cost <= B cover [0, n); cuts and the achieved max set */
+static inline int rg_probe(const double *X, int64_t n, int64_t K, int64_t P, double B, int64_t *cuts,
+                    double *got)
+{
+    int64_t a = 0;
+    double mx = 0.0;
+    cuts[0] = 0;
+    for (int64_t p = 0; p < P; p++) {
+        int64_t b;
+        if (p == P - 1) {
+            b = n;
+        } else {
+            int64_t lo = a, hi = n; /* largest b in [a, n] with cost(a, b) <= B */
+            while (lo < hi) {
+                int64_t mid = lo + (hi - lo + 1) / 2;
+                if (rg_cost(X, K, a, mid) <= B) {
+                    lo = mid;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            b = lo;
+        }
+        double c = rg_cost(X, K, a, b);
+        if (c > B) {
+            return 0;
+        }
+        if (c > mx) {
+            mx = c;
+        }
+        cuts[p + 1] = b;
+        a = b;
+    }
+    *got = mx;
+    return 1;
+}
+
+/* the optimal cuts (P parts) of the K-stripe prefix X, given a feasible upper bound hi (whose
+ * probe succeeds) and a lower bound lo; tmp: P + 1 scratch. Returns the optimum. */
+static inline double rg_bisect(const double *X, int64_t n, int64_t K, int64_t P, double lo, double hi,
+                        int integral, int64_t *cuts, int64_t *tmp)
+{
+    double got;
+    if (!rg_probe(X, n, K, P, hi, cuts, &got)) {
+        return RG_INF; /* not reached: hi is feasible */
+    }
+    hi = got;
+    if (integral) {
+        lo = ceil(lo);
+        while (lo < hi) {
+            double mid = floor((lo + hi) / 2);
+            if (rg_probe(X, n, K, P, mid, tmp, &got)) {
+                hi = got;
+                memcpy(cuts, tmp, (size_t)(P + 1) * sizeof(int64_t));
+            } else {
+                lo = mid + 1;
+            }
+        }
+    } else {
+        for (int it = 0; it < 200 && hi - lo > 1e-12 * hi; it++) {
+            double mid = lo + (hi - lo) / 2;
+            if (rg_probe(X, n, K, P, mid, tmp, &got)) {
+                hi = got;
+                memcpy(cuts, tmp, (size_t)(P + 1) * sizeof(int64_t));
+            } else {
+                lo = mid;
+            }
+        }
+    }
+    return hi;
+}
+
+/* each cut k in turn to the place between its neighbours that minimises the larger cost of its
+ * two stripes (g grows, h shrinks: the crossing by binary search); never raises the max */
+static inline wpart_status_t rg_transpose(const wpart_rg_csr_t *A, int64_t **cp, int64_t **ri,
+                                   double **cw)
+{
+    wpart_status_t st = WPART_OK;
+    int64_t nnz = A->rp[A->n1];
+    *cp = wpart_i_calloc(A->n2 + 1, sizeof(int64_t));
+    *ri = wpart_i_malloc(nnz > 0 ? nnz : 1, sizeof(int64_t));
+    *cw = A->w ? wpart_i_malloc(nnz > 0 ? nnz : 1, sizeof(double)) : NULL;
+    if (!*cp || !*ri || (A->w && !*cw)) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
+    }
+    for (int64_t e = 0; e < nnz; e++) {
+        (*cp)[A->ci[e] + 1]++;
+    }
+    for (int64_t j = 0; j < A->n2; j++) {
+        (*cp)[j + 1] += (*cp)[j];
+    }
+    int64_t *pos = wpart_i_malloc(A->n2 + 1, sizeof(int64_t));
+    if (!pos) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
+    }
+    memcpy(pos, *cp, (size_t)(A->n2 + 1) * sizeof(int64_t));
+    for (int64_t i = 0; i < A->n1; i++) {
+        for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
+            int64_t k = pos[A->ci[e]]++;
+            (*ri)[k] = i;
+            if (A->w) {
+                (*cw)[k] = A->w[e];
+            }
+        }
+    }
+    free(pos);
+cleanup:
+    return st;
+}
+
+static inline int rg_time_up(const wpart_control_t *ctl, double t0)
+{
+    return ctl && ctl->time_limit > 0 && wpart_i_now() - t0 >= ctl->time_limit;
+}
+
+static inline double rg_w(const wpart_rg_csr_t *A, int64_t e)
+{
+    return A->w ? A->w[e] : 1.0;
+}
+
+#endif
