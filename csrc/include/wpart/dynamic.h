@@ -1,5 +1,5 @@
 /*
- * wpart/dynamic.h -- run-time balancing (spec 001 PLB-HAC; spec 002 shares the device layer).
+ * wpart/dynamic.h -- run-time balancing (PLB-HAC; the multi-kernel family shares the device layer).
  *
  * One decision protocol (dynamic_balancer.h), one event engine and device layer
  * (dynamic_sim.h), one set of real-execution kernels (dynamic_exec.h), and the performance

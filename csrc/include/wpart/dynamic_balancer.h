@@ -1,5 +1,5 @@
 /*
- * wpart/dynamic_balancer.h -- the one decision protocol of wpart.dynamic (spec 001 §5.2).
+ * wpart/dynamic_balancer.h -- the one decision protocol of wpart.dynamic.
  *
  * A balancer is a pure state machine over a divisible 1-D index space [0, total). It never
  * reads a clock, never blocks and never owns threads. A driver (the simulator of
@@ -44,7 +44,7 @@ typedef enum {
 /** Kinds of processing unit. */
 typedef enum { WPART_DYN_PU_CPU = 0, WPART_DYN_PU_GPU = 1, WPART_DYN_PU_PHI = 2 } wpart_dynamic_pu_kind_t;
 
-/** Why a PU that holds no block is idle (the idle breakdown of spec 001 §5.6). */
+/** Why a PU that holds no block is idle (the idle breakdown). */
 typedef enum {
     WPART_DYN_IDLE_OTHER = 0,
     WPART_DYN_IDLE_BARRIER = 1, /* parked in the balancer's waiting set */
@@ -175,9 +175,9 @@ wpart_status_t wpart_dynamic_cb_assign(wpart_dynamic_balancer_t *b, wpart_dynami
 wpart_status_t wpart_dynamic_cb_eval(wpart_dynamic_balancer_t *b, wpart_dynamic_actions_t *out,
                                      int32_t trigger_pu, int64_t *token);
 
-/* ---- the simple baselines (spec 001 §3) ---- */
+/* ---- the simple baselines ---- */
 
-/** Greedy(chunk): every PU takes the next `chunk` elements whenever it is free (§3.1). */
+/** Greedy(chunk): every PU takes the next `chunk` elements whenever it is free. */
 wpart_status_t wpart_dynamic_greedy_new(int32_t n_pu, int64_t total, int64_t chunk,
                                         wpart_dynamic_balancer_t **out);
 /**

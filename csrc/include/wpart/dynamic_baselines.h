@@ -1,5 +1,5 @@
 /*
- * wpart/dynamic_baselines.h -- the baselines of wpart.dynamic (spec 001 §3.2, §3.5), part of
+ * wpart/dynamic_baselines.h -- the baselines of wpart.dynamic, part of
  * wpart/dynamic.h. Every one is a balancer of the common protocol (dynamic_balancer.h), so it
  * runs unchanged in the simulator and in real execution, and every element is dispatched
  * exactly once. Greedy and Static are declared in dynamic_balancer.h (StarPU's `eager` is
@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-/* ---- HDSS (spec 001 §3.2, the wpart reconstruction) ---- */
+/* ---- HDSS (the wpart reconstruction) ---- */
 
 typedef struct {
     int64_t x_init;        /* first adaptive block, 1024; round r gives x_init * 2^r */
@@ -33,7 +33,7 @@ typedef struct {
     int64_t min_chunk;     /* completion chunk floor b_min_h (x_init / 4 = 256) */
 } wpart_dynamic_hdss_cfg_t;
 
-/** Fills the spec's defaults. */
+/** Fills the defaults. */
 void wpart_dynamic_hdss_cfg_default(wpart_dynamic_hdss_cfg_t *c);
 
 /**
@@ -54,7 +54,7 @@ wpart_status_t wpart_dynamic_hdss_new(int32_t n_pu, int64_t total,
 /** HDSS's phase-1 weights (n values summing to 1). Returns 0, or 1 before they exist. */
 int wpart_dynamic_hdss_weights(const wpart_dynamic_balancer_t *b, double *w);
 
-/* ---- AcostaRP (spec 001 §3.5) ---- */
+/* ---- AcostaRP ---- */
 
 /**
  * Synchronous steps of `step` elements (the last step takes what remains), starting from
@@ -69,7 +69,7 @@ wpart_status_t wpart_dynamic_acosta_new(int32_t n_pu, int64_t total, int64_t ste
                                         double threshold, int eval_at_barrier,
                                         wpart_dynamic_balancer_t **out);
 
-/* ---- NaiveProfile (spec 001 §3.5) ---- */
+/* ---- NaiveProfile ---- */
 
 /**
  * Each PU first runs x_init elements (one barrier), giving rates r_p = x_init / t_p; the
@@ -79,7 +79,7 @@ wpart_status_t wpart_dynamic_acosta_new(int32_t n_pu, int64_t total, int64_t ste
 wpart_status_t wpart_dynamic_naive_new(int32_t n_pu, int64_t total, int64_t x_init,
                                        wpart_dynamic_balancer_t **out);
 
-/* ---- Asymmetric (spec 001 §3.5) ---- */
+/* ---- Asymmetric ---- */
 
 /**
  * A shared pool like Greedy: a CPU PU takes g_cpu elements whenever it is free, a GPU or PHI
@@ -89,7 +89,7 @@ wpart_status_t wpart_dynamic_asymmetric_new(int32_t n_pu, int64_t total, const i
                                             int64_t g_cpu, int64_t ratio,
                                             wpart_dynamic_balancer_t **out);
 
-/* ---- StaticPeak (spec 001 §3.5) ---- */
+/* ---- StaticPeak ---- */
 
 /**
  * One block per PU, proportional to the nominal peak rates (n finite values >= 0, at least
@@ -99,7 +99,7 @@ wpart_status_t wpart_dynamic_static_peak_new(int32_t n_pu, int64_t total,
                                              const double *peak_rates,
                                              wpart_dynamic_balancer_t **out);
 
-/* ---- DmdaLike (spec 001 §3.5, StarPU dmda-style) ---- */
+/* ---- DmdaLike (StarPU dmda-style) ---- */
 
 /**
  * The data is pre-split into pieces of `chunk` elements (the last one takes what remains),
@@ -112,7 +112,7 @@ wpart_status_t wpart_dynamic_static_peak_new(int32_t n_pu, int64_t total,
 wpart_status_t wpart_dynamic_dmda_new(int32_t n_pu, int64_t total, const double *piece_times,
                                       int64_t chunk, wpart_dynamic_balancer_t **out);
 
-/* ---- FixedBlocks (the oracle's repeated equal-time shares, spec 001 §3.4) ---- */
+/* ---- FixedBlocks (the oracle's repeated equal-time shares) ---- */
 
 /**
  * PU p takes blocks[p] elements from the cursor (or what remains) each time it is free;

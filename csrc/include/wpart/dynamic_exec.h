@@ -1,5 +1,5 @@
 /*
- * wpart/dynamic_exec.h -- the kernels of wpart.dynamic's real execution (spec 001 §5.8).
+ * wpart/dynamic_exec.h -- the kernels of wpart.dynamic's real execution.
  *
  * A real-execution driver hands a worker a contiguous block [offset, offset + size) of a
  * 1-D index space; these kernels compute one such block of a real application. Each call uses
@@ -41,7 +41,7 @@ extern "C" {
  * @param nthreads     1 .. WPART_DYN_KERNEL_MAX_THREADS
  * @return WPART_OK; WPART_EINVAL for a bad dimension, range, thread count or NULL pointer;
  *         WPART_EOVERFLOW when a size product overflows.
- * Time: O(n · kdim · ncols). Spec 001 §5.8 (wp_kernel_gemm_cols).
+ * Time: O(n · kdim · ncols) (wp_kernel_gemm_cols).
  */
 wpart_status_t wpart_dynamic_kernel_gemm_cols(int64_t n, int64_t kdim, int64_t N,
                                               const double *A, const double *B, double *C,
@@ -64,7 +64,7 @@ wpart_status_t wpart_dynamic_kernel_gemm_cols(int64_t n, int64_t kdim, int64_t N
  * @param sums, counts   optional outputs (both NULL or both given)
  * @param nthreads       1 .. WPART_DYN_KERNEL_MAX_THREADS
  * @return WPART_OK; WPART_EINVAL for a bad argument; WPART_EOVERFLOW on a size overflow.
- * Time: O(np · k · d). Spec 001 §5.8 (wp_kernel_kmeans_assign).
+ * Time: O(np · k · d) (wp_kernel_kmeans_assign).
  */
 wpart_status_t wpart_dynamic_kernel_kmeans_assign(int64_t npoints, int64_t d, int64_t k,
                                                   const double *points, const double *centroids,

@@ -1,8 +1,8 @@
 /* wpart/dynamic_model.h -- part of wpart/dynamic.h (see there).
  *
- * Per-PU performance models E_p(x) = F_p(x) + G_p(x) fitted from block measurements (spec 001
- * §1.2-1.3), the equal-finish-time block-size problem (P_S) solved by water-filling (§1.4-1.5),
- * its time mode, and the optimal discrete rounding (§1.6).
+ * Per-PU performance models E_p(x) = F_p(x) + G_p(x) fitted from block measurements,
+ * the equal-finish-time block-size problem (P_S) solved by water-filling, its time mode, and
+ * the optimal discrete rounding.
  */
 #ifndef WPART_DYNAMIC_MODEL_H
 #define WPART_DYNAMIC_MODEL_H
@@ -21,7 +21,7 @@ extern "C" {
  * x, x^2, x^3, e^x, ln x, x e^x, x ln x. */
 #define WPART_DYN_NBASIS 7
 
-/** Fitting options (§1.3). Fill with wpart_dynamic_fit_opts_init; NULL means defaults. */
+/** Fitting options. Fill with wpart_dynamic_fit_opts_init; NULL means defaults. */
 typedef struct {
     uint32_t allowed_mask; /* candidate basis functions (default 0x7f) */
     int intercept;         /* 1: candidate constant term (default 1; 0 in paper_strict) */
@@ -43,7 +43,7 @@ typedef struct {
     double c0;
     double x_scale;                /* x_hi: the largest size in the fit */
     double g_slope, g_icept;       /* G(x) = g_slope * x / x_scale + g_icept (0 when x = 0) */
-    double x_a, x_b, e_a, e_b, slope_hi; /* evaluation domain (§1.3 step 10) */
+    double x_a, x_b, e_a, e_b, slope_hi; /* evaluation domain */
     double sse, aicc;              /* of F (aicc NaN for the bootstrap and the fallback) */
     int32_t m, m_distinct;         /* samples used, distinct sizes among them */
     int32_t kind;                  /* 0 fitted, 1 affine bootstrap, 2 proportional fallback */
@@ -64,7 +64,7 @@ wpart_status_t wpart_dynamic_model_unpack(const double *in, wpart_dynamic_model_
 size_t wpart_dynamic_fit_work_size(int64_t m);
 
 /**
- * Fits the model of one PU (§1.3: aggregation in canonical order, per-fit scaling, AICc
+ * Fits the model of one PU (aggregation in canonical order, per-fit scaling, AICc
  * subset selection over <= max_terms basis functions with and without a constant, Householder
  * QR with unit-norm columns, admissibility on a log grid, affine bootstrap, proportional
  * fallback, paper-form transfer model, evaluation domain).
@@ -91,7 +91,7 @@ wpart_status_t wpart_dynamic_model_fit(const int64_t *x, const double *t_comp,
                                        const wpart_dynamic_fit_opts_t *o, void *work,
                                        wpart_dynamic_model_t *out);
 
-/** E = F + G with the evaluation domain of §1.3 step 10: E(x) = 0 for x <= 0, E(x_a) on
+/** E = F + G with its evaluation domain: E(x) = 0 for x <= 0, E(x_a) on
  * (0, x_a), the fitted functions on [x_a, x_b], linear with slope slope_hi beyond x_b.
  * Non-decreasing. 0 for an invalid model; NaN for NaN x. */
 double wpart_dynamic_model_eval(const wpart_dynamic_model_t *pm, double x);
@@ -128,7 +128,7 @@ typedef struct {
 void wpart_dynamic_solve_opts_init(wpart_dynamic_solve_opts_t *o);
 
 /**
- * Solves (P_S): min T s.t. E_p(x_p) <= T, sum x_p = S, lb <= x <= ub (§1.4-1.5), by
+ * Solves (P_S): min T s.t. E_p(x_p) <= T, sum x_p = S, lb <= x <= ub, by
  * water-filling on T: Newton steps on H(T) = sum x_p(T) - S (H' from secant slopes), kept inside
  * the bracket [T_lo, T_hi] and backed by Illinois regula falsi and bisection, with a
  * safeguarded secant (Illinois)/bisection inner inverse x_p(T) = sup{x in [lb_p, ub_p] :
@@ -151,7 +151,7 @@ void wpart_dynamic_solve_opts_init(wpart_dynamic_solve_opts_t *o);
  * T_out      the water level T*: the common time of the PUs strictly inside their bounds.
  *            The makespan is max(T*, max of E_p(lb_p) over PUs held at lb_p).
  *
- * Infeasible bounds (§1.8, test S6): if sum lb > S, the lower bounds are scaled by
+ * Infeasible bounds: if sum lb > S, the lower bounds are scaled by
  * S / sum lb (keeping their proportions) and the problem is solved with them. sum ub < S is
  * WPART_EINVAL. No allocation (for n <= 128 the inner brackets are warm-started from a stack
  * buffer of about 12 KB, above that they start cold).
@@ -173,12 +173,12 @@ wpart_status_t wpart_dynamic_capacity(int64_t n, wpart_dynamic_time_fn E, void *
                                       double *H_out);
 
 /**
- * Discrete rounding (§1.6): b_p = max(lb_p, q floor(x_p / q)), then while r = S - sum b >= q
+ * Discrete rounding: b_p = max(lb_p, q floor(x_p / q)), then while r = S - sum b >= q
  * give one quantum to argmin_p E_p(b_p + q) (among b_p + q <= ub_p), then the remainder r < q
  * to argmin_p E_p(b_p + r); ties go to the lowest p. Optimal for the discrete min-max when
  * x_cont is the solution of (P_S) and E_p is non-decreasing. If sum b > S (x_cont above S),
  * quanta are taken back from argmax_p E_p(b_p) (down to lb_p). If sum lb > S the lower bounds
- * are first scaled to q floor(lb_p S / sum lb / q) (§1.8, test S6). If the quanta do not fit
+ * are first scaled to q floor(lb_p S / sum lb / q). If the quanta do not fit
  * under ub, the rest is spread in pieces over the PUs with room.
  *
  * x_cont    n continuous sizes (finite, >= 0)
@@ -208,7 +208,7 @@ wpart_status_t wpart_dynamic_round_blocks_ctl(int64_t n, wpart_dynamic_time_fn E
                                               const wpart_control_t *control);
 
 /**
- * The oracle_milp cross-check of §3.4: min T s.t. PWL_p(x_p) <= T, sum x_p = W, x_p = q k_p
+ * The oracle_milp cross-check: min T s.t. PWL_p(x_p) <= T, sum x_p = W, x_p = q k_p
  * (integer k_p), where PWL_p interpolates the K breakpoints (bx[p*K + k], bt[p*K + k]) of PU p
  * (bx strictly increasing, bx[p*K] = 0 allowed). SOS2 is modelled with K - 1 segment binaries
  * per PU (the curves may be concave). If W is not a multiple of q, one PU takes the remainder

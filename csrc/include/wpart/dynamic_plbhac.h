@@ -1,5 +1,5 @@
 /*
- * wpart/dynamic_plbhac.h -- PLB-HAC and PLB-HeC as pure state machines (spec 001 §2, §3.3).
+ * wpart/dynamic_plbhac.h -- PLB-HAC and PLB-HeC as pure state machines.
  *
  * Both speak the balancer protocol of dynamic_balancer.h. PLB-HAC: two training blocks per PU
  * (the second scaled by R_p = t_fast / t_p), one barrier, then asynchronous virtual steps:
@@ -40,7 +40,7 @@ typedef enum {
 
 typedef enum { WPART_DYN_MINBLK_FIXED = 0, WPART_DYN_MINBLK_AUTO = 1 } wpart_dynamic_minblk_mode_t;
 
-/** Every constant of spec 001 §2.9 / App. A. Fill with a preset function, then override. */
+/** Every constant of PLB-HAC and PLB-HeC. Fill with a preset function, then override. */
 typedef struct {
     int64_t total;            /* W (no default: set it) */
     int64_t quantum;          /* q, 1 */
@@ -85,7 +85,7 @@ void wpart_dynamic_plbhac_cfg_robust(wpart_dynamic_plbhac_cfg_t *c);
  */
 wpart_status_t wpart_dynamic_plbhac_new(const wpart_dynamic_plbhac_cfg_t *cfg, int32_t n,
                                         const int32_t *kinds, wpart_dynamic_balancer_t **out);
-/** PLB-HeC (§3.3): cfg with sync_steps = 1, gap_fill = 0, tail_mode = off forced. */
+/** PLB-HeC: cfg with sync_steps = 1, gap_fill = 0, tail_mode = off forced. */
 wpart_status_t wpart_dynamic_plbhec_new(const wpart_dynamic_plbhac_cfg_t *cfg, int32_t n,
                                         const int32_t *kinds, wpart_dynamic_balancer_t **out);
 

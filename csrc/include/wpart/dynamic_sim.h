@@ -1,6 +1,6 @@
 /*
  * wpart/dynamic_sim.h -- the device layer and the deterministic discrete-event simulator of
- * wpart.dynamic (spec 001 §5.1-5.7, §5.9; part of wpart/dynamic.h).
+ * wpart.dynamic (part of wpart/dynamic.h).
  *
  * Two layers:
  *
@@ -10,7 +10,7 @@
  *    (mean-one log-normal per purpose with its own sigma, outliers p_out/f_out) and a slowdown
  *    schedule. Noise is counter-based: the draw for (seed, pu, purpose, j) is a pure function
  *    (SplitMix64 hashes the key into a xoshiro256** state), so any driver gets common random
- *    numbers by passing the same key. A run-based driver (spec 002 §4.2: one "execution" per
+ *    numbers by passing the same key. A run-based driver (one "execution" per
  *    run, load schedules in run units) reuses it directly:
  *      - wpart_dynamic_curve_eval / wpart_dynamic_device_xfer: noiseless times (oracles);
  *      - wpart_dynamic_noise_lognormal / wpart_dynamic_noise_uniform with key (seed, pu,
@@ -21,7 +21,7 @@
  *        on/off interference is configured.
  *      - wpart_dynamic_integrate: the end of D nominal seconds of compute started at t under a
  *        piecewise-constant slowdown schedule (∫ 1/s = D).
- *    A spec 002 LoadSchedule entry (runs [from, to), E external threads on a sub-device of m
+ *    A LoadSchedule entry (runs [from, to), E external threads on a sub-device of m
  *    cores, availability m / (m + E)) is a wpart_dynamic_fluct_t with factor (m + E) / m on
  *    the driver's time axis (run index, or seconds); its noise key is (seed, device, purpose,
  *    run * executions_per_run + execution).
@@ -29,12 +29,12 @@
  * 2. The EVENT ENGINE (sim.c, csrc/base/event_heap.c): wpart_dynamic_sim_run drives any balancer of
  *    dynamic_balancer.h over a platform: one binary heap keyed (time, seq), no allocation per
  *    event in steady state, events XFER_DONE, COMP_DONE(version), EVAL_DONE(token),
- *    RATE_CHANGE; the ASSIGN / EVAL_REQUEST semantics of §5.4; the trace and metrics of §5.6;
+ *    RATE_CHANGE; the ASSIGN / EVAL_REQUEST semantics; the trace and metrics;
  *    the coverage invariant (P1) checked at the end.
  *    An EVAL action runs eval_run inline and schedules EVAL_DONE at t + c_eval; meanwhile its
  *    trigger PU (every PU for trigger -1) is held: a block it is running finishes, but no
  *    queued or newly assigned block starts on it before EVAL_DONE (the evaluation's cost is
- *    charged to the PU that triggers it, spec 001 §5.5). The run ends when the balancer is
+ *    charged to the PU that triggers it). The run ends when the balancer is
  *    done and no block or evaluation is in flight (pending rate changes are dropped); no
  *    work in flight while not done is reported as "balancer stalled".
  *
@@ -52,7 +52,7 @@
 extern "C" {
 #endif
 
-/* ------------------------------------------------------------------ curves (§5.3) ---- */
+/* ------------------------------------------------------------------ curves --------- */
 
 typedef enum {
     WPART_DYN_CURVE_AFFINE = 0,     /* t0 + x / rate */
@@ -63,7 +63,7 @@ typedef enum {
 } wpart_dynamic_curve_kind_t;
 
 /** Number of paper basis functions; bcoef[i] multiplies, in order:
- * u, u^2, u^3, exp(u), ln(u), u exp(u), u ln(u)  (u = x / x_ref; spec 001 §1.2). */
+ * u, u^2, u^3, exp(u), ln(u), u exp(u), u ln(u)  (u = x / x_ref). */
 #define WPART_DYN_N_BASIS 7
 
 typedef struct {
@@ -120,7 +120,7 @@ wpart_status_t wpart_dynamic_device_check(const wpart_dynamic_device_t *d);
  * bytes = bytes_per_elem x (+ setup_bytes when first != 0). 0 without hops. */
 double wpart_dynamic_device_xfer(const wpart_dynamic_device_t *d, double x, int first);
 
-/* ------------------------------------------------------------------ noise (§5.9) ---- */
+/* ------------------------------------------------------------------ noise --------- */
 
 /** Purposes of the noise streams. */
 typedef enum {
@@ -140,7 +140,7 @@ double wpart_dynamic_noise_uniform(uint64_t seed, int32_t pu, int32_t purpose, i
 double wpart_dynamic_noise_lognormal(uint64_t seed, int32_t pu, int32_t purpose, int64_t j,
                                      double sigma);
 
-/* ------------------------------------------------------------------ load (§5.3) ----- */
+/* ------------------------------------------------------------------ load ---------- */
 
 /** Slowdown factor `factor` (>= 1 usually; > 0 required) on PU `pu` during [t_start, t_end).
  * Overlapping entries multiply. t_end may be +inf. */
@@ -163,7 +163,7 @@ double wpart_dynamic_slowdown(const wpart_dynamic_fluct_t *f, int64_t n_fluct, i
 
 /**
  * End time of D >= 0 nominal seconds of compute started at t on PU pu: the t_end with
- * ∫_t^t_end 1/s_pu(τ) dτ = D (spec 001 §5.3). O(n_fluct^2), no allocation. +inf if never.
+ * ∫_t^t_end 1/s_pu(τ) dτ = D. O(n_fluct^2), no allocation. +inf if never.
  */
 double wpart_dynamic_integrate(const wpart_dynamic_fluct_t *f, int64_t n_fluct, int32_t pu,
                                double t, double D);
@@ -210,14 +210,14 @@ typedef struct {
 
 void wpart_dynamic_sim_options_init(wpart_dynamic_sim_options_t *o);
 
-/** One record per block (spec 001 §5.6). 96 bytes, no padding. */
+/** One record per block. 96 bytes, no padding. */
 typedef struct {
     int32_t pu, kind, vstep, model_version;
     int64_t block, offset, size;
     double t_assign, t_xfer_start, t_comp_start, t_end, pred_end, t_xfer, t_comp;
 } wpart_dynamic_trace_t;
 
-/** Columns of idle_breakdown (n x 4, row-major): the §5.6 order. */
+/** Columns of idle_breakdown (n x 4, row-major), in this order. */
 enum { WPART_DYN_IB_BARRIER = 0, WPART_DYN_IB_EVAL = 1, WPART_DYN_IB_STARVED = 2,
        WPART_DYN_IB_OTHER = 3 };
 
@@ -271,7 +271,7 @@ typedef struct {
 
 /**
  * Drives balancer b against the event source src with the simulator's engine (the same action
- * processing, trace, evaluation windows and coverage check; spec 001 §5.4): the events are the
+ * processing, trace, evaluation windows and coverage check): the events are the
  * source's block and evaluation completions instead of simulated devices. opt->control:
  * progress and Ctrl-C; its time_limit (source seconds) stops the run with out->stopped = 1 and
  * the blocks finished so far (no coverage check). The trace is always recorded;
@@ -283,7 +283,7 @@ wpart_status_t wpart_dynamic_drive(wpart_dynamic_balancer_t *b, const wpart_dyna
                                    wpart_dynamic_sim_result_t *out);
 
 /**
- * Runs balancer b (fresh: not started) on the platform until it is done (spec 001 §5.4).
+ * Runs balancer b (fresh: not started) on the platform until it is done.
  *
  * pl   platform; pl->n must equal the balancer's n_pu
  * b    the balancer, driven through its protocol; eval_run runs inline (deterministic)

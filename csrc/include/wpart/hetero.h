@@ -1,6 +1,6 @@
 /*
  * wpart/hetero.h -- workload distribution over heterogeneous processors described by discrete
- * time and dynamic-energy profiles (spec 000): the time-optimal distribution (TOPT), the exact
+ * time and dynamic-energy profiles: the time-optimal distribution (TOPT), the exact
  * time x dynamic-energy Pareto front (HEPOPTA), the time x total-energy front (HTPOPTA), the
  * load-balanced baseline and two independent oracles (enumeration, threshold DP).
  *
@@ -43,7 +43,7 @@ typedef struct {
     const wpart_control_t *control;   /* optional hooks (NULL: none) */
 } wpart_hetero_options_t;
 
-/** Counters of HEPOPTA (spec 2.4.5). */
+/** Counters of HEPOPTA. */
 typedef struct {
     double t_opt;             /* time of the time-optimal distribution (NaN if infeasible) */
     double energy_threshold;  /* the epsilon used */
@@ -70,7 +70,7 @@ typedef struct {
     int64_t *dist;           /* count x p, row-major, in the caller's size units */
 } wpart_hetero_front_t;
 
-/** Load-balanced baseline modes (spec 2.10). */
+/** Load-balanced baseline modes. */
 typedef enum {
     WPART_HETERO_LB_MAX_ACTIVE = 0,  /* largest feasible active count, then least spread */
     WPART_HETERO_LB_ALL_ACTIVE = 1   /* every processor active, least spread */
@@ -90,7 +90,7 @@ wpart_status_t wpart_hetero_eval(const wpart_hetero_profiles_t *P, const int64_t
                                  double *time, double *energy);
 
 /**
- * TOPT (spec 2.3): the least parallel time, and among the distributions reaching it one of least
+ * TOPT: the least parallel time, and among the distributions reaching it one of least
  * dynamic energy (ties: fewer active processors, then smaller shares first). dist[p] is written
  * when *feasible. O(log(mp) p m N / 64 + p m N).
  */
@@ -103,27 +103,27 @@ wpart_status_t wpart_hetero_energy_optimal(int64_t n, const wpart_hetero_profile
                                            const wpart_hetero_options_t *opt, int *feasible,
                                            double *time, double *energy, int64_t *dist);
 
-/** HEPOPTA (spec 2.4): the exact time x dynamic-energy Pareto front. stats may be NULL.
+/** HEPOPTA: the exact time x dynamic-energy Pareto front. stats may be NULL.
  * WPART_ELIMIT for more than 10000 processors (the kernel recurses once per processor). */
 wpart_status_t wpart_hetero_hepopta(int64_t n, const wpart_hetero_profiles_t *P,
                                     const wpart_hetero_options_t *opt, wpart_hetero_front_t *out,
                                     wpart_hetero_stats_t *stats);
 
-/** HTPOPTA (spec 2.6): the time x total-energy front with static power static_power >= 0. */
+/** HTPOPTA: the time x total-energy front with static power static_power >= 0. */
 wpart_status_t wpart_hetero_htpopta(int64_t n, const wpart_hetero_profiles_t *P,
                                     double static_power, const wpart_hetero_options_t *opt,
                                     wpart_hetero_front_t *out, wpart_hetero_stats_t *stats);
 
-/** The total-energy filter of HTPOPTA applied to a dynamic-energy front ep (spec 2.6). */
+/** The total-energy filter of HTPOPTA applied to a dynamic-energy front ep. */
 wpart_status_t wpart_hetero_total_energy_front(const wpart_hetero_front_t *ep,
                                                double static_power, wpart_hetero_front_t *out);
 
-/** Threshold-DP front (spec 2.9): an independent exact oracle, O(|C| p m N). */
+/** Threshold-DP front: an independent exact oracle, O(|C| p m N). */
 wpart_status_t wpart_hetero_threshold_dp(int64_t n, const wpart_hetero_profiles_t *P,
                                          const wpart_hetero_options_t *opt,
                                          wpart_hetero_front_t *out);
 
-/** Naive enumeration (spec 2.1); WPART_ELIMIT when prod_i (m_i + 1) > max_leaves. */
+/** Naive enumeration; WPART_ELIMIT when prod_i (m_i + 1) > max_leaves. */
 wpart_status_t wpart_hetero_bruteforce(int64_t n, const wpart_hetero_profiles_t *P,
                                        int64_t max_leaves, wpart_hetero_front_t *out);
 
@@ -134,7 +134,7 @@ wpart_status_t wpart_hetero_bruteforce_ctl(int64_t n, const wpart_hetero_profile
                                            wpart_hetero_front_t *out);
 
 /**
- * Load-balanced baseline (spec 2.10): among distributions with the largest feasible number of
+ * Load-balanced baseline: among distributions with the largest feasible number of
  * active processors (mode MAX_ACTIVE) or with all of them active (ALL_ACTIVE), one of least
  * spread max t - min t over the active processors; ties: lower time, lower energy, then
  * lexicographically smallest dist.
@@ -152,7 +152,7 @@ wpart_status_t wpart_hetero_kernel_dgemm(int64_t M, int64_t N, int64_t K, const 
                                          const double *B, double *C);
 
 /**
- * Epsilon-constraint MILP front with GLPK (spec 2.11): an independent exact cross-check. One
+ * Epsilon-constraint MILP front with GLPK: an independent exact cross-check. One
  * stage-1 MILP (least energy with every time <= tau) and one stage-2 MILP (least time within
  * that energy, relative tolerance 1e-12) per front point; tau then drops below the point's time.
  * Reported values are re-evaluated exactly (right fold) from the distributions found.

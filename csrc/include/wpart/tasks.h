@@ -1,5 +1,5 @@
 /*
- * wpart/tasks.h -- communication- and memory-aware task placement (spec 003, the CCM model).
+ * wpart/tasks.h -- communication- and memory-aware task placement (the CCM model).
  *
  * A phase of K tasks is placed on I ranks. Rank r's work is
  *     W(r) = alpha_r L(r) + beta max(out(r), in(r)) + gamma loc(r) + delta H(r) + eps(r)
@@ -73,7 +73,7 @@ wpart_status_t wpart_tasks_evaluate(const wpart_tasks_problem_t *p,
                                     const wpart_tasks_coeffs_t *c, const int32_t *assign,
                                     const wpart_tasks_report_t *out, double *w_max);
 
-/* ---- incremental engine (spec 1.8) ---- */
+/* ---- incremental engine ---- */
 typedef struct wpart_tasks_state wpart_tasks_state_t;
 
 wpart_status_t wpart_tasks_state_create(const wpart_tasks_problem_t *p,
@@ -90,7 +90,7 @@ wpart_status_t wpart_tasks_state_eval_exchange(wpart_tasks_state_t *s, int32_t r
                                                const int32_t *take, int32_t n_take,
                                                double *w1_after, double *w2_after);
 /**
- * Closed-form estimate (spec 1.8) of W(r1), W(r2) after the same exchange, from the directional
+ * Closed-form estimate of W(r1), W(r2) after the same exchange, from the directional
  * volumes of `give` and `take` per rank (what CCM-LB peers gossip). With use_ab the bytes
  * between `give` and `take` are counted and the result equals wpart_tasks_state_eval_exchange
  * up to rounding; without, they are taken as 0 (a remote estimate's only approximation).
@@ -107,7 +107,7 @@ wpart_status_t wpart_tasks_state_report(const wpart_tasks_state_t *s,
                                         const wpart_tasks_report_t *out, double *w_max);
 const int32_t *wpart_tasks_state_assignment(const wpart_tasks_state_t *s);
 
-/* ---- CCM-LB heuristic (spec 3), serial simulation of all ranks ---- */
+/* ---- CCM-LB heuristic, serial simulation of all ranks ---- */
 typedef enum {
     WPART_TASKS_CLUSTER_BLOCK = 0, /* one cluster per (rank, block); block-less tasks alone */
     WPART_TASKS_CLUSTER_TASK = 1,  /* every task is its own cluster (load-only TemperedLB) */
@@ -148,7 +148,7 @@ typedef struct {
     int32_t exact_ranking; /* 1: rank peers by their exact current state instead of the
                               snapshot carried by the inform stage (default 0) */
     int32_t allow_infeasible_start; /* 1: start above a memory cap and repair it first
-                                       (lexicographic: cap excess, then max W; spec 3.5) */
+                                       (lexicographic: cap excess, then max W) */
     int32_t singles;    /* wpart_tasks_split_t: sub-cluster one-way transfers tried when no
                            whole-cluster exchange pays (split clusters; not in the paper;
                            default WPART_TASKS_SPLIT_NONE) */
@@ -180,8 +180,7 @@ typedef struct {
 } wpart_tasks_pair_step_t;
 
 /**
- * FindBestCCM for ranks r and q of `p` under `assign`, evaluated exactly (spec 003 section
- * 3.5), with the transfer units, tolerance and one-way rule of `prm` (its iteration, gossip,
+ * FindBestCCM for ranks r and q of `p` under `assign`, evaluated exactly, with the transfer units, tolerance and one-way rule of `prm` (its iteration, gossip,
  * trial and explore fields are ignored). Tasks on other ranks stand for the rest of the phase:
  * they do not change W of r or q. comm_thresh: absolute edge threshold of
  * WPART_TASKS_CLUSTER_BLOCK_COMM (comm_tau * alpha * mean task load of the whole phase).
@@ -254,7 +253,7 @@ wpart_status_t wpart_tasks_brute_force(const wpart_tasks_problem_t *p,
                                        const int32_t *initial, int32_t *assign_out,
                                        double *w_max);
 
-/* ---- exact MILP (spec 2): model built here, solved through wpart/milp.h (GLPK) ---- */
+/* ---- exact MILP: model built here, solved through wpart/milp.h (GLPK) ---- */
 typedef enum {
     WPART_TASKS_MILP_PAPER = 0,  /* the paper's rows exactly: COMCP when beta = gamma = delta = 0
                                     (unless force_fwmp), else FWMP with psi[i,j,m] */
