@@ -17,6 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from . import _core
 from ._errors import WpartTypeError, WpartValueError
+from ._keywords import checked_keywords
 from ._methods import Method, MethodTable
 from ._progress import progress_hook
 from ._result import Result, new_axes, pct
@@ -118,6 +119,13 @@ def box_loads(S: ArrayLike, boxes: ArrayLike) -> NDArray:
     ndarray, shape (k,)
         Same dtype as `S`.
 
+    Raises
+    ------
+    WpartValueError
+        If a box reads a NaN or infinite value of `S`, or `boxes` has the wrong shape.
+    WpartTypeError
+        If `boxes` is not an integer array.
+
     Examples
     --------
     >>> import wpart
@@ -134,7 +142,14 @@ def box_loads(S: ArrayLike, boxes: ArrayLike) -> NDArray:
         b = b[None, :]
     if b.ndim != 2 or b.shape[1] != 2 * Sa.ndim:
         raise WpartValueError(f"`boxes` must have shape (k, {2 * Sa.ndim}), got {b.shape}")
-    return _core.box_loads(Sa, np.ascontiguousarray(b, dtype=np.int64))
+    out = _core.box_loads(Sa, np.ascontiguousarray(b, dtype=np.int64))
+    if out.dtype.kind == "f" and out.size and not np.isfinite(out).all():
+        # a NaN or inf in S reaches the loads of the boxes that read it (inf - inf is NaN)
+        raise WpartValueError(
+            "`S` holds NaN or infinite values where `boxes` read it: it is not the prefix sum "
+            "of finite loads"
+        )
+    return out
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -267,6 +282,7 @@ class Partition1D(Result):
         return ax
 
 
+@checked_keywords
 def partition_1d(
     loads: ArrayLike,
     m: int,

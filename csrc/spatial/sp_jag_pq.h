@@ -60,9 +60,25 @@ static T FN(nested_eval)(FN(nested_t) *c, int64_t q, int64_t a, int64_t b)
 {
     T val = 0;
     FN(ctx_t) *cx = c->cx;
+    if (c->st != WPART_OK) { /* stopped (Ctrl-C, time limit, error): the search winds down */
+        return 0;            /* without further evaluations; the caller returns c->st */
+    }
     cx->stats->cost_evals++;
-    wpart_status_t st = c->eval ? c->eval(c->ectx, q, a, b, &val)
-                                : FN(split_stripe)(cx, a, b, q, NULL, &val);
+    /* a sparse stripe's evaluation reads its nonzeros (up to O(nnz)): check Ctrl-C and the
+     * time limit before each one; a dense one costs O(q log n2): every 64 (no progress report
+     * here: the searches report theirs) */
+    wpart_status_t st = WPART_OK;
+    const wpart_control_t *ctl = cx->opt->control;
+    if (ctl && (c->eval || (cx->stats->cost_evals & 63) == 0)) {
+        if (ctl->should_stop && ctl->should_stop(ctl->ctx)) {
+            st = wpart_i_error(WPART_ECANCELLED, "stopped on request");
+        } else if (FN(time_up)(ctl, cx->t0)) {
+            st = wpart_i_error(WPART_ECANCELLED, "time limit of %g s reached", ctl->time_limit);
+        }
+    }
+    if (st == WPART_OK) {
+        st = c->eval ? c->eval(c->ectx, q, a, b, &val) : FN(split_stripe)(cx, a, b, q, NULL, &val);
+    }
     if (st != WPART_OK && c->st == WPART_OK) {
         c->st = st;
     }

@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
-from .._errors import WpartOverflowError, WpartValueError
+from .._errors import CancelledError, WpartOverflowError, WpartValueError
 from .._methods import Method, MethodTable
 from .._progress import progress_hook
 from .._validate import (
@@ -32,7 +32,7 @@ from ._sparse import SPARSE_DENSITY, SparseInput, as_input, as_weights
 __all__ = ["METHODS", "TABLE", "factor_pair"]
 
 _PQ = ("P", "Q")
-_COMMON = ("allow_empty", "weights")
+_COMMON = ("allow_empty", "time_limit", "progress", "weights")
 
 #: The spatial methods, declared once: name -> the core's ``wpart_spatial_method_t`` value,
 #: the keyword options of the method's function, exactness and a one-line summary. The
@@ -41,61 +41,60 @@ TABLE = MethodTable("spatial", [
     Method("rect_uniform", _core.SP_RECT_UNIFORM, exact=False, options=_PQ + _COMMON,
            summary="P x Q grid of equal-area rows and columns (Sec. 3.1)"),
     Method("rect_nicol", _core.SP_RECT_NICOL, exact=False,
-           options=_PQ + ("max_sweeps", "starts", "refine", "patience", "abandon", "time_limit")
-           + _COMMON,
+           options=_PQ + ("max_sweeps", "starts", "refine", "patience", "abandon") + _COMMON,
            summary="P x Q grid refined by alternating exact 1D cuts (Sec. 3.1)"),
     Method("jag_pq_heur", _core.SP_JAG_PQ_HEUR, exact=False,
-           options=_PQ + ("orient", "starts", "speeds") + _COMMON,
+           options=_PQ + ("orient", "starts", "speeds") + _COMMON, aliases=("jag_pq_heur_best",),
            summary="P optimal stripes, each cut optimally into Q pieces (Sec. 3.2.1, Theorem 1)"),
     Method("jag_pq_opt_nicol", _core.SP_JAG_PQ_OPT_NICOL, exact=True,
-           options=_PQ + ("orient", "time_limit", "speeds") + _COMMON,
+           options=_PQ + ("orient", "speeds") + _COMMON,
+           aliases=("jag_pq_opt", "jag_pq_opt_best"),
            summary="optimal P x Q jagged partition, Nicol's search (Sec. 3.2.1)"),
     Method("jag_pq_opt_dp", _core.SP_JAG_PQ_OPT_DP, exact=True,
-           options=_PQ + ("orient", "time_limit", "speeds") + _COMMON,
+           options=_PQ + ("orient", "speeds") + _COMMON,
            summary="optimal P x Q jagged partition, dynamic programme (Sec. 3.2.1)"),
     Method("jag_m_heur", _core.SP_JAG_M_HEUR, exact=False,
-           options=("P", "orient", "speeds") + _COMMON,
+           options=("P", "orient", "speeds") + _COMMON, aliases=("jag_m_heur_best",),
            summary="P stripes, parts in proportion to the stripe loads (Sec. 3.2.2, Theorem 3)"),
     Method("jag_m_probe", _core.SP_JAG_M_PROBE, exact=False,
            options=("stripe_cuts", "orient", "speeds") + _COMMON,
            summary="optimal part counts for given stripes (Sec. 3.2.2)"),
     Method("jag_m_heur_probe", _core.SP_JAG_M_HEUR_PROBE, exact=False,
-           options=("P", "orient", "speeds") + _COMMON,
+           options=("P", "orient", "speeds") + _COMMON, aliases=("jag_m_heur_probe_best",),
            summary="JAG-M-HEUR's stripes with optimal part counts (Sec. 3.2.2)"),
     Method("jag_m_alloc", _core.SP_JAG_M_ALLOC, exact=False,
-           options=("counts", "orient", "time_limit", "speeds") + _COMMON,
+           options=("counts", "orient", "speeds") + _COMMON,
            summary="optimal stripes for given part counts (Sec. 3.2.2)"),
     Method("jag_m_opt", _core.SP_JAG_M_OPT, exact=True,
-           options=("orient", "time_limit", "progress", "speeds") + _COMMON,
+           options=("orient", "speeds") + _COMMON, aliases=("jag_m_opt_best",),
            summary="optimal m-way jagged partition (Sec. 3.2.2)"),
     Method("hier_rb", _core.SP_HIER_RB, exact=False,
            options=("variant", "tie", "speeds") + _COMMON,
-           summary="recursive bisection, half the parts on each side (Sec. 3.3)"),
+           summary="recursive bisection, half the parts on each side, the better of the "
+                   "'load' and 'dist' rules by default (Sec. 3.3)"),
     Method("hier_relaxed", _core.SP_HIER_RELAXED, exact=False,
            options=("variant", "tie", "speeds") + _COMMON,
            summary="recursive bisection choosing each side's part count (Sec. 3.3)"),
     Method("hier_opt", _core.SP_HIER_OPT, exact=True,
-           options=("max_states", "time_limit", "speeds") + _COMMON,
+           options=("max_states", "speeds") + _COMMON,
            summary="optimal hierarchical bipartition, dynamic programme (Sec. 3.3)"),
     Method("hybrid", _core.SP_HYBRID, exact=False,
            options=("phase1", "phase2_fast", "phase2_slow", "m1", "m1_min", "orient", "variant",
-                    "time_limit") + _COMMON,
+                    ) + _COMMON, aliases=("hybrid_f",),
            summary="phase 1 into m1 blocks, each block partitioned again (Sec. 5)"),
     Method("rect_refine", None, exact=False,
-           options=_PQ + ("start", "max_sweeps", "patience", "time_limit", "progress") + _COMMON,
+           options=_PQ + ("start", "max_sweeps", "patience") + _COMMON,
            summary="P x Q grid: Nicol half-sweeps with balanced cuts from the best start"),
-    Method("rect_sym_uniform", None, exact=False,
-           options=_PQ + ("time_limit", "progress") + _COMMON,
+    Method("rect_sym_uniform", None, exact=False, options=_PQ + _COMMON,
            summary="symmetric P x P grid of equal intervals (SARMA uni)"),
-    Method("rect_sym_pal", None, exact=False, options=_PQ + ("time_limit", "progress") + _COMMON,
+    Method("rect_sym_pal", None, exact=False, options=_PQ + _COMMON,
            summary="symmetric grid: probe a load, bounded by the last feasible cuts (PAL)"),
-    Method("rect_sym_opal", None, exact=False, options=_PQ + ("time_limit", "progress") + _COMMON,
+    Method("rect_sym_opal", None, exact=False, options=_PQ + _COMMON,
            summary="symmetric grid: ordered probe a load (OPAL)"),
-    Method("rect_sym_rac", None, exact=False,
-           options=_PQ + ("max_iter", "time_limit", "progress") + _COMMON,
+    Method("rect_sym_rac", None, exact=False, options=_PQ + ("max_iter",) + _COMMON,
            summary="symmetric grid: refine a cut (RAC), the best iterate"),
     Method("rect_sym_refine", None, exact=False,
-           options=_PQ + ("start", "max_sweeps", "time_limit", "progress") + _COMMON,
+           options=_PQ + ("start", "max_sweeps") + _COMMON,
            summary="symmetric grid: each cut moved to its best place, from PAL/OPAL/RAC"),
 ])
 
@@ -110,6 +109,8 @@ _ORIENT = tuple(_ORIENT_CODE)
 _RULE = {"load": _core.SP_RULE_LOAD, "dist": _core.SP_RULE_DIST, "hor": _core.SP_RULE_HOR,
          "ver": _core.SP_RULE_VER}
 _VARIANT = tuple(_RULE)
+#: hier_rb / hier_relaxed also accept "best": both the "load" and the "dist" rule, the better
+_VARIANT_BEST = _VARIANT + ("best",)
 _TIE = ("area", "first")
 
 
@@ -355,6 +356,8 @@ def _run(
             rects, st = _core.spatial_partition(
                 pp.S, m_solve, TABLE[method].code, progress=hook, time_limit=tl, **kw
             )
+        if not st[9]:
+            progress_done(hook)
     loads = sloads if pp.sp is not None and rects is not None else None
     if m_solve < pp.m and rects is not None:
         rects, loads = _pad(pp, rects, m_solve)
@@ -367,6 +370,26 @@ def _run(
         params["P_used"] = int(st[7])
     return _result(pp, rects, method, params, stats, sp, stop=st[9], time_limit=tl,
                    loads=loads)
+
+
+def progress_done(hook: Any) -> None:
+    """Report a finished call to a progress `hook` (a bar reaches 100 %: the core's own reports
+    stop where its search ends, e.g. JAG-M-OPT's bisection before its last step)."""
+    if hook is not None:
+        try:
+            hook(1.0, 1.0)
+        except CancelledError:  # the work is done: a callback's "stop" changes nothing
+            pass
+
+
+def with_progress(progress: Any, method: str, run: Any) -> SpatialPartition:
+    """``run()`` under a progress bar or callback for `method`, reported done at its end (for
+    the calls whose core reports no progress of its own)."""
+    with progress_hook(progress, total=1.0, desc=method) as hook:
+        res = run()
+        if res.status != "time_limit":
+            progress_done(hook)
+    return res
 
 
 def _stats(st: tuple) -> dict:

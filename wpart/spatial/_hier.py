@@ -3,14 +3,16 @@ et al. 2012)."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
+from typing import Any
 
 from numpy.typing import ArrayLike
 
 from .. import _core
 from .._errors import WpartValueError
-from .._validate import as_float, choice
-from ._common import _RULE, _TIE, _VARIANT, _Prepared, _result, _run
+from .._validate import as_float, as_time_limit, choice
+from ._common import _RULE, _TIE, _VARIANT, _VARIANT_BEST, _Prepared, _result, _run, with_progress
 from ._partition import SpatialPartition
 
 __all__ = ["hier_opt", "hier_rb", "hier_relaxed"]
@@ -20,31 +22,86 @@ def hier_rb(
     A: ArrayLike,
     m: int,
     *,
-    variant: str = "load",
+    variant: str = "best",
     tie: str = "area",
     allow_empty: bool = False,
+    time_limit: float | None = None,
+    progress: Any = None,
     speeds: ArrayLike | None = None,
     weights: str = "values",
 ) -> SpatialPartition:
     """HIER-RB (Sec. 3.3 of Saule et al. 2012; Berger and Bokhari's recursive bisection):
     ``floor(q/2) | ceil(q/2)`` parts on the two sides of each cut.
 
-    `variant` picks the cut dimension: ``"load"`` (both, keep the better; the paper's default),
-    ``"dist"`` (the longer side), ``"hor"``/``"ver"`` (alternate, starting with rows/columns).
-    `tie` chooses inside a plateau of equal objective: ``"area"`` (area-proportional) or
-    ``"first"``.
+    Parameters
+    ----------
+    A : array_like, scipy.sparse matrix or path
+        Loads, 2-D or 3-D (a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file
+        path). This method needs the dense prefix sum, so a sparse `A` is densified
+        (``WpartMemoryError`` above ``wpart.spatial.MAX_DENSE_BYTES``).
+    m : int
+        Number of parts.
+    variant : {"best", "load", "dist", "hor", "ver"}
+        The cut dimension: ``"load"`` (at each node both dimensions, keep the better; the
+        paper's rule), ``"dist"`` (the longer side), ``"hor"``/``"ver"`` (alternate, starting
+        with rows/columns), or ``"best"`` (default): the whole bisection with ``"load"`` and
+        with ``"dist"``, the smaller ``max_load`` kept (ties: ``"load"``), so the default is
+        never worse than either rule; ``params["variant_used"]`` names the winner.
+    tie : {"area", "first"}
+        Inside a plateau of equal objective: area-proportional, or the first cut.
+    allow_empty : bool
+        Accept ``m`` larger than the number of cells.
+    time_limit : float, optional
+        Seconds for the whole call; the bisections are single passes, not stopped inside
+        (``"best"`` skips the ``"dist"`` pass once the limit is reached).
+    progress : bool or callable, optional
+        A tqdm bar, or ``progress(done, total)`` (returning False raises
+        :class:`wpart.CancelledError`).
+    speeds : array_like, optional
+        Relative processor speeds (2-D only).
+    weights : {"values", "count", "stored"}
+        The matrix values, 1 per nonzero value, or 1 per stored entry.
 
-    `A` may be a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file path; this
-    method needs the dense 2D prefix sum, so a sparse `A` is densified (``WpartMemoryError``
-    above ``wpart.spatial.MAX_DENSE_BYTES``). `weights` is ``"values"`` (the matrix values are
-    the loads) or ``"count"`` (1 for every nonzero, whatever its sign).
+    Returns
+    -------
+    SpatialPartition
+        ``status="feasible"`` (no proven bound).
+
+    Raises
+    ------
+    WpartValueError
+        A bad argument (named in the message).
     """
     pp = _Prepared(A, m, allow_empty, (2, 3), weights=weights, method="hier_rb")
-    v = choice(variant, "variant", _VARIANT)
+    v = choice(variant, "variant", _VARIANT_BEST)
     t = choice(tie, "tie", _TIE)
+    tl = as_time_limit(time_limit)
+    if v == "best":
+        return with_progress(progress, "hier_rb", lambda: _best_of(
+            [lambda r=r: _hier_rb(pp, r, t, speeds, tl) for r in ("load", "dist")], tl, v))
+    return with_progress(progress, "hier_rb", lambda: _hier_rb(pp, v, t, speeds, tl))
+
+
+def _best_of(runs: list, tl: float | None, variant: str) -> SpatialPartition:
+    """The first run's result, replaced by each later one with a strictly smaller
+    ``max_load`` (later runs skipped once `tl` seconds have passed);
+    ``params["variant_used"]`` records the winner's rule."""
+    t0 = time.perf_counter()
+    best = None
+    for run in runs:
+        if best is not None and tl is not None and time.perf_counter() - t0 >= tl:
+            break
+        r = run()
+        if best is None or (r.success and (not best.success or r.max_load < best.max_load)):
+            best = r
+    params = dict(best.params, variant=variant, variant_used=best.params["variant"])
+    return dataclasses.replace(best, params=params)
+
+
+def _hier_rb(pp: _Prepared, v: str, t: str, speeds: Any, tl: float | None) -> SpatialPartition:
     if pp.A.ndim == 3:
         if v not in ("load", "dist"):
-            raise WpartValueError("`variant` must be 'load' or 'dist' for a 3D `A`")
+            raise WpartValueError("`variant` must be 'best', 'load' or 'dist' for a 3D `A`")
         if speeds is not None:
             raise WpartValueError("`speeds` are not supported for a 3D `A`")
         t0 = time.perf_counter()
@@ -67,6 +124,7 @@ def hier_rb(
         rule=_RULE[v],
         tie_first=int(t == "first"),
         speeds=speeds,
+        time_limit=tl,
     )
 
 
@@ -77,6 +135,8 @@ def hier_relaxed(
     variant: str = "load",
     tie: str = "area",
     allow_empty: bool = False,
+    time_limit: float | None = None,
+    progress: Any = None,
     speeds: ArrayLike | None = None,
     weights: str = "values",
 ) -> SpatialPartition:
@@ -88,19 +148,25 @@ def hier_relaxed(
     `A` may be a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file path; this
     method needs the dense 2D prefix sum, so a sparse `A` is densified (``WpartMemoryError``
     above ``wpart.spatial.MAX_DENSE_BYTES``). `weights` is ``"values"`` (the matrix values are
-    the loads) or ``"count"`` (1 for every nonzero, whatever its sign).
+    the loads), ``"count"`` (1 for every nonzero value, whatever its sign) or ``"stored"`` (1
+    for every stored entry). `variant` as for :func:`hier_rb` (``"best"`` runs ``"load"`` and
+    ``"dist"`` and keeps the better; the default stays the paper's ``"load"``). `time_limit`
+    (seconds for the call; one bisection is not stopped inside) and `progress` (a tqdm bar or
+    ``progress(done, total)``) have the family's meaning.
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="hier_relaxed")
-    v = choice(variant, "variant", _VARIANT)
+    v = choice(variant, "variant", _VARIANT_BEST)
     t = choice(tie, "tie", _TIE)
-    return _run(
-        pp,
-        "hier_relaxed",
-        {"variant": v, "tie": t},
-        rule=_RULE[v],
-        tie_first=int(t == "first"),
-        speeds=speeds,
-    )
+    tl = as_time_limit(time_limit)
+
+    def one(r: str) -> SpatialPartition:
+        return _run(pp, "hier_relaxed", {"variant": r, "tie": t}, rule=_RULE[r],
+                    tie_first=int(t == "first"), speeds=speeds, time_limit=tl)
+
+    if v == "best":
+        return with_progress(progress, "hier_relaxed", lambda: _best_of(
+            [lambda r=r: one(r) for r in ("load", "dist")], tl, v))
+    return with_progress(progress, "hier_relaxed", lambda: one(v))
 
 
 def hier_opt(
@@ -110,6 +176,7 @@ def hier_opt(
     max_states: float = 2e7,
     allow_empty: bool = False,
     time_limit: float | None = None,
+    progress: Any = None,
     speeds: ArrayLike | None = None,
     weights: str = "values",
 ) -> SpatialPartition:
@@ -130,7 +197,9 @@ def hier_opt(
     `A` may be a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file path; this
     method needs the dense 2D prefix sum, so a sparse `A` is densified (``WpartMemoryError``
     above ``wpart.spatial.MAX_DENSE_BYTES``). `weights` is ``"values"`` (the matrix values are
-    the loads) or ``"count"`` (1 for every nonzero, whatever its sign).
+    the loads), ``"count"`` (1 for every nonzero value, whatever its sign) or ``"stored"`` (1
+    for every stored entry). `progress` is a tqdm bar (True) or ``progress(done, total)``
+    (returning False raises :class:`wpart.CancelledError`).
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="hier_opt")
     msf = as_float(max_states, "max_states", minimum=1.0, allow_inf=True)
@@ -141,5 +210,6 @@ def hier_opt(
         {"max_states": ms},
         max_states=ms,
         time_limit=time_limit,
+        progress=progress,
         speeds=speeds,
     )

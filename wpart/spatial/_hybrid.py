@@ -11,6 +11,7 @@ from numpy.typing import ArrayLike
 
 from .. import _core
 from .._errors import WpartTypeError, WpartValueError
+from .._progress import progress_hook
 from .._validate import as_int, choice, core_time_limit
 from ._common import (
     _ORIENT_NAME,
@@ -23,6 +24,7 @@ from ._common import (
     _Prepared,
     _result,
     _stats,
+    progress_done,
 )
 from ._hier import hier_opt, hier_rb, hier_relaxed
 from ._jag_m import jag_m_alloc, jag_m_heur, jag_m_heur_probe, jag_m_opt, jag_m_probe
@@ -31,6 +33,7 @@ from ._partition import SpatialPartition
 from ._grid import rect_sym_opal, rect_sym_pal, rect_sym_rac, rect_sym_refine, rect_sym_uniform
 from ._nicol import rect_refine
 from ._rect import rect_nicol, rect_uniform
+from ._sparse import SPARSE_NATIVE
 
 __all__ = ["general_optimum", "hybrid", "partition"]
 
@@ -51,6 +54,7 @@ def hybrid(
     variant: str = "load",
     allow_empty: bool = False,
     time_limit: float | None = None,
+    progress: Any = None,
     weights: str = "values",
 ) -> SpatialPartition:
     """HYBRID (Sec. 5 of Saule et al. 2012): a fast phase-1 partition into ``m1 < m`` blocks,
@@ -76,8 +80,12 @@ def hybrid(
         Seconds for the whole run (None or inf: none). Reached during the slow phase, it
         returns the partition built so far with ``status="time_limit"``; reached earlier, a
         result with no partition (``success`` False).
-    weights : {"values", "count"}
-        The load of a cell: the matrix value, or 1 for every nonzero (whatever its sign).
+    progress : bool or callable, optional
+        A tqdm bar, or ``progress(done, total)`` (returning False raises
+        :class:`wpart.CancelledError`).
+    weights : {"values", "count", "stored"}
+        The load of a cell: the matrix value, 1 for every nonzero value (whatever its sign),
+        or 1 for every stored entry.
 
     `A` may be a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file path; HYBRID
     needs the dense 2D prefix sum, so a sparse `A` is densified (``WpartMemoryError`` above
@@ -103,19 +111,23 @@ def hybrid(
     # more parts than cells with the phase-1 counts defaulted: one part per cell, the rest
     # padded as empty rectangles in bulk (explicit m1 / m1_min keep the full run)
     m_solve = _m_cells(pp) if m1 is None and m1_min is None else pp.m
-    rects, st = _core.spatial_partition(
-        pp.S,
-        m_solve,
-        TABLE["hybrid"].code,
-        orient=o,
-        rule=_RULE[v],
-        phase1=TABLE[p1].code,
-        fast=TABLE[pf].code,
-        slow=-1 if ps is None else TABLE[ps].code,
-        m1=m1v,
-        m1_min=m1m,
-        time_limit=tl,
-    )
+    with progress_hook(progress, total=1.0, desc="hybrid") as hook:
+        rects, st = _core.spatial_partition(
+            pp.S,
+            m_solve,
+            TABLE["hybrid"].code,
+            orient=o,
+            rule=_RULE[v],
+            phase1=TABLE[p1].code,
+            fast=TABLE[pf].code,
+            slow=-1 if ps is None else TABLE[ps].code,
+            m1=m1v,
+            m1_min=m1m,
+            time_limit=tl,
+            progress=hook,
+        )
+        if not st[9]:
+            progress_done(hook)
     stats = dict(_stats(st), converged=True)
     params = {
         "phase1": p1,
@@ -266,9 +278,11 @@ def partition(
     A : array_like, shape (n1, n2), scipy.sparse matrix or path
         Non-negative loads: integers (exact, int64) or floats (float64). NaN, inf and
         negative values are rejected. A ``scipy.sparse`` matrix (any format) or a
-        MatrixMarket file path runs on its nonzeros for ``rect_uniform``, ``rect_nicol`` and
-        ``jag_pq_heur``; the other methods densify it (refused over ``MAX_DENSE_BYTES``).
-        ``weights="count"`` (an option of every method) gives each nonzero load 1.
+        MatrixMarket file path runs on its nonzeros (when sparse enough, see the module
+        docstring) for {sparse_native} (the m-way jagged ones without ``speeds``); the other
+        methods densify it (refused over ``MAX_DENSE_BYTES``). ``weights`` (an option of every
+        method) is ``"values"`` (the values are the loads), ``"count"`` (1 per nonzero value)
+        or ``"stored"`` (1 per stored entry, explicit zeros and duplicates included).
     m : int
         Number of rectangles.
     method : str
@@ -313,4 +327,5 @@ def partition(
 
 if partition.__doc__:
     partition.__doc__ = partition.__doc__.replace(
-        "{methods}", "\n    ".join(TABLE.markdown().splitlines()))
+        "{methods}", "\n    ".join(TABLE.markdown().splitlines())).replace(
+        "{sparse_native}", ", ".join(f"``{n}``" for n in SPARSE_NATIVE))

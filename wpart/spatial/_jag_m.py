@@ -4,6 +4,8 @@ Sec. 5) and the proportional allocation."""
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from typing import Any
 
 import numpy as np
@@ -11,7 +13,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
 from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
-from .._validate import as_int, as_loads, as_parts
+from .._validate import as_int, as_loads, as_parts, as_time_limit
 from ._common import (
     _ORIENT_CODE,
     _ORIENT_NAME,
@@ -44,6 +46,8 @@ def jag_m_heur(
     P: Any = "sqrt",
     orient: str = "best",
     allow_empty: bool = False,
+    time_limit: float | None = None,
+    progress: Any = None,
     speeds: ArrayLike | None = None,
     weights: str = "values",
 ) -> SpatialPartition:
@@ -63,13 +67,17 @@ def jag_m_heur(
     the dense array gives, bit for bit. With `speeds` it is densified (the speed code reads the
     dense prefix). `weights` is ``"values"`` (the loads are the matrix values) or ``"count"`` (1
     for every nonzero).
+
+    `time_limit` (seconds for the call; this heuristic is not stopped inside its one pass) and
+    `progress` (a tqdm bar, or ``progress(done, total)``; returning False raises
+    :class:`wpart.CancelledError`) have the family's meaning.
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_heur",
                    sparse=speeds is None)
     o = _orient(orient)
     Pv = _stripes_P(pp, P, o)
     return _run(
-        pp, "jag_m_heur", {"P": P, "orient": _ORIENT_NAME[o]}, P=Pv, orient=o, speeds=speeds
+        pp, "jag_m_heur", {"P": P, "orient": _ORIENT_NAME[o]}, P=Pv, orient=o, speeds=speeds, time_limit=time_limit, progress=progress
     )
 
 
@@ -94,6 +102,8 @@ def jag_m_probe(
     stripe_cuts: ArrayLike | None = None,
     orient: str = "hor",
     allow_empty: bool = False,
+    time_limit: float | None = None,
+    progress: Any = None,
     speeds: ArrayLike | None = None,
     weights: str = "values",
 ) -> SpatialPartition:
@@ -112,6 +122,10 @@ def jag_m_probe(
     (a table of the stripes' column prefixes, O(nnz + P n2), then the same bisection as the
     dense code) and gives the dense partition; with `speeds` it is densified. `weights` is
     ``"values"`` or ``"count"`` (1 for every nonzero).
+
+    `time_limit` (seconds for the call; this heuristic is not stopped inside its one pass) and
+    `progress` (a tqdm bar, or ``progress(done, total)``; returning False raises
+    :class:`wpart.CancelledError`) have the family's meaning.
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_probe",
                    sparse=speeds is None)
@@ -140,7 +154,7 @@ def jag_m_probe(
         {"stripe_cuts": cuts.tolist(), "orient": _ORIENT_NAME[o]},
         cuts=cuts,
         orient=o,
-        speeds=speeds,
+        speeds=speeds, time_limit=time_limit, progress=progress,
         m_solve=m_solve,
     )
 
@@ -152,6 +166,8 @@ def jag_m_heur_probe(
     P: Any = "sqrt",
     orient: str = "best",
     allow_empty: bool = False,
+    time_limit: float | None = None,
+    progress: Any = None,
     speeds: ArrayLike | None = None,
     weights: str = "values",
 ) -> SpatialPartition:
@@ -160,7 +176,12 @@ def jag_m_heur_probe(
     worse than :func:`jag_m_heur`.
 
     `A` and `weights` as for :func:`jag_m_probe`: without `speeds` a sparse matrix runs on
-    its nonzeros and gives the dense partition; with `speeds` it is densified."""
+    its nonzeros and gives the dense partition; with `speeds` it is densified.
+
+    `time_limit` (seconds for the call; this heuristic is not stopped inside its one pass) and
+    `progress` (a tqdm bar, or ``progress(done, total)``; returning False raises
+    :class:`wpart.CancelledError`) have the family's meaning.
+    """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_heur_probe",
                    sparse=speeds is None)
     o = _orient(orient)
@@ -171,7 +192,7 @@ def jag_m_heur_probe(
         {"P": P, "orient": _ORIENT_NAME[o]},
         P=Pv,
         orient=o,
-        speeds=speeds,
+        speeds=speeds, time_limit=time_limit, progress=progress,
     )
 
 
@@ -183,6 +204,7 @@ def jag_m_alloc(
     orient: str = "hor",
     allow_empty: bool = False,
     time_limit: float | None = None,
+    progress: Any = None,
     speeds: ArrayLike | None = None,
     weights: str = "values",
 ) -> SpatialPartition:
@@ -205,7 +227,8 @@ def jag_m_alloc(
 
     A `time_limit` (seconds) reached in the search returns a result with
     ``status="time_limit"``: the rows-first answer when ``orient="best"`` had finished it,
-    else no partition (``success`` False).
+    else no partition (``success`` False). `progress` is a tqdm bar (True) or
+    ``progress(done, total)`` (returning False raises :class:`wpart.CancelledError`).
 
     `A` may be a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file path. Without
     `speeds`, a sparse matrix (more than 2**15 cells, at most 1/32 of them nonzero) is not
@@ -241,6 +264,7 @@ def jag_m_alloc(
         cuts=c,
         orient=o,
         time_limit=time_limit,
+        progress=progress,
         speeds=speeds,
         m_solve=m_solve,
     )
@@ -289,13 +313,17 @@ def jag_m_opt(
     allow_empty : bool
         Accept ``m`` larger than the number of cells.
     time_limit : float, optional
-        Seconds (None or inf: none). When the search is stopped by it, the result has
-        ``status="time_limit"`` and holds the best partition found (the JAG-M-HEUR-PROBE
-        incumbent, or the finished orientation of ``"best"``; with `speeds`, none:
-        ``success`` is then False). Never raised.
+        Seconds of the search (None or inf: none). When the search is stopped by it, the
+        result has ``status="time_limit"`` and holds the best partition found: the search's
+        incumbent (JAG-M-HEUR-PROBE, or the finished orientation of ``"best"``; with
+        `speeds`, none) or, when smaller, that of :func:`jag_m_alloc` (default counts, in
+        each orientation `orient` allows), which is then run, itself within `time_limit`
+        (``params["incumbent"] == "jag_m_alloc"``): so a stopped call takes up to about
+        twice the limit and never returns worse than :func:`jag_m_alloc` on the same input
+        (when JAG-M-ALLOC finishes within the limit). Never raised.
     progress : bool or callable, optional
         A tqdm bar, or ``progress(done, total)`` (returning False raises
-        :class:`wpart.CancelledError`).
+        :class:`wpart.CancelledError`); reaches its total when the search ends.
     speeds : array_like, shape (m,), optional
         Relative processor speeds (see above).
     weights : {"values", "count"}
@@ -317,15 +345,41 @@ def jag_m_opt(
     pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_opt",
                    sparse=speeds is None)
     o = _orient(orient)
-    return _run(
-        pp,
-        "jag_m_opt",
-        {"orient": _ORIENT_NAME[o]},
-        orient=o,
-        time_limit=time_limit,
-        progress=progress,
-        speeds=speeds,
-    )
+    tl = as_time_limit(time_limit)
+    if tl is None:  # the search runs to the optimum
+        return _run(pp, "jag_m_opt", {"orient": _ORIENT_NAME[o]}, orient=o,
+                    progress=progress, speeds=speeds)
+    # the search may be stopped by the limit with a worse incumbent than JAG-M-ALLOC's: then
+    # JAG-M-ALLOC (default counts, in each orientation of `orient`) runs, itself within the
+    # limit, and its partition replaces a worse incumbent
+    res = _run(pp, "jag_m_opt", {"orient": _ORIENT_NAME[o]}, orient=o, time_limit=tl,
+               progress=progress, speeds=speeds)
+    if res.status != "time_limit":
+        return res
+    names = ("hor", "ver") if o == _core.SP_BEST else (_ORIENT_NAME[o],)
+    for name in names:
+        r = jag_m_alloc(pp.A, pp.m, orient=name, allow_empty=allow_empty, time_limit=tl,
+                        speeds=speeds)
+        if r.success and r.status != "time_limit" and (
+                not res.success or r.max_load < res.max_load):
+            params = dict(res.params, incumbent="jag_m_alloc", P_used=r.params.get("P_used"),
+                          orient_used=r.params["orient"])
+            res = dataclasses.replace(
+                res, rects=r.rects, loads=r.loads, max_load=r.max_load,
+                imbalance=r.imbalance, params=params,
+                message=f"the time limit of {tl:g} s was reached; the best partition found "
+                        "(JAG-M-ALLOC's, run after the search) is returned")
+    return res
+    for r in allocs:
+        if not res.success or r.max_load < res.max_load:
+            params = dict(res.params, incumbent="jag_m_alloc", P_used=r.params.get("P_used"),
+                          orient_used=r.params["orient"])
+            res = dataclasses.replace(
+                res, rects=r.rects, loads=r.loads, max_load=r.max_load,
+                imbalance=r.imbalance, params=params,
+                message=f"the time limit of {tl:g} s was reached; the best partition found "
+                        "(JAG-M-ALLOC's, computed first) is returned")
+    return res
 
 
 def jag_m_iter(

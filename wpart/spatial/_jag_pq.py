@@ -3,10 +3,12 @@ Saule et al. 2012)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._common import _ORIENT_NAME, _orient, _pq, _Prepared, _run
+from ._common import _ORIENT_NAME, _orient, _pq, _Prepared, _run, with_progress
 from ._partition import SpatialPartition
 from ._starts import START_CODE, as_starts, run_starts
 
@@ -25,6 +27,8 @@ def jag_pq_heur(
     orient: str = "best",
     starts: str | tuple = "all",
     allow_empty: bool = False,
+    time_limit: float | None = None,
+    progress: Any = None,
     speeds: ArrayLike | None = None,
     weights: str = "values",
 ) -> SpatialPartition:
@@ -53,14 +57,21 @@ def jag_pq_heur(
         the paper's heuristic.
     allow_empty : bool
         Accept ``m`` larger than the number of cells.
+    time_limit : float, optional
+        Seconds for the whole call: a start it stops ends the call with the best partition
+        found and ``status="time_limit"`` (the first start always runs).
+    progress : bool or callable, optional
+        A tqdm bar, or ``progress(done, total)`` (returning False raises
+        :class:`wpart.CancelledError`); reaches its total when the call ends.
     speeds : array_like, optional
         Stripe ``p`` runs on processors ``pQ .. pQ+Q-1`` (in the given order, its parts left
         to right, or top to bottom for ``"ver"``) and ``max_k loads[k] / speeds[k]`` is
         minimised: the stripes are the exact 1D partition of the projection for the
         stripes' total speeds, each stripe then split exactly among its processors (no
         proven bound; equal speeds give the homogeneous rectangles).
-    weights : {"values", "count"}
-        The load of a cell: the matrix value, or 1 for every nonzero.
+    weights : {"values", "count", "stored"}
+        The load of a cell: the matrix value, 1 for every nonzero value, or 1 for every
+        stored entry (explicit zeros and each duplicate included).
 
     Returns
     -------
@@ -80,7 +91,8 @@ def jag_pq_heur(
     allowed = tuple(s for s in _HEUR_STARTS if oname == "best" or START_CODE[s][0] == oname)
     names = as_starts(starts, _HEUR_STARTS, allowed)
     params = {"P": P, "Q": Q, "orient": oname, "starts": names}
-    return run_starts(pp, "jag_pq_heur", params, names, P=P, Q=Q, speeds=speeds)
+    return with_progress(progress, "jag_pq_heur", lambda: run_starts(
+        pp, "jag_pq_heur", params, names, P=P, Q=Q, speeds=speeds, time_limit=time_limit))
 
 
 def jag_pq_opt_nicol(
@@ -92,6 +104,7 @@ def jag_pq_opt_nicol(
     orient: str = "best",
     allow_empty: bool = False,
     time_limit: float | None = None,
+    progress: Any = None,
     speeds: ArrayLike | None = None,
     weights: str = "values",
 ) -> SpatialPartition:
@@ -114,7 +127,9 @@ def jag_pq_opt_nicol(
     values gives the same optimum (and with integer loads the partition of ``A.toarray()``).
     With `speeds` it is densified (``WpartMemoryError`` above
     ``wpart.spatial.MAX_DENSE_BYTES``). `weights` is ``"values"`` (the matrix values are the
-    loads) or ``"count"`` (1 for every nonzero, whatever its sign).
+    loads), ``"count"`` (1 for every nonzero value, whatever its sign) or ``"stored"`` (1 for
+    every stored entry). `progress` is a tqdm bar (True) or ``progress(done, total)``
+    (returning False raises :class:`wpart.CancelledError`).
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_pq_opt_nicol",
                    sparse=speeds is None)
@@ -128,6 +143,7 @@ def jag_pq_opt_nicol(
         Q=Q,
         orient=o,
         time_limit=time_limit,
+        progress=progress,
         speeds=speeds,
     )
 
@@ -141,6 +157,7 @@ def jag_pq_opt_dp(
     orient: str = "best",
     allow_empty: bool = False,
     time_limit: float | None = None,
+    progress: Any = None,
     speeds: ArrayLike | None = None,
     weights: str = "values",
 ) -> SpatialPartition:
@@ -162,7 +179,9 @@ def jag_pq_opt_dp(
     values gives the same optimum (and with integer loads the partition of ``A.toarray()``).
     With `speeds` it is densified (``WpartMemoryError`` above
     ``wpart.spatial.MAX_DENSE_BYTES``). `weights` is ``"values"`` (the matrix values are the
-    loads) or ``"count"`` (1 for every nonzero, whatever its sign).
+    loads), ``"count"`` (1 for every nonzero value, whatever its sign) or ``"stored"`` (1 for
+    every stored entry). `progress` is a tqdm bar (True) or ``progress(done, total)``
+    (returning False raises :class:`wpart.CancelledError`).
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_pq_opt_dp",
                    sparse=speeds is None)
@@ -176,5 +195,6 @@ def jag_pq_opt_dp(
         Q=Q,
         orient=o,
         time_limit=time_limit,
+        progress=progress,
         speeds=speeds,
     )

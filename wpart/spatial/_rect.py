@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from numpy.typing import ArrayLike
 
 from .._validate import as_int
-from ._common import _pq, _Prepared, _run
+from ._common import _pq, _Prepared, _run, with_progress
 from ._partition import SpatialPartition
 from ._nicol import nicol_engine, uses_engine
 from ._starts import STARTS, as_starts, run_starts
@@ -20,6 +22,8 @@ def rect_uniform(
     P: int | None = None,
     Q: int | None = None,
     allow_empty: bool = False,
+    time_limit: float | None = None,
+    progress: Any = None,
     weights: str = "values",
 ) -> SpatialPartition:
     """RECT-UNIFORM (Sec. 3.1 of Saule et al. 2012): a ``P x Q`` grid with equal-area rows
@@ -36,9 +40,17 @@ def rect_uniform(
         ``sqrt(m n1 / n2)`` (Theorem 2; a ``UserWarning`` is issued for prime ``m``).
     allow_empty : bool
         Accept ``m`` larger than the number of cells.
-    weights : {"values", "count"}
-        The load of a cell: the matrix value, or 1 for every nonzero (after duplicate entries
-        are summed; explicit zeros count 0; any sign).
+    time_limit : float, optional
+        Seconds of wall time for the whole call (None: no limit); reaching it returns a result
+        with ``status="time_limit"``. This heuristic runs in one pass and is not stopped
+        inside it.
+    progress : bool or callable, optional
+        A tqdm bar, or ``progress(done, total)`` (returning False raises
+        :class:`wpart.CancelledError`); reaches its total when the call ends.
+    weights : {"values", "count", "stored"}
+        The load of a cell: the matrix value, 1 for every nonzero value (after duplicate
+        entries are summed; explicit zeros count 0; any sign), or 1 for every stored entry
+        (explicit zeros and each duplicate included).
 
     Returns
     -------
@@ -47,7 +59,8 @@ def rect_uniform(
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, sparse=True)
     P, Q = _pq(pp.m, pp.n1, pp.n2, P, Q)
-    return _run(pp, "rect_uniform", {"P": P, "Q": Q}, P=P, Q=Q)
+    return _run(pp, "rect_uniform", {"P": P, "Q": Q}, P=P, Q=Q, time_limit=time_limit,
+                progress=progress)
 
 
 def rect_nicol(
@@ -63,6 +76,7 @@ def rect_nicol(
     abandon: bool = True,
     allow_empty: bool = False,
     time_limit: float | None = None,
+    progress: Any = None,
     weights: str = "values",
 ) -> SpatialPartition:
     """RECT-NICOL (Sec. 3.1 of Saule et al. 2012): iterative refinement of a ``P x Q`` grid.
@@ -105,8 +119,6 @@ def rect_nicol(
         until a sweep repeats a grid or `max_sweeps`):
         ``"rows_uniform"`` (uniform rows, then columns first: the paper's start),
         ``"rows_load"`` (rows split by load: the exact 1D partition of the row sums),
-
-        ``"rows_load"`` (rows split by load: the exact 1D partition of the row sums),
         ``"cols_uniform"``, ``"cols_load"`` (the same on the transposed problem: columns
         fixed first). ``"all"`` (default) runs the four and keeps the smallest ``max_load``
         (ties: the earlier in this order), so the result is never worse than any single
@@ -127,8 +139,12 @@ def rect_nicol(
     time_limit : float, optional
         Seconds for the whole call: reached between sweeps, the best grid so far comes back
         with ``status="time_limit"`` (the remaining starts are skipped).
-    weights : {"values", "count"}
-        The load of a cell: the matrix value, or 1 for every nonzero.
+    progress : bool or callable, optional
+        A tqdm bar, or ``progress(done, total)`` (returning False raises
+        :class:`wpart.CancelledError`); reaches its total when the call ends.
+    weights : {"values", "count", "stored"}
+        The load of a cell: the matrix value, 1 for every nonzero value, or 1 for every
+        stored entry (explicit zeros and each duplicate included).
 
     Returns
     -------
@@ -145,8 +161,8 @@ def rect_nicol(
         starts = "all"  # more parts than cells: the former engine solves a smaller grid
     if uses_engine(starts):
         return nicol_engine(pp, P, Q, starts, max_sweeps=ms, patience=patience, refine=refine,
-                            abandon=abandon, time_limit=time_limit, progress=None)
+                            abandon=abandon, time_limit=time_limit, progress=progress)
     names = as_starts(starts, STARTS)
     params = {"P": P, "Q": Q, "max_sweeps": ms, "starts": names}
-    return run_starts(pp, "rect_nicol", params, names, P=P, Q=Q, time_limit=time_limit,
-                      max_sweeps=ms)
+    return with_progress(progress, "rect_nicol", lambda: run_starts(
+        pp, "rect_nicol", params, names, P=P, Q=Q, time_limit=time_limit, max_sweeps=ms))

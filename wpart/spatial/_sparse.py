@@ -44,7 +44,50 @@ SPARSE_DENSITY = 32
 #: and A.toarray(), so both give one partition.
 SPARSE_MIN_CELLS = 2**15
 
-_WEIGHTS = ("values", "count")
+_WEIGHTS = ("values", "count", "stored")
+
+#: Bytes per stored entry and per row / column that a sparse input costs before the core runs:
+#: the COO / CSR copies made while reading and canonicalising it (three int64-or-float64
+#: arrays, twice) and the row pointers and column arrays (several int64 per row and column in
+#: the readers and the methods' scratch). Used to refuse a declared shape or entry count that
+#: cannot fit before anything of that size is allocated.
+_BYTES_PER_ENTRY = 48
+_BYTES_PER_LINE = 48
+
+
+def memory_budget() -> int:
+    """The bytes an input may need: the physical memory of the machine, or the process's
+    address-space limit (``RLIMIT_AS``) when it is lower."""
+    budget = 1 << 62
+    try:
+        budget = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # not POSIX: no estimate
+        pass
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY and soft > 0:
+            budget = min(budget, soft)
+    except (ImportError, ValueError, OSError):
+        pass
+    return int(budget)
+
+
+def check_sparse_size(n1: int, n2: int, entries: int, name: str = "A",
+                      where: str = "") -> None:
+    """Refuse, before any allocation, a sparse input of shape ``n1 x n2`` with `entries`
+    stored entries whose reading and row / column arrays would not fit in
+    :func:`memory_budget` (``WpartMemoryError`` naming `name` and, for a file, `where`)."""
+    need = _BYTES_PER_LINE * (int(n1) + int(n2) + 2) + _BYTES_PER_ENTRY * int(entries)
+    budget = memory_budget()
+    if need > budget:
+        raise WpartMemoryError(
+            f"`{name}`{where} is a {n1} x {n2} sparse matrix with {entries} stored entries: "
+            f"its row and column arrays alone need about {need / 2**30:.3g} GiB, more than the "
+            f"{budget / 2**30:.3g} GiB available (physical memory or RLIMIT_AS); nothing was "
+            "allocated"
+        )
 
 
 def _sp() -> Any:
@@ -60,8 +103,51 @@ def is_sparse(A: Any) -> bool:
 
 
 def as_weights(weights: Any) -> str:
-    """``"values"`` (loads are the matrix values) or ``"count"`` (1 per nonzero)."""
+    """``"values"`` (loads are the matrix values), ``"count"`` (1 per nonzero value) or
+    ``"stored"`` (1 per stored entry, explicit zeros and duplicates included)."""
     return choice(weights, "weights", _WEIGHTS)
+
+
+#: What a negative value suggests: the entries are counted, not summed.
+_NEG_HINT = ("; loads must be >= 0: pass weights='stored' (1 per stored entry) or "
+             "weights='count' (1 per nonzero value) to count entries instead")
+
+
+def _where(path: str | None) -> str:
+    return f" (file {path!r})" if path else ""
+
+
+def _mmread(path: Any, name: str = "path") -> tuple[Any, str]:
+    """The MatrixMarket file at `path` as scipy reads it (a COO matrix with its duplicates, or a
+    dense array) and its field (``"real"``, ``"integer"``, ``"pattern"``, ...), the declared size
+    checked against :func:`memory_budget` before reading; every error names the file."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise WpartTypeError(f"`{name}` must be a str or os.PathLike, got {type(path).__name__}")
+    p = os.fspath(path)
+    if not os.path.exists(p):
+        raise WpartFileNotFoundError(f"`{name}`: no such file: {p!r}")
+    import scipy.io
+
+    try:
+        n1, n2, entries, fmt, field, _sym = scipy.io.mminfo(p)
+    except Exception as exc:  # scipy raises ValueError / OSError / IndexError on bad files
+        raise WpartValueError(f"`{name}` {p!r} is not a readable MatrixMarket file: {exc}") from None
+    if fmt == "array":
+        need = 16 * int(n1) * int(n2)
+        if need > memory_budget():
+            raise WpartMemoryError(
+                f"`{name}` {p!r} declares a dense {n1} x {n2} array ({need / 2**30:.3g} GiB to "
+                "read), more than the memory available; nothing was allocated"
+            )
+    else:
+        check_sparse_size(n1, n2, entries, name, _where(p))
+    try:
+        M = scipy.io.mmread(p)
+    except MemoryError:
+        raise WpartMemoryError(f"`{name}` {p!r}: out of memory while reading it") from None
+    except Exception as exc:
+        raise WpartValueError(f"`{name}` {p!r} is not a readable MatrixMarket file: {exc}") from None
+    return M, str(field)
 
 
 def read_matrix(path: str | os.PathLike) -> Any:
@@ -76,28 +162,24 @@ def read_matrix(path: str | os.PathLike) -> Any:
     Returns
     -------
     scipy.sparse.csr_array or numpy.ndarray
-        A coordinate file as a CSR array (duplicate entries summed), an array file as a
-        dense array. A ``pattern`` file has value 1 at each entry.
+        A coordinate file as a CSR array (duplicate entries summed, explicit zeros kept), an
+        array file as a dense array. A ``pattern`` file has the int64 value 1 at each entry
+        (2 where an entry is stored twice).
 
     Raises
     ------
     WpartFileNotFoundError
         If `path` does not exist.
     WpartValueError
-        If the file is not a readable MatrixMarket file.
+        If the file is not a readable MatrixMarket file (the message names it).
+    WpartMemoryError
+        If the declared shape and entry count could not be read into memory (checked from the
+        header, before anything of that size is allocated).
     """
-    if not isinstance(path, (str, os.PathLike)):
-        raise WpartTypeError(f"`path` must be a str or os.PathLike, got {type(path).__name__}")
-    p = os.fspath(path)
-    if not os.path.exists(p):
-        raise WpartFileNotFoundError(f"`path`: no such file: {p!r}")
-    import scipy.io
-
-    try:
-        M = scipy.io.mmread(p)
-    except Exception as exc:  # scipy raises ValueError / OSError / IndexError on bad files
-        raise WpartValueError(f"`path` {p!r} is not a readable MatrixMarket file: {exc}") from None
+    M, field = _mmread(path)
     if is_sparse(M):
+        if field == "pattern":
+            M = M.astype(np.int64)
         M = _sp().csr_array(M)
         M.sum_duplicates()
         return M
@@ -121,6 +203,8 @@ class SparseInput:
         if n1 == 0 or n2 == 0:
             raise WpartValueError(f"`{name}` is empty (shape {shape})")
         kind = A.dtype.kind
+        if not isinstance(A, np.ndarray):  # before any copy of the pointers / entries
+            check_sparse_size(n1, n2, A.nnz, name)
         if weights == "values" and kind not in "biuf":
             raise WpartTypeError(
                 f"`{name}` must hold integers, booleans or floats, got dtype {A.dtype}"
@@ -129,7 +213,14 @@ class SparseInput:
             raise WpartTypeError(f"`{name}` must be numeric, got dtype {A.dtype}")
         i64 = np.int64
         same = False
-        if isinstance(A, np.ndarray):
+        if weights == "stored":  # every stored entry counts 1, duplicates as stored
+            c = A.tocoo()
+            ones = np.ones(c.nnz, dtype=i64)
+            c = _sp().csr_array((ones, (c.row, c.col)), shape=(n1, n2))
+            c.sum_duplicates()
+            indptr, indices, data = c.indptr, c.indices, c.data
+            rows = None
+        elif isinstance(A, np.ndarray):
             rows, indices = np.nonzero(A)
             data = A[rows, indices]
             indptr = np.zeros(n1 + 1, i64)
@@ -144,7 +235,9 @@ class SparseInput:
             # a canonical CSR input whose values are the loads as they are is its own
             # canonical matrix (kept for the result; no copy)
             same = c is A and weights == "values" and data.dtype in (np.int64, np.float64)
-        if weights == "count":
+        if weights == "stored":
+            vals = data
+        elif weights == "count":
             if kind in "fc" and np.isnan(data).any():
                 raise WpartValueError(f"`{name}` has NaN entries")
             vals = (data != 0).astype(i64)
@@ -160,7 +253,7 @@ class SparseInput:
                 raise WpartValueError(f"`{name}` has infinite entries")
         vmin = vals.min() if vals.size else 1
         if vmin < 0:
-            raise WpartValueError(f"`{name}` has negative entries")
+            raise WpartValueError(f"`{name}` has negative entries{_NEG_HINT}")
         if vmin == 0:  # explicit zeros (or duplicates summing to zero)
             same = False
             keep = vals != 0
@@ -244,20 +337,49 @@ class SparseInput:
 
 def as_input(A: Any, weights: Any, ndims: tuple, name: str = "A") -> Any:
     """`A` as a ``SparseInput`` (a scipy.sparse matrix, or a MatrixMarket coordinate file) or as
-    a validated dense int64 / float64 array (with ``weights="count"``: 1 at every nonzero)."""
+    a validated dense int64 / float64 array (with ``weights="count"``: 1 at every nonzero; with
+    ``"stored"``: 1 at every cell). An error about a file's content names the file."""
     w = as_weights(weights)
     if isinstance(A, (str, os.PathLike)):
-        if not os.path.isfile(os.fspath(A)):
+        p = os.fspath(A)
+        if not os.path.isfile(p):
             raise WpartFileNotFoundError(
-                f"`{name}`: no such MatrixMarket file: {os.fspath(A)!r} (a string `{name}` is "
+                f"`{name}`: no such MatrixMarket file: {p!r} (a string `{name}` is "
                 "read as a file path)"
             )
-        A = read_matrix(A)
+        M, field = _mmread(p, name)
+        try:
+            if is_sparse(M):
+                if field == "pattern":  # entries without values: integer loads
+                    M = M.astype(np.int64)
+                return SparseInput(M, w, name)
+            return _dense(M, w, ndims, name, check=True)
+        except (WpartValueError, WpartTypeError, WpartOverflowError, WpartMemoryError) as exc:
+            msg = str(exc)
+            tag = f"`{name}`"
+            msg = (msg.replace(tag, f"{tag} (file {p!r})", 1) if tag in msg
+                   else f"{msg} (file {p!r})")
+            raise type(exc)(msg) from None
     if is_sparse(A):
         return SparseInput(A, w, name)
+    return _dense(A, w, ndims, name)
+
+
+def _dense(A: Any, w: str, ndims: tuple, name: str, check: bool = False) -> NDArray:
+    """A dense `A` validated (with `check`: NaN, inf and negative values refused here, as for a
+    sparse one; otherwise the prefix sum refuses them) and weighted."""
     arr = as_loads(A, name, ndims)
+    if w == "stored":
+        return np.ones(arr.shape, dtype=np.int64)
     if w == "count":
         if arr.dtype.kind == "f" and np.isnan(arr).any():
             raise WpartValueError(f"`{name}` has NaN entries")
-        arr = (arr != 0).astype(np.int64)
+        return (arr != 0).astype(np.int64)
+    if check and arr.dtype.kind == "f":
+        if np.isnan(arr).any():
+            raise WpartValueError(f"`{name}` has NaN entries")
+        if not np.isfinite(arr).all():
+            raise WpartValueError(f"`{name}` has infinite entries")
+    if check and arr.size and arr.min() < 0:
+        raise WpartValueError(f"`{name}` has negative entries{_NEG_HINT}")
     return arr
