@@ -19,20 +19,23 @@ generators are in :mod:`wpart.spatial.instances`.
 Sparse matrices
 ---------------
 Every function takes ``A`` as a dense array, a ``scipy.sparse`` matrix or array of any format
-(duplicate entries are summed, explicit zeros are zeros) or the path of a MatrixMarket file
-(read by :func:`read_matrix`). ``weights="values"`` (default) makes the matrix values the loads;
-``weights="count"`` gives every nonzero load 1 whatever its sign (the unit weights of a
-sparse-matrix partition). :func:`rect_uniform`, :func:`rect_nicol`, :func:`jag_pq_heur`,
-:func:`jag_m_heur`, :func:`jag_m_heur_probe` and :func:`jag_m_probe` (without speeds) run on
-the nonzeros without densifying (their cost follows nnz) when at most 1/32 of the cells are
-nonzero and the matrix has more than ``2**15`` cells (a denser or smaller matrix that fits runs
-on its dense prefix, which is faster there), and return the partition the dense array gives,
-bit for bit, floats included (the rule reads the same for ``A`` and ``A.toarray()``). Every
-other method -- the exact JAG-PQ-OPT, JAG-M-OPT and HIER-OPT, JAG-M-ALLOC, JAG-M-ITER,
-HIER-RB, HIER-RELAXED, HYBRID, :func:`general_optimum`, and the m-way jagged heuristics with
-speeds -- needs the dense 2D prefix sum and densifies, refusing with ``WpartMemoryError`` when
-the dense matrix and its prefix would exceed ``wpart.spatial.MAX_DENSE_BYTES`` (2 GiB by
-default).
+or the path of a MatrixMarket file (read by :func:`read_matrix`; a ``pattern`` file gives int64
+loads), and ``weights=``: ``"values"`` (default: the values, duplicates summed, are the loads),
+``"count"`` (1 for every nonzero value after summing, whatever its sign) or ``"stored"`` (1 for
+every stored entry: explicit zeros count, an entry stored twice counts 2; a dense array stores
+every cell). :func:`rect_uniform`, :func:`rect_nicol`, :func:`jag_pq_heur`,
+:func:`jag_pq_opt_nicol`, :func:`jag_pq_opt_dp`, :func:`jag_m_heur`,
+:func:`jag_m_heur_probe`, :func:`jag_m_probe`, :func:`jag_m_alloc` and :func:`jag_m_opt`
+(the m-way jagged ones without speeds) run on the nonzeros without densifying (their cost
+follows nnz) when at most 1/32 of the cells are nonzero and the matrix has more than ``2**15``
+cells (a denser or smaller matrix that fits runs on its dense prefix, which is faster there),
+and return the partition the dense array gives (the rule reads the same for ``A`` and
+``A.toarray()``). Every other method -- HIER-OPT, JAG-M-ITER, HIER-RB, HIER-RELAXED, HYBRID,
+:func:`general_optimum`, and the m-way jagged methods with speeds -- needs the dense 2D prefix
+sum and densifies, refusing with ``WpartMemoryError`` when the dense matrix and its prefix
+would exceed ``wpart.spatial.MAX_DENSE_BYTES`` (2 GiB by default). A sparse shape or entry
+count whose row and column arrays cannot fit in memory is refused with ``WpartMemoryError``
+before anything is allocated; an error about a file's content names the file.
 
 Starts
 ------
