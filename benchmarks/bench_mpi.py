@@ -30,6 +30,9 @@ the edges shows).
     on the 256-rank data; gossip memory per rank computed from the real summaries. Every
     projected number is labelled PROJECTION.
 (4) The dynamic part: ``bench_dynamic_mpi.run(quick)`` when that module exists.
+(5) When MPI pays, and (6) the quality families: ``benchmarks/_mpi_parts.py`` (the serial C
+    engine's CPU time against the rounds' modelled critical path and ``protocol="gather"``;
+    W_max of rounds and auto against the serial ccm engine on five families).
 
 Run ``python benchmarks/bench_mpi.py --quick`` (about a minute; its projection target is 64
 ranks x 116,480 tasks). Timings are never asserted.
@@ -443,7 +446,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results"),
                     help="folder for bench_mpi.json")
     ap.add_argument("--skip", default="", help="comma list of parts to skip: mpi,scaling,"
-                    "projection,dynamic (the projection needs the scaling part)")
+                    "projection,crossover,quality,dynamic (the projection needs the scaling "
+                    "part)")
     args = ap.parse_args(argv)
     skip = set(filter(None, args.skip.split(",")))
     t0 = time.perf_counter()
@@ -463,6 +467,16 @@ def main(argv=None) -> int:
             print("[bench_mpi] (3) projection ...", flush=True)
             res["projection"] = part_projection(args.quick, res["scaling"])
             print(res["projection"]["text"], "\n", flush=True)
+        from _mpi_parts import part_crossover, part_quality
+
+        if "crossover" not in skip:
+            print("[bench_mpi] (5) crossover: when MPI pays ...", flush=True)
+            res["crossover"] = part_crossover(args.quick)
+            print(res["crossover"]["text"], "\n", flush=True)
+        if "quality" not in skip:
+            print("[bench_mpi] (6) quality families ...", flush=True)
+            res["quality"] = part_quality(args.quick)
+            print(res["quality"]["text"], "\n", flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if "dynamic" not in skip:
