@@ -2,7 +2,9 @@
  * model_round.c -- the optimal discrete rounding of a continuous block-size split (the rounding
  * step of Sec. 3.2 of [Sant'Ana 2017], made optimal): floor to multiples of the quantum, then
  * hand out the remaining quanta one at a time to the PU that finishes it first, on a heap:
- * O(n log n) for n PUs (the quanta left after the floor and the water-level step are O(n)).
+ * O(n log n) for n PUs (the quanta left after the floor and the water-level steps are O(n):
+ * x_cont far below S is raised, far above S lowered, to a water level first). Sums never
+ * overflow (blocks clamped to S, sums saturating).
  * Polls the control hooks every few thousand evaluations.
  */
 #include <float.h>
@@ -99,6 +101,169 @@ static void heap_build(double *he, int64_t *hp, int64_t k)
     }
 }
 
+/* q floor(x / q) for x >= 0, at most the largest multiple of q <= cap (no int64 overflow for
+ * any x, 1e308 included). */
+static int64_t qfloor(double x, int64_t q, int64_t cap)
+{
+    int64_t top = q * (cap / q);
+    if (!(x < (double)top)) {
+        return top;
+    }
+    int64_t v = q * (int64_t)floor(x / (double)q);
+    return v < top ? v : top;
+}
+
+/* The block of PU p once the removal below (quanta taken back from the slowest PU) has brought
+ * every time to <= T, from b down to L: b if E_p(b) <= T, else the largest multiple of q in
+ * [L, b) with E_p <= T, else L. Exact for a nondecreasing E_p: the inverse is only the first
+ * guess of an exponential-then-binary search over the multiples of q. */
+static int64_t level_block(wpart_dynamic_time_fn E, void *ctx, int64_t p, double T, int64_t b,
+                           int64_t L, int64_t q, cerr_t *ce)
+{
+    if (T < 0.0) {
+        return L;
+    }
+    if (b <= L || eval_checked(E, ctx, p, (double)b, ce) <= T || ce->code) {
+        return b;
+    }
+    int64_t klo = L / q + (L % q != 0), khi = (b - 1) / q;
+    if (klo > khi) {
+        return L;
+    }
+    double x = wpart_i_dyn_inv_cold(E, ctx, p, T, (double)L, (double)b, 1e-12, 200, ce);
+    int64_t k0 = x >= (double)b ? khi : (int64_t)(x / (double)q), ok, bad;
+    k0 = k0 < klo ? klo : (k0 > khi ? khi : k0);
+    if (eval_checked(E, ctx, p, (double)(q * k0), ce) <= T) {
+        ok = k0;
+        bad = khi + 1;
+        for (int64_t step = 1; step <= khi - k0 && !ce->code; step *= 2) {
+            if (eval_checked(E, ctx, p, (double)(q * (k0 + step)), ce) > T) {
+                bad = k0 + step;
+                break;
+            }
+            ok = k0 + step;
+        }
+    } else {
+        bad = k0;
+        ok = klo - 1;
+        for (int64_t step = 1; step <= k0 - klo && !ce->code; step *= 2) {
+            if (eval_checked(E, ctx, p, (double)(q * (k0 - step)), ce) <= T) {
+                ok = k0 - step;
+                break;
+            }
+            bad = k0 - step;
+        }
+        if (ok < klo && !ce->code && eval_checked(E, ctx, p, (double)(q * klo), ce) <= T) {
+            ok = klo;
+        }
+        if (ok < klo) {
+            return L;
+        }
+    }
+    while (bad - ok > 1 && !ce->code) { /* E(q ok) <= T < E(q bad) */
+        int64_t mid = ok + (bad - ok) / 2;
+        if (eval_checked(E, ctx, p, (double)(q * mid), ce) <= T) {
+            ok = mid;
+        } else {
+            bad = mid;
+        }
+    }
+    return q * ok;
+}
+
+static double bits_double(int64_t u)
+{
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+static int64_t double_bits(double d)
+{
+    int64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+/* The sum of the level blocks at T, at most S + 1 + 4 n q: *big set when it is above. */
+static wpart_status_t level_sum(int64_t n, wpart_dynamic_time_fn E, void *ctx, double T,
+                                int64_t S, int64_t q, const int64_t *blocks, const int64_t *lb,
+                                double lscale, const wpart_control_t *control, double t0,
+                                int64_t *tick, cerr_t *ce, int64_t *tot_out, int *big)
+{
+    wpart_status_t st = WPART_OK;
+    int64_t tot = 0, room = INT64_MAX - S;
+    int64_t cap = S + ((room / 4) / q < n ? room : 4 * n * q);
+    *big = 0;
+    for (int64_t p = 0; p < n && !ce->code; p++) {
+        int64_t L = lscale < 1.0 ? q * (int64_t)floor((double)lb[p] * lscale / (double)q)
+                                 : (lb ? lb[p] : 0);
+        int64_t v = level_block(E, ctx, p, T, blocks[p], L, q, ce);
+        if (v > cap - tot) {
+            *big = 1;
+            break;
+        }
+        tot += v;
+        WPART_CHECK(rpoll(control, t0, tick, 16));
+    }
+cleanup:
+    *tot_out = tot;
+    return st;
+}
+
+/* x_cont far above S (more than 4 quanta per PU too many, or a sum beyond int64): lower every PU
+ * at once to its block at the level T at which the removal one quantum at a time (below)
+ * would still have between 1 and 4 n quanta to take back: a bisection over T (over the bits of
+ * the double, at most 64 + 1 steps of n searches) keeps the result of that removal bit for bit.
+ * Where no T leaves so few (times tied over many quanta), lower to the highest level whose
+ * blocks sum to <= S, and the raise and greedy steps below hand the rest out. */
+static wpart_status_t lower_to_level(int64_t n, wpart_dynamic_time_fn E, void *ctx, int64_t S,
+                                     int64_t q, int64_t *blocks, const int64_t *lb,
+                                     double lscale, const wpart_control_t *control, double t0,
+                                     int64_t *tick, int64_t *sum_io, cerr_t *ce)
+{
+    wpart_status_t st = WPART_OK;
+    double T_lo = -1.0, T_hi = 0.0, T_set = -1.0;
+    for (int64_t p = 0; p < n && !ce->code; p++) {
+        T_hi = fmax(T_hi, eval_checked(E, ctx, p, (double)blocks[p], ce));
+        WPART_CHECK(rpoll(control, t0, tick, 1));
+    }
+    for (int it = 0; it < 70 && !ce->code; it++) {
+        double Tm = T_lo < 0.0 ? 0.0
+                               : bits_double(double_bits(T_lo) +
+                                             (double_bits(T_hi) - double_bits(T_lo)) / 2);
+        if (T_lo >= 0.0 && !(Tm > T_lo && Tm < T_hi)) {
+            break;
+        }
+        int big;
+        int64_t tot;
+        WPART_CHECK(level_sum(n, E, ctx, Tm, S, q, blocks, lb, lscale, control, t0, tick, ce,
+                              &tot, &big));
+        if (!big && tot <= S) {
+            T_lo = Tm;
+        } else if (!big) {
+            T_set = Tm; /* S < sum <= S + 4 n q */
+            break;
+        } else {
+            T_hi = Tm;
+        }
+    }
+    if (T_set < 0.0) {
+        T_set = T_lo;
+    }
+    int64_t sum = 0;
+    for (int64_t p = 0; p < n && !ce->code; p++) {
+        int64_t L = lscale < 1.0 ? q * (int64_t)floor((double)lb[p] * lscale / (double)q)
+                                 : (lb ? lb[p] : 0);
+        blocks[p] = level_block(E, ctx, p, T_set, blocks[p], L, q, ce);
+        sum += blocks[p]; /* <= S + 4 n q: checked by level_sum at T_set */
+        WPART_CHECK(rpoll(control, t0, tick, 16));
+    }
+    *sum_io = sum;
+cleanup:
+    return st;
+}
+
 wpart_status_t wpart_dynamic_round_blocks(int64_t n, wpart_dynamic_time_fn E, void *ctx,
                                           const double *x_cont, int64_t S, int64_t quantum,
                                           const int64_t *lb, const int64_t *ub,
@@ -151,10 +316,16 @@ wpart_status_t wpart_dynamic_round_blocks_ctl(int64_t n, wpart_dynamic_time_fn E
                             : (lb ? lb[p] : 0))
 #define UB(p) (ub ? ub[p] : INT64_MAX)
     cerr_t ce = {0};
+    /* the floors, each clamped to S (no block of a sum S exceeds S), summed saturating at
+     * INT64_MAX (n blocks of up to S each may not fit int64; a saturated sum is > S anyway) */
     int64_t sum = 0;
+    int over = 0; /* the sum saturated */
     for (int64_t p = 0; p < n; p++) {
-        double fl = floor(x_cont[p] / (double)quantum);
-        int64_t b = fl >= 9.2e18 / (double)quantum ? INT64_MAX / 2 : quantum * (int64_t)fl;
+        int64_t b = S;
+        if (x_cont[p] < 9.2e18) {
+            int64_t f = quantum * (int64_t)floor(x_cont[p] / (double)quantum);
+            b = f < S ? f : S;
+        }
         if (b < LB(p)) {
             b = LB(p);
         }
@@ -162,7 +333,8 @@ wpart_status_t wpart_dynamic_round_blocks_ctl(int64_t n, wpart_dynamic_time_fn E
             b = UB(p);
         }
         blocks_out[p] = b;
-        sum += b;
+        over |= b > INT64_MAX - sum;
+        sum = over ? INT64_MAX : sum + b;
     }
     if (n > ROUND_HEAP_MAX) {
         he = wpart_i_malloc(n, sizeof *he);
@@ -173,7 +345,11 @@ wpart_status_t wpart_dynamic_round_blocks_ctl(int64_t n, wpart_dynamic_time_fn E
     }
     /* too much (x_cont above S): take quanta back from the slowest PU (the largest E_p(b_p),
      * ties to the lowest PU: a min-heap on -E) */
-    if (sum > S) {
+    if (over || (sum > S && (sum - S) / quantum > 4 * n)) {
+        WPART_CHECK(lower_to_level(n, E, ctx, S, quantum, blocks_out, lb, lscale, control, t0,
+                                   &tick, &sum, &ce));
+    }
+    if (sum > S && !ce.code) {
         int64_t k = 0;
         for (int64_t p = 0; p < n; p++) {
             if (blocks_out[p] > LB(p)) {
@@ -217,8 +393,20 @@ wpart_status_t wpart_dynamic_round_blocks_ctl(int64_t n, wpart_dynamic_time_fn E
             int64_t top = blocks_out[p] + (room < S - sum ? room : S - sum);
             T_hi = fmax(T_hi, eval_checked(E, ctx, p, (double)top, &ce));
         }
-        for (int it = 0; it < 100 && !ce.code && T_hi - T_lo > 1e-12 * T_hi; it++) {
-            double Tm = 0.5 * (T_lo + T_hi), tot = 0.0;
+        /* to 1e-12 relative, then on to adjacent doubles while S is beyond 2^40 (the greedy
+         * hands out what the level leaves: at most about n + 1e-12 S / q quanta) */
+        for (int it = 0; it < 100 && !ce.code &&
+                         (T_hi - T_lo > 1e-12 * T_hi || (S > ((int64_t)1 << 40) && it < 80));
+             it++) {
+            double Tm = bits_double(double_bits(T_lo) + (double_bits(T_hi) - double_bits(T_lo)) / 2),
+                   tot = 0.0;
+            if (S > ((int64_t)1 << 40) && T_hi - T_lo <= 1e-12 * T_hi) {
+                if (!(Tm > T_lo && Tm < T_hi)) {
+                    break;
+                }
+            } else {
+                Tm = 0.5 * (T_lo + T_hi);
+            }
             for (int64_t p = 0; p < n && tot <= (double)S; p++) {
                 double hi = (double)(UB(p) < S ? UB(p) : S);
                 double xp = wpart_i_dyn_inv_cold(E, ctx, p, Tm, (double)blocks_out[p], hi, 1e-12,
@@ -237,8 +425,11 @@ wpart_status_t wpart_dynamic_round_blocks_ctl(int64_t n, wpart_dynamic_time_fn E
                 double hi = (double)(UB(p) < S ? UB(p) : S);
                 double xp = wpart_i_dyn_inv_cold(E, ctx, p, T_lo, (double)blocks_out[p], hi,
                                                  1e-12, 200, &ce);
-                int64_t v = quantum * (int64_t)floor(xp / (double)quantum);
-                if (v > blocks_out[p] && v - blocks_out[p] <= S - sum) {
+                int64_t v = qfloor(xp, quantum, UB(p) < S ? UB(p) : S);
+                if (v > blocks_out[p] && v - blocks_out[p] > S - sum) {
+                    v = blocks_out[p] + quantum * ((S - sum) / quantum); /* (sums in double) */
+                }
+                if (v > blocks_out[p]) {
                     sum += v - blocks_out[p];
                     blocks_out[p] = v;
                 }
