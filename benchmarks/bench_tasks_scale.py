@@ -31,6 +31,17 @@ O(tasks per rank) (:data:`FILL_BEFORE`, measured on this machine under the same 
 ``same`` column checks that the placement and the ``W_max`` history are those of the former
 engine, bit for bit (hash).
 
+Fill under a binding memory cap (``--capped``, also run after the main table): an LBAF-like
+phase (:func:`capped_instance`: 4 shared blocks of 1.6e9 bytes per rank, LBAF's 9.8e8-byte
+rank baseline, per-task working memory and footprint) with a cap of 1.05 times the largest
+rank memory of the start (no rank can take a fifth block; the best placement known under it,
+fill's, keeps that memory), at 58k-466k tasks on 256 ranks: CPU seconds of
+``subclusters="fill"`` (4 iterations, greedy start off: the engine alone), the exponent, the
+former engine (:data:`CAPPED_BEFORE`, same machine) and whether the placement and history are
+the former engine's, bit for bit, with and without the cap; then, on the same capped phase:
+greedy, default ``ccm`` and ``fill`` (greedy start on: never above greedy) with the tasks they
+move, and ``fill`` under a migration budget of half its moves (``max_moves``).
+
 Run ``python benchmarks/bench_tasks_scale.py --quick`` (seconds) or without ``--quick``
 (several minutes on one core). Results: table on stdout, JSON under benchmarks/results/.
 """
@@ -131,6 +142,107 @@ def fill_scaling(sizes: list[tuple[int, int]]) -> list[dict]:
         rows.append(row)
         print(f"  fill K={K} m={m}: {t:.2f} CPU-s, {ex} exchanges", file=sys.stderr, flush=True)
     return rows
+
+
+CAPPED_SIZES_QUICK = [(6_000, 64), (12_000, 64), (24_000, 64)]
+CAPPED_SIZES_FULL = FILL_SIZES_FULL
+
+#: The capped fill with the engine of commit 0748ed9 (before the one-block sub-cluster units got
+#: their working memory in O(1) and one-way moves of a block onto a rank without room for it
+#: were skipped unevaluated): CPU seconds, exchanges, the hash with the cap and the hash
+#: without it (same instance, greedy start off), measured on this machine (2 cores shared
+#: with other jobs).
+CAPPED_BEFORE: dict[tuple[int, int], tuple[float, int, str, str]] = {
+    (6_000, 64): (0.136, 1_037, "da68fc2d3de4ce8c", "f2867c903695a3e0"),
+    (12_000, 64): (0.318, 1_022, "26e5f5d62883ac04", "7d1d286c7f77bb3f"),
+    (24_000, 64): (0.413, 1_055, "06fe2dde12d05a96", "c3e9f8df9f9938e3"),
+    (58_252, 256): (4.912, 8_129, "60c88798e09508a9", "6b1c1d66e7ef281d"),
+    (116_504, 256): (9.236, 7_689, "bd4df3623a521d68", "75d61aa274fc2650"),
+    (233_009, 256): (16.255, 6_857, "663d3fadc1a229de", "92861ddcf52bd722"),
+    (466_018, 256): (33.617, 6_827, "4718a852a13fd9cd", "52d5529af2c857f3"),
+}
+
+
+def capped_instance(K: int, m: int) -> tuple[tasks.Problem, float]:
+    """The LBAF-like phase of the capped section and its cap (1.05 x the start's largest rank
+    memory)."""
+    p = tasks.gemma_like(m=m, n_tasks=K, n_blocks=4 * m, seed=0, block_bytes=1.6e9,
+                         block_spread=0.0, working_bytes=1e7, footprint_bytes=1e5,
+                         rank_baseline=9.8e8, even_blocks=True)
+    return p, 1.05 * float(tasks.evaluate(p).memory.max())
+
+
+def capped_scaling(sizes: list[tuple[int, int]]) -> list[dict]:
+    """Fill under the binding cap at each size (items 1-3 of the capped phase)."""
+    rows: list[dict] = []
+    for K, m in sizes:
+        p, cap = capped_instance(K, m)
+        c0 = cpu()
+        r = tasks.balance(p, method="ccm", subclusters="fill", seed=0, memory_cap=cap,
+                          greedy_start=False, time_limit=TIME_LIMIT)
+        t = cpu() - c0
+        ex = int(sum(r.stats["exchanges_per_iteration"]))
+        free = tasks.balance(p, method="ccm", subclusters="fill", seed=0, greedy_start=False,
+                             time_limit=TIME_LIMIT)
+        row = {"n_tasks": K, "m": m, "memory_cap": cap, "cpu_s": t, "exchanges": ex,
+               "w_max_initial": r.initial_max_load, "w_max": r.max_load, "status": r.status,
+               "memory_max": float(r.memory.max()), "n_tasks_moved": r.stats["n_tasks_moved"],
+               "hash": placement_hash(r), "hash_no_cap": placement_hash(free),
+               "w_max_no_cap": free.max_load}
+        if (K, m) in CAPPED_BEFORE:
+            bt, bex, bh, bh0 = CAPPED_BEFORE[(K, m)]
+            row.update(before_cpu_s=bt, before_exchanges=bex,
+                       same_as_before=bh == row["hash"] and bex == ex,
+                       same_as_before_no_cap=bh0 == row["hash_no_cap"])
+        if rows and rows[-1]["m"] == m:
+            q = rows[-1]
+            lk = math.log(K / q["n_tasks"])
+            row["exponent"] = math.log(t / q["cpu_s"]) / lk if t > 0 and q["cpu_s"] > 0 else None
+            if "before_cpu_s" in row and "before_cpu_s" in q:
+                row["before_exponent"] = math.log(row["before_cpu_s"] / q["before_cpu_s"]) / lk
+        g = tasks.balance(p, method="greedy", memory_cap=cap)
+        cc = tasks.balance(p, method="ccm", seed=0, memory_cap=cap, time_limit=TIME_LIMIT)
+        ff = tasks.balance(p, method="ccm", subclusters="fill", seed=0, memory_cap=cap,
+                           time_limit=TIME_LIMIT)
+        budget = max(r.stats["n_tasks_moved"] // 2, 1)
+        bb = tasks.balance(p, method="ccm", subclusters="fill", seed=0, memory_cap=cap,
+                           max_moves=budget, time_limit=TIME_LIMIT)
+        row.update(greedy_w_max=g.max_load, greedy_moved=g.stats["n_tasks_moved"],
+                   ccm_w_max=cc.max_load, ccm_moved=cc.stats["n_tasks_moved"],
+                   ccm_greedy_start=cc.stats["greedy_start"], fill_w_max=ff.max_load,
+                   fill_moved=ff.stats["n_tasks_moved"], fill_greedy_start=ff.stats["greedy_start"],
+                   budget=budget, budget_w_max=bb.max_load,
+                   budget_moved=bb.stats["n_tasks_moved"],
+                   never_above_greedy=cc.max_load <= g.max_load and ff.max_load <= g.max_load)
+        rows.append(row)
+        print(f"  capped K={K} m={m}: {t:.2f} CPU-s, {ex} exchanges", file=sys.stderr,
+              flush=True)
+    return rows
+
+
+def capped_table(rows: list[dict]) -> str:
+    def f(v, fmt):
+        return "-" if v is None else format(v, fmt)
+    yn = {True: "yes", False: "NO"}
+    t1 = format_table(
+        ["tasks", "m", "cap", "before CPU s", "CPU s", "exch", "before exp", "exp", "W0", "W",
+         "same (cap)", "same (no cap)"],
+        [[r["n_tasks"], r["m"], f"{r['memory_cap']:.3g}", f(r.get("before_cpu_s"), ".2f"),
+          f(r["cpu_s"], ".2f"), r["exchanges"], f(r.get("before_exponent"), ".2f"),
+          f(r.get("exponent"), ".2f"), f(r["w_max_initial"], ".4g"), f(r["w_max"], ".4g"),
+          yn.get(r.get("same_as_before"), "-"), yn.get(r.get("same_as_before_no_cap"), "-")]
+         for r in rows],
+        title='subclusters="fill" under a binding memory cap (4 iterations, greedy start off)')
+    t2 = format_table(
+        ["tasks", "greedy W / moved", "ccm W / moved", "fill W / moved", "<= greedy",
+         "budget", "fill W / moved within it"],
+        [[r["n_tasks"], f"{r['greedy_w_max']:.4g} / {r['greedy_moved']}",
+          f"{r['ccm_w_max']:.4g} / {r['ccm_moved']}",
+          f"{r['fill_w_max']:.4g} / {r['fill_moved']}", yn[r["never_above_greedy"]],
+          r["budget"], f"{r['budget_w_max']:.4g} / {r['budget_moved']}"] for r in rows],
+        title="the same capped phase: greedy, default ccm and fill (greedy start on), "
+              "fill under max_moves")
+    return t1 + "\n" + t2
 
 
 def fill_table(rows: list[dict]) -> str:
@@ -285,7 +397,20 @@ def main() -> int:
     ap.add_argument("--methods", default=",".join(METHODS))
     ap.add_argument("--fill-scaling", action="store_true",
                     help='only the subclusters="fill" scaling section (its own JSON)')
+    ap.add_argument("--capped", action="store_true",
+                    help="only the section under a binding memory cap (its own JSON)")
     args = ap.parse_args()
+    if args.capped:
+        crows = capped_scaling(CAPPED_SIZES_QUICK if args.quick else CAPPED_SIZES_FULL)
+        print(capped_table(crows))
+        out = args.out or ROOT / "benchmarks" / "results" / (
+            "bench_tasks_scale_capped_quick.json" if args.quick
+            else "bench_tasks_scale_capped.json")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        write_json(out, {"quick": args.quick, "machine": platform.platform(),
+                         "python": sys.version.split()[0], "capped": crows})
+        print(f"written {out}")
+        return 0
     if args.fill_scaling:
         frows = fill_scaling(FILL_SIZES_QUICK if args.quick else FILL_SIZES_FULL)
         print(fill_table(frows))
@@ -347,12 +472,14 @@ def main() -> int:
           ", ".join(f"{k}: {v:.2f}" for k, v in slopes.items()))
     frows = fill_scaling(FILL_SIZES_QUICK if args.quick else FILL_SIZES_FULL)
     print(fill_table(frows))
+    crows = capped_scaling(CAPPED_SIZES_QUICK if args.quick else CAPPED_SIZES_FULL)
+    print(capped_table(crows))
     out = args.out or ROOT / "benchmarks" / "results" / (
         "bench_tasks_scale_quick.json" if args.quick else "bench_tasks_scale.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     write_json(out, {"quick": args.quick, "machine": platform.platform(),
                      "python": sys.version.split()[0], "rows": rows, "slopes": slopes,
-                     "fill_scaling": frows})
+                     "fill_scaling": frows, "capped": crows})
     print(f"written {out}")
     return 0
 

@@ -82,6 +82,24 @@ typedef struct {
                               NULL when not known */
 } scan_t;
 
+/* 1 when rank `to` cannot take a one-way unit of block b: it lacks the block and its memory
+ * plus the block's size is above its cap. Its memory only grows with the unit (footprints,
+ * the working-memory max, the block), the pair has no excess, so consider_at would reject
+ * the move: it is skipped unevaluated (with a relative margin of 1e-9 for the rounding of
+ * the sums). The receiver's state is the one eval_pair uses (the snapshot for p). */
+static int no_room(const scan_t *z, int32_t to, int32_t b)
+{
+    const wpart_tasks_state_t *s = z->s;
+    if (b < 0 || !s->c.enforce_memory || !s->p.rank_mem_cap) return 0;
+    const int64_t N = s->p.n_blocks;
+    const int from_snap = to == z->p && z->snap;
+    const wpart_tasks_rank_t *v = from_snap ? &z->snap->rank[to] : &s->rank[to];
+    const int32_t *rc = (from_snap ? z->snap->refcnt : s->refcnt) + to * N;
+    if (rc[b] > 0) return 0;
+    double cap = s->p.rank_mem_cap[to];
+    return wpart_tasks_i_memory(&s->p, to, v) + s->p.block_size[b] > cap + 1e-9 * fabs(cap);
+}
+
 /* the largest max(W_r, W_p) that can still be accepted and win, plus the margin */
 static double limit(const scan_t *z)
 {
@@ -123,6 +141,10 @@ static wpart_status_t try_pair(const scan_t *z, const clusters_t *Cr, int32_t i,
 {
     wpart_tasks_rank_t v1, v2;
     int valid;
+    if ((j < 0 && i >= 0 && no_room(z, z->p, Cr->blk[i])) ||
+        (i < 0 && j >= 0 && no_room(z, z->r, Cp->blk[j]))) {
+        return WPART_OK;
+    }
     if (z->ca && single == 0 && ((i >= 0 && Cr->deg[i] > 0) || (j >= 0 && Cp->deg[j] > 0)) &&
         (i < 0 || Cr->blk[i] != -2) && (j < 0 || Cp->blk[j] != -2)) { /* one block at most */
         /* clusters with edges: the closed form without the bytes between the two (cheap)
@@ -317,6 +339,9 @@ static wpart_status_t scan_fill(const scan_t *z, const side_t *sr, const side_t 
     if (st != WPART_OK) return st;
     int64_t u = 0; /* position in the whole set */
     for (int32_t k = 0; k < C->n; k++) {
+        /* no part of a block the receiver has no room for (its index in the whole set is
+           then not counted: the later parts keep their order) */
+        if (no_room(z, from_r ? z->p : z->r, C->blk[k])) continue;
         int32_t m;
         double sum, over = 0.0, rest[2];
         int parts = wpart_tasks_i_fill_cluster(s, C, k, X->target[k], X->tmp, X->in, &m, &sum,
