@@ -25,6 +25,12 @@ typedef struct {
     double t0;
     T *W;             /* scratch prefix, max(n1, n2) + 1 */
     int64_t *sep;     /* scratch separators, max(m, n1, n2) + 2 */
+    /* the one interface through which the stripe kernels (FN(split_stripe) and everything
+     * built on it) read a stripe's column prefix: sp_w(sp_src, a, b, W) for a sparse matrix
+     * (its rows' nonzeros, sp_sparse.h), or NULL: the dense prefix v */
+    void (*sp_w)(const void *sp_src, int64_t a, int64_t b, T *W);
+    const void *sp_src;
+    T emit_max;       /* the heaviest piece FN(split_stripe) has emitted since reset to 0 */
 } FN(ctx_t);
 
 /* whether the control's time limit has passed since t0 (a WPART_ECANCELLED then came from
@@ -163,10 +169,21 @@ static void FN(emit_pieces)(int64_t a, int64_t b, const int64_t *sep, int64_t q,
 static wpart_status_t FN(split_stripe)(FN(ctx_t) *cx, int64_t a, int64_t b, int64_t q,
                                        int64_t *out, T *val)
 {
-    FN(stripe_w)(&cx->v, a, b, cx->W);
-    wpart_status_t st = FN(opt1d)(cx, cx->W, cx->v.n2, q, cx->sep, val);
-    if (st == WPART_OK && out) {
-        FN(emit_pieces)(a, b, cx->sep, q, out);
+    if (cx->sp_w) {
+        cx->sp_w(cx->sp_src, a, b, cx->W);
+    } else {
+        FN(stripe_w)(&cx->v, a, b, cx->W);
+    }
+    T v = 0;
+    wpart_status_t st = FN(opt1d)(cx, cx->W, cx->v.n2, q, cx->sep, &v);
+    if (st == WPART_OK) {
+        if (val) {
+            *val = v;
+        }
+        if (out) {
+            FN(emit_pieces)(a, b, cx->sep, q, out);
+            cx->emit_max = v > cx->emit_max ? v : cx->emit_max;
+        }
     }
     return st;
 }

@@ -135,27 +135,83 @@ static int64_t FN(stripe_count)(const FN(view_t) *v, int64_t a, int64_t b, T B, 
 #undef COLW
 }
 
-/* PROBE-M (3.8): can the stripes R be cut into at most m pieces of load <= B? */
-static int FN(mprobe_ok)(const FN(view_t) *v, const int64_t *R, int64_t P, int64_t m, T B)
+/* greedy piece count of a stripe whose column prefix is Wp[0..n] (a sparse stripe's own
+ * prefix): as FN(stripe_count) */
+static int64_t FN(prefix_count)(const T *Wp, int64_t n, T B, int64_t limit)
 {
-#define COUNT(p, limit) FN(stripe_count)(v, R[p], R[(p) + 1], B, limit)
+#define COLW(x) (Wp[(x)])
+    SP_GREEDY_COUNT(COLW, n, B, limit);
+#undef COLW
+}
+
+/* The stripes R[p]..R[p+1] as PROBE-M reads them, one interface for a dense and a sparse
+ * matrix: a stripe's column prefix is the difference of two rows of the dense prefix (v), or
+ * row row[p] (width w, -1: an empty stripe) of a table made once from the stripes' nonzeros
+ * (tab), since the bisection reads every stripe many times. */
+typedef struct {
+    const FN(view_t) *v; /* dense, or NULL */
+    const T *tab;        /* sparse: the non-empty stripes' column prefixes */
+    int64_t w;
+    const int64_t *row;
+} FN(stripes_t);
+
+static int64_t FN(st_count)(const FN(stripes_t) *s, const int64_t *R, int64_t p, T B,
+                            int64_t limit)
+{
+    if (s->tab) {
+        return FN(prefix_count)(s->tab + s->row[p] * s->w, s->w - 1, B, limit);
+    }
+    return FN(stripe_count)(s->v, R[p], R[p + 1], B, limit);
+}
+
+/* PROBE-M (3.8): can the stripes R be cut into at most m pieces of load <= B? */
+static int FN(st_probe_ok)(const FN(stripes_t) *s, const int64_t *R, int64_t P, int64_t m, T B)
+{
+#define COUNT(p, limit) FN(st_count)(s, R, p, B, limit)
     SP_PROBE_M(COUNT, R, P, m);
 #undef COUNT
 }
 
-static wpart_status_t FN(m_probe_core)(FN(ctx_t) *cx, const int64_t *R, int64_t P, int64_t m,
-                                       int64_t *out)
+/* the load of stripe p and its heaviest column */
+static void FN(st_load)(const FN(stripes_t) *s, const int64_t *R, int64_t p, int64_t n2, T *load,
+                        T *colmax)
+{
+    T cm = 0;
+    if (s->tab) {
+        const T *Wp = s->tab + s->row[p] * s->w;
+        *load = Wp[n2];
+        for (int64_t j = 0; colmax && j < n2; j++) {
+            T c = Wp[j + 1] - Wp[j];
+            cm = c > cm ? c : cm;
+        }
+    } else {
+        const FN(view_t) *v = s->v;
+        const T *Sa = v->S + R[p] * v->s0, *Sb = v->S + R[p + 1] * v->s0;
+        *load = FN(load)(v, R[p], R[p + 1], 0, n2);
+        for (int64_t j = 0; colmax && j < n2; j++) {
+            T c = (Sb[(j + 1) * v->s1] - Sa[(j + 1) * v->s1]) - (Sb[j * v->s1] - Sa[j * v->s1]);
+            cm = c > cm ? c : cm;
+        }
+    }
+    if (colmax) {
+        *colmax = cm;
+    }
+}
+
+/* JAG-M-PROBE's part counts cnt[0..P) for the stripes R[0..P] of an n2-column matrix of total
+ * tot: bisection on the bottleneck with PROBE-M, then the parts left over each to the stripe
+ * whose heaviest piece is the heaviest. Written once for the dense and the sparse input. */
+static wpart_status_t FN(probe_counts)(FN(ctx_t) *cx, const FN(stripes_t) *s, const int64_t *R,
+                                       int64_t P, int64_t m, int64_t n2, T tot, int64_t *cnt)
 {
     wpart_status_t st = WPART_OK;
-    const FN(view_t) *v = &cx->v;
-    int64_t *cnt = wpart_i_malloc(P, sizeof(int64_t));
     T *val = wpart_i_malloc(P, sizeof(T));
     T *L = wpart_i_malloc(P, sizeof(T));
+    T *cmax = wpart_i_malloc(P, sizeof(T));
     int64_t *cap = wpart_i_malloc(P, sizeof(int64_t));
-    if (!cnt || !val || !L || !cap) {
-        WPART_FAIL(WPART_ENOMEM, "out of memory");
+    if (!val || !L || !cmax || !cap) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory in JAG-M-PROBE");
     }
-    T tot = FN(load)(v, 0, v->n1, 0, v->n2);
 #if IS_INT
     int64_t lo = FN(ceil_div)(tot, m);
 #else
@@ -166,31 +222,26 @@ static wpart_status_t FN(m_probe_core)(FN(ctx_t) *cx, const int64_t *R, int64_t 
      * B = max_p (L_p / Q_p + heaviest column of stripe p) feasible */
     {
         for (int64_t p = 0; p < P; p++) {
-            L[p] = FN(load)(v, R[p], R[p + 1], 0, v->n2);
-            cap[p] = R[p] < R[p + 1] ? v->n2 : 1;
+            L[p] = cmax[p] = 0;
+            if (R[p] < R[p + 1]) {
+                FN(st_load)(s, R, p, n2, &L[p], &cmax[p]);
+            }
+            cap[p] = R[p] < R[p + 1] ? n2 : 1;
         }
         WPART_CHECK(FN(alloc)(L, P, m, cap, cnt, cx->opt->control, cx->t0));
         T ub = 0;
-        const T *Sa, *Sb;
         for (int64_t p = 0; p < P; p++) {
             if (R[p] == R[p + 1]) {
                 continue;
             }
-            Sa = v->S + R[p] * v->s0;
-            Sb = v->S + R[p + 1] * v->s0;
-            T colmax = 0;
-            for (int64_t j = 0; j < v->n2; j++) {
-                T c = (Sb[(j + 1) * v->s1] - Sa[(j + 1) * v->s1]) - (Sb[j * v->s1] - Sa[j * v->s1]);
-                colmax = c > colmax ? c : colmax;
-            }
             T b = FN(ceil_div)(L[p], cnt[p]);
-            b = colmax > tot - b ? tot : b + colmax; /* no int64 overflow near the limit */
+            b = cmax[p] > tot - b ? tot : b + cmax[p]; /* no int64 overflow near the limit */
             ub = b > ub ? b : ub;
         }
 #if !IS_INT
         ub *= 1.0 + 1e-9;
 #endif
-        if (ub < tot && FN(mprobe_ok)(v, R, P, m, ub)) {
+        if (ub < tot && FN(st_probe_ok)(s, R, P, m, ub)) {
             hi = FN(key)(ub);
         }
     }
@@ -199,7 +250,7 @@ static wpart_status_t FN(m_probe_core)(FN(ctx_t) *cx, const int64_t *R, int64_t 
     {
         double b = FN(unkey)(hi);
         double eps = tot * 1e-12 + 1e-300;
-        while (!FN(mprobe_ok)(v, R, P, m, b)) {
+        while (!FN(st_probe_ok)(s, R, P, m, b)) {
             b = b * (1.0 + 1e-9) + eps;
             eps *= 2;
         }
@@ -211,7 +262,7 @@ static wpart_status_t FN(m_probe_core)(FN(ctx_t) *cx, const int64_t *R, int64_t 
     }
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
-        int ok = FN(mprobe_ok)(v, R, P, m, FN(unkey)(mid));
+        int ok = FN(st_probe_ok)(s, R, P, m, FN(unkey)(mid));
         cx->stats->probes++;
         if (ok) {
             hi = mid;
@@ -222,7 +273,7 @@ static wpart_status_t FN(m_probe_core)(FN(ctx_t) *cx, const int64_t *R, int64_t 
     T Bs = FN(unkey)(lo);
     int64_t used = 0;
     for (int64_t p = 0; p < P; p++) {
-        cnt[p] = R[p] == R[p + 1] ? 1 : FN(stripe_count)(v, R[p], R[p + 1], Bs, m);
+        cnt[p] = R[p] == R[p + 1] ? 1 : FN(st_count)(s, R, p, Bs, m);
         if (cnt[p] < 1) {
             WPART_FAIL(WPART_EINTERNAL, "JAG-M-PROBE: infeasible optimum");
         }
@@ -238,7 +289,7 @@ static wpart_status_t FN(m_probe_core)(FN(ctx_t) *cx, const int64_t *R, int64_t 
         for (; used < m; used++) {
             int64_t kb = -1;
             for (int64_t p = 0; p < P; p++) {
-                if (cnt[p] >= v->n2 || R[p] == R[p + 1]) {
+                if (cnt[p] >= n2 || R[p] == R[p + 1]) {
                     continue;
                 }
                 if (kb < 0 || val[p] > val[kb]) {
@@ -256,12 +307,29 @@ static wpart_status_t FN(m_probe_core)(FN(ctx_t) *cx, const int64_t *R, int64_t 
             }
         }
     }
+cleanup:
+    free(val);
+    free(L);
+    free(cmax);
+    free(cap);
+    return st;
+}
+
+/* JAG-M-PROBE (3.8) on the dense prefix: the counts of FN(probe_counts), then the stripes cut */
+static wpart_status_t FN(m_probe_core)(FN(ctx_t) *cx, const int64_t *R, int64_t P, int64_t m,
+                                       int64_t *out)
+{
+    wpart_status_t st = WPART_OK;
+    const FN(view_t) *v = &cx->v;
+    int64_t *cnt = wpart_i_malloc(P, sizeof(int64_t));
+    if (!cnt) {
+        return wpart_i_error(WPART_ENOMEM, "out of memory");
+    }
+    FN(stripes_t) s = {v, NULL, 0, NULL};
+    WPART_CHECK(FN(probe_counts)(cx, &s, R, P, m, v->n2, FN(load)(v, 0, v->n1, 0, v->n2), cnt));
     WPART_CHECK(FN(emit_stripes)(cx, R, P, cnt, 0, out));
 cleanup:
     free(cnt);
-    free(val);
-    free(L);
-    free(cap);
     return st;
 }
 
@@ -282,7 +350,7 @@ static wpart_status_t FN(jag_m_heur_probe)(FN(ctx_t) *cx, int64_t m, int64_t *ou
 }
 
 /* JAG-M-ALLOC's stripes R[0..P] for the counts Qp (the nested cost read through nc: the dense
- * prefix, or nc->eval) and the counts cnt[] to cut them with: an empty stripe hands its parts
+ * prefix, or cx->sp_w) and the counts cnt[] to cut them with: an empty stripe hands its parts
  * to the next non-empty one (else the previous) */
 static wpart_status_t FN(jag_m_alloc_cuts)(FN(ctx_t) *cx, FN(nested_t) *nc, const int64_t *Qp,
                                            int64_t P, int64_t *R, int64_t *cnt)

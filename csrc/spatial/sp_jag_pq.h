@@ -14,6 +14,9 @@ static wpart_status_t FN(emit_stripes)(FN(ctx_t) *cx, const int64_t *R, int64_t 
             continue;
         }
         st = FN(split_stripe)(cx, R[p], R[p + 1], q, out, NULL);
+        if (st == WPART_OK && cx->sp_w && (p & 63) == 63) { /* a sparse one: O(nnz + n2) */
+            st = wpart_i_poll(cx->opt->control, cx->t0, (double)p, (double)P);
+        }
         if (st != WPART_OK) {
             return st;
         }
@@ -50,10 +53,6 @@ typedef struct {
     T *vals;
     int64_t cap, used;
     wpart_status_t st;
-    /* the optimum of stripe [a, b) into q pieces when not read from the dense prefix (the
-       sparse matrix's stripes, sp_sparse_opt.h); NULL: FN(split_stripe) */
-    wpart_status_t (*eval)(void *ectx, int64_t q, int64_t a, int64_t b, T *val);
-    void *ectx;
 } FN(nested_t);
 
 static T FN(nested_eval)(FN(nested_t) *c, int64_t q, int64_t a, int64_t b)
@@ -69,7 +68,7 @@ static T FN(nested_eval)(FN(nested_t) *c, int64_t q, int64_t a, int64_t b)
      * here: the searches report theirs) */
     wpart_status_t st = WPART_OK;
     const wpart_control_t *ctl = cx->opt->control;
-    if (ctl && (c->eval || (cx->stats->cost_evals & 63) == 0)) {
+    if (ctl && (cx->sp_w || (cx->stats->cost_evals & 63) == 0)) {
         if (ctl->should_stop && ctl->should_stop(ctl->ctx)) {
             st = wpart_i_error(WPART_ECANCELLED, "stopped on request");
         } else if (FN(time_up)(ctl, cx->t0)) {
@@ -77,7 +76,7 @@ static T FN(nested_eval)(FN(nested_t) *c, int64_t q, int64_t a, int64_t b)
         }
     }
     if (st == WPART_OK) {
-        st = c->eval ? c->eval(c->ectx, q, a, b, &val) : FN(split_stripe)(cx, a, b, q, NULL, &val);
+        st = FN(split_stripe)(cx, a, b, q, NULL, &val);
     }
     if (st != WPART_OK && c->st == WPART_OK) {
         c->st = st;
@@ -172,7 +171,7 @@ static void FN(nested_free)(FN(nested_t) *c)
 }
 
 /* JAG-PQ-OPT's stripes R[0..P] over the cx->v.n1 rows, the nested cost f(a, b) read through
- * nc (the dense prefix, or nc->eval): Nicol's search, or the DP with crossing-point bisection */
+ * nc (the stripes read through cx->sp_w or the dense prefix): Nicol's search, or the DP with crossing-point bisection */
 static wpart_status_t FN(jag_pq_opt_cuts)(FN(ctx_t) *cx, FN(nested_t) *nc, int64_t P,
                                           int use_dp, int64_t *R)
 {

@@ -34,6 +34,22 @@ static void FN(sp_stripe_w)(const FN(sparse_t) *a, int64_t r0, int64_t r1, T *W)
     }
 }
 
+static void FN(sp_w_of)(const void *src, int64_t r0, int64_t r1, T *W)
+{
+    FN(sp_stripe_w)((const FN(sparse_t) *)src, r0, r1, W);
+}
+
+/* the stripe kernels of the dense code (FN(split_stripe) and what is built on it: the nested
+ * 1D optimum, JAG-PQ-OPT, JAG-M-ALLOC, JAG-M-PROBE's cuts) read their stripes from `a` */
+static void FN(sp_use)(FN(ctx_t) *cx, const FN(sparse_t) *a)
+{
+    cx->v.S = NULL;
+    cx->v.n1 = a->n1;
+    cx->v.n2 = a->n2;
+    cx->sp_w = FN(sp_w_of);
+    cx->sp_src = a;
+}
+
 /* W[i] (i = 0 .. n1) = load of rows [0, i) */
 static void FN(sp_rows_w)(const FN(sparse_t) *a, T *W)
 {
@@ -267,7 +283,13 @@ static wpart_status_t FN(sparse_partition)(const FN(sparse_t) *a, int64_t m,
     cx.v.n1 = a->n1;
     cx.v.n2 = a->n2;
     int64_t P = opt->P, Q = opt->Q;
+    int64_t big = a->n1 > a->n2 ? a->n1 : a->n2, sbig = big > m ? big : m;
     stats->P = P;
+    cx.W = wpart_i_malloc(big + 1, sizeof(T)); /* the stripe kernels' scratch (sp_driver.h) */
+    cx.sep = wpart_i_malloc(sbig + 2, sizeof(int64_t));
+    if (!cx.W || !cx.sep) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory");
+    }
     if (opt->method == WPART_SP_RECT_UNIFORM) {
         int64_t *R = wpart_i_malloc(P + 1, sizeof(int64_t));
         int64_t *C = wpart_i_malloc(Q + 1, sizeof(int64_t));
@@ -403,6 +425,8 @@ cleanup:
     if (alt != rects) {
         free(alt);
     }
+    free(cx.W);
+    free(cx.sep);
     return st;
 }
 
