@@ -189,6 +189,10 @@ wpart_status_t wpart_spatial_rect_grid(const wpart_rg_csr_t *A, int64_t P, int64
             }
             val[s] = v;
             halves[s] = h;
+            if (opt->slack > 0 && h >= 2 && v > inc * (1.0 + opt->slack)) {
+                state[s] = 1;
+                break;
+            }
             if (nogain >= pat || (same && h >= 2)) {
                 break;
             }

@@ -20,6 +20,8 @@ typedef struct {
     int64_t max_half; /* cap on the half-sweeps of one start */
     int balance;      /* 1: after each half-sweep, balance each pair of adjacent stripes */
     int abandon;      /* 1: stop a start once its next half-sweep's bound reaches the incumbent */
+    double slack;     /* > 0: also stop a start whose max load after a sweep exceeds the
+                       * incumbent by more than this fraction (a race, not a bound) */
     const wpart_control_t *control;
 } wpart_rg_opts_t;
 

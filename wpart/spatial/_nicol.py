@@ -194,7 +194,8 @@ _STATE = {0: "stopped", 1: "abandoned", 2: "not_run", 3: "time_limit"}
 
 def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
                  patience: Any, refine: Any, abandon: Any, time_limit: Any, progress: Any,
-                 sgo: bool = False, method: str = "rect_nicol") -> SpatialPartition:
+                 sgo: bool = False, race: float = 0.0, polish_patience: int | None = None,
+                 method: str = "rect_nicol") -> SpatialPartition:
     """Run the engine (see :func:`wpart.spatial.rect_nicol`)."""
     t0 = time.perf_counter()
     tl = core_time_limit(time_limit)
@@ -235,14 +236,15 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
         R, C, vals, halves, states, timed = _core.spatial_rect_grid(
             *g.args(), P, Q, R0, C0, first, patience=pat,
             max_half=min(2 * max_sweeps, h1), balance=False, abandon=ab, time_limit=tl,
-            progress=hook)
+            progress=hook, slack=race)
         if polish and not timed:
             # the incumbent continues with the long patience (SARMA's max(10, P + Q)), balanced
             tl2 = 0.0 if not tl else max(tl - (time.perf_counter() - t0), 1e-9)
             R2, C2, v2, h2, s2, timed = _core.spatial_rect_grid(
                 *g.args(), P, Q, R[None, :].copy(), C[None, :].copy(), np.zeros(1, np.int32),
-                patience=max(10, P + Q), max_half=min(2 * max_sweeps, 2**62), balance=True,
-                abandon=False, time_limit=tl2)
+                patience=polish_patience or max(10, P + Q),
+                max_half=min(2 * max_sweeps, 2**62), balance=True, abandon=False,
+                time_limit=tl2)
             R, C = R2, C2
             polished = {"max_load": float(v2[0]), "half_sweeps": int(h2[0])}
             if sgo and not timed:

@@ -1,0 +1,190 @@
+"""wpart's rectilinear grids beside SARMA's nine algorithms on generated sparse matrices.
+
+For every matrix and P x Q grid: the max load and CPU seconds of the default
+``wpart.spatial.rect_nicol``, of ``rect_refine`` and of the symmetric methods, and of our
+re-implementations of SARMA's nic, nicuni, uni, pal, opal, rac, sgo_2ds, sgo_2dr_nic and
+sgo_2dr (benchmarks/_sarma.py; nic and the SGO ones in vectorised numpy, pal/opal/rac through
+wpart's C kernel). Goal (#27): rect_nicol's max load <= the best of the nine on every case,
+its CPU <= nic's on >= 90 % of the cases. CPU = time.process_time of one call, best of
+`--repeat`.
+
+Matrices (all generated, seeded): 2D and 3D grid graphs (5 / 7-point), banded (random
+entries in a band), power-law (Zipf rows and columns, values 1-3), block-diagonal (dense-ish
+blocks plus noise). ``--full`` adds the 200,000 x 200,000 banded matrix with 4 M nonzeros at
+16 x 16 (and 32 x 32).
+
+Usage: python benchmarks/bench_spatial_sarma.py [--full] [--repeat N] [--out PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from _common import ROOT, use_wpart
+
+use_wpart()
+import scipy.sparse as sp  # noqa: E402
+
+from wpart import spatial  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _sarma  # noqa: E402
+
+
+def grid2d(k):
+    """5-point Laplacian pattern of a k x k grid (n = k^2)."""
+    I = sp.identity(k, format="csr")
+    T = sp.diags([1, 1, 1], [-1, 0, 1], shape=(k, k), format="csr")
+    return sp.csr_array((sp.kron(I, T) + sp.kron(T, I)) != 0, dtype=np.int64)
+
+
+def grid3d(k):
+    I = sp.identity(k, format="csr")
+    T = sp.diags([1, 1, 1], [-1, 0, 1], shape=(k, k), format="csr")
+    A = sp.kron(sp.kron(I, I), T) + sp.kron(sp.kron(I, T), I) + sp.kron(sp.kron(T, I), I)
+    return sp.csr_array(A != 0, dtype=np.int64)
+
+
+def banded(n, per_row, seed):
+    """per_row random entries per row within a band of half-width 2 per_row (unit values)."""
+    rng = np.random.default_rng(seed)
+    rows = np.repeat(np.arange(n), per_row)
+    off = rng.integers(-2 * per_row, 2 * per_row + 1, rows.size)
+    cols = np.clip(rows + off, 0, n - 1)
+    A = sp.csr_array((np.ones(rows.size, np.int64), (rows, cols)), shape=(n, n))
+    A.sum_duplicates()
+    A.data[:] = 1
+    return A
+
+
+def powerlaw(n, nnz, seed):
+    """Zipf-distributed rows and columns (a = 1.6, shuffled), values 1-3."""
+    rng = np.random.default_rng(seed)
+    pr = rng.permutation(n)
+    pc = rng.permutation(n)
+    r = pr[np.minimum(rng.zipf(1.6, nnz) - 1, n - 1)]
+    c = pc[np.minimum(rng.zipf(1.6, nnz) - 1, n - 1)]
+    r = np.where(rng.random(nnz) < 0.5, r, rng.integers(0, n, nnz))
+    A = sp.csr_array((rng.integers(1, 4, nnz), (r, c)), shape=(n, n))
+    A.sum_duplicates()
+    A.data = np.minimum(A.data, 3)
+    return A
+
+
+def blockdiag(nb, size, density, seed):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(size // 2, 2 * size, nb)
+    blocks = [sp.random(int(s), int(s), density=density, random_state=int(seed + i),
+                        format="csr") for i, s in enumerate(sizes)]
+    A = sp.block_diag(blocks, format="csr")
+    n = A.shape[0]
+    noise = sp.random(n, n, density=2.0 / n, random_state=seed, format="csr")
+    A = sp.csr_array((A + noise) != 0, dtype=np.int64)
+    return A
+
+
+def matrices(full):
+    out = [
+        ("grid2d_64", grid2d(64)),
+        ("grid2d_252", grid2d(252)),
+        ("grid3d_20", grid3d(20)),
+        ("banded_20k", banded(20000, 10, 1)),
+        ("powerlaw_20k", powerlaw(20000, 200000, 2)),
+        ("blockdiag_40", blockdiag(40, 100, 0.05, 3)),
+    ]
+    if full:
+        out.append(("banded_200k_4M", banded(200000, 20, 4)))
+    return out
+
+
+GRIDS = ((4, 4), (8, 8), (16, 16), (32, 32), (8, 32))
+FULL_GRIDS = ((16, 16), (32, 32))
+
+
+def cpu(fn, repeat):
+    best, res = np.inf, None
+    for _ in range(repeat):
+        t = time.process_time()
+        res = fn()
+        best = min(best, time.process_time() - t)
+    return res, best
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--full", action="store_true")
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--out", default=str(ROOT / "benchmarks/results/bench_spatial_sarma.json"))
+    ap.add_argument("--only", default="", help="comma-separated matrix names")
+    ap.add_argument("--no-sgo", action="store_true", help="skip the (slow) SGO algorithms")
+    args = ap.parse_args(argv)
+    cases = []
+    only = set(filter(None, args.only.split(",")))
+    for name, A in matrices(args.full):
+        if only and name not in only:
+            continue
+        M = _sarma.Mat(A)
+        grids = FULL_GRIDS if name.endswith("_4M") else GRIDS
+        for P, Q in grids:
+            row = {"matrix": name, "n": M.n1, "nnz": int(M.rp[-1]), "P": P, "Q": Q,
+                   "sarma": {}, "wpart": {}}
+            for alg in _sarma.NINE:
+                if args.no_sgo and alg.startswith("sgo"):
+                    continue
+                if name.endswith("_4M") and alg.startswith("sgo"):
+                    continue  # minutes per call in numpy: not run at this size
+                cuts, t = cpu(lambda: _sarma.run(alg, M, P, Q), args.repeat)
+                if cuts is None:
+                    continue
+                row["sarma"][alg] = {"max_load": M.lmax(*cuts), "cpu": t}
+            for meth, fn in (
+                ("rect_nicol", lambda: spatial.rect_nicol(A, P * Q, P=P, Q=Q)),
+                ("rect_refine", lambda: spatial.rect_refine(A, P * Q, P=P, Q=Q)),
+                ("rect_nicol_all", lambda: spatial.rect_nicol(A, P * Q, P=P, Q=Q,
+                                                              starts="all")),
+            ):
+                r, t = cpu(fn, args.repeat)
+                row["wpart"][meth] = {"max_load": float(r.max_load), "cpu": t,
+                                      "start": r.stats.get("start")}
+            if P == Q:
+                for meth in ("rect_sym_pal", "rect_sym_refine"):
+                    r, t = cpu(lambda: getattr(spatial, meth)(A, P * P), args.repeat)
+                    row["wpart"][meth] = {"max_load": float(r.max_load), "cpu": t}
+            best9 = min(v["max_load"] for v in row["sarma"].values())
+            w = row["wpart"]["rect_nicol"]
+            row["best_of_nine"] = best9
+            row["best_alg"] = min(row["sarma"], key=lambda a: row["sarma"][a]["max_load"])
+            row["goal_load"] = w["max_load"] <= best9
+            row["goal_cpu"] = w["cpu"] <= row["sarma"]["nic"]["cpu"]
+            cases.append(row)
+            print(f"{name:16s} {P:2d}x{Q:<2d} nic {row['sarma']['nic']['max_load']:>10.0f} "
+                  f"best9 {best9:>10.0f} ({row['best_alg']:11s}) rect_nicol "
+                  f"{w['max_load']:>10.0f} {'OK ' if row['goal_load'] else 'NO '} "
+                  f"refine {row['wpart']['rect_refine']['max_load']:>10.0f} | cpu nic "
+                  f"{row['sarma']['nic']['cpu']:.4f} wpart {w['cpu']:.4f} "
+                  f"{'OK' if row['goal_cpu'] else 'NO'}", flush=True)
+    n = len(cases)
+    summary = {
+        "cases": n,
+        "load_goal_met": sum(c["goal_load"] for c in cases),
+        "cpu_goal_met": sum(c["goal_cpu"] for c in cases),
+        "cpu_ratio_median_nic_over_wpart": float(np.median(
+            [c["sarma"]["nic"]["cpu"] / max(c["wpart"]["rect_nicol"]["cpu"], 1e-9)
+             for c in cases])) if cases else None,
+        "baseline": "nic re-implemented in vectorised numpy (not SARMA's C++)",
+    }
+    print(json.dumps(summary))
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"summary": summary, "cases": cases}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
