@@ -82,3 +82,97 @@ def test_round_blocks_ub_cannot_meet_S():
     with pytest.raises(wpart.WpartValueError, match="ub"):
         wd.round_blocks([wd.Affine(0, 1.0), wd.Affine(0, 2.0)], np.array([5.0, 5.0]), 10,
                         ub=[2, 3])
+
+
+# ------------------------------------------------------------- counts and sizes (item 4) --
+
+import wpart.hetero as wh  # noqa: E402
+
+
+def test_synthetic_many_processors_is_vectorised():
+    t = time.process_time()
+    ps = wh.synthetic(m=1000)
+    assert ps.m == 1000 and ps[999].name == "gpu2_199"
+    assert time.process_time() - t < 10.0  # was 21 s (pure Python per processor and point)
+
+
+def test_synthetic_same_structure_as_the_scalar_streams():
+    # the vectorised streams are the scalar hash, bit for bit
+    from wpart.hetero import _synth as S
+    u = S._u_np(7, np.arange(3, dtype=np.uint64), 5, 2)
+    assert all(u[i, k] == S._u(7, i, k, 2) for i in range(3) for k in range(5))
+    assert S._smooth127(np.array([1, 127, 254, 131, 2 * 131, 2**40, 3**20 * 127])).tolist() == [
+        True, True, True, False, False, True, True]
+
+
+@pytest.mark.parametrize("m", [2**24 + 1, 2**31, 2**40])
+def test_synthetic_m_capped(m):
+    with pytest.raises((wpart.WpartValueError, wpart.WpartMemoryError), match="`m`"):
+        wh.synthetic(m=m)
+
+
+def test_synthetic_hi_step_capped():
+    with pytest.raises(wpart.WpartValueError, match="`hi`"):
+        wh.synthetic(hi=2**62, step=1)
+    with pytest.raises(wpart.WpartMemoryError, match="`m`"):
+        wh.synthetic(m=2**24, hi=64 * 450)
+
+
+@pytest.mark.parametrize("n", [2**24 + 1, 2**31, 2**40])
+def test_linear_profiles_n_points_capped(n):
+    with pytest.raises(wpart.WpartValueError, match="`n_points`"):
+        wh.linear_profiles([1.0, 2.0], [1.0, 1.0], n)
+
+
+def test_linear_profiles_memory_estimate():
+    with pytest.raises(wpart.WpartMemoryError, match="`n_points`"):
+        wh.linear_profiles([1.0] * 4096, [1.0] * 4096, 2**24)
+
+
+# ------------------------------------------------------------ bare built-in errors (item 5) --
+
+R = [[1, 2], [3]]
+HOSTILE_ARRAYS = [R, {"a": 1}, np.array([1.0, None], dtype=object), "12", {1, 2}]
+
+
+@pytest.mark.parametrize("bad", HOSTILE_ARRAYS, ids=["ragged", "dict", "None", "str", "set"])
+@pytest.mark.parametrize("call", [
+    lambda b: wh.hypervolume(b, [1.0, 2.0], (3.0, 3.0)),
+    lambda b: wh.hypervolume([1.0, 2.0], b, (3.0, 3.0)),
+    lambda b: wh.classify(b, [1, 2]),
+    lambda b: wh.classify([1, 2], b),
+    lambda b: wh.additivity_report(b, [[1.0, 2.0]]),
+    lambda b: wh.additivity_report([1.0, 2.0], [b]),
+    lambda b: wh.additivity_report([1.0, 2.0], b),
+    lambda b: wh.dynamic_energy(b, 1.0, [1.0, 1.0]),
+    lambda b: wh.dynamic_energy([5.0, 6.0], 1.0, b),
+    lambda b: wd.solve_equal_time([wd.Affine(0, 1.0), wd.Affine(0, 2.0)], 10, lb=b),
+    lambda b: wd.round_blocks([wd.Affine(0, 1.0), wd.Affine(0, 2.0)], b, 10),
+    lambda b: wd.round_blocks([wd.Affine(0, 1.0), wd.Affine(0, 2.0)], [5.0, 5.0], 10, lb=b),
+], ids=["hv-time", "hv-energy", "classify-dist", "classify-bal", "add-par", "add-ind-row",
+        "add-ind", "de-total", "de-duration", "solve-lb", "round-x", "round-lb"])
+def test_hostile_arrays_raise_wpart_errors(call, bad):
+    with pytest.raises(wpart.WpartError):
+        call(bad)
+
+
+def test_dynamic_energy_empty_and_dict():
+    with pytest.raises(wpart.WpartValueError, match="`duration`"):
+        wh.dynamic_energy(np.array([5.0, 6.0]), 1.0, np.empty((3, 0)))
+    with pytest.raises(wpart.WpartTypeError, match="`duration`"):
+        wh.dynamic_energy(np.array([5.0, 6.0]), 1.0, {"a": 1})
+    assert wh.dynamic_energy(100.0, 20.0, 2.0) == 60.0  # scalars stay scalars
+
+
+# ----------------------------------------------------------------- NaN refused (item 7) --
+
+
+def test_nan_refused_in_additivity_and_dynamic_energy():
+    with pytest.raises(wpart.WpartValueError, match="NaN"):
+        wh.additivity_report(np.array([1.0, np.nan]), [np.array([1.0, 2.0])])
+    with pytest.raises(wpart.WpartValueError, match="NaN"):
+        wh.additivity_report([1.0, 2.0], [[1.0, np.nan]])
+    with pytest.raises(wpart.WpartValueError, match="NaN"):
+        wh.dynamic_energy(np.array([5.0, None], dtype=object), 1.0, np.ones(2))
+    with pytest.raises(wpart.WpartValueError, match="NaN"):
+        wh.dynamic_energy(np.array([5.0, 6.0]), 1.0, [np.nan, 1.0])

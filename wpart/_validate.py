@@ -18,6 +18,8 @@ speeds             :func:`as_speeds`
 ``progress``       :func:`as_progress`
 flags              :func:`as_bool`, :func:`is_bool`
 numbers            :func:`as_int`, :func:`as_float`
+any array input    :func:`as_array` (ragged, dict, sparse, None inside: a WpartError)
+counts             :func:`as_count` (sizes, points, devices: at most :data:`MAX_COUNT`)
 names              :func:`choice`
 renamed keywords   :func:`renamed` (deprecated aliases for one release)
 now keyword-only   :func:`positional_deprecated` (positional use warns for one release)
@@ -25,7 +27,7 @@ now keyword-only   :func:`positional_deprecated` (positional use warns for one r
 """
 
 from __future__ import annotations
-from ._errors import WpartOverflowError, WpartTypeError, WpartValueError
+from ._errors import WpartMemoryError, WpartOverflowError, WpartTypeError, WpartValueError
 
 import functools
 import inspect
@@ -78,6 +80,105 @@ def as_loads(x: Any, name: str, ndims: tuple[int, ...], *, allow_empty: bool = F
     if arr.size == 0 and not allow_empty:
         raise WpartValueError(f"`{name}` is empty (shape {arr.shape})")
     return np.ascontiguousarray(arr, dtype=dtype)
+
+
+#: The shared cap on a count argument (parts, processors, devices, points per profile): the
+#: same 2**24 as :data:`MAX_EXTRA_PARTS`, so that nothing of that size is allocated for nothing.
+MAX_COUNT = 1 << 24
+
+
+def as_count(x: Any, name: str, *, minimum: int = 1, maximum: int | None = None) -> int:
+    """A count (devices, points, processors): an integer in [minimum, maximum] (default
+    :data:`MAX_COUNT`), refused with a :class:`WpartValueError` naming `name` before anything
+    of that size is allocated."""
+    cap = MAX_COUNT if maximum is None else maximum
+    v = as_int(x, name, minimum=minimum)
+    if v > cap:
+        raise WpartValueError(f"`{name}` must be an integer <= {cap}, got {v}")
+    return v
+
+
+def check_memory(nbytes: float, name: str, *, limit: float | None = None) -> None:
+    """Refuse an allocation of `nbytes` (a float, so that huge products do not wrap) above
+    `limit` (default: 2**36 bytes, 64 GiB) with a :class:`WpartMemoryError` naming `name`."""
+    cap = float(1 << 36) if limit is None else float(limit)
+    if not nbytes <= cap:
+        raise WpartMemoryError(f"`{name}` would need {nbytes / 2**30:.3g} GiB "
+                               f"(more than {cap / 2**30:.3g} GiB)")
+
+
+def _is_sparse(x: Any) -> bool:
+    mod = type(x).__module__ or ""
+    return mod.startswith("scipy.sparse") or hasattr(x, "tocsr") and hasattr(x, "nnz")
+
+
+def as_array(x: Any, name: str, *, dtype: Any = np.float64, ndims: tuple[int, ...] | None = None,
+             allow_empty: bool = True, allow_nan: bool = False, allow_inf: bool = True,
+             minimum: float | None = None) -> NDArray:
+    """Any array argument as a C-contiguous `dtype` (float64 or int64) array, or a
+    :class:`wpart.WpartError` naming `name`: never NumPy's own error.
+
+    Refused: ragged nesting (``[[1, 2], [3]]``), dicts, sets, strings, sparse matrices, objects
+    that are not numbers (``None`` inside), complex, NaN (unless `allow_nan`), inf (unless
+    `allow_inf`), values below `minimum`, a number of dimensions not in `ndims`, empty arrays
+    (unless `allow_empty`), unsigned values beyond int64 for an int64 `dtype`.
+    """
+    if x is None:
+        raise WpartTypeError(f"`{name}` must be an array of numbers, got None")
+    if isinstance(x, (dict, set, frozenset, str, bytes)) or _is_sparse(x):
+        raise WpartTypeError(f"`{name}` must be a dense array or a sequence of numbers, got "
+                             f"{type(x).__name__}")
+    if isinstance(x, np.ndarray):
+        arr = x
+    else:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                arr = np.asarray(x)
+        except (ValueError, TypeError, OverflowError) as exc:
+            raise WpartValueError(f"`{name}` is not a rectangular array of numbers (ragged or "
+                                  f"mixed nesting): {str(exc).splitlines()[0][:120]}") from None
+        except MemoryError:
+            raise WpartMemoryError(f"`{name}` does not fit in memory") from None
+    kind = arr.dtype.kind
+    if kind == "O":
+        try:
+            arr = arr.astype(np.float64)
+        except (ValueError, TypeError, OverflowError):
+            raise WpartTypeError(f"`{name}` holds objects that are not real numbers (None, "
+                                 f"sequences, strings ...)") from None
+        kind = "f"
+    if kind not in "biuf":
+        raise WpartTypeError(f"`{name}` must hold real numbers, got dtype {arr.dtype}")
+    if ndims is not None and arr.ndim not in ndims:
+        want = " or ".join(f"{d}-D" for d in ndims)
+        raise WpartValueError(f"`{name}` must be {want}, got {arr.ndim}-D (shape {arr.shape})")
+    if arr.size == 0 and not allow_empty:
+        raise WpartValueError(f"`{name}` is empty (shape {arr.shape})")
+    if dtype is None:  # keep the kind: integers (and bools) as int64, floats as float64
+        dtype = np.int64 if kind in "biu" else np.float64
+    if np.dtype(dtype) == np.int64:
+        if kind == "f":
+            fin = np.isfinite(arr)
+            if not fin.all():
+                raise WpartValueError(f"`{name}` must hold finite integers")
+            if (arr != np.floor(arr)).any():
+                raise WpartValueError(f"`{name}` must hold integers")
+            if arr.size and np.abs(arr).max() >= 2.0**63:
+                raise WpartOverflowError(f"`{name}` has values beyond the int64 range")
+        elif kind == "u" and arr.dtype.itemsize >= 8 and arr.size and int(arr.max()) > _INT64_MAX:
+            raise WpartOverflowError(f"`{name}` has values above the int64 range")
+        out = np.asarray(arr, dtype=np.int64, order="C")  # (0-d stays 0-d)
+    else:
+        out = np.asarray(arr, dtype=np.float64, order="C")
+        if out.size:
+            if not allow_nan and np.isnan(out).any():
+                raise WpartValueError(f"`{name}` must not contain NaN")
+            if not allow_inf and np.isinf(out).any():
+                raise WpartValueError(f"`{name}` must be finite")
+    if minimum is not None and out.size and not (out >= minimum).all():
+        raise WpartValueError(f"`{name}` must be >= {minimum:g}")
+    return out
 
 
 def is_bool(x: Any) -> bool:

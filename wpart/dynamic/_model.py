@@ -24,7 +24,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
 from .._result import Result, new_axes
-from .._validate import as_bool, as_float, choice, core_time_limit, deprecated_attr, renamed
+from .._validate import as_array, as_bool, as_float, choice, core_time_limit, deprecated_attr, renamed
 from ._balancer import count
 
 __all__ = [
@@ -198,7 +198,7 @@ class PerfModel:
 
 
 def _sizes(x: Any, name: str) -> NDArray[np.int64]:
-    a = np.asarray(x)
+    a = as_array(x, name, dtype=None, allow_nan=True)
     if a.ndim != 1:
         raise WpartValueError(f"`{name}` must be 1-D, got {a.ndim}-D")
     if a.size == 0:
@@ -223,7 +223,7 @@ def _sizes(x: Any, name: str) -> NDArray[np.int64]:
 
 
 def _times(t: Any, name: str, m: int) -> NDArray[np.float64]:
-    a = np.asarray(t)
+    a = as_array(t, name, allow_nan=True)
     if a.dtype.kind not in "biuf":
         raise WpartTypeError(f"`{name}` must hold real numbers, got dtype {a.dtype}")
     a = a.astype(np.float64)
@@ -351,7 +351,7 @@ def _models_arg(models: Any) -> tuple[Any, int]:
 def _bounds(v: Any, name: str, n: int, dtype: Any) -> Any:
     if v is None:
         return None
-    a = np.asarray(v)
+    a = as_array(v, name, allow_nan=True)
     if a.dtype.kind not in "biuf":
         raise WpartTypeError(f"`{name}` must hold real numbers, got dtype {a.dtype}")
     a = a.astype(np.float64)
@@ -513,7 +513,7 @@ def round_blocks(
     If ``sum(lb) > S`` the lower bounds are scaled to ``q floor(lb_p S / sum(lb) / q)``.
     """
     m, n = _models_arg(models)
-    xc = np.asarray(x_cont)
+    xc = as_array(x_cont, "x_cont", allow_nan=True)
     if xc.dtype.kind not in "biuf":
         raise WpartTypeError(f"`x_cont` must hold real numbers, got dtype {xc.dtype}")
     xc = xc.astype(np.float64)

@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._result import Result, new_axes
-from .._validate import as_float, as_int, deprecated_attr
+from .._validate import as_array, as_float, as_int, deprecated_attr
 
 __all__ = ["Distribution", "ParetoFront", "classify", "hypervolume"]
 
@@ -131,8 +131,8 @@ def classify(dist: ArrayLike, balanced: ArrayLike) -> str:
     imbalance of Sec. 1 of Khaleghzadeh et al.); ``"weak"`` otherwise (every processor works,
     with other amounts). These are wpart's readings of the paper's informal definitions.
     """
-    d = np.asarray(dist)
-    b = np.asarray(balanced)
+    d = as_array(dist, "dist")
+    b = as_array(balanced, "balanced")
     if d.shape != b.shape:
         raise WpartValueError(f"`dist` and `balanced` must have the same shape, got {d.shape} and "
                          f"{b.shape}")
@@ -147,8 +147,8 @@ def hypervolume(time: ArrayLike, energy: ArrayLike, ref: tuple[float, float]) ->
     Points that do not strictly dominate `ref` add nothing; dominated points are ignored, so
     any set (e.g. an NSGA-II population) may be passed.
     """
-    t = np.asarray(time, dtype=np.float64).ravel()
-    e = np.asarray(energy, dtype=np.float64).ravel()
+    t = as_array(time, "time").ravel()
+    e = as_array(energy, "energy").ravel()
     if t.shape != e.shape:
         raise WpartValueError(f"`time` and `energy` must have the same length, got {t.size} and "
                               f"{e.size}")

@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._result import Result, new_axes
-from .._validate import (as_bool, as_float, as_int, as_progress, as_seed, choice,
+from .._validate import (as_array, as_bool, as_float, as_int, as_progress, as_seed, choice,
                          deprecated_attr)
 from ._profiles import Profile
 
@@ -388,7 +388,13 @@ def measure_static_power(meter: Any, *, seconds: float = 1.0) -> float:
 def dynamic_energy(total: ArrayLike, static_power: float, duration: ArrayLike) -> Any:
     """``E_D = E_T - P_S * T_E`` (Eq. 4 in Sec. 10.1 of Khaleghzadeh et al.)."""
     ps_w = as_float(static_power, "static_power", minimum=0.0)
-    return np.asarray(total, dtype=float) - ps_w * np.asarray(duration, float)
+    tot = as_array(total, "total", allow_inf=False)
+    dur = as_array(duration, "duration", allow_inf=False, minimum=0.0)
+    if tot.shape != dur.shape and tot.ndim and dur.ndim:
+        raise WpartValueError(f"`total` and `duration` must have the same shape, got "
+                              f"{tot.shape} and {dur.shape}")
+    out = tot - ps_w * dur
+    return out[()] if out.ndim == 0 else out
 
 
 def additivity_report(parallel: ArrayLike, individual: Sequence[ArrayLike]) -> dict:
@@ -408,8 +414,11 @@ def additivity_report(parallel: ArrayLike, individual: Sequence[ArrayLike]) -> d
         and ``mean`` of its absolute value, and ``mean_signed`` (Sec. 8.1 of Khaleghzadeh et
         al.; their Table III reports 0.001-29 % with averages of 4-12 %).
     """
-    par = np.asarray(parallel, dtype=np.float64)
-    ind = [np.asarray(a, dtype=np.float64) for a in individual]
+    par = as_array(parallel, "parallel", allow_inf=False)
+    if individual is None or isinstance(individual, (dict, str, bytes)) or not hasattr(
+            individual, "__iter__"):
+        raise WpartTypeError("`individual` must be a sequence of arrays")
+    ind = [as_array(a, f"individual[{i}]", allow_inf=False) for i, a in enumerate(individual)]
     if par.ndim != 1 or any(a.shape != par.shape for a in ind) or not ind:
         raise WpartValueError("`parallel` and every array of `individual` must be 1-D, same length")
     comb = np.sum(ind, axis=0)
