@@ -11,11 +11,19 @@ Disjoint pairs of ranks exchange at the same time, in rounds chosen by a seeded 
 (:mod:`wpart.tasks._mpi_rounds`; ``protocol="turns"``: the earlier seeded order of turns,
 :mod:`wpart.tasks._mpi_turns`); with the same seed the result equals the in-process run's.
 
+``protocol="gather"`` gathers the phase on rank 0, balances it with the serial C engine and
+scatters the records (:mod:`wpart.tasks._mpi_gather`); ``"auto"`` does so when the phase fits
+rank 0's memory budget.
+
 Faults: every wait is bounded: `timeout` seconds (the fault-detection deadline) for a direct
 answer or a collective, twice that for the next turn notice (``protocol="turns"``); the CLI
-also bounds MPI's own start-up by it. A job whose process count is not the stem's number of
-rank files stops before any work. Output files are written to temporary names, fsynced, and
-renamed once every rank has written its own. A rank that dies or hangs makes the others stop with
+also bounds MPI's own start-up and finalisation by it (:func:`startup_watchdog` does the
+start-up in a script). A rank that waits that long names the ranks that do not answer a ping.
+A job whose process count is not the stem's number of rank files stops before any work.
+The output is one set, whole or untouched (:mod:`wpart.tasks._io_set`): writability is
+checked before balancing, every rank writes a temporary file, and after every rank agreed
+rank 0 switches the whole set (manifest, files, stale higher-rank files removed; the previous
+set back on a failure). A rank that dies or hangs makes the others stop with
 :class:`RankFailure`; with ``on_failure="abort"`` (the default) the rank that noticed prints
 the error and calls ``MPI_Abort``, so ``mpirun`` ends the whole job with a non-zero status.
 `time_limit` is the run's budget, which is not a fault: the ranks agree to stop at an
