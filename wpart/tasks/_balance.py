@@ -107,7 +107,6 @@ def _limit_message(tl: float, what: str) -> str:
     return f"time limit of {tl:g} s reached; {what}"
 
 
-@positional_deprecated("assignment")
 def need_problem(problem: Any, name: str = "problem") -> None:
     """Raise :class:`wpart.WpartTypeError` naming `name` unless `problem` is a
     :class:`Problem`.
@@ -133,6 +132,7 @@ def need_problem(problem: Any, name: str = "problem") -> None:
                              f"read_lbdatafile or Problem(...)), got {type(problem).__name__}")
 
 
+@positional_deprecated("assignment")
 def evaluate(problem: Problem, *, assignment: ArrayLike | None = None, alpha: float = 1.0,
              beta: float = 0.0, gamma: float = 0.0, delta: float = 0.0,
              memory_cap: Any = None) -> TasksResult:
