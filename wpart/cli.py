@@ -109,7 +109,7 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
 
 def _reproduce(families: Sequence[str], out: Path, quick: bool, progress: bool) -> int:
     """Run the families; print each table, a checks line and the verdicts line last."""
-    from .experiments import write_json
+    from .experiments import take_wide_tables, write_json
     from .experiments._verdict import VERDICTS, format_counts
 
     results: dict[str, str] = {}  # family -> "passed" / "FAILED" / "ERROR"
@@ -128,33 +128,128 @@ def _reproduce(families: Sequence[str], out: Path, quick: bool, progress: bool) 
         results[family] = "passed" if summary.get("ok", False) else "FAILED"
         table = summary.get("table")
         if table:
+            table = narrow_text(table)
             print(table)
+            txt = out / f"{family}_table.txt"
+            if txt.is_file():  # the file says what the screen says
+                txt.write_text(table + "\n")
+        wide = _write_wide_tables(out, family, take_wide_tables())
+        if wide:
+            print(_wrap(f"({len(wide)} wide table(s) wrapped above; every column in full in "
+                        f"{', '.join(str(w) for w in wide)})"))
         counts = summary.get("counts") or {}
         for k in totals:
             totals[k] += int(counts.get(k, 0))
         all_rows[family] = summary.get("verdicts", [])
-        print(f"\n{family}: checks {results[family]} | "
-              f"{format_counts(counts, 'verdicts') if counts else 'no paper figures'} | "
-              f"{'quick' if quick else 'full'} run in {time.perf_counter() - t0:.1f} s; "
-              f"outputs in {out}/\n", flush=True)
+        print("\n" + _wrap(
+            f"{family}: checks {results[family]} | "
+            f"{format_counts(counts, 'verdicts') if counts else 'no paper figures'} | "
+            f"{'quick' if quick else 'full'} run in {time.perf_counter() - t0:.1f} s; "
+            f"outputs in {out}/") + "\n", flush=True)
     out.mkdir(parents=True, exist_ok=True)
     write_json(out / "verdicts.json", {"quick": quick, "counts": totals, "families": all_rows,
                                        "checks": results})
     n = len(results)
     bad = [f"{f} ({r})" for f, r in results.items() if r != "passed"]
-    where = f"{n} famil{'y' if n == 1 else 'ies'}: {', '.join(results)}"
     # checks (internal consistency) and verdicts (the papers' figures) on lines of their own;
     # the verdicts line is the last line
+    # the last three lines, each at most 120 characters: checks, the verdicts' legend, counts
+    print(_wrap(f"families run: {', '.join(results)}; the exit status is 0 when every check "
+                "ran and passed, whatever the verdicts"))
     if bad:
         print(f"checks (golden values, theorems, internal consistency): FAILED in "
-              f"{', '.join(bad)}; of {where}")
+              f"{', '.join(bad)}; of {n} famil{'y' if n == 1 else 'ies'}")
     else:
-        print(f"checks (golden values, theorems, internal consistency): passed in all {where}")
-    print(f"the papers' headline figures beside ours ({totals['total']} rows"
-          f"{', quick sizes' if quick else ''}): MATCH within the row's stated tolerance, "
-          "DIFFERS with the reason, NOT REGENERATED with why")
+        print(f"checks (golden values, theorems, internal consistency): passed in all {n} "
+              f"famil{'y' if n == 1 else 'ies'}")
+    print(f"paper figures beside ours ({totals['total']} rows{', quick' if quick else ''}): "
+          "MATCH within tolerance, DIFFERS with a reason, NOT REGENERATED: why")
     print(summary_line(totals))
     return 1 if bad else 0
+
+
+def narrow_text(text: str, width: int = 120) -> str:
+    """`text` with no line wider than `width`: a block of aligned table lines (columns
+    separated by two or more spaces, a dashed rule under the header) is re-set by
+    :func:`wpart.experiments.format_table`, which wraps it and keeps it whole for a CSV file;
+    any other long line is wrapped.
+
+    Parameters
+    ----------
+    text : str
+        A family's printed tables and notes.
+    width : int, optional
+        The widest line allowed (default 120).
+
+    Returns
+    -------
+    str
+        The narrowed text.
+
+    Raises
+    ------
+    None
+        Text that cannot be parsed as a table is wrapped instead.
+    """
+    import re
+
+    from .experiments import format_table
+
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    rule = re.compile(r"^-+(  +-+)+\s*$")
+    while i < len(lines):
+        if (i + 1 < len(lines) and rule.match(lines[i + 1])
+                and any(len(x) > width for x in lines[i:i + 64])):
+            j = i + 2
+            while j < len(lines) and lines[j].strip() and not rule.match(lines[j]):
+                j += 1
+            head = re.split(r"\s{2,}", lines[i].strip())
+            body = [re.split(r"\s{2,}", x.strip()) for x in lines[i + 2:j]]
+            if body and all(len(r) == len(head) for r in body):
+                def num(c: str) -> object:
+                    try:
+                        return int(c)
+                    except ValueError:
+                        try:
+                            return float(c)
+                        except ValueError:
+                            return c
+                out += format_table(head, [[num(c) for c in r] for r in body]).split("\n")
+                i = j
+                continue
+        line = lines[i]
+        out.append(_wrap(line, width) if len(line) > width else line)
+        i += 1
+    return "\n".join(out)
+
+
+def _wrap(text: str, width: int = 120) -> str:
+    """`text` wrapped at `width` characters (continuation lines indented by two)."""
+    import textwrap
+
+    return textwrap.fill(text, width, subsequent_indent="  ", break_on_hyphens=False)
+
+
+def _write_wide_tables(out: Path, family: str, tables: list) -> list[Path]:
+    """Write each wrapped table as ``<family>_wide_<k>.csv`` in `out`; return the paths."""
+    import csv
+
+    paths = []
+    if not tables:
+        return paths
+    out.mkdir(parents=True, exist_ok=True)
+    for k, (title, headers, rows) in enumerate(tables, 1):
+        path = out / f"{family}_wide_{k}.csv"
+        with path.open("w", newline="") as fh:
+            w = csv.writer(fh)
+            if title:
+                w.writerow([f"# {title}"])
+            w.writerow(headers)
+            w.writerows(rows)
+        paths.append(path)
+    return paths
 
 
 def summary_line(counts: dict[str, int]) -> str:

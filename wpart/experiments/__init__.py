@@ -30,7 +30,28 @@ import numpy as np
 
 from .._validate import is_bool
 
-__all__ = ["best_of", "format_table", "jsonable", "ok_fail", "write_json"]
+__all__ = ["best_of", "format_table", "jsonable", "ok_fail", "write_json", "MAX_WIDTH",
+           "take_wide_tables"]
+
+#: Widest printed table line; a wider table wraps its text columns and is also kept whole, to
+#: be written as CSV beside the text (:func:`take_wide_tables`).
+MAX_WIDTH = 120
+
+_WIDE: list[tuple[str, list[str], list[list[str]]]] = []
+
+
+def take_wide_tables() -> list[tuple[str, list[str], list[list[str]]]]:
+    """The tables :func:`format_table` had to wrap since the last call, as ``(title, headers,
+    rows)`` of strings, and forget them (``wpart reproduce`` writes each as CSV).
+
+    Returns
+    -------
+    list of tuple
+        ``(title, headers, rows)`` per wrapped table, oldest first.
+    """
+    out = list(_WIDE)
+    _WIDE.clear()
+    return out
 
 
 def best_of(
@@ -139,6 +160,8 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], title: s
     width = [len(h) for h in headers]
     for row in cells:
         width = [max(w, len(c)) for w, c in zip(width, row, strict=True)]
+    if sum(width) + 2 * (len(width) - 1) > MAX_WIDTH:
+        return _wrapped_table(list(headers), cells, rows, width, title)
     numeric = [
         any(
             isinstance(row[i], (int, float, np.integer, np.floating))
@@ -155,10 +178,70 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], title: s
         )
         return "  ".join(padded).rstrip()
 
-    out = [title] if title else []
+    out = [_wrap_title(title)] if title else []
     out += [line(headers), "  ".join("-" * w for w in width)]
     out += [line(r) for r in cells]
     return "\n".join(out)
+
+
+def _wrap_title(title: str) -> str:
+    """`title` with every line wrapped at :data:`MAX_WIDTH`."""
+    import textwrap
+
+    return "\n".join(textwrap.fill(t, MAX_WIDTH, break_on_hyphens=False) if len(t) > MAX_WIDTH
+                     else t for t in title.split("\n"))
+
+
+def _wrapped_table(headers: list[str], cells: list[list[str]], rows: Sequence[Sequence[Any]],
+                   width: list[int], title: str) -> str:
+    """`format_table` for a table wider than :data:`MAX_WIDTH`: the widest text columns are
+    narrowed (their cells wrap onto further lines, a blank line between rows) and the whole
+    table is kept for a CSV file (:func:`take_wide_tables`)."""
+    import textwrap
+
+    _WIDE.append((title, [str(h) for h in headers], [list(r) for r in cells]))
+    numeric = [any(isinstance(row[i], (int, float, np.integer, np.floating))
+                   and not isinstance(row[i], (bool, np.bool_)) for row in rows)
+               for i in range(len(headers))]
+    width = list(width)
+    # numbers never wrap (a header over a number column may); text wraps between words
+    longest_word = [max([len(w) for r in cells for w in r[i].split()] or [1])
+                    for i in range(len(headers))]
+    def is_num(v: Any) -> bool:
+        return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(
+            v, (bool, np.bool_))
+
+    num_len = [max([len(c[i]) for c, r in zip(cells, rows) if is_num(r[i])] or [4])
+               for i in range(len(headers))]
+    floor = [max(num_len[i], min(longest_word[i], 24)) if numeric[i] else
+             max(min(longest_word[i], 24), 4)
+             for i, h in enumerate(headers)]
+    while sum(width) + 2 * (len(width) - 1) > MAX_WIDTH:
+        over = sum(width) + 2 * (len(width) - 1) - MAX_WIDTH
+        i = max(range(len(width)), key=lambda j: width[j] - floor[j])
+        if width[i] <= floor[i]:
+            break  # nothing left to narrow
+        width[i] = max(floor[i], width[i] - over)
+
+    def lines(vals: Sequence[str]) -> list[str]:
+        parts = [textwrap.wrap(v, w, break_long_words=True, break_on_hyphens=False) or [""]
+                 if len(v) > w else [v] for v, w in zip(vals, width)]
+        n = max(len(p) for p in parts)
+        out = []
+        for k in range(n):
+            seg = (p[k] if k < len(p) else "" for p in parts)
+            out.append("  ".join(s.rjust(w) if num else s.ljust(w)
+                                 for s, w, num in zip(seg, width, numeric)).rstrip())
+        return out
+
+    out = [_wrap_title(title)] if title else []
+    out += lines(headers) + ["  ".join("-" * w for w in width)]
+    multi = any(len(c) > w for row in cells for c, w in zip(row, width))
+    for r in cells:
+        out += lines(r)
+        if multi:
+            out.append("")
+    return "\n".join(out).rstrip("\n") + "\n(wide table: every column in full in the CSV beside)"
 
 
 def jsonable(o: Any) -> Any:

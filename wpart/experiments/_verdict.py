@@ -234,16 +234,44 @@ def format_counts(counts: dict[str, int], label: str) -> str:
 
 
 def format_verdicts(rows: Sequence[Verdict], title: str = "") -> str:
-    """Printable table of the rows: one block per row, so long reasons stay readable."""
-    from . import format_table
+    """Printable text of the rows: one block per row, every line at most 120 characters, so
+    long reasons stay readable.
 
-    body = []
+    Each block is ``VERDICT  figure: quantity``, then ``paper ... | ours ... | tolerance ...``
+    and ``run: ...``, then (for a row that is not a MATCH) ``reason: ...``, indented and
+    wrapped.
+
+    Parameters
+    ----------
+    rows : sequence of Verdict
+        The rows, in order.
+    title : str, optional
+        A line above the blocks.
+
+    Returns
+    -------
+    str
+        The text.
+    """
+    import textwrap
+
+    from . import MAX_WIDTH
+
+    def fill(text: str, first: str) -> list[str]:
+        return textwrap.wrap(text, MAX_WIDTH, initial_indent=first,
+                             subsequent_indent=" " * len(first), break_on_hyphens=False)
+
+    out = textwrap.wrap(title, MAX_WIDTH, break_on_hyphens=False) if title else []
+    width = max([len(r.verdict) for r in rows] or [0])
     for r in rows:
-        note = r.reason if r.verdict != MATCH else ""
-        body.append([r.figure, r.quantity, r.paper, r.ours, r.verdict,
-                     r.tolerance or "-", r.run or "-", note or "-"])
-    return format_table(["figure", "quantity", "paper", "ours", "verdict", "tolerance",
-                         "run (instance, sizes)", "reason"], body, title=title)
+        out += fill(f"{r.figure}: {r.quantity}", f"{r.verdict.ljust(width)}  ")
+        pad = " " * (width + 4)
+        out += fill(f"paper {r.paper} | ours {r.ours} | tolerance {r.tolerance or '-'}", pad)
+        if r.run:
+            out += fill(f"run: {r.run}", pad)
+        if r.verdict != MATCH and r.reason:
+            out += fill(f"reason: {r.reason}", pad)
+    return "\n".join(out)
 
 
 class Verdicts:

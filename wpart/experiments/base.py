@@ -344,6 +344,97 @@ def _figure(path: Path, timing: dict) -> None:
     fig.savefig(path, dpi=110)
 
 
+def save_figure(path: Path, panels: list, title: str, *, width: float = 5.2,
+                height: float = 4.0) -> Path:
+    """The figure hook every family's reproduction can use: one row of panels, saved as PNG.
+
+    Each panel is a callable ``draw(ax)`` that draws on its Axes (and sets its own title,
+    labels and legend: a legend then lists only what that panel drew). No pyplot: the user's
+    backend is left alone.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The PNG file to write.
+    panels : list of callable
+        ``draw(ax)`` per panel, left to right.
+    title : str
+        The figure's title.
+    width, height : float, optional
+        Inches per panel.
+
+    Returns
+    -------
+    pathlib.Path
+        `path`.
+
+    Raises
+    ------
+    OSError
+        If the file cannot be written.
+    """
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width * len(panels), height), layout="constrained")
+    axes = fig.subplots(1, len(panels), squeeze=False)[0]
+    for ax, draw in zip(axes, panels):
+        draw(ax)
+    fig.suptitle(title)
+    fig.savefig(path, dpi=100)
+    return path
+
+
+def paper_vs_ours(rows: list, *, label: str = "paper vs ours") -> Any:
+    """A panel for :func:`save_figure`: every numeric verdict row as a point (the paper's
+    figure against ours), the line ours = paper, one colour per verdict.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Verdict rows (``Verdict.to_dict()``) with ``paper``, ``ours`` and ``verdict``.
+    label : str, optional
+        The panel's title.
+
+    Returns
+    -------
+    callable
+        ``draw(ax)``.
+
+    Notes
+    -----
+    Rows whose values are not positive numbers are skipped.
+    """
+    def num(v: Any) -> float | None:
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            return None
+        return f if np.isfinite(f) else None
+
+    def draw(ax: Any) -> None:
+        colours = {"MATCH": "tab:green", "DIFFERS": "tab:red", "NOT REGENERATED": "tab:gray"}
+        lo, hi = np.inf, -np.inf
+        for verdict, c in colours.items():
+            pts = [(num(r.get("paper")), num(r.get("ours"))) for r in rows
+                   if r.get("verdict") == verdict]
+            pts = [(p, o) for p, o in pts if p is not None and o is not None and p > 0 and o > 0]
+            if pts:
+                ax.scatter(*zip(*pts), color=c, s=18, label=f"{verdict} ({len(pts)})")
+                lo = min(lo, *(min(p) for p in pts))
+                hi = max(hi, *(max(p) for p in pts))
+        if np.isfinite(lo):
+            ax.plot([lo, hi], [lo, hi], "k--", lw=1, label="ours = paper")
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.legend(fontsize="small")
+        ax.set_xlabel("the paper's figure")
+        ax.set_ylabel("ours")
+        ax.set_title(label, fontsize="medium")
+        ax.grid(True, which="both", alpha=0.3)
+
+    return draw
+
+
 # --------------------------------------------------------------------------------------------
 
 

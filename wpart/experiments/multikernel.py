@@ -72,6 +72,7 @@ def run_multikernel(out_dir: Path, quick: bool = False, progress: bool = True) -
         title=f"multikernel checks: {'all hold' if ok else 'SOME FAILED'} ({elapsed:.1f} s)")])
     files = {"table": out_dir / "multikernel_table.txt", "json": out_dir / "multikernel.json"}
     files["table"].write_text(table + "\n")
+    files["figure"] = _figure(out_dir / "multikernel.png", doc, vs.to_list(), quick)
     write_json(files["json"], {"family": "multikernel", "ok": ok, "quick": quick,
                                "checks": checks, "verdicts": vs.to_list(),
                                "counts": vs.counts(), **doc, "wpart": wpart.__version__,
@@ -79,6 +80,39 @@ def run_multikernel(out_dir: Path, quick: bool = False, progress: bool = True) -
     return {"family": "multikernel", "ok": ok, "checks": checks, "table": table,
             "verdicts": vs.to_list(), "counts": vs.counts(),
             "files": {k: str(v) for k, v in files.items()}, "seconds": elapsed}
+
+
+def _figure(path: Path, doc: dict, rows: list, quick: bool) -> Path:
+    """Table 2's GPU shares (paper and ours), the share and time across the CPU load step
+    (Fig. 12), and every numeric verdict row against the paper's figure."""
+    from .base import paper_vs_ours, save_figure
+
+    def shares(ax):
+        t2 = doc["table2"]
+        x = np.arange(len(t2))
+        ax.bar(x - 0.2, [r["paper_share"] for r in t2], 0.4, label="paper (Table 2)")
+        ax.bar(x + 0.2, [r["share"] for r in t2], 0.4, label="ours (simulated P2)")
+        ax.set_xticks(x, [f"{r['benchmark']} {r['input']} {r['gpus']}G" for r in t2],
+                      rotation=70, fontsize="x-small")
+        ax.set_ylabel("GPU share (%)")
+        ax.set_title("Table 2: GPU share of the balanced split", fontsize="medium")
+        ax.legend(fontsize="small")
+
+    def adaptation(ax):
+        ad = doc["adaptation"]
+        ax.plot(100 * np.asarray(ad["s"]), label="GPU share (%)")
+        ax.set_xlabel("run")
+        ax.set_ylabel("GPU share (%)")
+        ax2 = ax.twinx()
+        ax2.plot(ad["T"], color="tab:orange", alpha=0.7, label="time (ms)")
+        ax2.set_ylabel("time (ms)")
+        h1, l1 = ax.get_legend_handles_labels()
+        h2, l2 = ax2.get_legend_handles_labels()
+        ax.legend(h1 + h2, l1 + l2, fontsize="small", loc="center right")
+        ax.set_title("Fig. 12: adaptation to a CPU load step", fontsize="medium")
+
+    return save_figure(path, [shares, adaptation, paper_vs_ours(rows)],
+                       f"multikernel, simulated platforms ({'quick' if quick else 'full'} run)")
 
 
 def _baseline(row: dict) -> float:

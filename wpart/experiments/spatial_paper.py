@@ -506,8 +506,10 @@ def figures(out_dir: Path, d: dict, quick: bool) -> dict[str, Path]:
                         label=_name(meth))
         lb = [(m, 100 * per_m[str(m)]["lb_gap"]) for m in ms
               if 100 * per_m[str(m)]["lb_gap"] >= 0.01]
-        if lb:  # only where the bound is above T/m (a heavy cell)
-            ax.plot(*zip(*lb), "k--", lw=1.5, label="lower bound max(T/m, amax)")
+        if lb:  # only where the bound is above T/m (a heavy cell); a marker, so that a
+            # single point shows too (a lone dashed segment draws nothing)
+            ax.plot(*zip(*lb), "k--", marker="x", ms=7, lw=1.5,
+                    label="lower bound max(T/m, amax)")
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
         _pct_axis(ax, True)
@@ -554,7 +556,7 @@ def figures(out_dir: Path, d: dict, quick: bool) -> dict[str, Path]:
                     ls="-" if k.startswith("hier_relaxed") else ":", label=_name(k))
         lb = [(m, 100 * x) for m, x in zip(dd["m"], dd["lb"]) if 100 * x >= 0.01]
         if lb:
-            ax.plot(*zip(*lb), "k--", lw=1.5, label="lower bound")
+            ax.plot(*zip(*lb), "k--", marker="x", ms=7, lw=1.5, label="lower bound")
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
         _pct_axis(ax, True)
