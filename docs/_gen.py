@@ -58,6 +58,30 @@ def main() -> None:
     for fam, runs in fams.items():
         (OUT / f"which_{fam}.inc").write_text(head + table(runs))
     (OUT / "which_multikernel.inc").write_text(multikernel_table())
+    (OUT / "api.inc").write_text(api_lists())
+
+
+#: The modules of the API reference, in order.
+API_MODULES = ["wpart", "wpart.spatial", "wpart.hetero", "wpart.tasks", "wpart.dynamic",
+               "wpart.multikernel", "wpart.milp", "wpart.cli"]
+
+
+def api_lists() -> str:
+    """The autosummary lists of the API reference: every name of every module's ``__all__``
+    (modules apart), so that a name added to ``__all__`` is documented without editing the
+    page."""
+    import importlib
+    import inspect
+
+    out = []
+    for i, modname in enumerate(API_MODULES):
+        mod = importlib.import_module(modname)
+        names = [n for n in mod.__all__ if not inspect.ismodule(getattr(mod, n))]
+        title = f"``{modname}``" + (" (base)" if i == 0 else "")
+        out += [title, "-" * len(title), "", f".. currentmodule:: {modname}", "",
+                ".. autosummary::", "   :toctree: generated", "   :nosignatures:", ""]
+        out += [f"   {n}" for n in names] + [""]
+    return "\n".join(out)
 
 
 def multikernel_table() -> str:
