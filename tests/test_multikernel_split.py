@@ -5,6 +5,11 @@ from __future__ import annotations
 
 import math
 import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
 from fractions import Fraction
 
 import numpy as np
@@ -218,3 +223,90 @@ def test_P_LOP_1_table2(row):
         assert _lop(f1, o1, 1, s1) == 7 != lop1
     else:
         assert _lop(f1, o1, 1, s1) == lop1
+
+
+def _numpy_split_unit_quanta(total, shares):
+    """SPLIT with every quantum 1, vectorised: floor of each target, then one unit to the R
+    largest remainders (ties: lowest index), R < the number of positive shares."""
+    s = np.asarray(shares, float)
+    t = np.minimum(s / s.sum() * float(total), float(total))
+    n = np.minimum(np.floor(t), total).astype(np.int64)
+    R = total - int(n.sum())
+    pos = np.flatnonzero(s > 0)
+    order = pos[np.lexsort((pos, -(t[pos] - n[pos])))]
+    n[order[:R]] += 1
+    return n
+
+
+@pytest.mark.parametrize("k", [1, 7, 1000, 100_000])
+def test_split_many_executions_equals_vectorised_largest_remainder(k):
+    # the former rounding removed candidates one memmove at a time: O(k^2), 112 s at 10^6
+    rng = np.random.default_rng(k)
+    for total in (0, 1, k - 1, k + 3, 10**6 + 7, 2**40 + 1):
+        if total < 0:
+            continue
+        shares = rng.random(k)
+        shares[rng.random(k) < 0.1] = 0.0
+        if not shares.any():
+            shares[0] = 1.0
+        sizes, offsets = split(total, shares, np.ones(k, np.int64))
+        assert sizes.sum() == total
+        np.testing.assert_array_equal(sizes, _numpy_split_unit_quanta(total, shares))
+        np.testing.assert_array_equal(offsets, np.concatenate(([0], np.cumsum(sizes)[:-1])))
+
+
+def test_split_many_executions_mixed_quanta_equals_oracle():
+    rng = random.Random(5)
+    for _ in range(25):
+        P = rng.randint(20, 90)
+        shares = [rng.choice([0.0, rng.random(), 1.0]) for _ in range(P)]
+        if not any(shares):
+            shares[-1] = 0.5
+        quanta = [rng.choice([1, 2, 3, 64, 1000]) for _ in range(P)]
+        total = rng.choice([rng.randint(0, 5000), rng.randint(0, 100_000)])
+        sizes, _ = split(total, shares, quanta)
+        assert sizes.tolist() == oracle_split(total, shares, quanta)
+        # huge totals and quanta: the invariants (the oracle would give 2^40 single quanta)
+        quanta = [rng.choice([1, 3, 1000, 2**40]) for _ in range(P)]
+        sizes, _ = split(2**50 + 3, shares, quanta)
+        last = max(e for e in range(P) if shares[e] > 0)
+        assert int(sizes.sum()) == 2**50 + 3
+        assert all(sizes[e] % quanta[e] == 0 for e in range(P) if e != last)
+        assert all(sizes[e] == 0 for e in range(P) if shares[e] == 0)
+
+
+def test_split_stops_on_ctrl_c():
+    # a split of 4 * 10^6 executions takes about a second; SIGINT 0.15 s after it starts
+    code = textwrap.dedent("""
+        import sys, time
+        import numpy as np
+        import wpart.multikernel as MK
+        k = 4_000_000
+        s, q = np.random.default_rng(0).random(k), np.ones(k, np.int64)
+        print("READY", flush=True)
+        try:
+            MK.split(10**6, s, q)
+            print("DONE", flush=True)
+        except KeyboardInterrupt:
+            print("STOPPED", time.clock_gettime(time.CLOCK_MONOTONIC), flush=True)
+        print(MK.split(10, [1, 1], [1, 1])[0].tolist(), flush=True)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "READY"
+        time.sleep(0.15)
+        sent = time.clock_gettime(time.CLOCK_MONOTONIC)
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    lines = out.split("\n")
+    if lines[0] == "DONE":  # finished before the signal (a fast machine): nothing to check
+        pytest.skip("the split finished before SIGINT")
+    assert lines[0].startswith("STOPPED"), out
+    latency = float(lines[0].split()[1]) - sent
+    print(f"split stopped {latency:.3f} s after SIGINT")
+    assert latency < 1.5  # goal 0.35 s; the machine is shared
+    assert lines[1] == "[5, 5]"

@@ -1,5 +1,5 @@
 /*
- * multikernel_split.c -- partitions of a multi-kernel run [Soldado 2016]: the quantum of an execution,
+ * split.c -- partitions of a multi-kernel run [Soldado 2016]: the quantum of an execution,
  * SPLIT (shares -> contiguous partitions respecting every quantum), the static distribution
  * among GPUs, the empty-base seed, the level of parallelism and the GPU occupancy model.
  */
@@ -69,13 +69,66 @@ typedef struct {
     int32_t e;
 } multikernel_rem_t;
 
-static int rem_cmp(const void *x, const void *y)
+static int rem_before(const multikernel_rem_t *a, const multikernel_rem_t *b)
 {
-    const multikernel_rem_t *a = x, *b = y;
-    if (a->r != b->r) {
-        return a->r > b->r ? -1 : 1;
+    return a->r != b->r ? a->r > b->r : a->e < b->e;
+}
+
+/* Bottom-up merge sort of v[0..n) by rem_before (tmp: n entries), polling `ctl` every 64 K
+ * moves so that a sort of millions of executions answers Ctrl-C. */
+static wpart_status_t rem_sort(multikernel_rem_t *v, multikernel_rem_t *tmp, int32_t n,
+                               const wpart_control_t *ctl, double t0)
+{
+    multikernel_rem_t *src = v, *dst = tmp;
+    int64_t moves = 0;
+    for (int64_t w = 1; w < n; w *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * w) {
+            int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            int64_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) {
+                dst[k++] = rem_before(&src[j], &src[i]) ? src[j++] : src[i++];
+            }
+            while (i < mid) {
+                dst[k++] = src[i++];
+            }
+            while (j < hi) {
+                dst[k++] = src[j++];
+            }
+            moves += hi - lo;
+            if (moves >= 65536) {
+                moves = 0;
+                wpart_status_t st = wpart_i_poll(ctl, t0, 0.0, 0.0);
+                if (st != WPART_OK) {
+                    return st;
+                }
+            }
+        }
+        multikernel_rem_t *t = src;
+        src = dst;
+        dst = t;
     }
-    return (a->e > b->e) - (a->e < b->e);
+    if (src != v) {
+        memcpy(v, src, (size_t)n * sizeof *v);
+    }
+    return WPART_OK;
+}
+
+/* The sum of the live candidates' quanta, exact: up to 2^31 values below 2^63 (two words). */
+typedef struct {
+    uint64_t hi, lo;
+} u128_t;
+
+static void u128_add(u128_t *a, uint64_t v)
+{
+    uint64_t lo = a->lo + v;
+    a->hi += lo < a->lo;
+    a->lo = lo;
+}
+
+static void u128_sub(u128_t *a, uint64_t v)
+{
+    a->hi -= a->lo < v;
+    a->lo -= v;
 }
 
 /*
@@ -85,13 +138,20 @@ static int rem_cmp(const void *x, const void *y)
  * go round the executions in a fixed cyclic order (by starting value, ties to the lower index)
  * while the candidate set stays the same, and whole cycles can be given at once: the work is
  * independent of `total`. Values are compared as (cycles taken, starting value), which is
- * exact.
+ * exact. The live cycle is a circular linked list (a candidate whose quantum no longer fits
+ * leaves in O(1), and R only decreases, so it never comes back) and the sum of its quanta is
+ * kept as candidates leave, so that the rounding costs O(P log P) (the sort) plus O(P) per
+ * pass of single picks; the walk stops as soon as R is 0 and polls `ctl` (Ctrl-C) every 4096
+ * steps.
  */
-wpart_status_t wpart_multikernel_split(int64_t total, int32_t P, const double *shares,
-                              const int64_t *quanta, int64_t *sizes_out, int64_t *offsets_out)
+wpart_status_t wpart_multikernel_split_ctl(int64_t total, int32_t P, const double *shares,
+                                           const int64_t *quanta, int64_t *sizes_out,
+                                           int64_t *offsets_out, const wpart_control_t *ctl)
 {
     wpart_status_t st = WPART_OK;
-    multikernel_rem_t *ord = NULL;
+    multikernel_rem_t *ord = NULL, *tmp = NULL;
+    int32_t *nxt = NULL, *prv = NULL;
+    const double t0 = wpart_i_now();
     if (P < 1) {
         return wpart_i_error(WPART_EINVAL, "shares: need at least one execution, got %d",
                              (int)P);
@@ -122,9 +182,12 @@ wpart_status_t wpart_multikernel_split(int64_t total, int32_t P, const double *s
     if (!(sum > 0.0) || !isfinite(sum)) {
         return wpart_i_error(WPART_EINVAL, "shares must have a positive finite sum, got %g", sum);
     }
-    ord = malloc((size_t)P * sizeof *ord);
-    if (!ord) {
-        return wpart_i_error(WPART_ENOMEM, "split of %d executions", (int)P);
+    ord = wpart_i_malloc(P, sizeof *ord);
+    nxt = wpart_i_malloc(P, sizeof *nxt);
+    prv = wpart_i_malloc(P, sizeof *prv);
+    tmp = wpart_i_malloc(P, sizeof *tmp);
+    if (!ord || !nxt || !prv || !tmp) {
+        WPART_FAIL(WPART_ENOMEM, "split of %d executions", (int)P);
     }
     /* first pass: whole quanta below each target */
     /* unsigned: each n0 <= total, and their sum exceeds total only by the rounding of the
@@ -155,59 +218,68 @@ wpart_status_t wpart_multikernel_split(int64_t total, int32_t P, const double *s
     }
     int64_t R = assigned <= (uint64_t)total ? (int64_t)((uint64_t)total - assigned)
                                             : -(int64_t)(assigned - (uint64_t)total);
-    qsort(ord, (size_t)ne, sizeof *ord, rem_cmp);
+    WPART_CHECK(rem_sort(ord, tmp, ne, ctl, t0));
     /* the normalised targets can exceed total by a rounding: take back the last quanta given */
     for (int32_t k = ne - 1; R < 0 && k >= 0; k--) {
         int32_t e = ord[k].e;
-        while (R < 0 && sizes_out[e] > 0) {
-            sizes_out[e] -= quanta[e];
-            R += quanta[e];
+        if (sizes_out[e] > 0) {
+            /* whole quanta back at once: ceil(-R / q), at most what the execution holds */
+            int64_t q = quanta[e];
+            int64_t back = (-R) / q + ((-R) % q != 0);
+            if (back > sizes_out[e] / q) {
+                back = sizes_out[e] / q;
+            }
+            sizes_out[e] -= back * q;
+            R += back * q;
         }
         if (k == 0 && R < 0) {
             WPART_FAIL(WPART_EINTERNAL, "split: negative remainder");
         }
     }
-    /* cyclic greedy over the candidates (quantum <= R); ord[0..nc) is the live cycle */
+    /* cyclic greedy over the candidates (quantum <= R): ord[0..nc) linked in a circle */
     int32_t nc = 0;
+    u128_t cyc = {0, 0};
     for (int32_t k = 0; k < ne; k++) {
         if (quanta[ord[k].e] <= R) {
             ord[nc++] = ord[k];
+            u128_add(&cyc, (uint64_t)quanta[ord[k].e]);
         }
     }
-    int32_t pos = 0;
+    for (int32_t k = 0; k < nc; k++) {
+        nxt[k] = k + 1 < nc ? k + 1 : 0;
+        prv[k] = k > 0 ? k - 1 : nc - 1;
+    }
+    int32_t pos = 0; /* the next candidate to visit */
+    int64_t steps = 0;
     while (nc > 0 && R > 0) {
         /* whole cycles at once while every candidate fits */
-        int64_t cyc = 0;
-        int overflow = 0;
-        for (int32_t k = 0; k < nc; k++) {
-            int64_t q = quanta[ord[k].e];
-            if (cyc > INT64_MAX - q) {
-                overflow = 1;
-                break;
-            }
-            cyc += q;
-        }
-        if (!overflow && cyc <= R) {
-            int64_t c = R / cyc;
-            for (int32_t k = 0; k < nc; k++) {
+        if (cyc.hi == 0 && cyc.lo <= (uint64_t)R) {
+            int64_t c = R / (int64_t)cyc.lo;
+            int32_t k = pos;
+            for (int32_t v = 0; v < nc; v++, k = nxt[k]) {
                 sizes_out[ord[k].e] += c * quanta[ord[k].e];
             }
-            R -= c * cyc;
+            R -= c * (int64_t)cyc.lo;
+            steps += nc;
         }
         /* then one pass of single picks; a candidate whose quantum no longer fits leaves */
         int32_t visits = nc;
-        while (visits-- > 0 && nc > 0) {
-            if (pos >= nc) {
-                pos = 0;
+        while (visits-- > 0 && nc > 0 && R > 0) {
+            if ((++steps & 4095) == 0) {
+                WPART_CHECK(wpart_i_poll(ctl, t0, 0.0, 0.0));
             }
             int32_t e = ord[pos].e;
             if (quanta[e] <= R) {
                 sizes_out[e] += quanta[e];
                 R -= quanta[e];
-                pos++;
+                pos = nxt[pos];
             } else {
-                memmove(ord + pos, ord + pos + 1, (size_t)(nc - pos - 1) * sizeof *ord);
+                u128_sub(&cyc, (uint64_t)quanta[e]);
+                int32_t a = prv[pos], b = nxt[pos];
+                nxt[a] = b;
+                prv[b] = a;
                 nc--;
+                pos = b;
             }
         }
     }
@@ -219,7 +291,17 @@ wpart_status_t wpart_multikernel_split(int64_t total, int32_t P, const double *s
     }
 cleanup:
     free(ord);
+    free(tmp);
+    free(nxt);
+    free(prv);
     return st;
+}
+
+wpart_status_t wpart_multikernel_split(int64_t total, int32_t P, const double *shares,
+                                       const int64_t *quanta, int64_t *sizes_out,
+                                       int64_t *offsets_out)
+{
+    return wpart_multikernel_split_ctl(total, P, shares, quanta, sizes_out, offsets_out, NULL);
 }
 
 wpart_status_t wpart_multikernel_level_of_parallelism(int32_t cpu_subdevices, int32_t overlap,

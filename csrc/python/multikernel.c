@@ -76,8 +76,10 @@ static PyObject *py_split(PyObject *self, PyObject *args)
     const double *ps = PyArray_DATA(s);
     const int64_t *pq = PyArray_DATA(q);
     int64_t *pn = PyArray_DATA((PyArrayObject *)sizes), *po = PyArray_DATA((PyArrayObject *)offs);
+    wpy_control_t ctl; /* Ctrl-C while a long split runs */
+    wpy_control_setup(&ctl, NULL, 0.0);
     Py_BEGIN_ALLOW_THREADS
-    st = wpart_multikernel_split(total, P, ps, pq, pn, po);
+    st = wpart_multikernel_split_ctl(total, P, ps, pq, pn, po, &ctl.ctl);
     Py_END_ALLOW_THREADS
     if (st != WPART_OK) {
         wpy_raise(st, NULL);

@@ -1,4 +1,4 @@
-/* dynamic_mksim.c -- binding of the simulated multi-kernel run (wpart_multikernel_sim_run,
+/* multikernel_sim.c -- binding of the simulated multi-kernel run (wpart_multikernel_sim_run,
  * wpart/multikernel.h). Arrays must already have the exact dtype and lengths (the Python layer,
  * wpart/dynamic/multikernel/_simulate.py, converts and validates); the C side checks values. */
 #include "wpy.h"

@@ -3,8 +3,8 @@
 A :class:`SimPlatform` (CPU cores with a cache hierarchy that fission splits into
 sub-devices, GPUs with one copy and one compute engine each) runs a :class:`SimCost` (the
 cost of one pass of a skeleton computation tree per partition unit) for a given split; the
-event model is the C engine's (``wpart_mk_sim_run``: every partition runs the whole tree on
-its device and its data stay there, a GPU's uploads and downloads of one overlap partition
+event model is the C engine's (``wpart_multikernel_sim_run``: every partition runs the whole
+tree on its device and its data stay there, a GPU's uploads and downloads of one overlap partition
 overlap the compute of another, a Loop with global synchronisation re-sends only its COPY
 vectors, a CPU sub-device pays a cache penalty once its partition spills its cache).
 :func:`paper_p1_cpu` and :func:`paper_p2` model the paper's two machines;

@@ -36,11 +36,16 @@ wpart_status_t wpart_multikernel_quantum(int32_t n, const int64_t *a, const int6
  * Every partition is a multiple of its quantum except the last one with a positive share,
  * which also takes the sub-quantum remainder (less than the smallest quantum of the executions
  * with a positive share). A zero share gives an empty partition. The rounding follows the
- * largest remainder in units of quanta (ties: lowest index). O(P^2) worst case, independent of
- * `total`. sizes_out/offsets_out: P values each (offsets: exclusive prefix sum).
+ * largest remainder in units of quanta (ties: lowest index). O(P log P) (a sort, then linear
+ * passes with whole cycles given at once), independent of `total`. sizes_out/offsets_out: P
+ * values each (offsets: exclusive prefix sum).
  */
 wpart_status_t wpart_multikernel_split(int64_t total, int32_t P, const double *shares,
                               const int64_t *quanta, int64_t *sizes_out, int64_t *offsets_out);
+/** wpart_multikernel_split polling the control hooks `ctl` (Ctrl-C, time limit; NULL: none). */
+wpart_status_t wpart_multikernel_split_ctl(int64_t total, int32_t P, const double *shares,
+                                           const int64_t *quanta, int64_t *sizes_out,
+                                           int64_t *offsets_out, const wpart_control_t *ctl);
 
 /** Exclusive prefix sum of n int64 values (out may alias in); EOVERFLOW past int64. */
 wpart_status_t wpart_multikernel_exclusive_scan(int32_t n, const int64_t *in, int64_t *out);
