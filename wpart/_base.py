@@ -437,6 +437,22 @@ def probe_1d(loads: ArrayLike, m: int, B: float) -> tuple[bool, NDArray[np.int64
     separators : ndarray of int64, shape (m+1,)
         The greedy separators, padded with ``n``.
 
+    Parameters
+    ----------
+    loads : array_like
+        Non-negative loads, one per item.
+    m : int
+        Number of parts (processors).
+    B : float
+        PROBE: can the chain be split into at most `m` parts of load <= `B`? Greedy from the left
+        (PROBE, Sec.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
+
     Examples
     --------
     >>> import wpart

@@ -99,6 +99,13 @@ class Result:
     Subclasses are ``@dataclass(frozen=True, eq=False)`` with ``status`` and ``message`` among
     their fields; this class gives them ``success``, ``gap``, ``to_dict()``, equality and
     ``_repr_lines`` for a short repr.
+
+    Attributes
+    ----------
+    status : str
+        One of :data:`wpart.STATUSES`.
+    message : str
+        What happened, in words.
     """
 
     __slots__ = ()

@@ -254,7 +254,24 @@ def _write_wide_tables(out: Path, family: str, tables: list) -> list[Path]:
 
 def summary_line(counts: dict[str, int]) -> str:
     """The last line of ``wpart reproduce``: ``"verdicts: 12 MATCH, 3 DIFFERS, 2 NOT
-    REGENERATED"`` (the counts of the papers' headline figures; checks are reported apart)."""
+    REGENERATED"`` (the counts of the papers' headline figures; checks are reported apart).
+
+    Parameters
+    ----------
+    counts : dict[str, int]
+        Parts per stripe (each >= 1, summing to `m`); default: proportional to the stripe loads.
+
+    Returns
+    -------
+    str
+        The line.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
+    """
     from .experiments._verdict import VERDICTS
 
     return "verdicts: " + ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS)
@@ -273,6 +290,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     int
         The exit status: 0 when every check passed, 1 when one failed. Usage errors (an
         unknown family, a bad option) exit with status 2 through :mod:`argparse`.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
 
     Examples
     --------

@@ -87,6 +87,11 @@ class Balancer:
 
     Subclasses set ``self._c`` (the C object) and ``self._args`` / ``self._kw`` (what
     :meth:`fresh` passes to the constructor again).
+
+    Parameters
+    ----------
+    None
+        The class takes no arguments.
     """
 
     _c: Any

@@ -100,6 +100,13 @@ class Worker:
     time, where ``s = max(1, throttle · Π factor)`` over the ``schedule`` windows
     ``(t_start, t_end, factor)`` (seconds from the start of the run) that contain the start
     of the block.
+
+    Parameters
+    ----------
+    throttle : float, optional
+        Constant slowdown factor (>= 1 emulates a slower PU).
+    schedule : Sequence[tuple[float, float, float]] or None, optional
+        Windows ``(t_start, t_end, factor)`` (seconds from the run's start) of extra slowdown.
     """
 
     def __init__(self, *, throttle: float = 1.0, schedule: Sequence[tuple[float, float, float]] | None = None) -> None:
@@ -193,6 +200,15 @@ class CallableWorker(Worker):
     The measured wall time of ``fn`` is the block's compute time (throttled like every
     worker). ``fn`` runs on the worker's own thread; it may release the GIL itself. With only
     CallableWorkers, :func:`run` needs no task (``task=None``).
+
+    Parameters
+    ----------
+    fn : Callable[[int, int], object]
+        The function to run.
+    throttle : float, optional
+        Constant slowdown factor (>= 1 emulates a slower PU).
+    schedule : Sequence[tuple[float, float, float]] or None, optional
+        Windows ``(t_start, t_end, factor)`` (seconds from the run's start) of extra slowdown.
     """
 
     def __init__(
@@ -253,6 +269,15 @@ class CupyWorker(Worker):
     ------
     RuntimeError
         At construction when :func:`gpu_available` is False.
+
+    Parameters
+    ----------
+    device : int, optional
+        CUDA device index.
+    throttle : float, optional
+        Constant slowdown factor (>= 1 emulates a slower PU).
+    schedule : Sequence[tuple[float, float, float]] or None, optional
+        Windows ``(t_start, t_end, factor)`` (seconds from the run's start) of extra slowdown.
     """
 
     def __init__(self, *, device: int = 0, throttle: float = 1.0,

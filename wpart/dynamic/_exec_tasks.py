@@ -42,6 +42,11 @@ class Task:
 
     Subclasses implement :meth:`compute`, which computes one block and may be called
     concurrently from several workers for disjoint blocks.
+
+    Parameters
+    ----------
+    n : int
+        Workload: the number of units to distribute.
     """
 
     n: int
@@ -275,6 +280,13 @@ class CallableTask(Task):
 
     ``fn`` is called from the workers' threads, concurrently for disjoint blocks; it may
     release the GIL itself (NumPy, I/O, ``time.sleep``) to let workers overlap.
+
+    Parameters
+    ----------
+    fn : Callable[[int, int], object]
+        The function to run.
+    n : int
+        Workload: the number of units to distribute.
     """
 
     @renamed(total="n")

@@ -181,6 +181,12 @@ def oracle_oneshot(platform: Platform, n: int, *, quantum: int = 1) -> OracleRes
     OracleResult
         ``kind="oneshot"``, ``status="optimal"``, ``S = n``, ``makespan = T*_oneshot``
         (predicted); :meth:`OracleResult.balancer` gives the ``Static`` balancer that runs it.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     W = count(n, "n")
     q = count(quantum, "quantum")
@@ -229,6 +235,12 @@ def oracle_stepped(
     -------
     OracleResult
         ``kind="stepped"``; unpacks as ``blocks, S, makespan``; ``table`` lists every ``S``.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     W = count(n, "n")
     q = count(quantum, "quantum")

@@ -398,7 +398,17 @@ class PLBHeC(PLBHAC):
     barrier after every training round and execution step, evaluations while every PU idles,
     no gap filling and no tail shrink. Takes the same options as :class:`PLBHAC`; its minimum
     blocks stay fixed (GPU/PHI ``x_init``, CPU ``quantum``) unless ``min_block`` or
-    ``min_block_mode`` is given."""
+    ``min_block_mode`` is given.
+
+    Parameters
+    ----------
+    m : int
+        Number of processing units.
+    n : int
+        Elements to process.
+    **options
+        The options of :class:`PLBHAC`, with the same names and meanings.
+    """
 
     _hec = True
 

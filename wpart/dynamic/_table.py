@@ -152,6 +152,17 @@ def make_balancer(name: str, m: int, n: int, *, platform: Any = None, seed: int 
         ``dmda`` calibrates its piece times in a simulated run with seed ``seed + 1``.
     **options
         The balancer's own options (see its class).
+
+    Returns
+    -------
+    Balancer
+        A fresh (unstarted) balancer.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     meth = BALANCERS.choose(name, "balancer")
     m, n = m_n(m, n)

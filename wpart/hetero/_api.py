@@ -137,7 +137,32 @@ def optimal_energy(profiles: Any, n: int, *, progress: Any = False,
                    time_limit: float | None = None) -> Distribution:
     """The energy-optimal distribution: least dynamic energy, then least time.
 
-    Parameters and statuses as :func:`optimal_time`."""
+    Parameters and statuses as :func:`optimal_time`.
+
+    Parameters
+    ----------
+    profiles : ProfileSet or sequence of tuples
+        One discrete time (and energy) profile per processor: a :class:`ProfileSet` or a sequence
+        of ``(sizes, times[, energies])`` tuples.
+    n : int
+        Workload: the number of units to distribute.
+    progress : bool or callable, optional
+        True for a progress bar, or a callable ``progress(done, total)`` (returning False cancels
+        the run with :class:`wpart.CancelledError`).
+    time_limit : float or None, optional
+        Seconds for the call (None: no limit); reaching it gives ``status == "time_limit"``.
+
+    Returns
+    -------
+    Distribution
+        The distribution, its time and energy, and ``status``.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
+    """
     return _point("energy_optimal", "energy_optimal", profiles, n, progress, time_limit,
                   "energy-optimal distribution")
 
@@ -153,6 +178,32 @@ def load_balanced(profiles: Any, n: int, *, mode: str = "max_active", progress: 
     smallest distribution. ``mode="all_active"``: every processor must get work (status
     ``"infeasible"`` when impossible). On large profiles this is a long search (a window over
     all candidate times); `time_limit` and the statuses are as in :func:`optimal_time`.
+
+    Parameters
+    ----------
+    profiles : ProfileSet or sequence of tuples
+        One discrete time (and energy) profile per processor: a :class:`ProfileSet` or a sequence
+        of ``(sizes, times[, energies])`` tuples.
+    n : int
+        Workload: the number of units to distribute.
+    mode : str, optional
+        ``"max_active"`` or ``"all_active"``, as described above.
+    progress : bool or callable, optional
+        True for a progress bar, or a callable ``progress(done, total)`` (returning False cancels
+        the run with :class:`wpart.CancelledError`).
+    time_limit : float or None, optional
+        Seconds for the call (None: no limit); reaching it gives ``status == "time_limit"``.
+
+    Returns
+    -------
+    Distribution
+        The distribution, its time and energy, and ``status``.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     md = choice(mode, "mode", ("max_active", "all_active"))
     return _point("load_balanced" if md == "max_active" else "load_balanced_all",
@@ -311,6 +362,24 @@ def total_energy_front(front: ParetoFront, static_power: float) -> ParetoFront:
 
     One HEPOPTA run serves every static power: the total-energy front is a subset of the
     dynamic-energy front (Prop. 10.10 of Khaleghzadeh et al.).
+
+    Parameters
+    ----------
+    front : ParetoFront
+        A time x dynamic-energy Pareto front.
+    static_power : float
+        Static (idle) power of the platform in watts.
+
+    Returns
+    -------
+    ParetoFront
+        The front (its points' times, energies and distributions) and ``status``.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     if not isinstance(front, ParetoFront) or front.objective != "dynamic":
         raise WpartTypeError("`front` must be a dynamic-energy ParetoFront")
@@ -327,7 +396,32 @@ def threshold_dp_front(profiles: Any, n: int, *, progress: Any = False,
                        time_limit: float | None = None) -> ParetoFront:
     """Exact front by one minimum-energy DP per candidate time: an oracle of wpart's own,
     independent of HEPOPTA, ``O(|C| m P N)``. Statuses and `time_limit` as
-    :func:`pareto_front`."""
+    :func:`pareto_front`.
+
+    Parameters
+    ----------
+    profiles : ProfileSet or sequence of tuples
+        One discrete time (and energy) profile per processor: a :class:`ProfileSet` or a sequence
+        of ``(sizes, times[, energies])`` tuples.
+    n : int
+        Workload: the number of units to distribute.
+    progress : bool or callable, optional
+        True for a progress bar, or a callable ``progress(done, total)`` (returning False cancels
+        the run with :class:`wpart.CancelledError`).
+    time_limit : float or None, optional
+        Seconds for the call (None: no limit); reaching it gives ``status == "time_limit"``.
+
+    Returns
+    -------
+    ParetoFront
+        The front (its points' times, energies and distributions) and ``status``.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
+    """
     ps = as_profiles(profiles)
     n = _n(n)
     tl = as_time_limit(time_limit)
@@ -369,6 +463,17 @@ def bruteforce_front(
         ``KeyboardInterrupt``.
 
     Raises :class:`wpart.WpartError` when ``prod_i (P_i + 1) > max_leaves``.
+
+    Returns
+    -------
+    ParetoFront
+        The front (its points' times, energies and distributions) and ``status``.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     ps = as_profiles(profiles)
     n = _n(n)
@@ -394,6 +499,48 @@ def milp_front(profiles: Any, n: int, *, time_limit: float | None = None) -> Par
     within that energy); for small instances. `time_limit` (s) bounds the whole call: reaching
     it gives status ``"time_limit"`` and no point. Ctrl-C is seen once per branch-and-bound
     node. Also available as :func:`pareto_milp`.
+
+    Parameters
+    ----------
+    profiles : ProfileSet or sequence of tuples
+        One discrete time (and energy) profile per processor: a :class:`ProfileSet` or a sequence
+        of ``(sizes, times[, energies])`` tuples.
+    n : int
+        Workload: the number of units to distribute.
+    time_limit : float or None, optional
+        Seconds for the call (None: no limit); reaching it gives ``status == "time_limit"``.
+
+    Returns
+    -------
+    ParetoFront
+        The front (its points' times, energies and distributions) and ``status``.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
+
+    Parameters
+    ----------
+    profiles : ProfileSet or sequence of tuples
+        One discrete time (and energy) profile per processor: a :class:`ProfileSet` or a sequence
+        of ``(sizes, times[, energies])`` tuples.
+    n : int
+        Workload: the number of units to distribute.
+    time_limit : float or None, optional
+        Seconds for the call (None: no limit); reaching it gives ``status == "time_limit"``.
+
+    Returns
+    -------
+    ParetoFront
+        The front (its points' times, energies and distributions) and ``status``.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     from ._milp import milp_front as _mf
 
@@ -404,7 +551,27 @@ pareto_milp = milp_front
 
 
 def evaluate(profiles: Any, dist: Any) -> tuple[float, float]:
-    """``(time, dynamic energy)`` of a distribution; WpartValueError for an unmeasured share."""
+    """``(time, dynamic energy)`` of a distribution; WpartValueError for an unmeasured share.
+
+    Parameters
+    ----------
+    profiles : ProfileSet or sequence of tuples
+        One discrete time (and energy) profile per processor: a :class:`ProfileSet` or a sequence
+        of ``(sizes, times[, energies])`` tuples.
+    dist : object
+        Units given to each processor (one per processor, summing to the workload).
+
+    Returns
+    -------
+    tuple of float
+        ``(time, energy)``: the parallel time ``max_i t_i(d_i)`` and the dynamic energy.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
+    """
     return as_profiles(profiles).evaluate(dist)
 
 

@@ -130,6 +130,24 @@ def classify(dist: ArrayLike, balanced: ArrayLike) -> str:
     ``"balanced"`` when equal; ``"strong"`` when some processor gets no work (the strong load
     imbalance of Sec. 1 of Khaleghzadeh et al.); ``"weak"`` otherwise (every processor works,
     with other amounts). These are wpart's readings of the paper's informal definitions.
+
+    Parameters
+    ----------
+    dist : array_like
+        Units given to each processor (one per processor, summing to the workload).
+    balanced : array_like
+        The load-balanced distribution to compare with.
+
+    Returns
+    -------
+    str
+        The class of the distribution against the balanced one, as described above.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     d = as_array(dist, "dist")
     b = as_array(balanced, "balanced")
@@ -146,6 +164,26 @@ def hypervolume(time: ArrayLike, energy: ArrayLike, ref: tuple[float, float]) ->
 
     Points that do not strictly dominate `ref` add nothing; dominated points are ignored, so
     any set (e.g. an NSGA-II population) may be passed.
+
+    Parameters
+    ----------
+    time : array_like
+        Times of the points.
+    energy : array_like
+        Energies of the points.
+    ref : tuple[float, float]
+        Reference point ``(time, energy)``, worse than every point of the front.
+
+    Returns
+    -------
+    float
+        The area dominated by the points and bounded by `ref`.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     t = as_array(time, "time").ravel()
     e = as_array(energy, "energy").ravel()

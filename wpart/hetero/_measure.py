@@ -105,6 +105,12 @@ def mean_until_precise(
     dict
         ``reps``, ``means`` (name -> mean), ``precision`` (name -> relative half-width),
         ``converged`` (bool), ``elapsed`` (the largest summed time) and ``samples``.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     if not callable(execute):
         raise WpartTypeError("`execute` must be callable")
@@ -336,6 +342,13 @@ class CallbackMeter:
     The meter samples `read_power` at start, at stop and every ``1/hz`` s in between (from a
     background thread) and integrates by the trapezoidal rule; e.g. a wall meter's or a
     BMC's reading, NVML's ``nvmlDeviceGetPowerUsage`` / 1000, or a constant for a model.
+
+    Parameters
+    ----------
+    read_power : Callable[[], float]
+        Returns the current power in watts.
+    hz : float, optional
+        Samples per second between start and stop.
     """
 
     def __init__(self, read_power: Callable[[], float], *, hz: float = 10.0) -> None:
@@ -386,7 +399,28 @@ def measure_static_power(meter: Any, *, seconds: float = 1.0) -> float:
 
 
 def dynamic_energy(total: ArrayLike, static_power: float, duration: ArrayLike) -> Any:
-    """``E_D = E_T - P_S * T_E`` (Eq. 4 in Sec. 10.1 of Khaleghzadeh et al.)."""
+    """``E_D = E_T - P_S * T_E`` (Eq. 4 in Sec. 10.1 of Khaleghzadeh et al.).
+
+    Parameters
+    ----------
+    total : array_like
+        Total energy measured in joules.
+    static_power : float
+        Static (idle) power of the platform in watts.
+    duration : array_like
+        Duration of each run in seconds.
+
+    Returns
+    -------
+    float or ndarray
+        Dynamic energy in joules: ``total - static_power * duration``.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
+    """
     ps_w = as_float(static_power, "static_power", minimum=0.0)
     tot = as_array(total, "total", allow_inf=False)
     dur = as_array(duration, "duration", allow_inf=False, minimum=0.0)
@@ -413,6 +447,12 @@ def additivity_report(parallel: ArrayLike, individual: Sequence[ArrayLike]) -> d
         ``pct`` (signed ``(parallel - combined) / combined * 100`` per size), ``min``, ``max``
         and ``mean`` of its absolute value, and ``mean_signed`` (Sec. 8.1 of Khaleghzadeh et
         al.; their Table III reports 0.001-29 % with averages of 4-12 %).
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     par = as_array(parallel, "parallel", allow_inf=False)
     if individual is None or isinstance(individual, (dict, str, bytes)) or not hasattr(
@@ -570,6 +610,12 @@ def measure(
         ``.profile`` is a :class:`Profile` ready for :func:`pareto_front`; ``.to_file(path)``
         saves it, e.g. to load a GPU profile measured on another machine with
         :meth:`Profile.from_file`.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     if not callable(kernel):
         raise WpartTypeError("`kernel` must be callable")
@@ -654,6 +700,24 @@ class SyntheticMeter:
     multiplicative Gaussian noise of relative SD `noise` on times and energies. With
     ``noise=0`` and ``additivity_excess=(0, 0)`` the dynamic energy of a parallel run equals
     the sum of the individual ones exactly.
+
+    Parameters
+    ----------
+    profiles : ProfileSet or sequence of tuples
+        One discrete time (and energy) profile per processor: a :class:`ProfileSet` or a sequence
+        of ``(sizes, times[, energies])`` tuples.
+    static_power : float
+        Static (idle) power of the platform in watts.
+    noise : float, optional
+        The total energy of a run is ``P_S * T + (1 + a) * sum_i e_i(x_i)`` where ``a`` is an
+        additivity excess drawn per size from ``additivity_excess`` (0 for a run alone), with
+        multiplicative Gaussian noise of relative SD ...
+    additivity_excess : tuple[float, float], optional
+        The total energy of a run is ``P_S * T + (1 + a) * sum_i e_i(x_i)`` where ``a`` is an
+        additivity excess drawn per size from ``additivity_excess`` (0 for a run alone), with
+        multiplicative Gaussian noise of relative SD ...
+    seed : int, optional
+        Seed of the random generator (fixed seeds give identical results).
     """
 
     def __init__(self, profiles: Any, static_power: float, *, noise: float = 0.02,
@@ -748,6 +812,12 @@ def additivity_check(
     dict
         :func:`additivity_report` of (parallel, individual) plus ``sizes``, ``parallel`` and
         ``individual`` (per kernel) dynamic energies.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     ks = list(kernels)
     if not ks or not all(callable(k) for k in ks):

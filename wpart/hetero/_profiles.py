@@ -264,6 +264,12 @@ class ProfileSet:
     :func:`wpart.hetero.synthetic`; every function of :mod:`wpart.hetero` also accepts a plain
     sequence of ``(sizes, times, energies)`` triples. Two sets are equal when their profiles
     are.
+
+    Parameters
+    ----------
+    profiles : ProfileSet or sequence of tuples
+        One discrete time (and energy) profile per processor: a :class:`ProfileSet` or a sequence
+        of ``(sizes, times[, energies])`` tuples.
     """
 
     profiles: tuple[Profile, ...]

@@ -146,6 +146,12 @@ def synthetic(
     -------
     ProfileSet
 
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
+
     Examples
     --------
     >>> import wpart.hetero as wh
@@ -331,6 +337,17 @@ def linear_profiles(a: Sequence[float], b: Sequence[float], n_points: int) -> Pr
         Time and dynamic-energy slopes, one per processor, finite and >= 0.
     n_points : int
         Number of measured sizes of every profile (sizes ``1..n_points``).
+
+    Returns
+    -------
+    ProfileSet
+        One linear profile per processor.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
 
     Notes
     -----

@@ -188,6 +188,12 @@ def quantum(constraints: Any) -> int:
     -------
     int
 
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
+
     Examples
     --------
     >>> from wpart.multikernel import quantum
@@ -225,6 +231,17 @@ def level_of_parallelism(cpu_subdevices: int, overlap: int, n_gpus: int, *, cpu_
     cpu_used, gpu_used : bool, optional
         Whether the type got work (a type given 0 % is left out).
 
+    Returns
+    -------
+    int
+        The level of parallelism.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
+
     Examples
     --------
     >>> from wpart.multikernel import level_of_parallelism
@@ -245,6 +262,24 @@ def seed_share(gpu_scores: Any, cpu_score: float) -> float:
     With device times linear in their work, this share makes the predicted CPU and GPU
     times equal (the scores are throughputs measured once per machine).
 
+    Parameters
+    ----------
+    gpu_scores : object
+        Relative speed score of each GPU.
+    cpu_score : float
+        Relative speed score of the CPU.
+
+    Returns
+    -------
+    float
+        The GPU share of the first run, in [0, 1].
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
+
     Examples
     --------
     >>> from wpart.multikernel import seed_share
@@ -257,7 +292,26 @@ def seed_share(gpu_scores: Any, cpu_score: float) -> float:
 
 def gpu_fractions(gpu_scores: Any, s: float) -> NDArray[np.float64]:
     """Static split of the GPU share `s` among GPUs in proportion to their scores (Sec. 3.1
-    of [Soldado 2016]: measured once at install time, never changed at run time)."""
+    of [Soldado 2016]: measured once at install time, never changed at run time).
+
+    Parameters
+    ----------
+    gpu_scores : object
+        Relative speed score of each GPU.
+    s : float
+        Static split of the GPU share `s` among GPUs in proportion to their scores (Sec.
+
+    Returns
+    -------
+    ndarray of float64
+        Each GPU's fraction of the GPU share, summing to 1.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
+    """
     g = _f64_vector(gpu_scores, "gpu_scores")
     s = as_float(s, "s", minimum=0.0, maximum=1.0)
     if g.size == 0:
@@ -286,6 +340,12 @@ def exec_shares(s: float, gpu_scores: Any, *, overlap: int = 1,
     Returns
     -------
     ndarray of float64, shape (n_gpus * overlap + cpu_subdevices,)
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     return _core.multikernel_exec_shares(as_float(s, "s", minimum=0.0, maximum=1.0),
                                 _f64_vector(gpu_scores, "gpu_scores"),
@@ -295,7 +355,27 @@ def exec_shares(s: float, gpu_scores: Any, *, overlap: int = 1,
 
 @dataclass(frozen=True, kw_only=True)
 class GpuCaps:
-    """Occupancy limits of a GPU compute unit (defaults: AMD GCN, the paper's HD 7950)."""
+    """Occupancy limits of a GPU compute unit (defaults: AMD GCN, the paper's HD 7950).
+
+    Attributes
+    ----------
+    wavefront : int
+        Work-items per wavefront (warp).
+    simds_cu : int
+        SIMD units per compute unit.
+    max_waves_simd : int
+        Most wavefronts resident per SIMD.
+    max_waves_cu : int
+        Most wavefronts resident per compute unit.
+    max_wg_cu : int
+        Most work-groups resident per compute unit.
+    lds_cu : int
+        Local memory per compute unit in bytes.
+    vgprs_lane : int
+        Vector registers per lane.
+    max_wgs : int
+        Largest work-group size.
+    """
 
     wavefront: int = 64
     simds_cu: int = 4
@@ -316,7 +396,30 @@ class GpuCaps:
 def occupancy(caps: GpuCaps | None, wgs: int, *, lds_per_wg: int = 0,
               vgpr_per_thread: int = 32) -> float:
     """Occupancy in [0, 1] of a work-group size: resident waves per compute unit over the
-    maximum, limited by waves, work-groups, local memory and registers per compute unit."""
+    maximum, limited by waves, work-groups, local memory and registers per compute unit.
+
+    Parameters
+    ----------
+    caps : GpuCaps or None
+        Occupancy limits of the GPU (default: :class:`GpuCaps`).
+    wgs : int
+        Work-group size.
+    lds_per_wg : int, optional
+        Local memory per work-group in bytes.
+    vgpr_per_thread : int, optional
+        Vector registers per work-item.
+
+    Returns
+    -------
+    float
+        The occupancy, in (0, 1].
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
+    """
     caps = GpuCaps() if caps is None else caps
     return _core.multikernel_occupancy(caps._tuple(), as_int(wgs, "wgs", minimum=1, maximum=2**31 - 1),
                               as_int(lds_per_wg, "lds_per_wg", minimum=0, maximum=2**31 - 1),
@@ -337,6 +440,25 @@ def wgs_candidates(*, caps: GpuCaps | None = None, lds_per_wg: int = 0, vgpr_per
     -------
     wgs : ndarray of int64
     occupancy : ndarray of float64
+
+    Parameters
+    ----------
+    caps : GpuCaps or None, optional
+        Occupancy limits of the GPU (default: :class:`GpuCaps`).
+    lds_per_wg : int, optional
+        Local memory per work-group in bytes.
+    vgpr_per_thread : int, optional
+        Vector registers per work-item.
+    threshold : float or None, optional
+        Multiples of the wavefront whose occupancy reaches `threshold` (default
+        ``MK_DEFAULTS["occupancy_threshold"]``), by non-increasing occupancy (ties: the larger
+        size);
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     caps = GpuCaps() if caps is None else caps
     thr = MK_DEFAULTS["occupancy_threshold"] if threshold is None else threshold
@@ -454,7 +576,24 @@ class ConfigSearch:
 
 def balance_ratio(t_dev: Any) -> float:
     """Balance ratio of a run: ``min(t_dev) / max(t_dev)`` in [0, 1] (1 = perfect; an idle
-    active device, time 0, gives 0; all zero gives 1)."""
+    active device, time 0, gives 0; all zero gives 1).
+
+    Parameters
+    ----------
+    t_dev : object
+        Execution time of each device in the last run.
+
+    Returns
+    -------
+    float
+        Slowest over fastest device time (1: balanced).
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
+    """
     return _core.multikernel_balance_ratio(_f64_vector(t_dev, "t_dev"))
 
 
@@ -588,6 +727,12 @@ def interpolate(X: Any, y: Any, x: Any) -> tuple[NDArray[np.float64], str]:
     values : ndarray of float64, shape (q,)
     method : str
         One of :data:`INTERP_METHODS`.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     Xa = np.asarray(X, dtype=np.float64)
     if Xa.ndim == 1:

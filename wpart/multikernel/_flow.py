@@ -125,6 +125,17 @@ def build_profile(measure: Callable[[str, int, tuple, float], Sequence[float]], 
     mode : {"wpart", "paper"}, optional
         ``"paper"`` stops a configuration's share search at its first non-improving
         candidate (the literal reading of the paper's Algorithm 1).
+
+    Returns
+    -------
+    ProfileBuild
+        The profile built and the runs it took.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     d = MK_DEFAULTS
     if not callable(measure):
@@ -189,7 +200,27 @@ def build_profile(measure: Callable[[str, int, tuple, float], Sequence[float]], 
 
 @dataclass(frozen=True)
 class RunDecision:
-    """What :meth:`DecisionLoop.end` decided after one run."""
+    """What :meth:`DecisionLoop.end` decided after one run.
+
+    Attributes
+    ----------
+    judged : bool
+        False for the warm-up run after a configuration change.
+    fired : bool
+        The imbalance detector fired.
+    balance_ratio : float
+        The run's balance ratio (slowest over fastest device time).
+    lbt : float
+        The load-balance threshold it was compared with.
+    persisted : bool
+        The configuration used was stored (best so far).
+    profile : bool
+        A profile construction is due (enabled and never done).
+    s_next : float
+        GPU share of the next run.
+    lb_op : bool
+        An adaptive binary search step was taken.
+    """
 
     judged: bool          # False for the warm-up run after a configuration change
     fired: bool           # the detector fired

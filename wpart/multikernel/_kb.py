@@ -45,7 +45,19 @@ class KnowledgeBaseError(WpartValueError):
 
 
 def machine_fingerprint() -> dict[str, Any]:
-    """This machine: host name, CPU model, logical CPUs and an ``id`` hashing them."""
+    """This machine: host name, CPU model, logical CPUs and an ``id`` hashing them.
+
+    Returns
+    -------
+    dict
+        The machine's identifying fields (processor, devices, OS).
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
+    """
     cpu = platform.processor() or ""
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:

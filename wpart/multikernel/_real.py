@@ -370,6 +370,17 @@ def adaptive_runs(runtime: Any, comp: Any, *, runs: int, kb: KnowledgeBase | Non
         ``runtime.set_speed("cpu", ...)`` (a :class:`PacedRuntime`).
     check : bool, optional
         Check every run's result against the reference.
+
+    Returns
+    -------
+    AdaptiveRuns
+        The runs' shares, times and decisions.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     runs = as_int(runs, "runs", minimum=1)
     if loop is None:

@@ -212,6 +212,26 @@ def factor_pair(m: int, n1: int, n2: int) -> tuple[int, int]:
 
     Ties go to the smaller ``P``. The divisors are found by trial division up to
     ``sqrt(m)``, so `m` is limited to ``2**44`` (an ``OverflowError`` above).
+
+    Parameters
+    ----------
+    m : int
+        Number of parts (processors).
+    n1 : int
+        Rows of the matrix.
+    n2 : int
+        Columns of the matrix.
+
+    Returns
+    -------
+    tuple of int
+        ``(P, Q)`` with ``P * Q == m``.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     m = as_int(m, "m", minimum=1)
     if m > 2**44:

@@ -153,6 +153,42 @@ def hier_relaxed(
     ``"dist"`` and keeps the better; the default stays the paper's ``"load"``). `time_limit`
     (seconds for the call; one bisection is not stopped inside) and `progress` (a tqdm bar or
     ``progress(done, total)``) have the family's meaning.
+
+    Parameters
+    ----------
+    A : array_like or scipy.sparse matrix or path
+        Non-negative 2D loads: a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file
+        path.
+    m : int
+        Number of parts (processors).
+    variant : str, optional
+        The split rule, as described above.
+    tie : str, optional
+        How ties between equal cuts are broken, as described above.
+    allow_empty : bool, optional
+        Accept more parts than cells (the extra parts are empty rectangles).
+    time_limit : float or None, optional
+        Seconds for the call (None: no limit); reaching it gives ``status == "time_limit"``.
+    progress : bool or callable, optional
+        True for a progress bar, or a callable ``progress(done, total)`` (returning False cancels
+        the run with :class:`wpart.CancelledError`).
+    speeds : array_like or None, optional
+        Relative processor speeds (one per part); the parts' loads are divided by them.
+    weights : str, optional
+        ``"values"`` (the matrix values are the loads), ``"count"`` (1 per nonzero) or ``"stored"``
+        (1 per stored entry).
+
+    Returns
+    -------
+    SpatialPartition
+        The partition: ``rects``, ``loads``, ``max_load``, ``lower_bound``, ``imbalance``,
+        ``status``.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="hier_relaxed")
     v = choice(variant, "variant", _VARIANT_BEST)
@@ -200,6 +236,40 @@ def hier_opt(
     the loads), ``"count"`` (1 for every nonzero value, whatever its sign) or ``"stored"`` (1
     for every stored entry). `progress` is a tqdm bar (True) or ``progress(done, total)``
     (returning False raises :class:`wpart.CancelledError`).
+
+    Parameters
+    ----------
+    A : array_like or scipy.sparse matrix or path
+        Non-negative 2D loads: a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file
+        path.
+    m : int
+        Number of parts (processors).
+    max_states : float, optional
+        Largest number of DP states allowed (a larger instance raises a limit error).
+    allow_empty : bool, optional
+        Accept more parts than cells (the extra parts are empty rectangles).
+    time_limit : float or None, optional
+        Seconds for the call (None: no limit); reaching it gives ``status == "time_limit"``.
+    progress : bool or callable, optional
+        True for a progress bar, or a callable ``progress(done, total)`` (returning False cancels
+        the run with :class:`wpart.CancelledError`).
+    speeds : array_like or None, optional
+        Relative processor speeds (one per part); the parts' loads are divided by them.
+    weights : str, optional
+        ``"values"`` (the matrix values are the loads), ``"count"`` (1 per nonzero) or ``"stored"``
+        (1 per stored entry).
+
+    Returns
+    -------
+    SpatialPartition
+        The partition: ``rects``, ``loads``, ``max_load``, ``lower_bound``, ``imbalance``,
+        ``status``.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="hier_opt")
     msf = as_float(max_states, "max_states", minimum=1.0, allow_inf=True)

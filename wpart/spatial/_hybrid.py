@@ -95,6 +95,18 @@ def hybrid(
     the slow re-partitions. With `allow_empty`, more parts than cells and `m1`/`m1_min`
     defaulted, one part per cell is solved and the rest are empty rectangles
     (``params["parts_solved"]``).
+
+    Returns
+    -------
+    SpatialPartition
+        The partition: ``rects``, ``loads``, ``max_load``, ``lower_bound``, ``imbalance``,
+        ``status``.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="hybrid")
     p1 = choice(phase1, "phase1", _PHASES)
@@ -165,6 +177,33 @@ def general_optimum(
     method needs the dense 2D prefix sum, so a sparse `A` is densified (``WpartMemoryError``
     above ``wpart.spatial.MAX_DENSE_BYTES``). `weights` is ``"values"`` (the matrix values are
     the loads) or ``"count"`` (1 for every nonzero, whatever its sign).
+
+    Parameters
+    ----------
+    A : array_like or scipy.sparse matrix or path
+        Non-negative 2D loads: a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file
+        path.
+    m : int
+        Number of parts (processors).
+    time_limit : float or None, optional
+        Seconds for the call (None: no limit); reaching it gives ``status == "time_limit"``.
+    allow_empty : bool, optional
+        Accept more parts than cells (the extra parts are empty rectangles).
+    weights : str, optional
+        ``"values"`` (the matrix values are the loads), ``"count"`` (1 per nonzero) or ``"stored"``
+        (1 per stored entry).
+
+    Returns
+    -------
+    SpatialPartition
+        The partition: ``rects``, ``loads``, ``max_load``, ``lower_bound``, ``imbalance``,
+        ``status``.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     from .. import milp
 

@@ -71,6 +71,42 @@ def jag_m_heur(
     `time_limit` (seconds for the call; this heuristic is not stopped inside its one pass) and
     `progress` (a tqdm bar, or ``progress(done, total)``; returning False raises
     :class:`wpart.CancelledError`) have the family's meaning.
+
+    Parameters
+    ----------
+    A : array_like or scipy.sparse matrix or path
+        Non-negative 2D loads: a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file
+        path.
+    m : int
+        Number of parts (processors).
+    P : int or str, optional
+        Number of stripes (``P x Q`` methods: rows of the grid); default: the method's choice.
+    orient : str, optional
+        ``"hor"`` (stripes of rows), ``"ver"`` (of columns) or ``"best"`` (both, the better kept).
+    allow_empty : bool, optional
+        Accept more parts than cells (the extra parts are empty rectangles).
+    time_limit : float or None, optional
+        Seconds for the call (None: no limit); reaching it gives ``status == "time_limit"``.
+    progress : bool or callable, optional
+        True for a progress bar, or a callable ``progress(done, total)`` (returning False cancels
+        the run with :class:`wpart.CancelledError`).
+    speeds : array_like or None, optional
+        Relative processor speeds (one per part); the parts' loads are divided by them.
+    weights : str, optional
+        ``"values"`` (the matrix values are the loads), ``"count"`` (1 per nonzero) or ``"stored"``
+        (1 per stored entry).
+
+    Returns
+    -------
+    SpatialPartition
+        The partition: ``rects``, ``loads``, ``max_load``, ``lower_bound``, ``imbalance``,
+        ``status``.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_heur",
                    sparse=speeds is None)
@@ -126,6 +162,42 @@ def jag_m_probe(
     `time_limit` (seconds for the call; this heuristic is not stopped inside its one pass) and
     `progress` (a tqdm bar, or ``progress(done, total)``; returning False raises
     :class:`wpart.CancelledError`) have the family's meaning.
+
+    Parameters
+    ----------
+    A : array_like or scipy.sparse matrix or path
+        Non-negative 2D loads: a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file
+        path.
+    m : int
+        Number of parts (processors).
+    stripe_cuts : array_like or None, optional
+        Stripe boundaries along the main dimension; default: those of :func:`jag_m_heur`.
+    orient : str, optional
+        ``"hor"`` (stripes of rows), ``"ver"`` (of columns) or ``"best"`` (both, the better kept).
+    allow_empty : bool, optional
+        Accept more parts than cells (the extra parts are empty rectangles).
+    time_limit : float or None, optional
+        Seconds for the call (None: no limit); reaching it gives ``status == "time_limit"``.
+    progress : bool or callable, optional
+        True for a progress bar, or a callable ``progress(done, total)`` (returning False cancels
+        the run with :class:`wpart.CancelledError`).
+    speeds : array_like or None, optional
+        Relative processor speeds (one per part); the parts' loads are divided by them.
+    weights : str, optional
+        ``"values"`` (the matrix values are the loads), ``"count"`` (1 per nonzero) or ``"stored"``
+        (1 per stored entry).
+
+    Returns
+    -------
+    SpatialPartition
+        The partition: ``rects``, ``loads``, ``max_load``, ``lower_bound``, ``imbalance``,
+        ``status``.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_probe",
                    sparse=speeds is None)
@@ -181,6 +253,42 @@ def jag_m_heur_probe(
     `time_limit` (seconds for the call; this heuristic is not stopped inside its one pass) and
     `progress` (a tqdm bar, or ``progress(done, total)``; returning False raises
     :class:`wpart.CancelledError`) have the family's meaning.
+
+    Parameters
+    ----------
+    A : array_like or scipy.sparse matrix or path
+        Non-negative 2D loads: a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file
+        path.
+    m : int
+        Number of parts (processors).
+    P : int or str, optional
+        Number of stripes (``P x Q`` methods: rows of the grid); default: the method's choice.
+    orient : str, optional
+        ``"hor"`` (stripes of rows), ``"ver"`` (of columns) or ``"best"`` (both, the better kept).
+    allow_empty : bool, optional
+        Accept more parts than cells (the extra parts are empty rectangles).
+    time_limit : float or None, optional
+        Seconds for the call (None: no limit); reaching it gives ``status == "time_limit"``.
+    progress : bool or callable, optional
+        True for a progress bar, or a callable ``progress(done, total)`` (returning False cancels
+        the run with :class:`wpart.CancelledError`).
+    speeds : array_like or None, optional
+        Relative processor speeds (one per part); the parts' loads are divided by them.
+    weights : str, optional
+        ``"values"`` (the matrix values are the loads), ``"count"`` (1 per nonzero) or ``"stored"``
+        (1 per stored entry).
+
+    Returns
+    -------
+    SpatialPartition
+        The partition: ``rects``, ``loads``, ``max_load``, ``lower_bound``, ``imbalance``,
+        ``status``.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_heur_probe",
                    sparse=speeds is None)
@@ -238,6 +346,42 @@ def jag_m_alloc(
     bit). With `speeds` it is densified (``WpartMemoryError`` above
     ``wpart.spatial.MAX_DENSE_BYTES``). `weights` is ``"values"`` (the matrix values are the
     loads) or ``"count"`` (1 for every nonzero, whatever its sign).
+
+    Parameters
+    ----------
+    A : array_like or scipy.sparse matrix or path
+        Non-negative 2D loads: a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file
+        path.
+    m : int
+        Number of parts (processors).
+    counts : array_like or None, optional
+        Parts per stripe (each >= 1, summing to `m`); default: proportional to the stripe loads.
+    orient : str, optional
+        ``"hor"`` (stripes of rows), ``"ver"`` (of columns) or ``"best"`` (both, the better kept).
+    allow_empty : bool, optional
+        Accept more parts than cells (the extra parts are empty rectangles).
+    time_limit : float or None, optional
+        Seconds for the call (None: no limit); reaching it gives ``status == "time_limit"``.
+    progress : bool or callable, optional
+        True for a progress bar, or a callable ``progress(done, total)`` (returning False cancels
+        the run with :class:`wpart.CancelledError`).
+    speeds : array_like or None, optional
+        Relative processor speeds (one per part); the parts' loads are divided by them.
+    weights : str, optional
+        ``"values"`` (the matrix values are the loads), ``"count"`` (1 per nonzero) or ``"stored"``
+        (1 per stored entry).
+
+    Returns
+    -------
+    SpatialPartition
+        The partition: ``rects``, ``loads``, ``max_load``, ``lower_bound``, ``imbalance``,
+        ``status``.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_alloc",
                    sparse=speeds is None)
@@ -334,6 +478,12 @@ def jag_m_opt(
     SpatialPartition
         ``status="optimal"`` (or ``"time_limit"``).
 
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
+
     Examples
     --------
     >>> import numpy as np
@@ -405,6 +555,35 @@ def jag_m_iter(
     method needs the dense 2D prefix sum, so a sparse `A` is densified (``WpartMemoryError``
     above ``wpart.spatial.MAX_DENSE_BYTES``). `weights` is ``"values"`` (the matrix values are
     the loads) or ``"count"`` (1 for every nonzero, whatever its sign).
+
+    Parameters
+    ----------
+    A : array_like or scipy.sparse matrix or path
+        Non-negative 2D loads: a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file
+        path.
+    m : int
+        Number of parts (processors).
+    orient : str, optional
+        ``"hor"`` (stripes of rows), ``"ver"`` (of columns) or ``"best"`` (both, the better kept).
+    max_rounds : int, optional
+        Most alternation rounds.
+    allow_empty : bool, optional
+        Accept more parts than cells (the extra parts are empty rectangles).
+    weights : str, optional
+        ``"values"`` (the matrix values are the loads), ``"count"`` (1 per nonzero) or ``"stored"``
+        (1 per stored entry).
+
+    Returns
+    -------
+    SpatialPartition
+        The partition: ``rects``, ``loads``, ``max_load``, ``lower_bound``, ``imbalance``,
+        ``status``.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_iter")
     o = _orient(orient)
@@ -460,6 +639,26 @@ def allocate(
     `cap` are integers ``>= 1``, one per block. `m` is at most ``max(len(loads), 2**24)``
     (:func:`wpart._validate.as_parts`). The greedy runs in bulk (the same
     counts as one part at a time), so all-zero loads, caps and large `m` are fast.
+
+    Parameters
+    ----------
+    loads : array_like
+        Non-negative loads, one per item.
+    m : int
+        Number of parts (processors).
+    cap : array_like or None, optional
+        Largest count per block (integers >= 1), or None.
+
+    Returns
+    -------
+    ndarray of int64
+        Parts per block, each >= 1 (or within its cap), summing to `m`.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     L = as_loads(loads, "loads", (1,))
     m = as_parts(m, L.size)

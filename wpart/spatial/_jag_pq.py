@@ -78,6 +78,12 @@ def jag_pq_heur(
     SpatialPartition
         ``params["orient_used"]`` is the winner's orientation, ``stats["start"]`` its start
         and ``stats["starts"]`` each start's ``max_load``, ``seconds`` and ``status``.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     # equal speeds give the homogeneous rectangles: they run on the nonzeros too
     same = speeds is None
@@ -130,6 +136,44 @@ def jag_pq_opt_nicol(
     loads), ``"count"`` (1 for every nonzero value, whatever its sign) or ``"stored"`` (1 for
     every stored entry). `progress` is a tqdm bar (True) or ``progress(done, total)``
     (returning False raises :class:`wpart.CancelledError`).
+
+    Parameters
+    ----------
+    A : array_like or scipy.sparse matrix or path
+        Non-negative 2D loads: a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file
+        path.
+    m : int
+        Number of parts (processors).
+    P : int or str, optional
+        Number of stripes (``P x Q`` methods: rows of the grid); default: the method's choice.
+    Q : int or None, optional
+        Pieces per stripe (columns of the grid); default: ``m / P``.
+    orient : str, optional
+        ``"hor"`` (stripes of rows), ``"ver"`` (of columns) or ``"best"`` (both, the better kept).
+    allow_empty : bool, optional
+        Accept more parts than cells (the extra parts are empty rectangles).
+    time_limit : float or None, optional
+        Seconds for the call (None: no limit); reaching it gives ``status == "time_limit"``.
+    progress : bool or callable, optional
+        True for a progress bar, or a callable ``progress(done, total)`` (returning False cancels
+        the run with :class:`wpart.CancelledError`).
+    speeds : array_like or None, optional
+        Relative processor speeds (one per part); the parts' loads are divided by them.
+    weights : str, optional
+        ``"values"`` (the matrix values are the loads), ``"count"`` (1 per nonzero) or ``"stored"``
+        (1 per stored entry).
+
+    Returns
+    -------
+    SpatialPartition
+        The partition: ``rects``, ``loads``, ``max_load``, ``lower_bound``, ``imbalance``,
+        ``status``.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_pq_opt_nicol",
                    sparse=speeds is None)
@@ -182,6 +226,44 @@ def jag_pq_opt_dp(
     loads), ``"count"`` (1 for every nonzero value, whatever its sign) or ``"stored"`` (1 for
     every stored entry). `progress` is a tqdm bar (True) or ``progress(done, total)``
     (returning False raises :class:`wpart.CancelledError`).
+
+    Parameters
+    ----------
+    A : array_like or scipy.sparse matrix or path
+        Non-negative 2D loads: a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file
+        path.
+    m : int
+        Number of parts (processors).
+    P : int or str, optional
+        Number of stripes (``P x Q`` methods: rows of the grid); default: the method's choice.
+    Q : int or None, optional
+        Pieces per stripe (columns of the grid); default: ``m / P``.
+    orient : str, optional
+        ``"hor"`` (stripes of rows), ``"ver"`` (of columns) or ``"best"`` (both, the better kept).
+    allow_empty : bool, optional
+        Accept more parts than cells (the extra parts are empty rectangles).
+    time_limit : float or None, optional
+        Seconds for the call (None: no limit); reaching it gives ``status == "time_limit"``.
+    progress : bool or callable, optional
+        True for a progress bar, or a callable ``progress(done, total)`` (returning False cancels
+        the run with :class:`wpart.CancelledError`).
+    speeds : array_like or None, optional
+        Relative processor speeds (one per part); the parts' loads are divided by them.
+    weights : str, optional
+        ``"values"`` (the matrix values are the loads), ``"count"`` (1 per nonzero) or ``"stored"``
+        (1 per stored entry).
+
+    Returns
+    -------
+    SpatialPartition
+        The partition: ``rects``, ``loads``, ``max_load``, ``lower_bound``, ``imbalance``,
+        ``status``.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_pq_opt_dp",
                    sparse=speeds is None)

@@ -56,6 +56,12 @@ def rect_uniform(
     -------
     SpatialPartition
         No balance guarantee: only area is split.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, sparse=True)
     P, Q = _pq(pp.m, pp.n1, pp.n2, P, Q)
@@ -153,6 +159,12 @@ def rect_nicol(
         start and ``stats["starts"]`` gives each start's ``max_load``, ``seconds`` and
         ``status``; ``stats["iterations"]`` counts the winner's sweeps and
         ``stats["converged"]`` tells whether it reached a fixed point (or cycle).
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, sparse=True)
     P, Q = _pq(pp.m, pp.n1, pp.n2, P, Q)

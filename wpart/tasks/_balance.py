@@ -152,6 +152,12 @@ def evaluate(problem: Problem, *, assignment: ArrayLike | None = None, alpha: fl
     -------
     TasksResult
         Status ``"feasible"``, or ``"infeasible"`` when a rank exceeds its cap.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     need_problem(problem)
     c = Coefficients(alpha=alpha, beta=beta, gamma=gamma, delta=delta)
@@ -187,6 +193,12 @@ def brute_force(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamm
     TasksResult
         Status ``"optimal"``, ``"infeasible"`` (no assignment fits the memory caps:
         ``max_load`` is inf, the arrays describe the initial assignment) or ``"time_limit"``.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     need_problem(problem)
     c = Coefficients(alpha=alpha, beta=beta, gamma=gamma, delta=delta)

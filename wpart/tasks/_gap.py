@@ -69,7 +69,32 @@ def paper_style_instance(rng: np.random.Generator, *, ranks=(2, 3), blocks_per_r
     """One small Gemma-like instance (the paper's Gemma case, Sec. VI-B, scaled down):
     co-located blocks homed on their rank, log-normal
     task times, no edges. Sizes are drawn uniformly from the inclusive ranges given. Returns
-    ``(problem, (I, K, N), generator_seed)``."""
+    ``(problem, (I, K, N), generator_seed)``.
+
+    Parameters
+    ----------
+    rng : np.random.Generator
+        A NumPy random generator.
+    ranks : object, optional
+        Inclusive range of the number of ranks.
+    blocks_per_rank : object, optional
+        Inclusive range of the number of blocks per rank.
+    tasks_per_block : object, optional
+        Inclusive range of the number of tasks per block.
+    load_sigma : float, optional
+        Spread (log-normal sigma) of the task times.
+
+    Returns
+    -------
+    tuple
+        ``(problem, (I, K, N), generator_seed)``.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
+    """
     I = int(rng.integers(ranks[0], ranks[1] + 1))
     N = I * int(rng.integers(blocks_per_rank[0], blocks_per_rank[1] + 1))
     K = N * int(rng.integers(tasks_per_block[0], tasks_per_block[1] + 1))
@@ -232,6 +257,12 @@ def gap_study(n_instances: int, *, seed: int = 0,
     Returns
     -------
     GapStudy
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     n_instances = as_int(n_instances, "n_instances", minimum=1, maximum=2**31 - 1)
     n_seeds = as_int(n_seeds, "n_seeds", minimum=1, maximum=2**31 - 1)
@@ -330,6 +361,34 @@ def paper_scale_study(*, m: int = 14, n_tasks: int = 1959, n_blocks: int = 206,
     variant, ``gap_min``/``gap_median``/``gap_max`` (``W / bound - 1`` over all instances and
     seeds) and ``seconds`` (mean CCM-LB time), plus ``initial`` (the co-located start's gap
     per instance). Instance ``g`` is ``gemma_like(..., seed=g)``.
+
+    Parameters
+    ----------
+    m : int, optional
+        Number of parts (processors).
+    n_tasks : int, optional
+        Number of tasks.
+    n_blocks : int, optional
+        Number of shared memory blocks.
+    instances : int, optional
+        Number of instances.
+    n_seeds : int, optional
+        Seeds per instance.
+    variants : Mapping[str, Mapping[str, object]] or None, optional
+        Option sets of :func:`balance` by name (default: the study's).
+    load_sigma : float, optional
+        Spread (log-normal sigma) of the task times.
+
+    Returns
+    -------
+    dict
+        Per variant ``gap_min``, ``gap_median``, ``gap_max`` and ``seconds``, plus ``initial``.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     m = as_m(m, "m")
     instances = as_int(instances, "instances", minimum=1)

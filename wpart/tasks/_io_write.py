@@ -104,6 +104,11 @@ def write_lbdatafile(problem, stem: str, *, assignment=None, phase: int | None =
     compress : bool, default False
         Brotli-compress the files (the reader detects it).
 
+    Returns
+    -------
+    list of str
+        The paths of the files written.
+
     Notes
     -----
     Each task goes to the file of its rank with ``node`` set to that rank, each edge to the

@@ -98,6 +98,17 @@ class Coefficients:
     the paper); keyword-only.
 
     ``gamma`` multiplies on-rank bytes (the paper's and ccm-milp's convention).
+
+    Parameters
+    ----------
+    alpha : float, optional
+        Work coefficient of the compute load.
+    beta : float, optional
+        Work coefficient of the larger of a rank's bytes sent and received.
+    gamma : float, optional
+        Work coefficient of a rank's on-rank bytes.
+    delta : float, optional
+        Work coefficient of the homing cost.
     """
 
     alpha: float = 1.0

@@ -19,6 +19,22 @@ def synthetic_blocks(*, variant: str = "default") -> Problem:
 
     `variant`: ``"default"``, ``"alpha0"`` (every ``rank_alpha`` 0) or ``"bad_rank0"``
     (rank 0 has ``rank_alpha`` 100). Blocks have 9 bytes each, all other memories are 0.
+
+    Parameters
+    ----------
+    variant : str, optional
+        The split rule, as described above.
+
+    Returns
+    -------
+    Problem
+        The generated instance.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     alpha = {"default": None, "alpha0": np.zeros(4), "bad_rank0": np.array([100.0, 1, 1, 1])}
     variant = choice(variant, "variant", tuple(alpha))
@@ -42,6 +58,28 @@ def paper_toy(*, fwmp: bool = False, loads=(1.0, 2.0, 1.5), block_sizes=(4.0, 3.
     t1, t2 on rank 0 share block s1; t3 on rank 1 uses s2. With ``fwmp`` the four edges
     c1 t1->t3, c2 t2->t3, c3 t3->t2, c4 t1->t2 are added. The paper leaves the values
     symbolic: the defaults here are arbitrary.
+
+    Parameters
+    ----------
+    fwmp : bool, optional
+        Add the four communication edges of Fig. 3.
+    loads : object, optional
+        Non-negative loads, one per item.
+    block_sizes : object, optional
+        Sizes of the two blocks.
+    volumes : object, optional
+        Bytes of the four edges (with `fwmp`).
+
+    Returns
+    -------
+    Problem
+        The generated instance.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     kw = {}
     if as_bool(fwmp, "fwmp"):
@@ -157,7 +195,38 @@ def random_problem(m: int, n_tasks: int, n_blocks: int, n_edges: int, seed: int 
     """A random instance for tests: `m` ranks (``n_ranks=`` is a deprecated alias), blocks
     (some tasks without), edges with self and parallel edges, optional memory fields (caps
     left unset) and per-rank alpha. `seed` may be passed by position (the fifth argument) or
-    by keyword; the other options are keyword-only."""
+    by keyword; the other options are keyword-only.
+
+    Parameters
+    ----------
+    m : int
+        Number of parts (processors).
+    n_tasks : int
+        Number of tasks.
+    n_blocks : int
+        Number of shared memory blocks.
+    n_edges : int
+        Number of communication edges.
+    seed : int, optional
+        Seed of the random generator (fixed seeds give identical results).
+    memory : bool, optional
+        Draw memory footprints, working and block sizes.
+    zeros : bool, optional
+        Allow zero task times and edge volumes.
+    rank_alpha : bool, optional
+        Draw a compute coefficient per rank.
+
+    Returns
+    -------
+    Problem
+        The generated instance.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
+    """
     I = as_m(m, "m", maximum=INT32_LIMIT)
     K = as_int(n_tasks, "n_tasks", minimum=1, maximum=INT32_LIMIT)
     N = as_int(n_blocks, "n_blocks", minimum=0, maximum=INT32_LIMIT)
