@@ -167,3 +167,24 @@ def test_milp_warm_start_never_worse_than_the_heuristics():
             off = tasks.solve_milp(q, warm_start=False, **kw)
             assert "incumbent" not in off.stats
             assert off.max_work == pytest.approx(m.max_work)
+
+
+def test_glpk_takes_the_heuristic_start_as_its_first_incumbent():
+    """The heuristic placement, completed to a full point of the model, is GLPK's first
+    incumbent (glp_ios_heur_sol): on nolb phase 0 (load only) GLPK then proves greedy's
+    0.337647 optimal at once, where without the start it stops at its time limit above it."""
+    p = tasks.Problem.from_lbdatafile(
+        tasks.datasets.lbaf_path("nolb-8color-16nodes-11firstphases/data"), phase=0)
+    r = tasks.solve_milp(p, time_limit=20.0)
+    assert r.stats["glpk_start"] and r.status == "optimal"
+    assert r.max_work == pytest.approx(0.3376469089999872)
+    # the generic layer: a start changes nothing but the search
+    c, A = [8, 11, 6, 4], [[5, 7, 4, 3]]
+    ref = wpart.milp.solve(c, A=A, b_upper=14, integrality=1, ub=1, sense="max")
+    got = wpart.milp.solve(c, A=A, b_upper=14, integrality=1, ub=1, sense="max",
+                           x0=[0, 1, 0, 1])
+    assert got.objective == ref.objective == 21.0
+    with pytest.raises(wpart.WpartValueError, match="x0"):
+        wpart.milp.solve(c, A=A, b_upper=14, integrality=1, ub=1, x0=[0, 1])
+    with pytest.raises(wpart.WpartValueError, match="x0"):
+        wpart.milp.solve(c, A=A, b_upper=14, integrality=1, ub=1, x0=[0, 1, np.nan, 0])

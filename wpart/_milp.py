@@ -393,6 +393,7 @@ def solve(
     progress: bool | Callable[[float, float], None] = False,
     log: bool = False,
     write: str | os.PathLike | None = None,
+    x0: ArrayLike | None = None,
 ) -> MilpResult:
     """Solve a mixed-integer linear programme with GLPK.
 
@@ -444,6 +445,11 @@ def solve(
     write : str or os.PathLike, optional
         Also write the model to this ``.lp`` or ``.mps`` file before solving (see
         :func:`write_model`).
+    x0 : array_like, optional
+        A feasible point (one value per column) given to GLPK's branch and bound as its
+        first incumbent through the heuristic-solution hook, so that it prunes against it
+        from the start (models with integer columns). GLPK checks only its integrality: a
+        point that breaks a row or a bound must not be given.
 
     Returns
     -------
@@ -524,6 +530,7 @@ def solve(
             presolve=bool(presolve),
             log=bool(log),
             progress=hook,
+            x0=None if x0 is None else _start_iv(x0, model),
             **model,
         )
     code = d.pop("glpk_code", None)
@@ -591,6 +598,20 @@ def write_model(
     p, fmt = _path_format(path, format, "path")
     model = _model_iv(c, A, b_lower, b_upper, lb, ub, integrality, sense, constant)
     _core.milp_write(path=p, format=fmt, **model)
+
+
+def _start_iv(x0: ArrayLike, model: dict) -> np.ndarray:
+    """`x0` as float64 of one value per column, finite."""
+    x = np.asarray(x0)
+    if x.dtype.kind not in "biuf" or x.dtype == bool:
+        raise WpartTypeError(f"`x0` must be real numbers, got dtype {x.dtype}")
+    x = np.ascontiguousarray(x, dtype=np.float64).ravel()
+    n = int(np.asarray(model["c"]).size)
+    if x.size != n:
+        raise WpartValueError(f"`x0` must have one value per column ({n}), got {x.size}")
+    if not np.all(np.isfinite(x)):
+        raise WpartValueError("`x0` must be finite")
+    return x
 
 
 def solver_version() -> str:

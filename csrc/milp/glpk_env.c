@@ -166,6 +166,10 @@ void wpart_i_glpk_ios_cb(glp_tree *T, void *info)
         glp_ios_terminate(T);
         return;
     }
+    if (reason == GLP_IHEUR && g->x0s && !g->x0_done) { /* the caller's start, once */
+        g->x0_done = 1;
+        glp_ios_heur_sol(T, g->x0s);
+    }
     if (!g->ctl) {
         return;
     }

@@ -39,6 +39,9 @@ typedef struct {
     double c0;                      /* solve: the objective constant, added outside GLPK */
     int obj_exp;                    /* solve: the objective is loaded times 2^-obj_exp */
     int msg_lev;                    /* GLP_MSG_ERR, or GLP_MSG_ON when a log is captured */
+    const double *x0s;              /* solve: a start, 1-based and scaled as GLPK's columns,
+                                       offered once at the first GLP_IHEUR (or NULL) */
+    int x0_done;
 } wpart_i_glpk_t;
 
 /* Longest interval between two calls of should_stop while GLPK runs (seconds). */

@@ -472,7 +472,7 @@ wpart_status_t wpart_milp_solve(const wpart_milp_problem_t *prob, const wpart_mi
 #ifdef WPART_HAVE_GLPK
     wpart_i_milp_matrix_t M = {0, NULL, NULL, NULL};
 #endif
-    double *xs = NULL, *act = NULL;
+    double *xs = NULL, *act = NULL, *x0s = NULL;
     int *row_exp = NULL, *col_exp = NULL;
     if (!res) {
         WPART_FAIL(WPART_EINVAL, "res is NULL");
@@ -542,6 +542,17 @@ wpart_status_t wpart_milp_solve(const wpart_milp_problem_t *prob, const wpart_mi
         g.log_size = opt->log_size;
         g.msg_lev = GLP_MSG_ON;
     }
+    if (opt->x0 && has_int) { /* GLPK's column j holds x_j 2^-col_exp[j], 1-based */
+        x0s = wpart_i_malloc(prob->n_cols + 1, sizeof *x0s);
+        if (!x0s) {
+            WPART_FAIL(WPART_ENOMEM, "start point");
+        }
+        x0s[0] = 0.0;
+        for (int64_t j = 0; j < prob->n_cols; j++) {
+            x0s[j + 1] = ldexp(opt->x0[j], -col_exp[j]);
+        }
+        g.x0s = x0s;
+    }
     /* GLPK's answer is re-checked against the problem (see milp_check.c): bounds, rows,
      * integrality and the objective recomputed from the point. With the presolver on, a point
      * that fails the check, an infeasible or unbounded verdict, or a GLPK failure is re-solved
@@ -591,6 +602,7 @@ wpart_status_t wpart_milp_solve(const wpart_milp_problem_t *prob, const wpart_mi
             g.col_exp = keep.col_exp;
             g.obj_exp = keep.obj_exp;
             g.c0 = keep.c0;
+            g.x0s = keep.x0s;
             memset(res, 0, sizeof *res);
             res->status = WPART_MILP_NO_SOLUTION;
             res->stopped_by = WPART_MILP_STOP_NONE;
@@ -618,6 +630,7 @@ cleanup:
 #endif
     free(xs);
     free(act);
+    free(x0s);
     free(row_exp);
     free(col_exp);
     if (res) {

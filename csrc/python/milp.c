@@ -148,9 +148,10 @@ static PyObject *wpy_milp_solve(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"c", "c0", "sense", "lb", "ub", "integrality", "b_lower", "b_upper",
                              "a_row", "a_col", "a_val", "n_rows", "time_limit", "mip_gap",
-                             "presolve", "log", "progress", NULL};
+                             "presolve", "log", "progress", "x0", NULL};
     PyObject *c, *sense, *lb, *ub, *kind, *row_lb, *row_ub, *a_row, *a_col, *a_val;
-    PyObject *progress = Py_None;
+    PyObject *progress = Py_None, *x0o = Py_None;
+    PyArrayObject *x0 = NULL;
     double c0, time_limit = 0.0, mip_gap = 0.0;
     Py_ssize_t n_rows;
     int presolve = 0, want_log = 0;
@@ -159,10 +160,10 @@ static PyObject *wpy_milp_solve(PyObject *self, PyObject *args, PyObject *kwds)
     PyArrayObject *x = NULL;
     PyObject *log = NULL, *res = NULL;
     char *logbuf = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OdOOOOOOOOOn|ddppO", kwlist, &c, &c0, &sense,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OdOOOOOOOOOn|ddppOO", kwlist, &c, &c0, &sense,
                                      &lb, &ub, &kind, &row_lb, &row_ub, &a_row, &a_col, &a_val,
                                      &n_rows, &time_limit, &mip_gap, &presolve, &want_log,
-                                     &progress)) {
+                                     &progress, &x0o)) {
         return NULL;
     }
     if (progress != Py_None && !PyCallable_Check(progress)) {
@@ -175,6 +176,9 @@ static PyObject *wpy_milp_solve(PyObject *self, PyObject *args, PyObject *kwds)
         goto cleanup;
     }
     npy_intp n = (npy_intp)a.p.n_cols;
+    if (wpy_milp_vector(x0o, "x0", NPY_FLOAT64, n, 1, &x0) < 0) {
+        goto cleanup;
+    }
     x = (PyArrayObject *)PyArray_SimpleNew(1, &n, NPY_FLOAT64);
     if (!x) {
         goto cleanup;
@@ -184,6 +188,7 @@ static PyObject *wpy_milp_solve(PyObject *self, PyObject *args, PyObject *kwds)
     opt.time_limit = time_limit;
     opt.mip_gap = mip_gap;
     opt.presolve = presolve;
+    opt.x0 = x0 ? PyArray_DATA(x0) : NULL;
     if (want_log) {
         logbuf = PyMem_Malloc(WPY_MILP_LOG_SIZE);
         if (!logbuf) {
@@ -231,6 +236,7 @@ static PyObject *wpy_milp_solve(PyObject *self, PyObject *args, PyObject *kwds)
     log = NULL;
 cleanup:
     wpy_milp_arrays_release(&a);
+    Py_XDECREF(x0);
     Py_XDECREF(x);
     Py_XDECREF(log);
     PyMem_Free(logbuf);

@@ -148,15 +148,39 @@ def _glpk_w(problem: Problem, c: Coefficients, cap: Any, r: Any, m: dict) -> flo
     return float(w)
 
 
-def _solve_model(m: dict, time_limit, mip_gap, progress, write):
+def _solve_model(m: dict, time_limit, mip_gap, progress, write, x0=None, lb=None, ub=None,
+                 presolve=False):
     from .. import milp
 
     A = (m["a_row"], m["a_col"], m["a_val"], (m["n_rows"], m["n_cols"]))
     return milp.solve(m["c"], A=A if m["n_rows"] else None,
                       b_lower=m["row_lb"] if m["n_rows"] else None,
-                      b_upper=m["row_ub"] if m["n_rows"] else None, lb=m["lb"], ub=m["ub"],
+                      b_upper=m["row_ub"] if m["n_rows"] else None,
+                      lb=m["lb"] if lb is None else lb, ub=m["ub"] if ub is None else ub,
                       integrality=m["kind"], time_limit=time_limit, mip_gap=mip_gap,
-                      progress=progress, write=write)
+                      progress=progress, write=write, x0=x0, presolve=presolve)
+
+
+def _start_point(m: dict, problem: Problem, a: np.ndarray, limit: float | None):
+    """A full point of the model for the assignment `a` (its other columns completed by a
+    solve with every ``chi`` fixed), or None when that solve finds none in time."""
+    K, I = problem.n_tasks, problem.m
+    lb, ub = np.array(m["lb"], dtype=np.float64), np.array(m["ub"], dtype=np.float64)
+    cols = m["col_chi"] + np.arange(I, dtype=np.int64)[:, None] * K + np.arange(K)[None, :]
+    on = np.zeros((I, K))
+    on[a, np.arange(K)] = 1.0
+    lb[cols.ravel()] = on.ravel()
+    ub[cols.ravel()] = on.ravel()
+    try:
+        r = _solve_model(m, limit, None, False, None, lb=lb, ub=ub, presolve=True)
+    except WpartError as exc:
+        if isinstance(exc, CancelledError):
+            raise
+        return None
+    if r.x.size != m["n_cols"] or not np.all(np.isfinite(r.x)) or \
+            r.status not in ("optimal", "feasible"):
+        return None
+    return r.x
 
 
 @positional_deprecated("alpha", "beta", "gamma", "delta", "memory_cap", "preserve_clusters",
@@ -230,8 +254,12 @@ def solve_milp(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma
     cap = problem.caps(memory_cap)
     heur = _heuristic(problem, c, cap, bool(preserve_clusters), None if tl is None else tl / 2) \
         if as_bool(warm_start, "warm_start") else None
+    x0 = None
+    if heur is not None:  # GLPK's first incumbent: the heuristic placement, completed
+        left = None if tl is None else max(tl - (time.perf_counter() - t0), 1e-3) / 4
+        x0 = _start_point(m, problem, heur[0], left)
     left = None if tl is None else max(tl - (time.perf_counter() - t0), 1e-3)
-    r = _solve_model(m, left, mip_gap, progress, write)
+    r = _solve_model(m, left, mip_gap, progress, write, x0=x0)
     stats = {"solver_status": r.status, "objective": float(r.objective),
              "bound": float(r.bound), "glpk_gap": float(r.gap),
              "seconds": time.perf_counter() - t0, "solver_seconds": float(r.seconds),
@@ -252,6 +280,7 @@ def solve_milp(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma
     if heur is not None:
         stats["w_max_heuristic"] = float(heur[1])
         stats["incumbent"] = "glpk"
+        stats["glpk_start"] = x0 is not None  # the start given to GLPK's branch and bound
     if heur is not None and (not has_x or _glpk_w(problem, c, cap, r, m) > heur[1]):
         # the heuristic's placement is the better incumbent
         stats["incumbent"] = "heuristic"

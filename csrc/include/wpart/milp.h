@@ -94,6 +94,9 @@ typedef struct {
                                          (truncated, NUL-terminated); NULL: discard (default) */
     size_t log_size;                  /* size of log in bytes */
     const wpart_control_t *control;   /* optional hooks (NULL: none), see below */
+    const double *x0;                 /* n_cols: a feasible point given to the branch and bound
+                                         as its first incumbent (GLPK's heuristic-solution
+                                         hook); NULL: none (default) */
 } wpart_milp_options_t;
 
 /** Outcome of wpart_milp_solve. */
