@@ -76,7 +76,7 @@ if [ "${WPART_SKIP_ASAN_PY:-0}" != "1" ] && command -v gcc >/dev/null 2>&1; then
   echo "== Python: pytest against the ASan + UBSan extension (in the background; log below) =="
   (cd build/asan-pkg &&
    LD_PRELOAD="$ASAN_LIB $STDCXX_LIB" MPLBACKEND=Agg WPART_SANITIZED=1 \
-   ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+   ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_return_null=1 \
    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
    $PY -c "$NO_EDITABLE
 import wpart, pytest

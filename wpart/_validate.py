@@ -107,6 +107,27 @@ def check_memory(nbytes: float, name: str, *, limit: float | None = None) -> Non
                                f"(more than {cap / 2**30:.3g} GiB)")
 
 
+def as_sequence(x: Any, name: str, *, maximum: int | None = None) -> list:
+    """A sequence argument of objects (models, curves, devices) as a list: refuses strings,
+    dicts, sparse matrices, 0-d arrays, non-iterables and more than `maximum` (default
+    :data:`MAX_COUNT`) entries with a :class:`WpartError` naming `name`, before iterating (a
+    sparse matrix of 2**40 rows would iterate for ever)."""
+    cap = MAX_COUNT if maximum is None else maximum
+    if (isinstance(x, (str, bytes, dict)) or _is_sparse(x) or not hasattr(x, "__iter__")
+            or (isinstance(x, np.ndarray) and x.ndim == 0)):
+        raise WpartTypeError(f"`{name}` must be a sequence, got {type(x).__name__}")
+    if hasattr(x, "__len__"):
+        if len(x) > cap:
+            raise WpartValueError(f"`{name}` has {len(x)} entries, more than {cap}")
+        return list(x)
+    out = []
+    for v in x:
+        out.append(v)
+        if len(out) > cap:
+            raise WpartValueError(f"`{name}` has more than {cap} entries")
+    return out
+
+
 def _is_sparse(x: Any) -> bool:
     mod = type(x).__module__ or ""
     return mod.startswith("scipy.sparse") or hasattr(x, "tocsr") and hasattr(x, "nnz")

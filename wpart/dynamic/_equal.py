@@ -16,6 +16,7 @@ from .. import _core
 from .._errors import WpartTypeError, WpartValueError
 from .._result import Result, new_axes
 from ._balancer import count
+from .._validate import as_sequence
 from ._model import PerfModel
 
 __all__ = ["equal_finish", "EqualFinishResult"]
@@ -143,11 +144,7 @@ def equal_finish(
     """
     if isinstance(curves, PerfModel) or callable(curves):
         raise WpartTypeError("`curves` must be a sequence of PerfModel objects or callables")
-    try:
-        cs = list(curves)
-    except TypeError:
-        raise WpartTypeError(f"`curves` must be a sequence of PerfModel objects or callables, "
-                             f"got {type(curves).__name__}") from None
+    cs = as_sequence(curves, "curves")
     if not cs:
         raise WpartValueError("`curves` must not be empty")
     if set(map(type, cs)) == {PerfModel}:

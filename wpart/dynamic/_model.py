@@ -24,7 +24,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
 from .._result import Result, new_axes
-from .._validate import as_array, as_bool, as_float, choice, core_time_limit, deprecated_attr, renamed
+from .._validate import as_array, as_bool, as_sequence, as_float, choice, core_time_limit, deprecated_attr, renamed
 from ._balancer import count
 
 __all__ = [
@@ -337,7 +337,7 @@ def fit_model(
 def _models_arg(models: Any) -> tuple[Any, int]:
     if isinstance(models, PerfModel) or callable(models):
         raise WpartTypeError("`models` must be a sequence of PerfModel objects or callables")
-    ms = list(models)
+    ms = as_sequence(models, "models")
     if not ms:
         raise WpartValueError("`models` must not be empty")
     if all(isinstance(m, PerfModel) for m in ms):

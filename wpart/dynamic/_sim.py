@@ -199,8 +199,9 @@ class Table(_Curve):
     mem_gamma: float = 0.0
 
     def __post_init__(self) -> None:  # tuples: comparable and hashable, never aliasing input
-        object.__setattr__(self, "x", tuple(float(v) for v in np.ravel(self.x)))
-        object.__setattr__(self, "t", tuple(float(v) for v in np.ravel(self.t)))
+        from .._validate import as_array
+        object.__setattr__(self, "x", tuple(float(v) for v in as_array(self.x, "x").ravel()))
+        object.__setattr__(self, "t", tuple(float(v) for v in as_array(self.t, "t").ravel()))
 
     def _fill(self, row):  # noqa: ANN001
         x = np.array(self.x, dtype=float).ravel()
