@@ -56,6 +56,7 @@ def milp_solve(
     presolve: bool = ...,
     log: bool = ...,
     progress: Callable[[float, float], None] | None = ...,
+    x0: NDArray[np.float64] | None = ...,
 ) -> dict: ...
 def milp_write(
     *,
