@@ -431,12 +431,6 @@ def probe_1d(loads: ArrayLike, m: int, B: float) -> tuple[bool, NDArray[np.int64
 
     Greedy from the left (PROBE, Sec. 2.2 of Saule et al. 2012); O(m log(n/m)).
 
-    Returns
-    -------
-    ok : bool
-    separators : ndarray of int64, shape (m+1,)
-        The greedy separators, padded with ``n``.
-
     Parameters
     ----------
     loads : array_like
@@ -444,8 +438,14 @@ def probe_1d(loads: ArrayLike, m: int, B: float) -> tuple[bool, NDArray[np.int64
     m : int
         Number of parts (processors).
     B : float
-        PROBE: can the chain be split into at most `m` parts of load <= `B`? Greedy from the left
-        (PROBE, Sec.
+        The bottleneck to test: the largest load a part may have.
+
+    Returns
+    -------
+    ok : bool
+        Whether `m` parts of load at most `B` suffice.
+    separators : ndarray of int64, shape (m+1,)
+        The greedy separators, padded with ``n``.
 
     Raises
     ------
@@ -457,7 +457,7 @@ def probe_1d(loads: ArrayLike, m: int, B: float) -> tuple[bool, NDArray[np.int64
     --------
     >>> import wpart
     >>> wpart.probe_1d([3, 1, 4, 1, 5], 2, 9)
-    (True, array([0, 3, 5]))
+    (True, array([0, 4, 5]))
     """
     a = as_loads(loads, "loads", (1,))
     m = as_parts(m, a.size)

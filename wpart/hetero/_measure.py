@@ -709,13 +709,10 @@ class SyntheticMeter:
     static_power : float
         Static (idle) power of the platform in watts.
     noise : float, optional
-        The total energy of a run is ``P_S * T + (1 + a) * sum_i e_i(x_i)`` where ``a`` is an
-        additivity excess drawn per size from ``additivity_excess`` (0 for a run alone), with
-        multiplicative Gaussian noise of relative SD ...
+        Relative standard deviation of the multiplicative Gaussian noise on times and energies
+        (0: exact).
     additivity_excess : tuple[float, float], optional
-        The total energy of a run is ``P_S * T + (1 + a) * sum_i e_i(x_i)`` where ``a`` is an
-        additivity excess drawn per size from ``additivity_excess`` (0 for a run alone), with
-        multiplicative Gaussian noise of relative SD ...
+        Range ``(lo, hi)`` of the additivity excess ``a`` drawn per size for a parallel run.
     seed : int, optional
         Seed of the random generator (fixed seeds give identical results).
     """

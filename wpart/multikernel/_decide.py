@@ -299,7 +299,7 @@ def gpu_fractions(gpu_scores: Any, s: float) -> NDArray[np.float64]:
     gpu_scores : object
         Relative speed score of each GPU.
     s : float
-        Static split of the GPU share `s` among GPUs in proportion to their scores (Sec.
+        The GPU share to split, in [0, 1].
 
     Returns
     -------
