@@ -106,7 +106,7 @@ def _start_cost(r) -> tuple:
     core's time of each start summed, and the rest of the whole call (input checks, the
     dense prefix or the sparse matrix's columns, the result)."""
     st = r.stats.get("starts")
-    if not st:
+    if not st or any("seconds" not in v for v in st.values()):  # rect_nicol's default engine
         return None, None
     return sum(v["seconds"] for v in st.values()), len(st)
 

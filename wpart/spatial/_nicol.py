@@ -14,7 +14,7 @@ from .._errors import WpartTypeError, WpartValueError
 from .._progress import progress_hook
 from .._validate import as_bool, as_int, as_progress, core_time_limit
 from ._common import _Prepared
-from ._grid import GridInput, _done, _grid_result, sym_cuts
+from ._grid import GridInput, _done, _grid_result, grid_rects, sym_cuts
 from ._partition import SpatialPartition
 
 #: Start names of the engine. ``rows_*``: the rows are cut first (uniform, by load, by the
@@ -263,6 +263,10 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
         else:
             polished = None
         _done(hook, timed)
+    if timed:  # stopped early: never worse than the uniform grid (a start may not have moved)
+        Ru, Cu = _uniform(g.n1, P), _uniform(g.n2, Q)
+        if pp.box_loads(grid_rects(Ru, Cu)).max() < pp.box_loads(grid_rects(R, C)).max():
+            R, C = Ru, Cu
     names = [n for n, _ in run_specs]
     table = {}
     won = None
@@ -345,6 +349,7 @@ def rect_refine(
     -------
     SpatialPartition
         ``stats["starts"]`` as :func:`rect_nicol`'s, ``stats["polish"]`` the continuation.
+        Never worse than the uniform grid (also when the time limit stops it).
 
     Raises
     ------

@@ -156,9 +156,12 @@ def rect_nicol(
     -------
     SpatialPartition
         ``max_load`` never exceeds RECT-UNIFORM's. ``stats["start"]`` names the winning
-        start and ``stats["starts"]`` gives each start's ``max_load``, ``seconds`` and
-        ``status``; ``stats["iterations"]`` counts the winner's sweeps and
-        ``stats["converged"]`` tells whether it reached a fixed point (or cycle).
+        start and ``stats["starts"]`` gives each start's ``max_load`` and, for the engine
+        (``starts="auto"``, names or cut pairs), its ``half_sweeps`` and ``state``
+        (``"stopped"``, ``"abandoned"``, ``"not_run"``, ``"time_limit"``, ``"same_as_<start>"``)
+        and ``stats["polish"]`` the continuation of the best grid; for the former engine each
+        start's ``seconds`` and ``status``, ``stats["iterations"]`` the winner's sweeps and
+        ``stats["converged"]`` whether it reached a fixed point (or cycle).
 
     Raises
     ------
