@@ -71,3 +71,18 @@ def test_profile_set_from_tuples_is_the_way():
     ps = hetero.ProfileSet.from_arrays([([1, 2], [0.1, 0.2]), ([1, 2], [0.2, 0.3])])
     assert ps.m == 2 and isinstance(ps.profiles, tuple)
     assert hetero.ProfileSet(list(ps.profiles)) == ps
+
+
+def test_exact_oracles_take_progress_and_time_limit():
+    seen = []
+    f = hetero.milp_front(hetero.synthetic("dgemm-like", seed=0), 2560, time_limit=30,
+                          progress=lambda d, t: seen.append((d, t)))
+    assert f.status == "optimal" and seen[0] == (0.0, 1.0) and seen[-1] == (1.0, 1.0)
+    with pytest.raises(wpart.CancelledError):
+        hetero.pareto_milp(hetero.synthetic("dgemm-like", seed=0), 2560,
+                           progress=lambda d, t: False)
+    seen.clear()
+    r = tasks.brute_force(tasks.paper_toy(), time_limit=30, progress=lambda d, t: seen.append(d))
+    assert r.status == "optimal" and seen == [0.0, 1.0]
+    with pytest.raises(wpart.WpartTypeError, match="progress"):
+        tasks.brute_force(tasks.paper_toy(), progress="yes")

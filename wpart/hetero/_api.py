@@ -492,7 +492,8 @@ def bruteforce_front(
     return ParetoFront(t, e, d, x, n, "dynamic", 0.0, None, "bruteforce", stats)
 
 
-def milp_front(profiles: Any, n: int, *, time_limit: float | None = None) -> ParetoFront:
+def milp_front(profiles: Any, n: int, *, progress: Any = False,
+               time_limit: float | None = None) -> ParetoFront:
     """Exact front by the GLPK epsilon-constraint MILP, a cross-check of HEPOPTA.
 
     One pair of MILPs per front point (least energy below the previous time, then least time
@@ -507,27 +508,10 @@ def milp_front(profiles: Any, n: int, *, time_limit: float | None = None) -> Par
         of ``(sizes, times[, energies])`` tuples.
     n : int
         Workload: the number of units to distribute.
-    time_limit : float or None, optional
-        Seconds for the call (None: no limit); reaching it gives ``status == "time_limit"``.
-
-    Returns
-    -------
-    ParetoFront
-        The front (its points' times, energies and distributions) and ``status``.
-
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
-
-    Parameters
-    ----------
-    profiles : ProfileSet or sequence of tuples
-        One discrete time (and energy) profile per processor: a :class:`ProfileSet` or a sequence
-        of ``(sizes, times[, energies])`` tuples.
-    n : int
-        Workload: the number of units to distribute.
+    progress : bool or callable, optional
+        True for a progress bar, or a callable ``progress(done, total)`` (returning False
+        cancels the run with :class:`wpart.CancelledError`); the MILPs report no intermediate
+        progress, so it moves from 0 to 1 when the call ends.
     time_limit : float or None, optional
         Seconds for the call (None: no limit); reaching it gives ``status == "time_limit"``.
 
@@ -544,7 +528,14 @@ def milp_front(profiles: Any, n: int, *, time_limit: float | None = None) -> Par
     """
     from ._milp import milp_front as _mf
 
-    return _mf(as_profiles(profiles), _n(n), time_limit=time_limit)
+    ps, nn = as_profiles(profiles), _n(n)
+    with progress_hook(progress, total=1.0, desc="milp_front") as hook:
+        if hook is not None:
+            hook(0.0, 1.0)
+        res = _mf(ps, nn, time_limit=time_limit)
+        if hook is not None:
+            hook(1.0, 1.0)
+    return res
 
 
 pareto_milp = milp_front

@@ -170,7 +170,8 @@ def evaluate(problem: Problem, *, assignment: ArrayLike | None = None, alpha: fl
 @bounded_ranks
 def brute_force(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma: float = 0.0,
                 delta: float = 0.0, memory_cap: Any = None, preserve_clusters: bool = False,
-                max_states: int = 20_000_000, time_limit: float | None = None) -> TasksResult:
+                max_states: int = 20_000_000, time_limit: float | None = None,
+                progress: Any = False) -> TasksResult:
     """Exact optimum by enumerating every assignment (tiny cases only).
 
     Parameters
@@ -184,6 +185,10 @@ def brute_force(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamm
         All tasks of a block stay together (one unit per block).
     max_states : int, default 20,000,000
         Largest number of assignments enumerated; a larger instance is an error.
+    progress : bool or callable, optional
+        True for a progress bar, or a callable ``progress(done, total)`` (returning False
+        cancels the run with :class:`wpart.CancelledError`); the enumeration reports no
+        intermediate progress, so it moves from 0 to 1 when the call ends.
     time_limit : float, optional
         Seconds (None: none). Reaching it returns status ``"time_limit"`` with the best
         assignment enumerated so far (not proven optimal).
@@ -200,6 +205,21 @@ def brute_force(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamm
         If an argument is invalid (a :class:`wpart.WpartValueError` or
         :class:`wpart.WpartTypeError` naming it).
     """
+    with progress_hook(progress, total=1.0, desc="brute_force") as hook:
+        if hook is not None:
+            hook(0.0, 1.0)
+        r = _brute_force(problem, alpha=alpha, beta=beta, gamma=gamma, delta=delta,
+                         memory_cap=memory_cap, preserve_clusters=preserve_clusters,
+                         max_states=max_states, time_limit=time_limit)
+        if hook is not None:
+            hook(1.0, 1.0)
+    return r
+
+
+def _brute_force(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma: float = 0.0,
+                 delta: float = 0.0, memory_cap: Any = None, preserve_clusters: bool = False,
+                 max_states: int = 20_000_000, time_limit: float | None = None) -> TasksResult:
+    """The enumeration of :func:`brute_force` (no progress reporting)."""
     need_problem(problem)
     c = Coefficients(alpha=alpha, beta=beta, gamma=gamma, delta=delta)
     cap = problem.caps(memory_cap)
