@@ -159,7 +159,7 @@ def _writer(path, profs, v0, ready):
     kb = KnowledgeBase(path, autosave=False)
     for p in profs:
         kb.store(p)
-    stored = kb.entries
+    stored = kb.entries()
     v = v0
     while True:
         for p in stored:
@@ -197,5 +197,116 @@ def test_kb_survives_a_writer_killed_mid_write(tmp_path):
         seen_versions |= vers
     # killed at different points: versions written inside the loop were seen, never mixed
     assert len(seen_versions) >= 10 and any(v % 1000 for v in seen_versions)
-    # leftover temporary files never shadow the base
-    assert all(f.name == "kb.json" or f.name.endswith(".tmp") for f in tmp_path.iterdir())
+    # the temporary files a killed writer leaves are removed when the base is next opened
+    assert {f.name for f in tmp_path.iterdir()} <= {"kb.json", "kb.json.lock"}
+
+
+# ---- two processes, validation, clean-up, number guard, machine identity ---------------
+
+def _store_many(path, tag, n, go):
+    go.wait(60)
+    kb = KnowledgeBase(path, autosave=True)
+    for i in range(n):
+        kb.store(KernelProfile(f"{tag}", (64 + i,), s=0.5, best_time=1.0 + i))
+
+
+@pytest.mark.parametrize("trial", range(3))
+def test_two_processes_storing_60_each_keep_120(tmp_path, trial):
+    import multiprocessing as mp
+    ctx = mp.get_context("fork")
+    path = tmp_path / "kb.json"
+    go = ctx.Event()
+    procs = [ctx.Process(target=_store_many, args=(path, tag, 60, go)) for tag in ("a", "b")]
+    for p in procs:
+        p.start()
+    go.set()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    kb = KnowledgeBase(path)
+    assert len(kb) == 120
+    assert sorted({p.sct_id for p in kb.entries()}) == ["a", "b"]
+
+
+def test_save_merges_what_another_writer_stored(tmp_path):
+    path = tmp_path / "kb.json"
+    a, b = KnowledgeBase(path), KnowledgeBase(path)
+    a.store(KernelProfile("x", (8,), s=0.1, best_time=1.0, timestamp=10.0))
+    b.store(KernelProfile("y", (8,), s=0.2, best_time=1.0, timestamp=10.0))
+    # the same pair from both: the later timestamp wins, whoever saves last
+    b.store(KernelProfile("x", (8,), s=0.9, best_time=0.5, timestamp=20.0))
+    a.store(KernelProfile("z", (8,), s=0.3, best_time=1.0, timestamp=10.0))
+    kb = KnowledgeBase(path)
+    assert sorted(p.sct_id for p in kb.entries()) == ["x", "y", "z"]
+    assert kb.lookup("x", (8,)).s == 0.9
+
+
+def test_unknown_fission_level_is_refused(tmp_path):
+    with pytest.raises(wpart.WpartValueError, match="fission"):
+        KernelProfile("x", (8,), s=0.5, fission="L9")
+    path = tmp_path / "kb.json"
+    kb = KnowledgeBase(path)
+    kb.store(KernelProfile("x", (8,), s=0.5, fission="L2", best_time=1.0))
+    doc = json.loads(path.read_text())
+    doc["entries"][0]["fission"] = "L9"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(KnowledgeBaseError, match="kb.json.*entry 0.*fission"):
+        KnowledgeBase(path)
+
+
+def test_duplicate_entries_are_refused(tmp_path):
+    path = tmp_path / "kb.json"
+    kb = KnowledgeBase(path)
+    kb.store(KernelProfile("x", (8, 4), s=0.5, best_time=1.0))
+    doc = json.loads(path.read_text())
+    doc["entries"].append(dict(doc["entries"][0], s=0.7))
+    path.write_text(json.dumps(doc))
+    with pytest.raises(KnowledgeBaseError, match="kb.json.*entries 0 and 1.*duplicate"):
+        KnowledgeBase(path)
+
+
+def test_temporary_files_of_a_crashed_writer_are_removed_on_open(tmp_path):
+    path = tmp_path / "kb.json"
+    KnowledgeBase(path).store(KernelProfile("x", (8,), s=0.5, best_time=1.0))
+    for k in range(3):
+        (tmp_path / f".kb.json.crash{k}.tmp").write_text("{ half")
+    (tmp_path / "other.tmp").write_text("not ours")
+    kb = KnowledgeBase(path)
+    assert len(kb) == 1
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["kb.json", "kb.json.lock", "other.tmp"]
+
+
+def test_a_number_of_100000_digits_names_the_file(tmp_path):
+    path = tmp_path / "kb.json"
+    KnowledgeBase(path).store(KernelProfile("x", (8,), s=0.5, best_time=1.0))
+    text = path.read_text().replace('"n_obs": 0', '"n_obs": ' + "9" * 100_000)
+    assert "9" * 100_000 in text
+    path.write_text(text)
+    with pytest.raises(KnowledgeBaseError, match="kb.json.*number longer") as ei:
+        KnowledgeBase(path)
+    assert isinstance(ei.value, wpart.WpartError)
+    path.write_text(text.replace("9" * 100_000, "1." + "5" * 5000))  # a long float too
+    with pytest.raises(KnowledgeBaseError, match="kb.json"):
+        KnowledgeBase(path)
+
+
+def test_machine_identity_is_the_opencl_devices_not_the_host_name(monkeypatch):
+    from wpart.multikernel import _kb
+    devs = ["pocl | The pocl project | OpenCL 3.0 | cpu | CPU"]
+    monkeypatch.setattr(_kb, "_opencl_devices", lambda: list(devs))
+    _kb._fingerprint_cached.cache_clear()
+    try:
+        fp = _kb.machine_fingerprint()
+        assert fp["opencl"] == devs
+        _kb._fingerprint_cached.cache_clear()
+        monkeypatch.setattr(_kb.platform, "node", lambda: "renamed-host")
+        assert _kb.machine_fingerprint()["id"] == fp["id"]           # renaming the host: same
+        _kb._fingerprint_cached.cache_clear()
+        devs.append("CUDA | NVIDIA | OpenCL 3.0 | H200 | GPU")
+        assert _kb.machine_fingerprint()["id"] != fp["id"]           # a GPU more: another
+        _kb._fingerprint_cached.cache_clear()
+        monkeypatch.setattr(_kb, "_opencl_devices", lambda: None)    # no OpenCL: the CPU
+        fb = _kb.machine_fingerprint()
+        assert fb["opencl"] is None and len(fb["id"]) == 16
+    finally:
+        _kb._fingerprint_cached.cache_clear()

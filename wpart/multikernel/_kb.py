@@ -15,6 +15,8 @@ the old or the new base, never a mix. A corrupt, truncated or foreign file raise
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import json
 import math
@@ -31,6 +33,12 @@ import numpy as np
 from .._errors import WpartTypeError, WpartValueError
 from .._validate import as_float, as_int, choice
 from ._decide import MK_DEFAULTS, interpolate
+from ._topology import FISSION_LEVELS
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: no lock between processes
+    fcntl = None  # type: ignore[assignment]
 
 __all__ = ["KernelProfile", "KnowledgeBase", "KnowledgeBaseError", "PROCESSES", "machine_fingerprint"]
 
@@ -44,20 +52,24 @@ class KnowledgeBaseError(WpartValueError):
     """A knowledge-base file that cannot be used (corrupt, truncated, foreign); names it."""
 
 
-def machine_fingerprint() -> dict[str, Any]:
-    """This machine: host name, CPU model, logical CPUs and an ``id`` hashing them.
+def _opencl_devices() -> list[str] | None:
+    """``platform | vendor | version | device | type`` of every OpenCL device, sorted, or None
+    when pyopencl or a driver is missing."""
+    try:
+        import pyopencl as cl  # noqa: PLC0415 (optional dependency)
 
-    Returns
-    -------
-    dict
-        The machine's identifying fields (processor, devices, OS).
+        out = []
+        for pl in cl.get_platforms():
+            for d in pl.get_devices():
+                out.append(" | ".join((pl.name.strip(), pl.vendor.strip(), pl.version.strip(),
+                                       d.name.strip(), cl.device_type.to_string(d.type))))
+        return sorted(out)
+    except Exception:  # noqa: BLE001 -- no pyopencl, no ICD, a driver that fails to load
+        return None
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
-    """
+
+@functools.lru_cache(maxsize=1)
+def _fingerprint_cached() -> str:
     cpu = platform.processor() or ""
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
@@ -67,10 +79,32 @@ def machine_fingerprint() -> dict[str, Any]:
                     break
     except OSError:
         pass
-    fp = {"hostname": platform.node(), "cpu": cpu, "n_cpus": os.cpu_count() or 1,
+    devs = _opencl_devices()
+    fp = {"opencl": devs, "cpu": cpu, "n_cpus": os.cpu_count() or 1,
           "system": platform.system()}
+    # the identity: the OpenCL platforms and devices (adding a GPU changes it), with the CPU
+    # model and count; without OpenCL, the CPU alone. The host name is informative only.
     fp["id"] = hashlib.sha256(json.dumps(fp, sort_keys=True).encode()).hexdigest()[:16]
-    return fp
+    fp["hostname"] = platform.node()
+    return json.dumps(fp)
+
+
+def machine_fingerprint() -> dict[str, Any]:
+    """This machine's identity: its OpenCL platforms and devices, CPU model and count.
+
+    The ``id`` hashes the sorted OpenCL platform/device list (name, vendor, version, device
+    name and type) with the CPU model, the number of logical CPUs and the OS, so adding or
+    removing a GPU gives another machine while renaming the host does not; without pyopencl
+    or an OpenCL driver, ``opencl`` is None and the CPU alone identifies the machine. The
+    host name is recorded, not hashed. Computed once per process.
+
+    Returns
+    -------
+    dict
+        ``opencl`` (list of str or None), ``cpu``, ``n_cpus``, ``system``, ``id`` (16 hex
+        digits), ``hostname``.
+    """
+    return json.loads(_fingerprint_cached())
 
 
 def _workload(workload: Any) -> tuple[tuple[int, ...], bool]:
@@ -166,6 +200,9 @@ class KernelProfile:
                                             for k, v in self.shares.items()})
         if self.fission is not None and not isinstance(self.fission, str):
             raise WpartTypeError(f"`fission` must be a str or None, got {self.fission!r}")
+        if self.fission is not None and self.fission not in FISSION_LEVELS:
+            raise WpartValueError(f"`fission` must be one of {', '.join(FISSION_LEVELS)} or None, "
+                                  f"got {self.fission!r}")
         object.__setattr__(self, "overlap", as_int(self.overlap, "overlap", minimum=1))
         object.__setattr__(self, "wgs", tuple(as_int(w, "wgs", minimum=1) for w in self.wgs))
         object.__setattr__(self, "best_time", as_float(self.best_time, "best_time", minimum=0.0,
@@ -220,6 +257,35 @@ class KernelProfile:
 Profile = KernelProfile
 
 
+#: The longest number literal a knowledge-base file may hold (as the LBDatafile reader).
+MAX_NUMBER_CHARS = 1000
+_NUM_TABLE = bytes(1 if chr(i) in "-+.eE0123456789" else 0 for i in range(256))
+_LONG_RUN = b"\x01" * (MAX_NUMBER_CHARS + 1)
+
+
+class _TooLong(str):
+    """A number literal longer than :data:`MAX_NUMBER_CHARS`."""
+
+
+def _number_hook(kind: type) -> Any:
+    def parse(text: str) -> Any:
+        return _TooLong(text) if len(text) > MAX_NUMBER_CHARS else kind(text)
+    return parse
+
+
+def _has_too_long(doc: Any) -> bool:
+    stack = [doc]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, _TooLong):
+            return True
+        if isinstance(x, dict):
+            stack.extend(x.values())
+        elif isinstance(x, list):
+            stack.extend(x)
+    return False
+
+
 def _features(extents: tuple[int, ...], scale: str) -> np.ndarray:
     e = np.asarray(extents, dtype=np.float64)
     return np.log2(e) if scale == "log2" else e
@@ -272,22 +338,61 @@ class KnowledgeBase:
         self._entries: dict[tuple, KernelProfile] = {}
         #: How the last :meth:`derive` worked: scope ("S1", "S2", "S3"), method, nodes.
         self.last_derivation: dict[str, Any] = {}
+        self._remove_stale_temporaries()
         if self.path.exists():
             self.load()
+
+    # ------------------------------------------------------------------ lock ----------
+    @property
+    def lock_path(self) -> Path:
+        """The lock file beside the base (``<name>.lock``): every save and every clean-up of
+        temporary files holds it (``fcntl.flock``), so two processes never interleave."""
+        return self.path.with_name(self.path.name + ".lock")
+
+    @contextlib.contextmanager
+    def _locked(self):
+        try:
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as e:
+            raise self._fail(f"cannot open its lock file {str(self.lock_path)!r} "
+                             f"({e.strerror or e})") from None
+        try:
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing releases the lock
+
+    def _remove_stale_temporaries(self) -> None:
+        """Removes the temporary files a writer killed mid-save left (under the lock, no
+        writer is between its temporary file and the rename, so every one left is stale)."""
+        d = self.path.parent if str(self.path.parent) else Path(".")
+        if not d.is_dir():
+            return
+        stale = list(d.glob(f".{self.path.name}.*.tmp"))
+        if not stale:
+            return
+        with self._locked():
+            for t in d.glob(f".{self.path.name}.*.tmp"):
+                try:
+                    t.unlink()
+                except OSError:
+                    pass
 
     # ------------------------------------------------------------------ file ----------
     def _fail(self, why: str) -> KnowledgeBaseError:
         return KnowledgeBaseError(f"knowledge base {str(self.path)!r}: {why}")
 
-    def load(self) -> None:
-        """(Re)reads the file; raises :class:`KnowledgeBaseError` naming it when it is
-        unreadable, corrupt, truncated, of another format or of another machine."""
+    def _read(self) -> dict[tuple, KernelProfile]:
+        """The entries of the file as it is now (validated); KnowledgeBaseError naming it."""
         try:
             raw = self.path.read_bytes()
         except OSError as e:
             raise self._fail(f"cannot be read ({e.strerror or e})") from None
+        long_num = _LONG_RUN in raw.translate(_NUM_TABLE)
+        kw = dict(parse_int=_number_hook(int), parse_float=_number_hook(float)) if long_num else {}
         try:
-            doc = json.loads(raw.decode("utf-8"))
+            doc = json.loads(raw.decode("utf-8"), **kw)
         except UnicodeDecodeError:
             raise self._fail("is not UTF-8 text (corrupt?)") from None
         except json.JSONDecodeError as e:
@@ -295,6 +400,10 @@ class KnowledgeBase:
                              f"{e.lineno} column {e.colno})") from None
         except RecursionError:
             raise self._fail("is nested too deeply (corrupt?)") from None
+        except ValueError as e:  # e.g. the interpreter's limit on integer digits
+            raise self._fail(f"is not valid JSON ({e})") from None
+        if long_num and _has_too_long(doc):
+            raise self._fail(f"holds a number longer than {MAX_NUMBER_CHARS} characters")
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
             raise self._fail(f"is not a wpart multi-kernel knowledge base (no \"format\": "
                              f"\"{FORMAT}\")")
@@ -305,23 +414,53 @@ class KnowledgeBase:
             raise self._fail("has no machine record")
         if not self.allow_foreign and mach.get("id") != self.machine.get("id"):
             raise self._fail(f"was written for another machine ({mach.get('hostname')!r}, id "
-                             f"{mach.get('id')!r}; this one is {self.machine.get('id')!r}); "
-                             "pass allow_foreign=True to read it anyway")
+                             f"{mach.get('id')!r}; this one is {self.machine.get('id')!r}: "
+                             "its OpenCL devices or CPU differ); pass allow_foreign=True to "
+                             "read it anyway")
         ents = doc.get("entries")
         if not isinstance(ents, list):
             raise self._fail("has no list of entries")
         out: dict[tuple, KernelProfile] = {}
+        first: dict[tuple, int] = {}
         for i, d in enumerate(ents):
             try:
                 p = KernelProfile.from_dict(d)
             except (TypeError, ValueError, OverflowError) as e:
                 raise self._fail(f"entry {i} is invalid ({e})") from None
+            if p.key in first:
+                raise self._fail(f"entries {first[p.key]} and {i} are both for computation "
+                                 f"{p.sct_id!r} with workload {p.extents} (fp64={p.fp64}): "
+                                 "duplicate entry")
+            first[p.key] = i
             out[p.key] = p
-        self._entries = out
+        return out
+
+    def load(self) -> None:
+        """(Re)reads the file; raises :class:`KnowledgeBaseError` naming it when it is
+        unreadable, corrupt, truncated, of another format or of another machine, or holds
+        an invalid or duplicate entry."""
+        self._entries = self._read()
 
     def save(self) -> None:
-        """Writes the base atomically: temporary file in the same directory, fsync, rename,
-        fsync of the directory."""
+        """Writes the base atomically and merged with what other processes wrote.
+
+        Under the lock file (:attr:`lock_path`), the file as it is now is read again and
+        merged: an entry another process wrote for a pair this object does not hold is kept;
+        for a pair both hold, the later ``timestamp`` wins (ties: this object's). Then a
+        temporary file in the same directory, fsync, rename, fsync of the directory. Two
+        processes storing 60 profiles each keep all 120.
+        """
+        with self._locked():
+            if self.path.exists():
+                merged = self._read()
+                for k, p in self._entries.items():
+                    other = merged.get(k)
+                    if other is None or p.timestamp >= other.timestamp:
+                        merged[k] = p
+                self._entries = merged
+            self._write()
+
+    def _write(self) -> None:
         doc = {"format": FORMAT, "version": VERSION, "machine": self.machine,
                "entries": [p.to_dict() for p in self._entries.values()]}
         data = json.dumps(doc, indent=1, allow_nan=False).encode("utf-8")
@@ -357,8 +496,13 @@ class KnowledgeBase:
     def __iter__(self):
         return iter(list(self._entries.values()))
 
-    @property
     def entries(self) -> list[KernelProfile]:
+        """The stored profiles (a new list).
+
+        Returns
+        -------
+        list of KernelProfile
+        """
         return list(self._entries.values())
 
     def lookup(self, sct_id: str, workload: Any) -> KernelProfile | None:
