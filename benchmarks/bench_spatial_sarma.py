@@ -33,8 +33,7 @@ import scipy.sparse as sp  # noqa: E402
 
 from wpart import spatial  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _sarma  # noqa: E402
+import _sarma  # noqa: E402 (next to this script, first on sys.path when run as one)
 
 
 def grid2d(k):
