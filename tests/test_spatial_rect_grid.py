@@ -269,3 +269,15 @@ def test_one_by_one_and_degenerate():
     Z = np.zeros((5, 4), np.int64)
     for name in SYM + ("rect_refine", "rect_nicol"):
         assert getattr(spatial, name)(Z, 4).max_load == 0
+
+
+def test_weights_and_paths_pass_through(tmp_path):
+    p = tmp_path / "a.mtx"
+    p.write_text("%%MatrixMarket matrix coordinate real general\n4 4 5\n1 1 2.5\n2 2 1.0\n"
+                 "3 3 4.0\n4 4 0.5\n4 1 3.0\n")
+    for name in SYM + ("rect_refine", "rect_nicol"):
+        fn = getattr(spatial, name)
+        assert fn(p, 4).total == pytest.approx(11.0)
+        c = fn(p, 4, weights="count")
+        assert c.total == 5 and c.loads.dtype == np.int64, name
+        assert fn(p, 4, P=2, Q=2, time_limit=10).status == "feasible"
