@@ -337,11 +337,8 @@ class Platform:
     def __post_init__(self) -> None:
         if isinstance(self.devices, Device):
             raise WpartTypeError("`devices` must be a sequence of Device objects, got one Device")
-        try:
-            devs = tuple(self.devices)
-        except TypeError:
-            raise WpartTypeError(f"`devices` must be a sequence of Device objects, got "
-                                 f"{type(self.devices).__name__}") from None
+        from .._validate import as_sequence
+        devs = tuple(as_sequence(self.devices, "devices"))
         if self.n is not None:
             object.__setattr__(self, "n", as_int(self.n, "n", minimum=1))
         if not devs:

@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._result import Result, new_axes
-from .._validate import (as_array, as_bool, as_float, as_int, as_progress, as_seed, choice,
+from .._validate import (as_array, as_bool, as_sequence, as_float, as_int, as_progress, as_seed, choice,
                          deprecated_attr)
 from ._profiles import Profile
 
@@ -455,10 +455,8 @@ def additivity_report(parallel: ArrayLike, individual: Sequence[ArrayLike]) -> d
         :class:`wpart.WpartTypeError` naming it).
     """
     par = as_array(parallel, "parallel", allow_inf=False)
-    if individual is None or isinstance(individual, (dict, str, bytes)) or not hasattr(
-            individual, "__iter__"):
-        raise WpartTypeError("`individual` must be a sequence of arrays")
-    ind = [as_array(a, f"individual[{i}]", allow_inf=False) for i, a in enumerate(individual)]
+    ind = [as_array(a, f"individual[{i}]", allow_inf=False)
+           for i, a in enumerate(as_sequence(individual, "individual"))]
     if par.ndim != 1 or any(a.shape != par.shape for a in ind) or not ind:
         raise WpartValueError("`parallel` and every array of `individual` must be 1-D, same length")
     comb = np.sum(ind, axis=0)

@@ -411,8 +411,9 @@ class ProfileSet:
     def evaluate(self, dist: ArrayLike) -> tuple[float, float]:
         """``(time, dynamic energy)`` of a distribution (energy summed as a right fold)."""
         from .. import _core
+        from .._validate import as_array
 
-        d = np.asarray(dist)
+        d = as_array(dist, "dist", dtype=None, allow_nan=True)
         if d.dtype.kind not in "iu" or d.shape != (self.m,):
             raise WpartValueError(f"`dist` must be m = {self.m} integers (one share per "
                                   f"processor), got {d!r}")
@@ -455,11 +456,8 @@ def as_profiles(profiles: Any, *, clamp_negative: bool = False) -> ProfileSet:
     if isinstance(profiles, (str, bytes, os.PathLike)) or profiles is None:
         raise WpartTypeError("`profiles` must be a ProfileSet or a sequence of (sizes, times, "
                         f"energies) tuples, got {type(profiles).__name__}")
-    try:
-        items = list(profiles)
-    except TypeError:
-        raise WpartTypeError("`profiles` must be a ProfileSet or a sequence of (sizes, times, "
-                        f"energies) tuples, got {type(profiles).__name__}") from None
+    from .._validate import as_sequence
+    items = as_sequence(profiles, "profiles")
     if not items:
         raise WpartValueError("`profiles` must hold at least one processor")
     return ProfileSet.from_arrays(items, clamp_negative=clamp_negative)

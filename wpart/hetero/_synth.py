@@ -190,9 +190,30 @@ def synthetic(
     sizes = np.arange(lo, top + 1, st, dtype=np.int64)
     miss = cfg["missing"] if missing == "preset" else missing
     K = sizes.size
-    procs = [base[i % len(base)] for i in range(min(mm, len(base)))]
-    idx = np.arange(mm, dtype=np.uint64)
-    pick = np.arange(mm) % len(base)
+    out = []
+    # blocks of processors: every NumPy operation below stays short (Ctrl-C is answered
+    # between two of them) and the working memory is that of one block
+    blk = max(1, (1 << 20) // max(K, 1))
+    for i0 in range(0, mm, blk):
+        t, e, keep = _block(seed, cfg, sizes, np.arange(i0, min(mm, i0 + blk)), burst, miss,
+                            quantize)
+        for j in range(t.shape[0]):
+            i = i0 + j
+            pr = base[i % len(base)]
+            name = pr["name"] + ("" if m is None or i < len(base) else f"_{i // len(base)}")
+            kk = keep[j]
+            out.append(Profile.from_arrays(sizes[kk], t[j, kk], e[j, kk], name=name))
+    return ProfileSet(tuple(out))
+
+
+def _block(seed: int, cfg: dict, sizes: NDArray, procs_idx: NDArray, burst: float, miss: Any,
+           quantize: Any) -> tuple[NDArray, NDArray, NDArray]:
+    """Times, energies and kept points of the processors `procs_idx` (global indices)."""
+    base = cfg["procs"]
+    K = sizes.size
+    mm = procs_idx.size
+    idx = procs_idx.astype(np.uint64)
+    pick = procs_idx % len(base)
 
     def col(name: str, default: float = 0.0) -> NDArray:
         return np.array([float(pr.get(name, default)) for pr in base])[pick][:, None]
@@ -244,14 +265,7 @@ def synthetic(
         t, e = np.round(t), np.round(e)
     elif quantize == "dyadic":
         t, e = np.round(t * 1024.0) / 1024.0, np.round(e * 1024.0) / 1024.0
-    out = []
-    for i in range(mm):
-        pr = base[i % len(base)]
-        name = pr["name"] + ("" if m is None or i < len(base) else f"_{i // len(base)}")
-        kk = keep[i]
-        out.append(Profile.from_arrays(sizes[kk], t[i, kk], e[i, kk], name=name))
-    del procs
-    return ProfileSet(tuple(out))
+    return t, e, keep
 
 
 _C1, _C2, _C3 = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9),
