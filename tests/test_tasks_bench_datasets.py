@@ -35,16 +35,20 @@ def test_quick_mode_agrees_and_keeps_pinned_tasks_home(tmp_path):
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     res = json.loads((out / "bench_tasks_datasets.json").read_text())["datasets"]
     assert (out / "bench_tasks_datasets.txt").read_text().startswith("(d)")
-    rows = [x for x in res["rows"] if "error" not in x]
+    rows = [x for x in res["rows"] if "error" not in x and not x.get("summary")]
     names = {x["dataset"] for x in rows}
     assert "nolb-8color-16nodes-11firstphases/data" in names and "mine/pinned" in names
-    assert {x["method"] for x in rows} == {"none", "greedy", "ccm", "ccm fill", "tempered"}
+    assert {x["method"] for x in rows} == {"none", "greedy", "ccm", "ccm fill", "tempered",
+                                           "ccm, no greedy start", "ccm fill, half the moves"}
+    summ = [x for x in res["rows"] if x.get("summary")]
+    assert summ and all(x["never_above_greedy"] for x in summ)  # ccm and fill <= greedy
+    assert all(x["budget_moved"] <= x["fill_moved"] // 2 for x in summ)
     for x in rows:
         w, we = x["w_max"], x["w_eval"]
         assert x["evaluator_agrees"], x
         assert (w == we) if math.isinf(we) else abs(w - we) <= 1e-9 * max(abs(w), abs(we)), x
         assert x["pinned_moved"] == 0 and x["pinned_kept"] == x["n_pinned"], x
-    assert sum(x["n_pinned"] for x in rows if x["dataset"].startswith("nolb")) == 5 * 224
+    assert sum(x["n_pinned"] for x in rows if x["dataset"].startswith("nolb")) == 7 * 224
     assert res["ok"]
 
 
