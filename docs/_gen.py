@@ -58,7 +58,10 @@ def main() -> None:
     for fam, runs in fams.items():
         (OUT / f"which_{fam}.inc").write_text(head + table(runs))
     (OUT / "which_multikernel.inc").write_text(multikernel_table())
-    (OUT / "api.inc").write_text(api_lists())
+    (OUT / "api.rst").write_text(
+        "API reference\n=============\n\nEvery public name of every family (each module's "
+        "``__all__``). Each function documents its\nparameters, what it returns and what it "
+        "raises.\n\n" + api_lists())
 
 
 #: The modules of the API reference, in order.
