@@ -579,6 +579,10 @@ def write_model(
     OSError
         If the file cannot be written.
 
+    Returns
+    -------
+    None
+
     Notes
     -----
     Two limits of the formats as GLPK writes and reads them: the LP file records a nonzero
@@ -616,6 +620,16 @@ def _start_iv(x0: ArrayLike, model: dict) -> np.ndarray:
 
 def solver_version() -> str:
     """Version of the GLPK library wpart was built with ("" when built without GLPK).
+
+    Returns
+    -------
+    str
+        GLPK's version, e.g. ``"5.0"``.
+
+    Raises
+    ------
+    None
+        It takes no argument and reads a constant of the built extension.
 
     Examples
     --------

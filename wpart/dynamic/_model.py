@@ -429,6 +429,12 @@ def solve_equal_time(
         The water level: the common time of the PUs strictly inside their bounds. A PU held
         at its lower bound may take longer (``E_p(lb_p) > T``).
 
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
+
     Notes
     -----
     If ``sum(lb) > S`` the lower bounds are scaled by ``S / sum(lb)`` and that allocation is
@@ -469,6 +475,17 @@ def capacity(
     wpart.WpartValueError
         A curve returned NaN, an infinite or a negative time, or decreased between two sizes
         the search evaluated (the message names the PU).
+
+    Parameters
+    ----------
+    models : Sequence[PerfModel or Callable[[object], object]]
+        One fitted performance model per processing unit.
+    T : float
+        Times of the measured points.
+    lb : array_like or None, optional
+        Lower bounds of the sizes (one per unit), or None.
+    ub : array_like or None, optional
+        Upper bounds of the sizes (one per unit), or None.
     """
     m, n = _models_arg(models)
     T = as_float(T, "T", allow_inf=True)
@@ -507,6 +524,21 @@ def round_blocks(
     wpart.WpartValueError
         Bad sizes or bounds, or a curve that returned NaN, an infinite or a negative time
         (the message names the PU).
+
+    Parameters
+    ----------
+    models : Sequence[PerfModel or Callable[[object], object]]
+        One fitted performance model per processing unit.
+    x_cont : array_like
+        Optimal for the discrete min-max problem when `x_cont` solves (P_S).
+    S : int
+        Total size to distribute.
+    quantum : int, optional
+        Block sizes are multiples of this.
+    lb : array_like or None, optional
+        Lower bounds of the sizes (one per unit), or None.
+    ub : array_like or None, optional
+        Upper bounds of the sizes (one per unit), or None.
 
     Notes
     -----

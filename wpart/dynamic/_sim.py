@@ -114,7 +114,20 @@ _EMPTY = np.zeros(0)
 
 @dataclass(frozen=True)
 class Affine(_Curve):
-    """``t0 + x / rate`` (linear speed; analytic tests)."""
+    """``t0 + x / rate`` (linear speed; analytic tests).
+
+    Parameters
+    ----------
+    t0 : float
+        Fixed time per call in seconds.
+    rate : float
+        Elements per second at full speed.
+    mem_cap : float or None, optional
+        Elements beyond which a block's extra time costs ``1 + mem_gamma`` times more (None: no
+        such effect).
+    mem_gamma : float, optional
+        The slowdown factor beyond `mem_cap` (0: none).
+    """
 
     t0: float
     rate: float
@@ -129,7 +142,22 @@ class Affine(_Curve):
 
 @dataclass(frozen=True)
 class Saturating(_Curve):
-    """``t0 + x / (rate (1 - exp(-x / bsat)))``: throughput saturates at ``rate`` (accelerators)."""
+    """``t0 + x / (rate (1 - exp(-x / bsat)))``: throughput saturates at ``rate`` (accelerators).
+
+    Parameters
+    ----------
+    t0 : float
+        Fixed time per call in seconds.
+    rate : float
+        Elements per second at full speed.
+    bsat : float
+        Block size at which the device reaches about 63 % of its rate.
+    mem_cap : float or None, optional
+        Elements beyond which a block's extra time costs ``1 + mem_gamma`` times more (None: no
+        such effect).
+    mem_gamma : float, optional
+        The slowdown factor beyond `mem_cap` (0: none).
+    """
 
     t0: float
     rate: float
@@ -146,7 +174,22 @@ class Saturating(_Curve):
 
 @dataclass(frozen=True)
 class Power(_Curve):
-    """``t0 + c x**beta`` (``beta > 1``: cache or memory pressure)."""
+    """``t0 + c x**beta`` (``beta > 1``: cache or memory pressure).
+
+    Parameters
+    ----------
+    t0 : float
+        Fixed time per call in seconds.
+    c : float
+        Coefficient.
+    beta : float
+        Work coefficient of the larger of a rank's bytes sent and received.
+    mem_cap : float or None, optional
+        Elements beyond which a block's extra time costs ``1 + mem_gamma`` times more (None: no
+        such effect).
+    mem_gamma : float, optional
+        The slowdown factor beyond `mem_cap` (0: none).
+    """
 
     t0: float
     c: float
@@ -167,6 +210,20 @@ class BasisCurve(_Curve):
 
     ``coef`` maps names of :data:`BASIS_NAMES` (``x, x2, x3, exp, log, xexp, xlog``) to
     coefficients; the time is clamped at 0.
+
+    Parameters
+    ----------
+    coef : Mapping[str, float]
+        Coefficients by basis-function name.
+    c0 : float, optional
+        Constant term in seconds.
+    x_ref : float, optional
+        Scale of ``x`` in the basis functions.
+    mem_cap : float or None, optional
+        Elements beyond which a block's extra time costs ``1 + mem_gamma`` times more (None: no
+        such effect).
+    mem_gamma : float, optional
+        The slowdown factor beyond `mem_cap` (0: none).
     """
 
     coef: Mapping[str, float]
@@ -190,7 +247,20 @@ class BasisCurve(_Curve):
 
 @dataclass(frozen=True)
 class Table(_Curve):
-    """Piecewise-linear through measured ``(x, t)`` points (end segments extrapolate)."""
+    """Piecewise-linear through measured ``(x, t)`` points (end segments extrapolate).
+
+    Parameters
+    ----------
+    x : object
+        Points at which to evaluate.
+    t : object
+        Times of the points in seconds.
+    mem_cap : float or None, optional
+        Elements beyond which a block's extra time costs ``1 + mem_gamma`` times more (None: no
+        such effect).
+    mem_gamma : float, optional
+        The slowdown factor beyond `mem_cap` (0: none).
+    """
 
     x: Any
     t: Any

@@ -103,6 +103,11 @@ def machine_fingerprint() -> dict[str, Any]:
     dict
         ``opencl`` (list of str or None), ``cpu``, ``n_cpus``, ``system``, ``id`` (16 hex
         digits), ``hostname``.
+
+    Raises
+    ------
+    None
+        It takes no argument; a field the machine does not expose is None.
     """
     return json.loads(_fingerprint_cached())
 

@@ -44,6 +44,38 @@ def milp_model(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma
     ``problem.initial`` (``n_pinned`` in the dict). With `preserve_clusters`, the
     *migratable* tasks of each block share one rank (rows ``chi[i, k1] = chi[i, k]``); the
     block's pinned tasks stay home, as in the block clusters of CCM-LB and brute force.
+
+    Parameters
+    ----------
+    problem : Problem
+        The tasks, blocks, edges and ranks (a :class:`Problem`).
+    alpha : float, optional
+        Work coefficient of the compute load.
+    beta : float, optional
+        Work coefficient of the larger of a rank's bytes sent and received.
+    gamma : float, optional
+        Work coefficient of a rank's on-rank bytes.
+    delta : float, optional
+        Work coefficient of the homing cost.
+    memory_cap : float or array_like, optional
+        Memory cap per rank (a number or one per rank); None: no cap.
+    preserve_clusters : bool, optional
+        Keep the tasks of every shared block together.
+    form : str, optional
+        The model's form, as described above.
+    formulation : str, optional
+        The formulation, as described above.
+
+    Returns
+    -------
+    dict
+        The model's arrays (objective, constraint matrix, bounds, integrality), as described above.
+
+    Raises
+    ------
+    wpart.WpartError
+        If an argument is invalid (a :class:`wpart.WpartValueError` or
+        :class:`wpart.WpartTypeError` naming it).
     """
     c = Coefficients(alpha=alpha, beta=beta, gamma=gamma, delta=delta)
     f = choice(form, "form", FORMS)
