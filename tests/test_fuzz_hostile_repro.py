@@ -176,3 +176,10 @@ def test_nan_refused_in_additivity_and_dynamic_energy():
         wh.dynamic_energy(np.array([5.0, None], dtype=object), 1.0, np.ones(2))
     with pytest.raises(wpart.WpartValueError, match="NaN"):
         wh.dynamic_energy(np.array([5.0, 6.0]), 1.0, [np.nan, 1.0])
+
+
+def test_device_count_capped():
+    # the number of PUs of a balancer (devices) is under the same 2^24 cap as m
+    with pytest.raises(wpart.WpartValueError, match="`m`"):
+        wd.make_balancer("greedy", 2**24 + 1, 64)
+    assert wd.make_balancer("greedy", 2, 64) is not None

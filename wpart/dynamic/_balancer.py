@@ -331,8 +331,9 @@ def count(x: Any, name: str, minimum: int = 1) -> int:
 
 
 def m_n(m: Any, n: Any) -> tuple[int, int]:
-    """The PU count ``m`` (1 to 2**31 - 1) and the amount of work ``n`` (>= 1, int64)."""
-    return as_m(m, "m", maximum=2**31 - 1), count(n, "n")
+    """The PU count ``m`` (1 to 2**24, the shared cap on counts) and the amount of work ``n``
+    (>= 1, int64)."""
+    return as_m(m, "m", maximum=1 << 24), count(n, "n")
 
 
 class Greedy(Balancer):
