@@ -86,3 +86,9 @@ def test_exact_oracles_take_progress_and_time_limit():
     assert r.status == "optimal" and seen == [0.0, 1.0]
     with pytest.raises(wpart.WpartTypeError, match="progress"):
         tasks.brute_force(tasks.paper_toy(), progress="yes")
+
+
+@pytest.mark.parametrize("call", [lambda: tasks.solve_milp(None), lambda: tasks.milp_model(None)])
+def test_milp_of_no_problem_names_the_argument(call):
+    with pytest.raises(wpart.WpartTypeError, match="`problem`"):
+        call()

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .. import _core
-from .._errors import CancelledError, SolverError, WpartError, WpartValueError
+from .._errors import CancelledError, SolverError, WpartError, WpartTypeError, WpartValueError
 from .._validate import as_bool, as_time_limit, choice
 from .._validate import positional_deprecated
 from ._compress import bounded_ranks
@@ -77,6 +77,7 @@ def milp_model(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma
         If an argument is invalid (a :class:`wpart.WpartValueError` or
         :class:`wpart.WpartTypeError` naming it).
     """
+    _need_problem(problem)
     c = Coefficients(alpha=alpha, beta=beta, gamma=gamma, delta=delta)
     f = choice(form, "form", FORMS)
     fm = choice(formulation, "formulation", ("auto", "comcp", "fwmp"))
@@ -100,6 +101,13 @@ def milp_model(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma
         _same_rank_rows(m, problem)
     m["n_ineq_rows"] = m["n_rows"] - m["n_eq_rows"]
     return m
+
+
+def _need_problem(problem: Any) -> None:
+    """A WpartTypeError naming `problem` unless it is a :class:`Problem`."""
+    if not isinstance(problem, Problem):
+        raise WpartTypeError(f"`problem` must be a wpart.tasks.Problem (e.g. from "
+                             f"read_lbdatafile or Problem(...)), got {type(problem).__name__}")
 
 
 def _fix_pinned(m: dict, problem: Problem, pin: np.ndarray) -> None:
@@ -277,6 +285,7 @@ def solve_milp(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma
     wpart.SolverError
         GLPK failed, or wpart was built without GLPK.
     """
+    _need_problem(problem)
     c = Coefficients(alpha=alpha, beta=beta, gamma=gamma, delta=delta)
     tl = as_time_limit(time_limit)
     t0 = time.perf_counter()
