@@ -92,3 +92,22 @@ def test_exact_oracles_take_progress_and_time_limit():
 def test_milp_of_no_problem_names_the_argument(call):
     with pytest.raises(wpart.WpartTypeError, match="`problem`"):
         call()
+
+
+def test_dynamic_oracles_take_time_limit_and_progress():
+    import wpart.dynamic as D
+
+    pl = D.Platform.preset("linear4")
+    seen = []
+    o = D.oracle_stepped(pl, 100_000, divisors=range(1, 9), progress=lambda d, t: seen.append(d))
+    assert o.status == "feasible" and seen == list(range(1, 9))
+    o = D.oracle_stepped(pl, 100_000, time_limit=1e-9)
+    assert o.status == "time_limit" and o.success and o.stats["simulations"] == 1
+    assert len(o.table) == 1
+    with pytest.raises(wpart.CancelledError):
+        D.oracle_stepped(pl, 1000, progress=lambda d, t: False)
+    seen.clear()
+    o = D.oracle_oneshot(pl, 1000, time_limit=5, progress=lambda d, t: seen.append(d))
+    assert o.status == "optimal" and seen == [0.0, 1.0]
+    with pytest.raises(wpart.WpartValueError, match="time_limit"):
+        D.oracle_oneshot(pl, 1000, time_limit=-1)

@@ -31,7 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._result import Result, new_axes
-from .._validate import as_seed, deprecated_attr, renamed
+from .._validate import as_seed, as_time_limit, deprecated_attr, renamed
 from ._balancer import Balancer, Static, count
 from ._baselines import FixedBlocks
 from ._model import round_blocks, solve_equal_time
@@ -160,7 +160,8 @@ def _solve_round(curves: list[Callable[[float], float]], S: int, q: int) -> tupl
 
 
 @renamed(total="n")
-def oracle_oneshot(platform: Platform, n: int, *, quantum: int = 1) -> OracleResult:
+def oracle_oneshot(platform: Platform, n: int, *, quantum: int = 1,
+                   time_limit: float | None = None, progress: Any = False) -> OracleResult:
     """One block per PU, optimal on the true noiseless curves.
 
     Solves ``min T s.t. E_p(x_p) <= T, sum x = n, x >= 0`` on the true ``E_p`` of the
@@ -175,6 +176,12 @@ def oracle_oneshot(platform: Platform, n: int, *, quantum: int = 1) -> OracleRes
         Elements ``W``.
     quantum : int, default 1
         Block granularity ``q`` (one block may take the remainder ``W mod q``).
+    time_limit : float, optional
+        Accepted for the family's vocabulary (None: none): the solve is one water-filling and
+        one rounding, microseconds to milliseconds, and is not interrupted.
+    progress : bool or callable, optional
+        True for a progress bar, or a callable ``progress(done, total)``; it goes from 0 to
+        1 around the solve.
 
     Returns
     -------
@@ -192,8 +199,16 @@ def oracle_oneshot(platform: Platform, n: int, *, quantum: int = 1) -> OracleRes
     q = count(quantum, "quantum")
     if q > W:
         raise WpartValueError(f"`quantum` ({q}) must be at most `n` ({W})")
-    curves = true_curves(platform, first=True)
-    blocks, T, pred = _solve_round(curves, W, q)
+    as_time_limit(time_limit)
+    from .._progress import progress_hook
+
+    with progress_hook(progress, total=1.0, desc="oracle_oneshot") as hook:
+        if hook is not None:
+            hook(0.0, 1.0)
+        curves = true_curves(platform, first=True)
+        blocks, T, pred = _solve_round(curves, W, q)
+        if hook is not None:
+            hook(1.0, 1.0)
     return OracleResult(status="optimal", message="one block per PU, optimal on the noiseless curves",
                         kind="oneshot", blocks=blocks, S=W, makespan=pred, T_cont=T, n=W)
 
@@ -206,6 +221,8 @@ def oracle_stepped(
     divisors: Iterable[int] = range(1, 65),
     seed: int = 0,
     quantum: int = 1,
+    time_limit: float | None = None,
+    progress: Any = False,
     **simulate_kw: Any,
 ) -> OracleResult:
     """Best static equal-time shares run as repeated steps (the closest analogue of the
@@ -228,13 +245,21 @@ def oracle_stepped(
     seed : int, default 0
         Simulator seed (use the seed of the run being compared).
     quantum : int, default 1
+    time_limit : float, optional
+        Seconds for the whole call (None: none), checked between two simulations; reaching it
+        gives status ``"time_limit"`` with the best step volume simulated so far (at least
+        one is).
+    progress : bool or callable, optional
+        True for a progress bar over the step volumes, or a callable ``progress(done,
+        total)`` (returning False cancels the run with :class:`wpart.CancelledError`).
     **simulate_kw
         Passed to :func:`wpart.dynamic.simulate` (``trace`` is off).
 
     Returns
     -------
     OracleResult
-        ``kind="stepped"``; unpacks as ``blocks, S, makespan``; ``table`` lists every ``S``.
+        ``kind="stepped"``; unpacks as ``blocks, S, makespan``; ``table`` lists every ``S``
+        simulated.
 
     Raises
     ------
@@ -256,23 +281,46 @@ def oracle_stepped(
         raise WpartValueError("`divisors` must not be empty")
     if "trace" in simulate_kw:
         raise WpartTypeError("`trace` is not an option of oracle_stepped")
+    import time as _time
+
+    from .._progress import progress_hook
+
+    tl = as_time_limit(time_limit)
     steady = true_curves(platform, first=False)
     once = true_curves(platform, first=True)
     rows, best = [], None
+    steps: list[tuple[int, int]] = []
     seen: set[int] = set()
     for j in js:
-        S = max(q, -(-W // j))
-        S = min(S, W)
-        if S in seen:
-            continue
-        seen.add(S)
-        blocks, T, pred = _solve_round(once if S == W else steady, S, q)
-        res = simulate(platform, FixedBlocks(W, blocks), seed=seed, trace=False, **simulate_kw)
-        rows.append((j, S, pred, res.makespan))
-        if best is None or res.makespan < best[3] or (res.makespan == best[3] and S > best[1]):
-            best = (blocks, S, T, res.makespan)
+        S = min(max(q, -(-W // j)), W)
+        if S not in seen:
+            seen.add(S)
+            steps.append((j, S))
+    t0 = _time.perf_counter()
+    stopped = False
+    with progress_hook(progress, total=len(steps), desc="oracle_stepped",
+                       unit="step volume") as hook:
+        for k, (j, S) in enumerate(steps):
+            if rows and tl is not None and _time.perf_counter() - t0 > tl:
+                stopped = True
+                break
+            blocks, T, pred = _solve_round(once if S == W else steady, S, q)
+            res = simulate(platform, FixedBlocks(W, blocks), seed=seed, trace=False,
+                           **simulate_kw)
+            rows.append((j, S, pred, res.makespan))
+            if best is None or res.makespan < best[3] or (res.makespan == best[3]
+                                                          and S > best[1]):
+                best = (blocks, S, T, res.makespan)
+            if hook is not None:
+                hook(k + 1, len(steps))
     table = np.array(rows, dtype=STEPPED_DTYPE)
     blocks, S, T, mk = best
+    if stopped:
+        return OracleResult(status="time_limit",
+                            message=f"time limit of {tl:g} s reached: best of the first "
+                                    f"{len(rows)} of {len(steps)} step volumes",
+                            kind="stepped", blocks=blocks, S=int(S), makespan=float(mk),
+                            T_cont=T, n=W, table=table, stats={"simulations": len(rows)})
     return OracleResult(status="feasible", message=f"best of {len(rows)} step volumes, simulated with seed {seed}",
                         kind="stepped", blocks=blocks, S=int(S), makespan=float(mk), T_cont=T, n=W,
                         table=table, stats={"simulations": len(rows)})
