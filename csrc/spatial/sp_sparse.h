@@ -261,8 +261,6 @@ static void FN(sp_flip)(int64_t *rects, int64_t m)
 }
 
 #include "sp_sparse_jag_m.h"
-#include "sp_sparse_opt.h"
-#include "sp_sparse_mopt.h"
 
 /* one method on the sparse matrix; `loads` (may be NULL) receives the rectangles' loads when
  * the method has them exactly at hand (JAG-PQ-HEUR in one orientation, integer loads), and

@@ -19,8 +19,8 @@
  *   sp_hybrid.h     HYBRID (Sec. 5) and the FN(partition) entry point
  *   sp_hier3d.h     HIER-RB on 3D loads (extension)
  *   sp_sparse.h     RECT-UNIFORM, RECT-NICOL, JAG-PQ-HEUR on a sparse matrix (CSR + CSC),
- *                   with sp_sparse_jag_m.h (m-way jagged heuristics) and sp_sparse_opt.h
- *                   (JAG-PQ-OPT) included there
+ *                   with sp_sparse_jag_m.h (the other jagged methods: the dense kernels with
+ *                   the stripes read from the nonzeros) included there
  */
 
 #include "sp_common.h"
