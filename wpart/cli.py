@@ -161,7 +161,8 @@ def _reproduce(families: Sequence[str], out: Path, quick: bool, progress: bool) 
               f"{', '.join(bad)}; of {n} famil{'y' if n == 1 else 'ies'}")
     else:
         print(f"checks (golden values, theorems, internal consistency): passed in all {n} "
-              f"famil{'y' if n == 1 else 'ies'}")
+              "families" if n > 1 else "checks (golden values, theorems, internal "
+              f"consistency): passed in {', '.join(results)}")
     print(f"paper figures beside ours ({totals['total']} rows{', quick' if quick else ''}): "
           "MATCH within tolerance, DIFFERS with a reason, NOT REGENERATED: why")
     print(summary_line(totals))
