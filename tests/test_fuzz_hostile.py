@@ -9,8 +9,9 @@ The calls run in a worker process per family under an address-space cap (RLIMIT_
 not under ASan, whose shadow memory needs the address space: there the sanitizer's
 ``allocator_may_return_null=1`` turns an absurd allocation into a NULL the core must handle)
 and a per-call bound (10 s, 30 s sanitized): an unbounded allocation or loop fails the test
-instead of the machine. The default run gives each entry point every class once (about 2,000
-calls); ``WPART_FUZZ_WIDE=1`` (or the ``slow`` test) every class in every argument slot.
+instead of the machine. The default run gives each entry point every class once, and the
+ragged/object/dict/None classes in every slot (about 2,700 calls); ``WPART_FUZZ_WIDE=1`` (or
+the ``slow`` test) every class in every argument slot.
 
 Known failures in areas being fixed are listed in KNOWN (entry point -> reason) and marked
 ``xfail(strict=False)``; the cases among them that hang are not run (HANGS in the table).
@@ -38,20 +39,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KNOWN: dict[str, str] = {
     "wpart.dynamic.compare": "seeds not validated: bare TypeError for None/numbers, a sparse "
                              "matrix iterated for ever (compare, #31)",
-    "wpart.tasks.gemma_like": "m or n_tasks = 2**24 + 1 run for seconds: no count cap (tasks, "
-                              "#28)",
-    "wpart.tasks.random_problem": "n_edges = 2**24 + 1 runs for seconds (tasks, #28)",
-    "wpart.tasks.milp_model": "a non-Problem `problem` gives a bare AttributeError (tasks, #28)",
     "wpart.tasks.run_protocol": "a non-Problem `problem` gives a bare AttributeError (tasks, #28)",
-    "wpart.tasks.solve_milp": "a non-Problem `problem` gives a bare AttributeError (tasks, #28)",
     "wpart.tasks.paper_toy": "loads/block_sizes not validated: bare TypeError, a sparse matrix "
                              "iterated for ever (tasks, #28)",
-    "wpart.tasks.balance": "initial=[[1, 2], [3]]: bare ValueError (wide run; tasks, #28)",
-    "wpart.tasks.evaluate": "assignment=[[1, 2], [3]]: bare ValueError (wide run; tasks, #28)",
-    "wpart.box_loads": "boxes=[[1, 2], [3]]: bare ValueError (wide run; base, #27)",
-    "wpart.spatial.jag_m_alloc": "counts=[[1, 2], [3]]: bare ValueError (wide run; spatial, #27)",
-    "wpart.spatial.jag_m_probe": "stripe_cuts=[[1, 2], [3]]: bare ValueError (wide run; "
-                                 "spatial, #27)",
+    "wpart.tasks.balance": "initial=[[1, 2], [3]]: bare ValueError (tasks, #28)",
+    "wpart.tasks.evaluate": "assignment=[[1, 2], [3]]: bare ValueError (tasks, #28)",
+    "wpart.box_loads": "boxes=[[1, 2], [3]]: bare ValueError (base, #27)",
+    "wpart.spatial.jag_m_alloc": "counts=[[1, 2], [3]]: bare ValueError (spatial, #27)",
+    "wpart.spatial.jag_m_probe": "stripe_cuts=[[1, 2], [3]]: bare ValueError (spatial, "
+                                 "#27)",
     "wpart.multikernel.interpolate": "ragged/sparse/dict/str X or x: bare ValueError/TypeError "
                                      "(multikernel, #26)",
     "wpart.multikernel.quantum": "non-sequence constraints: bare TypeError; a sparse matrix "
