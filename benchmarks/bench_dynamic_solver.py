@@ -4,9 +4,10 @@
     the same problem (P_S): ``scipy.optimize.root`` (MINPACK hybr) on the equal-time system
     ``[E_p(x_p) - T = 0, sum x - S = 0]`` and ``scipy.optimize.minimize`` (SLSQP) on the
     min-max form, both with the models evaluated vectorised in NumPy from the packed
-    coefficients. Every SciPy call runs under ``threadpoolctl.threadpool_limits(1)`` (one BLAS
-    thread: SLSQP's small dense algebra only slows down with more), and the JSON records the
-    BLAS libraries and their thread counts. Times:
+    coefficients. The whole solver table runs inside one ``threadpoolctl.threadpool_limits(1)``
+    (one BLAS thread: SLSQP's small dense algebra only slows down with more; entering it
+    around every SciPy call cost 0.5-0.65 ms a call and inflated ``root`` to 8-18 ms), and
+    the JSON records the BLAS libraries and their thread counts. Times:
 
     * C: the solve (and the solve followed by the rounding) timed inside C
       (``_core.dynamic_solve_timeit``: no Python in the loop), best call;
@@ -124,15 +125,12 @@ def blas_info() -> list[dict[str, Any]]:
             for d in threadpool_info()]
 
 
-def pinned(fn: Callable[[], Any]) -> Callable[[], Any]:
-    """`fn` run with BLAS_THREADS BLAS threads (threadpoolctl)."""
+def bench_solver(quick: bool) -> list[dict[str, Any]]:
+    """The solver table with BLAS_THREADS BLAS threads, the limit entered once (threadpoolctl)."""
     from threadpoolctl import threadpool_limits
 
-    def call() -> Any:
-        with threadpool_limits(BLAS_THREADS):
-            return fn()
-
-    return call
+    with threadpool_limits(BLAS_THREADS):
+        return _bench_solver(quick)
 
 
 def scipy_root(E: NumpyModels, n: int, S: float, x0: np.ndarray, T0: float) -> tuple[np.ndarray, float]:
@@ -158,7 +156,7 @@ def scipy_slsqp(E: NumpyModels, n: int, S: float, x0: np.ndarray, T0: float) -> 
     return r.x[:n], float(r.x[n])
 
 
-def bench_solver(quick: bool) -> list[dict[str, Any]]:
+def _bench_solver(quick: bool) -> list[dict[str, Any]]:
     ns = (2, 4, 8, 16, 32) if quick else (2, 4, 8, 16, 32, 64)
     budget = 0.1 if quick else 0.4
     rows = []
@@ -181,11 +179,11 @@ def bench_solver(quick: bool) -> list[dict[str, Any]]:
         # a neutral start for SciPy: equal shares
         x0 = np.full(n, S / n)
         T0 = float(E(x0).max())
-        root1 = pinned(lambda: scipy_root(E, n, S, x0, T0))
+        root1 = lambda: scipy_root(E, n, S, x0, T0)  # noqa: E731
         xr, Tr = root1()
         t_root = best_time(root1, budget, reps_min=2)
         if n <= SLSQP_MAX_N:
-            slsqp1 = pinned(lambda: scipy_slsqp(E, n, S, x0, T0))
+            slsqp1 = lambda: scipy_slsqp(E, n, S, x0, T0)  # noqa: E731
             xs, Ts = slsqp1()
             t_slsqp = min(_timed(slsqp1) for _ in range(1 if quick else 3))
         else:

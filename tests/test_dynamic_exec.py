@@ -371,7 +371,7 @@ X2_RATES = np.array([40_000.0, 20_000.0, 10_000.0])
 def plbhac_sleep_run():
     """PLB-HAC (paper preset, fixed step S = 10000) on three sleep workers with affine truths;
     evaluations cost 0.1 s (the paper's c_eval) on the evaluator thread."""
-    bal = wd.PLBHAC(3, 80_000, step_mode="fixed", step_size=10_000)
+    bal = wd.PLBHAC(3, 80_000, preset="paper", step_mode="fixed", step_size=10_000)
     workers = [sleep_worker(X2_T0[p], X2_RATES[p]) for p in range(3)]
     return run(bal, None, workers, eval_cost=0.1, time_limit=60)
 

@@ -75,7 +75,7 @@ def test_simulate_builds_the_named_balancer_for_the_platform():
 
 
 def test_simulate_preset_names_and_series_matrix():
-    r = simulate("adapt2", "plb_hac", seed=0, trace=False, n=1 << 15)
+    r = simulate("adapt2", "plb_hac", seed=0, trace=False, n=1 << 17)  # robust: models by then
     s = r.series
     assert s.X.shape == (s.t.size, 4) and s.t.size > 0
     assert np.all(np.diff(s.t) >= 0)

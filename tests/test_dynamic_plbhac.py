@@ -6,7 +6,13 @@ import math
 import numpy as np
 import pytest
 
-from wpart.dynamic import PLBHAC, PLBHeC
+from functools import partial
+
+from wpart.dynamic import PLBHAC as _PLBHAC, PLBHeC
+
+# these tests check the paper's algorithm (Sec. 3 of [Sant'Ana 2017]): preset "paper"
+# (the default is "robust")
+PLBHAC = partial(_PLBHAC, preset="paper")
 
 RATES4 = (8.0, 4.0, 2.0, 1.0)
 

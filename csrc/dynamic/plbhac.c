@@ -560,7 +560,7 @@ static void plb_destroy(wpart_dynamic_balancer_t *b)
                     s->last_train, s->cur_blk, s->cur_kind, s->cur_pred, s->cur_t0, s->cur_dur,
                     s->lvl, s->snap_lvl, s->resc, s->first_t, s->snap_x,
                     s->snap_tc, s->snap_tx, s->snap_off, s->work, s->res_models, s->res_X,
-                    s->res_lb, s->w_lb, s->w_ub, s->w_x, s->w_ilb, s->w_iub, s->w_bmin,
+                    s->res_lb, s->w_lb, s->w_ub, s->w_x, s->w_ilb, s->w_iub, s->w_bmin, s->w_slope,
                     s->fi, s->snap_fi, s->fc_m, s->fg};
     for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) {
         free(arrs[i]);
@@ -665,6 +665,7 @@ wpart_status_t wpart_dynamic_plbhac_new(const wpart_dynamic_plbhac_cfg_t *cfg, i
     ALLOC(s->w_ilb, n);
     ALLOC(s->w_iub, n);
     ALLOC(s->w_bmin, n);
+    ALLOC(s->w_slope, n);
     ALLOC(s->fi, n);
     ALLOC(s->snap_fi, n);
     ALLOC(s->fc_m, n);

@@ -12,12 +12,38 @@
 
 #define PLB_GRID 64
 
-static double E(plb_t *s, int32_t p, double x)
+/* The time functions the sizing uses (context: the balancer): the fitted models, or, when
+ * they fail the solver in this evaluation (s->lin), the fallback E_p(x) = w_slope[p] * x,
+ * non-decreasing by construction. */
+static double plb_timefn(void *ctx, int64_t p, double x)
 {
-    return wpart_dynamic_model_timefn(s->res_models, p, x);
+    const plb_t *s = ctx;
+    if (s->lin) {
+        return x > 0.0 ? s->w_slope[p] * x : (isnan(x) ? NAN : 0.0);
+    }
+    return wpart_dynamic_model_eval(&s->res_models[p], x);
 }
 
-static wpart_dynamic_time_fn timefn(void) { return wpart_dynamic_model_timefn; }
+static double E(plb_t *s, int32_t p, double x) { return plb_timefn(s, p, x); }
+
+static wpart_dynamic_time_fn timefn(void) { return plb_timefn; }
+
+/* The fallback's slopes: each model's time per element at the largest block it was fitted on
+ * (its x_scale; the quantum when that is not positive), or at the smallest block where it
+ * gives a positive finite time; 1e-9 s per element when none does. */
+static void fallback_slopes(plb_t *s, int32_t n, int64_t q)
+{
+    for (int32_t p = 0; p < n; p++) {
+        const wpart_dynamic_model_t *md = &s->res_models[p];
+        double xr = md->x_scale > 0.0 && isfinite(md->x_scale) ? md->x_scale : (double)q;
+        double e = wpart_dynamic_model_eval(md, xr);
+        double sl = isfinite(e) && e > 0.0 ? e / xr : 0.0;
+        if (!(sl > 0.0) || !isfinite(sl)) {
+            sl = 1e-9;
+        }
+        s->w_slope[p] = sl;
+    }
+}
 
 static int64_t round_up_q(int64_t x, int64_t q) { return x <= 0 ? 0 : ((x + q - 1) / q) * q; }
 
@@ -53,7 +79,7 @@ static double grid_eff(plb_t *s, int32_t p, double lo, double hi, double eta, do
 /* H_models(tau): time-mode capacity with x_p >= lb_p (§1.9). */
 static wpart_status_t capacity(plb_t *s, double tau, double *H)
 {
-    return wpart_dynamic_capacity(s->base.n, timefn(), s->res_models, tau, s->w_lb, s->w_ub,
+    return wpart_dynamic_capacity(s->base.n, timefn(), s, tau, s->w_lb, s->w_ub,
                                   s->w_x, H);
 }
 
@@ -104,17 +130,21 @@ wpart_status_t wpart_i_plb_eval_run(wpart_dynamic_balancer_t *b, int64_t token)
         }
     }
 
+    s->lin = 0;
+    int sized = 0; /* past the fit: a failure from here on is the models' */
+retry:
+    sized = 1;
     /* 2. minimum blocks (§1.8) and upper bounds (§1.7) */
     for (int32_t p = 0; p < n; p++) {
         int64_t bm = s->bmin_fixed[p];
         if (c->min_block_mode == WPART_DYN_MINBLK_AUTO && s->kinds[p] != WPART_DYN_PU_CPU) {
             double xhi = s->res_models[p].x_scale, xa;
             wpart_i_fitinc_t *fi = c->fit.window == 0 ? &s->snap_fi[p] : NULL;
-            if (fi && fi->aux_m == fi->m && fi->m > 0) { /* same model as last time */
+            if (!s->lin && fi && fi->aux_m == fi->m && fi->m > 0) { /* same model as last time */
                 xa = fi->aux;
             } else {
                 xa = grid_eff(s, p, (double)q, 2.0 * xhi, c->auto_eta, 0.0);
-                if (fi) {
+                if (fi && !s->lin) {
                     fi->aux = xa;
                     fi->aux_m = fi->m;
                 }
@@ -227,9 +257,9 @@ wpart_status_t wpart_i_plb_eval_run(wpart_dynamic_balancer_t *b, int64_t token)
             sc.control = b->eval_control;
             so = &sc;
         }
-        WPART_CHECK(wpart_dynamic_solve_equal_time(n, timefn(), s->res_models, (double)S_eff,
+        WPART_CHECK(wpart_dynamic_solve_equal_time(n, timefn(), s, (double)S_eff,
                                                    s->w_lb, s->w_ub, so, s->w_x, &T));
-        WPART_CHECK(wpart_dynamic_round_blocks_ctl(n, timefn(), s->res_models, s->w_x, S_eff, q,
+        WPART_CHECK(wpart_dynamic_round_blocks_ctl(n, timefn(), s, s->w_x, S_eff, q,
                                                    s->w_ilb, s->w_iub, s->res_X, &Tmax,
                                                    b->eval_control));
     } else {
@@ -271,5 +301,16 @@ wpart_status_t wpart_i_plb_eval_run(wpart_dynamic_balancer_t *b, int64_t token)
     s->res_token = token;
     s->res_ok = 1;
 cleanup:
+    if (st == WPART_EINVAL && sized && !s->lin) {
+        /* the fitted models fail the solver (e.g. a model that dips below a sampled block,
+         * which the solver refuses as a decreasing time function): this evaluation sizes its
+         * step with the non-decreasing fallback, and the run goes on */
+        fallback_slopes(s, n, q);
+        s->lin = 1;
+        s->n_fallback++;
+        st = WPART_OK;
+        goto retry;
+    }
+    s->lin = 0;
     return st;
 }

@@ -86,6 +86,11 @@ typedef struct {
     /* scratch for eval_run (n values each) */
     double *w_lb, *w_ub, *w_x;
     int64_t *w_ilb, *w_iub, *w_bmin;
+    /* the sizing fallback of an evaluation whose fitted models fail the solver (a model that
+     * decreases, or is not finite, where the solve evaluates it): E_p(x) = w_slope[p] * x */
+    double *w_slope;
+    int lin;            /* the current evaluation sizes with the fallback */
+    int64_t n_fallback; /* evaluations that used it */
 } plb_t;
 
 /** eval_run of both balancers (plbhac_eval.c). */

@@ -43,7 +43,7 @@ def make_balancer(name: str, m: int, n: int, chunk: int):
     if name == "greedy":
         return wd.Greedy(m, n, chunk=chunk)
     if name == "plbhac":
-        return wd.PLBHAC(m, n, x_init=chunk)
+        return wd.PLBHAC(m, n, x_init=chunk, preset="paper")  # models even at n = 2048
     if name == "hdss":
         return wd.HDSS(m, n)
     if name == "static":

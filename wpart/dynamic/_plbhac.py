@@ -218,11 +218,13 @@ class PLBHAC(Balancer):
         Elements to process (``W``).
     pu_kinds : sequence of {"cpu", "gpu", "phi"}, optional
         Kind of each PU (default all CPU); accelerators get ``x_init`` as minimum block.
-    preset : {"paper", "robust"}, default "paper"
-        ``"paper"`` follows the paper where it is explicit (a barrier after training, all
+    preset : {"robust", "paper"}, default "robust"
+        ``"robust"`` (the default, recommended) and ``"paper"`` (faithful to [Sant'Ana 2017];
+        the default before version 0.2, and :class:`PLBHeC`'s). ``"paper"`` follows the paper
+        where it is explicit (a barrier after training, all
         samples in the fit over the paper's seven basis functions, the step volume frozen
         after the first evaluation, accelerators' minimum blocks that do not underutilize
-        them, Sec. 3.2); ``"robust"`` (recommended) uses doubling probe blocks instead of the
+        them, Sec. 3.2); ``"robust"`` uses doubling probe blocks instead of the
         training barrier, an affine compute model (``fit={"basis": ["x"]}``), steps that
         grow with the input (``step_fraction=1/64``, a ratcheting step volume) and adopts a
         PU's change of speed at once (``change_ratio=1.3``). Options given explicitly
@@ -247,6 +249,11 @@ class PLBHAC(Balancer):
         ``"fixed"`` needs ``step_size``.
     step_size : int, optional
     step_time : float, default 2.0
+        Seconds of work per step the step volume S aims at (modes ``"frozen"``, ``"ratchet"``,
+        ``"adaptive"``), never less than the longest minimum block's modelled time. Floor: the
+        first S is never below the volume of the training phase, so a ``step_time`` shorter
+        than the training step's duration (about 2 s on the presets) changes nothing; with
+        preset ``"robust"`` the ``step_fraction`` floor (1/64 of ``n``) usually binds first.
     min_steps_left : int, default 4
     min_block : {"fixed", "auto"} or array_like of int, optional
         The minimum-block mode, or per-PU minimum blocks. Default ``"auto"``: an accelerator's
@@ -294,7 +301,7 @@ class PLBHAC(Balancer):
         n: int,
         *,
         pu_kinds: Sequence[str] | None = None,
-        preset: str = "paper",
+        preset: str | None = None,
         quantum: int = 1,
         x_init: int = 1024,
         gap_threshold: float = 0.4,
@@ -327,6 +334,8 @@ class PLBHAC(Balancer):
         kw = dict(given)
         if self._hec and "min_block" not in kw and "min_block_mode" not in kw:
             kw["min_block_mode"] = "fixed"  # PLB-HeC keeps its fixed minimum blocks
+        # PLB-HAC runs the recommended preset unless told otherwise; PLB-HeC its paper's
+        kw.setdefault("preset", "paper" if self._hec else "robust")
         opts, kinds, mb, cp = _resolve(m, n, kw)
         self._args = (m, n)
         # what repr() and fresh() pass again: the options that differ from the defaults
@@ -373,7 +382,7 @@ class PLBHAC(Balancer):
 
 
 _DEFAULTS: dict[str, Any] = {
-    "pu_kinds": None, "preset": "paper", "quantum": 1, "x_init": 1024, "gap_threshold": 0.4,
+    "pu_kinds": None, "preset": None, "quantum": 1, "x_init": 1024, "gap_threshold": 0.4,
     "tail_start": 0.7, "tail_alpha": 0.1, "tail_mode": "resolve", "tail_once": False,
     "tail_floor_time": 1.0, "training": None, "step_mode": None, "step_size": None,
     "step_time": 2.0, "min_steps_left": 4, "min_block": None, "min_block_mode": None,
