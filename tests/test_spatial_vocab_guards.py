@@ -300,3 +300,13 @@ def test_partition_1d_ten_million_parts_of_a_thousand_items():
     assert r.max_load == 1.0 and r.loads.size == 10**7
     with pytest.raises(wpart.WpartValueError, match="`m`"):
         wpart.partition_1d(np.ones(1000), 2**25)
+
+
+def test_ragged_counts_cuts_and_boxes_name_the_argument():
+    A = np.ones((4, 4))
+    with pytest.raises(wpart.WpartValueError, match="`counts`"):
+        spatial.jag_m_alloc(A, 3, counts=[[1, 2], [3]])
+    with pytest.raises(wpart.WpartValueError, match="`stripe_cuts`"):
+        spatial.jag_m_probe(A, 3, stripe_cuts=[[1, 2], [3]])
+    with pytest.raises(wpart.WpartValueError, match="`boxes`"):
+        wpart.box_loads(wpart.prefix_sum(A), [[1, 2], [3]])

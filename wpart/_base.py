@@ -134,7 +134,11 @@ def box_loads(S: ArrayLike, boxes: ArrayLike) -> NDArray:
     array([6, 3])
     """
     Sa = as_loads(S, "S", (2, 3))
-    b = np.asarray(boxes)
+    try:
+        b = np.asarray(boxes)
+    except (ValueError, TypeError) as exc:  # ragged: not NumPy's error
+        raise WpartValueError(f"`boxes` must be an integer array of shape (k, 4) or (k, 6): "
+                              f"{exc}") from None
     if b.dtype.kind not in "iu":
         if not (b.size == 0 and b.dtype.kind == "f"):
             raise WpartTypeError(f"`boxes` must be an integer array, got dtype {b.dtype}")

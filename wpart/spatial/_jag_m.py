@@ -39,6 +39,15 @@ __all__ = [
 ]
 
 
+def _as_int_vector(x: Any, name: str) -> NDArray:
+    """`x` as an array (a ragged or otherwise unconvertible sequence is a WpartValueError naming
+    `name`, not NumPy's error); its shape and dtype are checked by the caller."""
+    try:
+        return np.asarray(x)
+    except (ValueError, TypeError) as exc:
+        raise WpartValueError(f"`{name}` must be a 1-D integer array: {exc}") from None
+
+
 def jag_m_heur(
     A: ArrayLike,
     m: int,
@@ -209,7 +218,7 @@ def jag_m_probe(
         o, stripe_cuts, _ = _heur_stripes(pp, o, allow_empty, speeds, m_solve)
     elif o == _core.SP_BEST:
         raise WpartValueError("`orient` must be 'hor' or 'ver' when `stripe_cuts` are given")
-    cuts = np.asarray(stripe_cuts)
+    cuts = _as_int_vector(stripe_cuts, "stripe_cuts")
     if cuts.dtype.kind not in "iu" or cuts.ndim != 1 or cuts.size < 2:
         raise WpartValueError("`stripe_cuts` must be a 1-D integer array of length >= 2")
     cuts = np.ascontiguousarray(cuts, dtype=np.int64)
@@ -393,7 +402,7 @@ def jag_m_alloc(
         o, _, counts = _heur_stripes(pp, o, allow_empty, speeds, m_solve)
     elif o == _core.SP_BEST:
         raise WpartValueError("`orient` must be 'hor' or 'ver' when `counts` are given")
-    c = np.asarray(counts)
+    c = _as_int_vector(counts, "counts")
     if c.dtype.kind not in "iu" or c.ndim != 1 or c.size < 1:
         raise WpartValueError("`counts` must be a non-empty 1-D integer array")
     c = np.ascontiguousarray(c, dtype=np.int64)
