@@ -67,8 +67,9 @@ def add_parsers(sub: Any) -> None:
                     help="a method of wpart.spatial.METHODS (default jag_m_heur_probe)")
     sp.add_argument("--P", type=int, default=None, help="rows of the P x Q grid methods")
     sp.add_argument("--Q", type=int, default=None, help="columns of the P x Q grid methods")
-    sp.add_argument("--weights", choices=("values", "pattern"), default="values",
-                    help="loads from the values, or 1 per stored entry (pattern)")
+    sp.add_argument("--weights", choices=("values", "count", "stored"), default="values",
+                    help="the loads: the values (default), 1 per nonzero (count) or 1 per "
+                         "stored entry (stored)")
     _common(sp, time_limit=True, plot=True)
 
     tp = _sub(sub, "tasks", "tasks", "place tasks of an LBDatafile set on ranks (serially)",
@@ -143,6 +144,8 @@ def add_parsers(sub: Any) -> None:
     cp.add_argument("-m", type=int, default=None, help="parts (1d, spatial)")
     cp.add_argument("-n", type=int, default=None, help="workload (hetero)")
     cp.add_argument("--seeds", type=int, default=3, help="seeds per balancer (dynamic)")
+    cp.add_argument("--weights", choices=("values", "count", "stored"), default="values",
+                    help="spatial: the loads (as for `wpart spatial`)")
     cp.add_argument("--time-limit", type=float, default=10.0,
                     help="seconds per method (default 10)")
     cp.add_argument("--json", type=Path, default=None, metavar="OUT",
@@ -647,7 +650,8 @@ def _compare(args: argparse.Namespace) -> int:
     elif fam == "spatial":
         from .spatial import compare
 
-        c = compare(read_matrix_file(Path(inputs[0])), args.m, time_limit=tl, progress=prog)
+        c = compare(read_matrix_file(Path(inputs[0])), args.m, time_limit=tl, progress=prog,
+                    weights=args.weights)
     elif fam == "tasks":
         from .tasks import compare as tcompare, read_lbdatafile
 

@@ -41,7 +41,8 @@ def compare(
     P, Q : int, optional
         The grid of the P x Q methods (default: each method's own choice).
     weights : str, optional
-        ``"values"`` (default) or ``"pattern"``, as in :func:`wpart.spatial.partition`.
+        ``"values"`` (default), ``"count"`` or ``"stored"``, as in
+        :func:`wpart.spatial.partition`.
     progress : bool or callable, optional
         True: one line per method on stderr.
 
