@@ -111,3 +111,45 @@ def test_dynamic_oracles_take_time_limit_and_progress():
     assert o.status == "optimal" and seen == [0.0, 1.0]
     with pytest.raises(wpart.WpartValueError, match="time_limit"):
         D.oracle_oneshot(pl, 1000, time_limit=-1)
+
+
+def _solvers():
+    import wpart.dynamic as D
+
+    ps = hetero.synthetic("dgemm-like", seed=0)
+    p = tasks.paper_toy()
+    return [
+        ("partition_1d", lambda **kw: wpart.partition_1d(np.arange(1, 50), 4, **kw)),
+        ("compare_1d", lambda **kw: wpart.compare_1d(np.arange(1, 50), 4, **kw)),
+        *[(f"tasks.balance[{m}]", lambda m=m, **kw: tasks.balance(p, method=m, **kw))
+          for m in tasks.METHODS],
+        ("tasks.brute_force", lambda **kw: tasks.brute_force(p, **kw)),
+        ("tasks.solve_milp", lambda **kw: tasks.solve_milp(p, **kw)),
+        ("tasks.run_protocol", lambda **kw: tasks.run_protocol(p, **kw)),
+        ("tasks.compare", lambda **kw: tasks.compare(p, **kw)),
+        *[(f"hetero.{n}", lambda n=n, **kw: getattr(hetero, n)(ps, 2560, **kw))
+          for n in ("optimal_time", "optimal_energy", "load_balanced", "pareto_front",
+                    "threshold_dp_front", "milp_front", "compare")],
+        ("hetero.bruteforce_front", lambda **kw: hetero.bruteforce_front(
+            hetero.ProfileSet.from_arrays([([1, 2, 3], [0.1, 0.2, 0.3], [1, 2, 3]),
+                                           ([1, 2, 3], [0.2, 0.3, 0.4], [1, 1, 1])]), 4, **kw)),
+        ("dynamic.simulate", lambda **kw: D.simulate("linear4", "greedy", **kw)),
+        ("dynamic.oracle_oneshot", lambda **kw: D.oracle_oneshot(D.Platform.preset("linear4"),
+                                                                 10_000, **kw)),
+        ("dynamic.oracle_stepped", lambda **kw: D.oracle_stepped(
+            D.Platform.preset("linear4"), 10_000, divisors=range(1, 4), **kw)),
+        ("dynamic.compare", lambda **kw: D.compare("linear4", {"g": "greedy"}, seeds=[0],
+                                                   **kw)),
+    ]
+
+
+@pytest.mark.parametrize("name,call", _solvers(), ids=[n for n, _ in _solvers()])
+def test_every_non_spatial_method_takes_time_limit_and_progress(name, call):
+    """The vocabulary of the README: time_limit= (seconds) and progress= (True or a callable
+    progress(done, total)) on every method of the non-spatial families (the spatial ones have
+    their own test)."""
+    seen = []
+    r = call(time_limit=30.0, progress=lambda d, t: seen.append((d, t)))
+    assert r is not None
+    for d, t in seen:
+        assert 0 <= d <= t or t == 0, (name, d, t)
