@@ -193,3 +193,14 @@ def test_load_injector_starts_pins_and_kills_by_pid():
             os.kill(pid, 0)
     with pytest.raises(wpart.WpartValueError, match="cores"):
         LoadInjector(cores=[10**6])
+
+
+def test_load_injector_start_returns_once_its_processes_spin():
+    # start() waits for each process to report from inside its busy loop: right after it
+    # returns every process is running (state R) and has started burning CPU
+    from wpart.multikernel import LoadInjector
+    with LoadInjector(procs=2) as inj:
+        for pid in inj.pids:
+            with open(f"/proc/{pid}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+            assert state == "R", state

@@ -241,3 +241,16 @@ def test_topology_from_a_fake_sysfs(tmp_path):
 def test_topology_of_this_machine():
     levels = T.fission_levels()
     assert levels[-1] == ("NONE", 1) and all(n >= 1 for _, n in levels)
+
+
+def test_run_reference_is_data_and_the_report_gives_per_device_times(rt_fission):
+    comp = O.FilterPipeline(40, 32, seed=1)
+    run = rt_fission.run(comp)
+    assert isinstance(run.reference, np.ndarray)               # the NumPy reference output
+    assert np.array_equal(run.output.reshape(run.reference.shape), run.reference)
+    assert run.check()
+    text = repr(run)
+    assert "ms per execution" in text and "ms per device" in text
+    live = [t for t, n in zip(run.exec_times, run.sizes) if n > 0]
+    assert run.exec_balance_ratio == pytest.approx(min(live) / max(live))
+    assert rt_fission.run(O.Saxpy(64, seed=0)).reference is None  # checked, no stored output

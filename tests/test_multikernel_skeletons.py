@@ -128,3 +128,100 @@ def test_bad_trees():
                                    S.Vec("y", np.float32, out=True), S.SIZE])
     with pytest.raises(wpart.WpartValueError, match="x"):
         S.run(rt, tree, 10, {"x": np.ones(9, np.float32)})
+
+
+# ---- kernels as users write them --------------------------------------------------------
+
+SCALE = """
+__kernel void scale(__global const float *x, __global float *y, const float a, const uint n) {
+    uint i = get_global_id(0);
+    if (i < n) y[i] = a * x[i];
+}
+"""
+
+GROUP_SUM = """
+__kernel void group_sum(__global const float *x, __global float *part, __local float *tmp,
+                        const uint n) {
+    uint i = get_global_id(0), l = get_local_id(0), g = get_group_id(0);
+    uint L = get_local_size(0);
+    tmp[l] = i < n ? x[i] : 0.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = L / 2; s > 0; s >>= 1) {
+        if (l < s) tmp[l] += tmp[l + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (l == 0) part[g] = tmp[0];
+}
+"""
+
+
+def _scale_tree(xdtype=np.float32, extra=()):
+    return S.Kernel(SCALE, "scale", [S.Vec("x", xdtype), S.Vec("y", np.float32, out=True),
+                                     S.Scalar(2.0, dtype=np.float32), S.SIZE, *extra])
+
+
+def test_argument_of_the_wrong_dtype_or_count_names_kernel_and_argument(runtimes):
+    rt = runtimes[0]
+    x = np.arange(64, dtype=np.float64)
+    with pytest.raises(wpart.WpartValueError, match=r"kernel 'scale' argument 0 \(x.*float"):
+        S.run(rt, _scale_tree(np.float64), 64, {"x": x})
+    with pytest.raises(wpart.WpartValueError, match="kernel 'scale' takes 4 arguments, 5 given"):
+        S.run(rt, _scale_tree(extra=[S.SIZE]), 64, {"x": x})
+    bad = S.Kernel(SCALE, "scale", [S.Vec("x", np.float32), S.Vec("y", np.float32, out=True),
+                                    S.Scalar(2, dtype=np.int32), S.SIZE])
+    with pytest.raises(wpart.WpartValueError, match=r"argument 2 \(a"):
+        S.run(rt, bad, 64, {"x": x})
+    out = S.run(rt, _scale_tree(), 64, {"x": x})
+    np.testing.assert_array_equal(out["y"], 2 * x.astype(np.float32))
+
+
+def test_build_error_names_the_kernel_with_its_log(runtimes):
+    k = S.Kernel("__kernel void broken(__global float *x) { x[0] = undefined_name; }", "broken",
+                 [S.Vec("x", np.float32, out=True)])
+    with pytest.raises(wpart.WpartRuntimeError, match="(?s)kernel 'broken'.*build log.*undefined"):
+        S.run(runtimes[0], k, 8, {})
+
+
+def test_local_argument_gives_per_work_group_partials(runtimes):
+    rt = runtimes[0]
+    wg, groups = 16, 8
+    x = np.random.default_rng(2).random(wg * groups).astype(np.float32)
+    # one unit = one work group: the partition's groups write their sums at their offsets
+    tree = S.Kernel(GROUP_SUM, "group_sum",
+                    [S.Vec("x", np.float32, elems_per_unit=wg),
+                     S.Vec("part", np.float32, out=True), S.Local(np.float32), S.SIZE],
+                    items_per_unit=wg, wgs=wg)
+    out = S.run(rt, tree, groups, {"x": x})
+    np.testing.assert_allclose(out["part"], x.reshape(groups, wg).sum(axis=1), rtol=1e-5)
+
+
+def test_mapreduce_hands_over_per_execution_partials_and_loop_update_gets_a_copy(runtimes):
+    rt = runtimes[-1]
+    x = np.arange(96, dtype=np.float32)
+    keep = x.copy()
+    mr = S.MapReduce(_scale_tree(), output="y", reduce=lambda parts: [p.sum() for p in parts])
+    for phi in _shares(rt):
+        out = S.run(rt, mr, 96, {"x": x}, shares=phi)
+        parts = out["_partials"]
+        live = [(o, n) for o, n in zip(out["_offsets"], out["_sizes"]) if n > 0]
+        assert len(parts) == len(live)
+        for p, (o, n) in zip(parts, live):
+            np.testing.assert_array_equal(p, 2 * x[o:o + n])
+        assert sum(out["_reduced"]) == pytest.approx(2 * x.sum())
+
+    def update(host, it):
+        host["x"][:] += 1                    # changes the run's copy only
+    loop = S.Loop(_scale_tree(), iterations=2, update=update, global_sync=True, gather=["y"])
+    S.run(rt, loop, 96, {"x": x})
+    np.testing.assert_array_equal(x, keep)
+
+
+def test_run_async_returns_a_future(runtimes):
+    x = np.arange(32, dtype=np.float32)
+    fut = S.run_async(runtimes[0], _scale_tree(), 32, {"x": x})
+    x[:] = -1                                 # the call copied its inputs
+    out = fut.result(timeout=60)
+    np.testing.assert_array_equal(out["y"], 2 * np.arange(32, dtype=np.float32))
+    bad = S.run_async(runtimes[0], _scale_tree(np.float64), 32, {"x": x})
+    with pytest.raises(wpart.WpartValueError):
+        bad.result(timeout=60)

@@ -9,17 +9,20 @@ on wall-clock timing.
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 import sys
+import time
 from typing import Any, Sequence
 
-from .._errors import WpartValueError
+from .._errors import WpartRuntimeError, WpartValueError
 from .._validate import as_int
 
 __all__ = ["LoadInjector"]
 
-_BUSY = "while True:\n    pass\n"
+# says "r" on stdout once it runs its loop, then spins
+_BUSY = "import os\nos.write(1, b'r')\nos.close(1)\nwhile True:\n    pass\n"
 
 
 class LoadInjector:
@@ -66,20 +69,51 @@ class LoadInjector:
     def active(self) -> bool:
         return bool(self.pids)
 
-    def start(self) -> "LoadInjector":
-        """Starts the busy processes (no-op when running)."""
+    def start(self, *, timeout: float = 30.0) -> "LoadInjector":
+        """Starts the busy processes and returns once every one of them runs its busy loop.
+
+        Parameters
+        ----------
+        timeout : float, optional
+            Seconds to wait for the processes to start (an interpreter start on a loaded
+            machine can take a while).
+
+        Returns
+        -------
+        LoadInjector
+            self (no-op when already running).
+
+        Raises
+        ------
+        WpartRuntimeError
+            A process did not start within `timeout` (the ones started are stopped).
+        """
         if self.active:
             return self
         self._procs = []
         for i in range(self.procs):
-            p = subprocess.Popen([sys.executable, "-c", _BUSY], stdin=subprocess.DEVNULL,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            p = subprocess.Popen([sys.executable, "-S", "-c", _BUSY], stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             if self.cores is not None and hasattr(os, "sched_setaffinity"):
                 try:
                     os.sched_setaffinity(p.pid, {self.cores[i % len(self.cores)]})
                 except OSError:
                     pass
             self._procs.append(p)
+        deadline = time.monotonic() + float(timeout)
+        for p in self._procs:  # each says "r" from inside its loop's process
+            ok = False
+            while time.monotonic() < deadline:
+                ready, _, _ = select.select([p.stdout], [], [], 0.05)
+                if ready:
+                    ok = p.stdout.read(1) == b"r"
+                    break
+                if p.poll() is not None:
+                    break
+            p.stdout.close()
+            if not ok:
+                self.stop()
+                raise WpartRuntimeError(f"a load process did not start within {timeout} s")
         return self
 
     def stop(self) -> None:

@@ -120,17 +120,32 @@ class OpenCLRun(Result):
     s_eff: float
     stats: dict
     output: Any = field(repr=False, compare=False, default=None)
-    reference: Any = field(repr=False, compare=False, default=None)
+    checker: Any = field(repr=False, compare=False, default=None)
+    computation: Any = field(repr=False, compare=False, default=None)
 
     @property
     def balance_ratio(self) -> float:
+        """min / max of the per-device times (the paper's balance between devices)."""
         t = [v for v in self.device_times.values()]
         return min(t) / max(t) if t and max(t) > 0 else 1.0
+
+    @property
+    def exec_balance_ratio(self) -> float:
+        """min / max of the times of the executions that got a partition (a CPU-only run's
+        sub-devices are balanced by this, not by :attr:`balance_ratio`)."""
+        t = [float(x) for x, n in zip(self.exec_times, self.sizes) if n > 0]
+        return min(t) / max(t) if t and max(t) > 0 else 1.0
+
+    @property
+    def reference(self) -> Any:
+        """The NumPy reference output of the computation (None when it has none)."""
+        ref = getattr(self.computation, "reference", None)
+        return ref() if callable(ref) else None
 
     def check(self) -> bool:
         """Whether the output equals the NumPy reference (exact for integer kernels, within
         float32 tolerance otherwise)."""
-        return bool(self.reference(self.output))
+        return bool(self.checker(self.output))
 
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
         """Bar chart of the execution times, labelled with each partition's units."""
@@ -144,9 +159,16 @@ class OpenCLRun(Result):
         return ax
 
     def _repr_lines(self) -> list[str]:
+        names = self.stats.get("executions", [str(i) for i in range(len(self.sizes))])
+        per_exec = ", ".join(f"{nm} {t * 1e3:.2f}" for nm, t, n in
+                             zip(names, self.exec_times, self.sizes) if n > 0)
+        per_dev = ", ".join(f"{d} {t * 1e3:.2f}" for d, t in self.device_times.items())
         return [f"OpenCLRun({self.benchmark!r}, status={self.status!r})",
                 f"  partitions {self.sizes.tolist()}",
-                f"  wall {self.wall * 1e3:.2f} ms, balance ratio {self.balance_ratio:.2f}, "
+                f"  ms per execution: {per_exec}",
+                f"  ms per device: {per_dev}",
+                f"  wall {self.wall * 1e3:.2f} ms, balance ratio {self.balance_ratio:.2f} "
+                f"between devices, {self.exec_balance_ratio:.2f} between executions, "
                 f"GPU share {self.s_eff:.3f}"]
 
 
@@ -364,7 +386,7 @@ class Runtime:
                           "fission": self.fission, "overlap": self.overlap,
                           "quanta": q.tolist(),
                           "level_of_parallelism": int((sizes > 0).sum())},
-                         comp.result(), comp.check)
+                         comp.result(), comp.check, comp)
 
 
 class _Kernels:

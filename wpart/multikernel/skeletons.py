@@ -36,12 +36,12 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .._errors import WpartTypeError, WpartValueError
+from .._errors import WpartRuntimeError, WpartTypeError, WpartValueError
 from .._validate import as_bool, as_int, choice
 from ._decide import quantum, split
 
-__all__ = ["Vec", "Scalar", "SIZE", "OFFSET", "Kernel", "Pipeline", "Loop", "Map", "MapReduce",
-           "run"]
+__all__ = ["Vec", "Scalar", "Local", "SIZE", "OFFSET", "Kernel", "Pipeline", "Loop", "Map",
+           "MapReduce", "run", "run_async"]
 
 
 @dataclass(frozen=True)
@@ -78,6 +78,20 @@ class Scalar:
     trait: str | None = None
 
 
+@dataclass(frozen=True)
+class Local:
+    """A ``__local`` buffer argument (per work-group scratch memory, e.g. for a reduction):
+    `count` elements of `dtype`, or ``count="wgs"``: one element per work item of the group."""
+
+    dtype: Any
+    count: Any = "wgs"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "dtype", np.dtype(self.dtype))
+        if self.count != "wgs":
+            object.__setattr__(self, "count", as_int(self.count, "count", minimum=1))
+
+
 #: The work items of the kernel in this partition (uint32).
 SIZE = Scalar(trait="size")
 #: The first unit of this partition in the whole domain (uint32).
@@ -91,7 +105,10 @@ class Kernel:
     ----------
     source : str
     name : str
-    args : sequence of Vec or Scalar
+    args : sequence of Vec, Scalar or Local
+        Checked against the kernel's signature when it is built (count, and the element or
+        scalar type where the driver reports it): a mismatch is a WpartValueError naming the
+        kernel and the argument.
     items_per_unit : int, optional
         Work items per unit of the index space (e.g. the pixels of a line).
     wgs : int, optional
@@ -105,8 +122,9 @@ class Kernel:
         self.source, self.name = source, name
         self.args = list(args)
         for a in self.args:
-            if not isinstance(a, (Vec, Scalar)):
-                raise WpartTypeError(f"`args` must be Vec or Scalar, got {type(a).__name__}")
+            if not isinstance(a, (Vec, Scalar, Local)):
+                raise WpartTypeError(f"`args` must be Vec, Scalar or Local, got "
+                                     f"{type(a).__name__}")
         self.items_per_unit = as_int(items_per_unit, "items_per_unit", minimum=1)
         self.wgs = None if wgs is None else as_int(wgs, "wgs", minimum=1)
 
@@ -198,6 +216,75 @@ class _Exec:
         self.bufs: dict[str, Any] = {}
 
 
+_CL_TYPES = {"char": "int8", "uchar": "uint8", "short": "int16", "ushort": "uint16",
+             "int": "int32", "uint": "uint32", "long": "int64", "ulong": "uint64",
+             "float": "float32", "double": "float64", "half": "float16",
+             "unsigned char": "uint8", "unsigned short": "uint16", "unsigned int": "uint32",
+             "unsigned long": "uint64"}
+
+
+def _check_signature(cl: Any, kern: Any, k: Kernel) -> None:
+    """The arguments of `k` against the built kernel's signature: their count, and each one's
+    kind (pointer, __local, scalar) and element type where the driver reports argument info."""
+    n = kern.get_info(cl.kernel_info.NUM_ARGS)
+    if n != len(k.args):
+        raise WpartValueError(f"kernel {k.name!r} takes {n} arguments, {len(k.args)} given")
+    for i, a in enumerate(k.args):
+        try:
+            tname = kern.get_arg_info(i, cl.kernel_arg_info.TYPE_NAME).strip().rstrip("\x00")
+            aname = kern.get_arg_info(i, cl.kernel_arg_info.NAME).strip().rstrip("\x00")
+            space = kern.get_arg_info(i, cl.kernel_arg_info.ADDRESS_QUALIFIER)
+        except (cl.Error, AttributeError):
+            return  # no argument info from this driver: the count is all we can check
+        pointer = tname.endswith("*")
+        base = tname.rstrip("*").replace("const ", "").replace("volatile ", "").strip()
+        want = _CL_TYPES.get(base)
+        what = f"kernel {k.name!r} argument {i} ({aname}: {tname})"
+        if isinstance(a, Local):
+            if space != cl.kernel_arg_address_qualifier.LOCAL:
+                raise WpartValueError(f"{what} is not __local, a Local was given")
+            got = a.dtype
+        elif isinstance(a, Vec):
+            if not pointer or space == cl.kernel_arg_address_qualifier.LOCAL:
+                raise WpartValueError(f"{what} is not a __global pointer, vector {a.name!r} "
+                                      "was given")
+            got = a.dtype
+        else:
+            if pointer:
+                raise WpartValueError(f"{what} is a pointer, a scalar was given")
+            got = np.dtype(np.uint32) if a.trait in ("size", "offset") else np.dtype(a.dtype)
+        if want is not None and np.dtype(want) != got:
+            raise WpartValueError(f"{what}: expects {base} ({want}), got {got}")
+
+
+_POOL: Any = None
+
+
+def run_async(rt: Any, tree: Any, units: int, data: dict[str, np.ndarray], *,
+              shares: Any = None, s: float | None = None) -> Any:
+    """:func:`run` in the background: returns a :class:`concurrent.futures.Future` whose
+    ``result()`` is what :func:`run` returns (or raises what it raises).
+
+    Parameters
+    ----------
+    rt, tree, units, data, shares, s
+        As for :func:`run` (the host arrays are copied before the call returns, so the caller
+        may change them while the run goes on).
+
+    Returns
+    -------
+    concurrent.futures.Future
+    """
+    import concurrent.futures
+
+    global _POOL
+    if _POOL is None:
+        _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=1,
+                                                      thread_name_prefix="wpart-mk")
+    data = {k: np.array(v, copy=True) for k, v in data.items()}
+    return _POOL.submit(run, rt, tree, units, data, shares=shares, s=s)
+
+
 def run(rt: Any, tree: Any, units: int, data: dict[str, np.ndarray], *,
         shares: Any = None, s: float | None = None) -> dict[str, Any]:
     """Runs `tree` over the executions of `rt` (an OpenCL Runtime) on `units` units.
@@ -218,7 +305,9 @@ def run(rt: Any, tree: Any, units: int, data: dict[str, np.ndarray], *,
     -------
     dict
         Every vector by name (outputs filled in), ``"_sizes"`` / ``"_offsets"`` (the
-        partitions) and, for a MapReduce, ``"_reduced"``.
+        partitions) and, for a MapReduce, ``"_partials"`` (one value per execution that got a
+        partition: its copy of a copied output, or its slice of a partitioned one) and
+        ``"_reduced"`` (their merge).
     """
     from .opencl import _buf, _cl, _gs
 
@@ -232,7 +321,7 @@ def run(rt: Any, tree: Any, units: int, data: dict[str, np.ndarray], *,
             if v.mode == "partitioned" and a.size != units * v.elems_per_unit:
                 raise WpartValueError(f"`data[{name!r}]` must hold {units * v.elems_per_unit} "
                                       f"elements (units x elems_per_unit), got {a.size}")
-            host[name] = a.reshape(-1).copy() if v.out else a.reshape(-1)
+            host[name] = a.reshape(-1).copy()  # a Loop's update never sees the caller's array
         elif v.mode == "partitioned":       # an output, or an intermediate kept on devices
             host[name] = np.zeros(units * v.elems_per_unit, dtype=v.dtype)
         else:
@@ -251,7 +340,26 @@ def run(rt: Any, tree: Any, units: int, data: dict[str, np.ndarray], *,
     def kernel(e: _Exec, k: Kernel):
         key = (id(e.ex.context), k.source, k.name)
         if key not in progs:
-            progs[key] = cl.Kernel(cl.Program(e.ex.context, k.source).build(), k.name)
+            prog = cl.Program(e.ex.context, k.source)
+            try:
+                prog = prog.build(options=["-cl-kernel-arg-info"])
+            except cl.Error as exc:
+                log = ""
+                try:
+                    log = "\n".join(prog.get_build_info(d, cl.program_build_info.LOG)
+                                    for d in e.ex.context.devices)
+                except cl.Error:
+                    pass
+                raise WpartRuntimeError(f"kernel {k.name!r}: the OpenCL build failed on "
+                                        f"{e.ex.name}: {str(exc).strip()}\nbuild log:\n"
+                                        f"{log.strip()}") from None
+            try:
+                kern = cl.Kernel(prog, k.name)
+            except cl.Error as exc:
+                raise WpartValueError(f"kernel {k.name!r}: not in its source "
+                                      f"({str(exc).strip()})") from None
+            _check_signature(cl, kern, k)
+            progs[key] = kern
         return progs[key]
 
     def upload(e: _Exec, name: str):
@@ -285,6 +393,10 @@ def run(rt: Any, tree: Any, units: int, data: dict[str, np.ndarray], *,
                 for a in node.args:
                     if isinstance(a, Vec):
                         args.append(e.bufs[a.name])
+                    elif isinstance(a, Local):
+                        lw = node.wgs or e.ex.wgs or 1
+                        cnt = lw if a.count == "wgs" else a.count
+                        args.append(cl.LocalMemory(int(cnt) * a.dtype.itemsize))
                     elif a.trait == "size":
                         args.append(np.uint32(items))
                     elif a.trait == "offset":
@@ -333,7 +445,11 @@ def run(rt: Any, tree: Any, units: int, data: dict[str, np.ndarray], *,
     out: dict[str, Any] = dict(host)
     out["_sizes"], out["_offsets"] = sizes, offs
     if isinstance(tree, MapReduce):
-        parts = partials.get(tree.output) or [host[tree.output]]
+        parts = partials.get(tree.output)
+        if parts is None:  # a partitioned output: one slice per execution, in order
+            epu = vecs[tree.output].elems_per_unit
+            parts = [host[tree.output][e.off * epu:(e.off + e.n) * epu] for e in execs]
+        out["_partials"] = parts
         if callable(tree.reduce):
             out["_reduced"] = tree.reduce(parts)
         else:
