@@ -60,7 +60,7 @@ if [ "${WPART_SKIP_ASAN_PY:-0}" != "1" ] && command -v gcc >/dev/null 2>&1; then
   # calls are covered by the other files) run in the plain stage only (MPI tests skip
   # themselves here: the LD_PRELOAD would reach Open MPI).
   ASAN_IGNORE=""
-  for f in test_notebooks.py test_readme.py test_cli.py test_first_contact.py \
+  for f in test_notebooks.py test_readme.py test_cli.py test_cli_families.py test_first_contact.py \
            test_spatial_reproduce.py test_hetero_reproduce.py test_reproduce_verdicts.py \
            test_reproduce_multikernel.py test_multikernel_bench.py test_tasks_bench_datasets.py \
            test_spatial_sparse_bench.py test_dynamic_solver_bench.py test_multikernel_real.py \
