@@ -446,3 +446,18 @@ def test_ctrl_c_stops_big_calls(name):
     latency = _run(name)
     print(f"{name}: KeyboardInterrupt {1000 * latency:.1f} ms after SIGINT")
     assert latency < BOUND
+
+
+# The calls the hostile-input report named (#30) are held to the 0.35 s goal itself, the best of
+# three tries (one loaded moment of the shared machine does not decide it).
+GOAL_035 = BOUND if os.environ.get("WPART_SANITIZED") == "1" else 0.35
+GOAL_CASES = ("multikernel_split", "dynamic_round_blocks_many_pus", "spatial_jag_m_alloc",
+              "hetero_synthetic")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("name", GOAL_CASES)
+def test_ctrl_c_within_the_goal_for_the_reported_calls(name):
+    best = min(_run(name, delay=0.5) for _ in range(3))
+    print(f"{name}: KeyboardInterrupt {1000 * best:.1f} ms after SIGINT (best of 3)")
+    assert best < GOAL_035
