@@ -153,3 +153,17 @@ def test_every_non_spatial_method_takes_time_limit_and_progress(name, call):
     assert r is not None
     for d, t in seen:
         assert 0 <= d <= t or t == 0, (name, d, t)
+
+
+def test_measure_takes_a_time_limit_for_the_whole_call():
+    import time
+
+    def kernel(n):
+        time.sleep(0.02)
+
+    r = hetero.measure(kernel, [1, 2, 3, 4], min_reps=2, max_reps=2, warmup=0,
+                       time_limit=0.01)
+    assert r.status == "time_limit" and r.success and len(r.reps) == 1  # the first size only
+    assert "1 of 4 sizes" in r.message
+    r = hetero.measure(kernel, [1, 2], min_reps=2, max_reps=2, warmup=0, time_limit=30)
+    assert r.status == "feasible" and len(r.reps) == 2

@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._result import Result, new_axes
 from .._validate import (as_array, as_bool, as_sequence, as_float, as_int, as_progress, as_seed, choice,
-                         deprecated_attr)
+                         as_time_limit, deprecated_attr)
 from ._profiles import Profile
 
 __all__ = [
@@ -568,6 +568,7 @@ def measure(
     name: str = "",
     clamp_negative: bool = True,
     progress: Any = False,
+    time_limit: float | None = None,
 ) -> MeasuredProfile:
     """Measure a real time (and dynamic-energy) profile of `kernel` on this machine.
 
@@ -601,6 +602,10 @@ def measure(
     progress : bool or callable, default False
         A tqdm bar over the sizes (True) or ``progress(done, total)`` called once per size;
         returning False from it stops with :class:`wpart.CancelledError`.
+    time_limit : float, optional
+        Seconds for the whole call (None: none). Each size's `max_time` is cut to the time
+        left; once it is spent, no further size is started and the result has status
+        ``"time_limit"`` with the sizes measured so far (the first size is always measured).
 
     Returns
     -------
@@ -632,6 +637,8 @@ def measure(
     warmup = as_int(warmup, "warmup", minimum=0)
     clamp_negative = as_bool(clamp_negative, "clamp_negative")
     prog = as_progress(progress)
+    tl = as_time_limit(time_limit)
+    stopped = False
     prep = setup if setup is not None else getattr(kernel, "setup", None)
     label = name or getattr(kernel, "__name__", type(kernel).__name__)
     order = np.sort(s.astype(np.int64))
@@ -645,6 +652,10 @@ def measure(
     for done, x in enumerate(it):
         if callable(prog) and prog(done, len(order)) is False:
             raise CancelledError("stopped: the progress callback returned False")
+        left = None if tl is None else tl - (time.perf_counter() - t_start)
+        if left is not None and done > 0 and left <= 0:
+            stopped = True
+            break
         state = prep(int(x)) if prep is not None else int(x)
         for _ in range(int(warmup)):
             kernel(state)
@@ -661,16 +672,21 @@ def measure(
             return {"time": dt, "energy": joules - static_power * secs}
 
         r = mean_until_precise(execute, min_reps=min_reps, max_reps=max_reps,
-                               max_time=max_time, cl=cl, eps=eps, quantile=quantile,
-                               time_keys=["time"])
+                               max_time=max_time if left is None else
+                               max(min(max_time, left), 1e-6), cl=cl, eps=eps,
+                               quantile=quantile, time_keys=["time"])
         t_mean.append(r["means"]["time"])
         e = r["means"].get("energy", 0.0)
         e_mean.append(max(e, 0.0) if clamp_negative else e)
         reps.append(r["reps"])
         prec.append(r["precision"].get("time", math.inf))
         conv.append(r["converged"])
-    if callable(prog):
+    if hasattr(it, "close"):
+        it.close()
+    if callable(prog) and not stopped:
         prog(len(order), len(order))
+    n_total = len(order)
+    order = order[:len(t_mean)]
     prof = Profile.from_arrays(order, t_mean, e_mean, name=label)
     conv_a = np.array(conv, bool)
     ok = int(conv_a.sum())
@@ -678,9 +694,13 @@ def measure(
            if ok == conv_a.size else
            f"{conv_a.size - ok} of {conv_a.size} sizes did not reach the precision {eps:g} at "
            f"confidence {cl:g} (max_reps or max_time stopped them)")
+    if stopped:
+        msg = (f"time limit of {tl:g} s reached after {len(order)} of {n_total} sizes; "
+               + msg)
     return MeasuredProfile(prof, np.array(reps, np.int64), np.array(prec, np.float64),
                            conv_a, static_power, "none" if meter is None else repr(meter),
-                           time.perf_counter() - t_start, "feasible", msg,
+                           time.perf_counter() - t_start,
+                           "time_limit" if stopped else "feasible", msg,
                            {"cl": cl, "eps": eps, "min_reps": min_reps, "max_reps": max_reps,
                             "max_time": max_time, "quantile": quantile, "warmup": warmup})
 
