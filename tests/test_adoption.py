@@ -167,3 +167,20 @@ def test_measure_takes_a_time_limit_for_the_whole_call():
     assert "1 of 4 sizes" in r.message
     r = hetero.measure(kernel, [1, 2], min_reps=2, max_reps=2, warmup=0, time_limit=30)
     assert r.status == "feasible" and len(r.reps) == 2
+
+
+def test_adaptive_runs_take_time_limit_and_progress(tmp_path):
+    from wpart.dynamic import GemmColumnsTask
+    from wpart.multikernel import KnowledgeBase, PacedRuntime, adaptive_runs
+
+    rng = np.random.default_rng(0)
+    task = GemmColumnsTask(rng.random((32, 32)), rng.random((32, 128)))
+    rt = PacedRuntime(acc_rate=1e5)
+    kb = KnowledgeBase(tmp_path / "kb.json", autosave=False)
+    seen = []
+    r = adaptive_runs(rt, task, runs=3, kb=kb, progress=lambda d, t: seen.append((d, t)))
+    assert r.status == "feasible" and seen == [(1, 3), (2, 3), (3, 3)]
+    r = adaptive_runs(rt, task, runs=50, kb=kb, time_limit=1e-9)
+    assert r.status == "time_limit" and r.success and r.stats["runs"] == 1
+    with pytest.raises(wpart.CancelledError):
+        adaptive_runs(rt, task, runs=3, kb=kb, progress=lambda d, t: False)

@@ -27,7 +27,8 @@ import numpy as np
 
 from .._errors import WpartTypeError, WpartValueError
 from .._result import Result, new_axes
-from .._validate import as_float, as_int, choice
+from .._progress import progress_hook
+from .._validate import as_float, as_int, as_time_limit, choice
 from ..dynamic import PyBalancer, Task, ThreadWorker, Worker, run as _run
 from ._decide import split
 from ._flow import DecisionLoop
@@ -344,7 +345,8 @@ def _identity(comp: Any) -> tuple[str, tuple]:
 def adaptive_runs(runtime: Any, comp: Any, *, runs: int, kb: KnowledgeBase | None = None,
                   loop: DecisionLoop | None = None, load: LoadInjector | None = None,
                   speed: Callable[[int], float] | None = None,
-                  check: bool = True) -> AdaptiveRuns:
+                  check: bool = True,
+                  time_limit: float | None = None, progress: Any = False) -> AdaptiveRuns:
     """Runs `comp` `runs` times on `runtime`, each run's GPU share decided by a
     :class:`DecisionLoop` (Fig. 4 of [Soldado 2016]): the base's entry or a derived one, then
     after every run the "persist when best so far" rule, the imbalance detector and one
@@ -370,6 +372,12 @@ def adaptive_runs(runtime: Any, comp: Any, *, runs: int, kb: KnowledgeBase | Non
         ``runtime.set_speed("cpu", ...)`` (a :class:`PacedRuntime`).
     check : bool, optional
         Check every run's result against the reference.
+    time_limit : float, optional
+        Seconds for the whole call (None: none), checked between runs: once spent, no run
+        starts and the result has status ``"time_limit"`` with the runs made (at least one).
+    progress : bool or callable, optional
+        True for a progress bar over the runs, or a callable ``progress(done, total)``
+        (returning False cancels with :class:`wpart.CancelledError`).
 
     Returns
     -------
@@ -402,8 +410,16 @@ def adaptive_runs(runtime: Any, comp: Any, *, runs: int, kb: KnowledgeBase | Non
     rec: dict[str, list] = {k: [] for k in ("share", "T", "tg", "tc", "dev", "fired", "lb",
                                             "loaded")}
     correct = True
+    tl = as_time_limit(time_limit)
+    t_start = time.perf_counter()
+    stopped = False
+    bar = progress_hook(progress, total=runs, desc="adaptive_runs", unit="run")
+    hook = bar.__enter__()
     try:
         for k in range(runs):
+            if k and tl is not None and time.perf_counter() - t_start > tl:
+                stopped = True
+                break
             on = load.at_run(k) if load is not None else False
             if speed is not None:
                 runtime.set_speed("cpu", speed(k))
@@ -422,16 +438,22 @@ def adaptive_runs(runtime: Any, comp: Any, *, runs: int, kb: KnowledgeBase | Non
                            ("dev", d.balance_ratio), ("fired", d.fired), ("lb", d.lb_op),
                            ("loaded", on)):
                 rec[key].append(v)
+            if hook is not None:
+                hook(k + 1, runs)
     finally:
+        bar.__exit__(None, None, None)
         if load is not None:
             load.stop()
         if speed is not None:
             runtime.set_speed("cpu", 1.0)
-    stats: dict = {"runs": runs, "lb_ops": int(sum(rec["lb"]))}
+    stats: dict = {"runs": len(rec["T"]), "lb_ops": int(sum(rec["lb"]))}
     if load is not None and load.start_run is not None:
         stats["load"] = (load.start_run, load.stop_run)
-    return AdaptiveRuns("feasible" if correct else "error",
-                        "" if correct else "a run's result differed from the reference",
+    status = "error" if not correct else "time_limit" if stopped else "feasible"
+    message = ("a run's result differed from the reference" if not correct else
+               f"time limit of {tl:g} s reached after {len(rec['T'])} of {runs} runs"
+               if stopped else "")
+    return AdaptiveRuns(status, message,
                         sct_id, np.array(rec["share"]), np.array(rec["T"]), np.array(rec["tg"]),
                         np.array(rec["tc"]), np.array(rec["dev"]), np.array(rec["fired"]),
                         np.array(rec["lb"]), np.array(rec["loaded"]), correct, stats)
