@@ -184,3 +184,18 @@ def test_adaptive_runs_take_time_limit_and_progress(tmp_path):
     assert r.status == "time_limit" and r.success and r.stats["runs"] == 1
     with pytest.raises(wpart.CancelledError):
         adaptive_runs(rt, task, runs=3, kb=kb, progress=lambda d, t: False)
+
+
+def test_build_profile_takes_time_limit_and_progress():
+    from wpart.multikernel import build_profile
+
+    def measure(fission, overlap, wgs, s):  # CPU 1 s per unit share, GPU 0.5 s
+        return (max(0.5 * s, 1.0 * (1 - s)), 0.5 * s, 1.0 * (1 - s))
+
+    seen = []
+    kw = dict(sct_id="k", workload=(1000,), fission=("NONE", "L3"), overlaps=(1, 2))
+    r = build_profile(measure, progress=lambda d, t: seen.append((d, t)), **kw)
+    assert r.status == "feasible" and seen and seen[-1][0] <= seen[-1][1] == 4
+    assert abs(r.profile.s - 2 / 3) < 0.05
+    r = build_profile(measure, time_limit=1e-9, **kw)
+    assert r.status == "time_limit" and r.stats["measurements"] >= 1 and r.profile is not None

@@ -13,6 +13,7 @@ executes runs (the simulator, OpenCL, threads) calls these; the decisions are th
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
@@ -20,7 +21,8 @@ import numpy as np
 
 from .._errors import WpartTypeError, WpartValueError
 from .._result import Result, new_axes
-from .._validate import as_bool, as_float, as_int, choice
+from .._progress import progress_hook
+from .._validate import as_bool, as_float, as_int, as_time_limit, choice
 from ._decide import (MK_DEFAULTS, AdaptiveBinarySearch, BisectionGenerator, ConfigSearch,
                       ImbalanceDetector)
 from ._kb import KnowledgeBase, KernelProfile, _workload
@@ -93,7 +95,8 @@ def build_profile(measure: Callable[[str, int, tuple, float], Sequence[float]], 
                   wgs: Sequence[Sequence[int]] = ((),), n_gpus: int = 1, cpu: bool = True,
                   precision: float | None = None, n_exec: int | None = None,
                   it_max: int | None = None, x_min: float | None = None,
-                  mode: str = "wpart") -> ProfileBuild:
+                  mode: str = "wpart", time_limit: float | None = None,
+                  progress: Any = False) -> ProfileBuild:
     """Profile construction (Algorithm 1 of [Soldado 2016]).
 
     Fission levels (outermost), overlap factors and work-group size tuples are searched in
@@ -125,6 +128,14 @@ def build_profile(measure: Callable[[str, int, tuple, float], Sequence[float]], 
     mode : {"wpart", "paper"}, optional
         ``"paper"`` stops a configuration's share search at its first non-improving
         candidate (the literal reading of the paper's Algorithm 1).
+    time_limit : float, optional
+        Seconds for the whole call (None: none), checked before each measurement after the
+        first: once spent, the search stops with status ``"time_limit"`` and the best
+        profile measured so far.
+    progress : bool or callable, optional
+        True for a progress bar over the configurations, or a callable ``progress(done,
+        total)`` (total: the candidate configurations; returning False cancels with
+        :class:`wpart.CancelledError`).
 
     Returns
     -------
@@ -163,15 +174,41 @@ def build_profile(measure: Callable[[str, int, tuple, float], Sequence[float]], 
     evaluated: list[dict] = []
     best: KernelProfile | None = None
     stored_best = kb.best_time(sct_id, (ext, fp64)) if kb is not None else math.inf
-    n_meas = 0
+    tl = as_time_limit(time_limit)
+    n_cfg = len(fission) * len(overlaps) * len(wgs)
+    state = {"best": best, "stored_best": stored_best, "n_meas": 0, "tl": tl,
+             "t_start": time.perf_counter(), "stopped": False}
+    with progress_hook(progress, total=n_cfg, desc="build_profile",
+                       unit="configuration") as hook:
+        _search(search, fission, overlaps, wgs, xm, it_max, n_gpus, cpu, measure, n_exec,
+                evaluated, prec, mode, sct_id, ext, fp64, kb, state, hook, n_cfg)
+    best, n_meas, stopped = state["best"], state["n_meas"], state["stopped"]
+    if stopped:
+        return ProfileBuild("time_limit", f"time limit of {tl:g} s reached after {n_meas} "
+                            "measurements", best, evaluated,
+                            {"configurations": search.evaluated, "measurements": n_meas})
+    return ProfileBuild("feasible", "", best, evaluated,
+                        {"configurations": search.evaluated, "measurements": n_meas})
+
+
+def _search(search: Any, fission: list, overlaps: list, wgs: list, xm: Any, it_max: int,
+            n_gpus: int, cpu: bool, measure: Any, n_exec: int, evaluated: list, prec: float,
+            mode: str, sct_id: str, ext: Any, fp64: bool, kb: Any, st: dict, hook: Any,
+            n_cfg: int) -> None:
+    """The configuration search of :func:`build_profile` (Algorithm 1); its results in `st`."""
+    best, stored_best = st["best"], st["stored_best"]
+    tl, t_start = st["tl"], st["t_start"]
     while (cfg := search.next()) is not None:
         f, o, w = fission[cfg[0]], overlaps[cfg[1]], wgs[cfg[2]]
         gen = BisectionGenerator(x_min=xm)
         best_local, t_prev = math.inf, None
         for _ in range(it_max):
+            if st["n_meas"] and tl is not None and time.perf_counter() - t_start > tl:
+                st["stopped"] = True
+                break
             s = 0.0 if n_gpus == 0 else (1.0 if not cpu else gen.candidate())
             T, tg, tc = _measure(measure, n_exec, (f, o, w, s))
-            n_meas += n_exec
+            st["n_meas"] += n_exec
             evaluated.append({"fission": f, "overlap": o, "wgs": list(w), "s": s, "T": T,
                               "T_gpu": tg, "T_cpu": tc})
             exhausted = True if (n_gpus == 0 or not cpu) else gen.feedback(tg, tc)
@@ -193,9 +230,13 @@ def build_profile(measure: Callable[[str, int, tuple, float], Sequence[float]], 
             if exhausted:
                 break
             t_prev = T
+        st["best"], st["stored_best"] = best, stored_best
+        if st["stopped"]:
+            break
         search.report(best_local)
-    return ProfileBuild("feasible", "", best, evaluated,
-                        {"configurations": search.evaluated, "measurements": n_meas})
+        if hook is not None:
+            hook(min(search.evaluated, n_cfg), n_cfg)
+    st["best"], st["stored_best"] = best, stored_best
 
 
 @dataclass(frozen=True)
