@@ -44,10 +44,6 @@ KNOWN: dict[str, str] = {
                              "iterated for ever (tasks, #28)",
     "wpart.tasks.balance": "initial=[[1, 2], [3]]: bare ValueError (tasks, #28)",
     "wpart.tasks.evaluate": "assignment=[[1, 2], [3]]: bare ValueError (tasks, #28)",
-    "wpart.box_loads": "boxes=[[1, 2], [3]]: bare ValueError (base, #27)",
-    "wpart.spatial.jag_m_alloc": "counts=[[1, 2], [3]]: bare ValueError (spatial, #27)",
-    "wpart.spatial.jag_m_probe": "stripe_cuts=[[1, 2], [3]]: bare ValueError (spatial, "
-                                 "#27)",
     "wpart.multikernel.interpolate": "ragged/sparse/dict/str X or x: bare ValueError/TypeError "
                                      "(multikernel, #26)",
     "wpart.multikernel.quantum": "non-sequence constraints: bare TypeError; a sparse matrix "
