@@ -157,6 +157,21 @@ def bench_decisions(quick):
         ("rebalancing step", per_call_us(lambda: wp_rebalance_step(det, abs_, t_dev, 4), reps),
          per_call_us(lambda: nprb.step(t_dev, 4), reps)),
     ]
+    # KnowledgeBase.derive over 8 and 64 stored profiles (store=False), beside a NumPy
+    # derivation of the same share: the same nodes, the RBF solved and evaluated in NumPy
+    import tempfile
+    for n_prof in (8, 64):
+        kb = D.KnowledgeBase(Path(tempfile.mkdtemp()) / "kb.json", autosave=False)
+        ext = rng.integers(64, 8192, size=(n_prof, 2))
+        ss = rng.uniform(0.5, 0.95, n_prof)
+        for e, v in zip(ext, ss):
+            kb.store(D.KernelProfile("f", (int(e[0]), int(e[1])), s=float(v), best_time=1.0))
+        Xk, q = np.log2(ext.astype(np.float64)), np.log2(np.array([4288.0, 2848.0]))
+        want = kb.derive("f", (4288, 2848), store=False).s
+        assert abs(want - min(1.0, max(0.0, np_rbf(Xk, ss, q)))) < 1e-9
+        rows.append((f"derive, {n_prof} profiles",
+                     per_call_us(lambda kb=kb: kb.derive("f", (4288, 2848), store=False), reps),
+                     per_call_us(lambda Xk=Xk, ss=ss, q=q: np_rbf(Xk, ss, q), reps)))
     out = []
     for name, c_us, np_us in rows:
         out.append({"decision": name, "devices": 8, "wpart_us": round(c_us, 2),

@@ -15,7 +15,8 @@ def quick(tmp_path_factory):
 def test_bench_multikernel_quick(quick):
     proc, doc = quick
     names = [r["decision"] for r in doc["decisions"]]
-    assert names == ["split", "derivation", "rebalancing step"]
+    assert names == ["split", "derivation", "rebalancing step", "derive, 8 profiles",
+                     "derive, 64 profiles"]
     assert all(r["wpart_us"] > 0 and r["numpy_us"] > 0 for r in doc["decisions"])
     assert "split" in proc.stdout
 

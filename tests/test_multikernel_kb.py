@@ -310,3 +310,34 @@ def test_machine_identity_is_the_opencl_devices_not_the_host_name(monkeypatch):
         assert fb["opencl"] is None and len(fb["id"]) == 16
     finally:
         _kb._fingerprint_cached.cache_clear()
+
+
+def test_derive_equals_the_interpolation_over_its_scope(tmp_path):
+    # derive fits each node set once (C, cached until the base changes) and evaluates per
+    # call: the share is interpolate() over the scope's nodes, the configuration the nearest
+    from wpart.multikernel import interpolate
+    rng = np.random.default_rng(4)
+    for trial in range(20):
+        kb = KnowledgeBase(tmp_path / f"kb{trial}.json", autosave=False)
+        n = int(rng.integers(1, 40))
+        nodes = []
+        for i in range(n):
+            e = (int(rng.integers(1, 5000)), int(rng.integers(1, 5000)))
+            p = KernelProfile("f", e, s=float(rng.random()), best_time=1.0,
+                              fission=["L1", "L2", "NONE"][i % 3], overlap=1 + i % 4)
+            kb.store(p)
+        nodes = kb.entries()
+        for _ in range(5):
+            w = (int(rng.integers(1, 9000)), int(rng.integers(1, 9000)))
+            got = kb.derive("f", w, store=False)
+            if kb.lookup("f", w) is not None:
+                continue
+            X = np.log2(np.array([p.extents for p in nodes], dtype=float))
+            x = np.log2(np.array([w], dtype=float))
+            v, _ = interpolate(X, np.array([p.s for p in nodes]), x)
+            assert got.s == min(1.0, max(0.0, float(v[0])))
+            near = nodes[int(np.argmin(((X - x) ** 2).sum(axis=1)))]
+            assert (got.fission, got.overlap, got.process) == (near.fission, near.overlap,
+                                                               "DERIVED")
+        kb.store(KernelProfile("f", (7, 7), s=0.5, best_time=1.0))   # the cache follows
+        assert len(kb.last_derivation) == 3 and kb.derive("f", (7, 7), store=False).s == 0.5

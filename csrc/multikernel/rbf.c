@@ -146,6 +146,142 @@ static double idw(int32_t n, int32_t d, const double *X, const double *y, const 
     return num / den;
 }
 
+/* The packed model: [m, d, how, U (m x d), v (m), coef (m + d + 1), first (m)]. */
+int64_t wpart_multikernel_interp_model_size(int32_t n, int32_t d)
+{
+    return 3 + (int64_t)n * d + (int64_t)n + (int64_t)n + d + 1 + (int64_t)n;
+}
+
+wpart_status_t wpart_multikernel_interp_fit(int32_t n, int32_t d, const double *X, const double *y,
+                                            double *model)
+{
+    wpart_status_t st = WPART_OK;
+    int32_t *cnt = NULL;
+    if (n < 1 || !X || !y || !model) {
+        return wpart_i_error(WPART_EINVAL, "X: need at least one node");
+    }
+    if (d < 1) {
+        return wpart_i_error(WPART_EINVAL, "X: need at least one feature, got %d", (int)d);
+    }
+    for (int64_t i = 0; i < (int64_t)n * d; i++) {
+        if (!isfinite(X[i])) {
+            return wpart_i_error(WPART_EINVAL, "X must be finite (node %" PRId64 ")", i / d);
+        }
+    }
+    for (int32_t i = 0; i < n; i++) {
+        if (!isfinite(y[i])) {
+            return wpart_i_error(WPART_EINVAL, "y[%d] must be finite, got %g", (int)i, y[i]);
+        }
+    }
+    /* room for n merged nodes; compacted to m below */
+    double *U = model + 3, *v = U + (int64_t)n * d;
+    double *first = v + n; /* kept at offset for n, moved after the fit */
+    cnt = wpart_i_malloc(n, sizeof *cnt);
+    double *coef = wpart_i_malloc((int64_t)n + d + 1, sizeof *coef);
+    if (!cnt || !coef) {
+        free(coef);
+        WPART_FAIL(WPART_ENOMEM, "interpolation over %d nodes", (int)n);
+    }
+    /* merge duplicate nodes: mean of their values */
+    int32_t m = 0;
+    for (int32_t i = 0; i < n; i++) {
+        const double *xi = X + (int64_t)i * d;
+        int32_t j = 0;
+        while (j < m && memcmp(U + (int64_t)j * d, xi, (size_t)d * sizeof *xi) != 0) {
+            j++;
+        }
+        if (j == m) {
+            memcpy(U + (int64_t)m * d, xi, (size_t)d * sizeof *xi);
+            v[m] = 0.0;
+            cnt[m] = 0;
+            first[m] = (double)i;
+            m++;
+        }
+        v[j] += y[i];
+        cnt[j]++;
+    }
+    for (int32_t j = 0; j < m; j++) {
+        v[j] /= cnt[j];
+    }
+    int32_t how;
+    if (m == 1) {
+        how = WPART_MULTIKERNEL_INTERP_NODE;
+    } else if (d > 3) {
+        how = WPART_MULTIKERNEL_INTERP_NEAREST;
+    } else if (m >= d + 1) {
+        int r = rbf_fit(m, d, U, v, coef);
+        if (r == -2) {
+            free(coef);
+            WPART_FAIL(WPART_ENOMEM, "RBF system of %d nodes", (int)m);
+        }
+        how = r == 0 ? WPART_MULTIKERNEL_INTERP_RBF : WPART_MULTIKERNEL_INTERP_IDW;
+    } else {
+        how = WPART_MULTIKERNEL_INTERP_IDW;
+    }
+    /* compact: U (m x d) stays, then v (m), coef (m + d + 1), first (m) */
+    double *v2 = U + (int64_t)m * d;
+    memmove(v2, v, (size_t)m * sizeof *v);
+    double *c2 = v2 + m, *f2 = c2 + m + d + 1;
+    /* first[] sits at v + n >= v2 + m: move it to its place after coef (never overlapping the
+     * copy of coef below, which is written last) */
+    memmove(f2, first, (size_t)m * sizeof *first);
+    if (how == WPART_MULTIKERNEL_INTERP_RBF) {
+        memcpy(c2, coef, ((size_t)m + (size_t)d + 1) * sizeof *coef);
+    } else {
+        memset(c2, 0, ((size_t)m + (size_t)d + 1) * sizeof *c2);
+    }
+    free(coef);
+    model[0] = (double)m;
+    model[1] = (double)d;
+    model[2] = (double)how;
+cleanup:
+    free(cnt);
+    return st;
+}
+
+wpart_status_t wpart_multikernel_interp_eval(const double *model, int32_t q, const double *Q,
+                                             double *out, int32_t *how_out, int32_t *near_out)
+{
+    if (!model || q < 0 || (q > 0 && (!Q || !out))) {
+        return wpart_i_error(WPART_EINVAL, "interp_eval: NULL argument");
+    }
+    int32_t m = (int32_t)model[0], d = (int32_t)model[1], how = (int32_t)model[2];
+    if (m < 1 || d < 1 || how < 0 || how > 3) {
+        return wpart_i_error(WPART_EINVAL, "interp_eval: not a packed interpolation model");
+    }
+    for (int64_t i = 0; i < (int64_t)q * d; i++) {
+        if (!isfinite(Q[i])) {
+            return wpart_i_error(WPART_EINVAL, "x must be finite (point %" PRId64 ")", i / d);
+        }
+    }
+    const double *U = model + 3, *v = U + (int64_t)m * d, *coef = v + m, *first = coef + m + d + 1;
+    for (int32_t k = 0; k < q; k++) {
+        const double *x = Q + (int64_t)k * d;
+        int32_t j = nearest(m, d, U, x);
+        double r;
+        switch (how) {
+        case WPART_MULTIKERNEL_INTERP_NODE: r = v[0]; break;
+        case WPART_MULTIKERNEL_INTERP_NEAREST: r = v[j]; break;
+        case WPART_MULTIKERNEL_INTERP_RBF:
+            /* exact at a node (the solve's rounding is not) */
+            r = dist2(d, U + (int64_t)j * d, x) == 0.0 ? v[j] : rbf_eval(m, d, U, coef, x);
+            break;
+        default: r = idw(m, d, U, v, x); break;
+        }
+        if (!isfinite(r)) { /* a badly conditioned system: the next fall-back */
+            r = idw(m, d, U, v, x);
+        }
+        out[k] = r;
+        if (near_out) {
+            near_out[k] = (int32_t)first[j];
+        }
+    }
+    if (how_out) {
+        *how_out = how;
+    }
+    return WPART_OK;
+}
+
 wpart_status_t wpart_multikernel_interpolate(int32_t n, int32_t d, const double *X, const double *y,
                                     int32_t q, const double *Q, double *out, int32_t *how_out)
 {

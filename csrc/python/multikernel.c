@@ -543,7 +543,99 @@ fail:
     return NULL;
 }
 
+static PyObject *py_interp_fit(PyObject *self, PyObject *args)
+{
+    PyObject *xo, *yo;
+    if (!PyArg_ParseTuple(args, "OO:multikernel_interp_fit", &xo, &yo)) {
+        return NULL;
+    }
+    PyArrayObject *X = wpy_input_array(xo, "X", NPY_FLOAT64, 2, 2), *y = NULL;
+    PyObject *model = NULL;
+    if (!X || !(y = vec(yo, "y", NPY_FLOAT64))) {
+        goto fail;
+    }
+    npy_intp n = PyArray_DIM(X, 0), d = PyArray_DIM(X, 1);
+    if (PyArray_DIM(y, 0) != n || n > 100000 || d > 64) {
+        PyErr_Format(wpy_ValueError, "`y` must have one value per row of `X` (at most 100000 "
+                     "nodes of 64 features)");
+        goto fail;
+    }
+    model = new_f64((npy_intp)wpart_multikernel_interp_model_size((int32_t)n, (int32_t)d));
+    if (!model) {
+        goto fail;
+    }
+    wpart_status_t st;
+    const double *px = PyArray_DATA(X), *py = PyArray_DATA(y);
+    double *pm = PyArray_DATA((PyArrayObject *)model);
+    Py_BEGIN_ALLOW_THREADS
+    st = wpart_multikernel_interp_fit((int32_t)n, (int32_t)d, px, py, pm);
+    Py_END_ALLOW_THREADS
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto fail;
+    }
+    Py_DECREF(X);
+    Py_DECREF(y);
+    return model;
+fail:
+    Py_XDECREF(X);
+    Py_XDECREF(y);
+    Py_XDECREF(model);
+    return NULL;
+}
+
+/* multikernel_interp_eval(model, x): one query point (a float sequence or array of d values)
+ * -> (value, how, nearest); kept lean: it is the per-derivation call. */
+static PyObject *py_interp_eval(PyObject *self, PyObject *args)
+{
+    PyObject *mo, *xo;
+    if (!PyArg_ParseTuple(args, "O!O:multikernel_interp_eval", &PyArray_Type, &mo, &xo)) {
+        return NULL;
+    }
+    PyArrayObject *M = (PyArrayObject *)mo;
+    if (PyArray_TYPE(M) != NPY_FLOAT64 || PyArray_NDIM(M) != 1 || !PyArray_IS_C_CONTIGUOUS(M) ||
+        PyArray_DIM(M, 0) < 4) {
+        PyErr_SetString(wpy_ValueError, "`model` must be a packed interpolation model");
+        return NULL;
+    }
+    const double *pm = PyArray_DATA(M);
+    int32_t d = (int32_t)pm[1];
+    if (d < 1 || d > 64) {
+        PyErr_SetString(wpy_ValueError, "`model` must be a packed interpolation model");
+        return NULL;
+    }
+    double x[64];
+    PyObject *seq = PySequence_Fast(xo, "`x` must be a sequence of floats");
+    if (!seq) {
+        return NULL;
+    }
+    if (PySequence_Fast_GET_SIZE(seq) != d) {
+        Py_DECREF(seq);
+        PyErr_Format(wpy_ValueError, "`x` must have %d features", (int)d);
+        return NULL;
+    }
+    for (int32_t k = 0; k < d; k++) {
+        x[k] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, k));
+        if (x[k] == -1.0 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+    }
+    Py_DECREF(seq);
+    double v = 0.0;
+    int32_t how = -1, near = -1;
+    wpart_status_t st = wpart_multikernel_interp_eval(pm, 1, x, &v, &how, &near);
+    if (st != WPART_OK) {
+        return wpy_raise(st, NULL);
+    }
+    return Py_BuildValue("(dii)", v, (int)how, (int)near);
+}
+
 static PyMethodDef multikernel_methods[] = {
+    {"multikernel_interp_fit", py_interp_fit, METH_VARARGS,
+     "multikernel_interp_fit(X, y) -> packed model"},
+    {"multikernel_interp_eval", py_interp_eval, METH_VARARGS,
+     "multikernel_interp_eval(model, x) -> (value, how, nearest)"},
     {"multikernel_split", py_split, METH_VARARGS, "multikernel_split(total, shares, quanta) -> (sizes, offsets)"},
     {"multikernel_quantum", py_quantum, METH_VARARGS, "multikernel_quantum(a, b) -> q"},
     {"multikernel_level_of_parallelism", py_lop, METH_VARARGS,

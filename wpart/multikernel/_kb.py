@@ -32,7 +32,8 @@ import numpy as np
 
 from .._errors import WpartTypeError, WpartValueError
 from .._validate import as_float, as_int, choice
-from ._decide import MK_DEFAULTS, interpolate
+from .. import _core
+from ._decide import INTERP_METHODS, MK_DEFAULTS
 from ._topology import FISSION_LEVELS
 
 try:
@@ -341,6 +342,8 @@ class KnowledgeBase:
         self.rbf_max_dims = as_int(MK_DEFAULTS["rbf_max_dims"] if rbf_max_dims is None
                                    else rbf_max_dims, "rbf_max_dims", minimum=0, maximum=3)
         self._entries: dict[tuple, KernelProfile] = {}
+        # derivation nodes by scope, with their fitted interpolation (cleared on any change)
+        self._nodes_cache: dict[tuple, Any] = {}
         #: How the last :meth:`derive` worked: scope ("S1", "S2", "S3"), method, nodes.
         self.last_derivation: dict[str, Any] = {}
         self._remove_stale_temporaries()
@@ -445,6 +448,7 @@ class KnowledgeBase:
         unreadable, corrupt, truncated, of another format or of another machine, or holds
         an invalid or duplicate entry."""
         self._entries = self._read()
+        self._nodes_cache = {}
 
     def save(self) -> None:
         """Writes the base atomically and merged with what other processes wrote.
@@ -463,6 +467,7 @@ class KnowledgeBase:
                     if other is None or p.timestamp >= other.timestamp:
                         merged[k] = p
                 self._entries = merged
+                self._nodes_cache = {}
             self._write()
 
     def _write(self) -> None:
@@ -527,6 +532,7 @@ class KnowledgeBase:
         if not profile.timestamp:
             profile = replace(profile, timestamp=time.time())
         self._entries[profile.key] = profile
+        self._nodes_cache = {}
         if self.autosave:
             self.save()
 
@@ -576,18 +582,12 @@ class KnowledgeBase:
             if hit is not None:
                 return hit
         nd = len(ext)
-        scopes = [
-            ("S1", lambda p: p.sct_id == sct_id and p.ndims == nd),
-            ("S2", lambda p: p.extents == ext),
-            ("S3", lambda p: p.ndims == nd),
-        ]
         nodes: list[KernelProfile] = []
         scope = None
-        for name, pred in scopes:
-            cand = self._scope(lambda p, pred=pred: pred(p) and p.fp64 == fp64) or \
-                self._scope(pred)
-            if cand:
-                nodes, scope = cand, name
+        for name, params in (("S1", (sct_id, nd)), ("S2", ext), ("S3", nd)):
+            cached = self._nodes(name, params, fp64)
+            if cached[0]:
+                nodes, scope = cached[0], name
                 break
         if not nodes:
             if seed is None:
@@ -601,27 +601,61 @@ class KnowledgeBase:
             if store:
                 self.store(prof)
             return prof
-        x = _features(ext, self.feature_scale)
-        X = np.array([_features(p.extents, self.feature_scale) for p in nodes])
-        y = np.array([p.s for p in nodes])
-        d2 = ((X - x) ** 2).sum(axis=1)
-        near = nodes[int(np.argmin(d2))]
-        if scope == "S2":
-            s, how = float(y.mean()), "mean"
+        x = _features(ext, self.feature_scale).tolist()
+        if scope == "S2":  # every node has this workload: their mean, the first node nearest
+            s, how, near = float(cached[1].mean()), "mean", nodes[0]
         elif nd > self.rbf_max_dims:
+            X = cached[2]
+            d2 = ((X - np.asarray(x)) ** 2).sum(axis=1)
+            near = nodes[int(np.argmin(d2))]
             s, how = float(near.s), "nearest"
         else:
-            v, how = interpolate(X, y, x[None, :])
-            s = float(v[0])
+            if cached[3] is None:  # the RBF solve, once per node set
+                cached[3] = _core.multikernel_interp_fit(cached[2], cached[1])
+            v, h, k = _core.multikernel_interp_eval(cached[3], x)
+            s, how, near = v, INTERP_METHODS[h], nodes[k]
         s = min(1.0, max(0.0, s))
-        shares = _rescale(near.shares, near.s, s)
-        prof = KernelProfile(sct_id, ext, fp64=fp64, s=s, s_eff=s, shares=shares, fission=near.fission,
-                       overlap=near.overlap, wgs=near.wgs, best_time=math.inf, process="DERIVED",
-                       balance_ratio=1.0, n_obs=0, timestamp=time.time())
+        prof = _trusted_profile(sct_id, ext, fp64, s, _rescale(near.shares, near.s, s), near)
         self.last_derivation = {"scope": scope, "method": how, "nodes": len(nodes)}
         if store:
             self.store(prof)
         return prof
+
+    def _nodes(self, name: str, params: Any, fp64: bool) -> list:
+        """[nodes, y, X, model] of a derivation scope (PROFILED and REFINED entries first, the
+        same fp64 flag first), cached until the base changes; the model is fitted on use."""
+        key = (name, params, fp64)
+        hit = self._nodes_cache.get(key)
+        if hit is not None:
+            return hit
+        if name == "S1":
+            pred = (lambda p: p.sct_id == params[0] and p.ndims == params[1])
+        elif name == "S2":
+            pred = (lambda p: p.extents == params)
+        else:
+            pred = (lambda p: p.ndims == params)
+        nodes = self._scope(lambda p: pred(p) and p.fp64 == fp64) or self._scope(pred)
+        if nodes:
+            X = np.array([_features(p.extents, self.feature_scale) for p in nodes])
+            y = np.array([p.s for p in nodes])
+        else:
+            X = y = None
+        out = [nodes, y, X, None]
+        self._nodes_cache[key] = out
+        return out
+
+
+def _trusted_profile(sct_id: str, ext: tuple[int, ...], fp64: bool, s: float,
+                     shares: dict[str, float], near: KernelProfile) -> KernelProfile:
+    """A DERIVED profile from values already valid (a node's configuration, a share in
+    [0, 1]), without the constructor's checks: the derivation's hot path."""
+    prof = object.__new__(KernelProfile)
+    for k, v in (("sct_id", sct_id), ("extents", ext), ("fp64", fp64), ("s", s), ("s_eff", s),
+                 ("shares", shares), ("fission", near.fission), ("overlap", near.overlap),
+                 ("wgs", near.wgs), ("best_time", math.inf), ("process", "DERIVED"),
+                 ("balance_ratio", 1.0), ("n_obs", 0), ("timestamp", time.time())):
+        object.__setattr__(prof, k, v)
+    return prof
 
 
 def _rescale(shares: dict[str, float], s_old: float, s_new: float) -> dict[str, float]:

@@ -187,6 +187,21 @@ enum {
 wpart_status_t wpart_multikernel_interpolate(int32_t n, int32_t d, const double *X, const double *y,
                                     int32_t q, const double *Q, double *out, int32_t *how_out);
 
+/** Doubles of the packed model of n nodes of d features (what interp_fit writes). */
+int64_t wpart_multikernel_interp_model_size(int32_t n, int32_t d);
+/**
+ * The interpolation of wpart_multikernel_interpolate in two halves, so that a fixed node set
+ * is fitted once (the RBF solve, O(n^3)) and queried many times (O(n d) each): interp_fit
+ * packs the merged nodes, their values, the RBF coefficients and each merged node's first
+ * original index into `model` (wpart_multikernel_interp_model_size doubles); interp_eval
+ * gives the same values as wpart_multikernel_interpolate at q points, the method, and per
+ * point the index (in X) of the nearest node (ties: the first). near_out may be NULL.
+ */
+wpart_status_t wpart_multikernel_interp_fit(int32_t n, int32_t d, const double *X, const double *y,
+                                            double *model);
+wpart_status_t wpart_multikernel_interp_eval(const double *model, int32_t q, const double *Q,
+                                             double *out, int32_t *how_out, int32_t *near_out);
+
 /* ---------------------------------------------------------------- simulated runs --------- */
 
 /**
