@@ -141,7 +141,7 @@ def classify(dist: ArrayLike, balanced: ArrayLike) -> str:
     Returns
     -------
     str
-        The class of the distribution against the balanced one, as described above.
+        ``"balanced"``, ``"strong"`` or ``"weak"``.
 
     Raises
     ------

@@ -62,14 +62,16 @@ def milp_model(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma
     preserve_clusters : bool, optional
         Keep the tasks of every shared block together.
     form : str, optional
-        The model's form, as described above.
+        ``"compact"`` (the default, equivalent reductions) or ``"paper"`` (the paper's rows).
     formulation : str, optional
-        The formulation, as described above.
+        ``"auto"`` (COMCP when beta = gamma = delta = 0, else FWMP), ``"comcp"`` or
+        ``"fwmp"``.
 
     Returns
     -------
     dict
-        The model's arrays (objective, constraint matrix, bounds, integrality), as described above.
+        The model's arrays (objective, COO constraint matrix, bounds, variable kinds) and
+        its sizes.
 
     Raises
     ------

@@ -23,7 +23,7 @@ def synthetic_blocks(*, variant: str = "default") -> Problem:
     Parameters
     ----------
     variant : str, optional
-        The split rule, as described above.
+        ``"default"``, ``"alpha0"`` or ``"bad_rank0"``, as described above.
 
     Returns
     -------
