@@ -260,7 +260,7 @@ def summary_line(counts: dict[str, int]) -> str:
     Parameters
     ----------
     counts : dict[str, int]
-        Parts per stripe (each >= 1, summing to `m`); default: proportional to the stripe loads.
+        Rows per verdict (``MATCH``, ``DIFFERS``, ``NOT REGENERATED``); a missing one is 0.
 
     Returns
     -------

@@ -181,9 +181,9 @@ class Power(_Curve):
     t0 : float
         Fixed time per call in seconds.
     c : float
-        Coefficient.
+        Seconds per ``x**beta``.
     beta : float
-        Work coefficient of the larger of a rank's bytes sent and received.
+        Exponent of the size.
     mem_cap : float or None, optional
         Elements beyond which a block's extra time costs ``1 + mem_gamma`` times more (None: no
         such effect).
@@ -251,9 +251,9 @@ class Table(_Curve):
 
     Parameters
     ----------
-    x : object
-        Points at which to evaluate.
-    t : object
+    x : array_like
+        Sizes of the measured points (increasing, >= 0).
+    t : array_like
         Times of the points in seconds.
     mem_cap : float or None, optional
         Elements beyond which a block's extra time costs ``1 + mem_gamma`` times more (None: no
