@@ -29,8 +29,11 @@ typedef struct {
      * built on it) read a stripe's column prefix: sp_w(sp_src, a, b, W) for a sparse matrix
      * (its rows' nonzeros, sp_sparse.h), or NULL: the dense prefix v */
     void (*sp_w)(const void *sp_src, int64_t a, int64_t b, T *W);
+    void (*sp_rows)(const void *sp_src, T *W); /* the row prefix, likewise */
     const void *sp_src;
     T emit_max;       /* the heaviest piece FN(split_stripe) has emitted since reset to 0 */
+    T *emit_loads;    /* NULL, or where FN(split_stripe) writes the emitted pieces' loads
+                         (integer loads: exact from the stripe's prefix), advanced past them */
 } FN(ctx_t);
 
 /* whether the control's time limit has passed since t0 (a WPART_ECANCELLED then came from
@@ -183,6 +186,14 @@ static wpart_status_t FN(split_stripe)(FN(ctx_t) *cx, int64_t a, int64_t b, int6
         if (out) {
             FN(emit_pieces)(a, b, cx->sep, q, out);
             cx->emit_max = v > cx->emit_max ? v : cx->emit_max;
+#if IS_INT
+            if (cx->emit_loads) {
+                for (int64_t k = 0; k < q; k++) {
+                    cx->emit_loads[k] = cx->W[cx->sep[k + 1]] - cx->W[cx->sep[k]];
+                }
+                cx->emit_loads += q;
+            }
+#endif
         }
     }
     return st;

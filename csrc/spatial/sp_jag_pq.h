@@ -35,7 +35,11 @@ static wpart_status_t FN(jag_pq_heur)(FN(ctx_t) *cx, int64_t P, int64_t Q, int64
     if (cx->opt->start == 1) { /* uniform stripes */
         FN(uniform_cuts)(cx->v.n1, P, R);
     } else {
-        FN(rows_w)(&cx->v, cx->W);
+        if (cx->sp_rows) {
+            cx->sp_rows(cx->sp_src, cx->W);
+        } else {
+            FN(rows_w)(&cx->v, cx->W);
+        }
         WPART_CHECK(FN(opt1d)(cx, cx->W, cx->v.n1, P, R, NULL));
     }
     WPART_CHECK(FN(emit_stripes)(cx, R, P, NULL, Q, out));

@@ -39,6 +39,13 @@ static void FN(sp_w_of)(const void *src, int64_t r0, int64_t r1, T *W)
     FN(sp_stripe_w)((const FN(sparse_t) *)src, r0, r1, W);
 }
 
+static void FN(sp_rows_w)(const FN(sparse_t) *a, T *W);
+
+static void FN(sp_rows_of)(const void *src, T *W)
+{
+    FN(sp_rows_w)((const FN(sparse_t) *)src, W);
+}
+
 /* the stripe kernels of the dense code (FN(split_stripe) and what is built on it: the nested
  * 1D optimum, JAG-PQ-OPT, JAG-M-ALLOC, JAG-M-PROBE's cuts) read their stripes from `a` */
 static void FN(sp_use)(FN(ctx_t) *cx, const FN(sparse_t) *a)
@@ -47,6 +54,7 @@ static void FN(sp_use)(FN(ctx_t) *cx, const FN(sparse_t) *a)
     cx->v.n1 = a->n1;
     cx->v.n2 = a->n2;
     cx->sp_w = FN(sp_w_of);
+    cx->sp_rows = FN(sp_rows_of);
     cx->sp_src = a;
 }
 
@@ -202,50 +210,12 @@ cleanup:
 static wpart_status_t FN(sp_jag_pq_heur)(FN(ctx_t) *cx, const FN(sparse_t) *a, int64_t P,
                                          int64_t Q, int64_t *out, T *lmax, T *loads)
 {
-    wpart_status_t st = WPART_OK;
-    int64_t n1 = a->n1, n2 = a->n2;
-    int64_t big = (n1 > n2 ? n1 : n2) > Q ? (n1 > n2 ? n1 : n2) : Q;
-    int64_t *R = wpart_i_malloc(P + 1, sizeof(int64_t));
-    int64_t *sep = wpart_i_malloc(big + 2, sizeof(int64_t));
-    T *W = wpart_i_malloc(big + 1, sizeof(T));
-    T best = 0;
-    if (!R || !sep || !W) {
-        WPART_FAIL(WPART_ENOMEM, "out of memory in JAG-PQ-HEUR (sparse)");
-    }
-    if (cx->opt->start == 1) {
-        FN(uniform_cuts)(n1, P, R);
-    } else {
-        FN(sp_rows_w)(a, W);
-        WPART_CHECK(FN(opt1d)(cx, W, n1, P, R, NULL));
-    }
-    for (int64_t p = 0; p < P; p++) {
-        T val = 0;
-        FN(sp_stripe_w)(a, R[p], R[p + 1], W);
-        WPART_CHECK(FN(opt1d)(cx, W, n2, Q, sep, &val));
-        for (int64_t k = 0; k < Q; k++) {
-            int64_t *o = out + 4 * (p * Q + k);
-            o[0] = R[p];
-            o[1] = R[p + 1];
-            o[2] = sep[k];
-            o[3] = sep[k + 1];
-#if IS_INT
-            if (loads) {
-                loads[p * Q + k] = W[sep[k + 1]] - W[sep[k]];
-            }
-#endif
-        }
-        if (val > best) {
-            best = val;
-        }
-        if ((p & 63) == 63) {
-            WPART_CHECK(wpart_i_poll(cx->opt->control, cx->t0, (double)p, (double)P));
-        }
-    }
-    *lmax = best;
-cleanup:
-    free(R);
-    free(sep);
-    free(W);
+    FN(sp_use)(cx, a);
+    cx->emit_max = 0;
+    cx->emit_loads = loads;
+    wpart_status_t st = FN(jag_pq_heur)(cx, P, Q, out);
+    cx->emit_loads = NULL;
+    *lmax = cx->emit_max;
     return st;
 }
 
