@@ -84,7 +84,8 @@ def add_parsers(sub: Any) -> None:
     tp.add_argument("--seed", type=int, default=0, help="seed of the randomised methods")
     _common(tp, time_limit=True, plot=False)
 
-    tc = _sub(sub, "tasks-check", "tasks check", "validate an LBDatafile set (exit 0 or 1)",
+    tc = _sub(sub, "tasks-check", "tasks check",
+              "`wpart tasks check STEM`: validate an LBDatafile set (exit 0 or 1)",
               "Validate an LBDatafile set: every file is read and checked on its own, then "
               "the set as a whole; every problem found is printed, one per line. Exit 0 when "
               "the set is valid, 1 otherwise.")
