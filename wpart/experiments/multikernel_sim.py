@@ -27,18 +27,34 @@ __all__ = ["table2", "speedups", "fission_p1", "tolerance", "derivation", "adapt
 _SIM = "simulated P2 (calibrated to Table 2)"
 
 
-def _profile(pl, cost, U, *, levels, overlaps, n_gpus, kb=None, sct="sct", precision=None):
+def _profile(pl, cost, U, *, levels, overlaps, n_gpus, kb=None, sct="sct", precision=None,
+             seed=None):
+    # seed given: each measurement its own noise draw of that seed (none at sigma 0); else
+    # every measurement the draw of run 0 of seed 0
+    count = iter(range(1 << 30))
+
     def meas(f, o, w, s):
-        r = simulate_run(pl, cost, U, s=s, fission=f or "L3", overlap=o)
+        r = simulate_run(pl, cost, U, s=s, fission=f or "L3", overlap=o,
+                         seed=0 if seed is None else seed,
+                         run=0 if seed is None else next(count))
         return r.T, r.T_gpu, r.T_cpu
     return build_profile(meas, sct_id=sct, workload=(U,), kb=kb, fission=levels,
                          overlaps=overlaps, n_gpus=n_gpus, precision=precision)
 
 
+#: Noisy repetitions of the full configuration search per Table 2 row: their spread of
+#: GPU shares is the row's tolerance (at least one partition unit, and 0.05 points).
+T2_REPEATS = 5
+
+
 def table2(quick: bool = False) -> tuple[list, list]:
-    """Table 2: the share Algorithm 1 finds under the paper's profiled fission/overlap, and
-    the configuration it picks when it searches every fission level and overlap 1..4."""
+    """Table 2: the configuration and share Algorithm 1 picks when it searches every fission
+    level and overlap 1..4 (the verdict), beside the share it finds under the paper's profiled
+    fission/overlap (the calibration point, shown, not judged). Each row's tolerance is the
+    range of the shares of T2_REPEATS searches on the noisy platform (different noise
+    seeds), at least one partition unit and half the shown resolution (0.05 points)."""
     rows, vs = [], []
+    reps = 3 if quick else T2_REPEATS
     keys = list(TABLE2)[::3] if quick else list(TABLE2)
     for b, i in keys:
         for G in (1, 2):
@@ -48,6 +64,10 @@ def table2(quick: bool = False) -> tuple[list, list]:
                              precision=1e-3).profile
             full = _profile(q, cost, U, levels=q.levels(), overlaps=[1, 2, 3, 4],
                             n_gpus=G).profile
+            noisy = [100 * _profile(pl, cost, U, levels=q.levels(), overlaps=[1, 2, 3, 4],
+                                    n_gpus=G, seed=1 + r).profile.s for r in range(reps)]
+            unit = 100.0 / U
+            tol = max(max(noisy) - min(noisy), unit, 0.05)  # 0.05: half the shown 0.1
             gpu_only = simulate_run(q, cost, U, s=1.0, overlap=1).T
             gpu_best = min(simulate_run(q, cost, U, s=1.0, overlap=o).T for o in (1, 2, 3, 4))
             rows.append({"benchmark": b, "input": i, "gpus": G, "paper_share": pct,
@@ -56,12 +76,26 @@ def table2(quick: bool = False) -> tuple[list, list]:
                          "full_config": f"{full.fission or '-'}/{full.overlap}",
                          "gpu_only": gpu_only, "gpu_only_overlap": gpu_best,
                          "hybrid": full.best_time, "speedup": gpu_only / full.best_time,
-                         "speedup_vs_overlap": gpu_best / full.best_time})
-            vs.append(within("Table 2", f"{b} {i} {G} GPU: GPU share % (paper's config)",
-                             paper=f"{pct:g}", ours=100 * fixed.s, lo=pct - 3, hi=pct + 3,
-                             run=_SIM, fmt="{:.1f}", tolerance="+-3 points",
-                             reason_off="the bisection's candidates step by 1/2^i and one "
-                                        "partition unit (a 2-D slice) is 1 % of this input"))
+                         "speedup_vs_overlap": gpu_best / full.best_time,
+                         "noisy_shares": noisy, "tolerance": tol})
+            picked = f"{full.fission or '-'}/{full.overlap}"
+            vs.append(within("Table 2", f"{b} {i} {G} GPU: GPU share % (full search, picks "
+                             f"{picked}; paper {f or '-'}/{k})",
+                             paper=f"{pct:g}", ours=100 * full.s, lo=pct - tol, hi=pct + tol,
+                             run=_SIM, fmt="{:.1f}",
+                             tolerance=f"+-{tol:.1f} points (range of {reps} noisy searches: "
+                                       f"{min(noisy):.1f}-{max(noisy):.1f}; one unit "
+                                       f"{unit:.2f})",
+                             reason_off="the simulated CPU cost is fitted at the paper's own "
+                                        "fission/overlap, so the search can prefer another "
+                                        "configuration whose balance point differs"))
+    n3 = sum(abs(r["full_share"] - r["paper_share"]) <= 3 for r in rows)
+    vs.append(within("Table 2", f"rows whose searched GPU share is within 3 points of the "
+                     f"paper's (of {len(rows)})", paper=f">= {0.83 * len(rows):.0f} (goal)",
+                     ours=float(n3), lo=0.83 * len(rows), hi=float(len(rows)), run=_SIM,
+                     fmt="{:.0f}", tolerance="the goal of 25 of 30",
+                     reason_off="the calibration fixes one cost per benchmark at the paper's "
+                                "configuration; other fission levels are modelled, not fitted"))
     return rows, vs
 
 
