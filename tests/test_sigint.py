@@ -48,6 +48,10 @@ SPATIAL_BIG = ("import wpart.spatial as sp\nfrom wpart.spatial import instances 
 SPATIAL_HUGE = ("import wpart.spatial as sp\nfrom wpart.spatial import instances as I\n"
                 "A = I.uniform(8192, delta=1.2, seed=0)")
 
+# 12000 x 12000 (1.15 GB) for the uniform grids, whose work is the prefix sum
+SPATIAL_XL = ("import wpart.spatial as sp\nfrom wpart.spatial import instances as I\n"
+              "A = I.uniform(12000, delta=1.2, seed=0)")
+
 CASES = {
     # 4 x 250 000 = 10^6 measured points
     "hetero_optimal_time": (PROFILES + "import wpart.hetero as wh\nP = wh.ProfileSet.from_arrays(prof(4, 250_000))",
@@ -197,13 +201,13 @@ ws = [CallableWorker(lambda off, size: never.wait()), CallableWorker(lambda off,
 import numpy as np, wpart.dynamic as d
 fs = [d.fit_model(np.array([10, 20, 40, 80]), np.array([1.0, 2.1, 4.3, 8.9]) * (1 + p))
       for p in range(7)]
-ms = [fs[p % 7] for p in range(1_000_000)]
+ms = [fs[p % 7] for p in range(4_000_000)]
 """, "d.solve_equal_time(ms, 10**12)"),
     "dynamic_equal_finish_many_pus": ("""
 import numpy as np, wpart.dynamic as d
 fs = [d.fit_model(np.array([10, 20, 40, 80]), np.array([1.0, 2.1, 4.3, 8.9]) * (1 + p))
       for p in range(7)]
-ms = [fs[p % 7] for p in range(1_000_000)]
+ms = [fs[p % 7] for p in range(4_000_000)]
 """, "d.equal_finish(ms, 10**12)"),
     "compare_1d": ("import numpy as np, wpart\na = np.random.default_rng(0).random(10**7)",
                    "wpart.compare_1d(a, 5 * 10**6, time_limit=None)"),
@@ -220,8 +224,8 @@ ms = [fs[p % 7] for p in range(1_000_000)]
     "spatial_rect_sym_pal": (SPATIAL_BIG, "sp.rect_sym_pal(A, 4096)"),
     "spatial_rect_sym_rac": (SPATIAL_BIG, "sp.rect_sym_rac(A, 4096)"),
     "spatial_rect_sym_refine": (SPATIAL_BIG, "sp.rect_sym_refine(A, 4096)"),
-    "spatial_rect_sym_uniform": (SPATIAL_HUGE, "sp.rect_sym_uniform(A, 2**18)"),
-    "spatial_rect_uniform": (SPATIAL_BIG, "sp.rect_uniform(A, 4096)"),
+    "spatial_rect_sym_uniform": (SPATIAL_XL, "sp.rect_sym_uniform(A, 2**24)"),
+    "spatial_rect_uniform": (SPATIAL_XL, "sp.rect_uniform(A, 2**24)"),
     "spatial_partition": (SPATIAL_HUGE, "sp.partition(A, 2**18)"),
     "spatial_compare": (SPATIAL_BIG, "sp.compare(A, 4096, time_limit=None)"),
 }

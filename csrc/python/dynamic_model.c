@@ -98,6 +98,10 @@ static int wpy_timefn_unpack_items(PyObject *items, wpy_timefn_t *t)
             wpy_timefn_release(t);
             return -1;
         }
+        if ((p & 0xFFFF) == 0xFFFF && PyErr_CheckSignals() < 0) { /* Ctrl-C over 10^6 models */
+            wpy_timefn_release(t);
+            return -1;
+        }
     }
     return 0;
 }
