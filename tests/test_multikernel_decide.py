@@ -154,7 +154,7 @@ _DET_RATIOS = [0.0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]
 @pytest.mark.parametrize("history", [1.00, 0.95])
 def test_P_DET_2_runs_to_fire_table(history):
     for d, want in zip(_DET_RATIOS, _DET_TABLE[history]):
-        det = ImbalanceDetector()
+        det = ImbalanceDetector(window=1)  # the paper's rule on each run's own ratio
         for _ in range(300):
             assert det.update([history, 1.0])[0] is False
         n = 0
@@ -336,3 +336,26 @@ def test_interpolation_fallbacks():
     assert v[0] == pytest.approx(0.3)
     with pytest.raises(wpart.WpartValueError, match="y"):
         interpolate([[1.0]], [float("nan")], [[1.0]])
+
+
+def test_windowed_detector_ignores_a_noisy_run_and_fires_on_a_step():
+    # window 3: the median of the last three ratios is judged
+    rng = np.random.default_rng(0)
+    for trial in range(50):
+        det = ImbalanceDetector(window=3)
+        fired = []
+        for run in range(60):
+            noisy = run % 3 == 1 and rng.random() < 0.5  # a run the load ruined, isolated
+            d = 0.05 if noisy else 0.97 + 0.03 * rng.random()
+            fired.append(det.update([d, 1.0])[0])
+        assert not any(fired), trial                  # isolated noisy runs never fire
+        det = ImbalanceDetector(window=3)
+        for _ in range(30):
+            det.update([1.0, 1.0])
+        n = 0
+        while not det.update([0.3, 1.0])[0]:          # a real step to ratio 0.3
+            n += 1
+        assert n <= 4                                 # the paper's rule: 3 runs
+    with pytest.raises(wpart.WpartValueError, match="window"):
+        ImbalanceDetector(window=16)
+

@@ -180,8 +180,42 @@ wpart_status_t wpart_multikernel_detector_init(wpart_multikernel_detector_t *d, 
     d->w = w;
     d->max_dev = max_dev;
     d->cf = cf;
+    d->window = 1;
     wpart_multikernel_detector_reset(d);
     return WPART_OK;
+}
+
+wpart_status_t wpart_multikernel_detector_set_window(wpart_multikernel_detector_t *d,
+                                                     int32_t window)
+{
+    if (!d) {
+        return wpart_i_error(WPART_EINVAL, "detector: NULL state");
+    }
+    if (window < 1 || window > WPART_MULTIKERNEL_DET_WMAX) {
+        return wpart_i_error(WPART_EINVAL, "window must be in 1..%d, got %d",
+                             WPART_MULTIKERNEL_DET_WMAX, (int)window);
+    }
+    d->window = window;
+    wpart_multikernel_detector_reset(d);
+    return WPART_OK;
+}
+
+/* The median of v[0..n) (n <= WPART_MULTIKERNEL_DET_WMAX; the mean of the middle two when n
+ * is even). */
+static double median_small(const double *v, int32_t n)
+{
+    double a[WPART_MULTIKERNEL_DET_WMAX];
+    memcpy(a, v, (size_t)n * sizeof *a);
+    for (int32_t i = 1; i < n; i++) { /* insertion sort: n <= 15 */
+        double x = a[i];
+        int32_t j = i - 1;
+        while (j >= 0 && a[j] > x) {
+            a[j + 1] = a[j];
+            j--;
+        }
+        a[j + 1] = x;
+    }
+    return n % 2 ? a[n / 2] : 0.5 * (a[n / 2 - 1] + a[n / 2]);
 }
 
 void wpart_multikernel_detector_reset(wpart_multikernel_detector_t *d)
@@ -189,6 +223,10 @@ void wpart_multikernel_detector_reset(wpart_multikernel_detector_t *d)
     d->lbt = 1.0 / (d->max_dev * d->cf);
     d->last_dev = 1.0;
     d->runs = d->unbalanced = d->fired = 0;
+    d->nwin = d->pos = 0;
+    if (d->window < 1) {
+        d->window = 1;
+    }
 }
 
 wpart_status_t wpart_multikernel_balance_ratio(int32_t n, const double *t, double *ratio_out)
@@ -221,8 +259,13 @@ wpart_status_t wpart_multikernel_detector_update(wpart_multikernel_detector_t *d
         return st;
     }
     double bound = d->max_dev * d->cf;
-    d->lbt = d->w * (dev / bound) + (1.0 - d->w) * d->lbt;
-    int unbalanced = dev < bound;
+    int32_t W = d->window >= 1 && d->window <= WPART_MULTIKERNEL_DET_WMAX ? d->window : 1;
+    d->win[d->pos] = dev;
+    d->pos = (d->pos + 1) % W;
+    d->nwin = d->nwin < W ? d->nwin + 1 : W;
+    double med = W == 1 ? dev : median_small(d->win, d->nwin);
+    d->lbt = d->w * (med / bound) + (1.0 - d->w) * d->lbt;
+    int unbalanced = med < bound;
     int fire = d->lbt < 1.0 && unbalanced;
     d->runs++;
     d->unbalanced += unbalanced;

@@ -387,11 +387,16 @@ static PyObject *py_search_get(PyObject *self, PyObject *o)
 static PyObject *py_detector_new(PyObject *self, PyObject *args)
 {
     double w, md, cf;
-    if (!PyArg_ParseTuple(args, "ddd:multikernel_detector_new", &w, &md, &cf)) {
+    int window = 1;
+    if (!PyArg_ParseTuple(args, "ddd|i:multikernel_detector_new", &w, &md, &cf, &window)) {
         return NULL;
     }
     wpart_multikernel_detector_t d;
-    return state_new(wpart_multikernel_detector_init(&d, w, md, cf), &d, sizeof d);
+    wpart_status_t st = wpart_multikernel_detector_init(&d, w, md, cf);
+    if (st == WPART_OK) {
+        st = wpart_multikernel_detector_set_window(&d, (int32_t)window);
+    }
+    return state_new(st, &d, sizeof d);
 }
 
 static PyObject *py_detector_update(PyObject *self, PyObject *args)

@@ -61,6 +61,7 @@ MK_DEFAULTS: dict[str, Any] = {
     "max_dev": 0.85,               # balanced when min/max device time >= max_dev [PAPER]
     "w": 0.10,                     # weight of the latest run in the moving average
     "cf": 1.0,                     # correction factor of max_dev
+    "detector_window": 1,          # runs whose median ratio the detector judges (1: paper)
     "cf_min": 0.7,                 # floor of the profile-aware correction factor
     "T_init": 1.0 / 16,            # adaptive binary search: first transferable part
     "T_min": 1.0 / 256,            # ... smallest (stop)
@@ -601,11 +602,14 @@ class ImbalanceDetector:
     """Monitoring of every run: weighted moving average of the balance ratio (Sec. 3.3 of
     [Soldado 2016]).
 
-    With ``bound = max_dev * cf`` and the run's balance ratio ``dev`` (min/max of the
-    device completion times), ``lbt <- w * dev / bound + (1 - w) * lbt`` from
-    ``lbt = 1 / bound``; a run fires a balancing operation when ``lbt < 1`` and the run
-    itself is unbalanced (``dev < bound``). With the defaults, 3 to 5 consecutive unbalanced
-    runs of ratio 0.3-0.6 fire, and one isolated unbalanced run never does.
+    With ``bound = max_dev * cf`` and ``dev`` the median balance ratio (min/max of the device
+    completion times) of the last `window` runs, ``lbt <- w * dev / bound + (1 - w) * lbt``
+    from ``lbt = 1 / bound``; a run fires a balancing operation when ``lbt < 1`` and that
+    median is unbalanced (``dev < bound``). The median keeps one noisy run (a CPU run that
+    took 50x longer on a loaded machine) from firing, or from hiding a real imbalance
+    (window 1, the default, is the paper's rule on the run's own ratio). With the defaults, 3 to 5
+    consecutive unbalanced runs of ratio 0.3-0.6 fire, and one isolated unbalanced run never
+    does.
 
     Parameters
     ----------
@@ -616,6 +620,9 @@ class ImbalanceDetector:
     cf : float, optional
         Correction factor in (0, 1] for computations whose best configuration is a little
         unbalanced.
+    window : int, optional
+        Runs whose median ratio is judged, 1 to 15 (default ``MK_DEFAULTS["detector_window"]``,
+        1: the paper's rule; 3 ignores an isolated noisy run).
 
     Examples
     --------
@@ -626,12 +633,14 @@ class ImbalanceDetector:
     """
 
     def __init__(self, *, w: float | None = None, max_dev: float | None = None,
-                 cf: float | None = None) -> None:
+                 cf: float | None = None, window: int | None = None) -> None:
         d = MK_DEFAULTS
         self._st = _core.multikernel_detector_new(
             as_float(d["w"] if w is None else w, "w"),
             as_float(d["max_dev"] if max_dev is None else max_dev, "max_dev"),
-            as_float(d["cf"] if cf is None else cf, "cf"))
+            as_float(d["cf"] if cf is None else cf, "cf"),
+            as_int(d["detector_window"] if window is None else window, "window", minimum=1,
+                   maximum=15))
 
     def update(self, t_dev: Any) -> tuple[bool, float]:
         """Monitors one run from its per-device completion times; returns ``(fire, dev)``."""

@@ -135,9 +135,15 @@ wpart_status_t wpart_multikernel_search_report(wpart_multikernel_search_t *s, do
 
 /* ---------------------------------------------------------------- imbalance detector ---- */
 
+#define WPART_MULTIKERNEL_DET_WMAX 15 /* the longest detector window */
+
 typedef struct {
     double w, max_dev, cf, lbt, last_dev;
     int64_t runs, unbalanced, fired;
+    /* the window: the last `window` balance ratios; their median drives lbt and the firing,
+     * so that one noisy run neither fires nor hides an imbalance (window 1: the run's own) */
+    double win[WPART_MULTIKERNEL_DET_WMAX];
+    int32_t window, nwin, pos;
 } wpart_multikernel_detector_t;
 
 /** w in (0, 1], max_dev in (0, 1], cf in (0, 1]. lbt starts at 1 / (max_dev * cf). */
@@ -145,10 +151,14 @@ wpart_status_t wpart_multikernel_detector_init(wpart_multikernel_detector_t *d, 
                                       double cf);
 /** Back to the initial history (a new (SCT, workload) pair or a new profile). */
 void wpart_multikernel_detector_reset(wpart_multikernel_detector_t *d);
+/** Sets the window (1 .. WPART_MULTIKERNEL_DET_WMAX; init gives 1) and resets the history. */
+wpart_status_t wpart_multikernel_detector_set_window(wpart_multikernel_detector_t *d,
+                                                     int32_t window);
 /** Balance ratio min/max of n >= 1 device times (>= 0; an idle active device gives 0; all
  *  zero gives 1). */
 wpart_status_t wpart_multikernel_balance_ratio(int32_t n, const double *t_dev, double *ratio_out);
-/** One monitored run: updates lbt; *fire_out = 1 when lbt < 1 and this run is unbalanced. */
+/** One monitored run: updates lbt with the median balance ratio of the window; *fire_out = 1
+ *  when lbt < 1 and that median is unbalanced. *dev_out: this run's own ratio. */
 wpart_status_t wpart_multikernel_detector_update(wpart_multikernel_detector_t *d, int32_t n, const double *t_dev,
                                         int *fire_out, double *dev_out);
 
