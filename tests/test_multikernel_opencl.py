@@ -254,3 +254,9 @@ def test_run_reference_is_data_and_the_report_gives_per_device_times(rt_fission)
     live = [t for t, n in zip(run.exec_times, run.sizes) if n > 0]
     assert run.exec_balance_ratio == pytest.approx(min(live) / max(live))
     assert rt_fission.run(O.Saxpy(64, seed=0)).reference is None  # checked, no stored output
+
+
+def test_runtime_run_async_returns_a_future_of_the_run(rt_fission):
+    fut = rt_fission.run_async(O.FilterPipeline(24, 16, seed=2))
+    run = fut.result(timeout=120)
+    assert run.success and run.check()

@@ -352,6 +352,26 @@ class Runtime:
         return exec_shares(s, self.gpu_scores, overlap=self.overlap, cpu_subdevices=c)
 
     # ------------------------------------------------------------------ running -------
+    def run_async(self, comp: "Computation", *, s: float | None = None,
+                  shares: Any = None) -> Any:
+        """:meth:`run` in the background (one worker thread shared with
+        :func:`wpart.multikernel.skeletons.run_async`: runs queue in call order).
+
+        Parameters
+        ----------
+        comp : Computation
+        s, shares : optional
+            As for :meth:`run`.
+
+        Returns
+        -------
+        concurrent.futures.Future
+            Its ``result()`` is the :class:`OpenCLRun` (or raises what :meth:`run` raises).
+        """
+        from . import skeletons
+
+        return skeletons._pool().submit(self.run, comp, s=s, shares=shares)
+
     def run(self, comp: "Computation", *, s: float | None = None,
             shares: Any = None) -> OpenCLRun:
         """Runs `comp` once over every execution: SPLIT by `shares` (per execution) or by

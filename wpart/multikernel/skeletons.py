@@ -275,14 +275,20 @@ def run_async(rt: Any, tree: Any, units: int, data: dict[str, np.ndarray], *,
     -------
     concurrent.futures.Future
     """
+    data = {k: np.array(v, copy=True) for k, v in data.items()}
+    return _pool().submit(run, rt, tree, units, data, shares=shares, s=s)
+
+
+def _pool() -> Any:
+    """The one background thread of the asynchronous runs (OpenCL queues of one runtime are
+    not meant to be driven from two host threads at once)."""
     import concurrent.futures
 
     global _POOL
     if _POOL is None:
         _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=1,
                                                       thread_name_prefix="wpart-mk")
-    data = {k: np.array(v, copy=True) for k, v in data.items()}
-    return _POOL.submit(run, rt, tree, units, data, shares=shares, s=s)
+    return _POOL
 
 
 def run(rt: Any, tree: Any, units: int, data: dict[str, np.ndarray], *,
