@@ -225,3 +225,43 @@ def test_run_async_returns_a_future(runtimes):
     bad = S.run_async(runtimes[0], _scale_tree(np.float64), 32, {"x": x})
     with pytest.raises(wpart.WpartValueError):
         bad.result(timeout=60)
+
+
+SMOOTH = """
+__kernel void smooth(__global const float *a, __global float *b, const uint lo,
+                     const uint off, const uint n_all, const uint n) {
+    uint i = get_global_id(0);
+    if (i >= n) return;
+    uint g = off + i, k = lo + i;             /* k: the element in the halo'd buffer */
+    float l = g > 0 ? a[k - 1] : a[k];
+    float r = g + 1 < n_all ? a[k + 1] : a[k];
+    b[i] = (l + a[k] + r) / 3.0f;
+}
+"""
+
+
+def _np_smooth(a):
+    p = np.concatenate(([a[0]], a, [a[-1]]))
+    return ((p[:-2] + p[1:-1] + p[2:]) / np.float32(3)).astype(np.float32)
+
+
+def test_halo_stencil_in_a_loop_equals_numpy_on_every_split(runtimes):
+    n = 101
+    a0 = np.random.default_rng(5).random(n).astype(np.float32)
+    body = S.Kernel(SMOOTH, "smooth", [S.Vec("a", np.float32, halo=1),
+                                       S.Vec("b", np.float32, out=True), S.halo_lo("a"),
+                                       S.OFFSET, S.Scalar(n, dtype=np.uint32), S.SIZE])
+
+    def update(host, it):
+        host["a"][:] = host["b"]                 # the next sweep reads this one's result
+
+    loop = S.Loop(body, iterations=4, update=update, global_sync=True, gather=["b"])
+    want = a0
+    for _ in range(4):
+        want = _np_smooth(want)
+    for rt in runtimes:
+        for phi in _shares(rt):
+            out = S.run(rt, loop, n, {"a": a0}, shares=phi)
+            np.testing.assert_allclose(out["b"], want, rtol=1e-5, atol=1e-6)
+    with pytest.raises(wpart.WpartValueError, match="halo"):
+        S.Vec("c", np.float32, mode="copy", halo=1)

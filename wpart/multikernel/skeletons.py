@@ -40,15 +40,19 @@ from .._errors import WpartRuntimeError, WpartTypeError, WpartValueError
 from .._validate import as_bool, as_int, choice
 from ._decide import quantum, split
 
-__all__ = ["Vec", "Scalar", "Local", "SIZE", "OFFSET", "Kernel", "Pipeline", "Loop", "Map",
-           "MapReduce", "run", "run_async"]
+__all__ = ["Vec", "Scalar", "Local", "SIZE", "OFFSET", "halo_lo", "Kernel", "Pipeline", "Loop",
+           "Map", "MapReduce", "run", "run_async"]
 
 
 @dataclass(frozen=True)
 class Vec:
     """A vector argument: `name` (the key of its host array), dtype, transfer `mode`
     (``"partitioned"`` or ``"copy"``), `elems_per_unit` (elements per unit of the partition
-    index space), `out` (written by the computation: downloaded at the end)."""
+    index space), `out` (written by the computation: downloaded at the end), `halo` (a
+    partitioned vector's units on each side of the partition that the device also gets, for
+    stencils: the buffer holds units ``[off - lo, off + n + hi)`` with ``lo, hi <= halo``
+    clipped at the domain's ends; :func:`halo_lo` passes ``lo`` to the kernel; a Loop with
+    ``global_sync`` sends the halos again after every update)."""
 
     name: str
     dtype: Any
@@ -56,6 +60,7 @@ class Vec:
     mode: str = "partitioned"
     elems_per_unit: int = 1
     out: bool = False
+    halo: int = 0
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
@@ -65,6 +70,9 @@ class Vec:
         object.__setattr__(self, "elems_per_unit", as_int(self.elems_per_unit, "elems_per_unit",
                                                           minimum=1))
         object.__setattr__(self, "out", as_bool(self.out, "out"))
+        object.__setattr__(self, "halo", as_int(self.halo, "halo", minimum=0))
+        if self.halo and self.mode != "partitioned":
+            raise WpartValueError(f"vector {self.name!r}: `halo` needs mode 'partitioned'")
 
 
 @dataclass(frozen=True)
@@ -90,6 +98,22 @@ class Local:
         object.__setattr__(self, "dtype", np.dtype(self.dtype))
         if self.count != "wgs":
             object.__setattr__(self, "count", as_int(self.count, "count", minimum=1))
+
+
+def halo_lo(name: str) -> Scalar:
+    """A uint32 argument: the halo units of vector `name` in front of this partition in its
+    device buffer (its ``halo``, fewer at the start of the domain).
+
+    Parameters
+    ----------
+    name : str
+        The vector's name.
+
+    Returns
+    -------
+    Scalar
+    """
+    return Scalar(name, dtype=np.uint32, trait="halo")
 
 
 #: The work items of the kernel in this partition (uint32).
@@ -203,7 +227,8 @@ def _vectors(tree) -> dict[str, Vec]:
             if isinstance(a, Vec):
                 if a.name in vecs and vecs[a.name] != Vec(a.name, a.dtype, mode=a.mode,
                                                           elems_per_unit=a.elems_per_unit,
-                                                          out=vecs[a.name].out):
+                                                          out=vecs[a.name].out,
+                                                          halo=vecs[a.name].halo):
                     raise WpartValueError(f"vector {a.name!r} is declared twice differently")
                 old = vecs.get(a.name)
                 vecs[a.name] = a if old is None or a.out else old
@@ -211,9 +236,15 @@ def _vectors(tree) -> dict[str, Vec]:
 
 
 class _Exec:
-    def __init__(self, ex, off, n):
-        self.ex, self.off, self.n = ex, off, n
+    def __init__(self, ex, off, n, units=0):
+        self.ex, self.off, self.n, self.units = ex, off, n, units
         self.bufs: dict[str, Any] = {}
+
+    def pad(self, v: Vec) -> tuple[int, int]:
+        """Halo units (lo, hi) of `v` around this partition."""
+        if not v.halo:
+            return 0, 0
+        return min(v.halo, self.off), min(v.halo, self.units - self.off - self.n)
 
 
 _CL_TYPES = {"char": "int8", "uchar": "uint8", "short": "int16", "ushort": "uint16",
@@ -252,7 +283,7 @@ def _check_signature(cl: Any, kern: Any, k: Kernel) -> None:
         else:
             if pointer:
                 raise WpartValueError(f"{what} is a pointer, a scalar was given")
-            got = np.dtype(np.uint32) if a.trait in ("size", "offset") else np.dtype(a.dtype)
+            got = np.dtype(np.uint32) if a.trait in ("size", "offset", "halo") else np.dtype(a.dtype)
         if want is not None and np.dtype(want) != got:
             raise WpartValueError(f"{what}: expects {base} ({want}), got {got}")
 
@@ -340,7 +371,8 @@ def run(rt: Any, tree: Any, units: int, data: dict[str, np.ndarray], *,
         pairs = [(k.items_per_unit, k.wgs or ex.wgs) for k in kernels if (k.wgs or ex.wgs)]
         q.append(quantum(pairs))
     sizes, offs = split(units, phi, np.array(q, dtype=np.int64))
-    execs = [_Exec(ex, int(o), int(n)) for ex, n, o in zip(rt.executions, sizes, offs) if n > 0]
+    execs = [_Exec(ex, int(o), int(n), units) for ex, n, o in zip(rt.executions, sizes, offs)
+             if n > 0]
     progs: dict[tuple, Any] = {}
 
     def kernel(e: _Exec, k: Kernel):
@@ -374,19 +406,21 @@ def run(rt: Any, tree: Any, units: int, data: dict[str, np.ndarray], *,
             cl.enqueue_copy(e.ex.queue, e.bufs[name], a, is_blocking=False)
         else:
             epu = v.elems_per_unit
-            cl.enqueue_copy(e.ex.queue, e.bufs[name], a[e.off * epu:(e.off + e.n) * epu],
-                            is_blocking=False)
+            lo, hi = e.pad(v)
+            cl.enqueue_copy(e.ex.queue, e.bufs[name],
+                            a[(e.off - lo) * epu:(e.off + e.n + hi) * epu], is_blocking=False)
 
     def download(e: _Exec, name: str):
         v, a = vecs[name], host[name]
         epu = v.elems_per_unit
+        lo, _ = e.pad(v)
         cl.enqueue_copy(e.ex.queue, a[e.off * epu:(e.off + e.n) * epu], e.bufs[name],
-                        is_blocking=False)
+                        is_blocking=False, src_offset=lo * epu * v.dtype.itemsize)
 
     for e in execs:
         for name, v in vecs.items():
             nb = host[name].nbytes if v.mode == "copy" else \
-                e.n * v.elems_per_unit * v.dtype.itemsize
+                (e.n + sum(e.pad(v))) * v.elems_per_unit * v.dtype.itemsize
             e.bufs[name] = _buf(cl, e.ex.context, nb)
             if name in data:
                 upload(e, name)
@@ -407,6 +441,11 @@ def run(rt: Any, tree: Any, units: int, data: dict[str, np.ndarray], *,
                         args.append(np.uint32(items))
                     elif a.trait == "offset":
                         args.append(np.uint32(e.off))
+                    elif a.trait == "halo":
+                        if a.value not in vecs:
+                            raise WpartValueError(f"kernel {node.name!r}: halo_lo({a.value!r}) "
+                                                  "names no vector of the tree")
+                        args.append(np.uint32(e.pad(vecs[a.value])[0]))
                     else:
                         args.append(np.dtype(a.dtype).type(a.value))
                 g, l = _gs(items, node.wgs or e.ex.wgs)
@@ -431,7 +470,7 @@ def run(rt: Any, tree: Any, units: int, data: dict[str, np.ndarray], *,
                 if node.global_sync:
                     for e in execs:
                         for name, v in vecs.items():
-                            if v.mode == "copy":
+                            if v.mode == "copy" or v.halo:
                                 upload(e, name)
                 it += 1
         else:
