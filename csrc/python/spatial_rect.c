@@ -37,17 +37,18 @@ static PyObject *wpy_rect_grid(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"n1", "n2", "rp", "ci", "w", "P", "Q", "R0", "C0", "first",
                              "patience", "max_half", "balance", "abandon", "time_limit",
-                             "progress", "slack", NULL};
+                             "progress", "slack", "lower", NULL};
     PyObject *o[3], *ro, *co, *fo, *progress = Py_None, *res = NULL;
     PyArrayObject *a[3] = {NULL, NULL, NULL}, *R0 = NULL, *C0 = NULL, *F = NULL;
     PyArrayObject *R = NULL, *C = NULL, *V = NULL, *H = NULL, *S = NULL;
     long long n1, n2, P, Q, patience = 2, max_half = 200;
     int balance = 0, abandon = 0;
-    double time_limit = 0.0, slack = 0.0;
+    double time_limit = 0.0, slack = 0.0, lower = 0.0;
     wpart_rg_csr_t A;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOLLOOO|LLppdOd", kwlist, &n1, &n2, &o[0],
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOLLOOO|LLppdOdd", kwlist, &n1, &n2, &o[0],
                                      &o[1], &o[2], &P, &Q, &ro, &co, &fo, &patience, &max_half,
-                                     &balance, &abandon, &time_limit, &progress, &slack)) {
+                                     &balance, &abandon, &time_limit, &progress, &slack,
+                                     &lower)) {
         return NULL;
     }
     if (sr_csr(n1, n2, o, a, &A) < 0) {
@@ -77,7 +78,7 @@ static PyObject *wpy_rect_grid(PyObject *self, PyObject *args, PyObject *kwds)
     }
     wpy_control_t ctl;
     wpy_control_setup(&ctl, progress, time_limit);
-    wpart_rg_opts_t opt = {patience, max_half, balance, abandon, slack, &ctl.ctl};
+    wpart_rg_opts_t opt = {patience, max_half, balance, abandon, slack, lower, &ctl.ctl};
     int32_t timed_out = 0;
     wpart_status_t st;
     Py_BEGIN_ALLOW_THREADS

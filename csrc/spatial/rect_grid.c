@@ -153,7 +153,28 @@ wpart_status_t wpart_spatial_rect_grid(const wpart_rg_csr_t *A, int64_t P, int64
         halves[s] = 0;
         state[s] = 2;
     }
-    for (int64_t s = 0; s < nstarts && !stop; s++) {
+    /* a symmetric matrix (A equal to its transpose, entry for entry) with P == Q: a start
+     * that is the transpose of an earlier one runs the same half-sweeps transposed, so its
+     * values are that start's and it cannot lower the incumbent: it is not run (state 4) */
+    int sym = P == Q && A->n1 == A->n2 &&
+              memcmp(A->rp, g.side[1].ptr, (size_t)(A->n1 + 1) * sizeof(int64_t)) == 0 &&
+              memcmp(A->ci, ri, (size_t)nnz * sizeof(int64_t)) == 0 &&
+              (A->w == NULL || memcmp(A->w, cw, (size_t)nnz * sizeof(double)) == 0);
+    for (int64_t s = 0; s < nstarts && !stop && !(inc <= opt->lower); s++) {
+        int64_t twin = -1;
+        for (int64_t t = 0; sym && t < s && twin < 0; t++) {
+            if ((state[t] == 0 || state[t] == 1) && ((first[s] ^ first[t]) == 1) &&
+                memcmp(R0 + s * (P + 1), C0 + t * (Q + 1), (size_t)(P + 1) * sizeof(int64_t)) == 0 &&
+                memcmp(C0 + s * (Q + 1), R0 + t * (P + 1), (size_t)(Q + 1) * sizeof(int64_t)) == 0) {
+                twin = t;
+            }
+        }
+        if (twin >= 0) {
+            val[s] = val[twin];
+            halves[s] = halves[twin];
+            state[s] = 4;
+            continue;
+        }
         memcpy(cur[0], R0 + s * (P + 1), (size_t)(P + 1) * sizeof(int64_t));
         memcpy(cur[1], C0 + s * (Q + 1), (size_t)(Q + 1) * sizeof(int64_t));
         int d = (first[s] & 1) ? 0 : 1;
@@ -189,6 +210,9 @@ wpart_status_t wpart_spatial_rect_grid(const wpart_rg_csr_t *A, int64_t P, int64
             }
             val[s] = v;
             halves[s] = h;
+            if (inc <= opt->lower) {
+                break; /* the incumbent is optimal: nothing can lower it */
+            }
             if (opt->slack > 0 && h >= 2 && v > inc * (1.0 + opt->slack)) {
                 state[s] = 1;
                 break;

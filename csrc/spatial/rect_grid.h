@@ -22,6 +22,8 @@ typedef struct {
     int abandon;      /* 1: stop a start once its next half-sweep's bound reaches the incumbent */
     double slack;     /* > 0: also stop a start whose max load after a sweep exceeds the
                        * incumbent by more than this fraction (a race, not a bound) */
+    double lower;     /* a lower bound of the optimum (0: none): once the incumbent reaches it,
+                       * no further half-sweep or start runs (the starts left are not run) */
     const wpart_control_t *control;
 } wpart_rg_opts_t;
 
@@ -30,7 +32,9 @@ typedef struct {
  * first; bit 1: balance this start (as opt->balance); bit 2: this start's patience is
  * max(10, P + Q) half-sweeps).
  * The best grid comes back in R, C; per start: its final max load, half-sweeps and state
- * (0 stopped by the rule, 1 abandoned by the bound, 2 not run, 3 stopped by the time limit).
+ * (0 stopped by the rule, 1 abandoned by the bound, 2 not run, 3 stopped by the time limit,
+ * 4 not run: the transpose of an earlier start on a symmetric matrix with P == Q, whose
+ * max load and half-sweeps it reports).
  * *timed_out = 1 when the time limit stopped the call (R, C: the best grid so far). */
 wpart_status_t wpart_spatial_rect_grid(const wpart_rg_csr_t *A, int64_t P, int64_t Q,
                                        int64_t nstarts, const int64_t *R0, const int64_t *C0,

@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .._errors import WpartTypeError, WpartValueError
 from .._progress import progress_hook
@@ -130,10 +131,12 @@ def _interleaved(g: GridInput, P: int, Q: int) -> tuple:
     return R, C
 
 
-def build(g: GridInput, specs: list, P: int, Q: int, tl: float) -> tuple:
-    """The kernel's start arrays (R0, C0, first) for the resolved specs."""
+def build(g: GridInput, specs: list, P: int, Q: int, tl: float,
+          cache: dict | None = None) -> tuple:
+    """The kernel's start arrays (R0, C0, first) for the resolved specs (`cache`: the 1D
+    partitions and line loads made on the way, keyed as :func:`lower_bound` reads them)."""
     R0, C0, first = [], [], []
-    cache: dict = {}
+    cache = {} if cache is None else cache
     for _name, spec in specs:
         if not isinstance(spec, str):
             R0.append(spec[0])
@@ -164,7 +167,7 @@ def build(g: GridInput, specs: list, P: int, Q: int, tl: float) -> tuple:
                 if how == "stored":
                     vec = g.counts[0 if rows else 1]
                 else:
-                    vec = g.row_loads() if rows else g.col_loads()
+                    vec = _line_loads(g, rows, cache)
                 cache[key] = g.oned(vec, k)
             cuts = cache[key]
         if rows:
@@ -179,6 +182,63 @@ def build(g: GridInput, specs: list, P: int, Q: int, tl: float) -> tuple:
             np.ascontiguousarray(np.array(C0, np.int64)), np.array(first, np.int32))
 
 
+def _line_loads(g: GridInput, rows: bool, cache: dict) -> NDArray:
+    """The loads of the rows (or columns), made once per call."""
+    key = ("loads", rows)
+    if key not in cache:
+        cache[key] = g.row_loads() if rows else g.col_loads()
+    return cache[key]
+
+
+def lower_bound(g: GridInput, P: int, Q: int, cache: dict) -> float:
+    """A lower bound of the optimal P x Q grid's max load: a row stripe of the exact 1D
+    partition of the row loads into P stripes holds at least its load, split among Q blocks
+    (so some block holds >= load / Q), the same for the columns; a row lies in one stripe
+    and its entries split among Q column intervals, so a block holds at least the exact 1D
+    optimum of that row's entries into Q intervals (checked for the few rows and columns
+    whose load / parts exceeds the bound so far); and the largest entry."""
+    w = g.w
+    integral = w is None or bool((w == np.floor(w)).all())
+    lb = 0.0 if g.ci.size == 0 else (1.0 if w is None else float(w.max()))
+    lines = []
+    for rows, k, other in ((True, P, Q), (False, Q, P)):
+        vec = _line_loads(g, rows, cache)
+        cuts = cache.get((rows, "load"))
+        if cuts is None:
+            cuts = cache[(rows, "load")] = g.oned(vec, k)
+        pre = np.concatenate(([0.0], np.cumsum(vec)))
+        lb = max(lb, float(np.diff(pre[cuts]).max()) / other)
+        lines.append((rows, vec, other))
+    for rows, vec, parts in lines:  # the heaviest lines alone (few pass the test)
+        heavy = np.flatnonzero(vec > lb * parts)
+        if heavy.size > 8:
+            heavy = heavy[np.argsort(vec[heavy])[-8:]]
+        for i in heavy:
+            if rows:
+                lo, hi = g.rp[i], g.rp[i + 1]
+                pos, val = g.ci[lo:hi], (np.ones(hi - lo) if w is None else w[lo:hi])
+                n = g.n2
+            else:
+                sel = np.flatnonzero(g.ci == i)
+                pos = np.searchsorted(g.rp, sel, side="right") - 1
+                val = np.ones(sel.size) if w is None else w[sel]
+                n = g.n1
+            line = np.bincount(pos, weights=val, minlength=n)
+            c = g.oned(line, parts)
+            pre = np.concatenate(([0.0], np.cumsum(line)))
+            lb = max(lb, float(np.diff(pre[c]).max()))
+    return float(np.ceil(lb - 1e-9)) if integral else lb * (1.0 - 1e-12)
+
+
+def _twin(R0: NDArray, C0: NDArray, first: NDArray, names: list, k: int) -> str:
+    """The name of the earlier start whose transpose start k is (the kernel's state 4)."""
+    for t in range(k):
+        if (first[t] ^ first[k]) == 1 and np.array_equal(R0[k], C0[t]) and \
+                np.array_equal(C0[k], R0[t]):
+            return names[t]
+    return "?"
+
+
 def _distinct(R0: np.ndarray, C0: np.ndarray, first: np.ndarray) -> list:
     """For each start, the index of the first start equal to it."""
     seen: dict = {}
@@ -189,7 +249,7 @@ def _distinct(R0: np.ndarray, C0: np.ndarray, first: np.ndarray) -> list:
     return out
 
 
-_STATE = {0: "stopped", 1: "abandoned", 2: "not_run", 3: "time_limit"}
+_STATE = {0: "stopped", 1: "abandoned", 2: "not_run", 3: "time_limit", 4: "transposed"}
 
 
 def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
@@ -220,7 +280,10 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
     from .. import _core
 
     with progress_hook(progress, total=1.0, desc=method) as hook:
-        R0, C0, first = build(g, specs, P, Q, tl)
+        cache: dict = {}
+        R0, C0, first = build(g, specs, P, Q, tl, cache)
+        # a proven lower bound: once a start reaches it, the rest cannot lower the max load
+        lb = lower_bound(g, P, Q, cache) if ab else 0.0
         if bal is None:  # "auto": every start balanced, the first one also plain (SARMA's rule)
             specs = [(specs[0][0] + "/plain", specs[0][1])] + specs
             R0 = np.concatenate([R0[:1], R0])
@@ -236,8 +299,9 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
         R, C, vals, halves, states, timed = _core.spatial_rect_grid(
             *g.args(), P, Q, R0, C0, first, patience=pat,
             max_half=min(2 * max_sweeps, h1), balance=False, abandon=ab, time_limit=tl,
-            progress=hook, slack=race)
-        if polish and not timed:
+            progress=hook, slack=race, lower=lb)
+        reached = bool(lb > 0 and float(vals[states != 2].min()) <= lb)
+        if polish and not timed and not reached:
             # the incumbent continues with the long patience (SARMA's max(10, P + Q)), balanced
             tl2 = 0.0 if not tl else max(tl - (time.perf_counter() - t0), 1e-9)
             R2, C2, v2, h2, s2, timed = _core.spatial_rect_grid(
@@ -273,7 +337,13 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
     for k, name in enumerate(names):
         st = int(states[k])
         v = None if st == 2 else float(vals[k])
+        if st == 2 and reached:
+            table[name] = {"max_load": None, "half_sweeps": 0, "state": "not_run_bound"}
+            continue
         table[name] = {"max_load": v, "half_sweeps": int(halves[k]), "state": _STATE[st]}
+        if st == 4:  # not run: the transpose of an earlier start (symmetric input, P == Q)
+            table[name]["state"] = "same_as_" + _twin(R0, C0, first, names, k) + "_transposed"
+            continue
         if v is not None and (won is None or v < table[won]["max_load"]):
             won = name
     for name, same in dup.items():
@@ -281,7 +351,8 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
     names = [n for n, _ in specs]
     params = {"P": P, "Q": Q, "max_sweeps": max_sweeps, "starts": tuple(names),
               "patience": pat, "refine": "auto" if bal is None else bal, "abandon": ab}
-    stats = {"start": won, "starts": table, "polish": polished,
+    stats = {"start": won, "starts": table, "polish": polished, "lower_bound": lb or None,
+             "bound_reached": reached,
              "iterations": table[won]["half_sweeps"] if won else 0,
              "converged": bool(won) and table[won]["state"] == "stopped" and
              (polished or table[won])["half_sweeps"] < 2 * max_sweeps}

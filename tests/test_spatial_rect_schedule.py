@@ -1,0 +1,99 @@
+"""rect_nicol's start schedule: the proven lower bound that ends the starts, and the starts
+skipped on a symmetric matrix as the transpose of an earlier one."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import scipy.sparse as sps
+
+from wpart import spatial
+
+
+def _grid_max(D, R, C):
+    return max(D[R[i]:R[i + 1], C[j]:C[j + 1]].sum() for i in range(len(R) - 1)
+               for j in range(len(C) - 1))
+
+
+def _brute(D, P, Q):
+    """The optimal P x Q grid's max load (every pair of cut sets; empty stripes allowed)."""
+    n1, n2 = D.shape
+    best = np.inf
+    for r in itertools.combinations_with_replacement(range(n1 + 1), P - 1):
+        R = (0, *r, n1)
+        for c in itertools.combinations_with_replacement(range(n2 + 1), Q - 1):
+            best = min(best, _grid_max(D, R, (0, *c, n2)))
+    return best
+
+
+def _cases(seed, count):
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        n1, n2 = rng.integers(1, 7, 2)
+        kind = rng.integers(4)
+        if kind == 0:
+            D = rng.integers(0, 4, (n1, n2))
+        elif kind == 1:  # ties and zeros
+            D = (rng.random((n1, n2)) < 0.4).astype(np.int64)
+        elif kind == 2:  # one heavy row: the bound is reached
+            D = rng.integers(0, 3, (n1, n2))
+            D[rng.integers(n1)] += 20
+        else:
+            D = rng.random((n1, n2)).round(2)
+        yield D, int(min(n1, rng.integers(1, 4))), int(min(n2, rng.integers(1, 4)))
+
+
+def test_lower_bound_never_above_the_optimum_and_reached_means_optimal():
+    reached = 0
+    for D, P, Q in _cases(5, 160):
+        r = spatial.rect_nicol(D, P * Q, P=P, Q=Q, allow_empty=True)
+        opt = _brute(D, P, Q)
+        lb = r.stats.get("lower_bound") or 0.0
+        assert lb <= opt + 1e-9 * max(1.0, opt)
+        assert r.max_load >= opt - 1e-9 * max(1.0, opt)
+        if r.stats.get("bound_reached"):
+            reached += 1
+            assert abs(r.max_load - opt) <= 1e-9 * max(1.0, opt)
+            assert r.stats["polish"] is None
+        # never worse than the whole schedule without the bound
+        full = spatial.rect_nicol(D, P * Q, P=P, Q=Q, allow_empty=True, abandon=False)
+        assert r.max_load <= full.max_load + 1e-9 * max(1.0, full.max_load)
+    assert reached >= 10
+
+
+def test_bound_stops_the_starts_on_a_heavy_row():
+    rng = np.random.default_rng(3)
+    D = rng.integers(0, 3, (200, 200))
+    D[57, 57] += 10**5  # one entry above the rest together: every grid is optimal
+    r = spatial.rect_nicol(sps.csr_array(D), 16, P=4, Q=4)
+    assert r.stats["bound_reached"] and r.max_load == r.stats["lower_bound"]
+    states = [v["state"] for v in r.stats["starts"].values()]
+    assert "not_run_bound" in states
+    full = spatial.rect_nicol(D, 16, P=4, Q=4, abandon=False)
+    assert r.max_load <= full.max_load and full.stats["lower_bound"] is None
+
+
+def test_transposed_starts_skipped_on_a_symmetric_matrix():
+    rng = np.random.default_rng(11)
+    for n, P in ((40, 4), (61, 3), (30, 5)):
+        B = rng.integers(0, 5, (n, n)) * (rng.random((n, n)) < 0.3)
+        for D in (B + B.T, (B + B.T) * 0.5 + np.eye(n) * 0.25):
+            r = spatial.rect_nicol(sps.csr_array(D), P * P, P=P, Q=P)
+            st = r.stats["starts"]
+            skipped = {k: v for k, v in st.items() if v["state"].endswith("_transposed")}
+            assert skipped  # cols_* are the transposes of rows_*
+            for name, v in skipped.items():
+                twin = v["state"][len("same_as_"):-len("_transposed")]
+                assert v["max_load"] == st[twin]["max_load"]
+                # the skipped start, run alone, gives its twin's value
+                alone = spatial.rect_nicol(D, P * P, P=P, Q=P, starts=[name], refine=True,
+                                           abandon=False)
+                assert alone.stats["starts"][name]["max_load"] == v["max_load"]
+            full = spatial.rect_nicol(D, P * P, P=P, Q=P, abandon=False)
+            assert r.max_load <= full.max_load
+    # not symmetric, or P != Q: nothing is skipped as a transpose
+    D = rng.integers(0, 5, (40, 40))
+    for P, Q in ((4, 4), (2, 8)):
+        r = spatial.rect_nicol(D, P * Q, P=P, Q=Q)
+        assert not any(v["state"].endswith("_transposed") for v in r.stats["starts"].values())
