@@ -69,12 +69,12 @@ class LoadInjector:
     def active(self) -> bool:
         return bool(self.pids)
 
-    def start(self, *, timeout: float = 30.0) -> "LoadInjector":
+    def start(self, *, time_limit: float = 30.0) -> "LoadInjector":
         """Starts the busy processes and returns once every one of them runs its busy loop.
 
         Parameters
         ----------
-        timeout : float, optional
+        time_limit : float, optional
             Seconds to wait for the processes to start (an interpreter start on a loaded
             machine can take a while).
 
@@ -86,7 +86,7 @@ class LoadInjector:
         Raises
         ------
         WpartRuntimeError
-            A process did not start within `timeout` (the ones started are stopped).
+            A process did not start within `time_limit` (the ones started are stopped).
         """
         if self.active:
             return self
@@ -100,7 +100,7 @@ class LoadInjector:
                 except OSError:
                     pass
             self._procs.append(p)
-        deadline = time.monotonic() + float(timeout)
+        deadline = time.monotonic() + float(time_limit)
         for p in self._procs:  # each says "r" from inside its loop's process
             ok = False
             while time.monotonic() < deadline:
@@ -113,7 +113,7 @@ class LoadInjector:
             p.stdout.close()
             if not ok:
                 self.stop()
-                raise WpartRuntimeError(f"a load process did not start within {timeout} s")
+                raise WpartRuntimeError(f"a load process did not start within {time_limit} s")
         return self
 
     def stop(self) -> None:
