@@ -164,6 +164,28 @@ def fission_p1(quick: bool = False) -> tuple[list, list]:
                  lo=3.18, hi=4.78, run="simulated P1", reason_off=why),
           near("Sec. 3.3 / Fig. 7", "fission speedup: mean", paper="2.65", target=2.65,
                ours=float(sp.mean()), run="simulated P1", reason_off=why)]
+    # the ranking of the benchmarks by their mean fission speedup, ours against the paper's
+    benches = sorted({r["benchmark"] for r in rows})
+    ours_by = {b: float(np.mean([r["speedup"] for r in rows if r["benchmark"] == b]))
+               for b in benches}
+    paper_by = {b: float(np.mean([r["paper_speedup"] for r in rows if r["benchmark"] == b]))
+                for b in benches}
+    rank_o = sorted(benches, key=lambda b: -ours_by[b])
+    rank_p = sorted(benches, key=lambda b: -paper_by[b])
+    same = rank_o == rank_p
+    vs.append(Verdict(
+        "Sec. 3.3 / Fig. 7", "benchmarks ranked by mean fission speedup",
+        " > ".join(f"{b} {paper_by[b]:.2f}" for b in rank_p),
+        " > ".join(f"{b} {ours_by[b]:.2f}" for b in rank_o), MATCH if same else DIFFERS,
+        "the same order",
+        "" if same else
+        "measured cause: the simulated gain is only the cache-spill penalty removed (at "
+        "most 1 + lambda = 3x, reached by every row whose sub-device partitions fit their "
+        "cache: 2.8-3.0x); FFT's working set (1 MiB per unit, 128-512 MB inputs) still "
+        "spills every sub-device's cache, so fission removes no penalty (1.04-1.20x, "
+        f"ours {ours_by.get('fft', float('nan')):.2f} mean), where the paper's P1 gains "
+        "2.99-3.98x from effects the model lacks (NUMA placement, bandwidth per domain)",
+        "simulated P1"))
     agree = sum(r["level"] == r["paper_level"] for r in rows)
     vs.append(Verdict("Sec. 3.3", "best fission level = the paper's", f"{len(rows)}/{len(rows)}",
                       f"{agree}/{len(rows)}", MATCH if agree == len(rows) else DIFFERS,
