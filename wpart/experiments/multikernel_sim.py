@@ -204,32 +204,51 @@ TABLE3 = {("saxpy", "1M"): 0.885, ("saxpy", "10M"): 0.919, ("saxpy", "50M"): 0.8
           ("fft", "256MB"): 0.825, ("fft", "512MB"): 0.841}
 
 
+#: Noise seeds of the Table 3 measurement: the spread of their results is the tolerance.
+T3_SEEDS = 5
+
+
 def tolerance(quick: bool = False, *, sigma: float = 0.02) -> tuple[list, list]:
     """Sec. 3.6: at each entry's profiled configuration (1 GPU), the largest maxDev on a
-    0.005 grid with which `runs` back-to-back noisy runs never fire the detector."""
+    0.005 grid with which `runs` back-to-back noisy runs never fire the detector; measured
+    with T3_SEEDS noise seeds, whose spread is the verdicts' tolerance."""
     runs = 100 if quick else 500
+    seeds = 3 if quick else T3_SEEDS
     grid = np.arange(0.700, 0.9951, 0.005)
     rows = []
+    per_seed = []
     for (b, i), paper in (list(TABLE3.items())[::4] if quick else TABLE3.items()):
         pl, cost, U, (T0, f, k, pct) = calibrate_to_table2(b, i, n_gpus=1, sigma=sigma)
-        devs = [simulate_run(pl, cost, U, s=pct / 100, fission=f or "L3", overlap=k, run=r)
-                .device_times for r in range(runs)]
-        quiet = 0.0
-        for md in grid:
-            d = ImbalanceDetector(max_dev=float(md))
-            if not any(d.update(t)[0] for t in devs):
-                quiet = float(md)
-        rows.append({"benchmark": b, "input": i, "paper": paper, "max_dev": quiet,
-                     "min_ratio": float(min(balance_ratio(t) for t in devs))})
-    m = np.array([r["max_dev"] for r in rows])
+        quiets = []
+        for sd in range(seeds):
+            devs = [simulate_run(pl, cost, U, s=pct / 100, fission=f or "L3", overlap=k, run=r,
+                                 seed=sd).device_times for r in range(runs)]
+            quiet = 0.0
+            for md in grid:
+                d = ImbalanceDetector(max_dev=float(md))
+                if not any(d.update(t)[0] for t in devs):
+                    quiet = float(md)
+            quiets.append(quiet)
+            if sd == 0:
+                min_ratio = float(min(balance_ratio(t) for t in devs))
+        rows.append({"benchmark": b, "input": i, "paper": paper, "max_dev": quiets[0],
+                     "max_dev_seeds": quiets, "min_ratio": min_ratio})
+        per_seed.append(quiets)
+    q = np.array(per_seed)                    # rows x seeds
+    mins, means = q.min(axis=0), q.mean(axis=0)
     why = (f"simulated noise is log-normal with sigma = {sigma} around a balanced split; the "
            "paper's runs also vary by their time-sharing and caches")
-    vs = [within("Table 3", "largest quiet maxDev, range over benchmarks",
-                 paper="0.825..0.979", ours=float(m.min()), lo=0.80, hi=0.98,
-                 run=f"simulated P2, {runs} runs", fmt="{:.3f}", reason_off=why),
-          near("Table 3", "largest quiet maxDev, mean", paper="0.86", target=0.861,
-               ours=float(m.mean()), rel=0.05, run=f"simulated P2, {runs} runs",
-               fmt="{:.3f}", reason_off=why)]
+    run = f"simulated P2, {runs} runs x {seeds} noise seeds"
+    vs = []
+    for what, vals, paper, target in (("min over benchmarks", mins, "0.825", 0.825),
+                                      ("mean over benchmarks", means, "0.861", 0.861)):
+        tol = max(float(vals.max() - vals.min()), 0.005)
+        vs.append(within("Table 3", f"largest quiet maxDev, {what}", paper=paper,
+                         ours=float(vals[0]), lo=target - tol, hi=target + tol, run=run,
+                         fmt="{:.3f}",
+                         tolerance=f"+-{tol:.3f} (range over {seeds} noise seeds: "
+                                   f"{vals.min():.3f}-{vals.max():.3f}; grid 0.005)",
+                         reason_off=why))
     return rows, vs
 
 
