@@ -280,9 +280,15 @@ def derivation(quick: bool = False) -> tuple[list, list]:
         _profile(pl, cost, U, levels=levels, overlaps=ovl, n_gpus=1, kb=kb, sct="filter")
         s0 = kb.lookup("filter", (U,)).s
         rows = []
+        prof_seeds: list = []   # per image: the profiled GPU % of 3 noisy profile builds
+        paper_prof: list = []
         for img, (w, h), *_ in (TABLE4[:4] if quick else TABLE4):
             pl, cost, U = _filter_image(w, h)
             ref = _profile(pl, cost, U, levels=levels, overlaps=ovl, n_gpus=1).profile
+            prof_seeds.append([100 * _profile(pl, cost, U, levels=levels, overlaps=ovl,
+                                              n_gpus=1, seed=sd).profile.s
+                               for sd in range(1, 4)])
+            paper_prof.append(TABLE4[img][2])
             if img == 0:
                 continue
             derived = kb.derive("filter", (U,), store=False).s
@@ -308,6 +314,18 @@ def derivation(quick: bool = False) -> tuple[list, list]:
                  fmt="{:.1f}", reason_off=why),
           within("Table 4", "balancing operations per image, max", paper="10 (Image 7)",
                  ours=float(ops), lo=0, hi=10, run=run, fmt="{:.0f}", reason_off=why)]
+    # the profiled GPU shares themselves, mean over the images, against the paper's: the
+    # tolerance is the range of that mean over 3 noisy profile builds
+    means = np.array(prof_seeds).mean(axis=0)
+    tol = max(float(means.max() - means.min()), 0.1)
+    pm = float(np.mean(paper_prof))
+    vs.append(within("Table 4", "profiled GPU share %, mean over the images", paper=f"{pm:.1f}",
+                     ours=float(means[0]), lo=pm - tol, hi=pm + tol, run=run, fmt="{:.1f}",
+                     tolerance=f"+-{tol:.1f} points (range over 3 noisy profile builds: "
+                               f"{means.min():.1f}-{means.max():.1f})",
+                     reason_off="the simulated Filter Pipeline is calibrated on one Table 2 "
+                                "row (2048^2, 77.8 %); the paper's Table 4 machine profiled "
+                                "89.6-99.9 % on its GPU"))
     return rows, vs
 
 
