@@ -139,7 +139,10 @@ def rect_nicol(
         Half-sweeps in a row without a lower max load before a start stops (None: 2, one
         sweep; ``"sarma"``: max(10, P + Q)). Engine only.
     abandon : bool
-        Stop a start whose next half-sweep cannot go below the best grid so far. Engine only.
+        Stop a start whose next half-sweep cannot go below the best grid so far, run no
+        more starts once the best grid reaches a proven lower bound of the optimum (it is
+        then optimal), and, on a symmetric matrix with P == Q, skip a start that is the
+        transpose of an earlier one (same values). False: every start runs. Engine only.
     allow_empty : bool
         Accept ``m`` larger than the number of cells.
     time_limit : float, optional
@@ -158,8 +161,10 @@ def rect_nicol(
         ``max_load`` never exceeds RECT-UNIFORM's. ``stats["start"]`` names the winning
         start and ``stats["starts"]`` gives each start's ``max_load`` and, for the engine
         (``starts="auto"``, names or cut pairs), its ``half_sweeps`` and ``state``
-        (``"stopped"``, ``"abandoned"``, ``"not_run"``, ``"time_limit"``, ``"same_as_<start>"``)
-        and ``stats["polish"]`` the continuation of the best grid; for the former engine each
+        (``"stopped"``, ``"abandoned"``, ``"not_run"``, ``"not_run_bound"``, ``"time_limit"``,
+        ``"same_as_<start>"``, ``"same_as_<start>_transposed"``), ``stats["polish"]`` the
+        continuation of the best grid (None when the bound was reached),
+        ``stats["lower_bound"]`` and ``stats["bound_reached"]``; for the former engine each
         start's ``seconds`` and ``status``, ``stats["iterations"]`` the winner's sweeps and
         ``stats["converged"]`` whether it reached a fixed point (or cycle).
 
