@@ -149,7 +149,7 @@ def test_milp_warm_start_never_worse_than_the_heuristics():
     p = tasks.Problem.from_lbdatafile(
         tasks.datasets.lbaf_path("nolb-8color-16nodes-11firstphases/data"), phase=0)
     g = tasks.balance(p, method="greedy")
-    r = tasks.solve_milp(p, time_limit=1.0)
+    r = tasks.solve_milp(p, time_limit=0.25)  # GLPK proves this one optimal in about 1 s
     assert r.status == "time_limit" and r.success
     assert r.max_work <= g.max_work and r.max_work <= r.stats["w_max_heuristic"]
     assert r.stats["incumbent"] in ("heuristic", "glpk")
