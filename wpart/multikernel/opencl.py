@@ -354,8 +354,8 @@ class Runtime:
     # ------------------------------------------------------------------ running -------
     def run_async(self, comp: "Computation", *, s: float | None = None,
                   shares: Any = None) -> Any:
-        """:meth:`run` in the background (one worker thread shared with
-        :func:`wpart.multikernel.skeletons.run_async`: runs queue in call order).
+        """:meth:`run` in the background (a thread per call that ends with the run; one
+        asynchronous run at a time, shared with :func:`wpart.multikernel.skeletons.run_async`).
 
         Parameters
         ----------
@@ -370,7 +370,7 @@ class Runtime:
         """
         from . import skeletons
 
-        return skeletons._pool().submit(self.run, comp, s=s, shares=shares)
+        return skeletons._submit(self.run, comp, s=s, shares=shares)
 
     def run(self, comp: "Computation", *, s: float | None = None,
             shares: Any = None) -> OpenCLRun:

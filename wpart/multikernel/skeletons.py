@@ -32,6 +32,7 @@ True
 from __future__ import annotations
 
 from dataclasses import KW_ONLY, dataclass
+import threading
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -288,7 +289,7 @@ def _check_signature(cl: Any, kern: Any, k: Kernel) -> None:
             raise WpartValueError(f"{what}: expects {base} ({want}), got {got}")
 
 
-_POOL: Any = None
+_ASYNC_LOCK = threading.Lock()
 
 
 def run_async(rt: Any, tree: Any, units: int, data: dict[str, np.ndarray], *,
@@ -307,19 +308,30 @@ def run_async(rt: Any, tree: Any, units: int, data: dict[str, np.ndarray], *,
     concurrent.futures.Future
     """
     data = {k: np.array(v, copy=True) for k, v in data.items()}
-    return _pool().submit(run, rt, tree, units, data, shares=shares, s=s)
+    return _submit(run, rt, tree, units, data, shares=shares, s=s)
 
 
-def _pool() -> Any:
-    """The one background thread of the asynchronous runs (OpenCL queues of one runtime are
-    not meant to be driven from two host threads at once)."""
+def _submit(fn: Callable, *args: Any, **kwargs: Any) -> Any:
+    """Runs fn(*args, **kwargs) on a thread of its own that ends with it and returns its
+    :class:`concurrent.futures.Future`; one such run at a time (a lock: one runtime's OpenCL
+    queues are driven from one host thread at a time, in call order of acquisition)."""
     import concurrent.futures
 
-    global _POOL
-    if _POOL is None:
-        _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=1,
-                                                      thread_name_prefix="wpart-mk")
-    return _POOL
+    fut: Any = concurrent.futures.Future()
+
+    def work() -> None:
+        if not fut.set_running_or_notify_cancel():
+            return
+        try:
+            with _ASYNC_LOCK:
+                res = fn(*args, **kwargs)
+        except BaseException as exc:  # noqa: BLE001 -- handed to the caller through the Future
+            fut.set_exception(exc)
+        else:
+            fut.set_result(res)
+
+    threading.Thread(target=work, name="wpart-mk-async", daemon=True).start()
+    return fut
 
 
 def run(rt: Any, tree: Any, units: int, data: dict[str, np.ndarray], *,
