@@ -37,18 +37,19 @@ static PyObject *wpy_rect_grid(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"n1", "n2", "rp", "ci", "w", "P", "Q", "R0", "C0", "first",
                              "patience", "max_half", "balance", "abandon", "time_limit",
-                             "progress", "slack", "lower", NULL};
+                             "progress", "slack", "lower", "polish_patience",
+                             "polish_max_half", NULL};
     PyObject *o[3], *ro, *co, *fo, *progress = Py_None, *res = NULL;
     PyArrayObject *a[3] = {NULL, NULL, NULL}, *R0 = NULL, *C0 = NULL, *F = NULL;
     PyArrayObject *R = NULL, *C = NULL, *V = NULL, *H = NULL, *S = NULL;
-    long long n1, n2, P, Q, patience = 2, max_half = 200;
+    long long n1, n2, P, Q, patience = 2, max_half = 200, pol_pat = 0, pol_max = 0;
     int balance = 0, abandon = 0;
     double time_limit = 0.0, slack = 0.0, lower = 0.0;
     wpart_rg_csr_t A;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOLLOOO|LLppdOdd", kwlist, &n1, &n2, &o[0],
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOLLOOO|LLppdOddLL", kwlist, &n1, &n2, &o[0],
                                      &o[1], &o[2], &P, &Q, &ro, &co, &fo, &patience, &max_half,
                                      &balance, &abandon, &time_limit, &progress, &slack,
-                                     &lower)) {
+                                     &lower, &pol_pat, &pol_max)) {
         return NULL;
     }
     if (sr_csr(n1, n2, o, a, &A) < 0) {
@@ -70,15 +71,21 @@ static PyObject *wpy_rect_grid(PyObject *self, PyObject *args, PyObject *kwds)
     npy_intp np1 = P + 1, nq1 = Q + 1;
     R = (PyArrayObject *)PyArray_ZEROS(1, &np1, NPY_INT64, 0);
     C = (PyArrayObject *)PyArray_ZEROS(1, &nq1, NPY_INT64, 0);
-    V = (PyArrayObject *)PyArray_ZEROS(1, &ns, NPY_FLOAT64, 0);
-    H = (PyArrayObject *)PyArray_ZEROS(1, &ns, NPY_INT64, 0);
-    S = (PyArrayObject *)PyArray_ZEROS(1, &ns, NPY_INT32, 0);
+    if (pol_pat < 0 || (pol_pat > 0 && pol_max < 1)) {
+        PyErr_SetString(wpy_ValueError, "malformed polish options");
+        goto cleanup;
+    }
+    npy_intp nout = ns + (pol_pat > 0); /* the polish reports in the last slot */
+    V = (PyArrayObject *)PyArray_ZEROS(1, &nout, NPY_FLOAT64, 0);
+    H = (PyArrayObject *)PyArray_ZEROS(1, &nout, NPY_INT64, 0);
+    S = (PyArrayObject *)PyArray_ZEROS(1, &nout, NPY_INT32, 0);
     if (!R || !C || !V || !H || !S) {
         goto cleanup;
     }
     wpy_control_t ctl;
     wpy_control_setup(&ctl, progress, time_limit);
-    wpart_rg_opts_t opt = {patience, max_half, balance, abandon, slack, lower, &ctl.ctl};
+    wpart_rg_opts_t opt = {patience, max_half, balance, abandon, slack, lower,
+                           pol_pat, pol_max, &ctl.ctl};
     int32_t timed_out = 0;
     wpart_status_t st;
     Py_BEGIN_ALLOW_THREADS

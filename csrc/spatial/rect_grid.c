@@ -148,7 +148,7 @@ wpart_status_t wpart_spatial_rect_grid(const wpart_rg_csr_t *A, int64_t P, int64
     memcpy(best[1], C0, (size_t)(Q + 1) * sizeof(int64_t));
     double inc = RG_INF;
     int stop = 0;
-    for (int64_t s = 0; s < nstarts; s++) {
+    for (int64_t s = 0; s < nstarts + (opt->polish_patience > 0); s++) {
         val[s] = RG_INF;
         halves[s] = 0;
         state[s] = 2;
@@ -227,6 +227,56 @@ wpart_status_t wpart_spatial_rect_grid(const wpart_rg_csr_t *A, int64_t P, int64
                     st = WPART_OK;
                     state[s] = 3;
                     stop = 1;
+                    *timed_out = 1;
+                    break;
+                }
+                goto cleanup;
+            }
+        }
+    }
+    if (opt->polish_patience > 0 && !stop && !(inc <= opt->lower)) {
+        /* the polish: the best grid goes on balanced, columns first, with its own patience
+         * and incumbent (as a separate call from that grid would), reported in slot nstarts */
+        memcpy(cur[0], best[0], (size_t)(P + 1) * sizeof(int64_t));
+        memcpy(cur[1], best[1], (size_t)(Q + 1) * sizeof(int64_t));
+        double pinc = RG_INF, v = RG_INF;
+        int64_t nogain = 0, h = 0;
+        int d = 1;
+        state[nstarts] = 0;
+        val[nstarts] = RG_INF;
+        halves[nstarts] = 0;
+        while (h < opt->polish_max_half) {
+            int64_t *keep = wpart_i_malloc(g.P[d] + 1, sizeof(int64_t));
+            if (!keep) {
+                WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
+            }
+            memcpy(keep, cur[d], (size_t)(g.P[d] + 1) * sizeof(int64_t));
+            double nv = rg_half(&g, d, cur[d], cur[1 - d], 1);
+            int same = memcmp(keep, cur[d], (size_t)(g.P[d] + 1) * sizeof(int64_t)) == 0;
+            free(keep);
+            h++;
+            if (nv < v) {
+                v = nv;
+                nogain = 0;
+            } else {
+                nogain++;
+            }
+            if (v < pinc) {
+                pinc = v;
+                memcpy(best[0], cur[0], (size_t)(P + 1) * sizeof(int64_t));
+                memcpy(best[1], cur[1], (size_t)(Q + 1) * sizeof(int64_t));
+            }
+            val[nstarts] = v;
+            halves[nstarts] = h;
+            if (nogain >= opt->polish_patience || (same && h >= 2)) {
+                break;
+            }
+            d = 1 - d;
+            st = wpart_i_poll(opt->control, t0, (double)nstarts - 0.5, (double)nstarts);
+            if (st != WPART_OK) {
+                if (st == WPART_ECANCELLED && rg_time_up(opt->control, t0)) {
+                    st = WPART_OK;
+                    state[nstarts] = 3;
                     *timed_out = 1;
                     break;
                 }

@@ -24,6 +24,11 @@ typedef struct {
                        * incumbent by more than this fraction (a race, not a bound) */
     double lower;     /* a lower bound of the optimum (0: none): once the incumbent reaches it,
                        * no further half-sweep or start runs (the starts left are not run) */
+    int64_t polish_patience; /* > 0: the best grid then goes on balanced (columns first)
+                              * with this patience, at most polish_max_half half-sweeps;
+                              * its max load, half-sweeps and state go to slot nstarts of
+                              * val, halves, state (nstarts + 1 long), its grid to R, C */
+    int64_t polish_max_half;
     const wpart_control_t *control;
 } wpart_rg_opts_t;
 

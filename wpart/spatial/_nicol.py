@@ -296,21 +296,18 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
         uniq = sorted(set(keep))
         run_specs = [specs[k] for k in uniq]
         R0, C0, first = R0[uniq], C0[uniq], first[uniq]
+        # the incumbent then continues in the same call (the polish) with the long patience
+        # (SARMA's max(10, P + Q)), balanced, unless the time limit or the bound ended it
         R, C, vals, halves, states, timed = _core.spatial_rect_grid(
             *g.args(), P, Q, R0, C0, first, patience=pat,
             max_half=min(2 * max_sweeps, h1), balance=False, abandon=ab, time_limit=tl,
-            progress=hook, slack=race, lower=lb)
-        reached = bool(lb > 0 and float(vals[states != 2].min()) <= lb)
-        if polish and not timed and not reached:
-            # the incumbent continues with the long patience (SARMA's max(10, P + Q)), balanced
-            tl2 = 0.0 if not tl else max(tl - (time.perf_counter() - t0), 1e-9)
-            R2, C2, v2, h2, s2, timed = _core.spatial_rect_grid(
-                *g.args(), P, Q, R[None, :].copy(), C[None, :].copy(), np.zeros(1, np.int32),
-                patience=polish_patience or max(10, P + Q),
-                max_half=min(2 * max_sweeps, 2**62), balance=True, abandon=False,
-                time_limit=tl2)
-            R, C = R2, C2
-            polished = {"max_load": float(v2[0]), "half_sweeps": int(h2[0])}
+            progress=hook, slack=race, lower=lb,
+            polish_patience=(polish_patience or max(10, P + Q)) if polish else 0,
+            polish_max_half=min(2 * max_sweeps, 2**62))
+        ran = states[: len(run_specs)] != 2
+        reached = bool(lb > 0 and float(vals[: len(run_specs)][ran].min()) <= lb)
+        if polish and states[-1] != 2:
+            polished = {"max_load": float(vals[-1]), "half_sweeps": int(halves[-1])}
             if sgo and not timed:
                 # the subgradient refinement (SGO) from the polished grid, then Nicol again
                 tl3 = 0.0 if not tl else max(tl - (time.perf_counter() - t0), 1e-9)
