@@ -104,7 +104,7 @@ def _uniform(n: int, k: int) -> np.ndarray:
     return (np.arange(k + 1, dtype=np.int64) * n) // k
 
 
-def _interleaved(g: GridInput, P: int, Q: int) -> tuple:
+def _interleaved(g: GridInput, P: int, Q: int, cache: dict | None = None) -> tuple:
     """Row and column cuts that alternate along the diagonal: the exact 1D partition of the
     index loads (row + column load of index i) into P + Q - 1 pieces, whose inner boundaries
     go in turn to the rows and the columns (spread evenly when P != Q). Near the diagonal
@@ -112,8 +112,9 @@ def _interleaved(g: GridInput, P: int, Q: int) -> tuple:
     instead of the total / P of aligned cuts."""
     N = max(g.n1, g.n2)
     vec = np.zeros(N)
-    vec[: g.n1] += g.row_loads()
-    vec[: g.n2] += g.col_loads()
+    cache = {} if cache is None else cache
+    vec[: g.n1] += _line_loads(g, True, cache)
+    vec[: g.n2] += _line_loads(g, False, cache)
     K = P + Q - 1
     b = g.oned(vec, K)[1:-1]
     # boundary j goes to the rows when the rows are behind in their share
@@ -145,7 +146,7 @@ def build(g: GridInput, specs: list, P: int, Q: int, tl: float,
             continue
         kind, how = spec.split("_", 1)
         if kind == "diag":  # interleaved: the P + Q - 1 pieces of the diagonal, alternately
-            R, C = _interleaved(g, P, Q)
+            R, C = _interleaved(g, P, Q, cache)
             R0.append(R)
             C0.append(C)
             first.append(0)
