@@ -101,11 +101,12 @@ b = Greedy(4, 2**40, chunk=1)
     "dynamic_simulate_plbhac": ("""
 from wpart.dynamic import Platform, PLBHAC, simulate
 pl = Platform.preset("linear4")
-b = PLBHAC(4, 2**40, x_init=1)
+b = PLBHAC(4, 2**40, x_init=1, preset="paper")  # (the robust default ends in ms)
 """, "simulate(pl, b, trace=False)"),
-    # PLB-HAC on the paper's five-machine stand-in at W = 2^30 (~20 s uninterrupted)
+    # PLB-HAC (the paper's preset: the robust default ends these in milliseconds) on the paper's
+    # five-machine stand-in at W = 2^30 (~5-20 s uninterrupted)
     "dynamic_simulate_plbhac_paper5_2_30": ("from wpart.dynamic import simulate",
-                                            "simulate('paper5', 'plbhac', n=2**30, trace=False)"),
+                                            "simulate('paper5', 'plbhac', n=2**30, trace=False, preset='paper')"),
     "dynamic_run": ("""
 import time
 from wpart.dynamic import CallableWorker, Greedy, run
@@ -137,7 +138,7 @@ fs = [curve(1.0 + 0.13 * i, 0.6 + 0.05 * (i % 7)) for i in range(24)]
     "dynamic_simulate_plbhac_2_62": ("""
 from wpart.dynamic import Platform, PLBHAC, simulate
 pl = Platform.preset("linear4")
-b = PLBHAC(4, 2**62)
+b = PLBHAC(4, 2**62, preset="paper")
 """, "simulate(pl, b, trace=False)"),
     "spatial_jag_pq_opt_nicol": ("import wpart.spatial as sp\nfrom wpart.spatial import instances as I\n"
                                  "A = I.uniform(2048, delta=1.2, seed=0)",
@@ -168,7 +169,7 @@ x0 = np.zeros(300_000)
     "dynamic_compare": ("""
 from wpart.dynamic import Platform, PLBHAC, Greedy, compare
 pl = Platform.preset("linear4")
-algos = {"greedy": lambda: Greedy(4, 2**40, chunk=1), "plbhac": lambda: PLBHAC(4, 2**40)}
+algos = {"greedy": lambda: Greedy(4, 2**40, chunk=1), "plbhac": lambda: PLBHAC(4, 2**40, preset="paper")}
 """, "compare(pl, algos, seeds=range(3), progress=False, trace=False)"),
     # Ctrl-C in the children's start-up or the chunked transfer of 256 MB of inputs
     "dynamic_run_process": ("""
