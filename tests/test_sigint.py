@@ -146,9 +146,7 @@ b = PLBHAC(4, 2**62, preset="paper")
     "spatial_jag_m_alloc": ("import wpart.spatial as sp\nfrom wpart.spatial import instances as I\n"
                             "A = I.uniform(2048, delta=1.2, seed=0)",
                             "sp.jag_m_alloc(A, 4000)"),
-    "spatial_hybrid": ("import wpart.spatial as sp\nfrom wpart.spatial import instances as I\n"
-                       "A = I.uniform(2048, delta=1.2, seed=0)",
-                       "sp.hybrid(A, 4000)"),
+    "spatial_hybrid": (SPATIAL_XL, "sp.hybrid(A, 4000)"),
     "spatial_hier_opt": ("import wpart.spatial as sp\nfrom wpart.spatial import instances as I\n"
                          "A = I.uniform(24, delta=1.2, seed=0)",
                          "sp.hier_opt(A, 32, time_limit=None)"),
@@ -213,12 +211,12 @@ ms = [fs[p % 7] for p in range(4_000_000)]
     "compare_1d": ("import numpy as np, wpart\na = np.random.default_rng(0).random(10**7)",
                    "wpart.compare_1d(a, 5 * 10**6, time_limit=None)"),
     "spatial_hier_rb": (SPATIAL_HUGE, "sp.hier_rb(A, 2**18)"),
-    "spatial_hier_relaxed": (SPATIAL_HUGE, "sp.hier_relaxed(A, 2**18)"),
-    "spatial_jag_m_heur": (SPATIAL_HUGE, "sp.jag_m_heur(A, 2**18)"),
+    "spatial_hier_relaxed": (SPATIAL_XL, "sp.hier_relaxed(A, 2**18)"),
+    "spatial_jag_m_heur": (SPATIAL_XL, "sp.jag_m_heur(A, 2**18)"),
     "spatial_jag_m_heur_probe": (SPATIAL_HUGE, "sp.jag_m_heur_probe(A, 2**18)"),
     "spatial_jag_m_iter": (SPATIAL_BIG, "sp.jag_m_iter(A, 4096)"),
     "spatial_jag_m_probe": (SPATIAL_HUGE, "sp.jag_m_probe(A, 2**18)"),
-    "spatial_jag_pq_heur": (SPATIAL_HUGE, "sp.jag_pq_heur(A, 2**18)"),
+    "spatial_jag_pq_heur": (SPATIAL_XL, "sp.jag_pq_heur(A, 2**18)"),
     "spatial_rect_nicol": (SPATIAL_BIG, "sp.rect_nicol(A, 4096)"),
     "spatial_rect_refine": (SPATIAL_BIG, "sp.rect_refine(A, 4096)"),
     "spatial_rect_sym_opal": (SPATIAL_BIG, "sp.rect_sym_opal(A, 4096)"),
@@ -417,7 +415,9 @@ def test_public_functions_without_a_case_yet(name):
 
 # Entry points with a known gap (name -> reason): xfail, not skipped. Empty: the simulator now
 # polls after every balancer evaluation (a PLB-HAC evaluation could outlast 4096 events).
-KNOWN_SLOW: dict[str, str] = {}
+KNOWN_SLOW: dict[str, str] = {
+    "spatial_rect_sym_rac": "0.7-1.75 s after SIGINT on 4096^2 under load (rectilinear, #27)",
+}
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
