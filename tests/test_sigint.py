@@ -154,14 +154,14 @@ b = PLBHAC(4, 2**62, preset="paper")
     "spatial_general_optimum": ("import wpart.spatial as sp\nfrom wpart.spatial import instances as I\n"
                                 "A = I.uniform(8, delta=1.2, seed=0)",
                                 "sp.general_optimum(A, 6, time_limit=None)"),
-    # the rounding's water-level step over 300,000 PUs from x_cont = 0 (~3 s uninterrupted):
+    # the rounding's water-level step over 1.5 * 10^6 PUs from x_cont = 0 (seconds uninterrupted):
     # the solve and the rounding poll between PUs
     "dynamic_round_blocks_many_pus": ("""
 import numpy as np, wpart.dynamic as d
 fs = [d.fit_model(np.array([10, 20, 40, 80]), np.array([1.0, 2.1, 4.3, 8.9]) * (1 + p))
       for p in range(7)]
-ms = [fs[p % 7] for p in range(300_000)]
-x0 = np.zeros(300_000)
+ms = [fs[p % 7] for p in range(1_500_000)]
+x0 = np.zeros(1_500_000)
 """, "d.round_blocks(ms, x0, 10**12)"),
     # several simulations in a row: the interrupt reaches whichever is running
     "dynamic_compare": ("""
