@@ -95,6 +95,9 @@ def _problem() -> Any:
 def _mtx() -> str:
     import tempfile
     path = os.path.join(tempfile.gettempdir(), f"wpart-fuzz-{os.getpid()}.mtx")
+    if not os.path.exists(path):
+        import atexit
+        atexit.register(lambda: os.path.exists(path) and os.remove(path))
     with open(path, "w") as f:
         f.write("%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.5\n2 2 2.5\n")
     return path
