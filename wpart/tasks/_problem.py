@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
 from .._errors import WpartTypeError, WpartValueError
-from .._validate import as_float, as_loads, as_m, as_parts, deprecated_attr, is_bool, renamed
+from .._validate import as_array, as_float, as_loads, as_m, as_parts, deprecated_attr, is_bool, renamed
 from .._validate import positional_deprecated
 
 #: Largest number of ranks or tasks (the core indexes them with int32).
@@ -47,7 +47,8 @@ def _size(x: Any, name: str) -> int:
 def _ints(x: Any, name: str, n: int | None, lo: int, hi: int, default=None):
     if x is None:
         return default
-    a = np.asarray(x)
+    # ragged nesting, dicts, strings, sparse matrices, None inside: a WpartError naming `name`
+    a = x if isinstance(x, np.ndarray) else as_array(x, name, dtype=None, allow_nan=True)
     if a.size == 0 and a.dtype.kind == "f":
         a = a.astype(np.int64)
     if a.dtype.kind not in "iu":

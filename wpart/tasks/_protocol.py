@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from .. import _core
-from .._errors import CancelledError, WpartRuntimeError, WpartValueError
+from .._errors import CancelledError, WpartRuntimeError, WpartTypeError, WpartValueError
 from .._result import Result, new_axes, pct
 from .._validate import as_float, as_int, as_progress, as_seed, as_time_limit, choice, is_bool
 from .._validate import positional_deprecated
@@ -419,6 +419,9 @@ def run_protocol(problem: Problem, *, seed: int = 0, alpha: float = 1.0, beta: f
     wpart.WpartRuntimeError
         More than ``max_events`` messages delivered.
     """
+    if not isinstance(problem, Problem):
+        raise WpartTypeError(f"`problem` must be a wpart.tasks.Problem (e.g. from "
+                             f"read_lbdatafile or Problem(...)), got {type(problem).__name__}")
     c = Coefficients(alpha=alpha, beta=beta, gamma=gamma, delta=delta)
     cap = problem.caps(memory_cap)
     a0 = problem.assignment(initial, name="initial")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._errors import WpartValueError
-from .._validate import as_bool, as_float, as_int, as_m, as_seed, choice, renamed
+from .._validate import as_array, as_bool, as_float, as_int, as_m, as_seed, choice, renamed
 from .._validate import positional_deprecated
 from ._problem import INT32_LIMIT, Problem
 
@@ -82,10 +82,15 @@ def paper_toy(*, fwmp: bool = False, loads=(1.0, 2.0, 1.5), block_sizes=(4.0, 3.
         :class:`wpart.WpartTypeError` naming it).
     """
     kw = {}
+    # sequences of numbers, checked before anything iterates them (a sparse matrix of 2**40
+    # rows, a number, None: a WpartError naming the argument)
+    loads = as_array(loads, "loads", ndims=(1,)).tolist()
+    block_sizes = as_array(block_sizes, "block_sizes", ndims=(1,)).tolist()
+    volumes = as_array(volumes, "volumes", ndims=(1,)).tolist()
     if as_bool(fwmp, "fwmp"):
-        kw = dict(edges=[(0, 2), (1, 2), (2, 1), (0, 1)], edge_bytes=list(volumes))
-    return Problem(task_load=list(loads), m=2, task_block=[0, 0, 1],
-                   block_size=list(block_sizes), block_home=[0, 1], initial=[0, 0, 1], **kw)
+        kw = dict(edges=[(0, 2), (1, 2), (2, 1), (0, 1)], edge_bytes=volumes)
+    return Problem(task_load=loads, m=2, task_block=[0, 0, 1],
+                   block_size=block_sizes, block_home=[0, 1], initial=[0, 0, 1], **kw)
 
 
 @renamed(n_ranks="m")
