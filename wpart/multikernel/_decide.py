@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 
 from .. import _core
 from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
-from .._validate import as_float, as_int
+from .._validate import as_array, as_float, as_int, as_sequence
 
 __all__ = [
     "MK_DEFAULTS",
@@ -201,7 +201,9 @@ def quantum(constraints: Any) -> int:
     >>> quantum([(1024, 256), (3, 64)])  # 1024 px lines, wgs 256; 3 values per unit, wgs 64
     64
     """
-    pairs = list(constraints)
+    # a sequence, checked before it is iterated (None, a number, a 0-d array, a sparse matrix
+    # of 2**40 rows: a WpartError naming `constraints`)
+    pairs = as_sequence(constraints, "constraints")
     a = np.zeros(len(pairs), dtype=np.int64)
     b = np.zeros(len(pairs), dtype=np.int64)
     for i, pr in enumerate(pairs):
@@ -743,14 +745,26 @@ def interpolate(X: Any, y: Any, x: Any) -> tuple[NDArray[np.float64], str]:
         If an argument is invalid (a :class:`wpart.WpartValueError` or
         :class:`wpart.WpartTypeError` naming it).
     """
-    Xa = np.asarray(X, dtype=np.float64)
+    # ragged, dict, str, sparse, None inside, NaN or inf: a WpartError naming the argument
+    Xa = as_array(X, "X", ndims=(1, 2), allow_inf=False)
     if Xa.ndim == 1:
         Xa = Xa[:, None]
-    if Xa.ndim != 2:
-        raise WpartValueError(f"`X` must be 2-D (nodes x features), got {Xa.ndim}-D")
-    xa = np.asarray(x, dtype=np.float64)
+    n, d = Xa.shape
+    if n == 0 or d == 0:
+        raise WpartValueError(f"`X` must have at least one node and one feature, got shape "
+                              f"{Xa.shape}")
+    ya = as_array(y, "y", ndims=(1,), allow_inf=False)
+    if ya.shape[0] != n:
+        raise WpartValueError(f"`y` must have one value per node of `X` ({n}), got {ya.shape[0]}")
+    xa = as_array(x, "x", ndims=(0, 1, 2), allow_inf=False)
     if xa.ndim <= 1:
-        xa = xa.reshape(-1, Xa.shape[1]) if xa.size != Xa.shape[1] else xa.reshape(1, -1)
-    vals, how = _core.multikernel_interpolate(np.ascontiguousarray(Xa), _f64_vector(y, "y"),
+        if xa.size % d:
+            raise WpartValueError(f"`x` must hold points of {d} feature(s) like `X`, got "
+                                  f"shape {xa.shape}")
+        xa = xa.reshape(-1, d)
+    elif xa.shape[1] != d:
+        raise WpartValueError(f"`x` must have {d} feature(s) per point like `X`, got shape "
+                              f"{xa.shape}")
+    vals, how = _core.multikernel_interpolate(np.ascontiguousarray(Xa), ya,
                                      np.ascontiguousarray(xa))
     return vals, INTERP_METHODS[how]
