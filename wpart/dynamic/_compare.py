@@ -14,6 +14,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from .._compare import Candidate, Comparison, run_candidates
+from .._validate import as_sequence
 
 __all__ = ["compare", "DynamicComparison"]
 
@@ -110,7 +111,9 @@ def compare(
 
     if algos is None:
         algos = {name: name for name in BALANCERS.names}
-    seeds = list(seeds) if not isinstance(seeds, (str, bytes)) else seeds
+    # a sequence, checked before it is iterated (None, a number, a sparse matrix of 2**40
+    # rows: a WpartError naming `seeds`)
+    seeds = as_sequence(seeds, "seeds")
     kw = dict(simulate_kw)
     if time_limit is not None:
         kw["time_limit"] = time_limit

@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 from .. import _core
 from .._progress import progress_hook
 from .._result import Result, pct
-from .._validate import as_bool, as_float, as_int, as_progress, as_seed, choice, core_time_limit, deprecated_attr
+from .._validate import as_bool, as_float, as_int, as_progress, as_seed, as_sequence, choice, core_time_limit, deprecated_attr
 from ._balancer import BLOCK_KINDS, Balancer, PyBalancer
 from ._sim import _C_TRACE, _EVAL_MODES, IDLE_COLUMNS, TRACE_DTYPE, Platform
 from ._table import BALANCERS, make_balancer
@@ -457,7 +457,7 @@ def compare(
             raise WpartTypeError(f"`algos[{k!r}]` must be a Balancer, a callable returning one or a balancer name")
     if isinstance(seeds, (str, bytes)):
         raise WpartTypeError("`seeds` must be an iterable of integers")
-    seeds = [as_seed(s, "seeds") for s in seeds]
+    seeds = [as_seed(s, "seeds") for s in as_sequence(seeds, "seeds")]
     bar_on = as_bool(progress, "progress")
     simulate_kw.setdefault("trace", False)
     rows = []
