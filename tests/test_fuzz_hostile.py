@@ -37,17 +37,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 #: entry point -> reason: failures found by this fuzz in areas still being fixed.
 KNOWN: dict[str, str] = {
-    "wpart.dynamic.compare": "seeds not validated: bare TypeError for None/numbers, a sparse "
-                             "matrix iterated for ever (compare, #31)",
-    "wpart.tasks.run_protocol": "a non-Problem `problem` gives a bare AttributeError (tasks, #28)",
-    "wpart.tasks.paper_toy": "loads/block_sizes not validated: bare TypeError, a sparse matrix "
-                             "iterated for ever (tasks, #28)",
-    "wpart.tasks.balance": "initial=[[1, 2], [3]]: bare ValueError (tasks, #28)",
-    "wpart.tasks.evaluate": "assignment=[[1, 2], [3]]: bare ValueError (tasks, #28)",
-    "wpart.multikernel.interpolate": "ragged/sparse/dict/str X or x: bare ValueError/TypeError "
-                                     "(multikernel, #26)",
-    "wpart.multikernel.quantum": "non-sequence constraints: bare TypeError; a sparse matrix "
-                                 "iterated for ever (multikernel, #26)",
 }
 
 _RESULTS: dict[tuple[str, bool], dict[str, dict]] = {}

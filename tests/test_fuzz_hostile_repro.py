@@ -183,3 +183,128 @@ def test_device_count_capped():
     with pytest.raises(wpart.WpartValueError, match="`m`"):
         wd.make_balancer("greedy", 2**24 + 1, 64)
     assert wd.make_balancer("greedy", 2, 64) is not None
+
+
+# ------------------------------------------- other areas' fuzz findings (tasks, multikernel,
+# dynamic.compare): each reproduction refused with a WpartError naming the argument ---------
+
+def _sparse_rows() -> object:
+    ss = pytest.importorskip("scipy.sparse")
+    return ss.coo_array(([1.0], ([0], [0])), shape=(2**40, 3))
+
+
+def _platform() -> wd.Platform:
+    return wd.Platform([wd.Device("cpu", 0, wd.Affine(0.0, 1.0)),
+                        wd.Device("gpu", 1, wd.Affine(0.0, 2.0))], n=64)
+
+
+@pytest.mark.parametrize("arg", ["loads", "block_sizes", "volumes"])
+def test_paper_toy_sparse_refused_not_iterated(arg):
+    import wpart.tasks as wt
+    t = time.process_time()
+    with pytest.raises(wpart.WpartTypeError,
+                       match=rf"^`{arg}` must be a dense array or a sequence of numbers, "
+                             r"got coo_array$"):
+        wt.paper_toy(**{arg: _sparse_rows()})  # iterated 2**40 rows (hung) before
+    assert time.process_time() - t < 2.0
+
+
+@pytest.mark.parametrize("arg", ["loads", "block_sizes", "volumes"])
+@pytest.mark.parametrize("bad", [None, 1e18, -3, np.array(1.0)], ids=["None", "1e18", "-3", "0-d"])
+def test_paper_toy_non_sequences_refused(arg, bad):
+    import wpart.tasks as wt
+    if bad is None:
+        err, msg = wpart.WpartTypeError, rf"^`{arg}` must be an array of numbers, got None$"
+    else:
+        err, msg = wpart.WpartValueError, rf"^`{arg}` must be 1-D, got 0-D \(shape \(\)\)$"
+    with pytest.raises(err, match=msg):
+        wt.paper_toy(**{arg: bad})
+
+
+def test_tasks_ragged_initial_and_assignment_refused():
+    import wpart.tasks as wt
+    p = wt.paper_toy()
+    msg = r"is not a rectangular array of numbers \(ragged or mixed nesting\)"
+    with pytest.raises(wpart.WpartValueError, match=r"^`initial` " + msg):
+        wt.balance(p, initial=[[1, 2], [3]])
+    with pytest.raises(wpart.WpartValueError, match=r"^`assignment` " + msg):
+        wt.evaluate(p, assignment=[[1, 2], [3]])
+    with pytest.raises(wpart.WpartValueError, match=r"^`initial` " + msg):
+        wt.run_protocol(p, initial=[[1, 2], [3]])
+    assert wt.evaluate(p, assignment=[0, 1, 1]).success  # a valid one still works
+
+
+@pytest.mark.parametrize("fn", ["milp_model", "solve_milp", "run_protocol"])
+@pytest.mark.parametrize("bad", [[1, 2], {}, None, 1.0, np.zeros(3), "p", "sparse"],
+                         ids=["list", "dict", "None", "float", "ndarray", "str", "sparse"])
+def test_tasks_non_problem_refused(fn, bad):
+    import wpart.tasks as wt
+    if isinstance(bad, str) and bad == "sparse":
+        bad = _sparse_rows()
+    with pytest.raises(wpart.WpartTypeError,
+                       match=r"^`problem` must be a wpart\.tasks\.Problem \(e\.g\. from "
+                             rf"read_lbdatafile or Problem\(\.\.\.\)\), got {type(bad).__name__}$"):
+        getattr(wt, fn)(bad)
+
+
+@pytest.mark.parametrize("bad", [None, 3, 1e18, np.array(1.0), "sparse"],
+                         ids=["None", "int", "1e18", "0-d", "sparse"])
+def test_multikernel_quantum_non_sequences_refused(bad):
+    import wpart.multikernel as mk
+    if isinstance(bad, str):
+        bad = _sparse_rows()  # iterated 2**40 rows (hung) before
+    t = time.process_time()
+    with pytest.raises(wpart.WpartTypeError,
+                       match=rf"^`constraints` must be a sequence, got {type(bad).__name__}$"):
+        mk.quantum(bad)
+    assert time.process_time() - t < 2.0
+    assert mk.quantum([(1024, 256), (3, 64)]) == 64
+
+
+_X = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]
+_Y = [1.0, 2.0, 3.0]
+_RAGGED = r"is not a rectangular array of numbers \(ragged or mixed nesting\)"
+_DENSE = r"must be a dense array or a sequence of numbers, got "
+
+
+@pytest.mark.parametrize("args, err, msg", [
+    (([[1, 2], [3]], _Y, [0.5]), wpart.WpartValueError, r"^`X` " + _RAGGED),
+    (({"a": 1}, _Y, [0.5]), wpart.WpartTypeError, r"^`X` " + _DENSE + "dict$"),
+    (("X", _Y, [0.5]), wpart.WpartTypeError, r"^`X` " + _DENSE + "str$"),
+    (("sparse", _Y, [0.5]), wpart.WpartTypeError, r"^`X` " + _DENSE + "coo_array$"),
+    (([[1, np.nan], [2, 3]], [1, 2], [1, 1]), wpart.WpartValueError, r"^`X` must not contain NaN$"),
+    ((np.zeros((3, 0)), [1, 2], [0.5]), wpart.WpartValueError,
+     r"^`X` must have at least one node and one feature, got shape \(3, 0\)$"),
+    ((np.arange(9).reshape(3, 3), [1, 2], [1, 1, 1]), wpart.WpartValueError,
+     r"^`y` must have one value per node of `X` \(3\), got 2$"),
+    ((_X, [1.0, np.nan, 2.0], [0.5, 0.5]), wpart.WpartValueError, r"^`y` must not contain NaN$"),
+    ((_X, _Y, [[1, 2], [3]]), wpart.WpartValueError, r"^`x` " + _RAGGED),
+    ((_X, _Y, {"a": 1}), wpart.WpartTypeError, r"^`x` " + _DENSE + "dict$"),
+    ((_X, _Y, "x"), wpart.WpartTypeError, r"^`x` " + _DENSE + "str$"),
+    ((_X, _Y, "sparse"), wpart.WpartTypeError, r"^`x` " + _DENSE + "coo_array$"),
+    ((_X, _Y, [1.0, 2.0, 3.0]), wpart.WpartValueError,
+     r"^`x` must hold points of 2 feature\(s\) like `X`, got shape \(3,\)$"),
+    ((_X, _Y, np.zeros((2, 3))), wpart.WpartValueError,
+     r"^`x` must have 2 feature\(s\) per point like `X`, got shape \(2, 3\)$"),
+], ids=["X-ragged", "X-dict", "X-str", "X-sparse", "X-nan", "X-empty-3x0", "y-length",
+        "y-nan", "x-ragged", "x-dict", "x-str", "x-sparse", "x-size", "x-features"])
+def test_multikernel_interpolate_hostile_refused(args, err, msg):
+    import wpart.multikernel as mk
+    args = tuple(_sparse_rows() if isinstance(a, str) and a == "sparse" else a for a in args)
+    with pytest.raises(err, match=msg):
+        mk.interpolate(*args)
+    v, how = mk.interpolate(_X, _Y, [0.5, 0.5])  # valid calls unchanged
+    assert how == "rbf" and v.shape == (1,) and np.isfinite(v).all()
+    assert mk.interpolate(_X, _Y, [[0.0, 0.0], [1.0, 0.0]])[0].tolist() == pytest.approx([1, 2])
+
+
+@pytest.mark.parametrize("bad", [None, 3, 1e18, np.array(1.0), "sparse"],
+                         ids=["None", "int", "1e18", "0-d", "sparse"])
+def test_dynamic_compare_seeds_refused(bad):
+    if isinstance(bad, str):
+        bad = _sparse_rows()  # iterated 2**40 rows (hung) before
+    t = time.process_time()
+    with pytest.raises(wpart.WpartTypeError,
+                       match=rf"^`seeds` must be a sequence, got {type(bad).__name__}$"):
+        wd.compare(_platform(), seeds=bad, time_limit=5.0)
+    assert time.process_time() - t < 2.0
