@@ -57,7 +57,7 @@ me = int(os.environ.get("OMPI_COMM_WORLD_RANK", "-1"))
 fault, stem = sys.argv[1], sys.argv[2]
 if fault == "stop_start" and me == 2:
     os.kill(os.getpid(), signal.SIGSTOP)
-with startup_watchdog(5):
+with startup_watchdog(timeout=5):
     from mpi4py import MPI
 if fault == "stop_before_balance" and me == 2:
     os.kill(os.getpid(), signal.SIGSTOP)

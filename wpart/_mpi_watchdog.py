@@ -74,11 +74,11 @@ def arm_exit(timeout: float | None, prog: str) -> None:
 
 
 @contextlib.contextmanager
-def startup_watchdog(timeout: float | None = 60.0, prog: str = "wpart") -> Iterator[None]:
+def startup_watchdog(*, timeout: float | None = 60.0, prog: str = "wpart") -> Iterator[None]:
     """Bound MPI's start-up by `timeout` seconds in your own script::
 
         from wpart.tasks.mpi import startup_watchdog
-        with startup_watchdog(60):
+        with startup_watchdog(timeout=60):
             from mpi4py import MPI      # MPI_Init: waits for every rank
 
     A rank that died or hangs in start-up makes every other rank print the error and end
