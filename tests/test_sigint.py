@@ -414,10 +414,9 @@ def test_public_functions_without_a_case_yet(name):
 
 
 # Entry points with a known gap (name -> reason): xfail, not skipped. Empty: the simulator now
-# polls after every balancer evaluation (a PLB-HAC evaluation could outlast 4096 events).
-KNOWN_SLOW: dict[str, str] = {
-    "spatial_rect_sym_rac": "0.7-1.75 s after SIGINT on 4096^2 under load (rectilinear, #27)",
-}
+# polls after every balancer evaluation (a PLB-HAC evaluation could outlast 4096 events), and
+# the rectilinear grids poll inside their passes over the nonzeros (rect_sym_rac was 0.7-1.75 s).
+KNOWN_SLOW: dict[str, str] = {}
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")

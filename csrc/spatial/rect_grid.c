@@ -111,7 +111,7 @@ wpart_status_t wpart_spatial_rect_grid(const wpart_rg_csr_t *A, int64_t P, int64
     *timed_out = 0;
     int64_t nnz = A->rp[A->n1], nmax = A->n1 > A->n2 ? A->n1 : A->n2;
     int64_t K = P > Q ? P : Q;
-    WPART_CHECK(rg_transpose(A, &cp, &ri, &cw));
+    WPART_CHECK(rg_transpose(A, opt->control, &cp, &ri, &cw));
     g.side[0] = (rg_side_t){A->n1, A->n2, A->rp, A->ci, A->w};
     g.side[1] = (rg_side_t){A->n2, A->n1, cp, ri, cw};
     g.P[0] = P;

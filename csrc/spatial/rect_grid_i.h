@@ -145,9 +145,24 @@ static inline double rg_bisect(const double *X, int64_t n, int64_t K, int64_t P,
 
 /* each cut k in turn to the place between its neighbours that minimises the larger cost of its
  * two stripes (g grows, h shrinks: the crossing by binary search); never raises the max */
-static inline wpart_status_t rg_transpose(const wpart_rg_csr_t *A, int64_t **cp, int64_t **ri,
-                                   double **cw)
+/* Ctrl-C inside one pass over the nonzeros: `done` entries more since the last check; every
+ * RG_POLL_WORK entries the should-stop hook (clock-gated by its owner) is asked. 1: stop. The
+ * time limit is left to the iteration polls, which keep a result. */
+#define RG_POLL_WORK ((int64_t)1 << 16)
+static inline int rg_cancel(const wpart_control_t *ctl, int64_t *work, int64_t done)
 {
+    *work += done;
+    if (*work < RG_POLL_WORK) {
+        return 0;
+    }
+    *work = 0;
+    return ctl && ctl->should_stop && ctl->should_stop(ctl->ctx);
+}
+
+static inline wpart_status_t rg_transpose(const wpart_rg_csr_t *A, const wpart_control_t *ctl,
+                                          int64_t **cp, int64_t **ri, double **cw)
+{
+    int64_t work = 0;
     wpart_status_t st = WPART_OK;
     int64_t nnz = A->rp[A->n1];
     *cp = wpart_i_calloc(A->n2 + 1, sizeof(int64_t));
@@ -158,6 +173,9 @@ static inline wpart_status_t rg_transpose(const wpart_rg_csr_t *A, int64_t **cp,
     }
     for (int64_t e = 0; e < nnz; e++) {
         (*cp)[A->ci[e] + 1]++;
+        if (WPART_UNLIKELY((e & (RG_POLL_WORK - 1)) == 0) && rg_cancel(ctl, &work, RG_POLL_WORK)) {
+            WPART_FAIL(WPART_ECANCELLED, "stopped on request");
+        }
     }
     for (int64_t j = 0; j < A->n2; j++) {
         (*cp)[j + 1] += (*cp)[j];
@@ -168,6 +186,10 @@ static inline wpart_status_t rg_transpose(const wpart_rg_csr_t *A, int64_t **cp,
     }
     memcpy(pos, *cp, (size_t)(A->n2 + 1) * sizeof(int64_t));
     for (int64_t i = 0; i < A->n1; i++) {
+        if (rg_cancel(ctl, &work, A->rp[i + 1] - A->rp[i])) {
+            free(pos);
+            WPART_FAIL(WPART_ECANCELLED, "stopped on request");
+        }
         for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
             int64_t k = pos[A->ci[e]]++;
             (*ri)[k] = i;

@@ -14,11 +14,25 @@ typedef struct {
     int32_t *map;    /* index -> interval (N) */
     double *L1, *L2; /* probe: blocks (t, cur) and (cur, t) */
     int integral;
+    const wpart_control_t *ctl; /* Ctrl-C inside the passes over the nonzeros (rg_cancel) */
+    int64_t work;
+    int stop; /* 1: should_stop fired inside a pass; the caller returns WPART_ECANCELLED */
 } rg_sym_t;
 
-static wpart_status_t rg_sym_init(rg_sym_t *y, const wpart_rg_csr_t *A, int64_t P)
+/* `done` entries more of a pass; 1 when Ctrl-C asks to stop (y->stop set) */
+static int rg_sym_tick(rg_sym_t *y, int64_t done)
+{
+    if (rg_cancel(y->ctl, &y->work, done)) {
+        y->stop = 1;
+    }
+    return y->stop;
+}
+
+static wpart_status_t rg_sym_init(rg_sym_t *y, const wpart_rg_csr_t *A, int64_t P,
+                                  const wpart_control_t *ctl)
 {
     wpart_status_t st = WPART_OK;
+    y->ctl = ctl;
     int64_t nnz = A->rp[A->n1];
     y->A = A;
     y->P = P;
@@ -35,6 +49,9 @@ static wpart_status_t rg_sym_init(rg_sym_t *y, const wpart_rg_csr_t *A, int64_t 
         WPART_FAIL(WPART_ENOMEM, "out of memory in a symmetric grid");
     }
     for (int64_t i = 0; i < A->n1; i++) {
+        if (rg_sym_tick(y, A->rp[i + 1] - A->rp[i])) {
+            WPART_FAIL(WPART_ECANCELLED, "stopped on request");
+        }
         for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
             int64_t j = A->ci[e];
             y->lp[(i > j ? i : j) + 1]++;
@@ -50,6 +67,10 @@ static wpart_status_t rg_sym_init(rg_sym_t *y, const wpart_rg_csr_t *A, int64_t 
         }
         memcpy(pos, y->lp, (size_t)(y->N + 1) * sizeof(int64_t));
         for (int64_t i = 0; i < A->n1; i++) {
+            if (rg_sym_tick(y, A->rp[i + 1] - A->rp[i])) {
+                free(pos);
+                WPART_FAIL(WPART_ECANCELLED, "stopped on request");
+            }
             for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
                 int64_t j = A->ci[e], k = i > j ? i : j, at = pos[k]++;
                 y->up[at] = (char)(i < j);
@@ -76,7 +97,7 @@ static void rg_sym_free(rg_sym_t *y)
     free(y->L2);
 }
 
-/* the max load of the symmetric grid `cuts` (blk filled, map set) */
+/* the max load of the symmetric grid `cuts` (blk filled, map set); 0 with y->stop on Ctrl-C */
 static double rg_sym_value(rg_sym_t *y, const int64_t *cuts)
 {
     const wpart_rg_csr_t *A = y->A;
@@ -84,6 +105,9 @@ static double rg_sym_value(rg_sym_t *y, const int64_t *cuts)
     rg_map(cuts, P, y->N, y->map);
     memset(y->blk, 0, (size_t)(P * P) * sizeof(double));
     for (int64_t i = 0; i < A->n1; i++) {
+        if (rg_sym_tick(y, A->rp[i + 1] - A->rp[i])) {
+            return 0.0;
+        }
         double *row = y->blk + (int64_t)y->map[i] * P;
         for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
             row[y->map[A->ci[e]]] += rg_w(A, e);
@@ -109,6 +133,9 @@ static int rg_sym_probe(rg_sym_t *y, double L, const int64_t *ub, int64_t *cuts)
         memset(y->L2, 0, (size_t)(p + 1) * sizeof(double));
         int64_t lim = ub ? ub[p + 1] : N, start = k;
         while (k < lim) {
+            if (rg_sym_tick(y, y->lp[k + 1] - y->lp[k])) {
+                return 0;
+            }
             int over = 0;
             for (int64_t e = y->lp[k]; e < y->lp[k + 1]; e++) {
                 int64_t o = y->lo[e];
@@ -152,6 +179,9 @@ static wpart_status_t rg_sym_pal(rg_sym_t *y, int bounded, const wpart_control_t
     }
     double total = 0.0, amax = 0.0;
     for (int64_t e = 0; e < y->lp[y->N]; e++) {
+        if (WPART_UNLIKELY((e & (RG_POLL_WORK - 1)) == 0) && rg_sym_tick(y, RG_POLL_WORK)) {
+            WPART_FAIL(WPART_ECANCELLED, "stopped on request");
+        }
         total += y->lw[e];
         amax = y->lw[e] > amax ? y->lw[e] : amax;
     }
@@ -163,13 +193,20 @@ static wpart_status_t rg_sym_pal(rg_sym_t *y, int bounded, const wpart_control_t
     lo = lo > amax ? lo : amax;
     lo = y->integral ? ceil(lo) : lo;
     rg_sym_probe(y, hi, NULL, cuts); /* one interval holds everything */
+    if (y->stop) {
+        WPART_FAIL(WPART_ECANCELLED, "stopped on request");
+    }
     memcpy(ub, cuts, (size_t)(P + 1) * sizeof(int64_t));
     for (int it = 0; it < 200 && lo < hi; it++) {
         double mid = y->integral ? floor((lo + hi) / 2) : lo + (hi - lo) / 2;
         if (!y->integral && hi - lo <= 1e-12 * hi) {
             break;
         }
-        if (rg_sym_probe(y, mid, bounded ? ub : NULL, tmp)) {
+        int fits = rg_sym_probe(y, mid, bounded ? ub : NULL, tmp);
+        if (y->stop) {
+            WPART_FAIL(WPART_ECANCELLED, "stopped on request");
+        }
+        if (fits) {
             hi = mid;
             memcpy(cuts, tmp, (size_t)(P + 1) * sizeof(int64_t));
             if (bounded) {
@@ -201,6 +238,9 @@ static void rg_rac_weights(rg_sym_t *y, const rg_side_t *s, const int64_t *cuts,
     rg_map(cuts, P, y->N, y->map);
     memset(w, 0, (size_t)y->N * sizeof(double));
     for (int64_t i = 0; i < s->n; i++) {
+        if (rg_sym_tick(y, s->ptr[i + 1] - s->ptr[i])) {
+            return;
+        }
         double *acc = y->L1; /* P + 1 slots */
         memset(acc, 0, (size_t)P * sizeof(double));
         double mx = 0.0;
@@ -218,6 +258,8 @@ static void rg_sym_move(rg_sym_t *y, const rg_side_t *cs, int64_t x, int32_t fro
 {
     const wpart_rg_csr_t *A = y->A;
     int64_t P = y->P;
+    rg_sym_tick(y, (x < A->n1 ? A->rp[x + 1] - A->rp[x] : 0) +
+                       (x < A->n2 ? cs->ptr[x + 1] - cs->ptr[x] : 0) + 1);
     if (x < A->n1) {
         for (int64_t e = A->rp[x]; e < A->rp[x + 1]; e++) {
             int64_t c = A->ci[e];
@@ -286,6 +328,9 @@ static int rg_sym_moves(rg_sym_t *y, const rg_side_t *cs, int64_t *cuts)
         }
         moved |= best != c;
         cuts[k] = best;
+        if (y->stop) {
+            break;
+        }
     }
     return moved;
 }
@@ -302,13 +347,13 @@ wpart_status_t wpart_spatial_rect_sym(const wpart_rg_csr_t *A, int64_t P, int va
     int64_t *cp = NULL, *ri = NULL, *c = NULL, *tmp = NULL;
     double *cw = NULL, *w = NULL, *X = NULL;
     *timed_out = 0;
-    WPART_CHECK(rg_sym_init(&y, A, P));
+    WPART_CHECK(rg_sym_init(&y, A, P, control));
     if (variant == 0 || variant == 1) {
         WPART_CHECK(rg_sym_pal(&y, variant == 0, control, t0, cuts, timed_out));
         *value = rg_sym_value(&y, cuts);
         goto cleanup;
     }
-    WPART_CHECK(rg_transpose(A, &cp, &ri, &cw));
+    WPART_CHECK(rg_transpose(A, control, &cp, &ri, &cw));
     rg_side_t sides[2] = {{A->n1, A->n2, A->rp, A->ci, A->w}, {A->n2, A->n1, cp, ri, cw}};
     c = wpart_i_malloc(P + 1, sizeof(int64_t));
     tmp = wpart_i_malloc(P + 1, sizeof(int64_t));
@@ -327,9 +372,16 @@ wpart_status_t wpart_spatial_rect_sym(const wpart_rg_csr_t *A, int64_t P, int va
     }
     memcpy(cuts, c, (size_t)(P + 1) * sizeof(int64_t));
     double best = rg_sym_value(&y, c);
+    if (y.stop) {
+        goto cleanup;
+    }
     if (variant == 3) {
         for (int64_t it = 0; it < max_iter; it++) {
-            if (!rg_sym_moves(&y, &sides[1], c)) {
+            int moved = rg_sym_moves(&y, &sides[1], c);
+            if (y.stop) {
+                goto cleanup;
+            }
+            if (!moved) {
                 break;
             }
             st = wpart_i_poll(control, t0, (double)it, (double)max_iter);
@@ -352,6 +404,9 @@ wpart_status_t wpart_spatial_rect_sym(const wpart_rg_csr_t *A, int64_t P, int va
         double v[2];
         for (int d = 0; d < 2; d++) {
             rg_rac_weights(&y, &sides[d], c, w);
+            if (y.stop) {
+                goto cleanup;
+            }
             X[0] = 0.0;
             for (int64_t i = 0; i < y.N; i++) {
                 X[i + 1] = X[i] + w[i];
@@ -359,12 +414,18 @@ wpart_status_t wpart_spatial_rect_sym(const wpart_rg_csr_t *A, int64_t P, int va
             rg_bisect(X, y.N, 1, P, X[y.N] / (double)P * (1.0 - 1e-12), X[y.N], y.integral,
                       tmp, cuts);
             v[d] = rg_sym_value(&y, tmp);
+            if (y.stop) {
+                goto cleanup;
+            }
         }
         dir = v[1] < v[0];
     }
     int integral_w = y.integral;
     for (int64_t it = 0; it < max_iter; it++) {
         rg_rac_weights(&y, &sides[dir], c, w);
+        if (y.stop) {
+            goto cleanup;
+        }
         X[0] = 0.0;
         for (int64_t i = 0; i < y.N; i++) {
             X[i + 1] = X[i] + w[i];
@@ -372,6 +433,9 @@ wpart_status_t wpart_spatial_rect_sym(const wpart_rg_csr_t *A, int64_t P, int va
         rg_bisect(X, y.N, 1, P, X[y.N] / (double)P * (1.0 - 1e-12), X[y.N], integral_w, c,
                   tmp);
         double v = rg_sym_value(&y, c);
+        if (y.stop) {
+            goto cleanup;
+        }
         if (variant == 12 || v < best) {
             best = v;
             memcpy(cuts, c, (size_t)(P + 1) * sizeof(int64_t));
@@ -388,6 +452,9 @@ wpart_status_t wpart_spatial_rect_sym(const wpart_rg_csr_t *A, int64_t P, int va
     }
     *value = rg_sym_value(&y, cuts);
 cleanup:
+    if (st == WPART_OK && y.stop) {
+        st = wpart_i_error(WPART_ECANCELLED, "stopped on request");
+    }
     rg_sym_free(&y);
     free(cp);
     free(ri);

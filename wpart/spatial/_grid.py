@@ -30,15 +30,11 @@ class GridInput:
     __slots__ = ("n1", "n2", "rp", "ci", "w", "counts")
 
     def __init__(self, pp: _Prepared):
-        if pp.sp is not None:
-            rp, ci, rv = pp.sp.arrays()[:3]
-        else:
-            D = np.asarray(pp.A)
-            rows, ci = np.nonzero(D)
-            rv = D[rows, ci]
-            rp = np.zeros(D.shape[0] + 1, np.int64)
-            np.cumsum(np.bincount(rows, minlength=D.shape[0]), out=rp[1:])
         self.n1, self.n2 = int(pp.n1), int(pp.n2)
+        if pp.sp is None:
+            self._from_dense(np.asarray(pp.A))
+            return
+        rp, ci, rv = pp.sp.arrays()[:3]
         self.rp = np.ascontiguousarray(rp, np.int64)
         self.ci = np.ascontiguousarray(ci, np.int64)
         w = np.ascontiguousarray(rv, np.float64)
@@ -47,6 +43,34 @@ class GridInput:
         self.counts = (np.diff(self.rp).astype(np.float64),
                        np.bincount(self.ci, minlength=self.n2).astype(np.float64))
 
+    def _from_dense(self, D: NDArray) -> None:
+        """The same arrays from a dense matrix, in blocks of about 2**20 cells: no single
+        NumPy call over the whole matrix, so Ctrl-C is seen between blocks (a 4096^2 matrix
+        in one np.nonzero took 0.5-1 s on a loaded machine)."""
+        n1, n2 = D.shape[0], D.shape[1]
+        step = max(1, (1 << 20) // max(n2, 1))
+        blocks = range(0, n1, step)
+        rp = np.zeros(n1 + 1, np.int64)
+        for b in blocks:
+            rp[b + 1:b + 1 + step] = np.count_nonzero(D[b:b + step], axis=1)
+        np.cumsum(rp, out=rp)
+        nnz = int(rp[-1])
+        ci = np.empty(nnz, np.int64)
+        w = np.empty(nnz, np.float64)
+        cols = np.zeros(n2, np.int64)
+        ones = True
+        for b in blocks:
+            blk = D[b:b + step]
+            r, c = np.nonzero(blk)
+            lo, hi = int(rp[b]), int(rp[min(b + step, n1)])
+            ci[lo:hi] = c
+            w[lo:hi] = blk[r, c]
+            ones = ones and bool((w[lo:hi] == 1.0).all())
+            cols += np.count_nonzero(blk, axis=0)
+        self.rp, self.ci = rp, ci
+        self.w = None if (nnz == 0 or ones) else w
+        self.counts = (np.diff(rp).astype(np.float64), cols.astype(np.float64))
+
     def args(self) -> tuple:
         return self.n1, self.n2, self.rp, self.ci, self.w
 
@@ -54,15 +78,33 @@ class GridInput:
         """The exact 1D partition of `vec` into `parts` intervals."""
         return _core.spatial_rect_1d(np.ascontiguousarray(vec, np.float64), int(parts))[0]
 
+    def _entry_blocks(self) -> list:
+        """(first row, end row, first entry, end entry) of row blocks of about 2**20 entries
+        (Ctrl-C is seen between two NumPy calls, not inside one over all the nonzeros)."""
+        out, b, rp = [], 0, self.rp
+        while b < self.n1:
+            e = max(b + 1, int(np.searchsorted(rp, rp[b] + (1 << 20), "right")) - 1)
+            e = min(e, self.n1)
+            out.append((b, e, int(rp[b]), int(rp[e])))
+            b = e
+        return out
+
     def row_loads(self) -> NDArray:
         if self.w is None:
             return self.counts[0]
-        rows = np.repeat(np.arange(self.n1, dtype=np.int64), np.diff(self.rp))
-        return np.bincount(rows, weights=self.w, minlength=self.n1)
+        out = np.zeros(self.n1)
+        for b, e, lo, hi in self._entry_blocks():  # each row summed in order, as one bincount
+            rows = np.repeat(np.arange(e - b, dtype=np.int64), np.diff(self.rp[b:e + 1]))
+            out[b:e] = np.bincount(rows, weights=self.w[lo:hi], minlength=e - b)
+        return out
 
     def col_loads(self) -> NDArray:
-        w = np.ones(self.ci.size) if self.w is None else self.w
-        return np.bincount(self.ci, weights=w, minlength=self.n2)
+        if self.w is None:  # the stored entries per column (exact integers)
+            return self.counts[1].copy()
+        out = np.zeros(self.n2)
+        for _b, _e, lo, hi in self._entry_blocks():  # in entry order, as one bincount
+            np.add.at(out, self.ci[lo:hi], self.w[lo:hi])
+        return out
 
 
 def _done(hook: Any, timed: Any) -> None:
