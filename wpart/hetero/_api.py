@@ -1,6 +1,7 @@
 """The solver entry points of :mod:`wpart.hetero` (re-exported there; see its docstring)."""
 
 from __future__ import annotations
+from .._docs import fill_doc
 from .._errors import CancelledError, WpartOverflowError, WpartTypeError, WpartValueError
 
 import contextlib
@@ -133,6 +134,7 @@ def optimal_time(profiles: Any, n: int, *, progress: Any = False,
                   "time-optimal distribution")
 
 
+@fill_doc
 def optimal_energy(profiles: Any, n: int, *, progress: Any = False,
                    time_limit: float | None = None) -> Distribution:
     """The energy-optimal distribution: least dynamic energy, then least time.
@@ -141,32 +143,13 @@ def optimal_energy(profiles: Any, n: int, *, progress: Any = False,
 
     Parameters
     ----------
-    profiles : ProfileSet or sequence of tuples
-        One discrete time (and energy) profile per processor: a :class:`ProfileSet` or a sequence
-        of ``(sizes, times[, energies])`` tuples.
-    n : int
-        Workload: the number of units to distribute.
-    progress : bool or callable, optional
-        True for a progress bar, or a callable ``progress(done, total)`` (returning False cancels
-        the run with :class:`wpart.CancelledError`).
-    time_limit : float or None, optional
-        Seconds for the call (None: no limit); reaching it gives ``status == "time_limit"``.
-
-    Returns
-    -------
-    Distribution
-        The distribution, its time and energy, and ``status``.
-
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {profiles n_units progress time_limit returns_distribution raises}
     """
     return _point("energy_optimal", "energy_optimal", profiles, n, progress, time_limit,
                   "energy-optimal distribution")
 
 
+@fill_doc
 def load_balanced(profiles: Any, n: int, *, mode: str = "max_active", progress: Any = False,
                   time_limit: float | None = None) -> Distribution:
     """The load-balanced baseline of Khaleghzadeh et al. (Sec. 1 and 8.2), made precise.
@@ -181,29 +164,10 @@ def load_balanced(profiles: Any, n: int, *, mode: str = "max_active", progress: 
 
     Parameters
     ----------
-    profiles : ProfileSet or sequence of tuples
-        One discrete time (and energy) profile per processor: a :class:`ProfileSet` or a sequence
-        of ``(sizes, times[, energies])`` tuples.
-    n : int
-        Workload: the number of units to distribute.
+    {profiles n_units}
     mode : str, optional
         ``"max_active"`` or ``"all_active"``, as described above.
-    progress : bool or callable, optional
-        True for a progress bar, or a callable ``progress(done, total)`` (returning False cancels
-        the run with :class:`wpart.CancelledError`).
-    time_limit : float or None, optional
-        Seconds for the call (None: no limit); reaching it gives ``status == "time_limit"``.
-
-    Returns
-    -------
-    Distribution
-        The distribution, its time and energy, and ``status``.
-
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {progress time_limit returns_distribution raises}
     """
     md = choice(mode, "mode", ("max_active", "all_active"))
     return _point("load_balanced" if md == "max_active" else "load_balanced_all",
@@ -357,6 +321,7 @@ def pareto_front(
     return ParetoFront(t, e, d, x, n, obj, ps_w, bal, "hepopta", stats, status, message)
 
 
+@fill_doc
 def total_energy_front(front: ParetoFront, static_power: float) -> ParetoFront:
     """HTPOPTA's filter on a dynamic-energy front: the (time, total energy) front.
 
@@ -370,16 +335,7 @@ def total_energy_front(front: ParetoFront, static_power: float) -> ParetoFront:
     static_power : float
         Static (idle) power of the platform in watts.
 
-    Returns
-    -------
-    ParetoFront
-        The front (its points' times, energies and distributions) and ``status``.
-
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {returns_front raises}
     """
     if not isinstance(front, ParetoFront) or front.objective != "dynamic":
         raise WpartTypeError("`front` must be a dynamic-energy ParetoFront")
@@ -392,6 +348,7 @@ def total_energy_front(front: ParetoFront, static_power: float) -> ParetoFront:
                        front.message if front.status != "optimal" else "")
 
 
+@fill_doc
 def threshold_dp_front(profiles: Any, n: int, *, progress: Any = False,
                        time_limit: float | None = None) -> ParetoFront:
     """Exact front by one minimum-energy DP per candidate time: an oracle of wpart's own,
@@ -400,27 +357,7 @@ def threshold_dp_front(profiles: Any, n: int, *, progress: Any = False,
 
     Parameters
     ----------
-    profiles : ProfileSet or sequence of tuples
-        One discrete time (and energy) profile per processor: a :class:`ProfileSet` or a sequence
-        of ``(sizes, times[, energies])`` tuples.
-    n : int
-        Workload: the number of units to distribute.
-    progress : bool or callable, optional
-        True for a progress bar, or a callable ``progress(done, total)`` (returning False cancels
-        the run with :class:`wpart.CancelledError`).
-    time_limit : float or None, optional
-        Seconds for the call (None: no limit); reaching it gives ``status == "time_limit"``.
-
-    Returns
-    -------
-    ParetoFront
-        The front (its points' times, energies and distributions) and ``status``.
-
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {profiles n_units progress time_limit returns_front raises}
     """
     ps = as_profiles(profiles)
     n = _n(n)
@@ -437,6 +374,7 @@ def threshold_dp_front(profiles: Any, n: int, *, progress: Any = False,
     return ParetoFront(t, e, d, x, n, "dynamic", 0.0, None, "threshold_dp", stats)
 
 
+@fill_doc
 def bruteforce_front(
     profiles: Any,
     n: int,
@@ -464,16 +402,7 @@ def bruteforce_front(
 
     Raises :class:`wpart.WpartError` when ``prod_i (P_i + 1) > max_leaves``.
 
-    Returns
-    -------
-    ParetoFront
-        The front (its points' times, energies and distributions) and ``status``.
-
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {returns_front raises}
     """
     ps = as_profiles(profiles)
     n = _n(n)
@@ -492,6 +421,7 @@ def bruteforce_front(
     return ParetoFront(t, e, d, x, n, "dynamic", 0.0, None, "bruteforce", stats)
 
 
+@fill_doc
 def milp_front(profiles: Any, n: int, *, progress: Any = False,
                time_limit: float | None = None) -> ParetoFront:
     """Exact front by the GLPK epsilon-constraint MILP, a cross-check of HEPOPTA.
@@ -503,28 +433,12 @@ def milp_front(profiles: Any, n: int, *, progress: Any = False,
 
     Parameters
     ----------
-    profiles : ProfileSet or sequence of tuples
-        One discrete time (and energy) profile per processor: a :class:`ProfileSet` or a sequence
-        of ``(sizes, times[, energies])`` tuples.
-    n : int
-        Workload: the number of units to distribute.
+    {profiles n_units}
     progress : bool or callable, optional
         True for a progress bar, or a callable ``progress(done, total)`` (returning False
         cancels the run with :class:`wpart.CancelledError`); the MILPs report no intermediate
         progress, so it moves from 0 to 1 when the call ends.
-    time_limit : float or None, optional
-        Seconds for the call (None: no limit); reaching it gives ``status == "time_limit"``.
-
-    Returns
-    -------
-    ParetoFront
-        The front (its points' times, energies and distributions) and ``status``.
-
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {time_limit returns_front raises}
     """
     from ._milp import milp_front as _mf
 
@@ -541,14 +455,13 @@ def milp_front(profiles: Any, n: int, *, progress: Any = False,
 pareto_milp = milp_front
 
 
+@fill_doc
 def evaluate(profiles: Any, dist: Any) -> tuple[float, float]:
     """``(time, dynamic energy)`` of a distribution; WpartValueError for an unmeasured share.
 
     Parameters
     ----------
-    profiles : ProfileSet or sequence of tuples
-        One discrete time (and energy) profile per processor: a :class:`ProfileSet` or a sequence
-        of ``(sizes, times[, energies])`` tuples.
+    {profiles}
     dist : object
         Units given to each processor (one per processor, summing to the workload).
 
@@ -557,11 +470,7 @@ def evaluate(profiles: Any, dist: Any) -> tuple[float, float]:
     tuple of float
         ``(time, energy)``: the parallel time ``max_i t_i(d_i)`` and the dynamic energy.
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
     """
     return as_profiles(profiles).evaluate(dist)
 

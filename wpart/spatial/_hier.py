@@ -10,6 +10,7 @@ from typing import Any
 from numpy.typing import ArrayLike
 
 from .. import _core
+from .._docs import fill_doc
 from .._errors import WpartValueError
 from .._validate import as_float, as_time_limit, choice
 from ._common import _RULE, _TIE, _VARIANT, _VARIANT_BEST, _Prepared, _result, _run, with_progress
@@ -128,6 +129,7 @@ def _hier_rb(pp: _Prepared, v: str, t: str, speeds: Any, tl: float | None) -> Sp
     )
 
 
+@fill_doc
 def hier_relaxed(
     A: ArrayLike,
     m: int,
@@ -156,39 +158,12 @@ def hier_relaxed(
 
     Parameters
     ----------
-    A : array_like or scipy.sparse matrix or path
-        Non-negative 2D loads: a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file
-        path.
-    m : int
-        Number of parts (processors).
+    {A m}
     variant : str, optional
         The split rule, as described above.
     tie : str, optional
         How ties between equal cuts are broken, as described above.
-    allow_empty : bool, optional
-        Accept more parts than cells (the extra parts are empty rectangles).
-    time_limit : float or None, optional
-        Seconds for the call (None: no limit); reaching it gives ``status == "time_limit"``.
-    progress : bool or callable, optional
-        True for a progress bar, or a callable ``progress(done, total)`` (returning False cancels
-        the run with :class:`wpart.CancelledError`).
-    speeds : array_like or None, optional
-        Relative processor speeds (one per part); the parts' loads are divided by them.
-    weights : str, optional
-        ``"values"`` (the matrix values are the loads), ``"count"`` (1 per nonzero) or ``"stored"``
-        (1 per stored entry).
-
-    Returns
-    -------
-    SpatialPartition
-        The partition: ``rects``, ``loads``, ``max_load``, ``lower_bound``, ``imbalance``,
-        ``status``.
-
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {allow_empty time_limit progress speeds weights returns_spatial raises}
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="hier_relaxed")
     v = choice(variant, "variant", _VARIANT_BEST)
@@ -205,6 +180,7 @@ def hier_relaxed(
     return with_progress(progress, "hier_relaxed", lambda: one(v))
 
 
+@fill_doc
 def hier_opt(
     A: ArrayLike,
     m: int,
@@ -239,37 +215,10 @@ def hier_opt(
 
     Parameters
     ----------
-    A : array_like or scipy.sparse matrix or path
-        Non-negative 2D loads: a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file
-        path.
-    m : int
-        Number of parts (processors).
+    {A m}
     max_states : float, optional
         Largest number of DP states allowed (a larger instance raises a limit error).
-    allow_empty : bool, optional
-        Accept more parts than cells (the extra parts are empty rectangles).
-    time_limit : float or None, optional
-        Seconds for the call (None: no limit); reaching it gives ``status == "time_limit"``.
-    progress : bool or callable, optional
-        True for a progress bar, or a callable ``progress(done, total)`` (returning False cancels
-        the run with :class:`wpart.CancelledError`).
-    speeds : array_like or None, optional
-        Relative processor speeds (one per part); the parts' loads are divided by them.
-    weights : str, optional
-        ``"values"`` (the matrix values are the loads), ``"count"`` (1 per nonzero) or ``"stored"``
-        (1 per stored entry).
-
-    Returns
-    -------
-    SpatialPartition
-        The partition: ``rects``, ``loads``, ``max_load``, ``lower_bound``, ``imbalance``,
-        ``status``.
-
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {allow_empty time_limit progress speeds weights returns_spatial raises}
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="hier_opt")
     msf = as_float(max_states, "max_states", minimum=1.0, allow_inf=True)

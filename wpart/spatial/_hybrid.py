@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _core
+from .._docs import fill_doc
 from .._errors import WpartTypeError, WpartValueError
 from .._progress import progress_hook
 from .._validate import as_int, choice, core_time_limit
@@ -41,6 +42,7 @@ __all__ = ["general_optimum", "hybrid", "partition"]
 _PHASES = ("jag_m_heur", "jag_m_heur_probe", "jag_m_opt", "hier_rb", "hier_relaxed")
 
 
+@fill_doc
 def hybrid(
     A: ArrayLike,
     m: int,
@@ -96,17 +98,7 @@ def hybrid(
     defaulted, one part per cell is solved and the rest are empty rectangles
     (``params["parts_solved"]``).
 
-    Returns
-    -------
-    SpatialPartition
-        The partition: ``rects``, ``loads``, ``max_load``, ``lower_bound``, ``imbalance``,
-        ``status``.
-
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {returns_spatial raises}
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="hybrid")
     p1 = choice(phase1, "phase1", _PHASES)
@@ -158,6 +150,7 @@ def hybrid(
                    loads=loads)
 
 
+@fill_doc
 def general_optimum(
     A: ArrayLike, m: int, *, time_limit: float | None = 60.0, allow_empty: bool = False,
     weights: str = "values",
@@ -173,37 +166,11 @@ def general_optimum(
     (seconds, default 60; None for none) stopped GLPK: then the best partition found, or
     none (``success`` False).
 
-    `A` may be a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file path; this
-    method needs the dense 2D prefix sum, so a sparse `A` is densified (``WpartMemoryError``
-    above ``wpart.spatial.MAX_DENSE_BYTES``). `weights` is ``"values"`` (the matrix values are
-    the loads) or ``"count"`` (1 for every nonzero, whatever its sign).
+    {dense_only}
 
     Parameters
     ----------
-    A : array_like or scipy.sparse matrix or path
-        Non-negative 2D loads: a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file
-        path.
-    m : int
-        Number of parts (processors).
-    time_limit : float or None, optional
-        Seconds for the call (None: no limit); reaching it gives ``status == "time_limit"``.
-    allow_empty : bool, optional
-        Accept more parts than cells (the extra parts are empty rectangles).
-    weights : str, optional
-        ``"values"`` (the matrix values are the loads), ``"count"`` (1 per nonzero) or ``"stored"``
-        (1 per stored entry).
-
-    Returns
-    -------
-    SpatialPartition
-        The partition: ``rects``, ``loads``, ``max_load``, ``lower_bound``, ``imbalance``,
-        ``status``.
-
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {A m time_limit allow_empty weights returns_spatial raises}
     """
     from .. import milp
 
@@ -307,6 +274,7 @@ _FUNCS: dict[str, Callable[..., SpatialPartition]] = {
 assert tuple(_FUNCS) == TABLE.names
 
 
+@fill_doc
 def partition(
     A: ArrayLike, m: int, *, method: str = "jag_m_heur_probe", **options: Any
 ) -> SpatialPartition:

@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
+from .._docs import fill_doc
 from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
 from .._validate import as_int, as_loads, as_parts, as_time_limit
 from ._common import (
@@ -48,6 +49,7 @@ def _as_int_vector(x: Any, name: str) -> NDArray:
         raise WpartValueError(f"`{name}` must be a 1-D integer array: {exc}") from None
 
 
+@fill_doc
 def jag_m_heur(
     A: ArrayLike,
     m: int,
@@ -77,45 +79,11 @@ def jag_m_heur(
     dense prefix). `weights` is ``"values"`` (the loads are the matrix values) or ``"count"`` (1
     for every nonzero).
 
-    `time_limit` (seconds for the call; this heuristic is not stopped inside its one pass) and
-    `progress` (a tqdm bar, or ``progress(done, total)``; returning False raises
-    :class:`wpart.CancelledError`) have the family's meaning.
+    {heur_time_progress}
 
     Parameters
     ----------
-    A : array_like or scipy.sparse matrix or path
-        Non-negative 2D loads: a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file
-        path.
-    m : int
-        Number of parts (processors).
-    P : int or str, optional
-        Number of stripes (``P x Q`` methods: rows of the grid); default: the method's choice.
-    orient : str, optional
-        ``"hor"`` (stripes of rows), ``"ver"`` (of columns) or ``"best"`` (both, the better kept).
-    allow_empty : bool, optional
-        Accept more parts than cells (the extra parts are empty rectangles).
-    time_limit : float or None, optional
-        Seconds for the call (None: no limit); reaching it gives ``status == "time_limit"``.
-    progress : bool or callable, optional
-        True for a progress bar, or a callable ``progress(done, total)`` (returning False cancels
-        the run with :class:`wpart.CancelledError`).
-    speeds : array_like or None, optional
-        Relative processor speeds (one per part); the parts' loads are divided by them.
-    weights : str, optional
-        ``"values"`` (the matrix values are the loads), ``"count"`` (1 per nonzero) or ``"stored"``
-        (1 per stored entry).
-
-    Returns
-    -------
-    SpatialPartition
-        The partition: ``rects``, ``loads``, ``max_load``, ``lower_bound``, ``imbalance``,
-        ``status``.
-
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {A m P orient allow_empty time_limit progress speeds weights returns_spatial raises}
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_heur",
                    sparse=speeds is None)
@@ -140,6 +108,7 @@ def _heur_stripes(
     return oo, cuts, counts
 
 
+@fill_doc
 def jag_m_probe(
     A: ArrayLike,
     m: int,
@@ -168,45 +137,14 @@ def jag_m_probe(
     dense code) and gives the dense partition; with `speeds` it is densified. `weights` is
     ``"values"`` or ``"count"`` (1 for every nonzero).
 
-    `time_limit` (seconds for the call; this heuristic is not stopped inside its one pass) and
-    `progress` (a tqdm bar, or ``progress(done, total)``; returning False raises
-    :class:`wpart.CancelledError`) have the family's meaning.
+    {heur_time_progress}
 
     Parameters
     ----------
-    A : array_like or scipy.sparse matrix or path
-        Non-negative 2D loads: a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file
-        path.
-    m : int
-        Number of parts (processors).
+    {A m}
     stripe_cuts : array_like or None, optional
         Stripe boundaries along the main dimension; default: those of :func:`jag_m_heur`.
-    orient : str, optional
-        ``"hor"`` (stripes of rows), ``"ver"`` (of columns) or ``"best"`` (both, the better kept).
-    allow_empty : bool, optional
-        Accept more parts than cells (the extra parts are empty rectangles).
-    time_limit : float or None, optional
-        Seconds for the call (None: no limit); reaching it gives ``status == "time_limit"``.
-    progress : bool or callable, optional
-        True for a progress bar, or a callable ``progress(done, total)`` (returning False cancels
-        the run with :class:`wpart.CancelledError`).
-    speeds : array_like or None, optional
-        Relative processor speeds (one per part); the parts' loads are divided by them.
-    weights : str, optional
-        ``"values"`` (the matrix values are the loads), ``"count"`` (1 per nonzero) or ``"stored"``
-        (1 per stored entry).
-
-    Returns
-    -------
-    SpatialPartition
-        The partition: ``rects``, ``loads``, ``max_load``, ``lower_bound``, ``imbalance``,
-        ``status``.
-
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {orient allow_empty time_limit progress speeds weights returns_spatial raises}
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_probe",
                    sparse=speeds is None)
@@ -240,6 +178,7 @@ def jag_m_probe(
     )
 
 
+@fill_doc
 def jag_m_heur_probe(
     A: ArrayLike,
     m: int,
@@ -259,45 +198,11 @@ def jag_m_heur_probe(
     `A` and `weights` as for :func:`jag_m_probe`: without `speeds` a sparse matrix runs on
     its nonzeros and gives the dense partition; with `speeds` it is densified.
 
-    `time_limit` (seconds for the call; this heuristic is not stopped inside its one pass) and
-    `progress` (a tqdm bar, or ``progress(done, total)``; returning False raises
-    :class:`wpart.CancelledError`) have the family's meaning.
+    {heur_time_progress}
 
     Parameters
     ----------
-    A : array_like or scipy.sparse matrix or path
-        Non-negative 2D loads: a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file
-        path.
-    m : int
-        Number of parts (processors).
-    P : int or str, optional
-        Number of stripes (``P x Q`` methods: rows of the grid); default: the method's choice.
-    orient : str, optional
-        ``"hor"`` (stripes of rows), ``"ver"`` (of columns) or ``"best"`` (both, the better kept).
-    allow_empty : bool, optional
-        Accept more parts than cells (the extra parts are empty rectangles).
-    time_limit : float or None, optional
-        Seconds for the call (None: no limit); reaching it gives ``status == "time_limit"``.
-    progress : bool or callable, optional
-        True for a progress bar, or a callable ``progress(done, total)`` (returning False cancels
-        the run with :class:`wpart.CancelledError`).
-    speeds : array_like or None, optional
-        Relative processor speeds (one per part); the parts' loads are divided by them.
-    weights : str, optional
-        ``"values"`` (the matrix values are the loads), ``"count"`` (1 per nonzero) or ``"stored"``
-        (1 per stored entry).
-
-    Returns
-    -------
-    SpatialPartition
-        The partition: ``rects``, ``loads``, ``max_load``, ``lower_bound``, ``imbalance``,
-        ``status``.
-
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {A m P orient allow_empty time_limit progress speeds weights returns_spatial raises}
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_heur_probe",
                    sparse=speeds is None)
@@ -313,6 +218,7 @@ def jag_m_heur_probe(
     )
 
 
+@fill_doc
 def jag_m_alloc(
     A: ArrayLike,
     m: int,
@@ -358,39 +264,10 @@ def jag_m_alloc(
 
     Parameters
     ----------
-    A : array_like or scipy.sparse matrix or path
-        Non-negative 2D loads: a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file
-        path.
-    m : int
-        Number of parts (processors).
+    {A m}
     counts : array_like or None, optional
         Parts per stripe (each >= 1, summing to `m`); default: proportional to the stripe loads.
-    orient : str, optional
-        ``"hor"`` (stripes of rows), ``"ver"`` (of columns) or ``"best"`` (both, the better kept).
-    allow_empty : bool, optional
-        Accept more parts than cells (the extra parts are empty rectangles).
-    time_limit : float or None, optional
-        Seconds for the call (None: no limit); reaching it gives ``status == "time_limit"``.
-    progress : bool or callable, optional
-        True for a progress bar, or a callable ``progress(done, total)`` (returning False cancels
-        the run with :class:`wpart.CancelledError`).
-    speeds : array_like or None, optional
-        Relative processor speeds (one per part); the parts' loads are divided by them.
-    weights : str, optional
-        ``"values"`` (the matrix values are the loads), ``"count"`` (1 per nonzero) or ``"stored"``
-        (1 per stored entry).
-
-    Returns
-    -------
-    SpatialPartition
-        The partition: ``rects``, ``loads``, ``max_load``, ``lower_bound``, ``imbalance``,
-        ``status``.
-
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {orient allow_empty time_limit progress speeds weights returns_spatial raises}
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_alloc",
                    sparse=speeds is None)
@@ -423,6 +300,7 @@ def jag_m_alloc(
     )
 
 
+@fill_doc
 def jag_m_opt(
     A: ArrayLike,
     m: int,
@@ -487,11 +365,7 @@ def jag_m_opt(
     SpatialPartition
         ``status="optimal"`` (or ``"time_limit"``).
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
 
     Examples
     --------
@@ -529,18 +403,9 @@ def jag_m_opt(
                 message=f"the time limit of {tl:g} s was reached; the best partition found "
                         "(JAG-M-ALLOC's, run after the search) is returned")
     return res
-    for r in allocs:
-        if not res.success or r.max_load < res.max_load:
-            params = dict(res.params, incumbent="jag_m_alloc", P_used=r.params.get("P_used"),
-                          orient_used=r.params["orient"])
-            res = dataclasses.replace(
-                res, rects=r.rects, loads=r.loads, max_load=r.max_load,
-                imbalance=r.imbalance, params=params,
-                message=f"the time limit of {tl:g} s was reached; the best partition found "
-                        "(JAG-M-ALLOC's, computed first) is returned")
-    return res
 
 
+@fill_doc
 def jag_m_iter(
     A: ArrayLike,
     m: int,
@@ -560,39 +425,14 @@ def jag_m_iter(
     iteration runs on one part per cell and the rest are empty rectangles
     (``params["parts_solved"]``).
 
-    `A` may be a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file path; this
-    method needs the dense 2D prefix sum, so a sparse `A` is densified (``WpartMemoryError``
-    above ``wpart.spatial.MAX_DENSE_BYTES``). `weights` is ``"values"`` (the matrix values are
-    the loads) or ``"count"`` (1 for every nonzero, whatever its sign).
+    {dense_only}
 
     Parameters
     ----------
-    A : array_like or scipy.sparse matrix or path
-        Non-negative 2D loads: a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file
-        path.
-    m : int
-        Number of parts (processors).
-    orient : str, optional
-        ``"hor"`` (stripes of rows), ``"ver"`` (of columns) or ``"best"`` (both, the better kept).
+    {A m orient}
     max_rounds : int, optional
         Most alternation rounds.
-    allow_empty : bool, optional
-        Accept more parts than cells (the extra parts are empty rectangles).
-    weights : str, optional
-        ``"values"`` (the matrix values are the loads), ``"count"`` (1 per nonzero) or ``"stored"``
-        (1 per stored entry).
-
-    Returns
-    -------
-    SpatialPartition
-        The partition: ``rects``, ``loads``, ``max_load``, ``lower_bound``, ``imbalance``,
-        ``status``.
-
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {allow_empty weights returns_spatial raises}
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_iter")
     o = _orient(orient)
@@ -636,6 +476,7 @@ def jag_m_iter(
     return _result(pp, rects, "jag_m_iter", params, stats, loads=loads)
 
 
+@fill_doc
 def allocate(
     loads: ArrayLike, m: int, *, cap: ArrayLike | None = None
 ) -> NDArray[np.int64]:
@@ -653,8 +494,7 @@ def allocate(
     ----------
     loads : array_like
         Non-negative loads, one per item.
-    m : int
-        Number of parts (processors).
+    {m}
     cap : array_like or None, optional
         Largest count per block (integers >= 1), or None.
 
@@ -663,11 +503,7 @@ def allocate(
     ndarray of int64
         Parts per block, each >= 1 (or within its cap), summing to `m`.
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
     """
     L = as_loads(loads, "loads", (1,))
     m = as_parts(m, L.size)

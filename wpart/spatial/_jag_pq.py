@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._docs import fill_doc
 from ._common import _ORIENT_NAME, _orient, _pq, _Prepared, _run, with_progress
 from ._partition import SpatialPartition
 from ._starts import START_CODE, as_starts, run_starts
@@ -18,6 +19,7 @@ _HEUR_STARTS = ("rows_load", "rows_uniform", "cols_load", "cols_uniform")
 __all__ = ["jag_pq_heur", "jag_pq_opt_dp", "jag_pq_opt_nicol"]
 
 
+@fill_doc
 def jag_pq_heur(
     A: ArrayLike,
     m: int,
@@ -79,11 +81,7 @@ def jag_pq_heur(
         ``params["orient_used"]`` is the winner's orientation, ``stats["start"]`` its start
         and ``stats["starts"]`` each start's ``max_load``, ``seconds`` and ``status``.
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
     """
     # equal speeds give the homogeneous rectangles: they run on the nonzeros too
     same = speeds is None
@@ -101,6 +99,7 @@ def jag_pq_heur(
         pp, "jag_pq_heur", params, names, P=P, Q=Q, speeds=speeds, time_limit=time_limit))
 
 
+@fill_doc
 def jag_pq_opt_nicol(
     A: ArrayLike,
     m: int,
@@ -119,61 +118,11 @@ def jag_pq_opt_nicol(
     1D optimum as cost. A `time_limit` (seconds) reached returns ``status="time_limit"``
     (the rows-first answer when ``orient="best"`` had finished it, else no partition).
 
-    With `speeds`, stripe ``p`` runs on processors ``pQ .. pQ+Q-1`` (in the given order, its
-    parts left to right, or top to bottom for ``"ver"``) and ``max_k loads[k] / speeds[k]``
-    is minimised exactly over the ``P x Q`` jagged class in that orientation (both engines
-    then run the same bisection on the float64 bottleneck with a greedy over the stripes; an
-    empty stripe's processors idle).
-
-    `A` may be a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file path. Without
-    `speeds`, a sparse matrix (more than 2**15 cells, at most 1/32 of them nonzero) is not
-    densified: each nested cost (the exact 1D optimum of a stripe) reads the stripe's column
-    prefix made from its rows' nonzeros (O(nnz in the stripe + n2), the dense prefix's O(n2)),
-    memory O(nnz + n1 + n2) plus the memo of the nested costs; the same search on the same
-    values gives the same optimum (and with integer loads the partition of ``A.toarray()``).
-    With `speeds` it is densified (``WpartMemoryError`` above
-    ``wpart.spatial.MAX_DENSE_BYTES``). `weights` is ``"values"`` (the matrix values are the
-    loads), ``"count"`` (1 for every nonzero value, whatever its sign) or ``"stored"`` (1 for
-    every stored entry). `progress` is a tqdm bar (True) or ``progress(done, total)``
-    (returning False raises :class:`wpart.CancelledError`).
+    {pq_notes}
 
     Parameters
     ----------
-    A : array_like or scipy.sparse matrix or path
-        Non-negative 2D loads: a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file
-        path.
-    m : int
-        Number of parts (processors).
-    P : int or str, optional
-        Number of stripes (``P x Q`` methods: rows of the grid); default: the method's choice.
-    Q : int or None, optional
-        Pieces per stripe (columns of the grid); default: ``m / P``.
-    orient : str, optional
-        ``"hor"`` (stripes of rows), ``"ver"`` (of columns) or ``"best"`` (both, the better kept).
-    allow_empty : bool, optional
-        Accept more parts than cells (the extra parts are empty rectangles).
-    time_limit : float or None, optional
-        Seconds for the call (None: no limit); reaching it gives ``status == "time_limit"``.
-    progress : bool or callable, optional
-        True for a progress bar, or a callable ``progress(done, total)`` (returning False cancels
-        the run with :class:`wpart.CancelledError`).
-    speeds : array_like or None, optional
-        Relative processor speeds (one per part); the parts' loads are divided by them.
-    weights : str, optional
-        ``"values"`` (the matrix values are the loads), ``"count"`` (1 per nonzero) or ``"stored"``
-        (1 per stored entry).
-
-    Returns
-    -------
-    SpatialPartition
-        The partition: ``rects``, ``loads``, ``max_load``, ``lower_bound``, ``imbalance``,
-        ``status``.
-
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {A m P Q orient allow_empty time_limit progress speeds weights returns_spatial raises}
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_pq_opt_nicol",
                    sparse=speeds is None)
@@ -192,6 +141,7 @@ def jag_pq_opt_nicol(
     )
 
 
+@fill_doc
 def jag_pq_opt_dp(
     A: ArrayLike,
     m: int,
@@ -209,61 +159,11 @@ def jag_pq_opt_dp(
     :func:`jag_pq_opt_nicol` by dynamic programming over the main dimension (crossing-point
     bisection); a cross-check, slower. `time_limit` as for :func:`jag_pq_opt_nicol`.
 
-    With `speeds`, stripe ``p`` runs on processors ``pQ .. pQ+Q-1`` (in the given order, its
-    parts left to right, or top to bottom for ``"ver"``) and ``max_k loads[k] / speeds[k]``
-    is minimised exactly over the ``P x Q`` jagged class in that orientation (both engines
-    then run the same bisection on the float64 bottleneck with a greedy over the stripes; an
-    empty stripe's processors idle).
-
-    `A` may be a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file path. Without
-    `speeds`, a sparse matrix (more than 2**15 cells, at most 1/32 of them nonzero) is not
-    densified: each nested cost (the exact 1D optimum of a stripe) reads the stripe's column
-    prefix made from its rows' nonzeros (O(nnz in the stripe + n2), the dense prefix's O(n2)),
-    memory O(nnz + n1 + n2) plus the memo of the nested costs; the same search on the same
-    values gives the same optimum (and with integer loads the partition of ``A.toarray()``).
-    With `speeds` it is densified (``WpartMemoryError`` above
-    ``wpart.spatial.MAX_DENSE_BYTES``). `weights` is ``"values"`` (the matrix values are the
-    loads), ``"count"`` (1 for every nonzero value, whatever its sign) or ``"stored"`` (1 for
-    every stored entry). `progress` is a tqdm bar (True) or ``progress(done, total)``
-    (returning False raises :class:`wpart.CancelledError`).
+    {pq_notes}
 
     Parameters
     ----------
-    A : array_like or scipy.sparse matrix or path
-        Non-negative 2D loads: a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file
-        path.
-    m : int
-        Number of parts (processors).
-    P : int or str, optional
-        Number of stripes (``P x Q`` methods: rows of the grid); default: the method's choice.
-    Q : int or None, optional
-        Pieces per stripe (columns of the grid); default: ``m / P``.
-    orient : str, optional
-        ``"hor"`` (stripes of rows), ``"ver"`` (of columns) or ``"best"`` (both, the better kept).
-    allow_empty : bool, optional
-        Accept more parts than cells (the extra parts are empty rectangles).
-    time_limit : float or None, optional
-        Seconds for the call (None: no limit); reaching it gives ``status == "time_limit"``.
-    progress : bool or callable, optional
-        True for a progress bar, or a callable ``progress(done, total)`` (returning False cancels
-        the run with :class:`wpart.CancelledError`).
-    speeds : array_like or None, optional
-        Relative processor speeds (one per part); the parts' loads are divided by them.
-    weights : str, optional
-        ``"values"`` (the matrix values are the loads), ``"count"`` (1 per nonzero) or ``"stored"``
-        (1 per stored entry).
-
-    Returns
-    -------
-    SpatialPartition
-        The partition: ``rects``, ``loads``, ``max_load``, ``lower_bound``, ``imbalance``,
-        ``status``.
-
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {A m P Q orient allow_empty time_limit progress speeds weights returns_spatial raises}
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_pq_opt_dp",
                    sparse=speeds is None)

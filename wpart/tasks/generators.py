@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._docs import fill_doc
 from .._errors import WpartValueError
 from .._validate import as_array, as_bool, as_float, as_int, as_m, as_seed, choice, renamed
 from .._validate import positional_deprecated
@@ -12,6 +13,7 @@ from ._problem import INT32_LIMIT, Problem
 __all__ = ["gemma_like", "paper_toy", "random_problem", "synthetic_blocks"]
 
 
+@fill_doc
 @positional_deprecated("variant")
 def synthetic_blocks(*, variant: str = "default") -> Problem:
     """The 4-rank, 9-task, 5-block, 8-edge instance of LBAF's ``synthetic-blocks`` data set
@@ -25,16 +27,7 @@ def synthetic_blocks(*, variant: str = "default") -> Problem:
     variant : str, optional
         ``"default"``, ``"alpha0"`` or ``"bad_rank0"``, as described above.
 
-    Returns
-    -------
-    Problem
-        The generated instance.
-
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {returns_problem raises}
     """
     alpha = {"default": None, "alpha0": np.zeros(4), "bad_rank0": np.array([100.0, 1, 1, 1])}
     variant = choice(variant, "variant", tuple(alpha))
@@ -51,6 +44,7 @@ def synthetic_blocks(*, variant: str = "default") -> Problem:
     )
 
 
+@fill_doc
 def paper_toy(*, fwmp: bool = False, loads=(1.0, 2.0, 1.5), block_sizes=(4.0, 3.0),
               volumes=(1.0, 2.0, 3.0, 0.5)) -> Problem:
     """The paper's Fig. 2 (COMCP) / Fig. 3 (FWMP) toy: 2 ranks, 3 tasks, 2 blocks.
@@ -70,16 +64,7 @@ def paper_toy(*, fwmp: bool = False, loads=(1.0, 2.0, 1.5), block_sizes=(4.0, 3.
     volumes : object, optional
         Bytes of the four edges (with `fwmp`).
 
-    Returns
-    -------
-    Problem
-        The generated instance.
-
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {returns_problem raises}
     """
     kw = {}
     # sequences of numbers, checked before anything iterates them (a sparse matrix of 2**40
@@ -194,6 +179,7 @@ def gemma_like(*, m: int = 14, n_tasks: int = 1959, n_blocks: int = 206, seed: i
                    block_home=home, initial=home[tb], **kw)
 
 
+@fill_doc
 @renamed(n_ranks="m")
 def random_problem(m: int, n_tasks: int, n_blocks: int, n_edges: int, seed: int = 0, *,
                    memory: bool = False, zeros: bool = True, rank_alpha: bool = False) -> Problem:
@@ -204,8 +190,7 @@ def random_problem(m: int, n_tasks: int, n_blocks: int, n_edges: int, seed: int 
 
     Parameters
     ----------
-    m : int
-        Number of parts (processors).
+    {m}
     n_tasks : int
         Number of tasks.
     n_blocks : int
@@ -221,16 +206,7 @@ def random_problem(m: int, n_tasks: int, n_blocks: int, n_edges: int, seed: int 
     rank_alpha : bool, optional
         Draw a compute coefficient per rank.
 
-    Returns
-    -------
-    Problem
-        The generated instance.
-
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {returns_problem raises}
     """
     I = as_m(m, "m", maximum=INT32_LIMIT)
     K = as_int(n_tasks, "n_tasks", minimum=1, maximum=INT32_LIMIT)
