@@ -54,6 +54,9 @@ typedef struct {
     int64_t *tmp;
     double *tot[2];    /* prefix of the major sums, rows (0) and columns (1) */
     int integral;
+    const wpart_control_t *ctl; /* Ctrl-C inside a half-sweep's pass (rg_cancel) */
+    int64_t work;
+    int stop; /* 1: should_stop fired inside a half-sweep; the caller returns ECANCELLED */
 } rg_ctx_t;
 
 /* set the cuts of dimension d (0 rows, 1 columns) for the other's cuts; returns the grid max */
@@ -62,7 +65,10 @@ static double rg_half(rg_ctx_t *g, int d, int64_t *cut_d, const int64_t *cut_o, 
     const rg_side_t *s = &g->side[d];
     int64_t K = g->P[1 - d], P = g->P[d];
     rg_map(cut_o, K, s->m, g->map);
-    rg_prefix(s, g->map, K, g->X);
+    if (rg_prefix(s, g->map, K, g->X, g->ctl, &g->work)) {
+        g->stop = 1;
+        return RG_INF;
+    }
     double hi = 0.0, lo = 0.0;
     for (int64_t p = 0; p < P; p++) {
         double c = rg_cost(g->X, K, cut_d[p], cut_d[p + 1]);
@@ -117,6 +123,7 @@ wpart_status_t wpart_spatial_rect_grid(const wpart_rg_csr_t *A, int64_t P, int64
     g.P[0] = P;
     g.P[1] = Q;
     g.integral = rg_integral(A->w, nnz);
+    g.ctl = opt->control;
     int64_t xs;
     if (!wpart_i_mul_size(nmax + 1, K, &xs)) {
         WPART_FAIL(WPART_ENOMEM, "RECT-NICOL: the stripe prefix is too large");
@@ -137,6 +144,9 @@ wpart_status_t wpart_spatial_rect_grid(const wpart_rg_csr_t *A, int64_t P, int64
     for (int d = 0; d < 2; d++) {
         const rg_side_t *s = &g.side[d];
         for (int64_t i = 0; i < s->n; i++) {
+            if (rg_cancel(g.ctl, &g.work, s->ptr[i + 1] - s->ptr[i])) {
+                WPART_FAIL(WPART_ECANCELLED, "stopped on request");
+            }
             double t = 0.0;
             for (int64_t e = s->ptr[i]; e < s->ptr[i + 1]; e++) {
                 t += s->w ? s->w[e] : 1.0;
@@ -194,6 +204,10 @@ wpart_status_t wpart_spatial_rect_grid(const wpart_rg_csr_t *A, int64_t P, int64
             }
             memcpy(keep, cur[d], (size_t)(g.P[d] + 1) * sizeof(int64_t));
             double nv = rg_half(&g, d, cur[d], cur[1 - d], bal);
+            if (g.stop) {
+                free(keep);
+                WPART_FAIL(WPART_ECANCELLED, "stopped on request");
+            }
             int same = memcmp(keep, cur[d], (size_t)(g.P[d] + 1) * sizeof(int64_t)) == 0;
             free(keep);
             h++;
@@ -252,6 +266,10 @@ wpart_status_t wpart_spatial_rect_grid(const wpart_rg_csr_t *A, int64_t P, int64
             }
             memcpy(keep, cur[d], (size_t)(g.P[d] + 1) * sizeof(int64_t));
             double nv = rg_half(&g, d, cur[d], cur[1 - d], 1);
+            if (g.stop) {
+                free(keep);
+                WPART_FAIL(WPART_ECANCELLED, "stopped on request");
+            }
             int same = memcmp(keep, cur[d], (size_t)(g.P[d] + 1) * sizeof(int64_t)) == 0;
             free(keep);
             h++;
@@ -380,7 +398,11 @@ wpart_status_t wpart_spatial_rect_sgo(const wpart_rg_csr_t *A, int64_t P, int64_
     if (!blk) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in the subgradient refinement");
     }
+    int64_t work = 0;
     for (int64_t i = 0; i < A->n1; i++) {
+        if (rg_cancel(control, &work, A->rp[i + 1] - A->rp[i])) {
+            WPART_FAIL(WPART_ECANCELLED, "stopped on request");
+        }
         for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
             double w = rg_w(A, e);
             pref[0][i + 1] += w;
@@ -407,6 +429,9 @@ wpart_status_t wpart_spatial_rect_sgo(const wpart_rg_csr_t *A, int64_t P, int64_
         }
         memset(blk, 0, (size_t)(P * Q) * sizeof(double));
         for (int64_t i = 0; i < A->n1; i++) {
+            if (rg_cancel(control, &work, A->rp[i + 1] - A->rp[i])) {
+                WPART_FAIL(WPART_ECANCELLED, "stopped on request");
+            }
             double *row = blk + (int64_t)map[0][i] * Q;
             for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
                 row[map[1][A->ci[e]]] += rg_w(A, e);

@@ -45,17 +45,25 @@ static inline void rg_map(const int64_t *cuts, int64_t K, int64_t n, int32_t *ma
     }
 }
 
-/* X[i * K + q] = load of majors [0, i) in minor stripe q */
-static inline void rg_prefix(const rg_side_t *s, const int32_t *map, int64_t K, double *X)
+static inline int rg_cancel(const wpart_control_t *ctl, int64_t *work, int64_t done);
+
+/* X[i * K + q] = load of majors [0, i) in minor stripe q; 1 (X unfinished) when Ctrl-C asks to
+ * stop (rg_cancel with ctl and work) */
+static inline int rg_prefix(const rg_side_t *s, const int32_t *map, int64_t K, double *X,
+                            const wpart_control_t *ctl, int64_t *work)
 {
     memset(X, 0, (size_t)K * sizeof(double));
     for (int64_t i = 0; i < s->n; i++) {
+        if (rg_cancel(ctl, work, s->ptr[i + 1] - s->ptr[i] + K)) {
+            return 1;
+        }
         double *row = X + (i + 1) * K;
         memcpy(row, X + i * K, (size_t)K * sizeof(double));
         for (int64_t e = s->ptr[i]; e < s->ptr[i + 1]; e++) {
             row[map[s->idx[e]]] += s->w ? s->w[e] : 1.0;
         }
     }
+    return 0;
 }
 
 static inline double rg_cost(const double *X, int64_t K, int64_t a, int64_t b)
