@@ -24,9 +24,25 @@ static double dist2(int32_t d, const double *a, const double *b)
 
 static double phi_r2(double r2) { return r2 > 0.0 ? 0.5 * r2 * log(r2) : 0.0; } /* r^2 log r */
 
-/* Solves A x = b in place (A: n x n row-major); 0, or -1 when singular. */
-static int lu_solve(int32_t n, double *A, double *b)
+/* Polls `ctl` (Ctrl-C, time limit) once about 2^22 multiply-adds of work have been done since
+ * the last poll (*work counts them): a few milliseconds between polls at any size. */
+#define RBF_POLL_WORK (INT64_C(1) << 22)
+static wpart_status_t rbf_poll(const wpart_control_t *ctl, double t0, int64_t *work, int64_t add)
 {
+    *work += add;
+    if (!ctl || *work < RBF_POLL_WORK) {
+        return WPART_OK;
+    }
+    *work = 0;
+    return wpart_i_poll(ctl, t0, 0.0, 0.0);
+}
+
+/* Solves A x = b in place (A: n x n row-major); 0, -1 when singular, -3 when `ctl` stopped it
+ * (*st then holds the status). */
+static int lu_solve(int32_t n, double *A, double *b, const wpart_control_t *ctl, double t0,
+                    wpart_status_t *st)
+{
+    int64_t work = 0;
     double amax = 0.0;
     for (int64_t i = 0; i < (int64_t)n * n; i++) {
         amax = fmax(amax, fabs(A[i]));
@@ -62,6 +78,9 @@ static int lu_solve(int32_t n, double *A, double *b)
                 A[(int64_t)i * n + j] -= f * A[(int64_t)k * n + j];
             }
             b[i] -= f * b[k];
+            if ((*st = rbf_poll(ctl, t0, &work, n - k)) != WPART_OK) {
+                return -3;
+            }
         }
     }
     for (int32_t k = n - 1; k >= 0; k--) {
@@ -77,9 +96,12 @@ static int lu_solve(int32_t n, double *A, double *b)
     return 0;
 }
 
-/* RBF coefficients (lambda[0..n), beta[0..d]) into coef; 0 or -1 if singular. */
-static int rbf_fit(int32_t n, int32_t d, const double *X, const double *y, double *coef)
+/* RBF coefficients (lambda[0..n), beta[0..d]) into coef; 0, -1 if singular, -2 out of
+ * memory, -3 stopped by `ctl` (*st holds the status). */
+static int rbf_fit(int32_t n, int32_t d, const double *X, const double *y, double *coef,
+                   const wpart_control_t *ctl, double t0, wpart_status_t *st)
 {
+    int64_t work = 0;
     int32_t N = n + d + 1;
     double *A = calloc((size_t)N * (size_t)N, sizeof *A);
     if (!A) {
@@ -96,11 +118,15 @@ static int rbf_fit(int32_t n, int32_t d, const double *X, const double *y, doubl
             A[(int64_t)(n + 1 + k) * N + i] = X[(int64_t)i * d + k];
         }
         coef[i] = y[i];
+        if ((*st = rbf_poll(ctl, t0, &work, (int64_t)n * d)) != WPART_OK) {
+            free(A);
+            return -3;
+        }
     }
     for (int32_t k = 0; k <= d; k++) {
         coef[n + k] = 0.0;
     }
-    int r = lu_solve(N, A, coef);
+    int r = lu_solve(N, A, coef, ctl, t0, st);
     free(A);
     return r;
 }
@@ -209,7 +235,8 @@ wpart_status_t wpart_multikernel_interp_fit(int32_t n, int32_t d, const double *
     } else if (d > 3) {
         how = WPART_MULTIKERNEL_INTERP_NEAREST;
     } else if (m >= d + 1) {
-        int r = rbf_fit(m, d, U, v, coef);
+        wpart_status_t fst = WPART_OK;
+        int r = rbf_fit(m, d, U, v, coef, NULL, 0.0, &fst);
         if (r == -2) {
             free(coef);
             WPART_FAIL(WPART_ENOMEM, "RBF system of %d nodes", (int)m);
@@ -285,7 +312,17 @@ wpart_status_t wpart_multikernel_interp_eval(const double *model, int32_t q, con
 wpart_status_t wpart_multikernel_interpolate(int32_t n, int32_t d, const double *X, const double *y,
                                     int32_t q, const double *Q, double *out, int32_t *how_out)
 {
+    return wpart_multikernel_interpolate_ctl(n, d, X, y, q, Q, out, how_out, NULL);
+}
+
+wpart_status_t wpart_multikernel_interpolate_ctl(int32_t n, int32_t d, const double *X,
+                                                 const double *y, int32_t q, const double *Q,
+                                                 double *out, int32_t *how_out,
+                                                 const wpart_control_t *ctl)
+{
     wpart_status_t st = WPART_OK;
+    const double t0 = wpart_i_now();
+    int64_t work = 0;
     double *U = NULL, *v = NULL, *coef = NULL;
     int32_t *cnt = NULL;
     if (n < 1 || !X || !y) {
@@ -335,6 +372,7 @@ wpart_status_t wpart_multikernel_interpolate(int32_t n, int32_t d, const double 
         }
         v[j] += y[i];
         cnt[j]++;
+        WPART_CHECK(rbf_poll(ctl, t0, &work, (int64_t)j * d));
     }
     for (int32_t j = 0; j < m; j++) {
         v[j] /= cnt[j];
@@ -345,9 +383,14 @@ wpart_status_t wpart_multikernel_interpolate(int32_t n, int32_t d, const double 
     } else if (d > 3) {
         how = WPART_MULTIKERNEL_INTERP_NEAREST;
     } else if (m >= d + 1) {
-        int r = rbf_fit(m, d, U, v, coef);
+        wpart_status_t fst = WPART_OK;
+        int r = rbf_fit(m, d, U, v, coef, ctl, t0, &fst);
         if (r == -2) {
             WPART_FAIL(WPART_ENOMEM, "RBF system of %d nodes", (int)m);
+        }
+        if (r == -3) {
+            st = fst;
+            goto cleanup;
         }
         how = r == 0 ? WPART_MULTIKERNEL_INTERP_RBF : WPART_MULTIKERNEL_INTERP_IDW;
     } else {
@@ -371,6 +414,7 @@ wpart_status_t wpart_multikernel_interpolate(int32_t n, int32_t d, const double 
             r = idw(m, d, U, v, x);
         }
         out[k] = r;
+        WPART_CHECK(rbf_poll(ctl, t0, &work, (int64_t)m * d));
     }
     if (how_out) {
         *how_out = how;

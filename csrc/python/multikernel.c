@@ -529,8 +529,11 @@ static PyObject *py_interpolate(PyObject *self, PyObject *args)
     wpart_status_t st;
     const double *px = PyArray_DATA(X), *py = PyArray_DATA(y), *pq = PyArray_DATA(Q);
     double *po = PyArray_DATA((PyArrayObject *)out);
+    wpy_control_t ctl; /* Ctrl-C in the RBF solve (O(n^3)) or the evaluation (O(q n)) */
+    wpy_control_setup(&ctl, NULL, 0.0);
     Py_BEGIN_ALLOW_THREADS
-    st = wpart_multikernel_interpolate((int32_t)n, (int32_t)d, px, py, (int32_t)q, pq, po, &how);
+    st = wpart_multikernel_interpolate_ctl((int32_t)n, (int32_t)d, px, py, (int32_t)q, pq, po,
+                                           &how, &ctl.ctl);
     Py_END_ALLOW_THREADS
     if (st != WPART_OK) {
         wpy_raise(st, NULL);

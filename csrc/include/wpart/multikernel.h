@@ -196,6 +196,12 @@ enum {
  */
 wpart_status_t wpart_multikernel_interpolate(int32_t n, int32_t d, const double *X, const double *y,
                                     int32_t q, const double *Q, double *out, int32_t *how_out);
+/** wpart_multikernel_interpolate polling the control hooks `ctl` (Ctrl-C, time limit; NULL:
+ * none) in the node merge, the RBF system's build and solve and the evaluation. */
+wpart_status_t wpart_multikernel_interpolate_ctl(int32_t n, int32_t d, const double *X,
+                                                 const double *y, int32_t q, const double *Q,
+                                                 double *out, int32_t *how_out,
+                                                 const wpart_control_t *ctl);
 
 /** Doubles of the packed model of n nodes of d features (what interp_fit writes). */
 int64_t wpart_multikernel_interp_model_size(int32_t n, int32_t d);
