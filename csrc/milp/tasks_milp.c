@@ -17,7 +17,18 @@ typedef struct {
     wpart_tasks_milp_model_t *m;
     int64_t cap_cols, cap_rows, cap_nz;
     wpart_status_t st;
+    wpart_control_t stop; /* the caller's should-stop hook only (no progress, no time limit) */
+    int64_t calls;        /* builder calls since the last poll */
 } builder_t;
+
+/* Asks the should-stop hook (Ctrl-C) every 2^18 builder calls (a few ms); a stop leaves b->st
+ * set, after which every add_col / add_row / nz returns at once (the loops run out cheaply). */
+static void poll_stop(builder_t *b)
+{
+    if (!b->stop.should_stop || ++b->calls < (INT64_C(1) << 18)) return;
+    b->calls = 0;
+    b->st = wpart_i_poll(&b->stop, 0.0, 0.0, 0.0);
+}
 
 static int grow(void **ptr, int64_t *cap, int64_t need, size_t sz)
 {
@@ -34,6 +45,7 @@ static int grow(void **ptr, int64_t *cap, int64_t need, size_t sz)
 static int64_t add_col(builder_t *b, double lb, double ub, int8_t kind, double cost)
 {
     wpart_tasks_milp_model_t *m = b->m;
+    poll_stop(b);
     if (b->st != WPART_OK) return -1;
     int64_t cc = b->cap_cols;
     int ok = grow((void **)&m->c, &cc, m->n_cols + 1, sizeof(double));
@@ -59,6 +71,7 @@ static int64_t add_col(builder_t *b, double lb, double ub, int8_t kind, double c
 static int64_t add_row(builder_t *b, double lo, double hi)
 {
     wpart_tasks_milp_model_t *m = b->m;
+    poll_stop(b);
     if (b->st != WPART_OK) return -1;
     int64_t cr = b->cap_rows;
     int ok = grow((void **)&m->row_lb, &cr, m->n_rows + 1, sizeof(double));
@@ -79,6 +92,7 @@ static int64_t add_row(builder_t *b, double lo, double hi)
 static void nz(builder_t *b, int64_t row, int64_t col, double v)
 {
     wpart_tasks_milp_model_t *m = b->m;
+    poll_stop(b);
     if (b->st != WPART_OK || v == 0.0) return;
     int64_t cn = b->cap_nz;
     int ok = grow((void **)&m->a_row, &cn, m->nnz + 1, sizeof(int64_t));
@@ -441,7 +455,11 @@ wpart_status_t wpart_tasks_milp_build(const wpart_tasks_problem_t *p,
     for (int32_t k = 0; k < p->n_tasks; k++) {
         if (blk_of(p, k) >= 0) has[blk_of(p, k)] = 1;
     }
-    builder_t b = {m, 0, 0, 0, WPART_OK};
+    builder_t b = {m, 0, 0, 0, WPART_OK, {NULL, NULL, NULL, 0.0}, 0};
+    if (o->control) { /* Ctrl-C while a large model is built; its time limit is the solve's */
+        b.stop.should_stop = o->control->should_stop;
+        b.stop.ctx = o->control->ctx;
+    }
     if (o->form == WPART_TASKS_MILP_PAPER) build_paper(&b, p, c, o);
     else build_compact(&b, p, c, o, has);
     st = b.st;

@@ -535,6 +535,9 @@ static PyObject *wpy_tasks_milp_build(PyObject *self, PyObject *args)
     o.form = form;
     o.force_fwmp = force_fwmp;
     o.preserve_blocks = preserve;
+    wpy_control_t ctl; /* Ctrl-C while a large model is built */
+    wpy_control_setup(&ctl, Py_None, 0.0);
+    o.control = &ctl.ctl;
     wpart_tasks_milp_model_t m;
     wpart_status_t st;
     Py_BEGIN_ALLOW_THREADS
