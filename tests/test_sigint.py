@@ -176,9 +176,10 @@ from wpart.dynamic import GemmColumnsTask, ProcessWorker, Static, run
 task = GemmColumnsTask(np.ones((8, 8)), np.ones((8, 2**22)))
 ws = [ProcessWorker(), ProcessWorker()]
 """, "run(Static([2**21, 2**21]), task, ws)"),
-    # 8192 x 8192 float64 (512 MB): ~2 s in one pass; the spatial methods start with it too
-    "prefix_sum_8192": ("import numpy as np, wpart\nA = np.ones((8192, 8192))",
-                        "wpart.prefix_sum(A)"),
+    # 12000 x 12000 float64 (1.15 GB): seconds in one pass (8192^2 now ends before the signal
+    # on an idle machine); the spatial methods start with it too
+    "prefix_sum_12000": ("import numpy as np, wpart\nA = np.ones((12000, 12000))",
+                         "wpart.prefix_sum(A)"),
     # a worker whose callable never returns: abandoned (a daemon thread) after 0.25 s
     "dynamic_run_hung_worker": ("""
 import threading
@@ -210,7 +211,7 @@ ms = [fs[p % 7] for p in range(4_000_000)]
 """, "d.equal_finish(ms, 10**12)"),
     "compare_1d": ("import numpy as np, wpart\na = np.random.default_rng(0).random(10**7)",
                    "wpart.compare_1d(a, 5 * 10**6, time_limit=None)"),
-    "spatial_hier_rb": (SPATIAL_HUGE, "sp.hier_rb(A, 2**18)"),
+    "spatial_hier_rb": (SPATIAL_XL, "sp.hier_rb(A, 2**18)"),
     "spatial_hier_relaxed": (SPATIAL_XL, "sp.hier_relaxed(A, 2**18)"),
     "spatial_jag_m_heur": (SPATIAL_XL, "sp.jag_m_heur(A, 2**18)"),
     "spatial_jag_m_heur_probe": (SPATIAL_HUGE, "sp.jag_m_heur_probe(A, 2**18)"),
@@ -227,6 +228,67 @@ ms = [fs[p % 7] for p in range(4_000_000)]
     "spatial_rect_uniform": (SPATIAL_XL, "sp.rect_uniform(A, 2**24)"),
     "spatial_partition": (SPATIAL_HUGE, "sp.partition(A, 2**18)"),
     "spatial_compare": (SPATIAL_BIG, "sp.compare(A, 4096, time_limit=None)"),
+    # 3 * 10^7 coordinate entries (~270 MB, duplicates summed): scipy's reader takes seconds
+    "spatial_read_matrix": ("""
+import atexit, os, shutil, tempfile, wpart.spatial as sp
+tmp = tempfile.mkdtemp()
+atexit.register(shutil.rmtree, tmp, True)
+path = os.path.join(tmp, "a.mtx")
+with open(path, "w") as f:
+    f.write("%%MatrixMarket matrix coordinate integer general\\n1000 1000 30000000\\n")
+    f.write("".join("%d %d %d\\n" % (i % 1000 + 1, i // 1000 + 1, i % 7 + 1)
+                    for i in range(10**6)) * 30)
+""", "sp.read_matrix(path)"),
+    "hetero_pareto_milp": (PROFILES + "import wpart.hetero as wh\nP = wh.ProfileSet.from_arrays(prof(4, 300))",
+                           "wh.pareto_milp(P, 600)"),
+    # the measuring helpers run the caller's Python: Ctrl-C reaches it between (or inside) calls
+    "hetero_measure": ("import time, wpart.hetero as wh",
+                       "wh.measure(lambda n: time.sleep(0.01), [1, 2, 3, 4], min_reps=1000, "
+                       "max_reps=1000, max_time=1e6, eps=1e-9)"),
+    "hetero_mean_until_precise": ("import time, wpart.hetero as wh",
+                                  "wh.mean_until_precise(lambda: time.sleep(0.01) or 0.01, "
+                                  "min_reps=1000, max_reps=1000, max_time=1e6)"),
+    # 10^6 divisors: one simulation each
+    "dynamic_oracle_stepped": ("import wpart.dynamic as d\npl = d.Platform.preset('linear4')",
+                               "d.oracle_stepped(pl, 2**40, divisors=range(1, 10**6))"),
+    # 4^16 assignments of 16 blocks to 4 ranks
+    "tasks_brute_force": ("import wpart.tasks as tasks\n"
+                          "p = tasks.gemma_like(m=4, n_tasks=16, n_blocks=16, seed=0)",
+                          "tasks.brute_force(p, max_states=10**12)"),
+    "tasks_compare": ("import wpart.tasks as tasks\n"
+                      "p = tasks.gemma_like(m=64, n_tasks=8955, n_blocks=896, seed=0)",
+                      "tasks.compare(p, time_limit=None)"),
+    "tasks_gap_study": ("import wpart.tasks as tasks", "tasks.gap_study(1000, time_limit=None)"),
+    "tasks_paper_scale_study": ("import wpart.tasks as tasks", "tasks.paper_scale_study()"),
+    # the generators at their 2^24 caps (~10 s and ~2 s uninterrupted)
+    "tasks_gemma_like": ("import wpart.tasks as tasks",
+                         "tasks.gemma_like(m=1000, n_tasks=2**24 - 1, n_blocks=10**6, "
+                         "comm_degree=4.0, seed=0)"),
+    "tasks_random_problem": ("import wpart.tasks as tasks",
+                             "tasks.random_problem(2**20, 2**24 - 1, 2**24 - 1, 2**24 - 1, seed=0, "
+                             "memory=True, rank_alpha=True)"),
+    "tasks_run_protocol": ("import wpart.tasks as tasks\n"
+                           "p = tasks.gemma_like(m=64, n_tasks=8955, n_blocks=896, seed=0)",
+                           "tasks.run_protocol(p, n_iter=10**6, max_events=10**12)"),
+    # a set of 2 * 10^6 tasks written, one of 3 * 10^5 read
+    "tasks_write_lbdatafile": ("""
+import atexit, os, shutil, tempfile, wpart.tasks as tasks
+tmp = tempfile.mkdtemp()
+atexit.register(shutil.rmtree, tmp, True)
+p = tasks.gemma_like(m=1000, n_tasks=2_000_000, n_blocks=200_000, seed=0)
+""", "tasks.write_lbdatafile(p, os.path.join(tmp, 'big'))"),
+    "tasks_read_lbdatafile": ("""
+import atexit, os, shutil, tempfile, wpart.tasks as tasks
+tmp = tempfile.mkdtemp()
+atexit.register(shutil.rmtree, tmp, True)
+paths = tasks.write_lbdatafile(tasks.gemma_like(m=64, n_tasks=300_000, n_blocks=30_000, seed=0),
+                               os.path.join(tmp, 'big'))
+""", "tasks.read_lbdatafile(paths)"),
+    # an RBF over 3000 nodes (the O(n^3) solve, ~3 s) evaluated at 10^6 points (~20 s)
+    "multikernel_interpolate": ("import numpy as np, wpart.multikernel as mk\n"
+                                "rng = np.random.default_rng(0)\nX = rng.random((3000, 2))\n"
+                                "y = rng.random(3000)\nx = rng.random((10**6, 2))",
+                                "mk.interpolate(X, y, x)"),
 }
 
 # Big variants of the cases above (the sizes of the reports), excluded from the default run.
@@ -326,26 +388,16 @@ FAST: dict[str, str] = {
 }
 #: public functions that can run long without a case here yet (xfail until one is written).
 NO_CASE: dict[str, str] = {
-    "wpart.spatial.read_matrix": "a reader: a GB-sized file takes seconds, no case yet",
     "wpart.hetero.additivity_check": "runs the caller's kernels (Python: Ctrl-C between them)",
-    "wpart.hetero.mean_until_precise": "repeats the caller's callable (Python loop)",
-    "wpart.hetero.measure": "times the caller's kernel (Python loop)",
-    "wpart.hetero.pareto_milp": "no case yet (milp_front's case covers GLPK's hook)",
-    "wpart.dynamic.oracle_oneshot": "no case yet",
-    "wpart.dynamic.oracle_stepped": "no case yet (simulate's cases cover its loop)",
+    "wpart.dynamic.oracle_oneshot": "one water-filling over the platform's PUs: 0.3-38 ms at the "
+                                    "presets linear4, paper5, hetero3, adapt2 with n up to 2^62 "
+                                    "(no long input found yet)",
     "wpart.dynamic.run_mpi": "an MPI launch (tests/test_dynamic_mpi.py)",
-    "wpart.tasks.brute_force": "no case yet",
-    "wpart.tasks.compare": "no case yet (balance's case covers the engine)",
-    "wpart.tasks.gap_study": "no case yet",
-    "wpart.tasks.paper_scale_study": "no case yet",
-    "wpart.tasks.gemma_like": "no case yet (a generator; no count cap yet, see the fuzz)",
-    "wpart.tasks.random_problem": "no case yet (a generator; no count cap yet, see the fuzz)",
-    "wpart.tasks.milp_model": "no case yet",
-    "wpart.tasks.run_protocol": "no case yet",
-    "wpart.tasks.read_lbdatafile": "a reader, no case yet",
-    "wpart.tasks.write_lbdatafile": "a writer, no case yet",
-    "wpart.milp.write_model": "a writer, no case yet",
-    "wpart.multikernel.interpolate": "no case yet",
+    "wpart.tasks.milp_model": "the C build polls (300 000 tasks x 64 ranks: 0-93 ms after a SIGINT "
+                              "in-process) but the call (1.2-3.9 s) still took 1.4-3.1 s after "
+                              "SIGINT in this file's subprocess: not found yet",
+    "wpart.milp.write_model": "GLPK's glp_write_lp / glp_write_mps have no hook: 3 * 10^6 "
+                              "nonzeros write in ~3 s and Ctrl-C lands at the end (2.25 s)",
     "wpart.multikernel.build_profile": "drives the caller's measuring callable",
     "wpart.multikernel.adaptive_runs": "drives the caller's runtime",
 }
