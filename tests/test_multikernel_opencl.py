@@ -243,6 +243,7 @@ def test_topology_of_this_machine():
     assert levels[-1] == ("NONE", 1) and all(n >= 1 for _, n in levels)
 
 
+@needs_cl
 def test_run_reference_is_data_and_the_report_gives_per_device_times(rt_fission):
     comp = O.FilterPipeline(40, 32, seed=1)
     run = rt_fission.run(comp)
@@ -256,6 +257,7 @@ def test_run_reference_is_data_and_the_report_gives_per_device_times(rt_fission)
     assert rt_fission.run(O.Saxpy(64, seed=0)).reference is None  # checked, no stored output
 
 
+@needs_cl
 def test_runtime_run_async_returns_a_future_of_the_run(rt_fission):
     fut = rt_fission.run_async(O.FilterPipeline(24, 16, seed=2))
     run = fut.result(timeout=120)
