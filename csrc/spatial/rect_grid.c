@@ -52,6 +52,7 @@ typedef struct {
     double *X;         /* prefix scratch */
     int32_t *map;      /* minor -> stripe */
     int64_t *tmp;
+    int64_t *keep;     /* the cuts before a half-sweep (rg_step) */
     double *tot[2];    /* prefix of the major sums, rows (0) and columns (1) */
     int integral;
     const wpart_control_t *ctl; /* Ctrl-C inside a half-sweep's pass (rg_cancel) */
@@ -86,6 +87,17 @@ static double rg_half(rg_ctx_t *g, int d, int64_t *cut_d, const int64_t *cut_o, 
     if (balance) {
         rg_balance(g->X, K, P, cut_d);
     }
+    return v;
+}
+
+/* one half-sweep of dimension d from the grid cur: its max load; *same says whether the
+ * cuts of d stayed where they were */
+static double rg_step(rg_ctx_t *g, int d, int64_t *const cur[2], int balance, int *same)
+{
+    size_t bytes = (size_t)(g->P[d] + 1) * sizeof(int64_t);
+    memcpy(g->keep, cur[d], bytes);
+    double v = rg_half(g, d, cur[d], cur[1 - d], balance);
+    *same = memcmp(g->keep, cur[d], bytes) == 0;
     return v;
 }
 
@@ -131,13 +143,14 @@ wpart_status_t wpart_spatial_rect_grid(const wpart_rg_csr_t *A, int64_t P, int64
     g.X = wpart_i_malloc(xs, sizeof(double));
     g.map = wpart_i_malloc(nmax, sizeof(int32_t));
     g.tmp = wpart_i_malloc(K + 1, sizeof(int64_t));
+    g.keep = wpart_i_malloc(K + 1, sizeof(int64_t));
     g.tot[0] = wpart_i_calloc(A->n1 + 1, sizeof(double));
     g.tot[1] = wpart_i_calloc(A->n2 + 1, sizeof(double));
     cur[0] = wpart_i_malloc(P + 1, sizeof(int64_t));
     cur[1] = wpart_i_malloc(Q + 1, sizeof(int64_t));
     best[0] = wpart_i_malloc(P + 1, sizeof(int64_t));
     best[1] = wpart_i_malloc(Q + 1, sizeof(int64_t));
-    if (!g.X || !g.map || !g.tmp || !g.tot[0] || !g.tot[1] || !cur[0] || !cur[1] || !best[0] ||
+    if (!g.X || !g.map || !g.tmp || !g.keep || !g.tot[0] || !g.tot[1] || !cur[0] || !cur[1] || !best[0] ||
         !best[1]) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
     }
@@ -198,20 +211,13 @@ wpart_status_t wpart_spatial_rect_grid(const wpart_rg_csr_t *A, int64_t P, int64
                 state[s] = 1;
                 break;
             }
-            int64_t *keep = wpart_i_malloc(g.P[d] + 1, sizeof(int64_t));
-            if (!keep) {
-                WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
-            }
-            memcpy(keep, cur[d], (size_t)(g.P[d] + 1) * sizeof(int64_t));
-            double nv = rg_half(&g, d, cur[d], cur[1 - d], bal);
+            int same;
+            double nv = rg_step(&g, d, cur, bal, &same);
             if (g.stop) {
-                free(keep);
                 WPART_FAIL(WPART_ECANCELLED, "stopped on request");
             }
-            int same = memcmp(keep, cur[d], (size_t)(g.P[d] + 1) * sizeof(int64_t)) == 0;
-            free(keep);
             h++;
-                        if (nv < v) {
+            if (nv < v) {
                 v = nv;
                 nogain = 0;
             } else {
@@ -260,18 +266,11 @@ wpart_status_t wpart_spatial_rect_grid(const wpart_rg_csr_t *A, int64_t P, int64
         val[nstarts] = RG_INF;
         halves[nstarts] = 0;
         while (h < opt->polish_max_half) {
-            int64_t *keep = wpart_i_malloc(g.P[d] + 1, sizeof(int64_t));
-            if (!keep) {
-                WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
-            }
-            memcpy(keep, cur[d], (size_t)(g.P[d] + 1) * sizeof(int64_t));
-            double nv = rg_half(&g, d, cur[d], cur[1 - d], 1);
+            int same;
+            double nv = rg_step(&g, d, cur, 1, &same);
             if (g.stop) {
-                free(keep);
                 WPART_FAIL(WPART_ECANCELLED, "stopped on request");
             }
-            int same = memcmp(keep, cur[d], (size_t)(g.P[d] + 1) * sizeof(int64_t)) == 0;
-            free(keep);
             h++;
             if (nv < v) {
                 v = nv;
@@ -311,6 +310,7 @@ cleanup:
     free(g.X);
     free(g.map);
     free(g.tmp);
+    free(g.keep);
     free(g.tot[0]);
     free(g.tot[1]);
     for (int d = 0; d < 2; d++) {
