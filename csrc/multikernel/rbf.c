@@ -173,22 +173,16 @@ static double idw(int32_t n, int32_t d, const double *X, const double *y, const 
 }
 
 /* The packed model: [m, d, how, U (m x d), v (m), coef (m + d + 1), first (m)]. */
-int64_t wpart_multikernel_interp_model_size(int32_t n, int32_t d)
-{
-    return 3 + (int64_t)n * d + (int64_t)n + (int64_t)n + d + 1 + (int64_t)n;
-}
-
-wpart_status_t wpart_multikernel_interp_fit(int32_t n, int32_t d, const double *X, const double *y,
-                                            double *model)
+/* What the fit and the one-shot interpolation share: the checks of X and y, the merge of
+ * duplicate nodes (their mean value; first[j] the index of node j's first copy, when first is
+ * not NULL) into the caller's U (n x d), v (n) and cnt (n), and the choice of the
+ * interpolation with its RBF coefficients in coef (n + d + 1). *m: the merged nodes. */
+static wpart_status_t interp_prepare(int32_t n, int32_t d, const double *X, const double *y,
+                                     double *U, double *v, int32_t *cnt, double *first,
+                                     double *coef, const wpart_control_t *ctl, double t0,
+                                     int64_t *work, int32_t *m_out, int32_t *how_out)
 {
     wpart_status_t st = WPART_OK;
-    int32_t *cnt = NULL;
-    if (n < 1 || !X || !y || !model) {
-        return wpart_i_error(WPART_EINVAL, "X: need at least one node");
-    }
-    if (d < 1) {
-        return wpart_i_error(WPART_EINVAL, "X: need at least one feature, got %d", (int)d);
-    }
     for (int64_t i = 0; i < (int64_t)n * d; i++) {
         if (!isfinite(X[i])) {
             return wpart_i_error(WPART_EINVAL, "X must be finite (node %" PRId64 ")", i / d);
@@ -199,16 +193,6 @@ wpart_status_t wpart_multikernel_interp_fit(int32_t n, int32_t d, const double *
             return wpart_i_error(WPART_EINVAL, "y[%d] must be finite, got %g", (int)i, y[i]);
         }
     }
-    /* room for n merged nodes; compacted to m below */
-    double *U = model + 3, *v = U + (int64_t)n * d;
-    double *first = v + n; /* kept at offset for n, moved after the fit */
-    cnt = wpart_i_malloc(n, sizeof *cnt);
-    double *coef = wpart_i_malloc((int64_t)n + d + 1, sizeof *coef);
-    if (!cnt || !coef) {
-        free(coef);
-        WPART_FAIL(WPART_ENOMEM, "interpolation over %d nodes", (int)n);
-    }
-    /* merge duplicate nodes: mean of their values */
     int32_t m = 0;
     for (int32_t i = 0; i < n; i++) {
         const double *xi = X + (int64_t)i * d;
@@ -220,11 +204,14 @@ wpart_status_t wpart_multikernel_interp_fit(int32_t n, int32_t d, const double *
             memcpy(U + (int64_t)m * d, xi, (size_t)d * sizeof *xi);
             v[m] = 0.0;
             cnt[m] = 0;
-            first[m] = (double)i;
+            if (first) {
+                first[m] = (double)i;
+            }
             m++;
         }
         v[j] += y[i];
         cnt[j]++;
+        WPART_CHECK(rbf_poll(ctl, t0, work, (int64_t)j * d));
     }
     for (int32_t j = 0; j < m; j++) {
         v[j] /= cnt[j];
@@ -236,15 +223,51 @@ wpart_status_t wpart_multikernel_interp_fit(int32_t n, int32_t d, const double *
         how = WPART_MULTIKERNEL_INTERP_NEAREST;
     } else if (m >= d + 1) {
         wpart_status_t fst = WPART_OK;
-        int r = rbf_fit(m, d, U, v, coef, NULL, 0.0, &fst);
+        int r = rbf_fit(m, d, U, v, coef, ctl, t0, &fst);
         if (r == -2) {
-            free(coef);
             WPART_FAIL(WPART_ENOMEM, "RBF system of %d nodes", (int)m);
+        }
+        if (r == -3) {
+            return fst;
         }
         how = r == 0 ? WPART_MULTIKERNEL_INTERP_RBF : WPART_MULTIKERNEL_INTERP_IDW;
     } else {
         how = WPART_MULTIKERNEL_INTERP_IDW;
     }
+    *m_out = m;
+    *how_out = how;
+cleanup:
+    return st;
+}
+
+int64_t wpart_multikernel_interp_model_size(int32_t n, int32_t d)
+{
+    return 3 + (int64_t)n * d + (int64_t)n + (int64_t)n + d + 1 + (int64_t)n;
+}
+
+wpart_status_t wpart_multikernel_interp_fit(int32_t n, int32_t d, const double *X, const double *y,
+                                            double *model)
+{
+    wpart_status_t st = WPART_OK;
+    int32_t *cnt = NULL;
+    double *coef = NULL;
+    if (n < 1 || !X || !y || !model) {
+        return wpart_i_error(WPART_EINVAL, "X: need at least one node");
+    }
+    if (d < 1) {
+        return wpart_i_error(WPART_EINVAL, "X: need at least one feature, got %d", (int)d);
+    }
+    /* room for n merged nodes; compacted to m below */
+    double *U = model + 3, *v = U + (int64_t)n * d;
+    double *first = v + n; /* kept at offset for n, moved after the fit */
+    cnt = wpart_i_malloc(n, sizeof *cnt);
+    coef = wpart_i_malloc((int64_t)n + d + 1, sizeof *coef);
+    if (!cnt || !coef) {
+        WPART_FAIL(WPART_ENOMEM, "interpolation over %d nodes", (int)n);
+    }
+    int64_t work = 0;
+    int32_t m = 0, how = 0;
+    WPART_CHECK(interp_prepare(n, d, X, y, U, v, cnt, first, coef, NULL, 0.0, &work, &m, &how));
     /* compact: U (m x d) stays, then v (m), coef (m + d + 1), first (m) */
     double *v2 = U + (int64_t)m * d;
     memmove(v2, v, (size_t)m * sizeof *v);
@@ -257,12 +280,12 @@ wpart_status_t wpart_multikernel_interp_fit(int32_t n, int32_t d, const double *
     } else {
         memset(c2, 0, ((size_t)m + (size_t)d + 1) * sizeof *c2);
     }
-    free(coef);
     model[0] = (double)m;
     model[1] = (double)d;
     model[2] = (double)how;
 cleanup:
     free(cnt);
+    free(coef);
     return st;
 }
 
@@ -334,68 +357,15 @@ wpart_status_t wpart_multikernel_interpolate_ctl(int32_t n, int32_t d, const dou
     if (q < 0 || (q > 0 && (!Q || !out))) {
         return wpart_i_error(WPART_EINVAL, "x: NULL query points");
     }
-    for (int64_t i = 0; i < (int64_t)n * d; i++) {
-        if (!isfinite(X[i])) {
-            return wpart_i_error(WPART_EINVAL, "X must be finite (node %" PRId64 ")", i / d);
-        }
-    }
-    for (int32_t i = 0; i < n; i++) {
-        if (!isfinite(y[i])) {
-            return wpart_i_error(WPART_EINVAL, "y[%d] must be finite, got %g", (int)i, y[i]);
-        }
-    }
-    for (int64_t i = 0; i < (int64_t)q * d; i++) {
-        if (!isfinite(Q[i])) {
-            return wpart_i_error(WPART_EINVAL, "x must be finite (point %" PRId64 ")", i / d);
-        }
-    }
-    /* merge duplicate nodes: mean of their values */
-    U = malloc((size_t)n * (size_t)d * sizeof *U);
-    v = malloc((size_t)n * sizeof *v);
-    cnt = malloc((size_t)n * sizeof *cnt);
-    coef = malloc(((size_t)n + (size_t)d + 1) * sizeof *coef);
+    U = wpart_i_malloc((int64_t)n * d, sizeof *U);
+    v = wpart_i_malloc(n, sizeof *v);
+    cnt = wpart_i_malloc(n, sizeof *cnt);
+    coef = wpart_i_malloc((int64_t)n + d + 1, sizeof *coef);
     if (!U || !v || !cnt || !coef) {
         WPART_FAIL(WPART_ENOMEM, "interpolation over %d nodes", (int)n);
     }
-    int32_t m = 0;
-    for (int32_t i = 0; i < n; i++) {
-        const double *xi = X + (int64_t)i * d;
-        int32_t j = 0;
-        while (j < m && memcmp(U + (int64_t)j * d, xi, (size_t)d * sizeof *xi) != 0) {
-            j++;
-        }
-        if (j == m) {
-            memcpy(U + (int64_t)m * d, xi, (size_t)d * sizeof *xi);
-            v[m] = 0.0;
-            cnt[m] = 0;
-            m++;
-        }
-        v[j] += y[i];
-        cnt[j]++;
-        WPART_CHECK(rbf_poll(ctl, t0, &work, (int64_t)j * d));
-    }
-    for (int32_t j = 0; j < m; j++) {
-        v[j] /= cnt[j];
-    }
-    int32_t how;
-    if (m == 1) {
-        how = WPART_MULTIKERNEL_INTERP_NODE;
-    } else if (d > 3) {
-        how = WPART_MULTIKERNEL_INTERP_NEAREST;
-    } else if (m >= d + 1) {
-        wpart_status_t fst = WPART_OK;
-        int r = rbf_fit(m, d, U, v, coef, ctl, t0, &fst);
-        if (r == -2) {
-            WPART_FAIL(WPART_ENOMEM, "RBF system of %d nodes", (int)m);
-        }
-        if (r == -3) {
-            st = fst;
-            goto cleanup;
-        }
-        how = r == 0 ? WPART_MULTIKERNEL_INTERP_RBF : WPART_MULTIKERNEL_INTERP_IDW;
-    } else {
-        how = WPART_MULTIKERNEL_INTERP_IDW;
-    }
+    int32_t m = 0, how = 0;
+    WPART_CHECK(interp_prepare(n, d, X, y, U, v, cnt, NULL, coef, ctl, t0, &work, &m, &how));
     for (int32_t k = 0; k < q; k++) {
         const double *x = Q + (int64_t)k * d;
         double r;
