@@ -142,7 +142,11 @@ def test_P_SIM_1_qualitative_claims():
     t2, _ = M.table2(quick=False)
     # 2. the hybrid beats GPU-only; 3. the CPU share falls with more GPUs (paper's split)
     assert all(r["speedup"] >= 0.999 for r in t2)
-    assert all(r["speedup"] > 1.3 for r in t2 if r["benchmark"] in ("saxpy", "segmentation"))
+    # the communication-bound Saxpy and Segmentation gain most ("almost twice" with 1 GPU)
+    comm = [r["speedup"] for r in t2 if r["benchmark"] in ("saxpy", "segmentation")]
+    assert min(comm) > 1.2
+    assert np.mean([r["speedup"] for r in t2 if r["gpus"] == 1 and r["benchmark"] in
+                    ("saxpy", "segmentation")]) > 1.5
     # 4. N-Body (Loop with COPY data and per-iteration synchronisation): no CPU share
     assert all(r["full_share"] >= 99.9 for r in t2 if r["benchmark"] == "nbody")
     # 1. fission beats no fission on P1 whenever a partition spills the cache

@@ -4,7 +4,9 @@ Each function returns ``(rows, verdicts)``: the measured rows (plain dicts, JSON
 :class:`~wpart.experiments._verdict.Verdict` rows beside the paper's numbers. They run the
 decision code of :mod:`wpart.multikernel` (Algorithm 1, derivation, the detector, the
 adaptive binary search) against the simulated platforms of
-:mod:`wpart.multikernel.sim` (P1 and P2, calibrated to Table 2), and are shared
+:mod:`wpart.multikernel.sim` (P1 and P2; Table 2 and Figs. 8-9 in
+:mod:`~wpart.experiments.multikernel_table2`). Every tolerance is the spread of our own
+repeated noisy runs, stated in the row. They are shared
 by ``wpart reproduce multikernel`` and ``benchmarks/bench_multikernel.py``.
 """
 
@@ -20,107 +22,12 @@ from ..multikernel import ImbalanceDetector, KnowledgeBase, balance_ratio, build
 from ..multikernel.sim import (TABLE2, SimCost, best_share, calibrate_to_table2,
                                              paper_p1_cpu, simulate_run, simulate_runs)
 from ._verdict import DIFFERS, MATCH, Verdict, near, within
+from .multikernel_table2 import T2_REPEATS, _profile, count_verdict, speedups, table2
 
-__all__ = ["table2", "speedups", "fission_p1", "tolerance", "derivation", "adaptation",
+__all__ = ["table2", "speedups", "T2_REPEATS", "fission_p1", "tolerance", "derivation", "adaptation",
            "FISSION_P1", "TABLE3", "TABLE4"]
 
 _SIM = "simulated P2 (calibrated to Table 2)"
-
-
-def _profile(pl, cost, U, *, levels, overlaps, n_gpus, kb=None, sct="sct", precision=None,
-             seed=None):
-    # seed given: each measurement its own noise draw of that seed (none at sigma 0); else
-    # every measurement the draw of run 0 of seed 0
-    count = iter(range(1 << 30))
-
-    def meas(f, o, w, s):
-        r = simulate_run(pl, cost, U, s=s, fission=f or "L3", overlap=o,
-                         seed=0 if seed is None else seed,
-                         run=0 if seed is None else next(count))
-        return r.T, r.T_gpu, r.T_cpu
-    return build_profile(meas, sct_id=sct, workload=(U,), kb=kb, fission=levels,
-                         overlaps=overlaps, n_gpus=n_gpus, precision=precision)
-
-
-#: Noisy repetitions of the full configuration search per Table 2 row: their spread of
-#: GPU shares is the row's tolerance (at least one partition unit, and 0.05 points).
-T2_REPEATS = 5
-
-
-def table2(quick: bool = False) -> tuple[list, list]:
-    """Table 2: the configuration and share Algorithm 1 picks when it searches every fission
-    level and overlap 1..4 (the verdict), beside the share it finds under the paper's profiled
-    fission/overlap (the calibration point, shown, not judged). Each row's tolerance is the
-    range of the shares of T2_REPEATS searches on the noisy platform (different noise
-    seeds), at least one partition unit and half the shown resolution (0.05 points)."""
-    rows, vs = [], []
-    reps = 3 if quick else T2_REPEATS
-    keys = list(TABLE2)[::3] if quick else list(TABLE2)
-    for b, i in keys:
-        for G in (1, 2):
-            pl, cost, U, (T0, f, k, pct) = calibrate_to_table2(b, i, n_gpus=G)
-            q = replace(pl, sigma=0.0)
-            fixed = _profile(q, cost, U, levels=[f or "L3"], overlaps=[k], n_gpus=G,
-                             precision=1e-3).profile
-            full = _profile(q, cost, U, levels=q.levels(), overlaps=[1, 2, 3, 4],
-                            n_gpus=G).profile
-            noisy = [100 * _profile(pl, cost, U, levels=q.levels(), overlaps=[1, 2, 3, 4],
-                                    n_gpus=G, seed=1 + r).profile.s for r in range(reps)]
-            unit = 100.0 / U
-            tol = max(max(noisy) - min(noisy), unit, 0.05)  # 0.05: half the shown 0.1
-            gpu_only = simulate_run(q, cost, U, s=1.0, overlap=1).T
-            gpu_best = min(simulate_run(q, cost, U, s=1.0, overlap=o).T for o in (1, 2, 3, 4))
-            rows.append({"benchmark": b, "input": i, "gpus": G, "paper_share": pct,
-                         "paper_config": f"{f or '-'}/{k}", "share": 100 * fixed.s,
-                         "full_share": 100 * full.s,
-                         "full_config": f"{full.fission or '-'}/{full.overlap}",
-                         "gpu_only": gpu_only, "gpu_only_overlap": gpu_best,
-                         "hybrid": full.best_time, "speedup": gpu_only / full.best_time,
-                         "speedup_vs_overlap": gpu_best / full.best_time,
-                         "noisy_shares": noisy, "tolerance": tol})
-            picked = f"{full.fission or '-'}/{full.overlap}"
-            vs.append(within("Table 2", f"{b} {i} {G} GPU: GPU share % (full search, picks "
-                             f"{picked}; paper {f or '-'}/{k})",
-                             paper=f"{pct:g}", ours=100 * full.s, lo=pct - tol, hi=pct + tol,
-                             run=_SIM, fmt="{:.1f}",
-                             tolerance=f"+-{tol:.1f} points (range of {reps} noisy searches: "
-                                       f"{min(noisy):.1f}-{max(noisy):.1f}; one unit "
-                                       f"{unit:.2f})",
-                             reason_off="the simulated CPU cost is fitted at the paper's own "
-                                        "fission/overlap, so the search can prefer another "
-                                        "configuration whose balance point differs"))
-    n3 = sum(abs(r["full_share"] - r["paper_share"]) <= 3 for r in rows)
-    vs.append(within("Table 2", f"rows whose searched GPU share is within 3 points of the "
-                     f"paper's (of {len(rows)})", paper=f">= {0.83 * len(rows):.0f} (goal)",
-                     ours=float(n3), lo=0.83 * len(rows), hi=float(len(rows)), run=_SIM,
-                     fmt="{:.0f}", tolerance="the goal of 25 of 30",
-                     reason_off="the calibration fixes one cost per benchmark at the paper's "
-                                "configuration; other fission levels are modelled, not fitted"))
-    return rows, vs
-
-
-def speedups(rows: list) -> list:
-    """Figs. 8-9: CPU+GPU over GPU-only (overlap 1, the paper's baseline as read)."""
-    vs = []
-    for G, (lo, hi, mean) in ((1, (1.11, 2.07, 1.72)), (2, (1.00, 1.88, 1.56))):
-        # the paper's 1-GPU range leaves N-Body (1.00x) out, its 2-GPU range includes it
-        sp = np.array([r["speedup"] for r in rows if r["gpus"] == G
-                       and (G == 2 or r["benchmark"] != "nbody")])
-        if sp.size == 0:
-            continue
-        why = ("the GPU-only baseline has no overlap, so the simulated hybrid also gains the "
-               "overlap of transfers (capped at 30 % of the GPU-only time by the calibration, "
-               "a free parameter: the paper's link speed is not known)")
-        vs.append(within(f"Fig. {7 + G}", f"CPU+{G} GPU / {G} GPU: min speedup",
-                         paper=f"{lo:.2f}x", ours=float(sp.min()), lo=lo * 0.8, hi=lo * 1.2,
-                         run=_SIM, fmt="{:.2f}", reason_off=why))
-        vs.append(within(f"Fig. {7 + G}", f"CPU+{G} GPU / {G} GPU: max speedup",
-                         paper=f"{hi:.2f}x", ours=float(sp.max()), lo=hi * 0.8, hi=hi * 1.2,
-                         run=_SIM, fmt="{:.2f}", reason_off=why))
-        vs.append(near(f"Fig. {7 + G}", f"CPU+{G} GPU / {G} GPU: mean speedup",
-                       paper=f"{mean:.2f}x", target=mean, ours=float(sp.mean()), run=_SIM,
-                       reason_off=why))
-    return vs
 
 
 #: Sec. 3.3 (the paper's fission table, P1): (benchmark, input, best level, sub-devices,
@@ -138,11 +45,21 @@ FISSION_P1 = [
 ]
 
 
+#: Noisy repetitions of the P1 fission search: their spread is the fission rows' tolerance.
+F1_REPEATS = 5
+
+
 def fission_p1(quick: bool = False) -> tuple[list, list]:
-    """Sec. 3.3: CPU-only P1, the no-fission time calibrated to the paper's; the best level
-    Algorithm 1 picks and its speedup over no fission."""
+    """Sec. 3.3: CPU-only P1, the no-fission time calibrated to the paper's (the only fitted
+    number of a row); the level Algorithm 1 picks and its speedup over no fission are
+    predicted by the model. Tolerances: the range of each statistic over F1_REPEATS searches
+    on the noisy platform (each pick timed without noise); a difference's cause is measured
+    by the ablation without the cache-spill penalty (lambda = 0)."""
     from ..multikernel.sim import _bench_shape
     pl = replace(paper_p1_cpu(), sigma=0.0)
+    noisy_pl = paper_p1_cpu()
+    flat = replace(pl, lam=0.0)
+    reps = 3 if quick else F1_REPEATS
     rows = []
     for b, i, lvl, n_sub, t_f, t_n in (FISSION_P1[::4] if quick else FISSION_P1):
         shp = _bench_shape(b, i)
@@ -152,47 +69,81 @@ def fission_p1(quick: bool = False) -> tuple[list, list]:
         cost = SimCost(c_gpu=0.0, c_cpu=(t_n - pl.alpha) / (one.T - pl.alpha), **shp)
         pb = _profile(pl, cost, U, levels=pl.levels(), overlaps=[1], n_gpus=0)
         t_none = simulate_run(pl, cost, U, s=0.0, fission="NONE").T
+        noisy, noisy_lv = [], []
+        for r in range(reps):
+            f = _profile(noisy_pl, cost, U, levels=pl.levels(), overlaps=[1], n_gpus=0,
+                         seed=1 + r).profile.fission or "NONE"
+            noisy.append(t_none / simulate_run(pl, cost, U, s=0.0, fission=f).T)
+            noisy_lv.append(f)
+        fl = _profile(flat, cost, U, levels=pl.levels(), overlaps=[1], n_gpus=0).profile
+        lv = pb.profile.fission or "NONE"
+        C, cap = pl.fission[lv]
+        w_sub = -(-U // C) * cost.ws
         rows.append({"benchmark": b, "input": i, "paper_level": lvl, "paper_speedup": t_n / t_f,
                      "level": pb.profile.fission, "time": pb.profile.best_time,
-                     "time_none": t_none, "speedup": t_none / pb.profile.best_time})
+                     "time_none": t_none, "speedup": t_none / pb.profile.best_time,
+                     "noisy_speedups": noisy, "noisy_levels": noisy_lv,
+                     "speedup_no_spill": simulate_run(flat, cost, U, s=0.0, fission="NONE").T
+                     / fl.best_time,
+                     "spill": max(0.0, 1.0 - cap / w_sub) if w_sub > 0 else 0.0})
     sp = np.array([r["speedup"] for r in rows])
-    why = ("one cache-spill penalty (lambda = 2) for every kernel: the simulated speedup is "
-           "at most 3x and the same for every benchmark that spills")
-    vs = [within("Sec. 3.3 / Fig. 7", "fission speedup: min", paper="1.15", ours=float(sp.min()),
-                 lo=0.92, hi=1.38, run="simulated P1", reason_off=why),
-          within("Sec. 3.3 / Fig. 7", "fission speedup: max", paper="3.98", ours=float(sp.max()),
-                 lo=3.18, hi=4.78, run="simulated P1", reason_off=why),
-          near("Sec. 3.3 / Fig. 7", "fission speedup: mean", paper="2.65", target=2.65,
-               ours=float(sp.mean()), run="simulated P1", reason_off=why)]
+    nz = np.array([r["noisy_speedups"] for r in rows])       # rows x repetitions
+    ab = np.array([r["speedup_no_spill"] for r in rows])
+    run = f"simulated P1 (no-fission time fitted, fission predicted), {reps} noisy searches"
+    vs = []
+    for what, f, paper in (("min", np.min, 1.15), ("max", np.max, 3.98), ("mean", np.mean, 2.65)):
+        per = f(nz, axis=0)
+        tol = max(float(per.max() - per.min()), 0.01)
+        vs.append(within(
+            "Sec. 3.3 / Fig. 7", f"fission speedup: {what}", paper=f"{paper:.2f}",
+            ours=float(f(sp)), lo=paper - tol, hi=paper + tol, run=run,
+            tolerance=f"+-{tol:.2f} (range over {reps} noisy searches: {per.min():.2f}-"
+                      f"{per.max():.2f})",
+            reason_off=f"measured by ablation: without the cache-spill penalty (lambda = 0) "
+                       f"the {what} is {float(f(ab)):.2f}x, so the simulated gain is the "
+                       f"spill penalty removed, at most 1 + lambda = {1 + pl.lam:g}x; the "
+                       f"paper's P1 also gains from NUMA placement, which the model lacks"))
     # the ranking of the benchmarks by their mean fission speedup, ours against the paper's
     benches = sorted({r["benchmark"] for r in rows})
-    ours_by = {b: float(np.mean([r["speedup"] for r in rows if r["benchmark"] == b]))
-               for b in benches}
-    paper_by = {b: float(np.mean([r["paper_speedup"] for r in rows if r["benchmark"] == b]))
+
+    def by(key):
+        return {b: float(np.mean([r[key] for r in rows if r["benchmark"] == b]))
                 for b in benches}
+    ours_by, paper_by, spill_by = by("speedup"), by("paper_speedup"), by("spill")
     rank_o = sorted(benches, key=lambda b: -ours_by[b])
     rank_p = sorted(benches, key=lambda b: -paper_by[b])
+    ranks = [sorted(benches, key=lambda b, j=j: -np.mean(
+        [r["noisy_speedups"][j] for r in rows if r["benchmark"] == b])) for j in range(reps)]
+    n_same = sum(rk == rank_p for rk in ranks)
     same = rank_o == rank_p
     vs.append(Verdict(
         "Sec. 3.3 / Fig. 7", "benchmarks ranked by mean fission speedup",
         " > ".join(f"{b} {paper_by[b]:.2f}" for b in rank_p),
         " > ".join(f"{b} {ours_by[b]:.2f}" for b in rank_o), MATCH if same else DIFFERS,
-        "the same order",
+        f"the same order (and in {n_same} of {reps} noisy searches)",
         "" if same else
-        "measured cause: the simulated gain is only the cache-spill penalty removed (at "
-        "most 1 + lambda = 3x, reached by every row whose sub-device partitions fit their "
-        "cache: 2.8-3.0x); FFT's working set (1 MiB per unit, 128-512 MB inputs) still "
-        "spills every sub-device's cache, so fission removes no penalty (1.04-1.20x, "
-        f"ours {ours_by.get('fft', float('nan')):.2f} mean), where the paper's P1 gains "
-        "2.99-3.98x from effects the model lacks (NUMA placement, bandwidth per domain)",
-        "simulated P1"))
+        "measured cause: without the spill penalty (lambda = 0) every mean is "
+        + ", ".join(f"{b} {float(np.mean([r['speedup_no_spill'] for r in rows if r['benchmark'] == b])):.2f}"
+                    for b in rank_o)
+        + "x, so the simulated gain is only the spill removed (at most "
+        f"{1 + pl.lam:g}x); the fraction of a best-level sub-device's partition that still "
+        "spills its cache is " + ", ".join(f"{b} {spill_by[b]:.2f}" for b in rank_o)
+        + ": FFT's 1 MiB per unit overflows every sub-device at 128-512 MB, where the "
+        "paper's P1 gains 2.99-3.98x from effects the model lacks (NUMA placement, bandwidth "
+        "per domain)", "simulated P1"))
     agree = sum(r["level"] == r["paper_level"] for r in rows)
-    vs.append(Verdict("Sec. 3.3", "best fission level = the paper's", f"{len(rows)}/{len(rows)}",
-                      f"{agree}/{len(rows)}", MATCH if agree == len(rows) else DIFFERS,
-                      "every row", "" if agree == len(rows) else
-                      "the cache model sees only capacity; the paper's choices between L2 and "
-                      "L3 also follow NUMA and bandwidth effects the model lacks",
-                      "simulated P1"))
+    per = [sum(r["noisy_levels"][j] == r["paper_level"] for r in rows) for j in range(reps)]
+    n = len(rows)
+    finer = sum(r["level"] != r["paper_level"] and r["level"] is not None
+                and pl.fission[r["level"]][0] > pl.fission[r["paper_level"]][0] for r in rows)
+    vs.append(count_verdict(
+        "Sec. 3.3", f"best fission level = the paper's (of {n})", paper=f"{n}", target=n,
+        ours=agree, per=per, run="simulated P1",
+        reason=f"measured over the {n - agree} rows that differ: {finer} pick a finer level "
+               f"than the paper's (their partitions still spill at the paper's level in the "
+               f"model: its gain follows cache capacity only), {n - agree - finer} a coarser one "
+               f"(they fit at every level, and a coarser level has the smaller dispatch cost); "
+               f"the noisy searches' counts vary because fitting levels are nearly tied"))
     return rows, vs
 
 
@@ -269,31 +220,34 @@ def _filter_image(w: int, h: int, G: int = 1):
                        b_out=c.b_out * r, ws=c.ws * r), h
 
 
-def derivation(quick: bool = False) -> tuple[list, list]:
-    """Sec. 3.7: a base holding only Image 0's profile, profiling off, 100 runs per image
-    in order (maxDev 0.85); against an independent profile construction of each image."""
-    runs = 30 if quick else 100
+#: Noisy repetitions (seed offsets) of the derivation sequence and of the load step.
+T4_REPEATS = 3
+F12_REPEATS = 5
+
+
+def _sequence(images, runs: int, seed_off: int) -> tuple[list, list]:
+    """One Table 4 sequence: a base holding only Image 0's profile, profiling off, `runs`
+    runs per image in order (maxDev 0.85), noise seeds img + seed_off; beside an independent
+    profile construction of each image without noise (the same reference for every seed, so
+    the spread is the sequence's own). Returns (rows, the GPU % of a profile construction of
+    every image on the noisy platform, seed 1 + img + seed_off)."""
     with tempfile.TemporaryDirectory() as d:
         kb = KnowledgeBase(Path(d) / "kb.json", autosave=False)
         pl, cost, U = _filter_image(1024, 1024)
         levels, ovl = pl.levels(), [1, 2, 3, 4]
         _profile(pl, cost, U, levels=levels, overlaps=ovl, n_gpus=1, kb=kb, sct="filter")
         s0 = kb.lookup("filter", (U,)).s
-        rows = []
-        prof_seeds: list = []   # per image: the profiled GPU % of 3 noisy profile builds
-        paper_prof: list = []
-        for img, (w, h), *_ in (TABLE4[:4] if quick else TABLE4):
+        rows, prof = [], []
+        for img, (w, h), *_ in images:
             pl, cost, U = _filter_image(w, h)
             ref = _profile(pl, cost, U, levels=levels, overlaps=ovl, n_gpus=1).profile
-            prof_seeds.append([100 * _profile(pl, cost, U, levels=levels, overlaps=ovl,
-                                              n_gpus=1, seed=sd).profile.s
-                               for sd in range(1, 4)])
-            paper_prof.append(TABLE4[img][2])
+            prof.append(100 * _profile(pl, cost, U, levels=levels, overlaps=ovl, n_gpus=1,
+                                       seed=1 + seed_off + img).profile.s)
             if img == 0:
                 continue
             derived = kb.derive("filter", (U,), store=False).s
             r = simulate_runs(pl, cost, U, runs=runs, kb=kb, sct_id="filter", profiling=False,
-                              seed=img, max_dev=0.85)
+                              seed=img + seed_off, max_dev=0.85)
             pers = kb.lookup("filter", (U,))
             rows.append({"image": img, "size": f"{w}x{h}", "image0": 100 * s0,
                          "profiled": 100 * ref.s,
@@ -302,36 +256,65 @@ def derivation(quick: bool = False) -> tuple[list, list]:
                          "persisted": 100 * pers.s, "time": pers.best_time,
                          "persisted_gap": 100 * (pers.s - ref.s),
                          "time_error": 100 * (pers.best_time / ref.best_time - 1)})
-    gap = max(abs(r["persisted_gap"]) for r in rows)
-    terr = max(abs(r["time_error"]) for r in rows)
-    ops = max(r["lb_ops"] for r in rows)
-    run = f"simulated P2, Filter Pipeline, {runs} runs per image"
-    why = "simulated images scale the 2048^2 calibration by width; ALGLIB's RBF settings unknown"
-    vs = [within("Table 4", "persisted - profiled GPU share, max |points|", paper="2.9",
-                 ours=gap, lo=0.0, hi=3.0, run=run, fmt="{:.1f}", reason_off=why),
-          within("Table 4", "time error of the persisted configuration, max %",
-                 paper="< 5 % from Image 4 (max 15.1 %)", ours=terr, lo=0.0, hi=15.1, run=run,
-                 fmt="{:.1f}", reason_off=why),
-          within("Table 4", "balancing operations per image, max", paper="10 (Image 7)",
-                 ours=float(ops), lo=0, hi=10, run=run, fmt="{:.0f}", reason_off=why)]
-    # the profiled GPU shares themselves, mean over the images, against the paper's: the
-    # tolerance is the range of that mean over 3 noisy profile builds
-    means = np.array(prof_seeds).mean(axis=0)
-    tol = max(float(means.max() - means.min()), 0.1)
-    pm = float(np.mean(paper_prof))
-    vs.append(within("Table 4", "profiled GPU share %, mean over the images", paper=f"{pm:.1f}",
-                     ours=float(means[0]), lo=pm - tol, hi=pm + tol, run=run, fmt="{:.1f}",
-                     tolerance=f"+-{tol:.1f} points (range over 3 noisy profile builds: "
-                               f"{means.min():.1f}-{means.max():.1f})",
-                     reason_off="the simulated Filter Pipeline is calibrated on one Table 2 "
-                                "row (2048^2, 77.8 %); the paper's Table 4 machine profiled "
-                                "89.6-99.9 % on its GPU"))
+    return rows, prof
+
+
+def derivation(quick: bool = False) -> tuple[list, list]:
+    """Sec. 3.7: the Table 4 sequence (:func:`_sequence`), repeated with T4_REPEATS noise
+    seeds; each verdict's tolerance is the range of its statistic over the repetitions."""
+    runs = 30 if quick else 100
+    reps = 2 if quick else T4_REPEATS
+    images = TABLE4[:4] if quick else TABLE4
+    seqs = [_sequence(images, runs, 1000 * j) for j in range(reps)]
+    rows = seqs[0][0]
+    run = f"simulated P2, Filter Pipeline, {runs} runs per image, {reps} noise seeds"
+    stats = {
+        "gap": [max(abs(r["persisted_gap"]) for r in rs) for rs, _ in seqs],
+        "terr": [max(abs(r["time_error"]) for r in rs) for rs, _ in seqs],
+        "ops": [max(r["lb_ops"] for r in rs) for rs, _ in seqs],
+        "prof": [float(np.mean(p)) for _, p in seqs]}
+    fired = [sum(r["fired"] for r in rs) for rs, _ in seqs]
+    paper_fired = sum((16, 7, 5, 12, 6, 50, 30)[:len(rows)])
+    pm = float(np.mean([TABLE4[img][2] for img, *_ in images]))
+    g = max(rows, key=lambda r: abs(r["persisted_gap"]))
+    t = max(rows, key=lambda r: abs(r["time_error"]))
+    o = max(rows, key=lambda r: r["lb_ops"])
+
+    def trace(r):
+        return (f"Image {r['image']} ({r['size']}): derived {r['derived']:.1f} %, "
+                f"{r['lb_ops']} balancing steps, persisted {r['persisted']:.1f} % against "
+                f"profiled {r['profiled']:.1f} %, time {r['time']:.3g} against "
+                f"{r['profiled_time']:.3g}")
+    step = ("a balancing step moves the share by T_init = 1/16 or more and the episode ends "
+            "at the first run judged balanced (ratio >= maxDev 0.85), so it stops where the "
+            "split first looks balanced, not at the profiled optimum")
+    vs = []
+    for key, what, paper, target, floor, fmt, why in (
+            ("gap", "persisted - profiled GPU share, max |points|", "2.9", 2.9, 0.1, "{:.1f}",
+             f"measured worst case {trace(g)}; {step}"),
+            ("terr", "time error of the persisted configuration, max %", "15.1 (Image 2)", 15.1,
+             0.1, "{:.1f}", f"measured worst case {trace(t)}; {step}"),
+            ("ops", "balancing operations per image, max", "10 (Image 7)", 10.0, 1.0, "{:.0f}",
+             f"measured: our runs fired {fired[0]} times over the images (paper "
+             f"{paper_fired} unbalanced runs), most at {trace(o)}; with the simulated noise "
+             f"(sigma = 0.02) a split the detector judges balanced stays balanced"),
+            ("prof", "profiled GPU share %, mean over the images", f"{pm:.1f}", pm, 0.1,
+             "{:.1f}", "the simulated Filter Pipeline's CPU cost is Table 2's 2048^2 1-GPU "
+             "row (77.8 %) scaled by width; the paper's Table 4 machine profiled 89.6-99.9 % "
+             "on its GPU (its Table 4 and Table 2 disagree: 92.7 % against 77.8 % at 2048^2)")):
+        v = np.array(stats[key], dtype=float)
+        tol = max(float(v.max() - v.min()), floor)
+        vs.append(within("Table 4", what, paper=paper, ours=float(v[0]), lo=target - tol,
+                         hi=target + tol, run=run, fmt=fmt,
+                         tolerance=f"+-{fmt.format(tol)} (range over {reps} noise seeds"
+                                   f"{' of noisy profile constructions' if key == 'prof' else ''}"
+                                   f": {fmt.format(v.min())}-{fmt.format(v.max())})",
+                         reason_off=why))
     return rows, vs
 
 
-def adaptation(quick: bool = False, *, runs: int = 100) -> tuple[dict, list]:
-    """Sec. 3.8 / P-ADAPT-1: FFT 128 MB on P2 with 1 GPU, profiled, then the CPU's speed
-    drops to 1/3 from run 20 to run 60 (two busy threads per core)."""
+def _load_step(runs: int, seed: int) -> dict:
+    """One Fig. 12 trace (noise seed `seed`) and its measured phases."""
     pl, cost, U, _ = calibrate_to_table2("fft", "128MB", n_gpus=1)
     with tempfile.TemporaryDirectory() as d:
         kb = KnowledgeBase(Path(d) / "kb.json", autosave=False)
@@ -339,12 +322,11 @@ def adaptation(quick: bool = False, *, runs: int = 100) -> tuple[dict, list]:
                  sct="fft")
         p = kb.lookup("fft", (U,))
         r = simulate_runs(pl, cost, U, runs=runs, kb=kb, sct_id="fft", profiling=False,
-                          cpu_avail=[(20, 60, 1 / 3)])
+                          cpu_avail=[(20, 60, 1 / 3)], seed=seed)
     s_opt, t_opt = best_share(pl, cost, U, fission=p.fission, overlap=p.overlap, cpu_avail=1/3)
     fired = np.nonzero(r.fired)[0]
     first = int(fired[fired >= 20][0]) if (fired >= 20).any() else None
     moved = np.nonzero(r.s[20:60] != r.s[19])[0]
-    # the shifting phase: runs while the share keeps moving one way; then bisection
     res = {"s": r.s.tolist(), "T": r.T.tolist(), "fired": r.fired.tolist(),
            "s_before": float(r.s[19]), "s_after": float(r.s[59]), "s_end": float(r.s[-1]),
            "detect_runs": None if first is None else first - 20 + 1,
@@ -358,28 +340,77 @@ def adaptation(quick: bool = False, *, runs: int = 100) -> tuple[dict, list]:
     shift = int(np.argmax(np.sign(mv) != np.sign(mv[0]))) if mv.size and \
         (np.sign(mv) != np.sign(mv[0])).any() else int(mv.size)
     res["shift_runs"], res["bisect_runs"] = shift, int(mv.size - shift)
-    run = "simulated P2, FFT 128 MB, 1 GPU"
-    vs = [within("Fig. 12", "shifting phase after the load step, runs", paper="1-4",
-                 ours=float(shift), lo=1, hi=4, run=run, fmt="{:.0f}",
-                 reason_off="detector and search constants"),
-          within("Fig. 12", "bisection phase, runs", paper="a little over 10",
-                 ours=float(res["bisect_runs"]), lo=8, hi=14, run=run, fmt="{:.0f}",
-                 reason_off="an episode ends at the first run the detector judges balanced; "
-                            "with the simulated noise (sigma = 0.02) one halving already "
-                            "brings the ratio above maxDev, where the paper's runs kept "
-                            "firing"),
-          within("Fig. 12", "runs from the load step to detection", paper="(3-4 runs avg.)",
-                 ours=res["detect_runs"], lo=1, hi=5, run=run, fmt="{:.0f}",
-                 reason_off="detector constants"),
-          Verdict("Fig. 12", "CPU share after the load step falls", "falls (from 24.5 %)",
-                  f"{100 * (1 - res['s_before']):.1f} -> {100 * (1 - res['s_after']):.1f} %",
-                  MATCH if res["s_after"] > res["s_before"] else DIFFERS, "direction",
-                  "" if res["s_after"] > res["s_before"] else "did not move", run),
-          within("Fig. 12", "time at run 40 / loaded optimum", paper="converged (~10 runs)",
-                 ours=res["T_run40"] / t_opt, lo=0.95, hi=1.05, run=run, fmt="{:.3f}",
-                 tolerance="+-5 % (run 40 is noisy, sigma = 0.02; the optimum is not)",
-                 reason_off="the detector stops at maxDev = 0.85: a split whose device "
-                            "times are within 15 % of each other is left alone")]
+    res["fired_20_60"] = int(r.fired[20:60].sum())
+    res["ratio_20"] = float(min(r.T_gpu[20], r.T_cpu[20]) / max(r.T_gpu[20], r.T_cpu[20]))
+    return res
+
+
+_F12_KEYS = ("shift_runs", "bisect_runs", "detect_runs", "s_before", "s_after", "T_run40",
+             "T_opt_loaded", "s_opt_loaded", "fired_20_60", "lb_ops", "ratio_20")
+
+
+def adaptation(quick: bool = False, *, runs: int = 100) -> tuple[dict, list]:
+    """Sec. 3.8 / P-ADAPT-1: FFT 128 MB on P2 with 1 GPU, profiled, then the CPU's speed
+    drops to 1/3 from run 20 to run 60 (two busy threads per core). The trace of noise seed
+    0 is returned; F12_REPEATS seeds give each verdict's tolerance (their range)."""
+    reps = 3 if quick else F12_REPEATS
+    res = _load_step(runs, 0)
+    more = [_load_step(runs, j) for j in range(1, reps)]
+    res["repeats"] = [{k: x[k] for k in _F12_KEYS} for x in [res] + more]
+    R = res["repeats"]
+
+    def vals(key, f=lambda v: v):
+        return np.array([np.nan if x[key] is None else f(x[key]) for x in R], dtype=float)
+
+    def tol(v, floor=0.0):
+        v = v[np.isfinite(v)]
+        return max(float(v.max() - v.min()), floor) if v.size else floor
+
+    run = f"simulated P2, FFT 128 MB, 1 GPU, {reps} noise seeds"
+    shift, bis, det = vals("shift_runs"), vals("bisect_runs"), vals("detect_runs")
+    ratio = np.array([x["T_run40"] / x["T_opt_loaded"] for x in R])
+    falls = [x["s_after"] > x["s_before"] for x in R]
+    why_f = (f"measured: {res['fired_20_60']} of the 40 loaded runs fired, "
+             f"{res['lb_ops']} balancing steps; GPU share {100 * res['s_before']:.1f} -> "
+             f"{100 * res['s_after']:.1f} % against the loaded optimum "
+             f"{100 * res['s_opt_loaded']:.1f} %")
+    vs = []
+    for what, v, paper, lo, hi, why in (
+            ("shifting phase after the load step, runs", shift, "1-4", 1, 4,
+             f"{why_f}; the search's first moves (T_init = 1/16, doubling) overshoot or stop "
+             "after that many runs"),
+            ("bisection phase, runs", bis, "a little over 10 (read as 10-13)", 10, 13,
+             f"{why_f}; an episode ends at the first run the detector judges balanced "
+             "(ratio >= maxDev 0.85), so the bisection stops once the split is within 15 %, "
+             "where the paper's runs kept firing"),
+            ("runs from the load step to detection, mean over the seeds", det,
+             "3-4 on average", 3, 4,
+             f"measured per seed: {', '.join('-' if not np.isfinite(x) else f'{x:.0f}' for x in det)} "
+             f"runs; the balance ratio of the first loaded run is {res['ratio_20']:.2f} "
+             "(maxDev 0.85) and the detector fires once its moving average (w = 0.10) of "
+             "ratio / maxDev falls below 1, after that many runs")):
+        ours = float(np.nanmean(v)) if "mean" in what else float(v[0])
+        t = tol(v) / (2 if "mean" in what else 1)
+        vs.append(within("Fig. 12", what, paper=paper, ours=ours, lo=lo - t, hi=hi + t,
+                         run=run, fmt="{:.1f}" if "mean" in what else "{:.0f}",
+                         tolerance=f"the paper's {lo}-{hi}, +-{t:.1f} (our spread over {reps} "
+                                   f"seeds: {np.nanmin(v):.0f}-{np.nanmax(v):.0f}"
+                                   f"{', halved for the mean' if 'mean' in what else ''})",
+                         reason_off=why))
+    vs.append(Verdict("Fig. 12", "CPU share after the load step falls", "falls (from 24.5 %)",
+                      f"{100 * (1 - res['s_before']):.1f} -> {100 * (1 - res['s_after']):.1f} %",
+                      MATCH if all(falls) else DIFFERS,
+                      f"falls in every one of {reps} seeds (falls in {sum(falls)})",
+                      "" if all(falls) else f"did not fall in {reps - sum(falls)} seeds; "
+                      + why_f, run))
+    t = max(tol(ratio), 0.005)
+    vs.append(within(
+        "Fig. 12", "time at run 40 / loaded optimum", paper="converged (~10 runs): 1",
+        ours=float(ratio[0]), lo=1 - t, hi=1 + t, run=run, fmt="{:.3f}",
+        tolerance=f"+-{t:.3f} (range over {reps} seeds: {ratio.min():.3f}-{ratio.max():.3f})",
+        reason_off=f"measured: share at run 40 {100 * res['s'][40]:.1f} % against the loaded "
+                   f"optimum {100 * res['s_opt_loaded']:.1f} %; the detector leaves a split "
+                   f"whose device times are within 15 % (maxDev 0.85) alone"))
     return res, vs
 
 
@@ -403,12 +434,15 @@ def run_all(quick: bool = False) -> tuple[dict, list, str]:
     ad, va = adaptation(quick)
     texts = [
         _fmt(t2, [("bench", "benchmark"), ("input", "input"), ("GPUs", "gpus"),
-                  ("paper GPU%", "paper_share"), ("paper f/o", "paper_config"),
-                  ("ours GPU%", "share"), ("search f/o", "full_config"),
-                  ("search GPU%", "full_share"), ("GPU-only", "gpu_only"),
+                  ("role", "role"), ("paper f/o", "paper_config"),
+                  ("paper GPU%", "paper_share"), ("search f/o", "full_config"),
+                  ("search GPU%", "full_share"), ("tol", "tolerance"),
+                  ("fitted GPU%", "fitted_share"), ("predicted GPU%", "predicted_share"),
+                  ("at paper f/o", "share"), ("GPU-only", "gpu_only"),
                   ("hybrid", "hybrid"), ("speedup", "speedup")],
-             "Table 2 (simulated P2): GPU share under the paper's fission/overlap, and "
-             "Algorithm 1 over every level and overlap 1..4 (speedup over GPU-only, overlap 1)"),
+             "Table 2 (simulated P2): Algorithm 1 over every level and overlap 1..4; the CPU "
+             "cost per unit fitted on the 1-GPU row (role fitted), the 2-GPU row predicted with "
+             "it; fitted/predicted GPU% give both folds; tol = range of the noisy searches"),
         _fmt(f1, [("bench", "benchmark"), ("input", "input"), ("paper level", "paper_level"),
                   ("paper speedup", "paper_speedup"), ("ours level", "level"),
                   ("ours speedup", "speedup")],

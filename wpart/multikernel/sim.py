@@ -32,7 +32,7 @@ from ._kb import KnowledgeBase
 
 __all__ = ["SimCost", "SimPlatform", "SimRun", "SimRuns", "paper_p1_cpu", "paper_p2",
            "calibrate_to_table2", "simulate_run", "simulate_runs", "best_share", "TABLE2",
-           "PAPER_BENCH"]
+           "PAPER_BENCH", "CACHE_MODELS"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -91,20 +91,50 @@ class SimPlatform:
         return list(self.fission)
 
 
-def paper_p1_cpu(**kw: Any) -> SimPlatform:
+#: How much cache a CPU sub-device keeps its partition in (`caches=` of the presets).
+#: ``"core"``: every cache whose cores all belong to the sub-device, plus its share (by cores)
+#: of the caches it shares with other sub-devices; a cache that only some of its cores use
+#: does not count, because the device's work-groups move between its cores from one kernel
+#: to the next. So a one-core sub-device keeps its L1, its L2 and its share of the L3, and
+#: the whole CPU device only the caches every core shares. ``"level"``: only the cache of the
+#: fission level itself (the model before 0.2: a one-core L1 sub-device of P2 had 32 KB, so
+#: the one-sub-device L3 level always spilled least).
+CACHE_MODELS = ("core", "level")
+
+
+def _caches(caches: str) -> str:
+    if caches not in CACHE_MODELS:
+        raise WpartValueError(f"`caches` must be one of {CACHE_MODELS}, got {caches!r}")
+    return caches
+
+
+def paper_p1_cpu(*, caches: str = "core", **kw: Any) -> SimPlatform:
     """The paper's CPU-only machine P1: 4 x Opteron 6272 (64 cores; L1d 16 KB per core, L2
-    2 MB per 2 cores, L3 6 MB per 8 cores; no GPU)."""
-    f = {"L1": (64, 16 << 10), "L2": (32, 2 << 20), "L3": (8, 6 << 20), "NUMA": (4, 12 << 20),
-         "NONE": (1, 0)}
+    2 MB per 2 cores, L3 6 MB per 8 cores; no GPU). `caches`: see :data:`CACHE_MODELS`
+    (``"core"``: L1 16 KB + 1 MB + 0.75 MB, L2 2 MB + 1.5 MB, L3 6 MB, NUMA and NONE none
+    shared by all their cores)."""
+    if _caches(caches) == "level":
+        f = {"L1": (64, 16 << 10), "L2": (32, 2 << 20), "L3": (8, 6 << 20),
+             "NUMA": (4, 12 << 20), "NONE": (1, 0)}
+    else:
+        f = {"L1": (64, (16 << 10) + (2 << 20) // 2 + (6 << 20) // 8),
+             "L2": (32, (2 << 20) + (6 << 20) // 4), "L3": (8, 6 << 20), "NUMA": (4, 0),
+             "NONE": (1, 0)}
     return SimPlatform(cores=64, fission=f, **kw)
 
 
-def paper_p2(*, n_gpus: int = 1, **kw: Any) -> SimPlatform:
+def paper_p2(*, n_gpus: int = 1, caches: str = "core", **kw: Any) -> SimPlatform:
     """The paper's CPU+GPU machine P2: Core i7-3930K (6 cores with hyper-threading; per-core
     L1 32 KB and L2 256 KB, one shared 12 MB L3) and `n_gpus` Radeon HD 7950 on their own
-    PCIe x16 links (6 GB/s each way, 10 us per transfer, 5 us per kernel launch)."""
+    PCIe x16 links (6 GB/s each way, 10 us per transfer, 5 us per kernel launch). `caches`:
+    see :data:`CACHE_MODELS` (``"core"``: an L1 or L2 sub-device is one core with 32 KB +
+    256 KB + 2 MB of the L3; the L3 level and NONE are the whole CPU with the 12 MB L3)."""
     n_gpus = as_int(n_gpus, "n_gpus", minimum=0, maximum=64)
-    f = {"L1": (6, 32 << 10), "L2": (6, 256 << 10), "L3": (1, 12 << 20), "NONE": (1, 0)}
+    if _caches(caches) == "level":
+        f = {"L1": (6, 32 << 10), "L2": (6, 256 << 10), "L3": (1, 12 << 20), "NONE": (1, 0)}
+    else:
+        core = (32 << 10) + (256 << 10) + (12 << 20) // 6
+        f = {"L1": (6, core), "L2": (6, core), "L3": (1, 12 << 20), "NONE": (1, 12 << 20)}
     return SimPlatform(cores=6, smt=True, fission=f, gpu_speed=(1.0,) * n_gpus, **kw)
 
 
