@@ -97,7 +97,7 @@ def multikernel_table() -> str:
              "     - configuration", "     - GPU only", "     - CPU + GPU", "     - speedup"]
     for r in rows:
         lines += [f"   * - {r['benchmark']}", f"     - {r['input']}", f"     - {r['gpus']}",
-                  f"     - {r['share']:.1f} %", f"     - {r['full_config']}",
+                  f"     - {r['full_share']:.1f} %", f"     - {r['full_config']}",
                   f"     - {r['gpu_only']:.3g}", f"     - {r['hybrid']:.3g}",
                   f"     - {r['speedup']:.2f}"]
     return ("Measured by ``benchmarks/bench_multikernel.py`` on the simulated platform P2 "
