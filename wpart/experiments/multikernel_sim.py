@@ -157,6 +157,8 @@ TABLE3 = {("saxpy", "1M"): 0.885, ("saxpy", "10M"): 0.919, ("saxpy", "50M"): 0.8
 
 #: Noise seeds of the Table 3 measurement: the spread of their results is the tolerance.
 T3_SEEDS = 5
+#: The noise of Table 3's ablation (the cause of a difference, measured with seed 0).
+T3_ABLATION_SIGMA = 0.10
 
 
 def tolerance(quick: bool = False, *, sigma: float = 0.02) -> tuple[list, list]:
@@ -168,27 +170,37 @@ def tolerance(quick: bool = False, *, sigma: float = 0.02) -> tuple[list, list]:
     grid = np.arange(0.700, 0.9951, 0.005)
     rows = []
     per_seed = []
+    ablation = []   # seed 0 at the ablation's larger noise
+
+    def quiet_of(pl, cost, U, pct, f, k, sd):
+        devs = [simulate_run(pl, cost, U, s=pct / 100, fission=f or "L3", overlap=k, run=r,
+                             seed=sd).device_times for r in range(runs)]
+        quiet = 0.0
+        for md in grid:
+            d = ImbalanceDetector(max_dev=float(md))
+            if not any(d.update(t)[0] for t in devs):
+                quiet = float(md)
+        return quiet, float(min(balance_ratio(t) for t in devs))
     for (b, i), paper in (list(TABLE3.items())[::4] if quick else TABLE3.items()):
         pl, cost, U, (T0, f, k, pct) = calibrate_to_table2(b, i, n_gpus=1, sigma=sigma)
         quiets = []
         for sd in range(seeds):
-            devs = [simulate_run(pl, cost, U, s=pct / 100, fission=f or "L3", overlap=k, run=r,
-                                 seed=sd).device_times for r in range(runs)]
-            quiet = 0.0
-            for md in grid:
-                d = ImbalanceDetector(max_dev=float(md))
-                if not any(d.update(t)[0] for t in devs):
-                    quiet = float(md)
+            quiet, ratio = quiet_of(pl, cost, U, pct, f, k, sd)
             quiets.append(quiet)
             if sd == 0:
-                min_ratio = float(min(balance_ratio(t) for t in devs))
+                min_ratio = ratio
+        ablation.append(quiet_of(replace(pl, sigma=T3_ABLATION_SIGMA), cost, U, pct, f, k,
+                                 0)[0])
         rows.append({"benchmark": b, "input": i, "paper": paper, "max_dev": quiets[0],
-                     "max_dev_seeds": quiets, "min_ratio": min_ratio})
+                     "max_dev_seeds": quiets, "min_ratio": min_ratio,
+                     "max_dev_ablation": ablation[-1]})
         per_seed.append(quiets)
     q = np.array(per_seed)                    # rows x seeds
     mins, means = q.min(axis=0), q.mean(axis=0)
-    why = (f"simulated noise is log-normal with sigma = {sigma} around a balanced split; the "
-           "paper's runs also vary by their time-sharing and caches")
+    ab = np.array(ablation)
+    why = (f"measured by ablation: the simulated noise is log-normal with sigma = {sigma}; "
+           f"with sigma = {T3_ABLATION_SIGMA} (seed 0) the min / mean are {ab.min():.3f} / "
+           f"{ab.mean():.3f}, so the paper's runs varied more than ours (time-sharing, caches)")
     run = f"simulated P2, {runs} runs x {seeds} noise seeds"
     vs = []
     for what, vals, paper, target in (("min over benchmarks", mins, "0.825", 0.825),
