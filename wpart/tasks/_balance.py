@@ -28,7 +28,7 @@ __all__ = ["METHODS", "TABLE", "TasksResult", "balance", "brute_force", "evaluat
 _GOSSIP = ("n_iter", "n_rounds", "fanout", "n_trials", "cluster", "order", "tol", "ranking",
            "subclusters", "split_rule", "allow_infeasible_start", "comm_tau", "explore",
            "backend", "max_delay", "progress", "time_limit", "protocol", "max_moves",
-           "greedy_start")
+           "greedy_start", "economy")
 
 #: The methods of :func:`balance`, declared once (the binding has one C entry per method, no
 #: enum: ``code`` is None).
@@ -374,6 +374,15 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
         ``W_max`` than the run from the start, CCM-LB is run again from it and the better
         of the two runs is returned, so CCM-LB never ends above greedy
         (``stats["greedy_start"]``: whether that second run was made and kept).
+    economy : bool, default True
+        ``"ccm"`` (serial engine): after balancing, the same ``W_max`` with fewer tasks moved.
+        The ranks are relabelled (each rank's tasks moved as a whole to the rank that keeps the
+        most of them at home), then moved blocks and tasks are sent back to their starting
+        rank, or swapped back, whenever no rank's ``W`` rises above the ``W_max`` reached and
+        no memory cap is exceeded; pinned tasks are never touched, and without `subclusters`
+        a block cluster stays whole. The result is re-scored
+        and kept only if its ``W_max`` is not higher. ``stats["n_tasks_moved_balanced"]``:
+        the tasks moved before this pass (``stats["n_tasks_moved"]``: after it).
     progress : bool or callable, default False
         True: a progress bar; a callable ``progress(done, total)`` (returning False stops the
         run with :class:`wpart.CancelledError`).
@@ -473,6 +482,9 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
     mm = options.get("max_moves")
     mm = -1 if mm is None else as_int(mm, "max_moves", minimum=0, maximum=2**62)
     gstart = as_bool(options.get("greedy_start", True), "greedy_start")
+    econ = as_bool(options.get("economy", True), "economy")
+    if "economy" in options and be != "simulated":
+        raise WpartValueError("`economy` is an option of backend='simulated'")
     if mm >= 0 and be != "simulated":
         raise WpartValueError("`max_moves` is an option of backend='simulated'")
     proto = choice(options.get("protocol", "rounds"), "protocol",
@@ -549,16 +561,29 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
                 history = np.concatenate([[w_first], h2])
                 st["w_max_greedy"] = float(wg)
                 st["w_max_first_start"] = float(w_a)
-    secs = time.perf_counter() - t0
     if greedy_used:  # measured against the caller's start
         _keep_start(d, c, a, a0, st)
+    if meth == "ccm" and econ and not stopped and problem.n_tasks:
+        # the same W_max with fewer tasks off their start (never a higher W_max)
+        moved = int(np.count_nonzero(a != a0))
+        whole = split == 0 and cl != "task"  # block clusters stay whole, as in the run
+        a_e, back = _core.tasks_economize(d, c.as_tuple(), a0, a, whole)
+        st["n_tasks_moved_balanced"] = moved
+        if back:
+            w_e, _ = _core.tasks_evaluate(d, c.as_tuple(), a_e)
+            a = np.asarray(a_e, dtype=np.int32)
+            if w_e < history[-1] * (1.0 - 1e-12):  # a move back off the busiest rank
+                history = np.append(history, w_e)
+            st["beat_start"] = bool(w_e < st.get("w_max_start", math.inf))
+            st["kept_start"] = bool(np.array_equal(a, a0))
+    secs = time.perf_counter() - t0
     if meth == "tempered":  # the history of the full model is not available: before, after
         w, _ = _core.tasks_evaluate(d, c.as_tuple(), a)
         w0, _ = _core.tasks_evaluate(d, c.as_tuple(), a0)
         history = np.array([w0, w])
     stats = st
     stats.update(base_stats, seconds=secs, greedy_start=greedy_used,
-                 max_moves=None if mm < 0 else mm)
+                 max_moves=None if mm < 0 else mm, economy=bool(econ and meth == "ccm"))
     if not stopped:
         return make_result(problem, c, cap, a, history, meth, stats)
     stats.update(stopped="time_limit", trials_done=trials_done, iterations_done=iter_done)

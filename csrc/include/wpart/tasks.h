@@ -230,6 +230,23 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                                wpart_tasks_lb_report_t *rep);
 
 /**
+ * The same W_max with fewer tasks off their rank of `start`: assign_inout's ranks are relabelled
+ * (each rank's tasks moved as a whole to the rank that keeps the most of them at home, when
+ * their W there stays within the placement's W_max; Hungarian method, up to 1,024 ranks), then
+ * tasks off their start are sent back, or swapped back with a task off its start on their home
+ * rank, whenever both ranks' W stay within that W_max (W = inf above a memory cap). Pinned tasks
+ * are never moved (they must be on their start). whole_blocks: the migratable tasks of a block
+ * on a rank move together (no block is split; single steps for block-less tasks only). The
+ * result is re-scored from scratch and written only when its W_max is not above the input's;
+ * *n_back (may be NULL): how many fewer tasks are off their start. control: Ctrl-C (its time
+ * limit is not used).
+ */
+wpart_status_t wpart_tasks_economize(const wpart_tasks_problem_t *p,
+                                     const wpart_tasks_coeffs_t *c, const int32_t *start,
+                                     int32_t *assign_inout, int whole_blocks,
+                                     const wpart_control_t *control, int64_t *n_back);
+
+/**
  * Greedy LPT over clusters (the migratable tasks of a block form one cluster, block-less tasks
  * are singletons): pinned tasks first stay on their rank of `initial`, then by descending
  * cluster load (ties: the cluster's first task), each cluster to the rank with the smallest
