@@ -199,6 +199,13 @@ def _count_range(rows, pred, per_rep: bool = False):
     return quiet, min(per or [quiet]), max(per or [quiet])
 
 
+def _level_mix(cfgs) -> str:
+    """Percent of each fission level among configurations ("-": no CPU left out)."""
+    lv = [c.split("/")[0] for c in cfgs if not c.startswith("-")]
+    return ", ".join(f"{f} {100 * lv.count(f) / len(lv):.0f} %" for f in sorted(set(lv))) \
+        if lv else "-"
+
+
 def _worst_ratio(rows) -> float:
     rs = [r["c_cpu_own_fit"] / r["c_cpu_other_fit"] for r in rows]
     return max(max(rs), 1 / min(rs)) if rs else 1.0
@@ -246,6 +253,7 @@ def _summary(rows: list, reps: int) -> list:
         (f, o), (pf, po) = r["full_config"].split("/"), r["paper_config"].split("/")
         return f, o, pf, po
     off = [parts(r) for r in rows if not r["settings_equal"]]
+    cpu = [r for r in rows if not r["paper_config"].startswith("-")]
     l1l2 = sum(o == po and {f, pf} <= {"L1", "L2"} for f, o, pf, po in off)
     ovl = sum(o != po for f, o, pf, po in off)
     l3 = sum(o == po and pf == "L3" for f, o, pf, po in off)
@@ -256,7 +264,11 @@ def _summary(rows: list, reps: int) -> list:
                f"core each on P2, the same sub-device: the search keeps the first of a tie), "
                f"{ovl} by the overlap, {l3} pick a one-core level at the paper's overlap where "
                f"the paper has L3 (in the model the whole-CPU L3 device has no gain over "
-               f"one-core sub-devices, only a smaller dispatch cost)"))
+               f"one-core sub-devices, only a smaller dispatch cost; the noise-free search "
+               f"stops at L2 when L2 ties L1). Levels picked by the noisy searches: "
+               f"{_level_mix([x for r in cpu for x in r['noisy_configs']])}; by the paper: "
+               f"{_level_mix([r['paper_config'] for r in cpu])} (rows where the paper's CPU "
+               f"works)"))
     return vs
 
 
