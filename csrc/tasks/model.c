@@ -417,9 +417,12 @@ static double wmax_after(const wpart_tasks_state_t *s, int32_t r, const int32_t 
         }
     }
     double m = 0.0;
-    if (rescan) {
+    if (rescan) { /* a staying task at the old max ends the scan: nothing is above it */
         for (int32_t k = s->head[r]; k >= 0; k = s->next[k]) {
-            if (s->mark[k] == 0 && wk[k] > m) m = wk[k];
+            if (s->mark[k] == 0 && wk[k] > m) {
+                m = wk[k];
+                if (m >= cur) break;
+            }
         }
     } else {
         m = cur;
