@@ -18,10 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..multikernel import ImbalanceDetector, KnowledgeBase, balance_ratio, build_profile
-from ..multikernel.sim import (TABLE2, SimCost, best_share, calibrate_to_table2,
+from ..multikernel import ImbalanceDetector, KnowledgeBase, balance_ratio
+from ..multikernel.sim import (SimCost, best_share, calibrate_to_table2,
                                              paper_p1_cpu, simulate_run, simulate_runs)
-from ._verdict import DIFFERS, MATCH, Verdict, near, within
+from ._verdict import DIFFERS, MATCH, Verdict, within
 from .multikernel_table2 import T2_REPEATS, _profile, count_verdict, speedups, table2
 
 __all__ = ["table2", "speedups", "T2_REPEATS", "fission_p1", "tolerance", "derivation", "adaptation",
