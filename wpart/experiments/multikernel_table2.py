@@ -97,7 +97,7 @@ def _fit_cpu(q, cost, U, G, target, iters):
         else:
             hi, s_hi, p_hi = mid, s, p
     best = (lo, p_lo) if abs(s_lo - target) < abs(s_hi - target) else (hi, p_hi)
-    return best[0], best[1], (s_lo, _cfg(p_lo), s_hi, _cfg(p_hi))
+    return best[0], best[1], (s_lo, _cfg(p_lo), s_hi, _cfg(p_hi), hi / lo - 1)
 
 
 def table2(quick: bool = False) -> tuple[list, list]:
@@ -155,9 +155,10 @@ def table2(quick: bool = False) -> tuple[list, list]:
                 "settings_equal": _same(_cfg(p), share, f"{f or '-'}/{k}")})
             r = rows[-1]
             if role == "fitted":
-                why = (f"fitted row: no CPU cost brings the search nearer; at the end of the "
-                       f"fit the searched share jumps from {bracket[0]:.1f} % ({bracket[1]}) "
-                       f"to {bracket[2]:.1f} % ({bracket[3]})")
+                why = (f"fitted row, and no CPU cost lands the search nearer: CPU costs "
+                       f"{100 * bracket[4]:.2g} % apart give {bracket[0]:.1f} % "
+                       f"({bracket[1]}) and {bracket[2]:.1f} % ({bracket[3]}), on either "
+                       f"side of the paper's share")
             else:
                 why = (f"predicted with the CPU cost fitted on the 1-GPU row; fitting this "
                        f"row alone needs {c_own / c_other:.2f}x that cost (the paper's two "
