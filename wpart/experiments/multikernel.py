@@ -95,8 +95,10 @@ def _figure(path: Path, doc: dict, rows: list, quick: bool) -> Path:
         t2 = doc["table2"]
         x = np.arange(len(t2))
         ax.bar(x - 0.2, [r["paper_share"] for r in t2], 0.4, label="paper (Table 2)")
-        ax.bar(x + 0.2, [r["share"] for r in t2], 0.4, label="ours (simulated P2)")
-        ax.set_xticks(x, [f"{r['benchmark']} {r['input']} {r['gpus']}G" for r in t2],
+        ax.bar(x + 0.2, [r["full_share"] for r in t2], 0.4,
+               label="ours (simulated P2, full search)")
+        ax.set_xticks(x, [f"{r['benchmark']} {r['input']} {r['gpus']}G"
+                          f"{' (pred.)' if r['role'] == 'predicted' else ''}" for r in t2],
                       rotation=70, fontsize="x-small")
         ax.set_ylabel("GPU share (%)")
         ax.set_title("Table 2: GPU share of the balanced split", fontsize="medium")
