@@ -107,6 +107,60 @@ def _half(M, R, Q_cuts, rows, integral):
     return _oned_multi(X, len(R) - 1, integral)
 
 
+_CNIC: list = []
+
+
+def _cnic():
+    """The C nic of _sarma_nic.c (compiled once per process with the system C compiler into
+    a temporary folder, loaded through ctypes), or None when that fails (numpy then runs)."""
+    if _CNIC:
+        return _CNIC[0]
+    import ctypes
+    import os
+    import subprocess
+    import tempfile
+
+    fn = None
+    try:
+        src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_sarma_nic.c")
+        d = tempfile.mkdtemp(prefix="sarma_nic_")
+        so = os.path.join(d, "sarma_nic.so")
+        subprocess.run([os.environ.get("CC", "cc"), "-O2", "-shared", "-fPIC", "-o", so, src],
+                       check=True, capture_output=True)
+        lib = ctypes.CDLL(so)
+        fn = lib.sarma_nicol
+        p64 = ctypes.POINTER(ctypes.c_int64)
+        fn.argtypes = [ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, p64, p64,
+                       ctypes.POINTER(ctypes.c_double), ctypes.c_int, ctypes.c_int,
+                       ctypes.c_int, ctypes.c_int, p64, p64]
+        fn.restype = ctypes.c_int
+    except (OSError, subprocess.CalledProcessError):
+        fn = None
+    _CNIC.append(fn)
+    return fn
+
+
+def nicol_c(M, P, Q, start="nic"):
+    """nic / nicuni in C (same cuts as :func:`nicol` on integer loads); None without a C
+    compiler."""
+    import ctypes
+
+    fn = _cnic()
+    if fn is None:
+        return None
+    integral = bool(np.all(M.w == np.round(M.w))) and M.total < 2**53
+    R = np.empty(P + 1, np.int64)
+    C = np.empty(Q + 1, np.int64)
+    p64 = ctypes.POINTER(ctypes.c_int64)
+    pd = ctypes.POINTER(ctypes.c_double)
+    st = fn(M.n1, M.n2, M.row.size, M.row.ctypes.data_as(p64), M.ci.ctypes.data_as(p64),
+            M.w.ctypes.data_as(pd), P, Q, 0 if start == "nic" else 1, int(integral),
+            R.ctypes.data_as(p64), C.ctypes.data_as(p64))
+    if st < 0:
+        raise MemoryError("sarma_nicol")
+    return R, C
+
+
 def nicol(M, P, Q, start="nic"):
     integral = bool(np.all(M.w == np.round(M.w))) and M.total < 2**53
     if isinstance(start, str) and start == "nic":

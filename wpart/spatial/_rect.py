@@ -105,22 +105,24 @@ def rect_nicol(
         Sweeps per start (a cap: a start stops earlier by its stop rule).
     starts : "auto", "all", str, or list of names and ``(row_cuts, col_cuts)`` pairs
         ``"auto"`` (default): the progress-following engine on the nonzeros (dense input runs
-        the same kernel) from the exact 1D partition of the stored entries per row
-        (``"rows_stored"``, SARMA's start, run once as plain Nicol with SARMA's budget of
-        max(10, P + Q) half-sweeps and once balanced) and per column (``"cols_stored"``),
-        uniform cuts (``"rows_uniform"``, ``"cols_uniform"``) and the loads' 1D partitions
-        (``"rows_load"``, ``"cols_load"``); a start equal to an earlier one is not run again.
-        The engine also takes ``"sym_pal"``, ``"sym_opal"``, ``"sym_rac"`` (the symmetric
+        the same kernel) from the diagonal start (``"diag_interleaved"``: the exact 1D
+        partition of the index loads, row + column load of index i, into P + Q - 1 pieces
+        whose inner boundaries go in turn to the row and the column cuts), the exact 1D
+        partition of the stored entries per column (``"cols_stored"``) and uniform cuts
+        (``"rows_uniform"``, ``"cols_uniform"``). The engine also takes ``"rows_stored"``
+        (SARMA's start: the stored entries per row), ``"rows_load"``, ``"cols_load"`` (the
+        loads' 1D partitions), ``"sym_pal"``, ``"sym_opal"``, ``"sym_rac"`` (the symmetric
         grids of :func:`rect_sym_pal` etc. as the start of both dimensions; ``P == Q``) and
         user-given ``(row_cuts, col_cuts)`` pairs (``P + 1`` and ``Q + 1`` non-decreasing
-        cuts from 0 to n1 / n2), alone or mixed with names. Each start runs at most
-        max(10, P + Q) half-sweeps and stops when a sweep (two half-sweeps, or `patience`)
-        does not lower its max load, or when the next half-sweep's lower bound (the fixed
-        stripes' loads / parts) reaches the best grid of the earlier starts (`abandon`); the
-        best grid then continues, balanced, until its own stop rule or `max_sweeps`. The
-        result is never worse than any start's own grid, nor than any start that ran to its
-        stop rule (``stats["starts"][name]["state"] == "stopped"``); ``abandon=False`` runs
-        every start to its rule.
+        cuts from 0 to n1 / n2), alone or mixed with names; a start equal to an earlier one
+        is not run again. Each start runs at most max(10, P + Q) half-sweeps and stops when
+        a sweep (two half-sweeps, or `patience`) does not lower its max load, or (`abandon`)
+        when the next half-sweep's lower bound (the fixed stripes' loads / parts) reaches
+        the best grid of the earlier starts, or when after a sweep its max load is more
+        than 25 % above that grid's; the best grid then continues, balanced, until 10
+        half-sweeps in a row bring no gain or `max_sweeps`. The result is never worse than
+        any start's own grid (``stats["starts"][name]["max_load"]``); ``abandon=False``
+        runs every start to its rule.
         ``"all"`` and the four names below run the former engine (one core call; each start
         until a sweep repeats a grid or `max_sweeps`):
         ``"rows_uniform"`` (uniform rows, then columns first: the paper's start),
@@ -133,13 +135,13 @@ def rect_nicol(
         ``True``: after each half-sweep every cut moves to the place between its neighbours
         that evens the larger of its two stripes (``rect_refine``'s balancing; never raises the
         max load, and lets the next half-sweep find a lower one); ``False``: plain Nicol
-        half-sweeps (no final continuation); ``"auto"`` (default): balanced starts plus the
-        plain ``rows_stored`` run. Engine only.
+        half-sweeps (no final continuation); ``"auto"`` (default): as ``True``. Engine only.
     patience : int, "sarma" or None
         Half-sweeps in a row without a lower max load before a start stops (None: 2, one
         sweep; ``"sarma"``: max(10, P + Q)). Engine only.
     abandon : bool
-        Stop a start whose next half-sweep cannot go below the best grid so far, run no
+        Stop a start whose next half-sweep cannot go below the best grid so far or whose
+        max load after a sweep is more than 25 % above it, run no
         more starts once the best grid reaches a proven lower bound of the optimum (it is
         then optimal), and, on a symmetric matrix with P == Q, skip a start that is the
         transpose of an earlier one (same values). False: every start runs. Engine only.
