@@ -30,6 +30,10 @@ static void poll_stop(builder_t *b)
     b->st = wpart_i_poll(&b->stop, 0.0, 0.0, 0.0);
 }
 
+/* Whether the build goes on: the loop nests below end at once after a stop (Ctrl-C) or an
+ * allocation failure instead of running out every remaining iteration. */
+#define GOING(b) ((b)->st == WPART_OK)
+
 static int grow(void **ptr, int64_t *cap, int64_t need, size_t sz)
 {
     if (need <= *cap) return 1;
@@ -180,30 +184,42 @@ static int32_t blk_of(const wpart_tasks_problem_t *p, int32_t k)
     return p->task_block ? p->task_block[k] : -1;
 }
 
+/* The tasks of each block in increasing task order: task[ptr[n] .. ptr[n + 1]) (the nonzeros
+ * of the block rows (18), without a scan of all K tasks per (rank, block) pair). */
+typedef struct {
+    int64_t *ptr;
+    int32_t *task;
+} block_tasks_t;
+
 static void build_paper(builder_t *b, const wpart_tasks_problem_t *p,
-                        const wpart_tasks_coeffs_t *c, const wpart_tasks_milp_opts_t *o)
+                        const wpart_tasks_coeffs_t *c, const wpart_tasks_milp_opts_t *o,
+                        const block_tasks_t *bl)
 {
     const int32_t I = p->n_ranks, K = p->n_tasks, N = p->n_blocks;
     const int64_t M = p->n_edges;
     const int fwmp = o->force_fwmp || c->beta > 0 || c->gamma > 0 || c->delta > 0;
     b->m->fwmp = fwmp;
     const int64_t X = 0, PHI = (int64_t)I * K, PSI = PHI + (int64_t)I * N;
-    for (int64_t j = 0; j < (int64_t)I * (K + N); j++) add_col(b, 0, 1, WPART_MILP_BINARY, 0);
+    for (int64_t j = 0; j < (int64_t)I * (K + N) && GOING(b); j++) {
+        add_col(b, 0, 1, WPART_MILP_BINARY, 0);
+    }
     if (fwmp) {
-        for (int64_t j = 0; j < (int64_t)I * I * M; j++) add_col(b, 0, 1, WPART_MILP_BINARY, 0);
+        for (int64_t j = 0; j < (int64_t)I * I * M && GOING(b); j++) {
+            add_col(b, 0, 1, WPART_MILP_BINARY, 0);
+        }
     }
     int64_t W = add_col(b, 0, INFINITY, WPART_MILP_CONTINUOUS, 1.0);
     b->m->col_chi = X;
     b->m->col_wmax = W;
     /* (22) */
-    for (int32_t k = 0; k < K; k++) {
+    for (int32_t k = 0; k < K && GOING(b); k++) {
         int64_t r = add_row(b, 1, 1);
-        for (int32_t i = 0; i < I; i++) nz(b, r, X + (int64_t)i * K + k, 1.0);
+        for (int32_t i = 0; i < I && GOING(b); i++) nz(b, r, X + (int64_t)i * K + k, 1.0);
     }
     /* (17): phi[i,n] - u[k,n] chi[i,k] >= 0 */
-    for (int32_t i = 0; i < I; i++) {
-        for (int32_t n = 0; n < N; n++) {
-            for (int32_t k = 0; k < K; k++) {
+    for (int32_t i = 0; i < I && GOING(b); i++) {
+        for (int32_t n = 0; n < N && GOING(b); n++) {
+            for (int32_t k = 0; k < K && GOING(b); k++) {
                 int64_t r = add_row(b, 0, INFINITY);
                 nz(b, r, PHI + (int64_t)i * N + n, 1.0);
                 if (blk_of(p, k) == n) nz(b, r, X + (int64_t)i * K + k, -1.0);
@@ -211,35 +227,37 @@ static void build_paper(builder_t *b, const wpart_tasks_problem_t *p,
         }
     }
     /* (18): phi[i,n] - sum_k u[k,n] chi[i,k] <= 0 */
-    for (int32_t i = 0; i < I; i++) {
-        for (int32_t n = 0; n < N; n++) {
+    for (int32_t i = 0; i < I && GOING(b); i++) {
+        for (int32_t n = 0; n < N && GOING(b); n++) {
             int64_t r = add_row(b, -INFINITY, 0);
             nz(b, r, PHI + (int64_t)i * N + n, 1.0);
-            for (int32_t k = 0; k < K; k++) {
-                if (blk_of(p, k) == n) nz(b, r, X + (int64_t)i * K + k, -1.0);
+            for (int64_t t = bl->ptr[n]; t < bl->ptr[n + 1] && GOING(b); t++) {
+                nz(b, r, X + (int64_t)i * K + bl->task[t], -1.0);
             }
         }
     }
     /* (19): one row per (i, k) */
     if (capped(p, c)) {
-        for (int32_t i = 0; i < I; i++) {
+        for (int32_t i = 0; i < I && GOING(b); i++) {
             double rhs = p->rank_mem_cap[i] - (p->rank_baseline ? p->rank_baseline[i] : 0.0);
-            for (int32_t k = 0; k < K; k++) {
+            for (int32_t k = 0; k < K && GOING(b); k++) {
                 int64_t r = add_row(b, -INFINITY, isfinite(rhs) ? rhs : INFINITY);
-                for (int32_t l = 0; l < K; l++) {
+                for (int32_t l = 0; l < K && GOING(b); l++) {
                     double v = fp_of(p, l) + (l == k ? wk_of(p, k) : 0.0);
                     nz(b, r, X + (int64_t)i * K + l, v);
                 }
-                for (int32_t n = 0; n < N; n++) nz(b, r, PHI + (int64_t)i * N + n, p->block_size[n]);
+                for (int32_t n = 0; n < N && GOING(b); n++) {
+                    nz(b, r, PHI + (int64_t)i * N + n, p->block_size[n]);
+                }
             }
         }
     }
     if (fwmp) {
         /* (25), (26), (27) */
-        for (int rule = 0; rule < 3; rule++) {
-            for (int32_t i = 0; i < I; i++) {
-                for (int32_t j = 0; j < I; j++) {
-                    for (int64_t e = 0; e < M; e++) {
+        for (int rule = 0; rule < 3 && GOING(b); rule++) {
+            for (int32_t i = 0; i < I && GOING(b); i++) {
+                for (int32_t j = 0; j < I && GOING(b); j++) {
+                    for (int64_t e = 0; e < M && GOING(b); e++) {
                         int64_t col = PSI + ((int64_t)i * I + j) * M + e;
                         int64_t xs = X + (int64_t)i * K + p->edge_src[e];
                         int64_t xd = X + (int64_t)j * K + p->edge_dst[e];
@@ -256,14 +274,14 @@ static void build_paper(builder_t *b, const wpart_tasks_problem_t *p,
             }
         }
         /* (30): sent and received versions per rank */
-        for (int32_t i = 0; i < I; i++) {
-            for (int sigma = 0; sigma < 2; sigma++) {
+        for (int32_t i = 0; i < I && GOING(b); i++) {
+            for (int sigma = 0; sigma < 2 && GOING(b); sigma++) {
                 int64_t r = add_row(b, -INFINITY, 0);
-                for (int32_t k = 0; k < K; k++) {
+                for (int32_t k = 0; k < K && GOING(b); k++) {
                     nz(b, r, X + (int64_t)i * K + k, alpha_of(p, c, i) * p->task_load[k]);
                 }
-                for (int32_t j = 0; j < I; j++) {
-                    for (int64_t e = 0; e < M; e++) {
+                for (int32_t j = 0; j < I && GOING(b); j++) {
+                    for (int64_t e = 0; e < M && GOING(b); e++) {
                         double v = p->edge_bytes[e];
                         if (j == i) {
                             nz(b, r, PSI + ((int64_t)i * I + i) * M + e, c->gamma * v);
@@ -273,7 +291,7 @@ static void build_paper(builder_t *b, const wpart_tasks_problem_t *p,
                         }
                     }
                 }
-                for (int32_t n = 0; n < N; n++) {
+                for (int32_t n = 0; n < N && GOING(b); n++) {
                     if (p->block_home[n] != i) {
                         nz(b, r, PHI + (int64_t)i * N + n, c->delta * p->block_size[n]);
                     }
@@ -283,9 +301,9 @@ static void build_paper(builder_t *b, const wpart_tasks_problem_t *p,
         }
     } else {
         /* (20) */
-        for (int32_t i = 0; i < I; i++) {
+        for (int32_t i = 0; i < I && GOING(b); i++) {
             int64_t r = add_row(b, -INFINITY, 0);
-            for (int32_t k = 0; k < K; k++) {
+            for (int32_t k = 0; k < K && GOING(b); k++) {
                 nz(b, r, X + (int64_t)i * K + k, alpha_of(p, c, i) * p->task_load[k]);
             }
             nz(b, r, W, -1.0);
@@ -295,7 +313,7 @@ static void build_paper(builder_t *b, const wpart_tasks_problem_t *p,
 
 static void build_compact(builder_t *b, const wpart_tasks_problem_t *p,
                           const wpart_tasks_coeffs_t *c, const wpart_tasks_milp_opts_t *o,
-                          const int32_t *has_tasks)
+                          const int32_t *has_tasks, const block_tasks_t *bl)
 {
     const int32_t I = p->n_ranks, K = p->n_tasks, N = p->n_blocks;
     const int64_t M = p->n_edges;
@@ -306,29 +324,35 @@ static void build_compact(builder_t *b, const wpart_tasks_problem_t *p,
     const int need_psi = M > 0 && (c->beta > 0 || c->gamma > 0);
     b->m->fwmp = need_psi;
     const int64_t X = 0;
-    for (int64_t j = 0; j < (int64_t)I * K; j++) add_col(b, 0, 1, WPART_MILP_BINARY, 0);
+    for (int64_t j = 0; j < (int64_t)I * K && GOING(b); j++) add_col(b, 0, 1, WPART_MILP_BINARY, 0);
     const int64_t PHI = b->m->n_cols;
     if (need_phi) {
-        for (int64_t j = 0; j < (int64_t)I * N; j++) add_col(b, 0, 1, WPART_MILP_CONTINUOUS, 0);
+        for (int64_t j = 0; j < (int64_t)I * N && GOING(b); j++) {
+            add_col(b, 0, 1, WPART_MILP_CONTINUOUS, 0);
+        }
     }
     const int64_t PSI = b->m->n_cols; /* psi[i,m]: both ends of non-self edge m on rank i */
     if (need_psi) {
-        for (int64_t j = 0; j < (int64_t)I * M; j++) add_col(b, 0, 1, WPART_MILP_CONTINUOUS, 0);
+        for (int64_t j = 0; j < (int64_t)I * M && GOING(b); j++) {
+            add_col(b, 0, 1, WPART_MILP_CONTINUOUS, 0);
+        }
     }
     const int64_t Y = b->m->n_cols;
     if (any_wk) {
-        for (int32_t i = 0; i < I; i++) add_col(b, 0, INFINITY, WPART_MILP_CONTINUOUS, 0);
+        for (int32_t i = 0; i < I && GOING(b); i++) {
+            add_col(b, 0, INFINITY, WPART_MILP_CONTINUOUS, 0);
+        }
     }
     int64_t W = add_col(b, 0, INFINITY, WPART_MILP_CONTINUOUS, 1.0);
     b->m->col_chi = X;
     b->m->col_wmax = W;
-    for (int32_t k = 0; k < K; k++) {
+    for (int32_t k = 0; k < K && GOING(b); k++) {
         int64_t r = add_row(b, 1, 1);
-        for (int32_t i = 0; i < I; i++) nz(b, r, X + (int64_t)i * K + k, 1.0);
+        for (int32_t i = 0; i < I && GOING(b); i++) nz(b, r, X + (int64_t)i * K + k, 1.0);
     }
     if (need_phi) {
-        for (int32_t i = 0; i < I; i++) { /* sparse (17) */
-            for (int32_t k = 0; k < K; k++) {
+        for (int32_t i = 0; i < I && GOING(b); i++) { /* sparse (17) */
+            for (int32_t k = 0; k < K && GOING(b); k++) {
                 int32_t n = blk_of(p, k);
                 if (n < 0) continue;
                 int64_t r = add_row(b, 0, INFINITY);
@@ -336,29 +360,29 @@ static void build_compact(builder_t *b, const wpart_tasks_problem_t *p,
                 nz(b, r, X + (int64_t)i * K + k, -1.0);
             }
         }
-        for (int32_t i = 0; i < I; i++) { /* (18) */
-            for (int32_t n = 0; n < N; n++) {
+        for (int32_t i = 0; i < I && GOING(b); i++) { /* (18) */
+            for (int32_t n = 0; n < N && GOING(b); n++) {
                 int64_t r = add_row(b, -INFINITY, 0);
                 nz(b, r, PHI + (int64_t)i * N + n, 1.0);
-                for (int32_t k = 0; k < K; k++) {
-                    if (blk_of(p, k) == n) nz(b, r, X + (int64_t)i * K + k, -1.0);
+                for (int64_t t = bl->ptr[n]; t < bl->ptr[n + 1] && GOING(b); t++) {
+                    nz(b, r, X + (int64_t)i * K + bl->task[t], -1.0);
                 }
             }
         }
     }
     if (o->preserve_blocks && N > 0) {
-        for (int32_t n = 0; n < N; n++) {
+        for (int32_t n = 0; n < N && GOING(b); n++) {
             if (!has_tasks[n]) continue;
             int64_t r = add_row(b, 1, 1);
-            for (int32_t i = 0; i < I; i++) nz(b, r, PHI + (int64_t)i * N + n, 1.0);
+            for (int32_t i = 0; i < I && GOING(b); i++) nz(b, r, PHI + (int64_t)i * N + n, 1.0);
         }
     }
     if (cap) {
-        for (int32_t i = 0; i < I; i++) {
+        for (int32_t i = 0; i < I && GOING(b); i++) {
             double rhs = p->rank_mem_cap[i] - (p->rank_baseline ? p->rank_baseline[i] : 0.0);
             if (!isfinite(rhs)) continue;
             if (any_wk) {
-                for (int32_t k = 0; k < K; k++) {
+                for (int32_t k = 0; k < K && GOING(b); k++) {
                     if (wk_of(p, k) <= 0) continue;
                     int64_t r = add_row(b, 0, INFINITY);
                     nz(b, r, Y + i, 1.0);
@@ -366,16 +390,20 @@ static void build_compact(builder_t *b, const wpart_tasks_problem_t *p,
                 }
             }
             int64_t r = add_row(b, -INFINITY, rhs);
-            for (int32_t l = 0; l < K; l++) nz(b, r, X + (int64_t)i * K + l, fp_of(p, l));
+            for (int32_t l = 0; l < K && GOING(b); l++) {
+                nz(b, r, X + (int64_t)i * K + l, fp_of(p, l));
+            }
             if (need_phi) {
-                for (int32_t n = 0; n < N; n++) nz(b, r, PHI + (int64_t)i * N + n, p->block_size[n]);
+                for (int32_t n = 0; n < N && GOING(b); n++) {
+                    nz(b, r, PHI + (int64_t)i * N + n, p->block_size[n]);
+                }
             }
             if (any_wk) nz(b, r, Y + i, 1.0);
         }
     }
     if (need_psi) {
-        for (int32_t i = 0; i < I; i++) {
-            for (int64_t e = 0; e < M; e++) {
+        for (int32_t i = 0; i < I && GOING(b); i++) {
+            for (int64_t e = 0; e < M && GOING(b); e++) {
                 if (p->edge_src[e] == p->edge_dst[e]) continue;
                 int64_t col = PSI + (int64_t)i * M + e;
                 int64_t xs = X + (int64_t)i * K + p->edge_src[e];
@@ -395,13 +423,13 @@ static void build_compact(builder_t *b, const wpart_tasks_problem_t *p,
     }
     /* rank rows: sent and received versions (one when beta = 0) */
     int nsig = need_psi && c->beta > 0 ? 2 : 1;
-    for (int32_t i = 0; i < I; i++) {
-        for (int sigma = 0; sigma < nsig; sigma++) {
+    for (int32_t i = 0; i < I && GOING(b); i++) {
+        for (int sigma = 0; sigma < nsig && GOING(b); sigma++) {
             int64_t r = add_row(b, -INFINITY, 0);
-            for (int32_t k = 0; k < K; k++) {
+            for (int32_t k = 0; k < K && GOING(b); k++) {
                 nz(b, r, X + (int64_t)i * K + k, alpha_of(p, c, i) * p->task_load[k]);
             }
-            for (int64_t e = 0; e < M && (c->beta > 0 || c->gamma > 0); e++) {
+            for (int64_t e = 0; e < M && (c->beta > 0 || c->gamma > 0) && GOING(b); e++) {
                 double v = p->edge_bytes[e];
                 int32_t s = p->edge_src[e], d = p->edge_dst[e];
                 if (s == d) { /* always on-rank */
@@ -413,7 +441,7 @@ static void build_compact(builder_t *b, const wpart_tasks_problem_t *p,
                 nz(b, r, PSI + (int64_t)i * M + e, (c->gamma - c->beta) * v);
             }
             if (need_phi && c->delta > 0) {
-                for (int32_t n = 0; n < N; n++) {
+                for (int32_t n = 0; n < N && GOING(b); n++) {
                     if (p->block_home[n] != i) {
                         nz(b, r, PHI + (int64_t)i * N + n, c->delta * p->block_size[n]);
                     }
@@ -431,6 +459,7 @@ wpart_status_t wpart_tasks_milp_build(const wpart_tasks_problem_t *p,
 {
     wpart_status_t st = WPART_OK;
     int32_t *has = NULL;
+    block_tasks_t bl = {NULL, NULL};
     if (m == NULL || o == NULL) return wpart_i_error(WPART_EINVAL, "model or options is NULL");
     memset(m, 0, sizeof(*m));
     WPART_CHECK(wpart_tasks_validate(p));
@@ -455,16 +484,30 @@ wpart_status_t wpart_tasks_milp_build(const wpart_tasks_problem_t *p,
     for (int32_t k = 0; k < p->n_tasks; k++) {
         if (blk_of(p, k) >= 0) has[blk_of(p, k)] = 1;
     }
+    bl.ptr = wpart_i_calloc((size_t)(p->n_blocks > 0 ? p->n_blocks : 0) + 1, sizeof(int64_t));
+    bl.task = wpart_i_malloc(p->n_tasks > 0 ? p->n_tasks : 1, sizeof(int32_t));
+    if (!bl.ptr || !bl.task) WPART_FAIL(WPART_ENOMEM, "out of memory");
+    for (int32_t k = 0; k < p->n_tasks; k++) {
+        if (blk_of(p, k) >= 0) bl.ptr[blk_of(p, k) + 1]++;
+    }
+    for (int32_t n = 0; n < p->n_blocks; n++) bl.ptr[n + 1] += bl.ptr[n];
+    for (int32_t k = 0; k < p->n_tasks; k++) { /* ptr[n] moves to the end of block n */
+        if (blk_of(p, k) >= 0) bl.task[bl.ptr[blk_of(p, k)]++] = k;
+    }
+    for (int32_t n = p->n_blocks; n > 0; n--) bl.ptr[n] = bl.ptr[n - 1];
+    bl.ptr[0] = 0;
     builder_t b = {m, 0, 0, 0, WPART_OK, {NULL, NULL, NULL, 0.0}, 0};
     if (o->control) { /* Ctrl-C while a large model is built; its time limit is the solve's */
         b.stop.should_stop = o->control->should_stop;
         b.stop.ctx = o->control->ctx;
     }
-    if (o->form == WPART_TASKS_MILP_PAPER) build_paper(&b, p, c, o);
-    else build_compact(&b, p, c, o, has);
+    if (o->form == WPART_TASKS_MILP_PAPER) build_paper(&b, p, c, o, &bl);
+    else build_compact(&b, p, c, o, has, &bl);
     st = b.st;
 cleanup:
     free(has);
+    free(bl.ptr);
+    free(bl.task);
     if (st != WPART_OK && m) wpart_tasks_milp_model_free(m);
     return st;
 }
