@@ -24,10 +24,8 @@ from ..multikernel.sim import (SimCost, best_share, calibrate_to_table2,
 from ._verdict import DIFFERS, MATCH, Verdict, within
 from .multikernel_table2 import T2_REPEATS, _profile, count_verdict, speedups, table2
 
-__all__ = ["table2", "speedups", "T2_REPEATS", "fission_p1", "tolerance", "derivation", "adaptation",
-           "FISSION_P1", "TABLE3", "TABLE4"]
-
-_SIM = "simulated P2 (calibrated to Table 2)"
+__all__ = ["table2", "speedups", "T2_REPEATS", "fission_p1", "tolerance", "derivation",
+           "adaptation", "FISSION_P1", "TABLE3", "TABLE4"]
 
 
 #: Sec. 3.3 (the paper's fission table, P1): (benchmark, input, best level, sub-devices,
@@ -110,6 +108,7 @@ def fission_p1(quick: bool = False) -> tuple[list, list]:
         return {b: float(np.mean([r[key] for r in rows if r["benchmark"] == b]))
                 for b in benches}
     ours_by, paper_by, spill_by = by("speedup"), by("paper_speedup"), by("spill")
+    flat_by = by("speedup_no_spill")
     rank_o = sorted(benches, key=lambda b: -ours_by[b])
     rank_p = sorted(benches, key=lambda b: -paper_by[b])
     ranks = [sorted(benches, key=lambda b, j=j: -np.mean(
@@ -123,8 +122,7 @@ def fission_p1(quick: bool = False) -> tuple[list, list]:
         f"the same order (and in {n_same} of {reps} noisy searches)",
         "" if same else
         "measured cause: without the spill penalty (lambda = 0) every mean is "
-        + ", ".join(f"{b} {float(np.mean([r['speedup_no_spill'] for r in rows if r['benchmark'] == b])):.2f}"
-                    for b in rank_o)
+        + ", ".join(f"{b} {flat_by[b]:.2f}" for b in rank_o)
         + "x, so the simulated gain is only the spill removed (at most "
         f"{1 + pl.lam:g}x); the fraction of a best-level sub-device's partition that still "
         "spills its cache is " + ", ".join(f"{b} {spill_by[b]:.2f}" for b in rank_o)
@@ -357,6 +355,10 @@ def _load_step(runs: int, seed: int) -> dict:
     return res
 
 
+def _runs_list(v) -> str:
+    return ", ".join("-" if not np.isfinite(x) else f"{x:.0f}" for x in v)
+
+
 _F12_KEYS = ("shift_runs", "bisect_runs", "detect_runs", "s_before", "s_after", "T_run40",
              "T_opt_loaded", "s_opt_loaded", "fired_20_60", "lb_ops", "ratio_20")
 
@@ -397,7 +399,7 @@ def adaptation(quick: bool = False, *, runs: int = 100) -> tuple[dict, list]:
              "where the paper's runs kept firing"),
             ("runs from the load step to detection, mean over the seeds", det,
              "3-4 on average", 3, 4,
-             f"measured per seed: {', '.join('-' if not np.isfinite(x) else f'{x:.0f}' for x in det)} "
+             f"measured per seed: {_runs_list(det)} "
              f"runs; the balance ratio of the first loaded run is {res['ratio_20']:.2f} "
              "(maxDev 0.85) and the detector fires once its moving average (w = 0.10) of "
              "ratio / maxDev falls below 1, after that many runs")):
