@@ -34,7 +34,7 @@
 
 #define ECON_HUNGARIAN_MAX 1024 /* ranks: above, no relabelling (O(P^3)) */
 #define ECON_ROUNDS 16          /* rounds of steps at most */
-#define ECON_SCAN 64            /* swap candidates looked at per task */
+#define ECON_SCAN 128           /* swap candidates looked at per task */
 #define ECON_EVALS 8            /* of which evaluated exactly */
 
 /* Minimum-cost perfect assignment of an n x n cost matrix (row-major): row i -> col[i].
@@ -212,6 +212,34 @@ static wpart_status_t try_step(wpart_tasks_state_t *s, int32_t q, const int32_t 
     st = wpart_tasks_state_apply_exchange(s, q, A, na, h, B, nb);
     *done = st == WPART_OK;
     return st;
+}
+
+/* Memory of rank x after task `out` (on x, may be -1) leaves and task `in` arrives, from
+ * below: its working memory is at least `in`'s; the blocks' bytes are exact. */
+static double mem_after_lb(const wpart_tasks_state_t *s, int32_t x, int32_t out, int32_t in)
+{
+    const wpart_tasks_problem_t *p = &s->p;
+    const wpart_tasks_rank_t *v = &s->rank[x];
+    const int32_t N = p->n_blocks;
+    double m = (p->rank_baseline ? p->rank_baseline[x] : 0.0) + v->fp + v->ms;
+    double wk_in = p->task_working ? p->task_working[in] : 0.0;
+    if (p->task_footprint) m += p->task_footprint[in] - (out >= 0 ? p->task_footprint[out] : 0);
+    m += wk_in;
+    int32_t bi = p->task_block ? p->task_block[in] : -1;
+    int32_t bo = out >= 0 && p->task_block ? p->task_block[out] : -1;
+    if (bi >= 0 && s->refcnt[(int64_t)x * N + bi] - (bo == bi) == 0) m += p->block_size[bi];
+    if (bo >= 0 && bo != bi && s->refcnt[(int64_t)x * N + bo] == 1) m -= p->block_size[bo];
+    return m;
+}
+
+/* Can the swap of t (on q) and u (on h) keep both within their caps? (a necessary test) */
+static int swap_may_fit(const wpart_tasks_state_t *s, int32_t q, int32_t t, int32_t h,
+                        int32_t u)
+{
+    const wpart_tasks_problem_t *p = &s->p;
+    if (!s->c.enforce_memory || !p->rank_mem_cap) return 1;
+    double mq = mem_after_lb(s, q, t, u), mh = mem_after_lb(s, h, u, t);
+    return mq <= p->rank_mem_cap[q] * (1 + 1e-12) && mh <= p->rank_mem_cap[h] * (1 + 1e-12);
 }
 
 /* first index of F[lo..hi) (by ascending load) with load >= x (upper = 0) or > x (upper = 1) */
@@ -438,14 +466,16 @@ static wpart_status_t task_steps(wpart_tasks_state_t *s, const int32_t *start, d
             }
             /* the ECON_SCAN nearest loads; the home's own tasks first (both come back) */
             int32_t c0 = bound(F, lo, hi, load, load[t], 0), L = c0 - 1, R = c0, nc = 0;
+            int32_t seen = 0;
             int32_t *cand = tmp; /* tmp is free here (sorting scratch) */
-            while ((L >= lo || R < hi) && nc < ECON_SCAN) {
+            while ((L >= lo || R < hi) && nc < ECON_EVALS && seen++ < ECON_SCAN) {
                 int32_t idx;
                 if (L < lo) idx = R++;
                 else if (R >= hi) idx = L--;
                 else idx = load[F[R]] - load[t] <= load[t] - load[F[L]] ? R++ : L--;
                 int32_t u = F[idx];
                 if (s->assign[u] != h || start[u] == h) continue; /* moved since */
+                if (!swap_may_fit(s, q, t, h, u)) continue;
                 cand[nc++] = u;
             }
             int done = 0, evals = 0;
@@ -459,7 +489,9 @@ static wpart_status_t task_steps(wpart_tasks_state_t *s, const int32_t *start, d
             }
             gained += done;
         }
-        if (gained == 0) break;
+        int64_t left = 0; /* tasks still off their start */
+        for (int32_t t = 0; t < K; t++) left += s->assign[t] != start[t];
+        if (gained == 0 || (round >= 3 && 1000 * gained < left)) break; /* little to gain */
     }
 cleanup:
     free(M);
