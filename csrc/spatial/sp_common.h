@@ -18,6 +18,16 @@ typedef struct {
     int64_t n1, n2;   /* window extents */
 } FN(view_t);
 
+/* a sparse matrix by its rows (CSR) and its columns (CSC); the columns-first orientation reads
+ * the same struct with the two swapped (FN(sp_transposed)) */
+typedef struct {
+    int64_t n1, n2;
+    const int64_t *rp, *ci; /* CSR: row i's nonzeros at [rp[i], rp[i+1]), columns ci */
+    const T *rv;
+    const int64_t *cp, *ri; /* CSC: column j's nonzeros at [cp[j], cp[j+1]), rows ri */
+    const T *cv;
+} FN(sparse_t);
+
 typedef struct {
     FN(view_t) v;
     const wpart_spatial_options_t *opt;
@@ -25,12 +35,11 @@ typedef struct {
     double t0;
     T *W;             /* scratch prefix, max(n1, n2) + 1 */
     int64_t *sep;     /* scratch separators, max(m, n1, n2) + 2 */
-    /* the one interface through which the stripe kernels (FN(split_stripe) and everything
-     * built on it) read a stripe's column prefix: sp_w(sp_src, a, b, W) for a sparse matrix
-     * (its rows' nonzeros, sp_sparse.h), or NULL: the dense prefix v */
-    void (*sp_w)(const void *sp_src, int64_t a, int64_t b, T *W);
-    void (*sp_rows)(const void *sp_src, T *W); /* the row prefix, likewise */
-    const void *sp_src;
+    /* the input the kernels read: a sparse matrix (sp), or NULL: the dense prefix v (v.S). The
+     * stripe kernels read a stripe's column prefix (FN(split_stripe)), the row prefix
+     * (FN(row_prefix)), a stripe's load (FN(rows_load)) and the total (FN(total)) through the
+     * functions below, so each method is written once for both */
+    const FN(sparse_t) *sp;
     T emit_max;       /* the heaviest piece FN(split_stripe) has emitted since reset to 0 */
     T *emit_loads;    /* NULL, or where FN(split_stripe) writes the emitted pieces' loads
                          (integer loads: exact from the stripe's prefix), advanced past them */
@@ -133,6 +142,70 @@ static void FN(rows_w)(const FN(view_t) *v, T *W)
     }
 }
 
+static FN(sparse_t) FN(sp_transposed)(const FN(sparse_t) *a)
+{
+    FN(sparse_t) t = {a->n2, a->n1, a->cp, a->ri, a->cv, a->rp, a->ci, a->rv};
+    return t;
+}
+
+/* W[j] (j = 0 .. n2) = load of rows [r0, r1) x columns [0, j) of the sparse matrix */
+static void FN(sp_stripe_w)(const FN(sparse_t) *a, int64_t r0, int64_t r1, T *W)
+{
+    memset(W, 0, (size_t)(a->n2 + 1) * sizeof(T));
+    for (int64_t e = a->rp[r0]; e < a->rp[r1]; e++) {
+        W[a->ci[e] + 1] += a->rv[e];
+    }
+    for (int64_t j = 1; j <= a->n2; j++) {
+        W[j] += W[j - 1];
+    }
+}
+
+/* the sum of row i of the sparse matrix */
+static inline T FN(sp_row_sum)(const FN(sparse_t) *a, int64_t i)
+{
+    T s = 0;
+    for (int64_t e = a->rp[i]; e < a->rp[i + 1]; e++) {
+        s += a->rv[e];
+    }
+    return s;
+}
+
+/* ---- the input as the kernels read it (dense prefix or sparse matrix) ------------------- */
+
+/* W[i] (i = 0 .. n1) = load of rows [0, i) */
+static void FN(row_prefix)(const FN(ctx_t) *cx, T *W)
+{
+    const FN(sparse_t) *a = cx->sp;
+    if (!a) {
+        FN(rows_w)(&cx->v, W);
+        return;
+    }
+    W[0] = 0;
+    for (int64_t i = 0; i < a->n1; i++) {
+        W[i + 1] = W[i] + FN(sp_row_sum)(a, i);
+    }
+}
+
+/* the load of rows [a, b), W the row prefix FN(row_prefix) wrote (a dense input reads its 2D
+ * prefix, as the dense methods always did) */
+static inline T FN(rows_load)(const FN(ctx_t) *cx, const T *W, int64_t a, int64_t b)
+{
+    return cx->sp ? W[b] - W[a] : FN(load)(&cx->v, a, b, 0, cx->v.n2);
+}
+
+/* the total load (summed as FN(row_prefix) sums it for a sparse input) */
+static T FN(total)(const FN(ctx_t) *cx)
+{
+    if (!cx->sp) {
+        return FN(load)(&cx->v, 0, cx->v.n1, 0, cx->v.n2);
+    }
+    T t = 0;
+    for (int64_t i = 0; i < cx->sp->n1; i++) {
+        t = t + FN(sp_row_sum)(cx->sp, i);
+    }
+    return t;
+}
+
 /* exact 1D optimum of the additive chain W[0..n] into q parts (leftmost greedy, normalised) */
 static wpart_status_t FN(opt1d)(FN(ctx_t) *cx, const T *W, int64_t n, int64_t q, int64_t *seps,
                                 T *val)
@@ -172,8 +245,8 @@ static void FN(emit_pieces)(int64_t a, int64_t b, const int64_t *sep, int64_t q,
 static wpart_status_t FN(split_stripe)(FN(ctx_t) *cx, int64_t a, int64_t b, int64_t q,
                                        int64_t *out, T *val)
 {
-    if (cx->sp_w) {
-        cx->sp_w(cx->sp_src, a, b, cx->W);
+    if (cx->sp) {
+        FN(sp_stripe_w)(cx->sp, a, b, cx->W);
     } else {
         FN(stripe_w)(&cx->v, a, b, cx->W);
     }

@@ -16,6 +16,15 @@ typedef struct {
     T cL;
 } FN(hier_t);
 
+/* the two sides of box r = (r0, r1, c0, c1) cut at c across the rows (d = 0) or the columns */
+static void FN(cut_box)(const int64_t *r, int d, int64_t c, int64_t *r1, int64_t *r2)
+{
+    memcpy(r1, r, 4 * sizeof(int64_t));
+    memcpy(r2, r, 4 * sizeof(int64_t));
+    r1[d == 0 ? 1 : 3] = c;
+    r2[d == 0 ? 0 : 2] = c;
+}
+
 static inline T FN(hl)(const FN(hier_t) *h, int area, int64_t a, int64_t b, int64_t c, int64_t d)
 {
     if (area) {
@@ -389,14 +398,8 @@ static wpart_status_t FN(hier_rec)(FN(hier_t) *h, const int64_t *r, int64_t q, i
         return wpart_i_error(WPART_EINTERNAL, "HIER: no feasible cut");
     }
     int64_t c = FN(plateau)(h, area, r, bd, bq1, q - bq1, bc, bn, bden);
-    int64_t r1[4] = {r[0], r[1], r[2], r[3]}, r2[4] = {r[0], r[1], r[2], r[3]};
-    if (bd == 0) {
-        r1[1] = c;
-        r2[0] = c;
-    } else {
-        r1[3] = c;
-        r2[2] = c;
-    }
+    int64_t r1[4], r2[4];
+    FN(cut_box)(r, bd, c, r1, r2);
     wpart_status_t st = FN(hier_rec)(h, r1, bq1, depth + 1, relaxed, area);
     if (st == WPART_OK) {
         st = FN(hier_rec)(h, r2, q - bq1, depth + 1, relaxed, area);
@@ -493,14 +496,8 @@ static wpart_status_t FN(hs_rec)(FN(hier_t) *h, const int64_t *r, int64_t p0, in
     if (!got) {
         return wpart_i_error(WPART_EINTERNAL, "HIER: no feasible cut");
     }
-    int64_t r1[4] = {r[0], r[1], r[2], r[3]}, r2[4] = {r[0], r[1], r[2], r[3]};
-    if (bd == 0) {
-        r1[1] = bc;
-        r2[0] = bc;
-    } else {
-        r1[3] = bc;
-        r2[2] = bc;
-    }
+    int64_t r1[4], r2[4];
+    FN(cut_box)(r, bd, bc, r1, r2);
     wpart_status_t st = FN(hs_rec)(h, r1, p0, bq1, depth + 1, relaxed, area);
     if (st == WPART_OK) {
         st = FN(hs_rec)(h, r2, p0 + bq1, q - bq1, depth + 1, relaxed, area);

@@ -114,14 +114,8 @@ static void FN(hopt_emit)(FN(hopt_t) *o, const int64_t *r, int64_t q)
     int bd = 0;
     int64_t bj = 1, bc = r[0] + 1;
     FN(hbest)(o, r, q, &bd, &bj, &bc);
-    int64_t r1[4] = {r[0], r[1], r[2], r[3]}, r2[4] = {r[0], r[1], r[2], r[3]};
-    if (bd == 0) {
-        r1[1] = bc;
-        r2[0] = bc;
-    } else {
-        r1[3] = bc;
-        r2[2] = bc;
-    }
+    int64_t r1[4], r2[4];
+    FN(cut_box)(r, bd, bc, r1, r2);
     FN(hopt_emit)(o, r1, bj);
     FN(hopt_emit)(o, r2, q - bj);
 }
@@ -194,14 +188,8 @@ static double FN(Hs)(FN(hsp_t) *o, const int64_t *r, int64_t k, int64_t q);
 static double FN(hs_pair)(FN(hsp_t) *o, int d, const int64_t *r, int64_t c, int64_t k,
                           int64_t j, int64_t q, double *A, double *B)
 {
-    int64_t r1[4] = {r[0], r[1], r[2], r[3]}, r2[4] = {r[0], r[1], r[2], r[3]};
-    if (d == 0) {
-        r1[1] = c;
-        r2[0] = c;
-    } else {
-        r1[3] = c;
-        r2[2] = c;
-    }
+    int64_t r1[4], r2[4];
+    FN(cut_box)(r, d, c, r1, r2);
     *A = FN(Hs)(o, r1, k, j);
     *B = FN(Hs)(o, r2, k + j, q - j);
     return *A > *B ? *A : *B;
@@ -295,14 +283,8 @@ static void FN(hs_emit)(FN(hsp_t) *o, const int64_t *r, int64_t k, int64_t q)
         FN(hs_emit)(o, r, bd == 2 ? k + 1 : k, q - 1);
         return;
     }
-    int64_t r1[4] = {r[0], r[1], r[2], r[3]}, r2[4] = {r[0], r[1], r[2], r[3]};
-    if (bd == 0) {
-        r1[1] = bc;
-        r2[0] = bc;
-    } else {
-        r1[3] = bc;
-        r2[2] = bc;
-    }
+    int64_t r1[4], r2[4];
+    FN(cut_box)(r, bd, bc, r1, r2);
     FN(hs_emit)(o, r1, k, bj);
     FN(hs_emit)(o, r2, k + bj, q - bj);
 }

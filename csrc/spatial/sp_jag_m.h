@@ -32,9 +32,10 @@ static int64_t FN(default_P)(const FN(ctx_t) *cx, int64_t m)
     return P;
 }
 
+/* the P stripes R[0..P] of the exact 1D partition of the row loads; cx->W keeps the row prefix */
 static wpart_status_t FN(stripes_from_rows)(FN(ctx_t) *cx, int64_t P, int64_t *R)
 {
-    FN(rows_w)(&cx->v, cx->W);
+    FN(row_prefix)(cx, cx->W);
     return FN(opt1d)(cx, cx->W, cx->v.n1, P, R, NULL);
 }
 
@@ -52,7 +53,7 @@ static wpart_status_t FN(jag_m_heur)(FN(ctx_t) *cx, int64_t m, int64_t *out)
     cx->stats->P = P;
     WPART_CHECK(FN(stripes_from_rows)(cx, P, R));
     for (int64_t p = 0; p < P; p++) {
-        L[p] = FN(load)(&cx->v, R[p], R[p + 1], 0, cx->v.n2);
+        L[p] = FN(rows_load)(cx, cx->W, R[p], R[p + 1]);
         cap[p] = cx->v.n2 * (R[p + 1] - R[p]) > 0 ? cx->v.n2 : 1;
     }
     WPART_CHECK(FN(alloc)(L, P, m, cap, cnt, cx->opt->control, cx->t0));
@@ -315,21 +316,51 @@ cleanup:
     return st;
 }
 
-/* JAG-M-PROBE (3.8) on the dense prefix: the counts of FN(probe_counts), then the stripes cut */
+/* JAG-M-PROBE (3.8) for the stripes R[0..P]: the counts of FN(probe_counts), then the stripes
+ * cut. A sparse input's stripes are read from a table of the non-empty stripes' column prefixes
+ * made once from their nonzeros (O(nnz + P n2)); a dense one's from two rows of its prefix. */
 static wpart_status_t FN(m_probe_core)(FN(ctx_t) *cx, const int64_t *R, int64_t P, int64_t m,
                                        int64_t *out)
 {
     wpart_status_t st = WPART_OK;
     const FN(view_t) *v = &cx->v;
+    int64_t n2 = v->n2, w = n2 + 1, ne = 0;
     int64_t *cnt = wpart_i_malloc(P, sizeof(int64_t));
-    if (!cnt) {
-        return wpart_i_error(WPART_ENOMEM, "out of memory");
-    }
+    int64_t *row = NULL;
+    T *tab = NULL;
     FN(stripes_t) s = {v, NULL, 0, NULL};
-    WPART_CHECK(FN(probe_counts)(cx, &s, R, P, m, v->n2, FN(load)(v, 0, v->n1, 0, v->n2), cnt));
+    if (!cnt) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory in JAG-M-PROBE");
+    }
+    if (cx->sp) {
+        row = wpart_i_malloc(P, sizeof(int64_t));
+        if (!row) {
+            WPART_FAIL(WPART_ENOMEM, "out of memory in JAG-M-PROBE (sparse)");
+        }
+        for (int64_t p = 0; p < P; p++) {
+            row[p] = R[p] < R[p + 1] ? ne++ : -1;
+        }
+        int64_t cells;
+        if (wpart_i_mul_size(ne > 0 ? ne : 1, w, &cells)) {
+            tab = wpart_i_malloc(cells, sizeof(T));
+        }
+        if (!tab) {
+            WPART_FAIL(WPART_ENOMEM, "out of memory in JAG-M-PROBE (sparse): %" PRId64
+                       " stripe prefixes of %" PRId64 " columns", ne, w);
+        }
+        for (int64_t p = 0; p < P; p++) {
+            if (row[p] >= 0) {
+                FN(sp_stripe_w)(cx->sp, R[p], R[p + 1], tab + row[p] * w);
+            }
+        }
+        s = (FN(stripes_t)){NULL, tab, w, row};
+    }
+    WPART_CHECK(FN(probe_counts)(cx, &s, R, P, m, n2, FN(total)(cx), cnt));
     WPART_CHECK(FN(emit_stripes)(cx, R, P, cnt, 0, out));
 cleanup:
     free(cnt);
+    free(row);
+    free(tab);
     return st;
 }
 
@@ -350,7 +381,7 @@ static wpart_status_t FN(jag_m_heur_probe)(FN(ctx_t) *cx, int64_t m, int64_t *ou
 }
 
 /* JAG-M-ALLOC's stripes R[0..P] for the counts Qp (the nested cost read through nc: the dense
- * prefix, or cx->sp_w) and the counts cnt[] to cut them with: an empty stripe hands its parts
+ * prefix, or cx->sp) and the counts cnt[] to cut them with: an empty stripe hands its parts
  * to the next non-empty one (else the previous) */
 static wpart_status_t FN(jag_m_alloc_cuts)(FN(ctx_t) *cx, FN(nested_t) *nc, const int64_t *Qp,
                                            int64_t P, int64_t *R, int64_t *cnt)

@@ -27,12 +27,10 @@ static inline int64_t FN(mopt_lbk)(T L, T B, int64_t m)
 
 /* JAG-M-OPT's bisection on the bottleneck key in [lo, hi] with the feasibility DP (the dense
  * and the sparse version): LOAD(k, i) is the load of rows [k, i), COUNT(k, i, B, limit) the
- * greedy piece count of stripe [k, i); for each i, BEGIN(i) comes before the k loop and ADD(k)
- * when the stripe grows to row k (k decreasing). In scope: cx, m, n1, N, arg, lo, hi, iter,
- * st and the label cleanup. */
-#define SP_MOPT_SEARCH(LOAD, COUNT, BEGIN, ADD)                                                 \
+ * greedy piece count of stripe [k, i); for each i, BEGIN(i) comes before the k loop. In scope:
+ * cx, m, n1, N, arg, lo, hi, iter (the DP runs so far), st and the label cleanup. */
+#define SP_MOPT_SEARCH(LOAD, COUNT, BEGIN)                                                      \
     int found = 0; /* arg[] holds the DP of the smallest feasible B so far */                      \
-    int64_t iter = 0;                                                                              \
     while (lo < hi || !found) {                                                                    \
         int64_t mid = lo < hi ? lo + (hi - lo) / 2 : lo;                                           \
         T B = FN(unkey)(mid);                                                                      \
@@ -41,7 +39,6 @@ static inline int64_t FN(mopt_lbk)(T L, T B, int64_t m)
             int64_t best = m + 1, barg = -1;                                                       \
             BEGIN(i);                                                                              \
             for (int64_t k = i - 1; k >= 0; k--) {                                                 \
-                ADD(k);                                                                            \
                 int64_t nk = N[k];                                                                 \
                 if (nk > m) {                                                                      \
                     continue;                                                                      \
@@ -90,50 +87,9 @@ static inline int64_t FN(mopt_lbk)(T L, T B, int64_t m)
     }                                                                                              \
     (void)0
 
-/* JAG-M-OPT (Sec. 3.2.2): bisection on the bottleneck with an exact feasibility DP
- * N(i) = min_k N(k) + pieces(k, i, B) (fewest parts for rows [0, i)), bounded by the incumbent
- * of JAG-M-HEUR-PROBE; the stripes at B* are then completed by JAG-M-PROBE. */
-static wpart_status_t FN(jag_m_opt)(FN(ctx_t) *cx, int64_t m, int64_t *out)
+/* the stripes R[0..P] of the DP's last stripe starts arg[] over rows [0, n1); returns P */
+static int64_t FN(stripes_of_dp)(const int64_t *arg, int64_t n1, int64_t *R)
 {
-    wpart_status_t st = WPART_OK;
-    const FN(view_t) *v = &cx->v;
-    int64_t n1 = v->n1;
-    int64_t *N = wpart_i_malloc(n1 + 1, sizeof(int64_t));
-    int64_t *arg = wpart_i_malloc(n1 + 1, sizeof(int64_t));
-    int64_t *R = wpart_i_malloc(n1 + 2, sizeof(int64_t));
-    int64_t *inc = NULL; /* the incumbent, returned when the time limit stops the search */
-    if (!N || !arg || !R) {
-        WPART_FAIL(WPART_ENOMEM, "out of memory");
-    }
-    WPART_CHECK(FN(jag_m_heur_probe)(cx, m, out));
-    if (cx->opt->control && cx->opt->control->time_limit > 0) {
-        inc = wpart_i_malloc(4 * m, sizeof(int64_t)); /* NULL: no incumbent kept, no error */
-        if (inc) {
-            memcpy(inc, out, 4 * m * sizeof(int64_t));
-        }
-    }
-    T ub = FN(lmax_of)(v, out, m);
-#if !IS_INT
-    /* rounding: the DP reads loads along other prefix paths than lmax_of */
-    ub = ub * (1.0 + 1e-9) + FN(load)(v, 0, n1, 0, v->n2) * 1e-12 + 1e-300;
-#endif
-#if IS_INT
-    int64_t lo = FN(ceil_div)(FN(load)(v, 0, n1, 0, v->n2), m);
-#else
-    int64_t lo = 0;
-#endif
-    int64_t hi = FN(key)(ub);
-    if (lo > hi) {
-        lo = hi;
-    }
-#define LOAD(k, i) FN(load)(v, k, i, 0, v->n2)
-#define COUNT(k, i, B, limit) FN(stripe_count)(v, k, i, B, limit)
-#define NONE(x) (void)0
-    SP_MOPT_SEARCH(LOAD, COUNT, NONE, NONE);
-#undef LOAD
-#undef COUNT
-#undef NONE
-    /* rebuild the stripes (arg[] belongs to the last DP run, which was at B = unkey(lo)) */
     int64_t P = 0;
     for (int64_t i = n1; i > 0; i = arg[i]) {
         R[P++] = i;
@@ -144,14 +100,208 @@ static wpart_status_t FN(jag_m_opt)(FN(ctx_t) *cx, int64_t m, int64_t *out)
         R[a] = R[b];
         R[b] = t;
     }
+    return P;
+}
+
+/* the search on the dense prefix: loads and piece counts from two rows of the prefix */
+static wpart_status_t FN(mopt_search_dense)(FN(ctx_t) *cx, int64_t m, int64_t *N, int64_t *arg,
+                                            int64_t lo, int64_t hi, int64_t *iterp)
+{
+    wpart_status_t st = WPART_OK;
+    int64_t iter = 0;
+    const FN(view_t) *v = &cx->v;
+    int64_t n1 = v->n1;
+#define LOAD(k, i) FN(load)(v, k, i, 0, v->n2)
+#define COUNT(k, i, B, limit) FN(stripe_count)(v, k, i, B, limit)
+#define NONE(x) (void)0
+    SP_MOPT_SEARCH(LOAD, COUNT, NONE);
+#undef LOAD
+#undef COUNT
+#undef NONE
+cleanup:
+    *iterp = iter;
+    return st;
+}
+
+/* The search on a sparse matrix: the DP grows the stripe [k, i) one row at a time as k
+ * decreases, so the stripe's column sums live in a Fenwick tree over the columns, rows added
+ * when a piece count needs them: adding row k costs O(its nonzeros log n2), each piece of the
+ * greedy count is one descent of the tree (O(log n2)), and the tree is cleared along the same
+ * paths before the next i. Memory O(nnz + n1 + n2). Integer loads give the dense DP's
+ * decisions, hence its optimum and partition; float loads are summed in another order (the
+ * same optimum up to rounding). */
+typedef struct {
+    const FN(sparse_t) *a;
+    T *F;         /* Fenwick tree over the n2 columns, F[1..n2] */
+    int64_t lo;   /* rows [lo, top) are in the tree */
+    int64_t top;
+} FN(spfen_t);
+
+/* add (clear = 0) or clear (1) row r of the stripe in the tree */
+static void FN(fen_row)(FN(spfen_t) *f, int64_t r, int clear)
+{
+    const FN(sparse_t) *a = f->a;
+    int64_t n = a->n2;
+    T *F = f->F;
+    for (int64_t e = a->rp[r]; e < a->rp[r + 1]; e++) {
+        T x = a->rv[e];
+        if (clear) {
+            for (int64_t j = a->ci[e] + 1; j <= n; j += j & -j) {
+                F[j] = 0;
+            }
+        } else {
+            for (int64_t j = a->ci[e] + 1; j <= n; j += j & -j) {
+                F[j] += x;
+            }
+        }
+    }
+}
+
+/* BEGIN(i): an empty stripe ending at row i */
+static void FN(fen_begin)(FN(spfen_t) *f, int64_t i)
+{
+    for (int64_t r = f->lo; r < f->top; r++) {
+        FN(fen_row)(f, r, 1);
+    }
+    f->lo = f->top = i;
+}
+
+/* the stripe [k, i) in the tree: the rows from k up to the ones already there added (the DP
+ * asks for counts on ever longer stripes of the same i, and only some of the rows it visits
+ * need one, so rows are added when a count needs them) */
+static void FN(fen_grow)(FN(spfen_t) *f, int64_t k)
+{
+    for (int64_t r = f->lo - 1; r >= k; r--) {
+        FN(fen_row)(f, r, 0);
+    }
+    if (k < f->lo) {
+        f->lo = k;
+    }
+}
+
+/* the greedy piece count of the stripe in the tree (FN(stripe_count) of sp_jag_m.h: each piece
+ * from column t takes the most columns with load <= B), -1 when a column alone exceeds B,
+ * limit + 1 above limit. A piece is one descent of the tree to the last column prefix <= the
+ * piece's start prefix + B, O(log n2); with integer loads the same pieces as the dense count. */
+static int64_t FN(fen_count)(const FN(spfen_t) *f, T B, int64_t limit)
+{
+    const T *F = f->F;
+    int64_t n = f->a->n2, t = 0, cnt = 0, top = 1;
+    while (top * 2 <= n) {
+        top *= 2;
+    }
+    T wt = 0; /* the prefix of columns [0, t) */
+    while (t < n) {
+        T goal = wt + B, acc = 0;
+        int64_t pos = 0;
+        for (int64_t step = top; step > 0; step >>= 1) {
+            if (pos + step <= n && acc + F[pos + step] <= goal) {
+                pos += step;
+                acc += F[pos];
+            }
+        }
+        if (pos <= t) {
+            return -1;
+        }
+        if (++cnt > limit) {
+            return limit + 1;
+        }
+        t = pos;
+        wt = acc;
+    }
+    return cnt;
+}
+
+#ifndef SP_HOT_LOOPS
+/* The Fenwick loops of the sparse search are a few instructions each, and their speed depends
+ * on where they land: kept out of line, with GCC their loops aligned to 32 bytes (the search
+ * merged into the method body ran 15-25 % slower than in a function of its own, measured) */
+#if defined(__GNUC__) && !defined(__clang__)
+#define SP_HOT_LOOPS __attribute__((noinline, optimize("align-loops=32")))
+#else
+#define SP_HOT_LOOPS __attribute__((noinline))
+#endif
+#endif
+
+SP_HOT_LOOPS static wpart_status_t FN(mopt_search_sparse)(FN(ctx_t) *cx, int64_t m, int64_t *N,
+                                             int64_t *arg, int64_t lo, int64_t hi,
+                                             int64_t *iterp)
+{
+    wpart_status_t st = WPART_OK;
+    int64_t iter = 0;
+    int64_t n1 = cx->sp->n1;
+    T *rw = wpart_i_malloc(n1 + 1, sizeof(T));
+    FN(spfen_t) f = {cx->sp, wpart_i_calloc(cx->sp->n2 + 1, sizeof(T)), 0, 0};
+    if (!rw || !f.F) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory in JAG-M-OPT (sparse)");
+    }
+    FN(row_prefix)(cx, rw);
+#define LOAD(k, i) (rw[i] - rw[k])
+#define COUNT(k, i, B, limit) (FN(fen_grow)(&f, k), FN(fen_count)(&f, B, limit))
+#define BEGIN(i) FN(fen_begin)(&f, i)
+    SP_MOPT_SEARCH(LOAD, COUNT, BEGIN);
+#undef LOAD
+#undef COUNT
+#undef BEGIN
+cleanup:
+    *iterp = iter;
+    free(rw);
+    free(f.F);
+    return st;
+}
+
+/* JAG-M-OPT (Sec. 3.2.2): bisection on the bottleneck with an exact feasibility DP
+ * N(i) = min_k N(k) + pieces(k, i, B) (fewest parts for rows [0, i)), bounded by the incumbent
+ * of JAG-M-HEUR-PROBE; the stripes at B* are then completed by JAG-M-PROBE. One body for the
+ * dense and the sparse input (the search above for each). */
+static wpart_status_t FN(jag_m_opt)(FN(ctx_t) *cx, int64_t m, int64_t *out)
+{
+    wpart_status_t st = WPART_OK;
+    int64_t n1 = cx->v.n1, iter = 0;
+    int64_t *N = wpart_i_malloc(n1 + 1, sizeof(int64_t));
+    int64_t *arg = wpart_i_malloc(n1 + 1, sizeof(int64_t));
+    int64_t *R = wpart_i_malloc(n1 + 2, sizeof(int64_t));
+    int64_t *inc = NULL; /* the incumbent, returned when the time limit stops the search */
+    T inc_max = 0;       /* its max load (sparse: as the emission measured it) */
+    if (!N || !arg || !R) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory");
+    }
+    cx->emit_max = 0;
+    WPART_CHECK(FN(jag_m_heur_probe)(cx, m, out));
+    inc_max = cx->emit_max;
+    if (cx->opt->control && cx->opt->control->time_limit > 0) {
+        inc = wpart_i_malloc(4 * m, sizeof(int64_t)); /* NULL: no incumbent kept, no error */
+        if (inc) {
+            memcpy(inc, out, 4 * m * sizeof(int64_t));
+        }
+    }
+    T tot = FN(total)(cx);
+    T ub = cx->sp ? inc_max : FN(lmax_of)(&cx->v, out, m);
+#if !IS_INT
+    /* rounding: the DP reads loads along other prefix paths than the incumbent's */
+    ub = ub * (1.0 + 1e-9) + tot * 1e-12 + 1e-300;
+    int64_t lo = 0;
+#else
+    int64_t lo = FN(ceil_div)(tot, m);
+#endif
+    int64_t hi = FN(key)(ub);
+    if (lo > hi) {
+        lo = hi;
+    }
+    WPART_CHECK(cx->sp ? FN(mopt_search_sparse)(cx, m, N, arg, lo, hi, &iter)
+                       : FN(mopt_search_dense)(cx, m, N, arg, lo, hi, &iter));
+    /* rebuild the stripes (arg[] belongs to the last DP run, which was at B = unkey(lo)) */
+    int64_t P = FN(stripes_of_dp)(arg, n1, R);
     cx->stats->P = P;
     cx->stats->iterations = iter;
+    cx->emit_max = 0;
     WPART_CHECK(FN(m_probe_core)(cx, R, P, m, out));
 cleanup:
     if (st == WPART_ECANCELLED && inc && FN(time_up)(cx->opt->control, cx->t0)) {
         memcpy(out, inc, 4 * m * sizeof(int64_t));
         cx->stats->timed_out = 1;
         cx->stats->iterations = iter;
+        cx->emit_max = inc_max;
         st = WPART_OK;
     }
     free(N);
@@ -316,16 +466,7 @@ static wpart_status_t FN(jag_m_opt_sp)(FN(ctx_t) *cx, int64_t m, int64_t *out)
     if (!ok) {
         WPART_FAIL(WPART_EINTERNAL, "JAG-M-OPT (speeds): upper bound infeasible");
     }
-    int64_t P = 0;
-    for (int64_t i = n1; i > 0; i = arg[i]) {
-        R[P++] = i;
-    }
-    R[P] = 0;
-    for (int64_t a = 0, b = P; a < b; a++, b--) {
-        int64_t t = R[a];
-        R[a] = R[b];
-        R[b] = t;
-    }
+    int64_t P = FN(stripes_of_dp)(arg, n1, R);
     cx->stats->P = P;
     cx->stats->iterations = cx->stats->probes;
     for (int64_t p = 0; p < P; p++) {

@@ -14,7 +14,7 @@ static wpart_status_t FN(emit_stripes)(FN(ctx_t) *cx, const int64_t *R, int64_t 
             continue;
         }
         st = FN(split_stripe)(cx, R[p], R[p + 1], q, out, NULL);
-        if (st == WPART_OK && cx->sp_w && (p & 63) == 63) { /* a sparse one: O(nnz + n2) */
+        if (st == WPART_OK && cx->sp && (p & 63) == 63) { /* a sparse one: O(nnz + n2) */
             st = wpart_i_poll(cx->opt->control, cx->t0, (double)p, (double)P);
         }
         if (st != WPART_OK) {
@@ -35,11 +35,7 @@ static wpart_status_t FN(jag_pq_heur)(FN(ctx_t) *cx, int64_t P, int64_t Q, int64
     if (cx->opt->start == 1) { /* uniform stripes */
         FN(uniform_cuts)(cx->v.n1, P, R);
     } else {
-        if (cx->sp_rows) {
-            cx->sp_rows(cx->sp_src, cx->W);
-        } else {
-            FN(rows_w)(&cx->v, cx->W);
-        }
+        FN(row_prefix)(cx, cx->W);
         WPART_CHECK(FN(opt1d)(cx, cx->W, cx->v.n1, P, R, NULL));
     }
     WPART_CHECK(FN(emit_stripes)(cx, R, P, NULL, Q, out));
@@ -72,7 +68,7 @@ static T FN(nested_eval)(FN(nested_t) *c, int64_t q, int64_t a, int64_t b)
      * here: the searches report theirs) */
     wpart_status_t st = WPART_OK;
     const wpart_control_t *ctl = cx->opt->control;
-    if (ctl && (cx->sp_w || (cx->stats->cost_evals & 63) == 0)) {
+    if (ctl && (cx->sp || (cx->stats->cost_evals & 63) == 0)) {
         if (ctl->should_stop && ctl->should_stop(ctl->ctx)) {
             st = wpart_i_error(WPART_ECANCELLED, "stopped on request");
         } else if (FN(time_up)(ctl, cx->t0)) {
@@ -175,7 +171,7 @@ static void FN(nested_free)(FN(nested_t) *c)
 }
 
 /* JAG-PQ-OPT's stripes R[0..P] over the cx->v.n1 rows, the nested cost f(a, b) read through
- * nc (the stripes read through cx->sp_w or the dense prefix): Nicol's search, or the DP with crossing-point bisection */
+ * nc (the stripes read from cx->sp or the dense prefix): Nicol's search, or the DP with crossing-point bisection */
 static wpart_status_t FN(jag_pq_opt_cuts)(FN(ctx_t) *cx, FN(nested_t) *nc, int64_t P,
                                           int use_dp, int64_t *R)
 {

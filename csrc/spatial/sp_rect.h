@@ -39,20 +39,28 @@ static void FN(uniform_cuts)(int64_t n, int64_t P, int64_t *R)
     }
 }
 
+/* RECT-NICOL's fixed stripes of one dimension ("band"), cut at cuts[0..k]: the cost of an
+ * interval [a, b) of the other dimension is the heaviest stripe's load over it. A dense input
+ * reads the loads from its prefix (rows: the stripes are row blocks); a sparse one from a
+ * table of the stripes' prefixes over the other dimension (W: k rows of width w, made from the
+ * nonzeros once per half-sweep, O(nnz + k w)). */
 typedef struct {
     const FN(view_t) *v;
     const int64_t *cuts;
     int64_t k;
-    int cols; /* 1: chain = columns, stripes = row blocks */
-} FN(maxcost_t);
+    int rows;
+    T *W;
+    int64_t w;
+} FN(band_t);
 
+/* the band's cost on the dense prefix */
 static T FN(maxcost)(void *ctx, int64_t part, int64_t a, int64_t b)
 {
     (void)part;
-    FN(maxcost_t) *c = ctx;
+    FN(band_t) *c = ctx;
     T best = 0;
     for (int64_t p = 0; p < c->k; p++) {
-        T x = c->cols ? FN(load)(c->v, c->cuts[p], c->cuts[p + 1], a, b)
+        T x = c->rows ? FN(load)(c->v, c->cuts[p], c->cuts[p + 1], a, b)
                       : FN(load)(c->v, a, b, c->cuts[p], c->cuts[p + 1]);
         if (x > best) {
             best = x;
@@ -61,13 +69,45 @@ static T FN(maxcost)(void *ctx, int64_t part, int64_t a, int64_t b)
     return best;
 }
 
-static T FN(grid_lmax)(const FN(view_t) *v, const int64_t *R, int64_t P, const int64_t *C,
-                       int64_t Q)
+/* the band's cost from its table */
+static T FN(tab_cost)(void *ctx, int64_t part, int64_t a, int64_t b)
+{
+    (void)part;
+    const FN(band_t) *t = ctx;
+    T best = 0;
+    for (int64_t p = 0; p < t->k; p++) {
+        const T *Wp = t->W + p * t->w;
+        T x = Wp[b] - Wp[a];
+        if (x > best) {
+            best = x;
+        }
+    }
+    return best;
+}
+
+/* the band of the cuts (rows: row blocks; else column blocks, read from the transposed
+ * sparse matrix `at`); its table (sparse) was allocated for k stripes */
+static void FN(band_set)(const FN(ctx_t) *cx, const FN(sparse_t) *at, FN(band_t) *b,
+                         const int64_t *cuts, int64_t k, int rows)
+{
+    b->v = &cx->v;
+    b->cuts = cuts;
+    b->k = k;
+    b->rows = rows;
+    for (int64_t p = 0; cx->sp && p < k; p++) {
+        FN(sp_stripe_w)(rows ? cx->sp : at, cuts[p], cuts[p + 1], b->W + p * b->w);
+    }
+}
+
+/* max load of the grid of the row band cut at C[0..q] */
+static T FN(band_lmax)(const FN(band_t) *b, const int64_t *C, int64_t q)
 {
     T best = 0;
-    for (int64_t p = 0; p < P; p++) {
-        for (int64_t q = 0; q < Q; q++) {
-            T x = FN(load)(v, R[p], R[p + 1], C[q], C[q + 1]);
+    for (int64_t p = 0; p < b->k; p++) {
+        const T *Wp = b->W ? b->W + p * b->w : NULL;
+        for (int64_t j = 0; j < q; j++) {
+            T x = Wp ? Wp[C[j + 1]] - Wp[C[j]]
+                     : FN(load)(b->v, b->cuts[p], b->cuts[p + 1], C[j], C[j + 1]);
             if (x > best) {
                 best = x;
             }
@@ -76,14 +116,15 @@ static T FN(grid_lmax)(const FN(view_t) *v, const int64_t *R, int64_t P, const i
     return best;
 }
 
-/* max over the fixed blocks of (block load / parts): a lower bound of the 1D optimum */
-static T FN(stripe_lb)(const FN(view_t) *v, const int64_t *cuts, int64_t k, int64_t parts,
-                       int rows)
+/* max over the band's stripes of (stripe load / parts): a lower bound of the 1D optimum */
+static T FN(band_lb)(const FN(band_t) *b, int64_t parts)
 {
+    const FN(view_t) *v = b->v;
     T best = 0;
-    for (int64_t p = 0; p < k; p++) {
-        T L = rows ? FN(load)(v, cuts[p], cuts[p + 1], 0, v->n2)
-                   : FN(load)(v, 0, v->n1, cuts[p], cuts[p + 1]);
+    for (int64_t p = 0; p < b->k; p++) {
+        T L = b->W ? b->W[p * b->w + b->w - 1]
+                   : b->rows ? FN(load)(v, b->cuts[p], b->cuts[p + 1], 0, v->n2)
+                             : FN(load)(v, 0, v->n1, b->cuts[p], b->cuts[p + 1]);
         T x = FN(ceil_div)(L, parts);
 #if !IS_INT
         x *= 1.0 - 1e-12;
@@ -93,6 +134,15 @@ static T FN(stripe_lb)(const FN(view_t) *v, const int64_t *cuts, int64_t k, int6
         }
     }
     return best;
+}
+
+static T *FN(alloc_table)(int64_t k, int64_t w)
+{
+    int64_t n;
+    if (!wpart_i_mul_size(k, w, &n)) {
+        return NULL;
+    }
+    return wpart_i_malloc(n, sizeof(T));
 }
 
 /* RECT-NICOL's sweep history (the dense and the sparse version): the grids (R, C) of the
@@ -155,36 +205,50 @@ static wpart_status_t FN(nicol_end)(FN(ctx_t) *cx, wpart_status_t st, const int6
     return st;
 }
 
+/* RECT-NICOL (Sec. 3.1): alternately the optimal column cuts for the fixed row stripes and the
+ * row cuts for the fixed column stripes (exact bisections on the heaviest stripe), until a grid
+ * repeats or max_sweeps. One body for the dense and the sparse input (the bands above). */
 static wpart_status_t FN(rect_nicol)(FN(ctx_t) *cx, int64_t P, int64_t Q, int64_t *out)
 {
     wpart_status_t st = WPART_OK;
+    int64_t n1 = cx->v.n1, n2 = cx->v.n2;
     int64_t sweeps = cx->opt->max_sweeps > 0 ? cx->opt->max_sweeps : 100;
+    FN(sparse_t) at = {0};
+    FN(band_t) br = {0}, bc = {0};
+    FN(cost_f) cost = cx->sp ? FN(tab_cost) : FN(maxcost);
     FN(grid_hist_t) hist;
     int hist_ok = FN(grid_hist_init)(&hist, P, Q, sweeps) == 0;
     int64_t *R = wpart_i_malloc(P + 1, sizeof(int64_t));
     int64_t *C = wpart_i_malloc(Q + 1, sizeof(int64_t));
-    if (!hist_ok || !R || !C) {
+    if (cx->sp) {
+        at = FN(sp_transposed)(cx->sp);
+        br.w = n2 + 1;
+        br.W = FN(alloc_table)(P, br.w);
+        bc.w = n1 + 1;
+        bc.W = FN(alloc_table)(Q, bc.w);
+    }
+    if (!hist_ok || !R || !C || (cx->sp && (!br.W || !bc.W))) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
     }
     if (cx->opt->start == 1) { /* rows split by load */
-        FN(rows_w)(&cx->v, cx->W);
-        WPART_CHECK(FN(opt1d)(cx, cx->W, cx->v.n1, P, R, NULL));
+        FN(row_prefix)(cx, cx->W);
+        WPART_CHECK(FN(opt1d)(cx, cx->W, n1, P, R, NULL));
     } else {
-        FN(uniform_cuts)(cx->v.n1, P, R);
+        FN(uniform_cuts)(n1, P, R);
     }
-    FN(uniform_cuts)(cx->v.n2, Q, C);
+    FN(uniform_cuts)(n2, Q, C);
     cx->stats->converged = 0;
     for (int64_t s = 0; s < sweeps; s++) {
         T B, lb, ub;
         /* bounds: every stripe's load / parts below, the current grid above */
-        ub = FN(grid_lmax)(&cx->v, R, P, C, Q);
-        lb = FN(stripe_lb)(&cx->v, R, P, Q, 1);
-        FN(maxcost_t) mc = {&cx->v, R, P, 1};
-        WPART_CHECK(FN(gbisect)(cx, FN(maxcost), &mc, cx->v.n2, Q, 1, lb, ub, &B, C));
-        ub = FN(grid_lmax)(&cx->v, R, P, C, Q);
-        lb = FN(stripe_lb)(&cx->v, C, Q, P, 0);
-        FN(maxcost_t) mr = {&cx->v, C, Q, 0};
-        WPART_CHECK(FN(gbisect)(cx, FN(maxcost), &mr, cx->v.n1, P, 1, lb, ub, &B, R));
+        FN(band_set)(cx, &at, &br, R, P, 1);
+        ub = FN(band_lmax)(&br, C, Q);
+        lb = FN(band_lb)(&br, Q);
+        WPART_CHECK(FN(gbisect)(cx, cost, &br, n2, Q, 1, lb, ub, &B, C));
+        ub = FN(band_lmax)(&br, C, Q);
+        FN(band_set)(cx, &at, &bc, C, Q, 0);
+        lb = FN(band_lb)(&bc, P);
+        WPART_CHECK(FN(gbisect)(cx, cost, &bc, n1, P, 1, lb, ub, &B, R));
         cx->stats->iterations++;
         int seen = FN(grid_hist_seen)(&hist, R, P, C, Q);
         if (seen < 0) {
@@ -202,5 +266,7 @@ cleanup:
     free(hist.rows);
     free(R);
     free(C);
+    free(br.W);
+    free(bc.W);
     return st;
 }

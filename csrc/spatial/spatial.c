@@ -501,6 +501,42 @@ DEFINE_STARTS(f64, double)
         }                                                                                      \
         return WPART_OK;                                                                       \
     }                                                                                          \
+    typedef struct {                                                                           \
+        sp_sparse_t_##SFX a;                                                                   \
+        int64_t m;                                                                             \
+    } sparse_run_##SFX;                                                                        \
+    /* one run on the input of ctx (the single call and each start): the partition, its loads */\
+    static wpart_status_t sparse_start_##SFX(void *ctx, const wpart_spatial_options_t *o,      \
+                                             int64_t *rects, void *loads,                      \
+                                             wpart_spatial_stats_t *stats)                     \
+    {                                                                                          \
+        sparse_run_##SFX *d = ctx;                                                             \
+        int done = 0;                                                                          \
+        wpart_status_t st = sp_sparse_partition_##SFX(&d->a, d->m, o, rects, stats, loads,     \
+                                                      &done);                                  \
+        if (st == WPART_OK && loads && !done) {                                                \
+            sp_sparse_loads_##SFX(&d->a, rects, d->m, loads);                                  \
+        }                                                                                      \
+        return st;                                                                             \
+    }                                                                                          \
+    /* the input of a checked call: its CSC arrays made (in *t, for the call) when not given */\
+    static wpart_status_t sparse_input_##SFX(int64_t n1, int64_t n2, const int64_t *rp,        \
+                                             const int64_t *ci, const TT *rv,                  \
+                                             const int64_t *cp, const int64_t *ri,             \
+                                             const TT *cv, int64_t m, sparse_run_##SFX *d,     \
+                                             sp_csc_##SFX *t)                                  \
+    {                                                                                          \
+        wpart_status_t st = WPART_OK;                                                          \
+        if (!cp || !ri || !cv) {                                                               \
+            st = sparse_columns_##SFX(n1, n2, rp, ci, rv, t);                                  \
+            cp = t->p;                                                                         \
+            ri = t->i;                                                                         \
+            cv = t->v;                                                                         \
+        }                                                                                      \
+        sparse_run_##SFX r = {{n1, n2, rp, ci, rv, cp, ri, cv}, m};                            \
+        *d = r;                                                                                \
+        return st;                                                                             \
+    }                                                                                          \
     wpart_status_t wpart_i_spatial_sparse_##SFX(                                               \
         int64_t n1, int64_t n2, const int64_t *rp, const int64_t *ci, const TT *rv,            \
         const int64_t *cp, const int64_t *ri, const TT *cv, int64_t m,                         \
@@ -517,38 +553,12 @@ DEFINE_STARTS(f64, double)
             return st;                                                                         \
         }                                                                                      \
         sp_csc_##SFX t = {NULL, NULL, NULL};                                                   \
-        if (!cp || !ri || !cv) {                                                               \
-            st = sparse_columns_##SFX(n1, n2, rp, ci, rv, &t);                                 \
-            cp = t.p;                                                                          \
-            ri = t.i;                                                                          \
-            cv = t.v;                                                                          \
-        }                                                                                      \
-        sp_sparse_t_##SFX a = {n1, n2, rp, ci, rv, cp, ri, cv};                                \
-        int done = 0;                                                                          \
+        sparse_run_##SFX d;                                                                    \
+        st = sparse_input_##SFX(n1, n2, rp, ci, rv, cp, ri, cv, m, &d, &t);                    \
         if (st == WPART_OK) {                                                                  \
-            st = sp_sparse_partition_##SFX(&a, m, opt, rects, stats, loads, &done);            \
-        }                                                                                      \
-        if (st == WPART_OK && loads && !done) {                                                \
-            sp_sparse_loads_##SFX(&a, rects, m, loads);                                        \
+            st = sparse_start_##SFX(&d, opt, rects, loads, stats);                             \
         }                                                                                      \
         sparse_columns_free_##SFX(&t);                                                         \
-        return st;                                                                             \
-    }                                                                                          \
-    typedef struct {                                                                           \
-        sp_sparse_t_##SFX a;                                                                   \
-        int64_t m;                                                                             \
-    } sparse_run_##SFX;                                                                        \
-    static wpart_status_t sparse_start_##SFX(void *ctx, const wpart_spatial_options_t *o,      \
-                                             int64_t *rects, void *loads,                      \
-                                             wpart_spatial_stats_t *stats)                     \
-    {                                                                                          \
-        sparse_run_##SFX *d = ctx;                                                             \
-        int done = 0;                                                                          \
-        wpart_status_t st = sp_sparse_partition_##SFX(&d->a, d->m, o, rects, stats, loads,     \
-                                                      &done);                                  \
-        if (st == WPART_OK && !done) {                                                         \
-            sp_sparse_loads_##SFX(&d->a, rects, d->m, loads);                                  \
-        }                                                                                      \
         return st;                                                                             \
     }                                                                                          \
     wpart_status_t wpart_i_spatial_sparse_starts_##SFX(                                        \
@@ -565,14 +575,9 @@ DEFINE_STARTS(f64, double)
         if (st != WPART_OK) {                                                                  \
             return st;                                                                         \
         }                                                                                      \
-        sp_csc_##SFX t = {NULL, NULL, NULL};                                                   \
-        if (!cp || !ri || !cv) { /* the columns, once for every start */                       \
-            st = sparse_columns_##SFX(n1, n2, rp, ci, rv, &t);                                 \
-            cp = t.p;                                                                          \
-            ri = t.i;                                                                          \
-            cv = t.v;                                                                          \
-        }                                                                                      \
-        sparse_run_##SFX d = {{n1, n2, rp, ci, rv, cp, ri, cv}, m};                            \
+        sp_csc_##SFX t = {NULL, NULL, NULL}; /* the columns, once for every start */           \
+        sparse_run_##SFX d;                                                                    \
+        st = sparse_input_##SFX(n1, n2, rp, ci, rv, cp, ri, cv, m, &d, &t);                    \
         if (st == WPART_OK) {                                                                  \
             st = run_starts(sparse_start_##SFX, &d, sizeof(TT), m, opt, k, codes, rects,       \
                             loads, stats, stop, ran);                                          \
