@@ -130,3 +130,16 @@ def test_economy_option_checks():
         tasks.balance(p, backend="ranks", economy=True)
     r = tasks.balance(p, method="tempered")
     assert r.stats["economy"] is False
+
+
+def test_economize_time_limit_keeps_the_steps_made():
+    p = tasks.gemma_like(m=16, n_tasks=3000, n_blocks=64, seed=2)
+    d = p._dict(p.caps(None))
+    a0 = np.asarray(p.initial, np.int32)
+    r = tasks.balance(p, subclusters="fill", economy=False)
+    full, n_full = _core.tasks_economize(d, CO, a0, r.assignment, False)
+    short, n_short = _core.tasks_economize(d, CO, a0, r.assignment, False, 1e-9)
+    assert 0 <= n_short <= n_full
+    for a in (full, short):
+        assert _core.tasks_evaluate(d, CO, a)[0] <= r.max_work
+    assert np.sum(short != a0) == np.sum(r.assignment != a0) - n_short

@@ -456,7 +456,8 @@ static PyObject *wpy_tasks_greedy(PyObject *self, PyObject *args)
     return (PyObject *)out;
 }
 
-/* tasks_economize(problem, coeffs, start, assignment, whole_blocks=False) -> (assignment, n_back):
+/* tasks_economize(problem, coeffs, start, assignment, whole_blocks=False, time_limit=0.0) ->
+ * (assignment, n_back):
  * the same W_max with fewer tasks off `start` (wpart_tasks_economize; a new array, the input is
  * not changed). */
 static PyObject *wpy_tasks_economize(PyObject *self, PyObject *args)
@@ -465,7 +466,8 @@ static PyObject *wpy_tasks_economize(PyObject *self, PyObject *args)
     wpy_tprob_t t;
     wpart_tasks_coeffs_t c;
     int whole = 0;
-    if (!PyArg_ParseTuple(args, "OOOO|p", &pd, &co, &so, &ao, &whole)) return NULL;
+    double time_limit = 0.0;
+    if (!PyArg_ParseTuple(args, "OOOO|pd", &pd, &co, &so, &ao, &whole, &time_limit)) return NULL;
     if (coeffs_parse(co, &c) < 0 || tprob_parse(pd, &t) < 0) return NULL;
     npy_intp K = t.p.n_tasks;
     PyArrayObject *S = assign_in(so, t.p.n_tasks);
@@ -478,8 +480,8 @@ static PyObject *wpy_tasks_economize(PyObject *self, PyObject *args)
         return NULL;
     }
     if (K > 0) memcpy(PyArray_DATA(out), PyArray_DATA(A), sizeof(int32_t) * (size_t)K);
-    wpy_control_t ctl; /* Ctrl-C */
-    wpy_control_setup(&ctl, Py_None, 0.0);
+    wpy_control_t ctl; /* Ctrl-C, and the time left to the caller */
+    wpy_control_setup(&ctl, Py_None, time_limit > 0 ? time_limit : 0.0);
     int64_t back = 0;
     wpart_status_t st;
     Py_BEGIN_ALLOW_THREADS

@@ -254,12 +254,14 @@ static int32_t bound(const int32_t *F, int32_t lo, int32_t hi, const double *loa
     return lo;
 }
 
+/* 1: Ctrl-C (an error); 2: the time limit (the steps made so far are kept); 0: go on */
 static int econ_stop(const wpart_control_t *ctl, double t0)
 {
     if (!ctl) return 0;
     wpart_control_t hooks = *ctl;
     hooks.time_limit = 0.0;
-    return wpart_i_poll(&hooks, t0, 0.0, 0.0) != WPART_OK;
+    if (wpart_i_poll(&hooks, t0, 0.0, 0.0) != WPART_OK) return 1;
+    return ctl->time_limit > 0 && wpart_i_now() - t0 > ctl->time_limit ? 2 : 0;
 }
 
 /* A group: the tasks of one block on rank q whose start is h (all off their start). */
@@ -411,10 +413,9 @@ static wpart_status_t task_steps(wpart_tasks_state_t *s, const int32_t *start, d
         /* (a) back home one-way, lightest first */
         for (int32_t i = 0; i < n; i++) {
             int32_t t = M[i], q = s->assign[t], h = start[t];
-            if ((i & 255) == 0 && econ_stop(ctl, t0)) {
-                st = wpart_i_error(WPART_ECANCELLED, "economize: stopped");
-                goto cleanup;
-            }
+            int stop = (i & 255) == 0 ? econ_stop(ctl, t0) : 0;
+            if (stop == 1) WPART_FAIL(WPART_ECANCELLED, "economize: stopped");
+            if (stop == 2) goto cleanup;
             if (q == h) continue;
             double a = p->rank_alpha ? p->rank_alpha[h] : s->c.alpha;
             if (window && s->work[h] + a * load[t] - dmargin > thr) continue;
@@ -446,10 +447,9 @@ static wpart_status_t task_steps(wpart_tasks_state_t *s, const int32_t *start, d
         sort_by_load(M, n, load, tmp);
         for (int32_t i = n - 1; i >= 0 && nf > 0; i--) {
             int32_t t = M[i], q = s->assign[t], h = start[t];
-            if (((n - 1 - i) & 255) == 0 && econ_stop(ctl, t0)) {
-                st = wpart_i_error(WPART_ECANCELLED, "economize: stopped");
-                goto cleanup;
-            }
+            int stop = ((n - 1 - i) & 255) == 0 ? econ_stop(ctl, t0) : 0;
+            if (stop == 1) WPART_FAIL(WPART_ECANCELLED, "economize: stopped");
+            if (stop == 2) goto cleanup;
             if (q == h) continue;
             int32_t lo = fs[h], hi = fs[h + 1];
             if (window) { /* a necessary condition on the load of the task taken back */

@@ -563,11 +563,14 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
                 st["w_max_first_start"] = float(w_a)
     if greedy_used:  # measured against the caller's start
         _keep_start(d, c, a, a0, st)
-    if meth == "ccm" and econ and not stopped and problem.n_tasks:
-        # the same W_max with fewer tasks off their start (never a higher W_max)
+    left = None if tl is None else tl - (time.perf_counter() - t0)
+    if meth == "ccm" and econ and not stopped and problem.n_tasks and (left is None or left > 0):
+        # the same W_max with fewer tasks off their start (never a higher W_max); within the
+        # time left, keeping the steps made
         moved = int(np.count_nonzero(a != a0))
         whole = split == 0 and cl != "task"  # block clusters stay whole, as in the run
-        a_e, back = _core.tasks_economize(d, c.as_tuple(), a0, a, whole)
+        a_e, back = _core.tasks_economize(d, c.as_tuple(), a0, a, whole,
+                                          0.0 if left is None else left)
         st["n_tasks_moved_balanced"] = moved
         if back:
             w_e, _ = _core.tasks_evaluate(d, c.as_tuple(), a_e)

@@ -238,8 +238,8 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
  * are never moved (they must be on their start). whole_blocks: the migratable tasks of a block
  * on a rank move together (no block is split; single steps for block-less tasks only). The
  * result is re-scored from scratch and written only when its W_max is not above the input's;
- * *n_back (may be NULL): how many fewer tasks are off their start. control: Ctrl-C (its time
- * limit is not used).
+ * *n_back (may be NULL): how many fewer tasks are off their start. control: Ctrl-C; its time
+ * limit ends the steps early, keeping those made (the relabelling is not polled: P <= 1,024).
  */
 wpart_status_t wpart_tasks_economize(const wpart_tasks_problem_t *p,
                                      const wpart_tasks_coeffs_t *c, const int32_t *start,
