@@ -590,6 +590,11 @@ def write_model(
     objective direction (read a maximisation model with ``glpsol --max``). The MPS file keeps
     the constant as the objective row's RHS.
 
+    On POSIX systems GLPK writes in a child process, to a temporary file next to `path` that
+    is then renamed over it: Ctrl-C stops the writing at once and leaves `path` as it was (a
+    regular file keeps its permission bits; a `path` that is not a regular file, such as a
+    symbolic link, is written in place).
+
     Examples
     --------
     >>> import os, tempfile, wpart.milp

@@ -438,7 +438,8 @@ typedef struct {
     const wpart_milp_problem_t *p;
     const wpart_i_milp_matrix_t *M;
     const int *rowmap;
-    const char *path;
+    const char *path;  /* the file GLPK writes (the target or a temporary file next to it) */
+    const char *shown; /* the target, named in messages */
     wpart_milp_format_t format;
 } milp_write_args_t;
 
@@ -450,10 +451,54 @@ static wpart_status_t milp_write_body(wpart_i_glpk_t *g, void *arg)
                                                 : glp_write_mps(g->P, GLP_MPS_FILE, NULL, a->path);
     if (ret != 0) {
         wpart_i_glpk_one_line(g->last);
-        return wpart_i_error(WPART_ESOLVER, "cannot write '%s'%s%s", a->path,
+        return wpart_i_error(WPART_ESOLVER, "cannot write '%s'%s%s", a->shown,
                              g->last[0] ? ": " : "", g->last);
     }
     return WPART_OK;
+}
+
+/* The model's GLPK matrix (its free rows left out, see wpart_i_glpk_load), loaded into GLPK
+ * and written to `file`: wpart_i_write_forked's writer, so that the sort of the nonzeros runs
+ * in the stoppable child too. */
+static wpart_status_t milp_write_to(const char *file, void *arg)
+{
+    milp_write_args_t *a = arg;
+    const wpart_milp_problem_t *prob = a->p;
+    wpart_status_t st = WPART_OK;
+    wpart_i_milp_matrix_t M = {0, NULL, NULL, NULL};
+    int *rowmap = NULL;
+    WPART_CHECK(wpart_i_milp_matrix(prob, &M));
+    /* number the rows kept, and renumber A's rows */
+    rowmap = wpart_i_malloc(prob->n_rows, sizeof *rowmap);
+    if (!rowmap) {
+        WPART_FAIL(WPART_ENOMEM, "row map of %" PRId64 " rows", prob->n_rows);
+    }
+    int kept = 0;
+    for (int64_t i = 0; i < prob->n_rows; i++) {
+        int free_row = wpart_i_milp_row_lb(prob, i) == -INFINITY && wpart_i_milp_row_ub(prob, i) == INFINITY;
+        rowmap[i] = free_row ? -1 : kept++;
+    }
+    int ne = 0;
+    for (int k = 1; k <= M.ne; k++) {
+        int r = rowmap[M.ia[k] - 1];
+        if (r >= 0) {
+            ne++;
+            M.ia[ne] = r + 1;
+            M.ja[ne] = M.ja[k];
+            M.ar[ne] = M.ar[k];
+        }
+    }
+    M.ne = ne;
+    a->M = &M;
+    a->rowmap = rowmap;
+    a->path = file;
+    wpart_i_glpk_t g;
+    wpart_i_glpk_glpk_init(&g, wpart_i_now());
+    st = wpart_i_glpk_guarded(&g, milp_write_body, a);
+cleanup:
+    wpart_i_milp_matrix_free(&M);
+    free(rowmap);
+    return st;
 }
 
 
@@ -642,11 +687,13 @@ cleanup:
 wpart_status_t wpart_milp_write(const wpart_milp_problem_t *prob, const char *path,
                                 wpart_milp_format_t format)
 {
+    return wpart_milp_write_ctl(prob, path, format, NULL);
+}
+
+wpart_status_t wpart_milp_write_ctl(const wpart_milp_problem_t *prob, const char *path,
+                                    wpart_milp_format_t format, const wpart_control_t *control)
+{
     wpart_status_t st = WPART_OK;
-#ifdef WPART_HAVE_GLPK
-    wpart_i_milp_matrix_t M = {0, NULL, NULL, NULL};
-    int *rowmap = NULL;
-#endif
     if (!path || !path[0]) {
         WPART_FAIL(WPART_EINVAL, "path must be a non-empty string");
     }
@@ -656,39 +703,12 @@ wpart_status_t wpart_milp_write(const wpart_milp_problem_t *prob, const char *pa
     }
     WPART_CHECK(wpart_i_milp_validate(prob));
 #ifndef WPART_HAVE_GLPK
+    (void)control;
     WPART_FAIL(WPART_ENOSOLVER, "wpart was built without GLPK (WPART_WITH_GLPK=OFF)");
 #else
-    WPART_CHECK(wpart_i_milp_matrix(prob, &M));
-    /* Leave out the free rows (see wpart_i_glpk_load): number the others, and renumber A's rows. */
-    rowmap = wpart_i_malloc(prob->n_rows, sizeof *rowmap);
-    if (!rowmap) {
-        WPART_FAIL(WPART_ENOMEM, "row map of %" PRId64 " rows", prob->n_rows);
-    }
-    int kept = 0;
-    for (int64_t i = 0; i < prob->n_rows; i++) {
-        int free_row = wpart_i_milp_row_lb(prob, i) == -INFINITY && wpart_i_milp_row_ub(prob, i) == INFINITY;
-        rowmap[i] = free_row ? -1 : kept++;
-    }
-    int ne = 0;
-    for (int k = 1; k <= M.ne; k++) {
-        int r = rowmap[M.ia[k] - 1];
-        if (r >= 0) {
-            ne++;
-            M.ia[ne] = r + 1;
-            M.ja[ne] = M.ja[k];
-            M.ar[ne] = M.ar[k];
-        }
-    }
-    M.ne = ne;
-    wpart_i_glpk_t g;
-    wpart_i_glpk_glpk_init(&g, wpart_i_now());
-    milp_write_args_t args = {prob, &M, rowmap, path, format};
-    WPART_CHECK(wpart_i_glpk_guarded(&g, milp_write_body, &args));
+    milp_write_args_t args = {prob, NULL, NULL, path, path, format};
+    WPART_CHECK(wpart_i_write_forked(path, milp_write_to, &args, control));
 #endif
 cleanup:
-#ifdef WPART_HAVE_GLPK
-    wpart_i_milp_matrix_free(&M);
-    free(rowmap);
-#endif
     return st;
 }

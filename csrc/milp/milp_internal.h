@@ -66,4 +66,17 @@ int wpart_i_milp_check(const wpart_milp_problem_t *p, const double *x, const int
 wpart_status_t wpart_i_milp_scale(const wpart_milp_problem_t *p, wpart_i_milp_matrix_t *M,
                                   int *row_exp, int *col_exp, int *obj_exp);
 
+/** Writes a file named `file`; a status with the message set (wpart_i_error). */
+typedef wpart_status_t (*wpart_i_write_fn)(const char *file, void *arg);
+
+/**
+ * writer(file, arg) made stoppable (milp_fork.c): with control->should_stop set and fork()
+ * available, the writer runs in a child process into a temporary file next to `path` while
+ * the hook is asked every few milliseconds; a stop kills the child, removes the temporary file
+ * and returns WPART_ECANCELLED, a success renames the file over `path` (whole or untouched).
+ * Without a hook (or a child), writer(path, arg) here.
+ */
+wpart_status_t wpart_i_write_forked(const char *path, wpart_i_write_fn writer, void *arg,
+                                    const wpart_control_t *control);
+
 #endif /* WPART_MILP_INTERNAL_H */

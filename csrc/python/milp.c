@@ -274,10 +274,19 @@ static PyObject *wpy_milp_write(PyObject *self, PyObject *args, PyObject *kwds)
     if (wpy_glpk_acquire("milp_write") < 0) {
         goto cleanup;
     }
-    /* GIL held: GLPK's hooks are process-global. */
-    wpart_status_t st = wpart_milp_write(&a.p, cpath,
-                                         f == 1 ? WPART_MILP_FORMAT_MPS : WPART_MILP_FORMAT_LP);
+    /* GIL held: GLPK's hooks are process-global. GLPK writes in a child process, stopped on
+     * Ctrl-C (its writers have no hook); the file is whole or untouched. */
+    wpy_control_t ctl;
+    wpy_control_setup(&ctl, Py_None, 0.0);
+    wpart_status_t st = wpart_milp_write_ctl(
+        &a.p, cpath, f == 1 ? WPART_MILP_FORMAT_MPS : WPART_MILP_FORMAT_LP, &ctl.ctl);
     wpy_glpk_release();
+    if (st == WPART_ECANCELLED && !PyErr_Occurred()) {
+        PyErr_CheckSignals(); /* a Ctrl-C that reached the writing child first */
+    }
+    if (PyErr_Occurred()) {
+        goto cleanup;
+    }
     if (st == WPART_ESOLVER) {
         /* the file could not be written: an OSError, as for open() */
         PyErr_Format(wpy_OSError, "%s", wpart_last_error());

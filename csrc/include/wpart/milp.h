@@ -167,6 +167,18 @@ wpart_status_t wpart_milp_solve(const wpart_milp_problem_t *prob, const wpart_mi
 wpart_status_t wpart_milp_write(const wpart_milp_problem_t *prob, const char *path,
                                 wpart_milp_format_t format);
 
+/**
+ * wpart_milp_write with a stop request: where fork() is available and control->should_stop is
+ * set, GLPK writes a temporary file next to `path` in a child process while the hook is asked
+ * every few milliseconds (GLPK's writers have no hook of their own). A stop kills the child,
+ * removes the temporary file and returns WPART_ECANCELLED with `path` untouched; a success
+ * renames the temporary file over `path` (a regular file keeps its permission bits; a path
+ * that is not a regular file, e.g. a link or a FIFO, is written in place). Without a hook, as
+ * wpart_milp_write. control may be NULL; its time limit and progress hook are not used.
+ */
+wpart_status_t wpart_milp_write_ctl(const wpart_milp_problem_t *prob, const char *path,
+                                    wpart_milp_format_t format, const wpart_control_t *control);
+
 /** 1 when built with GLPK, else 0. */
 int wpart_milp_have_solver(void);
 
