@@ -142,12 +142,79 @@ def _mmread(path: Any, name: str = "path") -> tuple[Any, str]:
     else:
         check_sparse_size(n1, n2, entries, name, _where(p))
     try:
-        M = scipy.io.mmread(p)
+        if scipy.io.mmread.__module__.endswith("_fast_matrix_market"):
+            with _open_mm(p) as f:  # Ctrl-C between two reads (see _Reads)
+                M = scipy.io.mmread(_Reads(f))
+        else:  # scipy < 1.12: a Python reader, interruptible as it is
+            M = scipy.io.mmread(p)
     except MemoryError:
         raise WpartMemoryError(f"`{name}` {p!r}: out of memory while reading it") from None
     except Exception as exc:
         raise WpartValueError(f"`{name}` {p!r} is not a readable MatrixMarket file: {exc}") from None
     return M, str(field)
+
+
+class _Reads:
+    """A binary file handed to scipy's C++ MatrixMarket reader as a stream: the reader asks
+    its ``read`` for 1 KiB at a time, and a Ctrl-C is raised inside that Python call (given a
+    path, the reader holds the GIL for the whole file: seconds deaf to Ctrl-C)."""
+
+    __slots__ = ("_f",)
+
+    def __init__(self, f: Any) -> None:
+        self._f = f
+
+    def read(self, n: int = -1) -> bytes:
+        return self._f.read(n)
+
+
+def _open_mm(p: str) -> Any:
+    """The file at `p` opened for reading bytes, decompressed as scipy's reader does by suffix
+    (``.gz``, ``.bz2``)."""
+    if p.endswith(".gz"):
+        import gzip
+
+        return gzip.GzipFile(p, "r")
+    if p.endswith(".bz2"):
+        import bz2
+
+        return bz2.BZ2File(p, "rb")
+    return open(p, "rb")
+
+
+def _in_thread(fn: Any, *args: Any) -> Any:
+    """``fn(*args)`` in a helper thread that the caller waits for in short joins, so that
+    Ctrl-C reaches the caller at once: scipy's sparse conversions run seconds of C++ with the
+    GIL released and no signal check. After a Ctrl-C the helper ends its call in the
+    background and its result is dropped."""
+    import threading
+
+    out: list = []
+
+    def run() -> None:
+        try:
+            out.append((True, fn(*args)))
+        except BaseException as exc:  # handed to the caller
+            out.append((False, exc))
+
+    t = threading.Thread(target=run, name="wpart-convert", daemon=True)
+    t.start()
+    while t.is_alive():
+        t.join(0.05)
+    ok, value = out[0]
+    if not ok:
+        raise value
+    return value
+
+
+def _canonical_csr(M: Any, pattern: bool) -> Any:
+    """A coordinate matrix as a CSR array with its duplicates summed (int64 1s for a
+    pattern)."""
+    if pattern:
+        M = M.astype(np.int64)
+    M = _sp().csr_array(M)
+    M.sum_duplicates()
+    return M
 
 
 def read_matrix(path: str | os.PathLike) -> Any:
@@ -178,11 +245,7 @@ def read_matrix(path: str | os.PathLike) -> Any:
     """
     M, field = _mmread(path)
     if is_sparse(M):
-        if field == "pattern":
-            M = M.astype(np.int64)
-        M = _sp().csr_array(M)
-        M.sum_duplicates()
-        return M
+        return _in_thread(_canonical_csr, M, field == "pattern")
     return np.asarray(M)
 
 
