@@ -126,7 +126,7 @@ def test_ranks_engine_agrees_with_serial_engine_mostly():
     same = 0
     for seed in range(40):
         prob, _ = _random(seed, edges=False)
-        a = balance(prob, seed=seed, n_iter=3, delta=0.1, greedy_start=False)
+        a = balance(prob, seed=seed, n_iter=3, delta=0.1, greedy_start=False, economy=False)
         b = balance(prob, backend="ranks", seed=seed, n_iter=3, delta=0.1, protocol="turns")
         same += np.array_equal(a.assignment, b.assignment)
         assert b.max_work <= b.initial_max_work
@@ -139,11 +139,13 @@ def test_gemma_like_quality_matches_serial_engine():
     b = balance(prob, backend="ranks", delta=1e-9)
     assert b.max_work <= a.max_work * 1.02
     m = b.stats["messages"]
-    # one all-gather per rank per round, and the last round of every stage (no proposal);
-    # the final pass is a stage of its own, counted in the last iteration
+    # no all-gather: per rank and round one allreduce of three numbers (the final pass: two);
+    # every proposal goes to its target only and is answered (ACCEPT or REFRESH)
     rounds = sum(d["rounds"] for d in b.stats["schedule"]["rounds"])
-    assert m["ALLGATHER"] == prob.m * (rounds + 4 + 1)
-    assert "POINT" not in m and "PROPOSE" not in m
+    assert "ALLGATHER" not in m and "POINT" not in m
+    assert prob.m * rounds <= m["ALLREDUCE"] <= 2 * prob.m * (rounds + 4 + 1)
+    assert m["PROPOSE"] == m["ACCEPT"] + m.get("REFRESH", 0)
+    assert all(d["rounds"] <= 4 + 3 for d in b.stats["schedule"]["rounds"])  # bounded
     assert m["GIVE"] == m["GIVE_BACK"] == b.stats["n_exchanges"]
     assert m["RELEASE"] == m["LOCK_GRANT"]  # a locked pair ends with RELEASE
     t = balance(prob, backend="ranks", delta=1e-9, protocol="turns")
@@ -208,87 +210,92 @@ def test_pinned_tasks_never_move(seed, protocol):
     assert (free.assignment != np.asarray(G2.initial)).any()  # unpinned, tasks do move
 
 
-def _greedy_reference(rows, pos):
-    """The round's matching spelled out: drop the stale proposals, then repeatedly take the
-    proposal of largest key whose two ends are both free."""
-    W, ver = rows[:, 0], rows[:, 1]
-    edges, refresh = [], []
-    for r in range(rows.shape[0]):
-        for i in range(int(rows[r, 2])):
-            q, dexc, gain, vu = rows[r, 3 + 4 * i:7 + 4 * i]
-            q = int(q)
-            if W[r] <= W[q] and vu != ver[q]:
-                refresh.append((q, r))
-            else:
-                edges.append(((dexc, gain, -pos[r], -pos[q]), r, q))
-    partner, proposer = {}, set()
-    while True:
-        free = [e for e in edges if e[1] not in partner and e[2] not in partner]
-        if not free:
-            break
-        _, r, q = max(free)
-        partner[r], partner[q] = q, r
-        proposer.add(r)
-    return partner, proposer, sorted(refresh)
+def _greedy_reference(edges: dict) -> dict:
+    """The greedy matching by decreasing key, spelled out: ``{rank: partner}``."""
+    partner: dict = {}
+    for key, (r, q) in sorted(((k, e) for e, k in edges.items()), reverse=True):
+        if r not in partner and q not in partner:
+            partner[r], partner[q] = q, r
+    return partner
+
+
+def _handshakes(P: int, edge_of: list, H: int) -> list:
+    """Run H handshakes of every rank's Handshake, messages delivered as over MPI."""
+    from wpart.tasks._rounds import Handshake
+
+    hs = [Handshake(r, edge_of[r]) for r in range(P)]
+    for _ in range(H):
+        sent = [h.message() for h in hs]
+        tg = [h.targets() for h in hs]
+        for r in range(P):
+            for q in tg[r]:
+                assert r in tg[q]  # both ends of an edge exchange at every handshake
+        for r in range(P):
+            hs[r].receive({q: sent[q] for q in tg[r]})
+    return hs
 
 
 @pytest.mark.parametrize("seed", range(40))
-def test_rounds_matching_is_the_greedy_matching(seed):
-    """plan_round (the matching every rank computes from the round's all-gather) against the
-    greedy matching spelled out, with ties in the estimates, stale proposals and mutual
-    proposals."""
-    from wpart.tasks._rounds import plan_round, positions, proposal_row
+def test_rounds_matching_is_locally_dominant(seed):
+    """The handshakes of a round (every rank picks its best edge to a rank not known to be
+    matched): with enough handshakes the greedy matching by decreasing key, with fewer a part
+    of it holding the edge of largest key; pairs disjoint and both ends agree on the proposer.
+    Keys built by edge_keys from proposals with ties in the estimates and mutual proposals."""
+    from wpart.tasks._rounds import edge_keys, positions
 
     rng = np.random.default_rng(seed)
-    P = int(rng.integers(1, 12))
-    offers = 3
+    P = int(rng.integers(1, 14))
     pos = positions(rng.permutation(P))
-    W = rng.integers(0, 4, P).astype(float)  # ties in W
-    ver = rng.integers(0, 3, P)
-    rows = np.zeros((P, 3 + 4 * offers))
+    out = [[] for _ in range(P)]
+    inc = [[] for _ in range(P)]
     for r in range(P):
-        peers = rng.permutation([q for q in range(P) if q != r])[:int(rng.integers(0, offers + 1))]
-        props = [(int(q), float(rng.integers(0, 3)), float(rng.integers(0, 3)),
-                  int(ver[q] if rng.random() < 0.7 else ver[q] + 1)) for q in peers]
-        rows[r] = proposal_row(W[r], int(ver[r]), props, offers)
-    partner, proposer, refresh = plan_round(rows, pos)
-    want_p, want_prop, want_ref = _greedy_reference(rows, pos)
-    assert refresh == want_ref
-    assert {r: int(q) for r, q in enumerate(partner) if q >= 0} == want_p
-    assert set(np.flatnonzero(proposer).tolist()) == want_prop
-    for r, q in enumerate(partner):  # disjoint pairs
-        assert q < 0 or partner[q] == r
+        for q in rng.permutation([q for q in range(P) if q != r])[:int(rng.integers(0, 4))]:
+            p = (int(q), float(rng.integers(0, 3)), float(rng.integers(0, 3)))
+            out[r].append(p)
+            inc[int(q)].append((r,) + p[1:])
+    edge_of = [edge_keys(r, out[r], inc[r], pos) for r in range(P)]
+    edges = {}
+    for r in range(P):
+        for q, (k, who) in edge_of[r].items():
+            assert edge_of[q][r] == (k, who)  # both ends hold the same key and proposer
+            edges[tuple(sorted((r, q)))] = k
+    want = _greedy_reference(edges)
+    full = _handshakes(P, edge_of, P + 1)
+    assert {r: h.partner for r, h in enumerate(full) if h.partner >= 0} == want
+    one = _handshakes(P, edge_of, 1)
+    got = {r: h.partner for r, h in enumerate(one) if h.partner >= 0}
+    assert all(want[r] == q for r, q in got.items())
+    if edges:
+        top = max(edges, key=edges.get)
+        assert got.get(top[0]) == top[1]
 
 
-def test_final_pass_proposals_mirror_and_tolerance():
-    """Final pass of the rounds protocol: a rank that is not the heaviest proposes to the
-    ranks around its mirror place in the order by the gathered W (lighter ones only, by
-    decreasing difference), and no rank proposes once the gathered W_max is within
-    ``final_tol`` of the mean W."""
+def test_final_pass_proposals_and_tolerance():
+    """Final pass of the rounds protocol: a rank proposes to its kept peers lighter than
+    itself by more than ``final_tol`` of its W, by decreasing difference; the heaviest rank
+    of the round before (the allreduce's extremes) also to the lightest rank."""
     prob = G.gemma_like(m=8, n_tasks=80, n_blocks=16, seed=0)
     parts = split_problem(prob, np.asarray(prob.initial, np.int32), None)
     prm = _ranks_mod.RankParams(8, Coefficients().as_tuple())
-    rk = _ranks_mod.RankProcess(parts[1], prm)
-    rk.begin_iteration()  # knows only its own summary
+    rks = [_ranks_mod.RankProcess(d, prm) for d in parts]
+    for rk in rks:
+        rk.begin_iteration()
+    rk = rks[1]
     rk.final = True
     w = rk.current_work()
-    # a 32-rank view in which rank 1 is the second heaviest: its mirror place is the second
-    # lightest, its window the 8 lightest ranks (31, 30, ..., 24 here)
-    ws = w * (1 - 0.01 * np.arange(32))
-    ws[0], ws[1] = 2 * w, w
-    rk.w_view = np.column_stack([ws, np.zeros(32)])
-    props = rk.proposals()
-    assert [p[0] for p in props] == list(range(31, 23, -1))
-    assert all(p[1] == pytest.approx(w - ws[p[0]]) for p in props)
-    prm.final_mirror = 0  # without mirror proposals and kept peers: nothing to propose
+    assert rk.proposals() == []  # knows only its own summary
+    for q in (2, 3, 4):
+        rk.known[q] = rks[q].own_summary()
+    ws = {q: rks[q].current_work() for q in (2, 3, 4)}
+    lighter = sorted((q for q in ws if ws[q] < w * (1 - 1e-7)), key=lambda q: ws[q])
+    assert [p[0] for p in rk.proposals()] == lighter
+    assert all(p[1] == pytest.approx(w - ws[p[0]]) for p in rk.proposals())
+    rk.extremes = (w, 0.0, 1, 7)  # rank 1 the heaviest, rank 7 the lightest
+    assert rk.proposals()[0][0] == 7
+    rk.extremes = (2 * w, 0.0, 0, 7)  # another rank is the heaviest
+    assert 7 not in [p[0] for p in rk.proposals()]
+    prm.final_tol = 1.0  # nothing is lighter by more than W
     assert rk.proposals() == []
-    prm.final_mirror = 8
-    ws = w * (1 - 1e-9 * np.arange(8))
-    ws[0], ws[1] = w * (1 + 1e-9), w
-    rk.w_view = np.column_stack([ws, np.zeros(8)])
-    assert rk.proposals() == []  # balanced within final_tol (1e-7): the final pass ends
-    prm.final_tol = 0.0
-    assert [p[0] for p in rk.proposals()] == [7, 6, 5, 4, 3, 2]  # the lighter ones
 
 
 # ------------------------------------------------------------------ gather / auto, the stats

@@ -222,3 +222,44 @@ def test_location_notices_make_every_summary_exact(seed):
         rk.locate(inbox[rk.rank])
         _close(_as_dict(summarize(rk.data, 0.0)), _brute(prob, a, rk.rank, False))
         assert not rk.location_notices()  # nothing new since
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_c_estimate_and_pair_step_equal_the_numpy_reference(seed):
+    """The rank-side steps in C (csrc/tasks/ranks_estimate.c, ranks_pair.c) against their numpy
+    references (estimate_problem, pair_problem + the C step): the same exchange (found, excess
+    reduction, gain, tasks given and taken) on every ordered pair of ranks, and the same W of
+    each rank, with caps, pins, block homes, beta, gamma and delta; in the final pass's single
+    task clusters too."""
+    import itertools
+
+    from wpart.tasks import _ranks as R
+
+    if seed % 3:
+        prob = G.random_problem(m=4, n_tasks=60, n_blocks=6, n_edges=80, seed=seed, memory=True)
+    else:
+        prob = G.gemma_like(m=4, n_tasks=80, n_blocks=10, seed=seed, comm_degree=2.0)
+    if seed % 4 == 0:
+        prob = prob.with_(migratable=np.random.default_rng(seed).random(prob.n_tasks) > 0.2)
+    cap = np.full(4, 1e9) if seed % 5 == 1 else None
+    parts = split_problem(prob, np.asarray(prob.initial, np.int32), cap)
+    co = (1.0, 0.5 if seed % 2 else 0.0, 0.1 if seed % 4 == 1 else 0.0,
+          0.2 if seed % 3 == 0 else 0.0, True)
+    prm = R.RankParams(4, co)
+    rks = [R.RankProcess(d, prm) for d in parts]
+    for rk in rks:
+        rk.begin_iteration()
+    sums = [rk.own_summary() for rk in rks]
+    for final, (a, b) in itertools.product((False, True), itertools.permutations(range(4), 2)):
+        rks[a].final = final
+        got = []
+        for c in (True, False):
+            prm.c_estimate = prm.c_pair = c
+            got.append((rks[a]._best(sums[b], sums[a]), rks[a]._best(parts[b]), rks[a].work()))
+        (ec, xc, wc), (er, xr, wr) = got
+        assert ec[0] == er[0] and ec[1:3] == pytest.approx(er[1:3], rel=1e-12, abs=1e-12)
+        assert set(ec[3].tolist()) == set(er[3].tolist())
+        assert set(ec[4].tolist()) == set(er[4].tolist())
+        assert xc[:3] == xr[:3] and wc == wr  # the exact step: bit for bit
+        assert set(xc[3].tolist()) == set(xr[3].tolist())
+        assert set(xc[4].tolist()) == set(xr[4].tolist())

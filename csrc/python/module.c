@@ -10,7 +10,8 @@ static int wpy_exec(PyObject *m)
     if (wpy_errors_init(m) < 0 || wpy_base_init(m) < 0 || wpy_milp_init(m) < 0 ||
         wpy_spatial_init(m) < 0 || wpy_hetero_init(m) < 0 || wpy_dynamic_init(m) < 0 ||
         wpy_spatial_rect_init(m) < 0 ||
-        wpy_multikernel_init(m) < 0 || wpy_multikernel_sim_init(m) < 0 || wpy_tasks_init(m) < 0) {
+        wpy_multikernel_init(m) < 0 || wpy_multikernel_sim_init(m) < 0 || wpy_tasks_init(m) < 0 ||
+        wpy_tasks_ranks_init(m) < 0) {
         return -1;
     }
     if (PyModule_AddStringConstant(m, "core_version", "0.1.0") < 0) {

@@ -107,5 +107,6 @@ struct wpart_dynamic_balancer *wpy_balancer_get(PyObject *obj, const char *name)
 int wpy_balancer_acquire(PyObject *obj);
 void wpy_balancer_release(PyObject *obj);
 int wpy_tasks_init(PyObject *m);
+int wpy_tasks_ranks_init(PyObject *m);
 
 #endif /* WPY_H */

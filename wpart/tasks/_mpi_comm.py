@@ -19,7 +19,7 @@ __all__ = ["Channel", "RankFailure", "TAGS"]
 
 #: Message tags of the CCM-LB protocol.
 TAGS = {"TURN": 11, "GOSSIP": 14, "GATHER": 15, "DIR": 16, "PROP": 17, "OUTSET": 18,
-        "PING": 19, "PONG": 20}
+        "PING": 19, "PONG": 20, "ANSWER": 21, "PICK": 22}
 
 
 class RankFailure(WpartRuntimeError):
@@ -162,6 +162,51 @@ class Channel:
                                                   "min": MPI.MIN}[op])
         self._wait(lambda: req.Test(), what)
         return float(out[0])
+
+    def allreduce_vec(self, x, op: str, what: str) -> np.ndarray:
+        """Elementwise allreduce of a few float64 (one collective)."""
+        MPI = self.MPI
+        send = np.ascontiguousarray(x, dtype=np.float64)
+        out = np.empty_like(send)
+        req = self.comm.Iallreduce(send, out, op={"max": MPI.MAX, "sum": MPI.SUM,
+                                                  "min": MPI.MIN}[op])
+        self._wait(lambda: req.Test(), what)
+        return out
+
+    def sparse(self, outbox: dict, tag: str, what: str, kind: str | None = None) -> list:
+        """Send ``outbox[q]`` to each q and receive what the other ranks sent this rank with
+        `tag`, without knowing who sends (no collective of size P: synchronous sends, then a
+        nonblocking barrier entered once they are all received; it ends when every rank's
+        sends are received). Returns ``[(source, object)]`` sorted by source."""
+        MPI = self.MPI
+        reqs = []
+        for q in sorted(outbox):
+            buf = pickle.dumps(outbox[q], protocol=pickle.HIGHEST_PROTOCOL)
+            reqs.append((self.comm.Issend([buf, MPI.BYTE], dest=q, tag=TAGS[tag]), buf))
+            k = kind or tag
+            self.sent[k] = self.sent.get(k, 0) + 1
+            self.bytes_sent += len(buf)
+        got: list = []
+        state = {"barrier": None}
+
+        def test():
+            self._flush()
+            while True:
+                st = MPI.Status()
+                msg = self.comm.improbe(source=MPI.ANY_SOURCE, tag=TAGS[tag], status=st)
+                if msg is None:
+                    break
+                buf = bytearray(st.Get_count(MPI.BYTE))
+                msg.Recv([buf, MPI.BYTE])
+                got.append((st.Get_source(), pickle.loads(buf)))
+            if state["barrier"] is None:
+                if all(r.Test() for r, _ in reqs):
+                    state["barrier"] = self.comm.Ibarrier()
+                return None
+            return True if state["barrier"].Test() else None
+
+        self._wait(test, what)
+        return sorted(got, key=lambda e: e[0])
 
     def allgather(self, row: np.ndarray, what: str, kind: str = "ALLGATHER") -> np.ndarray:
         """Every rank's `row` (float64, the same length on every rank), stacked by rank;

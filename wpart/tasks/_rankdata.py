@@ -26,6 +26,18 @@ def _e(dtype) -> np.ndarray:
     return np.zeros(0, dtype)
 
 
+def member(x, s, is_sorted: bool = False) -> np.ndarray:
+    """``np.isin(x, s)`` for integer arrays by a binary search in `s` (sorted first unless
+    `is_sorted`): the same flags, without isin's set-up cost on the small arrays of a rank."""
+    x, s = np.asarray(x), np.asarray(s)
+    if not x.size or not s.size:
+        return np.zeros(x.shape, bool)
+    if not is_sorted:
+        s = np.sort(s)
+    pos = np.minimum(np.searchsorted(s, x), s.size - 1)
+    return s[pos] == x
+
+
 @dataclass
 class RankData:
     """The records of the tasks on one rank.
@@ -88,13 +100,14 @@ class RankData:
         gids = np.asarray(gids, _I64)
         esr, edr = self._eranks()
         if to is not None and gids.size:
-            esr[np.isin(self.esrc, gids)] = to
-            edr[np.isin(self.edst, gids)] = to
-        if self.pinned.size and np.isin(gids, self.pinned).any():
+            sg = np.sort(gids)
+            esr[member(self.esrc, sg, True)] = to
+            edr[member(self.edst, sg, True)] = to
+        if self.pinned.size and member(gids, self.pinned, True).any():
             raise WpartRuntimeError(f"rank {self.rank}: tasks "
                                     f"{np.intersect1d(gids, self.pinned)[:8].tolist()} are "
                                     "pinned (migratable false) and never move")
-        m = np.isin(self.gid, gids)
+        m = member(self.gid, gids)
         if int(m.sum()) != np.unique(gids).size:
             missing = np.setdiff1d(gids, self.gid)
             raise WpartRuntimeError(f"rank {self.rank} does not hold tasks {missing[:8].tolist()}")
@@ -108,8 +121,8 @@ class RankData:
             here = (self.gid[pos] == ends) if n else np.zeros(ends.size, bool)
             inc_out |= here & m[pos] if n else here
             inc_keep |= here & ~m[pos] if n else here
-        bo = np.isin(self.bid, out_tasks["blk"])
-        bk = np.isin(self.bid, keep["blk"])
+        bo = member(self.bid, out_tasks["blk"])
+        bk = member(self.bid, keep["blk"])
         moved = RankData(self.rank, **out_tasks,
                          **{k: getattr(self, k)[inc_out] for k in ("eid", "esrc", "edst", "ebytes")},
                          esr=esr[inc_out], edr=edr[inc_out],
@@ -128,7 +141,7 @@ class RankData:
 
     def insert(self, other: "RankData") -> None:
         """Add the tasks of `other` (records from another rank)."""
-        if np.intersect1d(self.gid, other.gid).size:
+        if member(other.gid, self.gid, True).any():
             raise WpartRuntimeError(f"rank {self.rank} already holds some of the incoming tasks")
         g = np.concatenate([self.gid, other.gid])
         o = np.argsort(g, kind="stable")
@@ -141,7 +154,7 @@ class RankData:
             setattr(self, k, np.concatenate([getattr(self, k), getattr(other, k)])[ie])
         self.eid = ue
         for r, ends in zip(rs, (self.esrc, self.edst)):  # the ends held here are here now
-            r[np.isin(ends, self.gid)] = self.rank
+            r[member(ends, self.gid, True)] = self.rank
         self.esr, self.edr = rs
         b = np.concatenate([self.bid, other.bid])
         ub, ib = np.unique(b, return_index=True)
@@ -151,6 +164,16 @@ class RankData:
         self.ents.update(other.ents)
         if other.pinned.size:
             self.pinned = np.union1d(self.pinned, other.pinned)
+
+    def c_records(self) -> tuple:
+        """The records as the C pair step takes them (:func:`wpart._core.tasks_ranks_pair`,
+        csrc/tasks/ranks_pair.c)."""
+        c = np.ascontiguousarray
+        return (int(self.rank), c(self.gid, _I64), c(self.blk, _I64), c(self.eid, _I64),
+                c(self.esrc, _I64), c(self.edst, _I64), c(self.bid, _I64), c(self.pinned, _I64),
+                c(self.load, _F64), c(self.fp, _F64), c(self.wk, _F64), c(self.ebytes, _F64),
+                c(self.bsize, _F64), c(self.bhome, np.int32), float(self.baseline),
+                float(self.cap), float(self.alpha))
 
     def without(self, gids) -> "RankData":
         """A copy without the tasks `gids` (their edges stay: they name tasks held elsewhere)."""
@@ -282,7 +305,7 @@ def pair_problem(a: RankData, b: RankData | None, coeff_alpha: float) -> tuple:
         d["edge_dst"] = ld.astype(np.int32)
         d["edge_bytes"] = np.ascontiguousarray(eb, _F64)
     if a.pinned.size or b.pinned.size:
-        d["task_migratable"] = ~np.isin(gids, np.concatenate([a.pinned, b.pinned]))
+        d["task_migratable"] = ~member(gids, np.concatenate([a.pinned, b.pinned]))
     pair_rank_fields(d, a, b, coeff_alpha)
     return d, assign, gids
 

@@ -19,12 +19,16 @@ decides every exchange:
 Two transfer protocols (``RankParams.protocol``), neither depending on message timing, so that
 the same seed gives the same assignment in-process (:func:`run_ranks`) and over MPI:
 
-* ``"rounds"`` (default): rounds of disjoint pairs exchanging at the same time, chosen by a
-  seeded matching of the ranks' proposals (:mod:`wpart.tasks._rounds`,
+* ``"rounds"`` (default): at most ``max_rounds`` (O(log P)) rounds per iteration of disjoint
+  pairs exchanging at the same time, chosen by a locally dominant matching of the ranks'
+  proposals, which go to their targets only (:mod:`wpart.tasks._rounds`,
   :mod:`wpart.tasks._mpi_rounds`), with bounded gossip (:meth:`RankData.bounded_summary`,
   a :class:`~wpart.tasks._summary.Summary`: per cluster its load, memory and the bytes it
   sends to and receives from each rank it talks to, never edges; a rank keeps ``keep = k f``
-  summaries besides its own, and estimates an exchange from the two ranks' summaries);
+  summaries besides its own and sends at most ``gossip_cap`` in a message); a rank estimates
+  an exchange from the two ranks' summaries and runs the exact pair step on the records, both
+  in C (:func:`wpart._core.tasks_ranks_estimate`, :func:`wpart._core.tasks_ranks_pair`:
+  csrc/tasks/ranks_*.c on the serial engine's FindBestCCM);
 * ``"turns"``: the serial engine's seeded order of turns, a serial order of atomic pairwise
   exchanges (what the lock protocol of Sec. IV-B guarantees); MPI overlaps the turns on
   disjoint ranks (:mod:`wpart.tasks._mpi_turns`).
@@ -43,8 +47,8 @@ import time
 import numpy as np
 
 from .. import _core
-from ._rankdata import RankData, pair_problem, split_problem
-from ._summary import Summary, estimate_problem
+from ._rankdata import RankData, member, pair_problem, split_problem
+from ._summary import CROSS_PAIRS, Summary, estimate_problem
 from ._rounds import positions, rounds_stage
 
 __all__ = ["RankParams", "RankProcess", "run_ranks"]
@@ -73,6 +77,10 @@ class RankParams:
         #: `keep` ranks around its mirror place in the order by W, so its memory is
         #: O(fanout x rounds x summary))
         self.keep = max(1, min(self.P - 1, self.k * self.f))
+        #: rounds protocol: summaries one gossip message carries at most, so that a rank's
+        #: ``k f`` messages of an iteration carry about 96 summaries whatever P (8 up to 32
+        #: ranks, 6 at 64, 5 at 128, at least 2)
+        self.gossip_cap = max(2, min(8, 96 // max(1, self.k * self.f)))
         self.count_bytes = bool(count_bytes)
         #: rounds protocol: estimate an exchange from the bytes each cluster of the two
         #: summaries sends to and receives from the other rank (False: those bytes count
@@ -81,30 +89,42 @@ class RankParams:
         #: rounds protocol: when the estimate from the summaries finds no exchange, estimate
         #: again without the bytes (load, memory and homing only; with beta or gamma > 0)
         self.estimate_fallback = True
+        #: rounds protocol: estimate in C from the summaries' arrays (False: the numpy
+        #: reference, :func:`~wpart.tasks._summary.estimate_problem`)
+        self.c_estimate = True
+        #: the exact pair step and W of a rank in C from the records' arrays (False: the
+        #: numpy reference, :func:`~wpart.tasks._rankdata.pair_problem`)
+        self.c_pair = True
         #: peers a rank proposes to at once in a round (every proposal is an edge of the
         #: round's matching)
         self.offers = 8
         #: exchanges a locked pair makes at most in a round (a pair cut short may lock again)
         self.pair_steps = 2
+        #: rounds protocol: rounds of an iteration at most, ``max(3, ceil(log2 P) - 2)`` (3 up
+        #: to 32 ranks, 4 at 64, 5 at 128, 10 at 4,096)
+        self.max_rounds = max(3, int(np.ceil(np.log2(max(self.P, 2)))) - 2)
+        #: handshakes of a round's matching at most (:class:`~wpart.tasks._rounds.Handshake`)
+        self.handshakes = 8
+        #: rounds protocol: after the last iteration, rounds of whole-cluster exchanges go on
+        #: (every pair may be matched again) until no rank proposes, at most this many
+        #: (a bounded polish, counted in the last iteration)
+        self.settle_rounds = 0
         #: rounds protocol: after the last iteration, a pass of the same rounds in which a
-        #: rank proposes to every lighter peer it keeps (the heaviest rank of the round: also
-        #: to the lightest ranks, :attr:`final_reach`) and a matched pair runs the pair step on
+        #: rank proposes to every lighter peer it keeps (the heaviest rank of the round before:
+        #: also to the lightest rank) and a matched pair runs the pair step on
         #: single tasks (swaps and moves of one task each way), when the run moves whole
         #: clusters only
         self.final_pass = True
+        #: rounds of the final pass at most
+        self.final_rounds = 4
         #: clusters of the final pass's pair step (1: every task is its own cluster)
         self.final_cluster = 1
-        #: in the final pass, the heaviest rank by the round's all-gather also proposes to
-        #: this many of the lightest ranks it does not keep (no summary is needed: the exact
-        #: pair step decides; 0: none), so that its extra rounds stay bounded
-        self.final_reach = self.offers
-        #: in the final pass, every other rank also proposes to this many ranks around its
-        #: mirror place in the order by the gathered W (the heaviest ranks reach the lightest
-        #: ones, as in the bounded gossip), so that a round matches about P/2 pairs
-        self.final_mirror = self.offers
-        #: the final pass ends when the gathered W_max is within this fraction of the mean W
-        #: (no exchange can lower W_max by more), and a rank proposes there only to peers
-        #: lighter than itself by more than this fraction of its W
+        #: in the final pass, the heaviest rank of the round before also proposes to the
+        #: lightest one (no summary is needed: the exact pair step decides)
+        self.final_reach = True
+        #: the final pass ends when W_max - W_min is within this fraction of W_max (a round's
+        #: allreduce), and a rank proposes there only to peers lighter than itself by more
+        #: than this fraction of its W
         self.final_tol = 1e-7
         #: rounds protocol: a proposal that lowers no excess must gain more than this
         #: fraction of the proposer's W (smaller gains only add rounds of a few pairs)
@@ -140,12 +160,21 @@ class RankProcess:
         self.version = 0  # bumped whenever a peer changes this rank's tasks
         self.final = False  # in the final pass (single tasks move too)
         self._held = data.gid.copy()  # the tasks held at the last location notices
-        #: every rank's ``(W, version)`` from the last round's all-gather (rounds protocol)
-        self.w_view = None
+        #: the last round's allreduce in the final pass: ``(W_max, W_min, heaviest rank,
+        #: lightest rank)`` (rounds protocol)
+        self.extremes = None
+        #: ``{peer: (version, peer's version)}``: pairs whose exact step found no exchange;
+        #: not proposed again until one of the two task sets changes (rounds protocol)
+        self.futile: dict = {}
+        #: the freshest ``(W, version)`` this rank heard of per peer (gossip, refreshes, pairs)
+        self.peer_w: dict = {}
 
     # ------------------------------------------------------------------ evaluation
     def work(self) -> float:
         """W of this rank (``inf`` above its memory cap)."""
+        if self.prm.c_pair:  # in C (csrc/tasks/ranks_pair.c)
+            return _core.tasks_ranks_pair(self.data.c_records(), None, self.prm.coeffs, False,
+                                          *self.prm.step_args())
         d, a, _ = pair_problem(self.data, None, self.prm.coeffs[0])
         _, rep = _core.tasks_evaluate(d, self.prm.coeffs, a)
         return float(rep["work"][0])
@@ -155,9 +184,22 @@ class RankProcess:
         estimate on two bounded summaries (:func:`~wpart.tasks._summary.estimate_problem`)."""
         est = isinstance(other, Summary)
         mine = (self.own_summary() if est else self.data) if mine is None else mine
-        if other.gid.size and np.isin(other.gid, mine.gid).any():
+        if other.gid.size and member(other.gid, mine.gid, True).any():
             # a stale summary lists tasks that have since come here: they are ours now
             other = other.without(mine.gid)
+        if est and self.prm.c_estimate:  # the estimate in C (csrc/tasks/ranks_estimate.c)
+            self.n_evals += 1
+            found, dexc, gain, give, take = _core.tasks_ranks_estimate(
+                mine.c_fields(), other.c_fields(), self.prm.coeffs,
+                *self.prm.step_args(self.final), CROSS_PAIRS, self.prm.per_rank_estimate,
+                self.prm.estimate_fallback)
+            return bool(found), dexc, gain, mine.gid[give], other.gid[take]
+        if not est and self.prm.c_pair:  # the exact pair step in C (csrc/tasks/ranks_pair.c)
+            self.n_evals += 1
+            found, dexc, gain, give, take = _core.tasks_ranks_pair(
+                mine.c_records(), other.c_records(), self.prm.coeffs, True,
+                *self.prm.step_args(self.final))
+            return bool(found), dexc, gain, give, take
         if est:
             d, a, gids = estimate_problem(mine, other, self.prm.coeffs[0],
                                           per_rank=self.prm.per_rank_estimate)
@@ -191,12 +233,12 @@ class RankProcess:
         summaries count those bytes towards this rank (rounds protocol, before the inform
         stage of every iteration but the first)."""
         d = self.data
-        new = np.setdiff1d(d.gid, self._held, assume_unique=True)
+        new = d.gid[~member(d.gid, self._held, True)]
         self._held = d.gid.copy()
         if not new.size or not d.eid.size:
             return {}
         esr, edr = d._eranks()
-        ms, md = np.isin(d.esrc, new), np.isin(d.edst, new)
+        ms, md = member(d.esrc, new, True), member(d.edst, new, True)
         q = np.concatenate([edr[ms], esr[md]])
         g = np.concatenate([d.esrc[ms], d.edst[md]])
         ok = (q >= 0) & (q != self.rank)
@@ -212,8 +254,8 @@ class RankProcess:
             return
         esr, edr = d._eranks()
         for src, g in notices:
-            esr[np.isin(d.esrc, g)] = src
-            edr[np.isin(d.edst, g)] = src
+            esr[member(d.esrc, g, True)] = src
+            edr[member(d.edst, g, True)] = src
         d.esr, d.edr = esr, edr
         self._mine = None
 
@@ -223,6 +265,7 @@ class RankProcess:
         self._est: dict = {}
         self._w = None
         self._mine = None
+        self.peer_w = {}
         if self.prm.protocol == "rounds":
             self.known = {self.rank: self.own_summary()}
         else:
@@ -237,6 +280,18 @@ class RankProcess:
             return []
         self.rng, chosen = _core.tasks_rng_sample(self.rng, cand, self.prm.f)
         return chosen.tolist()
+
+    def gossip_message(self) -> dict:
+        """What this rank sends in a hop: its knowledge; with rounds, at most
+        ``prm.gossip_cap`` summaries (its own, and the others it keeps spread evenly over
+        their order by W, ties by rank), so that a message's size does not grow with P."""
+        cap = self.prm.gossip_cap
+        if self.prm.protocol != "rounds" or len(self.known) <= cap:
+            return dict(self.known)
+        others = sorted((s.work, q) for q, s in self.known.items() if q != self.rank)
+        idx = np.unique(np.linspace(0, len(others) - 1, max(cap - 1, 1)).round().astype(int))
+        sel = {others[i][1] for i in idx.tolist()} | {self.rank}
+        return {q: self.known[q] for q in sorted(sel)}
 
     def hop_receive(self, messages: list) -> None:
         for m in messages:
@@ -265,34 +320,20 @@ class RankProcess:
         excess must gain more than ``prm.propose_tol`` times this rank's W.
 
         In the final pass: every kept peer lighter than this rank by more than
-        ``prm.final_tol`` times its W, by decreasing difference of W (no estimate: the exact
-        pair step decides); the heaviest rank of the last all-gather (:attr:`w_view`, every
-        rank's W and version) also the ``prm.final_reach`` lightest ranks it does not keep,
-        every other rank the ``prm.final_mirror`` ranks around its mirror place in the order
-        by the gathered W. No rank proposes once the gathered W_max is within
-        ``prm.final_tol`` of the mean W (the same decision on every rank)."""
+        ``prm.final_tol`` times its W (by the freshest W it heard of: :attr:`peer_w`), by
+        decreasing difference of W (no estimate: the exact pair step decides); the heaviest
+        rank of the round before (:attr:`extremes`) also the lightest one."""
         if self.final:
             w = self.current_work()
             cand = {q: (s.work, s.version) for q, s in self.known.items() if q != self.rank}
-            v = self.w_view
+            for q, x in self.peer_w.items():
+                if q in cand:
+                    cand[q] = x
             tol = self.prm.final_tol
-            if v is not None:
-                wv = v[:, 0]
-                if wv.max() - wv.mean() <= tol * abs(wv.mean()):
-                    return []  # balanced within final_tol: the final pass ends
-                if self.prm.final_reach and v.shape[0] > 1 and w >= np.delete(wv, self.rank).max():
-                    light = sorted((float(wv[q]), q) for q in range(v.shape[0])
-                                   if q != self.rank and q not in cand)
-                    for _, q in light[:int(self.prm.final_reach)]:
-                        cand[q] = (float(wv[q]), int(v[q, 1]))
-                elif self.prm.final_mirror:
-                    srt = sorted((float(wv[q]), q) for q in range(v.shape[0]))
-                    j = len(srt) - 1 - srt.index((float(wv[self.rank]), self.rank))
-                    r = int(self.prm.final_mirror)
-                    lo = max(0, min(j - r // 2, len(srt) - r))
-                    for x, q in srt[lo:lo + r]:
-                        if q != self.rank and q not in cand:
-                            cand[q] = (x, int(v[q, 1]))
+            ex = self.extremes
+            if (ex is not None and self.prm.final_reach and ex[2] == self.rank
+                    and ex[3] != self.rank and 0 <= ex[3] < self.prm.P):
+                cand[ex[3]] = self.peer_w.get(ex[3], (ex[1], -1))
             lim = w - tol * abs(w)
             fin = sorted((-(w - x[0]), q) for q, x in cand.items()
                          if q not in self.tried and x[0] < lim)
@@ -303,6 +344,8 @@ class RankProcess:
             if q == self.rank or q in self.tried:
                 continue
             s = self.known[q]
+            if self.futile.get(q) == (self.version, s.version):
+                continue  # the exact step found nothing with these task sets
             hit = self._est.get(q)
             if hit is None or hit[0] != self.version or hit[1] is not s:
                 found, dexc, gain, _, _ = self._best(s, self.own_summary())
@@ -334,10 +377,12 @@ class RankProcess:
         no exchange pays is not proposed again in the iteration; one cut short by
         ``pair_steps`` may be matched again in a later round."""
         moved = 0
-        for _ in range(self.prm.pair_steps):
+        for step in range(self.prm.pair_steps):
             found, _, _, give, take = self._best(peer)
             if not found:
                 self.tried.add(q)  # this pair is done for the iteration
+                if not self.final and q in self.known:  # and later, while neither changes
+                    self.futile[q] = (self.version, self.known[q].version)
                 break
             recs = self.data.extract(give, to=q)
             kind, back = request(q, ("GIVE", recs, take))
@@ -345,8 +390,9 @@ class RankProcess:
                 raise WpartRuntimeError(f"rank {self.rank}: expected GIVE_BACK from {q}, "
                                         f"got {kind}")
             self.data.insert(back)
-            peer.extract(take)
-            peer.insert(recs)
+            if step + 1 < self.prm.pair_steps:  # the peer's records for the next step
+                peer.extract(take)
+                peer.insert(recs)
             self.version += 1
             moved += 1
         request(q, ("RELEASE",))
@@ -468,7 +514,7 @@ def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None,
                 inbox: list = [[] for _ in range(P)]
                 for rk in ranks:
                     tg = rk.hop_targets()
-                    snap = dict(rk.known)
+                    snap = rk.gossip_message()
                     for q in tg:
                         inbox[q].append(snap)
                     count("INFORM", len(tg), len(tg) * _pickled(snap) if prm.count_bytes and tg
@@ -486,19 +532,25 @@ def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None,
                     progress(P)
                 sched.append((st["serial_s"], st["critical_path_s"],
                               {k: st[k] for k in ("rounds", "pairs", "concurrency")}))
+                fin_moved = 0
+                if not stopped and it == prm.n_iter - 1 and prm.settle_rounds > 0:
+                    for rk in ranks:  # the settling rounds: until no pair improves
+                        rk.tried = set()
+                    fin = rounds_stage(ranks, prm, positions(order), trial, prm.n_iter, count,
+                                       late, limit=prm.settle_rounds)
+                    stopped = fin["stopped"]
+                    fin_moved += fin["moved"]
+                    sched[-1] = _add_stage(sched[-1], fin)
                 if not stopped and it == prm.n_iter - 1 and final_pass(prm):
                     for rk in ranks:  # the final pass (single tasks move too)
-                        rk.final, rk.tried = True, set()
-                    fin = rounds_stage(ranks, prm, positions(order), trial, prm.n_iter, count,
-                                       late)
+                        rk.final, rk.tried, rk.extremes = True, set(), None
+                    fin = rounds_stage(ranks, prm, positions(order), trial, prm.n_iter + 1,
+                                       count, late)
                     stopped = fin["stopped"]
                     for rk in ranks:
                         rk.final = False
-                    fin_moved = fin["moved"]
-                    sched[-1] = (sched[-1][0] + fin["serial_s"],
-                                 sched[-1][1] + fin["critical_path_s"],
-                                 {k: (sched[-1][2][k] + fin[k]) for k in
-                                  ("rounds", "pairs", "concurrency")})
+                    fin_moved += fin["moved"]
+                    sched[-1] = _add_stage(sched[-1], fin)
                 exch.append(st["moved"] + fin_moved)  # the final pass counts in the last one
                 hist.append(max(rk.work() for rk in ranks))
                 if stopped:
@@ -560,6 +612,12 @@ def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None,
             "messages_per_rank": sent, "bytes_per_rank": nbytes,
             "gossip_bytes_per_rank": gossip_mem,
             "n_rounds": prm.k, "fanout": prm.f, "stopped": stopped, "turns_done": turns_done}
+
+
+def _add_stage(sched: tuple, st: dict) -> tuple:
+    """One iteration's schedule entry with a further stage of rounds (counted in it)."""
+    return (sched[0] + st["serial_s"], sched[1] + st["critical_path_s"],
+            {k: (sched[2][k] + st[k]) for k in ("rounds", "pairs", "concurrency")})
 
 
 def final_pass(prm) -> bool:

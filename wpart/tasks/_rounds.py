@@ -5,60 +5,55 @@ Every round of an iteration (after the bounded gossip of the inform stage):
 1. every rank computes its proposals from its own tasks and the summaries it keeps
    (:meth:`~wpart.tasks._ranks.RankProcess.proposals`): up to ``offers`` peers whose best
    cluster exchange pays as estimated from the two ranks' summaries;
-2. one all-gather (:func:`proposal_row`): every rank learns every rank's W, the version of
-   its tasks and its proposals, a fixed row of ``3 + 4 offers`` numbers per rank. A round in
-   which no rank proposes ends the stage;
-3. every rank computes the same matching from the gathered rows (:func:`plan_round`): a
-   proposal made on a stale summary of its target by a rank no longer heavier than the
-   target is answered with the target's current summary (``REFRESH``, point to point; the
-   proposer estimates again next round); every other proposal is an edge with the key
+2. one allreduce of three numbers (:func:`round_scalars`: the largest W, minus the smallest
+   W, the largest number of proposals of a rank): a round in which no rank proposes ends the
+   stage; in the final pass, so does a round in which W_max - W_min is within ``final_tol``
+   of W_max;
+3. every rank sends its proposals to their targets only (``PROPOSE``: its W, the estimated
+   excess reduction and gain, the version of the target's summary it used); a target answers
+   each one (``ACCEPT``, or ``REFRESH`` with its current summary when the proposal was made on
+   a stale summary by a rank no longer heavier than the target: the proposer estimates again
+   next round). Every accepted proposal is an edge known to both its ends, with the key
    ``(excess reduction, gain, -position of the proposer, -position of the target)``
-   (``position``: a rank's place in the iteration's seeded order), and the pairs are the
-   greedy matching of the edges by decreasing key;
-4. every matched pair runs CCM-LB's exact pair step at the same time: the end that made the
+   (``position``: a rank's place in the iteration's seeded order);
+4. at most ``handshakes`` handshakes of a locally dominant matching (:class:`Handshake`): in
+   each, every rank still free picks its best edge to a neighbour not known to be matched or
+   done and tells every such neighbour its pick (``PICK``); two ranks that picked each other
+   are matched. A matched rank (or one with no edge left) says so at the next handshake and
+   leaves. The edge of largest key is matched at the first handshake;
+5. every matched pair runs CCM-LB's exact pair step at the same time: the end that made the
    proposal of the edge locks the other, which sends its records (``LOCK_GRANT``); the
    proposer evaluates FindBestCCM on the pair exactly and sends ``GIVE`` (answered
-   ``GIVE_BACK``), again while an exchange pays (at most ``pair_steps`` in a round: a pair
-   cut short may be matched again later), then ``RELEASE``.
+   ``GIVE_BACK``), again while an exchange pays (at most ``pair_steps`` in a round), then
+   ``RELEASE``.
 
-So a round costs one collective (the all-gather, ``O(P offers)`` numbers per rank) besides
-the point-to-point messages of its pairs and refreshes. Since the bounded gossip keeps, at
-each rank, the ranks around its mirror place in the order by W
-(:meth:`~wpart.tasks._ranks.RankProcess.hop_receive`), the proposals of different ranks go
-to different peers, and a round matches a large share of the ranks (measured in
-``benchmarks/bench_mpi.py``).
+An iteration runs at most ``max_rounds`` rounds (the final pass ``final_rounds``), so the
+rounds per iteration do not grow with the number of ranks, and a rank sends messages only to
+its proposal targets, to the ranks that proposed to it and to its partner: no step's bytes per
+rank grow with P (the allreduce: ``ceil(log2 P)`` messages of three numbers).
 
-The pairs of a round are disjoint. The edge with the largest key overall is matched unless
-it is refreshed, so every round with a proposal locks a pair or refreshes a summary made
-stale by a pair; a pair is locked again in an iteration only after an exchange (every
-exchange lowers the larger W of its pair and changes no other rank), so the rounds end. Keys
-are totally ordered (positions are distinct) and every rank computes the matching from the
-same gathered rows, so the pairs, and the assignment, depend only on the seed and the number
-of ranks, never on message timing: the in-process run (:func:`rounds_stage`) and MPI
-(:mod:`wpart.tasks._mpi_rounds`) give the same assignment bit for bit.
+The pairs of a round are disjoint. Keys are totally ordered (positions are distinct) and both
+ends of an edge hold the same key, so the pairs, and the assignment, depend only on the seed
+and the number of ranks, never on message timing: the in-process run (:func:`rounds_stage`)
+and MPI (:mod:`wpart.tasks._mpi_rounds`) give the same assignment bit for bit.
 
 After the last iteration, a final pass of the same rounds (when whole clusters are moved,
 ``subclusters`` none) exchanges single tasks: a rank proposes to every kept peer lighter than
-itself, the heaviest rank of the round (by the gathered W) also to the ``final_reach`` (8)
-lightest ranks, every other rank also to the ``final_mirror`` (8) ranks around its mirror
-place in the order by the gathered W (so the heavy half meets the light half and a round
-matches about P/2 pairs), and the exact pair step of a matched pair treats every task as its
-own cluster (swaps of one task each way and one-way moves of one task), which evens out what
-whole clusters cannot. The pass ends when the gathered W_max is within ``final_tol``
-(1e-7) of the mean W, and a rank proposes only to peers lighter by more than that fraction
-of its W: below it the rounds only probe pairs that are already even. In the iterations, a
-proposal that lowers no excess must gain more than ``propose_tol`` (1e-5) of the proposer's
-W, so that the last rounds of an iteration are not spent on gains too small to matter.
+itself (by the W it last heard of), the heaviest rank of the round (by the allreduce) also to
+the lightest one, and the exact pair step of a matched pair treats every task as its own
+cluster (swaps of one task each way and one-way moves of one task), which evens out what
+whole clusters cannot.
 """
 
 from __future__ import annotations
 
+import math
 import pickle
 import time
 
 import numpy as np
 
-__all__ = ["plan_round", "positions", "proposal_row", "rounds_stage"]
+__all__ = ["Handshake", "edge_keys", "positions", "round_scalars", "rounds_stage"]
 
 
 def positions(order) -> np.ndarray:
@@ -69,104 +64,183 @@ def positions(order) -> np.ndarray:
     return pos
 
 
-def proposal_row(w: float, version: int, props: list, offers: int) -> np.ndarray:
-    """This rank's entry of a round's all-gather: ``[W, version, n, (peer, excess reduction,
-    gain, version of the peer's summary used) x offers]`` (float64; unused slots zero)."""
-    row = np.zeros(3 + 4 * offers, np.float64)
-    row[0], row[1], row[2] = w, version, len(props)
-    for i, p in enumerate(props[:offers]):
-        row[3 + 4 * i:7 + 4 * i] = (p[0], p[1], p[2], p[3])
-    return row
+def round_scalars(w: float, n_props: int) -> np.ndarray:
+    """This rank's entry of the round's max-allreduce: ``[W, -W, proposals]``."""
+    return np.array([w, -w, float(n_props)], np.float64)
 
 
-def plan_round(rows: np.ndarray, pos) -> tuple:
-    """The round's matching from every rank's entry (:func:`proposal_row`), the same on every
-    rank: ``(partner, proposer, refresh)``.
+def extremes(w: float, me: int, red: np.ndarray, P: int) -> np.ndarray:
+    """This rank's entry of the final pass's second max-allreduce (which ranks are the
+    heaviest and the lightest, smallest rank on ties): ``[-r or -P, -r or -P]``."""
+    return np.array([-float(me if w == red[0] else P), -float(me if w == -red[1] else P)])
 
-    A proposal made on a stale summary of its target (the version differs) by a rank that is
-    no longer heavier than the target is left out; the target sends its current summary
-    instead (``refresh``: ``[(target, proposer)]``). Every other proposal is an edge with the
-    key ``(excess reduction, gain, -position of the proposer, -position of the target)``
-    (:func:`key_of`); the pairs are the greedy matching of the edges by decreasing key (an edge
-    whose two ends are both free is taken). ``partner[r]``: r's partner (-1: none);
-    ``proposer[r]``: r made the proposal of its pair's edge (it runs the pair step).
-    """
-    P = rows.shape[0]
-    W, ver = rows[:, 0], rows[:, 1].astype(np.int64)
-    edges, refresh = [], []
-    for r in range(P):
-        for i in range(int(rows[r, 2])):
-            q, dexc, gain, vu = rows[r, 3 + 4 * i:7 + 4 * i]
-            q = int(q)
-            if not W[r] > W[q] and int(vu) != ver[q]:
-                refresh.append((q, r))
-            else:
-                edges.append(((float(dexc), float(gain), -int(pos[r]), -int(pos[q])), r, q))
-    edges.sort(reverse=True)
-    partner = np.full(P, -1, np.int64)
-    proposer = np.zeros(P, bool)
-    for _, r, q in edges:
-        if partner[r] < 0 and partner[q] < 0:
-            partner[r], partner[q] = q, r
-            proposer[r] = True
-    return partner, proposer, sorted(refresh)
+
+def stop_round(red: np.ndarray, final: bool, tol: float) -> bool:
+    """Whether the round's allreduce ends the stage (no proposal; final pass: even within
+    `tol`)."""
+    if red[2] <= 0:
+        return True
+    wmax, wmin = float(red[0]), -float(red[1])
+    return bool(final and wmax - wmin <= tol * abs(wmax))
+
+
+def accepts(w_proposer: float, used_version: int, w_target: float, version: int) -> bool:
+    """The target's answer to a proposal: False (``REFRESH``) when it was made on a stale
+    summary by a rank no longer heavier than the target."""
+    return bool(w_proposer > w_target or int(used_version) == int(version))
+
+
+def edge_keys(me: int, out: list, inc: list, pos) -> dict:
+    """``{peer: (key, proposer)}``: the edges of one rank from its accepted proposals `out`
+    ``[(target, dexc, gain)]`` and the proposals `inc` ``[(proposer, dexc, gain)]`` it
+    accepted; two proposals between the same ranks: the larger key."""
+    e: dict = {}
+    for q, dexc, gain in out:
+        k = (float(dexc), float(gain), -int(pos[me]), -int(pos[q]))
+        if q not in e or k > e[q][0]:
+            e[q] = (k, me)
+    for r, dexc, gain in inc:
+        k = (float(dexc), float(gain), -int(pos[r]), -int(pos[me]))
+        if r not in e or k > e[r][0]:
+            e[r] = (k, r)
+    return e
+
+
+class Handshake:
+    """One rank's side of the round's locally dominant matching (see the module docstring).
+
+    Each handshake: :meth:`message` (None once this rank has left) goes to every rank of
+    :meth:`targets`, then :meth:`receive` takes the messages of those same ranks."""
+
+    def __init__(self, me: int, edges: dict):
+        self.me = me
+        self.edges = edges
+        self.active = set(edges)
+        self.partner = -1
+        self.done = not edges
+        self.pick = -1
+        self._sent = None
+
+    def targets(self) -> list:
+        return [] if self.done else sorted(self.active)
+
+    def message(self):
+        if self.done:
+            self._sent = None
+            return None
+        if self.partner >= 0:
+            self._sent = ("M", self.partner)
+        elif not self.active:
+            self._sent = ("D", -1)
+        else:
+            self.pick = max(self.active, key=lambda q: self.edges[q][0])
+            self._sent = ("P", self.pick)
+        return self._sent
+
+    def receive(self, got: dict) -> None:
+        sent = self._sent
+        if sent is None:
+            return
+        for q, m in got.items():
+            if m[0] != "P":
+                self.active.discard(q)
+            elif sent[0] == "P" and m[1] == self.me and self.pick == q:
+                self.partner = q
+        if sent[0] != "P":
+            self.done = True
 
 
 def _size(obj) -> int:
     return len(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
 
 
-def rounds_stage(ranks: list, prm, pos, trial: int, it: int, count, late=None) -> dict:
+def allreduce_bytes(P: int, n: int) -> int:
+    """Bytes a rank sends in an allreduce of `n` float64 (recursive doubling)."""
+    return 8 * n * max(0, math.ceil(math.log2(P))) if P > 1 else 0
+
+
+def rounds_stage(ranks: list, prm, pos, trial: int, it: int, count, late=None,
+                 limit: int | None = None) -> dict:
     """One iteration's transfer stage with every rank in this process (direct calls).
 
     `count(kind, n, nbytes, sender)` records the messages; `late()` is checked before every
-    round (True: stop). Returns ``moved``, ``rounds``, ``serial_s``, ``critical_path_s``
-    (the schedule model, in CPU seconds of this thread without the counting of bytes: in a
-    round, every rank computes its proposals in parallel, then the disjoint pairs run in
-    parallel), per-round ``pairs`` and ``concurrency`` (serial over
-    critical-path seconds of the round) and ``stopped``.
+    round (True: stop). At most `limit` rounds (default ``prm.max_rounds``, in the final pass
+    ``prm.final_rounds``). Returns ``moved``, ``rounds``, ``serial_s``, ``critical_path_s``
+    (the schedule model, in CPU seconds of this thread without the counting of bytes: between
+    two rounds' allreduces, every rank runs its pair step of the round, if any, then computes
+    its proposals for the next, all in parallel; the allreduce waits for the slowest rank),
+    per-round ``pairs``, ``concurrency`` (serial over critical-path seconds of the round) and
+    ``parts`` (the slowest proposals and the slowest pair step, s), and ``stopped``.
     """
     P = len(ranks)
     cb = prm.count_bytes
+    final = bool(ranks and ranks[0].final)
     moved = 0
     serial = crit = 0.0
-    pairs_l, conc_l = [], []
+    pairs_l, conc_l, parts_l = [], [], []
     stopped = False
     rnd = 0
-
+    if limit is None:
+        limit = prm.final_rounds if final else prm.max_rounds
     spent = [0.0]  # CPU seconds of counting bytes (pickling), left out of the schedule
+    busy = np.zeros(P)  # per rank, its pair step of the round before (0: none)
 
     def msg(kind, src, *payload):
         t = time.thread_time()
         count(kind, 1, _size((kind, trial, it, rnd) + payload) if cb else 0, src)
         spent[0] += time.thread_time() - t
 
-    while True:
+    while rnd < limit:
         if late is not None and late():
             stopped = True
             break
         t_prop = np.zeros(P)
-        rows = np.zeros((P, 3 + 4 * prm.offers))
+        props, ws = [], []
         for rk in ranks:
             t0 = time.thread_time()
-            p = rk.proposals()
-            rows[rk.rank] = proposal_row(rk.current_work(), rk.version, p, prm.offers)
+            props.append(rk.proposals())
+            ws.append(rk.current_work())
             t_prop[rk.rank] = time.thread_time() - t0
-        for r in range(P):  # the round's all-gather (one collective)
-            count("ALLGATHER", 1, (P - 1) * rows[r].nbytes if cb else 0, r)
-        for rk in ranks:  # every rank's W and version now (the final pass uses them)
-            rk.w_view = rows[:, :2].copy()
-        if not rows[:, 2].any():
-            serial += float(t_prop.sum())
-            crit += float(t_prop.max()) if P else 0.0
+        red = np.max([round_scalars(ws[r], len(props[r])) for r in range(P)], axis=0)
+        for r in range(P):
+            count("ALLREDUCE", 1, allreduce_bytes(P, 3) if cb else 0, r)
+        if final:  # which ranks are the heaviest and the lightest (for the next round)
+            ext = np.max([extremes(ws[r], r, red, P) for r in range(P)], axis=0)
+            for rk in ranks:
+                rk.extremes = (float(red[0]), -float(red[1]), int(-ext[0]), int(-ext[1]))
+                count("ALLREDUCE", 1, allreduce_bytes(P, 2) if cb else 0, rk.rank)
+        # from the round before's allreduce to this one's: every rank's pair step, then its
+        # proposals (the allreduce waits for the slowest rank)
+        crit += float((busy + t_prop).max()) if P else 0.0
+        serial += float(t_prop.sum())
+        busy[:] = 0.0
+        if stop_round(red, final, prm.final_tol):
             break
-        partner, proposer, refresh = plan_round(rows, pos)
-        for q, r in refresh:  # answered with the target's current summary
-            fresh = ranks[q].own_summary()
-            ranks[r].known[q] = fresh
-            msg("REFRESH", q, fresh)
-        pairs = [(r, int(partner[r])) for r in np.flatnonzero(proposer).tolist()]
-        t_pair, dts = [], []
+        out = [[] for _ in range(P)]
+        inc = [[] for _ in range(P)]
+        for r in range(P):
+            for q, dexc, gain, vu in props[r]:
+                msg("PROPOSE", r, ws[r], dexc, gain, vu)
+                if accepts(ws[r], vu, ws[q], ranks[q].version):
+                    msg("ACCEPT", q)
+                    out[r].append((q, dexc, gain))
+                    inc[q].append((r, dexc, gain))
+                else:  # answered with the target's current summary
+                    fresh = ranks[q].own_summary()
+                    ranks[r].known[q] = fresh
+                    msg("REFRESH", q, fresh)
+        hs = [Handshake(r, edge_keys(r, out[r], inc[r], pos)) for r in range(P)]
+        for _ in range(prm.handshakes):
+            sent = [h.message() for h in hs]
+            tg = [h.targets() for h in hs]
+            for r in range(P):
+                for q in tg[r]:
+                    msg("PICK", r, sent[r])
+            for r in range(P):
+                hs[r].receive({q: sent[q] for q in tg[r]})
+        pairs = [(r, hs[r].partner) for r in range(P)
+                 if hs[r].partner >= 0 and hs[r].edges[hs[r].partner][1] == r]
+        dts = []
         for r, q in pairs:
             t0, s0 = time.thread_time(), spent[0]
             peer = ranks[q].serve(r, ("LOCK_REQ", 0.0))[1]
@@ -180,14 +254,14 @@ def rounds_stage(ranks: list, prm, pos, trial: int, it: int, count, late=None) -
                 return ans
             moved += ranks[r].exchange(q, peer, request)
             dts.append(time.thread_time() - t0 - (spent[0] - s0))
-            t_pair.append(max(t_prop[r], t_prop[q]) + dts[-1])
-        # the round's schedule: proposals in parallel, then the disjoint pairs in parallel
+            busy[r] = busy[q] = dts[-1]
         s_r = float(t_prop.sum()) + sum(dts)
-        c_r = max([float(t_prop.max())] + t_pair)
-        serial += s_r
-        crit += c_r
-        pairs_l.append(len(t_pair))
+        c_r = float(t_prop.max()) + max(dts, default=0.0)
+        serial += sum(dts)
+        pairs_l.append(len(dts))
         conc_l.append(s_r / c_r if c_r > 0 else 1.0)
+        parts_l.append((float(t_prop.max()), max(dts, default=0.0)))
         rnd += 1
+    crit += float(busy.max()) if P else 0.0  # the last round's pairs (stopped by the limit)
     return {"moved": moved, "rounds": rnd, "serial_s": serial, "critical_path_s": crit,
-            "pairs": pairs_l, "concurrency": conc_l, "stopped": stopped}
+            "pairs": pairs_l, "concurrency": conc_l, "parts": parts_l, "stopped": stopped}

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._errors import WpartRuntimeError
-from ._rankdata import RankData, pair_rank_fields
+from ._rankdata import RankData, member, pair_rank_fields
 
 __all__ = ["Summary", "summarize", "estimate_problem", "CROSS_PAIRS"]
 
@@ -114,7 +114,7 @@ class Summary:
                 np.bincount(ci[m], weights=self.cin[m], minlength=n))
 
     def __getstate__(self) -> dict:  # the cache of :meth:`_static` is not sent
-        return {k: v for k, v in self.__dict__.items() if k != "_pre"}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_pre", "_c")}
 
     def _static(self) -> tuple:
         """What the estimates need whatever the other rank (computed once): per entry its
@@ -130,6 +130,23 @@ class Summary:
                    np.bincount(ci[far], weights=self.cin[far], minlength=n))
             self.__dict__["_pre"] = pre
         return pre
+
+    def c_fields(self) -> tuple:
+        """The summary as the C estimate takes it (:func:`wpart._core.tasks_ranks_estimate`,
+        csrc/tasks/ranks_estimate.c; computed once)."""
+        cf = self.__dict__.get("_c")
+        if cf is None:
+            c64 = np.ascontiguousarray
+            pin = (np.isin(self.gid, self.pinned) if self.pinned.size
+                   else np.zeros(self.n_clusters, bool)).astype(np.uint8)
+            cf = (int(self.rank), c64(self.blk, _I64), c64(self.cptr, _I64), c64(self.bid, _I64),
+                  c64(self.load, _F64), c64(self.fp, _F64), c64(self.wk, _F64),
+                  c64(self.cout, _F64), c64(self.cin, _F64), c64(self.cself, _F64),
+                  c64(self.bsize, _F64), pin, c64(self.crank, np.int32),
+                  c64(self.bhome, np.int32), float(self.baseline), float(self.cap),
+                  float(self.alpha))
+            self.__dict__["_c"] = cf
+        return cf
 
     def without(self, gids) -> "Summary":
         """A copy without the clusters `gids` (a stale summary naming clusters now held by
@@ -155,7 +172,7 @@ def summarize(d: RankData, work: float, per_task: bool = False, version: int = 0
     of an edge's far end is the one `d` knows (``esr``/``edr``), -1 where it is not known."""
     me = int(d.rank)
     K = d.gid.size
-    pm = np.isin(d.gid, d.pinned) if d.pinned.size else np.zeros(K, bool)
+    pm = member(d.gid, d.pinned, True) if d.pinned.size else np.zeros(K, bool)
     has = (d.blk >= 0) if not per_task else np.zeros(K, bool)
     base = _base(me)
     key = np.where(has & ~pm, -2 - d.blk, d.gid)          # clusters; singles: own id
@@ -198,7 +215,7 @@ def summarize(d: RankData, work: float, per_task: bool = False, version: int = 0
     cout = np.bincount(inv2, weights=np.where(out, b, 0.0), minlength=u2.size)
     cin = np.bincount(inv2, weights=np.where(out, 0.0, b), minlength=u2.size)
     cc = u2 // M
-    bsel = np.isin(d.bid, blk)
+    bsel = member(d.bid, blk)
     return Summary(me, gid=uk.astype(_I64), load=load, fp=fp, wk=wk, blk=blk,
                    pinned=uk[pin].astype(_I64),
                    cptr=np.searchsorted(cc, np.arange(n + 1)).astype(_I64),

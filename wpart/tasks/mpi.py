@@ -204,7 +204,7 @@ def _run(ch: Channel, data: RankData, prm, allow_infeasible: bool, time_limit, t
             rk.begin_iteration()
             for hop in range(prm.k):
                 tg = rk.hop_targets()
-                snap = dict(rk.known)
+                snap = rk.gossip_message()
                 got = ch.exchange({q: snap for q in tg}, "GOSSIP",
                                   f"the inform stage (iteration {it}, hop {hop})", "INFORM")
                 rk.hop_receive([m for _, m in got])
@@ -217,10 +217,15 @@ def _run(ch: Channel, data: RankData, prm, allow_infeasible: bool, time_limit, t
                                          f"the exchange count of iteration {it}"))
             else:
                 moved = transfer_stage(ch, rk, order, trial, it)
-            if prm.protocol == "rounds" and it == prm.n_iter - 1 and final_pass(prm):
-                rk.final, rk.tried = True, set()  # the final pass (single tasks move too)
+            if prm.protocol == "rounds" and it == prm.n_iter - 1 and prm.settle_rounds > 0:
+                rk.tried = set()  # the settling rounds: until no pair improves
                 moved += int(ch.allreduce(rounds_stage_mpi(ch, rk, prm, positions(order), trial,
-                                                           prm.n_iter), "sum",
+                                                           prm.n_iter, prm.settle_rounds),
+                                          "sum", "the exchange count of the settling rounds"))
+            if prm.protocol == "rounds" and it == prm.n_iter - 1 and final_pass(prm):
+                rk.final, rk.tried, rk.extremes = True, set(), None  # the final pass
+                moved += int(ch.allreduce(rounds_stage_mpi(ch, rk, prm, positions(order), trial,
+                                                           prm.n_iter + 1), "sum",
                                           "the exchange count of the final pass"))
                 rk.final = False
             exch.append(moved)

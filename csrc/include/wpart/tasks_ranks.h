@@ -1,0 +1,78 @@
+/*
+ * tasks_ranks.h -- rank-side steps of the distributed CCM-LB engine (wpart.tasks, rounds
+ * protocol): the estimate of the best exchange between two ranks from their gossiped
+ * per-cluster summaries, on the serial engine's FindBestCCM (wpart_tasks_pair_best).
+ */
+#ifndef WPART_TASKS_RANKS_H
+#define WPART_TASKS_RANKS_H
+
+#include <stdint.h>
+
+#include "wpart/status.h"
+#include "wpart/tasks.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One rank's summary: n clusters (load, footprint, largest working memory, block or -1,
+ * pinned flag), and per cluster i the bytes it sends to (cout) and receives from (cin) the
+ * tasks on rank crank[j] for cptr[i] <= j < cptr[i + 1] (the summary's own rank: its other
+ * clusters; -1: unknown); cself[i] bytes stay inside cluster i. The blocks its clusters
+ * access: bid, bsize, bhome (global rank). */
+typedef struct {
+    int32_t rank, n, n_pairs, n_blocks;
+    const int64_t *blk, *cptr, *bid;
+    const double *load, *fp, *wk, *cout, *cin, *cself, *bsize;
+    const uint8_t *pinned;
+    const int32_t *crank, *bhome;
+    double baseline, cap, alpha;
+} wpart_tasks_rank_summary_t;
+
+/* The best exchange between the ranks of summaries a and b as FindBestCCM estimates it on
+ * the three-rank problem they describe (a's clusters and a pinned pseudo-task for its other
+ * clusters on rank 0, b's likewise on 1, every other rank one task on 2). The bytes between
+ * the two ranks are spread over the cluster pairs in proportion to both sides (at most
+ * cross_pairs pairs per direction; beyond, a cluster keeps them towards the other rank's
+ * pseudo-task); without per_rank they count as bytes towards every other rank. With
+ * fallback, when no exchange is found and beta or gamma is non-zero, the estimate is made
+ * again without the bytes. out->give (a's cluster indices) and out->take (b's) must hold
+ * a->n and b->n entries. */
+wpart_status_t wpart_tasks_ranks_estimate(const wpart_tasks_rank_summary_t *a,
+                                          const wpart_tasks_rank_summary_t *b,
+                                          const wpart_tasks_coeffs_t *c,
+                                          const wpart_tasks_lb_params_t *prm,
+                                          double comm_thresh, int64_t cross_pairs,
+                                          int per_rank, int fallback,
+                                          wpart_tasks_pair_step_t *out);
+
+/* The records of the tasks on one rank (wpart.tasks RankData): n tasks sorted by gid (load,
+ * footprint, working memory, block id or -1), m incident edges (edge id, source and
+ * destination task gids, bytes), the blocks they access (id, size, home rank) and the pinned
+ * task gids (sorted). */
+typedef struct {
+    int32_t rank, n, m, n_blocks, n_pinned;
+    const int64_t *gid, *blk, *eid, *esrc, *edst, *bid, *pinned;
+    const double *load, *fp, *wk, *ebytes, *bsize;
+    const int32_t *bhome;
+    double baseline, cap, alpha;
+} wpart_tasks_rank_records_t;
+
+/* The exact pair step of the rank engine: the problem of ranks a (local 0) and b (local 1;
+ * b->n == 0 and b->m == 0: a alone), every endpoint off the pair one task on 2; when an edge
+ * is on both ranks, b's copy is used. With out != NULL: FindBestCCM of the pair (found,
+ * dexc, gain, n_give, n_take; the gids given and taken go to give64 and take64, which must
+ * hold a->n and b->n entries; out->give / out->take are not used). With w_a != NULL: W of
+ * rank a (before any exchange). */
+wpart_status_t wpart_tasks_ranks_pair(const wpart_tasks_rank_records_t *a,
+                                      const wpart_tasks_rank_records_t *b,
+                                      const wpart_tasks_coeffs_t *c,
+                                      const wpart_tasks_lb_params_t *prm, double comm_thresh,
+                                      wpart_tasks_pair_step_t *out, int64_t *give64,
+                                      int64_t *take64, double *w_a);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,345 @@
+/*
+ * ranks_estimate.c -- the estimate a rank of the distributed CCM-LB engine makes of its best
+ * exchange with a peer from the two ranks' gossiped per-cluster summaries (rounds protocol of
+ * wpart.tasks; the Python reference is wpart/tasks/_summary.py, estimate_problem).
+ *
+ * The two summaries describe a three-rank problem: a's clusters on rank 0 then a pinned
+ * pseudo-task of zero load standing for a's other clusters, b's clusters and pseudo-task on 1,
+ * and one task on 2 for every other rank. A cluster's bytes towards its own rank go to its
+ * rank's pseudo-task (they leave the rank with the cluster), its bytes towards the other rank
+ * of the pair are spread over the other side's clusters (they become local once it moves
+ * there), its bytes towards every other rank go to the task on 2. FindBestCCM then runs on
+ * that problem with the serial engine's code (wpart_tasks_pair_best, ccm_pair.c).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "wpart/tasks_ranks.h"
+
+typedef struct {
+    int32_t *src, *dst;
+    double *w;
+    int64_t n, cap;
+} edges_t;
+
+static wpart_status_t edge_add(edges_t *e, int32_t s, int32_t d, double w)
+{
+    if (!(w > 0.0)) return WPART_OK; /* zero bytes: no edge */
+    if (e->n == e->cap) {
+        int64_t nc = e->cap ? 2 * e->cap : 64;
+        int32_t *ns = wpart_i_malloc(nc, sizeof(int32_t));
+        int32_t *nd = wpart_i_malloc(nc, sizeof(int32_t));
+        double *nw = wpart_i_malloc(nc, sizeof(double));
+        if (!ns || !nd || !nw) {
+            free(ns);
+            free(nd);
+            free(nw);
+            return wpart_i_error(WPART_ENOMEM, "out of memory for the estimate's edges");
+        }
+        if (e->n) {
+            memcpy(ns, e->src, (size_t)e->n * sizeof(int32_t));
+            memcpy(nd, e->dst, (size_t)e->n * sizeof(int32_t));
+            memcpy(nw, e->w, (size_t)e->n * sizeof(double));
+        }
+        free(e->src);
+        free(e->dst);
+        free(e->w);
+        e->src = ns;
+        e->dst = nd;
+        e->w = nw;
+        e->cap = nc;
+    }
+    e->src[e->n] = s;
+    e->dst[e->n] = d;
+    e->w[e->n] = w;
+    e->n++;
+    return WPART_OK;
+}
+
+static wpart_status_t check_summary(const wpart_tasks_rank_summary_t *s, const char *name)
+{
+    if (s == NULL) return wpart_i_error(WPART_EINVAL, "summary %s is NULL", name);
+    if (s->n < 0 || s->n_pairs < 0 || s->n_blocks < 0) {
+        return wpart_i_error(WPART_EINVAL, "summary %s has a negative size", name);
+    }
+    if (s->n > 0 && (!s->blk || !s->cptr || !s->load || !s->fp || !s->wk || !s->cself ||
+                     !s->pinned)) {
+        return wpart_i_error(WPART_EINVAL, "summary %s misses a per-cluster array", name);
+    }
+    if (s->n_pairs > 0 && (!s->crank || !s->cout || !s->cin)) {
+        return wpart_i_error(WPART_EINVAL, "summary %s misses its volumes", name);
+    }
+    if (s->n_blocks > 0 && (!s->bid || !s->bsize || !s->bhome)) {
+        return wpart_i_error(WPART_EINVAL, "summary %s misses its blocks", name);
+    }
+    if (s->n > 0 && (s->cptr[0] != 0 || s->cptr[s->n] != s->n_pairs)) {
+        return wpart_i_error(WPART_EINVAL, "summary %s: cptr does not cover its volumes", name);
+    }
+    for (int32_t i = 0; i < s->n; i++) {
+        if (s->cptr[i + 1] < s->cptr[i]) {
+            return wpart_i_error(WPART_EINVAL, "summary %s: cptr is not ascending", name);
+        }
+    }
+    return WPART_OK;
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* The size and home (local rank 0, 1 or 2) of block `id`: b's record first, then a's. */
+static int find_block(const wpart_tasks_rank_summary_t *a, const wpart_tasks_rank_summary_t *b,
+                      int64_t id, double *size, int32_t *home)
+{
+    const wpart_tasks_rank_summary_t *s[2] = {b, a};
+    for (int k = 0; k < 2; k++) {
+        for (int32_t i = 0; i < s[k]->n_blocks; i++) {
+            if (s[k]->bid[i] == id) {
+                int32_t h = s[k]->bhome[i];
+                *size = s[k]->bsize[i];
+                *home = h == a->rank ? 0 : (h == b->rank ? 1 : 2);
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+wpart_status_t wpart_tasks_ranks_estimate(const wpart_tasks_rank_summary_t *a,
+                                          const wpart_tasks_rank_summary_t *b,
+                                          const wpart_tasks_coeffs_t *c,
+                                          const wpart_tasks_lb_params_t *prm,
+                                          double comm_thresh, int64_t cross_pairs,
+                                          int per_rank, int fallback,
+                                          wpart_tasks_pair_step_t *out)
+{
+    wpart_status_t st = WPART_OK;
+    edges_t e = {NULL, NULL, NULL, 0, 0};
+    double *load = NULL, *fp = NULL, *wk = NULL, *tw = NULL, *bsize = NULL;
+    int32_t *tb = NULL, *assign = NULL, *bhome = NULL, *give = NULL, *take = NULL;
+    int64_t *bids = NULL;
+    uint8_t *mig = NULL;
+    double base3[3], cap3[3], alpha3[3];
+    WPART_CHECK(check_summary(a, "a"));
+    WPART_CHECK(check_summary(b, "b"));
+    if (c == NULL || prm == NULL || out == NULL || out->give == NULL || out->take == NULL) {
+        WPART_FAIL(WPART_EINVAL, "coefficients, parameters or output is NULL");
+    }
+    if (prm->control && prm->control->should_stop &&
+        prm->control->should_stop(prm->control->ctx)) {
+        WPART_FAIL(WPART_ECANCELLED, "stopped");
+    }
+    const int32_t na = a->n, nb = b->n;
+    const int32_t anc[2] = {na, na + nb + 1}, off[2] = {0, na + 1};
+    const int32_t ghost = na + nb + 2, T = ghost + 1;
+    load = wpart_i_calloc(T, sizeof(double));
+    fp = wpart_i_calloc(T, sizeof(double));
+    wk = wpart_i_calloc(T, sizeof(double));
+    tb = wpart_i_malloc(T, sizeof(int32_t));
+    assign = wpart_i_malloc(T, sizeof(int32_t));
+    mig = wpart_i_malloc(T, sizeof(uint8_t));
+    give = wpart_i_malloc(T, sizeof(int32_t));
+    take = wpart_i_malloc(T, sizeof(int32_t));
+    /* per side: bytes out / in towards the other rank of the pair, per cluster */
+    tw = wpart_i_calloc(2 * (int64_t)(na + nb) + 1, sizeof(double));
+    bids = wpart_i_malloc((int64_t)na + nb + 1, sizeof(int64_t));
+    if (!load || !fp || !wk || !tb || !assign || !mig || !give || !take || !tw || !bids) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory for the estimate's problem");
+    }
+    double *t_out[2] = {tw, tw + na}, *t_in[2] = {tw + na + nb, tw + 2 * na + nb};
+    int any_fp = 0, any_wk = 0, nblk = 0;
+    for (int side = 0; side < 2; side++) {
+        const wpart_tasks_rank_summary_t *s = side ? b : a;
+        const int32_t o = off[side], other = side ? a->rank : b->rank;
+        for (int32_t i = 0; i < s->n; i++) {
+            load[o + i] = s->load[i];
+            fp[o + i] = s->fp[i];
+            wk[o + i] = s->wk[i];
+            any_fp |= s->fp[i] != 0.0;
+            any_wk |= s->wk[i] != 0.0;
+            assign[o + i] = side;
+            mig[o + i] = (uint8_t)!s->pinned[i];
+            tb[o + i] = -1;
+            if (s->blk[i] >= 0) bids[nblk++] = s->blk[i];
+            if (per_rank) {
+                for (int64_t j = s->cptr[i]; j < s->cptr[i + 1]; j++) {
+                    if (s->crank[j] == other) {
+                        t_out[side][i] += s->cout[j];
+                        t_in[side][i] += s->cin[j];
+                    }
+                }
+            }
+        }
+        assign[anc[side]] = side;
+        mig[anc[side]] = 0;
+        tb[anc[side]] = -1;
+    }
+    assign[ghost] = 2;
+    mig[ghost] = 1;
+    tb[ghost] = -1;
+    /* the bytes of each side: inside a cluster, towards its own rank's other clusters, towards
+     * every rank but the pair's other one */
+    for (int side = 0; side < 2; side++) {
+        const wpart_tasks_rank_summary_t *s = side ? b : a;
+        const int32_t o = off[side];
+        for (int32_t i = 0; i < s->n; i++) WPART_CHECK(edge_add(&e, o + i, o + i, s->cself[i]));
+        for (int32_t i = 0; i < s->n; i++) {
+            for (int64_t j = s->cptr[i]; j < s->cptr[i + 1]; j++) {
+                if (s->crank[j] == s->rank) WPART_CHECK(edge_add(&e, o + i, anc[side], s->cout[j]));
+            }
+        }
+        for (int32_t i = 0; i < s->n; i++) {
+            for (int64_t j = s->cptr[i]; j < s->cptr[i + 1]; j++) {
+                if (s->crank[j] == s->rank) WPART_CHECK(edge_add(&e, anc[side], o + i, s->cin[j]));
+            }
+        }
+        for (int pass = 0; pass < 2; pass++) {
+            for (int32_t i = 0; i < s->n; i++) {
+                double far = 0.0;
+                for (int64_t j = s->cptr[i]; j < s->cptr[i + 1]; j++) {
+                    if (s->crank[j] != s->rank) far += pass ? s->cin[j] : s->cout[j];
+                }
+                far -= pass ? t_in[side][i] : t_out[side][i];
+                if (pass) WPART_CHECK(edge_add(&e, ghost, o + i, far));
+                else WPART_CHECK(edge_add(&e, o + i, ghost, far));
+            }
+        }
+    }
+    /* the bytes between the two ranks: from a's clusters to b's, then from b's to a's */
+    for (int dir = 0; dir < 2; dir++) {
+        const int sa = dir == 0;
+        const wpart_tasks_rank_summary_t *s = sa ? a : b, *t = sa ? b : a;
+        const double *r = t_out[sa ? 0 : 1], *q = t_in[sa ? 1 : 0];
+        const int32_t so = off[sa ? 0 : 1], to = off[sa ? 1 : 0];
+        int64_t nr = 0, nq = 0;
+        double sr = 0.0, sq = 0.0;
+        for (int32_t i = 0; i < s->n; i++) {
+            if (r[i] != 0.0) { nr++; sr += r[i]; }
+        }
+        for (int32_t j = 0; j < t->n; j++) {
+            if (q[j] != 0.0) { nq++; sq += q[j]; }
+        }
+        if (nr && nq && nr * nq <= cross_pairs) {
+            for (int32_t i = 0; i < s->n; i++) {
+                if (r[i] == 0.0) continue;
+                for (int32_t j = 0; j < t->n; j++) {
+                    if (q[j] == 0.0) continue;
+                    /* a's clusters keep their own totals */
+                    double w = sa ? r[i] * (q[j] / sq) : (r[i] / sr) * q[j];
+                    WPART_CHECK(edge_add(&e, so + i, to + j, w));
+                }
+            }
+        } else if ((sa && nr) || (!sa && !nq)) { /* the sender's view */
+            for (int32_t i = 0; i < s->n; i++) {
+                if (r[i] != 0.0) WPART_CHECK(edge_add(&e, so + i, anc[sa ? 1 : 0], r[i]));
+            }
+        } else { /* the receiver's view */
+            for (int32_t j = 0; j < t->n; j++) {
+                if (q[j] != 0.0) WPART_CHECK(edge_add(&e, anc[sa ? 0 : 1], to + j, q[j]));
+            }
+        }
+    }
+    /* blocks: the distinct blocks of the clusters, their size and local home */
+    int32_t nub = 0;
+    if (nblk) {
+        qsort(bids, (size_t)nblk, sizeof(int64_t), cmp_i64);
+        for (int32_t i = 0; i < nblk; i++) {
+            if (nub == 0 || bids[nub - 1] != bids[i]) bids[nub++] = bids[i];
+        }
+        bsize = wpart_i_malloc(nub, sizeof(double));
+        bhome = wpart_i_malloc(nub, sizeof(int32_t));
+        if (!bsize || !bhome) WPART_FAIL(WPART_ENOMEM, "out of memory for the estimate's blocks");
+        for (int32_t k = 0; k < nub; k++) {
+            if (!find_block(a, b, bids[k], &bsize[k], &bhome[k])) {
+                WPART_FAIL(WPART_EINVAL, "a cluster accesses a block with no size or home");
+            }
+        }
+        for (int side = 0; side < 2; side++) {
+            const wpart_tasks_rank_summary_t *s = side ? b : a;
+            for (int32_t i = 0; i < s->n; i++) {
+                if (s->blk[i] < 0) continue;
+                const int64_t *hit = bsearch(&s->blk[i], bids, (size_t)nub, sizeof(int64_t),
+                                             cmp_i64);
+                tb[off[side] + i] = (int32_t)(hit - bids);
+            }
+        }
+    }
+    wpart_tasks_problem_t p;
+    memset(&p, 0, sizeof(p));
+    p.n_ranks = 3;
+    p.n_tasks = T;
+    p.n_blocks = nub;
+    p.n_edges = e.n;
+    p.task_load = load;
+    p.task_footprint = any_fp ? fp : NULL;
+    p.task_working = any_wk ? wk : NULL;
+    p.task_block = nub ? tb : NULL;
+    p.block_size = bsize;
+    p.block_home = bhome;
+    p.edge_src = e.src;
+    p.edge_dst = e.dst;
+    p.edge_bytes = e.w;
+    p.task_migratable = mig;
+    if (a->baseline != 0.0 || b->baseline != 0.0) {
+        base3[0] = a->baseline;
+        base3[1] = b->baseline;
+        base3[2] = 0.0;
+        p.rank_baseline = base3;
+    }
+    if (isfinite(a->cap) || isfinite(b->cap)) {
+        cap3[0] = a->cap;
+        cap3[1] = b->cap;
+        cap3[2] = INFINITY;
+        p.rank_mem_cap = cap3;
+    }
+    if (!(isnan(a->alpha) && isnan(b->alpha))) {
+        alpha3[0] = isnan(a->alpha) ? c->alpha : a->alpha;
+        alpha3[1] = isnan(b->alpha) ? c->alpha : b->alpha;
+        alpha3[2] = c->alpha;
+        p.rank_alpha = alpha3;
+    }
+    wpart_tasks_pair_step_t res = {0, 0.0, 0.0, give, take, 0, 0};
+    WPART_CHECK(wpart_tasks_pair_best(&p, c, prm, comm_thresh, assign, 0, 1, &res));
+    if (!res.found && fallback && e.n > 0 && (c->beta != 0.0 || c->gamma != 0.0)) {
+        /* the summaries' first-order view of the bytes can reject an exchange that the exact
+         * step takes: estimate again on load, memory and homing alone */
+        p.n_edges = 0;
+        p.edge_src = p.edge_dst = NULL;
+        p.edge_bytes = NULL;
+        WPART_CHECK(wpart_tasks_pair_best(&p, c, prm, comm_thresh, assign, 0, 1, &res));
+    }
+    out->found = res.found;
+    out->dexc = res.dexc;
+    out->gain = res.gain;
+    out->n_give = out->n_take = 0;
+    for (int32_t i = 0; i < res.n_give; i++) {
+        if (give[i] < 0 || give[i] >= na) WPART_FAIL(WPART_EINTERNAL, "gives a pseudo-task");
+        out->give[out->n_give++] = give[i];
+    }
+    for (int32_t i = 0; i < res.n_take; i++) {
+        int32_t x = take[i] - off[1];
+        if (x < 0 || x >= nb) WPART_FAIL(WPART_EINTERNAL, "takes a pseudo-task");
+        out->take[out->n_take++] = x;
+    }
+cleanup:
+    free(e.src);
+    free(e.dst);
+    free(e.w);
+    free(load);
+    free(fp);
+    free(wk);
+    free(tb);
+    free(assign);
+    free(mig);
+    free(give);
+    free(take);
+    free(tw);
+    free(bids);
+    free(bsize);
+    free(bhome);
+    return st;
+}
