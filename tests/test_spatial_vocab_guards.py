@@ -13,7 +13,7 @@ import scipy.sparse as sps
 
 import wpart
 from wpart import spatial
-from wpart.spatial import _jag_m, _sparse
+from wpart.spatial import _common, _sparse
 
 
 def _write(path, text):
@@ -152,7 +152,7 @@ def test_hier_rb_default_3d_and_relaxed_best():
 def test_time_limited_jag_m_opt_never_worse_than_jag_m_alloc(monkeypatch):
     # force every search to stop at once with its JAG-M-HEUR-PROBE incumbent, as a time limit
     # reached early does; the result must still be <= JAG-M-ALLOC's on the same input
-    real_run = _jag_m._run
+    real_run = _common._run  # the core call of every method (run_method)
 
     def stopped(pp, method, params, **kw):
         if method != "jag_m_opt":
@@ -162,7 +162,7 @@ def test_time_limited_jag_m_opt_never_worse_than_jag_m_alloc(monkeypatch):
         import dataclasses
         return dataclasses.replace(r, method="jag_m_opt", status="time_limit")
 
-    monkeypatch.setattr(_jag_m, "_run", stopped)
+    monkeypatch.setattr(_common, "_run", stopped)
     worse = 0
     for A, m in _instances(200):
         for orient in ("best", "hor", "ver"):

@@ -248,7 +248,7 @@ def factor_pair(m: int, n1: int, n2: int) -> tuple[int, int]:
     return P, m // P
 
 
-def _pq(m: int, n1: int, n2: int, P: Any, Q: Any) -> tuple[int, int]:
+def _pq(m: int, n1: int, n2: int, P: Any, Q: Any, stacklevel: int = 3) -> tuple[int, int]:
     if P is None and Q is None:
         P, Q = factor_pair(m, n1, n2)
         if (
@@ -260,7 +260,7 @@ def _pq(m: int, n1: int, n2: int, P: Any, Q: Any) -> tuple[int, int]:
                 f"m = {m} is prime: the only P x Q grids are 1 x m and m x 1; consider an "
                 "m-way algorithm (jag_m_heur_probe, hier_relaxed)",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=stacklevel,
             )
         return P, Q
     if P is not None:
@@ -281,7 +281,7 @@ def _pq(m: int, n1: int, n2: int, P: Any, Q: Any) -> tuple[int, int]:
         warnings.warn(
             f"P x Q = {P} x {Q} exceeds the {n1} x {n2} matrix: some rectangles will be empty",
             UserWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
     return P, Q
 
@@ -392,6 +392,21 @@ def _run(
                    loads=loads)
 
 
+def run_method(method: str, A: Any, m: Any, setup: Any = None, *, allow_empty: Any,
+               weights: Any, speeds: Any = None, time_limit: Any = None, progress: Any = None,
+               sparse: bool = True) -> SpatialPartition:
+    """One method's prepare -> run -> result: `A` prepared (a sparse matrix kept sparse when
+    `sparse` and no `speeds`: the method runs on its nonzeros), ``setup(pp)`` (optional) giving
+    the method's recorded params and its core options from the prepared input, then the core
+    call and the result (:func:`_run`). A warning `setup` raises names the caller of the
+    method's public function at ``stacklevel=5``."""
+    pp = _Prepared(A, m, allow_empty, weights=weights, method=method,
+                   sparse=sparse and speeds is None)
+    params, opts = setup(pp) if setup is not None else ({}, {})
+    return _run(pp, method, params, time_limit=time_limit, progress=progress, speeds=speeds,
+                **opts)
+
+
 def progress_done(hook: Any) -> None:
     """Report a finished call to a progress `hook` (a bar reaches 100 %: the core's own reports
     stop where its search ends, e.g. JAG-M-OPT's bisection before its last step)."""
@@ -496,7 +511,7 @@ def _result(
     )
 
 
-def _stripes_P(pp: _Prepared, P: Any, o: int = _core.SP_HOR) -> int:
+def _stripes_P(pp: _Prepared, P: Any, o: int = _core.SP_HOR, stacklevel: int = 3) -> int:
     if P is None or (isinstance(P, str) and P == "sqrt"):
         return 0
     if isinstance(P, str):
@@ -515,7 +530,7 @@ def _stripes_P(pp: _Prepared, P: Any, o: int = _core.SP_HOR) -> int:
             f"P = {Pv} stripes of at most {nother} pieces cannot hold m = {pp.m} non-empty "
             f"rectangles (P >= {-(-pp.m // nother)} would): some will be empty",
             UserWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
     return min(Pv, pp.m)  # the core clamps P to <= m anyway; keeps it in int64
 

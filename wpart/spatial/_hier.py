@@ -13,7 +13,8 @@ from .. import _core
 from .._docs import fill_doc
 from .._errors import WpartValueError
 from .._validate import as_float, as_time_limit, choice
-from ._common import _RULE, _TIE, _VARIANT, _VARIANT_BEST, _Prepared, _result, _run, with_progress
+from ._common import (_RULE, _TIE, _VARIANT_BEST, _Prepared, _result, _run, run_method,
+                      with_progress)
 from ._partition import SpatialPartition
 
 __all__ = ["hier_opt", "hier_rb", "hier_relaxed"]
@@ -74,13 +75,27 @@ def hier_rb(
         A bad argument (named in the message).
     """
     pp = _Prepared(A, m, allow_empty, (2, 3), weights=weights, method="hier_rb")
+    return _bisections(pp, "hier_rb", variant, tie, time_limit, progress, speeds)
+
+
+def _bisections(pp: _Prepared, method: str, variant: Any, tie: Any, time_limit: Any,
+                progress: Any, speeds: Any) -> SpatialPartition:
+    """HIER-RB or HIER-RELAXED (`method`) on the prepared input with the cut rule `variant`,
+    or with ``"best"`` both whole bisections (``"load"`` and ``"dist"``), the better kept."""
     v = choice(variant, "variant", _VARIANT_BEST)
     t = choice(tie, "tie", _TIE)
     tl = as_time_limit(time_limit)
+
+    def one(r: str) -> SpatialPartition:
+        if pp.A.ndim == 3:
+            return _hier_rb3d(pp, r, speeds)
+        return _run(pp, method, {"variant": r, "tie": t}, rule=_RULE[r],
+                    tie_first=int(t == "first"), speeds=speeds, time_limit=tl)
+
     if v == "best":
-        return with_progress(progress, "hier_rb", lambda: _best_of(
-            [lambda r=r: _hier_rb(pp, r, t, speeds, tl) for r in ("load", "dist")], tl, v))
-    return with_progress(progress, "hier_rb", lambda: _hier_rb(pp, v, t, speeds, tl))
+        return with_progress(progress, method, lambda: _best_of(
+            [lambda r=r: one(r) for r in ("load", "dist")], tl, v))
+    return with_progress(progress, method, lambda: one(v))
 
 
 def _best_of(runs: list, tl: float | None, variant: str) -> SpatialPartition:
@@ -99,34 +114,23 @@ def _best_of(runs: list, tl: float | None, variant: str) -> SpatialPartition:
     return dataclasses.replace(best, params=params)
 
 
-def _hier_rb(pp: _Prepared, v: str, t: str, speeds: Any, tl: float | None) -> SpatialPartition:
-    if pp.A.ndim == 3:
-        if v not in ("load", "dist"):
-            raise WpartValueError("`variant` must be 'best', 'load' or 'dist' for a 3D `A`")
-        if speeds is not None:
-            raise WpartValueError("`speeds` are not supported for a 3D `A`")
-        t0 = time.perf_counter()
-        boxes = _core.spatial_hier_rb3d(pp.S, pp.m, _RULE[v])
-        stats = {
-            "seconds": time.perf_counter() - t0,
-            "iterations": 0,
-            "probes": 0,
-            "cost_evals": 0,
-            "dp_states": 0,
-            "converged": True,
-        }
-        return _result(
-            pp, boxes, "hier_rb", {"variant": v, "tie": "first", "ndim": 3}, stats
-        )
-    return _run(
-        pp,
-        "hier_rb",
-        {"variant": v, "tie": t},
-        rule=_RULE[v],
-        tie_first=int(t == "first"),
-        speeds=speeds,
-        time_limit=tl,
-    )
+def _hier_rb3d(pp: _Prepared, v: str, speeds: Any) -> SpatialPartition:
+    """HIER-RB on a 3D `A` (rule "load" or "dist", no speeds)."""
+    if v not in ("load", "dist"):
+        raise WpartValueError("`variant` must be 'best', 'load' or 'dist' for a 3D `A`")
+    if speeds is not None:
+        raise WpartValueError("`speeds` are not supported for a 3D `A`")
+    t0 = time.perf_counter()
+    boxes = _core.spatial_hier_rb3d(pp.S, pp.m, _RULE[v])
+    stats = {
+        "seconds": time.perf_counter() - t0,
+        "iterations": 0,
+        "probes": 0,
+        "cost_evals": 0,
+        "dp_states": 0,
+        "converged": True,
+    }
+    return _result(pp, boxes, "hier_rb", {"variant": v, "tie": "first", "ndim": 3}, stats)
 
 
 @fill_doc
@@ -166,18 +170,7 @@ def hier_relaxed(
     {allow_empty time_limit progress speeds weights returns_spatial raises}
     """
     pp = _Prepared(A, m, allow_empty, weights=weights, method="hier_relaxed")
-    v = choice(variant, "variant", _VARIANT_BEST)
-    t = choice(tie, "tie", _TIE)
-    tl = as_time_limit(time_limit)
-
-    def one(r: str) -> SpatialPartition:
-        return _run(pp, "hier_relaxed", {"variant": r, "tie": t}, rule=_RULE[r],
-                    tie_first=int(t == "first"), speeds=speeds, time_limit=tl)
-
-    if v == "best":
-        return with_progress(progress, "hier_relaxed", lambda: _best_of(
-            [lambda r=r: one(r) for r in ("load", "dist")], tl, v))
-    return with_progress(progress, "hier_relaxed", lambda: one(v))
+    return _bisections(pp, "hier_relaxed", variant, tie, time_limit, progress, speeds)
 
 
 @fill_doc
@@ -220,15 +213,10 @@ def hier_opt(
         Largest number of DP states allowed (a larger instance raises a limit error).
     {allow_empty time_limit progress speeds weights returns_spatial raises}
     """
-    pp = _Prepared(A, m, allow_empty, weights=weights, method="hier_opt")
-    msf = as_float(max_states, "max_states", minimum=1.0, allow_inf=True)
-    ms = int(min(msf, 2.0**62))
-    return _run(
-        pp,
-        "hier_opt",
-        {"max_states": ms},
-        max_states=ms,
-        time_limit=time_limit,
-        progress=progress,
-        speeds=speeds,
-    )
+    def setup(pp: _Prepared) -> tuple[dict, dict]:
+        msf = as_float(max_states, "max_states", minimum=1.0, allow_inf=True)
+        ms = int(min(msf, 2.0**62))
+        return {"max_states": ms}, {"max_states": ms}
+
+    return run_method("hier_opt", A, m, setup, allow_empty=allow_empty, weights=weights,
+                      speeds=speeds, time_limit=time_limit, progress=progress, sparse=False)

@@ -23,9 +23,9 @@ from ._common import (
     _pad,
     _Prepared,
     _result,
-    _run,
     _stripes_of,
     _stripes_P,
+    run_method,
 )
 from ._partition import SpatialPartition
 
@@ -85,13 +85,8 @@ def jag_m_heur(
     ----------
     {A m P orient allow_empty time_limit progress speeds weights returns_spatial raises}
     """
-    pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_heur",
-                   sparse=speeds is None)
-    o = _orient(orient)
-    Pv = _stripes_P(pp, P, o)
-    return _run(
-        pp, "jag_m_heur", {"P": P, "orient": _ORIENT_NAME[o]}, P=Pv, orient=o, speeds=speeds, time_limit=time_limit, progress=progress
-    )
+    return run_method("jag_m_heur", A, m, _heur_setup(P, orient), allow_empty=allow_empty,
+                      weights=weights, speeds=speeds, time_limit=time_limit, progress=progress)
 
 
 def _heur_stripes(
@@ -106,6 +101,32 @@ def _heur_stripes(
     oo = _ORIENT_CODE[h.params["orient_used"]]
     cuts, counts = _stripes_of(h.rects, oo, pp.A.shape)
     return oo, cuts, counts
+
+
+def _heur_setup(P: Any, orient: Any) -> Any:
+    """The params and core options of JAG-M-HEUR / JAG-M-HEUR-PROBE (`run_method`'s `setup`)."""
+
+    def setup(pp: _Prepared) -> tuple[dict, dict]:
+        o = _orient(orient)
+        Pv = _stripes_P(pp, P, o, stacklevel=5)
+        return {"P": P, "orient": _ORIENT_NAME[o]}, {"P": Pv, "orient": o}
+
+    return setup
+
+
+def _given_or_heur(pp: _Prepared, orient: Any, given: Any, which: int, name: str,
+                   allow_empty: bool, speeds: Any) -> tuple[int, Any, int]:
+    """The orientation, the stripe cuts (`which` = 1) or counts (2) and the parts to solve
+    with: `given` as it is (orientation 'hor' or 'ver'), or by default JAG-M-HEUR's, for one
+    part per cell when there are more parts than cells (the rest padded empty)."""
+    o = _orient(orient)
+    if given is None:
+        m_solve = _m_cells(pp, speeds)
+        found = _heur_stripes(pp, o, allow_empty, speeds, m_solve)
+        return found[0], found[which], m_solve
+    if o == _core.SP_BEST:
+        raise WpartValueError(f"`orient` must be 'hor' or 'ver' when `{name}` are given")
+    return o, given, pp.m
 
 
 @fill_doc
@@ -146,36 +167,25 @@ def jag_m_probe(
         Stripe boundaries along the main dimension; default: those of :func:`jag_m_heur`.
     {orient allow_empty time_limit progress speeds weights returns_spatial raises}
     """
-    pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_probe",
-                   sparse=speeds is None)
-    o = _orient(orient)
-    m_solve = pp.m
-    if stripe_cuts is None:
-        # more parts than cells: default stripes for one part per cell, the rest padded empty
-        m_solve = _m_cells(pp, speeds)
-        o, stripe_cuts, _ = _heur_stripes(pp, o, allow_empty, speeds, m_solve)
-    elif o == _core.SP_BEST:
-        raise WpartValueError("`orient` must be 'hor' or 'ver' when `stripe_cuts` are given")
-    cuts = _as_int_vector(stripe_cuts, "stripe_cuts")
-    if cuts.dtype.kind not in "iu" or cuts.ndim != 1 or cuts.size < 2:
-        raise WpartValueError("`stripe_cuts` must be a 1-D integer array of length >= 2")
-    cuts = np.ascontiguousarray(cuts, dtype=np.int64)
-    nmain = pp.n1 if o == _core.SP_HOR else pp.n2
-    if cuts[0] != 0 or cuts[-1] != nmain or (np.diff(cuts) < 0).any():
-        raise WpartValueError(f"`stripe_cuts` must rise from 0 to {nmain}")
-    if cuts.size - 1 > pp.m:
-        raise WpartValueError(
-            f"`stripe_cuts` define {cuts.size - 1} stripes, more than m = {pp.m}"
-        )
-    return _run(
-        pp,
-        "jag_m_probe",
-        {"stripe_cuts": cuts.tolist(), "orient": _ORIENT_NAME[o]},
-        cuts=cuts,
-        orient=o,
-        speeds=speeds, time_limit=time_limit, progress=progress,
-        m_solve=m_solve,
-    )
+    def setup(pp: _Prepared) -> tuple[dict, dict]:
+        o, given, m_solve = _given_or_heur(pp, orient, stripe_cuts, 1, "stripe_cuts",
+                                           allow_empty, speeds)
+        cuts = _as_int_vector(given, "stripe_cuts")
+        if cuts.dtype.kind not in "iu" or cuts.ndim != 1 or cuts.size < 2:
+            raise WpartValueError("`stripe_cuts` must be a 1-D integer array of length >= 2")
+        cuts = np.ascontiguousarray(cuts, dtype=np.int64)
+        nmain = pp.n1 if o == _core.SP_HOR else pp.n2
+        if cuts[0] != 0 or cuts[-1] != nmain or (np.diff(cuts) < 0).any():
+            raise WpartValueError(f"`stripe_cuts` must rise from 0 to {nmain}")
+        if cuts.size - 1 > pp.m:
+            raise WpartValueError(
+                f"`stripe_cuts` define {cuts.size - 1} stripes, more than m = {pp.m}"
+            )
+        return ({"stripe_cuts": cuts.tolist(), "orient": _ORIENT_NAME[o]},
+                {"cuts": cuts, "orient": o, "m_solve": m_solve})
+
+    return run_method("jag_m_probe", A, m, setup, allow_empty=allow_empty, weights=weights,
+                      speeds=speeds, time_limit=time_limit, progress=progress)
 
 
 @fill_doc
@@ -204,18 +214,8 @@ def jag_m_heur_probe(
     ----------
     {A m P orient allow_empty time_limit progress speeds weights returns_spatial raises}
     """
-    pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_heur_probe",
-                   sparse=speeds is None)
-    o = _orient(orient)
-    Pv = _stripes_P(pp, P, o)
-    return _run(
-        pp,
-        "jag_m_heur_probe",
-        {"P": P, "orient": _ORIENT_NAME[o]},
-        P=Pv,
-        orient=o,
-        speeds=speeds, time_limit=time_limit, progress=progress,
-    )
+    return run_method("jag_m_heur_probe", A, m, _heur_setup(P, orient), allow_empty=allow_empty,
+                      weights=weights, speeds=speeds, time_limit=time_limit, progress=progress)
 
 
 @fill_doc
@@ -269,35 +269,21 @@ def jag_m_alloc(
         Parts per stripe (each >= 1, summing to `m`); default: proportional to the stripe loads.
     {orient allow_empty time_limit progress speeds weights returns_spatial raises}
     """
-    pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_alloc",
-                   sparse=speeds is None)
-    o = _orient(orient)
-    m_solve = pp.m
-    if counts is None:
-        # more parts than cells: default counts for one part per cell, the rest padded empty
-        m_solve = _m_cells(pp, speeds)
-        o, _, counts = _heur_stripes(pp, o, allow_empty, speeds, m_solve)
-    elif o == _core.SP_BEST:
-        raise WpartValueError("`orient` must be 'hor' or 'ver' when `counts` are given")
-    c = _as_int_vector(counts, "counts")
-    if c.dtype.kind not in "iu" or c.ndim != 1 or c.size < 1:
-        raise WpartValueError("`counts` must be a non-empty 1-D integer array")
-    c = np.ascontiguousarray(c, dtype=np.int64)
-    if (c < 1).any() or (c > m_solve).any() or int(c.sum()) != m_solve:
-        raise WpartValueError(
-            f"`counts` must be >= 1 and sum to m = {m_solve}, got sum {int(c.sum())}"
-        )
-    return _run(
-        pp,
-        "jag_m_alloc",
-        {"counts": c.tolist(), "orient": _ORIENT_NAME[o]},
-        cuts=c,
-        orient=o,
-        time_limit=time_limit,
-        progress=progress,
-        speeds=speeds,
-        m_solve=m_solve,
-    )
+    def setup(pp: _Prepared) -> tuple[dict, dict]:
+        o, given, m_solve = _given_or_heur(pp, orient, counts, 2, "counts", allow_empty, speeds)
+        c = _as_int_vector(given, "counts")
+        if c.dtype.kind not in "iu" or c.ndim != 1 or c.size < 1:
+            raise WpartValueError("`counts` must be a non-empty 1-D integer array")
+        c = np.ascontiguousarray(c, dtype=np.int64)
+        if (c < 1).any() or (c > m_solve).any() or int(c.sum()) != m_solve:
+            raise WpartValueError(
+                f"`counts` must be >= 1 and sum to m = {m_solve}, got sum {int(c.sum())}"
+            )
+        return ({"counts": c.tolist(), "orient": _ORIENT_NAME[o]},
+                {"cuts": c, "orient": o, "m_solve": m_solve})
+
+    return run_method("jag_m_alloc", A, m, setup, allow_empty=allow_empty, weights=weights,
+                      speeds=speeds, time_limit=time_limit, progress=progress)
 
 
 @fill_doc
@@ -375,23 +361,23 @@ def jag_m_opt(
     >>> r.status, r.max_load
     ('optimal', 40)
     """
-    pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_m_opt",
-                   sparse=speeds is None)
-    o = _orient(orient)
-    tl = as_time_limit(time_limit)
-    if tl is None:  # the search runs to the optimum
-        return _run(pp, "jag_m_opt", {"orient": _ORIENT_NAME[o]}, orient=o,
-                    progress=progress, speeds=speeds)
-    # the search may be stopped by the limit with a worse incumbent than JAG-M-ALLOC's: then
+    def setup(pp: _Prepared) -> tuple[dict, dict]:
+        o = _orient(orient)
+        as_time_limit(time_limit)  # checked here, in the order of the other options
+        return {"orient": _ORIENT_NAME[o]}, {"orient": o}
+
+    res = run_method("jag_m_opt", A, m, setup, allow_empty=allow_empty, weights=weights,
+                     speeds=speeds, time_limit=time_limit, progress=progress)
+    if res.status != "time_limit":  # the search ran to the optimum
+        return res
+    # the search was stopped by the limit, maybe with a worse incumbent than JAG-M-ALLOC's:
     # JAG-M-ALLOC (default counts, in each orientation of `orient`) runs, itself within the
     # limit, and its partition replaces a worse incumbent
-    res = _run(pp, "jag_m_opt", {"orient": _ORIENT_NAME[o]}, orient=o, time_limit=tl,
-               progress=progress, speeds=speeds)
-    if res.status != "time_limit":
-        return res
+    tl = as_time_limit(time_limit)
+    o = _orient(orient)
     names = ("hor", "ver") if o == _core.SP_BEST else (_ORIENT_NAME[o],)
     for name in names:
-        r = jag_m_alloc(pp.A, pp.m, orient=name, allow_empty=allow_empty, time_limit=tl,
+        r = jag_m_alloc(res.A, res.m, orient=name, allow_empty=allow_empty, time_limit=tl,
                         speeds=speeds)
         if r.success and r.status != "time_limit" and (
                 not res.success or r.max_load < res.max_load):

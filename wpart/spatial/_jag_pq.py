@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._docs import fill_doc
-from ._common import _ORIENT_NAME, _orient, _pq, _Prepared, _run, with_progress
+from ._common import _ORIENT_NAME, _orient, _pq, _Prepared, run_method, with_progress
 from ._partition import SpatialPartition
 from ._starts import START_CODE, as_starts, run_starts
 
@@ -99,6 +99,17 @@ def jag_pq_heur(
         pp, "jag_pq_heur", params, names, P=P, Q=Q, speeds=speeds, time_limit=time_limit))
 
 
+def _grid_setup(P: Any, Q: Any, orient: Any) -> Any:
+    """The params and core options of a ``P x Q`` method (:func:`run_method`'s `setup`)."""
+
+    def setup(pp: _Prepared) -> tuple[dict, dict]:
+        P2, Q2 = _pq(pp.m, pp.n1, pp.n2, P, Q, stacklevel=5)
+        o = _orient(orient)
+        return {"P": P2, "Q": Q2, "orient": _ORIENT_NAME[o]}, {"P": P2, "Q": Q2, "orient": o}
+
+    return setup
+
+
 @fill_doc
 def jag_pq_opt_nicol(
     A: ArrayLike,
@@ -124,21 +135,8 @@ def jag_pq_opt_nicol(
     ----------
     {A m P Q orient allow_empty time_limit progress speeds weights returns_spatial raises}
     """
-    pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_pq_opt_nicol",
-                   sparse=speeds is None)
-    P, Q = _pq(pp.m, pp.n1, pp.n2, P, Q)
-    o = _orient(orient)
-    return _run(
-        pp,
-        "jag_pq_opt_nicol",
-        {"P": P, "Q": Q, "orient": _ORIENT_NAME[o]},
-        P=P,
-        Q=Q,
-        orient=o,
-        time_limit=time_limit,
-        progress=progress,
-        speeds=speeds,
-    )
+    return run_method("jag_pq_opt_nicol", A, m, _grid_setup(P, Q, orient), allow_empty=allow_empty,
+                      weights=weights, speeds=speeds, time_limit=time_limit, progress=progress)
 
 
 @fill_doc
@@ -165,18 +163,5 @@ def jag_pq_opt_dp(
     ----------
     {A m P Q orient allow_empty time_limit progress speeds weights returns_spatial raises}
     """
-    pp = _Prepared(A, m, allow_empty, weights=weights, method="jag_pq_opt_dp",
-                   sparse=speeds is None)
-    P, Q = _pq(pp.m, pp.n1, pp.n2, P, Q)
-    o = _orient(orient)
-    return _run(
-        pp,
-        "jag_pq_opt_dp",
-        {"P": P, "Q": Q, "orient": _ORIENT_NAME[o]},
-        P=P,
-        Q=Q,
-        orient=o,
-        time_limit=time_limit,
-        progress=progress,
-        speeds=speeds,
-    )
+    return run_method("jag_pq_opt_dp", A, m, _grid_setup(P, Q, orient), allow_empty=allow_empty,
+                      weights=weights, speeds=speeds, time_limit=time_limit, progress=progress)
