@@ -567,7 +567,7 @@ def _drive(balancer: Any, task: Task | None, workers: list[Worker], n_pu: int, t
     pus = [_PU(p, w, task, events, stop, t0) for p, w in enumerate(workers)]
     evaluator = _Evaluator(c, events, stop, eval_cost)
     src = _WorkerSource(pus, evaluator, events, t0, workers)
-    ended = False
+    ended = interrupted = False
     try:
         for th in pus:
             th.start()
@@ -578,12 +578,15 @@ def _drive(balancer: Any, task: Task | None, workers: list[Worker], n_pu: int, t
                 raise WpartRuntimeError(f"the balancer stalled: {exc}") from None
             raise
         ended = not raw["stopped"]
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
     finally:
         stop.set()
         for th in pus:
             th.inbox.put(_STOP)
         evaluator.inbox.put(_STOP)
-        _stop_threads(pus, evaluator, 5.0 if ended else _ABANDON)
+        _stop_threads(pus, evaluator, 5.0 if ended else _ABANDON_INTERRUPT if interrupted else _ABANDON)
     res = _result(balancer, n_pu, total, raw, time.perf_counter() - wall0, workers, src.completed, time_limit)
     if not len(res.series) and c is not getattr(balancer, "_c", None):
         # a balancer written in Python: the block sizes the protocol recorded for it
@@ -594,6 +597,8 @@ def _drive(balancer: Any, task: Task | None, workers: list[Worker], n_pu: int, t
 #: seconds the driver waits for the PU threads after Ctrl-C, an error or the time limit before
 #: it abandons them (they are daemon threads; see :func:`run`)
 _ABANDON = 0.25
+#: the same after Ctrl-C: a block that is one long C kernel call does not hold the caller up
+_ABANDON_INTERRUPT = 0.05
 
 
 def _stop_threads(pus: list, evaluator: threading.Thread, wait: float) -> None:

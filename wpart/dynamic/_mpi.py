@@ -360,6 +360,7 @@ def _serve(comm: Any, root: int, task: Task | None, workers: list[Worker], poll:
     beat = time.perf_counter()
     last_root: float | None = None  # the root's heartbeats are watched once it has spoken
     root_quiet = 0.0
+    wait = 1.0
     try:
         while True:
             busy = False
@@ -413,11 +414,14 @@ def _serve(comm: Any, root: int, task: Task | None, workers: list[Worker], poll:
                     nap = 0.0
                 except queue.Empty:
                     pass
+    except KeyboardInterrupt:
+        wait = _INTERRUPT_WAIT  # Ctrl-C: the (daemon) PU threads are not waited for
+        raise
     finally:
         stop.set()
         for th in pus:
             th.inbox.put(_STOP)
-        deadline = time.perf_counter() + 1.0
+        deadline = time.perf_counter() + wait
         for th in pus:
             th.join(max(0.0, deadline - time.perf_counter()))
     if root_quiet:
@@ -446,6 +450,8 @@ def _wait_all(reqs: list, limit: float) -> bool:
 # ====================================================================== leaving the job ====
 
 _EXIT: dict[str, Any] = {}
+#: seconds a rank waits for the others after a Ctrl-C (KeyboardInterrupt) before it leaves
+_INTERRUPT_WAIT = 0.05
 _GONE: dict[int, set[int]] = {}  # per communicator handle: ranks failed in an earlier run
 
 
@@ -684,7 +690,11 @@ def _worker_rank(comm: Any, root: int, task: Any, worker: Any, k: int, poll: flo
         t, ws = None, []
     else:
         _wait_all([comm.isend(("ready", [w._desc() for w in ws], None), dest=root, tag=_TAG_REPLY)], 30.0)
-    summary = _serve(comm, root, t, ws, poll, heartbeat)
+    try:
+        summary = _serve(comm, root, t, ws, poll, heartbeat)
+    except KeyboardInterrupt:  # leave without MPI_Finalize (it would wait for the root)
+        _arm_exit(comm, root, [], 1, _INTERRUPT_WAIT)
+        raise
     if summary["failed_run"]:  # leave without MPI_Finalize; the status says how the run ended
         _arm_exit(comm, root, [], 0 if summary["run_ok"] else 1, 10.0)
     return summary
@@ -699,7 +709,7 @@ def _root_rank(comm: Any, root: int, balancer: Any, task: Any, k: int, timeout: 
     gone = _GONE.setdefault(comm.py2f(), set())
     alive = set(others) - gone
     hub: _Hub | None = None
-    ok = False
+    ok = interrupted = False
     try:
         t = _local_task(task)
         if gone and (on_failure == "error" or not alive):
@@ -740,6 +750,9 @@ def _root_rank(comm: Any, root: int, balancer: Any, task: Any, k: int, timeout: 
         if hub.crash is not None:
             raise WpartRuntimeError(f"the MPI hub failed: {hub.crash!r}") from hub.crash
         ok = True
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
     finally:
         failed = set(hub.failed) if hub is not None else set(others) - alive
         if hub is not None and hub.is_alive():
@@ -747,6 +760,8 @@ def _root_rank(comm: Any, root: int, balancer: Any, task: Any, k: int, timeout: 
             hub.join()
         survivors = sorted(set(others) - failed)
         wait = timeout if math.isfinite(timeout) else 60.0
+        if interrupted:  # Ctrl-C: tell the ranks to stop, do not wait for them (MPI_Abort ends them)
+            wait = min(wait, _INTERRUPT_WAIT)
         _wait_all([comm.isend(("stop", bool(failed), ok), dest=r, tag=_TAG_CTRL) for r in survivors], wait)
         _, silent = _recv_all(comm, set(survivors), "bye", wait)
         gone |= failed | silent
