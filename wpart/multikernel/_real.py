@@ -78,9 +78,17 @@ class PacedWorker(Worker):
         return 0.0, t
 
     def flush(self, task: Task, *, threads: int = 1) -> None:
-        """Computes the deferred blocks on the calling thread and forgets them."""
+        """Computes the deferred blocks on the calling thread and forgets them, in pieces of
+        about 20 ms (a block's elements are independent), so that Ctrl-C lands between two."""
         for off, size in self.deferred:
-            task.compute(off, size, threads=threads)
+            end, step = off + size, 16
+            while off < end:
+                k = min(step, end - off)
+                t = time.perf_counter()
+                task.compute(off, k, threads=threads)
+                off += k
+                dt = time.perf_counter() - t
+                step = max(1, min(4 * k, int(k * 0.02 / dt))) if dt > 0 else 4 * k
         self.deferred = []
 
     def __repr__(self) -> str:
