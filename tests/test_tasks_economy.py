@@ -143,3 +143,28 @@ def test_economize_time_limit_keeps_the_steps_made():
     for a in (full, short):
         assert _core.tasks_evaluate(d, CO, a)[0] <= r.max_work
     assert np.sum(short != a0) == np.sum(r.assignment != a0) - n_short
+
+
+def test_lbaf_like_phase_of_the_benchmark():
+    """benchmarks/bench_tasks_moves.py's analogue of LBAF's 23,709-task phase has its shape
+    (64 ranks, 4 blocks homed per rank, a cap that admits one more block, the heaviest block
+    at LBAF's W_max) and ccm keeps that W_max with fewer moves than LBAF's 18,608."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from bench_tasks_moves import LBAF_REAL, lbaf_hundreds_like
+
+    p, cap = lbaf_hundreds_like()
+    assert (p.n_tasks, p.m, p.block_size.shape[0]) == (23_709, 64, 256)
+    assert np.array_equal(p.block_home, np.arange(256) % 64)
+    assert np.array_equal(p.task_block % 64, p.initial)  # blocks start on their home
+    heaviest = np.bincount(p.task_block, p.task_load).max()
+    assert abs(heaviest - LBAF_REAL[0]) < 10 and p.task_load.min() >= 2
+    base = 9.8e8 + 1.1e8 + 1024 * 800
+    assert base + 5 * 1.3e9 < cap < 6 * 1.3e9 + 9.8e8 + 1.1e8
+    off = tasks.balance(p, memory_cap=cap, economy=False)
+    on = tasks.balance(p, memory_cap=cap)
+    assert on.max_work == off.max_work == heaviest
+    assert on.stats["n_tasks_moved"] < LBAF_REAL[1] / 10  # 1,581 (18,771 without the pass)
+    assert off.stats["n_tasks_moved"] > 10 * on.stats["n_tasks_moved"]
