@@ -321,6 +321,12 @@ def test_gather_protocol_is_the_serial_engine_and_auto_chooses_by_size(monkeypat
     auto = balance(p, backend="ranks", protocol="auto", seed=1)
     rounds = balance(p, backend="ranks", protocol="rounds", seed=1)
     assert auto.stats["protocol"] == "rounds" and auto.max_work == rounds.max_work
+    # from AUTO_ROUNDS_RANKS ranks on, the rounds (measured faster than the serial engine)
+    monkeypatch.setattr(_mpi_gather, "GATHER_BUDGET", 2 << 30)
+    assert _mpi_gather.auto_protocol(100, 10, 1, n_ranks=_mpi_gather.AUTO_ROUNDS_RANKS) == "rounds"
+    assert _mpi_gather.auto_protocol(100, 10, 1, n_ranks=64) == "gather"
+    monkeypatch.setattr(_mpi_gather, "AUTO_ROUNDS_RANKS", 5)
+    assert balance(p, backend="ranks", protocol="auto", seed=1).stats["protocol"] == "rounds"
 
 
 @pytest.mark.parametrize("protocol", ["rounds", "turns"])

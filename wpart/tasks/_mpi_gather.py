@@ -1,13 +1,15 @@
 """``protocol="gather"`` and ``"auto"``: gather the phase on rank 0, run the serial C engine,
 scatter the placement.
 
-Measured (``benchmarks/bench_mpi.py``, section (4)): at every size measured the distributed
-rounds' critical path per iteration is a multiple of the serial C engine's CPU time for the
-whole phase, so gathering pays whenever the whole phase fits one rank's memory: every rank
-sends its records once (O(its tasks and edges) bytes), rank 0 balances with the serial engine
-(``wpart.tasks.balance(..., backend="simulated")``, same options and seed), then sends every
-rank the records of the tasks it holds now. ``"auto"`` gathers when the gathered phase fits
-:data:`GATHER_BUDGET` bytes on rank 0 (estimated by :func:`gathered_bytes`), else runs the
+Measured (``benchmarks/bench_mpi.py``, part (5)): up to 64 ranks (140 tasks per rank) the
+distributed rounds' critical path per iteration is a multiple of the serial C engine's CPU time
+for the whole phase (4.7x at 16, 1.37x at 64), at 128 ranks 0.45x; so below
+:data:`AUTO_ROUNDS_RANKS` ranks gathering pays whenever the whole phase fits one rank's
+memory: every rank sends its records once (O(its tasks and edges) bytes), rank 0 balances
+with the serial engine (``wpart.tasks.balance(..., backend="simulated")``, same options and
+seed), then sends every rank the records of the tasks it holds now. ``"auto"`` gathers below
+:data:`AUTO_ROUNDS_RANKS` ranks when the gathered phase fits :data:`GATHER_BUDGET` bytes on
+rank 0 (estimated by :func:`gathered_bytes`), else runs the
 distributed rounds.
 
 The same code serves the in-process run (``balance(problem, backend="ranks",
@@ -25,7 +27,7 @@ import numpy as np
 
 from ._rankdata import RankData, split_problem
 
-__all__ = ["GATHER_BUDGET", "auto_protocol", "balance_gathered", "gather_stage_mpi",
+__all__ = ["AUTO_ROUNDS_RANKS", "GATHER_BUDGET", "auto_protocol", "balance_gathered", "gather_stage_mpi",
            "gathered_bytes", "merge_ranks", "redistribute"]
 
 #: Largest gathered phase (bytes, as estimated by :func:`gathered_bytes`) that
@@ -45,10 +47,20 @@ def gathered_bytes(n_tasks: int, n_edges: int, n_blocks: int) -> int:
                + BYTES_PER_BLOCK * n_blocks)
 
 
-def auto_protocol(n_tasks: int, n_edges: int, n_blocks: int, budget: int | None = None) -> str:
-    """``"gather"`` when the gathered phase fits `budget` bytes on rank 0 (default
-    :data:`GATHER_BUDGET`), else ``"rounds"`` (the rule of ``protocol="auto"``)."""
+#: From this many ranks on, ``protocol="auto"`` runs the distributed rounds: their critical
+#: path per iteration was 0.45x the serial engine's CPU time at 128 ranks and 1.37x at 64
+#: (``benchmarks/bench_mpi.py`` part (5), 140 tasks per rank), with a lower W_max at both.
+AUTO_ROUNDS_RANKS = 128
+
+
+def auto_protocol(n_tasks: int, n_edges: int, n_blocks: int, budget: int | None = None,
+                  n_ranks: int = 0) -> str:
+    """The rule of ``protocol="auto"``: ``"rounds"`` from :data:`AUTO_ROUNDS_RANKS` ranks on
+    or when the gathered phase does not fit `budget` bytes on rank 0 (default
+    :data:`GATHER_BUDGET`), else ``"gather"``."""
     budget = GATHER_BUDGET if budget is None else budget
+    if n_ranks >= AUTO_ROUNDS_RANKS:
+        return "rounds"
     return "gather" if gathered_bytes(n_tasks, n_edges, n_blocks) <= budget else "rounds"
 
 
@@ -141,7 +153,7 @@ def balance_gathered(problem, call: dict, proto: str):
     asked = proto
     if proto == "auto":
         E = problem.n_edges if problem.edges is not None else 0
-        proto = auto_protocol(problem.n_tasks, E, problem.n_blocks)
+        proto = auto_protocol(problem.n_tasks, E, problem.n_blocks, n_ranks=problem.m)
         if proto == "rounds":
             res = balance(problem, **kw, **opts, protocol="rounds")
             res.stats["protocol_asked"] = asked

@@ -117,6 +117,8 @@ class RankParams:
         self.final_pass = True
         #: rounds of the final pass at most
         self.final_rounds = 4
+        #: exchanges a locked pair makes at most in a round of the final pass
+        self.final_pair_steps = 2
         #: clusters of the final pass's pair step (1: every task is its own cluster)
         self.final_cluster = 1
         #: in the final pass, the heaviest rank of the round before also proposes to the
@@ -377,7 +379,8 @@ class RankProcess:
         no exchange pays is not proposed again in the iteration; one cut short by
         ``pair_steps`` may be matched again in a later round."""
         moved = 0
-        for step in range(self.prm.pair_steps):
+        steps = self.prm.final_pair_steps if self.final else self.prm.pair_steps
+        for step in range(steps):
             found, _, _, give, take = self._best(peer)
             if not found:
                 self.tried.add(q)  # this pair is done for the iteration
@@ -390,7 +393,7 @@ class RankProcess:
                 raise WpartRuntimeError(f"rank {self.rank}: expected GIVE_BACK from {q}, "
                                         f"got {kind}")
             self.data.insert(back)
-            if step + 1 < self.prm.pair_steps:  # the peer's records for the next step
+            if step + 1 < steps:  # the peer's records for the next step
                 peer.extract(take)
                 peer.insert(recs)
             self.version += 1

@@ -409,7 +409,7 @@ def _balance(ch, data, phase, out, c, memory_cap, seed, n_iter, n_rounds, fanout
 
         n_e = ch.allreduce(int(np.isin(data.esrc, data.gid).sum()), "sum", "the edge count")
         n_b = ch.allreduce(int(data.bid.size), "sum", "the block count")
-        protocol = auto_protocol(int(n_all), int(n_e), int(n_b))
+        protocol = auto_protocol(int(n_all), int(n_e), int(n_b), n_ranks=ch.size)
     t1 = time.perf_counter()
     if protocol == "gather":
         run = _run_gather(ch, data, serial or {}, tl, t0)
