@@ -15,7 +15,8 @@
  *    their rank of the start is an assignment problem (Hungarian method, O(P^3), P <= 1024).
  * 2. Steps, repeated while one pays: the tasks of a block on a rank that started on another
  *    rank go back there as a group, or are swapped with such a group on that rank (its own
- *    start first: both come back); then single tasks off their start go back, or are swapped
+ *    start first: both come back), or (blocks may split) with part of one of about its load,
+ *    the block that leaves freeing its memory; then single tasks off their start go back, or are swapped
  *    with a task off its start on their home rank. A step is made when both ranks' W stay
  *    within W_max (or do not rise). With whole_blocks (CCM-LB's block clusters without
  *    sub-cluster transfers) blocks stay whole: a group is every migratable task of a block on
@@ -293,8 +294,9 @@ static wpart_status_t group_steps(wpart_tasks_state_t *s, const int32_t *start, 
     int32_t *rs = wpart_i_calloc((int64_t)P + 1, sizeof(int32_t)); /* rank q: groups rs[q].. */
     int8_t *gone = NULL;
     double *gl = NULL; /* group loads */
+    int32_t *X = wpart_i_malloc(K, sizeof(int32_t)), *Xt = wpart_i_malloc(K, sizeof(int32_t));
     *gained = 0;
-    if (!g || !T || !gs || !rs) WPART_FAIL(WPART_ENOMEM, "economize: out of memory");
+    if (!g || !T || !gs || !rs || !X || !Xt) WPART_FAIL(WPART_ENOMEM, "economize: out of memory");
     int32_t n = 0, ng = 0;
     for (int32_t t = 0; t < K; t++) { /* whole: every migratable task of a block */
         int32_t b = p->task_block ? p->task_block[t] : -1;
@@ -314,6 +316,7 @@ static wpart_status_t group_steps(wpart_tasks_state_t *s, const int32_t *start, 
     }
     gs[ng] = n;
     for (int32_t r = 0; r < P; r++) rs[r + 1] += rs[r];
+    for (int32_t i = 0; i < ng; i++) sort_by_load(T + gs[i], gs[i + 1] - gs[i], p->task_load, Xt);
     gone = wpart_i_calloc(ng, 1);
     gl = wpart_i_calloc(ng, sizeof(double));
     if (!gone || !gl) WPART_FAIL(WPART_ENOMEM, "economize: out of memory");
@@ -364,8 +367,35 @@ static wpart_status_t group_steps(wpart_tasks_state_t *s, const int32_t *start, 
                 }
             }
         }
+        /* blocks may split: the group comes back for part of a group on h of about its load
+           (heaviest first while it fits); the block leaving q frees its memory there */
+        for (int32_t j = rs[h]; j < rs[h + 1] && !done && !whole; j++) {
+            if (gone[j]) continue;
+            double hi = aq > 0 ? gl[i] + (thr - s->work[q]) / aq : INFINITY;
+            double lo = ah > 0 ? gl[i] - (thr - s->work[h]) / ah : -INFINITY;
+            if (gl[j] < lo || !(hi > 0)) continue; /* gl[j]: at least its part still on h */
+            double sum = 0.0;
+            int32_t m = 0, nb = 0;
+            for (int32_t k = gs[j + 1] - 1; k >= gs[j]; k--) { /* heaviest first */
+                if (s->assign[T[k]] != h) continue;
+                double l = p->task_load[T[k]];
+                nb++;
+                if (sum + l <= hi) {
+                    X[m++] = T[k];
+                    sum += l;
+                }
+            }
+            if (m == 0 || m == nb || sum < lo) continue;
+            WPART_CHECK(try_step(s, q, T + gs[i], na, h, X, m, thr, &done));
+            if (done) {
+                gone[i] = gone[j] = 1;
+                *gained += na;
+            }
+        }
     }
 cleanup:
+    free(X);
+    free(Xt);
     free(g);
     free(T);
     free(gs);
