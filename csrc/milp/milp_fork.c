@@ -110,7 +110,10 @@ wpart_status_t wpart_i_write_forked(const char *path, wpart_i_write_fn writer, v
         goto done;
     }
     if (pid == 0) { /* the child: write, report, leave without the caller's exit handlers */
-        signal(SIGINT, SIG_DFL);
+        struct sigaction sa;
+        if (sigaction(SIGINT, NULL, &sa) == 0 && sa.sa_handler != SIG_IGN) {
+            signal(SIGINT, SIG_DFL); /* not the caller's handler; an ignored Ctrl-C stays so */
+        }
         close(fds[0]);
         fork_report_t rep;
         memset(&rep, 0, sizeof rep);
