@@ -281,3 +281,30 @@ def test_weights_and_paths_pass_through(tmp_path):
         c = fn(p, 4, weights="count")
         assert c.total == 5 and c.loads.dtype == np.int64, name
         assert fn(p, 4, P=2, Q=2, time_limit=10).status == "feasible"
+
+
+def test_refine_never_worse_than_its_sgo_runs_and_the_default():
+    # rect_refine: SGO from three grids, then balanced Nicol from each; never above any SGO
+    # grid, nor the polished grid; the default's race / short continuation never above the
+    # uniform grid and equal for sparse and dense input
+    rng = np.random.default_rng(11)
+    for k in range(25):
+        n = int(rng.integers(6, 40))
+        D = rng.integers(0, 9, (n, n)) * (rng.random((n, n)) < 0.3)
+        if k % 4 == 0:
+            D = D.astype(float) * 0.3
+        P, Q = int(rng.integers(1, 5)), int(rng.integers(1, 5))
+        r = spatial.rect_refine(D, P * Q, P=P, Q=Q, allow_empty=True)
+        pol = r.stats["polish"]
+        assert r.max_load <= pol["max_load"] + 1e-12 * max(1.0, r.max_load)
+        for run in pol.get("sgo_runs", []):
+            assert r.max_load <= run["max_load"] + 1e-9 * max(1.0, run["max_load"])
+        d = spatial.rect_nicol(D, P * Q, P=P, Q=Q, allow_empty=True)
+        assert d.max_load <= spatial.rect_uniform(D, P * Q, P=P, Q=Q,
+                                                  allow_empty=True).max_load
+        rects = np.asarray(d.rects)
+        R = np.r_[rects[::Q, 0], rects[-1, 1]]
+        C = np.r_[rects[:Q, 2], rects[Q - 1, 3]]
+        assert d.max_load == pytest.approx(_grid_max(D, R, C), rel=1e-12)
+        s = spatial.rect_nicol(sps.csr_array(D), P * Q, P=P, Q=Q, allow_empty=True)
+        assert s.max_load == d.max_load

@@ -429,11 +429,15 @@ def rect_refine(
     block; see ``wpart_spatial_rect_sgo``) and, when that found a lower max load, through the
     balanced half-sweeps again. Never worse than its start.
 
-    Cost (measured, benchmarks/bench_spatial_sarma.py, CPU seconds on a shared 2-core
-    machine): 2-12x :func:`rect_nicol`'s default, most of it the SGO pass (about
-    O(nnz + P Q) per iteration, 10 (P + Q + 2) iterations at least): 20,000^2 banded
-    (200 k nonzeros) at 16 x 16 0.34 s (rect_nicol 0.06 s), 8,000^2 3D grid at 32 x 32
-    0.38 s (0.07 s); the max load is 0-6 % below rect_nicol's there.
+    Cost (measured, benchmarks/bench_spatial_sarma.py --full, CPU seconds on a shared 2-core
+    machine, 72 cases): median 15x (2.3-125x) :func:`rect_nicol`'s default, about 1/4 of
+    SARMA's ``sgo_2dr`` re-implemented in numpy; most of it the three SGO passes (about
+    O(nnz + P Q) per iteration, 10 (P + Q + 2) iterations at least): 20,000^2 banded (180 k
+    nonzeros) at 16 x 16 0.63 s (rect_nicol 0.015 s), 8,000^2 3D grid at 32 x 32 0.45 s
+    (0.035 s), 200,000^2 banded with 3.6 M nonzeros at 32 x 32 12.6 s (0.46 s). The max
+    load is never above rect_nicol's (72 of 72) and 0-7 % below it; it is at most the lower of
+    SARMA's ``sgo_2dr`` and ``sgo_2dr_nic`` on 69 of the 70 cases where those ran.
+    When the grid reaches the proven lower bound of rect_nicol's schedule, SGO is skipped.
 
     Parameters
     ----------
