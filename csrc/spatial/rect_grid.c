@@ -233,7 +233,9 @@ wpart_status_t wpart_spatial_rect_grid(const wpart_rg_csr_t *A, int64_t P, int64
             if (inc <= opt->lower) {
                 break; /* the incumbent is optimal: nothing can lower it */
             }
-            if (opt->slack > 0 && h >= 2 && v > inc * (1.0 + opt->slack)) {
+            /* the race: more than slack * 2 / h above the incumbent after h half-sweeps (a
+             * start still far behind after many sweeps will not catch up) */
+            if (opt->slack > 0 && h >= 2 && v > inc * (1.0 + opt->slack * 2.0 / (double)h)) {
                 state[s] = 1;
                 break;
             }

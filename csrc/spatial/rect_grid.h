@@ -20,8 +20,9 @@ typedef struct {
     int64_t max_half; /* cap on the half-sweeps of one start */
     int balance;      /* 1: after each half-sweep, balance each pair of adjacent stripes */
     int abandon;      /* 1: stop a start once its next half-sweep's bound reaches the incumbent */
-    double slack;     /* > 0: also stop a start whose max load after a sweep exceeds the
-                       * incumbent by more than this fraction (a race, not a bound) */
+    double slack;     /* > 0: also stop a start whose max load after h >= 2 half-sweeps
+                       * exceeds the incumbent by more than the fraction slack * 2 / h (a
+                       * race, not a bound) */
     double lower;     /* a lower bound of the optimum (0: none): once the incumbent reaches it,
                        * no further half-sweep or start runs (the starts left are not run) */
     int64_t polish_patience; /* > 0: the best grid then goes on balanced (columns first)

@@ -34,9 +34,9 @@ AUTO = ("diag_interleaved", "cols_stored", "rows_uniform", "cols_uniform")
 REFINE_AUTO = ("diag_interleaved", "rows_stored", "cols_stored", "rows_uniform",
                "cols_uniform", "rows_load", "cols_load")
 
-#: A start whose max load after a sweep is more than this fraction above the best grid so
-#: far stops (``abandon=True`` only): on the 70 generated cases no result changed by more
-#: than one unit, and the 200,000^2 banded matrix's three losing starts stop after 2
+#: A start whose max load after h >= 2 half-sweeps is more than RACE * 2 / h above the best
+#: grid so far stops (``abandon=True`` only): on the 70 generated cases no result changed by
+#: more than one unit, and the 200,000^2 banded matrix's three losing starts stop after 2
 #: half-sweeps instead of 8-31.
 RACE = 0.25
 

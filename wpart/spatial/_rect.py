@@ -118,8 +118,8 @@ def rect_nicol(
         is not run again. Each start runs at most max(10, P + Q) half-sweeps and stops when
         a sweep (two half-sweeps, or `patience`) does not lower its max load, or (`abandon`)
         when the next half-sweep's lower bound (the fixed stripes' loads / parts) reaches
-        the best grid of the earlier starts, or when after a sweep its max load is more
-        than 25 % above that grid's; the best grid then continues, balanced, until 10
+        the best grid of the earlier starts, or when after h >= 2 half-sweeps its max load
+        is more than 25 % x 2 / h above that grid's (a race); the best grid then continues, balanced, until 10
         half-sweeps in a row bring no gain or `max_sweeps`. The result is never worse than
         any start's own grid (``stats["starts"][name]["max_load"]``); ``abandon=False``
         runs every start to its rule.
@@ -141,7 +141,7 @@ def rect_nicol(
         sweep; ``"sarma"``: max(10, P + Q)). Engine only.
     abandon : bool
         Stop a start whose next half-sweep cannot go below the best grid so far or whose
-        max load after a sweep is more than 25 % above it, run no
+        max load after h half-sweeps is more than 25 % x 2 / h above it, run no
         more starts once the best grid reaches a proven lower bound of the optimum (it is
         then optimal), and, on a symmetric matrix with P == Q, skip a start that is the
         transpose of an earlier one (same values). False: every start runs. Engine only.
