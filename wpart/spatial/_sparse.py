@@ -19,6 +19,7 @@ from .._errors import (
     WpartTypeError,
     WpartValueError,
 )
+from .._interrupt import run_interruptibly
 from .._validate import as_loads, choice
 
 __all__ = ["MAX_DENSE_BYTES", "read_matrix"]
@@ -182,31 +183,6 @@ def _open_mm(p: str) -> Any:
     return open(p, "rb")
 
 
-def _in_thread(fn: Any, *args: Any) -> Any:
-    """``fn(*args)`` in a helper thread that the caller waits for in short joins, so that
-    Ctrl-C reaches the caller at once: scipy's sparse conversions run seconds of C++ with the
-    GIL released and no signal check. After a Ctrl-C the helper ends its call in the
-    background and its result is dropped."""
-    import threading
-
-    out: list = []
-
-    def run() -> None:
-        try:
-            out.append((True, fn(*args)))
-        except BaseException as exc:  # handed to the caller
-            out.append((False, exc))
-
-    t = threading.Thread(target=run, name="wpart-convert", daemon=True)
-    t.start()
-    while t.is_alive():
-        t.join(0.05)
-    ok, value = out[0]
-    if not ok:
-        raise value
-    return value
-
-
 def _canonical_csr(M: Any, pattern: bool) -> Any:
     """A coordinate matrix as a CSR array with its duplicates summed (int64 1s for a
     pattern)."""
@@ -245,7 +221,8 @@ def read_matrix(path: str | os.PathLike) -> Any:
     """
     M, field = _mmread(path)
     if is_sparse(M):
-        return _in_thread(_canonical_csr, M, field == "pattern")
+        # seconds of C++ without a signal check: Ctrl-C lands in the waiting caller
+        return run_interruptibly(_canonical_csr, M, field == "pattern")
     return np.asarray(M)
 
 

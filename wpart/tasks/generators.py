@@ -6,6 +6,7 @@ import numpy as np
 
 from .._docs import fill_doc
 from .._errors import WpartValueError
+from .._interrupt import run_interruptibly
 from .._validate import as_array, as_bool, as_float, as_int, as_m, as_seed, choice, renamed
 from .._validate import positional_deprecated
 from ._problem import INT32_LIMIT, Problem
@@ -145,38 +146,42 @@ def gemma_like(*, m: int = 14, n_tasks: int = 1959, n_blocks: int = 206, seed: i
         memory_cap = as_float(memory_cap, "memory_cap", minimum=0.0)
     if N > K:
         raise WpartValueError(f"`n_blocks` ({N}) must be <= `n_tasks` ({K})")
-    rng = np.random.default_rng(as_seed(seed))
-    # blocks per rank: every rank gets at least one when possible, the rest skewed
-    w = rng.gamma(2.0, 1.0, size=I)
-    counts = np.ones(I, dtype=np.int64) if N >= I else np.zeros(I, dtype=np.int64)
-    rest = N - counts.sum()
-    counts += rng.multinomial(rest, w / w.sum())
-    if as_bool(even_blocks, "even_blocks"):
-        counts = np.full(I, N // I, dtype=np.int64) + (np.arange(I) < N % I)
-    home = np.repeat(np.arange(I), counts).astype(np.int32)
-    # tasks per block: at least one each
-    tb = np.concatenate([np.arange(N), rng.integers(0, N, size=K - N)])
-    tb.sort()
-    scale = rng.lognormal(0.0, load_sigma, size=N)
-    load = scale[tb] * rng.lognormal(0.0, 0.5, size=K) * 1e-3
-    u = rng.uniform(0.5, 1.5, size=N)
-    size = block_bytes * (u if block_spread == 0.5 else 1.0 + (u - 1.0) * (2.0 * block_spread))
-    kw = {}
-    if comm_degree > 0:
-        M = int(round(comm_degree * K))
-        src = rng.integers(0, K, size=M)
-        dst = rng.integers(0, K, size=M)
-        kw = dict(edges=np.stack([src, dst], 1), edge_bytes=rng.uniform(1e3, 1e5, size=M))
-    if working_bytes > 0:
-        kw["task_working"] = working_bytes * rng.uniform(0.5, 1.5, size=K)
-    if footprint_bytes > 0:
-        kw["task_footprint"] = footprint_bytes * rng.uniform(0.5, 1.5, size=K)
-    if rank_baseline > 0:
-        kw["rank_baseline"] = np.full(I, rank_baseline)
-    if memory_cap is not None:
-        kw["rank_mem_cap"] = np.full(I, memory_cap)
-    return Problem(task_load=load, m=I, task_block=tb.astype(np.int32), block_size=size,
-                   block_home=home, initial=home[tb], **kw)
+    def build() -> Problem:
+        rng = np.random.default_rng(as_seed(seed))
+        # blocks per rank: every rank gets at least one when possible, the rest skewed
+        w = rng.gamma(2.0, 1.0, size=I)
+        counts = np.ones(I, dtype=np.int64) if N >= I else np.zeros(I, dtype=np.int64)
+        rest = N - counts.sum()
+        counts += rng.multinomial(rest, w / w.sum())
+        if as_bool(even_blocks, "even_blocks"):
+            counts = np.full(I, N // I, dtype=np.int64) + (np.arange(I) < N % I)
+        home = np.repeat(np.arange(I), counts).astype(np.int32)
+        # tasks per block: at least one each
+        tb = np.concatenate([np.arange(N), rng.integers(0, N, size=K - N)])
+        tb.sort()
+        scale = rng.lognormal(0.0, load_sigma, size=N)
+        load = scale[tb] * rng.lognormal(0.0, 0.5, size=K) * 1e-3
+        u = rng.uniform(0.5, 1.5, size=N)
+        size = block_bytes * (u if block_spread == 0.5 else 1.0 + (u - 1.0) * (2.0 * block_spread))
+        kw = {}
+        if comm_degree > 0:
+            M = int(round(comm_degree * K))
+            src = rng.integers(0, K, size=M)
+            dst = rng.integers(0, K, size=M)
+            kw = dict(edges=np.stack([src, dst], 1), edge_bytes=rng.uniform(1e3, 1e5, size=M))
+        if working_bytes > 0:
+            kw["task_working"] = working_bytes * rng.uniform(0.5, 1.5, size=K)
+        if footprint_bytes > 0:
+            kw["task_footprint"] = footprint_bytes * rng.uniform(0.5, 1.5, size=K)
+        if rank_baseline > 0:
+            kw["rank_baseline"] = np.full(I, rank_baseline)
+        if memory_cap is not None:
+            kw["rank_mem_cap"] = np.full(I, memory_cap)
+        return Problem(task_load=load, m=I, task_block=tb.astype(np.int32), block_size=size,
+                       block_home=home, initial=home[tb], **kw)
+
+    # single NumPy calls of seconds at the caps (67 M edges): Ctrl-C lands at once
+    return run_interruptibly(build)
 
 
 @fill_doc
@@ -215,20 +220,24 @@ def random_problem(m: int, n_tasks: int, n_blocks: int, n_edges: int, seed: int 
     memory = as_bool(memory, "memory")
     zeros = as_bool(zeros, "zeros")
     rank_alpha = as_bool(rank_alpha, "rank_alpha")
-    rng = np.random.default_rng(as_seed(seed))
-    load = rng.integers(0, 5, size=K) * 0.5 if zeros else rng.uniform(0.1, 3.0, size=K)
-    tb = rng.integers(-1 if N else -1, N, size=K) if N else None
-    kw = {}
-    if N:
-        kw = dict(task_block=tb, block_size=rng.integers(0, 10, size=N).astype(float),
-                  block_home=rng.integers(0, I, size=N))
-    if n_edges:
-        e = rng.integers(0, K, size=(n_edges, 2))
-        kw.update(edges=e, edge_bytes=rng.integers(0, 6, size=n_edges) * 0.5)
-    if memory:
-        kw.update(task_footprint=rng.integers(0, 4, size=K).astype(float),
-                  task_working=rng.integers(0, 6, size=K).astype(float),
-                  rank_baseline=rng.integers(0, 3, size=I).astype(float))
-    if rank_alpha:
-        kw.update(rank_alpha=rng.integers(0, 3, size=I).astype(float))
-    return Problem(task_load=load, m=I, initial=rng.integers(0, I, size=K), **kw)
+    def build() -> Problem:
+        rng = np.random.default_rng(as_seed(seed))
+        load = rng.integers(0, 5, size=K) * 0.5 if zeros else rng.uniform(0.1, 3.0, size=K)
+        tb = rng.integers(-1 if N else -1, N, size=K) if N else None
+        kw = {}
+        if N:
+            kw = dict(task_block=tb, block_size=rng.integers(0, 10, size=N).astype(float),
+                      block_home=rng.integers(0, I, size=N))
+        if n_edges:
+            e = rng.integers(0, K, size=(n_edges, 2))
+            kw.update(edges=e, edge_bytes=rng.integers(0, 6, size=n_edges) * 0.5)
+        if memory:
+            kw.update(task_footprint=rng.integers(0, 4, size=K).astype(float),
+                      task_working=rng.integers(0, 6, size=K).astype(float),
+                      rank_baseline=rng.integers(0, 3, size=I).astype(float))
+        if rank_alpha:
+            kw.update(rank_alpha=rng.integers(0, 3, size=I).astype(float))
+        return Problem(task_load=load, m=I, initial=rng.integers(0, I, size=K), **kw)
+
+    # single NumPy calls of seconds at the caps: Ctrl-C lands at once
+    return run_interruptibly(build)
