@@ -10,9 +10,9 @@ static inline int64_t FN(mopt_lbk)(T L, T B, int64_t m)
 #if IS_INT
     if (B == 0) {
         lbk = L > 0 ? m + 1 : 1;
-    } else {
-        __int128 x = ((__int128)L + B - 1) / B;
-        lbk = x > m + 1 ? m + 1 : (int64_t)x;
+    } else { /* ceil(L / B) for L >= 0, B > 0 in 64 bits (no 128-bit division call) */
+        int64_t x = L > 0 ? (L - 1) / B + 1 : 0;
+        lbk = x > m + 1 ? m + 1 : x;
     }
 #else
     if (B <= 0) {
@@ -142,16 +142,12 @@ static void FN(fen_row)(FN(spfen_t) *f, int64_t r, int clear)
 {
     const FN(sparse_t) *a = f->a;
     int64_t n = a->n2;
-    T *F = f->F;
     for (int64_t e = a->rp[r]; e < a->rp[r + 1]; e++) {
-        T x = a->rv[e];
-        if (clear) {
-            for (int64_t j = a->ci[e] + 1; j <= n; j += j & -j) {
-                F[j] = 0;
-            }
-        } else {
-            for (int64_t j = a->ci[e] + 1; j <= n; j += j & -j) {
-                F[j] += x;
+        for (int64_t j = a->ci[e] + 1; j <= n; j += j & -j) {
+            if (clear) {
+                f->F[j] = 0;
+            } else {
+                f->F[j] += a->rv[e];
             }
         }
     }
