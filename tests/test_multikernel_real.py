@@ -1,21 +1,23 @@
 """Real runs under the decision loop [Soldado 2016, Fig. 4 and Sec. 4.3]: a real CPU worker beside
 a paced accelerator (PacedRuntime), adapting to a real CPU-load step made by busy processes on
-the CPU worker's core (P-ADAPT-2) and to a virtual one; OpenCL runs (stand-in GPU on PoCL)
+every core (P-ADAPT-2) and to a virtual one; OpenCL runs (stand-in GPU on PoCL)
 profiled, derived and balanced over several runs with results equal to NumPy's.
 
 Real timings on a shared 2-core machine are noisy: the accelerator side is deterministic (its
-time is the model's), the assertions compare medians of phases with margins, and the load step
-is tried up to three times before the test fails."""
+time is the model's), the assertions compare medians of phases, and the real load step is
+judged against an unloaded run of the same test, in 8 tries of which 7 must pass."""
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 import pytest
 
 import wpart
 from wpart.dynamic import GemmColumnsTask, run
-from wpart.multikernel import (DecisionLoop, KnowledgeBase, LoadInjector, PacedRuntime, PacedWorker,
-                               adaptive_runs)
+from wpart.multikernel import (MK_DEFAULTS, DecisionLoop, KnowledgeBase, LoadInjector,
+                               PacedRuntime, PacedWorker, adaptive_runs)
 
 
 def _task(n=4096, k=128, seed=0):
@@ -66,49 +68,59 @@ def _phase(x, a, b):
     return float(np.median(x[a:b]))
 
 
-def _load_step(tmp_path, attempt):
-    task = _task()
+# The real load step: runs before / under / after the load; the phases judged are the last
+# _JUDGED runs of each (the robust search needs about 4 runs to see the step and 3-5 more to
+# follow it). A CPU partition of 5-20 ms: a shorter one that sleeps between runs is barely
+# slowed by busy processes (the scheduler lets a waking task finish a short burst first).
+_B, _L, _A = 8, 14, 14
+_JUDGED = 5
+_ON_WORKER = 4    # busy processes on the CPU worker's core; one on every other core
+
+
+def _phases(cs):
+    """Median CPU share of the last runs before, under and after the load."""
+    return (_phase(cs, _B - 4, _B), _phase(cs, _B + _L - _JUDGED, _B + _L),
+            _phase(cs, _B + _L + _A - _JUDGED, _B + _L + _A))
+
+
+def test_P_ADAPT_2_real_cpu_load_step_falls_and_recovers_in_7_of_8(tmp_path):
+    """A real CPU load step, made by the test: busy processes pinned to every core
+    (LoadInjector: four on the CPU worker's core, one on each other core, where the test's
+    own thread computes the accelerator's partitions) from run 8 to run 21 of 36, in 8 tries
+    under the default (robust) decision loop. Each try must see its CPU share fall under the load and come back after
+    it, and at least 7 of 8 must. The bar comes from an unloaded run of the same length in
+    this test: the largest difference between its phase medians (how far the share moves
+    on this machine without the step; at least one first search step, T_init). A try falls
+    when its late loaded median is more than that below its median before the load, and
+    recovers when its late median after the load is more than that above the loaded one."""
+    task = _task(n=8192)
     rt = PacedRuntime()
-    rt.calibrate(task, ratio=1.0, runs=3)
-    loop = DecisionLoop(KnowledgeBase(tmp_path / f"kb{attempt}.json"), max_dev=0.8)
-    load = LoadInjector(procs=4, cores=[rt.cpu_core], start_run=10, stop_run=32)
-    return rt, adaptive_runs(rt, task, runs=50, loop=loop, load=load), task
+    rt.calibrate(task)               # balanced near 0.5 on the machine as it is
+    cores = [rt.cpu_core] * _ON_WORKER + [c for c in sorted(os.sched_getaffinity(0))
+                                          if c != rt.cpu_core]
 
-
-# Real busy processes on a 2-core machine: the outcome depends on what else the machine runs
-# (a loaded machine lost all three tries once), so this case runs with `-m slow`; the same
-# decisions under a deterministic slowdown are checked by the virtual-slowdown test below and
-# by the simulator's P-ADAPT-1 test.
-@pytest.mark.slow
-def test_P_ADAPT_2_real_cpu_load_step_is_absorbed(tmp_path):
-    """Four busy processes pinned to the CPU worker's core from run 10 to run 32: the CPU
-    share falls by at least 5 points within the loaded runs, the makespan of the
-    late loaded runs is near the balanced one predicted from the throughputs measured in
-    those runs (within 1.6x: the 1.25x of a quiet machine does not hold on a shared one) and
-    below the makespan of the first loaded runs, and the share climbs back after the load
-    ends. Phases are compared by their medians."""
-    fails = []
-    for attempt in range(3):
-        rt, res, task = _load_step(tmp_path, attempt)
-        cs = res.cpu_share
+    def runs(name, load):
+        loop = DecisionLoop(KnowledgeBase(tmp_path / f"{name}.json"))
+        res = adaptive_runs(rt, task, runs=_B + _L + _A, loop=loop, load=load)
         assert res.correct and res.success
-        assert res.loaded[10:32].all() and not res.loaded[:10].any() and not res.loaded[32:].any()
-        before, loaded, after = _phase(cs, 5, 10), _phase(cs, 22, 32), _phase(cs, 42, 50)
-        n = task.n
-        n_cpu = cs[27:32] * n
-        rate_cpu = n_cpu.sum() / max(res.t_cpu[27:32].sum(), 1e-9)   # measured in those runs
-        t_bal = n / (rt.acc_rate + rate_cpu)
-        late, hit = _phase(res.makespan, 27, 32), _phase(res.makespan, 10, 13)
-        print(f"\nattempt {attempt}: CPU share before {before:.3f}, loaded {loaded:.3f}, "
-              f"after {after:.3f}; makespan at the step {hit * 1e3:.1f} ms, late loaded "
-              f"{late * 1e3:.1f} ms vs balanced {t_bal * 1e3:.1f} ms; "
-              f"{res.stats['lb_ops']} steps")
-        ok = (loaded <= before - 0.05, after >= loaded + 0.05, late <= 1.6 * t_bal,
-              late <= 0.8 * hit)
-        if all(ok):
-            return
-        fails.append((attempt, before, loaded, after, late, t_bal, ok))
-    pytest.fail(f"no adaptation seen: {fails}")
+        return res
+
+    ref = _phases(runs("unloaded", None).cpu_share)
+    bar = max(max(ref) - min(ref), MK_DEFAULTS["T_init"])
+    print(f"\nunloaded run: CPU share {ref[0]:.3f} / {ref[1]:.3f} / {ref[2]:.3f}: a move "
+          f"counts when it exceeds {bar:.3f}")
+    table = []
+    for k in range(8):
+        load = LoadInjector(procs=len(cores), cores=cores, start_run=_B, stop_run=_B + _L)
+        res = runs(f"try{k}", load)
+        assert res.loaded[_B:_B + _L].all() and not res.loaded[:_B].any()
+        assert not res.loaded[_B + _L:].any() and not load.active
+        before, under, after = _phases(res.cpu_share)
+        ok = before - under > bar and after - under > bar
+        table.append((k, round(before, 3), round(under, 3), round(after, 3), ok))
+        print(f"try {k}: CPU share {before:.3f} before, {under:.3f} under the load, "
+              f"{after:.3f} after: {'falls and recovers' if ok else 'NO'}")
+    assert sum(t[-1] for t in table) >= 7, (bar, table)
 
 
 def test_P_ADAPT_2_virtual_cpu_slowdown(tmp_path):

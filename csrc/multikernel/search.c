@@ -282,6 +282,29 @@ wpart_status_t wpart_multikernel_detector_update(wpart_multikernel_detector_t *d
 
 /* ---------------------------------------------------------------- adaptive binary search  */
 
+/* The robust search's typical time of v[0..n): its ceil(n / 3)-th smallest (n = 5: the second
+ * fastest, n = 3: the fastest). A noisy run on a busy machine is a slow one (a device that was
+ * not scheduled), so up to n - ceil(n / 3) ruined runs of the window (3 of 5) leave it alone,
+ * while a real load, which slows every run, shows once n - ceil(n / 3) + 1 runs had it. */
+static double low_order(const double *v, int32_t n)
+{
+    double a[WPART_MULTIKERNEL_ABS_WMAX];
+    memcpy(a, v, (size_t)n * sizeof *a);
+    for (int32_t i = 1; i < n; i++) {
+        double x = a[i];
+        int32_t j = i - 1;
+        while (j >= 0 && a[j] > x) {
+            a[j + 1] = a[j];
+            j--;
+        }
+        a[j + 1] = x;
+    }
+    return a[(n + 2) / 3 - 1];
+}
+
+_Static_assert(WPART_MULTIKERNEL_ABS_WMAX <= WPART_MULTIKERNEL_DET_WMAX,
+               "median_small's buffer holds the search's window");
+
 enum { ABS_SHIFT = 0, ABS_BISECT = 1, ABS_CONVERGED = 2 };
 
 static double clamp01(double x) { return x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x); }
@@ -310,6 +333,76 @@ wpart_status_t wpart_multikernel_abs_start(wpart_multikernel_abs_t *a, double s,
     a->lo = 0.0;
     a->hi = 1.0;
     a->phase = ABS_SHIFT;
+    a->window = 1;
+    return WPART_OK;
+}
+
+wpart_status_t wpart_multikernel_abs_set_window(wpart_multikernel_abs_t *a, int32_t window,
+                                                double band)
+{
+    if (!a) {
+        return wpart_i_error(WPART_EINVAL, "abs: NULL state");
+    }
+    if (window < 1 || window > WPART_MULTIKERNEL_ABS_WMAX) {
+        return wpart_i_error(WPART_EINVAL, "window must be in 1..%d, got %d",
+                             WPART_MULTIKERNEL_ABS_WMAX, (int)window);
+    }
+    if (!(band >= 0.0 && band < 1.0)) {
+        return wpart_i_error(WPART_EINVAL, "band must be in [0, 1), got %g", band);
+    }
+    a->window = window;
+    a->band = band;
+    a->ng = a->pg = a->nc = a->pc = 0;
+    return WPART_OK;
+}
+
+wpart_status_t wpart_multikernel_abs_restart(wpart_multikernel_abs_t *a, double s)
+{
+    if (!a) {
+        return wpart_i_error(WPART_EINVAL, "abs: NULL state");
+    }
+    if (!(s >= 0.0 && s <= 1.0)) {
+        return wpart_i_error(WPART_EINVAL, "s must be in [0, 1], got %g", s);
+    }
+    a->s = a->s_prev = s;
+    a->T = a->T_init;
+    a->lo = 0.0;
+    a->hi = 1.0;
+    a->phase = ABS_SHIFT;
+    a->last_dir = a->run = a->nb = a->nconv = 0;
+    a->bdirs[0] = a->bdirs[1] = a->bdirs[2] = 0;
+    return WPART_OK;
+}
+
+/* The robust search's window: the run's times per unit of share of each type that ran. */
+static void abs_record(wpart_multikernel_abs_t *a, double t_gpu, double t_cpu)
+{
+    int32_t W = a->window;
+    if (W <= 1 || W > WPART_MULTIKERNEL_ABS_WMAX) {
+        return;
+    }
+    if (a->s > 0.0) {
+        a->qg[a->pg] = t_gpu / a->s;
+        a->pg = (a->pg + 1) % W;
+        a->ng = a->ng < W ? a->ng + 1 : W;
+    }
+    if (a->s < 1.0) {
+        a->qc[a->pc] = t_cpu / (1.0 - a->s);
+        a->pc = (a->pc + 1) % W;
+        a->nc = a->nc < W ? a->nc + 1 : W;
+    }
+}
+
+wpart_status_t wpart_multikernel_abs_observe(wpart_multikernel_abs_t *a, double t_gpu, double t_cpu)
+{
+    if (!a) {
+        return wpart_i_error(WPART_EINVAL, "abs: NULL state");
+    }
+    if (bad_time(t_gpu) || bad_time(t_cpu) || isinf(t_gpu) || isinf(t_cpu)) {
+        return wpart_i_error(WPART_EINVAL, "t_gpu and t_cpu must be finite and >= 0, got %g "
+                             "and %g", t_gpu, t_cpu);
+    }
+    abs_record(a, t_gpu, t_cpu);
     return WPART_OK;
 }
 
@@ -323,6 +416,43 @@ static void abs_shift(wpart_multikernel_abs_t *a, int dir)
     a->s = clamp01(a->s + dir * a->T);
 }
 
+wpart_status_t wpart_multikernel_abs_estimate(const wpart_multikernel_abs_t *a, double *t_gpu_out,
+                                              double *t_cpu_out, int *ok_out)
+{
+    if (!a || !t_gpu_out || !t_cpu_out || !ok_out) {
+        return wpart_i_error(WPART_EINVAL, "abs: NULL argument");
+    }
+    *ok_out = 0;
+    if (a->window <= 1 || (a->s > 0.0 && a->ng == 0) || (a->s < 1.0 && a->nc == 0)) {
+        return WPART_OK;
+    }
+    *t_gpu_out = a->s > 0.0 ? a->s * low_order(a->qg, a->ng) : 0.0;
+    *t_cpu_out = a->s < 1.0 ? (1.0 - a->s) * low_order(a->qc, a->nc) : 0.0;
+    *ok_out = 1;
+    return WPART_OK;
+}
+
+static void abs_move(wpart_multikernel_abs_t *a, double t_gpu, double t_cpu, double *s_out);
+
+wpart_status_t wpart_multikernel_abs_judge(wpart_multikernel_abs_t *a, double *s_out)
+{
+    if (!a || !s_out) {
+        return wpart_i_error(WPART_EINVAL, "abs: NULL argument");
+    }
+    double tg = 0.0, tc = 0.0;
+    int ok = 0;
+    wpart_multikernel_abs_estimate(a, &tg, &tc, &ok);
+    a->steps++;
+    double lo = fmin(tg, tc), hi = fmax(tg, tc);
+    if (!ok || hi <= 0.0 || (a->band > 0.0 && lo / hi >= a->band)) {
+        /* nothing to judge, or balanced within the band: stay */
+        *s_out = a->s;
+        return WPART_OK;
+    }
+    abs_move(a, tg, tc, s_out);
+    return WPART_OK;
+}
+
 wpart_status_t wpart_multikernel_abs_step(wpart_multikernel_abs_t *a, double t_gpu, double t_cpu, double *s_out)
 {
     if (!a || !s_out) {
@@ -332,10 +462,27 @@ wpart_status_t wpart_multikernel_abs_step(wpart_multikernel_abs_t *a, double t_g
         return wpart_i_error(WPART_EINVAL, "t_gpu and t_cpu must be >= 0, got %g and %g", t_gpu,
                              t_cpu);
     }
+    if (a->window > 1 && isfinite(t_gpu) && isfinite(t_cpu)) {
+        /* robust: the run joins the window; the step judges its medians at this share */
+        abs_record(a, t_gpu, t_cpu);
+        double tg = 0.0, tc = 0.0;
+        int ok = 0;
+        wpart_multikernel_abs_estimate(a, &tg, &tc, &ok);
+        if (ok && a->s > 0.0 && a->s < 1.0) {
+            return wpart_multikernel_abs_judge(a, s_out);
+        }
+    }
     a->steps++;
+    abs_move(a, t_gpu, t_cpu, s_out);
+    return WPART_OK;
+}
+
+/* The paper's step on the type times (t_gpu, t_cpu) judged at the current share. */
+static void abs_move(wpart_multikernel_abs_t *a, double t_gpu, double t_cpu, double *s_out)
+{
     if (t_gpu == t_cpu) { /* balanced: nothing to move */
         *s_out = a->s;
-        return WPART_OK;
+        return;
     }
     int dir = t_gpu < t_cpu ? +1 : -1; /* +1: move work from the CPU to the GPU */
     if (a->phase == ABS_SHIFT) {
@@ -373,14 +520,28 @@ wpart_status_t wpart_multikernel_abs_step(wpart_multikernel_abs_t *a, double t_g
                 a->phase = ABS_CONVERGED;
                 a->bdirs[2] = 0;
                 a->nb = 0;
+                a->nconv = 0;
             }
         } else {
             a->s = (a->lo + a->hi) / 2.0;
         }
     } else { /* CONVERGED: s stays; three steps in a row the same way mean it has moved */
-        a->nb = (a->nb > 0 && dir == a->bdirs[2]) ? a->nb + 1 : 1;
-        a->bdirs[2] = dir;
-        if (a->nb >= 3) {
+        if (a->window > 1) { /* robust: a net count, an opposite step takes one back */
+            if (a->nb > 0 && dir != a->bdirs[2]) {
+                a->nb--;
+            } else {
+                a->nb++;
+                a->bdirs[2] = dir;
+            }
+        } else {
+            a->nb = (a->nb > 0 && dir == a->bdirs[2]) ? a->nb + 1 : 1;
+            a->bdirs[2] = dir;
+        }
+        int bounded = a->window > 1 && ++a->nconv >= 2 * a->window;
+        if (a->nb >= 3 || bounded) {
+            if (a->nb > 0) {
+                dir = a->bdirs[2]; /* the way of the net count */
+            }
             a->phase = ABS_SHIFT;
             a->T = a->T_init;
             a->run = 0;
@@ -389,5 +550,4 @@ wpart_status_t wpart_multikernel_abs_step(wpart_multikernel_abs_t *a, double t_g
     }
     a->last_dir = dir;
     *s_out = a->s;
-    return WPART_OK;
 }

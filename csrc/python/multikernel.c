@@ -462,11 +462,93 @@ static PyObject *py_balance_ratio(PyObject *self, PyObject *to)
 static PyObject *py_abs_new(PyObject *self, PyObject *args)
 {
     double s, ti, tmin, tmax;
-    if (!PyArg_ParseTuple(args, "dddd:multikernel_abs_new", &s, &ti, &tmin, &tmax)) {
+    int window = 1;
+    double band = 0.0;
+    if (!PyArg_ParseTuple(args, "dddd|id:multikernel_abs_new", &s, &ti, &tmin, &tmax, &window,
+                          &band)) {
         return NULL;
     }
     wpart_multikernel_abs_t a;
-    return state_new(wpart_multikernel_abs_start(&a, s, ti, tmin, tmax), &a, sizeof a);
+    wpart_status_t st = wpart_multikernel_abs_start(&a, s, ti, tmin, tmax);
+    if (st == WPART_OK) {
+        st = wpart_multikernel_abs_set_window(&a, (int32_t)window, band);
+    }
+    return state_new(st, &a, sizeof a);
+}
+
+/* observe(state, t_gpu, t_cpu) or restart(state, s): updates the state in place */
+static PyObject *py_abs_observe(PyObject *self, PyObject *args)
+{
+    PyObject *o;
+    double tg, tc;
+    if (!PyArg_ParseTuple(args, "Odd:multikernel_abs_observe", &o, &tg, &tc)) {
+        return NULL;
+    }
+    wpart_multikernel_abs_t a;
+    void *p = state_load(o, &a, sizeof a, "adaptive binary search");
+    if (!p) {
+        return NULL;
+    }
+    wpart_status_t st = wpart_multikernel_abs_observe(&a, tg, tc);
+    if (st != WPART_OK) {
+        return wpy_raise(st, NULL);
+    }
+    memcpy(p, &a, sizeof a);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_abs_estimate(PyObject *self, PyObject *o)
+{
+    wpart_multikernel_abs_t a;
+    if (!state_load(o, &a, sizeof a, "adaptive binary search")) {
+        return NULL;
+    }
+    double tg = 0.0, tc = 0.0;
+    int ok = 0;
+    wpart_status_t st = wpart_multikernel_abs_estimate(&a, &tg, &tc, &ok);
+    if (st != WPART_OK) {
+        return wpy_raise(st, NULL);
+    }
+    if (!ok) {
+        Py_RETURN_NONE;
+    }
+    return Py_BuildValue("(dd)", tg, tc);
+}
+
+static PyObject *py_abs_judge(PyObject *self, PyObject *o)
+{
+    wpart_multikernel_abs_t a;
+    void *p = state_load(o, &a, sizeof a, "adaptive binary search");
+    if (!p) {
+        return NULL;
+    }
+    double s;
+    wpart_status_t st = wpart_multikernel_abs_judge(&a, &s);
+    if (st != WPART_OK) {
+        return wpy_raise(st, NULL);
+    }
+    memcpy(p, &a, sizeof a);
+    return PyFloat_FromDouble(s);
+}
+
+static PyObject *py_abs_restart(PyObject *self, PyObject *args)
+{
+    PyObject *o;
+    double s;
+    if (!PyArg_ParseTuple(args, "Od:multikernel_abs_restart", &o, &s)) {
+        return NULL;
+    }
+    wpart_multikernel_abs_t a;
+    void *p = state_load(o, &a, sizeof a, "adaptive binary search");
+    if (!p) {
+        return NULL;
+    }
+    wpart_status_t st = wpart_multikernel_abs_restart(&a, s);
+    if (st != WPART_OK) {
+        return wpy_raise(st, NULL);
+    }
+    memcpy(p, &a, sizeof a);
+    Py_RETURN_NONE;
 }
 
 static PyObject *py_abs_step(PyObject *self, PyObject *args)
@@ -497,8 +579,9 @@ static PyObject *py_abs_get(PyObject *self, PyObject *o)
     if (!p) {
         return NULL;
     }
-    return Py_BuildValue("(dddddddiiL)", a.s, a.T, a.lo, a.hi, a.s_prev, a.T_min, a.T_max,
-                         (int)a.phase, (int)a.last_dir, (long long)a.steps);
+    return Py_BuildValue("(dddddddiiLid)", a.s, a.T, a.lo, a.hi, a.s_prev, a.T_min, a.T_max,
+                         (int)a.phase, (int)a.last_dir, (long long)a.steps, (int)a.window,
+                         a.band);
 }
 
 static PyObject *py_interpolate(PyObject *self, PyObject *args)
@@ -667,7 +750,14 @@ static PyMethodDef multikernel_methods[] = {
     {"multikernel_detector_reset", py_detector_reset, METH_O, "multikernel_detector_reset(state)"},
     {"multikernel_detector_get", py_detector_get, METH_O, "multikernel_detector_get(state) -> tuple"},
     {"multikernel_balance_ratio", py_balance_ratio, METH_O, "multikernel_balance_ratio(t_dev) -> float"},
-    {"multikernel_abs_new", py_abs_new, METH_VARARGS, "multikernel_abs_new(s, T_init, T_min, T_max) -> state"},
+    {"multikernel_abs_new", py_abs_new, METH_VARARGS,
+     "multikernel_abs_new(s, T_init, T_min, T_max, window=1, band=0) -> state"},
+    {"multikernel_abs_observe", py_abs_observe, METH_VARARGS,
+     "multikernel_abs_observe(state, t_gpu, t_cpu)"},
+    {"multikernel_abs_restart", py_abs_restart, METH_VARARGS, "multikernel_abs_restart(state, s)"},
+    {"multikernel_abs_estimate", py_abs_estimate, METH_O,
+     "multikernel_abs_estimate(state) -> (t_gpu, t_cpu) or None"},
+    {"multikernel_abs_judge", py_abs_judge, METH_O, "multikernel_abs_judge(state) -> s"},
     {"multikernel_abs_step", py_abs_step, METH_VARARGS, "multikernel_abs_step(state, t_gpu, t_cpu) -> s"},
     {"multikernel_abs_get", py_abs_get, METH_O, "multikernel_abs_get(state) -> tuple"},
     {"multikernel_interpolate", py_interpolate, METH_VARARGS, "multikernel_interpolate(X, y, x) -> (values, how)"},

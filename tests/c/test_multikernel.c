@@ -110,6 +110,55 @@ static void test_bisect_detector_abs(void)
     }
     wpart_multikernel_abs_t A;
     CHECK_STATUS(wpart_multikernel_abs_start(&A, 0.5, 0.5, 1.0 / 256, 0.25), WPART_EINVAL);
+
+    /* the robust search: without noise the paper's steps; one stalled run in three ignored */
+    for (int trial = 0; trial < 500; trial++) {
+        double a = 0.05 + (double)(rnd() % 10000) / 500.0, c = 0.05 + (double)(rnd() % 10000) / 500.0;
+        double star = c / (a + c), s0 = (double)(rnd() % 1001) / 1000.0, sp = s0, sr = s0, sn = s0;
+        wpart_multikernel_abs_t P, R, N;
+        CHECK_STATUS(wpart_multikernel_abs_start(&P, s0, 1.0 / 16, 1.0 / 256, 0.5), WPART_OK);
+        CHECK_STATUS(wpart_multikernel_abs_start(&R, s0, 1.0 / 16, 1.0 / 256, 0.5), WPART_OK);
+        CHECK_STATUS(wpart_multikernel_abs_start(&N, s0, 1.0 / 16, 1.0 / 256, 0.5), WPART_OK);
+        CHECK_STATUS(wpart_multikernel_abs_set_window(&R, 4, 0.0), WPART_OK);
+        CHECK_STATUS(wpart_multikernel_abs_set_window(&N, 4, 0.0), WPART_OK);
+        for (int k = 0; k < 12; k++) {
+            CHECK_STATUS(wpart_multikernel_abs_step(&P, a * sp, c * (1 - sp), &sp), WPART_OK);
+            CHECK_STATUS(wpart_multikernel_abs_step(&R, a * sr, c * (1 - sr), &sr), WPART_OK);
+            CHECK(sp == sr);
+        }
+        for (int k = 0; k < 30 && fabs(sn - star) > 2.0 / 256; k++) {
+            double stall = k % 3 == 1 ? 20.0 : 1.0; /* one side stalled, in turn */
+            double tg = a * sn * ((k / 3) % 2 ? stall : 1.0), tc = c * (1 - sn) * ((k / 3) % 2 ? 1.0 : stall);
+            CHECK_STATUS(wpart_multikernel_abs_step(&N, tg, tc, &sn), WPART_OK);
+        }
+        CHECK(fabs(sn - star) <= 2.0 / 256 + 1e-12);
+    }
+    wpart_multikernel_abs_t R;
+    double s = 0.0, tg = 0.0, tc = 0.0;
+    int ok = 1;
+    CHECK_STATUS(wpart_multikernel_abs_start(&R, 0.5, 1.0 / 16, 1.0 / 256, 0.5), WPART_OK);
+    CHECK_STATUS(wpart_multikernel_abs_estimate(&R, &tg, &tc, &ok), WPART_OK);
+    CHECK(!ok); /* window 1: no estimate */
+    CHECK_STATUS(wpart_multikernel_abs_set_window(&R, 3, 0.9), WPART_OK);
+    CHECK_STATUS(wpart_multikernel_abs_observe(&R, 1.0, 2.0), WPART_OK);
+    CHECK_STATUS(wpart_multikernel_abs_observe(&R, 1.0, 200.0), WPART_OK);
+    CHECK_STATUS(wpart_multikernel_abs_estimate(&R, &tg, &tc, &ok), WPART_OK);
+    CHECK(ok && tg == 1.0 && tc == 2.0); /* the faster of each type */
+    CHECK_STATUS(wpart_multikernel_abs_judge(&R, &s), WPART_OK);
+    CHECK(s == 0.5 + 1.0 / 16);
+    CHECK_STATUS(wpart_multikernel_abs_restart(&R, 0.25), WPART_OK);
+    CHECK(R.s == 0.25 && R.phase == 0 && R.T == 1.0 / 16 && R.window == 3);
+    CHECK_STATUS(wpart_multikernel_abs_observe(&R, 0.25, 0.23), WPART_OK); /* ratio 0.92 */
+    CHECK_STATUS(wpart_multikernel_abs_observe(&R, 0.25, 0.23), WPART_OK);
+    CHECK_STATUS(wpart_multikernel_abs_observe(&R, 0.25, 0.23), WPART_OK);
+    CHECK_STATUS(wpart_multikernel_abs_judge(&R, &s), WPART_OK);
+    CHECK(s == 0.25); /* within the band: stays */
+    CHECK_STATUS(wpart_multikernel_abs_set_window(&R, 0, 0.0), WPART_EINVAL);
+    CHECK_STATUS(wpart_multikernel_abs_set_window(&R, WPART_MULTIKERNEL_ABS_WMAX + 1, 0.0), WPART_EINVAL);
+    CHECK_STATUS(wpart_multikernel_abs_set_window(&R, 3, 1.0), WPART_EINVAL);
+    CHECK_STATUS(wpart_multikernel_abs_observe(&R, -1.0, 1.0), WPART_EINVAL);
+    CHECK_STATUS(wpart_multikernel_abs_observe(&R, INFINITY, 1.0), WPART_EINVAL);
+    CHECK_STATUS(wpart_multikernel_abs_restart(&R, 1.5), WPART_EINVAL);
 }
 
 static void test_interpolate(void)

@@ -257,7 +257,7 @@ def _sequence(images, runs: int, seed_off: int) -> tuple[list, list]:
                 continue
             derived = kb.derive("filter", (U,), store=False).s
             r = simulate_runs(pl, cost, U, runs=runs, kb=kb, sct_id="filter", profiling=False,
-                              seed=img + seed_off, max_dev=0.85)
+                              seed=img + seed_off, max_dev=0.85, preset="paper")
             pers = kb.lookup("filter", (U,))
             rows.append({"image": img, "size": f"{w}x{h}", "image0": 100 * s0,
                          "profiled": 100 * ref.s,
@@ -332,7 +332,7 @@ def _load_step(runs: int, seed: int) -> dict:
                  sct="fft")
         p = kb.lookup("fft", (U,))
         r = simulate_runs(pl, cost, U, runs=runs, kb=kb, sct_id="fft", profiling=False,
-                          cpu_avail=[(20, 60, 1 / 3)], seed=seed)
+                          cpu_avail=[(20, 60, 1 / 3)], seed=seed, preset="paper")
     s_opt, t_opt = best_share(pl, cost, U, fission=p.fission, overlap=p.overlap, cpu_avail=1/3)
     fired = np.nonzero(r.fired)[0]
     first = int(fired[fired >= 20][0]) if (fired >= 20).any() else None
@@ -380,7 +380,7 @@ def adaptation(quick: bool = False, *, runs: int = 100) -> tuple[dict, list]:
         v = v[np.isfinite(v)]
         return max(float(v.max() - v.min()), floor) if v.size else floor
 
-    run = f"simulated P2, FFT 128 MB, 1 GPU, {reps} noise seeds"
+    run = f"simulated P2, FFT 128 MB, 1 GPU, {reps} noise seeds, the paper's rules"
     shift, bis, det = vals("shift_runs"), vals("bisect_runs"), vals("detect_runs")
     ratio = np.array([x["T_run40"] / x["T_opt_loaded"] for x in R])
     falls = [x["s_after"] > x["s_before"] for x in R]
@@ -469,7 +469,8 @@ def run_all(quick: bool = False) -> tuple[dict, list, str]:
                   ("persisted GPU%", "persisted"), ("gap pts", "persisted_gap"),
                   ("time err %", "time_error")],
              "Table 4 (simulated P2, Filter Pipeline): derivation vs profile construction"),
-        "Fig. 12 (simulated P2, FFT 128 MB, CPU at 1/3 from run 20 to 60): detection after "
+        "Fig. 12 (simulated P2, FFT 128 MB, CPU at 1/3 from run 20 to 60, the paper's rules: "
+        "DecisionLoop(preset='paper')): detection after "
         f"{ad['detect_runs']} runs, GPU share {100 * ad['s_before']:.1f}% -> "
         f"{100 * ad['s_after']:.1f}% (loaded optimum {100 * ad['s_opt_loaded']:.1f}%), "
         f"time at run 40 {ad['T_run40']:.3g} vs loaded optimum {ad['T_opt_loaded']:.3g}, "

@@ -62,12 +62,27 @@ MK_DEFAULTS: dict[str, Any] = {
     "w": 0.10,                     # weight of the latest run in the moving average
     "cf": 1.0,                     # correction factor of max_dev
     "detector_window": 1,          # runs whose median ratio the detector judges (1: paper)
+    "search_window": 1,            # runs whose per-share times a search step judges
+                                   # (AdaptiveBinarySearch; DecisionLoop: its preset's)
+    "preset": "robust",            # DecisionLoop's rules: "robust" or "paper" (MK_PRESETS)
     "cf_min": 0.7,                 # floor of the profile-aware correction factor
     "T_init": 1.0 / 16,            # adaptive binary search: first transferable part
     "T_min": 1.0 / 256,            # ... smallest (stop)
     "T_max": 0.5,                  # ... largest (doubling cap)
     "rbf_max_dims": 3,             # RBF for 1-3 dimensions, nearest neighbour above [PAPER]
     "feature_scale": "log2",       # interpolation features: log2 of each extent
+}
+
+#: The rules of :class:`~wpart.multikernel.DecisionLoop` by preset: ``"paper"`` judges every
+#: run on its own (the detector on the run's ratio, the search on the run's times, three
+#: steps in a row the same way to leave the converged state); ``"robust"`` (the default)
+#: judges, in both, each type's typical time per unit of share over the last `window` runs
+#: (4; the second fastest of four, as noise on a busy machine only adds time), scaled to the
+#: current share; its converged state counts steps net of opposite ones and is left after
+#: ``2 * window`` steps, so that noisy runs neither fire, nor turn the search, nor stall it.
+MK_PRESETS: dict[str, dict[str, Any]] = {
+    "paper": {"window": 1},
+    "robust": {"window": 4},
 }
 
 #: What :func:`interpolate` used, by the code it returns.
@@ -657,6 +672,12 @@ class ImbalanceDetector:
         return _core.multikernel_detector_get(self._st)[3]
 
     @property
+    def bound(self) -> float:
+        """``max_dev * cf``: the smallest balance ratio of a balanced run."""
+        g = _core.multikernel_detector_get(self._st)
+        return g[1] * g[2]
+
+    @property
     def state(self) -> dict[str, float]:
         w, md, cf, lbt, dev, runs, unb, fired = _core.multikernel_detector_get(self._st)
         return {"w": w, "max_dev": md, "cf": cf, "lbt": lbt, "last_dev": dev, "runs": runs,
@@ -673,12 +694,28 @@ class AdaptiveBinarySearch:
     bisected down to ``T_min``. A bracket that collapses onto one edge three times in a row
     means the optimum has left it: the search shifts again.
 
+    With ``window > 1`` (the robust rule) a step does not judge the run's own times: each
+    run (stepped, or recorded with :meth:`observe`) adds its times per unit of share
+    (``t_gpu / s`` and ``t_cpu / (1 - s)``), and the step compares, for each type, the
+    ``ceil(window / 3)``-th smallest of the last `window` of them (the second fastest of 4:
+    a noisy run on a busy machine is a slow one), scaled to the current share. In the
+    converged state an opposite step takes one off the count of steps one way instead of
+    resetting it, and ``2 * window`` steps there restart the shift whatever their
+    directions (a converged share that keeps being stepped is not balanced). Noisy runs
+    then neither turn the search nor stall it.
+
     Parameters
     ----------
     s : float
         GPU share of the run that fired, in [0, 1].
     T_init, T_min, T_max : float, optional
         ``0 < T_min <= T_init <= T_max <= 1``.
+    window : int, optional
+        Runs whose per-share times a step judges, 1 to 15 (default
+        ``MK_DEFAULTS["search_window"]``, 1: the paper's rule on the run's own times).
+    band : float, optional
+        With ``window > 1``: a step does not move while the ratio min/max of those
+        estimates is at least `band` (in [0, 1); :class:`DecisionLoop` passes the detector's bound).
 
     Examples
     --------
@@ -689,18 +726,42 @@ class AdaptiveBinarySearch:
     """
 
     def __init__(self, s: float, *, T_init: float | None = None, T_min: float | None = None,
-                 T_max: float | None = None) -> None:
+                 T_max: float | None = None, window: int | None = None,
+                 band: float = 0.0) -> None:
         d = MK_DEFAULTS
         self._st = _core.multikernel_abs_new(
             as_float(s, "s", minimum=0.0, maximum=1.0),
             as_float(d["T_init"] if T_init is None else T_init, "T_init"),
             as_float(d["T_min"] if T_min is None else T_min, "T_min"),
-            as_float(d["T_max"] if T_max is None else T_max, "T_max"))
+            as_float(d["T_max"] if T_max is None else T_max, "T_max"),
+            as_int(d["search_window"] if window is None else window, "window", minimum=1,
+                   maximum=15),
+            as_float(band, "band", minimum=0.0, maximum=1.0))
 
     def step(self, t_gpu: float, t_cpu: float) -> float:
         """One balancing operation from the type times measured with the current share;
         returns the share for the next run."""
         return _core.multikernel_abs_step(self._st, _time(t_gpu, "t_gpu"), _time(t_cpu, "t_cpu"))
+
+    def observe(self, t_gpu: float, t_cpu: float) -> None:
+        """Records a run made with the current share without a step (the robust rule's
+        window; nothing with ``window=1``)."""
+        _core.multikernel_abs_observe(self._st, _time(t_gpu, "t_gpu"), _time(t_cpu, "t_cpu"))
+
+    def estimate(self) -> tuple[float, float] | None:
+        """``(t_gpu, t_cpu)`` at the current share from the recorded runs' per-share times
+        (the ``ceil(window / 3)``-th smallest of each type) (None with ``window=1`` or before a run of each type that runs)."""
+        return _core.multikernel_abs_estimate(self._st)
+
+    def judge(self) -> float:
+        """One balancing operation on the recorded runs (after :meth:`observe`), without a
+        new run; returns the share for the next run."""
+        return _core.multikernel_abs_judge(self._st)
+
+    def restart(self, s: float) -> None:
+        """A new episode from share `s` (shift phase, step ``T_init``); the recorded runs and
+        the constants are kept."""
+        _core.multikernel_abs_restart(self._st, as_float(s, "s", minimum=0.0, maximum=1.0))
 
     @property
     def s(self) -> float:
@@ -708,10 +769,11 @@ class AdaptiveBinarySearch:
 
     @property
     def state(self) -> dict[str, Any]:
-        s, T, lo, hi, s_prev, tmin, tmax, phase, last_dir, steps = _core.multikernel_abs_get(self._st)
+        s, T, lo, hi, s_prev, tmin, tmax, phase, last_dir, steps, window, band = \
+            _core.multikernel_abs_get(self._st)
         return {"s": s, "T": T, "lo": lo, "hi": hi, "s_prev": s_prev, "T_min": tmin,
                 "T_max": tmax, "phase": ("shift", "bisect", "converged")[phase],
-                "last_dir": last_dir, "steps": steps}
+                "last_dir": last_dir, "steps": steps, "window": window, "band": band}
 
 
 def interpolate(X: Any, y: Any, x: Any) -> tuple[NDArray[np.float64], str]:

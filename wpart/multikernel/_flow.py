@@ -23,8 +23,8 @@ from .._errors import WpartTypeError, WpartValueError
 from .._result import Result, new_axes
 from .._progress import progress_hook
 from .._validate import as_bool, as_float, as_int, as_time_limit, choice
-from ._decide import (MK_DEFAULTS, AdaptiveBinarySearch, BisectionGenerator, ConfigSearch,
-                      ImbalanceDetector)
+from ._decide import (MK_DEFAULTS, MK_PRESETS, AdaptiveBinarySearch, BisectionGenerator,
+                      ConfigSearch, ImbalanceDetector, balance_ratio)
 from ._kb import KnowledgeBase, KernelProfile, _workload
 
 __all__ = ["build_profile", "ProfileBuild", "DecisionLoop", "RunDecision"]
@@ -289,17 +289,37 @@ class DecisionLoop:
         when a pair is unbalanced and has none.
     seed : float, optional
         GPU share for a base with nothing to derive from (see :func:`seed_share`).
+    preset : {"robust", "paper"}, optional
+        The rules (:data:`MK_PRESETS`; default ``MK_DEFAULTS["preset"]``, ``"robust"``).
+        ``"paper"`` is the paper's: the detector judges each run's own balance ratio, an
+        episode of the adaptive binary search ends at the first run judged balanced, and
+        each step judges the run's own times. ``"robust"`` is for busy machines: the
+        detector and the search judge the device times estimated from the last `window`
+        runs (each type's second fastest time per unit of share of 4, scaled to the current
+        share; see :class:`AdaptiveBinarySearch`), the converged search counts steps net of
+        opposite ones and cannot stay converged while it keeps being stepped, and an
+        episode ends only after `window` runs in a row judged balanced, so that noisy runs
+        neither fire, nor turn the search, nor reset or stall it. Without noise both reach
+        the same shares (the robust one a run or two later).
+    window : int, optional
+        Runs judged together, 1 to 15 (default: the preset's, 4 for ``"robust"``, 1 for
+        ``"paper"``).
     w, max_dev, cf, cf_min, T_init, T_min, T_max : float, optional
         Detector and adaptive binary search constants (defaults in :data:`MK_DEFAULTS`).
     """
 
     def __init__(self, kb: KnowledgeBase, *, profiling: bool = False, seed: float = 0.5,
+                 preset: str | None = None, window: int | None = None,
                  w: float | None = None, max_dev: float | None = None, cf: float | None = None,
                  cf_min: float | None = None, T_init: float | None = None,
                  T_min: float | None = None, T_max: float | None = None) -> None:
         if not isinstance(kb, KnowledgeBase):
             raise WpartTypeError(f"`kb` must be a KnowledgeBase, got {type(kb).__name__}")
         d = MK_DEFAULTS
+        self.preset = choice(d["preset"] if preset is None else preset, "preset",
+                             tuple(MK_PRESETS))
+        self.window = as_int(MK_PRESETS[self.preset]["window"] if window is None else window,
+                             "window", minimum=1, maximum=15)
         self.kb = kb
         self.profiling = as_bool(profiling, "profiling")
         self.seed = as_float(seed, "seed", minimum=0.0, maximum=1.0)
@@ -334,6 +354,12 @@ class DecisionLoop:
         self.key = key
         self.detector = self._detector(self.cfg)
         self.episode: AdaptiveBinarySearch | None = None
+        self._quiet = 0                  # runs in a row judged balanced (robust rule)
+        if self.window > 1:              # one search for the pair: its window outlives episodes
+            self.episode = AdaptiveBinarySearch(
+                self.cfg.s, window=self.window, band=min(self.detector.bound, 0.999),
+                **self.abs_opts)
+            self._quiet = self.window
         self.warmup = 1
         self.moved = False
 
@@ -362,7 +388,14 @@ class DecisionLoop:
         cfg = self.cfg
         sct_id, ext, fp64 = self.key
         persisted = False
-        fire, dev = self.detector.update(np.asarray(device_times, dtype=np.float64))
+        t_dev = np.asarray(device_times, dtype=np.float64)
+        est = None
+        if self.window > 1:       # robust: the detector judges the window's estimate
+            self.episode.observe(t_gpu, t_cpu)
+            est = self.episode.estimate()
+        fire, dev = self.detector.update(t_dev if est is None else np.asarray(est))
+        if est is not None:
+            dev = balance_ratio(t_dev)
         if T < self.kb.best_time(sct_id, (ext, fp64)):
             stored = self.kb.lookup(sct_id, (ext, fp64))
             process = ("PROFILED" if self.key in self._profiled else
@@ -376,14 +409,22 @@ class DecisionLoop:
             if self.profiling and self.key not in self._profiled:
                 profile = True
             else:
-                if self.episode is None:
-                    self.episode = AdaptiveBinarySearch(cfg.s, **self.abs_opts)
-                s = self.episode.step(t_gpu, t_cpu)
+                if self.window > 1:
+                    if self._quiet >= self.window or self.episode.s != cfg.s:
+                        self.episode.restart(cfg.s)    # a new episode, the same window
+                    self._quiet = 0
+                    s = self.episode.judge()           # the run is already in the window
+                else:
+                    if self.episode is None:
+                        self.episode = AdaptiveBinarySearch(cfg.s, **self.abs_opts)
+                    s = self.episode.step(t_gpu, t_cpu)
                 if s != cfg.s:
                     self.cfg = replace(cfg, s=s, s_eff=s, timestamp=0.0)
                     self.moved = True
                 self.lb_ops += 1
                 lb_op = True
+        elif self.window > 1:
+            self._quiet += 1             # robust: the episode ends after `window` quiet runs
         else:
             self.episode = None
         return RunDecision(True, bool(fire), dev, self.detector.lbt, persisted, profile,

@@ -21,8 +21,10 @@ from .._validate import as_int
 
 __all__ = ["LoadInjector"]
 
-# says "r" on stdout once it runs its loop, then spins
-_BUSY = "import os\nos.write(1, b'r')\nos.close(1)\nwhile True:\n    pass\n"
+# says "r" on stdout once it runs its loop, then spins; it ends by itself once its parent is
+# gone (checked about every 20-50 ms), so a killed caller leaves no busy process behind
+_BUSY = ("import os\np = os.getppid()\nos.write(1, b'r')\nos.close(1)\n"
+         "while os.getppid() == p:\n    for _ in range(1000000):\n        pass\n")
 
 
 class LoadInjector:

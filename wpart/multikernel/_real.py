@@ -227,14 +227,37 @@ class PacedRuntime:
         self.speed[device] = as_float(speed, "speed", minimum=0.0, maximum=1.0,
                                       strict_minimum=True)
 
-    def calibrate(self, task: Task, *, ratio: float = 1.0, runs: int = 3) -> float:
-        """Sets the accelerator's rate to `ratio` times the CPU's, measured on `task` (the
-        median of `runs` CPU-only runs, so that the balanced share on the machine as it is
-        stays near ``ratio / (1 + ratio)``); returns the rate (elements per second)."""
+    def calibrate(self, task: Task, *, ratio: float = 1.0, runs: int = 5) -> float:
+        """Sets the accelerator's rate to `ratio` times the CPU's, measured on `task`, so
+        that the balanced share on the machine as it is stays near ``ratio / (1 + ratio)``.
+
+        The CPU's time is the median of `runs` CPU-only runs after one unmeasured warm-up
+        run (caches, page faults), so that one run slowed by a busy moment of the machine
+        does not set the rate.
+
+        Parameters
+        ----------
+        task : wpart.dynamic.Task
+        ratio : float, optional
+            Accelerator rate over CPU rate (> 0).
+        runs : int, optional
+            Measured CPU-only runs (>= 1).
+
+        Returns
+        -------
+        float
+            The rate, elements per second.
+
+        Raises
+        ------
+        wpart.WpartError
+            If an argument is invalid.
+        """
         ratio = as_float(ratio, "ratio", minimum=0.0, strict_minimum=True)
         runs = as_int(runs, "runs", minimum=1)
         if self.acc_rate is None:
             self.acc_rate = 1.0
+        self.run(task, s=0.0)                                   # warm-up, not measured
         t = float(np.median([self.run(task, s=0.0).device_times["cpu"] for _ in range(runs)]))
         self.acc_rate = ratio * task.n / max(t, 1e-9)
         return self.acc_rate

@@ -164,19 +164,52 @@ wpart_status_t wpart_multikernel_detector_update(wpart_multikernel_detector_t *d
 
 /* ---------------------------------------------------------------- adaptive binary search  */
 
+#define WPART_MULTIKERNEL_ABS_WMAX 15 /* the longest window of the robust search */
+
 typedef struct {
     double s, T, T_init, T_min, T_max, lo, hi, s_prev;
     int32_t phase; /* 0 SHIFT, 1 BISECT, 2 CONVERGED */
     int32_t last_dir, run, nb;
     int32_t bdirs[3];
     int64_t steps;
+    /* the robust search (window > 1): the last `window` times per unit of share of each type
+     * (t_gpu / s, t_cpu / (1 - s)); a step judges their ceil(window / 3)-th smallest (a low
+     * order statistic: noise on a busy machine only adds time) scaled to the current share,
+     * so that noisy runs neither turn the search nor reset it. window 1: the paper's. */
+    double qg[WPART_MULTIKERNEL_ABS_WMAX], qc[WPART_MULTIKERNEL_ABS_WMAX];
+    double band; /* robust: no move while the estimates' ratio min/max is >= band */
+    int32_t window, ng, pg, nc, pc;
+    int32_t nconv; /* robust: steps taken in the converged state (2 * window restart it) */
 } wpart_multikernel_abs_t;
 
-/** s in [0, 1]; 0 < T_min <= T_init <= T_max <= 1. */
+/** s in [0, 1]; 0 < T_min <= T_init <= T_max <= 1. Window 1 (the paper's rule). */
 wpart_status_t wpart_multikernel_abs_start(wpart_multikernel_abs_t *a, double s, double T_init, double T_min,
                                   double T_max);
+/** Sets the window (1 .. WPART_MULTIKERNEL_ABS_WMAX) and the band in [0, 1), and forgets the
+ *  recorded runs. With a window above 1 a step judges the low order statistic of the window's
+ *  per-share times (scaled to the current share): it does not move while their ratio min/max is >=
+ *  band, and the converged state restarts the shift after a net count of three steps one
+ *  way (an opposite step takes one back instead of resetting the count) or after 2 * window
+ *  steps whatever their directions (a converged share that keeps being stepped is not
+ *  balanced: the search cannot stall there). */
+wpart_status_t wpart_multikernel_abs_set_window(wpart_multikernel_abs_t *a, int32_t window,
+                                                double band);
 /** One balancing step from the type times measured with share s; *s_out is the next share. */
 wpart_status_t wpart_multikernel_abs_step(wpart_multikernel_abs_t *a, double t_gpu, double t_cpu, double *s_out);
+/** Records a run made with the current share without a step: it joins the window of the
+ *  robust search (nothing with window 1). */
+wpart_status_t wpart_multikernel_abs_observe(wpart_multikernel_abs_t *a, double t_gpu, double t_cpu);
+/** The robust search's estimate of the type times at the current share: the ceil(window /
+ *  3)-th smallest of the window's per-share times of each type, scaled. *ok_out = 0 (and the outputs untouched) while a type
+ *  that runs at this share has no recorded run, or with window 1. */
+wpart_status_t wpart_multikernel_abs_estimate(const wpart_multikernel_abs_t *a, double *t_gpu_out,
+                                              double *t_cpu_out, int *ok_out);
+/** One balancing step on the runs recorded so far (robust search: a step without a new run,
+ *  after wpart_multikernel_abs_observe); *s_out is the next share. With window 1, or without
+ *  an estimate, the share stays. */
+wpart_status_t wpart_multikernel_abs_judge(wpart_multikernel_abs_t *a, double *s_out);
+/** A new episode from share s (shift phase, step T_init), keeping the window and constants. */
+wpart_status_t wpart_multikernel_abs_restart(wpart_multikernel_abs_t *a, double s);
 
 /* ---------------------------------------------------------------- interpolation --------- */
 
