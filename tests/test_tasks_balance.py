@@ -277,7 +277,7 @@ def test_time_limit_keeps_the_progress_made(backend, monkeypatch):
     assert full.status == "feasible" and full.max_load < full.initial_max_load
     clock = {"n": 0}
     real = time_mod.perf_counter
-    jump = {"ranks": 12, "event": 350}[backend]  # readings: mid first iteration
+    jump = {"ranks": 4, "event": 350}[backend]  # readings: mid first iteration
 
     def fake():  # a clock that jumps far ahead after `jump` readings (deterministic)
         clock["n"] += 1
