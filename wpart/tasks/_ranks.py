@@ -105,10 +105,6 @@ class RankParams:
         self.max_rounds = max(3, int(np.ceil(np.log2(max(self.P, 2)))) - 2)
         #: handshakes of a round's matching at most (:class:`~wpart.tasks._rounds.Handshake`)
         self.handshakes = 8
-        #: rounds protocol: after the last iteration, rounds of whole-cluster exchanges go on
-        #: (every pair may be matched again) until no rank proposes, at most this many
-        #: (a bounded polish, counted in the last iteration)
-        self.settle_rounds = 0
         #: rounds protocol: after the last iteration, a pass of the same rounds in which a
         #: rank proposes to every lighter peer it keeps (the heaviest rank of the round before:
         #: also to the lightest rank) and a matched pair runs the pair step on
@@ -536,14 +532,6 @@ def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None,
                 sched.append((st["serial_s"], st["critical_path_s"],
                               {k: st[k] for k in ("rounds", "pairs", "concurrency")}))
                 fin_moved = 0
-                if not stopped and it == prm.n_iter - 1 and prm.settle_rounds > 0:
-                    for rk in ranks:  # the settling rounds: until no pair improves
-                        rk.tried = set()
-                    fin = rounds_stage(ranks, prm, positions(order), trial, prm.n_iter, count,
-                                       late, limit=prm.settle_rounds)
-                    stopped = fin["stopped"]
-                    fin_moved += fin["moved"]
-                    sched[-1] = _add_stage(sched[-1], fin)
                 if not stopped and it == prm.n_iter - 1 and final_pass(prm):
                     for rk in ranks:  # the final pass (single tasks move too)
                         rk.final, rk.tried, rk.extremes = True, set(), None

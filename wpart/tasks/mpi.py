@@ -217,11 +217,6 @@ def _run(ch: Channel, data: RankData, prm, allow_infeasible: bool, time_limit, t
                                          f"the exchange count of iteration {it}"))
             else:
                 moved = transfer_stage(ch, rk, order, trial, it)
-            if prm.protocol == "rounds" and it == prm.n_iter - 1 and prm.settle_rounds > 0:
-                rk.tried = set()  # the settling rounds: until no pair improves
-                moved += int(ch.allreduce(rounds_stage_mpi(ch, rk, prm, positions(order), trial,
-                                                           prm.n_iter, prm.settle_rounds),
-                                          "sum", "the exchange count of the settling rounds"))
             if prm.protocol == "rounds" and it == prm.n_iter - 1 and final_pass(prm):
                 rk.final, rk.tried, rk.extremes = True, set(), None  # the final pass
                 moved += int(ch.allreduce(rounds_stage_mpi(ch, rk, prm, positions(order), trial,
