@@ -341,3 +341,12 @@ def test_derive_equals_the_interpolation_over_its_scope(tmp_path):
                                                                "DERIVED")
         kb.store(KernelProfile("f", (7, 7), s=0.5, best_time=1.0))   # the cache follows
         assert len(kb.last_derivation) == 3 and kb.derive("f", (7, 7), store=False).s == 0.5
+
+
+def test_profile_takes_an_int_workload_and_refuses_a_non_sequence():
+    assert KernelProfile("saxpy", 4096, s=0.7, best_time=0.01).extents == (4096,)
+    assert KernelProfile("saxpy", np.int64(8), s=0.7).extents == (8,)
+    with pytest.raises(wpart.WpartTypeError, match="extents"):
+        KernelProfile("saxpy", 2.5, s=0.7)
+    with pytest.raises(wpart.WpartError):
+        KernelProfile("saxpy", "oops", s=0.7)

@@ -145,7 +145,7 @@ class KernelProfile:
     sct_id : str
         Identifier of the computation (the skeleton tree and its kernels).
     extents : tuple of int
-        Workload extents (``ndims = len(extents)``).
+        Workload extents (``ndims = len(extents)``); a single int is one extent.
     fp64 : bool
         Whether the workload holds double-precision data.
     s : float
@@ -191,7 +191,17 @@ class KernelProfile:
     def __post_init__(self) -> None:
         if not isinstance(self.sct_id, str) or not self.sct_id:
             raise WpartTypeError(f"`sct_id` must be a non-empty str, got {self.sct_id!r}")
-        ext, fp64 = _workload((tuple(self.extents), bool(self.fp64)))
+        ext_in = self.extents
+        if isinstance(ext_in, (int, np.integer)):
+            ext_in = (ext_in,)
+        try:
+            if isinstance(ext_in, (str, bytes)):
+                raise TypeError
+            ext_in = tuple(ext_in)
+        except TypeError:
+            raise WpartTypeError(f"`extents` must be an int or a sequence of ints >= 1, got "
+                                 f"{self.extents!r}") from None
+        ext, fp64 = _workload((ext_in, bool(self.fp64)))
         object.__setattr__(self, "extents", ext)
         object.__setattr__(self, "fp64", fp64)
         object.__setattr__(self, "s", as_float(self.s, "s", minimum=0.0, maximum=1.0))
