@@ -40,6 +40,7 @@ class Channel:
         self.sent: dict = {}        # kind -> messages sent
         self.bytes_sent = 0
         self._pending: list = []    # outstanding sends (request, buffer)
+        self._parity: dict = {}     # per tag of :meth:`sparse`: which of its two MPI tags
 
     # ------------------------------------------------------------------ waiting
     def _wait(self, test, what: str, peer: int | None = None, patience: float = 1.0):
@@ -177,12 +178,17 @@ class Channel:
         """Send ``outbox[q]`` to each q and receive what the other ranks sent this rank with
         `tag`, without knowing who sends (no collective of size P: synchronous sends, then a
         nonblocking barrier entered once they are all received; it ends when every rank's
-        sends are received). Returns ``[(source, object)]`` sorted by source."""
+        sends are received). Returns ``[(source, object)]`` sorted by source. Successive calls
+        with one `tag` alternate between two MPI tags, so that a rank already in the next
+        call (its barrier done) never sends into this one."""
         MPI = self.MPI
+        par = self._parity.get(tag, 0)
+        self._parity[tag] = 1 - par
+        mtag = TAGS[tag] + 100 * par
         reqs = []
         for q in sorted(outbox):
             buf = pickle.dumps(outbox[q], protocol=pickle.HIGHEST_PROTOCOL)
-            reqs.append((self.comm.Issend([buf, MPI.BYTE], dest=q, tag=TAGS[tag]), buf))
+            reqs.append((self.comm.Issend([buf, MPI.BYTE], dest=q, tag=mtag), buf))
             k = kind or tag
             self.sent[k] = self.sent.get(k, 0) + 1
             self.bytes_sent += len(buf)
@@ -193,7 +199,7 @@ class Channel:
             self._flush()
             while True:
                 st = MPI.Status()
-                msg = self.comm.improbe(source=MPI.ANY_SOURCE, tag=TAGS[tag], status=st)
+                msg = self.comm.improbe(source=MPI.ANY_SOURCE, tag=mtag, status=st)
                 if msg is None:
                     break
                 buf = bytearray(st.Get_count(MPI.BYTE))

@@ -199,14 +199,14 @@ def _run(ch: Channel, data: RankData, prm, allow_infeasible: bool, time_limit, t
                 break
             t_it = time.perf_counter()
             if prm.protocol == "rounds" and it > 0:  # where the moved tasks are now
-                rk.locate(ch.exchange(rk.location_notices(), "GOSSIP",
-                                      f"the location notices (iteration {it})", "LOCATE"))
+                rk.locate(ch.sparse(rk.location_notices(), "GOSSIP",
+                                    f"the location notices (iteration {it})", "LOCATE"))
             rk.begin_iteration()
             for hop in range(prm.k):
                 tg = rk.hop_targets()
                 snap = rk.gossip_message()
-                got = ch.exchange({q: snap for q in tg}, "GOSSIP",
-                                  f"the inform stage (iteration {it}, hop {hop})", "INFORM")
+                got = ch.sparse({q: snap for q in tg}, "GOSSIP",
+                                f"the inform stage (iteration {it}, hop {hop})", "INFORM")
                 rk.hop_receive([m for _, m in got])
                 if measure:
                     gossip_bytes = max(gossip_bytes, _pickled(rk.known))
