@@ -11,21 +11,24 @@ the edges shows).
     oversubscribed on this machine's cores), both protocols: seconds per iteration, rank 0's
     messages, bytes and gossip memory per iteration, W_max, and MATCH when the MPI assignment
     equals the in-process rank engine's (same protocol, same seed). A round of ``rounds`` costs
-    one collective (an all-gather of every rank's W and proposals, from which every rank
-    computes the same matching) besides its pairs' point-to-point messages.
+    one allreduce of three numbers besides its point-to-point messages (proposals to their
+    targets, their answers, the matching's handshakes, the pairs' exchanges).
 (2) Scaling, in-process rank engine (the same rank code as MPI, direct calls as transport; an
     mpirun of 32 or 64 Python processes on 2 shared cores measures the cores, not the
     protocol): P = 2 ... 16 (full: ... 64), both protocols: messages, bytes and gossip memory
     per rank per iteration (every message pickled as MPI sends it), serial seconds per
     iteration, the schedule model's critical path (the distributed time with free messages:
-    per round, proposals in parallel, then the disjoint pairs in parallel) and concurrency
+    between two rounds' allreduces, every rank's pair step then its next proposals, in
+    parallel; the allreduce waits for the slowest) and concurrency
     (serial / critical path; per round for ``rounds``), pairs per round, W_max before/after
     against the serial C engine's.
 (3) PROJECTION to 256 ranks x 466,018 tasks x 1,024 blocks (the shape of LBAF's largest public
     dataset): the serial C engine is measured on a synthetic instance of that shape (one
     iteration); the distributed rounds protocol is projected from per-rank costs measured on
     that same instance's rank data (one proposal = ``keep`` estimates, one pair step) times the
-    rounds per iteration fitted ``c P^d`` on part (2), plus message latency and bandwidth of a
+    rounds per iteration fitted ``c P^d`` on part (2) (written for the earlier protocol, whose
+    rounds per iteration grew with P; the rounds are now bounded), plus message latency and
+    bandwidth of a
     cluster network (stated). Messages per rank fitted on part (2); bytes from the pickled sizes
     on the 256-rank data; gossip memory per rank computed from the real summaries. Every
     projected number is labelled PROJECTION.
