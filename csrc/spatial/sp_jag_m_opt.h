@@ -208,20 +208,11 @@ static int64_t FN(fen_count)(const FN(spfen_t) *f, T B, int64_t limit)
     return cnt;
 }
 
-#ifndef SP_HOT_LOOPS
-/* The Fenwick loops of the sparse search are a few instructions each, and their speed depends
- * on where they land: kept out of line, with GCC their loops aligned to 32 bytes (the search
- * merged into the method body ran 15-25 % slower than in a function of its own, measured) */
-#if defined(__GNUC__) && !defined(__clang__)
-#define SP_HOT_LOOPS __attribute__((noinline, optimize("align-loops=32")))
-#else
-#define SP_HOT_LOOPS __attribute__((noinline))
-#endif
-#endif
-
-SP_HOT_LOOPS static wpart_status_t FN(mopt_search_sparse)(FN(ctx_t) *cx, int64_t m, int64_t *N,
-                                             int64_t *arg, int64_t lo, int64_t hi,
-                                             int64_t *iterp)
+/* kept out of line: merged into the method dispatch, the search's Fenwick loops ran 15-25 %
+ * slower for the same instructions (measured, GCC -O3) */
+__attribute__((noinline)) static wpart_status_t
+FN(mopt_search_sparse)(FN(ctx_t) *cx, int64_t m, int64_t *N, int64_t *arg, int64_t lo, int64_t hi,
+                       int64_t *iterp)
 {
     wpart_status_t st = WPART_OK;
     int64_t iter = 0;
