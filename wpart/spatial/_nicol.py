@@ -426,15 +426,17 @@ def rect_refine(
     stripes, so the next half-sweep often finds a lower bottleneck where plain Nicol is at a
     fixed point. The best grid then goes through SARMA's subgradient method (the cuts as
     positions in load space, each moved against the running excess of its stripe's largest
-    block; see ``wpart_spatial_rect_sgo``) and, when that found a lower max load, through the
-    balanced half-sweeps again. Never worse than its start.
+    block; see ``wpart_spatial_rect_sgo``), as do the grid of the loads' 1D partitions and
+    the uniform grid (SARMA's SGO starts from positions spread in load space); each SGO grid
+    then goes through the balanced half-sweeps again, and the lowest grid of all is kept
+    (``stats["polish"]["sgo_runs"]``). Never worse than its start.
 
     Cost (measured, benchmarks/bench_spatial_sarma.py --full, CPU seconds on a shared 2-core
-    machine, 72 cases): median 15x (2.3-125x) :func:`rect_nicol`'s default, about 1/4 of
+    machine, 72 cases): median 18x (2.2-113x) :func:`rect_nicol`'s default, about 1/4 of
     SARMA's ``sgo_2dr`` re-implemented in numpy; most of it the three SGO passes (about
     O(nnz + P Q) per iteration, 10 (P + Q + 2) iterations at least): 20,000^2 banded (180 k
-    nonzeros) at 16 x 16 0.63 s (rect_nicol 0.015 s), 8,000^2 3D grid at 32 x 32 0.45 s
-    (0.035 s), 200,000^2 banded with 3.6 M nonzeros at 32 x 32 12.6 s (0.46 s). The max
+    nonzeros) at 16 x 16 0.60 s (rect_nicol 0.015 s), 8,000^2 3D grid at 32 x 32 0.43 s
+    (0.019 s), 200,000^2 banded with 3.6 M nonzeros at 32 x 32 11.7 s (0.40 s). The max
     load is never above rect_nicol's (72 of 72) and 0-7 % below it; it is at most the lower of
     SARMA's ``sgo_2dr`` and ``sgo_2dr_nic`` on 69 of the 70 cases where those ran.
     When the grid reaches the proven lower bound of rect_nicol's schedule, SGO is skipped.
