@@ -370,7 +370,11 @@ class Static(Balancer):
     """
 
     def __init__(self, blocks: Any) -> None:
-        arr = _np.asarray(blocks)
+        try:
+            arr = _np.asarray(blocks)
+        except (ValueError, TypeError, OverflowError):
+            raise WpartValueError("`blocks` is not a 1-D array of sizes (ragged or mixed "
+                                  "nesting)") from None
         if arr.ndim != 1 or arr.size == 0:
             raise WpartValueError(f"`blocks` must be a non-empty 1-D array of sizes, got shape {arr.shape}")
         if arr.dtype.kind not in "iu" and not (arr.dtype.kind == "f" and _np.all(_np.isfinite(arr)) and _np.all(arr == _np.round(arr))):

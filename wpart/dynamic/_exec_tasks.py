@@ -7,7 +7,8 @@ that every element was computed exactly once.
 """
 
 from __future__ import annotations
-from .._errors import WpartNotImplementedError, WpartTypeError, WpartValueError
+from .._errors import (WpartMemoryError, WpartNotImplementedError, WpartTypeError,
+                       WpartValueError)
 
 import threading
 import time
@@ -18,14 +19,18 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
-from .._validate import as_int, deprecated_attr, renamed
+from .._validate import as_int, check_memory, deprecated_attr, renamed
 
 __all__ = ["Task", "GemmColumnsTask", "KMeansAssignTask", "CallableTask"]
 
 
 def _real_matrix(x: Any, name: str, order: str) -> NDArray[np.float64]:
     """A finite float64 2-D copy-if-needed of `x` in the given memory order."""
-    arr = np.asarray(x)
+    try:
+        arr = np.asarray(x)
+    except (ValueError, TypeError, OverflowError):
+        raise WpartValueError(f"`{name}` is not a rectangular array of numbers (ragged or mixed "
+                              f"nesting)") from None
     if arr.dtype.kind not in "biuf":
         raise WpartTypeError(f"`{name}` must hold real numbers (bool, int or float), got dtype {arr.dtype}")
     if arr.ndim != 2:
@@ -54,7 +59,12 @@ class Task:
     @renamed(total="n")
     def __init__(self, n: int) -> None:
         self.n = as_int(n, "n", minimum=0)
-        self._hits = np.zeros(self.n, dtype=np.int32)
+        check_memory(4.0 * self.n, "n")  # the coverage counters: one int32 per element
+        try:
+            self._hits = np.zeros(self.n, dtype=np.int32)
+        except MemoryError:
+            raise WpartMemoryError(f"`n` = {self.n}: its coverage counters ({4 * self.n / 2**30:.3g} "
+                                   f"GiB) do not fit in memory") from None
         self._lock = threading.Lock()
 
     total = deprecated_attr("total", "n", "Task")

@@ -88,6 +88,11 @@ class Profile:
     name: str = field(default="", kw_only=True)
 
     def __post_init__(self) -> None:
+        for k in ("sizes", "time", "energy"):
+            if not isinstance(getattr(self, k), np.ndarray):
+                raise WpartTypeError(f"`{k}` must be a NumPy array, got "
+                                     f"{type(getattr(self, k)).__name__}; build a profile from "
+                                     "plain sequences with Profile.from_arrays")
         for a in (self.sizes, self.time, self.energy):
             a.setflags(write=False)
 
@@ -275,7 +280,8 @@ class ProfileSet:
     profiles: tuple[Profile, ...]
 
     def __post_init__(self) -> None:
-        if isinstance(self.profiles, (str, bytes)) or not hasattr(self.profiles, "__len__"):
+        if (isinstance(self.profiles, (str, bytes)) or not hasattr(self.profiles, "__len__")
+                or (isinstance(self.profiles, np.ndarray) and self.profiles.ndim == 0)):
             raise WpartTypeError(f"`profiles` must be a sequence of Profile objects, got "
                                  f"{type(self.profiles).__name__}")
         if len(self.profiles) < 1:

@@ -343,6 +343,9 @@ class KnowledgeBase:
     def __init__(self, path: Any, *, machine: dict[str, Any] | None = None,
                  allow_foreign: bool = False, autosave: bool = True,
                  feature_scale: str | None = None, rbf_max_dims: int | None = None) -> None:
+        if not isinstance(path, (str, os.PathLike)):
+            raise WpartTypeError(f"`path` must be a path (str or os.PathLike), got "
+                                 f"{type(path).__name__}")
         self.path = Path(os.fspath(path))
         self.machine = dict(machine_fingerprint() if machine is None else machine)
         self.allow_foreign = bool(allow_foreign)

@@ -11,11 +11,12 @@ engine (:func:`wpart.tasks._mpi_io.write_rank`) writes its tasks with the same
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
 
-from .._errors import WpartValueError
+from .._errors import WpartTypeError, WpartValueError
 from .._validate import as_bool, as_int, positional_deprecated
 from ._io_set import check_writable, doc_bytes, write_set
 
@@ -132,7 +133,17 @@ def write_lbdatafile(problem, stem: str, *, assignment=None, phase: int | None =
     wpart.WpartOSError
         A file cannot be written (the message names it; checked before any file is
         written where possible: the folder, a folder in a file's place).
+    wpart.WpartTypeError
+        `problem` is not a :class:`Problem`, or `stem` is not a path.
     """
+    from ._problem import Problem
+
+    if not isinstance(problem, Problem):
+        raise WpartTypeError(f"`problem` must be a wpart.tasks.Problem, got "
+                             f"{type(problem).__name__}")
+    if not isinstance(stem, (str, os.PathLike)):
+        raise WpartTypeError(f"`stem` must be a path (str or os.PathLike), got "
+                             f"{type(stem).__name__}")
     a = problem.assignment(assignment)
     meta = problem.meta if isinstance(problem.meta, dict) else {}
     if phase is None:
