@@ -91,3 +91,46 @@ def test_reproduce_multikernel_cli(tmp_path):
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "verdicts:" in proc.stdout and "DIFFERS" in proc.stdout
     assert (tmp_path / "multikernel.json").exists()
+
+
+def test_most_covered_counts_the_windows_one_factor_lies_in():
+    """The bound of the Table 2 summary (how many predicted rows one GPU-count factor could
+    land) equals a brute-force scan over every window end and the points between them."""
+    import numpy as np
+    from wpart.experiments.multikernel_table2 import _most_covered
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        n = int(rng.integers(0, 9))
+        lo = np.round(rng.uniform(0.0, 4.0, n), 1)              # ties between windows
+        hi = lo + np.round(rng.uniform(0.0, 2.0, n), 1)         # empty windows too
+        hi[rng.random(n) < 0.2] = np.inf
+        wins = list(zip(lo.tolist(), hi.tolist()))
+        pts = sorted({x for w in wins for x in w if np.isfinite(x)})
+        cand = pts + [(a + b) / 2 for a, b in zip(pts, pts[1:])] + [-1.0, 1e9]
+        brute = max((sum(a <= f < b for a, b in wins) for f in cand), default=0)
+        assert _most_covered(wins) == brute, wins
+
+
+def test_a_predicted_rows_cpu_cost_window_is_measured():
+    """The window of CPU-cost factors that lands a 2-GPU row within 3 points: its middle
+    lands there, its outer ends do not (saxpy 10M: the 1-GPU fit predicts 80.5 % against
+    87.5 %, the row needs a CPU about 1.7-4.5x slower)."""
+    import math
+    from dataclasses import replace
+    from wpart.multikernel.sim import calibrate_to_table2
+    from wpart.experiments.multikernel_table2 import _fit_cpu, _search, _window
+    fit = {}
+    for G in (1, 2):
+        pl, cost, U, entry = calibrate_to_table2("saxpy", "10M", n_gpus=G)
+        q = replace(pl, sigma=0.0)
+        fit[G] = (q, cost, U, entry[3], _fit_cpu(q, cost, U, G, entry[3], 8)[0])
+    q, cost, U, pct, c_own = fit[2]
+    c1 = fit[1][4]
+    lo, hi = _window(q, cost, U, 2, pct, c_own, c1, 4)
+    assert 1.0 < lo < hi < math.inf
+
+    def share(f):
+        return 100 * _search(q, replace(cost, c_cpu=f * c1), U, 2).s
+    assert abs(share(math.sqrt(lo * hi)) - pct) <= 3.0
+    assert share(lo) < pct - 3.0 and share(hi) > pct + 3.0
+    assert share(1.0) < pct - 3.0          # the prediction itself misses
