@@ -301,9 +301,10 @@ paths = tasks.write_lbdatafile(tasks.gemma_like(m=64, n_tasks=300_000, n_blocks=
                                 "rng = np.random.default_rng(0)\nX = rng.random((3000, 2))\n"
                                 "y = rng.random(3000)\nx = rng.random((10**6, 2))",
                                 "mk.interpolate(X, y, x)"),
-    # 300 000 tasks on 64 ranks: 1.9 * 10^7 columns, 3.8 * 10^7 nonzeros (1.2-2.2 s to build)
+    # 500 000 tasks on 64 ranks: 3.2 * 10^7 columns, 6.4 * 10^7 nonzeros (1.35 CPU-s to build,
+    # 2.3 GB; 300 000 tasks took 0.75 CPU-s: too close to the signal on an idle machine)
     "tasks_milp_model": ("import wpart.tasks as tasks\n"
-                         "p = tasks.gemma_like(m=64, n_tasks=300_000, n_blocks=30_000, seed=0)",
+                         "p = tasks.gemma_like(m=64, n_tasks=500_000, n_blocks=50_000, seed=0)",
                          "tasks.milp_model(p)"),
     # 3 * 10^6 nonzeros: GLPK writes the LP file (~90 MB) in 3-5 s, in a child process
     "milp_write_model": ("""
