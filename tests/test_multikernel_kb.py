@@ -350,3 +350,13 @@ def test_profile_takes_an_int_workload_and_refuses_a_non_sequence():
         KernelProfile("saxpy", 2.5, s=0.7)
     with pytest.raises(wpart.WpartError):
         KernelProfile("saxpy", "oops", s=0.7)
+
+
+def test_flags_are_bools_not_truthy_strings(tmp_path):
+    with pytest.raises(wpart.WpartTypeError, match="`autosave`"):
+        KnowledgeBase(tmp_path / "a.json", autosave="yes")
+    kb = KnowledgeBase(tmp_path / "b.json", autosave=False)
+    kb.store(KernelProfile("k", (100,), s=0.5))
+    with pytest.raises(wpart.WpartTypeError, match="`store`"):
+        kb.derive("k", 200, store="no")   # "no" is truthy: it would have stored
+    assert len(kb.entries()) == 1

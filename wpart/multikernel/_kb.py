@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import WpartTypeError, WpartValueError
-from .._validate import as_float, as_int, choice
+from .._validate import as_bool, as_float, as_int, choice
 from .. import _core
 from ._decide import INTERP_METHODS, MK_DEFAULTS
 from ._topology import FISSION_LEVELS
@@ -348,8 +348,8 @@ class KnowledgeBase:
                                  f"{type(path).__name__}")
         self.path = Path(os.fspath(path))
         self.machine = dict(machine_fingerprint() if machine is None else machine)
-        self.allow_foreign = bool(allow_foreign)
-        self.autosave = bool(autosave)
+        self.allow_foreign = as_bool(allow_foreign, "allow_foreign")
+        self.autosave = as_bool(autosave, "autosave")
         self.feature_scale = choice(feature_scale or MK_DEFAULTS["feature_scale"],
                                     "feature_scale", ("log2", "linear"))
         self.rbf_max_dims = as_int(MK_DEFAULTS["rbf_max_dims"] if rbf_max_dims is None
@@ -589,6 +589,7 @@ class KnowledgeBase:
             Store the derived entry.
         """
         from .._errors import WpartKeyError
+        exact, store = as_bool(exact, "exact"), as_bool(store, "store")
         ext, fp64 = _workload(workload)
         if exact:
             hit = self._entries.get((sct_id, ext, fp64))
