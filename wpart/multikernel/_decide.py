@@ -27,6 +27,7 @@ from .._validate import as_array, as_float, as_int, as_sequence
 
 __all__ = [
     "MK_DEFAULTS",
+    "MK_PRESETS",
     "split",
     "quantum",
     "level_of_parallelism",
