@@ -81,7 +81,7 @@ wpart_status_t wpart_i_write_forked(const char *path, wpart_i_write_fn writer, v
     char *tmp = NULL;
     if (!in_place) {
         size_t size = strlen(path) + 64;
-        tmp = malloc(size);
+        tmp = wpart_i_malloc((int64_t)size, 1);
         if (!tmp) return wpart_i_error(WPART_ENOMEM, "out of memory");
         int e = make_temp(path, exists ? &old : NULL, tmp, size);
         if (e) {
