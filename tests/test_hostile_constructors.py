@@ -54,3 +54,15 @@ def test_valid_constructions_still_work():
     assert MK.Profile("saxpy", 4096, s=0.5).extents == (4096,)
     prof = H.Profile(np.array([1, 2]), np.array([1.0, 2.0]), np.array([0.0, 0.0]))
     assert H.ProfileSet([prof]).m == 1
+
+
+def test_a_profile_file_with_a_100000_digit_size_gives_a_short_overflow_error(tmp_path):
+    f = tmp_path / "p.csv"
+    f.write_text("processor,size,time\ncpu," + "9" * 100_000 + ",1\n")
+    with pytest.raises(wpart.WpartOverflowError, match="p.csv") as ei:
+        H.ProfileSet.from_csv(f)
+    assert "100000 characters" in str(ei.value) and len(str(ei.value)) < 400
+    g = tmp_path / "q.txt"
+    g.write_text("²0 1\n")
+    with pytest.raises(wpart.WpartValueError, match="not a number"):
+        H.Profile.from_file(g)

@@ -68,21 +68,25 @@ def _decode(raw: bytes, p: Path, name: str) -> str:
 def _exact_size(tok: str, where: str) -> int:
     """One size token parsed exactly: an integer literal as is; a float literal only when it
     is an integer below 2**53 (above, a float cannot hold it exactly)."""
+    shown = tok if len(tok) <= 60 else f"{tok[:60]}... ({len(tok)} characters)"
     try:
         v = int(tok)
     except ValueError:
+        digits = tok.lstrip("+-")
+        if digits.isascii() and digits.isdigit():  # beyond Python's digit limit for int()
+            raise WpartOverflowError(f"{where}: size {shown} does not fit in int64") from None
         try:
             f = float(tok)
         except ValueError:
-            raise WpartValueError(f"{where}: size {tok!r} is not a number") from None
+            raise WpartValueError(f"{where}: size {shown!r} is not a number") from None
         if abs(f) >= EXACT_FLOAT:
-            raise WpartValueError(f"{where}: size {tok!r} is written as a float at or above "
+            raise WpartValueError(f"{where}: size {shown!r} is written as a float at or above "
                                   "2**53, which cannot hold it exactly; write it as an integer")
         if f != f or f != int(f):
-            raise WpartValueError(f"{where}: size {tok!r} is not an integer")
+            raise WpartValueError(f"{where}: size {shown!r} is not an integer")
         v = int(f)
     if abs(v) > _INT64_MAX:
-        raise WpartOverflowError(f"{where}: size {tok} does not fit in int64")
+        raise WpartOverflowError(f"{where}: size {shown} does not fit in int64")
     return v
 
 
