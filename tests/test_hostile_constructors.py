@@ -66,3 +66,17 @@ def test_a_profile_file_with_a_100000_digit_size_gives_a_short_overflow_error(tm
     g.write_text("²0 1\n")
     with pytest.raises(wpart.WpartValueError, match="not a number"):
         H.Profile.from_file(g)
+
+
+def test_an_lbdatafile_string_of_100000_characters_is_not_echoed_whole(tmp_path):
+    import json
+    big = "x" * 100_000
+    task = {"entity": {"type": "object", "id": 0, "home": 0, "migratable": True}, "node": 0,
+            "resource": "cpu", "time": 1.0}
+    for meta in ({"type": "LBDatafile", "rank": big}, {"type": big, "rank": 0}):
+        stem = tmp_path / f"s{len(meta['type'])}"
+        (tmp_path / f"{stem.name}.0.json").write_text(
+            json.dumps({"metadata": meta, "phases": [{"id": 0, "tasks": [task]}]}))
+        with pytest.raises(wpart.WpartError, match=f"{stem.name}.0.json") as ei:
+            T.Problem.from_lbdatafile(str(stem))
+        assert "100002 characters" in str(ei.value) and len(str(ei.value)) < 400

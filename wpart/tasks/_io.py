@@ -54,6 +54,13 @@ class _TooLong(str):
     """A number literal longer than :data:`MAX_NUMBER_CHARS`, kept aside to name its field."""
 
 
+
+def _short(v: Any) -> str:
+    """repr of a value read from a file, at most 80 characters (a hostile file can hold a
+    string of megabytes)."""
+    r = repr(v)
+    return r if len(r) <= 80 else f"{r[:80]}... ({len(r)} characters)"
+
 def _number_hook(kind: type) -> Any:
     def parse(s: str) -> Any:
         return _TooLong(s) if len(s) > MAX_NUMBER_CHARS else kind(s)
@@ -306,7 +313,7 @@ def _in_listing(listing: Any, phase: int, where: str, f: str) -> bool:
 
 def _check_type(d: dict, where: str, f: str) -> None:
     if "type" in d and d["type"] != "LBDatafile":
-        raise LBDatafileError(f"{f}: {where + '.' if where else ''}type: {d['type']!r} is not "
+        raise LBDatafileError(f"{f}: {where + '.' if where else ''}type: {_short(d['type'])} is not "
                               "\"LBDatafile\" (not this format)")
 
 
@@ -317,10 +324,10 @@ def _check_entity(ent: dict, where: str, f: str, m: int, strict: bool, level: st
     if "home" in ent:
         h = ent["home"]
         if isinstance(h, bool) or not isinstance(h, int) or not 0 <= h < m:
-            raise LBDatafileError(f"{f}: {where}.home: expected a rank in [0, {m}), got {h!r}")
+            raise LBDatafileError(f"{f}: {where}.home: expected a rank in [0, {m}), got {_short(h)}")
     mig = ent.get("migratable", True)
     if not isinstance(mig, bool):
-        raise LBDatafileError(f"{f}: {where}.migratable: expected true or false, got {mig!r}")
+        raise LBDatafileError(f"{f}: {where}.migratable: expected true or false, got {_short(mig)}")
     return mig
 
 
@@ -397,7 +404,7 @@ def _parse_phase(f: str, doc: dict, rank: int, m: int, phase: int | None,
         if "node" in t:
             nd = t["node"]
             if isinstance(nd, bool) or not isinstance(nd, int) or nd != rank:
-                raise LBDatafileError(f"{f}: {where}.node: {nd!r} is not the file's rank "
+                raise LBDatafileError(f"{f}: {where}.node: {_short(nd)} is not the file's rank "
                                       f"{rank} (the rank the task ran on)")
         if seen is not None:
             if key in seen:
@@ -422,7 +429,7 @@ def _parse_phase(f: str, doc: dict, rank: int, m: int, phase: int | None,
             home = ud.get("home_rank", rank)
             if isinstance(home, bool) or not isinstance(home, int) or not 0 <= home < m:
                 raise LBDatafileError(f"{f}: {uw}.home_rank: expected a rank in [0, {m}), "
-                                      f"got {home!r}")
+                                      f"got {_short(home)}")
         tasks.append((where, key, ent, time, tfp, twk, rw, sid, size, home))
         raw_tasks.append(t)
     comms, raw_comms, other_comms = [], [], []
@@ -528,7 +535,7 @@ def read_lbdatafile(paths: Any, *, phase: int | None = None, m: int | None = Non
         rank = meta.get("rank", named)
         if "rank" in meta and (isinstance(rank, bool) or not isinstance(rank, int)):
             raise LBDatafileTypeError(f"{f}: metadata.rank: type error: expected an integer, got "
-                                  f"{type(rank).__name__} {rank!r}")
+                                  f"{type(rank).__name__} {_short(rank)}")
         if rank is None or isinstance(rank, bool) or not isinstance(rank, int) or rank < 0:
             raise LBDatafileError(f"{f}: metadata.rank: missing or invalid, and no rank in the "
                                   "file name")
