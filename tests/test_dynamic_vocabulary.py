@@ -63,7 +63,7 @@ def test_balancer_names_aliases_and_errors():
         D.simulate(pl, D.Greedy(4, 100), n=100)
     with pytest.raises(wpart.WpartTypeError, match="chunk"):
         D.simulate(pl, "static", options={"chunk": 3})
-    with pytest.raises(wpart.WpartValueError, match="`name`"):
+    with pytest.raises(wpart.WpartValueError, match="`platform`"):
         D.simulate("nowhere", "greedy")
     assert DM.make_balancer("hdss", 2, 100, chunk=8).fresh()._kw["x_init"] == 8
     with pytest.raises(wpart.WpartValueError, match="`balancer`"):

@@ -80,3 +80,8 @@ def test_an_lbdatafile_string_of_100000_characters_is_not_echoed_whole(tmp_path)
         with pytest.raises(wpart.WpartError, match=f"{stem.name}.0.json") as ei:
             T.Problem.from_lbdatafile(str(stem))
         assert "100002 characters" in str(ei.value) and len(str(ei.value)) < 400
+
+
+def test_simulate_names_its_platform_argument_for_an_unknown_preset():
+    with pytest.raises(wpart.WpartValueError, match="`platform`.*'bogus'"):
+        D.simulate("bogus", "plb_hac", seed=0)

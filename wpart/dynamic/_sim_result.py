@@ -231,7 +231,13 @@ def _platform(platform: Any) -> Platform:
             key = None
         pl = _PRESETS.get(key) if key is not None else None
         if pl is None:
-            pl = Platform.preset(platform)  # (a Platform is frozen: one may serve every run)
+            try:
+                pl = Platform.preset(platform)  # (a Platform is frozen: one may serve every run)
+            except WpartValueError as exc:  # name the argument of simulate, not preset's
+                msg = str(exc)
+                if msg.startswith("`name`"):
+                    raise WpartValueError("`platform` (a preset name)" + msg[6:]) from None
+                raise
             if key is not None:
                 if len(_PRESETS) > 16:
                     _PRESETS.clear()
