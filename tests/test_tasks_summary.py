@@ -11,7 +11,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from wpart import _core
+from wpart import WpartError, _core
 from wpart.tasks import Coefficients, generators as G
 from wpart.tasks._rankdata import pair_problem, split_problem
 from wpart.tasks._summary import Summary, estimate_problem, summarize
@@ -263,3 +263,58 @@ def test_c_estimate_and_pair_step_equal_the_numpy_reference(seed):
         assert xc[:3] == xr[:3] and wc == wr  # the exact step: bit for bit
         assert set(xc[3].tolist()) == set(xr[3].tolist())
         assert set(xc[4].tolist()) == set(xr[4].tolist())
+        prm.c_estimate = prm.c_pair = True  # the proposals' estimate (no ids): the same
+        fast = rks[a]._estimate(sums[b], sums[a], sums[a].c_fields(), prm.step_args(final))
+        assert fast == (bool(ec[0]), ec[1], ec[2])
+
+
+_REC_FIELDS = ("gid", "load", "fp", "wk", "blk", "orig", "eid", "esrc", "edst", "ebytes", "esr",
+               "edr", "bid", "bsize", "bhome", "pinned")
+
+
+def _same_records(x, y):
+    for k in _REC_FIELDS:
+        a, b = getattr(x, k), getattr(y, k)
+        assert a.dtype == b.dtype and np.array_equal(a, b), k
+    assert x.ents == y.ents
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_c_record_moves_equal_the_numpy_reference(seed):
+    """RankData.extract / insert (the C split and merges, csrc/tasks/ranks_move.c) give the
+    same records, bit for bit, as their numpy references on random moves between ranks (empty
+    moves, whole ranks, block clusters, several edge degrees, LBDatafile entities); moving a
+    pinned task or one not held raises, inputs unchanged."""
+    P = 5
+    prob = G.gemma_like(m=P, n_tasks=30 * P, n_blocks=4 * P, seed=seed,
+                        comm_degree=1.0 + seed % 3)
+    rng = np.random.default_rng(seed)
+    a0 = rng.integers(0, P, prob.n_tasks).astype(np.int32)
+    ds = split_problem(prob, a0, None)
+    for d in ds[:2]:
+        d.ents = {int(g): {"id": int(g)} for g in d.gid[::3]}
+    for _ in range(40):
+        i, j = rng.choice(P, 2, replace=False)
+        A, B = ds[i], ds[j]
+        k = int(rng.integers(0, A.gid.size + 1)) if rng.random() < 0.1 else \
+            int(rng.integers(0, min(A.gid.size, 8) + 1))
+        g = rng.choice(A.gid, k, replace=False) if k else np.zeros(0, np.int64)
+        A1, A2 = A.copy(), A.copy()
+        r1, r2 = A1.extract(g, to=int(j)), A2.extract_np(g, to=int(j))
+        _same_records(A1, A2)
+        _same_records(r1, r2)
+        B1, B2 = B.copy(), B.copy()
+        B1.insert(r1)
+        B2.insert_np(r2)
+        _same_records(B1, B2)
+        ds[i], ds[j] = A1, B1
+    full = max(ds, key=lambda x: x.n_tasks)
+    d = full.copy()
+    with pytest.raises(WpartError):
+        d.extract(np.array([10 ** 9]))
+    with pytest.raises(WpartError):
+        d.insert(full.copy())
+    _same_records(d, full)
+    d.pinned = d.gid[:1].copy()
+    with pytest.raises(WpartError):
+        d.extract(d.gid[:1])

@@ -338,6 +338,7 @@ class RankProcess:
             return [(q, -d, 0.0, cand[q][1]) for d, q in fin[:self.prm.offers]]
         out = []
         w = abs(self.current_work())
+        fast = None
         for q in sorted(self.known):
             if q == self.rank or q in self.tried:
                 continue
@@ -346,13 +347,31 @@ class RankProcess:
                 continue  # the exact step found nothing with these task sets
             hit = self._est.get(q)
             if hit is None or hit[0] != self.version or hit[1] is not s:
-                found, dexc, gain, _, _ = self._best(s, self.own_summary())
+                if fast is None:
+                    mine = self.own_summary()
+                    fast = (self.prm.c_estimate, mine, mine.c_fields(),
+                            self.prm.step_args(self.final))
+                if fast[0]:  # the C estimate, without the ids given and taken
+                    found, dexc, gain = self._estimate(s, fast[1], fast[2], fast[3])
+                else:
+                    found, dexc, gain, _, _ = self._best(s, fast[1])
                 hit = (self.version, s, found, dexc, gain)
                 self._est[q] = hit
             if hit[2] and (hit[3] > 0 or hit[4] > self.prm.propose_tol * w):
                 out.append((-hit[3], -hit[4], q))
         out.sort()
         return [(q, -d, -g, self.known[q].version) for d, g, q in out[:self.prm.offers]]
+
+    def _estimate(self, other: Summary, mine: Summary, mine_c: tuple, args: tuple) -> tuple:
+        """``(found, excess reduction, gain)`` of :meth:`_best` on two summaries in C (the
+        proposals need no ids)."""
+        if other.gid.size and member(other.gid, mine.gid, True).any():
+            other = other.without(mine.gid)  # stale: those tasks are ours now
+        self.n_evals += 1
+        found, dexc, gain, _, _ = _core.tasks_ranks_estimate(
+            mine_c, other.c_fields(), self.prm.coeffs, *args, CROSS_PAIRS,
+            self.prm.per_rank_estimate, self.prm.estimate_fallback)
+        return bool(found), dexc, gain
 
     def current_work(self) -> float:
         """W of this rank now (cached until its tasks change)."""

@@ -71,6 +71,38 @@ wpart_status_t wpart_tasks_ranks_pair(const wpart_tasks_rank_records_t *a,
                                       wpart_tasks_pair_step_t *out, int64_t *give64,
                                       int64_t *take64, double *w_a);
 
+/* The records of one rank that a move reads (RankData.extract): n tasks (gid sorted, blk),
+ * m edges (source / destination task gids; esr / edr the ranks holding them, updated in
+ * place: the ends among `out` get rank `to` when to >= 0), n_blocks blocks (bid sorted), and
+ * the k task gids that leave (out, sorted). */
+typedef struct {
+    int64_t n, m, n_blocks, k;
+    const int64_t *gid, *blk, *esrc, *edst, *bid, *out;
+    int32_t *esr, *edr;
+} wpart_tasks_rank_split_t;
+
+/* Which records leave (1) and which stay: task_out[n] (n_found: how many of `out` are
+ * here), edge_out / edge_keep[m] (an end among the leaving / the staying tasks), block_out /
+ * block_keep[n_blocks] (accessed by a leaving / a staying task). */
+typedef struct {
+    uint8_t *task_out, *edge_out, *edge_keep, *block_out, *block_keep;
+    int64_t n_found;
+} wpart_tasks_rank_split_out_t;
+
+/* The split of a rank's records by the task gids that leave (see the two types above). */
+wpart_status_t wpart_tasks_ranks_split(const wpart_tasks_rank_split_t *in, int32_t to,
+                                       wpart_tasks_rank_split_out_t *out);
+
+/* The sorted union of the sorted, distinct arrays a and b as indices into their
+ * concatenation (an id on both sides: a's index; n_common counts them); idx holds na + nb. */
+wpart_status_t wpart_tasks_ranks_union(const int64_t *a, int64_t na, const int64_t *b,
+                                       int64_t nb, int64_t *idx, int64_t *n_out,
+                                       int64_t *n_common);
+
+/* ranks[e] = rank for every ends[e] among the sorted gids gid[0..n). */
+wpart_status_t wpart_tasks_ranks_mark(const int64_t *ends, int64_t m, const int64_t *gid,
+                                      int64_t n, int32_t rank, int32_t *ranks);
+
 #ifdef __cplusplus
 }
 #endif
