@@ -111,10 +111,14 @@ class RankParams:
         #: single tasks (swaps and moves of one task each way), when the run moves whole
         #: clusters only
         self.final_pass = True
-        #: rounds of the final pass at most
-        self.final_rounds = 4
+        #: rounds of the final pass at most, ``2 max_rounds`` (6 up to 32 ranks, 8 at 64, 10
+        #: at 128), each with one exchange per pair (:attr:`final_pair_steps`): on the worst
+        #: quality instances at 64 ranks (bench_mpi part (6)), 4 rounds of 2 exchanges left
+        #: W_max 4-6 % above the serial engine's, 8 rounds of 1 exchange 1.7-2.8 %, for about
+        #: the same critical path (bench_mpi part (5))
+        self.final_rounds = 2 * self.max_rounds
         #: exchanges a locked pair makes at most in a round of the final pass
-        self.final_pair_steps = 2
+        self.final_pair_steps = 1
         #: clusters of the final pass's pair step (1: every task is its own cluster)
         self.final_cluster = 1
         #: in the final pass, the heaviest rank of the round before also proposes to the
