@@ -243,3 +243,21 @@ def test_milp_time_limit_counts_glpk_model_load():
     assert r.max_work <= tasks.balance(p, method="greedy").max_work
     assert r.stats["incumbent"] == "heuristic"
     assert took < 0.5 + 0.5  # 0.46-0.47 CPU-s here; was 0.74-0.76 before the load counted
+
+
+def test_loads_near_the_largest_float_overflow_is_named_and_means_stay_finite():
+    """Two tasks of 1e308 on one rank: ccm's start is an overflow (said as such, not as an
+    integer or memory-cap problem); greedy splits them and reports a finite mean."""
+    import warnings
+
+    import numpy as np
+
+    p = tasks.Problem(np.array([1e308, 1e308, 1.0, 1.0]), 2,
+                      initial=np.array([0, 0, 1, 1], np.int32))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = tasks.balance(p, method="greedy")
+        assert r.max_work == 1e308 and r.imbalance == 0.0
+        with pytest.raises(wpart.WpartOverflowError, match=r"^overflow: the initial "
+                           r"assignment's work is not finite.*no memory cap is exceeded"):
+            tasks.balance(p, method="ccm")

@@ -19,7 +19,7 @@ const char *wpart_strerror(wpart_status_t st)
     case WPART_OK: return "success";
     case WPART_EINVAL: return "invalid argument";
     case WPART_ENOMEM: return "out of memory";
-    case WPART_EOVERFLOW: return "integer overflow";
+    case WPART_EOVERFLOW: return "overflow";
     case WPART_ELIMIT: return "size or state limit reached";
     case WPART_ECANCELLED: return "cancelled";
     case WPART_ENOSOLVER: return "built without a MILP solver";

@@ -249,9 +249,14 @@ def make_result(problem: Problem, coeffs: Coefficients, cap: Any, assignment: ND
         _, init_eval = _core.tasks_evaluate(d, coeffs.as_tuple(), problem.initial)
     work = rep["work"]
     w = float(w)
-    mean = float(work.mean())
     load = rep["load"]
-    lmean = float(load.mean())
+    with np.errstate(over="ignore"):  # loads near the largest float: the sum overflows,
+        mean = float(work.mean())     # so the mean is taken over scaled terms instead
+        lmean = float(load.mean())
+        if not math.isfinite(mean) and np.all(np.isfinite(work)):
+            mean = float(np.sum(work / work.size))
+        if not math.isfinite(lmean) and np.all(np.isfinite(load)):
+            lmean = float(np.sum(load / load.size))
     if status is None:
         status = "feasible" if math.isfinite(w) else "infeasible"
         if not message and not math.isfinite(w):
