@@ -359,3 +359,15 @@ def test_windowed_detector_ignores_a_noisy_run_and_fires_on_a_step():
     with pytest.raises(wpart.WpartValueError, match="window"):
         ImbalanceDetector(window=16)
 
+
+
+def test_occupancy_caps_must_be_gpucaps():
+    import wpart
+    import wpart.multikernel as MK
+
+    msg = r"^`caps` must be a wpart.multikernel.GpuCaps or None, got tuple$"
+    with pytest.raises(wpart.WpartTypeError, match=msg):
+        MK.occupancy((64, 4), 256)
+    with pytest.raises(wpart.WpartTypeError, match=msg):
+        MK.wgs_candidates(caps=(64, 4))
+    assert MK.occupancy(None, 256) == MK.occupancy(MK.GpuCaps(), 256)

@@ -412,6 +412,16 @@ class GpuCaps:
                                "max_wg_cu", "lds_cu", "vgprs_lane", "max_wgs"))
 
 
+def _gpu_caps(caps: Any) -> "GpuCaps":
+    """`caps` checked: a :class:`GpuCaps` (None: the default one)."""
+    if caps is None:
+        return GpuCaps()
+    if not isinstance(caps, GpuCaps):
+        raise WpartTypeError(f"`caps` must be a wpart.multikernel.GpuCaps or None, got "
+                             f"{type(caps).__name__}")
+    return caps
+
+
 def occupancy(caps: GpuCaps | None, wgs: int, *, lds_per_wg: int = 0,
               vgpr_per_thread: int = 32) -> float:
     """Occupancy in [0, 1] of a work-group size: resident waves per compute unit over the
@@ -439,7 +449,7 @@ def occupancy(caps: GpuCaps | None, wgs: int, *, lds_per_wg: int = 0,
         If an argument is invalid (a :class:`wpart.WpartValueError` or
         :class:`wpart.WpartTypeError` naming it).
     """
-    caps = GpuCaps() if caps is None else caps
+    caps = _gpu_caps(caps)
     return _core.multikernel_occupancy(caps._tuple(), as_int(wgs, "wgs", minimum=1, maximum=2**31 - 1),
                               as_int(lds_per_wg, "lds_per_wg", minimum=0, maximum=2**31 - 1),
                               as_int(vgpr_per_thread, "vgpr_per_thread", minimum=1,
@@ -479,7 +489,7 @@ def wgs_candidates(*, caps: GpuCaps | None = None, lds_per_wg: int = 0, vgpr_per
         If an argument is invalid (a :class:`wpart.WpartValueError` or
         :class:`wpart.WpartTypeError` naming it).
     """
-    caps = GpuCaps() if caps is None else caps
+    caps = _gpu_caps(caps)
     thr = MK_DEFAULTS["occupancy_threshold"] if threshold is None else threshold
     return _core.multikernel_wgs_candidates(
         caps._tuple(), as_int(lds_per_wg, "lds_per_wg", minimum=0, maximum=2**31 - 1),
