@@ -577,3 +577,22 @@ def test_jag_m_heur_stripe_count_options():
     assert spatial.jag_m_heur(Z, m, P="theorem4", orient="hor").params["P_used"] == 20
     with pytest.raises(ValueError, match="P"):
         spatial.jag_m_heur(A, m, P="golden")
+
+
+def test_hybrid_cut_by_its_time_limit_says_time_limit():
+    """HYBRID's slow phase stopped by the limit keeps phase 2's partition and reports
+    ``status="time_limit"``, also when the cut slow run did not improve the part (it used to
+    say "feasible" with a worse max load than the unlimited run)."""
+    A = np.random.default_rng(0).integers(0, 1000, (1500, 1500))
+    full = spatial.hybrid(A, 256)
+    assert full.status == "feasible"
+    cut = 0
+    for t in (0.3, 0.1, 0.03, 0.01, 0.003):
+        r = spatial.hybrid(A, 256, time_limit=t)
+        if r.stats["iterations"] < full.stats["iterations"] or r.max_load != full.max_load:
+            assert r.status == "time_limit", (t, r.status, r.max_load, full.max_load)
+            assert r.success and r.max_load >= full.max_load
+            cut += 1
+        else:
+            assert r.status == "feasible" and r.max_load == full.max_load
+    assert cut >= 1  # 0.003 s is far below the 0.2 s run

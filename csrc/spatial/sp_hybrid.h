@@ -181,14 +181,14 @@ static wpart_status_t FN(hybrid)(const T *S, int64_t n1, int64_t n2, int64_t m,
                     x = y > x ? y : x;
                 }
             }
+            sub_timed_out |= sub.timed_out; /* a cut run that did not improve still says so */
             if (x < M[kb]) {
                 memcpy(rects + 4 * off[kb], tmp, 4 * cb[kb] * sizeof(int64_t));
                 M[kb] = x;
             } else {
                 break;
             }
-            if (sub.timed_out) {
-                sub_timed_out = 1;
+            if (sub_timed_out) {
                 break;
             }
         }
