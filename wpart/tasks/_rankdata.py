@@ -437,13 +437,15 @@ def split_problem(problem, assignment: np.ndarray, cap) -> list:
     out = []
     for r in range(I):
         m = a == r
-        g = gid[m]
+        t = np.flatnonzero(m)
+        t = t[np.argsort(gid[t], kind="stable")]  # a rank's tasks sorted by gid, as read
+        g = gid[t]
         em = m[E[:, 0]] | m[E[:, 1]] if E.shape[0] else np.zeros(0, bool)
         bi = np.unique(np.asarray(problem.task_block)[m]) if nb else np.zeros(0, np.int64)
         bl = bi[bi >= 0]
         out.append(RankData(
-            r, gid=g, load=np.asarray(problem.task_load, _F64)[m], fp=fp[m].astype(_F64),
-            wk=wk[m].astype(_F64), blk=blk[m], orig=np.full(g.size, r, np.int32),
+            r, gid=g, load=np.asarray(problem.task_load, _F64)[t], fp=fp[t].astype(_F64),
+            wk=wk[t].astype(_F64), blk=blk[t], orig=np.full(g.size, r, np.int32),
             eid=np.flatnonzero(em).astype(_I64), esrc=gid[E[em, 0]],
             edst=gid[E[em, 1]], ebytes=np.asarray(eb, _F64)[em],
             esr=a[E[em, 0]], edr=a[E[em, 1]],
@@ -454,5 +456,5 @@ def split_problem(problem, assignment: np.ndarray, cap) -> list:
             baseline=0.0 if problem.rank_baseline is None else float(problem.rank_baseline[r]),
             cap=float("inf") if cap is None else float(cap[r]),
             alpha=float("nan") if problem.rank_alpha is None else float(problem.rank_alpha[r]),
-            pinned=np.sort(g[~mig[m]]) if pinned_any else np.zeros(0, _I64)))
+            pinned=np.sort(g[~mig[t]]) if pinned_any else np.zeros(0, _I64)))
     return out
