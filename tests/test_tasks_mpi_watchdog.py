@@ -83,3 +83,18 @@ def test_user_script_faults_end_within_timeout_naming_what(tmp_path, fault, expe
     assert r.returncode != 0
     assert expect in r.stderr, r.stderr[-3000:]
     assert time.monotonic() - t0 < 60
+
+
+@pytest.mark.parametrize("bad, why", [("-1", "must be > 0, got -1.0"),
+                                      ("nan", "must not be NaN")])
+def test_cli_bad_timeout_is_a_usage_error_without_traceback(bad, why, tmp_path):
+    """A bad --timeout is refused by the argument parser (exit 2, one line), before MPI."""
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "wpart.tasks.mpi", str(tmp_path / "x"),
+                        "--out", str(tmp_path / "y"), "--timeout", bad],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr
+    assert r.stderr.strip().splitlines()[-1] == (
+        f"python -m wpart.tasks.mpi: error: --timeout: `timeout` {why}")

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from .._errors import WpartTypeError, WpartValueError
+from .._errors import WpartError, WpartTypeError, WpartValueError
 from .._result import Result, new_axes, pct
 from .._validate import (as_bool, as_float, as_int, as_seed, as_time_limit, as_timeout, choice,
                          deprecated_attr)
@@ -506,6 +506,10 @@ def main(*, argv: list | None = None) -> int:
                     "by the serial engine, or auto (gather when it fits rank 0's memory)")
     ap.add_argument("--json", help="rank 0 writes a summary (and the assignment) here")
     a = ap.parse_args(argv)
+    try:  # before the watchdog and MPI start: a bad deadline is a usage error, no traceback
+        as_timeout(a.timeout)
+    except WpartError as exc:
+        ap.error(f"--timeout: {exc}")
     token = _startup_watchdog(a.timeout)
     try:
         from mpi4py import MPI  # MPI_Init: waits for every rank, bounded by the watcher
