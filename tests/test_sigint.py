@@ -261,12 +261,12 @@ with open(path, "w") as f:
     "tasks_brute_force": ("import wpart.tasks as tasks\n"
                           "p = tasks.gemma_like(m=4, n_tasks=16, n_blocks=16, seed=0)",
                           "tasks.brute_force(p, max_states=10**12)"),
-    # 16 x 2000 (its MILP runs minutes); at 64 x 8955 the signal can land in the MILP's
-    # presolve, tracked by tasks_solve_milp_64x8955 in KNOWN_SLOW
+    # 16 x 2000 (its MILP runs minutes)
     "tasks_compare": ("import wpart.tasks as tasks\n"
                       "p = tasks.gemma_like(m=16, n_tasks=2000, n_blocks=100, seed=0)",
                       "tasks.compare(p, time_limit=None)"),
-    # the exact MILP of 64 ranks x 8955 tasks (573 120 binary columns)
+    # the exact MILP of 64 ranks x 8955 tasks (573 120 binary columns): GLPK's load, scaling and
+    # presolve run seconds without a hook; milp_solve runs GLPK in a worker thread
     "tasks_solve_milp_64x8955": ("import wpart.tasks as tasks\n"
                                  "p = tasks.gemma_like(m=64, n_tasks=8955, n_blocks=896, seed=0)",
                                  "tasks.solve_milp(p, time_limit=None)"),
@@ -548,14 +548,10 @@ def test_public_functions_without_a_case_yet(name):
 
 
 # Cases with a known gap (name -> reason): xfail, not skipped. (The simulator polls after every
-# balancer evaluation, and the rectilinear grids inside their passes over the nonzeros: both
+# balancer evaluation, the rectilinear grids inside their passes over the nonzeros, and
+# tasks.solve_milp on 64 x 8955, whose GLPK load and presolve now run in a worker thread: all
 # were here.)
-KNOWN_SLOW: dict[str, str] = {
-    "tasks_solve_milp_64x8955": "GLPK's MIP presolver (glp_intopt with presolve on, used for the "
-                                "start point with every chi fixed) and the model's load (the "
-                                "sort of the nonzeros, the scaling, glp_load_matrix) have no "
-                                "hook: 1.75-1.85 s after a SIGINT at 0.7 s",
-}
+KNOWN_SLOW: dict[str, str] = {}
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
@@ -589,6 +585,42 @@ def test_ctrl_c_stops_big_calls(name):
     latency = _run(name)
     print(f"{name}: KeyboardInterrupt {1000 * latency:.1f} ms after SIGINT")
     assert latency < BOUND
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_in_milp_solve_leaves_glpk_usable():
+    """milp.solve runs GLPK in a worker thread: a KeyboardInterrupt returns at once while the
+    worker ends its solve in the background (it owns its copies of the model, frees its GLPK
+    environment and releases the GLPK lock); the next solve waits for it and gives the same
+    answer, bit for bit."""
+    import numpy as np
+    import wpart.milp as milp
+
+    rng = np.random.default_rng(1)
+    c = rng.integers(1, 20, 300).astype(float)
+    a = rng.integers(0, 9, (60, 300)).astype(float)
+    b = rng.integers(50, 200, 60).astype(float)
+    kw = dict(A=a, b_upper=b, integrality=1, ub=1, sense="max", mip_gap=0.05)
+    ref = milp.solve(c, **kw)
+
+    def interrupt(*_):
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        for delay in (0.0005, 0.003, 0.02, 0.06):
+            signal.setitimer(signal.ITIMER_REAL, delay)
+            try:
+                milp.solve(c, **kw, time_limit=0.2, log=True, progress=lambda d, t: None)
+            except KeyboardInterrupt:
+                pass
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            again = milp.solve(c, **kw)
+            assert (again.status, again.objective) == (ref.status, ref.objective)
+            assert again.x.tobytes() == ref.x.tobytes()
+    finally:
+        signal.signal(signal.SIGALRM, old)
 
 
 # ------------------------------------------------------------------ write_model's file --

@@ -1,15 +1,23 @@
 /* milp.c -- binding of the MILP layer (wpart.milp): _core.milp_solve and _core.milp_write.
  *
- * Unlike the other families, the GIL stays HELD during the solve: GLPK's terminal and error
- * hooks are process-global, so two solves must never overlap. The control bridge (control.c)
- * takes the GIL with PyGILState_Ensure, which is reentrant, so Ctrl-C and the progress callable
- * still work. Because those hooks run Python code, the interpreter may switch threads inside a
- * solve; a process-wide lock (the binding's only global state) therefore also guards GLPK:
- * a second thread waits for it with the GIL released, and a nested call from the progress
- * callable of the running solve raises RuntimeError instead of deadlocking. */
+ * GLPK's terminal and error hooks are process-global, so two GLPK calls must never overlap: a
+ * process-wide lock (the binding's only global state) guards GLPK. milp_solve runs GLPK in a
+ * worker thread with the GIL released (see "the solve in a worker thread" below) while the
+ * caller checks Ctrl-C and calls the progress callable; the other GLPK calls (milp_write and
+ * the families' MILP bindings) keep the GIL held and call the control bridge (control.c) from
+ * their hooks. A second thread waits for the lock with the GIL released, and a nested call
+ * from the progress callable of the running solve raises RuntimeError instead of deadlocking. */
+#if !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include "wpy.h"
 
 #include <pythread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 static PyThread_type_lock wpy_glpk_lock = NULL; /* created once, lives with the process */
 static unsigned long wpy_glpk_owner = 0;        /* thread holding the lock; under the GIL */
@@ -24,10 +32,19 @@ int wpy_glpk_acquire(const char *what)
                      "reentrant; do not call wpart.milp from a progress callback)", what);
         return -1;
     }
-    if (!PyThread_acquire_lock(wpy_glpk_lock, NOWAIT_LOCK)) {
+    /* wait in short steps, Ctrl-C checked between them: the lock may be held by the worker
+     * of a solve left on Ctrl-C, which ends its GLPK phase before releasing it */
+    while (!PyThread_acquire_lock(wpy_glpk_lock, NOWAIT_LOCK)) {
+        PyLockStatus got;
         Py_BEGIN_ALLOW_THREADS
-        PyThread_acquire_lock(wpy_glpk_lock, WAIT_LOCK);
+        got = PyThread_acquire_lock_timed(wpy_glpk_lock, 20000, 0);
         Py_END_ALLOW_THREADS
+        if (got == PY_LOCK_ACQUIRED) {
+            break;
+        }
+        if (PyErr_CheckSignals() < 0) {
+            return -1;
+        }
     }
     wpy_glpk_owner = me;
     return 0;
@@ -144,6 +161,228 @@ static int wpy_milp_arrays_fill(wpy_milp_arrays_t *a, PyObject *c, double c0, Py
     return 0;
 }
 
+/* ---- the solve in a worker thread --------------------------------------------------------
+ * GLPK's load, scaling and presolve run seconds without a hook on large models, so the solve
+ * runs in a worker thread with the GIL released, on its own copies of the model: the caller
+ * waits in WPY_MILP_WAIT_US steps, checks signals and relays progress. On Ctrl-C it sets the
+ * stop flag (the core's should-stop hook) and returns KeyboardInterrupt at once; the worker
+ * then ends its solve, frees its thread's GLPK environment and the job, and releases the GLPK
+ * lock. The worker never touches a Python object. */
+#define WPY_MILP_WAIT_US 10000
+
+/* The core's error detail is thread-local (csrc/base/status.c): set in the caller's thread. */
+wpart_status_t wpart_i_error(wpart_status_t st, const char *fmt, ...);
+
+typedef struct {
+    wpart_milp_problem_t p;       /* over the copies below */
+    void *mem[10];                /* the copies of the model's arrays (malloc) */
+    double *x;                    /* the solution (n_cols) */
+    char *logbuf;                 /* GLPK's log, or NULL */
+    wpart_milp_options_t opt;
+    wpart_control_t ctl;
+    wpart_milp_result_t r;
+    wpart_status_t st;
+    char err[1024];               /* the core's error detail, copied from the worker's thread */
+    atomic_int stop;              /* set by the caller: the should-stop hook answers it */
+    PyThread_type_lock mu;        /* guards the fields below */
+    double p_done, p_total;       /* the latest progress */
+    unsigned long p_seq;          /* progress calls so far */
+    int finished;                 /* the worker is past its solve */
+    int abandoned;                /* the caller left (Ctrl-C): the worker frees the job */
+    PyThread_type_lock done;      /* held until the worker finished (when not abandoned) */
+} wpy_milp_job_t;
+
+static void wpy_milp_job_free(wpy_milp_job_t *job)
+{
+    if (!job) {
+        return;
+    }
+    for (size_t i = 0; i < sizeof job->mem / sizeof job->mem[0]; i++) {
+        free(job->mem[i]);
+    }
+    free(job->x);
+    free(job->logbuf);
+    if (job->mu) {
+        PyThread_free_lock(job->mu);
+    }
+    if (job->done) {
+        PyThread_free_lock(job->done);
+    }
+    free(job);
+}
+
+/* A malloc'd copy of `count` items of `size` bytes in job->mem[*k] (NULL for a NULL src). */
+static int wpy_milp_job_copy(wpy_milp_job_t *job, int *k, const void *src, int64_t count,
+                             size_t size, const void **out)
+{
+    *out = NULL;
+    if (!src) {
+        return 0;
+    }
+    size_t bytes = (size_t)count * size;
+    void *d = malloc(bytes > 0 ? bytes : 1);
+    if (!d) {
+        return -1;
+    }
+    if (bytes > 0) {
+        memcpy(d, src, bytes);
+    }
+    job->mem[(*k)++] = d;
+    *out = d;
+    return 0;
+}
+
+static int wpy_milp_job_should_stop(void *ctx)
+{
+    wpy_milp_job_t *job = ctx;
+    return atomic_load(&job->stop);
+}
+
+static void wpy_milp_job_progress(void *ctx, double done, double total)
+{
+    wpy_milp_job_t *job = ctx;
+    PyThread_acquire_lock(job->mu, WAIT_LOCK);
+    job->p_done = done;
+    job->p_total = total;
+    job->p_seq++;
+    PyThread_release_lock(job->mu);
+}
+
+/* The job with copies of the model (and x0); NULL when out of memory. Called with the GIL. */
+static wpy_milp_job_t *wpy_milp_job_new(const wpart_milp_problem_t *p, const double *x0,
+                                        int want_log)
+{
+    wpy_milp_job_t *job = calloc(1, sizeof *job);
+    if (!job) {
+        return NULL;
+    }
+    int k = 0;
+    int64_t n = p->n_cols, m = p->n_rows, nnz = p->nnz;
+    job->p = *p;
+    const void *x0c = NULL;
+    int fail = wpy_milp_job_copy(job, &k, p->c, n, sizeof(double), (const void **)&job->p.c) ||
+               wpy_milp_job_copy(job, &k, p->lb, n, sizeof(double), (const void **)&job->p.lb) ||
+               wpy_milp_job_copy(job, &k, p->ub, n, sizeof(double), (const void **)&job->p.ub) ||
+               wpy_milp_job_copy(job, &k, p->kind, n, sizeof(int8_t), (const void **)&job->p.kind) ||
+               wpy_milp_job_copy(job, &k, p->row_lb, m, sizeof(double), (const void **)&job->p.row_lb) ||
+               wpy_milp_job_copy(job, &k, p->row_ub, m, sizeof(double), (const void **)&job->p.row_ub) ||
+               wpy_milp_job_copy(job, &k, p->a_row, nnz, sizeof(int64_t), (const void **)&job->p.a_row) ||
+               wpy_milp_job_copy(job, &k, p->a_col, nnz, sizeof(int64_t), (const void **)&job->p.a_col) ||
+               wpy_milp_job_copy(job, &k, p->a_val, nnz, sizeof(double), (const void **)&job->p.a_val) ||
+               wpy_milp_job_copy(job, &k, x0, n, sizeof(double), &x0c);
+    job->x = malloc(n > 0 ? (size_t)n * sizeof(double) : 1);
+    job->logbuf = want_log ? malloc(WPY_MILP_LOG_SIZE) : NULL;
+    job->mu = PyThread_allocate_lock();
+    job->done = PyThread_allocate_lock();
+    if (fail || !job->x || (want_log && !job->logbuf) || !job->mu || !job->done) {
+        wpy_milp_job_free(job);
+        return NULL;
+    }
+    PyThread_acquire_lock(job->done, WAIT_LOCK); /* released when the worker finished */
+    wpart_milp_options_init(&job->opt);
+    job->opt.x0 = x0c;
+    if (job->logbuf) {
+        job->logbuf[0] = '\0';
+        job->opt.log = job->logbuf;
+        job->opt.log_size = WPY_MILP_LOG_SIZE;
+    }
+    wpart_control_init(&job->ctl);
+    job->ctl.should_stop = wpy_milp_job_should_stop;
+    job->ctl.ctx = job;
+    job->opt.control = &job->ctl;
+    atomic_init(&job->stop, 0);
+    return job;
+}
+
+/* The worker (started holding the GLPK lock, without a Python thread state). */
+static void wpy_milp_job_run(void *arg)
+{
+    wpy_milp_job_t *job = arg;
+    job->st = wpart_milp_solve(&job->p, &job->opt, job->x, &job->r);
+    if (job->st != WPART_OK) {
+        snprintf(job->err, sizeof job->err, "%s", wpart_last_error());
+    }
+    wpart_milp_free_env(); /* GLPK's environment of this thread (thread-local in GLPK) */
+    PyThread_acquire_lock(job->mu, WAIT_LOCK);
+    int abandoned = job->abandoned;
+    job->finished = 1;
+    PyThread_release_lock(job->mu);
+    if (abandoned) {
+        PyThread_release_lock(wpy_glpk_lock); /* the caller has cleared wpy_glpk_owner */
+        wpy_milp_job_free(job);
+    } else {
+        PyThread_release_lock(job->done); /* the caller owns the job from here on */
+    }
+}
+
+/* Relays the worker's latest progress to the callable (throttled as control.c does); -1 when
+ * the callable raised. */
+static int wpy_milp_job_relay(wpy_milp_job_t *job, PyObject *progress, unsigned long *seen,
+                              double *last)
+{
+    if (progress == Py_None) {
+        return 0;
+    }
+    PyThread_acquire_lock(job->mu, WAIT_LOCK);
+    unsigned long seq = job->p_seq;
+    double done = job->p_done, total = job->p_total;
+    PyThread_release_lock(job->mu);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    if (seq == *seen || (done < total && now - *last < 0.1)) {
+        return 0;
+    }
+    *seen = seq;
+    *last = now;
+    PyObject *r = PyObject_CallFunction(progress, "dd", done, total);
+    Py_XDECREF(r);
+    return r ? 0 : -1;
+}
+
+/* Waits for the worker. 0: it finished (the caller owns the job; an exception may be pending
+ * from the progress callable, which stopped the solve); -1: a signal handler raised (Ctrl-C)
+ * and the worker, told to stop, frees the job and releases the GLPK lock itself. */
+static int wpy_milp_job_wait(wpy_milp_job_t *job, PyObject *progress)
+{
+    unsigned long seen = 0;
+    double last = 0.0;
+    int failed = 0;
+    for (;;) {
+        PyLockStatus got;
+        Py_BEGIN_ALLOW_THREADS
+        got = PyThread_acquire_lock_timed(job->done, WPY_MILP_WAIT_US, 0);
+        Py_END_ALLOW_THREADS
+        if (got == PY_LOCK_ACQUIRED) {
+            break;
+        }
+        if (PyErr_CheckSignals() < 0) {
+            atomic_store(&job->stop, 1);
+            PyThread_acquire_lock(job->mu, WAIT_LOCK);
+            int finished = job->finished;
+            job->abandoned = !finished;
+            PyThread_release_lock(job->mu);
+            if (!finished) {
+                wpy_glpk_owner = 0;
+                return -1;
+            }
+            /* the worker is releasing `done`: take it, the job is ours */
+            Py_BEGIN_ALLOW_THREADS
+            PyThread_acquire_lock(job->done, WAIT_LOCK);
+            Py_END_ALLOW_THREADS
+            return 0;
+        }
+        if (!failed && wpy_milp_job_relay(job, progress, &seen, &last) < 0) {
+            failed = 1;
+            atomic_store(&job->stop, 1);
+        }
+    }
+    if (!failed) {
+        (void)wpy_milp_job_relay(job, progress, &seen, &last); /* may leave an exception */
+    }
+    return 0;
+}
+
 static PyObject *wpy_milp_solve(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"c", "c0", "sense", "lb", "ub", "integrality", "b_lower", "b_upper",
@@ -159,7 +398,7 @@ static PyObject *wpy_milp_solve(PyObject *self, PyObject *args, PyObject *kwds)
     memset(&a, 0, sizeof a);
     PyArrayObject *x = NULL;
     PyObject *log = NULL, *res = NULL;
-    char *logbuf = NULL;
+    wpy_milp_job_t *job = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "OdOOOOOOOOOn|ddppOO", kwlist, &c, &c0, &sense,
                                      &lb, &ub, &kind, &row_lb, &row_ub, &a_row, &a_col, &a_val,
                                      &n_rows, &time_limit, &mip_gap, &presolve, &want_log,
@@ -183,43 +422,45 @@ static PyObject *wpy_milp_solve(PyObject *self, PyObject *args, PyObject *kwds)
     if (!x) {
         goto cleanup;
     }
-    wpart_milp_options_t opt;
-    wpart_milp_options_init(&opt);
-    opt.time_limit = time_limit;
-    opt.mip_gap = mip_gap;
-    opt.presolve = presolve;
-    opt.x0 = x0 ? PyArray_DATA(x0) : NULL;
-    if (want_log) {
-        logbuf = PyMem_Malloc(WPY_MILP_LOG_SIZE);
-        if (!logbuf) {
-            wpy_nomem();
-            goto cleanup;
-        }
-        logbuf[0] = '\0';
-        opt.log = logbuf;
-        opt.log_size = WPY_MILP_LOG_SIZE;
+    job = wpy_milp_job_new(&a.p, x0 ? PyArray_DATA(x0) : NULL, want_log);
+    if (!job) {
+        wpy_nomem();
+        goto cleanup;
     }
-    wpy_control_t ctl;
-    wpy_control_setup(&ctl, progress, 0.0);
-    opt.control = &ctl.ctl;
-
-    wpart_milp_result_t r;
+    job->opt.time_limit = time_limit;
+    job->opt.mip_gap = mip_gap;
+    job->opt.presolve = presolve;
+    if (progress != Py_None) {
+        job->ctl.progress = wpy_milp_job_progress;
+    }
+    wpy_milp_arrays_release(&a); /* the worker has its own copies */
     if (wpy_glpk_acquire("milp_solve") < 0) {
         goto cleanup;
     }
-    /* GIL held on purpose: see the comment at the top of this file. */
-    wpart_status_t st = wpart_milp_solve(&a.p, &opt, PyArray_DATA(x), &r);
+    if (PyThread_start_new_thread(wpy_milp_job_run, job) == PYTHREAD_INVALID_THREAD_ID) {
+        wpy_glpk_release();
+        PyErr_SetString(wpy_RuntimeError, "milp_solve: cannot start the solver thread");
+        goto cleanup;
+    }
+    if (wpy_milp_job_wait(job, progress) < 0) {
+        /* Ctrl-C (or a signal handler's exception): the worker ends and frees on its own */
+        job = NULL;
+        goto cleanup;
+    }
     wpy_glpk_release();
     if (PyErr_Occurred()) {
-        /* KeyboardInterrupt from the should-stop hook, or the progress callable raised */
+        /* the progress callable raised (the solve was stopped) */
         goto cleanup;
     }
-    if (st != WPART_OK) {
-        wpy_raise(st, "milp_solve");
+    wpart_milp_result_t r = job->r;
+    if (job->st != WPART_OK) {
+        wpart_i_error(job->st, "%s", job->err); /* the worker's detail, for wpy_raise */
+        wpy_raise(job->st, "milp_solve");
         goto cleanup;
     }
-    if (logbuf) {
-        log = PyUnicode_DecodeUTF8(logbuf, (Py_ssize_t)strlen(logbuf), "replace");
+    memcpy(PyArray_DATA(x), job->x, (size_t)n * sizeof(double));
+    if (job->logbuf) {
+        log = PyUnicode_DecodeUTF8(job->logbuf, (Py_ssize_t)strlen(job->logbuf), "replace");
     } else {
         log = PyUnicode_FromString("");
     }
@@ -235,11 +476,11 @@ static PyObject *wpy_milp_solve(PyObject *self, PyObject *args, PyObject *kwds)
     x = NULL;
     log = NULL;
 cleanup:
+    wpy_milp_job_free(job);
     wpy_milp_arrays_release(&a);
     Py_XDECREF(x0);
     Py_XDECREF(x);
     Py_XDECREF(log);
-    PyMem_Free(logbuf);
     return res;
 }
 
