@@ -483,9 +483,12 @@ def solve(
     Notes
     -----
     The model is built in C (``wpart_milp_solve``, ``csrc/milp/glpk_solve.c``), the only part
-    of wpart that links GLPK. GLPK's hooks are process-global, so solves are serialised: the
-    GIL stays held during the solve. Ctrl-C and `time_limit` are checked at every call of
-    GLPK's branch-and-cut callback (several per node) and between slices of at most 0.2 s of
+    of wpart that links GLPK. GLPK's hooks are process-global, so solves are serialised by a
+    lock. GLPK runs in a worker thread with the GIL released, on copies of the model: Ctrl-C
+    raises KeyboardInterrupt within about 10 ms even while GLPK loads or presolves a large
+    model; the worker then stops at GLPK's next check and the next solve waits for it.
+    `time_limit` (and the stop after Ctrl-C) are checked at every call of GLPK's
+    branch-and-cut callback (several per node) and between slices of at most 0.2 s of
     simplex iterations, the next slice resuming from the last basis. Every point GLPK returns
     is checked in C before it is reported: column bounds, every row, integrality (relative
     tolerance 1e-6 of the magnitudes in the row itself, so that a row of 1e-150 terms is

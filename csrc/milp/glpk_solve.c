@@ -9,8 +9,8 @@
  *    requires after a fatal error and turns the message into WPART_ESOLVER;
  *  - all state the hooks touch lives in a wpart_i_glpk_t owned by the caller's frame, passed to
  *    GLPK as the hooks' info pointer: the core holds no mutable global of its own. GLPK's hooks
- *    are process-global, so two calls must never run at the same time (the binding keeps the
- *    GIL held).
+ *    are process-global, so two calls must never run at the same time (the binding serialises
+ *    them with a lock).
  */
 #if !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L

@@ -11,7 +11,7 @@
  * layer; it is the only part of the core that talks to GLPK.
  *
  * GLPK keeps process-global state (its terminal and error hooks): never run two calls of this
- * header at the same time, from any thread. The Python binding keeps the GIL held for that.
+ * header at the same time, from any thread. The Python binding serialises them with a lock.
  * Without GLPK (built with WPART_WITH_GLPK=OFF), every function returns WPART_ENOSOLVER.
  */
 #ifndef WPART_MILP_H
