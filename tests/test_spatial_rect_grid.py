@@ -308,3 +308,24 @@ def test_refine_never_worse_than_its_sgo_runs_and_the_default():
         assert d.max_load == pytest.approx(_grid_max(D, R, C), rel=1e-12)
         s = spatial.rect_nicol(sps.csr_array(D), P * Q, P=P, Q=Q, allow_empty=True)
         assert s.max_load == d.max_load
+
+
+@pytest.mark.parametrize("dense", [True, False])
+def test_time_limited_symmetric_grid_never_worse_than_uniform(dense):
+    # a run cut by its time limit returns the better of its best complete grid and the
+    # uniform symmetric one (PAL/OPAL returned their one-interval probe: 126x uniform)
+    rng = np.random.default_rng(3)
+    if dense:
+        A = rng.integers(0, 1000, (300, 300))
+    else:
+        A = sps.random(4000, 4000, density=0.002, random_state=2, format="csr")
+    uni = spatial.rect_sym_uniform(A, 64, P=8, Q=8).max_load
+    for fn in (spatial.rect_sym_pal, spatial.rect_sym_opal, spatial.rect_sym_rac,
+               spatial.rect_sym_refine):
+        r = fn(A, 64, P=8, Q=8, time_limit=1e-4)
+        r.validate()
+        assert r.status == "time_limit" and r.success, fn.__name__
+        assert r.max_load <= uni, fn.__name__
+    for start in ("pal", "uniform"):
+        r = spatial.rect_sym_refine(A, 64, P=8, Q=8, start=start, time_limit=1e-4)
+        assert r.status == "time_limit" and r.success and r.max_load <= uni

@@ -295,11 +295,17 @@ static double rg_sym_local(const rg_sym_t *y, int64_t k)
     return mx;
 }
 
-/* one pass of cut moves: each cut k to its best place in [cuts[k-1], cuts[k+1]] */
-static int rg_sym_moves(rg_sym_t *y, const rg_side_t *cs, int64_t *cuts)
+/* one pass of cut moves: each cut k to its best place in [cuts[k-1], cuts[k+1]]; with a time
+ * limit (t0: the kernel's start), *timed set and the pass left after the cut that reached it */
+static int rg_sym_moves(rg_sym_t *y, const rg_side_t *cs, int64_t *cuts, double t0,
+                        int32_t *timed)
 {
     int moved = 0;
     for (int64_t k = 1; k < y->P; k++) {
+        if (k > 1 && rg_time_up(y->ctl, t0)) {
+            *timed = 1;
+            break;
+        }
         int64_t a = cuts[k - 1], b = cuts[k + 1], c = cuts[k];
         for (int64_t x = c - 1; x >= a; x--) { /* all of [a, b) into interval k */
             rg_sym_move(y, cs, x, (int32_t)(k - 1), (int32_t)k);
@@ -333,6 +339,26 @@ static int rg_sym_moves(rg_sym_t *y, const rg_side_t *cs, int64_t *cuts)
         }
     }
     return moved;
+}
+
+/* a run cut by its time limit returns the better of its cuts and the uniform cuts (cuts and
+ * *value replaced when the uniform ones are lower): never worse than rect_sym_uniform */
+static void rg_sym_incumbent(rg_sym_t *y, int64_t *cuts, double *value)
+{
+    int64_t P = y->P;
+    int64_t *u = wpart_i_malloc(P + 1, sizeof(int64_t));
+    if (!u) {
+        return;
+    }
+    for (int64_t q = 0; q <= P; q++) {
+        u[q] = (q * y->N) / P;
+    }
+    double v = rg_sym_value(y, u);
+    if (!y->stop && v < *value) {
+        memcpy(cuts, u, (size_t)(P + 1) * sizeof(int64_t));
+        *value = v;
+    }
+    free(u);
 }
 
 wpart_status_t wpart_spatial_rect_sym(const wpart_rg_csr_t *A, int64_t P, int variant,
@@ -377,11 +403,11 @@ wpart_status_t wpart_spatial_rect_sym(const wpart_rg_csr_t *A, int64_t P, int va
     }
     if (variant == 3) {
         for (int64_t it = 0; it < max_iter; it++) {
-            int moved = rg_sym_moves(&y, &sides[1], c);
+            int moved = rg_sym_moves(&y, &sides[1], c, t0, timed_out);
             if (y.stop) {
                 goto cleanup;
             }
-            if (!moved) {
+            if (*timed_out || !moved) {
                 break;
             }
             st = wpart_i_poll(control, t0, (double)it, (double)max_iter);
@@ -452,6 +478,9 @@ wpart_status_t wpart_spatial_rect_sym(const wpart_rg_csr_t *A, int64_t P, int va
     }
     *value = rg_sym_value(&y, cuts);
 cleanup:
+    if (st == WPART_OK && !y.stop && *timed_out) {
+        rg_sym_incumbent(&y, cuts, value);
+    }
     if (st == WPART_OK && y.stop) {
         st = wpart_i_error(WPART_ECANCELLED, "stopped on request");
     }

@@ -6,6 +6,7 @@ RECT-NICOL's progress-following engine shares with them."""
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 import numpy as np
@@ -135,6 +136,14 @@ def _sym_PQ(pp: _Prepared, P: Any, Q: Any) -> tuple[int, int]:
     return _pq(pp.m, pp.n1, pp.n2, P, Q)
 
 
+def _left(deadline: float) -> float:
+    """The time left to a kernel call before `deadline` (time.monotonic(), the core's clock;
+    0.0: no limit), at least 1e-9 so a call past it stops at its first check."""
+    if deadline == 0.0:
+        return 0.0
+    return max(deadline - time.monotonic(), 1e-9)
+
+
 def _sym_finish(g: GridInput, P: int, Q: int, cuts: NDArray, tl: float) -> tuple:
     """(R, C, timed) of the symmetric cuts (max(P, Q) intervals): both clipped when P == Q;
     otherwise the coarser dimension's cuts set optimally for the finer one's (one exact
@@ -155,10 +164,12 @@ def _sym_finish(g: GridInput, P: int, Q: int, cuts: NDArray, tl: float) -> tuple
 def _sym_run(A: Any, m: int, method: str, variant: int, *, P: Any, Q: Any, allow_empty: bool,
              weights: str, time_limit: Any, progress: Any, max_iter: int = 10,
              start: Any = None) -> SpatialPartition:
+    t_start = time.monotonic()
     pp = _Prepared(A, m, allow_empty, weights=weights, sparse=True)
     P, Q = _sym_PQ(pp, P, Q)
     K = max(P, Q)
     tl = core_time_limit(time_limit)
+    deadline = t_start + tl if tl else 0.0
     progress = as_progress(progress)
     g = GridInput(pp)
     params: dict = {"P": P, "Q": Q}
@@ -167,8 +178,8 @@ def _sym_run(A: Any, m: int, method: str, variant: int, *, P: Any, Q: Any, allow
         c0 = np.ascontiguousarray(start, np.int64)
     with progress_hook(progress, total=1.0, desc=method) as hook:
         cuts, value, timed = sym_cuts(g, K, variant, c0=c0, max_iter=max_iter,
-                                      time_limit=tl, progress=hook)
-        R, C, timed2 = _sym_finish(g, P, Q, cuts, tl)
+                                      time_limit=_left(deadline), progress=hook)
+        R, C, timed2 = _sym_finish(g, P, Q, cuts, _left(deadline))
         _done(hook, timed or timed2)
     return _grid_result(pp, method, params, R, C, {"iterations": max_iter}, timed or timed2,
                         tl, extra={"cuts": cuts.tolist()})
@@ -209,7 +220,9 @@ _DOC_COMMON = """
     allow_empty : bool
         Accept ``m`` larger than the number of cells.
     time_limit : float, optional
-        Seconds; reached, the best grid so far comes back with ``status="time_limit"``.
+        Seconds from the call (one limit for every kernel run inside); reached, the best
+        complete grid so far comes back with ``status="time_limit"``, never worse than
+        :func:`rect_sym_uniform`'s (the uniform cuts replace a worse one).
     progress : callable, optional
         ``progress(done, total)``, called now and then.
     weights : str
@@ -307,14 +320,18 @@ def rect_sym_refine(A: ArrayLike, m: int, *, P: int | None = None, Q: int | None
     PAL, OPAL and RAC, each refined) or a cut vector of ``P + 1`` entries. The result is never
     worse than its start.
     """
+    t_start = time.monotonic()
     pp = _Prepared(A, m, allow_empty, weights=weights, sparse=True)
     P0, Q0 = _sym_PQ(pp, P, Q)
     P = max(P0, Q0)
     ms = as_int(max_sweeps, "max_sweeps", minimum=1)
     tl = core_time_limit(time_limit)
+    deadline = t_start + tl if tl else 0.0  # one limit for every kernel call below
     progress = as_progress(progress)
     g = GridInput(pp)
     N = max(g.n1, g.n2)
+    start_timed = 0  # 1: a start was cut by the time limit (a time-limited kernel call
+    # returns the better of its cuts and the uniform ones)
     if isinstance(start, str):
         names = {"best": ("pal", "opal", "rac")}.get(start, (start,))
         for s in names:
@@ -324,11 +341,16 @@ def rect_sym_refine(A: ArrayLike, m: int, *, P: int | None = None, Q: int | None
                     f"got {start!r}")
         starts = []
         for s in names:
+            if starts and deadline and time.monotonic() >= deadline:
+                start_timed = 1  # the limit reached: refine the starts computed so far
+                break
             if s == "uniform":
                 starts.append((s, (np.arange(P + 1, dtype=np.int64) * N) // P))
             else:
                 v = {"pal": 0, "opal": 1, "rac": 2}[s]
-                starts.append((s, sym_cuts(g, P, v, max_iter=max(10, P), time_limit=tl)[0]))
+                c0, _v, t = sym_cuts(g, P, v, max_iter=max(10, P), time_limit=_left(deadline))
+                start_timed |= t
+                starts.append((s, c0))
     else:
         c = np.asarray(start)
         if c.shape != (P + 1,) or c[0] != 0 or c[-1] != N or (np.diff(c) < 0).any():
@@ -340,14 +362,17 @@ def rect_sym_refine(A: ArrayLike, m: int, *, P: int | None = None, Q: int | None
     with progress_hook(progress, total=1.0, desc="rect_sym_refine") as hook:
         for name, c0 in starts:
             cuts, value, timed = sym_cuts(g, P, 3, c0=np.ascontiguousarray(c0, np.int64),
-                                          max_iter=ms, time_limit=tl, progress=hook)
+                                          max_iter=ms, time_limit=_left(deadline),
+                                          progress=hook)
             table[name] = value
+            start_timed |= timed
             if best is None or value < best[1]:
                 best = (name, value, cuts, timed)
-            if timed:
+            if start_timed:
                 break
         name, value, cuts, timed = best
-        R, C, timed2 = _sym_finish(g, P0, Q0, cuts, tl)
+        timed = timed or start_timed
+        R, C, timed2 = _sym_finish(g, P0, Q0, cuts, _left(deadline))
         _done(hook, timed or timed2)
     return _grid_result(pp, "rect_sym_refine", {"P": P0, "Q": Q0, "start": start
                                                 if isinstance(start, str) else "given"},
