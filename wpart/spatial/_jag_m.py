@@ -27,6 +27,7 @@ from ._common import (
     _stripes_P,
     run_method,
 )
+from ._jag_pq import heuristic_incumbent
 from ._partition import SpatialPartition
 
 __all__ = [
@@ -249,9 +250,12 @@ def jag_m_alloc(
     one part per cell and the rest are empty rectangles (``params["parts_solved"]``).
 
     A `time_limit` (seconds) reached in the search returns a result with
-    ``status="time_limit"``: the rows-first answer when ``orient="best"`` had finished it,
-    else no partition (``success`` False). `progress` is a tqdm bar (True) or
-    ``progress(done, total)`` (returning False raises :class:`wpart.CancelledError`).
+    ``status="time_limit"``: the rows-first answer when ``orient="best"`` had finished it;
+    with default counts, that of :func:`jag_m_heur` (the same counts: the search's start; run
+    after the search, without a limit, ``params["incumbent"] == "jag_m_heur"``) when better or
+    there is none; else (given counts) no partition (``success`` False). `progress` is a
+    tqdm bar (True) or ``progress(done, total)`` (returning False raises
+    :class:`wpart.CancelledError`).
 
     `A` may be a dense array, a ``scipy.sparse`` matrix or a MatrixMarket file path. Without
     `speeds`, a sparse matrix (more than 2**15 cells, at most 1/32 of them nonzero) is not
@@ -282,8 +286,12 @@ def jag_m_alloc(
         return ({"counts": c.tolist(), "orient": _ORIENT_NAME[o]},
                 {"cuts": c, "orient": o, "m_solve": m_solve})
 
-    return run_method("jag_m_alloc", A, m, setup, allow_empty=allow_empty, weights=weights,
-                      speeds=speeds, time_limit=time_limit, progress=progress)
+    res = run_method("jag_m_alloc", A, m, setup, allow_empty=allow_empty, weights=weights,
+                     speeds=speeds, time_limit=time_limit, progress=progress)
+    if counts is not None:
+        return res
+    return heuristic_incumbent(res, jag_m_heur, "jag_m_heur", orient=orient,
+                               allow_empty=allow_empty, speeds=speeds)
 
 
 @fill_doc

@@ -3,6 +3,7 @@ Saule et al. 2012)."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -99,6 +100,27 @@ def jag_pq_heur(
         pp, "jag_pq_heur", params, names, P=P, Q=Q, speeds=speeds, time_limit=time_limit))
 
 
+def heuristic_incumbent(res: SpatialPartition, heur: Any, name: str, **kw: Any
+                        ) -> SpatialPartition:
+    """`res` of an exact search stopped by its time limit, with the partition of the heuristic
+    that starts it (``heur(res.A, res.m, **kw)``, run without a limit: a few passes over the
+    loads) when the search had none or a worse one (``params["incumbent"] = name``)."""
+    if res.status != "time_limit":
+        return res
+    h = heur(res.A, res.m, **kw)
+    if not h.success or (res.success and not h.max_load < res.max_load):
+        return res
+    params = dict(res.params, incumbent=name)
+    for key in ("orient_used", "P_used", "counts"):
+        if key in h.params:
+            params[key] = h.params[key]
+    return dataclasses.replace(
+        res, rects=h.rects, loads=h.loads, max_load=h.max_load, imbalance=h.imbalance,
+        params=params,
+        message=f"the time limit was reached; the best partition found ({name}'s, the "
+                "search's start) is returned")
+
+
 def _grid_setup(P: Any, Q: Any, orient: Any) -> Any:
     """The params and core options of a ``P x Q`` method (:func:`run_method`'s `setup`)."""
 
@@ -126,8 +148,11 @@ def jag_pq_opt_nicol(
 ) -> SpatialPartition:
     """JAG-PQ-OPT-NICOL (Sec. 3.2.1 of Saule et al. 2012): the optimal ``P x Q``-jagged
     partition, by Nicol's parametric search on the main dimension with the (memoised) nested
-    1D optimum as cost. A `time_limit` (seconds) reached returns ``status="time_limit"``
-    (the rows-first answer when ``orient="best"`` had finished it, else no partition).
+    1D optimum as cost. A `time_limit` (seconds) reached returns
+    ``status="time_limit"`` with the best partition found: the rows-first answer when
+    ``orient="best"`` had finished it or, when better or there is none, that of
+    :func:`jag_pq_heur` (same ``P``, ``Q``, `orient`; run after the search, without a limit;
+    ``params["incumbent"] == "jag_pq_heur"``).
 
     {pq_notes}
 
@@ -135,8 +160,12 @@ def jag_pq_opt_nicol(
     ----------
     {A m P Q orient allow_empty time_limit progress speeds weights returns_spatial raises}
     """
-    return run_method("jag_pq_opt_nicol", A, m, _grid_setup(P, Q, orient), allow_empty=allow_empty,
-                      weights=weights, speeds=speeds, time_limit=time_limit, progress=progress)
+    res = run_method("jag_pq_opt_nicol", A, m, _grid_setup(P, Q, orient),
+                     allow_empty=allow_empty, weights=weights, speeds=speeds,
+                     time_limit=time_limit, progress=progress)
+    return heuristic_incumbent(res, jag_pq_heur, "jag_pq_heur", P=res.params["P"],
+                               Q=res.params["Q"], orient=orient, allow_empty=allow_empty,
+                               speeds=speeds)
 
 
 @fill_doc
@@ -163,5 +192,8 @@ def jag_pq_opt_dp(
     ----------
     {A m P Q orient allow_empty time_limit progress speeds weights returns_spatial raises}
     """
-    return run_method("jag_pq_opt_dp", A, m, _grid_setup(P, Q, orient), allow_empty=allow_empty,
-                      weights=weights, speeds=speeds, time_limit=time_limit, progress=progress)
+    res = run_method("jag_pq_opt_dp", A, m, _grid_setup(P, Q, orient), allow_empty=allow_empty,
+                     weights=weights, speeds=speeds, time_limit=time_limit, progress=progress)
+    return heuristic_incumbent(res, jag_pq_heur, "jag_pq_heur", P=res.params["P"],
+                               Q=res.params["Q"], orient=orient, allow_empty=allow_empty,
+                               speeds=speeds)
