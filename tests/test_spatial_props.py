@@ -591,7 +591,8 @@ def test_hybrid_cut_by_its_time_limit_says_time_limit():
         r = spatial.hybrid(A, 256, time_limit=t)
         if r.stats["iterations"] < full.stats["iterations"] or r.max_load != full.max_load:
             assert r.status == "time_limit", (t, r.status, r.max_load, full.max_load)
-            assert r.success and r.max_load >= full.max_load
+            # cut during the slow phase: phase 2's partition; before it: none (success False)
+            assert not r.success or r.max_load >= full.max_load
             cut += 1
         else:
             assert r.status == "feasible" and r.max_load == full.max_load
