@@ -25,6 +25,8 @@ import subprocess
 import sys
 import time
 
+from _common import use_wpart  # noqa: E402  (installed wpart first, else this checkout)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -123,11 +125,16 @@ def _worker(core: str | None, only: str | None) -> dict:
     return res
 
 
+_WPART_PARENT = ""
+
+
 def _run(core: str | None, only: str | None) -> dict:
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--core", core or ""]
     if only:
         cmd += ["--only", only]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    env = dict(os.environ)  # the worker imports the wpart that use_wpart() found
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (_WPART_PARENT, env.get("PYTHONPATH")) if p)
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -143,6 +150,8 @@ def main() -> None:
     if a.worker:
         print(json.dumps(_worker(a.core or None, a.only)))
         return
+    global _WPART_PARENT
+    _WPART_PARENT = str(use_wpart().parent)
     before, after = [], []
     for _ in range(a.rounds if a.baseline else 1):
         if a.baseline:

@@ -30,8 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import ROOT, use_wpart  # noqa: E402
+from _common import ROOT, use_wpart  # noqa: E402  (installed wpart first, else this checkout)
 
 use_wpart()
 
