@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "ranks_internal.h"
 #include "wpart/tasks_ranks.h"
 
 typedef struct {
@@ -85,29 +86,8 @@ static wpart_status_t check_summary(const wpart_tasks_rank_summary_t *s, const c
     return WPART_OK;
 }
 
-static int cmp_i64(const void *x, const void *y)
-{
-    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return (a > b) - (a < b);
-}
 
-/* The size and home (local rank 0, 1 or 2) of block `id`: b's record first, then a's. */
-static int find_block(const wpart_tasks_rank_summary_t *a, const wpart_tasks_rank_summary_t *b,
-                      int64_t id, double *size, int32_t *home)
-{
-    const wpart_tasks_rank_summary_t *s[2] = {b, a};
-    for (int k = 0; k < 2; k++) {
-        for (int32_t i = 0; i < s[k]->n_blocks; i++) {
-            if (s[k]->bid[i] == id) {
-                int32_t h = s[k]->bhome[i];
-                *size = s[k]->bsize[i];
-                *home = h == a->rank ? 0 : (h == b->rank ? 1 : 2);
-                return 1;
-            }
-        }
-    }
-    return 0;
-}
+WPART_TASKS_I_FIND_BLOCK(wpart_tasks_rank_summary_t, find_block)
 
 wpart_status_t wpart_tasks_ranks_estimate(const wpart_tasks_rank_summary_t *a,
                                           const wpart_tasks_rank_summary_t *b,
@@ -246,7 +226,7 @@ wpart_status_t wpart_tasks_ranks_estimate(const wpart_tasks_rank_summary_t *a,
     /* blocks: the distinct blocks of the clusters, their size and local home */
     int32_t nub = 0;
     if (nblk) {
-        qsort(bids, (size_t)nblk, sizeof(int64_t), cmp_i64);
+        qsort(bids, (size_t)nblk, sizeof(int64_t), wpart_tasks_i_cmp_i64);
         for (int32_t i = 0; i < nblk; i++) {
             if (nub == 0 || bids[nub - 1] != bids[i]) bids[nub++] = bids[i];
         }
@@ -263,7 +243,7 @@ wpart_status_t wpart_tasks_ranks_estimate(const wpart_tasks_rank_summary_t *a,
             for (int32_t i = 0; i < s->n; i++) {
                 if (s->blk[i] < 0) continue;
                 const int64_t *hit = bsearch(&s->blk[i], bids, (size_t)nub, sizeof(int64_t),
-                                             cmp_i64);
+                                             wpart_tasks_i_cmp_i64);
                 tb[off[side] + i] = (int32_t)(hit - bids);
             }
         }

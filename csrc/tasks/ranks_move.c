@@ -9,19 +9,9 @@
 #include <string.h>
 
 #include "internal.h"
+#include "ranks_internal.h"
 #include "wpart/tasks_ranks.h"
 
-/* index of v in the sorted array s[0..n), or -1 */
-static int64_t find_sorted(const int64_t *s, int64_t n, int64_t v)
-{
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (s[mid] < v) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < n && s[lo] == v ? lo : -1;
-}
 
 static int is_sorted_strict(const int64_t *s, int64_t n)
 {
@@ -42,7 +32,7 @@ wpart_status_t wpart_tasks_ranks_split(const wpart_tasks_rank_split_t *in, int32
         WPART_FAIL(WPART_EINVAL, "task ids, moving ids or block ids are not sorted and distinct");
     int64_t found = 0;
     for (int64_t i = 0; i < in->n; i++) {
-        out->task_out[i] = find_sorted(in->out, in->k, in->gid[i]) >= 0;
+        out->task_out[i] = wpart_tasks_i_find_sorted(in->out, in->k, in->gid[i]) >= 0;
         found += out->task_out[i];
     }
     out->n_found = found;
@@ -50,12 +40,12 @@ wpart_status_t wpart_tasks_ranks_split(const wpart_tasks_rank_split_t *in, int32
         uint8_t o = 0, kp = 0;
         for (int side = 0; side < 2; side++) {
             int64_t end = side ? in->edst[e] : in->esrc[e];
-            int64_t p = find_sorted(in->gid, in->n, end);
+            int64_t p = wpart_tasks_i_find_sorted(in->gid, in->n, end);
             if (p >= 0) {
                 if (out->task_out[p]) o = 1;
                 else kp = 1;
             }
-            if (to >= 0 && in->k > 0 && find_sorted(in->out, in->k, end) >= 0) {
+            if (to >= 0 && in->k > 0 && wpart_tasks_i_find_sorted(in->out, in->k, end) >= 0) {
                 if (side) in->edr[e] = to;
                 else in->esr[e] = to;
             }
@@ -66,7 +56,7 @@ wpart_status_t wpart_tasks_ranks_split(const wpart_tasks_rank_split_t *in, int32
     memset(out->block_out, 0, (size_t)in->n_blocks);
     memset(out->block_keep, 0, (size_t)in->n_blocks);
     for (int64_t i = 0; i < in->n; i++) {
-        int64_t b = find_sorted(in->bid, in->n_blocks, in->blk[i]);
+        int64_t b = wpart_tasks_i_find_sorted(in->bid, in->n_blocks, in->blk[i]);
         if (b < 0) continue;
         if (out->task_out[i]) out->block_out[b] = 1;
         else out->block_keep[b] = 1;
@@ -110,7 +100,7 @@ wpart_status_t wpart_tasks_ranks_mark(const int64_t *ends, int64_t m, const int6
     if (m < 0 || n < 0 || (m && (ends == NULL || ranks == NULL)) || (n && gid == NULL))
         WPART_FAIL(WPART_EINVAL, "mark arrays are NULL or of negative size");
     for (int64_t e = 0; e < m; e++)
-        if (find_sorted(gid, n, ends[e]) >= 0) ranks[e] = rank;
+        if (wpart_tasks_i_find_sorted(gid, n, ends[e]) >= 0) ranks[e] = rank;
 cleanup:
     return st;
 }

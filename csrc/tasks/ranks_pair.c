@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "ranks_internal.h"
 #include "wpart/tasks_ranks.h"
 
 typedef struct {
@@ -24,23 +25,7 @@ static int cmp_keyed(const void *x, const void *y)
     return (a->pos > b->pos) - (a->pos < b->pos);
 }
 
-static int cmp_i64(const void *x, const void *y)
-{
-    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return (a > b) - (a < b);
-}
 
-/* index of v in the sorted array s[0..n), or -1 */
-static int64_t find_sorted(const int64_t *s, int64_t n, int64_t v)
-{
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (s[mid] < v) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < n && s[lo] == v ? lo : -1;
-}
 
 static wpart_status_t check_records(const wpart_tasks_rank_records_t *s, const char *name)
 {
@@ -66,22 +51,7 @@ static wpart_status_t check_records(const wpart_tasks_rank_records_t *s, const c
     return WPART_OK;
 }
 
-static int find_block(const wpart_tasks_rank_records_t *a, const wpart_tasks_rank_records_t *b,
-                      int64_t id, double *size, int32_t *home)
-{
-    const wpart_tasks_rank_records_t *s[2] = {b, a};
-    for (int k = 0; k < 2; k++) {
-        for (int32_t i = 0; i < s[k]->n_blocks; i++) {
-            if (s[k]->bid[i] == id) {
-                int32_t h = s[k]->bhome[i];
-                *size = s[k]->bsize[i];
-                *home = h == a->rank ? 0 : (h == b->rank ? 1 : 2);
-                return 1;
-            }
-        }
-    }
-    return 0;
-}
+WPART_TASKS_I_FIND_BLOCK(wpart_tasks_rank_records_t, find_block)
 
 wpart_status_t wpart_tasks_ranks_pair(const wpart_tasks_rank_records_t *a,
                                       const wpart_tasks_rank_records_t *b,
@@ -153,7 +123,8 @@ wpart_status_t wpart_tasks_ranks_pair(const wpart_tasks_rank_records_t *a,
         int32_t p = ek[e].pos;
         const wpart_tasks_rank_records_t *s = p < b->m ? b : a;
         int32_t q = p < b->m ? p : p - b->m;
-        int64_t ls = find_sorted(gs, n, s->esrc[q]), ld = find_sorted(gs, n, s->edst[q]);
+        int64_t ls = wpart_tasks_i_find_sorted(gs, n, s->esrc[q]);
+        int64_t ld = wpart_tasks_i_find_sorted(gs, n, s->edst[q]);
         ghost |= ls < 0 || ld < 0;
         src[e] = (int32_t)(ls < 0 ? n : ls);
         dst[e] = (int32_t)(ld < 0 ? n : ld);
@@ -183,10 +154,10 @@ wpart_status_t wpart_tasks_ranks_pair(const wpart_tasks_rank_records_t *a,
         assign[k] = side[k];
         tb[k] = -1;
         if (s->blk[i] >= 0) bids[nblk++] = s->blk[i];
-        int pinned = s->n_pinned && find_sorted(s->pinned, s->n_pinned, gs[k]) >= 0;
+        int pinned = s->n_pinned && wpart_tasks_i_find_sorted(s->pinned, s->n_pinned, gs[k]) >= 0;
         /* a task pinned on the other side (a stale copy) is pinned too */
         const wpart_tasks_rank_records_t *o = side[k] ? a : b;
-        pinned |= o->n_pinned && find_sorted(o->pinned, o->n_pinned, gs[k]) >= 0;
+        pinned |= o->n_pinned && wpart_tasks_i_find_sorted(o->pinned, o->n_pinned, gs[k]) >= 0;
         mig[k] = (uint8_t)!pinned;
         any_pin |= pinned;
     }
@@ -197,7 +168,7 @@ wpart_status_t wpart_tasks_ranks_pair(const wpart_tasks_rank_records_t *a,
     }
     int32_t nub = 0;
     if (nblk) {
-        qsort(bids, (size_t)nblk, sizeof(int64_t), cmp_i64);
+        qsort(bids, (size_t)nblk, sizeof(int64_t), wpart_tasks_i_cmp_i64);
         for (int32_t i = 0; i < nblk; i++) {
             if (nub == 0 || bids[nub - 1] != bids[i]) bids[nub++] = bids[i];
         }
@@ -212,7 +183,7 @@ wpart_status_t wpart_tasks_ranks_pair(const wpart_tasks_rank_records_t *a,
         for (int64_t k = 0; k < n; k++) {
             const wpart_tasks_rank_records_t *s = side[k] ? b : a;
             int64_t bl = s->blk[from[k]];
-            if (bl >= 0) tb[k] = (int32_t)find_sorted(bids, nub, bl);
+            if (bl >= 0) tb[k] = (int32_t)wpart_tasks_i_find_sorted(bids, nub, bl);
         }
     }
     wpart_tasks_problem_t p;
