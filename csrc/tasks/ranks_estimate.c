@@ -264,24 +264,8 @@ wpart_status_t wpart_tasks_ranks_estimate(const wpart_tasks_rank_summary_t *a,
     p.edge_dst = e.dst;
     p.edge_bytes = e.w;
     p.task_migratable = mig;
-    if (a->baseline != 0.0 || b->baseline != 0.0) {
-        base3[0] = a->baseline;
-        base3[1] = b->baseline;
-        base3[2] = 0.0;
-        p.rank_baseline = base3;
-    }
-    if (isfinite(a->cap) || isfinite(b->cap)) {
-        cap3[0] = a->cap;
-        cap3[1] = b->cap;
-        cap3[2] = INFINITY;
-        p.rank_mem_cap = cap3;
-    }
-    if (!(isnan(a->alpha) && isnan(b->alpha))) {
-        alpha3[0] = isnan(a->alpha) ? c->alpha : a->alpha;
-        alpha3[1] = isnan(b->alpha) ? c->alpha : b->alpha;
-        alpha3[2] = c->alpha;
-        p.rank_alpha = alpha3;
-    }
+    wpart_tasks_i_pair_rank_fields(&p, a->baseline, b->baseline, a->cap, b->cap, a->alpha,
+                                   b->alpha, c->alpha, base3, cap3, alpha3);
     wpart_tasks_pair_step_t res = {0, 0.0, 0.0, give, take, 0, 0};
     WPART_CHECK(wpart_tasks_pair_best(&p, c, prm, comm_thresh, assign, 0, 1, &res));
     if (!res.found && fallback && e.n > 0 && (c->beta != 0.0 || c->gamma != 0.0)) {

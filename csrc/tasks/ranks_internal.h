@@ -1,12 +1,16 @@
 /*
  * ranks_internal.h -- helpers shared by the rank engine's C files (ranks_estimate.c,
  * ranks_pair.c, ranks_move.c): the int64 order for qsort, a binary search in a sorted id array,
- * and the lookup of a block's size and home in two rank records.
+ * the lookup of a block's size and home in two rank records, and the per-rank fields of a
+ * pair's problem.
  */
 #ifndef WPART_TASKS_RANKS_INTERNAL_H
 #define WPART_TASKS_RANKS_INTERNAL_H
 
+#include <math.h>
 #include <stdint.h>
+
+#include "wpart/tasks.h"
 
 /* qsort order of int64 values */
 static inline int wpart_tasks_i_cmp_i64(const void *x, const void *y)
@@ -46,5 +50,35 @@ static inline int64_t wpart_tasks_i_find_sorted(const int64_t *s, int64_t n, int
         }                                                                                     \
         return 0;                                                                             \
     }
+
+/* The per-rank fields of a pair's problem (local ranks 0 = a, 1 = b, 2 = every rank off the
+ * pair): baseline, memory cap and alpha (NaN: the coefficient's `alpha`), set in `p` only
+ * where either rank has one, in the caller's arrays of 3 (the Python twin is
+ * wpart/tasks/_rankdata.py, pair_rank_fields). */
+static inline void wpart_tasks_i_pair_rank_fields(wpart_tasks_problem_t *p, double base_a,
+                                                  double base_b, double cap_a, double cap_b,
+                                                  double alpha_a, double alpha_b, double alpha,
+                                                  double base3[3], double cap3[3],
+                                                  double alpha3[3])
+{
+    if (base_a != 0.0 || base_b != 0.0) {
+        base3[0] = base_a;
+        base3[1] = base_b;
+        base3[2] = 0.0;
+        p->rank_baseline = base3;
+    }
+    if (isfinite(cap_a) || isfinite(cap_b)) {
+        cap3[0] = cap_a;
+        cap3[1] = cap_b;
+        cap3[2] = INFINITY;
+        p->rank_mem_cap = cap3;
+    }
+    if (!(isnan(alpha_a) && isnan(alpha_b))) {
+        alpha3[0] = isnan(alpha_a) ? alpha : alpha_a;
+        alpha3[1] = isnan(alpha_b) ? alpha : alpha_b;
+        alpha3[2] = alpha;
+        p->rank_alpha = alpha3;
+    }
+}
 
 #endif

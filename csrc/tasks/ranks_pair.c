@@ -202,24 +202,8 @@ wpart_status_t wpart_tasks_ranks_pair(const wpart_tasks_rank_records_t *a,
     p.edge_dst = dst;
     p.edge_bytes = eb;
     p.task_migratable = any_pin ? mig : NULL;
-    if (a->baseline != 0.0 || b->baseline != 0.0) {
-        base3[0] = a->baseline;
-        base3[1] = b->baseline;
-        base3[2] = 0.0;
-        p.rank_baseline = base3;
-    }
-    if (isfinite(a->cap) || isfinite(b->cap)) {
-        cap3[0] = a->cap;
-        cap3[1] = b->cap;
-        cap3[2] = INFINITY;
-        p.rank_mem_cap = cap3;
-    }
-    if (!(isnan(a->alpha) && isnan(b->alpha))) {
-        alpha3[0] = isnan(a->alpha) ? c->alpha : a->alpha;
-        alpha3[1] = isnan(b->alpha) ? c->alpha : b->alpha;
-        alpha3[2] = c->alpha;
-        p.rank_alpha = alpha3;
-    }
+    wpart_tasks_i_pair_rank_fields(&p, a->baseline, b->baseline, a->cap, b->cap, a->alpha,
+                                   b->alpha, c->alpha, base3, cap3, alpha3);
     if (w_a) {
         double wmax;
         work = wpart_i_malloc(3, sizeof(double));
