@@ -228,12 +228,17 @@ def _start_point(m: dict, problem: Problem, a: np.ndarray, limit: float | None):
 _LOAD_PER_BUILD = 6.0
 
 
+def _gap_to(w: float, lb: float) -> float:
+    """The relative gap of a placement of ``W_max`` `w` to the lower bound `lb`."""
+    return 0.0 if w <= lb else (math.inf if lb <= 0 else (w - lb) / lb)
+
+
 def _heuristic_only(problem: Problem, c: Coefficients, cap: Any, heur: tuple, m: dict,
                     tl: float, load_s: float, t0: float) -> TasksResult:
     """The result of a time-limited solve with no time left for GLPK: the heuristic's
     placement as the incumbent, status ``"time_limit"``."""
     lb = load_bound(problem, c)
-    gap = 0.0 if heur[1] <= lb else (math.inf if lb <= 0 else (heur[1] - lb) / lb)
+    gap = _gap_to(heur[1], lb)
     stats = {"solver_status": "not_run", "seconds": time.perf_counter() - t0,
              "solver_seconds": 0.0, "n_cols": m["n_cols"], "n_rows": m["n_rows"],
              "n_eq_rows": m["n_eq_rows"], "nnz": int(m["a_row"].size), "form": m["form"],
@@ -360,7 +365,7 @@ def solve_milp(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma
         stats["incumbent"] = "heuristic"
         b = float(r.bound) if np.isfinite(r.bound) else -math.inf
         lb = max(b, load_bound(problem, c))
-        gap = 0.0 if heur[1] <= lb else (math.inf if lb <= 0 else (heur[1] - lb) / lb)
+        gap = _gap_to(heur[1], lb)
         stats["gap"] = gap
         if stopped:
             status, msg = "time_limit", (f"time limit of {tl:g} s reached: the heuristic "
