@@ -41,9 +41,14 @@ wpart_status_t wpart_i_error(wpart_status_t st, const char *fmt, ...) WPART_PRIN
         }                                              \
     } while (0)
 
-/* Overflow-checked allocation of n elements of size sz; NULL on overflow or failure. */
+/*
+ * Overflow-checked allocation of n elements of size sz (csrc/base/alloc.c, the only file that
+ * calls malloc/calloc/realloc); NULL on overflow, n < 0 or failure; release with free().
+ * wpart_i_realloc leaves p untouched when it returns NULL.
+ */
 void *wpart_i_malloc(int64_t n, size_t sz);
 void *wpart_i_calloc(int64_t n, size_t sz);
+void *wpart_i_realloc(void *p, int64_t n, size_t sz);
 
 /* Overflow-checked products for sizes. Return 0 on overflow. */
 int wpart_i_mul_size(int64_t a, int64_t b, int64_t *out);

@@ -1,4 +1,4 @@
-/* status.c -- status names, the thread-local error detail, allocation and control helpers. */
+/* status.c -- status names, the thread-local error detail and the control helpers. */
 #if !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -40,32 +40,6 @@ wpart_status_t wpart_i_error(wpart_status_t st, const char *fmt, ...)
     vsnprintf(wpart_errbuf, sizeof wpart_errbuf, fmt, ap);
     va_end(ap);
     return st;
-}
-
-int wpart_i_mul_size(int64_t a, int64_t b, int64_t *out)
-{
-    if (a < 0 || b < 0) {
-        return 0;
-    }
-    return !__builtin_mul_overflow(a, b, out);
-}
-
-void *wpart_i_malloc(int64_t n, size_t sz)
-{
-    int64_t bytes;
-    if (n < 0 || !wpart_i_mul_size(n, (int64_t)sz, &bytes) || (uint64_t)bytes > SIZE_MAX) {
-        return NULL;
-    }
-    return malloc(bytes > 0 ? (size_t)bytes : 1);
-}
-
-void *wpart_i_calloc(int64_t n, size_t sz)
-{
-    int64_t bytes;
-    if (n < 0 || !wpart_i_mul_size(n, (int64_t)sz, &bytes) || (uint64_t)bytes > SIZE_MAX) {
-        return NULL;
-    }
-    return calloc(n > 0 ? (size_t)n : 1, sz);
 }
 
 double wpart_i_now(void)
