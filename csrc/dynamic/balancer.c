@@ -25,7 +25,7 @@ static wpart_status_t grow(void **p, int64_t *cap, int64_t need, size_t sz)
     if (!wpart_i_mul_size(nc, (int64_t)sz, &bytes)) {
         return wpart_i_error(WPART_ELIMIT, "balancer table too large");
     }
-    void *q = realloc(*p, (size_t)bytes);
+    void *q = wpart_i_realloc(*p, nc, sz);
     if (!q) {
         return wpart_i_error(WPART_ENOMEM, "balancer table (%" PRId64 " entries)", nc);
     }
@@ -479,7 +479,7 @@ wpart_status_t wpart_dynamic_greedy_new(int32_t n_pu, int64_t total, int64_t chu
     if (chunk < 1) {
         return wpart_i_error(WPART_EINVAL, "chunk must be >= 1, got %" PRId64, chunk);
     }
-    g = calloc(1, sizeof *g);
+    g = wpart_i_calloc(1, sizeof *g);
     if (!g) {
         return wpart_i_error(WPART_ENOMEM, "greedy balancer");
     }
@@ -577,7 +577,7 @@ wpart_status_t wpart_i_dyn_static_new(int32_t n_pu, const int64_t *blocks, int p
     if (overflow) {
         return wpart_i_error(WPART_EOVERFLOW, "the sum of blocks overflows int64");
     }
-    s = calloc(1, sizeof *s);
+    s = wpart_i_calloc(1, sizeof *s);
     if (!s) {
         return wpart_i_error(WPART_ENOMEM, "static balancer");
     }

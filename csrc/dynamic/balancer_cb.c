@@ -76,7 +76,7 @@ wpart_status_t wpart_dynamic_cb_new(int32_t n_pu, int64_t total, int64_t max_act
         return wpart_i_error(WPART_EINVAL, "out, cb, cb->start and cb->complete are required");
     }
     *out = NULL;
-    cbb_t *s = calloc(1, sizeof *s);
+    cbb_t *s = wpart_i_calloc(1, sizeof *s);
     if (!s) {
         return wpart_i_error(WPART_ENOMEM, "callback balancer");
     }

@@ -177,7 +177,7 @@ wpart_status_t wpart_dynamic_asymmetric_new(int32_t n_pu, int64_t total, const i
                                  (int)p, (int)kinds[p]);
         }
     }
-    a = calloc(1, sizeof *a);
+    a = wpart_i_calloc(1, sizeof *a);
     if (!a) {
         return wpart_i_error(WPART_ENOMEM, "asymmetric balancer");
     }
@@ -320,7 +320,7 @@ wpart_status_t wpart_dynamic_dmda_new(int32_t n_pu, int64_t total, const double 
                              "total / chunk gives %" PRId64 " pieces, more than 2^26: raise chunk",
                              pieces);
     }
-    d = calloc(1, sizeof *d);
+    d = wpart_i_calloc(1, sizeof *d);
     if (!d) {
         return wpart_i_error(WPART_ENOMEM, "dmda balancer");
     }
@@ -422,7 +422,7 @@ wpart_status_t wpart_dynamic_fixed_blocks_new(int32_t n_pu, int64_t total, const
     if (sum == 0) {
         return wpart_i_error(WPART_EINVAL, "blocks must have at least one positive size");
     }
-    f = calloc(1, sizeof *f);
+    f = wpart_i_calloc(1, sizeof *f);
     if (!f) {
         return wpart_i_error(WPART_ENOMEM, "fixed_blocks balancer");
     }

@@ -280,7 +280,7 @@ wpart_status_t wpart_dynamic_hdss_new(int32_t n_pu, int64_t total,
     if (n_pu < 1) {
         return wpart_i_error(WPART_EINVAL, "n_pu must be >= 1, got %d", (int)n_pu);
     }
-    h = calloc(1, sizeof *h);
+    h = wpart_i_calloc(1, sizeof *h);
     if (!h) {
         return wpart_i_error(WPART_ENOMEM, "hdss balancer");
     }
@@ -495,7 +495,7 @@ wpart_status_t wpart_dynamic_acosta_new(int32_t n_pu, int64_t total, int64_t ste
         return wpart_i_error(WPART_EINVAL, "threshold must be finite and >= 0, got %g",
                              threshold);
     }
-    a = calloc(1, sizeof *a);
+    a = wpart_i_calloc(1, sizeof *a);
     if (!a) {
         return wpart_i_error(WPART_ENOMEM, "acosta balancer");
     }
@@ -610,7 +610,7 @@ wpart_status_t wpart_dynamic_naive_new(int32_t n_pu, int64_t total, int64_t x_in
     if (x_init < 1) {
         return wpart_i_error(WPART_EINVAL, "x_init must be >= 1, got %" PRId64, x_init);
     }
-    v = calloc(1, sizeof *v);
+    v = wpart_i_calloc(1, sizeof *v);
     if (!v) {
         return wpart_i_error(WPART_ENOMEM, "naive_profile balancer");
     }

@@ -40,9 +40,9 @@ static void team_run(team_fn fn, void *ctx, int nthreads)
         fn(ctx, 0, 1);
         return;
     }
-    pthread_t *tid = malloc((size_t)nthreads * sizeof *tid);
-    team_arg_t *arg = malloc((size_t)nthreads * sizeof *arg);
-    unsigned char *started = calloc((size_t)nthreads, 1);
+    pthread_t *tid = wpart_i_malloc(nthreads, sizeof *tid);
+    team_arg_t *arg = wpart_i_malloc(nthreads, sizeof *arg);
+    unsigned char *started = wpart_i_calloc(nthreads, 1);
     if (!tid || !arg || !started) {
         /* no memory for the team: the calling thread does every share, in rank order */
         for (int r = 0; r < nthreads; r++) {

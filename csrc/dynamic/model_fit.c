@@ -478,7 +478,7 @@ wpart_status_t wpart_dynamic_model_fit(const int64_t *x, const double *t_comp,
         }
     }
     if (!work) {
-        owned = malloc(wpart_dynamic_fit_work_size(mu));
+        owned = wpart_i_malloc((int64_t)wpart_dynamic_fit_work_size(mu), 1);
         if (!owned) {
             WPART_FAIL(WPART_ENOMEM, "fit scratch for %" PRId64 " samples", mu);
         }

@@ -71,7 +71,7 @@ static wpart_status_t hs_add(wpart_i_fitinc_t *f, int64_t x, int *added)
 {
     if (2 * (f->md + 1) > f->hcap) {
         int64_t nc = f->hcap > 0 ? 2 * f->hcap : 16;
-        int64_t *h = calloc((size_t)nc, sizeof *h);
+        int64_t *h = wpart_i_calloc(nc, sizeof *h);
         if (!h) {
             return wpart_i_error(WPART_ENOMEM, "distinct sizes of a fit (%" PRId64 ")", nc);
         }
@@ -567,8 +567,8 @@ static const double *fg_grid(wpart_i_fitgrid_t *g, double x_a, double x_b, doubl
     }
     if (g->G != G) {
         wpart_i_fitgrid_free(g);
-        g->gu = malloc((size_t)G * sizeof *g->gu);
-        g->tab = malloc((size_t)G * WPART_DYN_NBASIS * sizeof *g->tab);
+        g->gu = wpart_i_malloc(G, sizeof *g->gu);
+        g->tab = wpart_i_malloc((int64_t)G * WPART_DYN_NBASIS, sizeof *g->tab);
         if (!g->gu || !g->tab) {
             wpart_i_fitgrid_free(g);
             return NULL;
@@ -702,7 +702,7 @@ wpart_status_t wpart_i_fitinc_fit_g(const wpart_i_fitinc_t *f, int64_t quantum,
         int nc = qx.nc, G = o->grid_points, have_grid = 0;
         double gu_small[128], *gu = gu_small;
         if (G > 128) {
-            gu = malloc((size_t)G * sizeof *gu);
+            gu = wpart_i_malloc(G, sizeof *gu);
             if (!gu) {
                 WPART_FAIL(WPART_ENOMEM, "admissibility grid (%d points)", G);
             }

@@ -22,15 +22,15 @@ static wpart_status_t grow_samples(plb_t *s, int32_t p)
         return WPART_OK;
     }
     int64_t nc = s->scap[p] > 0 ? 2 * s->scap[p] : 16;
-    int64_t *x = realloc(s->sx[p], (size_t)nc * sizeof(int64_t));
+    int64_t *x = wpart_i_realloc(s->sx[p], nc, sizeof(int64_t));
     if (x) {
         s->sx[p] = x;
     }
-    double *tc = realloc(s->stc[p], (size_t)nc * sizeof(double));
+    double *tc = wpart_i_realloc(s->stc[p], nc, sizeof(double));
     if (tc) {
         s->stc[p] = tc;
     }
-    double *tx = realloc(s->stx[p], (size_t)nc * sizeof(double));
+    double *tx = wpart_i_realloc(s->stx[p], nc, sizeof(double));
     if (tx) {
         s->stx[p] = tx;
     }
@@ -104,15 +104,15 @@ static wpart_status_t snap_raw(plb_t *s)
         while (nc < need) {
             nc *= 2;
         }
-        int64_t *x = realloc(s->snap_x, (size_t)nc * sizeof(int64_t));
+        int64_t *x = wpart_i_realloc(s->snap_x, nc, sizeof(int64_t));
         if (x) {
             s->snap_x = x;
         }
-        double *tc = realloc(s->snap_tc, (size_t)nc * sizeof(double));
+        double *tc = wpart_i_realloc(s->snap_tc, nc, sizeof(double));
         if (tc) {
             s->snap_tc = tc;
         }
-        double *tx = realloc(s->snap_tx, (size_t)nc * sizeof(double));
+        double *tx = wpart_i_realloc(s->snap_tx, nc, sizeof(double));
         if (tx) {
             s->snap_tx = tx;
         }
@@ -127,7 +127,7 @@ static wpart_status_t snap_raw(plb_t *s)
         while (nc < ws) {
             nc *= 2;
         }
-        void *w = realloc(s->work, nc);
+        void *w = wpart_i_realloc(s->work, (int64_t)nc, 1);
         if (!w) {
             WPART_FAIL(WPART_ENOMEM, "evaluation work space (%zu bytes)", nc);
         }
@@ -596,7 +596,7 @@ wpart_status_t wpart_dynamic_plbhac_new(const wpart_dynamic_plbhac_cfg_t *cfg, i
     }
     *out = NULL;
     WPART_CHECK(wpart_i_plb_validate(cfg, n, kinds));
-    s = calloc(1, sizeof *s);
+    s = wpart_i_calloc(1, sizeof *s);
     if (!s) {
         return wpart_i_error(WPART_ENOMEM, "PLB-HAC balancer");
     }

@@ -103,7 +103,7 @@ static int rbf_fit(int32_t n, int32_t d, const double *X, const double *y, doubl
 {
     int64_t work = 0;
     int32_t N = n + d + 1;
-    double *A = calloc((size_t)N * (size_t)N, sizeof *A);
+    double *A = wpart_i_calloc((int64_t)N * N, sizeof *A);
     if (!A) {
         return -2;
     }

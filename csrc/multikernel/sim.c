@@ -41,15 +41,6 @@ static double noise_lognormal(uint64_t seed, const uint64_t *ids, int n_ids, dou
     return exp(sigma * z - 0.5 * sigma * sigma);
 }
 
-/* Returns the status of expr when it is not WPART_OK. */
-#define MULTIKERNEL_TRY(expr)                       \
-    do {                                   \
-        wpart_status_t multikernel_st_ = (expr);    \
-        if (multikernel_st_ != WPART_OK) {          \
-            return multikernel_st_;                 \
-        }                                  \
-    } while (0)
-
 typedef struct {
     int32_t up_next;          /* next partition to upload in this pass */
     int32_t *cq, cq_h, cq_t;  /* compute queue (uploaded partitions) */
@@ -154,6 +145,7 @@ static double cpu_dur(const multikernel_t *s, int32_t i)
 /* Starts a pass at time t: every GPU's copy engine and every CPU sub-device. */
 static wpart_status_t start_pass(multikernel_t *s, double t)
 {
+    wpart_status_t st = WPART_OK;
     const wpart_multikernel_sim_t *in = s->in;
     const int32_t k = in->overlap;
     s->pending = 0;
@@ -164,7 +156,7 @@ static wpart_status_t start_pass(multikernel_t *s, double t)
         for (int32_t j = 0; j < k; j++) {
             s->pending += in->units[g * k + j] > 0;
         }
-        MULTIKERNEL_TRY(copy_next(s, g, t));
+        WPART_CHECK(copy_next(s, g, t));
     }
     for (int32_t i = 0; i < in->n_cpu; i++) {
         int32_t e = in->n_gpus * k + i;
@@ -172,10 +164,11 @@ static wpart_status_t start_pass(multikernel_t *s, double t)
             double d = cpu_dur(s, i);
             s->cpu_busy[i] += d;
             s->pending++;
-            MULTIKERNEL_TRY(wpart_i_loop_push(&s->loop, t + d, EV_MULTIKERNEL_CPU_DONE, -1, i));
+            WPART_CHECK(wpart_i_loop_push(&s->loop, t + d, EV_MULTIKERNEL_CPU_DONE, -1, i));
         }
     }
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 static wpart_status_t exec_done(multikernel_t *s, int32_t e, double t)
@@ -190,38 +183,54 @@ static wpart_status_t exec_done(multikernel_t *s, int32_t e, double t)
     return WPART_OK;
 }
 
+typedef wpart_status_t (*engine_next_fn)(multikernel_t *s, int32_t g, double t);
+
+/* Partition j of GPU g leaves one engine for the other at time t: it joins the other engine's
+ * queue (q, its tail *q_t), which starts on it when idle (other_busy == 0); then the engine it
+ * left takes its next partition. */
+static wpart_status_t hand_over(multikernel_t *s, int32_t g, double t, int32_t j, int32_t *q,
+                                int32_t *q_t, int other_busy, engine_next_fn other,
+                                engine_next_fn self)
+{
+    wpart_status_t st = WPART_OK;
+    q[(*q_t)++] = j;
+    if (!other_busy) {
+        WPART_CHECK(other(s, g, t));
+    }
+    st = self(s, g, t);
+cleanup:
+    return st;
+}
+
 /* The handlers of the multi-kernel event types on the engine's loop (event_loop.h). */
 static wpart_status_t h_up_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_event_t *ev)
 {
     multikernel_t *s = ctx;
-    const int32_t g = ev->pu, j = (int32_t)ev->arg;
+    gpu_t *u = &s->g[ev->pu];
     (void)lp;
-    s->g[g].cq[s->g[g].cq_t++] = j;
-    if (!s->g[g].comp_busy) {
-        MULTIKERNEL_TRY(comp_next(s, g, ev->t));
-    }
-    return copy_next(s, g, ev->t);
+    return hand_over(s, ev->pu, ev->t, (int32_t)ev->arg, u->cq, &u->cq_t, u->comp_busy,
+                     comp_next, copy_next);
 }
 
 static wpart_status_t h_comp_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_event_t *ev)
 {
     multikernel_t *s = ctx;
-    const int32_t g = ev->pu, j = (int32_t)ev->arg;
+    gpu_t *u = &s->g[ev->pu];
     (void)lp;
-    s->g[g].dq[s->g[g].dq_t++] = j;
-    if (!s->g[g].copy_busy) {
-        MULTIKERNEL_TRY(copy_next(s, g, ev->t));
-    }
-    return comp_next(s, g, ev->t);
+    return hand_over(s, ev->pu, ev->t, (int32_t)ev->arg, u->dq, &u->dq_t, u->copy_busy,
+                     copy_next, comp_next);
 }
 
 static wpart_status_t h_down_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_event_t *ev)
 {
+    wpart_status_t st = WPART_OK;
     multikernel_t *s = ctx;
     const int32_t g = ev->pu, j = (int32_t)ev->arg;
     (void)lp;
-    MULTIKERNEL_TRY(exec_done(s, g * s->in->overlap + j, ev->t));
-    return copy_next(s, g, ev->t);
+    WPART_CHECK(exec_done(s, g * s->in->overlap + j, ev->t));
+    st = copy_next(s, g, ev->t);
+cleanup:
+    return st;
 }
 
 static wpart_status_t h_cpu_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_event_t *ev)
@@ -241,64 +250,64 @@ static wpart_status_t h_barrier(void *ctx, wpart_i_loop_t *lp, const wpart_i_eve
 
 static wpart_status_t check(const wpart_multikernel_sim_t *in)
 {
+    wpart_status_t st = WPART_OK;
     if (!in || in->n_gpus < 0 || in->n_cpu < 0 || (in->n_gpus > 0 && in->overlap < 1) ||
         in->iters < 1) {
-        return wpart_i_error(WPART_EINVAL, "multikernel_sim_run: bad device counts, overlap or iters");
+        WPART_FAIL(WPART_EINVAL, "multikernel_sim_run: bad device counts, overlap or iters");
     }
     int64_t E = (int64_t)in->n_gpus * (in->n_gpus > 0 ? in->overlap : 0) + in->n_cpu;
     if (E < 1 || E > (1 << 24) || !in->units || (in->n_gpus && !in->gpu_comp) ||
         (in->n_cpu && !in->cpu_rate)) {
-        return wpart_i_error(WPART_EINVAL, "multikernel_sim_run: no execution or NULL arrays");
+        WPART_FAIL(WPART_EINVAL, "multikernel_sim_run: no execution or NULL arrays");
     }
     for (int64_t e = 0; e < E; e++) {
         if (in->units[e] < 0) {
-            return wpart_i_error(WPART_EINVAL, "multikernel_sim_run: negative partition size");
+            WPART_FAIL(WPART_EINVAL, "multikernel_sim_run: negative partition size");
         }
     }
     const double sc[] = {in->gpu_up, in->gpu_down, in->gpu_copy, in->lat_x, in->lat_k,
                          in->cpu_fixed, in->ws, in->cap, in->lambda, in->host_merge, in->sigma};
     for (size_t i = 0; i < sizeof sc / sizeof *sc; i++) {
         if (!(sc[i] >= 0.0) || !isfinite(sc[i])) {
-            return wpart_i_error(WPART_EINVAL, "multikernel_sim_run: a cost is negative or not finite");
+            WPART_FAIL(WPART_EINVAL, "multikernel_sim_run: a cost is negative or not finite");
         }
     }
     for (int32_t g = 0; g < in->n_gpus; g++) {
         if (!(in->gpu_comp[g] >= 0.0) || !isfinite(in->gpu_comp[g])) {
-            return wpart_i_error(WPART_EINVAL, "multikernel_sim_run: gpu_comp negative or not finite");
+            WPART_FAIL(WPART_EINVAL, "multikernel_sim_run: gpu_comp negative or not finite");
         }
     }
     for (int32_t i = 0; i < in->n_cpu; i++) {
         if (!(in->cpu_rate[i] >= 0.0) || !isfinite(in->cpu_rate[i])) {
-            return wpart_i_error(WPART_EINVAL, "multikernel_sim_run: cpu_rate negative or not finite");
+            WPART_FAIL(WPART_EINVAL, "multikernel_sim_run: cpu_rate negative or not finite");
         }
     }
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 wpart_status_t wpart_multikernel_sim_run(const wpart_multikernel_sim_t *in, double *t_exec, double *t_dev,
                                 double *busy, double *out3, int64_t *events_out)
 {
-    MULTIKERNEL_TRY(check(in));
+    wpart_status_t st = WPART_OK;
+    multikernel_t s;
+    int32_t *qs = NULL;
+    memset(&s, 0, sizeof s);
+    WPART_CHECK(check(in));
     const int32_t G = in->n_gpus, k = G > 0 ? in->overlap : 0, C = in->n_cpu;
     const int32_t E = G * k + C;
-    multikernel_t s;
-    memset(&s, 0, sizeof s);
     s.in = in;
     s.E = E;
-    wpart_status_t st = WPART_OK;
-    s.g = calloc((size_t)(G > 0 ? G : 1), sizeof *s.g);
-    s.first = calloc((size_t)(G > 0 ? G : 1), sizeof *s.first);
-    s.noise = calloc((size_t)E, sizeof *s.noise);
-    s.t_exec = calloc((size_t)E, sizeof *s.t_exec);
-    s.cpu_busy = calloc((size_t)(C > 0 ? C : 1), sizeof *s.cpu_busy);
-    int32_t *qs = calloc((size_t)(2 * G * k + 1), sizeof *qs);
+    s.g = wpart_i_calloc(G, sizeof *s.g);
+    s.first = wpart_i_calloc(G, sizeof *s.first);
+    s.noise = wpart_i_calloc(E, sizeof *s.noise);
+    s.t_exec = wpart_i_calloc(E, sizeof *s.t_exec);
+    s.cpu_busy = wpart_i_calloc(C, sizeof *s.cpu_busy);
+    qs = wpart_i_calloc(2 * (int64_t)G * k + 1, sizeof *qs);
     if (!s.g || !s.first || !s.noise || !s.t_exec || !s.cpu_busy || !qs) {
-        st = wpart_i_error(WPART_ENOMEM, "multikernel_sim_run: out of memory");
-        goto done;
+        WPART_FAIL(WPART_ENOMEM, "multikernel_sim_run: out of memory");
     }
-    if ((st = wpart_i_loop_init(&s.loop, 2 * (int64_t)E + 8, &s)) != WPART_OK) {
-        goto done;
-    }
+    WPART_CHECK(wpart_i_loop_init(&s.loop, 2 * (int64_t)E + 8, &s));
     for (int32_t g = 0; g < G; g++) {
         s.g[g].cq = qs + 2 * g * k;
         s.g[g].dq = qs + 2 * g * k + k;
@@ -323,17 +332,13 @@ wpart_status_t wpart_multikernel_sim_run(const wpart_multikernel_sim_t *in, doub
         const uint64_t ids[2] = {(uint64_t)in->run, (uint64_t)e * WPART_RNG_MUL_1};
         s.noise[e] = noise_lognormal(in->seed, ids, 2, in->sigma);
     }
-    if ((st = start_pass(&s, 0.0)) != WPART_OK) {
-        goto done;
-    }
+    WPART_CHECK(start_pass(&s, 0.0));
     wpart_i_loop_on(&s.loop, EV_MULTIKERNEL_UP_DONE, h_up_done);
     wpart_i_loop_on(&s.loop, EV_MULTIKERNEL_COMP_DONE, h_comp_done);
     wpart_i_loop_on(&s.loop, EV_MULTIKERNEL_DOWN_DONE, h_down_done);
     wpart_i_loop_on(&s.loop, EV_MULTIKERNEL_CPU_DONE, h_cpu_done);
     wpart_i_loop_on(&s.loop, EV_MULTIKERNEL_BARRIER, h_barrier);
-    if ((st = wpart_i_loop_run(&s.loop)) != WPART_OK) {
-        goto done;
-    }
+    WPART_CHECK(wpart_i_loop_run(&s.loop));
     double Tg = 0.0, Tc = 0.0, Tcb = 0.0;
     for (int32_t g = 0; g < G; g++) {
         double t = 0.0;
@@ -370,7 +375,7 @@ wpart_status_t wpart_multikernel_sim_run(const wpart_multikernel_sim_t *in, doub
     if (events_out) {
         *events_out = s.loop.n_events;
     }
-done:
+cleanup:
     wpart_i_loop_free(&s.loop);
     free(s.g);
     free(s.first);

@@ -485,8 +485,8 @@ wpart_status_t wpart_multikernel_wgs_candidates(const wpart_multikernel_gpu_caps
     if (nw < 1) {
         nw = 1;
     }
-    int32_t *w = malloc((size_t)nw * sizeof *w);
-    double *o = malloc((size_t)nw * sizeof *o);
+    int32_t *w = wpart_i_malloc(nw, sizeof *w);
+    double *o = wpart_i_malloc(nw, sizeof *o);
     if (!w || !o) {
         free(w);
         free(o);
