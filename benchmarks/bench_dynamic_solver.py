@@ -9,8 +9,11 @@
     around every SciPy call cost 0.5-0.65 ms a call and inflated ``root`` to 8-18 ms), and
     the JSON records the BLAS libraries and their thread counts. Times:
 
-    * C: the solve (and the solve followed by the rounding) timed inside C
-      (``_core.dynamic_solve_timeit``: no Python in the loop), best call;
+    * C: the solve and ``wpart_dynamic_equal_finish`` (solve and rounding) timed inside C by
+      ``_dyn_timeit.c`` (compiled here with the system C compiler, calling the core's
+      functions of the loaded ``wpart._core`` through their addresses: no Python in the
+      loop), best call; without a C compiler, the binding's calls timed from Python
+      (``c_harness`` false in the JSON);
     * binding: ``_core.dynamic_solve_equal_time`` called from Python;
     * public: ``solve_equal_time`` (validation included) and ``equal_finish`` (the integer
       sizes: solve and rounding in one call), against the earlier public route
@@ -59,6 +62,59 @@ BEFORE_N16 = {"commit": "41710b3", "t_binding_us": 30.1, "t_public_us": 57.9,
               "t_public_round_us": 40.6, "t_public_solve_and_round_us": 98.5}
 
 __all__ = ["run", "main"]
+
+
+_TIMEIT: list = []
+
+
+def _timeit_c() -> Any:
+    """``dyn_solve_timeit`` of _dyn_timeit.c (compiled once per process into a temporary
+    folder, loaded through ctypes), or None when that fails."""
+    if _TIMEIT:
+        return _TIMEIT[0]
+    import ctypes
+    import os
+    import tempfile
+
+    fn = None
+    try:
+        here = Path(__file__).resolve().parent
+        so = os.path.join(tempfile.mkdtemp(prefix="dyn_timeit_"), "dyn_timeit.so")
+        subprocess.run([os.environ.get("CC", "cc"), "-O2", "-shared", "-fPIC",
+                        "-I", str(ROOT / "csrc" / "include"), "-o", so,
+                        str(here / "_dyn_timeit.c")], check=True, capture_output=True)
+        core = ctypes.CDLL(_core.__file__)
+        addr = [ctypes.cast(getattr(core, name), ctypes.c_void_p) for name in (
+            "wpart_dynamic_model_unpack", "wpart_dynamic_solve_equal_time",
+            "wpart_dynamic_model_timefn", "wpart_dynamic_equal_finish")]
+        f = ctypes.CDLL(so).dyn_solve_timeit
+        f.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int64, ctypes.c_void_p, ctypes.c_double,
+                                              ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p]
+        f.restype = ctypes.c_int
+        fn = (f, addr)
+    except (OSError, AttributeError, subprocess.CalledProcessError):
+        fn = None
+    _TIMEIT.append(fn)
+    return fn
+
+
+def c_timeit(packed: np.ndarray, S: float, quantum: int, reps: int,
+             budget: float) -> tuple[float, float, bool]:
+    """(seconds per solve, seconds per equal_finish, timed in C?): best of `reps` calls in C,
+    or the binding's calls timed from Python (best_time) without a C compiler."""
+    h = _timeit_c()
+    if h is None:
+        t_s = best_time(lambda: _core.dynamic_solve_equal_time(packed, S, None, None, 1e-10,
+                                                               1e-12, 200, 100, 0), budget)
+        t_r = best_time(lambda: _core.dynamic_equal_finish(packed, int(S), quantum), budget)
+        return t_s, t_r, False
+    f, addr = h
+    packed = np.ascontiguousarray(packed, dtype=np.float64)
+    best = np.empty(2)
+    st = f(*addr, packed.shape[0], packed.ctypes.data, S, quantum, reps, best.ctypes.data)
+    if st != 0:
+        raise RuntimeError(f"dyn_solve_timeit: status {st}")
+    return float(best[0]), float(best[1]), True
 
 
 def best_time(fn: Callable[[], Any], budget: float, reps_min: int = 5) -> float:
@@ -167,7 +223,7 @@ def _bench_solver(quick: bool) -> list[dict[str, Any]]:
         core = lambda: _core.dynamic_solve_equal_time(packed, S, None, None, 1e-10, 1e-12, 200, 100, 0)  # noqa: E731
         x, T = core()
         reps = 200 if quick else 3000
-        t_c, t_c_round = _core.dynamic_solve_timeit(packed, S, 1, reps)
+        t_c, t_c_round, in_c = c_timeit(packed, S, 1, reps, budget)
         t_core = best_time(core, budget)
         t_public = best_time(lambda: dyn.solve_equal_time(models, S), budget)
         W = int(S)
@@ -190,7 +246,7 @@ def _bench_solver(quick: bool) -> list[dict[str, Any]]:
             xs, Ts, t_slsqp = np.full(n, np.nan), float("nan"), float("nan")
         rows.append({
             "n": n, "S": S, "T": T, "active": int((x > 0).sum()),
-            "t_c_us": t_c * 1e6, "t_c_round_us": t_c_round * 1e6,
+            "t_c_us": t_c * 1e6, "t_c_round_us": t_c_round * 1e6, "c_harness": in_c,
             "t_core_us": t_core * 1e6, "t_public_us": t_public * 1e6,
             "t_equal_finish_us": t_equal * 1e6, "t_solve_round_us": t_old * 1e6,
             "t_root_us": t_root * 1e6, "t_slsqp_us": t_slsqp * 1e6, "blas_threads": BLAS_THREADS,

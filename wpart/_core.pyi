@@ -186,7 +186,6 @@ def dynamic_capacity(
 def dynamic_equal_finish(
     models: Any, total: int, quantum: int, /,
 ) -> tuple[NDArray[np.int64], float, float]: ...
-def dynamic_solve_timeit(models: Any, S: float, quantum: int, reps: int, /) -> tuple[float, float]: ...
 def dynamic_round_blocks(
     models: Any, x_cont: NDArray[np.float64], S: int, quantum: int,
     lb: NDArray[np.int64] | None, ub: NDArray[np.int64] | None, /,

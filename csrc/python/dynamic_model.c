@@ -8,8 +8,6 @@
  * take their arguments by METH_FASTCALL and unpack up to WPY_SMALL models on the stack. */
 #include "wpy.h"
 
-#include <time.h>
-
 #define WPY_SMALL 32 /* models unpacked without allocation */
 
 /* ------------------------------------------------------------------ models argument ----- */
@@ -430,10 +428,9 @@ cleanup:
     return res;
 }
 
-/* dynamic_equal_finish(models, total, quantum) -> (sizes int64[n], time, T)
- * (P_S) for `total` elements then the optimal rounding to multiples of `quantum` (the remainder
- * total mod quantum goes to the PU that finishes it first), in one call: `time` is the
- * makespan of the sizes (E_p(0) = 0), T the water level of the continuous split. */
+/* dynamic_equal_finish(models, total, quantum) -> (sizes int64[n], time, T): the core's
+ * wpart_dynamic_equal_finish ((P_S) for `total` elements, then the optimal rounding to
+ * multiples of `quantum`): `time` is the makespan of the sizes, T the water level. */
 static PyObject *wpy_dyn_equal_finish(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     PyObject *res = NULL, *bo = NULL;
@@ -453,36 +450,16 @@ static PyObject *wpy_dyn_equal_finish(PyObject *self, PyObject *const *args, Py_
     }
     npy_intp n = (npy_intp)t.n;
     bo = PyArray_SimpleNew(1, &n, NPY_INT64);
-    double *x = n <= WPY_SMALL ? NULL : PyMem_Malloc((size_t)n * sizeof(double)), xs[WPY_SMALL];
-    if (!bo || (n > WPY_SMALL && !x)) {
-        if (!PyErr_Occurred()) {
-            wpy_nomem();
-        }
+    if (!bo) {
         goto cleanup;
     }
-    double *xc = x ? x : xs, T = 0.0, Tm = 0.0;
+    double T = 0.0, Tm = 0.0;
     int64_t *bd = PyArray_DATA((PyArrayObject *)bo);
     wpart_status_t st;
     wpy_control_t ctl; /* Ctrl-C stops a long solve or rounding (many PUs) */
     wpy_control_setup(&ctl, NULL, 0.0);
-    wpart_dynamic_solve_opts_t so;
-    wpart_dynamic_solve_opts_init(&so);
-    so.control = &ctl.ctl;
-    WPY_RUN(t, st, wpart_dynamic_solve_equal_time(t.n, WPY_E(t), WPY_CTX(t), (double)total, NULL,
-                                                  NULL, &so, xc, &T));
-    if (t.failed) {
-        goto cleanup;
-    }
-    if (st != WPART_OK) {
-        wpy_raise(st, "equal_finish");
-        goto cleanup;
-    }
-    for (npy_intp p = 0; p < n; p++) {
-        xc[p] = fmax(xc[p], 0.0); /* rounding noise below 0 */
-    }
-    WPY_RUN(t, st, wpart_dynamic_round_blocks_ctl(t.n, WPY_E(t), WPY_CTX(t), xc, (int64_t)total,
-                                                  (int64_t)quantum, NULL, NULL, bd, &Tm,
-                                                  &ctl.ctl));
+    WPY_RUN(t, st, wpart_dynamic_equal_finish(t.n, WPY_E(t), WPY_CTX(t), (int64_t)total,
+                                              (int64_t)quantum, &ctl.ctl, bd, &Tm, &T));
     if (t.failed) {
         goto cleanup;
     }
@@ -492,76 +469,7 @@ static PyObject *wpy_dyn_equal_finish(PyObject *self, PyObject *const *args, Py_
     }
     res = Py_BuildValue("Odd", bo, Tm, T);
 cleanup:
-    PyMem_Free(x);
     Py_XDECREF(bo);
-    wpy_timefn_release(&t);
-    return res;
-}
-
-static double wpy_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* dynamic_solve_timeit(models, S, quantum, reps) -> (seconds per solve, seconds per solve and
- * rounding): the C time of wpart_dynamic_solve_equal_time (and of it followed by
- * wpart_dynamic_round_blocks when quantum >= 1) on packed models, best of `reps` calls each,
- * measured inside C (no Python in the loop). For benchmarks/bench_dynamic_solver.py. */
-static PyObject *wpy_dyn_solve_timeit(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    double S;
-    long long quantum, reps;
-    wpy_timefn_t t;
-    if (wpy_nargs(nargs, 4, "dynamic_solve_timeit") < 0 || wpy_arg_double(args[1], "S", &S) < 0 ||
-        wpy_arg_ll(args[2], "quantum", &quantum) < 0 || wpy_arg_ll(args[3], "reps", &reps) < 0) {
-        return NULL;
-    }
-    if (reps < 1 || !(S >= 1.0) || S > 9e15) {
-        PyErr_SetString(wpy_ValueError, "need reps >= 1 and 1 <= S <= 9e15");
-        return NULL;
-    }
-    if (wpy_timefn_setup(args[0], &t) < 0) {
-        return NULL;
-    }
-    PyObject *res = NULL;
-    double *x = PyMem_Malloc((size_t)t.n * sizeof(double));
-    int64_t *b = PyMem_Malloc((size_t)t.n * sizeof(int64_t));
-    if (!t.models || !x || !b) {
-        if (!PyErr_Occurred()) {
-            PyErr_SetString(wpy_TypeError, "`models` must be packed models");
-        }
-        goto cleanup;
-    }
-    double best_s = INFINITY, best_r = INFINITY, T, Tm;
-    wpart_status_t st = WPART_OK;
-    Py_BEGIN_ALLOW_THREADS
-    for (long long k = 0; k < reps && st == WPART_OK; k++) {
-        double t0 = wpy_now();
-        st = wpart_dynamic_solve_equal_time(t.n, wpart_dynamic_model_timefn, t.models, S, NULL,
-                                            NULL, NULL, x, &T);
-        double t1 = wpy_now();
-        if (st == WPART_OK && quantum >= 1) {
-            for (int64_t p = 0; p < t.n; p++) {
-                x[p] = fmax(x[p], 0.0);
-            }
-            st = wpart_dynamic_round_blocks(t.n, wpart_dynamic_model_timefn, t.models, x,
-                                            (int64_t)S, (int64_t)quantum, NULL, NULL, b, &Tm);
-        }
-        double t2 = wpy_now();
-        best_s = fmin(best_s, t1 - t0);
-        best_r = fmin(best_r, t2 - t0);
-    }
-    Py_END_ALLOW_THREADS
-    if (st != WPART_OK) {
-        wpy_raise(st, "dynamic_solve_timeit");
-        goto cleanup;
-    }
-    res = Py_BuildValue("dd", best_s, quantum >= 1 ? best_r : NAN);
-cleanup:
-    PyMem_Free(x);
-    PyMem_Free(b);
     wpy_timefn_release(&t);
     return res;
 }
@@ -734,8 +642,6 @@ static PyMethodDef wpy_dynamic_model_methods[] = {
      "Solve (P_S) by water-filling."},
     {"dynamic_equal_finish", (PyCFunction)(void (*)(void))wpy_dyn_equal_finish, METH_FASTCALL,
      "(P_S) then the optimal rounding: (sizes, time, T)."},
-    {"dynamic_solve_timeit", (PyCFunction)(void (*)(void))wpy_dyn_solve_timeit, METH_FASTCALL,
-     "C time of one solve (and solve + rounding), best of reps."},
     {"dynamic_capacity", wpy_dyn_capacity, METH_VARARGS, "Time mode: x(T) and H(T)."},
     {"dynamic_round_blocks", wpy_dyn_round, METH_VARARGS, "Optimal discrete rounding."},
     {"dynamic_oracle_milp", wpy_dyn_oracle_milp, METH_VARARGS, "PWL min-max MILP (GLPK)."},

@@ -208,6 +208,29 @@ wpart_status_t wpart_dynamic_round_blocks_ctl(int64_t n, wpart_dynamic_time_fn E
                                               const wpart_control_t *control);
 
 /**
+ * equal_finish: integer sizes that finish together. Solves (P_S) for S = total (no bounds,
+ * default solver options with `control`), clamps the split at 0, then rounds it optimally to
+ * multiples of `quantum` (wpart_dynamic_round_blocks_ctl, no bounds): the remainder
+ * total mod quantum goes to the PU that finishes it first.
+ *
+ * n, E, ctx   the PUs and their time function (E_p(0) = 0 makes an empty block free)
+ * total       elements to hand out, >= 1
+ * quantum     >= 1
+ * control     polled by the solve and the rounding (may be NULL)
+ * blocks_out  n sizes summing to total
+ * time_out    the makespan of the sizes (max E_p(b_p) over b_p > 0; may be NULL)
+ * T_out       the water level of the continuous split (may be NULL)
+ *
+ * Status: those of the two steps (WPART_EINVAL, WPART_ENOMEM, WPART_ECANCELLED); WPART_EINVAL
+ * for total or quantum < 1. Allocates n doubles beyond 32 PUs.
+ * Complexity: the solve's plus the rounding's.
+ */
+wpart_status_t wpart_dynamic_equal_finish(int64_t n, wpart_dynamic_time_fn E, void *ctx,
+                                          int64_t total, int64_t quantum,
+                                          const wpart_control_t *control, int64_t *blocks_out,
+                                          double *time_out, double *T_out);
+
+/**
  * The oracle_milp cross-check: min T s.t. PWL_p(x_p) <= T, sum x_p = W, x_p = q k_p
  * (integer k_p), where PWL_p interpolates the K breakpoints (bx[p*K + k], bt[p*K + k]) of PU p
  * (bx strictly increasing, bx[p*K] = 0 allowed). SOS2 is modelled with K - 1 segment binaries
