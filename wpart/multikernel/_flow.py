@@ -186,9 +186,9 @@ def build_profile(measure: Callable[[str, int, tuple, float], Sequence[float]], 
     if stopped:
         return ProfileBuild("time_limit", f"time limit of {tl:g} s reached after {n_meas} "
                             "measurements", best, evaluated,
-                            {"configurations": search.evaluated, "measurements": n_meas})
+                            stats={"configurations": search.evaluated, "measurements": n_meas})
     return ProfileBuild("feasible", "", best, evaluated,
-                        {"configurations": search.evaluated, "measurements": n_meas})
+                        stats={"configurations": search.evaluated, "measurements": n_meas})
 
 
 def _search(search: Any, fission: list, overlaps: list, wgs: list, xm: Any, it_max: int,

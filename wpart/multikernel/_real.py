@@ -286,9 +286,9 @@ class PacedRuntime:
         verify = getattr(task, "verify", None)
         return PacedRun("feasible", "", getattr(task, "name", type(task).__name__), sizes, offs,
                         t_dev, max(t_dev.values()), float(sizes[0]) / task.n if task.n else 0.0,
-                        {"elapsed": elapsed, "cpu_core": self.cpu_core, "run": res},
-                        (lambda: bool(np.all(task.coverage == 1)) and
-                         (verify() if callable(verify) else True)))
+                        stats={"elapsed": elapsed, "cpu_core": self.cpu_core, "run": res},
+                        _check=(lambda: bool(np.all(task.coverage == 1)) and
+                                (verify() if callable(verify) else True)))
 
     def __repr__(self) -> str:
         return (f"PacedRuntime(acc_rate={self.acc_rate!r}, acc_latency={self.acc_latency:g}, "
@@ -487,4 +487,4 @@ def adaptive_runs(runtime: Any, comp: Any, *, runs: int, kb: KnowledgeBase | Non
     return AdaptiveRuns(status, message,
                         sct_id, np.array(rec["share"]), np.array(rec["T"]), np.array(rec["tg"]),
                         np.array(rec["tc"]), np.array(rec["dev"]), np.array(rec["fired"]),
-                        np.array(rec["lb"]), np.array(rec["loaded"]), correct, stats)
+                        np.array(rec["lb"]), np.array(rec["loaded"]), correct, stats=stats)

@@ -402,11 +402,11 @@ class Runtime:
         gpu_units = int(sum(n for e, n in zip(self.executions, sizes) if e.kind == "gpu"))
         s_eff = gpu_units / comp.units if comp.units else 0.0
         return OpenCLRun("feasible", "", comp.name, sizes, offs, times, dev, wall, s_eff,
-                         {"executions": [e.name for e in self.executions], "launches": launches,
-                          "fission": self.fission, "overlap": self.overlap,
-                          "quanta": q.tolist(),
-                          "level_of_parallelism": int((sizes > 0).sum())},
-                         comp.result(), comp.check, comp)
+                         stats={"executions": [e.name for e in self.executions],
+                                "launches": launches, "fission": self.fission,
+                                "overlap": self.overlap, "quanta": q.tolist(),
+                                "level_of_parallelism": int((sizes > 0).sum())},
+                         output=comp.result(), checker=comp.check, computation=comp)
 
 
 class _Kernels:

@@ -395,7 +395,7 @@ def simulate_runs(platform: SimPlatform, cost: SimCost, units: int, *, runs: int
         out["lb"].append(d.lb_op)
     return SimRuns("feasible", "", np.array(out["s"]), np.array(out["T"]), np.array(out["Tg"]),
                    np.array(out["Tc"]), np.array(out["fired"]), np.array(out["lb"]), profiled,
-                   {"lb_ops": loop.lb_ops, "measurements": n_meas})
+                   stats={"lb_ops": loop.lb_ops, "measurements": n_meas})
 
 
 def best_share(platform: SimPlatform, cost: SimCost, units: int, *, fission: str | None,
