@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from wpart import _core
+from wpart import WpartNotImplementedError, _core
 import wpart.dynamic as dyn
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -202,7 +202,7 @@ def test_python_balancer_errors_surface():
         dyn.simulate("linear4", _Overlapping(4, 1000, chunk=10))
     with pytest.raises(KeyError, match="from the balancer"):
         dyn.simulate("linear4", _Raising(4, 1000, chunk=10))
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(WpartNotImplementedError, match=r"^PyBalancer must implement start\(now\)$"):
         dyn.simulate("linear4", dyn.PyBalancer(4, 100))
 
 

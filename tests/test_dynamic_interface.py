@@ -68,7 +68,8 @@ def test_simulate_builds_the_named_balancer_for_the_platform():
     assert r.m == P.m and int(r.elements.sum()) == 4000 and int(r.blocks.sum()) == 40
     with pytest.raises(wpart.WpartTypeError, match="twice"):
         simulate(P, "greedy", n=4000, chunk=100, options={"chunk": 50})
-    with pytest.raises(wpart.WpartTypeError):
+    with pytest.raises(wpart.WpartTypeError,
+                       match=r"^`n`, `options` and balancer options apply to a balancer given by name only \(got chunk\)$"):
         simulate(P, Greedy(P.m, 4000, 100), chunk=100)
     with pytest.raises(wpart.WpartTypeError, match="tracee"):
         simulate(P, "greedy", n=4000, tracee=False)

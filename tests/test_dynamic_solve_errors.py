@@ -56,7 +56,7 @@ def test_non_finite_or_negative_time_names_the_pu(bad, word):
 
 
 def test_nan_message_has_the_number_not_a_literal_format():
-    with pytest.raises(WpartValueError) as ei:
+    with pytest.raises(WpartValueError, match=r"^`models\[1\]` returned NaN at x = 5$") as ei:
         d.solve_equal_time([affine(1.0, 0.0), lambda x: math.nan], 5.0)
     msg = str(ei.value)
     assert "%g" not in msg and "models[1]" in msg and "x = " in msg

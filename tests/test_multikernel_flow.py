@@ -189,7 +189,7 @@ def test_load_injector_starts_pins_and_kills_by_pid():
             assert os.sched_getaffinity(pid) == {core}
     assert not inj.active
     for pid in pids:
-        with pytest.raises(ProcessLookupError):
+        with pytest.raises(ProcessLookupError, match="No such process"):
             os.kill(pid, 0)
     with pytest.raises(wpart.WpartValueError, match="cores"):
         LoadInjector(cores=[10**6])

@@ -348,7 +348,8 @@ def test_profile_takes_an_int_workload_and_refuses_a_non_sequence():
     assert KernelProfile("saxpy", np.int64(8), s=0.7).extents == (8,)
     with pytest.raises(wpart.WpartTypeError, match="extents"):
         KernelProfile("saxpy", 2.5, s=0.7)
-    with pytest.raises(wpart.WpartError):
+    with pytest.raises(wpart.WpartTypeError,
+                       match=r"^`extents` must be an int or a sequence of ints >= 1, got 'oops'$"):
         KernelProfile("saxpy", "oops", s=0.7)
 
 

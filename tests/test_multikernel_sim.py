@@ -79,13 +79,17 @@ def test_engine_cache_penalty_and_noise_are_reproducible():
 
 
 def test_engine_rejects_bad_input():
-    with pytest.raises(WpartError):
+    with pytest.raises(WpartValueError,
+                       match=r"^multikernel_sim_run: negative partition size \(invalid argument\)$"):
         _run(1, 1, 0, [-1], [1.0], [])
-    with pytest.raises(WpartError):
+    with pytest.raises(WpartValueError,
+                       match=r"^multikernel_sim_run: gpu_comp negative or not finite \(invalid argument\)$"):
         _run(1, 1, 0, [1], [float("nan")], [])
-    with pytest.raises(WpartValueError):
+    with pytest.raises(WpartValueError,
+                       match=r"^multikernel_sim_run: array lengths do not match the devices$"):
         _run(1, 2, 0, [1], [1.0], [])     # lengths do not match the devices
-    with pytest.raises(WpartError):
+    with pytest.raises(WpartValueError,
+                       match=r"^multikernel_sim_run: no execution or NULL arrays \(invalid argument\)$"):
         _run(0, 1, 0, [], [], [])         # no execution
 
 
@@ -100,9 +104,11 @@ def test_P_SPLIT_1_simulated_runs_cover_the_workload():
                 assert r.sizes[6:].sum() == 0 and r.T_cpu == 0.0      # P-SPLIT-3
             if s == 0.0:
                 assert r.sizes[:6].sum() == 0 and r.T_gpu == 0.0
-    with pytest.raises(WpartKeyError):
+    with pytest.raises(WpartKeyError,
+                       match=r"`fission` 'L9' is not a level of this platform \(\['L1', 'L2', 'L3', 'NONE'\]\)"):
         simulate_run(pl, cost, 10, s=0.5, fission="L9")
-    with pytest.raises(WpartValueError):
+    with pytest.raises(WpartValueError,
+                       match=r"^`gpu_avail` must hold one positive factor per GPU \(2\)$"):
         simulate_run(pl, cost, 10, s=0.5, gpu_avail=[1.0])
 
 
@@ -213,9 +219,9 @@ def test_simulate_runs_result_vocabulary():
     import matplotlib
     matplotlib.use("Agg")
     assert r.plot() is not None
-    with pytest.raises(WpartKeyError):
+    with pytest.raises(WpartKeyError, match=r"no Table 2 entry for benchmark='fft', input='1GB'"):
         calibrate_to_table2("fft", "1GB")
-    with pytest.raises(WpartError):
+    with pytest.raises(WpartValueError, match=r"^`n_gpus` must be an integer <= 2, got 3$"):
         calibrate_to_table2("fft", "128MB", n_gpus=3)
 
 

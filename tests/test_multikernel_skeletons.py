@@ -223,7 +223,8 @@ def test_run_async_returns_a_future(runtimes):
     out = fut.result(timeout=60)
     np.testing.assert_array_equal(out["y"], 2 * np.arange(32, dtype=np.float32))
     bad = S.run_async(runtimes[0], _scale_tree(np.float64), 32, {"x": x})
-    with pytest.raises(wpart.WpartValueError):
+    with pytest.raises(wpart.WpartValueError,
+                       match=r"^kernel 'scale' argument 0 \(x: float\*\): expects float \(float32\), got float64$"):
         bad.result(timeout=60)
 
 

@@ -183,7 +183,8 @@ def test_P_QUANT_1_smallest_quantum_brute_force():
         assert all(any((k * a) % b for a, b in pairs) for k in range(1, q))
     with pytest.raises(wpart.WpartValueError, match="constraints"):
         quantum([(0, 4)])
-    with pytest.raises(wpart.WpartOverflowError):
+    with pytest.raises(wpart.WpartOverflowError,
+                       match=r"^constraints: the quantum overflows int64 \(overflow\)$"):
         quantum([(1, 2**62 - 1), (1, 2**61 - 1)])
 
 

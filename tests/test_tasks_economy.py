@@ -124,7 +124,7 @@ def test_economy_on_the_capped_lbaf_like_phase():
 
 def test_economy_option_checks():
     p = tasks.gemma_like(m=4, n_tasks=40, n_blocks=6, seed=0)
-    with pytest.raises(wpart.WpartTypeError):
+    with pytest.raises(wpart.WpartTypeError, match="^`economy` must be a bool, got str$"):
         tasks.balance(p, economy="yes")
     with pytest.raises(wpart.WpartValueError, match="economy"):
         tasks.balance(p, backend="ranks", economy=True)

@@ -160,7 +160,7 @@ def test_malformed_not_json(tmp_path):
     path = _write(tmp_path, None, name="x.json", raw=b'{"phases": []}')
     with pytest.raises(tasks.LBDatafileError, match="metadata.rank"):
         tasks.Problem.from_lbdatafile([path])
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(wpart.WpartFileNotFoundError, match=r"^`paths`: no LBDatafile found for '.*nothing'$"):
         tasks.Problem.from_lbdatafile(str(tmp_path / "nothing"))
     with pytest.raises(ValueError, match="empty"):
         tasks.Problem.from_lbdatafile([])
@@ -175,7 +175,7 @@ def test_edge_to_a_missing_task_names_the_file_and_the_edge(tmp_path):
         {"type": "SendRecv", "from": {"type": "object", "seq_id": 0},
          "to": {"type": "object", "seq_id": 99}, "bytes": 5.0}]}]}
     path = _write(tmp_path, doc, name="bad.0.json")
-    with pytest.raises(tasks.LBDatafileError) as ei:
+    with pytest.raises(tasks.LBDatafileError, match=r"bad\.0\.json") as ei:
         tasks.Problem.from_lbdatafile([path])
     msg = str(ei.value)
     assert "bad.0.json" in msg and "phases[0].communications[1].to" in msg

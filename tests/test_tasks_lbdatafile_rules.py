@@ -436,7 +436,7 @@ def test_the_schema_rejects_what_vt_rejects():
     bad = {"type": "LBDatafile", "phases": [{"id": 0, "tasks": [
         {"entity": {"type": "object", "id": 1, "home": 0}, "node": 0, "resource": "cpu",
          "time": 1.0}]}]}
-    with pytest.raises(schema.SchemaError):
+    with pytest.raises(schema.SchemaError, match="Missing key: 'migratable'"):
         sch.validate(bad)  # the task's entity lacks `migratable`
 
 

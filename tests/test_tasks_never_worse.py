@@ -116,7 +116,8 @@ def test_max_moves_bounds_the_tasks_off_their_start(seed):
                 assert np.array_equal(r.assignment, free.assignment)
     with pytest.raises(wpart.WpartValueError, match="max_moves"):
         tasks.balance(p, max_moves=-1)
-    with pytest.raises(wpart.WpartTypeError):
+    with pytest.raises(wpart.WpartTypeError,
+                       match=r"^balance\(\) got unexpected options \['max_moves'\] for method 'greedy'$"):
         tasks.balance(p, method="greedy", max_moves=3)
 
 

@@ -164,7 +164,8 @@ def test_closed_form_estimate_equals_edge_walk(seed):
         est0, _ = _core.tasks_estimate(d, co.as_tuple(), a, r1, A, r2, B, False)
         if not between.any() or p.edge_bytes[between].sum() == 0:
             assert est0 == pytest.approx(exact, rel=1e-9, abs=1e-9)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError,
+                       match=r"^exchange: task \d+ is out of range, not on rank 0 or listed twice \(invalid argument\)$"):
         _core.tasks_estimate(d, co.as_tuple(), a, 0, np.array([K], np.int32), 1,
                              np.zeros(0, np.int32), True)
 

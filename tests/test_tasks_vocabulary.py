@@ -212,7 +212,7 @@ def test_equality_is_by_value():
     assert a is not b and a == b  # timings in stats are not compared
     assert a != tasks.balance(p, seed=0, beta=1.0)
     assert tasks.run_protocol(p, seed=1) == tasks.run_protocol(p, seed=1)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="^unhashable type: 'TasksResult'$"):
         hash(a)
 
 
