@@ -38,9 +38,8 @@ wpart_status_t wpart_i_heap_push(wpart_i_heap_t *h, double t, int32_t type, int3
     if (WPART_UNLIKELY(h->n == h->cap)) {
         int64_t nc = h->cap * 2;
         wpart_i_event_t *q = NULL;
-        int64_t bytes;
-        if (nc > h->cap && wpart_i_mul_size(nc, (int64_t)sizeof *q, &bytes)) {
-            q = realloc(h->ev, (size_t)bytes);
+        if (nc > h->cap) {
+            q = wpart_i_realloc(h->ev, nc, sizeof *q);
         }
         if (!q) {
             return wpart_i_error(WPART_ENOMEM, "event heap (%" PRId64 " events)", nc);

@@ -80,7 +80,7 @@ static wpart_status_t stair_insert(stair_t *S, const tup_t *cand)
     if (e == k) { /* pure insertion */
         if (S->n == S->cap) {
             int64_t nc = S->cap ? 2 * S->cap : 16;
-            tup_t *nv = realloc(S->v, (size_t)nc * sizeof(tup_t));
+            tup_t *nv = wpart_i_realloc(S->v, nc, sizeof(tup_t));
             if (!nv) {
                 return wpart_i_error(WPART_ENOMEM, "staircase of %" PRId64 " entries", nc);
             }
@@ -626,13 +626,15 @@ static wpart_status_t bf_insert(bf_t *B, double E, double T, int64_t A)
     int64_t shift = 1 - (e - k);
     if (B->n + shift > B->cap) {
         int64_t nc = B->cap ? 2 * B->cap : 16;
-        double *ne = realloc(B->e, (size_t)nc * sizeof(double));
+        int64_t ncp;
+        double *ne = wpart_i_realloc(B->e, nc, sizeof(double));
         if (ne) B->e = ne;
-        double *nt = realloc(B->t, (size_t)nc * sizeof(double));
+        double *nt = wpart_i_realloc(B->t, nc, sizeof(double));
         if (nt) B->t = nt;
-        int64_t *na = realloc(B->a, (size_t)nc * sizeof(int64_t));
+        int64_t *na = wpart_i_realloc(B->a, nc, sizeof(int64_t));
         if (na) B->a = na;
-        int64_t *nd = realloc(B->d, (size_t)(nc * p) * sizeof(int64_t));
+        int64_t *nd =
+            wpart_i_mul_size(nc, p, &ncp) ? wpart_i_realloc(B->d, ncp, sizeof(int64_t)) : NULL;
         if (nd) B->d = nd;
         if (!ne || !nt || !na || !nd) {
             return wpart_i_error(WPART_ENOMEM, "enumeration front");

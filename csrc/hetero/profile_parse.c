@@ -236,7 +236,7 @@ wpart_status_t wpart_hetero_parse_csv(const char *buf, size_t len, int nf, int c
     if (!locale_ok()) {
         WPART_FAIL(WPART_EINVAL, "the C locale's decimal point is not '.'");
     }
-    table = malloc(tcap * sizeof *table);
+    table = wpart_i_malloc((int64_t)tcap, sizeof *table);
     if (!table) {
         WPART_FAIL(WPART_ENOMEM, "out of memory (%zu name slots)", tcap);
     }
@@ -278,7 +278,7 @@ wpart_status_t wpart_hetero_parse_csv(const char *buf, size_t len, int nf, int c
             }
             if (f == c_proc) {
                 if ((size_t)nn * 2 >= tcap) { /* grow the name table, rehash */
-                    int64_t *t2 = malloc(2 * tcap * sizeof *t2);
+                    int64_t *t2 = wpart_i_malloc(2 * (int64_t)tcap, sizeof *t2);
                     if (!t2) {
                         WPART_FAIL(WPART_ENOMEM, "out of memory (%zu name slots)", 2 * tcap);
                     }

@@ -39,7 +39,7 @@ static int grow(void **ptr, int64_t *cap, int64_t need, size_t sz)
     if (need <= *cap) return 1;
     int64_t nc = *cap ? *cap : 64;
     while (nc < need) nc *= 2;
-    void *q = realloc(*ptr, (size_t)nc * sz);
+    void *q = wpart_i_realloc(*ptr, nc, sz);
     if (!q) return 0;
     *ptr = q;
     *cap = nc;

@@ -175,10 +175,10 @@ static int FN(grid_hist_seen)(FN(grid_hist_t) *h, const int64_t *R, int64_t P, c
     }
     if (h->n == h->cap) {
         int64_t ncap = h->cap < (h->sweeps + 1) / 2 ? 2 * h->cap : h->sweeps + 1;
-        int64_t bytes;
+        int64_t cells;
         int64_t *nrows = NULL;
-        if (wpart_i_mul_size(ncap * h->width, (int64_t)sizeof(int64_t), &bytes)) {
-            nrows = realloc(h->rows, (size_t)bytes);
+        if (wpart_i_mul_size(ncap, h->width, &cells)) {
+            nrows = wpart_i_realloc(h->rows, cells, sizeof(int64_t));
         }
         if (!nrows) {
             return -1;

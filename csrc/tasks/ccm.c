@@ -140,12 +140,6 @@ static int cmp_cand(const void *x, const void *y)
 /* Incremental cluster upkeep of the serial engine (block clusters): after an exchange the
  * rank taking its turn is rebuilt at once, its peer only when its clusters are next needed,
  * from the tasks that moved to or from it in between. */
-#define UPKEEP_TRY(expr)                   \
-    do {                                   \
-        wpart_status_t st_ = (expr);       \
-        if (st_ != WPART_OK) return st_;   \
-    } while (0)
-
 typedef struct {
     clusters_t *CL, *CT, CLx, CTx; /* CLx, CTx: spares (built into, then swapped) */
     int8_t *touched, *seen;        /* N, K */
@@ -160,7 +154,7 @@ static wpart_status_t upkeep_note(upkeep_t *u, int32_t x, const int32_t *mv, int
 {
     if (u->npend[x] + n > u->cap[x]) {
         int32_t c = 2 * (u->npend[x] + n);
-        int32_t *q = realloc(u->pend[x], sizeof(int32_t) * (size_t)c);
+        int32_t *q = wpart_i_realloc(u->pend[x], c, sizeof(int32_t));
         if (!q) return wpart_i_error(WPART_ENOMEM, "ccm: out of memory");
         u->pend[x] = q;
         u->cap[x] = c;
@@ -173,6 +167,7 @@ static wpart_status_t upkeep_note(upkeep_t *u, int32_t x, const int32_t *mv, int
 /* rank x's clusters and units as a full build would make them now */
 static wpart_status_t upkeep_fresh(wpart_tasks_state_t *s, upkeep_t *u, int32_t x)
 {
+    wpart_status_t st = WPART_OK;
     if (u->npend[x] == 0) return WPART_OK;
     const int32_t *blk = s->p.task_block;
     int32_t *mv = u->pend[x], m = 0;
@@ -187,33 +182,33 @@ static wpart_status_t upkeep_fresh(wpart_tasks_state_t *s, upkeep_t *u, int32_t 
         u->seen[mv[i]] = 0;
         if (blk && blk[mv[i]] >= 0) u->touched[blk[mv[i]]] = 1;
     }
-    UPKEEP_TRY(wpart_tasks_i_rebuild_clusters(s, x, &u->CL[x], mv, m, u->touched, u->oldc,
-                                                   &u->CLx, u->tmp, u->tmp2));
+    WPART_CHECK(wpart_tasks_i_rebuild_clusters(s, x, &u->CL[x], mv, m, u->touched, u->oldc,
+                                               &u->CLx, u->tmp, u->tmp2));
     clusters_t sw = u->CL[x];
     u->CL[x] = u->CLx;
     u->CLx = sw;
     int done = 0;
     if (u->CT && u->reuse) { /* units of unchanged clusters are kept, moved in place */
-        UPKEEP_TRY(wpart_tasks_i_update_units(
+        WPART_CHECK(wpart_tasks_i_update_units(
             s, x, u->singles, &u->CL[x], &u->CLx, u->touched, &u->CT[x], &u->CTx, u->tmp2,
             (int64_t)sizeof(int32_t) * (s->p.n_tasks > 0 ? s->p.n_tasks : 1), &done));
     }
     if (u->CT && u->reuse && !done) { /* or copied to the spare set */
-        UPKEEP_TRY(wpart_tasks_i_rebuild_units(s, x, u->singles, &u->CL[x], &u->CLx, &u->CT[x],
-                                                    u->touched, &u->CTx, u->tmp));
+        WPART_CHECK(wpart_tasks_i_rebuild_units(s, x, u->singles, &u->CL[x], &u->CLx, &u->CT[x],
+                                                u->touched, &u->CTx, u->tmp));
         sw = u->CT[x];
         u->CT[x] = u->CTx;
         u->CTx = sw;
     }
     if (u->CT && !u->reuse) {
-        UPKEEP_TRY(wpart_tasks_i_build_units(s, x, u->singles, &u->CL[x], &u->CT[x],
-                                                  u->tmp));
+        WPART_CHECK(wpart_tasks_i_build_units(s, x, u->singles, &u->CL[x], &u->CT[x], u->tmp));
     }
     for (int32_t i = 0; i < m; i++) {
         if (blk && blk[mv[i]] >= 0) u->touched[blk[mv[i]]] = 0;
     }
     if (u->ix) wpart_i_ccm_index_map(&u->CL[x], u->ix->map_cur);
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks_coeffs_t *c,

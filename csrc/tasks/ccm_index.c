@@ -47,7 +47,7 @@ static int grow(xent_t **e, int64_t *cap, int64_t n)
 {
     if (n <= *cap) return 1;
     int64_t c = n > 2 * *cap ? n : 2 * *cap;
-    void *q = realloc(*e, (size_t)c * sizeof(xent_t));
+    void *q = wpart_i_realloc(*e, c, sizeof(xent_t));
     if (!q) return 0;
     *e = q;
     *cap = c;

@@ -170,7 +170,7 @@ static wpart_status_t try_pair(const scan_t *z, const clusters_t *Cr, int32_t i,
 static int scratch(wpart_tasks_state_t *s, int64_t bytes)
 {
     if (bytes <= s->scr_n) return 1;
-    void *q = realloc(s->scr, (size_t)bytes);
+    void *q = wpart_i_realloc(s->scr, bytes, 1);
     if (!q) return 0;
     s->scr = q;
     s->scr_n = bytes;
@@ -193,14 +193,14 @@ static const int32_t *by_load(clusters_t *U, int now)
     if (U->ord_ok) return U->ord;
     if (!now && (++U->uses < 8 || U->n < 32)) return NULL;
     if (U->n > U->ord_cap) {
-        int32_t *o = realloc(U->ord, sizeof(int32_t) * (size_t)U->n);
+        int32_t *o = wpart_i_realloc(U->ord, U->n, sizeof(int32_t));
         if (o) U->ord = o;
-        double *l = realloc(U->ordl, sizeof(double) * (size_t)U->n);
+        double *l = wpart_i_realloc(U->ordl, U->n, sizeof(double));
         if (l) U->ordl = l;
         if (!o || !l) return NULL; /* no memory: the plain scan */
         U->ord_cap = U->n;
     }
-    xkey_t *k = malloc(sizeof(xkey_t) * (size_t)U->n);
+    xkey_t *k = wpart_i_malloc(U->n, sizeof(xkey_t));
     if (!k) return NULL;
     for (int32_t u = 0; u < U->n; u++) {
         k[u].x = U->load[u];
@@ -460,7 +460,7 @@ wpart_status_t wpart_i_ccm_find_best_pruned(wpart_tasks_state_t *s, int32_t r, i
     if (cache) {
         if (!(pc->r == r && pc->r_stamp == pc->turn && pc->nA == nI)) {
             if (nI > pc->capA) {
-                double *q = realloc(pc->A, sizeof(double) * 2 * (size_t)nI);
+                double *q = wpart_i_realloc(pc->A, 2 * (int64_t)nI, sizeof(double));
                 if (!q) return wpart_i_error(WPART_ENOMEM, "ccm: out of memory (cache)");
                 pc->A = q;
                 pc->capA = nI;
@@ -473,8 +473,10 @@ wpart_status_t wpart_i_ccm_find_best_pruned(wpart_tasks_state_t *s, int32_t r, i
         yi = pc->A + pc->capA;
         if (!(pc->p_stamp[p] == pc->iter && pc->pn[p] == nJ)) {
             if (nJ > pc->pcap[p]) {
-                void *q = realloc(pc->pmem[p], (sizeof(double) + sizeof(xkey_t)) * (size_t)nJ +
-                                                   2 * sizeof(double) * (size_t)nB);
+                void *q = wpart_i_realloc(pc->pmem[p],
+                                          (int64_t)(sizeof(double) + sizeof(xkey_t)) * nJ +
+                                              (int64_t)(2 * sizeof(double)) * nB,
+                                          1);
                 if (!q) return wpart_i_error(WPART_ENOMEM, "ccm: out of memory (cache)");
                 pc->pmem[p] = q;
                 pc->pcap[p] = nJ;

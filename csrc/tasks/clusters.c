@@ -66,7 +66,7 @@ static void sort_tasks(int32_t *a, int32_t n, const int32_t *blk, int32_t *tmp)
 
 static int reserve(void **p, int64_t n, size_t sz)
 {
-    void *q = realloc(*p, (size_t)(n > 0 ? n : 1) * sz);
+    void *q = wpart_i_realloc(*p, n > 0 ? n : 1, sz);
     if (!q) return 0;
     *p = q;
     return 1;

@@ -138,9 +138,9 @@ static void keep_order(const clusters_t *old, clusters_t *C, int32_t *map)
 {
     if (!old->ord_ok || C->n == 0) return;
     if (C->n > C->ord_cap) {
-        int32_t *o = realloc(C->ord, sizeof(int32_t) * (size_t)C->n);
+        int32_t *o = wpart_i_realloc(C->ord, C->n, sizeof(int32_t));
         if (o) C->ord = o;
-        double *l = realloc(C->ordl, sizeof(double) * (size_t)C->n);
+        double *l = wpart_i_realloc(C->ordl, C->n, sizeof(double));
         if (l) C->ordl = l;
         if (!o || !l) return;
         C->ord_cap = C->n;

@@ -299,7 +299,7 @@ wpart_status_t wpart_tasks_state_create(const wpart_tasks_problem_t *p,
     if (!wpart_i_mul_size(I, N > 0 ? N : 1, &in)) {
         WPART_FAIL(WPART_EOVERFLOW, "n_ranks * n_blocks overflows");
     }
-    s = calloc(1, sizeof(*s));
+    s = wpart_i_calloc(1, sizeof(*s));
     if (!s) WPART_FAIL(WPART_ENOMEM, "state: out of memory");
     s->p = *p;
     s->c = *c;
