@@ -30,11 +30,7 @@ wpart_status_t wpart_i_sim_grow(void **p, int64_t *cap, int64_t need, size_t sz,
     while (nc < need) {
         nc *= 2;
     }
-    int64_t bytes;
-    void *q = NULL;
-    if (wpart_i_mul_size(nc, (int64_t)sz, &bytes)) {
-        q = realloc(*p, (size_t)bytes);
-    }
+    void *q = wpart_i_realloc(*p, nc, sz);
     if (!q) {
         return wpart_i_error(WPART_ENOMEM, "%s (%" PRId64 " entries)", what, nc);
     }
@@ -610,6 +606,42 @@ cleanup:
     return st;
 }
 
+wpart_status_t wpart_i_sim_open(eng_t *e, wpart_dynamic_sim_result_t *out)
+{
+    memset(e, 0, sizeof *e);
+    e->free_slot = -1;
+    if (!out) {
+        return wpart_i_error(WPART_EINVAL, "out is NULL");
+    }
+    memset(out, 0, sizeof *out);
+    return WPART_OK;
+}
+
+wpart_status_t wpart_i_sim_alloc(eng_t *e, wpart_dynamic_balancer_t *b,
+                                 const wpart_dynamic_sim_options_t *o,
+                                 wpart_dynamic_sim_result_t *out, int32_t n, const char *what)
+{
+    e->b = b;
+    e->o = o;
+    e->r = out;
+    e->n = n;
+    out->n = n;
+    out->busy = wpart_i_calloc(n, sizeof(double));
+    out->idle = wpart_i_calloc(n, sizeof(double));
+    out->idle_breakdown = wpart_i_calloc(4 * (int64_t)n, sizeof(double));
+    out->elements = wpart_i_calloc(n, sizeof(int64_t));
+    out->blocks = wpart_i_calloc(n, sizeof(int64_t));
+    e->pu = wpart_i_calloc(n, sizeof(pu_t));
+    int64_t mxa = wpart_dynamic_balancer_max_actions(b);
+    e->acts.a = wpart_i_calloc(mxa, sizeof(wpart_dynamic_action_t));
+    e->acts.cap = mxa;
+    if (!out->busy || !out->idle || !out->idle_breakdown || !out->elements || !out->blocks ||
+        !e->pu || !e->acts.a) {
+        return wpart_i_error(WPART_ENOMEM, "%s for %d PUs", what, (int)n);
+    }
+    return WPART_OK;
+}
+
 wpart_status_t wpart_i_sim_release(eng_t *e, wpart_dynamic_sim_result_t *out, wpart_status_t st)
 {
     if (st != WPART_OK) {
@@ -635,12 +667,7 @@ wpart_status_t wpart_dynamic_sim_run(const wpart_dynamic_platform_t *pl,
     wpart_status_t st = WPART_OK;
     wpart_dynamic_sim_options_t defaults;
     eng_t e;
-    memset(&e, 0, sizeof e);
-    e.free_slot = -1;
-    if (!out) {
-        return wpart_i_error(WPART_EINVAL, "out is NULL");
-    }
-    memset(out, 0, sizeof *out);
+    WPART_CHECK(wpart_i_sim_open(&e, out));
     if (!opt) {
         wpart_dynamic_sim_options_init(&defaults);
         opt = &defaults;
@@ -650,24 +677,10 @@ wpart_status_t wpart_dynamic_sim_run(const wpart_dynamic_platform_t *pl,
     e.w0 = w0;
     int32_t n = pl->n;
     e.pl = pl;
-    e.b = b;
-    e.o = opt;
-    e.r = out;
-    e.n = n;
-    out->n = n;
-    out->busy = wpart_i_calloc(n, sizeof(double));
-    out->idle = wpart_i_calloc(n, sizeof(double));
-    out->idle_breakdown = wpart_i_calloc(4 * (int64_t)n, sizeof(double));
-    out->elements = wpart_i_calloc(n, sizeof(int64_t));
-    out->blocks = wpart_i_calloc(n, sizeof(int64_t));
-    e.pu = wpart_i_calloc(n, sizeof(pu_t));
+    WPART_CHECK(wpart_i_sim_alloc(&e, b, opt, out, n, "simulator state"));
     e.onoff_state = wpart_i_calloc(pl->n_onoff + 1, sizeof(int));
     e.onoff_count = wpart_i_calloc(pl->n_onoff + 1, sizeof(int64_t));
-    int64_t mxa = wpart_dynamic_balancer_max_actions(b);
-    e.acts.a = wpart_i_calloc(mxa, sizeof(wpart_dynamic_action_t));
-    e.acts.cap = mxa;
-    if (!out->busy || !out->idle || !out->idle_breakdown || !out->elements || !out->blocks ||
-        !e.pu || !e.onoff_state || !e.onoff_count || !e.acts.a) {
+    if (!e.onoff_state || !e.onoff_count) {
         WPART_FAIL(WPART_ENOMEM, "simulator state for %d PUs", (int)n);
     }
     WPART_CHECK(

@@ -121,14 +121,9 @@ wpart_status_t wpart_dynamic_drive(wpart_dynamic_balancer_t *b, const wpart_dyna
     wpart_status_t st = WPART_OK;
     wpart_dynamic_sim_options_t o;
     eng_t e;
-    memset(&e, 0, sizeof e);
-    e.free_slot = -1;
-    if (!out) {
-        return wpart_i_error(WPART_EINVAL, "out is NULL");
-    }
-    memset(out, 0, sizeof *out);
+    WPART_CHECK(wpart_i_sim_open(&e, out));
     if (!b || !src || !src->submit || !src->eval || !src->wait || !src->now) {
-        return wpart_i_error(WPART_EINVAL, "balancer and a complete event source are required");
+        WPART_FAIL(WPART_EINVAL, "balancer and a complete event source are required");
     }
     if (opt) {
         o = *opt;
@@ -148,25 +143,8 @@ wpart_status_t wpart_dynamic_drive(wpart_dynamic_balancer_t *b, const wpart_dyna
     double w0 = wpart_i_now();
     int32_t n = wpart_dynamic_balancer_n_pu(b);
     e.w0 = w0;
-    e.b = b;
-    e.o = &o;
-    e.r = out;
-    e.n = n;
     e.src = src;
-    out->n = n;
-    out->busy = wpart_i_calloc(n, sizeof(double));
-    out->idle = wpart_i_calloc(n, sizeof(double));
-    out->idle_breakdown = wpart_i_calloc(4 * (int64_t)n, sizeof(double));
-    out->elements = wpart_i_calloc(n, sizeof(int64_t));
-    out->blocks = wpart_i_calloc(n, sizeof(int64_t));
-    e.pu = wpart_i_calloc(n, sizeof(pu_t));
-    int64_t mxa = wpart_dynamic_balancer_max_actions(b);
-    e.acts.a = wpart_i_calloc(mxa, sizeof(wpart_dynamic_action_t));
-    e.acts.cap = mxa;
-    if (!out->busy || !out->idle || !out->idle_breakdown || !out->elements || !out->blocks ||
-        !e.pu || !e.acts.a) {
-        WPART_FAIL(WPART_ENOMEM, "driver state for %d PUs", (int)n);
-    }
+    WPART_CHECK(wpart_i_sim_alloc(&e, b, &o, out, n, "driver state"));
     WPART_CHECK(wpart_i_loop_init(&e.loop, 16, &e));
     wpart_i_loop_on(&e.loop, EV_EXT_BLOCK, h_ext_block);
     wpart_i_loop_on(&e.loop, EV_EXT_EVAL, h_ext_eval);

@@ -60,6 +60,13 @@ typedef struct {
     double time_limit;        /* real execution: on the source's clock (0: none) */
 } eng_t;
 
+/** Zeroes the engine e and the result out (EINVAL if out is NULL): the first step of a run. */
+wpart_status_t wpart_i_sim_open(eng_t *e, wpart_dynamic_sim_result_t *out);
+/** Ties e to balancer b, options o and result out for n PUs and allocates the result's
+ *  per-PU arrays, the PU states and the action buffer (ENOMEM names `what`). */
+wpart_status_t wpart_i_sim_alloc(eng_t *e, wpart_dynamic_balancer_t *b,
+                                 const wpart_dynamic_sim_options_t *o,
+                                 wpart_dynamic_sim_result_t *out, int32_t n, const char *what);
 /** Grows *p (capacity *cap, entries of sz bytes) to hold need entries. */
 wpart_status_t wpart_i_sim_grow(void **p, int64_t *cap, int64_t need, size_t sz, const char *what);
 /** Applies the actions in e->acts at time t (spec 001 §5.4). */
