@@ -28,7 +28,7 @@ from .._errors import WpartNotImplementedError, WpartTypeError, WpartValueError
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import KW_ONLY, dataclass, field
+from dataclasses import KW_ONLY, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -85,11 +85,36 @@ def _pos(v: Any, name: str, *, zero: bool = False) -> float:
 
 
 # ------------------------------------------------------------------------------- curves
-class _Curve:
-    """Common part of the true compute curves (noiseless seconds for ``x`` elements)."""
+_MEM_FIELDS = ("mem_cap", "mem_gamma")
+_MEM_DOC = """
+    mem_cap : float or None, optional
+        Elements beyond which a block's extra time costs ``1 + mem_gamma`` times more (None: no
+        such effect).
+    mem_gamma : float, optional
+        The slowdown factor beyond `mem_cap` (0: none).
+"""
 
-    mem_cap: float | None
-    mem_gamma: float
+
+@dataclass(frozen=True, repr=False)
+class _Curve:
+    """Common part of the true compute curves (noiseless seconds for ``x`` elements).
+
+    Every curve takes the keyword-only memory effect `mem_cap`, `mem_gamma` (declared here,
+    once); a subclass declares its own fields and documents them, this class adds the two
+    to its Parameters and prints them last in its repr.
+    """
+
+    mem_cap: float | None = field(default=None, kw_only=True)
+    mem_gamma: float = field(default=0.0, kw_only=True)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__doc__:
+            cls.__doc__ = cls.__doc__.rstrip() + _MEM_DOC
+
+    def __repr__(self) -> str:
+        own = sorted(fields(self), key=lambda f: f.name in _MEM_FIELDS)  # stable: own first
+        return f"{type(self).__name__}({', '.join(f'{f.name}={getattr(self, f.name)!r}' for f in own)})"
 
     def _fill(self, row: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         raise WpartNotImplementedError
@@ -112,7 +137,7 @@ class _Curve:
 _EMPTY = np.zeros(0)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Affine(_Curve):
     """``t0 + x / rate`` (linear speed; analytic tests).
 
@@ -122,25 +147,17 @@ class Affine(_Curve):
         Fixed time per call in seconds.
     rate : float
         Elements per second at full speed.
-    mem_cap : float or None, optional
-        Elements beyond which a block's extra time costs ``1 + mem_gamma`` times more (None: no
-        such effect).
-    mem_gamma : float, optional
-        The slowdown factor beyond `mem_cap` (0: none).
     """
 
     t0: float
     rate: float
-    _: KW_ONLY
-    mem_cap: float | None = None
-    mem_gamma: float = 0.0
 
     def _fill(self, row):  # noqa: ANN001
         row[_C_CURVE], row[_C_T0], row[_C_RATE] = 0, _pos(self.t0, "t0", zero=True), _pos(self.rate, "rate")
         return _EMPTY, _EMPTY
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Saturating(_Curve):
     """``t0 + x / (rate (1 - exp(-x / bsat)))``: throughput saturates at ``rate`` (accelerators).
 
@@ -152,19 +169,11 @@ class Saturating(_Curve):
         Elements per second at full speed.
     bsat : float
         Block size at which the device reaches about 63 % of its rate.
-    mem_cap : float or None, optional
-        Elements beyond which a block's extra time costs ``1 + mem_gamma`` times more (None: no
-        such effect).
-    mem_gamma : float, optional
-        The slowdown factor beyond `mem_cap` (0: none).
     """
 
     t0: float
     rate: float
     bsat: float
-    _: KW_ONLY
-    mem_cap: float | None = None
-    mem_gamma: float = 0.0
 
     def _fill(self, row):  # noqa: ANN001
         row[_C_CURVE], row[_C_T0], row[_C_RATE] = 1, _pos(self.t0, "t0", zero=True), _pos(self.rate, "rate")
@@ -172,7 +181,7 @@ class Saturating(_Curve):
         return _EMPTY, _EMPTY
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Power(_Curve):
     """``t0 + c x**beta`` (``beta > 1``: cache or memory pressure).
 
@@ -184,19 +193,11 @@ class Power(_Curve):
         Seconds per ``x**beta``.
     beta : float
         Exponent of the size.
-    mem_cap : float or None, optional
-        Elements beyond which a block's extra time costs ``1 + mem_gamma`` times more (None: no
-        such effect).
-    mem_gamma : float, optional
-        The slowdown factor beyond `mem_cap` (0: none).
     """
 
     t0: float
     c: float
     beta: float
-    _: KW_ONLY
-    mem_cap: float | None = None
-    mem_gamma: float = 0.0
 
     def _fill(self, row):  # noqa: ANN001
         row[_C_CURVE], row[_C_T0] = 2, _pos(self.t0, "t0", zero=True)
@@ -204,7 +205,7 @@ class Power(_Curve):
         return _EMPTY, _EMPTY
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class BasisCurve(_Curve):
     """``c0 + sum coef[f] f(x / x_ref)`` over the paper's basis (eq. 1, Sec. 3.1).
 
@@ -219,19 +220,12 @@ class BasisCurve(_Curve):
         Constant term in seconds.
     x_ref : float, optional
         Scale of ``x`` in the basis functions.
-    mem_cap : float or None, optional
-        Elements beyond which a block's extra time costs ``1 + mem_gamma`` times more (None: no
-        such effect).
-    mem_gamma : float, optional
-        The slowdown factor beyond `mem_cap` (0: none).
     """
 
     coef: Mapping[str, float]
     _: KW_ONLY
     c0: float = 0.0
     x_ref: float = 1.0
-    mem_cap: float | None = None
-    mem_gamma: float = 0.0
 
     def _fill(self, row):  # noqa: ANN001
         row[_C_CURVE], row[_C_XREF] = 3, _pos(self.x_ref, "x_ref")
@@ -245,7 +239,7 @@ class BasisCurve(_Curve):
         return _EMPTY, _EMPTY
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Table(_Curve):
     """Piecewise-linear through measured ``(x, t)`` points (end segments extrapolate).
 
@@ -255,18 +249,10 @@ class Table(_Curve):
         Sizes of the measured points (increasing, >= 0).
     t : array_like
         Times of the points in seconds.
-    mem_cap : float or None, optional
-        Elements beyond which a block's extra time costs ``1 + mem_gamma`` times more (None: no
-        such effect).
-    mem_gamma : float, optional
-        The slowdown factor beyond `mem_cap` (0: none).
     """
 
     x: Any
     t: Any
-    _: KW_ONLY
-    mem_cap: float | None = None
-    mem_gamma: float = 0.0
 
     def __post_init__(self) -> None:  # tuples: comparable and hashable, never aliasing input
         from .._validate import as_array
