@@ -37,7 +37,7 @@ from .._validate import as_float, as_int, as_progress, as_time_limit, renamed
 from ._exec_tasks import GemmColumnsTask, Task
 from ._balancer import Balancer as _Balancer
 from ._sim import _C_TRACE
-from ._trace import TRACE_DTYPE, RunResult, cancelling
+from ._trace import TRACE_DTYPE, RunResult, cancelling, rows_to_series, series_dtype
 
 __all__ = [
     "Worker",
@@ -590,7 +590,7 @@ def _drive(balancer: Any, task: Task | None, workers: list[Worker], n_pu: int, t
     res = _result(balancer, n_pu, total, raw, time.perf_counter() - wall0, workers, src.completed, time_limit)
     if not len(res.series) and c is not getattr(balancer, "_c", None):
         # a balancer written in Python: the block sizes the protocol recorded for it
-        object.__setattr__(res, "series", _series_rec(_rows_to_series(c.series(), n_pu), n_pu))
+        object.__setattr__(res, "series", _series_rec(rows_to_series(c.series(), n_pu), n_pu))
     return res
 
 
@@ -622,23 +622,11 @@ def _stop_threads(pus: list, evaluator: threading.Thread, wait: float) -> None:
         th.join(max(0.0, deadline - time.perf_counter()))
 
 
-def _rows_to_series(raw: Any, m: int) -> Any:
-    """Series rows [t, version, T_pred, S_eff, X_0..X_{m-1}] of the C protocol as a record array."""
-    dt = np.dtype([("t", "f8"), ("model_version", "i4"), ("T_pred", "f8"), ("S_eff", "f8"), ("X", "i8", (m,))])
-    out = np.zeros(raw.shape[0], dtype=dt)
-    if raw.shape[0]:
-        out["t"], out["model_version"] = raw[:, 0], raw[:, 1].astype(np.int32)
-        out["T_pred"], out["S_eff"] = raw[:, 2], raw[:, 3]
-        out["X"] = np.nan_to_num(raw[:, 4:], nan=0.0).astype(np.int64)
-    return out.view(np.recarray)
-
-
 def _series_rec(series: Any, m: int) -> Any:
     """The balancer's series as a record array (``series.t``, ``series.X``); empty, with an
     ``X`` of m columns, when it has none."""
     if series is None or not getattr(series, "dtype", None) or series.dtype.names is None:
-        dt = np.dtype([("t", "f8"), ("model_version", "i4"), ("T_pred", "f8"), ("S_eff", "f8"), ("X", "i8", (m,))])
-        return np.zeros(0, dtype=dt).view(np.recarray)
+        return np.zeros(0, dtype=series_dtype(m)).view(np.recarray)
     return np.asarray(series).view(np.recarray)
 
 

@@ -22,7 +22,6 @@ Examples
 from __future__ import annotations
 from .._errors import WpartTypeError, WpartValueError
 
-import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Iterator
@@ -36,7 +35,7 @@ from ._balancer import Balancer, Static, count
 from ._baselines import FixedBlocks
 from ._model import round_blocks, solve_equal_time
 from ._sim import Platform, simulate
-from ._trace import columns
+from ._trace import ColumnsDict
 
 __all__ = ["OracleResult", "oracle_oneshot", "oracle_stepped", "true_curves", "dmda_calibration"]
 
@@ -44,7 +43,7 @@ STEPPED_DTYPE = np.dtype([("j", "i8"), ("S", "i8"), ("T_pred", "f8"), ("makespan
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class OracleResult(Result):
+class OracleResult(ColumnsDict, Result):
     """What an oracle found (the result protocol of :class:`wpart.Result`). Unpacks as
     ``blocks, S, makespan``.
 
@@ -108,12 +107,6 @@ class OracleResult(Result):
                 f"makespan={self.makespan:.6g} s)",
                 f"  blocks={b if len(b) <= 8 else b[:8] + ['...']}",
                 f"  {self.message}"]
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly dict (the table as a dict of columns), with ``success``."""
-        d = {f.name: columns(getattr(self, f.name)) for f in dataclasses.fields(self)}
-        d["success"] = self.success
-        return d
 
     def plot(self, ax: Any = None) -> Any:
         """Bar chart of the shares (one-shot) or makespan against ``S`` (stepped) on `ax` (a

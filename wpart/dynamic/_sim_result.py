@@ -6,7 +6,6 @@ Import these from :mod:`wpart.dynamic`.
 from __future__ import annotations
 from .._errors import WpartTypeError, WpartValueError
 
-import dataclasses
 import math
 import warnings
 from collections.abc import Callable, Iterable, Mapping
@@ -23,13 +22,13 @@ from .._validate import as_bool, as_float, as_int, as_progress, as_seed, as_sequ
 from ._balancer import BLOCK_KINDS, Balancer, PyBalancer
 from ._sim import _C_TRACE, _EVAL_MODES, IDLE_COLUMNS, TRACE_DTYPE, Platform
 from ._table import BALANCERS, make_balancer
-from ._trace import _short, cancelling, columns, plot_gantt, plot_run
+from ._trace import BlockRun, _short, cancelling, rows_to_series
 
 __all__ = ["SimResult", "simulate", "compare"]
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class SimResult(Result):
+class SimResult(BlockRun, Result):
     """The outcome of one simulated run (the result protocol of :class:`wpart.Result`).
 
     Attributes
@@ -139,8 +138,7 @@ class SimResult(Result):
                  f"seed={self.seed}, m={self.m}, n={self.n}{tag})"]
         if self.status == "feasible":
             idle = ", ".join(f"{k} {pct(v / 100.0)}" for k, v in self.idle_by_kind().items())
-            lines.append(f"  makespan={self.makespan:.6g} s, blocks={self.n_blocks}, evals={self.n_evals}, "
-                         f"barriers={self.n_barriers}")
+            lines.append(self._run_line())
             lines.append(f"  idle: {idle}; elements={_short(self.elements)}")
         lines.append(f"  {self.message}")
         return lines
@@ -163,9 +161,8 @@ class SimResult(Result):
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly dict (arrays as lists; the trace and the series as dicts of columns),
         with ``success``, ``stats`` and ``idle_columns``."""
-        d = {f.name: columns(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        d = super().to_dict()
         d["kinds"] = list(self.kinds)
-        d["success"] = self.success
         d["idle_columns"] = list(IDLE_COLUMNS)
         return d
 
@@ -173,26 +170,9 @@ class SimResult(Result):
         tag = "simulated, stand-in platform" if self.stand_in else "simulated"
         return f"{self.platform}: {self.balancer}, makespan {self.makespan:.4g} s ({tag})"
 
-    def plot(self, ax: Any = None) -> Any:
-        """Gantt chart of the run on `ax` (a new figure when None): PU rows, blocks coloured
-        by kind, transfers hatched, idle in grey, evaluations marked. Returns the Axes.
-        :meth:`plot_panels` adds the block-size series below."""
-        ser = self.series
-        ax = plot_gantt(self.trace, self.m, ax=ax, makespan=self.makespan,
-                        labels=[f"{p}:{k}" for p, k in enumerate(self.kinds)],
-                        eval_times=ser["t"] if ser.size else None)
-        ax.set_title(self._title())
-        return ax
-
-    def plot_panels(self, ax: Any = None) -> Any:
-        """The Gantt chart above the block-size series; `ax`: a pair of Axes (a new figure
-        when None). Returns the matplotlib **Figure** (two panels)."""
-        ser = self.series
-        return plot_run(
-            self.trace, self.m, series=ser, ax=ax, makespan=self.makespan,
-            labels=[f"{p}:{k}" for p, k in enumerate(self.kinds)],
-            eval_times=ser["t"] if ser.size else None, title=self._title(),
-        )  # fmt: skip
+    def _gantt_kw(self) -> dict[str, Any]:
+        return {"labels": [f"{p}:{k}" for p, k in enumerate(self.kinds)],
+                "eval_times": self.series["t"] if self.series.size else None}
 
 
 def _balancer_c(balancer: Any) -> Any:
@@ -204,17 +184,6 @@ def _balancer_c(balancer: Any) -> Any:
         return balancer
     raise WpartTypeError(f"`balancer` must be a wpart.dynamic balancer or a name among {BALANCERS.names}, "
                          f"got {type(balancer).__name__}")
-
-
-def _series(c: Any, n: int) -> NDArray[Any]:
-    raw = c.series()
-    dt = np.dtype([("t", "f8"), ("model_version", "i4"), ("T_pred", "f8"), ("S_eff", "f8"), ("X", "i8", (n,))])
-    out = np.zeros(raw.shape[0], dtype=dt)
-    if raw.shape[0]:
-        out["t"], out["model_version"] = raw[:, 0], raw[:, 1].astype(np.int32)
-        out["T_pred"], out["S_eff"] = raw[:, 2], raw[:, 3]
-        out["X"] = np.nan_to_num(raw[:, 4:], nan=0.0).astype(np.int64)
-    return out.view(np.recarray)  # series.t / series.X as well as series["t"]
 
 
 _PRESETS: dict[Any, Platform] = {}  # presets named by simulate(), per state of the preset file
@@ -392,7 +361,7 @@ def simulate(
         status="feasible", message=f"all {W} elements completed in {int(raw['n_blocks'])} blocks",
         **common, makespan=mk, trace=tr, busy=raw["busy"], idle=raw["idle"],
         idle_frac=raw["idle"] / mk if mk > 0 else np.zeros(m), idle_breakdown=raw["idle_breakdown"],
-        elements=raw["elements"], blocks=raw["blocks"], shares=c.shares(), series=_series(c, m),
+        elements=raw["elements"], blocks=raw["blocks"], shares=c.shares(), series=rows_to_series(c.series(), m),
         n_evals=int(raw["n_evals"]), n_barriers=int(raw["n_barriers"]), n_blocks=int(raw["n_blocks"]),
         blocks_per_kind=dict(zip(BLOCK_KINDS, (int(v) for v in raw["blocks_per_kind"]))),
         eval_time=float(raw["eval_time"]), speedup_vs_best_single=best / mk if mk > 0 else float("nan"),

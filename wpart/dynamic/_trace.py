@@ -201,8 +201,73 @@ def columns(a: Any) -> Any:
     return jsonable(a)
 
 
+def series_dtype(m: int) -> np.dtype:
+    """The record of a balancer's published block sizes: ``(t, model_version, T_pred, S_eff,
+    X[m])``."""
+    return np.dtype([("t", "f8"), ("model_version", "i4"), ("T_pred", "f8"), ("S_eff", "f8"), ("X", "i8", (m,))])
+
+
+def rows_to_series(raw: Any, m: int) -> Any:
+    """Series rows ``[t, version, T_pred, S_eff, X_0..X_{m-1}]`` of the C protocol as a record
+    array (``series.t`` as well as ``series["t"]``)."""
+    out = np.zeros(raw.shape[0], dtype=series_dtype(m))
+    if raw.shape[0]:
+        out["t"], out["model_version"] = raw[:, 0], raw[:, 1].astype(np.int32)
+        out["T_pred"], out["S_eff"] = raw[:, 2], raw[:, 3]
+        out["X"] = np.nan_to_num(raw[:, 4:], nan=0.0).astype(np.int64)
+    return out.view(np.recarray)
+
+
+class ColumnsDict:
+    """Mixin of the dynamic results: ``to_dict()`` gives every field, structured arrays (a
+    trace, a series, a table) as dicts of columns, plus ``success``."""
+
+    __slots__ = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain Python values (lists, floats, ints; structured arrays as dicts of columns)
+        for JSON, with ``success`` and ``stats``."""
+        d = {f.name: columns(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        d["success"] = self.success
+        return d
+
+
+class BlockRun(ColumnsDict):
+    """Mixin of the results of a run of blocks, simulated or real: the repr's run line and
+    the Gantt chart (:meth:`plot`) and two-panel figure (:meth:`plot_panels`), drawn the same
+    way for both; a subclass says how its evaluations are drawn (:meth:`_gantt_kw`) and titles
+    the figure (:meth:`_title`)."""
+
+    __slots__ = ()
+
+    def _gantt_kw(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _title(self) -> str:
+        raise NotImplementedError
+
+    def _run_line(self) -> str:
+        return (f"  makespan={self.makespan:.6g} s, blocks={self.n_blocks}, evals={self.n_evals}, "
+                f"barriers={self.n_barriers}")
+
+    def plot(self, ax: Any = None) -> Any:
+        """Gantt chart of the run on `ax` (a new figure when None): PU rows, blocks coloured
+        by kind, transfers hatched, idle in grey, evaluations marked (in a real run, a red bar
+        on the row of the PU that waits for each). Returns the Axes. :meth:`plot_panels` adds
+        the block sizes below."""
+        ax = plot_gantt(self.trace, self.m, ax=ax, makespan=self.makespan, **self._gantt_kw())
+        ax.set_title(self._title())
+        return ax
+
+    def plot_panels(self, ax: Any = None) -> Any:
+        """The Gantt chart above the block sizes; `ax`: a pair of Axes (a new figure when
+        None). Returns the matplotlib **Figure** (two panels)."""
+        return plot_run(self.trace, self.m, series=self.series, ax=ax, makespan=self.makespan,
+                        title=self._title(), **self._gantt_kw())
+
+
 @dataclass(frozen=True, eq=False, repr=False)
-class RunResult(Result):
+class RunResult(BlockRun, Result):
     """What a real execution (:func:`wpart.dynamic.run`) measured.
 
     Attributes
@@ -297,8 +362,7 @@ class RunResult(Result):
     def _repr_lines(self) -> list[str]:
         return [
             f"{type(self).__name__}(status={self.status!r}, balancer={self.balancer!r}, m={self.m}, n={self.n})",
-            f"  makespan={self.makespan:.6g} s, blocks={self.n_blocks}, evals={self.n_evals}, "
-            f"barriers={self.n_barriers}",
+            self._run_line(),
             f"  idle={pct(float(self.idle_frac.mean())) if self.m else '-'} (mean over PUs), "
             f"elements={_short(self.elements)}",
             f"  {self.message}",
@@ -307,30 +371,8 @@ class RunResult(Result):
     def _title(self) -> str:
         return f"{self.balancer}: makespan {self.makespan:.4g} s (real run)"
 
-    def plot(self, ax: Any = None) -> Any:
-        """Gantt chart of the run on `ax` (a new figure when None): PU rows, blocks coloured
-        by kind, transfers hatched, idle in grey, each evaluation as a red bar on the row of
-        the PU that waits for it. Returns the Axes. :meth:`plot_panels` adds the block
-        sizes below."""
-        ax = plot_gantt(self.trace, self.m, ax=ax, makespan=self.makespan, windows=self.eval_windows,
-                        window_pu=self.eval_pu)
-        ax.set_title(self._title())
-        return ax
-
-    def plot_panels(self, ax: Any = None) -> Any:
-        """The Gantt chart above the block sizes; `ax`: a pair of Axes (a new figure when
-        None). Returns the matplotlib **Figure** (two panels)."""
-        return plot_run(
-            self.trace, self.m, series=self.series, ax=ax, makespan=self.makespan,
-            windows=self.eval_windows, window_pu=self.eval_pu, title=self._title(),
-        )  # fmt: skip
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain Python values (lists, floats, ints; structured arrays as dicts of columns)
-        for JSON, with ``success`` and ``stats``."""
-        d = {f.name: columns(getattr(self, f.name)) for f in dataclasses.fields(self)}
-        d["success"] = self.success
-        return d
+    def _gantt_kw(self) -> dict[str, Any]:
+        return {"windows": self.eval_windows, "window_pu": self.eval_pu}
 
 
 def _short(a: NDArray) -> str:
