@@ -272,9 +272,12 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
             order: str = "random", tol: float = 1e-12, subclusters: bool | str = False,
             ranking: str = "snapshot", allow_infeasible_start: bool = False,
             comm_tau: float = 1.0, split_rule: str = "auto", explore: bool = False,
-            backend: str = "simulated", max_delay: float = 1.0,
+            backend: str = "simulated", max_delay: float = 1.0, protocol: str | None = None,
+            max_moves: int | None = None, greedy_start: bool | None = None,
+            economy: bool | None = None, preserve_clusters: bool | None = None,
+            max_states: int | None = None,
             progress: bool | Callable[[float, float], Any] = False,
-            time_limit: float | None = None, **options: Any) -> TasksResult:
+            time_limit: float | None = None) -> TasksResult:
     """Place the tasks of one phase to minimise ``W_max``.
 
     Parameters
@@ -332,13 +335,18 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
         ``"ranks"`` (``method="ccm"``, ``ranking="snapshot"``, no ``explore``): one state
         machine per rank holding only its own tasks, the engine that :mod:`wpart.tasks.mpi`
         runs with one MPI process per rank; the same seed gives the same result in both.
-        ``stats["messages"]`` counts its messages by kind. Option ``protocol``:
-        ``"rounds"`` (default: rounds of disjoint pairs exchanging at the same time, chosen
-        by a seeded matching of the ranks' proposals, with bounded gossip of per-cluster
-        summaries), ``"turns"`` (one seeded global order of turns, the earlier engine),
-        ``"gather"`` (the phase gathered on rank 0 and balanced by the serial engine, the
-        placement scattered; the result equals ``backend="simulated"``'s) or ``"auto"``
-        (``"gather"`` when the phase fits rank 0's memory budget, else ``"rounds"``; see
+        ``stats["messages"]`` counts its messages by kind; `protocol` chooses how the ranks
+        exchange.
+    max_delay : float, default 1.0
+        ``backend="event"``: the largest seeded random message delay.
+    protocol : {"rounds", "turns", "gather", "auto"}, optional
+        ``backend="ranks"`` only (any other backend refuses it): ``"rounds"`` (the default,
+        None: rounds of disjoint pairs exchanging at the same time, chosen by a seeded
+        matching of the ranks' proposals, with bounded gossip of per-cluster summaries),
+        ``"turns"`` (one seeded global order of turns, the earlier engine), ``"gather"`` (the
+        phase gathered on rank 0 and balanced by the serial engine, the placement scattered;
+        the result equals ``backend="simulated"``'s) or ``"auto"`` (``"gather"`` when the
+        phase fits rank 0's memory budget, else ``"rounds"``; see
         :mod:`wpart.tasks._mpi_gather`). ``stats["schedule"]`` holds ``serial_s`` and
         ``critical_path_s`` per iteration (CPU seconds) and ``stats["bytes_per_rank"]`` the
         bytes each rank sends per iteration.
@@ -369,13 +377,14 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
         would leave more than `max_moves` tasks off their starting rank is not made (None: no
         budget). Every result reports ``stats["n_tasks_moved"]``, the tasks whose rank differs
         from the start.
-    greedy_start : bool, default True
-        ``"ccm"`` (serial engine, no `max_moves`): when ``"greedy"``'s placement has a lower
+    greedy_start : bool, optional
+        ``"ccm"`` (serial engine, no `max_moves`; None: True): when ``"greedy"``'s placement has a lower
         ``W_max`` than the run from the start, CCM-LB is run again from it and the better
         of the two runs is returned, so CCM-LB never ends above greedy
         (``stats["greedy_start"]``: whether that second run was made and kept).
-    economy : bool, default True
-        ``"ccm"`` (serial engine): after balancing, the same ``W_max`` with fewer tasks moved.
+    economy : bool, optional
+        ``"ccm"`` (serial engine only: any other backend refuses it; None: True): after
+        balancing, the same ``W_max`` with fewer tasks moved.
         The ranks are relabelled (each rank's tasks moved as a whole to the rank that keeps the
         most of them at home), then moved blocks and tasks are sent back to their starting
         rank, or swapped back, whenever no rank's ``W`` rises above the ``W_max`` reached and
@@ -383,6 +392,8 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
         a block cluster stays whole. The result is re-scored
         and kept only if its ``W_max`` is not higher. ``stats["n_tasks_moved_balanced"]``:
         the tasks moved before this pass (``stats["n_tasks_moved"]``: after it).
+    preserve_clusters, max_states : optional
+        ``"brute_force"`` only: see :func:`brute_force` (None: its defaults).
     progress : bool or callable, default False
         True: a progress bar; a callable ``progress(done, total)`` (returning False stops the
         run with :class:`wpart.CancelledError`).
@@ -412,6 +423,11 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
         Ctrl-C, or the progress callback returned False.
     """
     _call = dict(locals())  # the arguments, for protocol='gather' / 'auto'
+    # the method options given (None: not given), checked against the method's table
+    options = {k: v for k, v in (("protocol", protocol), ("max_moves", max_moves),
+                                 ("greedy_start", greedy_start), ("economy", economy),
+                                 ("preserve_clusters", preserve_clusters),
+                                 ("max_states", max_states)) if v is not None}
     need_problem(problem)
     meth = TABLE.choose(method).name
     split = _split_mode(subclusters)

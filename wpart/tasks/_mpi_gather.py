@@ -147,20 +147,19 @@ def balance_gathered(problem, call: dict, proto: str):
     from ._balance import balance
 
     kw = dict(call)
-    opts = dict(kw.pop("options", {}) or {})
-    opts.pop("protocol", None)
+    kw.pop("protocol", None)
     kw.pop("problem", None)
     asked = proto
     if proto == "auto":
         E = problem.n_edges if problem.edges is not None else 0
         proto = auto_protocol(problem.n_tasks, E, problem.n_blocks, n_ranks=problem.m)
         if proto == "rounds":
-            res = balance(problem, **kw, **opts, protocol="rounds")
+            res = balance(problem, **kw, protocol="rounds")
             res.stats["protocol_asked"] = asked
             return res
     kw["backend"] = "simulated"
     c0 = time.process_time()
-    res = balance(problem, **kw, **opts)
+    res = balance(problem, **kw)
     cpu = time.process_time() - c0
     n_it = max(1, int(kw.get("n_iter", 4)))
     a0 = problem.assignment(kw.get("initial"), name="initial")
