@@ -1,6 +1,7 @@
 /* prefix.c -- bordered prefix sums in 1D, 2D and 3D, and box-load queries (spec 004 1.2). */
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -8,23 +9,27 @@
 
 /* ---- validation messages: locate the first offending element after a fast pass ---- */
 
+/* "i", "(i, j)" or "(i, j, k)": element i of a d-dimensional row-major array */
+static const char *index_text(char *buf, size_t len, int d, const int64_t *dims, int64_t i)
+{
+    if (d == 1) {
+        snprintf(buf, len, "%" PRId64, i);
+    } else if (d == 2) {
+        snprintf(buf, len, "(%" PRId64 ", %" PRId64 ")", i / dims[1], i % dims[1]);
+    } else {
+        snprintf(buf, len, "(%" PRId64 ", %" PRId64 ", %" PRId64 ")", i / (dims[1] * dims[2]),
+                 (i / dims[2]) % dims[1], i % dims[2]);
+    }
+    return buf;
+}
+
 static wpart_status_t bad_i64(const int64_t *A, int d, const int64_t *dims, int64_t count)
 {
+    char at[80];
     for (int64_t i = 0; i < count; i++) {
         if (A[i] < 0) {
-            if (d == 1) {
-                return wpart_i_error(WPART_EINVAL, "negative load %" PRId64 " at index %" PRId64,
-                                     A[i], i);
-            }
-            if (d == 2) {
-                return wpart_i_error(WPART_EINVAL,
-                                     "negative load %" PRId64 " at index (%" PRId64 ", %" PRId64 ")",
-                                     A[i], i / dims[1], i % dims[1]);
-            }
-            return wpart_i_error(WPART_EINVAL,
-                                 "negative load %" PRId64 " at index (%" PRId64 ", %" PRId64
-                                 ", %" PRId64 ")",
-                                 A[i], i / (dims[1] * dims[2]), (i / dims[2]) % dims[1], i % dims[2]);
+            return wpart_i_error(WPART_EINVAL, "negative load %" PRId64 " at index %s", A[i],
+                                 index_text(at, sizeof at, d, dims, i));
         }
     }
     return wpart_i_error(WPART_EOVERFLOW, "the sum of the loads overflows int64");
@@ -32,23 +37,14 @@ static wpart_status_t bad_i64(const int64_t *A, int d, const int64_t *dims, int6
 
 static wpart_status_t bad_f64(const double *A, int d, const int64_t *dims, int64_t count)
 {
+    char at[80];
     for (int64_t i = 0; i < count; i++) {
         double x = A[i];
         if (!(x >= 0.0 && x <= DBL_MAX)) {
             const char *what = isnan(x) ? "NaN" : (isinf(x) ? (x > 0 ? "inf" : "-inf")
                                                             : "a negative load");
-            if (d == 1) {
-                return wpart_i_error(WPART_EINVAL, "contains %s at index %" PRId64, what, i);
-            }
-            if (d == 2) {
-                return wpart_i_error(WPART_EINVAL,
-                                     "contains %s at index (%" PRId64 ", %" PRId64 ")", what,
-                                     i / dims[1], i % dims[1]);
-            }
-            return wpart_i_error(WPART_EINVAL,
-                                 "contains %s at index (%" PRId64 ", %" PRId64 ", %" PRId64 ")",
-                                 what, i / (dims[1] * dims[2]), (i / dims[2]) % dims[1],
-                                 i % dims[2]);
+            return wpart_i_error(WPART_EINVAL, "contains %s at index %s", what,
+                                 index_text(at, sizeof at, d, dims, i));
         }
     }
     return wpart_i_error(WPART_EOVERFLOW, "the sum of the loads overflows to inf");
@@ -103,67 +99,6 @@ static inline wpart_status_t poller_tick(poller_t *p, int64_t k, double done, do
     }
     p->since = 0;
     return wpart_i_poll(p->ctl, p->t0, done, total);
-}
-
-/* ---- 1D ---- */
-
-static wpart_status_t prefix1d_i64(const int64_t *a, int64_t n, int64_t *W,
-                                   const wpart_control_t *ctl)
-{
-    int64_t cnt;
-    wpart_status_t st = check_dims(1, &n, &cnt);
-    if (st != WPART_OK) {
-        return st;
-    }
-    poller_t pl;
-    poller_init(&pl, ctl);
-    int64_t r = 0;
-    int bad = 0;
-    W[0] = 0;
-    for (int64_t i0 = 0; i0 < n; i0 += POLL_ELEMS) {
-        int64_t i1 = n - i0 < POLL_ELEMS ? n : i0 + POLL_ELEMS;
-        for (int64_t i = i0; i < i1; i++) {
-            int64_t x = a[i];
-            bad |= (x < 0);
-            bad |= __builtin_add_overflow(r, x, &r);
-            W[i + 1] = r;
-        }
-        st = poller_tick(&pl, i1 - i0, (double)i1, (double)n);
-        if (st != WPART_OK) {
-            return st;
-        }
-    }
-    return bad ? bad_i64(a, 1, &n, n) : WPART_OK;
-}
-
-static wpart_status_t prefix1d_f64(const double *a, int64_t n, double *W,
-                                   const wpart_control_t *ctl)
-{
-    int64_t cnt;
-    wpart_status_t st = check_dims(1, &n, &cnt);
-    if (st != WPART_OK) {
-        return st;
-    }
-    poller_t pl;
-    poller_init(&pl, ctl);
-    double r = 0.0;
-    int bad = 0;
-    W[0] = 0.0;
-    for (int64_t i0 = 0; i0 < n; i0 += POLL_ELEMS) {
-        int64_t i1 = n - i0 < POLL_ELEMS ? n : i0 + POLL_ELEMS;
-        for (int64_t i = i0; i < i1; i++) {
-            double x = a[i];
-            bad |= !(x >= 0.0 && x <= DBL_MAX);
-            r += x;
-            W[i + 1] = r;
-        }
-        st = poller_tick(&pl, i1 - i0, (double)i1, (double)n);
-        if (st != WPART_OK) {
-            return st;
-        }
-    }
-    bad |= !(r <= DBL_MAX);
-    return bad ? bad_f64(a, 1, &n, n) : WPART_OK;
 }
 
 /* ---- 2D: one pass; the running row sum is added to the row above ---- */
@@ -241,18 +176,12 @@ __attribute__((target("avx2"))) static uint64_t prefix_row_i64_avx2(const uint64
 }
 #endif
 
-static wpart_status_t prefix2d_i64(const int64_t *A, int64_t n1, int64_t n2, int64_t *S,
-                                   const wpart_control_t *ctl)
+/* rows 1..n1 of the 2D prefix S (row 0 is zero; prefix_tmpl.h's prefix2d checks the extents) */
+static wpart_status_t rows2d_i64(const int64_t *A, int64_t n1, int64_t n2, int64_t *S,
+                               const int64_t *dims, int64_t cnt, poller_t *pl)
 {
-    int64_t dims[2] = {n1, n2}, cnt;
-    wpart_status_t st = check_dims(2, dims, &cnt);
-    if (st != WPART_OK) {
-        return st;
-    }
-    poller_t pl;
-    poller_init(&pl, ctl);
+    wpart_status_t st = WPART_OK;
     const int64_t ld = n2 + 1;
-    memset(S, 0, (size_t)ld * sizeof *S);
     uint64_t (*row)(const uint64_t *restrict, const uint64_t *restrict, uint64_t *restrict,
                     int64_t) = prefix_row_i64;
 #ifdef WPART_HAVE_AVX2_KERNEL
@@ -268,7 +197,7 @@ static wpart_status_t prefix2d_i64(const int64_t *A, int64_t n1, int64_t n2, int
         if (WPART_UNLIKELY(acc >> 63)) {
             return bad_i64(A, 2, dims, cnt);
         }
-        st = poller_tick(&pl, n2 + 1, (double)(i + 1), (double)n1);
+        st = poller_tick(pl, n2 + 1, (double)(i + 1), (double)n1);
         if (st != WPART_OK) {
             return st;
         }
@@ -276,18 +205,12 @@ static wpart_status_t prefix2d_i64(const int64_t *A, int64_t n1, int64_t n2, int
     return WPART_OK;
 }
 
-static wpart_status_t prefix2d_f64(const double *A, int64_t n1, int64_t n2, double *S,
-                                   const wpart_control_t *ctl)
+/* rows 1..n1 of the 2D prefix S (row 0 is zero; prefix_tmpl.h's prefix2d checks the extents) */
+static wpart_status_t rows2d_f64(const double *A, int64_t n1, int64_t n2, double *S,
+                               const int64_t *dims, int64_t cnt, poller_t *pl)
 {
-    int64_t dims[2] = {n1, n2}, cnt;
-    wpart_status_t st = check_dims(2, dims, &cnt);
-    if (st != WPART_OK) {
-        return st;
-    }
-    poller_t pl;
-    poller_init(&pl, ctl);
+    wpart_status_t st = WPART_OK;
     const int64_t ld = n2 + 1;
-    memset(S, 0, (size_t)ld * sizeof *S);
     int bad = 0, flag = 0;
     int64_t i = 0;
     /* Four rows at a time: four independent running sums hide the latency of the floating
@@ -331,7 +254,7 @@ static wpart_status_t prefix2d_f64(const double *A, int64_t n1, int64_t n2, doub
         if (WPART_UNLIKELY(bad)) {
             return bad_f64(A, 2, dims, cnt);
         }
-        st = poller_tick(&pl, 4 * (n2 + 1), (double)(i + 4), (double)n1);
+        st = poller_tick(pl, 4 * (n2 + 1), (double)(i + 4), (double)n1);
         if (st != WPART_OK) {
             return st;
         }
@@ -352,7 +275,7 @@ static wpart_status_t prefix2d_f64(const double *A, int64_t n1, int64_t n2, doub
         if (WPART_UNLIKELY(bad)) {
             return bad_f64(A, 2, dims, cnt);
         }
-        st = poller_tick(&pl, n2 + 1, (double)(i + 1), (double)n1);
+        st = poller_tick(pl, n2 + 1, (double)(i + 1), (double)n1);
         if (st != WPART_OK) {
             return st;
         }
@@ -360,131 +283,7 @@ static wpart_status_t prefix2d_f64(const double *A, int64_t n1, int64_t n2, doub
     return WPART_OK;
 }
 
-/* ---- 3D: per slab, a 2D prefix of the slice added to the previous slab ---- */
-
-static wpart_status_t prefix3d_i64(const int64_t *A, int64_t n1, int64_t n2, int64_t n3,
-                                   int64_t *S, const wpart_control_t *ctl)
-{
-    int64_t dims[3] = {n1, n2, n3}, cnt;
-    wpart_status_t st = check_dims(3, dims, &cnt);
-    if (st != WPART_OK) {
-        return st;
-    }
-    poller_t pl;
-    poller_init(&pl, ctl);
-    const int64_t l2 = n3 + 1, l1 = (n2 + 1) * l2;
-    memset(S, 0, (size_t)l1 * sizeof *S);
-    int bad = 0;
-    for (int64_t i = 0; i < n1; i++) {
-        const int64_t *prevslab = S + i * l1;
-        int64_t *slab = S + (i + 1) * l1;
-        memset(slab, 0, (size_t)l2 * sizeof *S);
-        for (int64_t j = 0; j < n2; j++) {
-            const int64_t *a = A + (i * n2 + j) * n3;
-            const int64_t *up = slab + j * l2;          /* plane prefix, row j */
-            int64_t *cur = slab + (j + 1) * l2;
-            int64_t r = 0;
-            cur[0] = 0;
-            for (int64_t k = 0; k < n3; k++) {
-                int64_t x = a[k];
-                bad |= (x < 0);
-                bad |= __builtin_add_overflow(r, x, &r);
-                bad |= __builtin_add_overflow(up[k + 1], r, &cur[k + 1]);
-            }
-            st = poller_tick(&pl, n3 + 1, (double)i, (double)n1);
-            if (st != WPART_OK) {
-                return st;
-            }
-        }
-        /* slab currently holds the plane prefix of slice i: add the previous slab. */
-        for (int64_t t = 0; t < l1; t++) {
-            bad |= __builtin_add_overflow(slab[t], prevslab[t], &slab[t]);
-        }
-        if (WPART_UNLIKELY(bad)) {
-            return bad_i64(A, 3, dims, cnt);
-        }
-    }
-    return WPART_OK;
-}
-
-static wpart_status_t prefix3d_f64(const double *A, int64_t n1, int64_t n2, int64_t n3,
-                                   double *S, const wpart_control_t *ctl)
-{
-    int64_t dims[3] = {n1, n2, n3}, cnt;
-    wpart_status_t st = check_dims(3, dims, &cnt);
-    if (st != WPART_OK) {
-        return st;
-    }
-    poller_t pl;
-    poller_init(&pl, ctl);
-    const int64_t l2 = n3 + 1, l1 = (n2 + 1) * l2;
-    memset(S, 0, (size_t)l1 * sizeof *S);
-    int bad = 0;
-    for (int64_t i = 0; i < n1; i++) {
-        const double *prevslab = S + i * l1;
-        double *slab = S + (i + 1) * l1;
-        memset(slab, 0, (size_t)l2 * sizeof *S);
-        for (int64_t j = 0; j < n2; j++) {
-            const double *a = A + (i * n2 + j) * n3;
-            const double *up = slab + j * l2;
-            double *cur = slab + (j + 1) * l2;
-            double r = 0.0;
-            cur[0] = 0.0;
-            for (int64_t k = 0; k < n3; k++) {
-                double x = a[k];
-                bad |= !(x >= 0.0 && x <= DBL_MAX);
-                r += x;
-                cur[k + 1] = up[k + 1] + r;
-            }
-            st = poller_tick(&pl, n3 + 1, (double)i, (double)n1);
-            if (st != WPART_OK) {
-                return st;
-            }
-        }
-        for (int64_t t = 0; t < l1; t++) {
-            slab[t] += prevslab[t];
-        }
-        bad |= !(slab[l1 - 1] <= DBL_MAX);
-        if (WPART_UNLIKELY(bad)) {
-            return bad_f64(A, 3, dims, cnt);
-        }
-    }
-    return WPART_OK;
-}
-
-/* ---- public entry points ---- */
-
-wpart_status_t wpart_base_prefix1d_i64(const int64_t *a, int64_t n, int64_t *W)
-{
-    return prefix1d_i64(a, n, W, NULL);
-}
-
-wpart_status_t wpart_base_prefix1d_f64(const double *a, int64_t n, double *W)
-{
-    return prefix1d_f64(a, n, W, NULL);
-}
-
-wpart_status_t wpart_base_prefix2d_i64(const int64_t *A, int64_t n1, int64_t n2, int64_t *S)
-{
-    return prefix2d_i64(A, n1, n2, S, NULL);
-}
-
-wpart_status_t wpart_base_prefix2d_f64(const double *A, int64_t n1, int64_t n2, double *S)
-{
-    return prefix2d_f64(A, n1, n2, S, NULL);
-}
-
-wpart_status_t wpart_base_prefix3d_i64(const int64_t *A, int64_t n1, int64_t n2, int64_t n3,
-                                       int64_t *S)
-{
-    return prefix3d_i64(A, n1, n2, n3, S, NULL);
-}
-
-wpart_status_t wpart_base_prefix3d_f64(const double *A, int64_t n1, int64_t n2, int64_t n3,
-                                       double *S)
-{
-    return prefix3d_f64(A, n1, n2, n3, S, NULL);
-}
+/* ---- 1D, 3D, the entry points and the box loads: one body per type (prefix_tmpl.h) ---- */
 
 static wpart_status_t check_d(int d, const int64_t *dims)
 {
@@ -493,32 +292,6 @@ static wpart_status_t check_d(int d, const int64_t *dims)
     }
     return WPART_OK;
 }
-
-wpart_status_t wpart_base_prefix_i64(const int64_t *A, int d, const int64_t *dims, int64_t *S,
-                                     const wpart_control_t *control)
-{
-    wpart_status_t st = check_d(d, dims);
-    if (st != WPART_OK) {
-        return st;
-    }
-    return d == 1 ? prefix1d_i64(A, dims[0], S, control)
-         : d == 2 ? prefix2d_i64(A, dims[0], dims[1], S, control)
-                  : prefix3d_i64(A, dims[0], dims[1], dims[2], S, control);
-}
-
-wpart_status_t wpart_base_prefix_f64(const double *A, int d, const int64_t *dims, double *S,
-                                     const wpart_control_t *control)
-{
-    wpart_status_t st = check_d(d, dims);
-    if (st != WPART_OK) {
-        return st;
-    }
-    return d == 1 ? prefix1d_f64(A, dims[0], S, control)
-         : d == 2 ? prefix2d_f64(A, dims[0], dims[1], S, control)
-                  : prefix3d_f64(A, dims[0], dims[1], dims[2], S, control);
-}
-
-/* ---- box loads ---- */
 
 static wpart_status_t check_boxes(int d, const int64_t *dims, const int64_t *boxes, int64_t k)
 {
@@ -543,66 +316,27 @@ static wpart_status_t check_boxes(int d, const int64_t *dims, const int64_t *box
     return WPART_OK;
 }
 
-/* Unsigned arithmetic: a user-supplied S could make the signed form overflow (UB). */
-#define U(x) ((uint64_t)(x))
-
-wpart_status_t wpart_base_box_loads_i64(const int64_t *S, int d, const int64_t *dims,
-                                        const int64_t *boxes, int64_t k, int64_t *out)
+static inline int add_i64(int64_t a, int64_t b, int64_t *out)
 {
-    wpart_status_t st = check_boxes(d, dims, boxes, k);
-    if (st != WPART_OK) {
-        return st;
-    }
-    if (d == 2) {
-        const int64_t ld = dims[1] + 1;
-        for (int64_t b = 0; b < k; b++) {
-            const int64_t *x = boxes + 4 * b;
-            const int64_t *s0 = S + x[0] * ld, *s1 = S + x[1] * ld;
-            out[b] = (int64_t)(U(s1[x[3]]) - U(s0[x[3]]) - U(s1[x[2]]) + U(s0[x[2]]));
-        }
-    } else {
-        const int64_t l2 = dims[2] + 1, l1 = (dims[1] + 1) * l2;
-        for (int64_t b = 0; b < k; b++) {
-            const int64_t *x = boxes + 6 * b;
-            uint64_t acc = 0;
-            for (int c = 0; c < 8; c++) {
-                int64_t i = x[0 + ((c >> 2) & 1)], j = x[2 + ((c >> 1) & 1)], l = x[4 + (c & 1)];
-                int sign = ((c >> 2) & 1) + ((c >> 1) & 1) + (c & 1);
-                uint64_t v = U(S[i * l1 + j * l2 + l]);
-                acc = (sign % 2 == 1) ? acc + v : acc - v;
-            }
-            out[b] = (int64_t)acc;
-        }
-    }
-    return WPART_OK;
+    return __builtin_add_overflow(a, b, out);
 }
 
-wpart_status_t wpart_base_box_loads_f64(const double *S, int d, const int64_t *dims,
-                                        const int64_t *boxes, int64_t k, double *out)
+static inline int add_f64(double a, double b, double *out)
 {
-    wpart_status_t st = check_boxes(d, dims, boxes, k);
-    if (st != WPART_OK) {
-        return st;
-    }
-    if (d == 2) {
-        const int64_t ld = dims[1] + 1;
-        for (int64_t b = 0; b < k; b++) {
-            const int64_t *x = boxes + 4 * b;
-            const double *s0 = S + x[0] * ld, *s1 = S + x[1] * ld;
-            out[b] = (s1[x[3]] - s0[x[3]]) - (s1[x[2]] - s0[x[2]]);
-        }
-    } else {
-        const int64_t l2 = dims[2] + 1, l1 = (dims[1] + 1) * l2;
-        for (int64_t b = 0; b < k; b++) {
-            const int64_t *x = boxes + 6 * b;
-            double v[2];
-            for (int h = 0; h < 2; h++) {
-                const double *s = S + x[h] * l1;
-                v[h] = (s[x[3] * l2 + x[5]] - s[x[2] * l2 + x[5]]) -
-                       (s[x[3] * l2 + x[4]] - s[x[2] * l2 + x[4]]);
-            }
-            out[b] = v[1] - v[0];
-        }
-    }
-    return WPART_OK;
+    *out = a + b;
+    return 0;
 }
+
+#define T int64_t
+#define ACC uint64_t
+#define FN(x) x##_i64
+#define T_BAD(x) ((x) < 0)
+#define T_BADSUM(r) 0
+#include "prefix_tmpl.h"
+
+#define T double
+#define ACC double
+#define FN(x) x##_f64
+#define T_BAD(x) (!((x) >= 0.0 && (x) <= DBL_MAX))
+#define T_BADSUM(r) (!((r) <= DBL_MAX))
+#include "prefix_tmpl.h"
