@@ -64,6 +64,125 @@ static inline uint32_t fit_used_terms(uint32_t mask, double *coef, int proportio
     return (proportional && used == 0) ? 1u : used;
 }
 
+/* ---- the fit engine's steps (shared by the batch fit, model_fit.c, and the incremental
+ * fit, model_fit_inc.c: the two fronts reach the same least-squares problems from grouped
+ * samples or from a triangular factor, then decide with these) ---- */
+
+#define WPART_FIT_RANK_TOL 1e-9   /* reject a candidate when |R_jj| (unit-norm columns) < this */
+#define WPART_FIT_MONO_TOL 1e-12  /* relative tolerance of the non-decreasing check */
+#define WPART_FIT_SSE_FLOOR 1e-24 /* SSE floor relative to sum w t^2 */
+#define WPART_FIT_MAXK 4          /* at most 3 basis functions + constant */
+
+/* Householder reflection of column v at position d over rows d..hi-1, applied to the columns
+ * tg[0..ntg) in order. Returns 0 when the column's norm below d is under the rank tolerance;
+ * else 1 with R_dd in *alpha. Every QR of both fits goes through it. */
+static inline int fit_reflect(double *v, int64_t d, int64_t hi, double *const *tg, int ntg,
+                              double *alpha)
+{
+    double nrm = 0.0;
+    for (int64_t r = d; r < hi; r++) {
+        nrm += v[r] * v[r];
+    }
+    nrm = sqrt(nrm);
+    if (nrm < WPART_FIT_RANK_TOL) {
+        return 0;
+    }
+    double al = v[d] > 0.0 ? -nrm : nrm; /* R_dd = al, |al| = nrm */
+    v[d] -= al;                          /* v = x - al e_d */
+    double vn2 = 0.0;
+    for (int64_t r = d; r < hi; r++) {
+        vn2 += v[r] * v[r];
+    }
+    if (vn2 > 0.0) {
+        for (int c = 0; c < ntg; c++) {
+            double *w = tg[c], dot = 0.0;
+            for (int64_t r = d; r < hi; r++) {
+                dot += v[r] * w[r];
+            }
+            double fct = 2.0 * dot / vn2;
+            for (int64_t r = d; r < hi; r++) {
+                w[r] -= fct * v[r];
+            }
+        }
+    }
+    *alpha = al;
+    return 1;
+}
+
+/* The AICc of a candidate with k coefficients, weighted SSE sse and effective sample count me. */
+static inline double fit_aicc(double sse, double me, int k)
+{
+    return (sse > 0.0 ? me * log(sse / me) : -INFINITY) + 2.0 * k +
+           2.0 * k * (k + 1) / (me - k - 1);
+}
+
+/* The order of candidates: lower AICc, then fewer coefficients, then the smaller key
+ * (mask << 1 | constant). 1 when (score, k, key) comes before (bscore, bk, bkey). */
+static inline int fit_before(double score, int k, uint32_t key, double bscore, int bk,
+                             uint32_t bkey)
+{
+    if (score != bscore) {
+        return score < bscore;
+    }
+    return k < bk || (k == bk && key < bkey);
+}
+
+/* One point of the admissibility test (the model at grid point i is f): finite, > 0 and not
+ * below the previous point *prev (relative tolerance). 0 when it fails. */
+static inline int fit_grid_ok(double f, int i, double *prev)
+{
+    if (!isfinite(f) || !(f > 0.0)) {
+        return 0;
+    }
+    if (i > 0 && f < *prev - WPART_FIT_MONO_TOL * fabs(*prev)) {
+        return 0;
+    }
+    *prev = f;
+    return 1;
+}
+
+/* The proportional fallback F = c1 u from its normal equation's sums (num = sum w t u,
+ * den = sum w u^2): every other coefficient 0, c1 >= 0. */
+static inline void fit_proportional(double num, double den, double *coef, double *c0)
+{
+    for (int i = 0; i < WPART_DYN_NBASIS; i++) {
+        coef[i] = 0.0;
+    }
+    *c0 = 0.0;
+    coef[0] = den > 0.0 ? fmax(num / den, 0.0) : 0.0;
+}
+
+/* The transfer model G = a1 u + a2 from the decay-weighted means (ub, tb), co-moments (sxy, sxx)
+ * and, for the proportional fallback, the plain sums num = sum w u t, den = sum w u^2; md the
+ * number of distinct sizes. a1, a2 >= 0. */
+static inline void fit_xfer(int64_t md, double ub, double tb, double sxy, double sxx, double num,
+                            double den, double *a1_out, double *a2_out)
+{
+    double a1 = 0.0, a2 = tb;
+    if (md >= 2) {
+        a1 = sxx > 0.0 ? sxy / sxx : 0.0;
+        a2 = tb - a1 * ub;
+        if (a1 < 0.0) {
+            a1 = 0.0;
+            a2 = tb;
+        } else if (a2 < 0.0) {
+            a1 = den > 0.0 ? fmax(num / den, 0.0) : 0.0;
+            a2 = 0.0;
+        }
+    }
+    *a1_out = a1;
+    *a2_out = fmax(a2, 0.0);
+}
+
+/* The last step of both fits: the model of terms `used` (coef, c0; wpart_dynamic_model_fit's
+ * kind 0 AICc choice, 1 affine bootstrap, 2 proportional), transfer (a1, a2), over samples of
+ * scale x_scale with evaluation domain [x_a, x_b], into *out with its evaluation domain values.
+ * EINTERNAL when the model is not finite there. */
+wpart_status_t wpart_i_fit_finish(uint32_t used, const double *coef, double c0, double a1,
+                                  double a2, double x_scale, double x_a, double x_b, double sse,
+                                  double aicc, int64_t m, int64_t md, int kind,
+                                  double slope_floor, wpart_dynamic_model_t *out);
+
 static inline double basis(int i, double u)
 {
     switch (i) {

@@ -10,10 +10,7 @@
 #include "wpart/dynamic_model.h"
 #include "fit_inc.h"
 
-#define FIT_RANK_TOL 1e-9   /* reject a candidate when |R_jj| (unit-norm columns) < this */
-#define FIT_MONO_TOL 1e-12  /* relative tolerance of the non-decreasing check */
-#define FIT_SSE_FLOOR 1e-24 /* SSE floor relative to sum w t^2 */
-#define FIT_MAXK 4          /* at most 3 basis functions + constant */
+#define FIT_MAXK WPART_FIT_MAXK
 
 void wpart_dynamic_fit_opts_init(wpart_dynamic_fit_opts_t *o)
 {
@@ -33,36 +30,34 @@ void wpart_dynamic_fit_opts_init(wpart_dynamic_fit_opts_t *o)
 
 /* ---------------------------------------------------------------- evaluation ---------- */
 
+/* The size a part of the model is evaluated at: x raised to the domain's start; 0 with *v set
+ * when no model is needed (no valid model or x <= 0: 0; x NaN: NaN). */
+static int eval_at(const wpart_dynamic_model_t *pm, double *x, double *v)
+{
+    if (!pm || !pm->valid || !(*x > 0.0)) {
+        *v = (pm && pm->valid && isnan(*x)) ? NAN : 0.0;
+        return 0;
+    }
+    if (*x < pm->x_a) {
+        *x = pm->x_a;
+    }
+    return 1;
+}
+
 double wpart_dynamic_model_eval_xfer(const wpart_dynamic_model_t *pm, double x)
 {
-    if (!pm || !pm->valid) {
-        return 0.0;
-    }
-    if (isnan(x)) {
-        return NAN;
-    }
-    if (x <= 0.0) {
-        return 0.0;
-    }
-    if (x < pm->x_a) {
-        x = pm->x_a;
+    double v;
+    if (!eval_at(pm, &x, &v)) {
+        return v;
     }
     return pm->g_slope * (x / pm->x_scale) + pm->g_icept;
 }
 
 double wpart_dynamic_model_eval_comp(const wpart_dynamic_model_t *pm, double x)
 {
-    if (!pm || !pm->valid) {
-        return 0.0;
-    }
-    if (isnan(x)) {
-        return NAN;
-    }
-    if (x <= 0.0) {
-        return 0.0;
-    }
-    if (x < pm->x_a) {
-        x = pm->x_a;
+    double v;
+    if (!eval_at(pm, &x, &v)) {
+        return v;
     }
     if (x > pm->x_b) {
         double fb = f_raw(pm->mask, pm->coef, pm->c0, pm->x_b / pm->x_scale);
@@ -279,13 +274,9 @@ static int admissible(const fit_ctx_t *c, uint32_t mask, const double *coef, dou
             double x = i == G - 1 ? c->x_b : c->x_a * pow(ratio, (double)i / (double)(G - 1));
             f = f_raw(mask, coef, c0, x / c->x_scale);
         }
-        if (!isfinite(f) || !(f > 0.0)) {
+        if (!fit_grid_ok(f, i, &prev)) {
             return 0;
         }
-        if (i > 0 && f < prev - FIT_MONO_TOL * fabs(prev)) {
-            return 0;
-        }
-        prev = f;
     }
     return 1;
 }
@@ -336,44 +327,17 @@ static int fit_candidate(const fit_ctx_t *c, uint32_t mask, int cst, double *coe
     for (int64_t g = 0; g < md; g++) {
         b[g] = sqrt(c->W[g]) * c->mc[g];
     }
-    /* Householder: column j of a (column-major, leading dimension md) */
+    /* Householder: column j of a (column-major, leading dimension md), then b */
     for (int j = 0; j < k; j++) {
-        double *v = a + (int64_t)j * md;
-        double nrm = 0.0;
-        for (int64_t g = j; g < md; g++) {
-            nrm += v[g] * v[g];
+        double *tg[FIT_MAXK];
+        int nt = 0;
+        for (int jj = j + 1; jj < k; jj++) {
+            tg[nt++] = a + (int64_t)jj * md;
         }
-        nrm = sqrt(nrm);
-        if (nrm < FIT_RANK_TOL) {
-            return 0;
+        tg[nt++] = b;
+        if (!fit_reflect(a + (int64_t)j * md, j, md, tg, nt, &z[j])) {
+            return 0; /* keep R_jj in z; the rest of R is in the upper part of a */
         }
-        double alpha = v[j] > 0.0 ? -nrm : nrm; /* R_jj = alpha, |alpha| = nrm */
-        v[j] -= alpha;                          /* v = x - alpha e_j */
-        double vnorm2 = 0.0;
-        for (int64_t g = j; g < md; g++) {
-            vnorm2 += v[g] * v[g];
-        }
-        if (vnorm2 > 0.0) {
-            for (int jj = j + 1; jj < k; jj++) {
-                double *w = a + (int64_t)jj * md, dot = 0.0;
-                for (int64_t g = j; g < md; g++) {
-                    dot += v[g] * w[g];
-                }
-                double f = 2.0 * dot / vnorm2;
-                for (int64_t g = j; g < md; g++) {
-                    w[g] -= f * v[g];
-                }
-            }
-            double dot = 0.0;
-            for (int64_t g = j; g < md; g++) {
-                dot += v[g] * b[g];
-            }
-            double f = 2.0 * dot / vnorm2;
-            for (int64_t g = j; g < md; g++) {
-                b[g] -= f * v[g];
-            }
-        }
-        z[j] = alpha; /* keep R_jj; the rest of R is in the upper part of a */
     }
     /* back substitution: R y = (Q^T b)[0..k) */
     double y[FIT_MAXK];
@@ -397,9 +361,7 @@ static void proportional(const fit_ctx_t *c, double *coef, double *c0)
         num += c->W[g] * c->mc[g] * c->u[g];
         den += c->W[g] * c->u[g] * c->u[g];
     }
-    memset(coef, 0, sizeof(double) * WPART_DYN_NBASIS);
-    *c0 = 0.0;
-    coef[0] = den > 0.0 ? fmax(num / den, 0.0) : 0.0;
+    fit_proportional(num, den, coef, c0);
 }
 
 static int popcount7(uint32_t v)
@@ -549,24 +511,12 @@ wpart_status_t wpart_dynamic_model_fit(const int64_t *x, const double *t_comp,
         md++;
     }
 
-    fit_ctx_t c;
-    memset(&c, 0, sizeof c);
-    c.md = md;
-    c.u = gu;
-    c.W = gW;
-    c.mc = gmc;
-    c.ss_within = ss_within;
-    c.sse_floor = FIT_SSE_FLOOR * swt2;
-    c.m_eff = sd * sd / sd2;
-    c.m = mu;
-    c.a = ga;
-    c.b = gb;
-    c.x_scale = (double)x_hi;
-    c.x_b = 2.0 * (double)x_hi;
-    c.x_a = fmin(fmax((double)quantum, (double)x_lo / 8.0), c.x_b);
-    c.grid = o->grid_points;
-    c.B = gB;
-    c.bstride = mu;
+    double x_b = 2.0 * (double)x_hi;
+    fit_ctx_t c = {.md = md, .u = gu, .W = gW, .mc = gmc, .ss_within = ss_within,
+                   .sse_floor = WPART_FIT_SSE_FLOOR * swt2, .m_eff = sd * sd / sd2, .m = mu,
+                   .a = ga, .b = gb, .B = gB, .bstride = mu, .x_scale = (double)x_hi,
+                   .x_b = x_b, .x_a = fmin(fmax((double)quantum, (double)x_lo / 8.0), x_b),
+                   .grid = o->grid_points};
     double GB[WPART_DYN_NBASIS * 128]; /* basis values on the grid (when it fits) */
     for (int64_t g = 0; g < md; g++) {
         for (int i = 0; i < WPART_DYN_NBASIS; i++) {
@@ -612,11 +562,9 @@ wpart_status_t wpart_dynamic_model_fit(const int64_t *x, const double *t_comp,
                     continue;
                 }
                 double sse = fmax(fit_sse(&c, sm, cf, cc), c.sse_floor);
-                double me = c.m_eff;
-                double score = (sse > 0.0 ? me * log(sse / me) : -INFINITY) + 2.0 * k +
-                               2.0 * k * (k + 1) / (me - k - 1);
+                double score = fit_aicc(sse, c.m_eff, k);
                 uint32_t key = (sm << 1) | (uint32_t)cst;
-                if (!found || score < best || (score == best && (k < bk || (k == bk && key < bkey)))) {
+                if (!found || fit_before(score, k, key, best, bk, bkey)) {
                     found = 1;
                     best = score;
                     bk = k;
@@ -662,52 +610,43 @@ wpart_status_t wpart_dynamic_model_fit(const int64_t *x, const double *t_comp,
                 tb += (gWd[g] / Wt) * (gmx[g] - tb);
             }
         }
-        if (md >= 2) {
-            double sxy = 0.0, sxx = 0.0;
-            for (int64_t g = 0; g < md; g++) {
-                sxy += gWd[g] * (gu[g] - ub) * (gmx[g] - tb);
-                sxx += gWd[g] * (gu[g] - ub) * (gu[g] - ub);
-            }
-            a1 = sxx > 0.0 ? sxy / sxx : 0.0;
-            a2 = tb - a1 * ub;
-            if (a1 < 0.0) {
-                a1 = 0.0;
-                a2 = tb;
-            } else if (a2 < 0.0) {
-                double num = 0.0, den = 0.0;
-                for (int64_t g = 0; g < md; g++) {
-                    num += gWd[g] * gu[g] * gmx[g];
-                    den += gWd[g] * gu[g] * gu[g];
-                }
-                a1 = den > 0.0 ? fmax(num / den, 0.0) : 0.0;
-                a2 = 0.0;
-            }
-        } else {
-            a1 = 0.0;
-            a2 = tb;
+        double sxy = 0.0, sxx = 0.0, num = 0.0, den = 0.0;
+        for (int64_t g = 0; g < md && md >= 2; g++) {
+            sxy += gWd[g] * (gu[g] - ub) * (gmx[g] - tb);
+            sxx += gWd[g] * (gu[g] - ub) * (gu[g] - ub);
+            num += gWd[g] * gu[g] * gmx[g];
+            den += gWd[g] * gu[g] * gu[g];
         }
-        a2 = fmax(a2, 0.0);
+        fit_xfer(md, ub, tb, sxy, sxx, num, den, &a1, &a2);
     }
+    /* 10. the model and its evaluation domain */
+    WPART_CHECK(wpart_i_fit_finish(used, coef, c0, a1, a2, (double)x_hi, c.x_a, c.x_b,
+                                   fit_sse(&c, used, coef, c0), aicc, mu, md, kind,
+                                   o->slope_floor, out));
+cleanup:
+    if (st != WPART_OK) {
+        memset(out, 0, sizeof *out);
+    }
+    free(owned);
+    return st;
+}
 
-    out->mask = used;
-    memcpy(out->coef, coef, sizeof coef);
-    out->c0 = c0;
-    out->x_scale = (double)x_hi;
-    out->g_slope = a1;
-    out->g_icept = a2;
-    out->x_a = c.x_a;
-    out->x_b = c.x_b;
-    out->sse = fit_sse(&c, used, coef, c0);
-    out->aicc = aicc;
-    out->m = (int32_t)mu;
-    out->m_distinct = (int32_t)md;
-    out->kind = kind;
-    /* 10. evaluation domain */
-    double ua = c.x_a / c.x_scale, ubb = c.x_b / c.x_scale;
+wpart_status_t wpart_i_fit_finish(uint32_t used, const double *coef, double c0, double a1,
+                                  double a2, double x_scale, double x_a, double x_b, double sse,
+                                  double aicc, int64_t m, int64_t md, int kind,
+                                  double slope_floor, wpart_dynamic_model_t *out)
+{
+    wpart_status_t st = WPART_OK;
+    *out = (wpart_dynamic_model_t){.mask = used, .c0 = c0, .x_scale = x_scale, .g_slope = a1,
+                                   .g_icept = a2, .x_a = x_a, .x_b = x_b, .sse = sse,
+                                   .aicc = aicc, .m = (int32_t)m, .m_distinct = (int32_t)md,
+                                   .kind = kind};
+    memcpy(out->coef, coef, sizeof out->coef);
+    double ua = x_a / x_scale, ubb = x_b / x_scale;
     out->e_a = f_raw(used, coef, c0, ua) + a1 * ua + a2;
     out->e_b = f_raw(used, coef, c0, ubb) + a1 * ubb + a2;
-    double deriv = (f_raw_deriv(used, coef, ubb) + a1) / c.x_scale;
-    out->slope_hi = fmax(isfinite(deriv) ? deriv : 0.0, o->slope_floor * out->e_b / c.x_b);
+    double deriv = (f_raw_deriv(used, coef, ubb) + a1) / x_scale;
+    out->slope_hi = fmax(isfinite(deriv) ? deriv : 0.0, slope_floor * out->e_b / x_b);
     if (!isfinite(out->e_a) || !isfinite(out->e_b) || !isfinite(out->slope_hi)) {
         WPART_FAIL(WPART_EINTERNAL, "fitted model is not finite on its domain");
     }
@@ -716,9 +655,5 @@ wpart_status_t wpart_dynamic_model_fit(const int64_t *x, const double *t_comp,
     }
     out->valid = 1;
 cleanup:
-    if (st != WPART_OK) {
-        memset(out, 0, sizeof *out);
-    }
-    free(owned);
     return st;
 }

@@ -12,10 +12,7 @@
 #include "internal.h"
 #include "fit_inc.h"
 
-#define FI_RANK_TOL 1e-9   /* as FIT_RANK_TOL of model_fit.c */
-#define FI_MONO_TOL 1e-12  /* as FIT_MONO_TOL */
-#define FI_SSE_FLOOR 1e-24 /* as FIT_SSE_FLOOR */
-#define FI_MAXK 4
+#define FI_MAXK WPART_FIT_MAXK
 #define NC WPART_FI_COLS
 #define C_ONE 7
 #define C_T 8
@@ -199,42 +196,6 @@ wpart_status_t wpart_i_fitinc_push(wpart_i_fitinc_t *f, const wpart_dynamic_fit_
 
 /* ---- the fit ---- */
 
-/* Householder reflection of column v at position d over rows d..hi-1 (R is triangular, so the
- * column is zero below hi), applied to the columns tg[0..ntg). Returns 0 when |R_dd| is below
- * the rank tolerance. Every QR of the fit
- * (fi_candidate and the depth-first pass) goes through it, so both give the same values. */
-static int q_reflect(double *v, int d, int hi, double *const *tg, int ntg, double *alpha)
-{
-    double nrm = 0.0;
-    for (int r = d; r < hi; r++) {
-        nrm += v[r] * v[r];
-    }
-    nrm = sqrt(nrm);
-    if (nrm < FI_RANK_TOL) {
-        return 0;
-    }
-    double al = v[d] > 0.0 ? -nrm : nrm;
-    v[d] -= al;
-    double vn2 = 0.0;
-    for (int r = d; r < hi; r++) {
-        vn2 += v[r] * v[r];
-    }
-    if (vn2 > 0.0) {
-        for (int c = 0; c < ntg; c++) {
-            double *w = tg[c], dot = 0.0;
-            for (int r = d; r < hi; r++) {
-                dot += v[r] * w[r];
-            }
-            double fct = 2.0 * dot / vn2;
-            for (int r = d; r < hi; r++) {
-                w[r] -= fct * v[r];
-            }
-        }
-    }
-    *alpha = al;
-    return 1;
-}
-
 /* Least squares over the columns col_of[0..k) of R against its t column: unit-norm columns,
  * Householder QR on the 9 rows (the same rank test as model_fit.c). Returns 1 and fills
  * coef/c0/sse, or 0 when rank-deficient. */
@@ -265,7 +226,7 @@ static int fi_candidate(const double *R, const double *inv_norm, const int *col_
             tg[nt++] = a[jj];
         }
         tg[nt++] = b;
-        if (!q_reflect(a[j], j, lim[j], tg, nt, &z[j])) {
+        if (!fit_reflect(a[j], j, lim[j], tg, nt, &z[j])) {
             return 0;
         }
     }
@@ -391,7 +352,7 @@ static int cand_triangle(cand_t *c, const double (*root)[NC])
         for (int j = d + 1; j < nb + 2; j++) {
             tg[nt++] = a[j];
         }
-        if (!q_reflect(a[d], d, cols[d] + 1, tg, nt, &c->z[d])) {
+        if (!fit_reflect(a[d], d, cols[d] + 1, tg, nt, &c->z[d])) {
             return 0;
         }
         c->col_of[d] = cols[d];
@@ -402,7 +363,7 @@ static int cand_triangle(cand_t *c, const double (*root)[NC])
             c->rk[i][nb] = one[i]; /* its rows < nb: before the constant's own reflection */
         }
         double *t1[1] = {t};
-        if (!q_reflect(one, nb, C_ONE + 1, t1, 1, &c->z[nb])) {
+        if (!fit_reflect(one, nb, C_ONE + 1, t1, 1, &c->z[nb])) {
             return 0;
         }
         c->col_of[nb] = -1;
@@ -431,19 +392,12 @@ static int cand_coefs(cand_t *c, const double *inv_norm)
         }
         y[j] = s / c->z[j];
     }
-    memset(c->coef, 0, sizeof c->coef);
-    c->c0 = 0.0;
+    double scale[FI_MAXK];
     for (int j = 0; j < k; j++) {
-        int col = c->col_of[j] < 0 ? C_ONE : c->col_of[j];
-        double v = y[j] * inv_norm[col];
-        if (!isfinite(v)) {
-            return 0;
-        }
-        if (c->col_of[j] < 0) {
-            c->c0 = v;
-        } else {
-            c->coef[col] = v;
-        }
+        scale[j] = inv_norm[c->col_of[j] < 0 ? C_ONE : c->col_of[j]];
+    }
+    if (!fit_unscale(y, scale, c->col_of, k, c->coef, &c->c0)) {
+        return 0;
     }
     c->have_coef = 1;
     return 1;
@@ -473,7 +427,7 @@ static void q_candidates(qctx_t *x, const qnode_t *nd, int d, int c, const doubl
         memcpy(one, c_one, sizeof one);
         memcpy(bt, c_t, sizeof bt);
         col_of[nb] = -1;
-        if (q_reflect(one, nb, C_ONE + 1, t1, 1, &al)) {
+        if (fit_reflect(one, nb, C_ONE + 1, t1, 1, &al)) {
             q_emit(x, col_of, nb + 1, bt, 1);
         }
     }
@@ -490,7 +444,7 @@ static void q_dfs(qctx_t *x, const qnode_t *nd, int d, int first)
             memcpy(col[0], nd->a[c], sizeof col[0]);
             memcpy(col[1], nd->a[C_ONE], sizeof col[1]);
             memcpy(col[2], nd->a[C_T], sizeof col[2]);
-            if (q_reflect(col[0], d, c + 1, tg, 2, &al)) {
+            if (fit_reflect(col[0], d, c + 1, tg, 2, &al)) {
                 q_candidates(x, nd, d, c, col[1], col[2]);
             }
             continue;
@@ -505,7 +459,7 @@ static void q_dfs(qctx_t *x, const qnode_t *nd, int d, int first)
             tg[nt++] = ch.a[cc];
         }
         double al;
-        if (!q_reflect(ch.a[c], d, c + 1, tg, nt, &al)) {
+        if (!fit_reflect(ch.a[c], d, c + 1, tg, nt, &al)) {
             continue; /* rank-deficient: so is every superset with this prefix */
         }
         q_candidates(x, nd, d, c, ch.a[C_ONE], ch.a[C_T]);
@@ -525,13 +479,9 @@ static int fi_admissible(uint32_t mask, const double *coef, double c0, const dou
                 f += coef[j] * basis(j, u);
             }
         }
-        if (!isfinite(f) || !(f > 0.0)) {
+        if (!fit_grid_ok(f, i, &prev)) {
             return 0;
         }
-        if (i > 0 && f < prev - FI_MONO_TOL * fabs(prev)) {
-            return 0;
-        }
-        prev = f;
     }
     return 1;
 }
@@ -608,13 +558,9 @@ static int fg_admissible(wpart_i_fitgrid_t *g, uint32_t mask, const double *coef
         for (int a = 0; a < nj; a++) {
             f += coef[js[a]] * g->tab[(size_t)js[a] * G + i];
         }
-        if (!isfinite(f) || !(f > 0.0)) {
+        if (!fit_grid_ok(f, i, &prev)) {
             return 0;
         }
-        if (i > 0 && f < prev - FI_MONO_TOL * fabs(prev)) {
-            return 0;
-        }
-        prev = f;
     }
     return 1;
 }
@@ -623,19 +569,14 @@ static int fg_admissible(wpart_i_fitgrid_t *g, uint32_t mask, const double *coef
 static double fi_score(cand_t *c, double me)
 {
     if (isnan(c->score)) {
-        int k = c->k;
-        c->score = (c->sse > 0.0 ? me * log(c->sse / me) : -INFINITY) + 2.0 * k +
-                   2.0 * k * (k + 1) / (me - k - 1);
+        c->score = fit_aicc(c->sse, me, c->k);
     }
     return c->score;
 }
 
 static int cand_before(const cand_t *a, const cand_t *b)
 {
-    if (a->score != b->score) {
-        return a->score < b->score;
-    }
-    return a->k < b->k || (a->k == b->k && a->key < b->key);
+    return fit_before(a->score, a->k, a->key, b->score, b->k, b->key);
 }
 
 wpart_status_t wpart_i_fitinc_fit(const wpart_i_fitinc_t *f, int64_t quantum,
@@ -661,7 +602,7 @@ wpart_status_t wpart_i_fitinc_fit_g(const wpart_i_fitinc_t *f, int64_t quantum,
     double x_scale = (double)f->x_hi, x_b = 2.0 * x_scale;
     double x_a = fmin(fmax((double)quantum, (double)f->x_lo / 8.0), x_b);
     double m_eff = f->sd * f->sd / f->sd2;
-    double sse_floor = FI_SSE_FLOOR * f->swt2;
+    double sse_floor = WPART_FIT_SSE_FLOOR * f->swt2;
     double coef[WPART_DYN_NBASIS], c0 = 0.0, aicc = NAN;
     uint32_t mask = 1u;
     int kind = 2;
@@ -776,9 +717,7 @@ wpart_status_t wpart_i_fitinc_fit_g(const wpart_i_fitinc_t *f, int64_t quantum,
             num += R[r * NC + 0] * R[r * NC + C_T];
             den += R[r * NC + 0] * R[r * NC + 0];
         }
-        memset(coef, 0, sizeof coef);
-        c0 = 0.0;
-        coef[0] = den > 0.0 ? fmax(num / den, 0.0) : 0.0;
+        fit_proportional(num, den, coef, &c0);
         mask = 1u;
     }
     /* mask holds only the terms with a coefficient (for a clean model) */
@@ -788,47 +727,11 @@ wpart_status_t wpart_i_fitinc_fit_g(const wpart_i_fitinc_t *f, int64_t quantum,
     if (f->any_tx) {
         double ub = f->txb / x_scale, tb = f->ttb;
         double sxy = f->tcxy / x_scale, sxx = f->tcxx / (x_scale * x_scale);
-        if (md >= 2) {
-            a1 = sxx > 0.0 ? sxy / sxx : 0.0;
-            a2 = tb - a1 * ub;
-            if (a1 < 0.0) {
-                a1 = 0.0;
-                a2 = tb;
-            } else if (a2 < 0.0) {
-                double num = sxy + f->tW * ub * tb, den = sxx + f->tW * ub * ub;
-                a1 = den > 0.0 ? fmax(num / den, 0.0) : 0.0;
-                a2 = 0.0;
-            }
-        } else {
-            a2 = tb;
-        }
-        a2 = fmax(a2, 0.0);
+        fit_xfer(md, ub, tb, sxy, sxx, sxy + f->tW * ub * tb, sxx + f->tW * ub * ub, &a1, &a2);
     }
-    out->mask = used;
-    memcpy(out->coef, coef, sizeof coef);
-    out->c0 = c0;
-    out->x_scale = x_scale;
-    out->g_slope = a1;
-    out->g_icept = a2;
-    out->x_a = x_a;
-    out->x_b = x_b;
-    out->sse = fi_sse(R, used, coef, c0);
-    out->aicc = aicc;
-    out->m = (int32_t)mu;
-    out->m_distinct = (int32_t)md;
-    out->kind = kind;
-    double ua = x_a / x_scale, ubb = x_b / x_scale;
-    out->e_a = f_raw(used, coef, c0, ua) + a1 * ua + a2;
-    out->e_b = f_raw(used, coef, c0, ubb) + a1 * ubb + a2;
-    double deriv = (f_raw_deriv(used, coef, ubb) + a1) / x_scale;
-    out->slope_hi = fmax(isfinite(deriv) ? deriv : 0.0, o->slope_floor * out->e_b / x_b);
-    if (!isfinite(out->e_a) || !isfinite(out->e_b) || !isfinite(out->slope_hi)) {
-        WPART_FAIL(WPART_EINTERNAL, "fitted model is not finite on its domain");
-    }
-    if (out->e_a > out->e_b) {
-        out->e_a = out->e_b;
-    }
-    out->valid = 1;
+    WPART_CHECK(wpart_i_fit_finish(used, coef, c0, a1, a2, x_scale, x_a, x_b,
+                                   fi_sse(R, used, coef, c0), aicc, mu, md, kind,
+                                   o->slope_floor, out));
 cleanup:
     if (st != WPART_OK) {
         memset(out, 0, sizeof *out);
