@@ -26,6 +26,7 @@ from .. import _core
 from .._result import Result, new_axes
 from .._validate import as_array, as_bool, as_sequence, as_float, choice, core_time_limit, deprecated_attr, renamed
 from ._balancer import count
+from .._docs import fill_doc
 
 __all__ = [
     "BASIS",
@@ -384,6 +385,7 @@ def _check_order(lb: Any, ub: Any) -> None:
             raise WpartValueError(f"`lb` > `ub` at index {bad[0]}")
 
 
+@fill_doc
 def solve_equal_time(
     models: Sequence[PerfModel | Callable[[Any], Any]],
     S: float,
@@ -429,11 +431,7 @@ def solve_equal_time(
         The water level: the common time of the PUs strictly inside their bounds. A PU held
         at its lower bound may take longer (``E_p(lb_p) > T``).
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
 
     Notes
     -----

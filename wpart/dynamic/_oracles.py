@@ -36,6 +36,7 @@ from ._baselines import FixedBlocks
 from ._model import round_blocks, solve_equal_time
 from ._sim import Platform, simulate
 from ._trace import ColumnsDict
+from .._docs import fill_doc
 
 __all__ = ["OracleResult", "oracle_oneshot", "oracle_stepped", "true_curves", "dmda_calibration"]
 
@@ -152,6 +153,7 @@ def _solve_round(curves: list[Callable[[float], float]], S: int, q: int) -> tupl
     return blocks, float(T), float(pred)
 
 
+@fill_doc
 @renamed(total="n")
 def oracle_oneshot(platform: Platform, n: int, *, quantum: int = 1,
                    time_limit: float | None = None, progress: Any = False) -> OracleResult:
@@ -182,11 +184,7 @@ def oracle_oneshot(platform: Platform, n: int, *, quantum: int = 1,
         ``kind="oneshot"``, ``status="optimal"``, ``S = n``, ``makespan = T*_oneshot``
         (predicted); :meth:`OracleResult.balancer` gives the ``Static`` balancer that runs it.
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
     """
     W = count(n, "n")
     q = count(quantum, "quantum")
@@ -206,6 +204,7 @@ def oracle_oneshot(platform: Platform, n: int, *, quantum: int = 1,
                         kind="oneshot", blocks=blocks, S=W, makespan=pred, T_cont=T, n=W)
 
 
+@fill_doc
 @renamed(total="n")
 def oracle_stepped(
     platform: Platform,
@@ -254,11 +253,7 @@ def oracle_stepped(
         ``kind="stepped"``; unpacks as ``blocks, S, makespan``; ``table`` lists every ``S``
         simulated.
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
     """
     W = count(n, "n")
     q = count(quantum, "quantum")

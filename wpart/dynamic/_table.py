@@ -19,6 +19,7 @@ from .._methods import Method, MethodTable
 from ._balancer import Balancer, Greedy, StaticEqual, m_n
 from ._baselines import HDSS, AcostaRP, Asymmetric, DmdaLike, NaiveProfile, StaticPeak
 from ._plbhac import PLBHAC, PLBHeC
+from .._docs import fill_doc
 
 __all__ = ["BALANCERS", "make_balancer"]
 
@@ -135,6 +136,7 @@ BALANCERS = MethodTable("dynamic", [
 ])  # fmt: skip
 
 
+@fill_doc
 def make_balancer(name: str, m: int, n: int, *, platform: Any = None, seed: int = 0,
                   **options: Any) -> Balancer:
     """A fresh balancer by name (one of ``BALANCERS.names``), with defaults for `platform`.
@@ -158,11 +160,7 @@ def make_balancer(name: str, m: int, n: int, *, platform: Any = None, seed: int 
     Balancer
         A fresh (unstarted) balancer.
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
     """
     meth = BALANCERS.choose(name, "balancer")
     m, n = m_n(m, n)

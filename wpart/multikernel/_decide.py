@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 from .. import _core
 from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
 from .._validate import as_array, as_float, as_int, as_sequence
+from .._docs import fill_doc
 
 __all__ = [
     "MK_DEFAULTS",
@@ -188,6 +189,7 @@ def split(total: int, shares: Any, quanta: Any) -> tuple[NDArray[np.int64], NDAr
     return _core.multikernel_split(t, s, q)
 
 
+@fill_doc
 def quantum(constraints: Any) -> int:
     """The quantum of an execution: the smallest partition size (in units) meeting every
     constraint "``n * a`` is a multiple of ``b``".
@@ -205,11 +207,7 @@ def quantum(constraints: Any) -> int:
     -------
     int
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
 
     Examples
     --------
@@ -232,6 +230,7 @@ def quantum(constraints: Any) -> int:
     return _core.multikernel_quantum(a, b)
 
 
+@fill_doc
 def level_of_parallelism(cpu_subdevices: int, overlap: int, n_gpus: int, *, cpu_used: bool = True,
                          gpu_used: bool = True) -> int:
     """Number of parallel executions: ``[cpu used] * C(f) + [gpu used] * overlap * n_gpus``.
@@ -255,11 +254,7 @@ def level_of_parallelism(cpu_subdevices: int, overlap: int, n_gpus: int, *, cpu_
     int
         The level of parallelism.
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
 
     Examples
     --------
@@ -275,6 +270,7 @@ def level_of_parallelism(cpu_subdevices: int, overlap: int, n_gpus: int, *, cpu_
         as_bool(cpu_used, "cpu_used"), as_bool(gpu_used, "gpu_used"))
 
 
+@fill_doc
 def seed_share(gpu_scores: Any, cpu_score: float) -> float:
     """GPU share for an empty knowledge base: ``sum(gpu_scores) / (sum(gpu_scores) + cpu_score)``.
 
@@ -293,11 +289,7 @@ def seed_share(gpu_scores: Any, cpu_score: float) -> float:
     float
         The GPU share of the first run, in [0, 1].
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
 
     Examples
     --------
@@ -309,6 +301,7 @@ def seed_share(gpu_scores: Any, cpu_score: float) -> float:
                                as_float(cpu_score, "cpu_score", minimum=0.0))
 
 
+@fill_doc
 def gpu_fractions(gpu_scores: Any, s: float) -> NDArray[np.float64]:
     """Static split of the GPU share `s` among GPUs in proportion to their scores (Sec. 3.1
     of [Soldado 2016]: measured once at install time, never changed at run time).
@@ -325,11 +318,7 @@ def gpu_fractions(gpu_scores: Any, s: float) -> NDArray[np.float64]:
     ndarray of float64
         Each GPU's fraction of the GPU share, summing to 1.
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
     """
     g = _f64_vector(gpu_scores, "gpu_scores")
     s = as_float(s, "s", minimum=0.0, maximum=1.0)
@@ -338,6 +327,7 @@ def gpu_fractions(gpu_scores: Any, s: float) -> NDArray[np.float64]:
     return _core.multikernel_exec_shares(s, g, 1, 1)[: g.size].copy()
 
 
+@fill_doc
 def exec_shares(s: float, gpu_scores: Any, *, overlap: int = 1,
                 cpu_subdevices: int = 1) -> NDArray[np.float64]:
     """Share of every parallel execution, in the execution order :func:`split` expects.
@@ -360,11 +350,7 @@ def exec_shares(s: float, gpu_scores: Any, *, overlap: int = 1,
     -------
     ndarray of float64, shape (n_gpus * overlap + cpu_subdevices,)
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
     """
     return _core.multikernel_exec_shares(as_float(s, "s", minimum=0.0, maximum=1.0),
                                 _f64_vector(gpu_scores, "gpu_scores"),
@@ -422,6 +408,7 @@ def _gpu_caps(caps: Any) -> "GpuCaps":
     return caps
 
 
+@fill_doc
 def occupancy(caps: GpuCaps | None, wgs: int, *, lds_per_wg: int = 0,
               vgpr_per_thread: int = 32) -> float:
     """Occupancy in [0, 1] of a work-group size: resident waves per compute unit over the
@@ -443,11 +430,7 @@ def occupancy(caps: GpuCaps | None, wgs: int, *, lds_per_wg: int = 0,
     float
         The occupancy, in (0, 1].
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
     """
     caps = _gpu_caps(caps)
     return _core.multikernel_occupancy(caps._tuple(), as_int(wgs, "wgs", minimum=1, maximum=2**31 - 1),
@@ -456,6 +439,7 @@ def occupancy(caps: GpuCaps | None, wgs: int, *, lds_per_wg: int = 0,
                                      maximum=2**31 - 1))
 
 
+@fill_doc
 def wgs_candidates(*, caps: GpuCaps | None = None, lds_per_wg: int = 0, vgpr_per_thread: int = 32,
                    threshold: float | None = None) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
     """Work-group size candidates of a kernel for profile construction.
@@ -483,11 +467,7 @@ def wgs_candidates(*, caps: GpuCaps | None = None, lds_per_wg: int = 0, vgpr_per
         ``MK_DEFAULTS["occupancy_threshold"]``), by non-increasing occupancy (ties: the larger
         size);
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
     """
     caps = _gpu_caps(caps)
     thr = MK_DEFAULTS["occupancy_threshold"] if threshold is None else threshold
@@ -603,6 +583,7 @@ class ConfigSearch:
         return _core.multikernel_search_get(self._st)[8]
 
 
+@fill_doc
 def balance_ratio(t_dev: Any) -> float:
     """Balance ratio of a run: ``min(t_dev) / max(t_dev)`` in [0, 1] (1 = perfect; an idle
     active device, time 0, gives 0; all zero gives 1).
@@ -617,11 +598,7 @@ def balance_ratio(t_dev: Any) -> float:
     float
         Slowest over fastest device time (1: balanced).
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
     """
     return _core.multikernel_balance_ratio(_f64_vector(t_dev, "t_dev"))
 
@@ -787,6 +764,7 @@ class AdaptiveBinarySearch:
                 "last_dir": last_dir, "steps": steps, "window": window, "band": band}
 
 
+@fill_doc
 def interpolate(X: Any, y: Any, x: Any) -> tuple[NDArray[np.float64], str]:
     """Scattered-data interpolation of stored values at new points (Sec. 3.2.3 of
     [Soldado 2016]).
@@ -812,11 +790,7 @@ def interpolate(X: Any, y: Any, x: Any) -> tuple[NDArray[np.float64], str]:
     method : str
         One of :data:`INTERP_METHODS`.
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
     """
     # ragged, dict, str, sparse, None inside, NaN or inf: a WpartError naming the argument
     Xa = as_array(X, "X", ndims=(1, 2), allow_inf=False)

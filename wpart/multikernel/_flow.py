@@ -26,6 +26,7 @@ from .._validate import as_bool, as_float, as_int, as_time_limit, choice
 from ._decide import (MK_DEFAULTS, MK_PRESETS, AdaptiveBinarySearch, BisectionGenerator,
                       ConfigSearch, ImbalanceDetector, balance_ratio)
 from ._kb import KnowledgeBase, KernelProfile, _workload
+from .._docs import fill_doc
 
 __all__ = ["build_profile", "ProfileBuild", "DecisionLoop", "RunDecision"]
 
@@ -89,6 +90,7 @@ def _measure(measure, n_exec, args):
     return best
 
 
+@fill_doc
 def build_profile(measure: Callable[[str, int, tuple, float], Sequence[float]], *, sct_id: str,
                   workload: Any, kb: KnowledgeBase | None = None,
                   fission: Sequence[str] = ("NONE",), overlaps: Sequence[int] | None = None,
@@ -142,11 +144,7 @@ def build_profile(measure: Callable[[str, int, tuple, float], Sequence[float]], 
     ProfileBuild
         The profile built and the runs it took.
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
     """
     d = MK_DEFAULTS
     if not callable(measure):

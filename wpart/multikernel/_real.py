@@ -34,6 +34,7 @@ from ._decide import split
 from ._flow import DecisionLoop
 from ._kb import KnowledgeBase
 from ._load import LoadInjector
+from .._docs import fill_doc
 
 __all__ = ["PacedWorker", "PacedRuntime", "PacedRun", "adaptive_runs", "AdaptiveRuns"]
 
@@ -373,6 +374,7 @@ def _identity(comp: Any) -> tuple[str, tuple]:
     return str(name), (int(units),)
 
 
+@fill_doc
 def adaptive_runs(runtime: Any, comp: Any, *, runs: int, kb: KnowledgeBase | None = None,
                   loop: DecisionLoop | None = None, load: LoadInjector | None = None,
                   speed: Callable[[int], float] | None = None,
@@ -415,11 +417,7 @@ def adaptive_runs(runtime: Any, comp: Any, *, runs: int, kb: KnowledgeBase | Non
     AdaptiveRuns
         The runs' shares, times and decisions.
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
     """
     runs = as_int(runs, "runs", minimum=1)
     if loop is None:

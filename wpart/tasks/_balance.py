@@ -21,6 +21,7 @@ from .._validate import positional_deprecated
 from ._compress import bounded_ranks
 from ._problem import INT32_LIMIT, Coefficients, Problem
 from ._results import TasksResult, make_result, replace_fields
+from .._docs import fill_doc
 
 __all__ = ["METHODS", "TABLE", "TasksResult", "balance", "brute_force", "evaluate"]
 
@@ -132,6 +133,7 @@ def need_problem(problem: Any, name: str = "problem") -> None:
                              f"read_lbdatafile or Problem(...)), got {type(problem).__name__}")
 
 
+@fill_doc
 @positional_deprecated("assignment")
 def evaluate(problem: Problem, *, assignment: ArrayLike | None = None, alpha: float = 1.0,
              beta: float = 0.0, gamma: float = 0.0, delta: float = 0.0,
@@ -153,11 +155,7 @@ def evaluate(problem: Problem, *, assignment: ArrayLike | None = None, alpha: fl
     TasksResult
         Status ``"feasible"``, or ``"infeasible"`` when a rank exceeds its cap.
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
     """
     need_problem(problem)
     c = Coefficients(alpha=alpha, beta=beta, gamma=gamma, delta=delta)
@@ -167,6 +165,7 @@ def evaluate(problem: Problem, *, assignment: ArrayLike | None = None, alpha: fl
     return make_result(problem, c, cap, a, np.array([w]), "given", {})
 
 
+@fill_doc
 @bounded_ranks
 def brute_force(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma: float = 0.0,
                 delta: float = 0.0, memory_cap: Any = None, preserve_clusters: bool = False,
@@ -199,11 +198,7 @@ def brute_force(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamm
         Status ``"optimal"``, ``"infeasible"`` (no assignment fits the memory caps:
         ``max_load`` is inf, the arrays describe the initial assignment) or ``"time_limit"``.
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
     """
     with progress_hook(progress, total=1.0, desc="brute_force") as hook:
         if hook is not None:

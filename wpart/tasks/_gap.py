@@ -42,6 +42,7 @@ from ._milp import solve_milp
 from ._problem import Coefficients
 from ._results import load_bound
 from .generators import gemma_like
+from .._docs import fill_doc
 
 __all__ = ["DEFAULT_VARIANTS", "GapStudy", "gap_study", "paper_scale_study", "paper_style_instance"]
 
@@ -64,6 +65,7 @@ DEFAULT_VARIANTS: dict[str, dict] = {
 DELTAS = (0.0, 1e-9, 1e-10, 1e-11)
 
 
+@fill_doc
 def paper_style_instance(rng: np.random.Generator, *, ranks=(2, 3), blocks_per_rank=(4, 8),
                          tasks_per_block=(2, 4), load_sigma: float = 0.6):
     """One small Gemma-like instance (the paper's Gemma case, Sec. VI-B, scaled down):
@@ -89,11 +91,7 @@ def paper_style_instance(rng: np.random.Generator, *, ranks=(2, 3), blocks_per_r
     tuple
         ``(problem, (I, K, N), generator_seed)``.
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
     """
     I = int(rng.integers(ranks[0], ranks[1] + 1))
     N = I * int(rng.integers(blocks_per_rank[0], blocks_per_rank[1] + 1))
@@ -208,6 +206,7 @@ def _summary(g: np.ndarray, gc: np.ndarray, thr: float, mem_ok: bool, secs: floa
     }
 
 
+@fill_doc
 @positional_deprecated("seed")
 def gap_study(n_instances: int, *, seed: int = 0,
               variants: Mapping[str, Mapping[str, Any]] | None = None,
@@ -258,11 +257,7 @@ def gap_study(n_instances: int, *, seed: int = 0,
     -------
     GapStudy
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
     """
     n_instances = as_int(n_instances, "n_instances", minimum=1, maximum=2**31 - 1)
     n_seeds = as_int(n_seeds, "n_seeds", minimum=1, maximum=2**31 - 1)
@@ -347,6 +342,7 @@ def gap_study(n_instances: int, *, seed: int = 0,
                     stats={"seconds": secs, "runs": runs * len(var)})
 
 
+@fill_doc
 @renamed(n_ranks="m")
 @positional_deprecated("m", "n_tasks", "n_blocks", "instances", "n_seeds")
 def paper_scale_study(*, m: int = 14, n_tasks: int = 1959, n_blocks: int = 206,
@@ -384,11 +380,7 @@ def paper_scale_study(*, m: int = 14, n_tasks: int = 1959, n_blocks: int = 206,
     dict
         Per variant ``gap_min``, ``gap_median``, ``gap_max`` and ``seconds``, plus ``initial``.
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
     """
     m = as_m(m, "m")
     instances = as_int(instances, "instances", minimum=1)

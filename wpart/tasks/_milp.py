@@ -21,12 +21,14 @@ from .._validate import positional_deprecated
 from ._compress import bounded_ranks
 from ._problem import Coefficients, Problem
 from ._results import TasksResult, load_bound, make_result, replace_fields
+from .._docs import fill_doc
 
 __all__ = ["milp_model", "solve_milp"]
 
 FORMS = ("compact", "paper")
 
 
+@fill_doc
 def milp_model(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma: float = 0.0,
                delta: float = 0.0, memory_cap: Any = None, preserve_clusters: bool = False,
                form: str = "compact", formulation: str = "auto") -> dict:
@@ -73,11 +75,7 @@ def milp_model(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma
         The model's arrays (objective, COO constraint matrix, bounds, variable kinds) and
         its sizes.
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
     """
     _need_problem(problem)
     c = Coefficients(alpha=alpha, beta=beta, gamma=gamma, delta=delta)
