@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
@@ -211,9 +211,6 @@ class Partition1D(Result):
     m: int
     n: int
     speeds: NDArray[np.float64] | None = None
-    status: str = "optimal"
-    message: str = ""
-    stats: dict = field(default_factory=dict, compare=False)
 
     bottleneck = deprecated_attr("bottleneck", "max_load", "Partition1D")
     gap_lb = deprecated_attr("gap_lb", "gap", "Partition1D")

@@ -14,13 +14,14 @@ from numpy.typing import ArrayLike, NDArray
 from . import _core
 from ._errors import WpartTypeError, WpartValueError
 from ._progress import progress_hook
+from ._result import STATUSES as _STATUSES
 from ._result import Result, new_axes
 from ._validate import as_bool, as_float, as_progress, core_time_limit, is_bool
 
 __all__ = ["solve", "write_model", "MilpResult", "STATUSES", "solver_version"]
 
-#: Values of :attr:`MilpResult.status`.
-STATUSES = ("optimal", "feasible", "time_limit", "infeasible", "unbounded", "error")
+#: Values of :attr:`MilpResult.status`: :data:`wpart.STATUSES`, then ``"unbounded"``.
+STATUSES = _STATUSES + ("unbounded",)
 
 _SENSES = ("min", "max")
 _FORMATS = ("lp", "mps")
@@ -70,14 +71,11 @@ class MilpResult(Result):
     x: NDArray[np.float64]
     objective: float
     bound: float
-    status: str
-    message: str
     seconds: float = field(default=0.0, compare=False)
     nodes: int = 0
     gap: float = float("nan")
     stopped_by: str = "none"
     log: str = field(default="", compare=False)
-    stats: dict = field(default_factory=dict, compare=False)
 
     def _has_answer(self) -> bool:
         return self.x.size > 0 and not bool(np.isnan(self.x).all())

@@ -93,12 +93,15 @@ def pct(x: float) -> str:
         return str(x)
 
 
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
 class Result:
     """Base of every wpart result (see the module docstring for the protocol).
 
-    Subclasses are ``@dataclass(frozen=True, eq=False)`` with ``status`` and ``message`` among
-    their fields; this class gives them ``success``, ``gap``, ``to_dict()``, equality and
-    ``_repr_lines`` for a short repr.
+    Subclasses are ``@dataclass(frozen=True, eq=False, repr=False)`` and declare only their
+    own fields: ``status`` and ``message`` (the first two fields, positional or by keyword)
+    and ``stats`` (keyword-only, default ``{}``, not compared) are declared here, once. This
+    class gives them ``success``, ``gap``, ``to_dict()``, equality and ``_repr_lines`` for a
+    short repr.
 
     Attributes
     ----------
@@ -106,11 +109,25 @@ class Result:
         One of :data:`wpart.STATUSES`.
     message : str
         What happened, in words.
+    stats : dict
+        Counters and timings of the run (not compared by ``==``).
     """
 
     __slots__ = ()
     status: str
     message: str
+    stats: dict = dataclasses.field(default_factory=dict, compare=False, kw_only=True)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # Transition: a subclass that still re-declares ``stats`` gets it keyword-only, as
+        # declared here (tests/test_vocabulary_result.py refuses re-declarations).
+        super().__init_subclass__(**kwargs)
+        if "stats" in cls.__dict__.get("__annotations__", {}):
+            v = cls.__dict__.get("stats", dataclasses.MISSING)
+            if isinstance(v, dataclasses.Field):
+                v.kw_only = True
+            else:
+                setattr(cls, "stats", dataclasses.field(default=v, kw_only=True))
 
     @property
     def success(self) -> bool:

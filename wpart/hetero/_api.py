@@ -15,7 +15,8 @@ import numpy as np
 from .. import _core
 from .._progress import progress_hook
 from .._validate import as_float, as_int, as_progress, as_time_limit, choice, is_bool
-from ._front import Distribution, ParetoFront, _no_distribution, classify, hypervolume
+from ._front import (Distribution, ParetoFront, _no_distribution, classify, hypervolume,
+                     make_front, stopped_front)
 from ._profiles import Profile, ProfileSet, as_profiles
 from ._synth import PRESETS, linear_profiles, synthetic
 
@@ -80,7 +81,7 @@ def _point(kind: str, label: str, profiles: Any, n: Any, progress: Any, time_lim
                if n > ps.max_total else
                f"no combination of the measured sizes (and 0) sums to n = {n}")
         return _no_distribution(n, label, "infeasible", why, stats)
-    return Distribution(r[2], r[0], r[1], n, label, "optimal", f"exact {desc}", stats)
+    return Distribution("optimal", f"exact {desc}", r[2], r[0], r[1], n, label, stats=stats)
 
 
 def optimal_time(profiles: Any, n: int, *, progress: Any = False,
@@ -181,11 +182,6 @@ def _front(kind: str, ps: ProfileSet, n: int, **kw: Any) -> tuple | None:
         return None
     (e, d, t, x), stats = r
     return e, d, t, x, stats
-
-
-def _empty(m: int) -> tuple:
-    z = np.zeros(0, np.float64)
-    return z, z.copy(), z.copy(), np.zeros((0, m), np.int64)
 
 
 def _static_power(v: Any) -> float:
@@ -298,10 +294,9 @@ def pareto_front(
                    static_power=ps_w, progress=hook, time_limit=0.0 if tl is None else tl,
                    max_grid=mg)
     if r is None:
-        e, d, t, x = _empty(ps.m)
         stats = {"seconds_total": _time.perf_counter() - t0}
-        return ParetoFront(t, e, d, x, n, obj, ps_w, None, "hepopta", stats, "time_limit",
-                           _seconds(tl) + " before the front was complete")
+        return stopped_front("hepopta", ps.m, n, stats, _seconds(tl) + " before the front "
+                             "was complete", objective=obj, static_power=ps_w)
     e, d, t, x, stats = r
     bal = None
     status, message = "", ""
@@ -315,10 +310,11 @@ def pareto_front(
             message = (_seconds(tl) + " in the load-balanced baseline; the front is exact "
                        "and complete, `balanced` is None")
         elif rb is not None:
-            bal = Distribution(rb[2], rb[0], rb[1], n, "load_balanced", "optimal",
-                               "exact load-balanced distribution")
+            bal = Distribution("optimal", "exact load-balanced distribution", rb[2], rb[0],
+                               rb[1], n, "load_balanced")
     stats["seconds_total"] = _time.perf_counter() - t0
-    return ParetoFront(t, e, d, x, n, obj, ps_w, bal, "hepopta", stats, status, message)
+    return make_front("hepopta", (t, e, d, x), n, stats, objective=obj, static_power=ps_w,
+                      balanced=bal, status=status, message=message)
 
 
 @fill_doc
@@ -343,9 +339,10 @@ def total_energy_front(front: ParetoFront, static_power: float) -> ParetoFront:
     e, d, t, x = _core.hetero_total_energy(front.dynamic_energy, front.time, front.dist, ps_w)
     if front.empty:
         x = np.zeros((0, front.m), np.int64)
-    return ParetoFront(t, e, d, x, front.n, "total", ps_w, front.balanced, front.method,
-                       dict(front.stats), front.status if front.status != "optimal" else "",
-                       front.message if front.status != "optimal" else "")
+    kept = front.status != "optimal"
+    return make_front(front.method, (t, e, d, x), front.n, dict(front.stats), objective="total",
+                      static_power=ps_w, balanced=front.balanced,
+                      status=front.status if kept else "", message=front.message if kept else "")
 
 
 @fill_doc
@@ -367,11 +364,10 @@ def threshold_dp_front(profiles: Any, n: int, *, progress: Any = False,
         r = _front("threshold_dp", ps, n, progress=hook, time_limit=0.0 if tl is None else tl)
     stats = {"seconds": _time.perf_counter() - t0}
     if r is None:
-        e, d, t, x = _empty(ps.m)
-        return ParetoFront(t, e, d, x, n, "dynamic", 0.0, None, "threshold_dp", stats,
-                           "time_limit", _seconds(tl) + " before the front was complete")
+        return stopped_front("threshold_dp", ps.m, n, stats,
+                             _seconds(tl) + " before the front was complete")
     e, d, t, x, _ = r
-    return ParetoFront(t, e, d, x, n, "dynamic", 0.0, None, "threshold_dp", stats)
+    return make_front("threshold_dp", (t, e, d, x), n, stats)
 
 
 @fill_doc
@@ -414,11 +410,10 @@ def bruteforce_front(
                    time_limit=0.0 if tl is None else tl)
     stats = {"seconds": _time.perf_counter() - t0}
     if r is None:
-        e, d, t, x = _empty(ps.m)
-        return ParetoFront(t, e, d, x, n, "dynamic", 0.0, None, "bruteforce", stats,
-                           "time_limit", _seconds(tl) + " before the enumeration was complete")
+        return stopped_front("bruteforce", ps.m, n, stats,
+                             _seconds(tl) + " before the enumeration was complete")
     e, d, t, x, _ = r
-    return ParetoFront(t, e, d, x, n, "dynamic", 0.0, None, "bruteforce", stats)
+    return make_front("bruteforce", (t, e, d, x), n, stats)
 
 
 @fill_doc

@@ -10,7 +10,7 @@ from __future__ import annotations
 from .._errors import WpartValueError
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -55,9 +55,6 @@ class Distribution(Result):
     energy: float
     n: int
     kind: str = ""
-    status: str = "optimal"
-    message: str = ""
-    stats: dict = field(default_factory=dict, compare=False)
 
     def _has_answer(self) -> bool:
         return self.dist is not None
@@ -121,7 +118,25 @@ def _short(a: NDArray) -> str:
 
 def _no_distribution(n: int, kind: str, status: str, message: str, stats: dict | None = None
                      ) -> Distribution:
-    return Distribution(None, math.nan, math.nan, n, kind, status, message, stats or {})
+    return Distribution(status, message, None, math.nan, math.nan, n, kind, stats=stats or {})
+
+
+def make_front(method: str, points: tuple, n: int, stats: dict, *, objective: str = "dynamic",
+               static_power: float = 0.0, balanced: Distribution | None = None,
+               status: str = "", message: str = "") -> ParetoFront:
+    """A :class:`ParetoFront` of `method` from ``points = (time, energy, dynamic_energy,
+    dist)``; an empty `status` / `message` is derived from the points."""
+    t, e, d, x = points
+    return ParetoFront(status, message, t, e, d, x, n, objective, static_power, balanced,
+                       method, stats=stats)
+
+
+def stopped_front(method: str, m: int, n: int, stats: dict, message: str,
+                  **kw: Any) -> ParetoFront:
+    """The empty front of a `method` run stopped by its time limit (`message` says where)."""
+    z = np.zeros(0, np.float64)
+    return make_front(method, (z, z.copy(), z.copy(), np.zeros((0, m), np.int64)), n, stats,
+                      status="time_limit", message=message, **kw)
 
 
 def classify(dist: ArrayLike, balanced: ArrayLike) -> str:
@@ -258,9 +273,6 @@ class ParetoFront(Result):
     static_power: float = 0.0
     balanced: Distribution | None = None
     method: str = "hepopta"
-    stats: dict = field(default_factory=dict, compare=False)
-    status: str = ""
-    message: str = ""
 
     def __post_init__(self) -> None:
         if not self.status:
@@ -297,9 +309,9 @@ class ParetoFront(Result):
         self._need()
         k = as_int(k, "k", minimum=-len(self), maximum=len(self) - 1)
         kk = k % len(self)
-        return Distribution(self.dist[kk].copy(), float(self.time[kk]),
-                            float(self.dynamic_energy[kk]), self.n, "front", "optimal",
-                            f"Pareto-optimal point {kk} of {len(self)} (energy order)")
+        return Distribution("optimal", f"Pareto-optimal point {kk} of {len(self)} (energy order)",
+                            self.dist[kk].copy(), float(self.time[kk]),
+                            float(self.dynamic_energy[kk]), self.n, "front")
 
     def _need(self) -> None:
         if self.empty:

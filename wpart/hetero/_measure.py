@@ -507,9 +507,6 @@ class MeasuredProfile(Result):
     static_power: float = 0.0
     meter: str = "none"
     seconds: float = field(default=0.0, compare=False)
-    status: str = "feasible"
-    message: str = ""
-    stats: dict = field(default_factory=dict, compare=False)
 
     info = deprecated_attr("info", "stats", "MeasuredProfile")
 
@@ -697,11 +694,11 @@ def measure(
     if stopped:
         msg = (f"time limit of {tl:g} s reached after {len(order)} of {n_total} sizes; "
                + msg)
-    return MeasuredProfile(prof, np.array(reps, np.int64), np.array(prec, np.float64),
+    return MeasuredProfile("time_limit" if stopped else "feasible", msg,
+                           prof, np.array(reps, np.int64), np.array(prec, np.float64),
                            conv_a, static_power, "none" if meter is None else repr(meter),
                            time.perf_counter() - t_start,
-                           "time_limit" if stopped else "feasible", msg,
-                           {"cl": cl, "eps": eps, "min_reps": min_reps, "max_reps": max_reps,
+                           stats={"cl": cl, "eps": eps, "min_reps": min_reps, "max_reps": max_reps,
                             "max_time": max_time, "quantile": quantile, "warmup": warmup})
 
 

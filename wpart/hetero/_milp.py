@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _core
 from .._validate import as_time_limit
-from ._front import ParetoFront
+from ._front import ParetoFront, make_front, stopped_front
 from ._profiles import ProfileSet
 
 __all__ = ["milp_front"]
@@ -37,10 +37,7 @@ def milp_front(ps: ProfileSet, n: int, *, time_limit: float | None = None) -> Pa
     r = _core.hetero_milp_front(int(n), *ps.csr(), 0.0 if tl is None else tl)
     stats = {"seconds": time.perf_counter() - t0}
     if r == "time_limit":
-        z = np.zeros(0, np.float64)
-        return ParetoFront(z, z.copy(), z.copy(), np.zeros((0, ps.m), np.int64), int(n),
-                           "dynamic", 0.0, None, "milp", stats, "time_limit",
-                           f"the time limit of {tl:g} s was reached before the front was "
-                           "complete")
+        return stopped_front("milp", ps.m, int(n), stats, f"the time limit of {tl:g} s was "
+                             "reached before the front was complete")
     e, d, t, x = r
-    return ParetoFront(t, e, d, x, int(n), "dynamic", 0.0, None, "milp", stats)
+    return make_front("milp", (t, e, d, x), int(n), stats)

@@ -78,9 +78,6 @@ class SpatialPartition(Result):
     m: int
     A: NDArray = field(repr=False, compare=False)
     speeds: NDArray | None = None
-    status: str = "feasible"
-    message: str = ""
-    stats: dict = field(default_factory=dict, compare=False)
 
     bottleneck = deprecated_attr("bottleneck", "max_load", "SpatialPartition")
     gap_lb = deprecated_attr("gap_lb", "gap", "SpatialPartition")
