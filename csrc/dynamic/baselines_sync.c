@@ -40,12 +40,8 @@ typedef struct {
 
 void wpart_dynamic_hdss_cfg_default(wpart_dynamic_hdss_cfg_t *c)
 {
-    c->x_init = 1024;
-    c->eps = 0.10;
-    c->rounds_max = 5;
-    c->adapt_fraction = 0.20;
-    c->kappa = 2.0;
-    c->min_chunk = 256;
+    *c = (wpart_dynamic_hdss_cfg_t){.x_init = 1024, .eps = 0.10, .rounds_max = 5,
+                                    .adapt_fraction = 0.20, .kappa = 2.0, .min_chunk = 256};
 }
 
 /* The size PU p asks for in round r (before the cursor caps it). */

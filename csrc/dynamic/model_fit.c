@@ -17,15 +17,9 @@ void wpart_dynamic_fit_opts_init(wpart_dynamic_fit_opts_t *o)
     if (!o) {
         return;
     }
-    memset(o, 0, sizeof *o);
-    o->allowed_mask = 0x7fu;
-    o->intercept = 1;
-    o->max_terms = 3;
-    o->weighting = 0;
-    o->decay = 1.0;
-    o->window = 0;
-    o->grid_points = 64;
-    o->slope_floor = 0.5;
+    *o = (wpart_dynamic_fit_opts_t){.allowed_mask = 0x7fu, .intercept = 1, .max_terms = 3,
+                                    .weighting = 0, .decay = 1.0, .window = 0,
+                                    .grid_points = 64, .slope_floor = 0.5};
 }
 
 /* ---------------------------------------------------------------- evaluation ---------- */

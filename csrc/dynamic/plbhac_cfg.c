@@ -11,34 +11,26 @@
 
 void wpart_dynamic_plbhac_cfg_paper(wpart_dynamic_plbhac_cfg_t *c)
 {
-    memset(c, 0, sizeof *c);
-    c->total = 0;
-    c->quantum = 1;
-    c->x_init = 1024;
-    c->gap_threshold = 0.4;
-    c->tail_start = 0.7;
-    c->tail_alpha = 0.1;
-    c->tail_mode = WPART_DYN_TAIL_RESOLVE;
-    c->tail_once = 0;
-    c->tail_floor_time = 1.0;
-    c->training_mode = WPART_DYN_TRAIN_BARRIER;
-    c->step_mode = WPART_DYN_STEP_FROZEN;
-    c->step_size = 0;
-    c->step_time = 2.0;
-    c->min_steps_left = 4;
-    /* "a minimum block size that does not underutilize the GPUs" (Sec. 3.2 of the paper):
-     * accelerators' minimum blocks reach auto_eta of their best modelled throughput (the
-     * fixed x_init ran a saturating GPU at 22 % of its rate); CPUs keep q */
-    c->min_block_mode = WPART_DYN_MINBLK_AUTO;
-    c->min_block = NULL;
-    c->auto_eta = 0.8;
-    c->min_eval_interval = 0.0;
-    c->gap_fill = 1;
-    c->sync_steps = 0;
-    c->cap = NULL;
-    c->paper_strict = 0;
-    c->step_fraction = 0.0;
-    c->change_ratio = 0.0;
+    /* min_block_mode auto: "a minimum block size that does not underutilize the GPUs" (Sec.
+     * 3.2 of the paper): accelerators' minimum blocks reach auto_eta of their best modelled
+     * throughput (the fixed x_init ran a saturating GPU at 22 % of its rate); CPUs keep q.
+     * Every field not named is 0 / NULL. */
+    *c = (wpart_dynamic_plbhac_cfg_t){
+        .quantum = 1,
+        .x_init = 1024,
+        .gap_threshold = 0.4,
+        .tail_start = 0.7,
+        .tail_alpha = 0.1,
+        .tail_mode = WPART_DYN_TAIL_RESOLVE,
+        .tail_floor_time = 1.0,
+        .training_mode = WPART_DYN_TRAIN_BARRIER,
+        .step_mode = WPART_DYN_STEP_FROZEN,
+        .step_time = 2.0,
+        .min_steps_left = 4,
+        .min_block_mode = WPART_DYN_MINBLK_AUTO,
+        .auto_eta = 0.8,
+        .gap_fill = 1,
+    };
     wpart_dynamic_fit_opts_init(&c->fit);
     wpart_dynamic_solve_opts_init(&c->solve);
 }

@@ -41,11 +41,8 @@ wpart_status_t wpart_i_sim_grow(void **p, int64_t *cap, int64_t need, size_t sz,
 
 void wpart_dynamic_sim_options_init(wpart_dynamic_sim_options_t *o)
 {
-    memset(o, 0, sizeof *o);
-    o->eval_mode = WPART_DYN_EVAL_CONST;
-    o->eval_cost = 0.1;
-    o->eval_scale = 1.0;
-    o->record_trace = 1;
+    *o = (wpart_dynamic_sim_options_t){.eval_mode = WPART_DYN_EVAL_CONST, .eval_cost = 0.1,
+                                       .eval_scale = 1.0, .record_trace = 1};
 }
 
 void wpart_dynamic_sim_result_free(wpart_dynamic_sim_result_t *r)

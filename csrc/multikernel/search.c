@@ -20,12 +20,7 @@ wpart_status_t wpart_multikernel_bisect_init(wpart_multikernel_bisect_t *b, doub
     if (!(x_min > 0.0 && x_min <= 1.0)) {
         return wpart_i_error(WPART_EINVAL, "x_min must be in (0, 1], got %g", x_min);
     }
-    b->g = 0.0;
-    b->c = 0.0;
-    b->X = 1.0;
-    b->x_min = x_min;
-    b->iter = 0;
-    b->exhausted = 0;
+    *b = (wpart_multikernel_bisect_t){.g = 0.0, .c = 0.0, .X = 1.0, .x_min = x_min};
     return WPART_OK;
 }
 

@@ -413,14 +413,9 @@ wpart_status_t wpart_multikernel_exec_shares(double s, int32_t n_gpu, const doub
 
 void wpart_multikernel_gpu_caps_default(wpart_multikernel_gpu_caps_t *c)
 {
-    c->wavefront = 64;
-    c->simds_cu = 4;
-    c->max_waves_simd = 10;
-    c->max_waves_cu = 40;
-    c->max_wg_cu = 16;
-    c->lds_cu = 65536;
-    c->vgprs_lane = 256;
-    c->max_wgs = 256;
+    *c = (wpart_multikernel_gpu_caps_t){.wavefront = 64, .simds_cu = 4, .max_waves_simd = 10,
+                                        .max_waves_cu = 40, .max_wg_cu = 16, .lds_cu = 65536,
+                                        .vgprs_lane = 256, .max_wgs = 256};
 }
 
 static wpart_status_t check_caps(const wpart_multikernel_gpu_caps_t *c)
