@@ -19,6 +19,8 @@ speeds             :func:`as_speeds`
 flags              :func:`as_bool`, :func:`is_bool`
 numbers            :func:`as_int`, :func:`as_float`
 any array input    :func:`as_array` (ragged, dict, sparse, None inside: a WpartError)
+1-D arrays         :func:`as_floats`, :func:`as_ints`, :func:`as_bools` (one per kind)
+real matrices      :func:`as_matrix`
 counts             :func:`as_count` (sizes, points, devices: at most :data:`MAX_COUNT`)
 names              :func:`choice`
 renamed keywords   :func:`renamed` (deprecated aliases for one release)
@@ -199,6 +201,170 @@ def as_array(x: Any, name: str, *, dtype: Any = np.float64, ndims: tuple[int, ..
                 raise WpartValueError(f"`{name}` must be finite")
     if minimum is not None and out.size and not (out >= minimum).all():
         raise WpartValueError(f"`{name}` must be >= {minimum:g}")
+    return out
+
+
+# ---- one validator per kind of 1-D array (floats, integers, flags) and for real matrices ----
+
+def _vector_of(x: Any, name: str, what: str) -> np.ndarray:
+    """`x` as an ndarray, or a :class:`WpartTypeError` "`name` must be a 1-D array of `what`"
+    (dicts, strings, sparse matrices, ragged nesting)."""
+    if isinstance(x, np.ndarray):
+        return x
+    if isinstance(x, (dict, set, frozenset, str, bytes)) or _is_sparse(x):
+        raise WpartTypeError(f"`{name}` must be a 1-D array of {what}, got {type(x).__name__}")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return np.asarray(x)
+    except Exception as exc:  # ragged lists, objects NumPy refuses
+        raise WpartTypeError(f"`{name}` must be a 1-D array of {what} "
+                             f"({str(exc).splitlines()[0][:120]})") from None
+
+
+def _vector_shape(a: np.ndarray, name: str, n: int | None, n_name: str | None,
+                  allow_empty: bool) -> None:
+    if not allow_empty and (a.ndim != 1 or a.size == 0):
+        raise WpartValueError(f"`{name}` must be a non-empty 1-D array, got shape {a.shape}")
+    if a.ndim != 1:
+        raise WpartValueError(f"`{name}` must be 1-D, got {a.ndim}-D")
+    if n is not None and a.shape[0] != n:
+        label = f"{n_name} = {n}" if n_name else f"{n}"
+        raise WpartValueError(f"`{name}` must have length {label}, got {a.shape[0]}")
+
+
+def _first_bad(a: np.ndarray, bad: np.ndarray, name: str, must: str) -> None:
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise WpartValueError(f"`{name}` must {must}, got {a[i]} at index {i}")
+
+
+def _finish(a: np.ndarray, dtype: Any, copy: bool, read_only: bool) -> np.ndarray:
+    out = np.array(a, dtype=dtype, copy=True) if copy else np.ascontiguousarray(a, dtype=dtype)
+    if read_only:
+        out.setflags(write=False)
+    return out
+
+
+def as_floats(x: Any, name: str, *, n: int | None = None, n_name: str | None = None,
+              values: str = "finite", allow_bool: bool = False, allow_empty: bool = True,
+              scalar: bool = False, copy: bool = True, read_only: bool = False
+              ) -> NDArray[np.float64]:
+    """A 1-D float64 array argument (times, weights, per-part values).
+
+    `values` says which values pass: ``"any"`` (no check), ``"finite"``, ``"non-negative"``
+    (inf allowed, not NaN) or ``"finite and non-negative"``; the first bad one is named with
+    its index. `n` (called `n_name` in the message, e.g. ``"m"``) is the required length.
+    `allow_bool` accepts a bool array (as 0/1); `scalar` takes a number as one value; `copy`
+    False returns `x` itself when it is already a C-contiguous float64 vector; `read_only`
+    freezes the copy.
+
+    Raises
+    ------
+    WpartTypeError
+        Not an array of real numbers (ragged, dict, string, complex, object, bool unless
+        `allow_bool`).
+    WpartValueError
+        Not 1-D, empty (unless `allow_empty`), the wrong length, or a value outside `values`.
+    """
+    a = _vector_of(x, name, "numbers")
+    if a.dtype.kind not in ("biuf" if allow_bool else "iuf"):
+        raise WpartTypeError(f"`{name}` must hold real numbers, got dtype {a.dtype}")
+    if scalar and a.ndim == 0:
+        a = a.reshape(1)
+    _vector_shape(a, name, n, n_name, allow_empty)
+    a = _finish(a, np.float64, copy, False)
+    if values != "any":
+        bad = np.isnan(a)
+        if "finite" in values:
+            bad |= np.isinf(a)
+        if "non-negative" in values:
+            bad |= a < 0
+        _first_bad(a, bad, name, "be " + values)
+    if read_only and copy:
+        a.setflags(write=False)
+    return a
+
+
+def as_ints(x: Any, name: str, *, n: int | None = None, n_name: str | None = None,
+            lo: int | None = None, hi: int | None = None, dtype: Any = np.int64,
+            integral_floats: bool = False, broadcast: bool = False, copy: bool = True,
+            read_only: bool = False) -> NDArray[np.integer]:
+    """A 1-D integer array argument (ids, counts, per-part sizes) as `dtype` (int64 or int32).
+
+    Values must lie in ``[lo, hi)`` (either bound optional); the first one outside is named
+    with its index. `broadcast` takes a number as `n` copies of it; `integral_floats` accepts
+    finite floats that are whole numbers (an empty float array always passes); `copy` False
+    returns `x` itself when it is already a C-contiguous array of `dtype`.
+
+    Raises
+    ------
+    WpartTypeError
+        Not an array of integers (ragged, dict, string, bool, float).
+    WpartValueError
+        Not 1-D, the wrong length, or a value out of range.
+    WpartOverflowError
+        Unsigned values beyond the int64 range.
+    """
+    a = _vector_of(x, name, "integers")
+    if broadcast and a.ndim == 0 and n is not None:
+        a = np.full(n, a)
+    kind = a.dtype.kind
+    if kind == "f" and (a.size == 0 or (integral_floats and bool(np.isfinite(a).all())
+                                        and bool((a == np.round(a)).all()))):
+        a, kind = a.astype(np.int64), "i"
+    if kind not in "iu":
+        raise WpartTypeError(f"`{name}` must hold integers, got dtype {a.dtype}")
+    _vector_shape(a, name, n, n_name, True)
+    if kind == "u" and a.size and int(a.max()) > _INT64_MAX:
+        raise WpartOverflowError(f"`{name}` has values above the int64 range")
+    if a.size and lo is not None:
+        if hi is None:
+            _first_bad(a, a < lo, name, f"be >= {lo}")
+        else:
+            _first_bad(a, (a < lo) | (a >= hi), name, f"be in [{lo}, {hi})")
+    elif a.size and hi is not None:
+        _first_bad(a, a >= hi, name, f"be < {hi}")
+    return _finish(a, dtype, copy, read_only)
+
+
+def as_bools(x: Any, name: str, n: int) -> NDArray[np.bool_]:
+    """A read-only bool array of length `n` (None: all True); 0/1 integers accepted."""
+    if x is None:
+        a = np.ones(n, dtype=bool)
+    else:
+        if is_bool(x):
+            raise WpartTypeError(f"`{name}` must be an array of {n} booleans, got a single "
+                                 f"{type(x).__name__}")
+        try:
+            a = np.asarray(x)
+        except (TypeError, ValueError) as exc:
+            raise WpartTypeError(f"`{name}` could not be converted to an array: {exc}") from None
+        _vector_shape(a, name, n, None, True)
+        if a.dtype.kind in "iu" or (a.size == 0 and a.dtype.kind == "f"):
+            _first_bad(a, (a != 0) & (a != 1), name, "hold booleans (or 0/1)")
+        elif a.dtype.kind != "b":
+            raise WpartTypeError(f"`{name}` must be a bool array, got dtype {a.dtype}")
+    return _finish(a, bool, True, True)
+
+
+def as_matrix(x: Any, name: str, *, order: str = "C") -> NDArray[np.float64]:
+    """A finite 2-D float64 copy of `x` (bool, int or float) in the memory `order`."""
+    try:
+        arr = np.asarray(x)
+    except (ValueError, TypeError, OverflowError):
+        raise WpartValueError(f"`{name}` is not a rectangular array of numbers (ragged or mixed "
+                              f"nesting)") from None
+    if arr.dtype.kind not in "biuf":
+        raise WpartTypeError(f"`{name}` must hold real numbers (bool, int or float), got dtype "
+                             f"{arr.dtype}")
+    if arr.ndim != 2:
+        raise WpartValueError(f"`{name}` must be 2-D, got {arr.ndim}-D (shape {arr.shape})")
+    out = np.array(arr, dtype=np.float64, order=order, copy=True)
+    if not np.all(np.isfinite(out)):
+        bad = np.argwhere(~np.isfinite(out))[0]
+        raise WpartValueError(f"`{name}` contains NaN or inf at index "
+                              f"{tuple(int(i) for i in bad)}")
     return out
 
 
