@@ -82,3 +82,13 @@ def test_one_tuple_of_statuses():
     assert wpart.STATUSES is wpart._result.STATUSES
     assert wpart.milp.STATUSES[:len(wpart.STATUSES)] == wpart.STATUSES
     assert wpart.milp.STATUSES == wpart.STATUSES + ("unbounded",)
+
+
+def test_spatial_has_one_name_table():
+    import wpart.spatial as sp
+    from wpart.spatial import _hybrid
+
+    assert not hasattr(_hybrid, "_FUNCS"), "a second name table beside spatial.TABLE"
+    for name in sp.TABLE.names:
+        fn = _hybrid.method_function(name)
+        assert fn.__name__ == name and name in sp.__all__, name

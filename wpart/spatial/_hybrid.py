@@ -27,13 +27,7 @@ from ._common import (
     _stats,
     progress_done,
 )
-from ._hier import hier_opt, hier_rb, hier_relaxed
-from ._jag_m import jag_m_alloc, jag_m_heur, jag_m_heur_probe, jag_m_opt, jag_m_probe
-from ._jag_pq import jag_pq_heur, jag_pq_opt_dp, jag_pq_opt_nicol
 from ._partition import SpatialPartition
-from ._grid import rect_sym_opal, rect_sym_pal, rect_sym_rac, rect_sym_refine, rect_sym_uniform
-from ._nicol import rect_refine
-from ._rect import rect_nicol, rect_uniform
 from ._sparse import SPARSE_NATIVE
 
 __all__ = ["general_optimum", "hybrid", "partition"]
@@ -249,29 +243,12 @@ def general_optimum(
                            f"returned ({res.message})")
 
 
-_FUNCS: dict[str, Callable[..., SpatialPartition]] = {
-    "rect_uniform": rect_uniform,
-    "rect_nicol": rect_nicol,
-    "jag_pq_heur": jag_pq_heur,
-    "jag_pq_opt_nicol": jag_pq_opt_nicol,
-    "jag_pq_opt_dp": jag_pq_opt_dp,
-    "jag_m_heur": jag_m_heur,
-    "jag_m_probe": jag_m_probe,
-    "jag_m_heur_probe": jag_m_heur_probe,
-    "jag_m_alloc": jag_m_alloc,
-    "jag_m_opt": jag_m_opt,
-    "hier_rb": hier_rb,
-    "hier_relaxed": hier_relaxed,
-    "hier_opt": hier_opt,
-    "hybrid": hybrid,
-    "rect_refine": rect_refine,
-    "rect_sym_uniform": rect_sym_uniform,
-    "rect_sym_pal": rect_sym_pal,
-    "rect_sym_opal": rect_sym_opal,
-    "rect_sym_rac": rect_sym_rac,
-    "rect_sym_refine": rect_sym_refine,
-}
-assert tuple(_FUNCS) == TABLE.names
+def method_function(name: str) -> Callable[..., SpatialPartition]:
+    """The function of the method `name` of :data:`TABLE`: each method is the public function
+    of ``wpart.spatial`` of the same name (the table is the one list of names)."""
+    import wpart.spatial
+
+    return getattr(wpart.spatial, TABLE[name].name)
 
 
 @fill_doc
@@ -329,7 +306,7 @@ def partition(
         raise WpartTypeError(
             f"`{meth.name}` takes no option {', '.join(f'`{b}`' for b in bad)}; its options: "
             f"{', '.join(meth.options)}")
-    return _FUNCS[meth.name](A, m, **options)
+    return method_function(meth.name)(A, m, **options)
 
 
 if partition.__doc__:
