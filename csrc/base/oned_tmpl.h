@@ -6,34 +6,38 @@
  * W is the bordered prefix of the chain (W[0] = 0, non-decreasing); cost(a, b) = W[b] - W[a].
  */
 
-/* largest e in [t, n] with W[e] - W[t] <= B; galloping, O(log(e - t)) */
-static int64_t FN(reach)(const T *W, int64_t n, int64_t t, T B)
+static inline double FN(hc)(const T *W, const double *sp, int64_t p, int64_t a, int64_t b)
 {
-    const T base = W[t];
-    int64_t lo = t, hi, step = 1;
-    for (;;) {
-        if (step > n - lo) {
-            hi = n + 1;
-            break;
-        }
-        if (W[lo + step] - base <= B) {
-            lo += step;
-            step <<= 1;
-        } else {
-            hi = lo + step;
-            break;
-        }
-    }
-    while (hi - lo > 1) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (W[mid] - base <= B) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo;
+    return (double)(W[b] - W[a]) / sp[p];
 }
+
+static int FN(cprobe)(const T *W, int64_t n, int64_t t, int64_t r, T B,
+                      const wpart_control_t *ctl);
+static int FN(hcprobe)(const T *W, const double *sp, int64_t n, int64_t t, int64_t p0, int64_t q,
+                       double B, const wpart_control_t *ctl);
+
+/* reach, one part of Nicol's search, the value bisection and the DP, once per cost
+ * (oned_cost_tmpl.h): homogeneous parts, then parts with speeds (names FN(h...)) */
+#define V T
+#define GN(x) FN(x)
+#define COST(p, a, b) (W[b] - W[a])
+#define CPROBE(t, p, B) FN(cprobe)(W, n, (t), q - (p), (B), ctl)
+#if IS_INT
+#define KEY int64_t
+#define KEY_VALUE(k, v) ((v) = (k))
+#else
+#define KEY uint64_t
+#define KEY_VALUE(k, v) memcpy(&(v), &(k), sizeof(v))
+#endif
+#include "oned_cost_tmpl.h"
+
+#define V double
+#define GN(x) FN(h##x)
+#define COST(p, a, b) FN(hc)(W, sp, (p), (a), (b))
+#define CPROBE(t, p, B) FN(hcprobe)(W, sp, n, (t), (p), q, (B), ctl)
+#define KEY uint64_t
+#define KEY_VALUE(k, v) memcpy(&(v), &(k), sizeof(v))
+#include "oned_cost_tmpl.h"
 
 /* PROBE from position t with at most r parts and bottleneck B; ends[] (may be NULL) receives
  * the greedy part ends; returns 1 when the chain is covered. */
@@ -42,7 +46,7 @@ static int FN(probe)(const T *W, int64_t n, int64_t t, int64_t r, T B, int64_t *
 {
     int64_t k = 0;
     while (k < r && t < n) {
-        int64_t e = FN(reach)(W, n, t, B);
+        int64_t e = FN(reach)(W, NULL, 0, n, t, B);
         if (e == t) {
             break; /* one element alone exceeds B */
         }
@@ -73,7 +77,7 @@ static int FN(cprobe)(const T *W, int64_t n, int64_t t, int64_t r, T B, const wp
 {
     int64_t k = 0;
     while (k < r && t < n) {
-        int64_t e = FN(reach)(W, n, t, B);
+        int64_t e = FN(reach)(W, NULL, 0, n, t, B);
         if (e == t) {
             break; /* one element alone exceeds B */
         }
@@ -273,36 +277,8 @@ static wpart_status_t FN(nicol)(const T *W, int64_t n, int64_t q, const wpart_co
 #endif
         lo = lo2;
         hi = hi2 < lo ? lo : hi2;
-        while (lo < hi) {
-            int64_t mid = lo + (hi - lo) / 2;
-            T B = W[mid] - W[t];
-            int feas;
-            stats->steps++;
-            if (B >= best) {
-                feas = 1;
-            } else if (B < lb0 || (has_inf && B <= infeas)) {
-                feas = 0;
-            } else {
-                stats->probes++;
-                feas = FN(cprobe)(W, n, t, r, B, ctl);
-                if (feas < 0) {
-                    WPART_FAIL(WPART_ECANCELLED, "stopped on request");
-                }
-                if (feas) {
-                    best = B;
-                } else if (!has_inf || B > infeas) {
-                    infeas = B;
-                    has_inf = 1;
-                }
-                /* a probe is O(q log n): poll after each (cheap, clock-gated) */
-                WPART_CHECK(wpart_i_poll(ctl, t0, (double)p, (double)q));
-            }
-            if (feas) {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
+        WPART_CHECK(FN(nicol_part)(W, NULL, n, q, p, t, &lo, hi, lb0, &best, &infeas, &has_inf,
+                                   ctl, t0, stats));
         T cand = W[lo] - W[t];
         if (cand < best) {
             best = cand;
@@ -328,7 +304,6 @@ cleanup:
 static wpart_status_t FN(bisect)(const T *W, int64_t n, int64_t q, const wpart_control_t *ctl,
                                  double t0, T *Bout, wpart_1d_stats_t *stats)
 {
-    wpart_status_t st = WPART_OK;
     const T amax = FN(amax)(W, n);
     const T total = W[n] - W[0];
 #if IS_INT
@@ -340,88 +315,13 @@ static wpart_status_t FN(bisect)(const T *W, int64_t n, int64_t q, const wpart_c
         int64_t ub = total / q + amax + 1;
         hi = ub < hi ? ub : hi;
     }
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        stats->probes++;
-        int f = FN(cprobe)(W, n, 0, q, mid, ctl);
-        if (f < 0) {
-            WPART_FAIL(WPART_ECANCELLED, "stopped on request");
-        }
-        if (f) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-        WPART_CHECK(wpart_i_poll(ctl, t0, 0.0, 1.0)); /* each probe is O(q log n) */
-    }
-    *Bout = lo;
 #else
     uint64_t lo, hi;
     double dlo = amax, dhi = total;
     memcpy(&lo, &dlo, sizeof lo);
     memcpy(&hi, &dhi, sizeof hi);
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        double B;
-        memcpy(&B, &mid, sizeof B);
-        stats->probes++;
-        int f = FN(cprobe)(W, n, 0, q, B, ctl);
-        if (f < 0) {
-            WPART_FAIL(WPART_ECANCELLED, "stopped on request");
-        }
-        if (f) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-        WPART_CHECK(wpart_i_poll(ctl, t0, 0.0, 1.0)); /* each probe is O(q log n) */
-    }
-    memcpy(Bout, &lo, sizeof lo);
 #endif
-cleanup:
-    return st;
-}
-
-/* Exact optimum by the DP of 2.5: F[p][t] = min_u max(F[p-1][u], W[t] - W[u]); the crossing
- * point moves right with t, so each row costs O(n). O(q n) time, O(n) memory. */
-static wpart_status_t FN(dp)(const T *W, int64_t n, int64_t q, const wpart_control_t *ctl,
-                             double t0, T *Bout, wpart_1d_stats_t *stats)
-{
-    wpart_status_t st = WPART_OK;
-    T *F = NULL, *G = NULL;
-    F = wpart_i_malloc(n + 1, sizeof *F);
-    G = wpart_i_malloc(n + 1, sizeof *G);
-    if (!F || !G) {
-        WPART_FAIL(WPART_ENOMEM, "DP rows of length %" PRId64, n + 1);
-    }
-    for (int64_t t = 0; t <= n; t++) {
-        F[t] = W[t] - W[0]; /* one part */
-    }
-    for (int64_t p = 2; p <= q; p++) {
-        int64_t u = 0;
-        for (int64_t t = 0; t <= n; t++) {
-            /* smallest u with F[u] >= W[t] - W[u]; exists since u = t qualifies */
-            while (F[u] < W[t] - W[u]) {
-                u++;
-            }
-            T v = F[u];
-            if (u > 0) {
-                T c = W[t] - W[u - 1]; /* > F[u-1] */
-                v = c < v ? c : v;
-            }
-            G[t] = v;
-        }
-        T *tmp = F;
-        F = G;
-        G = tmp;
-        stats->steps += n + 1;
-        WPART_CHECK(wpart_i_poll(ctl, t0, (double)p, (double)q));
-    }
-    *Bout = F[n];
-cleanup:
-    free(F);
-    free(G);
-    return st;
+    return FN(bisect_keys)(W, NULL, n, q, lo, hi, ctl, t0, Bout, stats);
 }
 
 static void FN(normalize)(int64_t *s, int64_t n, int64_t q)
@@ -444,7 +344,7 @@ static wpart_status_t FN(homog)(const T *W, int64_t n, int64_t q, const wpart_1d
     switch (opt->method) {
     case WPART_1D_NICOL: WPART_CHECK(FN(nicol)(W, n, q, ctl, t0, &B, stats)); break;
     case WPART_1D_BISECT: WPART_CHECK(FN(bisect)(W, n, q, ctl, t0, &B, stats)); break;
-    case WPART_1D_DP: WPART_CHECK(FN(dp)(W, n, q, ctl, t0, &B, stats)); break;
+    case WPART_1D_DP: WPART_CHECK(FN(dp)(W, NULL, n, q, ctl, t0, &B, stats)); break;
     case WPART_1D_DIRECT_CUT:
         FN(direct_cut)(W, n, q, seps);
         exact = 0;
@@ -491,39 +391,6 @@ cleanup:
 /* Heterogeneous parts: cost_p(a, b) = (W[b] - W[a]) / speed[p] in double precision. The     */
 /* cost is monotone in b and in a, so PROBE, Nicol, bisection and the DP stay exact for it.   */
 /* ------------------------------------------------------------------------------------------ */
-
-static inline double FN(hc)(const T *W, const double *sp, int64_t p, int64_t a, int64_t b)
-{
-    return (double)(W[b] - W[a]) / sp[p];
-}
-
-/* largest e in [t, n] with cost_p(t, e) <= B (e = t allowed: an empty part) */
-static int64_t FN(hreach)(const T *W, const double *sp, int64_t p, int64_t n, int64_t t, double B)
-{
-    int64_t lo = t, hi, step = 1;
-    for (;;) {
-        if (step > n - lo) {
-            hi = n + 1;
-            break;
-        }
-        if (FN(hc)(W, sp, p, t, lo + step) <= B) {
-            lo += step;
-            step <<= 1;
-        } else {
-            hi = lo + step;
-            break;
-        }
-    }
-    while (hi - lo > 1) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (FN(hc)(W, sp, p, t, mid) <= B) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo;
-}
 
 /* PROBE for parts p0 .. q-1 starting at t; ends[k] for part p0+k (empty parts allowed) */
 static int FN(hprobe)(const T *W, const double *sp, int64_t n, int64_t t, int64_t p0, int64_t q,
@@ -576,37 +443,9 @@ static wpart_status_t FN(hnicol)(const T *W, const double *sp, int64_t n, int64_
     int has_inf = 0;
     int64_t t = 0;
     for (int64_t p = 0; p + 1 < q && t < n && best > lb0; p++) {
-        int64_t lo = t + 1, hi = n;
-        while (lo < hi) {
-            int64_t mid = lo + (hi - lo) / 2;
-            double B = FN(hc)(W, sp, p, t, mid);
-            int feas;
-            stats->steps++;
-            if (B >= best) {
-                feas = 1;
-            } else if (B < lb0 || (has_inf && B <= infeas)) {
-                feas = 0;
-            } else {
-                stats->probes++;
-                feas = FN(hcprobe)(W, sp, n, t, p, q, B, ctl);
-                if (feas < 0) {
-                    WPART_FAIL(WPART_ECANCELLED, "stopped on request");
-                }
-                if (feas) {
-                    best = B;
-                } else if (!has_inf || B > infeas) {
-                    infeas = B;
-                    has_inf = 1;
-                }
-                /* a probe is O(q log n): poll after each (cheap, clock-gated) */
-                WPART_CHECK(wpart_i_poll(ctl, t0, (double)p, (double)q));
-            }
-            if (feas) {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
+        int64_t lo = t + 1;
+        WPART_CHECK(FN(hnicol_part)(W, sp, n, q, p, t, &lo, n, lb0, &best, &infeas, &has_inf, ctl,
+                                    t0, stats));
         double cand = FN(hc)(W, sp, p, t, lo);
         best = cand < best ? cand : best;
         t = lo - 1;
@@ -627,70 +466,11 @@ static wpart_status_t FN(hbisect)(const T *W, const double *sp, int64_t n, int64
                                   const wpart_control_t *ctl, double t0, double *Bout,
                                   wpart_1d_stats_t *stats)
 {
-    wpart_status_t st = WPART_OK;
     double dhi = FN(hc)(W, sp, 0, 0, n), dlo = 0.0;
     uint64_t lo, hi;
     memcpy(&lo, &dlo, sizeof lo);
     memcpy(&hi, &dhi, sizeof hi);
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        double B;
-        memcpy(&B, &mid, sizeof B);
-        stats->probes++;
-        int f = FN(hcprobe)(W, sp, n, 0, 0, q, B, ctl);
-        if (f < 0) {
-            WPART_FAIL(WPART_ECANCELLED, "stopped on request");
-        }
-        if (f) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-        WPART_CHECK(wpart_i_poll(ctl, t0, 0.0, 1.0)); /* each probe is O(q log n) */
-    }
-    memcpy(Bout, &lo, sizeof lo);
-cleanup:
-    return st;
-}
-
-static wpart_status_t FN(hdp)(const T *W, const double *sp, int64_t n, int64_t q,
-                              const wpart_control_t *ctl, double t0, double *Bout,
-                              wpart_1d_stats_t *stats)
-{
-    wpart_status_t st = WPART_OK;
-    double *F = NULL, *G = NULL;
-    F = wpart_i_malloc(n + 1, sizeof *F);
-    G = wpart_i_malloc(n + 1, sizeof *G);
-    if (!F || !G) {
-        WPART_FAIL(WPART_ENOMEM, "DP rows of length %" PRId64, n + 1);
-    }
-    for (int64_t t = 0; t <= n; t++) {
-        F[t] = FN(hc)(W, sp, 0, 0, t);
-    }
-    for (int64_t p = 1; p < q; p++) {
-        int64_t u = 0;
-        for (int64_t t = 0; t <= n; t++) {
-            while (F[u] < FN(hc)(W, sp, p, u, t)) {
-                u++;
-            }
-            double v = F[u];
-            if (u > 0) {
-                double c = FN(hc)(W, sp, p, u - 1, t);
-                v = c < v ? c : v;
-            }
-            G[t] = v;
-        }
-        double *tmp = F;
-        F = G;
-        G = tmp;
-        stats->steps += n + 1;
-        WPART_CHECK(wpart_i_poll(ctl, t0, (double)p, (double)q));
-    }
-    *Bout = F[n];
-cleanup:
-    free(F);
-    free(G);
-    return st;
+    return FN(hbisect_keys)(W, sp, n, q, lo, hi, ctl, t0, Bout, stats);
 }
 
 /* heuristics with speeds: DirectCut on speed-proportional cumulative targets, and recursive
