@@ -1,6 +1,6 @@
 """Compound multi-kernel computations split over CPUs and GPUs [Soldado 2016].
 
-The decisions, as pure functions over the C core (:mod:`._decide`): :func:`split`,
+The decisions, as pure functions over the C core (:mod:`._decide`, :mod:`._adapt`): :func:`split`,
 :func:`quantum`, :func:`exec_shares`, :func:`seed_share`, :func:`gpu_fractions`,
 :func:`level_of_parallelism`, :func:`occupancy`, :func:`wgs_candidates`,
 :class:`BisectionGenerator`, :class:`ConfigSearch`, :class:`ImbalanceDetector`,
@@ -17,13 +17,15 @@ Simulated platforms (the paper's P1 and P2, calibrated to its Table 2) that run 
 decisions: :mod:`wpart.multikernel.sim`.
 """
 
-from . import _decide, _flow, _kb, _load, _real
+from . import _adapt, _decide, _defaults, _flow, _kb, _load, _real
+from ._defaults import *  # noqa: F403
 from ._decide import *  # noqa: F403
+from ._adapt import *  # noqa: F403
 from ._kb import *  # noqa: F403
 from ._kb import Profile  # the paper's name of KernelProfile (an alias, not in __all__)
 from ._flow import *  # noqa: F403
 from ._load import *  # noqa: F403
 from ._real import *  # noqa: F403
 
-__all__: list[str] = [*_decide.__all__, *_kb.__all__, *_flow.__all__, *_load.__all__,
-                     *_real.__all__]
+__all__: list[str] = [*_defaults.__all__, *_decide.__all__, *_adapt.__all__, *_kb.__all__,
+                     *_flow.__all__, *_load.__all__, *_real.__all__]

@@ -23,8 +23,9 @@ from .._errors import WpartTypeError, WpartValueError
 from .._result import Result, new_axes
 from .._progress import progress_hook
 from .._validate import as_bool, as_float, as_int, as_time_limit, choice
-from ._decide import (MK_DEFAULTS, MK_PRESETS, AdaptiveBinarySearch, BisectionGenerator,
-                      ConfigSearch, ImbalanceDetector, balance_ratio)
+from ._adapt import (AdaptiveBinarySearch, BisectionGenerator, ConfigSearch, ImbalanceDetector,
+                     balance_ratio)
+from ._defaults import MK_DEFAULTS, MK_PRESETS
 from ._kb import KnowledgeBase, KernelProfile, _workload
 from .._docs import fill_doc
 

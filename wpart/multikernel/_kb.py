@@ -33,7 +33,8 @@ import numpy as np
 from .._errors import WpartTypeError, WpartValueError
 from .._validate import as_bool, as_float, as_int, choice
 from .. import _core
-from ._decide import INTERP_METHODS, MK_DEFAULTS
+from ._adapt import INTERP_METHODS
+from ._defaults import MK_DEFAULTS
 from ._topology import FISSION_LEVELS
 
 try:
