@@ -36,7 +36,22 @@ def test_dynamic_cli_rank_stopped_in_startup_ends_within_timeout():
         pytest.fail("a rank stopped in start-up made the dynamic job hang")
     assert r.returncode != 0
     assert "wpart.dynamic.mpi: rank" in r.stderr
-    assert "the MPI start-up did not finish within --timeout 5 s" in r.stderr
+    assert ("the MPI start-up did not finish within --timeout 5 s: rank 2 did not reach it "
+            "(died or never started)") in r.stderr, r.stderr[-3000:]
+    assert time.monotonic() - t0 < 60
+
+
+def test_dynamic_cli_worker_dead_in_startup_under_recovery_is_named_and_fails():
+    """``mpirun --enable-recovery`` tolerates a rank's death: the survivors' watchers name the
+    dead worker and end the launcher, so the job's status is non-zero."""
+    t0 = time.monotonic()
+    try:
+        r = _dyn(4, "kill_start", 2, ["--timeout", "5"], recover=True)
+    except subprocess.TimeoutExpired:  # pragma: no cover - the failure under test
+        pytest.fail("a worker dead in start-up left the dynamic job running")
+    assert r.returncode != 0
+    assert ("RankFailure: the MPI start-up did not finish within --timeout 5 s: rank 2 died "
+            "during start-up") in r.stderr, r.stderr[-3000:]
     assert time.monotonic() - t0 < 60
 
 
@@ -58,6 +73,8 @@ fault, stem = sys.argv[1], sys.argv[2]
 if fault == "stop_start" and me == 2:
     os.kill(os.getpid(), signal.SIGSTOP)
 with startup_watchdog(timeout=5):
+    if fault in ("kill_in_start", "stop_in_start") and me == 2:
+        os.kill(os.getpid(), signal.SIGKILL if fault == "kill_in_start" else signal.SIGSTOP)
     from mpi4py import MPI
 if fault == "stop_before_balance" and me == 2:
     os.kill(os.getpid(), signal.SIGSTOP)
@@ -67,17 +84,26 @@ print("rank", res.rank, "W_max", res.max_load, flush=True)
 '''
 
 
-@pytest.mark.parametrize("fault,expect", [
-    ("stop_start", "the MPI start-up did not finish within --timeout 5 s"),
-    ("stop_before_balance", "rank 2 did not answer a ping")])
-def test_user_script_faults_end_within_timeout_naming_what(tmp_path, fault, expect):
+_START = "the MPI start-up did not finish within --timeout 5 s: "
+
+
+@pytest.mark.parametrize("fault,expect,recover", [
+    ("stop_start", _START + "rank 2 did not reach it (died or never started)", False),
+    ("kill_in_start", "process rank 2 with PID", False),  # mpirun ends the job itself
+    ("kill_in_start", _START + "rank 2 died during start-up", True),
+    ("stop_in_start", _START + "rank 2 stopped during start-up", True),
+    ("stop_before_balance", "rank 2 did not answer a ping", False)])
+def test_user_script_faults_end_within_timeout_naming_what(tmp_path, fault, expect, recover):
+    """The job ends with a non-zero status, also under ``mpirun --enable-recovery`` (which
+    tolerates a rank's exit: the watcher ends the launcher), and the rank at fault is named."""
     stem = str(tmp_path / "in" / "g")
     G.gemma_like(m=4, n_tasks=160, n_blocks=24, seed=1).to_lbdatafile(stem)
     script = tmp_path / "user.py"
     script.write_text(_USER)
     t0 = time.monotonic()
     try:
-        r = run_mpi(4, [script, fault, stem], timeout=90)
+        r = run_mpi(4, [script, fault, stem], timeout=90,
+                    mpirun_args=["--enable-recovery"] if recover else None)
     except subprocess.TimeoutExpired:  # pragma: no cover - the failure under test
         pytest.fail(f"{fault}: the user's job hung")
     assert r.returncode != 0

@@ -4,7 +4,9 @@
 rank that dies or is stopped there would leave the others waiting with no word and no end (a
 batch job burns its allocation). :func:`arm` forks a watcher that, when :func:`disarm` is not
 called within `timeout` seconds, prints which step did not finish on which rank and ends the
-process (SIGKILL), so ``mpirun`` ends the whole job with a non-zero status.
+process with exit status 12 (SIGKILL if it does not go within a second), so ``mpirun`` ends the
+whole job with a non-zero status -- also under ``mpirun --enable-recovery``, which tolerates a
+killed process but not a non-zero exit.
 :func:`startup_watchdog` is the context manager a user's own MPI script can put around its
 ``from mpi4py import MPI``.
 """
@@ -19,15 +21,195 @@ from typing import Any, Iterator
 
 __all__ = ["arm", "arm_exit", "disarm", "startup_watchdog"]
 
+#: the exit status of a process ended by the watcher (the number of the signal it sends)
+EXIT_STATUS = 12
+
+
+def _exit_on_signal() -> Any:
+    """Make SIGUSR2 end this process at once with status EXIT_STATUS, even while it is blocked
+    in C (MPI_Init, MPI_Finalize) where no Python handler runs: the C library's ``_exit`` is the
+    handler, called with the signal's number. Returns what :func:`_restore` takes (None where
+    this cannot be done; the watcher then kills the process)."""
+    import ctypes
+    import signal
+
+    sig = getattr(signal, "SIGUSR2", None)
+    if sig is None or int(sig) != EXIT_STATUS:
+        return None
+    try:
+        libc = ctypes.CDLL(None)
+        libc.signal.restype = ctypes.c_void_p
+        libc.signal.argtypes = [ctypes.c_int, ctypes.c_void_p]
+        old = libc.signal(int(sig), ctypes.cast(libc._exit, ctypes.c_void_p))
+    except (OSError, AttributeError):
+        return None
+    return libc, int(sig), old
+
+
+def _restore(saved: Any) -> None:
+    if saved is not None:
+        libc, sig, old = saved
+        libc.signal(sig, old)
+
 
 def _rank_of_env() -> str:
     return next((os.environ[k] for k in ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK")
                  if k in os.environ), "?")
 
 
+def _int_env(*keys: str) -> int | None:
+    for k in keys:
+        try:
+            return int(os.environ[k])
+        except (KeyError, ValueError):
+            continue
+    return None
+
+
+# ------------------------------------------------------------ who is missing in start-up ----
+# Every rank of a job that arms the start-up watcher leaves a marker <rank> holding its pid in
+# a folder of this node named after the job (PMIX_NAMESPACE); the watcher of a rank that waited
+# too long first marks itself as waiting (<rank>.waited), then reads the folder and names the
+# ranks that died (pid gone), are stopped (state T) or never reached the start-up (no marker,
+# when every rank of the job runs on this node). The markers stay after a failed start-up (the
+# ranks end at about the same time, each reading the others'); a later job removes folders
+# older than a day.
+
+def _registry() -> str | None:
+    import tempfile
+
+    job = os.environ.get("PMIX_NAMESPACE") or os.environ.get("OMPI_MCA_ess_base_jobid")
+    if not job or not job.replace("-", "").replace(".", "").isalnum():
+        return None
+    return os.path.join(tempfile.gettempdir(), f"wpart-mpi-startup-{os.getuid()}-{job}")
+
+
+def _register() -> str | None:
+    d, me = _registry(), _rank_of_env()
+    if d is None or not me.isdigit():
+        return None
+    try:
+        _sweep(os.path.dirname(d), os.path.basename(d))
+        os.makedirs(d, mode=0o700, exist_ok=True)
+        path = os.path.join(d, me)
+        with open(path, "w") as fh:
+            fh.write(str(os.getpid()))
+    except OSError:
+        return None
+    return path
+
+
+def _sweep(top: str, keep: str) -> None:
+    """Remove the registries of earlier jobs older than a day (left by failed start-ups)."""
+    import shutil
+    import time
+
+    prefix = f"wpart-mpi-startup-{os.getuid()}-"
+    try:
+        for n in os.listdir(top):
+            p = os.path.join(top, n)
+            if n.startswith(prefix) and n != keep and time.time() - os.path.getmtime(p) > 86400:
+                shutil.rmtree(p, ignore_errors=True)
+    except OSError:
+        pass
+
+
+def _unregister(path: str | None) -> None:
+    if path is None:
+        return
+    try:
+        os.unlink(path)
+        os.rmdir(os.path.dirname(path))  # the last rank out removes the folder
+    except OSError:
+        pass
+
+
+def _pid_state(pid: int) -> str:
+    """'gone', 'stopped' or 'alive'."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            state = fh.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return "gone"
+        except OSError:
+            return "alive"
+        return "alive"
+    return "gone" if state in ("Z", "X") else "stopped" if state in ("T", "t") else "alive"
+
+
+def _ranks(rs: list[int]) -> str:
+    return ("rank " if len(rs) == 1 else "ranks ") + ", ".join(map(str, rs))
+
+
+def _culprits(path: str | None) -> str | None:
+    """What the registry says of the ranks this one waits for (None: nothing to name)."""
+    if path is None:
+        return None
+    d, me = os.path.dirname(path), int(_rank_of_env())
+    if _pid_state(os.getppid()) == "stopped":  # this rank is the one that hangs
+        return f"rank {me} stopped during start-up (this rank)"
+    try:
+        open(path + ".waited", "w").close()
+    except OSError:
+        pass
+    size = _int_env("OMPI_COMM_WORLD_SIZE", "PMI_SIZE")
+    local = _int_env("OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS")
+    dead, stopped, seen = [], [], set()
+    try:
+        names = os.listdir(d)
+    except OSError:
+        return None
+    waited = {n[:-7] for n in names if n.endswith(".waited")}
+    for n in names:
+        if not n.isdigit():
+            continue
+        r = int(n)
+        seen.add(r)
+        if n in waited:  # it timed out waiting too
+            continue
+        try:
+            with open(os.path.join(d, n)) as fh:
+                pid = int(fh.read().strip() or 0)
+        except (OSError, ValueError):
+            continue
+        st = _pid_state(pid) if pid > 0 and r != me else "alive"
+        (dead if st == "gone" else stopped if st == "stopped" else []).append(r)
+    parts = []
+    if dead:
+        parts.append(f"{_ranks(sorted(dead))} died during start-up")
+    if stopped:
+        parts.append(f"{_ranks(sorted(stopped))} stopped during start-up")
+    if size is not None and local is not None and local == size:
+        never = sorted(set(range(size)) - seen)
+        if never:
+            parts.append(f"{_ranks(never)} did not reach it (died or never started)")
+    return "; ".join(parts) or None
+
+
+def _launcher() -> int | None:
+    """The pid of the MPI launcher (mpirun / orted / prted) that started this process, when
+    the job runs in a recovery mode in which the launcher tolerates a rank's exit; else None."""
+    if os.environ.get("OMPI_MCA_orte_enable_recovery", "").lower() not in ("1", "true", "yes") \
+            and os.environ.get("PRTE_MCA_prte_enable_recovery", "").lower() not in ("1", "true", "yes"):
+        return None
+    ppid = os.getppid()
+    try:
+        with open(f"/proc/{ppid}/comm") as fh:
+            name = fh.read().strip()
+    except OSError:
+        return None
+    return ppid if name in ("mpirun", "mpiexec", "orterun", "orted", "prterun", "prted", "prte") else None
+
+
 def arm(timeout: float | None, what: str, why: str, prog: str) -> Any:
     """Start the watcher: past `timeout` seconds it writes ``"<prog>: rank R: RankFailure:
-    <what> did not finish within --timeout T s: <why>"`` to stderr and kills this process.
+    <what> did not finish within --timeout T s: <why>"`` to stderr and ends this process (exit
+    status 12). In MPI's start-up, `why` names the ranks that died, are stopped or never
+    started where this node can see them. Under ``mpirun --enable-recovery``, which tolerates
+    a rank's exit, the watcher also ends the launcher, so the job's status is non-zero.
     Returns the token :func:`disarm` takes (None: no watcher, e.g. `timeout` None)."""
     import select
     import signal
@@ -35,6 +217,9 @@ def arm(timeout: float | None, what: str, why: str, prog: str) -> Any:
     if timeout is None or not math.isfinite(timeout) or timeout <= 0 or not hasattr(os, "fork"):
         return None
     who = _rank_of_env()
+    saved = _exit_on_signal()
+    mark = _register() if what == "the MPI start-up" else None
+    launcher = _launcher()
     r, w = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -44,25 +229,40 @@ def arm(timeout: float | None, what: str, why: str, prog: str) -> Any:
             os.close(w)
             ready, _, _ = select.select([r], [], [], timeout)
             if not ready:
+                named = _culprits(mark)
                 os.write(2, (f"{prog}: rank {who}: RankFailure: {what} did not finish within "
-                             f"--timeout {timeout:g} s: {why}\n").encode())
-                os.kill(os.getppid(), signal.SIGKILL)
+                             f"--timeout {timeout:g} s: {named or why}\n").encode())
+                parent = os.getppid()
+                if saved is not None:  # exit status 12; SIGKILL if it has not gone in 1 s
+                    os.kill(parent, saved[1])
+                    for _ in range(100):
+                        if os.getppid() != parent:
+                            break
+                        select.select([], [], [], 0.01)
+                if os.getppid() == parent:
+                    os.kill(parent, signal.SIGKILL)
+                if launcher is not None:  # recovery mode: end the job with a non-zero status
+                    os.kill(launcher, signal.SIGTERM)
+        except OSError:
+            pass
         finally:
             os._exit(0)
     os.close(r)
-    return pid, w
+    return pid, w, saved, mark
 
 
 def disarm(token: Any) -> None:
     """Stop the watcher started by :func:`arm` (the step finished in time)."""
     if token is None:
         return
-    pid, w = token
+    pid, w, saved, mark = token
     try:
         os.write(w, b"1")
     finally:
         os.close(w)
         os.waitpid(pid, 0)
+        _restore(saved)
+        _unregister(mark)
 
 
 def arm_exit(timeout: float | None, prog: str) -> None:

@@ -3,7 +3,8 @@
 usage: dyn_cli_fault.py FAULT RANK [wpart.dynamic.mpi arguments...]
 FAULT: ``kill_root`` (the root SIGKILLs itself after its third block result),
 ``kill_worker`` (worker rank RANK SIGKILLs itself when its second block starts),
-``stop_start`` (rank RANK stops itself before MPI starts), ``kill_init`` (rank RANK dies
+``stop_start`` (rank RANK stops itself before MPI starts), ``kill_start`` (rank RANK dies
+inside the watched start-up, before MPI_Init), ``kill_init`` (rank RANK dies
 right after MPI_Init, before it reports ready).
 """
 import os
@@ -40,6 +41,15 @@ if fault == "kill_worker" and me == who:
 
 if fault == "stop_start" and me == who:  # stops itself (SIGSTOP) before MPI starts
     os.kill(os.getpid(), signal.SIGSTOP)
+if fault == "kill_start" and me == who:  # dies inside the watched start-up
+    from wpart import _mpi_watchdog as wdg
+
+    real_arm = wdg.arm
+
+    def _arm_and_die(*a, **kw):
+        real_arm(*a, **kw)
+        os.kill(os.getpid(), signal.SIGKILL)
+    wdg.arm = _arm_and_die
 if fault == "kill_init" and me == who:  # dies right after MPI_Init, before its 'ready'
     import wpart.dynamic as wd
 
