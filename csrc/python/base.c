@@ -64,8 +64,7 @@ static PyObject *wpy_prefix_sum(PyObject *self, PyObject *args, PyObject *kwds)
     res = (PyObject *)S;
     S = NULL;
 cleanup:
-    Py_XDECREF(A);
-    Py_XDECREF(S);
+    WPY_XDECREF(A, S);
     return res;
 }
 
@@ -121,9 +120,7 @@ static PyObject *wpy_box_loads(PyObject *self, PyObject *args)
     res = (PyObject *)out;
     out = NULL;
 cleanup:
-    Py_XDECREF(S);
-    Py_XDECREF(B);
-    Py_XDECREF(out);
+    WPY_XDECREF(S, B, out);
     return res;
 }
 
@@ -209,10 +206,7 @@ static PyObject *wpy_partition_1d(PyObject *self, PyObject *args, PyObject *kwds
     res = Py_BuildValue("OO(dLLLd)", seps, W, stats.bottleneck, (long long)stats.bottleneck_i64,
                         (long long)stats.probes, (long long)stats.steps, stats.seconds);
 cleanup:
-    Py_XDECREF(L);
-    Py_XDECREF(SP);
-    Py_XDECREF(W);
-    Py_XDECREF(seps);
+    WPY_XDECREF(L, SP, W, seps);
     return res;
 }
 
@@ -277,9 +271,7 @@ static PyObject *wpy_probe_1d(PyObject *self, PyObject *args)
     }
     res = Py_BuildValue("NO", PyBool_FromLong(ok), seps);
 cleanup:
-    Py_XDECREF(L);
-    Py_XDECREF(W);
-    Py_XDECREF(seps);
+    WPY_XDECREF(L, W, seps);
     return res;
 }
 

@@ -1,8 +1,7 @@
 /* convert.c -- array and choice converters shared by the family files. */
 #include "wpy.h"
 
-/* obj must be an ndarray of exactly typenum; 0 or -1 with a TypeError naming `name` */
-static int wpy_check_type(PyObject *obj, const char *name, int typenum)
+int wpy_check_type(PyObject *obj, const char *name, int typenum)
 {
     if (!PyArray_Check(obj)) {
         PyErr_Format(wpy_TypeError, "`%s` must be a NumPy array, got %s", name,

@@ -145,9 +145,7 @@ static PyObject *Balancer_eval_run(BalancerObject *self, PyObject *args)
     wpart_status_t st;
     wpy_control_t ctl; /* Ctrl-C stops a long evaluation */
     wpy_control_setup(&ctl, NULL, 0.0);
-    Py_BEGIN_ALLOW_THREADS
-    st = wpart_dynamic_balancer_eval_run_ctl(self->b, token, &ctl.ctl);
-    Py_END_ALLOW_THREADS
+    WPY_NOGIL(st = wpart_dynamic_balancer_eval_run_ctl(self->b, token, &ctl.ctl));
     if (st != WPART_OK && wpy_dynamic_pybal_reraise(self->b)) {
         return NULL; /* a balancer written in Python raised: its own exception */
     }
@@ -333,13 +331,5 @@ int wpy_dynamic_init(PyObject *m)
         Py_DECREF(&Balancer_Type);
         return -1;
     }
-    if (PyModule_AddFunctions(m, dynamic_methods) < 0) {
-        return -1;
-    }
-    if (wpy_dynamic_model_init(m) < 0 || wpy_dynamic_plbhac_init(m) < 0 ||
-        wpy_dynamic_baselines_init(m) < 0 || wpy_dynamic_sim_init(m) < 0 ||
-        wpy_dynamic_exec_init(m) < 0) {
-        return -1;
-    }
-    return 0;
+    return PyModule_AddFunctions(m, dynamic_methods);
 }

@@ -16,19 +16,10 @@
 static int exact_array(PyObject *obj, const char *name, int typenum, int ndim, int fortran,
                        int out)
 {
-    if (!PyArray_Check(obj)) {
-        PyErr_Format(wpy_TypeError, "`%s` must be a NumPy array, got %s", name,
-                     Py_TYPE(obj)->tp_name);
+    if (wpy_check_type(obj, name, typenum) < 0) {
         return -1;
     }
     PyArrayObject *a = (PyArrayObject *)obj;
-    if (PyArray_TYPE(a) != typenum) {
-        PyArray_Descr *want = PyArray_DescrFromType(typenum);
-        PyErr_Format(wpy_TypeError, "`%s` must have dtype %S, got %S", name, (PyObject *)want,
-                     (PyObject *)PyArray_DESCR(a));
-        Py_XDECREF(want);
-        return -1;
-    }
     if (PyArray_NDIM(a) != ndim) {
         PyErr_Format(wpy_ValueError, "`%s` must be %d-D, got %d-D", name, ndim,
                      PyArray_NDIM(a));
@@ -75,9 +66,7 @@ static PyObject *py_gemm_cols(PyObject *self, PyObject *args)
     wpart_status_t st;
     const double *pa = PyArray_DATA(a), *pb = PyArray_DATA(b);
     double *pc = PyArray_DATA(c);
-    Py_BEGIN_ALLOW_THREADS
-    st = wpart_dynamic_kernel_gemm_cols(n, kd, N, pa, pb, pc, col0, ncols, nthreads);
-    Py_END_ALLOW_THREADS
+    WPY_NOGIL(st = wpart_dynamic_kernel_gemm_cols(n, kd, N, pa, pb, pc, col0, ncols, nthreads));
     if (st != WPART_OK) {
         return wpy_raise(st, "gemm_cols");
     }
@@ -131,10 +120,8 @@ static PyObject *py_kmeans_assign(PyObject *self, PyObject *args)
     wpart_status_t st;
     const double *pp = PyArray_DATA(pts), *pc = PyArray_DATA(cen);
     int32_t *pl = PyArray_DATA(lab);
-    Py_BEGIN_ALLOW_THREADS
-    st = wpart_dynamic_kernel_kmeans_assign(npts, d, k, pp, pc, p0, np_, pl, psum, pcnt,
-                                            nthreads);
-    Py_END_ALLOW_THREADS
+    WPY_NOGIL(st = wpart_dynamic_kernel_kmeans_assign(npts, d, k, pp, pc, p0, np_, pl, psum, pcnt,
+                                                      nthreads));
     if (st != WPART_OK) {
         return wpy_raise(st, "kmeans_assign");
     }
@@ -270,9 +257,7 @@ static PyObject *py_drive(PyObject *self, PyObject *args)
     }
     wpart_dynamic_sim_result_t r;
     wpart_status_t st;
-    Py_BEGIN_ALLOW_THREADS
-    st = wpart_dynamic_drive(b, &src, &o, &r);
-    Py_END_ALLOW_THREADS
+    WPY_NOGIL(st = wpart_dynamic_drive(b, &src, &o, &r));
     wpy_balancer_release(bal);
     if (st != WPART_OK) {
         if (s.et) { /* a source callback raised (a worker error, Ctrl-C in a wait, ...) */

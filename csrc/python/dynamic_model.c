@@ -185,6 +185,19 @@ static int wpy_vec(PyObject *obj, const char *name, int typenum, int64_t n, PyAr
     return 0;
 }
 
+/* wpy_vec for an argument that must not be None (a TypeError naming it). */
+static int wpy_vec_req(PyObject *obj, const char *name, int typenum, int64_t n, PyArrayObject **out)
+{
+    if (wpy_vec(obj, name, typenum, n, out) < 0) {
+        return -1;
+    }
+    if (!*out) {
+        PyErr_Format(wpy_TypeError, "`%s` must not be None", name);
+        return -1;
+    }
+    return 0;
+}
+
 /* Runs a core call: with the GIL released for packed models, held for callables. */
 #define WPY_RUN(t, st, call)                 \
     do {                                     \
@@ -213,18 +226,12 @@ static PyObject *wpy_dyn_fit(PyObject *self, PyObject *args)
                           &max_terms, &weighting, &decay, &window, &grid, &slope_floor)) {
         return NULL;
     }
-    if (wpy_vec(xo, "x", NPY_INT64, -1, &x) < 0 || !x) {
-        if (!PyErr_Occurred()) {
-            PyErr_SetString(wpy_TypeError, "`x` must not be None");
-        }
+    if (wpy_vec_req(xo, "x", NPY_INT64, -1, &x) < 0) {
         goto cleanup;
     }
     int64_t m = (int64_t)PyArray_DIM(x, 0);
-    if (wpy_vec(tco, "t_comp", NPY_FLOAT64, m, &tc) < 0 || !tc ||
+    if (wpy_vec_req(tco, "t_comp", NPY_FLOAT64, m, &tc) < 0 ||
         wpy_vec(txo, "t_xfer", NPY_FLOAT64, m, &tx) < 0) {
-        if (!PyErr_Occurred()) {
-            PyErr_SetString(wpy_TypeError, "`t_comp` must not be None");
-        }
         goto cleanup;
     }
     wpart_dynamic_fit_opts_t o;
@@ -241,9 +248,7 @@ static PyObject *wpy_dyn_fit(PyObject *self, PyObject *args)
     wpart_status_t st;
     const int64_t *xd = PyArray_DATA(x);
     const double *tcd = PyArray_DATA(tc), *txd = tx ? PyArray_DATA(tx) : NULL;
-    Py_BEGIN_ALLOW_THREADS
-    st = wpart_dynamic_model_fit(xd, tcd, txd, m, (int64_t)quantum, &o, NULL, &pm);
-    Py_END_ALLOW_THREADS
+    WPY_NOGIL(st = wpart_dynamic_model_fit(xd, tcd, txd, m, (int64_t)quantum, &o, NULL, &pm));
     if (st != WPART_OK) {
         wpy_raise(st, "fit_model");
         goto cleanup;
@@ -254,19 +259,14 @@ static PyObject *wpy_dyn_fit(PyObject *self, PyObject *args)
         wpart_dynamic_model_pack(&pm, PyArray_DATA((PyArrayObject *)res));
     }
 cleanup:
-    Py_XDECREF(x);
-    Py_XDECREF(tc);
-    Py_XDECREF(tx);
+    WPY_XDECREF(x, tc, tx);
     return res;
 }
 
 static int wpy_one_model(PyObject *obj, wpart_dynamic_model_t *pm)
 {
     PyArrayObject *a = NULL;
-    if (wpy_vec(obj, "model", NPY_FLOAT64, WPART_DYN_PACKED, &a) < 0 || !a) {
-        if (!PyErr_Occurred()) {
-            PyErr_SetString(wpy_TypeError, "`model` must not be None");
-        }
+    if (wpy_vec_req(obj, "model", NPY_FLOAT64, WPART_DYN_PACKED, &a) < 0) {
         return -1;
     }
     wpart_status_t st = wpart_dynamic_model_unpack(PyArray_DATA(a), pm);
@@ -290,10 +290,7 @@ static PyObject *wpy_dyn_eval(PyObject *self, PyObject *args)
         return NULL;
     }
     PyArrayObject *x = NULL;
-    if (wpy_vec(xo, "x", NPY_FLOAT64, -1, &x) < 0 || !x) {
-        if (!PyErr_Occurred()) {
-            PyErr_SetString(wpy_TypeError, "`x` must not be None");
-        }
+    if (wpy_vec_req(xo, "x", NPY_FLOAT64, -1, &x) < 0) {
         return NULL;
     }
     npy_intp k = PyArray_DIM(x, 0);
@@ -365,21 +362,66 @@ static int wpy_nargs(Py_ssize_t nargs, Py_ssize_t want, const char *fn)
     return 0;
 }
 
+/* The frame of a call on time functions: the models, x_cont (round_blocks), the optional
+ * bounds, the output vector of n values and the control hooks (Ctrl-C stops a long solve or
+ * rounding). */
+typedef struct {
+    wpy_timefn_t t;
+    PyArrayObject *xc, *lb, *ub;
+    PyObject *out;
+    wpy_control_t ctl;
+} wpy_tcall_t;
+
+/* Converts the models, x_cont when xco != NULL (float64, required), the bounds lb and ub (None
+ * or `btype`) and allocates the output (`otype`). 0, or -1 with an exception; wpy_tcall_end
+ * releases what was taken either way. */
+static int wpy_tcall_begin(wpy_tcall_t *c, PyObject *mo, PyObject *xco, PyObject *lbo,
+                           PyObject *ubo, int btype, int otype)
+{
+    c->xc = c->lb = c->ub = NULL;
+    c->out = NULL;
+    if (wpy_timefn_setup(mo, &c->t) < 0 ||
+        (xco && wpy_vec_req(xco, "x_cont", NPY_FLOAT64, c->t.n, &c->xc) < 0) ||
+        wpy_vec(lbo, "lb", btype, c->t.n, &c->lb) < 0 ||
+        wpy_vec(ubo, "ub", btype, c->t.n, &c->ub) < 0) {
+        return -1;
+    }
+    npy_intp n = (npy_intp)c->t.n;
+    c->out = PyArray_SimpleNew(1, &n, otype);
+    wpy_control_setup(&c->ctl, NULL, 0.0);
+    return c->out ? 0 : -1;
+}
+
+/* 0 after a call that succeeded; -1 with the callable's exception or st's (named `what`). */
+static int wpy_tcall_status(const wpy_tcall_t *c, wpart_status_t st, const char *what)
+{
+    if (c->t.failed) {
+        return -1;
+    }
+    return st == WPART_OK ? 0 : (wpy_raise(st, what), -1);
+}
+
+/* Releases the frame; returns res. */
+static PyObject *wpy_tcall_end(wpy_tcall_t *c, PyObject *res)
+{
+    WPY_XDECREF(c->out, c->xc, c->lb, c->ub);
+    wpy_timefn_release(&c->t);
+    return res;
+}
+
+#define WPY_OUT(c, type) ((type *)PyArray_DATA((PyArrayObject *)(c).out))
+
 /* dynamic_solve_equal_time(models, S, lb|None, ub|None, tol_T, tol_x, max_outer, max_inner,
  * newton_polish) -> (x, T) */
 static PyObject *wpy_dyn_solve(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    PyObject *mo, *lbo, *ubo, *res = NULL, *xo = NULL;
-    double S, tol_T, tol_x;
+    PyObject *res = NULL;
+    double S, tol_T, tol_x, T = 0.0;
     long long max_outer, max_inner, polish;
-    wpy_timefn_t t;
-    PyArrayObject *lb = NULL, *ub = NULL;
+    wpy_tcall_t c;
     if (wpy_nargs(nargs, 9, "dynamic_solve_equal_time") < 0) {
         return NULL;
     }
-    mo = args[0];
-    lbo = args[2];
-    ubo = args[3];
     if (wpy_arg_double(args[1], "S", &S) < 0 || wpy_arg_double(args[4], "tol_T", &tol_T) < 0 ||
         wpy_arg_double(args[5], "tol_x", &tol_x) < 0 ||
         wpy_arg_ll(args[6], "max_outer", &max_outer) < 0 ||
@@ -391,41 +433,19 @@ static PyObject *wpy_dyn_solve(PyObject *self, PyObject *const *args, Py_ssize_t
         PyErr_SetString(wpy_ValueError, "`max_outer` and `max_inner` must be in [1, 2**31 - 1]");
         return NULL;
     }
-    if (wpy_timefn_setup(mo, &t) < 0) {
-        return NULL;
+    if (wpy_tcall_begin(&c, args[0], NULL, args[2], args[3], NPY_FLOAT64, NPY_FLOAT64) == 0) {
+        wpart_dynamic_solve_opts_t o = {tol_T, tol_x, (int32_t)max_outer, (int32_t)max_inner,
+                                         polish != 0, &c.ctl.ctl};
+        wpart_status_t st;
+        WPY_RUN(c.t, st, wpart_dynamic_solve_equal_time(c.t.n, WPY_E(c.t), WPY_CTX(c.t), S,
+                                                        wpy_data_or_null(c.lb),
+                                                        wpy_data_or_null(c.ub), &o,
+                                                        WPY_OUT(c, double), &T));
+        if (wpy_tcall_status(&c, st, "solve_equal_time") == 0) {
+            res = Py_BuildValue("Od", c.out, T);
+        }
     }
-    if (wpy_vec(lbo, "lb", NPY_FLOAT64, t.n, &lb) < 0 ||
-        wpy_vec(ubo, "ub", NPY_FLOAT64, t.n, &ub) < 0) {
-        goto cleanup;
-    }
-    npy_intp n = (npy_intp)t.n;
-    xo = PyArray_SimpleNew(1, &n, NPY_FLOAT64);
-    if (!xo) {
-        goto cleanup;
-    }
-    wpy_control_t ctl; /* Ctrl-C stops a long solve */
-    wpy_control_setup(&ctl, NULL, 0.0);
-    wpart_dynamic_solve_opts_t o = {tol_T, tol_x, (int32_t)max_outer, (int32_t)max_inner,
-                                     polish != 0, &ctl.ctl};
-    double T = 0.0, *xd = PyArray_DATA((PyArrayObject *)xo);
-    const double *lbd = lb ? PyArray_DATA(lb) : NULL, *ubd = ub ? PyArray_DATA(ub) : NULL;
-    wpart_status_t st;
-    WPY_RUN(t, st, wpart_dynamic_solve_equal_time(t.n, WPY_E(t), WPY_CTX(t), S, lbd, ubd, &o,
-                                                  xd, &T));
-    if (t.failed) {
-        goto cleanup;
-    }
-    if (st != WPART_OK) {
-        wpy_raise(st, "solve_equal_time");
-        goto cleanup;
-    }
-    res = Py_BuildValue("Od", xo, T);
-cleanup:
-    Py_XDECREF(xo);
-    Py_XDECREF(lb);
-    Py_XDECREF(ub);
-    wpy_timefn_release(&t);
-    return res;
+    return wpy_tcall_end(&c, res);
 }
 
 /* dynamic_equal_finish(models, total, quantum) -> (sizes int64[n], time, T): the core's
@@ -433,9 +453,10 @@ cleanup:
  * multiples of `quantum`): `time` is the makespan of the sizes, T the water level. */
 static PyObject *wpy_dyn_equal_finish(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    PyObject *res = NULL, *bo = NULL;
+    PyObject *res = NULL;
     long long total, quantum;
-    wpy_timefn_t t;
+    double T = 0.0, Tm = 0.0;
+    wpy_tcall_t c;
     if (wpy_nargs(nargs, 3, "dynamic_equal_finish") < 0 ||
         wpy_arg_ll(args[1], "total", &total) < 0 || wpy_arg_ll(args[2], "quantum", &quantum) < 0) {
         return NULL;
@@ -445,126 +466,58 @@ static PyObject *wpy_dyn_equal_finish(PyObject *self, PyObject *const *args, Py_
                      quantum);
         return NULL;
     }
-    if (wpy_timefn_setup(args[0], &t) < 0) {
-        return NULL;
+    if (wpy_tcall_begin(&c, args[0], NULL, Py_None, Py_None, NPY_INT64, NPY_INT64) == 0) {
+        wpart_status_t st;
+        WPY_RUN(c.t, st, wpart_dynamic_equal_finish(c.t.n, WPY_E(c.t), WPY_CTX(c.t),
+                                                    (int64_t)total, (int64_t)quantum, &c.ctl.ctl,
+                                                    WPY_OUT(c, int64_t), &Tm, &T));
+        if (wpy_tcall_status(&c, st, "equal_finish") == 0) {
+            res = Py_BuildValue("Odd", c.out, Tm, T);
+        }
     }
-    npy_intp n = (npy_intp)t.n;
-    bo = PyArray_SimpleNew(1, &n, NPY_INT64);
-    if (!bo) {
-        goto cleanup;
-    }
-    double T = 0.0, Tm = 0.0;
-    int64_t *bd = PyArray_DATA((PyArrayObject *)bo);
-    wpart_status_t st;
-    wpy_control_t ctl; /* Ctrl-C stops a long solve or rounding (many PUs) */
-    wpy_control_setup(&ctl, NULL, 0.0);
-    WPY_RUN(t, st, wpart_dynamic_equal_finish(t.n, WPY_E(t), WPY_CTX(t), (int64_t)total,
-                                              (int64_t)quantum, &ctl.ctl, bd, &Tm, &T));
-    if (t.failed) {
-        goto cleanup;
-    }
-    if (st != WPART_OK) {
-        wpy_raise(st, "equal_finish");
-        goto cleanup;
-    }
-    res = Py_BuildValue("Odd", bo, Tm, T);
-cleanup:
-    Py_XDECREF(bo);
-    wpy_timefn_release(&t);
-    return res;
+    return wpy_tcall_end(&c, res);
 }
 
 static PyObject *wpy_dyn_capacity(PyObject *self, PyObject *args)
 {
-    PyObject *mo, *lbo, *ubo, *res = NULL, *xo = NULL;
-    double T;
-    wpy_timefn_t t;
-    PyArrayObject *lb = NULL, *ub = NULL;
+    PyObject *mo, *lbo, *ubo, *res = NULL;
+    double T, H = 0.0;
+    wpy_tcall_t c;
     if (!PyArg_ParseTuple(args, "OdOO", &mo, &T, &lbo, &ubo)) {
         return NULL;
     }
-    if (wpy_timefn_setup(mo, &t) < 0) {
-        return NULL;
+    if (wpy_tcall_begin(&c, mo, NULL, lbo, ubo, NPY_FLOAT64, NPY_FLOAT64) == 0) {
+        wpart_status_t st;
+        WPY_RUN(c.t, st, wpart_dynamic_capacity(c.t.n, WPY_E(c.t), WPY_CTX(c.t), T,
+                                                wpy_data_or_null(c.lb), wpy_data_or_null(c.ub),
+                                                WPY_OUT(c, double), &H));
+        if (wpy_tcall_status(&c, st, "capacity") == 0) {
+            res = Py_BuildValue("Od", c.out, H);
+        }
     }
-    if (wpy_vec(lbo, "lb", NPY_FLOAT64, t.n, &lb) < 0 ||
-        wpy_vec(ubo, "ub", NPY_FLOAT64, t.n, &ub) < 0) {
-        goto cleanup;
-    }
-    npy_intp n = (npy_intp)t.n;
-    xo = PyArray_SimpleNew(1, &n, NPY_FLOAT64);
-    if (!xo) {
-        goto cleanup;
-    }
-    double H = 0.0, *xd = PyArray_DATA((PyArrayObject *)xo);
-    const double *lbd = lb ? PyArray_DATA(lb) : NULL, *ubd = ub ? PyArray_DATA(ub) : NULL;
-    wpart_status_t st;
-    WPY_RUN(t, st, wpart_dynamic_capacity(t.n, WPY_E(t), WPY_CTX(t), T, lbd, ubd, xd, &H));
-    if (t.failed) {
-        goto cleanup;
-    }
-    if (st != WPART_OK) {
-        wpy_raise(st, "capacity");
-        goto cleanup;
-    }
-    res = Py_BuildValue("Od", xo, H);
-cleanup:
-    Py_XDECREF(xo);
-    Py_XDECREF(lb);
-    Py_XDECREF(ub);
-    wpy_timefn_release(&t);
-    return res;
+    return wpy_tcall_end(&c, res);
 }
 
 static PyObject *wpy_dyn_round(PyObject *self, PyObject *args)
 {
-    PyObject *mo, *xco, *lbo, *ubo, *res = NULL, *bo = NULL;
+    PyObject *mo, *xco, *lbo, *ubo, *res = NULL;
     long long S, quantum;
-    wpy_timefn_t t;
-    PyArrayObject *xc = NULL, *lb = NULL, *ub = NULL;
+    double Tm = 0.0;
+    wpy_tcall_t c;
     if (!PyArg_ParseTuple(args, "OOLLOO", &mo, &xco, &S, &quantum, &lbo, &ubo)) {
         return NULL;
     }
-    if (wpy_timefn_setup(mo, &t) < 0) {
-        return NULL;
-    }
-    if (wpy_vec(xco, "x_cont", NPY_FLOAT64, t.n, &xc) < 0 || !xc ||
-        wpy_vec(lbo, "lb", NPY_INT64, t.n, &lb) < 0 ||
-        wpy_vec(ubo, "ub", NPY_INT64, t.n, &ub) < 0) {
-        if (!PyErr_Occurred()) {
-            PyErr_SetString(wpy_TypeError, "`x_cont` must not be None");
+    if (wpy_tcall_begin(&c, mo, xco, lbo, ubo, NPY_INT64, NPY_INT64) == 0) {
+        wpart_status_t st;
+        WPY_RUN(c.t, st, wpart_dynamic_round_blocks_ctl(
+                             c.t.n, WPY_E(c.t), WPY_CTX(c.t), PyArray_DATA(c.xc), (int64_t)S,
+                             (int64_t)quantum, wpy_data_or_null(c.lb), wpy_data_or_null(c.ub),
+                             WPY_OUT(c, int64_t), &Tm, &c.ctl.ctl));
+        if (wpy_tcall_status(&c, st, "round_blocks") == 0) {
+            res = Py_BuildValue("Od", c.out, Tm);
         }
-        goto cleanup;
     }
-    npy_intp n = (npy_intp)t.n;
-    bo = PyArray_SimpleNew(1, &n, NPY_INT64);
-    if (!bo) {
-        goto cleanup;
-    }
-    double Tm = 0.0;
-    int64_t *bd = PyArray_DATA((PyArrayObject *)bo);
-    const double *xcd = PyArray_DATA(xc);
-    const int64_t *lbd = lb ? PyArray_DATA(lb) : NULL, *ubd = ub ? PyArray_DATA(ub) : NULL;
-    wpart_status_t st;
-    wpy_control_t ctl; /* Ctrl-C stops a long rounding (many PUs) */
-    wpy_control_setup(&ctl, NULL, 0.0);
-    WPY_RUN(t, st, wpart_dynamic_round_blocks_ctl(t.n, WPY_E(t), WPY_CTX(t), xcd, (int64_t)S,
-                                                  (int64_t)quantum, lbd, ubd, bd, &Tm,
-                                                  &ctl.ctl));
-    if (t.failed) {
-        goto cleanup;
-    }
-    if (st != WPART_OK) {
-        wpy_raise(st, "round_blocks");
-        goto cleanup;
-    }
-    res = Py_BuildValue("Od", bo, Tm);
-cleanup:
-    Py_XDECREF(bo);
-    Py_XDECREF(xc);
-    Py_XDECREF(lb);
-    Py_XDECREF(ub);
-    wpy_timefn_release(&t);
-    return res;
+    return wpy_tcall_end(&c, res);
 }
 
 /* ------------------------------------------------------------------ oracle_milp --------- */
@@ -628,9 +581,7 @@ static PyObject *wpy_dyn_oracle_milp(PyObject *self, PyObject *args)
     res = Py_BuildValue("OdssdL", xo, T, wpy_dyn_milp_status[s < 0 || s > 4 ? 4 : s], r.message,
                         r.seconds, (long long)r.nodes);
 cleanup:
-    Py_XDECREF(xo);
-    Py_XDECREF(bx);
-    Py_XDECREF(bt);
+    WPY_XDECREF(xo, bx, bt);
     return res;
 }
 

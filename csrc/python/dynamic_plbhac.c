@@ -185,17 +185,13 @@ static PyObject *py_plbhac(PyObject *self, PyObject *args)
     const int32_t *kd = kinds ? (const int32_t *)PyArray_DATA(kinds) : NULL;
     wpart_status_t st = hec ? wpart_dynamic_plbhec_new(&c, n, kd, &b)
                             : wpart_dynamic_plbhac_new(&c, n, kd, &b);
-    Py_XDECREF(kinds);
-    Py_XDECREF(mb);
-    Py_XDECREF(cap);
+    WPY_XDECREF(kinds, mb, cap);
     if (st != WPART_OK) {
         return wpy_raise(st, NULL);
     }
     return wpy_balancer_wrap(b);
 fail:
-    Py_XDECREF(kinds);
-    Py_XDECREF(mb);
-    Py_XDECREF(cap);
+    WPY_XDECREF(kinds, mb, cap);
     return NULL;
 }
 
@@ -350,15 +346,12 @@ static PyObject *py_fit_incremental(PyObject *self, PyObject *args)
         memcpy(PyArray_DATA((PyArrayObject *)ab), pb, sizeof pb);
         res = Py_BuildValue("(NNddL)", ai, ab, t_inc, t_bat, (long long)fi.n_rebuild);
     } else {
-        Py_XDECREF(ai);
-        Py_XDECREF(ab);
+        WPY_XDECREF(ai, ab);
     }
 fail:
     free(work);
     wpart_i_fitinc_free(&fi);
-    Py_XDECREF(xa);
-    Py_XDECREF(tca);
-    Py_XDECREF(txa);
+    WPY_XDECREF(xa, tca, txa);
     return res;
 }
 

@@ -33,12 +33,7 @@ typedef struct {
 
 static void plat_clear(plat_t *P)
 {
-    Py_XDECREF(P->dev);
-    Py_XDECREF(P->tab_x);
-    Py_XDECREF(P->tab_t);
-    Py_XDECREF(P->tab_off);
-    Py_XDECREF(P->fluct);
-    Py_XDECREF(P->onoff);
+    WPY_XDECREF(P->dev, P->tab_x, P->tab_t, P->tab_off, P->fluct, P->onoff);
     free(P->d);
     free(P->f);
     free(P->oo);
@@ -245,9 +240,7 @@ static PyObject *py_simulate(PyObject *self, PyObject *args, PyObject *kw)
     }
     wpart_dynamic_sim_result_t r;
     wpart_status_t st;
-    Py_BEGIN_ALLOW_THREADS
-    st = wpart_dynamic_sim_run(&P.pl, b, &o, &r);
-    Py_END_ALLOW_THREADS
+    WPY_NOGIL(st = wpart_dynamic_sim_run(&P.pl, b, &o, &r));
     wpy_balancer_release(bal);
     plat_clear(&P);
     if (st == WPART_ECANCELLED && time_limit > 0 && !ctl.stopped && !PyErr_Occurred()) {

@@ -27,10 +27,7 @@ typedef struct {
 
 static void prof_release(wpy_prof_t *w)
 {
-    Py_XDECREF(w->off);
-    Py_XDECREF(w->size);
-    Py_XDECREF(w->time);
-    Py_XDECREF(w->energy);
+    WPY_XDECREF(w->off, w->size, w->time, w->energy);
 }
 
 static int prof_convert(wpy_prof_t *w, PyObject *o, PyObject *s, PyObject *t, PyObject *e)
@@ -68,10 +65,7 @@ static PyObject *front_to_tuple(const wpart_hetero_front_t *f)
     PyArrayObject *T = (PyArrayObject *)PyArray_SimpleNew(1, &k, NPY_FLOAT64);
     PyArrayObject *X = (PyArrayObject *)PyArray_SimpleNew(2, d2, NPY_INT64);
     if (!E || !D || !T || !X) {
-        Py_XDECREF(E);
-        Py_XDECREF(D);
-        Py_XDECREF(T);
-        Py_XDECREF(X);
+        WPY_XDECREF(E, D, T, X);
         return NULL;
     }
     if (k > 0) {
@@ -258,9 +252,7 @@ static PyObject *wpy_hetero_total_energy(PyObject *self, PyObject *args)
                                .time = PyArray_DATA(T), .dist = PyArray_DATA(X)};
     wpart_hetero_front_t f = {0};
     wpart_status_t st;
-    Py_BEGIN_ALLOW_THREADS
-    st = wpart_hetero_total_energy_front(&ep, ps, &f);
-    Py_END_ALLOW_THREADS
+    WPY_NOGIL(st = wpart_hetero_total_energy_front(&ep, ps, &f));
     if (st != WPART_OK) {
         wpy_raise(st, "static_power");
         goto cleanup;
@@ -268,9 +260,7 @@ static PyObject *wpy_hetero_total_energy(PyObject *self, PyObject *args)
     res = front_to_tuple(&f);
     wpart_hetero_front_free(&f);
 cleanup:
-    Py_XDECREF(E);
-    Py_XDECREF(T);
-    Py_XDECREF(X);
+    WPY_XDECREF(E, T, X);
     return res;
 }
 
@@ -332,10 +322,8 @@ static PyObject *wpy_hetero_dgemm(PyObject *self, PyObject *args)
         goto cleanup;
     }
     wpart_status_t st;
-    Py_BEGIN_ALLOW_THREADS
-    st = wpart_hetero_kernel_dgemm((int64_t)M, (int64_t)N, (int64_t)K, PyArray_DATA(A),
-                                   PyArray_DATA(B), PyArray_DATA((PyArrayObject *)co));
-    Py_END_ALLOW_THREADS
+    WPY_NOGIL(st = wpart_hetero_kernel_dgemm((int64_t)M, (int64_t)N, (int64_t)K, PyArray_DATA(A),
+                                             PyArray_DATA(B), PyArray_DATA((PyArrayObject *)co)));
     if (st != WPART_OK) {
         wpy_raise(st, "dgemm");
         goto cleanup;
@@ -343,8 +331,7 @@ static PyObject *wpy_hetero_dgemm(PyObject *self, PyObject *args)
     res = Py_None;
     Py_INCREF(res);
 cleanup:
-    Py_XDECREF(A);
-    Py_XDECREF(B);
+    WPY_XDECREF(A, B);
     return res;
 }
 
@@ -417,9 +404,7 @@ static PyObject *wpy_hetero_parse_points(PyObject *self, PyObject *args)
     const char *buf = PyBytes_AS_STRING(data);
     size_t len = (size_t)PyBytes_GET_SIZE(data);
     int64_t cap;
-    Py_BEGIN_ALLOW_THREADS
-    cap = count_lines(buf, len);
-    Py_END_ALLOW_THREADS
+    WPY_NOGIL(cap = count_lines(buf, len));
     npy_intp d = (npy_intp)cap;
     PyArrayObject *S = (PyArrayObject *)PyArray_SimpleNew(1, &d, NPY_INT64);
     PyArrayObject *T = (PyArrayObject *)PyArray_SimpleNew(1, &d, NPY_FLOAT64);
@@ -431,16 +416,12 @@ static PyObject *wpy_hetero_parse_points(PyObject *self, PyObject *args)
     int64_t rows = 0, bl = 0, bc = 0;
     int ncol = 0;
     wpart_status_t st;
-    Py_BEGIN_ALLOW_THREADS
-    st = wpart_hetero_parse_points(buf, len, cap, &rows, &ncol, PyArray_DATA(S), PyArray_DATA(T),
-                                   PyArray_DATA(E), &bl, &bc);
-    Py_END_ALLOW_THREADS
+    WPY_NOGIL(st = wpart_hetero_parse_points(buf, len, cap, &rows, &ncol, PyArray_DATA(S),
+                                             PyArray_DATA(T), PyArray_DATA(E), &bl, &bc));
     res = st == WPART_OK ? Py_BuildValue("(LiOOO)", (long long)rows, ncol, S, T, E)
                          : parse_fallback(st);
 done:
-    Py_XDECREF(S);
-    Py_XDECREF(T);
-    Py_XDECREF(E);
+    WPY_XDECREF(S, T, E);
     return res;
 }
 
@@ -455,9 +436,7 @@ static PyObject *wpy_hetero_parse_csv(PyObject *self, PyObject *args)
     const char *buf = PyBytes_AS_STRING(data);
     size_t len = (size_t)PyBytes_GET_SIZE(data);
     int64_t cap;
-    Py_BEGIN_ALLOW_THREADS
-    cap = count_lines(buf, len);
-    Py_END_ALLOW_THREADS
+    WPY_NOGIL(cap = count_lines(buf, len));
     npy_intp d = (npy_intp)cap;
     PyArrayObject *a[6] = {NULL};
     const int types[6] = {NPY_INT64, NPY_INT64, NPY_FLOAT64, NPY_FLOAT64, NPY_INT64, NPY_INT64};
@@ -469,11 +448,11 @@ static PyObject *wpy_hetero_parse_csv(PyObject *self, PyObject *args)
     }
     int64_t rows = 0, names = 0, bl = 0, bc = 0;
     wpart_status_t st;
-    Py_BEGIN_ALLOW_THREADS
-    st = wpart_hetero_parse_csv(buf, len, nf, cp, cs, ct, ce, cap, &rows, PyArray_DATA(a[0]),
-                                PyArray_DATA(a[1]), PyArray_DATA(a[2]), PyArray_DATA(a[3]),
-                                PyArray_DATA(a[4]), PyArray_DATA(a[5]), &names, &bl, &bc);
-    Py_END_ALLOW_THREADS
+    WPY_NOGIL(st = wpart_hetero_parse_csv(buf, len, nf, cp, cs, ct, ce, cap, &rows,
+                                          PyArray_DATA(a[0]), PyArray_DATA(a[1]),
+                                          PyArray_DATA(a[2]), PyArray_DATA(a[3]),
+                                          PyArray_DATA(a[4]), PyArray_DATA(a[5]), &names, &bl,
+                                          &bc));
     res = st == WPART_OK ? Py_BuildValue("(LLOOOOOO)", (long long)rows, (long long)names, a[0],
                                          a[1], a[2], a[3], a[4], a[5])
                          : parse_fallback(st);

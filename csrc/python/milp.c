@@ -36,9 +36,7 @@ int wpy_glpk_acquire(const char *what)
      * of a solve left on Ctrl-C, which ends its GLPK phase before releasing it */
     while (!PyThread_acquire_lock(wpy_glpk_lock, NOWAIT_LOCK)) {
         PyLockStatus got;
-        Py_BEGIN_ALLOW_THREADS
-        got = PyThread_acquire_lock_timed(wpy_glpk_lock, 20000, 0);
-        Py_END_ALLOW_THREADS
+        WPY_NOGIL(got = PyThread_acquire_lock_timed(wpy_glpk_lock, 20000, 0));
         if (got == PY_LOCK_ACQUIRED) {
             break;
         }
@@ -72,15 +70,7 @@ typedef struct {
 
 static void wpy_milp_arrays_release(wpy_milp_arrays_t *a)
 {
-    Py_XDECREF(a->c);
-    Py_XDECREF(a->lb);
-    Py_XDECREF(a->ub);
-    Py_XDECREF(a->kind);
-    Py_XDECREF(a->row_lb);
-    Py_XDECREF(a->row_ub);
-    Py_XDECREF(a->a_row);
-    Py_XDECREF(a->a_col);
-    Py_XDECREF(a->a_val);
+    WPY_XDECREF(a->c, a->lb, a->ub, a->kind, a->row_lb, a->row_ub, a->a_row, a->a_col, a->a_val);
     memset(a, 0, sizeof *a);
 }
 
@@ -350,9 +340,7 @@ static int wpy_milp_job_wait(wpy_milp_job_t *job, PyObject *progress)
     int failed = 0;
     for (;;) {
         PyLockStatus got;
-        Py_BEGIN_ALLOW_THREADS
-        got = PyThread_acquire_lock_timed(job->done, WPY_MILP_WAIT_US, 0);
-        Py_END_ALLOW_THREADS
+        WPY_NOGIL(got = PyThread_acquire_lock_timed(job->done, WPY_MILP_WAIT_US, 0));
         if (got == PY_LOCK_ACQUIRED) {
             break;
         }
@@ -478,9 +466,7 @@ static PyObject *wpy_milp_solve(PyObject *self, PyObject *args, PyObject *kwds)
 cleanup:
     wpy_milp_job_free(job);
     wpy_milp_arrays_release(&a);
-    Py_XDECREF(x0);
-    Py_XDECREF(x);
-    Py_XDECREF(log);
+    WPY_XDECREF(x0, x, log);
     return res;
 }
 

@@ -7,13 +7,15 @@ static int wpy_exec(PyObject *m)
     if (_import_array() < 0) {
         return -1;
     }
-    if (wpy_errors_init(m) < 0 || wpy_base_init(m) < 0 || wpy_milp_init(m) < 0 ||
-        wpy_spatial_init(m) < 0 || wpy_hetero_init(m) < 0 || wpy_dynamic_init(m) < 0 ||
-        wpy_spatial_rect_init(m) < 0 ||
-        wpy_multikernel_init(m) < 0 || wpy_multikernel_sim_init(m) < 0 || wpy_tasks_init(m) < 0 ||
-        wpy_tasks_ranks_init(m) < 0) {
+    if (wpy_errors_init(m) < 0) {
         return -1;
     }
+#define WPY_RUN_INIT(name)              \
+    if (wpy_##name##_init(m) < 0) {     \
+        return -1;                      \
+    }
+    WPY_FAMILIES(WPY_RUN_INIT)
+#undef WPY_RUN_INIT
     if (PyModule_AddStringConstant(m, "core_version", "0.1.0") < 0) {
         return -1;
     }

@@ -78,21 +78,15 @@ static PyObject *py_split(PyObject *self, PyObject *args)
     int64_t *pn = PyArray_DATA((PyArrayObject *)sizes), *po = PyArray_DATA((PyArrayObject *)offs);
     wpy_control_t ctl; /* Ctrl-C while a long split runs */
     wpy_control_setup(&ctl, NULL, 0.0);
-    Py_BEGIN_ALLOW_THREADS
-    st = wpart_multikernel_split_ctl(total, P, ps, pq, pn, po, &ctl.ctl);
-    Py_END_ALLOW_THREADS
+    WPY_NOGIL(st = wpart_multikernel_split_ctl(total, P, ps, pq, pn, po, &ctl.ctl));
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto fail;
     }
-    Py_DECREF(s);
-    Py_DECREF(q);
+    WPY_XDECREF(s, q);
     return Py_BuildValue("(NN)", sizes, offs);
 fail:
-    Py_XDECREF(s);
-    Py_XDECREF(q);
-    Py_XDECREF(sizes);
-    Py_XDECREF(offs);
+    WPY_XDECREF(s, q, sizes, offs);
     return NULL;
 }
 
@@ -120,8 +114,7 @@ static PyObject *py_quantum(PyObject *self, PyObject *args)
             }
         }
     }
-    Py_DECREF(a);
-    Py_DECREF(b);
+    WPY_XDECREF(a, b);
     if (st != WPART_OK) {
         return NULL;
     }
@@ -260,8 +253,7 @@ static PyObject *py_wgs_candidates(PyObject *self, PyObject *args)
         return wpy_raise(st, NULL);
     }
     if (!ws || !os) {
-        Py_XDECREF(ws);
-        Py_XDECREF(os);
+        WPY_XDECREF(ws, os);
         return NULL;
     }
     return Py_BuildValue("(NN)", ws, os);
@@ -614,23 +606,16 @@ static PyObject *py_interpolate(PyObject *self, PyObject *args)
     double *po = PyArray_DATA((PyArrayObject *)out);
     wpy_control_t ctl; /* Ctrl-C in the RBF solve (O(n^3)) or the evaluation (O(q n)) */
     wpy_control_setup(&ctl, NULL, 0.0);
-    Py_BEGIN_ALLOW_THREADS
-    st = wpart_multikernel_interpolate_ctl((int32_t)n, (int32_t)d, px, py, (int32_t)q, pq, po,
-                                           &how, &ctl.ctl);
-    Py_END_ALLOW_THREADS
+    WPY_NOGIL(st = wpart_multikernel_interpolate_ctl((int32_t)n, (int32_t)d, px, py, (int32_t)q, pq,
+                                                     po, &how, &ctl.ctl));
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto fail;
     }
-    Py_DECREF(X);
-    Py_DECREF(y);
-    Py_DECREF(Q);
+    WPY_XDECREF(X, y, Q);
     return Py_BuildValue("(Ni)", out, (int)how);
 fail:
-    Py_XDECREF(X);
-    Py_XDECREF(y);
-    Py_XDECREF(Q);
-    Py_XDECREF(out);
+    WPY_XDECREF(X, y, Q, out);
     return NULL;
 }
 
@@ -658,20 +643,15 @@ static PyObject *py_interp_fit(PyObject *self, PyObject *args)
     wpart_status_t st;
     const double *px = PyArray_DATA(X), *py = PyArray_DATA(y);
     double *pm = PyArray_DATA((PyArrayObject *)model);
-    Py_BEGIN_ALLOW_THREADS
-    st = wpart_multikernel_interp_fit((int32_t)n, (int32_t)d, px, py, pm);
-    Py_END_ALLOW_THREADS
+    WPY_NOGIL(st = wpart_multikernel_interp_fit((int32_t)n, (int32_t)d, px, py, pm));
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto fail;
     }
-    Py_DECREF(X);
-    Py_DECREF(y);
+    WPY_XDECREF(X, y);
     return model;
 fail:
-    Py_XDECREF(X);
-    Py_XDECREF(y);
-    Py_XDECREF(model);
+    WPY_XDECREF(X, y, model);
     return NULL;
 }
 

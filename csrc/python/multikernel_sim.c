@@ -45,25 +45,17 @@ static PyObject *py_multikernel_sim_run(PyObject *self, PyObject *args)
     double out3[3];
     int64_t events = 0;
     wpart_status_t st;
-    Py_BEGIN_ALLOW_THREADS
-    st = wpart_multikernel_sim_run(&in, PyArray_DATA((PyArrayObject *)te), PyArray_DATA((PyArrayObject *)td),
-                          PyArray_DATA((PyArrayObject *)tb), out3, &events);
-    Py_END_ALLOW_THREADS
+    WPY_NOGIL(st = wpart_multikernel_sim_run(&in, PyArray_DATA((PyArrayObject *)te),
+                                             PyArray_DATA((PyArrayObject *)td),
+                                             PyArray_DATA((PyArrayObject *)tb), out3, &events));
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto fail;
     }
-    Py_DECREF(u);
-    Py_DECREF(g);
-    Py_DECREF(c);
+    WPY_XDECREF(u, g, c);
     return Py_BuildValue("(dddNNNL)", out3[0], out3[1], out3[2], te, td, tb, (long long)events);
 fail:
-    Py_XDECREF(u);
-    Py_XDECREF(g);
-    Py_XDECREF(c);
-    Py_XDECREF(te);
-    Py_XDECREF(td);
-    Py_XDECREF(tb);
+    WPY_XDECREF(u, g, c, te, td, tb);
     return NULL;
 }
 

@@ -179,10 +179,7 @@ static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject 
     Py_END_ALLOW_THREADS
     res = sp_result(st, &out, &stats, time_limit, NULL);
 cleanup:
-    Py_XDECREF(S);
-    Py_XDECREF(C);
-    Py_XDECREF(SP);
-    Py_XDECREF(out);
+    WPY_XDECREF(S, C, SP, out);
     return res;
 }
 
@@ -253,9 +250,7 @@ cleanup:
     for (int i = 0; i < 6; i++) {
         Py_XDECREF(a[i]);
     }
-    Py_XDECREF(C);
-    Py_XDECREF(L);
-    Py_XDECREF(out);
+    WPY_XDECREF(C, L, out);
     return res;
 }
 
@@ -388,10 +383,7 @@ static PyObject *wpy_spatial_partition_starts(PyObject *self, PyObject *args, Py
     Py_END_ALLOW_THREADS
     res = sp_starts_result(st, R, L, stats, stop, ran);
 cleanup:
-    Py_XDECREF(S);
-    Py_XDECREF(SP);
-    Py_XDECREF(R);
-    Py_XDECREF(L);
+    WPY_XDECREF(S, SP, R, L);
     return res;
 }
 
@@ -446,8 +438,7 @@ cleanup:
     for (int i = 0; i < 6; i++) {
         Py_XDECREF(a[i]);
     }
-    Py_XDECREF(R);
-    Py_XDECREF(L);
+    WPY_XDECREF(R, L);
     return res;
 }
 
@@ -553,8 +544,7 @@ static PyObject *wpy_spatial_hier_rb3d(PyObject *self, PyObject *args)
     res = (PyObject *)out;
     out = NULL;
 cleanup:
-    Py_XDECREF(S);
-    Py_XDECREF(out);
+    WPY_XDECREF(S, out);
     return res;
 }
 
@@ -607,9 +597,7 @@ static PyObject *wpy_spatial_alloc(PyObject *self, PyObject *args)
     res = (PyObject *)out;
     out = NULL;
 cleanup:
-    Py_XDECREF(L);
-    Py_XDECREF(cap);
-    Py_XDECREF(out);
+    WPY_XDECREF(L, cap, out);
     return res;
 }
 

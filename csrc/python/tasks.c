@@ -179,9 +179,7 @@ static PyObject *wpy_tasks_evaluate(PyObject *self, PyObject *args)
     if (report_alloc(t.p.n_ranks, arr, &rep) < 0) goto cleanup;
     double wm = 0;
     wpart_status_t st;
-    Py_BEGIN_ALLOW_THREADS
-    st = wpart_tasks_evaluate(&t.p, &c, PyArray_DATA(A), &rep, &wm);
-    Py_END_ALLOW_THREADS
+    WPY_NOGIL(st = wpart_tasks_evaluate(&t.p, &c, PyArray_DATA(A), &rep, &wm));
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto cleanup;
@@ -264,16 +262,7 @@ static PyObject *wpy_tasks_exchanges(PyObject *self, PyObject *args)
     res = Py_BuildValue("OOO", pred, works, fin);
 cleanup:
     wpart_tasks_state_free(s);
-    Py_XDECREF(A);
-    Py_XDECREF(R1);
-    Py_XDECREF(R2);
-    Py_XDECREF(GP);
-    Py_XDECREF(GI);
-    Py_XDECREF(TP);
-    Py_XDECREF(TI);
-    Py_XDECREF(pred);
-    Py_XDECREF(works);
-    Py_XDECREF(fin);
+    WPY_XDECREF(A, R1, R2, GP, GI, TP, TI, pred, works, fin);
     tprob_release(&t);
     return res;
 }
@@ -317,9 +306,7 @@ static PyObject *wpy_tasks_estimate(PyObject *self, PyObject *args)
     res = Py_BuildValue("(dd)(dd)", e1, e2, x1, x2);
 cleanup:
     wpart_tasks_state_free(s);
-    Py_XDECREF(A);
-    Py_XDECREF(G);
-    Py_XDECREF(T);
+    WPY_XDECREF(A, G, T);
     tprob_release(&t);
     return res;
 }
@@ -397,9 +384,7 @@ static PyObject *wpy_tasks_ccm(PyObject *self, PyObject *args, PyObject *kwds)
     rep.w_max_history = PyArray_DATA(hist);
     rep.exch_history = PyArray_DATA(exch);
     wpart_status_t st;
-    Py_BEGIN_ALLOW_THREADS
-    st = wpart_tasks_ccm(&t.p, &c, &prm, PyArray_DATA(out), &rep);
-    Py_END_ALLOW_THREADS
+    WPY_NOGIL(st = wpart_tasks_ccm(&t.p, &c, &prm, PyArray_DATA(out), &rep));
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto cleanup;
@@ -414,10 +399,7 @@ static PyObject *wpy_tasks_ccm(PyObject *self, PyObject *args, PyObject *kwds)
                         "n_trials_done", (int)rep.n_trials_done, "n_iter_done",
                         (int)rep.n_iter_done);
 cleanup:
-    Py_XDECREF(A);
-    Py_XDECREF(out);
-    Py_XDECREF(hist);
-    Py_XDECREF(exch);
+    WPY_XDECREF(A, out, hist, exch);
     tprob_release(&t);
     return res;
 }
@@ -444,9 +426,8 @@ static PyObject *wpy_tasks_greedy(PyObject *self, PyObject *args)
         return NULL;
     }
     wpart_status_t st;
-    Py_BEGIN_ALLOW_THREADS
-    st = wpart_tasks_greedy(&t.p, &c, init ? PyArray_DATA(init) : NULL, PyArray_DATA(out));
-    Py_END_ALLOW_THREADS
+    WPY_NOGIL(st = wpart_tasks_greedy(&t.p, &c, init ? PyArray_DATA(init) : NULL,
+                                      PyArray_DATA(out)));
     Py_XDECREF(init);
     tprob_release(&t);
     if (st != WPART_OK) {
@@ -474,8 +455,7 @@ static PyObject *wpy_tasks_economize(PyObject *self, PyObject *args)
     PyArrayObject *A = S ? assign_in(ao, t.p.n_tasks) : NULL;
     PyArrayObject *out = A ? (PyArrayObject *)PyArray_SimpleNew(1, &K, NPY_INT32) : NULL;
     if (!out) {
-        Py_XDECREF(S);
-        Py_XDECREF(A);
+        WPY_XDECREF(S, A);
         tprob_release(&t);
         return NULL;
     }
@@ -484,12 +464,9 @@ static PyObject *wpy_tasks_economize(PyObject *self, PyObject *args)
     wpy_control_setup(&ctl, Py_None, time_limit > 0 ? time_limit : 0.0);
     int64_t back = 0;
     wpart_status_t st;
-    Py_BEGIN_ALLOW_THREADS
-    st = wpart_tasks_economize(&t.p, &c, PyArray_DATA(S), PyArray_DATA(out), whole, &ctl.ctl,
-                               &back);
-    Py_END_ALLOW_THREADS
-    Py_DECREF(S);
-    Py_DECREF(A);
+    WPY_NOGIL(st = wpart_tasks_economize(&t.p, &c, PyArray_DATA(S), PyArray_DATA(out), whole,
+                                         &ctl.ctl, &back));
+    WPY_XDECREF(S, A);
     tprob_release(&t);
     if (st != WPART_OK) {
         Py_DECREF(out);
@@ -530,10 +507,9 @@ static PyObject *wpy_tasks_brute(PyObject *self, PyObject *args)
     wpy_control_setup(&ctl, Py_None, time_limit > 0 ? time_limit : 0.0);
     double w = 0;
     wpart_status_t st;
-    Py_BEGIN_ALLOW_THREADS
-    st = wpart_tasks_brute_force(&t.p, &c, preserve, (int64_t)max_states, &ctl.ctl,
-                                 init ? PyArray_DATA(init) : NULL, PyArray_DATA(out), &w);
-    Py_END_ALLOW_THREADS
+    WPY_NOGIL(st = wpart_tasks_brute_force(&t.p, &c, preserve, (int64_t)max_states, &ctl.ctl,
+                                           init ? PyArray_DATA(init) : NULL, PyArray_DATA(out),
+                                           &w));
     Py_XDECREF(init);
     tprob_release(&t);
     if (st == WPART_ECANCELLED && !ctl.stopped && time_limit > 0 && !PyErr_Occurred()) {
@@ -613,9 +589,7 @@ static PyObject *wpy_tasks_milp_build(PyObject *self, PyObject *args)
     o.control = &ctl.ctl;
     wpart_tasks_milp_model_t m;
     wpart_status_t st;
-    Py_BEGIN_ALLOW_THREADS
-    st = wpart_tasks_milp_build(&t.p, &c, &o, &m);
-    Py_END_ALLOW_THREADS
+    WPY_NOGIL(st = wpart_tasks_milp_build(&t.p, &c, &o, &m));
     tprob_release(&t);
     if (st != WPART_OK) return wpy_raise(st, NULL);
     PyObject *res = Py_BuildValue(
@@ -665,9 +639,7 @@ static PyObject *wpy_tasks_pair_best(PyObject *self, PyObject *args)
     prm.tol = tol;
     wpart_tasks_pair_step_t out = {0, 0.0, 0.0, PyArray_DATA(give), PyArray_DATA(take), 0, 0};
     wpart_status_t st;
-    Py_BEGIN_ALLOW_THREADS
-    st = wpart_tasks_pair_best(&t.p, &c, &prm, comm_thresh, PyArray_DATA(A), r, q, &out);
-    Py_END_ALLOW_THREADS
+    WPY_NOGIL(st = wpart_tasks_pair_best(&t.p, &c, &prm, comm_thresh, PyArray_DATA(A), r, q, &out));
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto cleanup;
@@ -677,9 +649,7 @@ static PyObject *wpy_tasks_pair_best(PyObject *self, PyObject *args)
     if (k) res = Py_BuildValue("iddNN", (int)out.found, out.dexc, out.gain, g, k);
     else Py_XDECREF(g);
 cleanup:
-    Py_XDECREF(A);
-    Py_XDECREF(give);
-    Py_XDECREF(take);
+    WPY_XDECREF(A, give, take);
     tprob_release(&t);
     return res;
 }

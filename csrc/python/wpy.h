@@ -17,6 +17,28 @@
 
 #include "wpart/wpart.h"
 
+/* ---- shared shapes of the family files ---- */
+/* Py_XDECREF of every argument (PyObject * or PyArrayObject *, NULL allowed), in order. */
+static inline void wpy_xdecref_n(void *const *objs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        Py_XDECREF((PyObject *)objs[i]);
+    }
+}
+#define WPY_XDECREF(...)                                                                      \
+    wpy_xdecref_n((void *const[]){__VA_ARGS__}, sizeof((void *[]){__VA_ARGS__}) / sizeof(void *))
+/* The data of an optional array (NULL for NULL). */
+static inline void *wpy_data_or_null(PyArrayObject *a)
+{
+    return a ? PyArray_DATA(a) : NULL;
+}
+/* Runs one statement (a core call that never touches Python) with the GIL released. */
+#define WPY_NOGIL(stmt)                                                                       \
+    do {                                                                                      \
+        Py_BEGIN_ALLOW_THREADS stmt;                                                          \
+        Py_END_ALLOW_THREADS                                                                  \
+    } while (0)
+
 /* ---- errors.c ---- */
 extern PyObject *wpy_WpartError;     /* wpart.WpartError (Exception): base of all below */
 extern PyObject *wpy_CancelledError; /* wpart.CancelledError (WpartError, RuntimeError) */
@@ -37,6 +59,8 @@ int wpy_errors_init(PyObject *m);
 PyObject *wpy_raise(wpart_status_t st, const char *what);
 
 /* ---- convert.c ---- */
+/* obj must be an ndarray of exactly typenum; 0 or -1 with a TypeError naming `name`. */
+int wpy_check_type(PyObject *obj, const char *name, int typenum);
 /* A borrowed-input array: C-contiguous, aligned, of exactly `typenum`, ndim in [lo, hi].
  * Returns a new reference or NULL with a TypeError/ValueError naming `name`. */
 PyArrayObject *wpy_input_array(PyObject *obj, const char *name, int typenum, int ndim_lo,
@@ -78,26 +102,20 @@ void wpy_control_setup(wpy_control_t *c, PyObject *progress, double time_limit);
 int wpy_glpk_acquire(const char *what);
 void wpy_glpk_release(void);
 
-/* ---- family files ---- */
-int wpy_base_init(PyObject *m);
-int wpy_milp_init(PyObject *m);
-int wpy_spatial_init(PyObject *m);
-/* spatial_rect.c: the rectilinear grid kernels on the nonzeros */
-int wpy_spatial_rect_init(PyObject *m);
-int wpy_hetero_init(PyObject *m);
-int wpy_dynamic_init(PyObject *m);
-/* wpart.dynamic is bound by several files: dynamic.c (the Balancer type and the simple
- * baselines; its init calls the others), dynamic_model.c, dynamic_plbhac.c,
- * dynamic_baselines.c, dynamic_sim.c, dynamic_exec.c. */
-int wpy_dynamic_model_init(PyObject *m);
-int wpy_dynamic_plbhac_init(PyObject *m);
-int wpy_dynamic_baselines_init(PyObject *m);
-int wpy_dynamic_sim_init(PyObject *m);
-int wpy_dynamic_exec_init(PyObject *m);
-/* multikernel.c: the multi-kernel decisions (wpart/multikernel.h) */
-int wpy_multikernel_init(PyObject *m);
-/* multikernel_sim.c: simulated multi-kernel runs (wpart_multikernel_sim_run) */
-int wpy_multikernel_sim_init(PyObject *m);
+/* ---- family files ----
+ * Each binds one family, or a part of one, and exports int wpy_<name>_init(PyObject *m), which
+ * adds its functions; module.c runs them in this order. spatial_rect.c: the rectilinear grid
+ * kernels on the nonzeros. wpart.dynamic is bound by dynamic.c (the Balancer type and the
+ * simple baselines), dynamic_model.c, dynamic_plbhac.c, dynamic_baselines.c, dynamic_sim.c and
+ * dynamic_exec.c; multikernel.c: the multi-kernel decisions (wpart/multikernel.h);
+ * multikernel_sim.c: simulated multi-kernel runs (wpart_multikernel_sim_run). */
+#define WPY_FAMILIES(X)                                                                       \
+    X(base) X(milp) X(spatial) X(hetero) X(dynamic) X(dynamic_model) X(dynamic_plbhac)       \
+    X(dynamic_baselines) X(dynamic_sim) X(dynamic_exec) X(spatial_rect) X(multikernel)         \
+    X(multikernel_sim) X(tasks) X(tasks_ranks)
+#define WPY_DECLARE_INIT(name) int wpy_##name##_init(PyObject *m);
+WPY_FAMILIES(WPY_DECLARE_INIT)
+#undef WPY_DECLARE_INIT
 /* Wraps a new balancer into a wpart._core.Balancer (steals b; frees it on failure). */
 PyObject *wpy_balancer_wrap(struct wpart_dynamic_balancer *b);
 /* The balancer inside a wpart._core.Balancer, or NULL with a TypeError naming `name`. */
@@ -106,7 +124,5 @@ struct wpart_dynamic_balancer *wpy_balancer_get(PyObject *obj, const char *name)
  * returns -1 with a RuntimeError if it is busy already. */
 int wpy_balancer_acquire(PyObject *obj);
 void wpy_balancer_release(PyObject *obj);
-int wpy_tasks_init(PyObject *m);
-int wpy_tasks_ranks_init(PyObject *m);
 
 #endif /* WPY_H */
