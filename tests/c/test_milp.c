@@ -13,38 +13,24 @@
 #include <unistd.h>
 
 #include "wpart/milp.h"
+#include "wtest.h"
 
-static int failures = 0;
-
-#define CHECK(cond)                                                                  \
-    do {                                                                             \
-        if (!(cond)) {                                                               \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                              \
-        }                                                                            \
-    } while (0)
-
-#define CHECK_NEAR(a, b)                                                              \
-    do {                                                                              \
-        double a_ = (a), b_ = (b);                                                    \
-        if (!(fabs(a_ - b_) <= 1e-7 * (1.0 + fabs(b_)))) {                            \
-            fprintf(stderr, "%s:%d: %s = %.12g, expected %.12g\n", __FILE__, __LINE__, \
-                    #a, a_, b_);                                                      \
-            failures++;                                                               \
-        }                                                                             \
-    } while (0)
-
-/* Expect status `code` and a detail message containing `needle`. */
-#define CHECK_ERROR(expr, code, needle)                                                      \
-    do {                                                                                     \
-        wpart_clear_error();                                                                 \
-        wpart_status_t st_ = (expr);                                                         \
-        if (st_ != (code) || !strstr(wpart_last_error(), (needle))) {                        \
-            fprintf(stderr, "%s:%d: %s gave %d (%s), expected %d with '%s'\n", __FILE__,     \
-                    __LINE__, #expr, (int)st_, wpart_last_error(), (int)(code), (needle));   \
-            failures++;                                                                      \
-        }                                                                                    \
-    } while (0)
+/* A model of n_rows x n_cols with the nnz entries (row[k], col[k], val[k]) and costs c; every
+ * other field zero (defaults). */
+static wpart_milp_problem_t model(int64_t n_rows, int64_t n_cols, const double *c, int64_t nnz,
+                                  const int64_t *row, const int64_t *col, const double *val)
+{
+    wpart_milp_problem_t p;
+    memset(&p, 0, sizeof p);
+    p.n_rows = n_rows;
+    p.n_cols = n_cols;
+    p.c = c;
+    p.nnz = nnz;
+    p.a_row = row;
+    p.a_col = col;
+    p.a_val = val;
+    return p;
+}
 
 /* Knapsack: max 8x0 + 11x1 + 6x2 + 4x3, 5x0 + 7x1 + 4x2 + 3x3 <= 14, x binary.
  * Integer optimum 21 at (0, 1, 1, 1); LP relaxation 22 at (1, 1, 0.5, 0). */
@@ -58,18 +44,10 @@ static const double ks_ub[4] = {1, 1, 1, 1};
 
 static wpart_milp_problem_t knapsack(void)
 {
-    wpart_milp_problem_t p;
-    memset(&p, 0, sizeof p);
-    p.n_rows = 1;
-    p.n_cols = 4;
-    p.c = ks_c;
+    wpart_milp_problem_t p = model(1, 4, ks_c, 4, ks_row, ks_col, ks_val);
     p.sense = WPART_MILP_MAXIMIZE;
     p.kind = ks_kind;
     p.row_ub = ks_rub;
-    p.nnz = 4;
-    p.a_row = ks_row;
-    p.a_col = ks_col;
-    p.a_val = ks_val;
     return p;
 }
 
@@ -115,18 +93,10 @@ static void test_equality_free_duplicates(void)
     const int64_t row[5] = {0, 0, 1, 1, 1};
     const int64_t col[5] = {0, 1, 0, 1, 0};
     const double val[5] = {1, 1, 0.25, -1, 0.75};
-    wpart_milp_problem_t p;
-    memset(&p, 0, sizeof p);
-    p.n_rows = 2;
-    p.n_cols = 2;
-    p.c = c;
+    wpart_milp_problem_t p = model(2, 2, c, 5, row, col, val);
     p.lb = lb;
     p.row_lb = rlb;
     p.row_ub = rub;
-    p.nnz = 5;
-    p.a_row = row;
-    p.a_col = col;
-    p.a_val = val;
     double x[2];
     wpart_milp_result_t r;
     CHECK(wpart_milp_solve(&p, NULL, x, &r) == WPART_OK);
@@ -136,14 +106,31 @@ static void test_equality_free_duplicates(void)
     CHECK_NEAR(x[1], 0.5);
 }
 
+/* p solved as an LP and as a MILP (kind), each with and without presolve: status `want`
+ * every time (an unbounded one with an infinite bound) */
+static void solve_four_ways(wpart_milp_problem_t *p, const int8_t *kind, wpart_milp_status_t want)
+{
+    double x[2];
+    wpart_milp_result_t r;
+    for (int integer = 0; integer <= 1; integer++) {
+        for (int presolve = 0; presolve <= 1; presolve++) {
+            wpart_milp_options_t o;
+            wpart_milp_options_init(&o);
+            o.presolve = presolve;
+            p->kind = integer ? kind : NULL;
+            CHECK(wpart_milp_solve(p, &o, x, &r) == WPART_OK);
+            CHECK(r.status == want);
+            CHECK(want != WPART_MILP_UNBOUNDED || r.bound == INFINITY);
+        }
+    }
+}
+
 static void test_infeasible_unbounded(void)
 {
     /* x integer, 0.2 <= x <= 0.8: no integer in range (decided before GLPK) */
     const double lb1[1] = {0.2}, ub1[1] = {0.8};
     const int8_t k1[1] = {1};
-    wpart_milp_problem_t p;
-    memset(&p, 0, sizeof p);
-    p.n_cols = 1;
+    wpart_milp_problem_t p = model(0, 1, NULL, 0, NULL, NULL, NULL);
     p.lb = lb1;
     p.ub = ub1;
     p.kind = k1;
@@ -158,51 +145,50 @@ static void test_infeasible_unbounded(void)
     const int64_t row[4] = {0, 0, 1, 1}, col[4] = {0, 1, 0, 1};
     const double val[4] = {1, 1, 1, 1};
     const int8_t k2[2] = {1, 1};
-    memset(&p, 0, sizeof p);
-    p.n_rows = 2;
-    p.n_cols = 2;
+    p = model(2, 2, NULL, 4, row, col, val);
     p.row_lb = rlb;
     p.row_ub = rub;
-    p.nnz = 4;
-    p.a_row = row;
-    p.a_col = col;
-    p.a_val = val;
-    for (int integer = 0; integer <= 1; integer++) {
-        for (int presolve = 0; presolve <= 1; presolve++) {
-            wpart_milp_options_t o;
-            wpart_milp_options_init(&o);
-            o.presolve = presolve;
-            p.kind = integer ? k2 : NULL;
-            CHECK(wpart_milp_solve(&p, &o, x, &r) == WPART_OK);
-            CHECK(r.status == WPART_MILP_INFEASIBLE);
-        }
-    }
+    solve_four_ways(&p, k2, WPART_MILP_INFEASIBLE);
 
     /* max x + y, x - y <= 1: unbounded */
     const double c[2] = {1, 1};
     const int64_t row2[2] = {0, 0}, col2[2] = {0, 1};
     const double val2[2] = {1, -1};
     const double rub2[1] = {1};
-    memset(&p, 0, sizeof p);
-    p.n_rows = 1;
-    p.n_cols = 2;
-    p.c = c;
+    p = model(1, 2, c, 2, row2, col2, val2);
     p.sense = WPART_MILP_MAXIMIZE;
     p.row_ub = rub2;
-    p.nnz = 2;
-    p.a_row = row2;
-    p.a_col = col2;
-    p.a_val = val2;
-    for (int integer = 0; integer <= 1; integer++) {
-        for (int presolve = 0; presolve <= 1; presolve++) {
-            wpart_milp_options_t o;
-            wpart_milp_options_init(&o);
-            o.presolve = presolve;
-            p.kind = integer ? k2 : NULL;
-            CHECK(wpart_milp_solve(&p, &o, x, &r) == WPART_OK);
-            CHECK(r.status == WPART_MILP_UNBOUNDED);
-            CHECK(r.bound == INFINITY);
-        }
+    solve_four_ways(&p, k2, WPART_MILP_UNBOUNDED);
+}
+
+/* The knapsack with one thing wrong (case k; NULL past the last case), and the text the
+ * error message must contain. */
+static const char *spoiled(wpart_milp_problem_t *p, int k)
+{
+    static const double nan_c[4] = {1, 2, NAN, 4};
+    static const double bad_lb[4] = {0, 0, 0, 2};
+    static const int64_t bad_row[4] = {0, 0, 1, 0};
+    static const int64_t bad_col[4] = {0, 4, 2, 3};
+    static const double nan_val[4] = {1, NAN, 1, 1};
+    static const int8_t bad_kind[4] = {0, 0, 3, 0};
+    static const double rlb[1] = {20};
+    *p = knapsack();
+    switch (k) {
+    case 0: p->n_cols = 0; return "n_cols";
+    case 1: p->n_rows = -1; return "n_rows";
+    case 2: p->nnz = -3; return "nnz";
+    case 3: p->c = nan_c; return "c[2]";
+    case 4: p->c0 = INFINITY; return "c0";
+    case 5: p->lb = bad_lb; p->ub = ks_ub; p->kind = NULL; return "lb[3] = 2 > ub[3] = 1";
+    case 6: p->a_row = bad_row; return "a_row[2] = 1";
+    case 7: p->a_col = bad_col; return "a_col[1] = 4";
+    case 8: p->a_val = nan_val; return "a_val[1]";
+    case 9: p->a_val = NULL; return "a_val";
+    case 10: p->kind = bad_kind; return "kind[2]";
+    case 11: p->lb = bad_lb; return "kind[3] is binary";
+    case 12: p->row_lb = rlb; return "row_lb[0] = 20 > row_ub[0]";
+    case 13: p->sense = (wpart_milp_sense_t)7; return "sense";
+    default: return NULL;
     }
 }
 
@@ -211,59 +197,12 @@ static void test_einval(void)
     wpart_milp_problem_t p = knapsack();
     wpart_milp_result_t r;
     double x[4];
-    const double nan_c[4] = {1, 2, NAN, 4};
-    const double bad_lb[4] = {0, 0, 0, 2};
-    const int64_t bad_row[4] = {0, 0, 1, 0};
-    const int64_t bad_col[4] = {0, 4, 2, 3};
-    const double nan_val[4] = {1, NAN, 1, 1};
-    const int8_t bad_kind[4] = {0, 0, 3, 0};
-    const double rlb[1] = {20};
-
     CHECK_ERROR(wpart_milp_solve(NULL, NULL, x, &r), WPART_EINVAL, "prob");
     CHECK_ERROR(wpart_milp_solve(&p, NULL, x, NULL), WPART_EINVAL, "res");
-    p.n_cols = 0;
-    CHECK_ERROR(wpart_milp_solve(&p, NULL, x, &r), WPART_EINVAL, "n_cols");
-    p = knapsack();
-    p.n_rows = -1;
-    CHECK_ERROR(wpart_milp_solve(&p, NULL, x, &r), WPART_EINVAL, "n_rows");
-    p = knapsack();
-    p.nnz = -3;
-    CHECK_ERROR(wpart_milp_solve(&p, NULL, x, &r), WPART_EINVAL, "nnz");
-    p = knapsack();
-    p.c = nan_c;
-    CHECK_ERROR(wpart_milp_solve(&p, NULL, x, &r), WPART_EINVAL, "c[2]");
-    p = knapsack();
-    p.c0 = INFINITY;
-    CHECK_ERROR(wpart_milp_solve(&p, NULL, x, &r), WPART_EINVAL, "c0");
-    p = knapsack();
-    p.lb = bad_lb;
-    p.ub = ks_ub;
-    p.kind = NULL;
-    CHECK_ERROR(wpart_milp_solve(&p, NULL, x, &r), WPART_EINVAL, "lb[3] = 2 > ub[3] = 1");
-    p = knapsack();
-    p.a_row = bad_row;
-    CHECK_ERROR(wpart_milp_solve(&p, NULL, x, &r), WPART_EINVAL, "a_row[2] = 1");
-    p = knapsack();
-    p.a_col = bad_col;
-    CHECK_ERROR(wpart_milp_solve(&p, NULL, x, &r), WPART_EINVAL, "a_col[1] = 4");
-    p = knapsack();
-    p.a_val = nan_val;
-    CHECK_ERROR(wpart_milp_solve(&p, NULL, x, &r), WPART_EINVAL, "a_val[1]");
-    p = knapsack();
-    p.a_val = NULL;
-    CHECK_ERROR(wpart_milp_solve(&p, NULL, x, &r), WPART_EINVAL, "a_val");
-    p = knapsack();
-    p.kind = bad_kind;
-    CHECK_ERROR(wpart_milp_solve(&p, NULL, x, &r), WPART_EINVAL, "kind[2]");
-    p = knapsack();
-    p.lb = bad_lb;
-    CHECK_ERROR(wpart_milp_solve(&p, NULL, x, &r), WPART_EINVAL, "kind[3] is binary");
-    p = knapsack();
-    p.row_lb = rlb;
-    CHECK_ERROR(wpart_milp_solve(&p, NULL, x, &r), WPART_EINVAL, "row_lb[0] = 20 > row_ub[0]");
-    p = knapsack();
-    p.sense = (wpart_milp_sense_t)7;
-    CHECK_ERROR(wpart_milp_solve(&p, NULL, x, &r), WPART_EINVAL, "sense");
+    const char *needle;
+    for (int k = 0; (needle = spoiled(&p, k)) != NULL; k++) {
+        CHECK_ERROR(wpart_milp_solve(&p, NULL, x, &r), WPART_EINVAL, needle);
+    }
     p = knapsack();
     wpart_milp_options_t o;
     wpart_milp_options_init(&o);
@@ -274,7 +213,7 @@ static void test_einval(void)
     CHECK_ERROR(wpart_milp_solve(&p, &o, x, &r), WPART_EINVAL, "time_limit");
     CHECK_ERROR(wpart_milp_write(&p, "", WPART_MILP_FORMAT_LP), WPART_EINVAL, "path");
     CHECK_ERROR(wpart_milp_write(&p, "a.lp", (wpart_milp_format_t)5), WPART_EINVAL, "format");
-    p.c = nan_c;
+    spoiled(&p, 3); /* NaN cost */
     CHECK_ERROR(wpart_milp_write(&p, "a.lp", WPART_MILP_FORMAT_LP), WPART_EINVAL, "c[2]");
 }
 
@@ -305,18 +244,10 @@ static wpart_milp_problem_t market_split(void)
         ms_c[j] = 1.0;
         ms_kind[j] = WPART_MILP_BINARY;
     }
-    wpart_milp_problem_t p;
-    memset(&p, 0, sizeof p);
-    p.n_rows = MS_M;
-    p.n_cols = MS_N;
-    p.c = ms_c;
+    wpart_milp_problem_t p = model(MS_M, MS_N, ms_c, MS_M * MS_N, ms_row, ms_col, ms_val);
     p.kind = ms_kind;
     p.row_lb = ms_b;
     p.row_ub = ms_b;
-    p.nnz = MS_M * MS_N;
-    p.a_row = ms_row;
-    p.a_col = ms_col;
-    p.a_val = ms_val;
     return p;
 }
 
@@ -440,15 +371,7 @@ static void test_write(void)
     const double c2[2] = {0, 2};
     const int64_t r2[1] = {0}, k2[1] = {1};
     const double v2[1] = {1};
-    wpart_milp_problem_t q;
-    memset(&q, 0, sizeof q);
-    q.n_rows = 1;
-    q.n_cols = 2;
-    q.c = c2;
-    q.nnz = 1;
-    q.a_row = r2;
-    q.a_col = k2;
-    q.a_val = v2;
+    wpart_milp_problem_t q = model(1, 2, c2, 1, r2, k2, v2);
     CHECK(wpart_milp_write(&q, path, WPART_MILP_FORMAT_MPS) == WPART_OK);
     CHECK(file_contains(path, "dummy"));
     CHECK(file_contains(path, "x1 R0000000 2"));
@@ -463,10 +386,7 @@ static void test_write(void)
  * must bring us back with WPART_ESOLVER, and GLPK must work again afterwards. */
 static void test_fatal_error(void)
 {
-    wpart_milp_problem_t p;
-    memset(&p, 0, sizeof p);
-    p.n_rows = 100000001;
-    p.n_cols = 1;
+    wpart_milp_problem_t p = model(100000001, 1, NULL, 0, NULL, NULL, NULL);
     wpart_milp_result_t r;
     CHECK_ERROR(wpart_milp_solve(&p, NULL, NULL, &r), WPART_ESOLVER, "GLPK fatal error");
     p = knapsack();

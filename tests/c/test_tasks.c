@@ -1,5 +1,6 @@
 /* test_tasks.c -- C tests of the tasks family: work model, exact deltas, CCM-LB, greedy, brute
- * force and status paths, without Python. Exit status 0 on success. */
+ * force, status paths, the per-pair step of the distributed CCM-LB engines and the serial
+ * engine's RNG streams, without Python. Exit status 0 on success. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,23 +19,30 @@ static const int32_t SB_DST[8] = {5, 4, 2, 8, 1, 8, 6, 6};
 static const double SB_BYTES[8] = {2.0, 1.0, 1.0, 0.5, 2.0, 2.0, 1.0, 1.5};
 static const int32_t SB_INIT[9] = {0, 0, 0, 0, 1, 1, 1, 1, 2};
 
-static wpart_tasks_problem_t sb(void)
+/* seen from ranks 1 and 2 of the per-pair step: their tasks on 0 and 1, the rest on 2 */
+static const int32_t PAIR_HOME[5] = {2, 2, 2, 0, 1};
+static const int32_t PAIR[9] = {2, 2, 2, 2, 0, 0, 0, 0, 1};
+
+/* the synthetic blocks on n_ranks ranks, blocks homed as in home[] */
+static wpart_tasks_problem_t sb_on(int32_t n_ranks, const int32_t *home)
 {
     wpart_tasks_problem_t p;
     memset(&p, 0, sizeof(p));
-    p.n_ranks = 4;
+    p.n_ranks = n_ranks;
     p.n_tasks = 9;
     p.n_blocks = 5;
     p.n_edges = 8;
     p.task_load = SB_LOAD;
     p.task_block = SB_BLOCK;
     p.block_size = SB_BSIZE;
-    p.block_home = SB_HOME;
+    p.block_home = home;
     p.edge_src = SB_SRC;
     p.edge_dst = SB_DST;
     p.edge_bytes = SB_BYTES;
     return p;
 }
+
+static wpart_tasks_problem_t sb(void) { return sb_on(4, SB_HOME); }
 
 static void test_golden(void)
 {
@@ -409,6 +417,70 @@ static void test_pinned(void)
     wpart_tasks_state_free(s);
 }
 
+static void test_pair_step(void)
+{
+    wpart_tasks_problem_t p = sb_on(3, PAIR_HOME);
+    wpart_tasks_coeffs_t c;
+    wpart_tasks_coeffs_init(&c);
+    wpart_tasks_lb_params_t prm;
+    wpart_tasks_lb_params_init(&prm);
+    int32_t give[9], take[9];
+    wpart_tasks_pair_step_t out = {0, 0, 0, give, take, 0, 0};
+    /* rank 0 holds blocks 2 (tasks 4, 5: load 2.5) and 3 (tasks 6, 7: 1.5), rank 1 block 4
+       (task 8: 1.5): the best exchange gives block 3, leaving max(2.5, 3.0) = 3.0 */
+    CHECK_STATUS(wpart_tasks_pair_best(&p, &c, &prm, 0.0, PAIR, 0, 1, &out), WPART_OK);
+    CHECK(out.found == 1);
+    double w0 = 4.0, w1 = 1.5, moved = 0.0;
+    for (int32_t i = 0; i < out.n_give; i++) moved += SB_LOAD[give[i]];
+    for (int32_t i = 0; i < out.n_take; i++) moved -= SB_LOAD[take[i]];
+    double after = fmax(w0 - moved, w1 + moved);
+    CHECK(fabs(out.gain - (fmax(w0, w1) - after)) < 1e-12);
+    CHECK(after == 3.0 && out.n_give == 2 && out.n_take == 0);
+    CHECK(give[0] + give[1] == 13); /* tasks 6 and 7 */
+    /* nothing pays between an empty rank pair */
+    static const int32_t ALL2[9] = {2, 2, 2, 2, 2, 2, 2, 2, 2};
+    CHECK_STATUS(wpart_tasks_pair_best(&p, &c, &prm, 0.0, ALL2, 0, 1, &out), WPART_OK);
+    CHECK(out.found == 0 && out.n_give == 0 && out.n_take == 0);
+    /* status paths */
+    CHECK_STATUS(wpart_tasks_pair_best(&p, &c, &prm, 0.0, PAIR, 0, 0, &out), WPART_EINVAL);
+    CHECK_STATUS(wpart_tasks_pair_best(&p, &c, &prm, 0.0, PAIR, 0, 3, &out), WPART_EINVAL);
+    CHECK_STATUS(wpart_tasks_pair_best(&p, &c, &prm, -1.0, PAIR, 0, 1, &out), WPART_EINVAL);
+    CHECK_STATUS(wpart_tasks_pair_best(&p, &c, NULL, 0.0, PAIR, 0, 1, &out), WPART_EINVAL);
+    wpart_tasks_pair_step_t bad = {0, 0, 0, NULL, take, 0, 0};
+    CHECK_STATUS(wpart_tasks_pair_best(&p, &c, &prm, 0.0, PAIR, 0, 1, &bad), WPART_EINVAL);
+    /* every transfer-unit mode runs and agrees on feasibility */
+    for (int32_t cl = 0; cl < 3; cl++) {
+        for (int32_t sp = 0; sp <= WPART_TASKS_SPLIT_FILL; sp++) {
+            prm.cluster = cl;
+            prm.singles = sp;
+            CHECK_STATUS(wpart_tasks_pair_best(&p, &c, &prm, 0.5, PAIR, 0, 1, &out), WPART_OK);
+            CHECK(out.found == 1 && out.gain > 0);
+        }
+    }
+}
+
+static void test_rng_streams(void)
+{
+    uint64_t a[4], b[4];
+    wpart_tasks_rng_seed(a, 7, 1, 3);
+    wpart_tasks_rng_seed(b, 7, 1, 3);
+    CHECK(memcmp(a, b, sizeof(a)) == 0);
+    int32_t o1[10], o2[10];
+    for (int i = 0; i < 10; i++) o1[i] = o2[i] = i;
+    CHECK_STATUS(wpart_tasks_rng_shuffle(a, o1, 10), WPART_OK);
+    CHECK_STATUS(wpart_tasks_rng_shuffle(b, o2, 10), WPART_OK);
+    CHECK(memcmp(o1, o2, sizeof(o1)) == 0);
+    int seen[10] = {0};
+    for (int i = 0; i < 10; i++) seen[o1[i]]++;
+    for (int i = 0; i < 10; i++) CHECK(seen[i] == 1);
+    int32_t cand[6] = {3, 5, 8, 9, 11, 12};
+    CHECK_STATUS(wpart_tasks_rng_sample(a, cand, 6, 3), WPART_OK);
+    CHECK(cand[0] != cand[1] && cand[1] != cand[2] && cand[0] != cand[2]);
+    CHECK_STATUS(wpart_tasks_rng_sample(a, cand, 6, 9), WPART_OK); /* m > n: all */
+    CHECK_STATUS(wpart_tasks_rng_sample(a, NULL, 2, 1), WPART_EINVAL);
+    CHECK_STATUS(wpart_tasks_rng_sample(a, cand, -1, 1), WPART_EINVAL);
+}
+
 int main(void)
 {
     test_pinned();
@@ -417,6 +489,8 @@ int main(void)
     test_random_deltas();
     test_split_modes();
     test_status_paths();
+    test_pair_step();
+    test_rng_streams();
     if (failures) {
         fprintf(stderr, "%d failure(s)\n", failures);
         return 1;
