@@ -65,6 +65,57 @@ cleanup:
     return st;
 }
 
+wpart_status_t wpart_i_dyn_new(size_t size, const wpart_i_dyn_vtable_t *vt, int32_t n,
+                               int64_t total, int64_t max_actions, const char *what,
+                               wpart_dynamic_balancer_t **obj)
+{
+    wpart_status_t st = WPART_OK;
+    wpart_dynamic_balancer_t *b = wpart_i_calloc(1, size);
+    *obj = NULL;
+    if (!b) {
+        WPART_FAIL(WPART_ENOMEM, "%s balancer", what);
+    }
+    WPART_CHECK(wpart_i_dyn_base_init(b, vt, n, total, max_actions));
+    *obj = b;
+    b = NULL;
+cleanup:
+    free(b);
+    return st;
+}
+
+wpart_status_t wpart_i_dyn_done(wpart_dynamic_balancer_t *b, int ok, const char *what,
+                                wpart_dynamic_balancer_t **out)
+{
+    if (!ok) {
+        wpart_dynamic_balancer_free(b);
+        return wpart_i_error(WPART_ENOMEM, "%s balancer", what);
+    }
+    *out = b;
+    return WPART_OK;
+}
+
+wpart_status_t wpart_i_dyn_assign_each(wpart_dynamic_balancer_t *b, wpart_dynamic_actions_t *out,
+                                       const int64_t *sizes, int64_t size, int32_t kind,
+                                       int32_t vstep, int64_t *got, int64_t *issued)
+{
+    wpart_status_t st = WPART_OK;
+    int64_t n_issued = 0;
+    for (int32_t p = 0; p < b->n; p++) {
+        int64_t a = 0;
+        WPART_CHECK(wpart_i_dyn_assign(b, out, p, sizes ? sizes[p] : size, 1, kind, vstep, 0, NAN,
+                                       &a));
+        if (got) {
+            got[p] = a;
+        }
+        n_issued += a > 0;
+    }
+cleanup:
+    if (issued) {
+        *issued = n_issued;
+    }
+    return st;
+}
+
 static wpart_status_t push(wpart_dynamic_actions_t *out, const wpart_dynamic_action_t *a)
 {
     if (!out || !out->a || out->n >= out->cap) {
@@ -445,14 +496,8 @@ typedef struct {
 static wpart_status_t greedy_start(wpart_dynamic_balancer_t *b, double now,
                                    wpart_dynamic_actions_t *out)
 {
-    greedy_t *g = (greedy_t *)b;
-    wpart_status_t st = WPART_OK;
-    for (int32_t p = 0; p < b->n; p++) {
-        WPART_CHECK(wpart_i_dyn_assign(b, out, p, g->chunk, 1, WPART_DYN_BLK_OTHER, 0, 0, NAN,
-                                       NULL));
-    }
-cleanup:
-    return st;
+    return wpart_i_dyn_assign_each(b, out, NULL, ((greedy_t *)b)->chunk, WPART_DYN_BLK_OTHER, 0,
+                                   NULL, NULL);
 }
 
 static wpart_status_t greedy_complete(wpart_dynamic_balancer_t *b,
@@ -479,19 +524,13 @@ wpart_status_t wpart_dynamic_greedy_new(int32_t n_pu, int64_t total, int64_t chu
     if (chunk < 1) {
         return wpart_i_error(WPART_EINVAL, "chunk must be >= 1, got %" PRId64, chunk);
     }
-    g = wpart_i_calloc(1, sizeof *g);
-    if (!g) {
-        return wpart_i_error(WPART_ENOMEM, "greedy balancer");
-    }
-    st = wpart_i_dyn_base_init(&g->base, &greedy_vt, n_pu, total, (int64_t)n_pu + 1);
-    if (st != WPART_OK) {
-        free(g);
-        return st;
-    }
+    WPART_CHECK(wpart_i_dyn_new(sizeof *g, &greedy_vt, n_pu, total, (int64_t)n_pu + 1, "greedy",
+                                out));
+    g = (greedy_t *)*out;
     g->base.auto_series = 1;
     g->chunk = chunk;
-    *out = &g->base;
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 typedef struct {
@@ -502,14 +541,8 @@ typedef struct {
 static wpart_status_t static_start(wpart_dynamic_balancer_t *b, double now,
                                    wpart_dynamic_actions_t *out)
 {
-    static_t *s = (static_t *)b;
-    wpart_status_t st = WPART_OK;
-    for (int32_t p = 0; p < b->n; p++) {
-        WPART_CHECK(wpart_i_dyn_assign(b, out, p, s->blocks[p], 1, WPART_DYN_BLK_OTHER, 0, 0,
-                                       NAN, NULL));
-    }
-cleanup:
-    return st;
+    return wpart_i_dyn_assign_each(b, out, ((static_t *)b)->blocks, 0, WPART_DYN_BLK_OTHER, 0,
+                                   NULL, NULL);
 }
 
 static wpart_status_t static_complete(wpart_dynamic_balancer_t *b,
@@ -564,6 +597,7 @@ wpart_status_t wpart_i_dyn_static_new(int32_t n_pu, const int64_t *blocks, int p
 {
     wpart_status_t st = WPART_OK;
     static_t *s = NULL;
+    wpart_dynamic_balancer_t *b = NULL;
     int64_t total = 0;
     if (!out) {
         return wpart_i_error(WPART_EINVAL, "out is NULL");
@@ -577,24 +611,12 @@ wpart_status_t wpart_i_dyn_static_new(int32_t n_pu, const int64_t *blocks, int p
     if (overflow) {
         return wpart_i_error(WPART_EOVERFLOW, "the sum of blocks overflows int64");
     }
-    s = wpart_i_calloc(1, sizeof *s);
-    if (!s) {
-        return wpart_i_error(WPART_ENOMEM, "static balancer");
-    }
-    s->blocks = wpart_i_malloc(n_pu, sizeof(int64_t));
-    if (!s->blocks) {
-        free(s);
-        return wpart_i_error(WPART_ENOMEM, "static balancer");
-    }
-    memcpy(s->blocks, blocks, (size_t)n_pu * sizeof(int64_t));
-    st = wpart_i_dyn_base_init(&s->base, peak ? &static_peak_vt : &static_vt, n_pu, total,
-                               (int64_t)n_pu + 1);
-    if (st != WPART_OK) {
-        free(s->blocks);
-        free(s);
-        return st;
-    }
+    WPART_CHECK(wpart_i_dyn_new(sizeof *s, peak ? &static_peak_vt : &static_vt, n_pu, total,
+                                (int64_t)n_pu + 1, "static", &b));
+    s = (static_t *)b;
     s->base.auto_series = 1;
-    *out = &s->base;
-    return WPART_OK;
+    s->blocks = wpart_i_dyn_dup(blocks, n_pu, sizeof *blocks);
+    st = wpart_i_dyn_done(b, s->blocks != NULL, "static", out);
+cleanup:
+    return st;
 }

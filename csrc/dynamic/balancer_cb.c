@@ -76,18 +76,16 @@ wpart_status_t wpart_dynamic_cb_new(int32_t n_pu, int64_t total, int64_t max_act
         return wpart_i_error(WPART_EINVAL, "out, cb, cb->start and cb->complete are required");
     }
     *out = NULL;
-    cbb_t *s = wpart_i_calloc(1, sizeof *s);
-    if (!s) {
-        return wpart_i_error(WPART_ENOMEM, "callback balancer");
-    }
     if (max_actions < (int64_t)n_pu + 1) {
         max_actions = (int64_t)n_pu + 1;
     }
-    wpart_status_t st = wpart_i_dyn_base_init(&s->base, &cb_vt, n_pu, total, max_actions);
+    wpart_dynamic_balancer_t *b = NULL;
+    wpart_status_t st = wpart_i_dyn_new(sizeof(cbb_t), &cb_vt, n_pu, total, max_actions,
+                                        "callback", &b);
     if (st != WPART_OK) {
-        free(s);
         return st;
     }
+    cbb_t *s = (cbb_t *)b;
     s->cb = *cb;
     s->base.multi_eval = 1; /* a Python driver always allowed several */
     s->base.auto_series = 1; /* its block sizes per PU over time, as for Greedy */

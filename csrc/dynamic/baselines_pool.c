@@ -124,14 +124,8 @@ typedef struct {
 static wpart_status_t asym_start(wpart_dynamic_balancer_t *b, double now,
                                  wpart_dynamic_actions_t *out)
 {
-    asym_t *a = (asym_t *)b;
-    wpart_status_t st = WPART_OK;
-    for (int32_t p = 0; p < b->n; p++) {
-        WPART_CHECK(wpart_i_dyn_assign(b, out, p, a->piece[p], 1, WPART_DYN_BLK_OTHER, 0, 0, NAN,
-                                       NULL));
-    }
-cleanup:
-    return st;
+    return wpart_i_dyn_assign_each(b, out, ((asym_t *)b)->piece, 0, WPART_DYN_BLK_OTHER, 0, NULL,
+                                   NULL);
 }
 
 static wpart_status_t asym_complete(wpart_dynamic_balancer_t *b,
@@ -155,6 +149,7 @@ wpart_status_t wpart_dynamic_asymmetric_new(int32_t n_pu, int64_t total, const i
 {
     wpart_status_t st = WPART_OK;
     asym_t *a = NULL;
+    wpart_dynamic_balancer_t *b = NULL;
     if (!out) {
         return wpart_i_error(WPART_EINVAL, "out is NULL");
     }
@@ -177,26 +172,16 @@ wpart_status_t wpart_dynamic_asymmetric_new(int32_t n_pu, int64_t total, const i
                                  (int)p, (int)kinds[p]);
         }
     }
-    a = wpart_i_calloc(1, sizeof *a);
-    if (!a) {
-        return wpart_i_error(WPART_ENOMEM, "asymmetric balancer");
-    }
+    WPART_CHECK(wpart_i_dyn_new(sizeof *a, &asym_vt, n_pu, total, (int64_t)n_pu + 1,
+                                "asymmetric", &b));
+    a = (asym_t *)b;
     a->piece = wpart_i_malloc(n_pu, sizeof(int64_t));
-    if (!a->piece) {
-        free(a);
-        return wpart_i_error(WPART_ENOMEM, "asymmetric balancer");
-    }
-    for (int32_t p = 0; p < n_pu; p++) {
+    for (int32_t p = 0; a->piece && p < n_pu; p++) {
         a->piece[p] = kinds[p] == WPART_DYN_PU_CPU ? g_cpu : g_cpu * ratio;
     }
-    st = wpart_i_dyn_base_init(&a->base, &asym_vt, n_pu, total, (int64_t)n_pu + 1);
-    if (st != WPART_OK) {
-        free(a->piece);
-        free(a);
-        return st;
-    }
-    *out = &a->base;
-    return WPART_OK;
+    st = wpart_i_dyn_done(b, a->piece != NULL, "asymmetric", out);
+cleanup:
+    return st;
 }
 
 /* ---------------------------------------------------------------- StaticPeak ------------ */
@@ -295,6 +280,7 @@ wpart_status_t wpart_dynamic_dmda_new(int32_t n_pu, int64_t total, const double 
 {
     wpart_status_t st = WPART_OK;
     dmda_t *d = NULL;
+    wpart_dynamic_balancer_t *b = NULL;
     if (!out) {
         return wpart_i_error(WPART_EINVAL, "out is NULL");
     }
@@ -320,29 +306,14 @@ wpart_status_t wpart_dynamic_dmda_new(int32_t n_pu, int64_t total, const double 
                              "total / chunk gives %" PRId64 " pieces, more than 2^26: raise chunk",
                              pieces);
     }
-    d = wpart_i_calloc(1, sizeof *d);
-    if (!d) {
-        return wpart_i_error(WPART_ENOMEM, "dmda balancer");
-    }
-    d->piece_time = wpart_i_malloc(n_pu, sizeof(double));
-    d->avail = wpart_i_malloc(n_pu, sizeof(double));
-    if (!d->piece_time || !d->avail) {
-        free(d->piece_time);
-        free(d->avail);
-        free(d);
-        return wpart_i_error(WPART_ENOMEM, "dmda balancer");
-    }
-    memcpy(d->piece_time, piece_times, (size_t)n_pu * sizeof(double));
+    WPART_CHECK(wpart_i_dyn_new(sizeof *d, &dmda_vt, n_pu, total, pieces + n_pu + 1, "dmda", &b));
+    d = (dmda_t *)b;
     d->chunk = chunk;
-    st = wpart_i_dyn_base_init(&d->base, &dmda_vt, n_pu, total, pieces + n_pu + 1);
-    if (st != WPART_OK) {
-        free(d->piece_time);
-        free(d->avail);
-        free(d);
-        return st;
-    }
-    *out = &d->base;
-    return WPART_OK;
+    d->piece_time = wpart_i_dyn_dup(piece_times, n_pu, sizeof *piece_times);
+    d->avail = wpart_i_malloc(n_pu, sizeof(double));
+    st = wpart_i_dyn_done(b, d->piece_time && d->avail, "dmda", out);
+cleanup:
+    return st;
 }
 
 /* ---------------------------------------------------------------- FixedBlocks ----------- */
@@ -358,15 +329,11 @@ typedef struct {
 static wpart_status_t fixed_step(wpart_dynamic_balancer_t *b, wpart_dynamic_actions_t *out)
 {
     fixed_t *f = (fixed_t *)b;
-    wpart_status_t st = WPART_OK;
-    int64_t got;
+    int64_t issued = 0;
     f->step++;
-    for (int32_t p = 0; p < b->n; p++) {
-        WPART_CHECK(wpart_i_dyn_assign(b, out, p, f->blocks[p], 1, WPART_DYN_BLK_OTHER,
-                                       f->sync ? f->step : 0, 0, NAN, &got));
-        f->outstanding += got > 0;
-    }
-cleanup:
+    wpart_status_t st = wpart_i_dyn_assign_each(b, out, f->blocks, 0, WPART_DYN_BLK_OTHER,
+                                                f->sync ? f->step : 0, NULL, &issued);
+    f->outstanding += issued;
     return st;
 }
 
@@ -409,6 +376,7 @@ wpart_status_t wpart_dynamic_fixed_blocks_new(int32_t n_pu, int64_t total, const
 {
     wpart_status_t st = WPART_OK;
     fixed_t *f = NULL;
+    wpart_dynamic_balancer_t *b = NULL;
     if (!out) {
         return wpart_i_error(WPART_EINVAL, "out is NULL");
     }
@@ -422,23 +390,12 @@ wpart_status_t wpart_dynamic_fixed_blocks_new(int32_t n_pu, int64_t total, const
     if (sum == 0) {
         return wpart_i_error(WPART_EINVAL, "blocks must have at least one positive size");
     }
-    f = wpart_i_calloc(1, sizeof *f);
-    if (!f) {
-        return wpart_i_error(WPART_ENOMEM, "fixed_blocks balancer");
-    }
-    f->blocks = wpart_i_malloc(n_pu, sizeof(int64_t));
-    if (!f->blocks) {
-        free(f);
-        return wpart_i_error(WPART_ENOMEM, "fixed_blocks balancer");
-    }
-    memcpy(f->blocks, blocks, (size_t)n_pu * sizeof(int64_t));
+    WPART_CHECK(wpart_i_dyn_new(sizeof *f, &fixed_vt, n_pu, total, (int64_t)n_pu + 1,
+                                "fixed_blocks", &b));
+    f = (fixed_t *)b;
     f->sync = sync != 0;
-    st = wpart_i_dyn_base_init(&f->base, &fixed_vt, n_pu, total, (int64_t)n_pu + 1);
-    if (st != WPART_OK) {
-        free(f->blocks);
-        free(f);
-        return st;
-    }
-    *out = &f->base;
-    return WPART_OK;
+    f->blocks = wpart_i_dyn_dup(blocks, n_pu, sizeof *blocks);
+    st = wpart_i_dyn_done(b, f->blocks != NULL, "fixed_blocks", out);
+cleanup:
+    return st;
 }

@@ -244,6 +244,7 @@ wpart_status_t wpart_dynamic_hdss_new(int32_t n_pu, int64_t total,
     wpart_status_t st = WPART_OK;
     wpart_dynamic_hdss_cfg_t c;
     hdss_t *h = NULL;
+    wpart_dynamic_balancer_t *b = NULL;
     if (!out) {
         return wpart_i_error(WPART_EINVAL, "out is NULL");
     }
@@ -276,10 +277,9 @@ wpart_status_t wpart_dynamic_hdss_new(int32_t n_pu, int64_t total,
     if (n_pu < 1) {
         return wpart_i_error(WPART_EINVAL, "n_pu must be >= 1, got %d", (int)n_pu);
     }
-    h = wpart_i_calloc(1, sizeof *h);
-    if (!h) {
-        return wpart_i_error(WPART_ENOMEM, "hdss balancer");
-    }
+    WPART_CHECK(wpart_i_dyn_new(sizeof *h, &hdss_vt, n_pu, total, (int64_t)n_pu + 1, "hdss", &b));
+    h = (hdss_t *)b;
+    h->base.auto_series = 1; /* its block sizes per PU over time (no model to publish) */
     h->cfg = c;
     int64_t np = (int64_t)n_pu * c.rounds_max;
     h->cur = wpart_i_calloc(n_pu, sizeof(int64_t));
@@ -291,20 +291,13 @@ wpart_status_t wpart_dynamic_hdss_new(int32_t n_pu, int64_t total,
     h->npts = wpart_i_calloc(n_pu, sizeof(int32_t));
     h->wres = wpart_i_calloc(n_pu, sizeof(double));
     h->w = wpart_i_calloc(n_pu, sizeof(double));
-    if (!h->cur || !h->last || !h->conv || !h->prev_theta || !h->pb || !h->pth || !h->npts ||
-        !h->wres || !h->w) {
-        WPART_FAIL(WPART_ENOMEM, "hdss balancer");
-    }
-    for (int32_t p = 0; p < n_pu; p++) {
+    int ok = h->cur && h->last && h->conv && h->prev_theta && h->pb && h->pth && h->npts &&
+             h->wres && h->w;
+    for (int32_t p = 0; ok && p < n_pu; p++) {
         h->prev_theta[p] = NAN;
     }
-    WPART_CHECK(wpart_i_dyn_base_init(&h->base, &hdss_vt, n_pu, total, (int64_t)n_pu + 1));
-    h->base.auto_series = 1; /* its block sizes per PU over time (no model to publish) */
-    *out = &h->base;
-    return WPART_OK;
+    st = wpart_i_dyn_done(b, ok, "hdss", out);
 cleanup:
-    hdss_destroy(&h->base);
-    free(h);
     return st;
 }
 
@@ -354,13 +347,9 @@ static wpart_status_t acosta_step(acosta_t *a, double now, wpart_dynamic_actions
     a->k++;
     a->outstanding = 0;
     WPART_CHECK(wpart_i_dyn_series_add(b, now, a->k, NAN, (double)s, a->cur));
-    for (int32_t p = 0; p < b->n; p++) {
-        int64_t got;
-        WPART_CHECK(wpart_i_dyn_assign(b, out, p, a->cur[p], 1, WPART_DYN_BLK_OTHER, a->k, 0, NAN,
-                                       &got));
-        a->cur[p] = got;
-        a->outstanding += got > 0;
-    }
+    int64_t issued = 0;
+    st = wpart_i_dyn_assign_each(b, out, a->cur, 0, WPART_DYN_BLK_OTHER, a->k, a->cur, &issued);
+    a->outstanding += (int32_t)issued;
 cleanup:
     return st;
 }
@@ -476,6 +465,7 @@ wpart_status_t wpart_dynamic_acosta_new(int32_t n_pu, int64_t total, int64_t ste
 {
     wpart_status_t st = WPART_OK;
     acosta_t *a = NULL;
+    wpart_dynamic_balancer_t *b = NULL;
     if (!out) {
         return wpart_i_error(WPART_EINVAL, "out is NULL");
     }
@@ -491,10 +481,9 @@ wpart_status_t wpart_dynamic_acosta_new(int32_t n_pu, int64_t total, int64_t ste
         return wpart_i_error(WPART_EINVAL, "threshold must be finite and >= 0, got %g",
                              threshold);
     }
-    a = wpart_i_calloc(1, sizeof *a);
-    if (!a) {
-        return wpart_i_error(WPART_ENOMEM, "acosta balancer");
-    }
+    WPART_CHECK(wpart_i_dyn_new(sizeof *a, &acosta_vt, n_pu, total, (int64_t)n_pu + 1, "acosta",
+                                &b));
+    a = (acosta_t *)b;
     a->step = step;
     a->threshold = threshold;
     a->eval_at_barrier = eval_at_barrier != 0;
@@ -503,15 +492,8 @@ wpart_status_t wpart_dynamic_acosta_new(int32_t n_pu, int64_t total, int64_t ste
     a->t = wpart_i_calloc(n_pu, sizeof(double));
     a->rp = wpart_i_calloc(n_pu, sizeof(double));
     a->ws = wpart_i_calloc(n_pu, sizeof(wpart_i_dyn_split_ws_t));
-    if (!a->x || !a->cur || !a->t || !a->rp || !a->ws) {
-        WPART_FAIL(WPART_ENOMEM, "acosta balancer");
-    }
-    WPART_CHECK(wpart_i_dyn_base_init(&a->base, &acosta_vt, n_pu, total, (int64_t)n_pu + 1));
-    *out = &a->base;
-    return WPART_OK;
+    st = wpart_i_dyn_done(b, a->x && a->cur && a->t && a->rp && a->ws, "acosta", out);
 cleanup:
-    acosta_destroy(&a->base);
-    free(a);
     return st;
 }
 
@@ -532,14 +514,10 @@ static wpart_status_t naive_start(wpart_dynamic_balancer_t *b, double now,
 {
     naive_t *v = (naive_t *)b;
     wpart_status_t st = WPART_OK;
+    int64_t issued = 0;
     v->profiling = 1;
-    for (int32_t p = 0; p < b->n; p++) {
-        int64_t got;
-        WPART_CHECK(wpart_i_dyn_assign(b, out, p, v->x_init, 1, WPART_DYN_BLK_TRAIN, 0, 0, NAN,
-                                       &got));
-        v->outstanding += got > 0;
-    }
-cleanup:
+    st = wpart_i_dyn_assign_each(b, out, NULL, v->x_init, WPART_DYN_BLK_TRAIN, 0, NULL, &issued);
+    v->outstanding += (int32_t)issued;
     return st;
 }
 
@@ -566,10 +544,7 @@ static wpart_status_t naive_complete(wpart_dynamic_balancer_t *b,
     wpart_i_dyn_split(b->n, b->total - b->cursor, v->rate, v->blocks, v->ws);
     WPART_CHECK(wpart_i_dyn_series_add(b, c->now, 1, NAN, (double)(b->total - b->cursor),
                                        v->blocks));
-    for (int32_t p = 0; p < b->n; p++) {
-        WPART_CHECK(wpart_i_dyn_assign(b, out, p, v->blocks[p], 1, WPART_DYN_BLK_OTHER, 0, 0,
-                                       NAN, NULL));
-    }
+    st = wpart_i_dyn_assign_each(b, out, v->blocks, 0, WPART_DYN_BLK_OTHER, 0, NULL, NULL);
 cleanup:
     return st;
 }
@@ -596,6 +571,7 @@ wpart_status_t wpart_dynamic_naive_new(int32_t n_pu, int64_t total, int64_t x_in
 {
     wpart_status_t st = WPART_OK;
     naive_t *v = NULL;
+    wpart_dynamic_balancer_t *b = NULL;
     if (!out) {
         return wpart_i_error(WPART_EINVAL, "out is NULL");
     }
@@ -606,22 +582,14 @@ wpart_status_t wpart_dynamic_naive_new(int32_t n_pu, int64_t total, int64_t x_in
     if (x_init < 1) {
         return wpart_i_error(WPART_EINVAL, "x_init must be >= 1, got %" PRId64, x_init);
     }
-    v = wpart_i_calloc(1, sizeof *v);
-    if (!v) {
-        return wpart_i_error(WPART_ENOMEM, "naive_profile balancer");
-    }
+    WPART_CHECK(wpart_i_dyn_new(sizeof *v, &naive_vt, n_pu, total, (int64_t)n_pu + 1,
+                                "naive_profile", &b));
+    v = (naive_t *)b;
     v->x_init = x_init;
     v->rate = wpart_i_calloc(n_pu, sizeof(double));
     v->blocks = wpart_i_calloc(n_pu, sizeof(int64_t));
     v->ws = wpart_i_calloc(n_pu, sizeof(wpart_i_dyn_split_ws_t));
-    if (!v->rate || !v->blocks || !v->ws) {
-        WPART_FAIL(WPART_ENOMEM, "naive_profile balancer");
-    }
-    WPART_CHECK(wpart_i_dyn_base_init(&v->base, &naive_vt, n_pu, total, (int64_t)n_pu + 1));
-    *out = &v->base;
-    return WPART_OK;
+    st = wpart_i_dyn_done(b, v->rate && v->blocks && v->ws, "naive_profile", out);
 cleanup:
-    naive_destroy(&v->base);
-    free(v);
     return st;
 }

@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "internal.h"
 #include "wpart/dynamic.h"
@@ -77,6 +78,37 @@ struct wpart_dynamic_balancer {
     wpart_control_t eval_ctl;            /* the driver's hooks without progress */
     double eval_t0;
 };
+
+/** The first step of a balancer constructor: a zeroed object of `size` bytes (the
+ * implementation's struct, the base its first member) with its base initialised
+ * (wpart_i_dyn_base_init), in *obj. The constructor then fills its own fields and, on a later
+ * failure, releases the object with wpart_dynamic_balancer_free (its destroy must accept
+ * fields still NULL). ENOMEM names `what`; on failure *obj is NULL and nothing is held. */
+wpart_status_t wpart_i_dyn_new(size_t size, const wpart_i_dyn_vtable_t *vt, int32_t n,
+                               int64_t total, int64_t max_actions, const char *what,
+                               wpart_dynamic_balancer_t **obj);
+
+/** wpart_i_dyn_assign for every PU p in order: size sizes[p] (or `size` when sizes is NULL),
+ * quantum 1, kind and vstep as given, no model. got (may be NULL) receives each PU's assigned
+ * size and *issued (may be NULL) the number of blocks issued. */
+wpart_status_t wpart_i_dyn_assign_each(wpart_dynamic_balancer_t *b, wpart_dynamic_actions_t *out,
+                                       const int64_t *sizes, int64_t size, int32_t kind,
+                                       int32_t vstep, int64_t *got, int64_t *issued);
+
+/** The last step of a balancer constructor: with ok, hands b to *out and returns WPART_OK;
+ * else releases b (wpart_dynamic_balancer_free) and returns ENOMEM naming `what`. */
+wpart_status_t wpart_i_dyn_done(wpart_dynamic_balancer_t *b, int ok, const char *what,
+                                wpart_dynamic_balancer_t **out);
+
+/** A new copy of the n elements of sz bytes at src (wpart_i_malloc), or NULL. */
+static inline void *wpart_i_dyn_dup(const void *src, int64_t n, size_t sz)
+{
+    void *p = wpart_i_malloc(n, sz);
+    if (p && n > 0) {
+        memcpy(p, src, (size_t)n * sz);
+    }
+    return p;
+}
 
 /** Initialises the base (allocates the tables). max_actions: the most actions one call of this
  * balancer can write (n + 1 is right for most). On failure frees what it allocated. */

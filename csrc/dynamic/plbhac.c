@@ -590,20 +590,17 @@ wpart_status_t wpart_dynamic_plbhac_new(const wpart_dynamic_plbhac_cfg_t *cfg, i
 {
     wpart_status_t st = WPART_OK;
     plb_t *s = NULL;
-    int base_ok = 0;
+    wpart_dynamic_balancer_t *b = NULL;
     if (!out || !cfg) {
         return wpart_i_error(WPART_EINVAL, "cfg and out must not be NULL");
     }
     *out = NULL;
     WPART_CHECK(wpart_i_plb_validate(cfg, n, kinds));
-    s = wpart_i_calloc(1, sizeof *s);
-    if (!s) {
-        return wpart_i_error(WPART_ENOMEM, "PLB-HAC balancer");
-    }
-    s->hec = cfg->sync_steps != 0;
-    WPART_CHECK(wpart_i_dyn_base_init(&s->base, s->hec ? &hec_vt : &hac_vt, n, cfg->total,
-                                      (int64_t)n + 1));
-    base_ok = 1;
+    int hec = cfg->sync_steps != 0;
+    WPART_CHECK(wpart_i_dyn_new(sizeof *s, hec ? &hec_vt : &hac_vt, n, cfg->total, (int64_t)n + 1,
+                                "PLB-HAC", &b));
+    s = (plb_t *)b;
+    s->hec = hec;
     s->cfg = *cfg;
     if (s->hec) {
         s->cfg.gap_fill = 0;
@@ -679,16 +676,10 @@ wpart_status_t wpart_dynamic_plbhac_new(const wpart_dynamic_plbhac_cfg_t *cfg, i
         s->snap_lvl[p] = 1.0;
     }
     s->ev_trigger = -1;
-    *out = &s->base;
-    return WPART_OK;
+    *out = b;
+    b = NULL;
 cleanup:
-    if (s) {
-        if (base_ok) {
-            wpart_dynamic_balancer_free(&s->base);
-        } else {
-            free(s);
-        }
-    }
+    wpart_dynamic_balancer_free(b);
     return st;
 }
 
