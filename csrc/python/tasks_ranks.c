@@ -350,6 +350,79 @@ static PyObject *wpy_tasks_ranks_mark(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* summarize(gid, blk, esrc, edst, esr, edr, bid, pinned, load, fp, wk, ebytes, rank,
+ * per_task): (key, load, fp, wk, blk, pinned, cself, cptr, crank, cout, cin, block_sel) of
+ * the rank's summary (wpart_tasks_ranks_summarize; pinned and block_sel as bool). */
+static PyObject *wpy_tasks_ranks_summarize(PyObject *self, PyObject *args)
+{
+    (void)self;
+    if (!PyTuple_Check(args) || PyTuple_GET_SIZE(args) != 14) {
+        PyErr_SetString(wpy_TypeError, "tasks_ranks_summarize takes 14 arguments");
+        return NULL;
+    }
+    static const int types[12] = {NPY_INT64, NPY_INT64, NPY_INT64, NPY_INT64, NPY_INT32,
+                                  NPY_INT32, NPY_INT64, NPY_INT64, NPY_FLOAT64, NPY_FLOAT64,
+                                  NPY_FLOAT64, NPY_FLOAT64};
+    void *ptr[12];
+    npy_intp len[12];
+    for (int i = 0; i < 12; i++) {
+        PyArrayObject *a = item_array(args, i, types[i], &len[i]);
+        if (!a) return NULL;
+        ptr[i] = PyArray_DATA(a);
+    }
+    long rank = PyLong_AsLong(PyTuple_GET_ITEM(args, 12));
+    int per_task = PyObject_IsTrue(PyTuple_GET_ITEM(args, 13));
+    if ((rank == -1 && PyErr_Occurred()) || per_task < 0) return NULL;
+    npy_intp K = len[0], m = len[2];
+    if (len[1] != K || len[8] != K || len[9] != K || len[10] != K || len[3] != m ||
+        len[4] != m || len[5] != m || len[11] != m || rank < 0 || rank > INT32_MAX) {
+        PyErr_SetString(wpy_ValueError, "summary record arrays of inconsistent lengths");
+        return NULL;
+    }
+    wpart_tasks_rank_sum_in_t in = {(int32_t)rank, per_task, K, m, len[6], len[7], ptr[0],
+                                    ptr[1], ptr[2], ptr[3], ptr[6], ptr[7], ptr[8], ptr[9],
+                                    ptr[10], ptr[11], ptr[4], ptr[5]};
+    npy_intp sz[12] = {K, K, K, K, K, K, K, K + 1, 2 * m, 2 * m, 2 * m, len[6]};
+    static const int otypes[12] = {NPY_INT64, NPY_FLOAT64, NPY_FLOAT64, NPY_FLOAT64,
+                                   NPY_INT64, NPY_BOOL, NPY_FLOAT64, NPY_INT64, NPY_INT32,
+                                   NPY_FLOAT64, NPY_FLOAT64, NPY_BOOL};
+    PyArrayObject *o[12] = {NULL};
+    PyObject *res = NULL;
+    for (int i = 0; i < 12; i++) {
+        o[i] = (PyArrayObject *)PyArray_EMPTY(1, &sz[i], otypes[i], 0);
+        if (!o[i]) goto done;
+    }
+    wpart_tasks_rank_sum_out_t out = {0, 0, PyArray_DATA(o[0]), PyArray_DATA(o[4]),
+                                      PyArray_DATA(o[7]), PyArray_DATA(o[1]),
+                                      PyArray_DATA(o[2]), PyArray_DATA(o[3]),
+                                      PyArray_DATA(o[6]), PyArray_DATA(o[9]),
+                                      PyArray_DATA(o[10]), PyArray_DATA(o[5]),
+                                      PyArray_DATA(o[11]), PyArray_DATA(o[8])};
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = wpart_tasks_ranks_summarize(&in, &out);
+    Py_END_ALLOW_THREADS
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto done;
+    }
+    res = PyTuple_New(12);
+    if (!res) goto done;
+    for (int i = 0; i < 12; i++) {
+        Py_ssize_t k = i == 7 ? out.n + 1 : (i >= 8 && i <= 10 ? out.n_pairs
+                                                                : (i == 11 ? len[6] : out.n));
+        PyObject *sl = PySequence_GetSlice((PyObject *)o[i], 0, k);
+        if (!sl) {
+            Py_CLEAR(res);
+            goto done;
+        }
+        PyTuple_SET_ITEM(res, i, sl);
+    }
+done:
+    for (int i = 0; i < 12; i++) Py_XDECREF(o[i]);
+    return res;
+}
+
 /* A tuple of contiguous 1-D arrays (any dtype) of one length; NULL on error (set). */
 static int check_columns(PyObject *cols, npy_intp *n)
 {
@@ -502,6 +575,8 @@ static PyMethodDef tasks_ranks_methods[] = {
      "Per column, the items of the concatenation of two columns at the given indices."},
     {"tasks_ranks_mark", wpy_tasks_ranks_mark, METH_VARARGS,
      "Set the rank of the edge ends held by a rank (in place)."},
+    {"tasks_ranks_summarize", wpy_tasks_ranks_summarize, METH_VARARGS,
+     "A rank's bounded summary (clusters and their bytes per rank) from its records."},
     {NULL, NULL, 0, NULL}};
 
 int wpy_tasks_ranks_init(PyObject *m) { return PyModule_AddFunctions(m, tasks_ranks_methods); }

@@ -40,7 +40,7 @@ the pairs and the concurrency, serial over critical-path seconds).
 """
 
 from __future__ import annotations
-from .._errors import WpartRuntimeError
+from .._errors import WpartError, WpartRuntimeError
 
 import time
 
@@ -186,7 +186,7 @@ class RankProcess:
         estimate on two bounded summaries (:func:`~wpart.tasks._summary.estimate_problem`)."""
         est = isinstance(other, Summary)
         mine = (self.own_summary() if est else self.data) if mine is None else mine
-        if other.gid.size and member(other.gid, mine.gid, True).any():
+        if _overlaps(other.gid, mine.gid):
             # a stale summary lists tasks that have since come here: they are ours now
             other = other.without(mine.gid)
         if est and self.prm.c_estimate:  # the estimate in C (csrc/tasks/ranks_estimate.c)
@@ -369,7 +369,7 @@ class RankProcess:
     def _estimate(self, other: Summary, mine: Summary, mine_c: tuple, args: tuple) -> tuple:
         """``(found, excess reduction, gain)`` of :meth:`_best` on two summaries in C (the
         proposals need no ids)."""
-        if other.gid.size and member(other.gid, mine.gid, True).any():
+        if _overlaps(other.gid, mine.gid):
             other = other.without(mine.gid)  # stale: those tasks are ours now
         self.n_evals += 1
         found, dexc, gain, _, _ = _core.tasks_ranks_estimate(
@@ -470,6 +470,17 @@ class RankProcess:
         if kind == "RELEASE":
             return None
         raise WpartRuntimeError(f"rank {self.rank}: unknown message {kind!r} from {src}")
+
+
+def _overlaps(x: np.ndarray, s: np.ndarray) -> bool:
+    """Whether the sorted id arrays `x` and `s` share an id (a merge in C,
+    :func:`wpart._core.tasks_ranks_union`; ``member`` where they are not sorted int64)."""
+    if not x.size or not s.size:
+        return False
+    try:
+        return _core.tasks_ranks_union(x, s)[1] > 0
+    except WpartError:
+        return bool(member(x, s, True).any())
 
 
 def run_ranks(problem, prm: RankParams, a0: np.ndarray, cap, *, progress=None,

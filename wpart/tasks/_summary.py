@@ -27,10 +27,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._errors import WpartRuntimeError
+from .. import _core
+from .._errors import WpartError, WpartRuntimeError
 from ._rankdata import RankData, member, pair_rank_fields
 
-__all__ = ["Summary", "summarize", "estimate_problem", "CROSS_PAIRS"]
+__all__ = ["Summary", "summarize", "summarize_np", "estimate_problem", "CROSS_PAIRS"]
 
 _I64 = np.int64
 _F64 = np.float64
@@ -169,7 +170,31 @@ class Summary:
 def summarize(d: RankData, work: float, per_task: bool = False, version: int = 0) -> Summary:
     """The :class:`Summary` of the rank holding `d` (its W is `work`). With `per_task`
     (single-task clusters, or sub-cluster moves) every task is its own cluster. The rank
-    of an edge's far end is the one `d` knows (``esr``/``edr``), -1 where it is not known."""
+    of an edge's far end is the one `d` knows (``esr``/``edr``), -1 where it is not known.
+    Computed in C (:func:`wpart._core.tasks_ranks_summarize`, csrc/tasks/ranks_summary.c);
+    :func:`summarize_np` is the numpy reference (the same arrays bit for bit), also the
+    fallback for records whose dtypes or order the C call does not take."""
+    c = np.ascontiguousarray
+    esr, edr = d._eranks()
+    try:
+        key, load, fp, wk, blk, pin, cself, cptr, crank, cout, cin, bsel = \
+            _core.tasks_ranks_summarize(
+                c(d.gid, _I64), c(d.blk, _I64), c(d.esrc, _I64), c(d.edst, _I64),
+                c(esr, np.int32), c(edr, np.int32), c(d.bid, _I64), c(d.pinned, _I64),
+                c(d.load, _F64), c(d.fp, _F64), c(d.wk, _F64), c(d.ebytes, _F64), int(d.rank),
+                bool(per_task))
+    except WpartError:  # ids not sorted: the reference
+        return summarize_np(d, work, per_task, version)
+    return Summary(int(d.rank), gid=key, load=load, fp=fp, wk=wk, blk=blk, pinned=key[pin],
+                   cptr=cptr, crank=crank, cout=cout, cin=cin, cself=cself,
+                   bid=d.bid[bsel], bsize=d.bsize[bsel], bhome=d.bhome[bsel],
+                   baseline=d.baseline, cap=d.cap, alpha=d.alpha, work=float(work),
+                   version=int(version))
+
+
+def summarize_np(d: RankData, work: float, per_task: bool = False,
+                 version: int = 0) -> Summary:
+    """:func:`summarize` in numpy (the reference)."""
     me = int(d.rank)
     K = d.gid.size
     pm = member(d.gid, d.pinned, True) if d.pinned.size else np.zeros(K, bool)
@@ -204,7 +229,9 @@ def summarize(d: RankData, work: float, per_task: bool = False, version: int = 0
     rs = np.where(loc_s, me, np.where(esr == me, -1, esr)).astype(_I64)
     rd = np.where(loc_d, me, np.where(edr == me, -1, edr)).astype(_I64)
     inner = loc_s & loc_d & (cs == cd)
-    cself = np.bincount(cs[inner], weights=eb[inner], minlength=n) if n else np.zeros(0)
+    # (bincount of nothing is int64: float64 as the C summary's)
+    cself = np.bincount(cs[inner], weights=eb[inner], minlength=n).astype(_F64) if n \
+        else np.zeros(0)
     om, im = loc_s & ~inner & (eb > 0), loc_d & ~inner & (eb > 0)  # zero bytes: nothing
     c = np.concatenate([cs[om], cd[im]]).astype(_I64)
     r = np.concatenate([rd[om], rs[im]])
@@ -212,8 +239,8 @@ def summarize(d: RankData, work: float, per_task: bool = False, version: int = 0
     out = np.concatenate([np.ones(int(om.sum()), bool), np.zeros(int(im.sum()), bool)])
     M = int(max(me, r.max() if r.size else 0)) + 2
     u2, inv2 = np.unique(c * M + (r + 1), return_inverse=True)
-    cout = np.bincount(inv2, weights=np.where(out, b, 0.0), minlength=u2.size)
-    cin = np.bincount(inv2, weights=np.where(out, 0.0, b), minlength=u2.size)
+    cout = np.bincount(inv2, weights=np.where(out, b, 0.0), minlength=u2.size).astype(_F64)
+    cin = np.bincount(inv2, weights=np.where(out, 0.0, b), minlength=u2.size).astype(_F64)
     cc = u2 // M
     bsel = member(d.bid, blk)
     return Summary(me, gid=uk.astype(_I64), load=load, fp=fp, wk=wk, blk=blk,

@@ -103,6 +103,35 @@ wpart_status_t wpart_tasks_ranks_union(const int64_t *a, int64_t na, const int64
 wpart_status_t wpart_tasks_ranks_mark(const int64_t *ends, int64_t m, const int64_t *gid,
                                       int64_t n, int32_t rank, int32_t *ranks);
 
+/* The records a rank's summary reads (RankData): n tasks (gid sorted, blk or -1, load,
+ * footprint, working memory), m edges (source / destination task gids, bytes, and esr / edr
+ * the ranks holding their ends as the rank knows them, -1: unknown), the blocks (bid sorted)
+ * and the pinned task gids (sorted); per_task: every task is its own cluster. */
+typedef struct {
+    int32_t rank;
+    int per_task;
+    int64_t n, m, n_blocks, n_pinned;
+    const int64_t *gid, *blk, *esrc, *edst, *bid, *pinned;
+    const double *load, *fp, *wk, *ebytes;
+    const int32_t *esr, *edr;
+} wpart_tasks_rank_sum_in_t;
+
+/* The summary (see wpart_tasks_rank_summary_t): n clusters by sorted key (key, load, fp, wk,
+ * blk, pinned, cself; room for in->n), cptr (room for in->n + 1) over n_pairs (crank, cout,
+ * cin; room for 2 in->m), block_sel[n_blocks]: the blocks the clusters access. */
+typedef struct {
+    int64_t n, n_pairs;
+    int64_t *key, *blk, *cptr;
+    double *load, *fp, *wk, *cself, *cout, *cin;
+    uint8_t *pinned, *block_sel;
+    int32_t *crank;
+} wpart_tasks_rank_sum_out_t;
+
+/* A rank's bounded summary from its records, the sums in the Python reference's order
+ * (wpart/tasks/_summary.py, summarize), so the same bit for bit. */
+wpart_status_t wpart_tasks_ranks_summarize(const wpart_tasks_rank_sum_in_t *in,
+                                           wpart_tasks_rank_sum_out_t *out);
+
 #ifdef __cplusplus
 }
 #endif
