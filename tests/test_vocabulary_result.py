@@ -17,15 +17,7 @@ from wpart._result import Result
 PROTOCOL_FIELDS = ("status", "message", "stats", "success")
 
 #: Result classes whose family has not yet dropped its own declarations (to be emptied).
-PENDING = {
-    "wpart.dynamic._equal.EqualFinishResult", "wpart.dynamic._model.OracleMilpResult",
-    "wpart.dynamic._oracles.OracleResult", "wpart.dynamic._sim_result.SimResult",
-    "wpart.dynamic._trace.RunResult", "wpart.multikernel._flow.ProfileBuild",
-    "wpart.multikernel._real.AdaptiveRuns", "wpart.multikernel._real.PacedRun",
-    "wpart.multikernel.opencl.OpenCLRun", "wpart.multikernel.sim.SimRuns",
-    "wpart.tasks._gap.GapStudy", "wpart.tasks._protocol.ProtocolRun",
-    "wpart.tasks._results.TasksResult", "wpart.tasks.mpi.MPIRankResult",
-}
+PENDING: set[str] = set()
 
 
 def _all_result_classes() -> dict[str, type]:
@@ -92,3 +84,15 @@ def test_spatial_has_one_name_table():
     for name in sp.TABLE.names:
         fn = _hybrid.method_function(name)
         assert fn.__name__ == name and name in sp.__all__, name
+
+
+def test_spatial_partition_names_every_option():
+    """No **options hiding the methods' options: partition() lists each of them."""
+    import inspect
+
+    import wpart.spatial as sp
+
+    params = inspect.signature(sp.partition).parameters
+    assert not any(p.kind is p.VAR_KEYWORD for p in params.values())
+    options = {o for meth in sp.TABLE for o in meth.options}
+    assert set(params) - {"A", "m", "method"} == options

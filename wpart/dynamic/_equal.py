@@ -5,7 +5,7 @@ solved as a min-max problem, then the rounding made optimal)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
 
@@ -51,13 +51,10 @@ class EqualFinishResult(Result):
         Not compared by ``==``; empty.
     """
 
-    status: str
-    message: str
     sizes: NDArray[np.int64]
     time: float
     level: float
     quantum: int = 1
-    stats: dict = field(default_factory=dict, compare=False)
 
     @property
     def m(self) -> int:

@@ -593,13 +593,10 @@ class OracleMilpResult(Result):
         ``seconds`` (wall time of the GLPK solve), ``nodes`` (branch-and-bound nodes).
     """
 
-    status: str
-    message: str
     blocks: NDArray[np.int64]
     makespan: float
     T_pwl: float
     breakpoints: NDArray[np.float64]
-    stats: dict = field(default_factory=dict, compare=False)
 
     x = deprecated_attr("x", "blocks", "OracleMilpResult")
     T = deprecated_attr("T", "makespan", "OracleMilpResult")

@@ -23,7 +23,7 @@ from __future__ import annotations
 from .._errors import WpartTypeError, WpartValueError
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterator
 
 import numpy as np
@@ -74,8 +74,6 @@ class OracleResult(ColumnsDict, Result):
         ``simulations``: simulated runs (stepped).
     """
 
-    status: str
-    message: str
     kind: str
     blocks: NDArray[np.int64]
     S: int
@@ -83,7 +81,6 @@ class OracleResult(ColumnsDict, Result):
     T_cont: float
     n: int
     table: NDArray[Any] | None = None
-    stats: dict = field(default_factory=dict, compare=False)
 
     total = deprecated_attr("total", "n", "OracleResult")
 

@@ -9,7 +9,7 @@ from .._errors import WpartTypeError, WpartValueError
 import math
 import warnings
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -75,8 +75,6 @@ class SimResult(BlockRun, Result):
         ``wall_seconds`` (wall time of the C run). Not compared by ``==``.
     """
 
-    status: str
-    message: str
     platform: str
     stand_in: bool
     balancer: str
@@ -99,7 +97,6 @@ class SimResult(BlockRun, Result):
     eval_time: float
     speedup_vs_best_single: float
     kinds: tuple[str, ...]
-    stats: dict = field(default_factory=dict, compare=False)
 
     algo = deprecated_attr("algo", "balancer", "SimResult")
     total = deprecated_attr("total", "n", "SimResult")

@@ -320,8 +320,6 @@ class RunResult(BlockRun, Result):
         ``completed``: elements computed.
     """
 
-    status: str
-    message: str
     makespan: float
     trace: NDArray
     busy: NDArray[np.float64]
@@ -340,7 +338,6 @@ class RunResult(BlockRun, Result):
     m: int
     balancer: str
     workers: list[str] = field(default_factory=list)
-    stats: dict = field(default_factory=dict, compare=False)
 
     total = deprecated_attr("total", "n", "RunResult")
     n_pu = deprecated_attr("n_pu", "m", "RunResult")

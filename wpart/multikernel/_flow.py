@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -48,11 +48,8 @@ class ProfileBuild(Result):
         ``configurations`` (evaluated), ``measurements`` (calls of `measure`).
     """
 
-    status: str
-    message: str
     profile: KernelProfile | None
     evaluated: list
-    stats: dict = field(default_factory=dict)
 
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
         """Time of every measured candidate against its GPU share, one series per

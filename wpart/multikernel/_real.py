@@ -134,15 +134,12 @@ class PacedRun(Result):
         engine's :class:`~wpart.dynamic.RunResult`).
     """
 
-    status: str
-    message: str
     benchmark: str
     sizes: np.ndarray
     offsets: np.ndarray
     device_times: dict
     wall: float
     s_eff: float
-    stats: dict = field(default_factory=dict)
     _check: Any = field(repr=False, compare=False, default=None)
 
     @property
@@ -320,8 +317,6 @@ class AdaptiveRuns(Result):
         ``runs``, ``lb_ops``, ``load`` (start, stop) when a load schedule was given.
     """
 
-    status: str
-    message: str
     benchmark: str
     share: np.ndarray
     makespan: np.ndarray
@@ -332,7 +327,6 @@ class AdaptiveRuns(Result):
     lb_op: np.ndarray
     loaded: np.ndarray
     correct: bool
-    stats: dict = field(default_factory=dict)
 
     @property
     def cpu_share(self) -> np.ndarray:

@@ -109,8 +109,6 @@ class OpenCLRun(Result):
         ``executions`` (names), ``launches`` (kernel launches), ``fission``, ``overlap``.
     """
 
-    status: str
-    message: str
     benchmark: str
     sizes: np.ndarray
     offsets: np.ndarray
@@ -118,7 +116,6 @@ class OpenCLRun(Result):
     device_times: dict
     wall: float
     s_eff: float
-    stats: dict
     output: Any = field(repr=False, compare=False, default=None)
     checker: Any = field(repr=False, compare=False, default=None)
     computation: Any = field(repr=False, compare=False, default=None)

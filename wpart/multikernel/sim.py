@@ -17,7 +17,7 @@ Table 2's and the balance point under the profiled configuration is Table 2's sh
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 import numpy as np
@@ -308,8 +308,6 @@ class SimRuns(Result):
         ``lb_ops``, ``measurements`` (runs made by profile construction).
     """
 
-    status: str
-    message: str
     s: np.ndarray
     T: np.ndarray
     T_gpu: np.ndarray
@@ -317,7 +315,6 @@ class SimRuns(Result):
     fired: np.ndarray
     lb_op: np.ndarray
     profiled: int | None = None
-    stats: dict = field(default_factory=dict)
 
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
         """GPU share and run time against the run index; returns the Axes."""

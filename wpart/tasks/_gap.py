@@ -138,8 +138,6 @@ class GapStudy(Result):
         ``seconds``, ``runs``.
     """
 
-    status: str
-    message: str
     instances: list
     gaps: dict
     gaps_clusters: dict
@@ -149,7 +147,6 @@ class GapStudy(Result):
     n_not_optimal: int
     seconds: float = field(compare=False)
     params: dict = field(default_factory=dict)
-    stats: dict = field(default_factory=dict, compare=False)
 
     def table(self) -> str:
         """The summary as a plain-text table."""

@@ -87,15 +87,12 @@ class ProtocolRun(Result):
         (locks released by the cycle-avoidance rule), ``iterations`` (completed).
     """
 
-    status: str
-    message: str
     assignment: np.ndarray
     initial: np.ndarray
     log: list
     history: list
     max_load: float
     imbalance: float
-    stats: dict = field(default_factory=dict, compare=False)
 
     @property
     def n_events(self) -> int:

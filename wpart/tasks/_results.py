@@ -88,8 +88,6 @@ class TasksResult(PaperNames, Result):
         (not compared by ``==``).
     """
 
-    status: str
-    message: str
     assignment: NDArray[np.int32]
     work: NDArray[np.float64]
     load: NDArray[np.float64]
@@ -109,7 +107,6 @@ class TasksResult(PaperNames, Result):
     history: NDArray[np.float64]
     method: str
     coefficients: Coefficients
-    stats: dict = field(default_factory=dict, compare=False)
 
     n_ranks = deprecated_attr("n_ranks", "m", "TasksResult")
 

@@ -98,8 +98,6 @@ class MPIRankResult(PaperNames, Result):
         ``n_iter``, ``n_trials``, ``seed``.
     """
 
-    status: str
-    message: str
     rank: int
     m: int
     data: Any = field(repr=False, compare=False)
@@ -116,7 +114,6 @@ class MPIRankResult(PaperNames, Result):
     assignment: np.ndarray | None = None
     task_ids: np.ndarray | None = None
     seconds_total: float = field(default=0.0, compare=False)
-    stats: dict = field(default_factory=dict, compare=False)
 
     n_ranks = deprecated_attr("n_ranks", "m", "MPIRankResult")
 
