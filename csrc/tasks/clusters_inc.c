@@ -18,18 +18,8 @@
 
 typedef wpart_tasks_clusters_t clusters_t;
 
-#define KEY_FREE ((int64_t)1 << 40) /* block-less tasks sort after every block, by id */
-
-static int64_t task_key(const int32_t *blk, int32_t t)
-{
-    int32_t b = blk ? blk[t] : -1;
-    return b >= 0 ? (int64_t)b : KEY_FREE + t;
-}
-
-static int64_t clus_key(const clusters_t *C, int32_t c)
-{
-    return C->blk[c] >= 0 ? (int64_t)C->blk[c] : KEY_FREE + C->tasks[C->start[c]];
-}
+#define task_key wpart_tasks_i_task_key
+#define clus_key wpart_tasks_i_cluster_key
 
 /* first cluster of C[lo .. C->n) with a key >= k */
 static int32_t find_key(const clusters_t *C, int32_t lo, int64_t k)
@@ -197,24 +187,8 @@ wpart_status_t wpart_tasks_i_rebuild_clusters(const wpart_tasks_state_t *s, int3
     const wpart_tasks_problem_t *p = &s->p;
     const int32_t *blk = p->task_block;
     int32_t n = s->rank[r].cnt;
-    if (n > C->cap_t || n + 1 > C->cap_c) {
-        int32_t nc = n + 1 > 2 * C->cap_c ? n + 1 : 2 * C->cap_c;
-        int32_t ntk = n > 2 * C->cap_t ? n : 2 * C->cap_t;
-        if (!wpart_tasks_i_reserve((void **)&C->tasks, ntk, sizeof(int32_t)) ||
-            !wpart_tasks_i_reserve((void **)&C->byload, ntk, sizeof(int32_t)) ||
-            !wpart_tasks_i_reserve((void **)&C->lbl, ntk, sizeof(double)) ||
-            !wpart_tasks_i_reserve((void **)&C->start, nc + 1, sizeof(int32_t)) ||
-            !wpart_tasks_i_reserve((void **)&C->blk, nc, sizeof(int32_t)) ||
-            !wpart_tasks_i_reserve((void **)&C->load, nc, sizeof(double)) ||
-            !wpart_tasks_i_reserve((void **)&C->fp, nc, sizeof(double)) ||
-            !wpart_tasks_i_reserve((void **)&C->wk, nc, sizeof(double)) ||
-            !wpart_tasks_i_reserve((void **)&C->deg, nc, sizeof(int64_t)) ||
-            !wpart_tasks_i_reserve((void **)&C->vol, nc, sizeof(double)) ||
-            !wpart_tasks_i_reserve((void **)&C->cv, 5 * (int64_t)nc, sizeof(double))) {
-            return wpart_i_error(WPART_ENOMEM, "ccm: out of memory (clusters)");
-        }
-        C->cap_t = ntk;
-        C->cap_c = nc;
+    if (!wpart_tasks_i_clusters_reserve(C, n)) {
+        return wpart_i_error(WPART_ENOMEM, "ccm: out of memory (clusters)");
     }
     (void)touched; /* the moved tasks' blocks: the groups of mv below */
     C->wk_fixed = old->wk_fixed; /* pinned tasks never move */
@@ -248,7 +222,7 @@ wpart_status_t wpart_tasks_i_rebuild_clusters(const wpart_tasks_state_t *s, int3
             if (tj == t) j++;
             if (s->assign[t] == r) tmp[x++] = t;
         }
-        if (key >= KEY_FREE && a1 > a0 && x == 1) {
+        if (key >= WPART_TASKS_KEY_FREE && a1 > a0 && x == 1) {
             copy_run(old, oc, oc + 1, C, &m); /* a block-less task away and back: kept */
         } else if (x > 0) {
             add_fresh(s, r, tmp, x, C, &m);

@@ -131,14 +131,38 @@ wpart_status_t wpart_tasks_i_rebuild_clusters(const wpart_tasks_state_t *s, int3
                                               const int8_t *touched, int32_t *oldc,
                                               wpart_tasks_clusters_t *C, int32_t *tmp,
                                               int32_t *tmp2);
-/* Helpers of clusters.c shared with clusters_inc.c: tasks by (block, id) (block-less last;
- * tmp: n scratch), tasks by descending load (ties: lower id first), bytes of the edges
- * incident to a task, the two largest working memories of C's clusters, realloc to n items. */
+/* Helpers of clusters.c shared with clusters_inc.c and clusters_units.c: tasks by (block, id)
+ * (block-less last; tmp: n scratch), tasks by descending load (ties: lower id first), the two
+ * largest working memories of C's clusters, realloc to n items, and room in C for the clusters
+ * of n tasks (0: no memory). */
 void wpart_tasks_i_sort_tasks(int32_t *a, int32_t n, const int32_t *blk, int32_t *tmp);
 void wpart_tasks_i_sort_by_load(int32_t *a, int32_t n, const double *load);
-double wpart_tasks_i_task_vol(const wpart_tasks_state_t *s, int32_t t);
 void wpart_tasks_i_top_two_working(wpart_tasks_clusters_t *C);
 int wpart_tasks_i_reserve(void **p, int64_t n, size_t sz);
+int wpart_tasks_i_clusters_reserve(wpart_tasks_clusters_t *C, int32_t n);
+
+/* bytes of the edges incident to task t (a self-edge once) */
+static inline double wpart_tasks_i_task_vol(const wpart_tasks_state_t *s, int32_t t)
+{
+    double v = 0.0;
+    for (int64_t j = s->inc_ptr[t]; j < s->inc_ptr[t + 1]; j++) {
+        v += s->p.edge_bytes[s->inc_edge[j]];
+    }
+    return v;
+}
+
+/* The order of a rank's block clusters: by block, the block-less tasks (each alone) after
+ * every block, by id. The key of task t, and of cluster c of C. */
+#define WPART_TASKS_KEY_FREE ((int64_t)1 << 40)
+static inline int64_t wpart_tasks_i_task_key(const int32_t *blk, int32_t t)
+{
+    int32_t b = blk ? blk[t] : -1;
+    return b >= 0 ? (int64_t)b : WPART_TASKS_KEY_FREE + t;
+}
+static inline int64_t wpart_tasks_i_cluster_key(const wpart_tasks_clusters_t *C, int32_t c)
+{
+    return C->blk[c] >= 0 ? (int64_t)C->blk[c] : WPART_TASKS_KEY_FREE + C->tasks[C->start[c]];
+}
 /* Sub-cluster units of rank r (wpart_tasks_split_t): single tasks, or subsets of each cluster
  * of CL (CL must describe the rank's current clusters). The units may overlap. */
 wpart_status_t wpart_tasks_i_build_units(const wpart_tasks_state_t *s, int32_t r, int split,
