@@ -18,8 +18,7 @@ from numpy.typing import NDArray
 from .. import _core
 from .._docs import fill_doc
 from .._errors import WpartValueError
-from .._validate import as_array, as_float, as_int
-from ._decide import _f64_vector
+from .._validate import as_array, as_float, as_floats, as_int
 from ._defaults import MK_DEFAULTS
 
 __all__ = [
@@ -159,7 +158,7 @@ def balance_ratio(t_dev: Any) -> float:
 
     {raises}
     """
-    return _core.multikernel_balance_ratio(_f64_vector(t_dev, "t_dev"))
+    return _core.multikernel_balance_ratio(as_floats(t_dev, "t_dev", values="any", copy=False))
 
 
 class ImbalanceDetector:
@@ -208,7 +207,8 @@ class ImbalanceDetector:
 
     def update(self, t_dev: Any) -> tuple[bool, float]:
         """Monitors one run from its per-device completion times; returns ``(fire, dev)``."""
-        return _core.multikernel_detector_update(self._st, _f64_vector(t_dev, "t_dev"))
+        t = as_floats(t_dev, "t_dev", values="any", copy=False)
+        return _core.multikernel_detector_update(self._st, t)
 
     def reset(self) -> None:
         """Back to a balanced history (a new (computation, workload) pair or a new profile)."""

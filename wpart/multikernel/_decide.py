@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from .. import _core
 from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
-from .._validate import as_float, as_int, as_sequence
+from .._validate import as_float, as_floats, as_int, as_ints, as_sequence
 from .._docs import fill_doc
 from ._defaults import MK_DEFAULTS
 
@@ -45,38 +45,6 @@ def _total(total: Any) -> int:
     if v > _I64:
         raise WpartOverflowError(f"`total` = {v} does not fit an int64")
     return v
-
-
-def _f64_vector(x: Any, name: str) -> NDArray[np.float64]:
-    if type(x) is np.ndarray and x.dtype == np.float64 and x.ndim == 1 and x.flags.c_contiguous:
-        return x
-    try:
-        a = np.asarray(x)
-    except Exception as e:  # ragged lists, objects NumPy refuses
-        raise WpartTypeError(f"`{name}` must be a 1-D array of numbers ({e})") from None
-    if a.dtype == np.bool_ or a.dtype.kind not in "iuf":
-        raise WpartTypeError(f"`{name}` must be a 1-D array of real numbers, got dtype {a.dtype}")
-    if a.ndim != 1:
-        raise WpartValueError(f"`{name}` must be 1-D, got {a.ndim}-D")
-    return np.ascontiguousarray(a, dtype=np.float64)
-
-
-def _i64_vector(x: Any, name: str) -> NDArray[np.int64]:
-    if type(x) is np.ndarray and x.dtype == np.int64 and x.ndim == 1 and x.flags.c_contiguous:
-        return x
-    try:
-        a = np.asarray(x)
-    except Exception as e:
-        raise WpartTypeError(f"`{name}` must be a 1-D array of integers ({e})") from None
-    if a.size == 0 and a.dtype.kind == "f":
-        a = a.astype(np.int64)
-    if a.dtype == np.bool_ or a.dtype.kind not in "iu":
-        raise WpartTypeError(f"`{name}` must be a 1-D array of integers, got dtype {a.dtype}")
-    if a.ndim != 1:
-        raise WpartValueError(f"`{name}` must be 1-D, got {a.ndim}-D")
-    if a.dtype.kind == "u" and a.size and int(a.max()) > _I64:
-        raise WpartOverflowError(f"`{name}` has values that do not fit an int64")
-    return np.ascontiguousarray(a, dtype=np.int64)
 
 
 def split(total: int, shares: Any, quanta: Any) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
@@ -130,8 +98,8 @@ def split(total: int, shares: Any, quanta: Any) -> tuple[NDArray[np.int64], NDAr
     ([640, 120, 120, 120], [0, 640, 760, 880])
     """
     t = _total(total)
-    s = _f64_vector(shares, "shares")
-    q = _i64_vector(quanta, "quanta")
+    s = as_floats(shares, "shares", values="any", copy=False)
+    q = as_ints(quanta, "quanta", copy=False)
     if s.shape[0] != q.shape[0]:
         raise WpartValueError(
             f"`quanta` must have the length of `shares` ({s.shape[0]}), got {q.shape[0]}")
@@ -246,8 +214,8 @@ def seed_share(gpu_scores: Any, cpu_score: float) -> float:
     >>> seed_share([3.0], 1.0)
     0.75
     """
-    return _core.multikernel_seed_share(_f64_vector(gpu_scores, "gpu_scores"),
-                               as_float(cpu_score, "cpu_score", minimum=0.0))
+    g = as_floats(gpu_scores, "gpu_scores", values="any", copy=False)
+    return _core.multikernel_seed_share(g, as_float(cpu_score, "cpu_score", minimum=0.0))
 
 
 @fill_doc
@@ -269,7 +237,7 @@ def gpu_fractions(gpu_scores: Any, s: float) -> NDArray[np.float64]:
 
     {raises}
     """
-    g = _f64_vector(gpu_scores, "gpu_scores")
+    g = as_floats(gpu_scores, "gpu_scores", values="any", copy=False)
     s = as_float(s, "s", minimum=0.0, maximum=1.0)
     if g.size == 0:
         return np.zeros(0)
@@ -302,7 +270,7 @@ def exec_shares(s: float, gpu_scores: Any, *, overlap: int = 1,
     {raises}
     """
     return _core.multikernel_exec_shares(as_float(s, "s", minimum=0.0, maximum=1.0),
-                                _f64_vector(gpu_scores, "gpu_scores"),
+                                as_floats(gpu_scores, "gpu_scores", values="any", copy=False),
                                 as_int(overlap, "overlap", minimum=1, maximum=2**20),
                                 as_int(cpu_subdevices, "cpu_subdevices", minimum=0, maximum=2**20))
 
