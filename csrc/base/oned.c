@@ -9,17 +9,11 @@
 #define FN(x) oned_##x##_i64
 #define IS_INT 1
 #include "oned_tmpl.h"
-#undef T
-#undef FN
-#undef IS_INT
 
 #define T double
 #define FN(x) oned_##x##_f64
 #define IS_INT 0
 #include "oned_tmpl.h"
-#undef T
-#undef FN
-#undef IS_INT
 
 void wpart_1d_options_init(wpart_1d_options_t *opt)
 {

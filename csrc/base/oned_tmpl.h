@@ -2,7 +2,8 @@
  * oned_tmpl.h -- homogeneous 1D chains-on-chains on an additive cost, instantiated twice by
  * oned.c: for int64_t (exact integer arithmetic, fractions compared in 128 bits) and double.
  *
- * Expects: T (element type), FN(x) (name mangling), IS_INT (1 for int64_t).
+ * Expects: T (element type), FN(x) (name mangling), IS_INT (1 for int64_t); undefines them at
+ * the end.
  * W is the bordered prefix of the chain (W[0] = 0, non-decreasing); cost(a, b) = W[b] - W[a].
  */
 
@@ -584,3 +585,7 @@ static wpart_status_t FN(hetero)(const T *W, int64_t n, int64_t q, const double 
 cleanup:
     return st;
 }
+
+#undef T
+#undef FN
+#undef IS_INT

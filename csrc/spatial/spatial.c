@@ -12,17 +12,11 @@
 #define FN(x) sp_##x##_i64
 #define IS_INT 1
 #include "spatial_tmpl.h"
-#undef T
-#undef FN
-#undef IS_INT
 
 #define T double
 #define FN(x) sp_##x##_f64
 #define IS_INT 0
 #include "spatial_tmpl.h"
-#undef T
-#undef FN
-#undef IS_INT
 
 void wpart_spatial_options_init(wpart_spatial_options_t *opt)
 {

@@ -1,7 +1,8 @@
 /*
  * spatial_tmpl.h -- the rectangular-partition algorithms of Saule et al. 2012, written once and compiled
  * twice by spatial.c: T = int64_t (IS_INT 1, exact, fractions compared in 128 bits) and
- * T = double (IS_INT 0). FN(x) names a function for the current type.
+ * T = double (IS_INT 0). FN(x) names a function for the current type. The three macros are
+ * undefined at the end.
  *
  * The template is split by the paper's classes; every piece is static and included here in
  * dependency order (each file uses only those above it, except the one forward declaration
@@ -36,3 +37,7 @@
 #include "sp_hybrid.h"
 #include "sp_hier3d.h"
 #include "sp_sparse.h"
+
+#undef T
+#undef FN
+#undef IS_INT
