@@ -266,7 +266,99 @@ cleanup:
     return res;
 }
 
+/* the default RECT-NICOL in one call (rect_fast.c) on CSR arrays (int32 or int64 pointers
+ * and indices, converted) and values: an int64 or float64 array, or None for 1 each */
+static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"n1", "n2", "rp", "ci", "vals", "P", "Q", "max_half", "loads",
+                             "time_limit", "progress", NULL};
+    PyObject *ro, *co, *vo, *progress = Py_None, *res = NULL;
+    PyArrayObject *rp = NULL, *ci = NULL, *v = NULL, *R = NULL, *C = NULL, *L = NULL;
+    long long n1, n2, P, Q, max_half;
+    int loads = 0;
+    double time_limit = 0.0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOLLL|pdO", kwlist, &n1, &n2, &ro, &co, &vo,
+                                     &P, &Q, &max_half, &loads, &time_limit, &progress)) {
+        return NULL;
+    }
+    rp = (PyArrayObject *)PyArray_FROMANY(ro, NPY_INT64, 1, 1, NPY_ARRAY_IN_ARRAY);
+    ci = rp ? (PyArrayObject *)PyArray_FROMANY(co, NPY_INT64, 1, 1, NPY_ARRAY_IN_ARRAY) : NULL;
+    if (!ci) {
+        goto cleanup;
+    }
+    int vt = NPY_FLOAT64;
+    if (vo != Py_None) {
+        vt = PyArray_Check(vo) && PyArray_TYPE((PyArrayObject *)vo) == NPY_INT64 ? NPY_INT64
+                                                                                 : NPY_FLOAT64;
+        v = wpy_input_array(vo, "vals", vt, 1, 1);
+        if (!v) {
+            goto cleanup;
+        }
+    }
+    if (n1 < 1 || n2 < 1 || P < 1 || Q < 1 || max_half < 1 || PyArray_DIM(rp, 0) != n1 + 1 ||
+        ((const int64_t *)PyArray_DATA(rp))[0] != 0 ||
+        ((const int64_t *)PyArray_DATA(rp))[n1] != (int64_t)PyArray_DIM(ci, 0) ||
+        (v && PyArray_DIM(v, 0) != PyArray_DIM(ci, 0))) {
+        PyErr_SetString(wpy_ValueError, "malformed CSR arrays");
+        goto cleanup;
+    }
+    npy_intp np1 = P + 1, nq1 = Q + 1, npq = P * Q;
+    R = (PyArrayObject *)PyArray_ZEROS(1, &np1, NPY_INT64, 0);
+    C = (PyArrayObject *)PyArray_ZEROS(1, &nq1, NPY_INT64, 0);
+    if (!R || !C) {
+        goto cleanup;
+    }
+    int iv = v && vt == NPY_INT64;
+    if (loads) {
+        L = (PyArrayObject *)PyArray_ZEROS(1, &npq, iv ? NPY_INT64 : NPY_FLOAT64, 0);
+        if (!L) {
+            goto cleanup;
+        }
+    }
+    wpart_rg_csr_t A = {n1, n2, PyArray_DATA(rp), PyArray_DATA(ci),
+                        v && !iv ? PyArray_DATA(v) : NULL};
+    wpart_rg_auto_t out;
+    memset(&out, 0, sizeof out);
+    out.R = PyArray_DATA(R);
+    out.C = PyArray_DATA(C);
+    out.iloads = L && iv ? PyArray_DATA(L) : NULL;
+    out.floads = L && !iv ? PyArray_DATA(L) : NULL;
+    wpy_control_t ctl;
+    wpy_control_setup(&ctl, progress, time_limit);
+    wpart_status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = wpart_spatial_rect_nicol_auto(&A, iv ? PyArray_DATA(v) : NULL, P, Q, max_half, &ctl.ctl,
+                                       &out);
+    Py_END_ALLOW_THREADS
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto cleanup;
+    }
+    res = Py_BuildValue("OOO(ddddd)(LLLLL)(iiiii)(LLLLL)diiLLd", R, C, L ? (PyObject *)L : Py_None,
+                        out.val[0], out.val[1], out.val[2], out.val[3], out.val[4],
+                        (long long)out.halves[0], (long long)out.halves[1],
+                        (long long)out.halves[2], (long long)out.halves[3],
+                        (long long)out.halves[4], (int)out.state[0], (int)out.state[1],
+                        (int)out.state[2], (int)out.state[3], (int)out.state[4],
+                        (long long)out.ref[0], (long long)out.ref[1], (long long)out.ref[2],
+                        (long long)out.ref[3], (long long)out.ref[4], out.lower,
+                        (int)out.timed_out, (int)out.bad, (long long)out.itotal,
+                        (long long)out.iamax, out.amax);
+cleanup:
+    Py_XDECREF(rp);
+    Py_XDECREF(ci);
+    Py_XDECREF(v);
+    Py_XDECREF(R);
+    Py_XDECREF(C);
+    Py_XDECREF(L);
+    return res;
+}
+
 static PyMethodDef spatial_rect_methods[] = {
+    {"spatial_rect_nicol_auto", (PyCFunction)(void (*)(void))wpy_rect_nicol_auto,
+     METH_VARARGS | METH_KEYWORDS,
+     "The default RECT-NICOL in one call on CSR arrays: (R, C, loads, values, half-sweeps, "
+     "states, refs, lower bound, timed_out, value check, int total, int max, max)."},
     {"spatial_rect_grid", (PyCFunction)(void (*)(void))wpy_rect_grid,
      METH_VARARGS | METH_KEYWORDS,
      "RECT-NICOL half-sweeps from several starts on CSR arrays: (R, C, values, half-sweeps, "

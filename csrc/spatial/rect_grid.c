@@ -46,27 +46,13 @@ static int rg_balance_pass(const double *X, int64_t K, int64_t P, int64_t *cuts)
     return moved;
 }
 
-typedef struct {
-    rg_side_t side[2]; /* 0: rows major (CSR), 1: columns major (CSC) */
-    int64_t P[2];      /* parts along rows (0) and columns (1) */
-    double *X;         /* prefix scratch */
-    int32_t *map;      /* minor -> stripe */
-    int64_t *tmp;
-    int64_t *keep;     /* the cuts before a half-sweep (rg_step) */
-    double *tot[2];    /* prefix of the major sums, rows (0) and columns (1) */
-    int integral;
-    const wpart_control_t *ctl; /* Ctrl-C inside a half-sweep's pass (rg_cancel) */
-    int64_t work;
-    int stop; /* 1: should_stop fired inside a half-sweep; the caller returns ECANCELLED */
-} rg_ctx_t;
-
 /* set the cuts of dimension d (0 rows, 1 columns) for the other's cuts; returns the grid max */
 static double rg_half(rg_ctx_t *g, int d, int64_t *cut_d, const int64_t *cut_o, int balance)
 {
     const rg_side_t *s = &g->side[d];
     int64_t K = g->P[1 - d], P = g->P[d];
     rg_map(cut_o, K, s->m, g->map);
-    if (rg_prefix(s, g->map, K, g->X, g->ctl, &g->work)) {
+    if (rg_prefix(s, g->map, K, g->X, g->ctl, &g->work, g->integral)) {
         g->stop = 1;
         return RG_INF;
     }
@@ -113,60 +99,108 @@ static double rg_bound(const rg_ctx_t *g, int d, const int64_t *cut_o)
     return g->integral ? ceil(b) : b * (1.0 - 1e-12);
 }
 
-/* CSC of A: column pointers, row indices and weights (NULL for unit weights) */
-wpart_status_t wpart_spatial_rect_grid(const wpart_rg_csr_t *A, int64_t P, int64_t Q,
-                                       int64_t nstarts, const int64_t *R0, const int64_t *C0,
-                                       const int32_t *first, const wpart_rg_opts_t *opt,
-                                       int64_t *R, int64_t *C, double *val, int64_t *halves,
-                                       int32_t *state, int32_t *timed_out)
+/* the context of a set of runs on A (rect_grid_i.h): the CSC, the major sums, the scratch */
+wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, int64_t Q,
+                               const wpart_control_t *ctl)
 {
     wpart_status_t st = WPART_OK;
-    double t0 = wpart_i_now();
-    int64_t *cp = NULL, *ri = NULL, *cur[2] = {NULL, NULL}, *best[2] = {NULL, NULL};
-    double *cw = NULL;
-    rg_ctx_t g;
-    memset(&g, 0, sizeof g);
-    *timed_out = 0;
+    memset(g, 0, sizeof *g);
+    g->sym = -1;
+    g->A = A;
     int64_t nnz = A->rp[A->n1], nmax = A->n1 > A->n2 ? A->n1 : A->n2;
     int64_t K = P > Q ? P : Q;
-    WPART_CHECK(rg_transpose(A, opt->control, &cp, &ri, &cw));
-    g.side[0] = (rg_side_t){A->n1, A->n2, A->rp, A->ci, A->w};
-    g.side[1] = (rg_side_t){A->n2, A->n1, cp, ri, cw};
-    g.P[0] = P;
-    g.P[1] = Q;
-    g.integral = rg_integral(A->w, nnz);
-    g.ctl = opt->control;
+    WPART_CHECK(rg_transpose(A, ctl, &g->cp, &g->ri, &g->cw));
+    g->side[0] = (rg_side_t){A->n1, A->n2, A->rp, A->ci, A->w};
+    g->side[1] = (rg_side_t){A->n2, A->n1, g->cp, g->ri, g->cw};
+    g->P[0] = P;
+    g->P[1] = Q;
+    g->integral = rg_integral(A->w, nnz);
+    g->ctl = ctl;
     int64_t xs;
     if (!wpart_i_mul_size(nmax + 1, K, &xs)) {
         WPART_FAIL(WPART_ENOMEM, "RECT-NICOL: the stripe prefix is too large");
     }
-    g.X = wpart_i_malloc(xs, sizeof(double));
-    g.map = wpart_i_malloc(nmax, sizeof(int32_t));
-    g.tmp = wpart_i_malloc(K + 1, sizeof(int64_t));
-    g.keep = wpart_i_malloc(K + 1, sizeof(int64_t));
-    g.tot[0] = wpart_i_calloc(A->n1 + 1, sizeof(double));
-    g.tot[1] = wpart_i_calloc(A->n2 + 1, sizeof(double));
-    cur[0] = wpart_i_malloc(P + 1, sizeof(int64_t));
-    cur[1] = wpart_i_malloc(Q + 1, sizeof(int64_t));
-    best[0] = wpart_i_malloc(P + 1, sizeof(int64_t));
-    best[1] = wpart_i_malloc(Q + 1, sizeof(int64_t));
-    if (!g.X || !g.map || !g.tmp || !g.keep || !g.tot[0] || !g.tot[1] || !cur[0] || !cur[1] || !best[0] ||
-        !best[1]) {
+    g->X = wpart_i_malloc(xs, sizeof(double));
+    g->map = wpart_i_malloc(nmax, sizeof(int32_t));
+    g->tmp = wpart_i_malloc(K + 1, sizeof(int64_t));
+    g->keep = wpart_i_malloc(K + 1, sizeof(int64_t));
+    g->tot[0] = wpart_i_calloc(A->n1 + 1, sizeof(double));
+    g->tot[1] = wpart_i_calloc(A->n2 + 1, sizeof(double));
+    g->line[0] = wpart_i_malloc(A->n1, sizeof(double));
+    g->line[1] = wpart_i_malloc(A->n2, sizeof(double));
+    for (int d = 0; d < 2; d++) {
+        g->cur[d] = wpart_i_malloc(g->P[d] + 1, sizeof(int64_t));
+        g->best[d] = wpart_i_malloc(g->P[d] + 1, sizeof(int64_t));
+    }
+    if (!g->X || !g->map || !g->tmp || !g->keep || !g->tot[0] || !g->tot[1] || !g->line[0] ||
+        !g->line[1] || !g->cur[0] || !g->cur[1] || !g->best[0] || !g->best[1]) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
     }
-    for (int d = 0; d < 2; d++) {
-        const rg_side_t *s = &g.side[d];
+    for (int d = 0; d < 2; d++) { /* tot[d][i]: the load of majors [0, i), summed in order */
+        const rg_side_t *s = &g->side[d];
         for (int64_t i = 0; i < s->n; i++) {
-            if (rg_cancel(g.ctl, &g.work, s->ptr[i + 1] - s->ptr[i])) {
+            if (rg_cancel(ctl, &g->work, s->ptr[i + 1] - s->ptr[i])) {
                 WPART_FAIL(WPART_ECANCELLED, "stopped on request");
             }
             double t = 0.0;
-            for (int64_t e = s->ptr[i]; e < s->ptr[i + 1]; e++) {
-                t += s->w ? s->w[e] : 1.0;
+            if (s->w) {
+                for (int64_t e = s->ptr[i]; e < s->ptr[i + 1]; e++) {
+                    t += s->w[e];
+                }
+            } else {
+                t = (double)(s->ptr[i + 1] - s->ptr[i]); /* the same sum of 1s, exactly */
             }
-            g.tot[d][i + 1] = g.tot[d][i] + t;
+            g->line[d][i] = t;
+            g->tot[d][i + 1] = g->tot[d][i] + t;
         }
     }
+cleanup:
+    return st;
+}
+
+void wpart_i_rg_close(rg_ctx_t *g)
+{
+    free(g->cp);
+    free(g->ri);
+    free(g->cw);
+    free(g->X);
+    free(g->map);
+    free(g->tmp);
+    free(g->keep);
+    free(g->tot[0]);
+    free(g->tot[1]);
+    for (int d = 0; d < 2; d++) {
+        free(g->line[d]);
+        free(g->cur[d]);
+        free(g->best[d]);
+    }
+    memset(g, 0, sizeof *g);
+}
+
+/* whether A equals its transpose entry for entry (made once per context) */
+static int rg_symmetric(rg_ctx_t *g)
+{
+    if (g->sym < 0) {
+        const wpart_rg_csr_t *A = g->A;
+        int64_t nnz = A->rp[A->n1];
+        g->sym = A->n1 == A->n2 &&
+                 memcmp(A->rp, g->cp, (size_t)(A->n1 + 1) * sizeof(int64_t)) == 0 &&
+                 memcmp(A->ci, g->ri, (size_t)nnz * sizeof(int64_t)) == 0 &&
+                 (A->w == NULL || memcmp(A->w, g->cw, (size_t)nnz * sizeof(double)) == 0);
+    }
+    return g->sym;
+}
+
+wpart_status_t wpart_i_rg_run(rg_ctx_t *g, double t0, int64_t nstarts, const int64_t *R0,
+                              const int64_t *C0, const int32_t *first,
+                              const wpart_rg_opts_t *opt, int64_t *R, int64_t *C, double *val,
+                              int64_t *halves, int32_t *state, int64_t *twin_of,
+                              int32_t *timed_out)
+{
+    wpart_status_t st = WPART_OK;
+    int64_t P = g->P[0], Q = g->P[1];
+    int64_t **cur = g->cur, **best = g->best;
+    *timed_out = 0;
     memcpy(best[0], R0, (size_t)(P + 1) * sizeof(int64_t)); /* a start's grid at least */
     memcpy(best[1], C0, (size_t)(Q + 1) * sizeof(int64_t));
     double inc = RG_INF;
@@ -175,14 +209,14 @@ wpart_status_t wpart_spatial_rect_grid(const wpart_rg_csr_t *A, int64_t P, int64
         val[s] = RG_INF;
         halves[s] = 0;
         state[s] = 2;
+        if (twin_of && s < nstarts) {
+            twin_of[s] = -1;
+        }
     }
     /* a symmetric matrix (A equal to its transpose, entry for entry) with P == Q: a start
      * that is the transpose of an earlier one runs the same half-sweeps transposed, so its
      * values are that start's and it cannot lower the incumbent: it is not run (state 4) */
-    int sym = P == Q && A->n1 == A->n2 &&
-              memcmp(A->rp, g.side[1].ptr, (size_t)(A->n1 + 1) * sizeof(int64_t)) == 0 &&
-              memcmp(A->ci, ri, (size_t)nnz * sizeof(int64_t)) == 0 &&
-              (A->w == NULL || memcmp(A->w, cw, (size_t)nnz * sizeof(double)) == 0);
+    int sym = P == Q && nstarts > 1 && rg_symmetric(g);
     for (int64_t s = 0; s < nstarts && !stop && !(inc <= opt->lower); s++) {
         int64_t twin = -1;
         for (int64_t t = 0; sym && t < s && twin < 0; t++) {
@@ -196,6 +230,9 @@ wpart_status_t wpart_spatial_rect_grid(const wpart_rg_csr_t *A, int64_t P, int64
             val[s] = val[twin];
             halves[s] = halves[twin];
             state[s] = 4;
+            if (twin_of) {
+                twin_of[s] = twin;
+            }
             continue;
         }
         memcpy(cur[0], R0 + s * (P + 1), (size_t)(P + 1) * sizeof(int64_t));
@@ -207,13 +244,13 @@ wpart_status_t wpart_spatial_rect_grid(const wpart_rg_csr_t *A, int64_t P, int64
         double v = RG_INF;
         state[s] = 0;
         while (h < opt->max_half) {
-            if (opt->abandon && h >= 2 && inc < RG_INF && rg_bound(&g, d, cur[1 - d]) >= inc) {
+            if (opt->abandon && h >= 2 && inc < RG_INF && rg_bound(g, d, cur[1 - d]) >= inc) {
                 state[s] = 1;
                 break;
             }
             int same;
-            double nv = rg_step(&g, d, cur, bal, &same);
-            if (g.stop) {
+            double nv = rg_step(g, d, cur, bal, &same);
+            if (g->stop) {
                 WPART_FAIL(WPART_ECANCELLED, "stopped on request");
             }
             h++;
@@ -269,8 +306,8 @@ wpart_status_t wpart_spatial_rect_grid(const wpart_rg_csr_t *A, int64_t P, int64
         halves[nstarts] = 0;
         while (h < opt->polish_max_half) {
             int same;
-            double nv = rg_step(&g, d, cur, 1, &same);
-            if (g.stop) {
+            double nv = rg_step(g, d, cur, 1, &same);
+            if (g->stop) {
                 WPART_FAIL(WPART_ECANCELLED, "stopped on request");
             }
             h++;
@@ -306,19 +343,24 @@ wpart_status_t wpart_spatial_rect_grid(const wpart_rg_csr_t *A, int64_t P, int64
     memcpy(R, best[0], (size_t)(P + 1) * sizeof(int64_t));
     memcpy(C, best[1], (size_t)(Q + 1) * sizeof(int64_t));
 cleanup:
-    free(cp);
-    free(ri);
-    free(cw);
-    free(g.X);
-    free(g.map);
-    free(g.tmp);
-    free(g.keep);
-    free(g.tot[0]);
-    free(g.tot[1]);
-    for (int d = 0; d < 2; d++) {
-        free(cur[d]);
-        free(best[d]);
-    }
+    return st;
+}
+
+wpart_status_t wpart_spatial_rect_grid(const wpart_rg_csr_t *A, int64_t P, int64_t Q,
+                                       int64_t nstarts, const int64_t *R0, const int64_t *C0,
+                                       const int32_t *first, const wpart_rg_opts_t *opt,
+                                       int64_t *R, int64_t *C, double *val, int64_t *halves,
+                                       int32_t *state, int32_t *timed_out)
+{
+    wpart_status_t st = WPART_OK;
+    double t0 = wpart_i_now();
+    rg_ctx_t g;
+    *timed_out = 0;
+    WPART_CHECK(wpart_i_rg_open(&g, A, P, Q, opt->control));
+    WPART_CHECK(wpart_i_rg_run(&g, t0, nstarts, R0, C0, first, opt, R, C, val, halves, state,
+                               NULL, timed_out));
+cleanup:
+    wpart_i_rg_close(&g);
     return st;
 }
 

@@ -74,4 +74,36 @@ wpart_status_t wpart_spatial_rect_sgo(const wpart_rg_csr_t *A, int64_t P, int64_
 wpart_status_t wpart_spatial_rect_1d(const double *w, int64_t n, int64_t P, int64_t *cuts,
                                      double *value);
 
+/* The default RECT-NICOL in one call (wpart.spatial.rect_nicol with starts="auto" and the
+ * default refine / patience / abandon): the four starts (diag_interleaved, cols_stored,
+ * rows_uniform, cols_uniform; every one balanced, patience 2, at most max(10, P + Q)
+ * half-sweeps), the race with the shared incumbent and the proven lower bound, the
+ * continuation of the best grid (10 half-sweeps without a gain), the uniform grid when the
+ * time limit struck and it is lower, and the block loads. A->w: float64 values (NULL with
+ * iv, or for unit weights); iv: int64 values (NULL: A->w). The values are checked first:
+ * bad != 0 (one of WPART_RF_*) and nothing else is done. */
+enum { WPART_RF_ZERO = 1, WPART_RF_NEGATIVE, WPART_RF_NAN, WPART_RF_INF, WPART_RF_BIG };
+#define WPART_RF_SAME 5 /* a start's state: equal to the earlier start ref[s], not run again */
+typedef struct {
+    int64_t *R, *C;  /* out: the grid (P + 1, Q + 1 cuts) */
+    int64_t *iloads; /* out when not NULL (iv given): the P Q block loads, row-major */
+    double *floads;  /* out when not NULL (iv NULL): the same in float64 */
+    double val[5];   /* per start, then the continuation: max load, half-sweeps, state (as */
+    int64_t halves[5]; /* wpart_spatial_rect_grid's, or WPART_RF_SAME); ref: the start a */
+    int32_t state[5];  /* state-4 start is the transpose of, or that a WPART_RF_SAME one */
+    int64_t ref[5];    /* equals */
+    double lower;      /* the proven lower bound of the optimum */
+    int32_t timed_out;
+    int32_t bad;       /* the value check: 0, or the first of NaN, infinite, negative, an
+                        * explicit zero, an int64 total that may overflow */
+    int64_t itotal;    /* the int64 total (iv or unit weights) */
+    int64_t iamax;     /* the largest value (iv or unit weights) */
+    double amax;       /* the largest value */
+} wpart_rg_auto_t;
+
+wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int64_t *iv,
+                                             int64_t P, int64_t Q, int64_t max_half,
+                                             const wpart_control_t *control,
+                                             wpart_rg_auto_t *out);
+
 #endif

@@ -20,6 +20,41 @@ typedef struct {
     const double *w;          /* NULL: unit weights */
 } rg_side_t;
 
+/* the state of RECT-NICOL runs on one matrix (rect_grid.c): the CSR and its CSC, the major
+ * sums, the scratch of the half-sweeps and the current / best grids */
+typedef struct {
+    const wpart_rg_csr_t *A;
+    int64_t *cp, *ri;  /* the CSC of A (rows increasing in each column) */
+    double *cw;        /* its weights (NULL for unit weights) */
+    rg_side_t side[2]; /* 0: rows major (CSR), 1: columns major (CSC) */
+    int64_t P[2];      /* parts along rows (0) and columns (1) */
+    double *X;         /* prefix scratch */
+    int32_t *map;      /* minor -> stripe */
+    int64_t *tmp;
+    int64_t *keep;     /* the cuts before a half-sweep (rg_step) */
+    double *tot[2];    /* prefix of the major sums, rows (0) and columns (1) */
+    double *line[2];   /* the major sums (each summed from 0 in entry order) */
+    int64_t *cur[2], *best[2];
+    int integral;
+    int sym; /* -1: not known yet; 1: A equals its transpose */
+    const wpart_control_t *ctl; /* Ctrl-C inside a half-sweep's pass (rg_cancel) */
+    int64_t work;
+    int stop; /* 1: should_stop fired inside a half-sweep; the caller returns ECANCELLED */
+} rg_ctx_t;
+
+/* open: the context of P x Q runs on A (the CSC, the sums, the scratch); close frees it (also
+ * after a failed open). run: wpart_spatial_rect_grid's starts and polish on an open context,
+ * the time limit counted from t0; twin_of (NULL or nstarts): the start whose transpose a
+ * start in state 4 is. */
+wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, int64_t Q,
+                               const wpart_control_t *ctl);
+void wpart_i_rg_close(rg_ctx_t *g);
+wpart_status_t wpart_i_rg_run(rg_ctx_t *g, double t0, int64_t nstarts, const int64_t *R0,
+                              const int64_t *C0, const int32_t *first,
+                              const wpart_rg_opts_t *opt, int64_t *R, int64_t *C, double *val,
+                              int64_t *halves, int32_t *state, int64_t *twin_of,
+                              int32_t *timed_out);
+
 static inline int rg_integral(const double *w, int64_t nnz)
 {
     double tot = 0.0;
@@ -48,20 +83,74 @@ static inline void rg_map(const int64_t *cuts, int64_t K, int64_t n, int32_t *ma
 static inline int rg_cancel(const wpart_control_t *ctl, int64_t *work, int64_t done);
 
 /* X[i * K + q] = load of majors [0, i) in minor stripe q; 1 (X unfinished) when Ctrl-C asks to
- * stop (rg_cancel with ctl and work) */
+ * stop (rg_cancel with ctl and work). exact (integral weights, sums below 2**53): each major's
+ * stripe sums are made first and the prefix added after, the same numbers exactly; otherwise
+ * every entry is added to the running prefix in order (float sums: the same bits as ever) */
 static inline int rg_prefix(const rg_side_t *s, const int32_t *map, int64_t K, double *X,
-                            const wpart_control_t *ctl, int64_t *work)
+                            const wpart_control_t *ctl, int64_t *work, int exact)
 {
+    if (exact) {
+        memset(X, 0, (size_t)((s->n + 1) * K) * sizeof(double));
+        for (int64_t i = 0; i < s->n; i++) {
+            if (rg_cancel(ctl, work, s->ptr[i + 1] - s->ptr[i] + K)) {
+                return 1;
+            }
+            double *row = X + (i + 1) * K;
+            int64_t e = s->ptr[i], end = s->ptr[i + 1];
+            if (e == end) {
+                continue;
+            }
+            int32_t cur = map[s->idx[e]];
+            double acc = 0.0;
+            for (; e < end; e++) { /* a run in one stripe is summed in a register */
+                int32_t q = map[s->idx[e]];
+                if (q != cur) {
+                    row[cur] += acc;
+                    cur = q;
+                    acc = 0.0;
+                }
+                acc += s->w ? s->w[e] : 1.0;
+            }
+            row[cur] += acc;
+        }
+        for (int64_t i = 0; i < s->n; i++) {
+            const double *prev = X + i * K;
+            double *row = X + (i + 1) * K;
+            for (int64_t q = 0; q < K; q++) {
+                row[q] += prev[q];
+            }
+        }
+        return 0;
+    }
     memset(X, 0, (size_t)K * sizeof(double));
     for (int64_t i = 0; i < s->n; i++) {
         if (rg_cancel(ctl, work, s->ptr[i + 1] - s->ptr[i] + K)) {
             return 1;
         }
         double *row = X + (i + 1) * K;
-        memcpy(row, X + i * K, (size_t)K * sizeof(double));
-        for (int64_t e = s->ptr[i]; e < s->ptr[i + 1]; e++) {
-            row[map[s->idx[e]]] += s->w ? s->w[e] : 1.0;
+        const double *prev = X + i * K;
+        for (int64_t q = 0; q < K; q++) {
+            row[q] = prev[q];
         }
+        int64_t e = s->ptr[i], end = s->ptr[i + 1];
+        if (e == end) {
+            continue;
+        }
+        /* a run of entries in the same stripe (sorted indices: a stripe's entries are
+         * consecutive) is summed in a register, in entry order as before: the same sums bit
+         * for bit, without a store-to-load dependency per entry */
+        int32_t cur = map[s->idx[e]];
+        double acc = row[cur];
+        for (; e < end; e++) {
+            int32_t q = map[s->idx[e]];
+            if (q != cur) {
+                row[cur] = acc;
+                cur = q;
+                acc = row[q];
+            }
+            acc += s->w ? s->w[e] : 1.0;
+        }
+        row[cur] = acc;
     }
     return 0;
 }

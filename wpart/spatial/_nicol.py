@@ -14,8 +14,10 @@ from numpy.typing import NDArray
 from .._errors import WpartTypeError, WpartValueError
 from .._progress import progress_hook
 from .._validate import as_bool, as_int, as_progress, core_time_limit
-from ._common import _Prepared
+from .. import _core
+from ._common import _Prepared, _result, factor_pair
 from ._grid import GridInput, _done, _grid_result, grid_rects, sym_cuts
+from ._sparse import SPARSE_DENSITY, SPARSE_MIN_CELLS, check_sparse_size
 from ._partition import SpatialPartition
 
 #: Start names of the engine. ``rows_*``: the rows are cut first (uniform, by load, by the
@@ -42,6 +44,9 @@ RACE = 0.25
 
 #: Half-sweeps without a gain before the best grid's continuation stops (SARMA's minimum).
 POLISH_PATIENCE = 10
+
+#: The value types the one-call default reads as they are.
+_DTYPES = (np.dtype(np.int64), np.dtype(np.float64))
 
 #: The start names of the former four-start call (kept for ``starts="all"`` and those names).
 _OLD = ("rows_uniform", "rows_load", "cols_uniform", "cols_load")
@@ -228,7 +233,7 @@ def lower_bound(g: GridInput, P: int, Q: int, cache: dict) -> float:
     for rows, vec, parts in lines:  # the heaviest lines alone (few pass the test)
         heavy = np.flatnonzero(vec > lb * parts)
         if heavy.size > 8:
-            heavy = heavy[np.argsort(vec[heavy])[-8:]]
+            heavy = heavy[np.argsort(vec[heavy], kind="stable")[-8:]]
         for i in heavy:
             if rows:
                 lo, hi = g.rp[i], g.rp[i + 1]
@@ -267,6 +272,117 @@ def _distinct(R0: np.ndarray, C0: np.ndarray, first: np.ndarray) -> list:
 
 _STATE = {0: "stopped", 1: "abandoned", 2: "not_run", 3: "time_limit", 4: "transposed"}
 
+#: A start of the one-call default equal to an earlier one (not run again).
+_SAME = 5
+
+
+def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple) -> tuple:
+    """(params, stats) of the one-call default (``_core.spatial_rect_nicol_auto``'s `out`),
+    as :func:`nicol_engine` reports them."""
+    vals, halves, states, refs, lb = out[3], out[4], out[5], out[6], out[7]
+    run = [k for k in range(len(AUTO)) if states[k] != _SAME]
+    reached = bool(lb > 0 and min(vals[k] for k in run if states[k] != 2) <= lb) \
+        if any(states[k] != 2 for k in run) else False
+    table: dict = {}
+    won = None
+    for k in run:
+        name, st = AUTO[k], states[k]
+        if st == 2 and reached:
+            table[name] = {"max_load": None, "half_sweeps": 0, "state": "not_run_bound"}
+            continue
+        v = None if st == 2 else vals[k]
+        table[name] = {"max_load": v, "half_sweeps": halves[k], "state": _STATE[st]}
+        if st == 4:
+            table[name]["state"] = "same_as_" + AUTO[refs[k]] + "_transposed"
+            continue
+        if v is not None and (won is None or v < table[won]["max_load"]):
+            won = name
+    for k in range(len(AUTO)):
+        if states[k] == _SAME:
+            same = AUTO[refs[k]]
+            table[AUTO[k]] = dict(table[same], state="same_as_" + same)
+    polished = None if states[-1] == 2 else {"max_load": vals[-1], "half_sweeps": halves[-1]}
+    params = {"P": P, "Q": Q, "max_sweeps": max_sweeps, "starts": AUTO, "patience": 2,
+              "refine": "auto", "abandon": True}
+    stats = {"start": won, "starts": table, "polish": polished, "lower_bound": lb or None,
+             "bound_reached": reached,
+             "iterations": table[won]["half_sweeps"] if won else 0,
+             "converged": bool(won) and table[won]["state"] == "stopped" and
+             (polished or table[won])["half_sweeps"] < 2 * max_sweeps}
+    return params, stats
+
+
+class _Canonical:
+    """What a result needs of a prepared input (see _common._Prepared), for a canonical CSR
+    matrix whose values are the loads as they are (the one-call default's fast path)."""
+
+    __slots__ = ("A", "m", "n1", "n2", "total", "amax", "kind", "size", "ndim", "sp")
+
+    def __init__(self, A: Any, m: int, total: Any, amax: Any, kind: str):
+        self.A, self.m, self.total, self.amax, self.kind = A, m, total, amax, kind
+        self.n1, self.n2 = A.shape
+        self.size = self.n1 * self.n2
+        self.ndim = 2
+        self.sp = None
+
+    def dtype(self) -> Any:
+        return np.int64 if self.kind == "i" else np.float64
+
+
+def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, refine: Any,
+                 patience: Any, abandon: Any, allow_empty: Any, time_limit: Any,
+                 progress: Any, weights: Any) -> SpatialPartition | None:
+    """rect_nicol's default on a canonical ``scipy.sparse`` CSR matrix of int64 / float64
+    loads that runs on its nonzeros, in one core call that also checks the values and sums
+    the blocks (no copies of the arrays, no prepared input); None when any argument is not
+    of that plain kind (the step-by-step path then runs, checks and reports as usual). The
+    result is the one that path gives."""
+    if not (progress is None and patience is None and abandon is True and
+            (allow_empty is False or allow_empty is True) and type(starts) is str and
+            starts == "auto" and type(refine) is str and refine == "auto" and
+            type(weights) is str and weights == "values" and type(m) is int and
+            type(max_sweeps) is int and max_sweeps >= 1 and
+            (time_limit is None or (type(time_limit) in (int, float) and
+                                    0 < time_limit < float("inf"))) and
+            type(A).__module__.startswith("scipy.sparse") and
+            getattr(A, "format", None) == "csr"):
+        return None
+    shape = A.shape
+    dt = A.dtype
+    if len(shape) != 2 or dt not in _DTYPES or not A.has_canonical_format:
+        return None
+    n1, n2 = int(shape[0]), int(shape[1])
+    cells = n1 * n2
+    nnz = int(A.indptr[-1])
+    if not (nnz * SPARSE_DENSITY <= cells and cells > SPARSE_MIN_CELLS and 1 <= m <= cells):
+        return None
+    if P is None and Q is None:
+        P, Q = factor_pair(m, n1, n2)
+        if m > 3 and (P == 1 or Q == 1):  # prime m: the general path warns
+            return None
+    elif not (type(P) is int and type(Q) is int and 1 <= P <= n1 and 1 <= Q <= n2 and
+              P * Q == m):
+        return None
+    check_sparse_size(n1, n2, nnz)
+    ms = min(max_sweeps, 2**62)
+    tl = 0.0 if time_limit is None else float(time_limit)
+    out = _core.spatial_rect_nicol_auto(n1, n2, A.indptr, A.indices, A.data, P, Q,
+                                        min(2 * ms, 2**62), loads=True, time_limit=tl)
+    if out[9]:  # zeros, a bad value, a large int total: the step-by-step path decides
+        return None
+    if dt.kind == "i":
+        total, amax, kind = np.int64(out[10]), np.int64(out[11]), "i"
+    else:
+        total, amax, kind = np.float64(A.data.sum()), np.float64(out[12]), "f"
+        if not np.isfinite(total):
+            return None
+    params, stats = _auto_stats(P, Q, ms, out)
+    stats = dict({"seconds": 0.0, "iterations": 0, "probes": 0, "cost_evals": 0,
+                  "dp_states": 0, "converged": not out[8]}, **stats)
+    return _result(_Canonical(A, m, total, amax, kind), grid_rects(out[0], out[1]),
+                   "rect_nicol", params, stats, None, stop=1 if out[8] else 0,
+                   time_limit=tl, loads=out[2])
+
 
 def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
                  patience: Any, refine: Any, abandon: Any, time_limit: Any, progress: Any,
@@ -293,8 +409,17 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
     else:
         pat = as_int(patience, "patience", minimum=1)
     g = GridInput(pp)
+    if (isinstance(starts, str) and starts == "auto" and bal is None and patience is None
+            and ab and not sgo and race is None and polish_patience is None):
+        # the default: the whole schedule in one core call (the same grid step by step)
+        with progress_hook(progress, total=1.0, desc=method) as hook:
+            out = _core.spatial_rect_nicol_auto(
+                *g.args()[:4], g.w, P, Q, min(2 * max_sweeps, 2**62), time_limit=tl,
+                progress=hook)
+            _done(hook, out[8])
+        params, stats = _auto_stats(P, Q, max_sweeps, out)
+        return _grid_result(pp, method, params, out[0], out[1], stats, out[8], tl)
     specs = resolve(starts, P, Q, g.n1, g.n2)
-    from .. import _core
 
     with progress_hook(progress, total=1.0, desc=method) as hook:
         cache: dict = {}
@@ -365,7 +490,6 @@ def _sgo_tail(g: GridInput, P: int, Q: int, R: NDArray, C: NDArray, polished: di
     spread in load space) and from the uniform grid; the SGO grids then go through balanced
     Nicol half-sweeps (one kernel call, every grid a start), and the best of all replaces
     the polished grid when lower. (R, C, timed)."""
-    from .. import _core
 
     def left() -> float:
         return 0.0 if not tl else max(tl - (time.perf_counter() - t0), 1e-9)

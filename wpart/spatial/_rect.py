@@ -9,7 +9,7 @@ from numpy.typing import ArrayLike
 from .._validate import as_int
 from ._common import _pq, _Prepared, _run, with_progress
 from ._partition import SpatialPartition
-from ._nicol import nicol_engine, uses_engine
+from ._nicol import fast_default, nicol_engine, uses_engine
 from ._starts import STARTS, as_starts, run_starts
 
 __all__ = ["rect_nicol", "rect_uniform"]
@@ -176,6 +176,10 @@ def rect_nicol(
         If an argument is invalid (a :class:`wpart.WpartValueError` or
         :class:`wpart.WpartTypeError` naming it).
     """
+    res = fast_default(A, m, P, Q, max_sweeps, starts, refine, patience, abandon, allow_empty,
+                       time_limit, progress, weights)
+    if res is not None:  # the default on a canonical CSR matrix: one core call
+        return res
     pp = _Prepared(A, m, allow_empty, weights=weights, sparse=True)
     P, Q = _pq(pp.m, pp.n1, pp.n2, P, Q)
     ms = min(as_int(max_sweeps, "max_sweeps", minimum=1), 2**62)  # stays in int64

@@ -1,0 +1,397 @@
+/* rect_fast.c -- the default RECT-NICOL (rect_nicol's starts="auto") in one call: the value
+ * checks, the four starts (the diagonal one, the 1D optimum of the stored entries per
+ * column, uniform cuts with the columns or the rows set first), the proven lower bound, the
+ * race of the starts and the continuation of the best grid (rect_grid.c), the uniform grid
+ * when the time limit struck, and the exact loads of the grid's blocks. The same arithmetic
+ * as the step-by-step engine (wpart/spatial/_nicol.py), so both give one grid. */
+#include "rect_grid_i.h"
+#include "spatial_internal.h"
+
+#define RF_N 4 /* starts */
+
+/* the exact 1D partition of v[0..n) into k intervals (cuts: k + 1) and its max */
+static wpart_status_t rf_oned(const double *v, int64_t n, int64_t k, int64_t *cuts,
+                              double *value)
+{
+    return wpart_spatial_rect_1d(v, n, k, cuts, value);
+}
+
+static void rf_uniform(int64_t n, int64_t k, int64_t *cuts)
+{
+    for (int64_t p = 0; p <= k; p++) {
+        cuts[p] = (int64_t)(((__int128)p * n) / k);
+    }
+}
+
+/* the diagonal start: the exact 1D partition of the index loads (row + column load of index
+ * i) into P + Q - 1 pieces, whose inner boundaries go in turn to the rows and the columns */
+static wpart_status_t rf_diagonal(const rg_ctx_t *g, const double *rl, const double *cl,
+                                  int64_t *R, int64_t *C)
+{
+    wpart_status_t st = WPART_OK;
+    int64_t n1 = g->A->n1, n2 = g->A->n2, N = n1 > n2 ? n1 : n2;
+    int64_t P = g->P[0], Q = g->P[1], K = P + Q - 1;
+    double *v = wpart_i_malloc(N, sizeof(double)), value;
+    int64_t *b = wpart_i_malloc(K + 1, sizeof(int64_t));
+    if (!v || !b) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
+    }
+    for (int64_t i = 0; i < N; i++) {
+        v[i] = (i < n1 ? rl[i] : 0.0) + (i < n2 ? cl[i] : 0.0);
+    }
+    WPART_CHECK(rf_oned(v, N, K, b, &value));
+    int64_t nr = 0, nc = 0;
+    R[0] = C[0] = 0;
+    for (int64_t j = 1; j < K; j++) {
+        if (nr < P - 1 && (nr * (Q - 1) <= nc * (P - 1) || nc >= Q - 1)) {
+            R[++nr] = b[j];
+        } else {
+            C[++nc] = b[j];
+        }
+    }
+    R[P] = C[Q] = N;
+    for (int64_t p = 0; p <= P; p++) {
+        R[p] = R[p] < n1 ? R[p] : n1;
+    }
+    for (int64_t q = 0; q <= Q; q++) {
+        C[q] = C[q] < n2 ? C[q] : n2;
+    }
+cleanup:
+    free(v);
+    free(b);
+    return st;
+}
+
+/* the lower bound of the optimum (see _nicol.lower_bound): the stripes of the exact 1D
+ * partitions of the line loads split among the other dimension's parts, the heaviest lines
+ * (at most 8 per side, whose load / parts exceeds the bound so far) cut alone, the largest
+ * entry; rounded up for integral weights */
+static wpart_status_t rf_lower(const rg_ctx_t *g, const double *load[2], double *lb)
+{
+    wpart_status_t st = WPART_OK;
+    const wpart_rg_csr_t *A = g->A;
+    int64_t nnz = A->rp[A->n1], n[2] = {A->n1, A->n2}, nmax = n[0] > n[1] ? n[0] : n[1];
+    int64_t kmax = g->P[0] > g->P[1] ? g->P[0] : g->P[1];
+    int integral = 1;
+    double b = 0.0, value;
+    int64_t *cuts = wpart_i_malloc(kmax + 1, sizeof(int64_t)), heavy[8];
+    double *line = wpart_i_calloc(nmax, sizeof(double));
+    if (!cuts || !line) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
+    }
+    if (nnz > 0) {
+        b = 1.0;
+        if (A->w) {
+            b = A->w[0];
+            for (int64_t e = 0; e < nnz; e++) {
+                b = A->w[e] > b ? A->w[e] : b;
+                integral &= A->w[e] == floor(A->w[e]);
+            }
+        }
+    }
+    for (int d = 0; d < 2; d++) {
+        WPART_CHECK(rf_oned(load[d], n[d], g->P[d], cuts, &value));
+        value /= (double)g->P[1 - d];
+        b = value > b ? value : b;
+    }
+    for (int d = 0; d < 2; d++) {
+        const rg_side_t *s = &g->side[d];
+        int64_t parts = g->P[1 - d], nh = 0;
+        double thr = b * (double)parts;
+        /* the 8 heaviest lines above thr (ties: the higher index, as at a stable sort's end) */
+        for (int64_t i = 0; i < n[d]; i++) {
+            if (!(load[d][i] > thr)) {
+                continue;
+            }
+            if (nh < 8) {
+                heavy[nh++] = i;
+                continue;
+            }
+            int64_t lo = 0;
+            for (int64_t t = 1; t < 8; t++) {
+                double x = load[d][heavy[t]], y = load[d][heavy[lo]];
+                if (x < y || (x == y && heavy[t] < heavy[lo])) {
+                    lo = t;
+                }
+            }
+            if (load[d][i] >= load[d][heavy[lo]]) {
+                heavy[lo] = i;
+            }
+        }
+        for (int64_t t = 0; t < nh; t++) {
+            int64_t i = heavy[t];
+            for (int64_t e = s->ptr[i]; e < s->ptr[i + 1]; e++) {
+                line[s->idx[e]] += s->w ? s->w[e] : 1.0;
+            }
+            WPART_CHECK(rf_oned(line, s->m, parts, cuts, &value));
+            b = value > b ? value : b;
+            for (int64_t e = s->ptr[i]; e < s->ptr[i + 1]; e++) {
+                line[s->idx[e]] = 0.0;
+            }
+        }
+    }
+    *lb = integral ? ceil(b - 1e-9) : b * (1.0 - 1e-12);
+cleanup:
+    free(cuts);
+    free(line);
+    return st;
+}
+
+/* the block loads of the grid (R, C), row-major, by the sparse loads of the core (the loads
+ * every spatial result reports): exact int64 from iv, else float from fv (NULL: 1 each);
+ * *mx their max */
+static wpart_status_t rf_loads(const wpart_rg_csr_t *A, const int64_t *iv, const double *fv,
+                               int64_t P, int64_t Q, const int64_t *R, const int64_t *C,
+                               int64_t *il, double *fl, double *mx)
+{
+    wpart_status_t st = WPART_OK;
+    int64_t nnz = A->rp[A->n1];
+    int64_t *rects = wpart_i_malloc(P * Q * 4, sizeof(int64_t));
+    double *ones = NULL;
+    if (!rects) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
+    }
+    for (int64_t p = 0; p < P; p++) {
+        for (int64_t q = 0; q < Q; q++) {
+            int64_t *r = rects + 4 * (p * Q + q);
+            r[0] = R[p];
+            r[1] = R[p + 1];
+            r[2] = C[q];
+            r[3] = C[q + 1];
+        }
+    }
+    *mx = 0.0;
+    if (iv) {
+        WPART_CHECK(wpart_i_spatial_sparse_loads_i64(A->n1, A->n2, A->rp, A->ci, iv, P * Q,
+                                                     rects, il));
+        for (int64_t k = 0; k < P * Q; k++) {
+            *mx = (double)il[k] > *mx ? (double)il[k] : *mx;
+        }
+    } else {
+        if (!fv) {
+            ones = wpart_i_malloc(nnz > 0 ? nnz : 1, sizeof(double));
+            if (!ones) {
+                WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
+            }
+            for (int64_t e = 0; e < nnz; e++) {
+                ones[e] = 1.0;
+            }
+            fv = ones;
+        }
+        WPART_CHECK(wpart_i_spatial_sparse_loads_f64(A->n1, A->n2, A->rp, A->ci, fv, P * Q,
+                                                     rects, fl));
+        for (int64_t k = 0; k < P * Q; k++) {
+            *mx = fl[k] > *mx ? fl[k] : *mx;
+        }
+    }
+cleanup:
+    free(rects);
+    free(ones);
+    return st;
+}
+
+/* the value check: the first problem in the order NaN, infinite, negative, explicit zero (as
+ * the Python input rules report them), or an int64 total that may overflow; the max, the
+ * int64 total and whether every value is 1 */
+static int rf_check(int64_t nnz, const int64_t *iv, const double *fv, double *amax,
+                    int64_t *iamax, int64_t *itotal, int *ones, const wpart_control_t *ctl,
+                    int *stop)
+{
+    int64_t work = 0;
+    int nan = 0, inf = 0, neg = 0, zero = 0;
+    *ones = 1;
+    *amax = 0.0;
+    *iamax = 0;
+    *itotal = 0;
+    if (iv) {
+        int64_t mx = 0;
+        __int128 sum = 0;
+        for (int64_t e = 0; e < nnz; e++) {
+            if (WPART_UNLIKELY((e & (RG_POLL_WORK - 1)) == 0) && rg_cancel(ctl, &work, RG_POLL_WORK)) {
+                *stop = 1;
+                return 0;
+            }
+            int64_t x = iv[e];
+            neg |= x < 0;
+            zero |= x == 0;
+            *ones &= x == 1;
+            mx = x > mx ? x : mx;
+            sum += x;
+        }
+        *amax = (double)mx;
+        *iamax = mx;
+        if (neg || zero) {
+            return neg ? WPART_RF_NEGATIVE : WPART_RF_ZERO;
+        }
+        if ((__int128)mx * nnz >= ((__int128)1 << 62)) {
+            return WPART_RF_BIG;
+        }
+        *itotal = (int64_t)sum;
+        return 0;
+    }
+    if (fv) {
+        double mx = 0.0;
+        for (int64_t e = 0; e < nnz; e++) {
+            if (WPART_UNLIKELY((e & (RG_POLL_WORK - 1)) == 0) && rg_cancel(ctl, &work, RG_POLL_WORK)) {
+                *stop = 1;
+                return 0;
+            }
+            double x = fv[e];
+            nan |= x != x;
+            inf |= isinf(x);
+            neg |= x < 0;
+            zero |= x == 0;
+            *ones &= x == 1.0;
+            mx = x > mx ? x : mx;
+        }
+        *amax = mx;
+        return nan ? WPART_RF_NAN : inf ? WPART_RF_INF : neg ? WPART_RF_NEGATIVE
+                                                     : zero ? WPART_RF_ZERO : 0;
+    }
+    *amax = nnz > 0 ? 1.0 : 0.0;
+    *iamax = nnz > 0;
+    *itotal = nnz;
+    return 0;
+}
+
+wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int64_t *iv,
+                                             int64_t P, int64_t Q, int64_t max_half,
+                                             const wpart_control_t *control,
+                                             wpart_rg_auto_t *out)
+{
+    wpart_status_t st = WPART_OK;
+    double t0 = wpart_i_now();
+    int64_t nnz = A->rp[A->n1];
+    rg_ctx_t g;
+    memset(&g, 0, sizeof g);
+    double *w = NULL, *load[2] = {NULL, NULL}, *counts = NULL, val[RF_N + 1], mx;
+    int64_t *R0 = NULL, *C0 = NULL, *Ru = NULL, *Cu = NULL, halves[RF_N + 1], twin[RF_N];
+    int64_t uniq[RF_N], nu = 0;
+    int32_t first[RF_N], state[RF_N + 1];
+    int ones;
+    out->timed_out = 0;
+    out->lower = 0.0;
+    int stop = 0;
+    out->bad = rf_check(nnz, iv, A->w, &out->amax, &out->iamax, &out->itotal, &ones, control,
+                        &stop);
+    if (stop) {
+        return wpart_i_error(WPART_ECANCELLED, "stopped on request");
+    }
+    if (out->bad) {
+        return WPART_OK;
+    }
+    wpart_rg_csr_t B = *A; /* float weights, NULL when every entry weighs 1 */
+    if (ones || nnz == 0) {
+        B.w = NULL;
+    } else if (iv) {
+        w = wpart_i_malloc(nnz, sizeof(double));
+        if (!w) {
+            WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
+        }
+        for (int64_t e = 0; e < nnz; e++) {
+            w[e] = (double)iv[e];
+        }
+        B.w = w;
+    }
+    WPART_CHECK(wpart_i_rg_open(&g, &B, P, Q, control));
+    load[0] = g.line[0]; /* the row and column loads */
+    load[1] = g.line[1];
+    counts = wpart_i_malloc(A->n2, sizeof(double));
+    R0 = wpart_i_malloc(RF_N * (P + 1), sizeof(int64_t));
+    C0 = wpart_i_malloc(RF_N * (Q + 1), sizeof(int64_t));
+    if (!counts || !R0 || !C0) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
+    }
+    for (int64_t j = 0; j < A->n2; j++) {
+        counts[j] = (double)(g.cp[j + 1] - g.cp[j]);
+    }
+    /* the starts of _nicol.AUTO, all balanced: diag_interleaved, cols_stored, rows_uniform,
+     * cols_uniform (first bit 0: which dimension is set first) */
+    WPART_CHECK(rf_diagonal(&g, load[0], load[1], R0, C0));
+    rf_uniform(A->n1, P, R0 + (P + 1));
+    WPART_CHECK(rf_oned(counts, A->n2, Q, C0 + (Q + 1), &mx));
+    for (int s = 2; s < RF_N; s++) {
+        rf_uniform(A->n1, P, R0 + s * (P + 1));
+        rf_uniform(A->n2, Q, C0 + s * (Q + 1));
+    }
+    first[0] = 2;
+    first[1] = 3;
+    first[2] = 2;
+    first[3] = 3;
+    for (int s = 0; s < RF_N; s++) { /* a start equal to an earlier one is not run again */
+        out->ref[s] = s;
+        for (int t = 0; t < s && out->ref[s] == s; t++) {
+            if (first[s] == first[t] &&
+                !memcmp(R0 + s * (P + 1), R0 + t * (P + 1), (size_t)(P + 1) * sizeof(int64_t)) &&
+                !memcmp(C0 + s * (Q + 1), C0 + t * (Q + 1), (size_t)(Q + 1) * sizeof(int64_t))) {
+                out->ref[s] = t;
+            }
+        }
+        if (out->ref[s] == s) {
+            if (nu != s) {
+                memmove(R0 + nu * (P + 1), R0 + s * (P + 1), (size_t)(P + 1) * sizeof(int64_t));
+                memmove(C0 + nu * (Q + 1), C0 + s * (Q + 1), (size_t)(Q + 1) * sizeof(int64_t));
+                first[nu] = first[s];
+            }
+            uniq[nu++] = s;
+        }
+    }
+    WPART_CHECK(rf_lower(&g, (const double **)load, &out->lower));
+    wpart_rg_opts_t opt = {2, max_half < (P + Q > 10 ? P + Q : 10) ? max_half
+                                                                   : (P + Q > 10 ? P + Q : 10),
+                           0, 1, 0.25, out->lower, 10, max_half, control};
+    WPART_CHECK(wpart_i_rg_run(&g, t0, nu, R0, C0, first, &opt, out->R, out->C, val, halves,
+                               state, twin, &out->timed_out));
+    for (int s = 0; s < RF_N; s++) { /* back to the four starts */
+        int64_t k = 0;
+        while (uniq[k] != out->ref[s]) {
+            k++;
+        }
+        out->val[s] = val[k];
+        out->halves[s] = halves[k];
+        out->state[s] = out->ref[s] != s ? WPART_RF_SAME : state[k];
+        if (out->ref[s] == s && state[k] == 4) {
+            out->ref[s] = uniq[twin[k]];
+        }
+    }
+    out->val[RF_N] = val[nu];
+    out->halves[RF_N] = halves[nu];
+    out->state[RF_N] = state[nu];
+    if (out->timed_out) { /* never worse than the uniform grid (a start may not have moved) */
+        double mu, mg;
+        int64_t *il = wpart_i_malloc(P * Q, sizeof(int64_t));
+        double *fl = wpart_i_malloc(P * Q, sizeof(double));
+        Ru = wpart_i_malloc(P + 1, sizeof(int64_t));
+        Cu = wpart_i_malloc(Q + 1, sizeof(int64_t));
+        if (!il || !fl || !Ru || !Cu) {
+            free(il);
+            free(fl);
+            WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
+        }
+        rf_uniform(A->n1, P, Ru);
+        rf_uniform(A->n2, Q, Cu);
+        st = rf_loads(A, iv, A->w, P, Q, Ru, Cu, il, fl, &mu);
+        if (st == WPART_OK) {
+            st = rf_loads(A, iv, A->w, P, Q, out->R, out->C, il, fl, &mg);
+        }
+        free(il);
+        free(fl);
+        WPART_CHECK(st);
+        if (mu < mg) {
+            memcpy(out->R, Ru, (size_t)(P + 1) * sizeof(int64_t));
+            memcpy(out->C, Cu, (size_t)(Q + 1) * sizeof(int64_t));
+        }
+    }
+    if (out->iloads || out->floads) {
+        WPART_CHECK(rf_loads(A, iv, A->w, P, Q, out->R, out->C, out->iloads, out->floads, &mx));
+    }
+cleanup:
+    wpart_i_rg_close(&g);
+    free(w);
+    free(counts);
+    free(R0);
+    free(C0);
+    free(Ru);
+    free(Cu);
+    return st;
+}

@@ -1,0 +1,144 @@
+"""rect_nicol's default in one core call (``_core.spatial_rect_nicol_auto``): the same result as
+the step-by-step engine on the same starts (grid, loads, stats, bit for bit), for sparse and
+dense input, int, float and unit values, symmetric matrices, P != Q; the cases it leaves to
+the general path (explicit zeros, bad values, non-canonical input) answer as before; the
+time limit and the stop rule hold."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sps
+
+from wpart import WpartValueError, spatial
+from wpart.spatial._nicol import AUTO
+
+
+def _same(a, b):
+    assert np.array_equal(a.rects, b.rects)
+    assert a.loads.dtype == b.loads.dtype and np.array_equal(a.loads, b.loads)
+    assert a.max_load == b.max_load and type(a.max_load) is type(b.max_load)
+    assert (a.total, a.lower_bound, a.imbalance, a.avg_load) == \
+        (b.total, b.lower_bound, b.imbalance, b.avg_load)
+    assert (a.status, a.message, a.params, a.shape, a.m) == \
+        (b.status, b.message, b.params, b.shape, b.m)
+    assert dict(a.stats) == dict(b.stats)
+
+
+def _matrices(seed, count):
+    rng = np.random.default_rng(seed)
+    for k in range(count):
+        n1, n2 = (int(x) for x in rng.integers(200, 700, 2))
+        dens = float(rng.uniform(0.002, 0.02))
+        B = sps.random(n1, n2, density=dens, random_state=int(rng.integers(1 << 30)),
+                       format="csr")
+        kind = k % 5
+        if kind == 0:  # unit values
+            A = sps.csr_array((np.ones(B.nnz, np.int64), B.indices, B.indptr), shape=B.shape)
+        elif kind == 1:  # int values
+            A = sps.csr_array((rng.integers(1, 50, B.nnz), B.indices, B.indptr),
+                              shape=B.shape)
+        elif kind == 2:  # float values
+            A = sps.csr_array((B.data * 10 + 0.1, B.indices, B.indptr), shape=B.shape)
+        elif kind == 3:  # symmetric (transposed starts skipped)
+            n = min(n1, n2)
+            S = B[:n, :n]
+            S = S + S.T
+            A = sps.csr_array((S != 0).astype(np.int64))
+        else:  # a heavy entry: the bound is reached
+            A = sps.csr_array((rng.integers(1, 4, B.nnz), B.indices, B.indptr), shape=B.shape)
+            A.data[rng.integers(A.nnz)] += 10**6
+        A.sort_indices()
+        yield A
+
+
+@pytest.mark.parametrize("P,Q", [(4, 4), (3, 5), (8, 2), (1, 6)])
+def test_one_call_equals_the_step_by_step_engine(P, Q):
+    for A in _matrices(P * 10 + Q, 10):
+        fast = spatial.rect_nicol(A, P * Q, P=P, Q=Q)
+        step = spatial.rect_nicol(A, P * Q, P=P, Q=Q, starts=list(AUTO))
+        _same(fast, step)
+        if A.nnz * 32 <= A.shape[0] * A.shape[1]:  # on its nonzeros: the input, no copy
+            assert fast.A is A
+        if A.dtype.kind == "i" or A.nnz < 3000:  # the dense array runs the default too
+            dense = spatial.rect_nicol(A.toarray(), P * Q, P=P, Q=Q)
+            assert np.array_equal(dense.rects, fast.rects)
+            assert dense.max_load == fast.max_load
+            assert dict(dense.stats) == dict(fast.stats)
+
+
+def test_twins_duplicates_and_bound_reported_as_before():
+    seen = set()
+    for A in _matrices(7, 15):
+        P = 4
+        r = spatial.rect_nicol(A, P * P, P=P, Q=P)
+        for v in r.stats["starts"].values():
+            seen.add(v["state"].split("_")[0] if v["state"].startswith("same") else v["state"])
+        if r.stats["bound_reached"]:
+            seen.add("reached")
+    # a grid graph: every column holds the same count, so cols_stored is cols_uniform
+    k = 24
+    T = sps.diags([1, 1, 1], [-1, 0, 1], shape=(k, k), dtype=np.int64)
+    G = sps.csr_array((sps.kron(sps.identity(k), T) + sps.kron(T, sps.identity(k))) != 0,
+                      dtype=np.int64)
+    G = sps.csr_array(G[:, : k * k - 3])
+    r = spatial.rect_nicol(G, 16, P=4, Q=4)
+    _same(r, spatial.rect_nicol(G, 16, P=4, Q=4, starts=list(AUTO)))
+    assert {"stopped", "abandoned", "same", "reached"} <= seen | {
+        v["state"].split("_")[0] for v in r.stats["starts"].values()}
+
+
+def test_left_to_the_general_path():
+    rng = np.random.default_rng(1)
+    D = rng.integers(0, 4, (300, 300)) * (rng.random((300, 300)) < 0.01)
+    A = sps.csr_array(D)
+    # explicit zeros: dropped by the general path's input rules, same answer
+    Z = A.copy()
+    Z.data[::3] = 0
+    ref = spatial.rect_nicol(sps.csr_array(Z.toarray()), 16, P=4, Q=4)
+    _same(spatial.rect_nicol(Z, 16, P=4, Q=4), ref)
+    # non-canonical (unsorted indices), a CSC matrix, int32 values, csr_matrix: same grid
+    for B in (sps.csc_array(A), sps.csr_array(A, dtype=np.int32), sps.csr_matrix(A)):
+        r = spatial.rect_nicol(B, 16, P=4, Q=4)
+        assert np.array_equal(r.rects, spatial.rect_nicol(A, 16, P=4, Q=4).rects)
+    # bad values raise what the input rules raise
+    F = sps.csr_array(A, dtype=np.float64)
+    for bad, msg in ((np.nan, "NaN entries"), (np.inf, "infinite entries"),
+                     (-1.0, "negative entries")):
+        X = F.copy()
+        X.data[5] = bad
+        with pytest.raises(WpartValueError, match=msg):
+            spatial.rect_nicol(X, 16, P=4, Q=4)
+    N = A.copy()
+    N.data[2] = -3
+    with pytest.raises(WpartValueError, match="negative entries"):
+        spatial.rect_nicol(N, 16, P=4, Q=4)
+    # a prime m warns as before; P alone works as before
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        spatial.rect_nicol(A, 7)
+    assert any("prime" in str(x.message) for x in w)
+    _same(spatial.rect_nicol(A, 16, P=2), spatial.rect_nicol(A, 16, P=2, Q=8))
+
+
+def test_time_limit_and_stop_rule():
+    rng = np.random.default_rng(4)
+    B = sps.random(3000, 3000, density=0.003, random_state=5, format="csr")
+    A = sps.csr_array((rng.integers(1, 9, B.nnz), B.indices, B.indptr), shape=B.shape)
+    r = spatial.rect_nicol(A, 256, P=16, Q=16, time_limit=1e-6)
+    u = spatial.rect_uniform(A, 256, P=16, Q=16)
+    assert r.status == "time_limit" and r.success and r.max_load <= u.max_load
+    assert np.array_equal(r.loads, spatial.rect_uniform(A, 256, P=16, Q=16).loads) or \
+        r.max_load < u.max_load
+    # the stop rule: every start runs at most max(10, P + Q) half-sweeps, at most
+    # 2 max_sweeps; the continuation at most 2 max_sweeps
+    for P, Q, ms in ((4, 4, 100), (8, 8, 100), (8, 2, 1), (16, 16, 3)):
+        r = spatial.rect_nicol(A, P * Q, P=P, Q=Q, max_sweeps=ms)
+        cap = min(max(10, P + Q), 2 * ms)
+        for v in r.stats["starts"].values():
+            assert v["half_sweeps"] <= cap
+        if r.stats["polish"]:
+            assert r.stats["polish"]["half_sweeps"] <= 2 * ms
+        _same(r, spatial.rect_nicol(A, P * Q, P=P, Q=Q, max_sweeps=ms, starts=list(AUTO)))
