@@ -38,7 +38,7 @@ import numpy as _np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
-from .._validate import as_bool, as_float, as_int, is_bool, renamed
+from .._validate import as_bool, as_float, as_floats, as_int, is_bool, renamed
 from ._balancer import Balancer, Greedy, count, m_n
 
 __all__ = [
@@ -62,25 +62,6 @@ EagerStarPU = Greedy
 
 def _real(v: Any, name: str, *, lo: float, lo_open: bool = False, hi: float = math.inf) -> float:
     return as_float(v, name, minimum=lo, strict_minimum=lo_open, maximum=None if math.isinf(hi) else hi)
-
-
-def _vector(v: Any, name: str, n: int | None = None) -> NDArray[_np.float64]:
-    try:
-        arr = _np.asarray(v)
-    except Exception as e:  # ragged input and the like
-        raise WpartTypeError(f"`{name}` must be a 1-D array of numbers") from e
-    if arr.dtype == bool or arr.dtype.kind not in "iuf":
-        raise WpartTypeError(f"`{name}` must hold real numbers, got dtype {arr.dtype}")
-    if arr.ndim != 1 or arr.size == 0:
-        raise WpartValueError(f"`{name}` must be a non-empty 1-D array, got shape {arr.shape}")
-    if n is not None and arr.size != n:
-        raise WpartValueError(f"`{name}` must have length m = {n}, got {arr.size}")
-    out = _np.array(arr, dtype=_np.float64)  # a copy: the input is never touched
-    bad = ~_np.isfinite(out)
-    if bad.any():
-        i = int(_np.flatnonzero(bad)[0])
-        raise WpartValueError(f"`{name}` must be finite, got {out[i]} at index {i}")
-    return out
 
 
 class HDSS(Balancer):
@@ -287,7 +268,7 @@ class StaticPeak(Balancer):
     @renamed(total="n")
     def __init__(self, n: int, peak_rates: ArrayLike) -> None:
         w = count(n, "n", 1)
-        r = _vector(peak_rates, "peak_rates")
+        r = as_floats(peak_rates, "peak_rates", allow_empty=False)
         if (r < 0).any():
             i = int(_np.flatnonzero(r < 0)[0])
             raise WpartValueError(f"`peak_rates` must be >= 0, got {r[i]} at index {i}")
@@ -324,7 +305,7 @@ class DmdaLike(Balancer):
     @renamed(total="n")
     def __init__(self, n: int, piece_times: ArrayLike, *, chunk: int = 1024) -> None:
         w = count(n, "n", 1)
-        t = _vector(piece_times, "piece_times")
+        t = as_floats(piece_times, "piece_times", allow_empty=False)
         if (t <= 0).any():
             i = int(_np.flatnonzero(t <= 0)[0])
             raise WpartValueError(f"`piece_times` must be > 0, got {t[i]} at index {i}")
@@ -409,7 +390,7 @@ def split_proportional(n: int, weights: ArrayLike) -> NDArray[_np.int64]:
     [4, 3, 3]
     """
     w = count(n, "n", 0)
-    v = _vector(weights, "weights")
+    v = as_floats(weights, "weights", allow_empty=False)
     if (v < 0).any():
         i = int(_np.flatnonzero(v < 0)[0])
         raise WpartValueError(f"`weights` must be >= 0, got {v[i]} at index {i}")

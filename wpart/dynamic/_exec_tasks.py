@@ -19,27 +19,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
-from .._validate import as_int, check_memory, deprecated_attr, renamed
+from .._validate import as_int, as_matrix, check_memory, deprecated_attr, renamed
 
 __all__ = ["Task", "GemmColumnsTask", "KMeansAssignTask", "CallableTask"]
-
-
-def _real_matrix(x: Any, name: str, order: str) -> NDArray[np.float64]:
-    """A finite float64 2-D copy-if-needed of `x` in the given memory order."""
-    try:
-        arr = np.asarray(x)
-    except (ValueError, TypeError, OverflowError):
-        raise WpartValueError(f"`{name}` is not a rectangular array of numbers (ragged or mixed "
-                              f"nesting)") from None
-    if arr.dtype.kind not in "biuf":
-        raise WpartTypeError(f"`{name}` must hold real numbers (bool, int or float), got dtype {arr.dtype}")
-    if arr.ndim != 2:
-        raise WpartValueError(f"`{name}` must be 2-D, got {arr.ndim}-D (shape {arr.shape})")
-    out = np.array(arr, dtype=np.float64, order=order, copy=True)  # the task's own copy
-    if not np.all(np.isfinite(out)):
-        bad = np.argwhere(~np.isfinite(out))[0]
-        raise WpartValueError(f"`{name}` contains NaN or inf at index {tuple(int(i) for i in bad)}")
-    return out
 
 
 class Task:
@@ -129,8 +111,8 @@ class GemmColumnsTask(Task):
     """
 
     def __init__(self, A: ArrayLike, B: ArrayLike) -> None:
-        a = _real_matrix(A, "A", "F")
-        b = _real_matrix(B, "B", "F")
+        a = as_matrix(A, "A", order="F")
+        b = as_matrix(B, "B", order="F")
         if a.shape[1] != b.shape[0]:
             raise WpartValueError(
                 f"`A` has {a.shape[1]} columns but `B` has {b.shape[0]} rows (shapes {a.shape} and {b.shape})"
@@ -217,8 +199,8 @@ class KMeansAssignTask(Task):
     """
 
     def __init__(self, points: ArrayLike, centroids: ArrayLike) -> None:
-        p = _real_matrix(points, "points", "C")
-        c = _real_matrix(centroids, "centroids", "C")
+        p = as_matrix(points, "points", order="C")
+        c = as_matrix(centroids, "centroids", order="C")
         if p.shape[1] != c.shape[1]:
             raise WpartValueError(
                 f"`points` have dimension {p.shape[1]} but `centroids` have {c.shape[1]} (shapes {p.shape} and {c.shape})"

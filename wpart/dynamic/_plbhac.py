@@ -26,7 +26,7 @@ from typing import Any, Sequence
 import numpy as _np
 
 from .. import _core
-from .._validate import as_bool, as_float, is_bool, renamed
+from .._validate import as_bool, as_float, as_ints, is_bool, renamed
 from .._validate import choice as _choice
 from ._balancer import Balancer, count, m_n
 from ._model import PerfModel
@@ -55,23 +55,6 @@ def _num(
 
 def _flag(x: Any, name: str) -> int:
     return int(as_bool(x, name))
-
-
-def _per_pu(x: Any, name: str, n: int, minimum: int) -> _np.ndarray:
-    arr = _np.asarray(x)
-    if arr.ndim == 0:
-        arr = _np.full(n, arr)
-    if arr.shape != (n,):
-        raise WpartValueError(f"`{name}` must hold m = {n} values, got shape {arr.shape}")
-    if arr.dtype.kind not in "iu":
-        if arr.dtype.kind == "f" and _np.all(_np.isfinite(arr)) and _np.all(arr == _np.round(arr)):
-            arr = arr.astype(_np.int64)
-        else:
-            raise WpartTypeError(f"`{name}` must hold integers, got dtype {arr.dtype}")
-    if _np.any(arr < minimum):
-        i = int(_np.flatnonzero(arr < minimum)[0])
-        raise WpartValueError(f"`{name}` must be >= {minimum}, got {arr[i]} at index {i}")
-    return _np.ascontiguousarray(arr, dtype=_np.int64).copy()
 
 
 def _kinds(x: Any, n: int) -> _np.ndarray | None:
@@ -148,14 +131,15 @@ def _resolve(n: int, w: int, kw: dict[str, Any]) -> tuple[dict[str, Any], Any, A
     if isinstance(mb, str):
         opts["min_block_mode"] = _MINBLK.index(_choice(mb, "min_block", _MINBLK))
     elif mb is not None:
-        min_block = _per_pu(mb, "min_block", n, 0)
+        min_block = as_ints(mb, "min_block", n=n, n_name="m", lo=0, integral_floats=True,
+                            broadcast=True)
         if _np.any(min_block > w):
             raise WpartValueError(f"`min_block` must be <= n ({w})")
     if "min_block_mode" in kw:
         opts["min_block_mode"] = _MINBLK.index(_choice(kw.pop("min_block_mode"), "min_block_mode", _MINBLK))
     cap = kw.pop("cap", None)
     if cap is not None:
-        cap = _per_pu(cap, "cap", n, q)
+        cap = as_ints(cap, "cap", n=n, n_name="m", lo=q, integral_floats=True, broadcast=True)
     fit = kw.pop("fit", None) or {}
     for key in ("decay", "window"):  # shortcuts for the two forgetting options
         if key in kw:
