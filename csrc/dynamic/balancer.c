@@ -517,10 +517,7 @@ wpart_status_t wpart_dynamic_greedy_new(int32_t n_pu, int64_t total, int64_t chu
 {
     wpart_status_t st = WPART_OK;
     greedy_t *g = NULL;
-    if (!out) {
-        return wpart_i_error(WPART_EINVAL, "out is NULL");
-    }
-    *out = NULL;
+    WPART_CHECK(wpart_i_dyn_out(out));
     if (chunk < 1) {
         return wpart_i_error(WPART_EINVAL, "chunk must be >= 1, got %" PRId64, chunk);
     }
@@ -599,10 +596,7 @@ wpart_status_t wpart_i_dyn_static_new(int32_t n_pu, const int64_t *blocks, int p
     static_t *s = NULL;
     wpart_dynamic_balancer_t *b = NULL;
     int64_t total = 0;
-    if (!out) {
-        return wpart_i_error(WPART_EINVAL, "out is NULL");
-    }
-    *out = NULL;
+    WPART_CHECK(wpart_i_dyn_out(out));
     int overflow = 0;
     st = wpart_i_dyn_check_blocks(n_pu, blocks, &total, &overflow);
     if (st != WPART_OK) {

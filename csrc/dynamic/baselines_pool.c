@@ -150,10 +150,7 @@ wpart_status_t wpart_dynamic_asymmetric_new(int32_t n_pu, int64_t total, const i
     wpart_status_t st = WPART_OK;
     asym_t *a = NULL;
     wpart_dynamic_balancer_t *b = NULL;
-    if (!out) {
-        return wpart_i_error(WPART_EINVAL, "out is NULL");
-    }
-    *out = NULL;
+    WPART_CHECK(wpart_i_dyn_out(out));
     if (n_pu < 1 || !kinds) {
         return wpart_i_error(WPART_EINVAL, "pu_kinds must hold n_pu >= 1 kinds");
     }
@@ -193,28 +190,21 @@ wpart_status_t wpart_dynamic_static_peak_new(int32_t n_pu, int64_t total,
 {
     wpart_status_t st = WPART_OK;
     int64_t *blocks = NULL;
-    if (!out) {
-        return wpart_i_error(WPART_EINVAL, "out is NULL");
-    }
-    *out = NULL;
+    WPART_CHECK(wpart_i_dyn_out(out));
     if (n_pu < 1) {
-        return wpart_i_error(WPART_EINVAL, "n_pu must be >= 1, got %d", (int)n_pu);
+        WPART_FAIL(WPART_EINVAL, "n_pu must be >= 1, got %d", (int)n_pu);
     }
     if (total < 1) {
-        return wpart_i_error(WPART_EINVAL, "total must be >= 1, got %" PRId64, total);
+        WPART_FAIL(WPART_EINVAL, "total must be >= 1, got %" PRId64, total);
     }
-    st = wpart_i_dyn_check_weights(n_pu, peak_rates, "peak_rates");
-    if (st != WPART_OK) {
-        return st;
-    }
+    WPART_CHECK(wpart_i_dyn_check_weights(n_pu, peak_rates, "peak_rates"));
     blocks = wpart_i_malloc(n_pu, sizeof(int64_t));
     if (!blocks) {
-        return wpart_i_error(WPART_ENOMEM, "static_peak balancer");
+        WPART_FAIL(WPART_ENOMEM, "static_peak balancer");
     }
-    st = wpart_dynamic_split_proportional(n_pu, total, peak_rates, blocks);
-    if (st == WPART_OK) {
-        st = wpart_i_dyn_static_new(n_pu, blocks, 1, out);
-    }
+    WPART_CHECK(wpart_dynamic_split_proportional(n_pu, total, peak_rates, blocks));
+    st = wpart_i_dyn_static_new(n_pu, blocks, 1, out);
+cleanup:
     free(blocks);
     return st;
 }
@@ -281,10 +271,7 @@ wpart_status_t wpart_dynamic_dmda_new(int32_t n_pu, int64_t total, const double 
     wpart_status_t st = WPART_OK;
     dmda_t *d = NULL;
     wpart_dynamic_balancer_t *b = NULL;
-    if (!out) {
-        return wpart_i_error(WPART_EINVAL, "out is NULL");
-    }
-    *out = NULL;
+    WPART_CHECK(wpart_i_dyn_out(out));
     if (n_pu < 1 || !piece_times) {
         return wpart_i_error(WPART_EINVAL, "piece_times must hold n_pu >= 1 times");
     }
@@ -377,10 +364,7 @@ wpart_status_t wpart_dynamic_fixed_blocks_new(int32_t n_pu, int64_t total, const
     wpart_status_t st = WPART_OK;
     fixed_t *f = NULL;
     wpart_dynamic_balancer_t *b = NULL;
-    if (!out) {
-        return wpart_i_error(WPART_EINVAL, "out is NULL");
-    }
-    *out = NULL;
+    WPART_CHECK(wpart_i_dyn_out(out));
     int64_t sum;
     int overflow;
     st = wpart_i_dyn_check_blocks(n_pu, blocks, &sum, &overflow);

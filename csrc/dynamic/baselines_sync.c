@@ -245,10 +245,7 @@ wpart_status_t wpart_dynamic_hdss_new(int32_t n_pu, int64_t total,
     wpart_dynamic_hdss_cfg_t c;
     hdss_t *h = NULL;
     wpart_dynamic_balancer_t *b = NULL;
-    if (!out) {
-        return wpart_i_error(WPART_EINVAL, "out is NULL");
-    }
-    *out = NULL;
+    WPART_CHECK(wpart_i_dyn_out(out));
     if (cfg) {
         c = *cfg;
     } else {
@@ -466,10 +463,7 @@ wpart_status_t wpart_dynamic_acosta_new(int32_t n_pu, int64_t total, int64_t ste
     wpart_status_t st = WPART_OK;
     acosta_t *a = NULL;
     wpart_dynamic_balancer_t *b = NULL;
-    if (!out) {
-        return wpart_i_error(WPART_EINVAL, "out is NULL");
-    }
-    *out = NULL;
+    WPART_CHECK(wpart_i_dyn_out(out));
     if (n_pu < 1) {
         return wpart_i_error(WPART_EINVAL, "n_pu must be >= 1, got %d", (int)n_pu);
     }
@@ -572,10 +566,7 @@ wpart_status_t wpart_dynamic_naive_new(int32_t n_pu, int64_t total, int64_t x_in
     wpart_status_t st = WPART_OK;
     naive_t *v = NULL;
     wpart_dynamic_balancer_t *b = NULL;
-    if (!out) {
-        return wpart_i_error(WPART_EINVAL, "out is NULL");
-    }
-    *out = NULL;
+    WPART_CHECK(wpart_i_dyn_out(out));
     if (n_pu < 1) {
         return wpart_i_error(WPART_EINVAL, "n_pu must be >= 1, got %d", (int)n_pu);
     }

@@ -88,6 +88,16 @@ wpart_status_t wpart_i_dyn_new(size_t size, const wpart_i_dyn_vtable_t *vt, int3
                                int64_t total, int64_t max_actions, const char *what,
                                wpart_dynamic_balancer_t **obj);
 
+/** The first check of a balancer constructor: out must not be NULL (EINVAL); sets *out = NULL. */
+static inline wpart_status_t wpart_i_dyn_out(wpart_dynamic_balancer_t **out)
+{
+    if (!out) {
+        return wpart_i_error(WPART_EINVAL, "out is NULL");
+    }
+    *out = NULL;
+    return WPART_OK;
+}
+
 /** wpart_i_dyn_assign for every PU p in order: size sizes[p] (or `size` when sizes is NULL),
  * quantum 1, kind and vstep as given, no model. got (may be NULL) receives each PU's assigned
  * size and *issued (may be NULL) the number of blocks issued. */

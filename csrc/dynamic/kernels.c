@@ -33,6 +33,25 @@ static void *team_entry(void *p)
     return NULL;
 }
 
+/* The block [start, start + count) of a kernel call (`what`: its unit) lies in [0, total), and
+ * nthreads is in range. */
+static wpart_status_t check_block(const char *what, int64_t start, int64_t count, int64_t total,
+                                  int nthreads)
+{
+    wpart_status_t st = WPART_OK;
+    if (start < 0 || count < 0 || start > total || count > total - start) {
+        WPART_FAIL(WPART_EINVAL,
+                   "%s block [%" PRId64 ", %" PRId64 " + %" PRId64 ") is outside [0, %" PRId64 ")",
+                   what, start, start, count, total);
+    }
+    if (nthreads < 1 || nthreads > WPART_DYN_KERNEL_MAX_THREADS) {
+        WPART_FAIL(WPART_EINVAL, "nthreads must be in [1, %d], got %d",
+                   WPART_DYN_KERNEL_MAX_THREADS, nthreads);
+    }
+cleanup:
+    return st;
+}
+
 /* Runs fn(ctx, r, nthreads) for r = 0..nthreads-1, rank 0 on the calling thread. */
 static void team_run(team_fn fn, void *ctx, int nthreads)
 {
@@ -157,16 +176,7 @@ wpart_status_t wpart_dynamic_kernel_gemm_cols(int64_t n, int64_t kdim, int64_t N
         !wpart_i_mul_size(n, N, &prod)) {
         WPART_FAIL(WPART_EOVERFLOW, "matrix sizes overflow int64");
     }
-    if (col0 < 0 || ncols < 0 || col0 > N || ncols > N - col0) {
-        WPART_FAIL(WPART_EINVAL,
-                   "column block [%" PRId64 ", %" PRId64 " + %" PRId64 ") is outside [0, %" PRId64
-                   ")",
-                   col0, col0, ncols, N);
-    }
-    if (nthreads < 1 || nthreads > WPART_DYN_KERNEL_MAX_THREADS) {
-        WPART_FAIL(WPART_EINVAL, "nthreads must be in [1, %d], got %d",
-                   WPART_DYN_KERNEL_MAX_THREADS, nthreads);
-    }
+    WPART_CHECK(check_block("column", col0, ncols, N, nthreads));
     if (n == 0 || ncols == 0) {
         goto cleanup;
     }
@@ -234,16 +244,7 @@ wpart_status_t wpart_dynamic_kernel_kmeans_assign(int64_t npoints, int64_t d, in
     if (!wpart_i_mul_size(npoints, d, &prod) || !wpart_i_mul_size(k, d, &prod)) {
         WPART_FAIL(WPART_EOVERFLOW, "array sizes overflow int64");
     }
-    if (p0 < 0 || np < 0 || p0 > npoints || np > npoints - p0) {
-        WPART_FAIL(WPART_EINVAL,
-                   "point block [%" PRId64 ", %" PRId64 " + %" PRId64 ") is outside [0, %" PRId64
-                   ")",
-                   p0, p0, np, npoints);
-    }
-    if (nthreads < 1 || nthreads > WPART_DYN_KERNEL_MAX_THREADS) {
-        WPART_FAIL(WPART_EINVAL, "nthreads must be in [1, %d], got %d",
-                   WPART_DYN_KERNEL_MAX_THREADS, nthreads);
-    }
+    WPART_CHECK(check_block("point", p0, np, npoints, nthreads));
     if ((sums == NULL) != (counts == NULL)) {
         WPART_FAIL(WPART_EINVAL, "sums and counts must be given together");
     }

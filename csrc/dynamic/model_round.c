@@ -79,6 +79,20 @@ static void heap_down(double *he, int64_t *hp, int64_t k, int64_t i)
     }
 }
 
+/* After the top PU took a step: with keep, its new key v replaces the top; else the top leaves
+ * the heap (of *k entries) for the last one. Then the top sifts down. */
+static void heap_top(double *he, int64_t *hp, int64_t *k, int keep, double v)
+{
+    if (keep) {
+        he[0] = v;
+    } else {
+        (*k)--;
+        he[0] = he[*k];
+        hp[0] = hp[*k];
+    }
+    heap_down(he, hp, *k, 0);
+}
+
 #define ROUND_HEAP_MAX 256 /* PUs whose heap lives on the stack (beyond: allocated) */
 #define ROUND_POLL 4096    /* evaluations of E between two polls of the control hooks */
 
@@ -371,14 +385,9 @@ wpart_status_t wpart_dynamic_round_blocks_ctl(int64_t n, wpart_dynamic_time_fn E
             }
             blocks_out[best] -= step;
             sum -= step;
-            if (blocks_out[best] > LB(best)) {
-                he[0] = -eval_checked(E, ctx, best, (double)blocks_out[best], &ce);
-            } else {
-                k--;
-                he[0] = he[k];
-                hp[0] = hp[k];
-            }
-            heap_down(he, hp, k, 0);
+            int keep = blocks_out[best] > LB(best);
+            heap_top(he, hp, &k, keep,
+                     keep ? -eval_checked(E, ctx, best, (double)blocks_out[best], &ce) : 0.0);
             WPART_CHECK(rpoll(control, t0, &tick, 1));
         }
     }
@@ -453,14 +462,10 @@ wpart_status_t wpart_dynamic_round_blocks_ctl(int64_t n, wpart_dynamic_time_fn E
             int64_t best = hp[0];
             blocks_out[best] += quantum;
             r -= quantum;
-            if (r >= quantum && blocks_out[best] <= UB(best) - quantum) {
-                he[0] = eval_checked(E, ctx, best, (double)(blocks_out[best] + quantum), &ce);
-            } else {
-                k--;
-                he[0] = he[k];
-                hp[0] = hp[k];
-            }
-            heap_down(he, hp, k, 0);
+            int keep = r >= quantum && blocks_out[best] <= UB(best) - quantum;
+            heap_top(he, hp, &k, keep,
+                     keep ? eval_checked(E, ctx, best, (double)(blocks_out[best] + quantum), &ce)
+                          : 0.0);
             WPART_CHECK(rpoll(control, t0, &tick, 1));
         }
     }

@@ -58,6 +58,18 @@ wpart_status_t wpart_i_dyn_cerr_fail(const cerr_t *ce)
  * search at once). Stops when b - a <= xtol. Writes the final bracket; ce is filled when E
  * returned a bad value or decreased.
  */
+/* The bracket's progress: a step that halves the reference width w_ref resets the count of
+ * stale steps (three in a row force a bisection), any other adds one. */
+static void stale_step(double width, double *wref, int *stale)
+{
+    if (width <= 0.5 * *wref) {
+        *wref = width;
+        *stale = 0;
+    } else {
+        (*stale)++;
+    }
+}
+
 static void inv_bracket(wpart_dynamic_time_fn E, void *ctx, int64_t p, double T, double *pa,
                         double *pfa, double *pb, double *pfb, double rtol, double atol,
                         int max_inner, cerr_t *ce)
@@ -107,12 +119,7 @@ static void inv_bracket(wpart_dynamic_time_fn E, void *ctx, int64_t p, double T,
             }
             last = -1;
         }
-        if (b - a <= 0.5 * wref) {
-            wref = b - a;
-            stale = 0;
-        } else {
-            stale++;
-        }
+        stale_step(b - a, &wref, &stale);
     }
     *pa = a;
     *pfa = fa;
@@ -535,12 +542,7 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
             }
             last = -1;
         }
-        if (T_hi - T_lo <= 0.5 * wref) {
-            wref = T_hi - T_lo;
-            stale = 0;
-        } else {
-            stale++;
-        }
+        stale_step(T_hi - T_lo, &wref, &stale);
     }
     if (ce.code) {
         st = wpart_i_dyn_cerr_fail(&ce);

@@ -407,10 +407,8 @@ static wpart_status_t hac_eval_done(wpart_dynamic_balancer_t *b, int64_t token, 
                                     wpart_dynamic_actions_t *out)
 {
     plb_t *s = (plb_t *)b;
-    wpart_status_t st = check_result(s, token);
-    if (st != WPART_OK) {
-        return st;
-    }
+    wpart_status_t st = WPART_OK;
+    WPART_CHECK(check_result(s, token));
     int first = s->version == 0;
     WPART_CHECK(publish(s, now));
     for (int32_t w = 0; w < b->n; w++) {
@@ -520,10 +518,8 @@ static wpart_status_t hec_eval_done(wpart_dynamic_balancer_t *b, int64_t token, 
                                     wpart_dynamic_actions_t *out)
 {
     plb_t *s = (plb_t *)b;
-    wpart_status_t st = check_result(s, token);
-    if (st != WPART_OK) {
-        return st;
-    }
+    wpart_status_t st = WPART_OK;
+    WPART_CHECK(check_result(s, token));
     WPART_CHECK(publish(s, now));
     for (int32_t w = 0; w < b->n; w++) {
         s->waiting[w] = 0;

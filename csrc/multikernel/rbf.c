@@ -289,6 +289,36 @@ cleanup:
     return st;
 }
 
+/* The interpolation of method `how` at x over the m merged nodes U (values v, RBF
+ * coefficients coef); a value that is not finite (a badly conditioned system) falls back to
+ * inverse distance weighting. The nearest node's index goes to *near when near is given (it
+ * is searched only when near is given or the method needs it). */
+static double interp_at(int32_t how, int32_t m, int32_t d, const double *U, const double *v,
+                        const double *coef, const double *x, int32_t *near)
+{
+    int32_t j = 0;
+    if (near || how == WPART_MULTIKERNEL_INTERP_NEAREST || how == WPART_MULTIKERNEL_INTERP_RBF) {
+        j = nearest(m, d, U, x);
+    }
+    double r;
+    switch (how) {
+    case WPART_MULTIKERNEL_INTERP_NODE: r = v[0]; break;
+    case WPART_MULTIKERNEL_INTERP_NEAREST: r = v[j]; break;
+    case WPART_MULTIKERNEL_INTERP_RBF:
+        /* exact at a node (the solve's rounding is not) */
+        r = dist2(d, U + (int64_t)j * d, x) == 0.0 ? v[j] : rbf_eval(m, d, U, coef, x);
+        break;
+    default: r = idw(m, d, U, v, x); break;
+    }
+    if (!isfinite(r)) {
+        r = idw(m, d, U, v, x);
+    }
+    if (near) {
+        *near = j;
+    }
+    return r;
+}
+
 wpart_status_t wpart_multikernel_interp_eval(const double *model, int32_t q, const double *Q,
                                              double *out, int32_t *how_out, int32_t *near_out)
 {
@@ -306,22 +336,8 @@ wpart_status_t wpart_multikernel_interp_eval(const double *model, int32_t q, con
     }
     const double *U = model + 3, *v = U + (int64_t)m * d, *coef = v + m, *first = coef + m + d + 1;
     for (int32_t k = 0; k < q; k++) {
-        const double *x = Q + (int64_t)k * d;
-        int32_t j = nearest(m, d, U, x);
-        double r;
-        switch (how) {
-        case WPART_MULTIKERNEL_INTERP_NODE: r = v[0]; break;
-        case WPART_MULTIKERNEL_INTERP_NEAREST: r = v[j]; break;
-        case WPART_MULTIKERNEL_INTERP_RBF:
-            /* exact at a node (the solve's rounding is not) */
-            r = dist2(d, U + (int64_t)j * d, x) == 0.0 ? v[j] : rbf_eval(m, d, U, coef, x);
-            break;
-        default: r = idw(m, d, U, v, x); break;
-        }
-        if (!isfinite(r)) { /* a badly conditioned system: the next fall-back */
-            r = idw(m, d, U, v, x);
-        }
-        out[k] = r;
+        int32_t j;
+        out[k] = interp_at(how, m, d, U, v, coef, Q + (int64_t)k * d, &j);
         if (near_out) {
             near_out[k] = (int32_t)first[j];
         }
@@ -367,23 +383,7 @@ wpart_status_t wpart_multikernel_interpolate_ctl(int32_t n, int32_t d, const dou
     int32_t m = 0, how = 0;
     WPART_CHECK(interp_prepare(n, d, X, y, U, v, cnt, NULL, coef, ctl, t0, &work, &m, &how));
     for (int32_t k = 0; k < q; k++) {
-        const double *x = Q + (int64_t)k * d;
-        double r;
-        switch (how) {
-        case WPART_MULTIKERNEL_INTERP_NODE: r = v[0]; break;
-        case WPART_MULTIKERNEL_INTERP_NEAREST: r = v[nearest(m, d, U, x)]; break;
-        case WPART_MULTIKERNEL_INTERP_RBF: {
-            /* exact at a node (the solve's rounding is not) */
-            int32_t j = nearest(m, d, U, x);
-            r = dist2(d, U + (int64_t)j * d, x) == 0.0 ? v[j] : rbf_eval(m, d, U, coef, x);
-            break;
-        }
-        default: r = idw(m, d, U, v, x); break;
-        }
-        if (!isfinite(r)) { /* a badly conditioned system: the next fall-back */
-            r = idw(m, d, U, v, x);
-        }
-        out[k] = r;
+        out[k] = interp_at(how, m, d, U, v, coef, Q + (int64_t)k * d, NULL);
         WPART_CHECK(rbf_poll(ctl, t0, &work, (int64_t)m * d));
     }
     if (how_out) {

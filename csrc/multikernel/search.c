@@ -180,15 +180,25 @@ wpart_status_t wpart_multikernel_detector_init(wpart_multikernel_detector_t *d, 
     return WPART_OK;
 }
 
+/* The checks of a set_window call: the state (`who`) given, window in 1..wmax. */
+static wpart_status_t check_window(int have_state, const char *who, int32_t window, int32_t wmax)
+{
+    if (!have_state) {
+        return wpart_i_error(WPART_EINVAL, "%s: NULL state", who);
+    }
+    if (window < 1 || window > wmax) {
+        return wpart_i_error(WPART_EINVAL, "window must be in 1..%d, got %d", (int)wmax,
+                             (int)window);
+    }
+    return WPART_OK;
+}
+
 wpart_status_t wpart_multikernel_detector_set_window(wpart_multikernel_detector_t *d,
                                                      int32_t window)
 {
-    if (!d) {
-        return wpart_i_error(WPART_EINVAL, "detector: NULL state");
-    }
-    if (window < 1 || window > WPART_MULTIKERNEL_DET_WMAX) {
-        return wpart_i_error(WPART_EINVAL, "window must be in 1..%d, got %d",
-                             WPART_MULTIKERNEL_DET_WMAX, (int)window);
+    wpart_status_t st = check_window(d != NULL, "detector", window, WPART_MULTIKERNEL_DET_WMAX);
+    if (st != WPART_OK) {
+        return st;
     }
     d->window = window;
     wpart_multikernel_detector_reset(d);
@@ -335,12 +345,9 @@ wpart_status_t wpart_multikernel_abs_start(wpart_multikernel_abs_t *a, double s,
 wpart_status_t wpart_multikernel_abs_set_window(wpart_multikernel_abs_t *a, int32_t window,
                                                 double band)
 {
-    if (!a) {
-        return wpart_i_error(WPART_EINVAL, "abs: NULL state");
-    }
-    if (window < 1 || window > WPART_MULTIKERNEL_ABS_WMAX) {
-        return wpart_i_error(WPART_EINVAL, "window must be in 1..%d, got %d",
-                             WPART_MULTIKERNEL_ABS_WMAX, (int)window);
+    wpart_status_t st = check_window(a != NULL, "abs", window, WPART_MULTIKERNEL_ABS_WMAX);
+    if (st != WPART_OK) {
+        return st;
     }
     if (!(band >= 0.0 && band < 1.0)) {
         return wpart_i_error(WPART_EINVAL, "band must be in [0, 1), got %g", band);

@@ -202,23 +202,19 @@ cleanup:
     return st;
 }
 
-/* The handlers of the multi-kernel event types on the engine's loop (event_loop.h). */
-static wpart_status_t h_up_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_event_t *ev)
+/* The handlers of the multi-kernel event types on the engine's loop (event_loop.h). An upload
+ * done hands its partition to the compute engine, a compute done to the copy engine (download). */
+static wpart_status_t h_stage_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_event_t *ev)
 {
     multikernel_t *s = ctx;
     gpu_t *u = &s->g[ev->pu];
     (void)lp;
-    return hand_over(s, ev->pu, ev->t, (int32_t)ev->arg, u->cq, &u->cq_t, u->comp_busy,
-                     comp_next, copy_next);
-}
-
-static wpart_status_t h_comp_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_event_t *ev)
-{
-    multikernel_t *s = ctx;
-    gpu_t *u = &s->g[ev->pu];
-    (void)lp;
-    return hand_over(s, ev->pu, ev->t, (int32_t)ev->arg, u->dq, &u->dq_t, u->copy_busy,
-                     copy_next, comp_next);
+    if (ev->type == EV_MULTIKERNEL_UP_DONE) {
+        return hand_over(s, ev->pu, ev->t, (int32_t)ev->arg, u->cq, &u->cq_t, u->comp_busy,
+                         comp_next, copy_next);
+    }
+    return hand_over(s, ev->pu, ev->t, (int32_t)ev->arg, u->dq, &u->dq_t, u->copy_busy, copy_next,
+                     comp_next);
 }
 
 static wpart_status_t h_down_done(void *ctx, wpart_i_loop_t *lp, const wpart_i_event_t *ev)
@@ -333,8 +329,8 @@ wpart_status_t wpart_multikernel_sim_run(const wpart_multikernel_sim_t *in, doub
         s.noise[e] = noise_lognormal(in->seed, ids, 2, in->sigma);
     }
     WPART_CHECK(start_pass(&s, 0.0));
-    wpart_i_loop_on(&s.loop, EV_MULTIKERNEL_UP_DONE, h_up_done);
-    wpart_i_loop_on(&s.loop, EV_MULTIKERNEL_COMP_DONE, h_comp_done);
+    wpart_i_loop_on(&s.loop, EV_MULTIKERNEL_UP_DONE, h_stage_done);
+    wpart_i_loop_on(&s.loop, EV_MULTIKERNEL_COMP_DONE, h_stage_done);
     wpart_i_loop_on(&s.loop, EV_MULTIKERNEL_DOWN_DONE, h_down_done);
     wpart_i_loop_on(&s.loop, EV_MULTIKERNEL_CPU_DONE, h_cpu_done);
     wpart_i_loop_on(&s.loop, EV_MULTIKERNEL_BARRIER, h_barrier);
