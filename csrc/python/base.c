@@ -275,13 +275,16 @@ cleanup:
     return res;
 }
 
+/* The functions (their signatures: wpart/_core.pyi):
+ * - prefix_sum: Bordered prefix sum of a 1-D, 2-D or 3-D int64/float64 array.
+ * - box_loads: Loads of many half-open boxes from a prefix.
+ * - partition_1d: 1D chains-on-chains partition: (separators, prefix, stats).
+ * - probe_1d: PROBE: (ok, greedy separators). */
 static PyMethodDef base_methods[] = {
-    {"prefix_sum", (PyCFunction)(void (*)(void))wpy_prefix_sum, METH_VARARGS | METH_KEYWORDS,
-     "Bordered prefix sum of a 1-D, 2-D or 3-D int64/float64 array."},
-    {"box_loads", wpy_box_loads, METH_VARARGS, "Loads of many half-open boxes from a prefix."},
-    {"partition_1d", (PyCFunction)(void (*)(void))wpy_partition_1d, METH_VARARGS | METH_KEYWORDS,
-     "1D chains-on-chains partition: (separators, prefix, stats)."},
-    {"probe_1d", wpy_probe_1d, METH_VARARGS, "PROBE: (ok, greedy separators)."},
+    {"prefix_sum", WPY_CFUNC(wpy_prefix_sum), WPY_KW, NULL},
+    {"box_loads", wpy_box_loads, METH_VARARGS, NULL},
+    {"partition_1d", WPY_CFUNC(wpy_partition_1d), WPY_KW, NULL},
+    {"probe_1d", wpy_probe_1d, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 

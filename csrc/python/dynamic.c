@@ -240,20 +240,24 @@ static PyObject *Balancer_get_total(BalancerObject *self, void *closure)
     return PyLong_FromLongLong(wpart_dynamic_balancer_total(self->b));
 }
 
+/* The functions (their signatures: wpart/_core.pyi):
+ * - start(now=0.0) -> list of actions
+ * - on_complete(pu, block_id, t_xfer, t_comp, now) -> actions
+ * - eval_run(token): the evaluation (GIL released; any thread)
+ * - eval_done(token, now) -> list of actions
+ * - idle_reason(pu) -> 0 other, 1 barrier, 2 eval, 3 starved
+ * - stats: counters as a dict
+ * - series: published series: rows [t, version, T_pred, S_eff, X_0..X_{n-1}]
+ * - shares: step shares in percent, or None */
 static PyMethodDef Balancer_methods[] = {
-    {"start", (PyCFunction)Balancer_start, METH_VARARGS, "start(now=0.0) -> list of actions"},
-    {"on_complete", (PyCFunction)(void (*)(void))Balancer_on_complete,
-     METH_VARARGS | METH_KEYWORDS, "on_complete(pu, block_id, t_xfer, t_comp, now) -> actions"},
-    {"eval_run", (PyCFunction)Balancer_eval_run, METH_VARARGS,
-     "eval_run(token): the evaluation (GIL released; any thread)"},
-    {"eval_done", (PyCFunction)Balancer_eval_done, METH_VARARGS,
-     "eval_done(token, now) -> list of actions"},
-    {"idle_reason", (PyCFunction)Balancer_idle_reason, METH_VARARGS,
-     "idle_reason(pu) -> 0 other, 1 barrier, 2 eval, 3 starved"},
-    {"stats", (PyCFunction)Balancer_stats, METH_NOARGS, "counters as a dict"},
-    {"series", (PyCFunction)Balancer_series, METH_NOARGS,
-     "published series: rows [t, version, T_pred, S_eff, X_0..X_{n-1}]"},
-    {"shares", (PyCFunction)Balancer_shares, METH_NOARGS, "step shares in percent, or None"},
+    {"start", (PyCFunction)Balancer_start, METH_VARARGS, NULL},
+    {"on_complete", WPY_CFUNC(Balancer_on_complete), WPY_KW, NULL},
+    {"eval_run", (PyCFunction)Balancer_eval_run, METH_VARARGS, NULL},
+    {"eval_done", (PyCFunction)Balancer_eval_done, METH_VARARGS, NULL},
+    {"idle_reason", (PyCFunction)Balancer_idle_reason, METH_VARARGS, NULL},
+    {"stats", (PyCFunction)Balancer_stats, METH_NOARGS, NULL},
+    {"series", (PyCFunction)Balancer_series, METH_NOARGS, NULL},
+    {"shares", (PyCFunction)Balancer_shares, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
@@ -315,9 +319,12 @@ static PyObject *py_static(PyObject *self, PyObject *args)
     return wpy_balancer_wrap(b);
 }
 
+/* The functions (their signatures: wpart/_core.pyi):
+ * - dynamic_greedy(m, n, chunk)
+ * - dynamic_static(blocks) */
 static PyMethodDef dynamic_methods[] = {
-    {"dynamic_greedy", py_greedy, METH_VARARGS, "dynamic_greedy(m, n, chunk)"},
-    {"dynamic_static", py_static, METH_VARARGS, "dynamic_static(blocks)"},
+    {"dynamic_greedy", py_greedy, METH_VARARGS, NULL},
+    {"dynamic_static", py_static, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 

@@ -196,23 +196,27 @@ static PyObject *py_split(PyObject *self, PyObject *args)
     return res;
 }
 
+/* The functions (their signatures: wpart/_core.pyi):
+ * - dynamic_hdss(m, n, x_init, eps, rounds_max, adapt_fraction, kappa, min_chunk)
+ * - dynamic_hdss_weights(balancer) -> phase-1 weights (sum 1) or None
+ * - dynamic_acosta(m, n, step, threshold, eval_at_barrier)
+ * - dynamic_naive(m, n, x_init)
+ * - dynamic_asymmetric(total, pu_kinds, g_cpu, ratio)
+ * - dynamic_static_peak(total, peak_rates)
+ * - dynamic_dmda(total, piece_times, chunk)
+ * - dynamic_fixed_blocks(total, blocks, sync)
+ * - dynamic_split_proportional(total, weights) -> int64 parts (largest remainder) */
 static PyMethodDef baselines_methods[] = {
-    {"dynamic_hdss", py_hdss, METH_VARARGS,
-     "dynamic_hdss(m, n, x_init, eps, rounds_max, adapt_fraction, kappa, min_chunk)"},
-    {"dynamic_hdss_weights", py_hdss_weights, METH_VARARGS,
-     "dynamic_hdss_weights(balancer) -> phase-1 weights (sum 1) or None"},
-    {"dynamic_acosta", py_acosta, METH_VARARGS,
-     "dynamic_acosta(m, n, step, threshold, eval_at_barrier)"},
-    {"dynamic_naive", py_naive, METH_VARARGS, "dynamic_naive(m, n, x_init)"},
-    {"dynamic_asymmetric", py_asymmetric, METH_VARARGS,
-     "dynamic_asymmetric(total, pu_kinds, g_cpu, ratio)"},
-    {"dynamic_static_peak", py_static_peak, METH_VARARGS, "dynamic_static_peak(total, peak_rates)"},
-    {"dynamic_dmda", py_dmda, METH_VARARGS, "dynamic_dmda(total, piece_times, chunk)"},
-    {"dynamic_fixed_blocks", py_fixed_blocks, METH_VARARGS,
-     "dynamic_fixed_blocks(total, blocks, sync)"},
-    {"dynamic_split_proportional", py_split, METH_VARARGS,
-     "dynamic_split_proportional(total, weights) -> int64 parts (largest remainder)"},
+    {"dynamic_hdss", py_hdss, METH_VARARGS, NULL},
+    {"dynamic_hdss_weights", py_hdss_weights, METH_VARARGS, NULL},
+    {"dynamic_acosta", py_acosta, METH_VARARGS, NULL},
+    {"dynamic_naive", py_naive, METH_VARARGS, NULL},
+    {"dynamic_asymmetric", py_asymmetric, METH_VARARGS, NULL},
+    {"dynamic_static_peak", py_static_peak, METH_VARARGS, NULL},
+    {"dynamic_dmda", py_dmda, METH_VARARGS, NULL},
+    {"dynamic_fixed_blocks", py_fixed_blocks, METH_VARARGS, NULL},
+    {"dynamic_split_proportional", py_split, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
-int wpy_dynamic_baselines_init(PyObject *m) { return PyModule_AddFunctions(m, baselines_methods); }
+WPY_DEFINE_INIT(dynamic_baselines, baselines_methods)

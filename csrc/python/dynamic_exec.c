@@ -295,14 +295,15 @@ static PyObject *py_drive(PyObject *self, PyObject *args)
     return res;
 }
 
+/* The functions (their signatures: wpart/_core.pyi):
+ * - dynamic_kernel_gemm_cols(A, B, C, col0, ncols, nthreads): C[:, block] = A @ B[:, block]
+ * - dynamic_kernel_kmeans_assign(points, centroids, labels, sums, counts, p0, np, nthreads)
+ * - dynamic_drive(balancer, source, eval_cost, progress, time_limit) -> dict */
 static PyMethodDef exec_methods[] = {
-    {"dynamic_kernel_gemm_cols", py_gemm_cols, METH_VARARGS,
-     "dynamic_kernel_gemm_cols(A, B, C, col0, ncols, nthreads): C[:, block] = A @ B[:, block]"},
-    {"dynamic_kernel_kmeans_assign", py_kmeans_assign, METH_VARARGS,
-     "dynamic_kernel_kmeans_assign(points, centroids, labels, sums, counts, p0, np, nthreads)"},
-    {"dynamic_drive", py_drive, METH_VARARGS,
-     "dynamic_drive(balancer, source, eval_cost, progress, time_limit) -> dict"},
+    {"dynamic_kernel_gemm_cols", py_gemm_cols, METH_VARARGS, NULL},
+    {"dynamic_kernel_kmeans_assign", py_kmeans_assign, METH_VARARGS, NULL},
+    {"dynamic_drive", py_drive, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
-int wpy_dynamic_exec_init(PyObject *m) { return PyModule_AddFunctions(m, exec_methods); }
+WPY_DEFINE_INIT(dynamic_exec, exec_methods)

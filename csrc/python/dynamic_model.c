@@ -585,20 +585,25 @@ cleanup:
     return res;
 }
 
+/* The functions (their signatures: wpart/_core.pyi):
+ * - dynamic_fit_model: Fit a performance model (packed).
+ * - dynamic_model_eval: Evaluate a packed model (0 E, 1 F, 2 G).
+ * - dynamic_model_inverse: sup{x in [lo, hi]: E(x) <= t}.
+ * - dynamic_solve_equal_time: Solve (P_S) by water-filling.
+ * - dynamic_equal_finish: (P_S) then the optimal rounding: (sizes, time, T).
+ * - dynamic_capacity: Time mode: x(T) and H(T).
+ * - dynamic_round_blocks: Optimal discrete rounding.
+ * - dynamic_oracle_milp: PWL min-max MILP (GLPK). */
 static PyMethodDef wpy_dynamic_model_methods[] = {
-    {"dynamic_fit_model", wpy_dyn_fit, METH_VARARGS, "Fit a performance model (packed)."},
-    {"dynamic_model_eval", wpy_dyn_eval, METH_VARARGS, "Evaluate a packed model (0 E, 1 F, 2 G)."},
-    {"dynamic_model_inverse", wpy_dyn_inverse, METH_VARARGS, "sup{x in [lo, hi]: E(x) <= t}."},
-    {"dynamic_solve_equal_time", (PyCFunction)(void (*)(void))wpy_dyn_solve, METH_FASTCALL,
-     "Solve (P_S) by water-filling."},
-    {"dynamic_equal_finish", (PyCFunction)(void (*)(void))wpy_dyn_equal_finish, METH_FASTCALL,
-     "(P_S) then the optimal rounding: (sizes, time, T)."},
-    {"dynamic_capacity", wpy_dyn_capacity, METH_VARARGS, "Time mode: x(T) and H(T)."},
-    {"dynamic_round_blocks", wpy_dyn_round, METH_VARARGS, "Optimal discrete rounding."},
-    {"dynamic_oracle_milp", wpy_dyn_oracle_milp, METH_VARARGS, "PWL min-max MILP (GLPK)."},
-    {NULL, NULL, 0, NULL}};
+    {"dynamic_fit_model", wpy_dyn_fit, METH_VARARGS, NULL},
+    {"dynamic_model_eval", wpy_dyn_eval, METH_VARARGS, NULL},
+    {"dynamic_model_inverse", wpy_dyn_inverse, METH_VARARGS, NULL},
+    {"dynamic_solve_equal_time", WPY_CFUNC(wpy_dyn_solve), METH_FASTCALL, NULL},
+    {"dynamic_equal_finish", WPY_CFUNC(wpy_dyn_equal_finish), METH_FASTCALL, NULL},
+    {"dynamic_capacity", wpy_dyn_capacity, METH_VARARGS, NULL},
+    {"dynamic_round_blocks", wpy_dyn_round, METH_VARARGS, NULL},
+    {"dynamic_oracle_milp", wpy_dyn_oracle_milp, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
 
-int wpy_dynamic_model_init(PyObject *m)
-{
-    return PyModule_AddFunctions(m, wpy_dynamic_model_methods);
-}
+WPY_DEFINE_INIT(dynamic_model, wpy_dynamic_model_methods)

@@ -355,19 +355,20 @@ fail:
     return res;
 }
 
+/* The functions (their signatures: wpart/_core.pyi):
+ * - dynamic_plbhac(n, total, kinds, opts, min_block, cap, hec) -> Balancer
+ * - dynamic_plbhac_current(bal) -> (X, T_pred, S_eff, S, version)
+ * - dynamic_plbhac_models(bal) -> packed models [n, 23]
+ * - dynamic_plbhac_min_blocks(bal) -> int64[n]
+ * - dynamic_fit_incremental(x, t_comp, t_xfer, quantum, opts, reps) -> (inc, batch, s_inc,
+ *   s_batch, rebuilds) */
 static PyMethodDef plbhac_methods[] = {
-    {"dynamic_plbhac", py_plbhac, METH_VARARGS,
-     "dynamic_plbhac(n, total, kinds, opts, min_block, cap, hec) -> Balancer"},
-    {"dynamic_plbhac_current", py_current, METH_VARARGS,
-     "dynamic_plbhac_current(bal) -> (X, T_pred, S_eff, S, version)"},
-    {"dynamic_plbhac_models", py_models, METH_VARARGS,
-     "dynamic_plbhac_models(bal) -> packed models [n, 23]"},
-    {"dynamic_plbhac_min_blocks", py_min_blocks, METH_VARARGS,
-     "dynamic_plbhac_min_blocks(bal) -> int64[n]"},
-    {"dynamic_fit_incremental", py_fit_incremental, METH_VARARGS,
-     "dynamic_fit_incremental(x, t_comp, t_xfer, quantum, opts, reps) -> (inc, batch, s_inc, "
-     "s_batch, rebuilds)"},
+    {"dynamic_plbhac", py_plbhac, METH_VARARGS, NULL},
+    {"dynamic_plbhac_current", py_current, METH_VARARGS, NULL},
+    {"dynamic_plbhac_models", py_models, METH_VARARGS, NULL},
+    {"dynamic_plbhac_min_blocks", py_min_blocks, METH_VARARGS, NULL},
+    {"dynamic_fit_incremental", py_fit_incremental, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
-int wpy_dynamic_plbhac_init(PyObject *m) { return PyModule_AddFunctions(m, plbhac_methods); }
+WPY_DEFINE_INIT(dynamic_plbhac, plbhac_methods)

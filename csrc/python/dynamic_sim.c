@@ -675,17 +675,20 @@ static PyObject *py_integrate(PyObject *self, PyObject *args)
     return PyFloat_FromDouble(r);
 }
 
+/* The functions (their signatures: wpart/_core.pyi):
+ * - dynamic_simulate(dev, tab_x, tab_t, tab_off, fluct, onoff, balancer, ...) -> dict
+ * - dynamic_py_balancer(obj, m, n, max_actions) -> Balancer driving a Python balancer
+ * - dynamic_device_time(dev, tab_x, tab_t, tab_off, p, x, first, part) -> times
+ * - dynamic_device_block(dev, tab_x, tab_t, tab_off, fluct, p, seed, j, x, t) -> tuple
+ * - dynamic_noise(seed, pu, purpose, j, sigma)
+ * - dynamic_integrate(fluct, pu, t, D) */
 static PyMethodDef sim_methods[] = {
-    {"dynamic_simulate", (PyCFunction)(void (*)(void))py_simulate, METH_VARARGS | METH_KEYWORDS,
-     "dynamic_simulate(dev, tab_x, tab_t, tab_off, fluct, onoff, balancer, ...) -> dict"},
-    {"dynamic_py_balancer", py_py_balancer, METH_VARARGS,
-     "dynamic_py_balancer(obj, m, n, max_actions) -> Balancer driving a Python balancer"},
-    {"dynamic_device_time", py_device_time, METH_VARARGS,
-     "dynamic_device_time(dev, tab_x, tab_t, tab_off, p, x, first, part) -> times"},
-    {"dynamic_device_block", py_device_block, METH_VARARGS,
-     "dynamic_device_block(dev, tab_x, tab_t, tab_off, fluct, p, seed, j, x, t) -> tuple"},
-    {"dynamic_noise", py_noise, METH_VARARGS, "dynamic_noise(seed, pu, purpose, j, sigma)"},
-    {"dynamic_integrate", py_integrate, METH_VARARGS, "dynamic_integrate(fluct, pu, t, D)"},
+    {"dynamic_simulate", WPY_CFUNC(py_simulate), WPY_KW, NULL},
+    {"dynamic_py_balancer", py_py_balancer, METH_VARARGS, NULL},
+    {"dynamic_device_time", py_device_time, METH_VARARGS, NULL},
+    {"dynamic_device_block", py_device_block, METH_VARARGS, NULL},
+    {"dynamic_noise", py_noise, METH_VARARGS, NULL},
+    {"dynamic_integrate", py_integrate, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 

@@ -463,24 +463,29 @@ done:
     return res;
 }
 
+/* The functions (their signatures: wpart/_core.pyi):
+ * - hetero_front: Front of a hetero instance: ((energy, dynamic, time, dist), stats), or
+ *   'time_limit'.
+ * - hetero_point: One distribution (time, energy, dist), None (infeasible) or 'time_limit'.
+ * - hetero_total_energy: Total-energy filter of a dynamic-energy front.
+ * - hetero_eval: (time, energy) of a distribution.
+ * - hetero_milp_front: Epsilon-constraint MILP front (GLPK): (energy, dynamic, time, dist), or
+ *   'time_limit'.
+ * - hetero_dgemm: C += A @ B (blocked C kernel, GIL released).
+ * - hetero_parse_points: Bulk parse of `size time [energy]` bytes: (rows, ncol, sizes, time,
+ *   energy) with cap-long arrays, or the detail string of the first bad line (GIL released).
+ * - hetero_parse_csv: Bulk parse of a profile CSV body: (rows, names, code, sizes, time, energy,
+ *   name_off, name_len), or the detail string of the first bad line (GIL released). */
 static PyMethodDef hetero_methods[] = {
-    {"hetero_front", (PyCFunction)(void (*)(void))wpy_hetero_front, METH_VARARGS | METH_KEYWORDS,
-     "Front of a hetero instance: ((energy, dynamic, time, dist), stats), or 'time_limit'."},
-    {"hetero_point", (PyCFunction)(void (*)(void))wpy_hetero_point, METH_VARARGS | METH_KEYWORDS,
-     "One distribution (time, energy, dist), None (infeasible) or 'time_limit'."},
-    {"hetero_total_energy", wpy_hetero_total_energy, METH_VARARGS,
-     "Total-energy filter of a dynamic-energy front."},
-    {"hetero_eval", wpy_hetero_eval, METH_VARARGS, "(time, energy) of a distribution."},
-    {"hetero_milp_front", wpy_hetero_milp_front, METH_VARARGS,
-     "Epsilon-constraint MILP front (GLPK): (energy, dynamic, time, dist), or 'time_limit'."},
-    {"hetero_dgemm", wpy_hetero_dgemm, METH_VARARGS, "C += A @ B (blocked C kernel, GIL released)."},
-    {"hetero_parse_points", wpy_hetero_parse_points, METH_VARARGS,
-     "Bulk parse of `size time [energy]` bytes: (rows, ncol, sizes, time, energy) with "
-     "cap-long arrays, or the detail string of the first bad line (GIL released)."},
-    {"hetero_parse_csv", wpy_hetero_parse_csv, METH_VARARGS,
-     "Bulk parse of a profile CSV body: (rows, names, code, sizes, time, energy, name_off, "
-     "name_len), or the detail string of the first bad line (GIL released)."},
+    {"hetero_front", WPY_CFUNC(wpy_hetero_front), WPY_KW, NULL},
+    {"hetero_point", WPY_CFUNC(wpy_hetero_point), WPY_KW, NULL},
+    {"hetero_total_energy", wpy_hetero_total_energy, METH_VARARGS, NULL},
+    {"hetero_eval", wpy_hetero_eval, METH_VARARGS, NULL},
+    {"hetero_milp_front", wpy_hetero_milp_front, METH_VARARGS, NULL},
+    {"hetero_dgemm", wpy_hetero_dgemm, METH_VARARGS, NULL},
+    {"hetero_parse_points", wpy_hetero_parse_points, METH_VARARGS, NULL},
+    {"hetero_parse_csv", wpy_hetero_parse_csv, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
-int wpy_hetero_init(PyObject *m) { return PyModule_AddFunctions(m, hetero_methods); }
+WPY_DEFINE_INIT(hetero, hetero_methods)

@@ -535,13 +535,14 @@ static PyObject *wpy_milp_solver_version(PyObject *self, PyObject *noargs)
     return PyUnicode_FromString(wpart_milp_solver_version());
 }
 
+/* The functions (their signatures: wpart/_core.pyi):
+ * - milp_solve: Solve a MILP given as validated arrays (see wpart.milp.solve).
+ * - milp_write: Write a MILP given as validated arrays to an LP or free-MPS file.
+ * - milp_solver_version: Version of the linked GLPK, or '' without GLPK. */
 static PyMethodDef wpy_milp_methods[] = {
-    {"milp_solve", (PyCFunction)(void (*)(void))wpy_milp_solve, METH_VARARGS | METH_KEYWORDS,
-     "Solve a MILP given as validated arrays (see wpart.milp.solve)."},
-    {"milp_write", (PyCFunction)(void (*)(void))wpy_milp_write, METH_VARARGS | METH_KEYWORDS,
-     "Write a MILP given as validated arrays to an LP or free-MPS file."},
-    {"milp_solver_version", wpy_milp_solver_version, METH_NOARGS,
-     "Version of the linked GLPK, or '' without GLPK."},
+    {"milp_solve", WPY_CFUNC(wpy_milp_solve), WPY_KW, NULL},
+    {"milp_write", WPY_CFUNC(wpy_milp_write), WPY_KW, NULL},
+    {"milp_solver_version", wpy_milp_solver_version, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 

@@ -301,38 +301,6 @@ static PyObject *py_bisect_new(PyObject *self, PyObject *args)
     return state_new(wpart_multikernel_bisect_init(&b, x_min), &b, sizeof b);
 }
 
-static PyObject *py_bisect_feedback(PyObject *self, PyObject *args)
-{
-    PyObject *o;
-    double tg, tc;
-    if (!PyArg_ParseTuple(args, "Odd:multikernel_bisect_feedback", &o, &tg, &tc)) {
-        return NULL;
-    }
-    wpart_multikernel_bisect_t b;
-    void *p = state_load(o, &b, sizeof b, "bisection");
-    if (!p) {
-        return NULL;
-    }
-    int ex = 0;
-    wpart_status_t st = wpart_multikernel_bisect_feedback(&b, tg, tc, &ex);
-    if (st != WPART_OK) {
-        return wpy_raise(st, NULL);
-    }
-    memcpy(p, &b, sizeof b);
-    return PyBool_FromLong(ex);
-}
-
-static PyObject *py_bisect_get(PyObject *self, PyObject *o)
-{
-    wpart_multikernel_bisect_t b;
-    void *p = state_load(o, &b, sizeof b, "bisection");
-    if (!p) {
-        return NULL;
-    }
-    return Py_BuildValue("(ddddiid)", b.g, b.c, b.X, b.x_min, (int)b.iter, (int)b.exhausted,
-                         wpart_multikernel_bisect_candidate(&b));
-}
-
 static PyObject *py_search_new(PyObject *self, PyObject *args)
 {
     int nf, no, nw;
@@ -341,39 +309,6 @@ static PyObject *py_search_new(PyObject *self, PyObject *args)
     }
     wpart_multikernel_search_t s;
     return state_new(wpart_multikernel_search_init(&s, nf, no, nw), &s, sizeof s);
-}
-
-static PyObject *py_search_report(PyObject *self, PyObject *args)
-{
-    PyObject *o;
-    double t;
-    if (!PyArg_ParseTuple(args, "Od:multikernel_search_report", &o, &t)) {
-        return NULL;
-    }
-    wpart_multikernel_search_t s;
-    void *p = state_load(o, &s, sizeof s, "search");
-    if (!p) {
-        return NULL;
-    }
-    wpart_status_t st = wpart_multikernel_search_report(&s, t);
-    if (st != WPART_OK) {
-        return wpy_raise(st, NULL);
-    }
-    memcpy(p, &s, sizeof s);
-    Py_RETURN_NONE;
-}
-
-static PyObject *py_search_get(PyObject *self, PyObject *o)
-{
-    wpart_multikernel_search_t s;
-    void *p = state_load(o, &s, sizeof s, "search");
-    if (!p) {
-        return NULL;
-    }
-    int32_t f, ov, w;
-    int more = wpart_multikernel_search_next(&s, &f, &ov, &w);
-    return Py_BuildValue("(iiiidiiii)", more, (int)f, (int)ov, (int)w, s.best, (int)s.best_fi,
-                         (int)s.best_oi, (int)s.best_wi, (int)s.evaluated);
 }
 
 static PyObject *py_detector_new(PyObject *self, PyObject *args)
@@ -415,29 +350,6 @@ static PyObject *py_detector_update(PyObject *self, PyObject *args)
     return Py_BuildValue("(Nd)", PyBool_FromLong(fire), dev);
 }
 
-static PyObject *py_detector_reset(PyObject *self, PyObject *o)
-{
-    wpart_multikernel_detector_t d;
-    void *p = state_load(o, &d, sizeof d, "detector");
-    if (!p) {
-        return NULL;
-    }
-    wpart_multikernel_detector_reset(&d);
-    memcpy(p, &d, sizeof d);
-    Py_RETURN_NONE;
-}
-
-static PyObject *py_detector_get(PyObject *self, PyObject *o)
-{
-    wpart_multikernel_detector_t d;
-    void *p = state_load(o, &d, sizeof d, "detector");
-    if (!p) {
-        return NULL;
-    }
-    return Py_BuildValue("(dddddLLL)", d.w, d.max_dev, d.cf, d.lbt, d.last_dev,
-                         (long long)d.runs, (long long)d.unbalanced, (long long)d.fired);
-}
-
 static PyObject *py_balance_ratio(PyObject *self, PyObject *to)
 {
     int32_t n;
@@ -468,113 +380,141 @@ static PyObject *py_abs_new(PyObject *self, PyObject *args)
     return state_new(st, &a, sizeof a);
 }
 
-/* observe(state, t_gpu, t_cpu) or restart(state, s): updates the state in place */
-static PyObject *py_abs_observe(PyObject *self, PyObject *args)
+/* The steps and reads of the state machines: one switch over the operation, one table of
+ * arguments. A step runs on a copy of the state, stored back when it succeeds. */
+enum {
+    BISECT_FEEDBACK, BISECT_GET, SEARCH_REPORT, SEARCH_GET, DETECTOR_RESET, DETECTOR_GET,
+    ABS_OBSERVE, ABS_ESTIMATE, ABS_JUDGE, ABS_RESTART, ABS_STEP, ABS_GET
+};
+
+typedef union {
+    wpart_multikernel_bisect_t bisect;
+    wpart_multikernel_search_t search;
+    wpart_multikernel_detector_t detector;
+    wpart_multikernel_abs_t abs;
+} mk_state_t;
+
+#define ABS_WHAT "adaptive binary search"
+static const struct {
+    const char *fmt; /* (state, a[, b]); NULL: the argument is the state (METH_O) */
+    size_t size;
+    const char *what;
+    int store;
+} mk_ops[] = {
+    [BISECT_FEEDBACK] = {"Odd:multikernel_bisect_feedback", sizeof(wpart_multikernel_bisect_t),
+                         "bisection", 1},
+    [BISECT_GET] = {NULL, sizeof(wpart_multikernel_bisect_t), "bisection", 0},
+    [SEARCH_REPORT] = {"Od:multikernel_search_report", sizeof(wpart_multikernel_search_t),
+                       "search", 1},
+    [SEARCH_GET] = {NULL, sizeof(wpart_multikernel_search_t), "search", 0},
+    [DETECTOR_RESET] = {NULL, sizeof(wpart_multikernel_detector_t), "detector", 1},
+    [DETECTOR_GET] = {NULL, sizeof(wpart_multikernel_detector_t), "detector", 0},
+    [ABS_OBSERVE] = {"Odd:multikernel_abs_observe", sizeof(wpart_multikernel_abs_t), ABS_WHAT, 1},
+    [ABS_ESTIMATE] = {NULL, sizeof(wpart_multikernel_abs_t), ABS_WHAT, 0},
+    [ABS_JUDGE] = {NULL, sizeof(wpart_multikernel_abs_t), ABS_WHAT, 1},
+    [ABS_RESTART] = {"Od:multikernel_abs_restart", sizeof(wpart_multikernel_abs_t), ABS_WHAT, 1},
+    [ABS_STEP] = {"Odd:multikernel_abs_step", sizeof(wpart_multikernel_abs_t), ABS_WHAT, 1},
+    [ABS_GET] = {NULL, sizeof(wpart_multikernel_abs_t), ABS_WHAT, 0},
+};
+
+static PyObject *none(void)
 {
-    PyObject *o;
-    double tg, tc;
-    if (!PyArg_ParseTuple(args, "Odd:multikernel_abs_observe", &o, &tg, &tc)) {
-        return NULL;
-    }
-    wpart_multikernel_abs_t a;
-    void *p = state_load(o, &a, sizeof a, "adaptive binary search");
-    if (!p) {
-        return NULL;
-    }
-    wpart_status_t st = wpart_multikernel_abs_observe(&a, tg, tc);
-    if (st != WPART_OK) {
-        return wpy_raise(st, NULL);
-    }
-    memcpy(p, &a, sizeof a);
     Py_RETURN_NONE;
 }
 
-static PyObject *py_abs_estimate(PyObject *self, PyObject *o)
+/* Runs operation op on the state s with the arguments a, b: the result object (NULL with an
+ * exception), the core's status in *st. */
+static PyObject *state_apply(int op, mk_state_t *s, double a, double b, wpart_status_t *st)
 {
-    wpart_multikernel_abs_t a;
-    if (!state_load(o, &a, sizeof a, "adaptive binary search")) {
-        return NULL;
+    int k = 0;
+    double v = 0.0, w = 0.0;
+    int32_t f, ov, wi;
+    *st = WPART_OK;
+    switch (op) {
+    case BISECT_FEEDBACK:
+        *st = wpart_multikernel_bisect_feedback(&s->bisect, a, b, &k);
+        return PyBool_FromLong(k);
+    case BISECT_GET:
+        return Py_BuildValue("(ddddiid)", s->bisect.g, s->bisect.c, s->bisect.X,
+                             s->bisect.x_min, (int)s->bisect.iter, (int)s->bisect.exhausted,
+                             wpart_multikernel_bisect_candidate(&s->bisect));
+    case SEARCH_REPORT:
+        *st = wpart_multikernel_search_report(&s->search, a);
+        return none();
+    case SEARCH_GET:
+        k = wpart_multikernel_search_next(&s->search, &f, &ov, &wi);
+        return Py_BuildValue("(iiiidiiii)", k, (int)f, (int)ov, (int)wi, s->search.best,
+                             (int)s->search.best_fi, (int)s->search.best_oi,
+                             (int)s->search.best_wi, (int)s->search.evaluated);
+    case DETECTOR_RESET:
+        wpart_multikernel_detector_reset(&s->detector);
+        return none();
+    case DETECTOR_GET:
+        return Py_BuildValue("(dddddLLL)", s->detector.w, s->detector.max_dev, s->detector.cf,
+                             s->detector.lbt, s->detector.last_dev, (long long)s->detector.runs,
+                             (long long)s->detector.unbalanced, (long long)s->detector.fired);
+    case ABS_OBSERVE:
+        *st = wpart_multikernel_abs_observe(&s->abs, a, b);
+        return none();
+    case ABS_ESTIMATE:
+        *st = wpart_multikernel_abs_estimate(&s->abs, &v, &w, &k);
+        return k ? Py_BuildValue("(dd)", v, w) : none();
+    case ABS_JUDGE:
+        *st = wpart_multikernel_abs_judge(&s->abs, &v);
+        return PyFloat_FromDouble(v);
+    case ABS_RESTART:
+        *st = wpart_multikernel_abs_restart(&s->abs, a);
+        return none();
+    case ABS_STEP:
+        *st = wpart_multikernel_abs_step(&s->abs, a, b, &v);
+        return PyFloat_FromDouble(v);
+    default:
+        return Py_BuildValue("(dddddddiiLid)", s->abs.s, s->abs.T, s->abs.lo, s->abs.hi,
+                             s->abs.s_prev, s->abs.T_min, s->abs.T_max, (int)s->abs.phase,
+                             (int)s->abs.last_dir, (long long)s->abs.steps, (int)s->abs.window,
+                             s->abs.band);
     }
-    double tg = 0.0, tc = 0.0;
-    int ok = 0;
-    wpart_status_t st = wpart_multikernel_abs_estimate(&a, &tg, &tc, &ok);
-    if (st != WPART_OK) {
-        return wpy_raise(st, NULL);
-    }
-    if (!ok) {
-        Py_RETURN_NONE;
-    }
-    return Py_BuildValue("(dd)", tg, tc);
 }
 
-static PyObject *py_abs_judge(PyObject *self, PyObject *o)
+/* Operation op on the state given in args (see mk_ops). */
+static PyObject *state_op(PyObject *args, int op)
 {
-    wpart_multikernel_abs_t a;
-    void *p = state_load(o, &a, sizeof a, "adaptive binary search");
+    PyObject *o = args;
+    double a = 0.0, b = 0.0;
+    if (mk_ops[op].fmt && !PyArg_ParseTuple(args, mk_ops[op].fmt, &o, &a, &b)) {
+        return NULL;
+    }
+    mk_state_t s;
+    void *p = state_load(o, &s, mk_ops[op].size, mk_ops[op].what);
     if (!p) {
         return NULL;
     }
-    double s;
-    wpart_status_t st = wpart_multikernel_abs_judge(&a, &s);
+    wpart_status_t st;
+    PyObject *res = state_apply(op, &s, a, b, &st);
     if (st != WPART_OK) {
+        Py_XDECREF(res);
         return wpy_raise(st, NULL);
     }
-    memcpy(p, &a, sizeof a);
-    return PyFloat_FromDouble(s);
+    if (res && mk_ops[op].store) {
+        memcpy(p, &s, mk_ops[op].size);
+    }
+    return res;
 }
 
-static PyObject *py_abs_restart(PyObject *self, PyObject *args)
-{
-    PyObject *o;
-    double s;
-    if (!PyArg_ParseTuple(args, "Od:multikernel_abs_restart", &o, &s)) {
-        return NULL;
-    }
-    wpart_multikernel_abs_t a;
-    void *p = state_load(o, &a, sizeof a, "adaptive binary search");
-    if (!p) {
-        return NULL;
-    }
-    wpart_status_t st = wpart_multikernel_abs_restart(&a, s);
-    if (st != WPART_OK) {
-        return wpy_raise(st, NULL);
-    }
-    memcpy(p, &a, sizeof a);
-    Py_RETURN_NONE;
-}
-
-static PyObject *py_abs_step(PyObject *self, PyObject *args)
-{
-    PyObject *o;
-    double tg, tc;
-    if (!PyArg_ParseTuple(args, "Odd:multikernel_abs_step", &o, &tg, &tc)) {
-        return NULL;
-    }
-    wpart_multikernel_abs_t a;
-    void *p = state_load(o, &a, sizeof a, "adaptive binary search");
-    if (!p) {
-        return NULL;
-    }
-    double s;
-    wpart_status_t st = wpart_multikernel_abs_step(&a, tg, tc, &s);
-    if (st != WPART_OK) {
-        return wpy_raise(st, NULL);
-    }
-    memcpy(p, &a, sizeof a);
-    return PyFloat_FromDouble(s);
-}
-
-static PyObject *py_abs_get(PyObject *self, PyObject *o)
-{
-    wpart_multikernel_abs_t a;
-    void *p = state_load(o, &a, sizeof a, "adaptive binary search");
-    if (!p) {
-        return NULL;
-    }
-    return Py_BuildValue("(dddddddiiLid)", a.s, a.T, a.lo, a.hi, a.s_prev, a.T_min, a.T_max,
-                         (int)a.phase, (int)a.last_dir, (long long)a.steps, (int)a.window,
-                         a.band);
-}
+#define MK_OP(fn, op)                                                                         \
+    static PyObject *fn(PyObject *self, PyObject *args) { return state_op(args, op); }
+MK_OP(py_bisect_feedback, BISECT_FEEDBACK)
+MK_OP(py_bisect_get, BISECT_GET)
+MK_OP(py_search_report, SEARCH_REPORT)
+MK_OP(py_search_get, SEARCH_GET)
+MK_OP(py_detector_reset, DETECTOR_RESET)
+MK_OP(py_detector_get, DETECTOR_GET)
+MK_OP(py_abs_observe, ABS_OBSERVE)
+MK_OP(py_abs_estimate, ABS_ESTIMATE)
+MK_OP(py_abs_judge, ABS_JUDGE)
+MK_OP(py_abs_restart, ABS_RESTART)
+MK_OP(py_abs_step, ABS_STEP)
+MK_OP(py_abs_get, ABS_GET)
 
 static PyObject *py_interpolate(PyObject *self, PyObject *args)
 {
@@ -702,49 +642,65 @@ static PyObject *py_interp_eval(PyObject *self, PyObject *args)
     return Py_BuildValue("(dii)", v, (int)how, (int)near);
 }
 
+/* The functions (their signatures: wpart/_core.pyi):
+ * - multikernel_interp_fit(X, y) -> packed model
+ * - multikernel_interp_eval(model, x) -> (value, how, nearest)
+ * - multikernel_split(total, shares, quanta) -> (sizes, offsets)
+ * - multikernel_quantum(a, b) -> q
+ * - multikernel_level_of_parallelism(cpu_subdevices, overlap, n_gpus, cpu_used, gpu_used)
+ * - multikernel_exec_shares(s, gpu_scores, overlap, cpu_subdevices)
+ * - multikernel_seed_share(gpu_scores, cpu_score)
+ * - multikernel_occupancy(caps, wgs, lds, vgpr)
+ * - multikernel_wgs_candidates(caps, lds, vgpr, threshold) -> (wgs, occupancy)
+ * - multikernel_bisect_new(x_min) -> state
+ * - multikernel_bisect_feedback(state, t_gpu, t_cpu) -> exhausted
+ * - multikernel_bisect_get(state) -> tuple
+ * - multikernel_search_new(nf, no, nw) -> state
+ * - multikernel_search_report(state, t)
+ * - multikernel_search_get(state) -> tuple
+ * - multikernel_detector_new(w, max_dev, cf)
+ * - multikernel_detector_update(state, t_dev) -> (fire, dev)
+ * - multikernel_detector_reset(state)
+ * - multikernel_detector_get(state) -> tuple
+ * - multikernel_balance_ratio(t_dev) -> float
+ * - multikernel_abs_new(s, T_init, T_min, T_max, window=1, band=0) -> state
+ * - multikernel_abs_observe(state, t_gpu, t_cpu)
+ * - multikernel_abs_restart(state, s)
+ * - multikernel_abs_estimate(state) -> (t_gpu, t_cpu) or None
+ * - multikernel_abs_judge(state) -> s
+ * - multikernel_abs_step(state, t_gpu, t_cpu) -> s
+ * - multikernel_abs_get(state) -> tuple
+ * - multikernel_interpolate(X, y, x) -> (values, how) */
 static PyMethodDef multikernel_methods[] = {
-    {"multikernel_interp_fit", py_interp_fit, METH_VARARGS,
-     "multikernel_interp_fit(X, y) -> packed model"},
-    {"multikernel_interp_eval", py_interp_eval, METH_VARARGS,
-     "multikernel_interp_eval(model, x) -> (value, how, nearest)"},
-    {"multikernel_split", py_split, METH_VARARGS, "multikernel_split(total, shares, quanta) -> (sizes, offsets)"},
-    {"multikernel_quantum", py_quantum, METH_VARARGS, "multikernel_quantum(a, b) -> q"},
-    {"multikernel_level_of_parallelism", py_lop, METH_VARARGS,
-     "multikernel_level_of_parallelism(cpu_subdevices, overlap, n_gpus, cpu_used, gpu_used)"},
-    {"multikernel_exec_shares", py_exec_shares, METH_VARARGS,
-     "multikernel_exec_shares(s, gpu_scores, overlap, cpu_subdevices)"},
-    {"multikernel_seed_share", py_seed_share, METH_VARARGS, "multikernel_seed_share(gpu_scores, cpu_score)"},
-    {"multikernel_occupancy", py_occupancy, METH_VARARGS, "multikernel_occupancy(caps, wgs, lds, vgpr)"},
-    {"multikernel_wgs_candidates", py_wgs_candidates, METH_VARARGS,
-     "multikernel_wgs_candidates(caps, lds, vgpr, threshold) -> (wgs, occupancy)"},
-    {"multikernel_bisect_new", py_bisect_new, METH_VARARGS, "multikernel_bisect_new(x_min) -> state"},
-    {"multikernel_bisect_feedback", py_bisect_feedback, METH_VARARGS,
-     "multikernel_bisect_feedback(state, t_gpu, t_cpu) -> exhausted"},
-    {"multikernel_bisect_get", py_bisect_get, METH_O, "multikernel_bisect_get(state) -> tuple"},
-    {"multikernel_search_new", py_search_new, METH_VARARGS, "multikernel_search_new(nf, no, nw) -> state"},
-    {"multikernel_search_report", py_search_report, METH_VARARGS, "multikernel_search_report(state, t)"},
-    {"multikernel_search_get", py_search_get, METH_O, "multikernel_search_get(state) -> tuple"},
-    {"multikernel_detector_new", py_detector_new, METH_VARARGS, "multikernel_detector_new(w, max_dev, cf)"},
-    {"multikernel_detector_update", py_detector_update, METH_VARARGS,
-     "multikernel_detector_update(state, t_dev) -> (fire, dev)"},
-    {"multikernel_detector_reset", py_detector_reset, METH_O, "multikernel_detector_reset(state)"},
-    {"multikernel_detector_get", py_detector_get, METH_O, "multikernel_detector_get(state) -> tuple"},
-    {"multikernel_balance_ratio", py_balance_ratio, METH_O, "multikernel_balance_ratio(t_dev) -> float"},
-    {"multikernel_abs_new", py_abs_new, METH_VARARGS,
-     "multikernel_abs_new(s, T_init, T_min, T_max, window=1, band=0) -> state"},
-    {"multikernel_abs_observe", py_abs_observe, METH_VARARGS,
-     "multikernel_abs_observe(state, t_gpu, t_cpu)"},
-    {"multikernel_abs_restart", py_abs_restart, METH_VARARGS, "multikernel_abs_restart(state, s)"},
-    {"multikernel_abs_estimate", py_abs_estimate, METH_O,
-     "multikernel_abs_estimate(state) -> (t_gpu, t_cpu) or None"},
-    {"multikernel_abs_judge", py_abs_judge, METH_O, "multikernel_abs_judge(state) -> s"},
-    {"multikernel_abs_step", py_abs_step, METH_VARARGS, "multikernel_abs_step(state, t_gpu, t_cpu) -> s"},
-    {"multikernel_abs_get", py_abs_get, METH_O, "multikernel_abs_get(state) -> tuple"},
-    {"multikernel_interpolate", py_interpolate, METH_VARARGS, "multikernel_interpolate(X, y, x) -> (values, how)"},
+    {"multikernel_interp_fit", py_interp_fit, METH_VARARGS, NULL},
+    {"multikernel_interp_eval", py_interp_eval, METH_VARARGS, NULL},
+    {"multikernel_split", py_split, METH_VARARGS, NULL},
+    {"multikernel_quantum", py_quantum, METH_VARARGS, NULL},
+    {"multikernel_level_of_parallelism", py_lop, METH_VARARGS, NULL},
+    {"multikernel_exec_shares", py_exec_shares, METH_VARARGS, NULL},
+    {"multikernel_seed_share", py_seed_share, METH_VARARGS, NULL},
+    {"multikernel_occupancy", py_occupancy, METH_VARARGS, NULL},
+    {"multikernel_wgs_candidates", py_wgs_candidates, METH_VARARGS, NULL},
+    {"multikernel_bisect_new", py_bisect_new, METH_VARARGS, NULL},
+    {"multikernel_bisect_feedback", py_bisect_feedback, METH_VARARGS, NULL},
+    {"multikernel_bisect_get", py_bisect_get, METH_O, NULL},
+    {"multikernel_search_new", py_search_new, METH_VARARGS, NULL},
+    {"multikernel_search_report", py_search_report, METH_VARARGS, NULL},
+    {"multikernel_search_get", py_search_get, METH_O, NULL},
+    {"multikernel_detector_new", py_detector_new, METH_VARARGS, NULL},
+    {"multikernel_detector_update", py_detector_update, METH_VARARGS, NULL},
+    {"multikernel_detector_reset", py_detector_reset, METH_O, NULL},
+    {"multikernel_detector_get", py_detector_get, METH_O, NULL},
+    {"multikernel_balance_ratio", py_balance_ratio, METH_O, NULL},
+    {"multikernel_abs_new", py_abs_new, METH_VARARGS, NULL},
+    {"multikernel_abs_observe", py_abs_observe, METH_VARARGS, NULL},
+    {"multikernel_abs_restart", py_abs_restart, METH_VARARGS, NULL},
+    {"multikernel_abs_estimate", py_abs_estimate, METH_O, NULL},
+    {"multikernel_abs_judge", py_abs_judge, METH_O, NULL},
+    {"multikernel_abs_step", py_abs_step, METH_VARARGS, NULL},
+    {"multikernel_abs_get", py_abs_get, METH_O, NULL},
+    {"multikernel_interpolate", py_interpolate, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
-int wpy_multikernel_init(PyObject *m)
-{
-    return PyModule_AddFunctions(m, multikernel_methods);
-}
+WPY_DEFINE_INIT(multikernel, multikernel_methods)

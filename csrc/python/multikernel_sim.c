@@ -59,15 +59,13 @@ fail:
     return NULL;
 }
 
+/* The functions (their signatures: wpart/_core.pyi):
+ * - multikernel_sim_run(n_gpus, overlap, n_cpu, units, gpu_comp, cpu_rate, (gpu_up, gpu_down,
+ *   gpu_copy, lat_x, lat_k, cpu_fixed, ws, cap, lambda, host_merge, sigma), iters, sync, seed,
+ *   run) -> (T, T_gpu, T_cpu, t_exec, t_dev, busy, events) */
 static PyMethodDef mksim_methods[] = {
-    {"multikernel_sim_run", py_multikernel_sim_run, METH_VARARGS,
-     "multikernel_sim_run(n_gpus, overlap, n_cpu, units, gpu_comp, cpu_rate, (gpu_up, gpu_down, "
-     "gpu_copy, lat_x, lat_k, cpu_fixed, ws, cap, lambda, host_merge, sigma), iters, sync, seed, "
-     "run) -> (T, T_gpu, T_cpu, t_exec, t_dev, busy, events)"},
+    {"multikernel_sim_run", py_multikernel_sim_run, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
-int wpy_multikernel_sim_init(PyObject *m)
-{
-    return PyModule_AddFunctions(m, mksim_methods);
-}
+WPY_DEFINE_INIT(multikernel_sim, mksim_methods)

@@ -601,25 +601,26 @@ cleanup:
     return res;
 }
 
+/* The functions (their signatures: wpart/_core.pyi):
+ * - spatial_partition: Rectangular partition of a 2D prefix: (rects, stats).
+ * - spatial_sparse_partition: RECT-UNIFORM / RECT-NICOL / JAG-PQ-HEUR / JAG-M-* on CSR (+ CSC)
+ *   arrays: (rects, stats).
+ * - spatial_partition_starts: RECT-NICOL / JAG-PQ-HEUR from several starts on a 2D prefix: (rects,
+ *   loads, stats).
+ * - spatial_sparse_starts: RECT-NICOL / JAG-PQ-HEUR from several starts on CSR (+ CSC) arrays:
+ *   (rects, loads, stats).
+ * - spatial_sparse_loads: Loads of rectangles (m x 4) in a CSR matrix (columns sorted within
+ *   rows).
+ * - spatial_hier_rb3d: 3D HIER-RB on a bordered 3D prefix: boxes (m x 6).
+ * - spatial_alloc: Proportional allocation of m parts to K blocks (Sec. 3.3 of Saule et al.). */
 static PyMethodDef spatial_methods[] = {
-    {"spatial_partition", (PyCFunction)(void (*)(void))wpy_spatial_partition,
-     METH_VARARGS | METH_KEYWORDS, "Rectangular partition of a 2D prefix: (rects, stats)."},
-    {"spatial_sparse_partition", (PyCFunction)(void (*)(void))wpy_spatial_sparse_partition,
-     METH_VARARGS | METH_KEYWORDS,
-     "RECT-UNIFORM / RECT-NICOL / JAG-PQ-HEUR / JAG-M-* on CSR (+ CSC) arrays: (rects, stats)."},
-    {"spatial_partition_starts", (PyCFunction)(void (*)(void))wpy_spatial_partition_starts,
-     METH_VARARGS | METH_KEYWORDS,
-     "RECT-NICOL / JAG-PQ-HEUR from several starts on a 2D prefix: (rects, loads, stats)."},
-    {"spatial_sparse_starts", (PyCFunction)(void (*)(void))wpy_spatial_sparse_starts,
-     METH_VARARGS | METH_KEYWORDS,
-     "RECT-NICOL / JAG-PQ-HEUR from several starts on CSR (+ CSC) arrays: (rects, loads, "
-     "stats)."},
-    {"spatial_sparse_loads", wpy_spatial_sparse_loads, METH_VARARGS,
-     "Loads of rectangles (m x 4) in a CSR matrix (columns sorted within rows)."},
-    {"spatial_hier_rb3d", wpy_spatial_hier_rb3d, METH_VARARGS,
-     "3D HIER-RB on a bordered 3D prefix: boxes (m x 6)."},
-    {"spatial_alloc", wpy_spatial_alloc, METH_VARARGS,
-     "Proportional allocation of m parts to K blocks (Sec. 3.3 of Saule et al.)."},
+    {"spatial_partition", WPY_CFUNC(wpy_spatial_partition), WPY_KW, NULL},
+    {"spatial_sparse_partition", WPY_CFUNC(wpy_spatial_sparse_partition), WPY_KW, NULL},
+    {"spatial_partition_starts", WPY_CFUNC(wpy_spatial_partition_starts), WPY_KW, NULL},
+    {"spatial_sparse_starts", WPY_CFUNC(wpy_spatial_sparse_starts), WPY_KW, NULL},
+    {"spatial_sparse_loads", wpy_spatial_sparse_loads, METH_VARARGS, NULL},
+    {"spatial_hier_rb3d", wpy_spatial_hier_rb3d, METH_VARARGS, NULL},
+    {"spatial_alloc", wpy_spatial_alloc, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 

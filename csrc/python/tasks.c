@@ -747,4 +747,4 @@ static PyMethodDef tasks_methods[] = {
     {"tasks_rng_shuffle", wpy_tasks_rng_shuffle, METH_VARARGS, "Draw the turn order."},
     {NULL, NULL, 0, NULL}};
 
-int wpy_tasks_init(PyObject *m) { return PyModule_AddFunctions(m, tasks_methods); }
+WPY_DEFINE_INIT(tasks, tasks_methods)

@@ -32,6 +32,13 @@ static inline void *wpy_data_or_null(PyArrayObject *a)
 {
     return a ? PyArray_DATA(a) : NULL;
 }
+/* Method-table helpers: a METH_FASTCALL or keywords function as a PyCFunction, and the
+ * keywords flags. */
+#define WPY_CFUNC(fn) ((PyCFunction)(void (*)(void))(fn))
+#define WPY_KW (METH_VARARGS | METH_KEYWORDS)
+/* Defines int wpy_<name>_init(m): adds the functions of `table` to the module. */
+#define WPY_DEFINE_INIT(name, table)                                                          \
+    int wpy_##name##_init(PyObject *m) { return PyModule_AddFunctions(m, table); }
 /* Runs one statement (a core call that never touches Python) with the GIL released. */
 #define WPY_NOGIL(stmt)                                                                       \
     do {                                                                                      \
