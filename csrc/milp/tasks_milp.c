@@ -46,24 +46,31 @@ static int grow(void **ptr, int64_t *cap, int64_t need, size_t sz)
     return 1;
 }
 
+/* Room for `need` entries in each of the k parallel arrays *p[i] (element size sz[i]) sharing
+ * the capacity *cap; 0 with b->st = ENOMEM when out of memory (*cap then unchanged). */
+static int grow_arrays(builder_t *b, int64_t *cap, int64_t need, int k, void **const p[],
+                       const size_t sz[])
+{
+    int64_t c = *cap;
+    for (int i = 0; i < k; i++) {
+        c = *cap;
+        if (!grow(p[i], &c, need, sz[i])) {
+            b->st = wpart_i_error(WPART_ENOMEM, "MILP model: out of memory");
+            return 0;
+        }
+    }
+    *cap = c;
+    return 1;
+}
+
 static int64_t add_col(builder_t *b, double lb, double ub, int8_t kind, double cost)
 {
     wpart_tasks_milp_model_t *m = b->m;
     poll_stop(b);
     if (b->st != WPART_OK) return -1;
-    int64_t cc = b->cap_cols;
-    int ok = grow((void **)&m->c, &cc, m->n_cols + 1, sizeof(double));
-    cc = b->cap_cols;
-    ok = ok && grow((void **)&m->lb, &cc, m->n_cols + 1, sizeof(double));
-    cc = b->cap_cols;
-    ok = ok && grow((void **)&m->ub, &cc, m->n_cols + 1, sizeof(double));
-    cc = b->cap_cols;
-    ok = ok && grow((void **)&m->kind, &cc, m->n_cols + 1, sizeof(int8_t));
-    if (!ok) {
-        b->st = wpart_i_error(WPART_ENOMEM, "MILP model: out of memory");
-        return -1;
-    }
-    b->cap_cols = cc;
+    void **const cols[4] = {(void **)&m->c, (void **)&m->lb, (void **)&m->ub, (void **)&m->kind};
+    static const size_t csz[4] = {sizeof(double), sizeof(double), sizeof(double), sizeof(int8_t)};
+    if (!grow_arrays(b, &b->cap_cols, m->n_cols + 1, 4, cols, csz)) return -1;
     int64_t j = m->n_cols++;
     m->c[j] = cost;
     m->lb[j] = lb;
@@ -77,15 +84,9 @@ static int64_t add_row(builder_t *b, double lo, double hi)
     wpart_tasks_milp_model_t *m = b->m;
     poll_stop(b);
     if (b->st != WPART_OK) return -1;
-    int64_t cr = b->cap_rows;
-    int ok = grow((void **)&m->row_lb, &cr, m->n_rows + 1, sizeof(double));
-    cr = b->cap_rows;
-    ok = ok && grow((void **)&m->row_ub, &cr, m->n_rows + 1, sizeof(double));
-    if (!ok) {
-        b->st = wpart_i_error(WPART_ENOMEM, "MILP model: out of memory");
-        return -1;
-    }
-    b->cap_rows = cr;
+    void **const rows[2] = {(void **)&m->row_lb, (void **)&m->row_ub};
+    static const size_t rsz[2] = {sizeof(double), sizeof(double)};
+    if (!grow_arrays(b, &b->cap_rows, m->n_rows + 1, 2, rows, rsz)) return -1;
     int64_t i = m->n_rows++;
     m->row_lb[i] = lo;
     m->row_ub[i] = hi;
@@ -98,17 +99,9 @@ static void nz(builder_t *b, int64_t row, int64_t col, double v)
     wpart_tasks_milp_model_t *m = b->m;
     poll_stop(b);
     if (b->st != WPART_OK || v == 0.0) return;
-    int64_t cn = b->cap_nz;
-    int ok = grow((void **)&m->a_row, &cn, m->nnz + 1, sizeof(int64_t));
-    cn = b->cap_nz;
-    ok = ok && grow((void **)&m->a_col, &cn, m->nnz + 1, sizeof(int64_t));
-    cn = b->cap_nz;
-    ok = ok && grow((void **)&m->a_val, &cn, m->nnz + 1, sizeof(double));
-    if (!ok) {
-        b->st = wpart_i_error(WPART_ENOMEM, "MILP model: out of memory");
-        return;
-    }
-    b->cap_nz = cn;
+    void **const nzs[3] = {(void **)&m->a_row, (void **)&m->a_col, (void **)&m->a_val};
+    static const size_t nsz[3] = {sizeof(int64_t), sizeof(int64_t), sizeof(double)};
+    if (!grow_arrays(b, &b->cap_nz, m->nnz + 1, 3, nzs, nsz)) return;
     m->a_row[m->nnz] = row;
     m->a_col[m->nnz] = col;
     m->a_val[m->nnz] = v;
