@@ -224,12 +224,12 @@ def test_paper_toy_non_sequences_refused(arg, bad):
 def test_tasks_ragged_initial_and_assignment_refused():
     import wpart.tasks as wt
     p = wt.paper_toy()
-    msg = r"is not a rectangular array of numbers \(ragged or mixed nesting\)"
-    with pytest.raises(wpart.WpartValueError, match=r"^`initial` " + msg):
+    msg = r"must be a 1-D array of integers \(setting an array element with a sequence"
+    with pytest.raises(wpart.WpartTypeError, match=r"^`initial` " + msg):
         wt.balance(p, initial=[[1, 2], [3]])
-    with pytest.raises(wpart.WpartValueError, match=r"^`assignment` " + msg):
+    with pytest.raises(wpart.WpartTypeError, match=r"^`assignment` " + msg):
         wt.evaluate(p, assignment=[[1, 2], [3]])
-    with pytest.raises(wpart.WpartValueError, match=r"^`initial` " + msg):
+    with pytest.raises(wpart.WpartTypeError, match=r"^`initial` " + msg):
         wt.run_protocol(p, initial=[[1, 2], [3]])
     assert wt.evaluate(p, assignment=[0, 1, 1]).success  # a valid one still works
 

@@ -12,7 +12,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
 from .._errors import WpartTypeError, WpartValueError
-from .._validate import as_array, as_float, as_loads, as_m, as_parts, deprecated_attr, is_bool, renamed
+from .._validate import (as_bools, as_float, as_floats, as_ints, as_m, as_parts, deprecated_attr,
+                         is_bool, renamed)
 from .._validate import positional_deprecated
 
 #: Largest number of ranks or tasks (the core indexes them with int32).
@@ -21,20 +22,14 @@ INT32_LIMIT = 2**31 - 1
 __all__ = ["Coefficients", "Problem"]
 
 
-def _floats(x: Any, name: str, n: int | None, *, allow_inf: bool = False, default=None):
+def _optional_floats(x: Any, name: str, n: int | None, *, allow_inf: bool = False) -> Any:
+    """An optional per-task/per-rank float array (None stays None): read-only, >= 0, finite
+    unless `allow_inf`; bools and a single number accepted (as_floats' options of this
+    family)."""
     if x is None:
-        return default
-    a = np.array(as_loads(x, name, (0, 1), allow_empty=True), dtype=np.float64,
-                 copy=True).reshape(-1)
-    if n is not None and a.shape[0] != n:
-        raise WpartValueError(f"`{name}` must have length {n}, got {a.shape[0]}")
-    bad = np.isnan(a) | (a < 0) | (np.isinf(a) if not allow_inf else False)
-    if np.any(bad):
-        i = int(np.flatnonzero(bad)[0])
-        what = "non-negative" if allow_inf else "finite and non-negative"
-        raise WpartValueError(f"`{name}` must be {what}, got {a[i]} at index {i}")
-    a.setflags(write=False)
-    return a
+        return None
+    values = "non-negative" if allow_inf else "finite and non-negative"
+    return as_floats(x, name, n=n, values=values, allow_bool=True, scalar=True, read_only=True)
 
 
 def _size(x: Any, name: str) -> int:
@@ -44,53 +39,11 @@ def _size(x: Any, name: str) -> int:
         raise WpartTypeError(f"`{name}` could not be converted to an array: {exc}") from None
 
 
-def _ints(x: Any, name: str, n: int | None, lo: int, hi: int, default=None):
+def _optional_ids(x: Any, name: str, n: int | None, lo: int, hi: int) -> Any:
+    """An optional int32 id array in ``[lo, hi)`` (None stays None), read-only."""
     if x is None:
-        return default
-    # ragged nesting, dicts, strings, sparse matrices, None inside: a WpartError naming `name`
-    a = x if isinstance(x, np.ndarray) else as_array(x, name, dtype=None, allow_nan=True)
-    if a.size == 0 and a.dtype.kind == "f":
-        a = a.astype(np.int64)
-    if a.dtype.kind not in "iu":
-        raise WpartTypeError(f"`{name}` must be an integer array, got dtype {a.dtype}")
-    if a.ndim != 1:
-        raise WpartValueError(f"`{name}` must be 1-D, got {a.ndim}-D")
-    if n is not None and a.shape[0] != n:
-        raise WpartValueError(f"`{name}` must have length {n}, got {a.shape[0]}")
-    if a.size and (a.min() < lo or a.max() >= hi):
-        i = int(np.flatnonzero((a < lo) | (a >= hi))[0])
-        raise WpartValueError(f"`{name}` must be in [{lo}, {hi}), got {a[i]} at index {i}")
-    a = np.array(a, dtype=np.int32, copy=True)
-    a.setflags(write=False)
-    return a
-
-
-def _bools(x: Any, name: str, n: int) -> NDArray[np.bool_]:
-    """A read-only bool array of length `n` (None: all True); 0/1 integers accepted."""
-    if x is None:
-        a = np.ones(n, dtype=bool)
-    else:
-        if is_bool(x):
-            raise WpartTypeError(f"`{name}` must be an array of {n} booleans, got a single "
-                                 f"{type(x).__name__}")
-        try:
-            a = np.asarray(x)
-        except (TypeError, ValueError) as exc:
-            raise WpartTypeError(f"`{name}` could not be converted to an array: {exc}") from None
-        if a.ndim != 1:
-            raise WpartValueError(f"`{name}` must be 1-D, got {a.ndim}-D")
-        if a.shape[0] != n:
-            raise WpartValueError(f"`{name}` must have length {n}, got {a.shape[0]}")
-        if a.dtype.kind in "iu" or (a.size == 0 and a.dtype.kind == "f"):
-            if a.size and not np.all((a == 0) | (a == 1)):
-                i = int(np.flatnonzero((a != 0) & (a != 1))[0])
-                raise WpartValueError(f"`{name}` must hold booleans (or 0/1), got {a[i]} at "
-                                      f"index {i}")
-        elif a.dtype.kind != "b":
-            raise WpartTypeError(f"`{name}` must be a bool array, got dtype {a.dtype}")
-        a = np.array(a, dtype=bool, copy=True)
-    a.setflags(write=False)
-    return a
+        return None
+    return as_ints(x, name, n=n, lo=lo, hi=hi, dtype=np.int32, read_only=True)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -196,26 +149,26 @@ class Problem:
         object.__setattr__(self, "m", I)
         if self.task_load is None:
             raise WpartTypeError("`task_load` is required (an array of task loads), got None")
-        load = _floats(self.task_load, "task_load", None)
+        load = _optional_floats(self.task_load, "task_load", None)
         K = load.shape[0]
         if K == 0:
             raise WpartValueError("`task_load` is empty: a problem needs at least one task")
         I = as_parts(I, K, "m")  # more ranks than tasks: at most 2**24 (O(1) check)
         set_ = lambda k, v: object.__setattr__(self, k, v)
         set_("task_load", load)
-        set_("task_footprint", _floats(self.task_footprint, "task_footprint", K))
-        set_("task_working", _floats(self.task_working, "task_working", K))
+        set_("task_footprint", _optional_floats(self.task_footprint, "task_footprint", K))
+        set_("task_working", _optional_floats(self.task_working, "task_working", K))
         if self.task_block is not None:
             if self.block_size is None:
                 raise WpartValueError("`block_size` is required when `task_block` is given")
-            bs = _floats(self.block_size, "block_size", None)
+            bs = _optional_floats(self.block_size, "block_size", None)
             N = bs.shape[0]
             bh = self.block_home
             if bh is None:
                 raise WpartValueError("`block_home` is required when `task_block` is given")
             set_("block_size", bs)
-            set_("block_home", _ints(bh, "block_home", N, 0, I))
-            set_("task_block", _ints(self.task_block, "task_block", K, -1, N))
+            set_("block_home", _optional_ids(bh, "block_home", N, 0, I))
+            set_("task_block", _optional_ids(self.task_block, "task_block", K, -1, N))
         else:
             if self.block_size is not None and _size(self.block_size, "block_size") > 0:
                 raise WpartValueError("`block_size` given without `task_block`")
@@ -231,11 +184,11 @@ class Problem:
             if e.ndim != 2 or e.shape[1] != 2:
                 raise WpartValueError(f"`edges` must have shape (M, 2), got {e.shape}")
             M = e.shape[0]
-            src = _ints(e[:, 0].copy(), "edges[:, 0]", M, 0, K)
-            dst = _ints(e[:, 1].copy(), "edges[:, 1]", M, 0, K)
+            src = _optional_ids(e[:, 0].copy(), "edges[:, 0]", M, 0, K)
+            dst = _optional_ids(e[:, 1].copy(), "edges[:, 1]", M, 0, K)
             if self.edge_bytes is None:
                 raise WpartValueError("`edge_bytes` is required when `edges` is given")
-            eb = _floats(self.edge_bytes, "edge_bytes", M)
+            eb = _optional_floats(self.edge_bytes, "edge_bytes", M)
             ee = np.stack([src, dst], axis=1).astype(np.int32) if M else np.zeros((0, 2), np.int32)
             ee.setflags(write=False)
             set_("edges", ee)
@@ -245,36 +198,37 @@ class Problem:
                 raise WpartValueError("`edge_bytes` given without `edges`")
             set_("edges", np.zeros((0, 2), dtype=np.int32))
             set_("edge_bytes", np.zeros(0))
-        set_("rank_baseline", _floats(self.rank_baseline, "rank_baseline", I))
-        set_("rank_mem_cap", _floats(self.rank_mem_cap, "rank_mem_cap", I, allow_inf=True))
+        set_("rank_baseline", _optional_floats(self.rank_baseline, "rank_baseline", I))
+        set_("rank_mem_cap", _optional_floats(self.rank_mem_cap, "rank_mem_cap", I,
+                                              allow_inf=True))
         if self.node_mem is not None or self.rank_node is not None:
             if self.node_mem is None or self.rank_node is None:
                 raise WpartValueError("`rank_node` and `node_mem` must be given together")
             if self.rank_mem_cap is not None:
                 raise WpartValueError("give either `rank_mem_cap` or `rank_node`/`node_mem`")
-            nm = _floats(self.node_mem, "node_mem", None, allow_inf=True)
-            rn = _ints(self.rank_node, "rank_node", I, 0, nm.shape[0])
+            nm = _optional_floats(self.node_mem, "node_mem", None, allow_inf=True)
+            rn = _optional_ids(self.rank_node, "rank_node", I, 0, nm.shape[0])
             per = np.bincount(rn, minlength=nm.shape[0])
             cap = nm[rn] / per[rn]
             cap.setflags(write=False)
             set_("node_mem", nm)
             set_("rank_node", rn)
             set_("rank_mem_cap", cap)
-        set_("rank_alpha", _floats(self.rank_alpha, "rank_alpha", I))
+        set_("rank_alpha", _optional_floats(self.rank_alpha, "rank_alpha", I))
         if self.initial is None:
             init = np.arange(K, dtype=np.int64) % I
             if self.task_block is not None:
                 has = self.task_block >= 0
                 init[has] = self.block_home[self.task_block[has]]
-            set_("initial", _ints(init, "initial", K, 0, I))
+            set_("initial", _optional_ids(init, "initial", K, 0, I))
         else:
-            set_("initial", _ints(self.initial, "initial", K, 0, I))
+            set_("initial", _optional_ids(self.initial, "initial", K, 0, I))
         if self.task_ids is not None:
             t = np.asarray(self.task_ids, dtype=np.int64)
             if t.shape != (K,):
                 raise WpartValueError(f"`task_ids` must have length {K}")
             set_("task_ids", t)
-        set_("migratable", _bools(self.migratable, "migratable", K))
+        set_("migratable", as_bools(self.migratable, "migratable", K))
 
     # ---------------------------------------------------------------- sizes
     @property
@@ -346,13 +300,13 @@ class Problem:
                                      f"{type(memory_cap).__name__}")
             v = as_float(memory_cap, "memory_cap", minimum=0.0, allow_inf=True)
             return np.full(self.m, v)
-        return _floats(memory_cap, "memory_cap", self.m, allow_inf=True)
+        return _optional_floats(memory_cap, "memory_cap", self.m, allow_inf=True)
 
     def assignment(self, a: ArrayLike | None, *, name: str = "assignment") -> NDArray[np.int32]:
         """Validate an assignment (None gives the initial one)."""
         if a is None:
             return np.array(self.initial, dtype=np.int32)
-        return np.array(_ints(a, name, self.n_tasks, 0, self.m), dtype=np.int32)
+        return np.array(_optional_ids(a, name, self.n_tasks, 0, self.m), dtype=np.int32)
 
     @positional_deprecated("assignment")
     def evaluate(self, *, assignment: ArrayLike | None = None, alpha=1.0, beta=0.0, gamma=0.0,
