@@ -205,13 +205,11 @@ wpart_status_t wpart_multikernel_detector_set_window(wpart_multikernel_detector_
     return WPART_OK;
 }
 
-/* The median of v[0..n) (n <= WPART_MULTIKERNEL_DET_WMAX; the mean of the middle two when n
- * is even). */
-static double median_small(const double *v, int32_t n)
+/* v[0..n) sorted into a (insertion sort: n <= WPART_MULTIKERNEL_DET_WMAX, a window). */
+static void sort_small(const double *v, int32_t n, double *a)
 {
-    double a[WPART_MULTIKERNEL_DET_WMAX];
     memcpy(a, v, (size_t)n * sizeof *a);
-    for (int32_t i = 1; i < n; i++) { /* insertion sort: n <= 15 */
+    for (int32_t i = 1; i < n; i++) {
         double x = a[i];
         int32_t j = i - 1;
         while (j >= 0 && a[j] > x) {
@@ -220,6 +218,14 @@ static double median_small(const double *v, int32_t n)
         }
         a[j + 1] = x;
     }
+}
+
+/* The median of v[0..n) (n <= WPART_MULTIKERNEL_DET_WMAX; the mean of the middle two when n
+ * is even). */
+static double median_small(const double *v, int32_t n)
+{
+    double a[WPART_MULTIKERNEL_DET_WMAX];
+    sort_small(v, n, a);
     return n % 2 ? a[n / 2] : 0.5 * (a[n / 2 - 1] + a[n / 2]);
 }
 
@@ -294,16 +300,7 @@ wpart_status_t wpart_multikernel_detector_update(wpart_multikernel_detector_t *d
 static double low_order(const double *v, int32_t n)
 {
     double a[WPART_MULTIKERNEL_ABS_WMAX];
-    memcpy(a, v, (size_t)n * sizeof *a);
-    for (int32_t i = 1; i < n; i++) {
-        double x = a[i];
-        int32_t j = i - 1;
-        while (j >= 0 && a[j] > x) {
-            a[j + 1] = a[j];
-            j--;
-        }
-        a[j + 1] = x;
-    }
+    sort_small(v, n, a);
     return a[(n + 2) / 3 - 1];
 }
 

@@ -91,6 +91,16 @@ static double down_dur(const multikernel_t *s, int32_t g, int32_t j)
 
 /* The copy engine of GPU g takes its next job: pending uploads first (all ready at the start
  * of the pass, so earlier than any download), then downloads in completion order. */
+/* An engine of GPU g starts partition j at time t for d: busy (its flag *busy, its busy time
+ * *time) until the event `type` at t + d. */
+static wpart_status_t engine_start(multikernel_t *s, int32_t g, int32_t j, double t, double d,
+                                   int *busy, double *time, int32_t type)
+{
+    *busy = 1;
+    *time += d;
+    return wpart_i_loop_push(&s->loop, t + d, type, g, j);
+}
+
 static wpart_status_t copy_next(multikernel_t *s, int32_t g, double t)
 {
     gpu_t *u = &s->g[g];
@@ -100,17 +110,13 @@ static wpart_status_t copy_next(multikernel_t *s, int32_t g, double t)
     }
     if (u->up_next < k) {
         int32_t j = u->up_next++;
-        double d = up_dur(s, g, j);
-        u->copy_busy = 1;
-        u->copy_time += d;
-        return wpart_i_loop_push(&s->loop, t + d, EV_MULTIKERNEL_UP_DONE, g, j);
+        return engine_start(s, g, j, t, up_dur(s, g, j), &u->copy_busy, &u->copy_time,
+                            EV_MULTIKERNEL_UP_DONE);
     }
     if (u->dq_h < u->dq_t) {
         int32_t j = u->dq[u->dq_h++];
-        double d = down_dur(s, g, j);
-        u->copy_busy = 1;
-        u->copy_time += d;
-        return wpart_i_loop_push(&s->loop, t + d, EV_MULTIKERNEL_DOWN_DONE, g, j);
+        return engine_start(s, g, j, t, down_dur(s, g, j), &u->copy_busy, &u->copy_time,
+                            EV_MULTIKERNEL_DOWN_DONE);
     }
     u->copy_busy = 0;
     return WPART_OK;
@@ -121,10 +127,8 @@ static wpart_status_t comp_next(multikernel_t *s, int32_t g, double t)
     gpu_t *u = &s->g[g];
     if (u->cq_h < u->cq_t) {
         int32_t j = u->cq[u->cq_h++];
-        double d = comp_dur(s, g, j);
-        u->comp_busy = 1;
-        u->comp_time += d;
-        return wpart_i_loop_push(&s->loop, t + d, EV_MULTIKERNEL_COMP_DONE, g, j);
+        return engine_start(s, g, j, t, comp_dur(s, g, j), &u->comp_busy, &u->comp_time,
+                            EV_MULTIKERNEL_COMP_DONE);
     }
     u->comp_busy = 0;
     return WPART_OK;
