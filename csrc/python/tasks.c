@@ -10,6 +10,45 @@ typedef struct {
     int n;
 } wpy_tprob_t;
 
+
+void wpy_tasks_params(wpart_tasks_lb_params_t *prm, int cluster, int singles, int one_way,
+                      int split_always, double tol)
+{
+    wpart_tasks_lb_params_init(prm);
+    prm->cluster = cluster;
+    prm->singles = singles;
+    prm->one_way = one_way;
+    prm->split_always = split_always;
+    prm->tol = tol;
+}
+
+int wpy_give_take(npy_intp na, npy_intp nb, int typenum, PyArrayObject **give,
+                  PyArrayObject **take)
+{
+    *give = (PyArrayObject *)PyArray_EMPTY(1, &na, typenum, 0);
+    *take = *give ? (PyArrayObject *)PyArray_EMPTY(1, &nb, typenum, 0) : NULL;
+    if (!*take) {
+        Py_CLEAR(*give);
+        return -1;
+    }
+    return 0;
+}
+
+PyObject *wpy_step_result(wpart_status_t st, const wpart_tasks_pair_step_t *out,
+                          PyArrayObject *give, PyArrayObject *take)
+{
+    if (st != WPART_OK) {
+        return wpy_raise(st, NULL);
+    }
+    PyObject *g = PySequence_GetSlice((PyObject *)give, 0, out->n_give);
+    PyObject *k = g ? PySequence_GetSlice((PyObject *)take, 0, out->n_take) : NULL;
+    if (!k) {
+        Py_XDECREF(g);
+        return NULL;
+    }
+    return Py_BuildValue("iddNN", (int)out->found, out->dexc, out->gain, g, k);
+}
+
 static void tprob_release(wpy_tprob_t *t)
 {
     for (int i = 0; i < t->n; i++) Py_XDECREF(t->arr[i]);
@@ -357,18 +396,13 @@ static PyObject *wpy_tasks_ccm(PyObject *self, PyObject *args, PyObject *kwds)
     exch = hist ? (PyArrayObject *)PyArray_ZEROS(2, de, NPY_INT32, 0) : NULL;
     if (!exch) goto cleanup;
     wpart_tasks_lb_params_t prm;
-    wpart_tasks_lb_params_init(&prm);
+    wpy_tasks_params(&prm, cluster, singles, one_way, split_always, tol);
     prm.n_iter = n_iter;
     prm.n_rounds = n_rounds;
     prm.fanout = fanout;
     prm.n_trials = n_trials;
     prm.seed = (uint64_t)seed;
-    prm.cluster = cluster;
     prm.order_random = order_random;
-    prm.tol = tol;
-    prm.one_way = one_way;
-    prm.singles = singles;
-    prm.split_always = split_always;
     prm.explore = explore;
     prm.exhaustive = exhaustive;
     prm.exact_ranking = exact_ranking;
@@ -625,29 +659,13 @@ static PyObject *wpy_tasks_pair_best(PyObject *self, PyObject *args)
     wpart_tasks_coeffs_t c;
     if (coeffs_parse(co, &c) < 0 || tprob_parse(pd, &t) < 0) return NULL;
     PyArrayObject *A = assign_in(ao, t.p.n_tasks), *give = NULL, *take = NULL;
-    if (!A) goto cleanup;
-    npy_intp K = t.p.n_tasks;
-    give = (PyArrayObject *)PyArray_EMPTY(1, &K, NPY_INT32, 0);
-    take = give ? (PyArrayObject *)PyArray_EMPTY(1, &K, NPY_INT32, 0) : NULL;
-    if (!take) goto cleanup;
+    if (!A || wpy_give_take(t.p.n_tasks, t.p.n_tasks, NPY_INT32, &give, &take) < 0) goto cleanup;
     wpart_tasks_lb_params_t prm;
-    wpart_tasks_lb_params_init(&prm);
-    prm.cluster = cluster;
-    prm.singles = singles;
-    prm.one_way = one_way;
-    prm.split_always = split_always;
-    prm.tol = tol;
+    wpy_tasks_params(&prm, cluster, singles, one_way, split_always, tol);
     wpart_tasks_pair_step_t out = {0, 0.0, 0.0, PyArray_DATA(give), PyArray_DATA(take), 0, 0};
     wpart_status_t st;
     WPY_NOGIL(st = wpart_tasks_pair_best(&t.p, &c, &prm, comm_thresh, PyArray_DATA(A), r, q, &out));
-    if (st != WPART_OK) {
-        wpy_raise(st, NULL);
-        goto cleanup;
-    }
-    PyObject *g = PySequence_GetSlice((PyObject *)give, 0, out.n_give);
-    PyObject *k = g ? PySequence_GetSlice((PyObject *)take, 0, out.n_take) : NULL;
-    if (k) res = Py_BuildValue("iddNN", (int)out.found, out.dexc, out.gain, g, k);
-    else Py_XDECREF(g);
+    res = wpy_step_result(st, &out, give, take);
 cleanup:
     WPY_XDECREF(A, give, take);
     tprob_release(&t);

@@ -86,37 +86,18 @@ static PyObject *wpy_tasks_ranks_estimate(PyObject *self, PyObject *args)
     }
     wpart_tasks_rank_summary_t a, b;
     if (summary_parse(ta, &a) < 0 || summary_parse(tb, &b) < 0) return NULL;
-    npy_intp na = a.n, nb = b.n;
-    PyArrayObject *give = (PyArrayObject *)PyArray_EMPTY(1, &na, NPY_INT32, 0);
-    PyArrayObject *take = give ? (PyArrayObject *)PyArray_EMPTY(1, &nb, NPY_INT32, 0) : NULL;
-    if (!take) {
-        Py_XDECREF(give);
+    PyArrayObject *give, *take;
+    if (wpy_give_take(a.n, b.n, NPY_INT32, &give, &take) < 0) {
         return NULL;
     }
     wpart_tasks_lb_params_t prm;
-    wpart_tasks_lb_params_init(&prm);
-    prm.cluster = cluster;
-    prm.singles = singles;
-    prm.one_way = one_way;
-    prm.split_always = split_always;
-    prm.tol = tol;
+    wpy_tasks_params(&prm, cluster, singles, one_way, split_always, tol);
     wpart_tasks_pair_step_t out = {0, 0.0, 0.0, PyArray_DATA(give), PyArray_DATA(take), 0, 0};
     wpart_status_t st;
-    Py_BEGIN_ALLOW_THREADS
-    st = wpart_tasks_ranks_estimate(&a, &b, &c, &prm, comm_thresh, (int64_t)cross, per_rank,
-                                    fallback, &out);
-    Py_END_ALLOW_THREADS
-    PyObject *res = NULL;
-    if (st != WPART_OK) {
-        wpy_raise(st, NULL);
-    } else {
-        PyObject *g = PySequence_GetSlice((PyObject *)give, 0, out.n_give);
-        PyObject *k = g ? PySequence_GetSlice((PyObject *)take, 0, out.n_take) : NULL;
-        if (k) res = Py_BuildValue("iddNN", (int)out.found, out.dexc, out.gain, g, k);
-        else Py_XDECREF(g);
-    }
-    Py_DECREF(give);
-    Py_DECREF(take);
+    WPY_NOGIL(st = wpart_tasks_ranks_estimate(&a, &b, &c, &prm, comm_thresh, (int64_t)cross,
+                                              per_rank, fallback, &out));
+    PyObject *res = wpy_step_result(st, &out, give, take);
+    WPY_XDECREF(give, take);
     return res;
 }
 
@@ -196,44 +177,23 @@ static PyObject *wpy_tasks_ranks_pair(PyObject *self, PyObject *args)
         return NULL;
     }
     wpart_tasks_lb_params_t prm;
-    wpart_tasks_lb_params_init(&prm);
-    prm.cluster = cluster;
-    prm.singles = singles;
-    prm.one_way = one_way;
-    prm.split_always = split_always;
-    prm.tol = tol;
+    wpy_tasks_params(&prm, cluster, singles, one_way, split_always, tol);
     wpart_status_t st;
     if (!best) {
         double w = 0.0;
-        Py_BEGIN_ALLOW_THREADS
-        st = wpart_tasks_ranks_pair(&a, &b, &c, &prm, comm_thresh, NULL, NULL, NULL, &w);
-        Py_END_ALLOW_THREADS
+        WPY_NOGIL(st = wpart_tasks_ranks_pair(&a, &b, &c, &prm, comm_thresh, NULL, NULL, NULL, &w));
         if (st != WPART_OK) return wpy_raise(st, NULL);
         return PyFloat_FromDouble(w);
     }
-    npy_intp na = a.n, nb = b.n;
-    PyArrayObject *give = (PyArrayObject *)PyArray_EMPTY(1, &na, NPY_INT64, 0);
-    PyArrayObject *take = give ? (PyArrayObject *)PyArray_EMPTY(1, &nb, NPY_INT64, 0) : NULL;
-    if (!take) {
-        Py_XDECREF(give);
+    PyArrayObject *give, *take;
+    if (wpy_give_take(a.n, b.n, NPY_INT64, &give, &take) < 0) {
         return NULL;
     }
     wpart_tasks_pair_step_t out = {0, 0.0, 0.0, NULL, NULL, 0, 0};
-    Py_BEGIN_ALLOW_THREADS
-    st = wpart_tasks_ranks_pair(&a, &b, &c, &prm, comm_thresh, &out, PyArray_DATA(give),
-                                PyArray_DATA(take), NULL);
-    Py_END_ALLOW_THREADS
-    PyObject *res = NULL;
-    if (st != WPART_OK) {
-        wpy_raise(st, NULL);
-    } else {
-        PyObject *g = PySequence_GetSlice((PyObject *)give, 0, out.n_give);
-        PyObject *k = g ? PySequence_GetSlice((PyObject *)take, 0, out.n_take) : NULL;
-        if (k) res = Py_BuildValue("iddNN", (int)out.found, out.dexc, out.gain, g, k);
-        else Py_XDECREF(g);
-    }
-    Py_DECREF(give);
-    Py_DECREF(take);
+    WPY_NOGIL(st = wpart_tasks_ranks_pair(&a, &b, &c, &prm, comm_thresh, &out, PyArray_DATA(give),
+                                          PyArray_DATA(take), NULL));
+    PyObject *res = wpy_step_result(st, &out, give, take);
+    WPY_XDECREF(give, take);
     return res;
 }
 
@@ -399,9 +359,7 @@ static PyObject *wpy_tasks_ranks_summarize(PyObject *self, PyObject *args)
                                       PyArray_DATA(o[10]), PyArray_DATA(o[5]),
                                       PyArray_DATA(o[11]), PyArray_DATA(o[8])};
     wpart_status_t st;
-    Py_BEGIN_ALLOW_THREADS
-    st = wpart_tasks_ranks_summarize(&in, &out);
-    Py_END_ALLOW_THREADS
+    WPY_NOGIL(st = wpart_tasks_ranks_summarize(&in, &out));
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto done;
@@ -509,8 +467,7 @@ static PyObject *wpy_tasks_ranks_select(PyObject *self, PyObject *args)
     }
     return Py_BuildValue("NN", yes, no);
 fail:
-    Py_XDECREF(yes);
-    Py_XDECREF(no);
+    WPY_XDECREF(yes, no);
     return NULL;
 }
 
@@ -579,4 +536,4 @@ static PyMethodDef tasks_ranks_methods[] = {
      "A rank's bounded summary (clusters and their bytes per rank) from its records."},
     {NULL, NULL, 0, NULL}};
 
-int wpy_tasks_ranks_init(PyObject *m) { return PyModule_AddFunctions(m, tasks_ranks_methods); }
+WPY_DEFINE_INIT(tasks_ranks, tasks_ranks_methods)

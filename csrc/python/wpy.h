@@ -109,6 +109,18 @@ void wpy_control_setup(wpy_control_t *c, PyObject *progress, double time_limit);
 int wpy_glpk_acquire(const char *what);
 void wpy_glpk_release(void);
 
+/* ---- tasks.c: shared with tasks_ranks.c ---- */
+/* The pair-step parameters: the defaults, then the given switches and tol. */
+void wpy_tasks_params(wpart_tasks_lb_params_t *prm, int cluster, int singles, int one_way,
+                      int split_always, double tol);
+/* The give and take vectors (na, nb entries of typenum): 0, or -1 with an exception (none
+ * left allocated). */
+int wpy_give_take(npy_intp na, npy_intp nb, int typenum, PyArrayObject **give,
+                  PyArrayObject **take);
+/* A pair step's answer (found, dexc, gain, give[:n_give], take[:n_take]), or st's exception. */
+PyObject *wpy_step_result(wpart_status_t st, const wpart_tasks_pair_step_t *out,
+                          PyArrayObject *give, PyArrayObject *take);
+
 /* ---- family files ----
  * Each binds one family, or a part of one, and exports int wpy_<name>_init(PyObject *m), which
  * adds its functions; module.c runs them in this order. spatial_rect.c: the rectilinear grid
