@@ -269,7 +269,7 @@ def main(argv=None):
         from wpart.experiments._verdict import format_verdicts
         from wpart.experiments.multikernel_sim import run_all
         t0 = time.perf_counter()
-        sim, verdicts, text = run_all(a.quick)
+        sim, verdicts, text = run_all(quick=a.quick)
         print("\n" + text + "\n")
         print(format_verdicts(verdicts, "simulated figures beside the paper's"))
         doc["simulator"] = {**sim, "verdicts": [v.to_dict() for v in verdicts],

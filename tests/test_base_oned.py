@@ -143,8 +143,8 @@ def test_heterogeneous_speeds_exact():
             speeds = rng.integers(1, 5, m).astype(float)
         else:
             speeds = rng.random(m) * 3 + 0.1
-        best, optimal = brute.oned_enumerate(a.tolist(), m, speeds.tolist())
-        assert best == brute.oned_dp(a.tolist(), m, speeds.tolist())
+        best, optimal = brute.oned_enumerate(a.tolist(), m, speeds=speeds.tolist())
+        assert best == brute.oned_dp(a.tolist(), m, speeds=speeds.tolist())
         for meth in EXACT:
             r = wpart.partition_1d(a, m, method=meth, speeds=speeds)
             assert r.max_load == best, (a.tolist(), speeds.tolist(), meth)

@@ -265,13 +265,13 @@ def test_degenerate_cases():
 def test_front_queries_and_metrics():
     """Hand-computed metrics on the worked-example front (e, t) = (2,6), (4,3), (5,2)."""
     f = wh.pareto_front(APPENDIX_A, 4)
-    assert f.tradeoff(0.05) == {"tol": 0.05, "time_gain_pct": 0.0, "energy_saving_pct": 0.0,
+    assert f.tradeoff(tol=0.05) == {"tol": 0.05, "time_gain_pct": 0.0, "energy_saving_pct": 0.0,
                                 "extra_energy_pct": 0.0}
     # +100 % time allowed: from (5, 2) to (4, 3): saves 1 J of 5 (20 %); the paper's ratio is
     # (5 - 4) / 4 = 25 %. +100 % energy allowed: from (2, 6) to (4, 3): twice as fast.
-    assert f.tradeoff(1.0) == {"tol": 1.0, "time_gain_pct": 100.0, "energy_saving_pct": 20.0,
+    assert f.tradeoff(tol=1.0) == {"tol": 1.0, "time_gain_pct": 100.0, "energy_saving_pct": 20.0,
                                "extra_energy_pct": 25.0}
-    assert f.tradeoff(math.inf)["energy_saving_pct"] == pytest.approx(60.0)  # (5 - 2) / 5
+    assert f.tradeoff(tol=math.inf)["energy_saving_pct"] == pytest.approx(60.0)  # (5 - 2) / 5
     assert f.fastest().time == 2.0 and f.most_frugal().energy == 2.0
     assert f.min_energy_within(50).energy == 4.0  # time <= 3
     assert f.min_time_within(100).time == 3.0  # energy <= 4
@@ -282,9 +282,9 @@ def test_front_queries_and_metrics():
     assert g["extra_energy_pct"] == pytest.approx(400.0)  # (10 - 2) / 2, the paper's figure
     assert g["balanced_dominated"]
     # hypervolume with ref (7, 6): 1*4 + 3*2 + 1*1... by hand: points sorted by time
-    assert f.hypervolume((7.0, 6.0)) == pytest.approx((7 - 2) * (6 - 5) + (7 - 3) * (5 - 4)
+    assert f.hypervolume(ref=(7.0, 6.0)) == pytest.approx((7 - 2) * (6 - 5) + (7 - 3) * (5 - 4)
                                                       + (7 - 6) * (4 - 2))
-    assert wh.hypervolume([2, 3, 6, 6.5], [5, 4, 2, 5.5], (7, 6)) == f.hypervolume((7.0, 6.0))
+    assert wh.hypervolume([2, 3, 6, 6.5], [5, 4, 2, 5.5], (7, 6)) == f.hypervolume(ref=(7.0, 6.0))
     d = f.to_dict()
     assert d["energy"] == [2.0, 4.0, 5.0] and d["balanced"]["dist"] == [1, 1, 1, 1]
     assert "points=3" in repr(f) and len(repr(f).splitlines()) <= 5
@@ -474,7 +474,7 @@ def test_progress_callback_returning_false_cancels():
     (lambda: wh.bruteforce_front(APPENDIX_A, 4, max_leaves=0), ValueError, "max_leaves"),
     (lambda: wh.load_balanced(APPENDIX_A, 4, mode=3), TypeError, "mode"),
     (lambda: wh.threshold_dp_front(APPENDIX_A, 4, time_limit=[1]), TypeError, "time_limit"),
-    (lambda: wh.pareto_front(APPENDIX_A, 4).tradeoff("5%"), TypeError, "tol"),
+    (lambda: wh.pareto_front(APPENDIX_A, 4).tradeoff(tol="5%"), TypeError, "tol"),
     (lambda: wh.pareto_front(APPENDIX_A, 4).min_energy_within(-1), ValueError, "pct"),
     (lambda: wh.optimal_time(APPENDIX_A, 4).total_energy(-1.0), ValueError, "static_power"),
     (lambda: wh.total_energy_front(wh.pareto_front(APPENDIX_A, 4), math.inf), ValueError,

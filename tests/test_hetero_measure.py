@@ -10,7 +10,6 @@ from scipy.stats import t as student_t
 
 import wpart
 import wpart.hetero as wh
-from wpart.hetero import _measure as wm
 
 
 def test_constant_samples_stop_at_first_check():
@@ -72,17 +71,17 @@ def fake_powercap(root, zones):
 def test_rapl_reader_on_fake_tree(tmp_path):
     root = fake_powercap(tmp_path / "powercap", [("package-0", 1_000_000, 10_000_000),
                                                  ("package-1", 9_000_000, 10_000_000)])
-    assert wh.RaplMeter.available(root)
-    m = wh.RaplMeter(root)
+    assert wh.RaplMeter.available(root=root)
+    m = wh.RaplMeter(root=root)
     assert m.names == ["package-0", "package-1"] and len(m.zones) == 2
     m.start()
     (root / "intel-rapl:0" / "energy_uj").write_text("3500000\n")  # +2.5 J
     (root / "intel-rapl:1" / "energy_uj").write_text("500000\n")  # wraps: +1.5 J
     j, s = m.stop()
     assert j == pytest.approx(4.0) and s >= 0
-    assert not wh.RaplMeter.available(tmp_path / "missing")
+    assert not wh.RaplMeter.available(root=tmp_path / "missing")
     with pytest.raises(RuntimeError, match="no readable RAPL zone"):
-        wh.RaplMeter(tmp_path / "missing")
+        wh.RaplMeter(root=tmp_path / "missing")
     with pytest.raises(RuntimeError, match="before start"):
         m.stop()
 
@@ -94,7 +93,7 @@ def test_measure_with_fake_rapl_subtracts_static_power(tmp_path):
     def kernel(x):  # "consumes" 3 J per unit of size in the fake counter
         counter.write_text(str(int(counter.read_text()) + 3_000_000 * x))
 
-    mp = wh.measure(kernel, [1, 2, 4], meter=wh.RaplMeter(root), static_power=0.0,
+    mp = wh.measure(kernel, [1, 2, 4], meter=wh.RaplMeter(root=root), static_power=0.0,
                     min_reps=3, max_reps=5)
     assert mp.profile.energy.tolist() == pytest.approx([3.0, 6.0, 12.0])
     assert mp.profile.sizes.tolist() == [1, 2, 4] and mp.reps.min() >= 3
@@ -102,18 +101,18 @@ def test_measure_with_fake_rapl_subtracts_static_power(tmp_path):
 
 
 def test_callback_meter_and_samples():
-    assert wm.energy_from_samples([0, 1, 3], [10, 20, 20]) == pytest.approx(15 + 40)
+    assert wh.energy_from_samples([0, 1, 3], [10, 20, 20]) == pytest.approx(15 + 40)
     m = wh.CallbackMeter(lambda: 50.0, hz=200)
     m.start()
     time.sleep(0.05)
     j, s = m.stop()
     assert j == pytest.approx(50.0 * s, rel=1e-9) and s >= 0.05
-    ps_w = wm.measure_static_power(wh.CallbackMeter(lambda: 7.0), seconds=0.02)
+    ps_w = wh.measure_static_power(wh.CallbackMeter(lambda: 7.0), seconds=0.02)
     assert ps_w == pytest.approx(7.0)
     with pytest.raises(TypeError):
         wh.CallbackMeter(3.0)
     with pytest.raises(ValueError, match="non-decreasing"):
-        wm.energy_from_samples([1, 0], [1, 1])
+        wh.energy_from_samples([1, 0], [1, 1])
 
 
 def test_dynamic_energy_and_additivity():
@@ -205,7 +204,7 @@ def test_nvml_meter_with_a_fake_pynvml(monkeypatch):
         nvmlDeviceGetTotalEnergyConsumption=lambda h: state["mj"],
     )
     monkeypatch.setitem(__import__("sys").modules, "pynvml", fake)
-    m = wh.NvmlMeter(0)
+    m = wh.NvmlMeter(index=0)
     assert "Fake H100" in repr(m)
 
     def kernel(x):

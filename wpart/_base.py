@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from . import _core
+from ._docs import fill_doc
 from ._errors import WpartTypeError, WpartValueError
 from ._keywords import checked_keywords
 from ._methods import Method, MethodTable
@@ -156,6 +157,7 @@ def box_loads(S: ArrayLike, boxes: ArrayLike) -> NDArray:
     return out
 
 
+@fill_doc
 @dataclass(frozen=True, eq=False, repr=False)
 class Partition1D(Result):
     """A partition of a chain into `m` consecutive parts (the result of :func:`partition_1d`).
@@ -196,8 +198,7 @@ class Partition1D(Result):
     stats : dict
         ``probes``, ``steps`` and ``seconds`` of the core call (not compared by ``==``).
 
-    ``gap`` is ``max_load / lower_bound - 1``. ``bottleneck`` (now `max_load`) and ``gap_lb``
-    (now `gap`) are deprecated aliases.
+    {gap_aliases}
     """
 
     separators: NDArray[np.int64]
@@ -284,16 +285,10 @@ class Partition1D(Result):
 
 
 @checked_keywords
-def partition_1d(
-    loads: ArrayLike,
-    m: int,
-    *,
-    method: str = "nicol",
-    speeds: ArrayLike | None = None,
-    normalize: bool = True,
-    progress: bool | Callable[[float, float], Any] = False,
-    time_limit: float | None = None,
-) -> Partition1D:
+def partition_1d(loads: ArrayLike, m: int, *, method: str = "nicol",
+                 speeds: ArrayLike | None = None, normalize: bool = True,
+                 progress: bool | Callable[[float, float], Any] = False,
+                 time_limit: float | None = None) -> Partition1D:
     """Split a chain of loads into `m` consecutive parts minimising the largest part load.
 
     This is the one-dimensional (chains-on-chains) variant of Sec. 2.2 of Saule et al. 2012.
@@ -427,6 +422,7 @@ def partition_1d(
     )
 
 
+@fill_doc
 def probe_1d(loads: ArrayLike, m: int, B: float) -> tuple[bool, NDArray[np.int64]]:
     """PROBE: can the chain be split into at most `m` parts of load <= `B`?
 
@@ -448,11 +444,7 @@ def probe_1d(loads: ArrayLike, m: int, B: float) -> tuple[bool, NDArray[np.int64
     separators : ndarray of int64, shape (m+1,)
         The greedy separators, padded with ``n``.
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
 
     Examples
     --------

@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from ._docs import fill_doc
 from ._errors import WpartError, WpartTypeError, WpartValueError
 from ._result import jsonable, new_axes
 
@@ -304,15 +305,10 @@ def run_candidates(
                       results=results, time_limit=time_limit)
 
 
-def compare_1d(
-    loads: Any,
-    m: int,
-    *,
-    methods: Sequence[str] | None = None,
-    time_limit: float | None = 10.0,
-    speeds: Any = None,
-    progress: Any = False,
-) -> Comparison:
+@fill_doc
+def compare_1d(loads: Any, m: int, *, methods: Sequence[str] | None = None,
+               time_limit: float | None = 10.0, speeds: Any = None,
+               progress: Any = False) -> Comparison:
     """Run every 1D method (:data:`wpart.METHODS_1D`) on `loads` and tabulate them.
 
     Parameters
@@ -323,22 +319,17 @@ def compare_1d(
         Number of parts.
     methods : sequence of str, optional
         A subset of :data:`wpart.METHODS_1D` (default: all).
-    time_limit : float or None, optional
-        Seconds per method (default 10).
+    {compare_time_limit}
     speeds : array_like, optional
         Relative part speeds, passed to every method.
-    progress : bool or callable, optional
-        True: one line per method on stderr.
+    {compare_progress}
 
     Returns
     -------
     Comparison
         ``.table`` rows: method, max_load, gap, seconds, status, message.
 
-    Raises
-    ------
-    WpartValueError
-        If a name in `methods` is unknown or `time_limit` is not positive.
+    {compare_raises}
 
     Examples
     --------

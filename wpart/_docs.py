@@ -32,6 +32,21 @@ progress : bool or callable, optional
     True for a progress bar, or a callable ``progress(done, total)`` (returning False cancels
     the run with :class:`wpart.CancelledError`).""",
     "raises": "Raises\n------\n" + _RAISES_WPART,
+    "gap_aliases": """\
+``gap`` is ``max_load / lower_bound - 1``. ``bottleneck`` (now `max_load`) and ``gap_lb``
+(now `gap`) are deprecated aliases.""",
+    # -- every family's compare() ------------------------------------------------------------
+    "compare_time_limit": """\
+time_limit : float or None, optional
+    Seconds per method (default 10).""",
+    "compare_progress": """\
+progress : bool or callable, optional
+    True: one line per method on stderr.""",
+    "compare_raises": """\
+Raises
+------
+WpartValueError
+    If a name in `methods` is unknown or `time_limit` is not positive.""",
     # -- spatial --------------------------------------------------------------------------
     "A": """\
 A : array_like or scipy.sparse matrix or path

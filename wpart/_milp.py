@@ -545,20 +545,11 @@ def solve(
     return MilpResult(**d)
 
 
-def write_model(
-    path: str | os.PathLike,
-    c: ArrayLike,
-    *,
-    A: Any = None,
-    b_lower: ArrayLike | None = None,
-    b_upper: ArrayLike | None = None,
-    lb: ArrayLike | None = None,
-    ub: ArrayLike | None = None,
-    integrality: ArrayLike | None = None,
-    sense: str = "min",
-    constant: float = 0.0,
-    format: str | None = None,
-) -> None:
+def write_model(path: str | os.PathLike, c: ArrayLike, *, A: Any = None,
+                b_lower: ArrayLike | None = None, b_upper: ArrayLike | None = None,
+                lb: ArrayLike | None = None, ub: ArrayLike | None = None,
+                integrality: ArrayLike | None = None, sense: str = "min", constant: float = 0.0,
+                format: str | None = None) -> None:
     r"""Write a MILP as a CPLEX LP or free MPS file, in GLPK's dialect of each format.
 
     The arguments describe the model exactly as in :func:`solve`. Columns are named

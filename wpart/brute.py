@@ -10,7 +10,7 @@ from fractions import Fraction
 from typing import Sequence
 
 
-def oned_enumerate(loads: Sequence, m: int, speeds: Sequence | None = None):
+def oned_enumerate(loads: Sequence, m: int, *, speeds: Sequence | None = None):
     """Optimal 1D bottleneck by enumerating every separator vector.
 
     Returns ``(best, all_optimal_separator_vectors)``. With `speeds`, part ``p`` costs
@@ -39,7 +39,7 @@ def _cost(pre, a, b, p, speeds):
     return float(load) / float(speeds[p])
 
 
-def oned_dp(loads: Sequence, m: int, speeds: Sequence | None = None):
+def oned_dp(loads: Sequence, m: int, *, speeds: Sequence | None = None):
     """Optimal 1D bottleneck by the textbook O(m n^2) dynamic programme."""
     n = len(loads)
     pre = [0]

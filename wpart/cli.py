@@ -24,10 +24,12 @@ import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from ._docs import fill_doc
+
 __all__ = ["REPRODUCERS", "load_reproducer", "main", "summary_line"]
 
 #: Family name -> ``"module:function"``; the function is called as
-#: ``fn(out_dir: Path, quick: bool, progress: bool) -> dict`` and returns at least
+#: ``fn(out_dir: Path, *, quick: bool, progress: bool) -> dict`` and returns at least
 #: ``{"ok": bool, "table": str}``, plus ``"verdicts"`` (list of row dicts) and ``"counts"``
 #: (see :class:`wpart.experiments._verdict.Verdicts`).
 REPRODUCERS: dict[str, str] = {
@@ -51,7 +53,7 @@ def load_reproducer(family: str) -> Callable[..., dict]:
     Returns
     -------
     callable
-        ``fn(out_dir, quick, progress) -> dict``.
+        ``fn(out_dir, quick=, progress=) -> dict``.
 
     Raises
     ------
@@ -118,7 +120,7 @@ def _reproduce(families: Sequence[str], out: Path, quick: bool, progress: bool) 
     for family in families:
         t0 = time.perf_counter()
         try:
-            summary = load_reproducer(family)(out, quick, progress)
+            summary = load_reproducer(family)(out, quick=quick, progress=progress)
         except Exception:  # noqa: BLE001 -- report it, run the others, fail at the end
             traceback.print_exc()
             print(f"\n{family}: ERROR (see the traceback above); its checks and verdicts "
@@ -253,6 +255,7 @@ def _write_wide_tables(out: Path, family: str, tables: list) -> list[Path]:
     return paths
 
 
+@fill_doc
 def summary_line(counts: dict[str, int]) -> str:
     """The last line of ``wpart reproduce``: ``"verdicts: 12 MATCH, 3 DIFFERS, 2 NOT
     REGENERATED"`` (the counts of the papers' headline figures; checks are reported apart).
@@ -267,17 +270,14 @@ def summary_line(counts: dict[str, int]) -> str:
     str
         The line.
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
     """
     from .experiments._verdict import VERDICTS
 
     return "verdicts: " + ", ".join(f"{int(counts.get(v, 0))} {v}" for v in VERDICTS)
 
 
+@fill_doc
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``wpart`` command line.
 
@@ -292,11 +292,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         The exit status: 0 when every check passed, 1 when one failed. Usage errors (an
         unknown family, a bad option) exit with status 2 through :mod:`argparse`.
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
 
     Examples
     --------

@@ -132,7 +132,7 @@ def _cell(v: Any) -> str:
     return str(v)
 
 
-def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], title: str = "") -> str:
+def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, title: str = "") -> str:
     """Aligned plain-text table: numeric columns right-aligned, others left-aligned.
 
     Parameters

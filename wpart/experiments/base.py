@@ -233,8 +233,8 @@ def _hetero(quick: bool) -> tuple[bool, dict, str]:
     a = rng.integers(0, 20, size=12, dtype=np.int64)
     speeds = [1.0, 2.0, 1.0, 4.0]
     res = {m: wpart.partition_1d(a, len(speeds), method=m, speeds=speeds) for m in _EXACT}
-    best_dp = brute.oned_dp(a.tolist(), len(speeds), speeds)
-    best_enum, _ = brute.oned_enumerate(a.tolist(), len(speeds), speeds)
+    best_dp = brute.oned_dp(a.tolist(), len(speeds), speeds=speeds)
+    best_enum, _ = brute.oned_enumerate(a.tolist(), len(speeds), speeds=speeds)
     r = res["nicol"]
     agree = len({(x.max_load, tuple(x.separators.tolist())) for x in res.values()}) == 1
     ok_small = agree and r.max_load == best_dp == best_enum and r.max_load >= r.lower_bound
@@ -438,7 +438,7 @@ def paper_vs_ours(rows: list, *, label: str = "paper vs ours") -> Any:
 # --------------------------------------------------------------------------------------------
 
 
-def run_base(out_dir: Path, quick: bool = False, progress: bool = True) -> dict:
+def run_base(out_dir: Path, *, quick: bool = False, progress: bool = True) -> dict:
     """Reproduce the base layer's golden 1D results and bounds; write table, JSON and figure.
 
     Parameters

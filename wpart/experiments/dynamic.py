@@ -179,7 +179,7 @@ def _figures(out_dir: Path, b1: Any, b2: Any, b3: Any, b4: Any, quick: bool) -> 
     return files
 
 
-def run_dynamic(out_dir: Path, quick: bool = False, progress: bool = True) -> dict:
+def run_dynamic(out_dir: Path, *, quick: bool = False, progress: bool = True) -> dict:
     """Reproduce wpart.dynamic's checks and PLB-HAC's headline claims on the simulated stand-in
     platforms; write ``dynamic_table.txt``, ``dynamic.json`` and figures to `out_dir`.
 
@@ -208,7 +208,7 @@ def run_dynamic(out_dir: Path, quick: bool = False, progress: bool = True) -> di
     def bar(it):
         return tqdm(list(it), desc="reproduce dynamic: B1", disable=not progress, leave=False)
 
-    for name, fn in (("b1", lambda: P.b1_makespan(quick, bar)), ("b2", lambda: P.b2_shares(quick)),
+    for name, fn in (("b1", lambda: P.b1_makespan(quick, progress=bar)), ("b2", lambda: P.b2_shares(quick)),
                      ("b3", lambda: P.b3_idle(quick)), ("b4", lambda: P.b4_adapt(quick)),
                      ("b5", lambda: P.b5_overhead(quick)), ("b6", lambda: P.b6_training(quick))):
         if progress:

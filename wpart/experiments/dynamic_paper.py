@@ -81,7 +81,7 @@ def _p2(W: int) -> str:
     return f"2^{int(np.log2(W))}"
 
 
-def b1_makespan(quick: bool, progress: Callable[[Iterable], Iterable] = lambda x: x):
+def b1_makespan(quick: bool, *, progress: Callable[[Iterable], Iterable] = lambda x: x):
     """B1: makespan against the number of machines (Fig. 4 analogue)."""
     D = _d()
     apps = ["mm"] if quick else ["mm", "grn", "kmeans"]
@@ -139,12 +139,15 @@ def b1_makespan(quick: bool, progress: Callable[[Iterable], Iterable] = lambda x
     return data, vs, report
 
 
+def _abcde_mm(quick: bool, seeds_quick: int, seeds_full: int) -> tuple:
+    """``(wpart.dynamic, W, seeds, platform)`` of the five-machine mm runs (B2, B5)."""
+    return (_d(), 2**18 if quick else 2**20, range(seeds_quick if quick else seeds_full),
+            _pl("ABCDE", "mm"))
+
+
 def b2_shares(quick: bool):
     """B2: step shares at the end of training / phase 1 (Fig. 5b analogue)."""
-    D = _d()
-    W = 2**18 if quick else 2**20
-    seeds = range(3) if quick else range(10)
-    pl = _pl("ABCDE", "mm")
+    D, W, seeds, pl = _abcde_mm(quick, 3, 10)
     opt = np.asarray(D.oracle_oneshot(pl, W).shares, dtype=float)
     sh: dict[str, list] = {"PLB-HAC": [], "HDSS": []}
     S_first: list[float] = []
@@ -323,10 +326,7 @@ def b4_adapt(quick: bool):
 
 def b5_overhead(quick: bool):
     """B5: the PLB-HeC - PLB-HAC gap as the evaluation cost grows."""
-    D = _d()
-    W = 2**18 if quick else 2**20
-    seeds = range(2) if quick else range(5)
-    pl = _pl("ABCDE", "mm")
+    D, W, seeds, pl = _abcde_mm(quick, 2, 5)
     gaps = {}
     for c in (0.0, 0.01, 0.1, 0.5):
         mk = _mean_makespans(pl, {"hac": lambda: D.PLBHAC(pl.m, W, pu_kinds=pl.kinds),

@@ -149,7 +149,7 @@ def _figure(path: Path, fronts: dict) -> None:
     fig.savefig(path, dpi=110)
 
 
-def run_hetero(out_dir: Path, quick: bool = False, progress: bool = True) -> dict:
+def run_hetero(out_dir: Path, *, quick: bool = False, progress: bool = True) -> dict:
     """Reproduce the hetero family's golden values and headline fronts; write table, JSON, figure.
 
     Parameters

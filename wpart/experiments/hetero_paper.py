@@ -71,7 +71,7 @@ def sweep(quick: bool) -> tuple[bool, dict, str]:
             g = f.gains_vs_balanced()
             pb.append(g["time_improvement_pct"])
             eb.append(g["extra_energy_pct"])  # the paper's ratio e_bal / e_opt - 1
-            a, b = f.tradeoff(0.05), tf.tradeoff(0.05)
+            a, b = f.tradeoff(tol=0.05), tf.tradeoff(tol=0.05)
             t5d.append(a["time_gain_pct"])
             e5d.append(a["extra_energy_pct"])
             t5t.append(b["time_gain_pct"])
@@ -106,7 +106,7 @@ def additivity(quick: bool) -> tuple[bool, dict, str]:
         return None, {"measured": False, "reason": "no readable RAPL energy counter"}, (
             "Additivity (the paper's Table III): not measured: this machine has no readable energy "
             "counter (RAPL powercap absent or root-only)")
-    from wpart.hetero._measure import measure_static_power
+    from wpart.hetero._meters import measure_static_power
 
     meter = wh.RaplMeter()
     ps_w = measure_static_power(meter, seconds=0.5 if quick else 2.0)

@@ -25,7 +25,7 @@ from ._verdict import Verdicts
 __all__ = ["run_multikernel"]
 
 
-def run_multikernel(out_dir: Path, quick: bool = False, progress: bool = True) -> dict:
+def run_multikernel(out_dir: Path, *, quick: bool = False, progress: bool = True) -> dict:
     """Reproduce the multi-kernel family's simulated figures; write table and JSON.
 
     Parameters
@@ -48,7 +48,7 @@ def run_multikernel(out_dir: Path, quick: bool = False, progress: bool = True) -
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    doc, rows, text = run_all(quick)
+    doc, rows, text = run_all(quick=quick)
     vs = Verdicts("multikernel")
     vs.add(*rows)
     t2 = doc["table2"]

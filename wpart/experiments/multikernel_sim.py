@@ -47,7 +47,7 @@ FISSION_P1 = [
 F1_REPEATS = 5
 
 
-def fission_p1(quick: bool = False) -> tuple[list, list]:
+def fission_p1(*, quick: bool = False) -> tuple[list, list]:
     """Sec. 3.3: CPU-only P1, the no-fission time calibrated to the paper's (the only fitted
     number of a row); the level Algorithm 1 picks and its speedup over no fission are
     predicted by the model. Tolerances: the range of each statistic over F1_REPEATS searches
@@ -159,7 +159,7 @@ T3_SEEDS = 5
 T3_ABLATION_SIGMA = 0.10
 
 
-def tolerance(quick: bool = False, *, sigma: float = 0.02) -> tuple[list, list]:
+def tolerance(*, quick: bool = False, sigma: float = 0.02) -> tuple[list, list]:
     """Sec. 3.6: at each entry's profiled configuration (1 GPU), the largest maxDev on a
     0.005 grid with which `runs` back-to-back noisy runs never fire the detector; measured
     with T3_SEEDS noise seeds, whose spread is the verdicts' tolerance."""
@@ -269,7 +269,7 @@ def _sequence(images, runs: int, seed_off: int) -> tuple[list, list]:
     return rows, prof
 
 
-def derivation(quick: bool = False) -> tuple[list, list]:
+def derivation(*, quick: bool = False) -> tuple[list, list]:
     """Sec. 3.7: the Table 4 sequence (:func:`_sequence`), repeated with T4_REPEATS noise
     seeds; each verdict's tolerance is the range of its statistic over the repetitions."""
     runs = 30 if quick else 100
@@ -363,7 +363,7 @@ _F12_KEYS = ("shift_runs", "bisect_runs", "detect_runs", "s_before", "s_after", 
              "T_opt_loaded", "s_opt_loaded", "fired_20_60", "lb_ops", "ratio_20")
 
 
-def adaptation(quick: bool = False, *, runs: int = 100) -> tuple[dict, list]:
+def adaptation(*, quick: bool = False, runs: int = 100) -> tuple[dict, list]:
     """Sec. 3.8 / P-ADAPT-1: FFT 128 MB on P2 with 1 GPU, profiled, then the CPU's speed
     drops to 1/3 from run 20 to run 60 (two busy threads per core). The trace of noise seed
     0 is returned; F12_REPEATS seeds give each verdict's tolerance (their range)."""
@@ -437,15 +437,15 @@ def _fmt(rows: list, cols: list, title: str) -> str:
                         title=title)
 
 
-def run_all(quick: bool = False) -> tuple[dict, list, str]:
+def run_all(*, quick: bool = False) -> tuple[dict, list, str]:
     """Every simulated figure: ``(doc, verdicts, text)`` (JSON-ready doc, Verdict rows, the
     printable tables)."""
-    t2, v2 = table2(quick)
+    t2, v2 = table2(quick=quick)
     v2 += speedups(t2)
-    f1, vf = fission_p1(quick)
-    tl, vt = tolerance(quick)
-    dv, vd = derivation(quick)
-    ad, va = adaptation(quick)
+    f1, vf = fission_p1(quick=quick)
+    tl, vt = tolerance(quick=quick)
+    dv, vd = derivation(quick=quick)
+    ad, va = adaptation(quick=quick)
     texts = [
         _fmt(t2, [("bench", "benchmark"), ("input", "input"), ("GPUs", "gpus"),
                   ("role", "role"), ("paper f/o", "paper_config"),

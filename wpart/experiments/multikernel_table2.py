@@ -163,7 +163,7 @@ def _most_covered(windows) -> int:
     return max((sum(lo <= f < hi for lo, hi in windows) for f in edges), default=0)
 
 
-def table2(quick: bool = False) -> tuple[list, list]:
+def table2(*, quick: bool = False) -> tuple[list, list]:
     """Table 2 from the full search: 1-GPU rows fitted, 2-GPU rows predicted (and the reverse
     fold measured). Returns ``(rows, verdicts)``; each row holds the judged share, its
     configuration, the noisy shares, the tolerance, both fitted CPU costs and the share at

@@ -602,14 +602,7 @@ def scaling(quick: bool) -> tuple[bool, dict, str]:
     ns = [256, 512, 1024] if quick else [512, 1024, 2048, 4096]
     mats = {n: I.uniform(n, delta=1.2, seed=2) for n in ns}
     rows_n = []
-    for meth in [
-        "hier_rb",
-        "jag_pq_heur",
-        "jag_m_heur",
-        "jag_m_heur_probe",
-        "rect_nicol",
-        "hier_relaxed",
-    ]:
+    for meth in FAST[1:]:  # the fast ones but RECT-UNIFORM
         ts = []
         for n in ns:
             t, _ = _core_time(lambda n=n, meth=meth: _call(mats[n], 1024, meth), 3)
@@ -683,7 +676,7 @@ def jag_m_opt_961(quick: bool) -> tuple[bool, dict, str]:
                 "run": f"pic_like {n}x{n}, t = 30000, m = {m}"}, text
 
 
-def run_spatial(out_dir: Path, quick: bool = False, progress: bool = True) -> dict:
+def run_spatial(out_dir: Path, *, quick: bool = False, progress: bool = True) -> dict:
     """Reproduce the rectangular-partition results of [Saule 2012]; write table, JSON and figures.
 
     Returns ``{"family": "spatial", "ok", "checks", "verdicts", "counts", "table", "files",

@@ -187,7 +187,7 @@ def _figure(path: Path, gem: dict) -> None:
     plt.close(fig)
 
 
-def run_tasks(out_dir: Path, quick: bool = False, progress: bool = True) -> dict:
+def run_tasks(out_dir: Path, *, quick: bool = False, progress: bool = True) -> dict:
     """Reproduce the task family's golden values; write ``tasks_table.txt``, ``tasks.json``
     and ``tasks.png`` to `out_dir`. Returns ``{"family", "ok", "checks", "table", "files",
     "seconds"}``."""

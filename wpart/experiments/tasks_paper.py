@@ -30,7 +30,7 @@ MILP_SIZES = [(2, 12, 3), (3, 18, 5), (3, 30, 6), (4, 40, 8), (4, 60, 10), (6, 8
 SCALING_CASES = [(14, 1959, 206), (16, 2383, 286), (64, 8955, 896), (256, 34709, 3076)]
 
 
-def milp_vs_ccm(sizes: list[tuple[int, int, int]], time_limit: float,
+def milp_vs_ccm(sizes: list[tuple[int, int, int]], time_limit: float, *,
                 deltas: tuple[float, ...] = (0.0, 1e-9), seeds: int = 12,
                 subclusters: bool = True) -> dict:
     """CCM-LB (`seeds` seeds) against the GLPK compact MILP on
@@ -70,7 +70,7 @@ def milp_vs_ccm(sizes: list[tuple[int, int, int]], time_limit: float,
     return {"rows": recs, "text": text, "ok": all(r["ok"] for r in recs)}
 
 
-def weak_scaling(cases: list[tuple[int, int, int]], baselines: bool = True) -> dict:
+def weak_scaling(cases: list[tuple[int, int, int]], *, baselines: bool = True) -> dict:
     """CCM-LB on ``gemma_like(m=I, n_tasks=K, n_blocks=N, seed=0)``, delta = 1e-9 (paper
     Fig. 5).
 

@@ -88,13 +88,16 @@ __all__ = [
 
 
 def __getattr__(name: str):  # measurement helpers load lazily
-    if name in ("measure", "mean_until_precise", "RaplMeter", "CallbackMeter",
-                "additivity_report", "dynamic_energy", "MeasuredProfile",
-                "SyntheticMeter", "energy_from_samples", "measure_static_power", "NvmlMeter",
-                "additivity_check"):
+    if name in ("measure", "mean_until_precise", "additivity_report", "dynamic_energy",
+                "MeasuredProfile", "additivity_check"):
         from . import _measure
 
         return getattr(_measure, name)
+    if name in ("RaplMeter", "NvmlMeter", "CallbackMeter", "SyntheticMeter",
+                "energy_from_samples", "measure_static_power"):
+        from . import _meters
+
+        return getattr(_meters, name)
     if name == "kernels":
         import importlib
 

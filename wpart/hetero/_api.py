@@ -188,18 +188,10 @@ def _static_power(v: Any) -> float:
     return as_float(v, "static_power", minimum=0.0)
 
 
-def pareto_front(
-    profiles: Any,
-    n: int,
-    *,
-    energy: str = "dynamic",
-    static_power: float | None = None,
-    balanced: bool = True,
-    energy_threshold: float | None = None,
-    progress: Any = False,
-    time_limit: float | None = None,
-    max_grid: int = 10_000_000,
-) -> ParetoFront:
+def pareto_front(profiles: Any, n: int, *, energy: str = "dynamic",
+                 static_power: float | None = None, balanced: bool = True,
+                 energy_threshold: float | None = None, progress: Any = False,
+                 time_limit: float | None = None, max_grid: int = 10_000_000) -> ParetoFront:
     """The exact Pareto front of execution time and energy (HEPOPTA / HTPOPTA).
 
     Parameters
@@ -357,17 +349,24 @@ def threshold_dp_front(profiles: Any, n: int, *, progress: Any = False,
     {profiles n_units progress time_limit returns_front raises}
     """
     ps = as_profiles(profiles)
-    n = _n(n)
+    return _oracle_front("threshold_dp", "threshold DP", "front", ps, _n(n), progress,
+                         time_limit)
+
+
+def _oracle_front(method: str, label: str, what: str, ps: ProfileSet, n: int, progress: Any,
+                  time_limit: Any, **kw: Any) -> ParetoFront:
+    """The front of the core's oracle `method` (`label` on the progress bar; a run stopped by
+    `time_limit` ends "before the `what` was complete")."""
     tl = as_time_limit(time_limit)
     t0 = _time.perf_counter()
-    with _hook(progress, "threshold DP") as hook:
-        r = _front("threshold_dp", ps, n, progress=hook, time_limit=0.0 if tl is None else tl)
+    with _hook(progress, label) as hook:
+        r = _front(method, ps, n, progress=hook, time_limit=0.0 if tl is None else tl, **kw)
     stats = {"seconds": _time.perf_counter() - t0}
     if r is None:
-        return stopped_front("threshold_dp", ps.m, n, stats,
-                             _seconds(tl) + " before the front was complete")
+        return stopped_front(method, ps.m, n, stats,
+                             _seconds(tl) + f" before the {what} was complete")
     e, d, t, x, _ = r
-    return make_front("threshold_dp", (t, e, d, x), n, stats)
+    return make_front(method, (t, e, d, x), n, stats)
 
 
 @fill_doc
@@ -403,17 +402,8 @@ def bruteforce_front(
     ps = as_profiles(profiles)
     n = _n(n)
     ml = _limit(max_leaves, "max_leaves")
-    tl = as_time_limit(time_limit)
-    t0 = _time.perf_counter()
-    with _hook(progress, "enumeration") as hook:
-        r = _front("bruteforce", ps, n, max_leaves=ml, progress=hook,
-                   time_limit=0.0 if tl is None else tl)
-    stats = {"seconds": _time.perf_counter() - t0}
-    if r is None:
-        return stopped_front("bruteforce", ps.m, n, stats,
-                             _seconds(tl) + " before the enumeration was complete")
-    e, d, t, x, _ = r
-    return make_front("bruteforce", (t, e, d, x), n, stats)
+    return _oracle_front("bruteforce", "enumeration", "enumeration", ps, n, progress,
+                         time_limit, max_leaves=ml)
 
 
 @fill_doc

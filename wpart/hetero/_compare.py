@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from .._compare import Candidate, Comparison, _pick, run_candidates
+from .._docs import fill_doc
 
 __all__ = ["compare"]
 
@@ -13,14 +14,9 @@ COMPARE_METHODS = ("optimal_time", "load_balanced", "optimal_energy", "pareto_fr
                    "threshold_dp_front", "milp_front")
 
 
-def compare(
-    profiles: Any,
-    n: int,
-    *,
-    methods: Sequence[str] | None = None,
-    time_limit: float | None = 10.0,
-    progress: Any = False,
-) -> Comparison:
+@fill_doc
+def compare(profiles: Any, n: int, *, methods: Sequence[str] | None = None,
+            time_limit: float | None = 10.0, progress: Any = False) -> Comparison:
     """Run every distribution method on `profiles` for workload `n` and tabulate them.
 
     The objective is the parallel execution time; the dynamic energy of each distribution is
@@ -36,20 +32,15 @@ def compare(
     methods : sequence of str, optional
         A subset of ``("optimal_time", "load_balanced", "optimal_energy", "pareto_front",
         "threshold_dp_front", "milp_front")`` (default: all).
-    time_limit : float or None, optional
-        Seconds per method (default 10).
-    progress : bool or callable, optional
-        True: one line per method on stderr.
+    {compare_time_limit}
+    {compare_progress}
 
     Returns
     -------
     Comparison
         ``.table`` rows: method, time, energy, points, gap, seconds, status, message.
 
-    Raises
-    ------
-    WpartValueError
-        If a name in `methods` is unknown or `time_limit` is not positive.
+    {compare_raises}
 
     Examples
     --------

@@ -7,6 +7,7 @@ value equality.
 """
 
 from __future__ import annotations
+from .._docs import fill_doc
 from .._errors import WpartValueError
 
 import math
@@ -17,7 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._result import Result, new_axes
-from .._validate import as_array, as_float, as_int, deprecated_attr
+from .._validate import as_array, as_float, as_int, deprecated_attr, positional_deprecated
 
 __all__ = ["Distribution", "ParetoFront", "classify", "hypervolume"]
 
@@ -139,6 +140,7 @@ def stopped_front(method: str, m: int, n: int, stats: dict, message: str,
                       status="time_limit", message=message, **kw)
 
 
+@fill_doc
 def classify(dist: ArrayLike, balanced: ArrayLike) -> str:
     """Load-imbalance class of a distribution against the balanced one.
 
@@ -158,11 +160,7 @@ def classify(dist: ArrayLike, balanced: ArrayLike) -> str:
     str
         ``"balanced"``, ``"strong"`` or ``"weak"``.
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
     """
     d = as_array(dist, "dist")
     b = as_array(balanced, "balanced")
@@ -174,6 +172,7 @@ def classify(dist: ArrayLike, balanced: ArrayLike) -> str:
     return "strong" if np.any(d == 0) else "weak"
 
 
+@fill_doc
 def hypervolume(time: ArrayLike, energy: ArrayLike, ref: tuple[float, float]) -> float:
     """Area dominated by a point set (both objectives minimised) and bounded by `ref`.
 
@@ -194,11 +193,7 @@ def hypervolume(time: ArrayLike, energy: ArrayLike, ref: tuple[float, float]) ->
     float
         The area dominated by the points and bounded by `ref`.
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
     """
     t = as_array(time, "time").ravel()
     e = as_array(energy, "energy").ravel()
@@ -344,7 +339,8 @@ class ParetoFront(Result):
         return self.point(k)
 
     # ------------------------------------------------------------------ metrics ----
-    def tradeoff(self, tol: float = 0.05, /) -> dict:
+    @positional_deprecated("tol")
+    def tradeoff(self, *, tol: float = 0.05) -> dict:
         """The trade-offs of Sec. 8.2 and 8.3 of Khaleghzadeh et al. for a tolerance `tol`.
 
         Parameters
@@ -386,7 +382,8 @@ class ParetoFront(Result):
             "extra_energy_pct": _ratio_pct(e_topt, e_fr),
         }
 
-    def gains_vs_balanced(self, balanced: Distribution | None = None, /) -> dict:
+    @positional_deprecated("balanced")
+    def gains_vs_balanced(self, *, balanced: Distribution | None = None) -> dict:
         """Gains of the optimal endpoints over the load-balanced distribution (Sec. 8.2 of
         Khaleghzadeh et al.).
 
@@ -425,7 +422,8 @@ class ParetoFront(Result):
             "balanced_dominated": dominated,
         }
 
-    def imbalance_classes(self, balanced: Distribution | None = None, /) -> list[dict]:
+    @positional_deprecated("balanced")
+    def imbalance_classes(self, *, balanced: Distribution | None = None) -> list[dict]:
         """Per point: its load-imbalance class against the balanced distribution
         (:func:`classify`) and the load imbalance ratio ``LIR = time / balanced time``."""
         b = balanced if balanced is not None else self.balanced
@@ -436,16 +434,18 @@ class ParetoFront(Result):
                  "lir": float(self.time[k] / b.time) if b.time > 0 else float("nan")}
                 for k in range(len(self))]
 
-    def imbalance(self, balanced: Distribution | None = None, /) -> list[dict]:
+    @positional_deprecated("balanced")
+    def imbalance(self, *, balanced: Distribution | None = None) -> list[dict]:
         """Deprecated alias of :meth:`imbalance_classes` (``imbalance`` is a fraction in the
         other families' results)."""
         import warnings
 
         warnings.warn("ParetoFront.imbalance() is deprecated, use "
                       "ParetoFront.imbalance_classes()", DeprecationWarning, stacklevel=2)
-        return self.imbalance_classes(balanced)
+        return self.imbalance_classes(balanced=balanced)
 
-    def hypervolume(self, ref: tuple[float, float] | None = None, /) -> float:
+    @positional_deprecated("ref")
+    def hypervolume(self, *, ref: tuple[float, float] | None = None) -> float:
         """Dominated area up to `ref` (default: 1.1 x the largest time and energy)."""
         if self.empty:
             return 0.0

@@ -11,6 +11,7 @@ in the last bit: 6e-16 relative at most over 72,000 points against the former pe
 """
 
 from __future__ import annotations
+from .._docs import fill_doc
 from .._errors import WpartTypeError, WpartValueError
 
 import math
@@ -100,6 +101,7 @@ def _work(kind: str, x: float, K: int) -> float:
     return float(x)
 
 
+@fill_doc
 @renamed(p="m")
 def synthetic(
     preset: str = "dgemm-like",
@@ -146,11 +148,7 @@ def synthetic(
     -------
     ProfileSet
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
 
     Examples
     --------
@@ -339,6 +337,7 @@ def _tiny_random(seed: int, m: int | None) -> ProfileSet:
     return ProfileSet(tuple(out))
 
 
+@fill_doc
 def linear_profiles(a: Sequence[float], b: Sequence[float], n_points: int) -> ProfileSet:
     """Linear profiles ``t_i(x) = a_i x`` and ``e_i(x) = b_i x`` on sizes ``1..n_points``.
 
@@ -357,11 +356,7 @@ def linear_profiles(a: Sequence[float], b: Sequence[float], n_points: int) -> Pr
     ProfileSet
         One linear profile per processor.
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
 
     Notes
     -----

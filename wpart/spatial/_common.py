@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
+from .._docs import fill_doc
 from .._errors import CancelledError, WpartOverflowError, WpartValueError
 from .._methods import Method, MethodTable
 from .._progress import progress_hook
@@ -206,6 +207,7 @@ def _divisors(m: int) -> list[int]:
     return small + large[::-1]
 
 
+@fill_doc
 def factor_pair(m: int, n1: int, n2: int) -> tuple[int, int]:
     """The factor pair ``P x Q = m`` closest to ``P = sqrt(m n1 / n2)`` (Theorem 2 of Saule
     et al. 2012).
@@ -227,11 +229,7 @@ def factor_pair(m: int, n1: int, n2: int) -> tuple[int, int]:
     tuple of int
         ``(P, Q)`` with ``P * Q == m``.
 
-    Raises
-    ------
-    wpart.WpartError
-        If an argument is invalid (a :class:`wpart.WpartValueError` or
-        :class:`wpart.WpartTypeError` naming it).
+    {raises}
     """
     m = as_int(m, "m", minimum=1)
     if m > 2**44:
@@ -390,6 +388,14 @@ def _run(
         params["P_used"] = int(st[7])
     return _result(pp, rects, method, params, stats, sp, stop=st[9], time_limit=tl,
                    loads=loads)
+
+
+def named_method(method: Any, name: str, doc: str) -> Any:
+    """`method` as the public function `name` of the family, with the docstring `doc` (its
+    ``{key}`` lines filled): the methods that share one body (same options, same run)."""
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = doc
+    return fill_doc(method)
 
 
 def run_method(method: str, A: Any, m: Any, setup: Any = None, *, allow_empty: Any,

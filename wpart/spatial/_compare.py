@@ -6,21 +6,15 @@ import inspect
 from typing import Any, Sequence
 
 from .._compare import Candidate, Comparison, _pick, run_candidates
+from .._docs import fill_doc
 
 __all__ = ["compare"]
 
 
-def compare(
-    A: Any,
-    m: int,
-    *,
-    methods: Sequence[str] | None = None,
-    time_limit: float | None = 10.0,
-    P: int | None = None,
-    Q: int | None = None,
-    weights: str = "values",
-    progress: Any = False,
-) -> Comparison:
+@fill_doc
+def compare(A: Any, m: int, *, methods: Sequence[str] | None = None,
+            time_limit: float | None = 10.0, P: int | None = None, Q: int | None = None,
+            weights: str = "values", progress: Any = False) -> Comparison:
     """Run every spatial method (:data:`wpart.spatial.METHODS`) on `A` and tabulate them.
 
     Each method runs with its defaults, `weights`, and `P`/`Q` where it takes them; a method
@@ -36,15 +30,13 @@ def compare(
         Number of rectangles (processors).
     methods : sequence of str, optional
         A subset of :data:`wpart.spatial.METHODS` (default: all).
-    time_limit : float or None, optional
-        Seconds per method (default 10).
+    {compare_time_limit}
     P, Q : int, optional
         The grid of the P x Q methods (default: each method's own choice).
     weights : str, optional
         ``"values"`` (default), ``"count"`` or ``"stored"``, as in
         :func:`wpart.spatial.partition`.
-    progress : bool or callable, optional
-        True: one line per method on stderr.
+    {compare_progress}
 
     Returns
     -------
@@ -52,10 +44,7 @@ def compare(
         ``.table`` rows: method, max_load, gap (to the best lower bound found), seconds,
         status, message; ``.results[name]`` the :class:`~wpart.spatial.SpatialPartition`.
 
-    Raises
-    ------
-    WpartValueError
-        If a name in `methods` is unknown or `time_limit` is not positive.
+    {compare_raises}
 
     Examples
     --------

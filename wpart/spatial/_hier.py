@@ -20,18 +20,9 @@ from ._partition import SpatialPartition
 __all__ = ["hier_opt", "hier_rb", "hier_relaxed"]
 
 
-def hier_rb(
-    A: ArrayLike,
-    m: int,
-    *,
-    variant: str = "best",
-    tie: str = "area",
-    allow_empty: bool = False,
-    time_limit: float | None = None,
-    progress: Any = None,
-    speeds: ArrayLike | None = None,
-    weights: str = "values",
-) -> SpatialPartition:
+def hier_rb(A: ArrayLike, m: int, *, variant: str = "best", tie: str = "area",
+            allow_empty: bool = False, time_limit: float | None = None, progress: Any = None,
+            speeds: ArrayLike | None = None, weights: str = "values") -> SpatialPartition:
     """HIER-RB (Sec. 3.3 of Saule et al. 2012; Berger and Bokhari's recursive bisection):
     ``floor(q/2) | ceil(q/2)`` parts on the two sides of each cut.
 
@@ -134,18 +125,9 @@ def _hier_rb3d(pp: _Prepared, v: str, speeds: Any) -> SpatialPartition:
 
 
 @fill_doc
-def hier_relaxed(
-    A: ArrayLike,
-    m: int,
-    *,
-    variant: str = "load",
-    tie: str = "area",
-    allow_empty: bool = False,
-    time_limit: float | None = None,
-    progress: Any = None,
-    speeds: ArrayLike | None = None,
-    weights: str = "values",
-) -> SpatialPartition:
+def hier_relaxed(A: ArrayLike, m: int, *, variant: str = "load", tie: str = "area",
+                 allow_empty: bool = False, time_limit: float | None = None, progress: Any = None,
+                 speeds: ArrayLike | None = None, weights: str = "values") -> SpatialPartition:
     """HIER-RELAXED (Sec. 3.3 of Saule et al. 2012): like :func:`hier_rb` but every node also
     chooses how many parts each side gets (minimising ``max(L1/x, L2/(q-x))``); ties prefer
     balanced counts.
@@ -174,17 +156,9 @@ def hier_relaxed(
 
 
 @fill_doc
-def hier_opt(
-    A: ArrayLike,
-    m: int,
-    *,
-    max_states: float = 2e7,
-    allow_empty: bool = False,
-    time_limit: float | None = None,
-    progress: Any = None,
-    speeds: ArrayLike | None = None,
-    weights: str = "values",
-) -> SpatialPartition:
+def hier_opt(A: ArrayLike, m: int, *, max_states: float = 2e7, allow_empty: bool = False,
+             time_limit: float | None = None, progress: Any = None,
+             speeds: ArrayLike | None = None, weights: str = "values") -> SpatialPartition:
     """HIER-OPT (Sec. 3.3 of Saule et al. 2012): the optimal hierarchical (guillotine)
     partition, by a memoised DP over ``(row interval, column interval, q)``; for small
     matrices only.

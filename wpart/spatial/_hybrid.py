@@ -37,22 +37,11 @@ _PHASES = ("jag_m_heur", "jag_m_heur_probe", "jag_m_opt", "hier_rb", "hier_relax
 
 
 @fill_doc
-def hybrid(
-    A: ArrayLike,
-    m: int,
-    *,
-    phase1: str = "jag_m_heur",
-    phase2_fast: str = "jag_m_heur_probe",
-    phase2_slow: str | None = "jag_m_opt",
-    m1: int | None = None,
-    m1_min: int | None = None,
-    orient: str = "best",
-    variant: str = "load",
-    allow_empty: bool = False,
-    time_limit: float | None = None,
-    progress: Any = None,
-    weights: str = "values",
-) -> SpatialPartition:
+def hybrid(A: ArrayLike, m: int, *, phase1: str = "jag_m_heur",
+           phase2_fast: str = "jag_m_heur_probe", phase2_slow: str | None = "jag_m_opt",
+           m1: int | None = None, m1_min: int | None = None, orient: str = "best",
+           variant: str = "load", allow_empty: bool = False, time_limit: float | None = None,
+           progress: Any = None, weights: str = "values") -> SpatialPartition:
     """HYBRID (Sec. 5 of Saule et al. 2012): a fast phase-1 partition into ``m1 < m`` blocks,
     parts shared out in proportion to block loads (capped by area), then each block
     partitioned by `phase2_fast`;
@@ -243,6 +232,16 @@ def general_optimum(
                            f"returned ({res.message})")
 
 
+class _Default:
+    """The value of an option of :func:`partition` that was not given."""
+
+    def __repr__(self) -> str:
+        return "<the method's default>"
+
+
+DEFAULT: Any = _Default()
+
+
 def method_function(name: str) -> Callable[..., SpatialPartition]:
     """The function of the method `name` of :data:`TABLE`: each method is the public function
     of ``wpart.spatial`` of the same name (the table is the one list of names)."""
@@ -253,7 +252,15 @@ def method_function(name: str) -> Callable[..., SpatialPartition]:
 
 @fill_doc
 def partition(
-    A: ArrayLike, m: int, *, method: str = "jag_m_heur_probe", **options: Any
+    A: ArrayLike, m: int, *, method: str = "jag_m_heur_probe",
+    P: Any = DEFAULT, Q: Any = DEFAULT, orient: Any = DEFAULT, variant: Any = DEFAULT,
+    counts: Any = DEFAULT, stripe_cuts: Any = DEFAULT, m1: Any = DEFAULT, m1_min: Any = DEFAULT,
+    phase1: Any = DEFAULT, phase2_fast: Any = DEFAULT, phase2_slow: Any = DEFAULT,
+    max_iter: Any = DEFAULT, max_states: Any = DEFAULT, max_sweeps: Any = DEFAULT,
+    patience: Any = DEFAULT, refine: Any = DEFAULT, start: Any = DEFAULT, starts: Any = DEFAULT,
+    tie: Any = DEFAULT, abandon: Any = DEFAULT, speeds: Any = DEFAULT,
+    allow_empty: Any = DEFAULT, weights: Any = DEFAULT, time_limit: Any = DEFAULT,
+    progress: Any = DEFAULT,
 ) -> SpatialPartition:
     """Partition the 2D load matrix `A` into `m` rectangles with the named method.
 
@@ -271,8 +278,9 @@ def partition(
         Number of rectangles.
     method : str
         One of :data:`METHODS` (hyphens and upper case accepted, e.g. ``"JAG-M-OPT"``).
-    **options
-        Keyword options of the method's own function (the table below).
+    P, Q, orient, variant, counts, stripe_cuts, m1, m1_min, phase1, phase2_fast, phase2_slow, max_iter, max_states, max_sweeps, patience, refine, start, starts, tie, abandon, speeds, allow_empty, weights, time_limit, progress : optional
+        The options of the method's own function, with its defaults when not given; the
+        table below lists which method takes which, and a method refuses the others.
 
     Returns
     -------
@@ -300,6 +308,8 @@ def partition(
     >>> spatial.partition(np.arange(1, 17).reshape(4, 4), 4, method="jag_m_opt").max_load
     40
     """
+    options = {k: v for k, v in locals().items()
+               if k not in ("A", "m", "method") and v is not DEFAULT}
     meth = TABLE.choose(method)
     bad = sorted(set(options) - set(meth.options))
     if bad:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -25,21 +26,11 @@ from ._common import (
     _result,
     _stripes_of,
     _stripes_P,
+    named_method,
     run_method,
 )
 from ._jag_pq import heuristic_incumbent
 from ._partition import SpatialPartition
-
-__all__ = [
-    "allocate",
-    "jag_m_alloc",
-    "jag_m_heur",
-    "jag_m_heur_probe",
-    "jag_m_iter",
-    "jag_m_opt",
-    "jag_m_probe",
-]
-
 
 def _as_int_vector(x: Any, name: str) -> NDArray:
     """`x` as an array (a ragged or otherwise unconvertible sequence is a WpartValueError naming
@@ -50,19 +41,22 @@ def _as_int_vector(x: Any, name: str) -> NDArray:
         raise WpartValueError(f"`{name}` must be a 1-D integer array: {exc}") from None
 
 
-@fill_doc
-def jag_m_heur(
-    A: ArrayLike,
-    m: int,
-    *,
-    P: Any = "sqrt",
-    orient: str = "best",
-    allow_empty: bool = False,
-    time_limit: float | None = None,
-    progress: Any = None,
-    speeds: ArrayLike | None = None,
-    weights: str = "values",
-) -> SpatialPartition:
+def _stripe_heuristic(name: str, doc: str) -> Callable[..., SpatialPartition]:
+    """JAG-M-HEUR or JAG-M-HEUR-PROBE (the core's method `name`): the same options, the same
+    stripes (:func:`_heur_setup`) and the same run; `doc` is its docstring."""
+
+    def method(A: ArrayLike, m: int, *, P: Any = "sqrt", orient: str = "best",
+               allow_empty: bool = False, time_limit: float | None = None, progress: Any = None,
+               speeds: ArrayLike | None = None, weights: str = "values") -> SpatialPartition:
+        return run_method(name, A, m, _heur_setup(P, orient), allow_empty=allow_empty,
+                          weights=weights, speeds=speeds, time_limit=time_limit,
+                          progress=progress)
+
+    return named_method(method, name, doc)
+
+
+jag_m_heur = _stripe_heuristic(
+    "jag_m_heur",
     """JAG-M-HEUR (Sec. 3.2.2 of Saule et al. 2012): ``P`` optimal stripes of the projection,
     parts shared out in proportion to the stripe loads (:func:`allocate`), each stripe cut
     optimally.
@@ -85,9 +79,7 @@ def jag_m_heur(
     Parameters
     ----------
     {A m P orient allow_empty time_limit progress speeds weights returns_spatial raises}
-    """
-    return run_method("jag_m_heur", A, m, _heur_setup(P, orient), allow_empty=allow_empty,
-                      weights=weights, speeds=speeds, time_limit=time_limit, progress=progress)
+    """)
 
 
 def _heur_stripes(
@@ -131,18 +123,9 @@ def _given_or_heur(pp: _Prepared, orient: Any, given: Any, which: int, name: str
 
 
 @fill_doc
-def jag_m_probe(
-    A: ArrayLike,
-    m: int,
-    *,
-    stripe_cuts: ArrayLike | None = None,
-    orient: str = "hor",
-    allow_empty: bool = False,
-    time_limit: float | None = None,
-    progress: Any = None,
-    speeds: ArrayLike | None = None,
-    weights: str = "values",
-) -> SpatialPartition:
+def jag_m_probe(A: ArrayLike, m: int, *, stripe_cuts: ArrayLike | None = None, orient: str = "hor",
+                allow_empty: bool = False, time_limit: float | None = None, progress: Any = None,
+                speeds: ArrayLike | None = None, weights: str = "values") -> SpatialPartition:
     """JAG-M-PROBE (Sec. 3.2.2 of Saule et al. 2012): the optimal ``m``-way jagged partition
     for given stripes.
 
@@ -189,19 +172,8 @@ def jag_m_probe(
                       speeds=speeds, time_limit=time_limit, progress=progress)
 
 
-@fill_doc
-def jag_m_heur_probe(
-    A: ArrayLike,
-    m: int,
-    *,
-    P: Any = "sqrt",
-    orient: str = "best",
-    allow_empty: bool = False,
-    time_limit: float | None = None,
-    progress: Any = None,
-    speeds: ArrayLike | None = None,
-    weights: str = "values",
-) -> SpatialPartition:
+jag_m_heur_probe = _stripe_heuristic(
+    "jag_m_heur_probe",
     """JAG-M-HEUR-PROBE (Sec. 3.2.2 of Saule et al. 2012): the stripes of
     :func:`jag_m_heur`, then the optimal part counts for them (:func:`jag_m_probe`). Never
     worse than :func:`jag_m_heur`.
@@ -214,24 +186,13 @@ def jag_m_heur_probe(
     Parameters
     ----------
     {A m P orient allow_empty time_limit progress speeds weights returns_spatial raises}
-    """
-    return run_method("jag_m_heur_probe", A, m, _heur_setup(P, orient), allow_empty=allow_empty,
-                      weights=weights, speeds=speeds, time_limit=time_limit, progress=progress)
+    """)
 
 
 @fill_doc
-def jag_m_alloc(
-    A: ArrayLike,
-    m: int,
-    *,
-    counts: ArrayLike | None = None,
-    orient: str = "hor",
-    allow_empty: bool = False,
-    time_limit: float | None = None,
-    progress: Any = None,
-    speeds: ArrayLike | None = None,
-    weights: str = "values",
-) -> SpatialPartition:
+def jag_m_alloc(A: ArrayLike, m: int, *, counts: ArrayLike | None = None, orient: str = "hor",
+                allow_empty: bool = False, time_limit: float | None = None, progress: Any = None,
+                speeds: ArrayLike | None = None, weights: str = "values") -> SpatialPartition:
     """JAG-M-ALLOC (Sec. 3.2.2 of Saule et al. 2012): optimal stripe boundaries for given
     per-stripe part counts
     ``counts`` (length ``P``, each >= 1, summing to ``m``), by Nicol's algorithm on the
@@ -295,17 +256,9 @@ def jag_m_alloc(
 
 
 @fill_doc
-def jag_m_opt(
-    A: ArrayLike,
-    m: int,
-    *,
-    orient: str = "best",
-    allow_empty: bool = False,
-    time_limit: float | None = None,
-    progress: Any = None,
-    speeds: ArrayLike | None = None,
-    weights: str = "values",
-) -> SpatialPartition:
+def jag_m_opt(A: ArrayLike, m: int, *, orient: str = "best", allow_empty: bool = False,
+              time_limit: float | None = None, progress: Any = None,
+              speeds: ArrayLike | None = None, weights: str = "values") -> SpatialPartition:
     """JAG-M-OPT (Sec. 3.2.2 of Saule et al. 2012): the optimal ``m``-way jagged partition.
 
     With `speeds`, processors are used in the given order, stripe by stripe: stripe ``p``
@@ -400,15 +353,8 @@ def jag_m_opt(
 
 
 @fill_doc
-def jag_m_iter(
-    A: ArrayLike,
-    m: int,
-    *,
-    orient: str = "best",
-    max_rounds: int = 50,
-    allow_empty: bool = False,
-    weights: str = "values",
-) -> SpatialPartition:
+def jag_m_iter(A: ArrayLike, m: int, *, orient: str = "best", max_rounds: int = 50,
+               allow_empty: bool = False, weights: str = "values") -> SpatialPartition:
     """JAG-M-ITER (an extension suggested in Sec. 5 of Saule et al. 2012; not a paper method).
 
     Starting from :func:`jag_m_heur_probe`, alternately re-optimise the part counts for the

@@ -4,13 +4,14 @@ Saule et al. 2012)."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .._docs import fill_doc
-from ._common import _ORIENT_NAME, _orient, _pq, _Prepared, run_method, with_progress
+from ._common import _ORIENT_NAME, _orient, _pq, _Prepared, named_method, run_method, with_progress
 from ._partition import SpatialPartition
 from ._starts import START_CODE, as_starts, run_starts
 
@@ -21,20 +22,10 @@ __all__ = ["jag_pq_heur", "jag_pq_opt_dp", "jag_pq_opt_nicol"]
 
 
 @fill_doc
-def jag_pq_heur(
-    A: ArrayLike,
-    m: int,
-    *,
-    P: int | None = None,
-    Q: int | None = None,
-    orient: str = "best",
-    starts: str | tuple = "all",
-    allow_empty: bool = False,
-    time_limit: float | None = None,
-    progress: Any = None,
-    speeds: ArrayLike | None = None,
-    weights: str = "values",
-) -> SpatialPartition:
+def jag_pq_heur(A: ArrayLike, m: int, *, P: int | None = None, Q: int | None = None,
+                orient: str = "best", starts: str | tuple = "all", allow_empty: bool = False,
+                time_limit: float | None = None, progress: Any = None,
+                speeds: ArrayLike | None = None, weights: str = "values") -> SpatialPartition:
     """JAG-PQ-HEUR (Sec. 3.2.1 of Saule et al. 2012): optimal ``P`` stripes of the
     projection, then each stripe cut optimally into ``Q`` pieces. Theorem 1:
     ``Lmax <= (1 + D P/n1)(1 + D Q/n2) T/m`` for strictly positive data with
@@ -72,9 +63,7 @@ def jag_pq_heur(
         minimised: the stripes are the exact 1D partition of the projection for the
         stripes' total speeds, each stripe then split exactly among its processors (no
         proven bound; equal speeds give the homogeneous rectangles).
-    weights : {"values", "count", "stored"}
-        The load of a cell: the matrix value, 1 for every nonzero value, or 1 for every
-        stored entry (explicit zeros and each duplicate included).
+    {weights}
 
     Returns
     -------
@@ -132,20 +121,27 @@ def _grid_setup(P: Any, Q: Any, orient: Any) -> Any:
     return setup
 
 
-@fill_doc
-def jag_pq_opt_nicol(
-    A: ArrayLike,
-    m: int,
-    *,
-    P: int | None = None,
-    Q: int | None = None,
-    orient: str = "best",
-    allow_empty: bool = False,
-    time_limit: float | None = None,
-    progress: Any = None,
-    speeds: ArrayLike | None = None,
-    weights: str = "values",
-) -> SpatialPartition:
+def _pq_optimum(name: str, doc: str) -> Callable[..., SpatialPartition]:
+    """JAG-PQ-OPT-NICOL or JAG-PQ-OPT-DP (the core's method `name`): the same options, the
+    same ``P x Q`` grid (:func:`_grid_setup`), the same run and time-limit fallback to
+    :func:`jag_pq_heur`; `doc` is its docstring."""
+
+    def method(A: ArrayLike, m: int, *, P: int | None = None, Q: int | None = None,
+               orient: str = "best", allow_empty: bool = False, time_limit: float | None = None,
+               progress: Any = None, speeds: ArrayLike | None = None,
+               weights: str = "values") -> SpatialPartition:
+        res = run_method(name, A, m, _grid_setup(P, Q, orient), allow_empty=allow_empty,
+                         weights=weights, speeds=speeds, time_limit=time_limit,
+                         progress=progress)
+        return heuristic_incumbent(res, jag_pq_heur, "jag_pq_heur", P=res.params["P"],
+                                   Q=res.params["Q"], orient=orient, allow_empty=allow_empty,
+                                   speeds=speeds)
+
+    return named_method(method, name, doc)
+
+
+jag_pq_opt_nicol = _pq_optimum(
+    "jag_pq_opt_nicol",
     """JAG-PQ-OPT-NICOL (Sec. 3.2.1 of Saule et al. 2012): the optimal ``P x Q``-jagged
     partition, by Nicol's parametric search on the main dimension with the (memoised) nested
     1D optimum as cost. A `time_limit` (seconds) reached returns
@@ -159,29 +155,11 @@ def jag_pq_opt_nicol(
     Parameters
     ----------
     {A m P Q orient allow_empty time_limit progress speeds weights returns_spatial raises}
-    """
-    res = run_method("jag_pq_opt_nicol", A, m, _grid_setup(P, Q, orient),
-                     allow_empty=allow_empty, weights=weights, speeds=speeds,
-                     time_limit=time_limit, progress=progress)
-    return heuristic_incumbent(res, jag_pq_heur, "jag_pq_heur", P=res.params["P"],
-                               Q=res.params["Q"], orient=orient, allow_empty=allow_empty,
-                               speeds=speeds)
+    """)
 
 
-@fill_doc
-def jag_pq_opt_dp(
-    A: ArrayLike,
-    m: int,
-    *,
-    P: int | None = None,
-    Q: int | None = None,
-    orient: str = "best",
-    allow_empty: bool = False,
-    time_limit: float | None = None,
-    progress: Any = None,
-    speeds: ArrayLike | None = None,
-    weights: str = "values",
-) -> SpatialPartition:
+jag_pq_opt_dp = _pq_optimum(
+    "jag_pq_opt_dp",
     """JAG-PQ-OPT-DP (Sec. 3.2.1 of Saule et al. 2012): the same optimum as
     :func:`jag_pq_opt_nicol` by dynamic programming over the main dimension (crossing-point
     bisection); a cross-check, slower. `time_limit` as for :func:`jag_pq_opt_nicol`.
@@ -191,9 +169,4 @@ def jag_pq_opt_dp(
     Parameters
     ----------
     {A m P Q orient allow_empty time_limit progress speeds weights returns_spatial raises}
-    """
-    res = run_method("jag_pq_opt_dp", A, m, _grid_setup(P, Q, orient), allow_empty=allow_empty,
-                     weights=weights, speeds=speeds, time_limit=time_limit, progress=progress)
-    return heuristic_incumbent(res, jag_pq_heur, "jag_pq_heur", P=res.params["P"],
-                               Q=res.params["Q"], orient=orient, allow_empty=allow_empty,
-                               speeds=speeds)
+    """)

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._docs import fill_doc
 from .._errors import WpartValueError
 from .._result import Result, new_axes, pct
 from .._validate import deprecated_attr
@@ -16,6 +17,7 @@ from .._validate import deprecated_attr
 __all__ = ["SpatialPartition"]
 
 
+@fill_doc
 @dataclass(frozen=True, eq=False, repr=False)
 class SpatialPartition(Result):
     """A tiling of a load matrix by ``m`` rectangles.
@@ -61,8 +63,7 @@ class SpatialPartition(Result):
         ``seconds`` (core time), ``iterations``, ``probes``, ``cost_evals``, ``dp_states``,
         ``converged`` (not compared by ``==``).
 
-    ``gap`` is ``max_load / lower_bound - 1``. ``bottleneck`` (now `max_load`) and ``gap_lb``
-    (now `gap`) are deprecated aliases.
+    {gap_aliases}
     """
 
     rects: NDArray[np.int64]

@@ -20,9 +20,11 @@ substitutes must be labelled as such and compared with the paper only in orderin
 """
 
 from __future__ import annotations
-from .._errors import WpartValueError
+from .._errors import WpartTypeError, WpartValueError
 
+import inspect
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -50,6 +52,8 @@ SPARSE_KINDS = ("banded", "block", "powerlaw")
 
 #: Class names accepted by :func:`make`.
 CLASSES = ("uniform", "diagonal", "peak", "multipeak", "pic_like", "mesh_like")
+
+_UNSET: Any = object()  # an option of make() that was not given
 
 
 def _shape(n1: int, n2: int | None) -> tuple[int, int]:
@@ -235,8 +239,19 @@ def mesh_like(
     return from_points(np.concatenate(pts), n=n, axis=axis)
 
 
-def make(cls: str, n: int, *, seed: int = 0, **kw) -> NDArray[np.int64]:
-    """Instance of class `cls` (one of :data:`CLASSES`) of size ``n x n``."""
+def make(cls: str, n: int, *, seed: int = 0, delta: Any = _UNSET, base: Any = _UNSET,
+         ref: Any = _UNSET, k: Any = _UNSET, t: Any = _UNSET, density: Any = _UNSET,
+         ridges: Any = _UNSET, points: Any = _UNSET, axis: Any = _UNSET) -> NDArray[np.int64]:
+    """Instance of class `cls` (one of :data:`CLASSES`) of size ``n x n``.
+
+    The other options are those of the class's own generator (:func:`uniform`: `delta`,
+    `base`; :func:`peak`: `ref`; :func:`multipeak`: `k`, `ref`; :func:`pic_like`: `t`,
+    `density`, `ridges`; :func:`mesh_like`: `points`, `axis`), with its defaults when not
+    given; another class's option is refused with a :class:`WpartTypeError`.
+    """
+    kw = {name: v for name, v in (("delta", delta), ("base", base), ("ref", ref), ("k", k),
+                                  ("t", t), ("density", density), ("ridges", ridges),
+                                  ("points", points), ("axis", axis)) if v is not _UNSET}
     f = {
         "uniform": uniform,
         "diagonal": diagonal,
@@ -249,6 +264,11 @@ def make(cls: str, n: int, *, seed: int = 0, **kw) -> NDArray[np.int64]:
         raise WpartValueError(
             f"`cls` must be one of {', '.join(map(repr, CLASSES))}, got {cls!r}"
         )
+    takes = inspect.signature(f).parameters
+    bad = [name for name in kw if name not in takes]
+    if bad:
+        raise WpartTypeError(f"`{cls}` instances take no option "
+                             f"{', '.join(f'`{b}`' for b in bad)}")
     return f(n, seed=seed, **kw)
 
 
