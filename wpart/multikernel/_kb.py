@@ -33,6 +33,7 @@ import numpy as np
 from .._errors import WpartTypeError, WpartValueError
 from .._validate import as_bool, as_float, as_int, choice
 from .. import _core
+from .._files import fsync_dir, unlink_quiet, write_synced
 from ._adapt import INTERP_METHODS
 from ._defaults import MK_DEFAULTS
 from ._topology import FISSION_LEVELS
@@ -490,28 +491,13 @@ class KnowledgeBase:
         data = json.dumps(doc, indent=1, allow_nan=False).encode("utf-8")
         d = self.path.parent if str(self.path.parent) else Path(".")
         fd, tmp = tempfile.mkstemp(dir=d, prefix=f".{self.path.name}.", suffix=".tmp")
+        write_synced(tmp, data, fd=fd)
         try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
             os.replace(tmp, self.path)
         except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+            unlink_quiet(tmp)
             raise
-        try:
-            dfd = os.open(d, os.O_RDONLY)
-        except OSError:
-            return
-        try:
-            os.fsync(dfd)
-        except OSError:
-            pass
-        finally:
-            os.close(dfd)
+        fsync_dir(str(d))
 
     # ------------------------------------------------------------------ entries -------
     def __len__(self) -> int:

@@ -37,6 +37,7 @@ import zlib
 from typing import Any, Callable
 
 from .._errors import WpartOSError, WpartValueError
+from .._files import fsync_dir, unlink_quiet, write_synced
 
 __all__ = ["SetError", "check_set", "check_writable", "crc_file", "manifest_path",
            "remove_stale", "switch_set", "temp_name", "write_set"]
@@ -113,37 +114,15 @@ def write_temp(path: str, data: bytes, gen: str) -> str:
     temporary file is removed and :class:`wpart.WpartOSError` names `path`."""
     tmp = temp_name(path, gen)
     try:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+        write_synced(tmp, data)
     except OSError as exc:
-        _unlink(tmp)
         raise _os_error(path, f"write (temporary file {os.path.basename(tmp)})", exc) from None
-    except BaseException:
-        _unlink(tmp)
-        raise
     return tmp
 
 
-def _unlink(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
-
-
-def _fsync_dir(folder: str) -> None:
-    try:
-        fd = os.open(folder or ".", os.O_RDONLY)
-    except OSError:  # pragma: no cover - a platform without directory descriptors
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # pragma: no cover
-        pass
-    finally:
-        os.close(fd)
+#: Remove a file, quietly (a module attribute: a test stands in for a killed process by
+#: replacing it).
+_unlink = unlink_quiet
 
 
 def remove_temps(stem: str) -> None:
@@ -231,13 +210,13 @@ def switch_set(stem: str, gen: str, temps: list, manifest: bytes,
                 _unlink(tgt)
         for s in sources:
             _unlink(s)
-        _fsync_dir(os.path.dirname(os.path.abspath(stem)))
+        fsync_dir(os.path.dirname(os.path.abspath(stem)))
         raise
     remove_stale(stem, n)
     for _, bak in backups:
         if bak is not None:
             _unlink(bak)
-    _fsync_dir(os.path.dirname(os.path.abspath(stem)))
+    fsync_dir(os.path.dirname(os.path.abspath(stem)))
 
 
 def write_set(stem: str, texts: list, phases: list,

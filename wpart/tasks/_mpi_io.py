@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import WpartOSError
+from .._files import fsync_dir, write_synced
 from ._io import MAX_BYTES, LBDatafileError, _load_json, _parse_phase
 from ._io_write import task_record
 from ._rankdata import RankData
@@ -170,43 +171,20 @@ def distribute_edges(ch, data: RankData, edges: list, name_of=None) -> None:
     data.edr = np.array([e[5] for e in mine], np.int32)
 
 
-def _fsync_dir(path: str) -> None:
-    try:
-        fd = os.open(os.path.dirname(os.path.abspath(path)) or ".", os.O_RDONLY)
-    except OSError:  # pragma: no cover - a platform without directory descriptors
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # pragma: no cover
-        pass
-    finally:
-        os.close(fd)
-
-
 def write_temp_json(path: str, doc: Any, indent: int | None = 1) -> str:
     """Write `doc` as JSON to a temporary name beside `path`, flushed and fsynced; returns the
     temporary name (:func:`commit_file` renames it)."""
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     d, b = os.path.split(os.path.abspath(path))
     tmp = os.path.join(d, f".{b}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "w") as fh:
-            json.dump(doc, fh, indent=indent)
-            fh.flush()
-            os.fsync(fh.fileno())
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_synced(tmp, json.dumps(doc, indent=indent).encode("utf-8"))
     return tmp
 
 
 def commit_file(tmp: str, path: str) -> None:
     """Rename the finished temporary file over `path` (atomic) and fsync the folder."""
     os.replace(tmp, path)
-    _fsync_dir(path)
+    fsync_dir(os.path.dirname(os.path.abspath(path)))
 
 
 def write_json_atomic(path: str, doc: Any, indent: int | None = 1) -> str:
