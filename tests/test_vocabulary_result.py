@@ -16,9 +16,6 @@ from wpart._result import Result
 
 PROTOCOL_FIELDS = ("status", "message", "stats", "success")
 
-#: Result classes whose family has not yet dropped its own declarations (to be emptied).
-PENDING: set[str] = set()
-
 
 def _all_result_classes() -> dict[str, type]:
     with warnings.catch_warnings():
@@ -60,8 +57,6 @@ def test_no_result_class_declares_the_protocol_again(qual):
     cls = CLASSES[qual]
     own = set(cls.__dict__.get("__annotations__", {})) | set(cls.__dict__)
     again = sorted(own & set(PROTOCOL_FIELDS))
-    if qual in PENDING and again:
-        pytest.xfail(f"{qual} still declares {again}")
     assert not again, (f"{qual} declares {again} again: they are declared once, in "
                        "wpart.Result")
     fields = [f.name for f in dataclasses.fields(cls)]

@@ -118,17 +118,6 @@ class Result:
     message: str
     stats: dict = dataclasses.field(default_factory=dict, compare=False, kw_only=True)
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        # Transition: a subclass that still re-declares ``stats`` gets it keyword-only, as
-        # declared here (tests/test_vocabulary_result.py refuses re-declarations).
-        super().__init_subclass__(**kwargs)
-        if "stats" in cls.__dict__.get("__annotations__", {}):
-            v = cls.__dict__.get("stats", dataclasses.MISSING)
-            if isinstance(v, dataclasses.Field):
-                v.kw_only = True
-            else:
-                setattr(cls, "stats", dataclasses.field(default=v, kw_only=True))
-
     @property
     def success(self) -> bool:
         """Whether the result holds a usable answer."""

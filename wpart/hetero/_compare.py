@@ -50,14 +50,14 @@ def compare(profiles: Any, n: int, *, methods: Sequence[str] | None = None,
     >>> c.best
     'optimal_time'
     """
-    from . import (load_balanced, milp_front, optimal_energy, optimal_time, pareto_front,
-                   threshold_dp_front)
+    import wpart.hetero  # each method is the function of its name
 
-    fns = {"optimal_time": optimal_time, "load_balanced": load_balanced,
-           "optimal_energy": optimal_energy, "pareto_front": pareto_front,
-           "threshold_dp_front": threshold_dp_front, "milp_front": milp_front}
+    def runner(name: str) -> Any:
+        f = getattr(wpart.hetero, name)
+        return lambda tl: f(profiles, n, time_limit=tl)
+
     names = _pick(methods, COMPARE_METHODS, "methods")
-    cands = [Candidate(name, (lambda tl, f=fns[name]: f(profiles, n, time_limit=tl)),
+    cands = [Candidate(name, runner(name),
                        exact=name in ("optimal_time", "pareto_front", "threshold_dp_front",
                                       "milp_front"))
              for name in names]
