@@ -50,6 +50,17 @@ void *wpart_i_malloc(int64_t n, size_t sz);
 void *wpart_i_calloc(int64_t n, size_t sz);
 void *wpart_i_realloc(void *p, int64_t n, size_t sz);
 
+/* Greatest common divisor (Euclid; gcd(a, 0) = a). */
+static inline int64_t wpart_i_gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
 /* Overflow-checked products for sizes. Return 0 on overflow. */
 int wpart_i_mul_size(int64_t a, int64_t b, int64_t *out);
 

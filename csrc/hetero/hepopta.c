@@ -457,10 +457,7 @@ wpart_status_t wpart_hetero_hepopta(int64_t n, const wpart_hetero_profiles_t *P,
     wpart_status_t st = WPART_OK;
     wpart_hetero_options_t dflt;
     wpart_hetero_stats_t local;
-    if (!opt) {
-        wpart_hetero_options_init(&dflt);
-        opt = &dflt;
-    }
+    opt = hg_options(opt, &dflt);
     if (!stats) {
         stats = &local;
     }

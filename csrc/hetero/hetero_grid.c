@@ -103,16 +103,6 @@ cleanup:
     return st;
 }
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 void hg_grid_free(hg_grid_t *G)
 {
     free(G->u);
@@ -132,7 +122,7 @@ wpart_status_t hg_grid_init(hg_grid_t *G, int64_t n, const wpart_hetero_profiles
     int64_t tot = P->offsets[P->p];
     int64_t g = 0;
     for (int64_t j = 0; j < tot; j++) {
-        g = gcd64(P->size[j], g);
+        g = wpart_i_gcd64(P->size[j], g);
     }
     if (g == 0) {
         g = n > 0 ? n : 1;
@@ -529,10 +519,7 @@ wpart_status_t wpart_hetero_time_optimal(int64_t n, const wpart_hetero_profiles_
 {
     wpart_status_t st = WPART_OK;
     wpart_hetero_options_t dflt;
-    if (!opt) {
-        wpart_hetero_options_init(&dflt);
-        opt = &dflt;
-    }
+    opt = hg_options(opt, &dflt);
     hg_grid_t G = {0};
     WPART_CHECK(hg_grid_init(&G, n, P, opt->max_grid));
     WPART_CHECK(hg_time_optimal(&G, opt->control, wpart_i_now(), feasible, time, energy, dist));
@@ -550,10 +537,7 @@ wpart_status_t wpart_hetero_energy_optimal(int64_t n, const wpart_hetero_profile
 {
     wpart_status_t st = WPART_OK;
     wpart_hetero_options_t dflt;
-    if (!opt) {
-        wpart_hetero_options_init(&dflt);
-        opt = &dflt;
-    }
+    opt = hg_options(opt, &dflt);
     hg_grid_t G = {0};
     hg_dp_t W = {0};
     double *C = NULL;

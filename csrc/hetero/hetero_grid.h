@@ -88,4 +88,15 @@ void hg_bits_free(hg_bits_t *B);
 wpart_status_t hg_feas(const hg_grid_t *G, uint64_t *R, uint64_t *R2, int64_t nw, double lo,
                        double hi, const char *must, const char *forbid, hg_poll_t *pl, int *ok);
 
+/* opt, or the defaults written into *dflt when opt is NULL */
+static inline const wpart_hetero_options_t *hg_options(const wpart_hetero_options_t *opt,
+                                                       wpart_hetero_options_t *dflt)
+{
+    if (opt) {
+        return opt;
+    }
+    wpart_hetero_options_init(dflt);
+    return dflt;
+}
+
 #endif

@@ -14,10 +14,7 @@ wpart_status_t wpart_hetero_threshold_dp(int64_t n, const wpart_hetero_profiles_
 {
     wpart_status_t st = WPART_OK;
     wpart_hetero_options_t dflt;
-    if (!opt) {
-        wpart_hetero_options_init(&dflt);
-        opt = &dflt;
-    }
+    opt = hg_options(opt, &dflt);
     memset(out, 0, sizeof *out);
     hg_grid_t G = {0};
     hg_dp_t W = {0};
@@ -101,10 +98,7 @@ wpart_status_t wpart_hetero_load_balanced(int64_t n, const wpart_hetero_profiles
 {
     wpart_status_t st = WPART_OK;
     wpart_hetero_options_t dflt;
-    if (!opt) {
-        wpart_hetero_options_init(&dflt);
-        opt = &dflt;
-    }
+    opt = hg_options(opt, &dflt);
     hg_grid_t G = {0};
     hg_dp_t W = {0};
     hg_bits_t B = {0};
