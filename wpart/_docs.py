@@ -123,6 +123,15 @@ Returns
 ParetoFront
     The front (its points' times, energies and distributions) and ``status``.""",
     # -- tasks ----------------------------------------------------------------------------
+    "coefficients": """\
+alpha : float, optional
+    Work coefficient of the compute load.
+beta : float, optional
+    Work coefficient of the larger of a rank's bytes sent and received.
+gamma : float, optional
+    Work coefficient of a rank's on-rank bytes.
+delta : float, optional
+    Work coefficient of the homing cost.""",
     "returns_problem": """\
 Returns
 -------

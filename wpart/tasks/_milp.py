@@ -51,14 +51,7 @@ def milp_model(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma
     ----------
     problem : Problem
         The tasks, blocks, edges and ranks (a :class:`Problem`).
-    alpha : float, optional
-        Work coefficient of the compute load.
-    beta : float, optional
-        Work coefficient of the larger of a rank's bytes sent and received.
-    gamma : float, optional
-        Work coefficient of a rank's on-rank bytes.
-    delta : float, optional
-        Work coefficient of the homing cost.
+    {coefficients}
     memory_cap : float or array_like, optional
         Memory cap per rank (a number or one per rank); None: no cap.
     preserve_clusters : bool, optional

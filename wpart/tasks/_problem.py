@@ -15,6 +15,7 @@ from .._errors import WpartTypeError, WpartValueError
 from .._validate import (as_bools, as_float, as_floats, as_ints, as_m, as_parts, deprecated_attr,
                          is_bool, renamed)
 from .._validate import positional_deprecated
+from .._docs import fill_doc
 
 #: Largest number of ranks or tasks (the core indexes them with int32).
 INT32_LIMIT = 2**31 - 1
@@ -46,6 +47,7 @@ def _optional_ids(x: Any, name: str, n: int | None, lo: int, hi: int) -> Any:
     return as_ints(x, name, n=n, lo=lo, hi=hi, dtype=np.int32, read_only=True)
 
 
+@fill_doc
 @dataclass(frozen=True, kw_only=True)
 class Coefficients:
     """Coefficients of the work model ``W = a L + b max(out, in) + g loc + d H`` (eq. (11) of
@@ -55,14 +57,7 @@ class Coefficients:
 
     Parameters
     ----------
-    alpha : float, optional
-        Work coefficient of the compute load.
-    beta : float, optional
-        Work coefficient of the larger of a rank's bytes sent and received.
-    gamma : float, optional
-        Work coefficient of a rank's on-rank bytes.
-    delta : float, optional
-        Work coefficient of the homing cost.
+    {coefficients}
     """
 
     alpha: float = 1.0
