@@ -113,12 +113,7 @@ static PyObject *wpy_box_loads(PyObject *self, PyObject *args)
                                       PyArray_DATA(out));
     }
     Py_END_ALLOW_THREADS
-    if (st != WPART_OK) {
-        wpy_raise(st, "`boxes`");
-        goto cleanup;
-    }
-    res = (PyObject *)out;
-    out = NULL;
+    res = wpy_result(st, "`boxes`", &out);
 cleanup:
     WPY_XDECREF(S, B, out);
     return res;

@@ -106,3 +106,13 @@ PyObject *wpy_raise(wpart_status_t st, const char *what)
     }
     return NULL;
 }
+
+PyObject *wpy_result(wpart_status_t st, const char *what, PyArrayObject **out)
+{
+    if (st != WPART_OK) {
+        return wpy_raise(st, what);
+    }
+    PyObject *res = (PyObject *)*out;
+    *out = NULL;
+    return res;
+}

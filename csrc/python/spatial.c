@@ -104,6 +104,20 @@ static int sp_sparse_arrays(PyObject *const *o, int t, long long n1, long long n
     return 0;
 }
 
+/* The bordered prefix S (dtype t, ndim-D) of a non-empty `what` (every extent >= 2): a new
+ * reference, or NULL with an exception naming `S`. */
+static PyArrayObject *sp_prefix(PyObject *sobj, int t, int ndim, const char *what)
+{
+    PyArrayObject *S = wpy_input_array(sobj, "S", t, ndim, ndim);
+    for (int i = 0; S && i < ndim; i++) {
+        if (PyArray_DIM(S, i) < 2) {
+            PyErr_Format(wpy_ValueError, "`S` must be the prefix of a non-empty %s", what);
+            Py_CLEAR(S);
+        }
+    }
+    return S;
+}
+
 static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"S", "m", "method", "orient", "rule", "tie_first", "P", "Q",
@@ -132,12 +146,8 @@ static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject 
     if (sp_check_m(m) < 0) {
         return NULL;
     }
-    S = wpy_input_array(sobj, "S", t, 2, 2);
+    S = sp_prefix(sobj, t, 2, "matrix");
     if (!S) {
-        goto cleanup;
-    }
-    if (PyArray_DIM(S, 0) < 2 || PyArray_DIM(S, 1) < 2) {
-        PyErr_SetString(wpy_ValueError, "`S` must be the prefix of a non-empty matrix");
         goto cleanup;
     }
     if (sp_cuts(cobj, &C) < 0 || wpy_optional_speeds(spobj, m, &SP) < 0) {
@@ -354,12 +364,8 @@ static PyObject *wpy_spatial_partition_starts(PyObject *self, PyObject *args, Py
     if (k < 0 || sp_check_m(m) < 0) {
         return NULL;
     }
-    S = wpy_input_array(sobj, "S", t, 2, 2);
+    S = sp_prefix(sobj, t, 2, "matrix");
     if (!S) {
-        goto cleanup;
-    }
-    if (PyArray_DIM(S, 0) < 2 || PyArray_DIM(S, 1) < 2) {
-        PyErr_SetString(wpy_ValueError, "`S` must be the prefix of a non-empty matrix");
         goto cleanup;
     }
     if (wpy_optional_speeds(spobj, m, &SP) < 0 || sp_starts_out(k, m, t, &R, &L) < 0) {
@@ -484,17 +490,9 @@ static PyObject *wpy_spatial_sparse_loads(PyObject *self, PyObject *args)
                                                 PyArray_DATA(a[2]), (int64_t)m,
                                                 PyArray_DATA(a[3]), PyArray_DATA(out));
     Py_END_ALLOW_THREADS
-    if (st != WPART_OK) {
-        wpy_raise(st, NULL);
-        goto cleanup;
-    }
-    res = (PyObject *)out;
-    out = NULL;
+    res = wpy_result(st, NULL, &out);
 cleanup:
-    for (int i = 0; i < 4; i++) {
-        Py_XDECREF(a[i]);
-    }
-    Py_XDECREF(out);
+    WPY_XDECREF(a[0], a[1], a[2], a[3], out);
     return res;
 }
 
@@ -514,12 +512,8 @@ static PyObject *wpy_spatial_hier_rb3d(PyObject *self, PyObject *args)
     if (sp_check_m(m) < 0) {
         return NULL;
     }
-    S = wpy_input_array(sobj, "S", t, 3, 3);
+    S = sp_prefix(sobj, t, 3, "array");
     if (!S) {
-        goto cleanup;
-    }
-    if (PyArray_DIM(S, 0) < 2 || PyArray_DIM(S, 1) < 2 || PyArray_DIM(S, 2) < 2) {
-        PyErr_SetString(wpy_ValueError, "`S` must be the prefix of a non-empty array");
         goto cleanup;
     }
     npy_intp shp[2] = {(npy_intp)m, 6};
@@ -537,12 +531,7 @@ static PyObject *wpy_spatial_hier_rb3d(PyObject *self, PyObject *args)
                                                       (wpart_spatial_rule_t)rule,
                                                       PyArray_DATA(out));
     Py_END_ALLOW_THREADS
-    if (st != WPART_OK) {
-        wpy_raise(st, NULL);
-        goto cleanup;
-    }
-    res = (PyObject *)out;
-    out = NULL;
+    res = wpy_result(st, NULL, &out);
 cleanup:
     WPY_XDECREF(S, out);
     return res;
@@ -590,12 +579,7 @@ static PyObject *wpy_spatial_alloc(PyObject *self, PyObject *args)
              : wpart_i_spatial_alloc_f64(PyArray_DATA(L), (int64_t)K, (int64_t)m, cp, &ctl.ctl,
                                          PyArray_DATA(out));
     Py_END_ALLOW_THREADS
-    if (st != WPART_OK) {
-        wpy_raise(st, "`loads`");
-        goto cleanup;
-    }
-    res = (PyObject *)out;
-    out = NULL;
+    res = wpy_result(st, "`loads`", &out);
 cleanup:
     WPY_XDECREF(L, cap, out);
     return res;

@@ -438,6 +438,24 @@ cleanup:
     return res;
 }
 
+/* The coefficients, the problem, the optional placement `io` of the pinned tasks (None: NULL)
+ * and a new int32 assignment of n_tasks entries. 0, or -1 with an exception and nothing held. */
+static int placement_in(PyObject *pd, PyObject *co, PyObject *io, wpy_tprob_t *t,
+                        wpart_tasks_coeffs_t *c, PyArrayObject **init, PyArrayObject **out)
+{
+    *init = *out = NULL;
+    if (coeffs_parse(co, c) < 0 || tprob_parse(pd, t) < 0) return -1;
+    npy_intp K = t->p.n_tasks;
+    *init = io == Py_None ? NULL : assign_in(io, t->p.n_tasks);
+    *out = io != Py_None && !*init ? NULL : (PyArrayObject *)PyArray_SimpleNew(1, &K, NPY_INT32);
+    if (!*out) {
+        Py_CLEAR(*init);
+        tprob_release(t);
+        return -1;
+    }
+    return 0;
+}
+
 /* tasks_greedy(problem, coeffs, initial=None): `initial` places the pinned tasks (needed when
  * the problem has some). */
 static PyObject *wpy_tasks_greedy(PyObject *self, PyObject *args)
@@ -446,19 +464,8 @@ static PyObject *wpy_tasks_greedy(PyObject *self, PyObject *args)
     wpy_tprob_t t;
     wpart_tasks_coeffs_t c;
     if (!PyArg_ParseTuple(args, "OO|O", &pd, &co, &io)) return NULL;
-    if (coeffs_parse(co, &c) < 0 || tprob_parse(pd, &t) < 0) return NULL;
-    npy_intp K = t.p.n_tasks;
-    PyArrayObject *init = io == Py_None ? NULL : assign_in(io, t.p.n_tasks);
-    if (io != Py_None && !init) {
-        tprob_release(&t);
-        return NULL;
-    }
-    PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(1, &K, NPY_INT32);
-    if (!out) {
-        Py_XDECREF(init);
-        tprob_release(&t);
-        return NULL;
-    }
+    PyArrayObject *init, *out;
+    if (placement_in(pd, co, io, &t, &c, &init, &out) < 0) return NULL;
     wpart_status_t st;
     WPY_NOGIL(st = wpart_tasks_greedy(&t.p, &c, init ? PyArray_DATA(init) : NULL,
                                       PyArray_DATA(out)));
@@ -524,19 +531,8 @@ static PyObject *wpy_tasks_brute(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOpL|dO", &pd, &co, &preserve, &max_states, &time_limit, &io)) {
         return NULL;
     }
-    if (coeffs_parse(co, &c) < 0 || tprob_parse(pd, &t) < 0) return NULL;
-    npy_intp K = t.p.n_tasks;
-    PyArrayObject *init = io == Py_None ? NULL : assign_in(io, t.p.n_tasks);
-    if (io != Py_None && !init) {
-        tprob_release(&t);
-        return NULL;
-    }
-    PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(1, &K, NPY_INT32);
-    if (!out) {
-        Py_XDECREF(init);
-        tprob_release(&t);
-        return NULL;
-    }
+    PyArrayObject *init, *out;
+    if (placement_in(pd, co, io, &t, &c, &init, &out) < 0) return NULL;
     wpy_control_t ctl;
     wpy_control_setup(&ctl, Py_None, time_limit > 0 ? time_limit : 0.0);
     double w = 0;

@@ -39,6 +39,9 @@ static inline void *wpy_data_or_null(PyArrayObject *a)
 /* Defines int wpy_<name>_init(m): adds the functions of `table` to the module. */
 #define WPY_DEFINE_INIT(name, table)                                                          \
     int wpy_##name##_init(PyObject *m) { return PyModule_AddFunctions(m, table); }
+/* The answer of a core call that wrote into *out: *out (the reference is handed over) when st
+ * is WPART_OK, else NULL with st's exception (wpy_raise(st, what)). */
+PyObject *wpy_result(wpart_status_t st, const char *what, PyArrayObject **out);
 /* Runs one statement (a core call that never touches Python) with the GIL released. */
 #define WPY_NOGIL(stmt)                                                                       \
     do {                                                                                      \
