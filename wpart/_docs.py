@@ -122,6 +122,12 @@ Returns
 -------
 ParetoFront
     The front (its points' times, energies and distributions) and ``status``.""",
+    # -- dynamic --------------------------------------------------------------------------
+    "m_n_pus": """\
+m : int
+    Number of processing units.
+n : int
+    Elements to process (``W``).""",
     # -- tasks ----------------------------------------------------------------------------
     "coefficients": """\
 alpha : float, optional

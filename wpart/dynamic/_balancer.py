@@ -27,6 +27,7 @@ Examples
 """
 
 from __future__ import annotations
+from .._docs import fill_doc
 from .._errors import WpartNotImplementedError, WpartOverflowError, WpartTypeError, WpartValueError
 
 from typing import Any, NamedTuple
@@ -184,6 +185,7 @@ class Balancer:
 
 
 
+@fill_doc
 class PyBalancer(Balancer):
     """Base class of a balancer written in Python.
 
@@ -198,10 +200,7 @@ class PyBalancer(Balancer):
 
     Parameters
     ----------
-    m : int
-        Number of processing units.
-    n : int
-        Elements to process.
+    {m_n_pus}
 
     Examples
     --------
@@ -336,16 +335,14 @@ def m_n(m: Any, n: Any) -> tuple[int, int]:
     return as_m(m, "m", maximum=1 << 24), count(n, "n")
 
 
+@fill_doc
 class Greedy(Balancer):
     """Greedy(chunk): every PU takes the next ``chunk`` elements when it is free (the
     "greedy" algorithm the paper compares against, Sec. 4).
 
     Parameters
     ----------
-    m : int
-        Number of processing units.
-    n : int
-        Elements to process (``W``).
+    {m_n_pus}
     chunk : int, default 1024
         Piece size ``g`` (the paper does not give it; ``x_init`` by default). Positional
         too: ``Greedy(m, n, chunk)`` is the form the paper's "Greedy(g)" reads as.

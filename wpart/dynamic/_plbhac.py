@@ -18,6 +18,7 @@ Four PUs of rates 8, 4, 2, 1 elements/s (a worked example: training ends at t = 
 """
 
 from __future__ import annotations
+from .._docs import fill_doc
 from .._errors import WpartTypeError, WpartValueError
 
 import math
@@ -185,6 +186,7 @@ def _resolve(n: int, w: int, kw: dict[str, Any]) -> tuple[dict[str, Any], Any, A
     return opts, kinds, min_block, cap
 
 
+@fill_doc
 class PLBHAC(Balancer):
     """PLB-HAC (Sec. 3 of [Sant'Ana 2017]): profile-based balancing with asynchronous virtual
     steps.
@@ -196,10 +198,7 @@ class PLBHAC(Balancer):
 
     Parameters
     ----------
-    m : int
-        Number of processing units.
-    n : int
-        Elements to process (``W``).
+    {m_n_pus}
     pu_kinds : sequence of {"cpu", "gpu", "phi"}, optional
         Kind of each PU (default all CPU); accelerators get ``x_init`` as minimum block.
     preset : {"robust", "paper"}, default "robust"
@@ -386,6 +385,7 @@ def _is_default(key: str, v: Any) -> bool:
         return False
 
 
+@fill_doc
 class PLBHeC(PLBHAC):
     """PLB-HeC (reference [10] of [Sant'Ana 2017], Sec. 2): PLB-HAC's models and solver with a
     barrier after every training round and execution step, evaluations while every PU idles,
@@ -395,10 +395,7 @@ class PLBHeC(PLBHAC):
 
     Parameters
     ----------
-    m : int
-        Number of processing units.
-    n : int
-        Elements to process.
+    {m_n_pus}
     **options
         The options of :class:`PLBHAC`, with the same names and meanings.
     """
