@@ -230,13 +230,7 @@ static void consider(const wpart_tasks_state_t *s, best_t *best, pairkey_t befor
                                   (gain == best->gain && moved < best->moved))))) {
         return;
     }
-    best->found = 1;
-    best->dexc = dexc;
-    best->gain = gain;
-    best->cr = i;
-    best->cp = j;
-    best->moved = moved;
-    best->single = single;
+    wpart_i_ccm_take(best, dexc, gain, i, j, moved, single);
 }
 
 

@@ -23,6 +23,19 @@ typedef struct {
                               scan: ties of gain and size go to the earlier one) */
 } best_t;
 
+/* Records the exchange of cluster (or unit) i of r with j of p as the best so far. */
+static inline void wpart_i_ccm_take(best_t *best, double dexc, double gain, int32_t i, int32_t j,
+                                    int32_t moved, int single)
+{
+    best->found = 1;
+    best->dexc = dexc;
+    best->gain = gain;
+    best->cr = i;
+    best->cp = j;
+    best->moved = moved;
+    best->single = single;
+}
+
 /* Peer information as of the start of the iteration (what the inform stage carried). */
 typedef struct {
     const wpart_tasks_rank_t *rank; /* I aggregates */

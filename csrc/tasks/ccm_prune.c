@@ -126,13 +126,7 @@ static void consider_at(const scan_t *z, const wpart_tasks_rank_t *v1,
           (gain == best->gain && (moved < best->moved || (moved == best->moved && idx < best->idx))))) {
         return;
     }
-    best->found = 1;
-    best->dexc = 0.0;
-    best->gain = gain;
-    best->cr = i;
-    best->cp = j;
-    best->moved = moved;
-    best->single = single;
+    wpart_i_ccm_take(best, 0.0, gain, i, j, moved, single);
     best->idx = idx;
 }
 
