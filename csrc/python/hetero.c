@@ -10,14 +10,30 @@
 
 #include "wpy.h"
 
-/* Whether the core stopped on its time limit (rather than on a hook's stop request). */
-static int hetero_time_limit_reached(wpart_status_t st)
+/* After a solve: 0 when st is WPART_OK; 1 when the call is over: *res = 'time_limit' when
+ * the core stopped on its time limit (not on a hook's stop request), else st's exception. */
+static int hetero_stopped(wpart_status_t st, PyObject **res)
 {
-    if (st != WPART_ECANCELLED || PyErr_Occurred()) {
+    if (st == WPART_OK) {
         return 0;
     }
-    wpart_clear_error();
+    if (st == WPART_ECANCELLED && !PyErr_Occurred()) {
+        wpart_clear_error();
+        *res = PyUnicode_FromString("time_limit");
+    } else {
+        wpy_raise(st, NULL);
+    }
     return 1;
+}
+
+/* The options of a solve: the defaults, max_grid, and the control hooks in ctl. */
+static void hetero_options(wpart_hetero_options_t *opt, wpy_control_t *ctl, long long max_grid,
+                           PyObject *progress, double time_limit)
+{
+    wpart_hetero_options_init(opt);
+    opt->max_grid = (int64_t)max_grid;
+    wpy_control_setup(ctl, progress, time_limit);
+    opt->control = &ctl->ctl;
 }
 
 typedef struct {
@@ -103,12 +119,9 @@ static PyObject *wpy_hetero_front(PyObject *self, PyObject *args, PyObject *kwds
         return NULL;
     }
     wpart_hetero_options_t opt;
-    wpart_hetero_options_init(&opt);
-    opt.energy_threshold = eps;
-    opt.max_grid = (int64_t)max_grid;
     wpy_control_t ctl;
-    wpy_control_setup(&ctl, progress, time_limit);
-    opt.control = &ctl.ctl;
+    hetero_options(&opt, &ctl, max_grid, progress, time_limit);
+    opt.energy_threshold = eps;
     wpart_hetero_front_t f = {0};
     wpart_hetero_stats_t stats = {0};
     wpart_status_t st;
@@ -128,12 +141,7 @@ static PyObject *wpy_hetero_front(PyObject *self, PyObject *args, PyObject *kwds
         break;
     }
     Py_END_ALLOW_THREADS
-    if (hetero_time_limit_reached(st)) {
-        res = PyUnicode_FromString("time_limit");
-        goto cleanup;
-    }
-    if (st != WPART_OK) {
-        wpy_raise(st, NULL);
+    if (hetero_stopped(st, &res)) {
         goto cleanup;
     }
     PyObject *ft = front_to_tuple(&f);
@@ -181,11 +189,8 @@ static PyObject *wpy_hetero_point(PyObject *self, PyObject *args, PyObject *kwds
         goto cleanup;
     }
     wpart_hetero_options_t opt;
-    wpart_hetero_options_init(&opt);
-    opt.max_grid = (int64_t)max_grid;
     wpy_control_t ctl;
-    wpy_control_setup(&ctl, progress, time_limit);
-    opt.control = &ctl.ctl;
+    hetero_options(&opt, &ctl, max_grid, progress, time_limit);
     int feasible = 0;
     double T = 0, E = 0;
     int64_t *d = PyArray_DATA(X);
@@ -208,12 +213,7 @@ static PyObject *wpy_hetero_point(PyObject *self, PyObject *args, PyObject *kwds
         break;
     }
     Py_END_ALLOW_THREADS
-    if (hetero_time_limit_reached(st)) {
-        res = PyUnicode_FromString("time_limit");
-        goto cleanup;
-    }
-    if (st != WPART_OK) {
-        wpy_raise(st, NULL);
+    if (hetero_stopped(st, &res)) {
         goto cleanup;
     }
     if (!feasible) {
@@ -357,12 +357,7 @@ static PyObject *wpy_hetero_milp_front(PyObject *self, PyObject *args)
     wpy_control_setup(&ctl, NULL, 0.0);
     wpart_status_t st = wpart_hetero_milp_front((int64_t)n, &w.P, time_limit, &ctl.ctl, &f);
     wpy_glpk_release();
-    if (hetero_time_limit_reached(st)) {
-        res = PyUnicode_FromString("time_limit");
-        goto cleanup;
-    }
-    if (st != WPART_OK) {
-        wpy_raise(st, NULL);
+    if (hetero_stopped(st, &res)) {
         goto cleanup;
     }
     res = front_to_tuple(&f);

@@ -118,6 +118,16 @@ static PyArrayObject *sp_prefix(PyObject *sobj, int t, int ndim, const char *wha
     return S;
 }
 
+/* The dtype of S in *t, the check of m, then sp_prefix. */
+static PyArrayObject *sp_prefix_m(PyObject *sobj, long long m, int ndim, const char *what, int *t)
+{
+    *t = wpy_loads_typenum(sobj, "S");
+    if (*t < 0 || sp_check_m(m) < 0) {
+        return NULL;
+    }
+    return sp_prefix(sobj, *t, ndim, what);
+}
+
 static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"S", "m", "method", "orient", "rule", "tie_first", "P", "Q",
@@ -139,16 +149,10 @@ static PyObject *wpy_spatial_partition(PyObject *self, PyObject *args, PyObject 
                                      &m1_min, &start)) {
         return NULL;
     }
-    int t = wpy_loads_typenum(sobj, "S");
-    if (t < 0) {
-        return NULL;
-    }
-    if (sp_check_m(m) < 0) {
-        return NULL;
-    }
-    S = sp_prefix(sobj, t, 2, "matrix");
+    int t;
+    S = sp_prefix_m(sobj, m, 2, "matrix", &t);
     if (!S) {
-        goto cleanup;
+        return NULL;
     }
     if (sp_cuts(cobj, &C) < 0 || wpy_optional_speeds(spobj, m, &SP) < 0) {
         goto cleanup;
@@ -505,16 +509,10 @@ static PyObject *wpy_spatial_hier_rb3d(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OL|i", &sobj, &m, &rule)) {
         return NULL;
     }
-    int t = wpy_loads_typenum(sobj, "S");
-    if (t < 0) {
-        return NULL;
-    }
-    if (sp_check_m(m) < 0) {
-        return NULL;
-    }
-    S = sp_prefix(sobj, t, 3, "array");
+    int t;
+    S = sp_prefix_m(sobj, m, 3, "array", &t);
     if (!S) {
-        goto cleanup;
+        return NULL;
     }
     npy_intp shp[2] = {(npy_intp)m, 6};
     out = (PyArrayObject *)PyArray_ZEROS(2, shp, NPY_INT64, 0);
