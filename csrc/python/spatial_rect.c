@@ -3,6 +3,7 @@
 #include "wpy.h"
 
 #include "../spatial/rect_grid.h"
+#include "../spatial/rect_polish.h"
 
 /* CSR arrays (int64 pointers and indices, float64 weights or None) into a wpart_rg_csr_t;
  * a[0..2] receive new references. 0, or -1 with an exception. */
@@ -174,7 +175,12 @@ cleanup:
     return res;
 }
 
-static PyObject *wpy_rect_sgo(PyObject *self, PyObject *args, PyObject *kwds)
+typedef wpart_status_t (*sr_refine_fn)(const wpart_rg_csr_t *, int64_t, int64_t, int64_t *,
+                                       int64_t *, int64_t, const wpart_control_t *, double *,
+                                       int64_t *, int32_t *);
+
+/* a refinement of the grid (R, C): the subgradient method or the cut-move polish */
+static PyObject *sr_refine(PyObject *args, PyObject *kwds, sr_refine_fn fn)
 {
     static char *kwlist[] = {"n1", "n2", "rp", "ci", "w", "P", "Q", "R", "C", "max_iter",
                              "time_limit", "progress", NULL};
@@ -201,7 +207,7 @@ static PyObject *wpy_rect_sgo(PyObject *self, PyObject *args, PyObject *kwds)
     }
     if (P < 1 || Q < 1 || max_iter < 1 || PyArray_DIM(R, 0) != P + 1 ||
         PyArray_DIM(C, 0) != Q + 1) {
-        PyErr_SetString(wpy_ValueError, "malformed grid for the subgradient refinement");
+        PyErr_SetString(wpy_ValueError, "malformed grid for the refinement");
         goto cleanup;
     }
     wpy_control_t ctl;
@@ -211,8 +217,8 @@ static PyObject *wpy_rect_sgo(PyObject *self, PyObject *args, PyObject *kwds)
     int32_t timed_out = 0;
     wpart_status_t st;
     Py_BEGIN_ALLOW_THREADS
-    st = wpart_spatial_rect_sgo(&A, P, Q, PyArray_DATA(R), PyArray_DATA(C), max_iter, &ctl.ctl,
-                                &value, &iters, &timed_out);
+    st = fn(&A, P, Q, PyArray_DATA(R), PyArray_DATA(C), max_iter, &ctl.ctl, &value, &iters,
+            &timed_out);
     Py_END_ALLOW_THREADS
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
@@ -226,6 +232,16 @@ cleanup:
     Py_XDECREF(R);
     Py_XDECREF(C);
     return res;
+}
+
+static PyObject *wpy_rect_sgo(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    return sr_refine(args, kwds, wpart_spatial_rect_sgo);
+}
+
+static PyObject *wpy_rect_polish(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    return sr_refine(args, kwds, wpart_spatial_rect_polish);
 }
 
 static PyObject *wpy_rect_1d(PyObject *self, PyObject *args)
@@ -368,6 +384,10 @@ static PyMethodDef spatial_rect_methods[] = {
     {"spatial_rect_sgo", (PyCFunction)(void (*)(void))wpy_rect_sgo,
      METH_VARARGS | METH_KEYWORDS,
      "Subgradient refinement of a grid on CSR arrays: (R, C, value, iterations, timed_out)."},
+    {"spatial_rect_polish", (PyCFunction)(void (*)(void))wpy_rect_polish,
+     METH_VARARGS | METH_KEYWORDS,
+     "Cut-move polish of a grid on CSR arrays (max_iter: tabu steps): (R, C, value, moves, "
+     "timed_out)."},
     {"spatial_rect_1d", wpy_rect_1d, METH_VARARGS,
      "The exact 1D partition of a float64 vector: (cuts, value)."},
     {NULL, NULL, 0, NULL},

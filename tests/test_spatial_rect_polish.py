@@ -1,0 +1,82 @@
+"""The cut-move polish of a P x Q grid (csrc/spatial/rect_polish.c, #27): never above the given
+grid, its reported max load the returned grid's (brute force), valid cuts, deterministic, the
+same for dense and sparse input, stopped by a time limit with a valid grid."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sps
+
+from wpart import _core
+from wpart.spatial._common import _Prepared
+from wpart.spatial._grid import GridInput
+
+
+def _grid_max(D, R, C):
+    S = np.zeros((D.shape[0] + 1, D.shape[1] + 1))
+    S[1:, 1:] = np.cumsum(np.cumsum(D, 0), 1)
+    B = S[np.ix_(R[1:], C[1:])] - S[np.ix_(R[:-1], C[1:])] - S[np.ix_(R[1:], C[:-1])] + \
+        S[np.ix_(R[:-1], C[:-1])]
+    return float(B.max())
+
+
+def _polish(A, P, Q, R, C, **kw):
+    g = GridInput(_Prepared(A, P * Q, True, sparse=True))
+    return _core.spatial_rect_polish(*g.args(), P, Q, np.asarray(R, np.int64),
+                                     np.asarray(C, np.int64), **kw)
+
+
+def _cuts(rng, n, k):
+    return np.array([0, *np.sort(rng.integers(0, n + 1, k - 1)), n], np.int64)
+
+
+def test_polish_never_worse_and_reports_the_grids_max():
+    rng = np.random.default_rng(3)
+    lowered = 0
+    for t in range(120):
+        n1, n2 = (int(x) for x in rng.integers(1, 40, 2))
+        D = rng.integers(0, 9, (n1, n2)) * (rng.random((n1, n2)) < rng.uniform(0.05, 0.7))
+        if t % 4 == 0:
+            D = D * 0.3  # float loads
+        P, Q = int(rng.integers(1, 7)), int(rng.integers(1, 7))
+        R, C = _cuts(rng, n1, P), _cuts(rng, n2, Q)
+        before = _grid_max(D, R, C)
+        R2, C2, v, moves, timed = _polish(D, P, Q, R, C, max_iter=int(rng.integers(1, 30)))
+        assert timed == 0 and moves >= 0
+        for c, n, k in ((R2, n1, P), (C2, n2, Q)):
+            assert c.shape == (k + 1,) and c[0] == 0 and c[-1] == n and (np.diff(c) >= 0).all()
+        assert v == pytest.approx(_grid_max(D, R2, C2), rel=1e-12, abs=1e-12)
+        assert v <= before * (1 + 1e-12) + 1e-12
+        if t % 4:  # integral loads: exact
+            assert v == _grid_max(D, R2, C2) and v <= before
+        lowered += v < before - 1e-9
+        # deterministic, and the same for a sparse matrix (the same nonzeros)
+        again = _polish(sps.csr_array(D), P, Q, R, C, max_iter=20)
+        first = _polish(D, P, Q, R, C, max_iter=20)
+        assert np.array_equal(again[0], first[0]) and np.array_equal(again[1], first[1])
+        assert again[2] == first[2]
+    assert lowered > 20
+
+
+def test_polish_lowers_a_nicol_fixed_point_on_a_2d_grid():
+    # the 5-point pattern of a 16 x 16 grid graph (256 rows, 1,216 entries) at 32 x 32:
+    # Nicol from the uniform grid stops at 22; the cut moves go below it
+    k = 16
+    T = sps.diags([1, 1, 1], [-1, 0, 1], shape=(k, k), format="csr", dtype=np.int64)
+    eye = sps.identity(k, format="csr")
+    A = sps.csr_array((sps.kron(eye, T) + sps.kron(T, eye)) != 0, dtype=np.int64)
+    u = (np.arange(33) * 256) // 32
+    R, C, v, moves, _ = _polish(A, 32, 32, u, u, max_iter=20)
+    assert v == _grid_max(A.toarray(), R, C) <= 15 < _grid_max(A.toarray(), u, u)
+    assert moves > 0
+
+
+def test_polish_time_limit_and_bad_grid():
+    rng = np.random.default_rng(1)
+    D = rng.integers(0, 5, (300, 300))
+    R = C = (np.arange(17) * 300) // 16
+    R2, C2, v, _, timed = _polish(D, 16, 16, R, C, max_iter=10**6, time_limit=1e-4)
+    assert timed == 1 and v == _grid_max(D, R2, C2) <= _grid_max(D, R, C)
+    with pytest.raises(ValueError, match="malformed grid for the refinement"):
+        _polish(D, 16, 16, R[:-1], C)
