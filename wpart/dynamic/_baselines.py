@@ -64,6 +64,14 @@ def _real(v: Any, name: str, *, lo: float, lo_open: bool = False, hi: float = ma
     return as_float(v, name, minimum=lo, strict_minimum=lo_open, maximum=None if math.isinf(hi) else hi)
 
 
+def _weights(x: Any, name: str) -> NDArray[_np.float64]:
+    """Non-empty, finite, >= 0 weights with a positive sum (rates, proportions)."""
+    v = as_floats(x, name, values="finite and non-negative", allow_empty=False)
+    if not v.sum() > 0:
+        raise WpartValueError(f"`{name}` must have a positive sum")
+    return v
+
+
 class HDSS(Balancer):
     """HDSS, the Heterogeneous Dynamic Self-Scheduler (reference [3] of [Sant'Ana 2017], Sec.
     2 and 4; the wpart reconstruction).
@@ -268,12 +276,7 @@ class StaticPeak(Balancer):
     @renamed(total="n")
     def __init__(self, n: int, peak_rates: ArrayLike) -> None:
         w = count(n, "n", 1)
-        r = as_floats(peak_rates, "peak_rates", allow_empty=False)
-        if (r < 0).any():
-            i = int(_np.flatnonzero(r < 0)[0])
-            raise WpartValueError(f"`peak_rates` must be >= 0, got {r[i]} at index {i}")
-        if not r.sum() > 0:
-            raise WpartValueError("`peak_rates` must have a positive sum")
+        r = _weights(peak_rates, "peak_rates")
         self._args = (w, r)
         self._kw = {}
         self._c = _core.dynamic_static_peak(w, r)
@@ -390,11 +393,5 @@ def split_proportional(n: int, weights: ArrayLike) -> NDArray[_np.int64]:
     [4, 3, 3]
     """
     w = count(n, "n", 0)
-    v = as_floats(weights, "weights", allow_empty=False)
-    if (v < 0).any():
-        i = int(_np.flatnonzero(v < 0)[0])
-        raise WpartValueError(f"`weights` must be >= 0, got {v[i]} at index {i}")
-    if not v.sum() > 0:
-        raise WpartValueError("`weights` must have a positive sum")
-    return _core.dynamic_split_proportional(w, v)
+    return _core.dynamic_split_proportional(w, _weights(weights, "weights"))
 

@@ -14,10 +14,11 @@ from numpy.typing import NDArray
 
 from .. import _core
 from .._errors import WpartTypeError, WpartValueError
-from .._result import Result, new_axes
+from .._result import Result
 from ._balancer import count
 from .._validate import as_sequence
 from ._model import PerfModel
+from ._trace import plot_per_pu
 
 __all__ = ["equal_finish", "EqualFinishResult"]
 
@@ -78,12 +79,8 @@ class EqualFinishResult(Result):
 
     def plot(self, ax: Any = None) -> Any:
         """Bar chart of the sizes per PU on `ax` (a new figure when None); returns the Axes."""
-        ax = new_axes(ax)
-        ax.bar(np.arange(self.sizes.size), self.sizes)
-        ax.set_xlabel("PU")
-        ax.set_ylabel("elements")
-        ax.set_title(f"equal_finish: {self.total} elements, finish time {self.time:.4g} s")
-        return ax
+        return plot_per_pu(ax, self.sizes, "elements",
+                           f"equal_finish: {self.total} elements, finish time {self.time:.4g} s")
 
 
 def equal_finish(

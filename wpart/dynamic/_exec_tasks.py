@@ -111,8 +111,7 @@ class GemmColumnsTask(Task):
     """
 
     def __init__(self, A: ArrayLike, B: ArrayLike) -> None:
-        a = as_matrix(A, "A", order="F")
-        b = as_matrix(B, "B", order="F")
+        a, b = as_matrix(A, "A", order="F"), as_matrix(B, "B", order="F")
         if a.shape[1] != b.shape[0]:
             raise WpartValueError(
                 f"`A` has {a.shape[1]} columns but `B` has {b.shape[0]} rows (shapes {a.shape} and {b.shape})"
@@ -199,8 +198,7 @@ class KMeansAssignTask(Task):
     """
 
     def __init__(self, points: ArrayLike, centroids: ArrayLike) -> None:
-        p = as_matrix(points, "points", order="C")
-        c = as_matrix(centroids, "centroids", order="C")
+        p, c = as_matrix(points, "points", order="C"), as_matrix(centroids, "centroids", order="C")
         if p.shape[1] != c.shape[1]:
             raise WpartValueError(
                 f"`points` have dimension {p.shape[1]} but `centroids` have {c.shape[1]} (shapes {p.shape} and {c.shape})"

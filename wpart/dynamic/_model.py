@@ -27,6 +27,7 @@ from .._result import Result, new_axes
 from .._validate import as_array, as_bool, as_sequence, as_float, choice, core_time_limit, deprecated_attr, renamed
 from ._balancer import count
 from .._docs import fill_doc
+from ._trace import plot_per_pu
 
 __all__ = [
     "BASIS",
@@ -636,12 +637,8 @@ class OracleMilpResult(Result):
 
     def plot(self, ax: Any = None) -> Any:
         """Bar chart of the sizes per PU on `ax` (a new figure when None); returns the Axes."""
-        ax = new_axes(ax)
-        ax.bar(np.arange(self.blocks.size), self.blocks)
-        ax.set_xlabel("PU")
-        ax.set_ylabel("elements")
-        ax.set_title(f"oracle_milp: makespan {self.makespan:.4g} s (PWL {self.T_pwl:.4g} s)")
-        return ax
+        return plot_per_pu(ax, self.blocks, "elements",
+                           f"oracle_milp: makespan {self.makespan:.4g} s (PWL {self.T_pwl:.4g} s)")
 
 
 def _curve_values(f: Callable[[Any], Any], x: NDArray[np.float64], i: int) -> NDArray[np.float64]:

@@ -35,7 +35,7 @@ from ._balancer import Balancer, Static, count
 from ._baselines import FixedBlocks
 from ._model import round_blocks, solve_equal_time
 from ._sim import Platform, simulate
-from ._trace import ColumnsDict
+from ._trace import ColumnsDict, plot_per_pu
 from .._docs import fill_doc
 
 __all__ = ["OracleResult", "oracle_oneshot", "oracle_stepped", "true_curves", "dmda_calibration"]
@@ -109,18 +109,15 @@ class OracleResult(ColumnsDict, Result):
     def plot(self, ax: Any = None) -> Any:
         """Bar chart of the shares (one-shot) or makespan against ``S`` (stepped) on `ax` (a
         new figure when None); returns the Axes."""
-        ax = new_axes(ax)
         if self.table is None:
-            ax.bar(np.arange(self.blocks.size), self.shares)
-            ax.set_xlabel("PU")
-            ax.set_ylabel("share of S (%)")
-            ax.set_title(f"oracle_{self.kind}: T* = {self.makespan:.4g} s")
-        else:
-            ax.plot(self.table["S"], self.table["makespan"], "o-")
-            ax.set_xscale("log")
-            ax.set_xlabel("step volume S (elements)")
-            ax.set_ylabel("simulated makespan (s)")
-            ax.set_title(f"oracle_stepped: best S = {self.S}, {self.makespan:.4g} s")
+            return plot_per_pu(ax, self.shares, "share of S (%)",
+                               f"oracle_{self.kind}: T* = {self.makespan:.4g} s")
+        ax = new_axes(ax)
+        ax.plot(self.table["S"], self.table["makespan"], "o-")
+        ax.set_xscale("log")
+        ax.set_xlabel("step volume S (elements)")
+        ax.set_ylabel("simulated makespan (s)")
+        ax.set_title(f"oracle_stepped: best S = {self.S}, {self.makespan:.4g} s")
         return ax
 
 

@@ -201,6 +201,17 @@ def columns(a: Any) -> Any:
     return jsonable(a)
 
 
+def plot_per_pu(ax: Any, values: Any, ylabel: str, title: str) -> Any:
+    """Bar chart of one value per PU on `ax` (a new figure when None); returns the Axes (the
+    plot of the results that hold one number per PU: sizes, blocks, shares)."""
+    ax = new_axes(ax)
+    ax.bar(np.arange(np.size(values)), values)
+    ax.set_xlabel("PU")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    return ax
+
+
 def series_dtype(m: int) -> np.dtype:
     """The record of a balancer's published block sizes: ``(t, model_version, T_pred, S_eff,
     X[m])``."""
