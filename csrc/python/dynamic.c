@@ -281,53 +281,6 @@ static PyTypeObject Balancer_Type = {
     .tp_getset = Balancer_getset,
 };
 
-/* ---------------------------------------------------------------- constructors ---------- */
-
-static PyObject *py_greedy(PyObject *self, PyObject *args)
-{
-    int n;
-    long long total, chunk;
-    if (!PyArg_ParseTuple(args, "iLL:dynamic_greedy", &n, &total, &chunk)) {
-        return NULL;
-    }
-    wpart_dynamic_balancer_t *b = NULL;
-    wpart_status_t st = wpart_dynamic_greedy_new(n, total, chunk, &b);
-    if (st != WPART_OK) {
-        return wpy_raise(st, NULL);
-    }
-    return wpy_balancer_wrap(b);
-}
-
-static PyObject *py_static(PyObject *self, PyObject *args)
-{
-    PyObject *blocks_obj;
-    if (!PyArg_ParseTuple(args, "O:dynamic_static", &blocks_obj)) {
-        return NULL;
-    }
-    int32_t n;
-    PyArrayObject *blocks = wpy_input_pu_vector(blocks_obj, "blocks", NPY_INT64, "sizes", &n);
-    if (!blocks) {
-        return NULL;
-    }
-    wpart_dynamic_balancer_t *b = NULL;
-    wpart_status_t st =
-        wpart_dynamic_static_new((int32_t)n, (const int64_t *)PyArray_DATA(blocks), &b);
-    Py_DECREF(blocks);
-    if (st != WPART_OK) {
-        return wpy_raise(st, "blocks");
-    }
-    return wpy_balancer_wrap(b);
-}
-
-/* The functions (their signatures: wpart/_core.pyi):
- * - dynamic_greedy(m, n, chunk)
- * - dynamic_static(blocks) */
-static PyMethodDef dynamic_methods[] = {
-    {"dynamic_greedy", py_greedy, METH_VARARGS, NULL},
-    {"dynamic_static", py_static, METH_VARARGS, NULL},
-    {NULL, NULL, 0, NULL},
-};
-
 int wpy_dynamic_init(PyObject *m)
 {
     if (PyType_Ready(&Balancer_Type) < 0) {
@@ -338,5 +291,5 @@ int wpy_dynamic_init(PyObject *m)
         Py_DECREF(&Balancer_Type);
         return -1;
     }
-    return PyModule_AddFunctions(m, dynamic_methods);
+    return 0;
 }

@@ -5,36 +5,104 @@
  * arguments. */
 #include "wpy.h"
 
-static PyObject *wrap(wpart_status_t st, wpart_dynamic_balancer_t *b, const char *what)
+/* The constructors: parse the arguments of operation op, build the balancer, wrap it (a
+ * failure raises the core's error; dynamic_static names `blocks`). */
+enum { GREEDY, NAIVE, ACOSTA, HDSS, ASYMMETRIC, STATIC, STATIC_PEAK, DMDA, FIXED_BLOCKS };
+
+static PyObject *new_balancer(PyObject *args, int op)
 {
+    int n = 0, flag = 0;
+    long long total = 0, k1 = 0, k2 = 0;
+    double d1 = 0.0;
+    PyObject *obj = NULL;
+    PyArrayObject *v = NULL; /* the per-PU vector argument */
+    wpart_dynamic_hdss_cfg_t c;
+    wpart_dynamic_balancer_t *b = NULL;
+    wpart_status_t st = WPART_OK;
+    switch (op) {
+    case GREEDY:
+        if (!PyArg_ParseTuple(args, "iLL:dynamic_greedy", &n, &total, &k1)) {
+            return NULL;
+        }
+        st = wpart_dynamic_greedy_new(n, total, k1, &b);
+        break;
+    case NAIVE:
+        if (!PyArg_ParseTuple(args, "iLL:dynamic_naive", &n, &total, &k1)) {
+            return NULL;
+        }
+        st = wpart_dynamic_naive_new(n, total, k1, &b);
+        break;
+    case ACOSTA:
+        if (!PyArg_ParseTuple(args, "iLLdp:dynamic_acosta", &n, &total, &k1, &d1, &flag)) {
+            return NULL;
+        }
+        st = wpart_dynamic_acosta_new(n, total, k1, d1, flag, &b);
+        break;
+    case HDSS:
+        wpart_dynamic_hdss_cfg_default(&c);
+        if (!PyArg_ParseTuple(args, "iLLdiddL:dynamic_hdss", &n, &total, &k1, &c.eps, &flag,
+                              &c.adapt_fraction, &c.kappa, &k2)) {
+            return NULL;
+        }
+        c.x_init = k1;
+        c.rounds_max = flag;
+        c.min_chunk = k2;
+        st = wpart_dynamic_hdss_new(n, total, &c, &b);
+        break;
+    case ASYMMETRIC:
+        if (!PyArg_ParseTuple(args, "LOLL:dynamic_asymmetric", &total, &obj, &k1, &k2) ||
+            !(v = wpy_input_pu_vector(obj, "pu_kinds", NPY_INT32, "kinds", &n))) {
+            return NULL;
+        }
+        st = wpart_dynamic_asymmetric_new(n, total, PyArray_DATA(v), k1, k2, &b);
+        break;
+    case STATIC:
+        if (!PyArg_ParseTuple(args, "O:dynamic_static", &obj) ||
+            !(v = wpy_input_pu_vector(obj, "blocks", NPY_INT64, "sizes", &n))) {
+            return NULL;
+        }
+        st = wpart_dynamic_static_new(n, PyArray_DATA(v), &b);
+        break;
+    case STATIC_PEAK:
+        if (!PyArg_ParseTuple(args, "LO:dynamic_static_peak", &total, &obj) ||
+            !(v = wpy_input_pu_vector(obj, "peak_rates", NPY_FLOAT64, "values", &n))) {
+            return NULL;
+        }
+        st = wpart_dynamic_static_peak_new(n, total, PyArray_DATA(v), &b);
+        break;
+    case DMDA:
+        if (!PyArg_ParseTuple(args, "LOL:dynamic_dmda", &total, &obj, &k1) ||
+            !(v = wpy_input_pu_vector(obj, "piece_times", NPY_FLOAT64, "values", &n))) {
+            return NULL;
+        }
+        st = wpart_dynamic_dmda_new(n, total, PyArray_DATA(v), k1, &b);
+        break;
+    default:
+        if (!PyArg_ParseTuple(args, "LOp:dynamic_fixed_blocks", &total, &obj, &flag) ||
+            !(v = wpy_input_pu_vector(obj, "blocks", NPY_INT64, "sizes", &n))) {
+            return NULL;
+        }
+        st = wpart_dynamic_fixed_blocks_new(n, total, PyArray_DATA(v), flag, &b);
+        break;
+    }
+    Py_XDECREF(v);
     if (st != WPART_OK) {
-        return wpy_raise(st, what);
+        return wpy_raise(st, op == STATIC ? "blocks" : NULL);
     }
     return wpy_balancer_wrap(b);
 }
 
-static PyObject *py_hdss(PyObject *self, PyObject *args)
-{
-    int n;
-    long long total, x_init, min_chunk;
-    int rounds_max;
-    double eps, adapt_fraction, kappa;
-    if (!PyArg_ParseTuple(args, "iLLdiddL:dynamic_hdss", &n, &total, &x_init, &eps, &rounds_max,
-                          &adapt_fraction, &kappa, &min_chunk)) {
-        return NULL;
-    }
-    wpart_dynamic_hdss_cfg_t c;
-    wpart_dynamic_hdss_cfg_default(&c);
-    c.x_init = x_init;
-    c.eps = eps;
-    c.rounds_max = rounds_max;
-    c.adapt_fraction = adapt_fraction;
-    c.kappa = kappa;
-    c.min_chunk = min_chunk;
-    wpart_dynamic_balancer_t *b = NULL;
-    wpart_status_t st = wpart_dynamic_hdss_new(n, total, &c, &b);
-    return wrap(st, b, NULL);
-}
+#define NEW_BALANCER(fn, op)                                                                  \
+    static PyObject *fn(PyObject *self, PyObject *args) { return new_balancer(args, op); }
+NEW_BALANCER(py_greedy, GREEDY)
+NEW_BALANCER(py_naive, NAIVE)
+NEW_BALANCER(py_acosta, ACOSTA)
+NEW_BALANCER(py_hdss, HDSS)
+NEW_BALANCER(py_asymmetric, ASYMMETRIC)
+NEW_BALANCER(py_static, STATIC)
+NEW_BALANCER(py_static_peak, STATIC_PEAK)
+NEW_BALANCER(py_dmda, DMDA)
+NEW_BALANCER(py_fixed_blocks, FIXED_BLOCKS)
 
 static PyObject *py_hdss_weights(PyObject *self, PyObject *args)
 {
@@ -58,115 +126,6 @@ static PyObject *py_hdss_weights(PyObject *self, PyObject *args)
     return arr;
 }
 
-static PyObject *py_acosta(PyObject *self, PyObject *args)
-{
-    int n, eval_at_barrier;
-    long long total, step;
-    double threshold;
-    if (!PyArg_ParseTuple(args, "iLLdp:dynamic_acosta", &n, &total, &step, &threshold,
-                          &eval_at_barrier)) {
-        return NULL;
-    }
-    wpart_dynamic_balancer_t *b = NULL;
-    wpart_status_t st = wpart_dynamic_acosta_new(n, total, step, threshold, eval_at_barrier, &b);
-    return wrap(st, b, NULL);
-}
-
-static PyObject *py_naive(PyObject *self, PyObject *args)
-{
-    int n;
-    long long total, x_init;
-    if (!PyArg_ParseTuple(args, "iLL:dynamic_naive", &n, &total, &x_init)) {
-        return NULL;
-    }
-    wpart_dynamic_balancer_t *b = NULL;
-    wpart_status_t st = wpart_dynamic_naive_new(n, total, x_init, &b);
-    return wrap(st, b, NULL);
-}
-
-static PyObject *py_asymmetric(PyObject *self, PyObject *args)
-{
-    PyObject *kinds_obj;
-    long long total, g_cpu, ratio;
-    if (!PyArg_ParseTuple(args, "LOLL:dynamic_asymmetric", &total, &kinds_obj, &g_cpu, &ratio)) {
-        return NULL;
-    }
-    int32_t n;
-    PyArrayObject *kinds = wpy_input_pu_vector(kinds_obj, "pu_kinds", NPY_INT32, "kinds", &n);
-    if (!kinds) {
-        return NULL;
-    }
-    wpart_dynamic_balancer_t *b = NULL;
-    wpart_status_t st = wpart_dynamic_asymmetric_new(
-        (int32_t)n, total, (const int32_t *)PyArray_DATA(kinds), g_cpu, ratio, &b);
-    Py_DECREF(kinds);
-    return wrap(st, b, NULL);
-}
-
-/* A 1-D float64 per-PU vector, or NULL with an exception. */
-static PyArrayObject *vec(PyObject *obj, const char *name, int32_t *n)
-{
-    return wpy_input_pu_vector(obj, name, NPY_FLOAT64, "values", n);
-}
-
-static PyObject *py_static_peak(PyObject *self, PyObject *args)
-{
-    PyObject *obj;
-    long long total;
-    if (!PyArg_ParseTuple(args, "LO:dynamic_static_peak", &total, &obj)) {
-        return NULL;
-    }
-    int32_t n;
-    PyArrayObject *r = vec(obj, "peak_rates", &n);
-    if (!r) {
-        return NULL;
-    }
-    wpart_dynamic_balancer_t *b = NULL;
-    wpart_status_t st = wpart_dynamic_static_peak_new((int32_t)n, total,
-                                                      (const double *)PyArray_DATA(r), &b);
-    Py_DECREF(r);
-    return wrap(st, b, NULL);
-}
-
-static PyObject *py_dmda(PyObject *self, PyObject *args)
-{
-    PyObject *obj;
-    long long total, chunk;
-    if (!PyArg_ParseTuple(args, "LOL:dynamic_dmda", &total, &obj, &chunk)) {
-        return NULL;
-    }
-    int32_t n;
-    PyArrayObject *t = vec(obj, "piece_times", &n);
-    if (!t) {
-        return NULL;
-    }
-    wpart_dynamic_balancer_t *b = NULL;
-    wpart_status_t st =
-        wpart_dynamic_dmda_new((int32_t)n, total, (const double *)PyArray_DATA(t), chunk, &b);
-    Py_DECREF(t);
-    return wrap(st, b, NULL);
-}
-
-static PyObject *py_fixed_blocks(PyObject *self, PyObject *args)
-{
-    PyObject *obj;
-    long long total;
-    int sync;
-    if (!PyArg_ParseTuple(args, "LOp:dynamic_fixed_blocks", &total, &obj, &sync)) {
-        return NULL;
-    }
-    int32_t n;
-    PyArrayObject *blocks = wpy_input_pu_vector(obj, "blocks", NPY_INT64, "sizes", &n);
-    if (!blocks) {
-        return NULL;
-    }
-    wpart_dynamic_balancer_t *b = NULL;
-    wpart_status_t st = wpart_dynamic_fixed_blocks_new(
-        (int32_t)n, total, (const int64_t *)PyArray_DATA(blocks), sync, &b);
-    Py_DECREF(blocks);
-    return wrap(st, b, NULL);
-}
-
 static PyObject *py_split(PyObject *self, PyObject *args)
 {
     PyObject *obj;
@@ -175,7 +134,7 @@ static PyObject *py_split(PyObject *self, PyObject *args)
         return NULL;
     }
     int32_t n;
-    PyArrayObject *w = vec(obj, "weights", &n);
+    PyArrayObject *w = wpy_input_pu_vector(obj, "weights", NPY_FLOAT64, "values", &n);
     if (!w) {
         return NULL;
     }
@@ -197,6 +156,8 @@ static PyObject *py_split(PyObject *self, PyObject *args)
 }
 
 /* The functions (their signatures: wpart/_core.pyi):
+ * - dynamic_greedy(m, n, chunk)
+ * - dynamic_static(blocks)
  * - dynamic_hdss(m, n, x_init, eps, rounds_max, adapt_fraction, kappa, min_chunk)
  * - dynamic_hdss_weights(balancer) -> phase-1 weights (sum 1) or None
  * - dynamic_acosta(m, n, step, threshold, eval_at_barrier)
@@ -207,6 +168,8 @@ static PyObject *py_split(PyObject *self, PyObject *args)
  * - dynamic_fixed_blocks(total, blocks, sync)
  * - dynamic_split_proportional(total, weights) -> int64 parts (largest remainder) */
 static PyMethodDef baselines_methods[] = {
+    {"dynamic_greedy", py_greedy, METH_VARARGS, NULL},
+    {"dynamic_static", py_static, METH_VARARGS, NULL},
     {"dynamic_hdss", py_hdss, METH_VARARGS, NULL},
     {"dynamic_hdss_weights", py_hdss_weights, METH_VARARGS, NULL},
     {"dynamic_acosta", py_acosta, METH_VARARGS, NULL},
