@@ -292,13 +292,7 @@ def check_set(files_by_rank: dict, phases_by_rank: dict | None = None) -> None:
             p = files_by_rank.get(r, rank_path(stem, r))
             if not os.path.isfile(p):
                 raise SetError(f"{p}: missing: the output set of {mp} has {n} rank files")
-            want = doc["files"][r]
-            try:
-                got = crc_file(p)
-            except OSError as exc:
-                raise _os_error(p, "read", exc) from None
-            if not isinstance(want, dict) or (want.get("bytes"), want.get("crc32")) != got:
-                _mismatch(stem, doc, p)
+            _check_file(stem, doc, p, r)
         return
     if phases_by_rank:
         ref = phases_by_rank[r0]
@@ -334,7 +328,11 @@ def check_rank_file(stem: str, rank: int, size: int) -> None:
     if n != size:
         raise SetError(f"{mp}: the output set has {n} rank files but the job has {size} "
                        f"processes (mpirun -np {n})")
-    p = rank_path(stem, rank)
+    _check_file(stem, doc, rank_path(stem, rank), rank)
+
+
+def _check_file(stem: str, doc: dict, p: str, rank: int) -> None:
+    """The rank file `p` against the manifest `doc`'s entry of `rank` (bytes and CRC-32)."""
     want = doc["files"][rank]
     try:
         got = crc_file(p)
