@@ -97,3 +97,53 @@ def test_transposed_starts_skipped_on_a_symmetric_matrix():
     for P, Q in ((4, 4), (2, 8)):
         r = spatial.rect_nicol(D, P * Q, P=P, Q=Q)
         assert not any(v["state"].endswith("_transposed") for v in r.stats["starts"].values())
+
+
+def _sparse_cases(seed):
+    rng = np.random.default_rng(seed)
+    for n, dens in ((300, 0.02), (800, 0.004), (1500, 0.003)):
+        B = sps.random(n, n, density=dens, random_state=int(rng.integers(1 << 30)),
+                       format="csr")
+        yield sps.csr_array((rng.integers(1, 5, B.nnz), B.indices, B.indptr), shape=B.shape)
+        k = int(np.sqrt(n))  # a grid graph: fixed points, abandoned starts
+        T = sps.diags([1, 1, 1], [-1, 0, 1], shape=(k, k), dtype=np.int64)
+        yield sps.csr_array((sps.kron(sps.identity(k), T) + sps.kron(T, sps.identity(k))) != 0,
+                            dtype=np.int64)
+
+
+def test_stop_rule_follows_progress_and_max_sweeps_caps():
+    """Each start stops when a sweep does not lower its max load (the same half-sweeps and
+    value when it runs alone, without the race), after at most max(10, P + Q) half-sweeps;
+    an abandoned start is above the result; max_sweeps caps every run; a continuation that
+    does not run leaves a fixed point (running it from the result changes nothing)."""
+    seen = set()
+    for A in _sparse_cases(2):
+        for P, Q, ms in ((4, 4, 100), (8, 8, 100), (4, 16, 100), (8, 8, 1), (16, 16, 2)):
+            r = spatial.rect_nicol(A, P * Q, P=P, Q=Q, max_sweeps=ms)
+            cap = min(max(10, P + Q), 2 * ms)
+            pol = r.stats["polish"]
+            assert pol is None or pol["half_sweeps"] <= 2 * ms
+            for name, v in r.stats["starts"].items():
+                seen.add(v["state"])
+                assert v["half_sweeps"] <= cap
+                if v["state"] == "abandoned":
+                    assert v["max_load"] > r.max_load
+                if v["state"] == "stopped" and ms == 100 and name != "cols_uniform":
+                    n1, n2 = A.shape
+                    uni = ((np.arange(P + 1) * n1) // P, (np.arange(Q + 1) * n2) // Q)
+                    # rows_uniform is the given uniform grid, columns set first
+                    spec, key = ((uni, "given_0") if name == "rows_uniform" else (name, name))
+                    alone = spatial.rect_nicol(A, P * Q, P=P, Q=Q, starts=[spec],
+                                               abandon=False)
+                    a = alone.stats["starts"][key]
+                    assert (a["max_load"], a["half_sweeps"]) == \
+                        (v["max_load"], v["half_sweeps"])
+            if pol is not None and pol["half_sweeps"] == 0:
+                seen.add("fixed")
+                R = np.unique(r.rects[:, :2])
+                C = np.unique(r.rects[:, 2:])
+                again = spatial.rect_nicol(A, P * Q, P=P, Q=Q, starts=[(R, C)],
+                                           abandon=False)
+                assert again.max_load == r.max_load
+                assert np.array_equal(again.rects, r.rects)
+    assert {"stopped", "abandoned", "fixed"} <= seen

@@ -204,7 +204,7 @@ wpart_status_t wpart_i_rg_run(rg_ctx_t *g, double t0, int64_t nstarts, const int
     memcpy(best[0], R0, (size_t)(P + 1) * sizeof(int64_t)); /* a start's grid at least */
     memcpy(best[1], C0, (size_t)(Q + 1) * sizeof(int64_t));
     double inc = RG_INF;
-    int stop = 0;
+    int stop = 0, fixed = 0;
     for (int64_t s = 0; s < nstarts + (opt->polish_patience > 0); s++) {
         val[s] = RG_INF;
         halves[s] = 0;
@@ -262,6 +262,7 @@ wpart_status_t wpart_i_rg_run(rg_ctx_t *g, double t0, int64_t nstarts, const int
             }
             if (v < inc) {
                 inc = v;
+                fixed = 0;
                 memcpy(best[0], cur[0], (size_t)(P + 1) * sizeof(int64_t));
                 memcpy(best[1], cur[1], (size_t)(Q + 1) * sizeof(int64_t));
             }
@@ -272,11 +273,17 @@ wpart_status_t wpart_i_rg_run(rg_ctx_t *g, double t0, int64_t nstarts, const int
             }
             /* the race: more than slack * 2 / h above the incumbent after h half-sweeps (a
              * start still far behind after many sweeps will not catch up) */
-            if (opt->slack > 0 && h >= 2 && v > inc * (1.0 + opt->slack * 2.0 / (double)h)) {
+            if (opt->slack > 0 && h >= 1 && v > inc * (1.0 + opt->slack * 2.0 / (double)h)) {
                 state[s] = 1;
                 break;
             }
             if (nogain >= pat || (same && h >= 2)) {
+                /* a balanced start at a fixed point of both half-sweeps (the last one kept
+                 * its cuts; the one before made the other dimension's from them) whose grid
+                 * is the best: the polish would repeat the same two half-sweeps */
+                fixed = same && h >= 2 && bal &&
+                        !memcmp(cur[0], best[0], (size_t)(P + 1) * sizeof(int64_t)) &&
+                        !memcmp(cur[1], best[1], (size_t)(Q + 1) * sizeof(int64_t));
                 break;
             }
             d = 1 - d;
@@ -293,7 +300,10 @@ wpart_status_t wpart_i_rg_run(rg_ctx_t *g, double t0, int64_t nstarts, const int
             }
         }
     }
-    if (opt->polish_patience > 0 && !stop && !(inc <= opt->lower)) {
+    if (opt->polish_patience > 0 && !stop && !(inc <= opt->lower) && fixed) {
+        state[nstarts] = 0; /* the best grid is a fixed point: nothing to continue */
+        val[nstarts] = inc;
+    } else if (opt->polish_patience > 0 && !stop && !(inc <= opt->lower)) {
         /* the polish: the best grid goes on balanced, columns first, with its own patience
          * and incumbent (as a separate call from that grid would), reported in slot nstarts */
         memcpy(cur[0], best[0], (size_t)(P + 1) * sizeof(int64_t));

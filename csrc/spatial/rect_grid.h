@@ -20,7 +20,7 @@ typedef struct {
     int64_t max_half; /* cap on the half-sweeps of one start */
     int balance;      /* 1: after each half-sweep, balance each pair of adjacent stripes */
     int abandon;      /* 1: stop a start once its next half-sweep's bound reaches the incumbent */
-    double slack;     /* > 0: also stop a start whose max load after h >= 2 half-sweeps
+    double slack;     /* > 0: also stop a start whose max load after h >= 1 half-sweeps
                        * exceeds the incumbent by more than the fraction slack * 2 / h (a
                        * race, not a bound) */
     double lower;     /* a lower bound of the optimum (0: none): once the incumbent reaches it,
@@ -28,7 +28,9 @@ typedef struct {
     int64_t polish_patience; /* > 0: the best grid then goes on balanced (columns first)
                               * with this patience, at most polish_max_half half-sweeps;
                               * its max load, half-sweeps and state go to slot nstarts of
-                              * val, halves, state (nstarts + 1 long), its grid to R, C */
+                              * val, halves, state (nstarts + 1 long), its grid to R, C;
+                              * 0 half-sweeps when the best grid is a balanced start's
+                              * fixed point (both half-sweeps keep it) */
     int64_t polish_max_half;
     const wpart_control_t *control;
 } wpart_rg_opts_t;

@@ -118,9 +118,10 @@ def rect_nicol(
         is not run again. Each start runs at most max(10, P + Q) half-sweeps and stops when
         a sweep (two half-sweeps, or `patience`) does not lower its max load, or (`abandon`)
         when the next half-sweep's lower bound (the fixed stripes' loads / parts) reaches
-        the best grid of the earlier starts, or when after h >= 2 half-sweeps its max load
-        is more than 25 % x 2 / h above that grid's (a race); the best grid then continues, balanced, until 10
-        half-sweeps in a row bring no gain or `max_sweeps`. The result is never worse than
+        the best grid of the earlier starts, or when after h >= 1 half-sweeps its max load
+        is more than 25 % x 2 / h above that grid's (a race); the best grid then continues,
+        balanced, until 10 half-sweeps in a row bring no gain or `max_sweeps` (not at all
+        when it is a fixed point of both half-sweeps). The result is never worse than
         any start's own grid (``stats["starts"][name]["max_load"]``); ``abandon=False``
         runs every start to its rule.
         ``"all"`` and the four names below run the former engine (one core call; each start
