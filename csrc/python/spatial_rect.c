@@ -289,7 +289,7 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
     static char *kwlist[] = {"n1", "n2", "rp", "ci", "vals", "P", "Q", "max_half", "loads",
                              "time_limit", "progress", NULL};
     PyObject *ro, *co, *vo, *progress = Py_None, *res = NULL;
-    PyArrayObject *rp = NULL, *ci = NULL, *v = NULL, *R = NULL, *C = NULL, *L = NULL;
+    PyArrayObject *rp = NULL, *ci = NULL, *v = NULL, *R = NULL, *C = NULL, *L = NULL, *B = NULL;
     long long n1, n2, P, Q, max_half;
     int loads = 0;
     double time_limit = 0.0;
@@ -326,8 +326,10 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
     }
     int iv = v && vt == NPY_INT64;
     if (loads) {
+        npy_intp bd[2] = {npq, 4};
         L = (PyArrayObject *)PyArray_ZEROS(1, &npq, iv ? NPY_INT64 : NPY_FLOAT64, 0);
-        if (!L) {
+        B = (PyArrayObject *)PyArray_ZEROS(2, bd, NPY_INT64, 0);
+        if (!L || !B) {
             goto cleanup;
         }
     }
@@ -339,6 +341,7 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
     out.C = PyArray_DATA(C);
     out.iloads = L && iv ? PyArray_DATA(L) : NULL;
     out.floads = L && !iv ? PyArray_DATA(L) : NULL;
+    out.rects = B ? PyArray_DATA(B) : NULL;
     wpy_control_t ctl;
     wpy_control_setup(&ctl, progress, time_limit);
     wpart_status_t st;
@@ -350,7 +353,7 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
         wpy_raise(st, NULL);
         goto cleanup;
     }
-    res = Py_BuildValue("OOO(ddddd)(LLLLL)(iiiii)(LLLLL)diiLLd", R, C, L ? (PyObject *)L : Py_None,
+    res = Py_BuildValue("OOO(ddddd)(LLLLL)(iiiii)(LLLLL)diiLLdO", R, C, L ? (PyObject *)L : Py_None,
                         out.val[0], out.val[1], out.val[2], out.val[3], out.val[4],
                         (long long)out.halves[0], (long long)out.halves[1],
                         (long long)out.halves[2], (long long)out.halves[3],
@@ -359,7 +362,7 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
                         (long long)out.ref[0], (long long)out.ref[1], (long long)out.ref[2],
                         (long long)out.ref[3], (long long)out.ref[4], out.lower,
                         (int)out.timed_out, (int)out.bad, (long long)out.itotal,
-                        (long long)out.iamax, out.amax);
+                        (long long)out.iamax, out.amax, B ? (PyObject *)B : Py_None);
 cleanup:
     Py_XDECREF(rp);
     Py_XDECREF(ci);
@@ -367,6 +370,7 @@ cleanup:
     Py_XDECREF(R);
     Py_XDECREF(C);
     Py_XDECREF(L);
+    Py_XDECREF(B);
     return res;
 }
 
@@ -374,7 +378,7 @@ static PyMethodDef spatial_rect_methods[] = {
     {"spatial_rect_nicol_auto", (PyCFunction)(void (*)(void))wpy_rect_nicol_auto,
      METH_VARARGS | METH_KEYWORDS,
      "The default RECT-NICOL in one call on CSR arrays: (R, C, loads, values, half-sweeps, "
-     "states, refs, lower bound, timed_out, value check, int total, int max, max)."},
+     "states, refs, lower bound, timed_out, value check, int total, int max, max, rects)."},
     {"spatial_rect_grid", (PyCFunction)(void (*)(void))wpy_rect_grid,
      METH_VARARGS | METH_KEYWORDS,
      "RECT-NICOL half-sweeps from several starts on CSR arrays: (R, C, values, half-sweeps, "

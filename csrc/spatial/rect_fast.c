@@ -142,11 +142,11 @@ cleanup:
  * *mx their max */
 static wpart_status_t rf_loads(const wpart_rg_csr_t *A, const int64_t *iv, const double *fv,
                                int64_t P, int64_t Q, const int64_t *R, const int64_t *C,
-                               int64_t *il, double *fl, double *mx)
+                               int64_t *il, double *fl, int64_t *out_rects, double *mx)
 {
     wpart_status_t st = WPART_OK;
     int64_t nnz = A->rp[A->n1];
-    int64_t *rects = wpart_i_malloc(P * Q * 4, sizeof(int64_t));
+    int64_t *rects = out_rects ? out_rects : wpart_i_malloc(P * Q * 4, sizeof(int64_t));
     double *ones = NULL;
     if (!rects) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
@@ -185,7 +185,9 @@ static wpart_status_t rf_loads(const wpart_rg_csr_t *A, const int64_t *iv, const
         }
     }
 cleanup:
-    free(rects);
+    if (rects != out_rects) {
+        free(rects);
+    }
     free(ones);
     return st;
 }
@@ -370,9 +372,9 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
         }
         rf_uniform(A->n1, P, Ru);
         rf_uniform(A->n2, Q, Cu);
-        st = rf_loads(A, iv, A->w, P, Q, Ru, Cu, il, fl, &mu);
+        st = rf_loads(A, iv, A->w, P, Q, Ru, Cu, il, fl, NULL, &mu);
         if (st == WPART_OK) {
-            st = rf_loads(A, iv, A->w, P, Q, out->R, out->C, il, fl, &mg);
+            st = rf_loads(A, iv, A->w, P, Q, out->R, out->C, il, fl, NULL, &mg);
         }
         free(il);
         free(fl);
@@ -383,7 +385,8 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
         }
     }
     if (out->iloads || out->floads) {
-        WPART_CHECK(rf_loads(A, iv, A->w, P, Q, out->R, out->C, out->iloads, out->floads, &mx));
+        WPART_CHECK(rf_loads(A, iv, A->w, P, Q, out->R, out->C, out->iloads, out->floads,
+                             out->rects, &mx));
     }
 cleanup:
     wpart_i_rg_close(&g);

@@ -90,6 +90,7 @@ typedef struct {
     int64_t *R, *C;  /* out: the grid (P + 1, Q + 1 cuts) */
     int64_t *iloads; /* out when not NULL (iv given): the P Q block loads, row-major */
     double *floads;  /* out when not NULL (iv NULL): the same in float64 */
+    int64_t *rects;  /* out with the loads: the blocks (r0, r1, c0, c1), row-major */
     double val[5];   /* per start, then the continuation: max load, half-sweeps, state (as */
     int64_t halves[5]; /* wpart_spatial_rect_grid's, or WPART_RF_SAME); ref: the start a */
     int32_t state[5];  /* state-4 start is the transpose of, or that a WPART_RF_SAME one */

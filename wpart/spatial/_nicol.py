@@ -380,7 +380,7 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
     params, stats = _auto_stats(P, Q, ms, out)
     stats = dict({"seconds": 0.0, "iterations": 0, "probes": 0, "cost_evals": 0,
                   "dp_states": 0, "converged": not out[8]}, **stats)
-    return _result(_Canonical(A, m, total, amax, kind), grid_rects(out[0], out[1]),
+    return _result(_Canonical(A, m, total, amax, kind), out[13],
                    "rect_nicol", params, stats, None, stop=1 if out[8] else 0,
                    time_limit=tl, loads=out[2])
 
