@@ -30,8 +30,8 @@ import numpy as np
 
 from .._validate import is_bool
 
-__all__ = ["best_of", "format_table", "jsonable", "ok_fail", "write_json", "MAX_WIDTH",
-           "take_wide_tables"]
+__all__ = ["best_of", "format_table", "jsonable", "ok_fail", "out_folder", "write_json",
+           "MAX_WIDTH", "take_wide_tables"]
 
 #: Widest printed table line; a wider table wraps its text columns and is also kept whole, to
 #: be written as CSV beside the text (:func:`take_wide_tables`).
@@ -259,6 +259,13 @@ def jsonable(o: Any) -> Any:
     if isinstance(o, Path):
         return str(o)
     return o
+
+
+def out_folder(path: Any) -> Path:
+    """The output folder `path` of a reproducer, created if missing."""
+    out = Path(path)
+    out.mkdir(parents=True, exist_ok=True)
+    return out
 
 
 def write_json(path: Path, data: Any) -> None:

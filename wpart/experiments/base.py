@@ -31,7 +31,7 @@ import numpy as np
 import wpart
 from wpart import brute
 
-from . import best_of, format_table, ok_fail, write_json
+from . import best_of, format_table, ok_fail, out_folder, write_json
 from ._verdict import Verdicts
 
 __all__ = ["GOLDEN_CHAIN", "GOLDEN_OPT", "GOLDEN_SEPARATORS", "run_base"]
@@ -471,8 +471,7 @@ def run_base(out_dir: Path, *, quick: bool = False, progress: bool = True) -> di
     ...     run_base(pathlib.Path(d), quick=True, progress=False)["ok"]
     True
     """
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = out_folder(out_dir)
     t_start = time.perf_counter()
     steps: list[tuple[str, Callable[[], tuple[bool, dict, str]]]] = [
         ("golden", _golden),

@@ -20,7 +20,7 @@ import numpy as np
 
 import wpart
 
-from . import format_table, write_json
+from . import format_table, out_folder, write_json
 from ._verdict import Verdicts
 
 __all__ = ["run_dynamic"]
@@ -189,8 +189,7 @@ def run_dynamic(out_dir: Path, *, quick: bool = False, progress: bool = True) ->
 
     from . import dynamic_paper as P
 
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = out_folder(out_dir)
     t0 = time.perf_counter()
     checks: dict[str, bool] = {}
     details: dict[str, Any] = {}

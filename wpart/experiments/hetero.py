@@ -24,7 +24,7 @@ import numpy as np
 import wpart
 import wpart.hetero as wh
 
-from . import format_table, ok_fail, write_json
+from . import format_table, ok_fail, out_folder, write_json
 
 __all__ = ["run_hetero"]
 
@@ -166,8 +166,7 @@ def run_hetero(out_dir: Path, *, quick: bool = False, progress: bool = True) -> 
     dict
         ``family``, ``ok``, ``checks``, ``table``, ``files``, ``seconds``.
     """
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = out_folder(out_dir)
     t_start = time.perf_counter()
     from tqdm.auto import tqdm
 

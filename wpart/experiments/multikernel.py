@@ -19,7 +19,7 @@ import numpy as np
 
 import wpart
 
-from . import format_table, write_json
+from . import format_table, out_folder, write_json
 from ._verdict import Verdicts
 
 __all__ = ["run_multikernel"]
@@ -45,8 +45,7 @@ def run_multikernel(out_dir: Path, *, quick: bool = False, progress: bool = True
     """
     from .multikernel_sim import run_all
 
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = out_folder(out_dir)
     t0 = time.perf_counter()
     doc, rows, text = run_all(quick=quick)
     vs = Verdicts("multikernel")

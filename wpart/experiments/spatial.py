@@ -36,7 +36,7 @@ import numpy as np
 
 import wpart
 
-from . import format_table, ok_fail, write_json
+from . import format_table, ok_fail, out_folder, write_json
 
 __all__ = [
     "PAPER_SERIES",
@@ -688,8 +688,7 @@ def run_spatial(out_dir: Path, *, quick: bool = False, progress: bool = True) ->
     """
     from . import spatial_paper as sp
 
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = out_folder(out_dir)
     t_start = time.perf_counter()
     qn = 128 if quick else 512
     sn = 128 if quick else 514

@@ -34,7 +34,7 @@ import wpart
 from wpart import tasks
 from wpart.tasks.datasets import LBAF_DIR
 
-from . import format_table, ok_fail, write_json
+from . import format_table, ok_fail, out_folder, write_json
 
 __all__ = ["GOLDEN", "run_tasks"]
 
@@ -191,8 +191,7 @@ def run_tasks(out_dir: Path, *, quick: bool = False, progress: bool = True) -> d
     """Reproduce the task family's golden values; write ``tasks_table.txt``, ``tasks.json``
     and ``tasks.png`` to `out_dir`. Returns ``{"family", "ok", "checks", "table", "files",
     "seconds"}``."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = out_folder(out_dir)
     t0 = time.perf_counter()
     from tqdm.auto import tqdm
 
