@@ -74,6 +74,22 @@ class ProfileBuild(Result):
                       f"GPU share {p.s:.4f}, best time {p.best_time:.6g}"]
 
 
+def plot_share_runs(ax: Any, share_pct: Any, times: Any, *, share_label: str, time_label: str,
+                    share_fmt: str = "-", time_fmt: str = "k:", time_color: str | None = None,
+                    **line_kw: Any) -> tuple[Any, Any]:
+    """The runs of a decision loop: a device type's share per run (left axis, in percent) and
+    a time per run (right axis) on `ax` (a new figure when None); returns both Axes."""
+    ax = new_axes(ax)
+    k = np.arange(len(share_pct))
+    ax.plot(k, share_pct, share_fmt, label=share_label, **line_kw)
+    ax.set_xlabel("run")
+    ax.set_ylabel(share_label)
+    ax2 = ax.twinx()
+    ax2.plot(k, times, time_fmt, **({} if time_color is None else {"ms": 3, "alpha": 0.6}))
+    ax2.set_ylabel(time_label, **({} if time_color is None else {"color": time_color}))
+    return ax, ax2
+
+
 def _measure(measure, n_exec, args):
     best = None
     for _ in range(n_exec):

@@ -31,7 +31,7 @@ from .._progress import progress_hook
 from .._validate import as_float, as_int, as_time_limit, choice
 from ..dynamic import PyBalancer, Task, ThreadWorker, Worker, run as _run
 from ._decide import split
-from ._flow import DecisionLoop
+from ._flow import DecisionLoop, plot_share_runs
 from ._kb import KnowledgeBase
 from ._load import LoadInjector
 from .._docs import fill_doc
@@ -336,17 +336,12 @@ class AdaptiveRuns(Result):
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
         """The CPU share per run (left axis) and the makespan (right axis, ms), the loaded
         runs shaded; returns the left Axes."""
-        ax = new_axes(ax)
-        k = np.arange(len(self.share))
-        ax.plot(k, 100 * self.cpu_share, "o-", ms=3, label="CPU share (%)", **kwargs)
+        ax, _ = plot_share_runs(ax, 100 * self.cpu_share, 1e3 * self.makespan,
+                                share_label="CPU share (%)", time_label="makespan (ms)",
+                                share_fmt="o-", time_fmt="r.-", time_color="r", ms=3, **kwargs)
         if self.loaded.any():
             on = np.flatnonzero(self.loaded)
             ax.axvspan(on[0] - 0.5, on[-1] + 0.5, color="0.85", label="CPU load on")
-        ax.set_xlabel("run")
-        ax.set_ylabel("CPU share (%)")
-        ax2 = ax.twinx()
-        ax2.plot(k, 1e3 * self.makespan, "r.-", ms=3, alpha=0.6)
-        ax2.set_ylabel("makespan (ms)", color="r")
         ax.set_title(f"{self.benchmark}: {int(self.lb_op.sum())} balancing steps")
         ax.legend(fontsize=7, loc="lower left")
         return ax

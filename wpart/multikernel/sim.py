@@ -24,10 +24,10 @@ import numpy as np
 
 from .. import _core
 from .._errors import WpartKeyError, WpartValueError
-from .._result import Result, new_axes
+from .._result import Result
 from .._validate import as_float, as_int, as_seed
 from ._decide import exec_shares, split
-from ._flow import DecisionLoop, build_profile
+from ._flow import DecisionLoop, build_profile, plot_share_runs
 from ._kb import KnowledgeBase
 
 __all__ = ["SimCost", "SimPlatform", "SimRun", "SimRuns", "paper_p1_cpu", "paper_p2",
@@ -318,15 +318,8 @@ class SimRuns(Result):
 
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
         """GPU share and run time against the run index; returns the Axes."""
-        ax = new_axes(ax)
-        r = np.arange(self.s.size)
-        ax.plot(r, 100 * self.s, label="GPU share %", **kwargs)
-        ax2 = ax.twinx()
-        ax2.plot(r, self.T, "k:", label="time")
-        ax.set_xlabel("run")
-        ax.set_ylabel("GPU share (%)")
-        ax2.set_ylabel("time")
-        return ax
+        return plot_share_runs(ax, 100 * self.s, self.T, share_label="GPU share (%)",
+                               time_label="time", **kwargs)[0]
 
     def _repr_lines(self) -> list[str]:
         return [f"SimRuns(status={self.status!r}, {self.s.size} runs, "
