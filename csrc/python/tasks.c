@@ -4,6 +4,8 @@
  * the coefficients as a tuple (alpha, beta, gamma, delta, enforce_memory). */
 #include "wpy.h"
 
+#include <stddef.h>
+
 typedef struct {
     wpart_tasks_problem_t p;
     PyArrayObject *arr[14];
@@ -111,33 +113,40 @@ static int tprob_parse(PyObject *d, wpy_tprob_t *t)
         goto fail;
     }
     p->n_tasks = (int32_t)K;
-    if (tprob_get(t, d, "task_footprint", NPY_FLOAT64, 0, K, &v, NULL) < 0) goto fail;
-    p->task_footprint = v;
-    if (tprob_get(t, d, "task_working", NPY_FLOAT64, 0, K, &v, NULL) < 0) goto fail;
-    p->task_working = v;
-    if (tprob_get(t, d, "task_block", NPY_INT32, 0, K, &v, NULL) < 0) goto fail;
-    p->task_block = v;
-    if (tprob_get(t, d, "block_size", NPY_FLOAT64, 0, -1, &v, &N) < 0) goto fail;
-    p->block_size = v;
+    /* the other arrays: (key, dtype, length: the tasks K, blocks N, edges M, ranks or any)
+     * into their field of p; absent or None is NULL (task_migratable: every task may move) */
+    enum { LK, LN, LM, LR, LANY };
+    static const struct {
+        const char *key;
+        int type, len;
+        size_t off;
+    } fields[] = {
+        {"task_footprint", NPY_FLOAT64, LK, offsetof(wpart_tasks_problem_t, task_footprint)},
+        {"task_working", NPY_FLOAT64, LK, offsetof(wpart_tasks_problem_t, task_working)},
+        {"task_block", NPY_INT32, LK, offsetof(wpart_tasks_problem_t, task_block)},
+        {"block_size", NPY_FLOAT64, LANY, offsetof(wpart_tasks_problem_t, block_size)},
+        {"block_home", NPY_INT32, LN, offsetof(wpart_tasks_problem_t, block_home)},
+        {"edge_src", NPY_INT32, LANY, offsetof(wpart_tasks_problem_t, edge_src)},
+        {"edge_dst", NPY_INT32, LM, offsetof(wpart_tasks_problem_t, edge_dst)},
+        {"edge_bytes", NPY_FLOAT64, LM, offsetof(wpart_tasks_problem_t, edge_bytes)},
+        {"rank_baseline", NPY_FLOAT64, LR, offsetof(wpart_tasks_problem_t, rank_baseline)},
+        {"rank_mem_cap", NPY_FLOAT64, LR, offsetof(wpart_tasks_problem_t, rank_mem_cap)},
+        {"rank_alpha", NPY_FLOAT64, LR, offsetof(wpart_tasks_problem_t, rank_alpha)},
+        {"task_migratable", NPY_BOOL, LK, offsetof(wpart_tasks_problem_t, task_migratable)},
+    };
+    N = M = 0;
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        npy_intp want[] = {K, N, M, (npy_intp)nI, -1}, got = 0;
+        if (tprob_get(t, d, fields[i].key, fields[i].type, 0, want[fields[i].len], &v, &got) < 0) {
+            goto fail;
+        }
+        memcpy((char *)p + fields[i].off, &v, sizeof v);
+        if (fields[i].len == LANY) {
+            *(fields[i].type == NPY_INT32 ? &M : &N) = got; /* edge_src: M, block_size: N */
+        }
+    }
     p->n_blocks = (int32_t)N;
-    if (tprob_get(t, d, "block_home", NPY_INT32, 0, N, &v, NULL) < 0) goto fail;
-    p->block_home = v;
-    if (tprob_get(t, d, "edge_src", NPY_INT32, 0, -1, &v, &M) < 0) goto fail;
-    p->edge_src = v;
     p->n_edges = (int64_t)M;
-    if (tprob_get(t, d, "edge_dst", NPY_INT32, 0, M, &v, NULL) < 0) goto fail;
-    p->edge_dst = v;
-    if (tprob_get(t, d, "edge_bytes", NPY_FLOAT64, 0, M, &v, NULL) < 0) goto fail;
-    p->edge_bytes = v;
-    if (tprob_get(t, d, "rank_baseline", NPY_FLOAT64, 0, nI, &v, NULL) < 0) goto fail;
-    p->rank_baseline = v;
-    if (tprob_get(t, d, "rank_mem_cap", NPY_FLOAT64, 0, nI, &v, NULL) < 0) goto fail;
-    p->rank_mem_cap = v;
-    if (tprob_get(t, d, "rank_alpha", NPY_FLOAT64, 0, nI, &v, NULL) < 0) goto fail;
-    p->rank_alpha = v;
-    /* absent or None: every task may move */
-    if (tprob_get(t, d, "task_migratable", NPY_BOOL, 0, K, &v, NULL) < 0) goto fail;
-    p->task_migratable = v;
     if ((N > 0 && !p->block_home) || (M > 0 && (!p->edge_dst || !p->edge_bytes))) {
         PyErr_SetString(wpy_ValueError, "problem dict: block_home / edge_dst / edge_bytes missing");
         goto fail;

@@ -21,29 +21,42 @@ static PyArrayObject *item_array(PyObject *t, Py_ssize_t i, int typenum, npy_int
     return (PyArrayObject *)o;
 }
 
-/* (rank, blk, cptr, bid, load, fp, wk, cout, cin, cself, bsize, pinned, crank, bhome,
- *  baseline, cap, alpha) -> summary (views into the arrays, borrowed from the tuple) */
-static int summary_parse(PyObject *t, wpart_tasks_rank_summary_t *s)
+/* The 17 fields of a rank's tuple (`what` in the TypeError when it is not one): the rank, the
+ * 13 arrays of items 1..13 (exact dtypes `types`; data and lengths), then baseline, cap and
+ * alpha. 0, or -1 with an exception. */
+static int rank_tuple(PyObject *t, const char *what, const int types[13], void *ptr[13],
+                      npy_intp len[13], long *rank, double *baseline, double *cap, double *alpha)
 {
     if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 17) {
-        PyErr_SetString(wpy_TypeError, "a summary is a tuple of 17 fields");
+        PyErr_SetString(wpy_TypeError, what);
         return -1;
     }
-    static const int types[13] = {NPY_INT64, NPY_INT64, NPY_INT64, NPY_FLOAT64, NPY_FLOAT64,
-                                  NPY_FLOAT64, NPY_FLOAT64, NPY_FLOAT64, NPY_FLOAT64,
-                                  NPY_FLOAT64, NPY_UINT8, NPY_INT32, NPY_INT32};
-    void *ptr[13];
-    npy_intp len[13];
     for (int i = 0; i < 13; i++) {
         PyArrayObject *a = item_array(t, i + 1, types[i], &len[i]);
         if (!a) return -1;
         ptr[i] = PyArray_DATA(a);
     }
-    long rank = PyLong_AsLong(PyTuple_GET_ITEM(t, 0));
-    s->baseline = PyFloat_AsDouble(PyTuple_GET_ITEM(t, 14));
-    s->cap = PyFloat_AsDouble(PyTuple_GET_ITEM(t, 15));
-    s->alpha = PyFloat_AsDouble(PyTuple_GET_ITEM(t, 16));
-    if (PyErr_Occurred()) return -1;
+    *rank = PyLong_AsLong(PyTuple_GET_ITEM(t, 0));
+    *baseline = PyFloat_AsDouble(PyTuple_GET_ITEM(t, 14));
+    *cap = PyFloat_AsDouble(PyTuple_GET_ITEM(t, 15));
+    *alpha = PyFloat_AsDouble(PyTuple_GET_ITEM(t, 16));
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+/* (rank, blk, cptr, bid, load, fp, wk, cout, cin, cself, bsize, pinned, crank, bhome,
+ *  baseline, cap, alpha) -> summary (views into the arrays, borrowed from the tuple) */
+static int summary_parse(PyObject *t, wpart_tasks_rank_summary_t *s)
+{
+    static const int types[13] = {NPY_INT64, NPY_INT64, NPY_INT64, NPY_FLOAT64, NPY_FLOAT64,
+                                  NPY_FLOAT64, NPY_FLOAT64, NPY_FLOAT64, NPY_FLOAT64,
+                                  NPY_FLOAT64, NPY_UINT8, NPY_INT32, NPY_INT32};
+    void *ptr[13];
+    npy_intp len[13];
+    long rank;
+    if (rank_tuple(t, "a summary is a tuple of 17 fields", types, ptr, len, &rank, &s->baseline,
+                   &s->cap, &s->alpha) < 0) {
+        return -1;
+    }
     npy_intp n = len[0];
     if (len[1] != n + 1 || len[3] != n || len[4] != n || len[5] != n || len[8] != n ||
         len[10] != n || len[6] != len[11] || len[7] != len[11] || len[9] != len[2] ||
@@ -105,25 +118,16 @@ static PyObject *wpy_tasks_ranks_estimate(PyObject *self, PyObject *args)
  *  baseline, cap, alpha) -> records (views into the arrays, borrowed from the tuple) */
 static int records_parse(PyObject *t, wpart_tasks_rank_records_t *s)
 {
-    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 17) {
-        PyErr_SetString(wpy_TypeError, "rank records are a tuple of 17 fields");
-        return -1;
-    }
     static const int types[13] = {NPY_INT64, NPY_INT64, NPY_INT64, NPY_INT64, NPY_INT64,
                                   NPY_INT64, NPY_INT64, NPY_FLOAT64, NPY_FLOAT64, NPY_FLOAT64,
                                   NPY_FLOAT64, NPY_FLOAT64, NPY_INT32};
     void *ptr[13];
     npy_intp len[13];
-    for (int i = 0; i < 13; i++) {
-        PyArrayObject *a = item_array(t, i + 1, types[i], &len[i]);
-        if (!a) return -1;
-        ptr[i] = PyArray_DATA(a);
+    long rank;
+    if (rank_tuple(t, "rank records are a tuple of 17 fields", types, ptr, len, &rank, &s->baseline,
+                   &s->cap, &s->alpha) < 0) {
+        return -1;
     }
-    long rank = PyLong_AsLong(PyTuple_GET_ITEM(t, 0));
-    s->baseline = PyFloat_AsDouble(PyTuple_GET_ITEM(t, 14));
-    s->cap = PyFloat_AsDouble(PyTuple_GET_ITEM(t, 15));
-    s->alpha = PyFloat_AsDouble(PyTuple_GET_ITEM(t, 16));
-    if (PyErr_Occurred()) return -1;
     npy_intp n = len[0], m = len[2], nb = len[5];
     if (len[1] != n || len[7] != n || len[8] != n || len[9] != n || len[3] != m ||
         len[4] != m || len[10] != m || len[11] != nb || len[12] != nb || n > INT32_MAX ||
