@@ -19,6 +19,26 @@
  * Checks every field of the problem. Every failure is WPART_EINVAL (WPART_ELIMIT for sizes that
  * GLPK's int indices cannot hold) with a detail naming the field and the index.
  */
+/* The bounds lo = lname[j], hi = uname[j] of a column or row: numbers, lo < +inf, hi > -inf,
+ * lo <= hi (note: appended to the last message). */
+static wpart_status_t check_bounds(const char *lname, const char *uname, int64_t j, double lo,
+                                   double hi, const char *note)
+{
+    if (isnan(lo) || lo == INFINITY) {
+        return wpart_i_error(WPART_EINVAL, "%s[%" PRId64 "] must be a number < +inf (got %g)",
+                             lname, j, lo);
+    }
+    if (isnan(hi) || hi == -INFINITY) {
+        return wpart_i_error(WPART_EINVAL, "%s[%" PRId64 "] must be a number > -inf (got %g)",
+                             uname, j, hi);
+    }
+    if (lo > hi) {
+        return wpart_i_error(WPART_EINVAL, "%s[%" PRId64 "] = %g > %s[%" PRId64 "] = %g%s", lname,
+                             j, lo, uname, j, hi, note);
+    }
+    return WPART_OK;
+}
+
 wpart_status_t wpart_i_milp_validate(const wpart_milp_problem_t *p)
 {
     wpart_status_t st = WPART_OK;
@@ -57,16 +77,7 @@ wpart_status_t wpart_i_milp_validate(const wpart_milp_problem_t *p)
             WPART_FAIL(WPART_EINVAL, "c[%" PRId64 "] must be finite (got %g)", j, p->c[j]);
         }
         double lo = wpart_i_milp_col_lb(p, j), hi = wpart_i_milp_col_ub(p, j);
-        if (isnan(lo) || lo == INFINITY) {
-            WPART_FAIL(WPART_EINVAL, "lb[%" PRId64 "] must be a number < +inf (got %g)", j, lo);
-        }
-        if (isnan(hi) || hi == -INFINITY) {
-            WPART_FAIL(WPART_EINVAL, "ub[%" PRId64 "] must be a number > -inf (got %g)", j, hi);
-        }
-        if (lo > hi) {
-            WPART_FAIL(WPART_EINVAL, "lb[%" PRId64 "] = %g > ub[%" PRId64 "] = %g%s", j, lo, j, hi,
-                       p->lb ? "" : " (lb defaults to 0)");
-        }
+        WPART_CHECK(check_bounds("lb", "ub", j, lo, hi, p->lb ? "" : " (lb defaults to 0)"));
         int k = wpart_i_milp_col_kind(p, j);
         if (k != WPART_MILP_CONTINUOUS && k != WPART_MILP_INTEGER && k != WPART_MILP_BINARY) {
             WPART_FAIL(WPART_EINVAL, "kind[%" PRId64 "] must be 0 (continuous), 1 (integer) or "
@@ -79,16 +90,7 @@ wpart_status_t wpart_i_milp_validate(const wpart_milp_problem_t *p)
     }
     for (int64_t i = 0; i < p->n_rows; i++) {
         double lo = wpart_i_milp_row_lb(p, i), hi = wpart_i_milp_row_ub(p, i);
-        if (isnan(lo) || lo == INFINITY) {
-            WPART_FAIL(WPART_EINVAL, "row_lb[%" PRId64 "] must be a number < +inf (got %g)", i, lo);
-        }
-        if (isnan(hi) || hi == -INFINITY) {
-            WPART_FAIL(WPART_EINVAL, "row_ub[%" PRId64 "] must be a number > -inf (got %g)", i, hi);
-        }
-        if (lo > hi) {
-            WPART_FAIL(WPART_EINVAL, "row_lb[%" PRId64 "] = %g > row_ub[%" PRId64 "] = %g", i, lo,
-                       i, hi);
-        }
+        WPART_CHECK(check_bounds("row_lb", "row_ub", i, lo, hi, ""));
     }
     for (int64_t k = 0; k < p->nnz; k++) {
         if (p->a_row[k] < 0 || p->a_row[k] >= p->n_rows) {
