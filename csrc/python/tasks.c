@@ -116,24 +116,20 @@ static int tprob_parse(PyObject *d, wpy_tprob_t *t)
     /* the other arrays: (key, dtype, length: the tasks K, blocks N, edges M, ranks or any)
      * into their field of p; absent or None is NULL (task_migratable: every task may move) */
     enum { LK, LN, LM, LR, LANY };
+#define F(name, type, len) {#name, type, len, offsetof(wpart_tasks_problem_t, name)}
     static const struct {
         const char *key;
         int type, len;
         size_t off;
     } fields[] = {
-        {"task_footprint", NPY_FLOAT64, LK, offsetof(wpart_tasks_problem_t, task_footprint)},
-        {"task_working", NPY_FLOAT64, LK, offsetof(wpart_tasks_problem_t, task_working)},
-        {"task_block", NPY_INT32, LK, offsetof(wpart_tasks_problem_t, task_block)},
-        {"block_size", NPY_FLOAT64, LANY, offsetof(wpart_tasks_problem_t, block_size)},
-        {"block_home", NPY_INT32, LN, offsetof(wpart_tasks_problem_t, block_home)},
-        {"edge_src", NPY_INT32, LANY, offsetof(wpart_tasks_problem_t, edge_src)},
-        {"edge_dst", NPY_INT32, LM, offsetof(wpart_tasks_problem_t, edge_dst)},
-        {"edge_bytes", NPY_FLOAT64, LM, offsetof(wpart_tasks_problem_t, edge_bytes)},
-        {"rank_baseline", NPY_FLOAT64, LR, offsetof(wpart_tasks_problem_t, rank_baseline)},
-        {"rank_mem_cap", NPY_FLOAT64, LR, offsetof(wpart_tasks_problem_t, rank_mem_cap)},
-        {"rank_alpha", NPY_FLOAT64, LR, offsetof(wpart_tasks_problem_t, rank_alpha)},
-        {"task_migratable", NPY_BOOL, LK, offsetof(wpart_tasks_problem_t, task_migratable)},
+        F(task_footprint, NPY_FLOAT64, LK), F(task_working, NPY_FLOAT64, LK),
+        F(task_block, NPY_INT32, LK), F(block_size, NPY_FLOAT64, LANY),
+        F(block_home, NPY_INT32, LN), F(edge_src, NPY_INT32, LANY),
+        F(edge_dst, NPY_INT32, LM), F(edge_bytes, NPY_FLOAT64, LM),
+        F(rank_baseline, NPY_FLOAT64, LR), F(rank_mem_cap, NPY_FLOAT64, LR),
+        F(rank_alpha, NPY_FLOAT64, LR), F(task_migratable, NPY_BOOL, LK),
     };
+#undef F
     N = M = 0;
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         npy_intp want[] = {K, N, M, (npy_intp)nI, -1}, got = 0;
