@@ -10,16 +10,6 @@
 #include "internal.h"
 #include "wpart/multikernel.h"
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 wpart_status_t wpart_multikernel_quantum(int32_t n, const int64_t *a, const int64_t *b, int64_t *q_out)
 {
     if (!q_out || n < 0 || (n > 0 && (!a || !b))) {
@@ -33,8 +23,8 @@ wpart_status_t wpart_multikernel_quantum(int32_t n, const int64_t *a, const int6
                                  ", %" PRId64 ")",
                                  (int)i, a[i], b[i]);
         }
-        int64_t need = b[i] / gcd64(a[i], b[i]);
-        int64_t g = gcd64(q, need);
+        int64_t need = b[i] / wpart_i_gcd64(a[i], b[i]);
+        int64_t g = wpart_i_gcd64(q, need);
         int64_t f = need / g;
         if (q > INT64_MAX / f) {
             return wpart_i_error(WPART_EOVERFLOW, "the quantum overflows int64");
