@@ -108,6 +108,20 @@ static void nz(builder_t *b, int64_t row, int64_t col, double v)
     m->nnz++;
 }
 
+/* The objective column W (cost 1) and the rows sum_i chi[i,k] = 1 placing each task once
+ * (chi[i,k] is column X + i K + k); records both in the model; returns W. */
+static int64_t add_wmax_assign(builder_t *b, int64_t X, int32_t I, int32_t K)
+{
+    int64_t W = add_col(b, 0, INFINITY, WPART_MILP_CONTINUOUS, 1.0);
+    b->m->col_chi = X;
+    b->m->col_wmax = W;
+    for (int32_t k = 0; k < K && GOING(b); k++) {
+        int64_t r = add_row(b, 1, 1);
+        for (int32_t i = 0; i < I && GOING(b); i++) nz(b, r, X + (int64_t)i * K + k, 1.0);
+    }
+    return W;
+}
+
 void wpart_tasks_milp_opts_init(wpart_tasks_milp_opts_t *o)
 {
     memset(o, 0, sizeof(*o));
@@ -201,14 +215,7 @@ static void build_paper(builder_t *b, const wpart_tasks_problem_t *p,
             add_col(b, 0, 1, WPART_MILP_BINARY, 0);
         }
     }
-    int64_t W = add_col(b, 0, INFINITY, WPART_MILP_CONTINUOUS, 1.0);
-    b->m->col_chi = X;
-    b->m->col_wmax = W;
-    /* (22) */
-    for (int32_t k = 0; k < K && GOING(b); k++) {
-        int64_t r = add_row(b, 1, 1);
-        for (int32_t i = 0; i < I && GOING(b); i++) nz(b, r, X + (int64_t)i * K + k, 1.0);
-    }
+    int64_t W = add_wmax_assign(b, X, I, K); /* (22) */
     /* (17): phi[i,n] - u[k,n] chi[i,k] >= 0 */
     for (int32_t i = 0; i < I && GOING(b); i++) {
         for (int32_t n = 0; n < N && GOING(b); n++) {
@@ -336,13 +343,7 @@ static void build_compact(builder_t *b, const wpart_tasks_problem_t *p,
             add_col(b, 0, INFINITY, WPART_MILP_CONTINUOUS, 0);
         }
     }
-    int64_t W = add_col(b, 0, INFINITY, WPART_MILP_CONTINUOUS, 1.0);
-    b->m->col_chi = X;
-    b->m->col_wmax = W;
-    for (int32_t k = 0; k < K && GOING(b); k++) {
-        int64_t r = add_row(b, 1, 1);
-        for (int32_t i = 0; i < I && GOING(b); i++) nz(b, r, X + (int64_t)i * K + k, 1.0);
-    }
+    int64_t W = add_wmax_assign(b, X, I, K);
     if (need_phi) {
         for (int32_t i = 0; i < I && GOING(b); i++) { /* sparse (17) */
             for (int32_t k = 0; k < K && GOING(b); k++) {
