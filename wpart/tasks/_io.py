@@ -690,15 +690,19 @@ def _check_gaps(per_rank: dict) -> None:
 
 # ---------------------------------------------------------------- the Problem methods
 @positional_deprecated("phase")
-def _from_lbdatafile(cls: type, paths: Any, *, phase: int | None = None, **kw: Any) -> Problem:
+def _from_lbdatafile(cls: type, paths: Any, *, phase: int | None = None, m: int | None = None,
+                     rank_mem_cap: Any = None, max_bytes: int = MAX_BYTES,
+                     strict: bool = True) -> Problem:
     """Read vt / LBAF ``LBDatafile`` JSON files (one per rank, brotli allowed).
 
     `paths` is a list of files, a directory, or a stem ``dir/name`` for files
     ``dir/name.<rank>.json``. The phase defaults to the first phase of rank 0's file.
-    The initial assignment is the rank of the file listing each task. See
-    :func:`wpart.tasks.read_lbdatafile` for the options.
+    The initial assignment is the rank of the file listing each task. The options `phase`,
+    `m`, `rank_mem_cap`, `max_bytes` and `strict` are those of
+    :func:`wpart.tasks.read_lbdatafile` (see there).
     """
-    return read_lbdatafile(paths, phase=phase, **kw)
+    return read_lbdatafile(paths, phase=phase, m=m, rank_mem_cap=rank_mem_cap,
+                           max_bytes=max_bytes, strict=strict)
 
 
 @positional_deprecated("assignment")
