@@ -119,6 +119,29 @@ cleanup:
     return res;
 }
 
+/* The 1-D loads (dtype t) and the outputs of a chain partition: the bordered prefix W (n + 1
+ * of t) and the m + 1 separators. 0, or -1 with an exception (the caller releases all). */
+static int chain_arrays(PyObject *lobj, int t, long long m, PyArrayObject **L, PyArrayObject **W,
+                        PyArrayObject **seps)
+{
+    *L = wpy_input_array(lobj, "loads", t, 1, 1);
+    if (!*L) {
+        return -1;
+    }
+    npy_intp n1 = PyArray_DIM(*L, 0) + 1, q1 = (npy_intp)m + 1;
+    *W = (PyArrayObject *)PyArray_SimpleNew(1, &n1, t);
+    *seps = *W ? (PyArrayObject *)PyArray_SimpleNew(1, &q1, NPY_INT64) : NULL;
+    return *seps ? 0 : -1;
+}
+
+/* The bordered prefix of the loads L into W (GIL released by the caller). */
+static wpart_status_t chain_prefix(int t, PyArrayObject *L, PyArrayObject *W)
+{
+    int64_t n = (int64_t)PyArray_DIM(L, 0);
+    return t == NPY_INT64 ? wpart_base_prefix1d_i64(PyArray_DATA(L), n, PyArray_DATA(W))
+                          : wpart_base_prefix1d_f64(PyArray_DATA(L), n, PyArray_DATA(W));
+}
+
 static PyObject *wpy_partition_1d(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"loads", "m", "method", "speeds", "normalize", "progress",
@@ -138,25 +161,14 @@ static PyObject *wpy_partition_1d(PyObject *self, PyObject *args, PyObject *kwds
         return NULL;
     }
     int t = wpy_loads_typenum(lobj, "loads");
-    if (t < 0) {
+    if (t < 0 || wpy_check_m(m) < 0) {
         return NULL;
     }
-    if (wpy_check_m(m) < 0) {
-        return NULL;
-    }
-    L = wpy_input_array(lobj, "loads", t, 1, 1);
-    if (!L) {
+    if (chain_arrays(lobj, t, m, &L, &W, &seps) < 0 ||
+        wpy_optional_speeds(spobj, m, &SP) < 0) {
         goto cleanup;
     }
-    if (wpy_optional_speeds(spobj, m, &SP) < 0) {
-        goto cleanup;
-    }
-    npy_intp n = PyArray_DIM(L, 0), n1 = n + 1, q1 = (npy_intp)m + 1;
-    W = (PyArrayObject *)PyArray_SimpleNew(1, &n1, t);
-    seps = W ? (PyArrayObject *)PyArray_SimpleNew(1, &q1, NPY_INT64) : NULL;
-    if (!seps) {
-        goto cleanup;
-    }
+    npy_intp n = PyArray_DIM(L, 0);
     wpart_1d_options_t opt;
     wpart_1d_options_init(&opt);
     opt.method = (wpart_1d_method_t)method;
@@ -170,20 +182,13 @@ static PyObject *wpy_partition_1d(PyObject *self, PyObject *args, PyObject *kwds
     wpart_status_t st;
     const char *what = "`loads`";
     Py_BEGIN_ALLOW_THREADS
-    if (t == NPY_INT64) {
-        st = wpart_base_prefix1d_i64(PyArray_DATA(L), (int64_t)n, PyArray_DATA(W));
-        if (st == WPART_OK) {
-            what = NULL;
-            st = wpart_base_1d_i64(PyArray_DATA(W), (int64_t)n, (int64_t)m, sp, &opt,
-                                   PyArray_DATA(seps), &stats);
-        }
-    } else {
-        st = wpart_base_prefix1d_f64(PyArray_DATA(L), (int64_t)n, PyArray_DATA(W));
-        if (st == WPART_OK) {
-            what = NULL;
-            st = wpart_base_1d_f64(PyArray_DATA(W), (int64_t)n, (int64_t)m, sp, &opt,
-                                   PyArray_DATA(seps), &stats);
-        }
+    st = chain_prefix(t, L, W);
+    if (st == WPART_OK) {
+        what = NULL;
+        st = t == NPY_INT64 ? wpart_base_1d_i64(PyArray_DATA(W), (int64_t)n, (int64_t)m, sp, &opt,
+                                                PyArray_DATA(seps), &stats)
+                            : wpart_base_1d_f64(PyArray_DATA(W), (int64_t)n, (int64_t)m, sp, &opt,
+                                                PyArray_DATA(seps), &stats);
     }
     Py_END_ALLOW_THREADS
     if (PyErr_Occurred()) {
@@ -214,10 +219,7 @@ static PyObject *wpy_probe_1d(PyObject *self, PyObject *args)
         return NULL;
     }
     int t = wpy_loads_typenum(lobj, "loads");
-    if (t < 0) {
-        return NULL;
-    }
-    if (wpy_check_m(m) < 0) {
+    if (t < 0 || wpy_check_m(m) < 0) {
         return NULL;
     }
     int64_t Bi = 0;
@@ -230,34 +232,21 @@ static PyObject *wpy_probe_1d(PyObject *self, PyObject *args)
     if (PyErr_Occurred()) {
         return NULL;
     }
-    L = wpy_input_array(lobj, "loads", t, 1, 1);
-    if (!L) {
+    if (chain_arrays(lobj, t, m, &L, &W, &seps) < 0) {
         goto cleanup;
     }
-    npy_intp n = PyArray_DIM(L, 0), n1 = n + 1, q1 = (npy_intp)m + 1;
-    W = (PyArrayObject *)PyArray_SimpleNew(1, &n1, t);
-    seps = W ? (PyArrayObject *)PyArray_SimpleNew(1, &q1, NPY_INT64) : NULL;
-    if (!seps) {
-        goto cleanup;
-    }
+    npy_intp n = PyArray_DIM(L, 0);
     int ok = 0;
     wpart_status_t st;
     const char *what = "`loads`";
     Py_BEGIN_ALLOW_THREADS
-    if (t == NPY_INT64) {
-        st = wpart_base_prefix1d_i64(PyArray_DATA(L), (int64_t)n, PyArray_DATA(W));
-        if (st == WPART_OK) {
-            what = NULL;
-            st = wpart_base_1d_probe_i64(PyArray_DATA(W), (int64_t)n, (int64_t)m, Bi,
-                                         PyArray_DATA(seps), &ok);
-        }
-    } else {
-        st = wpart_base_prefix1d_f64(PyArray_DATA(L), (int64_t)n, PyArray_DATA(W));
-        if (st == WPART_OK) {
-            what = NULL;
-            st = wpart_base_1d_probe_f64(PyArray_DATA(W), (int64_t)n, (int64_t)m, Bf,
-                                         PyArray_DATA(seps), &ok);
-        }
+    st = chain_prefix(t, L, W);
+    if (st == WPART_OK) {
+        what = NULL;
+        st = t == NPY_INT64 ? wpart_base_1d_probe_i64(PyArray_DATA(W), (int64_t)n, (int64_t)m, Bi,
+                                                      PyArray_DATA(seps), &ok)
+                            : wpart_base_1d_probe_f64(PyArray_DATA(W), (int64_t)n, (int64_t)m, Bf,
+                                                      PyArray_DATA(seps), &ok);
     }
     Py_END_ALLOW_THREADS
     if (st != WPART_OK) {
