@@ -128,6 +128,12 @@ m : int
     Number of processing units.
 n : int
     Elements to process (``W``).""",
+    "curve_fixed": """\
+t0 : float
+    Fixed time per call in seconds.""",
+    "curve_rate": """\
+rate : float
+    Elements per second at full speed.""",
     # -- tasks ----------------------------------------------------------------------------
     "coefficients": """\
 alpha : float, optional

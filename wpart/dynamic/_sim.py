@@ -36,6 +36,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
+from .._docs import fill_doc
 from .._validate import as_bool, as_float, as_int, as_seed, choice, deprecated_attr, renamed
 from ._preset_json import file_errors, load_doc
 from ._trace import TRACE_DTYPE  # the one block-record layout, shared with real runs
@@ -100,7 +101,8 @@ class _Curve:
     """Common part of the true compute curves (noiseless seconds for ``x`` elements).
 
     Every curve takes the keyword-only memory effect `mem_cap`, `mem_gamma` (declared here,
-    once); a subclass declares its own fields and documents them, this class adds the two
+    once); a subclass declares its own fields and documents them (``{curve_fixed}``,
+    ``{curve_rate}``: the shared entries of :mod:`wpart._docs`), this class adds the two
     to its Parameters and prints them last in its repr.
     """
 
@@ -111,6 +113,7 @@ class _Curve:
         super().__init_subclass__(**kwargs)
         if cls.__doc__:
             cls.__doc__ = cls.__doc__.rstrip() + _MEM_DOC
+            fill_doc(cls)
 
     def __repr__(self) -> str:
         own = sorted(fields(self), key=lambda f: f.name in _MEM_FIELDS)  # stable: own first
@@ -143,10 +146,7 @@ class Affine(_Curve):
 
     Parameters
     ----------
-    t0 : float
-        Fixed time per call in seconds.
-    rate : float
-        Elements per second at full speed.
+    {curve_fixed curve_rate}
     """
 
     t0: float
@@ -163,10 +163,7 @@ class Saturating(_Curve):
 
     Parameters
     ----------
-    t0 : float
-        Fixed time per call in seconds.
-    rate : float
-        Elements per second at full speed.
+    {curve_fixed curve_rate}
     bsat : float
         Block size at which the device reaches about 63 % of its rate.
     """
@@ -187,8 +184,7 @@ class Power(_Curve):
 
     Parameters
     ----------
-    t0 : float
-        Fixed time per call in seconds.
+    {curve_fixed}
     c : float
         Seconds per ``x**beta``.
     beta : float
