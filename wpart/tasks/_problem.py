@@ -23,6 +23,17 @@ INT32_LIMIT = 2**31 - 1
 __all__ = ["Coefficients", "Problem"]
 
 
+def count_of(attr: str, doc: str) -> property:
+    """A read-only ``int`` property: the length of the array attribute `attr` (the sizes of a
+    problem or a result: its tasks, blocks, edges, ranks), documented by `doc`."""
+
+    def get(self: Any) -> int:
+        return int(getattr(self, attr).shape[0])
+
+    get.__doc__ = doc
+    return property(get)
+
+
 def _optional_floats(x: Any, name: str, n: int | None, *, allow_inf: bool = False) -> Any:
     """An optional per-task/per-rank float array (None stays None): read-only, >= 0, finite
     unless `allow_inf`; bools and a single number accepted (as_floats' options of this
@@ -226,10 +237,7 @@ class Problem:
         set_("migratable", as_bools(self.migratable, "migratable", K))
 
     # ---------------------------------------------------------------- sizes
-    @property
-    def n_tasks(self) -> int:
-        """Number of tasks K."""
-        return int(self.task_load.shape[0])
+    n_tasks = count_of("task_load", "Number of tasks K.")
 
     @property
     def pinned(self) -> NDArray[np.int64]:
@@ -242,15 +250,8 @@ class Problem:
         """Number of pinned tasks."""
         return int(self.migratable.shape[0] - np.count_nonzero(self.migratable))
 
-    @property
-    def n_blocks(self) -> int:
-        """Number of shared blocks N."""
-        return int(self.block_size.shape[0])
-
-    @property
-    def n_edges(self) -> int:
-        """Number of directed communications M."""
-        return int(self.edges.shape[0])
+    n_blocks = count_of("block_size", "Number of shared blocks N.")
+    n_edges = count_of("edges", "Number of directed communications M.")
 
     #: Deprecated alias of :attr:`m`.
     n_ranks = deprecated_attr("n_ranks", "m", "Problem")

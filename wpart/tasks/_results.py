@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 from .. import _core
 from .._result import Result, new_axes, pct
 from .._validate import deprecated_attr
-from ._problem import Coefficients, Problem
+from ._problem import Coefficients, Problem, count_of
 
 __all__ = ["TasksResult"]
 
@@ -113,15 +113,8 @@ class TasksResult(PaperNames, Result):
     def _has_answer(self) -> bool:
         return bool(self.stats.get("has_answer", True))
 
-    @property
-    def m(self) -> int:
-        """Number of ranks."""
-        return int(self.work.shape[0])
-
-    @property
-    def n_tasks(self) -> int:
-        """Number of tasks."""
-        return int(self.assignment.shape[0])
+    m = count_of("work", "Number of ranks.")
+    n_tasks = count_of("assignment", "Number of tasks.")
 
 
     @property
