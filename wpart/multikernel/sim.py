@@ -333,7 +333,11 @@ def simulate_runs(platform: SimPlatform, cost: SimCost, units: int, *, runs: int
                   fission: Sequence[str] | None = None, overlaps: Sequence[int] = (1, 2, 3, 4),
                   cpu_avail: Sequence[tuple] = (), gpu_avail: Sequence[tuple] = (),
                   seed: int = 0, seed_share: float = 0.5,
-                  precision: float | None = None, **loop_kw: Any) -> SimRuns:
+                  precision: float | None = None, preset: str | None = None,
+                  window: int | None = None, w: float | None = None,
+                  max_dev: float | None = None, cf: float | None = None,
+                  cf_min: float | None = None, T_init: float | None = None,
+                  T_min: float | None = None, T_max: float | None = None) -> SimRuns:
     """`runs` requests of one (computation, workload) pair through :class:`DecisionLoop`.
 
     Each request takes the loop's configuration (the base's entry, or a derived one), runs
@@ -341,10 +345,13 @@ def simulate_runs(platform: SimPlatform, cost: SimCost, units: int, *, runs: int
     `profiling` is on, :func:`build_profile` runs Algorithm 1 on the same simulated devices.
     `cpu_avail` lists ``(run_from, run_to, factor)``: the CPU's speed factor over those runs
     (an external load; 1/3 is two busy threads per core); `gpu_avail` the same for every
-    GPU. Extra keywords go to :class:`DecisionLoop`.
+    GPU. `preset`, `window`, `w`, `max_dev`, `cf`, `cf_min`, `T_init`, `T_min` and `T_max`
+    are the options of :class:`DecisionLoop` (None: its defaults, :data:`MK_DEFAULTS`).
     """
     runs = as_int(runs, "runs", minimum=1)
-    loop = DecisionLoop(kb, profiling=profiling, seed=seed_share, **loop_kw)
+    loop = DecisionLoop(kb, profiling=profiling, seed=seed_share, preset=preset, window=window,
+                        w=w, max_dev=max_dev, cf=cf, cf_min=cf_min, T_init=T_init, T_min=T_min,
+                        T_max=T_max)
     levels = list(fission) if fission is not None else platform.levels()
     wl = (int(units),)
     out = {k: [] for k in ("s", "T", "Tg", "Tc", "fired", "lb")}
