@@ -174,8 +174,7 @@ static PyObject *wpy_partition_1d(PyObject *self, PyObject *args, PyObject *kwds
     opt.method = (wpart_1d_method_t)method;
     opt.normalize = normalize;
     wpy_control_t ctl;
-    wpy_control_setup(&ctl, progress, time_limit);
-    opt.control = &ctl.ctl;
+    opt.control = wpy_control_setup(&ctl, progress, time_limit);
     wpart_1d_stats_t stats;
     memset(&stats, 0, sizeof stats);
     const double *sp = SP ? PyArray_DATA(SP) : NULL;

@@ -59,7 +59,7 @@ static void wpy_progress(void *ctx, double done, double total)
     PyGILState_Release(g);
 }
 
-void wpy_control_setup(wpy_control_t *c, PyObject *progress, double time_limit)
+wpart_control_t *wpy_control_setup(wpy_control_t *c, PyObject *progress, double time_limit)
 {
     wpart_control_init(&c->ctl);
     c->progress = (progress && progress != Py_None) ? progress : NULL;
@@ -70,4 +70,5 @@ void wpy_control_setup(wpy_control_t *c, PyObject *progress, double time_limit)
     c->ctl.progress = c->progress ? wpy_progress : NULL;
     c->ctl.ctx = c;
     c->ctl.time_limit = time_limit;
+    return &c->ctl;
 }

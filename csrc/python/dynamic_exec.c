@@ -250,8 +250,7 @@ static PyObject *py_drive(PyObject *self, PyObject *args)
     o.eval_mode = WPART_DYN_EVAL_CONST;
     o.eval_cost = eval_cost;
     wpy_control_t ctl;
-    wpy_control_setup(&ctl, progress, time_limit > 0 ? time_limit : 0.0);
-    o.control = &ctl.ctl;
+    o.control = wpy_control_setup(&ctl, progress, time_limit > 0 ? time_limit : 0.0);
     if (wpy_balancer_acquire(bal) < 0) {
         return NULL;
     }

@@ -563,8 +563,7 @@ static PyObject *wpy_dyn_oracle_milp(PyObject *self, PyObject *args)
     /* GIL held: GLPK's hooks are process-global (see milp.c); Ctrl-C through the control
      * hooks, once per branch-and-bound node */
     wpy_control_t ctl;
-    wpy_control_setup(&ctl, NULL, 0.0);
-    opt.control = &ctl.ctl;
+    opt.control = wpy_control_setup(&ctl, NULL, 0.0);
     wpart_status_t st = wpart_dynamic_oracle_milp((int64_t)n, (int64_t)PyArray_DIM(bx, 1),
                                                   PyArray_DATA(bx), PyArray_DATA(bt), (int64_t)W,
                                                   (int64_t)quantum, &opt,

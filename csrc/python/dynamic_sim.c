@@ -198,13 +198,20 @@ static PyObject *py_simulate(PyObject *self, PyObject *args, PyObject *kw)
                              "time_limit", NULL};
     PyObject *dev, *tx, *tt, *toff, *fl, *oo, *bal, *progress = Py_None;
     unsigned long long seed = 0;
-    int eval_mode = 0, record = 1;
-    double eval_cost = 0.1, ea = 0, eb = 0, es = 1.0, ov = 0.0;
     long long max_events = 0;
     double time_limit = 0.0;
+    /* the options, parsed into their fields (the binding's defaults first) */
+    wpart_dynamic_sim_options_t o;
+    wpart_dynamic_sim_options_init(&o);
+    o.eval_mode = 0;
+    o.eval_cost = 0.1;
+    o.eval_a = o.eval_b = o.dispatch_overhead = 0.0;
+    o.eval_scale = 1.0;
+    o.record_trace = 1;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOOOO|KidddddpOLd:dynamic_simulate", kwlist,
-                                     &dev, &tx, &tt, &toff, &fl, &oo, &bal, &seed, &eval_mode,
-                                     &eval_cost, &ea, &eb, &es, &ov, &record, &progress,
+                                     &dev, &tx, &tt, &toff, &fl, &oo, &bal, &seed, &o.eval_mode,
+                                     &o.eval_cost, &o.eval_a, &o.eval_b, &o.eval_scale,
+                                     &o.dispatch_overhead, &o.record_trace, &progress,
                                      &max_events, &time_limit)) {
         return NULL;
     }
@@ -220,20 +227,10 @@ static PyObject *py_simulate(PyObject *self, PyObject *args, PyObject *kw)
         plat_clear(&P);
         return NULL;
     }
-    wpart_dynamic_sim_options_t o;
-    wpart_dynamic_sim_options_init(&o);
     o.seed = (uint64_t)seed;
-    o.eval_mode = eval_mode;
-    o.eval_cost = eval_cost;
-    o.eval_a = ea;
-    o.eval_b = eb;
-    o.eval_scale = es;
-    o.dispatch_overhead = ov;
-    o.record_trace = record;
     o.max_events = max_events;
     wpy_control_t ctl;
-    wpy_control_setup(&ctl, progress, time_limit > 0 ? time_limit : 0.0);
-    o.control = &ctl.ctl;
+    o.control = wpy_control_setup(&ctl, progress, time_limit > 0 ? time_limit : 0.0);
     if (wpy_balancer_acquire(bal) < 0) {
         plat_clear(&P);
         return NULL;

@@ -414,8 +414,7 @@ static PyObject *wpy_tasks_ccm(PyObject *self, PyObject *args, PyObject *kwds)
     prm.allow_infeasible_start = allow_inf;
     prm.comm_tau = comm_tau;
     wpy_control_t ctl;
-    wpy_control_setup(&ctl, progress, time_limit);
-    prm.control = &ctl.ctl;
+    prm.control = wpy_control_setup(&ctl, progress, time_limit);
     prm.score = so != Py_None ? &sc : NULL;
     prm.max_moves = max_moves < 0 ? -1 : (int64_t)max_moves;
     wpart_tasks_lb_report_t rep;
@@ -620,8 +619,7 @@ static PyObject *wpy_tasks_milp_build(PyObject *self, PyObject *args)
     o.force_fwmp = force_fwmp;
     o.preserve_blocks = preserve;
     wpy_control_t ctl; /* Ctrl-C while a large model is built */
-    wpy_control_setup(&ctl, Py_None, 0.0);
-    o.control = &ctl.ctl;
+    o.control = wpy_control_setup(&ctl, Py_None, 0.0);
     wpart_tasks_milp_model_t m;
     wpart_status_t st;
     WPY_NOGIL(st = wpart_tasks_milp_build(&t.p, &c, &o, &m));

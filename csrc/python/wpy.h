@@ -104,7 +104,8 @@ typedef struct {
     double last_progress;    /* last time progress took the GIL */
     int stopped;             /* a Python exception is pending (KeyboardInterrupt, callback error) */
 } wpy_control_t;
-void wpy_control_setup(wpy_control_t *c, PyObject *progress, double time_limit);
+/* Returns &c->ctl (for an options struct's `control`). */
+wpart_control_t *wpy_control_setup(wpy_control_t *c, PyObject *progress, double time_limit);
 
 /* ---- milp.c ---- */
 /* The process-wide GLPK lock (see milp.c): every binding that runs a GLPK solve takes it, with
