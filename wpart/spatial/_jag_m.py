@@ -214,7 +214,11 @@ def jag_m_alloc(A: ArrayLike, m: int, *, counts: ArrayLike | None = None, orient
     ``status="time_limit"``: the rows-first answer when ``orient="best"`` had finished it;
     with default counts, that of :func:`jag_m_heur` (the same counts: the search's start; run
     after the search, without a limit, ``params["incumbent"] == "jag_m_heur"``) when better or
-    there is none; else (given counts) no partition (``success`` False). `progress` is a
+    there is none; with given counts, when better or there is none, a partition with those
+    counts (``params["incumbent"] == "counts_stripes"``: each stripe's rows where the load
+    prefix reaches its parts' (or its processors' speeds') share of the total, each stripe
+    cut into its parts by the exact 1D optimum of its column loads, or with speeds where its
+    prefix reaches each processor's share). `progress` is a
     tqdm bar (True) or ``progress(done, total)`` (returning False raises
     :class:`wpart.CancelledError`).
 
@@ -250,9 +254,62 @@ def jag_m_alloc(A: ArrayLike, m: int, *, counts: ArrayLike | None = None, orient
     res = run_method("jag_m_alloc", A, m, setup, allow_empty=allow_empty, weights=weights,
                      speeds=speeds, time_limit=time_limit, progress=progress)
     if counts is not None:
-        return res
+        return _counts_incumbent(res)
     return heuristic_incumbent(res, jag_m_heur, "jag_m_heur", orient=orient,
                                allow_empty=allow_empty, speeds=speeds)
+
+
+def _counts_incumbent(res: SpatialPartition) -> SpatialPartition:
+    """`res` of JAG-M-ALLOC with given counts stopped by its time limit, with a partition of
+    those counts when it had none or a worse one: stripes cut where the load prefix reaches
+    each stripe's share (its parts', or its processors' speeds', share of the total), each
+    stripe cut into its parts along the other dimension (the exact 1D optimum of its line
+    loads; with speeds, where the prefix reaches each processor's share).
+    ``params["incumbent"] == "counts_stripes"``."""
+    if res.status != "time_limit":
+        return res
+    counts = np.asarray(res.params["counts"], np.int64)
+    hor = res.params["orient"] == "hor"
+    A = res.A
+    n_main, n_other = A.shape if hor else A.shape[::-1]
+    sp = None if res.speeds is None else np.asarray(res.speeds, np.float64)
+    ends = np.cumsum(counts)
+    share = counts.astype(np.float64) if sp is None else np.add.reduceat(sp, ends - counts)
+    lines = np.asarray(A.sum(axis=1 if hor else 0)).ravel()
+    pre = np.concatenate(([0], np.cumsum(lines)))
+    target = pre[-1] * np.cumsum(share)[:-1] / share.sum()
+    cuts = np.concatenate(([0], np.searchsorted(pre, target, side="left"), [n_main]))
+    cuts = np.maximum.accumulate(np.minimum(cuts, n_main))
+    rects, loads = [], []
+    for p, k in enumerate(counts.tolist()):
+        a, b = int(cuts[p]), int(cuts[p + 1])
+        band = A[a:b] if hor else A[:, a:b]
+        line = np.asarray(band.sum(axis=0 if hor else 1)).ravel()
+        lpre = np.concatenate(([0], np.cumsum(line)))
+        if sp is None:
+            k1 = min(k, n_other)
+            inner = _core.spatial_rect_1d(line.astype(np.float64), k1)[0] if k1 else [0]
+            inner = np.concatenate((inner, np.full(k - k1, n_other, np.int64)))
+        else:
+            s = sp[ends[p] - k: ends[p]]
+            inner = np.concatenate(([0], np.searchsorted(lpre, lpre[-1] * np.cumsum(s)[:-1]
+                                                         / s.sum(), side="left"), [n_other]))
+            inner = np.maximum.accumulate(np.minimum(inner, n_other))
+        for j in range(k):
+            c0, c1 = int(inner[j]), int(inner[j + 1])
+            rects.append((a, b, c0, c1) if hor else (c0, c1, a, b))
+            loads.append(lpre[c1] - lpre[c0])
+    loads = np.asarray(loads, dtype=res.loads.dtype)
+    lmax = (loads / sp).max() if sp is not None else loads.max()
+    lmax = lmax.item() if sp is None else float(lmax)
+    if res.success and not lmax < res.max_load:
+        return res
+    return dataclasses.replace(
+        res, rects=np.asarray(rects, np.int64).reshape(-1, 4), loads=loads, max_load=lmax,
+        imbalance=float(lmax) / res.avg_load - 1.0 if res.total > 0 else 0.0,
+        params=dict(res.params, incumbent="counts_stripes"),
+        message="the time limit was reached; a partition with the given counts (stripes by "
+                "load share, each cut into its parts) is returned")
 
 
 @fill_doc
