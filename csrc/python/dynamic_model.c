@@ -329,29 +329,23 @@ static PyObject *wpy_dyn_inverse(PyObject *self, PyObject *args)
 /* ------------------------------------------------------------------ solver -------------- */
 
 /* METH_FASTCALL argument helpers: a float or an int argument, -1 with TypeError. */
-static int wpy_arg_double(PyObject *o, const char *name, double *v)
+static int wpy_arg_num(PyObject *o, const char *name, double *d, long long *ll)
 {
-    *v = PyFloat_AsDouble(o);
-    if (*v == -1.0 && PyErr_Occurred()) {
+    if (d) {
+        *d = PyFloat_AsDouble(o);
+    } else {
+        *ll = PyLong_AsLongLong(o);
+    }
+    if ((d ? *d == -1.0 : *ll == -1) && PyErr_Occurred()) {
         PyErr_Clear();
-        PyErr_Format(wpy_TypeError, "`%s` must be a real number, got %.100s", name,
-                     Py_TYPE(o)->tp_name);
+        PyErr_Format(wpy_TypeError, "`%s` must be %s, got %.100s", name,
+                     d ? "a real number" : "an int64 integer", Py_TYPE(o)->tp_name);
         return -1;
     }
     return 0;
 }
-
-static int wpy_arg_ll(PyObject *o, const char *name, long long *v)
-{
-    *v = PyLong_AsLongLong(o);
-    if (*v == -1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        PyErr_Format(wpy_TypeError, "`%s` must be an int64 integer, got %.100s", name,
-                     Py_TYPE(o)->tp_name);
-        return -1;
-    }
-    return 0;
-}
+#define wpy_arg_double(o, name, v) wpy_arg_num(o, name, v, NULL)
+#define wpy_arg_ll(o, name, v) wpy_arg_num(o, name, NULL, v)
 
 static int wpy_nargs(Py_ssize_t nargs, Py_ssize_t want, const char *fn)
 {

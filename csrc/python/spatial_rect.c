@@ -89,11 +89,10 @@ static PyObject *wpy_rect_grid(PyObject *self, PyObject *args, PyObject *kwds)
                            pol_pat, pol_max, &ctl.ctl};
     int32_t timed_out = 0;
     wpart_status_t st;
-    Py_BEGIN_ALLOW_THREADS
-    st = wpart_spatial_rect_grid(&A, P, Q, ns, PyArray_DATA(R0), PyArray_DATA(C0),
-                                 PyArray_DATA(F), &opt, PyArray_DATA(R), PyArray_DATA(C),
-                                 PyArray_DATA(V), PyArray_DATA(H), PyArray_DATA(S), &timed_out);
-    Py_END_ALLOW_THREADS
+    WPY_NOGIL(st = wpart_spatial_rect_grid(&A, P, Q, ns, PyArray_DATA(R0), PyArray_DATA(C0),
+                                           PyArray_DATA(F), &opt, PyArray_DATA(R), PyArray_DATA(C),
+                                           PyArray_DATA(V), PyArray_DATA(H), PyArray_DATA(S),
+                                           &timed_out));
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto cleanup;
@@ -103,14 +102,7 @@ cleanup:
     for (int i = 0; i < 3; i++) {
         Py_XDECREF(a[i]);
     }
-    Py_XDECREF(R0);
-    Py_XDECREF(C0);
-    Py_XDECREF(F);
-    Py_XDECREF(R);
-    Py_XDECREF(C);
-    Py_XDECREF(V);
-    Py_XDECREF(H);
-    Py_XDECREF(S);
+    WPY_XDECREF(R0, C0, F, R, C, V, H, S);
     return res;
 }
 
@@ -157,10 +149,8 @@ static PyObject *wpy_rect_sym(PyObject *self, PyObject *args, PyObject *kwds)
     double value = 0.0;
     int32_t timed_out = 0;
     wpart_status_t st;
-    Py_BEGIN_ALLOW_THREADS
-    st = wpart_spatial_rect_sym(&A, P, variant, c0 ? PyArray_DATA(c0) : NULL, max_iter,
-                                &ctl.ctl, PyArray_DATA(out), &value, &timed_out);
-    Py_END_ALLOW_THREADS
+    WPY_NOGIL(st = wpart_spatial_rect_sym(&A, P, variant, c0 ? PyArray_DATA(c0) : NULL, max_iter,
+                                          &ctl.ctl, PyArray_DATA(out), &value, &timed_out));
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto cleanup;
@@ -170,8 +160,7 @@ cleanup:
     for (int i = 0; i < 3; i++) {
         Py_XDECREF(a[i]);
     }
-    Py_XDECREF(c0);
-    Py_XDECREF(out);
+    WPY_XDECREF(c0, out);
     return res;
 }
 
@@ -216,10 +205,8 @@ static PyObject *sr_refine(PyObject *args, PyObject *kwds, sr_refine_fn fn)
     int64_t iters = 0;
     int32_t timed_out = 0;
     wpart_status_t st;
-    Py_BEGIN_ALLOW_THREADS
-    st = fn(&A, P, Q, PyArray_DATA(R), PyArray_DATA(C), max_iter, &ctl.ctl, &value, &iters,
-            &timed_out);
-    Py_END_ALLOW_THREADS
+    WPY_NOGIL(st = fn(&A, P, Q, PyArray_DATA(R), PyArray_DATA(C), max_iter, &ctl.ctl, &value,
+                      &iters, &timed_out));
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto cleanup;
@@ -229,8 +216,7 @@ cleanup:
     for (int i = 0; i < 3; i++) {
         Py_XDECREF(a[i]);
     }
-    Py_XDECREF(R);
-    Py_XDECREF(C);
+    WPY_XDECREF(R, C);
     return res;
 }
 
@@ -267,18 +253,15 @@ static PyObject *wpy_rect_1d(PyObject *self, PyObject *args)
     }
     double value = 0.0;
     wpart_status_t st;
-    Py_BEGIN_ALLOW_THREADS
-    st = wpart_spatial_rect_1d(PyArray_DATA(w), (int64_t)PyArray_DIM(w, 0), P, PyArray_DATA(out),
-                               &value);
-    Py_END_ALLOW_THREADS
+    WPY_NOGIL(st = wpart_spatial_rect_1d(PyArray_DATA(w), (int64_t)PyArray_DIM(w, 0), P,
+                                         PyArray_DATA(out), &value));
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto cleanup;
     }
     res = Py_BuildValue("Od", out, value);
 cleanup:
-    Py_XDECREF(w);
-    Py_XDECREF(out);
+    WPY_XDECREF(w, out);
     return res;
 }
 
@@ -345,10 +328,8 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
     wpy_control_t ctl;
     wpy_control_setup(&ctl, progress, time_limit);
     wpart_status_t st;
-    Py_BEGIN_ALLOW_THREADS
-    st = wpart_spatial_rect_nicol_auto(&A, iv ? PyArray_DATA(v) : NULL, P, Q, max_half, &ctl.ctl,
-                                       &out);
-    Py_END_ALLOW_THREADS
+    WPY_NOGIL(st = wpart_spatial_rect_nicol_auto(&A, iv ? PyArray_DATA(v) : NULL, P, Q, max_half,
+                                                 &ctl.ctl, &out));
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto cleanup;
@@ -364,40 +345,30 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
                         (int)out.timed_out, (int)out.bad, (long long)out.itotal,
                         (long long)out.iamax, out.amax, B ? (PyObject *)B : Py_None);
 cleanup:
-    Py_XDECREF(rp);
-    Py_XDECREF(ci);
-    Py_XDECREF(v);
-    Py_XDECREF(R);
-    Py_XDECREF(C);
-    Py_XDECREF(L);
-    Py_XDECREF(B);
+    WPY_XDECREF(rp, ci, v, R, C, L, B);
     return res;
 }
 
+/* The functions (their signatures: wpart/_core.pyi):
+ * - spatial_rect_nicol_auto: The default RECT-NICOL in one call on CSR arrays: (R, C, loads,
+ *   values, half-sweeps, states, refs, lower bound, timed_out, value check, int total, int max,
+ *   max, rects).
+ * - spatial_rect_grid: RECT-NICOL half-sweeps from several starts on CSR arrays: (R, C, values,
+ *   half-sweeps, states, timed_out).
+ * - spatial_rect_sym: A symmetric grid on CSR arrays: (cuts, value, timed_out).
+ * - spatial_rect_sgo: Subgradient refinement of a grid on CSR arrays: (R, C, value, iterations,
+ *   timed_out).
+ * - spatial_rect_polish: Cut-move polish of a grid on CSR arrays (max_iter: tabu steps): (R, C,
+ *   value, moves, timed_out).
+ * - spatial_rect_1d: The exact 1D partition of a float64 vector: (cuts, value). */
 static PyMethodDef spatial_rect_methods[] = {
-    {"spatial_rect_nicol_auto", (PyCFunction)(void (*)(void))wpy_rect_nicol_auto,
-     METH_VARARGS | METH_KEYWORDS,
-     "The default RECT-NICOL in one call on CSR arrays: (R, C, loads, values, half-sweeps, "
-     "states, refs, lower bound, timed_out, value check, int total, int max, max, rects)."},
-    {"spatial_rect_grid", (PyCFunction)(void (*)(void))wpy_rect_grid,
-     METH_VARARGS | METH_KEYWORDS,
-     "RECT-NICOL half-sweeps from several starts on CSR arrays: (R, C, values, half-sweeps, "
-     "states, timed_out)."},
-    {"spatial_rect_sym", (PyCFunction)(void (*)(void))wpy_rect_sym,
-     METH_VARARGS | METH_KEYWORDS, "A symmetric grid on CSR arrays: (cuts, value, timed_out)."},
-    {"spatial_rect_sgo", (PyCFunction)(void (*)(void))wpy_rect_sgo,
-     METH_VARARGS | METH_KEYWORDS,
-     "Subgradient refinement of a grid on CSR arrays: (R, C, value, iterations, timed_out)."},
-    {"spatial_rect_polish", (PyCFunction)(void (*)(void))wpy_rect_polish,
-     METH_VARARGS | METH_KEYWORDS,
-     "Cut-move polish of a grid on CSR arrays (max_iter: tabu steps): (R, C, value, moves, "
-     "timed_out)."},
-    {"spatial_rect_1d", wpy_rect_1d, METH_VARARGS,
-     "The exact 1D partition of a float64 vector: (cuts, value)."},
+    {"spatial_rect_nicol_auto", WPY_CFUNC(wpy_rect_nicol_auto), WPY_KW, NULL},
+    {"spatial_rect_grid", WPY_CFUNC(wpy_rect_grid), WPY_KW, NULL},
+    {"spatial_rect_sym", WPY_CFUNC(wpy_rect_sym), WPY_KW, NULL},
+    {"spatial_rect_sgo", WPY_CFUNC(wpy_rect_sgo), WPY_KW, NULL},
+    {"spatial_rect_polish", WPY_CFUNC(wpy_rect_polish), WPY_KW, NULL},
+    {"spatial_rect_1d", wpy_rect_1d, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
-int wpy_spatial_rect_init(PyObject *m)
-{
-    return PyModule_AddFunctions(m, spatial_rect_methods);
-}
+WPY_DEFINE_INIT(spatial_rect, spatial_rect_methods)
