@@ -145,6 +145,41 @@ int wpart_tasks_i_clusters_reserve(clusters_t *C, int32_t n)
     return 1;
 }
 
+void wpart_tasks_i_cluster_cv(const wpart_tasks_state_t *s, int32_t r, const clusters_t *C,
+                               int32_t c, const int32_t *of, double *cv)
+{
+    const wpart_tasks_problem_t *p = &s->p;
+    const uint8_t *mig = p->task_migratable;
+    const int32_t b = C->blk[c];
+    double in_ = 0, ot = 0, it = 0, so = 0, si = 0;
+    for (int32_t i = C->start[c]; i < C->start[c + 1]; i++) {
+        int32_t t = C->tasks[i];
+        for (int64_t j = s->inc_ptr[t]; j < s->inc_ptr[t + 1]; j++) {
+            int64_t e = s->inc_edge[j];
+            int32_t a = p->edge_src[e], b2 = p->edge_dst[e];
+            int32_t o = a == t ? b2 : a;
+            double v = p->edge_bytes[e];
+            int mine = s->assign[o] == r;
+            int same = mine && (of ? of[o] == c
+                                   : b >= 0 && (!mig || mig[o]) && p->task_block[o] == b);
+            if (o == t || same) {
+                if (t == a) in_ += v; /* an inner edge is met from both ends */
+            } else if (t == a) {
+                ot += v;
+                if (mine) so += v;
+            } else {
+                it += v;
+                if (mine) si += v;
+            }
+        }
+    }
+    cv[0] = in_;
+    cv[1] = ot;
+    cv[2] = it;
+    cv[3] = so;
+    cv[4] = si;
+}
+
 wpart_status_t wpart_tasks_i_build_clusters(const wpart_tasks_state_t *s, int32_t r, int mode,
                                             clusters_t *C, int32_t *tmp, const comm_ctx_t *cc)
 {
@@ -239,32 +274,7 @@ wpart_status_t wpart_tasks_i_build_clusters(const wpart_tasks_state_t *s, int32_
             for (int32_t i = C->start[c]; i < C->start[c + 1]; i++) tmp[C->tasks[i]] = c;
         }
         for (int32_t c = 0; c < C->n; c++) {
-            double in_ = 0, ot = 0, it = 0, so = 0, si = 0;
-            for (int32_t i = C->start[c]; i < C->start[c + 1]; i++) {
-                int32_t t = C->tasks[i];
-                for (int64_t j = s->inc_ptr[t]; j < s->inc_ptr[t + 1]; j++) {
-                    int64_t e = s->inc_edge[j];
-                    int32_t a = p->edge_src[e], b2 = p->edge_dst[e];
-                    int32_t o = a == t ? b2 : a;
-                    double v = p->edge_bytes[e];
-                    int mine = s->assign[o] == r;
-                    if (o == t || (mine && tmp[o] == c)) {
-                        if (t == a) in_ += v; /* an inner edge is met from both ends */
-                    } else if (t == a) {
-                        ot += v;
-                        if (mine) so += v;
-                    } else {
-                        it += v;
-                        if (mine) si += v;
-                    }
-                }
-            }
-            double *cv = C->cv + 5 * (int64_t)c;
-            cv[0] = in_;
-            cv[1] = ot;
-            cv[2] = it;
-            cv[3] = so;
-            cv[4] = si;
+            wpart_tasks_i_cluster_cv(s, r, C, c, tmp, C->cv + 5 * (int64_t)c);
         }
     }
     top_two_working(C);

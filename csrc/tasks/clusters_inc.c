@@ -53,42 +53,6 @@ static void copy_run(const clusters_t *old, int32_t a, int32_t b, clusters_t *C,
     *m += len;
 }
 
-/* cv (5 doubles) of cluster c of C on rank r: a task o is in the cluster when it is on r,
-   migratable and of the cluster's block (a block-less cluster holds one task) */
-static void cluster_cv(const wpart_tasks_state_t *s, int32_t r, const clusters_t *C, int32_t c,
-                       double *cv)
-{
-    const wpart_tasks_problem_t *p = &s->p;
-    const uint8_t *mig = p->task_migratable;
-    const int32_t b = C->blk[c];
-    double in_ = 0, ot = 0, it = 0, so = 0, si = 0;
-    for (int32_t i = C->start[c]; i < C->start[c + 1]; i++) {
-        int32_t t = C->tasks[i];
-        for (int64_t j = s->inc_ptr[t]; j < s->inc_ptr[t + 1]; j++) {
-            int64_t e = s->inc_edge[j];
-            int32_t a = p->edge_src[e], b2 = p->edge_dst[e];
-            int32_t o = a == t ? b2 : a;
-            double v = p->edge_bytes[e];
-            int mine = s->assign[o] == r;
-            int same = mine && b >= 0 && (!mig || mig[o]) && p->task_block[o] == b;
-            if (o == t || same) {
-                if (t == a) in_ += v;
-            } else if (t == a) {
-                ot += v;
-                if (mine) so += v;
-            } else {
-                it += v;
-                if (mine) si += v;
-            }
-        }
-    }
-    cv[0] = in_;
-    cv[1] = ot;
-    cv[2] = it;
-    cv[3] = so;
-    cv[4] = si;
-}
-
 /* appends the cluster of tasks X[0..n) (sorted by id, one block or one block-less task) with
    its summaries computed afresh, in the order of a full build; marked by deg < 0 */
 static void add_fresh(const wpart_tasks_state_t *s, int32_t r, const int32_t *X, int32_t n,
@@ -116,7 +80,7 @@ static void add_fresh(const wpart_tasks_state_t *s, int32_t r, const int32_t *X,
     C->vol[c] = v;
     *m += n;
     C->start[c + 1] = *m;
-    if (p->n_edges > 0) cluster_cv(s, r, C, c, C->cv + 5 * (int64_t)c);
+    if (p->n_edges > 0) wpart_tasks_i_cluster_cv(s, r, C, c, NULL, C->cv + 5 * (int64_t)c);
     else memset(C->cv + 5 * (int64_t)c, 0, 5 * sizeof(double));
     C->deg[c] = -1 - C->deg[c];
 }

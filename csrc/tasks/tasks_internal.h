@@ -140,6 +140,12 @@ void wpart_tasks_i_sort_by_load(int32_t *a, int32_t n, const double *load);
 void wpart_tasks_i_top_two_working(wpart_tasks_clusters_t *C);
 int wpart_tasks_i_reserve(void **p, int64_t n, size_t sz);
 int wpart_tasks_i_clusters_reserve(wpart_tasks_clusters_t *C, int32_t n);
+/* cv (5 doubles, see wpart_tasks_clusters_t) of cluster c of C on rank r: a task o is in the
+ * cluster when of[o] == c, or with of NULL when it is on r, migratable and of the cluster's
+ * block (a block-less cluster holds one task). */
+void wpart_tasks_i_cluster_cv(const wpart_tasks_state_t *s, int32_t r,
+                              const wpart_tasks_clusters_t *C, int32_t c, const int32_t *of,
+                              double *cv);
 
 /* bytes of the edges incident to task t (a self-edge once) */
 static inline double wpart_tasks_i_task_vol(const wpart_tasks_state_t *s, int32_t t)
