@@ -117,7 +117,8 @@ class _Curve:
 
     def __repr__(self) -> str:
         own = sorted(fields(self), key=lambda f: f.name in _MEM_FIELDS)  # stable: own first
-        return f"{type(self).__name__}({', '.join(f'{f.name}={getattr(self, f.name)!r}' for f in own)})"
+        args = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in own)
+        return f"{type(self).__name__}({args})"
 
     def _fill(self, row: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         raise WpartNotImplementedError

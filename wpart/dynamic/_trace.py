@@ -215,7 +215,8 @@ def plot_per_pu(ax: Any, values: Any, ylabel: str, title: str) -> Any:
 def series_dtype(m: int) -> np.dtype:
     """The record of a balancer's published block sizes: ``(t, model_version, T_pred, S_eff,
     X[m])``."""
-    return np.dtype([("t", "f8"), ("model_version", "i4"), ("T_pred", "f8"), ("S_eff", "f8"), ("X", "i8", (m,))])
+    return np.dtype([("t", "f8"), ("model_version", "i4"), ("T_pred", "f8"), ("S_eff", "f8"),
+                     ("X", "i8", (m,))])
 
 
 def rows_to_series(raw: Any, m: int) -> Any:

@@ -373,9 +373,9 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
         budget). Every result reports ``stats["n_tasks_moved"]``, the tasks whose rank differs
         from the start.
     greedy_start : bool, optional
-        ``"ccm"`` (serial engine, no `max_moves`; None: True): when ``"greedy"``'s placement has a lower
-        ``W_max`` than the run from the start, CCM-LB is run again from it and the better
-        of the two runs is returned, so CCM-LB never ends above greedy
+        ``"ccm"`` (serial engine, no `max_moves`; None: True): when ``"greedy"``'s placement
+        has a lower ``W_max`` than the run from the start, CCM-LB is run again from it and
+        the better of the two runs is returned, so CCM-LB never ends above greedy
         (``stats["greedy_start"]``: whether that second run was made and kept).
     economy : bool, optional
         ``"ccm"`` (serial engine only: any other backend refuses it; None: True): after
