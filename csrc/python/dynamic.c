@@ -39,7 +39,7 @@ PyObject *wpy_balancer_wrap(struct wpart_dynamic_balancer *b)
     o->b = b;
     o->busy = 0;
     o->cap = wpart_dynamic_balancer_max_actions(b);
-    o->buf = calloc((size_t)o->cap, sizeof(wpart_dynamic_action_t));
+    o->buf = wpart_i_calloc(o->cap, sizeof(wpart_dynamic_action_t));
     if (!o->buf) {
         Py_DECREF(o);
         return wpy_nomem();

@@ -318,7 +318,7 @@ static PyObject *py_fit_incremental(PyObject *self, PyObject *args)
     }
     if (st == WPART_OK && reps != 0) { /* reps < 0: time the incremental fit only */
         long long ri = reps > 0 ? reps : -reps, rb = reps > 0 ? reps : 0;
-        work = malloc(wpart_dynamic_fit_work_size((int64_t)m));
+        work = wpart_i_malloc((int64_t)wpart_dynamic_fit_work_size((int64_t)m), 1);
         double t0 = fi_now();
         for (long long r = 0; st == WPART_OK && r < ri; r++) {
             st = wpart_i_fitinc_fit(&fi, quantum, &c.fit, &mi);

@@ -65,7 +65,7 @@ static int plat_build(plat_t *P, PyObject *dev, PyObject *tx, PyObject *tt, PyOb
     const double *D = PyArray_DATA(P->dev);
     const int64_t *off = PyArray_DATA(P->tab_off);
     const double *X = PyArray_DATA(P->tab_x), *T = PyArray_DATA(P->tab_t);
-    P->d = calloc((size_t)n, sizeof *P->d);
+    P->d = wpart_i_calloc(n, sizeof *P->d);
     if (!P->d) {
         wpy_nomem();
         return -1;
@@ -127,7 +127,7 @@ static int plat_build(plat_t *P, PyObject *dev, PyObject *tx, PyObject *tt, PyOb
             PyErr_SetString(wpy_ValueError, "`fluctuations` must have shape (k, 4)");
             return -1;
         }
-        P->f = calloc((size_t)k + 1, sizeof *P->f);
+        P->f = wpart_i_calloc((int64_t)k + 1, sizeof *P->f);
         if (!P->f) {
             wpy_nomem();
             return -1;
@@ -152,7 +152,7 @@ static int plat_build(plat_t *P, PyObject *dev, PyObject *tx, PyObject *tt, PyOb
             PyErr_SetString(wpy_ValueError, "`onoff` must have shape (k, 4)");
             return -1;
         }
-        P->oo = calloc((size_t)k + 1, sizeof *P->oo);
+        P->oo = wpart_i_calloc((int64_t)k + 1, sizeof *P->oo);
         if (!P->oo) {
             wpy_nomem();
             return -1;
@@ -366,7 +366,7 @@ static wpart_status_t pyb_actions(pybal_t *s, wpart_dynamic_balancer_t *b, PyObj
                 st = pyb_fail(s, st, what);
                 continue;
             }
-            long long *nt = realloc(s->tok, (size_t)(ct + 1) * sizeof *nt);
+            long long *nt = wpart_i_realloc(s->tok, (int64_t)ct + 1, sizeof *nt);
             if (!nt) {
                 PyErr_NoMemory();
                 st = pyb_fail(s, WPART_ENOMEM, what);
@@ -491,7 +491,7 @@ static PyObject *py_py_balancer(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OiLL:dynamic_py_balancer", &obj, &m, &n, &mxa)) {
         return NULL;
     }
-    pybal_t *s = calloc(1, sizeof *s);
+    pybal_t *s = wpart_i_calloc(1, sizeof *s);
     if (!s) {
         return wpy_nomem();
     }
@@ -654,7 +654,7 @@ static PyObject *py_integrate(PyObject *self, PyObject *args)
         Py_DECREF(f);
         return PyErr_Format(wpy_ValueError, "`fluctuations` must have shape (k, 4)");
     }
-    wpart_dynamic_fluct_t *fl = calloc((size_t)k + 1, sizeof *fl);
+    wpart_dynamic_fluct_t *fl = wpart_i_calloc((int64_t)k + 1, sizeof *fl);
     if (!fl) {
         Py_DECREF(f);
         return wpy_nomem();

@@ -209,13 +209,12 @@ static int wpy_milp_job_copy(wpy_milp_job_t *job, int *k, const void *src, int64
     if (!src) {
         return 0;
     }
-    size_t bytes = (size_t)count * size;
-    void *d = malloc(bytes > 0 ? bytes : 1);
+    void *d = wpart_i_malloc(count, size); /* overflow-checked; 0 bytes give 1 */
     if (!d) {
         return -1;
     }
-    if (bytes > 0) {
-        memcpy(d, src, bytes);
+    if (count > 0) {
+        memcpy(d, src, (size_t)count * size);
     }
     job->mem[(*k)++] = d;
     *out = d;
@@ -242,7 +241,7 @@ static void wpy_milp_job_progress(void *ctx, double done, double total)
 static wpy_milp_job_t *wpy_milp_job_new(const wpart_milp_problem_t *p, const double *x0,
                                         int want_log)
 {
-    wpy_milp_job_t *job = calloc(1, sizeof *job);
+    wpy_milp_job_t *job = wpart_i_calloc(1, sizeof *job);
     if (!job) {
         return NULL;
     }
@@ -260,8 +259,8 @@ static wpy_milp_job_t *wpy_milp_job_new(const wpart_milp_problem_t *p, const dou
                wpy_milp_job_copy(job, &k, p->a_col, nnz, sizeof(int64_t), (const void **)&job->p.a_col) ||
                wpy_milp_job_copy(job, &k, p->a_val, nnz, sizeof(double), (const void **)&job->p.a_val) ||
                wpy_milp_job_copy(job, &k, x0, n, sizeof(double), &x0c);
-    job->x = malloc(n > 0 ? (size_t)n * sizeof(double) : 1);
-    job->logbuf = want_log ? malloc(WPY_MILP_LOG_SIZE) : NULL;
+    job->x = wpart_i_malloc(n, sizeof(double));
+    job->logbuf = want_log ? wpart_i_malloc(WPY_MILP_LOG_SIZE, 1) : NULL;
     job->mu = PyThread_allocate_lock();
     job->done = PyThread_allocate_lock();
     if (fail || !job->x || (want_log && !job->logbuf) || !job->mu || !job->done) {

@@ -585,7 +585,7 @@ static void buffer_free(PyObject *cap)
 static PyObject *arr_take(void **data, npy_intp n, int typenum, size_t sz)
 {
     if (n == 0 || *data == NULL) return arr_from(*data, n, typenum, sz);
-    void *q = realloc(*data, (size_t)n * sz);
+    void *q = wpart_i_realloc(*data, n, sz);
     if (q) *data = q;
     PyObject *a = PyArray_SimpleNewFromData(1, &n, typenum, *data);
     if (!a) return NULL;

@@ -16,6 +16,8 @@
 #include <numpy/arrayobject.h>
 
 #include "wpart/wpart.h"
+/* the overflow-checked allocators wpart_i_malloc / _calloc / _realloc (release with free) */
+#include "../base/internal.h"
 
 /* ---- shared shapes of the family files ---- */
 /* Py_XDECREF of every argument (PyObject * or PyArrayObject *, NULL allowed), in order. */
