@@ -120,6 +120,38 @@ static void FN(hopt_emit)(FN(hopt_t) *o, const int64_t *r, int64_t q)
     FN(hopt_emit)(o, r2, q - bj);
 }
 
+/* The HIER-OPT memo of I0 x I1 x k x k2 states (I0, I1: the row and column
+ * intervals; k2 = k with speeds, 1 without), every entry -1 (doubles when as_double, else
+ * int64); refused above the options' max_states. what, sq: the method and "^2" or "" for the
+ * message. */
+static wpart_status_t FN(hopt_memo)(const FN(ctx_t) *cx, int64_t I0, int64_t I1, int64_t k,
+                                    int64_t k2, const char *what, const char *sq, int as_double,
+                                    void **memo, int64_t *nstates)
+{
+    int64_t cap = cx->opt->max_states > 0 ? cx->opt->max_states : 20000000;
+    int64_t states;
+    if (!wpart_i_mul_size(I0, I1, &states) || !wpart_i_mul_size(states, k, &states) ||
+        !wpart_i_mul_size(states, k2, &states) || states > cap) {
+        return wpart_i_error(WPART_ELIMIT,
+                             "%s needs %" PRId64 " x %" PRId64 " x %" PRId64
+                             "%s DP states, above max_states = %" PRId64,
+                             what, I0, I1, k, sq, cap);
+    }
+    *memo = wpart_i_malloc(states, 8);
+    if (!*memo) {
+        return wpart_i_error(WPART_ENOMEM, "out of memory for %" PRId64 " DP states", states);
+    }
+    for (int64_t i = 0; i < states; i++) {
+        if (as_double) {
+            ((double *)*memo)[i] = -1;
+        } else {
+            ((int64_t *)*memo)[i] = -1;
+        }
+    }
+    *nstates = states;
+    return WPART_OK;
+}
+
 static wpart_status_t FN(hier_opt)(FN(ctx_t) *cx, int64_t m, int64_t *out)
 {
     FN(hopt_t) o;
@@ -132,22 +164,14 @@ static wpart_status_t FN(hier_opt)(FN(ctx_t) *cx, int64_t m, int64_t *out)
     int64_t I0 = o.n1 * (o.n1 + 1) / 2;
     o.I1 = o.n2 * (o.n2 + 1) / 2;
     o.qmax = q;
-    int64_t cap = cx->opt->max_states > 0 ? cx->opt->max_states : 20000000;
     int64_t states;
-    if (!wpart_i_mul_size(I0, o.I1, &states) || !wpart_i_mul_size(states, q, &states) ||
-        states > cap) {
-        return wpart_i_error(WPART_ELIMIT,
-                             "HIER-OPT needs %" PRId64 " x %" PRId64 " x %" PRId64
-                             " DP states, above max_states = %" PRId64,
-                             I0, o.I1, q, cap);
+    void *memo = NULL;
+    wpart_status_t st =
+        FN(hopt_memo)(cx, I0, o.I1, q, 1, "HIER-OPT", "", !IS_INT, &memo, &states);
+    if (st != WPART_OK) {
+        return st;
     }
-    o.memo = wpart_i_malloc(states, sizeof(T));
-    if (!o.memo) {
-        return wpart_i_error(WPART_ENOMEM, "out of memory for %" PRId64 " DP states", states);
-    }
-    for (int64_t i = 0; i < states; i++) {
-        o.memo[i] = -1;
-    }
+    o.memo = memo;
     o.ctl = cx->opt->control;
     o.t0 = cx->t0;
     o.out = out;
@@ -300,22 +324,14 @@ static wpart_status_t FN(hier_opt_sp)(FN(ctx_t) *cx, int64_t m, int64_t *out)
     o.m = m;
     int64_t I0 = o.n1 * (o.n1 + 1) / 2;
     o.I1 = o.n2 * (o.n2 + 1) / 2;
-    int64_t cap = cx->opt->max_states > 0 ? cx->opt->max_states : 20000000;
     int64_t states;
-    if (!wpart_i_mul_size(I0, o.I1, &states) || !wpart_i_mul_size(states, m, &states) ||
-        !wpart_i_mul_size(states, m, &states) || states > cap) {
-        return wpart_i_error(WPART_ELIMIT,
-                             "HIER-OPT with speeds needs %" PRId64 " x %" PRId64 " x %" PRId64
-                             "^2 DP states, above max_states = %" PRId64,
-                             I0, o.I1, m, cap);
+    void *memo = NULL;
+    wpart_status_t st = FN(hopt_memo)(cx, I0, o.I1, m, m, "HIER-OPT with speeds", "^2", 1, &memo,
+                                      &states);
+    if (st != WPART_OK) {
+        return st;
     }
-    o.memo = wpart_i_malloc(states, sizeof(double));
-    if (!o.memo) {
-        return wpart_i_error(WPART_ENOMEM, "out of memory for %" PRId64 " DP states", states);
-    }
-    for (int64_t i = 0; i < states; i++) {
-        o.memo[i] = -1;
-    }
+    o.memo = memo;
     o.ctl = cx->opt->control;
     o.t0 = cx->t0;
     o.out = out;
