@@ -43,6 +43,9 @@ REFINE_AUTO = ("diag_interleaved", "rows_stored", "cols_stored", "rows_uniform",
 #: cases, the same max loads).
 RACE = 0.25
 
+#: Tabu steps of rect_refine's final cut-move polish (after its descent).
+REFINE_CUT_MOVES = 100
+
 #: Half-sweeps without a gain before the best grid's continuation stops (SARMA's minimum).
 POLISH_PATIENCE = 10
 
@@ -525,7 +528,17 @@ def _sgo_tail(g: GridInput, P: int, Q: int, R: NDArray, C: NDArray, polished: di
     v = float(np.min(v4))
     if v < polished["max_load"]:
         polished["max_load"] = v
-        return R4, C4, timed
+        R, C = R4, C4
+    if timed:
+        return R, C, timed
+    # the cut-move polish of the best grid (csrc/spatial/rect_polish.c)
+    R5, C5, v5, moves, timed = _core.spatial_rect_polish(
+        *g.args(), P, Q, np.array(R, np.int64), np.array(C, np.int64),
+        max_iter=REFINE_CUT_MOVES, time_limit=left())
+    polished["cut_moves"] = int(moves)
+    if v5 < polished["max_load"]:
+        polished["max_load"] = float(v5)
+        return R5, C5, timed
     return R, C, timed
 
 
@@ -543,28 +556,32 @@ def rect_refine(
     progress: Any = None,
     weights: str = "values",
 ) -> SpatialPartition:
-    """Balanced Nicol refinement of a ``P x Q`` grid, then a subgradient (SGO) pass: alternating
-    exact 1D half-sweeps (each dimension's cuts optimal for the other's), after each of which
-    every cut moves to the place between its two neighbours that evens the larger of its two
-    stripes (a binary search on the stripe prefixes: O(K log n) per cut). The balancing never
-    raises the max load; it spreads the slack that Nicol's greedy cuts leave in the last
-    stripes, so the next half-sweep often finds a lower bottleneck where plain Nicol is at a
-    fixed point. The best grid then goes through SARMA's subgradient method (the cuts as
-    positions in load space, each moved against the running excess of its stripe's largest
-    block; see ``wpart_spatial_rect_sgo``), as do the grid of the loads' 1D partitions and
-    the uniform grid (SARMA's SGO starts from positions spread in load space); each SGO grid
-    then goes through the balanced half-sweeps again, and the lowest grid of all is kept
-    (``stats["polish"]["sgo_runs"]``). Never worse than its start.
+    """Balanced Nicol refinement of a ``P x Q`` grid, then a subgradient (SGO) pass and cut
+    moves: alternating exact 1D half-sweeps (each dimension's cuts optimal for the other's),
+    after each of which every cut moves to the place between its two neighbours that evens
+    the larger of its two stripes (a binary search on the stripe prefixes: O(K log n) per
+    cut). The balancing never raises the max load; it spreads the slack that Nicol's greedy
+    cuts leave in the last stripes, so the next half-sweep often finds a lower bottleneck
+    where plain Nicol is at a fixed point. The best grid then goes through SARMA's
+    subgradient method (the cuts as positions in load space, each moved against the running
+    excess of its stripe's largest block; see ``wpart_spatial_rect_sgo``), as do the grid of
+    the loads' 1D partitions and the uniform grid (SARMA's SGO starts from positions spread
+    in load space); each SGO grid then goes through the balanced half-sweeps again, and the
+    lowest grid of all gets the cut-move polish (``csrc/spatial/rect_polish.c``: a cut next
+    to a block at the max moves by up to 8 rows or columns when that lowers the max load or
+    the number of blocks at it, then 100 tabu steps; ``stats["polish"]["cut_moves"]``).
+    Never worse than its start (``stats["polish"]["sgo_runs"]`` lists the SGO runs).
 
-    Cost (measured, benchmarks/bench_spatial_sarma.py --full, CPU seconds on a shared 2-core
-    machine, 72 cases): median 18x (2.2-113x) :func:`rect_nicol`'s default, about 1/4 of
-    SARMA's ``sgo_2dr`` re-implemented in numpy; most of it the three SGO passes (about
-    O(nnz + P Q) per iteration, 10 (P + Q + 2) iterations at least): 20,000^2 banded (180 k
-    nonzeros) at 16 x 16 0.60 s (rect_nicol 0.015 s), 8,000^2 3D grid at 32 x 32 0.43 s
-    (0.019 s), 200,000^2 banded with 3.6 M nonzeros at 32 x 32 11.7 s (0.40 s). The max
-    load is never above rect_nicol's (72 of 72) and 0-7 % below it; it is at most the lower of
-    SARMA's ``sgo_2dr`` and ``sgo_2dr_nic`` on 69 of the 70 cases where those ran.
-    When the grid reaches the proven lower bound of rect_nicol's schedule, SGO is skipped.
+    Cost (measured on the 70 cases of benchmarks/bench_spatial_sarma.py without ``--full``,
+    CPU seconds on a shared 2-core machine): median 20x (4.3-99x) the default
+    :func:`rect_nicol`'s CPU; most of it the three SGO passes (about O(nnz + P Q) per
+    iteration, 10 (P + Q + 2) iterations at least), the cut moves 0.1-10 ms: 20,000^2 banded
+    (180 k nonzeros) at 16 x 16 0.84 s (rect_nicol 0.018 s), 8,000^2 3D grid at 32 x 32
+    0.61 s (0.028 s); 200,000^2 banded with 3.6 M nonzeros at 32 x 32 11.7 s (0.40 s;
+    measured before the cut moves were added). The max load is never above rect_nicol's
+    (70 of 70) and at most the lower of SARMA's ``sgo_2dr`` and ``sgo_2dr_nic`` on all 70
+    cases (19 results 1-6 below the version without the cut moves). When the grid reaches
+    the proven lower bound of rect_nicol's schedule, SGO and the cut moves are skipped.
 
     Parameters
     ----------

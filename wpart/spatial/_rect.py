@@ -129,9 +129,9 @@ def rect_nicol(
         ``"rows_uniform"`` (uniform rows, then columns first: the paper's start),
         ``"rows_load"`` (rows split by load: the exact 1D partition of the row sums),
         ``"cols_uniform"``, ``"cols_load"`` (the same on the transposed problem: columns
-        fixed first). ``"all"`` (default) runs the four and keeps the smallest ``max_load``
-        (ties: the earlier in this order), so the result is never worse than any single
-        start's.
+        fixed first). ``"all"`` runs the four and keeps the smallest ``max_load``
+        (ties: the earlier in this order), so its result is never worse than any of the four
+        run alone by this engine.
     refine : "auto" or bool
         ``True``: after each half-sweep every cut moves to the place between its neighbours
         that evens the larger of its two stripes (``rect_refine``'s balancing; never raises the
