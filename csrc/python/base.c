@@ -134,12 +134,16 @@ static int chain_arrays(PyObject *lobj, int t, long long m, PyArrayObject **L, P
     return *seps ? 0 : -1;
 }
 
-/* The bordered prefix of the loads L into W (GIL released by the caller). */
-static wpart_status_t chain_prefix(int t, PyArrayObject *L, PyArrayObject *W)
+/* The bordered prefix of the loads L into W (GIL released by the caller); *what names `loads`
+ * when it fails (NULL otherwise: the errors of the next step are the core's). */
+static wpart_status_t chain_prefix(int t, PyArrayObject *L, PyArrayObject *W, const char **what)
 {
     int64_t n = (int64_t)PyArray_DIM(L, 0);
-    return t == NPY_INT64 ? wpart_base_prefix1d_i64(PyArray_DATA(L), n, PyArray_DATA(W))
-                          : wpart_base_prefix1d_f64(PyArray_DATA(L), n, PyArray_DATA(W));
+    wpart_status_t st = t == NPY_INT64
+                            ? wpart_base_prefix1d_i64(PyArray_DATA(L), n, PyArray_DATA(W))
+                            : wpart_base_prefix1d_f64(PyArray_DATA(L), n, PyArray_DATA(W));
+    *what = st == WPART_OK ? NULL : "`loads`";
+    return st;
 }
 
 static PyObject *wpy_partition_1d(PyObject *self, PyObject *args, PyObject *kwds)
@@ -179,11 +183,10 @@ static PyObject *wpy_partition_1d(PyObject *self, PyObject *args, PyObject *kwds
     memset(&stats, 0, sizeof stats);
     const double *sp = SP ? PyArray_DATA(SP) : NULL;
     wpart_status_t st;
-    const char *what = "`loads`";
+    const char *what;
     Py_BEGIN_ALLOW_THREADS
-    st = chain_prefix(t, L, W);
+    st = chain_prefix(t, L, W, &what);
     if (st == WPART_OK) {
-        what = NULL;
         st = t == NPY_INT64 ? wpart_base_1d_i64(PyArray_DATA(W), (int64_t)n, (int64_t)m, sp, &opt,
                                                 PyArray_DATA(seps), &stats)
                             : wpart_base_1d_f64(PyArray_DATA(W), (int64_t)n, (int64_t)m, sp, &opt,
@@ -237,11 +240,10 @@ static PyObject *wpy_probe_1d(PyObject *self, PyObject *args)
     npy_intp n = PyArray_DIM(L, 0);
     int ok = 0;
     wpart_status_t st;
-    const char *what = "`loads`";
+    const char *what;
     Py_BEGIN_ALLOW_THREADS
-    st = chain_prefix(t, L, W);
+    st = chain_prefix(t, L, W, &what);
     if (st == WPART_OK) {
-        what = NULL;
         st = t == NPY_INT64 ? wpart_base_1d_probe_i64(PyArray_DATA(W), (int64_t)n, (int64_t)m, Bi,
                                                       PyArray_DATA(seps), &ok)
                             : wpart_base_1d_probe_f64(PyArray_DATA(W), (int64_t)n, (int64_t)m, Bf,

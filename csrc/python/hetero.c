@@ -389,6 +389,14 @@ static PyObject *parse_fallback(wpart_status_t st)
     return r;
 }
 
+/* The line count of the bytes (GIL released): the capacity of the parse's arrays. */
+static int64_t bytes_lines(const char *buf, size_t len)
+{
+    int64_t cap;
+    WPY_NOGIL(cap = count_lines(buf, len));
+    return cap;
+}
+
 static PyObject *wpy_hetero_parse_points(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -398,8 +406,7 @@ static PyObject *wpy_hetero_parse_points(PyObject *self, PyObject *args)
     }
     const char *buf = PyBytes_AS_STRING(data);
     size_t len = (size_t)PyBytes_GET_SIZE(data);
-    int64_t cap;
-    WPY_NOGIL(cap = count_lines(buf, len));
+    int64_t cap = bytes_lines(buf, len);
     npy_intp d = (npy_intp)cap;
     PyArrayObject *S = (PyArrayObject *)PyArray_SimpleNew(1, &d, NPY_INT64);
     PyArrayObject *T = (PyArrayObject *)PyArray_SimpleNew(1, &d, NPY_FLOAT64);
@@ -430,8 +437,7 @@ static PyObject *wpy_hetero_parse_csv(PyObject *self, PyObject *args)
     }
     const char *buf = PyBytes_AS_STRING(data);
     size_t len = (size_t)PyBytes_GET_SIZE(data);
-    int64_t cap;
-    WPY_NOGIL(cap = count_lines(buf, len));
+    int64_t cap = bytes_lines(buf, len);
     npy_intp d = (npy_intp)cap;
     PyArrayObject *a[6] = {NULL};
     const int types[6] = {NPY_INT64, NPY_INT64, NPY_FLOAT64, NPY_FLOAT64, NPY_INT64, NPY_INT64};
