@@ -11,27 +11,29 @@
 
 static wpart_status_t grow(void **p, int64_t *cap, int64_t need, size_t sz)
 {
+    wpart_status_t st = WPART_OK;
     if (need <= *cap) {
         return WPART_OK;
     }
     int64_t nc = *cap > 0 ? *cap : 16;
     while (nc < need) {
         if (nc > INT64_MAX / 2) {
-            return wpart_i_error(WPART_ELIMIT, "balancer table too large");
+            WPART_FAIL(WPART_ELIMIT, "balancer table too large");
         }
         nc *= 2;
     }
     int64_t bytes;
     if (!wpart_i_mul_size(nc, (int64_t)sz, &bytes)) {
-        return wpart_i_error(WPART_ELIMIT, "balancer table too large");
+        WPART_FAIL(WPART_ELIMIT, "balancer table too large");
     }
     void *q = wpart_i_realloc(*p, nc, sz);
     if (!q) {
-        return wpart_i_error(WPART_ENOMEM, "balancer table (%" PRId64 " entries)", nc);
+        WPART_FAIL(WPART_ENOMEM, "balancer table (%" PRId64 " entries)", nc);
     }
     *p = q;
     *cap = nc;
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 wpart_status_t wpart_i_dyn_base_init(wpart_dynamic_balancer_t *b, const wpart_i_dyn_vtable_t *vt,
@@ -86,12 +88,14 @@ cleanup:
 wpart_status_t wpart_i_dyn_done(wpart_dynamic_balancer_t *b, int ok, const char *what,
                                 wpart_dynamic_balancer_t **out)
 {
+    wpart_status_t st = WPART_OK;
     if (!ok) {
         wpart_dynamic_balancer_free(b);
-        return wpart_i_error(WPART_ENOMEM, "%s balancer", what);
+        WPART_FAIL(WPART_ENOMEM, "%s balancer", what);
     }
     *out = b;
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 wpart_status_t wpart_i_dyn_assign_each(wpart_dynamic_balancer_t *b, wpart_dynamic_actions_t *out,
@@ -118,22 +122,25 @@ cleanup:
 
 static wpart_status_t push(wpart_dynamic_actions_t *out, const wpart_dynamic_action_t *a)
 {
+    wpart_status_t st = WPART_OK;
     if (!out || !out->a || out->n >= out->cap) {
-        return wpart_i_error(WPART_ELIMIT, "action buffer too small (capacity %" PRId64 ")",
-                             out ? out->cap : 0);
+        WPART_FAIL(WPART_ELIMIT, "action buffer too small (capacity %" PRId64 ")",
+                   out ? out->cap : 0);
     }
     out->a[out->n++] = *a;
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 /* The block-size series of a balancer without a model: PU pu's block size is now size (at the
  * last time seen). A row when it changed; changes at one time share a row. */
 static wpart_status_t auto_series(wpart_dynamic_balancer_t *b, int32_t pu, int64_t size)
 {
+    wpart_status_t st = WPART_OK;
     if (!b->ser_cur) {
         b->ser_cur = wpart_i_calloc(b->n, sizeof *b->ser_cur);
         if (!b->ser_cur) {
-            return wpart_i_error(WPART_ENOMEM, "block-size series");
+            WPART_FAIL(WPART_ENOMEM, "block-size series");
         }
     }
     if (b->ser_cur[pu] == size) {
@@ -149,7 +156,9 @@ static wpart_status_t auto_series(wpart_dynamic_balancer_t *b, int32_t pu, int64
         b->auto_series = 0; /* the series ends here: its size stays bounded */
         return WPART_OK;
     }
-    return wpart_i_dyn_series_add(b, b->last_now, 0, NAN, NAN, b->ser_cur);
+    st = wpart_i_dyn_series_add(b, b->last_now, 0, NAN, NAN, b->ser_cur);
+cleanup:
+    return st;
 }
 
 wpart_status_t wpart_i_dyn_assign(wpart_dynamic_balancer_t *b, wpart_dynamic_actions_t *out,
@@ -278,69 +287,69 @@ void wpart_i_dyn_set_shares(wpart_dynamic_balancer_t *b, const double *w, int ov
 
 static wpart_status_t check_out(const wpart_dynamic_balancer_t *b, wpart_dynamic_actions_t *out)
 {
+    wpart_status_t st = WPART_OK;
     if (!b) {
-        return wpart_i_error(WPART_EINVAL, "balancer is NULL");
+        WPART_FAIL(WPART_EINVAL, "balancer is NULL");
     }
     if (!out || !out->a || out->cap < b->max_actions) {
-        return wpart_i_error(WPART_EINVAL,
-                             "action buffer needs capacity >= %" PRId64 " (max_actions)",
-                             b->max_actions);
+        WPART_FAIL(WPART_EINVAL,
+                   "action buffer needs capacity >= %" PRId64 " (max_actions)",
+                   b->max_actions);
     }
     out->n = 0;
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 wpart_status_t wpart_dynamic_balancer_start(wpart_dynamic_balancer_t *b, double now,
                                             wpart_dynamic_actions_t *out)
 {
-    wpart_status_t st = check_out(b, out);
-    if (st != WPART_OK) {
-        return st;
-    }
+    wpart_status_t st = WPART_OK;
+    WPART_CHECK(check_out(b, out));
     if (!isfinite(now)) {
-        return wpart_i_error(WPART_EINVAL, "now must be finite");
+        WPART_FAIL(WPART_EINVAL, "now must be finite");
     }
     if (b->n_blk > 0 || b->eval_in_flight || b->n_evals > 0) {
-        return wpart_i_error(WPART_EINVAL, "balancer already started (use a new balancer per run)");
+        WPART_FAIL(WPART_EINVAL, "balancer already started (use a new balancer per run)");
     }
     b->last_now = now;
-    return b->vt->start(b, now, out);
+    st = b->vt->start(b, now, out);
+cleanup:
+    return st;
 }
 
 wpart_status_t wpart_dynamic_balancer_complete(wpart_dynamic_balancer_t *b,
                                                const wpart_dynamic_completion_t *c,
                                                wpart_dynamic_actions_t *out)
 {
-    wpart_status_t st = check_out(b, out);
-    if (st != WPART_OK) {
-        return st;
-    }
+    wpart_status_t st = WPART_OK;
+    WPART_CHECK(check_out(b, out));
     if (!c) {
-        return wpart_i_error(WPART_EINVAL, "completion is NULL");
+        WPART_FAIL(WPART_EINVAL, "completion is NULL");
     }
     if (c->pu < 0 || c->pu >= b->n) {
-        return wpart_i_error(WPART_EINVAL, "pu %d out of range [0, %d)", (int)c->pu, (int)b->n);
+        WPART_FAIL(WPART_EINVAL, "pu %d out of range [0, %d)", (int)c->pu, (int)b->n);
     }
     if (c->block_id < 0 || c->block_id >= b->n_blk) {
-        return wpart_i_error(WPART_EINVAL, "block %" PRId64 " was never assigned", c->block_id);
+        WPART_FAIL(WPART_EINVAL, "block %" PRId64 " was never assigned", c->block_id);
     }
     wpart_i_dyn_block_t *blk = &b->blk[c->block_id];
     if (blk->pu != c->pu) {
-        return wpart_i_error(WPART_EINVAL, "block %" PRId64 " was assigned to PU %d, not PU %d",
-                             c->block_id, (int)blk->pu, (int)c->pu);
+        WPART_FAIL(WPART_EINVAL, "block %" PRId64 " was assigned to PU %d, not PU %d",
+                   c->block_id, (int)blk->pu, (int)c->pu);
     }
     if (blk->state != 1) {
-        return wpart_i_error(WPART_EINVAL, "block %" PRId64 " was already completed",
-                             c->block_id);
+        WPART_FAIL(WPART_EINVAL, "block %" PRId64 " was already completed",
+                   c->block_id);
     }
     if (!(isfinite(c->t_xfer) && c->t_xfer >= 0)) {
-        return wpart_i_error(WPART_EINVAL, "t_xfer must be finite and >= 0, got %g", c->t_xfer);
+        WPART_FAIL(WPART_EINVAL, "t_xfer must be finite and >= 0, got %g", c->t_xfer);
     }
     if (!(isfinite(c->t_comp) && c->t_comp >= 0)) {
-        return wpart_i_error(WPART_EINVAL, "t_comp must be finite and >= 0, got %g", c->t_comp);
+        WPART_FAIL(WPART_EINVAL, "t_comp must be finite and >= 0, got %g", c->t_comp);
     }
     if (!isfinite(c->now)) {
-        return wpart_i_error(WPART_EINVAL, "now must be finite");
+        WPART_FAIL(WPART_EINVAL, "now must be finite");
     }
     blk->state = 2;
     b->completed += blk->size;
@@ -348,21 +357,26 @@ wpart_status_t wpart_dynamic_balancer_complete(wpart_dynamic_balancer_t *b,
     if (c->now > b->last_now) {
         b->last_now = c->now;
     }
-    return b->vt->complete(b, c, out);
+    st = b->vt->complete(b, c, out);
+cleanup:
+    return st;
 }
 
 wpart_status_t wpart_dynamic_balancer_eval_run(wpart_dynamic_balancer_t *b, int64_t token)
 {
+    wpart_status_t st = WPART_OK;
     if (!b) {
-        return wpart_i_error(WPART_EINVAL, "balancer is NULL");
+        WPART_FAIL(WPART_EINVAL, "balancer is NULL");
     }
     if (!b->vt->eval_run) {
-        return wpart_i_error(WPART_EINVAL, "this balancer (%s) issues no evaluations", b->vt->name);
+        WPART_FAIL(WPART_EINVAL, "this balancer (%s) issues no evaluations", b->vt->name);
     }
     if (token < 1 || token >= b->next_token) {
-        return wpart_i_error(WPART_EINVAL, "unknown evaluation token %" PRId64, token);
+        WPART_FAIL(WPART_EINVAL, "unknown evaluation token %" PRId64, token);
     }
-    return b->vt->eval_run(b, token);
+    st = b->vt->eval_run(b, token);
+cleanup:
+    return st;
 }
 
 wpart_status_t wpart_dynamic_balancer_eval_run_ctl(wpart_dynamic_balancer_t *b, int64_t token,
@@ -386,18 +400,16 @@ wpart_status_t wpart_dynamic_balancer_eval_run_ctl(wpart_dynamic_balancer_t *b, 
 wpart_status_t wpart_dynamic_balancer_eval_done(wpart_dynamic_balancer_t *b, int64_t token,
                                                 double now, wpart_dynamic_actions_t *out)
 {
-    wpart_status_t st = check_out(b, out);
-    if (st != WPART_OK) {
-        return st;
-    }
+    wpart_status_t st = WPART_OK;
+    WPART_CHECK(check_out(b, out));
     if (token < 1 || token >= b->next_token) {
-        return wpart_i_error(WPART_EINVAL, "unknown evaluation token %" PRId64, token);
+        WPART_FAIL(WPART_EINVAL, "unknown evaluation token %" PRId64, token);
     }
     if (!b->eval_in_flight || (!b->multi_eval && token != b->eval_token)) {
-        return wpart_i_error(WPART_EINVAL, "evaluation %" PRId64 " is not in flight", token);
+        WPART_FAIL(WPART_EINVAL, "evaluation %" PRId64 " is not in flight", token);
     }
     if (!isfinite(now)) {
-        return wpart_i_error(WPART_EINVAL, "now must be finite");
+        WPART_FAIL(WPART_EINVAL, "now must be finite");
     }
     b->eval_in_flight = b->multi_eval ? b->eval_in_flight - 1 : 0;
     if (wpart_dynamic_balancer_done(b) || !b->vt->eval_done) {
@@ -406,7 +418,9 @@ wpart_status_t wpart_dynamic_balancer_eval_done(wpart_dynamic_balancer_t *b, int
     if (now > b->last_now) {
         b->last_now = now;
     }
-    return b->vt->eval_done(b, token, now, out);
+    st = b->vt->eval_done(b, token, now, out);
+cleanup:
+    return st;
 }
 
 int wpart_dynamic_balancer_done(const wpart_dynamic_balancer_t *b)
@@ -558,15 +572,16 @@ static const wpart_i_dyn_vtable_t static_vt = {
 wpart_status_t wpart_i_dyn_check_blocks(int32_t n_pu, const int64_t *blocks, int64_t *sum,
                                         int *overflow)
 {
+    wpart_status_t st = WPART_OK;
     *sum = 0;
     *overflow = 0;
     if (n_pu < 1 || !blocks) {
-        return wpart_i_error(WPART_EINVAL, "blocks must hold n_pu >= 1 sizes");
+        WPART_FAIL(WPART_EINVAL, "blocks must hold n_pu >= 1 sizes");
     }
     for (int32_t p = 0; p < n_pu; p++) {
         if (blocks[p] < 0) {
-            return wpart_i_error(WPART_EINVAL, "blocks[%d] is negative (%" PRId64 ")", (int)p,
-                                 blocks[p]);
+            WPART_FAIL(WPART_EINVAL, "blocks[%d] is negative (%" PRId64 ")", (int)p,
+                       blocks[p]);
         }
         if (blocks[p] > INT64_MAX - *sum) {
             *overflow = 1;
@@ -575,7 +590,8 @@ wpart_status_t wpart_i_dyn_check_blocks(int32_t n_pu, const int64_t *blocks, int
             *sum += blocks[p];
         }
     }
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 /* StaticPeak (baselines_pool.c) is a Static balancer under its own name. */

@@ -33,11 +33,14 @@ static wpart_status_t cb_complete(wpart_dynamic_balancer_t *b, const wpart_dynam
 
 static wpart_status_t cb_eval_run(wpart_dynamic_balancer_t *b, int64_t token)
 {
+    wpart_status_t st = WPART_OK;
     cbb_t *s = (cbb_t *)b;
     if (!s->cb.eval_run) {
-        return wpart_i_error(WPART_EINVAL, "this balancer issues no evaluations");
+        WPART_FAIL(WPART_EINVAL, "this balancer issues no evaluations");
     }
-    return s->cb.eval_run(s->cb.ctx, b, token);
+    st = s->cb.eval_run(s->cb.ctx, b, token);
+cleanup:
+    return st;
 }
 
 static wpart_status_t cb_eval_done(wpart_dynamic_balancer_t *b, int64_t token, double now,
@@ -72,25 +75,24 @@ wpart_status_t wpart_dynamic_cb_new(int32_t n_pu, int64_t total, int64_t max_act
                                     const wpart_dynamic_callbacks_t *cb,
                                     wpart_dynamic_balancer_t **out)
 {
+    wpart_status_t st = WPART_OK;
     if (!out || !cb || !cb->start || !cb->complete) {
-        return wpart_i_error(WPART_EINVAL, "out, cb, cb->start and cb->complete are required");
+        WPART_FAIL(WPART_EINVAL, "out, cb, cb->start and cb->complete are required");
     }
     *out = NULL;
     if (max_actions < (int64_t)n_pu + 1) {
         max_actions = (int64_t)n_pu + 1;
     }
     wpart_dynamic_balancer_t *b = NULL;
-    wpart_status_t st = wpart_i_dyn_new(sizeof(cbb_t), &cb_vt, n_pu, total, max_actions,
-                                        "callback", &b);
-    if (st != WPART_OK) {
-        return st;
-    }
+    WPART_CHECK(wpart_i_dyn_new(sizeof(cbb_t), &cb_vt, n_pu, total, max_actions,
+                                "callback", &b));
     cbb_t *s = (cbb_t *)b;
     s->cb = *cb;
     s->base.multi_eval = 1; /* a Python driver always allowed several */
     s->base.auto_series = 1; /* its block sizes per PU over time, as for Greedy */
     *out = &s->base;
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 void *wpart_dynamic_cb_ctx(const wpart_dynamic_balancer_t *b)
@@ -103,9 +105,10 @@ wpart_status_t wpart_dynamic_cb_assign(wpart_dynamic_balancer_t *b, wpart_dynami
                                        int64_t size, int32_t kind, int32_t vstep,
                                        int32_t model_version, double pred_end)
 {
+    wpart_status_t st = WPART_OK;
     if (pu < 0 || pu >= b->n || size < 1 || offset != b->cursor || block_id != b->n_blk ||
         size > b->total - b->cursor || kind < 0 || kind > 3) {
-        return wpart_i_error(
+        WPART_FAIL(
             WPART_EINVAL,
             "block %" PRId64 " [%" PRId64 ", %" PRId64 ") of kind %d for PU %d breaks the "
             "protocol: blocks take the next elements (offset %" PRId64 ") under the next id (%"
@@ -114,22 +117,27 @@ wpart_status_t wpart_dynamic_cb_assign(wpart_dynamic_balancer_t *b, wpart_dynami
             b->total - b->cursor, (int)b->n);
     }
     if (out->n >= out->cap) {
-        return wpart_i_error(WPART_ELIMIT, "more than max_actions = %" PRId64 " actions at once",
-                             out->cap);
+        WPART_FAIL(WPART_ELIMIT, "more than max_actions = %" PRId64 " actions at once",
+                   out->cap);
     }
-    return wpart_i_dyn_assign(b, out, pu, size, 1, kind, vstep, model_version, pred_end, NULL);
+    st = wpart_i_dyn_assign(b, out, pu, size, 1, kind, vstep, model_version, pred_end, NULL);
+cleanup:
+    return st;
 }
 
 wpart_status_t wpart_dynamic_cb_eval(wpart_dynamic_balancer_t *b, wpart_dynamic_actions_t *out,
                                      int32_t trigger_pu, int64_t *token)
 {
+    wpart_status_t st = WPART_OK;
     if (trigger_pu < -1 || trigger_pu >= b->n) {
-        return wpart_i_error(WPART_EINVAL, "evaluation trigger PU %d out of [-1, %d)",
+        WPART_FAIL(WPART_EINVAL, "evaluation trigger PU %d out of [-1, %d)",
                              (int)trigger_pu, (int)b->n);
     }
     if (out->n >= out->cap) {
-        return wpart_i_error(WPART_ELIMIT, "more than max_actions = %" PRId64 " actions at once",
-                             out->cap);
+        WPART_FAIL(WPART_ELIMIT, "more than max_actions = %" PRId64 " actions at once",
+                   out->cap);
     }
-    return wpart_i_dyn_eval(b, out, trigger_pu, token);
+    st = wpart_i_dyn_eval(b, out, trigger_pu, token);
+cleanup:
+    return st;
 }

@@ -72,46 +72,47 @@ void wpart_i_dyn_split(int32_t n, int64_t total, const double *w, int64_t *out,
 
 wpart_status_t wpart_i_dyn_check_weights(int32_t n, const double *w, const char *name)
 {
+    wpart_status_t st = WPART_OK;
     double s = 0.0;
     if (!w) {
-        return wpart_i_error(WPART_EINVAL, "%s is NULL", name);
+        WPART_FAIL(WPART_EINVAL, "%s is NULL", name);
     }
     for (int32_t p = 0; p < n; p++) {
         if (!(isfinite(w[p]) && w[p] >= 0)) {
-            return wpart_i_error(WPART_EINVAL, "%s[%d] must be finite and >= 0, got %g", name,
-                                 (int)p, w[p]);
+            WPART_FAIL(WPART_EINVAL, "%s[%d] must be finite and >= 0, got %g", name,
+                       (int)p, w[p]);
         }
         s += w[p];
     }
     if (!(s > 0) || !isfinite(s)) {
-        return wpart_i_error(WPART_EINVAL, "%s must have a positive finite sum", name);
+        WPART_FAIL(WPART_EINVAL, "%s must have a positive finite sum", name);
     }
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 wpart_status_t wpart_dynamic_split_proportional(int32_t n, int64_t total, const double *w,
                                                 int64_t *out)
 {
+    wpart_status_t st = WPART_OK;
     if (n < 1) {
-        return wpart_i_error(WPART_EINVAL, "n must be >= 1, got %d", (int)n);
+        WPART_FAIL(WPART_EINVAL, "n must be >= 1, got %d", (int)n);
     }
     if (total < 0) {
-        return wpart_i_error(WPART_EINVAL, "total must be >= 0, got %" PRId64, total);
+        WPART_FAIL(WPART_EINVAL, "total must be >= 0, got %" PRId64, total);
     }
     if (!out) {
-        return wpart_i_error(WPART_EINVAL, "out is NULL");
+        WPART_FAIL(WPART_EINVAL, "out is NULL");
     }
-    wpart_status_t st = wpart_i_dyn_check_weights(n, w, "weights");
-    if (st != WPART_OK) {
-        return st;
-    }
+    WPART_CHECK(wpart_i_dyn_check_weights(n, w, "weights"));
     wpart_i_dyn_split_ws_t *ws = wpart_i_malloc(n, sizeof *ws);
     if (!ws) {
-        return wpart_i_error(WPART_ENOMEM, "split workspace");
+        WPART_FAIL(WPART_ENOMEM, "split workspace");
     }
     wpart_i_dyn_split(n, total, w, out, ws);
     free(ws);
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 /* ---------------------------------------------------------------- Asymmetric ------------ */

@@ -107,13 +107,14 @@ static wpart_status_t hdss_complete(wpart_dynamic_balancer_t *b,
                                     const wpart_dynamic_completion_t *c,
                                     wpart_dynamic_actions_t *out)
 {
+    wpart_status_t st = WPART_OK;
     hdss_t *h = (hdss_t *)b;
     int32_t p = c->pu;
     if (h->phase == HDSS_COMPLETE) {
         return hdss_chunk(h, p, out);
     }
     if (h->phase != HDSS_ADAPT) {
-        return wpart_i_error(WPART_EINTERNAL, "HDSS completion during its evaluation");
+        WPART_FAIL(WPART_EINTERNAL, "HDSS completion during its evaluation");
     }
     /* an adaptive block: one throughput point */
     double size = (double)h->cur[p];
@@ -147,7 +148,9 @@ static wpart_status_t hdss_complete(wpart_dynamic_balancer_t *b,
         return wpart_i_dyn_eval(b, out, -1, NULL);
     }
     h->round = done_rounds;
-    return hdss_round(h, out);
+    st = hdss_round(h, out);
+cleanup:
+    return st;
 }
 
 /* theta_p(b) = c + d ln b by least squares on p's points, at p's last size, clamped. */

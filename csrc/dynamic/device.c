@@ -184,38 +184,37 @@ void wpart_dynamic_device_init(wpart_dynamic_device_t *d)
 
 wpart_status_t wpart_dynamic_device_check(const wpart_dynamic_device_t *d)
 {
+    wpart_status_t st = WPART_OK;
     if (!d) {
-        return wpart_i_error(WPART_EINVAL, "device is NULL");
+        WPART_FAIL(WPART_EINVAL, "device is NULL");
     }
     if (d->kind < 0 || d->kind > 2) {
-        return wpart_i_error(WPART_EINVAL, "device kind must be 0 (CPU), 1 (GPU) or 2 (PHI)");
+        WPART_FAIL(WPART_EINVAL, "device kind must be 0 (CPU), 1 (GPU) or 2 (PHI)");
     }
-    wpart_status_t st = wpart_dynamic_curve_check(&d->comp);
-    if (st != WPART_OK) {
-        return st;
-    }
+    WPART_CHECK(wpart_dynamic_curve_check(&d->comp));
     if (d->n_hops < 0 || d->n_hops > WPART_DYN_MAX_HOPS) {
-        return wpart_i_error(WPART_EINVAL, "n_hops must be in [0, %d], got %d",
-                             WPART_DYN_MAX_HOPS, (int)d->n_hops);
+        WPART_FAIL(WPART_EINVAL, "n_hops must be in [0, %d], got %d",
+                   WPART_DYN_MAX_HOPS, (int)d->n_hops);
     }
     for (int32_t h = 0; h < d->n_hops; h++) {
         if (!(d->hops[h].lat >= 0 && FIN(d->hops[h].lat)) || !(d->hops[h].bw > 0)) {
-            return wpart_i_error(WPART_EINVAL, "hop %d needs lat >= 0 (finite) and bw > 0",
-                                 (int)h);
+            WPART_FAIL(WPART_EINVAL, "hop %d needs lat >= 0 (finite) and bw > 0",
+                       (int)h);
         }
     }
     if (!(d->bytes_per_elem >= 0 && FIN(d->bytes_per_elem)) ||
         !(d->setup_bytes >= 0 && FIN(d->setup_bytes))) {
-        return wpart_i_error(WPART_EINVAL, "bytes_per_elem and setup_bytes must be >= 0");
+        WPART_FAIL(WPART_EINVAL, "bytes_per_elem and setup_bytes must be >= 0");
     }
     if (!(d->sigma_comp >= 0 && d->sigma_comp <= 5) ||
         !(d->sigma_xfer >= 0 && d->sigma_xfer <= 5)) {
-        return wpart_i_error(WPART_EINVAL, "sigma and sigma_xfer must be in [0, 5]");
+        WPART_FAIL(WPART_EINVAL, "sigma and sigma_xfer must be in [0, 5]");
     }
     if (!(d->p_out >= 0 && d->p_out <= 1) || !(d->f_out > 0 && FIN(d->f_out))) {
-        return wpart_i_error(WPART_EINVAL, "p_out must be in [0, 1] and f_out finite and > 0");
+        WPART_FAIL(WPART_EINVAL, "p_out must be in [0, 1] and f_out finite and > 0");
     }
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 double wpart_dynamic_device_xfer(const wpart_dynamic_device_t *d, double x, int first)
@@ -338,12 +337,10 @@ wpart_status_t wpart_dynamic_device_block(const wpart_dynamic_device_t *dev, int
                                           const wpart_dynamic_fluct_t *f, int64_t n_fluct,
                                           double *t_xfer, double *t_comp)
 {
-    wpart_status_t st = wpart_dynamic_device_check(dev);
-    if (st != WPART_OK) {
-        return st;
-    }
+    wpart_status_t st = WPART_OK;
+    WPART_CHECK(wpart_dynamic_device_check(dev));
     if (x < 0 || j < 0 || !isfinite(t) || !t_xfer || !t_comp || (n_fluct > 0 && !f)) {
-        return wpart_i_error(WPART_EINVAL, "device_block needs x >= 0, j >= 0, finite t");
+        WPART_FAIL(WPART_EINVAL, "device_block needs x >= 0, j >= 0, finite t");
     }
     double tx = wpart_dynamic_device_xfer(dev, (double)x, j == 0);
     if (tx > 0) {
@@ -358,5 +355,6 @@ wpart_status_t wpart_dynamic_device_block(const wpart_dynamic_device_t *dev, int
     double c0 = t + tx;
     *t_xfer = tx;
     *t_comp = wpart_dynamic_integrate(f, n_fluct, pu, c0, D) - c0;
-    return WPART_OK;
+cleanup:
+    return st;
 }

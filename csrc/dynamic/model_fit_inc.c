@@ -66,11 +66,12 @@ static int hs_insert(int64_t *hs, int64_t cap, int64_t x)
 
 static wpart_status_t hs_add(wpart_i_fitinc_t *f, int64_t x, int *added)
 {
+    wpart_status_t st = WPART_OK;
     if (2 * (f->md + 1) > f->hcap) {
         int64_t nc = f->hcap > 0 ? 2 * f->hcap : 16;
         int64_t *h = wpart_i_calloc(nc, sizeof *h);
         if (!h) {
-            return wpart_i_error(WPART_ENOMEM, "distinct sizes of a fit (%" PRId64 ")", nc);
+            WPART_FAIL(WPART_ENOMEM, "distinct sizes of a fit (%" PRId64 ")", nc);
         }
         for (int64_t i = 0; i < f->hcap; i++) {
             if (f->hs[i]) {
@@ -82,7 +83,8 @@ static wpart_status_t hs_add(wpart_i_fitinc_t *f, int64_t x, int *added)
         f->hcap = nc;
     }
     *added = hs_insert(f->hs, f->hcap, x);
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 /* ---- the factor ---- */
@@ -138,17 +140,15 @@ wpart_status_t wpart_i_fitinc_push(wpart_i_fitinc_t *f, const wpart_dynamic_fit_
                                    const int64_t *x, const double *t_comp, const double *t_xfer,
                                    int64_t n)
 {
+    wpart_status_t st = WPART_OK;
     if (n < 1 || n != f->m + 1) {
-        return wpart_i_error(WPART_EINTERNAL, "fit state holds %" PRId64 " samples, got %" PRId64,
-                             f->m, n);
+        WPART_FAIL(WPART_EINTERNAL, "fit state holds %" PRId64 " samples, got %" PRId64,
+                   f->m, n);
     }
     int64_t xn = x[n - 1];
     double tc = t_comp[n - 1], tx = t_xfer ? t_xfer[n - 1] : 0.0;
     int added = 0;
-    wpart_status_t st = hs_add(f, xn, &added);
-    if (st != WPART_OK) {
-        return st;
-    }
+    WPART_CHECK(hs_add(f, xn, &added));
     f->md += added;
     f->m = n;
     f->x_lo = n == 1 || xn < f->x_lo ? xn : f->x_lo;
@@ -191,7 +191,8 @@ wpart_status_t wpart_i_fitinc_push(wpart_i_fitinc_t *f, const wpart_dynamic_fit_
         decay_factor(f, decay, sq);
         add_row(f, cols, (double)x[i] / f->x_scale, t_comp[i], row_weight(f, o, t_comp[i]));
     }
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 /* ---- the fit ---- */

@@ -18,6 +18,7 @@ static int64_t round_up_q(int64_t x, int64_t q) { return x <= 0 ? 0 : ((x + q - 
 
 static wpart_status_t grow_samples(plb_t *s, int32_t p)
 {
+    wpart_status_t st = WPART_OK;
     if (s->ns[p] < s->scap[p]) {
         return WPART_OK;
     }
@@ -35,10 +36,11 @@ static wpart_status_t grow_samples(plb_t *s, int32_t p)
         s->stx[p] = tx;
     }
     if (!x || !tc || !tx) {
-        return wpart_i_error(WPART_ENOMEM, "samples of PU %d (%" PRId64 ")", (int)p, nc);
+        WPART_FAIL(WPART_ENOMEM, "samples of PU %d (%" PRId64 ")", (int)p, nc);
     }
     s->scap[p] = nc;
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 /* ASSIGN(p, size, kind, now) of §2.3: clip, no sliver, pred_end from the published model. */
@@ -291,15 +293,13 @@ static wpart_status_t next_regular(plb_t *s, int32_t p, double now, wpart_dynami
 static wpart_status_t record(plb_t *s, const wpart_dynamic_completion_t *c, int32_t *kind,
                              double *pred, int64_t *size)
 {
+    wpart_status_t st = WPART_OK;
     int32_t p = c->pu;
     if (s->cur_blk[p] != c->block_id) {
-        return wpart_i_error(WPART_EINTERNAL, "PU %d completed block %" PRId64 ", holds %" PRId64,
-                             (int)p, c->block_id, s->cur_blk[p]);
+        WPART_FAIL(WPART_EINTERNAL, "PU %d completed block %" PRId64 ", holds %" PRId64,
+                   (int)p, c->block_id, s->cur_blk[p]);
     }
-    wpart_status_t st = grow_samples(s, p);
-    if (st != WPART_OK) {
-        return st;
-    }
+    WPART_CHECK(grow_samples(s, p));
     *size = s->base.blk[c->block_id].size;
     *kind = s->cur_kind[p];
     *pred = s->cur_pred[p];
@@ -312,20 +312,19 @@ static wpart_status_t record(plb_t *s, const wpart_dynamic_completion_t *c, int3
         return wpart_i_fitinc_push(&s->fi[p], &s->cfg.fit, s->sx[p], s->stc[p], s->stx[p],
                                    s->ns[p]);
     }
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 static wpart_status_t hac_complete(wpart_dynamic_balancer_t *b, const wpart_dynamic_completion_t *c,
                                    wpart_dynamic_actions_t *out)
 {
+    wpart_status_t st = WPART_OK;
     plb_t *s = (plb_t *)b;
     int32_t p = c->pu, kind = 0;
     double pred = NAN, now = c->now;
     int64_t size = 0;
-    wpart_status_t st = record(s, c, &kind, &pred, &size);
-    if (st != WPART_OK) {
-        return st;
-    }
+    WPART_CHECK(record(s, c, &kind, &pred, &size));
     if (s->phase == PLB_TRAINING) {
         return training_step(s, p, c->t_xfer + c->t_comp, now, out);
     }
@@ -334,10 +333,7 @@ static wpart_status_t hac_complete(wpart_dynamic_balancer_t *b, const wpart_dyna
     }
     int changed = 0;
     if (s->phase == PLB_EXECUTION) {
-        st = wpart_i_plb_detect_change(s, p, kind, size, c->t_comp, &changed);
-        if (st != WPART_OK) {
-            return st;
-        }
+        WPART_CHECK(wpart_i_plb_detect_change(s, p, kind, size, c->t_comp, &changed));
     }
     if (changed && s->version > 0 && b->cursor < b->total && !b->eval_in_flight) {
         return plb_issue_eval(s, out, p, 0, now); /* p's next block comes from the new level */
@@ -349,17 +345,16 @@ static wpart_status_t hac_complete(wpart_dynamic_balancer_t *b, const wpart_dyna
     if (s->cfg.gap_fill && kind == WPART_DYN_BLK_REGULAR && pred - now > s->cfg.gap_threshold) {
         double xg = 0.0;
         int64_t q = s->cfg.quantum;
-        st = wpart_dynamic_model_inverse(&s->models[p], pred - now, 0.0,
-                                         (double)(b->total - b->cursor), &xg);
-        if (st != WPART_OK) {
-            return st;
-        }
+        WPART_CHECK(wpart_dynamic_model_inverse(&s->models[p], pred - now, 0.0,
+                                                (double)(b->total - b->cursor), &xg));
         int64_t g = isfinite(xg) && xg >= 0 ? (int64_t)floor(xg / (double)q) * q : 0;
         if (g >= q) {
             return plb_assign(s, out, p, g, WPART_DYN_BLK_GAP, now, NULL); /* vstep unchanged */
         }
     }
-    return next_regular(s, p, now, out);
+    st = next_regular(s, p, now, out);
+cleanup:
+    return st;
 }
 
 /* EVAL_DONE: publish atomically, then release. */
@@ -682,14 +677,17 @@ cleanup:
 wpart_status_t wpart_dynamic_plbhec_new(const wpart_dynamic_plbhac_cfg_t *cfg, int32_t n,
                                         const int32_t *kinds, wpart_dynamic_balancer_t **out)
 {
+    wpart_status_t st = WPART_OK;
     if (!cfg) {
-        return wpart_i_error(WPART_EINVAL, "cfg must not be NULL");
+        WPART_FAIL(WPART_EINVAL, "cfg must not be NULL");
     }
     wpart_dynamic_plbhac_cfg_t c = *cfg;
     c.sync_steps = 1;
     c.gap_fill = 0;
     c.tail_mode = WPART_DYN_TAIL_OFF;
-    return wpart_dynamic_plbhac_new(&c, n, kinds, out);
+    st = wpart_dynamic_plbhac_new(&c, n, kinds, out);
+cleanup:
+    return st;
 }
 
 /* ---------------------------------------------------------------- queries ---------------- */
@@ -703,8 +701,9 @@ wpart_status_t wpart_dynamic_plbhac_current(const wpart_dynamic_balancer_t *b, i
                                             double *T_pred, int64_t *S_eff, int64_t *S,
                                             int32_t *version)
 {
+    wpart_status_t st = WPART_OK;
     if (!wpart_dynamic_is_plbhac(b)) {
-        return wpart_i_error(WPART_EINVAL, "balancer is not PLB-HAC / PLB-HeC");
+        WPART_FAIL(WPART_EINVAL, "balancer is not PLB-HAC / PLB-HeC");
     }
     const plb_t *s = (const plb_t *)b;
     if (X) {
@@ -722,24 +721,29 @@ wpart_status_t wpart_dynamic_plbhac_current(const wpart_dynamic_balancer_t *b, i
     if (version) {
         *version = s->version;
     }
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 wpart_status_t wpart_dynamic_plbhac_models(const wpart_dynamic_balancer_t *b,
                                            wpart_dynamic_model_t *out)
 {
+    wpart_status_t st = WPART_OK;
     if (!wpart_dynamic_is_plbhac(b)) {
-        return wpart_i_error(WPART_EINVAL, "balancer is not PLB-HAC / PLB-HeC");
+        WPART_FAIL(WPART_EINVAL, "balancer is not PLB-HAC / PLB-HeC");
     }
     memcpy(out, ((const plb_t *)b)->models, (size_t)b->n * sizeof(wpart_dynamic_model_t));
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 wpart_status_t wpart_dynamic_plbhac_min_blocks(const wpart_dynamic_balancer_t *b, int64_t *out)
 {
+    wpart_status_t st = WPART_OK;
     if (!wpart_dynamic_is_plbhac(b)) {
-        return wpart_i_error(WPART_EINVAL, "balancer is not PLB-HAC / PLB-HeC");
+        WPART_FAIL(WPART_EINVAL, "balancer is not PLB-HAC / PLB-HeC");
     }
     memcpy(out, ((const plb_t *)b)->lb_cur, (size_t)b->n * sizeof(int64_t));
-    return WPART_OK;
+cleanup:
+    return st;
 }

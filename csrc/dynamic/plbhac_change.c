@@ -30,6 +30,7 @@ static int near_samples(const plb_t *s, int32_t p, int64_t m, int64_t size)
  * to that level before the evaluation reads them (checked when an evaluation is issued). */
 wpart_status_t wpart_i_plb_late_blocks(plb_t *s, double now)
 {
+    wpart_status_t st = WPART_OK;
     double cr = s->cfg.change_ratio;
     if (!(cr > 1.0) || s->hec || s->version == 0) {
         return WPART_OK;
@@ -44,13 +45,11 @@ wpart_status_t wpart_i_plb_late_blocks(plb_t *s, double now)
             continue;
         }
         double r = el / d;
-        wpart_status_t st = rescale_samples(s, w, s->ns[w], r);
-        if (st != WPART_OK) {
-            return st;
-        }
+        WPART_CHECK(rescale_samples(s, w, s->ns[w], r));
         s->cur_dur[w] = el;
     }
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 
@@ -84,6 +83,7 @@ wpart_status_t wpart_i_plb_detect_change(plb_t *s, int32_t p, int32_t kind, int6
 /* Multiplies the compute times of the first m samples of PU p by r. */
 static wpart_status_t rescale_samples(plb_t *s, int32_t p, int64_t m, double r)
 {
+    wpart_status_t st = WPART_OK;
     for (int64_t i = 0; i < m; i++) {
         s->stc[p][i] *= r;
     }
@@ -95,13 +95,11 @@ static wpart_status_t rescale_samples(plb_t *s, int32_t p, int64_t m, double r)
         wpart_i_fitinc_free(&s->fi[p]);
         wpart_i_fitinc_init(&s->fi[p]);
         for (int64_t k = 1; k <= s->ns[p]; k++) {
-            wpart_status_t st = wpart_i_fitinc_push(&s->fi[p], &s->cfg.fit, s->sx[p], s->stc[p],
-                                                    s->stx[p], k);
-            if (st != WPART_OK) {
-                return st;
-            }
+            WPART_CHECK(wpart_i_fitinc_push(&s->fi[p], &s->cfg.fit, s->sx[p], s->stc[p],
+                                            s->stx[p], k));
         }
     }
 #endif
-    return WPART_OK;
+cleanup:
+    return st;
 }

@@ -23,6 +23,7 @@
 
 wpart_status_t wpart_i_sim_grow(void **p, int64_t *cap, int64_t need, size_t sz, const char *what)
 {
+    wpart_status_t st = WPART_OK;
     if (need <= *cap) {
         return WPART_OK;
     }
@@ -32,11 +33,12 @@ wpart_status_t wpart_i_sim_grow(void **p, int64_t *cap, int64_t need, size_t sz,
     }
     void *q = wpart_i_realloc(*p, nc, sz);
     if (!q) {
-        return wpart_i_error(WPART_ENOMEM, "%s (%" PRId64 " entries)", what, nc);
+        WPART_FAIL(WPART_ENOMEM, "%s (%" PRId64 " entries)", what, nc);
     }
     *p = q;
     *cap = nc;
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 void wpart_dynamic_sim_options_init(wpart_dynamic_sim_options_t *o)
@@ -542,6 +544,7 @@ static int span_cmp(const void *a, const void *b)
 /* P1: the assigned blocks are disjoint and cover [0, W) exactly once, all completed. */
 static wpart_status_t check_coverage(eng_t *e)
 {
+    wpart_status_t st = WPART_OK;
     int64_t W = wpart_dynamic_balancer_total(e->b);
     int sorted = 1;
     for (int64_t i = 1; i < e->n_span && sorted; i++) {
@@ -553,22 +556,23 @@ static wpart_status_t check_coverage(eng_t *e)
     int64_t at = 0;
     for (int64_t i = 0; i < e->n_span; i++) {
         if (e->span[i].offset != at) {
-            return wpart_i_error(WPART_EINTERNAL,
-                                 "coverage invariant violated (balancer %s): element %" PRId64
-                                 " is %s",
-                                 wpart_dynamic_balancer_name(e->b),
-                                 e->span[i].offset > at ? at : e->span[i].offset,
-                                 e->span[i].offset > at ? "never assigned" : "assigned twice");
+            WPART_FAIL(WPART_EINTERNAL,
+                       "coverage invariant violated (balancer %s): element %" PRId64
+                       " is %s",
+                       wpart_dynamic_balancer_name(e->b),
+                       e->span[i].offset > at ? at : e->span[i].offset,
+                       e->span[i].offset > at ? "never assigned" : "assigned twice");
         }
         at += e->span[i].size;
     }
     if (at != W || e->in_flight != 0) {
-        return wpart_i_error(WPART_EINTERNAL,
-                             "coverage invariant violated (balancer %s): %" PRId64 " of %" PRId64
-                             " elements assigned, %" PRId64 " blocks unfinished",
-                             wpart_dynamic_balancer_name(e->b), at, W, e->in_flight);
+        WPART_FAIL(WPART_EINTERNAL,
+                   "coverage invariant violated (balancer %s): %" PRId64 " of %" PRId64
+                   " elements assigned, %" PRId64 " blocks unfinished",
+                   wpart_dynamic_balancer_name(e->b), at, W, e->in_flight);
     }
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 wpart_status_t wpart_i_sim_finish(eng_t *e)
@@ -605,19 +609,22 @@ cleanup:
 
 wpart_status_t wpart_i_sim_open(eng_t *e, wpart_dynamic_sim_result_t *out)
 {
+    wpart_status_t st = WPART_OK;
     memset(e, 0, sizeof *e);
     e->free_slot = -1;
     if (!out) {
-        return wpart_i_error(WPART_EINVAL, "out is NULL");
+        WPART_FAIL(WPART_EINVAL, "out is NULL");
     }
     memset(out, 0, sizeof *out);
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 wpart_status_t wpart_i_sim_alloc(eng_t *e, wpart_dynamic_balancer_t *b,
                                  const wpart_dynamic_sim_options_t *o,
                                  wpart_dynamic_sim_result_t *out, int32_t n, const char *what)
 {
+    wpart_status_t st = WPART_OK;
     e->b = b;
     e->o = o;
     e->r = out;
@@ -634,9 +641,10 @@ wpart_status_t wpart_i_sim_alloc(eng_t *e, wpart_dynamic_balancer_t *b,
     e->acts.cap = mxa;
     if (!out->busy || !out->idle || !out->idle_breakdown || !out->elements || !out->blocks ||
         !e->pu || !e->acts.a) {
-        return wpart_i_error(WPART_ENOMEM, "%s for %d PUs", what, (int)n);
+        WPART_FAIL(WPART_ENOMEM, "%s for %d PUs", what, (int)n);
     }
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 wpart_status_t wpart_i_sim_release(eng_t *e, wpart_dynamic_sim_result_t *out, wpart_status_t st)

@@ -58,6 +58,7 @@ static wpart_status_t poll_source(eng_t *e)
  * report and push it as an event at the source's time; stop at the time limit. */
 static wpart_status_t wait_source(void *ctx, wpart_i_loop_t *lp)
 {
+    wpart_status_t st = WPART_OK;
     eng_t *e = ctx;
     const wpart_dynamic_source_t *src = e->src;
     double t = src->now(src->ctx);
@@ -71,15 +72,14 @@ static wpart_status_t wait_source(void *ctx, wpart_i_loop_t *lp)
         until = e->time_limit;
     }
     int got = 0;
-    wpart_status_t st = src->wait(src->ctx, until, &e->ext, &got);
-    if (st != WPART_OK) {
-        return st;
-    }
+    WPART_CHECK(src->wait(src->ctx, until, &e->ext, &got));
     if (!got) {
         return poll_source(e);
     }
-    return wpart_i_loop_push(lp, src->now(src->ctx), e->ext.kind == 1 ? EV_EXT_EVAL : EV_EXT_BLOCK,
+    st = wpart_i_loop_push(lp, src->now(src->ctx), e->ext.kind == 1 ? EV_EXT_EVAL : EV_EXT_BLOCK,
                              e->ext.pu, e->ext.block_id);
+cleanup:
+    return st;
 }
 
 static wpart_status_t h_ext_block(void *ctx, wpart_i_loop_t *lp, const wpart_i_event_t *ev)

@@ -322,16 +322,17 @@ static double interp_at(int32_t how, int32_t m, int32_t d, const double *U, cons
 wpart_status_t wpart_multikernel_interp_eval(const double *model, int32_t q, const double *Q,
                                              double *out, int32_t *how_out, int32_t *near_out)
 {
+    wpart_status_t st = WPART_OK;
     if (!model || q < 0 || (q > 0 && (!Q || !out))) {
-        return wpart_i_error(WPART_EINVAL, "interp_eval: NULL argument");
+        WPART_FAIL(WPART_EINVAL, "interp_eval: NULL argument");
     }
     int32_t m = (int32_t)model[0], d = (int32_t)model[1], how = (int32_t)model[2];
     if (m < 1 || d < 1 || how < 0 || how > 3) {
-        return wpart_i_error(WPART_EINVAL, "interp_eval: not a packed interpolation model");
+        WPART_FAIL(WPART_EINVAL, "interp_eval: not a packed interpolation model");
     }
     for (int64_t i = 0; i < (int64_t)q * d; i++) {
         if (!isfinite(Q[i])) {
-            return wpart_i_error(WPART_EINVAL, "x must be finite (point %" PRId64 ")", i / d);
+            WPART_FAIL(WPART_EINVAL, "x must be finite (point %" PRId64 ")", i / d);
         }
     }
     const double *U = model + 3, *v = U + (int64_t)m * d, *coef = v + m, *first = coef + m + d + 1;
@@ -345,7 +346,8 @@ wpart_status_t wpart_multikernel_interp_eval(const double *model, int32_t q, con
     if (how_out) {
         *how_out = how;
     }
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 wpart_status_t wpart_multikernel_interpolate(int32_t n, int32_t d, const double *X, const double *y,

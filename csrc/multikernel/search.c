@@ -14,14 +14,16 @@
 
 wpart_status_t wpart_multikernel_bisect_init(wpart_multikernel_bisect_t *b, double x_min)
 {
+    wpart_status_t st = WPART_OK;
     if (!b) {
-        return wpart_i_error(WPART_EINVAL, "bisect: NULL state");
+        WPART_FAIL(WPART_EINVAL, "bisect: NULL state");
     }
     if (!(x_min > 0.0 && x_min <= 1.0)) {
-        return wpart_i_error(WPART_EINVAL, "x_min must be in (0, 1], got %g", x_min);
+        WPART_FAIL(WPART_EINVAL, "x_min must be in (0, 1], got %g", x_min);
     }
     *b = (wpart_multikernel_bisect_t){.g = 0.0, .c = 0.0, .X = 1.0, .x_min = x_min};
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 double wpart_multikernel_bisect_candidate(const wpart_multikernel_bisect_t *b) { return b->g + b->X / 2.0; }
@@ -31,15 +33,16 @@ static int bad_time(double t) { return !(t >= 0.0) || isnan(t); }
 wpart_status_t wpart_multikernel_bisect_feedback(wpart_multikernel_bisect_t *b, double t_gpu, double t_cpu,
                                         int *exhausted_out)
 {
+    wpart_status_t st = WPART_OK;
     if (!b) {
-        return wpart_i_error(WPART_EINVAL, "bisect: NULL state");
+        WPART_FAIL(WPART_EINVAL, "bisect: NULL state");
     }
     if (bad_time(t_gpu) || bad_time(t_cpu)) {
-        return wpart_i_error(WPART_EINVAL, "t_gpu and t_cpu must be >= 0, got %g and %g", t_gpu,
-                             t_cpu);
+        WPART_FAIL(WPART_EINVAL, "t_gpu and t_cpu must be >= 0, got %g and %g", t_gpu,
+                   t_cpu);
     }
     if (b->exhausted) {
-        return wpart_i_error(WPART_EINVAL, "the generator is exhausted");
+        WPART_FAIL(WPART_EINVAL, "the generator is exhausted");
     }
     if (t_gpu < t_cpu) {
         b->g += b->X / 2.0; /* the GPU did better: its half is bound to it */
@@ -56,17 +59,19 @@ wpart_status_t wpart_multikernel_bisect_feedback(wpart_multikernel_bisect_t *b, 
     if (exhausted_out) {
         *exhausted_out = b->exhausted;
     }
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 /* ---------------------------------------------------------------- configuration search -- */
 
 wpart_status_t wpart_multikernel_search_init(wpart_multikernel_search_t *s, int32_t nf, int32_t no, int32_t nw)
 {
+    wpart_status_t st = WPART_OK;
     if (!s || nf < 1 || no < 1 || nw < 1) {
-        return wpart_i_error(WPART_EINVAL,
-                             "search: need >= 1 candidate per dimension, got %d, %d, %d",
-                             (int)nf, (int)no, (int)nw);
+        WPART_FAIL(WPART_EINVAL,
+                   "search: need >= 1 candidate per dimension, got %d, %d, %d",
+                   (int)nf, (int)no, (int)nw);
     }
     memset(s, 0, sizeof *s);
     s->nf = nf;
@@ -75,7 +80,8 @@ wpart_status_t wpart_multikernel_search_init(wpart_multikernel_search_t *s, int3
     s->prev_f = s->prev_o = s->prev_w = INFINITY;
     s->best_f = s->best_o = s->best = INFINITY;
     s->best_fi = s->best_oi = s->best_wi = -1;
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 int wpart_multikernel_search_next(const wpart_multikernel_search_t *s, int32_t *f, int32_t *o, int32_t *w)
@@ -111,14 +117,15 @@ static int close_fission(wpart_multikernel_search_t *s)
 
 wpart_status_t wpart_multikernel_search_report(wpart_multikernel_search_t *s, double t)
 {
+    wpart_status_t st = WPART_OK;
     if (!s) {
-        return wpart_i_error(WPART_EINVAL, "search: NULL state");
+        WPART_FAIL(WPART_EINVAL, "search: NULL state");
     }
     if (s->done) {
-        return wpart_i_error(WPART_EINVAL, "the search is over");
+        WPART_FAIL(WPART_EINVAL, "the search is over");
     }
     if (!(t >= 0.0)) {
-        return wpart_i_error(WPART_EINVAL, "t must be >= 0 (or +inf), got %g", t);
+        WPART_FAIL(WPART_EINVAL, "t must be >= 0 (or +inf), got %g", t);
     }
     s->evaluated++;
     if (t < s->best) {
@@ -151,7 +158,8 @@ wpart_status_t wpart_multikernel_search_report(wpart_multikernel_search_t *s, do
     s->w = 0;
     s->prev_w = INFINITY;
     s->best_o = INFINITY;
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 /* ---------------------------------------------------------------- imbalance detector ---- */
@@ -159,17 +167,18 @@ wpart_status_t wpart_multikernel_search_report(wpart_multikernel_search_t *s, do
 wpart_status_t wpart_multikernel_detector_init(wpart_multikernel_detector_t *d, double w, double max_dev,
                                       double cf)
 {
+    wpart_status_t st = WPART_OK;
     if (!d) {
-        return wpart_i_error(WPART_EINVAL, "detector: NULL state");
+        WPART_FAIL(WPART_EINVAL, "detector: NULL state");
     }
     if (!(w > 0.0 && w <= 1.0)) {
-        return wpart_i_error(WPART_EINVAL, "w must be in (0, 1], got %g", w);
+        WPART_FAIL(WPART_EINVAL, "w must be in (0, 1], got %g", w);
     }
     if (!(max_dev > 0.0 && max_dev <= 1.0)) {
-        return wpart_i_error(WPART_EINVAL, "max_dev must be in (0, 1], got %g", max_dev);
+        WPART_FAIL(WPART_EINVAL, "max_dev must be in (0, 1], got %g", max_dev);
     }
     if (!(cf > 0.0 && cf <= 1.0)) {
-        return wpart_i_error(WPART_EINVAL, "cf must be in (0, 1], got %g", cf);
+        WPART_FAIL(WPART_EINVAL, "cf must be in (0, 1], got %g", cf);
     }
     memset(d, 0, sizeof *d);
     d->w = w;
@@ -177,32 +186,34 @@ wpart_status_t wpart_multikernel_detector_init(wpart_multikernel_detector_t *d, 
     d->cf = cf;
     d->window = 1;
     wpart_multikernel_detector_reset(d);
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 /* The checks of a set_window call: the state (`who`) given, window in 1..wmax. */
 static wpart_status_t check_window(int have_state, const char *who, int32_t window, int32_t wmax)
 {
+    wpart_status_t st = WPART_OK;
     if (!have_state) {
-        return wpart_i_error(WPART_EINVAL, "%s: NULL state", who);
+        WPART_FAIL(WPART_EINVAL, "%s: NULL state", who);
     }
     if (window < 1 || window > wmax) {
-        return wpart_i_error(WPART_EINVAL, "window must be in 1..%d, got %d", (int)wmax,
-                             (int)window);
+        WPART_FAIL(WPART_EINVAL, "window must be in 1..%d, got %d", (int)wmax,
+                   (int)window);
     }
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 wpart_status_t wpart_multikernel_detector_set_window(wpart_multikernel_detector_t *d,
                                                      int32_t window)
 {
-    wpart_status_t st = check_window(d != NULL, "detector", window, WPART_MULTIKERNEL_DET_WMAX);
-    if (st != WPART_OK) {
-        return st;
-    }
+    wpart_status_t st = WPART_OK;
+    WPART_CHECK(check_window(d != NULL, "detector", window, WPART_MULTIKERNEL_DET_WMAX));
     d->window = window;
     wpart_multikernel_detector_reset(d);
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 /* v[0..n) sorted into a (insertion sort: n <= WPART_MULTIKERNEL_DET_WMAX, a window). */
@@ -242,33 +253,33 @@ void wpart_multikernel_detector_reset(wpart_multikernel_detector_t *d)
 
 wpart_status_t wpart_multikernel_balance_ratio(int32_t n, const double *t, double *ratio_out)
 {
+    wpart_status_t st = WPART_OK;
     if (n < 1 || !t || !ratio_out) {
-        return wpart_i_error(WPART_EINVAL, "t_dev: need at least one device time");
+        WPART_FAIL(WPART_EINVAL, "t_dev: need at least one device time");
     }
     double lo = INFINITY, hi = 0.0;
     for (int32_t i = 0; i < n; i++) {
         if (!(t[i] >= 0.0) || !isfinite(t[i])) {
-            return wpart_i_error(WPART_EINVAL, "t_dev[%d] must be finite and >= 0, got %g",
+            WPART_FAIL(WPART_EINVAL, "t_dev[%d] must be finite and >= 0, got %g",
                                  (int)i, t[i]);
         }
         lo = t[i] < lo ? t[i] : lo;
         hi = t[i] > hi ? t[i] : hi;
     }
     *ratio_out = hi > 0.0 ? lo / hi : 1.0;
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 wpart_status_t wpart_multikernel_detector_update(wpart_multikernel_detector_t *d, int32_t n, const double *t_dev,
                                         int *fire_out, double *dev_out)
 {
+    wpart_status_t st = WPART_OK;
     if (!d) {
-        return wpart_i_error(WPART_EINVAL, "detector: NULL state");
+        WPART_FAIL(WPART_EINVAL, "detector: NULL state");
     }
     double dev;
-    wpart_status_t st = wpart_multikernel_balance_ratio(n, t_dev, &dev);
-    if (st != WPART_OK) {
-        return st;
-    }
+    WPART_CHECK(wpart_multikernel_balance_ratio(n, t_dev, &dev));
     double bound = d->max_dev * d->cf;
     int32_t W = d->window >= 1 && d->window <= WPART_MULTIKERNEL_DET_WMAX ? d->window : 1;
     d->win[d->pos] = dev;
@@ -288,7 +299,8 @@ wpart_status_t wpart_multikernel_detector_update(wpart_multikernel_detector_t *d
     if (dev_out) {
         *dev_out = dev;
     }
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 /* ---------------------------------------------------------------- adaptive binary search  */
@@ -314,17 +326,18 @@ static double clamp01(double x) { return x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x); }
 wpart_status_t wpart_multikernel_abs_start(wpart_multikernel_abs_t *a, double s, double T_init, double T_min,
                                   double T_max)
 {
+    wpart_status_t st = WPART_OK;
     if (!a) {
-        return wpart_i_error(WPART_EINVAL, "abs: NULL state");
+        WPART_FAIL(WPART_EINVAL, "abs: NULL state");
     }
     if (!(s >= 0.0 && s <= 1.0)) {
-        return wpart_i_error(WPART_EINVAL, "s must be in [0, 1], got %g", s);
+        WPART_FAIL(WPART_EINVAL, "s must be in [0, 1], got %g", s);
     }
     if (!(T_min > 0.0 && T_min <= T_init && T_init <= T_max && T_max <= 1.0)) {
-        return wpart_i_error(WPART_EINVAL,
-                             "need 0 < T_min <= T_init <= T_max <= 1, got T_min=%g, T_init=%g, "
-                             "T_max=%g",
-                             T_min, T_init, T_max);
+        WPART_FAIL(WPART_EINVAL,
+                   "need 0 < T_min <= T_init <= T_max <= 1, got T_min=%g, T_init=%g, "
+                   "T_max=%g",
+                   T_min, T_init, T_max);
     }
     memset(a, 0, sizeof *a);
     a->s = s;
@@ -336,32 +349,33 @@ wpart_status_t wpart_multikernel_abs_start(wpart_multikernel_abs_t *a, double s,
     a->hi = 1.0;
     a->phase = ABS_SHIFT;
     a->window = 1;
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 wpart_status_t wpart_multikernel_abs_set_window(wpart_multikernel_abs_t *a, int32_t window,
                                                 double band)
 {
-    wpart_status_t st = check_window(a != NULL, "abs", window, WPART_MULTIKERNEL_ABS_WMAX);
-    if (st != WPART_OK) {
-        return st;
-    }
+    wpart_status_t st = WPART_OK;
+    WPART_CHECK(check_window(a != NULL, "abs", window, WPART_MULTIKERNEL_ABS_WMAX));
     if (!(band >= 0.0 && band < 1.0)) {
-        return wpart_i_error(WPART_EINVAL, "band must be in [0, 1), got %g", band);
+        WPART_FAIL(WPART_EINVAL, "band must be in [0, 1), got %g", band);
     }
     a->window = window;
     a->band = band;
     a->ng = a->pg = a->nc = a->pc = 0;
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 wpart_status_t wpart_multikernel_abs_restart(wpart_multikernel_abs_t *a, double s)
 {
+    wpart_status_t st = WPART_OK;
     if (!a) {
-        return wpart_i_error(WPART_EINVAL, "abs: NULL state");
+        WPART_FAIL(WPART_EINVAL, "abs: NULL state");
     }
     if (!(s >= 0.0 && s <= 1.0)) {
-        return wpart_i_error(WPART_EINVAL, "s must be in [0, 1], got %g", s);
+        WPART_FAIL(WPART_EINVAL, "s must be in [0, 1], got %g", s);
     }
     a->s = a->s_prev = s;
     a->T = a->T_init;
@@ -370,7 +384,8 @@ wpart_status_t wpart_multikernel_abs_restart(wpart_multikernel_abs_t *a, double 
     a->phase = ABS_SHIFT;
     a->last_dir = a->run = a->nb = a->nconv = 0;
     a->bdirs[0] = a->bdirs[1] = a->bdirs[2] = 0;
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 /* The robust search's window: the run's times per unit of share of each type that ran. */
@@ -394,15 +409,17 @@ static void abs_record(wpart_multikernel_abs_t *a, double t_gpu, double t_cpu)
 
 wpart_status_t wpart_multikernel_abs_observe(wpart_multikernel_abs_t *a, double t_gpu, double t_cpu)
 {
+    wpart_status_t st = WPART_OK;
     if (!a) {
-        return wpart_i_error(WPART_EINVAL, "abs: NULL state");
+        WPART_FAIL(WPART_EINVAL, "abs: NULL state");
     }
     if (bad_time(t_gpu) || bad_time(t_cpu) || isinf(t_gpu) || isinf(t_cpu)) {
-        return wpart_i_error(WPART_EINVAL, "t_gpu and t_cpu must be finite and >= 0, got %g "
-                             "and %g", t_gpu, t_cpu);
+        WPART_FAIL(WPART_EINVAL, "t_gpu and t_cpu must be finite and >= 0, got %g "
+                   "and %g", t_gpu, t_cpu);
     }
     abs_record(a, t_gpu, t_cpu);
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 static void abs_shift(wpart_multikernel_abs_t *a, int dir)
@@ -418,8 +435,9 @@ static void abs_shift(wpart_multikernel_abs_t *a, int dir)
 wpart_status_t wpart_multikernel_abs_estimate(const wpart_multikernel_abs_t *a, double *t_gpu_out,
                                               double *t_cpu_out, int *ok_out)
 {
+    wpart_status_t st = WPART_OK;
     if (!a || !t_gpu_out || !t_cpu_out || !ok_out) {
-        return wpart_i_error(WPART_EINVAL, "abs: NULL argument");
+        WPART_FAIL(WPART_EINVAL, "abs: NULL argument");
     }
     *ok_out = 0;
     if (a->window <= 1 || (a->s > 0.0 && a->ng == 0) || (a->s < 1.0 && a->nc == 0)) {
@@ -428,15 +446,17 @@ wpart_status_t wpart_multikernel_abs_estimate(const wpart_multikernel_abs_t *a, 
     *t_gpu_out = a->s > 0.0 ? a->s * low_order(a->qg, a->ng) : 0.0;
     *t_cpu_out = a->s < 1.0 ? (1.0 - a->s) * low_order(a->qc, a->nc) : 0.0;
     *ok_out = 1;
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 static void abs_move(wpart_multikernel_abs_t *a, double t_gpu, double t_cpu, double *s_out);
 
 wpart_status_t wpart_multikernel_abs_judge(wpart_multikernel_abs_t *a, double *s_out)
 {
+    wpart_status_t st = WPART_OK;
     if (!a || !s_out) {
-        return wpart_i_error(WPART_EINVAL, "abs: NULL argument");
+        WPART_FAIL(WPART_EINVAL, "abs: NULL argument");
     }
     double tg = 0.0, tc = 0.0;
     int ok = 0;
@@ -449,17 +469,19 @@ wpart_status_t wpart_multikernel_abs_judge(wpart_multikernel_abs_t *a, double *s
         return WPART_OK;
     }
     abs_move(a, tg, tc, s_out);
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 wpart_status_t wpart_multikernel_abs_step(wpart_multikernel_abs_t *a, double t_gpu, double t_cpu, double *s_out)
 {
+    wpart_status_t st = WPART_OK;
     if (!a || !s_out) {
-        return wpart_i_error(WPART_EINVAL, "abs: NULL argument");
+        WPART_FAIL(WPART_EINVAL, "abs: NULL argument");
     }
     if (bad_time(t_gpu) || bad_time(t_cpu)) {
-        return wpart_i_error(WPART_EINVAL, "t_gpu and t_cpu must be >= 0, got %g and %g", t_gpu,
-                             t_cpu);
+        WPART_FAIL(WPART_EINVAL, "t_gpu and t_cpu must be >= 0, got %g and %g", t_gpu,
+                   t_cpu);
     }
     if (a->window > 1 && isfinite(t_gpu) && isfinite(t_cpu)) {
         /* robust: the run joins the window; the step judges its medians at this share */
@@ -473,7 +495,8 @@ wpart_status_t wpart_multikernel_abs_step(wpart_multikernel_abs_t *a, double t_g
     }
     a->steps++;
     abs_move(a, t_gpu, t_cpu, s_out);
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 /* The paper's step on the type times (t_gpu, t_cpu) judged at the current share. */

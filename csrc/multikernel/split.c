@@ -12,44 +12,48 @@
 
 wpart_status_t wpart_multikernel_quantum(int32_t n, const int64_t *a, const int64_t *b, int64_t *q_out)
 {
+    wpart_status_t st = WPART_OK;
     if (!q_out || n < 0 || (n > 0 && (!a || !b))) {
-        return wpart_i_error(WPART_EINVAL, "quantum: NULL argument or negative count");
+        WPART_FAIL(WPART_EINVAL, "quantum: NULL argument or negative count");
     }
     int64_t q = 1;
     for (int32_t i = 0; i < n; i++) {
         if (a[i] < 1 || b[i] < 1) {
-            return wpart_i_error(WPART_EINVAL,
-                                 "constraint %d: a and b must be >= 1, got (%" PRId64
-                                 ", %" PRId64 ")",
-                                 (int)i, a[i], b[i]);
+            WPART_FAIL(WPART_EINVAL,
+                       "constraint %d: a and b must be >= 1, got (%" PRId64
+                       ", %" PRId64 ")",
+                       (int)i, a[i], b[i]);
         }
         int64_t need = b[i] / wpart_i_gcd64(a[i], b[i]);
         int64_t g = wpart_i_gcd64(q, need);
         int64_t f = need / g;
         if (q > INT64_MAX / f) {
-            return wpart_i_error(WPART_EOVERFLOW, "the quantum overflows int64");
+            WPART_FAIL(WPART_EOVERFLOW, "the quantum overflows int64");
         }
         q *= f;
     }
     *q_out = q;
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 wpart_status_t wpart_multikernel_exclusive_scan(int32_t n, const int64_t *in, int64_t *out)
 {
+    wpart_status_t st = WPART_OK;
     if (n < 0 || (n > 0 && (!in || !out))) {
-        return wpart_i_error(WPART_EINVAL, "exclusive_scan: NULL argument or negative count");
+        WPART_FAIL(WPART_EINVAL, "exclusive_scan: NULL argument or negative count");
     }
     int64_t acc = 0;
     for (int32_t i = 0; i < n; i++) {
         int64_t v = in[i];
         out[i] = acc;
         if ((v > 0 && acc > INT64_MAX - v) || (v < 0 && acc < INT64_MIN - v)) {
-            return wpart_i_error(WPART_EOVERFLOW, "the prefix sum overflows int64");
+            WPART_FAIL(WPART_EOVERFLOW, "the prefix sum overflows int64");
         }
         acc += v;
     }
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 /* Order of the greedy rounding: larger remainder first (in units of the quantum), ties to the
@@ -69,6 +73,7 @@ static int rem_before(const multikernel_rem_t *a, const multikernel_rem_t *b)
 static wpart_status_t rem_sort(multikernel_rem_t *v, multikernel_rem_t *tmp, int32_t n,
                                const wpart_control_t *ctl, double t0)
 {
+    wpart_status_t st = WPART_OK;
     multikernel_rem_t *src = v, *dst = tmp;
     int64_t moves = 0;
     for (int64_t w = 1; w < n; w *= 2) {
@@ -87,10 +92,7 @@ static wpart_status_t rem_sort(multikernel_rem_t *v, multikernel_rem_t *tmp, int
             moves += hi - lo;
             if (moves >= 65536) {
                 moves = 0;
-                wpart_status_t st = wpart_i_poll(ctl, t0, 0.0, 0.0);
-                if (st != WPART_OK) {
-                    return st;
-                }
+                WPART_CHECK(wpart_i_poll(ctl, t0, 0.0, 0.0));
             }
         }
         multikernel_rem_t *t = src;
@@ -100,7 +102,8 @@ static wpart_status_t rem_sort(multikernel_rem_t *v, multikernel_rem_t *tmp, int
     if (src != v) {
         memcpy(v, src, (size_t)n * sizeof *v);
     }
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 /* The sum of the live candidates' quanta, exact: up to 2^31 values below 2^63 (two words). */
@@ -298,94 +301,94 @@ wpart_status_t wpart_multikernel_level_of_parallelism(int32_t cpu_subdevices, in
                                              int32_t n_gpus, int cpu_used, int gpu_used,
                                              int64_t *lop_out)
 {
+    wpart_status_t st = WPART_OK;
     if (!lop_out || cpu_subdevices < 1 || overlap < 1 || n_gpus < 0) {
-        return wpart_i_error(WPART_EINVAL,
-                             "level of parallelism: need cpu_subdevices >= 1, overlap >= 1, "
-                             "n_gpus >= 0");
+        WPART_FAIL(WPART_EINVAL,
+                   "level of parallelism: need cpu_subdevices >= 1, overlap >= 1, "
+                   "n_gpus >= 0");
     }
     *lop_out = (cpu_used ? (int64_t)cpu_subdevices : 0) +
                (gpu_used ? (int64_t)overlap * (int64_t)n_gpus : 0);
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 static wpart_status_t check_scores(int32_t n, const double *score, double *sum_out)
 {
+    wpart_status_t st = WPART_OK;
     if (n < 0 || (n > 0 && !score)) {
-        return wpart_i_error(WPART_EINVAL, "gpu_scores: NULL or negative count");
+        WPART_FAIL(WPART_EINVAL, "gpu_scores: NULL or negative count");
     }
     double s = 0.0;
     for (int32_t g = 0; g < n; g++) {
         if (!(score[g] >= 0.0) || !isfinite(score[g])) {
-            return wpart_i_error(WPART_EINVAL, "gpu_scores[%d] must be finite and >= 0, got %g",
-                                 (int)g, score[g]);
+            WPART_FAIL(WPART_EINVAL, "gpu_scores[%d] must be finite and >= 0, got %g",
+                       (int)g, score[g]);
         }
         s += score[g];
     }
     if (!isfinite(s)) {
-        return wpart_i_error(WPART_EINVAL, "gpu_scores must have a finite sum");
+        WPART_FAIL(WPART_EINVAL, "gpu_scores must have a finite sum");
     }
     *sum_out = s;
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 wpart_status_t wpart_multikernel_seed_share(int32_t n_gpu, const double *gpu_score, double cpu_score,
                                    double *s_out)
 {
+    wpart_status_t st = WPART_OK;
     double sg;
-    wpart_status_t st = check_scores(n_gpu, gpu_score, &sg);
-    if (st != WPART_OK) {
-        return st;
-    }
+    WPART_CHECK(check_scores(n_gpu, gpu_score, &sg));
     if (!(cpu_score >= 0.0) || !isfinite(cpu_score) || !(sg + cpu_score > 0.0) || !s_out) {
-        return wpart_i_error(WPART_EINVAL,
-                             "cpu_score must be finite and >= 0, with a positive total score");
+        WPART_FAIL(WPART_EINVAL,
+                   "cpu_score must be finite and >= 0, with a positive total score");
     }
     *s_out = sg / (sg + cpu_score);
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 wpart_status_t wpart_multikernel_gpu_fractions(int32_t n_gpu, const double *gpu_score, double s,
                                       double *frac_out)
 {
+    wpart_status_t st = WPART_OK;
     double sg;
-    wpart_status_t st = check_scores(n_gpu, gpu_score, &sg);
-    if (st != WPART_OK) {
-        return st;
-    }
+    WPART_CHECK(check_scores(n_gpu, gpu_score, &sg));
     if (!(s >= 0.0 && s <= 1.0) || (n_gpu > 0 && !frac_out)) {
-        return wpart_i_error(WPART_EINVAL, "s must be in [0, 1], got %g", s);
+        WPART_FAIL(WPART_EINVAL, "s must be in [0, 1], got %g", s);
     }
     if (n_gpu > 0 && !(sg > 0.0)) {
-        return wpart_i_error(WPART_EINVAL, "gpu_scores must have a positive sum");
+        WPART_FAIL(WPART_EINVAL, "gpu_scores must have a positive sum");
     }
     for (int32_t g = 0; g < n_gpu; g++) {
         frac_out[g] = s * (gpu_score[g] / sg);
     }
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 wpart_status_t wpart_multikernel_exec_shares(double s, int32_t n_gpu, const double *gpu_score,
                                     int32_t overlap, int32_t cpu_subdevices, double *phi_out)
 {
+    wpart_status_t st = WPART_OK;
     if (overlap < 1 || cpu_subdevices < 0 || !phi_out) {
-        return wpart_i_error(WPART_EINVAL, "exec_shares: need overlap >= 1, cpu_subdevices >= 0");
+        WPART_FAIL(WPART_EINVAL, "exec_shares: need overlap >= 1, cpu_subdevices >= 0");
     }
     if (n_gpu == 0 && s != 0.0) {
-        return wpart_i_error(WPART_EINVAL, "s must be 0 without GPUs, got %g", s);
+        WPART_FAIL(WPART_EINVAL, "s must be 0 without GPUs, got %g", s);
     }
     if (cpu_subdevices == 0 && s != 1.0) {
-        return wpart_i_error(WPART_EINVAL, "s must be 1 without CPU sub-devices, got %g", s);
+        WPART_FAIL(WPART_EINVAL, "s must be 1 without CPU sub-devices, got %g", s);
     }
     double sg;
-    wpart_status_t st = check_scores(n_gpu, gpu_score, &sg);
-    if (st != WPART_OK) {
-        return st;
-    }
+    WPART_CHECK(check_scores(n_gpu, gpu_score, &sg));
     if (!(s >= 0.0 && s <= 1.0)) {
-        return wpart_i_error(WPART_EINVAL, "s must be in [0, 1], got %g", s);
+        WPART_FAIL(WPART_EINVAL, "s must be in [0, 1], got %g", s);
     }
     if (n_gpu > 0 && !(sg > 0.0)) {
-        return wpart_i_error(WPART_EINVAL, "gpu_scores must have a positive sum");
+        WPART_FAIL(WPART_EINVAL, "gpu_scores must have a positive sum");
     }
     int64_t k = 0;
     for (int32_t g = 0; g < n_gpu; g++) {
@@ -396,7 +399,8 @@ wpart_status_t wpart_multikernel_exec_shares(double s, int32_t n_gpu, const doub
     for (int32_t c = 0; c < cpu_subdevices; c++) {
         phi_out[k++] = (1.0 - s) / cpu_subdevices;
     }
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 /* ---------------------------------------------------------------- occupancy ------------- */
@@ -410,27 +414,27 @@ void wpart_multikernel_gpu_caps_default(wpart_multikernel_gpu_caps_t *c)
 
 static wpart_status_t check_caps(const wpart_multikernel_gpu_caps_t *c)
 {
+    wpart_status_t st = WPART_OK;
     if (!c || c->wavefront < 1 || c->simds_cu < 1 || c->max_waves_simd < 1 ||
         c->max_waves_cu < 1 || c->max_wg_cu < 1 || c->lds_cu < 0 || c->vgprs_lane < 1 ||
         c->max_wgs < 1) {
-        return wpart_i_error(WPART_EINVAL, "caps: every capability must be >= 1");
+        WPART_FAIL(WPART_EINVAL, "caps: every capability must be >= 1");
     }
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 wpart_status_t wpart_multikernel_occupancy(const wpart_multikernel_gpu_caps_t *c, int32_t wgs, int32_t lds_per_wg,
                                   int32_t vgpr_per_thread, double *occ_out)
 {
-    wpart_status_t st = check_caps(c);
-    if (st != WPART_OK) {
-        return st;
-    }
+    wpart_status_t st = WPART_OK;
+    WPART_CHECK(check_caps(c));
     if (wgs < 1 || wgs > c->max_wgs) {
-        return wpart_i_error(WPART_EINVAL, "wgs must be in [1, %d], got %d", (int)c->max_wgs,
-                             (int)wgs);
+        WPART_FAIL(WPART_EINVAL, "wgs must be in [1, %d], got %d", (int)c->max_wgs,
+                   (int)wgs);
     }
     if (lds_per_wg < 0 || vgpr_per_thread < 1 || !occ_out) {
-        return wpart_i_error(WPART_EINVAL, "need lds_per_wg >= 0 and vgpr_per_thread >= 1");
+        WPART_FAIL(WPART_EINVAL, "need lds_per_wg >= 0 and vgpr_per_thread >= 1");
     }
     int64_t waves_wg = (wgs + c->wavefront - 1) / c->wavefront;
     int64_t lim = c->max_waves_cu / waves_wg;
@@ -450,7 +454,8 @@ wpart_status_t wpart_multikernel_occupancy(const wpart_multikernel_gpu_caps_t *c
     }
     double occ = (double)(lim * waves_wg) / (double)c->max_waves_cu;
     *occ_out = occ > 1.0 ? 1.0 : occ;
-    return WPART_OK;
+cleanup:
+    return st;
 }
 
 wpart_status_t wpart_multikernel_wgs_candidates(const wpart_multikernel_gpu_caps_t *c, int32_t lds_per_wg,
@@ -458,13 +463,11 @@ wpart_status_t wpart_multikernel_wgs_candidates(const wpart_multikernel_gpu_caps
                                        int32_t *wgs_out, double *occ_out, int32_t cap,
                                        int32_t *count_out)
 {
-    wpart_status_t st = check_caps(c);
-    if (st != WPART_OK) {
-        return st;
-    }
+    wpart_status_t st = WPART_OK;
+    WPART_CHECK(check_caps(c));
     if (!(threshold >= 0.0 && threshold <= 1.0) || cap < 0 || !count_out ||
         (cap > 0 && (!wgs_out || !occ_out))) {
-        return wpart_i_error(WPART_EINVAL, "threshold must be in [0, 1], got %g", threshold);
+        WPART_FAIL(WPART_EINVAL, "threshold must be in [0, 1], got %g", threshold);
     }
     int32_t nw = c->max_wgs / c->wavefront;
     if (nw < 1) {
@@ -475,7 +478,7 @@ wpart_status_t wpart_multikernel_wgs_candidates(const wpart_multikernel_gpu_caps
     if (!w || !o) {
         free(w);
         free(o);
-        return wpart_i_error(WPART_ENOMEM, "wgs candidates");
+        WPART_FAIL(WPART_ENOMEM, "wgs candidates");
     }
     int32_t k = 0;
     for (int32_t i = 1; i <= nw; i++) {
@@ -521,5 +524,6 @@ wpart_status_t wpart_multikernel_wgs_candidates(const wpart_multikernel_gpu_caps
     *count_out = keep;
     free(w);
     free(o);
-    return WPART_OK;
+cleanup:
+    return st;
 }
