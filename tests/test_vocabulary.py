@@ -166,9 +166,7 @@ def test_argument_names_and_keyword_only_options(qual, obj):
 
 #: Public **kwargs still hiding options (to be emptied by their families).
 PENDING_KWARGS = {
-    "wpart.dynamic.make_balancer", "wpart.dynamic.simulate", "wpart.dynamic.compare",
-    "wpart.dynamic.oracle_stepped", "wpart.tasks.Problem.with_",
-    "wpart.tasks.Problem.from_lbdatafile", "wpart.tasks.balance",
+    "wpart.dynamic.make_balancer", "wpart.dynamic.simulate", "wpart.tasks.Problem.with_",
 }
 
 

@@ -63,7 +63,10 @@ def compare(
     seeds: Iterable[int] = range(10),
     time_limit: float | None = None,
     progress: bool = True,
-    **simulate_kw: Any,
+    n: int | None = None, options: Mapping[str, Any] | None = None,
+    eval_cost: float = 0.1, eval_cost_mode: str = "const",
+    eval_model: tuple[float, float] = (0.1, 0.0), eval_scale: float = 1.0,
+    dispatch_overhead: float = 0.0, trace: bool = False, max_events: int = 0,
 ) -> DynamicComparison:
     """Simulate several balancers over several seeds (common random numbers per seed).
 
@@ -81,8 +84,10 @@ def compare(
         Seconds per simulated run (None: no limit); a stopped run gives NaN times.
     progress : bool, optional
         A tqdm bar over the runs.
-    **simulate_kw
-        Passed to :func:`wpart.dynamic.simulate` (``trace`` defaults to False here).
+    n, options, eval_cost, eval_cost_mode, eval_model, eval_scale, dispatch_overhead, \
+    trace, max_events : optional
+        The options of :func:`wpart.dynamic.simulate` for every run (see there; ``trace``
+        is False here): ``options`` holds the options of balancers given by name.
 
     Returns
     -------
@@ -114,7 +119,9 @@ def compare(
     # a sequence, checked before it is iterated (None, a number, a sparse matrix of 2**40
     # rows: a WpartError naming `seeds`)
     seeds = as_sequence(seeds, "seeds")
-    kw = dict(simulate_kw)
+    kw = dict(n=n, options=options, eval_cost=eval_cost, eval_cost_mode=eval_cost_mode,
+              eval_model=eval_model, eval_scale=eval_scale,
+              dispatch_overhead=dispatch_overhead, trace=trace, max_events=max_events)
     if time_limit is not None:
         kw["time_limit"] = time_limit
     if not isinstance(algos, Mapping) or not algos:

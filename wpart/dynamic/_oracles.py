@@ -209,7 +209,8 @@ def oracle_stepped(
     quantum: int = 1,
     time_limit: float | None = None,
     progress: Any = False,
-    **simulate_kw: Any,
+    dispatch_overhead: float = 0.0,
+    max_events: int = 0,
 ) -> OracleResult:
     """Best static equal-time shares run as repeated steps (the closest analogue of the
     paper's brute-force optimum, Sec. 5).
@@ -238,8 +239,9 @@ def oracle_stepped(
     progress : bool or callable, optional
         True for a progress bar over the step volumes, or a callable ``progress(done,
         total)`` (returning False cancels the run with :class:`wpart.CancelledError`).
-    **simulate_kw
-        Passed to :func:`wpart.dynamic.simulate` (``trace`` is off).
+    dispatch_overhead, max_events : optional
+        The options of :func:`wpart.dynamic.simulate` for every simulation (see there; the
+        fixed shares issue no evaluation, so its evaluation costs do not apply).
 
     Returns
     -------
@@ -261,8 +263,6 @@ def oracle_stepped(
     js = [count(j, "divisors") for j in it]
     if not js:
         raise WpartValueError("`divisors` must not be empty")
-    if "trace" in simulate_kw:
-        raise WpartTypeError("`trace` is not an option of oracle_stepped")
     import time as _time
 
     from .._progress import progress_hook
@@ -288,7 +288,7 @@ def oracle_stepped(
                 break
             blocks, T, pred = _solve_round(once if S == W else steady, S, q)
             res = simulate(platform, FixedBlocks(W, blocks), seed=seed, trace=False,
-                           **simulate_kw)
+                           dispatch_overhead=dispatch_overhead, max_events=max_events)
             rows.append((j, S, pred, res.makespan))
             if best is None or res.makespan < best[3] or (res.makespan == best[3]
                                                           and S > best[1]):
