@@ -166,7 +166,7 @@ def test_argument_names_and_keyword_only_options(qual, obj):
 
 #: Public **kwargs still hiding options (to be emptied by their families).
 PENDING_KWARGS = {
-    "wpart.dynamic.make_balancer", "wpart.dynamic.simulate", "wpart.tasks.Problem.with_",
+    "wpart.dynamic.make_balancer", "wpart.dynamic.simulate",
 }
 
 

@@ -58,6 +58,10 @@ def _optional_ids(x: Any, name: str, n: int | None, lo: int, hi: int) -> Any:
     return as_ints(x, name, n=n, lo=lo, hi=hi, dtype=np.int32, read_only=True)
 
 
+#: A keyword not given to :meth:`Problem.with_` (its field is kept).
+_KEEP: Any = type("_Keep", (), {"__repr__": lambda self: "<keep>"})()
+
+
 @fill_doc
 @dataclass(frozen=True, kw_only=True)
 class Coefficients:
@@ -320,14 +324,30 @@ class Problem:
         d["w_max"] = w
         return d
 
-    def with_(self, **changes: Any) -> Problem:
-        """A copy with some fields replaced (validated again)."""
-        if "n_ranks" in changes:
-            if "m" in changes:
-                raise WpartTypeError("with_() got both `m` and its deprecated alias `n_ranks`")
-            warnings.warn("with_(): `n_ranks` is deprecated, use `m`", DeprecationWarning,
-                          stacklevel=2)
-            changes["m"] = changes.pop("n_ranks")
+    @renamed(n_ranks="m")
+    def with_(self, *, task_load: Any = _KEEP, m: Any = _KEEP, task_block: Any = _KEEP,
+              block_size: Any = _KEEP, block_home: Any = _KEEP, edges: Any = _KEEP,
+              edge_bytes: Any = _KEEP, task_footprint: Any = _KEEP,
+              task_working: Any = _KEEP, rank_baseline: Any = _KEEP,
+              rank_mem_cap: Any = _KEEP, rank_alpha: Any = _KEEP, initial: Any = _KEEP,
+              task_ids: Any = _KEEP, block_ids: Any = _KEEP, meta: Any = _KEEP,
+              rank_node: Any = _KEEP, node_mem: Any = _KEEP,
+              migratable: Any = _KEEP) -> Problem:
+        """A copy with some fields replaced (validated again).
+
+        Parameters
+        ----------
+        task_load, m, task_block, block_size, block_home, edges, edge_bytes, \
+        task_footprint, task_working, rank_baseline, rank_mem_cap, rank_alpha, initial, \
+        task_ids, block_ids, meta, rank_node, node_mem, migratable : optional
+            The new value of the field of that name (see :class:`Problem`); a field not
+            given is kept. ``n_ranks=`` is a deprecated alias of `m`.
+
+        Returns
+        -------
+        Problem
+        """
+        changes = {k: v for k, v in locals().items() if k != "self" and v is not _KEEP}
         return replace(self, **changes)
 
     # Problem.from_lbdatafile / Problem.to_lbdatafile are attached by wpart.tasks._io: the
