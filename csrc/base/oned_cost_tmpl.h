@@ -7,7 +7,9 @@
  * Expects, besides oned_tmpl.h's T: V (the cost type), GN(x) (name mangling), COST(p, a, b)
  * (the cost of part p over elements [a, b); reads W and sp), CPROBE(t, p, B) (the polled probe
  * of parts p .. q-1 from position t: 1 covered, 0 not, -1 stopped; reads W, sp, n, q, ctl),
- * KEY and KEY_VALUE(k, v) (the bisection's ordered key type; sets v to the value of key k).
+ * KEY and KEY_VALUE(k, v) (the bisection's ordered key type; sets v to the value of key k);
+ * the includer defines GN(nicol), GN(bisect), GN(direct_cut) and GN(rb) (declared here, run by
+ * GN(run)).
  * Undefines them at the end.
  */
 
@@ -156,6 +158,45 @@ static wpart_status_t GN(dp)(const T *W, const double *sp, int64_t n, int64_t q,
 cleanup:
     free(F);
     free(G);
+    return st;
+}
+
+/* The searches and heuristics of this cost, defined in oned_tmpl.h after this template. */
+static wpart_status_t GN(nicol)(const T *W, const double *sp, int64_t n, int64_t q,
+                                const wpart_control_t *ctl, double t0, V *Bout,
+                                wpart_1d_stats_t *stats);
+static wpart_status_t GN(bisect)(const T *W, const double *sp, int64_t n, int64_t q,
+                                 const wpart_control_t *ctl, double t0, V *Bout,
+                                 wpart_1d_stats_t *stats);
+static void GN(direct_cut)(const T *W, const double *sp, int64_t n, int64_t q, int64_t *seps);
+static void GN(rb)(const T *W, const double *sp, int64_t lo, int64_t hi, int64_t q,
+                   int64_t *seps, int64_t p0);
+
+/* Runs opt->method: an exact one sets *B (the optimal bottleneck), a heuristic writes seps and
+ * clears *exact. */
+static wpart_status_t GN(run)(const T *W, const double *sp, int64_t n, int64_t q,
+                              const wpart_1d_options_t *opt, double t0, V *B, int64_t *seps,
+                              int *exact, wpart_1d_stats_t *stats)
+{
+    wpart_status_t st = WPART_OK;
+    const wpart_control_t *ctl = opt->control;
+    switch (opt->method) {
+    case WPART_1D_NICOL: WPART_CHECK(GN(nicol)(W, sp, n, q, ctl, t0, B, stats)); break;
+    case WPART_1D_BISECT: WPART_CHECK(GN(bisect)(W, sp, n, q, ctl, t0, B, stats)); break;
+    case WPART_1D_DP: WPART_CHECK(GN(dp)(W, sp, n, q, ctl, t0, B, stats)); break;
+    case WPART_1D_DIRECT_CUT:
+        GN(direct_cut)(W, sp, n, q, seps);
+        *exact = 0;
+        break;
+    case WPART_1D_RECURSIVE_BISECTION:
+        seps[0] = 0;
+        seps[q] = n;
+        GN(rb)(W, sp, 0, n, q, seps, 0);
+        *exact = 0;
+        break;
+    default: WPART_FAIL(WPART_EINVAL, "unknown 1D method %d", (int)opt->method);
+    }
+cleanup:
     return st;
 }
 

@@ -127,7 +127,7 @@ static T FN(amax)(const T *W, int64_t n)
 }
 
 /* DirectCut (2.3) */
-static void FN(direct_cut)(const T *W, int64_t n, int64_t q, int64_t *seps)
+static void FN(direct_cut)(const T *W, const double *sp, int64_t n, int64_t q, int64_t *seps)
 {
     const T total = W[n] - W[0];
     int64_t t = 0;
@@ -140,7 +140,8 @@ static void FN(direct_cut)(const T *W, int64_t n, int64_t q, int64_t *seps)
 }
 
 /* 1D recursive bisection (2.4): split q into floor(q/2) and the rest at the crossing point */
-static void FN(rb_rec)(const T *W, int64_t lo, int64_t hi, int64_t q, int64_t *seps, int64_t p0)
+static void FN(rb)(const T *W, const double *sp, int64_t lo, int64_t hi, int64_t q,
+                   int64_t *seps, int64_t p0)
 {
     while (q > 1) {
         const int64_t q1 = q / 2, q2 = q - q1;
@@ -175,7 +176,7 @@ static void FN(rb_rec)(const T *W, int64_t lo, int64_t hi, int64_t q, int64_t *s
             }
         }
         seps[p0 + q1] = c;
-        FN(rb_rec)(W, lo, c, q1, seps, p0);
+        FN(rb)(W, sp, lo, c, q1, seps, p0);
         lo = c;
         p0 += q1;
         q = q2;
@@ -209,7 +210,8 @@ static T FN(direct_cut_value)(const T *W, int64_t n, int64_t q)
  * than the residual optimum), as long as the optimum has not yet been found; once it has, every
  * later candidate is >= it and cannot change the answer.
  */
-static wpart_status_t FN(nicol)(const T *W, int64_t n, int64_t q, const wpart_control_t *ctl,
+static wpart_status_t FN(nicol)(const T *W, const double *sp, int64_t n, int64_t q,
+                                const wpart_control_t *ctl,
                                 double t0, T *Bout, wpart_1d_stats_t *stats)
 {
     const T amax = FN(amax)(W, n);
@@ -302,7 +304,8 @@ cleanup:
 
 /* Exact optimum by bisection on the bottleneck value: integers for int64, the ordered bit
  * patterns of non-negative doubles for float64 (so both are exact). */
-static wpart_status_t FN(bisect)(const T *W, int64_t n, int64_t q, const wpart_control_t *ctl,
+static wpart_status_t FN(bisect)(const T *W, const double *sp, int64_t n, int64_t q,
+                                 const wpart_control_t *ctl,
                                  double t0, T *Bout, wpart_1d_stats_t *stats)
 {
     const T amax = FN(amax)(W, n);
@@ -339,25 +342,9 @@ static wpart_status_t FN(homog)(const T *W, int64_t n, int64_t q, const wpart_1d
 {
     wpart_status_t st = WPART_OK;
     const double t0 = wpart_i_now();
-    const wpart_control_t *ctl = opt->control;
     T B = 0;
     int exact = 1;
-    switch (opt->method) {
-    case WPART_1D_NICOL: WPART_CHECK(FN(nicol)(W, n, q, ctl, t0, &B, stats)); break;
-    case WPART_1D_BISECT: WPART_CHECK(FN(bisect)(W, n, q, ctl, t0, &B, stats)); break;
-    case WPART_1D_DP: WPART_CHECK(FN(dp)(W, NULL, n, q, ctl, t0, &B, stats)); break;
-    case WPART_1D_DIRECT_CUT:
-        FN(direct_cut)(W, n, q, seps);
-        exact = 0;
-        break;
-    case WPART_1D_RECURSIVE_BISECTION:
-        seps[0] = 0;
-        seps[q] = n;
-        FN(rb_rec)(W, 0, n, q, seps, 0);
-        exact = 0;
-        break;
-    default: WPART_FAIL(WPART_EINVAL, "unknown 1D method %d", (int)opt->method);
-    }
+    WPART_CHECK(FN(run)(W, NULL, n, q, opt, t0, &B, seps, &exact, stats));
     if (exact) {
         int64_t k = 0;
         stats->probes++;
@@ -547,25 +534,9 @@ static wpart_status_t FN(hetero)(const T *W, int64_t n, int64_t q, const double 
 {
     wpart_status_t st = WPART_OK;
     const double t0 = wpart_i_now();
-    const wpart_control_t *ctl = opt->control;
     double B = 0.0;
     int exact = 1;
-    switch (opt->method) {
-    case WPART_1D_NICOL: WPART_CHECK(FN(hnicol)(W, sp, n, q, ctl, t0, &B, stats)); break;
-    case WPART_1D_BISECT: WPART_CHECK(FN(hbisect)(W, sp, n, q, ctl, t0, &B, stats)); break;
-    case WPART_1D_DP: WPART_CHECK(FN(hdp)(W, sp, n, q, ctl, t0, &B, stats)); break;
-    case WPART_1D_DIRECT_CUT:
-        FN(hdirect_cut)(W, sp, n, q, seps);
-        exact = 0;
-        break;
-    case WPART_1D_RECURSIVE_BISECTION:
-        seps[0] = 0;
-        seps[q] = n;
-        FN(hrb)(W, sp, 0, n, q, seps, 0);
-        exact = 0;
-        break;
-    default: WPART_FAIL(WPART_EINVAL, "unknown 1D method %d", (int)opt->method);
-    }
+    WPART_CHECK(FN(hrun)(W, sp, n, q, opt, t0, &B, seps, &exact, stats));
     if (exact) {
         stats->probes++;
         seps[0] = 0;
