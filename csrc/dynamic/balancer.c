@@ -533,7 +533,7 @@ wpart_status_t wpart_dynamic_greedy_new(int32_t n_pu, int64_t total, int64_t chu
     greedy_t *g = NULL;
     WPART_CHECK(wpart_i_dyn_out(out));
     if (chunk < 1) {
-        return wpart_i_error(WPART_EINVAL, "chunk must be >= 1, got %" PRId64, chunk);
+        WPART_FAIL(WPART_EINVAL, "chunk must be >= 1, got %" PRId64, chunk);
     }
     WPART_CHECK(wpart_i_dyn_new(sizeof *g, &greedy_vt, n_pu, total, (int64_t)n_pu + 1, "greedy",
                                 out));
@@ -614,12 +614,9 @@ wpart_status_t wpart_i_dyn_static_new(int32_t n_pu, const int64_t *blocks, int p
     int64_t total = 0;
     WPART_CHECK(wpart_i_dyn_out(out));
     int overflow = 0;
-    st = wpart_i_dyn_check_blocks(n_pu, blocks, &total, &overflow);
-    if (st != WPART_OK) {
-        return st;
-    }
+    WPART_CHECK(wpart_i_dyn_check_blocks(n_pu, blocks, &total, &overflow));
     if (overflow) {
-        return wpart_i_error(WPART_EOVERFLOW, "the sum of blocks overflows int64");
+        WPART_FAIL(WPART_EOVERFLOW, "the sum of blocks overflows int64");
     }
     WPART_CHECK(wpart_i_dyn_new(sizeof *s, peak ? &static_peak_vt : &static_vt, n_pu, total,
                                 (int64_t)n_pu + 1, "static", &b));

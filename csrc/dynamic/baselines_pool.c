@@ -153,21 +153,21 @@ wpart_status_t wpart_dynamic_asymmetric_new(int32_t n_pu, int64_t total, const i
     wpart_dynamic_balancer_t *b = NULL;
     WPART_CHECK(wpart_i_dyn_out(out));
     if (n_pu < 1 || !kinds) {
-        return wpart_i_error(WPART_EINVAL, "pu_kinds must hold n_pu >= 1 kinds");
+        WPART_FAIL(WPART_EINVAL, "pu_kinds must hold n_pu >= 1 kinds");
     }
     if (g_cpu < 1) {
-        return wpart_i_error(WPART_EINVAL, "g_cpu must be >= 1, got %" PRId64, g_cpu);
+        WPART_FAIL(WPART_EINVAL, "g_cpu must be >= 1, got %" PRId64, g_cpu);
     }
     if (ratio < 1) {
-        return wpart_i_error(WPART_EINVAL, "ratio must be >= 1, got %" PRId64, ratio);
+        WPART_FAIL(WPART_EINVAL, "ratio must be >= 1, got %" PRId64, ratio);
     }
     if (g_cpu > INT64_MAX / ratio) {
-        return wpart_i_error(WPART_EOVERFLOW, "g_cpu * ratio overflows int64");
+        WPART_FAIL(WPART_EOVERFLOW, "g_cpu * ratio overflows int64");
     }
     for (int32_t p = 0; p < n_pu; p++) {
         if (kinds[p] < WPART_DYN_PU_CPU || kinds[p] > WPART_DYN_PU_PHI) {
-            return wpart_i_error(WPART_EINVAL, "pu_kinds[%d] = %d is not a PU kind (0 cpu, 1 gpu, 2 phi)",
-                                 (int)p, (int)kinds[p]);
+            WPART_FAIL(WPART_EINVAL, "pu_kinds[%d] = %d is not a PU kind (0 cpu, 1 gpu, 2 phi)",
+                       (int)p, (int)kinds[p]);
         }
     }
     WPART_CHECK(wpart_i_dyn_new(sizeof *a, &asym_vt, n_pu, total, (int64_t)n_pu + 1,
@@ -274,25 +274,25 @@ wpart_status_t wpart_dynamic_dmda_new(int32_t n_pu, int64_t total, const double 
     wpart_dynamic_balancer_t *b = NULL;
     WPART_CHECK(wpart_i_dyn_out(out));
     if (n_pu < 1 || !piece_times) {
-        return wpart_i_error(WPART_EINVAL, "piece_times must hold n_pu >= 1 times");
+        WPART_FAIL(WPART_EINVAL, "piece_times must hold n_pu >= 1 times");
     }
     if (total < 1) {
-        return wpart_i_error(WPART_EINVAL, "total must be >= 1, got %" PRId64, total);
+        WPART_FAIL(WPART_EINVAL, "total must be >= 1, got %" PRId64, total);
     }
     if (chunk < 1) {
-        return wpart_i_error(WPART_EINVAL, "chunk must be >= 1, got %" PRId64, chunk);
+        WPART_FAIL(WPART_EINVAL, "chunk must be >= 1, got %" PRId64, chunk);
     }
     for (int32_t p = 0; p < n_pu; p++) {
         if (!(isfinite(piece_times[p]) && piece_times[p] > 0)) {
-            return wpart_i_error(WPART_EINVAL, "piece_times[%d] must be finite and > 0, got %g",
-                                 (int)p, piece_times[p]);
+            WPART_FAIL(WPART_EINVAL, "piece_times[%d] must be finite and > 0, got %g",
+                       (int)p, piece_times[p]);
         }
     }
     int64_t pieces = total / chunk + (total % chunk != 0);
     if (pieces > DMDA_MAX_PIECES) {
-        return wpart_i_error(WPART_ELIMIT,
-                             "total / chunk gives %" PRId64 " pieces, more than 2^26: raise chunk",
-                             pieces);
+        WPART_FAIL(WPART_ELIMIT,
+                   "total / chunk gives %" PRId64 " pieces, more than 2^26: raise chunk",
+                   pieces);
     }
     WPART_CHECK(wpart_i_dyn_new(sizeof *d, &dmda_vt, n_pu, total, pieces + n_pu + 1, "dmda", &b));
     d = (dmda_t *)b;
@@ -368,12 +368,9 @@ wpart_status_t wpart_dynamic_fixed_blocks_new(int32_t n_pu, int64_t total, const
     WPART_CHECK(wpart_i_dyn_out(out));
     int64_t sum;
     int overflow;
-    st = wpart_i_dyn_check_blocks(n_pu, blocks, &sum, &overflow);
-    if (st != WPART_OK) {
-        return st;
-    }
+    WPART_CHECK(wpart_i_dyn_check_blocks(n_pu, blocks, &sum, &overflow));
     if (sum == 0) {
-        return wpart_i_error(WPART_EINVAL, "blocks must have at least one positive size");
+        WPART_FAIL(WPART_EINVAL, "blocks must have at least one positive size");
     }
     WPART_CHECK(wpart_i_dyn_new(sizeof *f, &fixed_vt, n_pu, total, (int64_t)n_pu + 1,
                                 "fixed_blocks", &b));

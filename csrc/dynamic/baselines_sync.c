@@ -255,27 +255,27 @@ wpart_status_t wpart_dynamic_hdss_new(int32_t n_pu, int64_t total,
         wpart_dynamic_hdss_cfg_default(&c);
     }
     if (c.x_init < 1) {
-        return wpart_i_error(WPART_EINVAL, "x_init must be >= 1, got %" PRId64, c.x_init);
+        WPART_FAIL(WPART_EINVAL, "x_init must be >= 1, got %" PRId64, c.x_init);
     }
     if (!(isfinite(c.eps) && c.eps >= 0)) {
-        return wpart_i_error(WPART_EINVAL, "eps must be finite and >= 0, got %g", c.eps);
+        WPART_FAIL(WPART_EINVAL, "eps must be finite and >= 0, got %g", c.eps);
     }
     if (c.rounds_max < 1 || c.rounds_max > 62) {
-        return wpart_i_error(WPART_EINVAL, "rounds_max must be in [1, 62], got %d",
-                             (int)c.rounds_max);
+        WPART_FAIL(WPART_EINVAL, "rounds_max must be in [1, 62], got %d",
+                   (int)c.rounds_max);
     }
     if (!(c.adapt_fraction > 0 && c.adapt_fraction <= 1)) {
-        return wpart_i_error(WPART_EINVAL, "adapt_fraction must be in (0, 1], got %g",
-                             c.adapt_fraction);
+        WPART_FAIL(WPART_EINVAL, "adapt_fraction must be in (0, 1], got %g",
+                   c.adapt_fraction);
     }
     if (!(isfinite(c.kappa) && c.kappa > 0)) {
-        return wpart_i_error(WPART_EINVAL, "kappa must be finite and > 0, got %g", c.kappa);
+        WPART_FAIL(WPART_EINVAL, "kappa must be finite and > 0, got %g", c.kappa);
     }
     if (c.min_chunk < 1) {
-        return wpart_i_error(WPART_EINVAL, "min_chunk must be >= 1, got %" PRId64, c.min_chunk);
+        WPART_FAIL(WPART_EINVAL, "min_chunk must be >= 1, got %" PRId64, c.min_chunk);
     }
     if (n_pu < 1) {
-        return wpart_i_error(WPART_EINVAL, "n_pu must be >= 1, got %d", (int)n_pu);
+        WPART_FAIL(WPART_EINVAL, "n_pu must be >= 1, got %d", (int)n_pu);
     }
     WPART_CHECK(wpart_i_dyn_new(sizeof *h, &hdss_vt, n_pu, total, (int64_t)n_pu + 1, "hdss", &b));
     h = (hdss_t *)b;
@@ -468,15 +468,15 @@ wpart_status_t wpart_dynamic_acosta_new(int32_t n_pu, int64_t total, int64_t ste
     wpart_dynamic_balancer_t *b = NULL;
     WPART_CHECK(wpart_i_dyn_out(out));
     if (n_pu < 1) {
-        return wpart_i_error(WPART_EINVAL, "n_pu must be >= 1, got %d", (int)n_pu);
+        WPART_FAIL(WPART_EINVAL, "n_pu must be >= 1, got %d", (int)n_pu);
     }
     if (step < n_pu) {
-        return wpart_i_error(WPART_EINVAL, "step must be >= n_pu (%d), got %" PRId64, (int)n_pu,
-                             step);
+        WPART_FAIL(WPART_EINVAL, "step must be >= n_pu (%d), got %" PRId64, (int)n_pu,
+                   step);
     }
     if (!(isfinite(threshold) && threshold >= 0)) {
-        return wpart_i_error(WPART_EINVAL, "threshold must be finite and >= 0, got %g",
-                             threshold);
+        WPART_FAIL(WPART_EINVAL, "threshold must be finite and >= 0, got %g",
+                   threshold);
     }
     WPART_CHECK(wpart_i_dyn_new(sizeof *a, &acosta_vt, n_pu, total, (int64_t)n_pu + 1, "acosta",
                                 &b));
@@ -571,10 +571,10 @@ wpart_status_t wpart_dynamic_naive_new(int32_t n_pu, int64_t total, int64_t x_in
     wpart_dynamic_balancer_t *b = NULL;
     WPART_CHECK(wpart_i_dyn_out(out));
     if (n_pu < 1) {
-        return wpart_i_error(WPART_EINVAL, "n_pu must be >= 1, got %d", (int)n_pu);
+        WPART_FAIL(WPART_EINVAL, "n_pu must be >= 1, got %d", (int)n_pu);
     }
     if (x_init < 1) {
-        return wpart_i_error(WPART_EINVAL, "x_init must be >= 1, got %" PRId64, x_init);
+        WPART_FAIL(WPART_EINVAL, "x_init must be >= 1, got %" PRId64, x_init);
     }
     WPART_CHECK(wpart_i_dyn_new(sizeof *v, &naive_vt, n_pu, total, (int64_t)n_pu + 1,
                                 "naive_profile", &b));

@@ -111,64 +111,67 @@ double wpart_dynamic_curve_eval(const wpart_dynamic_curve_t *c, double x)
 
 wpart_status_t wpart_dynamic_curve_check(const wpart_dynamic_curve_t *c)
 {
+    wpart_status_t st = WPART_OK;
     if (!c) {
-        return wpart_i_error(WPART_EINVAL, "curve is NULL");
+        WPART_FAIL(WPART_EINVAL, "curve is NULL");
     }
     if (!(c->mem_cap >= 0 && FIN(c->mem_cap)) || !(c->mem_gamma >= 0 && FIN(c->mem_gamma))) {
-        return wpart_i_error(WPART_EINVAL, "mem_cap and mem_gamma must be finite and >= 0");
+        WPART_FAIL(WPART_EINVAL, "mem_cap and mem_gamma must be finite and >= 0");
     }
     switch (c->kind) {
     case WPART_DYN_CURVE_AFFINE:
     case WPART_DYN_CURVE_SATURATING:
         if (!(c->t0 >= 0 && FIN(c->t0))) {
-            return wpart_i_error(WPART_EINVAL, "t0 must be finite and >= 0, got %g", c->t0);
+            WPART_FAIL(WPART_EINVAL, "t0 must be finite and >= 0, got %g", c->t0);
         }
         if (!(c->rate > 0 && FIN(c->rate))) {
-            return wpart_i_error(WPART_EINVAL, "rate must be finite and > 0, got %g", c->rate);
+            WPART_FAIL(WPART_EINVAL, "rate must be finite and > 0, got %g", c->rate);
         }
         if (c->kind == WPART_DYN_CURVE_SATURATING && !(c->bsat > 0 && FIN(c->bsat))) {
-            return wpart_i_error(WPART_EINVAL, "bsat must be finite and > 0, got %g", c->bsat);
+            WPART_FAIL(WPART_EINVAL, "bsat must be finite and > 0, got %g", c->bsat);
         }
         return WPART_OK;
     case WPART_DYN_CURVE_POWER:
         if (!(c->t0 >= 0 && FIN(c->t0)) || !(c->c >= 0 && FIN(c->c)) ||
             !(c->beta > 0 && FIN(c->beta))) {
-            return wpart_i_error(WPART_EINVAL,
-                                 "power curve needs t0 >= 0, c >= 0 and beta > 0 (finite)");
+            WPART_FAIL(WPART_EINVAL,
+                       "power curve needs t0 >= 0, c >= 0 and beta > 0 (finite)");
         }
         return WPART_OK;
     case WPART_DYN_CURVE_BASIS:
         if (!(c->x_ref > 0 && FIN(c->x_ref)) || !FIN(c->bc0)) {
-            return wpart_i_error(WPART_EINVAL, "basis curve needs x_ref > 0 and a finite c0");
+            WPART_FAIL(WPART_EINVAL, "basis curve needs x_ref > 0 and a finite c0");
         }
         for (int i = 0; i < WPART_DYN_N_BASIS; i++) {
             if (!FIN(c->bcoef[i])) {
-                return wpart_i_error(WPART_EINVAL, "basis coefficient %d is not finite", i);
+                WPART_FAIL(WPART_EINVAL, "basis coefficient %d is not finite", i);
             }
         }
         return WPART_OK;
     case WPART_DYN_CURVE_TABLE:
         if (c->tab_n < 1 || !c->tab_x || !c->tab_t) {
-            return wpart_i_error(WPART_EINVAL, "table curve needs >= 1 point");
+            WPART_FAIL(WPART_EINVAL, "table curve needs >= 1 point");
         }
         for (int64_t i = 0; i < c->tab_n; i++) {
             if (!(c->tab_x[i] >= 0 && FIN(c->tab_x[i])) ||
                 !(c->tab_t[i] >= 0 && FIN(c->tab_t[i]))) {
-                return wpart_i_error(WPART_EINVAL,
-                                     "table point %" PRId64 " must be finite and >= 0", i);
+                WPART_FAIL(WPART_EINVAL,
+                           "table point %" PRId64 " must be finite and >= 0", i);
             }
             if (i > 0 && !(c->tab_x[i] > c->tab_x[i - 1])) {
-                return wpart_i_error(WPART_EINVAL, "table x must increase strictly (at %" PRId64
+                WPART_FAIL(WPART_EINVAL, "table x must increase strictly (at %" PRId64
                                                    ")", i);
             }
         }
         if (c->tab_n == 1 && !(c->tab_x[0] > 0)) {
-            return wpart_i_error(WPART_EINVAL, "a one-point table needs x > 0");
+            WPART_FAIL(WPART_EINVAL, "a one-point table needs x > 0");
         }
         return WPART_OK;
     default:
-        return wpart_i_error(WPART_EINVAL, "unknown curve kind %d", (int)c->kind);
+        WPART_FAIL(WPART_EINVAL, "unknown curve kind %d", (int)c->kind);
     }
+cleanup:
+    return st;
 }
 
 /* ------------------------------------------------------------------ devices ---------- */
