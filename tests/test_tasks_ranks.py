@@ -145,7 +145,11 @@ def test_gemma_like_quality_matches_serial_engine():
     assert "ALLGATHER" not in m and "POINT" not in m
     assert prob.m * rounds <= m["ALLREDUCE"] <= 2 * prob.m * (rounds + 4 + 1)
     assert m["PROPOSE"] == m["ACCEPT"] + m.get("REFRESH", 0)
-    assert all(d["rounds"] <= 4 + 3 for d in b.stats["schedule"]["rounds"])  # bounded
+    from wpart.tasks._ranks import RankParams
+
+    prm = RankParams(prob.m, (1.0, 0.0, 0.0, 1e-9, True))
+    assert all(d["rounds"] <= prm.max_rounds + prm.final_rounds
+               for d in b.stats["schedule"]["rounds"])  # bounded
     assert m["GIVE"] == m["GIVE_BACK"] == b.stats["n_exchanges"]
     assert m["RELEASE"] == m["LOCK_GRANT"]  # a locked pair ends with RELEASE
     t = balance(prob, backend="ranks", delta=1e-9, protocol="turns")
@@ -393,3 +397,34 @@ def test_ranks_engine_on_sets_whose_task_ids_are_not_sorted(stem, protocol):
     assert r.max_work == p.evaluate(assignment=r.assignment)["w_max"]
     for d in split_problem(p, p.initial, None):
         assert (np.diff(d.gid) > 0).all()
+
+
+def test_rounds_end_when_w_max_stalls():
+    """An iteration's rounds end at the first round (after its first) whose allreduce shows
+    no lower W_max than the round before (every rank decides alike from the allreduce); never
+    in the final pass; proposals lead their edge keys with (excess reduction, proposer's W)."""
+    from types import SimpleNamespace
+
+    from wpart.tasks._rounds import edge_keys, stalled
+
+    prm = SimpleNamespace(stall_tol=1e-6)
+    rk = SimpleNamespace(final=False, last_wmax=None)
+    red = lambda w: np.array([w, -0.1, 3.0])  # noqa: E731
+    assert not stalled(rk, red(2.0), 0, prm)  # first round of the run
+    assert not stalled(rk, red(1.5), 1, prm)  # lowered
+    assert stalled(rk, red(1.5 * (1 - 1e-7)), 2, prm)  # within the tolerance: stalled
+    assert not stalled(rk, red(1.4), 0, prm)  # an iteration's first round always runs
+    assert rk.last_wmax == 1.4
+    rk.final = True
+    assert not stalled(rk, red(1.4), 3, prm) and rk.last_wmax == 1.4
+    prm.stall_tol = None
+    rk.final = False
+    assert not stalled(rk, red(1.4), 3, prm)
+    # the heavier proposer's edge wins over a lighter one's larger gain
+    pos = np.arange(4)
+    e = edge_keys(0, [], [(1, (0.0, 2.0), 0.1), (2, (0.0, 1.0), 0.5)], pos)
+    assert max(e, key=lambda q: e[q][0]) == 1
+    prob = G.gemma_like(m=16, n_tasks=640, n_blocks=96, seed=3, comm_degree=2.0)
+    b = balance(prob, backend="ranks", n_iter=4, beta=0.01)
+    r = [d["rounds"] for d in b.stats["schedule"]["rounds"]]
+    assert min(r[:-1]) < 12 and b.max_work < b.initial_max_work

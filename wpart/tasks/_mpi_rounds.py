@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ._mpi_comm import RankFailure
 from ._rounds import (Handshake, accepts, edge_keys, extremes, round_scalars,
-                      stop_round)
+                      stalled, stop_round)
 
 __all__ = ["rounds_stage_mpi"]
 
@@ -46,7 +46,7 @@ def rounds_stage_mpi(ch, rk, prm, pos, trial: int, it: int, limit: int | None = 
             ext = ch.allreduce_vec(extremes(w, me, red, P), "max",
                                    f"the extremes of {where}")
             rk.extremes = (float(red[0]), -float(red[1]), int(-ext[0]), int(-ext[1]))
-        if stop_round(red, final, prm.final_tol):
+        if stop_round(red, final, prm.final_tol) or stalled(rk, red, rnd, prm):
             break
         got = ch.sparse({q: ("PROPOSE", trial, it, rnd, w, dexc, gain, vu)
                          for q, dexc, gain, vu in props}, "PROP", f"the proposals of {where}",

@@ -19,7 +19,7 @@ decides every exchange:
 Two transfer protocols (``RankParams.protocol``), neither depending on message timing, so that
 the same seed gives the same assignment in-process (:func:`run_ranks`) and over MPI:
 
-* ``"rounds"`` (default): at most ``max_rounds`` (O(log P)) rounds per iteration of disjoint
+* ``"rounds"`` (default): at most ``max_rounds`` (12) rounds per iteration of disjoint
   pairs exchanging at the same time, chosen by a locally dominant matching of the ranks'
   proposals, which go to their targets only (:mod:`wpart.tasks._rounds`,
   :mod:`wpart.tasks._mpi_rounds`), with bounded gossip (:meth:`RankData.bounded_summary`,
@@ -100,9 +100,13 @@ class RankParams:
         self.offers = 8
         #: exchanges a locked pair makes at most in a round (a pair cut short may lock again)
         self.pair_steps = 2
-        #: rounds protocol: rounds of an iteration at most, ``max(3, ceil(log2 P) - 2)`` (3 up
-        #: to 32 ranks, 4 at 64, 5 at 128, 10 at 4,096)
-        self.max_rounds = max(3, int(np.ceil(np.log2(max(self.P, 2)))) - 2)
+        #: rounds protocol: rounds of an iteration at most (whatever P); an iteration's rounds
+        #: end earlier at the first round (after its first) whose allreduce shows that the
+        #: round before did not lower W_max by more than :attr:`stall_tol` of it
+        #: (:func:`~wpart.tasks._rounds.stalled`): rounds go on while they pay for W_max
+        self.max_rounds = 12
+        #: see :attr:`max_rounds` (None: every iteration runs its `max_rounds`)
+        self.stall_tol = 1e-6
         #: handshakes of a round's matching at most (:class:`~wpart.tasks._rounds.Handshake`)
         self.handshakes = 8
         #: rounds protocol: after the last iteration, a pass of the same rounds in which a
@@ -111,12 +115,12 @@ class RankParams:
         #: single tasks (swaps and moves of one task each way), when the run moves whole
         #: clusters only
         self.final_pass = True
-        #: rounds of the final pass at most, ``2 max_rounds`` (6 up to 32 ranks, 8 at 64, 10
-        #: at 128), each with one exchange per pair (:attr:`final_pair_steps`): on the worst
-        #: quality instances at 64 ranks (bench_mpi part (6)), 4 rounds of 2 exchanges left
-        #: W_max 4-6 % above the serial engine's, 8 rounds of 1 exchange 1.7-2.8 %, for about
-        #: the same critical path (bench_mpi part (5))
-        self.final_rounds = 2 * self.max_rounds
+        #: rounds of the final pass at most, each with one exchange per pair
+        #: (:attr:`final_pair_steps`): 16 (was 6 up to 32 ranks, 8 at 64, 10 at 128; on the
+        #: 56 instances of bench_mpi part (6) worse than the serial engine by more than 0.1 %
+        #: with those, the W_max-first keys and the stall rule left 41 so, with 16 final rounds
+        #: 32; the rounds the stall rule saves pay for them in part (5))
+        self.final_rounds = 16
         #: exchanges a locked pair makes at most in a round of the final pass
         self.final_pair_steps = 1
         #: clusters of the final pass's pair step (1: every task is its own cluster)
@@ -170,6 +174,8 @@ class RankProcess:
         self.futile: dict = {}
         #: the freshest ``(W, version)`` this rank heard of per peer (gossip, refreshes, pairs)
         self.peer_w: dict = {}
+        #: the W_max of the last round's allreduce (rounds protocol, :func:`_rounds.stalled`)
+        self.last_wmax = None
 
     # ------------------------------------------------------------------ evaluation
     def work(self) -> float:
@@ -228,6 +234,7 @@ class RankProcess:
     # ------------------------------------------------------------------ inform
     def begin_trial(self, trial: int) -> None:
         self.rng = _core.tasks_rng_seed(self.prm.seed, trial + 1, self.rank)
+        self.last_wmax = None
 
     def location_notices(self) -> dict:
         """``{rank: gids}``: the tasks that came here since the last notices, each sent to
@@ -364,7 +371,9 @@ class RankProcess:
             if hit[2] and (hit[3] > 0 or hit[4] > self.prm.propose_tol * w):
                 out.append((-hit[3], -hit[4], q))
         out.sort()
-        return [(q, -d, -g, self.known[q].version) for d, g, q in out[:self.prm.offers]]
+        # the key of the edge leads with (excess reduction, this rank's W): the heaviest
+        # rank's best proposal is matched first (not a lighter rank's larger gain)
+        return [(q, (-d, w), -g, self.known[q].version) for d, g, q in out[:self.prm.offers]]
 
     def _estimate(self, other: Summary, mine: Summary, mine_c: tuple, args: tuple) -> tuple:
         """``(found, excess reduction, gain)`` of :meth:`_best` on two summaries in C (the

@@ -53,7 +53,7 @@ import time
 
 import numpy as np
 
-__all__ = ["Handshake", "edge_keys", "positions", "round_scalars", "rounds_stage"]
+__all__ = ["Handshake", "edge_keys", "positions", "round_scalars", "rounds_stage", "stalled"]
 
 
 def positions(order) -> np.ndarray:
@@ -90,17 +90,35 @@ def accepts(w_proposer: float, used_version: int, w_target: float, version: int)
     return bool(w_proposer > w_target or int(used_version) == int(version))
 
 
+def _prio(x) -> tuple:
+    """The leading part of an edge's key: a proposal's ``(excess reduction, proposer's W)``
+    in the rounds of an iteration, its W difference in the final pass."""
+    return tuple(float(v) for v in x) if isinstance(x, tuple) else (float(x),)
+
+
+def stalled(rk, red, rnd: int, prm) -> bool:
+    """Whether the round's allreduce `red` ends the iteration's rounds because the round
+    before did not lower W_max (by more than ``prm.stall_tol`` of it; never in the first
+    round of an iteration nor in the final pass). Every rank calls it once per round (it
+    keeps the last W_max, ``rk.last_wmax``), so every rank stops at the same round."""
+    if rk.final or prm.stall_tol is None:
+        return False
+    last, rk.last_wmax = rk.last_wmax, float(red[0])
+    return bool(rnd >= 1 and last is not None and float(red[0]) >= last - prm.stall_tol * abs(last))
+
+
 def edge_keys(me: int, out: list, inc: list, pos) -> dict:
     """``{peer: (key, proposer)}``: the edges of one rank from its accepted proposals `out`
     ``[(target, dexc, gain)]`` and the proposals `inc` ``[(proposer, dexc, gain)]`` it
-    accepted; two proposals between the same ranks: the larger key."""
+    accepted (`dexc` may be a tuple: :func:`_prio`); two proposals between the same ranks:
+    the larger key."""
     e: dict = {}
     for q, dexc, gain in out:
-        k = (float(dexc), float(gain), -int(pos[me]), -int(pos[q]))
+        k = (*_prio(dexc), float(gain), -int(pos[me]), -int(pos[q]))
         if q not in e or k > e[q][0]:
             e[q] = (k, me)
     for r, dexc, gain in inc:
-        k = (float(dexc), float(gain), -int(pos[r]), -int(pos[me]))
+        k = (*_prio(dexc), float(gain), -int(pos[r]), -int(pos[me]))
         if r not in e or k > e[r][0]:
             e[r] = (k, r)
     return e
@@ -215,6 +233,8 @@ def rounds_stage(ranks: list, prm, pos, trial: int, it: int, count, late=None,
         serial += float(t_prop.sum())
         busy[:] = 0.0
         if stop_round(red, final, prm.final_tol):
+            break
+        if any([stalled(rk, red, rnd, prm) for rk in ranks]):  # (every rank keeps W_max)
             break
         out = [[] for _ in range(P)]
         inc = [[] for _ in range(P)]
