@@ -165,35 +165,31 @@ static int FN(bestcut)(FN(hier_t) *h, int area, const int64_t *r, int d, int64_t
     return 1;
 }
 
+/* obj(c) <= num / den for the cut at c */
+static inline int FN(obj_le)(FN(hier_t) *h, int area, const int64_t *r, int d, int64_t c,
+                             int64_t q1, int64_t q2, T num, int64_t den)
+{
+    T n2;
+    int64_t d2;
+    FN(obj)(h, area, r, d, c, q1, q2, &n2, &d2);
+    return !FN(frac_lt)(num, den, n2, d2);
+}
+
 /* plateau rule (3.11): among the minimisers pick the cut closest to the area-proportional one */
 static int64_t FN(plateau)(FN(hier_t) *h, int area, const int64_t *r, int d, int64_t q1,
                            int64_t q2, int64_t cbest, T num, int64_t den)
 {
     int64_t lo = cbest, hi = cbest;
     FN(cut_range)(r, d, q1, q2, &lo, &hi);
-    {
-        T n2;
-        int64_t d2;
-        int left = cbest == lo, right = cbest == hi;
-        if (!left) {
-            FN(obj)(h, area, r, d, cbest - 1, q1, q2, &n2, &d2);
-            left = FN(frac_lt)(num, den, n2, d2);
-        }
-        if (left && !right) {
-            FN(obj)(h, area, r, d, cbest + 1, q1, q2, &n2, &d2);
-            right = FN(frac_lt)(num, den, n2, d2);
-        }
-        if (left && right) { /* strict minimum: no plateau */
-            return cbest;
-        }
+    int left = cbest == lo || !FN(obj_le)(h, area, r, d, cbest - 1, q1, q2, num, den);
+    int right = cbest == hi || (left && !FN(obj_le)(h, area, r, d, cbest + 1, q1, q2, num, den));
+    if (left && right) { /* strict minimum: no plateau */
+        return cbest;
     }
     int64_t a = lo, b = cbest; /* smallest c in [lo, cbest] with obj(c) <= v */
     while (a < b) {
         int64_t mid = a + (b - a) / 2;
-        T n2;
-        int64_t d2;
-        FN(obj)(h, area, r, d, mid, q1, q2, &n2, &d2);
-        if (!FN(frac_lt)(num, den, n2, d2)) {
+        if (FN(obj_le)(h, area, r, d, mid, q1, q2, num, den)) {
             b = mid;
         } else {
             a = mid + 1;
@@ -207,10 +203,7 @@ static int64_t FN(plateau)(FN(hier_t) *h, int area, const int64_t *r, int d, int
     b = hi; /* largest c in [cbest, hi] with obj(c) <= v */
     while (a < b) {
         int64_t mid = a + (b - a + 1) / 2;
-        T n2;
-        int64_t d2;
-        FN(obj)(h, area, r, d, mid, q1, q2, &n2, &d2);
-        if (!FN(frac_lt)(num, den, n2, d2)) {
+        if (FN(obj_le)(h, area, r, d, mid, q1, q2, num, den)) {
             a = mid;
         } else {
             b = mid - 1;
@@ -340,15 +333,11 @@ static int FN(hier_node_start)(FN(hier_t) *h, const int64_t *r, int64_t q, int r
     return 0;
 }
 
-static wpart_status_t FN(hier_rec)(FN(hier_t) *h, const int64_t *r, int64_t q, int depth,
-                                   int relaxed, int area)
+/* the homogeneous choice of a node's cut (dimension *bd, *bq1 processors on the first side,
+ * position *bc) among the dimensions ds[0..nd); 0 when none is feasible */
+static int FN(hier_choose)(FN(hier_t) *h, const int64_t *r, int64_t q, int relaxed, int area,
+                           const int *ds, int nd, int *bd_, int64_t *bq1_, int64_t *bc_)
 {
-    wpart_status_t st0;
-    if (FN(hier_node_start)(h, r, q, relaxed, &area, &st0)) {
-        return st0;
-    }
-    int ds[2];
-    int nd = FN(dims)(h, r, depth, ds);
     int got = 0, bd = 0;
     int64_t bq1 = 0, bc = 0, bden = 1;
     T bn = 0;
@@ -395,16 +384,12 @@ static wpart_status_t FN(hier_rec)(FN(hier_t) *h, const int64_t *r, int64_t q, i
         }
     }
     if (!got && !FN(fallback)(h, area, r, q, &bd, &bq1, &bc, &bn, &bden)) {
-        return wpart_i_error(WPART_EINTERNAL, "HIER: no feasible cut");
+        return 0;
     }
-    int64_t c = FN(plateau)(h, area, r, bd, bq1, q - bq1, bc, bn, bden);
-    int64_t r1[4], r2[4];
-    FN(cut_box)(r, bd, c, r1, r2);
-    wpart_status_t st = FN(hier_rec)(h, r1, bq1, depth + 1, relaxed, area);
-    if (st == WPART_OK) {
-        st = FN(hier_rec)(h, r2, q - bq1, depth + 1, relaxed, area);
-    }
-    return st;
+    *bc_ = FN(plateau)(h, area, r, bd, bq1, q - bq1, bc, bn, bden);
+    *bd_ = bd;
+    *bq1_ = bq1;
+    return 1;
 }
 
 /* ---- hierarchical with processor speeds (extension): processors [p0, p0+q) in order ---- */
@@ -449,15 +434,10 @@ static int FN(hs_cut)(FN(hier_t) *h, int area, const int64_t *r, int d, int64_t 
     return 1;
 }
 
-static wpart_status_t FN(hs_rec)(FN(hier_t) *h, const int64_t *r, int64_t p0, int64_t q,
-                                 int depth, int relaxed, int area)
+/* the choice of a node's cut with speeds (processors [p0, p0+q)), as hier_choose */
+static int FN(hs_choose)(FN(hier_t) *h, const int64_t *r, int64_t p0, int64_t q, int relaxed,
+                         int area, const int *ds, int nd, int *bd_, int64_t *bq1_, int64_t *bc_)
 {
-    wpart_status_t st0;
-    if (FN(hier_node_start)(h, r, q, relaxed, &area, &st0)) {
-        return st0;
-    }
-    int ds[2];
-    int nd = FN(dims)(h, r, depth, ds);
     int got = 0, bd = 0;
     int64_t bq1 = 0, bc = 0, bpen = 0;
     double bv = 0;
@@ -493,14 +473,35 @@ static wpart_status_t FN(hs_rec)(FN(hier_t) *h, const int64_t *r, int64_t p0, in
             }
         }
     }
+    *bd_ = bd;
+    *bq1_ = bq1;
+    *bc_ = bc;
+    return got;
+}
+
+/* HIER / HIER-RELAXED recursion over a node r holding processors [p0, p0+q) (p0 only read
+ * with speeds): the cut is chosen by hs_choose with speeds, else hier_choose */
+static wpart_status_t FN(hier_rec)(FN(hier_t) *h, const int64_t *r, int64_t p0, int64_t q,
+                                   int depth, int relaxed, int area)
+{
+    wpart_status_t st0;
+    if (FN(hier_node_start)(h, r, q, relaxed, &area, &st0)) {
+        return st0;
+    }
+    int ds[2];
+    int nd = FN(dims)(h, r, depth, ds);
+    int bd = 0;
+    int64_t bq1 = 0, bc = 0;
+    int got = h->SP ? FN(hs_choose)(h, r, p0, q, relaxed, area, ds, nd, &bd, &bq1, &bc)
+                    : FN(hier_choose)(h, r, q, relaxed, area, ds, nd, &bd, &bq1, &bc);
     if (!got) {
         return wpart_i_error(WPART_EINTERNAL, "HIER: no feasible cut");
     }
     int64_t r1[4], r2[4];
     FN(cut_box)(r, bd, bc, r1, r2);
-    wpart_status_t st = FN(hs_rec)(h, r1, p0, bq1, depth + 1, relaxed, area);
+    wpart_status_t st = FN(hier_rec)(h, r1, p0, bq1, depth + 1, relaxed, area);
     if (st == WPART_OK) {
-        st = FN(hs_rec)(h, r2, p0 + bq1, q - bq1, depth + 1, relaxed, area);
+        st = FN(hier_rec)(h, r2, p0 + bq1, q - bq1, depth + 1, relaxed, area);
     }
     return st;
 }
@@ -528,10 +529,10 @@ static wpart_status_t FN(hier)(FN(ctx_t) *cx, int64_t m, int relaxed, int64_t *o
             SP[k + 1] = SP[k] + cx->opt->speeds[k];
         }
         h.SP = SP;
-        st = FN(hs_rec)(&h, r, 0, m, 0, relaxed, 0);
+        st = FN(hier_rec)(&h, r, 0, m, 0, relaxed, 0);
         free(SP);
     } else {
-        st = FN(hier_rec)(&h, r, m, 0, relaxed, 0);
+        st = FN(hier_rec)(&h, r, 0, m, 0, relaxed, 0);
     }
     cx->stats->iterations = h.steps;
     return st;
