@@ -3,15 +3,53 @@
  * Part of the spatial template (see spatial_tmpl.h): compiled once per element type T.
  */
 
+/* The best cut position of one (dimension, share) split, by bisection: the smallest c in
+ * [lo, hi] where the first side's value A reaches the second side's B (A grows and B shrinks
+ * with c), or c - 1 when that is not worse. PAIR evaluates max(A, B) at the cut hc_ (declared
+ * here), storing A and B; VT is the value type. Sets val and c. Written once for the
+ * homogeneous and the speeds DP (a macro: the two differ in the value type within one T). */
+#ifndef WPART_HOPT_BISECT
+#define WPART_HOPT_BISECT(VT, PAIR, lo, hi, val, c)                                               \
+    do {                                                                                         \
+        int64_t a_ = (lo), b_ = (hi), hc_;                                                       \
+        VT A, B;                                                                                 \
+        while (a_ < b_) {                                                                        \
+            hc_ = a_ + (b_ - a_) / 2;                                                            \
+            (void)(PAIR);                                                                        \
+            if (A >= B) {                                                                        \
+                b_ = hc_;                                                                        \
+            } else {                                                                             \
+                a_ = hc_ + 1;                                                                    \
+            }                                                                                    \
+        }                                                                                        \
+        hc_ = a_;                                                                                \
+        (val) = (PAIR);                                                                          \
+        (c) = a_;                                                                                \
+        if (a_ > (lo)) {                                                                         \
+            hc_ = a_ - 1;                                                                        \
+            VT v2_ = (PAIR);                                                                     \
+            if (v2_ <= (val)) {                                                                  \
+                (val) = v2_;                                                                     \
+                (c) = a_ - 1;                                                                    \
+            }                                                                                    \
+        }                                                                                        \
+    } while (0)
+#endif
+
+/* the run of a HIER-OPT DP: memoised states, the should-stop hook, the status */
+typedef struct {
+    int64_t states;
+    const wpart_control_t *ctl;
+    double t0;
+    wpart_status_t st;
+} FN(hrun_t);
+
 /* HIER-OPT (3.13): memoised DP over (row interval, column interval, q) with bisection on c */
 typedef struct {
     const FN(view_t) *v;
     T *memo;
     int64_t n1, n2, I1, qmax;
-    int64_t states;
-    const wpart_control_t *ctl;
-    double t0;
-    wpart_status_t st;
+    FN(hrun_t) run;
     int64_t *out;
     int64_t nout;
 } FN(hopt_t);
@@ -19,6 +57,14 @@ typedef struct {
 static inline int64_t FN(iv)(int64_t a, int64_t b, int64_t n)
 {
     return a * (2 * n - a + 1) / 2 + (b - a - 1);
+}
+
+/* one more memoised state; every 4096 the should-stop hook is polled */
+static inline void FN(hopt_tick)(FN(hrun_t) *run)
+{
+    if ((++run->states & 4095) == 0 && run->st == WPART_OK) {
+        run->st = wpart_i_poll(run->ctl, run->t0, 0, 0);
+    }
 }
 
 static T FN(H)(FN(hopt_t) *o, int64_t x1, int64_t x2, int64_t y1, int64_t y2, int64_t q);
@@ -48,27 +94,10 @@ static T FN(hbest)(FN(hopt_t) *o, const int64_t *r, int64_t q, int *bd, int64_t 
             if (!FN(cut_range)(r, d, j, q - j, &lo, &hi)) {
                 continue;
             }
-            int64_t a = lo, b = hi;
-            T A, B;
-            while (a < b) { /* smallest c with H(left, j) >= H(right, q - j) */
-                int64_t mid = a + (b - a) / 2;
-                FN(hpair)(o, d, r, mid, j, q, &A, &B);
-                if (A >= B) {
-                    b = mid;
-                } else {
-                    a = mid + 1;
-                }
-            }
-            T val = FN(hpair)(o, d, r, a, j, q, &A, &B);
-            int64_t c = a;
-            if (a > lo) {
-                T v2 = FN(hpair)(o, d, r, a - 1, j, q, &A, &B);
-                if (v2 <= val) {
-                    val = v2;
-                    c = a - 1;
-                }
-            }
-            if (o->st != WPART_OK) {
+            T val;
+            int64_t c;
+            WPART_HOPT_BISECT(T, FN(hpair)(o, d, r, hc_, j, q, &A, &B), lo, hi, val, c);
+            if (o->run.st != WPART_OK) {
                 return 0;
             }
             if (val < best) {
@@ -87,7 +116,7 @@ static T FN(hbest)(FN(hopt_t) *o, const int64_t *r, int64_t q, int *bd, int64_t 
 
 static T FN(H)(FN(hopt_t) *o, int64_t x1, int64_t x2, int64_t y1, int64_t y2, int64_t q)
 {
-    if (q == 1 || (x2 - x1) * (y2 - y1) == 1 || o->st != WPART_OK) {
+    if (q == 1 || (x2 - x1) * (y2 - y1) == 1 || o->run.st != WPART_OK) {
         return FN(load)(o->v, x1, x2, y1, y2);
     }
     int64_t idx = (FN(iv)(x1, x2, o->n1) * o->I1 + FN(iv)(y1, y2, o->n2)) * o->qmax + (q - 1);
@@ -96,12 +125,9 @@ static T FN(H)(FN(hopt_t) *o, int64_t x1, int64_t x2, int64_t y1, int64_t y2, in
     }
     int64_t r[4] = {x1, x2, y1, y2}, bj, bc;
     int bd;
-    T val = FN(hbest)(o, r, q, &bd, &bj, &bc);
-    o->memo[idx] = val;
-    if ((++o->states & 4095) == 0 && o->st == WPART_OK) {
-        o->st = wpart_i_poll(o->ctl, o->t0, 0, 0);
-    }
-    return val;
+    o->memo[idx] = FN(hbest)(o, r, q, &bd, &bj, &bc);
+    FN(hopt_tick)(&o->run);
+    return o->memo[idx];
 }
 
 static void FN(hopt_emit)(FN(hopt_t) *o, const int64_t *r, int64_t q)
@@ -123,11 +149,13 @@ static void FN(hopt_emit)(FN(hopt_t) *o, const int64_t *r, int64_t q)
 /* The HIER-OPT memo of I0 x I1 x k x k2 states (I0, I1: the row and column
  * intervals; k2 = k with speeds, 1 without), every entry -1 (doubles when as_double, else
  * int64); refused above the options' max_states. what, sq: the method and "^2" or "" for the
- * message. */
+ * message. Also sets the run's should-stop hook and start time. */
 static wpart_status_t FN(hopt_memo)(const FN(ctx_t) *cx, int64_t I0, int64_t I1, int64_t k,
                                     int64_t k2, const char *what, const char *sq, int as_double,
-                                    void **memo, int64_t *nstates)
+                                    void **memo, int64_t *nstates, FN(hrun_t) *run)
 {
+    run->ctl = cx->opt->control;
+    run->t0 = cx->t0;
     int64_t cap = cx->opt->max_states > 0 ? cx->opt->max_states : 20000000;
     int64_t states;
     if (!wpart_i_mul_size(I0, I1, &states) || !wpart_i_mul_size(states, k, &states) ||
@@ -167,16 +195,15 @@ static wpart_status_t FN(hier_opt)(FN(ctx_t) *cx, int64_t m, int64_t *out)
     int64_t states;
     void *memo = NULL;
     wpart_status_t st =
-        FN(hopt_memo)(cx, I0, o.I1, q, 1, "HIER-OPT", "", !IS_INT, &memo, &states);
+        FN(hopt_memo)(cx, I0, o.I1, q, 1, "HIER-OPT", "", !IS_INT, &memo, &states,
+                         &o.run);
     if (st != WPART_OK) {
         return st;
     }
     o.memo = memo;
-    o.ctl = cx->opt->control;
-    o.t0 = cx->t0;
     o.out = out;
     FN(H)(&o, 0, o.n1, 0, o.n2, q);
-    if (o.st == WPART_OK) {
+    if (o.run.st == WPART_OK) {
         int64_t r[4] = {0, o.n1, 0, o.n2};
         FN(hopt_emit)(&o, r, q);
         for (int64_t k = q; k < m; k++) {
@@ -184,9 +211,9 @@ static wpart_status_t FN(hier_opt)(FN(ctx_t) *cx, int64_t m, int64_t *out)
             p[0] = p[1] = p[2] = p[3] = 0;
         }
     }
-    cx->stats->dp_states = o.states;
+    cx->stats->dp_states = o.run.states;
     free(o.memo);
-    return o.st;
+    return o.run.st;
 }
 
 /* HIER-OPT with processor speeds (extension): a node holding processors [k, k+q) (in the
@@ -200,10 +227,7 @@ typedef struct {
     const double *sp;
     double *memo;
     int64_t n1, n2, I1, m;
-    int64_t states;
-    const wpart_control_t *ctl;
-    double t0;
-    wpart_status_t st;
+    FN(hrun_t) run;
     int64_t *out;
 } FN(hsp_t);
 
@@ -237,27 +261,10 @@ static double FN(hs_best)(FN(hsp_t) *o, const int64_t *r, int64_t k, int64_t q, 
             continue;
         }
         for (int64_t j = 1; j < q; j++) {
-            int64_t a = lo, b = hi;
-            double A, B;
-            while (a < b) { /* smallest c with H(first) >= H(second) */
-                int64_t mid = a + (b - a) / 2;
-                FN(hs_pair)(o, d, r, mid, k, j, q, &A, &B);
-                if (A >= B) {
-                    b = mid;
-                } else {
-                    a = mid + 1;
-                }
-            }
-            double val = FN(hs_pair)(o, d, r, a, k, j, q, &A, &B);
-            int64_t c = a;
-            if (a > lo) {
-                double v2 = FN(hs_pair)(o, d, r, a - 1, k, j, q, &A, &B);
-                if (v2 <= val) {
-                    val = v2;
-                    c = a - 1;
-                }
-            }
-            if (o->st != WPART_OK) {
+            double val;
+            int64_t c;
+            WPART_HOPT_BISECT(double, FN(hs_pair)(o, d, r, hc_, k, j, q, &A, &B), lo, hi, val, c);
+            if (o->run.st != WPART_OK) {
                 return 0;
             }
             if (val < best) {
@@ -273,7 +280,7 @@ static double FN(hs_best)(FN(hsp_t) *o, const int64_t *r, int64_t k, int64_t q, 
 
 static double FN(Hs)(FN(hsp_t) *o, const int64_t *r, int64_t k, int64_t q)
 {
-    if (q == 1 || o->st != WPART_OK) {
+    if (q == 1 || o->run.st != WPART_OK) {
         return (double)FN(load)(o->v, r[0], r[1], r[2], r[3]) / o->sp[k];
     }
     int64_t idx = ((FN(iv)(r[0], r[1], o->n1) * o->I1 + FN(iv)(r[2], r[3], o->n2)) * o->m + k) *
@@ -283,12 +290,9 @@ static double FN(Hs)(FN(hsp_t) *o, const int64_t *r, int64_t k, int64_t q)
     }
     int bd;
     int64_t bj = 1, bc = 0;
-    double val = FN(hs_best)(o, r, k, q, &bd, &bj, &bc);
-    o->memo[idx] = val;
-    if ((++o->states & 4095) == 0 && o->st == WPART_OK) {
-        o->st = wpart_i_poll(o->ctl, o->t0, 0, 0);
-    }
-    return val;
+    o->memo[idx] = FN(hs_best)(o, r, k, q, &bd, &bj, &bc);
+    FN(hopt_tick)(&o->run);
+    return o->memo[idx];
 }
 
 static void FN(hs_emit)(FN(hsp_t) *o, const int64_t *r, int64_t k, int64_t q)
@@ -327,20 +331,18 @@ static wpart_status_t FN(hier_opt_sp)(FN(ctx_t) *cx, int64_t m, int64_t *out)
     int64_t states;
     void *memo = NULL;
     wpart_status_t st = FN(hopt_memo)(cx, I0, o.I1, m, m, "HIER-OPT with speeds", "^2", 1, &memo,
-                                      &states);
+                                      &states, &o.run);
     if (st != WPART_OK) {
         return st;
     }
     o.memo = memo;
-    o.ctl = cx->opt->control;
-    o.t0 = cx->t0;
     o.out = out;
     int64_t r[4] = {0, o.n1, 0, o.n2};
     FN(Hs)(&o, r, 0, m);
-    if (o.st == WPART_OK) {
+    if (o.run.st == WPART_OK) {
         FN(hs_emit)(&o, r, 0, m);
     }
-    cx->stats->dp_states = o.states;
+    cx->stats->dp_states = o.run.states;
     free(o.memo);
-    return o.st;
+    return o.run.st;
 }
