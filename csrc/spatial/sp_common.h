@@ -65,6 +65,22 @@ static inline T FN(load)(const FN(view_t) *v, int64_t a, int64_t b, int64_t c, i
     return x;
 }
 
+/* a double's bit pattern and back: non-negative doubles are ordered as their patterns, so a
+ * value bisection may run over the patterns (the float keys below; the speeds bisections) */
+static inline int64_t FN(bits_of)(double x)
+{
+    int64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+static inline double FN(bits_value)(int64_t b)
+{
+    double x;
+    memcpy(&x, &b, sizeof x);
+    return x;
+}
+
 #if IS_INT
 static inline int64_t FN(key)(T v) { return v; }
 static inline T FN(unkey)(int64_t k) { return k; }
@@ -76,21 +92,8 @@ static inline int FN(frac_lt)(T a, int64_t b, T c, int64_t d)
 static inline T FN(ceil_div)(T a, int64_t b) { return b > 0 ? (a + b - 1) / b : a; }
 #define TINF INT64_MAX
 #else
-static inline int64_t FN(key)(T v)
-{
-    int64_t k;
-    if (!(v > 0)) {
-        return 0;
-    }
-    memcpy(&k, &v, sizeof k);
-    return k;
-}
-static inline T FN(unkey)(int64_t k)
-{
-    T v;
-    memcpy(&v, &k, sizeof v);
-    return v;
-}
+static inline int64_t FN(key)(T v) { return v > 0 ? FN(bits_of)(v) : 0; }
+static inline T FN(unkey)(int64_t k) { return FN(bits_value)(k); }
 static inline int FN(frac_lt)(T a, int64_t b, T c, int64_t d)
 {
     return a * (double)d < c * (double)b;

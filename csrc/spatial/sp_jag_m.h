@@ -470,6 +470,27 @@ static int FN(sp_stripe_greedy)(const FN(view_t) *v, int64_t a, int64_t b, doubl
     return 1;
 }
 
+/* The value bisections with speeds run over the bit patterns of non-negative doubles (bits_of
+ * in sp_common.h). bits_mid: the pattern in the middle of [lo, hi], its value in *B; bits_step:
+ * one probe counted, [lo, hi] narrowed to the half that holds the optimum (ok: the middle is
+ * feasible). */
+static inline int64_t FN(bits_mid)(int64_t lo, int64_t hi, double *B)
+{
+    int64_t mid = lo + (hi - lo) / 2;
+    memcpy(B, &mid, sizeof *B);
+    return mid;
+}
+
+static inline void FN(bits_step)(FN(ctx_t) *cx, int ok, int64_t mid, int64_t *lo, int64_t *hi)
+{
+    cx->stats->probes++;
+    if (ok) {
+        *hi = mid;
+    } else {
+        *lo = mid + 1;
+    }
+}
+
 static wpart_status_t FN(m_probe_sp)(FN(ctx_t) *cx, const int64_t *R, int64_t P, int64_t m,
                                      int64_t *out)
 {
@@ -480,13 +501,10 @@ static wpart_status_t FN(m_probe_sp)(FN(ctx_t) *cx, const int64_t *R, int64_t P,
         smin = sp[k] < smin ? sp[k] : smin;
     }
     double tot = (double)FN(load)(v, 0, v->n1, 0, v->n2);
-    int64_t lo = 0, hi;
-    double ub = tot / smin * (1.0 + 1e-12) + 1.0;
-    memcpy(&hi, &ub, sizeof hi);
+    int64_t lo = 0, hi = FN(bits_of)(tot / smin * (1.0 + 1e-12) + 1.0);
     while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
         double B;
-        memcpy(&B, &mid, sizeof B);
+        int64_t mid = FN(bits_mid)(lo, hi, &B);
         int64_t pi = 0;
         int ok = 1;
         for (int64_t p = 0; p < P && ok; p++) {
@@ -494,15 +512,9 @@ static wpart_status_t FN(m_probe_sp)(FN(ctx_t) *cx, const int64_t *R, int64_t P,
                 ok = FN(sp_stripe_greedy)(v, R[p], R[p + 1], B, sp, m, &pi);
             }
         }
-        cx->stats->probes++;
-        if (ok) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
+        FN(bits_step)(cx, ok, mid, &lo, &hi);
     }
-    double Bs;
-    memcpy(&Bs, &lo, sizeof Bs);
+    double Bs = FN(bits_value)(lo);
     int64_t pi = 0, last = -1;
     int64_t *first = wpart_i_malloc(P + 1, sizeof(int64_t));
     if (!first) {

@@ -431,23 +431,15 @@ static wpart_status_t FN(jag_m_opt_sp)(FN(ctx_t) *cx, int64_t m, int64_t *out)
      * for float prefix rounding) */
     double ub = (double)FN(load)(v, 0, n1, 0, v->n2) / sp[0];
     ub = ub * (1.0 + 1e-9) + 1e-300;
-    int64_t lo = 0, hi;
-    memcpy(&hi, &ub, sizeof hi);
+    int64_t lo = 0, hi = FN(bits_of)(ub);
     int ok = 0;
     while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
         double B;
-        memcpy(&B, &mid, sizeof B);
+        int64_t mid = FN(bits_mid)(lo, hi, &B);
         WPART_CHECK(FN(mopt_sp_test)(cx, m, B, N, arg, &ok));
-        cx->stats->probes++;
-        if (ok) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
+        FN(bits_step)(cx, ok, mid, &lo, &hi);
     }
-    double Bs;
-    memcpy(&Bs, &lo, sizeof Bs);
+    double Bs = FN(bits_value)(lo);
     WPART_CHECK(FN(mopt_sp_test)(cx, m, Bs, N, arg, &ok));
     cx->stats->probes++;
     if (!ok) {
@@ -484,31 +476,23 @@ static wpart_status_t FN(jag_m_alloc_sp)(FN(ctx_t) *cx, const int64_t *cnt, int6
     }
     double ub = (double)FN(load)(v, 0, n1, 0, v->n2) / smin;
     ub = ub * (1.0 + 1e-9) + 1e-300;
-    int64_t lo = 0, hi;
-    memcpy(&hi, &ub, sizeof hi);
+    int64_t lo = 0, hi = FN(bits_of)(ub);
     while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
         double B;
-        memcpy(&B, &mid, sizeof B);
+        int64_t mid = FN(bits_mid)(lo, hi, &B);
         int64_t a = 0, g = 0;
         for (int64_t p = 0; p < P && a < n1; p++) {
             a = FN(sp_reach)(v, a, B, sp, g, g + cnt[p]);
             g += cnt[p];
         }
-        cx->stats->probes++;
-        if (a >= n1) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
+        FN(bits_step)(cx, a >= n1, mid, &lo, &hi);
         wpart_status_t st = wpart_i_poll(cx->opt->control, cx->t0, (double)cx->stats->probes,
                                          64.0);
         if (st != WPART_OK) {
             return st;
         }
     }
-    double Bs;
-    memcpy(&Bs, &lo, sizeof Bs);
+    double Bs = FN(bits_value)(lo);
     int64_t a = 0, g = 0;
     for (int64_t p = 0; p < P; p++) {
         int64_t b = p == P - 1 ? n1 : FN(sp_reach)(v, a, Bs, sp, g, g + cnt[p]);
