@@ -352,10 +352,10 @@ def jag_m_opt(A: ArrayLike, m: int, *, orient: str = "best", allow_empty: bool =
         result has ``status="time_limit"`` and holds the best partition found: the search's
         incumbent (JAG-M-HEUR-PROBE, or the finished orientation of ``"best"``; with
         `speeds`, none) or, when smaller, that of :func:`jag_m_alloc` (default counts, in
-        each orientation `orient` allows), which is then run, itself within `time_limit`
-        (``params["incumbent"] == "jag_m_alloc"``): so a stopped call takes up to about
-        twice the limit and never returns worse than :func:`jag_m_alloc` on the same input
-        (when JAG-M-ALLOC finishes within the limit). Never raised.
+        each orientation `orient` allows), which is then run to its end, without a limit
+        (``params["incumbent"] == "jag_m_alloc"``): so a stopped call takes the limit plus
+        JAG-M-ALLOC's time and never returns worse than :func:`jag_m_alloc` on the same
+        input. Never raised.
     progress : bool or callable, optional
         A tqdm bar, or ``progress(done, total)`` (returning False raises
         :class:`wpart.CancelledError`); reaches its total when the search ends.
@@ -389,14 +389,13 @@ def jag_m_opt(A: ArrayLike, m: int, *, orient: str = "best", allow_empty: bool =
     if res.status != "time_limit":  # the search ran to the optimum
         return res
     # the search was stopped by the limit, maybe with a worse incumbent than JAG-M-ALLOC's:
-    # JAG-M-ALLOC (default counts, in each orientation of `orient`) runs, itself within the
-    # limit, and its partition replaces a worse incumbent
+    # JAG-M-ALLOC (default counts, in each orientation of `orient`) runs to its end (a run
+    # cut by the same limit could miss its own answer) and replaces a worse incumbent
     tl = as_time_limit(time_limit)
     o = _orient(orient)
     names = ("hor", "ver") if o == _core.SP_BEST else (_ORIENT_NAME[o],)
     for name in names:
-        r = jag_m_alloc(res.A, res.m, orient=name, allow_empty=allow_empty, time_limit=tl,
-                        speeds=speeds)
+        r = jag_m_alloc(res.A, res.m, orient=name, allow_empty=allow_empty, speeds=speeds)
         if r.success and r.status != "time_limit" and (
                 not res.success or r.max_load < res.max_load):
             params = dict(res.params, incumbent="jag_m_alloc", P_used=r.params.get("P_used"),
