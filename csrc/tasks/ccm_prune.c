@@ -379,6 +379,64 @@ static wpart_status_t scan_fill(const scan_t *z, const side_t *sr, const side_t 
     return WPART_OK;
 }
 
+/* One side of the exchange between r and p, for side_terms: its clusters C of `rank`, its
+ * own and the other side, own_r (1: r's side, whose bytes are the o1/i1 of csum_t; 0: p's, o2/i2),
+ * the rank's out/in, the bytes of each cluster to / from the other rank (with the index) and
+ * the assignment its byte sums read */
+typedef struct {
+    const clusters_t *C;
+    int32_t rank;
+    const side_t *own, *oth;
+    int own_r;
+    double m_out, m_in;
+    const double *xo, *xi;
+    const int32_t *asg;
+} side_terms_t;
+
+/* The two ranking terms of cluster k - 1 of a side (k = 0: none): *lose_v, the lower bound of
+ * the side's W after giving it away, *gain_v, its x (what it costs the other side); with
+ * communication its byte sums go to *keep. Written once for r's clusters (A_i, y_i) and p's
+ * (B_j, x_j). */
+static void side_terms(wpart_tasks_state_t *s, const side_terms_t *q, int comm, int use_ix,
+                       int32_t r, int32_t p, int64_t k, csum_t *keep, double *lose_v,
+                       double *gain_v)
+{
+    const wpart_tasks_coeffs_t *c = &s->c;
+    const clusters_t *C = q->C;
+    const side_t *own = q->own;
+    int32_t i = (int32_t)k - 1;
+    double l = i >= 0 ? C->load[i] : 0.0, v = i >= 0 ? C->vol[i] : 0.0;
+    double hr = i >= 0 ? hrm(s, C, i, q->rank, own->h) : 0.0;
+    if (!(comm && i >= 0)) {
+        *lose_v = lose(c, own, l, v, hr);
+        *gain_v = q->oth->a * l - c->beta * v;
+        return;
+    }
+    csum_t A;
+    if (use_ix) {
+        const double *cv = C->cv + 5 * (int64_t)i;
+        A.intra = cv[0], A.otot = cv[1], A.itot = cv[2];
+        if (q->own_r) {
+            A.o1 = cv[3], A.i1 = cv[4], A.o2 = q->xo[k], A.i2 = q->xi[k];
+        } else {
+            A.o2 = cv[3], A.i2 = cv[4], A.o1 = q->xo[k], A.i1 = q->xi[k];
+        }
+    } else {
+        wpart_i_ccm_csum(s, C->tasks + C->start[i], C->start[i + 1] - C->start[i], q->asg, r, p,
+                         &A);
+    }
+    A.x = 0.0;
+    *keep = A;
+    double mo = q->own_r ? A.o1 : A.o2, mi = q->own_r ? A.i1 : A.i2; /* own side's bytes */
+    double to = q->own_r ? A.o2 : A.o1, ti = q->own_r ? A.i2 : A.i1; /* the other side's */
+    double o1 = q->m_out - (A.otot - mo) + mi, i1 = q->m_in - (A.itot - mi) + mo;
+    double l1 = own->loc - (mo + mi + A.intra) - v;
+    *lose_v = own->a * (own->L - l) + c->beta * (o1 > i1 ? o1 : i1) + c->gamma * l1 +
+              (own->h - hr > 0 ? c->delta * (own->h - hr) : 0.0);
+    double po = -ti + (A.otot - to), pi = -to + (A.itot - ti);
+    *gain_v = q->oth->a * l + c->beta * (po < pi ? po : pi) + c->gamma * (to + ti + A.intra);
+}
+
 wpart_status_t wpart_i_ccm_find_best_pruned(wpart_tasks_state_t *s, int32_t r, int32_t p,
                                             const clusters_t *Cr, const clusters_t *Cp,
                                             const clusters_t *Tr, const clusters_t *Tp,
@@ -484,32 +542,10 @@ wpart_status_t wpart_i_ccm_find_best_pruned(wpart_tasks_state_t *s, int32_t r, i
         bmin = Bj + pc->pcap[p];
         bpre = bmin + (pc->pcap[p] + 15) / 16;
     }
+    const side_terms_t tr = {Cr, r, &sr, &sp, 1, mr_out, mr_in, xo, xi, s->assign};
+    const side_terms_t tp = {Cp, p, &sp, &sr, 0, mp_out, mp_in, yo, yn, asg_p};
     for (int64_t a = 0; a < nI && !r_ready; a++) {
-        int32_t i = (int32_t)a - 1;
-        double l = i >= 0 ? Cr->load[i] : 0.0, v = i >= 0 ? Cr->vol[i] : 0.0;
-        double hr = i >= 0 ? hrm(s, Cr, i, r, sr.h) : 0.0;
-        if (comm && i >= 0) {
-            csum_t A;
-            if (use_ix) {
-                const double *cv = Cr->cv + 5 * (int64_t)i;
-                A.intra = cv[0], A.otot = cv[1], A.itot = cv[2], A.o1 = cv[3], A.i1 = cv[4];
-                A.o2 = xo[a], A.i2 = xi[a];
-            } else {
-                wpart_i_ccm_csum(s, Cr->tasks + Cr->start[i], Cr->start[i + 1] - Cr->start[i],
-                                 s->assign, r, p, &A);
-            }
-            A.x = 0.0;
-            ca[a] = A;
-            double o1 = mr_out - (A.otot - A.o1) + A.i1, i1 = mr_in - (A.itot - A.i1) + A.o1;
-            double l1 = sr.loc - (A.o1 + A.i1 + A.intra) - v;
-            Ai[a] = sr.a * (sr.L - l) + c->beta * (o1 > i1 ? o1 : i1) + c->gamma * l1 +
-                    (sr.h - hr > 0 ? c->delta * (sr.h - hr) : 0.0);
-            double po = -A.i2 + (A.otot - A.o2), pi = -A.o2 + (A.itot - A.i2);
-            yi[a] = sp.a * l + c->beta * (po < pi ? po : pi) + c->gamma * (A.o2 + A.i2 + A.intra);
-        } else {
-            Ai[a] = lose(c, &sr, l, v, hr);
-            yi[a] = sp.a * l - c->beta * v;
-        }
+        side_terms(s, &tr, comm, use_ix, r, p, a, &ca[a], &Ai[a], &yi[a]);
     }
     if (cache && !r_ready) {
         pc->r = r;
@@ -517,31 +553,7 @@ wpart_status_t wpart_i_ccm_find_best_pruned(wpart_tasks_state_t *s, int32_t r, i
         pc->nA = nI;
     }
     for (int64_t b = 0; b < nJ && !p_ready; b++) {
-        int32_t j = (int32_t)b - 1;
-        double l = j >= 0 ? Cp->load[j] : 0.0, v = j >= 0 ? Cp->vol[j] : 0.0;
-        double hr = j >= 0 ? hrm(s, Cp, j, p, sp.h) : 0.0;
-        if (comm && j >= 0) {
-            csum_t B;
-            if (use_ix) {
-                const double *cv = Cp->cv + 5 * (int64_t)j;
-                B.intra = cv[0], B.otot = cv[1], B.itot = cv[2], B.o2 = cv[3], B.i2 = cv[4];
-                B.o1 = yo[b], B.i1 = yn[b];
-            } else {
-                wpart_i_ccm_csum(s, Cp->tasks + Cp->start[j], Cp->start[j + 1] - Cp->start[j],
-                                 asg_p, r, p, &B);
-            }
-            B.x = 0.0;
-            cb[b] = B;
-            double o2 = mp_out - (B.otot - B.o2) + B.i2, i2 = mp_in - (B.itot - B.i2) + B.o2;
-            double l2 = sp.loc - (B.o2 + B.i2 + B.intra) - v;
-            Bj[b] = sp.a * (sp.L - l) + c->beta * (o2 > i2 ? o2 : i2) + c->gamma * l2 +
-                    (sp.h - hr > 0 ? c->delta * (sp.h - hr) : 0.0);
-            double ro = -B.i1 + (B.otot - B.o1), ri = -B.o1 + (B.itot - B.i1);
-            kx[b].x = sr.a * l + c->beta * (ro < ri ? ro : ri) + c->gamma * (B.o1 + B.i1 + B.intra);
-        } else {
-            Bj[b] = lose(c, &sp, l, v, hr);
-            kx[b].x = sr.a * l - c->beta * v;
-        }
+        side_terms(s, &tp, comm, use_ix, r, p, b, &cb[b], &Bj[b], &kx[b].x);
         kx[b].b = (int32_t)b;
     }
     /* without communication terms x_j = a_r l_j: the clusters' cached order by load */
