@@ -8,13 +8,15 @@ Every round of an iteration (after the bounded gossip of the inform stage):
 2. one allreduce of three numbers (:func:`round_scalars`: the largest W, minus the smallest
    W, the largest number of proposals of a rank): a round in which no rank proposes ends the
    stage; in the final pass, so does a round in which W_max - W_min is within ``final_tol``
-   of W_max;
+   of W_max; in an iteration, so does a round (after its first) whose W_max is not below the
+   round before's (:func:`stalled`);
 3. every rank sends its proposals to their targets only (``PROPOSE``: its W, the estimated
    excess reduction and gain, the version of the target's summary it used); a target answers
    each one (``ACCEPT``, or ``REFRESH`` with its current summary when the proposal was made on
    a stale summary by a rank no longer heavier than the target: the proposer estimates again
    next round). Every accepted proposal is an edge known to both its ends, with the key
-   ``(excess reduction, gain, -position of the proposer, -position of the target)``
+   ``(excess reduction, proposer's W, gain, -position of the proposer, -position of the
+   target)``
    (``position``: a rank's place in the iteration's seeded order);
 4. at most ``handshakes`` handshakes of a locally dominant matching (:class:`Handshake`): in
    each, every rank still free picks its best edge to a neighbour not known to be matched or
