@@ -5,6 +5,7 @@
  * when the time limit struck, and the exact loads of the grid's blocks. The same arithmetic
  * as the step-by-step engine (wpart/spatial/_nicol.py), so both give one grid. */
 #include "rect_grid_i.h"
+#include "rect_polish.h"
 #include "spatial_internal.h"
 
 #define RF_N 4 /* starts */
@@ -344,6 +345,20 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
                            0, 1, 0.25, out->lower, 10, max_half, control};
     WPART_CHECK(wpart_i_rg_run(&g, t0, nu, R0, C0, first, &opt, out->R, out->C, val, halves,
                                state, twin, &out->timed_out));
+    double inc = RG_INF;
+    for (int64_t k = 0; k <= nu; k++) {
+        inc = val[k] < inc ? val[k] : inc;
+    }
+    out->moves = -1;
+    if (!out->timed_out && P * Q >= 64 && inc > out->lower) {
+        /* rect_polish.c's cut moves from the best grid (never worse), on grids of 64 blocks
+         * and more (where the half-sweeps' fixed points leave SGO-class gains) */
+        wpart_rg_csr_t At = {A->n2, A->n1, g.cp, g.ri, g.cw};
+        double pv;
+        WPART_CHECK(wpart_i_rect_polish(&B, &At, P, Q, out->R, out->C, 20, control, &pv,
+                                        &out->moves, &out->timed_out));
+        out->polished = pv;
+    }
     for (int s = 0; s < RF_N; s++) { /* back to the four starts */
         int64_t k = 0;
         while (uniq[k] != out->ref[s]) {

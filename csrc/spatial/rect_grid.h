@@ -102,6 +102,8 @@ typedef struct {
     int64_t itotal;    /* the int64 total (iv or unit weights) */
     int64_t iamax;     /* the largest value (iv or unit weights) */
     double amax;       /* the largest value */
+    int64_t moves;     /* the cut-move polish's moves (-1: not run) */
+    double polished;   /* its grid's max load */
 } wpart_rg_auto_t;
 
 wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int64_t *iv,

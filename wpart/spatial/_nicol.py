@@ -306,6 +306,9 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple) -> tuple:
             same = AUTO[refs[k]]
             table[AUTO[k]] = dict(table[same], state="same_as_" + same)
     polished = None if states[-1] == 2 else {"max_load": vals[-1], "half_sweeps": halves[-1]}
+    if out[14][0] >= 0:  # the cut-move polish ran (P Q >= 64)
+        polished = dict(polished or {"max_load": None, "half_sweeps": 0},
+                        cut_moves=out[14][0], cut_move_max_load=out[14][1])
     params = {"P": P, "Q": Q, "max_sweeps": max_sweeps, "starts": AUTO, "patience": 2,
               "refine": "auto", "abandon": True}
     stats = {"start": won, "starts": table, "polish": polished, "lower_bound": lb or None,
