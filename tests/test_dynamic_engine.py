@@ -32,9 +32,9 @@ BASIS = (
 
 
 def _fit(x, tc, tx=None, **opts):
-    inc, bat, _, _, _ = _core.dynamic_fit_incremental(
+    inc, bat, _ = _core.dynamic_fit_incremental(
         np.asarray(x, dtype=np.int64), np.asarray(tc, dtype=float),
-        None if tx is None else np.asarray(tx, dtype=float), 1, opts, 0)  # fmt: skip
+        None if tx is None else np.asarray(tx, dtype=float), 1, opts)  # fmt: skip
     return inc, bat
 
 

@@ -294,6 +294,13 @@ wpart_status_t wpart_i_fitinc_push(wpart_i_fitinc_t *f, const wpart_dynamic_fit_
                                    const int64_t *x, const double *t_comp, const double *t_xfer,
                                    int64_t n);
 
+/** Pushes samples 0..n-1 of the arrays (wpart_i_fitinc_push one at a time) into the empty f
+ * and fits them (wpart_i_fitinc_fit) into out. */
+wpart_status_t wpart_i_fitinc_fit_all(wpart_i_fitinc_t *f, const wpart_dynamic_fit_opts_t *o,
+                                      const int64_t *x, const double *t_comp,
+                                      const double *t_xfer, int64_t n, int64_t quantum,
+                                      wpart_dynamic_model_t *out);
+
 /** The model of every sample pushed so far (wpart_dynamic_model_fit's result, to rounding). */
 wpart_status_t wpart_i_fitinc_fit(const wpart_i_fitinc_t *f, int64_t quantum,
                                   const wpart_dynamic_fit_opts_t *o, wpart_dynamic_model_t *out);

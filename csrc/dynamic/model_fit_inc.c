@@ -586,6 +586,20 @@ wpart_status_t wpart_i_fitinc_fit(const wpart_i_fitinc_t *f, int64_t quantum,
     return wpart_i_fitinc_fit_g(f, quantum, o, NULL, out);
 }
 
+wpart_status_t wpart_i_fitinc_fit_all(wpart_i_fitinc_t *f, const wpart_dynamic_fit_opts_t *o,
+                                      const int64_t *x, const double *t_comp,
+                                      const double *t_xfer, int64_t n, int64_t quantum,
+                                      wpart_dynamic_model_t *out)
+{
+    wpart_status_t st = WPART_OK;
+    for (int64_t i = 0; i < n; i++) {
+        WPART_CHECK(wpart_i_fitinc_push(f, o, x, t_comp, t_xfer, i + 1));
+    }
+    WPART_CHECK(wpart_i_fitinc_fit(f, quantum, o, out));
+cleanup:
+    return st;
+}
+
 wpart_status_t wpart_i_fitinc_fit_g(const wpart_i_fitinc_t *f, int64_t quantum,
                                     const wpart_dynamic_fit_opts_t *o, wpart_i_fitgrid_t *fg,
                                     wpart_dynamic_model_t *out)

@@ -15,19 +15,11 @@
 #endif
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "wpy.h"
 #include "../dynamic/fit_inc.h"
 
 /* CPU seconds of this thread (timings on a shared machine) */
-static double fi_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int get_d(PyObject *d, const char *k, double *v)
 {
     PyObject *o = PyDict_GetItemString(d, k);
@@ -265,23 +257,20 @@ static PyObject *py_models(PyObject *self, PyObject *args)
     return arr;
 }
 
-/* dynamic_fit_incremental(x int64[m], t_comp f64[m], t_xfer f64[m]|None, quantum, opts, reps)
- *   -> (packed incremental model, packed batch model, s per incremental fit, s per batch fit,
- *       rebuilds)
+/* dynamic_fit_incremental(x int64[m], t_comp f64[m], t_xfer f64[m]|None, quantum, opts)
+ *   -> (packed incremental model, packed batch model, rebuilds)
  * The incremental fit state of PLB-HAC's evaluations (csrc/dynamic/fit_inc.h) beside the batch
- * fit over the same samples; with reps > 0 both fits are timed (the state is built once), with
- * reps < 0 the incremental one only. */
+ * fit over the same samples (their timing: benchmarks/_fit_timeit.c). */
 static PyObject *py_fit_incremental(PyObject *self, PyObject *args)
 {
     PyObject *x_o, *tc_o, *tx_o, *opts;
-    long long quantum, reps;
+    long long quantum;
     PyArrayObject *xa = NULL, *tca = NULL, *txa = NULL;
     PyObject *res = NULL;
     wpart_i_fitinc_t fi;
     wpart_i_fitinc_init(&fi);
-    void *work = NULL;
-    if (!PyArg_ParseTuple(args, "OOOLO!L:dynamic_fit_incremental", &x_o, &tc_o, &tx_o,
-                          &quantum, &PyDict_Type, &opts, &reps)) {
+    if (!PyArg_ParseTuple(args, "OOOLO!:dynamic_fit_incremental", &x_o, &tc_o, &tx_o, &quantum,
+                          &PyDict_Type, &opts)) {
         return NULL;
     }
     wpart_dynamic_plbhac_cfg_t c; /* only its fit options */
@@ -306,30 +295,12 @@ static PyObject *py_fit_incremental(PyObject *self, PyObject *args)
     const int64_t *x = PyArray_DATA(xa);
     const double *tc = PyArray_DATA(tca), *tx = txa ? PyArray_DATA(txa) : NULL;
     wpart_dynamic_model_t mb, mi;
-    double pb[WPART_DYN_PACKED], pi[WPART_DYN_PACKED], t_inc = NAN, t_bat = NAN;
+    double pb[WPART_DYN_PACKED], pi[WPART_DYN_PACKED];
     wpart_status_t st;
     Py_BEGIN_ALLOW_THREADS
     st = wpart_dynamic_model_fit(x, tc, tx, (int64_t)m, quantum, &c.fit, NULL, &mb);
-    for (npy_intp i = 0; st == WPART_OK && i < m; i++) {
-        st = wpart_i_fitinc_push(&fi, &c.fit, x, tc, tx, (int64_t)i + 1);
-    }
     if (st == WPART_OK) {
-        st = wpart_i_fitinc_fit(&fi, quantum, &c.fit, &mi);
-    }
-    if (st == WPART_OK && reps != 0) { /* reps < 0: time the incremental fit only */
-        long long ri = reps > 0 ? reps : -reps, rb = reps > 0 ? reps : 0;
-        work = wpart_i_malloc((int64_t)wpart_dynamic_fit_work_size((int64_t)m), 1);
-        double t0 = fi_now();
-        for (long long r = 0; st == WPART_OK && r < ri; r++) {
-            st = wpart_i_fitinc_fit(&fi, quantum, &c.fit, &mi);
-        }
-        double t1 = fi_now();
-        for (long long r = 0; st == WPART_OK && r < rb; r++) {
-            st = wpart_dynamic_model_fit(x, tc, tx, (int64_t)m, quantum, &c.fit, work, &mb);
-        }
-        double t2 = fi_now();
-        t_inc = (t1 - t0) / (double)ri;
-        t_bat = rb > 0 ? (t2 - t1) / (double)rb : NAN;
+        st = wpart_i_fitinc_fit_all(&fi, &c.fit, x, tc, tx, (int64_t)m, quantum, &mi);
     }
     Py_END_ALLOW_THREADS
     if (st != WPART_OK) {
@@ -344,12 +315,11 @@ static PyObject *py_fit_incremental(PyObject *self, PyObject *args)
     if (ai && ab) {
         memcpy(PyArray_DATA((PyArrayObject *)ai), pi, sizeof pi);
         memcpy(PyArray_DATA((PyArrayObject *)ab), pb, sizeof pb);
-        res = Py_BuildValue("(NNddL)", ai, ab, t_inc, t_bat, (long long)fi.n_rebuild);
+        res = Py_BuildValue("(NNL)", ai, ab, (long long)fi.n_rebuild);
     } else {
         WPY_XDECREF(ai, ab);
     }
 fail:
-    free(work);
     wpart_i_fitinc_free(&fi);
     WPY_XDECREF(xa, tca, txa);
     return res;
@@ -360,8 +330,7 @@ fail:
  * - dynamic_plbhac_current(bal) -> (X, T_pred, S_eff, S, version)
  * - dynamic_plbhac_models(bal) -> packed models [n, 23]
  * - dynamic_plbhac_min_blocks(bal) -> int64[n]
- * - dynamic_fit_incremental(x, t_comp, t_xfer, quantum, opts, reps) -> (inc, batch, s_inc,
- *   s_batch, rebuilds) */
+ * - dynamic_fit_incremental(x, t_comp, t_xfer, quantum, opts) -> (inc, batch, rebuilds) */
 static PyMethodDef plbhac_methods[] = {
     {"dynamic_plbhac", py_plbhac, METH_VARARGS, NULL},
     {"dynamic_plbhac_current", py_current, METH_VARARGS, NULL},
