@@ -333,13 +333,28 @@ static int FN(hier_node_start)(FN(hier_t) *h, const int64_t *r, int64_t q, int r
     return 0;
 }
 
-/* the homogeneous choice of a node's cut (dimension *bd, *bq1 processors on the first side,
- * position *bc) among the dimensions ds[0..nd); 0 when none is feasible */
-static int FN(hier_choose)(FN(hier_t) *h, const int64_t *r, int64_t q, int relaxed, int area,
-                           const int *ds, int nd, int *bd_, int64_t *bq1_, int64_t *bc_)
+/* a node's chosen cut: dimension d, q1 processors on the first side, position c, the share's
+ * distance pen from an even split; got: one is chosen */
+typedef struct {
+    int got, d;
+    int64_t q1, c, pen;
+} FN(hcut_t);
+
+static inline void FN(hcut_take)(FN(hcut_t) *b, int d, int64_t q1, int64_t c, int64_t pen)
 {
-    int got = 0, bd = 0;
-    int64_t bq1 = 0, bc = 0, bden = 1;
+    b->got = 1;
+    b->d = d;
+    b->q1 = q1;
+    b->c = c;
+    b->pen = pen;
+}
+
+/* the homogeneous choice of a node's cut among the dimensions ds[0..nd) into *b; 0 when none
+ * is feasible */
+static int FN(hier_choose)(FN(hier_t) *h, const int64_t *r, int64_t q, int relaxed, int area,
+                           const int *ds, int nd, FN(hcut_t) *b)
+{
+    int64_t bden = 1;
     T bn = 0;
     if (!relaxed) {
         int64_t qs[2] = {q / 2, q - q / 2};
@@ -349,18 +364,14 @@ static int FN(hier_choose)(FN(hier_t) *h, const int64_t *r, int64_t q, int relax
                 int64_t c, den;
                 T num;
                 if (FN(bestcut)(h, area, r, ds[id], qs[iq], q - qs[iq], &c, &num, &den) &&
-                    (!got || FN(frac_lt)(num, den, bn, bden))) {
-                    got = 1;
-                    bd = ds[id];
-                    bq1 = qs[iq];
-                    bc = c;
+                    (!b->got || FN(frac_lt)(num, den, bn, bden))) {
+                    FN(hcut_take)(b, ds[id], qs[iq], c, 0);
                     bn = num;
                     bden = den;
                 }
             }
         }
     } else {
-        int64_t bpen = 0;
         for (int id = 0; id < nd; id++) {
             for (int64_t x = 1; x < q; x++) {
                 int64_t c, den;
@@ -369,26 +380,20 @@ static int FN(hier_choose)(FN(hier_t) *h, const int64_t *r, int64_t q, int relax
                     continue;
                 }
                 int64_t pen = 2 * x - q < 0 ? q - 2 * x : 2 * x - q;
-                int better = !got || FN(frac_lt)(num, den, bn, bden) ||
-                             (!FN(frac_lt)(bn, bden, num, den) && pen < bpen);
+                int better = !b->got || FN(frac_lt)(num, den, bn, bden) ||
+                             (!FN(frac_lt)(bn, bden, num, den) && pen < b->pen);
                 if (better) {
-                    got = 1;
-                    bd = ds[id];
-                    bq1 = x;
-                    bc = c;
+                    FN(hcut_take)(b, ds[id], x, c, pen);
                     bn = num;
                     bden = den;
-                    bpen = pen;
                 }
             }
         }
     }
-    if (!got && !FN(fallback)(h, area, r, q, &bd, &bq1, &bc, &bn, &bden)) {
+    if (!b->got && !FN(fallback)(h, area, r, q, &b->d, &b->q1, &b->c, &bn, &bden)) {
         return 0;
     }
-    *bc_ = FN(plateau)(h, area, r, bd, bq1, q - bq1, bc, bn, bden);
-    *bd_ = bd;
-    *bq1_ = bq1;
+    b->c = FN(plateau)(h, area, r, b->d, b->q1, q - b->q1, b->c, bn, bden);
     return 1;
 }
 
@@ -436,12 +441,10 @@ static int FN(hs_cut)(FN(hier_t) *h, int area, const int64_t *r, int d, int64_t 
 
 /* the choice of a node's cut with speeds (processors [p0, p0+q)), as hier_choose */
 static int FN(hs_choose)(FN(hier_t) *h, const int64_t *r, int64_t p0, int64_t q, int relaxed,
-                         int area, const int *ds, int nd, int *bd_, int64_t *bq1_, int64_t *bc_)
+                         int area, const int *ds, int nd, FN(hcut_t) *b)
 {
-    int got = 0, bd = 0;
-    int64_t bq1 = 0, bc = 0, bpen = 0;
     double bv = 0;
-    for (int pass = 0; pass < 2 && !got; pass++) {
+    for (int pass = 0; pass < 2 && !b->got; pass++) {
         int64_t xlo = 1, xhi = q - 1;
         if (!relaxed && pass == 0) {
             xlo = q / 2;
@@ -462,21 +465,14 @@ static int FN(hs_choose)(FN(hier_t) *h, const int64_t *r, int64_t p0, int64_t q,
                     continue;
                 }
                 int64_t pen = 2 * x - q < 0 ? q - 2 * x : 2 * x - q;
-                if (!got || v < bv || (v == bv && pen < bpen)) {
-                    got = 1;
-                    bd = dd[id];
-                    bq1 = x;
-                    bc = c;
+                if (!b->got || v < bv || (v == bv && pen < b->pen)) {
+                    FN(hcut_take)(b, dd[id], x, c, pen);
                     bv = v;
-                    bpen = pen;
                 }
             }
         }
     }
-    *bd_ = bd;
-    *bq1_ = bq1;
-    *bc_ = bc;
-    return got;
+    return b->got;
 }
 
 /* HIER / HIER-RELAXED recursion over a node r holding processors [p0, p0+q) (p0 only read
@@ -490,18 +486,17 @@ static wpart_status_t FN(hier_rec)(FN(hier_t) *h, const int64_t *r, int64_t p0, 
     }
     int ds[2];
     int nd = FN(dims)(h, r, depth, ds);
-    int bd = 0;
-    int64_t bq1 = 0, bc = 0;
-    int got = h->SP ? FN(hs_choose)(h, r, p0, q, relaxed, area, ds, nd, &bd, &bq1, &bc)
-                    : FN(hier_choose)(h, r, q, relaxed, area, ds, nd, &bd, &bq1, &bc);
+    FN(hcut_t) b = {0, 0, 0, 0, 0};
+    int got = h->SP ? FN(hs_choose)(h, r, p0, q, relaxed, area, ds, nd, &b)
+                    : FN(hier_choose)(h, r, q, relaxed, area, ds, nd, &b);
     if (!got) {
         return wpart_i_error(WPART_EINTERNAL, "HIER: no feasible cut");
     }
     int64_t r1[4], r2[4];
-    FN(cut_box)(r, bd, bc, r1, r2);
-    wpart_status_t st = FN(hier_rec)(h, r1, p0, bq1, depth + 1, relaxed, area);
+    FN(cut_box)(r, b.d, b.c, r1, r2);
+    wpart_status_t st = FN(hier_rec)(h, r1, p0, b.q1, depth + 1, relaxed, area);
     if (st == WPART_OK) {
-        st = FN(hier_rec)(h, r2, p0 + bq1, q - bq1, depth + 1, relaxed, area);
+        st = FN(hier_rec)(h, r2, p0 + b.q1, q - b.q1, depth + 1, relaxed, area);
     }
     return st;
 }
