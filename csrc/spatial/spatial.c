@@ -352,9 +352,14 @@ static wpart_status_t run_starts(start_run_f run, void *ctx, size_t tsize, int64
     return WPART_OK;
 }
 
-static wpart_status_t check_start_codes(const wpart_spatial_options_t *opt, int64_t k,
-                                        const int *codes)
+/* the checks of a starts call: *ran = 0; st (the input's own check) first, then the codes */
+static wpart_status_t check_starts(wpart_status_t st, const wpart_spatial_options_t *opt,
+                                   int64_t k, const int *codes, int64_t *ran)
 {
+    *ran = 0;
+    if (st != WPART_OK) {
+        return st;
+    }
     if (opt->method != WPART_SP_RECT_NICOL && opt->method != WPART_SP_JAG_PQ_HEUR) {
         return wpart_i_error(WPART_EINVAL, "starts are for RECT-NICOL and JAG-PQ-HEUR");
     }
@@ -391,11 +396,8 @@ static wpart_status_t check_start_codes(const wpart_spatial_options_t *opt, int6
         int64_t k, const int *codes, int64_t *rects, TT *loads, wpart_spatial_stats_t *stats,  \
         int *stop, int64_t *ran)                                                               \
     {                                                                                          \
-        *ran = 0;                                                                              \
-        wpart_status_t st = check_args(S, n1, n2, m, opt, rects);                              \
-        if (st == WPART_OK) {                                                                  \
-            st = check_start_codes(opt, k, codes);                                             \
-        }                                                                                      \
+        wpart_status_t st =                                                                    \
+            check_starts(check_args(S, n1, n2, m, opt, rects), opt, k, codes, ran);            \
         if (st != WPART_OK) {                                                                  \
             return st;                                                                         \
         }                                                                                      \
@@ -561,11 +563,9 @@ DEFINE_STARTS(f64, double)
         const wpart_spatial_options_t *opt, int64_t k, const int *codes, int64_t *rects,       \
         TT *loads, wpart_spatial_stats_t *stats, int *stop, int64_t *ran)                      \
     {                                                                                          \
-        *ran = 0;                                                                              \
-        wpart_status_t st = sparse_check_##SFX(n1, n2, rp, ci, rv, cp, ri, cv, m, opt, rects); \
-        if (st == WPART_OK) {                                                                  \
-            st = check_start_codes(opt, k, codes);                                             \
-        }                                                                                      \
+        wpart_status_t st = check_starts(                                                      \
+            sparse_check_##SFX(n1, n2, rp, ci, rv, cp, ri, cv, m, opt, rects), opt, k, codes,  \
+            ran);                                                                              \
         if (st != WPART_OK) {                                                                  \
             return st;                                                                         \
         }                                                                                      \
