@@ -127,3 +127,28 @@ wpart_status_t wpart_base_1d_probe_f64(const double *W, int64_t n, int64_t q, do
     }
     return WPART_OK;
 }
+
+/* The loads' bordered prefix into W, then the partition or the probe on it (*loads_bad: the
+ * prefix step failed). */
+#define DEFINE_1D_LOADS(SFX, T)                                                                 \
+    wpart_status_t wpart_base_1d_loads_##SFX(const T *loads, int64_t n, int64_t q,              \
+                                             const double *speeds,                              \
+                                             const wpart_1d_options_t *opt, T *W,               \
+                                             int64_t *seps, wpart_1d_stats_t *stats,            \
+                                             int *loads_bad)                                    \
+    {                                                                                           \
+        wpart_status_t st = wpart_base_prefix1d_##SFX(loads, n, W);                             \
+        *loads_bad = st != WPART_OK;                                                            \
+        return st != WPART_OK ? st : wpart_base_1d_##SFX(W, n, q, speeds, opt, seps, stats);   \
+    }                                                                                           \
+    wpart_status_t wpart_base_1d_probe_loads_##SFX(const T *loads, int64_t n, int64_t q, T B,   \
+                                                   T *W, int64_t *seps, int *ok,                \
+                                                   int *loads_bad)                              \
+    {                                                                                           \
+        wpart_status_t st = wpart_base_prefix1d_##SFX(loads, n, W);                             \
+        *loads_bad = st != WPART_OK;                                                            \
+        return st != WPART_OK ? st : wpart_base_1d_probe_##SFX(W, n, q, B, seps, ok);          \
+    }
+
+DEFINE_1D_LOADS(i64, int64_t)
+DEFINE_1D_LOADS(f64, double)

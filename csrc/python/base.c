@@ -134,18 +134,6 @@ static int chain_arrays(PyObject *lobj, int t, long long m, PyArrayObject **L, P
     return *seps ? 0 : -1;
 }
 
-/* The bordered prefix of the loads L into W (GIL released by the caller); *what names `loads`
- * when it fails (NULL otherwise: the errors of the next step are the core's). */
-static wpart_status_t chain_prefix(int t, PyArrayObject *L, PyArrayObject *W, const char **what)
-{
-    int64_t n = (int64_t)PyArray_DIM(L, 0);
-    wpart_status_t st = t == NPY_INT64
-                            ? wpart_base_prefix1d_i64(PyArray_DATA(L), n, PyArray_DATA(W))
-                            : wpart_base_prefix1d_f64(PyArray_DATA(L), n, PyArray_DATA(W));
-    *what = st == WPART_OK ? NULL : "`loads`";
-    return st;
-}
-
 static PyObject *wpy_partition_1d(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"loads", "m", "method", "speeds", "normalize", "progress",
@@ -183,16 +171,15 @@ static PyObject *wpy_partition_1d(PyObject *self, PyObject *args, PyObject *kwds
     memset(&stats, 0, sizeof stats);
     const double *sp = SP ? PyArray_DATA(SP) : NULL;
     wpart_status_t st;
-    const char *what;
+    int bad = 0;
     Py_BEGIN_ALLOW_THREADS
-    st = chain_prefix(t, L, W, &what);
-    if (st == WPART_OK) {
-        st = t == NPY_INT64 ? wpart_base_1d_i64(PyArray_DATA(W), (int64_t)n, (int64_t)m, sp, &opt,
-                                                PyArray_DATA(seps), &stats)
-                            : wpart_base_1d_f64(PyArray_DATA(W), (int64_t)n, (int64_t)m, sp, &opt,
-                                                PyArray_DATA(seps), &stats);
-    }
+    st = t == NPY_INT64
+             ? wpart_base_1d_loads_i64(PyArray_DATA(L), (int64_t)n, (int64_t)m, sp, &opt,
+                                       PyArray_DATA(W), PyArray_DATA(seps), &stats, &bad)
+             : wpart_base_1d_loads_f64(PyArray_DATA(L), (int64_t)n, (int64_t)m, sp, &opt,
+                                       PyArray_DATA(W), PyArray_DATA(seps), &stats, &bad);
     Py_END_ALLOW_THREADS
+    const char *what = bad ? "`loads`" : NULL;
     if (PyErr_Occurred()) {
         goto cleanup; /* Ctrl-C or a failed progress callable, even if the core then finished */
     }
@@ -240,18 +227,17 @@ static PyObject *wpy_probe_1d(PyObject *self, PyObject *args)
     npy_intp n = PyArray_DIM(L, 0);
     int ok = 0;
     wpart_status_t st;
-    const char *what;
+    int bad = 0;
     Py_BEGIN_ALLOW_THREADS
-    st = chain_prefix(t, L, W, &what);
-    if (st == WPART_OK) {
-        st = t == NPY_INT64 ? wpart_base_1d_probe_i64(PyArray_DATA(W), (int64_t)n, (int64_t)m, Bi,
-                                                      PyArray_DATA(seps), &ok)
-                            : wpart_base_1d_probe_f64(PyArray_DATA(W), (int64_t)n, (int64_t)m, Bf,
-                                                      PyArray_DATA(seps), &ok);
-    }
+    st = t == NPY_INT64 ? wpart_base_1d_probe_loads_i64(PyArray_DATA(L), (int64_t)n, (int64_t)m,
+                                                        Bi, PyArray_DATA(W), PyArray_DATA(seps),
+                                                        &ok, &bad)
+                        : wpart_base_1d_probe_loads_f64(PyArray_DATA(L), (int64_t)n, (int64_t)m,
+                                                        Bf, PyArray_DATA(W), PyArray_DATA(seps),
+                                                        &ok, &bad);
     Py_END_ALLOW_THREADS
     if (st != WPART_OK) {
-        wpy_raise(st, what);
+        wpy_raise(st, bad ? "`loads`" : NULL);
         goto cleanup;
     }
     res = Py_BuildValue("NO", PyBool_FromLong(ok), seps);

@@ -142,6 +142,27 @@ wpart_status_t wpart_base_1d_probe_i64(const int64_t *W, int64_t n, int64_t q, i
 wpart_status_t wpart_base_1d_probe_f64(const double *W, int64_t n, int64_t q, double B,
                                        int64_t *seps, int *ok);
 
+/**
+ * wpart_base_1d_* and wpart_base_1d_probe_* on the loads themselves (length n): their bordered
+ * prefix (wpart_base_prefix1d_*) goes into W (length n+1), then the partition or the probe
+ * runs on it. *loads_bad is 1 when the prefix step rejected the loads (its status is
+ * returned: a negative, NaN or infinite load, an overflowing sum), 0 otherwise.
+ */
+wpart_status_t wpart_base_1d_loads_i64(const int64_t *loads, int64_t n, int64_t q,
+                                       const double *speeds, const wpart_1d_options_t *opt,
+                                       int64_t *W, int64_t *seps, wpart_1d_stats_t *stats,
+                                       int *loads_bad);
+wpart_status_t wpart_base_1d_loads_f64(const double *loads, int64_t n, int64_t q,
+                                       const double *speeds, const wpart_1d_options_t *opt,
+                                       double *W, int64_t *seps, wpart_1d_stats_t *stats,
+                                       int *loads_bad);
+wpart_status_t wpart_base_1d_probe_loads_i64(const int64_t *loads, int64_t n, int64_t q,
+                                             int64_t B, int64_t *W, int64_t *seps, int *ok,
+                                             int *loads_bad);
+wpart_status_t wpart_base_1d_probe_loads_f64(const double *loads, int64_t n, int64_t q,
+                                             double B, double *W, int64_t *seps, int *ok,
+                                             int *loads_bad);
+
 #ifdef __cplusplus
 }
 #endif
