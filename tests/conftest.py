@@ -23,7 +23,31 @@ settings.register_profile("thorough", deadline=None, max_examples=2000, database
 # over 10^5 in total. WPART_HYPOTHESIS_PROFILE=fuzz-slow also selects it for every test.
 settings.register_profile("fuzz-slow", parent=settings.get_profile("deterministic"),
                           max_examples=8000)
-settings.load_profile(os.environ.get("WPART_HYPOTHESIS_PROFILE", "deterministic"))
+# The pytest stage against the ASan + UBSan extension (tools/test.sh, WPART_SANITIZED=1) runs
+# a quarter of the examples: the plain stage runs them all, the sanitized one looks for memory
+# errors in the same C paths.
+SANITIZED = os.environ.get("WPART_SANITIZED") == "1"
+settings.register_profile("sanitized", parent=settings.get_profile("deterministic"),
+                          max_examples=50)
+settings.load_profile(os.environ.get("WPART_HYPOTHESIS_PROFILE",
+                                     "sanitized" if SANITIZED else "deterministic"))
+
+# Tests that never reach the C extension (measured: tools/core_reach.py writes the list) gain
+# nothing from the sanitized extension: in the sanitized stage they are deselected, and run
+# once, in the plain stage. A test not in the list (a new one) runs in both.
+PURE_LIST = os.path.join(os.path.dirname(__file__), "asan_pure.txt")
+
+
+def pytest_collection_modifyitems(config, items):
+    if not SANITIZED or not os.path.exists(PURE_LIST):
+        return
+    with open(PURE_LIST) as fh:
+        pure = {ln.strip() for ln in fh if ln.strip() and not ln.startswith("#")}
+    keep = [it for it in items if it.nodeid not in pure]
+    gone = [it for it in items if it.nodeid in pure]
+    if gone:
+        config.hook.pytest_deselected(items=gone)
+        items[:] = keep
 
 
 @pytest.fixture(params=["default", pytest.param("slow", marks=pytest.mark.slow)])

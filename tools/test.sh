@@ -1,41 +1,71 @@
 #!/usr/bin/env bash
 # Run the whole test suite: the C tests (plain CMake + ctest, then under ASan+UBSan, then under
-# valgrind when it is installed) and the Python tests (pytest, notebooks included).
-# Long cases are marked `slow` and skipped; run them with `tools/test.sh -m slow`.
+# valgrind for what ASan cannot see), the Python tests (pytest, notebooks included) against the
+# plain extension and, for the tests that reach the C core, against the ASan+UBSan extension;
+# then the docs site and the wheel. Long cases are marked `slow` and skipped; run them with
+# `tools/test.sh -m slow` (extra arguments go to every pytest stage).
+#
+# Two lanes share the machine's cores: lane A runs the plain pytest stage, the docs and the
+# wheel; lane B runs the sanitized C tests, valgrind and the sanitized pytest stage (its output
+# is printed when both lanes are done). The files that start many processes (MPI, the README's
+# scripts) or time real threads run alone at the end. Each stage's time is printed, and a
+# table of them closes the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 JOBS=${JOBS:-2}
+REPO=$(pwd)
+mkdir -p build
+TIMES="$REPO/build/stage-times.txt"
+: > "$TIMES"
+T0=$(date +%s)
 
-echo "== C core: build and ctest =="
-cmake -S . -B build/ctest -G Ninja -DWPART_BUILD_TESTS=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build/ctest -j "$JOBS"
-ctest --test-dir build/ctest --output-on-failure
+# stage NAME CMD...: run CMD, print and record its wall time; returns CMD's status
+stage() {
+  local name=$1 s rc=0
+  shift
+  s=$(date +%s)
+  "$@" || rc=$?
+  echo "($name: $(( $(date +%s) - s )) s$( [ "$rc" -eq 0 ] || echo ", exit $rc"))"
+  printf '%-58s %5d s  %s\n' "$name" "$(( $(date +%s) - s ))" \
+         "$( [ "$rc" -eq 0 ] && echo ok || echo "FAILED ($rc)")" >> "$TIMES"
+  return "$rc"
+}
 
-echo "== C core: ASan + UBSan =="
-cmake -S . -B build/asan -G Ninja -DWPART_BUILD_TESTS=ON -DWPART_SANITIZE=ON \
-      -DCMAKE_BUILD_TYPE=Debug >/dev/null
-cmake --build build/asan -j "$JOBS"
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build/asan --output-on-failure
+c_plain() {
+  echo "== C core: build and ctest =="
+  cmake -S . -B build/ctest -G Ninja -DWPART_BUILD_TESTS=ON -DCMAKE_BUILD_TYPE=Release \
+        >/dev/null || return 1
+  cmake --build build/ctest -j "$JOBS" || return 1
+  ctest --test-dir build/ctest --output-on-failure || return 1
+  echo "== C core: raw allocations (every one goes through the checked allocators) =="
+  if [ -x tools/check_alloc.sh ]; then tools/check_alloc.sh || return 1; fi
+}
 
-if command -v valgrind >/dev/null 2>&1; then
-  echo "== C core: valgrind =="
+c_asan() {
+  echo "== C core: ASan + UBSan =="
+  cmake -S . -B build/asan -G Ninja -DWPART_BUILD_TESTS=ON -DWPART_SANITIZE=ON \
+        -DCMAKE_BUILD_TYPE=Debug >/dev/null || return 1
+  cmake --build build/asan -j 1 || return 1
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir build/asan --output-on-failure
+}
+
+# valgrind for what ASan + UBSan cannot see: reads of uninitialised memory (memcheck's
+# definedness checks). Leaks are LeakSanitizer's (the ASan stage runs with detect_leaks=1).
+c_valgrind() {
+  command -v valgrind >/dev/null 2>&1 || { echo "(valgrind not installed: skipped)"; return 0; }
+  echo "== C core: valgrind (uninitialised reads) =="
   for t in build/ctest/test_*; do
     [ -x "$t" ] || continue
-    valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite \
-      "$t" >/dev/null
+    valgrind -q --error-exitcode=1 --leak-check=no --undef-value-errors=yes \
+      --track-origins=no "$t" >/dev/null || return 1
     echo "valgrind clean: $(basename "$t")"
   done
-fi
+}
 
-# The Python tests: the plain stage against the built package, and the extension itself
-# under ASan + UBSan (built sanitized, staged with a copy of the package; leak detection off:
-# CPython's own allocations are reported as leaks, the C tests above run with it on). The two
-# stages are independent and each mostly single-threaded, so they run side by side (one core
-# each); the files that start many processes (MPI, the README's scripts) or time real threads
-# run alone afterwards.
-REPO=$(pwd)
+# The files that start many processes (MPI, the README's scripts) or time real threads: they
+# run alone after the two lanes.
 SERIAL="test_tasks_mpi.py test_tasks_mpi_faults.py test_dynamic_mpi.py test_readme.py
         test_tasks_pinned.py test_multikernel_real.py test_first_contact.py"
 SERIAL_IGNORE=""
@@ -44,78 +74,105 @@ for f in $SERIAL; do
   SERIAL_IGNORE="$SERIAL_IGNORE --ignore $REPO/tests/$f"
   [ -e "tests/$f" ] && SERIAL_PATHS="$SERIAL_PATHS tests/$f"
 done
-ASAN_PID=""
-if [ "${WPART_SKIP_ASAN_PY:-0}" != "1" ] && command -v gcc >/dev/null 2>&1; then
+
+# The extension under ASan + UBSan, staged with a copy of the package (leak detection off:
+# CPython's own allocations are reported as leaks; the C tests run with it on). Only the tests
+# that reach wpart._core run here (tests/conftest.py deselects the ones listed in
+# tests/asan_pure.txt, measured with tools/core_reach.py), with fewer hypothesis examples;
+# files whose time goes to subprocesses, notebooks, whole reproductions or benchmark quick
+# modes run in the plain stage only (their C calls are covered by the other files; the MPI
+# tests skip themselves here: the LD_PRELOAD would reach Open MPI).
+py_asan() {
+  command -v gcc >/dev/null 2>&1 || { echo "(no gcc: sanitized pytest stage skipped)"; return 0; }
+  echo "== Python: pytest against the ASan + UBSan extension =="
+  # -O1 (as fuzzing infrastructures build for ASan): the C tests above run the -O0 build
   cmake -S . -B build/asan-py -G Ninja -DWPART_BUILD_PYTHON=ON -DWPART_SANITIZE=ON \
-        -DWPART_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug >/dev/null
-  cmake --build build/asan-py -j "$JOBS" >/dev/null
-  rm -rf build/asan-pkg && mkdir -p build/asan-pkg
-  cp -r wpart build/asan-pkg/
+        -DWPART_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g" >/dev/null || return 1
+  cmake --build build/asan-py -j 1 >/dev/null || return 1
+  rm -rf build/asan-pkg && mkdir -p build/asan-pkg || return 1
+  cp -r wpart build/asan-pkg/ || return 1
   find build/asan-pkg -name '*.so' -delete
-  cp build/asan-py/_core*.so build/asan-pkg/wpart/
-  ASAN_LIB=$(gcc -print-file-name=libasan.so)
-  STDCXX_LIB=$(gcc -print-file-name=libstdc++.so.6)
-  # This stage is for the extension's C code. Files whose time goes to subprocesses, plotting,
-  # notebooks, whole paper reproductions, benchmark quick modes and real thread runs (their C
-  # calls are covered by the other files) run in the plain stage only (MPI tests skip
-  # themselves here: the LD_PRELOAD would reach Open MPI).
-  ASAN_IGNORE=""
+  cp build/asan-py/_core*.so build/asan-pkg/wpart/ || return 1
+  local asan_lib stdcxx_lib ignore="" f
+  asan_lib=$(gcc -print-file-name=libasan.so)
+  stdcxx_lib=$(gcc -print-file-name=libstdc++.so.6)
   for f in test_notebooks.py test_readme.py test_cli.py test_cli_families.py test_first_contact.py \
            test_spatial_reproduce.py test_hetero_reproduce.py test_reproduce_verdicts.py \
            test_reproduce_multikernel.py test_multikernel_bench.py test_tasks_bench_datasets.py \
            test_spatial_sparse_bench.py test_dynamic_solver_bench.py test_multikernel_real.py \
-           test_tasks_mpi.py test_tasks_mpi_faults.py test_dynamic_mpi.py; do
-    ASAN_IGNORE="$ASAN_IGNORE --ignore $REPO/tests/$f"
+           test_tasks_mpi.py test_tasks_mpi_faults.py test_tasks_mpi_watchdog.py \
+           test_dynamic_mpi.py; do
+    ignore="$ignore --ignore $REPO/tests/$f"
   done
   for f in "$REPO"/tests/test_bench_*.py; do
-    [ -e "$f" ] && ASAN_IGNORE="$ASAN_IGNORE --ignore $f"
+    [ -e "$f" ] && ignore="$ignore --ignore $f"
   done
   # The editable install's redirecting finder would send `import wpart` back to the checkout:
   # drop it in this process so the staged, sanitized copy is the one tested.
-  NO_EDITABLE="import sys; sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != 'ScikitBuildRedirectingFinder']"
-  echo "== Python: pytest against the ASan + UBSan extension (in the background; log below) =="
+  local no_editable="import sys; sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != 'ScikitBuildRedirectingFinder']"
   (cd build/asan-pkg &&
-   LD_PRELOAD="$ASAN_LIB $STDCXX_LIB" MPLBACKEND=Agg WPART_SANITIZED=1 \
+   LD_PRELOAD="$asan_lib $stdcxx_lib" MPLBACKEND=Agg WPART_SANITIZED=1 \
    ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_return_null=1 \
    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-   $PY -c "$NO_EDITABLE
+   $PY -c "$no_editable
 import wpart, pytest
 assert wpart.__file__.startswith('$REPO/build/asan-pkg'), wpart.__file__
 sys.exit(pytest.main(sys.argv[1:]))" \
        -q -p no:cacheprovider --rootdir "$REPO" -c "$REPO/pyproject.toml" \
-       --basetemp "$REPO/build/pytest-asan" --durations=15 "$REPO/tests" $ASAN_IGNORE "$@") \
-    > build/asan-py.log 2>&1 &
-  ASAN_PID=$!
-fi
+       --basetemp "$REPO/build/pytest-asan" --durations=15 "$REPO/tests" $ignore "$@")
+}
 
-echo "== Python: pytest =="
-START=$(date +%s)
-RC=0
-$PY -m pytest -q --durations=15 --basetemp "$REPO/build/pytest-plain" $SERIAL_IGNORE "$@" || RC=$?
-echo "(plain stage: $(( $(date +%s) - START )) s)"
-if [ -n "$ASAN_PID" ]; then
-  ARC=0
-  wait "$ASAN_PID" || ARC=$?
-  echo "== Python: pytest against the ASan + UBSan extension: output =="
-  cat build/asan-py.log
-  echo "(ASan stage ended $(( $(date +%s) - START )) s after the plain stage began; exit $ARC)"
-  [ "$ARC" -eq 0 ] || RC=$ARC
-fi
-echo "== Python: pytest, the files that run many processes, alone =="
-SRC=0
-$PY -m pytest -q --durations=5 --basetemp "$REPO/build/pytest-serial" $SERIAL_PATHS "$@" || SRC=$?
-[ "$SRC" -eq 0 ] || [ "$SRC" -eq 5 ] || RC=$SRC  # 5: none of them selected (-k, -m)
+py_plain() {
+  echo "== Python: pytest =="
+  $PY -m pytest -q --durations=15 --basetemp "$REPO/build/pytest-plain" $SERIAL_IGNORE "$@"
+}
 
-if [ "${WPART_SKIP_DOCS:-0}" != "1" ]; then
+py_serial() {
+  echo "== Python: pytest, the files that run many processes, alone =="
+  local rc=0
+  $PY -m pytest -q --durations=5 --basetemp "$REPO/build/pytest-serial" $SERIAL_PATHS "$@" || rc=$?
+  [ "$rc" -eq 0 ] || [ "$rc" -eq 5 ]  # 5: none of them selected (-k, -m)
+}
+
+docs() {
   echo "== Docs: Sphinx site with warnings as errors, and every example in it =="
-  DSTART=$(date +%s)
-  tools/docs.sh || RC=1
-  echo "(docs stage: $(( $(date +%s) - DSTART )) s)"
-fi
-if [ "${WPART_SKIP_WHEEL:-0}" != "1" ]; then
+  tools/docs.sh
+}
+
+wheel() {
   echo "== Wheel: build (pip wheel + auditwheel), install into a fresh venv, smoke test =="
-  WSTART=$(date +%s)
-  tools/build_wheel.sh --smoke || RC=1
-  echo "(wheel stage: $(( $(date +%s) - WSTART )) s)"
-fi
+  tools/build_wheel.sh --smoke
+}
+
+RC=0
+stage "C core: build, ctest, allocation check" c_plain || RC=1
+
+# lane B, in the background: sanitized C tests, valgrind, sanitized pytest
+lane_b() {
+  local rc=0
+  stage "C core: ASan + UBSan (ctest)" c_asan || rc=1
+  stage "C core: valgrind" c_valgrind || rc=1
+  if [ "${WPART_SKIP_ASAN_PY:-0}" != "1" ]; then
+    stage "Python: pytest, ASan + UBSan extension" py_asan "$@" || rc=1
+  fi
+  return "$rc"
+}
+lane_b "$@" > build/lane-b.log 2>&1 &
+LANE_B=$!
+
+# lane A: plain pytest, docs, wheel
+stage "Python: pytest (plain)" py_plain "$@" || RC=1
+if [ "${WPART_SKIP_DOCS:-0}" != "1" ]; then stage "Docs: Sphinx + examples" docs || RC=1; fi
+if [ "${WPART_SKIP_WHEEL:-0}" != "1" ]; then stage "Wheel: build + smoke test" wheel || RC=1; fi
+BRC=0
+wait "$LANE_B" || BRC=$?
+echo "== lane B: sanitized C tests, valgrind, sanitized pytest: output =="
+cat build/lane-b.log
+[ "$BRC" -eq 0 ] || RC=1
+stage "Python: pytest, many-process files alone" py_serial "$@" || RC=1
+
+echo "== stage times (lane B ran beside lane A: plain pytest, docs, wheel) =="
+cat "$TIMES"
+echo "total: $(( $(date +%s) - T0 )) s"
 exit $RC

@@ -33,9 +33,12 @@ I64MAX = 2**63 - 1
 
 
 def budget(kind: str, n: int) -> settings:
-    """Hypothesis settings: `n` examples by default, ``SLOW_FACTOR * n`` in the slow run (the
-    slow-marked variants, or every variant under WPART_HYPOTHESIS_PROFILE=fuzz-slow)."""
+    """Hypothesis settings: `n` examples by default (half as many in the sanitized stage of
+    tools/test.sh), ``SLOW_FACTOR * n`` in the slow run (the slow-marked variants, or every
+    variant under WPART_HYPOTHESIS_PROFILE=fuzz-slow)."""
     slow = kind == "slow" or os.environ.get("WPART_HYPOTHESIS_PROFILE") == "fuzz-slow"
+    if not slow and os.environ.get("WPART_SANITIZED") == "1":
+        n = max(20, n // 2)  # the sanitized stage: half the examples, the same paths
     return settings(max_examples=n * (SLOW_FACTOR if slow else 1))
 
 
