@@ -52,3 +52,10 @@ void *wpart_i_realloc(void *p, int64_t n, size_t sz)
     }
     return realloc(p, bytes > 0 ? (size_t)bytes : 1);
 }
+
+void wpart_i_free_all(void *const *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(p[i]);
+    }
+}

@@ -50,6 +50,13 @@ void *wpart_i_malloc(int64_t n, size_t sz);
 void *wpart_i_calloc(int64_t n, size_t sz);
 void *wpart_i_realloc(void *p, int64_t n, size_t sz);
 
+/* free() of each of the n pointers p[0..n); WPART_FREE_ALL(a, b, ...) frees the pointers listed
+ * (a struct's arrays), in order */
+void wpart_i_free_all(void *const *p, size_t n);
+#define WPART_FREE_ALL(...)                          \
+    wpart_i_free_all((void *const[]){__VA_ARGS__}, \
+                     sizeof((void *const[]){__VA_ARGS__}) / sizeof(void *))
+
 /* Greatest common divisor (Euclid; gcd(a, 0) = a). */
 static inline int64_t wpart_i_gcd64(int64_t a, int64_t b)
 {

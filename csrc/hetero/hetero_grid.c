@@ -256,11 +256,7 @@ cleanup:
 
 void hg_dp_free(hg_dp_t *W)
 {
-    free(W->D0);
-    free(W->D1);
-    free(W->A0);
-    free(W->A1);
-    free(W->choice);
+    WPART_FREE_ALL(W->D0, W->D1, W->A0, W->A1, W->choice);
     memset(W, 0, sizeof *W);
 }
 

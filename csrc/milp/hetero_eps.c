@@ -16,17 +16,7 @@ typedef struct {
 
 static void eps_free(eps_buf_t *b)
 {
-    free(b->col);
-    free(b->c);
-    free(b->lb);
-    free(b->ub);
-    free(b->rlb);
-    free(b->rub);
-    free(b->val);
-    free(b->x);
-    free(b->ar);
-    free(b->ac);
-    free(b->kind);
+    WPART_FREE_ALL(b->col, b->c, b->lb, b->ub, b->rlb, b->rub, b->val, b->x, b->ar, b->ac, b->kind);
     memset(b, 0, sizeof *b);
 }
 

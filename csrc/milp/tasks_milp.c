@@ -131,15 +131,7 @@ void wpart_tasks_milp_opts_init(wpart_tasks_milp_opts_t *o)
 void wpart_tasks_milp_model_free(wpart_tasks_milp_model_t *m)
 {
     if (!m) return;
-    free(m->c);
-    free(m->lb);
-    free(m->ub);
-    free(m->kind);
-    free(m->row_lb);
-    free(m->row_ub);
-    free(m->a_row);
-    free(m->a_col);
-    free(m->a_val);
+    WPART_FREE_ALL(m->c, m->lb, m->ub, m->kind, m->row_lb, m->row_ub, m->a_row, m->a_col, m->a_val);
     memset(m, 0, sizeof(*m));
 }
 

@@ -16,13 +16,7 @@
 
 void wpart_i_ccm_index_free(ccm_index_t *x)
 {
-    free(x->map_cur);
-    free(x->map_snap);
-    free(x->cur);
-    free(x->snap);
-    free(x->snap_start);
-    free(x->tmp);
-    free(x->cnt);
+    WPART_FREE_ALL(x->map_cur, x->map_snap, x->cur, x->snap, x->snap_start, x->tmp, x->cnt);
     memset(x, 0, sizeof(*x));
 }
 

@@ -14,20 +14,8 @@ typedef wpart_tasks_comm_ctx_t comm_ctx_t;
 
 void wpart_tasks_i_clusters_free(clusters_t *C)
 {
-    free(C->tasks);
-    free(C->byload);
-    free(C->lbl);
-    free(C->start);
-    free(C->blk);
-    free(C->load);
-    free(C->fp);
-    free(C->wk);
-    free(C->deg);
-    free(C->vol);
-    free(C->cv);
-    free(C->ord);
-    free(C->ordl);
-    free(C->wkr);
+    WPART_FREE_ALL(C->tasks, C->byload, C->lbl, C->start, C->blk, C->load, C->fp, C->wk, C->deg,
+                   C->vol, C->cv, C->ord, C->ordl, C->wkr);
     memset(C, 0, sizeof(*C));
 }
 
