@@ -64,15 +64,21 @@ def test_simulate_by_name_as_written(name):
 def test_simulate_builds_the_named_balancer_for_the_platform():
     # m from the platform, the total from the run (the platform's own n by default)
     P = Platform.preset("linear4")
-    r = simulate(P, "greedy", seed=2, trace=False, n=4000, chunk=100)
+    r = simulate(P, "greedy", seed=2, trace=False, n=4000, options={"chunk": 100})
     assert r.m == P.m and int(r.elements.sum()) == 4000 and int(r.blocks.sum()) == 40
-    with pytest.raises(wpart.WpartTypeError, match="twice"):
-        simulate(P, "greedy", n=4000, chunk=100, options={"chunk": 50})
     with pytest.raises(wpart.WpartTypeError,
-                       match=r"^`n`, `options` and balancer options apply to a balancer given by name only \(got chunk\)$"):
-        simulate(P, Greedy(P.m, 4000, 100), chunk=100)
-    with pytest.raises(wpart.WpartTypeError, match="tracee"):
-        simulate(P, "greedy", n=4000, tracee=False)
+                       match=r"^`n` and `options` apply to a balancer given by name only$"):
+        simulate(P, Greedy(P.m, 4000, 100), options={"chunk": 100})
+    with pytest.warns(DeprecationWarning, match=r"^simulate\(\): pass the balancer's options in "
+                      r"`options=` \(chunk\); as keywords they are deprecated$"):
+        r2 = simulate(P, "greedy", seed=2, trace=False, n=4000, chunk=100)
+    assert r2.makespan == r.makespan
+    with pytest.raises(wpart.WpartTypeError, match=r"^simulate\(\): chunk given twice \(as a "
+                       r"keyword and in `options`\)$"):
+        simulate(P, "greedy", n=4000, chunk=100, options={"chunk": 50})
+    with pytest.raises(wpart.WpartTypeError, match="^.*'tracee'.*: a key of `options` that is "
+                       "not an option of the balancer 'greedy'$"):
+        simulate(P, "greedy", n=4000, options={"tracee": False})
 
 
 def test_simulate_preset_names_and_series_matrix():

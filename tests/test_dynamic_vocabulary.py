@@ -52,7 +52,10 @@ def test_balancer_names_aliases_and_errors():
     pl = D.Platform.preset("linear4")
     assert isinstance(D.make_balancer("eager", 4, 100), D.Greedy)
     assert isinstance(D.make_balancer("PLB-HAC", 4, 100, platform=pl), D.PLBHAC)
-    assert D.make_balancer("greedy", 4, 100, chunk=7).fresh()._kw == {"chunk": 7}
+    assert D.make_balancer("greedy", 4, 100, options={"chunk": 7}).fresh()._kw == {"chunk": 7}
+    with pytest.warns(DeprecationWarning, match=r"^make_balancer\(\): pass the balancer's "
+                      r"options in `options=` \(chunk\); as keywords they are deprecated$"):
+        assert D.make_balancer("greedy", 4, 100, chunk=7).fresh()._kw == {"chunk": 7}
     with pytest.raises(wpart.WpartValueError, match="`balancer` must be one of"):
         D.simulate(pl, "fastest")
     with pytest.raises(wpart.WpartTypeError, match="`balancer`"):

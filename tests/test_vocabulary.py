@@ -165,9 +165,7 @@ def test_argument_names_and_keyword_only_options(qual, obj):
 
 
 #: Public **kwargs still hiding options (to be emptied by their families).
-PENDING_KWARGS = {
-    "wpart.dynamic.make_balancer", "wpart.dynamic.simulate",
-}
+PENDING_KWARGS: set = set()
 
 
 @pytest.mark.parametrize("qual,obj", CALLABLES, ids=[q for q, _ in CALLABLES])

@@ -506,6 +506,37 @@ def renamed(**old_to_new: str) -> Callable[[_F], _F]:
     return deco
 
 
+def extra_keywords_deprecated(into: str, what: str) -> Callable[[_F], _F]:
+    """Accept, for one release, keywords that are not parameters of the function as entries
+    of its mapping parameter `into` (``simulate(p, "greedy", chunk=64)`` runs as
+    ``simulate(p, "greedy", options={"chunk": 64})``), with a :class:`DeprecationWarning`;
+    a key given both ways is an error. The signature shown stays the new one."""
+
+    def deco(f: _F) -> _F:
+        sig = inspect.signature(f)
+        own = set(sig.parameters)
+
+        @functools.wraps(f)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            extra = {k: kwargs.pop(k) for k in list(kwargs) if k not in own}
+            if extra:
+                given = kwargs.get(into) or {}
+                both = sorted(set(extra) & set(given))
+                if both:
+                    raise WpartTypeError(f"{f.__name__}(): {', '.join(both)} given twice (as a "
+                                         f"keyword and in `{into}`)")
+                warnings.warn(f"{f.__name__}(): pass {what} in `{into}=` "
+                              f"({', '.join(sorted(extra))}); as keywords they are deprecated",
+                              DeprecationWarning, stacklevel=2)
+                kwargs[into] = {**dict(given), **extra}
+            return f(*args, **kwargs)
+
+        wrapper.__signature__ = sig  # type: ignore[attr-defined]
+        return wrapper  # type: ignore[return-value]
+
+    return deco
+
+
 def deprecated_attr(old: str, new: str, owner: str) -> property:
     """A read-only property `old` that warns and returns attribute `new` (renamed fields)."""
 

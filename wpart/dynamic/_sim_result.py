@@ -18,7 +18,8 @@ from numpy.typing import NDArray
 from .. import _core
 from .._progress import progress_hook
 from .._result import Result, pct
-from .._validate import as_bool, as_float, as_int, as_progress, as_seed, as_sequence, choice, core_time_limit, deprecated_attr
+from .._validate import (as_bool, as_float, as_int, as_progress, as_seed, as_sequence, choice,
+                         core_time_limit, deprecated_attr, extra_keywords_deprecated)
 from ._balancer import BLOCK_KINDS, Balancer, PyBalancer
 from ._sim import _C_TRACE, _EVAL_MODES, IDLE_COLUMNS, TRACE_DTYPE, Platform
 from ._table import BALANCERS, make_balancer
@@ -214,6 +215,7 @@ def _platform(platform: Any) -> Platform:
     return platform
 
 
+@extra_keywords_deprecated("options", "the balancer's options")
 def simulate(
     platform: Platform | str,
     balancer: Any,
@@ -230,7 +232,6 @@ def simulate(
     trace: bool = True,
     progress: bool | Callable[[float, float], Any] = False,
     max_events: int = 0,
-    **balancer_options: Any,
 ) -> SimResult:
     """Run `balancer` on `platform` with the deterministic event engine.
 
@@ -266,9 +267,6 @@ def simulate(
         and stops the run with :class:`wpart.CancelledError` by returning False.
     max_events : int
         Stop with an error past this many events (0: no cap).
-    **balancer_options
-        Any other keyword is an option of the balancer given by name, as in `options`
-        (``simulate("paper5", "greedy", chunk=4096)``).
 
     Returns
     -------
@@ -295,27 +293,20 @@ def simulate(
     if isinstance(balancer, str):
         if options is not None and not isinstance(options, Mapping):
             raise WpartTypeError(f"`options` must be a dict, got {type(options).__name__}")
-        if balancer_options:
-            both = sorted(set(balancer_options) & set(options or {}))
-            if both:
-                raise WpartTypeError(f"balancer option(s) {', '.join(both)} given twice (keyword "
-                                     "and `options`)")
-            options = {**dict(options or {}), **balancer_options}
         if n is None:
             n = platform.n
             if n is None:
                 raise WpartTypeError("`n` is needed with a balancer given by name: the platform names no amount of work")
         try:
-            balancer = make_balancer(balancer, platform.m, n, platform=platform, seed=seed, **dict(options or {}))
+            balancer = make_balancer(balancer, platform.m, n, platform=platform, seed=seed,
+                                     options=options)
         except TypeError as e:
             if type(e) is not TypeError or "unexpected keyword" not in str(e):
                 raise
-            raise WpartTypeError(f"{e}: a keyword of simulate() that is not one of its own options "
-                                 f"goes to the balancer {balancer!r}") from None
-    elif n is not None or options is not None or balancer_options:
-        extra = f" (got {', '.join(sorted(balancer_options))})" if balancer_options else ""
-        raise WpartTypeError("`n`, `options` and balancer options apply to a balancer given by "
-                             f"name only{extra}")
+            raise WpartTypeError(f"{e}: a key of `options` that is not an option of the "
+                                 f"balancer {balancer!r}") from None
+    elif n is not None or options is not None:
+        raise WpartTypeError("`n` and `options` apply to a balancer given by name only")
     c = _balancer_c(balancer)
     if int(c.m) != platform.m:
         raise WpartValueError(f"`balancer` has m = {c.m} PUs but the platform has {platform.m}")

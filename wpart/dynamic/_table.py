@@ -12,7 +12,7 @@ Every balancer is a C state machine with its own constructor, so no entry has a 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from .._errors import WpartTypeError, WpartValueError
 from .._methods import Method, MethodTable
@@ -20,6 +20,7 @@ from ._balancer import Balancer, Greedy, StaticEqual, m_n
 from ._baselines import HDSS, AcostaRP, Asymmetric, DmdaLike, NaiveProfile, StaticPeak
 from ._plbhac import PLBHAC, PLBHeC
 from .._docs import fill_doc
+from .._validate import extra_keywords_deprecated
 
 __all__ = ["BALANCERS", "make_balancer"]
 
@@ -137,8 +138,9 @@ BALANCERS = MethodTable("dynamic", [
 
 
 @fill_doc
+@extra_keywords_deprecated("options", "the balancer's options")
 def make_balancer(name: str, m: int, n: int, *, platform: Any = None, seed: int = 0,
-                  **options: Any) -> Balancer:
+                  options: Mapping[str, Any] | None = None) -> Balancer:
     """A fresh balancer by name (one of ``BALANCERS.names``), with defaults for `platform`.
 
     Parameters
@@ -152,8 +154,8 @@ def make_balancer(name: str, m: int, n: int, *, platform: Any = None, seed: int 
         Asymmetric); ``static_peak`` and ``dmda`` need it for their rates and piece times.
     seed : int, default 0
         ``dmda`` calibrates its piece times in a simulated run with seed ``seed + 1``.
-    **options
-        The balancer's own options (see its class).
+    options : dict, optional
+        The balancer's own options (see its class), e.g. ``{"chunk": 64}``.
 
     Returns
     -------
@@ -168,4 +170,6 @@ def make_balancer(name: str, m: int, n: int, *, platform: Any = None, seed: int 
         raise WpartValueError(f"`m` = {m} but the platform has {platform.m} PUs")
     if meth.needs_platform and platform is None:
         raise WpartValueError(f"balancer {meth.name!r} needs a `platform` for its defaults")
-    return meth.factory(m, n, platform, seed, options)  # type: ignore[misc]
+    if options is not None and not isinstance(options, Mapping):
+        raise WpartTypeError(f"`options` must be a dict, got {type(options).__name__}")
+    return meth.factory(m, n, platform, seed, dict(options or {}))  # type: ignore[misc]

@@ -47,7 +47,7 @@ def make_balancer(name: str, m: int, n: int, *, chunk: int = 1024) -> Any:
 
     key = choice(name, "balancer", BALANCERS)
     opts = {"greedy": {"chunk": chunk}, "static": {}}.get(key, {"x_init": chunk})
-    return _make(key, m, n, **opts)
+    return _make(key, m, n, options=opts)
 
 
 def _parser() -> argparse.ArgumentParser:
