@@ -284,6 +284,34 @@ double wpart_dynamic_noise_lognormal(uint64_t seed, int32_t pu, int32_t purpose,
     return wpart_i_dyn_noise_lognormal_ids(seed, ids, 4, sigma);
 }
 
+void wpart_dynamic_noise_vec(uint64_t seed, int32_t pu, int32_t purpose, const int64_t *j,
+                             int64_t k, double sigma, double *out)
+{
+    for (int64_t i = 0; i < k; i++) {
+        out[i] = sigma < 0 ? wpart_dynamic_noise_uniform(seed, pu, purpose, j[i], 0)
+                           : wpart_dynamic_noise_lognormal(seed, pu, purpose, j[i], sigma);
+    }
+}
+
+void wpart_dynamic_device_time_vec(const wpart_dynamic_device_t *d, int part, int first,
+                                   const double *x, int64_t k, double *out)
+{
+    for (int64_t i = 0; i < k; i++) {
+        double v = x[i], t = 0.0;
+        if (!(v >= 0)) {
+            t = NAN;
+        } else {
+            if (part != 2) {
+                t += wpart_dynamic_curve_eval(&d->comp, v);
+            }
+            if (part != 1 && v > 0) {
+                t += wpart_dynamic_device_xfer(d, v, first);
+            }
+        }
+        out[i] = t;
+    }
+}
+
 /* ------------------------------------------------------------------ load ------------- */
 
 double wpart_dynamic_slowdown(const wpart_dynamic_fluct_t *f, int64_t n_fluct, int32_t pu,

@@ -60,6 +60,16 @@ double wpart_dynamic_model_eval_comp(const wpart_dynamic_model_t *pm, double x)
     return f_raw(pm->mask, pm->coef, pm->c0, x / pm->x_scale);
 }
 
+void wpart_dynamic_model_eval_vec(const wpart_dynamic_model_t *pm, int which, const double *x,
+                                  int64_t k, double *out)
+{
+    for (int64_t i = 0; i < k; i++) {
+        out[i] = which == 1   ? wpart_dynamic_model_eval_comp(pm, x[i])
+                 : which == 2 ? wpart_dynamic_model_eval_xfer(pm, x[i])
+                              : wpart_dynamic_model_eval(pm, x[i]);
+    }
+}
+
 double wpart_dynamic_model_eval(const wpart_dynamic_model_t *pm, double x)
 {
     if (!pm || !pm->valid) {

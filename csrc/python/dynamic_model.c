@@ -296,13 +296,8 @@ static PyObject *wpy_dyn_eval(PyObject *self, PyObject *args)
     npy_intp k = PyArray_DIM(x, 0);
     PyObject *res = PyArray_SimpleNew(1, &k, NPY_FLOAT64);
     if (res) {
-        const double *xd = PyArray_DATA(x);
-        double *o = PyArray_DATA((PyArrayObject *)res);
-        for (npy_intp i = 0; i < k; i++) {
-            o[i] = which == 1   ? wpart_dynamic_model_eval_comp(&pm, xd[i])
-                   : which == 2 ? wpart_dynamic_model_eval_xfer(&pm, xd[i])
-                                : wpart_dynamic_model_eval(&pm, xd[i]);
-        }
+        wpart_dynamic_model_eval_vec(&pm, which, PyArray_DATA(x), (int64_t)k,
+                                     PyArray_DATA((PyArrayObject *)res));
     }
     Py_DECREF(x);
     return res;

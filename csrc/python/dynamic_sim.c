@@ -549,24 +549,8 @@ static PyObject *py_device_time(PyObject *self, PyObject *args)
     if (!out) {
         goto cleanup;
     }
-    const double *xs = PyArray_DATA(x);
-    double *ts = PyArray_DATA((PyArrayObject *)out);
-    npy_intp k = PyArray_SIZE(x);
-    const wpart_dynamic_device_t *d = &P.d[p];
-    for (npy_intp i = 0; i < k; i++) {
-        double v = xs[i], t = 0.0;
-        if (!(v >= 0)) {
-            t = NAN;
-        } else {
-            if (part != 2) {
-                t += wpart_dynamic_curve_eval(&d->comp, v);
-            }
-            if (part != 1 && v > 0) {
-                t += wpart_dynamic_device_xfer(d, v, first);
-            }
-        }
-        ts[i] = t;
-    }
+    wpart_dynamic_device_time_vec(&P.d[p], part, first, PyArray_DATA(x),
+                                  (int64_t)PyArray_SIZE(x), PyArray_DATA((PyArrayObject *)out));
 cleanup:
     Py_XDECREF(x);
     plat_clear(&P);
@@ -625,12 +609,8 @@ static PyObject *py_noise(PyObject *self, PyObject *args)
     npy_intp k = PyArray_DIM(j, 0);
     PyObject *out = PyArray_SimpleNew(1, &k, NPY_FLOAT64);
     if (out) {
-        const int64_t *js = PyArray_DATA(j);
-        double *o = PyArray_DATA((PyArrayObject *)out);
-        for (npy_intp i = 0; i < k; i++) {
-            o[i] = sigma < 0 ? wpart_dynamic_noise_uniform(seed, pu, purpose, js[i], 0)
-                             : wpart_dynamic_noise_lognormal(seed, pu, purpose, js[i], sigma);
-        }
+        wpart_dynamic_noise_vec(seed, pu, purpose, PyArray_DATA(j), (int64_t)k, sigma,
+                                PyArray_DATA((PyArrayObject *)out));
     }
     Py_DECREF(j);
     return out;

@@ -99,6 +99,9 @@ double wpart_dynamic_model_eval(const wpart_dynamic_model_t *pm, double x);
 double wpart_dynamic_model_eval_comp(const wpart_dynamic_model_t *pm, double x);
 /** G alone (0 for x <= 0, g_slope * x / x_scale + g_icept otherwise; held at x_a below x_a). */
 double wpart_dynamic_model_eval_xfer(const wpart_dynamic_model_t *pm, double x);
+/** out[i] = E(x[i]) (which 0), F(x[i]) (which 1) or G(x[i]) (which 2) for i < k. */
+void wpart_dynamic_model_eval_vec(const wpart_dynamic_model_t *pm, int which, const double *x,
+                                  int64_t k, double *out);
 
 /** sup{x in [lo, hi] : E(x) <= t} (lo if none; hi may be +inf, and the result is +inf when E
  * stays <= t forever). Relative accuracy 1e-12. WPART_EINVAL: NULL pointers, NaN, lo < 0,

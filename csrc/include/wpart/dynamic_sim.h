@@ -120,6 +120,12 @@ wpart_status_t wpart_dynamic_device_check(const wpart_dynamic_device_t *d);
  * bytes = bytes_per_elem x (+ setup_bytes when first != 0). 0 without hops. */
 double wpart_dynamic_device_xfer(const wpart_dynamic_device_t *d, double x, int first);
 
+/** Noiseless times of blocks of x[i] elements, i < k: compute + transfer (part 0), compute
+ * (part 1) or transfer (part 2; `first` as in wpart_dynamic_device_xfer); NaN for x[i] < 0 or
+ * NaN. */
+void wpart_dynamic_device_time_vec(const wpart_dynamic_device_t *d, int part, int first,
+                                   const double *x, int64_t k, double *out);
+
 /* ------------------------------------------------------------------ noise --------- */
 
 /** Purposes of the noise streams. */
@@ -139,6 +145,11 @@ double wpart_dynamic_noise_uniform(uint64_t seed, int32_t pu, int32_t purpose, i
  * from stream (seed, pu, purpose, j). sigma = 0 gives exactly 1. */
 double wpart_dynamic_noise_lognormal(uint64_t seed, int32_t pu, int32_t purpose, int64_t j,
                                      double sigma);
+
+/** out[i] = wpart_dynamic_noise_lognormal(seed, pu, purpose, j[i], sigma) for i < k, or with
+ * sigma < 0 wpart_dynamic_noise_uniform(seed, pu, purpose, j[i], 0). */
+void wpart_dynamic_noise_vec(uint64_t seed, int32_t pu, int32_t purpose, const int64_t *j,
+                             int64_t k, double sigma, double *out);
 
 /* ------------------------------------------------------------------ load ---------- */
 
