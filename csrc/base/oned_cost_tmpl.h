@@ -172,13 +172,14 @@ static void GN(direct_cut)(const T *W, const double *sp, int64_t n, int64_t q, i
 static void GN(rb)(const T *W, const double *sp, int64_t lo, int64_t hi, int64_t q,
                    int64_t *seps, int64_t p0);
 
-/* Runs opt->method: an exact one sets *B (the optimal bottleneck), a heuristic writes seps and
- * clears *exact. */
+/* Runs opt->method (its time counted from here): an exact one sets *B (the optimal
+ * bottleneck), a heuristic writes seps and clears *exact. */
 static wpart_status_t GN(run)(const T *W, const double *sp, int64_t n, int64_t q,
-                              const wpart_1d_options_t *opt, double t0, V *B, int64_t *seps,
-                              int *exact, wpart_1d_stats_t *stats)
+                              const wpart_1d_options_t *opt, V *B, int64_t *seps, int *exact,
+                              wpart_1d_stats_t *stats)
 {
     wpart_status_t st = WPART_OK;
+    const double t0 = wpart_i_now();
     const wpart_control_t *ctl = opt->control;
     switch (opt->method) {
     case WPART_1D_NICOL: WPART_CHECK(GN(nicol)(W, sp, n, q, ctl, t0, B, stats)); break;

@@ -341,10 +341,9 @@ static wpart_status_t FN(homog)(const T *W, int64_t n, int64_t q, const wpart_1d
                                 int64_t *seps, wpart_1d_stats_t *stats)
 {
     wpart_status_t st = WPART_OK;
-    const double t0 = wpart_i_now();
     T B = 0;
     int exact = 1;
-    WPART_CHECK(FN(run)(W, NULL, n, q, opt, t0, &B, seps, &exact, stats));
+    WPART_CHECK(FN(run)(W, NULL, n, q, opt, &B, seps, &exact, stats));
     if (exact) {
         int64_t k = 0;
         stats->probes++;
@@ -533,10 +532,9 @@ static wpart_status_t FN(hetero)(const T *W, int64_t n, int64_t q, const double 
                                  wpart_1d_stats_t *stats)
 {
     wpart_status_t st = WPART_OK;
-    const double t0 = wpart_i_now();
     double B = 0.0;
     int exact = 1;
-    WPART_CHECK(FN(hrun)(W, sp, n, q, opt, t0, &B, seps, &exact, stats));
+    WPART_CHECK(FN(hrun)(W, sp, n, q, opt, &B, seps, &exact, stats));
     if (exact) {
         stats->probes++;
         seps[0] = 0;
