@@ -112,7 +112,7 @@ b = PLBHAC(4, 2**40, x_init=1, preset="paper")  # (the robust default ends in ms
     # PLB-HAC (the paper's preset: the robust default ends these in milliseconds) on the paper's
     # five-machine stand-in at W = 2^30 (~5-20 s uninterrupted)
     "dynamic_simulate_plbhac_paper5_2_30": ("from wpart.dynamic import simulate",
-                                            "simulate('paper5', 'plbhac', n=2**30, trace=False, preset='paper')"),
+                                            "simulate('paper5', 'plbhac', n=2**30, trace=False, options={'preset': 'paper'})"),
     "dynamic_run": ("""
 import time
 from wpart.dynamic import CallableWorker, Greedy, run

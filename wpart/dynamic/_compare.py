@@ -14,6 +14,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from .._compare import Candidate, Comparison, run_candidates
+from .._keywords import checked_keywords
 from .._validate import as_sequence
 
 __all__ = ["compare", "DynamicComparison"]
@@ -56,6 +57,7 @@ class _Runs:
         self.success = self.makespan is not None
 
 
+@checked_keywords
 def compare(
     platform: Any,
     algos: Mapping[str, Any] | None = None,

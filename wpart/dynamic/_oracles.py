@@ -30,6 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._result import Result, new_axes
+from .._keywords import checked_keywords
 from .._validate import as_seed, as_time_limit, deprecated_attr, renamed
 from ._balancer import Balancer, Static, count
 from ._baselines import FixedBlocks
@@ -200,6 +201,7 @@ def oracle_oneshot(platform: Platform, n: int, *, quantum: int = 1,
 
 @fill_doc
 @renamed(total="n")
+@checked_keywords
 def oracle_stepped(
     platform: Platform,
     n: int,

@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike
 from .. import _core
 from .._docs import fill_doc
 from .._errors import WpartTypeError, WpartValueError
+from .._keywords import checked_keywords
 from .._progress import progress_hook
 from .._validate import as_int, choice, core_time_limit
 from ._common import (
@@ -251,6 +252,7 @@ def method_function(name: str) -> Callable[..., SpatialPartition]:
 
 
 @fill_doc
+@checked_keywords
 def partition(
     A: ArrayLike, m: int, *, method: str = "jag_m_heur_probe",
     P: Any = DEFAULT, Q: Any = DEFAULT, orient: Any = DEFAULT, variant: Any = DEFAULT,

@@ -17,6 +17,7 @@ from .._methods import Method, MethodTable
 from .._progress import progress_hook
 from .._validate import (as_bool, as_float, as_int, as_progress, as_seed, as_time_limit,
                          choice, core_time_limit, is_bool)
+from .._keywords import checked_keywords
 from .._validate import positional_deprecated
 from ._compress import bounded_ranks
 from ._problem import INT32_LIMIT, Coefficients, Problem
@@ -259,6 +260,7 @@ def _brute_force(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gam
 
 
 @positional_deprecated("method", "seed")
+@checked_keywords
 @bounded_ranks
 def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: float = 1.0,
             beta: float = 0.0, gamma: float = 0.0, delta: float = 0.0, memory_cap: Any = None,

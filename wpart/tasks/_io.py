@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import as_bool, as_int, as_m, renamed
+from .._keywords import checked_keywords
 from .._validate import positional_deprecated
 from ._lbdf_fields import check_keys
 from ._problem import INT32_LIMIT, Problem
@@ -690,7 +691,8 @@ def _check_gaps(per_rank: dict) -> None:
 
 # ---------------------------------------------------------------- the Problem methods
 @positional_deprecated("phase")
-def _from_lbdatafile(cls: type, paths: Any, *, phase: int | None = None, m: int | None = None,
+@checked_keywords
+def from_lbdatafile(cls: type, paths: Any, *, phase: int | None = None, m: int | None = None,
                      rank_mem_cap: Any = None, max_bytes: int = MAX_BYTES,
                      strict: bool = True) -> Problem:
     """Read vt / LBAF ``LBDatafile`` JSON files (one per rank, brotli allowed).
@@ -716,5 +718,5 @@ def _to_lbdatafile(self: Problem, stem: str, *, assignment: Any = None,
 
 from ._io_write import write_lbdatafile  # noqa: E402 (the writer needs LBDatafileError)
 
-Problem.from_lbdatafile = classmethod(_from_lbdatafile)  # type: ignore[attr-defined]
+Problem.from_lbdatafile = classmethod(from_lbdatafile)  # type: ignore[attr-defined]
 Problem.to_lbdatafile = _to_lbdatafile  # type: ignore[attr-defined]

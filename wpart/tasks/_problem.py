@@ -14,6 +14,7 @@ from .. import _core
 from .._errors import WpartTypeError, WpartValueError
 from .._validate import (as_bools, as_float, as_floats, as_ints, as_m, as_parts, deprecated_attr,
                          is_bool, renamed)
+from .._keywords import checked_keywords
 from .._validate import positional_deprecated
 from .._docs import fill_doc
 
@@ -325,6 +326,7 @@ class Problem:
         return d
 
     @renamed(n_ranks="m")
+    @checked_keywords
     def with_(self, *, task_load: Any = _KEEP, m: Any = _KEEP, task_block: Any = _KEEP,
               block_size: Any = _KEEP, block_home: Any = _KEEP, edges: Any = _KEEP,
               edge_bytes: Any = _KEEP, task_footprint: Any = _KEEP,
