@@ -78,7 +78,7 @@ def test_exact_oracles_take_progress_and_time_limit():
     f = hetero.milp_front(hetero.synthetic("dgemm-like", seed=0), 2560, time_limit=30,
                           progress=lambda d, t: seen.append((d, t)))
     assert f.status == "optimal" and seen[0] == (0.0, 1.0) and seen[-1] == (1.0, 1.0)
-    with pytest.raises(wpart.CancelledError):
+    with pytest.raises(wpart.CancelledError, match=r"^the\ progress\ callback\ returned\ False"):
         hetero.pareto_milp(hetero.synthetic("dgemm-like", seed=0), 2560,
                            progress=lambda d, t: False)
     seen.clear()
@@ -104,7 +104,7 @@ def test_dynamic_oracles_take_time_limit_and_progress():
     o = D.oracle_stepped(pl, 100_000, time_limit=1e-9)
     assert o.status == "time_limit" and o.success and o.stats["simulations"] == 1
     assert len(o.table) == 1
-    with pytest.raises(wpart.CancelledError):
+    with pytest.raises(wpart.CancelledError, match=r"^the\ progress\ callback\ returned\ False"):
         D.oracle_stepped(pl, 1000, progress=lambda d, t: False)
     seen.clear()
     o = D.oracle_oneshot(pl, 1000, time_limit=5, progress=lambda d, t: seen.append(d))
@@ -182,7 +182,7 @@ def test_adaptive_runs_take_time_limit_and_progress(tmp_path):
     assert r.status == "feasible" and seen == [(1, 3), (2, 3), (3, 3)]
     r = adaptive_runs(rt, task, runs=50, kb=kb, time_limit=1e-9)
     assert r.status == "time_limit" and r.success and r.stats["runs"] == 1
-    with pytest.raises(wpart.CancelledError):
+    with pytest.raises(wpart.CancelledError, match=r"^the\ progress\ callback\ returned\ False"):
         adaptive_runs(rt, task, runs=3, kb=kb, progress=lambda d, t: False)
 
 

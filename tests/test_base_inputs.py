@@ -189,7 +189,8 @@ def test_core_rechecks_types():
         _core.partition_1d(np.ones(3, dtype=np.int64), 0, nicol)
     with pytest.raises(ValueError, match="`method` = 99 is not a 1D method code"):
         _core.partition_1d(np.ones(3, dtype=np.int64), 2, 99)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError,
+                       match=r"^'str'\ object\ cannot\ be\ interpreted\ as\ an\ integer"):
         _core.partition_1d(np.ones(3, dtype=np.int64), 2, "nicol")
     with pytest.raises(ValueError, match="`speeds` must have length"):
         _core.partition_1d(np.ones(3, dtype=np.int64), 2, nicol, np.ones(3))

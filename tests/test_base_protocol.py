@@ -52,7 +52,8 @@ def test_aliases_and_bad_methods():
 
 
 def test_options_are_keyword_only():
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError,
+                       match=r"^partition_1d\(\)\ takes\ 2\ positional\ arguments\ but\ 3\ were\ given;\ the\ options\ after\ them\ are\ keyword\-only"):
         wpart.partition_1d(LOADS, 3, "dp")  # type: ignore[misc]
 
 

@@ -123,7 +123,8 @@ def test_bruteforce_front_honours_time_limit_and_ctrl_c():
                                                     time_limit=LIMIT))
     assert not r.success and len(r) == 0 and elapsed < LIMIT + SLACK
     assert _interrupt_after(0.3, lambda: wh.bruteforce_front(BF, 180, max_leaves=10**12)) < SLACK
-    with pytest.raises(wpart.CancelledError):
+    with pytest.raises(wpart.CancelledError,
+                       match=r"^stopped:\ the\ progress\ callback\ returned\ False"):
         wh.bruteforce_front(BF, 180, max_leaves=10**12, progress=lambda done, total: False)
     # small instances: the same exact front as before, and as HEPOPTA
     ps = _profiles(3, 30, seed=2)

@@ -109,7 +109,7 @@ def test_callback_meter_and_samples():
     assert j == pytest.approx(50.0 * s, rel=1e-9) and s >= 0.05
     ps_w = wh.measure_static_power(wh.CallbackMeter(lambda: 7.0), seconds=0.02)
     assert ps_w == pytest.approx(7.0)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"^`read_power`\ must\ be\ callable"):
         wh.CallbackMeter(3.0)
     with pytest.raises(ValueError, match="non-decreasing"):
         wh.energy_from_samples([1, 0], [1, 1])
@@ -121,7 +121,8 @@ def test_dynamic_energy_and_additivity():
     assert rep["pct"].tolist() == pytest.approx([10.0, 0.0, 10.0])
     assert (rep["min"], rep["max"]) == (0.0, pytest.approx(10.0))
     assert rep["mean"] == pytest.approx(20.0 / 3)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError,
+                       match=r"^`parallel`\ and\ every\ array\ of\ `individual`\ must\ be\ 1\-D,\ same\ length"):
         wh.additivity_report([1.0, 2.0], [[1.0]])
 
 
@@ -144,7 +145,7 @@ def test_measure_real_c_kernel_builds_a_profile():
 
 
 def test_measure_bad_input():
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"^`kernel`\ must\ be\ callable"):
         wh.measure(3, [1, 2])
     with pytest.raises(ValueError, match="sizes"):
         wh.measure(lambda x: None, [])
@@ -235,7 +236,8 @@ def test_additivity_check_with_real_kernels():
     assert rep["individual"].shape == (2, 2) and rep["parallel"].shape == (2,)
     assert np.all(rep["individual"] > 0) and np.all(rep["parallel"] > 0)
     assert set(rep) >= {"pct", "min", "max", "mean", "mean_signed"}
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError,
+                       match=r"^`kernels`\ must\ be\ a\ non\-empty\ sequence\ of\ callables"):
         wh.additivity_check([], [1], meter)
     with pytest.raises(TypeError, match="meter"):
         wh.additivity_check(ks, [1], object())
@@ -284,7 +286,8 @@ def test_measure_options_are_validated_and_progress_can_cancel():
         with pytest.raises(wpart.WpartError, match=f"`{name}`") as info:
             wh.measure(lambda x: None, [1], **kw)
         assert isinstance(info.value, exc), kw
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError,
+                       match=r"^mean_until_precise\(\)\ takes\ 1\ positional\ argument\ but\ 2\ were\ given"):
         wh.mean_until_precise(lambda: 1.0, 3)  # options are keyword-only
     with pytest.raises(wpart.WpartTypeError, match="`seed`"):
         wh.SyntheticMeter(wh.synthetic("tiny-random", seed=1), 1.0, seed="x")

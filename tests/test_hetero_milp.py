@@ -50,7 +50,8 @@ def test_bad_input():
         wh.milp_front(APPENDIX_A, 4, time_limit=-1)
     with pytest.raises(TypeError, match="time_limit"):
         wh.milp_front(APPENDIX_A, 4, time_limit="1")
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError,
+                       match=r"^milp_front\(\)\ takes\ 2\ positional\ arguments\ but\ 3\ were\ given"):
         wh.milp_front(APPENDIX_A, 4, 10.0)  # options are keyword-only
     with pytest.raises(ValueError, match="`n`"):
         wh.milp_front(APPENDIX_A, -4)

@@ -39,11 +39,14 @@ def test_bad_profiles(args, match):
 
 def test_bad_types_and_arguments():
     good = [([1, 2], [1.0, 2.0], [1.0, 2.0])]
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError,
+                       match=r"^`profile:\ sizes`\ must\ be\ numeric,\ got\ dtype\ <U1"):
         wh.Profile.from_arrays(["a", "b"], [1.0, 1.0])
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError,
+                       match=r"^`profiles`\ must\ be\ a\ ProfileSet\ or\ a\ sequence\ of\ \(sizes,\ times,\ energies\)\ tuples,\ got\ str"):
         wh.pareto_front("profiles.txt", 2)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError,
+                       match=r"^`profiles`:\ processor\ 0\ must\ be\ a\ \(sizes,\ times,\ energies\)\ tuple\ or\ a\ Profile,\ got\ int"):
         wh.pareto_front([1, 2], 2)
     with pytest.raises(ValueError, match="at least one"):
         wh.pareto_front([], 2)
@@ -67,9 +70,11 @@ def test_bad_types_and_arguments():
         wh.pareto_front(good * 2, 2, energy_threshold=0.5)
     with pytest.raises(ValueError, match="mode"):
         wh.load_balanced(good, 2, mode="nearest")
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError,
+                       match=r"^load_balanced\(\)\ takes\ 2\ positional\ arguments\ but\ 3\ were\ given"):
         wh.load_balanced(good, 2, "all_active")  # options are keyword-only
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError,
+                       match=r"^pareto_front\(\)\ takes\ 2\ positional\ arguments\ but\ 4\ were\ given"):
         wh.pareto_front(good, 2, "total", 1.0)
     with pytest.raises(wpart.WpartError, match="max_leaves"):
         wh.bruteforce_front([([1, 2, 3], [1.0] * 3, [1.0] * 3)] * 8, 4, max_leaves=1000)
@@ -204,7 +209,8 @@ def test_linear_profiles_take_n_points():
     ps = wh.linear_profiles((1, 3), (1, 2), 8)
     assert ps.m == 2 and all(pr.n_points == 8 for pr in ps)
     assert wh.linear_profiles((1, 3), (1, 2), n_points=8) == ps
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError,
+                       match=r"^linear_profiles\(\)\ got\ an\ unexpected\ keyword\ argument\ 'm'"):
         wh.linear_profiles((1, 3), (1, 2), m=8)
     with pytest.raises(wpart.WpartValueError, match="same length"):
         wh.linear_profiles((1, 3), (1,), 8)

@@ -69,7 +69,8 @@ def test_lbdatafile_plain_file_over_the_cap(tmp_path):
     _raises_naming(wt.LBDatafileError, p, "max_bytes", call=lambda: wt.read_lbdatafile(
         p, max_bytes=10))
     assert wt.read_lbdatafile(p, max_bytes=1 << 20).n_tasks == 2
-    with pytest.raises(wpart.WpartError):
+    with pytest.raises(wpart.WpartError,
+                       match=r"^`max_bytes`\ must\ be\ an\ integer\ >=\ 1,\ got\ 0"):
         wt.read_lbdatafile(p, max_bytes=0)
 
 

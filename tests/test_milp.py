@@ -585,7 +585,7 @@ def test_result_repr_and_dict():
     d = r.to_dict()
     assert d["x"] == [0.0, 1.0, 1.0, 1.0] and d["success"] is True
     json.dumps(d)
-    with pytest.raises(AttributeError):
+    with pytest.raises(AttributeError, match=r"^cannot\ assign\ to\ field\ 'status'"):
         r.status = "x"  # frozen
     ri = milp.solve([1, 1], A=[[1, 1]], b_upper=-1)
     assert "status='infeasible'" in repr(ri)

@@ -8,13 +8,15 @@ from wpart.experiments import _verdict as V
 
 
 def test_verdict_validation():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError,
+                       match=r"^`verdict`\ must\ be\ one\ of\ \('MATCH',\ 'DIFFERS',\ 'NOT\ REGENERATED'\),\ got\ 'OK'"):
         V.Verdict("Fig. 1", "x", "1", "1", "OK")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError,
+                       match=r"^a\ MATCH\ verdict\ needs\ the\ `tolerance`\ it\ was\ judged\ by"):
         V.Verdict("Fig. 1", "x", "1", "1", V.MATCH)  # no tolerance
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^a\ DIFFERS\ verdict\ needs\ a\ `reason`"):
         V.Verdict("Fig. 1", "x", "1", "2", V.DIFFERS, "+-0")  # no reason
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^a\ NOT\ REGENERATED\ verdict\ needs\ a\ `reason`"):
         V.Verdict("Fig. 1", "x", "1", "-", V.NOT_REGENERATED)
     v = V.Verdict("Fig. 1", "x", "1", "-", V.NOT_REGENERATED, reason="needs a GPU")
     assert v.to_dict()["reason"] == "needs a GPU"
@@ -59,7 +61,7 @@ def test_counts_and_table():
     t = vs.table()
     assert "demo verdicts: 1 MATCH, 1 DIFFERS, 1 NOT REGENERATED (3 headline figures)" in t
     assert "substitute data" in t and "no GPU" in t
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"^expected\ a\ Verdict,\ got\ dict"):
         vs.add({"verdict": "MATCH"})
 
 

@@ -315,7 +315,7 @@ def test_allocate():
     assert q.tolist() == [1, 3, 6]
     q = spatial.allocate([0, 0, 5], 5, cap=[1, 1, 2])
     assert q.sum() == 5
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^`loads`\ has\ 3\ blocks,\ more\ than\ m\ =\ 2"):
         spatial.allocate([1, 2, 3], 2)
 
 

@@ -43,7 +43,8 @@ def test_method_table_matches_the_core_enum():
         assert r.status == ("optimal" if m.exact else "feasible")
     # an unknown code is refused by the core
     S = wpart.prefix_sum(A)
-    with pytest.raises(wpart.WpartValueError):
+    with pytest.raises(wpart.WpartValueError,
+                       match=r"^unknown\ method\ 14\ \(invalid\ argument\)"):
         _core.spatial_partition(S, 4, max(codes) + 1)
 
 
@@ -62,7 +63,8 @@ def test_partition_checks_options_and_names():
         spatial.partition(A, 4, method="rect_uniform", speeds=[1.0] * 4)
     with pytest.raises(wpart.WpartValueError, match="`method` must be one of"):
         spatial.partition(A, 4, method="nope")
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError,
+                       match=r"^partition\(\)\ takes\ 2\ positional\ arguments\ but\ 3\ were\ given;\ the\ options\ after\ them\ are\ keyword\-only"):
         spatial.partition(A, 4, "jag_m_opt")  # type: ignore[misc]
 
 

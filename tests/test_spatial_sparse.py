@@ -226,9 +226,11 @@ def test_densify_guard(monkeypatch):
     monkeypatch.setattr(spatial, "MAX_DENSE_BYTES", 10_000)
     with pytest.raises(wpart.WpartMemoryError, match="`A`.*hier_opt.*MAX_DENSE_BYTES"):
         spatial.hier_opt(A, 4)
-    with pytest.raises(MemoryError):  # speeds: the dense speed code
+    with pytest.raises(wpart.WpartMemoryError, match=r"^`A` is a 400 x 400 sparse matrix: "
+                       r"jag_m_opt needs the dense matrix"):  # speeds: the dense speed code
         spatial.jag_m_opt(A, 4, speeds=[1, 2, 1, 2])
-    with pytest.raises(MemoryError):  # speeds: the dense speed code
+    with pytest.raises(wpart.WpartMemoryError, match=r"^`A` is a 400 x 400 sparse matrix: "
+                       r"jag_m_heur needs the dense matrix"):  # speeds: the dense speed code
         spatial.jag_m_heur(A, 4, speeds=[1, 2, 1, 2])
     for name in NATIVE:  # run on the nonzeros
         assert getattr(spatial, name)(A, 16).success

@@ -195,6 +195,11 @@ def test_speeds_with_starts_on_dense_and_sparse():
     assert a.max_load == b.max_load
 
 
+_BAD_START = (r"^(start code -?\d+ is not in 0 \.\. 3|`starts` must hold 1 to 16 start codes|"
+              r"starts are for RECT-NICOL and JAG-PQ-HEUR|method \d+ does not run on a sparse "
+              r"matrix)")
+
+
 def test_the_core_entry_checks_its_arguments():
     D = np.ones((4, 5), np.int64)
     S = _core.prefix_sum(D, None, "A")
@@ -209,24 +214,27 @@ def test_the_core_entry_checks_its_arguments():
     bad = [([4], _core.SP_RECT_NICOL), ([-1], _core.SP_RECT_NICOL), ([], _core.SP_RECT_NICOL),
            ([0] * 17, _core.SP_RECT_NICOL), ([0], _core.SP_HIER_RB), ([0], _core.SP_JAG_M_OPT)]
     for codes, meth in bad:
-        with pytest.raises(wpart.WpartValueError):
+        with pytest.raises(wpart.WpartValueError, match=_BAD_START):
             _core.spatial_partition_starts(S, 4, meth, codes, P=2, Q=2)
-        with pytest.raises(wpart.WpartValueError):
+        with pytest.raises(wpart.WpartValueError, match=_BAD_START):
             _core.spatial_sparse_starts(4, 5, rp, ci, rv, None, None, None, 4, meth, codes,
                                         P=2, Q=2)
-    with pytest.raises(wpart.WpartValueError):  # P x Q != m
+    with pytest.raises(wpart.WpartValueError, match=r"^P x Q must equal m = 4, got 3 x 2"):
         _core.spatial_partition_starts(S, 4, _core.SP_RECT_NICOL, [0], P=3, Q=2)
-    with pytest.raises(wpart.WpartValueError):  # columns given in part
+    with pytest.raises(wpart.WpartValueError,
+                       match=r"^`cp`, `ri` and `cv` must all be given or all None$"):
         _core.spatial_sparse_starts(4, 5, rp, ci, rv, rp, None, None, 4, _core.SP_RECT_NICOL,
                                     [0], P=2, Q=2)
     bad_ci = ci.copy()
     bad_ci[0] = 9  # out of range
-    with pytest.raises(wpart.WpartValueError):
+    with pytest.raises(wpart.WpartValueError,
+                       match=r"^CSR\ index\ 0\ out\ of\ range\ or\ not\ increasing\ in\ its\ row\ /\ column\ \(invalid\ argument\)"):
         _core.spatial_sparse_starts(4, 5, rp, bad_ci, rv, None, None, None, 4,
                                     _core.SP_RECT_NICOL, [0], P=2, Q=2)
     neg = rv.copy()
     neg[1] = -1
-    with pytest.raises(wpart.WpartValueError):
+    with pytest.raises(wpart.WpartValueError,
+                       match=r"^an\ entry\ is\ negative\ or\ NaN\ \(invalid\ argument\)"):
         _core.spatial_sparse_starts(4, 5, rp, ci, neg, None, None, None, 4,
                                     _core.SP_JAG_PQ_HEUR, [1], P=2, Q=2)
     assert {c for _, c in START_CODE.values()} == {0, 1, 2, 3}

@@ -217,7 +217,7 @@ def test_progress_bar_reaches_its_total(monkeypatch):
 
 def test_a_cancelling_callback_stops_the_exact_search():
     A = spatial.instances.pic_like(200, t=5_000, seed=1)
-    with pytest.raises(wpart.CancelledError):
+    with pytest.raises(wpart.CancelledError, match=r"^the\ progress\ callback\ returned\ False"):
         spatial.jag_m_opt(A, 300, progress=lambda d, t: False)
 
 

@@ -310,13 +310,14 @@ def test_c_record_moves_equal_the_numpy_reference(seed):
         ds[i], ds[j] = A1, B1
     full = max(ds, key=lambda x: x.n_tasks)
     d = full.copy()
-    with pytest.raises(WpartError):
+    with pytest.raises(WpartError, match=r"^rank \d+ does not hold tasks \[1000000000\]$"):
         d.extract(np.array([10 ** 9]))
-    with pytest.raises(WpartError):
+    with pytest.raises(WpartError, match=r"^rank \d+ already holds some of the incoming tasks$"):
         d.insert(full.copy())
     _same_records(d, full)
     d.pinned = d.gid[:1].copy()
-    with pytest.raises(WpartError):
+    with pytest.raises(WpartError, match=r"^rank \d+: tasks \[\d+\] are pinned \(migratable "
+                       r"false\) and never move$"):
         d.extract(d.gid[:1])
 
 
