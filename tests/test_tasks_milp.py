@@ -155,7 +155,7 @@ def test_milp_warm_start_never_worse_than_the_heuristics():
     assert r.stats["incumbent"] in ("heuristic", "glpk")
     assert r.lower_bound <= r.max_work
     for seed in range(6):
-        q = tasks.random_problem(3, 7, 2, 4, seed, memory=bool(seed % 2))
+        q = tasks.random_problem(3, 7, 2, 4, seed=seed, memory=bool(seed % 2))
         for kw in ({}, {"beta": 0.5}, {"preserve_clusters": True}):
             h = [tasks.balance(q, method="greedy", **{k: v for k, v in kw.items()
                                                        if k != "preserve_clusters"})]

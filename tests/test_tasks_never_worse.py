@@ -90,7 +90,7 @@ def test_ccm_never_above_greedy_on_generated_instances(seed):
                              comm_degree=float(seed % 2))
     else:
         p = tasks.random_problem(m, int(rng.integers(5, 120)), int(rng.integers(0, 15)),
-                                 int(rng.integers(0, 60)), seed, memory=bool(seed % 2))
+                                 int(rng.integers(0, 60)), seed=seed, memory=bool(seed % 2))
     kw = dict(beta=float(rng.choice([0.0, 0.5])), delta=float(rng.choice([0.0, 0.1])))
     g = tasks.balance(p, method="greedy", **kw)
     for sub in (False, "fill"):
