@@ -1,6 +1,7 @@
 """Shared test configuration: a deterministic hypothesis profile and common fixtures."""
 
 import os
+import signal
 
 import matplotlib
 import numpy as np
@@ -8,6 +9,12 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 matplotlib.use("Agg")
+
+# A process started in the background of a non-interactive shell (`cmd &`, as a CI script may
+# start a test stage) begins with SIGINT ignored, and Python then keeps ignoring it: the Ctrl-C
+# tests would wait for calls of minutes. Ctrl-C raises KeyboardInterrupt in the tests, always.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 settings.register_profile(
     "deterministic",
