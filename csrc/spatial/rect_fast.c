@@ -152,15 +152,7 @@ static wpart_status_t rf_loads(const wpart_rg_csr_t *A, const int64_t *iv, const
     if (!rects) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
     }
-    for (int64_t p = 0; p < P; p++) {
-        for (int64_t q = 0; q < Q; q++) {
-            int64_t *r = rects + 4 * (p * Q + q);
-            r[0] = R[p];
-            r[1] = R[p + 1];
-            r[2] = C[q];
-            r[3] = C[q + 1];
-        }
-    }
+    wpart_i_emit_grid(R, P, C, Q, rects);
     *mx = 0.0;
     if (iv) {
         WPART_CHECK(wpart_i_spatial_sparse_loads_i64(A->n1, A->n2, A->rp, A->ci, iv, P * Q,

@@ -140,7 +140,7 @@ static wpart_status_t FN(run_rect)(FN(ctx_t) *cx, int64_t m, int64_t *rects)
         if (R && C) {
             FN(uniform_cuts)(cx->v.n1, P, R);
             FN(uniform_cuts)(cx->v.n2, Q, C);
-            FN(emit_grid)(R, P, C, Q, rects);
+            wpart_i_emit_grid(R, P, C, Q, rects);
         } else {
             st = wpart_i_error(WPART_ENOMEM, "out of memory");
         }

@@ -3,19 +3,6 @@
  * Part of the spatial template (see spatial_tmpl.h): compiled once per element type T.
  */
 
-static void FN(emit_grid)(const int64_t *R, int64_t P, const int64_t *C, int64_t Q, int64_t *out)
-{
-    for (int64_t p = 0; p < P; p++) {
-        for (int64_t q = 0; q < Q; q++) {
-            int64_t *o = out + 4 * (p * Q + q);
-            o[0] = R[p];
-            o[1] = R[p + 1];
-            o[2] = C[q];
-            o[3] = C[q + 1];
-        }
-    }
-}
-
 /* The P x Q grid of a RECT-NICOL run on the transposed problem (alt: Q x P rectangles with
  * rows and columns swapped) written back in the orientation of the input. */
 static void FN(untranspose_grid)(const int64_t *alt, int64_t P, int64_t Q, int64_t *rects)
@@ -198,7 +185,7 @@ static wpart_status_t FN(nicol_end)(FN(ctx_t) *cx, wpart_status_t st, const int6
                                     int64_t P, const int64_t *C, int64_t Q, int64_t *out)
 {
     if (st == WPART_ECANCELLED && R && C && FN(time_up)(cx->opt->control, cx->t0)) {
-        FN(emit_grid)(R, P, C, Q, out);
+        wpart_i_emit_grid(R, P, C, Q, out);
         cx->stats->timed_out = 1;
         st = WPART_OK;
     }
@@ -260,7 +247,7 @@ static wpart_status_t FN(rect_nicol)(FN(ctx_t) *cx, int64_t P, int64_t Q, int64_
         }
         WPART_CHECK(wpart_i_poll(cx->opt->control, cx->t0, (double)s, (double)sweeps));
     }
-    FN(emit_grid)(R, P, C, Q, out);
+    wpart_i_emit_grid(R, P, C, Q, out);
 cleanup:
     st = FN(nicol_end)(cx, st, R, P, C, Q, out);
     free(hist.rows);

@@ -77,4 +77,20 @@ wpart_status_t wpart_i_spatial_csr_transpose(int64_t n1, int64_t n2, const int64
                                              const int64_t *ci, const void *rv, int64_t *cp,
                                              int64_t *ri, void *cv);
 
+/* The rectangles (r0, r1, c0, c1) of the P x Q grid with row cuts R[0..P] and column cuts
+ * C[0..Q], row-major (part p * Q + q), into out[4 P Q]. */
+static inline void wpart_i_emit_grid(const int64_t *R, int64_t P, const int64_t *C, int64_t Q,
+                                     int64_t *out)
+{
+    for (int64_t p = 0; p < P; p++) {
+        for (int64_t q = 0; q < Q; q++) {
+            int64_t *o = out + 4 * (p * Q + q);
+            o[0] = R[p];
+            o[1] = R[p + 1];
+            o[2] = C[q];
+            o[3] = C[q + 1];
+        }
+    }
+}
+
 #endif
