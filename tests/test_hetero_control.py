@@ -89,29 +89,14 @@ def test_one_time_limit_covers_the_baseline_phase():
 
 
 def _interrupt_after(delay: float, fn) -> float:
-    """Seconds from the start until Ctrl-C (SIGINT at `delay`) stopped `fn`. The signal is
-    sent again every 2 s until `fn` ends (at most 10 times), so that one landing where the
-    interpreter drops it (a finalizer running at that moment) cannot leave the test waiting
-    for a call of minutes (the time is still asserted below SLACK)."""
-    done = threading.Event()
-
-    def interrupt() -> None:
-        if done.wait(delay):
-            return
-        for _ in range(10):
-            os.kill(os.getpid(), signal.SIGINT)
-            if done.wait(2.0):
-                return
-
-    timer = threading.Thread(target=interrupt, daemon=True)
+    timer = threading.Timer(delay, lambda: os.kill(os.getpid(), signal.SIGINT))
     t0 = time.perf_counter()
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):
             fn()
     finally:
-        done.set()
-        timer.join()
+        timer.cancel()
     return time.perf_counter() - t0
 
 
