@@ -149,11 +149,26 @@ def _parse_json(path: str, text: bytes) -> Any:
     return doc
 
 
+def _read_capped(fh: Any, max_bytes: int) -> bytes:
+    """At most ``max_bytes + 1`` bytes of `fh`, read in pieces of at most 1 MiB: a single
+    ``read(max_bytes + 1)`` would first allocate the whole cap (1 GiB by default) for every
+    file, which costs little with the C library's allocator but makes memory checkers touch
+    gigabytes per rank file."""
+    pieces, size = [], 0
+    while size <= max_bytes:
+        piece = fh.read(min(1 << 20, max_bytes + 1 - size))
+        if not piece:
+            break
+        pieces.append(piece)
+        size += len(piece)
+    return b"".join(pieces)
+
+
 def _load_json(path: str, max_bytes: int = MAX_BYTES) -> Any:
     """One rank file as JSON: plain, or brotli-compressed (decompressed with a size cap)."""
     try:
         with open(path, "rb") as fh:
-            raw = fh.read(max_bytes + 1)
+            raw = _read_capped(fh, max_bytes)
     except OSError as exc:
         raise LBDatafileError(f"{path}: cannot read the file: {exc}") from None
     if len(raw) > max_bytes:
