@@ -86,7 +86,7 @@ static PyObject *wpy_rect_grid(PyObject *self, PyObject *args, PyObject *kwds)
     wpy_control_t ctl;
     wpy_control_setup(&ctl, progress, time_limit);
     wpart_rg_opts_t opt = {patience, max_half, balance, abandon, slack, lower,
-                           pol_pat, pol_max, &ctl.ctl};
+                           pol_pat, pol_max, &ctl.ctl, 0.0};
     int32_t timed_out = 0;
     wpart_status_t st;
     WPY_NOGIL(st = wpart_spatial_rect_grid(&A, P, Q, ns, PyArray_DATA(R0), PyArray_DATA(C0),

@@ -76,7 +76,7 @@ static wpart_status_t rf_lower(const rg_ctx_t *g, const double *load[2], double 
     int integral = 1;
     double b = 0.0, value;
     int64_t *cuts = wpart_i_malloc(kmax + 1, sizeof(int64_t)), heavy[8];
-    double *line = wpart_i_calloc(nmax, sizeof(double));
+    double *line = wpart_i_malloc(nmax > 0 ? nmax : 1, sizeof(double));
     if (!cuts || !line) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
     }
@@ -120,15 +120,14 @@ static wpart_status_t rf_lower(const rg_ctx_t *g, const double *load[2], double 
             }
         }
         for (int64_t t = 0; t < nh; t++) {
-            int64_t i = heavy[t];
-            for (int64_t e = s->ptr[i]; e < s->ptr[i + 1]; e++) {
-                line[s->idx[e]] += s->w ? s->w[e] : 1.0;
+            /* the line's entries in order, without its zeros (the same optimum: a zero
+             * changes no interval's sum) */
+            int64_t i = heavy[t], len = s->ptr[i + 1] - s->ptr[i];
+            for (int64_t e = 0; e < len; e++) {
+                line[e] = s->w ? s->w[s->ptr[i] + e] : 1.0;
             }
-            WPART_CHECK(rf_oned(line, s->m, parts, cuts, &value));
+            WPART_CHECK(rf_oned(line, len, parts, cuts, &value));
             b = value > b ? value : b;
-            for (int64_t e = s->ptr[i]; e < s->ptr[i + 1]; e++) {
-                line[s->idx[e]] = 0.0;
-            }
         }
     }
     *lb = integral ? ceil(b - 1e-9) : b * (1.0 - 1e-12);
@@ -138,50 +137,51 @@ cleanup:
     return st;
 }
 
-/* the block loads of the grid (R, C), row-major, by the sparse loads of the core (the loads
- * every spatial result reports): exact int64 from iv, else float from fv (NULL: 1 each);
- * *mx their max */
+/* the block loads of the grid (R, C), row-major: exact int64 from iv, else float from fv
+ * (NULL: 1 each), each block's entries added in row order, entry order within a row (the
+ * order of the core's sparse loads, so the same sums bit for bit), in one pass over the
+ * entries; the grid's rectangles in out_rects (NULL: not made); *mx the max load */
 static wpart_status_t rf_loads(const wpart_rg_csr_t *A, const int64_t *iv, const double *fv,
                                int64_t P, int64_t Q, const int64_t *R, const int64_t *C,
                                int64_t *il, double *fl, int64_t *out_rects, double *mx)
 {
     wpart_status_t st = WPART_OK;
-    int64_t nnz = A->rp[A->n1];
-    int64_t *rects = out_rects ? out_rects : wpart_i_malloc(P * Q * 4, sizeof(int64_t));
-    double *ones = NULL;
-    if (!rects) {
+    int32_t *rmap = wpart_i_malloc(A->n1 + A->n2 + 1, sizeof(int32_t));
+    if (!rmap) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
     }
-    wpart_i_emit_grid(R, P, C, Q, rects);
+    int32_t *cmap = rmap + A->n1;
+    rg_map(R, P, A->n1, rmap);
+    rg_map(C, Q, A->n2, cmap);
+    if (out_rects) {
+        wpart_i_emit_grid(R, P, C, Q, out_rects);
+    }
     *mx = 0.0;
     if (iv) {
-        WPART_CHECK(wpart_i_spatial_sparse_loads_i64(A->n1, A->n2, A->rp, A->ci, iv, P * Q,
-                                                     rects, il));
+        memset(il, 0, (size_t)(P * Q) * sizeof(int64_t));
+        for (int64_t i = 0; i < A->n1; i++) {
+            int64_t *row = il + (int64_t)rmap[i] * Q;
+            for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
+                row[cmap[A->ci[e]]] += iv[e];
+            }
+        }
         for (int64_t k = 0; k < P * Q; k++) {
             *mx = (double)il[k] > *mx ? (double)il[k] : *mx;
         }
     } else {
-        if (!fv) {
-            ones = wpart_i_malloc(nnz > 0 ? nnz : 1, sizeof(double));
-            if (!ones) {
-                WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
+        memset(fl, 0, (size_t)(P * Q) * sizeof(double));
+        for (int64_t i = 0; i < A->n1; i++) {
+            double *row = fl + (int64_t)rmap[i] * Q;
+            for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
+                row[cmap[A->ci[e]]] += fv ? fv[e] : 1.0;
             }
-            for (int64_t e = 0; e < nnz; e++) {
-                ones[e] = 1.0;
-            }
-            fv = ones;
         }
-        WPART_CHECK(wpart_i_spatial_sparse_loads_f64(A->n1, A->n2, A->rp, A->ci, fv, P * Q,
-                                                     rects, fl));
         for (int64_t k = 0; k < P * Q; k++) {
             *mx = fl[k] > *mx ? fl[k] : *mx;
         }
     }
 cleanup:
-    if (rects != out_rects) {
-        free(rects);
-    }
-    free(ones);
+    free(rmap);
     return st;
 }
 
@@ -334,7 +334,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
     WPART_CHECK(rf_lower(&g, (const double **)load, &out->lower));
     wpart_rg_opts_t opt = {2, max_half < (P + Q > 10 ? P + Q : 10) ? max_half
                                                                    : (P + Q > 10 ? P + Q : 10),
-                           0, 1, 0.25, out->lower, 10, max_half, control};
+                           0, 1, 0.25, out->lower, 10, max_half, control, 0.0};
     WPART_CHECK(wpart_i_rg_run(&g, t0, nu, R0, C0, first, &opt, out->R, out->C, val, halves,
                                state, twin, &out->timed_out));
     double inc = RG_INF;

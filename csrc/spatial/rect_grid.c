@@ -19,7 +19,37 @@ static int rg_balance_pass(const double *X, int64_t K, int64_t P, int64_t *cuts)
     int moved = 0;
     for (int64_t k = 1; k < P; k++) {
         int64_t a = cuts[k - 1], b = cuts[k + 1];
-        int64_t lo = a, hi = b; /* smallest x with cost(a, x) >= cost(x, b) */
+        /* the smallest x in [a, b] with cost(a, x) >= cost(x, b) (b has it; the test is
+         * monotone in x, so any search finds the same x): a gallop from the cut, then a
+         * binary search */
+        int64_t lo = a, hi = b, h = cuts[k] < a ? a : cuts[k] > b ? b : cuts[k];
+        if (rg_cost(X, K, a, h) >= rg_cost(X, K, h, b)) {
+            hi = h;
+            for (int64_t step = 1;; step *= 2) {
+                int64_t t = hi - step;
+                if (t < a) {
+                    break;
+                }
+                if (rg_cost(X, K, a, t) < rg_cost(X, K, t, b)) {
+                    lo = t + 1;
+                    break;
+                }
+                hi = t;
+            }
+        } else {
+            lo = h + 1;
+            for (int64_t step = 1;; step *= 2) {
+                int64_t t = lo - 1 + step;
+                if (t >= b) {
+                    break;
+                }
+                if (rg_cost(X, K, a, t) >= rg_cost(X, K, t, b)) {
+                    hi = t;
+                    break;
+                }
+                lo = t + 1;
+            }
+        }
         while (lo < hi) {
             int64_t mid = lo + (hi - lo) / 2;
             if (rg_cost(X, K, a, mid) >= rg_cost(X, K, mid, b)) {
@@ -69,7 +99,7 @@ static double rg_half(rg_ctx_t *g, int d, int64_t *cut_d, const int64_t *cut_o, 
     if (lo > hi) {
         lo = hi;
     }
-    double v = rg_bisect(g->X, s->n, K, P, lo, hi, g->integral, cut_d, g->tmp);
+    double v = rg_bisect_w(g->X, s->n, K, P, lo, hi, g->integral, cut_d, g->tmp, 1);
     if (balance) {
         rg_balance(g->X, K, P, cut_d);
     }
@@ -203,8 +233,8 @@ wpart_status_t wpart_i_rg_run(rg_ctx_t *g, double t0, int64_t nstarts, const int
     *timed_out = 0;
     memcpy(best[0], R0, (size_t)(P + 1) * sizeof(int64_t)); /* a start's grid at least */
     memcpy(best[1], C0, (size_t)(Q + 1) * sizeof(int64_t));
-    double inc = RG_INF;
-    int stop = 0, fixed = 0;
+    double inc = opt->incumbent > 0 ? opt->incumbent : RG_INF;
+    int stop = 0, fixed = 0, gained = !(opt->incumbent > 0);
     for (int64_t s = 0; s < nstarts + (opt->polish_patience > 0); s++) {
         val[s] = RG_INF;
         halves[s] = 0;
@@ -263,6 +293,7 @@ wpart_status_t wpart_i_rg_run(rg_ctx_t *g, double t0, int64_t nstarts, const int
             if (v < inc) {
                 inc = v;
                 fixed = 0;
+                gained = 1;
                 memcpy(best[0], cur[0], (size_t)(P + 1) * sizeof(int64_t));
                 memcpy(best[1], cur[1], (size_t)(Q + 1) * sizeof(int64_t));
             }
@@ -300,7 +331,9 @@ wpart_status_t wpart_i_rg_run(rg_ctx_t *g, double t0, int64_t nstarts, const int
             }
         }
     }
-    if (opt->polish_patience > 0 && !stop && !(inc <= opt->lower) && fixed) {
+    if (opt->polish_patience > 0 && !gained) {
+        state[nstarts] = 2; /* no start went below the caller's incumbent: no continuation */
+    } else if (opt->polish_patience > 0 && !stop && !(inc <= opt->lower) && fixed) {
         state[nstarts] = 0; /* the best grid is a fixed point: nothing to continue */
         val[nstarts] = inc;
     } else if (opt->polish_patience > 0 && !stop && !(inc <= opt->lower)) {

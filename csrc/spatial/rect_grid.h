@@ -33,6 +33,10 @@ typedef struct {
                               * fixed point (both half-sweeps keep it) */
     int64_t polish_max_half;
     const wpart_control_t *control;
+    double incumbent; /* > 0: the max load of a grid the caller already has: the race, the
+                       * bound and `lower` start from it; R, C stay start 0's grid and the
+                       * continuation does not run unless a start goes strictly below it
+                       * (0: none) */
 } wpart_rg_opts_t;
 
 /* RECT-NICOL from nstarts starts (R0: nstarts x (P+1) row cuts, C0: nstarts x (Q+1) column

@@ -168,9 +168,69 @@ static inline double rg_cost(const double *X, int64_t K, int64_t a, int64_t b)
     return c;
 }
 
-/* greedy probe: 1 when P parts of cost <= B cover [0, n); cuts and the achieved max set */
+/* 1 when no stripe of majors [a, b) costs more than B (rg_cost(X, K, a, b) <= B), stopping at
+ * the first stripe over B */
+static inline int rg_fits(const double *X, int64_t K, int64_t a, int64_t b, double B)
+{
+    const double *xa = X + a * K, *xb = X + b * K;
+    for (int64_t q = 0; q < K; q++) {
+        if (xb[q] - xa[q] > B) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* the largest b in [a, n] with rg_fits(a, b) (B >= 0, so a fits). The loads are non-negative,
+ * so the costs grow with b and any search finds the same b: a gallop from the guess h, then a
+ * binary search, costs O(log |b - h|) instead of O(log n) */
+static inline int64_t rg_reach(const double *X, int64_t n, int64_t K, int64_t a, double B,
+                               int64_t h)
+{
+    int64_t lo, hi; /* fits(a, lo); b == n or not fits(a, hi + 1) */
+    h = h < a ? a : h > n ? n : h;
+    if (rg_fits(X, K, a, h, B)) {
+        lo = h;
+        hi = n;
+        for (int64_t step = 1; lo < n; step *= 2) {
+            int64_t t = step < n - lo ? lo + step : n;
+            if (!rg_fits(X, K, a, t, B)) {
+                hi = t - 1;
+                break;
+            }
+            lo = t;
+        }
+    } else {
+        lo = a;
+        hi = h - 1;
+        for (int64_t step = 1;; step *= 2) {
+            int64_t t = hi + 1 - step;
+            if (t <= a) {
+                break;
+            }
+            if (rg_fits(X, K, a, t, B)) {
+                lo = t;
+                break;
+            }
+            hi = t - 1;
+        }
+    }
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo + 1) / 2;
+        if (rg_fits(X, K, a, mid, B)) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return lo;
+}
+
+/* greedy probe: 1 when P parts of cost <= B cover [0, n); cuts and the achieved max set.
+ * hint (NULL: an even split of the rest): where the cuts probably are (a search guess only:
+ * the cuts are the greedy ones whatever the hint; hint may be cuts itself) */
 static inline int rg_probe(const double *X, int64_t n, int64_t K, int64_t P, double B, int64_t *cuts,
-                    double *got)
+                    double *got, const int64_t *hint)
 {
     int64_t a = 0;
     double mx = 0.0;
@@ -180,16 +240,7 @@ static inline int rg_probe(const double *X, int64_t n, int64_t K, int64_t P, dou
         if (p == P - 1) {
             b = n;
         } else {
-            int64_t lo = a, hi = n; /* largest b in [a, n] with cost(a, b) <= B */
-            while (lo < hi) {
-                int64_t mid = lo + (hi - lo + 1) / 2;
-                if (rg_cost(X, K, a, mid) <= B) {
-                    lo = mid;
-                } else {
-                    hi = mid - 1;
-                }
-            }
-            b = lo;
+            b = rg_reach(X, n, K, a, B, hint ? hint[p + 1] : a + (n - a) / (P - p));
         }
         double c = rg_cost(X, K, a, b);
         if (c > B) {
@@ -206,12 +257,13 @@ static inline int rg_probe(const double *X, int64_t n, int64_t K, int64_t P, dou
 }
 
 /* the optimal cuts (P parts) of the K-stripe prefix X, given a feasible upper bound hi (whose
- * probe succeeds) and a lower bound lo; tmp: P + 1 scratch. Returns the optimum. */
-static inline double rg_bisect(const double *X, int64_t n, int64_t K, int64_t P, double lo, double hi,
-                        int integral, int64_t *cuts, int64_t *tmp)
+ * probe succeeds) and a lower bound lo; tmp: P + 1 scratch; warm: cuts holds a guess of the
+ * cuts on entry (the probes' search hint only). Returns the optimum. */
+static inline double rg_bisect_w(const double *X, int64_t n, int64_t K, int64_t P, double lo,
+                                 double hi, int integral, int64_t *cuts, int64_t *tmp, int warm)
 {
     double got;
-    if (!rg_probe(X, n, K, P, hi, cuts, &got)) {
+    if (!rg_probe(X, n, K, P, hi, cuts, &got, warm ? cuts : NULL)) {
         return RG_INF; /* not reached: hi is feasible */
     }
     hi = got;
@@ -219,7 +271,7 @@ static inline double rg_bisect(const double *X, int64_t n, int64_t K, int64_t P,
         lo = ceil(lo);
         while (lo < hi) {
             double mid = floor((lo + hi) / 2);
-            if (rg_probe(X, n, K, P, mid, tmp, &got)) {
+            if (rg_probe(X, n, K, P, mid, tmp, &got, cuts)) {
                 hi = got;
                 memcpy(cuts, tmp, (size_t)(P + 1) * sizeof(int64_t));
             } else {
@@ -229,7 +281,7 @@ static inline double rg_bisect(const double *X, int64_t n, int64_t K, int64_t P,
     } else {
         for (int it = 0; it < 200 && hi - lo > 1e-12 * hi; it++) {
             double mid = lo + (hi - lo) / 2;
-            if (rg_probe(X, n, K, P, mid, tmp, &got)) {
+            if (rg_probe(X, n, K, P, mid, tmp, &got, cuts)) {
                 hi = got;
                 memcpy(cuts, tmp, (size_t)(P + 1) * sizeof(int64_t));
             } else {
@@ -238,6 +290,12 @@ static inline double rg_bisect(const double *X, int64_t n, int64_t K, int64_t P,
         }
     }
     return hi;
+}
+
+static inline double rg_bisect(const double *X, int64_t n, int64_t K, int64_t P, double lo,
+                               double hi, int integral, int64_t *cuts, int64_t *tmp)
+{
+    return rg_bisect_w(X, n, K, P, lo, hi, integral, cuts, tmp, 0);
 }
 
 /* each cut k in turn to the place between its neighbours that minimises the larger cost of its
