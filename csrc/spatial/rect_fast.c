@@ -66,8 +66,10 @@ cleanup:
 /* the lower bound of the optimum (see _nicol.lower_bound): the stripes of the exact 1D
  * partitions of the line loads split among the other dimension's parts, the heaviest lines
  * (at most 8 per side, whose load / parts exceeds the bound so far) cut alone, the largest
- * entry; rounded up for integral weights */
-static wpart_status_t rf_lower(const rg_ctx_t *g, const double *load[2], double *lb)
+ * entry; rounded up for integral weights. imax >= 0: every weight is an integer and imax the
+ * largest (int input: no pass over the weights); < 0: found here */
+static wpart_status_t rf_lower(const rg_ctx_t *g, const double *load[2], double imax,
+                               double *lb)
 {
     wpart_status_t st = WPART_OK;
     const wpart_rg_csr_t *A = g->A;
@@ -82,7 +84,9 @@ static wpart_status_t rf_lower(const rg_ctx_t *g, const double *load[2], double 
     }
     if (nnz > 0) {
         b = 1.0;
-        if (A->w) {
+        if (A->w && imax >= 0) {
+            b = imax;
+        } else if (A->w) {
             b = A->w[0];
             for (int64_t e = 0; e < nnz; e++) {
                 b = A->w[e] > b ? A->w[e] : b;
@@ -146,13 +150,12 @@ static wpart_status_t rf_loads(const wpart_rg_csr_t *A, const int64_t *iv, const
                                int64_t *il, double *fl, int64_t *out_rects, double *mx)
 {
     wpart_status_t st = WPART_OK;
-    int32_t *rmap = wpart_i_malloc(A->n1 + A->n2 + 1, sizeof(int32_t));
-    if (!rmap) {
+    int32_t *cmap = wpart_i_malloc(A->n2 + 1, sizeof(int32_t));
+    if (!cmap) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
     }
-    int32_t *cmap = rmap + A->n1;
-    rg_map(R, P, A->n1, rmap);
     rg_map(C, Q, A->n2, cmap);
+    int64_t p = 0; /* the row stripe of row i (R non-decreasing, R[P] = n1) */
     if (out_rects) {
         wpart_i_emit_grid(R, P, C, Q, out_rects);
     }
@@ -160,7 +163,10 @@ static wpart_status_t rf_loads(const wpart_rg_csr_t *A, const int64_t *iv, const
     if (iv) {
         memset(il, 0, (size_t)(P * Q) * sizeof(int64_t));
         for (int64_t i = 0; i < A->n1; i++) {
-            int64_t *row = il + (int64_t)rmap[i] * Q;
+            while (R[p + 1] <= i) {
+                p++;
+            }
+            int64_t *row = il + p * Q;
             for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
                 row[cmap[A->ci[e]]] += iv[e];
             }
@@ -171,7 +177,10 @@ static wpart_status_t rf_loads(const wpart_rg_csr_t *A, const int64_t *iv, const
     } else {
         memset(fl, 0, (size_t)(P * Q) * sizeof(double));
         for (int64_t i = 0; i < A->n1; i++) {
-            double *row = fl + (int64_t)rmap[i] * Q;
+            while (R[p + 1] <= i) {
+                p++;
+            }
+            double *row = fl + p * Q;
             for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
                 row[cmap[A->ci[e]]] += fv ? fv[e] : 1.0;
             }
@@ -181,7 +190,7 @@ static wpart_status_t rf_loads(const wpart_rg_csr_t *A, const int64_t *iv, const
         }
     }
 cleanup:
-    free(rmap);
+    free(cmap);
     return st;
 }
 
@@ -331,7 +340,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
             uniq[nu++] = s;
         }
     }
-    WPART_CHECK(rf_lower(&g, (const double **)load, &out->lower));
+    WPART_CHECK(rf_lower(&g, (const double **)load, iv ? out->amax : -1.0, &out->lower));
     wpart_rg_opts_t opt = {2, max_half < (P + Q > 10 ? P + Q : 10) ? max_half
                                                                    : (P + Q > 10 ? P + Q : 10),
                            0, 1, 0.25, out->lower, 10, max_half, control, 0.0};

@@ -17,7 +17,8 @@ from .._validate import as_bool, as_int, as_progress, core_time_limit
 from .. import _core
 from ._common import _Prepared, _result, factor_pair
 from ._grid import GridInput, _done, _grid_result, grid_rects, sym_cuts
-from ._sparse import SPARSE_DENSITY, SPARSE_MIN_CELLS, check_sparse_size
+from ._sparse import (SPARSE_DENSITY, SPARSE_MIN_CELLS, _BYTES_PER_ENTRY, _BYTES_PER_LINE,
+                      check_sparse_size)
 from ._partition import SpatialPartition
 
 #: Start names of the engine. ``rows_*``: the rows are cut first (uniform, by load, by the
@@ -370,7 +371,8 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
     elif not (type(P) is int and type(Q) is int and 1 <= P <= n1 and 1 <= Q <= n2 and
               P * Q == m):
         return None
-    check_sparse_size(n1, n2, nnz)
+    if _BYTES_PER_LINE * (n1 + n2 + 2) + _BYTES_PER_ENTRY * nnz > 1 << 26:
+        check_sparse_size(n1, n2, nnz)  # (below 64 MiB no process can fail it)
     ms = min(max_sweeps, 2**62)
     tl = 0.0 if time_limit is None else float(time_limit)
     out = _core.spatial_rect_nicol_auto(n1, n2, A.indptr, A.indices, A.data, P, Q,
