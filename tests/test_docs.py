@@ -109,3 +109,17 @@ def test_every_public_name_is_in_the_api_reference():
         listed = set(re.findall(r"^   (\w+)$", block[1].split(".. currentmodule::")[0], re.M))
         public = {n for n in mod.__all__ if not inspect.ismodule(getattr(mod, n))}
         assert public <= listed, (modname, sorted(public - listed))
+
+
+def test_every_python_example_of_the_pages_is_run():
+    """A page's Python example is a ``testcode`` or ``doctest`` block, which tools/docs.sh runs
+    (sphinx doctest builder, from a scratch folder); docs/cli.rst's ``code-block`` examples are
+    run by tests/test_cli_families.py."""
+    bad = []
+    for page in sorted((ROOT / "docs").glob("*.rst")):
+        if page.name == "cli.rst":
+            continue
+        for i, line in enumerate(page.read_text().splitlines(), 1):
+            if re.match(r"\.\. (code-block|code|sourcecode)::\s*(python|py|pycon)\b", line):
+                bad.append(f"{page.name}:{i}: {line.strip()}")
+    assert not bad, "examples the docs build does not run:\n" + "\n".join(bad)

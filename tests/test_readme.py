@@ -175,3 +175,31 @@ def test_references_cite_each_paper_once():
     assert len(keys) == len(set(keys)) == 5, keys
     for k in keys:  # every key is used in the text before the list
         assert f"[{k}]" in text[:text.index("## References")], k
+
+
+# ---------------------------------------------------------------------------------------------
+# the README stays a front page: the house limit on a file's length, and its links resolve
+
+README_MAX_LINES = 800
+
+
+def test_readme_stays_under_the_house_length():
+    n = README.read_text(encoding="utf-8").count("\n")
+    assert n <= README_MAX_LINES, (
+        f"README.md has {n} lines (the house limit is {README_MAX_LINES}): move long reference "
+        "text (per-family detail, long tables, long examples) to the family's docs/*.rst page "
+        "and link to it")
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor of a Markdown heading."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_readme_links_resolve():
+    text = README.read_text(encoding="utf-8")
+    anchors = {_slug(h) for h in re.findall(r"^#+ +(.+)$", text, re.M)}
+    bad = [a for a in re.findall(r"\]\(#([^)]+)\)", text) if a not in anchors]
+    bad += [p for p in re.findall(r"\]\(((?:docs|benchmarks|notebooks|tools)/[^)#]+)", text)
+            if not (ROOT / p).exists()]
+    assert not bad, f"README links to what does not exist: {bad}"
