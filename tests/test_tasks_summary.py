@@ -281,10 +281,11 @@ def _same_records(x, y):
 
 @pytest.mark.parametrize("seed", range(8))
 def test_c_record_moves_equal_the_numpy_reference(seed):
-    """RankData.extract / insert (the C split and merges, csrc/tasks/ranks_move.c) give the
-    same records, bit for bit, as their numpy references on random moves between ranks (empty
-    moves, whole ranks, block clusters, several edge degrees, LBDatafile entities); moving a
-    pinned task or one not held raises, inputs unchanged."""
+    """RankData.extract / insert (one C call each, csrc/tasks/ranks_move.c) give the same
+    records, bit for bit, as their numpy references on random moves between ranks (empty
+    moves, whole ranks, block clusters, several edge degrees, LBDatafile entities, ids given
+    twice, no destination rank); moving a pinned task or one not held raises, inputs
+    unchanged."""
     P = 5
     prob = G.gemma_like(m=P, n_tasks=30 * P, n_blocks=4 * P, seed=seed,
                         comm_degree=1.0 + seed % 3)
@@ -299,8 +300,11 @@ def test_c_record_moves_equal_the_numpy_reference(seed):
         k = int(rng.integers(0, A.gid.size + 1)) if rng.random() < 0.1 else \
             int(rng.integers(0, min(A.gid.size, 8) + 1))
         g = rng.choice(A.gid, k, replace=False) if k else np.zeros(0, np.int64)
+        if k and rng.random() < 0.2:  # an id twice
+            g = np.concatenate([g, g[:1]])
+        to = None if rng.random() < 0.2 else int(j)  # None: the edges' end ranks stay
         A1, A2 = A.copy(), A.copy()
-        r1, r2 = A1.extract(g, to=int(j)), A2.extract_np(g, to=int(j))
+        r1, r2 = A1.extract(g, to=to), A2.extract_np(g, to=to)
         _same_records(A1, A2)
         _same_records(r1, r2)
         B1, B2 = B.copy(), B.copy()
@@ -319,6 +323,58 @@ def test_c_record_moves_equal_the_numpy_reference(seed):
     with pytest.raises(WpartError, match=r"^rank \d+: tasks \[\d+\] are pinned \(migratable "
                        r"false\) and never move$"):
         d.extract(d.gid[:1])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_c_estimate_peers_equals_one_estimate_per_peer(seed):
+    """estimate_peers (all peers of a rank in one C call, csrc/tasks/ranks_estimate.c) gives
+    bit for bit the estimate of each peer alone (tasks_ranks_estimate), also on stale
+    summaries that name clusters the rank holds since (which it leaves out, as
+    Summary.without does), with pins, caps, beta and gamma; an empty list gives ()."""
+    from wpart.tasks import _ranks as R
+    from wpart.tasks._summary import CROSS_PAIRS, estimate_peers
+
+    P = 6
+    prob = G.gemma_like(m=P, n_tasks=20 * P, n_blocks=4 * P, seed=seed,
+                        comm_degree=1.0 + seed % 3)
+    rng = np.random.default_rng(seed)
+    if seed % 2:
+        prob = prob.with_(migratable=rng.random(prob.n_tasks) >= 0.25)
+    cap = np.full(P, 1e9) if seed % 3 == 1 else None
+    parts = split_problem(prob, rng.integers(0, P, prob.n_tasks).astype(np.int32), cap)
+    co = (1.0, 0.5 if seed % 2 else 0.0, 0.1 if seed % 4 == 1 else 0.0, 0.0, True)
+    prm = R.RankParams(P, co)
+    rks = [R.RankProcess(d, prm) for d in parts]
+    for rk in rks:
+        rk.begin_iteration()
+    old = [rk.own_summary() for rk in rks]  # the summaries before the moves: stale after
+    for _ in range(6):  # move whole clusters between ranks, so that old summaries go stale
+        i, j = rng.choice(P, 2, replace=False)
+        A = rks[i].data
+        free = A.gid[~np.isin(A.gid, A.pinned)]
+        if free.size:
+            blk = A.blk[np.isin(A.gid, free)][0]
+            g = free[A.blk[np.isin(A.gid, free)] == blk] if blk >= 0 else free[:1]
+            rks[j].data.insert(A.extract(g, to=int(j)))
+            rks[i].version += 1
+            rks[j].version += 1
+    stale = 0
+    for final in (False, True):
+        args = prm.step_args(final)
+        for a in range(P):
+            mine = rks[a].own_summary()
+            others = [old[q] for q in range(P) if q != a]
+            got = estimate_peers(mine, others, prm.coeffs, args, True, True)
+            assert len(got) == P - 1
+            for o, x in zip(others, got):
+                if np.isin(o.gid, mine.gid).any():
+                    stale += 1
+                    o = o.without(mine.gid)
+                want = _core.tasks_ranks_estimate(mine.c_fields(), o.c_fields(), prm.coeffs,
+                                                  *args, CROSS_PAIRS, True, True)
+                assert (bool(x[0]), x[1], x[2]) == (bool(want[0]), want[1], want[2])
+    assert stale > 0
+    assert estimate_peers(old[0], [], prm.coeffs, prm.step_args(), True, True) == ()
 
 
 def _same_summary(x: Summary, y: Summary):

@@ -1,5 +1,6 @@
 /* tasks_ranks.c -- bindings of the rank-side steps of the distributed CCM-LB engine
- * (csrc/tasks/ranks_*.c): the estimate of an exchange from two summaries. */
+ * (csrc/tasks/ranks_*.c): the estimate of an exchange from two summaries, the exact pair step,
+ * the record moves and a rank's summary. */
 #include <math.h>
 #include <string.h>
 
@@ -44,17 +45,30 @@ static int rank_tuple(PyObject *t, const char *what, const int types[13], void *
 }
 
 /* (rank, blk, cptr, bid, load, fp, wk, cout, cin, cself, bsize, pinned, crank, bhome,
- *  baseline, cap, alpha) -> summary (views into the arrays, borrowed from the tuple) */
+ *  baseline, cap, alpha[, key]) -> summary (views into the arrays, borrowed from the tuple) */
 static int summary_parse(PyObject *t, wpart_tasks_rank_summary_t *s)
 {
     static const int types[13] = {NPY_INT64, NPY_INT64, NPY_INT64, NPY_FLOAT64, NPY_FLOAT64,
                                   NPY_FLOAT64, NPY_FLOAT64, NPY_FLOAT64, NPY_FLOAT64,
                                   NPY_FLOAT64, NPY_UINT8, NPY_INT32, NPY_INT32};
     void *ptr[13];
-    npy_intp len[13];
+    npy_intp len[13], nkey = -1;
     long rank;
-    if (rank_tuple(t, "a summary is a tuple of 17 fields", types, ptr, len, &rank, &s->baseline,
-                   &s->cap, &s->alpha) < 0) {
+    PyObject *head = NULL;
+    s->key = NULL;
+    if (PyTuple_Check(t) && PyTuple_GET_SIZE(t) == 18) { /* the clusters' ids last */
+        PyArrayObject *k = item_array(t, 17, NPY_INT64, &nkey);
+        if (!k) return -1;
+        s->key = PyArray_DATA(k);
+        head = PyTuple_GetSlice(t, 0, 17);
+        if (!head) return -1;
+    }
+    int bad = rank_tuple(head ? head : t, "a summary is a tuple of 17 or 18 fields", types, ptr,
+                         len, &rank, &s->baseline, &s->cap, &s->alpha);
+    Py_XDECREF(head); /* the arrays stay alive: the caller's tuple holds them */
+    if (bad < 0) return -1;
+    if (nkey >= 0 && nkey != len[0]) {
+        PyErr_SetString(wpy_ValueError, "summary ids of another length than its clusters");
         return -1;
     }
     npy_intp n = len[0];
@@ -111,6 +125,60 @@ static PyObject *wpy_tasks_ranks_estimate(PyObject *self, PyObject *args)
                                               per_rank, fallback, &out));
     PyObject *res = wpy_step_result(st, &out, give, take);
     WPY_XDECREF(give, take);
+    return res;
+}
+
+/* estimate_peers(a, (b, ...), coeffs, cluster, singles, one_way, split_always, tol,
+ * comm_thresh, cross_pairs, per_rank, fallback, skip_held): ((found, dexc, gain), ...). */
+static PyObject *wpy_tasks_ranks_estimate_peers(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *ta, *tbs;
+    wpart_tasks_coeffs_t c;
+    int cluster, singles, one_way, split_always, per_rank, fallback, skip;
+    double tol, comm_thresh;
+    long long cross;
+    wpart_tasks_coeffs_init(&c);
+    if (!PyArg_ParseTuple(args, "OO!(ddddp)iiiiddLppp", &ta, &PyTuple_Type, &tbs, &c.alpha,
+                          &c.beta, &c.gamma, &c.delta, &c.enforce_memory, &cluster, &singles,
+                          &one_way, &split_always, &tol, &comm_thresh, &cross, &per_rank,
+                          &fallback, &skip)) {
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(tbs);
+    if (n > INT32_MAX) return PyErr_Format(wpy_ValueError, "too many peer summaries");
+    wpart_tasks_rank_summary_t a;
+    if (summary_parse(ta, &a) < 0) return NULL;
+    wpart_tasks_rank_summary_t *bs = PyMem_Calloc((size_t)n + 1, sizeof(*bs));
+    uint8_t *found = PyMem_Calloc((size_t)n + 1, 1);
+    double *v = PyMem_Calloc(2 * (size_t)n + 1, sizeof(double));
+    PyObject *res = NULL;
+    if (!bs || !found || !v) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (summary_parse(PyTuple_GET_ITEM(tbs, k), &bs[k]) < 0) goto done;
+    wpart_tasks_lb_params_t prm;
+    wpy_tasks_params(&prm, cluster, singles, one_way, split_always, tol);
+    wpart_status_t st;
+    WPY_NOGIL(st = wpart_tasks_ranks_estimate_peers(&a, bs, (int32_t)n, &c, &prm, comm_thresh,
+                                                    (int64_t)cross, per_rank, fallback, skip,
+                                                    found, v, v + n));
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto done;
+    }
+    res = PyTuple_New(n);
+    for (Py_ssize_t k = 0; res && k < n; k++) {
+        PyObject *x = Py_BuildValue("Ndd", PyBool_FromLong(found[k]), v[k], v[n + k]);
+        if (!x) Py_CLEAR(res);
+        else PyTuple_SET_ITEM(res, k, x);
+    }
+done:
+    PyMem_Free(bs);
+    PyMem_Free(found);
+    PyMem_Free(v);
     return res;
 }
 
@@ -201,65 +269,6 @@ static PyObject *wpy_tasks_ranks_pair(PyObject *self, PyObject *args)
     return res;
 }
 
-/* A writeable exact-dtype contiguous 1-D array of the tuple's item i (borrowed). */
-static PyArrayObject *item_out(PyObject *t, Py_ssize_t i, int typenum, npy_intp *n)
-{
-    PyArrayObject *a = item_array(t, i, typenum, n);
-    if (a && !PyArray_ISWRITEABLE(a)) {
-        PyErr_Format(wpy_ValueError, "argument %zd must be writeable", i);
-        return NULL;
-    }
-    return a;
-}
-
-static PyArrayObject *new_flags(npy_intp n)
-{
-    return (PyArrayObject *)PyArray_ZEROS(1, &n, NPY_BOOL, 0);
-}
-
-/* split(gid, blk, esrc, edst, esr, edr, bid, out, to): (task_out, edge_out, edge_keep,
- * block_out, block_keep, n_found) as bool arrays; esr / edr updated in place. */
-static PyObject *wpy_tasks_ranks_split(PyObject *self, PyObject *args)
-{
-    (void)self;
-    if (!PyTuple_Check(args) || PyTuple_GET_SIZE(args) != 9) {
-        PyErr_SetString(wpy_TypeError, "tasks_ranks_split takes 9 arguments");
-        return NULL;
-    }
-    static const int types[8] = {NPY_INT64, NPY_INT64, NPY_INT64, NPY_INT64, NPY_INT32,
-                                 NPY_INT32, NPY_INT64, NPY_INT64};
-    void *ptr[8];
-    npy_intp len[8];
-    for (int i = 0; i < 8; i++) {
-        PyArrayObject *a = (i == 4 || i == 5) ? item_out(args, i, types[i], &len[i])
-                                              : item_array(args, i, types[i], &len[i]);
-        if (!a) return NULL;
-        ptr[i] = PyArray_DATA(a);
-    }
-    long to = PyLong_AsLong(PyTuple_GET_ITEM(args, 8));
-    if (to == -1 && PyErr_Occurred()) return NULL;
-    if (len[1] != len[0] || len[3] != len[2] || len[4] != len[2] || len[5] != len[2]) {
-        PyErr_SetString(wpy_ValueError, "split arrays of inconsistent lengths");
-        return NULL;
-    }
-    wpart_tasks_rank_split_t in = {len[0], len[2], len[6], len[7], ptr[0], ptr[1], ptr[2],
-                                   ptr[3], ptr[6], ptr[7], ptr[4], ptr[5]};
-    PyArrayObject *f[5] = {new_flags(len[0]), new_flags(len[2]), new_flags(len[2]),
-                           new_flags(len[6]), new_flags(len[6])};
-    PyObject *res = NULL;
-    if (f[0] && f[1] && f[2] && f[3] && f[4]) {
-        wpart_tasks_rank_split_out_t out = {PyArray_DATA(f[0]), PyArray_DATA(f[1]),
-                                            PyArray_DATA(f[2]), PyArray_DATA(f[3]),
-                                            PyArray_DATA(f[4]), 0};
-        wpart_status_t st = wpart_tasks_ranks_split(&in, (int32_t)(to < 0 ? -1 : to), &out);
-        if (st != WPART_OK) wpy_raise(st, NULL);
-        else res = Py_BuildValue("OOOOOL", f[0], f[1], f[2], f[3], f[4],
-                                 (long long)out.n_found);
-    }
-    for (int i = 0; i < 5; i++) Py_XDECREF(f[i]);
-    return res;
-}
-
 /* union(a, b): (indices into a ++ b of the sorted union, ids on both sides). */
 static PyObject *wpy_tasks_ranks_union(PyObject *self, PyObject *args)
 {
@@ -287,31 +296,6 @@ static PyObject *wpy_tasks_ranks_union(PyObject *self, PyObject *args)
     }
     Py_DECREF(idx);
     return res;
-}
-
-/* mark(ends, gid, rank, ranks): ranks[e] = rank where ends[e] is in gid (sorted). */
-static PyObject *wpy_tasks_ranks_mark(PyObject *self, PyObject *args)
-{
-    (void)self;
-    if (!PyTuple_Check(args) || PyTuple_GET_SIZE(args) != 4) {
-        PyErr_SetString(wpy_TypeError, "tasks_ranks_mark takes 4 arguments");
-        return NULL;
-    }
-    npy_intp m, n, mr;
-    PyArrayObject *e = item_array(args, 0, NPY_INT64, &m);
-    PyArrayObject *g = e ? item_array(args, 1, NPY_INT64, &n) : NULL;
-    PyArrayObject *r = g ? item_out(args, 3, NPY_INT32, &mr) : NULL;
-    if (!r) return NULL;
-    long rank = PyLong_AsLong(PyTuple_GET_ITEM(args, 2));
-    if (rank == -1 && PyErr_Occurred()) return NULL;
-    if (mr != m) {
-        PyErr_SetString(wpy_ValueError, "mark: ends and ranks of different lengths");
-        return NULL;
-    }
-    wpart_status_t st = wpart_tasks_ranks_mark(PyArray_DATA(e), m, PyArray_DATA(g), n,
-                                               (int32_t)rank, PyArray_DATA(r));
-    if (st != WPART_OK) return wpy_raise(st, NULL);
-    Py_RETURN_NONE;
 }
 
 /* summarize(gid, blk, esrc, edst, esr, edr, bid, pinned, load, fp, wk, ebytes, rank,
@@ -385,139 +369,157 @@ done:
     return res;
 }
 
-/* A tuple of contiguous 1-D arrays (any dtype) of one length; NULL on error (set). */
-static int check_columns(PyObject *cols, npy_intp *n)
+/* The 15 record columns of a rank, in RankData's order: (gid, load, fp, wk, blk, orig), (eid,
+ * esrc, edst, ebytes, esr, edr), (bid, bsize, bhome). */
+#define N_COLS 15
+static const int col_types[N_COLS] = {NPY_INT64, NPY_FLOAT64, NPY_FLOAT64, NPY_FLOAT64,
+                                      NPY_INT64, NPY_INT32,   NPY_INT64,   NPY_INT64,
+                                      NPY_INT64, NPY_FLOAT64, NPY_INT32,   NPY_INT32,
+                                      NPY_INT64, NPY_FLOAT64, NPY_INT32};
+
+/* point c's columns at ptr[0..15) */
+static void cols_point(wpart_tasks_rank_cols_t *c, void *const ptr[N_COLS])
 {
-    if (!PyTuple_Check(cols)) {
-        PyErr_SetString(wpy_TypeError, "expected a tuple of arrays");
+    c->gid = ptr[0];
+    c->load = ptr[1];
+    c->fp = ptr[2];
+    c->wk = ptr[3];
+    c->blk = ptr[4];
+    c->orig = ptr[5];
+    c->eid = ptr[6];
+    c->esrc = ptr[7];
+    c->edst = ptr[8];
+    c->ebytes = ptr[9];
+    c->esr = ptr[10];
+    c->edr = ptr[11];
+    c->bid = ptr[12];
+    c->bsize = ptr[13];
+    c->bhome = ptr[14];
+}
+
+/* A tuple of the 15 columns -> c (views, borrowed); 0, or -1 with an exception. */
+static int cols_parse(PyObject *t, wpart_tasks_rank_cols_t *c)
+{
+    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != N_COLS) {
+        PyErr_SetString(wpy_TypeError, "rank records are a tuple of 15 columns");
         return -1;
     }
-    *n = -1;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(cols); i++) {
-        PyObject *o = PyTuple_GET_ITEM(cols, i);
-        if (!PyArray_Check(o) || PyArray_NDIM((PyArrayObject *)o) != 1 ||
-            !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)o)) {
-            PyErr_Format(wpy_TypeError, "column %zd: expected a contiguous 1-D array", i);
-            return -1;
-        }
-        npy_intp m = PyArray_DIM((PyArrayObject *)o, 0);
-        if (*n >= 0 && m != *n) {
-            PyErr_SetString(wpy_ValueError, "columns of different lengths");
-            return -1;
-        }
-        *n = m;
+    void *ptr[N_COLS];
+    npy_intp len[N_COLS];
+    for (int i = 0; i < N_COLS; i++) {
+        PyArrayObject *a = item_array(t, i, col_types[i], &len[i]);
+        if (!a) return -1;
+        ptr[i] = PyArray_DATA(a);
     }
+    for (int i = 1; i < N_COLS; i++) {
+        npy_intp want = len[i < 6 ? 0 : (i < 12 ? 6 : 12)];
+        if (len[i] != want) {
+            PyErr_SetString(wpy_ValueError, "rank record columns of inconsistent lengths");
+            return -1;
+        }
+    }
+    c->n = len[0];
+    c->m = len[6];
+    c->n_blocks = len[12];
+    cols_point(c, ptr);
     return 0;
 }
 
-/* A new array of `count` items of a's dtype: item j is a[idx[j]] (idx < na) or b[idx[j] - na]. */
-static PyObject *gather_column(PyArrayObject *a, PyArrayObject *b, const int64_t *idx,
-                               npy_intp count, int keep_flag, const uint8_t *flag)
+/* New columns with room for n tasks, m edges, nb blocks (o[15], NULL on error, set). */
+static int cols_new(npy_intp n, npy_intp m, npy_intp nb, PyArrayObject *o[N_COLS],
+                    wpart_tasks_rank_cols_t *c)
 {
-    PyArray_Descr *d = PyArray_DESCR(a);
-    Py_INCREF(d);
-    PyArrayObject *r = (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, d, 1, &count, NULL,
-                                                             NULL, 0, NULL);
-    if (!r) return NULL;
-    size_t w = (size_t)PyArray_ITEMSIZE(a);
-    char *dst = PyArray_DATA(r);
-    const char *pa = PyArray_DATA(a);
-    if (flag) { /* the items of a whose flag equals keep_flag, in order */
-        npy_intp na = PyArray_DIM(a, 0), j = 0;
-        for (npy_intp i = 0; i < na; i++)
-            if ((flag[i] != 0) == keep_flag) memcpy(dst + w * (size_t)j++, pa + w * (size_t)i, w);
-    } else {
-        npy_intp na = PyArray_DIM(a, 0);
-        const char *pb = b ? PyArray_DATA(b) : NULL;
-        for (npy_intp j = 0; j < count; j++) {
-            int64_t k = idx[j];
-            memcpy(dst + w * (size_t)j, k < na ? pa + w * (size_t)k : pb + w * (size_t)(k - na), w);
-        }
+    void *ptr[N_COLS];
+    for (int i = 0; i < N_COLS; i++) {
+        npy_intp sz = i < 6 ? n : (i < 12 ? m : nb);
+        o[i] = (PyArrayObject *)PyArray_EMPTY(1, &sz, col_types[i], 0);
+        if (!o[i]) return -1;
+        ptr[i] = PyArray_DATA(o[i]);
     }
-    return (PyObject *)r;
+    cols_point(c, ptr);
+    return 0;
 }
 
-/* select(columns, flags): (columns where flags, columns where not), flags a bool array. */
-static PyObject *wpy_tasks_ranks_select(PyObject *self, PyObject *args)
+/* The tuple of c's columns at their sizes (slices of o); NULL on error. */
+static PyObject *cols_tuple(PyArrayObject *const o[N_COLS], const wpart_tasks_rank_cols_t *c)
 {
-    (void)self;
-    PyObject *cols, *fl;
-    if (!PyArg_ParseTuple(args, "OO", &cols, &fl)) return NULL;
-    npy_intp n, nf;
-    if (check_columns(cols, &n) < 0) return NULL;
-    PyObject *ft = PyTuple_Pack(1, fl);
-    if (!ft) return NULL;
-    PyArrayObject *f = item_array(ft, 0, NPY_BOOL, &nf);
-    Py_DECREF(ft); /* f stays alive: borrowed from args */
-    if (!f) return NULL;
-    if (PyTuple_GET_SIZE(cols) && nf != n) {
-        PyErr_SetString(wpy_ValueError, "flags and columns of different lengths");
-        return NULL;
-    }
-    const uint8_t *flag = PyArray_DATA(f);
-    npy_intp on = 0;
-    for (npy_intp i = 0; i < nf; i++) on += flag[i] != 0;
-    Py_ssize_t nc = PyTuple_GET_SIZE(cols);
-    PyObject *yes = PyTuple_New(nc), *no = PyTuple_New(nc);
-    if (!yes || !no) goto fail;
-    for (Py_ssize_t i = 0; i < nc; i++) {
-        PyArrayObject *a = (PyArrayObject *)PyTuple_GET_ITEM(cols, i);
-        PyObject *y = gather_column(a, NULL, NULL, on, 1, flag);
-        if (!y) goto fail;
-        PyTuple_SET_ITEM(yes, i, y);
-        PyObject *z = gather_column(a, NULL, NULL, nf - on, 0, flag);
-        if (!z) goto fail;
-        PyTuple_SET_ITEM(no, i, z);
-    }
-    return Py_BuildValue("NN", yes, no);
-fail:
-    WPY_XDECREF(yes, no);
-    return NULL;
-}
-
-/* gather(columns_a, columns_b, idx): per column, (a ++ b)[idx] (columns of one dtype each). */
-static PyObject *wpy_tasks_ranks_gather(PyObject *self, PyObject *args)
-{
-    (void)self;
-    PyObject *ca, *cb, *ix;
-    if (!PyArg_ParseTuple(args, "OOO", &ca, &cb, &ix)) return NULL;
-    npy_intp na, nb, ni;
-    if (check_columns(ca, &na) < 0 || check_columns(cb, &nb) < 0) return NULL;
-    Py_ssize_t nc = PyTuple_GET_SIZE(ca);
-    if (PyTuple_GET_SIZE(cb) != nc) {
-        PyErr_SetString(wpy_ValueError, "gather: different numbers of columns");
-        return NULL;
-    }
-    PyObject *it = PyTuple_Pack(1, ix);
-    if (!it) return NULL;
-    PyArrayObject *idx = item_array(it, 0, NPY_INT64, &ni);
-    Py_DECREF(it);
-    if (!idx) return NULL;
-    if (na < 0) na = 0;
-    if (nb < 0) nb = 0;
-    const int64_t *p = PyArray_DATA(idx);
-    for (npy_intp j = 0; j < ni; j++)
-        if (p[j] < 0 || p[j] >= na + nb) {
-            PyErr_SetString(wpy_ValueError, "gather: index out of range");
-            return NULL;
-        }
-    PyObject *res = PyTuple_New(nc);
+    PyObject *res = PyTuple_New(N_COLS);
     if (!res) return NULL;
-    for (Py_ssize_t i = 0; i < nc; i++) {
-        PyArrayObject *a = (PyArrayObject *)PyTuple_GET_ITEM(ca, i);
-        PyArrayObject *b = (PyArrayObject *)PyTuple_GET_ITEM(cb, i);
-        if (PyArray_TYPE(a) != PyArray_TYPE(b) || PyArray_ITEMSIZE(a) != PyArray_ITEMSIZE(b)) {
-            PyErr_Format(wpy_TypeError, "gather: column %zd of different dtypes", i);
+    for (int i = 0; i < N_COLS; i++) {
+        Py_ssize_t k = (Py_ssize_t)(i < 6 ? c->n : (i < 12 ? c->m : c->n_blocks));
+        PyObject *sl = PySequence_GetSlice((PyObject *)o[i], 0, k);
+        if (!sl) {
             Py_DECREF(res);
             return NULL;
         }
-        PyObject *g = gather_column(a, b, p, ni, 0, NULL);
-        if (!g) {
-            Py_DECREF(res);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(res, i, g);
+        PyTuple_SET_ITEM(res, i, sl);
     }
+    return res;
+}
+
+static void cols_free(PyArrayObject *o[N_COLS])
+{
+    for (int i = 0; i < N_COLS; i++) Py_XDECREF(o[i]);
+}
+
+/* extract(columns, ids, to): (n_found, n_ids, kept columns, leaving columns). */
+static PyObject *wpy_tasks_ranks_extract(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *t, *ids_o;
+    int to;
+    if (!PyArg_ParseTuple(args, "OOi", &t, &ids_o, &to)) return NULL;
+    wpart_tasks_rank_cols_t in, keep, moved;
+    if (cols_parse(t, &in) < 0) return NULL;
+    PyObject *it = PyTuple_Pack(1, ids_o);
+    if (!it) return NULL;
+    npy_intp k;
+    PyArrayObject *ids = item_array(it, 0, NPY_INT64, &k);
+    Py_DECREF(it); /* ids stays alive: borrowed from args */
+    if (!ids) return NULL;
+    PyArrayObject *ok[N_COLS] = {NULL}, *om[N_COLS] = {NULL};
+    PyObject *res = NULL;
+    if (cols_new(in.n, in.m, in.n_blocks, ok, &keep) == 0 &&
+        cols_new(in.n, in.m, in.n_blocks, om, &moved) == 0) {
+        int64_t found = 0, n_ids = 0;
+        wpart_status_t st = wpart_tasks_ranks_extract(&in, PyArray_DATA(ids), k, (int32_t)to,
+                                                      &keep, &moved, &found, &n_ids);
+        if (st != WPART_OK) {
+            wpy_raise(st, NULL);
+        } else {
+            PyObject *a = cols_tuple(ok, &keep);
+            PyObject *b = a ? cols_tuple(om, &moved) : NULL;
+            if (a && b) res = Py_BuildValue("LLNN", (long long)found, (long long)n_ids, a, b);
+            else WPY_XDECREF(a, b);
+        }
+    }
+    cols_free(ok);
+    cols_free(om);
+    return res;
+}
+
+/* insert(columns_a, columns_b, rank): (n_common, columns of the union). */
+static PyObject *wpy_tasks_ranks_insert(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *ta, *tb;
+    int rank;
+    if (!PyArg_ParseTuple(args, "OOi", &ta, &tb, &rank)) return NULL;
+    wpart_tasks_rank_cols_t a, b, out;
+    if (cols_parse(ta, &a) < 0 || cols_parse(tb, &b) < 0) return NULL;
+    PyArrayObject *o[N_COLS] = {NULL};
+    PyObject *res = NULL;
+    if (cols_new(a.n + b.n, a.m + b.m, a.n_blocks + b.n_blocks, o, &out) == 0) {
+        int64_t common = 0;
+        wpart_status_t st = wpart_tasks_ranks_insert(&a, &b, (int32_t)rank, &out, &common);
+        if (st != WPART_OK) {
+            wpy_raise(st, NULL);
+        } else {
+            PyObject *c = cols_tuple(o, &out);
+            if (c) res = Py_BuildValue("LN", (long long)common, c);
+        }
+    }
+    cols_free(o);
     return res;
 }
 
@@ -526,16 +528,14 @@ static PyMethodDef tasks_ranks_methods[] = {
      "The exact pair step of two ranks' records (or W of one rank)."},
     {"tasks_ranks_estimate", wpy_tasks_ranks_estimate, METH_VARARGS,
      "The best exchange of two ranks estimated from their summaries."},
-    {"tasks_ranks_split", wpy_tasks_ranks_split, METH_VARARGS,
-     "Which task, edge and block records of a rank leave with a set of task ids."},
     {"tasks_ranks_union", wpy_tasks_ranks_union, METH_VARARGS,
      "The sorted union of two sorted id arrays as indices into their concatenation."},
-    {"tasks_ranks_select", wpy_tasks_ranks_select, METH_VARARGS,
-     "Split columns of records by a flag array (those flagged, the others)."},
-    {"tasks_ranks_gather", wpy_tasks_ranks_gather, METH_VARARGS,
-     "Per column, the items of the concatenation of two columns at the given indices."},
-    {"tasks_ranks_mark", wpy_tasks_ranks_mark, METH_VARARGS,
-     "Set the rank of the edge ends held by a rank (in place)."},
+    {"tasks_ranks_estimate_peers", wpy_tasks_ranks_estimate_peers, METH_VARARGS,
+     "The estimates of a rank's best exchange with each of several peers, in one call."},
+    {"tasks_ranks_extract", wpy_tasks_ranks_extract, METH_VARARGS,
+     "A rank's records split by the task ids that leave (kept, leaving), in one call."},
+    {"tasks_ranks_insert", wpy_tasks_ranks_insert, METH_VARARGS,
+     "The union of a rank's records and arriving records, in one call."},
     {"tasks_ranks_summarize", wpy_tasks_ranks_summarize, METH_VARARGS,
      "A rank's bounded summary (clusters and their bytes per rank) from its records."},
     {NULL, NULL, 0, NULL}};

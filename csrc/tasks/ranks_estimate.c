@@ -307,3 +307,137 @@ cleanup:
     free(bhome);
     return st;
 }
+
+/* the arrays of a summary without some of its clusters (summary_without) */
+typedef struct {
+    int64_t *blk, *cptr, *key;
+    double *load, *fp, *wk, *cself, *cout, *cin;
+    uint8_t *pinned;
+    int32_t *crank;
+} sum_buf_t;
+
+static void sum_buf_free(sum_buf_t *w)
+{
+    WPART_FREE_ALL(w->blk, w->cptr, w->key, w->load, w->fp, w->wk, w->cself, w->cout, w->cin,
+                   w->pinned, w->crank);
+    memset(w, 0, sizeof(*w));
+}
+
+/* *o = b without its clusters whose key a holds too (views into w, which the caller frees;
+ * *o = *b when there is none): the Python Summary.without. Its blocks stay: a block's size
+ * and home are the same in every record, and only the clusters' blocks are looked up. */
+static wpart_status_t summary_without(const wpart_tasks_rank_summary_t *b,
+                                      const wpart_tasks_rank_summary_t *a, sum_buf_t *w,
+                                      wpart_tasks_rank_summary_t *o)
+{
+    wpart_status_t st = WPART_OK;
+    *o = *b;
+    int64_t common = 0;
+    for (int32_t i = 0, j = 0; i < b->n && j < a->n;) { /* a merge of the sorted keys */
+        if (b->key[i] < a->key[j]) i++;
+        else if (a->key[j] < b->key[i]) j++;
+        else {
+            common++;
+            i++;
+            j++;
+        }
+    }
+    if (!common) return WPART_OK;
+    const int64_t n = b->n, np = b->n_pairs;
+    w->blk = wpart_i_malloc(n + 1, sizeof(int64_t));
+    w->cptr = wpart_i_malloc(n + 2, sizeof(int64_t));
+    w->key = wpart_i_malloc(n + 1, sizeof(int64_t));
+    w->load = wpart_i_malloc(n + 1, sizeof(double));
+    w->fp = wpart_i_malloc(n + 1, sizeof(double));
+    w->wk = wpart_i_malloc(n + 1, sizeof(double));
+    w->cself = wpart_i_malloc(n + 1, sizeof(double));
+    w->pinned = wpart_i_malloc(n + 1, 1);
+    w->cout = wpart_i_malloc(np + 1, sizeof(double));
+    w->cin = wpart_i_malloc(np + 1, sizeof(double));
+    w->crank = wpart_i_malloc(np + 1, sizeof(int32_t));
+    if (!w->blk || !w->cptr || !w->key || !w->load || !w->fp || !w->wk || !w->cself ||
+        !w->pinned || !w->cout || !w->cin || !w->crank) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory for a stale summary");
+    }
+    int32_t k = 0;
+    int64_t p = 0;
+    w->cptr[0] = 0;
+    for (int32_t i = 0; i < b->n; i++) {
+        if (wpart_tasks_i_find_sorted(a->key, a->n, b->key[i]) >= 0) continue;
+        w->key[k] = b->key[i];
+        w->blk[k] = b->blk[i];
+        w->load[k] = b->load[i];
+        w->fp[k] = b->fp[i];
+        w->wk[k] = b->wk[i];
+        w->cself[k] = b->cself[i];
+        w->pinned[k] = b->pinned[i];
+        for (int64_t j = b->cptr[i]; j < b->cptr[i + 1]; j++) {
+            w->crank[p] = b->crank[j];
+            w->cout[p] = b->cout[j];
+            w->cin[p] = b->cin[j];
+            p++;
+        }
+        w->cptr[++k] = p;
+    }
+    o->n = k;
+    o->n_pairs = (int32_t)p;
+    o->key = w->key;
+    o->blk = w->blk;
+    o->cptr = w->cptr;
+    o->load = w->load;
+    o->fp = w->fp;
+    o->wk = w->wk;
+    o->cself = w->cself;
+    o->pinned = w->pinned;
+    o->crank = w->crank;
+    o->cout = w->cout;
+    o->cin = w->cin;
+cleanup:
+    return st;
+}
+
+wpart_status_t wpart_tasks_ranks_estimate_peers(const wpart_tasks_rank_summary_t *a,
+                                                const wpart_tasks_rank_summary_t *bs, int32_t n,
+                                                const wpart_tasks_coeffs_t *c,
+                                                const wpart_tasks_lb_params_t *prm,
+                                                double comm_thresh, int64_t cross_pairs,
+                                                int per_rank, int fallback, int skip_held,
+                                                uint8_t *found, double *dexc, double *gain)
+{
+    wpart_status_t st = WPART_OK;
+    int32_t *give = NULL, *take = NULL;
+    sum_buf_t w;
+    memset(&w, 0, sizeof(w));
+    if (a == NULL || n < 0 || (n > 0 && (bs == NULL || !found || !dexc || !gain)))
+        WPART_FAIL(WPART_EINVAL, "peer summaries or outputs are NULL");
+    if (skip_held && (a->n > 0 && !a->key))
+        WPART_FAIL(WPART_EINVAL, "leaving out held clusters needs the summaries' ids");
+    if (skip_held && !wpart_tasks_i_sorted_strict(a->key, a->n))
+        WPART_FAIL(WPART_EINVAL, "summary ids are not sorted and distinct");
+    int32_t most = 0;
+    for (int32_t k = 0; k < n; k++) {
+        if (skip_held && bs[k].n > 0 &&
+            (!bs[k].key || !wpart_tasks_i_sorted_strict(bs[k].key, bs[k].n)))
+            WPART_FAIL(WPART_EINVAL, "summary ids are missing, or not sorted and distinct");
+        most = bs[k].n > most ? bs[k].n : most;
+    }
+    give = wpart_i_malloc((int64_t)a->n + 1, sizeof(int32_t));
+    take = wpart_i_malloc((int64_t)most + 1, sizeof(int32_t));
+    if (!give || !take) WPART_FAIL(WPART_ENOMEM, "out of memory for the estimates");
+    for (int32_t k = 0; k < n; k++) {
+        wpart_tasks_rank_summary_t b = bs[k];
+        if (skip_held) WPART_CHECK(summary_without(&bs[k], a, &w, &b));
+        wpart_tasks_pair_step_t out = {0, 0.0, 0.0, give, take, 0, 0};
+        WPART_CHECK(wpart_tasks_ranks_estimate(a, &b, c, prm, comm_thresh, cross_pairs,
+                                               per_rank, fallback, &out));
+        sum_buf_free(&w);
+        found[k] = (uint8_t)(out.found != 0);
+        dexc[k] = out.dexc;
+        gain[k] = out.gain;
+    }
+cleanup:
+    sum_buf_free(&w);
+    free(give);
+    free(take);
+    return st;
+}

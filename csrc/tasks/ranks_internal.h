@@ -1,6 +1,7 @@
 /*
  * ranks_internal.h -- helpers shared by the rank engine's C files (ranks_estimate.c,
- * ranks_pair.c, ranks_move.c): the int64 order for qsort, a binary search in a sorted id array,
+ * ranks_pair.c, ranks_move.c, ranks_summary.c): the int64 order for qsort, a sort keeping one
+ * of each value, a test of sorted distinct ids, a binary search in a sorted id array,
  * the lookup of a block's size and home in two rank records, and the per-rank fields of a
  * pair's problem.
  */
@@ -9,6 +10,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "wpart/tasks.h"
 
@@ -19,16 +21,38 @@ static inline int wpart_tasks_i_cmp_i64(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* index of v in the sorted array s[0..n), or -1 */
+/* sorts v[0..n) and keeps one of each value; returns the count */
+static inline int64_t wpart_tasks_i_sort_unique(int64_t *v, int64_t n)
+{
+    if (n <= 0) return 0;
+    qsort(v, (size_t)n, sizeof(int64_t), wpart_tasks_i_cmp_i64);
+    int64_t k = 1;
+    for (int64_t i = 1; i < n; i++)
+        if (v[i] != v[k - 1]) v[k++] = v[i];
+    return k;
+}
+
+/* whether s[0..n) is sorted and distinct */
+static inline int wpart_tasks_i_sorted_strict(const int64_t *s, int64_t n)
+{
+    for (int64_t i = 1; i < n; i++)
+        if (s[i - 1] >= s[i]) return 0;
+    return 1;
+}
+
+/* index of v in the sorted array s[0..n), or -1 (a lower bound whose halving steps have no
+ * branch: they compile to conditional moves) */
 static inline int64_t wpart_tasks_i_find_sorted(const int64_t *s, int64_t n, int64_t v)
 {
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (s[mid] < v) lo = mid + 1;
-        else hi = mid;
+    if (n <= 0) return -1;
+    const int64_t *b = s;
+    for (int64_t len = n; len > 1;) { /* the lower bound of v is in [b, b + len] */
+        int64_t half = len / 2;
+        b = b[half] < v ? b + half : b;
+        len -= half;
     }
-    return lo < n && s[lo] == v ? lo : -1;
+    int64_t i = (b - s) + (*b < v);
+    return i < n && s[i] == v ? i : -1;
 }
 
 /* static int NAME(const T *a, const T *b, int64_t id, double *size, int32_t *home): the size

@@ -27,24 +27,6 @@ static int cmp_end(const void *x, const void *y)
     return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
-static int sorted_strict(const int64_t *s, int64_t n)
-{
-    for (int64_t i = 1; i < n; i++)
-        if (s[i - 1] >= s[i]) return 0;
-    return 1;
-}
-
-/* sorts v[0..n) and keeps one of each value; returns the count */
-static int64_t sort_unique(int64_t *v, int64_t n)
-{
-    if (n <= 0) return 0;
-    qsort(v, (size_t)n, sizeof(int64_t), wpart_tasks_i_cmp_i64);
-    int64_t k = 1;
-    for (int64_t i = 1; i < n; i++)
-        if (v[i] != v[k - 1]) v[k++] = v[i];
-    return k;
-}
-
 wpart_status_t wpart_tasks_ranks_summarize(const wpart_tasks_rank_sum_in_t *in,
                                            wpart_tasks_rank_sum_out_t *out)
 {
@@ -57,8 +39,9 @@ wpart_status_t wpart_tasks_ranks_summarize(const wpart_tasks_rank_sum_in_t *in,
     const int64_t K = in->n, m = in->m;
     if (K < 0 || m < 0 || in->n_blocks < 0 || in->n_pinned < 0)
         WPART_FAIL(WPART_EINVAL, "summary sizes are negative");
-    if (!sorted_strict(in->gid, K) || !sorted_strict(in->pinned, in->n_pinned) ||
-        !sorted_strict(in->bid, in->n_blocks))
+    if (!wpart_tasks_i_sorted_strict(in->gid, K) ||
+        !wpart_tasks_i_sorted_strict(in->pinned, in->n_pinned) ||
+        !wpart_tasks_i_sorted_strict(in->bid, in->n_blocks))
         WPART_FAIL(WPART_EINVAL, "task ids, pinned ids or block ids are not sorted and distinct");
     const int64_t me = in->rank;
     const int64_t base = -((int64_t)1 << 62) - me * ((int64_t)1 << 24); /* _summary._base */
@@ -80,7 +63,7 @@ wpart_status_t wpart_tasks_ranks_summarize(const wpart_tasks_rank_sum_in_t *in,
         int has = !in->per_task && in->blk[i] >= 0;
         if (has && pm[i]) ubp[nb_pin++] = in->blk[i];
     }
-    nb_pin = sort_unique(ubp, nb_pin);
+    nb_pin = wpart_tasks_i_sort_unique(ubp, nb_pin);
     for (int64_t i = 0; i < K; i++) {
         int has = !in->per_task && in->blk[i] >= 0;
         if (has && !pm[i]) key[i] = -2 - in->blk[i];
@@ -89,7 +72,7 @@ wpart_status_t wpart_tasks_ranks_summarize(const wpart_tasks_rank_sum_in_t *in,
         else key[i] = in->gid[i];
     }
     memcpy(out->key, key, (size_t)K * sizeof(int64_t));
-    const int64_t n = sort_unique(out->key, K);
+    const int64_t n = wpart_tasks_i_sort_unique(out->key, K);
     out->n = n;
     for (int64_t c = 0; c < n; c++) {
         out->load[c] = out->fp[c] = out->wk[c] = out->cself[c] = 0.0;

@@ -97,85 +97,57 @@ class RankData:
             return np.full(n, -1, np.int32), np.full(n, -1, np.int32)
         return self.esr.copy(), self.edr.copy()
 
+    def _cols(self) -> tuple:
+        """The 15 record columns as the C moves take them (tasks, edges with the ranks of
+        their ends, blocks: :data:`_COLS`)."""
+        n = self.eid.size
+        esr, edr = ((self.esr, self.edr) if self.esr.size == n and self.edr.size == n
+                    else self._eranks())
+        return (self.gid, self.load, self.fp, self.wk, self.blk, self.orig, self.eid, self.esrc,
+                self.edst, self.ebytes, esr, edr, self.bid, self.bsize, self.bhome)
+
+    def _set_cols(self, cols: tuple) -> None:
+        (self.gid, self.load, self.fp, self.wk, self.blk, self.orig, self.eid, self.esrc,
+         self.edst, self.ebytes, self.esr, self.edr, self.bid, self.bsize, self.bhome) = cols
+
     def extract(self, gids, to: int | None = None) -> "RankData":
         """Remove the tasks `gids` (all must be here) and return their records; `to`: the
-        rank they go to (their edges' end ranks are updated on both sides). Which records
-        leave is found in C (:func:`wpart._core.tasks_ranks_split`, csrc/tasks/ranks_move.c;
-        :meth:`extract_np` is the numpy reference)."""
+        rank they go to (their edges' end ranks are updated on both sides). One C call
+        (:func:`wpart._core.tasks_ranks_extract`, csrc/tasks/ranks_move.c; :meth:`extract_np`
+        is the numpy reference, also used for records whose dtypes or order the C call does
+        not take)."""
         gids = np.asarray(gids, _I64)
         if self.pinned.size and member(gids, self.pinned, True).any():
             raise WpartRuntimeError(f"rank {self.rank}: tasks "
                                     f"{np.intersect1d(gids, self.pinned)[:8].tolist()} are "
                                     "pinned (migratable false) and never move")
-        c = np.ascontiguousarray
-        esr, edr = self._eranks()
-        esr, edr = c(esr, np.int32), c(edr, np.int32)
-        sg = np.unique(gids)
         try:
-            m, inc_out, inc_keep, bo, bk, nf = _core.tasks_ranks_split(
-                c(self.gid, _I64), c(self.blk, _I64), c(self.esrc, _I64), c(self.edst, _I64),
-                esr, edr, c(self.bid, _I64), sg, -1 if to is None else int(to))
+            nf, nu, keep, out = _core.tasks_ranks_extract(
+                self._cols(), np.ascontiguousarray(gids.ravel()), -1 if to is None else int(to))
         except WpartError:  # records not sorted as the C split needs: the numpy reference
             return self.extract_np(gids, to)
-        if nf != sg.size:
+        if nf != nu:
             missing = np.setdiff1d(gids, self.gid)
             raise WpartRuntimeError(f"rank {self.rank} does not hold tasks {missing[:8].tolist()}")
-        sel = _core.tasks_ranks_select
-        (tg, tl, tf, tw, tb, to_), (kg, kl, kf, kw, kb, ko) = sel(
-            tuple(c(getattr(self, k)) for k in _TASK_COLS), m)
-        (eo, es, ed, eb, er, ee), _ = sel(
-            tuple(c(x) for x in (self.eid, self.esrc, self.edst, self.ebytes, esr, edr)),
-            inc_out)
-        (bi, bs, bh), _ = sel((c(self.bid), c(self.bsize), c(self.bhome)), bo)
-        (bik, bsk, bhk), _ = sel((c(self.bid), c(self.bsize), c(self.bhome)), bk)
-        ents = ({int(g): self.ents[int(g)] for g in tg if int(g) in self.ents}
+        ents = ({int(g): self.ents.pop(int(g)) for g in out[0].tolist() if int(g) in self.ents}
                 if self.ents else {})
-        moved = RankData(self.rank, gid=tg, load=tl, fp=tf, wk=tw, blk=tb, orig=to_,
-                         eid=eo, esrc=es, edst=ed, ebytes=eb, esr=er, edr=ee,
-                         bid=bi, bsize=bs, bhome=bh, ents=ents)
-        (ki, ks, kd, kbb, kr, ke), _ = sel(
-            tuple(c(x) for x in (self.eid, self.esrc, self.edst, self.ebytes, esr, edr)),
-            inc_keep)
-        self.gid, self.load, self.fp, self.wk, self.blk, self.orig = kg, kl, kf, kw, kb, ko
-        self.eid, self.esrc, self.edst, self.ebytes, self.esr, self.edr = ki, ks, kd, kbb, kr, ke
-        self.bid, self.bsize, self.bhome = bik, bsk, bhk
-        for g in ents:
-            self.ents.pop(g, None)
+        moved = RankData(self.rank, ents=ents)
+        moved._set_cols(out)
+        self._set_cols(keep)
         return moved
 
     def insert(self, other: "RankData") -> None:
-        """Add the tasks of `other` (records from another rank). The merges of the sorted
-        ids run in C (:func:`wpart._core.tasks_ranks_union`, ``tasks_ranks_mark``;
-        :meth:`insert_np` is the numpy reference)."""
-        c = np.ascontiguousarray
+        """Add the tasks of `other` (records from another rank). One C call
+        (:func:`wpart._core.tasks_ranks_insert`: the merges of the sorted ids, then the ranks
+        of the ends held here; :meth:`insert_np` is the numpy reference, also used for
+        records whose dtypes or order the C call does not take)."""
         try:
-            o, common = _core.tasks_ranks_union(c(self.gid, _I64), c(other.gid, _I64))
-            ie, _ = _core.tasks_ranks_union(c(self.eid, _I64), c(other.eid, _I64))
-            ib, _ = _core.tasks_ranks_union(c(self.bid, _I64), c(other.bid, _I64))
+            common, cols = _core.tasks_ranks_insert(self._cols(), other._cols(), int(self.rank))
         except WpartError:  # ids not sorted as the C merge needs: the numpy reference
             return self.insert_np(other)
         if common:
             raise WpartRuntimeError(f"rank {self.rank} already holds some of the incoming tasks")
-        ga = _core.tasks_ranks_gather
-        ea, eb = self._eranks(), other._eranks()
-        try:
-            tcols = ga(tuple(c(getattr(self, k)) for k in _TASK_COLS),
-                       tuple(c(getattr(other, k)) for k in _TASK_COLS), o)
-            ecols = ga((c(self.eid), c(self.esrc), c(self.edst), c(self.ebytes),
-                        c(ea[0], np.int32), c(ea[1], np.int32)),
-                       (c(other.eid), c(other.esrc), c(other.edst), c(other.ebytes),
-                        c(eb[0], np.int32), c(eb[1], np.int32)), ie)
-            bcols = ga((c(self.bid), c(self.bsize), c(self.bhome)),
-                       (c(other.bid), c(other.bsize), c(other.bhome)), ib)
-        except WpartError:  # columns of different dtypes: the numpy reference
-            return self.insert_np(other)
-        self.gid, self.load, self.fp, self.wk, self.blk, self.orig = tcols
-        self.eid, self.esrc, self.edst, self.ebytes, esr, edr = ecols
-        g = c(self.gid, _I64)
-        for r, ends in ((esr, self.esrc), (edr, self.edst)):  # the ends held here are here now
-            _core.tasks_ranks_mark(c(ends, _I64), g, int(self.rank), r)
-        self.esr, self.edr = esr, edr
-        self.bid, self.bsize, self.bhome = bcols
+        self._set_cols(cols)
         if other.ents:
             self.ents.update(other.ents)
         if other.pinned.size:

@@ -31,7 +31,8 @@ from .. import _core
 from .._errors import WpartError, WpartRuntimeError
 from ._rankdata import RankData, member, pair_rank_fields
 
-__all__ = ["Summary", "summarize", "summarize_np", "estimate_problem", "CROSS_PAIRS"]
+__all__ = ["Summary", "summarize", "summarize_np", "estimate_problem", "estimate_peers",
+           "CROSS_PAIRS"]
 
 _I64 = np.int64
 _F64 = np.float64
@@ -138,33 +139,50 @@ class Summary:
         cf = self.__dict__.get("_c")
         if cf is None:
             c64 = np.ascontiguousarray
-            pin = (np.isin(self.gid, self.pinned) if self.pinned.size
+            pin = (member(self.gid, self.pinned) if self.pinned.size
                    else np.zeros(self.n_clusters, bool)).astype(np.uint8)
             cf = (int(self.rank), c64(self.blk, _I64), c64(self.cptr, _I64), c64(self.bid, _I64),
                   c64(self.load, _F64), c64(self.fp, _F64), c64(self.wk, _F64),
                   c64(self.cout, _F64), c64(self.cin, _F64), c64(self.cself, _F64),
                   c64(self.bsize, _F64), pin, c64(self.crank, np.int32),
                   c64(self.bhome, np.int32), float(self.baseline), float(self.cap),
-                  float(self.alpha))
+                  float(self.alpha), c64(self.gid, _I64))
             self.__dict__["_c"] = cf
         return cf
 
     def without(self, gids) -> "Summary":
         """A copy without the clusters `gids` (a stale summary naming clusters now held by
         the rank that reads it)."""
-        keep = ~np.isin(self.gid, gids)
+        keep = ~member(self.gid, gids)
         cnt = np.diff(self.cptr)
         ek = np.repeat(keep, cnt)
         bl = self.blk[keep]
-        bs = np.isin(self.bid, bl)
-        return Summary(self.rank, gid=self.gid[keep], load=self.load[keep], fp=self.fp[keep],
+        bs = member(self.bid, bl)
+        kg = self.gid[keep]
+        return Summary(self.rank, gid=kg, load=self.load[keep], fp=self.fp[keep],
                        wk=self.wk[keep], blk=bl,
-                       pinned=self.pinned[np.isin(self.pinned, self.gid[keep])],
+                       pinned=self.pinned[member(self.pinned, kg, True)],
                        cptr=np.concatenate([[0], np.cumsum(cnt[keep])]).astype(_I64),
                        crank=self.crank[ek], cout=self.cout[ek], cin=self.cin[ek],
                        cself=self.cself[keep], bid=self.bid[bs], bsize=self.bsize[bs],
                        bhome=self.bhome[bs], baseline=self.baseline, cap=self.cap,
                        alpha=self.alpha, work=self.work, version=self.version)
+
+
+def estimate_peers(mine: Summary, others: list, coeffs: tuple, step_args: tuple,
+                   per_rank: bool = True, fallback: bool = True) -> tuple:
+    """Per summary of `others`: ``(found, excess reduction, gain)`` of the best exchange of
+    `mine`'s rank with that rank, estimated from the two summaries in C, all in one call
+    (:func:`wpart._core.tasks_ranks_estimate_peers`, csrc/tasks/ranks_estimate.c). The
+    clusters of a stale summary that `mine` holds are left out first, as
+    ``other.without(mine.gid)`` does; each estimate equals
+    :func:`wpart._core.tasks_ranks_estimate` on the two summaries bit for bit. `step_args`:
+    ``RankParams.step_args()``."""
+    if not others:
+        return ()
+    return _core.tasks_ranks_estimate_peers(
+        mine.c_fields(), tuple(o.c_fields() for o in others), coeffs, *step_args, CROSS_PAIRS,
+        bool(per_rank), bool(fallback), True)
 
 
 def summarize(d: RankData, work: float, per_task: bool = False, version: int = 0) -> Summary:

@@ -27,6 +27,7 @@ typedef struct {
     const uint8_t *pinned;
     const int32_t *crank, *bhome;
     double baseline, cap, alpha;
+    const int64_t *key; /* the clusters' ids, sorted (NULL: not given) */
 } wpart_tasks_rank_summary_t;
 
 /* The best exchange between the ranks of summaries a and b as FindBestCCM estimates it on
@@ -45,6 +46,19 @@ wpart_status_t wpart_tasks_ranks_estimate(const wpart_tasks_rank_summary_t *a,
                                           double comm_thresh, int64_t cross_pairs,
                                           int per_rank, int fallback,
                                           wpart_tasks_pair_step_t *out);
+
+/* wpart_tasks_ranks_estimate of a against each of the n summaries bs[k]: found[k], dexc[k] and
+ * gain[k] (the clusters given and taken are not returned). With skip_held, the clusters of
+ * bs[k] whose id a holds too (a stale summary naming clusters that came to a since) are left
+ * out first, as the Python reference does (Summary.without); their ids (key) are then needed
+ * on a and on every bs[k]. Polls the stop hook between peers. */
+wpart_status_t wpart_tasks_ranks_estimate_peers(const wpart_tasks_rank_summary_t *a,
+                                                const wpart_tasks_rank_summary_t *bs, int32_t n,
+                                                const wpart_tasks_coeffs_t *c,
+                                                const wpart_tasks_lb_params_t *prm,
+                                                double comm_thresh, int64_t cross_pairs,
+                                                int per_rank, int fallback, int skip_held,
+                                                uint8_t *found, double *dexc, double *gain);
 
 /* The records of the tasks on one rank (wpart.tasks RankData): n tasks sorted by gid (load,
  * footprint, working memory, block id or -1), m incident edges (edge id, source and
@@ -71,37 +85,45 @@ wpart_status_t wpart_tasks_ranks_pair(const wpart_tasks_rank_records_t *a,
                                       wpart_tasks_pair_step_t *out, int64_t *give64,
                                       int64_t *take64, double *w_a);
 
-/* The records of one rank that a move reads (RankData.extract): n tasks (gid sorted, blk),
- * m edges (source / destination task gids; esr / edr the ranks holding them, updated in
- * place: the ends among `out` get rank `to` when to >= 0), n_blocks blocks (bid sorted), and
- * the k task gids that leave (out, sorted). */
-typedef struct {
-    int64_t n, m, n_blocks, k;
-    const int64_t *gid, *blk, *esrc, *edst, *bid, *out;
-    int32_t *esr, *edr;
-} wpart_tasks_rank_split_t;
-
-/* Which records leave (1) and which stay: task_out[n] (n_found: how many of `out` are
- * here), edge_out / edge_keep[m] (an end among the leaving / the staying tasks), block_out /
- * block_keep[n_blocks] (accessed by a leaving / a staying task). */
-typedef struct {
-    uint8_t *task_out, *edge_out, *edge_keep, *block_out, *block_keep;
-    int64_t n_found;
-} wpart_tasks_rank_split_out_t;
-
-/* The split of a rank's records by the task gids that leave (see the two types above). */
-wpart_status_t wpart_tasks_ranks_split(const wpart_tasks_rank_split_t *in, int32_t to,
-                                       wpart_tasks_rank_split_out_t *out);
-
 /* The sorted union of the sorted, distinct arrays a and b as indices into their
  * concatenation (an id on both sides: a's index; n_common counts them); idx holds na + nb. */
 wpart_status_t wpart_tasks_ranks_union(const int64_t *a, int64_t na, const int64_t *b,
                                        int64_t nb, int64_t *idx, int64_t *n_out,
                                        int64_t *n_common);
 
-/* ranks[e] = rank for every ends[e] among the sorted gids gid[0..n). */
-wpart_status_t wpart_tasks_ranks_mark(const int64_t *ends, int64_t m, const int64_t *gid,
-                                      int64_t n, int32_t rank, int32_t *ranks);
+/* The records of one rank as columns (RankData): n tasks sorted by gid (gid, load, fp, wk,
+ * blk or -1, orig: the rank the task started on), m incident edges (eid, esrc / edst task
+ * gids, ebytes, esr / edr: the ranks holding the ends as the rank knows them, -1: unknown),
+ * n_blocks blocks sorted by bid (bid, bsize, bhome). As an output: buffers with room for the
+ * sizes the function states, the sizes set on return. */
+typedef struct {
+    int64_t n, m, n_blocks;
+    int64_t *gid, *blk, *eid, *esrc, *edst, *bid;
+    double *load, *fp, *wk, *ebytes, *bsize;
+    int32_t *orig, *esr, *edr, *bhome;
+} wpart_tasks_rank_cols_t;
+
+/* RankData.extract in one call: the records of `in` split by the k task gids `ids` (any
+ * order, repeats allowed) that leave for rank `to` (-1: not said): `moved` gets the leaving
+ * tasks, every edge with an end among them and the blocks they access; `keep` the staying
+ * tasks, every edge with an end among them and their blocks (both in `in`'s order; room for
+ * in->n, in->m, in->n_blocks each). Edge ends among `ids` get rank `to` in both (when
+ * to >= 0). n_found: the distinct ids held here, n_ids: the distinct ids (the caller checks
+ * that they are equal). `in` is not changed. WPART_EINVAL when in's task or block ids are
+ * not sorted and distinct. */
+wpart_status_t wpart_tasks_ranks_extract(const wpart_tasks_rank_cols_t *in, const int64_t *ids,
+                                         int64_t k, int32_t to, wpart_tasks_rank_cols_t *keep,
+                                         wpart_tasks_rank_cols_t *moved, int64_t *n_found,
+                                         int64_t *n_ids);
+
+/* RankData.insert in one call: the union of the records a (the rank's) and b (arriving) by
+ * task, edge and block id (an id on both sides: a's record; n_common counts the tasks on
+ * both, which the caller refuses), then every edge end held by the union gets rank `rank`.
+ * `out` has room for a->n + b->n, a->m + b->m, a->n_blocks + b->n_blocks. WPART_EINVAL when
+ * task, edge or block ids are not sorted and distinct. */
+wpart_status_t wpart_tasks_ranks_insert(const wpart_tasks_rank_cols_t *a,
+                                        const wpart_tasks_rank_cols_t *b, int32_t rank,
+                                        wpart_tasks_rank_cols_t *out, int64_t *n_common);
 
 /* The records a rank's summary reads (RankData): n tasks (gid sorted, blk or -1, load,
  * footprint, working memory), m edges (source / destination task gids, bytes, and esr / edr
