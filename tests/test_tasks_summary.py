@@ -13,7 +13,7 @@ import pytest
 
 from wpart import WpartError, _core
 from wpart.tasks import Coefficients, generators as G
-from wpart.tasks._rankdata import pair_problem, split_problem
+from wpart.tasks._rankdata import RankData, pair_problem, split_problem
 from wpart.tasks._summary import Summary, estimate_problem, summarize
 
 
@@ -284,8 +284,9 @@ def test_c_record_moves_equal_the_numpy_reference(seed):
     """RankData.extract / insert (one C call each, csrc/tasks/ranks_move.c) give the same
     records, bit for bit, as their numpy references on random moves between ranks (empty
     moves, whole ranks, block clusters, several edge degrees, LBDatafile entities, ids given
-    twice, no destination rank); moving a pinned task or one not held raises, inputs
-    unchanged."""
+    twice, no destination rank), as do records_of and swap (extract then insert, one call) on
+    a snapshot (arrays shared: no method writes into them); moving a pinned task or one not
+    held raises, inputs unchanged."""
     P = 5
     prob = G.gemma_like(m=P, n_tasks=30 * P, n_blocks=4 * P, seed=seed,
                         comm_degree=1.0 + seed % 3)
@@ -304,13 +305,24 @@ def test_c_record_moves_equal_the_numpy_reference(seed):
             g = np.concatenate([g, g[:1]])
         to = None if rng.random() < 0.2 else int(j)  # None: the edges' end ranks stay
         A1, A2 = A.copy(), A.copy()
+        r0 = A.records_of(g, to=to)  # A unchanged
         r1, r2 = A1.extract(g, to=to), A2.extract_np(g, to=to)
         _same_records(A1, A2)
         _same_records(r1, r2)
+        _same_records(r0, r2)
         B1, B2 = B.copy(), B.copy()
         B1.insert(r1)
         B2.insert_np(r2)
         _same_records(B1, B2)
+        # extract and insert in one call: a rank that gives some tasks and takes others
+        h = B.gid[rng.random(B.gid.size) < 0.2]
+        back = B.copy().extract_np(h, to=int(i))
+        A3, A4 = A.snapshot(), A.copy()
+        m3 = A3.swap(g, to, back, keep_moved=True)
+        m4 = A4.extract_np(g, to=to)
+        A4.insert_np(back)
+        _same_records(A3, A4)
+        _same_records(m3, m4)
         ds[i], ds[j] = A1, B1
     full = max(ds, key=lambda x: x.n_tasks)
     d = full.copy()
@@ -318,6 +330,10 @@ def test_c_record_moves_equal_the_numpy_reference(seed):
         d.extract(np.array([10 ** 9]))
     with pytest.raises(WpartError, match=r"^rank \d+ already holds some of the incoming tasks$"):
         d.insert(full.copy())
+    with pytest.raises(WpartError, match=r"^rank \d+ already holds some of the incoming tasks$"):
+        d.swap(d.gid[:1], None, full.copy())
+    with pytest.raises(WpartError, match=r"^rank \d+ does not hold tasks \[1000000000\]$"):
+        d.swap(np.array([10 ** 9]), None, RankData(0))
     _same_records(d, full)
     d.pinned = d.gid[:1].copy()
     with pytest.raises(WpartError, match=r"^rank \d+: tasks \[\d+\] are pinned \(migratable "

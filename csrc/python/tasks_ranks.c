@@ -462,6 +462,16 @@ static void cols_free(PyArrayObject *o[N_COLS])
     for (int i = 0; i < N_COLS; i++) Py_XDECREF(o[i]);
 }
 
+/* The task ids of a move: a contiguous 1-D int64 array (borrowed; NULL: error, set). */
+static PyArrayObject *ids_parse(PyObject *o, npy_intp *k)
+{
+    PyObject *it = PyTuple_Pack(1, o);
+    if (!it) return NULL;
+    PyArrayObject *ids = item_array(it, 0, NPY_INT64, k);
+    Py_DECREF(it); /* ids stays alive: the caller's arguments hold it */
+    return ids;
+}
+
 /* extract(columns, ids, to): (n_found, n_ids, kept columns, leaving columns). */
 static PyObject *wpy_tasks_ranks_extract(PyObject *self, PyObject *args)
 {
@@ -471,11 +481,8 @@ static PyObject *wpy_tasks_ranks_extract(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOi", &t, &ids_o, &to)) return NULL;
     wpart_tasks_rank_cols_t in, keep, moved;
     if (cols_parse(t, &in) < 0) return NULL;
-    PyObject *it = PyTuple_Pack(1, ids_o);
-    if (!it) return NULL;
     npy_intp k;
-    PyArrayObject *ids = item_array(it, 0, NPY_INT64, &k);
-    Py_DECREF(it); /* ids stays alive: borrowed from args */
+    PyArrayObject *ids = ids_parse(ids_o, &k);
     if (!ids) return NULL;
     PyArrayObject *ok[N_COLS] = {NULL}, *om[N_COLS] = {NULL};
     PyObject *res = NULL;
@@ -523,6 +530,48 @@ static PyObject *wpy_tasks_ranks_insert(PyObject *self, PyObject *args)
     return res;
 }
 
+/* swap(columns, ids, to, incoming columns or None, rank, want_moved): (n_found, n_ids, n_common,
+ * leaving columns or None, new columns or None). */
+static PyObject *wpy_tasks_ranks_swap(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *t, *ids_o, *ti;
+    int to, rank, want;
+    if (!PyArg_ParseTuple(args, "OOiOip", &t, &ids_o, &to, &ti, &rank, &want)) return NULL;
+    wpart_tasks_rank_cols_t in, inc, moved, out;
+    if (cols_parse(t, &in) < 0 || (ti != Py_None && cols_parse(ti, &inc) < 0)) return NULL;
+    npy_intp k;
+    PyArrayObject *ids = ids_parse(ids_o, &k);
+    if (!ids) return NULL;
+    const int has = ti != Py_None;
+    PyArrayObject *om[N_COLS] = {NULL}, *oo[N_COLS] = {NULL};
+    PyObject *res = NULL;
+    if ((!want || cols_new(in.n, in.m, in.n_blocks, om, &moved) == 0) &&
+        (!has || cols_new(in.n + inc.n, in.m + inc.m, in.n_blocks + inc.n_blocks, oo, &out) == 0)) {
+        int64_t found = 0, n_ids = 0, common = 0;
+        wpart_status_t st;
+        WPY_NOGIL(st = wpart_tasks_ranks_swap(&in, PyArray_DATA(ids), k, (int32_t)to,
+                                              has ? &inc : NULL, (int32_t)rank,
+                                              want ? &moved : NULL, has ? &out : NULL, &found,
+                                              &n_ids, &common));
+        if (st != WPART_OK) {
+            wpy_raise(st, NULL);
+        } else {
+            PyObject *a = want ? cols_tuple(om, &moved) : Py_NewRef(Py_None);
+            PyObject *b = !a ? NULL : has ? cols_tuple(oo, &out) : Py_NewRef(Py_None);
+            if (a && b) {
+                res = Py_BuildValue("LLLNN", (long long)found, (long long)n_ids,
+                                    (long long)common, a, b);
+            } else {
+                WPY_XDECREF(a, b);
+            }
+        }
+    }
+    cols_free(om);
+    cols_free(oo);
+    return res;
+}
+
 static PyMethodDef tasks_ranks_methods[] = {
     {"tasks_ranks_pair", wpy_tasks_ranks_pair, METH_VARARGS,
      "The exact pair step of two ranks' records (or W of one rank)."},
@@ -536,6 +585,8 @@ static PyMethodDef tasks_ranks_methods[] = {
      "A rank's records split by the task ids that leave (kept, leaving), in one call."},
     {"tasks_ranks_insert", wpy_tasks_ranks_insert, METH_VARARGS,
      "The union of a rank's records and arriving records, in one call."},
+    {"tasks_ranks_swap", wpy_tasks_ranks_swap, METH_VARARGS,
+     "A rank's records without leaving tasks and with arriving records, in one call."},
     {"tasks_ranks_summarize", wpy_tasks_ranks_summarize, METH_VARARGS,
      "A rank's bounded summary (clusters and their bytes per rank) from its records."},
     {NULL, NULL, 0, NULL}};

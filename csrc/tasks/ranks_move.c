@@ -206,3 +206,61 @@ wpart_status_t wpart_tasks_ranks_insert(const wpart_tasks_rank_cols_t *a,
 cleanup:
     return st;
 }
+
+/* points c's columns into one block with room for n tasks, m edges, nb blocks (*blk: the
+ * block, to free); -1: out of memory */
+static int cols_alloc(int64_t n, int64_t m, int64_t nb, wpart_tasks_rank_cols_t *c, char **blk)
+{
+    /* int64: gid, blk, eid, esrc, edst, bid; double: load, fp, wk, ebytes, bsize; int32: orig,
+     * esr, edr, bhome */
+    const int64_t n8 = 2 * n + 3 * m + nb, nf = 3 * n + m + nb, n4 = n + 2 * m + nb;
+    char *p = wpart_i_malloc(8 * (n8 + nf) + 4 * n4 + 8, 1);
+    *blk = p;
+    if (!p) return -1;
+    int64_t *i8 = (int64_t *)p;
+    double *f8 = (double *)(i8 + n8);
+    int32_t *i4 = (int32_t *)(f8 + nf);
+    c->gid = i8;
+    c->blk = i8 + n;
+    c->eid = i8 + 2 * n;
+    c->esrc = i8 + 2 * n + m;
+    c->edst = i8 + 2 * n + 2 * m;
+    c->bid = i8 + 2 * n + 3 * m;
+    c->load = f8;
+    c->fp = f8 + n;
+    c->wk = f8 + 2 * n;
+    c->ebytes = f8 + 3 * n;
+    c->bsize = f8 + 3 * n + m;
+    c->orig = i4;
+    c->esr = i4 + n;
+    c->edr = i4 + n + m;
+    c->bhome = i4 + n + 2 * m;
+    c->n = n;
+    c->m = m;
+    c->n_blocks = nb;
+    return 0;
+}
+
+wpart_status_t wpart_tasks_ranks_swap(const wpart_tasks_rank_cols_t *in, const int64_t *ids,
+                                      int64_t k, int32_t to,
+                                      const wpart_tasks_rank_cols_t *incoming, int32_t rank,
+                                      wpart_tasks_rank_cols_t *moved,
+                                      wpart_tasks_rank_cols_t *out, int64_t *n_found,
+                                      int64_t *n_ids, int64_t *n_common)
+{
+    wpart_status_t st = WPART_OK;
+    char *b1 = NULL, *b2 = NULL;
+    wpart_tasks_rank_cols_t keep, tmp;
+    if (!cols_ok(in) || (incoming && (!cols_ok(incoming) || !out || !n_common)))
+        WPART_FAIL(WPART_EINVAL, "swap records or outputs are NULL or negative");
+    if (cols_alloc(in->n, in->m, in->n_blocks, &keep, &b1) < 0 ||
+        (!moved && cols_alloc(in->n, in->m, in->n_blocks, &tmp, &b2) < 0))
+        WPART_FAIL(WPART_ENOMEM, "out of memory for a move");
+    WPART_CHECK(wpart_tasks_ranks_extract(in, ids, k, to, &keep, moved ? moved : &tmp, n_found,
+                                          n_ids));
+    if (incoming) WPART_CHECK(wpart_tasks_ranks_insert(&keep, incoming, rank, out, n_common));
+cleanup:
+    free(b1);
+    free(b2);
+    return st;
+}

@@ -106,13 +106,28 @@ wpart_status_t wpart_tasks_ranks_pair(const wpart_tasks_rank_records_t *a,
             }
         }
     }
-    /* edges: the union by edge id, b's copy first */
-    for (int32_t e = 0; e < b->m; e++) ek[e] = (keyed_t){b->eid[e], e};
-    for (int32_t e = 0; e < a->m; e++) ek[b->m + e] = (keyed_t){a->eid[e], b->m + e};
-    qsort(ek, (size_t)M0, sizeof(keyed_t), cmp_keyed);
+    /* edges: the union by edge id, b's copy first (a merge when both are sorted, as the
+     * records keep them; else a sort) */
     int64_t M = 0;
-    for (int64_t e = 0; e < M0; e++) {
-        if (M == 0 || ek[M - 1].key != ek[e].key) ek[M++] = ek[e];
+    if (wpart_tasks_i_sorted_strict(a->eid, a->m) && wpart_tasks_i_sorted_strict(b->eid, b->m)) {
+        int32_t i = 0, j = 0;
+        while (i < a->m || j < b->m) {
+            if (j < b->m && (i >= a->m || b->eid[j] <= a->eid[i])) {
+                if (i < a->m && b->eid[j] == a->eid[i]) i++;
+                ek[M++] = (keyed_t){b->eid[j], j};
+                j++;
+            } else {
+                ek[M++] = (keyed_t){a->eid[i], b->m + i};
+                i++;
+            }
+        }
+    } else {
+        for (int32_t e = 0; e < b->m; e++) ek[e] = (keyed_t){b->eid[e], e};
+        for (int32_t e = 0; e < a->m; e++) ek[b->m + e] = (keyed_t){a->eid[e], b->m + e};
+        qsort(ek, (size_t)M0, sizeof(keyed_t), cmp_keyed);
+        for (int64_t e = 0; e < M0; e++) {
+            if (M == 0 || ek[M - 1].key != ek[e].key) ek[M++] = ek[e];
+        }
     }
     src = wpart_i_malloc(M + 1, sizeof(int32_t));
     dst = wpart_i_malloc(M + 1, sizeof(int32_t));

@@ -117,10 +117,7 @@ class RankData:
         is the numpy reference, also used for records whose dtypes or order the C call does
         not take)."""
         gids = np.asarray(gids, _I64)
-        if self.pinned.size and member(gids, self.pinned, True).any():
-            raise WpartRuntimeError(f"rank {self.rank}: tasks "
-                                    f"{np.intersect1d(gids, self.pinned)[:8].tolist()} are "
-                                    "pinned (migratable false) and never move")
+        self._pinned_check(gids)
         try:
             nf, nu, keep, out = _core.tasks_ranks_extract(
                 self._cols(), np.ascontiguousarray(gids.ravel()), -1 if to is None else int(to))
@@ -129,10 +126,9 @@ class RankData:
         if nf != nu:
             missing = np.setdiff1d(gids, self.gid)
             raise WpartRuntimeError(f"rank {self.rank} does not hold tasks {missing[:8].tolist()}")
-        ents = ({int(g): self.ents.pop(int(g)) for g in out[0].tolist() if int(g) in self.ents}
-                if self.ents else {})
-        moved = RankData(self.rank, ents=ents)
-        moved._set_cols(out)
+        moved = self._moved(out, True)
+        for g in moved.ents:
+            self.ents.pop(g)
         self._set_cols(keep)
         return moved
 
@@ -152,6 +148,73 @@ class RankData:
             self.ents.update(other.ents)
         if other.pinned.size:
             self.pinned = np.union1d(self.pinned, other.pinned)
+
+    def _pinned_check(self, gids: np.ndarray) -> None:
+        if self.pinned.size and member(gids, self.pinned, True).any():
+            raise WpartRuntimeError(f"rank {self.rank}: tasks "
+                                    f"{np.intersect1d(gids, self.pinned)[:8].tolist()} are "
+                                    "pinned (migratable false) and never move")
+
+    def _moved(self, cols: tuple, ents: bool) -> "RankData":
+        """Records of the columns `cols` leaving this rank (their LBDatafile entities)."""
+        e = ({int(g): self.ents[int(g)] for g in cols[0].tolist() if int(g) in self.ents}
+             if ents and self.ents else {})
+        moved = RankData(self.rank, ents=e)
+        moved._set_cols(cols)
+        return moved
+
+    def records_of(self, gids, to: int | None = None) -> "RankData":
+        """What :meth:`extract` returns, this rank unchanged (one C call,
+        :func:`wpart._core.tasks_ranks_swap`)."""
+        gids = np.asarray(gids, _I64)
+        self._pinned_check(gids)
+        try:
+            nf, nu, _, out, _ = _core.tasks_ranks_swap(
+                self._cols(), np.ascontiguousarray(gids.ravel()), -1 if to is None else int(to),
+                None, int(self.rank), True)
+        except WpartError:  # records the C call does not take: the reference
+            return self.copy().extract_np(gids, to)
+        if nf != nu:
+            missing = np.setdiff1d(gids, self.gid)
+            raise WpartRuntimeError(f"rank {self.rank} does not hold tasks {missing[:8].tolist()}")
+        return self._moved(out, True)
+
+    def swap(self, gids, to: int | None, other: "RankData",
+             keep_moved: bool = False) -> "RankData | None":
+        """:meth:`extract` of `gids` (leaving for `to`), then :meth:`insert` of `other`, in
+        one C call (:func:`wpart._core.tasks_ranks_swap`; the same records bit for bit); the
+        records that left when `keep_moved`. On an error this rank is unchanged."""
+        gids = np.asarray(gids, _I64)
+        self._pinned_check(gids)
+        try:
+            nf, nu, common, out, cols = _core.tasks_ranks_swap(
+                self._cols(), np.ascontiguousarray(gids.ravel()), -1 if to is None else int(to),
+                other._cols(), int(self.rank), bool(keep_moved or self.ents))
+        except WpartError:  # records the C call does not take: the references
+            moved = self.extract_np(gids, to)
+            self.insert_np(other)
+            return moved if keep_moved else None
+        if nf != nu:
+            missing = np.setdiff1d(gids, self.gid)
+            raise WpartRuntimeError(f"rank {self.rank} does not hold tasks {missing[:8].tolist()}")
+        if common:
+            raise WpartRuntimeError(f"rank {self.rank} already holds some of the incoming tasks")
+        moved = self._moved(out, True) if out is not None else None
+        for g in (moved.ents if moved is not None else ()):
+            self.ents.pop(g, None)
+        self._set_cols(cols)
+        if other.ents:
+            self.ents.update(other.ents)
+        if other.pinned.size:
+            self.pinned = np.union1d(self.pinned, other.pinned)
+        return moved if keep_moved else None
+
+    def snapshot(self) -> "RankData":
+        """A copy sharing the arrays (no RankData method writes into its arrays: a move or a
+        location notice gives the rank new ones), with its own entity map: what a lock grant
+        hands over in-process, at the cost of one object."""
+        c = replace(self, ents=dict(self.ents))
+        return c
 
     def extract_np(self, gids, to: int | None = None) -> "RankData":
         """:meth:`extract` in numpy (the reference of the C split)."""

@@ -154,6 +154,18 @@ typedef struct {
 wpart_status_t wpart_tasks_ranks_summarize(const wpart_tasks_rank_sum_in_t *in,
                                            wpart_tasks_rank_sum_out_t *out);
 
+/* RankData.extract then RankData.insert in one call: the records of `in` without the tasks
+ * `ids` (leaving for `to`, as wpart_tasks_ranks_extract), then the union with `incoming`
+ * (rank `rank`, as wpart_tasks_ranks_insert) in `out`; the leaving records in `moved` (NULL:
+ * not wanted). incoming == NULL: no union (out and n_common are not used): `moved` only.
+ * Room in moved: in's sizes; in out: in's plus incoming's. */
+wpart_status_t wpart_tasks_ranks_swap(const wpart_tasks_rank_cols_t *in, const int64_t *ids,
+                                      int64_t k, int32_t to,
+                                      const wpart_tasks_rank_cols_t *incoming, int32_t rank,
+                                      wpart_tasks_rank_cols_t *moved,
+                                      wpart_tasks_rank_cols_t *out, int64_t *n_found,
+                                      int64_t *n_ids, int64_t *n_common);
+
 #ifdef __cplusplus
 }
 #endif
