@@ -230,6 +230,11 @@ static PyObject *wpy_rect_polish(PyObject *self, PyObject *args, PyObject *kwds)
     return sr_refine(args, kwds, wpart_spatial_rect_polish);
 }
 
+static PyObject *wpy_rect_kick(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    return sr_refine(args, kwds, wpart_spatial_rect_kick);
+}
+
 static PyObject *wpy_rect_1d(PyObject *self, PyObject *args)
 {
     PyObject *wo, *res = NULL;
@@ -362,6 +367,8 @@ cleanup:
  *   timed_out).
  * - spatial_rect_polish: Cut-move polish of a grid on CSR arrays (max_iter: tabu steps): (R, C,
  *   value, moves, timed_out).
+ * - spatial_rect_kick: SGO from the uniform grid, then half-sweeps racing the given grid and
+ *   the polish, on CSR arrays (max_iter: SGO iterations): (R, C, value, iterations, timed_out).
  * - spatial_rect_1d: The exact 1D partition of a float64 vector: (cuts, value). */
 static PyMethodDef spatial_rect_methods[] = {
     {"spatial_rect_nicol_auto", WPY_CFUNC(wpy_rect_nicol_auto), WPY_KW, NULL},
@@ -369,6 +376,7 @@ static PyMethodDef spatial_rect_methods[] = {
     {"spatial_rect_sym", WPY_CFUNC(wpy_rect_sym), WPY_KW, NULL},
     {"spatial_rect_sgo", WPY_CFUNC(wpy_rect_sgo), WPY_KW, NULL},
     {"spatial_rect_polish", WPY_CFUNC(wpy_rect_polish), WPY_KW, NULL},
+    {"spatial_rect_kick", WPY_CFUNC(wpy_rect_kick), WPY_KW, NULL},
     {"spatial_rect_1d", wpy_rect_1d, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

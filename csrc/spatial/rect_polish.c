@@ -6,9 +6,9 @@
  * stripes it separates); once no block is left at the max, the max has gone down. The search
  * keeps the block loads, each stripe's largest block and how many blocks hold it, so a move
  * of cut k by x positions costs the entries of the x moved rows (or columns) plus P + Q. */
-#include "rect_polish.h"
-
 #include "rect_grid_i.h"
+
+#include "rect_polish.h"
 
 #ifndef RP_TENURE
 #define RP_TENURE 3 /* tabu steps of a cut that moved */
@@ -368,5 +368,272 @@ cleanup:
         free(orig[d]);
         free(tabu[d]);
     }
+    return st;
+}
+
+/* ------------------------------------------------- the SGO kick (SARMA's sgo_2dr_nic idea) ---- */
+
+/* dimension d's cuts go to nc: each line whose stripe changes moves its entries between the
+ * blocks (O(moved entries)); returns the entries moved */
+static int64_t rk_shift(rp_t *s, int d, const int64_t *nc)
+{
+    const rg_side_t *sd = &s->side[d];
+    const int32_t *om = s->map[1 - d];
+    int64_t K = s->K[d], moved = 0;
+    for (int64_t k = 1; k < K; k++) {
+        int64_t a = s->cut[d][k] < nc[k] ? s->cut[d][k] : nc[k];
+        int64_t b = s->cut[d][k] < nc[k] ? nc[k] : s->cut[d][k];
+        for (int64_t i = a; i < b; i++) {
+            int64_t p = k; /* the stripe of line i under the new cuts */
+            while (p > 0 && i < nc[p]) {
+                p--;
+            }
+            while (p + 1 < K && i >= nc[p + 1]) {
+                p++;
+            }
+            int64_t p0 = s->map[d][i];
+            if (p == p0) {
+                continue;
+            }
+            for (int64_t e = sd->ptr[i]; e < sd->ptr[i + 1]; e++) {
+                double w = sd->w ? sd->w[e] : 1.0;
+                *rp_at(s, d, p0, om[sd->idx[e]]) -= w;
+                *rp_at(s, d, p, om[sd->idx[e]]) += w;
+            }
+            moved += sd->ptr[i + 1] - sd->ptr[i];
+            s->map[d][i] = (int32_t)p;
+        }
+    }
+    memcpy(s->cut[d], nc, (size_t)(K + 1) * sizeof(int64_t));
+    return moved;
+}
+
+#ifndef RK_WORK
+#define RK_WORK 6 /* the SGO stops once it moved RK_WORK (nnz + P Q) entries */
+#endif
+#ifndef RK_RATIO
+#define RK_RATIO 1.16 /* no half-sweeps from an SGO grid above RK_RATIO x the given grid's max */
+#endif
+#ifndef RK_SLACK
+#define RK_SLACK 3.0 /* the SGO stops after m iterations above min(RK_FAR, RK_RATIO (1 + */
+#endif               /* RK_SLACK / m)) x the given grid's max */
+#ifndef RK_FAR
+#define RK_FAR 1.7
+#endif
+
+/* SARMA's subgradient method (rect_grid.c's wpart_spatial_rect_sgo, the same steps and stop
+ * rules) from the uniform grid, the block loads kept by moving the lines that change stripe;
+ * the lowest grid met goes to R, C, its max (as the moves summed it) to *bestv (cut arrays of
+ * s on return: the last grid). At most max_iter iterations and RK_WORK (nnz + P Q) entries
+ * moved; stops once the lowest grid is far above inc (the race). pi, rs: P + Q each; nc: max(P, Q) + 1. Returns the iterations, -1 when stopped (*st
+ * set). */
+static int64_t rk_sgo(rp_t *s, const double *const pref[2], int64_t max_iter, double inc,
+                      double *pi, double *rs, int64_t *nc, int64_t *R, int64_t *C, double *bestv,
+                      double t0, const wpart_control_t *control, int32_t *timed_out,
+                      wpart_status_t *st)
+{
+    double *pis[2] = {pi, pi + s->K[0]}, *r[2] = {rs, rs + s->K[0]};
+    int64_t *out[2] = {R, C}, work = 0;
+    for (int d = 0; d < 2; d++) {
+        for (int64_t k = 0; k <= s->K[d]; k++) {
+            s->cut[d][k] = (int64_t)(((__int128)k * s->side[d].n) / s->K[d]);
+        }
+        for (int64_t k = 1; k < s->K[d]; k++) {
+            pis[d][k - 1] = pref[d][s->cut[d][k]];
+        }
+    }
+    rp_loads(s);
+    double best = RG_INF, pbest = RG_INF;
+    int64_t pbest_m = 1, m = 1, moved = 0;
+    int64_t cap = RK_WORK * (s->side[0].ptr[s->side[0].n] + s->K[0] * s->K[1]);
+    for (; m <= max_iter && moved <= cap; m++) {
+        for (int d = 0; d < 2; d++) {
+            wpart_i_sgo_cuts(pref[d], s->side[d].n, pis[d], s->K[d] - 1, nc);
+            int64_t e = rk_shift(s, d, nc) + s->K[0] * s->K[1];
+            moved += e;
+            if (rg_cancel(control, &work, e)) {
+                *st = wpart_i_error(WPART_ECANCELLED, "stopped on request");
+                return -1;
+            }
+        }
+        for (int d = 0; d < 2; d++) {
+            for (int64_t k = 0; k < s->K[d]; k++) {
+                r[d][k] = 0.0;
+            }
+        }
+        double mx = 0.0;
+        for (int64_t p = 0; p < s->K[0]; p++) {
+            for (int64_t q = 0; q < s->K[1]; q++) {
+                double v = s->L[p * s->K[1] + q];
+                r[0][p] = v > r[0][p] ? v : r[0][p];
+                r[1][q] = v > r[1][q] ? v : r[1][q];
+                mx = v > mx ? v : mx;
+            }
+        }
+        if (mx < best) {
+            best = mx;
+            for (int d = 0; d < 2; d++) {
+                memcpy(out[d], s->cut[d], (size_t)(s->K[d] + 1) * sizeof(int64_t));
+            }
+        }
+        if (wpart_i_sgo_step(pis, r, s->K, m, mx, best, &pbest, &pbest_m)) {
+            break;
+        }
+        /* a race: far above the given grid for the iterations it had (it cannot come near) */
+        double lim = RK_RATIO * (1.0 + RK_SLACK / (double)m);
+        if (best > inc * (lim < RK_FAR ? lim : RK_FAR)) {
+            break;
+        }
+        if ((m & 15) == 0) {
+            *st = wpart_i_poll(control, t0, 0.0, 1.0);
+            if (*st != WPART_OK) {
+                if (*st == WPART_ECANCELLED && rg_time_up(control, t0)) {
+                    *st = WPART_OK;
+                    *timed_out = 1;
+                    break;
+                }
+                return -1;
+            }
+        }
+    }
+    *bestv = best;
+    return m;
+}
+
+wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int64_t max_half,
+                                 double lower, int64_t *R, int64_t *C, double *value,
+                                 int64_t *iters, int64_t *halves, int32_t *timed_out)
+{
+    wpart_status_t st = WPART_OK;
+    const wpart_rg_csr_t *A = g->A;
+    const wpart_control_t *control = g->ctl;
+    int64_t P = g->P[0], Q = g->P[1], K = P > Q ? P : Q, nmax = A->n1 > A->n2 ? A->n1 : A->n2;
+    int64_t *S = NULL, *R0 = NULL, *C0 = NULL, *nc = NULL, hv[3];
+    double *pi = NULL, *rs = NULL, val[3];
+    int32_t first[2] = {2, 3}, state[3];
+    rp_t s;
+    memset(&s, 0, sizeof s);
+    *timed_out = 0;
+    *iters = 0;
+    *halves = 0;
+    s.side[0] = g->side[0];
+    s.side[1] = g->side[1];
+    s.K[0] = P;
+    s.K[1] = Q;
+    s.L = wpart_i_malloc(P, (size_t)Q * sizeof(double));
+    S = wpart_i_malloc(P + Q + 2, 2 * sizeof(int64_t)); /* s's cuts, then the SGO grid */
+    R0 = wpart_i_malloc(2, (size_t)(P + 1) * sizeof(int64_t));
+    C0 = wpart_i_malloc(2, (size_t)(Q + 1) * sizeof(int64_t));
+    nc = wpart_i_malloc(K + 1, sizeof(int64_t));
+    pi = wpart_i_malloc(P + Q, sizeof(double));
+    rs = wpart_i_malloc(P + Q, sizeof(double));
+    for (int d = 0; d < 2; d++) {
+        s.map[d] = wpart_i_malloc(nmax > 0 ? nmax : 1, sizeof(int32_t));
+        s.smax[d] = wpart_i_malloc(K, sizeof(double));
+        s.scnt[d] = wpart_i_malloc(K, sizeof(int64_t));
+        if (!s.map[d] || !s.smax[d] || !s.scnt[d]) {
+            WPART_FAIL(WPART_ENOMEM, "out of memory in the grid kick");
+        }
+    }
+    if (!s.L || !S || !R0 || !C0 || !nc || !pi || !rs) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory in the grid kick");
+    }
+    s.cut[0] = S;
+    s.cut[1] = S + P + 1;
+    int64_t *Rs = S + P + Q + 2, *Cs = Rs + P + 1;
+    if (!(*value >= 0.0)) { /* the given grid's max, exact (from scratch) */
+        memcpy(s.cut[0], R, (size_t)(P + 1) * sizeof(int64_t));
+        memcpy(s.cut[1], C, (size_t)(Q + 1) * sizeof(int64_t));
+        *value = rp_loads(&s);
+    }
+    const double *pref[2] = {g->tot[0], g->tot[1]};
+    double sv;
+    int64_t m = rk_sgo(&s, pref, sgo_iters, *value, pi, rs, nc, Rs, Cs, &sv, t0, control,
+                       timed_out, &st);
+    if (m < 0) {
+        goto cleanup;
+    }
+    *iters = m;
+    int uni = 1; /* the SGO grid is the uniform one (a start the default ran): nothing new */
+    for (int64_t k = 0; k <= P; k++) {
+        uni &= Rs[k] == (int64_t)(((__int128)k * A->n1) / P);
+    }
+    for (int64_t k = 0; k <= Q; k++) {
+        uni &= Cs[k] == (int64_t)(((__int128)k * A->n2) / Q);
+    }
+    if (*timed_out || uni || !(sv <= RK_RATIO * *value)) {
+        goto cleanup;
+    }
+    /* the default's half-sweeps from the SGO grid (either dimension first, balanced), racing
+     * the given grid (the incumbent), the best one continued when it went below */
+    for (int k = 0; k < 2; k++) {
+        memcpy(R0 + k * (P + 1), Rs, (size_t)(P + 1) * sizeof(int64_t));
+        memcpy(C0 + k * (Q + 1), Cs, (size_t)(Q + 1) * sizeof(int64_t));
+    }
+    int64_t h1 = P + Q > 10 ? P + Q : 10;
+    wpart_rg_opts_t opt = {2, max_half < h1 ? max_half : h1, 0, 1, 0.25, lower, 10, max_half,
+                           control, *value};
+    WPART_CHECK(wpart_i_rg_run(g, t0, 2, R0, C0, first, &opt, Rs, Cs, val, hv, state, NULL,
+                               timed_out));
+    double v = RG_INF;
+    for (int k = 0; k < 3; k++) {
+        v = val[k] < v ? val[k] : v;
+        *halves += hv[k];
+    }
+    if (!(v < *value)) {
+        goto cleanup;
+    }
+    /* a lower grid: its polish, then both maxes exact (from scratch) before it replaces R, C */
+    int64_t moves;
+    int32_t pto = 0;
+    wpart_rg_csr_t At = {A->n2, A->n1, g->cp, g->ri, g->cw};
+    if (!*timed_out) {
+        WPART_CHECK(wpart_i_rect_polish(A, &At, P, Q, Rs, Cs, 20, control, &v, &moves, &pto));
+        *timed_out = pto;
+    } else {
+        memcpy(s.cut[0], Rs, (size_t)(P + 1) * sizeof(int64_t));
+        memcpy(s.cut[1], Cs, (size_t)(Q + 1) * sizeof(int64_t));
+        v = rp_loads(&s);
+    }
+    memcpy(s.cut[0], R, (size_t)(P + 1) * sizeof(int64_t));
+    memcpy(s.cut[1], C, (size_t)(Q + 1) * sizeof(int64_t));
+    double v0 = rp_loads(&s);
+    *value = v0;
+    if (v < v0) {
+        memcpy(R, Rs, (size_t)(P + 1) * sizeof(int64_t));
+        memcpy(C, Cs, (size_t)(Q + 1) * sizeof(int64_t));
+        *value = v;
+    }
+cleanup:
+    free(s.L);
+    free(S);
+    free(R0);
+    free(C0);
+    free(nc);
+    free(pi);
+    free(rs);
+    for (int d = 0; d < 2; d++) {
+        free(s.map[d]);
+        free(s.smax[d]);
+        free(s.scnt[d]);
+    }
+    return st;
+}
+
+wpart_status_t wpart_spatial_rect_kick(const wpart_rg_csr_t *A, int64_t P, int64_t Q,
+                                       int64_t *R, int64_t *C, int64_t max_iter,
+                                       const wpart_control_t *control, double *value,
+                                       int64_t *iters, int32_t *timed_out)
+{
+    wpart_status_t st = WPART_OK;
+    double t0 = wpart_i_now();
+    rg_ctx_t g;
+    int64_t halves;
+    WPART_CHECK(wpart_i_rg_open(&g, A, P, Q, control));
+    *value = -1.0; /* the kick computes the given grid's max */
+    WPART_CHECK(wpart_i_rect_kick(&g, t0, max_iter, 200, 0.0, R, C, value, iters, &halves,
+                                  timed_out));
+cleanup:
+    wpart_i_rg_close(&g);
     return st;
 }

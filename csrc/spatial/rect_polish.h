@@ -26,4 +26,42 @@ wpart_status_t wpart_i_rect_polish(const wpart_rg_csr_t *A, const wpart_rg_csr_t
                                    const wpart_control_t *control, double *value,
                                    int64_t *iters, int32_t *timed_out);
 
+/* The SGO kick (SARMA's sgo_2dr_nic idea: Nicol's half-sweeps from a subgradient grid): the
+ * subgradient method (the steps and stop rules of wpart_spatial_rect_sgo; at most max_iter
+ * iterations and 6 (nnz + P Q) moved entries; stopped after m iterations at more than
+ * min(1.7, 1.16 (1 + 3 / m)) x the given grid's max) from the uniform grid, the block loads kept by
+ * moving only the lines that change stripe; when its grid is not the uniform one and its max
+ * is at most 1.16 x the given grid's, RECT-NICOL's half-sweeps from it (either dimension
+ * first, balanced, the default's race and continuation) racing the given grid, and the
+ * cut-move polish (20 tabu steps) of a lower grid. R, C (in/out) change only to a grid of a
+ * strictly lower max load (both maxes exact, from scratch); *value: its max; *iters: SGO
+ * iterations. Deterministic. */
+wpart_status_t wpart_spatial_rect_kick(const wpart_rg_csr_t *A, int64_t P, int64_t Q,
+                                       int64_t *R, int64_t *C, int64_t max_iter,
+                                       const wpart_control_t *control, double *value,
+                                       int64_t *iters, int32_t *timed_out);
+
+/* The SGO's pieces (rect_sgo.c), shared by wpart_spatial_rect_sgo and the kick: cuts[1..k]
+ * the smallest x with pref[x] >= pi[i] (pref: n + 1 non-decreasing values; cuts[0] = 0,
+ * cuts[k + 1] = n); one step of both dimensions' positions pi[d] (K[d] - 1, kept sorted) from
+ * the stripe maxima rs[d] (K[d]) at iteration m (the step 1 / sqrt(m / (K + 1) + 100)), then
+ * the stop rules: 1 when the stripe maxima are within 0.1 % (mx: the grid's max) or
+ * 10 (P + Q + 2) iterations lowered the best max (best) by less than 0.1 % (*pbest, *pbest_m:
+ * the last check's). */
+void wpart_i_sgo_cuts(const double *pref, int64_t n, const double *pi, int64_t k, int64_t *cuts);
+int wpart_i_sgo_step(double *const pi[2], double *const rs[2], const int64_t K[2], int64_t m,
+                     double mx, double best, double *pbest, int64_t *pbest_m);
+
+#ifdef WPART_RECT_GRID_I_H
+/* The same on an open context (rect_grid_i.h: its CSC, line sums and scratch; g's best and
+ * current grids are overwritten), the time limit counted from t0. sgo_iters: the SGO's
+ * iterations at most; max_half: the half-sweeps' cap; lower: a proven lower bound (0: none);
+ * *value in: the given grid's max as the caller has it (the race's incumbent; < 0: computed
+ * here, exact), out: the returned grid's (exact when the grid changed); *halves: the
+ * half-sweeps run. */
+wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int64_t max_half,
+                                 double lower, int64_t *R, int64_t *C, double *value,
+                                 int64_t *iters, int64_t *halves, int32_t *timed_out);
+#endif
+
 #endif

@@ -1,0 +1,172 @@
+/* rect_sgo.c -- the subgradient refinement of a P x Q grid (SGO, after SARMA's sgo_2dr; see
+ * rect_grid.h): the inner cut positions move in load space against the cumulated excess of
+ * each stripe's largest block. Its cut placement and step are shared with the SGO kick of
+ * rect_polish.c. */
+#include "rect_grid_i.h"
+
+#include "rect_polish.h"
+
+void wpart_i_sgo_cuts(const double *pref, int64_t n, const double *pi, int64_t k, int64_t *cuts)
+{
+    cuts[0] = 0;
+    for (int64_t i = 0; i < k; i++) { /* the smallest x with pref[x] >= pi[i] */
+        int64_t lo = 0, hi = n;
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if (pref[mid] >= pi[i]) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        cuts[i + 1] = lo;
+    }
+    cuts[k + 1] = n;
+}
+
+static int sgo_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int wpart_i_sgo_step(double *const pi[2], double *const rs[2], const int64_t K[2], int64_t m,
+                     double mx, double best, double *pbest, int64_t *pbest_m)
+{
+    double mn = RG_INF;
+    for (int d = 0; d < 2; d++) {
+        double avg = 0.0, u = 0.0;
+        for (int64_t k = 0; k < K[d]; k++) {
+            avg += rs[d][k];
+            mn = rs[d][k] < mn ? rs[d][k] : mn;
+        }
+        avg /= (double)K[d];
+        double t = 1.0 / sqrt((double)(m / (K[d] + 1)) + 100.0);
+        for (int64_t k = 0; k + 1 < K[d]; k++) {
+            u += rs[d][k] - avg;
+            pi[d][k] -= t * u;
+        }
+        qsort(pi[d], (size_t)(K[d] - 1), sizeof(double), sgo_cmp);
+    }
+    if (mn > 0 && (mx - mn) / mn < 0.001) {
+        return 1;
+    }
+    if (m - *pbest_m > 10 * (K[0] + K[1] + 2)) {
+        if (best * 1.001 >= *pbest) {
+            return 1;
+        }
+        *pbest = best;
+        *pbest_m = m;
+    }
+    return 0;
+}
+
+wpart_status_t wpart_spatial_rect_sgo(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int64_t *R,
+                                      int64_t *C, int64_t max_iter,
+                                      const wpart_control_t *control, double *value,
+                                      int64_t *iters, int32_t *timed_out)
+{
+    wpart_status_t st = WPART_OK;
+    double t0 = wpart_i_now();
+    int64_t n[2] = {A->n1, A->n2}, K[2] = {P, Q};
+    double *pref[2] = {NULL, NULL}, *pi[2] = {NULL, NULL}, *rs[2] = {NULL, NULL}, *blk = NULL;
+    int64_t *cut[2] = {NULL, NULL};
+    int32_t *map[2] = {NULL, NULL};
+    *timed_out = 0;
+    blk = wpart_i_malloc(P * Q, sizeof(double));
+    for (int d = 0; d < 2; d++) {
+        pref[d] = wpart_i_calloc(n[d] + 1, sizeof(double));
+        pi[d] = wpart_i_malloc(K[d], sizeof(double));
+        rs[d] = wpart_i_malloc(K[d], sizeof(double));
+        cut[d] = wpart_i_malloc(K[d] + 1, sizeof(int64_t));
+        map[d] = wpart_i_malloc(n[d], sizeof(int32_t));
+        if (!pref[d] || !pi[d] || !rs[d] || !cut[d] || !map[d]) {
+            WPART_FAIL(WPART_ENOMEM, "out of memory in the subgradient refinement");
+        }
+    }
+    if (!blk) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory in the subgradient refinement");
+    }
+    int64_t work = 0;
+    for (int64_t i = 0; i < A->n1; i++) {
+        if (rg_cancel(control, &work, A->rp[i + 1] - A->rp[i])) {
+            WPART_FAIL(WPART_ECANCELLED, "stopped on request");
+        }
+        for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
+            double w = rg_w(A, e);
+            pref[0][i + 1] += w;
+            pref[1][A->ci[e] + 1] += w;
+        }
+    }
+    for (int d = 0; d < 2; d++) {
+        for (int64_t x = 0; x < n[d]; x++) {
+            pref[d][x + 1] += pref[d][x];
+        }
+    }
+    const int64_t *given[2] = {R, C};
+    for (int d = 0; d < 2; d++) {
+        for (int64_t k = 1; k < K[d]; k++) {
+            pi[d][k - 1] = pref[d][given[d][k]];
+        }
+    }
+    double best = RG_INF, pbest = RG_INF;
+    int64_t pbest_m = 1, m = 1;
+    for (; m <= max_iter; m++) {
+        for (int d = 0; d < 2; d++) {
+            wpart_i_sgo_cuts(pref[d], n[d], pi[d], K[d] - 1, cut[d]);
+            rg_map(cut[d], K[d], n[d], map[d]);
+        }
+        memset(blk, 0, (size_t)(P * Q) * sizeof(double));
+        for (int64_t i = 0; i < A->n1; i++) {
+            if (rg_cancel(control, &work, A->rp[i + 1] - A->rp[i])) {
+                WPART_FAIL(WPART_ECANCELLED, "stopped on request");
+            }
+            double *row = blk + (int64_t)map[0][i] * Q;
+            for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
+                row[map[1][A->ci[e]]] += rg_w(A, e);
+            }
+        }
+        memset(rs[0], 0, (size_t)P * sizeof(double));
+        memset(rs[1], 0, (size_t)Q * sizeof(double));
+        double mx = 0.0;
+        for (int64_t p = 0; p < P; p++) {
+            for (int64_t q = 0; q < Q; q++) {
+                double v = blk[p * Q + q];
+                rs[0][p] = v > rs[0][p] ? v : rs[0][p];
+                rs[1][q] = v > rs[1][q] ? v : rs[1][q];
+                mx = v > mx ? v : mx;
+            }
+        }
+        if (mx < best) {
+            best = mx;
+            memcpy(R, cut[0], (size_t)(P + 1) * sizeof(int64_t));
+            memcpy(C, cut[1], (size_t)(Q + 1) * sizeof(int64_t));
+        }
+        if (wpart_i_sgo_step(pi, rs, K, m, mx, best, &pbest, &pbest_m)) {
+            break;
+        }
+        if ((m & 15) == 0) {
+            st = wpart_i_poll(control, t0, (double)m, (double)max_iter);
+            if (st != WPART_OK) {
+                if (st == WPART_ECANCELLED && rg_time_up(control, t0)) {
+                    st = WPART_OK;
+                    *timed_out = 1;
+                    break;
+                }
+                goto cleanup;
+            }
+        }
+    }
+    *value = best;
+    *iters = m;
+cleanup:
+    free(blk);
+    for (int d = 0; d < 2; d++) {
+        free(pref[d]);
+        free(pi[d]);
+        free(rs[d]);
+        free(cut[d]);
+        free(map[d]);
+    }
+    return st;
+}
