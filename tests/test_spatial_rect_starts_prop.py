@@ -1,6 +1,8 @@
 """RECT-NICOL's starts (#27 item 3) on many small random cases: user-given cut pairs and the
 symmetric grids as starts, mixed with names; the result never worse than any of them, the
-same for dense and sparse input."""
+same for dense and sparse input. The default (starts="auto", one core call) never worse than
+any of its starts' grids nor the uniform grid; a former engine's name in a list is a start of
+the progress-following engine."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import scipy.sparse as sps
 
 import wpart
 from wpart import spatial
+from wpart.spatial._nicol import AUTO
 
 
 def _grid_max(D, R, C):
@@ -61,3 +64,48 @@ def test_symmetric_start_needs_a_square_grid_and_cuts_are_checked():
         spatial.rect_nicol(D, 6, P=2, Q=3, starts=[([0, 7, 6], [0, 2, 4, 8])])
     with pytest.raises(wpart.WpartValueError, match=r"`starts`: column cuts must be 4"):
         spatial.rect_nicol(D, 6, P=2, Q=3, starts=[([0, 3, 6], [0, 2, 8])])
+
+
+def _random_case(rng, t):
+    """A small random matrix (zeros; ties; int, float or 0/1 loads) and P, Q in 1..6."""
+    n1, n2 = (int(x) for x in rng.integers(1, 60, 2))
+    D = rng.integers(0, 9, (n1, n2)) * (rng.random((n1, n2)) < rng.uniform(0.0, 0.9))
+    if t % 4 == 1:
+        D = D * 0.25 + (D > 0) * rng.random((n1, n2))  # float loads
+    elif t % 4 == 2:
+        D = (D > 0).astype(np.int64)  # many ties
+    P, Q = int(rng.integers(1, 7)), int(rng.integers(1, 7))
+    return D, P, Q
+
+
+@pytest.mark.filterwarnings("ignore:P x Q")
+def test_default_never_worse_than_its_starts_nor_the_uniform_grid():
+    rng = np.random.default_rng(2703)
+    for t in range(400):
+        D, P, Q = _random_case(rng, t)
+        r = spatial.rect_nicol(sps.csr_array(D), P * Q, P=P, Q=Q, allow_empty=True)
+        r.validate()
+        tol = 1e-12 * max(1.0, r.max_load)
+        if P * Q <= D.size:  # (more parts than cells: the former engine solves a smaller grid)
+            assert set(r.stats["starts"]) == set(AUTO)
+        for name, row in r.stats["starts"].items():
+            if row["max_load"] is not None:  # a start the call ran (or its twin's value)
+                assert r.max_load <= row["max_load"] + tol, name
+        u = spatial.rect_uniform(D, P * Q, P=P, Q=Q, allow_empty=True)
+        assert r.max_load <= u.max_load + tol
+        d = spatial.rect_nicol(D, P * Q, P=P, Q=Q, allow_empty=True)  # dense: the same grid
+        assert d.max_load == r.max_load and np.array_equal(d.rects, r.rects)
+
+
+def test_a_former_name_in_a_list_is_an_engine_start():
+    rng = np.random.default_rng(4)
+    D = rng.integers(0, 9, (40, 30)) * (rng.random((40, 30)) < 0.4)
+    for name in ("rows_uniform", "rows_load", "cols_uniform", "cols_load"):
+        former = spatial.rect_nicol(D, 12, P=4, Q=3, starts=name)  # the paper's engine
+        assert "half_sweeps" not in former.stats["starts"][name]
+        engine = spatial.rect_nicol(D, 12, P=4, Q=3, starts=[name])
+        row = engine.stats["starts"][name]
+        assert row["half_sweeps"] >= 1 and engine.max_load <= row["max_load"]
+        assert engine.params["starts"] == (name,)
+    with pytest.raises(wpart.WpartValueError, match=r"`starts` has an unknown start 'all'"):
+        spatial.rect_nicol(D, 12, P=4, Q=3, starts=["all"])  # "all" is a string only

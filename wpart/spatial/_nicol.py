@@ -68,12 +68,12 @@ _OLD = ("rows_uniform", "rows_load", "cols_uniform", "cols_load")
 
 
 def uses_engine(starts: Any) -> bool:
-    """Whether `starts` asks for this engine (else the former four-start core call runs)."""
+    """Whether `starts` asks for this engine (else the former four-start core call runs): a
+    list always does (a former name in a list runs the engine from that start; the name
+    alone, a string, runs the former engine)."""
     if isinstance(starts, str):
         return starts not in ("all",) + _OLD
-    if isinstance(starts, (tuple, list)):
-        return any(not (isinstance(s, str) and s in _OLD) for s in starts)
-    return False
+    return isinstance(starts, (tuple, list))
 
 
 def _check_cuts(c: Any, parts: int, n: int, what: str) -> np.ndarray:
@@ -320,6 +320,9 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple) -> tuple:
     if out[14][0] >= 0:  # the cut-move polish ran (P Q >= 64)
         polished = dict(polished or {"max_load": None, "half_sweeps": 0},
                         cut_moves=out[14][0], cut_move_max_load=out[14][1])
+    if out[14][2] >= 0:  # then the SGO kick (rect_polish.c)
+        polished.update(kick_iterations=out[14][2], kick_half_sweeps=out[14][3],
+                        kick_max_load=out[14][4])
     params = {"P": P, "Q": Q, "max_sweeps": max_sweeps, "starts": AUTO, "patience": 2,
               "refine": "auto", "abandon": True}
     stats = {"start": won, "starts": table, "polish": polished, "lower_bound": lb or None,
