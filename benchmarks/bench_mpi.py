@@ -443,6 +443,16 @@ def part_dynamic(quick: bool) -> dict | None:
     return mod.run(quick)
 
 
+def _earlier_parts(path: Path, missing: list) -> dict:
+    """The sections `missing` (parts not run now) of an earlier bench_mpi.json at `path`."""
+    try:
+        with open(path) as f:
+            old = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    return {k: old[k] for k in missing if k in old}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="CI-sized run (about a minute)")
@@ -493,7 +503,13 @@ def main(argv=None) -> int:
                   else json.dumps(dyn, indent=1, default=str))
     res["seconds"] = time.perf_counter() - t0
     os.makedirs(args.out, exist_ok=True)
-    write_json(Path(args.out) / "bench_mpi.json", res)
+    out = Path(args.out) / "bench_mpi.json"
+    parts = ("mpi", "scaling", "projection", "crossover", "quality", "dynamic")
+    kept = _earlier_parts(out, [k for k in parts if k not in res])
+    if kept:  # a run of some parts keeps the others' results from the file it updates
+        res.update(kept)
+        res["parts_from_an_earlier_run"] = sorted(kept)
+    write_json(out, res)
     print(f"\nwrote {Path(args.out) / 'bench_mpi.json'} ({res['seconds']:.0f} s)")
     ok = all(r.get("match_ranks", True) for r in res.get("mpi", {}).get("rows", []))
     return 0 if ok else 1

@@ -89,6 +89,58 @@ static wpart_status_t check_summary(const wpart_tasks_rank_summary_t *s, const c
 
 WPART_TASKS_I_FIND_BLOCK(wpart_tasks_rank_summary_t, find_block)
 
+/* What an estimate needs of one summary whatever the other rank: per cluster its bytes out /
+ * in towards every rank but its own (summed in the volumes' order), and its volumes towards
+ * its own rank (cluster, entry), in order. */
+typedef struct {
+    double *far_out, *far_in;
+    int32_t *own_c;
+    int64_t *own_j, n_own;
+} side_prep_t;
+
+static void prep_free(side_prep_t *p)
+{
+    WPART_FREE_ALL(p->far_out, p->far_in, p->own_c, p->own_j);
+    memset(p, 0, sizeof(*p));
+}
+
+static wpart_status_t prep_side(const wpart_tasks_rank_summary_t *s, side_prep_t *p)
+{
+    wpart_status_t st = WPART_OK;
+    memset(p, 0, sizeof(*p));
+    p->far_out = wpart_i_malloc((int64_t)s->n + 1, sizeof(double));
+    p->far_in = wpart_i_malloc((int64_t)s->n + 1, sizeof(double));
+    p->own_c = wpart_i_malloc((int64_t)s->n_pairs + 1, sizeof(int32_t));
+    p->own_j = wpart_i_malloc((int64_t)s->n_pairs + 1, sizeof(int64_t));
+    if (!p->far_out || !p->far_in || !p->own_c || !p->own_j) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory for an estimate");
+    }
+    for (int32_t i = 0; i < s->n; i++) {
+        double fo = 0.0, fi = 0.0;
+        for (int64_t j = s->cptr[i]; j < s->cptr[i + 1]; j++) {
+            if (s->crank[j] != s->rank) {
+                fo += s->cout[j];
+                fi += s->cin[j];
+            } else {
+                p->own_c[p->n_own] = i;
+                p->own_j[p->n_own++] = j;
+            }
+        }
+        p->far_out[i] = fo;
+        p->far_in[i] = fi;
+    }
+cleanup:
+    if (st != WPART_OK) prep_free(p);
+    return st;
+}
+
+static wpart_status_t estimate(const wpart_tasks_rank_summary_t *a,
+                               const wpart_tasks_rank_summary_t *b, const side_prep_t *pa,
+                               const side_prep_t *pb, const wpart_tasks_coeffs_t *c,
+                               const wpart_tasks_lb_params_t *prm, double comm_thresh,
+                               int64_t cross_pairs, int per_rank, int fallback,
+                               wpart_tasks_pair_step_t *out);
+
 wpart_status_t wpart_tasks_ranks_estimate(const wpart_tasks_rank_summary_t *a,
                                           const wpart_tasks_rank_summary_t *b,
                                           const wpart_tasks_coeffs_t *c,
@@ -98,14 +150,35 @@ wpart_status_t wpart_tasks_ranks_estimate(const wpart_tasks_rank_summary_t *a,
                                           wpart_tasks_pair_step_t *out)
 {
     wpart_status_t st = WPART_OK;
+    side_prep_t pa, pb;
+    memset(&pa, 0, sizeof(pa));
+    memset(&pb, 0, sizeof(pb));
+    WPART_CHECK(check_summary(a, "a"));
+    WPART_CHECK(check_summary(b, "b"));
+    WPART_CHECK(prep_side(a, &pa));
+    WPART_CHECK(prep_side(b, &pb));
+    WPART_CHECK(estimate(a, b, &pa, &pb, c, prm, comm_thresh, cross_pairs, per_rank, fallback,
+                         out));
+cleanup:
+    prep_free(&pa);
+    prep_free(&pb);
+    return st;
+}
+
+static wpart_status_t estimate(const wpart_tasks_rank_summary_t *a,
+                               const wpart_tasks_rank_summary_t *b, const side_prep_t *pa,
+                               const side_prep_t *pb, const wpart_tasks_coeffs_t *c,
+                               const wpart_tasks_lb_params_t *prm, double comm_thresh,
+                               int64_t cross_pairs, int per_rank, int fallback,
+                               wpart_tasks_pair_step_t *out)
+{
+    wpart_status_t st = WPART_OK;
     edges_t e = {NULL, NULL, NULL, 0, 0};
     double *load = NULL, *fp = NULL, *wk = NULL, *tw = NULL, *bsize = NULL;
     int32_t *tb = NULL, *assign = NULL, *bhome = NULL, *give = NULL, *take = NULL;
     int64_t *bids = NULL;
     uint8_t *mig = NULL;
     double base3[3], cap3[3], alpha3[3];
-    WPART_CHECK(check_summary(a, "a"));
-    WPART_CHECK(check_summary(b, "b"));
     if (c == NULL || prm == NULL || out == NULL || out->give == NULL || out->take == NULL) {
         WPART_FAIL(WPART_EINVAL, "coefficients, parameters or output is NULL");
     }
@@ -129,6 +202,14 @@ wpart_status_t wpart_tasks_ranks_estimate(const wpart_tasks_rank_summary_t *a,
     bids = wpart_i_malloc((int64_t)na + nb + 1, sizeof(int64_t));
     if (!load || !fp || !wk || !tb || !assign || !mig || !give || !take || !tw || !bids) {
         WPART_FAIL(WPART_ENOMEM, "out of memory for the estimate's problem");
+    }
+    { /* room for every edge at once: inside, own rank (2 per volume), the rest, between */
+        const int64_t cross = (int64_t)na * nb < cross_pairs ? (int64_t)na * nb : cross_pairs;
+        e.cap = 3 * ((int64_t)na + nb) + 2 * (pa->n_own + pb->n_own) + 2 * (cross + na + nb) + 1;
+        e.src = wpart_i_malloc(e.cap, sizeof(int32_t));
+        e.dst = wpart_i_malloc(e.cap, sizeof(int32_t));
+        e.w = wpart_i_malloc(e.cap, sizeof(double));
+        if (!e.src || !e.dst || !e.w) WPART_FAIL(WPART_ENOMEM, "out of memory for the edges");
     }
     double *t_out[2] = {tw, tw + na}, *t_in[2] = {tw + na + nb, tw + 2 * na + nb};
     int any_fp = 0, any_wk = 0, nblk = 0;
@@ -165,28 +246,20 @@ wpart_status_t wpart_tasks_ranks_estimate(const wpart_tasks_rank_summary_t *a,
      * every rank but the pair's other one */
     for (int side = 0; side < 2; side++) {
         const wpart_tasks_rank_summary_t *s = side ? b : a;
+        const side_prep_t *ps = side ? pb : pa;
         const int32_t o = off[side];
         for (int32_t i = 0; i < s->n; i++) WPART_CHECK(edge_add(&e, o + i, o + i, s->cself[i]));
-        for (int32_t i = 0; i < s->n; i++) {
-            for (int64_t j = s->cptr[i]; j < s->cptr[i + 1]; j++) {
-                if (s->crank[j] == s->rank) WPART_CHECK(edge_add(&e, o + i, anc[side], s->cout[j]));
-            }
+        for (int64_t k = 0; k < ps->n_own; k++) {
+            WPART_CHECK(edge_add(&e, o + ps->own_c[k], anc[side], s->cout[ps->own_j[k]]));
+        }
+        for (int64_t k = 0; k < ps->n_own; k++) {
+            WPART_CHECK(edge_add(&e, anc[side], o + ps->own_c[k], s->cin[ps->own_j[k]]));
         }
         for (int32_t i = 0; i < s->n; i++) {
-            for (int64_t j = s->cptr[i]; j < s->cptr[i + 1]; j++) {
-                if (s->crank[j] == s->rank) WPART_CHECK(edge_add(&e, anc[side], o + i, s->cin[j]));
-            }
+            WPART_CHECK(edge_add(&e, o + i, ghost, ps->far_out[i] - t_out[side][i]));
         }
-        for (int pass = 0; pass < 2; pass++) {
-            for (int32_t i = 0; i < s->n; i++) {
-                double far = 0.0;
-                for (int64_t j = s->cptr[i]; j < s->cptr[i + 1]; j++) {
-                    if (s->crank[j] != s->rank) far += pass ? s->cin[j] : s->cout[j];
-                }
-                far -= pass ? t_in[side][i] : t_out[side][i];
-                if (pass) WPART_CHECK(edge_add(&e, ghost, o + i, far));
-                else WPART_CHECK(edge_add(&e, o + i, ghost, far));
-            }
+        for (int32_t i = 0; i < s->n; i++) {
+            WPART_CHECK(edge_add(&e, ghost, o + i, ps->far_in[i] - t_in[side][i]));
         }
     }
     /* the bytes between the two ranks: from a's clusters to b's, then from b's to a's */
@@ -407,7 +480,10 @@ wpart_status_t wpart_tasks_ranks_estimate_peers(const wpart_tasks_rank_summary_t
     wpart_status_t st = WPART_OK;
     int32_t *give = NULL, *take = NULL;
     sum_buf_t w;
+    side_prep_t pa, pb;
     memset(&w, 0, sizeof(w));
+    memset(&pa, 0, sizeof(pa));
+    memset(&pb, 0, sizeof(pb));
     if (a == NULL || n < 0 || (n > 0 && (bs == NULL || !found || !dexc || !gain)))
         WPART_FAIL(WPART_EINVAL, "peer summaries or outputs are NULL");
     if (skip_held && (a->n > 0 && !a->key))
@@ -424,12 +500,17 @@ wpart_status_t wpart_tasks_ranks_estimate_peers(const wpart_tasks_rank_summary_t
     give = wpart_i_malloc((int64_t)a->n + 1, sizeof(int32_t));
     take = wpart_i_malloc((int64_t)most + 1, sizeof(int32_t));
     if (!give || !take) WPART_FAIL(WPART_ENOMEM, "out of memory for the estimates");
+    WPART_CHECK(check_summary(a, "a"));
+    WPART_CHECK(prep_side(a, &pa));
     for (int32_t k = 0; k < n; k++) {
         wpart_tasks_rank_summary_t b = bs[k];
+        WPART_CHECK(check_summary(&bs[k], "b"));
         if (skip_held) WPART_CHECK(summary_without(&bs[k], a, &w, &b));
+        WPART_CHECK(prep_side(&b, &pb));
         wpart_tasks_pair_step_t out = {0, 0.0, 0.0, give, take, 0, 0};
-        WPART_CHECK(wpart_tasks_ranks_estimate(a, &b, c, prm, comm_thresh, cross_pairs,
-                                               per_rank, fallback, &out));
+        WPART_CHECK(estimate(a, &b, &pa, &pb, c, prm, comm_thresh, cross_pairs, per_rank,
+                             fallback, &out));
+        prep_free(&pb);
         sum_buf_free(&w);
         found[k] = (uint8_t)(out.found != 0);
         dexc[k] = out.dexc;
@@ -437,6 +518,8 @@ wpart_status_t wpart_tasks_ranks_estimate_peers(const wpart_tasks_rank_summary_t
     }
 cleanup:
     sum_buf_free(&w);
+    prep_free(&pa);
+    prep_free(&pb);
     free(give);
     free(take);
     return st;
