@@ -339,7 +339,7 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
         wpy_raise(st, NULL);
         goto cleanup;
     }
-    res = Py_BuildValue("OOO(ddddd)(LLLLL)(iiiii)(LLLLL)diiLLdO(Ld)", R, C,
+    res = Py_BuildValue("OOO(ddddd)(LLLLL)(iiiii)(LLLLL)diiLLdO(LdLLd)", R, C,
                         L ? (PyObject *)L : Py_None,
                         out.val[0], out.val[1], out.val[2], out.val[3], out.val[4],
                         (long long)out.halves[0], (long long)out.halves[1],
@@ -350,7 +350,8 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
                         (long long)out.ref[3], (long long)out.ref[4], out.lower,
                         (int)out.timed_out, (int)out.bad, (long long)out.itotal,
                         (long long)out.iamax, out.amax, B ? (PyObject *)B : Py_None,
-                        (long long)out.moves, out.polished);
+                        (long long)out.moves, out.polished, (long long)out.kick_iters,
+                        (long long)out.kick_halves, out.kicked);
 cleanup:
     WPY_XDECREF(rp, ci, v, R, C, L, B);
     return res;
@@ -359,7 +360,7 @@ cleanup:
 /* The functions (their signatures: wpart/_core.pyi):
  * - spatial_rect_nicol_auto: The default RECT-NICOL in one call on CSR arrays: (R, C, loads,
  *   values, half-sweeps, states, refs, lower bound, timed_out, value check, int total, int max,
- *   max, rects, (polish moves, polished max)).
+ *   max, rects, (polish moves, polished max, kick iterations, kick half-sweeps, kicked max)).
  * - spatial_rect_grid: RECT-NICOL half-sweeps from several starts on CSR arrays: (R, C, values,
  *   half-sweeps, states, timed_out).
  * - spatial_rect_sym: A symmetric grid on CSR arrays: (cuts, value, timed_out).

@@ -364,6 +364,16 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
                                         &out->moves, &out->timed_out));
         out->polished = pv;
     }
+    out->kick_iters = -1;
+    if (!out->timed_out && out->moves >= 0 && out->polished > out->lower) {
+        /* rect_polish.c's SGO kick (SARMA's sgo_2dr_nic idea) on the same grids: the
+         * subgradient method from the uniform grid, half-sweeps from its grid racing ours,
+         * the cut moves of a lower grid; R, C change only to a strictly lower grid */
+        out->kicked = out->polished;
+        WPART_CHECK(wpart_i_rect_kick(&g, t0, 100, max_half, out->lower, out->R, out->C,
+                                      &out->kicked, &out->kick_iters, &out->kick_halves,
+                                      &out->timed_out));
+    }
     for (int s = 0; s < RF_N; s++) { /* back to the four starts */
         int64_t k = 0;
         while (uniq[k] != out->ref[s]) {

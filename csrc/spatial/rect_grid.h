@@ -108,6 +108,9 @@ typedef struct {
     double amax;       /* the largest value */
     int64_t moves;     /* the cut-move polish's moves (-1: not run) */
     double polished;   /* its grid's max load */
+    int64_t kick_iters;  /* the SGO kick's iterations (-1: not run) */
+    int64_t kick_halves; /* its half-sweeps */
+    double kicked;       /* the max load of the grid it returns (the given one unless lower) */
 } wpart_rg_auto_t;
 
 wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int64_t *iv,
