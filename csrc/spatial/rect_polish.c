@@ -153,15 +153,23 @@ static int64_t rp_best(rp_t *s, int d, int64_t k, int force, rp_obj_t *o)
                 s->D[om[sd->idx[e]]] += sd->w ? sd->w[e] : 1.0;
             }
             double ma = -RG_INF, mb = -RG_INF, ss = 0.0;
+            int over = 0; /* a block above the rank to beat: this place cannot beat it */
             for (int64_t q = 0; q < Ko; q++) {
                 double la = *rp_at(s, d, k - 1, q), lb = *rp_at(s, d, k, q);
                 double va = sgn > 0 ? la + s->D[q] : la - s->D[q];
                 double vb = sgn > 0 ? lb - s->D[q] : lb + s->D[q];
+                if (va > o->M || vb > o->M) {
+                    over = 1;
+                    break;
+                }
                 s->na[q] = va;
                 s->nb[q] = vb;
                 ma = va > ma ? va : ma;
                 mb = vb > mb ? vb : mb;
                 ss += va * va + vb * vb;
+            }
+            if (over) {
+                continue;
             }
             rp_obj_t r = {Mo > ma ? Mo : ma, 0, ss - ss0};
             r.M = r.M > mb ? r.M : mb;
