@@ -408,7 +408,8 @@ def test_c_summary_equals_the_numpy_reference(seed):
     """summarize (csrc/tasks/ranks_summary.c) gives the same Summary bit for bit as its numpy
     reference summarize_np: every rank of random placements, clusters and single tasks, pinned
     tasks (in blocks and block-less), edge degrees 1-3, unknown far ends, stale records of
-    ends said to be here, zero bytes, empty ranks; ids not sorted fall back to the reference."""
+    ends said to be here, zero bytes, empty ranks, clusters with hundreds of edge ends; ids
+    not sorted fall back to the reference."""
     from wpart.tasks._summary import summarize_np
 
     P = 5
@@ -433,3 +434,8 @@ def test_c_summary_equals_the_numpy_reference(seed):
     d = max(ds, key=lambda x: x.gid.size).copy()
     d.gid = d.gid[::-1].copy()  # not sorted: the reference's answer
     _same_summary(summarize(d, 1.0), summarize_np(d, 1.0))
+    # clusters with many edge ends (two or three big blocks: the ends' sort, not by insertion)
+    big = G.gemma_like(m=3, n_tasks=240, n_blocks=2 + seed % 2, seed=seed,
+                       comm_degree=3.0 + seed % 3)
+    for d in split_problem(big, rng.integers(0, 3, big.n_tasks).astype(np.int32), None):
+        _same_summary(summarize(d, 0.5), summarize_np(d, 0.5))

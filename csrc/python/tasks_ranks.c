@@ -437,6 +437,9 @@ static int cols_new(npy_intp n, npy_intp m, npy_intp nb, PyArrayObject *o[N_COLS
         ptr[i] = PyArray_DATA(o[i]);
     }
     cols_point(c, ptr);
+    c->n = n; /* the room; the core sets the sizes it fills */
+    c->m = m;
+    c->n_blocks = nb;
     return 0;
 }
 

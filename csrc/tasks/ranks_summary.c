@@ -5,7 +5,7 @@
  * pinned flag, and per cluster the bytes it sends to and receives from each rank it talks to.
  * Every sum is taken in the reference's order (tasks, then edges, in their record order), so
  * the numbers are the same bit for bit. One pass over the records and a sort of the cluster
- * ends of the edges: a short call, it does not poll the stop hook.
+ * ends of the edges (by counting): a short call, it does not poll the stop hook.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -31,10 +31,10 @@ wpart_status_t wpart_tasks_ranks_summarize(const wpart_tasks_rank_sum_in_t *in,
                                            wpart_tasks_rank_sum_out_t *out)
 {
     wpart_status_t st = WPART_OK;
-    int64_t *key = NULL, *ubp = NULL, *inv = NULL, *grp = NULL;
+    int64_t *key = NULL, *ubp = NULL, *inv = NULL, *grp = NULL, *pos = NULL, *cnt = NULL;
     double *eb = NULL;
     uint8_t *pm = NULL;
-    sum_end_t *ends = NULL;
+    sum_end_t *ends = NULL, *sorted = NULL;
     if (in == NULL || out == NULL) WPART_FAIL(WPART_EINVAL, "summary input or output is NULL");
     const int64_t K = in->n, m = in->m;
     if (K < 0 || m < 0 || in->n_blocks < 0 || in->n_pinned < 0)
@@ -50,9 +50,12 @@ wpart_status_t wpart_tasks_ranks_summarize(const wpart_tasks_rank_sum_in_t *in,
     inv = wpart_i_malloc(K + 1, sizeof(int64_t));
     pm = wpart_i_calloc(K + 1, 1);
     ends = wpart_i_malloc(2 * m + 1, sizeof(sum_end_t));
+    sorted = wpart_i_malloc(2 * m + 1, sizeof(sum_end_t));
+    pos = wpart_i_malloc(2 * m + 1, sizeof(int64_t));
+    cnt = wpart_i_malloc(K + 2, sizeof(int64_t));
     grp = wpart_i_malloc(2 * m + 1, sizeof(int64_t));
     eb = wpart_i_malloc(2 * m + 1, sizeof(double));
-    if (!key || !ubp || !inv || !pm || !ends || !grp || !eb)
+    if (!key || !ubp || !inv || !pm || !ends || !grp || !eb || !sorted || !pos || !cnt)
         WPART_FAIL(WPART_ENOMEM, "out of memory for a rank summary");
     /* clusters: a block's movable tasks (-2 - block), a block's pinned tasks and the
      * block-less pinned tasks (pseudo ids below base), every other task alone (its id) */
@@ -93,10 +96,13 @@ wpart_status_t wpart_tasks_ranks_summarize(const wpart_tasks_rank_sum_in_t *in,
      * numbered as the reference lists them: every sent end, then every received end, each
      * in edge order */
     int64_t n_end = 0;
+    for (int64_t e = 0; e < m; e++) { /* where each edge's ends are among the tasks here */
+        pos[2 * e] = K ? wpart_tasks_i_find_sorted(in->gid, K, in->esrc[e]) : -1;
+        pos[2 * e + 1] = K ? wpart_tasks_i_find_sorted(in->gid, K, in->edst[e]) : -1;
+    }
     for (int pass = 0; pass < 2; pass++) {
         for (int64_t e = 0; e < m; e++) {
-            int64_t ps = K ? wpart_tasks_i_find_sorted(in->gid, K, in->esrc[e]) : -1;
-            int64_t pd = K ? wpart_tasks_i_find_sorted(in->gid, K, in->edst[e]) : -1;
+            int64_t ps = pos[2 * e], pd = pos[2 * e + 1];
             int64_t cs = ps >= 0 ? inv[ps] : -1, cd = pd >= 0 ? inv[pd] : -1;
             int inner = ps >= 0 && pd >= 0 && cs == cd;
             double b = in->ebytes[e];
@@ -113,7 +119,28 @@ wpart_status_t wpart_tasks_ranks_summarize(const wpart_tasks_rank_sum_in_t *in,
             }
         }
     }
-    qsort(ends, (size_t)n_end, sizeof(sum_end_t), cmp_end);
+    /* the ends by (cluster, far rank, place): a counting sort by cluster (stable), then an
+     * insertion sort by rank within each cluster (stable: places stay ascending) */
+    for (int64_t c = 0; c <= n; c++) cnt[c] = 0;
+    for (int64_t j = 0; j < n_end; j++) cnt[ends[j].c + 1]++;
+    for (int64_t c = 0; c < n; c++) cnt[c + 1] += cnt[c];
+    for (int64_t j = 0; j < n_end; j++) sorted[cnt[ends[j].c]++] = ends[j];
+    for (int64_t c = 0, lo = 0; c < n; lo = cnt[c++]) { /* cnt[c]: the end of cluster c */
+        if (cnt[c] - lo > 32) { /* many ends: a sort, not quadratic */
+            qsort(sorted + lo, (size_t)(cnt[c] - lo), sizeof(sum_end_t), cmp_end);
+            continue;
+        }
+        for (int64_t j = lo + 1; j < cnt[c]; j++) {
+            sum_end_t x = sorted[j];
+            int64_t k = j;
+            while (k > lo && sorted[k - 1].r > x.r) {
+                sorted[k] = sorted[k - 1];
+                k--;
+            }
+            sorted[k] = x;
+        }
+    }
+    memcpy(ends, sorted, (size_t)n_end * sizeof(sum_end_t));
     int64_t np_ = 0;
     for (int64_t c = 0; c <= n; c++) out->cptr[c] = 0;
     for (int64_t j = 0; j < n_end; j++) {
@@ -143,6 +170,9 @@ cleanup:
     free(inv);
     free(pm);
     free(ends);
+    free(sorted);
+    free(pos);
+    free(cnt);
     free(grp);
     free(eb);
     return st;

@@ -190,9 +190,11 @@ class RankData:
             nf, nu, common, out, cols = _core.tasks_ranks_swap(
                 self._cols(), np.ascontiguousarray(gids.ravel()), -1 if to is None else int(to),
                 other._cols(), int(self.rank), bool(keep_moved or self.ents))
-        except WpartError:  # records the C call does not take: the references
-            moved = self.extract_np(gids, to)
-            self.insert_np(other)
+        except WpartError:  # records the C call does not take: the references (on a copy,
+            t = self.copy()   # so that an error leaves this rank unchanged)
+            moved = t.extract_np(gids, to)
+            t.insert_np(other)
+            self.__dict__.update(t.__dict__)
             return moved if keep_moved else None
         if nf != nu:
             missing = np.setdiff1d(gids, self.gid)

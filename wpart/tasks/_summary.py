@@ -193,7 +193,7 @@ def summarize(d: RankData, work: float, per_task: bool = False, version: int = 0
     :func:`summarize_np` is the numpy reference (the same arrays bit for bit), also the
     fallback for records whose dtypes or order the C call does not take."""
     c = np.ascontiguousarray
-    esr, edr = d._eranks()
+    esr, edr = d._cols()[10:12]  # (not copied: the C call only reads them)
     try:
         key, load, fp, wk, blk, pin, cself, cptr, crank, cout, cin, bsel = \
             _core.tasks_ranks_summarize(
