@@ -341,14 +341,10 @@ wpart_status_t wpart_i_rect_polish(const wpart_rg_csr_t *A, const wpart_rg_csr_t
             memcpy(best[1], C, (size_t)(Q + 1) * sizeof(int64_t));
         }
         if ((step & 15) == 15) {
-            st = wpart_i_poll(control, t0, (double)steps, (double)(max_iter + 1));
-            if (st != WPART_OK) {
-                if (st == WPART_ECANCELLED && rg_time_up(control, t0)) {
-                    st = WPART_OK;
-                    *timed_out = 1;
-                    break;
-                }
-                goto cleanup;
+            WPART_CHECK(rg_poll_limit(control, t0, (double)steps, (double)(max_iter + 1),
+                                      timed_out));
+            if (*timed_out) {
+                break;
             }
         }
     }
@@ -493,14 +489,12 @@ static int64_t rk_sgo(rp_t *s, const double *const pref[2], int64_t max_iter, do
             break;
         }
         if ((m & 15) == 0) {
-            *st = wpart_i_poll(control, t0, 0.0, 1.0);
+            *st = rg_poll_limit(control, t0, 0.0, 1.0, timed_out);
             if (*st != WPART_OK) {
-                if (*st == WPART_ECANCELLED && rg_time_up(control, t0)) {
-                    *st = WPART_OK;
-                    *timed_out = 1;
-                    break;
-                }
                 return -1;
+            }
+            if (*timed_out) {
+                break;
             }
         }
     }

@@ -53,6 +53,20 @@ int wpart_i_sgo_step(double *const pi[2], double *const rs[2], const int64_t K[2
                      double mx, double best, double *pbest, int64_t *pbest_m);
 
 #ifdef WPART_RECT_GRID_I_H
+/* The poll of a long loop (wpart_i_poll): WPART_OK to go on, also when the time limit struck
+ * (then *timed_out = 1: the loop stops with its best so far); any other status (Ctrl-C, a
+ * progress callback's stop) is the caller's to return. */
+static inline wpart_status_t rg_poll_limit(const wpart_control_t *ctl, double t0, double done,
+                                           double total, int32_t *timed_out)
+{
+    wpart_status_t st = wpart_i_poll(ctl, t0, done, total);
+    if (st == WPART_ECANCELLED && rg_time_up(ctl, t0)) {
+        *timed_out = 1;
+        return WPART_OK;
+    }
+    return st;
+}
+
 /* The same on an open context (rect_grid_i.h: its CSC, line sums and scratch; g's best and
  * current grids are overwritten), the time limit counted from t0. sgo_iters: the SGO's
  * iterations at most; max_half: the half-sweeps' cap; lower: a proven lower bound (0: none);

@@ -146,14 +146,9 @@ wpart_status_t wpart_spatial_rect_sgo(const wpart_rg_csr_t *A, int64_t P, int64_
             break;
         }
         if ((m & 15) == 0) {
-            st = wpart_i_poll(control, t0, (double)m, (double)max_iter);
-            if (st != WPART_OK) {
-                if (st == WPART_ECANCELLED && rg_time_up(control, t0)) {
-                    st = WPART_OK;
-                    *timed_out = 1;
-                    break;
-                }
-                goto cleanup;
+            WPART_CHECK(rg_poll_limit(control, t0, (double)m, (double)max_iter, timed_out));
+            if (*timed_out) {
+                break;
             }
         }
     }

@@ -4,6 +4,8 @@
  * Partitioning", ACM JEA 2022. See rect_grid.h. */
 #include "rect_grid_i.h"
 
+#include "rect_polish.h"
+
 typedef struct {
     const wpart_rg_csr_t *A;
     int64_t N, P;
@@ -215,14 +217,9 @@ static wpart_status_t rg_sym_pal(rg_sym_t *y, int bounded, const wpart_control_t
         } else {
             lo = y->integral ? mid + 1 : mid;
         }
-        st = wpart_i_poll(ctl, t0, (double)it, 64.0);
-        if (st != WPART_OK) {
-            if (st == WPART_ECANCELLED && rg_time_up(ctl, t0)) {
-                st = WPART_OK;
-                *timed_out = 1;
-                break;
-            }
-            goto cleanup;
+        WPART_CHECK(rg_poll_limit(ctl, t0, (double)it, 64.0, timed_out));
+        if (*timed_out) {
+            break;
         }
     }
 cleanup:
@@ -410,14 +407,9 @@ wpart_status_t wpart_spatial_rect_sym(const wpart_rg_csr_t *A, int64_t P, int va
             if (*timed_out || !moved) {
                 break;
             }
-            st = wpart_i_poll(control, t0, (double)it, (double)max_iter);
-            if (st != WPART_OK) {
-                if (st == WPART_ECANCELLED && rg_time_up(control, t0)) {
-                    st = WPART_OK;
-                    *timed_out = 1;
-                    break;
-                }
-                goto cleanup;
+            WPART_CHECK(rg_poll_limit(control, t0, (double)it, (double)max_iter, timed_out));
+            if (*timed_out) {
+                break;
             }
         }
         memcpy(cuts, c, (size_t)(P + 1) * sizeof(int64_t));
@@ -466,14 +458,9 @@ wpart_status_t wpart_spatial_rect_sym(const wpart_rg_csr_t *A, int64_t P, int va
             best = v;
             memcpy(cuts, c, (size_t)(P + 1) * sizeof(int64_t));
         }
-        st = wpart_i_poll(control, t0, (double)it, (double)max_iter);
-        if (st != WPART_OK) {
-            if (st == WPART_ECANCELLED && rg_time_up(control, t0)) {
-                st = WPART_OK;
-                *timed_out = 1;
-                break;
-            }
-            goto cleanup;
+        WPART_CHECK(rg_poll_limit(control, t0, (double)it, (double)max_iter, timed_out));
+        if (*timed_out) {
+            break;
         }
     }
     *value = rg_sym_value(&y, cuts);
