@@ -139,7 +139,7 @@ def test_gemma_like_quality_matches_serial_engine():
     b = balance(prob, backend="ranks", delta=1e-9)
     assert b.max_work <= a.max_work * 1.02
     m = b.stats["messages"]
-    # no all-gather: per rank and round one allreduce of three numbers (the final pass: two);
+    # no all-gather: per rank and round one allreduce of four numbers (the final pass: two);
     # every proposal goes to its target only and is answered (ACCEPT or REFRESH)
     rounds = sum(d["rounds"] for d in b.stats["schedule"]["rounds"])
     assert "ALLGATHER" not in m and "POINT" not in m
@@ -148,7 +148,8 @@ def test_gemma_like_quality_matches_serial_engine():
     from wpart.tasks._ranks import RankParams
 
     prm = RankParams(prob.m, (1.0, 0.0, 0.0, 1e-9, True))
-    assert all(d["rounds"] <= prm.max_rounds + prm.final_rounds
+    assert prm.track_drop and prm.round_limit(False) == prm.max_rounds_comm
+    assert all(d["rounds"] <= prm.round_limit(False) + prm.final_rounds
                for d in b.stats["schedule"]["rounds"])  # bounded
     assert m["GIVE"] == m["GIVE_BACK"] == b.stats["n_exchanges"]
     assert m["RELEASE"] == m["LOCK_GRANT"]  # a locked pair ends with RELEASE
@@ -420,6 +421,32 @@ def test_rounds_end_when_w_max_stalls():
     prm.stall_tol = None
     rk.final = False
     assert not stalled(rk, red(1.4), 3, prm)
+    # with beta, gamma or delta (track_drop): a pair of the round before that lowered its
+    # total W keeps the rounds going, and it takes `stall_patience` rounds in a row with
+    # neither W_max nor a pair's total falling to end them
+    prm = SimpleNamespace(stall_tol=1e-6, track_drop=True, stall_drop_tol=1e-6,
+                          stall_patience=2)
+    rk = SimpleNamespace(final=False, last_wmax=None)
+    red4 = lambda w, drop: np.array([w, -0.1, 3.0, drop])  # noqa: E731
+    assert not stalled(rk, red4(2.0, 0.0), 0, prm)
+    assert not stalled(rk, red4(2.0, 0.01), 1, prm)  # W_max flat, a pair's total fell
+    assert not stalled(rk, red4(2.0, 1e-7), 2, prm)  # neither: the first such round
+    assert stalled(rk, red4(2.0, 0.0), 3, prm)  # the second in a row
+    assert not stalled(rk, red4(2.0, 0.0), 0, prm)  # a new iteration starts the count again
+    assert not stalled(rk, red4(2.0, 0.0), 1, prm)
+    assert not stalled(rk, red4(1.9, 0.0), 2, prm)  # W_max fell: the count starts again
+    assert not stalled(rk, red4(1.9, 0.0), 3, prm)
+    assert stalled(rk, red4(1.9, 0.0), 4, prm)
+    from wpart.tasks._ranks import RankParams
+
+    for co, tracked in (((1.0, 0.0, 0.0, 0.0, True), False), ((1.0, 0.5, 0.0, 0.0, True), True),
+                        ((1.0, 0.0, 0.1, 0.0, True), True), ((1.0, 0.0, 0.0, 0.1, True), True)):
+        rp = RankParams(8, co)
+        assert rp.track_drop == tracked
+        assert rp.round_limit(False) == (rp.max_rounds_comm if tracked else rp.max_rounds)
+        assert rp.round_limit(True) == rp.final_rounds
+        rp.stall_drop_tol = None
+        assert not rp.track_drop
     # the heavier proposer's edge wins over a lighter one's larger gain
     pos = np.arange(4)
     e = edge_keys(0, [], [(1, (0.0, 2.0), 0.1), (2, (0.0, 1.0), 0.5)], pos)

@@ -36,12 +36,13 @@ def rounds_stage_mpi(ch, rk, prm, pos, trial: int, it: int, limit: int | None = 
                               f"{trial} iteration {it} round {rnd}")
 
     if limit is None:
-        limit = prm.final_rounds if final else prm.max_rounds
+        limit = prm.round_limit(final)
     while rnd < limit:
         where = f"round {rnd} of iteration {it}"
         props = rk.proposals()
         w = rk.current_work()
-        red = ch.allreduce_vec(round_scalars(w, len(props)), "max", f"the allreduce of {where}")
+        red = ch.allreduce_vec(round_scalars(w, len(props), rk.take_drop()), "max",
+                               f"the allreduce of {where}")
         if final:
             ext = ch.allreduce_vec(extremes(w, me, red, P), "max",
                                    f"the extremes of {where}")
@@ -89,8 +90,8 @@ def rounds_stage_mpi(ch, rk, prm, pos, trial: int, it: int, limit: int | None = 
             rnd += 1
             continue
         if hs.edges[q][1] != me:  # the proposer locks this rank: send the records, apply its answer
-            ch.send(q, "TURN", ("LOCK_GRANT", trial, it, rnd, rk.serve(q, ("LOCK_REQ", 0.0))[1]),
-                    "LOCK_GRANT")
+            ch.send(q, "TURN", ("LOCK_GRANT", trial, it, rnd, rk.serve(q, ("LOCK_REQ", 0.0))[1],
+                                rk.pair_work()), "LOCK_GRANT")
             while True:  # GIVE (answered GIVE_BACK) until RELEASE
                 _, _, m = ch.recv(q, ("TURN",), f"the answer of rank {q} to LOCK_GRANT "
                                   f"({where})", blame=q)
@@ -98,7 +99,7 @@ def rounds_stage_mpi(ch, rk, prm, pos, trial: int, it: int, limit: int | None = 
                 if m[0] == "RELEASE":
                     break
                 ans = rk.serve(q, ("GIVE", m[4], m[5]))
-                ch.send(q, "TURN", (ans[0], trial, it, rnd, ans[1]), ans[0])
+                ch.send(q, "TURN", (ans[0], trial, it, rnd, ans[1], rk.pair_work()), ans[0])
         else:
             _, _, m = ch.recv(q, ("TURN",), f"LOCK_GRANT of rank {q} ({where})", blame=q)
             check(q, m, ("LOCK_GRANT",))
@@ -110,7 +111,7 @@ def rounds_stage_mpi(ch, rk, prm, pos, trial: int, it: int, limit: int | None = 
                 _, _, a = ch.recv(dst, ("TURN",), f"the answer of rank {dst} to {msg[0]} "
                                   f"({where})", blame=dst)
                 check(dst, a, ("GIVE_BACK",))
-                return (a[0], a[4])
-            moved += rk.exchange(q, m[4], request)
+                return (a[0], a[4], a[5])
+            moved += rk.exchange(q, m[4], request, m[5])
         rnd += 1
     return moved

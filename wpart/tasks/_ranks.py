@@ -19,7 +19,8 @@ decides every exchange:
 Two transfer protocols (``RankParams.protocol``), neither depending on message timing, so that
 the same seed gives the same assignment in-process (:func:`run_ranks`) and over MPI:
 
-* ``"rounds"`` (default): at most ``max_rounds`` (12) rounds per iteration of disjoint
+* ``"rounds"`` (default): at most ``max_rounds`` (12; 96 with beta, gamma or delta > 0,
+  while pairs still cut their bytes) rounds per iteration of disjoint
   pairs exchanging at the same time, chosen by a locally dominant matching of the ranks'
   proposals, which go to their targets only (:mod:`wpart.tasks._rounds`,
   :mod:`wpart.tasks._mpi_rounds`), with bounded gossip (:meth:`RankData.bounded_summary`,
@@ -42,13 +43,14 @@ the pairs and the concurrency, serial over critical-path seconds).
 from __future__ import annotations
 from .._errors import WpartError, WpartRuntimeError
 
+import math
 import time
 
 import numpy as np
 
 from .. import _core
 from ._rankdata import RankData, member, pair_problem, split_problem
-from ._summary import CROSS_PAIRS, Summary, estimate_problem
+from ._summary import CROSS_PAIRS, Summary, estimate_peers, estimate_problem
 from ._rounds import positions, rounds_stage
 
 __all__ = ["RankParams", "RankProcess", "run_ranks"]
@@ -107,6 +109,20 @@ class RankParams:
         self.max_rounds = 12
         #: see :attr:`max_rounds` (None: every iteration runs its `max_rounds`)
         self.stall_tol = 1e-6
+        #: rounds protocol, with communication, on-rank bytes or homing weighted (beta, gamma
+        #: or delta > 0): a round whose W_max did not fall still does not end the iteration
+        #: while a pair of the round before lowered its total W (the two ranks' W together) by
+        #: more than this fraction of W_max: lighter ranks cutting their bytes is what lets
+        #: W_max fall again later (None: W_max alone decides)
+        self.stall_drop_tol = 1e-6
+        #: with :attr:`stall_drop_tol` in use: rounds in a row with neither W_max nor any
+        #: pair's total W falling that end the iteration (exchanges that even out load at
+        #: the price of some bytes come between the ones that cut bytes)
+        self.stall_patience = 3
+        #: rounds of an iteration at most when :attr:`track_drop` (instead of
+        #: :attr:`max_rounds`): on bench_mpi part (6) with beta, W_max and the pairs' total W
+        #: still fell after 50 rounds at P = 64
+        self.max_rounds_comm = 96
         #: handshakes of a round's matching at most (:class:`~wpart.tasks._rounds.Handshake`)
         self.handshakes = 8
         #: rounds protocol: after the last iteration, a pass of the same rounds in which a
@@ -135,6 +151,19 @@ class RankParams:
         #: rounds protocol: a proposal that lowers no excess must gain more than this
         #: fraction of the proposer's W (smaller gains only add rounds of a few pairs)
         self.propose_tol = 1e-5
+
+    @property
+    def track_drop(self) -> bool:
+        """Whether the ranks report their pairs' drop of total W (:attr:`stall_drop_tol`)."""
+        return bool(self.protocol == "rounds" and self.stall_drop_tol is not None
+                    and any(float(x) > 0 for x in self.coeffs[1:4]))
+
+    def round_limit(self, final: bool) -> int:
+        """Rounds of a stage at most: :attr:`final_rounds` in the final pass, else
+        :attr:`max_rounds_comm` when :attr:`track_drop`, else :attr:`max_rounds`."""
+        if final:
+            return self.final_rounds
+        return self.max_rounds_comm if self.track_drop else self.max_rounds
 
     def step_args(self, final: bool = False) -> tuple:
         if final and self.singles == 0:
@@ -176,6 +205,9 @@ class RankProcess:
         self.peer_w: dict = {}
         #: the W_max of the last round's allreduce (rounds protocol, :func:`_rounds.stalled`)
         self.last_wmax = None
+        #: how much the exchanges this rank proposed since the last allreduce lowered their
+        #: pair's total W, at most (rounds protocol, :attr:`RankParams.track_drop`)
+        self.pair_drop = 0.0
 
     # ------------------------------------------------------------------ evaluation
     def work(self) -> float:
@@ -349,25 +381,24 @@ class RankProcess:
             return [(q, -d, 0.0, cand[q][1]) for d, q in fin[:self.prm.offers]]
         out = []
         w = abs(self.current_work())
-        fast = None
-        for q in sorted(self.known):
-            if q == self.rank or q in self.tried:
-                continue
-            s = self.known[q]
-            if self.futile.get(q) == (self.version, s.version):
-                continue  # the exact step found nothing with these task sets
-            hit = self._est.get(q)
-            if hit is None or hit[0] != self.version or hit[1] is not s:
-                if fast is None:
-                    mine = self.own_summary()
-                    fast = (self.prm.c_estimate, mine, mine.c_fields(),
-                            self.prm.step_args(self.final))
-                if fast[0]:  # the C estimate, without the ids given and taken
-                    found, dexc, gain = self._estimate(s, fast[1], fast[2], fast[3])
-                else:
-                    found, dexc, gain, _, _ = self._best(s, fast[1])
-                hit = (self.version, s, found, dexc, gain)
-                self._est[q] = hit
+        known, est, v = self.known, self._est, self.version
+        # (a futile pair: the exact step found nothing with these task sets)
+        peers = [q for q in sorted(known) if q != self.rank and q not in self.tried
+                 and self.futile.get(q) != (v, known[q].version)]
+        miss = [q for q in peers if q not in est or est[q][0] != v or est[q][1] is not known[q]]
+        if miss:
+            mine = self.own_summary()
+            if self.prm.c_estimate:  # every estimate in one C call, without the ids
+                self.n_evals += len(miss)
+                res = estimate_peers(mine, [known[q] for q in miss], self.prm.coeffs,
+                                     self.prm.step_args(self.final), self.prm.per_rank_estimate,
+                                     self.prm.estimate_fallback)
+            else:
+                res = [self._best(known[q], mine)[:3] for q in miss]
+            for q, (found, dexc, gain) in zip(miss, res):
+                est[q] = (v, known[q], bool(found), dexc, gain)
+        for q in peers:
+            hit = est[q]
             if hit[2] and (hit[3] > 0 or hit[4] > self.prm.propose_tol * w):
                 out.append((-hit[3], -hit[4], q))
         out.sort()
@@ -399,14 +430,27 @@ class RankProcess:
                 self.current_work(), per_task=not self.prm.compress, version=self.version))
         return self._mine[1]
 
-    def exchange(self, q: int, peer: RankData, request) -> int:
+    def pair_work(self) -> float | None:
+        """This rank's W as it answers ``LOCK_GRANT`` and ``GIVE_BACK`` in the rounds
+        protocol (None unless :attr:`RankParams.track_drop`)."""
+        return self.current_work() if self.prm.track_drop else None
+
+    def take_drop(self) -> float:
+        """:attr:`pair_drop` for this round's allreduce, reset for the next round."""
+        d, self.pair_drop = self.pair_drop, 0.0
+        return d
+
+    def exchange(self, q: int, peer: RankData, request, w_peer: float | None = None) -> int:
         """The proposer's side of one granted pair: exact FindBestCCM on the pair, ``GIVE``
-        (``request(q, message)`` returns the answer ``GIVE_BACK``) and again, at most
-        ``prm.pair_steps`` exchanges while one pays, then ``RELEASE``. `peer` is the target's
-        records (``LOCK_GRANT``), updated here as the target updates its own. A pair in which
-        no exchange pays is not proposed again in the iteration; one cut short by
-        ``pair_steps`` may be matched again in a later round."""
+        (``request(q, message)`` returns the answer ``GIVE_BACK``, with the target's W after
+        it as a third item when `w_peer`, its W at ``LOCK_GRANT``, is given) and again, at
+        most ``prm.pair_steps`` exchanges while one pays, then ``RELEASE``. `peer` is the
+        target's records (``LOCK_GRANT``), updated here as the target updates its own. A pair
+        in which no exchange pays is not proposed again in the iteration; one cut short by
+        ``pair_steps`` may be matched again in a later round. With `w_peer`, the drop of the
+        pair's total W goes into :attr:`pair_drop`."""
         moved = 0
+        before = None if w_peer is None else self.current_work() + w_peer
         steps = self.prm.final_pair_steps if self.final else self.prm.pair_steps
         for step in range(steps):
             found, _, _, give, take = self._best(peer)
@@ -415,17 +459,21 @@ class RankProcess:
                 if not self.final and q in self.known:  # and later, while neither changes
                     self.futile[q] = (self.version, self.known[q].version)
                 break
-            recs = self.data.extract(give, to=q)
-            kind, back = request(q, ("GIVE", recs, take))
+            recs = self.data.records_of(give, to=q)  # they leave with the answer
+            ans = request(q, ("GIVE", recs, take))
+            kind, back = ans[0], ans[1]
             if kind != "GIVE_BACK":
                 raise WpartRuntimeError(f"rank {self.rank}: expected GIVE_BACK from {q}, "
                                         f"got {kind}")
-            self.data.insert(back)
+            self.data.swap(give, q, back)  # extract(give, to=q), insert(back): one C call
             if step + 1 < steps:  # the peer's records for the next step
-                peer.extract(take)
-                peer.insert(recs)
+                peer.swap(take, None, recs)
             self.version += 1
             moved += 1
+            if before is not None and len(ans) > 2 and ans[2] is not None:
+                drop = before - (self.current_work() + float(ans[2]))
+                if math.isfinite(drop) and drop > self.pair_drop:
+                    self.pair_drop = drop
         request(q, ("RELEASE",))
         return moved
 
@@ -469,11 +517,10 @@ class RankProcess:
         """Answer a peer's message (the lock holder's side); None when no answer is due."""
         kind = msg[0]
         if kind == "LOCK_REQ":
-            return ("LOCK_GRANT", self.data.copy())
+            return ("LOCK_GRANT", self.data.snapshot())
         if kind == "GIVE":
             _, recs, take = msg
-            back = self.data.extract(take, to=src)
-            self.data.insert(recs)
+            back = self.data.swap(take, src, recs, keep_moved=True)
             self.version += 1
             return ("GIVE_BACK", back)
         if kind == "RELEASE":

@@ -5,11 +5,13 @@ Every round of an iteration (after the bounded gossip of the inform stage):
 1. every rank computes its proposals from its own tasks and the summaries it keeps
    (:meth:`~wpart.tasks._ranks.RankProcess.proposals`): up to ``offers`` peers whose best
    cluster exchange pays as estimated from the two ranks' summaries;
-2. one allreduce of three numbers (:func:`round_scalars`: the largest W, minus the smallest
-   W, the largest number of proposals of a rank): a round in which no rank proposes ends the
-   stage; in the final pass, so does a round in which W_max - W_min is within ``final_tol``
-   of W_max; in an iteration, so does a round (after its first) whose W_max is not below the
-   round before's (:func:`stalled`);
+2. one allreduce of four numbers (:func:`round_scalars`: the largest W, minus the smallest
+   W, the largest number of proposals of a rank, the largest drop of a pair's total W in the
+   round before): a round in which no rank proposes ends the stage; in the final pass, so
+   does a round in which W_max - W_min is within ``final_tol`` of W_max; in an iteration, so
+   does a round (after its first) whose W_max is not below the round before's
+   (:func:`stalled`; with beta, gamma or delta > 0, only the ``stall_patience``-th such
+   round in a row in which no pair lowered its total W either);
 3. every rank sends its proposals to their targets only (``PROPOSE``: its W, the estimated
    excess reduction and gain, the version of the target's summary it used); a target answers
    each one (``ACCEPT``, or ``REFRESH`` with its current summary when the proposal was made on
@@ -29,8 +31,9 @@ Every round of an iteration (after the bounded gossip of the inform stage):
    ``GIVE_BACK``), again while an exchange pays (at most ``pair_steps`` in a round), then
    ``RELEASE``.
 
-An iteration runs at most ``max_rounds`` rounds (the final pass ``final_rounds``), so the
-rounds per iteration do not grow with the number of ranks, and a rank sends messages only to
+An iteration runs at most ``max_rounds`` rounds (``max_rounds_comm`` with beta, gamma or
+delta > 0; the final pass ``final_rounds``), so the rounds per iteration do not grow with the
+number of ranks, and a rank sends messages only to
 its proposal targets, to the ranks that proposed to it and to its partner: no step's bytes per
 rank grow with P (the allreduce: ``ceil(log2 P)`` messages of three numbers).
 
@@ -66,9 +69,11 @@ def positions(order) -> np.ndarray:
     return pos
 
 
-def round_scalars(w: float, n_props: int) -> np.ndarray:
-    """This rank's entry of the round's max-allreduce: ``[W, -W, proposals]``."""
-    return np.array([w, -w, float(n_props)], np.float64)
+def round_scalars(w: float, n_props: int, drop: float = 0.0) -> np.ndarray:
+    """This rank's entry of the round's max-allreduce: ``[W, -W, proposals, drop]`` (`drop`:
+    how much the exchanges this rank made in the round before lowered its pair's total W,
+    :attr:`~wpart.tasks._ranks.RankProcess.pair_drop`)."""
+    return np.array([w, -w, float(n_props), float(drop)], np.float64)
 
 
 def extremes(w: float, me: int, red: np.ndarray, P: int) -> np.ndarray:
@@ -100,13 +105,26 @@ def _prio(x) -> tuple:
 
 def stalled(rk, red, rnd: int, prm) -> bool:
     """Whether the round's allreduce `red` ends the iteration's rounds because the round
-    before did not lower W_max (by more than ``prm.stall_tol`` of it; never in the first
-    round of an iteration nor in the final pass). Every rank calls it once per round (it
-    keeps the last W_max, ``rk.last_wmax``), so every rank stops at the same round."""
+    before did not lower W_max (by more than ``prm.stall_tol`` of it) and no pair of it lowered
+    its total W (the two ranks' W together: communication, on-rank bytes and homing cut) by
+    more than ``prm.stall_drop_tol`` of W_max (``red[3]``; never in the first round of an
+    iteration nor in the final pass). Every rank calls it once per round (it keeps the last
+    W_max, ``rk.last_wmax``), so every rank stops at the same round."""
     if rk.final or prm.stall_tol is None:
         return False
     last, rk.last_wmax = rk.last_wmax, float(red[0])
-    return bool(rnd >= 1 and last is not None and float(red[0]) >= last - prm.stall_tol * abs(last))
+    if rnd == 0:
+        rk.stalls = 0
+    if not (rnd >= 1 and last is not None and float(red[0]) >= last - prm.stall_tol * abs(last)):
+        rk.stalls = 0
+        return False
+    if not getattr(prm, "track_drop", False):
+        return True
+    if float(red[3]) > prm.stall_drop_tol * abs(float(red[0])):
+        rk.stalls = 0
+        return False
+    rk.stalls = getattr(rk, "stalls", 0) + 1
+    return bool(rk.stalls >= prm.stall_patience)
 
 
 def edge_keys(me: int, out: list, inc: list, pos) -> dict:
@@ -184,8 +202,8 @@ def rounds_stage(ranks: list, prm, pos, trial: int, it: int, count, late=None,
     """One iteration's transfer stage with every rank in this process (direct calls).
 
     `count(kind, n, nbytes, sender)` records the messages; `late()` is checked before every
-    round (True: stop). At most `limit` rounds (default ``prm.max_rounds``, in the final pass
-    ``prm.final_rounds``). Returns ``moved``, ``rounds``, ``serial_s``, ``critical_path_s``
+    round (True: stop). At most `limit` rounds (default ``prm.round_limit(final)``). Returns
+    ``moved``, ``rounds``, ``serial_s``, ``critical_path_s``
     (the schedule model, in CPU seconds of this thread without the counting of bytes: between
     two rounds' allreduces, every rank runs its pair step of the round, if any, then computes
     its proposals for the next, all in parallel; the allreduce waits for the slowest rank),
@@ -201,7 +219,7 @@ def rounds_stage(ranks: list, prm, pos, trial: int, it: int, count, late=None,
     stopped = False
     rnd = 0
     if limit is None:
-        limit = prm.final_rounds if final else prm.max_rounds
+        limit = prm.round_limit(final)
     spent = [0.0]  # CPU seconds of counting bytes (pickling), left out of the schedule
     busy = np.zeros(P)  # per rank, its pair step of the round before (0: none)
 
@@ -221,9 +239,10 @@ def rounds_stage(ranks: list, prm, pos, trial: int, it: int, count, late=None,
             props.append(rk.proposals())
             ws.append(rk.current_work())
             t_prop[rk.rank] = time.thread_time() - t0
-        red = np.max([round_scalars(ws[r], len(props[r])) for r in range(P)], axis=0)
+        red = np.max([round_scalars(ws[r], len(props[r]), ranks[r].take_drop())
+                      for r in range(P)], axis=0)
         for r in range(P):
-            count("ALLREDUCE", 1, allreduce_bytes(P, 3) if cb else 0, r)
+            count("ALLREDUCE", 1, allreduce_bytes(P, red.size) if cb else 0, r)
         if final:  # which ranks are the heaviest and the lightest (for the next round)
             ext = np.max([extremes(ws[r], r, red, P) for r in range(P)], axis=0)
             for rk in ranks:
@@ -266,15 +285,17 @@ def rounds_stage(ranks: list, prm, pos, trial: int, it: int, count, late=None,
         for r, q in pairs:
             t0, s0 = time.thread_time(), spent[0]
             peer = ranks[q].serve(r, ("LOCK_REQ", 0.0))[1]
-            msg("LOCK_GRANT", q, peer)
+            w_q = ranks[q].pair_work()
+            msg("LOCK_GRANT", q, peer, w_q)
 
             def request(dst, m, _r=r):
                 msg(m[0], _r, *m[1:])
                 ans = ranks[dst].serve(_r, m)
                 if ans is not None:
-                    msg(ans[0], dst, ans[1])
+                    ans = (*ans, ranks[dst].pair_work())
+                    msg(ans[0], dst, *ans[1:])
                 return ans
-            moved += ranks[r].exchange(q, peer, request)
+            moved += ranks[r].exchange(q, peer, request, w_q)
             dts.append(time.thread_time() - t0 - (spent[0] - s0))
             busy[r] = busy[q] = dts[-1]
         s_r = float(t_prop.sum()) + sum(dts)
