@@ -110,19 +110,3 @@ def test_a_former_name_in_a_list_is_an_engine_start():
     with pytest.raises(wpart.WpartValueError, match=r"`starts` has an unknown start 'all'"):
         spatial.rect_nicol(D, 12, P=4, Q=3, starts=["all"])  # "all" is a string only
 
-
-@pytest.mark.filterwarnings("ignore:P x Q")
-def test_every_start_to_its_rule_never_worse_than_a_start_run_alone():
-    # abandon=False: no start is stopped by the race or the bound; on these cases the result
-    # is never above any of the default's starts run alone (the default itself, with the
-    # race, was above one of them once in 1,600 random cases)
-    rng = np.random.default_rng(2705)
-    for t in range(400):
-        D, P, Q = _random_case(rng, t)
-        if P * Q > D.size:
-            continue
-        r = spatial.rect_nicol(D, P * Q, P=P, Q=Q, abandon=False, allow_empty=True)
-        tol = 1e-12 * max(1.0, r.max_load)
-        for name in AUTO:
-            alone = spatial.rect_nicol(D, P * Q, P=P, Q=Q, starts=[name], allow_empty=True)
-            assert r.max_load <= alone.max_load + tol, (t, name)

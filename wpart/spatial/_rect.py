@@ -131,8 +131,8 @@ def rect_nicol(
         alone (``starts=[name]``) goes on from its own grid, so it can end lower: on 1,600
         small random cases the default was above one of its four starts run alone once (a
         start the race stopped after one half-sweep), and above the engine's other names
-        (not among its starts) in 1-3 %; ``abandon=False`` runs every start to its rule (on
-        the same cases never above any of its starts run alone).
+        (not among its starts) in 1-3 %; ``abandon=False`` runs every start to its rule (not
+        a promise either: one start's continuation is not another's).
         ``"all"`` and the four names below given as a string run the former engine (one core
         call; each start until a sweep repeats a grid or `max_sweeps`; in a list they are
         starts of the engine like the others):
