@@ -109,4 +109,3 @@ def test_a_former_name_in_a_list_is_an_engine_start():
         assert engine.params["starts"] == (name,)
     with pytest.raises(wpart.WpartValueError, match=r"`starts` has an unknown start 'all'"):
         spatial.rect_nicol(D, 12, P=4, Q=3, starts=["all"])  # "all" is a string only
-
