@@ -126,8 +126,10 @@ def rect_nicol(
         rect_polish's cut moves, ``stats["polish"]["cut_moves"]``; never worse) and a
         subgradient kick (SARMA's sgo_2dr_nic idea: the subgradient method from the uniform
         grid, cheaply abandoned when far above, then these half-sweeps from its grid racing
-        the best one; only a lower grid is kept). The result is never worse than any start's
-        own grid (``stats["starts"][name]["max_load"]``) nor the uniform grid. A start run
+        the best one; only a lower grid is kept; ``stats["polish"]["kick_iterations"]``,
+        ``["kick_half_sweeps"]``, ``["kick_max_load"]``). The result is never worse than any
+        start's own grid (``stats["starts"][name]["max_load"]``) nor the uniform grid. A start
+        run
         alone (``starts=[name]``) goes on from its own grid, so it can end lower: on 1,600
         small random cases the default was above one of its four starts run alone once (a
         start the race stopped after one half-sweep), and above the engine's other names
