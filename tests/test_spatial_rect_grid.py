@@ -347,3 +347,26 @@ def test_refine_reaches_sarmas_sgo_on_a_small_2d_grid():
         assert r.max_load <= sgo and r.stats["polish"]["cut_moves"] > 0
         assert r.max_load <= spatial.rect_nicol(A, P * P, P=P, Q=P).max_load
         assert spatial.rect_refine(A.toarray(), P * P, P=P, Q=P).max_load == r.max_load
+
+
+def test_refine_never_above_the_default_rect_nicol():
+    # the default's grid is one of rect_refine's candidates: 12^3 3D grid graph at 16 x 16
+    # (the default 300, rect_refine's own runs 302) and random matrices
+    k = 12
+    T = sps.diags([1, 1, 1], [-1, 0, 1], shape=(k, k), format="csr", dtype=np.int64)
+    eye = sps.identity(k, format="csr", dtype=np.int64)
+    A = sps.csr_array((sps.kron(sps.kron(eye, eye), T) + sps.kron(sps.kron(eye, T), eye) +
+                       sps.kron(sps.kron(T, eye), eye)) != 0, dtype=np.int64)
+    r = spatial.rect_refine(A, 256, P=16, Q=16)
+    assert r.max_load <= spatial.rect_nicol(A, 256, P=16, Q=16).max_load <= 300
+    assert r.stats["polish"]["default_max_load"] <= 300
+    rng = np.random.default_rng(31)
+    for t in range(12):
+        n1, n2 = (int(x) for x in rng.integers(20, 90, 2))
+        D = rng.integers(0, 9, (n1, n2)) * (rng.random((n1, n2)) < 0.3)
+        if t % 3 == 0:
+            D = D * 0.5 + (D > 0) * rng.random((n1, n2))
+        P, Q = int(rng.integers(2, 10)), int(rng.integers(2, 10))
+        a = spatial.rect_refine(sps.csr_array(D), P * Q, P=P, Q=Q)
+        a.validate()
+        assert a.max_load <= spatial.rect_nicol(sps.csr_array(D), P * Q, P=P, Q=Q).max_load
