@@ -5,11 +5,13 @@
 # then the docs site and the wheel. Long cases are marked `slow` and skipped; run them with
 # `tools/test.sh -m slow` (extra arguments go to every pytest stage).
 #
-# Two lanes share the machine's cores: lane A runs the plain pytest stage, the docs and the
-# wheel; lane B runs the sanitized C tests, valgrind and the sanitized pytest stage (its output
-# is printed when both lanes are done). The files that start many processes (MPI, the README's
-# scripts) or time real threads run alone at the end. Each stage's time is printed, and a
-# table of them closes the run.
+# Two lanes share the machine's cores: lane A runs the docs and the wheel; lane B runs the C
+# tests (plain, ASan + UBSan, valgrind) and the sanitized pytest stage (its output is printed
+# when both lanes are done). The plain pytest stage is cut into chunks of about equal time
+# (tools/test_chunks.py) that each lane takes from a queue once its own stages are done, so
+# the lanes end together. The files that start many processes (MPI, the README's scripts) or
+# time real threads run alone at the end. Each stage's time is printed, and a table of them
+# closes the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -68,10 +70,8 @@ c_valgrind() {
 # run alone after the two lanes.
 SERIAL="test_tasks_mpi.py test_tasks_mpi_faults.py test_dynamic_mpi.py test_readme.py
         test_tasks_pinned.py test_multikernel_real.py test_first_contact.py"
-SERIAL_IGNORE=""
 SERIAL_PATHS=""
 for f in $SERIAL; do
-  SERIAL_IGNORE="$SERIAL_IGNORE --ignore $REPO/tests/$f"
   [ -e "tests/$f" ] && SERIAL_PATHS="$SERIAL_PATHS tests/$f"
 done
 
@@ -123,9 +123,52 @@ sys.exit(pytest.main(sys.argv[1:]))" \
        --basetemp "$REPO/build/pytest-asan" --durations=15 "$REPO/tests" $ignore "$@")
 }
 
-py_plain() {
-  echo "== Python: pytest =="
-  $PY -m pytest -q --durations=15 --basetemp "$REPO/build/pytest-plain" $SERIAL_IGNORE "$@"
+# The plain pytest stage as a queue of chunks (build/queue/NN.todo: test files, heaviest
+# chunk first). take_chunk LANE claims the next one by renaming it (a rename succeeds for one
+# lane only) and prints its path; it fails when none is left.
+PLAIN_CHUNKS=${PLAIN_CHUNKS:-12}
+make_queue() {
+  local files=() f serial
+  serial=" $(echo $SERIAL) "
+  rm -rf build/queue && mkdir -p build/queue
+  for f in tests/test_*.py; do
+    case "$serial" in *" $(basename "$f") "*) continue ;; esac
+    files+=("$f")
+  done
+  $PY tools/test_chunks.py build/queue "$PLAIN_CHUNKS" "${files[@]}"
+}
+
+take_chunk() {
+  local f
+  for f in build/queue/*.todo; do
+    [ -e "$f" ] || continue
+    if mv "$f" "${f%.todo}.lane-$1" 2>/dev/null; then
+      echo "${f%.todo}.lane-$1"
+      return 0
+    fi
+  done
+  return 1
+}
+
+py_chunk() {
+  local f=$1 rc=0
+  shift
+  echo "== Python: pytest, plain chunk $(basename "${f%%.*}"): $(tr '\n' ' ' < "$f")=="
+  # shellcheck disable=SC2046
+  $PY -m pytest -q -p no:cacheprovider --durations=5 \
+      --basetemp "$REPO/build/pytest-plain-$(basename "${f%%.*}")" $(cat "$f") "$@" || rc=$?
+  [ "$rc" -eq 0 ] || [ "$rc" -eq 5 ]  # 5: none of its tests selected (-k, -m)
+}
+
+# plain_worker LANE: run plain chunks until the queue is empty
+plain_worker() {
+  local lane=$1 rc=0 f
+  shift
+  while f=$(take_chunk "$lane"); do
+    stage "Python: pytest (plain) chunk $(basename "${f%%.*}"), lane $lane" py_chunk "$f" "$@" \
+      || rc=1
+  done
+  return "$rc"
 }
 
 py_serial() {
@@ -146,33 +189,35 @@ wheel() {
 }
 
 RC=0
-stage "C core: build, ctest, allocation check" c_plain || RC=1
+make_queue || RC=1
 
-# lane B, in the background: sanitized C tests, valgrind, sanitized pytest
+# lane B, in the background: C tests, valgrind, sanitized pytest, then plain chunks
 lane_b() {
   local rc=0
+  stage "C core: build, ctest, allocation check" c_plain || rc=1
   stage "C core: ASan + UBSan (ctest)" c_asan || rc=1
   stage "C core: valgrind" c_valgrind || rc=1
   if [ "${WPART_SKIP_ASAN_PY:-0}" != "1" ]; then
     stage "Python: pytest, ASan + UBSan extension" py_asan "$@" || rc=1
   fi
+  plain_worker B "$@" || rc=1
   return "$rc"
 }
 lane_b "$@" > build/lane-b.log 2>&1 &
 LANE_B=$!
 
-# lane A: plain pytest, docs, wheel
-stage "Python: pytest (plain)" py_plain "$@" || RC=1
+# lane A: docs, wheel, then plain chunks
 if [ "${WPART_SKIP_DOCS:-0}" != "1" ]; then stage "Docs: Sphinx + examples" docs || RC=1; fi
 if [ "${WPART_SKIP_WHEEL:-0}" != "1" ]; then stage "Wheel: build + smoke test" wheel || RC=1; fi
+plain_worker A "$@" || RC=1
 BRC=0
 wait "$LANE_B" || BRC=$?
-echo "== lane B: sanitized C tests, valgrind, sanitized pytest: output =="
+echo "== lane B: C tests, valgrind, sanitized pytest, plain chunks: output =="
 cat build/lane-b.log
 [ "$BRC" -eq 0 ] || RC=1
 stage "Python: pytest, many-process files alone" py_serial "$@" || RC=1
 
-echo "== stage times (lane B ran beside lane A: plain pytest, docs, wheel) =="
+echo "== stage times (lanes A and B side by side; the many-process files after both) =="
 cat "$TIMES"
 echo "total: $(( $(date +%s) - T0 )) s"
 exit $RC
