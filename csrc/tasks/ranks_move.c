@@ -89,6 +89,7 @@ wpart_status_t wpart_tasks_ranks_extract(const wpart_tasks_rank_cols_t *in, cons
     wpart_status_t st = WPART_OK;
     int64_t *out = NULL;
     uint8_t *tout = NULL, *bflag = NULL;
+    wpart_tasks_i_map_t map = {NULL, NULL, 0, 0};
     if (!cols_ok(in) || !cols_ok(keep) || !cols_ok(moved) || !n_found || !n_ids || k < 0 ||
         (k && !ids))
         WPART_FAIL(WPART_EINVAL, "extract records, ids or outputs are NULL or negative");
@@ -113,12 +114,14 @@ wpart_status_t wpart_tasks_ranks_extract(const wpart_tasks_rank_cols_t *in, cons
     keep->n = nk;
     moved->n = nm;
     nk = nm = 0;
+    if (wpart_tasks_i_map_build(&map, in->gid, in->n) < 0)
+        WPART_FAIL(WPART_ENOMEM, "out of memory for a move");
     for (int64_t e = 0; e < in->m; e++) {
         uint8_t o = 0, kp = 0;
         int32_t r[2] = {in->esr[e], in->edr[e]};
         for (int side = 0; side < 2; side++) {
             int64_t end = side ? in->edst[e] : in->esrc[e];
-            int64_t p = wpart_tasks_i_find_sorted(in->gid, in->n, end);
+            int64_t p = wpart_tasks_i_map_find(&map, end);
             if (p >= 0) {
                 if (tout[p]) o = 1;
                 else kp = 1;
@@ -143,6 +146,7 @@ cleanup:
     free(out);
     free(tout);
     free(bflag);
+    wpart_tasks_i_map_free(&map);
     return st;
 }
 
@@ -151,6 +155,7 @@ wpart_status_t wpart_tasks_ranks_insert(const wpart_tasks_rank_cols_t *a,
                                         wpart_tasks_rank_cols_t *out, int64_t *n_common)
 {
     wpart_status_t st = WPART_OK;
+    wpart_tasks_i_map_t map = {NULL, NULL, 0, 0};
     if (!cols_ok(a) || !cols_ok(b) || !cols_ok(out) || !n_common)
         WPART_FAIL(WPART_EINVAL, "insert records or outputs are NULL or negative");
     if (!wpart_tasks_i_sorted_strict(a->gid, a->n) || !wpart_tasks_i_sorted_strict(b->gid, b->n) ||
@@ -198,12 +203,15 @@ wpart_status_t wpart_tasks_ranks_insert(const wpart_tasks_rank_cols_t *a,
         }
     }
     out->n_blocks = n;
+    if (wpart_tasks_i_map_build(&map, out->gid, out->n) < 0)
+        WPART_FAIL(WPART_ENOMEM, "out of memory for a move");
     for (int64_t e = 0; e < out->m; e++) { /* the ends held here are here now */
-        if (wpart_tasks_i_find_sorted(out->gid, out->n, out->esrc[e]) >= 0) out->esr[e] = rank;
-        if (wpart_tasks_i_find_sorted(out->gid, out->n, out->edst[e]) >= 0) out->edr[e] = rank;
+        if (wpart_tasks_i_map_find(&map, out->esrc[e]) >= 0) out->esr[e] = rank;
+        if (wpart_tasks_i_map_find(&map, out->edst[e]) >= 0) out->edr[e] = rank;
     }
     *n_common = common;
 cleanup:
+    wpart_tasks_i_map_free(&map);
     return st;
 }
 

@@ -67,6 +67,7 @@ wpart_status_t wpart_tasks_ranks_pair(const wpart_tasks_rank_records_t *a,
     double *load = NULL, *fp = NULL, *wk = NULL, *eb = NULL, *bsize = NULL, *work = NULL;
     uint8_t *mig = NULL;
     keyed_t *ek = NULL;
+    wpart_tasks_i_map_t map = {NULL, NULL, 0, 0};
     double base3[3], cap3[3], alpha3[3];
     WPART_CHECK(check_records(a, "a"));
     WPART_CHECK(check_records(b, "b"));
@@ -133,13 +134,14 @@ wpart_status_t wpart_tasks_ranks_pair(const wpart_tasks_rank_records_t *a,
     dst = wpart_i_malloc(M + 1, sizeof(int32_t));
     eb = wpart_i_malloc(M + 1, sizeof(double));
     if (!src || !dst || !eb) WPART_FAIL(WPART_ENOMEM, "out of memory for a pair's edges");
+    if (wpart_tasks_i_map_build(&map, gs, n) < 0) WPART_FAIL(WPART_ENOMEM, "out of memory");
     int ghost = 0;
     for (int64_t e = 0; e < M; e++) {
         int32_t p = ek[e].pos;
         const wpart_tasks_rank_records_t *s = p < b->m ? b : a;
         int32_t q = p < b->m ? p : p - b->m;
-        int64_t ls = wpart_tasks_i_find_sorted(gs, n, s->esrc[q]);
-        int64_t ld = wpart_tasks_i_find_sorted(gs, n, s->edst[q]);
+        int64_t ls = wpart_tasks_i_map_find(&map, s->esrc[q]);
+        int64_t ld = wpart_tasks_i_map_find(&map, s->edst[q]);
         ghost |= ls < 0 || ld < 0;
         src[e] = (int32_t)(ls < 0 ? n : ls);
         dst[e] = (int32_t)(ld < 0 ? n : ld);
@@ -253,6 +255,7 @@ wpart_status_t wpart_tasks_ranks_pair(const wpart_tasks_rank_records_t *a,
         }
     }
 cleanup:
+    wpart_tasks_i_map_free(&map);
     free(gs);
     free(bids);
     free(side);
