@@ -35,6 +35,7 @@ wpart_status_t wpart_tasks_ranks_summarize(const wpart_tasks_rank_sum_in_t *in,
     double *eb = NULL;
     uint8_t *pm = NULL;
     sum_end_t *ends = NULL, *sorted = NULL;
+    wpart_tasks_i_map_t map = {NULL, NULL, 0, 0};
     if (in == NULL || out == NULL) WPART_FAIL(WPART_EINVAL, "summary input or output is NULL");
     const int64_t K = in->n, m = in->m;
     if (K < 0 || m < 0 || in->n_blocks < 0 || in->n_pinned < 0)
@@ -96,9 +97,11 @@ wpart_status_t wpart_tasks_ranks_summarize(const wpart_tasks_rank_sum_in_t *in,
      * numbered as the reference lists them: every sent end, then every received end, each
      * in edge order */
     int64_t n_end = 0;
+    if (wpart_tasks_i_map_build(&map, in->gid, K) < 0)
+        WPART_FAIL(WPART_ENOMEM, "out of memory for a rank summary");
     for (int64_t e = 0; e < m; e++) { /* where each edge's ends are among the tasks here */
-        pos[2 * e] = K ? wpart_tasks_i_find_sorted(in->gid, K, in->esrc[e]) : -1;
-        pos[2 * e + 1] = K ? wpart_tasks_i_find_sorted(in->gid, K, in->edst[e]) : -1;
+        pos[2 * e] = wpart_tasks_i_map_find(&map, in->esrc[e]);
+        pos[2 * e + 1] = wpart_tasks_i_map_find(&map, in->edst[e]);
     }
     for (int pass = 0; pass < 2; pass++) {
         for (int64_t e = 0; e < m; e++) {
@@ -165,6 +168,7 @@ wpart_status_t wpart_tasks_ranks_summarize(const wpart_tasks_rank_sum_in_t *in,
         if (p >= 0) out->block_sel[p] = 1;
     }
 cleanup:
+    wpart_tasks_i_map_free(&map);
     free(key);
     free(ubp);
     free(inv);
