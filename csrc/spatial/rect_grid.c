@@ -392,6 +392,34 @@ cleanup:
     return st;
 }
 
+static int rg_cuts_ok(const int64_t *cuts, int64_t k, int64_t n)
+{
+    if (cuts[0] != 0 || cuts[k] != n) return 0;
+    for (int64_t i = 0; i < k; i++) {
+        if (cuts[i + 1] < cuts[i]) return 0;
+    }
+    return 1;
+}
+
+wpart_status_t wpart_i_rg_check_grids(const wpart_rg_csr_t *A, int64_t P, int64_t Q,
+                                      int64_t ngrids, const int64_t *R, const int64_t *C)
+{
+    if (!A || !R || !C || P < 1 || Q < 1 || ngrids < 0) {
+        return wpart_i_error(WPART_EINVAL, "RECT grid: missing input or P, Q < 1");
+    }
+    for (int64_t s = 0; s < ngrids; s++) {
+        if (!rg_cuts_ok(R + s * (P + 1), P, A->n1)) {
+            return wpart_i_error(WPART_EINVAL, "RECT grid: row cuts of grid %lld must rise from "
+                                 "0 to %lld", (long long)s, (long long)A->n1);
+        }
+        if (!rg_cuts_ok(C + s * (Q + 1), Q, A->n2)) {
+            return wpart_i_error(WPART_EINVAL, "RECT grid: column cuts of grid %lld must rise "
+                                 "from 0 to %lld", (long long)s, (long long)A->n2);
+        }
+    }
+    return WPART_OK;
+}
+
 wpart_status_t wpart_spatial_rect_grid(const wpart_rg_csr_t *A, int64_t P, int64_t Q,
                                        int64_t nstarts, const int64_t *R0, const int64_t *C0,
                                        const int32_t *first, const wpart_rg_opts_t *opt,
@@ -402,6 +430,8 @@ wpart_status_t wpart_spatial_rect_grid(const wpart_rg_csr_t *A, int64_t P, int64
     double t0 = wpart_i_now();
     rg_ctx_t g;
     *timed_out = 0;
+    memset(&g, 0, sizeof g);
+    WPART_CHECK(wpart_i_rg_check_grids(A, P, Q, nstarts, R0, C0));
     WPART_CHECK(wpart_i_rg_open(&g, A, P, Q, opt->control));
     WPART_CHECK(wpart_i_rg_run(&g, t0, nstarts, R0, C0, first, opt, R, C, val, halves, state,
                                NULL, timed_out));

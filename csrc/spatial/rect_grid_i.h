@@ -49,6 +49,10 @@ typedef struct {
 wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, int64_t Q,
                                const wpart_control_t *ctl);
 void wpart_i_rg_close(rg_ctx_t *g);
+/* EINVAL unless each of the `ngrids` grids (R: P + 1 cuts each, C: Q + 1 each) starts at 0,
+ * ends at n1 (n2) and never decreases: the public entries that take grids check them first */
+wpart_status_t wpart_i_rg_check_grids(const wpart_rg_csr_t *A, int64_t P, int64_t Q,
+                                      int64_t ngrids, const int64_t *R, const int64_t *C);
 wpart_status_t wpart_i_rg_run(rg_ctx_t *g, double t0, int64_t nstarts, const int64_t *R0,
                               const int64_t *C0, const int32_t *first,
                               const wpart_rg_opts_t *opt, int64_t *R, int64_t *C, double *val,

@@ -261,6 +261,7 @@ wpart_status_t wpart_spatial_rect_polish(const wpart_rg_csr_t *A, int64_t P, int
     wpart_status_t st = WPART_OK;
     int64_t *cp = NULL, *ri = NULL;
     double *cw = NULL;
+    WPART_CHECK(wpart_i_rg_check_grids(A, P, Q, 1, R, C));
     WPART_CHECK(rg_transpose(A, control, &cp, &ri, &cw));
     wpart_rg_csr_t At = {A->n2, A->n1, cp, ri, cw};
     st = wpart_i_rect_polish(A, &At, P, Q, R, C, max_iter, control, value, iters, timed_out);
@@ -631,6 +632,8 @@ wpart_status_t wpart_spatial_rect_kick(const wpart_rg_csr_t *A, int64_t P, int64
     double t0 = wpart_i_now();
     rg_ctx_t g;
     int64_t halves;
+    memset(&g, 0, sizeof g);
+    WPART_CHECK(wpart_i_rg_check_grids(A, P, Q, 1, R, C));
     WPART_CHECK(wpart_i_rg_open(&g, A, P, Q, control));
     *value = -1.0; /* the kick computes the given grid's max */
     WPART_CHECK(wpart_i_rect_kick(&g, t0, max_iter, 200, 0.0, R, C, value, iters, &halves,

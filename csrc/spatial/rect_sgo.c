@@ -73,6 +73,7 @@ wpart_status_t wpart_spatial_rect_sgo(const wpart_rg_csr_t *A, int64_t P, int64_
     int64_t *cut[2] = {NULL, NULL};
     int32_t *map[2] = {NULL, NULL};
     *timed_out = 0;
+    WPART_CHECK(wpart_i_rg_check_grids(A, P, Q, 1, R, C));
     blk = wpart_i_malloc(P * Q, sizeof(double));
     for (int d = 0; d < 2; d++) {
         pref[d] = wpart_i_calloc(n[d] + 1, sizeof(double));

@@ -1,0 +1,50 @@
+"""The core's grid entries (the private bindings behind rect_nicol, rect_refine and the cut-move
+polish) refuse a malformed grid with an error naming it, instead of reading outside the matrix:
+cuts must rise from 0 to the number of rows (columns)."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sps
+
+import wpart
+from wpart import _core
+
+A = sps.random(30, 40, density=0.2, random_state=1, format="csr")
+A.data = np.ceil(A.data * 5)
+ARGS = (30, 40, A.indptr.astype(np.int64), A.indices.astype(np.int64),
+        A.data.astype(np.float64))
+GOOD_R, GOOD_C = [0, 10, 20, 30], [0, 20, 40]
+BAD_R = {"negative": [-5, 10, 20, 30], "short": [0, 10, 20, 25], "long": [0, 10, 20, 31],
+         "falling": [0, 20, 10, 30], "not from 0": [3, 10, 20, 30]}
+BAD_C = {"negative": [-1, 20, 40], "short": [0, 20, 39], "falling": [0, 41, 40]}
+
+
+def _calls(R, C):
+    R, C = np.array(R, np.int64), np.array(C, np.int64)
+    yield "grid", lambda: _core.spatial_rect_grid(*ARGS, 3, 2, R[None, :].copy(), C[None, :].copy(),
+                                                 np.zeros(1, np.int32))
+    yield "polish", lambda: _core.spatial_rect_polish(*ARGS, 3, 2, R.copy(), C.copy())
+    yield "kick", lambda: _core.spatial_rect_kick(*ARGS, 3, 2, R.copy(), C.copy())
+    yield "sgo", lambda: _core.spatial_rect_sgo(*ARGS, 3, 2, R.copy(), C.copy())
+
+
+@pytest.mark.parametrize("bad", sorted(BAD_R))
+def test_malformed_row_cuts_raise(bad):
+    for name, call in _calls(BAD_R[bad], GOOD_C):
+        with pytest.raises(wpart.WpartValueError,
+                           match=r"RECT grid: row cuts of grid 0 must rise from 0 to 30"):
+            call()
+
+
+@pytest.mark.parametrize("bad", sorted(BAD_C))
+def test_malformed_column_cuts_raise(bad):
+    for name, call in _calls(GOOD_R, BAD_C[bad]):
+        with pytest.raises(wpart.WpartValueError,
+                           match=r"RECT grid: column cuts of grid 0 must rise from 0 to 40"):
+            call()
+
+
+def test_well_formed_grids_still_run():
+    for name, call in _calls(GOOD_R, GOOD_C):
+        out = call()
+        assert out[0][0] == 0 and out[0][-1] == 30, name
