@@ -18,7 +18,7 @@ cd /tmp  # away from the checkout, whose ./wpart would shadow the installed pack
 SO=$("$VENV/bin/python" -c "import importlib.util as u; print(u.find_spec('wpart._core').origin)")
 echo "[wheel_smoke] extension: $SO"
 ldd "$SO" | grep -i glpk
-if ! ldd "$SO" | grep -i glpk | grep -q "wpart.libs/"; then
+if ! ldd "$SO" | grep -i glpk | grep "wpart.libs/" >/dev/null; then
   echo "[wheel_smoke] GLPK is not resolved from the wheel's wpart.libs/"; exit 1
 fi
 cat > "$VENV/smoke.py" <<'PYEOF'
@@ -45,7 +45,8 @@ print("smoke: partition_1d", r.max_load, "| spatial", s.method, s.max_load,
       "| tasks MILP (GLPK)", t.max_load, "| hetero MILP front", f.size, "points")
 PYEOF
 HIDE=""
-GLPK_SYS=$(ldconfig -p 2>/dev/null | awk '/libglpk\.so\./{print $NF; exit}')
+# (awk reads to the end: leaving early can kill ldconfig with SIGPIPE, fatal under pipefail)
+GLPK_SYS=$(ldconfig -p 2>/dev/null | awk '/libglpk\.so\./ && !found {print $NF; found = 1}')
 if [ "$(id -u)" = "0" ] && command -v unshare >/dev/null 2>&1 && [ -n "$GLPK_SYS" ] \
    && unshare -m true 2>/dev/null; then
   HIDE="mount --bind /dev/null $(readlink -f "$GLPK_SYS") &&"
