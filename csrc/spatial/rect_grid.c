@@ -5,6 +5,7 @@
  * bottleneck B whose probe places each cut as far as all K stripes allow (binary search,
  * O(P K log n)). Integral loads bisect on integers (the exact optimum); float loads to 1e-12. */
 #include "rect_grid_i.h"
+#include "spatial_internal.h"
 
 static int rg_balance_pass(const double *X, int64_t K, int64_t P, int64_t *cuts);
 
@@ -392,15 +393,6 @@ cleanup:
     return st;
 }
 
-static int rg_cuts_ok(const int64_t *cuts, int64_t k, int64_t n)
-{
-    if (cuts[0] != 0 || cuts[k] != n) return 0;
-    for (int64_t i = 0; i < k; i++) {
-        if (cuts[i + 1] < cuts[i]) return 0;
-    }
-    return 1;
-}
-
 wpart_status_t wpart_i_rg_check_grids(const wpart_rg_csr_t *A, int64_t P, int64_t Q,
                                       int64_t ngrids, const int64_t *R, const int64_t *C)
 {
@@ -408,11 +400,11 @@ wpart_status_t wpart_i_rg_check_grids(const wpart_rg_csr_t *A, int64_t P, int64_
         return wpart_i_error(WPART_EINVAL, "RECT grid: missing input or P, Q < 1");
     }
     for (int64_t s = 0; s < ngrids; s++) {
-        if (!rg_cuts_ok(R + s * (P + 1), P, A->n1)) {
+        if (wpart_i_cuts_fault(R + s * (P + 1), P, A->n1) >= 0) {
             return wpart_i_error(WPART_EINVAL, "RECT grid: row cuts of grid %lld must rise from "
                                  "0 to %lld", (long long)s, (long long)A->n1);
         }
-        if (!rg_cuts_ok(C + s * (Q + 1), Q, A->n2)) {
+        if (wpart_i_cuts_fault(C + s * (Q + 1), Q, A->n2) >= 0) {
             return wpart_i_error(WPART_EINVAL, "RECT grid: column cuts of grid %lld must rise "
                                  "from 0 to %lld", (long long)s, (long long)A->n2);
         }

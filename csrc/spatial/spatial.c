@@ -144,21 +144,22 @@ static wpart_status_t check_args(const void *S, int64_t n1, int64_t n2, int64_t 
                                  PRId64, opt->P);
         }
         break;
-    case WPART_SP_JAG_M_PROBE:
+    case WPART_SP_JAG_M_PROBE: {
         if (opt->orient == WPART_SP_BEST) {
             return wpart_i_error(WPART_EINVAL, "stripe cuts need orientation HOR or VER");
         }
-        if (!opt->cuts || opt->ncuts < 2 || opt->ncuts - 1 > m || opt->cuts[0] != 0) {
+        int64_t bad = opt->cuts && opt->ncuts >= 2
+                          ? wpart_i_cuts_fault(opt->cuts, opt->ncuts - 1, -1) : 0;
+        if (bad == 0 || opt->ncuts - 1 > m) {
             return wpart_i_error(WPART_EINVAL, "stripe cuts must be 0 = c_0 <= ... <= c_P with "
                                  "1 <= P <= m");
         }
-        for (int64_t i = 1; i < opt->ncuts; i++) {
-            if (opt->cuts[i] < opt->cuts[i - 1]) {
-                return wpart_i_error(WPART_EINVAL, "stripe cuts must be non-decreasing (index %"
-                                     PRId64 ")", i);
-            }
+        if (bad > 0) {
+            return wpart_i_error(WPART_EINVAL, "stripe cuts must be non-decreasing (index %"
+                                 PRId64 ")", bad);
         }
         break;
+    }
     case WPART_SP_JAG_M_ALLOC:
         return check_counts(opt, m);
     default:
@@ -280,15 +281,14 @@ static wpart_status_t check_cuts(const wpart_spatial_options_t *opt, int64_t n1,
         return wpart_i_error(WPART_EINVAL, "JAG-M-PROBE needs the orientation HOR or VER");
     }
     int64_t nmain = opt->orient == WPART_SP_HOR ? n1 : n2;
-    const int64_t *c = opt->cuts;
-    if (!c || opt->ncuts < 2 || opt->ncuts - 1 > m || c[0] != 0 || c[opt->ncuts - 1] != nmain) {
+    int64_t bad = opt->cuts && opt->ncuts >= 2
+                      ? wpart_i_cuts_fault(opt->cuts, opt->ncuts - 1, nmain) : 0;
+    if (bad == 0 || opt->ncuts - 1 > m) {
         return wpart_i_error(WPART_EINVAL, "stripe cuts must rise from 0 to %" PRId64
                              " with at most m stripes", nmain);
     }
-    for (int64_t k = 1; k < opt->ncuts; k++) {
-        if (c[k] < c[k - 1]) {
-            return wpart_i_error(WPART_EINVAL, "stripe cuts decrease at %" PRId64, k);
-        }
+    if (bad > 0) {
+        return wpart_i_error(WPART_EINVAL, "stripe cuts decrease at %" PRId64, bad);
     }
     return WPART_OK;
 }

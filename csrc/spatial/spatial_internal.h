@@ -77,6 +77,18 @@ wpart_status_t wpart_i_spatial_csr_transpose(int64_t n1, int64_t n2, const int64
                                              const int64_t *ci, const void *rv, int64_t *cp,
                                              int64_t *ri, void *cv);
 
+/* Where the cuts c[0..k] fail to read 0 = c[0] <= c[1] <= ... <= c[k] = n: 0 when an end is
+ * wrong (c[0] != 0, or c[k] != n with n >= 0; n < 0 leaves the last cut free), i when
+ * c[i] < c[i - 1] (the first such i), -1 when they are well formed. */
+static inline int64_t wpart_i_cuts_fault(const int64_t *c, int64_t k, int64_t n)
+{
+    if (c[0] != 0 || (n >= 0 && c[k] != n)) return 0;
+    for (int64_t i = 1; i <= k; i++) {
+        if (c[i] < c[i - 1]) return i;
+    }
+    return -1;
+}
+
 /* The rectangles (r0, r1, c0, c1) of the P x Q grid with row cuts R[0..P] and column cuts
  * C[0..Q], row-major (part p * Q + q), into out[4 P Q]. */
 static inline void wpart_i_emit_grid(const int64_t *R, int64_t P, const int64_t *C, int64_t Q,
