@@ -10,11 +10,13 @@
 
 #define RF_N 4 /* starts */
 
-/* the exact 1D partition of v[0..n) into k intervals (cuts: k + 1) and its max */
-static wpart_status_t rf_oned(const double *v, int64_t n, int64_t k, int64_t *cuts,
-                              double *value)
+/* the exact 1D partition of v[0..n) into k intervals (cuts: k + 1) and its max; the prefix
+ * in the context's stripe scratch X ((nmax + 1) K >= n + 1 doubles, free before the runs),
+ * tmp: k + 1 */
+static double rf_oned(const rg_ctx_t *g, const double *v, int64_t n, int64_t k, int64_t *cuts,
+                      int64_t *tmp)
 {
-    return wpart_spatial_rect_1d(v, n, k, cuts, value);
+    return wpart_i_rect_1d(v, n, k, cuts, g->X, tmp);
 }
 
 static void rf_uniform(int64_t n, int64_t k, int64_t *cuts)
@@ -25,22 +27,18 @@ static void rf_uniform(int64_t n, int64_t k, int64_t *cuts)
 }
 
 /* the diagonal start: the exact 1D partition of the index loads (row + column load of index
- * i) into P + Q - 1 pieces, whose inner boundaries go in turn to the rows and the columns */
-static wpart_status_t rf_diagonal(const rg_ctx_t *g, const double *rl, const double *cl,
-                                  int64_t *R, int64_t *C)
+ * i) into P + Q - 1 pieces, whose inner boundaries go in turn to the rows and the columns
+ * (v: max(n1, n2) doubles of scratch, tmp: 2 (P + Q) int64) */
+static void rf_diagonal(const rg_ctx_t *g, const double *rl, const double *cl, double *v,
+                        int64_t *tmp, int64_t *R, int64_t *C)
 {
-    wpart_status_t st = WPART_OK;
     int64_t n1 = g->A->n1, n2 = g->A->n2, N = n1 > n2 ? n1 : n2;
     int64_t P = g->P[0], Q = g->P[1], K = P + Q - 1;
-    double *v = wpart_i_malloc(N, sizeof(double)), value;
-    int64_t *b = wpart_i_malloc(K + 1, sizeof(int64_t));
-    if (!v || !b) {
-        WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
-    }
+    int64_t *b = tmp + K + 1;
     for (int64_t i = 0; i < N; i++) {
         v[i] = (i < n1 ? rl[i] : 0.0) + (i < n2 ? cl[i] : 0.0);
     }
-    WPART_CHECK(rf_oned(v, N, K, b, &value));
+    rf_oned(g, v, N, K, b, tmp);
     int64_t nr = 0, nc = 0;
     R[0] = C[0] = 0;
     for (int64_t j = 1; j < K; j++) {
@@ -57,31 +55,22 @@ static wpart_status_t rf_diagonal(const rg_ctx_t *g, const double *rl, const dou
     for (int64_t q = 0; q <= Q; q++) {
         C[q] = C[q] < n2 ? C[q] : n2;
     }
-cleanup:
-    free(v);
-    free(b);
-    return st;
 }
 
 /* the lower bound of the optimum (see _nicol.lower_bound): the stripes of the exact 1D
  * partitions of the line loads split among the other dimension's parts, the heaviest lines
  * (at most 8 per side, whose load / parts exceeds the bound so far) cut alone, the largest
  * entry; rounded up for integral weights. imax >= 0: every weight is an integer and imax the
- * largest (int input: no pass over the weights); < 0: found here */
-static wpart_status_t rf_lower(const rg_ctx_t *g, const double *load[2], double imax,
-                               double *lb)
+ * largest (int input: no pass over the weights); < 0: found here. line: max(n1, n2) doubles
+ * of scratch, tmp: 2 (P + Q) int64 */
+static double rf_lower(const rg_ctx_t *g, const double *load[2], double imax, double *line,
+                       int64_t *tmp)
 {
-    wpart_status_t st = WPART_OK;
     const wpart_rg_csr_t *A = g->A;
-    int64_t nnz = A->rp[A->n1], n[2] = {A->n1, A->n2}, nmax = n[0] > n[1] ? n[0] : n[1];
-    int64_t kmax = g->P[0] > g->P[1] ? g->P[0] : g->P[1];
+    int64_t nnz = A->rp[A->n1], n[2] = {A->n1, A->n2};
     int integral = 1;
     double b = 0.0, value;
-    int64_t *cuts = wpart_i_malloc(kmax + 1, sizeof(int64_t)), heavy[8];
-    double *line = wpart_i_malloc(nmax > 0 ? nmax : 1, sizeof(double));
-    if (!cuts || !line) {
-        WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
-    }
+    int64_t *cuts = tmp + g->P[0] + g->P[1], heavy[8];
     if (nnz > 0) {
         b = 1.0;
         if (A->w && imax >= 0) {
@@ -95,8 +84,7 @@ static wpart_status_t rf_lower(const rg_ctx_t *g, const double *load[2], double 
         }
     }
     for (int d = 0; d < 2; d++) {
-        WPART_CHECK(rf_oned(load[d], n[d], g->P[d], cuts, &value));
-        value /= (double)g->P[1 - d];
+        value = rf_oned(g, load[d], n[d], g->P[d], cuts, tmp) / (double)g->P[1 - d];
         b = value > b ? value : b;
     }
     for (int d = 0; d < 2; d++) {
@@ -130,30 +118,22 @@ static wpart_status_t rf_lower(const rg_ctx_t *g, const double *load[2], double 
             for (int64_t e = 0; e < len; e++) {
                 line[e] = s->w ? s->w[s->ptr[i] + e] : 1.0;
             }
-            WPART_CHECK(rf_oned(line, len, parts, cuts, &value));
+            value = rf_oned(g, line, len, parts, cuts, tmp);
             b = value > b ? value : b;
         }
     }
-    *lb = integral ? ceil(b - 1e-9) : b * (1.0 - 1e-12);
-cleanup:
-    free(cuts);
-    free(line);
-    return st;
+    return integral ? ceil(b - 1e-9) : b * (1.0 - 1e-12);
 }
 
 /* the block loads of the grid (R, C), row-major: exact int64 from iv, else float from fv
  * (NULL: 1 each), each block's entries added in row order, entry order within a row (the
  * order of the core's sparse loads, so the same sums bit for bit), in one pass over the
- * entries; the grid's rectangles in out_rects (NULL: not made); *mx the max load */
-static wpart_status_t rf_loads(const wpart_rg_csr_t *A, const int64_t *iv, const double *fv,
-                               int64_t P, int64_t Q, const int64_t *R, const int64_t *C,
-                               int64_t *il, double *fl, int64_t *out_rects, double *mx)
+ * entries; the grid's rectangles in out_rects (NULL: not made); *mx the max load; cmap: n2
+ * int32 of scratch */
+static void rf_loads(const wpart_rg_csr_t *A, const int64_t *iv, const double *fv, int64_t P,
+                     int64_t Q, const int64_t *R, const int64_t *C, int32_t *cmap, int64_t *il,
+                     double *fl, int64_t *out_rects, double *mx)
 {
-    wpart_status_t st = WPART_OK;
-    int32_t *cmap = wpart_i_malloc(A->n2 + 1, sizeof(int32_t));
-    if (!cmap) {
-        WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
-    }
     rg_map(C, Q, A->n2, cmap);
     int64_t p = 0; /* the row stripe of row i (R non-decreasing, R[P] = n1) */
     if (out_rects) {
@@ -189,9 +169,6 @@ static wpart_status_t rf_loads(const wpart_rg_csr_t *A, const int64_t *iv, const
             *mx = fl[k] > *mx ? fl[k] : *mx;
         }
     }
-cleanup:
-    free(cmap);
-    return st;
 }
 
 /* the value check: the first problem in the order NaN, infinite, negative, explicit zero (as
@@ -268,8 +245,9 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
     int64_t nnz = A->rp[A->n1];
     rg_ctx_t g;
     memset(&g, 0, sizeof g);
-    double *w = NULL, *load[2] = {NULL, NULL}, *counts = NULL, val[RF_N + 1], mx;
-    int64_t *R0 = NULL, *C0 = NULL, *Ru = NULL, *Cu = NULL, halves[RF_N + 1], twin[RF_N];
+    double *w = NULL, *load[2] = {NULL, NULL}, *buf = NULL, val[RF_N + 1], mx;
+    int64_t *R0 = NULL, *C0 = NULL, *Ru = NULL, *Cu = NULL, *tmp = NULL, halves[RF_N + 1];
+    int64_t twin[RF_N];
     int64_t uniq[RF_N], nu = 0;
     int32_t first[RF_N], state[RF_N + 1];
     int ones;
@@ -300,20 +278,23 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
     WPART_CHECK(wpart_i_rg_open(&g, &B, P, Q, control));
     load[0] = g.line[0]; /* the row and column loads */
     load[1] = g.line[1];
-    counts = wpart_i_malloc(A->n2, sizeof(double));
+    /* one line-long scratch for the diagonal's index loads, then the stored entries per
+     * column, then the bound's heavy lines (fewer fresh pages than one array each) */
+    buf = wpart_i_malloc(A->n1 > A->n2 ? A->n1 : A->n2, sizeof(double));
+    tmp = wpart_i_malloc(2 * (P + Q), sizeof(int64_t));
     R0 = wpart_i_malloc(RF_N * (P + 1), sizeof(int64_t));
     C0 = wpart_i_malloc(RF_N * (Q + 1), sizeof(int64_t));
-    if (!counts || !R0 || !C0) {
+    if (!buf || !tmp || !R0 || !C0) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
-    }
-    for (int64_t j = 0; j < A->n2; j++) {
-        counts[j] = (double)(g.cp[j + 1] - g.cp[j]);
     }
     /* the starts of _nicol.AUTO, all balanced: diag_interleaved, cols_stored, rows_uniform,
      * cols_uniform (first bit 0: which dimension is set first) */
-    WPART_CHECK(rf_diagonal(&g, load[0], load[1], R0, C0));
+    rf_diagonal(&g, load[0], load[1], buf, tmp, R0, C0);
     rf_uniform(A->n1, P, R0 + (P + 1));
-    WPART_CHECK(rf_oned(counts, A->n2, Q, C0 + (Q + 1), &mx));
+    for (int64_t j = 0; j < A->n2; j++) {
+        buf[j] = (double)(g.cp[j + 1] - g.cp[j]);
+    }
+    rf_oned(&g, buf, A->n2, Q, C0 + (Q + 1), tmp);
     for (int s = 2; s < RF_N; s++) {
         rf_uniform(A->n1, P, R0 + s * (P + 1));
         rf_uniform(A->n2, Q, C0 + s * (Q + 1));
@@ -340,7 +321,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
             uniq[nu++] = s;
         }
     }
-    WPART_CHECK(rf_lower(&g, (const double **)load, iv ? out->amax : -1.0, &out->lower));
+    out->lower = rf_lower(&g, (const double **)load, iv ? out->amax : -1.0, buf, tmp);
     wpart_rg_opts_t opt = {2, max_half < (P + Q > 10 ? P + Q : 10) ? max_half
                                                                    : (P + Q > 10 ? P + Q : 10),
                            0, 1, 0.25, out->lower, 10, max_half, control, 0.0};
@@ -398,26 +379,24 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
         }
         rf_uniform(A->n1, P, Ru);
         rf_uniform(A->n2, Q, Cu);
-        st = rf_loads(A, iv, A->w, P, Q, Ru, Cu, il, fl, NULL, &mu);
-        if (st == WPART_OK) {
-            st = rf_loads(A, iv, A->w, P, Q, out->R, out->C, il, fl, NULL, &mg);
-        }
+        rf_loads(A, iv, A->w, P, Q, Ru, Cu, g.map, il, fl, NULL, &mu);
+        rf_loads(A, iv, A->w, P, Q, out->R, out->C, g.map, il, fl, NULL, &mg);
         free(il);
         free(fl);
-        WPART_CHECK(st);
         if (mu < mg) {
             memcpy(out->R, Ru, (size_t)(P + 1) * sizeof(int64_t));
             memcpy(out->C, Cu, (size_t)(Q + 1) * sizeof(int64_t));
         }
     }
     if (out->iloads || out->floads) {
-        WPART_CHECK(rf_loads(A, iv, A->w, P, Q, out->R, out->C, out->iloads, out->floads,
-                             out->rects, &mx));
+        rf_loads(A, iv, A->w, P, Q, out->R, out->C, g.map, out->iloads, out->floads,
+                 out->rects, &mx);
     }
 cleanup:
     wpart_i_rg_close(&g);
     free(w);
-    free(counts);
+    free(buf);
+    free(tmp);
     free(R0);
     free(C0);
     free(Ru);

@@ -432,15 +432,9 @@ cleanup:
     return st;
 }
 
-wpart_status_t wpart_spatial_rect_1d(const double *w, int64_t n, int64_t P, int64_t *cuts,
-                                     double *value)
+double wpart_i_rect_1d(const double *w, int64_t n, int64_t P, int64_t *cuts, double *X,
+                       int64_t *tmp)
 {
-    wpart_status_t st = WPART_OK;
-    double *X = wpart_i_malloc(n + 1, sizeof(double));
-    int64_t *tmp = wpart_i_malloc(P + 1, sizeof(int64_t));
-    if (!X || !tmp) {
-        WPART_FAIL(WPART_ENOMEM, "out of memory in the 1D partition");
-    }
     X[0] = 0.0;
     double mx = 0.0;
     for (int64_t i = 0; i < n; i++) {
@@ -451,7 +445,19 @@ wpart_status_t wpart_spatial_rect_1d(const double *w, int64_t n, int64_t P, int6
     double lo = X[n] / (double)P;
     lo = lo > mx ? lo : mx;
     lo = integral ? ceil(lo) : lo * (1.0 - 1e-12);
-    *value = rg_bisect(X, n, 1, P, lo, X[n], integral, cuts, tmp);
+    return rg_bisect(X, n, 1, P, lo, X[n], integral, cuts, tmp);
+}
+
+wpart_status_t wpart_spatial_rect_1d(const double *w, int64_t n, int64_t P, int64_t *cuts,
+                                     double *value)
+{
+    wpart_status_t st = WPART_OK;
+    double *X = wpart_i_malloc(n + 1, sizeof(double));
+    int64_t *tmp = wpart_i_malloc(P + 1, sizeof(int64_t));
+    if (!X || !tmp) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory in the 1D partition");
+    }
+    *value = wpart_i_rect_1d(w, n, P, cuts, X, tmp);
 cleanup:
     free(X);
     free(tmp);

@@ -49,6 +49,9 @@ typedef struct {
 wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, int64_t Q,
                                const wpart_control_t *ctl);
 void wpart_i_rg_close(rg_ctx_t *g);
+/* wpart_spatial_rect_1d on the caller's scratch (X: n + 1 doubles, tmp: P + 1): the max */
+double wpart_i_rect_1d(const double *w, int64_t n, int64_t P, int64_t *cuts, double *X,
+                       int64_t *tmp);
 /* EINVAL unless each of the `ngrids` grids (R: P + 1 cuts each, C: Q + 1 each) starts at 0,
  * ends at n1 (n2) and never decreases: the public entries that take grids check them first */
 wpart_status_t wpart_i_rg_check_grids(const wpart_rg_csr_t *A, int64_t P, int64_t Q,
