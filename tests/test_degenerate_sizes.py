@@ -330,3 +330,16 @@ def test_spatial_jag_m_iter_many_empty_parts(monkeypatch):
     for A, m, best in cases:
         ref = sp.jag_m_iter(A, m, allow_empty=True)
         assert "parts_solved" not in ref.params and best == ref.max_load
+
+
+def test_rank_classes_equal_the_2d_unique():
+    # the empty ranks' classes (tasks/_compress.py) by per-column factorisation: the same
+    # numbering as np.unique over the rows, with ties, signed zeros and huge values
+    from wpart.tasks._compress import _row_classes
+    rng = np.random.default_rng(11)
+    pool = np.array([0.0, -0.0, 1.5, 2.0, 7.0, 1e300])
+    for _ in range(200):
+        n, k = int(rng.integers(1, 60)), int(rng.integers(1, 4))
+        cols = [rng.choice(pool, n) for _ in range(k)]
+        _, inv = np.unique(np.stack(cols, 1), axis=0, return_inverse=True)
+        assert np.array_equal(_row_classes(cols), inv.reshape(-1))

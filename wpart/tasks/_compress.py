@@ -37,6 +37,20 @@ def _uniform(a: np.ndarray | None, keep: np.ndarray) -> bool:
     return rest.size == 0 or bool(np.all(rest == rest[0]))
 
 
+def _row_classes(columns: list) -> np.ndarray:
+    """The class of each row of the columns' values, numbered in the lexicographic order of
+    the distinct rows (what ``np.unique(np.stack(columns, 1), axis=0, return_inverse=True)``
+    gives), by one 1-D factorisation per column: O(n log n) sorts of numbers, where the 2-D
+    unique sorts n rows as records (about 25x slower at 10^6 ranks)."""
+    code = np.zeros(columns[0].size, dtype=np.int64)
+    for col in columns:
+        values, col_code = np.unique(col, return_inverse=True)
+        # codes stay below n after each step, so code * len(values) < n^2 fits in int64
+        _, code = np.unique(code * values.size + col_code.reshape(-1), return_inverse=True)
+        code = code.reshape(-1)
+    return code
+
+
 def compress(problem: Problem, cap: Any) -> tuple | None:
     """The problem on the ranks that can matter: ``(sub_problem, sub_cap, ranks, classes)``
     with ``ranks[j]`` the original rank of the sub-problem's rank ``j`` and `classes` None
@@ -60,9 +74,7 @@ def compress(problem: Problem, cap: Any) -> tuple | None:
     else:
         # empty ranks told apart by their (baseline, cap, alpha): K + 1 of every class
         idx = np.flatnonzero(~np.isin(np.arange(m), used))
-        keys = np.stack([np.asarray(a, np.float64)[idx] for a in per_rank], axis=1)
-        _, inv = np.unique(keys, axis=0, return_inverse=True)
-        inv = inv.reshape(-1)
+        inv = _row_classes([np.asarray(a, np.float64)[idx] for a in per_rank])
         n_cls = int(inv.max()) + 1
         if m <= 2 * (used.size + n_cls * (K + 1)):
             return None
