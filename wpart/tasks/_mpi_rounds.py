@@ -36,7 +36,7 @@ def rounds_stage_mpi(ch, rk, prm, pos, trial: int, it: int, limit: int | None = 
                               f"{trial} iteration {it} round {rnd}")
 
     if limit is None:
-        limit = prm.round_limit(final)
+        limit = prm.round_limit(final, rk.stage_rounds)
     while rnd < limit:
         where = f"round {rnd} of iteration {it}"
         props = rk.proposals()
@@ -114,4 +114,5 @@ def rounds_stage_mpi(ch, rk, prm, pos, trial: int, it: int, limit: int | None = 
                 return (a[0], a[4], a[5])
             moved += rk.exchange(q, m[4], request, m[5])
         rnd += 1
+    rk.stage_rounds = rnd
     return moved

@@ -137,6 +137,14 @@ class RankParams:
         #: with those, the W_max-first keys and the stall rule left 41 so, with 16 final rounds
         #: 32; the rounds the stall rule saves pay for them in part (5))
         self.final_rounds = 16
+        #: after its :attr:`final_rounds`, the final pass goes on while its rounds still lower
+        #: W_max (by more than :attr:`stall_tol` of it; :attr:`final_patience`), for at most
+        #: as many more rounds as the last iteration ran (False: :attr:`final_rounds` at most)
+        self.final_extend = True
+        #: with :attr:`final_extend`: rounds in a row that did not lower W_max that end the
+        #: final pass once past its :attr:`final_rounds` (one exchange per pair and round:
+        #: the heaviest rank's exchanges may come every other round)
+        self.final_patience = 2
         #: exchanges a locked pair makes at most in a round of the final pass
         self.final_pair_steps = 1
         #: clusters of the final pass's pair step (1: every task is its own cluster)
@@ -144,6 +152,10 @@ class RankParams:
         #: in the final pass, the heaviest rank of the round before also proposes to the
         #: lightest one (no summary is needed: the exact pair step decides)
         self.final_reach = True
+        #: in the final pass, a pair whose exact step found nothing may be proposed again once
+        #: the proposer's tasks or the peer's W it heard of have changed (False: not again in
+        #: the pass)
+        self.final_retry = True
         #: the final pass ends when W_max - W_min is within this fraction of W_max (a round's
         #: allreduce), and a rank proposes there only to peers lighter than itself by more
         #: than this fraction of its W
@@ -158,11 +170,12 @@ class RankParams:
         return bool(self.protocol == "rounds" and self.stall_drop_tol is not None
                     and any(float(x) > 0 for x in self.coeffs[1:4]))
 
-    def round_limit(self, final: bool) -> int:
-        """Rounds of a stage at most: :attr:`final_rounds` in the final pass, else
+    def round_limit(self, final: bool, last: int = 0) -> int:
+        """Rounds of a stage at most: in the final pass :attr:`final_rounds` (plus `last`,
+        the rounds of the last iteration, with :attr:`final_extend`), else
         :attr:`max_rounds_comm` when :attr:`track_drop`, else :attr:`max_rounds`."""
         if final:
-            return self.final_rounds
+            return self.final_rounds + (int(last) if self.final_extend else 0)
         return self.max_rounds_comm if self.track_drop else self.max_rounds
 
     def step_args(self, final: bool = False) -> tuple:
@@ -203,8 +216,16 @@ class RankProcess:
         self.futile: dict = {}
         #: the freshest ``(W, version)`` this rank heard of per peer (gossip, refreshes, pairs)
         self.peer_w: dict = {}
+        #: ``{peer: (version, peer's W heard of)}``: the final pass's pairs whose exact step
+        #: found no exchange (:attr:`RankParams.final_retry`)
+        self.futile_final: dict = {}
+        #: ``{peer: W}`` as this rank's last final-pass proposals saw it
+        self._heard: dict = {}
         #: the W_max of the last round's allreduce (rounds protocol, :func:`_rounds.stalled`)
         self.last_wmax = None
+        #: rounds of this rank's last transfer stage (the final pass's budget,
+        #: :meth:`RankParams.round_limit`)
+        self.stage_rounds = 0
         #: how much the exchanges this rank proposed since the last allreduce lowered their
         #: pair's total W, at most (rounds protocol, :attr:`RankParams.track_drop`)
         self.pair_drop = 0.0
@@ -267,6 +288,7 @@ class RankProcess:
     def begin_trial(self, trial: int) -> None:
         self.rng = _core.tasks_rng_seed(self.prm.seed, trial + 1, self.rank)
         self.last_wmax = None
+        self.futile_final = {}
 
     def location_notices(self) -> dict:
         """``{rank: gids}``: the tasks that came here since the last notices, each sent to
@@ -363,7 +385,9 @@ class RankProcess:
         In the final pass: every kept peer lighter than this rank by more than
         ``prm.final_tol`` times its W (by the freshest W it heard of: :attr:`peer_w`), by
         decreasing difference of W (no estimate: the exact pair step decides); the heaviest
-        rank of the round before (:attr:`extremes`) also the lightest one."""
+        rank of the round before (:attr:`extremes`) also the lightest one. A pair whose exact
+        step found nothing is not proposed again while this rank's tasks and the peer's W it
+        heard of stay the same (:attr:`futile_final`)."""
         if self.final:
             w = self.current_work()
             cand = {q: (s.work, s.version) for q, s in self.known.items() if q != self.rank}
@@ -374,10 +398,12 @@ class RankProcess:
             ex = self.extremes
             if (ex is not None and self.prm.final_reach and ex[2] == self.rank
                     and ex[3] != self.rank and 0 <= ex[3] < self.prm.P):
-                cand[ex[3]] = self.peer_w.get(ex[3], (ex[1], -1))
+                cand[ex[3]] = (ex[1], -1)  # (the allreduce's W_min: the freshest)
             lim = w - tol * abs(w)
+            self._heard = {q: x[0] for q, x in cand.items()}
+            v, fut = self.version, self.futile_final
             fin = sorted((-(w - x[0]), q) for q, x in cand.items()
-                         if q not in self.tried and x[0] < lim)
+                         if q not in self.tried and fut.get(q) != (v, x[0]) and x[0] < lim)
             return [(q, -d, 0.0, cand[q][1]) for d, q in fin[:self.prm.offers]]
         out = []
         w = abs(self.current_work())
@@ -446,15 +472,22 @@ class RankProcess:
         it as a third item when `w_peer`, its W at ``LOCK_GRANT``, is given) and again, at
         most ``prm.pair_steps`` exchanges while one pays, then ``RELEASE``. `peer` is the
         target's records (``LOCK_GRANT``), updated here as the target updates its own. A pair
-        in which no exchange pays is not proposed again in the iteration; one cut short by
-        ``pair_steps`` may be matched again in a later round. With `w_peer`, the drop of the
-        pair's total W goes into :attr:`pair_drop`."""
+        in which no exchange pays is not proposed again in the iteration (in the final pass:
+        while neither changes, :attr:`futile_final`); one cut short by ``pair_steps`` may be
+        matched again in a later round. With `w_peer`, the drop of the pair's total W goes into
+        :attr:`pair_drop` and the target's W into :attr:`peer_w`."""
         moved = 0
         before = None if w_peer is None else self.current_work() + w_peer
+        if w_peer is not None:
+            self.peer_w[q] = (float(w_peer), -1)
         steps = self.prm.final_pair_steps if self.final else self.prm.pair_steps
         for step in range(steps):
             found, _, _, give, take = self._best(peer)
             if not found:
+                if self.final and self.prm.final_retry:  # not again while neither changes
+                    heard = self.peer_w.get(q, (self._heard.get(q),))[0]
+                    self.futile_final[q] = (self.version, heard)
+                    break
                 self.tried.add(q)  # this pair is done for the iteration
                 if not self.final and q in self.known:  # and later, while neither changes
                     self.futile[q] = (self.version, self.known[q].version)
@@ -471,6 +504,7 @@ class RankProcess:
             self.version += 1
             moved += 1
             if before is not None and len(ans) > 2 and ans[2] is not None:
+                self.peer_w[q] = (float(ans[2]), -1)
                 drop = before - (self.current_work() + float(ans[2]))
                 if math.isfinite(drop) and drop > self.pair_drop:
                     self.pair_drop = drop

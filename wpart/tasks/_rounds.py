@@ -32,9 +32,9 @@ Every round of an iteration (after the bounded gossip of the inform stage):
    ``RELEASE``.
 
 An iteration runs at most ``max_rounds`` rounds (``max_rounds_comm`` with beta, gamma or
-delta > 0; the final pass ``final_rounds``), so the rounds per iteration do not grow with the
-number of ranks, and a rank sends messages only to
-its proposal targets, to the ranks that proposed to it and to its partner: no step's bytes per
+delta > 0; the final pass ``final_rounds``, then, while its rounds still lower W_max, at most
+as many more as the last iteration ran: :func:`stalled`), so the rounds per iteration do not
+grow with the number of ranks, and a rank sends messages only to its proposal targets, to the ranks that proposed to it and to its partner: no step's bytes per
 rank grow with P (the allreduce: ``ceil(log2 P)`` messages of three numbers).
 
 The pairs of a round are disjoint. Keys are totally ordered (positions are distinct) and both
@@ -108,9 +108,11 @@ def stalled(rk, red, rnd: int, prm) -> bool:
     before did not lower W_max (by more than ``prm.stall_tol`` of it) and no pair of it lowered
     its total W (the two ranks' W together: communication, on-rank bytes and homing cut) by
     more than ``prm.stall_drop_tol`` of W_max (``red[3]``; never in the first round of an
-    iteration nor in the final pass). Every rank calls it once per round (it keeps the last
-    W_max, ``rk.last_wmax``), so every rank stops at the same round."""
-    if rk.final or prm.stall_tol is None:
+    iteration). Every rank calls it once per round (it keeps the last
+    W_max, ``rk.last_wmax``), so every rank stops at the same round. In the final pass (with
+    ``prm.final_extend``), past its ``prm.final_rounds`` rounds, the ``prm.final_patience``-th
+    round in a row whose W_max is not below the round before's ends it."""
+    if prm.stall_tol is None or (rk.final and not getattr(prm, "final_extend", False)):
         return False
     last, rk.last_wmax = rk.last_wmax, float(red[0])
     if rnd == 0:
@@ -118,12 +120,14 @@ def stalled(rk, red, rnd: int, prm) -> bool:
     if not (rnd >= 1 and last is not None and float(red[0]) >= last - prm.stall_tol * abs(last)):
         rk.stalls = 0
         return False
+    rk.stalls = getattr(rk, "stalls", 0) + 1
+    if rk.final:
+        return bool(rnd >= prm.final_rounds and rk.stalls >= prm.final_patience)
     if not getattr(prm, "track_drop", False):
         return True
     if float(red[3]) > prm.stall_drop_tol * abs(float(red[0])):
         rk.stalls = 0
         return False
-    rk.stalls = getattr(rk, "stalls", 0) + 1
     return bool(rk.stalls >= prm.stall_patience)
 
 
@@ -219,7 +223,7 @@ def rounds_stage(ranks: list, prm, pos, trial: int, it: int, count, late=None,
     stopped = False
     rnd = 0
     if limit is None:
-        limit = prm.round_limit(final)
+        limit = prm.round_limit(final, ranks[0].stage_rounds if ranks else 0)
     spent = [0.0]  # CPU seconds of counting bytes (pickling), left out of the schedule
     busy = np.zeros(P)  # per rank, its pair step of the round before (0: none)
 
@@ -306,5 +310,7 @@ def rounds_stage(ranks: list, prm, pos, trial: int, it: int, count, late=None,
         parts_l.append((float(t_prop.max()), max(dts, default=0.0)))
         rnd += 1
     crit += float(busy.max()) if P else 0.0  # the last round's pairs (stopped by the limit)
+    for rk in ranks:
+        rk.stage_rounds = rnd
     return {"moved": moved, "rounds": rnd, "serial_s": serial, "critical_path_s": crit,
             "pairs": pairs_l, "concurrency": conc_l, "parts": parts_l, "stopped": stopped}
