@@ -147,3 +147,33 @@ def test_stop_rule_follows_progress_and_max_sweeps_caps():
                 assert again.max_load == r.max_load
                 assert np.array_equal(again.rects, r.rects)
     assert {"stopped", "abandoned", "fixed"} <= seen
+
+
+def test_joint_bound_of_heavy_lines_never_above_the_optimum():
+    """A few heavy rows and columns (power-law-like): the bound that cuts the heaviest lines
+    of a side together is valid (<= the brute-force optimum), the same in the one-call default
+    (C) and the engine's start list (numpy), and reaching it means optimal."""
+    from wpart.spatial._nicol import AUTO
+
+    rng = np.random.default_rng(27)
+    reached = 0
+    for _ in range(90):
+        n1, n2 = (int(x) for x in rng.integers(2, 7, 2))
+        D = rng.integers(0, 2, (n1, n2)) * (rng.random((n1, n2)) < 0.5)
+        for ax in rng.integers(0, 2, int(rng.integers(1, 4))):
+            i = int(rng.integers(n1 if ax == 0 else n2))
+            heavy = rng.integers(0, 9, n2 if ax == 0 else n1)
+            if ax == 0:
+                D[i] += heavy
+            else:
+                D[:, i] += heavy
+        P, Q = int(min(n1, rng.integers(1, 4))), int(min(n2, rng.integers(1, 4)))
+        opt = _brute(D, P, Q)
+        a = spatial.rect_nicol(D, P * Q, P=P, Q=Q, allow_empty=True)
+        b = spatial.rect_nicol(D, P * Q, P=P, Q=Q, allow_empty=True, starts=list(AUTO))
+        lb = a.stats.get("lower_bound") or 0.0
+        assert lb == (b.stats.get("lower_bound") or 0.0)
+        assert lb <= opt
+        assert a.max_load >= opt and a.max_load == b.max_load
+        reached += lb == opt
+    assert reached >= 30

@@ -57,6 +57,61 @@ static void rf_diagonal(const rg_ctx_t *g, const double *rl, const double *cl, d
     }
 }
 
+/* the (at most k <= 8) heaviest of the n loads above thr into heavy (ties: the higher index,
+ * as at a stable sort's end); returns how many */
+static int64_t rf_top(const double *load, int64_t n, double thr, int64_t k, int64_t *heavy)
+{
+    int64_t nh = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (!(load[i] > thr)) {
+            continue;
+        }
+        if (nh < k) {
+            heavy[nh++] = i;
+            continue;
+        }
+        int64_t lo = 0;
+        for (int64_t t = 1; t < k; t++) {
+            double x = load[heavy[t]], y = load[heavy[lo]];
+            if (x < y || (x == y && heavy[t] < heavy[lo])) {
+                lo = t;
+            }
+        }
+        if (load[i] >= load[heavy[lo]]) {
+            heavy[lo] = i;
+        }
+    }
+    return nh;
+}
+
+/* the joint bound of k lines of side d (integral loads): the other dimension's `parts`
+ * intervals cut all of them at once, and a block holding line i holds at least i's part, so
+ * the exact min-max partition of the k lines' prefixes (stripes of X) bounds the optimum */
+static double rf_joint(const rg_ctx_t *g, int d, const int64_t *lines, int64_t k,
+                       int64_t parts, int64_t *cuts, int64_t *tmp)
+{
+    const rg_side_t *s = &g->side[d];
+    int64_t n = s->m;
+    double *X = g->X, lo = 0.0, hi = 0.0;
+    memset(X, 0, (size_t)((n + 1) * k) * sizeof(double));
+    for (int64_t t = 0; t < k; t++) {
+        for (int64_t e = s->ptr[lines[t]]; e < s->ptr[lines[t] + 1]; e++) {
+            X[(s->idx[e] + 1) * k + t] += s->w ? s->w[e] : 1.0;
+        }
+    }
+    for (int64_t i = 0; i < n; i++) {
+        for (int64_t t = 0; t < k; t++) {
+            X[(i + 1) * k + t] += X[i * k + t];
+        }
+    }
+    for (int64_t t = 0; t < k; t++) {
+        double x = X[n * k + t];
+        hi = x > hi ? x : hi;
+        lo = x / (double)parts > lo ? x / (double)parts : lo;
+    }
+    return rg_bisect(X, n, k, parts, ceil(lo), hi, 1, cuts, tmp);
+}
+
 /* the lower bound of the optimum (see _nicol.lower_bound): the stripes of the exact 1D
  * partitions of the line loads split among the other dimension's parts, the heaviest lines
  * (at most 8 per side, whose load / parts exceeds the bound so far) cut alone, the largest
@@ -89,28 +144,8 @@ static double rf_lower(const rg_ctx_t *g, const double *load[2], double imax, do
     }
     for (int d = 0; d < 2; d++) {
         const rg_side_t *s = &g->side[d];
-        int64_t parts = g->P[1 - d], nh = 0;
-        double thr = b * (double)parts;
-        /* the 8 heaviest lines above thr (ties: the higher index, as at a stable sort's end) */
-        for (int64_t i = 0; i < n[d]; i++) {
-            if (!(load[d][i] > thr)) {
-                continue;
-            }
-            if (nh < 8) {
-                heavy[nh++] = i;
-                continue;
-            }
-            int64_t lo = 0;
-            for (int64_t t = 1; t < 8; t++) {
-                double x = load[d][heavy[t]], y = load[d][heavy[lo]];
-                if (x < y || (x == y && heavy[t] < heavy[lo])) {
-                    lo = t;
-                }
-            }
-            if (load[d][i] >= load[d][heavy[lo]]) {
-                heavy[lo] = i;
-            }
-        }
+        int64_t parts = g->P[1 - d];
+        int64_t nh = rf_top(load[d], n[d], b * (double)parts, 8, heavy);
         for (int64_t t = 0; t < nh; t++) {
             /* the line's entries in order, without its zeros (the same optimum: a zero
              * changes no interval's sum) */
@@ -121,6 +156,23 @@ static double rf_lower(const rg_ctx_t *g, const double *load[2], double imax, do
             value = rf_oned(g, line, len, parts, cuts, tmp);
             b = value > b ? value : b;
         }
+    }
+    /* where one line nearly fills a block (its load / parts >= 0.9 of the bound: power-law
+     * matrices), the k = min(8, max(P, Q)) heaviest lines of that side cut together; integral
+     * loads only (exact sums) */
+    int64_t kmax = g->P[0] > g->P[1] ? g->P[0] : g->P[1];
+    for (int d = 0; d < 2 && integral && g->integral; d++) {
+        int64_t parts = g->P[1 - d], k = kmax < 8 ? kmax : 8;
+        double mx = 0.0;
+        for (int64_t i = 0; i < n[d]; i++) {
+            mx = load[d][i] > mx ? load[d][i] : mx;
+        }
+        if (nnz == 0 || !(mx / (double)parts >= 0.9 * b)) {
+            continue;
+        }
+        k = rf_top(load[d], n[d], -INFINITY, k, heavy);
+        value = rf_joint(g, d, heavy, k, parts, cuts, tmp);
+        b = value > b ? value : b;
     }
     return integral ? ceil(b - 1e-9) : b * (1.0 - 1e-12);
 }

@@ -222,7 +222,9 @@ def lower_bound(g: GridInput, P: int, Q: int, cache: dict) -> float:
     (so some block holds >= load / Q), the same for the columns; a row lies in one stripe
     and its entries split among Q column intervals, so a block holds at least the exact 1D
     optimum of that row's entries into Q intervals (checked for the few rows and columns
-    whose load / parts exceeds the bound so far); and the largest entry."""
+    whose load / parts exceeds the bound so far); where one line nearly fills a block, the
+    exact partition that cuts that side's heaviest lines together (:func:`_joint_bound`);
+    and the largest entry."""
     w = g.w
     integral = w is None or bool((w == np.floor(w)).all())
     lb = 0.0 if g.ci.size == 0 else (1.0 if w is None else float(w.max()))
@@ -253,7 +255,48 @@ def lower_bound(g: GridInput, P: int, Q: int, cache: dict) -> float:
             c = g.oned(line, parts)
             pre = np.concatenate(([0.0], np.cumsum(line)))
             lb = max(lb, float(np.diff(pre[c]).max()))
+    # where one line nearly fills a block (power-law matrices), the k = min(8, max(P, Q))
+    # heaviest lines of that side cut together (a block holding line i holds i's part);
+    # integral loads only (exact sums)
+    if integral and g.ci.size and (w is None or float(w.sum()) < 2.0**53):
+        for rows, vec, parts in lines:
+            if not float(vec.max()) / parts >= 0.9 * lb:
+                continue
+            top = np.argsort(vec, kind="stable")[-min(8, max(P, Q)):]
+            lb = max(lb, _joint_bound(g, rows, top, parts))
     return float(np.ceil(lb - 1e-9)) if integral else lb * (1.0 - 1e-12)
+
+
+def _joint_bound(g: GridInput, rows: bool, lines: NDArray, parts: int) -> float:
+    """The exact min-max partition into `parts` intervals of the other dimension, cutting
+    the given lines (rows when `rows`) at once: a lower bound of the grid's max load
+    (integral loads; the greedy probe of each bound B, bisection on integers)."""
+    w = g.w
+    major = np.repeat(np.arange(g.n1), np.diff(g.rp))
+    sel = np.isin(major if rows else g.ci, lines)
+    pos = (g.ci if rows else major)[sel]
+    who = np.searchsorted(np.sort(lines), (major if rows else g.ci)[sel])
+    n = g.n2 if rows else g.n1
+    X = np.zeros((len(lines), n + 1))
+    np.add.at(X, (who, pos + 1), 1.0 if w is None else w[sel])
+    X = np.cumsum(X, axis=1)
+    tot = X[:, n]
+
+    def fits(B: float) -> bool:
+        a = 0
+        for _ in range(parts - 1):
+            a = min(int(np.searchsorted(X[t], X[t, a] + B, side="right")) - 1
+                    for t in range(len(lines)))
+        return float((tot - X[:, a]).max()) <= B
+
+    lo, hi = float(np.ceil((tot / parts).max())), float(tot.max())
+    while lo < hi:
+        mid = np.floor((lo + hi) / 2)
+        if fits(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
 
 
 def _twin(R0: NDArray, C0: NDArray, first: NDArray, names: list, k: int) -> str:
