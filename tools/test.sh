@@ -44,11 +44,18 @@ c_plain() {
   if [ -x tools/check_alloc.sh ]; then tools/check_alloc.sh || return 1; fi
 }
 
+# One ASan + UBSan build (-O1 -g, as fuzzing infrastructures build for ASan) gives the C tests
+# and the extension that the sanitized pytest stage loads.
+asan_build() {
+  cmake -S . -B build/asan -G Ninja -DWPART_BUILD_TESTS=ON -DWPART_BUILD_PYTHON=ON \
+        -DWPART_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g" >/dev/null || return 1
+  cmake --build build/asan -j 1 >/dev/null
+}
+
 c_asan() {
   echo "== C core: ASan + UBSan =="
-  cmake -S . -B build/asan -G Ninja -DWPART_BUILD_TESTS=ON -DWPART_SANITIZE=ON \
-        -DCMAKE_BUILD_TYPE=Debug >/dev/null || return 1
-  cmake --build build/asan -j 1 || return 1
+  asan_build || return 1
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build/asan --output-on-failure
 }
@@ -76,38 +83,23 @@ for f in $SERIAL; do
 done
 
 # The extension under ASan + UBSan, staged with a copy of the package (leak detection off:
-# CPython's own allocations are reported as leaks; the C tests run with it on). Only the tests
-# that reach wpart._core run here (tests/conftest.py deselects the ones listed in
-# tests/asan_pure.txt, measured with tools/core_reach.py), with fewer hypothesis examples;
-# files whose time goes to subprocesses, notebooks, whole reproductions or benchmark quick
-# modes run in the plain stage only (their C calls are covered by the other files; the MPI
-# tests skip themselves here: the LD_PRELOAD would reach Open MPI).
+# CPython's own allocations are reported as leaks; the C tests run with it on). tests/conftest.py
+# chooses what runs here (WPART_SANITIZED=1): the tests that tools/asan_select.py measured to
+# reach, together, every basic block of wpart._core that the whole stage reaches (the others
+# are listed in tests/asan_drop.txt), with fewer hypothesis examples; files whose time goes to
+# subprocesses, notebooks, whole reproductions, benchmark quick modes or mpirun are not
+# collected (SANITIZED_IGNORE); all of them run in the plain stage.
 py_asan() {
   command -v gcc >/dev/null 2>&1 || { echo "(no gcc: sanitized pytest stage skipped)"; return 0; }
   echo "== Python: pytest against the ASan + UBSan extension =="
-  # -O1 (as fuzzing infrastructures build for ASan): the C tests above run the -O0 build
-  cmake -S . -B build/asan-py -G Ninja -DWPART_BUILD_PYTHON=ON -DWPART_SANITIZE=ON \
-        -DWPART_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g" >/dev/null || return 1
-  cmake --build build/asan-py -j 1 >/dev/null || return 1
+  asan_build || return 1  # c_asan's build (made here if that stage did not run)
   rm -rf build/asan-pkg && mkdir -p build/asan-pkg || return 1
   cp -r wpart build/asan-pkg/ || return 1
   find build/asan-pkg -name '*.so' -delete
-  cp build/asan-py/_core*.so build/asan-pkg/wpart/ || return 1
-  local asan_lib stdcxx_lib ignore="" f
+  cp build/asan/_core*.so build/asan-pkg/wpart/ || return 1
+  local asan_lib stdcxx_lib
   asan_lib=$(gcc -print-file-name=libasan.so)
   stdcxx_lib=$(gcc -print-file-name=libstdc++.so.6)
-  for f in test_notebooks.py test_readme.py test_cli.py test_cli_families.py test_first_contact.py \
-           test_spatial_reproduce.py test_hetero_reproduce.py test_reproduce_verdicts.py \
-           test_reproduce_multikernel.py test_multikernel_bench.py test_tasks_bench_datasets.py \
-           test_spatial_sparse_bench.py test_dynamic_solver_bench.py test_multikernel_real.py \
-           test_tasks_mpi.py test_tasks_mpi_faults.py test_tasks_mpi_watchdog.py \
-           test_dynamic_mpi.py; do
-    ignore="$ignore --ignore $REPO/tests/$f"
-  done
-  for f in "$REPO"/tests/test_bench_*.py; do
-    [ -e "$f" ] && ignore="$ignore --ignore $f"
-  done
   # The editable install's redirecting finder would send `import wpart` back to the checkout:
   # drop it in this process so the staged, sanitized copy is the one tested.
   local no_editable="import sys; sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != 'ScikitBuildRedirectingFinder']"
@@ -120,7 +112,7 @@ import wpart, pytest
 assert wpart.__file__.startswith('$REPO/build/asan-pkg'), wpart.__file__
 sys.exit(pytest.main(sys.argv[1:]))" \
        -q -p no:cacheprovider --rootdir "$REPO" -c "$REPO/pyproject.toml" \
-       --basetemp "$REPO/build/pytest-asan" --durations=15 "$REPO/tests" $ignore "$@")
+       --basetemp "$REPO/build/pytest-asan" --durations=15 "$REPO/tests" "$@")
 }
 
 # The plain pytest stage as a queue of chunks (build/queue/NN.todo: test files, heaviest
