@@ -5,13 +5,14 @@
 # then the docs site and the wheel. Long cases are marked `slow` and skipped; run them with
 # `tools/test.sh -m slow` (extra arguments go to every pytest stage).
 #
-# Two lanes share the machine's cores: lane A runs the docs and the wheel; lane B runs the C
-# tests (plain, ASan + UBSan, valgrind) and the sanitized pytest stage (its output is printed
-# when both lanes are done). The plain pytest stage is cut into chunks of about equal time
-# (tools/test_chunks.py) that each lane takes from a queue once its own stages are done, so
-# the lanes end together. The files that start many processes (MPI, the README's scripts) or
-# time real threads run alone at the end. Each stage's time is printed, and a table of them
-# closes the run.
+# Three lanes share the machine's cores: lane A runs the docs and the wheel; lane B runs the C
+# tests (plain, ASan + UBSan, valgrind) and the sanitized pytest stage; lane C runs the files
+# that start many processes (MPI jobs, the README's scripts), which mostly wait (about a third
+# of a core's time: measured 176 CPU-s in 236 s alone on 2 cores). The plain pytest stage is cut
+# into chunks of about equal time (tools/test_chunks.py) that lanes A and B take from a queue
+# once their own stages are done, so they end together. The files that time real CPU load run
+# alone at the end. Lanes B and C print their output when all are done. Each stage's time is
+# printed, and a table of them closes the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -73,14 +74,17 @@ c_valgrind() {
   done
 }
 
-# The files that start many processes (MPI, the README's scripts) or time real threads: they
-# run alone after the two lanes.
-SERIAL="test_tasks_mpi.py test_tasks_mpi_faults.py test_dynamic_mpi.py test_readme.py
-        test_tasks_pinned.py test_multikernel_real.py test_first_contact.py"
-SERIAL_PATHS=""
-for f in $SERIAL; do
-  [ -e "tests/$f" ] && SERIAL_PATHS="$SERIAL_PATHS tests/$f"
-done
+# The files that start many processes (MPI, the README's scripts): lane C, beside the others.
+# The files that time real CPU load (a load step must meet an idle machine): alone, at the end.
+MANY="test_tasks_mpi.py test_tasks_mpi_faults.py test_dynamic_mpi.py test_readme.py
+      test_tasks_pinned.py test_first_contact.py"
+ALONE="test_multikernel_real.py"
+SERIAL="$MANY $ALONE"
+# paths LIST: the files of LIST that exist, as tests/ paths
+paths() {
+  local f
+  for f in $1; do [ -e "tests/$f" ] && echo "tests/$f"; done
+}
 
 # The extension under ASan + UBSan, staged with a copy of the package (leak detection off:
 # CPython's own allocations are reported as leaks; the C tests run with it on). tests/conftest.py
@@ -163,10 +167,14 @@ plain_worker() {
   return "$rc"
 }
 
-py_serial() {
-  echo "== Python: pytest, the files that run many processes, alone =="
-  local rc=0
-  $PY -m pytest -q --durations=5 --basetemp "$REPO/build/pytest-serial" $SERIAL_PATHS "$@" || rc=$?
+# py_files NAME LIST [args]: pytest over the files of LIST
+py_files() {
+  local name=$1 list=$2 rc=0
+  shift 2
+  echo "== Python: pytest, $name =="
+  # shellcheck disable=SC2046
+  $PY -m pytest -q -p no:cacheprovider --durations=5 --basetemp "$REPO/build/pytest-$name" \
+      $(paths "$list") "$@" || rc=$?
   [ "$rc" -eq 0 ] || [ "$rc" -eq 5 ]  # 5: none of them selected (-k, -m)
 }
 
@@ -197,19 +205,24 @@ lane_b() {
 }
 lane_b "$@" > build/lane-b.log 2>&1 &
 LANE_B=$!
+# lane C, in the background: the many-process files
+stage "Python: pytest, many-process files (lane C)" py_files many "$MANY" "$@" \
+  > build/lane-c.log 2>&1 &
+LANE_C=$!
 
 # lane A: docs, wheel, then plain chunks
 if [ "${WPART_SKIP_DOCS:-0}" != "1" ]; then stage "Docs: Sphinx + examples" docs || RC=1; fi
 if [ "${WPART_SKIP_WHEEL:-0}" != "1" ]; then stage "Wheel: build + smoke test" wheel || RC=1; fi
 plain_worker A "$@" || RC=1
-BRC=0
-wait "$LANE_B" || BRC=$?
+wait "$LANE_B" || RC=1
 echo "== lane B: C tests, valgrind, sanitized pytest, plain chunks: output =="
 cat build/lane-b.log
-[ "$BRC" -eq 0 ] || RC=1
-stage "Python: pytest, many-process files alone" py_serial "$@" || RC=1
+wait "$LANE_C" || RC=1
+echo "== lane C: the many-process files: output =="
+cat build/lane-c.log
+stage "Python: pytest, real CPU load files alone" py_files alone "$ALONE" "$@" || RC=1
 
-echo "== stage times (lanes A and B side by side; the many-process files after both) =="
+echo "== stage times (lanes A, B and C side by side; the real CPU load files after them) =="
 cat "$TIMES"
 echo "total: $(( $(date +%s) - T0 )) s"
 exit $RC
