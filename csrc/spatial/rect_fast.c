@@ -118,8 +118,8 @@ static double rf_joint(const rg_ctx_t *g, int d, const int64_t *lines, int64_t k
  * entry; rounded up for integral weights. imax >= 0: every weight is an integer and imax the
  * largest (int input: no pass over the weights); < 0: found here. line: max(n1, n2) doubles
  * of scratch, tmp: 2 (P + Q) int64 */
-static double rf_lower(const rg_ctx_t *g, const double *load[2], double imax, double *line,
-                       int64_t *tmp)
+static double rf_lower(rg_ctx_t *g, const double *load[2], double imax, double *line,
+                       int64_t *tmp, wpart_status_t *st)
 {
     const wpart_rg_csr_t *A = g->A;
     int64_t nnz = A->rp[A->n1], n[2] = {A->n1, A->n2};
@@ -146,6 +146,9 @@ static double rf_lower(const rg_ctx_t *g, const double *load[2], double imax, do
         const rg_side_t *s = &g->side[d];
         int64_t parts = g->P[1 - d];
         int64_t nh = rf_top(load[d], n[d], b * (double)parts, 8, heavy);
+        if (nh > 0 && d == 1 && (*st = wpart_i_rg_csc(g)) != WPART_OK) {
+            return 0.0;
+        }
         for (int64_t t = 0; t < nh; t++) {
             /* the line's entries in order, without its zeros (the same optimum: a zero
              * changes no interval's sum) */
@@ -171,6 +174,9 @@ static double rf_lower(const rg_ctx_t *g, const double *load[2], double imax, do
             continue;
         }
         k = rf_top(load[d], n[d], -INFINITY, k, heavy);
+        if (d == 1 && (*st = wpart_i_rg_csc(g)) != WPART_OK) {
+            return 0.0;
+        }
         value = rf_joint(g, d, heavy, k, parts, cuts, tmp);
         b = value > b ? value : b;
     }
@@ -373,7 +379,10 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
             uniq[nu++] = s;
         }
     }
-    out->lower = rf_lower(&g, (const double **)load, iv ? out->amax : -1.0, buf, tmp);
+    out->lower = rf_lower(&g, (const double **)load, iv ? out->amax : -1.0, buf, tmp, &st);
+    if (st != WPART_OK) {
+        goto cleanup;
+    }
     wpart_rg_opts_t opt = {2, max_half < (P + Q > 10 ? P + Q : 10) ? max_half
                                                                    : (P + Q > 10 ? P + Q : 10),
                            0, 1, 0.25, out->lower, 10, max_half, control, 0.0};
@@ -387,7 +396,8 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
     if (!out->timed_out && P * Q >= 64 && inc > out->lower) {
         /* rect_polish.c's cut moves from the best grid (never worse), on grids of 64 blocks
          * and more (where the half-sweeps' fixed points leave SGO-class gains) */
-        wpart_rg_csr_t At = {A->n2, A->n1, g.cp, g.ri, g.cw};
+        WPART_CHECK(wpart_i_rg_csc(&g));
+        wpart_rg_csr_t At = {A->n2, A->n1, g.side[1].ptr, g.side[1].idx, g.side[1].w};
         double pv;
         WPART_CHECK(wpart_i_rect_polish(&B, &At, P, Q, out->R, out->C, 20, control, &pv,
                                         &out->moves, &out->timed_out));

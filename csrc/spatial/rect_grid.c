@@ -77,6 +77,33 @@ static int rg_balance_pass(const double *X, int64_t K, int64_t P, int64_t *cuts)
     return moved;
 }
 
+/* the column prefix X[j * K + q] (columns [0, j), row stripe q of g->map) without the CSC:
+ * each entry added to its column's stripe sum in CSR order, then the prefix (integral loads
+ * only: exact sums, so the numbers of rg_prefix on the CSC); 1 when Ctrl-C asks to stop */
+static int rg_scatter(rg_ctx_t *g, int64_t K)
+{
+    const wpart_rg_csr_t *A = g->A;
+    memset(g->X, 0, (size_t)((A->n2 + 1) * K) * sizeof(double));
+    double *X = g->X + K;
+    for (int64_t i = 0; i < A->n1; i++) {
+        if (rg_cancel(g->ctl, &g->work, A->rp[i + 1] - A->rp[i] + K)) {
+            return 1;
+        }
+        int32_t q = g->map[i];
+        for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
+            X[A->ci[e] * K + q] += A->w ? A->w[e] : 1.0;
+        }
+    }
+    for (int64_t j = 0; j < A->n2; j++) {
+        const double *prev = g->X + j * K;
+        double *row = g->X + (j + 1) * K;
+        for (int64_t q = 0; q < K; q++) {
+            row[q] += prev[q];
+        }
+    }
+    return 0;
+}
+
 /* set the cuts of dimension d (0 rows, 1 columns) for the other's cuts; returns the grid max */
 static double rg_half(rg_ctx_t *g, int d, int64_t *cut_d, const int64_t *cut_o, int balance)
 {
@@ -86,7 +113,8 @@ static double rg_half(rg_ctx_t *g, int d, int64_t *cut_d, const int64_t *cut_o, 
     /* integral loads: both ways of rg_prefix give the same numbers exactly; the two-pass one
      * is faster for a few stripes, the running prefix for many (measured on the 70 cases of
      * bench_spatial_sarma: 0.6-0.9x the time at 16 and 32 stripes, 1.0-1.25x at 4 and 8) */
-    if (rg_prefix(s, g->map, K, g->X, g->ctl, &g->work, g->integral && K < 12)) {
+    if (d == 0 || s->idx ? rg_prefix(s, g->map, K, g->X, g->ctl, &g->work, g->integral && K < 12)
+               : rg_scatter(g, K)) {
         g->stop = 1;
         return RG_INF;
     }
@@ -133,23 +161,80 @@ static double rg_bound(const rg_ctx_t *g, int d, const int64_t *cut_o)
     return g->integral ? ceil(b) : b * (1.0 - 1e-12);
 }
 
+/* whether A equals its transpose entry for entry, without making the transpose: the column
+ * counts equal the row lengths, and entry e = (i, j) of the CSR, the transpose's entry
+ * cp[j] + (the rows of column j met so far), is entry (j, i) with the same weight bits.
+ * The counts in the stripe scratch X (doubles, exact below 2**53). -1: Ctrl-C asked to stop */
+static int rg_symmetric(rg_ctx_t *g)
+{
+    const wpart_rg_csr_t *A = g->A;
+    const int64_t *cp = g->cp;
+    double *seen = g->X;
+    if (A->n1 != A->n2 || memcmp(A->rp, cp, (size_t)(A->n1 + 1) * sizeof(int64_t)) != 0) {
+        return 0;
+    }
+    memset(seen, 0, (size_t)A->n1 * sizeof(double));
+    for (int64_t i = 0; i < A->n1; i++) {
+        if (rg_cancel(g->ctl, &g->work, A->rp[i + 1] - A->rp[i])) {
+            return -1;
+        }
+        for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
+            int64_t j = A->ci[e], k = cp[j] + (int64_t)seen[j];
+            seen[j] += 1.0;
+            if (A->ci[k] != i || (A->w && memcmp(A->w + k, A->w + e, sizeof(double)))) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* whether the column prefix of K row stripes is cheap to scatter from the CSR: it stays in
+ * cache (256 KiB), or the rows' columns lie close together (a mean span of at most 256
+ * columns); otherwise (power-law rows) the writes miss and the CSC is faster (measured on
+ * bench_spatial_sarma's 4 x 4 cases: 0.83-0.88x the core's time on the block-diagonal and
+ * banded ones with the scatter, 1.07x on powerlaw_20k) */
+static int rg_scatter_ok(const wpart_rg_csr_t *A, int64_t K)
+{
+    if ((A->n2 + 1) * K <= ((int64_t)1 << 15)) {
+        return 1;
+    }
+    int64_t span = 0;
+    for (int64_t i = 0; i < A->n1; i++) {
+        if (A->rp[i + 1] > A->rp[i]) {
+            int64_t d = A->ci[A->rp[i + 1] - 1] - A->ci[A->rp[i]];
+            span += d < 0 ? -d : d;
+        }
+    }
+    return span <= 256 * A->n1;
+}
+
+wpart_status_t wpart_i_rg_csc(rg_ctx_t *g)
+{
+    wpart_status_t st = WPART_OK;
+    if (!g->side[1].idx) {
+        WPART_CHECK(rg_fill(g->A, g->ctl, g->cp, &g->ri, &g->cw));
+        g->side[1].idx = g->ri;
+        g->side[1].w = g->cw;
+    }
+cleanup:
+    return st;
+}
+
 /* the context of a set of runs on A (rect_grid_i.h): the CSC, the major sums, the scratch */
 wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, int64_t Q,
                                const wpart_control_t *ctl)
 {
     wpart_status_t st = WPART_OK;
     memset(g, 0, sizeof *g);
-    g->sym = -1;
     g->A = A;
     int64_t nnz = A->rp[A->n1], nmax = A->n1 > A->n2 ? A->n1 : A->n2;
     int64_t K = P > Q ? P : Q;
-    WPART_CHECK(rg_transpose(A, ctl, &g->cp, &g->ri, &g->cw));
-    g->side[0] = (rg_side_t){A->n1, A->n2, A->rp, A->ci, A->w};
-    g->side[1] = (rg_side_t){A->n2, A->n1, g->cp, g->ri, g->cw};
-    g->P[0] = P;
-    g->P[1] = Q;
     g->integral = rg_integral(A->w, nnz);
     g->ctl = ctl;
+    WPART_CHECK(rg_colptr(A, ctl, &g->cp));
+    g->P[0] = P;
+    g->P[1] = Q;
     int64_t xs;
     if (!wpart_i_mul_size(nmax + 1, K, &xs)) {
         WPART_FAIL(WPART_ENOMEM, "RECT-NICOL: the stripe prefix is too large");
@@ -170,7 +255,38 @@ wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, 
         !g->line[1] || !g->cur[0] || !g->cur[1] || !g->best[0] || !g->best[1]) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
     }
-    for (int d = 0; d < 2; d++) { /* tot[d][i]: the load of majors [0, i), summed in order */
+    /* the CSC: A itself when A equals its transpose entry for entry (the same arrays
+     * exactly); otherwise made here, except below 64 blocks with integral loads where
+     * rg_scatter_ok: the column half-sweeps then scatter from the CSR (the same exact sums)
+     * and the CSC's rows are made only when something asks for them (wpart_i_rg_csc: the
+     * bound's heavy columns, the cut moves, the kick). At grid2d_252 4 x 4 the transpose
+     * was about a third of the core's time */
+    g->sym = rg_symmetric(g);
+    if (g->sym < 0) {
+        WPART_FAIL(WPART_ECANCELLED, "stopped on request");
+    }
+    g->side[0] = (rg_side_t){A->n1, A->n2, A->rp, A->ci, A->w};
+    g->side[1] = g->sym ? g->side[0] : (rg_side_t){A->n2, A->n1, g->cp, NULL, NULL};
+    if (!g->sym && !(g->integral && P < 64 && Q < 64 && P * Q < 64 && rg_scatter_ok(A, P))) {
+        WPART_CHECK(wpart_i_rg_csc(g));
+    }
+    int scatter = !g->side[1].idx && A->w;
+    if (scatter) { /* the column sums in the CSC's order (rows increasing) */
+        memset(g->line[1], 0, (size_t)A->n2 * sizeof(double));
+        for (int64_t i = 0; i < A->n1; i++) {
+            if (rg_cancel(ctl, &g->work, A->rp[i + 1] - A->rp[i])) {
+                WPART_FAIL(WPART_ECANCELLED, "stopped on request");
+            }
+            for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
+                g->line[1][A->ci[e]] += A->w[e];
+            }
+        }
+        for (int64_t j = 0; j < A->n2; j++) {
+            g->tot[1][j + 1] = g->tot[1][j] + g->line[1][j];
+        }
+    }
+    for (int d = 0; d < 2 - scatter; d++) { /* tot[d][i]: the load of majors [0, i), summed
+                                             * in order */
         const rg_side_t *s = &g->side[d];
         for (int64_t i = 0; i < s->n; i++) {
             if (rg_cancel(ctl, &g->work, s->ptr[i + 1] - s->ptr[i])) {
@@ -211,20 +327,6 @@ void wpart_i_rg_close(rg_ctx_t *g)
     memset(g, 0, sizeof *g);
 }
 
-/* whether A equals its transpose entry for entry (made once per context) */
-static int rg_symmetric(rg_ctx_t *g)
-{
-    if (g->sym < 0) {
-        const wpart_rg_csr_t *A = g->A;
-        int64_t nnz = A->rp[A->n1];
-        g->sym = A->n1 == A->n2 &&
-                 memcmp(A->rp, g->cp, (size_t)(A->n1 + 1) * sizeof(int64_t)) == 0 &&
-                 memcmp(A->ci, g->ri, (size_t)nnz * sizeof(int64_t)) == 0 &&
-                 (A->w == NULL || memcmp(A->w, g->cw, (size_t)nnz * sizeof(double)) == 0);
-    }
-    return g->sym;
-}
-
 wpart_status_t wpart_i_rg_run(rg_ctx_t *g, double t0, int64_t nstarts, const int64_t *R0,
                               const int64_t *C0, const int32_t *first,
                               const wpart_rg_opts_t *opt, int64_t *R, int64_t *C, double *val,
@@ -250,7 +352,7 @@ wpart_status_t wpart_i_rg_run(rg_ctx_t *g, double t0, int64_t nstarts, const int
     /* a symmetric matrix (A equal to its transpose, entry for entry) with P == Q: a start
      * that is the transpose of an earlier one runs the same half-sweeps transposed, so its
      * values are that start's and it cannot lower the incumbent: it is not run (state 4) */
-    int sym = P == Q && nstarts > 1 && rg_symmetric(g);
+    int sym = P == Q && nstarts > 1 && g->sym;
     for (int64_t s = 0; s < nstarts && !stop && !(inc <= opt->lower); s++) {
         int64_t twin = -1;
         for (int64_t t = 0; sym && t < s && twin < 0; t++) {

@@ -24,9 +24,12 @@ typedef struct {
  * sums, the scratch of the half-sweeps and the current / best grids */
 typedef struct {
     const wpart_rg_csr_t *A;
-    int64_t *cp, *ri;  /* the CSC of A (rows increasing in each column) */
+    int64_t *cp, *ri;  /* the CSC of A (rows increasing in each column) when made (ri NULL
+                        * otherwise; cp always there) */
     double *cw;        /* its weights (NULL for unit weights) */
-    rg_side_t side[2]; /* 0: rows major (CSR), 1: columns major (CSC) */
+    rg_side_t side[2]; /* 0: rows major (CSR), 1: columns major (the CSC: A's own arrays when
+                        * sym, cp / ri / cw when made, idx NULL before wpart_i_rg_csc: the
+                        * column prefix then comes by scatter from the CSR) */
     int64_t P[2];      /* parts along rows (0) and columns (1) */
     double *X;         /* prefix scratch */
     int32_t *map;      /* minor -> stripe */
@@ -36,7 +39,7 @@ typedef struct {
     double *line[2];   /* the major sums (each summed from 0 in entry order) */
     int64_t *cur[2], *best[2];
     int integral;
-    int sym; /* -1: not known yet; 1: A equals its transpose */
+    int sym; /* 1: A equals its transpose entry for entry (found by open) */
     const wpart_control_t *ctl; /* Ctrl-C inside a half-sweep's pass (rg_cancel) */
     int64_t work;
     int stop; /* 1: should_stop fired inside a half-sweep; the caller returns ECANCELLED */
@@ -49,6 +52,8 @@ typedef struct {
 wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, int64_t Q,
                                const wpart_control_t *ctl);
 void wpart_i_rg_close(rg_ctx_t *g);
+/* make the CSC's rows and weights (side[1]) if open left them out (a no-op when there) */
+wpart_status_t wpart_i_rg_csc(rg_ctx_t *g);
 /* wpart_spatial_rect_1d on the caller's scratch (X: n + 1 doubles, tmp: P + 1): the max */
 double wpart_i_rect_1d(const double *w, int64_t n, int64_t P, int64_t *cuts, double *X,
                        int64_t *tmp);
@@ -321,16 +326,15 @@ static inline int rg_cancel(const wpart_control_t *ctl, int64_t *work, int64_t d
     return ctl && ctl->should_stop && ctl->should_stop(ctl->ctx);
 }
 
-static inline wpart_status_t rg_transpose(const wpart_rg_csr_t *A, const wpart_control_t *ctl,
-                                          int64_t **cp, int64_t **ri, double **cw)
+/* the column pointers of A's transpose (cp: n2 + 1, rows counted per column) */
+static inline wpart_status_t rg_colptr(const wpart_rg_csr_t *A, const wpart_control_t *ctl,
+                                       int64_t **cp)
 {
     int64_t work = 0;
     wpart_status_t st = WPART_OK;
     int64_t nnz = A->rp[A->n1];
     *cp = wpart_i_calloc(A->n2 + 1, sizeof(int64_t));
-    *ri = wpart_i_malloc(nnz > 0 ? nnz : 1, sizeof(int64_t));
-    *cw = A->w ? wpart_i_malloc(nnz > 0 ? nnz : 1, sizeof(double)) : NULL;
-    if (!*cp || !*ri || (A->w && !*cw)) {
+    if (!*cp) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
     }
     for (int64_t e = 0; e < nnz; e++) {
@@ -342,11 +346,26 @@ static inline wpart_status_t rg_transpose(const wpart_rg_csr_t *A, const wpart_c
     for (int64_t j = 0; j < A->n2; j++) {
         (*cp)[j + 1] += (*cp)[j];
     }
+cleanup:
+    return st;
+}
+
+/* the rows and weights of A's transpose from its column pointers cp (rows increasing in each
+ * column, entry order within a row) */
+static inline wpart_status_t rg_fill(const wpart_rg_csr_t *A, const wpart_control_t *ctl,
+                                     const int64_t *cp, int64_t **ri, double **cw)
+{
+    int64_t work = 0;
+    wpart_status_t st = WPART_OK;
+    int64_t nnz = A->rp[A->n1];
+    *ri = wpart_i_malloc(nnz > 0 ? nnz : 1, sizeof(int64_t));
+    *cw = A->w ? wpart_i_malloc(nnz > 0 ? nnz : 1, sizeof(double)) : NULL;
     int64_t *pos = wpart_i_malloc(A->n2 + 1, sizeof(int64_t));
-    if (!pos) {
+    if (!*ri || (A->w && !*cw) || !pos) {
+        free(pos);
         WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
     }
-    memcpy(pos, *cp, (size_t)(A->n2 + 1) * sizeof(int64_t));
+    memcpy(pos, cp, (size_t)(A->n2 + 1) * sizeof(int64_t));
     for (int64_t i = 0; i < A->n1; i++) {
         if (rg_cancel(ctl, &work, A->rp[i + 1] - A->rp[i])) {
             free(pos);
@@ -363,6 +382,13 @@ static inline wpart_status_t rg_transpose(const wpart_rg_csr_t *A, const wpart_c
     free(pos);
 cleanup:
     return st;
+}
+
+static inline wpart_status_t rg_transpose(const wpart_rg_csr_t *A, const wpart_control_t *ctl,
+                                          int64_t **cp, int64_t **ri, double **cw)
+{
+    wpart_status_t st = rg_colptr(A, ctl, cp);
+    return st != WPART_OK ? st : rg_fill(A, ctl, *cp, ri, cw);
 }
 
 static inline int rg_time_up(const wpart_control_t *ctl, double t0)

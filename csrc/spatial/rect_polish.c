@@ -519,6 +519,7 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
     *timed_out = 0;
     *iters = 0;
     *halves = 0;
+    WPART_CHECK(wpart_i_rg_csc(g));
     s.side[0] = g->side[0];
     s.side[1] = g->side[1];
     s.K[0] = P;
@@ -589,7 +590,7 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
     /* a lower grid: its polish, then both maxes exact (from scratch) before it replaces R, C */
     int64_t moves;
     int32_t pto = 0;
-    wpart_rg_csr_t At = {A->n2, A->n1, g->cp, g->ri, g->cw};
+    wpart_rg_csr_t At = {A->n2, A->n1, g->side[1].ptr, g->side[1].idx, g->side[1].w};
     if (!*timed_out) {
         WPART_CHECK(wpart_i_rect_polish(A, &At, P, Q, Rs, Cs, 20, control, &v, &moves, &pto));
         *timed_out = pto;
