@@ -350,7 +350,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
     rf_diagonal(&g, load[0], load[1], buf, tmp, R0, C0);
     rf_uniform(A->n1, P, R0 + (P + 1));
     for (int64_t j = 0; j < A->n2; j++) {
-        buf[j] = (double)(g.cp[j + 1] - g.cp[j]);
+        buf[j] = (double)(g.side[1].ptr[j + 1] - g.side[1].ptr[j]);
     }
     rf_oned(&g, buf, A->n2, Q, C0 + (Q + 1), tmp);
     for (int s = 2; s < RF_N; s++) {

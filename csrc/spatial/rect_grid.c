@@ -161,29 +161,35 @@ static double rg_bound(const rg_ctx_t *g, int d, const int64_t *cut_o)
     return g->integral ? ceil(b) : b * (1.0 - 1e-12);
 }
 
-/* whether A equals its transpose entry for entry, without making the transpose: the column
- * counts equal the row lengths, and entry e = (i, j) of the CSR, the transpose's entry
- * cp[j] + (the rows of column j met so far), is entry (j, i) with the same weight bits.
- * The counts in the stripe scratch X (doubles, exact below 2**53). -1: Ctrl-C asked to stop */
+/* whether A equals its transpose entry for entry, without making the transpose: the t-th
+ * entry of column j met in CSR order (the transpose's entry t of its row j) must be entry t
+ * of row j, (j, i) with the same weight bits, and every row j must be met that often. The
+ * counts in the stripe scratch X (doubles, exact below 2**53). -1: Ctrl-C asked to stop */
 static int rg_symmetric(rg_ctx_t *g)
 {
     const wpart_rg_csr_t *A = g->A;
-    const int64_t *cp = g->cp;
+    const int64_t *rp = A->rp;
     double *seen = g->X;
-    if (A->n1 != A->n2 || memcmp(A->rp, cp, (size_t)(A->n1 + 1) * sizeof(int64_t)) != 0) {
+    if (A->n1 != A->n2) {
         return 0;
     }
     memset(seen, 0, (size_t)A->n1 * sizeof(double));
     for (int64_t i = 0; i < A->n1; i++) {
-        if (rg_cancel(g->ctl, &g->work, A->rp[i + 1] - A->rp[i])) {
+        if (rg_cancel(g->ctl, &g->work, rp[i + 1] - rp[i])) {
             return -1;
         }
-        for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
-            int64_t j = A->ci[e], k = cp[j] + (int64_t)seen[j];
+        for (int64_t e = rp[i]; e < rp[i + 1]; e++) {
+            int64_t j = A->ci[e], k = rp[j] + (int64_t)seen[j];
             seen[j] += 1.0;
-            if (A->ci[k] != i || (A->w && memcmp(A->w + k, A->w + e, sizeof(double)))) {
+            if (k >= rp[j + 1] || A->ci[k] != i ||
+                (A->w && memcmp(A->w + k, A->w + e, sizeof(double)))) {
                 return 0;
             }
+        }
+    }
+    for (int64_t j = 0; j < A->n1; j++) {
+        if ((int64_t)seen[j] != rp[j + 1] - rp[j]) {
+            return 0;
         }
     }
     return 1;
@@ -232,7 +238,6 @@ wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, 
     int64_t K = P > Q ? P : Q;
     g->integral = rg_integral(A->w, nnz);
     g->ctl = ctl;
-    WPART_CHECK(rg_colptr(A, ctl, &g->cp));
     g->P[0] = P;
     g->P[1] = Q;
     int64_t xs;
@@ -266,6 +271,9 @@ wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, 
         WPART_FAIL(WPART_ECANCELLED, "stopped on request");
     }
     g->side[0] = (rg_side_t){A->n1, A->n2, A->rp, A->ci, A->w};
+    if (!g->sym) {
+        WPART_CHECK(rg_colptr(A, ctl, &g->cp));
+    }
     g->side[1] = g->sym ? g->side[0] : (rg_side_t){A->n2, A->n1, g->cp, NULL, NULL};
     if (!g->sym && !(g->integral && P < 64 && Q < 64 && P * Q < 64 && rg_scatter_ok(A, P))) {
         WPART_CHECK(wpart_i_rg_csc(g));

@@ -24,8 +24,8 @@ typedef struct {
  * sums, the scratch of the half-sweeps and the current / best grids */
 typedef struct {
     const wpart_rg_csr_t *A;
-    int64_t *cp, *ri;  /* the CSC of A (rows increasing in each column) when made (ri NULL
-                        * otherwise; cp always there) */
+    int64_t *cp, *ri;  /* the CSC of A (rows increasing in each column) when made (NULL
+                        * otherwise; cp whenever A is not symmetric) */
     double *cw;        /* its weights (NULL for unit weights) */
     rg_side_t side[2]; /* 0: rows major (CSR), 1: columns major (the CSC: A's own arrays when
                         * sym, cp / ri / cw when made, idx NULL before wpart_i_rg_csc: the
