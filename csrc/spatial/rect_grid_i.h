@@ -281,8 +281,10 @@ static inline double rg_bisect_w(const double *X, int64_t n, int64_t K, int64_t 
     hi = got;
     if (integral) {
         lo = ceil(lo);
-        while (lo < hi) {
-            double mid = floor((lo + hi) / 2);
+        /* lo + (hi - lo) / 2, not (lo + hi) / 2: above 2^52 the sum rounds, mid could be hi,
+         * and the loop would never end; the cap bounds it for any values */
+        for (int it = 0; it < 200 && lo < hi; it++) {
+            double mid = lo + floor((hi - lo) / 2);
             if (rg_probe(X, n, K, P, mid, tmp, &got, cuts)) {
                 hi = got;
                 memcpy(cuts, tmp, (size_t)(P + 1) * sizeof(int64_t));

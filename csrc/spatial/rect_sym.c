@@ -200,7 +200,7 @@ static wpart_status_t rg_sym_pal(rg_sym_t *y, int bounded, const wpart_control_t
     }
     memcpy(ub, cuts, (size_t)(P + 1) * sizeof(int64_t));
     for (int it = 0; it < 200 && lo < hi; it++) {
-        double mid = y->integral ? floor((lo + hi) / 2) : lo + (hi - lo) / 2;
+        double mid = y->integral ? lo + floor((hi - lo) / 2) : lo + (hi - lo) / 2;
         if (!y->integral && hi - lo <= 1e-12 * hi) {
             break;
         }

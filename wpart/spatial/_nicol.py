@@ -290,8 +290,10 @@ def _joint_bound(g: GridInput, rows: bool, lines: NDArray, parts: int) -> float:
         return float((tot - X[:, a]).max()) <= B
 
     lo, hi = float(np.ceil((tot / parts).max())), float(tot.max())
-    while lo < hi:
-        mid = np.floor((lo + hi) / 2)
+    for _ in range(200):  # bisection over integers below 2**53: at most 54 steps
+        if lo >= hi:
+            break
+        mid = lo + np.floor((hi - lo) / 2)  # (lo + hi) / 2 rounds above 2**52
         if fits(mid):
             hi = mid
         else:
