@@ -174,6 +174,20 @@ def test_jag_m_opt_time_limit_returns_the_incumbent():
     assert r == dataclasses.replace(r) and len(repr(r).splitlines()) <= 5
 
 
+@pytest.mark.parametrize("orient", ["hor", "best"])
+def test_jag_m_opt_limit_before_the_incumbent_runs_both_heuristics(orient):
+    # a limit that ends the search inside its first step (JAG-M-HEUR-PROBE) left no
+    # incumbent: the result is the better of that heuristic and JAG-M-ALLOC, run to their end
+    r = spatial.jag_m_opt(BIG, 3000, orient=orient, time_limit=1e-9)
+    assert r.status == "time_limit" and r.success
+    r.validate()
+    probe = spatial.jag_m_heur_probe(BIG, 3000, orient="hor").max_load
+    alloc = spatial.jag_m_alloc(BIG, 3000, orient="hor").max_load
+    assert (probe, alloc) == (99434, 99621)
+    assert r.max_load == probe and r.params["incumbent"] == "jag_m_heur_probe"
+    assert "JAG-M-HEUR-PROBE's, run after the search" in r.message
+
+
 def test_rect_nicol_time_limit_returns_the_current_grid():
     r = spatial.rect_nicol(BIG, 4096, time_limit=1e-4)
     assert r.status == "time_limit" and r.success

@@ -355,7 +355,9 @@ def jag_m_opt(A: ArrayLike, m: int, *, orient: str = "best", allow_empty: bool =
         each orientation `orient` allows), which is then run to its end, without a limit
         (``params["incumbent"] == "jag_m_alloc"``): so a stopped call takes the limit plus
         JAG-M-ALLOC's time and never returns worse than :func:`jag_m_alloc` on the same
-        input. Never raised.
+        input. A limit that stops the search before its JAG-M-HEUR-PROBE incumbent exists
+        runs that heuristic to its end too (``params["incumbent"] == "jag_m_heur_probe"``
+        when it is the better), so the result is never worse than either. Never raised.
     progress : bool or callable, optional
         A tqdm bar, or ``progress(done, total)`` (returning False raises
         :class:`wpart.CancelledError`); reaches its total when the search ends.
@@ -391,20 +393,26 @@ def jag_m_opt(A: ArrayLike, m: int, *, orient: str = "best", allow_empty: bool =
     # the search was stopped by the limit, maybe with a worse incumbent than JAG-M-ALLOC's:
     # JAG-M-ALLOC (default counts, in each orientation of `orient`) runs to its end (a run
     # cut by the same limit could miss its own answer) and replaces a worse incumbent
+    # a limit that ended the search inside its first step (JAG-M-HEUR-PROBE) left no
+    # incumbent: that heuristic runs to its end too
     tl = as_time_limit(time_limit)
     o = _orient(orient)
     names = ("hor", "ver") if o == _core.SP_BEST else (_ORIENT_NAME[o],)
-    for name in names:
-        r = jag_m_alloc(res.A, res.m, orient=name, allow_empty=allow_empty, speeds=speeds)
-        if r.success and r.status != "time_limit" and (
-                not res.success or r.max_load < res.max_load):
-            params = dict(res.params, incumbent="jag_m_alloc", P_used=r.params.get("P_used"),
-                          orient_used=r.params["orient"])
-            res = dataclasses.replace(
-                res, rects=r.rects, loads=r.loads, max_load=r.max_load,
-                imbalance=r.imbalance, params=params,
-                message=f"the time limit of {tl:g} s was reached; the best partition found "
-                        "(JAG-M-ALLOC's, run after the search) is returned")
+    runs = [("JAG-M-ALLOC", "jag_m_alloc", jag_m_alloc, dict(speeds=speeds))]
+    if not res.success and speeds is None:
+        runs.append(("JAG-M-HEUR-PROBE", "jag_m_heur_probe", jag_m_heur_probe, {}))
+    for label, key, method, extra in runs:
+        for name in names:
+            r = method(res.A, res.m, orient=name, allow_empty=allow_empty, **extra)
+            if r.success and r.status != "time_limit" and (
+                    not res.success or r.max_load < res.max_load):
+                params = dict(res.params, incumbent=key, P_used=r.params.get("P_used"),
+                              orient_used=r.params["orient"])
+                res = dataclasses.replace(
+                    res, rects=r.rects, loads=r.loads, max_load=r.max_load,
+                    imbalance=r.imbalance, params=params,
+                    message=f"the time limit of {tl:g} s was reached; the best partition "
+                            f"found ({label}'s, run after the search) is returned")
     return res
 
 
