@@ -367,10 +367,16 @@ def _quality_family(name: str, P: int, seed: int):
 
 QUALITY_FAMILIES = ("sigma1.5", "deg2_beta", "deg4_beta_gamma", "cap1.05", "pinned20")
 # bench_mpi part (6)'s instances nearest the bound: the first three were above it before the
-# final pass went on while W_max fell and retried pairs once a W changed, the last two were
-# above it with a longer iteration patience
+# final pass went on while W_max fell and retried pairs once a W changed, the next two were
+# above it with a longer iteration patience; then seeds the benchmark does not use: pinned20
+# P = 32 seed 24 was above it (+0.17 %) before the heaviest rank's sweep and the final pass's
+# budget of at least final_rounds more rounds; P = 16 seed 30 still is (+0.90 %): its heaviest
+# rank can shed load only by giving one task for two or for a block's part, which no unit
+# of the final pass's pair step is
 NEAR_THE_BOUND = [("deg2_beta", 64, 5), ("deg4_beta_gamma", 64, 3), ("cap1.05", 64, 4),
-                  ("deg2_beta", 8, 19), ("deg2_beta", 32, 14)]
+                  ("deg2_beta", 8, 19), ("deg2_beta", 32, 14), ("pinned20", 32, 24),
+                  pytest.param("pinned20", 16, 30, marks=pytest.mark.xfail(
+                      strict=True, reason="needs a task-for-two exchange in the final pass"))]
 
 
 def _rounds_over_serial(family: str, P: int, seed: int) -> float:
@@ -441,8 +447,8 @@ def test_rounds_end_when_w_max_stalls():
 
     from wpart.tasks._rounds import edge_keys, stalled
 
-    prm = SimpleNamespace(stall_tol=1e-6)
-    rk = SimpleNamespace(final=False, last_wmax=None)
+    prm = SimpleNamespace(stall_tol=1e-6, final_extend=False, track_drop=False)
+    rk = SimpleNamespace(final=False, last_wmax=None, stalls=0)
     red = lambda w: np.array([w, -0.1, 3.0])  # noqa: E731
     assert not stalled(rk, red(2.0), 0, prm)  # first round of the run
     assert not stalled(rk, red(1.5), 1, prm)  # lowered
@@ -469,8 +475,8 @@ def test_rounds_end_when_w_max_stalls():
     # total W keeps the rounds going, and it takes `stall_patience` rounds in a row with
     # neither W_max nor a pair's total falling to end them
     prm = SimpleNamespace(stall_tol=1e-6, track_drop=True, stall_drop_tol=1e-6,
-                          stall_patience=2)
-    rk = SimpleNamespace(final=False, last_wmax=None)
+                          stall_patience=2, final_extend=False)
+    rk = SimpleNamespace(final=False, last_wmax=None, stalls=0)
     red4 = lambda w, drop: np.array([w, -0.1, 3.0, drop])  # noqa: E731
     assert not stalled(rk, red4(2.0, 0.0), 0, prm)
     assert not stalled(rk, red4(2.0, 0.01), 1, prm)  # W_max flat, a pair's total fell
@@ -488,8 +494,10 @@ def test_rounds_end_when_w_max_stalls():
         rp = RankParams(8, co)
         assert rp.track_drop == tracked
         assert rp.round_limit(False) == (rp.max_rounds_comm if tracked else rp.max_rounds)
-        assert rp.round_limit(True) == rp.final_rounds
-        assert rp.round_limit(True, 5) == rp.final_rounds + 5  # the last iteration's rounds
+        assert rp.round_limit(True) == 2 * rp.final_rounds
+        # final_rounds more, or the last iteration's rounds when they are more
+        assert rp.round_limit(True, 5) == 2 * rp.final_rounds
+        assert rp.round_limit(True, rp.final_rounds + 5) == 2 * rp.final_rounds + 5
         rp.final_extend = False
         assert rp.round_limit(True, 5) == rp.final_rounds
         rp.stall_drop_tol = None

@@ -139,7 +139,8 @@ class RankParams:
         self.final_rounds = 16
         #: after its :attr:`final_rounds`, the final pass goes on while its rounds still lower
         #: W_max (by more than :attr:`stall_tol` of it; :attr:`final_patience`), for at most
-        #: as many more rounds as the last iteration ran (False: :attr:`final_rounds` at most)
+        #: :attr:`final_rounds` more rounds, or as many more as the last iteration ran when
+        #: that is more (False: :attr:`final_rounds` at most)
         self.final_extend = True
         #: with :attr:`final_extend`: rounds in a row that did not lower W_max that end the
         #: final pass once past its :attr:`final_rounds` (one exchange per pair and round:
@@ -152,6 +153,11 @@ class RankParams:
         #: in the final pass, the heaviest rank of the round before also proposes to the
         #: lightest one (no summary is needed: the exact pair step decides)
         self.final_reach = True
+        #: in the final pass, the heaviest rank of the round before also proposes to the ranks
+        #: it does not keep, the next ones after it in cyclic order whose pair has not already
+        #: found nothing (:attr:`final_retry`), up to :attr:`offers` proposals in all: a rank
+        #: whose tasks only a few ranks can take a share of finds them
+        self.final_sweep = True
         #: in the final pass, a pair whose exact step found nothing may be proposed again once
         #: the proposer's tasks or the peer's W it heard of have changed (False: not again in
         #: the pass)
@@ -171,11 +177,13 @@ class RankParams:
                     and any(float(x) > 0 for x in self.coeffs[1:4]))
 
     def round_limit(self, final: bool, last: int = 0) -> int:
-        """Rounds of a stage at most: in the final pass :attr:`final_rounds` (plus `last`,
-        the rounds of the last iteration, with :attr:`final_extend`), else
+        """Rounds of a stage at most: in the final pass :attr:`final_rounds` (with
+        :attr:`final_extend`, plus the larger of `last`, the rounds of the last iteration, and
+        :attr:`final_rounds`), else
         :attr:`max_rounds_comm` when :attr:`track_drop`, else :attr:`max_rounds`."""
         if final:
-            return self.final_rounds + (int(last) if self.final_extend else 0)
+            return self.final_rounds + (max(int(last), self.final_rounds)
+                                        if self.final_extend else 0)
         return self.max_rounds_comm if self.track_drop else self.max_rounds
 
     def step_args(self, final: bool = False) -> tuple:
@@ -223,6 +231,8 @@ class RankProcess:
         self._heard: dict = {}
         #: the W_max of the last round's allreduce (rounds protocol, :func:`_rounds.stalled`)
         self.last_wmax = None
+        #: rounds in a row that did not lower W_max (:func:`_rounds.stalled`)
+        self.stalls = 0
         #: rounds of this rank's last transfer stage (the final pass's budget,
         #: :meth:`RankParams.round_limit`)
         self.stage_rounds = 0
@@ -385,7 +395,8 @@ class RankProcess:
         In the final pass: every kept peer lighter than this rank by more than
         ``prm.final_tol`` times its W (by the freshest W it heard of: :attr:`peer_w`), by
         decreasing difference of W (no estimate: the exact pair step decides); the heaviest
-        rank of the round before (:attr:`extremes`) also the lightest one. A pair whose exact
+        rank of the round before (:attr:`extremes`) also the lightest one and the ranks it
+        does not keep (:meth:`_sweep`, :attr:`RankParams.final_sweep`). A pair whose exact
         step found nothing is not proposed again while this rank's tasks and the peer's W it
         heard of stay the same (:attr:`futile_final`)."""
         if self.final:
@@ -404,7 +415,10 @@ class RankProcess:
             v, fut = self.version, self.futile_final
             fin = sorted((-(w - x[0]), q) for q, x in cand.items()
                          if q not in self.tried and fut.get(q) != (v, x[0]) and x[0] < lim)
-            return [(q, -d, 0.0, cand[q][1]) for d, q in fin[:self.prm.offers]]
+            out = [(q, -d, 0.0, cand[q][1]) for d, q in fin[:self.prm.offers]]
+            if ex is not None and self.prm.final_sweep and ex[2] == self.rank:
+                out += self._sweep(set(cand), self.prm.offers - len(out))
+            return out
         out = []
         w = abs(self.current_work())
         known, est, v = self.known, self._est, self.version
@@ -431,6 +445,22 @@ class RankProcess:
         # the key of the edge leads with (excess reduction, this rank's W): the heaviest
         # rank's best proposal is matched first (not a lighter rank's larger gain)
         return [(q, (-d, w), -g, self.known[q].version) for d, g, q in out[:self.prm.offers]]
+
+    def _sweep(self, skip: set, n: int) -> list:
+        """The heaviest rank's further final-pass proposals (:attr:`RankParams.final_sweep`):
+        up to `n` ranks not in `skip`, the next ones after this rank (cyclic) not futile
+        (:attr:`futile_final`), with a W difference of 0 (their W is not known)."""
+        v, fut, P, out = self.version, self.futile_final, self.prm.P, []
+        for j in range(1, P if n > 0 else 0):
+            q = (self.rank + j) % P
+            heard = self.peer_w.get(q, (None,))[0]
+            if q in skip or fut.get(q) == (v, heard):
+                continue
+            self._heard[q] = heard
+            out.append((q, 0.0, 0.0, -1))
+            if len(out) >= n:
+                break
+        return out
 
     def _estimate(self, other: Summary, mine: Summary, mine_c: tuple, args: tuple) -> tuple:
         """``(found, excess reduction, gain)`` of :meth:`_best` on two summaries in C (the

@@ -33,9 +33,11 @@ Every round of an iteration (after the bounded gossip of the inform stage):
 
 An iteration runs at most ``max_rounds`` rounds (``max_rounds_comm`` with beta, gamma or
 delta > 0; the final pass ``final_rounds``, then, while its rounds still lower W_max, at most
-as many more as the last iteration ran: :func:`stalled`), so the rounds per iteration do not
-grow with the number of ranks, and a rank sends messages only to its proposal targets, to the ranks that proposed to it and to its partner: no step's bytes per
-rank grow with P (the allreduce: ``ceil(log2 P)`` messages of three numbers).
+``final_rounds`` more, or as many more as the last iteration ran when that is more:
+:func:`stalled`), so the rounds per iteration do not grow with the number of ranks, and a
+rank sends messages only to its proposal targets, to the ranks that proposed to it and to its
+partner: no step's bytes per rank grow with P (the allreduce: ``ceil(log2 P)`` messages of
+four numbers).
 
 The pairs of a round are disjoint. Keys are totally ordered (positions are distinct) and both
 ends of an edge hold the same key, so the pairs, and the assignment, depend only on the seed
@@ -45,7 +47,9 @@ and MPI (:mod:`wpart.tasks._mpi_rounds`) give the same assignment bit for bit.
 After the last iteration, a final pass of the same rounds (when whole clusters are moved,
 ``subclusters`` none) exchanges single tasks: a rank proposes to every kept peer lighter than
 itself (by the W it last heard of), the heaviest rank of the round (by the allreduce) also to
-the lightest one, and the exact pair step of a matched pair treats every task as its own
+the lightest one and, up to ``offers`` proposals, to the ranks it does not keep (the next ones
+after it whose pair has not found nothing since its tasks last changed), and the exact pair
+step of a matched pair treats every task as its own
 cluster (swaps of one task each way and one-way moves of one task), which evens out what
 whole clusters cannot.
 """
@@ -112,7 +116,7 @@ def stalled(rk, red, rnd: int, prm) -> bool:
     W_max, ``rk.last_wmax``), so every rank stops at the same round. In the final pass (with
     ``prm.final_extend``), past its ``prm.final_rounds`` rounds, the ``prm.final_patience``-th
     round in a row whose W_max is not below the round before's ends it."""
-    if prm.stall_tol is None or (rk.final and not getattr(prm, "final_extend", False)):
+    if prm.stall_tol is None or (rk.final and not prm.final_extend):
         return False
     last, rk.last_wmax = rk.last_wmax, float(red[0])
     if rnd == 0:
@@ -120,10 +124,10 @@ def stalled(rk, red, rnd: int, prm) -> bool:
     if not (rnd >= 1 and last is not None and float(red[0]) >= last - prm.stall_tol * abs(last)):
         rk.stalls = 0
         return False
-    rk.stalls = getattr(rk, "stalls", 0) + 1
+    rk.stalls += 1
     if rk.final:
         return bool(rnd >= prm.final_rounds and rk.stalls >= prm.final_patience)
-    if not getattr(prm, "track_drop", False):
+    if not prm.track_drop:
         return True
     if float(red[3]) > prm.stall_drop_tol * abs(float(red[0])):
         rk.stalls = 0
