@@ -21,7 +21,8 @@ Run from the repository root (about 10 minutes on 2 cores)::
 whole stage reaches, the blocks the kept tests reach, and the difference (0 when nothing is
 lost).  Some blocks are reached only when a time limit or a progress report falls inside the
 call; ``choose`` given more runs needs each block that a test reached in one run and not in
-another from three tests (or all that reach it).  A test that is not in the drop file (a new one) runs in both stages.
+another from three tests (or all that reach it).  A test that is not in the drop file (a new
+one) runs in both stages.
 
 As a pytest plugin (``-p asan_select``, with ``tools`` on ``PYTHONPATH``, the extension built
 with ``-fsanitize-coverage=trace-pc`` and ``tools/asan_cover.c`` preloaded) it writes the JSON
@@ -113,9 +114,10 @@ def pytest_unconfigure(config):
 
 
 # ------------------------------------------------------------------------- measuring ------
-def _build() -> tuple:
+def _build() -> str:
     """The extension with trace-pc instrumentation (-O1 -g, as the sanitized stage builds it,
-    without the sanitizers), staged with a copy of the package; and the coverage runtime."""
+    without the sanitizers), staged with a copy of the package; returns the path of the
+    coverage runtime it builds beside it."""
     flags = "-O1 -g -fsanitize-coverage=trace-pc"
     subprocess.run(["cmake", "-S", REPO, "-B", BUILD, "-G", "Ninja", "-DWPART_BUILD_PYTHON=ON",
                     "-DWPART_BUILD_TESTS=OFF", "-DCMAKE_BUILD_TYPE=RelWithDebInfo",

@@ -93,7 +93,7 @@ paths() {
 # reach, together, every basic block of wpart._core that the whole stage reaches (the others
 # are listed in tests/asan_drop.txt), with fewer hypothesis examples; files whose time goes to
 # subprocesses, notebooks, whole reproductions, benchmark quick modes or mpirun are not
-# collected (SANITIZED_IGNORE); all of them run in the plain stage.
+# collected (SANITIZED_IGNORE); all of them run against the plain extension.
 py_asan() {
   command -v gcc >/dev/null 2>&1 || { echo "(no gcc: sanitized pytest stage skipped)"; return 0; }
   echo "== Python: pytest against the ASan + UBSan extension =="

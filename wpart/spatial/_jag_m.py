@@ -392,9 +392,9 @@ def jag_m_opt(A: ArrayLike, m: int, *, orient: str = "best", allow_empty: bool =
         return res
     # the search was stopped by the limit, maybe with a worse incumbent than JAG-M-ALLOC's:
     # JAG-M-ALLOC (default counts, in each orientation of `orient`) runs to its end (a run
-    # cut by the same limit could miss its own answer) and replaces a worse incumbent
-    # a limit that ended the search inside its first step (JAG-M-HEUR-PROBE) left no
-    # incumbent: that heuristic runs to its end too
+    # cut by the same limit could miss its own answer) and replaces a worse incumbent; a
+    # limit that ended the search inside its first step (JAG-M-HEUR-PROBE) left no
+    # incumbent, so that heuristic runs to its end too
     tl = as_time_limit(time_limit)
     o = _orient(orient)
     names = ("hor", "ver") if o == _core.SP_BEST else (_ORIENT_NAME[o],)

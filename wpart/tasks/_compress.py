@@ -41,7 +41,8 @@ def _row_classes(columns: list) -> np.ndarray:
     """The class of each row of the columns' values, numbered in the lexicographic order of
     the distinct rows (what ``np.unique(np.stack(columns, 1), axis=0, return_inverse=True)``
     gives), by one 1-D factorisation per column: O(n log n) sorts of numbers, where the 2-D
-    unique sorts n rows as records (about 25x slower at 10^6 ranks)."""
+    unique sorts n rows as records (0.89 s instead of 0.27 s CPU for two columns at 2**20
+    ranks)."""
     code = np.zeros(columns[0].size, dtype=np.int64)
     for col in columns:
         values, col_code = np.unique(col, return_inverse=True)
