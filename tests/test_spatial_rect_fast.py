@@ -150,3 +150,59 @@ def test_time_limit_and_stop_rule():
             assert r.max_load == r.loads.max() == pol.get("kick_max_load",
                                                           pol["cut_move_max_load"])
             assert pol.get("kick_max_load", r.max_load) <= pol["cut_move_max_load"]
+
+
+def _same_matrix(a, b):
+    assert type(a) is type(b) and a.shape == b.shape and a.dtype == b.dtype
+    if isinstance(a, np.ndarray):  # (denser than the sparse route takes)
+        assert np.array_equal(a, b)
+        return
+    assert a.has_canonical_format and b.has_canonical_format
+    for x in ("indptr", "indices", "data"):  # (the input itself when it is the loads)
+        assert np.array_equal(getattr(a, x), getattr(b, x))
+
+
+@pytest.mark.parametrize("weights", ["stored", "count", "values"])
+def test_weights_and_zeros_in_one_call_as_the_general_path(weights):
+    """weights "stored" / "count" and explicit zeros take the one-call path (the loads
+    matrix made directly); the same result as the general path (a CSC input), the loads
+    matrix of the input rules as `A` included."""
+    rng = np.random.default_rng(11)
+    for k, B in enumerate(_matrices(31, 10)):
+        kind = k % 5
+        if kind == 0:  # int values, explicit zeros
+            data = np.where(rng.random(B.nnz) < 0.2, 0, rng.integers(1, 5, B.nnz))
+        elif kind == 1:  # float values, zeros and -0.0
+            data = np.where(rng.random(B.nnz) < 0.2, rng.choice([0.0, -0.0], B.nnz),
+                            rng.random(B.nnz) + 0.1)
+        elif kind == 2:  # bool
+            data = rng.random(B.nnz) < 0.7
+        elif kind == 3:  # int32 values with negative ones (counted, not summed)
+            data = rng.integers(-2, 3, B.nnz).astype(np.int32)
+        else:
+            data = B.data
+        A = sps.csr_array((data, B.indices, B.indptr), shape=B.shape)
+        if k % 2:
+            A = sps.csr_array((A.data, A.indices.astype(np.int64),
+                               A.indptr.astype(np.int64)), shape=A.shape)
+        if kind in (2, 3) and weights == "values":
+            continue  # (not loads as they are: the general path)
+        P, Q = ((4, 4), (3, 5), (8, 2))[k % 3]
+        fast = spatial.rect_nicol(A, P * Q, P=P, Q=Q, weights=weights)
+        ref = spatial.rect_nicol(sps.csc_array(A), P * Q, P=P, Q=Q, weights=weights)
+        _same(fast, ref)
+        _same_matrix(fast.A, ref.A)
+
+
+def test_unit_csr_refuses_malformed_arrays():
+    from wpart import _core
+
+    good = (np.array([0, 2, 3]), np.array([0, 1, 1]))
+    rp, ci, v = _core.spatial_rect_unit_csr(2, *good, np.array([True, False, True]))
+    assert rp.tolist() == [0, 1, 2] and ci.tolist() == [0, 1] and v.tolist() == [1, 1]
+    for n1, rp, ci, keep in ((2, [0, 3, 2], [0, 1, 1], None), (2, [1, 2, 3], [0, 1, 1], None),
+                             (3, [0, 2, 3], [0, 1, 1], None), (2, [0, 2, 3], [0, 1], None),
+                             (2, [0, 2, 3], [0, 1, 1], [True])):
+        with pytest.raises(ValueError, match="malformed CSR arrays"):
+            _core.spatial_rect_unit_csr(n1, np.array(rp), np.array(ci),
+                                        None if keep is None else np.array(keep))

@@ -357,6 +357,82 @@ cleanup:
     return res;
 }
 
+/* the loads matrix of weights "stored" / "count" (1 per stored entry / per nonzero value) on
+ * canonical CSR arrays (int32 or int64): int64 pointers and indices (the given arrays when
+ * already int64 and keep is None), only the entries where keep (bool, None: all) is set, and
+ * int64 1s */
+static PyObject *wpy_rect_unit_csr(PyObject *self, PyObject *args)
+{
+    PyObject *ro, *co, *ko, *res = NULL;
+    PyArrayObject *rp = NULL, *ci = NULL, *keep = NULL, *R = NULL, *C = NULL, *V = NULL;
+    long long n1;
+    if (!PyArg_ParseTuple(args, "LOOO", &n1, &ro, &co, &ko)) {
+        return NULL;
+    }
+    rp = (PyArrayObject *)PyArray_FROMANY(ro, NPY_INT64, 1, 1, NPY_ARRAY_IN_ARRAY);
+    ci = rp ? (PyArrayObject *)PyArray_FROMANY(co, NPY_INT64, 1, 1, NPY_ARRAY_IN_ARRAY) : NULL;
+    if (!ci) {
+        goto cleanup;
+    }
+    if (ko != Py_None) {
+        keep = (PyArrayObject *)PyArray_FROMANY(ko, NPY_BOOL, 1, 1, NPY_ARRAY_IN_ARRAY);
+        if (!keep) {
+            goto cleanup;
+        }
+    }
+    const int64_t *p = PyArray_DATA(rp), *c = PyArray_DATA(ci);
+    npy_intp nnz = PyArray_DIM(ci, 0);
+    int bad = n1 < 1 || PyArray_DIM(rp, 0) != n1 + 1 || p[0] != 0 || p[n1] != (int64_t)nnz ||
+              (keep && PyArray_DIM(keep, 0) != nnz);
+    for (long long i = 0; i < n1 && !bad; i++) {
+        bad = p[i + 1] < p[i];
+    }
+    if (bad) {
+        PyErr_SetString(wpy_ValueError, "malformed CSR arrays");
+        goto cleanup;
+    }
+    if (!keep) {
+        R = rp;
+        C = ci;
+        Py_INCREF(R);
+        Py_INCREF(C);
+    } else {
+        const npy_bool *k = PyArray_DATA(keep);
+        npy_intp n = 0, np1 = (npy_intp)n1 + 1;
+        for (npy_intp e = 0; e < nnz; e++) {
+            n += k[e] != 0;
+        }
+        R = (PyArrayObject *)PyArray_EMPTY(1, &np1, NPY_INT64, 0);
+        C = (PyArrayObject *)PyArray_EMPTY(1, &n, NPY_INT64, 0);
+        if (!R || !C) {
+            goto cleanup;
+        }
+        int64_t *r = PyArray_DATA(R), *o = PyArray_DATA(C), t = 0;
+        r[0] = 0;
+        for (long long i = 0; i < n1; i++) {
+            for (int64_t e = p[i]; e < p[i + 1]; e++) {
+                if (k[e]) {
+                    o[t++] = c[e];
+                }
+            }
+            r[i + 1] = t;
+        }
+    }
+    npy_intp nv = PyArray_DIM(C, 0);
+    V = (PyArrayObject *)PyArray_EMPTY(1, &nv, NPY_INT64, 0);
+    if (!V) {
+        goto cleanup;
+    }
+    int64_t *v = PyArray_DATA(V);
+    for (npy_intp e = 0; e < nv; e++) {
+        v[e] = 1;
+    }
+    res = Py_BuildValue("OOO", R, C, V);
+cleanup:
+    WPY_XDECREF(rp, ci, keep, R, C, V);
+    return res;
+}
+
 /* The functions (their signatures: wpart/_core.pyi):
  * - spatial_rect_nicol_auto: The default RECT-NICOL in one call on CSR arrays: (R, C, loads,
  *   values, half-sweeps, states, refs, lower bound, timed_out, value check, int total, int max,
@@ -370,7 +446,9 @@ cleanup:
  *   value, moves, timed_out).
  * - spatial_rect_kick: SGO from the uniform grid, then half-sweeps racing the given grid and
  *   the polish, on CSR arrays (max_iter: SGO iterations): (R, C, value, iterations, timed_out).
- * - spatial_rect_1d: The exact 1D partition of a float64 vector: (cuts, value). */
+ * - spatial_rect_1d: The exact 1D partition of a float64 vector: (cuts, value).
+ * - spatial_rect_unit_csr: The loads matrix of weights "stored" / "count" on canonical CSR
+ *   arrays (keep: the entries that count, None: all): (int64 pointers, int64 indices, 1s). */
 static PyMethodDef spatial_rect_methods[] = {
     {"spatial_rect_nicol_auto", WPY_CFUNC(wpy_rect_nicol_auto), WPY_KW, NULL},
     {"spatial_rect_grid", WPY_CFUNC(wpy_rect_grid), WPY_KW, NULL},
@@ -379,6 +457,7 @@ static PyMethodDef spatial_rect_methods[] = {
     {"spatial_rect_polish", WPY_CFUNC(wpy_rect_polish), WPY_KW, NULL},
     {"spatial_rect_kick", WPY_CFUNC(wpy_rect_kick), WPY_KW, NULL},
     {"spatial_rect_1d", wpy_rect_1d, METH_VARARGS, NULL},
+    {"spatial_rect_unit_csr", wpy_rect_unit_csr, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 

@@ -18,7 +18,7 @@ from .. import _core
 from ._common import _Prepared, _result, factor_pair
 from ._grid import GridInput, _done, _grid_result, grid_rects, sym_cuts
 from ._sparse import (SPARSE_DENSITY, SPARSE_MIN_CELLS, _BYTES_PER_ENTRY, _BYTES_PER_LINE,
-                      check_sparse_size)
+                      _sp, check_sparse_size)
 from ._partition import SpatialPartition
 
 #: Start names of the engine. ``rows_*``: the rows are cut first (uniform, by load, by the
@@ -52,6 +52,9 @@ POLISH_PATIENCE = 10
 
 #: The value types the one-call default reads as they are.
 _DTYPES = (np.dtype(np.int64), np.dtype(np.float64))
+
+#: The weightings the one-call default takes a canonical CSR matrix with.
+_FAST_WEIGHTS = ("values", "count", "stored")
 
 #: The start names of the former four-start call (kept for ``starts="all"`` and those names).
 _OLD = ("rows_uniform", "rows_load", "cols_uniform", "cols_load")
@@ -325,6 +328,9 @@ _STATE = {0: "stopped", 1: "abandoned", 2: "not_run", 3: "time_limit", 4: "trans
 #: A start of the one-call default equal to an earlier one (not run again).
 _SAME = 5
 
+#: The one-call default's value check: an explicit zero (WPART_RF_ZERO, rect_grid.h).
+_ZERO = 1
+
 
 def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple) -> tuple:
     """(params, stats) of the one-call default (``_core.spatial_rect_nicol_auto``'s `out`),
@@ -385,18 +391,31 @@ class _Canonical:
         return np.int64 if self.kind == "i" else np.float64
 
 
+def _loads_csr(n1: int, n2: int, rp: Any, ci: Any, keep: Any, vals: Any) -> tuple:
+    """(matrix, rp, ci, vals): the canonical CSR loads matrix that SparseInput makes of a
+    canonical CSR matrix, with int64 pointers and indices: the entries where `keep` is set
+    (None: all), `vals` there (None: int64 1s)."""
+    rp, ci, ones = _core.spatial_rect_unit_csr(n1, rp, ci, keep)
+    vals = ones if vals is None else vals if keep is None else vals[keep]
+    A = _sp().csr_array((vals, ci, rp), shape=(n1, n2))
+    A.has_canonical_format = True
+    return A, rp, ci, vals
+
+
 def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, refine: Any,
                  patience: Any, abandon: Any, allow_empty: Any, time_limit: Any,
                  progress: Any, weights: Any) -> SpatialPartition | None:
-    """rect_nicol's default on a canonical ``scipy.sparse`` CSR matrix of int64 / float64
-    loads that runs on its nonzeros, in one core call that also checks the values and sums
-    the blocks (no copies of the arrays, no prepared input); None when any argument is not
-    of that plain kind (the step-by-step path then runs, checks and reports as usual). The
-    result is the one that path gives."""
+    """rect_nicol's default on a canonical ``scipy.sparse`` CSR matrix that runs on its
+    nonzeros, in one core call that also checks the values and sums the blocks: int64 /
+    float64 loads as they are (no copies of the arrays, no prepared input; explicit zeros
+    dropped), or numeric values with ``weights="stored"`` / ``"count"`` (1 per stored entry /
+    per nonzero value); None when any argument is not of that plain kind (the step-by-step
+    path then runs, checks and reports as usual). The result is the one that path gives,
+    the loads matrix of the input rules (wpart.spatial._sparse.SparseInput) included."""
     if not (progress is None and patience is None and abandon is True and
             (allow_empty is False or allow_empty is True) and type(starts) is str and
             starts == "auto" and type(refine) is str and refine == "auto" and
-            type(weights) is str and weights == "values" and type(m) is int and
+            type(weights) is str and weights in _FAST_WEIGHTS and type(m) is int and
             type(max_sweeps) is int and max_sweeps >= 1 and
             (time_limit is None or (type(time_limit) in (int, float) and
                                     0 < time_limit < float("inf"))) and
@@ -405,11 +424,13 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
         return None
     shape = A.shape
     dt = A.dtype
-    if len(shape) != 2 or dt not in _DTYPES or not A.has_canonical_format:
+    if len(shape) != 2 or not A.has_canonical_format or \
+            (dt not in _DTYPES if weights == "values" else dt.kind not in "biuf"):
         return None
     n1, n2 = int(shape[0]), int(shape[1])
     cells = n1 * n2
-    nnz = int(A.indptr[-1])
+    rp, ci, vals = A.indptr, A.indices, A.data
+    nnz = int(rp[-1])
     if not (nnz * SPARSE_DENSITY <= cells and cells > SPARSE_MIN_CELLS and 1 <= m <= cells):
         return None
     if P is None and Q is None:
@@ -421,16 +442,28 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
         return None
     if _BYTES_PER_LINE * (n1 + n2 + 2) + _BYTES_PER_ENTRY * nnz > 1 << 26:
         check_sparse_size(n1, n2, nnz)  # (below 64 MiB no process can fail it)
+    if weights != "values":  # 1 per stored entry, or per nonzero value (zeros dropped)
+        if weights == "count" and dt.kind == "f" and np.isnan(vals).any():
+            return None  # (the general path's error)
+        keep = vals != 0 if weights == "count" and not vals.all() else None
+        A, rp, ci, vals = _loads_csr(n1, n2, rp, ci, keep, None)
     ms = min(max_sweeps, 2**62)
     tl = 0.0 if time_limit is None else float(time_limit)
-    out = _core.spatial_rect_nicol_auto(n1, n2, A.indptr, A.indices, A.data, P, Q,
-                                        min(2 * ms, 2**62), loads=True, time_limit=tl)
-    if out[9]:  # zeros, a bad value, a large int total: the step-by-step path decides
+    for _ in range(2):
+        if vals.size == 0:
+            return None
+        out = _core.spatial_rect_nicol_auto(n1, n2, rp, ci, vals, P, Q,
+                                            min(2 * ms, 2**62), loads=True, time_limit=tl)
+        if out[9] != _ZERO or weights != "values":
+            break
+        # explicit zeros (the check stops there, before any work): not loads
+        A, rp, ci, vals = _loads_csr(n1, n2, rp, ci, vals != 0, vals)
+    if out[9]:  # a bad value, a large int total: the step-by-step path decides
         return None
-    if dt.kind == "i":
+    if vals.dtype.kind == "i":
         total, amax, kind = np.int64(out[10]), np.int64(out[11]), "i"
     else:
-        total, amax, kind = np.float64(A.data.sum()), np.float64(out[12]), "f"
+        total, amax, kind = np.float64(vals.sum()), np.float64(out[12]), "f"
         if not np.isfinite(total):
             return None
     params, stats = _auto_stats(P, Q, ms, out)
