@@ -9,6 +9,9 @@
 #include "spatial_internal.h"
 
 #define RF_N 4 /* starts */
+/* a line nearly fills a block when its load / the other dimension's parts >= RF_HEAVY x the
+ * bound of the exact 1D partitions and the single heavy lines (the joint bound's gate) */
+#define RF_HEAVY 0.9
 
 /* the exact 1D partition of v[0..n) into k intervals (cuts: k + 1) and its max; the prefix
  * in the context's stripe scratch X ((nmax + 1) K >= n + 1 doubles, free before the runs),
@@ -119,7 +122,7 @@ static double rf_joint(const rg_ctx_t *g, int d, const int64_t *lines, int64_t k
  * largest (int input: no pass over the weights); < 0: found here. line: max(n1, n2) doubles
  * of scratch, tmp: 2 (P + Q) int64 */
 static double rf_lower(rg_ctx_t *g, const double *load[2], double imax, double *line,
-                       int64_t *tmp, wpart_status_t *st)
+                       int64_t *tmp, int *heavy_line, wpart_status_t *st)
 {
     const wpart_rg_csr_t *A = g->A;
     int64_t nnz = A->rp[A->n1], n[2] = {A->n1, A->n2};
@@ -161,16 +164,20 @@ static double rf_lower(rg_ctx_t *g, const double *load[2], double imax, double *
         }
     }
     /* where one line nearly fills a block (its load / parts >= 0.9 of the bound: power-law
-     * matrices), the k = min(8, max(P, Q)) heaviest lines of that side cut together; integral
-     * loads only (exact sums) */
+     * matrices; *heavy_line = 1), the k = min(8, max(P, Q)) heaviest lines of that side cut
+     * together; integral loads only (exact sums) */
     int64_t kmax = g->P[0] > g->P[1] ? g->P[0] : g->P[1];
+    double mx[2] = {0.0, 0.0};
+    for (int d = 0; d < 2; d++) {
+        for (int64_t i = 0; i < n[d]; i++) {
+            mx[d] = load[d][i] > mx[d] ? load[d][i] : mx[d];
+        }
+    }
+    *heavy_line = nnz > 0 && (mx[0] / (double)g->P[1] >= RF_HEAVY * b ||
+                              mx[1] / (double)g->P[0] >= RF_HEAVY * b);
     for (int d = 0; d < 2 && integral && g->integral; d++) {
         int64_t parts = g->P[1 - d], k = kmax < 8 ? kmax : 8;
-        double mx = 0.0;
-        for (int64_t i = 0; i < n[d]; i++) {
-            mx = load[d][i] > mx ? load[d][i] : mx;
-        }
-        if (nnz == 0 || !(mx / (double)parts >= 0.9 * b)) {
+        if (nnz == 0 || !(mx[d] / (double)parts >= RF_HEAVY * b)) {
             continue;
         }
         k = rf_top(load[d], n[d], -INFINITY, k, heavy);
@@ -242,25 +249,30 @@ static int rf_check(int64_t nnz, const int64_t *iv, const double *fv, double *am
     *amax = 0.0;
     *iamax = 0;
     *itotal = 0;
+    /* blocks of RG_POLL_WORK entries (the hook asked before each), each one branch-free pass
+     * of min, max (and the sum): a negative value makes the min negative, a zero (no negative)
+     * the min 0, all ones min = max = 1 */
     if (iv) {
-        int64_t mx = 0;
-        __int128 sum = 0;
-        for (int64_t e = 0; e < nnz; e++) {
-            if (WPART_UNLIKELY((e & (RG_POLL_WORK - 1)) == 0) && rg_cancel(ctl, &work, RG_POLL_WORK)) {
+        int64_t mn = nnz > 0 ? iv[0] : 1, mx = 0;
+        uint64_t sum = 0; /* exact when max * nnz < 2**62, the only case it is used */
+        for (int64_t e0 = 0; e0 < nnz; e0 += RG_POLL_WORK) {
+            if (rg_cancel(ctl, &work, RG_POLL_WORK)) {
                 *stop = 1;
                 return 0;
             }
-            int64_t x = iv[e];
-            neg |= x < 0;
-            zero |= x == 0;
-            *ones &= x == 1;
-            mx = x > mx ? x : mx;
-            sum += x;
+            int64_t e1 = nnz - e0 < RG_POLL_WORK ? nnz : e0 + RG_POLL_WORK;
+            for (int64_t e = e0; e < e1; e++) {
+                int64_t x = iv[e];
+                mn = x < mn ? x : mn;
+                mx = x > mx ? x : mx;
+                sum += (uint64_t)x;
+            }
         }
+        *ones = mn == 1 && mx <= 1;
         *amax = (double)mx;
         *iamax = mx;
-        if (neg || zero) {
-            return neg ? WPART_RF_NEGATIVE : WPART_RF_ZERO;
+        if (mn <= 0) {
+            return mn < 0 ? WPART_RF_NEGATIVE : WPART_RF_ZERO;
         }
         if ((__int128)mx * nnz >= ((__int128)1 << 62)) {
             return WPART_RF_BIG;
@@ -269,21 +281,25 @@ static int rf_check(int64_t nnz, const int64_t *iv, const double *fv, double *am
         return 0;
     }
     if (fv) {
-        double mx = 0.0;
-        for (int64_t e = 0; e < nnz; e++) {
-            if (WPART_UNLIKELY((e & (RG_POLL_WORK - 1)) == 0) && rg_cancel(ctl, &work, RG_POLL_WORK)) {
+        double mn = nnz > 0 ? fv[0] : 1.0, mx = 0.0;
+        for (int64_t e0 = 0; e0 < nnz; e0 += RG_POLL_WORK) {
+            if (rg_cancel(ctl, &work, RG_POLL_WORK)) {
                 *stop = 1;
                 return 0;
             }
-            double x = fv[e];
-            nan |= x != x;
-            inf |= isinf(x);
-            neg |= x < 0;
-            zero |= x == 0;
-            *ones &= x == 1.0;
-            mx = x > mx ? x : mx;
+            int64_t e1 = nnz - e0 < RG_POLL_WORK ? nnz : e0 + RG_POLL_WORK;
+            for (int64_t e = e0; e < e1; e++) {
+                double x = fv[e];
+                nan |= x != x;
+                mn = x < mn ? x : mn;
+                mx = x > mx ? x : mx;
+            }
         }
+        *ones = mn == 1.0 && mx <= 1.0;
         *amax = mx;
+        inf = mx == INFINITY || mn == -INFINITY;
+        neg = mn < 0;
+        zero = mn == 0;
         return nan ? WPART_RF_NAN : inf ? WPART_RF_INF : neg ? WPART_RF_NEGATIVE
                                                      : zero ? WPART_RF_ZERO : 0;
     }
@@ -291,6 +307,29 @@ static int rf_check(int64_t nnz, const int64_t *iv, const double *fv, double *am
     *iamax = nnz > 0;
     *itotal = nnz;
     return 0;
+}
+
+/* run slot 0 (the diagonal start) moved behind the other nu - 1 (tr, tc: P + 1, Q + 1 of
+ * scratch): on heavy-line matrices the stored-entry and uniform starts come near the bound
+ * (often reach it) in a half-sweep or two, the diagonal one after several */
+static void rf_first_last(int64_t nu, int64_t P, int64_t Q, int64_t *R0, int64_t *C0,
+                          int32_t *first, int64_t *uniq, int64_t *tr, int64_t *tc)
+{
+    size_t rn = (size_t)(P + 1) * sizeof(int64_t), cn = (size_t)(Q + 1) * sizeof(int64_t);
+    int32_t f = first[0];
+    int64_t u = uniq[0];
+    memcpy(tr, R0, rn);
+    memcpy(tc, C0, cn);
+    memmove(R0, R0 + (P + 1), (size_t)(nu - 1) * rn);
+    memmove(C0, C0 + (Q + 1), (size_t)(nu - 1) * cn);
+    memcpy(R0 + (nu - 1) * (P + 1), tr, rn);
+    memcpy(C0 + (nu - 1) * (Q + 1), tc, cn);
+    for (int64_t k = 0; k + 1 < nu; k++) {
+        first[k] = first[k + 1];
+        uniq[k] = uniq[k + 1];
+    }
+    first[nu - 1] = f;
+    uniq[nu - 1] = u;
 }
 
 wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int64_t *iv,
@@ -379,13 +418,21 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
             uniq[nu++] = s;
         }
     }
-    out->lower = rf_lower(&g, (const double **)load, iv ? out->amax : -1.0, buf, tmp, &st);
+    int heavy_line = 0;
+    out->lower = rf_lower(&g, (const double **)load, iv ? out->amax : -1.0, buf, tmp,
+                          &heavy_line, &st);
     if (st != WPART_OK) {
         goto cleanup;
     }
+    /* a heavy-line matrix: the diagonal start last and no race (its first half-sweeps can be
+     * far above a grid it ends below; _nicol.nicol_engine: the same) */
+    int last = heavy_line && nu > 1;
+    if (last) {
+        rf_first_last(nu, P, Q, R0, C0, first, uniq, out->R, out->C);
+    }
     wpart_rg_opts_t opt = {2, max_half < (P + Q > 10 ? P + Q : 10) ? max_half
                                                                    : (P + Q > 10 ? P + Q : 10),
-                           0, 1, 0.25, out->lower, 10, max_half, control, 0.0};
+                           0, 1, last ? 0.0 : 0.25, out->lower, 10, max_half, control, 0.0};
     WPART_CHECK(wpart_i_rg_run(&g, t0, nu, R0, C0, first, &opt, out->R, out->C, val, halves,
                                state, twin, &out->timed_out));
     double inc = RG_INF;

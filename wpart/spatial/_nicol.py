@@ -29,7 +29,7 @@ ENGINE_STARTS = ("rows_stored", "cols_stored", "rows_load", "cols_load", "rows_u
 
 #: The default set (``starts="auto"``), in the order they run: the diagonal start wins on
 #: grid, banded and block matrices; the stored-entry and uniform starts on heavy-line
-#: (power-law) ones. rows_stored, rows_load and cols_load never won alone on the 70 cases of
+#: (power-law) ones, where the diagonal one runs last (see HEAVY_LINE). rows_stored, rows_load and cols_load never won alone on the 70 cases of
 #: benchmarks/bench_spatial_sarma.py; they stay available by name (and in rect_refine).
 AUTO = ("diag_interleaved", "cols_stored", "rows_uniform", "cols_uniform")
 
@@ -49,6 +49,11 @@ REFINE_CUT_MOVES = 100
 
 #: Half-sweeps without a gain before the best grid's continuation stops (SARMA's minimum).
 POLISH_PATIENCE = 10
+
+#: A line nearly fills a block when its load / the other dimension's parts is at least this
+#: fraction of the lower bound so far (rect_fast.c's RF_HEAVY): its side's heaviest lines are
+#: then cut together for the bound, and the default set runs its diagonal start last.
+HEAVY_LINE = 0.9
 
 #: The value types the one-call default reads as they are.
 _DTYPES = (np.dtype(np.int64), np.dtype(np.float64))
@@ -258,12 +263,14 @@ def lower_bound(g: GridInput, P: int, Q: int, cache: dict) -> float:
             c = g.oned(line, parts)
             pre = np.concatenate(([0.0], np.cumsum(line)))
             lb = max(lb, float(np.diff(pre[c]).max()))
-    # where one line nearly fills a block (power-law matrices), the k = min(8, max(P, Q))
-    # heaviest lines of that side cut together (a block holding line i holds i's part);
-    # integral loads only (exact sums)
+    # where one line nearly fills a block (power-law matrices; cache["heavy_line"]), the
+    # k = min(8, max(P, Q)) heaviest lines of that side cut together (a block holding line i
+    # holds i's part); integral loads only (exact sums)
+    cache["heavy_line"] = bool(g.ci.size) and any(
+        float(vec.max()) / parts >= HEAVY_LINE * lb for _, vec, parts in lines)
     if integral and g.ci.size and (w is None or float(w.sum()) < 2.0**53):
         for rows, vec, parts in lines:
-            if not float(vec.max()) / parts >= 0.9 * lb:
+            if not float(vec.max()) / parts >= HEAVY_LINE * lb:
                 continue
             top = np.argsort(vec, kind="stable")[-min(8, max(P, Q)):]
             lb = max(lb, _joint_bound(g, rows, top, parts))
@@ -523,14 +530,24 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
         uniq = sorted(set(keep))
         run_specs = [specs[k] for k in uniq]
         R0, C0, first = R0[uniq], C0[uniq], first[uniq]
+        # the default set on a heavy-line matrix: the diagonal start runs last (the
+        # stored-entry and uniform ones come near the bound first there) and no race (its
+        # first half-sweeps can be far above a grid it ends below; rect_fast.c)
+        order = np.arange(len(uniq))
+        slack = (RACE if ab else 0.0) if race is None else race
+        if (cache.get("heavy_line") and race is None and len(uniq) > 1 and
+                tuple(n for n, _ in specs) == AUTO):
+            order, slack = np.roll(order, -1), 0.0
         # the incumbent then continues in the same call (the polish) with the long patience
         # (SARMA's max(10, P + Q)), balanced, unless the time limit or the bound ended it
         R, C, vals, halves, states, timed = _core.spatial_rect_grid(
-            *g.args(), P, Q, R0, C0, first, patience=pat,
+            *g.args(), P, Q, R0[order], C0[order], first[order], patience=pat,
             max_half=min(2 * max_sweeps, h1), balance=False, abandon=ab, time_limit=tl,
-            progress=hook, slack=(RACE if ab else 0.0) if race is None else race, lower=lb,
+            progress=hook, slack=slack, lower=lb,
             polish_patience=(polish_patience or POLISH_PATIENCE) if polish else 0,
             polish_max_half=min(2 * max_sweeps, 2**62))
+        for a in (vals, halves, states):  # back to the order of run_specs
+            a[order] = a[: len(order)].copy()
         ran = states[: len(run_specs)] != 2
         reached = bool(lb > 0 and float(vals[: len(run_specs)][ran].min()) <= lb)
         if polish and states[-1] != 2:
