@@ -648,10 +648,10 @@ static PyObject *wpy_tasks_milp_build(PyObject *self, PyObject *args)
 static PyObject *wpy_tasks_pair_best(PyObject *self, PyObject *args)
 {
     PyObject *pd, *co, *ao, *res = NULL;
-    int r, q, cluster, singles, one_way, split_always;
+    int r, q, cluster, singles, one_way, split_always, mixed = 0;
     double tol, comm_thresh;
-    if (!PyArg_ParseTuple(args, "OOOiiiiiidd", &pd, &co, &ao, &r, &q, &cluster, &singles,
-                          &one_way, &split_always, &tol, &comm_thresh)) {
+    if (!PyArg_ParseTuple(args, "OOOiiiiiidd|p", &pd, &co, &ao, &r, &q, &cluster, &singles,
+                          &one_way, &split_always, &tol, &comm_thresh, &mixed)) {
         return NULL;
     }
     wpy_tprob_t t;
@@ -663,7 +663,8 @@ static PyObject *wpy_tasks_pair_best(PyObject *self, PyObject *args)
     wpy_tasks_params(&prm, cluster, singles, one_way, split_always, tol);
     wpart_tasks_pair_step_t out = {0, 0.0, 0.0, PyArray_DATA(give), PyArray_DATA(take), 0, 0};
     wpart_status_t st;
-    WPY_NOGIL(st = wpart_tasks_pair_best(&t.p, &c, &prm, comm_thresh, PyArray_DATA(A), r, q, &out));
+    WPY_NOGIL(st = (mixed ? wpart_tasks_pair_best_mixed : wpart_tasks_pair_best)(
+                  &t.p, &c, &prm, comm_thresh, PyArray_DATA(A), r, q, &out));
     res = wpy_step_result(st, &out, give, take);
 cleanup:
     WPY_XDECREF(A, give, take);

@@ -225,17 +225,17 @@ static int records_parse(PyObject *t, wpart_tasks_rank_records_t *s)
 }
 
 /* tasks_ranks_pair(a, b or None, coeffs, best, cluster, singles, one_way, split_always, tol,
- * comm_thresh): best -> (found, dexc, gain, give gids, take gids); else W of a. */
+ * comm_thresh[, mixed]): best -> (found, dexc, gain, give gids, take gids); else W of a. */
 static PyObject *wpy_tasks_ranks_pair(PyObject *self, PyObject *args)
 {
     PyObject *ta, *tb;
     wpart_tasks_coeffs_t c;
-    int best, cluster, singles, one_way, split_always;
+    int best, cluster, singles, one_way, split_always, mixed = 0;
     double tol, comm_thresh;
     wpart_tasks_coeffs_init(&c);
-    if (!PyArg_ParseTuple(args, "OO(ddddp)piiiidd", &ta, &tb, &c.alpha, &c.beta, &c.gamma,
+    if (!PyArg_ParseTuple(args, "OO(ddddp)piiiidd|p", &ta, &tb, &c.alpha, &c.beta, &c.gamma,
                           &c.delta, &c.enforce_memory, &best, &cluster, &singles, &one_way,
-                          &split_always, &tol, &comm_thresh)) {
+                          &split_always, &tol, &comm_thresh, &mixed)) {
         return NULL;
     }
     wpart_tasks_rank_records_t a, b;
@@ -253,7 +253,8 @@ static PyObject *wpy_tasks_ranks_pair(PyObject *self, PyObject *args)
     wpart_status_t st;
     if (!best) {
         double w = 0.0;
-        WPY_NOGIL(st = wpart_tasks_ranks_pair(&a, &b, &c, &prm, comm_thresh, NULL, NULL, NULL, &w));
+        WPY_NOGIL(st = wpart_tasks_ranks_pair(&a, &b, &c, &prm, comm_thresh, 0, NULL, NULL, NULL,
+                                              &w));
         if (st != WPART_OK) return wpy_raise(st, NULL);
         return PyFloat_FromDouble(w);
     }
@@ -262,8 +263,8 @@ static PyObject *wpy_tasks_ranks_pair(PyObject *self, PyObject *args)
         return NULL;
     }
     wpart_tasks_pair_step_t out = {0, 0.0, 0.0, NULL, NULL, 0, 0};
-    WPY_NOGIL(st = wpart_tasks_ranks_pair(&a, &b, &c, &prm, comm_thresh, &out, PyArray_DATA(give),
-                                          PyArray_DATA(take), NULL));
+    WPY_NOGIL(st = wpart_tasks_ranks_pair(&a, &b, &c, &prm, comm_thresh, mixed, &out,
+                                          PyArray_DATA(give), PyArray_DATA(take), NULL));
     PyObject *res = wpy_step_result(st, &out, give, take);
     WPY_XDECREF(give, take);
     return res;

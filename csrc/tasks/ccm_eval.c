@@ -398,3 +398,196 @@ wpart_status_t wpart_i_ccm_find_best(wpart_tasks_state_t *s, int32_t r, int32_t 
     }
     return WPART_OK;
 }
+
+/* ---- the mixed units of the distributed engines' final pass (wpart_tasks_pair_best_mixed) */
+
+/* Units of rank r: each migratable task alone (by index), then, per block, the rank's
+ * migratable tasks that access it when they are two or more (by block, tasks by index). */
+typedef struct {
+    int32_t n, n_one;  /* units; of them, the single tasks (first) */
+    int32_t *start;    /* n + 1 */
+    int32_t *tasks;
+    double *load;      /* summed in the unit's order, as the exchange sums them */
+    int32_t *all, *parts; /* unit indices by (load, index): -1 (none, load 0) and every unit;
+                             the block parts only */
+    int32_t n_all, n_parts;
+} mixed_units_t;
+
+static void mixed_free(mixed_units_t *U)
+{
+    free(U->start);
+    free(U->tasks);
+    free(U->load);
+    free(U->all);
+    free(U->parts);
+}
+
+typedef struct {
+    double load;
+    int32_t u;
+} uload_t;
+
+static int cmp_uload(const void *x, const void *y)
+{
+    const uload_t *a = x, *b = y;
+    if (a->load != b->load) return (a->load > b->load) - (a->load < b->load);
+    return (a->u > b->u) - (a->u < b->u);
+}
+
+static wpart_status_t mixed_units(const wpart_tasks_state_t *s, int32_t r, mixed_units_t *U)
+{
+    wpart_status_t st = WPART_OK;
+    const wpart_tasks_problem_t *p = &s->p;
+    const int32_t K = p->n_tasks;
+    int32_t n = 0, *tmp = NULL;
+    uload_t *kl = NULL;
+    for (int32_t t = 0; t < K; t++) {
+        n += s->assign[t] == r && (!p->task_migratable || p->task_migratable[t]);
+    }
+    U->start = wpart_i_malloc(2 * (int64_t)n + 2, sizeof(int32_t));
+    U->tasks = wpart_i_malloc(2 * (int64_t)n + 1, sizeof(int32_t));
+    U->load = wpart_i_malloc(2 * (int64_t)n + 1, sizeof(double));
+    U->all = wpart_i_malloc(2 * (int64_t)n + 2, sizeof(int32_t));
+    U->parts = wpart_i_malloc(n + 1, sizeof(int32_t));
+    tmp = wpart_i_malloc(n + 1, sizeof(int32_t));
+    kl = wpart_i_malloc(2 * (int64_t)n + 2, sizeof(uload_t));
+    if (!U->start || !U->tasks || !U->load || !U->all || !U->parts || !tmp || !kl) {
+        WPART_FAIL(WPART_ENOMEM, "pair step: out of memory (mixed units)");
+    }
+    int32_t m = 0;
+    for (int32_t t = 0; t < K; t++) {
+        if (s->assign[t] == r && (!p->task_migratable || p->task_migratable[t])) {
+            U->tasks[m] = U->tasks[n + m] = t;
+            U->start[m] = m;
+            U->load[m] = p->task_load[t];
+            m++;
+        }
+    }
+    U->n = U->n_one = n;
+    int32_t o = n;
+    if (p->task_block && n > 1) {
+        int32_t *q = U->tasks + n;
+        wpart_tasks_i_sort_tasks(q, n, p->task_block, tmp);
+        int32_t w = 0; /* compacts the parts of >= 2 tasks into q[0..w) */
+        for (int32_t i = 0, j; i < n; i = j) {
+            int32_t b = p->task_block[q[i]];
+            for (j = i + 1; j < n && b >= 0 && p->task_block[q[j]] == b; j++) {
+            }
+            if (b < 0 || j - i < 2) continue;
+            U->start[U->n] = n + w;
+            double l = 0.0;
+            for (int32_t k = i; k < j; k++) {
+                l += p->task_load[q[k]];
+                q[w++] = q[k];
+            }
+            U->load[U->n++] = l;
+        }
+        o = n + w;
+    }
+    U->start[U->n] = o;
+    U->n_all = 0;
+    kl[U->n_all++] = (uload_t){0.0, -1};
+    for (int32_t u = 0; u < U->n; u++) kl[U->n_all++] = (uload_t){U->load[u], u};
+    qsort(kl, (size_t)U->n_all, sizeof(uload_t), cmp_uload);
+    U->n_parts = 0;
+    for (int32_t k = 0; k < U->n_all; k++) {
+        U->all[k] = kl[k].u;
+        if (kl[k].u >= U->n_one) U->parts[U->n_parts++] = kl[k].u;
+    }
+cleanup:
+    free(tmp);
+    free(kl);
+    return st;
+}
+
+/* whether a bound g of the gain (before.w - alpha * load of one rank after) leaves room for an
+ * exchange that pays (> thr) and wins or ties with the best so far (>= its gain) */
+static inline int mixed_may(double g, double thr, const best_t *best)
+{
+    return g > thr && (!best->found || best->dexc > 0.0 || g >= best->gain);
+}
+
+/* the first k in [0, n) at which mixed_may(bw - a * ((l - L[k]) + add)) (non-decreasing in
+ * L[k]: a suffix of the units by load) */
+static int32_t mixed_lower(const mixed_units_t *U, const int32_t *ix, int32_t n, double bw,
+                           double a, double l, double add, double thr, const best_t *best)
+{
+    int32_t lo = 0, hi = n;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        double L = ix[mid] >= 0 ? U->load[ix[mid]] : 0.0;
+        if (mixed_may(bw - a * ((l - L) + add), thr, best)) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return lo;
+}
+
+wpart_status_t wpart_i_ccm_find_best_mixed(wpart_tasks_state_t *s, int32_t r, int32_t p,
+                                           double tol, int one_way, wpart_tasks_pair_step_t *out)
+{
+    wpart_status_t st = WPART_OK;
+    mixed_units_t R, Q;
+    memset(&R, 0, sizeof(R));
+    memset(&Q, 0, sizeof(Q));
+    best_t best;
+    memset(&best, 0, sizeof(best));
+    best.cr = best.cp = -1;
+    pairkey_t before;
+    before.exc = wpart_tasks_i_excess(&s->p, &s->c, r, &s->rank[r]) +
+                 wpart_tasks_i_excess(&s->p, &s->c, p, &s->rank[p]);
+    double wr = wpart_tasks_i_work_noeps(&s->p, &s->c, r, &s->rank[r]);
+    double wq = wpart_tasks_i_work_noeps(&s->p, &s->c, p, &s->rank[p]);
+    before.w = wr > wq ? wr : wq;
+    if (before.exc == 0.0 && !(before.w > 0)) return WPART_OK;
+    WPART_CHECK(mixed_units(s, r, &R));
+    WPART_CHECK(mixed_units(s, p, &Q));
+    /* from a feasible pair, W of a rank is at least alpha * its load (the other terms are not
+       negative): a unit pair that leaves either rank's alpha * load at or above
+       before.w (1 - tol), or above before.w less the best gain so far, cannot pay or win (a
+       tie may: it is evaluated); those that can form one range of p's units by load */
+    const int prune = before.exc == 0.0;
+    const double ar = s->p.rank_alpha ? s->p.rank_alpha[r] : s->c.alpha;
+    const double ap = s->p.rank_alpha ? s->p.rank_alpha[p] : s->c.alpha;
+    const double lr = s->rank[r].load, lp = s->rank[p].load, thr = tol * before.w;
+    wpart_tasks_rank_t v1, v2;
+    for (int32_t i = -1; i < R.n; i++) {
+        /* a single task or none for a block part; a block part for anything */
+        const int32_t *ix = i >= R.n_one ? Q.all : Q.parts;
+        const int32_t nx = i >= R.n_one ? Q.n_all : Q.n_parts;
+        const double Li = i >= 0 ? R.load[i] : 0.0;
+        const int32_t na = i >= 0 ? R.start[i + 1] - R.start[i] : 0;
+        const int32_t *A = i >= 0 ? R.tasks + R.start[i] : NULL;
+        int32_t k = prune ? mixed_lower(&Q, ix, nx, before.w, ap, lp, Li, thr, &best) : 0;
+        for (; k < nx; k++) {
+            const int32_t j = ix[k];
+            const double Lj = j >= 0 ? Q.load[j] : 0.0;
+            if (prune && !mixed_may(before.w - ar * ((lr - Li) + Lj), thr, &best)) break;
+            if ((i < 0 && j < 0) || (one_way && i >= 0 && j >= 0)) continue;
+            const int32_t nb = j >= 0 ? Q.start[j + 1] - Q.start[j] : 0;
+            WPART_CHECK(wpart_tasks_i_exchange_vals(s, r, A, na, p,
+                                                    j >= 0 ? Q.tasks + Q.start[j] : NULL, nb,
+                                                    &v1, &v2));
+            consider(s, &best, before, tol, r, &v1, p, &v2, i, j, na + nb, 3);
+        }
+    }
+    if (best.found) {
+        out->n_give = best.cr >= 0 ? R.start[best.cr + 1] - R.start[best.cr] : 0;
+        out->n_take = best.cp >= 0 ? Q.start[best.cp + 1] - Q.start[best.cp] : 0;
+        if (out->n_give) {
+            memcpy(out->give, R.tasks + R.start[best.cr], sizeof(int32_t) * (size_t)out->n_give);
+        }
+        if (out->n_take) {
+            memcpy(out->take, Q.tasks + Q.start[best.cp], sizeof(int32_t) * (size_t)out->n_take);
+        }
+        out->found = 1;
+        out->dexc = best.dexc;
+        out->gain = best.gain;
+    }
+cleanup:
+    mixed_free(&R);
+    mixed_free(&Q);
+    return st;
+}

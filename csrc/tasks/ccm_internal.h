@@ -15,7 +15,7 @@ typedef struct {
     double gain;           /* reduction of max(W) without the memory term */
     int32_t cr, cp, moved; /* cluster indices (-1 = empty) */
     int single;            /* 0: cr / cp index clusters; 1: sub-cluster units; 2: per-pair
-                              parts */
+                              parts; 3: mixed units (wpart_i_ccm_find_best_mixed) */
     int found;
     wpart_rng_t *rng;      /* explore: uniform choice among the improving exchanges */
     uint64_t seen;         /* improving exchanges met so far (explore) */
@@ -159,5 +159,14 @@ wpart_status_t wpart_i_ccm_find_best(wpart_tasks_state_t *s, int32_t r, int32_t 
                                      const clusters_t *Tr, const clusters_t *Tp, double tol,
                                      int one_way, int split_always, fill_t *X, wpart_rng_t *explore,
                                      const snapshot_t *snap, best_t *best);
+
+/* The mixed exchanges of the distributed engines' final pass (ccm_eval.c): any unit of r for
+ * any unit of p or none, units being single migratable tasks and the migratable tasks of one
+ * block on a rank (two or more), at least one of the two a block part, each evaluated
+ * exactly, gain > tol * before; the best by the acceptance rule of FindBestCCM goes to out
+ * (its give / take buffers hold the tasks; out is left as it is when none pays). */
+wpart_status_t wpart_i_ccm_find_best_mixed(wpart_tasks_state_t *s, int32_t r, int32_t p,
+                                           double tol, int one_way,
+                                           wpart_tasks_pair_step_t *out);
 
 #endif /* WPART_CCM_INTERNAL_H */

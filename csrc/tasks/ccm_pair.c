@@ -6,7 +6,9 @@
  * (ranking). Both engines built on this file (the in-process rank engine and the MPI engine of
  * wpart.tasks) describe such a pair as a small problem in which every other task sits on a
  * third rank: W of a rank depends only on its own task set, so the pair's works are exact.
- * FindBestCCM then runs with the same code as the serial engine (ccm_eval.c). The RNG helpers
+ * FindBestCCM then runs with the same code as the serial engine (ccm_eval.c); the mixed
+ * variant (the rank engine's final pass) then tries, when nothing pays, single tasks and
+ * block parts for each other (wpart_i_ccm_find_best_mixed). The RNG helpers
  * expose the serial engine's per-rank streams of the core's generator (wpart/rng.h) so that a
  * distributed run draws the same gossip targets and turn order as the serial simulation.
  */
@@ -61,11 +63,10 @@ wpart_status_t wpart_tasks_rng_shuffle(uint64_t state[4], int32_t *order, int32_
     return WPART_OK;
 }
 
-wpart_status_t wpart_tasks_pair_best(const wpart_tasks_problem_t *p,
-                                     const wpart_tasks_coeffs_t *c,
-                                     const wpart_tasks_lb_params_t *prm, double comm_thresh,
-                                     const int32_t *assign, int32_t r, int32_t q,
-                                     wpart_tasks_pair_step_t *out)
+static wpart_status_t pair_best(const wpart_tasks_problem_t *p, const wpart_tasks_coeffs_t *c,
+                                const wpart_tasks_lb_params_t *prm, double comm_thresh,
+                                const int32_t *assign, int32_t r, int32_t q, int mixed,
+                                wpart_tasks_pair_step_t *out)
 {
     wpart_status_t st = WPART_OK;
     wpart_tasks_state_t *s = NULL;
@@ -147,6 +148,8 @@ wpart_status_t wpart_tasks_pair_best(const wpart_tasks_problem_t *p,
         out->found = 1;
         out->dexc = b.dexc;
         out->gain = b.gain;
+    } else if (mixed) {
+        WPART_CHECK(wpart_i_ccm_find_best_mixed(s, r, q, prm->tol, prm->one_way, out));
     }
 cleanup:
     wpart_tasks_state_free(s);
@@ -162,4 +165,22 @@ cleanup:
     free(ccx.key);
     free(tmp);
     return st;
+}
+
+wpart_status_t wpart_tasks_pair_best(const wpart_tasks_problem_t *p,
+                                     const wpart_tasks_coeffs_t *c,
+                                     const wpart_tasks_lb_params_t *prm, double comm_thresh,
+                                     const int32_t *assign, int32_t r, int32_t q,
+                                     wpart_tasks_pair_step_t *out)
+{
+    return pair_best(p, c, prm, comm_thresh, assign, r, q, 0, out);
+}
+
+wpart_status_t wpart_tasks_pair_best_mixed(const wpart_tasks_problem_t *p,
+                                           const wpart_tasks_coeffs_t *c,
+                                           const wpart_tasks_lb_params_t *prm,
+                                           double comm_thresh, const int32_t *assign, int32_t r,
+                                           int32_t q, wpart_tasks_pair_step_t *out)
+{
+    return pair_best(p, c, prm, comm_thresh, assign, r, q, 1, out);
 }

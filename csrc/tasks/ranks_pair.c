@@ -3,7 +3,8 @@
  * rank engine; the Python reference is wpart/tasks/_rankdata.py, pair_problem): the problem
  * of two ranks' task records, every edge endpoint off the pair one task of zero load on a third
  * rank (W of a rank depends only on its own task set, so the pair's works are exact), then the
- * serial engine's FindBestCCM (wpart_tasks_pair_best, ccm_pair.c) or its evaluation of W.
+ * serial engine's FindBestCCM (wpart_tasks_pair_best, ccm_pair.c; the final pass: with the
+ * mixed exchanges, wpart_tasks_pair_best_mixed) or its evaluation of W.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -57,7 +58,7 @@ wpart_status_t wpart_tasks_ranks_pair(const wpart_tasks_rank_records_t *a,
                                       const wpart_tasks_rank_records_t *b,
                                       const wpart_tasks_coeffs_t *c,
                                       const wpart_tasks_lb_params_t *prm, double comm_thresh,
-                                      wpart_tasks_pair_step_t *out, int64_t *give64,
+                                      int mixed, wpart_tasks_pair_step_t *out, int64_t *give64,
                                       int64_t *take64, double *w_a)
 {
     wpart_status_t st = WPART_OK;
@@ -236,7 +237,8 @@ wpart_status_t wpart_tasks_ranks_pair(const wpart_tasks_rank_records_t *a,
         take = wpart_i_malloc(T + 1, sizeof(int32_t));
         if (!give || !take) WPART_FAIL(WPART_ENOMEM, "out of memory for a pair step");
         wpart_tasks_pair_step_t res = {0, 0.0, 0.0, give, take, 0, 0};
-        WPART_CHECK(wpart_tasks_pair_best(&p, c, prm, comm_thresh, assign, 0, 1, &res));
+        WPART_CHECK((mixed ? wpart_tasks_pair_best_mixed : wpart_tasks_pair_best)(
+            &p, c, prm, comm_thresh, assign, 0, 1, &res));
         out->found = res.found;
         out->dexc = res.dexc;
         out->gain = res.gain;

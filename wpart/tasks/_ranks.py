@@ -132,10 +132,8 @@ class RankParams:
         #: clusters only
         self.final_pass = True
         #: rounds of the final pass at most, each with one exchange per pair
-        #: (:attr:`final_pair_steps`): 16 (was 6 up to 32 ranks, 8 at 64, 10 at 128; on the
-        #: 56 instances of bench_mpi part (6) worse than the serial engine by more than 0.1 %
-        #: with those, the W_max-first keys and the stall rule left 41 so, with 16 final rounds
-        #: 32; the rounds the stall rule saves pay for them in part (5))
+        #: (:attr:`final_pair_steps`; was 6 to 10: bench_mpi part (6) had 41 instances above
+        #: the serial engine by more than 0.1 % so, 32 with 16)
         self.final_rounds = 16
         #: after its :attr:`final_rounds`, the final pass goes on while its rounds still lower
         #: W_max (by more than :attr:`stall_tol` of it; :attr:`final_patience`), for at most
@@ -150,6 +148,10 @@ class RankParams:
         self.final_pair_steps = 1
         #: clusters of the final pass's pair step (1: every task is its own cluster)
         self.final_cluster = 1
+        #: the final pass's pair step, when no exchange of single tasks pays, tries a task or
+        #: a block's part (a rank's migratable tasks of one block) for a block's part, a
+        #: block's part for a task or nothing (`mixed`, csrc/tasks/ccm_eval.c)
+        self.final_mixed = True
         #: in the final pass, the heaviest rank of the round before also proposes to the
         #: lightest one (no summary is needed: the exact pair step decides)
         self.final_reach = True
@@ -269,7 +271,7 @@ class RankProcess:
             self.n_evals += 1
             found, dexc, gain, give, take = _core.tasks_ranks_pair(
                 mine.c_records(), other.c_records(), self.prm.coeffs, True,
-                *self.prm.step_args(self.final))
+                *self.prm.step_args(self.final), self.final and self.prm.final_mixed)
             return bool(found), dexc, gain, give, take
         if est:
             d, a, gids = estimate_problem(mine, other, self.prm.coeffs[0],
@@ -280,7 +282,8 @@ class RankProcess:
         # the pair problem marks the pinned tasks (task_migratable): the pair step leaves them
         # out of its transfer units, so the best exchange found keeps them in place
         found, dexc, gain, give, take = _core.tasks_pair_best(
-            d, self.prm.coeffs, a, 0, 1, *self.prm.step_args(self.final))
+            d, self.prm.coeffs, a, 0, 1, *self.prm.step_args(self.final),
+            not est and self.final and self.prm.final_mixed)
         if (est and not found and self.prm.estimate_fallback and "edge_src" in d
                 and (self.prm.coeffs[1] or self.prm.coeffs[2])):
             # the summaries' first-order view of the bytes can reject an exchange that the

@@ -190,6 +190,18 @@ wpart_status_t wpart_tasks_pair_best(const wpart_tasks_problem_t *p,
                                      const wpart_tasks_lb_params_t *prm, double comm_thresh,
                                      const int32_t *assign, int32_t r, int32_t q,
                                      wpart_tasks_pair_step_t *out);
+/**
+ * wpart_tasks_pair_best, then, when no exchange pays, the mixed exchanges: any unit of r for
+ * any unit of q or none, units being single migratable tasks and the migratable tasks of one
+ * block on a rank (two or more of them), at least one of the two a block part (a task for a
+ * block's part, a block's part for nothing, a task or another part), each evaluated exactly
+ * and accepted by the same rule. The final pass of the rank engine's rounds protocol.
+ */
+wpart_status_t wpart_tasks_pair_best_mixed(const wpart_tasks_problem_t *p,
+                                           const wpart_tasks_coeffs_t *c,
+                                           const wpart_tasks_lb_params_t *prm,
+                                           double comm_thresh, const int32_t *assign, int32_t r,
+                                           int32_t q, wpart_tasks_pair_step_t *out);
 
 /** Seeds the stream (seed, a, b) of the core's generator (wpart/rng.h) that the serial engine
  * draws from (rank r of trial t: a = t + 1, b = r; the turn order: b = n_ranks). state is a

@@ -76,13 +76,14 @@ typedef struct {
  * b->n == 0 and b->m == 0: a alone), every endpoint off the pair one task on 2; when an edge
  * is on both ranks, b's copy is used. With out != NULL: FindBestCCM of the pair (found,
  * dexc, gain, n_give, n_take; the gids given and taken go to give64 and take64, which must
- * hold a->n and b->n entries; out->give / out->take are not used). With w_a != NULL: W of
+ * hold a->n and b->n entries; out->give / out->take are not used; mixed != 0: also the mixed
+ * exchanges of wpart_tasks_pair_best_mixed when nothing else pays). With w_a != NULL: W of
  * rank a (before any exchange). */
 wpart_status_t wpart_tasks_ranks_pair(const wpart_tasks_rank_records_t *a,
                                       const wpart_tasks_rank_records_t *b,
                                       const wpart_tasks_coeffs_t *c,
                                       const wpart_tasks_lb_params_t *prm, double comm_thresh,
-                                      wpart_tasks_pair_step_t *out, int64_t *give64,
+                                      int mixed, wpart_tasks_pair_step_t *out, int64_t *give64,
                                       int64_t *take64, double *w_a);
 
 /* The sorted union of the sorted, distinct arrays a and b as indices into their
