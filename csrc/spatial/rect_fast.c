@@ -12,6 +12,9 @@
 /* a line nearly fills a block when its load / the other dimension's parts >= RF_HEAVY x the
  * bound of the exact 1D partitions and the single heavy lines (the joint bound's gate) */
 #define RF_HEAVY 0.9
+/* the diagonal start runs last on such a matrix up to this many blocks (_nicol.HEAVY_LAST_BLOCKS;
+ * at 64 x 64 the fresh arrow matrix ended one unit higher that way, nothing gained there) */
+#define RF_LAST_MAX 1024
 
 /* the exact 1D partition of v[0..n) into k intervals (cuts: k + 1) and its max; the prefix
  * in the context's stripe scratch X ((nmax + 1) K >= n + 1 doubles, free before the runs),
@@ -426,7 +429,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
     }
     /* a heavy-line matrix: the diagonal start last and no race (its first half-sweeps can be
      * far above a grid it ends below; _nicol.nicol_engine: the same) */
-    int last = heavy_line && nu > 1;
+    int last = heavy_line && nu > 1 && P * Q <= RF_LAST_MAX;
     if (last) {
         rf_first_last(nu, P, Q, R0, C0, first, uniq, out->R, out->C);
     }

@@ -55,6 +55,10 @@ POLISH_PATIENCE = 10
 #: then cut together for the bound, and the default set runs its diagonal start last.
 HEAVY_LINE = 0.9
 
+#: ... up to this many blocks (rect_fast.c's RF_LAST_MAX: at 64 x 64 an arrow matrix ended one
+#: unit higher with the diagonal start last; nothing was gained there).
+HEAVY_LAST_BLOCKS = 1024
+
 #: The value types the one-call default reads as they are.
 _DTYPES = (np.dtype(np.int64), np.dtype(np.float64))
 
@@ -536,7 +540,7 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
         order = np.arange(len(uniq))
         slack = (RACE if ab else 0.0) if race is None else race
         if (cache.get("heavy_line") and race is None and len(uniq) > 1 and
-                tuple(n for n, _ in specs) == AUTO):
+                P * Q <= HEAVY_LAST_BLOCKS and tuple(n for n, _ in specs) == AUTO):
             order, slack = np.roll(order, -1), 0.0
         # the incumbent then continues in the same call (the polish) with the long patience
         # (SARMA's max(10, P + Q)), balanced, unless the time limit or the bound ended it
