@@ -86,6 +86,12 @@ def test_mpi_equals_in_process_np4(tmp_path):
     cases.append({"source": {"generator": "gemma_like",
                              "args": {"m": 4, "n_tasks": 300, "n_blocks": 30}},
                   "options": {"delta": 1e-9, "seed": 1}})
+    # bench_mpi part (6)'s load sigma 1.5 at P = 4, seed 2: the final pass makes two mixed
+    # exchanges (a task or a block's part for a block's part; RankParams.final_mixed)
+    cases.append({"source": {"generator": "gemma_like",
+                             "args": {"m": 4, "n_tasks": 160, "n_blocks": 24, "seed": 2,
+                                      "load_sigma": 1.5}},
+                  "options": {"seed": 2, "n_iter": 4}})
     got = _run(tmp_path, 4, cases)
     assert len(got) == len(cases)
     for case, g in zip(cases, got):
