@@ -15,7 +15,7 @@ from .._errors import WpartTypeError, WpartValueError
 from .._progress import progress_hook
 from .._validate import as_bool, as_int, as_progress, core_time_limit
 from .. import _core
-from ._common import _Prepared, _result, factor_pair
+from ._common import _Prepared, _status, factor_pair
 from ._grid import GridInput, _done, _grid_result, grid_rects, sym_cuts
 from ._sparse import (SPARSE_DENSITY, SPARSE_MIN_CELLS, _BYTES_PER_ENTRY, _BYTES_PER_LINE,
                       _sp, check_sparse_size)
@@ -385,32 +385,44 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple) -> tuple:
     return params, stats
 
 
-class _Canonical:
-    """What a result needs of a prepared input (see _common._Prepared), for a canonical CSR
-    matrix whose values are the loads as they are (the one-call default's fast path)."""
+def _fast_result(A: Any, m: int, total: Any, amax: Any, kind: str, out: tuple,
+                 params: dict, stats: dict, tl: float) -> SpatialPartition:
+    """The result of the one-call default (`out`) on the canonical CSR loads matrix `A`, as
+    _common._result makes it from a prepared input (the same values and types)."""
+    stop = out[8]
+    avg = float(total) / float(m)
+    if kind == "f":
+        lb: Any = max(float(total) / m, float(amax))
+    else:
+        lb = max(-(-int(total) // m), int(amax))
+    loads = out[2]
+    lmax = loads.max().item()
+    if stop:
+        status = "time_limit"
+        message = (f"the time limit of {tl:g} s was reached; the best partition found is "
+                   "returned")
+    else:
+        status = _status("rect_nicol")
+        message = "rect_nicol: " + ("an optimal partition" if status == "optimal"
+                                    else "a heuristic partition")
+    return SpatialPartition(
+        rects=out[13], loads=loads, max_load=lmax, avg_load=avg, total=total.item(),
+        lower_bound=lb, imbalance=float(lmax) / avg - 1.0 if total > 0 else 0.0,
+        method="rect_nicol", params=params, shape=tuple(A.shape), m=m, A=A, speeds=None,
+        status=status, message=message, stats=stats)
 
-    __slots__ = ("A", "m", "n1", "n2", "total", "amax", "kind", "size", "ndim", "sp")
 
-    def __init__(self, A: Any, m: int, total: Any, amax: Any, kind: str):
-        self.A, self.m, self.total, self.amax, self.kind = A, m, total, amax, kind
-        self.n1, self.n2 = A.shape
-        self.size = self.n1 * self.n2
-        self.ndim = 2
-        self.sp = None
-
-    def dtype(self) -> Any:
-        return np.int64 if self.kind == "i" else np.float64
-
-
-def _loads_csr(n1: int, n2: int, rp: Any, ci: Any, keep: Any, vals: Any) -> tuple:
-    """(matrix, rp, ci, vals): the canonical CSR loads matrix that SparseInput makes of a
-    canonical CSR matrix, with int64 pointers and indices: the entries where `keep` is set
-    (None: all), `vals` there (None: int64 1s)."""
-    rp, ci, ones = _core.spatial_rect_unit_csr(n1, rp, ci, keep)
+def _loads_csr(A: Any, rp: Any, ci: Any, keep: Any, vals: Any) -> tuple:
+    """(matrix, rp, ci, vals): the canonical CSR loads matrix that SparseInput makes of the
+    canonical CSR matrix `A`, with int64 pointers and indices: the entries where `keep` is
+    set (None: all), `vals` there (None: int64 1s). (The matrix is a csr_array of A's shape
+    whose arrays are then replaced: csr_array's constructor from arrays scans them again.)"""
+    rp, ci, ones = _core.spatial_rect_unit_csr(A.shape[0], rp, ci, keep)
     vals = ones if vals is None else vals if keep is None else vals[keep]
-    A = _sp().csr_array((vals, ci, rp), shape=(n1, n2))
-    A.has_canonical_format = True
-    return A, rp, ci, vals
+    B = _sp().csr_array(A, copy=False)
+    B.indptr, B.indices, B.data = rp, ci, vals
+    B.has_canonical_format = True
+    return B, rp, ci, vals
 
 
 def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, refine: Any,
@@ -457,7 +469,7 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
         if weights == "count" and dt.kind == "f" and np.isnan(vals).any():
             return None  # (the general path's error)
         keep = vals != 0 if weights == "count" and not vals.all() else None
-        A, rp, ci, vals = _loads_csr(n1, n2, rp, ci, keep, None)
+        A, rp, ci, vals = _loads_csr(A, rp, ci, keep, None)
     ms = min(max_sweeps, 2**62)
     tl = 0.0 if time_limit is None else float(time_limit)
     for _ in range(2):
@@ -468,7 +480,7 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
         if out[9] != _ZERO or weights != "values":
             break
         # explicit zeros (the check stops there, before any work): not loads
-        A, rp, ci, vals = _loads_csr(n1, n2, rp, ci, vals != 0, vals)
+        A, rp, ci, vals = _loads_csr(A, rp, ci, vals != 0, vals)
     if out[9]:  # a bad value, a large int total: the step-by-step path decides
         return None
     if vals.dtype.kind == "i":
@@ -480,9 +492,7 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
     params, stats = _auto_stats(P, Q, ms, out)
     stats = dict({"seconds": 0.0, "iterations": 0, "probes": 0, "cost_evals": 0,
                   "dp_states": 0, "converged": not out[8]}, **stats)
-    return _result(_Canonical(A, m, total, amax, kind), out[13],
-                   "rect_nicol", params, stats, None, stop=1 if out[8] else 0,
-                   time_limit=tl, loads=out[2])
+    return _fast_result(A, m, total, amax, kind, out, params, stats, tl)
 
 
 def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
