@@ -110,6 +110,7 @@ static double rg_half(rg_ctx_t *g, int d, int64_t *cut_d, const int64_t *cut_o, 
     const rg_side_t *s = &g->side[d];
     int64_t K = g->P[1 - d], P = g->P[d];
     rg_map(cut_o, K, s->m, g->map);
+    g->xd = -1;
     /* integral loads: both ways of rg_prefix give the same numbers exactly; the two-pass one
      * is faster for a few stripes, the running prefix for many (measured on the 70 cases of
      * bench_spatial_sarma: 0.6-0.9x the time at 16 and 32 stripes, 1.0-1.25x at 4 and 8) */
@@ -118,6 +119,8 @@ static double rg_half(rg_ctx_t *g, int d, int64_t *cut_d, const int64_t *cut_o, 
         g->stop = 1;
         return RG_INF;
     }
+    g->xd = d;
+    memcpy(g->xo, cut_o, (size_t)(K + 1) * sizeof(int64_t));
     double hi = 0.0, lo = 0.0;
     for (int64_t p = 0; p < P; p++) {
         double c = rg_cost(g->X, K, cut_d[p], cut_d[p + 1]);
@@ -163,32 +166,33 @@ static double rg_bound(const rg_ctx_t *g, int d, const int64_t *cut_o)
 
 /* whether A equals its transpose entry for entry, without making the transpose: the t-th
  * entry of column j met in CSR order (the transpose's entry t of its row j) must be entry t
- * of row j, (j, i) with the same weight bits, and every row j must be met that often. The
- * counts in the stripe scratch X (doubles, exact below 2**53). -1: Ctrl-C asked to stop */
+ * of row j, (j, i) with the same weight bits, and every row j must be met that often. -1:
+ * Ctrl-C asked to stop */
 static int rg_symmetric(rg_ctx_t *g)
 {
     const wpart_rg_csr_t *A = g->A;
-    const int64_t *rp = A->rp;
-    double *seen = g->X;
+    const int64_t *rp = A->rp, *ci = A->ci;
+    const double *w = A->w;
     if (A->n1 != A->n2) {
         return 0;
     }
-    memset(seen, 0, (size_t)A->n1 * sizeof(double));
+    /* next[j]: where the next entry of column j met in CSR order must be (row j's entries in
+     * turn); the stripe scratch X holds them (an int64 per double) */
+    int64_t *next = (int64_t *)(void *)g->X;
+    memcpy(next, rp, (size_t)A->n1 * sizeof(int64_t));
     for (int64_t i = 0; i < A->n1; i++) {
         if (rg_cancel(g->ctl, &g->work, rp[i + 1] - rp[i])) {
             return -1;
         }
         for (int64_t e = rp[i]; e < rp[i + 1]; e++) {
-            int64_t j = A->ci[e], k = rp[j] + (int64_t)seen[j];
-            seen[j] += 1.0;
-            if (k >= rp[j + 1] || A->ci[k] != i ||
-                (A->w && memcmp(A->w + k, A->w + e, sizeof(double)))) {
+            int64_t j = ci[e], k = next[j]++;
+            if (k >= rp[j + 1] || ci[k] != i || (w && memcmp(w + k, w + e, sizeof(double)))) {
                 return 0;
             }
         }
     }
     for (int64_t j = 0; j < A->n1; j++) {
-        if ((int64_t)seen[j] != rp[j + 1] - rp[j]) {
+        if (next[j] != rp[j + 1]) {
             return 0;
         }
     }
@@ -248,6 +252,8 @@ wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, 
     g->map = wpart_i_malloc(nmax, sizeof(int32_t));
     g->tmp = wpart_i_malloc(K + 1, sizeof(int64_t));
     g->keep = wpart_i_malloc(K + 1, sizeof(int64_t));
+    g->xo = wpart_i_malloc(K + 1, sizeof(int64_t));
+    g->xd = -1;
     g->tot[0] = wpart_i_calloc(A->n1 + 1, sizeof(double));
     g->tot[1] = wpart_i_calloc(A->n2 + 1, sizeof(double));
     g->line[0] = wpart_i_malloc(A->n1, sizeof(double));
@@ -256,8 +262,8 @@ wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, 
         g->cur[d] = wpart_i_malloc(g->P[d] + 1, sizeof(int64_t));
         g->best[d] = wpart_i_malloc(g->P[d] + 1, sizeof(int64_t));
     }
-    if (!g->X || !g->map || !g->tmp || !g->keep || !g->tot[0] || !g->tot[1] || !g->line[0] ||
-        !g->line[1] || !g->cur[0] || !g->cur[1] || !g->best[0] || !g->best[1]) {
+    if (!g->X || !g->map || !g->tmp || !g->keep || !g->xo || !g->tot[0] || !g->tot[1] ||
+        !g->line[0] || !g->line[1] || !g->cur[0] || !g->cur[1] || !g->best[0] || !g->best[1]) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
     }
     /* the CSC: A itself when A equals its transpose entry for entry (the same arrays
@@ -289,28 +295,39 @@ wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, 
                 g->line[1][A->ci[e]] += A->w[e];
             }
         }
+        double run = 0.0;
         for (int64_t j = 0; j < A->n2; j++) {
-            g->tot[1][j + 1] = g->tot[1][j] + g->line[1][j];
+            run += g->line[1][j];
+            g->tot[1][j + 1] = run;
         }
     }
-    for (int d = 0; d < 2 - scatter; d++) { /* tot[d][i]: the load of majors [0, i), summed
-                                             * in order */
+    /* tot[d][i]: the load of majors [0, i), summed in order (the running sum in a register:
+     * the same additions); a symmetric matrix's columns are its rows (the same sums) */
+    for (int d = 0; d < (g->sym ? 1 : 2 - scatter); d++) {
         const rg_side_t *s = &g->side[d];
+        const int64_t *ptr = s->ptr;
+        const double *w = s->w;
+        double *line = g->line[d], *tot = g->tot[d], run = 0.0;
         for (int64_t i = 0; i < s->n; i++) {
-            if (rg_cancel(ctl, &g->work, s->ptr[i + 1] - s->ptr[i])) {
+            if (rg_cancel(ctl, &g->work, ptr[i + 1] - ptr[i])) {
                 WPART_FAIL(WPART_ECANCELLED, "stopped on request");
             }
             double t = 0.0;
-            if (s->w) {
-                for (int64_t e = s->ptr[i]; e < s->ptr[i + 1]; e++) {
-                    t += s->w[e];
+            if (w) {
+                for (int64_t e = ptr[i]; e < ptr[i + 1]; e++) {
+                    t += w[e];
                 }
             } else {
-                t = (double)(s->ptr[i + 1] - s->ptr[i]); /* the same sum of 1s, exactly */
+                t = (double)(ptr[i + 1] - ptr[i]); /* the same sum of 1s, exactly */
             }
-            g->line[d][i] = t;
-            g->tot[d][i + 1] = g->tot[d][i] + t;
+            line[i] = t;
+            run += t;
+            tot[i + 1] = run;
         }
+    }
+    if (g->sym) {
+        memcpy(g->line[1], g->line[0], (size_t)A->n1 * sizeof(double));
+        memcpy(g->tot[1], g->tot[0], (size_t)(A->n1 + 1) * sizeof(double));
     }
 cleanup:
     return st;
@@ -325,6 +342,7 @@ void wpart_i_rg_close(rg_ctx_t *g)
     free(g->map);
     free(g->tmp);
     free(g->keep);
+    free(g->xo);
     free(g->tot[0]);
     free(g->tot[1]);
     for (int d = 0; d < 2; d++) {
@@ -333,6 +351,31 @@ void wpart_i_rg_close(rg_ctx_t *g)
         free(g->best[d]);
     }
     memset(g, 0, sizeof *g);
+}
+
+int wpart_i_rg_loads(const rg_ctx_t *g, const int64_t *R, const int64_t *C, int64_t *il,
+                     double *fl)
+{
+    int d = g->xd;
+    if (d < 0 || !g->integral) {
+        return 0;
+    }
+    int64_t P = g->P[0], Q = g->P[1], K = g->P[1 - d];
+    if (memcmp(d ? R : C, g->xo, (size_t)(K + 1) * sizeof(int64_t))) {
+        return 0;
+    }
+    for (int64_t p = 0; p < P; p++) {
+        for (int64_t q = 0; q < Q; q++) {
+            double v = d ? g->X[C[q + 1] * K + p] - g->X[C[q] * K + p]
+                         : g->X[R[p + 1] * K + q] - g->X[R[p] * K + q];
+            if (il) {
+                il[p * Q + q] = (int64_t)v;
+            } else {
+                fl[p * Q + q] = v;
+            }
+        }
+    }
+    return 1;
 }
 
 wpart_status_t wpart_i_rg_run(rg_ctx_t *g, double t0, int64_t nstarts, const int64_t *R0,
@@ -545,13 +588,16 @@ cleanup:
 double wpart_i_rect_1d(const double *w, int64_t n, int64_t P, int64_t *cuts, double *X,
                        int64_t *tmp)
 {
+    double mx = 0.0, run = 0.0;
+    int integral = 1; /* rg_integral(w, n) in the same pass: the same sum */
     X[0] = 0.0;
-    double mx = 0.0;
-    for (int64_t i = 0; i < n; i++) {
-        X[i + 1] = X[i] + w[i];
+    for (int64_t i = 0; i < n; i++) { /* the running sum in a register: the same additions */
+        run += w[i];
+        X[i + 1] = run;
         mx = w[i] > mx ? w[i] : mx;
+        integral &= w[i] == floor(w[i]);
     }
-    int integral = rg_integral(w, n);
+    integral = integral && run < 9007199254740992.0;
     double lo = X[n] / (double)P;
     lo = lo > mx ? lo : mx;
     lo = integral ? ceil(lo) : lo * (1.0 - 1e-12);

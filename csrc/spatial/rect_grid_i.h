@@ -40,6 +40,9 @@ typedef struct {
     int64_t *cur[2], *best[2];
     int integral;
     int sym; /* 1: A equals its transpose entry for entry (found by open) */
+    int xd;      /* X holds the prefix of rg_half's last half-sweep of dimension xd (-1: none;
+                  * whoever else writes X after open sets it to -1) */
+    int64_t *xo; /* ... made for these cuts of the other dimension */
     const wpart_control_t *ctl; /* Ctrl-C inside a half-sweep's pass (rg_cancel) */
     int64_t work;
     int stop; /* 1: should_stop fired inside a half-sweep; the caller returns ECANCELLED */
@@ -54,6 +57,12 @@ wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, 
 void wpart_i_rg_close(rg_ctx_t *g);
 /* make the CSC's rows and weights (side[1]) if open left them out (a no-op when there) */
 wpart_status_t wpart_i_rg_csc(rg_ctx_t *g);
+/* the P x Q block loads of the grid (R, C), row-major (il: int64, else fl: float64), from
+ * the prefix of the last half-sweep (X, xd) when that half-sweep was made for this grid's
+ * cuts of the other dimension and the loads are integral (exact sums: the numbers of a sum
+ * over the entries, bit for bit): 1; otherwise nothing is written: 0 */
+int wpart_i_rg_loads(const rg_ctx_t *g, const int64_t *R, const int64_t *C, int64_t *il,
+                     double *fl);
 /* wpart_spatial_rect_1d on the caller's scratch (X: n + 1 doubles, tmp: P + 1): the max */
 double wpart_i_rect_1d(const double *w, int64_t n, int64_t P, int64_t *cuts, double *X,
                        int64_t *tmp);
