@@ -385,17 +385,17 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple) -> tuple:
     return params, stats
 
 
-def _fast_result(A: Any, m: int, total: Any, amax: Any, kind: str, out: tuple,
+def _fast_result(A: Any, m: int, total: Any, amax: Any, kind: str, out: tuple, loads: Any,
                  params: dict, stats: dict, tl: float) -> SpatialPartition:
-    """The result of the one-call default (`out`) on the canonical CSR loads matrix `A`, as
-    _common._result makes it from a prepared input (the same values and types)."""
+    """The result of the one-call default (`out`, with the block `loads`) on the canonical CSR
+    loads matrix `A`, as _common._result makes it from a prepared input (the same values and
+    types)."""
     stop = out[8]
     avg = float(total) / float(m)
     if kind == "f":
         lb: Any = max(float(total) / m, float(amax))
     else:
         lb = max(-(-int(total) // m), int(amax))
-    loads = out[2]
     lmax = loads.max().item()
     if stop:
         status = "time_limit"
@@ -475,8 +475,10 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
     for _ in range(2):
         if vals.size == 0:
             return None
-        out = _core.spatial_rect_nicol_auto(n1, n2, rp, ci, vals, P, Q,
-                                            min(2 * ms, 2**62), loads=True, time_limit=tl)
+        # (1 per entry: no values, the core's unit weights; float loads, exact counts)
+        out = _core.spatial_rect_nicol_auto(n1, n2, rp, ci, vals if weights == "values" else
+                                            None, P, Q, min(2 * ms, 2**62), loads=True,
+                                            time_limit=tl)
         if out[9] != _ZERO or weights != "values":
             break
         # explicit zeros (the check stops there, before any work): not loads
@@ -492,7 +494,8 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
     params, stats = _auto_stats(P, Q, ms, out)
     stats = dict({"seconds": 0.0, "iterations": 0, "probes": 0, "cost_evals": 0,
                   "dp_states": 0, "converged": not out[8]}, **stats)
-    return _fast_result(A, m, total, amax, kind, out, params, stats, tl)
+    loads = out[2] if weights == "values" else out[2].astype(np.int64)
+    return _fast_result(A, m, total, amax, kind, out, loads, params, stats, tl)
 
 
 def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
