@@ -349,6 +349,7 @@ static wpart_status_t rf_nic(rg_ctx_t *g, double t0, int64_t max_half, double lo
         line[i] = (double)(A->rp[i + 1] - A->rp[i]);
     }
     rf_oned(g, line, A->n1, P, Rn, tmp);
+    g->xd = -1; /* X now holds that 1D prefix, no half-sweep's */
     rf_uniform(A->n2, Q, Cn);
     wpart_rg_opts_t opt = {2, max_half < h1 ? max_half : h1, 0, 1, 0.25, lower, 0, max_half,
                            g->ctl, *inc};
@@ -559,8 +560,15 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
         }
     }
     if (out->iloads || out->floads) {
-        rf_loads(A, iv, A->w, P, Q, out->R, out->C, g.map, out->iloads, out->floads,
-                 out->rects, &mx);
+        /* from the last half-sweep's prefix when it was made for this grid (exact sums) */
+        if (wpart_i_rg_loads(&g, out->R, out->C, out->iloads, out->floads)) {
+            if (out->rects) {
+                wpart_i_emit_grid(out->R, P, out->C, Q, out->rects);
+            }
+        } else {
+            rf_loads(A, iv, A->w, P, Q, out->R, out->C, g.map, out->iloads, out->floads,
+                     out->rects, &mx);
+        }
     }
 cleanup:
     wpart_i_rg_close(&g);
