@@ -5,6 +5,7 @@ incumbent; a start stops when a sweep does not lower its max load."""
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -388,14 +389,14 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple) -> tuple:
 def _fast_result(A: Any, m: int, total: Any, amax: Any, kind: str, out: tuple, loads: Any,
                  params: dict, stats: dict, tl: float) -> SpatialPartition:
     """The result of the one-call default (`out`, with the block `loads`) on the canonical CSR
-    loads matrix `A`, as _common._result makes it from a prepared input (the same values and
-    types)."""
+    loads matrix `A` (total and largest value as Python int or float), as _common._result
+    makes it from a prepared input (the same values and types)."""
     stop = out[8]
     avg = float(total) / float(m)
     if kind == "f":
-        lb: Any = max(float(total) / m, float(amax))
+        lb: Any = max(total / m, amax)
     else:
-        lb = max(-(-int(total) // m), int(amax))
+        lb = max(-(-total // m), amax)
     lmax = loads.max().item()
     if stop:
         status = "time_limit"
@@ -406,7 +407,7 @@ def _fast_result(A: Any, m: int, total: Any, amax: Any, kind: str, out: tuple, l
         message = "rect_nicol: " + ("an optimal partition" if status == "optimal"
                                     else "a heuristic partition")
     return SpatialPartition(
-        rects=out[13], loads=loads, max_load=lmax, avg_load=avg, total=total.item(),
+        rects=out[13], loads=loads, max_load=lmax, avg_load=avg, total=total,
         lower_bound=lb, imbalance=float(lmax) / avg - 1.0 if total > 0 else 0.0,
         method="rect_nicol", params=params, shape=tuple(A.shape), m=m, A=A, speeds=None,
         status=status, message=message, stats=stats)
@@ -485,11 +486,11 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
         A, rp, ci, vals = _loads_csr(A, rp, ci, vals != 0, vals)
     if out[9]:  # a bad value, a large int total: the step-by-step path decides
         return None
-    if vals.dtype.kind == "i":
-        total, amax, kind = np.int64(out[10]), np.int64(out[11]), "i"
+    if vals.dtype.kind == "i":  # (Python scalars: what the result holds)
+        total, amax, kind = out[10], out[11], "i"
     else:
-        total, amax, kind = np.float64(vals.sum()), np.float64(out[12]), "f"
-        if not np.isfinite(total):
+        total, amax, kind = float(vals.sum()), out[12], "f"
+        if not math.isfinite(total):
             return None
     params, stats = _auto_stats(P, Q, ms, out)
     stats = dict({"seconds": 0.0, "iterations": 0, "probes": 0, "cost_evals": 0,
