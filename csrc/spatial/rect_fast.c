@@ -329,8 +329,9 @@ static int rf_check(int64_t nnz, const int64_t *iv, const double *fv, double *am
 
 /* SARMA's nic racing the grid (R, C) of max load *inc: rows from the exact 1D partition of the
  * stored entries per row, uniform columns, plain half-sweeps (the columns first) with SARMA's
- * patience max(10, P + Q), the race and the bound; a strictly lower grid replaces R, C, *inc
- * (line: n1 doubles, tmp: P + 1 int64 of scratch) */
+ * patience max(10, P + Q), the bound and a looser race (slack 0.5: nic often starts far above
+ * where it ends); a strictly lower grid replaces R, C, *inc (line: n1 doubles, tmp: P + 1
+ * int64 of scratch) */
 static wpart_status_t rf_nic(rg_ctx_t *g, double t0, int64_t max_half, double lower,
                              double *line, int64_t *tmp, int64_t *R, int64_t *C, double *inc,
                              int32_t *timed_out)
@@ -351,7 +352,7 @@ static wpart_status_t rf_nic(rg_ctx_t *g, double t0, int64_t max_half, double lo
     rf_oned(g, line, A->n1, P, Rn, tmp);
     g->xd = -1; /* X now holds that 1D prefix, no half-sweep's */
     rf_uniform(A->n2, Q, Cn);
-    wpart_rg_opts_t opt = {2, max_half < h1 ? max_half : h1, 0, 1, 0.25, lower, 0, max_half,
+    wpart_rg_opts_t opt = {2, max_half < h1 ? max_half : h1, 0, 1, 0.5, lower, 0, max_half,
                            g->ctl, *inc};
     WPART_CHECK(wpart_i_rg_run(g, t0, 1, Rn, Cn, &plain, &opt, R2, C2, val, hv, state, NULL,
                                timed_out));
