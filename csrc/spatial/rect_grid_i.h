@@ -216,20 +216,49 @@ static inline int rg_fits(const double *X, int64_t K, int64_t a, int64_t b, doub
     return 1;
 }
 
+/* rg_fits, testing first the stripe *hot (one that failed before: a search's failing tests
+ * often fail on the same stripe) and keeping in *hot the stripe that fails (the same answer) */
+static inline int rg_fits_hot(const double *X, int64_t K, int64_t a, int64_t b, double B,
+                              int64_t *hot)
+{
+    const double *xa = X + a * K, *xb = X + b * K;
+    if (xb[*hot] - xa[*hot] > B) {
+        return 0;
+    }
+    int64_t q = 0;
+    for (; q + 4 <= K; q += 4) {
+        if ((xb[q] - xa[q] > B) | (xb[q + 1] - xa[q + 1] > B) | (xb[q + 2] - xa[q + 2] > B) |
+            (xb[q + 3] - xa[q + 3] > B)) {
+            while (!(xb[q] - xa[q] > B)) {
+                q++;
+            }
+            *hot = q;
+            return 0;
+        }
+    }
+    for (; q < K; q++) {
+        if (xb[q] - xa[q] > B) {
+            *hot = q;
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* the largest b in [a, n] with rg_fits(a, b) (B >= 0, so a fits). The loads are non-negative,
  * so the costs grow with b and any search finds the same b: a gallop from the guess h, then a
  * binary search, costs O(log |b - h|) instead of O(log n) */
 static inline int64_t rg_reach(const double *X, int64_t n, int64_t K, int64_t a, double B,
                                int64_t h)
 {
-    int64_t lo, hi; /* fits(a, lo); b == n or not fits(a, hi + 1) */
+    int64_t lo, hi, hot = 0; /* fits(a, lo); b == n or not fits(a, hi + 1) */
     h = h < a ? a : h > n ? n : h;
-    if (rg_fits(X, K, a, h, B)) {
+    if (rg_fits_hot(X, K, a, h, B, &hot)) {
         lo = h;
         hi = n;
         for (int64_t step = 1; lo < n; step *= 2) {
             int64_t t = step < n - lo ? lo + step : n;
-            if (!rg_fits(X, K, a, t, B)) {
+            if (!rg_fits_hot(X, K, a, t, B, &hot)) {
                 hi = t - 1;
                 break;
             }
@@ -243,7 +272,7 @@ static inline int64_t rg_reach(const double *X, int64_t n, int64_t K, int64_t a,
             if (t <= a) {
                 break;
             }
-            if (rg_fits(X, K, a, t, B)) {
+            if (rg_fits_hot(X, K, a, t, B, &hot)) {
                 lo = t;
                 break;
             }
@@ -252,7 +281,7 @@ static inline int64_t rg_reach(const double *X, int64_t n, int64_t K, int64_t a,
     }
     while (lo < hi) {
         int64_t mid = lo + (hi - lo + 1) / 2;
-        if (rg_fits(X, K, a, mid, B)) {
+        if (rg_fits_hot(X, K, a, mid, B, &hot)) {
             lo = mid;
         } else {
             hi = mid - 1;
