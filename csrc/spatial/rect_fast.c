@@ -327,12 +327,12 @@ static int rf_check(int64_t nnz, const int64_t *iv, const double *fv, double *am
     return 0;
 }
 
-/* SARMA's nic racing the grid (R, C) of max load *inc: rows from the exact 1D partition of the
- * stored entries per row, uniform columns, plain half-sweeps (the columns first) with SARMA's
- * patience max(10, P + Q), the bound and a looser race (slack 0.5: nic often starts far above
- * where it ends); a strictly lower grid replaces R, C, *inc (line: n1 doubles, tmp: P + 1
- * int64 of scratch) */
-static wpart_status_t rf_nic(rg_ctx_t *g, double t0, int64_t max_half, double lower,
+/* SARMA's nic (uni = 0: rows from the exact 1D partition of the stored entries per row) or
+ * nicuni (uni = 1: uniform rows) racing the grid (R, C) of max load *inc: uniform columns,
+ * plain half-sweeps (the columns first) with SARMA's patience max(10, P + Q), the bound and a
+ * looser race (slack 0.5: nic often starts far above where it ends); a strictly lower grid
+ * replaces R, C, *inc (line: n1 doubles, tmp: P + 1 int64 of scratch) */
+static wpart_status_t rf_nic(rg_ctx_t *g, int uni, double t0, int64_t max_half, double lower,
                              double *line, int64_t *tmp, int64_t *R, int64_t *C, double *inc,
                              int32_t *timed_out)
 {
@@ -346,11 +346,15 @@ static wpart_status_t rf_nic(rg_ctx_t *g, double t0, int64_t max_half, double lo
         WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
     }
     int64_t *Rn = S, *Cn = Rn + P + 1, *R2 = Cn + Q + 1, *C2 = R2 + P + 1;
-    for (int64_t i = 0; i < A->n1; i++) {
-        line[i] = (double)(A->rp[i + 1] - A->rp[i]);
+    if (uni) {
+        rf_uniform(A->n1, P, Rn);
+    } else {
+        for (int64_t i = 0; i < A->n1; i++) {
+            line[i] = (double)(A->rp[i + 1] - A->rp[i]);
+        }
+        rf_oned(g, line, A->n1, P, Rn, tmp);
+        g->xd = -1; /* X now holds that 1D prefix, no half-sweep's */
     }
-    rf_oned(g, line, A->n1, P, Rn, tmp);
-    g->xd = -1; /* X now holds that 1D prefix, no half-sweep's */
     rf_uniform(A->n2, Q, Cn);
     wpart_rg_opts_t opt = {2, max_half < h1 ? max_half : h1, 0, 1, 0.5, lower, 0, max_half,
                            g->ctl, *inc};
@@ -536,10 +540,11 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
     for (int64_t k = 0; k <= nu; k++) {
         inc = val[k] < inc ? val[k] : inc;
     }
-    if (!out->timed_out && P * Q >= 64 && inc > out->lower) {
-        /* SARMA's nic racing the best grid (on the fresh reference set 2 more cases <= the
-         * best of SARMA's nine; it ends lower where the balanced half-sweeps stall) */
-        WPART_CHECK(rf_nic(&g, t0, max_half, out->lower, buf, tmp, out->R, out->C, &inc,
+    for (int uni = 0; uni < 2 && !out->timed_out && P * Q >= 64 && inc > out->lower; uni++) {
+        /* SARMA's nic, then nicuni, racing the best grid (on the fresh reference set 5 more
+         * cases <= the best of SARMA's nine; they end lower where the balanced half-sweeps
+         * stall) */
+        WPART_CHECK(rf_nic(&g, uni, t0, max_half, out->lower, buf, tmp, out->R, out->C, &inc,
                            &out->timed_out));
     }
     out->moves = -1;
