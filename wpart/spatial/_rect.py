@@ -125,13 +125,14 @@ def rect_nicol(
         fills a block: power-law) of at most 1,024 blocks the diagonal start runs last,
         without the race. On grids of 64 blocks and more the default then runs SARMA's nic
         (rows from the stored entries per row, plain half-sweeps, patience max(10, P + Q))
-        racing the best grid, moves single cuts where that lowers the max load (20 descents
-        of rect_polish's cut moves, ``stats["polish"]["cut_moves"]``; never worse) and a
-        subgradient kick (SARMA's sgo_2dr_nic idea: the subgradient method from the uniform
-        grid, cheaply abandoned when far above, then these half-sweeps, and plain ones when
-        its grid came near, racing the best one; only a lower grid is kept;
+        and nicuni (uniform rows) racing the best grid, moves single cuts where that lowers
+        the max load (20 descents of rect_polish's cut moves, ``stats["polish"]["cut_moves"]``;
+        never worse) and a subgradient kick (SARMA's sgo_2dr_nic idea: the subgradient method
+        from the uniform grid, cheaply abandoned when far above, then these half-sweeps, and
+        plain ones when its grid came near, racing the best one; only a lower grid is kept;
         ``stats["polish"]["kick_iterations"]``, ``["kick_half_sweeps"]``,
-        ``["kick_max_load"]``). The result is never worse than any
+        ``["kick_max_load"]``), then plain half-sweeps from the best grid. The result is
+        never worse than any
         start's own grid (``stats["starts"][name]["max_load"]``) nor the uniform grid. A start
         run
         alone (``starts=[name]``) goes on from its own grid, so it can end lower: on 1,600
