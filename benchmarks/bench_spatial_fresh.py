@@ -1,0 +1,465 @@
+"""The default ``rect_nicol`` on generated matrices it was never tuned on, beside SARMA's nine.
+
+Measures, for each case of two sets of seeded matrices that the other spatial benchmarks do not
+use -- "fresh" (25 matrices, 199 cases) and "holdout" (18 matrices, 135 cases, kept back while
+the default was tuned on the first) -- the max load and CPU seconds of the current wpart's
+default ``wpart.spatial.rect_nicol(A, P * Q, P=P, Q=Q, weights=w)`` against
+
+* the best max load of our re-implementations of SARMA's nine algorithms (nic, nicuni, uni,
+  pal, opal, rac, sgo_2ds, sgo_2dr_nic, sgo_2dr; benchmarks/_sarma.py), computed once and
+  stored in benchmarks/data/spatial_fresh_ref.json (``--verify`` recomputes them), and
+* the CPU of SARMA's nic in C (benchmarks/_sarma_nic.c through ``_sarma.nicol_c``, as in
+  bench_spatial_sarma.py).
+
+Matrices (210^2 - 3,200^2, 985 - 25,890 stored entries, regenerated from gen / params / seed):
+2D grids (5- and 9-point), 3D grids (7- and 27-point), banded (narrow, wide, non-symmetric,
+growing or shrinking width), power-law with values 1-3 (square and rectangular),
+block-diagonal, random geometric 2D / 3D, Delaunay, clustered rows (and columns), arrow,
+lower-triangular with values; some carry explicit zeros (10-25 % of the stored entries).
+Weightings: "stored" always, "count" where there are explicit zeros, "values" where values
+differ from 1; grids 4x4, 8x8, 16x16, 32x32, 8x32, and 64x64 where min(n1, n2) >= 1,000.
+The matrix goes in as stored, with ``weights=`` the weighting.
+
+Per case: max load, ok (<= best of nine), valid (the rectangles are a P x Q grid covering the
+matrix exactly once, empty stripes allowed, and the max load equals the one recomputed from the
+loads), CPU of rect_nicol and of the C nic: time.process_time of a loop of n calls (n such that
+the C nic loop takes about ``--target`` seconds) / n, best of k alternating repeats; ratio = C
+nic CPU / rect_nicol CPU (>= 1: rect_nicol no slower). Goal (#27): ok on every case, ratio >= 1
+on >= 90 % of them. Totals per set and per set and grid.
+
+Usage: python benchmarks/bench_spatial_fresh.py [--quick] [--k 3] [--set fresh|holdout|both]
+       [--verify] [--only name,name] [--out PATH]
+(the results in benchmarks/results/ were taken with ``--set both --k 3`` at nice 10 on a
+shared 2-core machine; writes PATH (.json) and the same path with .txt: the printed table)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from _common import ROOT, use_wpart
+
+use_wpart()
+import scipy.sparse as sp  # noqa: E402
+
+import wpart  # noqa: E402
+from wpart import spatial  # noqa: E402
+
+import _sarma  # noqa: E402 (next to this script, first on sys.path when run as one)
+
+DATA = Path(__file__).resolve().parent / "data" / "spatial_fresh_ref.json"
+GRIDS = ((4, 4), (8, 8), (16, 16), (32, 32), (8, 32))
+BIG_GRIDS = ((64, 64),)  # where min(n1, n2) >= 1000
+
+
+def _tri(k):
+    return sp.diags([1, 1, 1], [-1, 0, 1], shape=(k, k), format="csr", dtype=np.int64)
+
+
+def _coo(n1, n2, r, c, v):
+    A = sp.csr_array((v, (r, c)), shape=(n1, n2))
+    A.sum_duplicates()
+    return A
+
+
+def _ones(n, rows, cols):
+    """Unit pattern of the (rows, cols) entries plus the diagonal of an n x n matrix."""
+    rows = np.concatenate([rows, np.arange(n)])
+    cols = np.concatenate([cols, np.arange(n)])
+    A = _coo(n, n, rows, cols, np.ones(rows.size, np.int64))
+    A.data[:] = 1
+    return A
+
+
+def build(gen, params, seed):
+    """The raw matrix (canonical int64 csr_array, explicit zeros kept) of one spec."""
+    rng = np.random.default_rng(seed)
+    p = dict(params)
+    zfrac = p.pop("zfrac", 0.0)
+    if gen == "grid2d":  # 5- or 9-point stencil on a k1 x k2 grid
+        k1, k2, st = p["k1"], p["k2"], p["stencil"]
+        T1, T2 = _tri(k1), _tri(k2)
+        if st == 5:
+            A = sp.kron(sp.identity(k1), T2) + sp.kron(T1, sp.identity(k2))
+        else:
+            A = sp.kron(T1, T2)
+        A = sp.csr_array(A != 0, dtype=np.int64)
+    elif gen == "grid3d":  # 7- or 27-point stencil on a k^3 grid
+        k, st = p["k"], p["stencil"]
+        T, I = _tri(k), sp.identity(k)
+        if st == 7:
+            A = sp.kron(sp.kron(I, I), T) + sp.kron(sp.kron(I, T), I) + sp.kron(sp.kron(T, I), I)
+        else:
+            A = sp.kron(sp.kron(T, T), T)
+        A = sp.csr_array(A != 0, dtype=np.int64)
+    elif gen == "banded":  # per_row random entries in [i - lo, i + hi] (+ the diagonal)
+        n, k, lo, hi = p["n"], p["per_row"], p["lo"], p["hi"]
+        rows = np.repeat(np.arange(n), k)
+        A = _ones(n, rows, np.clip(rows + rng.integers(-lo, hi + 1, rows.size), 0, n - 1))
+    elif gen == "varband":  # half-width goes from w0 to w1 along the diagonal
+        n, k, w0, w1 = p["n"], p["per_row"], p["w0"], p["w1"]
+        rows = np.repeat(np.arange(n), k)
+        w = (w0 + (w1 - w0) * rows / (n - 1)).astype(np.int64)
+        A = _ones(n, rows, np.clip(rows + rng.integers(-w, w + 1), 0, n - 1))
+    elif gen == "powerlaw":  # Zipf rows / columns (exponent a), half uniform, values 1-3
+        n1, n2, nnz, a = p["n1"], p["n2"], p["nnz"], p["a"]
+        pr, pc = rng.permutation(n1), rng.permutation(n2)
+        r = pr[np.minimum(rng.zipf(a, nnz) - 1, n1 - 1)]
+        c = pc[np.minimum(rng.zipf(a, nnz) - 1, n2 - 1)]
+        r = np.where(rng.random(nnz) < 0.5, r, rng.integers(0, n1, nnz))
+        c = np.where(rng.random(nnz) < 0.5, c, rng.integers(0, n2, nnz))
+        A = _coo(n1, n2, r, c, rng.integers(1, 4, nnz))
+        A.data = np.minimum(A.data, 3)
+    elif gen == "blockdiag":  # nb dense-ish diagonal blocks of random sizes, plus noise
+        nb, size, dens = p["nb"], p["size"], p["density"]
+        sizes = rng.integers(size // 2, 2 * size, nb)
+        blocks = [sp.random(int(s), int(s), density=dens, random_state=rng, format="csr")
+                  for s in sizes]
+        A = sp.block_diag(blocks, format="csr")
+        n = A.shape[0]
+        A = A + sp.random(n, n, density=p["noise"] / n, random_state=rng, format="csr")
+        A = sp.csr_array(A != 0, dtype=np.int64)
+    elif gen == "rgg":  # random geometric graph in [0,1]^dim, points sorted by x (or random)
+        from scipy.spatial import cKDTree
+
+        n, dim, deg = p["n"], p["dim"], p["deg"]
+        X = rng.random((n, dim))
+        if p.get("order", "x") == "x":
+            X = X[np.argsort(X[:, 0], kind="stable")]
+        vol = {2: np.pi, 3: 4.0 / 3.0 * np.pi}[dim]
+        r = (deg / (n * vol)) ** (1.0 / dim)
+        pairs = cKDTree(X).query_pairs(r, output_type="ndarray")
+        A = _ones(n, np.concatenate([pairs[:, 0], pairs[:, 1]]),
+                  np.concatenate([pairs[:, 1], pairs[:, 0]]))
+    elif gen == "delaunay":  # FEM-like: Delaunay triangulation of random points, by strips
+        from scipy.spatial import Delaunay
+
+        n = p["n"]
+        X = rng.random((n, 2))
+        X = X[np.lexsort((X[:, 1], np.floor(X[:, 0] * p["strips"])))]
+        tri = Delaunay(X).simplices
+        A = _ones(n, np.concatenate([tri[:, i] for i in (0, 0, 1, 1, 2, 2)]),
+                  np.concatenate([tri[:, j] for j in (1, 2, 0, 2, 0, 1)]))
+    elif gen == "clustered":  # rows drawn from a few clusters (heavy row bands)
+        n1, n2, nnz, nc = p["n1"], p["n2"], p["nnz"], p["clusters"]
+        centers = rng.integers(0, n1, nc)
+        widths = rng.integers(5, max(6, n1 // 20), nc)
+        which = rng.integers(0, nc, nnz)
+        r = np.clip(centers[which] + rng.normal(0, widths[which]).astype(np.int64), 0, n1 - 1)
+        r = np.where(rng.random(nnz) < 0.7, r, rng.integers(0, n1, nnz))
+        c = rng.integers(0, n2, nnz)
+        if p.get("col_clusters"):
+            cc = rng.integers(0, n2, nc)
+            c = np.where(rng.random(nnz) < 0.5,
+                         np.clip(cc[which] + rng.normal(0, 20, nnz).astype(np.int64), 0, n2 - 1), c)
+        A = _coo(n1, n2, r, c, np.ones(nnz, np.int64))
+        A.data[:] = 1
+    elif gen == "arrow":  # w dense border rows and columns + band + diagonal
+        n, w, k = p["n"], p["w"], p["per_row"]
+        rows = np.repeat(np.arange(n), k)
+        cols = np.clip(rows + rng.integers(-3, 4, rows.size), 0, n - 1)
+        br = np.repeat(np.arange(w), n)
+        bc = np.tile(np.arange(n), w)
+        keep = rng.random(br.size) < p["border_density"]
+        A = _ones(n, np.concatenate([rows, br[keep], bc[keep]]),
+                  np.concatenate([cols, bc[keep], br[keep]]))
+    elif gen == "lower":  # random lower triangle, density falling away from the diagonal
+        n, nnz = p["n"], p["nnz"]
+        r = rng.integers(0, n, nnz)
+        c = r - np.minimum((rng.exponential(p["scale"], nnz)).astype(np.int64), r)
+        A = _coo(n, n, np.concatenate([r, np.arange(n)]), np.concatenate([c, np.arange(n)]),
+                 np.ones(nnz + n, np.int64))
+        A.data = rng.integers(1, 4, A.data.size).astype(np.int64) if p.get("values") \
+            else np.ones(A.data.size, np.int64)
+    else:
+        raise ValueError(gen)
+    A = sp.csr_array(A)
+    A.sum_duplicates()
+    A.sort_indices()
+    if A.dtype != np.int64:
+        A = A.astype(np.int64)
+    if zfrac:  # explicit zeros (SuiteSparse files store many): kept as stored entries
+        A.data[rng.random(A.data.size) < zfrac] = 0
+    return A
+
+
+# name, gen, params, seed: the fresh set (seeds 101+ where random)
+SPECS = [
+    ("g2d5_15x14", "grid2d", {"k1": 15, "k2": 14, "stencil": 5}, 0),
+    ("g2d5_44", "grid2d", {"k1": 44, "k2": 44, "stencil": 5, "zfrac": 0.15}, 101),
+    ("g2d9_23", "grid2d", {"k1": 23, "k2": 23, "stencil": 9}, 0),
+    ("g2d9_53x37", "grid2d", {"k1": 53, "k2": 37, "stencil": 9}, 0),
+    ("g3d7_9", "grid3d", {"k": 9, "stencil": 7}, 0),
+    ("g3d7_14", "grid3d", {"k": 14, "stencil": 7, "zfrac": 0.1}, 102),
+    ("g3d27_7", "grid3d", {"k": 7, "stencil": 27}, 0),
+    ("g3d27_10", "grid3d", {"k": 10, "stencil": 27}, 0),
+    ("band_900_w4", "banded", {"n": 900, "per_row": 3, "lo": 4, "hi": 4, "zfrac": 0.2}, 103),
+    ("band_2100_w40", "banded", {"n": 2100, "per_row": 6, "lo": 40, "hi": 40}, 104),
+    ("band_3200_ns", "banded", {"n": 3200, "per_row": 7, "lo": 30, "hi": 250}, 105),
+    ("varband_1500", "varband", {"n": 1500, "per_row": 9, "w0": 2, "w1": 120}, 106),
+    ("plaw_640", "powerlaw", {"n1": 640, "n2": 640, "nnz": 3500, "a": 1.8}, 107),
+    ("plaw_2600_z", "powerlaw", {"n1": 2600, "n2": 2600, "nnz": 21000, "a": 1.5,
+                                 "zfrac": 0.12}, 108),
+    ("plaw_1100x3000", "powerlaw", {"n1": 1100, "n2": 3000, "nnz": 15000, "a": 1.7}, 109),
+    ("bdiag_9x45", "blockdiag", {"nb": 9, "size": 45, "density": 0.15, "noise": 1.5}, 110),
+    ("bdiag_22x110_z", "blockdiag", {"nb": 22, "size": 110, "density": 0.04, "noise": 3.0,
+                                     "zfrac": 0.25}, 111),
+    ("rgg2_1700", "rgg", {"n": 1700, "dim": 2, "deg": 9}, 112),
+    ("rgg3_2900_rand", "rgg", {"n": 2900, "dim": 3, "deg": 7, "order": "rand"}, 113),
+    ("delaunay_2300", "delaunay", {"n": 2300, "strips": 24}, 114),
+    ("clust_1000", "clustered", {"n1": 1000, "n2": 1000, "nnz": 9000, "clusters": 6}, 115),
+    ("clust_700x2400", "clustered", {"n1": 700, "n2": 2400, "nnz": 12000, "clusters": 4,
+                                     "col_clusters": True}, 116),
+    ("arrow_1400", "arrow", {"n": 1400, "w": 6, "per_row": 3, "border_density": 0.6}, 117),
+    ("lower_1800_v", "lower", {"n": 1800, "nnz": 14000, "scale": 60.0, "values": True,
+                               "zfrac": 0.1}, 118),
+    ("g2d5_19x11", "grid2d", {"k1": 19, "k2": 11, "stencil": 5}, 0),
+]
+
+# the holdout set: same generators, other sizes and seeds (201+)
+SPECS_HOLDOUT = [
+    ("h_g2d5_31x29", "grid2d", {"k1": 31, "k2": 29, "stencil": 5, "zfrac": 0.1}, 201),
+    ("h_g2d9_41", "grid2d", {"k1": 41, "k2": 41, "stencil": 9}, 0),
+    ("h_g3d7_12", "grid3d", {"k": 12, "stencil": 7}, 0),
+    ("h_g3d27_9", "grid3d", {"k": 9, "stencil": 27, "zfrac": 0.2}, 202),
+    ("h_band_1300_w9", "banded", {"n": 1300, "per_row": 4, "lo": 9, "hi": 9}, 203),
+    ("h_band_2700_ns", "banded", {"n": 2700, "per_row": 6, "lo": 120, "hi": 15}, 204),
+    ("h_varband_2400", "varband", {"n": 2400, "per_row": 7, "w0": 80, "w1": 3}, 205),
+    ("h_plaw_900", "powerlaw", {"n1": 900, "n2": 900, "nnz": 6000, "a": 1.6}, 206),
+    ("h_plaw_3100_z", "powerlaw", {"n1": 3100, "n2": 3100, "nnz": 26000, "a": 1.4,
+                                   "zfrac": 0.15}, 207),
+    ("h_plaw_2000x800", "powerlaw", {"n1": 2000, "n2": 800, "nnz": 12000, "a": 1.9}, 208),
+    ("h_bdiag_15x70", "blockdiag", {"nb": 15, "size": 70, "density": 0.08, "noise": 2.0}, 209),
+    ("h_rgg2_2500_rand", "rgg", {"n": 2500, "dim": 2, "deg": 8, "order": "rand"}, 210),
+    ("h_rgg3_1200", "rgg", {"n": 1200, "dim": 3, "deg": 10}, 211),
+    ("h_delaunay_1500", "delaunay", {"n": 1500, "strips": 12}, 212),
+    ("h_clust_2200", "clustered", {"n1": 2200, "n2": 2200, "nnz": 18000, "clusters": 9,
+                                   "col_clusters": True}, 213),
+    ("h_arrow_2600", "arrow", {"n": 2600, "w": 3, "per_row": 4, "border_density": 0.8}, 214),
+    ("h_lower_1000", "lower", {"n": 1000, "nnz": 9000, "scale": 25.0}, 215),
+    ("h_clust_400x1600", "clustered", {"n1": 400, "n2": 1600, "nnz": 7000, "clusters": 3},
+     216),
+]
+
+
+def loads(A, how):
+    """The load matrix (canonical int64 csr, no explicit zeros) of weighting `how`."""
+    W = A.copy()
+    if how == "stored":
+        W.data = np.ones(W.data.size, np.int64)
+    elif how == "count":
+        W.data = (W.data != 0).astype(np.int64)
+    W.eliminate_zeros()
+    return W
+
+
+def grids(shape):
+    return list(GRIDS) + (list(BIG_GRIDS) if min(shape) >= 1000 else [])
+
+
+def _cuts(iv, k, other, n):
+    """Cut vector (k + 1) from the interval pairs iv (each appearing `other` times), or None."""
+    u, cnt = np.unique(iv, axis=0, return_counts=True)
+    if (cnt % other).any():
+        return None
+    iv = np.repeat(u, cnt // other, axis=0)
+    if iv.shape[0] != k or iv[0, 0] != 0 or iv[-1, 1] != n or (iv[:, 1] < iv[:, 0]).any() \
+            or (iv[1:, 0] != iv[:-1, 1]).any():
+        return None
+    return np.concatenate([iv[:, 0], [n]])
+
+
+def grid_of(rects, P, Q, n1, n2):
+    """(R, C) when the rectangles are exactly a P x Q grid covering n1 x n2 (each cell once,
+    empty stripes allowed), else None."""
+    rects = np.asarray(rects, np.int64).reshape(-1, 4)
+    if rects.shape[0] != P * Q:
+        return None
+    R, C = _cuts(rects[:, :2], P, Q, n1), _cuts(rects[:, 2:], Q, P, n2)
+    if R is None or C is None:
+        return None
+    want = np.empty((P, Q, 4), np.int64)
+    want[:, :, 0], want[:, :, 1] = R[:-1, None], R[1:, None]
+    want[:, :, 2], want[:, :, 3] = C[None, :-1], C[None, 1:]
+
+    def srt(x):
+        return x[np.lexsort(x.T[::-1])]
+
+    return (R, C) if np.array_equal(srt(rects), srt(want.reshape(-1, 4))) else None
+
+
+def select(ref, args):
+    """The (matrix entry, case) pairs chosen by --set / --only / --quick, in file order."""
+    only = set(filter(None, args.only.split(",")))
+    out = []
+    for st in ("fresh", "holdout"):
+        ms = [m for m in ref["matrices"] if m["set"] == st]
+        if args.set not in (st, "both"):
+            continue
+        for i, m in enumerate(ms):
+            if only and m["name"] not in only:
+                continue
+            ws = [w for w in ("stored", "count", "values") if any(c["weights"] == w
+                                                                   for c in m["cases"])]
+            gl = grids(m["shape"])
+            for c in m["cases"]:
+                if args.quick and (c["P"], c["Q"]) != gl[(i + ws.index(c["weights"])) % len(gl)]:
+                    continue
+                out.append((m, c))
+    return out
+
+
+def timing(f, g, n, k):
+    """Best of k alternating repeats of n calls each: (CPU of f, CPU of g) per call."""
+    bf = bg = np.inf
+    for _ in range(k):
+        t = time.process_time()
+        for _ in range(n):
+            g()
+        bg = min(bg, (time.process_time() - t) / n)
+        t = time.process_time()
+        for _ in range(n):
+            f()
+        bf = min(bf, (time.process_time() - t) / n)
+    return bf, bg
+
+
+def totals(rows):
+    d = {"cases": len(rows), "load_ok": sum(r["ok"] for r in rows),
+         "valid": sum(r["valid"] for r in rows)}
+    if rows and "ratio" in rows[0]:
+        rat = [r["ratio"] for r in rows]
+        d["cpu_ok"] = sum(x >= 1.0 for x in rat)
+        d["cpu_ok_frac"] = round(d["cpu_ok"] / len(rows), 4)
+        d["median_nic_over_rect_nicol"] = round(float(np.median(rat)), 4)
+        d["min_ratio"] = round(float(min(rat)), 4)
+        d["cpu_rect_nicol_sum"] = float(sum(r["cpu"] for r in rows))
+        d["cpu_nic_sum"] = float(sum(r["nic_cpu"] for r in rows))
+    d["load_fail"] = [f"{r['matrix']}/{r['weights']}/{r['P']}x{r['Q']}: {r['max_load']:.0f} > "
+                      f"{r['best9']} ({r['best_alg']})" for r in rows if not r["ok"]]
+    return d
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="one grid per matrix and weighting")
+    ap.add_argument("--k", type=int, default=3, help="alternating timing repeats (best of k)")
+    ap.add_argument("--target", type=float, default=0.01,
+                    help="seconds of C nic per timed loop (sets the loop length)")
+    ap.add_argument("--set", default="both", choices=("fresh", "holdout", "both"))
+    ap.add_argument("--only", default="", help="comma-separated matrix names")
+    ap.add_argument("--verify", action="store_true",
+                    help="recompute the nine with _sarma.py for the chosen cases (slow: use "
+                         "with --quick or --only) and compare with the JSON")
+    ap.add_argument("--out", default=str(ROOT / "benchmarks/results/bench_spatial_fresh.json"))
+    args = ap.parse_args(argv)
+    ref = json.loads(DATA.read_text())
+    chosen = select(ref, args)
+    specs = {s[0]: s for s in SPECS + SPECS_HOLDOUT}
+    lines = []
+
+    def say(s):
+        lines.append(s)
+        print(s, flush=True)
+
+    say(f"wpart {Path(wpart.__file__).resolve().parent} | {len(chosen)} cases, set {args.set}, "
+        f"k {args.k}{' (quick)' if args.quick else ''}")
+    if _sarma.nicol_c(_sarma.Mat(sp.identity(4, format="csr")), 2, 2) is None:
+        raise SystemExit("no C compiler: the C nic (the CPU baseline) cannot be built")
+    say(f"{'matrix':16s} {'set':7s} {'weights':7s} {'grid':5s} {'best9':>8s} {'(alg)':13s} "
+        f"{'rect_nicol':>10s} ok valid | {'nic ms':>8s} {'rn ms':>8s} {'ratio':>6s}")
+    rows, bad_ref, cur = [], [], None
+    t_all = time.process_time()
+    for m, c in chosen:
+        name, how, P, Q = m["name"], c["weights"], c["P"], c["Q"]
+        if cur is None or cur[0] != name:
+            _, gen, params, seed = specs[name]
+            assert (gen, params, seed) == (m["gen"], m["params"], m["seed"]), name
+            A = build(gen, params, seed)
+            assert list(A.shape) == m["shape"] and A.nnz == m["stored"], name
+            cur = (name, A, {})
+        A, W_of = cur[1], cur[2]
+        if how not in W_of:
+            W_of[how] = _sarma.Mat(loads(A, how))
+        M = W_of[how]
+        f = lambda: spatial.rect_nicol(A, P * Q, P=P, Q=Q, weights=how)  # noqa: E731
+        g = lambda: _sarma.nicol_c(M, P, Q)  # noqa: E731
+        r = f()
+        gr = grid_of(r.rects, P, Q, M.n1, M.n2)
+        row = {"matrix": name, "set": m["set"], "weights": how, "P": P, "Q": Q,
+               "best9": c["best9"], "best_alg": c["best_alg"], "nic": c["nic"],
+               "max_load": float(r.max_load), "ok": bool(float(r.max_load) <= c["best9"]),
+               "valid": bool(gr is not None and M.lmax(*gr) == float(r.max_load)),
+               "start": r.stats.get("start")}
+        g()
+        t = time.process_time()
+        g()
+        n = max(1, min(200, int(args.target / max(time.process_time() - t, 1e-6))))
+        row["cpu"], row["nic_cpu"] = timing(f, g, n, args.k)
+        row["loop"] = n
+        row["ratio"] = row["nic_cpu"] / max(row["cpu"], 1e-12)
+        if args.verify:
+            nine = {a: cu for a in _sarma.NINE if (cu := _sarma.run(a, M, P, Q)) is not None}
+            nine = {a: M.lmax(*cu) for a, cu in nine.items()}
+            row["verified"] = nine == {a: float(v) for a, v in c["nine"].items()} and \
+                min(nine.values()) == c["best9"]
+            if not row["verified"]:
+                bad_ref.append(f"{name}/{how}/{P}x{Q}: {nine} vs {c['nine']}")
+        rows.append(row)
+        say(f"{name:16s} {m['set']:7s} {how:7s} {P:2d}x{Q:<2d} {c['best9']:>8} "
+            f"({c['best_alg']:11s}) {row['max_load']:>10.0f} {'ok' if row['ok'] else 'NO'} "
+            f"{'yes  ' if row['valid'] else 'NO   '} | {row['nic_cpu'] * 1e3:8.3f} "
+            f"{row['cpu'] * 1e3:8.3f} {row['ratio']:6.2f}"
+            + ("" if not args.verify else " ref ok" if row["verified"] else " REF DIFFERS"))
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True).stdout.strip()
+    out = {"wpart": str(Path(wpart.__file__).resolve().parent), "commit": head or None,
+           "set": args.set, "k": args.k,
+           "quick": args.quick, "target": args.target,
+           "baseline": "nic in C (benchmarks/_sarma_nic.c via _sarma.nicol_c, ctypes call)",
+           "totals": {}, "totals_per_grid": {}}
+    for st in ("fresh", "holdout"):
+        rs = [r for r in rows if r["set"] == st]
+        if not rs:
+            continue
+        out["totals"][st] = totals(rs)
+        for P, Q in GRIDS + BIG_GRIDS:
+            rg = [r for r in rs if (r["P"], r["Q"]) == (P, Q)]
+            if rg:
+                d = totals(rg)
+                d.pop("load_fail")
+                out["totals_per_grid"][f"{st} {P}x{Q}"] = d
+    if args.set == "both" and rows:
+        out["totals"]["both"] = totals(rows)
+    if args.verify:
+        out["verify"] = {"cases": len(rows), "same": len(rows) - len(bad_ref), "diff": bad_ref}
+    out["bench_cpu_s"] = time.process_time() - t_all
+    say("totals (ok: max load <= best9; cpu_ok: rect_nicol CPU <= the C nic's; ratio: C nic CPU "
+        "/ rect_nicol CPU)")
+    for key, d in list(out["totals"].items()) + list(out["totals_per_grid"].items()):
+        say(f"  {key:14s} " + " ".join(f"{k} {v}" for k, v in d.items()
+                                          if k in ("cases", "load_ok", "valid", "cpu_ok",
+                                                   "median_nic_over_rect_nicol", "min_ratio")))
+        for fl in d.get("load_fail", []) if key != "both" else []:
+            say(f"      max load > best9: {fl}")
+    if args.verify:
+        say(f"verify: {out['verify']['same']} of {len(rows)} cases' nine values recomputed equal"
+            + "".join(f"\n      differs: {b}" for b in bad_ref))
+    say(f"bench CPU {out['bench_cpu_s']:.1f} s (checkout at {head or '?'})")
+    out["cases"] = rows
+    path = Path(args.out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out, indent=1))
+    path.with_suffix(".txt").write_text("\n".join(lines) + "\n")
+    return 1 if args.verify and bad_ref else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
