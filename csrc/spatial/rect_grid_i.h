@@ -196,28 +196,9 @@ static inline double rg_cost(const double *X, int64_t K, int64_t a, int64_t b)
     return c;
 }
 
-/* 1 when no stripe of majors [a, b) costs more than B (rg_cost(X, K, a, b) <= B), stopping at
- * the first four stripes with one over B */
-static inline int rg_fits(const double *X, int64_t K, int64_t a, int64_t b, double B)
-{
-    const double *xa = X + a * K, *xb = X + b * K;
-    int64_t q = 0;
-    for (; q + 4 <= K; q += 4) {
-        if ((xb[q] - xa[q] > B) | (xb[q + 1] - xa[q + 1] > B) | (xb[q + 2] - xa[q + 2] > B) |
-            (xb[q + 3] - xa[q + 3] > B)) {
-            return 0;
-        }
-    }
-    for (; q < K; q++) {
-        if (xb[q] - xa[q] > B) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* rg_fits, testing first the stripe *hot (one that failed before: a search's failing tests
- * often fail on the same stripe) and keeping in *hot the stripe that fails (the same answer) */
+/* 1 when no stripe of majors [a, b) costs more than B (rg_cost(X, K, a, b) <= B), testing
+ * first the stripe *hot (one that failed before: a search's failing tests often fail on the same
+ * stripe), then four stripes at a time, and keeping in *hot the stripe that fails */
 static inline int rg_fits_hot(const double *X, int64_t K, int64_t a, int64_t b, double B,
                               int64_t *hot)
 {
@@ -245,9 +226,9 @@ static inline int rg_fits_hot(const double *X, int64_t K, int64_t a, int64_t b, 
     return 1;
 }
 
-/* the largest b in [a, n] with rg_fits(a, b) (B >= 0, so a fits). The loads are non-negative,
- * so the costs grow with b and any search finds the same b: a gallop from the guess h, then a
- * binary search, costs O(log |b - h|) instead of O(log n) */
+/* the largest b in [a, n] with rg_fits_hot(a, b) (B >= 0, so a fits). The loads are
+ * non-negative, so the costs grow with b and any search finds the same b: a gallop from the
+ * guess h, then a binary search, costs O(log |b - h|) instead of O(log n) */
 static inline int64_t rg_reach(const double *X, int64_t n, int64_t K, int64_t a, double B,
                                int64_t h)
 {
