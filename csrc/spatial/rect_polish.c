@@ -425,6 +425,9 @@ static int64_t rk_shift(rp_t *s, int d, const int64_t *nc)
 #ifndef RK_FAR
 #define RK_FAR 1.7
 #endif
+#ifndef RK_BIG
+#define RK_BIG 1024 /* from RK_BIG blocks on, SARMA's nic from every SGO grid (see below) */
+#endif
 #ifndef RK_NIC
 #define RK_NIC 1.13 /* SARMA's nic from the SGO grid too when that grid is <= RK_NIC x the given
                      * grid's max (1.16 gave the same gains on the fresh reference set at more
@@ -435,12 +438,13 @@ static int64_t rk_shift(rp_t *s, int d, const int64_t *nc)
  * rules) from the uniform grid, the block loads kept by moving the lines that change stripe;
  * the lowest grid met goes to R, C, its max (as the moves summed it) to *bestv (cut arrays of
  * s on return: the last grid). At most max_iter iterations and RK_WORK (nnz + P Q) entries
- * moved; stops once the lowest grid is far above inc (the race). pi, rs: P + Q each; nc: max(P, Q) + 1. Returns the iterations, -1 when stopped (*st
- * set). */
+ * moved (big: max_iter only); stops once the lowest grid is far above inc (the race; not
+ * when big). pi, rs: P + Q each; nc: max(P, Q) + 1. Returns the iterations, -1 when stopped
+ * (*st set). */
 static int64_t rk_sgo(rp_t *s, const double *const pref[2], int64_t max_iter, double inc,
-                      double *pi, double *rs, int64_t *nc, int64_t *R, int64_t *C, double *bestv,
-                      double t0, const wpart_control_t *control, int32_t *timed_out,
-                      wpart_status_t *st)
+                      int big, double *pi, double *rs, int64_t *nc, int64_t *R, int64_t *C,
+                      double *bestv, double t0, const wpart_control_t *control,
+                      int32_t *timed_out, wpart_status_t *st)
 {
     double *pis[2] = {pi, pi + s->K[0]}, *r[2] = {rs, rs + s->K[0]};
     int64_t *out[2] = {R, C}, work = 0;
@@ -456,6 +460,7 @@ static int64_t rk_sgo(rp_t *s, const double *const pref[2], int64_t max_iter, do
     double best = RG_INF, pbest = RG_INF;
     int64_t pbest_m = 1, m = 1, moved = 0;
     int64_t cap = RK_WORK * (s->side[0].ptr[s->side[0].n] + s->K[0] * s->K[1]);
+    cap = big ? INT64_MAX : cap;
     for (; m <= max_iter && moved <= cap; m++) {
         for (int d = 0; d < 2; d++) {
             wpart_i_sgo_cuts(pref[d], s->side[d].n, pis[d], s->K[d] - 1, nc);
@@ -491,7 +496,7 @@ static int64_t rk_sgo(rp_t *s, const double *const pref[2], int64_t max_iter, do
         }
         /* a race: far above the given grid for the iterations it had (it cannot come near) */
         double lim = RK_RATIO * (1.0 + RK_SLACK / (double)m);
-        if (best > inc * (lim < RK_FAR ? lim : RK_FAR)) {
+        if (!big && best > inc * (lim < RK_FAR ? lim : RK_FAR)) {
             break;
         }
         if ((m & 15) == 0) {
@@ -559,7 +564,12 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
     }
     const double *pref[2] = {g->tot[0], g->tot[1]};
     double sv;
-    int64_t m = rk_sgo(&s, pref, sgo_iters, *value, pi, rs, nc, Rs, Cs, &sv, t0, control,
+    /* big: the SGO's sgo_iters iterations in full, then SARMA's nic from its grid (racing)
+     * whatever its max: an SGO grid far above the given one can still end below it after nic
+     * (bench_spatial_fresh.py's power-law 32 x 32 / 64 x 64), which the race and the RK_RATIO
+     * gate threw away; the balanced half-sweeps are left out there (their cost) */
+    int big = P * Q >= RK_BIG;
+    int64_t m = rk_sgo(&s, pref, sgo_iters, *value, big, pi, rs, nc, Rs, Cs, &sv, t0, control,
                        timed_out, &st);
     if (m < 0) {
         goto cleanup;
@@ -572,7 +582,7 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
     for (int64_t k = 0; k <= Q; k++) {
         uni &= Cs[k] == (int64_t)(((__int128)k * A->n2) / Q);
     }
-    if (*timed_out || uni || !(sv <= RK_RATIO * *value)) {
+    if (*timed_out || uni || !(big || sv <= RK_RATIO * *value)) {
         goto cleanup;
     }
     /* the default's half-sweeps from the SGO grid (either dimension first, balanced), racing
@@ -584,21 +594,25 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
     int64_t h1 = P + Q > 10 ? P + Q : 10;
     wpart_rg_opts_t opt = {2, max_half < h1 ? max_half : h1, 0, 1, 0.25, lower, 10, max_half,
                            control, *value};
-    WPART_CHECK(wpart_i_rg_run(g, t0, 2, R0, C0, first, &opt, Rs, Cs, val, hv, state, NULL,
-                               timed_out));
     double v = RG_INF;
-    for (int k = 0; k < 3; k++) {
-        v = val[k] < v ? val[k] : v;
-        *halves += hv[k];
+    if (!big) {
+        WPART_CHECK(wpart_i_rg_run(g, t0, 2, R0, C0, first, &opt, Rs, Cs, val, hv, state, NULL,
+                                   timed_out));
+        for (int k = 0; k < 3; k++) {
+            v = val[k] < v ? val[k] : v;
+            *halves += hv[k];
+        }
     }
     /* SARMA's sgo_2dr_nic step from the same grid (plain half-sweeps, patience max(10, P + Q),
      * no race) when the SGO grid came near the given one: it can end lower than the balanced
      * race (the fresh reference set: lower_1800_v count 64 x 64 64 -> 63, g2d5_19x11 8 x 32
-     * 26 -> 25, both the best of SARMA's nine); only a strictly lower grid is taken */
-    if (!*timed_out && sv <= RK_NIC * *value) {
+     * 26 -> 25, both the best of SARMA's nine); only a strictly lower grid is taken (big:
+     * always, racing with slack 0.5, no polish continuation) */
+    if (!*timed_out && (big || sv <= RK_NIC * *value)) {
         int32_t plain[2] = {4, 5};
         wpart_rg_opts_t o2 = opt;
-        o2.slack = 0.0;
+        o2.slack = big ? 0.5 : 0.0;
+        o2.polish_patience = big ? 0 : o2.polish_patience;
         o2.incumbent = v < *value ? v : *value;
         WPART_CHECK(wpart_i_rg_run(g, t0, 2, R0, C0, plain, &o2, R2, C2, val, hv, state, NULL,
                                    timed_out));
