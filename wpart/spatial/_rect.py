@@ -128,8 +128,10 @@ def rect_nicol(
         and nicuni (uniform rows) racing the best grid, moves single cuts where that lowers
         the max load (20 descents of rect_polish's cut moves, ``stats["polish"]["cut_moves"]``;
         never worse) and a subgradient kick (SARMA's sgo_2dr_nic idea: the subgradient method
-        from the uniform grid, cheaply abandoned when far above, then these half-sweeps, and
-        plain ones when its grid came near, racing the best one; only a lower grid is kept;
+        from the uniform grid, below 1,024 blocks cheaply abandoned when far above, then these
+        half-sweeps, and plain ones when its grid came near, racing the best one; from 1,024
+        blocks its 100 iterations run in full and SARMA's nic half-sweeps always run from its
+        grid; only a lower grid is kept;
         ``stats["polish"]["kick_iterations"]``, ``["kick_half_sweeps"]``,
         ``["kick_max_load"]``), then plain half-sweeps from the best grid. The result is
         never worse than any start's own grid (``stats["starts"][name]["max_load"]``) nor
