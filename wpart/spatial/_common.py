@@ -444,6 +444,29 @@ def _stats(st: tuple) -> dict:
     }
 
 
+def _bound(total: Any, m: int, amax: Any, kind: str) -> Any:
+    """The trivial lower bound of a max load over `m` equal parts: max(total / m, largest
+    value), rounded up for integer loads (``kind`` "i"), as a Python int or float."""
+    if kind == "f":
+        return max(float(total) / m, float(amax))
+    return max(-(-int(total) // m), int(amax))
+
+
+def _verdict(method: str, stopped: bool, time_limit: float, found: bool,
+             status: str | None = None) -> tuple:
+    """(status, message) of a result of `method`: stopped by the time limit (with the best
+    partition `found` or none), else `status` (None: "optimal" / "feasible" from the method
+    table) and the message that says which."""
+    if stopped:
+        return "time_limit", (f"the time limit of {time_limit:g} s was reached; "
+                              + ("the best partition found is returned" if found
+                                 else "no partition was found"))
+    if status is None:
+        status = _status(method)
+    return status, f"{method}: " + ("an optimal partition" if status == "optimal"
+                                    else "a heuristic partition")
+
+
 def _result(
     pp: _Prepared,
     rects: NDArray | None,
@@ -466,17 +489,11 @@ def _result(
     ssum = float(pp.m) if speeds is None else float(speeds.sum())
     avg = float(total) / ssum
     if speeds is None:
-        if pp.kind == "f":
-            lb: Any = max(float(total) / pp.m, float(pp.amax))
-        else:
-            lb = max(-(-int(total) // pp.m), int(pp.amax))
+        lb = _bound(total, pp.m, pp.amax, pp.kind)
     else:
         lb = max(avg, float(pp.amax) / float(speeds.max()))
     if stop:
-        status = "time_limit"
-        message = (f"the time limit of {time_limit:g} s was reached; "
-                   + ("the best partition found is returned" if rects is not None
-                      else "no partition was found"))
+        status, message = _verdict(method, True, time_limit, rects is not None)
     if rects is None:
         nd = pp.ndim
         return SpatialPartition(
@@ -492,11 +509,9 @@ def _result(
     else:
         lmax = float((loads / speeds).max())
     li = float(lmax) / avg - 1.0 if total > 0 else 0.0
-    if status is None:
-        status = _status(method)
-    if message is None:
-        message = f"{method}: " + ("an optimal partition" if status == "optimal"
-                                   else "a heuristic partition")
+    if status is None or message is None:
+        status, msg = _verdict(method, False, time_limit, True, status)
+        message = msg if message is None else message
     return SpatialPartition(
         rects=rects,
         loads=loads,

@@ -16,7 +16,7 @@ from .._errors import WpartTypeError, WpartValueError
 from .._progress import progress_hook
 from .._validate import as_bool, as_int, as_progress, core_time_limit
 from .. import _core
-from ._common import _Prepared, _status, factor_pair
+from ._common import _Prepared, _bound, _verdict, factor_pair
 from ._grid import GridInput, _done, _grid_result, grid_rects, sym_cuts
 from ._sparse import (SPARSE_DENSITY, SPARSE_MIN_CELLS, _BYTES_PER_ENTRY, _BYTES_PER_LINE,
                       _sp, check_sparse_size)
@@ -30,7 +30,8 @@ ENGINE_STARTS = ("rows_stored", "cols_stored", "rows_load", "cols_load", "rows_u
 
 #: The default set (``starts="auto"``), in the order they run: the diagonal start wins on
 #: grid, banded and block matrices; the stored-entry and uniform starts on heavy-line
-#: (power-law) ones, where the diagonal one runs last (see HEAVY_LINE). rows_stored, rows_load and cols_load never won alone on the 70 cases of
+#: (power-law) ones, where the diagonal one runs last (see HEAVY_LINE). rows_stored,
+#: rows_load and cols_load never won alone on the 70 cases of
 #: benchmarks/bench_spatial_sarma.py; they stay available by name (and in rect_refine).
 AUTO = ("diag_interleaved", "cols_stored", "rows_uniform", "cols_uniform")
 
@@ -391,21 +392,10 @@ def _fast_result(A: Any, m: int, total: Any, amax: Any, kind: str, out: tuple, l
     """The result of the one-call default (`out`, with the block `loads`) on the canonical CSR
     loads matrix `A` (total and largest value as Python int or float), as _common._result
     makes it from a prepared input (the same values and types)."""
-    stop = out[8]
     avg = float(total) / float(m)
-    if kind == "f":
-        lb: Any = max(total / m, amax)
-    else:
-        lb = max(-(-total // m), amax)
+    lb = _bound(total, m, amax, kind)
     lmax = loads.max().item()
-    if stop:
-        status = "time_limit"
-        message = (f"the time limit of {tl:g} s was reached; the best partition found is "
-                   "returned")
-    else:
-        status = _status("rect_nicol")
-        message = "rect_nicol: " + ("an optimal partition" if status == "optimal"
-                                    else "a heuristic partition")
+    status, message = _verdict("rect_nicol", bool(out[8]), tl, True)
     return SpatialPartition(
         rects=out[13], loads=loads, max_load=lmax, avg_load=avg, total=total,
         lower_bound=lb, imbalance=float(lmax) / avg - 1.0 if total > 0 else 0.0,
