@@ -415,23 +415,7 @@ typedef struct {
 
 static void mixed_free(mixed_units_t *U)
 {
-    free(U->start);
-    free(U->tasks);
-    free(U->load);
-    free(U->all);
-    free(U->parts);
-}
-
-typedef struct {
-    double load;
-    int32_t u;
-} uload_t;
-
-static int cmp_uload(const void *x, const void *y)
-{
-    const uload_t *a = x, *b = y;
-    if (a->load != b->load) return (a->load > b->load) - (a->load < b->load);
-    return (a->u > b->u) - (a->u < b->u);
+    WPART_FREE_ALL(U->start, U->tasks, U->load, U->all, U->parts);
 }
 
 static wpart_status_t mixed_units(const wpart_tasks_state_t *s, int32_t r, mixed_units_t *U)
@@ -440,7 +424,7 @@ static wpart_status_t mixed_units(const wpart_tasks_state_t *s, int32_t r, mixed
     const wpart_tasks_problem_t *p = &s->p;
     const int32_t K = p->n_tasks;
     int32_t n = 0, *tmp = NULL;
-    uload_t *kl = NULL;
+    xkey_t *kl = NULL;
     for (int32_t t = 0; t < K; t++) {
         n += s->assign[t] == r && (!p->task_migratable || p->task_migratable[t]);
     }
@@ -450,7 +434,7 @@ static wpart_status_t mixed_units(const wpart_tasks_state_t *s, int32_t r, mixed
     U->all = wpart_i_malloc(2 * (int64_t)n + 2, sizeof(int32_t));
     U->parts = wpart_i_malloc(n + 1, sizeof(int32_t));
     tmp = wpart_i_malloc(n + 1, sizeof(int32_t));
-    kl = wpart_i_malloc(2 * (int64_t)n + 2, sizeof(uload_t));
+    kl = wpart_i_malloc(2 * (int64_t)n + 2, sizeof(xkey_t));
     if (!U->start || !U->tasks || !U->load || !U->all || !U->parts || !tmp || !kl) {
         WPART_FAIL(WPART_ENOMEM, "pair step: out of memory (mixed units)");
     }
@@ -486,13 +470,13 @@ static wpart_status_t mixed_units(const wpart_tasks_state_t *s, int32_t r, mixed
     }
     U->start[U->n] = o;
     U->n_all = 0;
-    kl[U->n_all++] = (uload_t){0.0, -1};
-    for (int32_t u = 0; u < U->n; u++) kl[U->n_all++] = (uload_t){U->load[u], u};
-    qsort(kl, (size_t)U->n_all, sizeof(uload_t), cmp_uload);
+    kl[U->n_all++] = (xkey_t){0.0, -1};
+    for (int32_t u = 0; u < U->n; u++) kl[U->n_all++] = (xkey_t){U->load[u], u};
+    qsort(kl, (size_t)U->n_all, sizeof(xkey_t), wpart_i_ccm_cmp_xkey);
     U->n_parts = 0;
     for (int32_t k = 0; k < U->n_all; k++) {
-        U->all[k] = kl[k].u;
-        if (kl[k].u >= U->n_one) U->parts[U->n_parts++] = kl[k].u;
+        U->all[k] = kl[k].b;
+        if (kl[k].b >= U->n_one) U->parts[U->n_parts++] = kl[k].b;
     }
 cleanup:
     free(tmp);

@@ -79,6 +79,8 @@ typedef struct {
     double x;
     int32_t b;
 } xkey_t;
+/* qsort order of xkey_t: by x, ties by b (ascending) */
+int wpart_i_ccm_cmp_xkey(const void *x, const void *y);
 
 /* The pruned scan's per-rank arrays while a rank ranks its peers from the snapshot (see
  * ccm_prune.c): r's side for the turn `turn`, each peer's side for the iteration `iter`. */

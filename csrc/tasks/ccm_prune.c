@@ -34,7 +34,7 @@ typedef struct {
 } side_t;
 
 
-static int cmp_key(const void *x, const void *y)
+int wpart_i_ccm_cmp_xkey(const void *x, const void *y)
 {
     const xkey_t *a = x, *b = y;
     if (a->x != b->x) return a->x < b->x ? -1 : 1;
@@ -171,13 +171,6 @@ static int scratch(wpart_tasks_state_t *s, int64_t bytes)
     return 1;
 }
 
-static int cmp_load(const void *x, const void *y)
-{
-    const xkey_t *a = x, *b = y;
-    if (a->x != b->x) return a->x < b->x ? -1 : 1;
-    return a->b < b->b ? -1 : a->b > b->b;
-}
-
 /* U's units by ascending load, built on the 8th scan since U was built (a set scanned a few
    times is not worth sorting; `now`: at once, for a set that is sorted on every scan
    otherwise); NULL when not (yet) available. The order is a cache of U: its builders reset
@@ -200,7 +193,7 @@ static const int32_t *by_load(clusters_t *U, int now)
         k[u].x = U->load[u];
         k[u].b = u;
     }
-    qsort(k, (size_t)U->n, sizeof(xkey_t), cmp_load);
+    qsort(k, (size_t)U->n, sizeof(xkey_t), wpart_i_ccm_cmp_xkey);
     for (int32_t u = 0; u < U->n; u++) {
         U->ord[u] = k[u].b;
         U->ordl[u] = k[u].x;
@@ -568,7 +561,7 @@ wpart_status_t wpart_i_ccm_find_best_pruned(wpart_tasks_state_t *s, int32_t r, i
             kx[t + 1].b = ordp[t] + 1;
         }
     } else {
-        qsort(kx, (size_t)nJ, sizeof(xkey_t), cmp_key);
+        qsort(kx, (size_t)nJ, sizeof(xkey_t), wpart_i_ccm_cmp_xkey);
     }
     for (int64_t k = 0; k < nB && !p_ready; k++) {
         double m = INFINITY;
