@@ -262,7 +262,6 @@ static int rf_check(int64_t nnz, const int64_t *iv, const double *fv, double *am
                     int *stop)
 {
     int64_t work = 0;
-    int nan = 0, inf = 0, neg = 0, zero = 0;
     *ones = 1;
     *amax = 0.0;
     *iamax = 0;
@@ -300,6 +299,7 @@ static int rf_check(int64_t nnz, const int64_t *iv, const double *fv, double *am
     }
     if (fv) {
         double mn = nnz > 0 ? fv[0] : 1.0, mx = 0.0;
+        int nan = 0;
         for (int64_t e0 = 0; e0 < nnz; e0 += RG_POLL_WORK) {
             if (rg_cancel(ctl, &work, RG_POLL_WORK)) {
                 *stop = 1;
@@ -315,11 +315,11 @@ static int rf_check(int64_t nnz, const int64_t *iv, const double *fv, double *am
         }
         *ones = mn == 1.0 && mx <= 1.0;
         *amax = mx;
-        inf = mx == INFINITY || mn == -INFINITY;
-        neg = mn < 0;
-        zero = mn == 0;
-        return nan ? WPART_RF_NAN : inf ? WPART_RF_INF : neg ? WPART_RF_NEGATIVE
-                                                     : zero ? WPART_RF_ZERO : 0;
+        return nan                                 ? WPART_RF_NAN
+               : mx == INFINITY || mn == -INFINITY ? WPART_RF_INF
+               : mn < 0                            ? WPART_RF_NEGATIVE
+               : mn == 0                           ? WPART_RF_ZERO
+                                                   : 0;
     }
     *amax = nnz > 0 ? 1.0 : 0.0;
     *iamax = nnz > 0;
