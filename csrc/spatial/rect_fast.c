@@ -17,11 +17,12 @@
 #define RF_LAST_MAX 1024
 
 /* the exact 1D partition of v[0..n) into k intervals (cuts: k + 1) and its max; the prefix
- * in the context's stripe scratch X ((nmax + 1) K >= n + 1 doubles, free before the runs),
- * tmp: k + 1 */
-static double rf_oned(const rg_ctx_t *g, const double *v, int64_t n, int64_t k, int64_t *cuts,
+ * in the context's stripe scratch X ((nmax + 1) K >= n + 1 doubles), which then holds no
+ * half-sweep's prefix (xd = -1), tmp: k + 1 */
+static double rf_oned(rg_ctx_t *g, const double *v, int64_t n, int64_t k, int64_t *cuts,
                       int64_t *tmp)
 {
+    g->xd = -1;
     if (g->integral) { /* integral loads: the prefix by int64 adds (no float add chain, no
                         * integrality pass), the same numbers below 2**53 */
         double *X = g->X, mx = 0.0;
@@ -50,7 +51,7 @@ static void rf_uniform(int64_t n, int64_t k, int64_t *cuts)
 /* the diagonal start: the exact 1D partition of the index loads (row + column load of index
  * i) into P + Q - 1 pieces, whose inner boundaries go in turn to the rows and the columns
  * (v: max(n1, n2) doubles of scratch, tmp: 2 (P + Q) int64) */
-static void rf_diagonal(const rg_ctx_t *g, const double *rl, const double *cl, double *v,
+static void rf_diagonal(rg_ctx_t *g, const double *rl, const double *cl, double *v,
                         int64_t *tmp, int64_t *R, int64_t *C)
 {
     int64_t n1 = g->A->n1, n2 = g->A->n2, N = n1 > n2 ? n1 : n2;
@@ -108,10 +109,11 @@ static int64_t rf_top(const double *load, int64_t n, double thr, int64_t k, int6
 /* the joint bound of k lines of side d (integral loads): the other dimension's `parts`
  * intervals cut all of them at once, and a block holding line i holds at least i's part, so
  * the exact min-max partition of the k lines' prefixes (stripes of X) bounds the optimum */
-static double rf_joint(const rg_ctx_t *g, int d, const int64_t *lines, int64_t k,
+static double rf_joint(rg_ctx_t *g, int d, const int64_t *lines, int64_t k,
                        int64_t parts, int64_t *cuts, int64_t *tmp)
 {
     const rg_side_t *s = &g->side[d];
+    g->xd = -1; /* X: these lines' prefixes, no half-sweep's */
     int64_t n = s->m;
     double *X = g->X, lo = 0.0, hi = 0.0;
     memset(X, 0, (size_t)((n + 1) * k) * sizeof(double));
@@ -338,7 +340,7 @@ static wpart_status_t rf_nic(rg_ctx_t *g, int uni, double t0, int64_t max_half, 
 {
     wpart_status_t st = WPART_OK;
     const wpart_rg_csr_t *A = g->A;
-    int64_t P = g->P[0], Q = g->P[1], h1 = P + Q > 10 ? P + Q : 10, hv[1];
+    int64_t P = g->P[0], Q = g->P[1], h1 = rg_sarma_patience(P, Q), hv[1];
     int64_t *S = wpart_i_malloc(2 * (P + Q + 2), sizeof(int64_t));
     int32_t plain = 4, state[1];
     double val[1];
@@ -353,7 +355,6 @@ static wpart_status_t rf_nic(rg_ctx_t *g, int uni, double t0, int64_t max_half, 
             line[i] = (double)(A->rp[i + 1] - A->rp[i]);
         }
         rf_oned(g, line, A->n1, P, Rn, tmp);
-        g->xd = -1; /* X now holds that 1D prefix, no half-sweep's */
     }
     rf_uniform(A->n2, Q, Cn);
     wpart_rg_opts_t opt = {2, max_half < h1 ? max_half : h1, 0, 1, 0.5, lower, 0, max_half,
@@ -378,7 +379,7 @@ static wpart_status_t rf_plain(rg_ctx_t *g, const wpart_rg_csr_t *B, double t0, 
                                int32_t *timed_out)
 {
     wpart_status_t st = WPART_OK;
-    int64_t P = g->P[0], Q = g->P[1], h1 = P + Q > 10 ? P + Q : 10, hv[2], moves;
+    int64_t P = g->P[0], Q = g->P[1], h1 = rg_sarma_patience(P, Q), hv[2], moves;
     int64_t *S = wpart_i_malloc(3 * (P + Q + 2), sizeof(int64_t));
     int32_t first[2] = {0, 1}, state[2], pto = 0;
     double val[2], pv;
@@ -531,8 +532,8 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
     if (last) {
         rf_first_last(nu, P, Q, R0, C0, first, uniq, out->R, out->C);
     }
-    wpart_rg_opts_t opt = {2, max_half < (P + Q > 10 ? P + Q : 10) ? max_half
-                                                                   : (P + Q > 10 ? P + Q : 10),
+    int64_t h1 = rg_sarma_patience(P, Q);
+    wpart_rg_opts_t opt = {2, max_half < h1 ? max_half : h1,
                            0, 1, last ? 0.0 : 0.25, out->lower, 10, max_half, control, 0.0};
     WPART_CHECK(wpart_i_rg_run(&g, t0, nu, R0, C0, first, &opt, out->R, out->C, val, halves,
                                state, twin, &out->timed_out));

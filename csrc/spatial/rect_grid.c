@@ -426,7 +426,7 @@ wpart_status_t wpart_i_rg_run(rg_ctx_t *g, double t0, int64_t nstarts, const int
         memcpy(cur[1], C0 + s * (Q + 1), (size_t)(Q + 1) * sizeof(int64_t));
         int d = (first[s] & 1) ? 0 : 1;
         int bal = opt->balance || (first[s] & 2);
-        int64_t pat = (first[s] & 4) ? (P + Q > 10 ? P + Q : 10) : opt->patience;
+        int64_t pat = (first[s] & 4) ? rg_sarma_patience(P, Q) : opt->patience;
         int64_t nogain = 0, h = 0;
         double v = RG_INF;
         state[s] = 0;

@@ -76,6 +76,12 @@ wpart_status_t wpart_i_rg_run(rg_ctx_t *g, double t0, int64_t nstarts, const int
                               int64_t *halves, int32_t *state, int64_t *twin_of,
                               int32_t *timed_out);
 
+/* SARMA's patience of a P x Q grid: max(10, P + Q) half-sweeps without a gain */
+static inline int64_t rg_sarma_patience(int64_t P, int64_t Q)
+{
+    return P + Q > 10 ? P + Q : 10;
+}
+
 static inline int rg_integral(const double *w, int64_t nnz)
 {
     double tot = 0.0;

@@ -591,7 +591,7 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
         memcpy(R0 + k * (P + 1), Rs, (size_t)(P + 1) * sizeof(int64_t));
         memcpy(C0 + k * (Q + 1), Cs, (size_t)(Q + 1) * sizeof(int64_t));
     }
-    int64_t h1 = P + Q > 10 ? P + Q : 10;
+    int64_t h1 = rg_sarma_patience(P, Q);
     wpart_rg_opts_t opt = {2, max_half < h1 ? max_half : h1, 0, 1, 0.25, lower, 10, max_half,
                            control, *value};
     double v = RG_INF;
