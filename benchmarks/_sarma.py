@@ -8,6 +8,9 @@ benchmark bench_spatial_sarma.py. Every stored entry of the matrix weighs its va
   the max-over-stripes cost, at most max(10, P + Q) half-steps, stopping at the first
   half-step that changes no cut. Vectorised numpy: a half-step is one ``bincount`` over the
   nonzeros (O(nnz + K n)) and a bisection whose probes are K-wide ``searchsorted`` calls.
+  ``nicol_c`` runs the same in C (SARMA's ``nic_v`` work: a bisection on the bottleneck);
+  ``nicol_idx`` does SARMA's own ``nic`` work in C (Nicol's cut-index search, its default),
+  the CPU baseline of the benchmarks.
 * ``uni``: the same P equal intervals for rows and columns.
 * ``pal``, ``opal``, ``rac``: the symmetric probe (bounded / ordered) and refine-a-cut, run by
   wpart's C kernel in SARMA's variants (``rac`` returns its last iterate, as SARMA does).
@@ -41,6 +44,8 @@ class Mat:
         self.row = np.repeat(np.arange(self.n1, dtype=np.int64), np.diff(self.rp))
         self.total = float(self.w.sum())
         self.unit = bool((self.w == 1).all())
+        self.integral = bool(np.all(self.w == np.round(self.w))) and self.total < 2**62
+        self.wi = self.w.astype(np.int64) if self.integral else None
 
     def loads(self, R, C):
         ri = np.searchsorted(R, self.row, side="right") - 1
@@ -134,9 +139,14 @@ def _cnic():
                        ctypes.POINTER(ctypes.c_double), ctypes.c_int, ctypes.c_int,
                        ctypes.c_int, ctypes.c_int, p64, p64]
         fn.restype = ctypes.c_int
+        fi = lib.sarma_nicol_idx
+        fi.argtypes = [ctypes.c_int64, ctypes.c_int64, p64, p64, p64, ctypes.c_int,
+                       ctypes.c_int, ctypes.c_int, p64, p64]
+        fi.restype = ctypes.c_int
+        _CNIC.append(fi)
     except (OSError, subprocess.CalledProcessError):
         fn = None
-    _CNIC.append(fn)
+    _CNIC.insert(0, fn)
     return fn
 
 
@@ -158,6 +168,26 @@ def nicol_c(M, P, Q, start="nic"):
             R.ctypes.data_as(p64), C.ctypes.data_as(p64))
     if st < 0:
         raise MemoryError("sarma_nicol")
+    return R, C
+
+
+def nicol_idx(M, P, Q, start="nic"):
+    """SARMA's own ``nic`` / ``nicuni`` work in C: Nicol's cut-index search (SARMA's default
+    1D method, not a bisection on the bottleneck), stripes found by binary search, the
+    transpose built inside the call (see _sarma_nic.c). Integer loads only (SARMA's loads are
+    unsigned integers); None without a C compiler or with fractional loads."""
+    import ctypes
+
+    if _cnic() is None or len(_CNIC) < 2 or not M.integral:
+        return None
+    R = np.empty(P + 1, np.int64)
+    C = np.empty(Q + 1, np.int64)
+    p64 = ctypes.POINTER(ctypes.c_int64)
+    st = _CNIC[1](M.n1, M.n2, M.rp.ctypes.data_as(p64), M.ci.ctypes.data_as(p64),
+                  M.wi.ctypes.data_as(p64), P, Q, 0 if start == "nic" else 1,
+                  R.ctypes.data_as(p64), C.ctypes.data_as(p64))
+    if st < 0:
+        raise MemoryError("sarma_nicol_idx")
     return R, C
 
 
