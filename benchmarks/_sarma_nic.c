@@ -288,7 +288,12 @@ int sarma_nicol_idx(int64_t n1, int64_t n2, const int64_t *rp, const int64_t *ci
     } else {
         for (int p = 0; p <= P; p++) R[p] = (p * n1) / P;
     }
-    for (int q = 0; q <= Q; q++) C[q] = (q * n2) / Q;
+    /* SARMA starts both cut vectors as the row cuts: the first half-step (the columns) stops
+     * the refinement only when P == Q and it returns the row cuts */
+    if (P == Q)
+        memcpy(C, R, (size_t)(P + 1) * sizeof(int64_t));
+    else
+        C[0] = -1;
     int budget = 10 > P + Q ? 10 : P + Q;
     steps = 0;
     for (int it = 1; it <= budget; it++) {
