@@ -15,6 +15,21 @@
 /* the diagonal start runs last on such a matrix up to this many blocks (_nicol.HEAVY_LAST_BLOCKS;
  * at 64 x 64 the fresh arrow matrix ended one unit higher that way, nothing gained there) */
 #define RF_LAST_MAX 1024
+/* the starts' race (a start more than RF_RACE x 2 / h above the best grid after h half-sweeps
+ * stops; _nicol.RACE), from RF_BIG_MIN blocks RF_RACE_BIG (bench_spatial_fresh: the same 299
+ * of 334 max loads <= the best of SARMA's nine, one more, none above; ~5 % less CPU there) */
+#define RF_RACE 0.25
+#define RF_RACE_BIG 0.15
+#define RF_BIG_MIN 64
+/* below RF_BIG_MIN blocks the best grid's continuation stops after RF_SHORT_PATIENCE
+ * half-sweeps without a gain (_nicol.SHORT_POLISH_PATIENCE; from RF_BIG_MIN blocks 10,
+ * _nicol.POLISH_PATIENCE): at 4 x 4 its longer runs lowered 4 of 59 bench_spatial_fresh grids,
+ * none across the best of SARMA's nine, for 7 % of the call */
+#define RF_SHORT_PATIENCE 2
+#define RF_LONG_PATIENCE 10
+/* the SGO kick from RF_KICK_MIN blocks (below, only the plain half-sweeps after it run): at
+ * 8 x 8 it lowered none of bench_spatial_fresh's 59 grids */
+#define RF_KICK_MIN 256
 
 /* the exact 1D partition of v[0..n) into k intervals (cuts: k + 1) and its max; the prefix
  * in the context's stripe scratch X ((nmax + 1) K >= n + 1 doubles), which then holds no
@@ -533,15 +548,17 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
         rf_first_last(nu, P, Q, R0, C0, first, uniq, out->R, out->C);
     }
     int64_t h1 = rg_sarma_patience(P, Q);
-    wpart_rg_opts_t opt = {2, max_half < h1 ? max_half : h1,
-                           0, 1, last ? 0.0 : 0.25, out->lower, 10, max_half, control, 0.0};
+    int big = P * Q >= RF_BIG_MIN;
+    wpart_rg_opts_t opt = {2, max_half < h1 ? max_half : h1, 0, 1,
+                           last ? 0.0 : big ? RF_RACE_BIG : RF_RACE, out->lower,
+                           big ? RF_LONG_PATIENCE : RF_SHORT_PATIENCE, max_half, control, 0.0};
     WPART_CHECK(wpart_i_rg_run(&g, t0, nu, R0, C0, first, &opt, out->R, out->C, val, halves,
                                state, twin, &out->timed_out));
     double inc = RG_INF;
     for (int64_t k = 0; k <= nu; k++) {
         inc = val[k] < inc ? val[k] : inc;
     }
-    for (int uni = 0; uni < 2 && !out->timed_out && P * Q >= 64 && inc > out->lower; uni++) {
+    for (int uni = 0; uni < 2 && !out->timed_out && big && inc > out->lower; uni++) {
         /* SARMA's nic, then nicuni, racing the best grid (on the fresh reference set 5 more
          * cases <= the best of SARMA's nine; they end lower where the balanced half-sweeps
          * stall) */
@@ -549,7 +566,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
                            &out->timed_out));
     }
     out->moves = -1;
-    if (!out->timed_out && P * Q >= 64 && inc > out->lower) {
+    if (!out->timed_out && big && inc > out->lower) {
         /* rect_polish.c's cut moves from the best grid (never worse), on grids of 64 blocks
          * and more (where the half-sweeps' fixed points leave SGO-class gains) */
         WPART_CHECK(wpart_i_rg_csc(&g));
@@ -561,13 +578,18 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
     }
     out->kick_iters = -1;
     if (!out->timed_out && out->moves >= 0 && out->polished > out->lower) {
-        /* rect_polish.c's SGO kick (SARMA's sgo_2dr_nic idea) on the same grids: the
+        /* rect_polish.c's SGO kick (SARMA's sgo_2dr_nic idea) from RF_KICK_MIN blocks: the
          * subgradient method from the uniform grid, half-sweeps from its grid racing ours,
-         * the cut moves of a lower grid; R, C change only to a strictly lower grid */
+         * the cut moves of a lower grid; R, C change only to a strictly lower grid (below:
+         * 0 iterations) */
         out->kicked = out->polished;
-        WPART_CHECK(wpart_i_rect_kick(&g, t0, 100, max_half, out->lower, out->R, out->C,
-                                      &out->kicked, &out->kick_iters, &out->kick_halves,
-                                      &out->timed_out));
+        out->kick_iters = 0;
+        out->kick_halves = 0;
+        if (P * Q >= RF_KICK_MIN) {
+            WPART_CHECK(wpart_i_rect_kick(&g, t0, 100, max_half, out->lower, out->R, out->C,
+                                          &out->kicked, &out->kick_iters, &out->kick_halves,
+                                          &out->timed_out));
+        }
         if (!out->timed_out && out->kicked > out->lower) {
             /* plain half-sweeps from the best grid (on the fresh reference set 7 more cases
              * <= the best of SARMA's nine, where the balanced ones stall) */

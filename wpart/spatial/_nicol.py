@@ -43,7 +43,8 @@ REFINE_AUTO = ("diag_interleaved", "rows_stored", "cols_stored", "rows_uniform",
 #: grid so far stops (``abandon=True`` only): on the 70 generated cases no result changed by
 #: more than one unit, and the 200,000^2 banded matrix's three losing starts stop after 1-2
 #: half-sweeps instead of 8-31 (from h = 1 instead of 2: 7 % fewer half-sweeps on the 70
-#: cases, the same max loads).
+#: cases, the same max loads). The one-call default races its starts with 0.15 from 64 blocks
+#: (rect_fast.c's RF_RACE_BIG), where it also runs stages this engine does not.
 RACE = 0.25
 
 #: Tabu steps of rect_refine's final cut-move polish (after its descent).
@@ -51,6 +52,13 @@ REFINE_CUT_MOVES = 100
 
 #: Half-sweeps without a gain before the best grid's continuation stops (SARMA's minimum).
 POLISH_PATIENCE = 10
+
+#: ... below this many blocks the default set's continuation stops after
+#: SHORT_POLISH_PATIENCE half-sweeps without a gain (rect_fast.c's RF_BIG_MIN and
+#: RF_SHORT_PATIENCE): at 4 x 4 the longer continuation lowered 4 of bench_spatial_fresh's 59
+#: grids, none across the best of SARMA's nine, for 7 % of the call.
+SHORT_POLISH_BLOCKS = 64
+SHORT_POLISH_PATIENCE = 2
 
 #: A line nearly fills a block when its load / the other dimension's parts is at least this
 #: fraction of the lower bound so far (rect_fast.c's RF_HEAVY): its side's heaviest lines are
@@ -543,16 +551,18 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
         # first half-sweeps can be far above a grid it ends below; rect_fast.c)
         order = np.arange(len(uniq))
         slack = (RACE if ab else 0.0) if race is None else race
+        auto = tuple(n for n, _ in specs) == AUTO
         if (cache.get("heavy_line") and race is None and len(uniq) > 1 and
-                P * Q <= HEAVY_LAST_BLOCKS and tuple(n for n, _ in specs) == AUTO):
+                P * Q <= HEAVY_LAST_BLOCKS and auto):
             order, slack = np.roll(order, -1), 0.0
+        cont = SHORT_POLISH_PATIENCE if auto and P * Q < SHORT_POLISH_BLOCKS else POLISH_PATIENCE
         # the incumbent then continues in the same call (the polish) with the long patience
         # (SARMA's max(10, P + Q)), balanced, unless the time limit or the bound ended it
         R, C, vals, halves, states, timed = _core.spatial_rect_grid(
             *g.args(), P, Q, R0[order], C0[order], first[order], patience=pat,
             max_half=min(2 * max_sweeps, h1), balance=False, abandon=ab, time_limit=tl,
             progress=hook, slack=slack, lower=lb,
-            polish_patience=(polish_patience or POLISH_PATIENCE) if polish else 0,
+            polish_patience=(polish_patience or cont) if polish else 0,
             polish_max_half=min(2 * max_sweeps, 2**62))
         for a in (vals, halves, states):  # back to the order of run_specs
             a[order] = a[: len(order)].copy()

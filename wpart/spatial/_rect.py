@@ -119,21 +119,22 @@ def rect_nicol(
         a sweep (two half-sweeps, or `patience`) does not lower its max load, or (`abandon`)
         when the next half-sweep's lower bound (the fixed stripes' loads / parts) reaches
         the best grid of the earlier starts, or when after h >= 1 half-sweeps its max load
-        is more than 25 % x 2 / h above that grid's (a race); the best grid then continues,
-        balanced, until 10 half-sweeps in a row bring no gain or `max_sweeps` (not at all
-        when it is a fixed point of both half-sweeps); on a heavy-line matrix (a line nearly
-        fills a block: power-law) of at most 1,024 blocks the diagonal start runs last,
-        without the race. On grids of 64 blocks and more the default then runs SARMA's nic
-        (rows from the stored entries per row, plain half-sweeps, patience max(10, P + Q))
-        and nicuni (uniform rows) racing the best grid, moves single cuts where that lowers
-        the max load (20 descents of rect_polish's cut moves, ``stats["polish"]["cut_moves"]``;
-        never worse) and a subgradient kick (SARMA's sgo_2dr_nic idea: the subgradient method
-        from the uniform grid, below 1,024 blocks cheaply abandoned when far above, then these
+        is more than 25 % x 2 / h (15 % from 64 blocks) above that grid's (a race); the best
+        grid then continues, balanced, until 10 half-sweeps (2 below 64 blocks) in a row
+        bring no gain or `max_sweeps` (not at all when it is a fixed point of both
+        half-sweeps); on a heavy-line matrix (a line nearly fills a block: power-law) of at
+        most 1,024 blocks the diagonal start runs last, without the race. On grids of 64
+        blocks and more the default then runs SARMA's nic (rows from the stored entries per
+        row, plain half-sweeps, patience max(10, P + Q)) and nicuni (uniform rows) racing the
+        best grid, moves single cuts where that lowers the max load (20 descents of
+        rect_polish's cut moves, ``stats["polish"]["cut_moves"]``; never worse), from 256
+        blocks a subgradient kick (SARMA's sgo_2dr_nic idea: the subgradient method from the
+        uniform grid, below 1,024 blocks cheaply abandoned when far above, then these
         half-sweeps, and plain ones when its grid came near, racing the best one; from 1,024
         blocks its 100 iterations run in full and SARMA's nic half-sweeps always run from its
-        grid; only a lower grid is kept;
-        ``stats["polish"]["kick_iterations"]``, ``["kick_half_sweeps"]``,
-        ``["kick_max_load"]``), then plain half-sweeps from the best grid. The result is
+        grid; only a lower grid is kept; ``stats["polish"]["kick_iterations"]`` (0 below 256
+        blocks), ``["kick_half_sweeps"]``, ``["kick_max_load"]``), then plain half-sweeps
+        from the best grid. The result is
         never worse than any start's own grid (``stats["starts"][name]["max_load"]``) nor
         the uniform grid. A start run alone (``starts=[name]``) goes on from its own grid,
         so it can end lower: on 400 small random dense matrices (4-59 rows and columns,
