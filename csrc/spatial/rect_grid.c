@@ -7,6 +7,25 @@
 #include "rect_grid_i.h"
 #include "spatial_internal.h"
 
+/* rg_shift: at most RG_INC_S changed stripes, each costing about RG_INC_COL per major against
+ * a new prefix's entry + major x stripe */
+#ifndef RG_INC_S
+#define RG_INC_S 8
+#endif
+/* rg_shift out of line: inlined into rg_half it changed the code of the running prefix and the
+ * probes (1.05x the core's time at 32 x 32) */
+#if defined(__GNUC__)
+#define RG_NOINLINE __attribute__((noinline))
+#else
+#define RG_NOINLINE
+#endif
+#ifndef RG_Y_ONE
+#define RG_Y_ONE 1024
+#endif
+#ifndef RG_INC_COL
+#define RG_INC_COL 2
+#endif
+
 static int rg_balance_pass(const double *X, int64_t K, int64_t P, int64_t *cuts);
 
 static void rg_balance(const double *X, int64_t K, int64_t P, int64_t *cuts)
@@ -77,31 +96,87 @@ static int rg_balance_pass(const double *X, int64_t K, int64_t P, int64_t *cuts)
     return moved;
 }
 
-/* the column prefix X[j * K + q] (columns [0, j), row stripe q of g->map) without the CSC:
- * each entry added to its column's stripe sum in CSR order, then the prefix (integral loads
- * only: exact sums, so the numbers of rg_prefix on the CSC); 1 when Ctrl-C asks to stop */
-static int rg_scatter(rg_ctx_t *g, int64_t K)
+/* Y[d] (made for the cuts yo[d]) brought to the cuts c of the other dimension by moving the
+ * entries of the minors that change stripe (integral loads: exact sums, so the numbers of a
+ * new prefix exactly): 1 when done, 0 when a new prefix is cheaper or the other side's lists
+ * are not made (Y[d] unchanged) */
+RG_NOINLINE static int rg_shift(rg_ctx_t *g, int d, const int64_t *c)
 {
-    const wpart_rg_csr_t *A = g->A;
-    memset(g->X, 0, (size_t)((A->n2 + 1) * K) * sizeof(double));
-    double *X = g->X + K;
-    for (int64_t i = 0; i < A->n1; i++) {
-        if (rg_cancel(g->ctl, &g->work, A->rp[i + 1] - A->rp[i] + K)) {
-            return 1;
+    const rg_side_t *s = &g->side[d], *o = &g->side[1 - d];
+    int64_t K = g->P[1 - d], n = s->n, *yo = g->yo[d];
+    int64_t ns = 0, moved = 0, hi = -1;
+    if (!g->integral || !o->idx) {
+        return 0;
+    }
+    for (int64_t q = 0; q < K; q++) {
+        int ch = yo[q] != c[q] || yo[q + 1] != c[q + 1];
+        g->yslot[q] = ch ? (int32_t)ns : -1;
+        ns += ch;
+    }
+    if (ns == 0) {
+        return 1;
+    }
+    /* the minors that change stripe lie in the ranges between each cut's old and new place
+     * (both ends rise with the cut's index: one merged sweep) */
+    for (int64_t k = 1; k < K; k++) {
+        int64_t a = yo[k] < c[k] ? yo[k] : c[k], b = yo[k] < c[k] ? c[k] : yo[k];
+        if (a == b) {
+            continue;
         }
-        int32_t q = g->map[i];
-        for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
-            X[A->ci[e] * K + q] += A->w ? A->w[e] : 1.0;
+        a = a > hi ? a : hi;
+        if (a < b) {
+            moved += o->ptr[b] - o->ptr[a];
+            hi = b;
         }
     }
-    for (int64_t j = 0; j < A->n2; j++) {
-        const double *prev = g->X + j * K;
-        double *row = g->X + (j + 1) * K;
-        for (int64_t q = 0; q < K; q++) {
-            row[q] += prev[q];
+    if (ns > RG_INC_S || moved + ns * n * RG_INC_COL >= s->ptr[n] + n * K) {
+        return 0;
+    }
+    /* D[i * ns + t]: the load that moves into the t-th changed stripe (out of it: negative)
+     * at major i - 1; run: its running sum */
+    double *D = g->yd, *run = D + ns * (n + 1), *Y = g->Y[d];
+    int32_t *map = g->ymap[d], *qs = g->yslot + K + 1;
+    memset(D, 0, (size_t)(ns * (n + 1)) * sizeof(double));
+    for (int64_t q = 0; q < K; q++) {
+        if (g->yslot[q] >= 0) {
+            qs[g->yslot[q]] = (int32_t)q;
+            run[g->yslot[q]] = 0.0;
         }
     }
-    return 0;
+    int64_t rmin = n, t = 0;
+    hi = -1;
+    for (int64_t k = 1; k < K; k++) {
+        int64_t a = yo[k] < c[k] ? yo[k] : c[k], b = yo[k] < c[k] ? c[k] : yo[k];
+        for (int64_t j = a > hi ? a : hi; j < b; j++) {
+            while (c[t + 1] <= j) {
+                t++;
+            }
+            int32_t qo = map[j], qn = (int32_t)t;
+            if (qo == qn) {
+                continue;
+            }
+            double *Do = D + ns + g->yslot[qo], *Dn = D + ns + g->yslot[qn];
+            for (int64_t e = o->ptr[j]; e < o->ptr[j + 1]; e++) {
+                int64_t r = o->idx[e];
+                double w = o->w ? o->w[e] : 1.0;
+                Do[r * ns] -= w;
+                Dn[r * ns] += w;
+                rmin = r < rmin ? r : rmin;
+            }
+            map[j] = qn;
+        }
+        hi = b > hi ? b : hi;
+    }
+    for (int64_t i = rmin + 1; i <= n; i++) {
+        const double *Di = D + i * ns;
+        double *Yi = Y + i * K;
+        for (int64_t u = 0; u < ns; u++) {
+            run[u] += Di[u];
+            Yi[qs[u]] += run[u];
+        }
+    }
+    memcpy(yo, c, (size_t)(K + 1) * sizeof(int64_t));
+    return 1;
 }
 
 /* set the cuts of dimension d (0 rows, 1 columns) for the other's cuts; returns the grid max */
@@ -109,34 +184,42 @@ static double rg_half(rg_ctx_t *g, int d, int64_t *cut_d, const int64_t *cut_o, 
 {
     const rg_side_t *s = &g->side[d];
     int64_t K = g->P[1 - d], P = g->P[d];
-    rg_map(cut_o, K, s->m, g->map);
+    double *X = g->Y[d];
     g->xd = -1;
-    /* integral loads: both ways of rg_prefix give the same numbers exactly; the two-pass one
-     * is faster for a few stripes, the running prefix for many (measured on the 70 cases of
-     * bench_spatial_sarma: 0.6-0.9x the time at 16 and 32 stripes, 1.0-1.25x at 4 and 8) */
-    if (d == 0 || s->idx ? rg_prefix(s, g->map, K, g->X, g->ctl, &g->work, g->integral && K < 12)
-               : rg_scatter(g, K)) {
-        g->stop = 1;
-        return RG_INF;
+    if (g->Y[1] == g->Y[0]) {
+        g->yok[1 - d] = 0; /* one buffer: this half-sweep's prefix replaces the other's */
+    }
+    if (!(g->yok[d] && rg_shift(g, d, cut_o))) {
+        g->yok[d] = 0;
+        rg_map(cut_o, K, s->m, g->ymap[d]);
+        /* integral loads: both ways of rg_prefix give the same numbers exactly; the two-pass
+         * one is faster for a few stripes, the running prefix for many (measured on the 70
+         * cases of bench_spatial_sarma: 0.6-0.9x the time at 16 and 32 stripes, 1.0-1.25x
+         * at 4 and 8) */
+        if (rg_prefix(s, g->ymap[d], K, X, g->ctl, &g->work, g->integral && K < 12)) {
+            g->stop = 1;
+            return RG_INF;
+        }
+        memcpy(g->yo[d], cut_o, (size_t)(K + 1) * sizeof(int64_t));
+        g->yok[d] = 1;
     }
     g->xd = d;
-    memcpy(g->xo, cut_o, (size_t)(K + 1) * sizeof(int64_t));
     double hi = 0.0, lo = 0.0;
     for (int64_t p = 0; p < P; p++) {
-        double c = rg_cost(g->X, K, cut_d[p], cut_d[p + 1]);
+        double c = rg_cost(X, K, cut_d[p], cut_d[p + 1]);
         hi = c > hi ? c : hi;
     }
     for (int64_t q = 0; q < K; q++) {
-        double t = g->X[s->n * K + q] / (double)P;
+        double t = X[s->n * K + q] / (double)P;
         lo = t > lo ? t : lo;
     }
     lo = g->integral ? ceil(lo) : lo * (1.0 - 1e-12);
     if (lo > hi) {
         lo = hi;
     }
-    double v = rg_bisect_w(g->X, s->n, K, P, lo, hi, g->integral, cut_d, g->tmp, 1);
+    double v = rg_bisect_w(X, s->n, K, P, lo, hi, g->integral, cut_d, g->tmp, 1);
     if (balance) {
-        rg_balance(g->X, K, P, cut_d);
+        rg_balance(X, K, P, cut_d);
     }
     return v;
 }
@@ -199,26 +282,6 @@ static int rg_symmetric(rg_ctx_t *g)
     return 1;
 }
 
-/* whether the column prefix of K row stripes is cheap to scatter from the CSR: it stays in
- * cache (256 KiB), or the rows' columns lie close together (a mean span of at most 256
- * columns); otherwise (power-law rows) the writes miss and the CSC is faster (measured on
- * bench_spatial_sarma's 4 x 4 cases: 0.83-0.88x the core's time on the block-diagonal and
- * banded ones with the scatter, 1.07x on powerlaw_20k) */
-static int rg_scatter_ok(const wpart_rg_csr_t *A, int64_t K)
-{
-    if ((A->n2 + 1) * K <= ((int64_t)1 << 15)) {
-        return 1;
-    }
-    int64_t span = 0;
-    for (int64_t i = 0; i < A->n1; i++) {
-        if (A->rp[i + 1] > A->rp[i]) {
-            int64_t d = A->ci[A->rp[i + 1] - 1] - A->ci[A->rp[i]];
-            span += d < 0 ? -d : d;
-        }
-    }
-    return span <= 256 * A->n1;
-}
-
 wpart_status_t wpart_i_rg_csc(rg_ctx_t *g)
 {
     wpart_status_t st = WPART_OK;
@@ -245,14 +308,35 @@ wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, 
     g->P[0] = P;
     g->P[1] = Q;
     int64_t xs;
-    if (!wpart_i_mul_size(nmax + 1, K, &xs)) {
+    if (!wpart_i_mul_size(nmax + 1, K < 8 ? K : 8, &xs)) {
         WPART_FAIL(WPART_ENOMEM, "RECT-NICOL: the stripe prefix is too large");
     }
     g->X = wpart_i_malloc(xs, sizeof(double));
     g->map = wpart_i_malloc(nmax, sizeof(int32_t));
+    /* from RG_Y_ONE blocks both dimensions' prefixes share one buffer (the larger): kept
+     * apart there they cost more in cache misses than rg_shift saves */
+    int one = P * Q >= RG_Y_ONE;
+    for (int d = 0; d < 2; d++) {
+        int64_t ys, ys1;
+        if (!wpart_i_mul_size(A->n1 + 1, Q, &ys) || !wpart_i_mul_size(A->n2 + 1, P, &ys1)) {
+            WPART_FAIL(WPART_ENOMEM, "RECT-NICOL: the stripe prefix is too large");
+        }
+        if (one) {
+            ys = ys > ys1 ? ys : ys1;
+        } else if (d) {
+            ys = ys1;
+        }
+        g->Y[d] = one && d ? g->Y[0] : wpart_i_malloc(ys, sizeof(double));
+        g->ymap[d] = wpart_i_malloc(d ? A->n1 : A->n2, sizeof(int32_t));
+        g->yo[d] = wpart_i_malloc((d ? P : Q) + 1, sizeof(int64_t));
+        if (!g->Y[d] || !g->ymap[d] || !g->yo[d]) {
+            WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
+        }
+    }
+    g->yd = wpart_i_malloc(RG_INC_S * (nmax + 2), sizeof(double));
+    g->yslot = wpart_i_malloc(K + 1 + RG_INC_S, sizeof(int32_t));
     g->tmp = wpart_i_malloc(K + 1, sizeof(int64_t));
     g->keep = wpart_i_malloc(K + 1, sizeof(int64_t));
-    g->xo = wpart_i_malloc(K + 1, sizeof(int64_t));
     g->xd = -1;
     g->tot[0] = wpart_i_calloc(A->n1 + 1, sizeof(double));
     g->tot[1] = wpart_i_calloc(A->n2 + 1, sizeof(double));
@@ -262,16 +346,13 @@ wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, 
         g->cur[d] = wpart_i_malloc(g->P[d] + 1, sizeof(int64_t));
         g->best[d] = wpart_i_malloc(g->P[d] + 1, sizeof(int64_t));
     }
-    if (!g->X || !g->map || !g->tmp || !g->keep || !g->xo || !g->tot[0] || !g->tot[1] ||
+    if (!g->X || !g->yd || !g->yslot || !g->map || !g->tmp || !g->keep || !g->tot[0] || !g->tot[1] ||
         !g->line[0] || !g->line[1] || !g->cur[0] || !g->cur[1] || !g->best[0] || !g->best[1]) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
     }
     /* the CSC: A itself when A equals its transpose entry for entry (the same arrays
-     * exactly); otherwise made here, except below 64 blocks with integral loads where
-     * rg_scatter_ok: the column half-sweeps then scatter from the CSR (the same exact sums)
-     * and the CSC's rows are made only when something asks for them (wpart_i_rg_csc: the
-     * bound's heavy columns, the cut moves, the kick). At grid2d_252 4 x 4 the transpose
-     * was about a third of the core's time */
+     * exactly); otherwise made here (the half-sweeps' rg_shift moves the entries of the
+     * columns that change stripe through it) */
     g->sym = rg_symmetric(g);
     if (g->sym < 0) {
         WPART_FAIL(WPART_ECANCELLED, "stopped on request");
@@ -279,31 +360,14 @@ wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, 
     g->side[0] = (rg_side_t){A->n1, A->n2, A->rp, A->ci, A->w};
     if (!g->sym) {
         WPART_CHECK(rg_colptr(A, ctl, &g->cp));
-    }
-    g->side[1] = g->sym ? g->side[0] : (rg_side_t){A->n2, A->n1, g->cp, NULL, NULL};
-    if (!g->sym && !(g->integral && P < 64 && Q < 64 && P * Q < 64 && rg_scatter_ok(A, P))) {
+        g->side[1] = (rg_side_t){A->n2, A->n1, g->cp, NULL, NULL};
         WPART_CHECK(wpart_i_rg_csc(g));
-    }
-    int scatter = !g->side[1].idx && A->w;
-    if (scatter) { /* the column sums in the CSC's order (rows increasing) */
-        memset(g->line[1], 0, (size_t)A->n2 * sizeof(double));
-        for (int64_t i = 0; i < A->n1; i++) {
-            if (rg_cancel(ctl, &g->work, A->rp[i + 1] - A->rp[i])) {
-                WPART_FAIL(WPART_ECANCELLED, "stopped on request");
-            }
-            for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
-                g->line[1][A->ci[e]] += A->w[e];
-            }
-        }
-        double run = 0.0;
-        for (int64_t j = 0; j < A->n2; j++) {
-            run += g->line[1][j];
-            g->tot[1][j + 1] = run;
-        }
+    } else {
+        g->side[1] = g->side[0];
     }
     /* tot[d][i]: the load of majors [0, i), summed in order (the running sum in a register:
      * the same additions); a symmetric matrix's columns are its rows (the same sums) */
-    for (int d = 0; d < (g->sym ? 1 : 2 - scatter); d++) {
+    for (int d = 0; d < (g->sym ? 1 : 2); d++) {
         const rg_side_t *s = &g->side[d];
         const int64_t *ptr = s->ptr;
         const double *w = s->w;
@@ -339,13 +403,19 @@ void wpart_i_rg_close(rg_ctx_t *g)
     free(g->ri);
     free(g->cw);
     free(g->X);
+    free(g->yd);
+    free(g->yslot);
     free(g->map);
     free(g->tmp);
     free(g->keep);
-    free(g->xo);
     free(g->tot[0]);
     free(g->tot[1]);
     for (int d = 0; d < 2; d++) {
+        if (d == 0 || g->Y[1] != g->Y[0]) {
+            free(g->Y[d]);
+        }
+        free(g->ymap[d]);
+        free(g->yo[d]);
         free(g->line[d]);
         free(g->cur[d]);
         free(g->best[d]);
@@ -356,26 +426,27 @@ void wpart_i_rg_close(rg_ctx_t *g)
 int wpart_i_rg_loads(const rg_ctx_t *g, const int64_t *R, const int64_t *C, int64_t *il,
                      double *fl)
 {
-    int d = g->xd;
-    if (d < 0 || !g->integral) {
-        return 0;
-    }
-    int64_t P = g->P[0], Q = g->P[1], K = g->P[1 - d];
-    if (memcmp(d ? R : C, g->xo, (size_t)(K + 1) * sizeof(int64_t))) {
-        return 0;
-    }
-    for (int64_t p = 0; p < P; p++) {
-        for (int64_t q = 0; q < Q; q++) {
-            double v = d ? g->X[C[q + 1] * K + p] - g->X[C[q] * K + p]
-                         : g->X[R[p + 1] * K + q] - g->X[R[p] * K + q];
-            if (il) {
-                il[p * Q + q] = (int64_t)v;
-            } else {
-                fl[p * Q + q] = v;
+    int64_t P = g->P[0], Q = g->P[1];
+    for (int d = 0; d < 2 && g->integral; d++) {
+        int64_t K = g->P[1 - d];
+        const double *X = g->Y[d];
+        if (!g->yok[d] || memcmp(d ? R : C, g->yo[d], (size_t)(K + 1) * sizeof(int64_t))) {
+            continue;
+        }
+        for (int64_t p = 0; p < P; p++) {
+            for (int64_t q = 0; q < Q; q++) {
+                double v = d ? X[C[q + 1] * K + p] - X[C[q] * K + p]
+                             : X[R[p + 1] * K + q] - X[R[p] * K + q];
+                if (il) {
+                    il[p * Q + q] = (int64_t)v;
+                } else {
+                    fl[p * Q + q] = v;
+                }
             }
         }
+        return 1;
     }
-    return 1;
+    return 0;
 }
 
 wpart_status_t wpart_i_rg_run(rg_ctx_t *g, double t0, int64_t nstarts, const int64_t *R0,

@@ -24,14 +24,21 @@ typedef struct {
  * sums, the scratch of the half-sweeps and the current / best grids */
 typedef struct {
     const wpart_rg_csr_t *A;
-    int64_t *cp, *ri;  /* the CSC of A (rows increasing in each column) when made (NULL
-                        * otherwise; cp whenever A is not symmetric) */
+    int64_t *cp, *ri;  /* the CSC of A (rows increasing in each column) unless A is
+                        * symmetric (NULL then) */
     double *cw;        /* its weights (NULL for unit weights) */
     rg_side_t side[2]; /* 0: rows major (CSR), 1: columns major (the CSC: A's own arrays when
-                        * sym, cp / ri / cw when made, idx NULL before wpart_i_rg_csc: the
-                        * column prefix then comes by scatter from the CSR) */
+                        * sym, cp / ri / cw otherwise) */
     int64_t P[2];      /* parts along rows (0) and columns (1) */
-    double *X;         /* prefix scratch */
+    double *X;         /* (nmax + 1) min(K, 8) doubles of scratch (K: max(P, Q)): 1D
+                        * prefixes, up to 8 lines' prefixes (rect_fast.c) */
+    double *Y[2];      /* the half-sweeps' prefixes of dimension d (rg_half): majors of side d
+                        * x the other dimension's stripes, kept between half-sweeps */
+    int32_t *ymap[2];  /* minor -> stripe for the cuts Y[d] was made for (yo[d]) */
+    int64_t *yo[2];    /* those cuts (K + 1) */
+    int yok[2];        /* 1: Y[d] holds the prefix of the cuts yo[d] */
+    double *yd;        /* RG_INC_S (nmax + 2) doubles: the changed stripes' deltas, sums */
+    int32_t *yslot;    /* K + 1 + RG_INC_S: a stripe's delta slot (-1: none), the slots' stripes */
     int32_t *map;      /* minor -> stripe */
     int64_t *tmp;
     int64_t *keep;     /* the cuts before a half-sweep (rg_step) */
@@ -40,9 +47,8 @@ typedef struct {
     int64_t *cur[2], *best[2];
     int integral;
     int sym; /* 1: A equals its transpose entry for entry (found by open) */
-    int xd;      /* X holds the prefix of rg_half's last half-sweep of dimension xd (-1: none;
-                  * whoever else writes X after open sets it to -1) */
-    int64_t *xo; /* ... made for these cuts of the other dimension */
+    int xd;      /* the dimension of the last half-sweep (-1: none, or X written since by
+                  * someone else) */
     const wpart_control_t *ctl; /* Ctrl-C inside a half-sweep's pass (rg_cancel) */
     int64_t work;
     int stop; /* 1: should_stop fired inside a half-sweep; the caller returns ECANCELLED */
@@ -58,9 +64,9 @@ void wpart_i_rg_close(rg_ctx_t *g);
 /* make the CSC's rows and weights (side[1]) if open left them out (a no-op when there) */
 wpart_status_t wpart_i_rg_csc(rg_ctx_t *g);
 /* the P x Q block loads of the grid (R, C), row-major (il: int64, else fl: float64), from
- * the prefix of the last half-sweep (X, xd) when that half-sweep was made for this grid's
- * cuts of the other dimension and the loads are integral (exact sums: the numbers of a sum
- * over the entries, bit for bit): 1; otherwise nothing is written: 0 */
+ * a half-sweeps' prefix Y[d] made for this grid's cuts of the other dimension when the loads
+ * are integral (exact sums: the numbers of a sum over the entries, bit for bit): 1; otherwise
+ * nothing is written: 0 */
 int wpart_i_rg_loads(const rg_ctx_t *g, const int64_t *R, const int64_t *C, int64_t *il,
                      double *fl);
 /* wpart_spatial_rect_1d on the caller's scratch (X: n + 1 doubles, tmp: P + 1): the max */
