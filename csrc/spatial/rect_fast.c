@@ -33,6 +33,9 @@
 /* SARMA's nic member (rf_nic, uni = 0) from RF_NIC_MIN blocks (nicuni from RF_BIG_MIN): at
  * 8 x 8 it lowered none of bench_spatial_fresh's 59 grids (nicuni 3) */
 #define RF_NIC_MIN 256
+/* nicuni (uni = 1) below RF_UNI_MAX blocks: from there (32 x 32, 64 x 64: 98 cases of
+ * bench_spatial_fresh) no final max load changed without it, 10 % of the call */
+#define RF_UNI_MAX 1024
 
 /* the exact 1D partition of v[0..n) into k intervals (cuts: k + 1) and its max; the prefix
  * in the context's stripe scratch X ((nmax + 1) K >= n + 1 doubles), which then holds no
@@ -565,8 +568,8 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
     for (int64_t k = 0; k <= nu; k++) {
         inc = val[k] < inc ? val[k] : inc;
     }
-    int uni0 = P * Q >= RF_NIC_MIN ? 0 : 1;
-    for (int uni = uni0; uni < 2 && !out->timed_out && big && inc > out->lower; uni++) {
+    int uni0 = P * Q >= RF_NIC_MIN ? 0 : 1, uni1 = P * Q < RF_UNI_MAX ? 2 : 1;
+    for (int uni = uni0; uni < uni1 && !out->timed_out && big && inc > out->lower; uni++) {
         /* SARMA's nic, then nicuni, racing the best grid (on the fresh reference set 5 more
          * cases <= the best of SARMA's nine; they end lower where the balanced half-sweeps
          * stall) */
