@@ -23,9 +23,10 @@
 #define RF_BIG_MIN 64
 /* below RF_BIG_MIN blocks the best grid's continuation stops after RF_SHORT_PATIENCE
  * half-sweeps without a gain (_nicol.SHORT_POLISH_PATIENCE; from RF_BIG_MIN blocks 10,
- * _nicol.POLISH_PATIENCE): at 4 x 4 its longer runs lowered 4 of 59 bench_spatial_fresh grids,
- * none across the best of SARMA's nine, for 7 % of the call */
-#define RF_SHORT_PATIENCE 2
+ * _nicol.POLISH_PATIENCE): at 4 x 4 patience 10 lowered 4 of 59 bench_spatial_fresh grids
+ * by 0.05-1 %, none across the best of SARMA's nine (three 14-21 % below it, one above it
+ * either way), for 10 % of the call */
+#define RF_SHORT_PATIENCE 1
 #define RF_LONG_PATIENCE 10
 /* the SGO kick from RF_KICK_MIN blocks (below, only the plain half-sweeps after it run): at
  * 8 x 8 it lowered none of bench_spatial_fresh's 59 grids */

@@ -55,10 +55,10 @@ POLISH_PATIENCE = 10
 
 #: ... below this many blocks the default set's continuation stops after
 #: SHORT_POLISH_PATIENCE half-sweeps without a gain (rect_fast.c's RF_BIG_MIN and
-#: RF_SHORT_PATIENCE): at 4 x 4 the longer continuation lowered 4 of bench_spatial_fresh's 59
-#: grids, none across the best of SARMA's nine, for 7 % of the call.
+#: RF_SHORT_PATIENCE): at 4 x 4 patience 10 lowered 4 of bench_spatial_fresh's 59 grids by
+#: 0.05-1 %, none across the best of SARMA's nine, for 10 % of the call.
 SHORT_POLISH_BLOCKS = 64
-SHORT_POLISH_PATIENCE = 2
+SHORT_POLISH_PATIENCE = 1
 
 #: A line nearly fills a block when its load / the other dimension's parts is at least this
 #: fraction of the lower bound so far (rect_fast.c's RF_HEAVY): its side's heaviest lines are

@@ -120,7 +120,7 @@ def rect_nicol(
         when the next half-sweep's lower bound (the fixed stripes' loads / parts) reaches
         the best grid of the earlier starts, or when after h >= 1 half-sweeps its max load
         is more than 25 % x 2 / h (15 % from 64 blocks) above that grid's (a race); the best
-        grid then continues, balanced, until 10 half-sweeps (2 below 64 blocks) in a row
+        grid then continues, balanced, until 10 half-sweeps (1 below 64 blocks) in a row
         bring no gain or `max_sweeps` (not at all when it is a fixed point of both
         half-sweeps); on a heavy-line matrix (a line nearly fills a block: power-law) of at
         most 1,024 blocks the diagonal start runs last, without the race. On grids of 64 blocks
