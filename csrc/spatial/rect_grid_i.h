@@ -326,6 +326,20 @@ static inline double rg_bisect_w(const double *X, int64_t n, int64_t K, int64_t 
     hi = got;
     if (integral) {
         lo = ceil(lo);
+        /* warm: the optimum is most often the max of the cuts' own greedy (a half-sweep that
+         * keeps its grid's value), so a probe just below it comes first: it settles that case
+         * in one probe instead of a bisection's. The same optimum and cuts whatever the
+         * probes: the greedy cuts at any B >= the optimum whose max is the optimum are those
+         * at the optimum (each reach is the same), and the cuts kept are those of the last
+         * probe that lowered hi to its max */
+        if (warm && lo < hi) {
+            if (rg_probe(X, n, K, P, hi - 1, tmp, &got, cuts)) {
+                hi = got;
+                memcpy(cuts, tmp, (size_t)(P + 1) * sizeof(int64_t));
+            } else {
+                lo = hi;
+            }
+        }
         /* lo + (hi - lo) / 2, not (lo + hi) / 2: above 2^52 the sum rounds, mid could be hi,
          * and the loop would never end; the cap bounds it for any values */
         for (int it = 0; it < 200 && lo < hi; it++) {
