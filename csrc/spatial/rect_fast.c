@@ -16,9 +16,10 @@
  * at 64 x 64 the fresh arrow matrix ended one unit higher that way, nothing gained there) */
 #define RF_LAST_MAX 1024
 /* the starts' race (a start more than RF_RACE x 2 / h above the best grid after h half-sweeps
- * stops; _nicol.RACE), from RF_BIG_MIN blocks RF_RACE_BIG (bench_spatial_fresh: the same 299
- * of 334 max loads <= the best of SARMA's nine, one more, none above; ~5 % less CPU there) */
-#define RF_RACE 0.25
+ * stops; _nicol.AUTO_RACE), from RF_BIG_MIN blocks RF_RACE_BIG (bench_spatial_fresh: 0.25 ->
+ * 0.15 there kept its 299 of 334 max loads <= the best of SARMA's nine, one more, none above,
+ * ~5 % less CPU; 0.25 -> 0.2 below changed none of its 59 4 x 4 max loads, 8 % less CPU) */
+#define RF_RACE 0.2
 #define RF_RACE_BIG 0.15
 #define RF_BIG_MIN 64
 /* below RF_BIG_MIN blocks the best grid's continuation stops after RF_SHORT_PATIENCE

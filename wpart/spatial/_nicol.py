@@ -43,9 +43,14 @@ REFINE_AUTO = ("diag_interleaved", "rows_stored", "cols_stored", "rows_uniform",
 #: grid so far stops (``abandon=True`` only): on the 70 generated cases no result changed by
 #: more than one unit, and the 200,000^2 banded matrix's three losing starts stop after 1-2
 #: half-sweeps instead of 8-31 (from h = 1 instead of 2: 7 % fewer half-sweeps on the 70
-#: cases, the same max loads). The one-call default races its starts with 0.15 from 64 blocks
-#: (rect_fast.c's RF_RACE_BIG), where it also runs stages this engine does not.
+#: cases, the same max loads).
 RACE = 0.25
+
+#: ... the default set's (rect_fast.c's RF_RACE below RF_BIG_MIN blocks, RF_RACE_BIG from
+#: there): 0.2 changed none of bench_spatial_fresh's 59 max loads at 4 x 4, 0.15 none across
+#: the best of SARMA's nine on its 275 cases of 64 blocks and more.
+AUTO_RACE = 0.2
+AUTO_RACE_BIG = 0.15
 
 #: Tabu steps of rect_refine's final cut-move polish (after its descent).
 REFINE_CUT_MOVES = 100
@@ -546,16 +551,18 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
         uniq = sorted(set(keep))
         run_specs = [specs[k] for k in uniq]
         R0, C0, first = R0[uniq], C0[uniq], first[uniq]
+        # the default set races and continues as rect_fast.c does
+        auto = tuple(n for n, _ in specs) == AUTO
+        own = (AUTO_RACE_BIG if P * Q >= SHORT_POLISH_BLOCKS else AUTO_RACE) if auto else RACE
+        slack = (own if ab else 0.0) if race is None else race
+        cont = SHORT_POLISH_PATIENCE if auto and P * Q < SHORT_POLISH_BLOCKS else POLISH_PATIENCE
         # the default set on a heavy-line matrix: the diagonal start runs last (the
         # stored-entry and uniform ones come near the bound first there) and no race (its
         # first half-sweeps can be far above a grid it ends below; rect_fast.c)
         order = np.arange(len(uniq))
-        slack = (RACE if ab else 0.0) if race is None else race
-        auto = tuple(n for n, _ in specs) == AUTO
         if (cache.get("heavy_line") and race is None and len(uniq) > 1 and
                 P * Q <= HEAVY_LAST_BLOCKS and auto):
             order, slack = np.roll(order, -1), 0.0
-        cont = SHORT_POLISH_PATIENCE if auto and P * Q < SHORT_POLISH_BLOCKS else POLISH_PATIENCE
         # the incumbent then continues in the same call (the polish) with the long patience
         # (SARMA's max(10, P + Q)), balanced, unless the time limit or the bound ended it
         R, C, vals, halves, states, timed = _core.spatial_rect_grid(
