@@ -434,6 +434,40 @@ static int64_t rk_shift(rp_t *s, int d, const int64_t *nc)
                      * half-sweeps: grid3d_20 8 x 32 0.47 x the C nic's speed instead of 1.1) */
 #endif
 
+/* each stripe's largest block of the P x Q loads L (row-major, >= 0): the rows' to rmax (P),
+ * the columns' to cmax (Q); returns the largest. Four row chains, so that the maxima do not
+ * wait on each other (the SGO's hot loop: 2.2x faster at 64 x 64 than one chain through
+ * rmax[p]) */
+static double rk_maxima(const double *restrict L, int64_t P, int64_t Q, double *restrict rmax,
+                        double *restrict cmax)
+{
+    double mx = 0.0;
+    for (int64_t q = 0; q < Q; q++) {
+        cmax[q] = 0.0;
+    }
+    for (int64_t p = 0; p < P; p++) {
+        const double *restrict row = L + p * Q;
+        double m4[4] = {0.0, 0.0, 0.0, 0.0};
+        int64_t q = 0;
+        for (; q + 4 <= Q; q += 4) {
+            for (int j = 0; j < 4; j++) {
+                double v = row[q + j];
+                m4[j] = v > m4[j] ? v : m4[j];
+                cmax[q + j] = v > cmax[q + j] ? v : cmax[q + j];
+            }
+        }
+        for (; q < Q; q++) {
+            double v = row[q];
+            m4[0] = v > m4[0] ? v : m4[0];
+            cmax[q] = v > cmax[q] ? v : cmax[q];
+        }
+        double a = m4[0] > m4[1] ? m4[0] : m4[1], b = m4[2] > m4[3] ? m4[2] : m4[3];
+        rmax[p] = a > b ? a : b;
+        mx = rmax[p] > mx ? rmax[p] : mx;
+    }
+    return mx;
+}
+
 /* SARMA's subgradient method (rect_grid.c's wpart_spatial_rect_sgo, the same steps and stop
  * rules) from the uniform grid, the block loads kept by moving the lines that change stripe;
  * the lowest grid met goes to R, C, its max (as the moves summed it) to *bestv (cut arrays of
@@ -463,7 +497,7 @@ static int64_t rk_sgo(rp_t *s, const double *const pref[2], int64_t max_iter, do
     cap = big ? INT64_MAX : cap;
     for (; m <= max_iter && moved <= cap; m++) {
         for (int d = 0; d < 2; d++) {
-            wpart_i_sgo_cuts(pref[d], s->side[d].n, pis[d], s->K[d] - 1, nc);
+            wpart_i_sgo_cuts(pref[d], s->side[d].n, pis[d], s->K[d] - 1, s->cut[d], nc);
             int64_t e = rk_shift(s, d, nc) + s->K[0] * s->K[1];
             moved += e;
             if (rg_cancel(control, &work, e)) {
@@ -471,20 +505,7 @@ static int64_t rk_sgo(rp_t *s, const double *const pref[2], int64_t max_iter, do
                 return -1;
             }
         }
-        for (int d = 0; d < 2; d++) {
-            for (int64_t k = 0; k < s->K[d]; k++) {
-                r[d][k] = 0.0;
-            }
-        }
-        double mx = 0.0;
-        for (int64_t p = 0; p < s->K[0]; p++) {
-            for (int64_t q = 0; q < s->K[1]; q++) {
-                double v = s->L[p * s->K[1] + q];
-                r[0][p] = v > r[0][p] ? v : r[0][p];
-                r[1][q] = v > r[1][q] ? v : r[1][q];
-                mx = v > mx ? v : mx;
-            }
-        }
+        double mx = rk_maxima(s->L, s->K[0], s->K[1], r[0], r[1]);
         if (mx < best) {
             best = mx;
             for (int d = 0; d < 2; d++) {
@@ -521,8 +542,9 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
     const wpart_rg_csr_t *A = g->A;
     const wpart_control_t *control = g->ctl;
     int64_t P = g->P[0], Q = g->P[1], K = P > Q ? P : Q, nmax = A->n1 > A->n2 ? A->n1 : A->n2;
-    int64_t *S = NULL, *R0 = NULL, *C0 = NULL, *nc = NULL, *R2 = NULL, *C2 = NULL, hv[3];
-    double *pi = NULL, *rs = NULL, val[3];
+    int64_t *S = NULL, *R0 = NULL, *C0 = NULL, *nc = NULL, *R2 = NULL, *C2 = NULL;
+    int64_t hv[3] = {0, 0, 0};
+    double *pi = NULL, *rs = NULL, val[3] = {RG_INF, RG_INF, RG_INF};
     int32_t first[2] = {2, 3}, state[3];
     rp_t s;
     memset(&s, 0, sizeof s);
@@ -607,7 +629,10 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
      * no race) when the SGO grid came near the given one: it can end lower than the balanced
      * race (the fresh reference set: lower_1800_v count 64 x 64 64 -> 63, g2d5_19x11 8 x 32
      * 26 -> 25, both the best of SARMA's nine); only a strictly lower grid is taken (big:
-     * always, racing with slack 0.5, no polish continuation) */
+     * always, racing with slack 0.5, no polish continuation; its grid, the SGO grid when nic
+     * stayed above, then gets the cut moves: 5 of bench_spatial_fresh's 98 32 x 32 / 64 x 64
+     * grids end lower for it, e.g. g3d7_14 stored 32 x 32 232 -> 229) */
+    int took = 0; /* big: nic's grid taken whatever its max */
     if (!*timed_out && (big || sv <= RK_NIC * *value)) {
         int32_t plain[2] = {4, 5};
         wpart_rg_opts_t o2 = opt;
@@ -621,16 +646,17 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
             v2 = val[k] < v2 ? val[k] : v2;
             *halves += hv[k];
         }
-        if (v2 < o2.incumbent) {
+        if (big || v2 < o2.incumbent) {
+            took = big;
             memcpy(Rs, R2, (size_t)(P + 1) * sizeof(int64_t));
             memcpy(Cs, C2, (size_t)(Q + 1) * sizeof(int64_t));
             v = v2;
         }
     }
-    if (!(v < *value)) {
+    if (!(took || v < *value)) {
         goto cleanup;
     }
-    /* a lower grid: its polish, then both maxes exact (from scratch) before it replaces R, C */
+    /* a lower grid (big: any): its polish, then both maxes exact (from scratch) before it replaces R, C */
     int64_t moves;
     int32_t pto = 0;
     wpart_rg_csr_t At = {A->n2, A->n1, g->side[1].ptr, g->side[1].idx, g->side[1].w};

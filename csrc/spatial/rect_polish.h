@@ -42,13 +42,15 @@ wpart_status_t wpart_spatial_rect_kick(const wpart_rg_csr_t *A, int64_t P, int64
                                        int64_t *iters, int32_t *timed_out);
 
 /* The SGO's pieces (rect_sgo.c), shared by wpart_spatial_rect_sgo and the kick: cuts[1..k]
- * the smallest x with pref[x] >= pi[i] (pref: n + 1 non-decreasing values; cuts[0] = 0,
- * cuts[k + 1] = n); one step of both dimensions' positions pi[d] (K[d] - 1, kept sorted) from
+ * the smallest x with pref[x] >= pi[i] (pref: n + 1 non-decreasing values, pi sorted;
+ * cuts[0] = 0, cuts[k + 1] = n), searched from hint[i + 1] outwards (NULL: no hint; hint may
+ * be cuts itself); one step of both dimensions' positions pi[d] (K[d] - 1, kept sorted) from
  * the stripe maxima rs[d] (K[d]) at iteration m (the step 1 / sqrt(m / (K + 1) + 100)), then
  * the stop rules: 1 when the stripe maxima are within 0.1 % (mx: the grid's max) or
  * 10 (P + Q + 2) iterations lowered the best max (best) by less than 0.1 % (*pbest, *pbest_m:
  * the last check's). */
-void wpart_i_sgo_cuts(const double *pref, int64_t n, const double *pi, int64_t k, int64_t *cuts);
+void wpart_i_sgo_cuts(const double *pref, int64_t n, const double *pi, int64_t k,
+                      const int64_t *hint, int64_t *cuts);
 int wpart_i_sgo_step(double *const pi[2], double *const rs[2], const int64_t K[2], int64_t m,
                      double mx, double best, double *pbest, int64_t *pbest_m);
 

@@ -6,14 +6,43 @@
 
 #include "rect_polish.h"
 
-void wpart_i_sgo_cuts(const double *pref, int64_t n, const double *pi, int64_t k, int64_t *cuts)
+void wpart_i_sgo_cuts(const double *pref, int64_t n, const double *pi, int64_t k,
+                      const int64_t *hint, int64_t *cuts)
 {
+    /* cuts[i + 1]: the smallest x in [cuts[i], n) with pref[x] >= pi[i], else n (pi sorted:
+     * the answers rise), galloping from hint[i + 1] (read before cuts[i + 1] is written) */
     cuts[0] = 0;
-    for (int64_t i = 0; i < k; i++) { /* the smallest x with pref[x] >= pi[i] */
-        int64_t lo = 0, hi = n;
+    for (int64_t i = 0; i < k; i++) {
+        double p = pi[i];
+        int64_t lo = cuts[i], hi = n;
+        if (hint) {
+            int64_t x = hint[i + 1] < lo ? lo : hint[i + 1] > n ? n : hint[i + 1], step = 1;
+            if (x == n || pref[x] >= p) { /* the answer is in [lo, x] */
+                hi = x;
+                while (hi - step >= lo && pref[hi - step] >= p) {
+                    hi -= step;
+                    step *= 2;
+                }
+                lo = hi - step < lo ? lo : hi - step + 1;
+            } else { /* in (x, n] */
+                lo = x + 1;
+                for (;;) {
+                    int64_t y = lo + step - 1;
+                    if (y >= n) {
+                        break;
+                    }
+                    if (pref[y] >= p) {
+                        hi = y;
+                        break;
+                    }
+                    lo = y + 1;
+                    step *= 2;
+                }
+            }
+        }
         while (lo < hi) {
             int64_t mid = lo + (hi - lo) / 2;
-            if (pref[mid] >= pi[i]) {
+            if (pref[mid] >= p) {
                 hi = mid;
             } else {
                 lo = mid + 1;
@@ -114,7 +143,7 @@ wpart_status_t wpart_spatial_rect_sgo(const wpart_rg_csr_t *A, int64_t P, int64_
     int64_t pbest_m = 1, m = 1;
     for (; m <= max_iter; m++) {
         for (int d = 0; d < 2; d++) {
-            wpart_i_sgo_cuts(pref[d], n[d], pi[d], K[d] - 1, cut[d]);
+            wpart_i_sgo_cuts(pref[d], n[d], pi[d], K[d] - 1, m > 1 ? cut[d] : NULL, cut[d]);
             rg_map(cut[d], K[d], n[d], map[d]);
         }
         memset(blk, 0, (size_t)(P * Q) * sizeof(double));
