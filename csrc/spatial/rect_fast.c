@@ -28,6 +28,10 @@
  * by 0.05-1 %, none across the best of SARMA's nine (three 14-21 % below it, one above it
  * either way), for 10 % of the call */
 #define RF_SHORT_PATIENCE 1
+/* ... from RF_BIG_MIN to RF_MID_MAX blocks RF_MID_PATIENCE (_nicol.MID_POLISH_*): at 8 x 8
+ * patience 10 changed none of bench_spatial_fresh's 59 max loads, 7 % of the call */
+#define RF_MID_PATIENCE 5
+#define RF_MID_MAX 256
 #define RF_LONG_PATIENCE 10
 /* the SGO kick from RF_KICK_MIN blocks (below, only the plain half-sweeps after it run): at
  * 8 x 8 it lowered none of bench_spatial_fresh's 59 grids */
@@ -561,9 +565,11 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
     }
     int64_t h1 = rg_sarma_patience(P, Q);
     int big = P * Q >= RF_BIG_MIN;
+    int64_t cont = !big ? RF_SHORT_PATIENCE : P * Q < RF_MID_MAX ? RF_MID_PATIENCE
+                                                                 : RF_LONG_PATIENCE;
     wpart_rg_opts_t opt = {2, max_half < h1 ? max_half : h1, 0, 1,
                            last ? 0.0 : big ? RF_RACE_BIG : RF_RACE, out->lower,
-                           big ? RF_LONG_PATIENCE : RF_SHORT_PATIENCE, max_half, control, 0.0};
+                           cont, max_half, control, 0.0};
     WPART_CHECK(wpart_i_rg_run(&g, t0, nu, R0, C0, first, &opt, out->R, out->C, val, halves,
                                state, twin, &out->timed_out));
     double inc = RG_INF;

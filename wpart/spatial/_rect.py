@@ -115,12 +115,12 @@ def rect_nicol(
         grids of :func:`rect_sym_pal` etc. as the start of both dimensions; ``P == Q``) and
         user-given ``(row_cuts, col_cuts)`` pairs (``P + 1`` and ``Q + 1`` non-decreasing
         cuts from 0 to n1 / n2), alone or mixed with names; a start equal to an earlier one
-        is not run again. Each start runs at most max(10, P + Q) half-sweeps and stops when
-        a sweep (two half-sweeps, or `patience`) does not lower its max load, or (`abandon`)
-        when the next half-sweep's lower bound (the fixed stripes' loads / parts) reaches
-        the best grid of the earlier starts, or when after h >= 1 half-sweeps its max load
-        is more than 20 % x 2 / h (15 % from 64 blocks) above that grid's (a race); the best
-        grid then continues, balanced, until 10 half-sweeps (1 below 64 blocks) in a row
+        is not run again. Each start runs at most max(10, P + Q) half-sweeps and stops when a
+        sweep (two half-sweeps, or `patience`) does not lower its max load, or (`abandon`) when
+        the next half-sweep's lower bound (the fixed stripes' loads / parts) reaches the best
+        grid of the earlier starts, or when after h >= 1 half-sweeps its max load is more than
+        20 % x 2 / h (15 % from 64 blocks) above that grid's (a race); the best grid then
+        continues, balanced, until 10 half-sweeps (1 below 64 blocks, 5 below 256) in a row
         bring no gain or `max_sweeps` (not at all when it is a fixed point of both
         half-sweeps); on a heavy-line matrix (a line nearly fills a block: power-law) of at
         most 1,024 blocks the diagonal start runs last, without the race. On grids of 64 blocks
@@ -161,11 +161,12 @@ def rect_nicol(
         Half-sweeps in a row without a lower max load before a start stops (None: 2, one
         sweep; ``"sarma"``: max(10, P + Q)). Engine only.
     abandon : bool
-        Stop a start whose next half-sweep cannot go below the best grid so far or whose
-        max load after h half-sweeps is more than 25 % x 2 / h above it (the default set:
-        as described under `starts`), run no more starts once the best grid reaches a proven lower bound of the optimum (it is
-        then optimal), and, on a symmetric matrix with P == Q, skip a start that is the
-        transpose of an earlier one (same values). False: every start runs. Engine only.
+        Stop a start whose next half-sweep cannot go below the best grid so far or whose max
+        load after h half-sweeps is more than 25 % x 2 / h above it (the default set: as
+        described under `starts`), run no more starts once the best grid reaches a proven lower
+        bound of the optimum (it is then optimal), and, on a symmetric matrix with P == Q, skip
+        a start that is the transpose of an earlier one (same values). False: every start runs.
+        Engine only.
     allow_empty : bool
         Accept ``m`` larger than the number of cells.
     time_limit : float, optional
