@@ -10,6 +10,9 @@
 #include "rect_grid.h"
 
 #define RG_INF HUGE_VAL
+#ifndef RG_GALLOP
+#define RG_GALLOP 4
+#endif
 #ifndef RG_PASSES
 #define RG_PASSES 1
 #endif
@@ -327,17 +330,19 @@ static inline double rg_bisect_w(const double *X, int64_t n, int64_t K, int64_t 
     if (integral) {
         lo = ceil(lo);
         /* warm: the optimum is most often the max of the cuts' own greedy (a half-sweep that
-         * keeps its grid's value), so a probe just below it comes first: it settles that case
-         * in one probe instead of a bisection's. The same optimum and cuts whatever the
-         * probes: the greedy cuts at any B >= the optimum whose max is the optimum are those
-         * at the optimum (each reach is the same), and the cuts kept are those of the last
-         * probe that lowered hi to its max */
-        if (warm && lo < hi) {
-            if (rg_probe(X, n, K, P, hi - 1, tmp, &got, cuts)) {
+         * keeps its grid's value), or a little below it, so probes at hi - 1, 2, 4 (hi lowered
+         * by each that succeeds, up to RG_GALLOP) come first: the first case takes one probe
+         * instead of a bisection's. The same optimum and cuts whatever the probes: the greedy
+         * cuts at any B >= the optimum whose max is the optimum are those at the optimum (each
+         * reach is the same), and the cuts kept are those of the last probe that lowered hi to
+         * its max */
+        for (double step = 1; warm && step <= RG_GALLOP && lo < hi && hi - step >= lo; step *= 2) {
+            if (rg_probe(X, n, K, P, hi - step, tmp, &got, cuts)) {
                 hi = got;
                 memcpy(cuts, tmp, (size_t)(P + 1) * sizeof(int64_t));
             } else {
-                lo = hi;
+                lo = hi - step + 1;
+                break;
             }
         }
         /* lo + (hi - lo) / 2, not (lo + hi) / 2: above 2^52 the sum rounds, mid could be hi,
