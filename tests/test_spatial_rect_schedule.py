@@ -213,3 +213,29 @@ def test_heavy_line_matrix_runs_the_diagonal_start_last():
             assert a.max_load <= min(ran) * (1 + 1e-12)  # (float sums: a last bit)
             skipped += a.stats["starts"]["diag_interleaved"]["state"] == "not_run_bound"
     assert skipped >= 10
+
+
+def test_stages_by_grid_size():
+    """The default's stages by grid size (rect_fast.c): below 64 blocks the starts and their
+    continuation only; from 64 the cut moves and the plain half-sweeps after them, the SGO kick
+    itself from 256 (below, its stats report 0 iterations and 0 half-sweeps); the result is the
+    grid after the kick's stage, never above the cut moves' grid."""
+    seen = set()
+    for A in _sparse_cases(7):
+        for P, Q in ((4, 4), (3, 5), (8, 8), (4, 16), (16, 16), (8, 32)):
+            r = spatial.rect_nicol(A, P * Q, P=P, Q=Q)
+            pol = r.stats["polish"]
+            if P * Q < 64:
+                assert pol is None or "cut_moves" not in pol
+                seen.add("starts only")
+                continue
+            if r.stats["bound_reached"]:
+                continue
+            assert r.max_load == pol["kick_max_load"] <= pol["cut_move_max_load"]
+            if P * Q < 256:
+                assert pol["kick_iterations"] == pol["kick_half_sweeps"] == 0
+                seen.add("no kick")
+            else:
+                assert pol["kick_iterations"] >= 1
+                seen.add("kick")
+    assert seen == {"starts only", "no kick", "kick"}
