@@ -7,10 +7,20 @@
 #include "rect_grid_i.h"
 #include "spatial_internal.h"
 
-/* rg_shift: at most RG_INC_S changed stripes, each costing about RG_INC_COL per major against
- * a new prefix's entry + major x stripe */
+/* rg_shift: up to RG_INC_S changed stripes, a delta per changed stripe and major, each costing
+ * about RG_INC_COL per major (against a new prefix's entry + major x stripe); more: the moved
+ * entries sorted by major (rg_shift_all), when fewer than 1 / RG_INC_EV of the entries */
 #ifndef RG_INC_S
 #define RG_INC_S 8
+#endif
+#ifndef RG_INC_COL
+#define RG_INC_COL 2
+#endif
+#ifndef RG_INC_EV
+#define RG_INC_EV 3
+#endif
+#ifndef RG_Y_ONE
+#define RG_Y_ONE 4096
 #endif
 /* rg_shift out of line: inlined into rg_half it changed the code of the running prefix and the
  * probes (1.05x the core's time at 32 x 32) */
@@ -18,12 +28,6 @@
 #define RG_NOINLINE __attribute__((noinline))
 #else
 #define RG_NOINLINE
-#endif
-#ifndef RG_Y_ONE
-#define RG_Y_ONE 1024
-#endif
-#ifndef RG_INC_COL
-#define RG_INC_COL 2
 #endif
 
 static int rg_balance_pass(const double *X, int64_t K, int64_t P, int64_t *cuts);
@@ -96,6 +100,81 @@ static int rg_balance_pass(const double *X, int64_t K, int64_t P, int64_t *cuts)
     return moved;
 }
 
+/* rg_shift where many stripes change (more than RG_INC_S) but few entries move: the moved
+ * entries (their major, old and new stripe, weight) sorted by major, then one pass that adds
+ * to each major's row of Y[d] the loads moved so far (K stripes; integral loads: exact sums).
+ * 0 (Y[d] unchanged) when the scratch cannot be had: a new prefix then */
+RG_NOINLINE static int rg_shift_all(rg_ctx_t *g, int d, const int64_t *c, int64_t moved)
+{
+    const rg_side_t *s = &g->side[d], *o = &g->side[1 - d];
+    int64_t K = g->P[1 - d], n = s->n, *yo = g->yo[d], nj = 0, hi = -1, t = 0;
+    int64_t *at = wpart_i_calloc(n + 1, sizeof(int64_t));
+    int64_t *js = wpart_i_malloc(moved + 1, sizeof(int64_t));
+    int32_t *jq = wpart_i_malloc(moved + 1, sizeof(int32_t));
+    int32_t *ev = wpart_i_malloc(2 * (moved + 1), sizeof(int32_t));
+    double *ew = wpart_i_malloc(moved + 1, sizeof(double));
+    double *run = wpart_i_calloc(K, sizeof(double)), *Y = g->Y[d];
+    int32_t *map = g->ymap[d];
+    int ok = at && js && jq && ev && ew && run;
+    /* the minors that change stripe and have entries (js: at most `moved`), their old
+     * stripes (jq), and the count of their entries per major */
+    for (int64_t k = 1; ok && k < K; k++) {
+        int64_t a = yo[k] < c[k] ? yo[k] : c[k], b = yo[k] < c[k] ? c[k] : yo[k];
+        for (int64_t j = a > hi ? a : hi; j < b; j++) {
+            while (c[t + 1] <= j) {
+                t++;
+            }
+            if (map[j] != (int32_t)t && o->ptr[j + 1] > o->ptr[j]) {
+                jq[nj] = map[j];
+                js[nj++] = j;
+                for (int64_t e = o->ptr[j]; e < o->ptr[j + 1]; e++) {
+                    at[o->idx[e] + 1]++;
+                }
+            }
+            map[j] = (int32_t)t;
+        }
+        hi = b > hi ? b : hi;
+    }
+    if (!ok) {
+        goto done;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        at[i + 1] += at[i];
+    }
+    for (int64_t u = 0; u < nj; u++) {
+        int64_t j = js[u];
+        int32_t qn = map[j], qo = jq[u];
+        for (int64_t e = o->ptr[j]; e < o->ptr[j + 1]; e++) {
+            int64_t x = at[o->idx[e]]++;
+            ev[2 * x] = qo;
+            ev[2 * x + 1] = qn;
+            ew[x] = o->w ? o->w[e] : 1.0;
+        }
+    }
+    /* at[r]: the end of major r's moved entries */
+    for (int64_t i = 1, x = 0; i <= n; i++) {
+        for (; x < at[i - 1]; x++) {
+            run[ev[2 * x]] -= ew[x];
+            run[ev[2 * x + 1]] += ew[x];
+        }
+        if (x > 0) {
+            double *Yi = Y + i * K;
+            for (int64_t q = 0; q < K; q++) {
+                Yi[q] += run[q];
+            }
+        }
+    }
+    memcpy(yo, c, (size_t)(K + 1) * sizeof(int64_t));
+done:
+    free(at);
+    free(js);
+    free(jq);
+    free(ev);
+    free(ew);
+    free(run);
+    return ok;
+}
+
 /* Y[d] (made for the cuts yo[d]) brought to the cuts c of the other dimension by moving the
  * entries of the minors that change stripe (integral loads: exact sums, so the numbers of a
  * new prefix exactly): 1 when done, 0 when a new prefix is cheaper or the other side's lists
@@ -129,7 +208,10 @@ RG_NOINLINE static int rg_shift(rg_ctx_t *g, int d, const int64_t *c)
             hi = b;
         }
     }
-    if (ns > RG_INC_S || moved + ns * n * RG_INC_COL >= s->ptr[n] + n * K) {
+    if (ns > RG_INC_S) {
+        return moved * RG_INC_EV < s->ptr[n] && rg_shift_all(g, d, c, moved);
+    }
+    if (moved + ns * n * RG_INC_COL >= s->ptr[n] + n * K) {
         return 0;
     }
     /* D[i * ns + t]: the load that moves into the t-th changed stripe (out of it: negative)
