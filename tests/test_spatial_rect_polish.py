@@ -1,8 +1,10 @@
 """The cut-move polish of a P x Q grid (csrc/spatial/rect_polish.c, #27): never above the given
 grid, its reported max load the returned grid's (brute force), valid cuts, deterministic, the
 same for dense and sparse input, stopped by a time limit with a valid grid. The same for the
-SGO kick (SARMA's sgo_2dr_nic idea, rect_polish.c), which also reaches SARMA's best on a
-power-law matrix where RECT-NICOL's fixed point is above it."""
+SGO kick (SARMA's sgo_2dr_nic idea, rect_kick.c), which also reaches SARMA's best on a
+power-law matrix where RECT-NICOL's fixed point is above it, and from 1,024 blocks spends the
+work SARMA's nic would on SGO runs from SARMA's random starts (fixed seeds) where nic is long,
+none where it is short."""
 
 from __future__ import annotations
 
@@ -178,3 +180,48 @@ def test_kick_time_limit_and_a_balanced_grid():
     assert iters == 1 and timed == 0 and np.array_equal(R2, u) and np.array_equal(C2, u)
     with pytest.raises(ValueError, match="malformed grid for the refinement"):
         _kick(D, 16, 16, R[:-1], C)
+
+
+def _grid3d7(k):
+    """The 7-point stencil pattern of a k x k x k grid (bench_spatial_fresh's grid3d)."""
+    T = sps.diags([1, 1, 1], [-1, 0, 1], shape=(k, k), format="csr", dtype=np.int64)
+    eye = sps.identity(k, format="csr", dtype=np.int64)
+    return sps.csr_array((sps.kron(sps.kron(eye, eye), T) + sps.kron(sps.kron(eye, T), eye)
+                          + sps.kron(sps.kron(T, eye), eye)) != 0, dtype=np.int64)
+
+
+def test_kick_spends_nics_length_on_random_starts_from_1024_blocks():
+    # bench_spatial_fresh's h_g3d7_12 at 64 x 64: SARMA's nic runs 121 half-steps there (~0.3 s
+    # of CPU), the default's grids stop at 73, and the SGO from the uniform grid never leaves
+    # it; SARMA's sgo_2dr_nic (from its random start) reaches 68, the best of its nine. The
+    # kick's further SGO runs from random starts, within what nic would spend, reach it too,
+    # with the same grid every call.
+    A = _grid3d7(12)
+    r = spatial.rect_nicol(A, 4096, P=64, Q=64)
+    assert r.max_load == 68 and r.stats["polish"]["max_load"] == 73
+    assert r.stats["polish"]["kick_iterations"] > 1000
+    again = spatial.rect_nicol(A, 4096, P=64, Q=64)
+    assert np.array_equal(np.asarray(again.rects), np.asarray(r.rects))
+    # the kick alone, from the uniform grid (the SGO's first run stops there at once), with the
+    # default's 100 first iterations
+    u = (np.arange(65) * 1728) // 64
+    R2, C2, v, iters, timed = _kick(A, 64, 64, u, u, max_iter=100)
+    assert v == 68 and iters > 1000 and timed == 0
+    _assert_grid(R2, C2, 1728, 1728, 64, 64)
+    D = A.toarray()
+    assert _grid_max(D, R2, C2) == 68
+    R3, C3, v3, iters3, _ = _kick(sps.csr_array(A, dtype=np.float64), 64, 64, u, u, max_iter=100)
+    assert np.array_equal(R3, R2) and np.array_equal(C3, C2) and (v3, iters3) == (v, iters)
+
+
+def test_kick_runs_no_further_sgo_where_nic_is_short(monkeypatch):
+    # a power-law matrix at 64 x 64: SARMA's nic stops after a few half-steps (a few ms), so
+    # the kick's budget (nic's length times its cost, less the default's own work) is empty:
+    # the SGO's first run only (100 iterations), no random start
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import bench_spatial_sarma
+
+    A = bench_spatial_sarma.powerlaw(2500, 12000, 3)
+    r = spatial.rect_nicol(A, 4096, P=64, Q=64)
+    assert r.stats["polish"]["kick_iterations"] == 100
+    assert r.stats["polish"]["kick_half_sweeps"] < 20

@@ -398,16 +398,16 @@ cleanup:
     return st;
 }
 
-/* the race slack of rf_plain's half-sweeps: 0.25 -> 0.1 changed no max load of
+/* the race slack of wpart_i_rect_plain's half-sweeps: 0.25 -> 0.1 changed no max load of
  * bench_spatial_fresh's 275 cases of 64 blocks and more (nor 0.02), 2-5 % less CPU there */
 #define RF_PLAIN_RACE 0.1
 
 /* plain half-sweeps (SARMA's nic steps; either dimension first, patience 2, the race) from
  * the grid (R, C) of exact max *value, then the cut moves of a lower grid; R, C, *value change
  * only to a strictly lower grid (B: the weights of the cut moves; the CSC made) */
-static wpart_status_t rf_plain(rg_ctx_t *g, const wpart_rg_csr_t *B, double t0, int64_t max_half,
-                               double lower, int64_t *R, int64_t *C, double *value,
-                               int32_t *timed_out)
+wpart_status_t wpart_i_rect_plain(rg_ctx_t *g, const wpart_rg_csr_t *B, double t0,
+                                  int64_t max_half, double lower, int64_t *R, int64_t *C,
+                                  double *value, int32_t *timed_out)
 {
     wpart_status_t st = WPART_OK;
     int64_t P = g->P[0], Q = g->P[1], h1 = rg_sarma_patience(P, Q), hv[2], moves;
@@ -612,8 +612,8 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
         if (!out->timed_out && out->kicked > out->lower) {
             /* plain half-sweeps from the best grid (on the fresh reference set 7 more cases
              * <= the best of SARMA's nine, where the balanced ones stall) */
-            WPART_CHECK(rf_plain(&g, &B, t0, max_half, out->lower, out->R, out->C,
-                                 &out->kicked, &out->timed_out));
+            WPART_CHECK(wpart_i_rect_plain(&g, &B, t0, max_half, out->lower, out->R,
+                                           out->C, &out->kicked, &out->timed_out));
         }
     }
     for (int s = 0; s < RF_N; s++) { /* back to the four starts */

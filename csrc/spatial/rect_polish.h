@@ -26,16 +26,25 @@ wpart_status_t wpart_i_rect_polish(const wpart_rg_csr_t *A, const wpart_rg_csr_t
                                    const wpart_control_t *control, double *value,
                                    int64_t *iters, int32_t *timed_out);
 
-/* The SGO kick (SARMA's sgo_2dr_nic idea: Nicol's half-sweeps from a subgradient grid): the
- * subgradient method (the steps and stop rules of wpart_spatial_rect_sgo; at most max_iter
- * iterations and 6 (nnz + P Q) moved entries; stopped after m iterations at more than
- * min(1.7, 1.16 (1 + 3 / m)) x the given grid's max) from the uniform grid, the block loads kept by
- * moving only the lines that change stripe; when its grid is not the uniform one and its max
- * is at most 1.16 x the given grid's, RECT-NICOL's half-sweeps from it (either dimension
- * first, balanced, the default's race and continuation) racing the given grid, and the
- * cut-move polish (20 tabu steps) of a lower grid. R, C (in/out) change only to a grid of a
- * strictly lower max load (both maxes exact, from scratch); *value: its max; *iters: SGO
- * iterations. Deterministic. */
+/* The SGO kick (rect_kick.c; SARMA's sgo_2dr_nic idea: Nicol's half-sweeps from a subgradient
+ * grid). Below 1,024 blocks: the subgradient method (the steps and stop rules of
+ * wpart_spatial_rect_sgo; at most max_iter iterations and 6 (nnz + P Q) moved entries; stopped
+ * after m iterations at more than min(1.7, 1.16 (1 + 3 / m)) x the given grid's max) from the
+ * uniform grid, the block loads kept by moving only the lines that change stripe; when its grid
+ * is not the uniform one and its max is at most 1.16 x the given grid's, RECT-NICOL's
+ * half-sweeps from it (either dimension first, balanced, the default's race and continuation)
+ * racing the given grid, and the cut-move polish (20 tabu steps) of a lower grid. From 1,024
+ * blocks: the SGO's max_iter iterations in full, SARMA's nic (plain half-sweeps, race slack
+ * 0.5) from its grid whatever its max and the cut moves of nic's grid; then, where one of our
+ * half-sweeps (n max(P, Q) + nnz) costs at most a tenth of one of SARMA's nic (its cut-index
+ * search, ~P Q (P + Q) / 2 log2(n)^2 steps), one unraced nic run from the SGO grid measures
+ * how long nic runs on this matrix, and further SGO runs take at most 0.75 x SARMA nic's
+ * estimated work less 2.5 (P + Q) of our half-sweeps: the uniform start's SGO on to 1,000
+ * iterations, then SARMA's random starts (fixed seeds 1, 2, ...), nic from each new lowest
+ * grid racing the lowest so far; their lowest grid, after the cut moves, and the first run's
+ * are each continued by wpart_i_rect_plain and the lower kept. R, C (in/out) change only to
+ * a grid of a strictly lower max load (both maxes exact, from scratch); *value: its max;
+ * *iters: SGO iterations (all runs). Deterministic. */
 wpart_status_t wpart_spatial_rect_kick(const wpart_rg_csr_t *A, int64_t P, int64_t Q,
                                        int64_t *R, int64_t *C, int64_t max_iter,
                                        const wpart_control_t *control, double *value,
@@ -53,6 +62,13 @@ void wpart_i_sgo_cuts(const double *pref, int64_t n, const double *pi, int64_t k
                       const int64_t *hint, int64_t *cuts);
 int wpart_i_sgo_step(double *const pi[2], double *const rs[2], const int64_t K[2], int64_t m,
                      double mx, double best, double *pbest, int64_t *pbest_m);
+/* each stripe's largest block of the P x Q loads L (row-major, >= 0): the rows' to rmax (P),
+ * the columns' to cmax (Q); returns the largest */
+double wpart_i_sgo_maxima(const double *restrict L, int64_t P, int64_t Q,
+                          double *restrict rmax, double *restrict cmax);
+/* SARMA's random start: k positions uniform in [0, total), sorted (splitmix64 from *x, which
+ * moves on: a fixed seed gives the same positions run to run) */
+void wpart_i_sgo_random(double total, int64_t k, uint64_t *x, double *pi);
 
 #ifdef WPART_RECT_GRID_I_H
 /* The poll of a long loop (wpart_i_poll): WPART_OK to go on, also when the time limit struck
@@ -78,6 +94,14 @@ static inline wpart_status_t rg_poll_limit(const wpart_control_t *ctl, double t0
 wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int64_t max_half,
                                  double lower, int64_t *R, int64_t *C, double *value,
                                  int64_t *iters, int64_t *halves, int32_t *timed_out);
+
+/* rect_fast.c's plain half-sweeps (SARMA's nic steps, either dimension first, patience 2, its
+ * race) from the grid (R, C) of exact max *value, then the cut moves of a lower grid (B: their
+ * weights); R, C, *value change only to a strictly lower grid. The kick continues both of its
+ * candidate grids with it (the default runs it after the kick). */
+wpart_status_t wpart_i_rect_plain(rg_ctx_t *g, const wpart_rg_csr_t *B, double t0,
+                                  int64_t max_half, double lower, int64_t *R, int64_t *C,
+                                  double *value, int32_t *timed_out);
 #endif
 
 #endif
