@@ -1,9 +1,11 @@
 /* rect_grid.c -- rectilinear P x Q grids on the nonzeros (see rect_grid.h).
  *
  * A half-sweep sets one dimension's cuts optimally for the other's fixed cuts: the stripes'
- * prefix sums X[i * K + q] (row i, column stripe q; O(nnz + K n)) and a bisection on the
- * bottleneck B whose probe places each cut as far as all K stripes allow (binary search,
- * O(P K log n)). Integral loads bisect on integers (the exact optimum); float loads to 1e-12. */
+ * prefix sums X[i * K + q] (row i, column stripe q; O(nnz + K n), or with integral loads the
+ * previous half-sweep's prefix of that dimension with only the entries that change stripe
+ * moved, rg_shift) and a bisection on the bottleneck B whose probe places each cut as far as
+ * all K stripes allow (binary search, O(P K log n)). Integral loads bisect on integers (the
+ * exact optimum); float loads to 1e-12. */
 #include "rect_grid_i.h"
 #include "spatial_internal.h"
 
@@ -428,8 +430,9 @@ wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, 
         g->cur[d] = wpart_i_malloc(g->P[d] + 1, sizeof(int64_t));
         g->best[d] = wpart_i_malloc(g->P[d] + 1, sizeof(int64_t));
     }
-    if (!g->X || !g->yd || !g->yslot || !g->map || !g->tmp || !g->keep || !g->tot[0] || !g->tot[1] ||
-        !g->line[0] || !g->line[1] || !g->cur[0] || !g->cur[1] || !g->best[0] || !g->best[1]) {
+    if (!g->X || !g->yd || !g->yslot || !g->map || !g->tmp || !g->keep || !g->tot[0] ||
+        !g->tot[1] || !g->line[0] || !g->line[1] || !g->cur[0] || !g->cur[1] || !g->best[0] ||
+        !g->best[1]) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
     }
     /* the CSC: A itself when A equals its transpose entry for entry (the same arrays

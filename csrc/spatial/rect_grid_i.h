@@ -42,7 +42,7 @@ typedef struct {
     int yok[2];        /* 1: Y[d] holds the prefix of the cuts yo[d] */
     double *yd;        /* RG_INC_S (nmax + 2) doubles: the changed stripes' deltas, sums */
     int32_t *yslot;    /* K + 1 + RG_INC_S: a stripe's delta slot (-1: none), the slots' stripes */
-    int32_t *map;      /* minor -> stripe */
+    int32_t *map;      /* nmax int32 of scratch (rect_fast.c: a grid's column stripes) */
     int64_t *tmp;
     int64_t *keep;     /* the cuts before a half-sweep (rg_step) */
     double *tot[2];    /* prefix of the major sums, rows (0) and columns (1) */
@@ -64,7 +64,8 @@ typedef struct {
 wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, int64_t Q,
                                const wpart_control_t *ctl);
 void wpart_i_rg_close(rg_ctx_t *g);
-/* make the CSC's rows and weights (side[1]) if open left them out (a no-op when there) */
+/* make the CSC's rows and weights (side[1]) if they are not there (open makes them: then a
+ * no-op, for the callers that need the CSC) */
 wpart_status_t wpart_i_rg_csc(rg_ctx_t *g);
 /* the P x Q block loads of the grid (R, C), row-major (il: int64, else fl: float64), from
  * a half-sweeps' prefix Y[d] made for this grid's cuts of the other dimension when the loads
