@@ -212,6 +212,9 @@ def test_kick_spends_nics_length_on_random_starts_from_1024_blocks():
     assert _grid_max(D, R2, C2) == 68
     R3, C3, v3, iters3, _ = _kick(sps.csr_array(A, dtype=np.float64), 64, 64, u, u, max_iter=100)
     assert np.array_equal(R3, R2) and np.array_equal(C3, C2) and (v3, iters3) == (v, iters)
+    # stopped by a time limit in the further runs: a valid grid, never above the given one
+    R4, C4, v4, _, timed4 = _kick(A, 64, 64, u, u, max_iter=100, time_limit=5e-3)
+    assert timed4 == 1 and v4 == _grid_max(D, R4, C4) <= _grid_max(D, u, u)
 
 
 def test_kick_runs_no_further_sgo_where_nic_is_short(monkeypatch):
