@@ -125,24 +125,27 @@ def rect_nicol(
         half-sweeps); on a heavy-line matrix (a line nearly fills a block: power-law) of at
         most 1,024 blocks the diagonal start runs last, without the race. On grids of 64 blocks
         and more the default then runs SARMA's nic (from 256 blocks; rows from the stored
-        entries per row, plain half-sweeps, patience max(10, P + Q)) and nicuni (uniform rows;
-        below 1,024 blocks) racing the best grid, moves single cuts where that lowers the max
-        load (20 descents of rect_polish's cut moves, ``stats["polish"]["cut_moves"]``; never
-        worse), from 256 blocks a subgradient kick (SARMA's sgo_2dr_nic idea: the subgradient
-        method from the uniform grid, below 1,024 blocks cheaply abandoned when far above, then
-        these half-sweeps, and plain ones when its grid came near, racing the best one; from
-        1,024 blocks its 100 iterations run in full and SARMA's nic half-sweeps always run from
-        its grid; only a lower grid is kept; ``stats["polish"]["kick_iterations"]`` (0 below
-        256 blocks), ``["kick_half_sweeps"]``, ``["kick_max_load"]``), then plain half-sweeps
-        from the best grid. The result is never worse than any start's own grid
+        entries per row, plain half-sweeps, at most max(10, P + Q), stopping after 10 without a
+        gain) and nicuni (uniform rows; below 1,024 blocks) racing the best grid, moves single
+        cuts where that lowers the max load (20 descents of rect_polish's cut moves,
+        ``stats["polish"]["cut_moves"]``; never worse), from 256 blocks a subgradient kick
+        (SARMA's sgo_2dr_nic idea: the subgradient method from the uniform grid, below 1,024
+        blocks cheaply abandoned when far above, then these half-sweeps, and plain ones when
+        its grid came near, racing the best one; from 1,024 blocks its 100 iterations run in
+        full and SARMA's nic half-sweeps always run from its grid, and where SARMA's nic would
+        take long (grid-like matrices) further SGO runs, on to 1,000 iterations, then from
+        random starts, within about the work SARMA's nic would spend; only a lower grid is
+        kept; ``stats["polish"]["kick_iterations"]`` (0 below 256 blocks),
+        ``["kick_half_sweeps"]``, ``["kick_max_load"]``), then plain half-sweeps from the best
+        grid. The result is never worse than any start's own grid
         (``stats["starts"][name]["max_load"]``) nor the uniform grid. A start run alone
         (``starts=[name]``) goes on from its own grid, so it can end lower: on 400 small random
         dense matrices (4-59 rows and columns, P, Q <= 8) the default was above one of its
         starts run alone on 6 (1.5 %; a start the race stopped early), above SARMA's nic
         (``starts="rows_stored", refine=False, patience="sarma"``; measured when the default
-        ran it from 64 blocks) on 12 (3 %), and above the engine's other names (not among its
-        starts) in 1-3 %; ``abandon=False`` runs every start to its rule (not a promise either:
-        one start's continuation is not another's).
+        ran it from 64 blocks with SARMA's patience) on 12 (3 %), and above the engine's other
+        names (not among its starts) in 1-3 %; ``abandon=False`` runs every start to its rule
+        (not a promise either: one start's continuation is not another's).
         ``"all"`` and the four names below given as a string run the former engine (one core
         call; each start until a sweep repeats a grid or `max_sweeps`; in a list they are
         starts of the engine like the others):
