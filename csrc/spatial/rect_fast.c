@@ -44,12 +44,10 @@
 #define RF_UNI_MAX 1024
 
 /* the exact 1D partition of v[0..n) into k intervals (cuts: k + 1) and its max; the prefix
- * in the context's stripe scratch X ((nmax + 1) K >= n + 1 doubles), which then holds no
- * half-sweep's prefix (xd = -1), tmp: k + 1 */
+ * in the context's scratch X (>= n + 1 doubles; no half-sweep keeps a prefix there), tmp: k + 1 */
 static double rf_oned(rg_ctx_t *g, const double *v, int64_t n, int64_t k, int64_t *cuts,
                       int64_t *tmp)
 {
-    g->xd = -1;
     if (g->integral) { /* integral loads: the prefix by int64 adds (no float add chain, no
                         * integrality pass), the same numbers below 2**53 */
         double *X = g->X, mx = 0.0;
@@ -140,7 +138,6 @@ static double rf_joint(rg_ctx_t *g, int d, const int64_t *lines, int64_t k,
                        int64_t parts, int64_t *cuts, int64_t *tmp)
 {
     const rg_side_t *s = &g->side[d];
-    g->xd = -1; /* X: these lines' prefixes, no half-sweep's */
     int64_t n = s->m;
     double *X = g->X, lo = 0.0, hi = 0.0;
     memset(X, 0, (size_t)((n + 1) * k) * sizeof(double));
