@@ -508,28 +508,33 @@ void wpart_i_rg_close(rg_ctx_t *g)
     memset(g, 0, sizeof *g);
 }
 
-int wpart_i_rg_loads(const rg_ctx_t *g, const int64_t *R, const int64_t *C, int64_t *il,
-                     double *fl)
+int wpart_i_rg_loads(rg_ctx_t *g, const int64_t *R, const int64_t *C, int64_t *il, double *fl)
 {
     int64_t P = g->P[0], Q = g->P[1];
-    for (int d = 0; d < 2 && g->integral; d++) {
-        int64_t K = g->P[1 - d];
-        const double *X = g->Y[d];
-        if (!g->yok[d] || memcmp(d ? R : C, g->yo[d], (size_t)(K + 1) * sizeof(int64_t))) {
-            continue;
-        }
-        for (int64_t p = 0; p < P; p++) {
-            for (int64_t q = 0; q < Q; q++) {
-                double v = d ? X[C[q + 1] * K + p] - X[C[q] * K + p]
-                             : X[R[p + 1] * K + q] - X[R[p] * K + q];
-                if (il) {
-                    il[p * Q + q] = (int64_t)v;
-                } else {
-                    fl[p * Q + q] = v;
+    /* a prefix made for these cuts, else one brought to them by rg_shift when that is cheap */
+    for (int pass = 0; pass < 2 && g->integral; pass++) {
+        for (int d = 0; d < 2; d++) {
+            int64_t K = g->P[1 - d];
+            const int64_t *c = d ? R : C;
+            if (!g->yok[d] ||
+                (pass ? !rg_shift(g, d, c)
+                      : memcmp(c, g->yo[d], (size_t)(K + 1) * sizeof(int64_t)) != 0)) {
+                continue;
+            }
+            const double *X = g->Y[d];
+            for (int64_t p = 0; p < P; p++) {
+                for (int64_t q = 0; q < Q; q++) {
+                    double v = d ? X[C[q + 1] * K + p] - X[C[q] * K + p]
+                                 : X[R[p + 1] * K + q] - X[R[p] * K + q];
+                    if (il) {
+                        il[p * Q + q] = (int64_t)v;
+                    } else {
+                        fl[p * Q + q] = v;
+                    }
                 }
             }
+            return 1;
         }
-        return 1;
     }
     return 0;
 }

@@ -68,11 +68,10 @@ void wpart_i_rg_close(rg_ctx_t *g);
  * no-op, for the callers that need the CSC) */
 wpart_status_t wpart_i_rg_csc(rg_ctx_t *g);
 /* the P x Q block loads of the grid (R, C), row-major (il: int64, else fl: float64), from
- * a half-sweeps' prefix Y[d] made for this grid's cuts of the other dimension when the loads
- * are integral (exact sums: the numbers of a sum over the entries, bit for bit): 1; otherwise
- * nothing is written: 0 */
-int wpart_i_rg_loads(const rg_ctx_t *g, const int64_t *R, const int64_t *C, int64_t *il,
-                     double *fl);
+ * a half-sweeps' prefix Y[d] made for this grid's cuts of the other dimension, or brought to
+ * them (rg_shift, when cheap), when the loads are integral (exact sums: the numbers of a sum
+ * over the entries, bit for bit): 1; otherwise nothing is written: 0 */
+int wpart_i_rg_loads(rg_ctx_t *g, const int64_t *R, const int64_t *C, int64_t *il, double *fl);
 /* wpart_spatial_rect_1d on the caller's scratch (X: n + 1 doubles, tmp: P + 1): the max */
 double wpart_i_rect_1d(const double *w, int64_t n, int64_t P, int64_t *cuts, double *X,
                        int64_t *tmp);
