@@ -269,7 +269,6 @@ static double rg_half(rg_ctx_t *g, int d, int64_t *cut_d, const int64_t *cut_o, 
     const rg_side_t *s = &g->side[d];
     int64_t K = g->P[1 - d], P = g->P[d];
     double *X = g->Y[d];
-    g->xd = -1;
     if (g->Y[1] == g->Y[0]) {
         g->yok[1 - d] = 0; /* one buffer: this half-sweep's prefix replaces the other's */
     }
@@ -287,7 +286,6 @@ static double rg_half(rg_ctx_t *g, int d, int64_t *cut_d, const int64_t *cut_o, 
         memcpy(g->yo[d], cut_o, (size_t)(K + 1) * sizeof(int64_t));
         g->yok[d] = 1;
     }
-    g->xd = d;
     double hi = 0.0, lo = 0.0;
     for (int64_t p = 0; p < P; p++) {
         double c = rg_cost(X, K, cut_d[p], cut_d[p + 1]);
@@ -421,7 +419,6 @@ wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, 
     g->yslot = wpart_i_malloc(K + 1 + RG_INC_S, sizeof(int32_t));
     g->tmp = wpart_i_malloc(K + 1, sizeof(int64_t));
     g->keep = wpart_i_malloc(K + 1, sizeof(int64_t));
-    g->xd = -1;
     g->tot[0] = wpart_i_calloc(A->n1 + 1, sizeof(double));
     g->tot[1] = wpart_i_calloc(A->n2 + 1, sizeof(double));
     g->line[0] = wpart_i_malloc(A->n1, sizeof(double));

@@ -50,8 +50,6 @@ typedef struct {
     int64_t *cur[2], *best[2];
     int integral;
     int sym; /* 1: A equals its transpose entry for entry (found by open) */
-    int xd;      /* the dimension of the last half-sweep (-1: none, or X written since by
-                  * someone else) */
     const wpart_control_t *ctl; /* Ctrl-C inside a half-sweep's pass (rg_cancel) */
     int64_t work;
     int stop; /* 1: should_stop fired inside a half-sweep; the caller returns ECANCELLED */
