@@ -85,8 +85,10 @@ static int64_t rk_shift(rp_t *s, int d, const int64_t *nc)
                     * half-sweeps */
 #endif
 #ifndef RK_PROBE
-#define RK_PROBE 0.1 /* nic's length is measured when our half-sweep costs at most RK_PROBE of
-                      * one of SARMA's (at 64 x 64, n <= ~3,000; not at 32 x 32) */
+#define RK_PROBE 0.07 /* nic's length is measured when our half-sweep costs at most RK_PROBE of
+                       * one of SARMA's (at 64 x 64 up to n ~2,700; not at 32 x 32): at 0.1
+                       * the measurement alone cost bdiag_22x110_z stored 64 x 64 12 % (SARMA's
+                       * nic stops after 7 half-steps there) */
 #endif
 
 /* one run of SARMA's subgradient method (rect_sgo.c's steps and stop rules) on s's grid, which

@@ -36,9 +36,9 @@ wpart_status_t wpart_i_rect_polish(const wpart_rg_csr_t *A, const wpart_rg_csr_t
  * racing the given grid, and the cut-move polish (20 tabu steps) of a lower grid. From 1,024
  * blocks: the SGO's max_iter iterations in full, SARMA's nic (plain half-sweeps, race slack
  * 0.5) from its grid whatever its max and the cut moves of nic's grid; then, where one of our
- * half-sweeps (n max(P, Q) + nnz) costs at most a tenth of one of SARMA's nic (its cut-index
+ * half-sweeps (n max(P, Q) + nnz) costs at most 0.07 of one of SARMA's nic (its cut-index
  * search, ~P Q (P + Q) / 2 log2(n)^2 steps), one unraced nic run from the SGO grid measures
- * how long nic runs on this matrix, and further SGO runs take at most 0.75 x SARMA nic's
+ * how long nic runs on this matrix, and further SGO runs take at most 0.9 x SARMA nic's
  * estimated work less 2.5 (P + Q) of our half-sweeps: the uniform start's SGO on to 1,000
  * iterations, then SARMA's random starts (fixed seeds 1, 2, ...), nic from each new lowest
  * grid racing the lowest so far; their lowest grid, after the cut moves, and the first run's
