@@ -16,7 +16,7 @@
 #define RG_INC_S 8
 #endif
 #ifndef RG_INC_COL
-#define RG_INC_COL 2
+#define RG_INC_COL 1
 #endif
 #ifndef RG_INC_EV
 #define RG_INC_EV 3
