@@ -463,7 +463,11 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
     cells = n1 * n2
     rp, ci, vals = A.indptr, A.indices, A.data
     nnz = int(rp[-1])
-    if not (nnz * SPARSE_DENSITY <= cells and cells > SPARSE_MIN_CELLS and 1 <= m <= cells):
+    # integral loads at any density or size (the dense path's grid, loads and sums, exactly);
+    # float loads where the input rules keep them sparse (the dense prefix sums in another
+    # order)
+    if not (1 <= m <= cells and (dt.kind in "biu" or weights != "values" or
+                                 (nnz * SPARSE_DENSITY <= cells and cells > SPARSE_MIN_CELLS))):
         return None
     if P is None and Q is None:
         P, Q = factor_pair(m, n1, n2)

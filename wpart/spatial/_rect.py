@@ -97,8 +97,10 @@ def rect_nicol(
     A, m
         Loads (a dense 2D array, a ``scipy.sparse`` matrix of any format, or a MatrixMarket
         file path) and number of parts. A sparse matrix (more than 2**15 cells, at most 1/32 of
-        them nonzero) is not densified: a sweep costs O(nnz + P n2 + Q n1), and the grid is the
-        one the dense array gives.
+        them nonzero; for the default on a CSR matrix with integer loads or ``weights="stored"``
+        / ``"count"``, any size and density, its ``A`` then the sparse loads matrix) is not
+        densified: a sweep costs O(nnz + P n2 + Q n1), and the grid is the one the dense array
+        gives.
     P, Q : int, optional
         Grid shape with ``P * Q = m`` (default as :func:`rect_uniform`).
     max_sweeps : int
