@@ -44,7 +44,8 @@ class Mat:
         self.row = np.repeat(np.arange(self.n1, dtype=np.int64), np.diff(self.rp))
         self.total = float(self.w.sum())
         self.unit = bool((self.w == 1).all())
-        self.integral = bool(np.all(self.w == np.round(self.w))) and self.total < 2**62
+        # integer loads whose sums are exact in float64 and int64 (the nics' integral mode)
+        self.integral = bool(np.all(self.w == np.round(self.w))) and self.total < 2**53
         self.wi = self.w.astype(np.int64) if self.integral else None
 
     def loads(self, R, C):
@@ -112,12 +113,13 @@ def _half(M, R, Q_cuts, rows, integral):
     return _oned_multi(X, len(R) - 1, integral)
 
 
-_CNIC: list = []
+_CNIC: list = []  # [(sarma_nicol, sarma_nicol_idx) or (None, None)], filled once
 
 
 def _cnic():
-    """The C nic of _sarma_nic.c (compiled once per process with the system C compiler into
-    a temporary folder, loaded through ctypes), or None when that fails (numpy then runs)."""
+    """The C nics of _sarma_nic.c, (sarma_nicol, sarma_nicol_idx) (compiled once per process
+    with the system C compiler into a temporary folder, loaded through ctypes), or (None,
+    None) when that fails (numpy then runs)."""
     if _CNIC:
         return _CNIC[0]
     import ctypes
@@ -125,7 +127,7 @@ def _cnic():
     import subprocess
     import tempfile
 
-    fn = None
+    fn = fi = None
     try:
         src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_sarma_nic.c")
         d = tempfile.mkdtemp(prefix="sarma_nic_")
@@ -143,11 +145,10 @@ def _cnic():
         fi.argtypes = [ctypes.c_int64, ctypes.c_int64, p64, p64, p64, ctypes.c_int,
                        ctypes.c_int, ctypes.c_int, p64, p64]
         fi.restype = ctypes.c_int
-        _CNIC.append(fi)
     except (OSError, subprocess.CalledProcessError):
-        fn = None
-    _CNIC.insert(0, fn)
-    return fn
+        fn = fi = None
+    _CNIC.append((fn, fi))
+    return _CNIC[0]
 
 
 def nicol_c(M, P, Q, start="nic"):
@@ -155,16 +156,15 @@ def nicol_c(M, P, Q, start="nic"):
     compiler."""
     import ctypes
 
-    fn = _cnic()
+    fn = _cnic()[0]
     if fn is None:
         return None
-    integral = bool(np.all(M.w == np.round(M.w))) and M.total < 2**53
     R = np.empty(P + 1, np.int64)
     C = np.empty(Q + 1, np.int64)
     p64 = ctypes.POINTER(ctypes.c_int64)
     pd = ctypes.POINTER(ctypes.c_double)
     st = fn(M.n1, M.n2, M.row.size, M.row.ctypes.data_as(p64), M.ci.ctypes.data_as(p64),
-            M.w.ctypes.data_as(pd), P, Q, 0 if start == "nic" else 1, int(integral),
+            M.w.ctypes.data_as(pd), P, Q, 0 if start == "nic" else 1, int(M.integral),
             R.ctypes.data_as(p64), C.ctypes.data_as(p64))
     if st < 0:
         raise MemoryError("sarma_nicol")
@@ -178,12 +178,13 @@ def nicol_idx(M, P, Q, start="nic"):
     unsigned integers); None without a C compiler or with fractional loads."""
     import ctypes
 
-    if _cnic() is None or len(_CNIC) < 2 or not M.integral:
+    fi = _cnic()[1]
+    if fi is None or not M.integral:
         return None
     R = np.empty(P + 1, np.int64)
     C = np.empty(Q + 1, np.int64)
     p64 = ctypes.POINTER(ctypes.c_int64)
-    st = _CNIC[1](M.n1, M.n2, M.rp.ctypes.data_as(p64), M.ci.ctypes.data_as(p64),
+    st = fi(M.n1, M.n2, M.rp.ctypes.data_as(p64), M.ci.ctypes.data_as(p64),
                   M.wi.ctypes.data_as(p64), P, Q, 0 if start == "nic" else 1,
                   R.ctypes.data_as(p64), C.ctypes.data_as(p64))
     if st < 0:
@@ -192,7 +193,6 @@ def nicol_idx(M, P, Q, start="nic"):
 
 
 def nicol(M, P, Q, start="nic"):
-    integral = bool(np.all(M.w == np.round(M.w))) and M.total < 2**53
     if isinstance(start, str) and start == "nic":
         X = np.concatenate([[0.0], np.cumsum(np.diff(M.rp).astype(float))])[None, :]
         R = _oned_multi(X, P, True)
@@ -205,7 +205,7 @@ def nicol(M, P, Q, start="nic"):
     for i in range(1, max(10, P + Q) + 1):  # half-steps; i odd: columns, i even: rows
         d = i & 1  # 1 -> columns
         prev = cuts[d]
-        cuts[d] = _half(M, cuts[d], cuts[1 - d], rows=(d == 0), integral=integral)
+        cuts[d] = _half(M, cuts[d], cuts[1 - d], rows=(d == 0), integral=M.integral)
         if np.array_equal(prev, cuts[d]):
             break
     return cuts[0], cuts[1]

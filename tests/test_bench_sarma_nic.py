@@ -74,9 +74,9 @@ def test_index_search_and_bisection_give_valid_grids_of_equal_1d_steps(seed):
         for r, n in ((R, n1), (C, n2), (R2, n1), (C2, n2)):
             assert r[0] == 0 and r[-1] == n and np.all(np.diff(r) >= 0)
         # a half-step is an exact 1D optimum for the other cuts, so no grid is above its start
-        R0 = (np.arange(P + 1) * n1) // P if start == "uni" else R
         C0 = (np.arange(Q + 1) * n2) // Q
         if start == "uni":
+            R0 = (np.arange(P + 1) * n1) // P
             assert max(M.lmax(R, C), M.lmax(R2, C2)) <= M.lmax(R0, C0)
         # nicol_c stops at once when its first half-step returns its uniform column start
         # (always at Q = 1, see above); nicol_idx compares with the row cuts instead
