@@ -220,11 +220,24 @@ def test_unit_csr_refuses_malformed_arrays():
     from wpart import _core
 
     good = (np.array([0, 2, 3]), np.array([0, 1, 1]))
-    rp, ci, v = _core.spatial_rect_unit_csr(2, *good, np.array([True, False, True]))
+    rp, ci, v = _core.spatial_rect_unit_csr(2, 2, *good, np.array([True, False, True]))
     assert rp.tolist() == [0, 1, 2] and ci.tolist() == [0, 1] and v.tolist() == [1, 1]
+    assert ci.dtype == v.dtype == np.int64 and ci.flags.owndata and v.flags.owndata
+    rp, ci, v = _core.spatial_rect_unit_csr(2, 2, *(a.astype(np.int32) for a in good), None)
+    assert rp.tolist() == [0, 2, 3] and ci.tolist() == [0, 1, 1] and v.tolist() == [1, 1, 1]
+    assert rp.dtype == ci.dtype == np.int64
+    rp, ci, v = _core.spatial_rect_unit_csr(2, 2, *good, np.zeros(3, bool))
+    assert rp.tolist() == [0, 0, 0] and ci.size == v.size == 0
     for n1, rp, ci, keep in ((2, [0, 3, 2], [0, 1, 1], None), (2, [1, 2, 3], [0, 1, 1], None),
                              (3, [0, 2, 3], [0, 1, 1], None), (2, [0, 2, 3], [0, 1], None),
-                             (2, [0, 2, 3], [0, 1, 1], [True])):
+                             (2, [0, 2, 3], [0, 1, 1], [True]), (0, [0], [], None)):
         with pytest.raises(ValueError, match="malformed CSR arrays"):
-            _core.spatial_rect_unit_csr(n1, np.array(rp), np.array(ci),
+            _core.spatial_rect_unit_csr(n1, 2, np.array(rp), np.array(ci, np.int64),
                                         None if keep is None else np.array(keep))
+    # the core's check of the arrays (the one the CSR transpose makes)
+    with pytest.raises(ValueError, match="CSR pointers decrease at 1"):
+        _core.spatial_rect_unit_csr(2, 2, np.array([0, 4, 3]), np.array([0, 1, 1]), None)
+    with pytest.raises(ValueError, match="CSR index 1 out of range"):
+        _core.spatial_rect_unit_csr(2, 1, *good, np.ones(3, bool))
+    with pytest.raises(TypeError, match="`keep` must have dtype bool"):
+        _core.spatial_rect_unit_csr(2, 2, *good, np.ones(3, np.int64))

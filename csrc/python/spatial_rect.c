@@ -4,33 +4,39 @@
 
 #include "../spatial/rect_grid.h"
 #include "../spatial/rect_polish.h"
+#include "../spatial/spatial_internal.h"
 
-/* CSR arrays (int64 pointers and indices, float64 weights or None) into a wpart_rg_csr_t;
- * a[0..2] receive new references. 0, or -1 with an exception. */
-static int sr_csr(long long n1, long long n2, PyObject *o[3], PyArrayObject *a[3],
-                  wpart_rg_csr_t *A)
+/* CSR arrays into a wpart_rg_csr_t: int64 pointers and indices (any other integer type
+ * converted when conv, else a TypeError), o[2] None or an array of exactly type wt named
+ * `wname` (A->w only when float64); the pointers n1 + 1 from 0 to the indices' count, o[2]
+ * as many. a[0..2] receive new references. 0, or -1 with an exception. */
+static int sr_csr(long long n1, long long n2, PyObject *o[3], const char *wname, int wt, int conv,
+                  PyArrayObject *a[3], wpart_rg_csr_t *A)
 {
-    static const char *names[3] = {"rp", "ci", "w"};
+    static const char *names[2] = {"rp", "ci"};
     for (int i = 0; i < 3; i++) {
         if (i == 2 && o[i] == Py_None) {
             continue;
         }
-        a[i] = wpy_input_array(o[i], names[i], i == 2 ? NPY_FLOAT64 : NPY_INT64, 1, 1);
+        a[i] = i == 2 ? wpy_input_array(o[i], wname, wt, 1, 1)
+               : conv ? (PyArrayObject *)PyArray_FROMANY(o[i], NPY_INT64, 1, 1, NPY_ARRAY_IN_ARRAY)
+                      : wpy_input_array(o[i], names[i], NPY_INT64, 1, 1);
         if (!a[i]) {
             return -1;
         }
     }
-    if (n1 < 1 || n2 < 1 || PyArray_DIM(a[0], 0) != n1 + 1 ||
-        ((const int64_t *)PyArray_DATA(a[0]))[n1] != (int64_t)PyArray_DIM(a[1], 0) ||
+    const int64_t *rp = PyArray_DATA(a[0]);
+    if (n1 < 1 || n2 < 1 || PyArray_DIM(a[0], 0) != n1 + 1 || rp[0] != 0 ||
+        rp[n1] != (int64_t)PyArray_DIM(a[1], 0) ||
         (a[2] && PyArray_DIM(a[2], 0) != PyArray_DIM(a[1], 0))) {
         PyErr_SetString(wpy_ValueError, "malformed CSR arrays");
         return -1;
     }
     A->n1 = n1;
     A->n2 = n2;
-    A->rp = PyArray_DATA(a[0]);
+    A->rp = rp;
     A->ci = PyArray_DATA(a[1]);
-    A->w = a[2] ? PyArray_DATA(a[2]) : NULL;
+    A->w = a[2] && wt == NPY_FLOAT64 ? PyArray_DATA(a[2]) : NULL;
     return 0;
 }
 
@@ -53,7 +59,7 @@ static PyObject *wpy_rect_grid(PyObject *self, PyObject *args, PyObject *kwds)
                                      &lower, &pol_pat, &pol_max)) {
         return NULL;
     }
-    if (sr_csr(n1, n2, o, a, &A) < 0) {
+    if (sr_csr(n1, n2, o, "w", NPY_FLOAT64, 0, a, &A) < 0) {
         goto cleanup;
     }
     R0 = wpy_input_array(ro, "R0", NPY_INT64, 2, 2);
@@ -121,7 +127,7 @@ static PyObject *wpy_rect_sym(PyObject *self, PyObject *args, PyObject *kwds)
                                      &progress)) {
         return NULL;
     }
-    if (sr_csr(n1, n2, o, a, &A) < 0) {
+    if (sr_csr(n1, n2, o, "w", NPY_FLOAT64, 0, a, &A) < 0) {
         goto cleanup;
     }
     if (P < 1 || max_iter < 0 || (variant != 0 && variant != 1 && variant != 2 &&
@@ -183,7 +189,7 @@ static PyObject *sr_refine(PyObject *args, PyObject *kwds, sr_refine_fn fn)
                                      &progress)) {
         return NULL;
     }
-    if (sr_csr(n1, n2, o, a, &A) < 0) {
+    if (sr_csr(n1, n2, o, "w", NPY_FLOAT64, 0, a, &A) < 0) {
         goto cleanup;
     }
     R = (PyArrayObject *)PyArray_FROMANY(ro, NPY_INT64, 1, 1, NPY_ARRAY_ENSURECOPY |
@@ -276,33 +282,21 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
 {
     static char *kwlist[] = {"n1", "n2", "rp", "ci", "vals", "P", "Q", "max_half", "loads",
                              "time_limit", "progress", NULL};
-    PyObject *ro, *co, *vo, *progress = Py_None, *res = NULL;
-    PyArrayObject *rp = NULL, *ci = NULL, *v = NULL, *R = NULL, *C = NULL, *L = NULL, *B = NULL;
+    PyObject *o[3], *progress = Py_None, *res = NULL;
+    PyArrayObject *a[3] = {NULL, NULL, NULL}, *R = NULL, *C = NULL, *L = NULL, *B = NULL;
     long long n1, n2, P, Q, max_half;
     int loads = 0;
     double time_limit = 0.0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOLLL|pdO", kwlist, &n1, &n2, &ro, &co, &vo,
-                                     &P, &Q, &max_half, &loads, &time_limit, &progress)) {
+    wpart_rg_csr_t A;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOLLL|pdO", kwlist, &n1, &n2, &o[0], &o[1],
+                                     &o[2], &P, &Q, &max_half, &loads, &time_limit, &progress)) {
         return NULL;
     }
-    rp = (PyArrayObject *)PyArray_FROMANY(ro, NPY_INT64, 1, 1, NPY_ARRAY_IN_ARRAY);
-    ci = rp ? (PyArrayObject *)PyArray_FROMANY(co, NPY_INT64, 1, 1, NPY_ARRAY_IN_ARRAY) : NULL;
-    if (!ci) {
+    int iv = PyArray_Check(o[2]) && PyArray_TYPE((PyArrayObject *)o[2]) == NPY_INT64;
+    if (sr_csr(n1, n2, o, "vals", iv ? NPY_INT64 : NPY_FLOAT64, 1, a, &A) < 0) {
         goto cleanup;
     }
-    int vt = NPY_FLOAT64;
-    if (vo != Py_None) {
-        vt = PyArray_Check(vo) && PyArray_TYPE((PyArrayObject *)vo) == NPY_INT64 ? NPY_INT64
-                                                                                 : NPY_FLOAT64;
-        v = wpy_input_array(vo, "vals", vt, 1, 1);
-        if (!v) {
-            goto cleanup;
-        }
-    }
-    if (n1 < 1 || n2 < 1 || P < 1 || Q < 1 || max_half < 1 || PyArray_DIM(rp, 0) != n1 + 1 ||
-        ((const int64_t *)PyArray_DATA(rp))[0] != 0 ||
-        ((const int64_t *)PyArray_DATA(rp))[n1] != (int64_t)PyArray_DIM(ci, 0) ||
-        (v && PyArray_DIM(v, 0) != PyArray_DIM(ci, 0))) {
+    if (P < 1 || Q < 1 || max_half < 1) {
         PyErr_SetString(wpy_ValueError, "malformed CSR arrays");
         goto cleanup;
     }
@@ -312,7 +306,6 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
     if (!R || !C) {
         goto cleanup;
     }
-    int iv = v && vt == NPY_INT64;
     if (loads) {
         npy_intp bd[2] = {npq, 4};
         L = (PyArrayObject *)PyArray_ZEROS(1, &npq, iv ? NPY_INT64 : NPY_FLOAT64, 0);
@@ -321,8 +314,6 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
             goto cleanup;
         }
     }
-    wpart_rg_csr_t A = {n1, n2, PyArray_DATA(rp), PyArray_DATA(ci),
-                        v && !iv ? PyArray_DATA(v) : NULL};
     wpart_rg_auto_t out;
     memset(&out, 0, sizeof out);
     out.R = PyArray_DATA(R);
@@ -333,8 +324,8 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
     wpy_control_t ctl;
     wpy_control_setup(&ctl, progress, time_limit);
     wpart_status_t st;
-    WPY_NOGIL(st = wpart_spatial_rect_nicol_auto(&A, iv ? PyArray_DATA(v) : NULL, P, Q, max_half,
-                                                 &ctl.ctl, &out));
+    WPY_NOGIL(st = wpart_spatial_rect_nicol_auto(&A, iv ? PyArray_DATA(a[2]) : NULL, P, Q,
+                                                 max_half, &ctl.ctl, &out));
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto cleanup;
@@ -353,83 +344,61 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
                         (long long)out.moves, out.polished, (long long)out.kick_iters,
                         (long long)out.kick_halves, out.kicked);
 cleanup:
-    WPY_XDECREF(rp, ci, v, R, C, L, B);
+    WPY_XDECREF(a[0], a[1], a[2], R, C, L, B);
     return res;
 }
 
-/* the loads matrix of weights "stored" / "count" (1 per stored entry / per nonzero value) on
- * canonical CSR arrays (int32 or int64): int64 pointers and indices (the given arrays when
- * already int64 and keep is None), only the entries where keep (bool, None: all) is set, and
- * int64 1s */
+/* the loads matrix of weights "stored" / "count" (wpart_i_spatial_csr_unit) on canonical CSR
+ * arrays (int32 or int64, converted) and keep (bool, None: every entry counts): int64
+ * pointers and indices (the given arrays when already int64 and keep is None) and int64 1s */
 static PyObject *wpy_rect_unit_csr(PyObject *self, PyObject *args)
 {
-    PyObject *ro, *co, *ko, *res = NULL;
-    PyArrayObject *rp = NULL, *ci = NULL, *keep = NULL, *R = NULL, *C = NULL, *V = NULL;
-    long long n1;
-    if (!PyArg_ParseTuple(args, "LOOO", &n1, &ro, &co, &ko)) {
+    PyObject *o[3], *res = NULL;
+    PyArrayObject *a[3] = {NULL, NULL, NULL}, *R = NULL, *C = NULL, *V = NULL;
+    long long n1, n2;
+    wpart_rg_csr_t A;
+    if (!PyArg_ParseTuple(args, "LLOOO", &n1, &n2, &o[0], &o[1], &o[2])) {
         return NULL;
     }
-    rp = (PyArrayObject *)PyArray_FROMANY(ro, NPY_INT64, 1, 1, NPY_ARRAY_IN_ARRAY);
-    ci = rp ? (PyArrayObject *)PyArray_FROMANY(co, NPY_INT64, 1, 1, NPY_ARRAY_IN_ARRAY) : NULL;
-    if (!ci) {
+    if (sr_csr(n1, n2, o, "keep", NPY_BOOL, 1, a, &A) < 0) {
         goto cleanup;
     }
-    if (ko != Py_None) {
-        keep = (PyArrayObject *)PyArray_FROMANY(ko, NPY_BOOL, 1, 1, NPY_ARRAY_IN_ARRAY);
-        if (!keep) {
-            goto cleanup;
-        }
-    }
-    const int64_t *p = PyArray_DATA(rp), *c = PyArray_DATA(ci);
-    npy_intp nnz = PyArray_DIM(ci, 0);
-    int bad = n1 < 1 || PyArray_DIM(rp, 0) != n1 + 1 || p[0] != 0 || p[n1] != (int64_t)nnz ||
-              (keep && PyArray_DIM(keep, 0) != nnz);
-    for (long long i = 0; i < n1 && !bad; i++) {
-        bad = p[i + 1] < p[i];
-    }
-    if (bad) {
-        PyErr_SetString(wpy_ValueError, "malformed CSR arrays");
-        goto cleanup;
-    }
-    if (!keep) {
-        R = rp;
-        C = ci;
+    npy_intp nnz = PyArray_DIM(a[1], 0), np1 = (npy_intp)n1 + 1;
+    V = (PyArrayObject *)PyArray_EMPTY(1, &nnz, NPY_INT64, 0);
+    if (a[2]) {
+        R = (PyArrayObject *)PyArray_EMPTY(1, &np1, NPY_INT64, 0);
+        C = (PyArrayObject *)PyArray_EMPTY(1, &nnz, NPY_INT64, 0);
+    } else {
+        R = a[0];
+        C = a[1];
         Py_INCREF(R);
         Py_INCREF(C);
-    } else {
-        const npy_bool *k = PyArray_DATA(keep);
-        npy_intp n = 0, np1 = (npy_intp)n1 + 1;
-        for (npy_intp e = 0; e < nnz; e++) {
-            n += k[e] != 0;
-        }
-        R = (PyArrayObject *)PyArray_EMPTY(1, &np1, NPY_INT64, 0);
-        C = (PyArrayObject *)PyArray_EMPTY(1, &n, NPY_INT64, 0);
-        if (!R || !C) {
-            goto cleanup;
-        }
-        int64_t *r = PyArray_DATA(R), *o = PyArray_DATA(C), t = 0;
-        r[0] = 0;
-        for (long long i = 0; i < n1; i++) {
-            for (int64_t e = p[i]; e < p[i + 1]; e++) {
-                if (k[e]) {
-                    o[t++] = c[e];
-                }
-            }
-            r[i + 1] = t;
-        }
     }
-    npy_intp nv = PyArray_DIM(C, 0);
-    V = (PyArrayObject *)PyArray_EMPTY(1, &nv, NPY_INT64, 0);
-    if (!V) {
+    if (!V || !R || !C) {
         goto cleanup;
     }
-    int64_t *v = PyArray_DATA(V);
-    for (npy_intp e = 0; e < nv; e++) {
-        v[e] = 1;
+    int64_t kept = 0;
+    wpart_status_t st = wpart_i_spatial_csr_unit(
+        n1, n2, A.rp, A.ci, a[2] ? PyArray_DATA(a[2]) : NULL, a[2] ? PyArray_DATA(R) : NULL,
+        a[2] ? PyArray_DATA(C) : NULL, PyArray_DATA(V), &kept);
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto cleanup;
+    }
+    if (kept < (int64_t)nnz) { /* the dropped entries' room goes */
+        npy_intp k = (npy_intp)kept;
+        PyArray_Dims d = {&k, 1};
+        PyObject *rc = PyArray_Resize(C, &d, 0, NPY_CORDER);
+        Py_XDECREF(rc);
+        rc = rc ? PyArray_Resize(V, &d, 0, NPY_CORDER) : NULL;
+        Py_XDECREF(rc);
+        if (!rc) {
+            goto cleanup;
+        }
     }
     res = Py_BuildValue("OOO", R, C, V);
 cleanup:
-    WPY_XDECREF(rp, ci, keep, R, C, V);
+    WPY_XDECREF(a[0], a[1], a[2], R, C, V);
     return res;
 }
 
@@ -447,8 +416,9 @@ cleanup:
  * - spatial_rect_kick: SGO from the uniform grid, then half-sweeps racing the given grid and
  *   the polish, on CSR arrays (max_iter: SGO iterations): (R, C, value, iterations, timed_out).
  * - spatial_rect_1d: The exact 1D partition of a float64 vector: (cuts, value).
- * - spatial_rect_unit_csr: The loads matrix of weights "stored" / "count" on canonical CSR
- *   arrays (keep: the entries that count, None: all): (int64 pointers, int64 indices, 1s). */
+ * - spatial_rect_unit_csr: The loads matrix of weights "stored" / "count" on the canonical CSR
+ *   arrays of an n1 x n2 matrix (keep: the entries that count, None: all): (int64 pointers,
+ *   int64 indices, 1s). */
 static PyMethodDef spatial_rect_methods[] = {
     {"spatial_rect_nicol_auto", WPY_CFUNC(wpy_rect_nicol_auto), WPY_KW, NULL},
     {"spatial_rect_grid", WPY_CFUNC(wpy_rect_grid), WPY_KW, NULL},

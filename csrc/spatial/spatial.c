@@ -611,6 +611,41 @@ DEFINE_SPARSE(f64, double)
 DEFINE_SPARSE_LOADS(i64, int64_t)
 DEFINE_SPARSE_LOADS(f64, double)
 
+/* the loads matrix of weights "stored" / "count" on a CSR matrix: every stored entry, or every
+ * one where keep is set, weighs 1 */
+wpart_status_t wpart_i_spatial_csr_unit(int64_t n1, int64_t n2, const int64_t *rp,
+                                        const int64_t *ci, const uint8_t *keep, int64_t *rp_out,
+                                        int64_t *ci_out, int64_t *ones, int64_t *kept)
+{
+    if (n1 < 1 || n2 < 1 || !rp || !kept || (keep && (!rp_out || !ci_out))) {
+        return wpart_i_error(WPART_EINVAL, "bad arguments of the unit loads");
+    }
+    int64_t nnz = rp[n1], t = nnz;
+    wpart_status_t st = check_compressed(rp, ci, n1, n2, nnz, "CSR");
+    if (st != WPART_OK) {
+        return st;
+    }
+    if (keep) {
+        t = 0;
+        rp_out[0] = 0;
+        for (int64_t i = 0; i < n1; i++) {
+            for (int64_t e = rp[i]; e < rp[i + 1]; e++) {
+                ci_out[t] = ci[e];
+                t += keep[e] != 0;
+            }
+            rp_out[i + 1] = t;
+        }
+    }
+    if (t > 0 && !ones) {
+        return wpart_i_error(WPART_EINVAL, "bad arguments of the unit loads");
+    }
+    for (int64_t e = 0; e < t; e++) {
+        ones[e] = 1;
+    }
+    *kept = t;
+    return WPART_OK;
+}
+
 /* the CSC arrays of a CSR matrix (counting sort: rows increasing within each column, as
  * scipy's tocsc); 8-byte values of any type, copied bit for bit */
 wpart_status_t wpart_i_spatial_csr_transpose(int64_t n1, int64_t n2, const int64_t *rp,

@@ -77,6 +77,14 @@ wpart_status_t wpart_i_spatial_csr_transpose(int64_t n1, int64_t n2, const int64
                                              const int64_t *ci, const void *rv, int64_t *cp,
                                              int64_t *ri, void *cv);
 
+/* The loads matrix of weights "stored" / "count" on the n1 x n2 CSR matrix (rp, ci; checked
+ * as the transpose checks it): every stored entry weighs 1 (keep NULL), or only those where
+ * keep[e] != 0 (the others dropped: their pointers in rp_out[n1 + 1], their indices in ci_out,
+ * room for rp[n1]); ones[0..*kept) = 1, *kept the entries that count. */
+wpart_status_t wpart_i_spatial_csr_unit(int64_t n1, int64_t n2, const int64_t *rp,
+                                        const int64_t *ci, const uint8_t *keep, int64_t *rp_out,
+                                        int64_t *ci_out, int64_t *ones, int64_t *kept);
+
 /* Where the cuts c[0..k] fail to read 0 = c[0] <= c[1] <= ... <= c[k] = n: 0 when an end is
  * wrong (c[0] != 0, or c[k] != n with n >= 0; n < 0 leaves the last cut free), i when
  * c[i] < c[i - 1] (the first such i), -1 when they are well formed. */

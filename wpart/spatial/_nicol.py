@@ -426,7 +426,7 @@ def _loads_csr(A: Any, rp: Any, ci: Any, keep: Any, vals: Any) -> tuple:
     canonical CSR matrix `A`, with int64 pointers and indices: the entries where `keep` is
     set (None: all), `vals` there (None: int64 1s). (The matrix is a csr_array of A's shape
     whose arrays are then replaced: csr_array's constructor from arrays scans them again.)"""
-    rp, ci, ones = _core.spatial_rect_unit_csr(A.shape[0], rp, ci, keep)
+    rp, ci, ones = _core.spatial_rect_unit_csr(A.shape[0], A.shape[1], rp, ci, keep)
     vals = ones if vals is None else vals if keep is None else vals[keep]
     B = _sp().csr_array(A, copy=False)
     B.indptr, B.indices, B.data = rp, ci, vals
