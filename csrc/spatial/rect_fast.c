@@ -48,22 +48,7 @@
 static double rf_oned(rg_ctx_t *g, const double *v, int64_t n, int64_t k, int64_t *cuts,
                       int64_t *tmp)
 {
-    if (g->integral) { /* integral loads: the prefix by int64 adds (no float add chain, no
-                        * integrality pass), the same numbers below 2**53 */
-        double *X = g->X, mx = 0.0;
-        int64_t acc = 0;
-        X[0] = 0.0;
-        for (int64_t i = 0; i < n; i++) {
-            acc += (int64_t)v[i];
-            X[i + 1] = (double)acc;
-            mx = v[i] > mx ? v[i] : mx;
-        }
-        if (acc < ((int64_t)1 << 53)) {
-            double lo = X[n] / (double)k;
-            return rg_bisect(X, n, 1, k, ceil(lo > mx ? lo : mx), X[n], 1, cuts, tmp);
-        }
-    }
-    return wpart_i_rect_1d(v, n, k, cuts, g->X, tmp);
+    return wpart_i_rect_1d(v, n, k, cuts, g->X, tmp, g->integral);
 }
 
 static void rf_uniform(int64_t n, int64_t k, int64_t *cuts)

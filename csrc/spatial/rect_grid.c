@@ -744,11 +744,24 @@ cleanup:
 }
 
 double wpart_i_rect_1d(const double *w, int64_t n, int64_t P, int64_t *cuts, double *X,
-                       int64_t *tmp)
+                       int64_t *tmp, int integral)
 {
     double mx = 0.0, run = 0.0;
-    int integral = 1; /* rg_integral(w, n) in the same pass: the same sum */
     X[0] = 0.0;
+    if (integral) { /* integers: the prefix by int64 adds (no float add chain, no integrality
+                     * pass), the same numbers below 2**53 */
+        int64_t acc = 0;
+        for (int64_t i = 0; i < n; i++) {
+            acc += (int64_t)w[i];
+            X[i + 1] = (double)acc;
+            mx = w[i] > mx ? w[i] : mx;
+        }
+        if (acc < ((int64_t)1 << 53)) {
+            double lo = X[n] / (double)P;
+            return rg_bisect(X, n, 1, P, ceil(lo > mx ? lo : mx), X[n], 1, cuts, tmp);
+        }
+    }
+    integral = 1; /* rg_integral(w, n) in the same pass: the same sum */
     for (int64_t i = 0; i < n; i++) { /* the running sum in a register: the same additions */
         run += w[i];
         X[i + 1] = run;
@@ -771,7 +784,7 @@ wpart_status_t wpart_spatial_rect_1d(const double *w, int64_t n, int64_t P, int6
     if (!X || !tmp) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in the 1D partition");
     }
-    *value = wpart_i_rect_1d(w, n, P, cuts, X, tmp);
+    *value = wpart_i_rect_1d(w, n, P, cuts, X, tmp, 0);
 cleanup:
     free(X);
     free(tmp);

@@ -70,9 +70,10 @@ wpart_status_t wpart_i_rg_csc(rg_ctx_t *g);
  * them (rg_shift, when cheap), when the loads are integral (exact sums: the numbers of a sum
  * over the entries, bit for bit): 1; otherwise nothing is written: 0 */
 int wpart_i_rg_loads(rg_ctx_t *g, const int64_t *R, const int64_t *C, int64_t *il, double *fl);
-/* wpart_spatial_rect_1d on the caller's scratch (X: n + 1 doubles, tmp: P + 1): the max */
+/* wpart_spatial_rect_1d on the caller's scratch (X: n + 1 doubles, tmp: P + 1): the max;
+ * integral 1: w holds integers (their prefix by int64 adds, the same numbers) */
 double wpart_i_rect_1d(const double *w, int64_t n, int64_t P, int64_t *cuts, double *X,
-                       int64_t *tmp);
+                       int64_t *tmp, int integral);
 /* EINVAL unless each of the `ngrids` grids (R: P + 1 cuts each, C: Q + 1 each) starts at 0,
  * ends at n1 (n2) and never decreases: the public entries that take grids check them first */
 wpart_status_t wpart_i_rg_check_grids(const wpart_rg_csr_t *A, int64_t P, int64_t Q,
