@@ -344,6 +344,33 @@ static int rf_check(int64_t nnz, const int64_t *iv, const double *fv, double *am
  * median CPU per grid within 2 % */
 #define RF_NIC_PATIENCE 10
 
+wpart_status_t wpart_i_rect_from(rg_ctx_t *g, double t0, int nst, int32_t first, int64_t *R0,
+                                 int64_t *C0, const wpart_rg_opts_t *o, int64_t *R2,
+                                 int64_t *C2, double *v, int64_t *halves, int32_t *timed_out)
+{
+    wpart_status_t st = WPART_OK;
+    int64_t P = g->P[0], Q = g->P[1], h1 = rg_sarma_patience(P, Q), hv[3] = {0, 0, 0};
+    int32_t fs[2] = {first, first | 1}, state[3];
+    double val[3] = {RG_INF, RG_INF, RG_INF};
+    wpart_rg_opts_t opt = *o;
+    opt.max_half = o->max_half < h1 ? o->max_half : h1;
+    if (nst == 2) {
+        memcpy(R0 + (P + 1), R0, (size_t)(P + 1) * sizeof(int64_t));
+        memcpy(C0 + (Q + 1), C0, (size_t)(Q + 1) * sizeof(int64_t));
+    }
+    WPART_CHECK(wpart_i_rg_run(g, t0, nst, R0, C0, fs, &opt, R2, C2, val, hv, state, NULL,
+                               timed_out));
+    *v = RG_INF;
+    for (int k = 0; k < 3; k++) {
+        *v = val[k] < *v ? val[k] : *v;
+        if (halves) {
+            *halves += hv[k];
+        }
+    }
+cleanup:
+    return st;
+}
+
 /* SARMA's nic (uni = 0: rows from the exact 1D partition of the stored entries per row) or
  * nicuni (uni = 1: uniform rows) racing the grid (R, C) of max load *inc: uniform columns,
  * plain half-sweeps (the columns first), at most SARMA's max(10, P + Q), patience
@@ -356,10 +383,9 @@ static wpart_status_t rf_nic(rg_ctx_t *g, int uni, double t0, int64_t max_half, 
 {
     wpart_status_t st = WPART_OK;
     const wpart_rg_csr_t *A = g->A;
-    int64_t P = g->P[0], Q = g->P[1], h1 = rg_sarma_patience(P, Q), hv[1];
+    int64_t P = g->P[0], Q = g->P[1];
     int64_t *S = wpart_i_malloc(2 * (P + Q + 2), sizeof(int64_t));
-    int32_t plain = 0, state[1];
-    double val[1];
+    double v;
     if (!S) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
     }
@@ -373,15 +399,9 @@ static wpart_status_t rf_nic(rg_ctx_t *g, int uni, double t0, int64_t max_half, 
         rf_oned(g, line, A->n1, P, Rn, tmp);
     }
     rf_uniform(A->n2, Q, Cn);
-    wpart_rg_opts_t opt = {RF_NIC_PATIENCE, max_half < h1 ? max_half : h1, 0, 1, 0.5, lower, 0,
-                           max_half, g->ctl, *inc};
-    WPART_CHECK(wpart_i_rg_run(g, t0, 1, Rn, Cn, &plain, &opt, R2, C2, val, hv, state, NULL,
-                               timed_out));
-    if (val[0] < *inc) {
-        memcpy(R, R2, (size_t)(P + 1) * sizeof(int64_t));
-        memcpy(C, C2, (size_t)(Q + 1) * sizeof(int64_t));
-        *inc = val[0];
-    }
+    wpart_rg_opts_t o = {RF_NIC_PATIENCE, max_half, 0, 1, 0.5, lower, 0, max_half, g->ctl, *inc};
+    WPART_CHECK(wpart_i_rect_from(g, t0, 1, 0, Rn, Cn, &o, R2, C2, &v, NULL, timed_out));
+    rg_keep(P, Q, R2, C2, v, R, C, inc);
 cleanup:
     free(S);
     return st;
@@ -399,33 +419,25 @@ wpart_status_t wpart_i_rect_plain(rg_ctx_t *g, const wpart_rg_csr_t *B, double t
                                   double *value, int32_t *timed_out)
 {
     wpart_status_t st = WPART_OK;
-    int64_t P = g->P[0], Q = g->P[1], h1 = rg_sarma_patience(P, Q), hv[2], moves;
+    int64_t P = g->P[0], Q = g->P[1], moves;
     int64_t *S = wpart_i_malloc(3 * (P + Q + 2), sizeof(int64_t));
-    int32_t first[2] = {0, 1}, state[2], pto = 0;
-    double val[2], pv;
+    int32_t pto = 0;
+    double v, pv;
     if (!S) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
     }
     int64_t *R0 = S, *C0 = R0 + 2 * (P + 1), *R2 = C0 + 2 * (Q + 1), *C2 = R2 + P + 1;
-    for (int k = 0; k < 2; k++) {
-        memcpy(R0 + k * (P + 1), R, (size_t)(P + 1) * sizeof(int64_t));
-        memcpy(C0 + k * (Q + 1), C, (size_t)(Q + 1) * sizeof(int64_t));
-    }
-    wpart_rg_opts_t opt = {2, max_half < h1 ? max_half : h1, 0, 1, RF_PLAIN_RACE, lower, 0,
-                           max_half, g->ctl, *value};
-    WPART_CHECK(wpart_i_rg_run(g, t0, 2, R0, C0, first, &opt, R2, C2, val, hv, state, NULL,
-                               timed_out));
-    if (*timed_out || !((val[0] < val[1] ? val[0] : val[1]) < *value)) {
+    memcpy(R0, R, (size_t)(P + 1) * sizeof(int64_t));
+    memcpy(C0, C, (size_t)(Q + 1) * sizeof(int64_t));
+    wpart_rg_opts_t o = {2, max_half, 0, 1, RF_PLAIN_RACE, lower, 0, max_half, g->ctl, *value};
+    WPART_CHECK(wpart_i_rect_from(g, t0, 2, 0, R0, C0, &o, R2, C2, &v, NULL, timed_out));
+    if (*timed_out || !(v < *value)) {
         goto cleanup;
     }
     wpart_rg_csr_t At = {B->n2, B->n1, g->side[1].ptr, g->side[1].idx, g->side[1].w};
     WPART_CHECK(wpart_i_rect_polish(B, &At, P, Q, R2, C2, 20, g->ctl, &pv, &moves, &pto));
     *timed_out = pto;
-    if (pv < *value) {
-        memcpy(R, R2, (size_t)(P + 1) * sizeof(int64_t));
-        memcpy(C, C2, (size_t)(Q + 1) * sizeof(int64_t));
-        *value = pv;
-    }
+    rg_keep(P, Q, R2, C2, pv, R, C, value);
 cleanup:
     free(S);
     return st;

@@ -181,39 +181,12 @@ cleanup:
     return st;
 }
 
-/* SARMA's nic step of sgo_2dr_nic from the grid R0, C0 (nst starts: copied to a second slot
- * when 2): plain half-sweeps either dimension first, patience max(10, P + Q), abandoned by the
- * bound (abandon) and racing inc with this slack (0: no race), polish_patience as in
- * wpart_rg_opts_t. rg_run's grid to R2, C2 (one below inc, else R0's), the lowest max to *v2;
- * the half-sweeps are added to *halves and, hw each, to *used (when not NULL). */
-static wpart_status_t rk_nic(rg_ctx_t *g, double t0, int nst, int64_t *R0, int64_t *C0,
-                             int64_t max_half, double lower, double inc, int abandon,
-                             double slack, int64_t polish_patience, int64_t *R2, int64_t *C2,
-                             double *v2, int64_t *halves, double hw, double *used,
-                             int32_t *timed_out)
+/* the exact max of the grid (R, C): s's cuts and block loads set to it, from scratch */
+static double rk_max(rp_t *s, const int64_t *R, const int64_t *C)
 {
-    wpart_status_t st = WPART_OK;
-    int64_t P = g->P[0], Q = g->P[1], h1 = rg_sarma_patience(P, Q), hv[3] = {0, 0, 0};
-    int32_t plain[2] = {4, 5}, state[3];
-    double val[3] = {RG_INF, RG_INF, RG_INF};
-    if (nst == 2) {
-        memcpy(R0 + (P + 1), R0, (size_t)(P + 1) * sizeof(int64_t));
-        memcpy(C0 + (Q + 1), C0, (size_t)(Q + 1) * sizeof(int64_t));
-    }
-    wpart_rg_opts_t o = {2,     max_half < h1 ? max_half : h1, 0, abandon, slack, lower,
-                         polish_patience, max_half, g->ctl, inc};
-    WPART_CHECK(wpart_i_rg_run(g, t0, nst, R0, C0, plain, &o, R2, C2, val, hv, state, NULL,
-                               timed_out));
-    *v2 = RG_INF;
-    for (int k = 0; k < 3; k++) {
-        *v2 = val[k] < *v2 ? val[k] : *v2;
-        *halves += hv[k];
-        if (used) {
-            *used += (double)hv[k] * hw;
-        }
-    }
-cleanup:
-    return st;
+    memcpy(s->cut[0], R, (size_t)(s->K[0] + 1) * sizeof(int64_t));
+    memcpy(s->cut[1], C, (size_t)(s->K[1] + 1) * sizeof(int64_t));
+    return wpart_i_rp_loads(s);
 }
 
 /* grid (R, C) is the uniform one */
@@ -266,25 +239,25 @@ static wpart_status_t rk_big(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0,
      * stripes and the entries */
     double sarma = RK_UNIT * (double)(P * Q) * (double)(P + Q) * 0.5 * (double)(lg * lg);
     double hw = (double)n * (double)(P > Q ? P : Q) + (double)nnz, budget = 0.0;
-    size_t rb = (size_t)(P + 1) * sizeof(int64_t), cb = (size_t)(Q + 1) * sizeof(int64_t);
     wpart_rg_csr_t At = {s->side[1].n, s->side[0].n, s->side[1].ptr, s->side[1].idx,
                          s->side[1].w};
-    double best = inc, vx = RG_INF, v2, used = 0.0;
+    double best = inc, vx = RG_INF, v2, used = 0.0; /* used: the SGO work of the runs done */
+    int64_t hb = *halves;
+    /* SARMA's nic step of sgo_2dr_nic (wpart_i_rect_from: plain half-sweeps either dimension
+     * first, patience max(10, P + Q)), the bound and racing the lowest grid with slack 0.5 */
+    wpart_rg_opts_t nic = {2, max_half, 0, 1, 0.5, lower, 0, max_half, g->ctl, inc};
     *vb = RG_INF;
     *vx_out = RG_INF;
     rk_sgo_start(s, pref, 0, sg);
     WPART_CHECK(rk_sgo_run(s, pref, sg, sgo_iters, INT64_MAX, 0, inc, nc, w->R0, w->C0, t0,
                            g->ctl, timed_out));
     if (!*timed_out && !rk_uniform(s, w->R0, w->C0)) {
-        WPART_CHECK(rk_nic(g, t0, 2, w->R0, w->C0, max_half, lower, inc, 1, 0.5, 0, w->R2,
-                           w->C2, &v2, halves, hw, &used, timed_out));
+        WPART_CHECK(wpart_i_rect_from(g, t0, 2, 4, w->R0, w->C0, &nic, w->R2, w->C2, &v2,
+                                      halves, timed_out));
         if (!*timed_out) { /* the cut moves of nic's grid (the SGO grid if none went below) */
             WPART_CHECK(wpart_i_rect_polish(g->A, &At, P, Q, w->R2, w->C2, 20, g->ctl, &v2,
                                             &moves, timed_out));
-            if (v2 < *vb) {
-                *vb = v2;
-                memcpy(Rb, w->R2, rb);
-                memcpy(Cb, w->C2, cb);
+            if (rg_keep(P, Q, w->R2, w->C2, v2, Rb, Cb, vb)) {
                 best = v2 < best ? v2 : best;
             }
         }
@@ -294,19 +267,18 @@ static wpart_status_t rk_big(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0,
      * a candidate); SARMA's nic would run about as many half-steps per start */
     if (!*timed_out && RK_SHARE > 0.0 && hw <= RK_PROBE * sarma) {
         int64_t h0 = *halves;
-        WPART_CHECK(rk_nic(g, t0, 1, w->R0, w->C0, max_half, lower, best, 0, 0.0, 0, w->R2,
-                           w->C2, &v2, halves, hw, &used, timed_out));
+        wpart_rg_opts_t probe = {2, max_half, 0, 0, 0.0, lower, 0, max_half, g->ctl, best};
+        WPART_CHECK(wpart_i_rect_from(g, t0, 1, 4, w->R0, w->C0, &probe, w->R2, w->C2, &v2,
+                                      halves, timed_out));
         budget = RK_SHARE * sarma * (double)(*halves - h0) - RK_OWN * (double)(P + Q) * hw;
-        if (v2 < best) {
-            best = v2;
+        if (rg_keep(P, Q, w->R2, w->C2, v2, w->Rx, w->Cx, &best)) {
             vx = v2;
-            memcpy(w->Rx, w->R2, rb);
-            memcpy(w->Cx, w->C2, cb);
         }
     }
     /* the runs within the budget: the uniform start's on, then random starts */
     for (int64_t t = 0; t <= RK_TRIES && !*timed_out && best > lower; t++) {
-        double left = budget - used - (double)sg->work;
+        /* the work so far: the SGO's and hw per half-sweep (integers below 2**53: exact) */
+        double left = budget - (used + (double)(*halves - hb) * hw) - (double)sg->work;
         if (!(left > 0.0)) {
             break;
         }
@@ -325,13 +297,11 @@ static wpart_status_t rk_big(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0,
         if (*timed_out || !(sg->best < b0)) {
             continue;
         }
-        WPART_CHECK(rk_nic(g, t0, 2, w->R0, w->C0, max_half, lower, best, 1, 0.5, 0, w->R2,
-                           w->C2, &v2, halves, hw, &used, timed_out));
-        if (v2 < best) {
-            best = v2;
+        nic.incumbent = best;
+        WPART_CHECK(wpart_i_rect_from(g, t0, 2, 4, w->R0, w->C0, &nic, w->R2, w->C2, &v2,
+                                      halves, timed_out));
+        if (rg_keep(P, Q, w->R2, w->C2, v2, w->Rx, w->Cx, &best)) {
             vx = v2;
-            memcpy(w->Rx, w->R2, rb);
-            memcpy(w->Cx, w->C2, cb);
         }
     }
     *iters += sg->its;
@@ -340,9 +310,7 @@ static wpart_status_t rk_big(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0,
             WPART_CHECK(wpart_i_rect_polish(g->A, &At, P, Q, w->Rx, w->Cx, 20, g->ctl, &vx,
                                             &moves, timed_out));
         } else {
-            memcpy(s->cut[0], w->Rx, rb);
-            memcpy(s->cut[1], w->Cx, cb);
-            vx = wpart_i_rp_loads(s);
+            vx = rk_max(s, w->Rx, w->Cx);
         }
     }
     *vx_out = vx;
@@ -358,9 +326,8 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
     const wpart_rg_csr_t *A = g->A;
     const wpart_control_t *control = g->ctl;
     int64_t P = g->P[0], Q = g->P[1], K = P > Q ? P : Q, nmax = A->n1 > A->n2 ? A->n1 : A->n2;
-    int64_t *S = NULL, *G = NULL, *nc = NULL, hv[3];
-    double *buf = NULL, val[3];
-    int32_t first[2] = {2, 3}, state[3];
+    int64_t *S = NULL, *G = NULL, *nc = NULL;
+    double *buf = NULL;
     rp_t s;
     rk_sgo_t sg;
     memset(&s, 0, sizeof s);
@@ -398,9 +365,7 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
                     G + 3 * (P + Q + 2), G + 3 * (P + Q + 2) + P + 1};
     int64_t *Rs = S + P + Q + 2, *Cs = Rs + P + 1;
     if (!(*value >= 0.0)) { /* the given grid's max, exact (from scratch) */
-        memcpy(s.cut[0], R, (size_t)(P + 1) * sizeof(int64_t));
-        memcpy(s.cut[1], C, (size_t)(Q + 1) * sizeof(int64_t));
-        *value = wpart_i_rp_loads(&s);
+        *value = rk_max(&s, R, C);
     }
     const double *pref[2] = {g->tot[0], g->tot[1]};
     double v = RG_INF;
@@ -409,15 +374,9 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
         WPART_CHECK(rk_big(g, &s, &sg, t0, pref, sgo_iters, max_half, lower, *value,
                            nc, &w, Rs, Cs, &v, &vx, iters, halves, timed_out));
         if (v < RG_INF || vx < RG_INF) { /* exact: against the given grid's exact max */
-            memcpy(s.cut[0], R, (size_t)(P + 1) * sizeof(int64_t));
-            memcpy(s.cut[1], C, (size_t)(Q + 1) * sizeof(int64_t));
-            *value = wpart_i_rp_loads(&s);
+            *value = rk_max(&s, R, C);
         }
-        if (v < *value) {
-            memcpy(R, Rs, (size_t)(P + 1) * sizeof(int64_t));
-            memcpy(C, Cs, (size_t)(Q + 1) * sizeof(int64_t));
-            *value = v;
-        }
+        rg_keep(P, Q, Rs, Cs, v, R, C, value);
         if (vx < *value && !*timed_out) {
             /* the further runs' grid is lower, but the caller's plain half-sweeps from it can
              * end above theirs from the first run's (band_2100_w40 64 x 64: 97 vs 96): both
@@ -428,11 +387,7 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
                                            timed_out));
             *value = va;
         }
-        if (vx < *value) {
-            memcpy(R, w.Rx, (size_t)(P + 1) * sizeof(int64_t));
-            memcpy(C, w.Cx, (size_t)(Q + 1) * sizeof(int64_t));
-            *value = vx;
-        }
+        rg_keep(P, Q, w.Rx, w.Cx, vx, R, C, value);
         goto cleanup;
     }
     /* below RK_BIG blocks: the SGO from the uniform grid, at most sgo_iters iterations and
@@ -449,30 +404,20 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
     }
     /* the default's half-sweeps from the SGO grid (either dimension first, balanced), racing
      * the given grid (the incumbent), the best one continued when it went below */
-    for (int k = 0; k < 2; k++) {
-        memcpy(w.R0 + k * (P + 1), Rs, (size_t)(P + 1) * sizeof(int64_t));
-        memcpy(w.C0 + k * (Q + 1), Cs, (size_t)(Q + 1) * sizeof(int64_t));
-    }
-    int64_t h1 = rg_sarma_patience(P, Q);
-    wpart_rg_opts_t opt = {2, max_half < h1 ? max_half : h1, 0, 1, 0.25, lower, 10, max_half,
-                           control, *value};
-    WPART_CHECK(wpart_i_rg_run(g, t0, 2, w.R0, w.C0, first, &opt, Rs, Cs, val, hv, state, NULL,
-                               timed_out));
-    for (int k = 0; k < 3; k++) {
-        v = val[k] < v ? val[k] : v;
-        *halves += hv[k];
-    }
+    memcpy(w.R0, Rs, (size_t)(P + 1) * sizeof(int64_t));
+    memcpy(w.C0, Cs, (size_t)(Q + 1) * sizeof(int64_t));
+    wpart_rg_opts_t opt = {2, max_half, 0, 1, 0.25, lower, 10, max_half, control, *value};
+    WPART_CHECK(wpart_i_rect_from(g, t0, 2, 2, w.R0, w.C0, &opt, Rs, Cs, &v, halves, timed_out));
     /* SARMA's sgo_2dr_nic step from the same grid (plain half-sweeps, patience max(10, P + Q),
      * no race) when the SGO grid came near the given one: it can end lower than the balanced
      * race (the fresh reference set: lower_1800_v count 64 x 64 64 -> 63, g2d5_19x11 8 x 32
      * 26 -> 25, both the best of SARMA's nine); only a strictly lower grid is taken */
     if (!*timed_out && sv <= RK_NIC * *value) {
         double v2, inc = v < *value ? v : *value;
-        WPART_CHECK(rk_nic(g, t0, 2, w.R0, w.C0, max_half, lower, inc, 1, 0.0, 10, w.R2, w.C2,
-                           &v2, halves, 0.0, NULL, timed_out));
-        if (v2 < inc) {
-            memcpy(Rs, w.R2, (size_t)(P + 1) * sizeof(int64_t));
-            memcpy(Cs, w.C2, (size_t)(Q + 1) * sizeof(int64_t));
+        wpart_rg_opts_t nic = {2, max_half, 0, 1, 0.0, lower, 10, max_half, control, inc};
+        WPART_CHECK(wpart_i_rect_from(g, t0, 2, 4, w.R0, w.C0, &nic, w.R2, w.C2, &v2, halves,
+                                      timed_out));
+        if (rg_keep(P, Q, w.R2, w.C2, v2, Rs, Cs, &inc)) {
             v = v2;
         }
     }
@@ -487,19 +432,10 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
         WPART_CHECK(wpart_i_rect_polish(A, &At, P, Q, Rs, Cs, 20, control, &v, &moves, &pto));
         *timed_out = pto;
     } else {
-        memcpy(s.cut[0], Rs, (size_t)(P + 1) * sizeof(int64_t));
-        memcpy(s.cut[1], Cs, (size_t)(Q + 1) * sizeof(int64_t));
-        v = wpart_i_rp_loads(&s);
+        v = rk_max(&s, Rs, Cs);
     }
-    memcpy(s.cut[0], R, (size_t)(P + 1) * sizeof(int64_t));
-    memcpy(s.cut[1], C, (size_t)(Q + 1) * sizeof(int64_t));
-    double v0 = wpart_i_rp_loads(&s);
-    *value = v0;
-    if (v < v0) {
-        memcpy(R, Rs, (size_t)(P + 1) * sizeof(int64_t));
-        memcpy(C, Cs, (size_t)(Q + 1) * sizeof(int64_t));
-        *value = v;
-    }
+    *value = rk_max(&s, R, C);
+    rg_keep(P, Q, Rs, Cs, v, R, C, value);
 cleanup:
     free(s.L);
     free(S);

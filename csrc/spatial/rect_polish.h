@@ -95,6 +95,31 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
                                  double lower, int64_t *R, int64_t *C, double *value,
                                  int64_t *iters, int64_t *halves, int32_t *timed_out);
 
+/* (Rn, Cn) of max v replaces the grid (R, C) (P + 1, Q + 1 cuts) and *value when strictly
+ * lower: 1 then, else 0 */
+static inline int rg_keep(int64_t P, int64_t Q, const int64_t *Rn, const int64_t *Cn, double v,
+                          int64_t *R, int64_t *C, double *value)
+{
+    if (!(v < *value)) {
+        return 0;
+    }
+    memcpy(R, Rn, (size_t)(P + 1) * sizeof(int64_t));
+    memcpy(C, Cn, (size_t)(Q + 1) * sizeof(int64_t));
+    *value = v;
+    return 1;
+}
+
+/* rect_fast.c: RECT-NICOL's half-sweeps (wpart_i_rg_run) from the one grid in slot 0 of R0, C0
+ * (nst = 2: also from slot 1, its copy made here, the other dimension first; first: rg_run's
+ * code of slot 0, slot 1's first | 1), o's options with the half-sweeps of a start capped at
+ * SARMA's max(10, P + Q). rg_run's grid to R2, C2 (one strictly below o->incumbent, else slot
+ * 0's), the lowest max of its slots to *v; the half-sweeps added to *halves (NULL: not
+ * counted). The nic members of the default, the plain half-sweeps below and the kick's steps
+ * (its nic from an SGO grid and the default's half-sweeps from it) run through it. */
+wpart_status_t wpart_i_rect_from(rg_ctx_t *g, double t0, int nst, int32_t first, int64_t *R0,
+                                 int64_t *C0, const wpart_rg_opts_t *o, int64_t *R2,
+                                 int64_t *C2, double *v, int64_t *halves, int32_t *timed_out);
+
 /* rect_fast.c's plain half-sweeps (SARMA's nic steps, either dimension first, patience 2, its
  * race) from the grid (R, C) of exact max *value, then the cut moves of a lower grid (B: their
  * weights); R, C, *value change only to a strictly lower grid. The kick continues both of its
