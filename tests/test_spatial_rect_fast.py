@@ -216,6 +216,49 @@ def test_dense_ish_csr_runs_on_its_nonzeros_with_integral_loads():
     assert isinstance(spatial.rect_nicol(F, 16, P=4, Q=4).A, np.ndarray)
 
 
+def _state(r):
+    """A result's whole state: its fields in order, and the loads matrix's attributes."""
+    def plain(d):
+        return [(k, (v.dtype, v.shape, v.tolist()) if isinstance(v, np.ndarray) else v)
+                for k, v in d.items() if k != "A"]
+
+    A = r.A
+    return plain(vars(r)), type(A), plain(vars(A)) if sps.issparse(A) else A.tolist()
+
+
+@pytest.mark.parametrize("weights", ["stored", "count", "values"])
+def test_one_call_result_built_at_once_as_by_the_constructors(monkeypatch, weights):
+    """The one-call default sets the result's fields at once and makes its loads matrix
+    without scipy's constructor: the same objects as SpatialPartition(...) and
+    csr_array(A, copy=False) with the arrays replaced (both paths forced here)."""
+    from wpart.spatial import _nicol, _sparse
+    from wpart.spatial._partition import SpatialPartition
+
+    assert _nicol._AT_ONCE  # (else the constructor runs: slower, the same result)
+    cases = []
+    for k, A in enumerate(_matrices(5, 5)):
+        if k % 2:
+            A = sps.csr_matrix(A)
+        if A.dtype.kind == "i":  # explicit zeros
+            A.data[::7] = 0
+        P, Q = ((4, 4), (8, 8), (3, 5))[k % 3]
+        cases.append((A, P, Q))
+    fast = [spatial.rect_nicol(A, P * Q, P=P, Q=Q, weights=weights) for A, P, Q in cases]
+    monkeypatch.setattr(_nicol, "_AT_ONCE", False)
+    monkeypatch.setattr(_sparse, "_CSR_NEW", ())
+    slow = [spatial.rect_nicol(A, P * Q, P=P, Q=Q, weights=weights) for A, P, Q in cases]
+    for a, b in zip(fast, slow):
+        assert type(a) is SpatialPartition and _state(a) == _state(b)
+        assert a == b and repr(a) == repr(b) and a.to_dict() == b.to_dict()
+        assert a.success and a.gap == b.gap
+        a.validate()
+        with pytest.raises(AttributeError):
+            a.m = 3  # (still frozen)
+        if weights != "values":
+            assert type(a.A) is sps.csr_array and a.A.has_canonical_format
+            assert a.A.indptr.dtype == a.A.indices.dtype == a.A.data.dtype == np.int64
+
+
 def test_unit_csr_refuses_malformed_arrays():
     from wpart import _core
 

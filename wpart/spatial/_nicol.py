@@ -5,6 +5,8 @@ incumbent; a start stops when a sweep does not lower its max load."""
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
 import time
 from typing import Any
@@ -19,7 +21,7 @@ from .. import _core
 from ._common import _Prepared, _bound, _verdict, factor_pair
 from ._grid import GridInput, _done, _grid_result, grid_rects, sym_cuts
 from ._sparse import (SPARSE_DENSITY, SPARSE_MIN_CELLS, _BYTES_PER_ENTRY, _BYTES_PER_LINE,
-                      _sp, check_sparse_size)
+                      check_sparse_size, loads_csr)
 from ._partition import SpatialPartition
 
 #: Start names of the engine. ``rows_*``: the rows are cut first (uniform, by load, by the
@@ -363,46 +365,71 @@ _SAME = 5
 _ZERO = 1
 
 
-def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple) -> tuple:
+def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None = None) -> tuple:
     """(params, stats) of the one-call default (``_core.spatial_rect_nicol_auto``'s `out`),
-    as :func:`nicol_engine` reports them."""
+    as :func:`nicol_engine` reports them; the stats after the keys of `head` (its values of
+    the same keys replaced)."""
     vals, halves, states, refs, lb = out[3], out[4], out[5], out[6], out[7]
-    run = [k for k in range(len(AUTO)) if states[k] != _SAME]
-    reached = bool(lb > 0 and min(vals[k] for k in run if states[k] != 2) <= lb) \
-        if any(states[k] != 2 for k in run) else False
+    # the bound is reached when a start that ran (not _SAME: equal to an earlier one; not 2:
+    # not run) reached it
+    reached = False
+    for k in range(len(AUTO) if lb > 0 else 0):
+        if states[k] != _SAME and states[k] != 2 and vals[k] <= lb:
+            reached = True
+            break
     table: dict = {}
-    won = None
-    for k in run:
-        name, st = AUTO[k], states[k]
-        if st == 2 and reached:
-            table[name] = {"max_load": None, "half_sweeps": 0, "state": "not_run_bound"}
-            continue
-        v = None if st == 2 else vals[k]
-        table[name] = {"max_load": v, "half_sweeps": halves[k], "state": _STATE[st]}
-        if st == 4:
-            table[name]["state"] = "same_as_" + AUTO[refs[k]] + "_transposed"
-            continue
-        if v is not None and (won is None or v < table[won]["max_load"]):
-            won = name
-    for k in range(len(AUTO)):
+    won = best = None
+    same = False
+    for k, name in enumerate(AUTO):
+        st = states[k]
+        if st == 0 or st == 1 or st == 3:
+            table[name] = {"max_load": vals[k], "half_sweeps": halves[k], "state": _STATE[st]}
+            if won is None or vals[k] < best:
+                won, best = name, vals[k]
+        elif st == _SAME:
+            same = True
+        elif st == 2:
+            table[name] = {"max_load": None, "half_sweeps": 0, "state": "not_run_bound"} \
+                if reached else {"max_load": None, "half_sweeps": halves[k], "state": "not_run"}
+        else:  # 4: the transpose of an earlier start
+            table[name] = {"max_load": vals[k], "half_sweeps": halves[k],
+                           "state": "same_as_" + AUTO[refs[k]] + "_transposed"}
+    for k, name in enumerate(AUTO if same else ()):
         if states[k] == _SAME:
-            same = AUTO[refs[k]]
-            table[AUTO[k]] = dict(table[same], state="same_as_" + same)
+            ref = AUTO[refs[k]]
+            table[name] = dict(table[ref], state="same_as_" + ref)
     polished = None if states[-1] == 2 else {"max_load": vals[-1], "half_sweeps": halves[-1]}
-    if out[14][0] >= 0:  # the cut-move polish ran (P Q >= 64)
+    pol = out[14]
+    if pol[0] >= 0:  # the cut-move polish ran (P Q >= 64)
         polished = dict(polished or {"max_load": None, "half_sweeps": 0},
-                        cut_moves=out[14][0], cut_move_max_load=out[14][1])
-    if out[14][2] >= 0:  # then the SGO kick (rect_polish.c)
-        polished.update(kick_iterations=out[14][2], kick_half_sweeps=out[14][3],
-                        kick_max_load=out[14][4])
+                        cut_moves=pol[0], cut_move_max_load=pol[1])
+    if pol[2] >= 0:  # then the SGO kick (rect_polish.c)
+        polished.update(kick_iterations=pol[2], kick_half_sweeps=pol[3], kick_max_load=pol[4])
     params = {"P": P, "Q": Q, "max_sweeps": max_sweeps, "starts": AUTO, "patience": 2,
               "refine": "auto", "abandon": True}
-    stats = {"start": won, "starts": table, "polish": polished, "lower_bound": lb or None,
-             "bound_reached": reached,
-             "iterations": table[won]["half_sweeps"] if won else 0,
-             "converged": bool(won) and table[won]["state"] == "stopped" and
-             (polished or table[won])["half_sweeps"] < 2 * max_sweeps}
+    w = table[won] if won else None
+    stats = dict(head or (), start=won, starts=table, polish=polished, lower_bound=lb or None,
+                 bound_reached=reached, iterations=w["half_sweeps"] if w else 0,
+                 converged=bool(w) and w["state"] == "stopped" and
+                 (polished or w)["half_sweeps"] < 2 * max_sweeps)
     return params, stats
+
+
+#: The stats of the one-call default that the step-by-step path's result also holds, first.
+_FAST_HEAD = {"seconds": 0.0, "iterations": 0, "probes": 0, "cost_evals": 0, "dp_states": 0,
+              "converged": True}
+
+
+#: (status, message) of rect_nicol's result when no time limit stopped it.
+_finished = functools.cache(lambda: _verdict("rect_nicol", False, 0.0, True))
+
+#: The one-call default's result gets its fields at once (the frozen dataclass's __init__ sets
+#: each through object.__setattr__: 1.9 us of a 30 us call) while they are SpatialPartition's,
+#: in _fast_result's order, and no __post_init__ runs.
+_AT_ONCE = not hasattr(SpatialPartition, "__post_init__") and \
+    [f.name for f in dataclasses.fields(SpatialPartition)] == [
+        "status", "message", "stats", "rects", "loads", "max_load", "avg_load", "total",
+        "lower_bound", "imbalance", "method", "params", "shape", "m", "A", "speeds"]
 
 
 def _fast_result(A: Any, m: int, total: Any, amax: Any, kind: str, out: tuple, loads: Any,
@@ -411,27 +438,18 @@ def _fast_result(A: Any, m: int, total: Any, amax: Any, kind: str, out: tuple, l
     loads matrix `A` (total and largest value as Python int or float), as _common._result
     makes it from a prepared input (the same values and types)."""
     avg = float(total) / float(m)
-    lb = _bound(total, m, amax, kind)
     lmax = loads.max().item()
-    status, message = _verdict("rect_nicol", bool(out[8]), tl, True)
-    return SpatialPartition(
-        rects=out[13], loads=loads, max_load=lmax, avg_load=avg, total=total,
-        lower_bound=lb, imbalance=float(lmax) / avg - 1.0 if total > 0 else 0.0,
-        method="rect_nicol", params=params, shape=tuple(A.shape), m=m, A=A, speeds=None,
-        status=status, message=message, stats=stats)
-
-
-def _loads_csr(A: Any, rp: Any, ci: Any, keep: Any, vals: Any) -> tuple:
-    """(matrix, rp, ci, vals): the canonical CSR loads matrix that SparseInput makes of the
-    canonical CSR matrix `A`, with int64 pointers and indices: the entries where `keep` is
-    set (None: all), `vals` there (None: int64 1s). (The matrix is a csr_array of A's shape
-    whose arrays are then replaced: csr_array's constructor from arrays scans them again.)"""
-    rp, ci, ones = _core.spatial_rect_unit_csr(A.shape[0], A.shape[1], rp, ci, keep)
-    vals = ones if vals is None else vals if keep is None else vals[keep]
-    B = _sp().csr_array(A, copy=False)
-    B.indptr, B.indices, B.data = rp, ci, vals
-    B.has_canonical_format = True
-    return B, rp, ci, vals
+    status, message = _verdict("rect_nicol", True, tl, True) if out[8] else _finished()
+    f = {"status": status, "message": message, "stats": stats, "rects": out[13],
+         "loads": loads, "max_load": lmax, "avg_load": avg, "total": total,
+         "lower_bound": _bound(total, m, amax, kind),
+         "imbalance": float(lmax) / avg - 1.0 if total > 0 else 0.0, "method": "rect_nicol",
+         "params": params, "shape": A.shape, "m": m, "A": A, "speeds": None}
+    if not _AT_ONCE:
+        return SpatialPartition(**f)
+    r = object.__new__(SpatialPartition)
+    r.__dict__.update(f)
+    return r
 
 
 def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, refine: Any,
@@ -455,13 +473,13 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
             getattr(A, "format", None) == "csr"):
         return None
     shape = A.shape
-    dt = A.dtype
+    rp, ci, vals = A.indptr, A.indices, A.data
+    dt = vals.dtype
     if len(shape) != 2 or not A.has_canonical_format or \
             (dt not in _DTYPES if weights == "values" else dt.kind not in "biuf"):
         return None
     n1, n2 = int(shape[0]), int(shape[1])
     cells = n1 * n2
-    rp, ci, vals = A.indptr, A.indices, A.data
     nnz = int(rp[-1])
     # integral loads at any density or size (the dense path's grid, loads and sums, exactly);
     # float loads where the input rules keep them sparse (the dense prefix sums in another
@@ -482,7 +500,7 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
         if weights == "count" and dt.kind == "f" and np.isnan(vals).any():
             return None  # (the general path's error)
         keep = vals != 0 if weights == "count" and not vals.all() else None
-        A, rp, ci, vals = _loads_csr(A, rp, ci, keep, None)
+        A, rp, ci, vals = loads_csr(A, rp, ci, keep, None)
     ms = min(max_sweeps, 2**62)
     tl = 0.0 if time_limit is None else float(time_limit)
     for _ in range(2):
@@ -490,12 +508,11 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
             return None
         # (1 per entry: no values, the core's unit weights; float loads, exact counts)
         out = _core.spatial_rect_nicol_auto(n1, n2, rp, ci, vals if weights == "values" else
-                                            None, P, Q, min(2 * ms, 2**62), loads=True,
-                                            time_limit=tl)
+                                            None, P, Q, min(2 * ms, 2**62), True, tl)
         if out[9] != _ZERO or weights != "values":
             break
         # explicit zeros (the check stops there, before any work): not loads
-        A, rp, ci, vals = _loads_csr(A, rp, ci, vals != 0, vals)
+        A, rp, ci, vals = loads_csr(A, rp, ci, vals != 0, vals)
     if out[9]:  # a bad value, a large int total: the step-by-step path decides
         return None
     if vals.dtype.kind == "i":  # (Python scalars: what the result holds)
@@ -504,9 +521,7 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
         total, amax, kind = float(vals.sum()), out[12], "f"
         if not math.isfinite(total):
             return None
-    params, stats = _auto_stats(P, Q, ms, out)
-    stats = dict({"seconds": 0.0, "iterations": 0, "probes": 0, "cost_evals": 0,
-                  "dp_states": 0, "converged": not out[8]}, **stats)
+    params, stats = _auto_stats(P, Q, ms, out, _FAST_HEAD)
     loads = out[2] if weights == "values" else out[2].astype(np.int64)
     return _fast_result(A, m, total, amax, kind, out, loads, params, stats, tl)
 
