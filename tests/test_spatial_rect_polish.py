@@ -51,6 +51,11 @@ def _random_loads(rng, nmax):
     return n1, n2, D
 
 
+def _float_loads(rng, D):
+    """Float loads on D's nonzero pattern (ties kept from D's integers)."""
+    return D * 0.3 + (D > 0) * rng.random(D.shape)
+
+
 def _assert_grid(R, C, n1, n2, P, Q):
     for c, n, k in ((R, n1, P), (C, n2, Q)):
         assert c.shape == (k + 1,) and c[0] == 0 and c[-1] == n and (np.diff(c) >= 0).all()
@@ -111,7 +116,7 @@ def test_kick_never_worse_and_reports_the_grids_max():
     for t in range(150):
         n1, n2, D = _random_loads(rng, 60)
         if t % 3 == 0:
-            D = D * 0.3 + (D > 0) * rng.random((n1, n2))  # float loads
+            D = _float_loads(rng, D)
         if t % 5 == 0:
             D[:, int(rng.integers(0, n2))] *= 20  # a heavy column (power-law like)
         P, Q = int(rng.integers(1, min(n1, 8) + 1)), int(rng.integers(1, min(n2, 8) + 1))
@@ -228,3 +233,214 @@ def test_kick_runs_no_further_sgo_where_nic_is_short(monkeypatch):
     r = spatial.rect_nicol(A, 4096, P=64, Q=64)
     assert r.stats["polish"]["kick_iterations"] == 100
     assert r.stats["polish"]["kick_half_sweeps"] < 20
+
+
+def _ref_polish(args, P, Q, R, C, max_iter, window=8, tenure=3):
+    """A plain reimplementation of rect_polish.c's cut moves: every place's two stripes from
+    scratch over all blocks, the sums of squares in the blocks' order (the same float
+    operations in the same order as the C code, so bit-identical for float loads too)."""
+    n1, n2, rp, ci, w = args
+    rp, ci = np.asarray(rp), np.asarray(ci)
+    rows = np.repeat(np.arange(n1), np.diff(rp))
+    order = np.argsort(ci, kind="stable")  # the transpose: each column's entries by row
+    cp = np.zeros(n2 + 1, np.int64)
+    cp[1:] = np.cumsum(np.bincount(ci, minlength=n2))
+    sides = [(rp.tolist(), ci.tolist(), None if w is None else np.asarray(w).tolist()),
+             (cp.tolist(), rows[order].tolist(), None if w is None else np.asarray(w)[order].tolist())]
+    K, cut, inf = [P, Q], [list(map(int, R)), list(map(int, C))], float("inf")
+    st = {}
+
+    def at(d, p, q):
+        return st["L"][p][q] if d == 0 else st["L"][q][p]
+
+    def put(d, p, q, v):
+        if d == 0:
+            st["L"][p][q] = v
+        else:
+            st["L"][q][p] = v
+
+    def stripe(d, p):
+        mx, c = -inf, 0
+        for q in range(K[1 - d]):
+            v = at(d, p, q)
+            if v > mx:
+                mx, c = v, 1
+            elif v == mx:
+                c += 1
+        st["smax"][d][p], st["scnt"][d][p] = mx, c
+
+    def glob():
+        M, c = -inf, 0
+        for p in range(K[0]):
+            if st["smax"][0][p] > M:
+                M, c = st["smax"][0][p], st["scnt"][0][p]
+            elif st["smax"][0][p] == M:
+                c += st["scnt"][0][p]
+        st["M"], st["c"] = M, c
+
+    def loads():
+        st["map"] = [[0] * n for n in (n1, n2)]
+        for d in range(2):
+            for p in range(K[d]):
+                for i in range(cut[d][p], cut[d][p + 1]):
+                    st["map"][d][i] = p
+        st["L"] = [[0.0] * Q for _ in range(P)]
+        ptr, idx, ww = sides[0]
+        for i in range(n1):
+            row = st["L"][st["map"][0][i]]
+            for e in range(ptr[i], ptr[i + 1]):
+                row[st["map"][1][idx[e]]] += ww[e] if ww else 1.0
+        st["smax"], st["scnt"] = [[0.0] * K[d] for d in range(2)], [[0] * K[d] for d in range(2)]
+        for d in range(2):
+            for p in range(K[d]):
+                stripe(d, p)
+        glob()
+        return st["M"]
+
+    def less(o, o0):
+        return o[0] < o0[0] or (o[0] == o0[0] and (o[1] < o0[1] or (
+            o[1] == o0[1] and o[2] < o0[2] - 1e-12 * abs(o0[2]))))
+
+    def best(d, k, force, o):
+        ptr, idx, ww = sides[d]
+        om, Ko = st["map"][1 - d], K[1 - d]
+        a, x0, b = cut[d][k - 1], cut[d][k], cut[d][k + 1]
+        Mo, co, ss0, bx, keep = -inf, 0, 0.0, x0, None
+        for p in range(K[d]):
+            if p in (k - 1, k):
+                continue
+            if st["smax"][d][p] > Mo:
+                Mo, co = st["smax"][d][p], st["scnt"][d][p]
+            elif st["smax"][d][p] == Mo:
+                co += st["scnt"][d][p]
+        for q in range(Ko):
+            la, lb = at(d, k - 1, q), at(d, k, q)
+            ss0 += la * la + lb * lb
+        if force:
+            o[:] = [inf, 0, 0.0]
+        for sgn in (1, -1):
+            D, x = [0.0] * Ko, x0
+            for _ in range(window):
+                if sgn > 0:
+                    if x >= b:
+                        break
+                    i, x = x, x + 1
+                else:
+                    if x <= a:
+                        break
+                    x -= 1
+                    i = x
+                for e in range(ptr[i], ptr[i + 1]):
+                    D[om[idx[e]]] += ww[e] if ww else 1.0
+                na, nb, ss = [], [], 0.0
+                for q in range(Ko):
+                    la, lb = at(d, k - 1, q), at(d, k, q)
+                    va = la + D[q] if sgn > 0 else la - D[q]
+                    vb = lb - D[q] if sgn > 0 else lb + D[q]
+                    if va > o[0] or vb > o[0]:
+                        break
+                    na.append(va)
+                    nb.append(vb)
+                    ss += va * va + vb * vb
+                else:
+                    r = [max(Mo, max(na), max(nb)), 0, ss - ss0]
+                    r[1] = (co if Mo == r[0] else 0) + na.count(r[0]) + nb.count(r[0])
+                    if less(r, o):
+                        o[:] = r
+                        bx, keep = x, (na, nb)
+        return bx, keep
+
+    def move(d, k, x, keep):
+        x0 = cut[d][k]
+        for i in range(min(x, x0), max(x, x0)):
+            st["map"][d][i] = k - 1 if x > x0 else k
+        cut[d][k] = x
+        for q in range(K[1 - d]):
+            put(d, k - 1, q, keep[0][q])
+            put(d, k, q, keep[1][q])
+        stripe(d, k - 1)
+        stripe(d, k)
+        for q in range(K[1 - d]):
+            stripe(1 - d, q)
+        glob()
+
+    def step(tabu, it, force, bo_best):
+        bo, bd, bk = [inf if force else st["M"], st["c"], 0.0], -1, 0
+        for d in range(2):
+            for k in range(1, K[d]):
+                if not (st["smax"][d][k - 1] == st["M"] or st["smax"][d][k] == st["M"]):
+                    continue
+                o = [st["M"], st["c"], 0.0]
+                x, _ = best(d, k, force, o)
+                if x == cut[d][k]:
+                    continue
+                ok = tabu[d][k] <= it or o[0] < bo_best[0] or (o[0] == bo_best[0] and
+                                                              o[1] < bo_best[1])
+                if ok and less(o, bo):
+                    bo, bd, bk = o, d, k
+        if bd < 0:
+            return False
+        o = [st["M"], st["c"], 0.0]
+        x, keep = best(bd, bk, force, o)
+        move(bd, bk, x, keep)
+        tabu[bd][bk] = it + tenure
+        return True
+
+    orig = [list(cut[0]), list(cut[1])]
+    v0 = loads()
+    bo = [st["M"], st["c"], 0.0]
+    keep_best = [list(cut[0]), list(cut[1])]
+    tabu = [[0] * (P + 1), [0] * (Q + 1)]
+    moves = steps = 0
+    descending, cap, it = True, 4 * (P + Q), 0
+    while True:
+        if descending and moves >= cap:
+            descending = False
+        if not descending:
+            steps += 1
+            if steps - 1 >= max_iter:
+                break
+        if not step(tabu, it, not descending, bo):
+            if not descending:
+                break
+            descending = False
+            it += 1
+            continue
+        moves += 1
+        if st["M"] < bo[0] or (st["M"] == bo[0] and st["c"] < bo[1]):
+            bo = [st["M"], st["c"], 0.0]
+            keep_best = [list(cut[0]), list(cut[1])]
+        it += 1
+    cut[0][:], cut[1][:] = keep_best
+    value = loads()
+    if not value <= v0:
+        cut[0][:], cut[1][:] = orig
+        value = v0
+    return np.array(cut[0]), np.array(cut[1]), value, moves
+
+
+def _plain_case(rng, t):
+    """A random polish call (int, float or large-int loads; sparse or dense; uniform or random
+    cuts) against the plain reimplementation: the same grid, max and moves. Returns the
+    moves."""
+    n1, n2, D = _random_loads(rng, 36)
+    D = (D * 2**27 if t % 2 == 0 else D, _float_loads(rng, D), D)[t % 3]  # 2**27: the sums
+    # of squares pass 2**53
+    P, Q = int(rng.integers(2, min(n1, 7) + 2)), int(rng.integers(2, min(n2, 7) + 2))
+    R = _cuts(rng, n1, P) if t % 2 else (np.arange(P + 1) * n1) // P
+    C = _cuts(rng, n2, Q) if t % 2 else (np.arange(Q + 1) * n2) // Q
+    it = int(rng.integers(1, 25))
+    g = GridInput(_Prepared(sps.csr_array(D) if t % 4 else D, P * Q, True, sparse=True))
+    R2, C2, v, moves, _ = _core.spatial_rect_polish(*g.args(), P, Q, R.astype(np.int64),
+                                                    C.astype(np.int64), max_iter=it)
+    R3, C3, v3, moves3 = _ref_polish(g.args(), P, Q, R, C, it)
+    assert np.array_equal(R2, R3) and np.array_equal(C2, C3), t
+    assert (v, moves) == (v3, moves3), t
+    return moves
+
+
+def test_polish_equals_a_plain_reimplementation():
+    # the cut moves' incremental search (touched stripes, cached places, sorted stripes) makes
+    # the same moves as the plain search
+    rng = np.random.default_rng(27)
+    assert sum(_plain_case(rng, t) > 0 for t in range(60)) > 30

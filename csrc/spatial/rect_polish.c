@@ -4,8 +4,9 @@
  * no move of one dimension lowers the max load. Among the many placements with that max,
  * moving a single cut can still lower the number of blocks at it (and even out the two
  * stripes it separates); once no block is left at the max, the max has gone down. The search
- * keeps the block loads, each stripe's largest block and how many blocks hold it, so a move
- * of cut k by x positions costs the entries of the x moved rows (or columns) plus P + Q. */
+ * keeps the block loads, each stripe's largest block and how many blocks hold it, and each
+ * stripe's blocks by load; a cut's places cost the entries of the moved rows (or columns) and
+ * the blocks they reach, and stay known until a move changes them (rp_fill). */
 #include "rect_grid_i.h"
 
 #include "rect_polish.h"
@@ -78,6 +79,31 @@ typedef struct {
     double ss;
 } rp_obj_t;
 
+/* A place of a cut changes the two stripes it separates only in the blocks of T, the other
+ * dimension's stripes that hold entries of the moved rows (columns); the rest of the two
+ * stripes keeps its loads, whose max and count come from the stripe's blocks by load (ord),
+ * the first group of equal loads not all in T. With exact loads (integral, the squares' sums
+ * at most 2**53) the change of the sum of squares is summed over T alone and a run of entries
+ * in one stripe apart (the same numbers in any order); otherwise the moved loads add up entry
+ * by entry and the squares over both stripes in their order, as the plain search does. The
+ * places of a cut are kept (slot) until a move changes them. */
+typedef struct {
+    int n; /* places (-1: to be made) */
+    int64_t x[2 * RP_WINDOW], c[2 * RP_WINDOW];
+    double m[2 * RP_WINDOW], ss[2 * RP_WINDOW];
+} rp_slot_t;
+
+typedef struct {
+    rp_t s;
+    rp_slot_t *slot[2]; /* per cut k of dimension d: its places (rp_fill) */
+    int32_t *ord[2];    /* per stripe of dimension d: its blocks by load (rp_sort) */
+    int exact;
+    double *D;     /* per stripe of the other dimension: the load moved so far (0 out of T) */
+    int32_t *T;    /* the stripes touched, nt of them ... */
+    uint8_t *in;   /* ... and which (0 out of T) */
+    int64_t nt;
+} rp_run_t;
+
 /* o below o0, lexicographically (the squares with a relative tolerance) */
 static inline int rp_less(const rp_obj_t *o, const rp_obj_t *o0)
 {
@@ -86,37 +112,147 @@ static inline int rp_less(const rp_obj_t *o, const rp_obj_t *o0)
                                                                       fabs(o0->ss))));
 }
 
-/* The best place for cut k of dimension d within RP_WINDOW of where it is (between its
- * neighbours), ranked by *o (in: the rank to beat; force: any place but the current one). The
- * new loads of stripes k - 1 and k go to ba, bb. Returns the place (the current one when none
- * beats *o); *o is then its rank. */
-static int64_t rp_best(rp_t *s, int d, int64_t k, int force, rp_obj_t *o)
+/* add the entries of major i to D (T grows by the stripes they reach; the fields in locals:
+ * the stores to in[] may alias anything) */
+static inline void rp_take(rp_run_t *u, const rg_side_t *sd, const int32_t *om, int64_t i)
 {
+    const int64_t *ci = sd->idx;
+    const double *w = sd->w;
+    double *D = u->D;
+    int32_t *T = u->T;
+    uint8_t *in = u->in;
+    int64_t nt = u->nt, e1 = sd->ptr[i + 1];
+    int32_t pq = -1; /* the last entry's stripe: a row's entries are mostly sorted */
+    if (u->exact) { /* a run of entries in one stripe summed apart (exact: the same sums) */
+        double run = 0.0;
+        for (int64_t e = sd->ptr[i]; e < e1; e++) {
+            int32_t q = om[ci[e]];
+            if (q != pq) {
+                if (pq >= 0) {
+                    D[pq] += run;
+                }
+                run = 0.0;
+                if (!in[q]) {
+                    in[q] = 1;
+                    T[nt++] = q;
+                }
+                pq = q;
+            }
+            run += w ? w[e] : 1.0;
+        }
+        if (pq >= 0) {
+            D[pq] += run;
+        }
+        u->nt = nt;
+        return;
+    }
+    for (int64_t e = sd->ptr[i]; e < e1; e++) {
+        int32_t q = om[ci[e]];
+        if (q != pq) {
+            if (!in[q]) {
+                in[q] = 1;
+                T[nt++] = q;
+            }
+            pq = q;
+        }
+        D[q] += w ? w[e] : 1.0;
+    }
+    u->nt = nt;
+}
+
+static inline void rp_clear(rp_run_t *u)
+{
+    for (int64_t t = 0; t < u->nt; t++) {
+        u->D[u->T[t]] = 0.0;
+        u->in[u->T[t]] = 0;
+    }
+    u->nt = 0;
+}
+
+static inline void rp_top(double x, double *m, int64_t *c)
+{
+    if (x > *m) {
+        *m = x;
+        *c = 1;
+    } else if (x == *m) {
+        ++*c;
+    }
+}
+
+/* ord[d][p Ko ..]: the blocks of stripe p of dimension d by load, largest first (insertion sort
+ * from the order it had: after a move only a few blocks change) */
+static void rp_sort(rp_run_t *u, int d, int64_t p)
+{
+    rp_t *s = &u->s;
+    int64_t Ko = s->K[1 - d], st = d == 0 ? 1 : s->K[1];
+    const double *v = rp_at(s, d, p, 0);
+    int32_t *o = u->ord[d] + p * Ko;
+    for (int64_t j = 1; j < Ko; j++) {
+        int32_t q = o[j];
+        double x = v[q * st];
+        int64_t i = j;
+        while (i > 0 && v[o[i - 1] * st] < x) {
+            o[i] = o[i - 1];
+            i--;
+        }
+        o[i] = q;
+    }
+}
+
+/* The blocks of a stripe out of T (v[q * st], o: the stripe's order): the group of equal loads
+ * o[j .. je) holding their max m, and c of the group out of T (the first seen members of T
+ * taken out). */
+typedef struct {
+    int64_t j, je, c, seen;
+    double m;
+} rp_rest_t;
+
+/* the max of the stripe's blocks out of T and how many hold it (-inf, 0: none) */
+static inline double rp_rest(const rp_run_t *u, const double *v, int64_t st, const int32_t *o,
+                             int64_t Ko, rp_rest_t *r, int64_t *cnt)
+{
+    for (; r->seen < u->nt; r->seen++) {
+        r->c -= v[u->T[r->seen] * st] == r->m;
+    }
+    while (r->c == 0 && r->je < Ko) { /* the group is in T: the next group */
+        r->j = r->je;
+        r->m = v[o[r->j] * st];
+        for (r->je = r->j; r->je < Ko && v[o[r->je] * st] == r->m; r->je++) {
+            r->c += !u->in[o[r->je]];
+        }
+    }
+    *cnt = r->c;
+    return r->c > 0 ? r->m : -RG_INF;
+}
+
+/* The places of cut k of dimension d within RP_WINDOW of where it is (between its
+ * neighbours), first upwards then downwards, into its slot of the cache: each place, the
+ * largest block of the two stripes it separates, how many blocks hold that load, and the change
+ * of the sum of squares of their blocks. A move of a cut changes only the slots of the cut and
+ * of its two neighbours, and every slot of the other dimension (its stripes' loads and the
+ * moved rows' stripes), so a slot holds until then. */
+static void rp_fill(rp_run_t *u, int d, int64_t k)
+{
+    rp_t *s = &u->s;
     const rg_side_t *sd = &s->side[d];
     const int32_t *om = s->map[1 - d];
     int64_t Ko = s->K[1 - d], a = s->cut[d][k - 1], x0 = s->cut[d][k], b = s->cut[d][k + 1];
-    double Mo = -RG_INF, ss0 = 0.0;
-    int64_t co = 0, bx = x0;
-    for (int64_t p = 0; p < s->K[d]; p++) {
-        if (p == k - 1 || p == k) {
-            continue;
-        }
-        if (s->smax[d][p] > Mo) {
-            Mo = s->smax[d][p];
-            co = s->scnt[d][p];
-        } else if (s->smax[d][p] == Mo) {
-            co += s->scnt[d][p];
+    int64_t st = d == 0 ? 1 : s->K[1]; /* stripes k - 1, k: La[q * st], Lb[q * st] */
+    const double *La = rp_at(s, d, k - 1, 0), *Lb = rp_at(s, d, k, 0), *D = u->D;
+    rp_slot_t *sl = u->slot[d] + k;
+    double ss0 = 0.0;
+    if (!u->exact) {
+        for (int64_t q = 0; q < Ko; q++) {
+            double la = La[q * st], lb = Lb[q * st];
+            ss0 += la * la + lb * lb;
         }
     }
-    for (int64_t q = 0; q < Ko; q++) {
-        double la = *rp_at(s, d, k - 1, q), lb = *rp_at(s, d, k, q);
-        ss0 += la * la + lb * lb;
-    }
-    if (force) {
-        *o = (rp_obj_t){RG_INF, 0, 0.0};
-    }
+    sl->n = 0;
     for (int sgn = 1; sgn >= -1; sgn -= 2) {
-        memset(s->D, 0, (size_t)Ko * sizeof(double));
+        /* the rests: at first the stripes' largest group */
+        rp_rest_t ra = {0, s->scnt[d][k - 1], s->scnt[d][k - 1], 0, s->smax[d][k - 1]};
+        rp_rest_t rb = {0, s->scnt[d][k], s->scnt[d][k], 0, s->smax[d][k]};
+        const int32_t *oa = u->ord[d] + (k - 1) * Ko, *ob = u->ord[d] + k * Ko;
         int64_t x = x0;
         for (int64_t step = 1; step <= RP_WINDOW; step++) {
             int64_t i;
@@ -131,63 +267,131 @@ static int64_t rp_best(rp_t *s, int d, int64_t k, int force, rp_obj_t *o)
                 }
                 i = --x;
             }
-            for (int64_t e = sd->ptr[i]; e < sd->ptr[i + 1]; e++) {
-                s->D[om[sd->idx[e]]] += sd->w ? sd->w[e] : 1.0;
+            rp_take(u, sd, om, i);
+            double m = -RG_INF, ds = 0.0;
+            int64_t c = 0, ua, ub;
+            for (int64_t t = 0; t < u->nt; t++) {
+                int32_t q = u->T[t];
+                double la = La[q * st], lb = Lb[q * st];
+                double va = sgn > 0 ? la + D[q] : la - D[q];
+                double vb = sgn > 0 ? lb - D[q] : lb + D[q];
+                rp_top(va, &m, &c);
+                rp_top(vb, &m, &c);
+                ds += (va * va + vb * vb) - (la * la + lb * lb);
             }
-            double ma = -RG_INF, mb = -RG_INF, ss = 0.0;
-            int over = 0; /* a block above the rank to beat: this place cannot beat it */
-            for (int64_t q = 0; q < Ko; q++) {
-                double la = *rp_at(s, d, k - 1, q), lb = *rp_at(s, d, k, q);
-                double va = sgn > 0 ? la + s->D[q] : la - s->D[q];
-                double vb = sgn > 0 ? lb - s->D[q] : lb + s->D[q];
-                if (va > o->M || vb > o->M) {
-                    over = 1;
-                    break;
+            double ma = rp_rest(u, La, st, oa, Ko, &ra, &ua);
+            double mb = rp_rest(u, Lb, st, ob, Ko, &rb, &ub);
+            if (ma > m) {
+                m = ma;
+                c = 0;
+            }
+            if (mb > m) {
+                m = mb;
+                c = 0;
+            }
+            c += (ma == m ? ua : 0) + (mb == m ? ub : 0);
+            if (!u->exact) { /* the squares in the full pass's order */
+                double ss = 0.0;
+                for (int64_t q = 0; q < Ko; q++) {
+                    double la = La[q * st], lb = Lb[q * st];
+                    double va = sgn > 0 ? la + D[q] : la - D[q];
+                    double vb = sgn > 0 ? lb - D[q] : lb + D[q];
+                    ss += va * va + vb * vb;
                 }
-                s->na[q] = va;
-                s->nb[q] = vb;
-                ma = va > ma ? va : ma;
-                mb = vb > mb ? vb : mb;
-                ss += va * va + vb * vb;
+                ds = ss - ss0;
             }
-            if (over) {
-                continue;
-            }
-            rp_obj_t r = {Mo > ma ? Mo : ma, 0, ss - ss0};
-            r.M = r.M > mb ? r.M : mb;
-            r.c = Mo == r.M ? co : 0;
-            for (int64_t q = 0; q < Ko; q++) {
-                r.c += (s->na[q] == r.M) + (s->nb[q] == r.M);
-            }
-            if (rp_less(&r, o)) {
-                *o = r;
-                bx = x;
-                memcpy(s->ba, s->na, (size_t)Ko * sizeof(double));
-                memcpy(s->bb, s->nb, (size_t)Ko * sizeof(double));
-            }
+            sl->x[sl->n] = x;
+            sl->m[sl->n] = m;
+            sl->c[sl->n] = c;
+            sl->ss[sl->n] = ds;
+            sl->n++;
+        }
+        rp_clear(u);
+    }
+}
+
+/* The best place for cut k of dimension d within RP_WINDOW of where it is, ranked by *o (in:
+ * the rank to beat; force: any place but the current one). Returns the place (the current one
+ * when none beats *o); *o is then its rank. */
+static int64_t rp_best(rp_run_t *u, int d, int64_t k, int force, rp_obj_t *o)
+{
+    rp_t *s = &u->s;
+    double Mo = -RG_INF;
+    int64_t co = 0, bx = s->cut[d][k];
+    for (int64_t p = 0; p < s->K[d]; p++) { /* the other stripes of dimension d */
+        if (p == k - 1 || p == k) {
+            continue;
+        }
+        if (s->smax[d][p] > Mo) {
+            Mo = s->smax[d][p];
+            co = s->scnt[d][p];
+        } else if (s->smax[d][p] == Mo) {
+            co += s->scnt[d][p];
+        }
+    }
+    if (force) {
+        *o = (rp_obj_t){RG_INF, 0, 0.0};
+    }
+    rp_slot_t *sl = u->slot[d] + k;
+    if (sl->n < 0) {
+        rp_fill(u, d, k);
+    }
+    for (int j = 0; j < sl->n; j++) {
+        if (sl->m[j] > o->M) {
+            continue; /* a block above the rank to beat: this place cannot beat it */
+        }
+        rp_obj_t r = {Mo > sl->m[j] ? Mo : sl->m[j], 0, sl->ss[j]};
+        r.c = (Mo == r.M ? co : 0) + (sl->m[j] == r.M ? sl->c[j] : 0);
+        if (rp_less(&r, o)) {
+            *o = r;
+            bx = sl->x[j];
         }
     }
     return bx;
 }
 
-/* move cut k of dimension d to x (stripe loads in ba, bb) */
-static void rp_move(rp_t *s, int d, int64_t k, int64_t x)
+/* move cut k of dimension d to x: the two stripes' loads as rp_best made them */
+static void rp_move(rp_run_t *u, int d, int64_t k, int64_t x)
 {
-    int64_t x0 = s->cut[d][k];
+    rp_t *s = &u->s;
+    const rg_side_t *sd = &s->side[d];
+    int64_t x0 = s->cut[d][k], st = d == 0 ? 1 : s->K[1];
+    double *La = rp_at(s, d, k - 1, 0), *Lb = rp_at(s, d, k, 0);
+    if (x > x0) {
+        for (int64_t i = x0; i < x; i++) {
+            rp_take(u, sd, s->map[1 - d], i);
+        }
+    } else {
+        for (int64_t i = x0 - 1; i >= x; i--) {
+            rp_take(u, sd, s->map[1 - d], i);
+        }
+    }
+    for (int64_t t = 0; t < u->nt; t++) {
+        int32_t q = u->T[t];
+        double la = La[q * st], lb = Lb[q * st];
+        La[q * st] = x > x0 ? la + u->D[q] : la - u->D[q];
+        Lb[q * st] = x > x0 ? lb - u->D[q] : lb + u->D[q];
+    }
     for (int64_t i = x < x0 ? x : x0; i < (x < x0 ? x0 : x); i++) {
         s->map[d][i] = (int32_t)(x > x0 ? k - 1 : k);
     }
     s->cut[d][k] = x;
-    for (int64_t q = 0; q < s->K[1 - d]; q++) {
-        *rp_at(s, d, k - 1, q) = s->ba[q];
-        *rp_at(s, d, k, q) = s->bb[q];
-    }
     rp_stripe(s, d, k - 1);
     rp_stripe(s, d, k);
-    for (int64_t q = 0; q < s->K[1 - d]; q++) {
-        rp_stripe(s, 1 - d, q);
+    rp_sort(u, d, k - 1);
+    rp_sort(u, d, k);
+    for (int64_t t = 0; t < u->nt; t++) { /* the other stripes changed only in T */
+        rp_stripe(s, 1 - d, u->T[t]);
+        rp_sort(u, 1 - d, u->T[t]);
     }
+    rp_clear(u);
     rp_global(s);
+    for (int64_t j = k - 1; j <= k + 1; j++) {
+        u->slot[d][j].n = -1;
+    }
+    for (int64_t j = 1; j < s->K[1 - d]; j++) {
+        u->slot[1 - d][j].n = -1;
+    }
 }
 
 /* whether cut k of dimension d separates a stripe holding a block at the max */
@@ -199,12 +403,13 @@ static inline int rp_hot(const rp_t *s, int d, int64_t k)
 /* One step: the best move of a cut next to a block at the max that is not tabu (tabu[d][k] >
  * step; a move to a grid below the best met, *best, is taken anyway), improving or not when
  * force. Returns 0 when no move was made. */
-static int rp_step(rp_t *s, int64_t *tabu[2], int64_t step, int64_t tenure, int force,
+static int rp_step(rp_run_t *u, int64_t *tabu[2], int64_t step, int64_t tenure, int force,
                    const rp_obj_t *best)
 {
+    rp_t *s = &u->s;
     rp_obj_t bo = {s->M, s->c, 0.0};
     int bd = -1;
-    int64_t bk = 0;
+    int64_t bk = 0, bx = 0;
     if (force) {
         bo.M = RG_INF;
     }
@@ -214,7 +419,7 @@ static int rp_step(rp_t *s, int64_t *tabu[2], int64_t step, int64_t tenure, int 
                 continue;
             }
             rp_obj_t o = {s->M, s->c, 0.0};
-            int64_t x = rp_best(s, d, k, force, &o);
+            int64_t x = rp_best(u, d, k, force, &o);
             if (x == s->cut[d][k]) {
                 continue;
             }
@@ -223,16 +428,37 @@ static int rp_step(rp_t *s, int64_t *tabu[2], int64_t step, int64_t tenure, int 
                 bo = o;
                 bd = d;
                 bk = k;
+                bx = x;
             }
         }
     }
     if (bd < 0) {
         return 0;
     }
-    rp_obj_t o = {s->M, s->c, 0.0};
-    rp_move(s, bd, bk, rp_best(s, bd, bk, force, &o));
+    rp_move(u, bd, bk, bx);
     tabu[bd][bk] = step + tenure;
     return 1;
+}
+
+/* whether the squares of the block loads sum exactly in any order: integral weights whose
+ * absolute sum S has S^2 <= 2^53 (every block load and every sum of squares is an integer of
+ * at most S^2) */
+static int rp_exact(const wpart_rg_csr_t *A)
+{
+    const double lim = 94906265.0; /* floor(sqrt(2^53)) */
+    int64_t nnz = A->rp[A->n1];
+    if (!A->w) {
+        return (double)nnz <= lim;
+    }
+    double S = 0.0;
+    for (int64_t e = 0; e < nnz && S <= lim; e++) {
+        double w = fabs(A->w[e]);
+        if (!(w <= lim) || (double)(int64_t)w != w) { /* large, fractional or nan */
+            return 0;
+        }
+        S += w;
+    }
+    return S <= lim;
 }
 
 wpart_status_t wpart_spatial_rect_polish(const wpart_rg_csr_t *A, int64_t P, int64_t Q,
@@ -262,43 +488,62 @@ wpart_status_t wpart_i_rect_polish(const wpart_rg_csr_t *A, const wpart_rg_csr_t
     wpart_status_t st = WPART_OK;
     double t0 = wpart_i_now();
     int64_t *best[2] = {NULL, NULL}, *orig[2] = {NULL, NULL}, *tabu[2] = {NULL, NULL};
-    rp_t s;
-    memset(&s, 0, sizeof s);
+    rp_run_t u;
+    rp_t *s = &u.s;
+    memset(&u, 0, sizeof u);
     *timed_out = 0;
     *iters = 0;
     int64_t K = P > Q ? P : Q, nmax = A->n1 > A->n2 ? A->n1 : A->n2;
-    s.side[0] = (rg_side_t){A->n1, A->n2, A->rp, A->ci, A->w};
-    s.side[1] = (rg_side_t){At->n1, At->n2, At->rp, At->ci, At->w};
-    s.K[0] = P;
-    s.K[1] = Q;
-    s.cut[0] = R;
-    s.cut[1] = C;
-    s.L = wpart_i_malloc(P, (size_t)Q * sizeof(double));
-    s.D = wpart_i_malloc(K, sizeof(double));
-    s.na = wpart_i_malloc(K, sizeof(double));
-    s.nb = wpart_i_malloc(K, sizeof(double));
-    s.ba = wpart_i_malloc(K, sizeof(double));
-    s.bb = wpart_i_malloc(K, sizeof(double));
+    s->side[0] = (rg_side_t){A->n1, A->n2, A->rp, A->ci, A->w};
+    s->side[1] = (rg_side_t){At->n1, At->n2, At->rp, At->ci, At->w};
+    s->K[0] = P;
+    s->K[1] = Q;
+    s->cut[0] = R;
+    s->cut[1] = C;
+    s->L = wpart_i_malloc(P, (size_t)Q * sizeof(double));
+    u.D = wpart_i_calloc(K, sizeof(double));
+    u.T = wpart_i_malloc(K, sizeof(int32_t));
+    u.in = wpart_i_calloc(K, sizeof(uint8_t));
+    u.exact = rp_exact(A);
+    u.slot[0] = wpart_i_malloc(P + 1, sizeof(rp_slot_t));
+    u.slot[1] = wpart_i_malloc(Q + 1, sizeof(rp_slot_t));
+    u.ord[0] = wpart_i_malloc(P, (size_t)Q * sizeof(int32_t));
+    u.ord[1] = wpart_i_malloc(P, (size_t)Q * sizeof(int32_t));
     for (int d = 0; d < 2; d++) {
-        s.map[d] = wpart_i_malloc(nmax > 0 ? nmax : 1, sizeof(int32_t));
-        s.smax[d] = wpart_i_malloc(K, sizeof(double));
-        s.scnt[d] = wpart_i_malloc(K, sizeof(int64_t));
+        s->map[d] = wpart_i_malloc(nmax > 0 ? nmax : 1, sizeof(int32_t));
+        s->smax[d] = wpart_i_malloc(K, sizeof(double));
+        s->scnt[d] = wpart_i_malloc(K, sizeof(int64_t));
         best[d] = wpart_i_malloc(K + 1, sizeof(int64_t));
         orig[d] = wpart_i_malloc(K + 1, sizeof(int64_t));
         tabu[d] = wpart_i_calloc(K + 1, sizeof(int64_t));
-        if (!s.map[d] || !s.smax[d] || !s.scnt[d] || !best[d] || !orig[d] || !tabu[d]) {
+        if (!s->map[d] || !s->smax[d] || !s->scnt[d] || !best[d] || !orig[d] || !tabu[d]) {
             WPART_FAIL(WPART_ENOMEM, "out of memory in the grid polish");
         }
     }
-    if (!s.L || !s.D || !s.na || !s.nb || !s.ba || !s.bb) {
+    if (!s->L || !u.D || !u.T || !u.in || !u.slot[0] || !u.slot[1] || !u.ord[0] ||
+        !u.ord[1]) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in the grid polish");
+    }
+    for (int64_t j = 0; j <= P; j++) {
+        u.slot[0][j].n = -1;
+    }
+    for (int64_t j = 0; j <= Q; j++) {
+        u.slot[1][j].n = -1;
     }
     memcpy(orig[0], R, (size_t)(P + 1) * sizeof(int64_t));
     memcpy(orig[1], C, (size_t)(Q + 1) * sizeof(int64_t));
     memcpy(best[0], R, (size_t)(P + 1) * sizeof(int64_t));
     memcpy(best[1], C, (size_t)(Q + 1) * sizeof(int64_t));
-    double v0 = wpart_i_rp_loads(&s);
-    rp_obj_t bo = {s.M, s.c, 0.0};
+    double v0 = wpart_i_rp_loads(s);
+    for (int d = 0; d < 2; d++) {
+        for (int64_t p = 0; p < s->K[d]; p++) {
+            for (int64_t q = 0; q < s->K[1 - d]; q++) {
+                u.ord[d][p * s->K[1 - d] + q] = (int32_t)q;
+            }
+            rp_sort(&u, d, p);
+        }
+    }
+    rp_obj_t bo = {s->M, s->c, 0.0};
     int64_t moves = 0, steps = 0, cap = 4 * (P + Q);
     int descending = 1;
     /* the descent (at most 4 (P + Q) moves), then max_iter tabu steps (a cut that moved stays
@@ -310,7 +555,7 @@ wpart_status_t wpart_i_rect_polish(const wpart_rg_csr_t *A, const wpart_rg_csr_t
         if (!descending && steps++ >= max_iter) {
             break;
         }
-        if (!rp_step(&s, tabu, step, RP_TENURE, !descending, &bo)) {
+        if (!rp_step(&u, tabu, step, RP_TENURE, !descending, &bo)) {
             if (!descending) {
                 break;
             }
@@ -318,8 +563,8 @@ wpart_status_t wpart_i_rect_polish(const wpart_rg_csr_t *A, const wpart_rg_csr_t
             continue;
         }
         moves++;
-        if (s.M < bo.M || (s.M == bo.M && s.c < bo.c)) {
-            bo = (rp_obj_t){s.M, s.c, 0.0};
+        if (s->M < bo.M || (s->M == bo.M && s->c < bo.c)) {
+            bo = (rp_obj_t){s->M, s->c, 0.0};
             memcpy(best[0], R, (size_t)(P + 1) * sizeof(int64_t));
             memcpy(best[1], C, (size_t)(Q + 1) * sizeof(int64_t));
         }
@@ -333,7 +578,7 @@ wpart_status_t wpart_i_rect_polish(const wpart_rg_csr_t *A, const wpart_rg_csr_t
     }
     memcpy(R, best[0], (size_t)(P + 1) * sizeof(int64_t));
     memcpy(C, best[1], (size_t)(Q + 1) * sizeof(int64_t));
-    *value = wpart_i_rp_loads(&s); /* exact, from scratch */
+    *value = wpart_i_rp_loads(s); /* exact, from scratch */
     if (!(*value <= v0)) { /* rounding in the moves' sums: the given grid */
         memcpy(R, orig[0], (size_t)(P + 1) * sizeof(int64_t));
         memcpy(C, orig[1], (size_t)(Q + 1) * sizeof(int64_t));
@@ -341,16 +586,18 @@ wpart_status_t wpart_i_rect_polish(const wpart_rg_csr_t *A, const wpart_rg_csr_t
     }
     *iters = moves;
 cleanup:
-    free(s.L);
-    free(s.D);
-    free(s.na);
-    free(s.nb);
-    free(s.ba);
-    free(s.bb);
+    free(s->L);
+    free(u.D);
+    free(u.T);
+    free(u.in);
+    free(u.slot[0]);
+    free(u.slot[1]);
+    free(u.ord[0]);
+    free(u.ord[1]);
     for (int d = 0; d < 2; d++) {
-        free(s.map[d]);
-        free(s.smax[d]);
-        free(s.scnt[d]);
+        free(s->map[d]);
+        free(s->smax[d]);
+        free(s->scnt[d]);
         free(best[d]);
         free(orig[d]);
         free(tabu[d]);

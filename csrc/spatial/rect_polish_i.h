@@ -13,7 +13,6 @@ typedef struct {
     double *L;         /* P x Q block loads, row-major */
     double *smax[2];   /* per stripe of dimension d: its largest block ... */
     int64_t *scnt[2];  /* ... and how many of its blocks hold that load */
-    double *D, *na, *nb, *ba, *bb; /* scratch, max(P, Q) each */
     double M;          /* the grid's max load and the number of blocks at it */
     int64_t c;
 } rp_t;
