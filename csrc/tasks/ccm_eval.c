@@ -401,85 +401,58 @@ wpart_status_t wpart_i_ccm_find_best(wpart_tasks_state_t *s, int32_t r, int32_t 
 
 /* ---- the mixed units of the distributed engines' final pass (wpart_tasks_pair_best_mixed) */
 
-/* Units of rank r: each migratable task alone (by index), then, per block, the rank's
- * migratable tasks that access it when they are two or more (by block, tasks by index). */
-typedef struct {
-    int32_t n, n_one;  /* units; of them, the single tasks (first) */
-    int32_t *start;    /* n + 1 */
-    int32_t *tasks;
-    double *load;      /* summed in the unit's order, as the exchange sums them */
-    int32_t *all, *parts; /* unit indices by (load, index): -1 (none, load 0) and every unit;
-                             the block parts only */
-    int32_t n_all, n_parts;
-} mixed_units_t;
-
-static void mixed_free(mixed_units_t *U)
-{
-    WPART_FREE_ALL(U->start, U->tasks, U->load, U->all, U->parts);
-}
-
-static wpart_status_t mixed_units(const wpart_tasks_state_t *s, int32_t r, mixed_units_t *U)
+/* The mixed units of rank r in U: its task clusters (each migratable task alone, by index),
+ * then its block clusters (B) of two tasks or more (its migratable tasks of one block, by
+ * block, tasks by index, the load summed in that order as the exchange sums it); of the
+ * appended ones only start, tasks and load are set. tmp: K scratch. */
+static wpart_status_t mixed_units(const wpart_tasks_state_t *s, int32_t r, clusters_t *U,
+                                  clusters_t *B, int32_t *tmp)
 {
     wpart_status_t st = WPART_OK;
-    const wpart_tasks_problem_t *p = &s->p;
-    const int32_t K = p->n_tasks;
-    int32_t n = 0, *tmp = NULL;
-    xkey_t *kl = NULL;
-    for (int32_t t = 0; t < K; t++) {
-        n += s->assign[t] == r && (!p->task_migratable || p->task_migratable[t]);
-    }
-    U->start = wpart_i_malloc(2 * (int64_t)n + 2, sizeof(int32_t));
-    U->tasks = wpart_i_malloc(2 * (int64_t)n + 1, sizeof(int32_t));
-    U->load = wpart_i_malloc(2 * (int64_t)n + 1, sizeof(double));
-    U->all = wpart_i_malloc(2 * (int64_t)n + 2, sizeof(int32_t));
-    U->parts = wpart_i_malloc(n + 1, sizeof(int32_t));
-    tmp = wpart_i_malloc(n + 1, sizeof(int32_t));
-    kl = wpart_i_malloc(2 * (int64_t)n + 2, sizeof(xkey_t));
-    if (!U->start || !U->tasks || !U->load || !U->all || !U->parts || !tmp || !kl) {
+    WPART_CHECK(wpart_tasks_i_build_clusters(s, r, WPART_TASKS_CLUSTER_TASK, U, tmp, NULL));
+    WPART_CHECK(wpart_tasks_i_build_clusters(s, r, WPART_TASKS_CLUSTER_BLOCK, B, tmp, NULL));
+    if (!wpart_tasks_i_clusters_reserve(U, 2 * U->start[U->n])) {
         WPART_FAIL(WPART_ENOMEM, "pair step: out of memory (mixed units)");
     }
-    int32_t m = 0;
-    for (int32_t t = 0; t < K; t++) {
-        if (s->assign[t] == r && (!p->task_migratable || p->task_migratable[t])) {
-            U->tasks[m] = U->tasks[n + m] = t;
-            U->start[m] = m;
-            U->load[m] = p->task_load[t];
-            m++;
-        }
-    }
-    U->n = U->n_one = n;
-    int32_t o = n;
-    if (p->task_block && n > 1) {
-        int32_t *q = U->tasks + n;
-        wpart_tasks_i_sort_tasks(q, n, p->task_block, tmp);
-        int32_t w = 0; /* compacts the parts of >= 2 tasks into q[0..w) */
-        for (int32_t i = 0, j; i < n; i = j) {
-            int32_t b = p->task_block[q[i]];
-            for (j = i + 1; j < n && b >= 0 && p->task_block[q[j]] == b; j++) {
-            }
-            if (b < 0 || j - i < 2) continue;
-            U->start[U->n] = n + w;
-            double l = 0.0;
-            for (int32_t k = i; k < j; k++) {
-                l += p->task_load[q[k]];
-                q[w++] = q[k];
-            }
-            U->load[U->n++] = l;
-        }
-        o = n + w;
-    }
-    U->start[U->n] = o;
-    U->n_all = 0;
-    kl[U->n_all++] = (xkey_t){0.0, -1};
-    for (int32_t u = 0; u < U->n; u++) kl[U->n_all++] = (xkey_t){U->load[u], u};
-    qsort(kl, (size_t)U->n_all, sizeof(xkey_t), wpart_i_ccm_cmp_xkey);
-    U->n_parts = 0;
-    for (int32_t k = 0; k < U->n_all; k++) {
-        U->all[k] = kl[k].b;
-        if (kl[k].b >= U->n_one) U->parts[U->n_parts++] = kl[k].b;
+    for (int32_t c = 0; c < B->n; c++) {
+        int32_t a = B->start[c], n = B->start[c + 1] - a, o = U->start[U->n];
+        if (n < 2) continue;
+        memcpy(U->tasks + o, B->tasks + a, sizeof(int32_t) * (size_t)n);
+        U->load[U->n] = B->load[c];
+        U->start[++U->n] = o + n;
     }
 cleanup:
-    free(tmp);
+    return st;
+}
+
+/* The mixed units of a rank by (load, index): all, -1 (none, load 0) and every unit; parts,
+ * the block parts only (the units from n_one: the single tasks come first) */
+typedef struct {
+    int32_t *all, *parts;
+    int32_t n_all, n_parts, n_one;
+} mixed_ord_t;
+
+static wpart_status_t mixed_order(const clusters_t *U, mixed_ord_t *O)
+{
+    wpart_status_t st = WPART_OK;
+    xkey_t *kl = wpart_i_malloc((int64_t)U->n + 1, sizeof(xkey_t));
+    O->all = wpart_i_malloc((int64_t)U->n + 1, sizeof(int32_t));
+    O->parts = wpart_i_malloc((int64_t)U->n + 1, sizeof(int32_t));
+    if (!kl || !O->all || !O->parts) {
+        WPART_FAIL(WPART_ENOMEM, "pair step: out of memory (mixed units)");
+    }
+    O->n_one = 0;
+    while (O->n_one < U->n && U->start[O->n_one + 1] - U->start[O->n_one] < 2) O->n_one++;
+    O->n_all = 0;
+    kl[O->n_all++] = (xkey_t){0.0, -1};
+    for (int32_t u = 0; u < U->n; u++) kl[O->n_all++] = (xkey_t){U->load[u], u};
+    qsort(kl, (size_t)O->n_all, sizeof(xkey_t), wpart_i_ccm_cmp_xkey);
+    O->n_parts = 0;
+    for (int32_t k = 0; k < O->n_all; k++) {
+        O->all[k] = kl[k].b;
+        if (kl[k].b >= O->n_one) O->parts[O->n_parts++] = kl[k].b;
+    }
+cleanup:
     free(kl);
     return st;
 }
@@ -493,7 +466,7 @@ static inline int mixed_may(double g, double thr, const best_t *best)
 
 /* the first k in [0, n) at which mixed_may(bw - a * ((l - L[k]) + add)) (non-decreasing in
  * L[k]: a suffix of the units by load) */
-static int32_t mixed_lower(const mixed_units_t *U, const int32_t *ix, int32_t n, double bw,
+static int32_t mixed_lower(const clusters_t *U, const int32_t *ix, int32_t n, double bw,
                            double a, double l, double add, double thr, const best_t *best)
 {
     int32_t lo = 0, hi = n;
@@ -510,15 +483,16 @@ static int32_t mixed_lower(const mixed_units_t *U, const int32_t *ix, int32_t n,
 }
 
 wpart_status_t wpart_i_ccm_find_best_mixed(wpart_tasks_state_t *s, int32_t r, int32_t p,
-                                           double tol, int one_way, wpart_tasks_pair_step_t *out)
+                                           double tol, int one_way, clusters_t U[2],
+                                           clusters_t *B, int32_t *tmp, best_t *best)
 {
     wpart_status_t st = WPART_OK;
-    mixed_units_t R, Q;
-    memset(&R, 0, sizeof(R));
-    memset(&Q, 0, sizeof(Q));
-    best_t best;
-    memset(&best, 0, sizeof(best));
-    best.cr = best.cp = -1;
+    const clusters_t *R = &U[0], *Q = &U[1];
+    mixed_ord_t RO, QO;
+    memset(&RO, 0, sizeof(RO));
+    memset(&QO, 0, sizeof(QO));
+    memset(best, 0, sizeof(*best));
+    best->cr = best->cp = -1;
     pairkey_t before;
     before.exc = wpart_tasks_i_excess(&s->p, &s->c, r, &s->rank[r]) +
                  wpart_tasks_i_excess(&s->p, &s->c, p, &s->rank[p]);
@@ -526,8 +500,12 @@ wpart_status_t wpart_i_ccm_find_best_mixed(wpart_tasks_state_t *s, int32_t r, in
     double wq = wpart_tasks_i_work_noeps(&s->p, &s->c, p, &s->rank[p]);
     before.w = wr > wq ? wr : wq;
     if (before.exc == 0.0 && !(before.w > 0)) return WPART_OK;
-    WPART_CHECK(mixed_units(s, r, &R));
-    WPART_CHECK(mixed_units(s, p, &Q));
+    for (int side = 0; side < 2; side++) {
+        wpart_tasks_i_clusters_free(&U[side]);
+        WPART_CHECK(mixed_units(s, side ? p : r, &U[side], B, tmp));
+    }
+    WPART_CHECK(mixed_order(R, &RO));
+    WPART_CHECK(mixed_order(Q, &QO));
     /* from a feasible pair, W of a rank is at least alpha * its load (the other terms are not
        negative): a unit pair that leaves either rank's alpha * load at or above
        before.w (1 - tol), or above before.w less the best gain so far, cannot pay or win (a
@@ -537,41 +515,27 @@ wpart_status_t wpart_i_ccm_find_best_mixed(wpart_tasks_state_t *s, int32_t r, in
     const double ap = s->p.rank_alpha ? s->p.rank_alpha[p] : s->c.alpha;
     const double lr = s->rank[r].load, lp = s->rank[p].load, thr = tol * before.w;
     wpart_tasks_rank_t v1, v2;
-    for (int32_t i = -1; i < R.n; i++) {
+    for (int32_t i = -1; i < R->n; i++) {
         /* a single task or none for a block part; a block part for anything */
-        const int32_t *ix = i >= R.n_one ? Q.all : Q.parts;
-        const int32_t nx = i >= R.n_one ? Q.n_all : Q.n_parts;
-        const double Li = i >= 0 ? R.load[i] : 0.0;
-        const int32_t na = i >= 0 ? R.start[i + 1] - R.start[i] : 0;
-        const int32_t *A = i >= 0 ? R.tasks + R.start[i] : NULL;
-        int32_t k = prune ? mixed_lower(&Q, ix, nx, before.w, ap, lp, Li, thr, &best) : 0;
+        const int32_t *ix = i >= RO.n_one ? QO.all : QO.parts;
+        const int32_t nx = i >= RO.n_one ? QO.n_all : QO.n_parts;
+        const double Li = i >= 0 ? R->load[i] : 0.0;
+        const int32_t na = i >= 0 ? R->start[i + 1] - R->start[i] : 0;
+        const int32_t *A = i >= 0 ? R->tasks + R->start[i] : NULL;
+        int32_t k = prune ? mixed_lower(Q, ix, nx, before.w, ap, lp, Li, thr, best) : 0;
         for (; k < nx; k++) {
             const int32_t j = ix[k];
-            const double Lj = j >= 0 ? Q.load[j] : 0.0;
-            if (prune && !mixed_may(before.w - ar * ((lr - Li) + Lj), thr, &best)) break;
+            const double Lj = j >= 0 ? Q->load[j] : 0.0;
+            if (prune && !mixed_may(before.w - ar * ((lr - Li) + Lj), thr, best)) break;
             if ((i < 0 && j < 0) || (one_way && i >= 0 && j >= 0)) continue;
-            const int32_t nb = j >= 0 ? Q.start[j + 1] - Q.start[j] : 0;
+            const int32_t nb = j >= 0 ? Q->start[j + 1] - Q->start[j] : 0;
             WPART_CHECK(wpart_tasks_i_exchange_vals(s, r, A, na, p,
-                                                    j >= 0 ? Q.tasks + Q.start[j] : NULL, nb,
+                                                    j >= 0 ? Q->tasks + Q->start[j] : NULL, nb,
                                                     &v1, &v2));
-            consider(s, &best, before, tol, r, &v1, p, &v2, i, j, na + nb, 3);
+            consider(s, best, before, tol, r, &v1, p, &v2, i, j, na + nb, 3);
         }
-    }
-    if (best.found) {
-        out->n_give = best.cr >= 0 ? R.start[best.cr + 1] - R.start[best.cr] : 0;
-        out->n_take = best.cp >= 0 ? Q.start[best.cp + 1] - Q.start[best.cp] : 0;
-        if (out->n_give) {
-            memcpy(out->give, R.tasks + R.start[best.cr], sizeof(int32_t) * (size_t)out->n_give);
-        }
-        if (out->n_take) {
-            memcpy(out->take, Q.tasks + Q.start[best.cp], sizeof(int32_t) * (size_t)out->n_take);
-        }
-        out->found = 1;
-        out->dexc = best.dexc;
-        out->gain = best.gain;
     }
 cleanup:
-    mixed_free(&R);
-    mixed_free(&Q);
+    WPART_FREE_ALL(RO.all, RO.parts, QO.all, QO.parts);
     return st;
 }

@@ -165,10 +165,12 @@ wpart_status_t wpart_i_ccm_find_best(wpart_tasks_state_t *s, int32_t r, int32_t 
 /* The mixed exchanges of the distributed engines' final pass (ccm_eval.c): any unit of r for
  * any unit of p or none, units being single migratable tasks and the migratable tasks of one
  * block on a rank (two or more), at least one of the two a block part, each evaluated
- * exactly, gain > tol * before; the best by the acceptance rule of FindBestCCM goes to out
- * (its give / take buffers hold the tasks; out is left as it is when none pays). */
+ * exactly, gain > tol * before; the best by the acceptance rule of FindBestCCM goes to best
+ * (single 3, cr / cp: units of U[0] / U[1]; not found when none pays). U[2]: the two ranks'
+ * units (freed and built here: the task clusters, then the block clusters of two tasks or
+ * more), B: scratch clusters, tmp: K scratch. */
 wpart_status_t wpart_i_ccm_find_best_mixed(wpart_tasks_state_t *s, int32_t r, int32_t p,
-                                           double tol, int one_way,
-                                           wpart_tasks_pair_step_t *out);
+                                           double tol, int one_way, clusters_t U[2],
+                                           clusters_t *B, int32_t *tmp, best_t *best);
 
 #endif /* WPART_CCM_INTERNAL_H */

@@ -134,6 +134,10 @@ static wpart_status_t pair_best(const wpart_tasks_problem_t *p, const wpart_task
     WPART_CHECK(wpart_i_ccm_find_best(s, r, q, &CL[0], &CL[1], prm->singles ? &CT[0] : NULL,
                                       prm->singles ? &CT[1] : NULL, prm->tol, prm->one_way,
                                       prm->split_always, fx, NULL, NULL, &b));
+    if (!b.found && mixed) { /* the mixed units (single 3) in CT, CL[0] their scratch */
+        WPART_CHECK(wpart_i_ccm_find_best_mixed(s, r, q, prm->tol, prm->one_way, CT, &CL[0], tmp,
+                                                &b));
+    }
     if (b.found) {
         const clusters_t *Cr = b.single == 2 ? &fill.U : b.single ? &CT[0] : &CL[0];
         const clusters_t *Cq = b.single == 2 ? &fill.U : b.single ? &CT[1] : &CL[1];
@@ -148,8 +152,6 @@ static wpart_status_t pair_best(const wpart_tasks_problem_t *p, const wpart_task
         out->found = 1;
         out->dexc = b.dexc;
         out->gain = b.gain;
-    } else if (mixed) {
-        WPART_CHECK(wpart_i_ccm_find_best_mixed(s, r, q, prm->tol, prm->one_way, out));
     }
 cleanup:
     wpart_tasks_state_free(s);
