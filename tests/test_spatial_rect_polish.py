@@ -420,10 +420,12 @@ def _ref_polish(args, P, Q, R, C, max_iter, window=8, tenure=3):
 
 
 def _plain_case(rng, t):
-    """A random polish call (int, float or large-int loads; sparse or dense; uniform or random
-    cuts) against the plain reimplementation: the same grid, max and moves. Returns the
+    """A random polish call (int, float or large-int loads; sparse or dense; banded or not;
+    uniform or random cuts) against the plain reimplementation: the same grid, max and moves. Returns the
     moves."""
     n1, n2, D = _random_loads(rng, 36)
+    if t % 5 == 4:  # banded: a move reaches few stripes of the other dimension
+        D = D * (abs(np.subtract.outer(np.arange(n1), np.arange(n2) * n1 // n2)) <= 2)
     D = (D * 2**27 if t % 2 == 0 else D, _float_loads(rng, D), D)[t % 3]  # 2**27: the sums
     # of squares pass 2**53
     P, Q = int(rng.integers(2, min(n1, 7) + 2)), int(rng.integers(2, min(n2, 7) + 2))

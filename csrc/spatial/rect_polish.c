@@ -82,11 +82,11 @@ typedef struct {
 /* A place of a cut changes the two stripes it separates only in the blocks of T, the other
  * dimension's stripes that hold entries of the moved rows (columns); the rest of the two
  * stripes keeps its loads, whose max and count come from the stripe's blocks by load (ord),
- * the first group of equal loads not all in T. With exact loads (integral, the squares' sums
- * at most 2**53) the change of the sum of squares is summed over T alone and a run of entries
- * in one stripe apart (the same numbers in any order); otherwise the moved loads add up entry
- * by entry and the squares over both stripes in their order, as the plain search does. The
- * places of a cut are kept (slot) until a move changes them. */
+ * the first group of equal loads not all in T. The moved loads add up entry by entry, as in
+ * the plain search. With exact loads (integral, the squares' sums at most 2**53) the change of
+ * the sum of squares is summed over T alone (the same number in any order); otherwise over
+ * both stripes in their order, as the plain search does. The places of a cut are kept (slot)
+ * until a move changes them. */
 typedef struct {
     int n; /* places (-1: to be made) */
     int64_t x[2 * RP_WINDOW], c[2 * RP_WINDOW];
@@ -122,39 +122,11 @@ static inline void rp_take(rp_run_t *u, const rg_side_t *sd, const int32_t *om, 
     int32_t *T = u->T;
     uint8_t *in = u->in;
     int64_t nt = u->nt, e1 = sd->ptr[i + 1];
-    int32_t pq = -1; /* the last entry's stripe: a row's entries are mostly sorted */
-    if (u->exact) { /* a run of entries in one stripe summed apart (exact: the same sums) */
-        double run = 0.0;
-        for (int64_t e = sd->ptr[i]; e < e1; e++) {
-            int32_t q = om[ci[e]];
-            if (q != pq) {
-                if (pq >= 0) {
-                    D[pq] += run;
-                }
-                run = 0.0;
-                if (!in[q]) {
-                    in[q] = 1;
-                    T[nt++] = q;
-                }
-                pq = q;
-            }
-            run += w ? w[e] : 1.0;
-        }
-        if (pq >= 0) {
-            D[pq] += run;
-        }
-        u->nt = nt;
-        return;
-    }
     for (int64_t e = sd->ptr[i]; e < e1; e++) {
         int32_t q = om[ci[e]];
-        if (q != pq) {
-            if (!in[q]) {
-                in[q] = 1;
-                T[nt++] = q;
-            }
-            pq = q;
-        }
+        T[nt] = q; /* T has room for one more */
+        nt += !in[q];
+        in[q] = 1;
         D[q] += w ? w[e] : 1.0;
     }
     u->nt = nt;
@@ -229,8 +201,8 @@ static inline double rp_rest(const rp_run_t *u, const double *v, int64_t st, con
  * neighbours), first upwards then downwards, into its slot of the cache: each place, the
  * largest block of the two stripes it separates, how many blocks hold that load, and the change
  * of the sum of squares of their blocks. A move of a cut changes only the slots of the cut and
- * of its two neighbours, and every slot of the other dimension (its stripes' loads and the
- * moved rows' stripes), so a slot holds until then. */
+ * of its two neighbours, and those of the other dimension's cuts next to a stripe that holds
+ * entries of the moved rows (rp_move), so a slot holds until then. */
 static void rp_fill(rp_run_t *u, int d, int64_t k)
 {
     rp_t *s = &u->s;
@@ -310,15 +282,12 @@ static void rp_fill(rp_run_t *u, int d, int64_t k)
     }
 }
 
-/* The best place for cut k of dimension d within RP_WINDOW of where it is, ranked by *o (in:
- * the rank to beat; force: any place but the current one). Returns the place (the current one
- * when none beats *o); *o is then its rank. */
-static int64_t rp_best(rp_run_t *u, int d, int64_t k, int force, rp_obj_t *o)
+/* the largest block of the stripes of dimension d but k - 1 and k, and how many hold it */
+static void rp_other(const rp_t *s, int d, int64_t k, rp_obj_t *mo)
 {
-    rp_t *s = &u->s;
     double Mo = -RG_INF;
-    int64_t co = 0, bx = s->cut[d][k];
-    for (int64_t p = 0; p < s->K[d]; p++) { /* the other stripes of dimension d */
+    int64_t co = 0;
+    for (int64_t p = 0; p < s->K[d]; p++) {
         if (p == k - 1 || p == k) {
             continue;
         }
@@ -329,6 +298,18 @@ static int64_t rp_best(rp_run_t *u, int d, int64_t k, int force, rp_obj_t *o)
             co += s->scnt[d][p];
         }
     }
+    *mo = (rp_obj_t){Mo, co, 0.0};
+}
+
+/* The best place for cut k of dimension d within RP_WINDOW of where it is, ranked by *o (in:
+ * the rank to beat; force: any place but the current one; mo: rp_other's). Returns the place
+ * (the current one when none beats *o); *o is then its rank. */
+static int64_t rp_best(rp_run_t *u, int d, int64_t k, int force, const rp_obj_t *mo,
+                       rp_obj_t *o)
+{
+    rp_t *s = &u->s;
+    double Mo = mo->M;
+    int64_t co = mo->c, bx = s->cut[d][k];
     if (force) {
         *o = (rp_obj_t){RG_INF, 0, 0.0};
     }
@@ -380,17 +361,18 @@ static void rp_move(rp_run_t *u, int d, int64_t k, int64_t x)
     rp_stripe(s, d, k);
     rp_sort(u, d, k - 1);
     rp_sort(u, d, k);
-    for (int64_t t = 0; t < u->nt; t++) { /* the other stripes changed only in T */
+    /* the other dimension changed only in the stripes of T: their loads, and the rows
+     * (columns) that moved hold entries only there; the places of a cut next to one change */
+    for (int64_t t = 0; t < u->nt; t++) {
         rp_stripe(s, 1 - d, u->T[t]);
         rp_sort(u, 1 - d, u->T[t]);
+        u->slot[1 - d][u->T[t]].n = -1;
+        u->slot[1 - d][u->T[t] + 1].n = -1;
     }
     rp_clear(u);
     rp_global(s);
     for (int64_t j = k - 1; j <= k + 1; j++) {
         u->slot[d][j].n = -1;
-    }
-    for (int64_t j = 1; j < s->K[1 - d]; j++) {
-        u->slot[1 - d][j].n = -1;
     }
 }
 
@@ -418,8 +400,15 @@ static int rp_step(rp_run_t *u, int64_t *tabu[2], int64_t step, int64_t tenure, 
             if (!rp_hot(s, d, k)) {
                 continue;
             }
-            rp_obj_t o = {s->M, s->c, 0.0};
-            int64_t x = rp_best(u, d, k, force, &o);
+            /* every place keeps the other stripes' max mo: skip the cut where that cannot
+             * beat bo, nor, tabu, the best met (a place at mo.M holds at least mo.c blocks) */
+            rp_obj_t mo, o = {s->M, s->c, 0.0};
+            rp_other(s, d, k, &mo);
+            if (mo.M > bo.M || (mo.M == bo.M && mo.c > bo.c) ||
+                (tabu[d][k] > step && (mo.M > best->M || (mo.M == best->M && mo.c >= best->c)))) {
+                continue;
+            }
+            int64_t x = rp_best(u, d, k, force, &mo, &o);
             if (x == s->cut[d][k]) {
                 continue;
             }
@@ -502,7 +491,7 @@ wpart_status_t wpart_i_rect_polish(const wpart_rg_csr_t *A, const wpart_rg_csr_t
     s->cut[1] = C;
     s->L = wpart_i_malloc(P, (size_t)Q * sizeof(double));
     u.D = wpart_i_calloc(K, sizeof(double));
-    u.T = wpart_i_malloc(K, sizeof(int32_t));
+    u.T = wpart_i_malloc(K + 1, sizeof(int32_t));
     u.in = wpart_i_calloc(K, sizeof(uint8_t));
     u.exact = rp_exact(A);
     u.slot[0] = wpart_i_malloc(P + 1, sizeof(rp_slot_t));
