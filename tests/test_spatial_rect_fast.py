@@ -271,6 +271,8 @@ def test_unit_csr_refuses_malformed_arrays():
     assert rp.dtype == ci.dtype == np.int64
     rp, ci, v = _core.spatial_rect_unit_csr(2, 2, *good, np.zeros(3, bool))
     assert rp.tolist() == [0, 0, 0] and ci.size == v.size == 0
+    rp, ci, v = _core.spatial_rect_unit_csr(2, 2, *good, np.array([False, True, True]), False)
+    assert rp.tolist() == [0, 1, 2] and ci.tolist() == [1, 1] and v is None
     for n1, rp, ci, keep in ((2, [0, 3, 2], [0, 1, 1], None), (2, [1, 2, 3], [0, 1, 1], None),
                              (3, [0, 2, 3], [0, 1, 1], None), (2, [0, 2, 3], [0, 1], None),
                              (2, [0, 2, 3], [0, 1, 1], [True]), (0, [0], [], None)):

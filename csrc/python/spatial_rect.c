@@ -350,21 +350,23 @@ cleanup:
 
 /* the loads matrix of weights "stored" / "count" (wpart_i_spatial_csr_unit) on canonical CSR
  * arrays (int32 or int64, converted) and keep (bool, None: every entry counts): int64
- * pointers and indices (the given arrays when already int64 and keep is None) and int64 1s */
+ * pointers and indices (the given arrays when already int64 and keep is None) and int64 1s
+ * (None when ones is false) */
 static PyObject *wpy_rect_unit_csr(PyObject *self, PyObject *args)
 {
     PyObject *o[3], *res = NULL;
     PyArrayObject *a[3] = {NULL, NULL, NULL}, *R = NULL, *C = NULL, *V = NULL;
     long long n1, n2;
+    int ones = 1;
     wpart_rg_csr_t A;
-    if (!PyArg_ParseTuple(args, "LLOOO", &n1, &n2, &o[0], &o[1], &o[2])) {
+    if (!PyArg_ParseTuple(args, "LLOOO|p", &n1, &n2, &o[0], &o[1], &o[2], &ones)) {
         return NULL;
     }
     if (sr_csr(n1, n2, o, "keep", NPY_BOOL, 1, a, &A) < 0) {
         goto cleanup;
     }
     npy_intp nnz = PyArray_DIM(a[1], 0), np1 = (npy_intp)n1 + 1;
-    V = (PyArrayObject *)PyArray_EMPTY(1, &nnz, NPY_INT64, 0);
+    V = ones ? (PyArrayObject *)PyArray_EMPTY(1, &nnz, NPY_INT64, 0) : NULL;
     if (a[2]) {
         R = (PyArrayObject *)PyArray_EMPTY(1, &np1, NPY_INT64, 0);
         C = (PyArrayObject *)PyArray_EMPTY(1, &nnz, NPY_INT64, 0);
@@ -374,13 +376,13 @@ static PyObject *wpy_rect_unit_csr(PyObject *self, PyObject *args)
         Py_INCREF(R);
         Py_INCREF(C);
     }
-    if (!V || !R || !C) {
+    if ((ones && !V) || !R || !C) {
         goto cleanup;
     }
     int64_t kept = 0;
     wpart_status_t st = wpart_i_spatial_csr_unit(
         n1, n2, A.rp, A.ci, a[2] ? PyArray_DATA(a[2]) : NULL, a[2] ? PyArray_DATA(R) : NULL,
-        a[2] ? PyArray_DATA(C) : NULL, PyArray_DATA(V), &kept);
+        a[2] ? PyArray_DATA(C) : NULL, V ? PyArray_DATA(V) : NULL, &kept);
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto cleanup;
@@ -389,14 +391,16 @@ static PyObject *wpy_rect_unit_csr(PyObject *self, PyObject *args)
         npy_intp k = (npy_intp)kept;
         PyArray_Dims d = {&k, 1};
         PyObject *rc = PyArray_Resize(C, &d, 0, NPY_CORDER);
-        Py_XDECREF(rc);
-        rc = rc ? PyArray_Resize(V, &d, 0, NPY_CORDER) : NULL;
-        Py_XDECREF(rc);
+        if (rc && V) {
+            Py_DECREF(rc);
+            rc = PyArray_Resize(V, &d, 0, NPY_CORDER);
+        }
         if (!rc) {
             goto cleanup;
         }
+        Py_DECREF(rc);
     }
-    res = Py_BuildValue("OOO", R, C, V);
+    res = Py_BuildValue("OOO", R, C, V ? (PyObject *)V : Py_None);
 cleanup:
     WPY_XDECREF(a[0], a[1], a[2], R, C, V);
     return res;
@@ -418,7 +422,7 @@ cleanup:
  * - spatial_rect_1d: The exact 1D partition of a float64 vector: (cuts, value).
  * - spatial_rect_unit_csr: The loads matrix of weights "stored" / "count" on the canonical CSR
  *   arrays of an n1 x n2 matrix (keep: the entries that count, None: all): (int64 pointers,
- *   int64 indices, 1s). */
+ *   int64 indices, 1s or None without ones). */
 static PyMethodDef spatial_rect_methods[] = {
     {"spatial_rect_nicol_auto", WPY_CFUNC(wpy_rect_nicol_auto), WPY_KW, NULL},
     {"spatial_rect_grid", WPY_CFUNC(wpy_rect_grid), WPY_KW, NULL},

@@ -636,10 +636,7 @@ wpart_status_t wpart_i_spatial_csr_unit(int64_t n1, int64_t n2, const int64_t *r
             rp_out[i + 1] = t;
         }
     }
-    if (t > 0 && !ones) {
-        return wpart_i_error(WPART_EINVAL, "bad arguments of the unit loads");
-    }
-    for (int64_t e = 0; e < t; e++) {
+    for (int64_t e = 0; ones && e < t; e++) {
         ones[e] = 1;
     }
     *kept = t;

@@ -80,7 +80,7 @@ wpart_status_t wpart_i_spatial_csr_transpose(int64_t n1, int64_t n2, const int64
 /* The loads matrix of weights "stored" / "count" on the n1 x n2 CSR matrix (rp, ci; checked
  * as the transpose checks it): every stored entry weighs 1 (keep NULL), or only those where
  * keep[e] != 0 (the others dropped: their pointers in rp_out[n1 + 1], their indices in ci_out,
- * room for rp[n1]); ones[0..*kept) = 1, *kept the entries that count. */
+ * room for rp[n1]); ones[0..*kept) = 1 (ones NULL: not made), *kept the entries that count. */
 wpart_status_t wpart_i_spatial_csr_unit(int64_t n1, int64_t n2, const int64_t *rp,
                                         const int64_t *ci, const uint8_t *keep, int64_t *rp_out,
                                         int64_t *ci_out, int64_t *ones, int64_t *kept);

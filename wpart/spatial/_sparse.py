@@ -117,7 +117,8 @@ def _csr_with(A: Any, rp: NDArray, ci: NDArray, vals: NDArray) -> Any:
     if _CSR_NEW is None:  # the constructor's object, once: its state must be these fields
         ref = cls(cls((1, 1)), copy=False)
         ref.has_canonical_format = True
-        _CSR_NEW = (ref.maxprint,) if set(vars(ref)) == _CSR_STATE else ()
+        state = getattr(ref, "__dict__", {})
+        _CSR_NEW = (state["maxprint"],) if set(state) == _CSR_STATE else ()
     if not _CSR_NEW:
         B = cls(A, copy=False)
         B.indptr, B.indices, B.data = rp, ci, vals
@@ -134,7 +135,8 @@ def loads_csr(A: Any, rp: NDArray, ci: NDArray, keep: Any, vals: Any) -> tuple:
     canonical CSR matrix `A` (`rp`, `ci`: its pointers and indices, int32 or int64), with
     int64 pointers and indices: the entries where `keep` is set (None: all), `vals` there
     (None: int64 1s)."""
-    rp, ci, ones = _core.spatial_rect_unit_csr(A.shape[0], A.shape[1], rp, ci, keep)
+    rp, ci, ones = _core.spatial_rect_unit_csr(A.shape[0], A.shape[1], rp, ci, keep,
+                                               vals is None)
     vals = ones if vals is None else vals if keep is None else vals[keep]
     return _csr_with(A, rp, ci, vals), rp, ci, vals
 
