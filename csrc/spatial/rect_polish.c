@@ -99,6 +99,7 @@ typedef struct {
     int32_t *ord[2];    /* per stripe of dimension d: its blocks by load (rp_sort) */
     int exact;
     double *D;     /* per stripe of the other dimension: the load moved so far (0 out of T) */
+    double *na, *nb; /* per member of T: the new loads of a place's two stripes */
     int32_t *T;    /* the stripes touched, nt of them ... */
     uint8_t *in;   /* ... and which (0 out of T) */
     int64_t nt;
@@ -122,11 +123,15 @@ static inline void rp_take(rp_run_t *u, const rg_side_t *sd, const int32_t *om, 
     int32_t *T = u->T;
     uint8_t *in = u->in;
     int64_t nt = u->nt, e1 = sd->ptr[i + 1];
+    int32_t pq = -1; /* the last entry's stripe: a row's entries come mostly in runs */
     for (int64_t e = sd->ptr[i]; e < e1; e++) {
         int32_t q = om[ci[e]];
-        T[nt] = q; /* T has room for one more */
-        nt += !in[q];
-        in[q] = 1;
+        if (q != pq) {
+            T[nt] = q; /* T has room for one more */
+            nt += !in[q];
+            in[q] = 1;
+            pq = q;
+        }
         D[q] += w ? w[e] : 1.0;
     }
     u->nt = nt;
@@ -139,16 +144,6 @@ static inline void rp_clear(rp_run_t *u)
         u->in[u->T[t]] = 0;
     }
     u->nt = 0;
-}
-
-static inline void rp_top(double x, double *m, int64_t *c)
-{
-    if (x > *m) {
-        *m = x;
-        *c = 1;
-    } else if (x == *m) {
-        ++*c;
-    }
 }
 
 /* ord[d][p Ko ..]: the blocks of stripe p of dimension d by load, largest first (insertion sort
@@ -240,16 +235,21 @@ static void rp_fill(rp_run_t *u, int d, int64_t k)
                 i = --x;
             }
             rp_take(u, sd, om, i);
-            double m = -RG_INF, ds = 0.0;
+            double m = -RG_INF, ds = 0.0, *na = u->na, *nb = u->nb;
             int64_t c = 0, ua, ub;
-            for (int64_t t = 0; t < u->nt; t++) {
+            for (int64_t t = 0; t < u->nt; t++) { /* T's new loads, their max ... */
                 int32_t q = u->T[t];
                 double la = La[q * st], lb = Lb[q * st];
                 double va = sgn > 0 ? la + D[q] : la - D[q];
                 double vb = sgn > 0 ? lb - D[q] : lb + D[q];
-                rp_top(va, &m, &c);
-                rp_top(vb, &m, &c);
+                na[t] = va;
+                nb[t] = vb;
+                m = va > m ? va : m;
+                m = vb > m ? vb : m;
                 ds += (va * va + vb * vb) - (la * la + lb * lb);
+            }
+            for (int64_t t = 0; t < u->nt; t++) { /* ... and how many hold it */
+                c += (na[t] == m) + (nb[t] == m);
             }
             double ma = rp_rest(u, La, st, oa, Ko, &ra, &ua);
             double mb = rp_rest(u, Lb, st, ob, Ko, &rb, &ub);
@@ -492,6 +492,8 @@ wpart_status_t wpart_i_rect_polish(const wpart_rg_csr_t *A, const wpart_rg_csr_t
     s->L = wpart_i_malloc(P, (size_t)Q * sizeof(double));
     u.D = wpart_i_calloc(K, sizeof(double));
     u.T = wpart_i_malloc(K + 1, sizeof(int32_t));
+    u.na = wpart_i_malloc(K, 2 * sizeof(double));
+    u.nb = u.na ? u.na + K : NULL;
     u.in = wpart_i_calloc(K, sizeof(uint8_t));
     u.exact = rp_exact(A);
     u.slot[0] = wpart_i_malloc(P + 1, sizeof(rp_slot_t));
@@ -509,7 +511,7 @@ wpart_status_t wpart_i_rect_polish(const wpart_rg_csr_t *A, const wpart_rg_csr_t
             WPART_FAIL(WPART_ENOMEM, "out of memory in the grid polish");
         }
     }
-    if (!s->L || !u.D || !u.T || !u.in || !u.slot[0] || !u.slot[1] || !u.ord[0] ||
+    if (!s->L || !u.D || !u.T || !u.na || !u.in || !u.slot[0] || !u.slot[1] || !u.ord[0] ||
         !u.ord[1]) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in the grid polish");
     }
@@ -578,6 +580,7 @@ cleanup:
     free(s->L);
     free(u.D);
     free(u.T);
+    free(u.na);
     free(u.in);
     free(u.slot[0]);
     free(u.slot[1]);
