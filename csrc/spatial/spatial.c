@@ -235,12 +235,20 @@ static wpart_status_t check_compressed(const int64_t *ptr, const int64_t *idx, i
     if (!ptr || (nnz > 0 && !idx) || ptr[0] != 0 || ptr[n] != nnz) {
         return wpart_i_error(WPART_EINVAL, "malformed %s arrays", what);
     }
+    /* each a pass without a branch (it vectorises); the first fault looked for after one */
+    int bad = 0;
     for (int64_t i = 0; i < n; i++) {
+        bad |= ptr[i + 1] < ptr[i];
+    }
+    for (int64_t i = 0; bad && i < n; i++) {
         if (ptr[i + 1] < ptr[i]) {
             return wpart_i_error(WPART_EINVAL, "%s pointers decrease at %" PRId64, what, i);
         }
     }
     for (int64_t e = 0; e < nnz; e++) {
+        bad |= (uint64_t)idx[e] >= (uint64_t)n_other; /* (a negative one too) */
+    }
+    for (int64_t e = 0; bad && e < nnz; e++) {
         if (idx[e] < 0 || idx[e] >= n_other) {
             return wpart_i_error(WPART_EINVAL, "%s index %" PRId64 " out of range", what, e);
         }

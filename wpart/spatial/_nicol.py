@@ -497,9 +497,12 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
     if _BYTES_PER_LINE * (n1 + n2 + 2) + _BYTES_PER_ENTRY * nnz > 1 << 26:
         check_sparse_size(n1, n2, nnz)  # (below 64 MiB no process can fail it)
     if weights != "values":  # 1 per stored entry, or per nonzero value (zeros dropped)
-        if weights == "count" and dt.kind == "f" and np.isnan(vals).any():
-            return None  # (the general path's error)
-        keep = vals != 0 if weights == "count" and not vals.all() else None
+        keep = None
+        if weights == "count":
+            if dt.kind == "f" and np.isnan(vals).any():
+                return None  # (the general path's error)
+            keep = vals != 0  # (then all() of the bools: cheaper than vals.all() first)
+            keep = None if keep.all() else keep
         A, rp, ci, vals = loads_csr(A, rp, ci, keep, None)
     ms = min(max_sweeps, 2**62)
     tl = 0.0 if time_limit is None else float(time_limit)
