@@ -236,7 +236,7 @@ static void rp_fill(rp_run_t *u, int d, int64_t k)
             }
             rp_take(u, sd, om, i);
             double m = -RG_INF, ds = 0.0, *na = u->na, *nb = u->nb;
-            int64_t c = 0, ua, ub;
+            int64_t c = 0, ua = 0, ub = 0;
             for (int64_t t = 0; t < u->nt; t++) { /* T's new loads, their max ... */
                 int32_t q = u->T[t];
                 double la = La[q * st], lb = Lb[q * st];
@@ -251,17 +251,21 @@ static void rp_fill(rp_run_t *u, int d, int64_t k)
             for (int64_t t = 0; t < u->nt; t++) { /* ... and how many hold it */
                 c += (na[t] == m) + (nb[t] == m);
             }
-            double ma = rp_rest(u, La, st, oa, Ko, &ra, &ua);
-            double mb = rp_rest(u, Lb, st, ob, Ko, &rb, &ub);
+            /* the rests: their max is at most their group's load, below m they add nothing */
+            double ma = ra.m >= m ? rp_rest(u, La, st, oa, Ko, &ra, &ua) : -RG_INF;
             if (ma > m) {
                 m = ma;
-                c = 0;
+                c = ua;
+            } else if (ma == m) {
+                c += ua;
             }
+            double mb = rb.m >= m ? rp_rest(u, Lb, st, ob, Ko, &rb, &ub) : -RG_INF;
             if (mb > m) {
                 m = mb;
-                c = 0;
+                c = ub;
+            } else if (mb == m) {
+                c += ub;
             }
-            c += (ma == m ? ua : 0) + (mb == m ? ub : 0);
             if (!u->exact) { /* the squares in the full pass's order */
                 double ss = 0.0;
                 for (int64_t q = 0; q < Ko; q++) {
