@@ -370,8 +370,7 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
     as :func:`nicol_engine` reports them; the stats after the keys of `head` (its values of
     the same keys replaced)."""
     vals, halves, states, refs, lb = out[3], out[4], out[5], out[6], out[7]
-    # the bound is reached when a start that ran (not _SAME: equal to an earlier one; not 2:
-    # not run) reached it
+    # reached: a start that ran (not _SAME, equal to an earlier one; not 2, not run) hit the bound
     reached = False
     for k in range(len(AUTO) if lb > 0 else 0):
         if states[k] != _SAME and states[k] != 2 and vals[k] <= lb:
@@ -425,8 +424,9 @@ _finished = functools.cache(lambda: _verdict("rect_nicol", False, 0.0, True))
 
 #: The one-call default's result gets its fields at once (the frozen dataclass's __init__ sets
 #: each through object.__setattr__: 1.9 us of a 30 us call) while they are SpatialPartition's,
-#: in _fast_result's order, and no __post_init__ runs.
+#: in _fast_result's order, in the instance's __dict__ (no __slots__), and no __post_init__ runs.
 _AT_ONCE = not hasattr(SpatialPartition, "__post_init__") and \
+    "__slots__" not in vars(SpatialPartition) and \
     [f.name for f in dataclasses.fields(SpatialPartition)] == [
         "status", "message", "stats", "rects", "loads", "max_load", "avg_load", "total",
         "lower_bound", "imbalance", "method", "params", "shape", "m", "A", "speeds"]
@@ -497,13 +497,10 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
     if _BYTES_PER_LINE * (n1 + n2 + 2) + _BYTES_PER_ENTRY * nnz > 1 << 26:
         check_sparse_size(n1, n2, nnz)  # (below 64 MiB no process can fail it)
     if weights != "values":  # 1 per stored entry, or per nonzero value (zeros dropped)
-        keep = None
-        if weights == "count":
-            if dt.kind == "f" and np.isnan(vals).any():
-                return None  # (the general path's error)
-            keep = vals != 0  # (then all() of the bools: cheaper than vals.all() first)
-            keep = None if keep.all() else keep
-        A, rp, ci, vals = loads_csr(A, rp, ci, keep, None)
+        if weights == "count" and dt.kind == "f" and np.isnan(vals).any():
+            return None  # (the general path's error)
+        keep = vals != 0 if weights == "count" else None  # (its all(): cheaper than vals')
+        A, rp, ci, vals = loads_csr(A, rp, ci, None if keep is None or keep.all() else keep, None)
     ms = min(max_sweeps, 2**62)
     tl = 0.0 if time_limit is None else float(time_limit)
     for _ in range(2):
