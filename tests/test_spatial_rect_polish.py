@@ -235,6 +235,31 @@ def test_kick_runs_no_further_sgo_where_nic_is_short(monkeypatch):
     assert r.stats["polish"]["kick_half_sweeps"] < 20
 
 
+def test_default_runs_sarmas_sgo_in_full_on_power_law_matrices(monkeypatch):
+    # bench_spatial_fresh's plaw_640 (a 640^2 power-law matrix): at 8 x 32 the default's
+    # grids stopped at 46 (the kick's 100 SGO iterations: 45), SARMA's sgo_2dr_nic reaches 44
+    # (the best of its nine) after 843; at 32 x 32 14 vs 13. On a heavy-line matrix the kick
+    # now runs the SGO from the uniform grid to its own stop rule, then nic: both reach 13 / 44
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import bench_spatial_fresh as bsf
+
+    A = bsf.build("powerlaw", {"n1": 640, "n2": 640, "nnz": 3500, "a": 1.8}, 107)
+    ref = {(P, Q): 44 if P == 8 else 13 for P, Q in ((8, 32), (32, 32))}
+    for (P, Q), best in ref.items():
+        r = spatial.rect_nicol(A, P * Q, P=P, Q=Q, weights="stored")
+        assert r.max_load == best and r.stats["polish"]["kick_iterations"] > 800
+        R, C = _grid_cuts(r, 640, 640, P, Q)
+        _assert_grid(R, C, 640, 640, P, Q)
+        assert _grid_max(bsf.loads(A, "stored").toarray(), R, C) == best
+        again = spatial.rect_nicol(A, P * Q, P=P, Q=Q, weights="stored")
+        assert np.array_equal(np.asarray(again.rects), np.asarray(r.rects))
+    # stopped by a time limit: a valid grid, its max as reported
+    r = spatial.rect_nicol(A, 256, P=8, Q=32, weights="stored", time_limit=1e-4)
+    R, C = _grid_cuts(r, 640, 640, 8, 32)
+    _assert_grid(R, C, 640, 640, 8, 32)
+    assert _grid_max(bsf.loads(A, "stored").toarray(), R, C) == r.max_load
+
+
 def _ref_polish(args, P, Q, R, C, max_iter, window=8, tenure=3):
     """A plain reimplementation of rect_polish.c's cut moves: every place's two stripes from
     scratch over all blocks, the sums of squares in the blocks' order (the same float

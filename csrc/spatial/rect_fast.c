@@ -606,9 +606,9 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
         out->kick_iters = 0;
         out->kick_halves = 0;
         if (P * Q >= RF_KICK_MIN) {
-            WPART_CHECK(wpart_i_rect_kick(&g, t0, 100, max_half, out->lower, out->R, out->C,
-                                          &out->kicked, &out->kick_iters, &out->kick_halves,
-                                          &out->timed_out));
+            WPART_CHECK(wpart_i_rect_kick(&g, t0, 100, max_half, out->lower, heavy_line,
+                                          out->R, out->C, &out->kicked, &out->kick_iters,
+                                          &out->kick_halves, &out->timed_out));
         }
         if (!out->timed_out && out->kicked > out->lower) {
             /* plain half-sweeps from the best grid (on the fresh reference set 7 more cases

@@ -65,6 +65,20 @@ static int64_t rk_shift(rp_t *s, int d, const int64_t *nc)
 #ifndef RK_UNI_ITERS
 #define RK_UNI_ITERS 1000 /* big, within the budget: the uniform start's SGO goes on to these */
 #endif
+#ifndef RK_HEAVY_ITERS
+#define RK_HEAVY_ITERS 20000 /* heavy-line matrices: the SGO's cap (SARMA's sgo_2dr's) */
+#endif
+/* ... only where the uniform grid's max is at most RK_HEAVY_UNI x the given grid's and the
+ * given grid is more than one unit (integral loads) above the lower bound. bench_spatial_fresh's
+ * 53 heavy-line cases from 256 blocks: the uniform grid is 1.3-2.2 x the given one on the 41
+ * power-law ones (the stage lowers 25, 13 of them to the best of SARMA's nine), 2.8-5.0 on the
+ * arrow / clustered ones (gated off, 3.5-5.0: two grids lower, neither crossing the best of
+ * nine, and h_arrow_2600 / h_clust_400x1600 16 x 16 went above SARMA nic's CPU; kept,
+ * h_clust_400x1600 32 x 32 at 2.8: 17 -> 14, SARMA's best); one unit above the bound:
+ * plaw_1100x3000 values 64 x 64 (54 vs 53: nothing gained, and it went above nic's CPU) */
+#ifndef RK_HEAVY_UNI
+#define RK_HEAVY_UNI 3.0
+#endif
 #ifndef RK_TRIES
 #define RK_TRIES 8 /* big, within the budget: SARMA's random starts at most */
 #endif
@@ -103,8 +117,9 @@ typedef struct {
 } rk_sgo_t;
 
 /* the run's start: the uniform grid (seed 0) or SARMA's, K - 1 positions uniform at random in
- * [0, total load) per dimension, sorted (seed > 0); s's cuts and block loads set */
-static void rk_sgo_start(rp_t *s, const double *const pref[2], uint64_t seed, rk_sgo_t *sg)
+ * [0, total load) per dimension, sorted (seed > 0); s's cuts and block loads set; returns the
+ * start grid's max */
+static double rk_sgo_start(rp_t *s, const double *const pref[2], uint64_t seed, rk_sgo_t *sg)
 {
     uint64_t x = seed;
     for (int d = 0; d < 2; d++) {
@@ -121,7 +136,7 @@ static void rk_sgo_start(rp_t *s, const double *const pref[2], uint64_t seed, rk
             wpart_i_sgo_cuts(pref[d], n, sg->pi[d], K - 1, NULL, s->cut[d]);
         }
     }
-    wpart_i_rp_loads(s);
+    double mx = wpart_i_rp_loads(s);
     sg->best = RG_INF;
     sg->pbest = RG_INF;
     sg->pbest_m = 1;
@@ -129,6 +144,7 @@ static void rk_sgo_start(rp_t *s, const double *const pref[2], uint64_t seed, rk
     sg->work = 0;
     sg->its = 0;
     sg->done = 0;
+    return mx;
 }
 
 /* The run's iterations up to m = max_iter, while its work is <= cap, the block loads kept by
@@ -318,9 +334,49 @@ cleanup:
     return st;
 }
 
+/* A heavy-line (power-law) matrix whose uniform grid is at most RK_HEAVY_UNI x inc: SARMA's
+ * sgo_2dr_nic from the uniform grid, the SGO to its own stop rule (at most RK_HEAVY_ITERS
+ * iterations), then SARMA's nic from its grid (racing inc with slack 0.5) and, when nic's
+ * lowest grid is not above inc, the cut moves of its grid: to w->Rx, w->Cx, its exact max to
+ * *vx (RG_INF: none: the SGO grid is the uniform one, nic stayed above inc, or timed out).
+ * The kick's 100 iterations stop short there: bench_spatial_fresh's plaw_2600_z stored
+ * 64 x 64 needs 3,904 (33 at 100, 25 after nic at the stop rule, SARMA's best 25). */
+static wpart_status_t rk_heavy(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0,
+                               const double *const pref[2], int64_t max_half, double lower,
+                               double inc, int64_t *nc, const rk_grids_t *w, double *vx,
+                               int64_t *iters, int64_t *halves, int32_t *timed_out)
+{
+    wpart_status_t st = WPART_OK;
+    int64_t P = g->P[0], Q = g->P[1], moves;
+    *vx = RG_INF;
+    if (!(rk_sgo_start(s, pref, 0, sg) <= RK_HEAVY_UNI * inc)) {
+        goto cleanup;
+    }
+    WPART_CHECK(rk_sgo_run(s, pref, sg, RK_HEAVY_ITERS, INT64_MAX, 0, inc, nc, w->R0, w->C0,
+                           t0, g->ctl, timed_out));
+    *iters += sg->its;
+    if (*timed_out || rk_uniform(s, w->R0, w->C0)) {
+        goto cleanup;
+    }
+    wpart_rg_opts_t nic = {2, max_half, 0, 1, 0.5, lower, 0, max_half, g->ctl, inc};
+    double v2;
+    WPART_CHECK(wpart_i_rect_from(g, t0, 2, 4, w->R0, w->C0, &nic, w->Rx, w->Cx, &v2, halves,
+                                  timed_out));
+    if (!*timed_out && v2 <= inc) { /* above inc, w->Rx holds nic's first start, not its best */
+        wpart_rg_csr_t At = {s->side[1].n, s->side[0].n, s->side[1].ptr, s->side[1].idx,
+                             s->side[1].w};
+        WPART_CHECK(wpart_i_rect_polish(g->A, &At, P, Q, w->Rx, w->Cx, 20, g->ctl, &v2, &moves,
+                                        timed_out));
+        *vx = *timed_out ? RG_INF : v2;
+    }
+cleanup:
+    return st;
+}
+
 wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int64_t max_half,
-                                 double lower, int64_t *R, int64_t *C, double *value,
-                                 int64_t *iters, int64_t *halves, int32_t *timed_out)
+                                 double lower, int heavy, int64_t *R, int64_t *C,
+                                 double *value, int64_t *iters, int64_t *halves,
+                                 int32_t *timed_out)
 {
     wpart_status_t st = WPART_OK;
     const wpart_rg_csr_t *A = g->A;
@@ -388,7 +444,7 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
             *value = va;
         }
         rg_keep(P, Q, w.Rx, w.Cx, vx, R, C, value);
-        goto cleanup;
+        goto done;
     }
     /* below RK_BIG blocks: the SGO from the uniform grid, at most sgo_iters iterations and
      * RK_WORK (nnz + P Q) entries moved, racing the given grid */
@@ -400,7 +456,7 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
     double sv = sg.best;
     /* the SGO grid is the uniform one (a start the default ran): nothing new */
     if (*timed_out || rk_uniform(&s, Rs, Cs) || !(sv <= RK_RATIO * *value)) {
-        goto cleanup;
+        goto done;
     }
     /* the default's half-sweeps from the SGO grid (either dimension first, balanced), racing
      * the given grid (the incumbent), the best one continued when it went below */
@@ -422,7 +478,7 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
         }
     }
     if (!(v < *value)) {
-        goto cleanup;
+        goto done;
     }
     /* a lower grid: its polish, then both maxes exact (from scratch) before it replaces R, C */
     int64_t moves;
@@ -436,6 +492,22 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
     }
     *value = rk_max(&s, R, C);
     rg_keep(P, Q, Rs, Cs, v, R, C, value);
+done:
+    if (heavy && !*timed_out && *value > lower + (g->integral ? 1.0 : 0.0)) {
+        /* a heavy-line matrix: SARMA's sgo_2dr_nic in full; a lower grid and the kick's are
+         * each continued by the plain half-sweeps and the lower kept (never above the
+         * kick's path, as from 1,024 blocks) */
+        double vx, va = *value;
+        WPART_CHECK(rk_heavy(g, &s, &sg, t0, pref, max_half, lower, *value, nc, &w, &vx, iters,
+                             halves, timed_out));
+        if (vx < *value && !*timed_out) {
+            WPART_CHECK(wpart_i_rect_plain(g, A, t0, max_half, lower, R, C, &va, timed_out));
+            WPART_CHECK(wpart_i_rect_plain(g, A, t0, max_half, lower, w.Rx, w.Cx, &vx,
+                                           timed_out));
+            *value = va;
+            rg_keep(P, Q, w.Rx, w.Cx, vx, R, C, value);
+        }
+    }
 cleanup:
     free(s.L);
     free(S);
@@ -463,8 +535,8 @@ wpart_status_t wpart_spatial_rect_kick(const wpart_rg_csr_t *A, int64_t P, int64
     WPART_CHECK(wpart_i_rg_check_grids(A, P, Q, 1, R, C));
     WPART_CHECK(wpart_i_rg_open(&g, A, P, Q, control));
     *value = -1.0; /* the kick computes the given grid's max */
-    WPART_CHECK(wpart_i_rect_kick(&g, t0, max_iter, 200, 0.0, R, C, value, iters, &halves,
-                                  timed_out));
+    WPART_CHECK(wpart_i_rect_kick(&g, t0, max_iter, 200, 0.0, 0, R, C, value, iters,
+                                  &halves, timed_out));
 cleanup:
     wpart_i_rg_close(&g);
     return st;

@@ -90,10 +90,14 @@ static inline wpart_status_t rg_poll_limit(const wpart_control_t *ctl, double t0
  * iterations at most; max_half: the half-sweeps' cap; lower: a proven lower bound (0: none);
  * *value in: the given grid's max as the caller has it (the race's incumbent; < 0: computed
  * here, exact), out: the returned grid's (exact when the grid changed); *halves: the
- * half-sweeps run. */
+ * half-sweeps run. heavy (a heavy-line matrix, rect_fast.c's gate): then also SARMA's
+ * sgo_2dr_nic in full (the SGO from the uniform grid to its own stop rule, nic, the cut
+ * moves; rect_kick.c's rk_heavy and its gates), a lower grid and the kick's each continued by
+ * wpart_i_rect_plain and the lower kept. */
 wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int64_t max_half,
-                                 double lower, int64_t *R, int64_t *C, double *value,
-                                 int64_t *iters, int64_t *halves, int32_t *timed_out);
+                                 double lower, int heavy, int64_t *R, int64_t *C,
+                                 double *value, int64_t *iters, int64_t *halves,
+                                 int32_t *timed_out);
 
 /* (Rn, Cn) of max v replaces the grid (R, C) (P + 1, Q + 1 cuts) and *value when strictly
  * lower: 1 then, else 0 */
