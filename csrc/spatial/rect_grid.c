@@ -3,9 +3,10 @@
  * A half-sweep sets one dimension's cuts optimally for the other's fixed cuts: the stripes'
  * prefix sums X[i * K + q] (row i, column stripe q; O(nnz + K n), or with integral loads the
  * previous half-sweep's prefix of that dimension with only the entries that change stripe
- * moved, rg_shift) and a bisection on the bottleneck B whose probe places each cut as far as
- * all K stripes allow (binary search, O(P K log n)). Integral loads bisect on integers (the
- * exact optimum); float loads to 1e-12. */
+ * moved, rg_shift; int32 cells where the loads are integers with a total below 2**31) and a
+ * bisection on the bottleneck B whose probe places each cut as far as all K stripes allow
+ * (binary search, O(P K log n); rect_grid_t.h). Integral loads bisect on integers (the exact
+ * optimum); float loads to 1e-12. */
 #include "rect_grid_i.h"
 #include "spatial_internal.h"
 
@@ -31,76 +32,6 @@
 #else
 #define RG_NOINLINE
 #endif
-
-static int rg_balance_pass(const double *X, int64_t K, int64_t P, int64_t *cuts);
-
-static void rg_balance(const double *X, int64_t K, int64_t P, int64_t *cuts)
-{
-    for (int pass = 0; pass < RG_PASSES && rg_balance_pass(X, K, P, cuts); pass++) {
-    }
-}
-
-static int rg_balance_pass(const double *X, int64_t K, int64_t P, int64_t *cuts)
-{
-    int moved = 0;
-    for (int64_t k = 1; k < P; k++) {
-        int64_t a = cuts[k - 1], b = cuts[k + 1];
-        /* the smallest x in [a, b] with cost(a, x) >= cost(x, b) (b has it; the test is
-         * monotone in x, so any search finds the same x): a gallop from the cut, then a
-         * binary search */
-        int64_t lo = a, hi = b, h = cuts[k] < a ? a : cuts[k] > b ? b : cuts[k];
-        if (rg_cost(X, K, a, h) >= rg_cost(X, K, h, b)) {
-            hi = h;
-            for (int64_t step = 1;; step *= 2) {
-                int64_t t = hi - step;
-                if (t < a) {
-                    break;
-                }
-                if (rg_cost(X, K, a, t) < rg_cost(X, K, t, b)) {
-                    lo = t + 1;
-                    break;
-                }
-                hi = t;
-            }
-        } else {
-            lo = h + 1;
-            for (int64_t step = 1;; step *= 2) {
-                int64_t t = lo - 1 + step;
-                if (t >= b) {
-                    break;
-                }
-                if (rg_cost(X, K, a, t) >= rg_cost(X, K, t, b)) {
-                    hi = t;
-                    break;
-                }
-                lo = t + 1;
-            }
-        }
-        while (lo < hi) {
-            int64_t mid = lo + (hi - lo) / 2;
-            if (rg_cost(X, K, a, mid) >= rg_cost(X, K, mid, b)) {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        int64_t best = cuts[k];
-        double bv = fmax(rg_cost(X, K, a, best), rg_cost(X, K, best, b));
-        for (int64_t x = lo - 1; x <= lo; x++) {
-            if (x < a || x > b) {
-                continue;
-            }
-            double v = fmax(rg_cost(X, K, a, x), rg_cost(X, K, x, b));
-            if (v < bv) {
-                bv = v;
-                best = x;
-            }
-        }
-        moved |= best != cuts[k];
-        cuts[k] = best;
-    }
-    return moved;
-}
 
 /* rg_shift where many stripes change (more than RG_INC_S) but few entries move: the moved
  * entries (their major, old and new stripe, weight) sorted by major, then one pass that adds
@@ -153,18 +84,11 @@ RG_NOINLINE static int rg_shift_all(rg_ctx_t *g, int d, const int64_t *c, int64_
             ew[x] = o->w ? o->w[e] : 1.0;
         }
     }
-    /* at[r]: the end of major r's moved entries */
-    for (int64_t i = 1, x = 0; i <= n; i++) {
-        for (; x < at[i - 1]; x++) {
-            run[ev[2 * x]] -= ew[x];
-            run[ev[2 * x + 1]] += ew[x];
-        }
-        if (x > 0) {
-            double *Yi = Y + i * K;
-            for (int64_t q = 0; q < K; q++) {
-                Yi[q] += run[q];
-            }
-        }
+    /* at[r]: the end of major r's moved entries (run: zero, an int32 array in int32 Y) */
+    if (g->i32) {
+        rg_shift_all_rows_i((int32_t *)(void *)Y, K, n, at, ev, ew, (int32_t *)(void *)run);
+    } else {
+        rg_shift_all_rows(Y, K, n, at, ev, ew, run);
     }
     memcpy(yo, c, (size_t)(K + 1) * sizeof(int64_t));
 done:
@@ -251,13 +175,10 @@ RG_NOINLINE static int rg_shift(rg_ctx_t *g, int d, const int64_t *c)
         }
         hi = b > hi ? b : hi;
     }
-    for (int64_t i = rmin + 1; i <= n; i++) {
-        const double *Di = D + i * ns;
-        double *Yi = Y + i * K;
-        for (int64_t u = 0; u < ns; u++) {
-            run[u] += Di[u];
-            Yi[qs[u]] += run[u];
-        }
+    if (g->i32) {
+        rg_shift_rows_i((int32_t *)(void *)Y, K, ns, rmin, n, D, run, qs);
+    } else {
+        rg_shift_rows(Y, K, ns, rmin, n, D, run, qs);
     }
     memcpy(yo, c, (size_t)(K + 1) * sizeof(int64_t));
     return 1;
@@ -275,35 +196,20 @@ static double rg_half(rg_ctx_t *g, int d, int64_t *cut_d, const int64_t *cut_o, 
     if (!(g->yok[d] && rg_shift(g, d, cut_o))) {
         g->yok[d] = 0;
         rg_map(cut_o, K, s->m, g->ymap[d]);
-        /* integral loads: both ways of rg_prefix give the same numbers exactly; the two-pass
-         * one is faster for a few stripes, the running prefix for many (measured on the 70
-         * cases of bench_spatial_sarma: 0.6-0.9x the time at 16 and 32 stripes, 1.0-1.25x
-         * at 4 and 8) */
-        if (rg_prefix(s, g->ymap[d], K, X, g->ctl, &g->work, g->integral && K < 12)) {
+        /* int32 cells: rg_prefix_i. Integral loads in float64 (a total from 2**31): both
+         * ways of rg_prefix give the same numbers exactly; the two-pass one is faster for a
+         * few stripes, the running prefix for many (measured on the 70 cases of
+         * bench_spatial_sarma: 0.6-0.9x the time at 16 and 32 stripes, 1.0-1.25x at 4, 8) */
+        if (g->i32 ? rg_prefix_i(s, g->ymap[d], K, (int32_t *)(void *)X, g->ctl, &g->work)
+                   : rg_prefix(s, g->ymap[d], K, X, g->ctl, &g->work, g->integral && K < 12)) {
             g->stop = 1;
             return RG_INF;
         }
         memcpy(g->yo[d], cut_o, (size_t)(K + 1) * sizeof(int64_t));
         g->yok[d] = 1;
     }
-    double hi = 0.0, lo = 0.0;
-    for (int64_t p = 0; p < P; p++) {
-        double c = rg_cost(X, K, cut_d[p], cut_d[p + 1]);
-        hi = c > hi ? c : hi;
-    }
-    for (int64_t q = 0; q < K; q++) {
-        double t = X[s->n * K + q] / (double)P;
-        lo = t > lo ? t : lo;
-    }
-    lo = g->integral ? ceil(lo) : lo * (1.0 - 1e-12);
-    if (lo > hi) {
-        lo = hi;
-    }
-    double v = rg_bisect_w(X, s->n, K, P, lo, hi, g->integral, cut_d, g->tmp, 1);
-    if (balance) {
-        rg_balance(X, K, P, cut_d);
-    }
-    return v;
+    return g->i32 ? rg_solve_i((const int32_t *)(void *)X, s->n, K, P, 1, cut_d, g->tmp, balance)
+                  : rg_solve(X, s->n, K, P, g->integral, cut_d, g->tmp, balance);
 }
 
 /* one half-sweep of dimension d from the grid cur: its max load; *same says whether the
@@ -475,6 +381,10 @@ wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, 
         memcpy(g->line[1], g->line[0], (size_t)A->n1 * sizeof(double));
         memcpy(g->tot[1], g->tot[0], (size_t)(A->n1 + 1) * sizeof(double));
     }
+    /* integral loads with a total below 2**31: the half-sweeps' prefixes in int32 (the same
+     * integers, half the bytes: the prefixes and shifts are passes over K (n + 1) cells; the
+     * default's core CPU 0.87x at 8 x 32, 0.82x at 32 x 32, 0.71x at 64 x 64) */
+    g->i32 = g->integral && g->tot[0][A->n1] < 2147483647.0;
 cleanup:
     return st;
 }
@@ -519,10 +429,12 @@ int wpart_i_rg_loads(rg_ctx_t *g, const int64_t *R, const int64_t *C, int64_t *i
                 continue;
             }
             const double *X = g->Y[d];
+            const int32_t *Xi = (const int32_t *)(const void *)X;
             for (int64_t p = 0; p < P; p++) {
                 for (int64_t q = 0; q < Q; q++) {
-                    double v = d ? X[C[q + 1] * K + p] - X[C[q] * K + p]
-                                 : X[R[p + 1] * K + q] - X[R[p] * K + q];
+                    int64_t a = d ? C[q] * K + p : R[p] * K + q;
+                    int64_t b = d ? C[q + 1] * K + p : R[p + 1] * K + q;
+                    double v = g->i32 ? (double)(Xi[b] - Xi[a]) : X[b] - X[a];
                     if (il) {
                         il[p * Q + q] = (int64_t)v;
                     } else {

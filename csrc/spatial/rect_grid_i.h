@@ -1,5 +1,6 @@
 /* rect_grid_i.h -- helpers shared by rect_grid.c and rect_sym.c (private): the stripe prefix,
- * the greedy probe and the bisection of the exact 1D partitions, the CSR transpose. */
+ * the greedy probe and the bisection of the exact 1D partitions (rect_grid_t.h, for float64 and
+ * int32 prefixes), the CSR transpose. */
 #ifndef WPART_RECT_GRID_I_H
 #define WPART_RECT_GRID_I_H
 
@@ -36,7 +37,8 @@ typedef struct {
     double *X;         /* (nmax + 1) min(K, 8) doubles of scratch (K: max(P, Q)): 1D
                         * prefixes, up to 8 lines' prefixes (rect_fast.c) */
     double *Y[2];      /* the half-sweeps' prefixes of dimension d (rg_half): majors of side d
-                        * x the other dimension's stripes, kept between half-sweeps */
+                        * x the other dimension's stripes, kept between half-sweeps (int32
+                        * cells in the same buffer when i32) */
     int32_t *ymap[2];  /* minor -> stripe for the cuts Y[d] was made for (yo[d]) */
     int64_t *yo[2];    /* those cuts (K + 1) */
     int yok[2];        /* 1: Y[d] holds the prefix of the cuts yo[d] */
@@ -49,6 +51,7 @@ typedef struct {
     double *line[2];   /* the major sums (each summed from 0 in entry order) */
     int64_t *cur[2], *best[2];
     int integral;
+    int i32; /* 1: Y[d] holds int32 (integral loads, total below 2**31; rect_grid_t.h) */
     int sym; /* 1: A equals its transpose entry for entry (found by open) */
     const wpart_control_t *ctl; /* Ctrl-C inside a half-sweep's pass (rg_cancel) */
     int64_t work;
@@ -117,6 +120,19 @@ static inline void rg_map(const int64_t *cuts, int64_t K, int64_t n, int32_t *ma
 
 static inline int rg_cancel(const wpart_control_t *ctl, int64_t *work, int64_t done);
 
+/* a running prefix's next row: Ctrl-C polled (1: stop), row i + 1 of X (K cells of `cell`
+ * bytes) starts as a copy of row i */
+static inline int rg_next_row(const rg_side_t *s, int64_t i, int64_t K, void *X, size_t cell,
+                              const wpart_control_t *ctl, int64_t *work)
+{
+    if (rg_cancel(ctl, work, s->ptr[i + 1] - s->ptr[i] + K)) {
+        return 1;
+    }
+    memcpy((char *)X + (size_t)((i + 1) * K) * cell, (char *)X + (size_t)(i * K) * cell,
+           (size_t)K * cell);
+    return 0;
+}
+
 /* X[i * K + q] = load of majors [0, i) in minor stripe q; 1 (X unfinished) when Ctrl-C asks to
  * stop (rg_cancel with ctl and work). exact (integral weights, sums below 2**53): each major's
  * stripe sums are made first and the prefix added after, the same numbers exactly; otherwise
@@ -159,14 +175,10 @@ static inline int rg_prefix(const rg_side_t *s, const int32_t *map, int64_t K, d
     }
     memset(X, 0, (size_t)K * sizeof(double));
     for (int64_t i = 0; i < s->n; i++) {
-        if (rg_cancel(ctl, work, s->ptr[i + 1] - s->ptr[i] + K)) {
+        if (rg_next_row(s, i, K, X, sizeof(double), ctl, work)) {
             return 1;
         }
         double *row = X + (i + 1) * K;
-        const double *prev = X + i * K;
-        for (int64_t q = 0; q < K; q++) {
-            row[q] = prev[q];
-        }
         int64_t e = s->ptr[i], end = s->ptr[i + 1];
         if (e == end) {
             continue;
@@ -190,184 +202,49 @@ static inline int rg_prefix(const rg_side_t *s, const int32_t *map, int64_t K, d
     return 0;
 }
 
-/* the largest load of the K stripes of majors [a, b) (0 when none is positive). Four stripes
- * at a time without a branch (the max of the same values: the same result) */
-static inline double rg_cost(const double *X, int64_t K, int64_t a, int64_t b)
+/* rg_prefix's running prefix in int32 (integral loads with a total below 2**31: the same
+ * integers), each entry added to its stripe's cell (no branch per run) */
+static inline int rg_prefix_i(const rg_side_t *s, const int32_t *map, int64_t K, int32_t *X,
+                              const wpart_control_t *ctl, int64_t *work)
 {
-    double c = 0.0;
-    const double *xa = X + a * K, *xb = X + b * K;
-    int64_t q = 0;
-    for (; q + 4 <= K; q += 4) {
-        double d0 = xb[q] - xa[q], d1 = xb[q + 1] - xa[q + 1];
-        double d2 = xb[q + 2] - xa[q + 2], d3 = xb[q + 3] - xa[q + 3];
-        double m0 = d0 > d1 ? d0 : d1, m1 = d2 > d3 ? d2 : d3, m = m0 > m1 ? m0 : m1;
-        c = m > c ? m : c;
-    }
-    for (; q < K; q++) {
-        double d = xb[q] - xa[q];
-        c = d > c ? d : c;
-    }
-    return c;
-}
-
-/* 1 when no stripe of majors [a, b) costs more than B (rg_cost(X, K, a, b) <= B), testing
- * first the stripe *hot (one that failed before: a search's failing tests often fail on the same
- * stripe), then four stripes at a time, and keeping in *hot the stripe that fails */
-static inline int rg_fits_hot(const double *X, int64_t K, int64_t a, int64_t b, double B,
-                              int64_t *hot)
-{
-    const double *xa = X + a * K, *xb = X + b * K;
-    if (xb[*hot] - xa[*hot] > B) {
-        return 0;
-    }
-    int64_t q = 0;
-    for (; q + 4 <= K; q += 4) {
-        if ((xb[q] - xa[q] > B) | (xb[q + 1] - xa[q + 1] > B) | (xb[q + 2] - xa[q + 2] > B) |
-            (xb[q + 3] - xa[q + 3] > B)) {
-            while (!(xb[q] - xa[q] > B)) {
-                q++;
-            }
-            *hot = q;
-            return 0;
+    memset(X, 0, (size_t)K * sizeof(int32_t));
+    for (int64_t i = 0; i < s->n; i++) {
+        if (rg_next_row(s, i, K, X, sizeof(int32_t), ctl, work)) {
+            return 1;
         }
-    }
-    for (; q < K; q++) {
-        if (xb[q] - xa[q] > B) {
-            *hot = q;
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* the largest b in [a, n] with rg_fits_hot(a, b) (B >= 0, so a fits). The loads are
- * non-negative, so the costs grow with b and any search finds the same b: a gallop from the
- * guess h, then a binary search, costs O(log |b - h|) instead of O(log n) */
-static inline int64_t rg_reach(const double *X, int64_t n, int64_t K, int64_t a, double B,
-                               int64_t h)
-{
-    int64_t lo, hi, hot = 0; /* fits(a, lo); b == n or not fits(a, hi + 1) */
-    h = h < a ? a : h > n ? n : h;
-    if (rg_fits_hot(X, K, a, h, B, &hot)) {
-        lo = h;
-        hi = n;
-        for (int64_t step = 1; lo < n; step *= 2) {
-            int64_t t = step < n - lo ? lo + step : n;
-            if (!rg_fits_hot(X, K, a, t, B, &hot)) {
-                hi = t - 1;
-                break;
+        int32_t *row = X + (i + 1) * K;
+        if (s->w) {
+            for (int64_t e = s->ptr[i]; e < s->ptr[i + 1]; e++) {
+                row[map[s->idx[e]]] += (int32_t)s->w[e];
             }
-            lo = t;
-        }
-    } else {
-        lo = a;
-        hi = h - 1;
-        for (int64_t step = 1;; step *= 2) {
-            int64_t t = hi + 1 - step;
-            if (t <= a) {
-                break;
-            }
-            if (rg_fits_hot(X, K, a, t, B, &hot)) {
-                lo = t;
-                break;
-            }
-            hi = t - 1;
-        }
-    }
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo + 1) / 2;
-        if (rg_fits_hot(X, K, a, mid, B, &hot)) {
-            lo = mid;
         } else {
-            hi = mid - 1;
+            for (int64_t e = s->ptr[i]; e < s->ptr[i + 1]; e++) {
+                row[map[s->idx[e]]]++;
+            }
         }
     }
-    return lo;
+    return 0;
 }
 
-/* greedy probe: 1 when P parts of cost <= B cover [0, n); cuts and the achieved max set.
- * hint (NULL: an even split of the rest): where the cuts probably are (a search guess only:
- * the cuts are the greedy ones whatever the hint; hint may be cuts itself) */
-static inline int rg_probe(const double *X, int64_t n, int64_t K, int64_t P, double B, int64_t *cuts,
-                    double *got, const int64_t *hint)
+#define RG_T double
+#define RG_BT double
+#define RG_BOUND(B) (B)
+#define RG_SFX
+#include "rect_grid_t.h"
+
+/* an int32 prefix's bound: the loads are integers, so a load exceeds B when it exceeds
+ * floor(B) (none does from 2**31 - 1) */
+static inline int32_t rg_bound_i(double B)
 {
-    int64_t a = 0;
-    double mx = 0.0;
-    cuts[0] = 0;
-    for (int64_t p = 0; p < P; p++) {
-        int64_t b;
-        if (p == P - 1) {
-            b = n;
-        } else {
-            b = rg_reach(X, n, K, a, B, hint ? hint[p + 1] : a + (n - a) / (P - p));
-        }
-        double c = rg_cost(X, K, a, b);
-        if (c > B) {
-            return 0;
-        }
-        if (c > mx) {
-            mx = c;
-        }
-        cuts[p + 1] = b;
-        a = b;
-    }
-    *got = mx;
-    return 1;
+    return B >= 2147483647.0 ? INT32_MAX : (int32_t)floor(B);
 }
 
-/* the optimal cuts (P parts) of the K-stripe prefix X, given a feasible upper bound hi (whose
- * probe succeeds) and a lower bound lo; tmp: P + 1 scratch; warm: cuts holds a guess of the
- * cuts on entry (the probes' search hint only). Returns the optimum. */
-static inline double rg_bisect_w(const double *X, int64_t n, int64_t K, int64_t P, double lo,
-                                 double hi, int integral, int64_t *cuts, int64_t *tmp, int warm)
-{
-    double got;
-    if (!rg_probe(X, n, K, P, hi, cuts, &got, warm ? cuts : NULL)) {
-        return RG_INF; /* not reached: hi is feasible */
-    }
-    hi = got;
-    if (integral) {
-        lo = ceil(lo);
-        /* warm: the optimum is most often the max of the cuts' own greedy (a half-sweep that
-         * keeps its grid's value), or a little below it, so probes at hi - 1, 2, 4 (hi lowered
-         * by each that succeeds, up to RG_GALLOP) come first: the first case takes one probe
-         * instead of a bisection's. The same optimum and cuts whatever the probes: the greedy
-         * cuts at any B >= the optimum whose max is the optimum are those at the optimum (each
-         * reach is the same), and the cuts kept are those of the last probe that lowered hi to
-         * its max */
-        for (double step = 1; warm && step <= RG_GALLOP && lo < hi && hi - step >= lo; step *= 2) {
-            if (rg_probe(X, n, K, P, hi - step, tmp, &got, cuts)) {
-                hi = got;
-                memcpy(cuts, tmp, (size_t)(P + 1) * sizeof(int64_t));
-            } else {
-                lo = hi - step + 1;
-                break;
-            }
-        }
-        /* lo + (hi - lo) / 2, not (lo + hi) / 2: above 2^52 the sum rounds, mid could be hi,
-         * and the loop would never end; the cap bounds it for any values */
-        for (int it = 0; it < 200 && lo < hi; it++) {
-            double mid = lo + floor((hi - lo) / 2);
-            if (rg_probe(X, n, K, P, mid, tmp, &got, cuts)) {
-                hi = got;
-                memcpy(cuts, tmp, (size_t)(P + 1) * sizeof(int64_t));
-            } else {
-                lo = mid + 1;
-            }
-        }
-    } else {
-        for (int it = 0; it < 200 && hi - lo > 1e-12 * hi; it++) {
-            double mid = lo + (hi - lo) / 2;
-            if (rg_probe(X, n, K, P, mid, tmp, &got, cuts)) {
-                hi = got;
-                memcpy(cuts, tmp, (size_t)(P + 1) * sizeof(int64_t));
-            } else {
-                lo = mid;
-            }
-        }
-    }
-    return hi;
-}
+#define RG_T int32_t
+#define RG_BT int32_t
+#define RG_BOUND(B) rg_bound_i(B)
+#define RG_SFX _i
+#define RG_INT
+#include "rect_grid_t.h"
 
 static inline double rg_bisect(const double *X, int64_t n, int64_t K, int64_t P, double lo,
                                double hi, int integral, int64_t *cuts, int64_t *tmp)
@@ -375,8 +252,6 @@ static inline double rg_bisect(const double *X, int64_t n, int64_t K, int64_t P,
     return rg_bisect_w(X, n, K, P, lo, hi, integral, cuts, tmp, 0);
 }
 
-/* each cut k in turn to the place between its neighbours that minimises the larger cost of its
- * two stripes (g grows, h shrinks: the crossing by binary search); never raises the max */
 /* Ctrl-C inside one pass over the nonzeros: `done` entries more since the last check; every
  * RG_POLL_WORK entries the should-stop hook (clock-gated by its owner) is asked. 1: stop. The
  * time limit is left to the iteration polls, which keep a result. */

@@ -1,0 +1,351 @@
+/* rect_grid_t.h -- the probes, the bisection and the balancing on a stripe prefix X of cell type
+ * RG_T (rect_grid_i.h includes it twice: double, names as they are; int32_t for integral loads
+ * with a total below 2**31, names ending in _i: the same integers, so the same decisions).
+ * RG_BT: the type of a probe's bound as the stripes' loads are compared with it, RG_BOUND(B)
+ * that bound from a double B (an integer load exceeds B exactly when it exceeds floor(B));
+ * RG_INT defined: integer cells (plain / eight-wide loops where the double ones go by four).
+ * No include guard: included once per cell type, its macros undefined at the end. */
+#define RG_CAT2(a, b) a##b
+#define RG_CAT(a, b) RG_CAT2(a, b)
+#define RG_F(name) RG_CAT(name, RG_SFX)
+
+/* the largest load of the K stripes of majors [a, b) (0 when none is positive). Four stripes
+ * at a time without a branch (the max of the same values: the same result) */
+static inline double RG_F(rg_cost)(const RG_T *X, int64_t K, int64_t a, int64_t b)
+{
+    RG_T c = 0;
+    const RG_T *xa = X + a * K, *xb = X + b * K;
+    int64_t q = 0;
+#ifdef RG_INT
+    for (; q < K; q++) { /* integers: a plain loop the compiler vectorises */
+        RG_T d = xb[q] - xa[q];
+        c = d > c ? d : c;
+    }
+#endif
+    for (; q + 4 <= K; q += 4) {
+        RG_T d0 = xb[q] - xa[q], d1 = xb[q + 1] - xa[q + 1];
+        RG_T d2 = xb[q + 2] - xa[q + 2], d3 = xb[q + 3] - xa[q + 3];
+        RG_T m0 = d0 > d1 ? d0 : d1, m1 = d2 > d3 ? d2 : d3, m = m0 > m1 ? m0 : m1;
+        c = m > c ? m : c;
+    }
+    for (; q < K; q++) {
+        RG_T d = xb[q] - xa[q];
+        c = d > c ? d : c;
+    }
+    return (double)c;
+}
+
+/* 1 when no stripe of majors [a, b) costs more than B (RG_F(rg_cost)(X, K, a, b) <= B), testing
+ * first the stripe *hot (one that failed before: a search's failing tests often fail on the same
+ * stripe), then four stripes at a time, and keeping in *hot the stripe that fails */
+static inline int RG_F(rg_fits_hot)(const RG_T *X, int64_t K, int64_t a, int64_t b, RG_BT B,
+                                    int64_t *hot)
+{
+    const RG_T *xa = X + a * K, *xb = X + b * K;
+    if (xb[*hot] - xa[*hot] > B) {
+        return 0;
+    }
+    int64_t q = 0;
+#ifdef RG_INT
+    for (; q + 8 <= K; q += 8) { /* integers: eight at a time */
+        int f = 0;
+        for (int u = 0; u < 8; u++) {
+            f |= xb[q + u] - xa[q + u] > B;
+        }
+        if (f) {
+            while (!(xb[q] - xa[q] > B)) {
+                q++;
+            }
+            *hot = q;
+            return 0;
+        }
+    }
+#endif
+    for (; q + 4 <= K; q += 4) {
+        if ((xb[q] - xa[q] > B) | (xb[q + 1] - xa[q + 1] > B) | (xb[q + 2] - xa[q + 2] > B) |
+            (xb[q + 3] - xa[q + 3] > B)) {
+            while (!(xb[q] - xa[q] > B)) {
+                q++;
+            }
+            *hot = q;
+            return 0;
+        }
+    }
+    for (; q < K; q++) {
+        if (xb[q] - xa[q] > B) {
+            *hot = q;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* the largest b in [a, n] with rg_fits_hot(a, b) (B >= 0, so a fits). The loads are
+ * non-negative, so the costs grow with b and any search finds the same b: a gallop from the
+ * guess h, then a binary search, costs O(log |b - h|) instead of O(log n) */
+static inline int64_t RG_F(rg_reach)(const RG_T *X, int64_t n, int64_t K, int64_t a, RG_BT B,
+                                     int64_t h)
+{
+    int64_t lo, hi, hot = 0; /* fits(a, lo); b == n or not fits(a, hi + 1) */
+    h = h < a ? a : h > n ? n : h;
+    if (RG_F(rg_fits_hot)(X, K, a, h, B, &hot)) {
+        lo = h;
+        hi = n;
+        for (int64_t step = 1; lo < n; step *= 2) {
+            int64_t t = step < n - lo ? lo + step : n;
+            if (!RG_F(rg_fits_hot)(X, K, a, t, B, &hot)) {
+                hi = t - 1;
+                break;
+            }
+            lo = t;
+        }
+    } else {
+        lo = a;
+        hi = h - 1;
+        for (int64_t step = 1;; step *= 2) {
+            int64_t t = hi + 1 - step;
+            if (t <= a) {
+                break;
+            }
+            if (RG_F(rg_fits_hot)(X, K, a, t, B, &hot)) {
+                lo = t;
+                break;
+            }
+            hi = t - 1;
+        }
+    }
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo + 1) / 2;
+        if (RG_F(rg_fits_hot)(X, K, a, mid, B, &hot)) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return lo;
+}
+
+/* greedy probe: 1 when P parts of cost <= B cover [0, n); cuts and the achieved max set.
+ * hint (NULL: an even split of the rest): where the cuts probably are (a search guess only:
+ * the cuts are the greedy ones whatever the hint; hint may be cuts itself) */
+static inline int RG_F(rg_probe)(const RG_T *X, int64_t n, int64_t K, int64_t P, double B,
+                                 int64_t *cuts, double *got, const int64_t *hint)
+{
+    int64_t a = 0;
+    RG_BT Bb = RG_BOUND(B);
+    double mx = 0.0;
+    cuts[0] = 0;
+    for (int64_t p = 0; p < P; p++) {
+        int64_t b;
+        if (p == P - 1) {
+            b = n;
+        } else {
+            b = RG_F(rg_reach)(X, n, K, a, Bb, hint ? hint[p + 1] : a + (n - a) / (P - p));
+        }
+        double c = RG_F(rg_cost)(X, K, a, b);
+        if (c > B) {
+            return 0;
+        }
+        if (c > mx) {
+            mx = c;
+        }
+        cuts[p + 1] = b;
+        a = b;
+    }
+    *got = mx;
+    return 1;
+}
+
+/* the optimal cuts (P parts) of the K-stripe prefix X, given a feasible upper bound hi (whose
+ * probe succeeds) and a lower bound lo; tmp: P + 1 scratch; warm: cuts holds a guess of the
+ * cuts on entry (the probes' search hint only). Returns the optimum. */
+static inline double RG_F(rg_bisect_w)(const RG_T *X, int64_t n, int64_t K, int64_t P,
+                                       double lo, double hi, int integral, int64_t *cuts,
+                                       int64_t *tmp, int warm)
+{
+    double got;
+    if (!RG_F(rg_probe)(X, n, K, P, hi, cuts, &got, warm ? cuts : NULL)) {
+        return RG_INF; /* not reached: hi is feasible */
+    }
+    hi = got;
+    if (integral) {
+        lo = ceil(lo);
+        /* warm: the optimum is most often the max of the cuts' own greedy (a half-sweep that
+         * keeps its grid's value), or a little below it, so probes at hi - 1, 2, 4 (hi lowered
+         * by each that succeeds, up to RG_GALLOP) come first: the first case takes one probe
+         * instead of a bisection's. The same optimum and cuts whatever the probes: the greedy
+         * cuts at any B >= the optimum whose max is the optimum are those at the optimum (each
+         * reach is the same), and the cuts kept are those of the last probe that lowered hi to
+         * its max */
+        for (double step = 1; warm && step <= RG_GALLOP && lo < hi && hi - step >= lo; step *= 2) {
+            if (RG_F(rg_probe)(X, n, K, P, hi - step, tmp, &got, cuts)) {
+                hi = got;
+                memcpy(cuts, tmp, (size_t)(P + 1) * sizeof(int64_t));
+            } else {
+                lo = hi - step + 1;
+                break;
+            }
+        }
+        /* lo + (hi - lo) / 2, not (lo + hi) / 2: above 2^52 the sum rounds, mid could be hi,
+         * and the loop would never end; the cap bounds it for any values */
+        for (int it = 0; it < 200 && lo < hi; it++) {
+            double mid = lo + floor((hi - lo) / 2);
+            if (RG_F(rg_probe)(X, n, K, P, mid, tmp, &got, cuts)) {
+                hi = got;
+                memcpy(cuts, tmp, (size_t)(P + 1) * sizeof(int64_t));
+            } else {
+                lo = mid + 1;
+            }
+        }
+    } else {
+        for (int it = 0; it < 200 && hi - lo > 1e-12 * hi; it++) {
+            double mid = lo + (hi - lo) / 2;
+            if (RG_F(rg_probe)(X, n, K, P, mid, tmp, &got, cuts)) {
+                hi = got;
+                memcpy(cuts, tmp, (size_t)(P + 1) * sizeof(int64_t));
+            } else {
+                lo = mid;
+            }
+        }
+    }
+    return hi;
+}
+
+/* each cut k in turn to the place between its neighbours that minimises the larger cost of its
+ * two stripes (g grows, h shrinks: the crossing by binary search); never raises the max */
+static inline int RG_F(rg_balance_pass)(const RG_T *X, int64_t K, int64_t P, int64_t *cuts)
+{
+    int moved = 0;
+    for (int64_t k = 1; k < P; k++) {
+        int64_t a = cuts[k - 1], b = cuts[k + 1];
+        /* the smallest x in [a, b] with cost(a, x) >= cost(x, b) (b has it; the test is
+         * monotone in x, so any search finds the same x): a gallop from the cut, then a
+         * binary search */
+        int64_t lo = a, hi = b, h = cuts[k] < a ? a : cuts[k] > b ? b : cuts[k];
+        if (RG_F(rg_cost)(X, K, a, h) >= RG_F(rg_cost)(X, K, h, b)) {
+            hi = h;
+            for (int64_t step = 1;; step *= 2) {
+                int64_t t = hi - step;
+                if (t < a) {
+                    break;
+                }
+                if (RG_F(rg_cost)(X, K, a, t) < RG_F(rg_cost)(X, K, t, b)) {
+                    lo = t + 1;
+                    break;
+                }
+                hi = t;
+            }
+        } else {
+            lo = h + 1;
+            for (int64_t step = 1;; step *= 2) {
+                int64_t t = lo - 1 + step;
+                if (t >= b) {
+                    break;
+                }
+                if (RG_F(rg_cost)(X, K, a, t) >= RG_F(rg_cost)(X, K, t, b)) {
+                    hi = t;
+                    break;
+                }
+                lo = t + 1;
+            }
+        }
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if (RG_F(rg_cost)(X, K, a, mid) >= RG_F(rg_cost)(X, K, mid, b)) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        int64_t best = cuts[k];
+        double bv = fmax(RG_F(rg_cost)(X, K, a, best), RG_F(rg_cost)(X, K, best, b));
+        for (int64_t x = lo - 1; x <= lo; x++) {
+            if (x < a || x > b) {
+                continue;
+            }
+            double v = fmax(RG_F(rg_cost)(X, K, a, x), RG_F(rg_cost)(X, K, x, b));
+            if (v < bv) {
+                bv = v;
+                best = x;
+            }
+        }
+        moved |= best != cuts[k];
+        cuts[k] = best;
+    }
+    return moved;
+}
+
+static inline void RG_F(rg_balance)(const RG_T *X, int64_t K, int64_t P, int64_t *cuts)
+{
+    for (int pass = 0; pass < RG_PASSES && RG_F(rg_balance_pass)(X, K, P, cuts); pass++) {
+    }
+}
+
+/* the rest of a half-sweep on its prefix X (n majors, K stripes): the optimal cuts of
+ * dimension d (P parts) from its cuts cut_d (the bisection's warm start and upper bound; the
+ * other dimension's stripe totals / P its lower bound), then balanced when asked; the max */
+static inline double RG_F(rg_solve)(const RG_T *X, int64_t n, int64_t K, int64_t P, int integral,
+                                    int64_t *cut_d, int64_t *tmp, int balance)
+{
+    double hi = 0.0, lo = 0.0;
+    for (int64_t p = 0; p < P; p++) {
+        double c = RG_F(rg_cost)(X, K, cut_d[p], cut_d[p + 1]);
+        hi = c > hi ? c : hi;
+    }
+    for (int64_t q = 0; q < K; q++) {
+        double t = (double)X[n * K + q] / (double)P;
+        lo = t > lo ? t : lo;
+    }
+    lo = integral ? ceil(lo) : lo * (1.0 - 1e-12);
+    if (lo > hi) {
+        lo = hi;
+    }
+    double v = RG_F(rg_bisect_w)(X, n, K, P, lo, hi, integral, cut_d, tmp, 1);
+    if (balance) {
+        RG_F(rg_balance)(X, K, P, cut_d);
+    }
+    return v;
+}
+
+/* rg_shift's pass (rect_grid.c): from major r0 + 1 on, the running sums run (ns changed
+ * stripes, their stripes qs) of the deltas D (ns per major) added to the prefix Y */
+static inline void RG_F(rg_shift_rows)(RG_T *Y, int64_t K, int64_t ns, int64_t r0, int64_t n,
+                                       const double *D, double *run, const int32_t *qs)
+{
+    for (int64_t i = r0 + 1; i <= n; i++) {
+        const double *Di = D + i * ns;
+        RG_T *Yi = Y + i * K;
+        for (int64_t u = 0; u < ns; u++) {
+            run[u] += Di[u];
+            Yi[qs[u]] += (RG_T)run[u];
+        }
+    }
+}
+
+/* rg_shift_all's pass: the moved entries (at[i]: the end of major i's; ev: old and new
+ * stripe, ew: weight) summed into run (K, zero) and added to each major's row after them */
+static inline void RG_F(rg_shift_all_rows)(RG_T *Y, int64_t K, int64_t n, const int64_t *at,
+                                           const int32_t *ev, const double *ew, RG_T *run)
+{
+    for (int64_t i = 1, x = 0; i <= n; i++) {
+        for (; x < at[i - 1]; x++) {
+            run[ev[2 * x]] -= (RG_T)ew[x];
+            run[ev[2 * x + 1]] += (RG_T)ew[x];
+        }
+        if (x > 0) {
+            RG_T *Yi = Y + i * K;
+            for (int64_t q = 0; q < K; q++) {
+                Yi[q] += run[q];
+            }
+        }
+    }
+}
+
+#undef RG_F
+#undef RG_CAT
+#undef RG_CAT2
+#undef RG_T
+#undef RG_BT
+#undef RG_BOUND
+#undef RG_SFX
+#undef RG_INT
