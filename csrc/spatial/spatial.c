@@ -235,7 +235,7 @@ static wpart_status_t check_compressed(const int64_t *ptr, const int64_t *idx, i
     if (!ptr || (nnz > 0 && !idx) || ptr[0] != 0 || ptr[n] != nnz) {
         return wpart_i_error(WPART_EINVAL, "malformed %s arrays", what);
     }
-    /* each a pass without a branch (it vectorises); the first fault looked for after one */
+    /* each a pass without a branch per entry; the first fault looked for only after one */
     int bad = 0;
     for (int64_t i = 0; i < n; i++) {
         bad |= ptr[i + 1] < ptr[i];
