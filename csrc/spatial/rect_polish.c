@@ -88,7 +88,8 @@ typedef struct {
  * both stripes in their order, as the plain search does. The places of a cut are kept (slot)
  * until a move changes them. */
 typedef struct {
-    int n; /* places (-1: to be made) */
+    int n;    /* places (-1: to be made) */
+    double B; /* made for ranks to beat up to B: a place with a block above B holds m = inf */
     int64_t x[2 * RP_WINDOW], c[2 * RP_WINDOW];
     double m[2 * RP_WINDOW], ss[2 * RP_WINDOW];
 } rp_slot_t;
@@ -195,10 +196,12 @@ static inline double rp_rest(const rp_run_t *u, const double *v, int64_t st, con
 /* The places of cut k of dimension d within RP_WINDOW of where it is (between its
  * neighbours), first upwards then downwards, into its slot of the cache: each place, the
  * largest block of the two stripes it separates, how many blocks hold that load, and the change
- * of the sum of squares of their blocks. A move of a cut changes only the slots of the cut and
- * of its two neighbours, and those of the other dimension's cuts next to a stripe that holds
- * entries of the moved rows (rp_move), so a slot holds until then. */
-static void rp_fill(rp_run_t *u, int d, int64_t k)
+ * of the sum of squares of their blocks; a place with a block above B (the rank to beat it is
+ * made for: the grid's max during the descent, inf in the tabu steps) is only marked so, as the
+ * plain search skips it for any rank up to B. A move of a cut changes only the slots of the
+ * cut and of its two neighbours, and those of the other dimension's cuts next to a stripe that
+ * holds entries of the moved rows (rp_move), so a slot holds until then. */
+static void rp_fill(rp_run_t *u, int d, int64_t k, double B)
 {
     rp_t *s = &u->s;
     const rg_side_t *sd = &s->side[d];
@@ -215,6 +218,7 @@ static void rp_fill(rp_run_t *u, int d, int64_t k)
         }
     }
     sl->n = 0;
+    sl->B = B;
     for (int sgn = 1; sgn >= -1; sgn -= 2) {
         /* the rests: at first the stripes' largest group */
         rp_rest_t ra = {0, s->scnt[d][k - 1], s->scnt[d][k - 1], 0, s->smax[d][k - 1]};
@@ -247,26 +251,33 @@ static void rp_fill(rp_run_t *u, int d, int64_t k)
                 m = va > m ? va : m;
                 m = vb > m ? vb : m;
                 ds += (va * va + vb * vb) - (la * la + lb * lb);
+                if (m > B) {
+                    break;
+                }
             }
-            for (int64_t t = 0; t < u->nt; t++) { /* ... and how many hold it */
+            for (int64_t t = 0; t < u->nt && m <= B; t++) { /* ... and how many hold it */
                 c += (na[t] == m) + (nb[t] == m);
             }
             /* the rests: their max is at most their group's load, below m they add nothing */
-            double ma = ra.m >= m ? rp_rest(u, La, st, oa, Ko, &ra, &ua) : -RG_INF;
+            double ma = ra.m >= m && m <= B ? rp_rest(u, La, st, oa, Ko, &ra, &ua) : -RG_INF;
             if (ma > m) {
                 m = ma;
                 c = ua;
             } else if (ma == m) {
                 c += ua;
             }
-            double mb = rb.m >= m ? rp_rest(u, Lb, st, ob, Ko, &rb, &ub) : -RG_INF;
+            double mb = rb.m >= m && m <= B ? rp_rest(u, Lb, st, ob, Ko, &rb, &ub) : -RG_INF;
             if (mb > m) {
                 m = mb;
                 c = ub;
             } else if (mb == m) {
                 c += ub;
             }
-            if (!u->exact) { /* the squares in the full pass's order */
+            if (m > B) { /* above any rank it will be asked for */
+                m = RG_INF;
+                c = 0;
+                ds = 0.0;
+            } else if (!u->exact) { /* the squares in the full pass's order */
                 double ss = 0.0;
                 for (int64_t q = 0; q < Ko; q++) {
                     double la = La[q * st], lb = Lb[q * st];
@@ -318,8 +329,8 @@ static int64_t rp_best(rp_run_t *u, int d, int64_t k, int force, const rp_obj_t 
         *o = (rp_obj_t){RG_INF, 0, 0.0};
     }
     rp_slot_t *sl = u->slot[d] + k;
-    if (sl->n < 0) {
-        rp_fill(u, d, k);
+    if (sl->n < 0 || sl->B < o->M) {
+        rp_fill(u, d, k, o->M);
     }
     for (int j = 0; j < sl->n; j++) {
         if (sl->m[j] > o->M) {
