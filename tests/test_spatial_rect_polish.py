@@ -240,6 +240,7 @@ def test_default_runs_sarmas_sgo_in_full_on_power_law_matrices(monkeypatch):
     # grids stopped at 46 (the kick's 100 SGO iterations: 45), SARMA's sgo_2dr_nic reaches 44
     # (the best of its nine) after 843; at 32 x 32 14 vs 13. On a heavy-line matrix the kick
     # now runs the SGO from the uniform grid to its own stop rule, then nic: both reach 13 / 44
+    # (and up to 1,024 blocks the same from one random start)
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
     import bench_spatial_fresh as bsf
 
@@ -253,6 +254,13 @@ def test_default_runs_sarmas_sgo_in_full_on_power_law_matrices(monkeypatch):
         assert _grid_max(bsf.loads(A, "stored").toarray(), R, C) == best
         again = spatial.rect_nicol(A, P * Q, P=P, Q=Q, weights="stored")
         assert np.array_equal(np.asarray(again.rects), np.asarray(r.rects))
+    # plaw_1100x3000 values at 32 x 32: 110 from the uniform grid's SGO as from the default's
+    # grids; one random start's SGO (seed 1) and nic reach 107 (SARMA's best of nine: 108)
+    B = bsf.build("powerlaw", {"n1": 1100, "n2": 3000, "nnz": 15000, "a": 1.7}, 109)
+    r = spatial.rect_nicol(B, 1024, P=32, Q=32, weights="values")
+    assert r.max_load == 107
+    R, C = _grid_cuts(r, 1100, 3000, 32, 32)
+    assert _grid_max(bsf.loads(B, "values").toarray(), R, C) == 107
     # stopped by a time limit: a valid grid, its max as reported
     r = spatial.rect_nicol(A, 256, P=8, Q=32, weights="stored", time_limit=1e-4)
     R, C = _grid_cuts(r, 640, 640, 8, 32)

@@ -139,8 +139,9 @@ def rect_nicol(
         random starts, within about the work SARMA's nic would spend; on a heavy-line matrix
         whose uniform grid is at most 3 x the best grid's max, more than one unit above the
         lower bound, the SGO from the uniform grid also runs to its own stop rule (at most
-        20,000 iterations, as SARMA's sgo_2dr_nic), then SARMA's nic from its grid: power-law
-        grids reach SARMA's best there at 2-4 x the CPU; only a lower grid is
+        20,000 iterations, as SARMA's sgo_2dr_nic), then SARMA's nic from its grid, up to
+        1,024 blocks also from one random start: power-law grids reach SARMA's best there at
+        2-5 x the CPU; only a lower grid is
         kept; ``stats["polish"]["kick_iterations"]`` (0 below 256 blocks),
         ``["kick_half_sweeps"]``, ``["kick_max_load"]``), then plain half-sweeps from the best
         grid. The result is never worse than any start's own grid
