@@ -261,6 +261,12 @@ def test_default_runs_sarmas_sgo_in_full_on_power_law_matrices(monkeypatch):
     assert r.max_load == 107
     R, C = _grid_cuts(r, 1100, 3000, 32, 32)
     assert _grid_max(bsf.loads(B, "values").toarray(), R, C) == 107
+    # an arrow matrix at 8 x 32 (its uniform grid 5 x the default's: not power-law-like):
+    # 171 from the default's grids, SARMA's best 162; four random starts' SGO and nic reach it
+    D = bsf.build("arrow", {"n": 1400, "w": 6, "per_row": 3, "border_density": 0.6}, 117)
+    r = spatial.rect_nicol(D, 256, P=8, Q=32, weights="stored")
+    R, C = _grid_cuts(r, 1400, 1400, 8, 32)
+    assert r.max_load == 162 == _grid_max(bsf.loads(D, "stored").toarray(), R, C)
     # stopped by a time limit: a valid grid, its max as reported
     r = spatial.rect_nicol(A, 256, P=8, Q=32, weights="stored", time_limit=1e-4)
     R, C = _grid_cuts(r, 640, 640, 8, 32)
