@@ -22,6 +22,9 @@
 #ifndef RG_INC_EV
 #define RG_INC_EV 3
 #endif
+#ifndef RG_I32_K
+#define RG_I32_K 8
+#endif
 #ifndef RG_Y_ONE
 #define RG_Y_ONE 4096
 #endif
@@ -85,7 +88,7 @@ RG_NOINLINE static int rg_shift_all(rg_ctx_t *g, int d, const int64_t *c, int64_
         }
     }
     /* at[r]: the end of major r's moved entries (run: zero, an int32 array in int32 Y) */
-    if (g->i32) {
+    if (g->i32[d]) {
         rg_shift_all_rows_i((int32_t *)(void *)Y, K, n, at, ev, ew, (int32_t *)(void *)run);
     } else {
         rg_shift_all_rows(Y, K, n, at, ev, ew, run);
@@ -175,7 +178,7 @@ RG_NOINLINE static int rg_shift(rg_ctx_t *g, int d, const int64_t *c)
         }
         hi = b > hi ? b : hi;
     }
-    if (g->i32) {
+    if (g->i32[d]) {
         rg_shift_rows_i((int32_t *)(void *)Y, K, ns, rmin, n, D, run, qs);
     } else {
         rg_shift_rows(Y, K, ns, rmin, n, D, run, qs);
@@ -200,7 +203,7 @@ static double rg_half(rg_ctx_t *g, int d, int64_t *cut_d, const int64_t *cut_o, 
          * ways of rg_prefix give the same numbers exactly; the two-pass one is faster for a
          * few stripes, the running prefix for many (measured on the 70 cases of
          * bench_spatial_sarma: 0.6-0.9x the time at 16 and 32 stripes, 1.0-1.25x at 4, 8) */
-        if (g->i32 ? rg_prefix_i(s, g->ymap[d], K, (int32_t *)(void *)X, g->ctl, &g->work)
+        if (g->i32[d] ? rg_prefix_i(s, g->ymap[d], K, (int32_t *)(void *)X, g->ctl, &g->work)
                    : rg_prefix(s, g->ymap[d], K, X, g->ctl, &g->work, g->integral && K < 12)) {
             g->stop = 1;
             return RG_INF;
@@ -208,8 +211,10 @@ static double rg_half(rg_ctx_t *g, int d, int64_t *cut_d, const int64_t *cut_o, 
         memcpy(g->yo[d], cut_o, (size_t)(K + 1) * sizeof(int64_t));
         g->yok[d] = 1;
     }
-    return g->i32 ? rg_solve_i((const int32_t *)(void *)X, s->n, K, P, 1, cut_d, g->tmp, balance)
-                  : rg_solve(X, s->n, K, P, g->integral, cut_d, g->tmp, balance);
+    if (g->i32[d]) {
+        return rg_solve_i((const int32_t *)(void *)X, s->n, K, P, 1, cut_d, g->tmp, balance);
+    }
+    return rg_solve(X, s->n, K, P, g->integral, cut_d, g->tmp, balance);
 }
 
 /* one half-sweep of dimension d from the grid cur: its max load; *same says whether the
@@ -381,10 +386,13 @@ wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, 
         memcpy(g->line[1], g->line[0], (size_t)A->n1 * sizeof(double));
         memcpy(g->tot[1], g->tot[0], (size_t)(A->n1 + 1) * sizeof(double));
     }
-    /* integral loads with a total below 2**31: the half-sweeps' prefixes in int32 (the same
-     * integers, half the bytes: the prefixes and shifts are passes over K (n + 1) cells; the
-     * default's core CPU 0.87x at 8 x 32, 0.82x at 32 x 32, 0.71x at 64 x 64) */
-    g->i32 = g->integral && g->tot[0][A->n1] < 2147483647.0;
+    /* integral loads with a total below 2**31: the half-sweeps' prefixes of RG_I32_K stripes
+     * or more in int32 (the same integers, half the bytes: the prefixes and shifts are passes
+     * over K (n + 1) cells; the default's core CPU 0.86x at 8 x 32, 0.81x at 32 x 32, 0.71x
+     * at 64 x 64; at 4 x 4 1.07x the median case, so fewer stripes keep float64) */
+    for (int d = 0; d < 2; d++) {
+        g->i32[d] = g->integral && g->tot[0][A->n1] < 2147483647.0 && g->P[1 - d] >= RG_I32_K;
+    }
 cleanup:
     return st;
 }
@@ -434,7 +442,7 @@ int wpart_i_rg_loads(rg_ctx_t *g, const int64_t *R, const int64_t *C, int64_t *i
                 for (int64_t q = 0; q < Q; q++) {
                     int64_t a = d ? C[q] * K + p : R[p] * K + q;
                     int64_t b = d ? C[q + 1] * K + p : R[p + 1] * K + q;
-                    double v = g->i32 ? (double)(Xi[b] - Xi[a]) : X[b] - X[a];
+                    double v = g->i32[d] ? (double)(Xi[b] - Xi[a]) : X[b] - X[a];
                     if (il) {
                         il[p * Q + q] = (int64_t)v;
                     } else {

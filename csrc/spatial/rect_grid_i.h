@@ -51,7 +51,7 @@ typedef struct {
     double *line[2];   /* the major sums (each summed from 0 in entry order) */
     int64_t *cur[2], *best[2];
     int integral;
-    int i32; /* 1: Y[d] holds int32 (integral loads, total below 2**31; rect_grid_t.h) */
+    int i32[2]; /* 1: Y[d] holds int32 (integral loads, total below 2**31; rect_grid_t.h) */
     int sym; /* 1: A equals its transpose entry for entry (found by open) */
     const wpart_control_t *ctl; /* Ctrl-C inside a half-sweep's pass (rg_cancel) */
     int64_t work;
