@@ -267,6 +267,9 @@ def test_default_runs_sarmas_sgo_in_full_on_power_law_matrices(monkeypatch):
     r = spatial.rect_nicol(D, 256, P=8, Q=32, weights="stored")
     R, C = _grid_cuts(r, 1400, 1400, 8, 32)
     assert r.max_load == 162 == _grid_max(bsf.loads(D, "stored").toarray(), R, C)
+    r = spatial.rect_nicol(D, 1024, P=32, Q=32, weights="stored")  # two starts: 96 -> 85
+    R, C = _grid_cuts(r, 1400, 1400, 32, 32)
+    assert r.max_load == 85 == _grid_max(bsf.loads(D, "stored").toarray(), R, C)
     # stopped by a time limit: a valid grid, its max as reported
     r = spatial.rect_nicol(A, 256, P=8, Q=32, weights="stored", time_limit=1e-4)
     R, C = _grid_cuts(r, 640, 640, 8, 32)

@@ -87,11 +87,14 @@ static int64_t rk_shift(rp_t *s, int d, const int64_t *nc)
 #define RK_HEAVY_TRIES 1
 #endif
 /* ... and where the uniform grid failed that gate (arrow-like), at P != Q below RK_BIG blocks,
- * RK_HEAVY_RECT random starts alone: bench_spatial_fresh's arrow_1400 and h_arrow_2600 stored
- * 8 x 32, 171 -> 162 and 322 -> 304 (SARMA's best 162 / 310) at 6-9 x their CPU (both above
- * SARMA nic's before: 2.4 / 2.9 ms, nic 1.6 / 1.8); not at 16 x 16 / 32 x 32, where such runs
- * would cross SARMA nic's CPU on three of its cases (arrow_1400, h_arrow_2600,
- * h_clust_400x1600 16 x 16) and cross the best of nine only on arrow_1400 32 x 32 */
+ * RK_HEAVY_RECT random starts alone, at RK_BIG blocks half as many: bench_spatial_fresh's
+ * arrow_1400 and h_arrow_2600 stored 8 x 32, 171 -> 162 and 322 -> 304 (SARMA's best 162 /
+ * 310) at 6-9 x their CPU (both above SARMA nic's before: 2.4 / 2.9 ms, nic 1.6 / 1.8);
+ * arrow_1400 32 x 32 96 -> 85 (best 91), h_arrow_2600 32 x 32 187 -> 181, at 5.3 -> 19.9 and
+ * 12.9 -> 30.5 ms (SARMA's nic 36 / 49 ms; four starts: 33 / 48.5). Not at P = Q below RK_BIG
+ * blocks: at 16 x 16 SARMA's nic is about as fast as the default on these matrices and such
+ * runs take arrow_1400, h_arrow_2600 and h_clust_400x1600 above nic's CPU, none across the
+ * best of nine */
 #ifndef RK_HEAVY_RECT
 #define RK_HEAVY_RECT 4
 #endif
@@ -354,8 +357,9 @@ cleanup:
  * sgo_2dr_nic from the uniform grid, the SGO to its own stop rule (at most RK_HEAVY_ITERS
  * iterations), then SARMA's nic from its grid (racing the lowest grid so far with slack 0.5)
  * and, when nic's lowest grid is not above that grid, the cut moves of its grid; up to RK_BIG
- * blocks the same from RK_HEAVY_TRIES random starts (RK_HEAVY_RECT where the uniform grid is
- * above the gate and P != Q, without the uniform one), while above the lower bound. The lowest
+ * blocks the same from RK_HEAVY_TRIES random starts (where the uniform grid is above the gate,
+ * without the uniform one: RK_HEAVY_RECT at P != Q, half as many at RK_BIG blocks), while
+ * above the lower bound. The lowest
  * grid below inc to w->Rx, w->Cx, its exact max to *vx (RG_INF: none went below inc).
  * The kick's 100 iterations stop short there: bench_spatial_fresh's plaw_2600_z stored
  * 64 x 64 needs 3,904 (33 at 100, 25 after nic at the stop rule, SARMA's best 25). */
@@ -371,7 +375,11 @@ static wpart_status_t rk_heavy(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0,
                          s->side[1].w};
     wpart_rg_opts_t nic = {2, max_half, 0, 1, 0.5, lower, 0, max_half, g->ctl, inc};
     int plaw = rk_sgo_start(s, pref, 0, sg) <= RK_HEAVY_UNI * inc;
-    int64_t tries = P * Q > RK_BIG ? 0 : plaw ? RK_HEAVY_TRIES : P != Q ? RK_HEAVY_RECT : 0;
+    int64_t tries = P * Q > RK_BIG    ? 0
+                    : plaw            ? RK_HEAVY_TRIES
+                    : P * Q == RK_BIG ? RK_HEAVY_RECT / 2
+                    : P != Q          ? RK_HEAVY_RECT
+                                      : 0;
     *vx = RG_INF;
     for (int64_t t = plaw ? 0 : 1; t <= tries && !*timed_out && best > lower; t++) {
         if (t > 0) {

@@ -140,9 +140,9 @@ def rect_nicol(
         whose uniform grid is at most 3 x the best grid's max, more than one unit above the
         lower bound, the SGO from the uniform grid also runs to its own stop rule (at most
         20,000 iterations, as SARMA's sgo_2dr_nic), then SARMA's nic from its grid, up to
-        1,024 blocks also from one random start (from four where the uniform grid is further
-        above and P != Q: arrow-like matrices): power-law grids reach SARMA's best there at
-        2-5 x the CPU (arrows at 8 x 32: 6-9 x); only a lower grid is
+        1,024 blocks also from one random start (where the uniform grid is further above,
+        arrow-like matrices, from four at P != Q and two at 1,024 blocks): power-law grids
+        reach SARMA's best there at 2-5 x the CPU (arrows: 2.5-9 x); only a lower grid is
         kept; ``stats["polish"]["kick_iterations"]`` (0 below 256 blocks),
         ``["kick_half_sweeps"]``, ``["kick_max_load"]``), then plain half-sweeps from the best
         grid. The result is never worse than any start's own grid
