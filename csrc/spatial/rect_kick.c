@@ -107,6 +107,14 @@ static int64_t rk_shift(rp_t *s, int d, const int64_t *nc)
  * 64 x 64), one of our work units about 1 ns (SGO: 1.0-1.3 ns per entry moved or block
  * scanned). RK_SHARE 0.9 / RK_OWN 2.5: no 64 x 64 case of bench_spatial_fresh goes above
  * the C nic's CPU (0.75: 2 fewer cases <= the best of SARMA's nine; RK_OWN 1.5: one above) */
+#ifndef RK_MORE
+#define RK_MORE 1.5 /* then, from fresh random starts (seeds on to RK_MORE_TRIES), up to RK_MORE
+                     * x H of SARMA's half-steps in all, less the same RK_OWN; a lower grid is
+                     * continued and kept only where it ends below (results never above) */
+#endif
+#ifndef RK_MORE_TRIES
+#define RK_MORE_TRIES 40
+#endif
 #ifndef RK_UNIT
 #define RK_UNIT 0.08 /* our work units per step of SARMA's nic */
 #endif
@@ -238,10 +246,47 @@ static int rk_uniform(const rp_t *s, const int64_t *R, const int64_t *C)
     return 1;
 }
 
-/* the scratch of the kick: R0, C0 two grids each, R2, C2 one, Rx, Cx one */
+/* the cut moves of a grid (R, C) of max *v (RG_INF: none, nothing done); timed out: its max
+ * exact */
+static wpart_status_t rk_moves(rg_ctx_t *g, rp_t *s, const wpart_rg_csr_t *At, int64_t *R,
+                               int64_t *C, double *v, int32_t *timed_out)
+{
+    wpart_status_t st = WPART_OK;
+    int64_t moves;
+    if (*v < RG_INF) {
+        if (!*timed_out) {
+            WPART_CHECK(wpart_i_rect_polish(g->A, At, g->P[0], g->P[1], R, C, 20, g->ctl, v,
+                                            &moves, timed_out));
+        } else {
+            *v = rk_max(s, R, C);
+        }
+    }
+cleanup:
+    return st;
+}
+
+/* the scratch of the kick: R0, C0 two grids each, R2, C2 one, Rx, Cx one, Ry, Cy one */
 typedef struct {
-    int64_t *R0, *C0, *R2, *C2, *Rx, *Cx;
+    int64_t *R0, *C0, *R2, *C2, *Rx, *Cx, *Ry, *Cy;
 } rk_grids_t;
+
+/* SARMA's nic (*nic) from the SGO grid w->R0, w->C0 racing *best; a grid below *best to
+ * (R, C), its max to *best and *v */
+static wpart_status_t rk_nic(rg_ctx_t *g, double t0, const rk_grids_t *w, wpart_rg_opts_t *nic,
+                             int64_t *R, int64_t *C, double *best, double *v, int64_t *halves,
+                             int32_t *timed_out)
+{
+    wpart_status_t st = WPART_OK;
+    double v2;
+    nic->incumbent = *best;
+    WPART_CHECK(wpart_i_rect_from(g, t0, 2, 4, w->R0, w->C0, nic, w->R2, w->C2, &v2, halves,
+                                  timed_out));
+    if (rg_keep(g->P[0], g->P[1], w->R2, w->C2, v2, R, C, best)) {
+        *v = v2;
+    }
+cleanup:
+    return st;
+}
 
 /* The kick from RK_BIG blocks on. The SGO from the uniform grid, sgo_iters iterations in full,
  * then SARMA's nic from its grid (racing inc with slack 0.5) whatever its max and the cut moves
@@ -254,13 +299,17 @@ typedef struct {
  * iterations, then SARMA's random starts (seeds 1 .. RK_TRIES), nic from each new lowest grid
  * racing the lowest so far. The first run's grid (nic's, its cut moves) to Rb, Cb, its exact
  * max to *vb; the further runs' lowest grid below both (its cut moves) to w->Rx, w->Cx, its
- * exact max to *vx_out (RG_INF: none). *iters: the SGO iterations of all runs. */
+ * exact max to *vx_out (RG_INF: none). Then, within RK_MORE x H, fresh random starts (the
+ * seeds after those run); their lowest grid below all so far (its cut moves) to w->Ry, w->Cy,
+ * its exact max to *vy_out (RG_INF: none): taken apart, so the grids before are the same
+ * (bench_spatial_fresh's 64 x 64: g2d5_44 count 45 -> 43, h_varband_2400 128 -> 124, the
+ * CPU 1.6-1.9 x, under SARMA nic's; none higher). *iters: the SGO iterations of all runs. */
 static wpart_status_t rk_big(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0,
                              const double *const pref[2], int64_t sgo_iters,
                              int64_t max_half, double lower, double inc, int64_t *nc,
                              const rk_grids_t *w, int64_t *Rb, int64_t *Cb, double *vb,
-                             double *vx_out, int64_t *iters, int64_t *halves,
-                             int32_t *timed_out)
+                             double *vx_out, double *vy_out, int64_t *iters,
+                             int64_t *halves, int32_t *timed_out)
 {
     wpart_status_t st = WPART_OK;
     int64_t P = g->P[0], Q = g->P[1], moves, nnz = s->side[0].ptr[s->side[0].n];
@@ -277,12 +326,14 @@ static wpart_status_t rk_big(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0,
     wpart_rg_csr_t At = {s->side[1].n, s->side[0].n, s->side[1].ptr, s->side[1].idx,
                          s->side[1].w};
     double best = inc, vx = RG_INF, v2, used = 0.0; /* used: the SGO work of the runs done */
-    int64_t hb = *halves;
+    double more = 0.0, vy = RG_INF;
+    int64_t hb = *halves, t = 0;
     /* SARMA's nic step of sgo_2dr_nic (wpart_i_rect_from: plain half-sweeps either dimension
      * first, patience max(10, P + Q)), the bound and racing the lowest grid with slack 0.5 */
     wpart_rg_opts_t nic = {2, max_half, 0, 1, 0.5, lower, 0, max_half, g->ctl, inc};
     *vb = RG_INF;
     *vx_out = RG_INF;
+    *vy_out = RG_INF;
     rk_sgo_start(s, pref, 0, sg);
     WPART_CHECK(rk_sgo_run(s, pref, sg, sgo_iters, INT64_MAX, 0, inc, nc, w->R0, w->C0, t0,
                            g->ctl, timed_out));
@@ -306,12 +357,13 @@ static wpart_status_t rk_big(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0,
         WPART_CHECK(wpart_i_rect_from(g, t0, 1, 4, w->R0, w->C0, &probe, w->R2, w->C2, &v2,
                                       halves, timed_out));
         budget = RK_SHARE * sarma * (double)(*halves - h0) - RK_OWN * (double)(P + Q) * hw;
+        more = (RK_MORE - RK_SHARE) * sarma * (double)(*halves - h0);
         if (rg_keep(P, Q, w->R2, w->C2, v2, w->Rx, w->Cx, &best)) {
             vx = v2;
         }
     }
     /* the runs within the budget: the uniform start's on, then random starts */
-    for (int64_t t = 0; t <= RK_TRIES && !*timed_out && best > lower; t++) {
+    for (t = 0; t <= RK_TRIES && !*timed_out && best > lower; t++) {
         /* the work so far: the SGO's and hw per half-sweep (integers below 2**53: exact) */
         double left = budget - (used + (double)(*halves - hb) * hw) - (double)sg->work;
         if (!(left > 0.0)) {
@@ -332,22 +384,32 @@ static wpart_status_t rk_big(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0,
         if (*timed_out || !(sg->best < b0)) {
             continue;
         }
-        nic.incumbent = best;
-        WPART_CHECK(wpart_i_rect_from(g, t0, 2, 4, w->R0, w->C0, &nic, w->R2, w->C2, &v2,
-                                      halves, timed_out));
-        if (rg_keep(P, Q, w->R2, w->C2, v2, w->Rx, w->Cx, &best)) {
-            vx = v2;
-        }
+        WPART_CHECK(rk_nic(g, t0, w, &nic, w->Rx, w->Cx, &best, &vx, halves, timed_out));
     }
     *iters += sg->its;
-    if (vx < RG_INF) { /* the cut moves of the lowest grid of the runs, its max exact */
-        if (!*timed_out) {
-            WPART_CHECK(wpart_i_rect_polish(g->A, &At, P, Q, w->Rx, w->Cx, 20, g->ctl, &vx,
-                                            &moves, timed_out));
-        } else {
-            vx = rk_max(s, w->Rx, w->Cx);
+    /* further random starts within RK_MORE, their lowest grid below all so far to Ry, Cy */
+    double b2 = best;
+    budget += more;
+    for (t = t > 1 ? t : 1; more > 0.0 && t <= RK_MORE_TRIES && !*timed_out && b2 > lower;
+         t++) {
+        double left = budget - (used + (double)(*halves - hb) * hw) - (double)sg->work;
+        if (!(left > 0.0)) {
+            break;
         }
+        used += (double)sg->work;
+        rk_sgo_start(s, pref, (uint64_t)t, sg);
+        WPART_CHECK(rk_sgo_run(s, pref, sg, INT64_MAX, (int64_t)left, 0, inc, nc, w->R0, w->C0,
+                               t0, g->ctl, timed_out));
+        *iters += sg->its;
+        if (*timed_out) {
+            break;
+        }
+        WPART_CHECK(rk_nic(g, t0, w, &nic, w->Ry, w->Cy, &b2, &vy, halves, timed_out));
     }
+    /* the cut moves of the lowest grids of the runs, their maxes exact */
+    WPART_CHECK(rk_moves(g, s, &At, w->Ry, w->Cy, &vy, timed_out));
+    WPART_CHECK(rk_moves(g, s, &At, w->Rx, w->Cx, &vx, timed_out));
+    *vy_out = vy;
     *vx_out = vx;
 cleanup:
     return st;
@@ -431,7 +493,7 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
     s.K[1] = Q;
     s.L = wpart_i_malloc(P, (size_t)Q * sizeof(double));
     S = wpart_i_malloc(P + Q + 2, 2 * sizeof(int64_t)); /* s's cuts, then the SGO grid */
-    G = wpart_i_malloc(P + Q + 2, 4 * sizeof(int64_t)); /* R0, C0 (2 each), R2, C2, Rx, Cx */
+    G = wpart_i_malloc(P + Q + 2, 5 * sizeof(int64_t)); /* R0, C0 (2 each), R2, C2, Rx .. Cy */
     nc = wpart_i_malloc(K + 1, sizeof(int64_t));
     buf = wpart_i_malloc(P + Q, 2 * sizeof(double)); /* the SGO's positions and maxima */
     for (int d = 0; d < 2; d++) {
@@ -452,7 +514,8 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
     sg.rs[0] = buf + P + Q;
     sg.rs[1] = buf + 2 * P + Q;
     rk_grids_t w = {G, G + 2 * (P + 1), G + 2 * (P + Q + 2), G + 2 * (P + Q + 2) + P + 1,
-                    G + 3 * (P + Q + 2), G + 3 * (P + Q + 2) + P + 1};
+                    G + 3 * (P + Q + 2), G + 3 * (P + Q + 2) + P + 1,
+                    G + 4 * (P + Q + 2), G + 4 * (P + Q + 2) + P + 1};
     int64_t *Rs = S + P + Q + 2, *Cs = Rs + P + 1;
     if (!(*value >= 0.0)) { /* the given grid's max, exact (from scratch) */
         *value = rk_max(&s, R, C);
@@ -460,9 +523,9 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
     const double *pref[2] = {g->tot[0], g->tot[1]};
     double v = RG_INF;
     if (P * Q >= RK_BIG) {
-        double vx;
+        double vx, vy;
         WPART_CHECK(rk_big(g, &s, &sg, t0, pref, sgo_iters, max_half, lower, *value,
-                           nc, &w, Rs, Cs, &v, &vx, iters, halves, timed_out));
+                           nc, &w, Rs, Cs, &v, &vx, &vy, iters, halves, timed_out));
         if (v < RG_INF || vx < RG_INF) { /* exact: against the given grid's exact max */
             *value = rk_max(&s, R, C);
         }
@@ -478,6 +541,13 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
             *value = va;
         }
         rg_keep(P, Q, w.Rx, w.Cx, vx, R, C, value);
+        if (vy < *value && !*timed_out) {
+            /* the further random starts' grid, continued the same way, kept when it ends lower
+             * (never above the grid before) */
+            WPART_CHECK(wpart_i_rect_plain(g, A, t0, max_half, lower, w.Ry, w.Cy, &vy,
+                                           timed_out));
+            rg_keep(P, Q, w.Ry, w.Cy, vy, R, C, value);
+        }
         goto done;
     }
     /* below RK_BIG blocks: the SGO from the uniform grid, at most sgo_iters iterations and
