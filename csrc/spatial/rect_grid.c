@@ -242,19 +242,15 @@ static double rg_bound(const rg_ctx_t *g, int d, const int64_t *cut_o)
 
 /* whether A equals its transpose entry for entry, without making the transpose: the t-th
  * entry of column j met in CSR order (the transpose's entry t of its row j) must be entry t
- * of row j, (j, i) with the same weight bits, and every row j must be met that often. -1:
- * Ctrl-C asked to stop */
-static int rg_symmetric(rg_ctx_t *g)
+ * of row j, (j, i) with the same weight bits, and every row j must be met that often
+ * (next: n1 of scratch). -1: Ctrl-C asked to stop */
+static int rg_sym_scan(rg_ctx_t *g, int64_t *next)
 {
     const wpart_rg_csr_t *A = g->A;
     const int64_t *rp = A->rp, *ci = A->ci;
     const double *w = A->w;
-    if (A->n1 != A->n2) {
-        return 0;
-    }
     /* next[j]: where the next entry of column j met in CSR order must be (row j's entries in
-     * turn); the stripe scratch X holds them (an int64 per double) */
-    int64_t *next = (int64_t *)(void *)g->X;
+     * turn) */
     memcpy(next, rp, (size_t)A->n1 * sizeof(int64_t));
     for (int64_t i = 0; i < A->n1; i++) {
         if (rg_cancel(g->ctl, &g->work, rp[i + 1] - rp[i])) {
@@ -275,14 +271,99 @@ static int rg_symmetric(rg_ctx_t *g)
     return 1;
 }
 
+/* rg_sym_scan on scratch of its own (the context's is sized by the answer): 0 when A is not
+ * square, -1: Ctrl-C, -2: out of memory */
+static int rg_symmetric(rg_ctx_t *g)
+{
+    if (g->A->n1 != g->A->n2) {
+        return 0;
+    }
+    int64_t *next = wpart_i_malloc(g->A->n1, sizeof(int64_t));
+    if (!next) {
+        return -2;
+    }
+    int r = rg_sym_scan(g, next);
+    free(next);
+    return r;
+}
+
+/* one block carved into arrays (rg_open): base NULL sizes it (rg_take gives NULL), then the
+ * same calls carve it; each array starts on a 64-byte step; bad: a size overflowed */
+typedef struct {
+    char *base;
+    int64_t used;
+    int bad;
+} rg_carve_t;
+
+static void *rg_take(rg_carve_t *c, int64_t n, size_t sz)
+{
+    int64_t b;
+    if (c->bad || !wpart_i_mul_size(n > 0 ? n : 1, (int64_t)sz, &b) ||
+        b > INT64_MAX - 64 - c->used) {
+        c->bad = 1;
+        return NULL;
+    }
+    void *p = c->base ? c->base + c->used : NULL;
+    c->used += (b + 63) & ~(int64_t)63;
+    return p;
+}
+
+/* after rg_take's first pass (pass 0): *block, the carved arrays' allocation, and the carve
+ * started on it; after the second: nothing. ENOMEM when a size overflowed or malloc failed */
+static wpart_status_t rg_block(rg_carve_t *c, int pass, void **block)
+{
+    wpart_status_t st = WPART_OK;
+    if (c->bad) {
+        WPART_FAIL(WPART_ENOMEM, "RECT-NICOL: the scratch is too large");
+    }
+    if (!pass) {
+        *block = wpart_i_malloc(c->used, 1);
+        if (!*block) {
+            WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
+        }
+        *c = (rg_carve_t){*block, 0, 0};
+    }
+cleanup:
+    return st;
+}
+
+/* the CSC's arrays (pointers, rows, weights for A->w) and the fill's scratch pos, carved */
+static void rg_take_csc(rg_carve_t *c, rg_ctx_t *g, int64_t **pos)
+{
+    const wpart_rg_csr_t *A = g->A;
+    int64_t nnz = A->rp[A->n1];
+    g->cp = rg_take(c, A->n2 + 1, sizeof(int64_t));
+    *pos = rg_take(c, A->n2 + 1, sizeof(int64_t));
+    g->ri = rg_take(c, nnz, sizeof(int64_t));
+    g->cw = A->w ? rg_take(c, nnz, sizeof(double)) : NULL;
+}
+
+/* the CSC made in the carved arrays (side[1]) */
+static wpart_status_t rg_make_csc(rg_ctx_t *g, int64_t *pos)
+{
+    wpart_status_t st = WPART_OK;
+    const wpart_rg_csr_t *A = g->A;
+    memset(g->cp, 0, (size_t)(A->n2 + 1) * sizeof(int64_t));
+    WPART_CHECK(rg_colptr_in(A, g->ctl, g->cp));
+    WPART_CHECK(rg_fill_in(A, g->ctl, g->cp, pos, g->ri, g->cw));
+    g->side[1] = (rg_side_t){A->n2, A->n1, g->cp, g->ri, g->cw};
+cleanup:
+    return st;
+}
+
 wpart_status_t wpart_i_rg_csc(rg_ctx_t *g)
 {
     wpart_status_t st = WPART_OK;
-    if (!g->side[1].idx) {
-        WPART_CHECK(rg_fill(g->A, g->ctl, g->cp, &g->ri, &g->cw));
-        g->side[1].idx = g->ri;
-        g->side[1].w = g->cw;
+    int64_t *pos = NULL;
+    if (g->side[1].idx) {
+        return st;
     }
+    rg_carve_t c = {NULL, 0, 0};
+    for (int pass = 0; pass < 2; pass++) {
+        rg_take_csc(&c, g, &pos);
+        WPART_CHECK(rg_block(&c, pass, &g->csc));
+    }
+    WPART_CHECK(rg_make_csc(g, pos));
 cleanup:
     return st;
 }
@@ -304,57 +385,62 @@ wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, 
     if (!wpart_i_mul_size(nmax + 1, K < 8 ? K : 8, &xs)) {
         WPART_FAIL(WPART_ENOMEM, "RECT-NICOL: the stripe prefix is too large");
     }
-    g->X = wpart_i_malloc(xs, sizeof(double));
-    g->map = wpart_i_malloc(nmax, sizeof(int32_t));
-    /* from RG_Y_ONE blocks both dimensions' prefixes share one buffer (the larger): kept
-     * apart there they cost more in cache misses than rg_shift saves */
-    int one = P * Q >= RG_Y_ONE;
-    for (int d = 0; d < 2; d++) {
-        int64_t ys, ys1;
-        if (!wpart_i_mul_size(A->n1 + 1, Q, &ys) || !wpart_i_mul_size(A->n2 + 1, P, &ys1)) {
-            WPART_FAIL(WPART_ENOMEM, "RECT-NICOL: the stripe prefix is too large");
-        }
-        if (one) {
-            ys = ys > ys1 ? ys : ys1;
-        } else if (d) {
-            ys = ys1;
-        }
-        g->Y[d] = one && d ? g->Y[0] : wpart_i_malloc(ys, sizeof(double));
-        g->ymap[d] = wpart_i_malloc(d ? A->n1 : A->n2, sizeof(int32_t));
-        g->yo[d] = wpart_i_malloc((d ? P : Q) + 1, sizeof(int64_t));
-        if (!g->Y[d] || !g->ymap[d] || !g->yo[d]) {
-            WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
-        }
-    }
-    g->yd = wpart_i_malloc(RG_INC_S * (nmax + 2), sizeof(double));
-    g->yslot = wpart_i_malloc(K + 1 + RG_INC_S, sizeof(int32_t));
-    g->tmp = wpart_i_malloc(K + 1, sizeof(int64_t));
-    g->keep = wpart_i_malloc(K + 1, sizeof(int64_t));
-    g->tot[0] = wpart_i_calloc(A->n1 + 1, sizeof(double));
-    g->tot[1] = wpart_i_calloc(A->n2 + 1, sizeof(double));
-    g->line[0] = wpart_i_malloc(A->n1, sizeof(double));
-    g->line[1] = wpart_i_malloc(A->n2, sizeof(double));
-    for (int d = 0; d < 2; d++) {
-        g->cur[d] = wpart_i_malloc(g->P[d] + 1, sizeof(int64_t));
-        g->best[d] = wpart_i_malloc(g->P[d] + 1, sizeof(int64_t));
-    }
-    if (!g->X || !g->yd || !g->yslot || !g->map || !g->tmp || !g->keep || !g->tot[0] ||
-        !g->tot[1] || !g->line[0] || !g->line[1] || !g->cur[0] || !g->cur[1] || !g->best[0] ||
-        !g->best[1]) {
-        WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
-    }
     /* the CSC: A itself when A equals its transpose entry for entry (the same arrays
-     * exactly); otherwise made here (the half-sweeps' rg_shift moves the entries of the
+     * exactly); otherwise made below (the half-sweeps' rg_shift moves the entries of the
      * columns that change stripe through it) */
     g->sym = rg_symmetric(g);
+    if (g->sym == -2) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
+    }
     if (g->sym < 0) {
         WPART_FAIL(WPART_ECANCELLED, "stopped on request");
     }
+    /* the CSC and the scratch are one block (rg_take: sized in a first pass, carved in the
+     * second). A call's arrays, allocated one by one, came and went at the top of the heap:
+     * freed there, glibc gave them back to the system once the top passed its trim threshold
+     * (twice the largest mmap-sized chunk freed so far), and the next call faulted them in
+     * again; one block is that largest chunk itself */
+    int one = P * Q >= RG_Y_ONE;
+    int64_t *pos = NULL;
+    rg_carve_t c = {NULL, 0, 0};
+    for (int pass = 0; pass < 2; pass++) {
+        if (!g->sym) {
+            rg_take_csc(&c, g, &pos);
+        }
+        g->X = rg_take(&c, xs, sizeof(double));
+        g->map = rg_take(&c, nmax, sizeof(int32_t));
+        /* from RG_Y_ONE blocks both dimensions' prefixes share one buffer (the larger): kept
+         * apart there they cost more in cache misses than rg_shift saves */
+        for (int d = 0; d < 2; d++) {
+            int64_t ys, ys1;
+            if (!wpart_i_mul_size(A->n1 + 1, Q, &ys) || !wpart_i_mul_size(A->n2 + 1, P, &ys1)) {
+                WPART_FAIL(WPART_ENOMEM, "RECT-NICOL: the stripe prefix is too large");
+            }
+            if (one) {
+                ys = ys > ys1 ? ys : ys1;
+            } else if (d) {
+                ys = ys1;
+            }
+            g->Y[d] = one && d ? g->Y[0] : rg_take(&c, ys, sizeof(double));
+            g->ymap[d] = rg_take(&c, d ? A->n1 : A->n2, sizeof(int32_t));
+            g->yo[d] = rg_take(&c, (d ? P : Q) + 1, sizeof(int64_t));
+        }
+        g->yd = rg_take(&c, RG_INC_S * (nmax + 2), sizeof(double));
+        g->yslot = rg_take(&c, K + 1 + RG_INC_S, sizeof(int32_t));
+        g->tmp = rg_take(&c, K + 1, sizeof(int64_t));
+        g->keep = rg_take(&c, K + 1, sizeof(int64_t));
+        for (int d = 0; d < 2; d++) {
+            g->tot[d] = rg_take(&c, (d ? A->n2 : A->n1) + 1, sizeof(double));
+            g->line[d] = rg_take(&c, d ? A->n2 : A->n1, sizeof(double));
+            g->cur[d] = rg_take(&c, g->P[d] + 1, sizeof(int64_t));
+            g->best[d] = rg_take(&c, g->P[d] + 1, sizeof(int64_t));
+        }
+        WPART_CHECK(rg_block(&c, pass, &g->block));
+    }
+    g->tot[0][0] = g->tot[1][0] = 0.0; /* (the rest is written below) */
     g->side[0] = (rg_side_t){A->n1, A->n2, A->rp, A->ci, A->w};
     if (!g->sym) {
-        WPART_CHECK(rg_colptr(A, ctl, &g->cp));
-        g->side[1] = (rg_side_t){A->n2, A->n1, g->cp, NULL, NULL};
-        WPART_CHECK(wpart_i_rg_csc(g));
+        WPART_CHECK(rg_make_csc(g, pos));
     } else {
         g->side[1] = g->side[0];
     }
@@ -399,27 +485,8 @@ cleanup:
 
 void wpart_i_rg_close(rg_ctx_t *g)
 {
-    free(g->cp);
-    free(g->ri);
-    free(g->cw);
-    free(g->X);
-    free(g->yd);
-    free(g->yslot);
-    free(g->map);
-    free(g->tmp);
-    free(g->keep);
-    free(g->tot[0]);
-    free(g->tot[1]);
-    for (int d = 0; d < 2; d++) {
-        if (d == 0 || g->Y[1] != g->Y[0]) {
-            free(g->Y[d]);
-        }
-        free(g->ymap[d]);
-        free(g->yo[d]);
-        free(g->line[d]);
-        free(g->cur[d]);
-        free(g->best[d]);
-    }
+    free(g->csc);   /* cp, ri, cw when made by wpart_i_rg_csc */
+    free(g->block); /* the scratch's arrays (and cp, ri, cw when made by open) */
     memset(g, 0, sizeof *g);
 }
 

@@ -29,8 +29,9 @@ typedef struct {
 typedef struct {
     const wpart_rg_csr_t *A;
     int64_t *cp, *ri;  /* the CSC of A (rows increasing in each column) unless A is
-                        * symmetric (NULL then) */
+                        * symmetric (NULL then); carved out of block (open) or csc */
     double *cw;        /* its weights (NULL for unit weights) */
+    void *csc;         /* the CSC's allocation when wpart_i_rg_csc made it after open */
     rg_side_t side[2]; /* 0: rows major (CSR), 1: columns major (the CSC: A's own arrays when
                         * sym, cp / ri / cw otherwise) */
     int64_t P[2];      /* parts along rows (0) and columns (1) */
@@ -50,6 +51,7 @@ typedef struct {
     double *tot[2];    /* prefix of the major sums, rows (0) and columns (1) */
     double *line[2];   /* the major sums (each summed from 0 in entry order) */
     int64_t *cur[2], *best[2];
+    void *block; /* the scratch above (X .. best) is carved out of this one allocation */
     int integral;
     int i32[2]; /* 1: Y[d] holds int32 (integral loads, total below 2**31; rect_grid_t.h) */
     int sym; /* 1: A equals its transpose entry for entry (found by open) */
@@ -65,8 +67,8 @@ typedef struct {
 wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, int64_t Q,
                                const wpart_control_t *ctl);
 void wpart_i_rg_close(rg_ctx_t *g);
-/* make the CSC's rows and weights (side[1]) if they are not there (open makes them: then a
- * no-op, for the callers that need the CSC) */
+/* make the CSC (side[1]: pointers, rows, weights in one allocation) if it is not there (open
+ * makes it: then a no-op, for the callers that need the CSC) */
 wpart_status_t wpart_i_rg_csc(rg_ctx_t *g);
 /* the P x Q block loads of the grid (R, C), row-major (il: int64, else fl: float64), from
  * a half-sweeps' prefix Y[d] made for this grid's cuts of the other dimension, or brought to
@@ -266,36 +268,68 @@ static inline int rg_cancel(const wpart_control_t *ctl, int64_t *work, int64_t d
     return ctl && ctl->should_stop && ctl->should_stop(ctl->ctx);
 }
 
-/* the column pointers of A's transpose (cp: n2 + 1, rows counted per column) */
-static inline wpart_status_t rg_colptr(const wpart_rg_csr_t *A, const wpart_control_t *ctl,
-                                       int64_t **cp)
+/* the column pointers of A's transpose (cp: n2 + 1, zero on entry; rows counted per column) */
+static inline wpart_status_t rg_colptr_in(const wpart_rg_csr_t *A, const wpart_control_t *ctl,
+                                          int64_t *cp)
 {
     int64_t work = 0;
     wpart_status_t st = WPART_OK;
     int64_t nnz = A->rp[A->n1];
-    *cp = wpart_i_calloc(A->n2 + 1, sizeof(int64_t));
-    if (!*cp) {
-        WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
-    }
     for (int64_t e = 0; e < nnz; e++) {
-        (*cp)[A->ci[e] + 1]++;
+        cp[A->ci[e] + 1]++;
         if (WPART_UNLIKELY((e & (RG_POLL_WORK - 1)) == 0) && rg_cancel(ctl, &work, RG_POLL_WORK)) {
             WPART_FAIL(WPART_ECANCELLED, "stopped on request");
         }
     }
     for (int64_t j = 0; j < A->n2; j++) {
-        (*cp)[j + 1] += (*cp)[j];
+        cp[j + 1] += cp[j];
     }
 cleanup:
     return st;
 }
 
-/* the rows and weights of A's transpose from its column pointers cp (rows increasing in each
- * column, entry order within a row) */
+/* the rows ri and weights cw (A->w only) of A's transpose from its column pointers cp (rows
+ * increasing in each column, entry order within a row); pos: n2 + 1 of scratch */
+static inline wpart_status_t rg_fill_in(const wpart_rg_csr_t *A, const wpart_control_t *ctl,
+                                        const int64_t *cp, int64_t *pos, int64_t *ri, double *cw)
+{
+    int64_t work = 0;
+    wpart_status_t st = WPART_OK;
+    memcpy(pos, cp, (size_t)(A->n2 + 1) * sizeof(int64_t));
+    for (int64_t i = 0; i < A->n1; i++) {
+        if (rg_cancel(ctl, &work, A->rp[i + 1] - A->rp[i])) {
+            WPART_FAIL(WPART_ECANCELLED, "stopped on request");
+        }
+        for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
+            int64_t k = pos[A->ci[e]]++;
+            ri[k] = i;
+            if (A->w) {
+                cw[k] = A->w[e];
+            }
+        }
+    }
+cleanup:
+    return st;
+}
+
+/* rg_colptr_in into a new array *cp */
+static inline wpart_status_t rg_colptr(const wpart_rg_csr_t *A, const wpart_control_t *ctl,
+                                       int64_t **cp)
+{
+    wpart_status_t st = WPART_OK;
+    *cp = wpart_i_calloc(A->n2 + 1, sizeof(int64_t));
+    if (!*cp) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
+    }
+    st = rg_colptr_in(A, ctl, *cp);
+cleanup:
+    return st;
+}
+
+/* rg_fill_in into new arrays *ri, *cw */
 static inline wpart_status_t rg_fill(const wpart_rg_csr_t *A, const wpart_control_t *ctl,
                                      const int64_t *cp, int64_t **ri, double **cw)
 {
-    int64_t work = 0;
     wpart_status_t st = WPART_OK;
     int64_t nnz = A->rp[A->n1];
     *ri = wpart_i_malloc(nnz > 0 ? nnz : 1, sizeof(int64_t));
@@ -305,20 +339,7 @@ static inline wpart_status_t rg_fill(const wpart_rg_csr_t *A, const wpart_contro
         free(pos);
         WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
     }
-    memcpy(pos, cp, (size_t)(A->n2 + 1) * sizeof(int64_t));
-    for (int64_t i = 0; i < A->n1; i++) {
-        if (rg_cancel(ctl, &work, A->rp[i + 1] - A->rp[i])) {
-            free(pos);
-            WPART_FAIL(WPART_ECANCELLED, "stopped on request");
-        }
-        for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
-            int64_t k = pos[A->ci[e]]++;
-            (*ri)[k] = i;
-            if (A->w) {
-                (*cw)[k] = A->w[e];
-            }
-        }
-    }
+    st = rg_fill_in(A, ctl, cp, pos, *ri, *cw);
     free(pos);
 cleanup:
     return st;
