@@ -193,6 +193,24 @@ static inline double rp_rest(const rp_run_t *u, const double *v, int64_t st, con
     return r->c > 0 ? r->m : -RG_INF;
 }
 
+/* the rest of a stripe (its blocks out of T) into a place's max *m and count *c: its max is
+ * at most its group's load, so below *m (or with *m above B) it adds nothing and is not looked at */
+static inline void rp_merge_rest(const rp_run_t *u, const double *v, int64_t st, const int32_t *o,
+                                 int64_t Ko, rp_rest_t *r, double B, double *m, int64_t *c)
+{
+    if (r->m < *m || *m > B) {
+        return;
+    }
+    int64_t cr;
+    double x = rp_rest(u, v, st, o, Ko, r, &cr);
+    if (x > *m) {
+        *m = x;
+        *c = cr;
+    } else if (x == *m) {
+        *c += cr;
+    }
+}
+
 /* The places of cut k of dimension d within RP_WINDOW of where it is (between its
  * neighbours), first upwards then downwards, into its slot of the cache: each place, the
  * largest block of the two stripes it separates, how many blocks hold that load, and the change
@@ -240,7 +258,7 @@ static void rp_fill(rp_run_t *u, int d, int64_t k, double B)
             }
             rp_take(u, sd, om, i);
             double m = -RG_INF, ds = 0.0, *na = u->na, *nb = u->nb;
-            int64_t c = 0, ua = 0, ub = 0;
+            int64_t c = 0;
             for (int64_t t = 0; t < u->nt; t++) { /* T's new loads, their max ... */
                 int32_t q = u->T[t];
                 double la = La[q * st], lb = Lb[q * st];
@@ -258,21 +276,8 @@ static void rp_fill(rp_run_t *u, int d, int64_t k, double B)
             for (int64_t t = 0; t < u->nt && m <= B; t++) { /* ... and how many hold it */
                 c += (na[t] == m) + (nb[t] == m);
             }
-            /* the rests: their max is at most their group's load, below m they add nothing */
-            double ma = ra.m >= m && m <= B ? rp_rest(u, La, st, oa, Ko, &ra, &ua) : -RG_INF;
-            if (ma > m) {
-                m = ma;
-                c = ua;
-            } else if (ma == m) {
-                c += ua;
-            }
-            double mb = rb.m >= m && m <= B ? rp_rest(u, Lb, st, ob, Ko, &rb, &ub) : -RG_INF;
-            if (mb > m) {
-                m = mb;
-                c = ub;
-            } else if (mb == m) {
-                c += ub;
-            }
+            rp_merge_rest(u, La, st, oa, Ko, &ra, B, &m, &c);
+            rp_merge_rest(u, Lb, st, ob, Ko, &rb, B, &m, &c);
             if (m > B) { /* above any rank it will be asked for */
                 m = RG_INF;
                 c = 0;
