@@ -573,27 +573,16 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
      * race (the fresh reference set: lower_1800_v count 64 x 64 64 -> 63, g2d5_19x11 8 x 32
      * 26 -> 25, both the best of SARMA's nine); only a strictly lower grid is taken */
     if (!*timed_out && sv <= RK_NIC * *value) {
-        double v2, inc = v < *value ? v : *value;
+        double inc = v < *value ? v : *value;
         wpart_rg_opts_t nic = {2, max_half, 0, 1, 0.0, lower, 10, max_half, control, inc};
-        WPART_CHECK(wpart_i_rect_from(g, t0, 2, 4, w.R0, w.C0, &nic, w.R2, w.C2, &v2, halves,
-                                      timed_out));
-        if (rg_keep(P, Q, w.R2, w.C2, v2, Rs, Cs, &inc)) {
-            v = v2;
-        }
+        WPART_CHECK(rk_nic(g, t0, &w, &nic, Rs, Cs, &inc, &v, halves, timed_out));
     }
     if (!(v < *value)) {
         goto done;
     }
     /* a lower grid: its polish, then both maxes exact (from scratch) before it replaces R, C */
-    int64_t moves;
-    int32_t pto = 0;
     wpart_rg_csr_t At = {A->n2, A->n1, g->side[1].ptr, g->side[1].idx, g->side[1].w};
-    if (!*timed_out) {
-        WPART_CHECK(wpart_i_rect_polish(A, &At, P, Q, Rs, Cs, 20, control, &v, &moves, &pto));
-        *timed_out = pto;
-    } else {
-        v = rk_max(&s, Rs, Cs);
-    }
+    WPART_CHECK(rk_moves(g, &s, &At, Rs, Cs, &v, timed_out));
     *value = rk_max(&s, R, C);
     rg_keep(P, Q, Rs, Cs, v, R, C, value);
 done:
