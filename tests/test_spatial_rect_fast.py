@@ -286,3 +286,54 @@ def test_unit_csr_refuses_malformed_arrays():
         _core.spatial_rect_unit_csr(2, 1, *good, np.ones(3, bool))
     with pytest.raises(TypeError, match="`keep` must have dtype bool"):
         _core.spatial_rect_unit_csr(2, 2, *good, np.ones(3, np.int64))
+
+
+def _powerlaw(seed, n1, n2, nnz):
+    """Zipf rows and columns (half of the entries; the rest uniform), values 1-3 (summed
+    duplicates too)."""
+    rng = np.random.default_rng(seed)
+    r = rng.permutation(n1)[np.minimum(rng.zipf(1.6, nnz) - 1, n1 - 1)]
+    c = rng.permutation(n2)[np.minimum(rng.zipf(1.6, nnz) - 1, n2 - 1)]
+    r = np.where(rng.random(nnz) < 0.5, r, rng.integers(0, n1, nnz))
+    c = np.where(rng.random(nnz) < 0.5, c, rng.integers(0, n2, nnz))
+    A = sps.csr_array(sps.coo_array((rng.integers(1, 4, nnz), (r, c)), shape=(n1, n2)))
+    A.sum_duplicates()
+    A.data = np.minimum(A.data, 3)
+    return A
+
+
+def test_joint_bound_start_on_heavy_lines():
+    """On heavy-line matrices from 64 blocks the joint-bound start runs first: a grid at the
+    proven bound (the step-by-step engine's bound, computed apart) is the result, optimal, and
+    no other start runs; else it is dropped and the default runs as without it (never above
+    the step-by-step engine's grid)."""
+    kept = dropped = 0
+    for seed in range(5):
+        A = _powerlaw(seed, 500 + 60 * seed, 700, 3000 + 400 * seed)
+        for P, Q in ((8, 32), (16, 16), (8, 8)):
+            for weights in ("values", "stored"):
+                r = spatial.rect_nicol(A, P * Q, P=P, Q=Q, weights=weights)
+                step = spatial.rect_nicol(A, P * Q, P=P, Q=Q, weights=weights,
+                                          starts=list(AUTO))
+                assert r.stats["lower_bound"] == step.stats["lower_bound"]
+                assert r.max_load <= step.max_load and r.max_load == r.loads.max()
+                r.validate()
+                j = r.stats["starts"].get("joint_bound")
+                if j is None:  # no heavy line (the bound's gate)
+                    continue
+                assert 1 <= j["half_sweeps"] <= 2
+                if j["state"] == "stopped":
+                    kept += 1
+                    assert r.stats["start"] == "joint_bound" and r.stats["bound_reached"]
+                    assert r.max_load == j["max_load"] == r.stats["lower_bound"]
+                    assert r.stats["polish"] is None
+                    assert {v["state"] for k, v in r.stats["starts"].items()
+                            if k != "joint_bound"} == {"not_run_bound"}
+                else:
+                    dropped += 1
+                    assert j["state"] == "dropped" and j["max_load"] > r.stats["lower_bound"]
+                    assert r.stats["start"] != "joint_bound"
+    assert kept >= 5 and dropped >= 5
+    # below 64 blocks, or without heavy lines, it does not run
+    for A, P, Q in ((_powerlaw(1, 500, 700, 3000), 4, 4), (next(_matrices(3, 1)), 8, 8)):
+        assert "joint_bound" not in spatial.rect_nicol(A, P * Q, P=P, Q=Q).stats["starts"]

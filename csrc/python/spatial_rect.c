@@ -330,7 +330,7 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
         wpy_raise(st, NULL);
         goto cleanup;
     }
-    res = Py_BuildValue("OOO(ddddd)(LLLLL)(iiiii)(LLLLL)diiLLdO(LdLLd)", R, C,
+    res = Py_BuildValue("OOO(ddddd)(LLLLL)(iiiii)(LLLLL)diiLLdO(LdLLdLd)", R, C,
                         L ? (PyObject *)L : Py_None,
                         out.val[0], out.val[1], out.val[2], out.val[3], out.val[4],
                         (long long)out.halves[0], (long long)out.halves[1],
@@ -342,7 +342,8 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
                         (int)out.timed_out, (int)out.bad, (long long)out.itotal,
                         (long long)out.iamax, out.amax, B ? (PyObject *)B : Py_None,
                         (long long)out.moves, out.polished, (long long)out.kick_iters,
-                        (long long)out.kick_halves, out.kicked);
+                        (long long)out.kick_halves, out.kicked,
+                        (long long)out.joint_halves, out.joint);
 cleanup:
     WPY_XDECREF(a[0], a[1], a[2], R, C, L, B);
     return res;

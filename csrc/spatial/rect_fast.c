@@ -149,9 +149,11 @@ static double rf_joint(rg_ctx_t *g, int d, const int64_t *lines, int64_t k,
  * (at most 8 per side, whose load / parts exceeds the bound so far) cut alone, the largest
  * entry; rounded up for integral weights. imax >= 0: every weight is an integer and imax the
  * largest (int input: no pass over the weights); < 0: found here. line: max(n1, n2) doubles
- * of scratch, tmp: 2 (P + Q) int64 */
+ * of scratch, tmp: 2 (P + Q) int64; where a joint bound ran, *jside its side d (the first, or
+ * the one that raised the bound) and jcuts (max(P, Q) + 1) its cuts of the other dimension */
 static double rf_lower(rg_ctx_t *g, const double *load[2], double imax, double *line,
-                       int64_t *tmp, int *heavy_line, wpart_status_t *st)
+                       int64_t *tmp, int *heavy_line, int64_t *jcuts, int *jside,
+                       wpart_status_t *st)
 {
     const wpart_rg_csr_t *A = g->A;
     int64_t nnz = A->rp[A->n1], n[2] = {A->n1, A->n2};
@@ -214,6 +216,10 @@ static double rf_lower(rg_ctx_t *g, const double *load[2], double imax, double *
             return 0.0;
         }
         value = rf_joint(g, d, heavy, k, parts, cuts, tmp);
+        if (*jside < 0 || value > b) {
+            memcpy(jcuts, cuts, (size_t)(parts + 1) * sizeof(int64_t));
+            *jside = d;
+        }
         b = value > b ? value : b;
     }
     return integral ? ceil(b - 1e-9) : b * (1.0 - 1e-12);
@@ -443,6 +449,42 @@ cleanup:
     return st;
 }
 
+/* the joint-bound start's half-sweeps (at most; the bound is reached in the first or never) */
+#define RF_JOINT_HALF 2
+
+/* the joint-bound start (heavy-line matrices, from RF_BIG_MIN blocks): the cuts of the joint
+ * bound of side jd's heaviest lines for the other dimension, uniform cuts for side jd, whose
+ * balanced half-sweeps set side jd first. A grid at the proven lower bound is optimal: then it
+ * goes to R, C (on bench_spatial_fresh's heavy-line matrices at 8 x 32 in one half-sweep, where
+ * the race, the nic members and the kick took 1-6 ms to reach it); else it is dropped and the
+ * default runs as without it (S: 2 (P + Q + 2) int64 of scratch) */
+static wpart_status_t rf_joint_start(rg_ctx_t *g, double t0, int jd, const int64_t *jcuts,
+                                     int64_t max_half, double lower, int64_t *S, int64_t *R,
+                                     int64_t *C, double *v, int64_t *halves, int32_t *timed_out)
+{
+    wpart_status_t st = WPART_OK;
+    int64_t P = g->P[0], Q = g->P[1];
+    int64_t *Rj = S, *Cj = Rj + P + 1, *R2 = Cj + Q + 1, *C2 = R2 + P + 1;
+    if (jd == 0) {
+        rf_uniform(g->A->n1, P, Rj);
+        memcpy(Cj, jcuts, (size_t)(Q + 1) * sizeof(int64_t));
+    } else {
+        memcpy(Rj, jcuts, (size_t)(P + 1) * sizeof(int64_t));
+        rf_uniform(g->A->n2, Q, Cj);
+    }
+    wpart_rg_opts_t o = {1, max_half < RF_JOINT_HALF ? max_half : RF_JOINT_HALF, 1, 0, 0.0,
+                         lower, 0, max_half, g->ctl, 0.0};
+    *halves = 0;
+    WPART_CHECK(wpart_i_rect_from(g, t0, 1, jd == 0 ? 1 : 0, Rj, Cj, &o, R2, C2, v, halves,
+                                  timed_out));
+    if (!*timed_out && *v <= lower) {
+        memcpy(R, R2, (size_t)(P + 1) * sizeof(int64_t));
+        memcpy(C, C2, (size_t)(Q + 1) * sizeof(int64_t));
+    }
+cleanup:
+    return st;
+}
+
 /* run slot 0 (the diagonal start) moved behind the other nu - 1 (tr, tc: P + 1, Q + 1 of
  * scratch): on heavy-line matrices the stored-entry and uniform starts come near the bound
  * (often reach it) in a half-sweep or two, the diagonal one after several */
@@ -477,7 +519,8 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
     rg_ctx_t g;
     memset(&g, 0, sizeof g);
     double *w = NULL, *load[2] = {NULL, NULL}, *buf = NULL, val[RF_N + 1], mx;
-    int64_t *R0 = NULL, *C0 = NULL, *Ru = NULL, *Cu = NULL, *tmp = NULL, halves[RF_N + 1];
+    int64_t *R0 = NULL, *C0 = NULL, *Ru = NULL, *Cu = NULL, *tmp = NULL, *J = NULL;
+    int64_t halves[RF_N + 1];
     int64_t twin[RF_N];
     int64_t uniq[RF_N], nu = 0;
     int32_t first[RF_N], state[RF_N + 1];
@@ -515,7 +558,8 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
     tmp = wpart_i_malloc(2 * (P + Q), sizeof(int64_t));
     R0 = wpart_i_malloc(RF_N * (P + 1), sizeof(int64_t));
     C0 = wpart_i_malloc(RF_N * (Q + 1), sizeof(int64_t));
-    if (!buf || !tmp || !R0 || !C0) {
+    J = wpart_i_malloc(2 * (P + Q + 2) + (P > Q ? P : Q) + 1, sizeof(int64_t));
+    if (!buf || !tmp || !R0 || !C0 || !J) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
     }
     /* the starts of _nicol.AUTO, all balanced: diag_interleaved, cols_stored, rows_uniform,
@@ -552,28 +596,43 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
             uniq[nu++] = s;
         }
     }
-    int heavy_line = 0;
+    int heavy_line = 0, jd = -1, jdone = 0;
+    int64_t *jc = J + 2 * (P + Q + 2);
     out->lower = rf_lower(&g, (const double **)load, iv ? out->amax : -1.0, buf, tmp,
-                          &heavy_line, &st);
+                          &heavy_line, jc, &jd, &st);
     if (st != WPART_OK) {
         goto cleanup;
     }
-    /* a heavy-line matrix: the diagonal start last and no race (its first half-sweeps can be
-     * far above a grid it ends below; _nicol.nicol_engine: the same) */
-    int last = heavy_line && nu > 1 && P * Q <= RF_LAST_MAX;
-    if (last) {
-        rf_first_last(nu, P, Q, R0, C0, first, uniq, out->R, out->C);
+    out->joint_halves = -1;
+    if (jd >= 0 && P * Q >= RF_BIG_MIN && !out->timed_out) {
+        WPART_CHECK(rf_joint_start(&g, t0, jd, jc, max_half, out->lower, J, out->R, out->C,
+                                   &out->joint, &out->joint_halves, &out->timed_out));
+        jdone = !out->timed_out && out->joint <= out->lower;
     }
-    int64_t h1 = rg_sarma_patience(P, Q);
     int big = P * Q >= RF_BIG_MIN;
-    int64_t cont = !big ? RF_SHORT_PATIENCE : P * Q < RF_MID_MAX ? RF_MID_PATIENCE
-                                                                 : RF_LONG_PATIENCE;
-    wpart_rg_opts_t opt = {2, max_half < h1 ? max_half : h1, 0, 1,
-                           last ? 0.0 : big ? RF_RACE_BIG : RF_RACE, out->lower,
-                           cont, max_half, control, 0.0};
-    WPART_CHECK(wpart_i_rg_run(&g, t0, nu, R0, C0, first, &opt, out->R, out->C, val, halves,
-                               state, twin, &out->timed_out));
-    double inc = RG_INF;
+    if (jdone) { /* the optimum: no start runs */
+        for (int64_t k = 0; k <= nu; k++) {
+            val[k] = RG_INF;
+            halves[k] = 0;
+            state[k] = 2;
+        }
+    } else {
+        /* a heavy-line matrix: the diagonal start last and no race (its first half-sweeps can
+         * be far above a grid it ends below; _nicol.nicol_engine: the same) */
+        int last = heavy_line && nu > 1 && P * Q <= RF_LAST_MAX;
+        if (last) {
+            rf_first_last(nu, P, Q, R0, C0, first, uniq, out->R, out->C);
+        }
+        int64_t h1 = rg_sarma_patience(P, Q);
+        int64_t cont = !big ? RF_SHORT_PATIENCE : P * Q < RF_MID_MAX ? RF_MID_PATIENCE
+                                                                     : RF_LONG_PATIENCE;
+        wpart_rg_opts_t opt = {2, max_half < h1 ? max_half : h1, 0, 1,
+                               last ? 0.0 : big ? RF_RACE_BIG : RF_RACE, out->lower,
+                               cont, max_half, control, 0.0};
+        WPART_CHECK(wpart_i_rg_run(&g, t0, nu, R0, C0, first, &opt, out->R, out->C, val,
+                                   halves, state, twin, &out->timed_out));
+    }
+    double inc = jdone ? out->joint : RG_INF;
     for (int64_t k = 0; k <= nu; k++) {
         inc = val[k] < inc ? val[k] : inc;
     }
@@ -672,6 +731,7 @@ cleanup:
     free(tmp);
     free(R0);
     free(C0);
+    free(J);
     free(Ru);
     free(Cu);
     return st;

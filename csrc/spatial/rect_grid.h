@@ -111,6 +111,8 @@ typedef struct {
     int64_t kick_iters;  /* the SGO kick's iterations (-1: not run) */
     int64_t kick_halves; /* its half-sweeps */
     double kicked;       /* the max load of the grid it returns (the given one unless lower) */
+    int64_t joint_halves; /* the joint-bound start's half-sweeps (-1: not run) */
+    double joint;         /* its max load (the result when <= lower: then no other start ran) */
 } wpart_rg_auto_t;
 
 wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int64_t *iv,

@@ -356,6 +356,10 @@ def _distinct(R0: np.ndarray, C0: np.ndarray, first: np.ndarray) -> list:
     return out
 
 
+#: The one-call default's joint-bound start (heavy-line matrices from 64 blocks: the joint
+#: bound's cuts of the heaviest lines, then half-sweeps; kept only when it reaches the bound).
+JOINT = "joint_bound"
+
 _STATE = {0: "stopped", 1: "abandoned", 2: "not_run", 3: "time_limit", 4: "transposed"}
 
 #: A start of the one-call default equal to an earlier one (not run again).
@@ -370,14 +374,23 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
     as :func:`nicol_engine` reports them; the stats after the keys of `head` (its values of
     the same keys replaced)."""
     vals, halves, states, refs, lb = out[3], out[4], out[5], out[6], out[7]
+    pol = out[14]
+    # the joint-bound start (heavy-line matrices, 64 blocks and more) ran first: at the bound,
+    # the result (no other start ran); else dropped
+    joint = pol[5] >= 0 and lb > 0 and pol[6] <= lb
     # reached: a start that ran (not _SAME, equal to an earlier one; not 2, not run) hit the bound
-    reached = False
-    for k in range(len(AUTO) if lb > 0 else 0):
+    reached = joint
+    for k in range(len(AUTO) if lb > 0 and not joint else 0):
         if states[k] != _SAME and states[k] != 2 and vals[k] <= lb:
             reached = True
             break
     table: dict = {}
     won = best = None
+    if pol[5] >= 0:
+        table[JOINT] = {"max_load": pol[6], "half_sweeps": pol[5],
+                        "state": "stopped" if joint else "dropped"}
+        if joint:
+            won, best = JOINT, pol[6]
     same = False
     for k, name in enumerate(AUTO):
         st = states[k]
@@ -398,7 +411,6 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
             ref = AUTO[refs[k]]
             table[name] = dict(table[ref], state="same_as_" + ref)
     polished = None if states[-1] == 2 else {"max_load": vals[-1], "half_sweeps": halves[-1]}
-    pol = out[14]
     if pol[0] >= 0:  # the cut-move polish ran (P Q >= 64)
         polished = dict(polished or {"max_load": None, "half_sweeps": 0},
                         cut_moves=pol[0], cut_move_max_load=pol[1])

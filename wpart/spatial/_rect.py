@@ -125,8 +125,13 @@ def rect_nicol(
         continues, balanced, until 10 half-sweeps (1 below 64 blocks, 5 below 256) in a row
         bring no gain or `max_sweeps` (not at all when it is a fixed point of both
         half-sweeps); on a heavy-line matrix (a line nearly fills a block: power-law) of at
-        most 1,024 blocks the diagonal start runs last, without the race. On grids of 64 blocks
-        and more the default then runs SARMA's nic (from 256 blocks; rows from the stored
+        most 1,024 blocks the diagonal start runs last, without the race. On such a matrix of
+        64 blocks and more a joint-bound start runs before the others: the cuts of the exact
+        common partition of its heaviest lines (the lower bound's), then at most two
+        half-sweeps; a grid at the proven bound is optimal and the result, no other stage
+        runs (``stats["starts"]["joint_bound"]``; on power-law matrices at 8 x 32 in one
+        half-sweep, 0.3-0.7 ms where the stages below took 2-6 ms), else it is dropped. On
+        grids of 64 blocks and more the default then runs SARMA's nic (from 256 blocks; rows from the stored
         entries per row, plain half-sweeps, at most max(10, P + Q), stopping after 10 without a
         gain) and nicuni (uniform rows; below 1,024 blocks) racing the best grid, moves single
         cuts where that lowers the max load (20 descents of rect_polish's cut moves,
