@@ -280,10 +280,11 @@ def test_default_runs_sarmas_sgo_in_full_on_power_law_matrices(monkeypatch):
     D = bsf.build("arrow", {"n": 1400, "w": 6, "per_row": 3, "border_density": 0.6}, 117)
     r = spatial.rect_nicol(D, 256, P=8, Q=32, weights="stored")
     R, C = _grid_cuts(r, 1400, 1400, 8, 32)
-    assert r.max_load == 162 == _grid_max(bsf.loads(D, "stored").toarray(), R, C)
-    r = spatial.rect_nicol(D, 1024, P=32, Q=32, weights="stored")  # two starts: 96 -> 85
+    # (162 from splitmix64 starts; 161 from SARMA's own mt19937_64 ones)
+    assert r.max_load == 161 == _grid_max(bsf.loads(D, "stored").toarray(), R, C)
+    r = spatial.rect_nicol(D, 1024, P=32, Q=32, weights="stored")  # two starts: 96 -> 82
     R, C = _grid_cuts(r, 1400, 1400, 32, 32)
-    assert r.max_load == 85 == _grid_max(bsf.loads(D, "stored").toarray(), R, C)
+    assert r.max_load == 82 == _grid_max(bsf.loads(D, "stored").toarray(), R, C)
     # stopped by a time limit: a valid grid, its max as reported
     r = spatial.rect_nicol(A, 256, P=8, Q=32, weights="stored", time_limit=1e-4)
     R, C = _grid_cuts(r, 640, 640, 8, 32)
@@ -516,10 +517,11 @@ def test_kick_spends_more_of_nics_length_on_fresh_random_starts(monkeypatch):
     A = bsf.build("grid2d", {"k1": 44, "k2": 44, "stencil": 5, "zfrac": 0.15}, 101)
     n = A.shape[0]
     r = spatial.rect_nicol(A, 4096, P=64, Q=64, weights="count")
-    assert r.max_load == 43 and r.stats["polish"]["kick_iterations"] > 15000
+    # (43 from splitmix64 starts; 42 from SARMA's own mt19937_64 ones)
+    assert r.max_load == 42 and r.stats["polish"]["kick_iterations"] > 15000
     R, C = _grid_cuts(r, n, n, 64, 64)
     _assert_grid(R, C, n, n, 64, 64)
-    assert _grid_max(bsf.loads(A, "count").toarray(), R, C) == 43
+    assert _grid_max(bsf.loads(A, "count").toarray(), R, C) == 42
     again = spatial.rect_nicol(A, 4096, P=64, Q=64, weights="count")
     assert np.array_equal(np.asarray(again.rects), np.asarray(r.rects))
     # stopped by a time limit: a valid grid, its max as reported

@@ -171,22 +171,26 @@ cleanup:
 }
 
 typedef wpart_status_t (*sr_refine_fn)(const wpart_rg_csr_t *, int64_t, int64_t, int64_t *,
-                                       int64_t *, int64_t, const wpart_control_t *, double *,
-                                       int64_t *, int32_t *);
+                                       int64_t *, int64_t, uint64_t, const wpart_control_t *,
+                                       double *, int64_t *, int32_t *);
 
 /* a refinement of the grid (R, C): the subgradient method or the cut-move polish */
 static PyObject *sr_refine(PyObject *args, PyObject *kwds, sr_refine_fn fn)
 {
     static char *kwlist[] = {"n1", "n2", "rp", "ci", "w", "P", "Q", "R", "C", "max_iter",
-                             "time_limit", "progress", NULL};
+                             "time_limit", "progress", "seed", NULL};
     PyObject *o[3], *ro, *co, *progress = Py_None, *res = NULL;
     PyArrayObject *a[3] = {NULL, NULL, NULL}, *R = NULL, *C = NULL;
-    long long n1, n2, P, Q, max_iter = 100000;
+    long long n1, n2, P, Q, max_iter = 100000, seed = 0;
     double time_limit = 0.0;
     wpart_rg_csr_t A;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOLLOO|LdO", kwlist, &n1, &n2, &o[0], &o[1],
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOLLOO|LdOL", kwlist, &n1, &n2, &o[0], &o[1],
                                      &o[2], &P, &Q, &ro, &co, &max_iter, &time_limit,
-                                     &progress)) {
+                                     &progress, &seed)) {
+        return NULL;
+    }
+    if (seed < 0) {
+        PyErr_SetString(wpy_ValueError, "`seed` must be >= 0");
         return NULL;
     }
     if (sr_csr(n1, n2, o, "w", NPY_FLOAT64, 0, a, &A) < 0) {
@@ -211,8 +215,8 @@ static PyObject *sr_refine(PyObject *args, PyObject *kwds, sr_refine_fn fn)
     int64_t iters = 0;
     int32_t timed_out = 0;
     wpart_status_t st;
-    WPY_NOGIL(st = fn(&A, P, Q, PyArray_DATA(R), PyArray_DATA(C), max_iter, &ctl.ctl, &value,
-                      &iters, &timed_out));
+    WPY_NOGIL(st = fn(&A, P, Q, PyArray_DATA(R), PyArray_DATA(C), max_iter, (uint64_t)seed,
+                      &ctl.ctl, &value, &iters, &timed_out));
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto cleanup;
@@ -226,6 +230,29 @@ cleanup:
     return res;
 }
 
+/* the cut-move polish and the kick have no seed (a given grid; the kick's own starts) */
+static wpart_status_t sr_polish(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int64_t *R,
+                                int64_t *C, int64_t max_iter, uint64_t seed,
+                                const wpart_control_t *control, double *value, int64_t *iters,
+                                int32_t *timed_out)
+{
+    if (seed) {
+        return wpart_i_error(WPART_EINVAL, "`seed` applies to spatial_rect_sgo only");
+    }
+    return wpart_spatial_rect_polish(A, P, Q, R, C, max_iter, control, value, iters, timed_out);
+}
+
+static wpart_status_t sr_kick(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int64_t *R,
+                              int64_t *C, int64_t max_iter, uint64_t seed,
+                              const wpart_control_t *control, double *value, int64_t *iters,
+                              int32_t *timed_out)
+{
+    if (seed) {
+        return wpart_i_error(WPART_EINVAL, "`seed` applies to spatial_rect_sgo only");
+    }
+    return wpart_spatial_rect_kick(A, P, Q, R, C, max_iter, control, value, iters, timed_out);
+}
+
 static PyObject *wpy_rect_sgo(PyObject *self, PyObject *args, PyObject *kwds)
 {
     return sr_refine(args, kwds, wpart_spatial_rect_sgo);
@@ -233,12 +260,12 @@ static PyObject *wpy_rect_sgo(PyObject *self, PyObject *args, PyObject *kwds)
 
 static PyObject *wpy_rect_polish(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    return sr_refine(args, kwds, wpart_spatial_rect_polish);
+    return sr_refine(args, kwds, sr_polish);
 }
 
 static PyObject *wpy_rect_kick(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    return sr_refine(args, kwds, wpart_spatial_rect_kick);
+    return sr_refine(args, kwds, sr_kick);
 }
 
 static PyObject *wpy_rect_1d(PyObject *self, PyObject *args)

@@ -69,9 +69,11 @@ wpart_status_t wpart_spatial_rect_sym(const wpart_rg_csr_t *A, int64_t P, int va
  * in load space (prefix loads of the rows and of the columns), each iteration moves every cut
  * against the running sum of (its stripe's max block - the mean), step 1/sqrt(k + 100); stops
  * when (max - min)/min of the stripe maxima is below 0.001, when 10 (P + Q + 2) iterations
- * gain less than 0.1 %, or after max_iter. O(nnz + PQ + (P + Q) log n) per iteration. */
+ * gain less than 0.1 %, or after max_iter. O(nnz + PQ + (P + Q) log n) per iteration. seed > 0:
+ * from SARMA's random start instead (rect_polish.h's wpart_i_sgo_random, std::mt19937_64
+ * gen(seed): with seed 1 SARMA's sgo_2dr itself); R, C then only receive the best grid */
 wpart_status_t wpart_spatial_rect_sgo(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int64_t *R,
-                                      int64_t *C, int64_t max_iter,
+                                      int64_t *C, int64_t max_iter, uint64_t seed,
                                       const wpart_control_t *control, double *value,
                                       int64_t *iters, int32_t *timed_out);
 

@@ -148,7 +148,10 @@ typedef struct {
  * start grid's max */
 static double rk_sgo_start(rp_t *s, const double *const pref[2], uint64_t seed, rk_sgo_t *sg)
 {
-    uint64_t x = seed;
+    wpart_mt64_t gen;
+    if (seed > 0) { /* SARMA's: std::mt19937_64 gen(seed), rows drawn first */
+        wpart_i_mt64_seed(&gen, seed);
+    }
     for (int d = 0; d < 2; d++) {
         int64_t n = s->side[d].n, K = s->K[d];
         if (seed == 0) {
@@ -159,7 +162,7 @@ static double rk_sgo_start(rp_t *s, const double *const pref[2], uint64_t seed, 
                 sg->pi[d][k - 1] = pref[d][s->cut[d][k]];
             }
         } else {
-            wpart_i_sgo_random(pref[d][n], K - 1, &x, sg->pi[d]);
+            wpart_i_sgo_random(pref[d][n], K - 1, &gen, sg->pi[d]);
             wpart_i_sgo_cuts(pref[d], n, sg->pi[d], K - 1, NULL, s->cut[d]);
         }
     }

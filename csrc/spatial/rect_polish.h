@@ -66,9 +66,17 @@ int wpart_i_sgo_step(double *const pi[2], double *const rs[2], const int64_t K[2
  * the columns' to cmax (Q); returns the largest */
 double wpart_i_sgo_maxima(const double *restrict L, int64_t P, int64_t Q,
                           double *restrict rmax, double *restrict cmax);
-/* SARMA's random start: k positions uniform in [0, total), sorted (splitmix64 from *x, which
- * moves on: a fixed seed gives the same positions run to run) */
-void wpart_i_sgo_random(double total, int64_t k, uint64_t *x, double *pi);
+/* std::mt19937_64, the engine of SARMA's random starts */
+typedef struct {
+    uint64_t mt[312];
+    int i;
+} wpart_mt64_t;
+void wpart_i_mt64_seed(wpart_mt64_t *g, uint64_t seed);
+uint64_t wpart_i_mt64_next(wpart_mt64_t *g);
+/* SARMA's random start (subgradient_method.hpp's random_init): k positions uniform in
+ * [0, total) drawn from g as libstdc++'s uniform_real_distribution<double> draws them, sorted;
+ * a dimension after another draws on from the same g (SARMA: rows, then columns) */
+void wpart_i_sgo_random(double total, int64_t k, wpart_mt64_t *g, double *pi);
 
 #ifdef WPART_RECT_GRID_I_H
 /* The poll of a long loop (wpart_i_poll): WPART_OK to go on, also when the time limit struck

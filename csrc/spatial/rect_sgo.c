@@ -107,14 +107,47 @@ double wpart_i_sgo_maxima(const double *restrict L, int64_t P, int64_t Q,
     return mx;
 }
 
-void wpart_i_sgo_random(double total, int64_t k, uint64_t *x, double *pi)
+void wpart_i_mt64_seed(wpart_mt64_t *g, uint64_t seed)
 {
-    for (int64_t i = 0; i < k; i++) { /* splitmix64 */
-        uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        z ^= z >> 31;
-        pi[i] = (double)(z >> 11) * 0x1.0p-53 * total;
+    g->mt[0] = seed;
+    for (int i = 1; i < 312; i++) {
+        g->mt[i] = 6364136223846793005ull * (g->mt[i - 1] ^ (g->mt[i - 1] >> 62)) + (uint64_t)i;
+    }
+    g->i = 312;
+}
+
+/* the next output of std::mt19937_64 (the C++ standard's engine: its 10000th output from the
+ * default seed 5489 is 9981545732273789042, tested) */
+static uint64_t mt64_next(wpart_mt64_t *g)
+{
+    uint64_t *mt = g->mt;
+    if (g->i >= 312) {
+        for (int k = 0; k < 312; k++) {
+            uint64_t y = (mt[k] & 0xFFFFFFFF80000000ull) | (mt[(k + 1) % 312] & 0x7FFFFFFFull);
+            mt[k] = mt[(k + 156) % 312] ^ (y >> 1) ^ ((y & 1) ? 0xB5026F5AA96619E9ull : 0);
+        }
+        g->i = 0;
+    }
+    uint64_t y = mt[g->i++];
+    y ^= (y >> 29) & 0x5555555555555555ull;
+    y ^= (y << 17) & 0x71D67FFFEDA60000ull;
+    y ^= (y << 37) & 0xFFF7EEE000000000ull;
+    return y ^ (y >> 43);
+}
+
+uint64_t wpart_i_mt64_next(wpart_mt64_t *g)
+{
+    return mt64_next(g);
+}
+
+void wpart_i_sgo_random(double total, int64_t k, wpart_mt64_t *g, double *pi)
+{
+    for (int64_t i = 0; i < k; i++) {
+        /* std::uniform_real_distribution<double>(0, total) as libstdc++ draws it:
+         * generate_canonical takes one 64-bit output x, x / 2**64 (x rounded to a double
+         * first), the largest double below 1 where that rounds up to 1; times total */
+        double u = (double)mt64_next(g) * 0x1p-64;
+        pi[i] = (u < 1.0 ? u : 0x1.fffffffffffffp-1) * total;
     }
     qsort(pi, (size_t)k, sizeof(double), sgo_cmp);
 }
@@ -151,7 +184,7 @@ int wpart_i_sgo_step(double *const pi[2], double *const rs[2], const int64_t K[2
 }
 
 wpart_status_t wpart_spatial_rect_sgo(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int64_t *R,
-                                      int64_t *C, int64_t max_iter,
+                                      int64_t *C, int64_t max_iter, uint64_t seed,
                                       const wpart_control_t *control, double *value,
                                       int64_t *iters, int32_t *timed_out)
 {
@@ -194,7 +227,15 @@ wpart_status_t wpart_spatial_rect_sgo(const wpart_rg_csr_t *A, int64_t P, int64_
         }
     }
     const int64_t *given[2] = {R, C};
+    wpart_mt64_t gen;
+    if (seed > 0) { /* SARMA's random start: std::mt19937_64 gen(seed), rows drawn first */
+        wpart_i_mt64_seed(&gen, seed);
+    }
     for (int d = 0; d < 2; d++) {
+        if (seed > 0) {
+            wpart_i_sgo_random(pref[d][n[d]], K[d] - 1, &gen, pi[d]);
+            continue;
+        }
         for (int64_t k = 1; k < K[d]; k++) {
             pi[d][k - 1] = pref[d][given[d][k]];
         }
