@@ -14,11 +14,16 @@ benchmark bench_spatial_sarma.py. Every stored entry of the matrix weighs its va
 * ``uni``: the same P equal intervals for rows and columns.
 * ``pal``, ``opal``, ``rac``: the symmetric probe (bounded / ordered) and refine-a-cut, run by
   wpart's C kernel in SARMA's variants (``rac`` returns its last iterate, as SARMA does).
-* ``sgo_2dr``, ``sgo_2ds``: subgradient optimisation of the cut positions in load space (random
-  start, seed 1; step 1/sqrt(k + 100); stops when (max - min)/min of the per-interval maxima is
-  below 0.001 or 10 (P + Q + 2) iterations bring less than 0.1 %); ``sgo_2ds`` keeps one cut
-  vector for rows and columns. ``sgo_2dr_nic``: Nicol's refinement started from sgo_2dr's row
-  cuts (our reading of the name: SARMA's published source does not define it).
+* ``sgo_2dr``, ``sgo_2ds``: subgradient optimisation of the cut positions in load space (step
+  1/sqrt(k + 100); stops when (max - min)/min of the per-interval maxima is below 0.001 or
+  10 (P + Q + 2) iterations bring less than 0.1 %); ``sgo_2ds`` keeps one cut vector for rows
+  and columns. The random start is SARMA's own, draw for draw: one ``std::mt19937_64`` seeded
+  1 (:class:`MT19937_64`) serves the dimensions in order (rows, then columns), each drawing
+  its P - 1 positions from libstdc++'s ``uniform_real_distribution<double>(0, total)``
+  (:func:`canonical`) and sorting them; ``total`` is the dimension's total load (2x the
+  matrix's for ``sgo_2ds``, whose one dimension is rows and columns). ``sgo_2dr_nic``:
+  Nicol's refinement started from sgo_2dr's row cuts (our reading of the name: SARMA's
+  published source does not define it).
 """
 
 from __future__ import annotations
@@ -218,27 +223,85 @@ def _sym(M, P, variant):
     return cuts, cuts
 
 
+_M64 = (1 << 64) - 1
+
+
+class MT19937_64:
+    """The 64-bit Mersenne Twister of C++11 (``std::mt19937_64``): state of 312 words, the
+    standard's parameters; ``next()`` is one ``gen()`` call. Pure Python, for the few hundred
+    draws of a subgradient start."""
+
+    N, M = 312, 156
+    A = 0xB5026F5AA96619E9  # twist matrix
+    UPPER, LOWER = 0xFFFFFFFF80000000, 0x7FFFFFFF  # the word's top 33 / low 31 bits
+
+    def __init__(self, seed=5489):
+        st = [seed & _M64]
+        for i in range(1, self.N):
+            x = st[-1]
+            st.append((6364136223846793005 * (x ^ (x >> 62)) + i) & _M64)
+        self._st = st
+        self._i = self.N
+
+    def _twist(self):
+        st, n, m = self._st, self.N, self.M
+        for k in range(n):
+            y = (st[k] & self.UPPER) | (st[(k + 1) % n] & self.LOWER)
+            st[k] = st[(k + m) % n] ^ (y >> 1) ^ (self.A if y & 1 else 0)
+        self._i = 0
+
+    def next(self):
+        """The next 64-bit output (tempered)."""
+        if self._i >= self.N:
+            self._twist()
+        y = self._st[self._i]
+        self._i += 1
+        y ^= (y >> 29) & 0x5555555555555555
+        y ^= (y << 17) & 0x71D67FFFEDA60000
+        y ^= (y << 37) & 0xFFF7EEE000000000
+        y ^= y >> 43
+        return y & _M64
+
+
+_BELOW_ONE = 0.9999999999999999  # the largest double below 1.0
+
+
+def canonical(x):
+    """libstdc++'s ``generate_canonical<double, 53>`` for one 64-bit draw ``x`` (a 64-bit
+    generator needs exactly one): x rounded to a double, over 2**64; a result that rounds up
+    to 1.0 becomes the largest double below 1.0."""
+    r = float(x) / 18446744073709551616.0
+    return r if r < 1.0 else _BELOW_ONE
+
+
+def random_start(Ps, totals, seed=1):
+    """SARMA's random start of the subgradient method: one MT19937_64(seed) for all
+    dimensions, in order; dimension k draws Ps[k] - 1 positions ``canonical(gen) * totals[k]``
+    (``uniform_real_distribution<double>(0, total)``) and sorts them."""
+    gen = MT19937_64(seed)
+    return [np.sort(np.array([canonical(gen.next()) * float(t) for _ in range(P - 1)],
+                             dtype=np.float64))
+            for P, t in zip(Ps, totals)]
+
+
 def uni(M, P):
     c = (np.arange(P + 1) * M.N) // P
     return c, c
 
 
 def _sgo(M, Ps, symmetric, seed=1, init=None, max_iter=20000):
-    """Subgradient optimisation of cut positions in load space."""
-    rng = np.random.default_rng(seed)
+    """Subgradient optimisation of cut positions in load space, from the given cuts `init`
+    (one (P + 1)-vector per dimension) or SARMA's random start (:func:`random_start`)."""
     rowp = np.concatenate([[0.0], np.cumsum(np.bincount(M.row, weights=M.w, minlength=M.N))])
     colp = np.concatenate([[0.0], np.cumsum(np.bincount(M.ci, weights=M.w, minlength=M.N))])
     if symmetric:
         pref = [rowp + colp]
     else:
         pref = [rowp, colp]
-    pis = []
-    for k, P in enumerate(Ps):
-        tot = pref[k][-1]
-        if init is not None:
-            pis.append(pref[k][np.asarray(init[k][1:-1])].astype(float))
-        else:
-            pis.append(np.sort(rng.uniform(0, tot, P - 1)))
+    if init is not None:
+        pis = [pref[k][np.asarray(init[k][1:-1])].astype(float) for k in range(len(Ps))]
+    else:
+        pis = random_start(Ps, [pref[k][-1] for k in range(len(Ps))], seed)
 
     def to_ps(pis):
         return [np.concatenate([[0], np.searchsorted(pref[k], pis[k], side="left"), [M.N]])
