@@ -1,0 +1,75 @@
+"""The subgradient method from SARMA's random start (``_core.spatial_rect_sgo(..., seed=s)``):
+std::mt19937_64(s) drawn as libstdc++'s uniform_real_distribution draws it, rows first, then
+SARMA's iterations; with seed 1 the same grid as SARMA's sgo_2dr (benchmarks/_sarma.py, an
+independent numpy implementation with its own Python mt19937_64), cut for cut."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sps
+
+from wpart import WpartValueError, _core
+
+
+def _args(L, P, Q):
+    L = sps.csr_array(L)
+    L.sort_indices()
+    R = (np.arange(P + 1) * L.shape[0]) // P
+    C = (np.arange(Q + 1) * L.shape[1]) // Q
+    return (L.shape[0], L.shape[1], L.indptr.astype(np.int64), L.indices.astype(np.int64),
+            L.data.astype(np.float64), P, Q, R, C)
+
+
+def _matrices(seed, count):
+    rng = np.random.default_rng(seed)
+    for k in range(count):
+        n1, n2 = (int(x) for x in rng.integers(20, 260, 2))
+        B = sps.random(n1, n2, density=float(rng.uniform(0.01, 0.08)),
+                       random_state=int(rng.integers(1 << 30)), format="csr")
+        vals = np.ones(B.nnz, np.int64) if k % 2 else rng.integers(1, 6, B.nnz)
+        yield sps.csr_array((vals, B.indices, B.indptr), shape=B.shape)
+
+
+def test_seed_one_is_sarmas_sgo_2dr(monkeypatch):
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import _sarma
+
+    n = 0
+    for L in _matrices(3, 10):
+        M = _sarma.Mat(L)
+        for P, Q in ((4, 4), (3, 7), (8, 8), (2, 9)):
+            if P > L.shape[0] or Q > L.shape[1]:
+                continue
+            R, C = _sarma.sgo_2dr(M, P, Q)
+            R2, C2, v, iters, timed = _core.spatial_rect_sgo(*_args(L, P, Q), 20000, seed=1)
+            assert np.array_equal(np.minimum(R, M.n1), R2)
+            assert np.array_equal(np.minimum(C, M.n2), C2)
+            assert v == M.lmax(R2, C2) and timed == 0 and iters >= 1
+            n += 1
+    assert n >= 30
+
+
+def test_seeds_differ_and_repeat():
+    L = next(_matrices(5, 1))
+    runs = {s: _core.spatial_rect_sgo(*_args(L, 6, 6), 300, seed=s) for s in (1, 2, 1)}
+    again = _core.spatial_rect_sgo(*_args(L, 6, 6), 300, seed=1)
+    assert all(np.array_equal(a, b) for a, b in zip(runs[1][:2], again[:2]))
+    first = _core.spatial_rect_sgo(*_args(L, 6, 6), 1, seed=1)  # one iteration: the start
+    other = _core.spatial_rect_sgo(*_args(L, 6, 6), 1, seed=2)
+    assert not (np.array_equal(first[0], other[0]) and np.array_equal(first[1], other[1]))
+    # seed 0: from the given grid (the uniform one here), as before
+    u = _core.spatial_rect_sgo(*_args(L, 6, 6), 1)
+    args = _args(L, 6, 6)
+    assert np.array_equal(u[0], args[7]) and np.array_equal(u[1], args[8])
+
+
+def test_seed_refused_where_it_has_no_meaning():
+    L = next(_matrices(6, 1))
+    with pytest.raises(WpartValueError, match="`seed` must be >= 0"):
+        _core.spatial_rect_sgo(*_args(L, 4, 4), 10, seed=-1)
+    for fn in (_core.spatial_rect_polish, _core.spatial_rect_kick):
+        with pytest.raises(WpartValueError, match="`seed` applies to spatial_rect_sgo only"):
+            fn(*_args(L, 4, 4), 10, seed=2)
