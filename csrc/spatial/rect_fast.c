@@ -37,8 +37,10 @@
  * 8 x 8 it lowered none of bench_spatial_fresh's 59 grids */
 #define RF_KICK_MIN 256
 /* SARMA's nic member (rf_nic, uni = 0) from RF_NIC_MIN blocks (nicuni from RF_BIG_MIN): at
- * 8 x 8 it lowered none of bench_spatial_fresh's 59 grids (nicuni 3) */
-#define RF_NIC_MIN 256
+ * 8 x 8 it lowers none of bench_spatial_fresh's 59 grids (nicuni 3) and costs 3 of them
+ * their CPU <= SARMA's nic, but without it SARMA's email-Eu-core (a SuiteSparse graph of
+ * SARMA's tests) ended at 547 against nic's 543 (with it 541) */
+#define RF_NIC_MIN 64
 /* nicuni (uni = 1) below RF_UNI_MAX blocks: from there (32 x 32, 64 x 64: 98 cases of
  * bench_spatial_fresh) no final max load changed without it, 10 % of the call */
 #define RF_UNI_MAX 1024

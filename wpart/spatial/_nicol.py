@@ -41,11 +41,12 @@ AUTO = ("diag_interleaved", "cols_stored", "rows_uniform", "cols_uniform")
 REFINE_AUTO = ("diag_interleaved", "rows_stored", "cols_stored", "rows_uniform",
                "cols_uniform", "rows_load", "cols_load")
 
-#: A start whose max load after h >= 1 half-sweeps is more than RACE * 2 / h above the best
+#: A start whose max load after h >= 2 half-sweeps is more than RACE * 2 / h above the best
 #: grid so far stops (``abandon=True`` only): on the 70 generated cases no result changed by
-#: more than one unit, and the 200,000^2 banded matrix's three losing starts stop after 1-2
-#: half-sweeps instead of 8-31 (from h = 1 instead of 2: 7 % fewer half-sweeps on the 70
-#: cases, the same max loads).
+#: more than one unit, and the 200,000^2 banded matrix's three losing starts stop after 2
+#: half-sweeps instead of 8-31. (From h = 1: 7 % fewer half-sweeps on the 70 cases, the same
+#: max loads, but on SARMA's email-Eu-core at 4 x 4 the uniform start, 3,000 after one
+#: half-sweep against 1,930, was dropped where it ends at 1,849: rect_grid.c RG_RACE_FROM.)
 RACE = 0.25
 
 #: ... the default set's (rect_fast.c's RF_RACE below RF_BIG_MIN blocks, RF_RACE_BIG from

@@ -120,7 +120,7 @@ def rect_nicol(
         is not run again. Each start runs at most max(10, P + Q) half-sweeps and stops when a
         sweep (two half-sweeps, or `patience`) does not lower its max load, or (`abandon`) when
         the next half-sweep's lower bound (the fixed stripes' loads / parts) reaches the best
-        grid of the earlier starts, or when after h >= 1 half-sweeps its max load is more than
+        grid of the earlier starts, or when after h >= 2 half-sweeps its max load is more than
         20 % x 2 / h (15 % from 64 blocks) above that grid's (a race); the best grid then
         continues, balanced, until 10 half-sweeps (1 below 64 blocks, 5 below 256) in a row
         bring no gain or `max_sweeps` (not at all when it is a fixed point of both
@@ -131,7 +131,7 @@ def rect_nicol(
         half-sweeps; a grid at the proven bound is optimal and the result, no other stage
         runs (``stats["starts"]["joint_bound"]``; on power-law matrices at 8 x 32 in one
         half-sweep, 0.3-0.7 ms where the stages below took 2-6 ms), else it is dropped. On
-        grids of 64 blocks and more the default then runs SARMA's nic (from 256 blocks; rows from the stored
+        grids of 64 blocks and more the default then runs SARMA's nic (rows from the stored
         entries per row, plain half-sweeps, at most max(10, P + Q), stopping after 10 without a
         gain) and nicuni (uniform rows; below 1,024 blocks) racing the best grid, moves single
         cuts where that lowers the max load (20 descents of rect_polish's cut moves,
