@@ -19,9 +19,19 @@ entries in a band), power-law (Zipf rows and columns, values 1-3), block-diagona
 blocks plus noise). ``--full`` adds the 200,000 x 200,000 banded matrix with 4 M nonzeros at
 16 x 16 (and 32 x 32).
 
+``--mtx DIR [DIR ...]`` runs the same comparison on MatrixMarket files (paths, or folders
+of ``.mtx`` files) instead: each file under the weightings ``stored`` (1 per stored entry,
+explicit zeros included, as SARMA counts them) and ``count`` (1 per nonzero value), both
+triangles of a symmetric file, unit values of a pattern file, grids 4x4 - 64x64 and 8x32 (a
+grid skipped where P or Q exceeds the dimension): rect_nicol's max load read from the file
+(``weights=``), its CPU on the loads matrix already built, beside SARMA's nine on that
+matrix and the C nic (results/bench_spatial_mtx.json: SARMA's test set, 5 SuiteSparse files).
+
 Usage: python benchmarks/bench_spatial_sarma.py [--full] [--repeat N] [--out PATH]
+[--only NAMES] [--no-sgo] [--grids PxQ,...] [--mtx DIR [DIR ...]]
 (the JSON in results/ was taken with ``--full --repeat 3``: the SGO algorithms and, on the
-4 M-nonzero matrix, everything but rect_nicol and nic run once)
+4 M-nonzero matrix, everything but rect_nicol and nic run once; bench_spatial_mtx.json with
+``--mtx <folder> --repeat 3``)
 """
 
 from __future__ import annotations
@@ -127,6 +137,8 @@ def small_matrices():
 
 GRIDS = ((4, 4), (8, 8), (16, 16), (32, 32), (8, 32))
 FULL_GRIDS = ((16, 16), (32, 32))
+MTX_GRIDS = ((4, 4), (8, 8), (16, 16), (32, 32), (64, 64), (8, 32))
+MTX_SUFFIXES = (".mtx", ".mtx.gz", ".mtx.bz2")
 
 
 def cpu(fn, repeat):
@@ -138,14 +150,119 @@ def cpu(fn, repeat):
     return res, best
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--full", action="store_true")
-    ap.add_argument("--repeat", type=int, default=1)
-    ap.add_argument("--out", default=str(ROOT / "benchmarks/results/bench_spatial_sarma.json"))
-    ap.add_argument("--only", default="", help="comma-separated matrix names")
-    ap.add_argument("--no-sgo", action="store_true", help="skip the (slow) SGO algorithms")
-    args = ap.parse_args(argv)
+def mtx_files(paths):
+    """(name, path) of every MatrixMarket file named or found (sorted) in a named folder."""
+    out = []
+    for p in map(Path, paths):
+        found = sorted(f for f in p.iterdir() if f.name.endswith(MTX_SUFFIXES)) \
+            if p.is_dir() else [p]
+        for f in found:
+            name = f.name
+            for suf in MTX_SUFFIXES:
+                name = name.removesuffix(suf)
+            out.append((name, f))
+    return out
+
+
+def mtx_loads(path):
+    """{weighting: integer loads CSR matrix} of a MatrixMarket file as scipy.io.mmread reads
+    it (both triangles of a symmetric file, unit values of a pattern file): ``stored`` 1 per
+    stored entry (explicit zeros and each duplicate included), ``count`` 1 per nonzero value
+    (duplicates summed first) -- the loads of ``weights=`` of wpart."""
+    import scipy.io
+
+    c = sp.coo_array(scipy.io.mmread(path))
+    stored = sp.csr_array((np.ones(c.nnz, np.int64), (c.row, c.col)), shape=c.shape)
+    count = sp.csr_array(c)  # duplicates summed
+    count = sp.csr_array(((count.data != 0).astype(np.int64), count.indices, count.indptr),
+                         shape=c.shape)
+    count.eliminate_zeros()
+    return {"stored": stored, "count": count}
+
+
+def parse_grids(text):
+    """'4x4,8x32' -> ((4, 4), (8, 32))."""
+    return tuple(tuple(int(v) for v in g.lower().split("x")) for g in text.split(",") if g)
+
+
+def nine(M, P, Q, repeat, no_sgo=False, big=False):
+    """{alg: {max_load, cpu}} of SARMA's nine on `M` (symmetric ones where P == Q); the slow
+    SGO ones once (their CPU is reported, no goal reads it), skipped with `no_sgo` or `big`
+    (minutes per call in numpy on the 4 M-nonzero matrix)."""
+    out = {}
+    for alg in _sarma.NINE:
+        if (no_sgo or big) and alg.startswith("sgo"):
+            continue
+        cuts, t = cpu(lambda: _sarma.run(alg, M, P, Q), 1 if alg.startswith("sgo") else repeat)
+        if cuts is not None:
+            out[alg] = {"max_load": M.lmax(*cuts), "cpu": t}
+    return out
+
+
+def c_nics(row, M, P, Q, repeat):
+    """nic_v at C speed (same cuts as the numpy nic, asserted) and SARMA's nic (index search):
+    the CPU baseline of the goal, into `row`."""
+    cuts, t = cpu(lambda: _sarma.nicol_c(M, P, Q), max(repeat, 3))
+    if cuts is not None:
+        assert M.lmax(*cuts) == row["sarma"]["nic"]["max_load"], (row["matrix"], P, Q)
+        row["nic_v_c_cpu"] = row["nic_c_cpu"] = t
+    cuts, t = cpu(lambda: _sarma.nicol_idx(M, P, Q), max(repeat, 3))
+    if cuts is not None:
+        row["nic_idx_max_load"] = M.lmax(*cuts)
+        row["nic_c_cpu"] = t
+
+
+def verdict(row):
+    """The best of nine, its algorithm and the goals of rect_nicol's row; the printed line."""
+    best9 = min(v["max_load"] for v in row["sarma"].values())
+    w = row["wpart"]["rect_nicol"]
+    nic_cpu = row["sarma"]["nic"]["cpu"]
+    row["best_of_nine"] = best9
+    row["best_alg"] = min(row["sarma"], key=lambda a: row["sarma"][a]["max_load"])
+    row["goal_load"] = w["max_load"] <= best9
+    row["goal_cpu_numpy"] = w["cpu"] <= nic_cpu
+    row["goal_cpu"] = w["cpu"] <= row.get("nic_c_cpu", nic_cpu)
+    row["goal_cpu_v"] = w["cpu"] <= row.get("nic_v_c_cpu", nic_cpu)
+    row["cpu_ratio_nic_over_wpart"] = row.get("nic_c_cpu", nic_cpu) / max(w["cpu"], 1e-9)
+    label = row["matrix"] + (f":{row['weights']}" if "weights" in row else "")
+    refine = row["wpart"].get("rect_refine")
+    print(f"{label:16s} {row['P']:2d}x{row['Q']:<2d} nic {row['sarma']['nic']['max_load']:>10.0f} "
+          f"best9 {best9:>10.0f} ({row['best_alg']:11s}) rect_nicol "
+          f"{w['max_load']:>10.0f} {'OK ' if row['goal_load'] else 'NO '} "
+          + (f"refine {refine['max_load']:>10.0f} " if refine else "")
+          + f"| cpu nic {nic_cpu:.4f} C {row.get('nic_c_cpu', np.nan):.4f} "
+          f"wpart {w['cpu']:.4f} {'OK' if row['goal_cpu'] else 'NO'}", flush=True)
+    return row
+
+
+def totals(cases):
+    """The goals' counts over `cases`, in all and per grid (printed as a table)."""
+    per_grid = {}
+    for c in cases:
+        g = per_grid.setdefault(f"{c['P']}x{c['Q']}", {"cases": 0, "load_ok": 0, "cpu_ok": 0})
+        g["cases"] += 1
+        g["load_ok"] += c["goal_load"]
+        g["cpu_ok"] += c["goal_cpu"]
+    print(f"{'grid':6s} {'cases':>5s} {'load ok':>8s} {'CPU <= nic':>10s}")
+    for k, g in per_grid.items():
+        print(f"{k:6s} {g['cases']:5d} {g['load_ok']:8d} {g['cpu_ok']:10d}")
+    return {
+        "cases": len(cases),
+        "load_goal_met": sum(c["goal_load"] for c in cases),
+        "cpu_goal_met": sum(c["goal_cpu"] for c in cases),
+        "cpu_goal_met_vs_nic_v": sum(c["goal_cpu_v"] for c in cases),
+        "cpu_goal_met_vs_numpy_nic": sum(c["goal_cpu_numpy"] for c in cases),
+        "cpu_ratio_median_nic_over_wpart": float(np.median(
+            [c["cpu_ratio_nic_over_wpart"] for c in cases])) if cases else None,
+        "per_grid": per_grid,
+        "baseline": ("SARMA's nic in C (benchmarks/_sarma_nic.c: _sarma.nicol_idx, Nicol's "
+                     "cut-index search as SARMA runs it; ctypes call) when a C compiler is "
+                     "found and the loads are integers, else nic_v in C (_sarma.nicol_c), "
+                     "else vectorised numpy; not SARMA's own C++"),
+    }
+
+
+def generated_cases(args, grids):
     cases = []
     only = set(filter(None, args.only.split(",")))
     for name, A in small_matrices() + matrices(args.full):
@@ -153,31 +270,10 @@ def main(argv=None):
             continue
         M = _sarma.Mat(A)
         big = name.endswith("_4M")
-        grids = FULL_GRIDS if big else GRIDS
-        for P, Q in grids:
+        for P, Q in FULL_GRIDS if big else grids:
             row = {"matrix": name, "n": M.n1, "nnz": int(M.rp[-1]), "P": P, "Q": Q,
-                   "sarma": {}, "wpart": {}}
-            for alg in _sarma.NINE:
-                if args.no_sgo and alg.startswith("sgo"):
-                    continue
-                if name.endswith("_4M") and alg.startswith("sgo"):
-                    continue  # minutes per call in numpy: not run at this size
-                # the slow SGO ones once (their CPU is reported, no goal reads it)
-                cuts, t = cpu(lambda: _sarma.run(alg, M, P, Q),
-                              1 if alg.startswith("sgo") else args.repeat)
-                if cuts is None:
-                    continue
-                row["sarma"][alg] = {"max_load": M.lmax(*cuts), "cpu": t}
-            # nic_v at C speed (same cuts as the numpy one) and SARMA's nic (index search):
-            # the CPU baseline of the goal
-            cuts, t = cpu(lambda: _sarma.nicol_c(M, P, Q), max(args.repeat, 3))
-            if cuts is not None:
-                assert M.lmax(*cuts) == row["sarma"]["nic"]["max_load"], (name, P, Q)
-                row["nic_v_c_cpu"] = row["nic_c_cpu"] = t
-            cuts, t = cpu(lambda: _sarma.nicol_idx(M, P, Q), max(args.repeat, 3))
-            if cuts is not None:
-                row["nic_idx_max_load"] = M.lmax(*cuts)
-                row["nic_c_cpu"] = t
+                   "sarma": nine(M, P, Q, args.repeat, args.no_sgo, big), "wpart": {}}
+            c_nics(row, M, P, Q, args.repeat)
             for meth, fn in (
                 ("rect_nicol", lambda: spatial.rect_nicol(A, P * Q, P=P, Q=Q)),
                 ("rect_refine", lambda: spatial.rect_refine(A, P * Q, P=P, Q=Q)),
@@ -191,42 +287,65 @@ def main(argv=None):
                 for meth in ("rect_sym_pal", "rect_sym_refine"):
                     r, t = cpu(lambda: getattr(spatial, meth)(A, P * P), args.repeat)
                     row["wpart"][meth] = {"max_load": float(r.max_load), "cpu": t}
-            best9 = min(v["max_load"] for v in row["sarma"].values())
-            w = row["wpart"]["rect_nicol"]
-            row["best_of_nine"] = best9
-            row["best_alg"] = min(row["sarma"], key=lambda a: row["sarma"][a]["max_load"])
-            row["goal_load"] = w["max_load"] <= best9
-            row["goal_cpu_numpy"] = w["cpu"] <= row["sarma"]["nic"]["cpu"]
-            row["goal_cpu"] = w["cpu"] <= row.get("nic_c_cpu", row["sarma"]["nic"]["cpu"])
-            row["goal_cpu_v"] = w["cpu"] <= row.get("nic_v_c_cpu", row["sarma"]["nic"]["cpu"])
-            cases.append(row)
-            print(f"{name:16s} {P:2d}x{Q:<2d} nic {row['sarma']['nic']['max_load']:>10.0f} "
-                  f"best9 {best9:>10.0f} ({row['best_alg']:11s}) rect_nicol "
-                  f"{w['max_load']:>10.0f} {'OK ' if row['goal_load'] else 'NO '} "
-                  f"refine {row['wpart']['rect_refine']['max_load']:>10.0f} | cpu nic "
-                  f"{row['sarma']['nic']['cpu']:.4f} C {row.get('nic_c_cpu', np.nan):.4f} "
-                  f"wpart {w['cpu']:.4f} {'OK' if row['goal_cpu'] else 'NO'}", flush=True)
-    n = len(cases)
-    summary = {
-        "cases": n,
-        "load_goal_met": sum(c["goal_load"] for c in cases),
-        "cpu_goal_met": sum(c["goal_cpu"] for c in cases),
-        "cpu_goal_met_vs_nic_v": sum(c["goal_cpu_v"] for c in cases),
-        "cpu_goal_met_vs_numpy_nic": sum(c["goal_cpu_numpy"] for c in cases),
-        "cpu_ratio_median_nic_over_wpart": float(np.median(
-            [c.get("nic_c_cpu", c["sarma"]["nic"]["cpu"]) /
-             max(c["wpart"]["rect_nicol"]["cpu"], 1e-9) for c in cases])) if cases else None,
-        "refine_goal_met": sum(c["wpart"]["rect_refine"]["max_load"] <= min(
+            cases.append(verdict(row))
+    return cases
+
+
+def mtx_cases(args, grids):
+    """rect_nicol on each file (its max load read from the file, its CPU on the loads matrix
+    already built, as for the generated ones) beside SARMA's nine, per weighting and grid."""
+    cases = []
+    only = set(filter(None, args.only.split(",")))
+    for name, path in mtx_files(args.mtx):
+        if only and name not in only:
+            continue
+        for weights, L in mtx_loads(path).items():
+            M = _sarma.Mat(L)
+            for P, Q in grids:
+                if P > M.n1 or Q > M.n2:
+                    continue
+                row = {"matrix": name, "file": path.name, "weights": weights, "n1": M.n1,
+                       "n2": M.n2, "nnz": int(M.rp[-1]), "total": M.total, "P": P, "Q": Q,
+                       "sarma": nine(M, P, Q, args.repeat, args.no_sgo), "wpart": {}}
+                c_nics(row, M, P, Q, args.repeat)
+                r = spatial.rect_nicol(path, P * Q, P=P, Q=Q, weights=weights)
+                rl, t = cpu(lambda: spatial.rect_nicol(L, P * Q, P=P, Q=Q), args.repeat)
+                assert rl.max_load == r.max_load, (name, weights, P, Q)
+                row["wpart"]["rect_nicol"] = {"max_load": float(r.max_load), "cpu": t,
+                                              "start": r.stats.get("start")}
+                cases.append(verdict(row))
+    return cases
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--full", action="store_true")
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--out", default=None, help="the JSON (default: results/bench_spatial_sarma"
+                    ".json, with --mtx results/bench_spatial_mtx.json)")
+    ap.add_argument("--only", default="", help="comma-separated matrix names")
+    ap.add_argument("--no-sgo", action="store_true", help="skip the (slow) SGO algorithms")
+    ap.add_argument("--mtx", nargs="+", metavar="DIR",
+                    help="MatrixMarket files or folders of them instead of the generated "
+                    "matrices (weightings stored and count)")
+    ap.add_argument("--grids", default=None, help="comma-separated PxQ grids (default "
+                    + ",".join(f"{P}x{Q}" for P, Q in GRIDS) + "; with --mtx also 64x64)")
+    args = ap.parse_args(argv)
+    grids = parse_grids(args.grids) if args.grids else MTX_GRIDS if args.mtx else GRIDS
+    if args.mtx:
+        cases = mtx_cases(args, grids)
+        out = args.out or ROOT / "benchmarks/results/bench_spatial_mtx.json"
+        summary = totals(cases)
+    else:
+        cases = generated_cases(args, grids)
+        out = args.out or ROOT / "benchmarks/results/bench_spatial_sarma.json"
+        summary = totals(cases)
+        summary["refine_goal_met"] = sum(c["wpart"]["rect_refine"]["max_load"] <= min(
             c["sarma"][a]["max_load"] for a in ("sgo_2dr", "sgo_2dr_nic")) for c in cases
-            if "sgo_2dr" in c["sarma"]),
-        "refine_cases": sum("sgo_2dr" in c["sarma"] for c in cases),
-        "baseline": ("SARMA's nic in C (benchmarks/_sarma_nic.c: _sarma.nicol_idx, Nicol's "
-                     "cut-index search as SARMA runs it; ctypes call) when a C compiler is "
-                     "found and the loads are integers, else nic_v in C (_sarma.nicol_c), "
-                     "else vectorised numpy; not SARMA's own C++"),
-    }
-    print(json.dumps(summary))
-    out = Path(args.out)
+            if "sgo_2dr" in c["sarma"])
+        summary["refine_cases"] = sum("sgo_2dr" in c["sarma"] for c in cases)
+    print(json.dumps({k: v for k, v in summary.items() if k != "per_grid"}))
+    out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"summary": summary, "cases": cases}, indent=1))
     return 0

@@ -1,0 +1,92 @@
+"""benchmarks/bench_spatial_sarma.py --mtx: rect_nicol beside SARMA's nine on MatrixMarket
+files, per weighting (stored / count) and grid, against loads built here from the file's text."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from wpart import spatial
+
+
+@pytest.fixture
+def bench(monkeypatch):
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import bench_spatial_sarma
+
+    return bench_spatial_sarma
+
+
+def _write(path, header, shape, entries):
+    lines = [f"%%MatrixMarket matrix coordinate {header}", f"{shape[0]} {shape[1]} {len(entries)}"]
+    lines += [" ".join(str(v) for v in e) for e in entries]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def _dense(shape, entries, symmetric, weights):
+    """The loads of a file's entries (1-based, value last when there is one), by hand."""
+    D = np.zeros(shape, np.int64)
+    for e in entries:
+        i, j = e[0] - 1, e[1] - 1
+        one = 1 if weights == "stored" or len(e) == 2 or e[2] != 0 else 0
+        D[i, j] += one
+        if symmetric and i != j:
+            D[j, i] += one
+    return D
+
+
+def _files(tmp_path):
+    rng = np.random.default_rng(5)
+    d = tmp_path / "mtx"
+    d.mkdir()
+    cells = rng.choice(60 * 60, 500, replace=False)
+    pat = [(c // 60 + 1, c % 60 + 1) for c in cells]
+    _write(d / "pat.mtx", "pattern general", (60, 60), pat)
+    sym = [(i, i, 2.5) for i in range(1, 41)] + [(i + 3, i, -1.0) for i in range(1, 38)]
+    sym += [(int(i) + 10, int(i), 0.5) for i in rng.integers(1, 30, 40)]  # some repeat
+    sym.append((40, 1, 0.0))  # an explicit zero: both triangles
+    sym = list(dict.fromkeys(sym))
+    _write(d / "sym.mtx", "real symmetric", (40, 40), sym)
+    _write(d / "flat.mtx", "integer general", (6, 50), [(i % 6 + 1, i + 1, 3) for i in range(50)])
+    return d, {"pat": ((60, 60), pat, False), "sym": ((40, 40), sym, True),
+               "flat": ((6, 50), [(i % 6 + 1, i + 1, 3) for i in range(50)], False)}
+
+
+def test_mtx_rows_match_rect_nicol_and_the_nine(bench, tmp_path, capsys):
+    d, spec = _files(tmp_path)
+    out = tmp_path / "x.json"
+    assert bench.main(["--mtx", str(d), "--repeat", "1", "--grids", "4x4,8x8",
+                       "--out", str(out)]) == 0
+    res = json.loads(out.read_text())
+    cases = res["cases"]
+    got = {(c["matrix"], c["weights"], c["P"], c["Q"]) for c in cases}
+    # flat has 6 rows: no 8x8
+    assert got == {(m, w, P, P) for m in ("flat", "pat", "sym") for w in ("stored", "count")
+                   for P in (4, 8)} - {("flat", w, 8, 8) for w in ("stored", "count")}
+    for c in cases:
+        shape, entries, symmetric = spec[c["matrix"]]
+        D = _dense(shape, entries, symmetric, c["weights"])
+        assert (c["n1"], c["n2"], c["total"], c["nnz"]) == (*shape, D.sum(), np.count_nonzero(D))
+        P, Q = c["P"], c["Q"]
+        r = spatial.rect_nicol(d / c["file"], P * Q, P=P, Q=Q, weights=c["weights"])
+        mx = c["wpart"]["rect_nicol"]["max_load"]
+        assert mx == r.max_load == spatial.rect_nicol(D, P * Q, P=P, Q=Q).max_load
+        assert set(c["sarma"]) == set(bench._sarma.NINE)  # square grids: all nine
+        M = bench._sarma.Mat(D)
+        assert c["sarma"]["nic"]["max_load"] == M.lmax(*bench._sarma.run("nic", M, P, Q))
+        best9 = min(v["max_load"] for v in c["sarma"].values())
+        assert c["best_of_nine"] == best9 == c["sarma"][c["best_alg"]]["max_load"]
+        assert c["goal_load"] == (mx <= best9)
+        assert c["nic_idx_max_load"] > 0 and c["nic_c_cpu"] >= 0
+    # the explicit zero counts 1 in each triangle when stored, nothing when counted
+    tot = {(c["matrix"], c["weights"]): c["total"] for c in cases}
+    assert tot["sym", "stored"] == tot["sym", "count"] + 2
+    assert tot["pat", "stored"] == tot["pat", "count"] == 500
+    s = res["summary"]
+    assert s["cases"] == len(cases) == sum(g["cases"] for g in s["per_grid"].values())
+    assert s["load_goal_met"] == sum(c["goal_load"] for c in cases)
+    assert s["per_grid"]["8x8"]["cpu_ok"] == sum(c["goal_cpu"] for c in cases if c["P"] == 8)
+    assert "load ok" in capsys.readouterr().out
