@@ -73,3 +73,51 @@ def test_seed_refused_where_it_has_no_meaning():
     for fn in (_core.spatial_rect_polish, _core.spatial_rect_kick):
         with pytest.raises(WpartValueError, match="`seed` applies to spatial_rect_sgo only"):
             fn(*_args(L, 4, 4), 10, seed=2)
+
+
+def test_symmetric_seed_one_is_sarmas_sgo_2ds(monkeypatch):
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import _sarma
+
+    n = 0
+    for k, L in enumerate(_matrices(8, 10)):
+        if k % 3 == 0:  # square and symmetric
+            m = min(L.shape)
+            S = sps.csr_array(L[:m, :m])
+            L = sps.csr_array(S + S.T)
+        M = _sarma.Mat(L)
+        for P in (3, 4, 8):
+            if P > min(L.shape):
+                continue
+            R, C = _sarma.sgo_2ds(M, P)
+            R2, C2, v, iters, timed = _core.spatial_rect_sgo_sym(*_args(L, P, P), 20000,
+                                                                  seed=1)
+            assert np.array_equal(np.minimum(R, M.n1), R2)
+            assert np.array_equal(np.minimum(C, M.n2), C2)
+            assert v == M.lmax(R2, C2) and timed == 0
+            n += 1
+    assert n >= 20
+    with pytest.raises(WpartValueError, match="needs P == Q"):
+        _core.spatial_rect_sgo_sym(*_args(next(_matrices(9, 1)), 3, 4), 10, seed=1)
+
+
+def test_refinements_never_above_sarmas_sgo(monkeypatch):
+    """rect_refine runs SARMA's sgo_2dr (seed 1) among its SGO runs and rect_sym_refine SARMA's
+    sgo_2ds among its starts: neither ends above them (SARMA's values from _sarma.py)."""
+    from wpart import spatial
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import _sarma
+
+    for k, L in enumerate(_matrices(11, 6)):
+        M = _sarma.Mat(L)
+        P = (3, 4, 6)[k % 3]
+        r = spatial.rect_refine(L, P * P, P=P, Q=P)
+        assert r.max_load <= M.lmax(*_sarma.sgo_2dr(M, P, P))
+        assert any(x.get("iterations") for x in r.stats["polish"]["sgo_runs"])
+        s = spatial.rect_sym_refine(L, P * P)
+        assert s.max_load <= M.lmax(*(np.minimum(c, n) for c, n in
+                                      zip(_sarma.sgo_2ds(M, P), (M.n1, M.n2))))
+        assert set(s.stats["starts"]) == {"pal", "opal", "rac", "sgo"}
+        only = spatial.rect_sym_refine(L, P * P, start="sgo")
+        assert set(only.stats["starts"]) == {"sgo"} and only.max_load >= s.max_load

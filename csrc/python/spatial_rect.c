@@ -258,6 +258,11 @@ static PyObject *wpy_rect_sgo(PyObject *self, PyObject *args, PyObject *kwds)
     return sr_refine(args, kwds, wpart_spatial_rect_sgo);
 }
 
+static PyObject *wpy_rect_sgo_sym(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    return sr_refine(args, kwds, wpart_spatial_rect_sgo_sym);
+}
+
 static PyObject *wpy_rect_polish(PyObject *self, PyObject *args, PyObject *kwds)
 {
     return sr_refine(args, kwds, sr_polish);
@@ -441,8 +446,9 @@ cleanup:
  * - spatial_rect_grid: RECT-NICOL half-sweeps from several starts on CSR arrays: (R, C, values,
  *   half-sweeps, states, timed_out).
  * - spatial_rect_sym: A symmetric grid on CSR arrays: (cuts, value, timed_out).
- * - spatial_rect_sgo: Subgradient refinement of a grid on CSR arrays: (R, C, value, iterations,
- *   timed_out).
+ * - spatial_rect_sgo: Subgradient refinement of a grid on CSR arrays (seed > 0: from SARMA's
+ *   random start instead): (R, C, value, iterations, timed_out).
+ * - spatial_rect_sgo_sym: The same with one cut vector for rows and columns (P == Q).
  * - spatial_rect_polish: Cut-move polish of a grid on CSR arrays (max_iter: tabu steps): (R, C,
  *   value, moves, timed_out).
  * - spatial_rect_kick: SGO from the uniform grid, then half-sweeps racing the given grid and
@@ -456,6 +462,7 @@ static PyMethodDef spatial_rect_methods[] = {
     {"spatial_rect_grid", WPY_CFUNC(wpy_rect_grid), WPY_KW, NULL},
     {"spatial_rect_sym", WPY_CFUNC(wpy_rect_sym), WPY_KW, NULL},
     {"spatial_rect_sgo", WPY_CFUNC(wpy_rect_sgo), WPY_KW, NULL},
+    {"spatial_rect_sgo_sym", WPY_CFUNC(wpy_rect_sgo_sym), WPY_KW, NULL},
     {"spatial_rect_polish", WPY_CFUNC(wpy_rect_polish), WPY_KW, NULL},
     {"spatial_rect_kick", WPY_CFUNC(wpy_rect_kick), WPY_KW, NULL},
     {"spatial_rect_1d", wpy_rect_1d, METH_VARARGS, NULL},

@@ -76,6 +76,13 @@ wpart_status_t wpart_spatial_rect_sgo(const wpart_rg_csr_t *A, int64_t P, int64_
                                       int64_t *C, int64_t max_iter, uint64_t seed,
                                       const wpart_control_t *control, double *value,
                                       int64_t *iters, int32_t *timed_out);
+/* The same with one cut vector for rows and columns (P == Q; SARMA's sgo_2ds): positions in the
+ * load of the rows plus the columns over N = max(n1, n2), a stripe's value the larger of its
+ * row and column stripes' largest blocks; R, C: the best cut vector clipped to n1, n2 */
+wpart_status_t wpart_spatial_rect_sgo_sym(const wpart_rg_csr_t *A, int64_t P, int64_t Q,
+                                          int64_t *R, int64_t *C, int64_t max_iter,
+                                          uint64_t seed, const wpart_control_t *control,
+                                          double *value, int64_t *iters, int32_t *timed_out);
 
 /* The exact 1D partition of w[0..n) into P intervals (min max sum): cuts (P + 1). Integral
  * loads (below 2**53) give the optimum exactly; float loads within 1e-12 relative. */

@@ -205,7 +205,7 @@ static wpart_status_t rk_sgo_run(rp_t *s, const double *const pref[2], rk_sgo_t 
                 memcpy(out[d], s->cut[d], (size_t)(s->K[d] + 1) * sizeof(int64_t));
             }
         }
-        if (wpart_i_sgo_step(sg->pi, sg->rs, s->K, sg->m, mx, sg->best, &sg->pbest,
+        if (wpart_i_sgo_step(sg->pi, sg->rs, s->K, 2, sg->m, mx, sg->best, &sg->pbest,
                              &sg->pbest_m)) {
             sg->done = 1;
             break;

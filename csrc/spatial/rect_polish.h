@@ -60,8 +60,8 @@ wpart_status_t wpart_spatial_rect_kick(const wpart_rg_csr_t *A, int64_t P, int64
  * the last check's). */
 void wpart_i_sgo_cuts(const double *pref, int64_t n, const double *pi, int64_t k,
                       const int64_t *hint, int64_t *cuts);
-int wpart_i_sgo_step(double *const pi[2], double *const rs[2], const int64_t K[2], int64_t m,
-                     double mx, double best, double *pbest, int64_t *pbest_m);
+int wpart_i_sgo_step(double *const pi[2], double *const rs[2], const int64_t K[2], int nd,
+                     int64_t m, double mx, double best, double *pbest, int64_t *pbest_m);
 /* each stripe's largest block of the P x Q loads L (row-major, >= 0): the rows' to rmax (P),
  * the columns' to cmax (Q); returns the largest */
 double wpart_i_sgo_maxima(const double *restrict L, int64_t P, int64_t Q,

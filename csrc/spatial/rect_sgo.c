@@ -152,11 +152,13 @@ void wpart_i_sgo_random(double total, int64_t k, wpart_mt64_t *g, double *pi)
     qsort(pi, (size_t)k, sizeof(double), sgo_cmp);
 }
 
-int wpart_i_sgo_step(double *const pi[2], double *const rs[2], const int64_t K[2], int64_t m,
-                     double mx, double best, double *pbest, int64_t *pbest_m)
+int wpart_i_sgo_step(double *const pi[2], double *const rs[2], const int64_t K[2], int nd,
+                     int64_t m, double mx, double best, double *pbest, int64_t *pbest_m)
 {
     double mn = RG_INF;
-    for (int d = 0; d < 2; d++) {
+    int64_t span = 0; /* SARMA's PQ: (the dimension's cuts + 2) summed */
+    for (int d = 0; d < nd; d++) {
+        span += K[d] + 1;
         double avg = 0.0, u = 0.0;
         for (int64_t k = 0; k < K[d]; k++) {
             avg += rs[d][k];
@@ -173,7 +175,7 @@ int wpart_i_sgo_step(double *const pi[2], double *const rs[2], const int64_t K[2
     if (mn > 0 && (mx - mn) / mn < 0.001) {
         return 1;
     }
-    if (m - *pbest_m > 10 * (K[0] + K[1] + 2)) {
+    if (m - *pbest_m > 10 * span) {
         if (best * 1.001 >= *pbest) {
             return 1;
         }
@@ -183,17 +185,23 @@ int wpart_i_sgo_step(double *const pi[2], double *const rs[2], const int64_t K[2
     return 0;
 }
 
-wpart_status_t wpart_spatial_rect_sgo(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int64_t *R,
-                                      int64_t *C, int64_t max_iter, uint64_t seed,
-                                      const wpart_control_t *control, double *value,
-                                      int64_t *iters, int32_t *timed_out)
+/* the SGO of wpart_spatial_rect_sgo; sym: one cut vector for rows and columns (SARMA's
+ * sgo_2ds: positions in the load of rows + columns, over N = max(n1, n2), each cut clipped to
+ * the dimension; a stripe's value the larger of its row and column stripes' largest blocks;
+ * R, C: the cut vector clipped to n1 and n2) */
+static wpart_status_t sgo_run(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int64_t *R,
+                              int64_t *C, int64_t max_iter, uint64_t seed, int sym,
+                              const wpart_control_t *control, double *value, int64_t *iters,
+                              int32_t *timed_out)
 {
     wpart_status_t st = WPART_OK;
     double t0 = wpart_i_now();
-    int64_t n[2] = {A->n1, A->n2}, K[2] = {P, Q};
+    int64_t N = A->n1 > A->n2 ? A->n1 : A->n2;
+    int64_t n[2] = {sym ? N : A->n1, sym ? N : A->n2}, K[2] = {P, Q};
     double *pref[2] = {NULL, NULL}, *pi[2] = {NULL, NULL}, *rs[2] = {NULL, NULL}, *blk = NULL;
     int64_t *cut[2] = {NULL, NULL};
     int32_t *map[2] = {NULL, NULL};
+    int nd = sym ? 1 : 2;
     *timed_out = 0;
     WPART_CHECK(wpart_i_rg_check_grids(A, P, Q, 1, R, C));
     blk = wpart_i_malloc(P * Q, sizeof(double));
@@ -226,26 +234,39 @@ wpart_status_t wpart_spatial_rect_sgo(const wpart_rg_csr_t *A, int64_t P, int64_
             pref[d][x + 1] += pref[d][x];
         }
     }
+    if (sym) { /* the one dimension's prefix: rows + columns (the sums SARMA adds) */
+        for (int64_t x = 0; x <= N; x++) {
+            pref[0][x] += pref[1][x];
+        }
+    }
     const int64_t *given[2] = {R, C};
     wpart_mt64_t gen;
     if (seed > 0) { /* SARMA's random start: std::mt19937_64 gen(seed), rows drawn first */
         wpart_i_mt64_seed(&gen, seed);
     }
-    for (int d = 0; d < 2; d++) {
+    for (int d = 0; d < nd; d++) {
         if (seed > 0) {
             wpart_i_sgo_random(pref[d][n[d]], K[d] - 1, &gen, pi[d]);
             continue;
         }
         for (int64_t k = 1; k < K[d]; k++) {
-            pi[d][k - 1] = pref[d][given[d][k]];
+            pi[d][k - 1] = pref[d][given[d][k] < n[d] ? given[d][k] : n[d]];
         }
     }
     double best = RG_INF, pbest = RG_INF;
-    int64_t pbest_m = 1, m = 1;
+    int64_t pbest_m = 1, m = 1, nn[2] = {A->n1, A->n2};
     for (; m <= max_iter; m++) {
-        for (int d = 0; d < 2; d++) {
+        for (int d = 0; d < nd; d++) {
             wpart_i_sgo_cuts(pref[d], n[d], pi[d], K[d] - 1, m > 1 ? cut[d] : NULL, cut[d]);
-            rg_map(cut[d], K[d], n[d], map[d]);
+        }
+        if (sym) {
+            memcpy(cut[1], cut[0], (size_t)(P + 1) * sizeof(int64_t));
+        }
+        for (int d = 0; d < 2; d++) { /* (the symmetric cuts clipped to the dimension) */
+            for (int64_t k = 0; k <= K[d] && sym; k++) {
+                cut[d][k] = cut[d][k] < nn[d] ? cut[d][k] : nn[d];
+            }
+            rg_map(cut[d], K[d], nn[d], map[d]);
         }
         memset(blk, 0, (size_t)(P * Q) * sizeof(double));
         for (int64_t i = 0; i < A->n1; i++) {
@@ -258,12 +279,17 @@ wpart_status_t wpart_spatial_rect_sgo(const wpart_rg_csr_t *A, int64_t P, int64_
             }
         }
         double mx = wpart_i_sgo_maxima(blk, P, Q, rs[0], rs[1]);
+        if (sym) {
+            for (int64_t k = 0; k < P; k++) {
+                rs[0][k] = rs[0][k] > rs[1][k] ? rs[0][k] : rs[1][k];
+            }
+        }
         if (mx < best) {
             best = mx;
             memcpy(R, cut[0], (size_t)(P + 1) * sizeof(int64_t));
             memcpy(C, cut[1], (size_t)(Q + 1) * sizeof(int64_t));
         }
-        if (wpart_i_sgo_step(pi, rs, K, m, mx, best, &pbest, &pbest_m)) {
+        if (wpart_i_sgo_step(pi, rs, K, nd, m, mx, best, &pbest, &pbest_m)) {
             break;
         }
         if ((m & 15) == 0) {
@@ -285,4 +311,23 @@ cleanup:
         free(map[d]);
     }
     return st;
+}
+
+wpart_status_t wpart_spatial_rect_sgo(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int64_t *R,
+                                      int64_t *C, int64_t max_iter, uint64_t seed,
+                                      const wpart_control_t *control, double *value,
+                                      int64_t *iters, int32_t *timed_out)
+{
+    return sgo_run(A, P, Q, R, C, max_iter, seed, 0, control, value, iters, timed_out);
+}
+
+wpart_status_t wpart_spatial_rect_sgo_sym(const wpart_rg_csr_t *A, int64_t P, int64_t Q,
+                                          int64_t *R, int64_t *C, int64_t max_iter,
+                                          uint64_t seed, const wpart_control_t *control,
+                                          double *value, int64_t *iters, int32_t *timed_out)
+{
+    if (P != Q) {
+        return wpart_i_error(WPART_EINVAL, "the symmetric subgradient method needs P == Q");
+    }
+    return sgo_run(A, P, Q, R, C, max_iter, seed, 1, control, value, iters, timed_out);
 }

@@ -316,9 +316,11 @@ def rect_sym_refine(A: ArrayLike, m: int, *, P: int | None = None, Q: int | None
     separates (rows and columns, scanned in O(entries of the lines moved + P) per place); a
     sweep never raises the max load. Stops after a sweep that moves no cut, or `max_sweeps`.
 
-    `start`: ``"pal"``, ``"opal"``, ``"rac"``, ``"uniform"``, ``"best"`` (default: the best of
-    PAL, OPAL and RAC, each refined) or a cut vector of ``P + 1`` entries. The result is never
-    worse than its start.
+    `start`: ``"pal"``, ``"opal"``, ``"rac"``, ``"uniform"``, ``"sgo"`` (SARMA's ``sgo_2ds``:
+    the symmetric subgradient method from SARMA's own random start, seed 1, std::mt19937_64),
+    ``"best"`` (default: the best of PAL, OPAL, RAC and SGO, each refined; so never above SARMA's
+    ``pal``, ``opal``, ``rac`` and ``sgo_2ds``) or a cut vector of ``P + 1`` entries. The result
+    is never worse than its start.
     """
     t_start = time.monotonic()
     pp = _Prepared(A, m, allow_empty, weights=weights, sparse=True)
@@ -333,12 +335,12 @@ def rect_sym_refine(A: ArrayLike, m: int, *, P: int | None = None, Q: int | None
     start_timed = 0  # 1: a start was cut by the time limit (a time-limited kernel call
     # returns the better of its cuts and the uniform ones)
     if isinstance(start, str):
-        names = {"best": ("pal", "opal", "rac")}.get(start, (start,))
+        names = {"best": ("pal", "opal", "rac", "sgo")}.get(start, (start,))
         for s in names:
-            if s not in ("pal", "opal", "rac", "uniform"):
+            if s not in ("pal", "opal", "rac", "uniform", "sgo"):
                 raise WpartValueError(
-                    f"`start` must be 'pal', 'opal', 'rac', 'uniform', 'best' or P + 1 cuts, "
-                    f"got {start!r}")
+                    f"`start` must be 'pal', 'opal', 'rac', 'uniform', 'sgo', 'best' or P + 1 "
+                    f"cuts, got {start!r}")
         starts = []
         for s in names:
             if starts and deadline and time.monotonic() >= deadline:
@@ -346,6 +348,13 @@ def rect_sym_refine(A: ArrayLike, m: int, *, P: int | None = None, Q: int | None
                 break
             if s == "uniform":
                 starts.append((s, (np.arange(P + 1, dtype=np.int64) * N) // P))
+            elif s == "sgo":  # SARMA's sgo_2ds; its cuts clipped to n1 and n2: the larger
+                R2, C2, _v, _it, t = _core.spatial_rect_sgo_sym(
+                    *g.args(), P, P, (np.arange(P + 1, dtype=np.int64) * g.n1) // P,
+                    (np.arange(P + 1, dtype=np.int64) * g.n2) // P,
+                    time_limit=_left(deadline), seed=1)
+                start_timed |= t
+                starts.append((s, np.maximum(R2, C2)))
             else:
                 v = {"pal": 0, "opal": 1, "rac": 2}[s]
                 c0, _v, t = sym_cuts(g, P, v, max_iter=max(10, P), time_limit=_left(deadline))

@@ -657,7 +657,8 @@ def _sgo_tail(g: GridInput, P: int, Q: int, R: NDArray, C: NDArray, polished: di
               t0: float, tl: float, max_sweeps: int, cache: dict) -> tuple:
     """rect_refine's end: the subgradient refinement (SGO) from the polished grid, from the
     grid of the loads' 1D partitions (rows and columns; SARMA's SGO starts from positions
-    spread in load space) and from the uniform grid; the SGO grids then go through balanced
+    spread in load space), from the uniform grid and from SARMA's own random start (seed 1:
+    SARMA's sgo_2dr itself); the SGO grids then go through balanced
     Nicol half-sweeps (one kernel call, every grid a start), and the best of all replaces
     the polished grid when lower. (R, C, timed)."""
 
@@ -667,17 +668,20 @@ def _sgo_tail(g: GridInput, P: int, Q: int, R: NDArray, C: NDArray, polished: di
     for rows, k in ((True, P), (False, Q)):  # the loads' 1D partitions
         if (rows, "load") not in cache:
             cache[(rows, "load")] = g.oned(_line_loads(g, rows, cache), k)
-    grids = [(R, C), (cache[(True, "load")], cache[(False, "load")]),
-             (_uniform(g.n1, P), _uniform(g.n2, Q))]
+    uni = (_uniform(g.n1, P), _uniform(g.n2, Q))
+    # (seed 1: SARMA's own random start, std::mt19937_64 -- SARMA's sgo_2dr run itself, so
+    # the result is never above sgo_2dr's)
+    grids = [(R, C, 0), (cache[(True, "load")], cache[(False, "load")], 0), uni + (0,),
+             uni + (1,)]
     out, seen, timed, runs = [], set(), 0, []
-    for R0, C0 in grids:
-        key = (np.asarray(R0).tobytes(), np.asarray(C0).tobytes())
+    for R0, C0, seed in grids:
+        key = (np.asarray(R0).tobytes(), np.asarray(C0).tobytes(), seed)
         if key in seen:
             continue
         seen.add(key)
         R3, C3, v3, it3, timed = _core.spatial_rect_sgo(
             *g.args(), P, Q, np.array(R0, np.int64), np.array(C0, np.int64),
-            time_limit=left())
+            time_limit=left(), seed=seed)
         runs.append({"max_load": float(v3), "iterations": int(it3)})
         out.append((R3, C3))
         if timed:
