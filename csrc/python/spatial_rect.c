@@ -171,11 +171,16 @@ cleanup:
 }
 
 typedef wpart_status_t (*sr_refine_fn)(const wpart_rg_csr_t *, int64_t, int64_t, int64_t *,
+                                       int64_t *, int64_t, const wpart_control_t *, double *,
+                                       int64_t *, int32_t *);
+/* the same with a seed (the subgradient method's random start) */
+typedef wpart_status_t (*sr_seeded_fn)(const wpart_rg_csr_t *, int64_t, int64_t, int64_t *,
                                        int64_t *, int64_t, uint64_t, const wpart_control_t *,
                                        double *, int64_t *, int32_t *);
 
-/* a refinement of the grid (R, C): the subgradient method or the cut-move polish */
-static PyObject *sr_refine(PyObject *args, PyObject *kwds, sr_refine_fn fn)
+/* a refinement of the grid (R, C): the subgradient method (sfn, seeded) or the cut-move
+ * polish and the kick (fn: a seed refused) */
+static PyObject *sr_refine(PyObject *args, PyObject *kwds, sr_refine_fn fn, sr_seeded_fn sfn)
 {
     static char *kwlist[] = {"n1", "n2", "rp", "ci", "w", "P", "Q", "R", "C", "max_iter",
                              "time_limit", "progress", "seed", NULL};
@@ -189,8 +194,9 @@ static PyObject *sr_refine(PyObject *args, PyObject *kwds, sr_refine_fn fn)
                                      &progress, &seed)) {
         return NULL;
     }
-    if (seed < 0) {
-        PyErr_SetString(wpy_ValueError, "`seed` must be >= 0");
+    if (seed < 0 || (seed && !sfn)) {
+        PyErr_SetString(wpy_ValueError, seed < 0 ? "`seed` must be >= 0"
+                                                 : "`seed` applies to spatial_rect_sgo only");
         return NULL;
     }
     if (sr_csr(n1, n2, o, "w", NPY_FLOAT64, 0, a, &A) < 0) {
@@ -215,8 +221,13 @@ static PyObject *sr_refine(PyObject *args, PyObject *kwds, sr_refine_fn fn)
     int64_t iters = 0;
     int32_t timed_out = 0;
     wpart_status_t st;
-    WPY_NOGIL(st = fn(&A, P, Q, PyArray_DATA(R), PyArray_DATA(C), max_iter, (uint64_t)seed,
-                      &ctl.ctl, &value, &iters, &timed_out));
+    if (sfn) {
+        WPY_NOGIL(st = sfn(&A, P, Q, PyArray_DATA(R), PyArray_DATA(C), max_iter,
+                           (uint64_t)seed, &ctl.ctl, &value, &iters, &timed_out));
+    } else {
+        WPY_NOGIL(st = fn(&A, P, Q, PyArray_DATA(R), PyArray_DATA(C), max_iter, &ctl.ctl,
+                          &value, &iters, &timed_out));
+    }
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto cleanup;
@@ -230,47 +241,24 @@ cleanup:
     return res;
 }
 
-/* the cut-move polish and the kick have no seed (a given grid; the kick's own starts) */
-static wpart_status_t sr_polish(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int64_t *R,
-                                int64_t *C, int64_t max_iter, uint64_t seed,
-                                const wpart_control_t *control, double *value, int64_t *iters,
-                                int32_t *timed_out)
-{
-    if (seed) {
-        return wpart_i_error(WPART_EINVAL, "`seed` applies to spatial_rect_sgo only");
-    }
-    return wpart_spatial_rect_polish(A, P, Q, R, C, max_iter, control, value, iters, timed_out);
-}
-
-static wpart_status_t sr_kick(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int64_t *R,
-                              int64_t *C, int64_t max_iter, uint64_t seed,
-                              const wpart_control_t *control, double *value, int64_t *iters,
-                              int32_t *timed_out)
-{
-    if (seed) {
-        return wpart_i_error(WPART_EINVAL, "`seed` applies to spatial_rect_sgo only");
-    }
-    return wpart_spatial_rect_kick(A, P, Q, R, C, max_iter, control, value, iters, timed_out);
-}
-
 static PyObject *wpy_rect_sgo(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    return sr_refine(args, kwds, wpart_spatial_rect_sgo);
+    return sr_refine(args, kwds, NULL, wpart_spatial_rect_sgo);
 }
 
 static PyObject *wpy_rect_sgo_sym(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    return sr_refine(args, kwds, wpart_spatial_rect_sgo_sym);
+    return sr_refine(args, kwds, NULL, wpart_spatial_rect_sgo_sym);
 }
 
 static PyObject *wpy_rect_polish(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    return sr_refine(args, kwds, sr_polish);
+    return sr_refine(args, kwds, wpart_spatial_rect_polish, NULL);
 }
 
 static PyObject *wpy_rect_kick(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    return sr_refine(args, kwds, sr_kick);
+    return sr_refine(args, kwds, wpart_spatial_rect_kick, NULL);
 }
 
 static PyObject *wpy_rect_1d(PyObject *self, PyObject *args)
