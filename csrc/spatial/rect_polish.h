@@ -72,7 +72,6 @@ typedef struct {
     int i;
 } wpart_mt64_t;
 void wpart_i_mt64_seed(wpart_mt64_t *g, uint64_t seed);
-uint64_t wpart_i_mt64_next(wpart_mt64_t *g);
 /* SARMA's random start (subgradient_method.hpp's random_init): k positions uniform in
  * [0, total) drawn from g as libstdc++'s uniform_real_distribution<double> draws them, sorted;
  * a dimension after another draws on from the same g (SARMA: rows, then columns) */

@@ -135,11 +135,6 @@ static uint64_t mt64_next(wpart_mt64_t *g)
     return y ^ (y >> 43);
 }
 
-uint64_t wpart_i_mt64_next(wpart_mt64_t *g)
-{
-    return mt64_next(g);
-}
-
 void wpart_i_sgo_random(double total, int64_t k, wpart_mt64_t *g, double *pi)
 {
     for (int64_t i = 0; i < k; i++) {
@@ -250,7 +245,7 @@ static wpart_status_t sgo_run(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int
             continue;
         }
         for (int64_t k = 1; k < K[d]; k++) {
-            pi[d][k - 1] = pref[d][given[d][k] < n[d] ? given[d][k] : n[d]];
+            pi[d][k - 1] = pref[d][given[d][k]];
         }
     }
     double best = RG_INF, pbest = RG_INF;
@@ -259,13 +254,13 @@ static wpart_status_t sgo_run(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int
         for (int d = 0; d < nd; d++) {
             wpart_i_sgo_cuts(pref[d], n[d], pi[d], K[d] - 1, m > 1 ? cut[d] : NULL, cut[d]);
         }
-        if (sym) {
-            memcpy(cut[1], cut[0], (size_t)(P + 1) * sizeof(int64_t));
-        }
-        for (int d = 0; d < 2; d++) { /* (the symmetric cuts clipped to the dimension) */
-            for (int64_t k = 0; k <= K[d] && sym; k++) {
-                cut[d][k] = cut[d][k] < nn[d] ? cut[d][k] : nn[d];
+        if (sym) { /* the one cut vector, clipped to each dimension */
+            for (int64_t k = 0; k <= P; k++) {
+                cut[1][k] = cut[0][k] < nn[1] ? cut[0][k] : nn[1];
+                cut[0][k] = cut[0][k] < nn[0] ? cut[0][k] : nn[0];
             }
+        }
+        for (int d = 0; d < 2; d++) {
             rg_map(cut[d], K[d], nn[d], map[d]);
         }
         memset(blk, 0, (size_t)(P * Q) * sizeof(double));
