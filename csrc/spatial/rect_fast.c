@@ -479,7 +479,7 @@ static wpart_status_t rf_joint_start(rg_ctx_t *g, double t0, int jd, const int64
     *halves = 0;
     WPART_CHECK(wpart_i_rect_from(g, t0, 1, jd == 0 ? 1 : 0, Rj, Cj, &o, R2, C2, v, halves,
                                   timed_out));
-    if (!*timed_out && *v <= lower) {
+    if (*v <= lower) { /* optimal, also when the time limit struck after it */
         memcpy(R, R2, (size_t)(P + 1) * sizeof(int64_t));
         memcpy(C, C2, (size_t)(Q + 1) * sizeof(int64_t));
     }
@@ -609,7 +609,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
     if (jd >= 0 && P * Q >= RF_BIG_MIN && !out->timed_out) {
         WPART_CHECK(rf_joint_start(&g, t0, jd, jc, max_half, out->lower, J, out->R, out->C,
                                    &out->joint, &out->joint_halves, &out->timed_out));
-        jdone = !out->timed_out && out->joint <= out->lower;
+        jdone = out->joint <= out->lower; /* (_nicol._auto_stats reads it the same way) */
     }
     int big = P * Q >= RF_BIG_MIN;
     if (jdone) { /* the optimum: no start runs */
