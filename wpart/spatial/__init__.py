@@ -108,7 +108,7 @@ from ._jag_m import (
 from ._jag_pq import jag_pq_heur, jag_pq_opt_dp, jag_pq_opt_nicol
 from ._partition import SpatialPartition
 from ._grid import rect_sym_opal, rect_sym_pal, rect_sym_rac, rect_sym_refine, rect_sym_uniform
-from ._nicol import rect_refine
+from ._refine import rect_refine
 from ._rect import rect_nicol, rect_uniform
 from ._sparse import MAX_DENSE_BYTES, read_matrix
 from ._starts import STARTS
