@@ -7,41 +7,6 @@
 #include "rect_polish.h"
 #include "rect_polish_i.h"
 
-/* dimension d's cuts go to nc: each line whose stripe changes moves its entries between the
- * blocks (O(moved entries)); returns the entries moved */
-static int64_t rk_shift(rp_t *s, int d, const int64_t *nc)
-{
-    const rg_side_t *sd = &s->side[d];
-    const int32_t *om = s->map[1 - d];
-    int64_t K = s->K[d], moved = 0;
-    for (int64_t k = 1; k < K; k++) {
-        int64_t a = s->cut[d][k] < nc[k] ? s->cut[d][k] : nc[k];
-        int64_t b = s->cut[d][k] < nc[k] ? nc[k] : s->cut[d][k];
-        for (int64_t i = a; i < b; i++) {
-            int64_t p = k; /* the stripe of line i under the new cuts */
-            while (p > 0 && i < nc[p]) {
-                p--;
-            }
-            while (p + 1 < K && i >= nc[p + 1]) {
-                p++;
-            }
-            int64_t p0 = s->map[d][i];
-            if (p == p0) {
-                continue;
-            }
-            for (int64_t e = sd->ptr[i]; e < sd->ptr[i + 1]; e++) {
-                double w = sd->w ? sd->w[e] : 1.0;
-                *rp_at(s, d, p0, om[sd->idx[e]]) -= w;
-                *rp_at(s, d, p, om[sd->idx[e]]) += w;
-            }
-            moved += sd->ptr[i + 1] - sd->ptr[i];
-            s->map[d][i] = (int32_t)p;
-        }
-    }
-    memcpy(s->cut[d], nc, (size_t)(K + 1) * sizeof(int64_t));
-    return moved;
-}
-
 #ifndef RK_WORK
 #define RK_WORK 6 /* the SGO stops once it moved RK_WORK (nnz + P Q) entries */
 #endif
@@ -191,7 +156,7 @@ static wpart_status_t rk_sgo_run(rp_t *s, const double *const pref[2], rk_sgo_t 
     for (; !sg->done && sg->m <= max_iter && sg->work <= cap; sg->m++) {
         for (int d = 0; d < 2; d++) {
             wpart_i_sgo_cuts(pref[d], s->side[d].n, sg->pi[d], s->K[d] - 1, s->cut[d], nc);
-            int64_t e = rk_shift(s, d, nc) + s->K[0] * s->K[1];
+            int64_t e = wpart_i_rp_shift(s, d, nc) + s->K[0] * s->K[1];
             sg->work += e;
             if (rg_cancel(control, &work, e)) {
                 return wpart_i_error(WPART_ECANCELLED, "stopped on request");

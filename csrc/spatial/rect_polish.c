@@ -50,6 +50,41 @@ static void rp_global(rp_t *s)
     }
 }
 
+/* dimension d's cuts go to nc: each line whose stripe changes moves its entries between the
+ * blocks (O(moved entries)); returns the entries moved */
+int64_t wpart_i_rp_shift(rp_t *s, int d, const int64_t *nc)
+{
+    const rg_side_t *sd = &s->side[d];
+    const int32_t *om = s->map[1 - d];
+    int64_t K = s->K[d], moved = 0;
+    for (int64_t k = 1; k < K; k++) {
+        int64_t a = s->cut[d][k] < nc[k] ? s->cut[d][k] : nc[k];
+        int64_t b = s->cut[d][k] < nc[k] ? nc[k] : s->cut[d][k];
+        for (int64_t i = a; i < b; i++) {
+            int64_t p = k; /* the stripe of line i under the new cuts */
+            while (p > 0 && i < nc[p]) {
+                p--;
+            }
+            while (p + 1 < K && i >= nc[p + 1]) {
+                p++;
+            }
+            int64_t p0 = s->map[d][i];
+            if (p == p0) {
+                continue;
+            }
+            for (int64_t e = sd->ptr[i]; e < sd->ptr[i + 1]; e++) {
+                double w = sd->w ? sd->w[e] : 1.0;
+                *rp_at(s, d, p0, om[sd->idx[e]]) -= w;
+                *rp_at(s, d, p, om[sd->idx[e]]) += w;
+            }
+            moved += sd->ptr[i + 1] - sd->ptr[i];
+            s->map[d][i] = (int32_t)p;
+        }
+    }
+    memcpy(s->cut[d], nc, (size_t)(K + 1) * sizeof(int64_t));
+    return moved;
+}
+
 double wpart_i_rp_loads(rp_t *s)
 {
     const rg_side_t *r = &s->side[0];

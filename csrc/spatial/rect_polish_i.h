@@ -26,4 +26,10 @@ static inline double *rp_at(rp_t *s, int d, int64_t p, int64_t q)
  * the grid's max and count; returns the max */
 double wpart_i_rp_loads(rp_t *s);
 
+/* dimension d's cuts go to nc (P + 1 or Q + 1): each line whose stripe changes moves its
+ * entries between the blocks (O(moved entries); the other dimension's map as it is); returns
+ * the entries moved. The SGO kick (rect_kick.c) and the SGO (rect_sgo.c) keep their block
+ * loads so */
+int64_t wpart_i_rp_shift(rp_t *s, int d, const int64_t *nc);
+
 #endif

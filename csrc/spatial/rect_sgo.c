@@ -5,6 +5,7 @@
 #include "rect_grid_i.h"
 
 #include "rect_polish.h"
+#include "rect_polish_i.h"
 
 void wpart_i_sgo_cuts(const double *pref, int64_t n, const double *pi, int64_t k,
                       const int64_t *hint, int64_t *cuts)
@@ -183,7 +184,11 @@ int wpart_i_sgo_step(double *const pi[2], double *const rs[2], const int64_t K[2
 /* the SGO of wpart_spatial_rect_sgo; sym: one cut vector for rows and columns (SARMA's
  * sgo_2ds: positions in the load of rows + columns, over N = max(n1, n2), each cut clipped to
  * the dimension; a stripe's value the larger of its row and column stripes' largest blocks;
- * R, C: the cut vector clipped to n1 and n2) */
+ * R, C: the cut vector clipped to n1 and n2). The block loads are kept from one iteration to
+ * the next by moving the entries of the lines that change stripe (wpart_i_rp_shift; a line
+ * moves in a few iterations of the hundreds, so an iteration costs about its cut searches and
+ * the P Q blocks instead of the nnz entries) where the loads are integral (the sums exact, so
+ * the same blocks as from scratch), from scratch otherwise (float sums in the same order). */
 static wpart_status_t sgo_run(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int64_t *R,
                               int64_t *C, int64_t max_iter, uint64_t seed, int sym,
                               const wpart_control_t *control, double *value, int64_t *iters,
@@ -191,12 +196,17 @@ static wpart_status_t sgo_run(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int
 {
     wpart_status_t st = WPART_OK;
     double t0 = wpart_i_now();
-    int64_t N = A->n1 > A->n2 ? A->n1 : A->n2;
+    int64_t N = A->n1 > A->n2 ? A->n1 : A->n2, nnz = A->rp[A->n1];
     int64_t n[2] = {sym ? N : A->n1, sym ? N : A->n2}, K[2] = {P, Q};
     double *pref[2] = {NULL, NULL}, *pi[2] = {NULL, NULL}, *rs[2] = {NULL, NULL}, *blk = NULL;
-    int64_t *cut[2] = {NULL, NULL};
+    int64_t *cut[2] = {NULL, NULL}, *nc[2] = {NULL, NULL};
     int32_t *map[2] = {NULL, NULL};
     int nd = sym ? 1 : 2;
+    /* the CSC (the columns' entries, moved when a column changes stripe) only for integral
+     * loads, whose sums are exact in any order */
+    rg_ctx_t g;
+    memset(&g, 0, sizeof g);
+    int inc = rg_integral(A->w, nnz);
     *timed_out = 0;
     WPART_CHECK(wpart_i_rg_check_grids(A, P, Q, 1, R, C));
     blk = wpart_i_malloc(P * Q, sizeof(double));
@@ -205,14 +215,23 @@ static wpart_status_t sgo_run(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int
         pi[d] = wpart_i_malloc(K[d], sizeof(double));
         rs[d] = wpart_i_malloc(K[d], sizeof(double));
         cut[d] = wpart_i_malloc(K[d] + 1, sizeof(int64_t));
+        nc[d] = wpart_i_malloc(K[d] + 1, sizeof(int64_t));
         map[d] = wpart_i_malloc(n[d], sizeof(int32_t));
-        if (!pref[d] || !pi[d] || !rs[d] || !cut[d] || !map[d]) {
+        if (!pref[d] || !pi[d] || !rs[d] || !cut[d] || !nc[d] || !map[d]) {
             WPART_FAIL(WPART_ENOMEM, "out of memory in the subgradient refinement");
         }
     }
     if (!blk) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in the subgradient refinement");
     }
+    if (inc) {
+        g.A = A;
+        g.ctl = control;
+        g.side[0] = (rg_side_t){A->n1, A->n2, A->rp, A->ci, A->w};
+        WPART_CHECK(wpart_i_rg_csc(&g));
+    }
+    rp_t s = {{g.side[0], g.side[1]}, {P, Q}, {cut[0], cut[1]}, {map[0], map[1]}, blk,
+              {NULL, NULL}, {NULL, NULL}, 0.0, 0};
     int64_t work = 0;
     for (int64_t i = 0; i < A->n1; i++) {
         if (rg_cancel(control, &work, A->rp[i + 1] - A->rp[i])) {
@@ -251,26 +270,36 @@ static wpart_status_t sgo_run(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int
     double best = RG_INF, pbest = RG_INF;
     int64_t pbest_m = 1, m = 1, nn[2] = {A->n1, A->n2};
     for (; m <= max_iter; m++) {
-        for (int d = 0; d < nd; d++) {
-            wpart_i_sgo_cuts(pref[d], n[d], pi[d], K[d] - 1, m > 1 ? cut[d] : NULL, cut[d]);
+        for (int d = 0; d < nd; d++) { /* (the last cuts: where the search starts) */
+            wpart_i_sgo_cuts(pref[d], n[d], pi[d], K[d] - 1, m > 1 ? cut[d] : NULL, nc[d]);
         }
         if (sym) { /* the one cut vector, clipped to each dimension */
             for (int64_t k = 0; k <= P; k++) {
-                cut[1][k] = cut[0][k] < nn[1] ? cut[0][k] : nn[1];
-                cut[0][k] = cut[0][k] < nn[0] ? cut[0][k] : nn[0];
+                nc[1][k] = nc[0][k] < nn[1] ? nc[0][k] : nn[1];
+                nc[0][k] = nc[0][k] < nn[0] ? nc[0][k] : nn[0];
             }
         }
-        for (int d = 0; d < 2; d++) {
-            rg_map(cut[d], K[d], nn[d], map[d]);
-        }
-        memset(blk, 0, (size_t)(P * Q) * sizeof(double));
-        for (int64_t i = 0; i < A->n1; i++) {
-            if (rg_cancel(control, &work, A->rp[i + 1] - A->rp[i])) {
-                WPART_FAIL(WPART_ECANCELLED, "stopped on request");
+        if (inc && m > 1) { /* the rows that change stripe (columns as they were), then the
+                             * columns (rows as they are now) */
+            for (int d = 0; d < 2; d++) {
+                if (rg_cancel(control, &work, wpart_i_rp_shift(&s, d, nc[d]))) {
+                    WPART_FAIL(WPART_ECANCELLED, "stopped on request");
+                }
             }
-            double *row = blk + (int64_t)map[0][i] * Q;
-            for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
-                row[map[1][A->ci[e]]] += rg_w(A, e);
+        } else {
+            for (int d = 0; d < 2; d++) {
+                memcpy(cut[d], nc[d], (size_t)(K[d] + 1) * sizeof(int64_t));
+                rg_map(cut[d], K[d], nn[d], map[d]);
+            }
+            memset(blk, 0, (size_t)(P * Q) * sizeof(double));
+            for (int64_t i = 0; i < A->n1; i++) {
+                if (rg_cancel(control, &work, A->rp[i + 1] - A->rp[i])) {
+                    WPART_FAIL(WPART_ECANCELLED, "stopped on request");
+                }
+                double *row = blk + (int64_t)map[0][i] * Q;
+                for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
+                    row[map[1][A->ci[e]]] += rg_w(A, e);
+                }
             }
         }
         double mx = wpart_i_sgo_maxima(blk, P, Q, rs[0], rs[1]);
@@ -297,12 +326,14 @@ static wpart_status_t sgo_run(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int
     *value = best;
     *iters = m;
 cleanup:
+    wpart_i_rg_close(&g);
     free(blk);
     for (int d = 0; d < 2; d++) {
         free(pref[d]);
         free(pi[d]);
         free(rs[d]);
         free(cut[d]);
+        free(nc[d]);
         free(map[d]);
     }
     return st;
