@@ -370,3 +370,32 @@ def test_refine_never_above_the_default_rect_nicol():
         a = spatial.rect_refine(sps.csr_array(D), P * Q, P=P, Q=Q)
         a.validate()
         assert a.max_load <= spatial.rect_nicol(sps.csr_array(D), P * Q, P=P, Q=Q).max_load
+
+
+def test_refine_stops_at_the_defaults_proven_bound():
+    # a power-law matrix where the default's joint bound (heavy lines) proves its grid
+    # optimal: rect_refine takes that grid and runs no SGO pass; where it does not, the SGO
+    # runs and the result is never above the default's
+    rng = np.random.default_rng(7)
+    n, nnz = 1000, 6000
+    pr, pc = rng.permutation(n), rng.permutation(n)
+    r = pr[np.minimum(rng.zipf(1.6, nnz) - 1, n - 1)]
+    c = pc[np.minimum(rng.zipf(1.6, nnz) - 1, n - 1)]
+    r = np.where(rng.random(nnz) < 0.5, r, rng.integers(0, n, nnz))
+    A = sps.csr_array((rng.integers(1, 4, nnz), (r, c)), shape=(n, n))
+    A.sum_duplicates()
+    A.data = np.minimum(A.data, 3)
+    seen = set()
+    for P, Q in ((16, 16), (4, 4), (8, 8)):
+        d = spatial.rect_nicol(A, P * Q, P=P, Q=Q)
+        f = spatial.rect_refine(A, P * Q, P=P, Q=Q)
+        pol = f.stats["polish"]
+        assert f.max_load <= d.max_load
+        if d.stats["bound_reached"]:
+            assert f.max_load == d.max_load == d.stats["lower_bound"]
+            assert "sgo_runs" not in pol
+            seen.add("bound")
+        elif "default_max_load" in pol:
+            assert pol["default_max_load"] == d.max_load and pol["sgo_runs"]
+            seen.add("sgo")
+    assert seen == {"bound", "sgo"}
