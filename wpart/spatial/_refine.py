@@ -44,17 +44,17 @@ def rect_refine(
     the number of blocks at it, then 100 tabu steps; ``stats["polish"]["cut_moves"]``).
     Never worse than its start (``stats["polish"]["sgo_runs"]`` lists the SGO runs).
 
-    Cost (measured on the 70 cases of benchmarks/bench_spatial_sarma.py without ``--full``,
-    CPU seconds on a shared 2-core machine, before the fourth SGO run was added): median 20x
-    (4.3-99x) the default :func:`rect_nicol`'s CPU (with it, ``--full --repeat 3``: median
-    42x, 5-487x); most of it the SGO passes (about O(nnz + P Q) per
-    iteration, 10 (P + Q + 2) iterations at least), the cut moves 0.1-10 ms: 20,000^2 banded
-    (180 k nonzeros) at 16 x 16 0.84 s (rect_nicol 0.018 s), 8,000^2 3D grid at 32 x 32
-    0.61 s (0.028 s); 200,000^2 banded with 3.6 M nonzeros at 32 x 32 11.7 s (0.40 s;
-    measured before the cut moves were added). The max load is never above rect_nicol's
+    Cost (``benchmarks/bench_spatial_sarma.py --full --repeat 3``, 72 cases, CPU seconds on a
+    shared 2-core machine): median 7.8x (3.0-51x) the default :func:`rect_nicol`'s CPU (42x,
+    5-487x before the SGO kept its block loads between iterations); an SGO iteration costs
+    its cut searches, the P Q blocks and the entries of the lines that change stripe (integral
+    loads; float loads: all nnz entries), 10 (P + Q + 2) iterations at least; the cut moves
+    0.1-10 ms. 200,000^2 banded with 4.0 M nonzeros: 3.8 s at 16 x 16 and 5.7 s at 32 x 32
+    (rect_nicol 0.17 / 0.24 s). The max load is never above rect_nicol's
     default (by construction) and at most the lower of SARMA's ``sgo_2dr`` and
-    ``sgo_2dr_nic`` on all 70 cases (19 results 1-6 below the version without the cut
-    moves). When the grid reaches
+    ``sgo_2dr_nic`` on all 70 cases of that benchmark (19 results 1-6 below the version
+    without the cut moves); a default grid at its proven lower bound (the joint bound of a
+    power-law matrix's heavy lines) is returned as it is (optimal). When the grid reaches
     the proven lower bound of rect_nicol's schedule, SGO and the cut moves are skipped.
 
     Parameters
