@@ -5,6 +5,7 @@ RECT-NICOL's engine (starts, user cuts, stop rule, shared incumbent, time limit)
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -372,19 +373,15 @@ def test_refine_never_above_the_default_rect_nicol():
         assert a.max_load <= spatial.rect_nicol(sps.csr_array(D), P * Q, P=P, Q=Q).max_load
 
 
-def test_refine_stops_at_the_defaults_proven_bound():
-    # a power-law matrix where the default's joint bound (heavy lines) proves its grid
-    # optimal: rect_refine takes that grid and runs no SGO pass; where it does not, the SGO
-    # runs and the result is never above the default's
-    rng = np.random.default_rng(7)
-    n, nnz = 1000, 6000
-    pr, pc = rng.permutation(n), rng.permutation(n)
-    r = pr[np.minimum(rng.zipf(1.6, nnz) - 1, n - 1)]
-    c = pc[np.minimum(rng.zipf(1.6, nnz) - 1, n - 1)]
-    r = np.where(rng.random(nnz) < 0.5, r, rng.integers(0, n, nnz))
-    A = sps.csr_array((rng.integers(1, 4, nnz), (r, c)), shape=(n, n))
-    A.sum_duplicates()
-    A.data = np.minimum(A.data, 3)
+def test_refine_stops_at_the_defaults_proven_bound(monkeypatch):
+    # benchmarks/bench_spatial_sarma.py's s_powerlaw_1k, where the default's joint bound
+    # (heavy lines) proves its grid optimal at 16 x 16: rect_refine takes that grid and runs
+    # no SGO pass; where it does not (4 x 4), the SGO runs and the result is never above the
+    # default's
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import bench_spatial_sarma
+
+    A = bench_spatial_sarma.powerlaw(1000, 6000, 7)
     seen = set()
     for P, Q in ((16, 16), (4, 4), (8, 8)):
         d = spatial.rect_nicol(A, P * Q, P=P, Q=Q)
