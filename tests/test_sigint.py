@@ -50,11 +50,9 @@ def prof(p, m, seed=0):
 SPATIAL_BIG = ("import wpart.spatial as sp\nfrom wpart.spatial import instances as I\n"
                "A = I.uniform(4096, delta=1.2, seed=0)")
 
-# 8192 x 8192 (512 MB) for the fast heuristics: the prefix sum (~2 s) and then the method
-SPATIAL_HUGE = ("import wpart.spatial as sp\nfrom wpart.spatial import instances as I\n"
-                "A = I.uniform(8192, delta=1.2, seed=0)")
-
-# 12000 x 12000 (1.15 GB) for the uniform grids, whose work is the prefix sum
+# 12000 x 12000 (1.15 GB) for the uniform grids, whose work is the prefix sum, and the fast
+# heuristics (on 8192 x 8192 a warm machine ran jag_m_probe in 0.9 s: it ended before the
+# signal at 0.7 s; here 5 s)
 SPATIAL_XL = ("import wpart.spatial as sp\nfrom wpart.spatial import instances as I\n"
               "A = I.uniform(12000, delta=1.2, seed=0)")
 
@@ -220,9 +218,9 @@ ms = [fs[p % 7] for p in range(4_000_000)]
     "spatial_hier_rb": (SPATIAL_XL, "sp.hier_rb(A, 2**18)"),
     "spatial_hier_relaxed": (SPATIAL_XL, "sp.hier_relaxed(A, 2**18)"),
     "spatial_jag_m_heur": (SPATIAL_XL, "sp.jag_m_heur(A, 2**18)"),
-    "spatial_jag_m_heur_probe": (SPATIAL_HUGE, "sp.jag_m_heur_probe(A, 2**18)"),
+    "spatial_jag_m_heur_probe": (SPATIAL_XL, "sp.jag_m_heur_probe(A, 2**18)"),
     "spatial_jag_m_iter": (SPATIAL_BIG, "sp.jag_m_iter(A, 4096)"),
-    "spatial_jag_m_probe": (SPATIAL_HUGE, "sp.jag_m_probe(A, 2**18)"),
+    "spatial_jag_m_probe": (SPATIAL_XL, "sp.jag_m_probe(A, 2**18)"),
     "spatial_jag_pq_heur": (SPATIAL_XL, "sp.jag_pq_heur(A, 2**18)"),
     "spatial_rect_nicol": (SPATIAL_BIG, "sp.rect_nicol(A, 4096)"),
     "spatial_rect_refine": (SPATIAL_BIG, "sp.rect_refine(A, 4096)"),
@@ -232,7 +230,7 @@ ms = [fs[p % 7] for p in range(4_000_000)]
     "spatial_rect_sym_refine": (SPATIAL_BIG, "sp.rect_sym_refine(A, 4096)"),
     "spatial_rect_sym_uniform": (SPATIAL_XL, "sp.rect_sym_uniform(A, 2**24)"),
     "spatial_rect_uniform": (SPATIAL_XL, "sp.rect_uniform(A, 2**24)"),
-    "spatial_partition": (SPATIAL_HUGE, "sp.partition(A, 2**18)"),
+    "spatial_partition": (SPATIAL_XL, "sp.partition(A, 2**18)"),
     "spatial_compare": (SPATIAL_BIG, "sp.compare(A, 4096, time_limit=None)"),
     # 3 * 10^7 coordinate entries (~270 MB, duplicates summed): scipy's reader takes seconds
     "spatial_read_matrix": ("""
