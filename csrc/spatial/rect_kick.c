@@ -63,6 +63,25 @@
 #ifndef RK_HEAVY_RECT
 #define RK_HEAVY_RECT 4
 #endif
+/* From RK_S1 blocks on, on a matrix without heavy lines where the given grid's max is at
+ * least RK_S1_GAP x the proven lower bound (no bound given: always), SARMA's sgo_2dr_nic itself
+ * after the runs above: the SGO from SARMA's own random start (seed 1) to its stop rule, then
+ * SARMA's nic (plain half-sweeps, patience max(10, P + Q), no race) from its grid; a lower grid
+ * is kept. There (banded, mesh-like matrices: total / m is far below what a grid reaches)
+ * SARMA's nic costs several times the default: on bench_spatial_fresh's 26 such 64 x 64 cases
+ * 0.45-9.5 x (median 3.1) the default's CPU before, 0.29-6.9 x with this run (its iterations
+ * scan the P Q blocks; 0.1-2.6 x the default), the 25 above 1 still above (1.2 at least);
+ * band_3200_ns, rgg2_1700, h_bdiag_15x70, h_rgg3_1200 stored 64 x 64: 87, 73, 39, 30 -> 83,
+ * 70, 38, 28 (SARMA's best of nine 84, 72, 38, 29). The gap keeps it off SARMA's test
+ * matrices at 64 x 64 (gaps 1.8-3.1: there it took cage and email-Eu-core above nic's CPU,
+ * no grid lower) but mesh2em5 (9.0, above nic's CPU before); not at 32 x 32, where 12 of 54
+ * such cases of bench_spatial_fresh would go above nic's CPU */
+#ifndef RK_S1
+#define RK_S1 4096
+#endif
+#ifndef RK_S1_GAP
+#define RK_S1_GAP 5.0
+#endif
 #ifndef RK_TRIES
 #define RK_TRIES 8 /* big, within the budget: SARMA's random starts at most */
 #endif
@@ -272,7 +291,7 @@ cleanup:
  * its exact max to *vy_out (RG_INF: none): taken apart, so the grids before are the same
  * (bench_spatial_fresh's 64 x 64: g2d5_44 count 45 -> 43, h_varband_2400 128 -> 124, the
  * CPU 1.6-1.9 x, under SARMA nic's; none higher). *iters: the SGO iterations of all runs. */
-static wpart_status_t rk_big(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0,
+static wpart_status_t rk_big(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0, int heavy,
                              const double *const pref[2], int64_t sgo_iters,
                              int64_t max_half, double lower, double inc, int64_t *nc,
                              const rk_grids_t *w, int64_t *Rb, int64_t *Cb, double *vb,
@@ -373,6 +392,19 @@ static wpart_status_t rk_big(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0,
             break;
         }
         WPART_CHECK(rk_nic(g, t0, w, &nic, w->Ry, w->Cy, &b2, &vy, halves, timed_out));
+    }
+    /* SARMA's sgo_2dr_nic itself (RK_S1, RK_S1_GAP); a grid below all so far to Rx, Cx */
+    double b3 = best < b2 ? best : b2;
+    if (P * Q >= RK_S1 && !heavy && inc >= RK_S1_GAP * lower && !*timed_out && b3 > lower) {
+        rk_sgo_start(s, pref, 1, sg);
+        WPART_CHECK(rk_sgo_run(s, pref, sg, INT64_MAX, INT64_MAX, 0, inc, nc, w->R0, w->C0, t0,
+                               g->ctl, timed_out));
+        *iters += sg->its;
+        if (!*timed_out) {
+            wpart_rg_opts_t sn = {rg_sarma_patience(P, Q), max_half, 0, 0, 0.0, lower, 0,
+                                  max_half, g->ctl, b3};
+            WPART_CHECK(rk_nic(g, t0, w, &sn, w->Rx, w->Cx, &b3, &vx, halves, timed_out));
+        }
     }
     /* the cut moves of the lowest grids of the runs, their maxes exact */
     WPART_CHECK(rk_moves(g, s, &At, w->Ry, w->Cy, &vy, timed_out));
@@ -492,7 +524,7 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
     double v = RG_INF;
     if (P * Q >= RK_BIG) {
         double vx, vy;
-        WPART_CHECK(rk_big(g, &s, &sg, t0, pref, sgo_iters, max_half, lower, *value,
+        WPART_CHECK(rk_big(g, &s, &sg, t0, heavy, pref, sgo_iters, max_half, lower, *value,
                            nc, &w, Rs, Cs, &v, &vx, &vy, iters, halves, timed_out));
         if (v < RG_INF || vx < RG_INF) { /* exact: against the given grid's exact max */
             *value = rk_max(&s, R, C);

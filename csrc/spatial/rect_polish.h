@@ -43,7 +43,8 @@ wpart_status_t wpart_i_rect_polish(const wpart_rg_csr_t *A, const wpart_rg_csr_t
  * iterations, then SARMA's random starts (fixed seeds 1, 2, ...), nic from each new lowest
  * grid racing the lowest so far; their lowest grid, after the cut moves, and the first run's
  * are each continued by wpart_i_rect_plain and the lower kept. R, C (in/out) change only to
- * a grid of a strictly lower max load (both maxes exact, from scratch); *value: its max;
+ * a grid of a strictly lower max load (both maxes exact, from scratch); from 4,096 blocks (no
+ * bound given here) also SARMA's sgo_2dr_nic itself (rect_kick.c's RK_S1); *value: its max;
  * *iters: SGO iterations (all runs). Deterministic. */
 wpart_status_t wpart_spatial_rect_kick(const wpart_rg_csr_t *A, int64_t P, int64_t Q,
                                        int64_t *R, int64_t *C, int64_t max_iter,

@@ -144,7 +144,12 @@ def rect_nicol(
         random starts, within about the work SARMA's nic would spend, then further random
         starts up to 1.5 x that estimate (a grid of theirs kept only where its plain
         half-sweeps end lower: on grid-like 64 x 64 cases 1.6-2.2 x the CPU, still under
-        nic's where it was); on a heavy-line matrix
+        nic's where it was), and from 4,096 blocks, on a matrix without heavy lines whose grid
+        is still at least 5 x the lower bound (banded, mesh-like), SARMA's sgo_2dr_nic itself
+        (the SGO from SARMA's own random start to its stop rule, then nic with SARMA's
+        patience; a lower grid kept: four more of bench_spatial_fresh's 64 x 64 cases at or
+        below SARMA's best of nine, the CPU up to 2.6 x, every case under nic's CPU where
+        it was); on a heavy-line matrix
         whose uniform grid is at most 3 x the best grid's max, more than one unit above the
         lower bound, the SGO from the uniform grid also runs to its own stop rule (at most
         20,000 iterations, as SARMA's sgo_2dr_nic), then SARMA's nic from its grid, up to
