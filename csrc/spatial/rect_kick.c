@@ -66,8 +66,8 @@
 /* From RK_S1 blocks on, on a matrix without heavy lines where the given grid's max is at
  * least RK_S1_GAP x the proven lower bound (no bound given: always), SARMA's sgo_2dr_nic itself
  * after the runs above: the SGO from SARMA's own random start (seed 1) to its stop rule, then
- * SARMA's nic (plain half-sweeps, patience max(10, P + Q), no race) from its grid; a lower grid
- * is kept. There (banded, mesh-like matrices: total / m is far below what a grid reaches)
+ * SARMA's nic (plain half-sweeps, patience max(10, P + Q), no race) from its grid where that is
+ * at most RK_NIC x the lowest max so far; a lower grid is kept. There (banded, mesh-like matrices: total / m is far below what a grid reaches)
  * SARMA's nic costs several times the default: on bench_spatial_fresh's 26 such 64 x 64 cases
  * 0.45-9.5 x (median 3.1) the default's CPU before, 0.29-6.9 x with this run (its iterations
  * scan the P Q blocks; 0.1-2.6 x the default), the 25 above 1 still above (1.2 at least);
@@ -400,7 +400,8 @@ static wpart_status_t rk_big(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0, int 
         WPART_CHECK(rk_sgo_run(s, pref, sg, INT64_MAX, INT64_MAX, 0, inc, nc, w->R0, w->C0, t0,
                                g->ctl, timed_out));
         *iters += sg->its;
-        if (!*timed_out) {
+        if (!*timed_out && sg->best <= RK_NIC * b3) { /* (far above: nic would not come down;
+                                                       * 200,000^2 banded: 1.15, 1.8 s) */
             wpart_rg_opts_t sn = {rg_sarma_patience(P, Q), max_half, 0, 0, 0.0, lower, 0,
                                   max_half, g->ctl, b3};
             WPART_CHECK(rk_nic(g, t0, w, &sn, w->Rx, w->Cx, &b3, &vx, halves, timed_out));
