@@ -199,7 +199,8 @@ static wpart_status_t sgo_run(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int
     int64_t N = A->n1 > A->n2 ? A->n1 : A->n2, nnz = A->rp[A->n1];
     int64_t n[2] = {sym ? N : A->n1, sym ? N : A->n2}, K[2] = {P, Q};
     double *pref[2] = {NULL, NULL}, *pi[2] = {NULL, NULL}, *rs[2] = {NULL, NULL}, *blk = NULL;
-    int64_t *cut[2] = {NULL, NULL}, *nc[2] = {NULL, NULL};
+    double *smax[2] = {NULL, NULL};
+    int64_t *cut[2] = {NULL, NULL}, *nc[2] = {NULL, NULL}, *scnt[2] = {NULL, NULL};
     int32_t *map[2] = {NULL, NULL};
     int nd = sym ? 1 : 2;
     /* the CSC (the columns' entries, moved when a column changes stripe) only for integral
@@ -217,21 +218,25 @@ static wpart_status_t sgo_run(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int
         cut[d] = wpart_i_malloc(K[d] + 1, sizeof(int64_t));
         nc[d] = wpart_i_malloc(K[d] + 1, sizeof(int64_t));
         map[d] = wpart_i_malloc(n[d], sizeof(int32_t));
-        if (!pref[d] || !pi[d] || !rs[d] || !cut[d] || !nc[d] || !map[d]) {
+        smax[d] = wpart_i_malloc(K[d], sizeof(double));
+        scnt[d] = wpart_i_malloc(K[d], sizeof(int64_t));
+        if (!pref[d] || !pi[d] || !rs[d] || !cut[d] || !nc[d] || !map[d] || !smax[d] ||
+            !scnt[d]) {
             WPART_FAIL(WPART_ENOMEM, "out of memory in the subgradient refinement");
         }
     }
     if (!blk) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in the subgradient refinement");
     }
+    g.A = A;
+    g.ctl = control;
+    g.side[0] = (rg_side_t){A->n1, A->n2, A->rp, A->ci, A->w};
+    g.side[1] = (rg_side_t){A->n2, A->n1, NULL, NULL, NULL};
     if (inc) {
-        g.A = A;
-        g.ctl = control;
-        g.side[0] = (rg_side_t){A->n1, A->n2, A->rp, A->ci, A->w};
         WPART_CHECK(wpart_i_rg_csc(&g));
     }
     rp_t s = {{g.side[0], g.side[1]}, {P, Q}, {cut[0], cut[1]}, {map[0], map[1]}, blk,
-              {NULL, NULL}, {NULL, NULL}, 0.0, 0};
+              {smax[0], smax[1]}, {scnt[0], scnt[1]}, 0.0, 0};
     int64_t work = 0;
     for (int64_t i = 0; i < A->n1; i++) {
         if (rg_cancel(control, &work, A->rp[i + 1] - A->rp[i])) {
@@ -286,20 +291,13 @@ static wpart_status_t sgo_run(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int
                     WPART_FAIL(WPART_ECANCELLED, "stopped on request");
                 }
             }
-        } else {
+        } else { /* from scratch (the entries in CSR order) */
             for (int d = 0; d < 2; d++) {
                 memcpy(cut[d], nc[d], (size_t)(K[d] + 1) * sizeof(int64_t));
-                rg_map(cut[d], K[d], nn[d], map[d]);
             }
-            memset(blk, 0, (size_t)(P * Q) * sizeof(double));
-            for (int64_t i = 0; i < A->n1; i++) {
-                if (rg_cancel(control, &work, A->rp[i + 1] - A->rp[i])) {
-                    WPART_FAIL(WPART_ECANCELLED, "stopped on request");
-                }
-                double *row = blk + (int64_t)map[0][i] * Q;
-                for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
-                    row[map[1][A->ci[e]]] += rg_w(A, e);
-                }
+            wpart_i_rp_loads(&s);
+            if (rg_cancel(control, &work, nnz)) {
+                WPART_FAIL(WPART_ECANCELLED, "stopped on request");
             }
         }
         double mx = wpart_i_sgo_maxima(blk, P, Q, rs[0], rs[1]);
@@ -335,6 +333,8 @@ cleanup:
         free(cut[d]);
         free(nc[d]);
         free(map[d]);
+        free(smax[d]);
+        free(scnt[d]);
     }
     return st;
 }
