@@ -666,15 +666,23 @@ def _sgo_tail(g: GridInput, P: int, Q: int, R: NDArray, C: NDArray, polished: di
         return 0.0 if not tl else max(tl - (time.perf_counter() - t0), 1e-9)
 
     d = None
-    if P * Q <= g.n1 * g.n2:  # rect_nicol's default grid too (its cut moves and SGO kick),
-        d = _core.spatial_rect_nicol_auto(*g.args()[:4], g.w, P, Q,  # taken below if lower
+
+    def with_default(R: NDArray, C: NDArray) -> tuple:
+        # the default's grid where it is lower
+        if d is not None and polished["default_max_load"] < polished["max_load"]:
+            polished["max_load"] = polished["default_max_load"]
+            return d[0], d[1]
+        return R, C
+
+    if P * Q <= g.n1 * g.n2:  # rect_nicol's default grid too (its cut moves and SGO kick)
+        d = _core.spatial_rect_nicol_auto(*g.args()[:4], g.w, P, Q,
                                           min(2 * max_sweeps, 2**62), loads=True,
                                           time_limit=left())
         polished["default_max_load"] = float(np.max(d[2]))
-        if d[8] or polished["default_max_load"] <= d[7]:  # timed out, or at the default's
-            if polished["default_max_load"] < polished["max_load"]:  # proven bound (its
-                polished["max_load"] = polished["default_max_load"]  # joint bound on heavy
-                R, C = d[0], d[1]  # lines): optimal, nothing left to refine
+        if d[8] or polished["default_max_load"] <= d[7]:
+            # timed out, or at the default's proven bound (its joint bound on heavy lines):
+            # optimal, nothing left to refine
+            R, C = with_default(R, C)
             return R, C, int(d[8])
     for rows, k in ((True, P), (False, Q)):  # the loads' 1D partitions
         if (rows, "load") not in cache:
@@ -712,9 +720,7 @@ def _sgo_tail(g: GridInput, P: int, Q: int, R: NDArray, C: NDArray, polished: di
         R, C = R4, C4
     if timed:
         return R, C, timed
-    if d is not None and polished["default_max_load"] < polished["max_load"]:
-        polished["max_load"] = polished["default_max_load"]
-        R, C = d[0], d[1]
+    R, C = with_default(R, C)
     # the cut-move polish of the best grid (csrc/spatial/rect_polish.c)
     R5, C5, v5, moves, timed = _core.spatial_rect_polish(
         *g.args(), P, Q, np.array(R, np.int64), np.array(C, np.int64),
