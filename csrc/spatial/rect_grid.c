@@ -151,45 +151,20 @@ RG_NOINLINE static int rg_shift(rg_ctx_t *g, int d, const int64_t *c)
     if (moved + ns * n * RG_INC_COL >= s->ptr[n] + n * K) {
         return 0;
     }
-    /* D[i * ns + t]: the load that moves into the t-th changed stripe (out of it: negative)
-     * at major i - 1; run: its running sum */
-    double *D = g->yd, *run = D + ns * (n + 1), *Y = g->Y[d];
-    int32_t *map = g->ymap[d], *qs = g->yslot + K + 1;
-    memset(D, 0, (size_t)(ns * (n + 1)) * sizeof(double));
+    /* the moved entries as deltas per major and changed stripe (g->yd: RG_INC_S (n + 2)
+     * cells), then added to the prefix from the first major they touch */
+    int32_t *qs = g->yslot + K + 1;
     for (int64_t q = 0; q < K; q++) {
         if (g->yslot[q] >= 0) {
             qs[g->yslot[q]] = (int32_t)q;
-            run[g->yslot[q]] = 0.0;
         }
-    }
-    int64_t rmin = n, t = 0;
-    hi = -1;
-    for (int64_t k = 1; k < K; k++) {
-        int64_t a = yo[k] < c[k] ? yo[k] : c[k], b = yo[k] < c[k] ? c[k] : yo[k];
-        for (int64_t j = a > hi ? a : hi; j < b; j++) {
-            while (c[t + 1] <= j) {
-                t++;
-            }
-            int32_t qo = map[j], qn = (int32_t)t;
-            if (qo == qn) {
-                continue;
-            }
-            double *Do = D + ns + g->yslot[qo], *Dn = D + ns + g->yslot[qn];
-            for (int64_t e = o->ptr[j]; e < o->ptr[j + 1]; e++) {
-                int64_t r = o->idx[e];
-                double w = o->w ? o->w[e] : 1.0;
-                Do[r * ns] -= w;
-                Dn[r * ns] += w;
-                rmin = r < rmin ? r : rmin;
-            }
-            map[j] = qn;
-        }
-        hi = b > hi ? b : hi;
     }
     if (g->i32[d]) {
-        rg_shift_rows_i((int32_t *)(void *)Y, K, ns, rmin, n, D, run, qs);
+        rg_shift_move_i((int32_t *)(void *)g->Y[d], K, ns, n, (int32_t *)(void *)g->yd,
+                        g->yslot, qs, yo, c, g->ymap[d], o->ptr, o->idx, o->w);
     } else {
-        rg_shift_rows(Y, K, ns, rmin, n, D, run, qs);
+        rg_shift_move(g->Y[d], K, ns, n, g->yd, g->yslot, qs, yo, c, g->ymap[d], o->ptr,
+                      o->idx, o->w);
     }
     memcpy(yo, c, (size_t)(K + 1) * sizeof(int64_t));
     return 1;

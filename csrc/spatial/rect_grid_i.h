@@ -232,6 +232,7 @@ static inline int rg_prefix_i(const rg_side_t *s, const int32_t *map, int64_t K,
 #define RG_BT double
 #define RG_BOUND(B) (B)
 #define RG_SFX
+#define RG_DT double
 #include "rect_grid_t.h"
 
 /* an int32 prefix's bound: the loads are integers, so a load exceeds B when it exceeds
@@ -245,6 +246,7 @@ static inline int32_t rg_bound_i(double B)
 #define RG_BT int32_t
 #define RG_BOUND(B) rg_bound_i(B)
 #define RG_SFX _i
+#define RG_DT int32_t
 #define RG_INT
 #include "rect_grid_t.h"
 

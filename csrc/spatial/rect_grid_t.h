@@ -307,13 +307,90 @@ static inline double RG_F(rg_solve)(const RG_T *X, int64_t n, int64_t K, int64_t
     return v;
 }
 
-/* rg_shift's pass (rect_grid.c): from major r0 + 1 on, the running sums run (ns changed
- * stripes, their stripes qs) of the deltas D (ns per major) added to the prefix Y */
-static inline void RG_F(rg_shift_rows)(RG_T *Y, int64_t K, int64_t ns, int64_t r0, int64_t n,
-                                       const double *D, double *run, const int32_t *qs)
+/* rg_shift's move (rect_grid.c): the entries of the minors that change stripe (between each
+ * cut's old place yo[k] and new place c[k]; their stripes in map, updated) as deltas D[i ns +
+ * t] (the load that moves into the t-th changed stripe at major i - 1, slot[q]: stripe q's t)
+ * of type RG_DT (the cells' own type for int32 cells: exact integer sums; double otherwise,
+ * integral loads: exact), then from the first major touched on their running sums added to
+ * the prefix Y (qs[t]: the t-th changed stripe). For ns up to 8 the pass has ns fixed
+ * (RG_SHIFT_NS): the running sums and stripes stay in registers (the general loop reloads
+ * run[u] after every store to Y, which may alias it); the same sums, so the same prefix */
+#define RG_SHIFT_NS(NS)                                                                       \
+    static inline void RG_F(RG_CAT(rg_shift_rows, NS))(RG_T *restrict Y, int64_t K,           \
+                                                       int64_t r0, int64_t n,                 \
+                                                       const RG_DT *restrict D,               \
+                                                       const int32_t *restrict qs)            \
+    {                                                                                         \
+        RG_DT r[NS] = {0};                                                                    \
+        int32_t q[NS];                                                                        \
+        for (int u = 0; u < NS; u++) {                                                        \
+            q[u] = qs[u];                                                                     \
+        }                                                                                     \
+        for (int64_t i = r0 + 1; i <= n; i++) {                                               \
+            const RG_DT *Di = D + i * NS;                                                     \
+            RG_T *Yi = Y + i * K;                                                             \
+            for (int u = 0; u < NS; u++) {                                                    \
+                r[u] += Di[u];                                                                \
+                Yi[q[u]] += (RG_T)r[u];                                                       \
+            }                                                                                 \
+        }                                                                                     \
+    }
+RG_SHIFT_NS(1)
+RG_SHIFT_NS(2)
+RG_SHIFT_NS(3)
+RG_SHIFT_NS(4)
+RG_SHIFT_NS(5)
+RG_SHIFT_NS(6)
+RG_SHIFT_NS(7)
+RG_SHIFT_NS(8)
+#undef RG_SHIFT_NS
+
+static inline void RG_F(rg_shift_move)(RG_T *Y, int64_t K, int64_t ns, int64_t n, RG_DT *D,
+                                       const int32_t *slot, const int32_t *qs,
+                                       const int64_t *yo, const int64_t *c, int32_t *map,
+                                       const int64_t *ptr, const int64_t *idx, const double *w)
 {
-    for (int64_t i = r0 + 1; i <= n; i++) {
-        const double *Di = D + i * ns;
+    RG_DT *run = D + ns * (n + 1);
+    int64_t rmin = n, t = 0, hi = -1;
+    memset(D, 0, (size_t)(ns * (n + 1)) * sizeof(RG_DT));
+    for (int64_t k = 1; k < K; k++) {
+        int64_t a = yo[k] < c[k] ? yo[k] : c[k], b = yo[k] < c[k] ? c[k] : yo[k];
+        for (int64_t j = a > hi ? a : hi; j < b; j++) {
+            while (c[t + 1] <= j) {
+                t++;
+            }
+            int32_t qo = map[j], qn = (int32_t)t;
+            if (qo == qn) {
+                continue;
+            }
+            RG_DT *Do = D + ns + slot[qo], *Dn = D + ns + slot[qn];
+            for (int64_t e = ptr[j]; e < ptr[j + 1]; e++) {
+                int64_t r = idx[e];
+                RG_DT x = w ? (RG_DT)w[e] : (RG_DT)1;
+                Do[r * ns] -= x;
+                Dn[r * ns] += x;
+                rmin = r < rmin ? r : rmin;
+            }
+            map[j] = qn;
+        }
+        hi = b > hi ? b : hi;
+    }
+    switch (ns) {
+    case 1: RG_F(rg_shift_rows1)(Y, K, rmin, n, D, qs); return;
+    case 2: RG_F(rg_shift_rows2)(Y, K, rmin, n, D, qs); return;
+    case 3: RG_F(rg_shift_rows3)(Y, K, rmin, n, D, qs); return;
+    case 4: RG_F(rg_shift_rows4)(Y, K, rmin, n, D, qs); return;
+    case 5: RG_F(rg_shift_rows5)(Y, K, rmin, n, D, qs); return;
+    case 6: RG_F(rg_shift_rows6)(Y, K, rmin, n, D, qs); return;
+    case 7: RG_F(rg_shift_rows7)(Y, K, rmin, n, D, qs); return;
+    case 8: RG_F(rg_shift_rows8)(Y, K, rmin, n, D, qs); return;
+    default: break;
+    }
+    for (int64_t u = 0; u < ns; u++) {
+        run[u] = 0;
+    }
+    for (int64_t i = rmin + 1; i <= n; i++) {
+        const RG_DT *Di = D + i * ns;
         RG_T *Yi = Y + i * K;
         for (int64_t u = 0; u < ns; u++) {
             run[u] += Di[u];
@@ -348,4 +425,5 @@ static inline void RG_F(rg_shift_all_rows)(RG_T *Y, int64_t K, int64_t n, const 
 #undef RG_BT
 #undef RG_BOUND
 #undef RG_SFX
+#undef RG_DT
 #undef RG_INT
