@@ -7,6 +7,10 @@
 #include "rect_polish.h"
 #include "rect_polish_i.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 void wpart_i_sgo_cuts(const double *pref, int64_t n, const double *pi, int64_t k,
                       const int64_t *hint, int64_t *cuts)
 {
@@ -79,8 +83,11 @@ static void sgo_sort(double *x, int64_t k)
 double wpart_i_sgo_maxima(const double *restrict L, int64_t P, int64_t Q,
                           double *restrict rmax, double *restrict cmax)
 {
-    /* four row chains, so that the maxima do not wait on each other (the SGO's hot loop: 2.2x
-     * faster at 64 x 64 than one chain through rmax[p]) */
+    /* two columns per instruction where SSE2 is there (every x86-64): MAXPD(v, m) is v > m ?
+     * v : m, the scalar loop's choice, so the same maxima; about 1.6x faster at 64 x 64 than
+     * the four scalar row chains below (the default on SARMA's Chebyshev1 64 x 64 12.0 ->
+     * 10.5 ms, mesh2em5 43.9 -> 37.0 ms), which remain for the tail and elsewhere (2.2x
+     * faster than one chain through rmax[p]: the maxima do not wait on each other) */
     double mx = 0.0;
     for (int64_t q = 0; q < Q; q++) {
         cmax[q] = 0.0;
@@ -89,6 +96,18 @@ double wpart_i_sgo_maxima(const double *restrict L, int64_t P, int64_t Q,
         const double *restrict row = L + p * Q;
         double m4[4] = {0.0, 0.0, 0.0, 0.0};
         int64_t q = 0;
+#if defined(__SSE2__)
+        __m128d a0 = _mm_setzero_pd(), a1 = _mm_setzero_pd();
+        for (; q + 4 <= Q; q += 4) {
+            __m128d v0 = _mm_loadu_pd(row + q), v1 = _mm_loadu_pd(row + q + 2);
+            a0 = _mm_max_pd(v0, a0);
+            a1 = _mm_max_pd(v1, a1);
+            _mm_storeu_pd(cmax + q, _mm_max_pd(v0, _mm_loadu_pd(cmax + q)));
+            _mm_storeu_pd(cmax + q + 2, _mm_max_pd(v1, _mm_loadu_pd(cmax + q + 2)));
+        }
+        _mm_storeu_pd(m4, a0);
+        _mm_storeu_pd(m4 + 2, a1);
+#endif
         for (; q + 4 <= Q; q += 4) {
             for (int j = 0; j < 4; j++) {
                 double v = row[q + j];
