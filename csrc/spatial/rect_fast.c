@@ -458,8 +458,9 @@ cleanup:
  * bound of side jd's heaviest lines for the other dimension, uniform cuts for side jd, whose
  * balanced half-sweeps set side jd first. A grid at the proven lower bound is optimal: then it
  * goes to R, C (on bench_spatial_fresh's heavy-line matrices at 8 x 32 in one half-sweep, where
- * the race, the nic members and the kick took 1-6 ms to reach it); else it is dropped and the
- * default runs as without it (S: 2 (P + Q + 2) int64 of scratch) */
+ * the race, the nic members and the kick took 1-6 ms to reach it); else the starts run as
+ * without it and it is kept where it is below all of theirs (S: 2 (P + Q + 2) int64 of
+ * scratch; its grid in the second P + Q + 2) */
 static wpart_status_t rf_joint_start(rg_ctx_t *g, double t0, int jd, const int64_t *jcuts,
                                      int64_t max_half, double lower, int64_t *S, int64_t *R,
                                      int64_t *C, double *v, int64_t *halves, int32_t *timed_out)
@@ -637,6 +638,17 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
     double inc = jdone ? out->joint : RG_INF;
     for (int64_t k = 0; k <= nu; k++) {
         inc = val[k] < inc ? val[k] : inc;
+    }
+    if (!jdone && out->joint_halves >= 0 && out->joint < inc) {
+        /* the joint-bound start's grid (J's second slot, rf_joint_start) below every start's:
+         * the grid the stages below continue (bench_spatial_fresh's power-law matrices at
+         * 16 x 16 - 64 x 64: 15 cases where it was, 5 of them ending lower, e.g.
+         * plaw_2600_z count 32 x 32 46 -> 45, h_plaw_3100_z stored 32 x 32 59 -> 57; none
+         * higher; as the starts' incumbent too it cost tumorAntiAngiogenesis_1 ~10 % more,
+         * for one case lower) */
+        memcpy(out->R, J + (P + Q + 2), (size_t)(P + 1) * sizeof(int64_t));
+        memcpy(out->C, J + (P + Q + 2) + P + 1, (size_t)(Q + 1) * sizeof(int64_t));
+        inc = out->joint;
     }
     int uni0 = P * Q >= RF_NIC_MIN ? 0 : 1, uni1 = P * Q < RF_UNI_MAX ? 2 : 1;
     for (int uni = uni0; uni < uni1 && !out->timed_out && big && inc > out->lower; uni++) {

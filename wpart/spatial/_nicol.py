@@ -377,7 +377,7 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
     vals, halves, states, refs, lb = out[3], out[4], out[5], out[6], out[7]
     pol = out[14]
     # the joint-bound start (heavy-line matrices, 64 blocks and more) ran first: at the bound,
-    # the result (no other start ran); else dropped
+    # the result (no other start ran); else kept below every start, or dropped
     joint = pol[5] >= 0 and lb > 0 and pol[6] <= lb
     # reached: a start that ran (not _SAME, equal to an earlier one; not 2, not run) hit the bound
     reached = joint
@@ -388,9 +388,13 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
     table: dict = {}
     won = best = None
     if pol[5] >= 0:
+        # below every start's grid (and their continuation's) it is kept: the grid the later
+        # stages continue
+        ran = [vals[k] for k in range(len(vals)) if states[k] in (0, 1, 3)]
+        kept = not joint and pol[6] < min(ran, default=math.inf)
         table[JOINT] = {"max_load": pol[6], "half_sweeps": pol[5],
-                        "state": "stopped" if joint else "dropped"}
-        if joint:
+                        "state": "stopped" if joint else "kept" if kept else "dropped"}
+        if joint or kept:
             won, best = JOINT, pol[6]
     same = False
     for k, name in enumerate(AUTO):

@@ -130,7 +130,9 @@ def rect_nicol(
         common partition of its heaviest lines (the lower bound's), then at most two
         half-sweeps; a grid at the proven bound is optimal and the result, no other stage
         runs (``stats["starts"]["joint_bound"]``; on power-law matrices at 8 x 32 in one
-        half-sweep, 0.3-0.7 ms where the stages below took 2-6 ms), else it is dropped. On
+        half-sweep, 0.3-0.7 ms where the stages below took 2-6 ms); else the starts run and
+        its grid, where below all of theirs, is the one the stages below continue (state
+        ``"kept"``; otherwise ``"dropped"``). On
         grids of 64 blocks and more the default then runs SARMA's nic (rows from the stored
         entries per row, plain half-sweeps, at most max(10, P + Q), stopping after 10 without a
         gain) and nicuni (uniform rows; below 1,024 blocks) racing the best grid, moves single
