@@ -443,7 +443,7 @@ wpart_status_t wpart_i_rect_plain(rg_ctx_t *g, const wpart_rg_csr_t *B, double t
         goto cleanup;
     }
     wpart_rg_csr_t At = {B->n2, B->n1, g->side[1].ptr, g->side[1].idx, g->side[1].w};
-    WPART_CHECK(wpart_i_rect_polish(B, &At, P, Q, R2, C2, 20, g->ctl, &pv, &moves, &pto));
+    WPART_CHECK(wpart_i_rect_polish_g(g, B, &At, P, Q, R2, C2, 20, g->ctl, &pv, &moves, &pto));
     *timed_out = pto;
     rg_keep(P, Q, R2, C2, pv, R, C, value);
 cleanup:
@@ -665,7 +665,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
         WPART_CHECK(wpart_i_rg_csc(&g));
         wpart_rg_csr_t At = {A->n2, A->n1, g.side[1].ptr, g.side[1].idx, g.side[1].w};
         double pv;
-        WPART_CHECK(wpart_i_rect_polish(&B, &At, P, Q, out->R, out->C, 20, control, &pv,
+        WPART_CHECK(wpart_i_rect_polish_g(&g, &B, &At, P, Q, out->R, out->C, 20, control, &pv,
                                         &out->moves, &out->timed_out));
         out->polished = pv;
     }

@@ -242,7 +242,7 @@ static wpart_status_t rk_moves(rg_ctx_t *g, rp_t *s, const wpart_rg_csr_t *At, i
     int64_t moves;
     if (*v < RG_INF) {
         if (!*timed_out) {
-            WPART_CHECK(wpart_i_rect_polish(g->A, At, g->P[0], g->P[1], R, C, 20, g->ctl, v,
+            WPART_CHECK(wpart_i_rect_polish_g(g, g->A, At, g->P[0], g->P[1], R, C, 20, g->ctl, v,
                                             &moves, timed_out));
         } else {
             *v = rk_max(s, R, C);
@@ -328,7 +328,7 @@ static wpart_status_t rk_big(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0, int 
         WPART_CHECK(wpart_i_rect_from(g, t0, 2, 4, w->R0, w->C0, &nic, w->R2, w->C2, &v2,
                                       halves, timed_out));
         if (!*timed_out) { /* the cut moves of nic's grid (the SGO grid if none went below) */
-            WPART_CHECK(wpart_i_rect_polish(g->A, &At, P, Q, w->R2, w->C2, 20, g->ctl, &v2,
+            WPART_CHECK(wpart_i_rect_polish_g(g, g->A, &At, P, Q, w->R2, w->C2, 20, g->ctl, &v2,
                                             &moves, timed_out));
             if (rg_keep(P, Q, w->R2, w->C2, v2, Rb, Cb, vb)) {
                 best = v2 < best ? v2 : best;
@@ -460,7 +460,7 @@ static wpart_status_t rk_heavy(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0,
         if (*timed_out || !(v2 <= best)) { /* above: w->R2 holds nic's first start */
             continue;
         }
-        WPART_CHECK(wpart_i_rect_polish(g->A, &At, P, Q, w->R2, w->C2, 20, g->ctl, &v2, &moves,
+        WPART_CHECK(wpart_i_rect_polish_g(g, g->A, &At, P, Q, w->R2, w->C2, 20, g->ctl, &v2, &moves,
                                         timed_out));
         if (!*timed_out && rg_keep(P, Q, w->R2, w->C2, v2, w->Rx, w->Cx, &best)) {
             *vx = best;

@@ -107,6 +107,15 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
                                  double *value, int64_t *iters, int64_t *halves,
                                  int32_t *timed_out);
 
+/* wpart_i_rect_polish on an open context g (rect_grid_i.h): the block loads of the given grid
+ * come from g's half-sweep prefix where one is made (or cheaply brought) for it and the loads
+ * are integral (the same exact sums), else from the nonzeros; the same moves and grid */
+wpart_status_t wpart_i_rect_polish_g(rg_ctx_t *g, const wpart_rg_csr_t *A,
+                                     const wpart_rg_csr_t *At, int64_t P, int64_t Q, int64_t *R,
+                                     int64_t *C, int64_t max_iter,
+                                     const wpart_control_t *control, double *value,
+                                     int64_t *iters, int32_t *timed_out);
+
 /* (Rn, Cn) of max v replaces the grid (R, C) (P + 1, Q + 1 cuts) and *value when strictly
  * lower: 1 then, else 0 */
 static inline int rg_keep(int64_t P, int64_t Q, const int64_t *Rn, const int64_t *Cn, double v,
