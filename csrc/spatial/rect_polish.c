@@ -85,7 +85,15 @@ int64_t wpart_i_rp_shift(rp_t *s, int d, const int64_t *nc)
     return moved;
 }
 
-/* the maps of s's grid, and with L made: each stripe's largest block, the grid's max */
+/* each line's stripe under s's cuts */
+static void rp_maps(rp_t *s)
+{
+    for (int d = 0; d < 2; d++) {
+        rg_map(s->cut[d], s->K[d], s->side[d].n, s->map[d]);
+    }
+}
+
+/* with L made: each stripe's largest block and how many hold it, the grid's max */
 static double rp_finish(rp_t *s)
 {
     for (int d = 0; d < 2; d++) {
@@ -100,9 +108,7 @@ static double rp_finish(rp_t *s)
 double wpart_i_rp_loads(rp_t *s)
 {
     const rg_side_t *r = &s->side[0];
-    for (int d = 0; d < 2; d++) {
-        rg_map(s->cut[d], s->K[d], s->side[d].n, s->map[d]);
-    }
+    rp_maps(s);
     memset(s->L, 0, (size_t)(s->K[0] * s->K[1]) * sizeof(double));
     for (int64_t i = 0; i < r->n; i++) {
         double *row = s->L + (int64_t)s->map[0][i] * s->K[1];
@@ -121,9 +127,7 @@ static double rp_loads_g(rg_ctx_t *g, rp_t *s)
     if (!g || !wpart_i_rg_loads(g, s->cut[0], s->cut[1], NULL, s->L)) {
         return wpart_i_rp_loads(s);
     }
-    for (int d = 0; d < 2; d++) {
-        rg_map(s->cut[d], s->K[d], s->side[d].n, s->map[d]);
-    }
+    rp_maps(s);
     return rp_finish(s);
 }
 
