@@ -427,6 +427,72 @@ cleanup:
     return res;
 }
 
+/* spatial_mm_csr(data, offset, n1, n2, nnz, field, sym, exact): the canonical CSR arrays (rp,
+ * ci, values: float64 for a real field, else int64; not exact: int64 value != 0 for a real
+ * field) of the MatrixMarket coordinate body
+ * data[offset:], or None where the body is outside the syntax the core parses (the caller then
+ * reads the file with scipy); the GIL released, Ctrl-C polled */
+static PyObject *wpy_mm_csr(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *data, *res = NULL;
+    long long off, n1, n2, nnz;
+    int field, sym, exact = 1;
+    if (!PyArg_ParseTuple(args, "SLLLLii|p", &data, &off, &n1, &n2, &nnz, &field, &sym,
+                          &exact)) {
+        return NULL;
+    }
+    Py_ssize_t len = PyBytes_GET_SIZE(data);
+    if (off < 0 || off > len || n1 < 1 || n2 < 1 || nnz < 0 || nnz > (1LL << 60)) {
+        PyErr_SetString(wpy_ValueError, "spatial_mm_csr: bad offset or sizes");
+        return NULL;
+    }
+    npy_intp np1 = (npy_intp)n1 + 1, cap = (npy_intp)(sym ? 2 * nnz : nnz);
+    PyArrayObject *R = (PyArrayObject *)PyArray_EMPTY(1, &np1, NPY_INT64, 0);
+    PyArrayObject *C = (PyArrayObject *)PyArray_EMPTY(1, &cap, NPY_INT64, 0);
+    int fl = field == WPART_MM_REAL && exact;
+    PyArrayObject *V = (PyArrayObject *)PyArray_EMPTY(1, &cap, fl ? NPY_FLOAT64 : NPY_INT64, 0);
+    if (!R || !C || !V) {
+        goto cleanup;
+    }
+    wpy_control_t ctl;
+    wpy_control_setup(&ctl, NULL, 0.0);
+    const char *buf = PyBytes_AS_STRING(data) + off;
+    int64_t count = 0, bad = 0;
+    wpart_status_t st;
+    WPY_NOGIL(st = wpart_spatial_mm_csr(buf, (size_t)(len - off), n1, n2, nnz, field, sym,
+                                        PyArray_DATA(R), PyArray_DATA(C),
+                                        fl ? PyArray_DATA(V) : NULL, fl ? NULL : PyArray_DATA(V),
+                                        &count,
+                                        &bad, &ctl.ctl));
+    if (st == WPART_EINVAL) {
+        res = Py_None;
+        Py_INCREF(res);
+        goto cleanup;
+    }
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto cleanup;
+    }
+    if (count < (int64_t)cap) { /* the mirrors of diagonal entries: no room needed */
+        npy_intp k = (npy_intp)count;
+        PyArray_Dims d = {&k, 1};
+        PyObject *rc = PyArray_Resize(C, &d, 0, NPY_CORDER);
+        if (rc) {
+            Py_DECREF(rc);
+            rc = PyArray_Resize(V, &d, 0, NPY_CORDER);
+        }
+        if (!rc) {
+            goto cleanup;
+        }
+        Py_DECREF(rc);
+    }
+    res = Py_BuildValue("OOO", R, C, V);
+cleanup:
+    WPY_XDECREF(R, C, V);
+    return res;
+}
+
 /* The functions (their signatures: wpart/_core.pyi):
  * - spatial_rect_nicol_auto: The default RECT-NICOL in one call on CSR arrays: (R, C, loads,
  *   values, half-sweeps, states, refs, lower bound, timed_out, value check, int total, int max,
@@ -442,6 +508,7 @@ cleanup:
  * - spatial_rect_kick: SGO from the uniform grid, then half-sweeps racing the given grid and
  *   the polish, on CSR arrays (max_iter: SGO iterations): (R, C, value, iterations, timed_out).
  * - spatial_rect_1d: The exact 1D partition of a float64 vector: (cuts, value).
+ * - spatial_mm_csr: The canonical CSR arrays of a MatrixMarket coordinate body, or None.
  * - spatial_rect_unit_csr: The loads matrix of weights "stored" / "count" on the canonical CSR
  *   arrays of an n1 x n2 matrix (keep: the entries that count, None: all): (int64 pointers,
  *   int64 indices, 1s or None without ones). */
@@ -455,6 +522,7 @@ static PyMethodDef spatial_rect_methods[] = {
     {"spatial_rect_kick", WPY_CFUNC(wpy_rect_kick), WPY_KW, NULL},
     {"spatial_rect_1d", wpy_rect_1d, METH_VARARGS, NULL},
     {"spatial_rect_unit_csr", wpy_rect_unit_csr, METH_VARARGS, NULL},
+    {"spatial_mm_csr", wpy_mm_csr, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import os
 import time
 from typing import Any
 
@@ -21,7 +22,7 @@ from .. import _core
 from ._common import _Prepared, _bound, _verdict, factor_pair
 from ._grid import GridInput, _done, _grid_result, grid_rects, sym_cuts
 from ._sparse import (SPARSE_DENSITY, SPARSE_MIN_CELLS, _BYTES_PER_ENTRY, _BYTES_PER_LINE,
-                      check_sparse_size, loads_csr)
+                      check_sparse_size, fast_path_matrix, loads_csr)
 from ._partition import SpatialPartition
 
 #: Start names of the engine. ``rows_*``: the rows are cut first (uniform, by load, by the
@@ -472,8 +473,9 @@ def _fast_result(A: Any, m: int, total: Any, amax: Any, kind: str, out: tuple, l
 def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, refine: Any,
                  patience: Any, abandon: Any, allow_empty: Any, time_limit: Any,
                  progress: Any, weights: Any) -> SpatialPartition | None:
-    """rect_nicol's default on a canonical ``scipy.sparse`` CSR matrix that runs on its
-    nonzeros, in one core call that also checks the values and sums the blocks: int64 /
+    """rect_nicol's default on a canonical ``scipy.sparse`` CSR matrix (or a MatrixMarket file
+    that the core's fast path reads: wpart.spatial._mmfast) that runs on its nonzeros, in one
+    core call that also checks the values and sums the blocks: int64 /
     float64 loads as they are (no copies of the arrays, no prepared input; explicit zeros
     dropped), or numeric values with ``weights="stored"`` / ``"count"`` (1 per stored entry /
     per nonzero value); None when any argument is not of that plain kind (the step-by-step
@@ -485,9 +487,14 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
             type(weights) is str and weights in _FAST_WEIGHTS and type(m) is int and
             type(max_sweeps) is int and max_sweeps >= 1 and
             (time_limit is None or (type(time_limit) in (int, float) and
-                                    0 < time_limit < float("inf"))) and
-            type(A).__module__.startswith("scipy.sparse") and
-            getattr(A, "format", None) == "csr"):
+                                    0 < time_limit < float("inf")))):
+        return None
+    if isinstance(A, (str, os.PathLike)):  # a MatrixMarket file the core reads in one pass
+        A = fast_path_matrix(A, weights)
+        if A is None:
+            return None
+    elif not (type(A).__module__.startswith("scipy.sparse") and
+              getattr(A, "format", None) == "csr"):
         return None
     shape = A.shape
     rp, ci, vals = A.indptr, A.indices, A.data

@@ -22,6 +22,7 @@ from .._errors import (
 )
 from .._interrupt import run_interruptibly
 from .._validate import as_loads, choice
+from ._mmfast import read_fast
 
 __all__ = ["MAX_DENSE_BYTES", "read_matrix"]
 
@@ -162,15 +163,36 @@ def _where(path: str | None) -> str:
     return f" (file {path!r})" if path else ""
 
 
-def _mmread(path: Any, name: str = "path") -> tuple[Any, str]:
+def fast_path_matrix(A: Any, weights: str) -> Any:
+    """The canonical CSR matrix of the MatrixMarket file `A` (a path) read by the core's fast
+    path (values exact only for ``weights="values"``), or None (not a path, not a file, or not in
+    the fast path's syntax: the general path reads it and reports)."""
+    if not isinstance(A, (str, os.PathLike)):
+        return None
+    p = os.fspath(A)
+    if not os.path.isfile(p):
+        return None
+    got = read_fast(p, lambda n1, n2, nnz: check_sparse_size(n1, n2, nnz, "A", _where(p)),
+                    exact=weights == "values")
+    return None if got is None else got[0]
+
+
+def _mmread(path: Any, name: str = "path", exact: bool = True) -> tuple[Any, str]:
     """The MatrixMarket file at `path` as scipy reads it (a COO matrix with its duplicates, or a
     dense array) and its field (``"real"``, ``"integer"``, ``"pattern"``, ...), the declared size
-    checked against :func:`memory_budget` before reading; every error names the file."""
+    checked against :func:`memory_budget` before reading; every error names the file. A plain
+    coordinate file in the core's syntax (wpart.spatial._mmfast) comes back as the canonical
+    CSR matrix that scipy's COO gives (``format == "csr"``; int64 1s for a pattern file; not
+    `exact`: a real file's values as int64 ``value != 0``)."""
     if not isinstance(path, (str, os.PathLike)):
         raise WpartTypeError(f"`{name}` must be a str or os.PathLike, got {type(path).__name__}")
     p = os.fspath(path)
     if not os.path.exists(p):
         raise WpartFileNotFoundError(f"`{name}`: no such file: {p!r}")
+    got = read_fast(p, lambda n1, n2, nnz: check_sparse_size(n1, n2, nnz, name, _where(p)),
+                    exact)
+    if got is not None:
+        return got
     import scipy.io
 
     try:
@@ -238,8 +260,9 @@ def _canonical_csr(M: Any, pattern: bool) -> Any:
 
 
 def read_matrix(path: str | os.PathLike) -> Any:
-    """Read a MatrixMarket file (``.mtx``, also gzip / bz2 compressed) with
-    ``scipy.io.mmread``.
+    """Read a MatrixMarket file (``.mtx``, also gzip / bz2 compressed): a plain coordinate file
+    by the core in one pass (integer and pattern files, and real ones of up to 4,096 entries),
+    any other with ``scipy.io.mmread``; the same matrix either way.
 
     Parameters
     ----------
@@ -264,6 +287,8 @@ def read_matrix(path: str | os.PathLike) -> Any:
         header, before anything of that size is allocated).
     """
     M, field = _mmread(path)
+    if is_sparse(M) and M.format == "csr":  # read by the core: canonical already
+        return M
     if is_sparse(M):
         # seconds of C++ without a signal check: Ctrl-C lands in the waiting caller
         return run_interruptibly(_canonical_csr, M, field == "pattern")
@@ -297,7 +322,12 @@ class SparseInput:
             raise WpartTypeError(f"`{name}` must be numeric, got dtype {A.dtype}")
         i64 = np.int64
         same = False
-        if weights == "stored":  # every stored entry counts 1, duplicates as stored
+        if weights == "stored" and getattr(A, "format", None) == "csr" and \
+                A.has_canonical_format:  # no duplicates: 1 at each stored entry
+            indptr, indices = A.indptr, A.indices
+            data = np.ones(indices.size, dtype=i64)
+            rows = None
+        elif weights == "stored":  # every stored entry counts 1, duplicates as stored
             c = A.tocoo()
             ones = np.ones(c.nnz, dtype=i64)
             c = _sp().csr_array((ones, (c.row, c.col)), shape=(n1, n2))
@@ -431,10 +461,10 @@ def as_input(A: Any, weights: Any, ndims: tuple, name: str = "A") -> Any:
                 f"`{name}`: no such MatrixMarket file: {p!r} (a string `{name}` is "
                 "read as a file path)"
             )
-        M, field = _mmread(p, name)
+        M, field = _mmread(p, name, exact=w == "values")
         try:
             if is_sparse(M):
-                if field == "pattern":  # entries without values: integer loads
+                if field == "pattern" and M.dtype != np.int64:  # no values: integer loads
                     M = M.astype(np.int64)
                 return SparseInput(M, w, name)
             return _dense(M, w, ndims, name, check=True)

@@ -136,6 +136,24 @@ wpart_status_t wpart_spatial_alloc_i64(const int64_t *L, int64_t K, int64_t m,
 wpart_status_t wpart_spatial_alloc_f64(const double *L, int64_t K, int64_t m, const int64_t *cap,
                                        int64_t *Q);
 
+/**
+ * The body of a MatrixMarket coordinate file (buf[0, len): the entry lines after the size line)
+ * as a canonical CSR matrix: rp (n1 + 1), ci and the values (fv for a real field, iv for an
+ * integer or pattern one: 1 per entry; a real field with fv NULL: iv the indicator value != 0,
+ * for weights that count entries) hold *count <= cap entries, cap = nnz (general) or
+ * 2 nnz; each row's columns ascending, explicit zeros kept, both triangles of a symmetric file
+ * (skew: the mirror negated). Only a strict subset of the syntax is parsed (see mm_read.c): a
+ * body outside it, or one storing a cell twice, gives WPART_EINVAL (*bad_line: the entry line,
+ * 1-based, or 0) and the caller reads the file with a general reader. WPART_ENOMEM,
+ * WPART_ECANCELLED (control hooks).
+ */
+enum { WPART_MM_REAL = 0, WPART_MM_INTEGER = 1, WPART_MM_PATTERN = 2 };
+enum { WPART_MM_GENERAL = 0, WPART_MM_SYMMETRIC = 1, WPART_MM_SKEW = 2 };
+wpart_status_t wpart_spatial_mm_csr(const char *buf, size_t len, int64_t n1, int64_t n2,
+                                    int64_t nnz, int field, int sym, int64_t *rp, int64_t *ci,
+                                    double *fv, int64_t *iv, int64_t *count, int64_t *bad_line,
+                                    const wpart_control_t *ctl);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,202 @@
+"""The MatrixMarket fast path (wpart/spatial/_mmfast.py, csrc/spatial/mm_read.c) against scipy's
+reader: every file in the fast path's syntax gives the canonical CSR matrix that scipy's COO
+gives, value for value (floats bit for bit) and dtype for dtype; every file outside it goes to
+scipy's reader (``_core.spatial_mm_csr`` answers None) with the same result or error as
+before; the methods read a path the same way as the matrix."""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import pytest
+import scipy.io
+import scipy.sparse as sp
+
+import wpart
+import wpart.spatial as ws
+from wpart import _core
+from wpart.spatial import _mmfast, _sparse
+
+REALS = ["1", "2.5", "-.058912621", "2.4425906490000004", "1e-3", "1E+05", "-0.0", "0", "0.0",
+         "7.", ".5", "3.0e0", "-12.75e-2", "1e-300", "0e5", "00.000"]
+
+
+def scipy_csr(path):
+    """The independent oracle: scipy's reader, then its canonical CSR (pattern: int64 1s)."""
+    M = scipy.io.mmread(path)
+    field = scipy.io.mminfo(path)[4]
+    return _sparse._canonical_csr(M, field == "pattern")
+
+
+def same(A, B):
+    assert A.shape == B.shape
+    assert A.data.dtype == B.data.dtype
+    assert np.array_equal(A.indptr, B.indptr)
+    assert np.array_equal(A.indices, B.indices)
+    assert np.array_equal(A.data.view(np.uint8), B.data.view(np.uint8))  # bit for bit
+
+
+def random_file(rng, field, sym, crlf=False, blanks=False, comments=0, eof_newline=True,
+                shuffle=True):
+    n1 = int(rng.integers(1, 30))
+    n2 = n1 if sym != "general" else int(rng.integers(1, 30))
+    cells = {(i, j) for i in range(n1) for j in range(n2) if rng.random() < 0.3}
+    if sym != "general":  # one triangle (skew: strictly lower)
+        cells = {(i, j) for i, j in cells if (i > j if sym == "skew-symmetric" else i >= j)}
+    cells = sorted(cells)
+    if shuffle:
+        rng.shuffle(cells)
+    lines = []
+    for i, j in cells:
+        sep = " \t " if blanks and rng.random() < 0.3 else " "
+        parts = [str(i + 1), str(j + 1)]
+        if field == "real":
+            parts.append(REALS[int(rng.integers(len(REALS)))] if rng.random() < 0.5
+                         else repr(float(rng.normal() * 10.0 ** int(rng.integers(-5, 6)))))
+        elif field == "integer":
+            parts.append(str(int(rng.integers(-10**12, 10**12)) if rng.random() < 0.5
+                             else int(rng.integers(-3, 4))))
+        lines.append(sep.join(parts) + (" " if blanks and rng.random() < 0.2 else ""))
+    nl = "\r\n" if crlf else "\n"
+    head = [f"%%MatrixMarket matrix coordinate {field} {sym}"]
+    head += [f"% comment {k}" for k in range(comments)]
+    head.append(f"{n1} {n2} {len(cells)}")
+    if lines and not eof_newline:  # (scipy 1.17's reader crashes on blanks ending the file)
+        lines[-1] = lines[-1].rstrip(" \t")
+    text = nl.join(head + lines) + (nl if eof_newline else "")
+    return text, len(cells)
+
+
+CASES = [(f, s) for f in ("real", "integer", "pattern")
+         for s in ("general", "symmetric", "skew-symmetric") if not (f == "pattern" and
+                                                                     s == "skew-symmetric")]
+
+
+@pytest.mark.parametrize("field,sym", CASES)
+def test_fast_path_matches_scipy_reader(tmp_path, field, sym):
+    rng = np.random.default_rng(CASES.index((field, sym)))
+    fast = 0
+    for k in range(40):
+        text, nnz = random_file(rng, field, sym, crlf=k % 3 == 1, blanks=k % 4 == 2,
+                                comments=k % 3, eof_newline=k % 5 != 4, shuffle=k % 2 == 0)
+        p = tmp_path / f"m{k}.mtx"
+        p.write_text(text, newline="")
+        A = ws.read_matrix(p)
+        same(A, scipy_csr(p))
+        if nnz:
+            data = p.read_bytes()
+            h = _mmfast.header(data)
+            assert h is not None
+            fast += _core.spatial_mm_csr(data, h[5], h[2], h[3], h[4],
+                                         {"real": 0, "integer": 1, "pattern": 2}[field],
+                                         {"general": 0, "symmetric": 1,
+                                          "skew-symmetric": 2}[sym]) is not None
+            # weights "stored" / "count": a real file's values as value != 0 of the exact read
+            got = _mmfast.read_fast(str(p), lambda *a: None, exact=False)
+            assert got is not None
+            B = got[0]
+            assert B.data.dtype == np.int64
+            assert np.array_equal(B.indices, A.indices)
+            want = (A.data != 0).astype(np.int64) if field == "real" else A.data
+            assert np.array_equal(B.data, want)  # (integers are exact: no conversion)
+    assert fast >= 30  # (the empty files go to scipy's reader)
+
+
+BAD_BODIES = {
+    "duplicate": "1 1 1\n1 1 2\n",
+    "nan": "1 1 nan\n2 2 1\n",
+    "inf": "1 1 inf\n2 2 1\n",
+    "plus": "1 1 +1.5\n2 2 1\n",
+    "blank_line": "1 1 1\n\n2 2 1\n",
+    "comment_inside": "1 1 1\n% c\n2 2 1\n",
+    "fewer": "1 1 1\n",
+    "more": "1 1 1\n2 2 1\n2 1 1\n",
+    "out_of_range": "1 1 1\n3 2 1\n",
+    "zero_index": "0 1 1\n2 2 1\n",
+    "extra_token": "1 1 1 5\n2 2 1\n",
+    "overflow": "1 1 1e400\n2 2 1\n",
+    "underflow": "1 1 1e-400\n2 2 1\n",
+    "two_dots": "1 1 1.2.3\n2 2 1\n",
+    "glued": "1 1-1.5\n2 2 1\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_BODIES))
+def test_outside_the_syntax_goes_to_scipy(tmp_path, name):
+    text = "%%MatrixMarket matrix coordinate real general\n2 2 2\n" + BAD_BODIES[name]
+    p = tmp_path / f"{name}.mtx"
+    p.write_text(text)
+    data = p.read_bytes()
+    h = _mmfast.header(data)
+    for exact in (True, False):
+        if name in ("underflow", "overflow") and not exact:
+            continue  # (the indicator of 1e-400 / 1e400 needs the conversion: it parses it)
+        assert _core.spatial_mm_csr(data, h[5], 2, 2, 2, 0, 0, exact) is None, (name, exact)
+    try:
+        want = scipy_csr(p)
+    except Exception as exc:  # scipy refuses it: so does read_matrix, naming the file
+        with pytest.raises(wpart.WpartError, match=str(p.name)):
+            ws.read_matrix(p)
+        return
+    same(ws.read_matrix(p), want)
+
+
+def test_headers_outside_the_syntax_go_to_scipy(tmp_path):
+    for k, head in enumerate([
+        "%%MatrixMarket matrix coordinate complex general",
+        "%%MatrixMarket matrix coordinate complex hermitian",
+        "%%MatrixMarket matrix coordinate REAL General",
+        "%%MatrixMarket matrix coordinate pattern skew-symmetric",
+    ]):
+        body = "2 2 2\n1 1 1 0\n2 1 3 1\n" if "complex" in head else "2 2 2\n1 1 1\n2 1 3\n"
+        if "pattern" in head:
+            body = "2 2 1\n2 1\n"
+        p = tmp_path / f"h{k}.mtx"
+        p.write_text(head + "\n" + body)
+        assert _mmfast.header(p.read_bytes()) is None or "pattern" in head
+        assert _mmfast.read_fast(str(p), lambda *a: None) is None
+    p = tmp_path / "z.mtx.gz"
+    with gzip.open(p, "wt") as f:
+        f.write("%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 2 5\n")
+    assert _mmfast.read_fast(str(p), lambda *a: None) is None
+    same(ws.read_matrix(p), scipy_csr(p))
+
+
+def test_declared_size_checked_before_reading(tmp_path):
+    p = tmp_path / "huge.mtx"
+    p.write_text("%%MatrixMarket matrix coordinate pattern general\n"
+                 "4000000000000 4000000000000 4000000\n1 1\n")
+    with pytest.raises(wpart.WpartMemoryError, match="huge.mtx"):
+        ws.read_matrix(p)
+    with pytest.raises(wpart.WpartMemoryError, match="huge.mtx"):
+        ws.rect_nicol(p, 4, P=2, Q=2, weights="count")
+
+
+@pytest.mark.parametrize("weights", ["stored", "count", "values"])
+def test_methods_read_a_path_as_the_matrix(tmp_path, weights):
+    rng = np.random.default_rng(7)
+    for k in range(6):
+        text, nnz = random_file(rng, "integer" if k % 2 else "real", "symmetric" if k % 3 else
+                                "general")
+        text = text.replace(" -", " ")  # non-negative values (weights="values")
+        p = tmp_path / f"w{k}.mtx"
+        p.write_text(text)
+        A = scipy_csr(p)
+        if nnz < 4 or min(A.shape) < 2:
+            continue
+        for fn in (ws.rect_nicol, ws.rect_uniform, ws.jag_m_heur):
+            a = fn(p, 4, weights=weights)
+            b = fn(A, 4, weights=weights)
+            assert a.max_load == b.max_load and np.array_equal(a.rects, b.rects), (k, fn)
+            assert np.array_equal(a.loads, b.loads)
+
+
+def test_negative_values_name_the_file(tmp_path):
+    p = tmp_path / "neg.mtx"
+    p.write_text("%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 -2\n2 2 1\n3 3 1\n")
+    assert _mmfast.read_fast(str(p), lambda *a: None) is not None  # (the fast path reads it)
+    with pytest.raises(wpart.WpartValueError, match="neg.mtx.*weights="):
+        ws.rect_nicol(p, 4, P=2, Q=2)
+    r = ws.rect_nicol(p, 4, P=2, Q=2, weights="count")
+    assert r.max_load == 1 and r.total == 3

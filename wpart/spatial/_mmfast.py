@@ -1,0 +1,108 @@
+"""The fast path of the MatrixMarket reader: a plain (uncompressed) coordinate file whose header
+and entry lines are in the strict syntax that the core parses (``_core.spatial_mm_csr``,
+csrc/spatial/mm_read.c) becomes its canonical CSR matrix in one pass, without scipy's reader
+and its COO to CSR conversion: the same matrix that path gives (checked entry for entry by
+tests/test_spatial_mmfast.py), about 10 x faster on pattern files and on the weights that count
+entries (the ``mtx`` rows of benchmarks/bench_files.py).
+Anything else (compressed files, ``array`` or ``complex`` / ``hermitian`` files, comments or
+blank lines among the entries, a cell stored twice, nan / inf values, ...) returns None, and
+the general reader (scipy's) reads the file and reports its errors as before."""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+from .. import _core
+
+#: The header the fast path takes: the banner (keywords in lower case, as MatrixMarket
+#: writers put them) ...
+_BANNER = re.compile(
+    rb"%%MatrixMarket[ \t]+matrix[ \t]+coordinate[ \t]+(real|integer|pattern)[ \t]+"
+    rb"(general|symmetric|skew-symmetric)[ \t]*\r?\n"
+)
+#: ... comment lines, then the size line.
+_SIZE = re.compile(rb"[ \t]*([0-9]{1,18})[ \t]+([0-9]{1,18})[ \t]+([0-9]{1,18})[ \t]*\r?\n")
+
+_FIELD = {b"real": 0, b"integer": 1, b"pattern": 2}
+_SYM = {b"general": 0, b"symmetric": 1, b"skew-symmetric": 2}
+
+#: Files above this size, or with more entries (both triangles of a symmetric file), go to the
+#: general reader: it streams them, where the fast path holds the bytes, and needs fewer bytes
+#: per entry (its overhead, what the fast path saves, is small beside such files' reading).
+FAST_MAX_BYTES = 1 << 28
+FAST_MAX_ENTRIES = 1 << 23
+#: A real file's exact values (``weights="values"``, read_matrix) above this many entries go to
+#: the general reader too: the core converts decimals with strtod (about 150 ns for a
+#: 17-digit value), scipy's reader in several threads (bench_files.py: 0.65 x at 10^4 entries,
+#: 2.8 x at 10^3); weights that count entries need no conversion.
+FAST_REAL_EXACT_MAX = 4096
+#: The bytes read first for the header: a file the fast path does not take is not read whole.
+_HEAD_BYTES = 1 << 16
+
+
+def header(data: bytes) -> tuple[str, str, int, int, int, int] | None:
+    """(field, symmetry, n1, n2, entries, offset of the first entry line) of a header in the
+    fast path's syntax, else None."""
+    m = _BANNER.match(data)
+    if m is None:
+        return None
+    pos = m.end()
+    while data.startswith(b"%", pos):  # comment lines
+        nl = data.find(b"\n", pos)
+        if nl < 0:
+            return None
+        pos = nl + 1
+    s = _SIZE.match(data, pos)
+    if s is None:
+        return None
+    n1, n2, nnz = (int(v) for v in s.groups())
+    return m.group(1).decode(), m.group(2).decode(), n1, n2, nnz, s.end()
+
+
+def _takes(h: tuple, exact: bool) -> bool:
+    """Whether the fast path reads a file of header `h` (see FAST_MAX_ENTRIES etc.)."""
+    field, sym, n1, n2, nnz, _ = h
+    cap = nnz if sym == "general" else 2 * nnz
+    return n1 >= 1 and n2 >= 1 and nnz >= 1 and cap <= FAST_MAX_ENTRIES and \
+        (sym == "general" or n1 == n2) and \
+        (field != "real" or not exact or cap <= FAST_REAL_EXACT_MAX)
+
+
+def read_fast(path: str, check: Any, exact: bool = True) -> tuple[Any, str] | None:
+    """(canonical ``scipy.sparse.csr_array``, field) of the coordinate file at `path` read by
+    the core, or None where it is not in the fast path's syntax. ``check(n1, n2, entries)``
+    runs on the header's sizes before anything of that size is allocated (it raises). Not
+    `exact`: a real file's values come as int64 ``value != 0`` (all that ``weights="stored"``
+    and ``"count"`` read of them; no decimal conversion)."""
+    if path.endswith((".gz", ".bz2")):
+        return None
+    try:
+        if os.path.getsize(path) > FAST_MAX_BYTES:
+            return None
+        with open(path, "rb") as f:
+            data = f.read(_HEAD_BYTES)
+            h = header(data)
+            if h is None and len(data) == _HEAD_BYTES:  # (a header longer than that)
+                data += f.read()
+                h = header(data)
+            if h is None or not _takes(h, exact):
+                return None
+            check(h[2], h[3], h[4])
+            if len(data) == _HEAD_BYTES:
+                data += f.read()
+    except OSError:
+        return None  # (the general reader reports it)
+    field, sym, n1, n2, nnz, off = h
+    out = _core.spatial_mm_csr(data, off, n1, n2, nnz, _FIELD[field.encode()],
+                               _SYM[sym.encode()], exact)
+    if out is None:
+        return None
+    rp, ci, vals = out
+    import scipy.sparse as sp
+
+    A = sp.csr_array((vals, ci, rp), shape=(n1, n2))
+    A.has_canonical_format = True
+    return A, field
+
