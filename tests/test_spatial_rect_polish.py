@@ -540,10 +540,10 @@ def test_polish_equals_a_plain_reimplementation():
 
 def test_kick_spends_more_of_nics_length_on_fresh_random_starts(monkeypatch):
     # bench_spatial_fresh's g2d5_44 (a 44 x 44 5-point grid, 15 % explicit zeros) counted at
-    # 64 x 64: SARMA's nic takes ~170 ms there, the default's runs within 0.9 of nic's length
-    # stop at 45 (SARMA's best of nine: 44); the further random starts up to 1.5 of it (seeds
-    # after those, a lower grid kept only where its continuation ends lower) reach 43, with the
-    # same grid every call and the grid's max as reported
+    # 64 x 64: SARMA's nic takes ~170 ms there; the default's runs within 0.6 of nic's length,
+    # then the further random starts up to 0.8 of it (seeds after those, a lower grid kept only
+    # where its continuation ends lower; 13,763 SGO iterations in all) reach 42, SARMA's best
+    # of nine, with the same grid every call and the grid's max as reported
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
     import bench_spatial_fresh as bsf
 
@@ -551,7 +551,7 @@ def test_kick_spends_more_of_nics_length_on_fresh_random_starts(monkeypatch):
     n = A.shape[0]
     r = spatial.rect_nicol(A, 4096, P=64, Q=64, weights="count")
     # (43 from splitmix64 starts; 42 from SARMA's own mt19937_64 ones)
-    assert r.max_load == 42 and r.stats["polish"]["kick_iterations"] > 15000
+    assert r.max_load == 42 and r.stats["polish"]["kick_iterations"] > 12000
     R, C = _grid_cuts(r, n, n, 64, 64)
     _assert_grid(R, C, n, n, 64, 64)
     assert _grid_max(bsf.loads(A, "count").toarray(), R, C) == 42

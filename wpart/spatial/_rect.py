@@ -143,10 +143,9 @@ def rect_nicol(
         its grid came near, racing the best one; from 1,024 blocks its 100 iterations run in
         full and SARMA's nic half-sweeps always run from its grid, and where SARMA's nic would
         take long (grid-like matrices) further SGO runs, on to 1,000 iterations, then from
-        random starts, within about the work SARMA's nic would spend, then further random
-        starts up to 1.5 x that estimate (a grid of theirs kept only where its plain
-        half-sweeps end lower: on grid-like 64 x 64 cases 1.6-2.2 x the CPU, still under
-        nic's where it was), and from 4,096 blocks, on a matrix without heavy lines whose grid
+        random starts, within 0.6 x the work SARMA's nic would spend, then further random
+        starts up to 0.8 x that estimate (a grid of theirs kept only where its plain
+        half-sweeps end lower), and from 4,096 blocks, on a matrix without heavy lines whose grid
         is still at least 5 x the lower bound (banded, mesh-like), SARMA's sgo_2dr_nic itself
         (the SGO from SARMA's own random start to its stop rule, then nic with SARMA's
         patience; a lower grid kept: four more of bench_spatial_fresh's 64 x 64 cases at or
