@@ -140,6 +140,38 @@ def _pid_state(pid: int) -> str:
     return "gone" if state in ("Z", "X") else "stopped" if state in ("T", "t") else "alive"
 
 
+def _end_stopped_ranks() -> list[str]:
+    """In the watcher of a rank (its parent): SIGKILL this job's ranks on this node that are
+    stopped (state T: the children of the rank's launcher with this job's id), whose end
+    ``mpirun`` can wait for without bound (Open MPI 4.1 hung there in 1 of about 10 jobs on a
+    busy machine: SIGTERM stays pending on a stopped process); returns their ranks."""
+    job = os.environ.get("PMIX_NAMESPACE") or os.environ.get("OMPI_MCA_ess_base_jobid")
+    rank = os.getppid()
+    out: list[str] = []
+    try:
+        with open(f"/proc/{rank}/stat") as fh:
+            launcher = int(fh.read().rsplit(")", 1)[1].split()[1])
+        pids = [int(n) for n in os.listdir("/proc") if n.isdigit() and int(n) != rank]
+    except (OSError, IndexError, ValueError):
+        return out
+    for pid in pids if job else ():
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                f = fh.read().rsplit(")", 1)[1].split()
+            if f[0] != "T" or int(f[1]) != launcher:
+                continue
+            with open(f"/proc/{pid}/environ", "rb") as fh:
+                env = dict(kv.split(b"=", 1) for kv in fh.read().split(b"\0") if b"=" in kv)
+            if (env.get(b"PMIX_NAMESPACE") or env.get(b"OMPI_MCA_ess_base_jobid")) != \
+                    job.encode():
+                continue
+            os.kill(pid, 9)  # (SIGKILL ends a stopped process)
+            out.append(env.get(b"OMPI_COMM_WORLD_RANK", b"?").decode(errors="replace"))
+        except (OSError, IndexError, ValueError):
+            continue
+    return out
+
+
 def _ranks(rs: list[int]) -> str:
     return ("rank " if len(rs) == 1 else "ranks ") + ", ".join(map(str, rs))
 
@@ -230,6 +262,10 @@ def arm(timeout: float | None, what: str, why: str, prog: str) -> Any:
             ready, _, _ = select.select([r], [], [], timeout)
             if not ready:
                 named = _culprits(mark)
+                if what == "MPI finalisation":
+                    ended = _end_stopped_ranks()
+                    if ended:
+                        named = f"{why} (stopped, so ended: {_ranks(sorted(ended, key=str))})"
                 os.write(2, (f"{prog}: rank {who}: RankFailure: {what} did not finish within "
                              f"--timeout {timeout:g} s: {named or why}\n").encode())
                 parent = os.getppid()
