@@ -88,10 +88,8 @@ def test_fast_path_matches_scipy_reader(tmp_path, field, sym):
             data = p.read_bytes()
             h = _mmfast.header(data)
             assert h is not None
-            fast += _core.spatial_mm_csr(data, h[5], h[2], h[3], h[4],
-                                         {"real": 0, "integer": 1, "pattern": 2}[field],
-                                         {"general": 0, "symmetric": 1,
-                                          "skew-symmetric": 2}[sym]) is not None
+            fast += _core.spatial_mm_csr(data, h[5], h[2], h[3], h[4], _mmfast._FIELD[field],
+                                         _mmfast._SYM[sym]) is not None
             # weights "stored" / "count": a real file's values as value != 0 of the exact read
             got = _mmfast.read_fast(str(p), lambda *a: None, exact=False)
             assert got is not None
@@ -243,8 +241,7 @@ def test_fuzzed_bodies_parse_exactly_or_decline():
         h = _mmfast.header(data)
         if h is None or h[4] < 1:
             continue
-        fld = {"real": 0, "integer": 1, "pattern": 2}[h[0]]
-        sy = {"general": 0, "symmetric": 1, "skew-symmetric": 2}[h[1]]
+        fld, sy = _mmfast._FIELD[h[0]], _mmfast._SYM[h[1]]
         for exact in (True, False):
             out = _core.spatial_mm_csr(data, h[5], h[2], h[3], h[4], fld, sy, exact)
             if out is None:

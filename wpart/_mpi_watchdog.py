@@ -124,11 +124,17 @@ def _unregister(path: str | None) -> None:
         pass
 
 
+def _stat(pid: int) -> list[str]:
+    """The fields of /proc/<pid>/stat after the command name: [state, ppid, ...] (OSError,
+    IndexError where there is none)."""
+    with open(f"/proc/{pid}/stat") as fh:
+        return fh.read().rsplit(")", 1)[1].split()
+
+
 def _pid_state(pid: int) -> str:
     """'gone', 'stopped' or 'alive'."""
     try:
-        with open(f"/proc/{pid}/stat") as fh:
-            state = fh.read().rsplit(")", 1)[1].split()[0]
+        state = _stat(pid)[0]
     except (OSError, IndexError):
         try:
             os.kill(pid, 0)
@@ -149,15 +155,13 @@ def _end_stopped_ranks() -> list[str]:
     rank = os.getppid()
     out: list[str] = []
     try:
-        with open(f"/proc/{rank}/stat") as fh:
-            launcher = int(fh.read().rsplit(")", 1)[1].split()[1])
+        launcher = int(_stat(rank)[1])
         pids = [int(n) for n in os.listdir("/proc") if n.isdigit() and int(n) != rank]
     except (OSError, IndexError, ValueError):
         return out
     for pid in pids if job else ():
         try:
-            with open(f"/proc/{pid}/stat") as fh:
-                f = fh.read().rsplit(")", 1)[1].split()
+            f = _stat(pid)
             if f[0] != "T" or int(f[1]) != launcher:
                 continue
             with open(f"/proc/{pid}/environ", "rb") as fh:

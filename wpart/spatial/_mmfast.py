@@ -2,8 +2,8 @@
 and entry lines are in the strict syntax that the core parses (``_core.spatial_mm_csr``,
 csrc/spatial/mm_read.c) becomes its canonical CSR matrix in one pass, without scipy's reader
 and its COO to CSR conversion: the same matrix that path gives (checked entry for entry by
-tests/test_spatial_mmfast.py), about 10 x faster on pattern files and on the weights that count
-entries (the ``mtx`` rows of benchmarks/bench_files.py).
+tests/test_spatial_mmfast.py), about 10 x faster on pattern files and faster on real ones when
+the weights count entries (the ``mtx`` rows of benchmarks/bench_files.py).
 Anything else (compressed files, ``array`` or ``complex`` / ``hermitian`` files, comments or
 blank lines among the entries, a cell stored twice, nan / inf values, ...) returns None, and
 the general reader (scipy's) reads the file and reports its errors as before."""
@@ -25,8 +25,8 @@ _BANNER = re.compile(
 #: ... comment lines, then the size line.
 _SIZE = re.compile(rb"[ \t]*([0-9]{1,18})[ \t]+([0-9]{1,18})[ \t]+([0-9]{1,18})[ \t]*\r?\n")
 
-_FIELD = {b"real": 0, b"integer": 1, b"pattern": 2}
-_SYM = {b"general": 0, b"symmetric": 1, b"skew-symmetric": 2}
+_FIELD = {"real": 0, "integer": 1, "pattern": 2}
+_SYM = {"general": 0, "symmetric": 1, "skew-symmetric": 2}
 
 #: Files above this size, or with more entries (both triangles of a symmetric file), go to the
 #: general reader: it streams them, where the fast path holds the bytes, and needs fewer bytes
@@ -95,8 +95,7 @@ def read_fast(path: str, check: Any, exact: bool = True) -> tuple[Any, str] | No
     except OSError:
         return None  # (the general reader reports it)
     field, sym, n1, n2, nnz, off = h
-    out = _core.spatial_mm_csr(data, off, n1, n2, nnz, _FIELD[field.encode()],
-                               _SYM[sym.encode()], exact)
+    out = _core.spatial_mm_csr(data, off, n1, n2, nnz, _FIELD[field], _SYM[sym], exact)
     if out is None:
         return None
     rp, ci, vals = out

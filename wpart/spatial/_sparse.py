@@ -163,17 +163,20 @@ def _where(path: str | None) -> str:
     return f" (file {path!r})" if path else ""
 
 
-def fast_path_matrix(A: Any, weights: str) -> Any:
-    """The canonical CSR matrix of the MatrixMarket file `A` (a path) read by the core's fast
-    path (values exact only for ``weights="values"``), or None (not a path, not a file, or not in
-    the fast path's syntax: the general path reads it and reports)."""
-    if not isinstance(A, (str, os.PathLike)):
-        return None
+def _read_fast(p: str, name: str, exact: bool) -> tuple[Any, str] | None:
+    """read_fast on the file `p`, its declared size checked as the general reader checks it."""
+    return read_fast(p, lambda n1, n2, nnz: check_sparse_size(n1, n2, nnz, name, _where(p)),
+                     exact)
+
+
+def fast_path_matrix(A: str | os.PathLike, weights: str) -> Any:
+    """The canonical CSR matrix of the MatrixMarket file at path `A` read by the core's fast
+    path (values exact only for ``weights="values"``), or None (not a file, or not in the fast
+    path's syntax: the general path reads it and reports)."""
     p = os.fspath(A)
     if not os.path.isfile(p):
         return None
-    got = read_fast(p, lambda n1, n2, nnz: check_sparse_size(n1, n2, nnz, "A", _where(p)),
-                    exact=weights == "values")
+    got = _read_fast(p, "A", weights == "values")
     return None if got is None else got[0]
 
 
@@ -189,8 +192,7 @@ def _mmread(path: Any, name: str = "path", exact: bool = True) -> tuple[Any, str
     p = os.fspath(path)
     if not os.path.exists(p):
         raise WpartFileNotFoundError(f"`{name}`: no such file: {p!r}")
-    got = read_fast(p, lambda n1, n2, nnz: check_sparse_size(n1, n2, nnz, name, _where(p)),
-                    exact)
+    got = _read_fast(p, name, exact)
     if got is not None:
         return got
     import scipy.io
