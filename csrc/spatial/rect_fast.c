@@ -439,7 +439,11 @@ wpart_status_t wpart_i_rect_plain(rg_ctx_t *g, const wpart_rg_csr_t *B, double t
     memcpy(C0, C, (size_t)(Q + 1) * sizeof(int64_t));
     wpart_rg_opts_t o = {2, max_half, 0, 1, RF_PLAIN_RACE, lower, 0, max_half, g->ctl, *value};
     WPART_CHECK(wpart_i_rect_from(g, t0, 2, 0, R0, C0, &o, R2, C2, &v, NULL, timed_out));
-    if (*timed_out || !(v < *value)) {
+    if (!(v < *value)) {
+        goto cleanup;
+    }
+    if (*timed_out) { /* the lower grid met before the time limit struck is kept */
+        rg_keep(P, Q, R2, C2, v, R, C, value);
         goto cleanup;
     }
     wpart_rg_csr_t At = {B->n2, B->n1, g->side[1].ptr, g->side[1].idx, g->side[1].w};

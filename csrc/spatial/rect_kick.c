@@ -461,12 +461,14 @@ static wpart_status_t rk_heavy(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0,
         nic.incumbent = best;
         WPART_CHECK(wpart_i_rect_from(g, t0, 2, 4, w->R0, w->C0, &nic, w->R2, w->C2, &v2,
                                       halves, timed_out));
-        if (*timed_out || !(v2 <= best)) { /* above: w->R2 holds nic's first start */
+        if (!(v2 <= best)) { /* above: w->R2 holds nic's first start */
             continue;
         }
-        WPART_CHECK(wpart_i_rect_polish_g(g, g->A, &At, P, Q, w->R2, w->C2, 20, g->ctl, &v2, &moves,
-                                        timed_out));
-        if (!*timed_out && rg_keep(P, Q, w->R2, w->C2, v2, w->Rx, w->Cx, &best)) {
+        if (!*timed_out) { /* the time limit struck: nic's lowest grid as it is */
+            WPART_CHECK(wpart_i_rect_polish_g(g, g->A, &At, P, Q, w->R2, w->C2, 20, g->ctl, &v2,
+                                              &moves, timed_out));
+        }
+        if (rg_keep(P, Q, w->R2, w->C2, v2, w->Rx, w->Cx, &best)) { /* also at a time-out */
             *vx = best;
         }
     }
@@ -546,11 +548,13 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
             *value = va;
         }
         rg_keep(P, Q, w.Rx, w.Cx, vx, R, C, value);
-        if (vy < *value && !*timed_out) {
-            /* the further random starts' grid, continued the same way, kept when it ends lower
-             * (never above the grid before) */
-            WPART_CHECK(wpart_i_rect_plain(g, A, t0, max_half, lower, w.Ry, w.Cy, &vy,
-                                           timed_out));
+        if (vy < *value) {
+            /* the further random starts' grid, continued the same way (not after a time-out),
+             * kept when it ends lower (never above the grid before) */
+            if (!*timed_out) {
+                WPART_CHECK(wpart_i_rect_plain(g, A, t0, max_half, lower, w.Ry, w.Cy, &vy,
+                                               timed_out));
+            }
             rg_keep(P, Q, w.Ry, w.Cy, vy, R, C, value);
         }
         goto done;
@@ -598,10 +602,14 @@ done:
         double vx, va = *value;
         WPART_CHECK(rk_heavy(g, &s, &sg, t0, pref, max_half, lower, *value, nc, &w, &vx, iters,
                              halves, timed_out));
-        if (vx < *value && !*timed_out) {
-            WPART_CHECK(wpart_i_rect_plain(g, A, t0, max_half, lower, R, C, &va, timed_out));
-            WPART_CHECK(wpart_i_rect_plain(g, A, t0, max_half, lower, w.Rx, w.Cx, &vx,
-                                           timed_out));
+        if (vx < *value) { /* after a time-out: the lower grid as it is */
+            if (!*timed_out) {
+                WPART_CHECK(wpart_i_rect_plain(g, A, t0, max_half, lower, R, C, &va, timed_out));
+            }
+            if (!*timed_out) {
+                WPART_CHECK(wpart_i_rect_plain(g, A, t0, max_half, lower, w.Rx, w.Cx, &vx,
+                                               timed_out));
+            }
             *value = va;
             rg_keep(P, Q, w.Rx, w.Cx, vx, R, C, value);
         }
