@@ -334,9 +334,11 @@ static wpart_status_t rk_big(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0, int 
         if (!*timed_out) { /* the cut moves of nic's grid (the SGO grid if none went below) */
             WPART_CHECK(wpart_i_rect_polish_g(g, g->A, &At, P, Q, w->R2, w->C2, 20, g->ctl, &v2,
                                             &moves, timed_out));
-            if (rg_keep(P, Q, w->R2, w->C2, v2, Rb, Cb, vb)) {
-                best = v2 < best ? v2 : best;
-            }
+        } else if (!(v2 < inc)) { /* the time limit struck: nic's grid only when below inc */
+            v2 = RG_INF;
+        }
+        if (rg_keep(P, Q, w->R2, w->C2, v2, Rb, Cb, vb)) {
+            best = v2 < best ? v2 : best;
         }
     }
     /* nic's length on this matrix, measured where our half-sweeps are cheap beside SARMA's:
