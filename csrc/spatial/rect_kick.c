@@ -46,8 +46,12 @@
 #endif
 /* ... then, up to RK_BIG blocks, RK_HEAVY_TRIES runs from SARMA's random starts (seeds 1, ...)
  * the same way: bench_spatial_fresh's 28 power-law cases of 256 / 1,024 blocks where the
- * stage runs: seed 1 lowers 5 (plaw_1100x3000 values 32 x 32 110 -> 107, SARMA's best 108),
- * seed 2 none more, at 64 x 64 seeds 1-2 none (1-8: 2, neither crossing the best of nine) */
+ * stage runs: seed 1 lowered 5 when it came in (plaw_1100x3000 values 32 x 32 110 -> 107,
+ * SARMA's best 108), seed 2 none more, at 64 x 64 seeds 1-2 none (1-8: 2, neither crossing
+ * the best of nine). Measured again with the stages before it as they are now (0 tries:
+ * 0.94 x the CPU of bench_spatial_fresh's 8 x 32 - 64 x 64 cases, no case across SARMA
+ * nic's CPU either way): h_plaw_900 stored / values 32 x 32 17 / 40 -> 18 / 41, SARMA's best
+ * of nine; plaw_640 values 16 x 16 61 -> 60. Kept: the margin under SARMA's best */
 #ifndef RK_HEAVY_TRIES
 #define RK_HEAVY_TRIES 1
 #endif
