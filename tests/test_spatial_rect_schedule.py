@@ -218,7 +218,8 @@ def test_heavy_line_matrix_runs_the_diagonal_start_last():
 def test_stages_by_grid_size():
     """The default's stages by grid size (rect_fast.c): below 64 blocks the starts and their
     continuation only; from 64 the cut moves and the plain half-sweeps after them, the SGO kick
-    itself from 256 (below, its stats report 0 iterations and 0 half-sweeps); the result is the
+    itself from 256 (below, its stats report 0 iterations and 0 half-sweeps), at P != Q below
+    1,024 blocks only on a heavy-line matrix (its joint-bound start ran); the result is the
     grid after the kick's stage, never above the cut moves' grid."""
     seen = set()
     for A in _sparse_cases(7):
@@ -235,7 +236,10 @@ def test_stages_by_grid_size():
             if P * Q < 256:
                 assert pol["kick_iterations"] == pol["kick_half_sweeps"] == 0
                 seen.add("no kick")
+            elif P != Q and "joint_bound" not in r.stats["starts"]:
+                assert pol["kick_iterations"] == pol["kick_half_sweeps"] == 0
+                seen.add("no kick at P != Q")
             else:
                 assert pol["kick_iterations"] >= 1
                 seen.add("kick")
-    assert seen == {"starts only", "no kick", "kick"}
+    assert seen == {"starts only", "no kick", "no kick at P != Q", "kick"}

@@ -36,6 +36,12 @@
 /* the SGO kick from RF_KICK_MIN blocks (below, only the plain half-sweeps after it run): at
  * 8 x 8 it lowered none of bench_spatial_fresh's 59 grids */
 #define RF_KICK_MIN 256
+/* ... but below RF_KICK_RECT blocks at P != Q only its heavy-line runs (sgo_iters 0): at
+ * 8 x 32 the rest decided no case <= the best of SARMA's nine (bench_spatial_fresh's 59,
+ * bench_spatial_sarma's 14, SARMA's test matrices' 10: the same counts without it) and cost
+ * 12 of bench_spatial_fresh's 59 their CPU <= SARMA nic's (29 -> 41 with it off; four grids
+ * 0.3-2 % higher, none above the best of nine: rgg3_2900_rand 152 -> 153, its value) */
+#define RF_KICK_RECT 1024
 /* SARMA's nic member (rf_nic, uni = 0) from RF_NIC_MIN blocks (nicuni from RF_BIG_MIN): at
  * 8 x 8 it lowers none of bench_spatial_fresh's 59 grids (nicuni 3) and costs 3 of them
  * their CPU <= SARMA's nic, but without it SARMA's email-Eu-core (a SuiteSparse graph of
@@ -683,7 +689,8 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
         out->kick_iters = 0;
         out->kick_halves = 0;
         if (P * Q >= RF_KICK_MIN) {
-            WPART_CHECK(wpart_i_rect_kick(&g, t0, 100, max_half, out->lower, heavy_line,
+            int64_t its = P != Q && P * Q < RF_KICK_RECT ? 0 : 100;
+            WPART_CHECK(wpart_i_rect_kick(&g, t0, its, max_half, out->lower, heavy_line,
                                           out->R, out->C, &out->kicked, &out->kick_iters,
                                           &out->kick_halves, &out->timed_out));
         }

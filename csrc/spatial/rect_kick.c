@@ -566,7 +566,10 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
         goto done;
     }
     /* below RK_BIG blocks: the SGO from the uniform grid, at most sgo_iters iterations and
-     * RK_WORK (nnz + P Q) entries moved, racing the given grid */
+     * RK_WORK (nnz + P Q) entries moved, racing the given grid (sgo_iters 0: none) */
+    if (sgo_iters <= 0) {
+        goto done;
+    }
     rk_sgo_start(&s, pref, 0, &sg);
     WPART_CHECK(rk_sgo_run(&s, pref, &sg, sgo_iters,
                            RK_WORK * (A->rp[A->n1] + P * Q), 1, *value, nc, Rs, Cs, t0,

@@ -95,7 +95,8 @@ static inline wpart_status_t rg_poll_limit(const wpart_control_t *ctl, double t0
 
 /* The same on an open context (rect_grid_i.h: its CSC, line sums and scratch; g's best and
  * current grids are overwritten), the time limit counted from t0. sgo_iters: the SGO's
- * iterations at most; max_half: the half-sweeps' cap; lower: a proven lower bound (0: none);
+ * iterations at most (below 1,024 blocks 0: only the heavy-line runs below); max_half: the
+ * half-sweeps' cap; lower: a proven lower bound (0: none);
  * *value in: the given grid's max as the caller has it (the race's incumbent; < 0: computed
  * here, exact), out: the returned grid's (exact when the grid changed); *halves: the
  * half-sweeps run. heavy (a heavy-line matrix, rect_fast.c's gate): then also SARMA's
