@@ -140,7 +140,9 @@ def rect_nicol(
         ``stats["polish"]["cut_moves"]``; never worse), from 256 blocks a subgradient kick
         (SARMA's sgo_2dr_nic idea: the subgradient method from the uniform grid, below 1,024
         blocks cheaply abandoned when far above, then these half-sweeps, and plain ones when
-        its grid came near, racing the best one; from 1,024 blocks its 100 iterations run in
+        its grid came near, racing the best one; below 1,024 blocks at P != Q only the
+        heavy-line runs below: at 8 x 32 the rest decided no case <= SARMA's best of nine
+        and cost 12 of bench_spatial_fresh's 59 their CPU <= nic's; from 1,024 blocks its 100 iterations run in
         full and SARMA's nic half-sweeps always run from its grid, and where SARMA's nic would
         take long (grid-like matrices) further SGO runs, on to 1,000 iterations, then from
         random starts, within 0.6 x the work SARMA's nic would spend, then further random
