@@ -520,6 +520,7 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
     if (!s.L || !S || !G || !nc || !buf) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in the grid kick");
     }
+    WPART_CHECK(wpart_i_rp_heavy(&s)); /* heavy lines move in O(K) (rect_polish_i.h) */
     s.cut[0] = S;
     s.cut[1] = S + P + 1;
     sg.pi[0] = buf;
@@ -629,6 +630,7 @@ cleanup:
     free(G);
     free(nc);
     free(buf);
+    wpart_i_rp_heavy_free(&s);
     for (int d = 0; d < 2; d++) {
         free(s.map[d]);
         free(s.smax[d]);

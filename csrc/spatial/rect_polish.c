@@ -52,39 +52,6 @@ static void rp_global(rp_t *s)
 
 /* dimension d's cuts go to nc: each line whose stripe changes moves its entries between the
  * blocks (O(moved entries)); returns the entries moved */
-int64_t wpart_i_rp_shift(rp_t *s, int d, const int64_t *nc)
-{
-    const rg_side_t *sd = &s->side[d];
-    const int32_t *om = s->map[1 - d];
-    int64_t K = s->K[d], moved = 0;
-    for (int64_t k = 1; k < K; k++) {
-        int64_t a = s->cut[d][k] < nc[k] ? s->cut[d][k] : nc[k];
-        int64_t b = s->cut[d][k] < nc[k] ? nc[k] : s->cut[d][k];
-        for (int64_t i = a; i < b; i++) {
-            int64_t p = k; /* the stripe of line i under the new cuts */
-            while (p > 0 && i < nc[p]) {
-                p--;
-            }
-            while (p + 1 < K && i >= nc[p + 1]) {
-                p++;
-            }
-            int64_t p0 = s->map[d][i];
-            if (p == p0) {
-                continue;
-            }
-            for (int64_t e = sd->ptr[i]; e < sd->ptr[i + 1]; e++) {
-                double w = sd->w ? sd->w[e] : 1.0;
-                *rp_at(s, d, p0, om[sd->idx[e]]) -= w;
-                *rp_at(s, d, p, om[sd->idx[e]]) += w;
-            }
-            moved += sd->ptr[i + 1] - sd->ptr[i];
-            s->map[d][i] = (int32_t)p;
-        }
-    }
-    memcpy(s->cut[d], nc, (size_t)(K + 1) * sizeof(int64_t));
-    return moved;
-}
-
 /* each line's stripe under s's cuts */
 static void rp_maps(rp_t *s)
 {
@@ -108,8 +75,31 @@ static double rp_finish(rp_t *s)
 double wpart_i_rp_loads(rp_t *s)
 {
     const rg_side_t *r = &s->side[0];
+    rp_heavy_t *h = s->hv;
     rp_maps(s);
     memset(s->L, 0, (size_t)(s->K[0] * s->K[1]) * sizeof(double));
+    if (h) { /* the heavy lines' loads per stripe too */
+        int64_t K0 = s->K[0], K1 = s->K[1];
+        memset(h->V[0], 0, (size_t)(h->nh[0] * K1) * sizeof(double));
+        memset(h->V[1], 0, (size_t)(h->nh[1] * K0) * sizeof(double));
+        for (int64_t i = 0; i < r->n; i++) {
+            int64_t p = s->map[0][i];
+            double *row = s->L + p * K1;
+            double *v0 = h->slot[0][i] >= 0 ? h->V[0] + (int64_t)h->slot[0][i] * K1 : NULL;
+            for (int64_t e = r->ptr[i]; e < r->ptr[i + 1]; e++) {
+                double w = r->w ? r->w[e] : 1.0;
+                int64_t j = r->idx[e], q = s->map[1][j];
+                row[q] += w;
+                if (v0) {
+                    v0[q] += w;
+                }
+                if (h->slot[1][j] >= 0) {
+                    h->V[1][(int64_t)h->slot[1][j] * K0 + p] += w;
+                }
+            }
+        }
+        return rp_finish(s);
+    }
     for (int64_t i = 0; i < r->n; i++) {
         double *row = s->L + (int64_t)s->map[0][i] * s->K[1];
         for (int64_t e = r->ptr[i]; e < r->ptr[i + 1]; e++) {

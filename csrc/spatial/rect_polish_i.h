@@ -5,6 +5,23 @@
 
 #include "rect_grid_i.h"
 
+/* the heavy lines' cache of wpart_i_rp_shift (integral loads only: its sums are the same
+ * integers): a line of dimension d with more than RP_HEAVY_X K[1 - d] entries keeps its load
+ * per stripe of the other dimension (V[d], K[1 - d] per heavy line), so that moving it costs
+ * K[1 - d] block updates instead of its entries; the entries of a heavy line whose other line
+ * is heavy too are listed (hp, hx, hw) to keep the other one's V when it moves; a light line
+ * that moves updates the V of the heavy lines among its entries' other lines. Kept by
+ * wpart_i_rp_loads (made there) and wpart_i_rp_shift. */
+#define RP_HEAVY_X 4
+typedef struct {
+    int32_t *slot[2]; /* line -> its row of V[d] (-1: light) */
+    double *V[2];
+    int64_t *hp[2];   /* heavy line h of d: [hp[h], hp[h + 1]) of hx / hw */
+    int64_t *hx[2];   /* the other line of those entries */
+    double *hw[2];    /* their weights (NULL: unit weights) */
+    int64_t nh[2];
+} rp_heavy_t;
+
 typedef struct {
     rg_side_t side[2]; /* 0: rows major (CSR), 1: columns major (CSC) */
     int64_t K[2];      /* stripes of the rows (P) and of the columns (Q) */
@@ -15,6 +32,7 @@ typedef struct {
     int64_t *scnt[2];  /* ... and how many of its blocks hold that load */
     double M;          /* the grid's max load and the number of blocks at it */
     int64_t c;
+    rp_heavy_t *hv;    /* NULL: no cache (wpart_i_rp_heavy) */
 } rp_t;
 
 static inline double *rp_at(rp_t *s, int d, int64_t p, int64_t q)
@@ -31,5 +49,11 @@ double wpart_i_rp_loads(rp_t *s);
  * the entries moved. The SGO kick (rect_kick.c) and the SGO (rect_sgo.c) keep their block
  * loads so */
 int64_t wpart_i_rp_shift(rp_t *s, int d, const int64_t *nc);
+
+/* s->hv made for s's matrix (none when the weights are not integers or no line is heavy;
+ * its arrays in one allocation, freed by wpart_i_rp_heavy_free); the next wpart_i_rp_loads
+ * fills it. WPART_OK or WPART_ENOMEM */
+wpart_status_t wpart_i_rp_heavy(rp_t *s);
+void wpart_i_rp_heavy_free(rp_t *s);
 
 #endif

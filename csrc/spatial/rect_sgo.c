@@ -225,7 +225,9 @@ static wpart_status_t sgo_run(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int
     /* the CSC (the columns' entries, moved when a column changes stripe) only for integral
      * loads, whose sums are exact in any order */
     rg_ctx_t g;
+    rp_t s;
     memset(&g, 0, sizeof g);
+    memset(&s, 0, sizeof s);
     int inc = rg_integral(A->w, nnz);
     *timed_out = 0;
     WPART_CHECK(wpart_i_rg_check_grids(A, P, Q, 1, R, C));
@@ -254,8 +256,11 @@ static wpart_status_t sgo_run(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int
     if (inc) {
         WPART_CHECK(wpart_i_rg_csc(&g));
     }
-    rp_t s = {{g.side[0], g.side[1]}, {P, Q}, {cut[0], cut[1]}, {map[0], map[1]}, blk,
-              {smax[0], smax[1]}, {scnt[0], scnt[1]}, 0.0, 0};
+    s = (rp_t){{g.side[0], g.side[1]}, {P, Q}, {cut[0], cut[1]}, {map[0], map[1]}, blk,
+               {smax[0], smax[1]}, {scnt[0], scnt[1]}, 0.0, 0, NULL};
+    if (inc) { /* heavy lines move in O(K) (rect_polish_i.h) */
+        WPART_CHECK(wpart_i_rp_heavy(&s));
+    }
     int64_t work = 0;
     for (int64_t i = 0; i < A->n1; i++) {
         if (rg_cancel(control, &work, A->rp[i + 1] - A->rp[i])) {
@@ -343,6 +348,7 @@ static wpart_status_t sgo_run(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int
     *value = best;
     *iters = m;
 cleanup:
+    wpart_i_rp_heavy_free(&s);
     wpart_i_rg_close(&g);
     free(blk);
     for (int d = 0; d < 2; d++) {
