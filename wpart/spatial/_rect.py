@@ -158,7 +158,8 @@ def rect_nicol(
         20,000 iterations, as SARMA's sgo_2dr_nic), then SARMA's nic from its grid, up to
         1,024 blocks also from one random start (where the uniform grid is further above,
         arrow-like matrices, from four at P != Q and two at 1,024 blocks): power-law grids
-        reach SARMA's best there at 2-5 x the CPU (arrows: 2.5-9 x); only a lower grid is
+        reach SARMA's best there (bench_spatial_fresh's power-law cases from 256 blocks:
+        a median 3.7 x SARMA nic's CPU, up to 14 x; arrows up to 7 x); only a lower grid is
         kept; ``stats["polish"]["kick_iterations"]`` (0 below 256 blocks),
         ``["kick_half_sweeps"]``, ``["kick_max_load"]``), then plain half-sweeps from the best
         grid. The result is never worse than any start's own grid
