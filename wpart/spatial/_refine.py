@@ -45,10 +45,11 @@ def rect_refine(
     Never worse than its start (``stats["polish"]["sgo_runs"]`` lists the SGO runs).
 
     Cost (``benchmarks/bench_spatial_sarma.py --full --repeat 3``, 72 cases, CPU seconds on a
-    shared 2-core machine): median 7.8x (3.0-51x) the default :func:`rect_nicol`'s CPU (42x,
+    shared 2-core machine): median 8.6x (3.6-61x) the default :func:`rect_nicol`'s CPU (42x,
     5-487x before the SGO kept its block loads between iterations); an SGO iteration costs
     its cut searches, the P Q blocks and the entries of the lines that change stripe (integral
-    loads; float loads: all nnz entries), 10 (P + Q + 2) iterations at least; the cut moves
+    loads, where a line of more than 4 K entries moves as its K loads per stripe of the other
+    dimension; float loads: all nnz entries), 10 (P + Q + 2) iterations at least; the cut moves
     0.1-10 ms. 200,000^2 banded with 4.0 M nonzeros: 3.8 s at 16 x 16 and 5.7 s at 32 x 32
     (rect_nicol 0.17 / 0.24 s). The max load is never above rect_nicol's
     default (by construction) and at most the lower of SARMA's ``sgo_2dr`` and
