@@ -75,35 +75,28 @@ static double rp_finish(rp_t *s)
 double wpart_i_rp_loads(rp_t *s)
 {
     const rg_side_t *r = &s->side[0];
-    rp_heavy_t *h = s->hv;
+    rp_heavy_t *h = s->hv; /* (with it, the heavy lines' loads per stripe too) */
+    int64_t K0 = s->K[0], K1 = s->K[1];
     rp_maps(s);
-    memset(s->L, 0, (size_t)(s->K[0] * s->K[1]) * sizeof(double));
-    if (h) { /* the heavy lines' loads per stripe too */
-        int64_t K0 = s->K[0], K1 = s->K[1];
+    memset(s->L, 0, (size_t)(K0 * K1) * sizeof(double));
+    if (h) {
         memset(h->V[0], 0, (size_t)(h->nh[0] * K1) * sizeof(double));
         memset(h->V[1], 0, (size_t)(h->nh[1] * K0) * sizeof(double));
-        for (int64_t i = 0; i < r->n; i++) {
-            int64_t p = s->map[0][i];
-            double *row = s->L + p * K1;
-            double *v0 = h->slot[0][i] >= 0 ? h->V[0] + (int64_t)h->slot[0][i] * K1 : NULL;
-            for (int64_t e = r->ptr[i]; e < r->ptr[i + 1]; e++) {
-                double w = r->w ? r->w[e] : 1.0;
-                int64_t j = r->idx[e], q = s->map[1][j];
-                row[q] += w;
-                if (v0) {
-                    v0[q] += w;
-                }
-                if (h->slot[1][j] >= 0) {
-                    h->V[1][(int64_t)h->slot[1][j] * K0 + p] += w;
-                }
-            }
-        }
-        return rp_finish(s);
     }
     for (int64_t i = 0; i < r->n; i++) {
-        double *row = s->L + (int64_t)s->map[0][i] * s->K[1];
+        int64_t p = s->map[0][i];
+        double *row = s->L + p * K1;
+        double *v0 = h && h->slot[0][i] >= 0 ? h->V[0] + (int64_t)h->slot[0][i] * K1 : NULL;
         for (int64_t e = r->ptr[i]; e < r->ptr[i + 1]; e++) {
-            row[s->map[1][r->idx[e]]] += r->w ? r->w[e] : 1.0;
+            double w = r->w ? r->w[e] : 1.0;
+            int64_t j = r->idx[e], q = s->map[1][j];
+            row[q] += w;
+            if (v0) {
+                v0[q] += w;
+            }
+            if (h && h->slot[1][j] >= 0) {
+                h->V[1][(int64_t)h->slot[1][j] * K0 + p] += w;
+            }
         }
     }
     return rp_finish(s);

@@ -50,9 +50,9 @@ double wpart_i_rp_loads(rp_t *s);
  * loads so */
 int64_t wpart_i_rp_shift(rp_t *s, int d, const int64_t *nc);
 
-/* s->hv made for s's matrix (none when the weights are not integers or no line is heavy;
- * its arrays in one allocation, freed by wpart_i_rp_heavy_free); the next wpart_i_rp_loads
- * fills it. WPART_OK or WPART_ENOMEM */
+/* s->hv made for s's matrix (none when the weights are not integers, their total reaches
+ * 2^52 or no line is heavy; freed by wpart_i_rp_heavy_free, also after a failure); the next
+ * wpart_i_rp_loads fills it. WPART_OK or WPART_ENOMEM */
 wpart_status_t wpart_i_rp_heavy(rp_t *s);
 void wpart_i_rp_heavy_free(rp_t *s);
 

@@ -46,24 +46,18 @@ int64_t wpart_i_rp_shift(rp_t *s, int d, const int64_t *nc)
                     vo[p0] -= w;
                     vo[p] += w;
                 }
-            } else if (h) { /* a light line: its entries, and the V of heavy other lines */
-                double *Vo = h->V[1 - d];
-                const int32_t *so = h->slot[1 - d];
+            } else { /* a light line: its entries (and the V of heavy other lines) */
+                double *Vo = h ? h->V[1 - d] : NULL;
+                const int32_t *so = h ? h->slot[1 - d] : NULL;
                 for (int64_t e = sd->ptr[i]; e < sd->ptr[i + 1]; e++) {
                     double w = sd->w ? sd->w[e] : 1.0;
                     int64_t j = sd->idx[e];
                     *rp_at(s, d, p0, om[j]) -= w;
                     *rp_at(s, d, p, om[j]) += w;
-                    if (so[j] >= 0) {
+                    if (so && so[j] >= 0) {
                         Vo[(int64_t)so[j] * K + p0] -= w;
                         Vo[(int64_t)so[j] * K + p] += w;
                     }
-                }
-            } else {
-                for (int64_t e = sd->ptr[i]; e < sd->ptr[i + 1]; e++) {
-                    double w = sd->w ? sd->w[e] : 1.0;
-                    *rp_at(s, d, p0, om[sd->idx[e]]) -= w;
-                    *rp_at(s, d, p, om[sd->idx[e]]) += w;
                 }
             }
             moved += sd->ptr[i + 1] - sd->ptr[i]; /* (the entries the line holds, either way) */
@@ -72,6 +66,12 @@ int64_t wpart_i_rp_shift(rp_t *s, int d, const int64_t *nc)
     }
     memcpy(s->cut[d], nc, (size_t)(K + 1) * sizeof(int64_t));
     return moved;
+}
+
+/* line i of side sd is heavy when it holds more than RP_HEAVY_X x the other dimension's parts */
+static inline int rp_heavy_line(const rg_side_t *sd, int64_t i, int64_t Ko)
+{
+    return sd->ptr[i + 1] - sd->ptr[i] > RP_HEAVY_X * Ko;
 }
 
 void wpart_i_rp_heavy_free(rp_t *s)
@@ -112,7 +112,7 @@ wpart_status_t wpart_i_rp_heavy(rp_t *s)
     for (int d = 0; d < 2; d++) {
         const rg_side_t *sd = &s->side[d];
         for (int64_t i = 0; i < sd->n; i++) {
-            nh += sd->ptr[i + 1] - sd->ptr[i] > RP_HEAVY_X * s->K[1 - d];
+            nh += rp_heavy_line(sd, i, s->K[1 - d]);
         }
     }
     if (nh == 0) {
@@ -120,18 +120,17 @@ wpart_status_t wpart_i_rp_heavy(rp_t *s)
     }
     h = wpart_i_calloc(1, sizeof *h);
     if (!h) {
-        WPART_FAIL(WPART_ENOMEM, "out of memory in the grid kick");
+        WPART_FAIL(WPART_ENOMEM, "out of memory in the SGO's block loads");
     }
     s->hv = h;
     for (int d = 0; d < 2; d++) {
         const rg_side_t *sd = &s->side[d];
         h->slot[d] = wpart_i_malloc(sd->n > 0 ? sd->n : 1, sizeof(int32_t));
         if (!h->slot[d]) {
-            WPART_FAIL(WPART_ENOMEM, "out of memory in the grid kick");
+            WPART_FAIL(WPART_ENOMEM, "out of memory in the SGO's block loads");
         }
         for (int64_t i = 0; i < sd->n; i++) {
-            int heavy = sd->ptr[i + 1] - sd->ptr[i] > RP_HEAVY_X * s->K[1 - d];
-            h->slot[d][i] = heavy ? (int32_t)h->nh[d]++ : -1;
+            h->slot[d][i] = rp_heavy_line(sd, i, s->K[1 - d]) ? (int32_t)h->nh[d]++ : -1;
         }
     }
     for (int d = 0; d < 2; d++) {
@@ -141,7 +140,7 @@ wpart_status_t wpart_i_rp_heavy(rp_t *s)
         h->V[d] = wpart_i_calloc(nd > 0 ? nd : 1, (size_t)s->K[1 - d] * sizeof(double));
         h->hp[d] = wpart_i_malloc(nd + 1, sizeof(int64_t));
         if (!h->V[d] || !h->hp[d]) {
-            WPART_FAIL(WPART_ENOMEM, "out of memory in the grid kick");
+            WPART_FAIL(WPART_ENOMEM, "out of memory in the SGO's block loads");
         }
         for (int64_t i = 0; i < sd->n; i++) { /* the entries between two heavy lines */
             if (h->slot[d][i] >= 0) {
@@ -153,7 +152,7 @@ wpart_status_t wpart_i_rp_heavy(rp_t *s)
         h->hx[d] = wpart_i_malloc(cnt > 0 ? cnt : 1, sizeof(int64_t));
         h->hw[d] = sd->w ? wpart_i_malloc(cnt > 0 ? cnt : 1, sizeof(double)) : NULL;
         if (!h->hx[d] || (sd->w && !h->hw[d])) {
-            WPART_FAIL(WPART_ENOMEM, "out of memory in the grid kick");
+            WPART_FAIL(WPART_ENOMEM, "out of memory in the SGO's block loads");
         }
         cnt = 0;
         for (int64_t i = 0; i < sd->n; i++) {
