@@ -257,3 +257,63 @@ def test_package_exports_only_its_public_names():
     assert all(callable(getattr(sp, n))
                or n in ("METHODS", "TABLE", "instances", "MAX_DENSE_BYTES", "STARTS")
                for n in sp.__all__)
+
+
+def _bad_sparse(kind):
+    """A 300 x 300 diagonal scipy matrix with one array spoilt after it was made (scipy checks
+    none of these once the matrix exists; its canonical flag looks at order only)."""
+    import scipy.sparse as sps
+
+    n = 300
+    ind, ptr, d = np.arange(n), np.arange(n + 1), np.ones(n, dtype=np.int64)
+    if kind == "coo":
+        A = sps.coo_array((d, (ind, ind)), shape=(n, n))
+        A.col[4] = n + 2
+        return A
+    A = (sps.csc_array if kind == "csc" else sps.csr_array)((d, ind, ptr), shape=(n, n))
+    if kind in ("big", "csc"):
+        A.indices[5] = 10**9
+    elif kind == "negative":
+        A.indices[5] = -3
+    elif kind == "int32":
+        A = sps.csr_array((d, ind.astype(np.int32), ptr.astype(np.int32)), shape=(n, n))
+        A.indices[7] = n
+    elif kind == "pointers":
+        A.indptr[10] = 50
+    elif kind == "short":
+        A.data = d[:-5]
+    assert kind in ("coo", "short", "pointers") or A.has_canonical_format
+    return A
+
+
+@pytest.mark.parametrize("name", sp.METHODS)
+@pytest.mark.parametrize("kind", ["big", "negative", "int32", "pointers", "short", "csc",
+                                  "coo"])
+def test_sparse_arrays_out_of_bounds_are_refused_naming_A(name, kind):
+    # (the default rect_nicol read them in the core, out of bounds: a crash; the rect_sym_*
+    # methods too)
+    A = _bad_sparse(kind)
+    before = [a.copy() for a in (getattr(A, "indices", A.data), A.data)]
+    for weights in ("values", "stored", "count"):
+        with pytest.raises(wpart.WpartValueError, match=r"^`A` has (a|malformed)"):
+            sp.partition(A, 16, method=name, weights=weights)
+    assert all(np.array_equal(a, b) for a, b in
+               zip(before, (getattr(A, "indices", A.data), A.data)))
+
+
+def test_the_default_core_call_checks_its_arrays():
+    from wpart import _core
+
+    rp, ci = np.array([0, 2, 3]), np.array([0, 1, 1])
+    for bad_rp, bad_ci, n2, msg in (([0, 3, 2, 3], [0, 1, 1], 2, "CSR pointers decrease at 1"),
+                                    ([0, 2, 3], [0, 5, 1], 2, "CSR index 1 out of range"),
+                                    ([0, 2, 3], [0, -1, 1], 2, "CSR index 1 out of range"),
+                                    ([0, 2, 3], [0, 1, 1], 1, "CSR index 1 out of range")):
+        with pytest.raises(wpart.WpartValueError, match=msg):
+            _core.spatial_rect_nicol_auto(len(bad_rp) - 1, n2, np.array(bad_rp),
+                                          np.array(bad_ci), None, 1, 1, 10, True, 0.0)
+    out = _core.spatial_rect_nicol_auto(2, 2, rp, ci, None, 2, 1, 10, True, 0.0)
+    assert out[-2] is rp and out[-1] is ci  # int64 arrays: the same objects back
+    out = _core.spatial_rect_nicol_auto(2, 2, rp.astype(np.int32), ci.astype(np.int32), None,
+                                        2, 1, 10, True, 0.0)
+    assert out[-2].dtype == out[-1].dtype == np.int64 and out[-1].tolist() == [0, 1, 1]

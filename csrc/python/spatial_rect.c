@@ -297,7 +297,9 @@ cleanup:
 }
 
 /* the default RECT-NICOL in one call (rect_fast.c) on CSR arrays (int32 or int64 pointers
- * and indices, converted) and values: an int64 or float64 array, or None for 1 each */
+ * and indices, converted) and values: an int64 or float64 array, or None for 1 each; the
+ * result's last two items: the int64 pointers and indices it ran on (the given arrays when
+ * they were int64) */
 static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"n1", "n2", "rp", "ci", "vals", "P", "Q", "max_half", "loads",
@@ -350,7 +352,7 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
         wpy_raise(st, NULL);
         goto cleanup;
     }
-    res = Py_BuildValue("OOO(ddddd)(LLLLL)(iiiii)(LLLLL)diiLLdO(LdLLdLd)", R, C,
+    res = Py_BuildValue("OOO(ddddd)(LLLLL)(iiiii)(LLLLL)diiLLdO(LdLLdLd)OO", R, C,
                         L ? (PyObject *)L : Py_None,
                         out.val[0], out.val[1], out.val[2], out.val[3], out.val[4],
                         (long long)out.halves[0], (long long)out.halves[1],
@@ -363,7 +365,7 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
                         (long long)out.iamax, out.amax, B ? (PyObject *)B : Py_None,
                         (long long)out.moves, out.polished, (long long)out.kick_iters,
                         (long long)out.kick_halves, out.kicked,
-                        (long long)out.joint_halves, out.joint);
+                        (long long)out.joint_halves, out.joint, a[0], a[1]);
 cleanup:
     WPY_XDECREF(a[0], a[1], a[2], R, C, L, B);
     return res;

@@ -541,6 +541,9 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
     out->timed_out = 0;
     out->lower = 0.0;
     int stop = 0;
+    /* (a canonical scipy matrix may still hold indices out of range: its flag does not
+     * check them) */
+    WPART_CHECK(wpart_i_spatial_check_csr(A->rp, A->ci, A->n1, A->n2, nnz));
     out->bad = rf_check(nnz, iv, A->w, &out->amax, &out->iamax, &out->itotal, &ones, control,
                         &stop);
     if (stop) {

@@ -95,8 +95,10 @@ wpart_status_t wpart_spatial_rect_1d(const double *w, int64_t n, int64_t P, int6
  * half-sweeps), the race with the shared incumbent and the proven lower bound, the
  * continuation of the best grid (10 half-sweeps without a gain), the uniform grid when the
  * time limit struck and it is lower, and the block loads. A->w: float64 values (NULL with
- * iv, or for unit weights); iv: int64 values (NULL: A->w). The values are checked first:
- * bad != 0 (one of WPART_RF_*) and nothing else is done. */
+ * iv, or for unit weights); iv: int64 values (NULL: A->w). The arrays are checked first
+ * (WPART_EINVAL when rp decreases or an index is out of range; the indices must also be
+ * sorted within each row, which is not checked), then the values: bad != 0 (one of
+ * WPART_RF_*) and nothing else is done. */
 enum { WPART_RF_ZERO = 1, WPART_RF_NEGATIVE, WPART_RF_NAN, WPART_RF_INF, WPART_RF_BIG };
 #define WPART_RF_SAME 5 /* a start's state: equal to the earlier start ref[s], not run again */
 typedef struct {

@@ -256,6 +256,12 @@ static wpart_status_t check_compressed(const int64_t *ptr, const int64_t *idx, i
     return WPART_OK;
 }
 
+wpart_status_t wpart_i_spatial_check_csr(const int64_t *rp, const int64_t *ci, int64_t n1,
+                                         int64_t n2, int64_t nnz)
+{
+    return check_compressed(rp, ci, n1, n2, nnz, "CSR");
+}
+
 /* check_compressed, and the indices strictly increasing within each row / column: one pass */
 static wpart_status_t check_sorted(const int64_t *ptr, const int64_t *idx, int64_t n,
                                    int64_t n_other, int64_t nnz, const char *what)

@@ -77,6 +77,11 @@ wpart_status_t wpart_i_spatial_csr_transpose(int64_t n1, int64_t n2, const int64
                                              const int64_t *ci, const void *rv, int64_t *cp,
                                              int64_t *ri, void *cv);
 
+/* The n1 x n2 CSR arrays (rp, ci) well formed: rp[0] = 0, non-decreasing, rp[n1] = nnz, every
+ * index in [0, n2) (WPART_EINVAL naming the first fault otherwise; sortedness not checked) */
+wpart_status_t wpart_i_spatial_check_csr(const int64_t *rp, const int64_t *ci, int64_t n1,
+                                         int64_t n2, int64_t nnz);
+
 /* The loads matrix of weights "stored" / "count" on the n1 x n2 CSR matrix (rp, ci; checked
  * as the transpose checks it): every stored entry weighs 1 (keep NULL), or only those where
  * keep[e] != 0 (the others dropped: their pointers in rp_out[n1 + 1], their indices in ci_out,

@@ -22,7 +22,7 @@ from .. import _core
 from ._common import _Prepared, _bound, _verdict, factor_pair
 from ._grid import GridInput, _done, _grid_result, grid_rects, sym_cuts
 from ._sparse import (SPARSE_DENSITY, SPARSE_MIN_CELLS, _BYTES_PER_ENTRY, _BYTES_PER_LINE,
-                      check_sparse_size, fast_path_matrix, loads_csr)
+                      _csr_with, check_sparse_size, fast_path_matrix, loads_csr)
 from ._partition import SpatialPartition
 
 #: Start names of the engine. ``rows_*``: the rows are cut first (uniform, by load, by the
@@ -499,7 +499,7 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
     shape = A.shape
     rp, ci, vals = A.indptr, A.indices, A.data
     dt = vals.dtype
-    if len(shape) != 2 or not A.has_canonical_format or \
+    if len(shape) != 2 or vals.size != ci.size or not A.has_canonical_format or \
             (dt not in _DTYPES if weights == "values" else dt.kind not in "biuf"):
         return None
     n1, n2 = int(shape[0]), int(shape[1])
@@ -524,21 +524,30 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
         if weights == "count" and dt.kind == "f" and np.isnan(vals).any():
             return None  # (the general path's error)
         keep = vals != 0 if weights == "count" else None  # (its all(): cheaper than vals')
-        A, rp, ci, vals = loads_csr(A, rp, ci, None if keep is None or keep.all() else keep, None)
+        if keep is not None and not keep.all():
+            A, rp, ci, vals = loads_csr(A, rp, ci, keep, None)
+        else:  # every stored entry counts: the 1s made below, the pointers by the core call
+            vals = None
     ms = min(max_sweeps, 2**62)
     tl = 0.0 if time_limit is None else float(time_limit)
     for _ in range(2):
-        if vals.size == 0:
+        if int(rp[-1]) == 0:
             return None
         # (1 per entry: no values, the core's unit weights; float loads, exact counts)
-        out = _core.spatial_rect_nicol_auto(n1, n2, rp, ci, vals if weights == "values" else
-                                            None, P, Q, min(2 * ms, 2**62), True, tl)
+        try:
+            out = _core.spatial_rect_nicol_auto(n1, n2, rp, ci, vals if weights == "values"
+                                                else None, P, Q, min(2 * ms, 2**62), True, tl)
+        except WpartValueError:  # arrays out of bounds (the core checks them): the general
+            return None          # path's input rules name `A` and the fault
         if out[9] != _ZERO or weights != "values":
             break
         # explicit zeros (the check stops there, before any work): not loads
         A, rp, ci, vals = loads_csr(A, rp, ci, vals != 0, vals)
     if out[9]:  # a bad value, a large int total: the step-by-step path decides
         return None
+    if vals is None:  # the loads matrix: the int64 arrays the core ran on, 1 per entry
+        vals = np.ones(int(rp[-1]), dtype=np.int64)
+        A = _csr_with(A, out[-2], out[-1], vals)
     if vals.dtype.kind == "i":  # (Python scalars: what the result holds)
         total, amax, kind = out[10], out[11], "i"
     else:
