@@ -335,6 +335,31 @@ static inline double RG_F(rg_solve)(const RG_T *X, int64_t n, int64_t K, int64_t
             }                                                                                 \
         }                                                                                     \
     }
+/* ... the same where the changed stripes are consecutive (qs[u] = q0 + u: a cut run moved, or
+ * every cut): each major's cells a contiguous run the compiler vectorises */
+#define RG_SHIFT_NSC(NS)                                                                      \
+    static inline void RG_F(RG_CAT(rg_shift_rowsc, NS))(RG_T *restrict Y, int64_t K,          \
+                                                        int64_t r0, int64_t n,                \
+                                                        const RG_DT *restrict D, int32_t q0)  \
+    {                                                                                         \
+        RG_DT r[NS] = {0};                                                                    \
+        for (int64_t i = r0 + 1; i <= n; i++) {                                               \
+            const RG_DT *Di = D + i * NS;                                                     \
+            RG_T *Yi = Y + i * K + q0;                                                        \
+            for (int u = 0; u < NS; u++) {                                                    \
+                r[u] += Di[u];                                                                \
+                Yi[u] += (RG_T)r[u];                                                          \
+            }                                                                                 \
+        }                                                                                     \
+    }
+RG_SHIFT_NSC(2)
+RG_SHIFT_NSC(3)
+RG_SHIFT_NSC(4)
+RG_SHIFT_NSC(5)
+RG_SHIFT_NSC(6)
+RG_SHIFT_NSC(7)
+RG_SHIFT_NSC(8)
+#undef RG_SHIFT_NSC
 RG_SHIFT_NS(1)
 RG_SHIFT_NS(2)
 RG_SHIFT_NS(3)
@@ -374,6 +399,20 @@ static inline void RG_F(rg_shift_move)(RG_T *Y, int64_t K, int64_t ns, int64_t n
             map[j] = qn;
         }
         hi = b > hi ? b : hi;
+    }
+    int consec = ns > 1;
+    for (int64_t u = 1; consec && u < ns; u++) {
+        consec = qs[u] == qs[0] + u;
+    }
+    switch (consec ? ns : 0) {
+    case 2: RG_F(rg_shift_rowsc2)(Y, K, rmin, n, D, qs[0]); return;
+    case 3: RG_F(rg_shift_rowsc3)(Y, K, rmin, n, D, qs[0]); return;
+    case 4: RG_F(rg_shift_rowsc4)(Y, K, rmin, n, D, qs[0]); return;
+    case 5: RG_F(rg_shift_rowsc5)(Y, K, rmin, n, D, qs[0]); return;
+    case 6: RG_F(rg_shift_rowsc6)(Y, K, rmin, n, D, qs[0]); return;
+    case 7: RG_F(rg_shift_rowsc7)(Y, K, rmin, n, D, qs[0]); return;
+    case 8: RG_F(rg_shift_rowsc8)(Y, K, rmin, n, D, qs[0]); return;
+    default: break;
     }
     switch (ns) {
     case 1: RG_F(rg_shift_rows1)(Y, K, rmin, n, D, qs); return;
