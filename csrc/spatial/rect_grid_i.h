@@ -224,18 +224,15 @@ static inline int rg_prefix_i(const rg_side_t *s, const int32_t *map, int64_t K,
             return 1;
         }
         int32_t *row = X + (i + 1) * K;
-        int64_t e = s->ptr[i], end = s->ptr[i + 1];
-        if (e == end) {
-            continue;
-        }
-        /* a run of entries in one stripe summed in a register (a cell's += per entry waits
-         * on the store before it) */
-        int32_t cur = map[s->idx[e]], acc = 0;
         if (s->w) {
-            for (; e < end; e++) {
-                int32_t q = map[s->idx[e]];
-                if (q != cur) {
-                    row[cur] += acc;
+            for (int64_t e = s->ptr[i]; e < s->ptr[i + 1]; e++) {
+                row[map[s->idx[e]]] += (int32_t)s->w[e];
+            }
+        } else {
+            for (int64_t e = s->ptr[i]; e < s->ptr[i + 1]; e++) {
+                row[map[s->idx[e]]]++;
+            }
+        }
                     cur = q;
                     acc = 0;
                 }
