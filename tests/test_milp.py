@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import wpart.milp as milp
-from wpart import _core
+from wpart import WpartValueError, _core
 
 # ------------------------------------------------------------------------------- helpers --
 
@@ -301,6 +301,38 @@ def test_scipy_sparse_input():
     for conv in (sp.csr_matrix, sp.csc_matrix, sp.coo_matrix):
         r = milp.solve([0, 1], A=conv(A), b_upper=[1, 12, 12], sense="max", integrality=1)
         assert r.objective == ref.objective
+
+
+@pytest.mark.parametrize("spoil", ["pointer_end", "pointer_mid", "pointer_negative", "index",
+                                   "csc_index", "lil_index", "coo_short"])
+def test_scipy_sparse_with_spoilt_arrays_is_refused_naming_A(spoil, tmp_path):
+    # (scipy checks none of these once a matrix is made: its conversion to COO read them out
+    # of bounds -- a crash, or a hang)
+    sp = pytest.importorskip("scipy.sparse")
+    n = 20
+    A = sp.csr_array(np.eye(n))
+    if spoil == "pointer_end":
+        A.indptr[-1] += 100000
+    elif spoil == "pointer_mid":
+        A.indptr[5] = 10**6
+    elif spoil == "pointer_negative":
+        A.indptr[3] = -4
+    elif spoil == "index":
+        A.indices[2] = 10**9
+    elif spoil == "csc_index":
+        A = sp.csc_array(np.eye(n))
+        A.indices[2] = -1
+    elif spoil == "lil_index":
+        A = sp.lil_array(np.eye(n))
+        A.rows[0] = [10**6]
+    else:
+        A = sp.coo_array(np.eye(n))
+        A.data = A.data[:-2]
+    with pytest.raises(WpartValueError, match=r"^`A` has (a|an|malformed)"):
+        milp.solve(np.ones(n), A=A, b_upper=np.ones(n))
+    with pytest.raises(WpartValueError, match=r"^`A` has (a|an|malformed)"):
+        milp.write_model(tmp_path / "m.lp", np.ones(n), A=A, b_upper=np.ones(n))
+    assert not (tmp_path / "m.lp").exists()
 
 
 def test_inputs_unchanged():

@@ -270,6 +270,21 @@ def _bad_sparse(kind):
         A = sps.coo_array((d, (ind, ind)), shape=(n, n))
         A.col[4] = n + 2
         return A
+    if kind == "coo_short":
+        A = sps.coo_array((d, (ind, ind)), shape=(n, n))
+        A.data = d[:-3]
+        return A
+    if kind in ("bsr", "bsr_pointers"):
+        A = sps.bsr_array(sps.csr_array((d, ind, ptr), shape=(n, n)))
+        if kind == "bsr":
+            A.indices[5] = 10**9
+        else:
+            A.indptr[5] = 10**6
+        return A
+    if kind in ("lil", "lil_negative"):  # (no arrays of its own: its conversion is checked)
+        A = sps.lil_array(sps.csr_array((d, ind, ptr), shape=(n, n)))
+        A.rows[0] = [10**6] if kind == "lil" else [-5]
+        return A
     A = (sps.csc_array if kind == "csc" else sps.csr_array)((d, ind, ptr), shape=(n, n))
     if kind in ("big", "csc"):
         A.indices[5] = 10**9
@@ -282,23 +297,38 @@ def _bad_sparse(kind):
         A.indptr[10] = 50
     elif kind == "short":
         A.data = d[:-5]
-    assert kind in ("coo", "short", "pointers") or A.has_canonical_format
+    assert kind in ("short", "pointers") or A.has_canonical_format
     return A
 
 
 @pytest.mark.parametrize("name", sp.METHODS)
 @pytest.mark.parametrize("kind", ["big", "negative", "int32", "pointers", "short", "csc",
-                                  "coo"])
+                                  "coo", "coo_short", "bsr", "bsr_pointers", "lil",
+                                  "lil_negative"])
 def test_sparse_arrays_out_of_bounds_are_refused_naming_A(name, kind):
     # (the default rect_nicol read them in the core, out of bounds: a crash; the rect_sym_*
-    # methods too)
+    # methods too, and on BSR / LIL input; the others raised numpy's or scipy's errors)
     A = _bad_sparse(kind)
-    before = [a.copy() for a in (getattr(A, "indices", A.data), A.data)]
+    held = [getattr(A, k) for k in ("indices", "indptr", "col", "data") if hasattr(A, k)]
+    before = [a.copy() for a in held]
     for weights in ("values", "stored", "count"):
-        with pytest.raises(wpart.WpartValueError, match=r"^`A` has (a|malformed)"):
+        with pytest.raises(wpart.WpartValueError, match=r"^`A` has (a|an|malformed)"):
             sp.partition(A, 16, method=name, weights=weights)
-    assert all(np.array_equal(a, b) for a, b in
-               zip(before, (getattr(A, "indices", A.data), A.data)))
+    assert all(np.array_equal(a, b) for a, b in zip(before, held))
+
+
+def test_a_result_whose_matrix_was_spoilt_since_refuses_to_plot_or_validate():
+    import scipy.sparse as sps
+
+    A = sps.csr_array(np.arange(1, 401, dtype=np.int64).reshape(20, 20))
+    r = sp.rect_nicol(A, 4, P=2, Q=2)
+    assert r.A is A  # (the caller's own matrix, kept)
+    r.validate()
+    A.indptr[-1] = 10**6  # (scipy reads this out of bounds: a crash)
+    with pytest.raises(wpart.WpartValueError, match="^`A` has malformed CSR arrays"):
+        r.validate()
+    with pytest.raises(wpart.WpartValueError, match="^`A` has malformed CSR arrays"):
+        r.plot()
 
 
 def test_the_default_core_call_checks_its_arrays():

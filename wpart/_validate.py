@@ -648,3 +648,40 @@ def positional_deprecated(*names: str) -> Callable[[_F], _F]:
         return wrapper  # type: ignore[return-value]
 
     return deco
+
+
+def check_sparse_arrays(A: Any, name: str = "A") -> None:
+    """Refuse a ``scipy.sparse`` matrix `A` (CSR, CSC, BSR or COO) whose arrays would be read
+    out of bounds: pointers that do not rise from 0 to the entry count, an index outside the
+    shape, fewer values than indices (``WpartValueError`` naming `name`). scipy checks none of
+    this once a matrix is made (its arrays may be replaced, and its canonical flag looks at
+    order only). Other formats hold no such arrays: check what their conversion gives."""
+    fmt = getattr(A, "format", None)
+    shape = getattr(A, "shape", ())
+    if len(shape) != 2:
+        return
+    n1, n2 = int(shape[0]), int(shape[1])
+    if fmt == "coo":
+        coords = getattr(A, "coords", None) or (A.row, A.col)
+        for axis, (idx, n) in enumerate(zip(coords, (n1, n2))):
+            if idx.ndim != 1 or idx.size != A.data.size:
+                raise WpartValueError(f"`{name}` has malformed COO arrays: one row index, one "
+                                      "column index and one value per entry")
+            if idx.size and (idx.min() < 0 or idx.max() >= n):
+                raise WpartValueError(f"`{name}` has a {('row', 'column')[axis]} index out of "
+                                      f"range [0, {n})")
+        return
+    if fmt not in ("csr", "csc", "bsr"):
+        return
+    ptr, idx = A.indptr, A.indices
+    R, C = A.blocksize if fmt == "bsr" else (1, 1)
+    major, minor = ("column", "row") if fmt == "csc" else ("row", "column")
+    n_major, n_minor = (n2, n1) if fmt == "csc" else (n1 // R, n2 // C)
+    if ptr.ndim != 1 or idx.ndim != 1 or ptr.size != n_major + 1 or ptr[0] != 0 or \
+            ptr[-1] != idx.size or A.data.shape[:1] != idx.shape or \
+            (n_major > 1 and bool((ptr[1:] < ptr[:-1]).any())):
+        raise WpartValueError(
+            f"`{name}` has malformed {fmt.upper()} arrays: its {major} pointers must rise from "
+            f"0 to its {idx.size} stored entries ({n_major + 1} of them), one value per index")
+    if idx.size and (idx.min() < 0 or idx.max() >= n_minor):
+        raise WpartValueError(f"`{name}` has a {minor} index out of range [0, {n_minor})")

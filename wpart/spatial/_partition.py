@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 from .._docs import fill_doc
 from .._errors import WpartValueError
 from .._result import Result, new_axes, pct
-from .._validate import deprecated_attr
+from .._validate import check_sparse_arrays, deprecated_attr
 
 __all__ = ["SpatialPartition"]
 
@@ -213,6 +213,7 @@ class SpatialPartition(Result):
             )
         self.owner_map()
         A = self.A
+        check_sparse_arrays(A)  # (the caller's own matrix: its arrays may have changed since)
         for k, rk in enumerate(r.tolist()):
             direct = A[tuple(slice(rk[2 * d], rk[2 * d + 1]) for d in range(nd))].sum()
             if A.dtype.kind == "f":
@@ -268,6 +269,7 @@ class SpatialPartition(Result):
         ax = new_axes(ax, figsize=(5, 5))
         A = self.A
         if not isinstance(A, np.ndarray):  # a scipy.sparse matrix
+            check_sparse_arrays(A)  # (the caller's own: its arrays may have changed since)
             if A.shape[0] * A.shape[1] <= 2**22:
                 A = A.toarray()
             else:  # too large to draw densely: the nonzeros as points

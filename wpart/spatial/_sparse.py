@@ -21,7 +21,7 @@ from .._errors import (
     WpartValueError,
 )
 from .._interrupt import run_interruptibly
-from .._validate import as_loads, choice
+from .._validate import as_loads, check_sparse_arrays, choice
 from ._mmfast import read_fast
 
 __all__ = ["MAX_DENSE_BYTES", "read_matrix"]
@@ -93,34 +93,17 @@ def check_sparse_size(n1: int, n2: int, entries: int, name: str = "A",
         )
 
 
-def check_sparse_arrays(A: Any, name: str = "A") -> None:
-    """Refuse a CSR, CSC or COO matrix `A` whose arrays would be read out of bounds: pointers
-    that do not rise from 0 to the entry count, an index outside the shape, fewer values than
-    indices (``WpartValueError`` naming `name`). scipy checks none of this once a matrix is
-    made (its arrays may be replaced, and its canonical flag looks at order only); formats
-    whose conversions index safely are not looked at."""
-    fmt = getattr(A, "format", None)
-    n1, n2 = int(A.shape[0]), int(A.shape[1])
-    if fmt == "coo":
-        coords = getattr(A, "coords", None) or (A.row, A.col)
-        for axis, (idx, n) in enumerate(zip(coords, (n1, n2))):
-            if len(idx) != len(A.data) or (len(idx) and (idx.min() < 0 or idx.max() >= n)):
-                raise WpartValueError(f"`{name}` has a {('row', 'column')[axis]} index out of "
-                                      f"range [0, {n}) or fewer values than indices")
-        return
-    if fmt not in ("csr", "csc"):
-        return
-    ptr, idx = A.indptr, A.indices
-    major, minor = ("row", "column") if fmt == "csr" else ("column", "row")
-    n_major, n_minor = (n1, n2) if fmt == "csr" else (n2, n1)
-    if ptr.ndim != 1 or idx.ndim != 1 or ptr.size != n_major + 1 or ptr[0] != 0 or \
-            ptr[-1] != idx.size or A.data.size != idx.size or \
-            (n_major > 1 and bool((ptr[1:] < ptr[:-1]).any())):
-        raise WpartValueError(
-            f"`{name}` has malformed {fmt.upper()} arrays: its {major} pointers must rise from "
-            f"0 to its {idx.size} stored entries ({n_major + 1} of them), one value per index")
-    if idx.size and (idx.min() < 0 or idx.max() >= n_minor):
-        raise WpartValueError(f"`{name}` has a {minor} index out of range [0, {n_minor})")
+def _converted(A: Any, fmt: str, name: str) -> Any:
+    """``A.tocsr()`` / ``A.tocoo()`` (`fmt`) checked as check_sparse_arrays checks `A` itself:
+    a LIL, DOK or DIA matrix holds no arrays to check before, and its conversion copies a bad
+    index as it is (or scipy refuses it: the same error, naming `name`)."""
+    try:
+        c = A.tocsr() if fmt == "csr" else A.tocoo()
+    except (ValueError, IndexError) as e:
+        raise WpartValueError(f"`{name}` has an index out of range: {e}") from None
+    if c is not A and getattr(A, "format", None) not in ("csr", "csc", "bsr", "coo"):
+        check_sparse_arrays(c, name)
+    return c
 
 
 def _sp() -> Any:
@@ -345,8 +328,8 @@ class SparseInput:
             raise WpartValueError(f"`{name}` is empty (shape {shape})")
         kind = A.dtype.kind
         if not isinstance(A, np.ndarray):  # before any copy of the pointers / entries
-            check_sparse_size(n1, n2, A.nnz, name)
             check_sparse_arrays(A, name)
+            check_sparse_size(n1, n2, A.nnz, name)
         if weights == "values" and kind not in "biuf":
             raise WpartTypeError(
                 f"`{name}` must hold integers, booleans or floats, got dtype {A.dtype}"
@@ -361,7 +344,7 @@ class SparseInput:
             data = np.ones(indices.size, dtype=i64)
             rows = None
         elif weights == "stored":  # every stored entry counts 1, duplicates as stored
-            c = A.tocoo()
+            c = _converted(A, "coo", name)
             ones = np.ones(c.nnz, dtype=i64)
             c = _sp().csr_array((ones, (c.row, c.col)), shape=(n1, n2))
             c.sum_duplicates()
@@ -373,7 +356,7 @@ class SparseInput:
             indptr = np.zeros(n1 + 1, i64)
             np.cumsum(np.bincount(rows, minlength=n1), out=indptr[1:])
         else:
-            c = A.tocsr()  # the same object for a CSR input: never modified
+            c = _converted(A, "csr", name)  # the same object for a CSR input: never modified
             if not c.has_canonical_format:
                 c = c.copy()
                 c.sum_duplicates()
