@@ -233,23 +233,6 @@ static inline int rg_prefix_i(const rg_side_t *s, const int32_t *map, int64_t K,
                 row[map[s->idx[e]]]++;
             }
         }
-                    cur = q;
-                    acc = 0;
-                }
-                acc += (int32_t)s->w[e];
-            }
-        } else {
-            for (; e < end; e++) {
-                int32_t q = map[s->idx[e]];
-                if (q != cur) {
-                    row[cur] += acc;
-                    cur = q;
-                    acc = 0;
-                }
-                acc++;
-            }
-        }
-        row[cur] += acc;
     }
     return 0;
 }
