@@ -216,6 +216,27 @@ class Partition1D(Result):
     bottleneck = deprecated_attr("bottleneck", "max_load", "Partition1D")
     gap_lb = deprecated_attr("gap_lb", "gap", "Partition1D")
 
+    #: The array fields, read-only: owner() and plot() read them as built.
+    _ARRAYS = ("separators", "loads", "speeds")
+
+    def __post_init__(self) -> None:
+        self._freeze()
+
+    def __setstate__(self, state: dict) -> None:  # pickle, copy: read-only again
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
+        self._freeze()
+
+    def _freeze(self) -> None:
+        """Make the array fields read-only (a read-only view of a writable array, so that an
+        array the caller passed in stays writable for the caller)."""
+        for k in self._ARRAYS:
+            a = getattr(self, k, None)
+            if isinstance(a, np.ndarray) and a.flags.writeable:
+                a = a.view()
+                a.setflags(write=False)
+                object.__setattr__(self, k, a)
+
     def _has_answer(self) -> bool:
         return self.separators.size > 0
 

@@ -284,9 +284,24 @@ def _num(d: dict, key: str, where: str, path: str, default: float | None = None)
     v = d[key]
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise LBDatafileError(f"{path}: {where}.{key}: expected a number, got {type(v).__name__}")
-    v = float(v)
+    try:
+        v = float(v)
+    except OverflowError:  # an integer literal beyond the float range (up to 1000 digits)
+        raise LBDatafileError(f"{path}: {where}.{key}: must be finite and non-negative, got "
+                              f"an integer of {v.bit_length()} bits (beyond the float range)"
+                              ) from None
     if not math.isfinite(v) or v < 0:
         raise LBDatafileError(f"{path}: {where}.{key}: must be finite and non-negative, got {v}")
+    return v
+
+
+def _int64(d: dict, key: str, where: str, path: str) -> int:
+    """``d[key]``, an integer in the int64 range (ids: ``entity.id``, ``shared_id``)."""
+    v = d[key]
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise LBDatafileError(f"{path}: {where}.{key}: expected an integer")
+    if not -(2**63) <= v < 2**63:
+        raise LBDatafileError(f"{path}: {where}.{key}: {_short(v)} is outside the int64 range")
     return v
 
 
@@ -295,12 +310,7 @@ def _entity_key(ent: Any, where: str, path: str) -> tuple[str, int]:
         raise LBDatafileError(f"{path}: {where}: expected an object")
     for k in ("id", "seq_id"):
         if k in ent:
-            v = ent[k]
-            if isinstance(v, bool) or not isinstance(v, int):
-                raise LBDatafileError(f"{path}: {where}.{k}: expected an integer")
-            if not -(2**63) <= v < 2**63:
-                raise LBDatafileError(f"{path}: {where}.{k}: {v} is outside the int64 range")
-            return (k, v)
+            return (k, _int64(ent, k, where, path))
     raise LBDatafileError(f"{path}: {where}: entity needs `id` or `seq_id`")
 
 
@@ -438,9 +448,7 @@ def _parse_phase(f: str, doc: dict, rank: int, m: int, phase: int | None,
         rw = _num(ud, "rank_working_bytes", uw, f, 0.0)
         sid, size, home = None, 0.0, rank
         if "shared_id" in ud:
-            sid = ud["shared_id"]
-            if isinstance(sid, bool) or not isinstance(sid, int):
-                raise LBDatafileError(f"{f}: {uw}.shared_id: expected an integer")
+            sid = _int64(ud, "shared_id", uw, f)
             size = _num(ud, "shared_bytes", uw, f, 0.0)
             home = ud.get("home_rank", rank)
             if isinstance(home, bool) or not isinstance(home, int) or not 0 <= home < m:

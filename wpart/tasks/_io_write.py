@@ -166,9 +166,8 @@ def write_lbdatafile(problem, stem: str, *, assignment=None, phase: int | None =
     ents = meta.get("entities")
     ents = ents if isinstance(ents, list) and len(ents) == K else None
     ids = problem.task_ids if problem.task_ids is not None else np.arange(K)
+    # (Problem validates block_ids: None or int64 of length n_blocks)
     bids = problem.block_ids if problem.block_ids is not None else np.arange(problem.n_blocks)
-    if bids.shape[0] != problem.n_blocks:
-        bids = np.arange(problem.n_blocks)
     tb, fp, wk, base = (problem.task_block, problem.task_footprint, problem.task_working,
                         problem.rank_baseline)
     tasks_of: list[list] = [[] for _ in range(I)]

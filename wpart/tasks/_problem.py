@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
-from .._errors import WpartTypeError, WpartValueError
+from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
 from .._validate import (as_bools, as_float, as_floats, as_ints, as_m, as_parts, deprecated_attr,
                          is_bool, renamed)
 from .._keywords import checked_keywords
@@ -57,6 +57,37 @@ def _optional_ids(x: Any, name: str, n: int | None, lo: int, hi: int) -> Any:
     if x is None:
         return None
     return as_ints(x, name, n=n, lo=lo, hi=hi, dtype=np.int32, read_only=True)
+
+
+_INT64_LO, _INT64_HI = -(2**63), 2**63
+
+
+def _optional_int64s(x: Any, name: str, n: int, n_name: str) -> Any:
+    """An optional external id array (`task_ids`, `block_ids`): int64, 1-D, length `n`
+    (called `n_name` in the message), read-only; None stays None (:func:`as_ints`). Python
+    integers beyond the int64 range (which NumPy keeps as objects) are a
+    :class:`WpartOverflowError` naming the first one, as :func:`as_ints` names unsigned values
+    beyond it."""
+    if x is None:
+        return None
+    try:
+        return as_ints(x, name, n=n, n_name=n_name, read_only=True)
+    except WpartTypeError as exc:
+        try:
+            # the integers as given (NumPy makes 2**63 among small ints a float64)
+            values = (x if isinstance(x, np.ndarray) else np.asarray(x, dtype=object)).tolist()
+        except Exception:  # noqa: BLE001 -- what NumPy refuses: as_ints' error stands
+            raise exc from None
+        if not isinstance(values, list) or not all(
+                isinstance(v, int) and not isinstance(v, bool) for v in values):
+            raise exc from None
+        i, v = next(((i, v) for i, v in enumerate(values) if not _INT64_LO <= v < _INT64_HI),
+                    (None, None))
+        if i is None:  # Python ints that NumPy kept as objects: as_ints' error stands
+            raise exc from None
+        text = str(v) if v.bit_length() <= 128 else f"an integer of {v.bit_length()} bits"
+        raise WpartOverflowError(f"`{name}` must hold int64 values, got {text} at index "
+                                 f"{i}") from None
 
 
 #: A keyword not given to :meth:`Problem.with_` (its field is kept).
@@ -122,8 +153,11 @@ class Problem:
     initial : array_like of int, shape (K,), optional
         Initial assignment. Default: the home of each task's block, block-less tasks
         round robin.
-    task_ids : array_like of int, optional
-        External ids (kept by the LBDatafile reader and writer).
+    task_ids : array_like of int, shape (K,), optional
+        External ids (kept by the LBDatafile reader and writer), int64; stored read-only.
+    block_ids : array_like of int, shape (N,), optional
+        External ids of the shared blocks (an LBDatafile's ``shared_id``), int64, one per
+        block of `block_size`; stored read-only.
     migratable : array_like of bool, shape (K,), optional
         Whether each task may move (default: all True). A task with ``False`` (an
         LBDatafile entity ``"migratable": false``) is *pinned*: it stays on its rank of
@@ -234,11 +268,9 @@ class Problem:
             set_("initial", _optional_ids(init, "initial", K, 0, I))
         else:
             set_("initial", _optional_ids(self.initial, "initial", K, 0, I))
-        if self.task_ids is not None:
-            t = np.asarray(self.task_ids, dtype=np.int64)
-            if t.shape != (K,):
-                raise WpartValueError(f"`task_ids` must have length {K}")
-            set_("task_ids", t)
+        set_("task_ids", _optional_int64s(self.task_ids, "task_ids", K, "n_tasks"))
+        set_("block_ids", _optional_int64s(self.block_ids, "block_ids", self.block_size.shape[0],
+                                           "n_blocks"))
         set_("migratable", as_bools(self.migratable, "migratable", K))
 
     # ---------------------------------------------------------------- sizes
