@@ -345,3 +345,65 @@ def test_joint_bound_start_on_heavy_lines():
     # below 64 blocks, or without heavy lines, it does not run
     for A, P, Q in ((_powerlaw(1, 500, 700, 3000), 4, 4), (next(_matrices(3, 1)), 8, 8)):
         assert "joint_bound" not in spatial.rect_nicol(A, P * Q, P=P, Q=Q).stats["starts"]
+
+
+def _banded_oracle(A, K):
+    """wpart_i_rg_banded in Python: of the entries of 64 evenly spaced rows (every row when
+    fewer), at least 90 % within half a stripe of the diagonal."""
+    n1, n2 = A.shape
+    step = max(n1 // 64, 1)
+    near = total = 0
+    for i in range(step // 2, n1, step):
+        cols = A.indices[A.indptr[i]:A.indptr[i + 1]].astype(object)
+        near += sum(2 * K * abs(i * n2 - int(j) * n1) <= n1 * n2 for j in cols)
+        total += len(cols)
+    return total > 0 and near >= 0.9 * total
+
+
+def _banded(seed, n1, n2, width, extra):
+    """Entries within `width` of the diagonal (scaled to the shape), `extra` of them
+    anywhere."""
+    rng = np.random.default_rng(seed)
+    r = rng.integers(0, n1, 6 * n1)
+    c = np.clip(np.round(r * n2 / n1 + rng.integers(-width, width + 1, r.size)), 0, n2 - 1)
+    r = np.concatenate([r, rng.integers(0, n1, extra)])
+    c = np.concatenate([c, rng.integers(0, n2, extra)]).astype(np.int64)
+    A = sps.csr_array((rng.integers(1, 5, r.size), (r, c)), shape=(n1, n2))
+    A.sum_duplicates()
+    return A
+
+
+def test_banded_test_matches_its_definition():
+    from wpart import _core
+
+    seen = set()
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        n1, n2 = (int(x) for x in rng.integers(30, 900, 2))
+        A = _banded(seed, n1, n2, int(rng.integers(1, 60)), int(rng.integers(0, 3 * n1)))
+        for K in (1, 2, 4, 8, 16, 32):
+            got = _core.spatial_rect_banded(n1, n2, A.indptr, A.indices, K)
+            assert got == _banded_oracle(A, K)
+            seen.add(got)
+    assert seen == {True, False}
+    E = sps.csr_array((3, 4), dtype=np.int64)  # no entries: not banded
+    assert not _core.spatial_rect_banded(3, 4, E.indptr, E.indices, 2)
+    with pytest.raises(WpartValueError, match="out of range"):
+        _core.spatial_rect_banded(2, 2, np.array([0, 1, 2]), np.array([0, 7]), 2)
+
+
+@pytest.mark.parametrize("P,Q,fires", [(4, 4, 8), (3, 5, 4), (7, 2, 0), (8, 8, 8)])
+def test_first_half_sweep_race_on_banded_matrices(P, Q, fires):
+    # the default set's race judges a start after one half-sweep on a banded matrix: below
+    # 64 blocks the one call and the step-by-step engine give one grid and the same stats
+    # (from 64 blocks the one call's later stages follow); it fires where the other starts
+    # are far behind the diagonal one
+    fired = 0
+    for seed in range(8):
+        A = _banded(100 + seed, 1200, 900 + 40 * seed, 8 + seed, 20 * seed)
+        fast = spatial.rect_nicol(A, P * Q, P=P, Q=Q)
+        if P * Q < 64:
+            _same(fast, spatial.rect_nicol(A, P * Q, P=P, Q=Q, starts=list(AUTO)))
+        fired += any(v["state"] == "abandoned" and v["half_sweeps"] == 1
+                     for v in fast.stats["starts"].values())
+    assert fired >= fires

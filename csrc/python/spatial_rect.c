@@ -45,18 +45,18 @@ static PyObject *wpy_rect_grid(PyObject *self, PyObject *args, PyObject *kwds)
     static char *kwlist[] = {"n1", "n2", "rp", "ci", "w", "P", "Q", "R0", "C0", "first",
                              "patience", "max_half", "balance", "abandon", "time_limit",
                              "progress", "slack", "lower", "polish_patience",
-                             "polish_max_half", NULL};
+                             "polish_max_half", "slack1", NULL};
     PyObject *o[3], *ro, *co, *fo, *progress = Py_None, *res = NULL;
     PyArrayObject *a[3] = {NULL, NULL, NULL}, *R0 = NULL, *C0 = NULL, *F = NULL;
     PyArrayObject *R = NULL, *C = NULL, *V = NULL, *H = NULL, *S = NULL;
     long long n1, n2, P, Q, patience = 2, max_half = 200, pol_pat = 0, pol_max = 0;
     int balance = 0, abandon = 0;
-    double time_limit = 0.0, slack = 0.0, lower = 0.0;
+    double time_limit = 0.0, slack = 0.0, lower = 0.0, slack1 = 0.0;
     wpart_rg_csr_t A;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOLLOOO|LLppdOddLL", kwlist, &n1, &n2, &o[0],
-                                     &o[1], &o[2], &P, &Q, &ro, &co, &fo, &patience, &max_half,
-                                     &balance, &abandon, &time_limit, &progress, &slack,
-                                     &lower, &pol_pat, &pol_max)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOLLOOO|LLppdOddLLd", kwlist, &n1, &n2,
+                                     &o[0], &o[1], &o[2], &P, &Q, &ro, &co, &fo, &patience,
+                                     &max_half, &balance, &abandon, &time_limit, &progress,
+                                     &slack, &lower, &pol_pat, &pol_max, &slack1)) {
         return NULL;
     }
     if (sr_csr(n1, n2, o, "w", NPY_FLOAT64, 0, a, &A) < 0) {
@@ -92,7 +92,7 @@ static PyObject *wpy_rect_grid(PyObject *self, PyObject *args, PyObject *kwds)
     wpy_control_t ctl;
     wpy_control_setup(&ctl, progress, time_limit);
     wpart_rg_opts_t opt = {patience, max_half, balance, abandon, slack, lower,
-                           pol_pat, pol_max, &ctl.ctl, 0.0};
+                           pol_pat, pol_max, &ctl.ctl, 0.0, slack1};
     int32_t timed_out = 0;
     wpart_status_t st;
     WPY_NOGIL(st = wpart_spatial_rect_grid(&A, P, Q, ns, PyArray_DATA(R0), PyArray_DATA(C0),
@@ -371,6 +371,34 @@ cleanup:
     return res;
 }
 
+/* spatial_rect_banded(n1, n2, rp, ci, K): wpart_i_rg_banded on checked CSR arrays */
+static PyObject *wpy_rect_banded(PyObject *self, PyObject *args)
+{
+    PyObject *o[3] = {NULL, NULL, Py_None}, *res = NULL;
+    PyArrayObject *a[3] = {NULL, NULL, NULL};
+    long long n1, n2, K;
+    wpart_rg_csr_t A;
+    if (!PyArg_ParseTuple(args, "LLOOL", &n1, &n2, &o[0], &o[1], &K)) {
+        return NULL;
+    }
+    if (sr_csr(n1, n2, o, "w", NPY_FLOAT64, 1, a, &A) < 0) {
+        goto cleanup;
+    }
+    wpart_status_t st = wpart_i_spatial_check_csr(A.rp, A.ci, n1, n2, A.rp[n1]);
+    if (st != WPART_OK || K < 1) {
+        if (st == WPART_OK) {
+            PyErr_SetString(wpy_ValueError, "`K` must be positive");
+        } else {
+            wpy_raise(st, NULL);
+        }
+        goto cleanup;
+    }
+    res = PyBool_FromLong(wpart_i_rg_banded(&A, K));
+cleanup:
+    WPY_XDECREF(a[0], a[1], a[2]);
+    return res;
+}
+
 /* the loads matrix of weights "stored" / "count" (wpart_i_spatial_csr_unit) on canonical CSR
  * arrays (int32 or int64, converted) and keep (bool, None: every entry counts): int64
  * pointers and indices (the given arrays when already int64 and keep is None) and int64 1s
@@ -513,7 +541,9 @@ cleanup:
  * - spatial_mm_csr: The canonical CSR arrays of a MatrixMarket coordinate body, or None.
  * - spatial_rect_unit_csr: The loads matrix of weights "stored" / "count" on the canonical CSR
  *   arrays of an n1 x n2 matrix (keep: the entries that count, None: all): (int64 pointers,
- *   int64 indices, 1s or None without ones). */
+ *   int64 indices, 1s or None without ones).
+ * - spatial_rect_banded: Whether the CSR matrix is banded at a K-way grid's resolution (the
+ *   default RECT-NICOL's test for its first-half-sweep race). */
 static PyMethodDef spatial_rect_methods[] = {
     {"spatial_rect_nicol_auto", WPY_CFUNC(wpy_rect_nicol_auto), WPY_KW, NULL},
     {"spatial_rect_grid", WPY_CFUNC(wpy_rect_grid), WPY_KW, NULL},
@@ -524,6 +554,7 @@ static PyMethodDef spatial_rect_methods[] = {
     {"spatial_rect_kick", WPY_CFUNC(wpy_rect_kick), WPY_KW, NULL},
     {"spatial_rect_1d", wpy_rect_1d, METH_VARARGS, NULL},
     {"spatial_rect_unit_csr", wpy_rect_unit_csr, METH_VARARGS, NULL},
+    {"spatial_rect_banded", wpy_rect_banded, METH_VARARGS, NULL},
     {"spatial_mm_csr", wpy_mm_csr, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

@@ -21,6 +21,12 @@
  * ~5 % less CPU; 0.25 -> 0.2 below changed none of its 59 4 x 4 max loads, 8 % less CPU) */
 #define RF_RACE 0.2
 #define RF_RACE_BIG 0.15
+/* ... and on a banded matrix (wpart_i_rg_banded) a start more than RF_SLACK1 above the best
+ * grid after its first half-sweep stops (_nicol.AUTO_SLACK1): there the uniform and
+ * stored-entry starts sit 40-70 % above the diagonal one after one half-sweep and after two.
+ * bench_spatial_fresh / _sarma / SARMA's test matrices: no max load changed (at 0.2 or 0.3),
+ * CPU 0.91 x at 4 x 4, 0.9-0.93 x at 8 x 8 - 32 x 32 (geomean of the fresh cases) */
+#define RF_SLACK1 0.3
 #define RF_BIG_MIN 64
 /* below RF_BIG_MIN blocks the best grid's continuation stops after RF_SHORT_PATIENCE
  * half-sweeps without a gain (_nicol.SHORT_POLISH_PATIENCE; from RF_BIG_MIN blocks 10,
@@ -413,7 +419,8 @@ static wpart_status_t rf_nic(rg_ctx_t *g, int uni, double t0, int64_t max_half, 
         rf_oned(g, line, A->n1, P, Rn, tmp);
     }
     rf_uniform(A->n2, Q, Cn);
-    wpart_rg_opts_t o = {RF_NIC_PATIENCE, max_half, 0, 1, 0.5, lower, 0, max_half, g->ctl, *inc};
+    wpart_rg_opts_t o = {RF_NIC_PATIENCE, max_half, 0, 1, 0.5, lower, 0, max_half, g->ctl, *inc,
+                         0.0};
     WPART_CHECK(wpart_i_rect_from(g, t0, 1, 0, Rn, Cn, &o, R2, C2, &v, NULL, timed_out));
     rg_keep(P, Q, R2, C2, v, R, C, inc);
 cleanup:
@@ -443,7 +450,8 @@ wpart_status_t wpart_i_rect_plain(rg_ctx_t *g, const wpart_rg_csr_t *B, double t
     int64_t *R0 = S, *C0 = R0 + 2 * (P + 1), *R2 = C0 + 2 * (Q + 1), *C2 = R2 + P + 1;
     memcpy(R0, R, (size_t)(P + 1) * sizeof(int64_t));
     memcpy(C0, C, (size_t)(Q + 1) * sizeof(int64_t));
-    wpart_rg_opts_t o = {2, max_half, 0, 1, RF_PLAIN_RACE, lower, 0, max_half, g->ctl, *value};
+    wpart_rg_opts_t o = {2, max_half, 0, 1, RF_PLAIN_RACE, lower, 0, max_half, g->ctl,
+                         *value, 0.0};
     WPART_CHECK(wpart_i_rect_from(g, t0, 2, 0, R0, C0, &o, R2, C2, &v, NULL, timed_out));
     if (!(v < *value)) {
         goto cleanup;
@@ -486,7 +494,7 @@ static wpart_status_t rf_joint_start(rg_ctx_t *g, double t0, int jd, const int64
         rf_uniform(g->A->n2, Q, Cj);
     }
     wpart_rg_opts_t o = {1, max_half < RF_JOINT_HALF ? max_half : RF_JOINT_HALF, 1, 0, 0.0,
-                         lower, 0, max_half, g->ctl, 0.0};
+                         lower, 0, max_half, g->ctl, 0.0, 0.0};
     *halves = 0;
     WPART_CHECK(wpart_i_rect_from(g, t0, 1, jd == 0 ? 1 : 0, Rj, Cj, &o, R2, C2, v, halves,
                                   timed_out));
@@ -644,7 +652,8 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
                                                                      : RF_LONG_PATIENCE;
         wpart_rg_opts_t opt = {2, max_half < h1 ? max_half : h1, 0, 1,
                                last ? 0.0 : big ? RF_RACE_BIG : RF_RACE, out->lower,
-                               cont, max_half, control, 0.0};
+                               cont, max_half, control, 0.0,
+                               !last && wpart_i_rg_banded(A, P > Q ? P : Q) ? RF_SLACK1 : 0.0};
         WPART_CHECK(wpart_i_rg_run(&g, t0, nu, R0, C0, first, &opt, out->R, out->C, val,
                                    halves, state, twin, &out->timed_out));
     }

@@ -33,6 +33,13 @@
 #ifndef RG_RACE_FROM
 #define RG_RACE_FROM 2
 #endif
+/* wpart_i_rg_banded: RG_BAND_ROWS sampled rows, RG_BAND of their entries near the diagonal */
+#ifndef RG_BAND_ROWS
+#define RG_BAND_ROWS 64
+#endif
+#ifndef RG_BAND
+#define RG_BAND 0.9
+#endif
 #ifndef RG_Y_ONE
 #define RG_Y_ONE 4096
 #endif
@@ -209,6 +216,21 @@ static double rg_step(rg_ctx_t *g, int d, int64_t *const cur[2], int balance, in
     double v = rg_half(g, d, cur[d], cur[1 - d], balance);
     *same = memcmp(g->keep, cur[d], bytes) == 0;
     return v;
+}
+
+int wpart_i_rg_banded(const wpart_rg_csr_t *A, int64_t K)
+{
+    int64_t n1 = A->n1, n2 = A->n2, near = 0, all = 0;
+    int64_t step = n1 / RG_BAND_ROWS > 1 ? n1 / RG_BAND_ROWS : 1;
+    __int128 half = (__int128)n1 * n2;
+    for (int64_t i = step / 2; i < n1; i += step) {
+        for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
+            __int128 d = (__int128)i * n2 - (__int128)A->ci[e] * n1;
+            near += 2 * (__int128)K * (d < 0 ? -d : d) <= half;
+        }
+        all += A->rp[i + 1] - A->rp[i];
+    }
+    return all > 0 && (double)near >= RG_BAND * (double)all;
 }
 
 /* the lower bound of the next half-sweep of dimension d: the other's stripes' loads / P[d] */
@@ -589,8 +611,9 @@ wpart_status_t wpart_i_rg_run(rg_ctx_t *g, double t0, int64_t nstarts, const int
             }
             /* the race: more than slack * 2 / h above the incumbent after h >= RG_RACE_FROM
              * half-sweeps (a start still far behind after many sweeps will not catch up) */
-            if (opt->slack > 0 && h >= RG_RACE_FROM &&
-                v > inc * (1.0 + opt->slack * 2.0 / (double)h)) {
+            if ((opt->slack > 0 && h >= RG_RACE_FROM &&
+                 v > inc * (1.0 + opt->slack * 2.0 / (double)h)) ||
+                (opt->slack1 > 0 && h == 1 && v > inc * (1.0 + opt->slack1))) {
                 state[s] = 1;
                 break;
             }

@@ -37,7 +37,15 @@ typedef struct {
                        * bound and `lower` start from it; R, C stay start 0's grid and the
                        * continuation does not run unless a start goes strictly below it
                        * (0: none) */
+    double slack1; /* > 0: also stop a start whose max load after its first half-sweep exceeds
+                    * the incumbent by more than the fraction slack1 (a race for banded
+                    * matrices, wpart_i_rg_banded: there a start that far behind stays behind) */
 } wpart_rg_opts_t;
+
+/* Whether A is banded at the resolution of a K-way grid: of the entries of 64 evenly spaced
+ * rows (all rows when fewer), at least 90 % lie within half a stripe of the diagonal
+ * (|i n2 - j n1| <= n1 n2 / (2 K)). O(64 x the entries per row). */
+int wpart_i_rg_banded(const wpart_rg_csr_t *A, int64_t K);
 
 /* RECT-NICOL from nstarts starts (R0: nstarts x (P+1) row cuts, C0: nstarts x (Q+1) column
  * cuts; first[s] bit 0 clear: the columns are set first for the start's rows, set: the rows
