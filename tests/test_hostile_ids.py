@@ -36,6 +36,13 @@ def _both_readers(stem: str, n_ranks: int):
             lambda: read_rank(f"{stem}.0.json", 0, n_ranks)]
 
 
+def _both_refuse(stem: str, n_ranks: int, match: str) -> None:
+    """Both readers raise LBDatafileError with a message matching `match`."""
+    for read in _both_readers(stem, n_ranks):
+        with pytest.raises(wt.LBDatafileError, match=match):
+            read()
+
+
 # ------------------------------------------------------------------ the LBDatafile reader
 
 @pytest.mark.parametrize("sid", [BIG, -BIG, 2**63, -(2**63) - 1])
@@ -43,11 +50,8 @@ def test_shared_id_beyond_int64_names_the_file_and_field(tmp_path, sid):
     stem = _write(tmp_path, [_doc(0, [_with_ud(0, 0, shared_id=sid, shared_bytes=8.0)]),
                              _doc(1, [_task(1, 1)])])
     before = (tmp_path / "d.0.json").read_bytes()
-    for read in _both_readers(stem, 2):
-        with pytest.raises(wt.LBDatafileError,
-                           match=r"d\.0\.json: phases\[0\]\.tasks\[0\]\.user_defined\.shared_id: "
-                                 r"-?\d+ is outside the int64 range"):
-            read()
+    _both_refuse(stem, 2, r"d\.0\.json: phases\[0\]\.tasks\[0\]\.user_defined\.shared_id: "
+                 r"-?\d+ is outside the int64 range")
     assert (tmp_path / "d.0.json").read_bytes() == before  # the file is left as it was
 
 
@@ -81,22 +85,16 @@ def test_entity_id_beyond_int64_names_the_field(tmp_path, key):
     del t["entity"]["id"]
     t["entity"][key] = BIG
     stem = _write(tmp_path, [_doc(0, [t])])
-    for read in _both_readers(stem, 1):
-        with pytest.raises(wt.LBDatafileError,
-                           match=rf"d\.0\.json: phases\[0\]\.tasks\[0\]\.entity\.{key}: "
-                                 r"\d+ is outside the int64 range"):
-            read()
+    _both_refuse(stem, 1, rf"d\.0\.json: phases\[0\]\.tasks\[0\]\.entity\.{key}: "
+                 r"\d+ is outside the int64 range")
 
 
 def test_edge_endpoint_beyond_int64_names_the_field(tmp_path):
     c = {"type": "SendRecv", "from": {"type": "object", "id": 0},
          "to": {"type": "object", "id": BIG}, "bytes": 2.0, "messages": 1}
     stem = _write(tmp_path, [_doc(0, [_task(0, 0)], communications=[c])])
-    for read in _both_readers(stem, 1):
-        with pytest.raises(wt.LBDatafileError,
-                           match=r"d\.0\.json: phases\[0\]\.communications\[0\]\.to\.id: "
-                                 r"\d+ is outside the int64 range"):
-            read()
+    _both_refuse(stem, 1, r"d\.0\.json: phases\[0\]\.communications\[0\]\.to\.id: "
+                 r"\d+ is outside the int64 range")
 
 
 def test_vom_object_id_beyond_int64_names_the_field(tmp_path):
@@ -126,11 +124,8 @@ def test_number_beyond_float64_names_the_field(tmp_path, field):
         t0["user_defined"] = {field: huge, **({"shared_id": 1} if field == "shared_bytes"
                                                else {})}
     stem = _write(tmp_path, [d])
-    for read in _both_readers(stem, 1):
-        with pytest.raises(wt.LBDatafileError,
-                           match=rf"d\.0\.json: {re.escape(where)}\.{field}: must be finite "
-                                 r"and non-negative, got an integer of \d+ bits"):
-            read()
+    _both_refuse(stem, 1, rf"d\.0\.json: {re.escape(where)}\.{field}: must be finite "
+                 r"and non-negative, got an integer of \d+ bits")
 
 
 def test_good_file_still_reads_field_for_field(tmp_path):
