@@ -390,6 +390,8 @@ def test_banded_test_matches_its_definition():
     assert not _core.spatial_rect_banded(3, 4, E.indptr, E.indices, 2)
     with pytest.raises(WpartValueError, match="out of range"):
         _core.spatial_rect_banded(2, 2, np.array([0, 1, 2]), np.array([0, 7]), 2)
+    with pytest.raises(WpartValueError, match="`K` must be positive"):
+        _core.spatial_rect_banded(3, 4, E.indptr, E.indices, 0)
 
 
 @pytest.mark.parametrize("P,Q,fires", [(4, 4, 8), (3, 5, 4), (7, 2, 0), (8, 8, 8)])

@@ -17,7 +17,7 @@ from ._progress import progress_hook
 from ._result import STATUSES as _STATUSES
 from ._result import Result, new_axes
 from ._validate import (as_bool, as_float, as_progress, check_sparse_arrays, core_time_limit,
-                        is_bool)
+                        is_bool, sparse_converted)
 
 __all__ = ["solve", "write_model", "MilpResult", "STATUSES", "solver_version"]
 
@@ -165,11 +165,7 @@ def _coo(A: Any, n: int) -> tuple[int, NDArray[np.int64], NDArray[np.int64], NDA
     """(m, rows, cols, values) of A given dense, as (rows, cols, values, shape) or with .tocoo()."""
     if hasattr(A, "tocoo") and not isinstance(A, np.ndarray):
         check_sparse_arrays(A)  # (scipy's conversion reads bad arrays out of bounds)
-        try:
-            coo = A.tocoo()
-        except (ValueError, IndexError) as e:
-            raise WpartValueError(f"`A` has an index out of range: {e}") from None
-        check_sparse_arrays(coo)
+        coo = sparse_converted(A, "coo")
         shape = tuple(int(s) for s in coo.shape)
         rows, cols, vals = coo.row, coo.col, coo.data
         where = "`A`"

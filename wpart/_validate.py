@@ -685,3 +685,17 @@ def check_sparse_arrays(A: Any, name: str = "A") -> None:
             f"0 to its {idx.size} stored entries ({n_major + 1} of them), one value per index")
     if idx.size and (idx.min() < 0 or idx.max() >= n_minor):
         raise WpartValueError(f"`{name}` has a {minor} index out of range [0, {n_minor})")
+
+
+def sparse_converted(A: Any, fmt: str, name: str = "A") -> Any:
+    """``A.tocsr()`` / ``A.tocoo()`` (`fmt`) of a ``scipy.sparse`` matrix whose own arrays
+    :func:`check_sparse_arrays` passed (or that holds none), the result checked the same way
+    where `A` had none to check: a LIL, DOK or DIA matrix's conversion copies a bad index as
+    it is, or scipy refuses it (then the same ``WpartValueError``, naming `name`)."""
+    try:
+        c = A.tocsr() if fmt == "csr" else A.tocoo()
+    except (ValueError, IndexError) as e:
+        raise WpartValueError(f"`{name}` has an index out of range: {e}") from None
+    if c is not A and getattr(A, "format", None) not in ("csr", "csc", "bsr", "coo"):
+        check_sparse_arrays(c, name)
+    return c

@@ -384,13 +384,13 @@ static PyObject *wpy_rect_banded(PyObject *self, PyObject *args)
     if (sr_csr(n1, n2, o, "w", NPY_FLOAT64, 1, a, &A) < 0) {
         goto cleanup;
     }
+    if (K < 1) {
+        PyErr_SetString(wpy_ValueError, "`K` must be positive");
+        goto cleanup;
+    }
     wpart_status_t st = wpart_i_spatial_check_csr(A.rp, A.ci, n1, n2, A.rp[n1]);
-    if (st != WPART_OK || K < 1) {
-        if (st == WPART_OK) {
-            PyErr_SetString(wpy_ValueError, "`K` must be positive");
-        } else {
-            wpy_raise(st, NULL);
-        }
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
         goto cleanup;
     }
     res = PyBool_FromLong(wpart_i_rg_banded(&A, K));

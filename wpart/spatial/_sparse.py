@@ -21,7 +21,7 @@ from .._errors import (
     WpartValueError,
 )
 from .._interrupt import run_interruptibly
-from .._validate import as_loads, check_sparse_arrays, choice
+from .._validate import as_loads, check_sparse_arrays, choice, sparse_converted
 from ._mmfast import read_fast
 
 __all__ = ["MAX_DENSE_BYTES", "read_matrix"]
@@ -91,19 +91,6 @@ def check_sparse_size(n1: int, n2: int, entries: int, name: str = "A",
             f"{budget / 2**30:.3g} GiB available (physical memory or RLIMIT_AS); nothing was "
             "allocated"
         )
-
-
-def _converted(A: Any, fmt: str, name: str) -> Any:
-    """``A.tocsr()`` / ``A.tocoo()`` (`fmt`) checked as check_sparse_arrays checks `A` itself:
-    a LIL, DOK or DIA matrix holds no arrays to check before, and its conversion copies a bad
-    index as it is (or scipy refuses it: the same error, naming `name`)."""
-    try:
-        c = A.tocsr() if fmt == "csr" else A.tocoo()
-    except (ValueError, IndexError) as e:
-        raise WpartValueError(f"`{name}` has an index out of range: {e}") from None
-    if c is not A and getattr(A, "format", None) not in ("csr", "csc", "bsr", "coo"):
-        check_sparse_arrays(c, name)
-    return c
 
 
 def _sp() -> Any:
@@ -344,7 +331,7 @@ class SparseInput:
             data = np.ones(indices.size, dtype=i64)
             rows = None
         elif weights == "stored":  # every stored entry counts 1, duplicates as stored
-            c = _converted(A, "coo", name)
+            c = sparse_converted(A, "coo", name)
             ones = np.ones(c.nnz, dtype=i64)
             c = _sp().csr_array((ones, (c.row, c.col)), shape=(n1, n2))
             c.sum_duplicates()
@@ -356,7 +343,7 @@ class SparseInput:
             indptr = np.zeros(n1 + 1, i64)
             np.cumsum(np.bincount(rows, minlength=n1), out=indptr[1:])
         else:
-            c = _converted(A, "csr", name)  # the same object for a CSR input: never modified
+            c = sparse_converted(A, "csr", name)  # the same object for a CSR input: unchanged
             if not c.has_canonical_format:
                 c = c.copy()
                 c.sum_duplicates()
