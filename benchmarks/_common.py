@@ -10,10 +10,13 @@ installed wpart by accident.
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
-__all__ = ["ROOT", "use_wpart"]
+__all__ = ["ROOT", "load_c", "use_wpart"]
 
 #: Repository root of this checkout.
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,3 +45,27 @@ def use_wpart() -> Path:
                 "run ./tools/setup.sh or `pip install .` first"
             ) from None
     return Path(wpart.__file__).resolve().parent
+
+
+def load_c(src: Path, *flags: str):
+    """A benchmark's own C helper: `src` compiled with the system C compiler (``$CC``, else
+    ``cc``; ``-O2 -shared -fPIC`` and `flags`) into a temporary folder, loaded through ctypes.
+    The folder is removed at once (the loaded library stays mapped), so nothing is left in the
+    temporary directory.
+
+    Returns
+    -------
+    ctypes.CDLL
+
+    Raises
+    ------
+    OSError, subprocess.CalledProcessError
+        No compiler, or `src` did not compile or load.
+    """
+    import ctypes
+
+    with tempfile.TemporaryDirectory(prefix="wpart_bench_c_") as d:
+        so = os.path.join(d, Path(src).stem + ".so")
+        subprocess.run([os.environ.get("CC", "cc"), "-O2", "-shared", "-fPIC", *flags, "-o", so,
+                        str(src)], check=True, capture_output=True)
+        return ctypes.CDLL(so)

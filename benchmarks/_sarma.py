@@ -28,7 +28,10 @@ benchmark bench_spatial_sarma.py. Every stored entry of the matrix weighs its va
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
+from _common import load_c
 
 from wpart import _core
 
@@ -123,23 +126,16 @@ _CNIC: list = []  # [(sarma_nicol, sarma_nicol_idx) or (None, None)], filled onc
 
 def _cnic():
     """The C nics of _sarma_nic.c, (sarma_nicol, sarma_nicol_idx) (compiled once per process
-    with the system C compiler into a temporary folder, loaded through ctypes), or (None,
+    with the system C compiler, _common.load_c), or (None,
     None) when that fails (numpy then runs)."""
     if _CNIC:
         return _CNIC[0]
     import ctypes
-    import os
     import subprocess
-    import tempfile
 
     fn = fi = None
     try:
-        src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_sarma_nic.c")
-        d = tempfile.mkdtemp(prefix="sarma_nic_")
-        so = os.path.join(d, "sarma_nic.so")
-        subprocess.run([os.environ.get("CC", "cc"), "-O2", "-shared", "-fPIC", "-o", so, src],
-                       check=True, capture_output=True)
-        lib = ctypes.CDLL(so)
+        lib = load_c(Path(__file__).resolve().parent / "_sarma_nic.c")
         fn = lib.sarma_nicol
         p64 = ctypes.POINTER(ctypes.c_int64)
         fn.argtypes = [ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, p64, p64,

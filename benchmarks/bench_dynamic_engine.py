@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import ROOT, use_wpart  # noqa: E402
+from _common import ROOT, load_c, use_wpart  # noqa: E402
 
 use_wpart()
 
@@ -67,25 +67,22 @@ _FIT_TIMEIT: list = []
 
 
 def _fit_timeit_c() -> Any:
-    """``dyn_fit_timeit`` of _fit_timeit.c (compiled once per process into a temporary folder,
-    loaded through ctypes) with the core's function addresses, or None when that fails."""
+    """``dyn_fit_timeit`` of _fit_timeit.c (compiled once per process, _common.load_c) with
+    the core's function addresses, or None when that fails."""
     if _FIT_TIMEIT:
         return _FIT_TIMEIT[0]
     import ctypes
-    import tempfile
 
     try:
         here = Path(__file__).resolve().parent
-        so = os.path.join(tempfile.mkdtemp(prefix="fit_timeit_"), "fit_timeit.so")
-        subprocess.run([os.environ.get("CC", "cc"), "-O2", "-shared", "-fPIC",
-                        "-I", str(ROOT / "csrc" / "include"), "-I", str(ROOT / "csrc" / "dynamic"),
-                        "-o", so, str(here / "_fit_timeit.c")], check=True, capture_output=True)
+        lib = load_c(here / "_fit_timeit.c", "-I", str(ROOT / "csrc" / "include"),
+                     "-I", str(ROOT / "csrc" / "dynamic"))
         core = ctypes.CDLL(_core.__file__)
         addr = (ctypes.c_void_p * 7)(*[ctypes.cast(getattr(core, name), ctypes.c_void_p) for name in (
             "wpart_dynamic_plbhac_cfg_paper", "wpart_dynamic_model_fit",
             "wpart_dynamic_fit_work_size", "wpart_i_fitinc_init", "wpart_i_fitinc_fit_all",
             "wpart_i_fitinc_fit", "wpart_i_fitinc_free")])
-        f = ctypes.CDLL(so).dyn_fit_timeit
+        f = lib.dyn_fit_timeit
         f.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_int64] + [ctypes.c_void_p] * 3 + [
             ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p]
         f.restype = ctypes.c_int

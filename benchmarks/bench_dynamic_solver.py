@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from _common import ROOT, use_wpart  # noqa: E402  (installed wpart first, else this checkout)
+from _common import ROOT, load_c, use_wpart  # noqa: E402  (installed wpart first, else this checkout)
 
 use_wpart()
 
@@ -68,26 +68,21 @@ _TIMEIT: list = []
 
 
 def _timeit_c() -> Any:
-    """``dyn_solve_timeit`` of _dyn_timeit.c (compiled once per process into a temporary
-    folder, loaded through ctypes), or None when that fails."""
+    """``dyn_solve_timeit`` of _dyn_timeit.c (compiled once per process,
+    _common.load_c), or None when that fails."""
     if _TIMEIT:
         return _TIMEIT[0]
     import ctypes
-    import os
-    import tempfile
 
     fn = None
     try:
         here = Path(__file__).resolve().parent
-        so = os.path.join(tempfile.mkdtemp(prefix="dyn_timeit_"), "dyn_timeit.so")
-        subprocess.run([os.environ.get("CC", "cc"), "-O2", "-shared", "-fPIC",
-                        "-I", str(ROOT / "csrc" / "include"), "-o", so,
-                        str(here / "_dyn_timeit.c")], check=True, capture_output=True)
+        lib = load_c(here / "_dyn_timeit.c", "-I", str(ROOT / "csrc" / "include"))
         core = ctypes.CDLL(_core.__file__)
         addr = [ctypes.cast(getattr(core, name), ctypes.c_void_p) for name in (
             "wpart_dynamic_model_unpack", "wpart_dynamic_solve_equal_time",
             "wpart_dynamic_model_timefn", "wpart_dynamic_equal_finish")]
-        f = ctypes.CDLL(so).dyn_solve_timeit
+        f = lib.dyn_solve_timeit
         f.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int64, ctypes.c_void_p, ctypes.c_double,
                                               ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p]
         f.restype = ctypes.c_int

@@ -160,8 +160,9 @@ def bench_decisions(quick):
     # KnowledgeBase.derive over 8 and 64 stored profiles (store=False), beside a NumPy
     # derivation of the same share: the same nodes, the RBF solved and evaluated in NumPy
     import tempfile
+    folder = tempfile.TemporaryDirectory()  # (autosave=False: nothing is written there)
     for n_prof in (8, 64):
-        kb = D.KnowledgeBase(Path(tempfile.mkdtemp()) / "kb.json", autosave=False)
+        kb = D.KnowledgeBase(Path(folder.name) / "kb.json", autosave=False)
         ext = rng.integers(64, 8192, size=(n_prof, 2))
         ss = rng.uniform(0.5, 0.95, n_prof)
         for e, v in zip(ext, ss):
@@ -172,6 +173,7 @@ def bench_decisions(quick):
         rows.append((f"derive, {n_prof} profiles",
                      per_call_us(lambda kb=kb: kb.derive("f", (4288, 2848), store=False), reps),
                      per_call_us(lambda Xk=Xk, ss=ss, q=q: np_rbf(Xk, ss, q), reps)))
+    folder.cleanup()
     out = []
     for name, c_us, np_us in rows:
         out.append({"decision": name, "devices": 8, "wpart_us": round(c_us, 2),

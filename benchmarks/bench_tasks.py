@@ -140,13 +140,18 @@ def _run_lbaf(lbaf_path: str | None, cfg: dict, timeout: float) -> dict | None:
 
 
 def part_lbaf(quick: bool, lbaf_path: str | None) -> dict:
+    """_part_lbaf with its LBDatafiles in a temporary folder, removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="wpart_bench_tasks_") as tmp:
+        return _part_lbaf(quick, lbaf_path, tmp)
+
+
+def _part_lbaf(quick: bool, lbaf_path: str | None, tmp: str) -> dict:
     cases = []
     if DATA.is_dir():
         cases += [("challenging_toy_fewer_tasks", str(DATA / "challenging_toy_fewer_tasks/toy"),
                    0.0, 0.0, 0.0, 8),
                   ("toy_mem (cap 8e9)", str(DATA / "user-defined-memory-toy-problem/toy_mem"),
                    0.0, 0.0, 8.0e9, 8)]
-    tmp = tempfile.mkdtemp(prefix="wpart_bench_tasks_")
     sizes = [(14, 1959, 206)] + ([] if quick else [(64, 8955, 896)])
     for I, K, N in sizes:
         g = tasks.gemma_like(m=I, n_tasks=K, n_blocks=N, seed=0)

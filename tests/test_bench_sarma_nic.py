@@ -87,3 +87,20 @@ def test_index_search_and_bisection_give_valid_grids_of_equal_1d_steps(seed):
 def test_fractional_loads_have_no_index_search():
     M = _sarma.Mat(sps.csr_array(np.array([[0.5, 1.0], [2.0, 0.25]])))
     assert _sarma.nicol_idx(M, 2, 2) is None and _sarma.nicol_c(M, 2, 2) is not None
+
+
+def test_load_c_leaves_nothing_in_the_temporary_directory():
+    """The benchmarks' C helpers are compiled into a folder that is gone once loaded."""
+    import ctypes
+    import os
+    import tempfile
+
+    import _common
+
+    def ours():
+        return {n for n in os.listdir(tempfile.gettempdir()) if n.startswith("wpart_bench_c_")}
+
+    before = ours()
+    lib = _common.load_c(Path(_sarma.__file__).with_name("_sarma_nic.c"))
+    assert isinstance(lib, ctypes.CDLL) and lib.sarma_nicol_idx is not None
+    assert ours() == before

@@ -5,9 +5,11 @@ set size (/proc/self/statm) within a fixed bound after a warm-up.
 
 from __future__ import annotations
 
+import atexit
 import gc
 import math
 import os
+import shutil
 import tempfile
 
 import numpy as np
@@ -44,6 +46,7 @@ PROF = [(np.array([1, 2, 3]), np.array([1.0, 1.8, 2.5]), np.array([1.0, 2.0, 3.2
 TOY = tasks.paper_toy()
 PL = dyn.Platform.preset("linear4")
 _DIR = tempfile.mkdtemp(prefix="wpart-leaks-")
+atexit.register(shutil.rmtree, _DIR, True)
 TXT = os.path.join(_DIR, "p.txt")
 BIN = os.path.join(_DIR, "b.0.json")
 with open(TXT, "w") as _f:

@@ -592,11 +592,13 @@ def write_model(path: str | os.PathLike, c: ArrayLike, *, A: Any = None,
     Examples
     --------
     >>> import os, tempfile, wpart.milp
-    >>> path = os.path.join(tempfile.mkdtemp(), "knapsack.lp")
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(folder.name, "knapsack.lp")
     >>> wpart.milp.write_model(path, [8, 11, 6, 4], A=[[5, 7, 4, 3]], b_upper=14,
     ...                        integrality=2, sense="max")
     >>> print(open(path).read().split("Subject To")[0].strip().splitlines()[-1])
      obj: + 8 x0 + 11 x1 + 6 x2 + 4 x3
+    >>> folder.cleanup()
     """
     p, fmt = _path_format(path, format, "path")
     model = _model_iv(c, A, b_lower, b_upper, lb, ub, integrality, sense, constant)

@@ -333,13 +333,15 @@ class KnowledgeBase:
     --------
     >>> import os, tempfile
     >>> from wpart.multikernel import KnowledgeBase, KernelProfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "kb.json")
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(folder.name, "kb.json")
     >>> kb = KnowledgeBase(path)
     >>> _ = kb.update(KernelProfile("filter", (1024, 1024), s=0.875, best_time=1.10))
     >>> kb.derive("filter", (4288, 2848)).s       # one node: its share
     0.875
     >>> len(KnowledgeBase(path))                   # stored, with the derived entry
     2
+    >>> folder.cleanup()
     """
 
     def __init__(self, path: Any, *, machine: dict[str, Any] | None = None,
