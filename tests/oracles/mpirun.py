@@ -13,6 +13,8 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -55,6 +57,48 @@ def run_mpi(n: int, args: list, *, timeout: float = 120, mpirun_args: list | Non
     """
     cmd = [MPIRUN, "-np", str(n), "--oversubscribe", *(mpirun_args or []),
            sys.executable, *map(str, args)]
+    before = _registries()
+    try:
+        return _run(cmd, timeout, env, cwd)
+    finally:
+        _drop_registries(before)
+
+
+def _registries() -> set:
+    """The start-up watchdog's marker folders of this user (wpart._mpi_watchdog._registry)."""
+    prefix = f"wpart-mpi-startup-{os.getuid()}-"
+    try:
+        return {n for n in os.listdir(tempfile.gettempdir()) if n.startswith(prefix)}
+    except OSError:
+        return set()
+
+
+def _drop_registries(before: set) -> None:
+    """Remove the marker folders a test's job left (a failed start-up keeps them for a day, by
+    design) once no rank named in them is alive: a test run leaves nothing behind."""
+    for name in _registries() - before:
+        d = os.path.join(tempfile.gettempdir(), name)
+        try:
+            pids = [int(open(os.path.join(d, f)).read() or 0) for f in os.listdir(d)
+                    if f.isdigit()]
+        except (OSError, ValueError):
+            continue
+        deadline = time.monotonic() + 3.0  # ranks killed with the job may take a moment
+        while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if not any(_alive(p) for p in pids):
+            shutil.rmtree(d, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _run(cmd: list, timeout: float, env: dict | None, cwd: str | None):
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=mpi_env(env), cwd=cwd or str(ROOT), start_new_session=True)
     try:
