@@ -396,10 +396,14 @@ cleanup:
  * plain half-sweeps (the columns first), at most SARMA's max(10, P + Q), patience
  * RF_NIC_PATIENCE, the bound and a looser race (slack 0.5: nic often starts far above where it
  * ends); a strictly lower grid replaces R, C, *inc (line: n1 doubles, tmp: P + 1 int64 of
- * scratch) */
-static wpart_status_t rf_nic(rg_ctx_t *g, int uni, double t0, int64_t max_half, double lower,
-                             double *line, int64_t *tmp, int64_t *R, int64_t *C, double *inc,
-                             int32_t *timed_out)
+ * scratch). nicuni on a heavy-line matrix (heavy) runs free, without the race or the bound:
+ * its uniform rows start far above where its plain half-sweeps end (bench_spatial_fresh's
+ * arrow_1400 stored 16 x 16: 191 -> 178, below SARMA's best of nine, nicuni's 182; no other
+ * max load changed on the 236 cases of 8 x 8 - 32 x 32 nor on SARMA's five test matrices, CPU
+ * geomean 1.008 x; free for every matrix: the same max loads at 1.11 x the CPU) */
+static wpart_status_t rf_nic(rg_ctx_t *g, int uni, int heavy, double t0, int64_t max_half,
+                             double lower, double *line, int64_t *tmp, int64_t *R, int64_t *C,
+                             double *inc, int32_t *timed_out)
 {
     wpart_status_t st = WPART_OK;
     const wpart_rg_csr_t *A = g->A;
@@ -419,8 +423,9 @@ static wpart_status_t rf_nic(rg_ctx_t *g, int uni, double t0, int64_t max_half, 
         rf_oned(g, line, A->n1, P, Rn, tmp);
     }
     rf_uniform(A->n2, Q, Cn);
-    wpart_rg_opts_t o = {RF_NIC_PATIENCE, max_half, 0, 1, 0.5, lower, 0, max_half, g->ctl, *inc,
-                         0.0};
+    int race = !(uni && heavy);
+    wpart_rg_opts_t o = {RF_NIC_PATIENCE, max_half, 0, race, race ? 0.5 : 0.0, lower, 0,
+                         max_half, g->ctl, *inc, 0.0};
     WPART_CHECK(wpart_i_rect_from(g, t0, 1, 0, Rn, Cn, &o, R2, C2, &v, NULL, timed_out));
     rg_keep(P, Q, R2, C2, v, R, C, inc);
 cleanup:
@@ -677,8 +682,8 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
         /* SARMA's nic, then nicuni, racing the best grid (on the fresh reference set 5 more
          * cases <= the best of SARMA's nine; they end lower where the balanced half-sweeps
          * stall) */
-        WPART_CHECK(rf_nic(&g, uni, t0, max_half, out->lower, buf, tmp, out->R, out->C, &inc,
-                           &out->timed_out));
+        WPART_CHECK(rf_nic(&g, uni, heavy_line, t0, max_half, out->lower, buf, tmp, out->R,
+                           out->C, &inc, &out->timed_out));
     }
     out->moves = -1;
     if (!out->timed_out && big && inc > out->lower) {

@@ -137,8 +137,9 @@ def rect_nicol(
         ``"kept"``; otherwise ``"dropped"``). On
         grids of 64 blocks and more the default then runs SARMA's nic (rows from the stored
         entries per row, plain half-sweeps, at most max(10, P + Q), stopping after 10 without a
-        gain) and nicuni (uniform rows; below 1,024 blocks) racing the best grid, moves single
-        cuts where that lowers the max load (20 descents of rect_polish's cut moves,
+        gain) and nicuni (uniform rows; below 1,024 blocks) racing the best grid (on a
+        heavy-line matrix nicuni runs free: its uniform rows start far above where it ends),
+        moves single cuts where that lowers the max load (20 descents of rect_polish's cut moves,
         ``stats["polish"]["cut_moves"]``; never worse), from 256 blocks a subgradient kick
         (SARMA's sgo_2dr_nic idea: the subgradient method from the uniform grid, below 1,024
         blocks cheaply abandoned when far above, then these half-sweeps, and plain ones when
