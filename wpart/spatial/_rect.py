@@ -146,8 +146,9 @@ def rect_nicol(
         its grid came near, racing the best one; below 1,024 blocks at P != Q only the
         heavy-line runs below: at 8 x 32 the rest decided no case <= SARMA's best of nine
         and cost 12 of bench_spatial_fresh's 59 their CPU <= nic's; from 1,024 blocks its
-        100 iterations run in full and SARMA's nic half-sweeps always run from its grid, and where SARMA's nic would
-        take long (grid-like matrices) further SGO runs, on to 1,000 iterations, then from
+        100 iterations run in full and SARMA's nic half-sweeps always run from its grid, and
+        where SARMA's nic would take long (grid-like matrices) further SGO runs, on to 1,000
+        iterations, then from
         random starts, within 0.6 x the work SARMA's nic would spend, then further random
         starts up to 0.8 x that estimate (a grid of theirs kept only where its plain
         half-sweeps end lower), and from 4,096 blocks, on a matrix without heavy lines whose grid
