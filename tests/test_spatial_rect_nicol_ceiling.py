@@ -3,7 +3,11 @@
 The matrices are the 7-point 3D grid Laplacian (absolute values) of k^3 points with every 7th stored
 entry an explicit zero, rows cut to 3/4: a shape where a shorter continuation of the best grid
 raised the default's max load at 16 x 16 (46 -> 48 with weights="values", 36 -> 37 with "count")
-without any benchmark case moving. The ceilings are the values of 4a59031; lower is allowed.
+without any benchmark case moving. The ceilings are the values of 4a59031 (lower is allowed),
+but for k = 6, "count" at 3 x 5: 117 there, 118 since the default's second start is SARMA nic's
+own (rows_stored, in place of cols_stored), which took three other values of this table lower
+(79 -> 78, 123 -> 121, 76 -> 74: the ceilings now) and SARMA's bayer05 at 4 x 4 from 3,720
+to nic's 3,654.
 """
 import numpy as np
 import pytest
@@ -14,12 +18,12 @@ import wpart.spatial as s
 GRIDS = [(2, 2), (4, 4), (3, 5), (8, 8), (4, 16), (16, 16)]
 # (k, weights) -> max load of the default rect_nicol at 4a59031, per grid of GRIDS
 CEILING = {
-    (6, "values"): [517, 216, 219, 92, 79, 46],
-    (6, "count"): [285, 116, 117, 45, 39, 22],
+    (6, "values"): [517, 216, 219, 92, 78, 46],
+    (6, "count"): [285, 116, 118, 45, 39, 22],
     (6, "stored"): [333, 135, 138, 54, 46, 25],
-    (7, "values"): [811, 343, 342, 142, 123, 70],
+    (7, "values"): [811, 343, 342, 142, 121, 70],
     (7, "count"): [463, 190, 192, 71, 65, 36],
-    (7, "stored"): [536, 221, 224, 86, 76, 43],
+    (7, "stored"): [536, 221, 224, 86, 74, 43],
 }
 
 

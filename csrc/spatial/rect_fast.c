@@ -591,20 +591,21 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
     if (!buf || !tmp || !R0 || !C0 || !J) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
     }
-    /* the starts of _nicol.AUTO, all balanced: diag_interleaved, cols_stored, rows_uniform,
+    /* the starts of _nicol.AUTO, all balanced: diag_interleaved, rows_stored (SARMA nic's
+     * own: the rows from the stored entries per row, the columns set first), rows_uniform,
      * cols_uniform (first bit 0: which dimension is set first) */
     rf_diagonal(&g, load[0], load[1], buf, tmp, R0, C0);
-    rf_uniform(A->n1, P, R0 + (P + 1));
-    for (int64_t j = 0; j < A->n2; j++) {
-        buf[j] = (double)(g.side[1].ptr[j + 1] - g.side[1].ptr[j]);
+    for (int64_t i = 0; i < A->n1; i++) {
+        buf[i] = (double)(A->rp[i + 1] - A->rp[i]);
     }
-    rf_oned(&g, buf, A->n2, Q, C0 + (Q + 1), tmp);
+    rf_oned(&g, buf, A->n1, P, R0 + (P + 1), tmp);
+    rf_uniform(A->n2, Q, C0 + (Q + 1));
     for (int s = 2; s < RF_N; s++) {
         rf_uniform(A->n1, P, R0 + s * (P + 1));
         rf_uniform(A->n2, Q, C0 + s * (Q + 1));
     }
     first[0] = 2;
-    first[1] = 3;
+    first[1] = 2;
     first[2] = 2;
     first[3] = 3;
     for (int s = 0; s < RF_N; s++) { /* a start equal to an earlier one is not run again */

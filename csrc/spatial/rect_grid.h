@@ -98,7 +98,7 @@ wpart_status_t wpart_spatial_rect_1d(const double *w, int64_t n, int64_t P, int6
                                      double *value);
 
 /* The default RECT-NICOL in one call (wpart.spatial.rect_nicol with starts="auto" and the
- * default refine / patience / abandon): the four starts (diag_interleaved, cols_stored,
+ * default refine / patience / abandon): the four starts (diag_interleaved, rows_stored,
  * rows_uniform, cols_uniform; every one balanced, patience 2, at most max(10, P + Q)
  * half-sweeps), the race with the shared incumbent and the proven lower bound, the
  * continuation of the best grid (10 half-sweeps without a gain), the uniform grid when the

@@ -33,10 +33,13 @@ ENGINE_STARTS = ("rows_stored", "cols_stored", "rows_load", "cols_load", "rows_u
 
 #: The default set (``starts="auto"``), in the order they run: the diagonal start wins on
 #: grid, banded and block matrices; the stored-entry and uniform starts on heavy-line
-#: (power-law) ones, where the diagonal one runs last (see HEAVY_LINE). rows_stored,
-#: rows_load and cols_load never won alone on the 70 cases of
-#: benchmarks/bench_spatial_sarma.py; they stay available by name (and in rect_refine).
-AUTO = ("diag_interleaved", "cols_stored", "rows_uniform", "cols_uniform")
+#: (power-law) ones, where the diagonal one runs last (see HEAVY_LINE). rows_stored is SARMA
+#: nic's own start: in place of cols_stored (the default's before) it brought SARMA's bayer05
+#: (a SuiteSparse matrix of SARMA's tests) at 4 x 4 from 3,720 to nic's 3,654 (2,544 -> 2,246
+#: with weights="count") and 2 more of bench_spatial_fresh's 334 cases to SARMA's best of
+#: nine (one lost by one unit: clust_1000 stored 4 x 4, 572 against 571), at the same CPU.
+#: cols_stored, rows_load and cols_load stay available by name (and in rect_refine).
+AUTO = ("diag_interleaved", "rows_stored", "rows_uniform", "cols_uniform")
 
 #: rect_refine's ``start="auto"``: every engine start but the symmetric ones.
 REFINE_AUTO = ("diag_interleaved", "rows_stored", "cols_stored", "rows_uniform",

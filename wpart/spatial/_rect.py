@@ -109,10 +109,10 @@ def rect_nicol(
         ``"auto"`` (default): the progress-following engine on the nonzeros (dense input runs
         the same kernel) from the diagonal start (``"diag_interleaved"``: the exact 1D
         partition of the index loads, row + column load of index i, into P + Q - 1 pieces
-        whose inner boundaries go in turn to the row and the column cuts), the exact 1D
-        partition of the stored entries per column (``"cols_stored"``) and uniform cuts
-        (``"rows_uniform"``, ``"cols_uniform"``). The engine also takes ``"rows_stored"``
-        (SARMA's start: the stored entries per row), ``"rows_load"``, ``"cols_load"`` (the
+        whose inner boundaries go in turn to the row and the column cuts), SARMA nic's start
+        (``"rows_stored"``: the exact 1D partition of the stored entries per row, the columns
+        set for it) and uniform cuts (``"rows_uniform"``, ``"cols_uniform"``). The engine also
+        takes ``"cols_stored"`` (the same per column), ``"rows_load"``, ``"cols_load"`` (the
         loads' 1D partitions), ``"sym_pal"``, ``"sym_opal"``, ``"sym_rac"`` (the symmetric
         grids of :func:`rect_sym_pal` etc. as the start of both dimensions; ``P == Q``) and
         user-given ``(row_cuts, col_cuts)`` pairs (``P + 1`` and ``Q + 1`` non-decreasing
@@ -170,10 +170,11 @@ def rect_nicol(
         (``stats["starts"][name]["max_load"]``) nor the uniform grid. A start run alone
         (``starts=[name]``) goes on from its own grid, so it can end lower: on 400 small random
         dense matrices (4-59 rows and columns, P, Q <= 8) the default was above one of its
-        starts run alone on 6 (1.5 %; a start the race stopped early), above SARMA's nic
-        (``starts="rows_stored", refine=False, patience="sarma"``; measured when the default
-        ran it from 64 blocks with SARMA's patience) on 12 (3 %), and above the engine's other
-        names (not among its starts) in 1-3 %; ``abandon=False`` runs every start to its rule
+        starts run alone on 1 (a start the race stopped early), above SARMA's nic
+        (``starts="rows_stored", refine=False, patience="sarma"``) on none (10 while
+        ``"cols_stored"`` took ``"rows_stored"``'s place among the starts), and above the
+        engine's other names (not among its starts) in 2-4 %; ``abandon=False`` runs every
+        start to its rule
         (not a promise either: one start's continuation is not another's).
         ``"all"`` and the four names below given as a string run the former engine (one core
         call; each start until a sweep repeats a grid or `max_sweeps`; in a list they are
