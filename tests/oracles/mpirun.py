@@ -75,13 +75,17 @@ def _registries() -> set:
 
 def _drop_registries(before: set) -> None:
     """Remove the marker folders a test's job left (a failed start-up keeps them for a day, by
-    design) once no rank named in them is alive: a test run leaves nothing behind."""
+    design) once no rank named in them is alive: a test run leaves nothing behind. A folder of
+    another job that runs meanwhile (another test lane) is kept: one without markers yet, or
+    with a marker still empty, or with a rank alive."""
     for name in _registries() - before:
         d = os.path.join(tempfile.gettempdir(), name)
         try:
             pids = [int(open(os.path.join(d, f)).read() or 0) for f in os.listdir(d)
                     if f.isdigit()]
         except (OSError, ValueError):
+            continue
+        if not pids or 0 in pids:
             continue
         deadline = time.monotonic() + 3.0  # ranks killed with the job may take a moment
         while any(_alive(p) for p in pids) and time.monotonic() < deadline:
