@@ -391,18 +391,17 @@ cleanup:
     return st;
 }
 
-/* SARMA's nic (uni = 0: rows from the exact 1D partition of the stored entries per row) or
- * nicuni (uni = 1: uniform rows) racing the grid (R, C) of max load *inc: uniform columns,
- * plain half-sweeps (the columns first), at most SARMA's max(10, P + Q), patience
- * RF_NIC_PATIENCE, the bound and a looser race (slack 0.5: nic often starts far above where it
- * ends); a strictly lower grid replaces R, C, *inc (line: n1 doubles, tmp: P + 1 int64 of
- * scratch). nicuni on a heavy-line matrix (heavy) runs free, without the race or the bound:
+/* SARMA's nic (uni = 0: from `rows`, the exact 1D partition of the stored entries per row,
+ * the default's rows_stored start) or nicuni (uni = 1: uniform rows) racing the grid (R, C) of
+ * max load *inc: uniform columns, plain half-sweeps (the columns first), at most SARMA's
+ * max(10, P + Q), patience RF_NIC_PATIENCE, the bound and a looser race (slack 0.5: nic often
+ * starts far above where it ends); a strictly lower grid replaces R, C, *inc. nicuni on a heavy-line matrix (heavy) runs free, without the race or the bound:
  * its uniform rows start far above where its plain half-sweeps end (bench_spatial_fresh's
  * arrow_1400 stored 16 x 16: 191 -> 178, below SARMA's best of nine, nicuni's 182; no other
  * max load changed on the 236 cases of 8 x 8 - 32 x 32 nor on SARMA's five test matrices, CPU
  * geomean 1.008 x; free for every matrix: the same max loads at 1.11 x the CPU) */
-static wpart_status_t rf_nic(rg_ctx_t *g, int uni, int heavy, double t0, int64_t max_half,
-                             double lower, double *line, int64_t *tmp, int64_t *R, int64_t *C,
+static wpart_status_t rf_nic(rg_ctx_t *g, int uni, const int64_t *rows, int heavy, double t0,
+                             int64_t max_half, double lower, int64_t *R, int64_t *C,
                              double *inc, int32_t *timed_out)
 {
     wpart_status_t st = WPART_OK;
@@ -417,10 +416,7 @@ static wpart_status_t rf_nic(rg_ctx_t *g, int uni, int heavy, double t0, int64_t
     if (uni) {
         rf_uniform(A->n1, P, Rn);
     } else {
-        for (int64_t i = 0; i < A->n1; i++) {
-            line[i] = (double)(A->rp[i + 1] - A->rp[i]);
-        }
-        rf_oned(g, line, A->n1, P, Rn, tmp);
+        memcpy(Rn, rows, (size_t)(P + 1) * sizeof(int64_t));
     }
     rf_uniform(A->n2, Q, Cn);
     int race = !(uni && heavy);
@@ -585,7 +581,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
      * column, then the bound's heavy lines (fewer fresh pages than one array each) */
     buf = wpart_i_malloc(A->n1 > A->n2 ? A->n1 : A->n2, sizeof(double));
     tmp = wpart_i_malloc(2 * (P + Q), sizeof(int64_t));
-    R0 = wpart_i_malloc(RF_N * (P + 1), sizeof(int64_t));
+    R0 = wpart_i_malloc((RF_N + 1) * (P + 1), sizeof(int64_t)); /* the starts', then nic's */
     C0 = wpart_i_malloc(RF_N * (Q + 1), sizeof(int64_t));
     J = wpart_i_malloc(2 * (P + Q + 2) + (P > Q ? P : Q) + 1, sizeof(int64_t));
     if (!buf || !tmp || !R0 || !C0 || !J) {
@@ -594,11 +590,13 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
     /* the starts of _nicol.AUTO, all balanced: diag_interleaved, rows_stored (SARMA nic's
      * own: the rows from the stored entries per row, the columns set first), rows_uniform,
      * cols_uniform (first bit 0: which dimension is set first) */
+    int64_t *Rnic = R0 + RF_N * (P + 1); /* (the starts' moves below stay in the first RF_N) */
     rf_diagonal(&g, load[0], load[1], buf, tmp, R0, C0);
     for (int64_t i = 0; i < A->n1; i++) {
         buf[i] = (double)(A->rp[i + 1] - A->rp[i]);
     }
-    rf_oned(&g, buf, A->n1, P, R0 + (P + 1), tmp);
+    rf_oned(&g, buf, A->n1, P, Rnic, tmp);
+    memcpy(R0 + (P + 1), Rnic, (size_t)(P + 1) * sizeof(int64_t));
     rf_uniform(A->n2, Q, C0 + (Q + 1));
     for (int s = 2; s < RF_N; s++) {
         rf_uniform(A->n1, P, R0 + s * (P + 1));
@@ -683,7 +681,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
         /* SARMA's nic, then nicuni, racing the best grid (on the fresh reference set 5 more
          * cases <= the best of SARMA's nine; they end lower where the balanced half-sweeps
          * stall) */
-        WPART_CHECK(rf_nic(&g, uni, heavy_line, t0, max_half, out->lower, buf, tmp, out->R,
+        WPART_CHECK(rf_nic(&g, uni, Rnic, heavy_line, t0, max_half, out->lower, out->R,
                            out->C, &inc, &out->timed_out));
     }
     out->moves = -1;
