@@ -148,11 +148,11 @@ def rect_nicol(
         and cost 12 of bench_spatial_fresh's 59 their CPU <= nic's; from 1,024 blocks its
         100 iterations run in full and SARMA's nic half-sweeps always run from its grid, and
         where SARMA's nic would take long (grid-like matrices) further SGO runs, on to 1,000
-        iterations, then from
-        random starts, within 0.6 x the work SARMA's nic would spend, then further random
-        starts up to 0.8 x that estimate (a grid of theirs kept only where its plain
-        half-sweeps end lower), and from 4,096 blocks, on a matrix without heavy lines whose grid
-        is still at least 5 x the lower bound (banded, mesh-like), SARMA's sgo_2dr_nic itself
+        iterations, then from random starts, within 0.6 x the work SARMA's nic would spend,
+        then further random starts up to 0.8 x that estimate (a grid of theirs kept only where
+        its plain half-sweeps end lower), and from 4,096 blocks, on a matrix without heavy
+        lines whose grid is still at least 5 x the lower bound (banded, mesh-like), SARMA's
+        sgo_2dr_nic itself
         (the SGO from SARMA's own random start to its stop rule, then nic with SARMA's
         patience; a lower grid kept: four more of bench_spatial_fresh's 64 x 64 cases at or
         below SARMA's best of nine, the CPU up to 2.6 x, every case under nic's CPU where
@@ -174,8 +174,7 @@ def rect_nicol(
         (``starts="rows_stored", refine=False, patience="sarma"``) on none (10 while
         ``"cols_stored"`` took ``"rows_stored"``'s place among the starts), and above the
         engine's other names (not among its starts) in 2-4 %; ``abandon=False`` runs every
-        start to its rule
-        (not a promise either: one start's continuation is not another's).
+        start to its rule (not a promise either: one start's continuation is not another's).
         ``"all"`` and the four names below given as a string run the former engine (one core
         call; each start until a sweep repeats a grid or `max_sweeps`; in a list they are
         starts of the engine like the others):
