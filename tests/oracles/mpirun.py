@@ -81,8 +81,7 @@ def _drop_registries(before: set) -> None:
     for name in _registries() - before:
         d = os.path.join(tempfile.gettempdir(), name)
         try:
-            pids = [int(open(os.path.join(d, f)).read() or 0) for f in os.listdir(d)
-                    if f.isdigit()]
+            pids = [int(Path(d, f).read_text() or 0) for f in os.listdir(d) if f.isdigit()]
         except (OSError, ValueError):
             continue
         if not pids or 0 in pids:
