@@ -343,7 +343,17 @@ def test_the_default_core_call_checks_its_arrays():
             _core.spatial_rect_nicol_auto(len(bad_rp) - 1, n2, np.array(bad_rp),
                                           np.array(bad_ci), None, 1, 1, 10, True, 0.0)
     out = _core.spatial_rect_nicol_auto(2, 2, rp, ci, None, 2, 1, 10, True, 0.0)
-    assert out[-2] is rp and out[-1] is ci  # int64 arrays: the same objects back
+    assert out[15] is rp and out[16] is ci  # int64 arrays: the same objects back
+    # 1 per entry: int64 block loads, their max as a Python int, the loads matrix's 1s
+    assert out[2].dtype == np.int64 and sorted(out[2].tolist()) == [1, 2]
+    assert type(out[17]) is int and out[17] == 2
+    assert out[18].dtype == np.int64 and out[18].tolist() == [1, 1, 1]
     out = _core.spatial_rect_nicol_auto(2, 2, rp.astype(np.int32), ci.astype(np.int32), None,
                                         2, 1, 10, True, 0.0)
-    assert out[-2].dtype == out[-1].dtype == np.int64 and out[-1].tolist() == [0, 1, 1]
+    assert out[15].dtype == out[16].dtype == np.int64 and out[16].tolist() == [0, 1, 1]
+    out = _core.spatial_rect_nicol_auto(2, 2, rp, ci, np.array([0.5, 1.0, 2.0]), 2, 1, 10,
+                                        True, 0.0)
+    assert out[2].dtype == np.float64 and type(out[17]) is float and out[17] == 2.0
+    assert out[18] is None
+    out = _core.spatial_rect_nicol_auto(2, 2, rp, ci, None, 2, 1, 10, False, 0.0)
+    assert out[2] is None and out[17] is None and out[18] is None

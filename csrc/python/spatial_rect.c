@@ -297,15 +297,18 @@ cleanup:
 }
 
 /* the default RECT-NICOL in one call (rect_fast.c) on CSR arrays (int32 or int64 pointers
- * and indices, converted) and values: an int64 or float64 array, or None for 1 each; the
- * result's last two items: the int64 pointers and indices it ran on (the given arrays when
- * they were int64) */
+ * and indices, converted) and values: an int64 or float64 array, or None for 1 each (int64
+ * block loads then); the result's last four items: the int64 pointers and indices it ran on
+ * (the given arrays when they were int64), the largest block load (a Python int for int64
+ * loads, else a float; None without loads) and, for None values with loads, an int64 array of
+ * one 1 per entry (the loads matrix's values; else None) */
 static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"n1", "n2", "rp", "ci", "vals", "P", "Q", "max_half", "loads",
                              "time_limit", "progress", NULL};
-    PyObject *o[3], *progress = Py_None, *res = NULL;
+    PyObject *o[3], *progress = Py_None, *res = NULL, *lmax = NULL;
     PyArrayObject *a[3] = {NULL, NULL, NULL}, *R = NULL, *C = NULL, *L = NULL, *B = NULL;
+    PyArrayObject *ones = NULL;
     long long n1, n2, P, Q, max_half;
     int loads = 0;
     double time_limit = 0.0;
@@ -315,6 +318,7 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
         return NULL;
     }
     int iv = PyArray_Check(o[2]) && PyArray_TYPE((PyArrayObject *)o[2]) == NPY_INT64;
+    int unit = o[2] == Py_None; /* 1 per entry: int64 loads */
     if (sr_csr(n1, n2, o, "vals", iv ? NPY_INT64 : NPY_FLOAT64, 1, a, &A) < 0) {
         goto cleanup;
     }
@@ -330,18 +334,24 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
     }
     if (loads) {
         npy_intp bd[2] = {npq, 4};
-        L = (PyArrayObject *)PyArray_ZEROS(1, &npq, iv ? NPY_INT64 : NPY_FLOAT64, 0);
+        npy_intp nnz = (npy_intp)A.rp[n1];
+        L = (PyArrayObject *)PyArray_ZEROS(1, &npq, iv || unit ? NPY_INT64 : NPY_FLOAT64, 0);
         B = (PyArrayObject *)PyArray_ZEROS(2, bd, NPY_INT64, 0);
-        if (!L || !B) {
+        ones = unit ? (PyArrayObject *)PyArray_EMPTY(1, &nnz, NPY_INT64, 0) : NULL;
+        if (!L || !B || (unit && !ones)) {
             goto cleanup;
+        }
+        int64_t *one = unit ? PyArray_DATA(ones) : NULL;
+        for (npy_intp e = 0; e < (unit ? nnz : 0); e++) {
+            one[e] = 1;
         }
     }
     wpart_rg_auto_t out;
     memset(&out, 0, sizeof out);
     out.R = PyArray_DATA(R);
     out.C = PyArray_DATA(C);
-    out.iloads = L && iv ? PyArray_DATA(L) : NULL;
-    out.floads = L && !iv ? PyArray_DATA(L) : NULL;
+    out.iloads = L && (iv || unit) ? PyArray_DATA(L) : NULL;
+    out.floads = L && !(iv || unit) ? PyArray_DATA(L) : NULL;
     out.rects = B ? PyArray_DATA(B) : NULL;
     wpy_control_t ctl;
     wpy_control_setup(&ctl, progress, time_limit);
@@ -352,7 +362,25 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
         wpy_raise(st, NULL);
         goto cleanup;
     }
-    res = Py_BuildValue("OOO(ddddd)(LLLLL)(iiiii)(LLLLL)diiLLdO(LdLLdLd)OO", R, C,
+    if (L && out.iloads) { /* (no loads made when a value was bad: zeros then) */
+        int64_t mi = 0;
+        for (npy_intp k = 0; k < npq; k++) {
+            mi = out.iloads[k] > mi ? out.iloads[k] : mi;
+        }
+        lmax = PyLong_FromLongLong((long long)mi);
+    } else if (L) {
+        double mf = out.floads[0];
+        for (npy_intp k = 1; k < npq; k++) {
+            mf = out.floads[k] > mf ? out.floads[k] : mf;
+        }
+        lmax = PyFloat_FromDouble(mf);
+    } else {
+        lmax = Py_NewRef(Py_None);
+    }
+    if (!lmax) {
+        goto cleanup;
+    }
+    res = Py_BuildValue("OOO(ddddd)(LLLLL)(iiiii)(LLLLL)diiLLdO(LdLLdLd)OOOO", R, C,
                         L ? (PyObject *)L : Py_None,
                         out.val[0], out.val[1], out.val[2], out.val[3], out.val[4],
                         (long long)out.halves[0], (long long)out.halves[1],
@@ -365,9 +393,12 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
                         (long long)out.iamax, out.amax, B ? (PyObject *)B : Py_None,
                         (long long)out.moves, out.polished, (long long)out.kick_iters,
                         (long long)out.kick_halves, out.kicked,
-                        (long long)out.joint_halves, out.joint, a[0], a[1]);
+                        (long long)out.joint_halves, out.joint, a[0], a[1], lmax,
+                        ones ? (PyObject *)ones : Py_None);
 cleanup:
     WPY_XDECREF(a[0], a[1], a[2], R, C, L, B);
+    Py_XDECREF(lmax);
+    Py_XDECREF(ones);
     return res;
 }
 

@@ -239,8 +239,8 @@ static double rf_lower(rg_ctx_t *g, const double *load[2], double imax, double *
     return integral ? ceil(b - 1e-9) : b * (1.0 - 1e-12);
 }
 
-/* the block loads of the grid (R, C), row-major: exact int64 from iv, else float from fv
- * (NULL: 1 each), each block's entries added in row order, entry order within a row (the
+/* the block loads of the grid (R, C), row-major: exact int64 from iv (with fv NULL too: 1
+ * each), else float from fv, each block's entries added in row order, entry order within a row (the
  * order of the core's sparse loads, so the same sums bit for bit), in one pass over the
  * entries; the grid's rectangles in out_rects (NULL: not made); *mx the max load; cmap: n2
  * int32 of scratch */
@@ -254,7 +254,7 @@ static void rf_loads(const wpart_rg_csr_t *A, const int64_t *iv, const double *f
         wpart_i_emit_grid(R, P, C, Q, out_rects);
     }
     *mx = 0.0;
-    if (iv) {
+    if (iv || !fv) { /* integers, or 1 per entry: int64 loads */
         memset(il, 0, (size_t)(P * Q) * sizeof(int64_t));
         for (int64_t i = 0; i < A->n1; i++) {
             while (R[p + 1] <= i) {
@@ -262,7 +262,7 @@ static void rf_loads(const wpart_rg_csr_t *A, const int64_t *iv, const double *f
             }
             int64_t *row = il + p * Q;
             for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
-                row[cmap[A->ci[e]]] += iv[e];
+                row[cmap[A->ci[e]]] += iv ? iv[e] : 1;
             }
         }
         for (int64_t k = 0; k < P * Q; k++) {
@@ -276,7 +276,7 @@ static void rf_loads(const wpart_rg_csr_t *A, const int64_t *iv, const double *f
             }
             double *row = fl + p * Q;
             for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
-                row[cmap[A->ci[e]]] += fv ? fv[e] : 1.0;
+                row[cmap[A->ci[e]]] += fv[e];
             }
         }
         for (int64_t k = 0; k < P * Q; k++) {

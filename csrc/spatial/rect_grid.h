@@ -111,8 +111,9 @@ enum { WPART_RF_ZERO = 1, WPART_RF_NEGATIVE, WPART_RF_NAN, WPART_RF_INF, WPART_R
 #define WPART_RF_SAME 5 /* a start's state: equal to the earlier start ref[s], not run again */
 typedef struct {
     int64_t *R, *C;  /* out: the grid (P + 1, Q + 1 cuts) */
-    int64_t *iloads; /* out when not NULL (iv given): the P Q block loads, row-major */
-    double *floads;  /* out when not NULL (iv NULL): the same in float64 */
+    int64_t *iloads; /* out when not NULL (iv given, or A->w NULL too: 1 per entry): the
+                      * P Q block loads, row-major */
+    double *floads;  /* out when not NULL (float weights A->w): the same in float64 */
     int64_t *rects;  /* out with the loads: the blocks (r0, r1, c0, c1), row-major */
     double val[5];   /* per start, then the continuation: max load, half-sweeps, state (as */
     int64_t halves[5]; /* wpart_spatial_rect_grid's, or WPART_RF_SAME); ref: the start a */

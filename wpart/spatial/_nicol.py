@@ -456,13 +456,13 @@ _AT_ONCE = not hasattr(SpatialPartition, "__post_init__") and \
         "lower_bound", "imbalance", "method", "params", "shape", "m", "A", "speeds"]
 
 
-def _fast_result(A: Any, m: int, total: Any, amax: Any, kind: str, out: tuple, loads: Any,
-                 params: dict, stats: dict, tl: float) -> SpatialPartition:
-    """The result of the one-call default (`out`, with the block `loads`) on the canonical CSR
-    loads matrix `A` (total and largest value as Python int or float), as _common._result
-    makes it from a prepared input (the same values and types)."""
+def _fast_result(A: Any, m: int, total: Any, amax: Any, kind: str, out: tuple, params: dict,
+                 stats: dict, tl: float) -> SpatialPartition:
+    """The result of the one-call default (`out`, with the block loads and their max) on the
+    canonical CSR loads matrix `A` (total and largest value as Python int or float), as
+    _common._result makes it from a prepared input (the same values and types)."""
     avg = float(total) / float(m)
-    lmax = loads.max().item()
+    loads, lmax = out[2], out[17]
     status, message = _verdict("rect_nicol", True, tl, True) if out[8] else _finished()
     f = {"status": status, "message": message, "stats": stats, "rects": out[13],
          "loads": loads, "max_load": lmax, "avg_load": avg, "total": total,
@@ -529,9 +529,8 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
     if weights != "values":  # 1 per stored entry, or per nonzero value (zeros dropped)
         if weights == "count" and dt.kind == "f" and np.isnan(vals).any():
             return None  # (the general path's error)
-        keep = vals != 0 if weights == "count" else None  # (its all(): cheaper than vals')
-        if keep is not None and not keep.all():
-            A, rp, ci, vals = loads_csr(A, rp, ci, keep, None)
+        if weights == "count" and np.count_nonzero(vals) != vals.size:  # (no mask made)
+            A, rp, ci, vals = loads_csr(A, rp, ci, vals != 0, None)
         else:  # every stored entry counts: the 1s made below, the pointers by the core call
             vals = None
     ms = min(max_sweeps, 2**62)
@@ -551,9 +550,9 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
         A, rp, ci, vals = loads_csr(A, rp, ci, vals != 0, vals)
     if out[9]:  # a bad value, a large int total: the step-by-step path decides
         return None
-    if vals is None:  # the loads matrix: the int64 arrays the core ran on, 1 per entry
-        vals = np.ones(int(rp[-1]), dtype=np.int64)
-        A = _csr_with(A, out[-2], out[-1], vals)
+    if vals is None:  # the loads matrix: the int64 arrays the core ran on, its 1 per entry
+        vals = out[18]
+        A = _csr_with(A, out[15], out[16], vals)
     if vals.dtype.kind == "i":  # (Python scalars: what the result holds)
         total, amax, kind = out[10], out[11], "i"
     else:
@@ -561,8 +560,7 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
         if not math.isfinite(total):
             return None
     params, stats = _auto_stats(P, Q, ms, out, _FAST_HEAD)
-    loads = out[2] if weights == "values" else out[2].astype(np.int64)
-    return _fast_result(A, m, total, amax, kind, out, loads, params, stats, tl)
+    return _fast_result(A, m, total, amax, kind, out, params, stats, tl)
 
 
 def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
