@@ -48,3 +48,30 @@ def test_well_formed_grids_still_run():
     for name, call in _calls(GOOD_R, GOOD_C):
         out = call()
         assert out[0][0] == 0 and out[0][-1] == 30, name
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float64, np.int32, bool])
+def test_dense_csr_equals_numpys_nonzeros(dtype):
+    """The core's dense -> CSR arrays (GridInput's, for every grid method on a dense array) are
+    NumPy's nonzeros in row order: pointers, columns, float64 values, entries per column and
+    whether every value is 1, on random matrices with zeros, empty rows / columns, -0.0,
+    a non-contiguous view and degenerate shapes."""
+    rng = np.random.default_rng(7)
+    shapes = [(1, 1), (1, 9), (9, 1), (7, 5), (40, 33), (3, 0), (0, 4)]
+    for n1, n2 in shapes:
+        for fill in (0.0, 0.3, 1.0):
+            D = rng.integers(0, 4, (n1, n2)) * (rng.random((n1, n2)) < fill)
+            D = D.astype(dtype)
+            if dtype is np.float64 and D.size:
+                D.flat[0] = -0.0
+            for M in (D, D[:, ::-1], D.T):  # (views: made contiguous)
+                rp, ci, w, cols, ones = _core.spatial_dense_csr(M)
+                r, c = np.nonzero(M)
+                assert rp.dtype == ci.dtype == cols.dtype == np.int64 and w.dtype == np.float64
+                assert rp.tolist() == [0] + np.cumsum(np.count_nonzero(M, axis=1)).tolist()
+                assert ci.tolist() == c.tolist()
+                assert w.tolist() == np.asarray(M, np.float64)[r, c].tolist()
+                assert cols.tolist() == np.count_nonzero(M, axis=0).tolist()
+                assert ones == bool((w == 1.0).all())
+    with pytest.raises(ValueError):
+        _core.spatial_dense_csr(np.zeros(5))

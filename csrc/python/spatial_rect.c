@@ -554,6 +554,58 @@ cleanup:
     return res;
 }
 
+/* the nonzeros of a dense 2D array (int64 kept, any other type as float64; made C-contiguous)
+ * as CSR arrays (wpart_i_spatial_dense_csr): (rp, ci, w float64, entries per column, every
+ * value 1) */
+static PyObject *wpy_dense_csr(PyObject *self, PyObject *args)
+{
+    PyObject *o, *res = NULL;
+    PyArrayObject *D = NULL, *R = NULL, *C = NULL, *W = NULL, *N = NULL;
+    if (!PyArg_ParseTuple(args, "O", &o)) {
+        return NULL;
+    }
+    int is_int = PyArray_Check(o) && PyArray_TYPE((PyArrayObject *)o) == NPY_INT64;
+    D = (PyArrayObject *)PyArray_FROMANY(o, is_int ? NPY_INT64 : NPY_FLOAT64, 2, 2,
+                                         NPY_ARRAY_IN_ARRAY);
+    if (!D) {
+        return NULL;
+    }
+    npy_intp n1 = PyArray_DIM(D, 0), n2 = PyArray_DIM(D, 1), np1 = n1 + 1;
+    R = (PyArrayObject *)PyArray_EMPTY(1, &np1, NPY_INT64, 0);
+    N = (PyArrayObject *)PyArray_EMPTY(1, &n2, NPY_INT64, 0);
+    if (!R || !N) {
+        goto cleanup;
+    }
+    wpy_control_t ctl;
+    wpy_control_setup(&ctl, NULL, 0.0);
+    wpart_status_t st;
+    int ones = 1;
+    WPY_NOGIL(st = wpart_i_spatial_dense_csr(PyArray_DATA(D), is_int, n1, n2, &ctl.ctl,
+                                             PyArray_DATA(R), PyArray_DATA(N), NULL, NULL,
+                                             NULL));
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto cleanup;
+    }
+    npy_intp nnz = (npy_intp)((int64_t *)PyArray_DATA(R))[n1];
+    C = (PyArrayObject *)PyArray_EMPTY(1, &nnz, NPY_INT64, 0);
+    W = (PyArrayObject *)PyArray_EMPTY(1, &nnz, NPY_FLOAT64, 0);
+    if (!C || !W) {
+        goto cleanup;
+    }
+    WPY_NOGIL(st = wpart_i_spatial_dense_csr(PyArray_DATA(D), is_int, n1, n2, &ctl.ctl,
+                                             PyArray_DATA(R), NULL, PyArray_DATA(C),
+                                             PyArray_DATA(W), &ones));
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto cleanup;
+    }
+    res = Py_BuildValue("OOOOO", R, C, W, N, ones ? Py_True : Py_False);
+cleanup:
+    WPY_XDECREF(D, R, C, W, N);
+    return res;
+}
+
 /* The functions (their signatures: wpart/_core.pyi):
  * - spatial_rect_nicol_auto: The default RECT-NICOL in one call on CSR arrays: (R, C, loads,
  *   values, half-sweeps, states, refs, lower bound, timed_out, value check, int total, int max,
@@ -574,7 +626,9 @@ cleanup:
  *   arrays of an n1 x n2 matrix (keep: the entries that count, None: all): (int64 pointers,
  *   int64 indices, 1s or None without ones).
  * - spatial_rect_banded: Whether the CSR matrix is banded at a K-way grid's resolution (the
- *   default RECT-NICOL's test for its first-half-sweep race). */
+ *   default RECT-NICOL's test for its first-half-sweep race).
+ * - spatial_dense_csr: The nonzeros of a dense 2D array as CSR arrays: (rp, ci, float64
+ *   values, entries per column, every value 1). */
 static PyMethodDef spatial_rect_methods[] = {
     {"spatial_rect_nicol_auto", WPY_CFUNC(wpy_rect_nicol_auto), WPY_KW, NULL},
     {"spatial_rect_grid", WPY_CFUNC(wpy_rect_grid), WPY_KW, NULL},
@@ -586,6 +640,7 @@ static PyMethodDef spatial_rect_methods[] = {
     {"spatial_rect_1d", wpy_rect_1d, METH_VARARGS, NULL},
     {"spatial_rect_unit_csr", wpy_rect_unit_csr, METH_VARARGS, NULL},
     {"spatial_rect_banded", wpy_rect_banded, METH_VARARGS, NULL},
+    {"spatial_dense_csr", wpy_dense_csr, METH_VARARGS, NULL},
     {"spatial_mm_csr", wpy_mm_csr, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

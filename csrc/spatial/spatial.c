@@ -657,6 +657,56 @@ wpart_status_t wpart_i_spatial_csr_unit(int64_t n1, int64_t n2, const int64_t *r
     return WPART_OK;
 }
 
+wpart_status_t wpart_i_spatial_dense_csr(const void *D, int is_int, int64_t n1, int64_t n2,
+                                         const wpart_control_t *ctl, int64_t *rp,
+                                         int64_t *cols, int64_t *ci, double *w, int *ones)
+{
+    if (n1 < 0 || n2 < 0 || !rp || (!ci && !cols) || (ci && (!w || !ones))) {
+        return wpart_i_error(WPART_EINVAL, "bad arguments of the dense CSR arrays");
+    }
+    const int64_t *Di = is_int ? (const int64_t *)D : NULL;
+    const double *Df = is_int ? NULL : (const double *)D;
+    int64_t work = 0;
+    int one = 1;
+    if (!ci) {
+        memset(cols, 0, (size_t)n2 * sizeof(int64_t));
+        rp[0] = 0;
+    }
+    for (int64_t i = 0; i < n1; i++) {
+        if ((work += n2) >= ((int64_t)1 << 16)) {
+            work = 0;
+            if (ctl && ctl->should_stop && ctl->should_stop(ctl->ctx)) {
+                return wpart_i_error(WPART_ECANCELLED, "stopped on request");
+            }
+        }
+        const int64_t *ri = Di ? Di + i * n2 : NULL;
+        const double *rf = Df ? Df + i * n2 : NULL;
+        if (!ci) { /* pass 1: the counts (branch-free) */
+            int64_t c = 0;
+            for (int64_t j = 0; j < n2; j++) {
+                int nz = ri ? ri[j] != 0 : rf[j] != 0.0;
+                c += nz;
+                cols[j] += nz;
+            }
+            rp[i + 1] = rp[i] + c;
+            continue;
+        }
+        int64_t k = rp[i];
+        for (int64_t j = 0; j < n2; j++) {
+            double v = ri ? (double)ri[j] : rf[j];
+            if (ri ? ri[j] != 0 : v != 0.0) {
+                ci[k] = j;
+                w[k++] = v;
+                one &= v == 1.0;
+            }
+        }
+    }
+    if (ci) {
+        *ones = one;
+    }
+    return WPART_OK;
+}
+
 /* the CSC arrays of a CSR matrix (counting sort: rows increasing within each column, as
  * scipy's tocsc); 8-byte values of any type, copied bit for bit */
 wpart_status_t wpart_i_spatial_csr_transpose(int64_t n1, int64_t n2, const int64_t *rp,

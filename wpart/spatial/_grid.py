@@ -45,31 +45,12 @@ class GridInput:
                        np.bincount(self.ci, minlength=self.n2).astype(np.float64))
 
     def _from_dense(self, D: NDArray) -> None:
-        """The same arrays from a dense matrix, in blocks of about 2**20 cells: no single
-        NumPy call over the whole matrix, so Ctrl-C is seen between blocks (a 4096^2 matrix
-        in one np.nonzero took 0.5-1 s on a loaded machine)."""
-        n1, n2 = D.shape[0], D.shape[1]
-        step = max(1, (1 << 20) // max(n2, 1))
-        blocks = range(0, n1, step)
-        rp = np.zeros(n1 + 1, np.int64)
-        for b in blocks:
-            rp[b + 1:b + 1 + step] = np.count_nonzero(D[b:b + step], axis=1)
-        np.cumsum(rp, out=rp)
-        nnz = int(rp[-1])
-        ci = np.empty(nnz, np.int64)
-        w = np.empty(nnz, np.float64)
-        cols = np.zeros(n2, np.int64)
-        ones = True
-        for b in blocks:
-            blk = D[b:b + step]
-            r, c = np.nonzero(blk)
-            lo, hi = int(rp[b]), int(rp[min(b + step, n1)])
-            ci[lo:hi] = c
-            w[lo:hi] = blk[r, c]
-            ones = ones and bool((w[lo:hi] == 1.0).all())
-            cols += np.count_nonzero(blk, axis=0)
+        """The same arrays from a dense matrix, in one core pass over its cells for the counts
+        and one for the entries (Ctrl-C seen inside them; the NumPy way, np.nonzero and the
+        values gathered, took 4-5 x the default RECT-NICOL's own time on a 200 x 200 array)."""
+        rp, ci, w, cols, ones = _core.spatial_dense_csr(D)
         self.rp, self.ci = rp, ci
-        self.w = None if (nnz == 0 or ones) else w
+        self.w = None if (ci.size == 0 or ones) else w
         self.counts = (np.diff(rp).astype(np.float64), cols.astype(np.float64))
 
     def args(self) -> tuple:
