@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sps
 
+import wpart
 from wpart import WpartValueError, spatial
 from wpart.spatial._nicol import AUTO
 
@@ -63,10 +64,14 @@ def test_one_call_equals_the_step_by_step_engine(P, Q):
         if A.nnz * 32 <= A.shape[0] * A.shape[1]:  # on its nonzeros: the input, no copy
             assert fast.A is A
         if A.dtype.kind == "i" or A.nnz < 3000:  # the dense array runs the default too
-            dense = spatial.rect_nicol(A.toarray(), P * Q, P=P, Q=Q)
+            D = A.toarray()
+            dense = spatial.rect_nicol(D, P * Q, P=P, Q=Q)
             assert np.array_equal(dense.rects, fast.rects)
             assert dense.max_load == fast.max_load
             assert dict(dense.stats) == dict(fast.stats)
+            if D.dtype == np.int64:  # (in one core call too: the same result, A the array)
+                _same(dense, spatial.rect_nicol(D, P * Q, P=P, Q=Q, starts=list(AUTO)))
+                assert dense.A is D
 
 
 def test_twins_duplicates_and_bound_reported_as_before():
@@ -116,6 +121,24 @@ def test_left_to_the_general_path():
     N.data[2] = -3
     with pytest.raises(WpartValueError, match="negative entries"):
         spatial.rect_nicol(N, 16, P=4, Q=4)
+    # a dense int64 array in one core call; what it leaves to the general path answers the
+    # same: negative values, a total above int64, other dtypes, views, other weights
+    Dn = D.astype(np.int64)
+    Dn[3, 4] = -2
+    with pytest.raises(WpartValueError, match="negative load -2 at index"):
+        spatial.rect_nicol(Dn, 16, P=4, Q=4)
+    Dbig = np.zeros((40, 40), np.int64)
+    Dbig[::7, ::5] = 2**62
+    with pytest.raises(wpart.WpartError, match="overflow|int64"):
+        spatial.rect_nicol(Dbig, 16, P=4, Q=4)
+    ref = spatial.rect_nicol(D.astype(np.int64), 16, P=4, Q=4)
+    for other in (D.astype(np.int32), np.asfortranarray(D), D.astype(np.int64)[:, :],
+                  D.astype(np.float64)):
+        r = spatial.rect_nicol(other, 16, P=4, Q=4)
+        assert np.array_equal(r.rects, ref.rects) and r.max_load == ref.max_load
+    for w in ("stored", "count"):
+        _same(spatial.rect_nicol(D, 16, P=4, Q=4, weights=w),
+              spatial.rect_nicol(D, 16, P=4, Q=4, weights=w, starts=list(AUTO)))
     # a prime m warns as before; P alone works as before
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")

@@ -555,16 +555,18 @@ cleanup:
 }
 
 /* the nonzeros of a dense 2D array (int64 kept, any other type as float64; made C-contiguous)
- * as CSR arrays (wpart_i_spatial_dense_csr): (rp, ci, w float64, entries per column, every
- * value 1) */
+ * as CSR arrays (wpart_i_spatial_dense_csr): (rp, ci, values, entries per column, every value
+ * 1); the values float64, or int64 for an int64 array with ints true */
 static PyObject *wpy_dense_csr(PyObject *self, PyObject *args)
 {
     PyObject *o, *res = NULL;
     PyArrayObject *D = NULL, *R = NULL, *C = NULL, *W = NULL, *N = NULL;
-    if (!PyArg_ParseTuple(args, "O", &o)) {
+    int ints = 0;
+    if (!PyArg_ParseTuple(args, "O|p", &o, &ints)) {
         return NULL;
     }
     int is_int = PyArray_Check(o) && PyArray_TYPE((PyArrayObject *)o) == NPY_INT64;
+    ints = ints && is_int;
     D = (PyArrayObject *)PyArray_FROMANY(o, is_int ? NPY_INT64 : NPY_FLOAT64, 2, 2,
                                          NPY_ARRAY_IN_ARRAY);
     if (!D) {
@@ -582,20 +584,21 @@ static PyObject *wpy_dense_csr(PyObject *self, PyObject *args)
     int ones = 1;
     WPY_NOGIL(st = wpart_i_spatial_dense_csr(PyArray_DATA(D), is_int, n1, n2, &ctl.ctl,
                                              PyArray_DATA(R), PyArray_DATA(N), NULL, NULL,
-                                             NULL));
+                                             NULL, NULL));
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto cleanup;
     }
     npy_intp nnz = (npy_intp)((int64_t *)PyArray_DATA(R))[n1];
     C = (PyArrayObject *)PyArray_EMPTY(1, &nnz, NPY_INT64, 0);
-    W = (PyArrayObject *)PyArray_EMPTY(1, &nnz, NPY_FLOAT64, 0);
+    W = (PyArrayObject *)PyArray_EMPTY(1, &nnz, ints ? NPY_INT64 : NPY_FLOAT64, 0);
     if (!C || !W) {
         goto cleanup;
     }
     WPY_NOGIL(st = wpart_i_spatial_dense_csr(PyArray_DATA(D), is_int, n1, n2, &ctl.ctl,
                                              PyArray_DATA(R), NULL, PyArray_DATA(C),
-                                             PyArray_DATA(W), &ones));
+                                             ints ? NULL : PyArray_DATA(W),
+                                             ints ? PyArray_DATA(W) : NULL, &ones));
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto cleanup;
@@ -627,8 +630,8 @@ cleanup:
  *   int64 indices, 1s or None without ones).
  * - spatial_rect_banded: Whether the CSR matrix is banded at a K-way grid's resolution (the
  *   default RECT-NICOL's test for its first-half-sweep race).
- * - spatial_dense_csr: The nonzeros of a dense 2D array as CSR arrays: (rp, ci, float64
- *   values, entries per column, every value 1). */
+ * - spatial_dense_csr: The nonzeros of a dense 2D array as CSR arrays: (rp, ci, values
+ *   (float64; int64 for an int64 array with ints), entries per column, every value 1). */
 static PyMethodDef spatial_rect_methods[] = {
     {"spatial_rect_nicol_auto", WPY_CFUNC(wpy_rect_nicol_auto), WPY_KW, NULL},
     {"spatial_rect_grid", WPY_CFUNC(wpy_rect_grid), WPY_KW, NULL},

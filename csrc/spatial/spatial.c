@@ -659,9 +659,11 @@ wpart_status_t wpart_i_spatial_csr_unit(int64_t n1, int64_t n2, const int64_t *r
 
 wpart_status_t wpart_i_spatial_dense_csr(const void *D, int is_int, int64_t n1, int64_t n2,
                                          const wpart_control_t *ctl, int64_t *rp,
-                                         int64_t *cols, int64_t *ci, double *w, int *ones)
+                                         int64_t *cols, int64_t *ci, double *w, int64_t *iw,
+                                         int *ones)
 {
-    if (n1 < 0 || n2 < 0 || !rp || (!ci && !cols) || (ci && (!w || !ones))) {
+    if (n1 < 0 || n2 < 0 || !rp || (!ci && !cols) || (ci && (!w == !iw || !ones)) ||
+        (iw && !is_int)) {
         return wpart_i_error(WPART_EINVAL, "bad arguments of the dense CSR arrays");
     }
     const int64_t *Di = is_int ? (const int64_t *)D : NULL;
@@ -696,7 +698,11 @@ wpart_status_t wpart_i_spatial_dense_csr(const void *D, int is_int, int64_t n1, 
             double v = ri ? (double)ri[j] : rf[j];
             if (ri ? ri[j] != 0 : v != 0.0) {
                 ci[k] = j;
-                w[k++] = v;
+                if (iw) {
+                    iw[k++] = ri[j];
+                } else {
+                    w[k++] = v;
+                }
                 one &= v == 1.0;
             }
         }

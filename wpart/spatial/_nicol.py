@@ -480,13 +480,15 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
                  patience: Any, abandon: Any, allow_empty: Any, time_limit: Any,
                  progress: Any, weights: Any) -> SpatialPartition | None:
     """rect_nicol's default on a canonical ``scipy.sparse`` CSR matrix (or a MatrixMarket file
-    that the core's fast path reads: wpart.spatial._mmfast) that runs on its nonzeros, in one
-    core call that also checks the values and sums the blocks: int64 /
+    that the core's fast path reads: wpart.spatial._mmfast, or a dense C-contiguous int64
+    array with ``weights="values"``, its nonzeros taken in one core pass) that runs on its
+    nonzeros, in one core call that also checks the values and sums the blocks: int64 /
     float64 loads as they are (no copies of the arrays, no prepared input; explicit zeros
     dropped), or numeric values with ``weights="stored"`` / ``"count"`` (1 per stored entry /
     per nonzero value); None when any argument is not of that plain kind (the step-by-step
     path then runs, checks and reports as usual). The result is the one that path gives,
-    the loads matrix of the input rules (wpart.spatial._sparse.SparseInput) included."""
+    the loads matrix of the input rules (wpart.spatial._sparse.SparseInput; the dense array
+    itself) included."""
     if not (progress is None and patience is None and abandon is True and
             (allow_empty is False or allow_empty is True) and type(starts) is str and
             starts == "auto" and type(refine) is str and refine == "auto" and
@@ -495,19 +497,27 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
             (time_limit is None or (type(time_limit) in (int, float) and
                                     0 < time_limit < float("inf")))):
         return None
-    if isinstance(A, (str, os.PathLike)):  # a MatrixMarket file the core reads in one pass
-        A = fast_path_matrix(A, weights)
-        if A is None:
+    if type(A) is np.ndarray:  # a dense int64 array: its nonzeros (one core pass each)
+        if not (weights == "values" and A.dtype == _DTYPES[0] and A.ndim == 2 and A.size and
+                A.flags.c_contiguous):
+            return None  # (float: the loads of the dense prefix, in its order of sums)
+        shape = A.shape
+        rp, ci, vals, _, _ = _core.spatial_dense_csr(A, True)
+    else:
+        if isinstance(A, (str, os.PathLike)):  # a MatrixMarket file the core reads in one pass
+            A = fast_path_matrix(A, weights)
+            if A is None:
+                return None
+        elif not (type(A).__module__.startswith("scipy.sparse") and
+                  getattr(A, "format", None) == "csr"):
             return None
-    elif not (type(A).__module__.startswith("scipy.sparse") and
-              getattr(A, "format", None) == "csr"):
-        return None
-    shape = A.shape
-    rp, ci, vals = A.indptr, A.indices, A.data
+        shape = A.shape
+        rp, ci, vals = A.indptr, A.indices, A.data
+        dt = vals.dtype
+        if len(shape) != 2 or vals.size != ci.size or not A.has_canonical_format or \
+                (dt not in _DTYPES if weights == "values" else dt.kind not in "biuf"):
+            return None
     dt = vals.dtype
-    if len(shape) != 2 or vals.size != ci.size or not A.has_canonical_format or \
-            (dt not in _DTYPES if weights == "values" else dt.kind not in "biuf"):
-        return None
     n1, n2 = int(shape[0]), int(shape[1])
     cells = n1 * n2
     nnz = int(rp[-1])
