@@ -357,3 +357,15 @@ def test_the_default_core_call_checks_its_arrays():
     assert out[18] is None
     out = _core.spatial_rect_nicol_auto(2, 2, rp, ci, None, 2, 1, 10, False, 0.0)
     assert out[2] is None and out[17] is None and out[18] is None
+    # int64 values with their float64 copy (used as the core's weights, not copied again)
+    iv = np.array([3, 1, 2])
+    a = _core.spatial_rect_nicol_auto(2, 2, rp, ci, iv, 2, 1, 10, True, 0.0)
+    b = _core.spatial_rect_nicol_auto(2, 2, rp, ci, iv, 2, 1, 10, True, 0.0,
+                                      fvals=iv.astype(np.float64))
+    assert a[2].tolist() == b[2].tolist() == [4, 2] and a[17] == b[17] == 4
+    for bad in (np.ones(2), np.ones((3, 1))):
+        with pytest.raises(ValueError):
+            _core.spatial_rect_nicol_auto(2, 2, rp, ci, iv, 2, 1, 10, True, 0.0, fvals=bad)
+    with pytest.raises(ValueError, match="fvals"):  # (only beside int64 values)
+        _core.spatial_rect_nicol_auto(2, 2, rp, ci, None, 2, 1, 10, True, 0.0,
+                                      fvals=np.ones(3))

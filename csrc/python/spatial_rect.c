@@ -305,16 +305,17 @@ cleanup:
 static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"n1", "n2", "rp", "ci", "vals", "P", "Q", "max_half", "loads",
-                             "time_limit", "progress", NULL};
-    PyObject *o[3], *progress = Py_None, *res = NULL, *lmax = NULL;
+                             "time_limit", "progress", "fvals", NULL};
+    PyObject *o[3], *progress = Py_None, *res = NULL, *lmax = NULL, *fo = Py_None;
     PyArrayObject *a[3] = {NULL, NULL, NULL}, *R = NULL, *C = NULL, *L = NULL, *B = NULL;
-    PyArrayObject *ones = NULL;
+    PyArrayObject *ones = NULL, *F = NULL;
     long long n1, n2, P, Q, max_half;
     int loads = 0;
     double time_limit = 0.0;
     wpart_rg_csr_t A;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOLLL|pdO", kwlist, &n1, &n2, &o[0], &o[1],
-                                     &o[2], &P, &Q, &max_half, &loads, &time_limit, &progress)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOLLL|pdOO", kwlist, &n1, &n2, &o[0],
+                                     &o[1], &o[2], &P, &Q, &max_half, &loads, &time_limit,
+                                     &progress, &fo)) {
         return NULL;
     }
     int iv = PyArray_Check(o[2]) && PyArray_TYPE((PyArrayObject *)o[2]) == NPY_INT64;
@@ -325,6 +326,16 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
     if (P < 1 || Q < 1 || max_half < 1) {
         PyErr_SetString(wpy_ValueError, "malformed CSR arrays");
         goto cleanup;
+    }
+    if (fo != Py_None) { /* int64 vals' float64 copy (wpart_spatial_rect_nicol_auto's A->w) */
+        F = iv ? wpy_input_array(fo, "fvals", NPY_FLOAT64, 1, 1) : NULL;
+        if (!F || PyArray_DIM(F, 0) != PyArray_DIM(a[1], 0)) {
+            if (F || !PyErr_Occurred()) {
+                PyErr_SetString(wpy_ValueError, "`fvals` must match int64 `vals`");
+            }
+            goto cleanup;
+        }
+        A.w = PyArray_DATA(F);
     }
     npy_intp np1 = P + 1, nq1 = Q + 1, npq = P * Q;
     R = (PyArrayObject *)PyArray_ZEROS(1, &np1, NPY_INT64, 0);
@@ -399,6 +410,7 @@ cleanup:
     WPY_XDECREF(a[0], a[1], a[2], R, C, L, B);
     Py_XDECREF(lmax);
     Py_XDECREF(ones);
+    Py_XDECREF(F);
     return res;
 }
 
@@ -555,8 +567,11 @@ cleanup:
 }
 
 /* the nonzeros of a dense 2D array (int64 kept, any other type as float64; made C-contiguous)
- * as CSR arrays (wpart_i_spatial_dense_csr): (rp, ci, values, entries per column, every value
- * 1); the values float64, or int64 for an int64 array with ints true */
+ * as CSR arrays (wpart_i_spatial_dense_csr): (rp, ci, float64 values, entries per column,
+ * every value 1); for an int64 array with ints true, (rp, buf, entries per column, every value
+ * 1) with buf one int64 array of 3 nnz: the indices, the int64 values, the float64 values'
+ * bits (one allocation: rect_nicol's call on them then frees one chunk, not three, which
+ * keeps glibc from trimming and re-faulting its heap at every call) */
 static PyObject *wpy_dense_csr(PyObject *self, PyObject *args)
 {
     PyObject *o, *res = NULL;
@@ -589,21 +604,28 @@ static PyObject *wpy_dense_csr(PyObject *self, PyObject *args)
         wpy_raise(st, NULL);
         goto cleanup;
     }
-    npy_intp nnz = (npy_intp)((int64_t *)PyArray_DATA(R))[n1];
-    C = (PyArrayObject *)PyArray_EMPTY(1, &nnz, NPY_INT64, 0);
-    W = (PyArrayObject *)PyArray_EMPTY(1, &nnz, ints ? NPY_INT64 : NPY_FLOAT64, 0);
-    if (!C || !W) {
+    npy_intp nnz = (npy_intp)((int64_t *)PyArray_DATA(R))[n1], n3 = 3 * nnz;
+    if (ints) {
+        C = (PyArrayObject *)PyArray_EMPTY(1, &n3, NPY_INT64, 0);
+    } else {
+        C = (PyArrayObject *)PyArray_EMPTY(1, &nnz, NPY_INT64, 0);
+        W = (PyArrayObject *)PyArray_EMPTY(1, &nnz, NPY_FLOAT64, 0);
+    }
+    if (!C || (!ints && !W)) {
         goto cleanup;
     }
+    int64_t *ci = PyArray_DATA(C);
     WPY_NOGIL(st = wpart_i_spatial_dense_csr(PyArray_DATA(D), is_int, n1, n2, &ctl.ctl,
-                                             PyArray_DATA(R), NULL, PyArray_DATA(C),
-                                             ints ? NULL : PyArray_DATA(W),
-                                             ints ? PyArray_DATA(W) : NULL, &ones));
+                                             PyArray_DATA(R), NULL, ci,
+                                             ints ? (double *)(void *)(ci + 2 * nnz)
+                                                  : PyArray_DATA(W),
+                                             ints ? ci + nnz : NULL, &ones));
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto cleanup;
     }
-    res = Py_BuildValue("OOOOO", R, C, W, N, ones ? Py_True : Py_False);
+    res = ints ? Py_BuildValue("OOOO", R, C, N, ones ? Py_True : Py_False)
+               : Py_BuildValue("OOOOO", R, C, W, N, ones ? Py_True : Py_False);
 cleanup:
     WPY_XDECREF(D, R, C, W, N);
     return res;
@@ -630,8 +652,9 @@ cleanup:
  *   int64 indices, 1s or None without ones).
  * - spatial_rect_banded: Whether the CSR matrix is banded at a K-way grid's resolution (the
  *   default RECT-NICOL's test for its first-half-sweep race).
- * - spatial_dense_csr: The nonzeros of a dense 2D array as CSR arrays: (rp, ci, values
- *   (float64; int64 for an int64 array with ints), entries per column, every value 1). */
+ * - spatial_dense_csr: The nonzeros of a dense 2D array as CSR arrays: (rp, ci, float64
+ *   values, entries per column, every value 1); with ints on an int64 array (rp, [ci | int64
+ *   values | float64 values' bits], entries per column, every value 1). */
 static PyMethodDef spatial_rect_methods[] = {
     {"spatial_rect_nicol_auto", WPY_CFUNC(wpy_rect_nicol_auto), WPY_KW, NULL},
     {"spatial_rect_grid", WPY_CFUNC(wpy_rect_grid), WPY_KW, NULL},

@@ -564,7 +564,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
     wpart_rg_csr_t B = *A; /* float weights, NULL when every entry weighs 1 */
     if (ones || nnz == 0) {
         B.w = NULL;
-    } else if (iv) {
+    } else if (iv && !A->w) { /* (A->w with iv: the caller's float64 copy of the values) */
         w = wpart_i_malloc(nnz, sizeof(double));
         if (!w) {
             WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");

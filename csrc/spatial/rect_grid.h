@@ -102,8 +102,9 @@ wpart_status_t wpart_spatial_rect_1d(const double *w, int64_t n, int64_t P, int6
  * rows_uniform, cols_uniform; every one balanced, patience 2, at most max(10, P + Q)
  * half-sweeps), the race with the shared incumbent and the proven lower bound, the
  * continuation of the best grid (10 half-sweeps without a gain), the uniform grid when the
- * time limit struck and it is lower, and the block loads. A->w: float64 values (NULL with
- * iv, or for unit weights); iv: int64 values (NULL: A->w). The arrays are checked first
+ * time limit struck and it is lower, and the block loads. A->w: float64 values (NULL for
+ * unit weights; with iv NULL, or the same values as float64, then used as they are: no
+ * copy made); iv: int64 values (NULL: A->w). The arrays are checked first
  * (WPART_EINVAL when rp decreases or an index is out of range; the indices must also be
  * sorted within each row, which is not checked), then the values: bad != 0 (one of
  * WPART_RF_*) and nothing else is done. */

@@ -662,7 +662,7 @@ wpart_status_t wpart_i_spatial_dense_csr(const void *D, int is_int, int64_t n1, 
                                          int64_t *cols, int64_t *ci, double *w, int64_t *iw,
                                          int *ones)
 {
-    if (n1 < 0 || n2 < 0 || !rp || (!ci && !cols) || (ci && (!w == !iw || !ones)) ||
+    if (n1 < 0 || n2 < 0 || !rp || (!ci && !cols) || (ci && ((!w && !iw) || !ones)) ||
         (iw && !is_int)) {
         return wpart_i_error(WPART_EINVAL, "bad arguments of the dense CSR arrays");
     }
@@ -699,10 +699,12 @@ wpart_status_t wpart_i_spatial_dense_csr(const void *D, int is_int, int64_t n1, 
             if (ri ? ri[j] != 0 : v != 0.0) {
                 ci[k] = j;
                 if (iw) {
-                    iw[k++] = ri[j];
-                } else {
-                    w[k++] = v;
+                    iw[k] = ri[j];
                 }
+                if (w) {
+                    w[k] = v;
+                }
+                k++;
                 one &= v == 1.0;
             }
         }

@@ -93,8 +93,8 @@ wpart_status_t wpart_i_spatial_csr_unit(int64_t n1, int64_t n2, const int64_t *r
 /* The nonzeros of a dense n1 x n2 matrix D (row-major; int64 cells when is_int, else
  * float64) as CSR arrays, rows in order and columns increasing within each: pass 1 (ci NULL)
  * writes the row pointers rp (n1 + 1) and the entries per column cols (n2); pass 2 the column
- * indices ci and the values, as float64 in w or (is_int) as int64 in iw (the other NULL;
- * rp[n1] each, rp from pass 1), and *ones (every value 1). Ctrl-C (ctl's should_stop) is
+ * indices ci and the values, as float64 in w and / or (is_int) as int64 in iw (NULL: not
+ * made; rp[n1] each, rp from pass 1), and *ones (every value 1). Ctrl-C (ctl's should_stop) is
  * polled every 2**16 cells: WPART_ECANCELLED. */
 wpart_status_t wpart_i_spatial_dense_csr(const void *D, int is_int, int64_t n1, int64_t n2,
                                          const wpart_control_t *ctl, int64_t *rp,

@@ -502,8 +502,11 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
                 A.flags.c_contiguous):
             return None  # (float: the loads of the dense prefix, in its order of sums)
         shape = A.shape
-        rp, ci, vals, _, _ = _core.spatial_dense_csr(A, True)
+        rp, buf, _, _ = _core.spatial_dense_csr(A, True)  # [indices | values | as float64]
+        nz = len(buf) // 3
+        ci, vals, fvals = buf[:nz], buf[nz:2 * nz], buf[2 * nz:].view(np.float64)
     else:
+        fvals = None
         if isinstance(A, (str, os.PathLike)):  # a MatrixMarket file the core reads in one pass
             A = fast_path_matrix(A, weights)
             if A is None:
@@ -551,7 +554,8 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
         # (1 per entry: no values, the core's unit weights; float loads, exact counts)
         try:
             out = _core.spatial_rect_nicol_auto(n1, n2, rp, ci, vals if weights == "values"
-                                                else None, P, Q, min(2 * ms, 2**62), True, tl)
+                                                else None, P, Q, min(2 * ms, 2**62), True, tl,
+                                                fvals=fvals)
         except WpartValueError:  # arrays out of bounds (the core checks them): the general
             return None          # path's input rules name `A` and the fault
         if out[9] != _ZERO or weights != "values":
