@@ -240,10 +240,10 @@ static double rf_lower(rg_ctx_t *g, const double *load[2], double imax, double *
 }
 
 /* the block loads of the grid (R, C), row-major: exact int64 from iv (with fv NULL too: 1
- * each), else float from fv, each block's entries added in row order, entry order within a row (the
- * order of the core's sparse loads, so the same sums bit for bit), in one pass over the
- * entries; the grid's rectangles in out_rects (NULL: not made); *mx the max load; cmap: n2
- * int32 of scratch */
+ * each), else float from fv, each block's entries added in row order, entry order within a
+ * row (the order of the core's sparse loads, so the same sums bit for bit), in one pass over
+ * the entries; the grid's rectangles in out_rects (NULL: not made); *mx the max load; cmap:
+ * n2 int32 of scratch */
 static void rf_loads(const wpart_rg_csr_t *A, const int64_t *iv, const double *fv, int64_t P,
                      int64_t Q, const int64_t *R, const int64_t *C, int32_t *cmap, int64_t *il,
                      double *fl, int64_t *out_rects, double *mx)
@@ -395,8 +395,9 @@ cleanup:
  * the default's rows_stored start) or nicuni (uni = 1: uniform rows) racing the grid (R, C) of
  * max load *inc: uniform columns, plain half-sweeps (the columns first), at most SARMA's
  * max(10, P + Q), patience RF_NIC_PATIENCE, the bound and a looser race (slack 0.5: nic often
- * starts far above where it ends); a strictly lower grid replaces R, C, *inc. nicuni on a heavy-line matrix (heavy) runs free, without the race or the bound:
- * its uniform rows start far above where its plain half-sweeps end (bench_spatial_fresh's
+ * starts far above where it ends); a strictly lower grid replaces R, C, *inc. nicuni on a
+ * heavy-line matrix (heavy) runs free, without the race or the bound: its uniform rows start
+ * far above where its plain half-sweeps end (bench_spatial_fresh's
  * arrow_1400 stored 16 x 16: 191 -> 178, below SARMA's best of nine, nicuni's 182; no other
  * max load changed on the 236 cases of 8 x 8 - 32 x 32 nor on SARMA's five test matrices, CPU
  * geomean 1.008 x; free for every matrix: the same max loads at 1.11 x the CPU) */

@@ -71,8 +71,9 @@
  * least RK_S1_GAP x the proven lower bound (no bound given: always), SARMA's sgo_2dr_nic itself
  * after the runs above: the SGO from SARMA's own random start (seed 1) to its stop rule, then
  * SARMA's nic (plain half-sweeps, patience max(10, P + Q), no race) from its grid where that is
- * at most RK_NIC x the lowest max so far; a lower grid is kept. There (banded, mesh-like matrices: total / m is far below what a grid reaches)
- * SARMA's nic costs several times the default: on bench_spatial_fresh's 26 such 64 x 64 cases
+ * at most RK_NIC x the lowest max so far; a lower grid is kept. There (banded, mesh-like
+ * matrices: total / m is far below what a grid reaches) SARMA's nic costs several times the
+ * default: on bench_spatial_fresh's 26 such 64 x 64 cases
  * 0.45-9.5 x (median 3.1) the default's CPU before, 0.29-6.9 x with this run (its iterations
  * scan the P Q blocks; 0.1-2.6 x the default), the 25 above 1 still above (1.2 at least);
  * band_3200_ns, rgg2_1700, h_bdiag_15x70, h_rgg3_1200 stored 64 x 64: 87, 73, 39, 30 -> 83,
