@@ -73,13 +73,18 @@ def test_dense_csr_equals_numpys_nonzeros(dtype):
                 assert w.tolist() == np.asarray(M, np.float64)[r, c].tolist()
                 assert cols.tolist() == np.count_nonzero(M, axis=0).tolist()
                 assert ones == bool((w == 1.0).all())
-                if M.dtype == np.int64:  # one buffer: indices, int64 values, float64 values
-                    rp2, buf, cols2, ones2 = _core.spatial_dense_csr(M, True)
-                    nz = len(ci)
-                    assert buf.dtype == np.int64 and len(buf) == 3 * nz
-                    assert buf[:nz].tolist() == ci.tolist() and rp2.tolist() == rp.tolist()
+                # one buffer: indices, int64 values (an int64 array), float64 values, and for a
+                # float array kept dense (not nnz * 4 <= cells > 30) room for its prefix sums
+                rp2, buf, cols2, ones2 = _core.spatial_dense_csr(M, True, 4, 30)
+                nz, ints = len(ci), M.dtype == np.int64
+                dense = not ints and not (nz * 4 <= M.size and M.size > 30)
+                room = (M.shape[0] + 1) * (M.shape[1] + 1) if dense else 0
+                assert buf.dtype == np.int64 and len(buf) == (3 if ints else 2) * nz + room
+                assert buf[:nz].tolist() == ci.tolist() and rp2.tolist() == rp.tolist()
+                if ints:
                     assert buf[nz:2 * nz].tolist() == M[r, c].tolist()
-                    assert buf[2 * nz:].view(np.float64).tolist() == w.tolist()
-                    assert cols2.tolist() == cols.tolist() and ones2 == ones
+                fw = buf[(2 if ints else 1) * nz:(3 if ints else 2) * nz].view(np.float64)
+                assert fw.tolist() == w.tolist()
+                assert cols2.tolist() == cols.tolist() and ones2 == ones
     with pytest.raises(ValueError):
         _core.spatial_dense_csr(np.zeros(5))

@@ -74,6 +74,29 @@ def test_one_call_equals_the_step_by_step_engine(P, Q):
                 assert dense.A is D
 
 
+@pytest.mark.parametrize("n,fill", [(40, 0.7), (200, 0.9), (300, 0.01), (181, 0.03)])
+def test_dense_float_array_in_one_call_as_the_prepared_path(n, fill):
+    """A dense float64 array runs the one-call default on its nonzeros; its block loads,
+    total and max come from the dense prefix (in the prepared path's order of sums) where the
+    input rules keep it dense (small, or more than 1/32 nonzero), from the nonzeros where they
+    make it sparse: the prepared path's result (which a Fortran-ordered copy takes), bit for
+    bit, A the array itself."""
+    rng = np.random.default_rng(n)
+    D = rng.random((n, n)) * 7.3 * (rng.random((n, n)) < fill)
+    F = np.asfortranarray(D)
+    for P, Q in ((4, 4), (3, 5), (8, 8), (4, 16)):
+        fast = spatial.rect_nicol(D, P * Q, P=P, Q=Q)
+        _same(fast, spatial.rect_nicol(F, P * Q, P=P, Q=Q))
+        if P * Q < 64:  # (the step-by-step engine: the same stages below 64 blocks)
+            _same(fast, spatial.rect_nicol(D, P * Q, P=P, Q=Q, starts=list(AUTO)))
+        assert fast.A is D and fast.loads.dtype == np.float64
+    for bad, msg in ((np.nan, "NaN"), (np.inf, "inf"), (-1.5, "negative")):
+        X = D.copy()
+        X[n // 2, n // 3] = bad
+        with pytest.raises(WpartValueError, match=msg):
+            spatial.rect_nicol(X, 16, P=4, Q=4)
+
+
 def test_twins_duplicates_and_bound_reported_as_before():
     seen = set()
     for A in _matrices(7, 15):

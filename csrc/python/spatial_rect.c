@@ -568,20 +568,23 @@ cleanup:
 
 /* the nonzeros of a dense 2D array (int64 kept, any other type as float64; made C-contiguous)
  * as CSR arrays (wpart_i_spatial_dense_csr): (rp, ci, float64 values, entries per column,
- * every value 1); for an int64 array with ints true, (rp, buf, entries per column, every value
- * 1) with buf one int64 array of 3 nnz: the indices, the int64 values, the float64 values'
- * bits (one allocation: rect_nicol's call on them then frees one chunk, not three, which
- * keeps glibc from trimming and re-faulting its heap at every call) */
+ * every value 1); with one true, (rp, buf, entries per column, every value 1) with buf one
+ * int64 array: the indices, then for an int64 array its int64 values, then the float64
+ * values' bits (3 nnz, or 2 nnz for a float array), then for a float array that density and
+ * min_cells keep dense (not nnz * density <= cells > min_cells) room for its (n1 + 1) x
+ * (n2 + 1) prefix sums. One allocation: rect_nicol's call on them then frees one chunk, not
+ * several, which keeps glibc from trimming and re-faulting its heap at every call */
 static PyObject *wpy_dense_csr(PyObject *self, PyObject *args)
 {
     PyObject *o, *res = NULL;
     PyArrayObject *D = NULL, *R = NULL, *C = NULL, *W = NULL, *N = NULL;
-    int ints = 0;
-    if (!PyArg_ParseTuple(args, "O|p", &o, &ints)) {
+    int one = 0;
+    long long density = 0, min_cells = 0;
+    if (!PyArg_ParseTuple(args, "O|pLL", &o, &one, &density, &min_cells)) {
         return NULL;
     }
     int is_int = PyArray_Check(o) && PyArray_TYPE((PyArrayObject *)o) == NPY_INT64;
-    ints = ints && is_int;
+    int ints = one && is_int;
     D = (PyArrayObject *)PyArray_FROMANY(o, is_int ? NPY_INT64 : NPY_FLOAT64, 2, 2,
                                          NPY_ARRAY_IN_ARRAY);
     if (!D) {
@@ -604,28 +607,32 @@ static PyObject *wpy_dense_csr(PyObject *self, PyObject *args)
         wpy_raise(st, NULL);
         goto cleanup;
     }
-    npy_intp nnz = (npy_intp)((int64_t *)PyArray_DATA(R))[n1], n3 = 3 * nnz;
-    if (ints) {
-        C = (PyArrayObject *)PyArray_EMPTY(1, &n3, NPY_INT64, 0);
+    npy_intp nnz = (npy_intp)((int64_t *)PyArray_DATA(R))[n1], nb = (2 + ints) * nnz;
+    int64_t cells = (int64_t)n1 * n2;
+    if (one && !is_int && density > 0 && !((int64_t)nnz * density <= cells && cells > min_cells)) {
+        nb += (n1 + 1) * (n2 + 1); /* (the prefix: at most 2 x the entries' room, as dense) */
+    }
+    if (one) {
+        C = (PyArrayObject *)PyArray_EMPTY(1, &nb, NPY_INT64, 0);
     } else {
         C = (PyArrayObject *)PyArray_EMPTY(1, &nnz, NPY_INT64, 0);
         W = (PyArrayObject *)PyArray_EMPTY(1, &nnz, NPY_FLOAT64, 0);
     }
-    if (!C || (!ints && !W)) {
+    if (!C || (!one && !W)) {
         goto cleanup;
     }
     int64_t *ci = PyArray_DATA(C);
     WPY_NOGIL(st = wpart_i_spatial_dense_csr(PyArray_DATA(D), is_int, n1, n2, &ctl.ctl,
                                              PyArray_DATA(R), NULL, ci,
-                                             ints ? (double *)(void *)(ci + 2 * nnz)
-                                                  : PyArray_DATA(W),
+                                             one ? (double *)(void *)(ci + (1 + ints) * nnz)
+                                                 : PyArray_DATA(W),
                                              ints ? ci + nnz : NULL, &ones));
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto cleanup;
     }
-    res = ints ? Py_BuildValue("OOOO", R, C, N, ones ? Py_True : Py_False)
-               : Py_BuildValue("OOOOO", R, C, W, N, ones ? Py_True : Py_False);
+    res = one ? Py_BuildValue("OOOO", R, C, N, ones ? Py_True : Py_False)
+              : Py_BuildValue("OOOOO", R, C, W, N, ones ? Py_True : Py_False);
 cleanup:
     WPY_XDECREF(D, R, C, W, N);
     return res;
@@ -653,8 +660,9 @@ cleanup:
  * - spatial_rect_banded: Whether the CSR matrix is banded at a K-way grid's resolution (the
  *   default RECT-NICOL's test for its first-half-sweep race).
  * - spatial_dense_csr: The nonzeros of a dense 2D array as CSR arrays: (rp, ci, float64
- *   values, entries per column, every value 1); with ints on an int64 array (rp, [ci | int64
- *   values | float64 values' bits], entries per column, every value 1). */
+ *   values, entries per column, every value 1); with one, (rp, [ci | int64 values (an int64
+ *   array) | float64 values' bits | a dense float array's prefix room], entries per column,
+ *   every value 1). */
 static PyMethodDef spatial_rect_methods[] = {
     {"spatial_rect_nicol_auto", WPY_CFUNC(wpy_rect_nicol_auto), WPY_KW, NULL},
     {"spatial_rect_grid", WPY_CFUNC(wpy_rect_grid), WPY_KW, NULL},

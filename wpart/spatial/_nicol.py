@@ -23,6 +23,7 @@ from ._common import _Prepared, _bound, _verdict, factor_pair
 from ._grid import GridInput, _done, _grid_result, grid_rects, sym_cuts
 from ._sparse import (SPARSE_DENSITY, SPARSE_MIN_CELLS, _BYTES_PER_ENTRY, _BYTES_PER_LINE,
                       _csr_with, check_sparse_size, fast_path_matrix, loads_csr)
+from . import _sparse
 from ._partition import SpatialPartition
 
 #: Start names of the engine. ``rows_*``: the rows are cut first (uniform, by load, by the
@@ -457,12 +458,15 @@ _AT_ONCE = not hasattr(SpatialPartition, "__post_init__") and \
 
 
 def _fast_result(A: Any, m: int, total: Any, amax: Any, kind: str, out: tuple, params: dict,
-                 stats: dict, tl: float) -> SpatialPartition:
-    """The result of the one-call default (`out`, with the block loads and their max) on the
-    canonical CSR loads matrix `A` (total and largest value as Python int or float), as
-    _common._result makes it from a prepared input (the same values and types)."""
+                 stats: dict, tl: float, loads: Any = None,
+                 lmax: Any = None) -> SpatialPartition:
+    """The result of the one-call default (`out`, with the block loads and their max, or the
+    given `loads` and `lmax`) on the canonical CSR loads matrix `A` or a dense array (total
+    and largest value as Python int or float), as _common._result makes it from a prepared
+    input (the same values and types)."""
     avg = float(total) / float(m)
-    loads, lmax = out[2], out[17]
+    if loads is None:
+        loads, lmax = out[2], out[17]
     status, message = _verdict("rect_nicol", True, tl, True) if out[8] else _finished()
     f = {"status": status, "message": message, "stats": stats, "rects": out[13],
          "loads": loads, "max_load": lmax, "avg_load": avg, "total": total,
@@ -480,8 +484,9 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
                  patience: Any, abandon: Any, allow_empty: Any, time_limit: Any,
                  progress: Any, weights: Any) -> SpatialPartition | None:
     """rect_nicol's default on a canonical ``scipy.sparse`` CSR matrix (or a MatrixMarket file
-    that the core's fast path reads: wpart.spatial._mmfast, or a dense C-contiguous int64
-    array with ``weights="values"``, its nonzeros taken in one core pass) that runs on its
+    that the core's fast path reads: wpart.spatial._mmfast, or a dense C-contiguous int64 or
+    float64 array with ``weights="values"``, its nonzeros taken in one core pass; a float
+    array's loads from its dense prefix where the input rules keep it dense) that runs on its
     nonzeros, in one core call that also checks the values and sums the blocks: int64 /
     float64 loads as they are (no copies of the arrays, no prepared input; explicit zeros
     dropped), or numeric values with ``weights="stored"`` / ``"count"`` (1 per stored entry /
@@ -497,14 +502,21 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
             (time_limit is None or (type(time_limit) in (int, float) and
                                     0 < time_limit < float("inf")))):
         return None
-    if type(A) is np.ndarray:  # a dense int64 array: its nonzeros (one core pass each)
-        if not (weights == "values" and A.dtype == _DTYPES[0] and A.ndim == 2 and A.size and
+    prefix = False  # (a float array's loads from its dense prefix, as the prepared path's)
+    if type(A) is np.ndarray:  # a dense array: its nonzeros (one core pass each)
+        if not (weights == "values" and A.dtype in _DTYPES and A.ndim == 2 and A.size and
                 A.flags.c_contiguous):
-            return None  # (float: the loads of the dense prefix, in its order of sums)
+            return None
         shape = A.shape
-        rp, buf, _, _ = _core.spatial_dense_csr(A, True)  # [indices | values | as float64]
-        nz = len(buf) // 3
-        ci, vals, fvals = buf[:nz], buf[nz:2 * nz], buf[2 * nz:].view(np.float64)
+        # one buffer: [indices | int64 values | float64 values | a float array's prefix]
+        rp, buf, _, _ = _core.spatial_dense_csr(A, True, SPARSE_DENSITY,
+                                                _sparse.SPARSE_MIN_CELLS)  # (as _Prepared)
+        nz = int(rp[-1])
+        if A.dtype.kind == "i":
+            ci, vals, fvals = buf[:nz], buf[nz:2 * nz], buf[2 * nz:].view(np.float64)
+        else:  # (on its nonzeros where the input rules keep a float array sparse)
+            ci, vals, fvals = buf[:nz], buf[nz:2 * nz].view(np.float64), None
+            prefix = len(buf) > 2 * nz
     else:
         fvals = None
         if isinstance(A, (str, os.PathLike)):  # a MatrixMarket file the core reads in one pass
@@ -527,7 +539,7 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
     # integral loads at any density or size (the dense path's grid, loads and sums, exactly);
     # float loads where the input rules keep them sparse (the dense prefix sums in another
     # order)
-    if not (1 <= m <= cells and (dt.kind in "biu" or weights != "values" or
+    if not (1 <= m <= cells and (dt.kind in "biu" or weights != "values" or prefix or
                                  (nnz * SPARSE_DENSITY <= cells and cells > SPARSE_MIN_CELLS))):
         return None
     if P is None and Q is None:
@@ -567,14 +579,20 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
     if vals is None:  # the loads matrix: the int64 arrays the core ran on, its 1 per entry
         vals = out[18]
         A = _csr_with(A, out[15], out[16], vals)
+    loads = lmax = None
     if vals.dtype.kind == "i":  # (Python scalars: what the result holds)
         total, amax, kind = out[10], out[11], "i"
+    elif prefix:  # the block loads, total and max of the prepared path: the dense prefix's
+        S = buf[2 * nz:].view(np.float64).reshape(shape[0] + 1, shape[1] + 1)
+        _core.prefix_sum(A, S, "A")  # (in the buffer's room: see spatial_dense_csr)
+        loads = _core.box_loads(S, out[13])
+        total, amax, kind, lmax = S[-1, -1].item(), A.max().item(), "f", loads.max().item()
     else:
         total, amax, kind = float(vals.sum()), out[12], "f"
         if not math.isfinite(total):
             return None
     params, stats = _auto_stats(P, Q, ms, out, _FAST_HEAD)
-    return _fast_result(A, m, total, amax, kind, out, params, stats, tl)
+    return _fast_result(A, m, total, amax, kind, out, params, stats, tl, loads, lmax)
 
 
 def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
