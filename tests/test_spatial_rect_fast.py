@@ -128,6 +128,10 @@ def test_left_to_the_general_path():
     Z.data[::3] = 0
     ref = spatial.rect_nicol(sps.csr_array(Z.toarray()), 16, P=4, Q=4)
     _same(spatial.rect_nicol(Z, 16, P=4, Q=4), ref)
+    Zf = sps.csr_array(Z, dtype=np.float64)  # (float values too)
+    Zf.data *= 1.25
+    _same(spatial.rect_nicol(Zf, 16, P=4, Q=4),
+          spatial.rect_nicol(sps.csr_array(Zf.toarray()), 16, P=4, Q=4))
     # non-canonical (unsorted indices), a CSC matrix, int32 values, csr_matrix: same grid
     for B in (sps.csc_array(A), sps.csr_array(A, dtype=np.int32), sps.csr_matrix(A)):
         r = spatial.rect_nicol(B, 16, P=4, Q=4)

@@ -566,6 +566,55 @@ cleanup:
     return res;
 }
 
+/* the entries of canonical CSR arrays (int32 or int64 pointers and indices, converted) whose
+ * value (int64 or float64 vals) is not 0 (wpart_i_spatial_csr_nonzero): (int64 pointers, buf)
+ * with buf one int64 array of the kept entries' indices, then for int64 vals their int64
+ * values, then the float64 values' bits (one allocation, as spatial_dense_csr's) */
+static PyObject *wpy_csr_nonzero(PyObject *self, PyObject *args)
+{
+    PyObject *o[3], *res = NULL;
+    PyArrayObject *a[3] = {NULL, NULL, NULL}, *R = NULL, *C = NULL;
+    long long n1, n2;
+    wpart_rg_csr_t A;
+    if (!PyArg_ParseTuple(args, "LLOOO", &n1, &n2, &o[0], &o[1], &o[2])) {
+        return NULL;
+    }
+    int iv = PyArray_Check(o[2]) && PyArray_TYPE((PyArrayObject *)o[2]) == NPY_INT64;
+    if (o[2] == Py_None) {
+        PyErr_SetString(wpy_ValueError, "`vals` must be given");
+        return NULL;
+    }
+    if (sr_csr(n1, n2, o, "vals", iv ? NPY_INT64 : NPY_FLOAT64, 1, a, &A) < 0) {
+        goto cleanup;
+    }
+    const int64_t *ivp = iv ? PyArray_DATA(a[2]) : NULL;
+    int64_t kept = 0;
+    wpart_status_t st = wpart_i_spatial_csr_nonzero(n1, n2, A.rp, A.ci, ivp, A.w, NULL, NULL,
+                                                    NULL, NULL, &kept);
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto cleanup;
+    }
+    npy_intp np1 = (npy_intp)n1 + 1, nb = (npy_intp)((2 + iv) * kept);
+    R = (PyArrayObject *)PyArray_EMPTY(1, &np1, NPY_INT64, 0);
+    C = (PyArrayObject *)PyArray_EMPTY(1, &nb, NPY_INT64, 0);
+    if (!R || !C) {
+        goto cleanup;
+    }
+    int64_t *b = PyArray_DATA(C);
+    st = wpart_i_spatial_csr_nonzero(n1, n2, A.rp, A.ci, ivp, A.w, PyArray_DATA(R), b,
+                                     iv ? b + kept : NULL,
+                                     (double *)(void *)(b + (1 + iv) * kept), &kept);
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto cleanup;
+    }
+    res = Py_BuildValue("OO", R, C);
+cleanup:
+    WPY_XDECREF(a[0], a[1], a[2], R, C);
+    return res;
+}
+
 /* the nonzeros of a dense 2D array (int64 kept, any other type as float64; made C-contiguous)
  * as CSR arrays (wpart_i_spatial_dense_csr): (rp, ci, float64 values, entries per column,
  * every value 1); with one true, (rp, buf, entries per column, every value 1) with buf one
@@ -659,6 +708,8 @@ cleanup:
  *   int64 indices, 1s or None without ones).
  * - spatial_rect_banded: Whether the CSR matrix is banded at a K-way grid's resolution (the
  *   default RECT-NICOL's test for its first-half-sweep race).
+ * - spatial_csr_nonzero: The entries of CSR arrays whose value is not 0: (int64 pointers,
+ *   [indices | int64 values (int64 vals) | float64 values' bits]).
  * - spatial_dense_csr: The nonzeros of a dense 2D array as CSR arrays: (rp, ci, float64
  *   values, entries per column, every value 1); with one, (rp, [ci | int64 values (an int64
  *   array) | float64 values' bits | a dense float array's prefix room], entries per column,
@@ -675,6 +726,7 @@ static PyMethodDef spatial_rect_methods[] = {
     {"spatial_rect_unit_csr", wpy_rect_unit_csr, METH_VARARGS, NULL},
     {"spatial_rect_banded", wpy_rect_banded, METH_VARARGS, NULL},
     {"spatial_dense_csr", wpy_dense_csr, METH_VARARGS, NULL},
+    {"spatial_csr_nonzero", wpy_csr_nonzero, METH_VARARGS, NULL},
     {"spatial_mm_csr", wpy_mm_csr, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

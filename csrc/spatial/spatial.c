@@ -657,6 +657,44 @@ wpart_status_t wpart_i_spatial_csr_unit(int64_t n1, int64_t n2, const int64_t *r
     return WPART_OK;
 }
 
+wpart_status_t wpart_i_spatial_csr_nonzero(int64_t n1, int64_t n2, const int64_t *rp,
+                                           const int64_t *ci, const int64_t *iv,
+                                           const double *fv, int64_t *rp_out, int64_t *ci_out,
+                                           int64_t *iv_out, double *fv_out, int64_t *kept)
+{
+    if (n1 < 1 || n2 < 1 || !rp || (!iv && !fv) || !kept ||
+        (ci_out && (!rp_out || !fv_out || (iv && !iv_out)))) {
+        return wpart_i_error(WPART_EINVAL, "bad arguments of the nonzero entries");
+    }
+    int64_t nnz = rp[n1], t = 0;
+    wpart_status_t st = check_compressed(rp, ci, n1, n2, nnz, "CSR");
+    if (st != WPART_OK) {
+        return st;
+    }
+    if (!ci_out) {
+        for (int64_t e = 0; e < nnz; e++) {
+            t += iv ? iv[e] != 0 : fv[e] != 0.0;
+        }
+        *kept = t;
+        return WPART_OK;
+    }
+    rp_out[0] = 0;
+    for (int64_t i = 0; i < n1; i++) {
+        for (int64_t e = rp[i]; e < rp[i + 1]; e++) {
+            if (iv ? iv[e] != 0 : fv[e] != 0.0) {
+                ci_out[t] = ci[e];
+                if (iv) {
+                    iv_out[t] = iv[e];
+                }
+                fv_out[t++] = iv ? (double)iv[e] : fv[e];
+            }
+        }
+        rp_out[i + 1] = t;
+    }
+    *kept = t;
+    return WPART_OK;
+}
+
 wpart_status_t wpart_i_spatial_dense_csr(const void *D, int is_int, int64_t n1, int64_t n2,
                                          const wpart_control_t *ctl, int64_t *rp,
                                          int64_t *cols, int64_t *ci, double *w, int64_t *iw,

@@ -572,8 +572,13 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
             return None          # path's input rules name `A` and the fault
         if out[9] != _ZERO or weights != "values":
             break
-        # explicit zeros (the check stops there, before any work): not loads
-        A, rp, ci, vals = loads_csr(A, rp, ci, vals != 0, vals)
+        # explicit zeros (the check stops there, before any work): not loads. The others in
+        # one buffer, [indices | values | int values' float64 copy] (see spatial_dense_csr)
+        rp, buf = _core.spatial_csr_nonzero(n1, n2, rp, ci, vals)
+        nz, ints = int(rp[-1]), vals.dtype.kind == "i"
+        ci, vals = buf[:nz], buf[nz:2 * nz] if ints else buf[nz:].view(np.float64)
+        fvals = buf[2 * nz:].view(np.float64) if ints else None
+        A = _csr_with(A, rp, ci, vals)
     if out[9]:  # a bad value, a large int total: the step-by-step path decides
         return None
     if vals is None:  # the loads matrix: the int64 arrays the core ran on, its 1 per entry
