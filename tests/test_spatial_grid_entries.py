@@ -93,7 +93,8 @@ def test_dense_csr_equals_numpys_nonzeros(dtype):
 def test_csr_nonzero_drops_the_zeros_into_one_buffer():
     """The core's nonzero entries of CSR arrays (rect_nicol's default on values with explicit
     zeros): pointers, then one buffer of the indices, the values (int64 values also as float64),
-    as scipy's eliminate_zeros gives them; malformed arrays raise."""
+    as scipy's eliminate_zeros gives them; malformed pointers raise (the indices are copied:
+    the default's core call checks the kept ones)."""
     rng = np.random.default_rng(3)
     for dtype in (np.int64, np.float64):
         for n1, n2, dens in ((1, 1, 1.0), (7, 5, 0.5), (40, 33, 0.2), (3, 9, 0.0)):
@@ -104,13 +105,17 @@ def test_csr_nonzero_drops_the_zeros_into_one_buffer():
             C = B.copy()
             C.eliminate_zeros()
             nz = C.nnz
+            k = nz + 1  # (each part: the entries and one cell of scratch)
             ints = dtype is np.int64
-            assert rp.dtype == buf.dtype == np.int64 and len(buf) == (3 if ints else 2) * nz
+            assert rp.dtype == buf.dtype == np.int64 and len(buf) == (3 if ints else 2) * k
             assert rp.tolist() == C.indptr.tolist() and buf[:nz].tolist() == C.indices.tolist()
-            vals = buf[nz:2 * nz] if ints else buf[nz:].view(np.float64)
+            vals = buf[k:k + nz] if ints else buf[k:k + nz].view(np.float64)
             assert vals.tolist() == C.data.tolist()
             if ints:
-                assert buf[2 * nz:].view(np.float64).tolist() == C.data.astype(float).tolist()
-    with pytest.raises(wpart.WpartValueError, match="CSR index"):
-        _core.spatial_csr_nonzero(2, 2, np.array([0, 1, 2]), np.array([0, 5]),
-                                  np.array([1, 2]))
+                fw = buf[2 * k:2 * k + nz].view(np.float64)
+                assert fw.tolist() == C.data.astype(float).tolist()
+            rp1, ci1 = _core.spatial_csr_nonzero(n1, n2, B.indptr, B.indices, B.data, True)
+            assert rp1.tolist() == C.indptr.tolist() and ci1[:nz].tolist() == C.indices.tolist()
+            assert len(ci1) == k
+    with pytest.raises(wpart.WpartValueError, match="CSR pointers decrease at 1"):
+        _core.spatial_csr_nonzero(2, 2, np.array([0, 2, 1]), np.array([0]), np.array([1]))

@@ -310,33 +310,45 @@ def test_one_call_result_built_at_once_as_by_the_constructors(monkeypatch, weigh
             assert a.A.indptr.dtype == a.A.indices.dtype == a.A.data.dtype == np.int64
 
 
-def test_unit_csr_refuses_malformed_arrays():
+def test_csr_nonzero_refuses_malformed_arrays():
     from wpart import _core
 
     good = (np.array([0, 2, 3]), np.array([0, 1, 1]))
-    rp, ci, v = _core.spatial_rect_unit_csr(2, 2, *good, np.array([True, False, True]))
-    assert rp.tolist() == [0, 1, 2] and ci.tolist() == [0, 1] and v.tolist() == [1, 1]
-    assert ci.dtype == v.dtype == np.int64 and ci.flags.owndata and v.flags.owndata
-    rp, ci, v = _core.spatial_rect_unit_csr(2, 2, *(a.astype(np.int32) for a in good), None)
-    assert rp.tolist() == [0, 2, 3] and ci.tolist() == [0, 1, 1] and v.tolist() == [1, 1, 1]
-    assert rp.dtype == ci.dtype == np.int64
-    rp, ci, v = _core.spatial_rect_unit_csr(2, 2, *good, np.zeros(3, bool))
-    assert rp.tolist() == [0, 0, 0] and ci.size == v.size == 0
-    rp, ci, v = _core.spatial_rect_unit_csr(2, 2, *good, np.array([False, True, True]), False)
-    assert rp.tolist() == [0, 1, 2] and ci.tolist() == [1, 1] and v is None
-    for n1, rp, ci, keep in ((2, [0, 3, 2], [0, 1, 1], None), (2, [1, 2, 3], [0, 1, 1], None),
-                             (3, [0, 2, 3], [0, 1, 1], None), (2, [0, 2, 3], [0, 1], None),
-                             (2, [0, 2, 3], [0, 1, 1], [True]), (0, [0], [], None)):
+    # (each part of the buffer: the kept entries and one cell of scratch)
+    rp, ci = _core.spatial_csr_nonzero(2, 2, *good, np.array([3, 0, 2]), True)
+    assert rp.tolist() == [0, 1, 2] and ci[:2].tolist() == [0, 1] and ci.dtype == np.int64
+    assert ci.flags.owndata and len(ci) == 3
+    rp, buf = _core.spatial_csr_nonzero(2, 2, *(a.astype(np.int32) for a in good),
+                                        np.array([1.5, 2.0, 0.0]))
+    assert rp.tolist() == [0, 2, 2] and rp.dtype == buf.dtype == np.int64 and len(buf) == 6
+    assert buf[:2].tolist() == [0, 1] and buf[3:5].view(np.float64).tolist() == [1.5, 2.0]
+    rp, ci = _core.spatial_csr_nonzero(2, 2, *good, np.zeros(3, np.int64), True)
+    assert rp.tolist() == [0, 0, 0] and ci.size == 1
+    for dt in (np.int32, np.uint8, np.float32, bool):  # (their zeros, read as float64)
+        rp, ci = _core.spatial_csr_nonzero(2, 2, *good, np.array([0, 1, 1], dt), True)
+        assert rp.tolist() == [0, 1, 2] and ci[:2].tolist() == [1, 1]
+    for n1, rp, ci, vals in ((2, [0, 3, 2], [0, 1, 1], [1, 1, 1]),
+                             (2, [1, 2, 3], [0, 1, 1], [1, 1, 1]),
+                             (3, [0, 2, 3], [0, 1, 1], [1, 1, 1]),
+                             (2, [0, 2, 3], [0, 1], [1, 1]), (2, [0, 2, 3], [0, 1, 1], [1]),
+                             (0, [0], [], [])):
         with pytest.raises(ValueError, match="malformed CSR arrays"):
-            _core.spatial_rect_unit_csr(n1, 2, np.array(rp), np.array(ci, np.int64),
-                                        None if keep is None else np.array(keep))
-    # the core's check of the arrays (the one the CSR transpose makes)
+            _core.spatial_csr_nonzero(n1, 2, np.array(rp), np.array(ci, np.int64),
+                                      np.array(vals, np.int64))
+    # the core's check of the pointers (the indices are copied; the default's core call checks
+    # the kept ones: an index out of range there sends the call to the general path, which
+    # names `A` and the fault)
     with pytest.raises(ValueError, match="CSR pointers decrease at 1"):
-        _core.spatial_rect_unit_csr(2, 2, np.array([0, 4, 3]), np.array([0, 1, 1]), None)
-    with pytest.raises(ValueError, match="CSR index 1 out of range"):
-        _core.spatial_rect_unit_csr(2, 1, *good, np.ones(3, bool))
-    with pytest.raises(TypeError, match="`keep` must have dtype bool"):
-        _core.spatial_rect_unit_csr(2, 2, *good, np.ones(3, np.int64))
+        _core.spatial_csr_nonzero(2, 2, np.array([0, 4, 3]), np.array([0, 1, 1]),
+                                  np.ones(3, np.int64))
+    B = sps.csr_array((np.array([1, 0, 2]), np.array([0, 1, 1]), np.array([0, 2, 3])),
+                      shape=(2, 2))
+    B.indices[2] = 7  # (a canonical flag does not check the range)
+    for w in ("count", "values"):
+        with pytest.raises(WpartValueError, match="A"):
+            spatial.rect_nicol(B, 2, P=2, Q=1, weights=w)
+    with pytest.raises(ValueError, match="`vals` must be given"):
+        _core.spatial_csr_nonzero(2, 2, *good, None)
 
 
 def _powerlaw(seed, n1, n2, nnz):

@@ -442,64 +442,6 @@ cleanup:
     return res;
 }
 
-/* the loads matrix of weights "stored" / "count" (wpart_i_spatial_csr_unit) on canonical CSR
- * arrays (int32 or int64, converted) and keep (bool, None: every entry counts): int64
- * pointers and indices (the given arrays when already int64 and keep is None) and int64 1s
- * (None when ones is false) */
-static PyObject *wpy_rect_unit_csr(PyObject *self, PyObject *args)
-{
-    PyObject *o[3], *res = NULL;
-    PyArrayObject *a[3] = {NULL, NULL, NULL}, *R = NULL, *C = NULL, *V = NULL;
-    long long n1, n2;
-    int ones = 1;
-    wpart_rg_csr_t A;
-    if (!PyArg_ParseTuple(args, "LLOOO|p", &n1, &n2, &o[0], &o[1], &o[2], &ones)) {
-        return NULL;
-    }
-    if (sr_csr(n1, n2, o, "keep", NPY_BOOL, 1, a, &A) < 0) {
-        goto cleanup;
-    }
-    npy_intp nnz = PyArray_DIM(a[1], 0), np1 = (npy_intp)n1 + 1;
-    V = ones ? (PyArrayObject *)PyArray_EMPTY(1, &nnz, NPY_INT64, 0) : NULL;
-    if (a[2]) {
-        R = (PyArrayObject *)PyArray_EMPTY(1, &np1, NPY_INT64, 0);
-        C = (PyArrayObject *)PyArray_EMPTY(1, &nnz, NPY_INT64, 0);
-    } else {
-        R = a[0];
-        C = a[1];
-        Py_INCREF(R);
-        Py_INCREF(C);
-    }
-    if ((ones && !V) || !R || !C) {
-        goto cleanup;
-    }
-    int64_t kept = 0;
-    wpart_status_t st = wpart_i_spatial_csr_unit(
-        n1, n2, A.rp, A.ci, a[2] ? PyArray_DATA(a[2]) : NULL, a[2] ? PyArray_DATA(R) : NULL,
-        a[2] ? PyArray_DATA(C) : NULL, V ? PyArray_DATA(V) : NULL, &kept);
-    if (st != WPART_OK) {
-        wpy_raise(st, NULL);
-        goto cleanup;
-    }
-    if (kept < (int64_t)nnz) { /* the dropped entries' room goes */
-        npy_intp k = (npy_intp)kept;
-        PyArray_Dims d = {&k, 1};
-        PyObject *rc = PyArray_Resize(C, &d, 0, NPY_CORDER);
-        if (rc && V) {
-            Py_DECREF(rc);
-            rc = PyArray_Resize(V, &d, 0, NPY_CORDER);
-        }
-        if (!rc) {
-            goto cleanup;
-        }
-        Py_DECREF(rc);
-    }
-    res = Py_BuildValue("OOO", R, C, V ? (PyObject *)V : Py_None);
-cleanup:
-    WPY_XDECREF(a[0], a[1], a[2], R, C, V);
-    return res;
-}
-
 /* spatial_mm_csr(data, offset, n1, n2, nnz, field, sym, exact): the canonical CSR arrays (rp,
  * ci, values: float64 for a real field, else int64; not exact: int64 value != 0 for a real
  * field) of the MatrixMarket coordinate body
@@ -567,22 +509,33 @@ cleanup:
 }
 
 /* the entries of canonical CSR arrays (int32 or int64 pointers and indices, converted) whose
- * value (int64 or float64 vals) is not 0 (wpart_i_spatial_csr_nonzero): (int64 pointers, buf)
- * with buf one int64 array of the kept entries' indices, then for int64 vals their int64
- * values, then the float64 values' bits (one allocation, as spatial_dense_csr's) */
+ * value (int64 vals, any other type as float64) is not 0 (wpart_i_spatial_csr_nonzero):
+ * (int64 pointers, buf) with buf one int64 array of k + 1 cells per part (k kept entries; the
+ * last cell of each part is scratch): their indices, then for int64 vals their int64 values,
+ * then the float64 values' bits (one allocation, as spatial_dense_csr's); with unit, the
+ * indices alone */
 static PyObject *wpy_csr_nonzero(PyObject *self, PyObject *args)
 {
     PyObject *o[3], *res = NULL;
     PyArrayObject *a[3] = {NULL, NULL, NULL}, *R = NULL, *C = NULL;
     long long n1, n2;
+    int unit = 0;
     wpart_rg_csr_t A;
-    if (!PyArg_ParseTuple(args, "LLOOO", &n1, &n2, &o[0], &o[1], &o[2])) {
+    if (!PyArg_ParseTuple(args, "LLOOO|p", &n1, &n2, &o[0], &o[1], &o[2], &unit)) {
         return NULL;
     }
     int iv = PyArray_Check(o[2]) && PyArray_TYPE((PyArrayObject *)o[2]) == NPY_INT64;
     if (o[2] == Py_None) {
         PyErr_SetString(wpy_ValueError, "`vals` must be given");
         return NULL;
+    }
+    PyObject *vf = NULL; /* any other numeric type as float64 (the same zeros) */
+    if (!iv) {
+        vf = PyArray_FROMANY(o[2], NPY_FLOAT64, 1, 1, NPY_ARRAY_IN_ARRAY);
+        if (!vf) {
+            return NULL;
+        }
+        o[2] = vf;
     }
     if (sr_csr(n1, n2, o, "vals", iv ? NPY_INT64 : NPY_FLOAT64, 1, a, &A) < 0) {
         goto cleanup;
@@ -595,7 +548,8 @@ static PyObject *wpy_csr_nonzero(PyObject *self, PyObject *args)
         wpy_raise(st, NULL);
         goto cleanup;
     }
-    npy_intp np1 = (npy_intp)n1 + 1, nb = (npy_intp)((2 + iv) * kept);
+    int64_t k1 = kept + 1;
+    npy_intp np1 = (npy_intp)n1 + 1, nb = (npy_intp)((unit ? 1 : 2 + iv) * k1);
     R = (PyArrayObject *)PyArray_EMPTY(1, &np1, NPY_INT64, 0);
     C = (PyArrayObject *)PyArray_EMPTY(1, &nb, NPY_INT64, 0);
     if (!R || !C) {
@@ -603,8 +557,9 @@ static PyObject *wpy_csr_nonzero(PyObject *self, PyObject *args)
     }
     int64_t *b = PyArray_DATA(C);
     st = wpart_i_spatial_csr_nonzero(n1, n2, A.rp, A.ci, ivp, A.w, PyArray_DATA(R), b,
-                                     iv ? b + kept : NULL,
-                                     (double *)(void *)(b + (1 + iv) * kept), &kept);
+                                     iv && !unit ? b + k1 : NULL,
+                                     unit ? NULL : (double *)(void *)(b + (1 + iv) * k1),
+                                     &kept);
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto cleanup;
@@ -612,6 +567,7 @@ static PyObject *wpy_csr_nonzero(PyObject *self, PyObject *args)
     res = Py_BuildValue("OO", R, C);
 cleanup:
     WPY_XDECREF(a[0], a[1], a[2], R, C);
+    Py_XDECREF(vf);
     return res;
 }
 
@@ -703,13 +659,11 @@ cleanup:
  *   the polish, on CSR arrays (max_iter: SGO iterations): (R, C, value, iterations, timed_out).
  * - spatial_rect_1d: The exact 1D partition of a float64 vector: (cuts, value).
  * - spatial_mm_csr: The canonical CSR arrays of a MatrixMarket coordinate body, or None.
- * - spatial_rect_unit_csr: The loads matrix of weights "stored" / "count" on the canonical CSR
- *   arrays of an n1 x n2 matrix (keep: the entries that count, None: all): (int64 pointers,
- *   int64 indices, 1s or None without ones).
  * - spatial_rect_banded: Whether the CSR matrix is banded at a K-way grid's resolution (the
  *   default RECT-NICOL's test for its first-half-sweep race).
  * - spatial_csr_nonzero: The entries of CSR arrays whose value is not 0: (int64 pointers,
- *   [indices | int64 values (int64 vals) | float64 values' bits]).
+ *   [indices | int64 values (int64 vals) | float64 values' bits], each part k + 1 cells for k
+ *   entries; with unit the indices).
  * - spatial_dense_csr: The nonzeros of a dense 2D array as CSR arrays: (rp, ci, float64
  *   values, entries per column, every value 1); with one, (rp, [ci | int64 values (an int64
  *   array) | float64 values' bits | a dense float array's prefix room], entries per column,
@@ -723,7 +677,6 @@ static PyMethodDef spatial_rect_methods[] = {
     {"spatial_rect_polish", WPY_CFUNC(wpy_rect_polish), WPY_KW, NULL},
     {"spatial_rect_kick", WPY_CFUNC(wpy_rect_kick), WPY_KW, NULL},
     {"spatial_rect_1d", wpy_rect_1d, METH_VARARGS, NULL},
-    {"spatial_rect_unit_csr", wpy_rect_unit_csr, METH_VARARGS, NULL},
     {"spatial_rect_banded", wpy_rect_banded, METH_VARARGS, NULL},
     {"spatial_dense_csr", wpy_dense_csr, METH_VARARGS, NULL},
     {"spatial_csr_nonzero", wpy_csr_nonzero, METH_VARARGS, NULL},

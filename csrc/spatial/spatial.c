@@ -229,13 +229,14 @@ DEFINE_PARTITION(i64, int64_t)
 DEFINE_PARTITION(f64, double)
 
 /* CSR (or CSC) arrays: ptr[0] = 0, non-decreasing, ptr[n] = nnz, indices in [0, n_other) */
-static wpart_status_t check_compressed(const int64_t *ptr, const int64_t *idx, int64_t n,
-                                       int64_t n_other, int64_t nnz, const char *what)
+/* check_compressed's pointers part: ptr[0] = 0, ptr[n] = nnz, non-decreasing */
+static wpart_status_t check_pointers(const int64_t *ptr, const int64_t *idx, int64_t n,
+                                     int64_t nnz, const char *what)
 {
     if (!ptr || (nnz > 0 && !idx) || ptr[0] != 0 || ptr[n] != nnz) {
         return wpart_i_error(WPART_EINVAL, "malformed %s arrays", what);
     }
-    /* each a pass without a branch per entry; the first fault looked for only after one */
+    /* a pass without a branch per entry; the first fault looked for only after it */
     int bad = 0;
     for (int64_t i = 0; i < n; i++) {
         bad |= ptr[i + 1] < ptr[i];
@@ -245,6 +246,17 @@ static wpart_status_t check_compressed(const int64_t *ptr, const int64_t *idx, i
             return wpart_i_error(WPART_EINVAL, "%s pointers decrease at %" PRId64, what, i);
         }
     }
+    return WPART_OK;
+}
+
+static wpart_status_t check_compressed(const int64_t *ptr, const int64_t *idx, int64_t n,
+                                       int64_t n_other, int64_t nnz, const char *what)
+{
+    wpart_status_t st = check_pointers(ptr, idx, n, nnz, what);
+    if (st != WPART_OK) {
+        return st;
+    }
+    int bad = 0; /* (the same: one pass, then the first fault) */
     for (int64_t e = 0; e < nnz; e++) {
         bad |= (uint64_t)idx[e] >= (uint64_t)n_other; /* (a negative one too) */
     }
@@ -625,69 +637,41 @@ DEFINE_SPARSE(f64, double)
 DEFINE_SPARSE_LOADS(i64, int64_t)
 DEFINE_SPARSE_LOADS(f64, double)
 
-/* the loads matrix of weights "stored" / "count" on a CSR matrix: every stored entry, or every
- * one where keep is set, weighs 1 */
-wpart_status_t wpart_i_spatial_csr_unit(int64_t n1, int64_t n2, const int64_t *rp,
-                                        const int64_t *ci, const uint8_t *keep, int64_t *rp_out,
-                                        int64_t *ci_out, int64_t *ones, int64_t *kept)
-{
-    if (n1 < 1 || n2 < 1 || !rp || !kept || (keep && (!rp_out || !ci_out))) {
-        return wpart_i_error(WPART_EINVAL, "bad arguments of the unit loads");
-    }
-    int64_t nnz = rp[n1], t = nnz;
-    wpart_status_t st = check_compressed(rp, ci, n1, n2, nnz, "CSR");
-    if (st != WPART_OK) {
-        return st;
-    }
-    if (keep) {
-        t = 0;
-        rp_out[0] = 0;
-        for (int64_t i = 0; i < n1; i++) {
-            for (int64_t e = rp[i]; e < rp[i + 1]; e++) {
-                ci_out[t] = ci[e];
-                t += keep[e] != 0;
-            }
-            rp_out[i + 1] = t;
-        }
-    }
-    for (int64_t e = 0; ones && e < t; e++) {
-        ones[e] = 1;
-    }
-    *kept = t;
-    return WPART_OK;
-}
-
 wpart_status_t wpart_i_spatial_csr_nonzero(int64_t n1, int64_t n2, const int64_t *rp,
                                            const int64_t *ci, const int64_t *iv,
                                            const double *fv, int64_t *rp_out, int64_t *ci_out,
                                            int64_t *iv_out, double *fv_out, int64_t *kept)
 {
-    if (n1 < 1 || n2 < 1 || !rp || (!iv && !fv) || !kept ||
-        (ci_out && (!rp_out || !fv_out || (iv && !iv_out)))) {
+    if (n1 < 1 || n2 < 1 || !rp || (!iv && !fv) || !kept || (ci_out && !rp_out)) {
         return wpart_i_error(WPART_EINVAL, "bad arguments of the nonzero entries");
     }
     int64_t nnz = rp[n1], t = 0;
-    wpart_status_t st = check_compressed(rp, ci, n1, n2, nnz, "CSR");
-    if (st != WPART_OK) {
-        return st;
-    }
     if (!ci_out) {
+        /* the pointers only: the indices are copied, not followed (the caller's core call
+         * checks the kept ones) */
+        wpart_status_t st = check_pointers(rp, ci, n1, nnz, "CSR");
+        if (st != WPART_OK) {
+            return st;
+        }
         for (int64_t e = 0; e < nnz; e++) {
             t += iv ? iv[e] != 0 : fv[e] != 0.0;
         }
         *kept = t;
         return WPART_OK;
     }
+    /* branch-free: every entry written at t, kept by moving t on (a zero entry's write lands
+     * on the next kept one's place, or on the one cell of room past the last) */
     rp_out[0] = 0;
     for (int64_t i = 0; i < n1; i++) {
         for (int64_t e = rp[i]; e < rp[i + 1]; e++) {
-            if (iv ? iv[e] != 0 : fv[e] != 0.0) {
-                ci_out[t] = ci[e];
-                if (iv) {
-                    iv_out[t] = iv[e];
-                }
-                fv_out[t++] = iv ? (double)iv[e] : fv[e];
+            ci_out[t] = ci[e];
+            if (iv_out) {
+                iv_out[t] = iv[e];
             }
+            if (fv_out) {
+                fv_out[t] = iv ? (double)iv[e] : fv[e];
+            }
+            t += iv ? iv[e] != 0 : fv[e] != 0.0;
         }
         rp_out[i + 1] = t;
     }

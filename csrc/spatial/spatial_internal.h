@@ -82,14 +82,6 @@ wpart_status_t wpart_i_spatial_csr_transpose(int64_t n1, int64_t n2, const int64
 wpart_status_t wpart_i_spatial_check_csr(const int64_t *rp, const int64_t *ci, int64_t n1,
                                          int64_t n2, int64_t nnz);
 
-/* The loads matrix of weights "stored" / "count" on the n1 x n2 CSR matrix (rp, ci; checked
- * as the transpose checks it): every stored entry weighs 1 (keep NULL), or only those where
- * keep[e] != 0 (the others dropped: their pointers in rp_out[n1 + 1], their indices in ci_out,
- * room for rp[n1]); ones[0..*kept) = 1 (ones NULL: not made), *kept the entries that count. */
-wpart_status_t wpart_i_spatial_csr_unit(int64_t n1, int64_t n2, const int64_t *rp,
-                                        const int64_t *ci, const uint8_t *keep, int64_t *rp_out,
-                                        int64_t *ci_out, int64_t *ones, int64_t *kept);
-
 /* The nonzeros of a dense n1 x n2 matrix D (row-major; int64 cells when is_int, else
  * float64) as CSR arrays, rows in order and columns increasing within each: pass 1 (ci NULL)
  * writes the row pointers rp (n1 + 1) and the entries per column cols (n2); pass 2 the column
@@ -101,10 +93,12 @@ wpart_status_t wpart_i_spatial_dense_csr(const void *D, int is_int, int64_t n1, 
                                          int64_t *cols, int64_t *ci, double *w, int64_t *iw,
                                          int *ones);
 
-/* The entries of the n1 x n2 CSR matrix (rp, ci; checked as the transpose checks it) whose
- * value (int64 iv, or float64 fv when iv is NULL) is not 0: with ci_out NULL only *kept, their
- * count; else their pointers rp_out (n1 + 1), indices ci_out and values (int64 iv_out and its
- * float64 copy fv_out for iv, fv_out for fv; room for *kept each). */
+/* The entries of the n1 x n2 CSR matrix (rp, ci) whose value (int64 iv, or float64 fv when iv
+ * is NULL) is not 0: with ci_out NULL only *kept, their count (the pointers checked first; the
+ * indices are copied, not followed: their range is the caller's to check); else, after that
+ * call, their pointers rp_out (n1 + 1), indices ci_out and values (int64 iv_out, with iv, and
+ * as float64 fv_out; either NULL: not made; room for *kept + 1 each: the last cell is
+ * scratch). */
 wpart_status_t wpart_i_spatial_csr_nonzero(int64_t n1, int64_t n2, const int64_t *rp,
                                            const int64_t *ci, const int64_t *iv,
                                            const double *fv, int64_t *rp_out, int64_t *ci_out,

@@ -22,7 +22,7 @@ from .. import _core
 from ._common import _Prepared, _bound, _verdict, factor_pair
 from ._grid import GridInput, _done, _grid_result, grid_rects, sym_cuts
 from ._sparse import (SPARSE_DENSITY, SPARSE_MIN_CELLS, _BYTES_PER_ENTRY, _BYTES_PER_LINE,
-                      _csr_with, check_sparse_size, fast_path_matrix, loads_csr)
+                      _csr_with, check_sparse_size, fast_path_matrix)
 from . import _sparse
 from ._partition import SpatialPartition
 
@@ -554,10 +554,12 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
     if weights != "values":  # 1 per stored entry, or per nonzero value (zeros dropped)
         if weights == "count" and dt.kind == "f" and np.isnan(vals).any():
             return None  # (the general path's error)
-        if weights == "count" and np.count_nonzero(vals) != vals.size:  # (no mask made)
-            A, rp, ci, vals = loads_csr(A, rp, ci, vals != 0, None)
-        else:  # every stored entry counts: the 1s made below, the pointers by the core call
-            vals = None
+        if weights == "count" and np.count_nonzero(vals) != vals.size:
+            # the nonzero values' entries (one core pass, no mask)
+            rp, ci = _core.spatial_csr_nonzero(n1, n2, rp, ci, vals, True)
+            ci = ci[:-1]  # (its last cell is scratch)
+        # every entry left counts: the 1s and the pointers from the core call
+        vals = None
     ms = min(max_sweeps, 2**62)
     tl = 0.0 if time_limit is None else float(time_limit)
     for _ in range(2):
@@ -576,8 +578,9 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
         # one buffer, [indices | values | int values' float64 copy] (see spatial_dense_csr)
         rp, buf = _core.spatial_csr_nonzero(n1, n2, rp, ci, vals)
         nz, ints = int(rp[-1]), vals.dtype.kind == "i"
-        ci, vals = buf[:nz], buf[nz:2 * nz] if ints else buf[nz:].view(np.float64)
-        fvals = buf[2 * nz:].view(np.float64) if ints else None
+        k = nz + 1  # (each part: nz cells and one of scratch)
+        ci, vals = buf[:nz], buf[k:k + nz] if ints else buf[k:k + nz].view(np.float64)
+        fvals = buf[2 * k:2 * k + nz].view(np.float64) if ints else None
         A = _csr_with(A, rp, ci, vals)
     if out[9]:  # a bad value, a large int total: the step-by-step path decides
         return None

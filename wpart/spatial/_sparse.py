@@ -131,17 +131,6 @@ def _csr_with(A: Any, rp: NDArray, ci: NDArray, vals: NDArray) -> Any:
     return B
 
 
-def loads_csr(A: Any, rp: NDArray, ci: NDArray, keep: Any, vals: Any) -> tuple:
-    """(matrix, rp, ci, vals): the canonical CSR loads matrix that SparseInput makes of the
-    canonical CSR matrix `A` (`rp`, `ci`: its pointers and indices, int32 or int64), with
-    int64 pointers and indices: the entries where `keep` is set (None: all), `vals` there
-    (None: int64 1s)."""
-    rp, ci, ones = _core.spatial_rect_unit_csr(A.shape[0], A.shape[1], rp, ci, keep,
-                                               vals is None)
-    vals = ones if vals is None else vals if keep is None else vals[keep]
-    return _csr_with(A, rp, ci, vals), rp, ci, vals
-
-
 def is_sparse(A: Any) -> bool:
     """Whether `A` is a ``scipy.sparse`` matrix or array (scipy imported only if it is)."""
     mod = type(A).__module__
