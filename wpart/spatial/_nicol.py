@@ -374,9 +374,6 @@ _STATE = {0: "stopped", 1: "abandoned", 2: "not_run", 3: "time_limit", 4: "trans
 #: A start of the one-call default equal to an earlier one (not run again).
 _SAME = 5
 
-#: The one-call default's value check: an explicit zero (WPART_RF_ZERO, rect_grid.h).
-_ZERO = 1
-
 
 def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None = None) -> tuple:
     """(params, stats) of the one-call default (``_core.spatial_rect_nicol_auto``'s `out`),
@@ -560,28 +557,25 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
             ci = ci[:-1]  # (its last cell is scratch)
         # every entry left counts: the 1s and the pointers from the core call
         vals = None
+    elif type(A) is not np.ndarray and np.count_nonzero(vals) != vals.size:
+        # explicit zeros: not loads. The others in one buffer, [indices | values | int
+        # values' float64 copy], each part with a cell of scratch (see spatial_dense_csr)
+        rp, zb = _core.spatial_csr_nonzero(n1, n2, rp, ci, vals)
+        nz, ints = int(rp[-1]), vals.dtype.kind == "i"
+        k = nz + 1
+        ci, vals = zb[:nz], zb[k:k + nz] if ints else zb[k:k + nz].view(np.float64)
+        fvals = zb[2 * k:2 * k + nz].view(np.float64) if ints else None
+        A = _csr_with(A, rp, ci, vals)
     ms = min(max_sweeps, 2**62)
     tl = 0.0 if time_limit is None else float(time_limit)
-    for _ in range(2):
-        if int(rp[-1]) == 0:
-            return None
-        # (1 per entry: no values, the core's unit weights; float loads, exact counts)
-        try:
-            out = _core.spatial_rect_nicol_auto(n1, n2, rp, ci, vals if weights == "values"
-                                                else None, P, Q, min(2 * ms, 2**62), True, tl,
-                                                fvals=fvals)
-        except WpartValueError:  # arrays out of bounds (the core checks them): the general
-            return None          # path's input rules name `A` and the fault
-        if out[9] != _ZERO or weights != "values":
-            break
-        # explicit zeros (the check stops there, before any work): not loads. The others in
-        # one buffer, [indices | values | int values' float64 copy] (see spatial_dense_csr)
-        rp, buf = _core.spatial_csr_nonzero(n1, n2, rp, ci, vals)
-        nz, ints = int(rp[-1]), vals.dtype.kind == "i"
-        k = nz + 1  # (each part: nz cells and one of scratch)
-        ci, vals = buf[:nz], buf[k:k + nz] if ints else buf[k:k + nz].view(np.float64)
-        fvals = buf[2 * k:2 * k + nz].view(np.float64) if ints else None
-        A = _csr_with(A, rp, ci, vals)
+    if int(rp[-1]) == 0:
+        return None
+    # (1 per entry: no values, the core's unit weights; float loads, exact counts)
+    try:
+        out = _core.spatial_rect_nicol_auto(n1, n2, rp, ci, vals, P, Q, min(2 * ms, 2**62),
+                                            True, tl, fvals=fvals)
+    except WpartValueError:  # arrays out of bounds (the core checks them): the general
+        return None          # path's input rules name `A` and the fault
     if out[9]:  # a bad value, a large int total: the step-by-step path decides
         return None
     if vals is None:  # the loads matrix: the int64 arrays the core ran on, its 1 per entry
