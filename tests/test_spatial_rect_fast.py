@@ -505,3 +505,29 @@ def test_never_above_sarmas_nic_on_small_dense_matrices():
         assert r.max_load <= nic.max_load, (n1, n2, P, Q)
         assert all(r.max_load <= v["max_load"] for v in r.stats["starts"].values()
                    if v["max_load"] is not None)  # (None: a start not run)
+
+
+def test_one_call_helpers_out_of_memory_leave_it_to_the_general_path(monkeypatch):
+    """When the one-call path's buffer (a dense array's nonzeros, the nonzero entries of
+    values with zeros) cannot be had, the general path answers (its own memory rules)."""
+    from wpart import _core
+
+    rng = np.random.default_rng(4)
+    D = rng.integers(0, 5, (60, 50))
+    Z = sps.csr_array(D)
+    Z.data[::4] = 0
+    for A, w, name in ((D, "values", "spatial_dense_csr"), (Z, "values", "spatial_csr_nonzero"),
+                       (Z, "count", "spatial_csr_nonzero")):
+        ref = spatial.rect_nicol(A, 16, P=4, Q=4, weights=w)
+        real, calls = getattr(_core, name), []
+
+        def once(*args, real=real, calls=calls):  # the first call fails, as out of memory
+            calls.append(1)
+            if len(calls) == 1:
+                raise MemoryError("test")
+            return real(*args)
+
+        monkeypatch.setattr(_core, name, once)
+        r = spatial.rect_nicol(A, 16, P=4, Q=4, weights=w)
+        assert calls and np.array_equal(r.rects, ref.rects) and r.max_load == ref.max_load
+        monkeypatch.setattr(_core, name, real)

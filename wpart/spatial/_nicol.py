@@ -506,8 +506,11 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
             return None
         shape = A.shape
         # one buffer: [indices | int64 values | float64 values | a float array's prefix]
-        rp, buf, _, _ = _core.spatial_dense_csr(A, True, SPARSE_DENSITY,
-                                                _sparse.SPARSE_MIN_CELLS)  # (as _Prepared)
+        try:
+            rp, buf, _, _ = _core.spatial_dense_csr(A, True, SPARSE_DENSITY,
+                                                    _sparse.SPARSE_MIN_CELLS)  # (as _Prepared)
+        except MemoryError:  # (the general path's input rules say what does not fit)
+            return None
         nz = int(rp[-1])
         if A.dtype.kind == "i":
             ci, vals, fvals = buf[:nz], buf[nz:2 * nz], buf[2 * nz:].view(np.float64)
@@ -553,14 +556,20 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
             return None  # (the general path's error)
         if weights == "count" and np.count_nonzero(vals) != vals.size:
             # the nonzero values' entries (one core pass, no mask)
-            rp, ci = _core.spatial_csr_nonzero(n1, n2, rp, ci, vals, True)
+            try:
+                rp, ci = _core.spatial_csr_nonzero(n1, n2, rp, ci, vals, True)
+            except MemoryError:
+                return None
             ci = ci[:-1]  # (its last cell is scratch)
         # every entry left counts: the 1s and the pointers from the core call
         vals = None
     elif type(A) is not np.ndarray and np.count_nonzero(vals) != vals.size:
         # explicit zeros: not loads. The others in one buffer, [indices | values | int
         # values' float64 copy], each part with a cell of scratch (see spatial_dense_csr)
-        rp, zb = _core.spatial_csr_nonzero(n1, n2, rp, ci, vals)
+        try:
+            rp, zb = _core.spatial_csr_nonzero(n1, n2, rp, ci, vals)
+        except MemoryError:
+            return None
         nz, ints = int(rp[-1]), vals.dtype.kind == "i"
         k = nz + 1
         ci, vals = zb[:nz], zb[k:k + nz] if ints else zb[k:k + nz].view(np.float64)
