@@ -282,10 +282,10 @@ def test_one_call_result_built_at_once_as_by_the_constructors(monkeypatch, weigh
     """The one-call default sets the result's fields at once and makes its loads matrix
     without scipy's constructor: the same objects as SpatialPartition(...) and
     csr_array(A, copy=False) with the arrays replaced (both paths forced here)."""
-    from wpart.spatial import _nicol, _sparse
+    from wpart.spatial import _nicol_fast, _sparse
     from wpart.spatial._partition import SpatialPartition
 
-    assert _nicol._AT_ONCE  # (else the constructor runs: slower, the same result)
+    assert _nicol_fast._AT_ONCE  # (else the constructor runs: slower, the same result)
     cases = []
     for k, A in enumerate(_matrices(5, 5)):
         if k % 2:
@@ -295,7 +295,7 @@ def test_one_call_result_built_at_once_as_by_the_constructors(monkeypatch, weigh
         P, Q = ((4, 4), (8, 8), (3, 5))[k % 3]
         cases.append((A, P, Q))
     fast = [spatial.rect_nicol(A, P * Q, P=P, Q=Q, weights=weights) for A, P, Q in cases]
-    monkeypatch.setattr(_nicol, "_AT_ONCE", False)
+    monkeypatch.setattr(_nicol_fast, "_AT_ONCE", False)
     monkeypatch.setattr(_sparse, "_CSR_NEW", ())
     slow = [spatial.rect_nicol(A, P * Q, P=P, Q=Q, weights=weights) for A, P, Q in cases]
     for a, b in zip(fast, slow):

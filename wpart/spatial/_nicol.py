@@ -5,10 +5,7 @@ incumbent; a start stops when a sweep does not lower its max load."""
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 import math
-import os
 import time
 from typing import Any
 
@@ -19,11 +16,8 @@ from .._errors import WpartTypeError, WpartValueError
 from .._progress import progress_hook
 from .._validate import as_bool, as_int, as_progress, core_time_limit
 from .. import _core
-from ._common import _Prepared, _bound, _verdict, factor_pair
+from ._common import _Prepared
 from ._grid import GridInput, _done, _grid_result, grid_rects, sym_cuts
-from ._sparse import (SPARSE_DENSITY, SPARSE_MIN_CELLS, _BYTES_PER_ENTRY, _BYTES_PER_LINE,
-                      _csr_with, check_sparse_size, fast_path_matrix)
-from . import _sparse
 from ._partition import SpatialPartition
 
 #: Start names of the engine. ``rows_*``: the rows are cut first (uniform, by load, by the
@@ -89,12 +83,6 @@ HEAVY_LINE = 0.9
 #: ... up to this many blocks (rect_fast.c's RF_LAST_MAX: at 64 x 64 an arrow matrix ended one
 #: unit higher with the diagonal start last; nothing was gained there).
 HEAVY_LAST_BLOCKS = 1024
-
-#: The value types the one-call default reads as they are.
-_DTYPES = (np.dtype(np.int64), np.dtype(np.float64))
-
-#: The weightings the one-call default takes a canonical CSR matrix with.
-_FAST_WEIGHTS = ("values", "count", "stored")
 
 #: The start names of the former four-start call (kept for ``starts="all"`` and those names).
 _OLD = ("rows_uniform", "rows_load", "cols_uniform", "cols_load")
@@ -434,176 +422,6 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
                  converged=bool(w) and w["state"] == "stopped" and
                  (polished or w)["half_sweeps"] < 2 * max_sweeps)
     return params, stats
-
-
-#: The stats of the one-call default that the step-by-step path's result also holds, first.
-_FAST_HEAD = {"seconds": 0.0, "iterations": 0, "probes": 0, "cost_evals": 0, "dp_states": 0,
-              "converged": True}
-
-
-#: (status, message) of rect_nicol's result when no time limit stopped it.
-_finished = functools.cache(lambda: _verdict("rect_nicol", False, 0.0, True))
-
-#: The one-call default's result gets its fields at once (the frozen dataclass's __init__ sets
-#: each through object.__setattr__: 1.9 us of a 30 us call) while they are SpatialPartition's,
-#: in _fast_result's order, in the instance's __dict__ (no __slots__), and no __post_init__ runs.
-_AT_ONCE = not hasattr(SpatialPartition, "__post_init__") and \
-    "__slots__" not in vars(SpatialPartition) and \
-    [f.name for f in dataclasses.fields(SpatialPartition)] == [
-        "status", "message", "stats", "rects", "loads", "max_load", "avg_load", "total",
-        "lower_bound", "imbalance", "method", "params", "shape", "m", "A", "speeds"]
-
-
-def _fast_result(A: Any, m: int, total: Any, amax: Any, kind: str, out: tuple, params: dict,
-                 stats: dict, tl: float, loads: Any = None,
-                 lmax: Any = None) -> SpatialPartition:
-    """The result of the one-call default (`out`, with the block loads and their max, or the
-    given `loads` and `lmax`) on the canonical CSR loads matrix `A` or a dense array (total
-    and largest value as Python int or float), as _common._result makes it from a prepared
-    input (the same values and types)."""
-    avg = float(total) / float(m)
-    if loads is None:
-        loads, lmax = out[2], out[17]
-    status, message = _verdict("rect_nicol", True, tl, True) if out[8] else _finished()
-    f = {"status": status, "message": message, "stats": stats, "rects": out[13],
-         "loads": loads, "max_load": lmax, "avg_load": avg, "total": total,
-         "lower_bound": _bound(total, m, amax, kind),
-         "imbalance": float(lmax) / avg - 1.0 if total > 0 else 0.0, "method": "rect_nicol",
-         "params": params, "shape": A.shape, "m": m, "A": A, "speeds": None}
-    if not _AT_ONCE:
-        return SpatialPartition(**f)
-    r = object.__new__(SpatialPartition)
-    r.__dict__.update(f)
-    return r
-
-
-def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, refine: Any,
-                 patience: Any, abandon: Any, allow_empty: Any, time_limit: Any,
-                 progress: Any, weights: Any) -> SpatialPartition | None:
-    """rect_nicol's default on a canonical ``scipy.sparse`` CSR matrix (or a MatrixMarket file
-    that the core's fast path reads: wpart.spatial._mmfast, or a dense C-contiguous int64 or
-    float64 array with ``weights="values"``, its nonzeros taken in one core pass; a float
-    array's loads from its dense prefix where the input rules keep it dense) that runs on its
-    nonzeros, in one core call that also checks the values and sums the blocks: int64 /
-    float64 loads as they are (no copies of the arrays, no prepared input; explicit zeros
-    dropped), or numeric values with ``weights="stored"`` / ``"count"`` (1 per stored entry /
-    per nonzero value); None when any argument is not of that plain kind (the step-by-step
-    path then runs, checks and reports as usual). The result is the one that path gives,
-    the loads matrix of the input rules (wpart.spatial._sparse.SparseInput; the dense array
-    itself) included."""
-    if not (progress is None and patience is None and abandon is True and
-            (allow_empty is False or allow_empty is True) and type(starts) is str and
-            starts == "auto" and type(refine) is str and refine == "auto" and
-            type(weights) is str and weights in _FAST_WEIGHTS and type(m) is int and
-            type(max_sweeps) is int and max_sweeps >= 1 and
-            (time_limit is None or (type(time_limit) in (int, float) and
-                                    0 < time_limit < float("inf")))):
-        return None
-    prefix = False  # (a float array's loads from its dense prefix, as the prepared path's)
-    if type(A) is np.ndarray:  # a dense array: its nonzeros (one core pass each)
-        if not (weights == "values" and A.dtype in _DTYPES and A.ndim == 2 and A.size and
-                A.flags.c_contiguous):
-            return None
-        shape = A.shape
-        # one buffer: [indices | int64 values | float64 values | a float array's prefix]
-        try:
-            rp, buf, _, _ = _core.spatial_dense_csr(A, True, SPARSE_DENSITY,
-                                                    _sparse.SPARSE_MIN_CELLS)  # (as _Prepared)
-        except MemoryError:  # (the general path's input rules say what does not fit)
-            return None
-        nz = int(rp[-1])
-        if A.dtype.kind == "i":
-            ci, vals, fvals = buf[:nz], buf[nz:2 * nz], buf[2 * nz:].view(np.float64)
-        else:  # (on its nonzeros where the input rules keep a float array sparse)
-            ci, vals, fvals = buf[:nz], buf[nz:2 * nz].view(np.float64), None
-            prefix = len(buf) > 2 * nz
-    else:
-        fvals = None
-        if isinstance(A, (str, os.PathLike)):  # a MatrixMarket file the core reads in one pass
-            A = fast_path_matrix(A, weights)
-            if A is None:
-                return None
-        elif not (type(A).__module__.startswith("scipy.sparse") and
-                  getattr(A, "format", None) == "csr"):
-            return None
-        shape = A.shape
-        rp, ci, vals = A.indptr, A.indices, A.data
-        dt = vals.dtype
-        if len(shape) != 2 or vals.size != ci.size or not A.has_canonical_format or \
-                (dt not in _DTYPES if weights == "values" else dt.kind not in "biuf"):
-            return None
-    dt = vals.dtype
-    n1, n2 = int(shape[0]), int(shape[1])
-    cells = n1 * n2
-    nnz = int(rp[-1])
-    # integral loads at any density or size (the dense path's grid, loads and sums, exactly);
-    # float loads where the input rules keep them sparse (the dense prefix sums in another
-    # order)
-    if not (1 <= m <= cells and (dt.kind in "biu" or weights != "values" or prefix or
-                                 (nnz * SPARSE_DENSITY <= cells and cells > SPARSE_MIN_CELLS))):
-        return None
-    if P is None and Q is None:
-        P, Q = factor_pair(m, n1, n2)
-        if m > 3 and (P == 1 or Q == 1):  # prime m: the general path warns
-            return None
-    elif not (type(P) is int and type(Q) is int and 1 <= P <= n1 and 1 <= Q <= n2 and
-              P * Q == m):
-        return None
-    if _BYTES_PER_LINE * (n1 + n2 + 2) + _BYTES_PER_ENTRY * nnz > 1 << 26:
-        check_sparse_size(n1, n2, nnz)  # (below 64 MiB no process can fail it)
-    if weights != "values":  # 1 per stored entry, or per nonzero value (zeros dropped)
-        if weights == "count" and dt.kind == "f" and np.isnan(vals).any():
-            return None  # (the general path's error)
-        if weights == "count" and np.count_nonzero(vals) != vals.size:
-            # the nonzero values' entries (one core pass, no mask)
-            try:
-                rp, ci = _core.spatial_csr_nonzero(n1, n2, rp, ci, vals, True)
-            except MemoryError:
-                return None
-            ci = ci[:-1]  # (its last cell is scratch)
-        # every entry left counts: the 1s and the pointers from the core call
-        vals = None
-    elif type(A) is not np.ndarray and np.count_nonzero(vals) != vals.size:
-        # explicit zeros: not loads. The others in one buffer, [indices | values | int
-        # values' float64 copy], each part with a cell of scratch (see spatial_dense_csr)
-        try:
-            rp, zb = _core.spatial_csr_nonzero(n1, n2, rp, ci, vals)
-        except MemoryError:
-            return None
-        nz, ints = int(rp[-1]), vals.dtype.kind == "i"
-        k = nz + 1
-        ci, vals = zb[:nz], zb[k:k + nz] if ints else zb[k:k + nz].view(np.float64)
-        fvals = zb[2 * k:2 * k + nz].view(np.float64) if ints else None
-        A = _csr_with(A, rp, ci, vals)
-    ms = min(max_sweeps, 2**62)
-    tl = 0.0 if time_limit is None else float(time_limit)
-    if int(rp[-1]) == 0:
-        return None
-    # (1 per entry: no values, the core's unit weights; float loads, exact counts)
-    try:
-        out = _core.spatial_rect_nicol_auto(n1, n2, rp, ci, vals, P, Q, min(2 * ms, 2**62),
-                                            True, tl, fvals=fvals)
-    except WpartValueError:  # arrays out of bounds (the core checks them): the general
-        return None          # path's input rules name `A` and the fault
-    if out[9]:  # a bad value, a large int total: the step-by-step path decides
-        return None
-    if vals is None:  # the loads matrix: the int64 arrays the core ran on, its 1 per entry
-        vals = out[18]
-        A = _csr_with(A, out[15], out[16], vals)
-    loads = lmax = None
-    if vals.dtype.kind == "i":  # (Python scalars: what the result holds)
-        total, amax, kind = out[10], out[11], "i"
-    elif prefix:  # the block loads, total and max of the prepared path: the dense prefix's
-        S = buf[2 * nz:].view(np.float64).reshape(shape[0] + 1, shape[1] + 1)
-        _core.prefix_sum(A, S, "A")  # (in the buffer's room: see spatial_dense_csr)
-        loads = _core.box_loads(S, out[13])
-        total, amax, kind, lmax = S[-1, -1].item(), A.max().item(), "f", loads.max().item()
-    else:
-        total, amax, kind = float(vals.sum()), out[12], "f"
-        if not math.isfinite(total):
-            return None
-    params, stats = _auto_stats(P, Q, ms, out, _FAST_HEAD)
-    return _fast_result(A, m, total, amax, kind, out, params, stats, tl, loads, lmax)
 
 
 def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,

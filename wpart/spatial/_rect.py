@@ -9,7 +9,8 @@ from numpy.typing import ArrayLike
 from .._validate import as_int
 from ._common import _pq, _Prepared, _run, with_progress
 from ._partition import SpatialPartition
-from ._nicol import fast_default, nicol_engine, uses_engine
+from ._nicol import nicol_engine, uses_engine
+from ._nicol_fast import fast_default
 from ._starts import STARTS, as_starts, run_starts
 
 __all__ = ["rect_nicol", "rect_uniform"]
