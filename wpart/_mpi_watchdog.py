@@ -75,13 +75,18 @@ def _int_env(*keys: str) -> int | None:
 # ranks end at about the same time, each reading the others'); a later job removes folders
 # older than a day.
 
+def _registry_prefix() -> str:
+    """The name every start-up registry folder of this user begins with (a job's id follows)."""
+    return f"wpart-mpi-startup-{os.getuid()}-"
+
+
 def _registry() -> str | None:
     import tempfile
 
     job = os.environ.get("PMIX_NAMESPACE") or os.environ.get("OMPI_MCA_ess_base_jobid")
     if not job or not job.replace("-", "").replace(".", "").isalnum():
         return None
-    return os.path.join(tempfile.gettempdir(), f"wpart-mpi-startup-{os.getuid()}-{job}")
+    return os.path.join(tempfile.gettempdir(), _registry_prefix() + job)
 
 
 def _register() -> str | None:
@@ -104,7 +109,7 @@ def _sweep(top: str, keep: str) -> None:
     import shutil
     import time
 
-    prefix = f"wpart-mpi-startup-{os.getuid()}-"
+    prefix = _registry_prefix()
     try:
         for n in os.listdir(top):
             p = os.path.join(top, n)

@@ -66,7 +66,9 @@ def run_mpi(n: int, args: list, *, timeout: float = 120, mpirun_args: list | Non
 
 def _registries() -> set:
     """The start-up watchdog's marker folders of this user (wpart._mpi_watchdog._registry)."""
-    prefix = f"wpart-mpi-startup-{os.getuid()}-"
+    from wpart._mpi_watchdog import _registry_prefix
+
+    prefix = _registry_prefix()
     try:
         return {n for n in os.listdir(tempfile.gettempdir()) if n.startswith(prefix)}
     except OSError:
