@@ -542,8 +542,8 @@ static PyObject *wpy_csr_nonzero(PyObject *self, PyObject *args)
     }
     const int64_t *ivp = iv ? PyArray_DATA(a[2]) : NULL;
     int64_t kept = 0;
-    wpart_status_t st = wpart_i_spatial_csr_nonzero(n1, n2, A.rp, A.ci, ivp, A.w, NULL, NULL,
-                                                    NULL, NULL, &kept);
+    wpart_status_t st = wpart_i_spatial_csr_nonzero(n1, A.rp, A.ci, ivp, A.w, NULL, NULL, NULL,
+                                                    NULL, &kept);
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto cleanup;
@@ -556,7 +556,7 @@ static PyObject *wpy_csr_nonzero(PyObject *self, PyObject *args)
         goto cleanup;
     }
     int64_t *b = PyArray_DATA(C);
-    st = wpart_i_spatial_csr_nonzero(n1, n2, A.rp, A.ci, ivp, A.w, PyArray_DATA(R), b,
+    st = wpart_i_spatial_csr_nonzero(n1, A.rp, A.ci, ivp, A.w, PyArray_DATA(R), b,
                                      iv && !unit ? b + k1 : NULL,
                                      unit ? NULL : (double *)(void *)(b + (1 + iv) * k1),
                                      &kept);

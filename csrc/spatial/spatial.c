@@ -228,7 +228,6 @@ static wpart_status_t check_args(const void *S, int64_t n1, int64_t n2, int64_t 
 DEFINE_PARTITION(i64, int64_t)
 DEFINE_PARTITION(f64, double)
 
-/* CSR (or CSC) arrays: ptr[0] = 0, non-decreasing, ptr[n] = nnz, indices in [0, n_other) */
 /* check_compressed's pointers part: ptr[0] = 0, ptr[n] = nnz, non-decreasing */
 static wpart_status_t check_pointers(const int64_t *ptr, const int64_t *idx, int64_t n,
                                      int64_t nnz, const char *what)
@@ -249,6 +248,7 @@ static wpart_status_t check_pointers(const int64_t *ptr, const int64_t *idx, int
     return WPART_OK;
 }
 
+/* CSR (or CSC) arrays: ptr[0] = 0, non-decreasing, ptr[n] = nnz, indices in [0, n_other) */
 static wpart_status_t check_compressed(const int64_t *ptr, const int64_t *idx, int64_t n,
                                        int64_t n_other, int64_t nnz, const char *what)
 {
@@ -637,12 +637,12 @@ DEFINE_SPARSE(f64, double)
 DEFINE_SPARSE_LOADS(i64, int64_t)
 DEFINE_SPARSE_LOADS(f64, double)
 
-wpart_status_t wpart_i_spatial_csr_nonzero(int64_t n1, int64_t n2, const int64_t *rp,
-                                           const int64_t *ci, const int64_t *iv,
-                                           const double *fv, int64_t *rp_out, int64_t *ci_out,
-                                           int64_t *iv_out, double *fv_out, int64_t *kept)
+wpart_status_t wpart_i_spatial_csr_nonzero(int64_t n1, const int64_t *rp, const int64_t *ci,
+                                           const int64_t *iv, const double *fv,
+                                           int64_t *rp_out, int64_t *ci_out, int64_t *iv_out,
+                                           double *fv_out, int64_t *kept)
 {
-    if (n1 < 1 || n2 < 1 || !rp || (!iv && !fv) || !kept || (ci_out && !rp_out)) {
+    if (n1 < 1 || !rp || (!iv && !fv) || !kept || (ci_out && !rp_out)) {
         return wpart_i_error(WPART_EINVAL, "bad arguments of the nonzero entries");
     }
     int64_t nnz = rp[n1], t = 0;

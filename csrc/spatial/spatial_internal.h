@@ -93,16 +93,16 @@ wpart_status_t wpart_i_spatial_dense_csr(const void *D, int is_int, int64_t n1, 
                                          int64_t *cols, int64_t *ci, double *w, int64_t *iw,
                                          int *ones);
 
-/* The entries of the n1 x n2 CSR matrix (rp, ci) whose value (int64 iv, or float64 fv when iv
+/* The entries of the CSR matrix of n1 rows (rp, ci) whose value (int64 iv, or float64 fv when iv
  * is NULL) is not 0: with ci_out NULL only *kept, their count (the pointers checked first; the
  * indices are copied, not followed: their range is the caller's to check); else, after that
  * call, their pointers rp_out (n1 + 1), indices ci_out and values (int64 iv_out, with iv, and
  * as float64 fv_out; either NULL: not made; room for *kept + 1 each: the last cell is
  * scratch). */
-wpart_status_t wpart_i_spatial_csr_nonzero(int64_t n1, int64_t n2, const int64_t *rp,
-                                           const int64_t *ci, const int64_t *iv,
-                                           const double *fv, int64_t *rp_out, int64_t *ci_out,
-                                           int64_t *iv_out, double *fv_out, int64_t *kept);
+wpart_status_t wpart_i_spatial_csr_nonzero(int64_t n1, const int64_t *rp, const int64_t *ci,
+                                           const int64_t *iv, const double *fv,
+                                           int64_t *rp_out, int64_t *ci_out, int64_t *iv_out,
+                                           double *fv_out, int64_t *kept);
 
 /* Where the cuts c[0..k] fail to read 0 = c[0] <= c[1] <= ... <= c[k] = n: 0 when an end is
  * wrong (c[0] != 0, or c[k] != n with n >= 0; n < 0 leaves the last cut free), i when
