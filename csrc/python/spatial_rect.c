@@ -45,18 +45,18 @@ static PyObject *wpy_rect_grid(PyObject *self, PyObject *args, PyObject *kwds)
     static char *kwlist[] = {"n1", "n2", "rp", "ci", "w", "P", "Q", "R0", "C0", "first",
                              "patience", "max_half", "balance", "abandon", "time_limit",
                              "progress", "slack", "lower", "polish_patience",
-                             "polish_max_half", "slack1", NULL};
+                             "polish_max_half", "first_only", NULL};
     PyObject *o[3], *ro, *co, *fo, *progress = Py_None, *res = NULL;
     PyArrayObject *a[3] = {NULL, NULL, NULL}, *R0 = NULL, *C0 = NULL, *F = NULL;
     PyArrayObject *R = NULL, *C = NULL, *V = NULL, *H = NULL, *S = NULL;
     long long n1, n2, P, Q, patience = 2, max_half = 200, pol_pat = 0, pol_max = 0;
-    int balance = 0, abandon = 0;
-    double time_limit = 0.0, slack = 0.0, lower = 0.0, slack1 = 0.0;
+    int balance = 0, abandon = 0, first_only = 0;
+    double time_limit = 0.0, slack = 0.0, lower = 0.0;
     wpart_rg_csr_t A;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOLLOOO|LLppdOddLLd", kwlist, &n1, &n2,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOLLOOO|LLppdOddLLp", kwlist, &n1, &n2,
                                      &o[0], &o[1], &o[2], &P, &Q, &ro, &co, &fo, &patience,
                                      &max_half, &balance, &abandon, &time_limit, &progress,
-                                     &slack, &lower, &pol_pat, &pol_max, &slack1)) {
+                                     &slack, &lower, &pol_pat, &pol_max, &first_only)) {
         return NULL;
     }
     if (sr_csr(n1, n2, o, "w", NPY_FLOAT64, 0, a, &A) < 0) {
@@ -92,7 +92,7 @@ static PyObject *wpy_rect_grid(PyObject *self, PyObject *args, PyObject *kwds)
     wpy_control_t ctl;
     wpy_control_setup(&ctl, progress, time_limit);
     wpart_rg_opts_t opt = {patience, max_half, balance, abandon, slack, lower,
-                           pol_pat, pol_max, &ctl.ctl, 0.0, slack1};
+                           pol_pat, pol_max, &ctl.ctl, 0.0, first_only};
     int32_t timed_out = 0;
     wpart_status_t st;
     WPY_NOGIL(st = wpart_spatial_rect_grid(&A, P, Q, ns, PyArray_DATA(R0), PyArray_DATA(C0),

@@ -21,12 +21,14 @@
  * ~5 % less CPU; 0.25 -> 0.2 below changed none of its 59 4 x 4 max loads, 8 % less CPU) */
 #define RF_RACE 0.2
 #define RF_RACE_BIG 0.15
-/* ... and on a banded matrix (wpart_i_rg_banded) a start more than RF_SLACK1 above the best
- * grid after its first half-sweep stops (_nicol.AUTO_SLACK1): there the uniform and
- * stored-entry starts sit 40-70 % above the diagonal one after one half-sweep and after two.
- * bench_spatial_fresh / _sarma / SARMA's test matrices: no max load changed (at 0.2 or 0.3),
- * CPU 0.91 x at 4 x 4, 0.9-0.93 x at 8 x 8 - 32 x 32 (geomean of the fresh cases) */
-#define RF_SLACK1 0.3
+/* On a banded matrix (wpart_i_rg_banded; not a heavy-line one whose diagonal start runs last)
+ * only the diagonal start runs, and SARMA's nic members below do not: on every banded case of
+ * bench_spatial_fresh (59 of 334) the diagonal start's grid is the one the later stages
+ * continue, the stored-entry and uniform starts sit 40-70 % above it after one half-sweep and
+ * after two, and until s18 they ran one half-sweep each (a race on the first half-sweep,
+ * 30 %), nic and nicuni two or more. Without them: the same max loads on the 334 + 70 + 60
+ * cases of bench_spatial_fresh, _sarma and SARMA's test matrices, CPU geomean 0.95 x on the
+ * first (band_3200_ns / h_band_1300_w9 4 x 4 248 -> 193 us / 0.79 -> 1.09 x SARMA nic's) */
 #define RF_BIG_MIN 64
 /* below RF_BIG_MIN blocks the best grid's continuation stops after RF_SHORT_PATIENCE
  * half-sweeps without a gain (_nicol.SHORT_POLISH_PATIENCE; from RF_BIG_MIN blocks 10,
@@ -422,7 +424,7 @@ static wpart_status_t rf_nic(rg_ctx_t *g, int uni, const int64_t *rows, int heav
     rf_uniform(A->n2, Q, Cn);
     int race = !(uni && heavy);
     wpart_rg_opts_t o = {RF_NIC_PATIENCE, max_half, 0, race, race ? 0.5 : 0.0, lower, 0,
-                         max_half, g->ctl, *inc, 0.0};
+                         max_half, g->ctl, *inc, 0};
     WPART_CHECK(wpart_i_rect_from(g, t0, 1, 0, Rn, Cn, &o, R2, C2, &v, NULL, timed_out));
     rg_keep(P, Q, R2, C2, v, R, C, inc);
 cleanup:
@@ -453,7 +455,7 @@ wpart_status_t wpart_i_rect_plain(rg_ctx_t *g, const wpart_rg_csr_t *B, double t
     memcpy(R0, R, (size_t)(P + 1) * sizeof(int64_t));
     memcpy(C0, C, (size_t)(Q + 1) * sizeof(int64_t));
     wpart_rg_opts_t o = {2, max_half, 0, 1, RF_PLAIN_RACE, lower, 0, max_half, g->ctl,
-                         *value, 0.0};
+                         *value, 0};
     WPART_CHECK(wpart_i_rect_from(g, t0, 2, 0, R0, C0, &o, R2, C2, &v, NULL, timed_out));
     if (!(v < *value)) {
         goto cleanup;
@@ -496,7 +498,7 @@ static wpart_status_t rf_joint_start(rg_ctx_t *g, double t0, int jd, const int64
         rf_uniform(g->A->n2, Q, Cj);
     }
     wpart_rg_opts_t o = {1, max_half < RF_JOINT_HALF ? max_half : RF_JOINT_HALF, 1, 0, 0.0,
-                         lower, 0, max_half, g->ctl, 0.0, 0.0};
+                         lower, 0, max_half, g->ctl, 0.0, 0};
     *halves = 0;
     WPART_CHECK(wpart_i_rect_from(g, t0, 1, jd == 0 ? 1 : 0, Rj, Cj, &o, R2, C2, v, halves,
                                   timed_out));
@@ -638,7 +640,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
                                    &out->joint, &out->joint_halves, &out->timed_out));
         jdone = out->joint <= out->lower; /* (_nicol._auto_stats reads it the same way) */
     }
-    int big = P * Q >= RF_BIG_MIN;
+    int big = P * Q >= RF_BIG_MIN, banded = 0;
     if (jdone) { /* the optimum: no start runs */
         for (int64_t k = 0; k <= nu; k++) {
             val[k] = RG_INF;
@@ -655,10 +657,10 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
         int64_t h1 = rg_sarma_patience(P, Q);
         int64_t cont = !big ? RF_SHORT_PATIENCE : P * Q < RF_MID_MAX ? RF_MID_PATIENCE
                                                                      : RF_LONG_PATIENCE;
+        banded = !last && wpart_i_rg_banded(A, P > Q ? P : Q);
         wpart_rg_opts_t opt = {2, max_half < h1 ? max_half : h1, 0, 1,
                                last ? 0.0 : big ? RF_RACE_BIG : RF_RACE, out->lower,
-                               cont, max_half, control, 0.0,
-                               !last && wpart_i_rg_banded(A, P > Q ? P : Q) ? RF_SLACK1 : 0.0};
+                               cont, max_half, control, 0.0, banded};
         WPART_CHECK(wpart_i_rg_run(&g, t0, nu, R0, C0, first, &opt, out->R, out->C, val,
                                    halves, state, twin, &out->timed_out));
     }
@@ -677,7 +679,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
         memcpy(out->C, J + (P + Q + 2) + P + 1, (size_t)(Q + 1) * sizeof(int64_t));
         inc = out->joint;
     }
-    int uni0 = P * Q >= RF_NIC_MIN ? 0 : 1, uni1 = P * Q < RF_UNI_MAX ? 2 : 1;
+    int uni0 = P * Q >= RF_NIC_MIN ? 0 : 1, uni1 = banded ? 0 : P * Q < RF_UNI_MAX ? 2 : 1;
     for (int uni = uni0; uni < uni1 && !out->timed_out && big && inc > out->lower; uni++) {
         /* SARMA's nic, then nicuni, racing the best grid (on the fresh reference set 5 more
          * cases <= the best of SARMA's nine; they end lower where the balanced half-sweeps

@@ -555,6 +555,9 @@ wpart_status_t wpart_i_rg_run(rg_ctx_t *g, double t0, int64_t nstarts, const int
      * values are that start's and it cannot lower the incumbent: it is not run (state 4) */
     int sym = P == Q && nstarts > 1 && g->sym;
     for (int64_t s = 0; s < nstarts && !stop && !(inc <= opt->lower); s++) {
+        if (opt->first_only && s > 0) {
+            break; /* the others keep state 2: not run */
+        }
         int64_t twin = -1;
         for (int64_t t = 0; sym && t < s && twin < 0; t++) {
             if ((state[t] == 0 || state[t] == 1) && ((first[s] ^ first[t]) == 1) &&
@@ -611,9 +614,8 @@ wpart_status_t wpart_i_rg_run(rg_ctx_t *g, double t0, int64_t nstarts, const int
             }
             /* the race: more than slack * 2 / h above the incumbent after h >= RG_RACE_FROM
              * half-sweeps (a start still far behind after many sweeps will not catch up) */
-            if ((opt->slack > 0 && h >= RG_RACE_FROM &&
-                 v > inc * (1.0 + opt->slack * 2.0 / (double)h)) ||
-                (opt->slack1 > 0 && h == 1 && v > inc * (1.0 + opt->slack1))) {
+            if (opt->slack > 0 && h >= RG_RACE_FROM &&
+                v > inc * (1.0 + opt->slack * 2.0 / (double)h)) {
                 state[s] = 1;
                 break;
             }

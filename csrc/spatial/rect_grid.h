@@ -37,9 +37,9 @@ typedef struct {
                        * bound and `lower` start from it; R, C stay start 0's grid and the
                        * continuation does not run unless a start goes strictly below it
                        * (0: none) */
-    double slack1; /* > 0: also stop a start whose max load after its first half-sweep exceeds
-                    * the incumbent by more than the fraction slack1 (a race for banded
-                    * matrices, wpart_i_rg_banded: there a start that far behind stays behind) */
+    int first_only; /* 1: only start 0 runs, the others are not run (state 2): the default's
+                     * set on a banded matrix (wpart_i_rg_banded), where the diagonal start
+                     * goes first and the others end above it */
 } wpart_rg_opts_t;
 
 /* Whether A is banded at the resolution of a K-way grid: of the entries of 64 evenly spaced

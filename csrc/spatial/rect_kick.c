@@ -326,7 +326,7 @@ static wpart_status_t rk_big(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0, int 
     int64_t hb = *halves, t = 0;
     /* SARMA's nic step of sgo_2dr_nic (wpart_i_rect_from: plain half-sweeps either dimension
      * first, patience max(10, P + Q)), the bound and racing the lowest grid with slack 0.5 */
-    wpart_rg_opts_t nic = {2, max_half, 0, 1, 0.5, lower, 0, max_half, g->ctl, inc, 0.0};
+    wpart_rg_opts_t nic = {2, max_half, 0, 1, 0.5, lower, 0, max_half, g->ctl, inc, 0};
     *vb = RG_INF;
     *vx_out = RG_INF;
     *vy_out = RG_INF;
@@ -352,7 +352,7 @@ static wpart_status_t rk_big(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0, int 
     if (!*timed_out && RK_SHARE > 0.0 && hw <= RK_PROBE * sarma) {
         int64_t h0 = *halves;
         wpart_rg_opts_t probe = {2, max_half, 0, 0, 0.0, lower, 0, max_half, g->ctl, best,
-                                   0.0};
+                                   0};
         WPART_CHECK(wpart_i_rect_from(g, t0, 1, 4, w->R0, w->C0, &probe, w->R2, w->C2, &v2,
                                       halves, timed_out));
         budget = RK_SHARE * sarma * (double)(*halves - h0) - RK_OWN * (double)(P + Q) * hw;
@@ -415,7 +415,7 @@ static wpart_status_t rk_big(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0, int 
         if (!*timed_out && sg->best <= RK_NIC * b3) { /* (far above: nic would not come down;
                                                        * 200,000^2 banded: 1.15, 1.8 s) */
             wpart_rg_opts_t sn = {rg_sarma_patience(P, Q), max_half, 0, 0, 0.0, lower, 0,
-                                  max_half, g->ctl, b3, 0.0};
+                                  max_half, g->ctl, b3, 0};
             WPART_CHECK(rk_nic(g, t0, w, &sn, w->Rx, w->Cx, &b3, &vx, halves, timed_out));
         }
     }
@@ -448,7 +448,7 @@ static wpart_status_t rk_heavy(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0,
     double best = inc, v2;
     wpart_rg_csr_t At = {s->side[1].n, s->side[0].n, s->side[1].ptr, s->side[1].idx,
                          s->side[1].w};
-    wpart_rg_opts_t nic = {2, max_half, 0, 1, 0.5, lower, 0, max_half, g->ctl, inc, 0.0};
+    wpart_rg_opts_t nic = {2, max_half, 0, 1, 0.5, lower, 0, max_half, g->ctl, inc, 0};
     int plaw = rk_sgo_start(s, pref, 0, sg) <= RK_HEAVY_UNI * inc;
     int64_t tries = P * Q > RK_BIG    ? 0
                     : plaw            ? RK_HEAVY_TRIES
@@ -588,7 +588,7 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
     memcpy(w.R0, Rs, (size_t)(P + 1) * sizeof(int64_t));
     memcpy(w.C0, Cs, (size_t)(Q + 1) * sizeof(int64_t));
     wpart_rg_opts_t opt = {2, max_half, 0, 1, 0.25, lower, 10, max_half, control, *value,
-                           0.0};
+                           0};
     WPART_CHECK(wpart_i_rect_from(g, t0, 2, 2, w.R0, w.C0, &opt, Rs, Cs, &v, halves, timed_out));
     /* SARMA's sgo_2dr_nic step from the same grid (plain half-sweeps, patience max(10, P + Q),
      * no race) when the SGO grid came near the given one: it can end lower than the balanced
@@ -597,7 +597,7 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
     if (!*timed_out && sv <= RK_NIC * *value) {
         double inc = v < *value ? v : *value;
         wpart_rg_opts_t nic = {2, max_half, 0, 1, 0.0, lower, 10, max_half, control, inc,
-                               0.0};
+                               0};
         WPART_CHECK(rk_nic(g, t0, &w, &nic, Rs, Cs, &inc, &v, halves, timed_out));
     }
     if (!(v < *value)) {

@@ -53,9 +53,6 @@ RACE = 0.25
 #: the best of SARMA's nine on its 275 cases of 64 blocks and more.
 AUTO_RACE = 0.2
 AUTO_RACE_BIG = 0.15
-#: ... and on a banded matrix a start that far above the best grid after its first half-sweep
-#: stops (rect_fast.c's RF_SLACK1)
-AUTO_SLACK1 = 0.3
 
 #: Tabu steps of rect_refine's final cut-move polish (after its descent).
 REFINE_CUT_MOVES = 100
@@ -486,9 +483,10 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
         if (cache.get("heavy_line") and race is None and len(uniq) > 1 and
                 P * Q <= HEAVY_LAST_BLOCKS and auto):
             order, slack = np.roll(order, -1), 0.0
-        # on a banded matrix the default set's race also judges the first half-sweep
-        slack1 = AUTO_SLACK1 if (auto and race is None and slack > 0 and
-                                 _core.spatial_rect_banded(*g.args()[:4], max(P, Q))) else 0.0
+        # on a banded matrix only the default set's diagonal start runs (the others end above
+        # it; rect_fast.c)
+        first_only = (auto and race is None and slack > 0 and
+                      _core.spatial_rect_banded(*g.args()[:4], max(P, Q)))
         # the incumbent then continues in the same call (the polish) with the long patience
         # (SARMA's max(10, P + Q)), balanced, unless the time limit or the bound ended it
         R, C, vals, halves, states, timed = _core.spatial_rect_grid(
@@ -496,7 +494,7 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
             max_half=min(2 * max_sweeps, h1), balance=False, abandon=ab, time_limit=tl,
             progress=hook, slack=slack, lower=lb,
             polish_patience=(polish_patience or cont) if polish else 0,
-            polish_max_half=min(2 * max_sweeps, 2**62), slack1=slack1)
+            polish_max_half=min(2 * max_sweeps, 2**62), first_only=first_only)
         for a in (vals, halves, states):  # back to the order of run_specs
             a[order] = a[: len(order)].copy()
         ran = states[: len(run_specs)] != 2

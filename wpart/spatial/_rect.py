@@ -122,9 +122,9 @@ def rect_nicol(
         sweep (two half-sweeps, or `patience`) does not lower its max load, or (`abandon`) when
         the next half-sweep's lower bound (the fixed stripes' loads / parts) reaches the best
         grid of the earlier starts, or when after h >= 2 half-sweeps its max load is more than
-        20 % x 2 / h (15 % from 64 blocks) above that grid's (a race; on a banded matrix,
-        where 90 % of the entries lie within half a stripe of the diagonal, already after
-        its first half-sweep when more than 30 % above it); the best grid then
+        20 % x 2 / h (15 % from 64 blocks) above that grid's (a race); on a banded matrix,
+        where 90 % of the entries lie within half a stripe of the diagonal, only the
+        diagonal start runs (the others end above it there); the best grid then
         continues, balanced, until 10 half-sweeps (1 below 64 blocks, 5 below 256) in a row
         bring no gain or `max_sweeps` (not at all when it is a fixed point of both
         half-sweeps); on a heavy-line matrix (a line nearly fills a block: power-law) of at
@@ -139,7 +139,8 @@ def rect_nicol(
         grids of 64 blocks and more the default then runs SARMA's nic (rows from the stored
         entries per row, plain half-sweeps, at most max(10, P + Q), stopping after 10 without a
         gain) and nicuni (uniform rows; below 1,024 blocks) racing the best grid (on a
-        heavy-line matrix nicuni runs free: its uniform rows start far above where it ends),
+        heavy-line matrix nicuni runs free: its uniform rows start far above where it ends;
+        on a banded one neither runs),
         moves single cuts where that lowers the max load (20 descents of rect_polish's cut moves,
         ``stats["polish"]["cut_moves"]``; never worse), from 256 blocks a subgradient kick
         (SARMA's sgo_2dr_nic idea: the subgradient method from the uniform grid, below 1,024
