@@ -174,6 +174,33 @@ def test_left_to_the_general_path():
     _same(spatial.rect_nicol(A, 16, P=2), spatial.rect_nicol(A, 16, P=2, Q=8))
 
 
+def test_float_csr_size_rule_read_at_the_call(monkeypatch):
+    """The one call takes a float CSR matrix where the input rules keep it sparse, reading the
+    size rule (``_sparse.SPARSE_MIN_CELLS``) at the call as the general path does: a small
+    one goes to the general path (its dense prefix) by default, to the one call where the rule
+    makes it sparse, with the general path's result either way."""
+    from wpart.spatial import _rect, _sparse
+
+    taken = []
+    real = _rect.fast_default
+
+    def spy(*args, **kwargs):
+        res = real(*args, **kwargs)
+        taken.append(res is not None)
+        return res
+
+    monkeypatch.setattr(_rect, "fast_default", spy)
+    A = sps.random(150, 120, density=0.02, random_state=4, format="csr") * 9.5
+    A.data += 0.25
+    A = sps.csr_array(A)
+    for limit, fast in ((2**15, False), (0, True)):
+        monkeypatch.setattr(_sparse, "SPARSE_MIN_CELLS", limit)
+        taken.clear()
+        r = spatial.rect_nicol(A, 16, P=4, Q=4)
+        assert taken == [fast]
+        _same(r, spatial.rect_nicol(A, 16, P=4, Q=4, starts=list(AUTO)))
+
+
 def test_time_limit_and_stop_rule():
     rng = np.random.default_rng(4)
     B = sps.random(3000, 3000, density=0.003, random_state=5, format="csr")

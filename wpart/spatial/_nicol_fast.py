@@ -18,8 +18,8 @@ from .._errors import WpartValueError
 from ._common import _bound, _verdict, factor_pair
 from ._nicol import _auto_stats
 from ._partition import SpatialPartition
-from ._sparse import (SPARSE_DENSITY, SPARSE_MIN_CELLS, _BYTES_PER_ENTRY, _BYTES_PER_LINE,
-                      _csr_with, check_sparse_size, fast_path_matrix)
+from ._sparse import (SPARSE_DENSITY, _BYTES_PER_ENTRY, _BYTES_PER_LINE, _csr_with,
+                      check_sparse_size, fast_path_matrix)
 from . import _sparse
 
 #: The value types the one-call default reads as they are.
@@ -130,9 +130,10 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
     nnz = int(rp[-1])
     # integral loads at any density or size (the dense path's grid, loads and sums, exactly);
     # float loads where the input rules keep them sparse (the dense prefix sums in another
-    # order)
+    # order; the size rule read at the call, as _Prepared and the dense branch above read it)
+    big = _sparse.SPARSE_MIN_CELLS
     if not (1 <= m <= cells and (dt.kind in "biu" or weights != "values" or prefix or
-                                 (nnz * SPARSE_DENSITY <= cells and cells > SPARSE_MIN_CELLS))):
+                                 (nnz * SPARSE_DENSITY <= cells and cells > big))):
         return None
     if P is None and Q is None:
         P, Q = factor_pair(m, n1, n2)
