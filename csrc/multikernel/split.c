@@ -175,13 +175,19 @@ wpart_status_t wpart_multikernel_split_ctl(int64_t total, int32_t P, const doubl
     if (!(sum > 0.0) || !isfinite(sum)) {
         return wpart_i_error(WPART_EINVAL, "shares must have a positive finite sum, got %g", sum);
     }
-    ord = wpart_i_malloc(P, sizeof *ord);
-    nxt = wpart_i_malloc(P, sizeof *nxt);
-    prv = wpart_i_malloc(P, sizeof *prv);
-    tmp = wpart_i_malloc(P, sizeof *tmp);
-    if (!ord || !nxt || !prv || !tmp) {
+    /* one scratch buffer carved into ord, tmp, nxt, prv (40 bytes per execution): four
+       separate chunks above glibc's dynamic mmap threshold came back to the OS at the end of
+       every call (the heap top they leave exceeds the trim threshold, twice the largest one),
+       so the next call faulted them all in again (~1 fault per 100 executions, ~15 % of the
+       time); one chunk of the same size stays in the heap from the second call on (up to
+       glibc's 32 MB cap on that threshold, ~800 000 executions) */
+    ord = wpart_i_malloc(P, 2 * sizeof *ord + sizeof *nxt + sizeof *prv);
+    if (!ord) {
         WPART_FAIL(WPART_ENOMEM, "split of %d executions", (int)P);
     }
+    tmp = ord + P;
+    nxt = (int32_t *)(tmp + P);
+    prv = nxt + P;
     /* first pass: whole quanta below each target */
     /* unsigned: each n0 <= total, and their sum exceeds total only by the rounding of the
        normalised targets, so it fits in uint64_t even where it passes INT64_MAX */
@@ -283,10 +289,7 @@ wpart_status_t wpart_multikernel_split_ctl(int64_t total, int32_t P, const doubl
         WPART_CHECK(wpart_multikernel_exclusive_scan(P, sizes_out, offsets_out));
     }
 cleanup:
-    free(ord);
-    free(tmp);
-    free(nxt);
-    free(prv);
+    free(ord); /* tmp, nxt and prv are parts of it */
     return st;
 }
 
