@@ -6,6 +6,7 @@ time limit and the stop rule hold."""
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -437,9 +438,11 @@ def test_joint_bound_start_on_heavy_lines():
         assert "joint_bound" not in spatial.rect_nicol(A, P * Q, P=P, Q=Q).stats["starts"]
 
 
-def _banded_oracle(A, K):
+def _banded_oracle(A, P, Q):
     """wpart_i_rg_banded in Python: of the entries of 64 evenly spaced rows (every row when
-    fewer), at least 90 % within half a stripe of the diagonal."""
+    fewer), at least 90 % within half a block of the diagonal (a block's side 1 / K of the
+    matrix's, K = ceil(sqrt(P Q)))."""
+    K = math.isqrt(P * Q - 1) + 1
     n1, n2 = A.shape
     step = max(n1 // 64, 1)
     near = total = 0
@@ -471,17 +474,19 @@ def test_banded_test_matches_its_definition():
         rng = np.random.default_rng(seed)
         n1, n2 = (int(x) for x in rng.integers(30, 900, 2))
         A = _banded(seed, n1, n2, int(rng.integers(1, 60)), int(rng.integers(0, 3 * n1)))
-        for K in (1, 2, 4, 8, 16, 32):
-            got = _core.spatial_rect_banded(n1, n2, A.indptr, A.indices, K)
-            assert got == _banded_oracle(A, K)
+        for P, Q in ((1, 1), (2, 2), (4, 4), (8, 8), (16, 16), (32, 32), (8, 32), (3, 5),
+                     (7, 2), (1, 6)):
+            got = _core.spatial_rect_banded(n1, n2, A.indptr, A.indices, P, Q)
+            assert got == _banded_oracle(A, P, Q)
             seen.add(got)
     assert seen == {True, False}
     E = sps.csr_array((3, 4), dtype=np.int64)  # no entries: not banded
-    assert not _core.spatial_rect_banded(3, 4, E.indptr, E.indices, 2)
+    assert not _core.spatial_rect_banded(3, 4, E.indptr, E.indices, 2, 2)
     with pytest.raises(WpartValueError, match="out of range"):
-        _core.spatial_rect_banded(2, 2, np.array([0, 1, 2]), np.array([0, 7]), 2)
-    with pytest.raises(WpartValueError, match="`K` must be positive"):
-        _core.spatial_rect_banded(3, 4, E.indptr, E.indices, 0)
+        _core.spatial_rect_banded(2, 2, np.array([0, 1, 2]), np.array([0, 7]), 2, 2)
+    for P, Q in ((0, 2), (2, 0), (2**31 + 1, 1)):
+        with pytest.raises(WpartValueError, match="must be in"):
+            _core.spatial_rect_banded(3, 4, E.indptr, E.indices, P, Q)
 
 
 @pytest.mark.parametrize("P,Q", [(4, 4), (3, 5), (7, 2), (8, 8), (8, 32)])
@@ -502,7 +507,7 @@ def test_only_the_diagonal_start_on_banded_matrices(P, Q):
         diag = st["diag_interleaved"]
         assert diag["state"] == "stopped" and fast.max_load <= diag["max_load"]
         others = [v["state"] for k, v in st.items() if k != "diag_interleaved"]
-        if _banded_oracle(A, max(P, Q)):
+        if _banded_oracle(A, P, Q):
             banded += 1
             assert fast.stats["start"] == "diag_interleaved"
             assert all(s == "not_run" or s.startswith("same_as_") for s in others), st
@@ -510,7 +515,7 @@ def test_only_the_diagonal_start_on_banded_matrices(P, Q):
             assert "not_run" not in others
     assert banded >= 4
     A = next(_matrices(5, 1))
-    assert not _banded_oracle(A, max(P, Q))
+    assert not _banded_oracle(A, P, Q)
     st = spatial.rect_nicol(A, P * Q, P=P, Q=Q).stats["starts"]
     assert all(v["half_sweeps"] > 0 for v in st.values()), st
 

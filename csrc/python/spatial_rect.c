@@ -414,21 +414,21 @@ cleanup:
     return res;
 }
 
-/* spatial_rect_banded(n1, n2, rp, ci, K): wpart_i_rg_banded on checked CSR arrays */
+/* spatial_rect_banded(n1, n2, rp, ci, P, Q): wpart_i_rg_banded on checked CSR arrays */
 static PyObject *wpy_rect_banded(PyObject *self, PyObject *args)
 {
     PyObject *o[3] = {NULL, NULL, Py_None}, *res = NULL;
     PyArrayObject *a[3] = {NULL, NULL, NULL};
-    long long n1, n2, K;
+    long long n1, n2, P, Q;
     wpart_rg_csr_t A;
-    if (!PyArg_ParseTuple(args, "LLOOL", &n1, &n2, &o[0], &o[1], &K)) {
+    if (!PyArg_ParseTuple(args, "LLOOLL", &n1, &n2, &o[0], &o[1], &P, &Q)) {
         return NULL;
     }
     if (sr_csr(n1, n2, o, "w", NPY_FLOAT64, 1, a, &A) < 0) {
         goto cleanup;
     }
-    if (K < 1) {
-        PyErr_SetString(wpy_ValueError, "`K` must be positive");
+    if (P < 1 || Q < 1 || P > (1LL << 31) || Q > (1LL << 31)) {
+        PyErr_SetString(wpy_ValueError, "`P` and `Q` must be in [1, 2**31]");
         goto cleanup;
     }
     wpart_status_t st = wpart_i_spatial_check_csr(A.rp, A.ci, n1, n2, A.rp[n1]);
@@ -436,7 +436,7 @@ static PyObject *wpy_rect_banded(PyObject *self, PyObject *args)
         wpy_raise(st, NULL);
         goto cleanup;
     }
-    res = PyBool_FromLong(wpart_i_rg_banded(&A, K));
+    res = PyBool_FromLong(wpart_i_rg_banded(&A, P, Q));
 cleanup:
     WPY_XDECREF(a[0], a[1], a[2]);
     return res;

@@ -28,7 +28,9 @@
  * after two, and until s18 they ran one half-sweep each (a race on the first half-sweep,
  * 30 %), nic and nicuni two or more. Without them: the same max loads on the 334 + 70 + 60
  * cases of bench_spatial_fresh, _sarma and SARMA's test matrices, CPU geomean 0.95 x on the
- * first (band_3200_ns / h_band_1300_w9 4 x 4 248 -> 193 us / 0.79 -> 1.09 x SARMA nic's) */
+ * first (band_3200_ns / h_band_1300_w9 4 x 4 248 -> 193 us / 0.79 -> 1.09 x SARMA nic's).
+ * At P != Q the test's resolution is ceil(sqrt(P Q)) (was max(P, Q)): the 83 cases at 8 x 32
+ * of the three sets kept their max loads, 7 of them (2D grids, bands) 1.4-2.7 x faster */
 #define RF_BIG_MIN 64
 /* below RF_BIG_MIN blocks the best grid's continuation stops after RF_SHORT_PATIENCE
  * half-sweeps without a gain (_nicol.SHORT_POLISH_PATIENCE; from RF_BIG_MIN blocks 10,
@@ -657,7 +659,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
         int64_t h1 = rg_sarma_patience(P, Q);
         int64_t cont = !big ? RF_SHORT_PATIENCE : P * Q < RF_MID_MAX ? RF_MID_PATIENCE
                                                                      : RF_LONG_PATIENCE;
-        banded = !last && wpart_i_rg_banded(A, P > Q ? P : Q);
+        banded = !last && wpart_i_rg_banded(A, P, Q);
         wpart_rg_opts_t opt = {2, max_half < h1 ? max_half : h1, 0, 1,
                                last ? 0.0 : big ? RF_RACE_BIG : RF_RACE, out->lower,
                                cont, max_half, control, 0.0, banded};

@@ -218,9 +218,16 @@ static double rg_step(rg_ctx_t *g, int d, int64_t *const cur[2], int balance, in
     return v;
 }
 
-int wpart_i_rg_banded(const wpart_rg_csr_t *A, int64_t K)
+int wpart_i_rg_banded(const wpart_rg_csr_t *A, int64_t P, int64_t Q)
 {
-    int64_t n1 = A->n1, n2 = A->n2, near = 0, all = 0;
+    int64_t n1 = A->n1, n2 = A->n2, near = 0, all = 0, PQ = P * Q;
+    int64_t K = (int64_t)sqrt((double)PQ); /* ceil(sqrt(P Q)), exact */
+    while (K * K < PQ) {
+        K++;
+    }
+    while (K > 1 && (K - 1) * (K - 1) >= PQ) {
+        K--;
+    }
     int64_t step = n1 / RG_BAND_ROWS > 1 ? n1 / RG_BAND_ROWS : 1;
     __int128 half = (__int128)n1 * n2;
     for (int64_t i = step / 2; i < n1; i += step) {

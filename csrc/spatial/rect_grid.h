@@ -42,10 +42,11 @@ typedef struct {
                      * goes first and the others end above it */
 } wpart_rg_opts_t;
 
-/* Whether A is banded at the resolution of a K-way grid: of the entries of 64 evenly spaced
- * rows (all rows when fewer), at least 90 % lie within half a stripe of the diagonal
- * (|i n2 - j n1| <= n1 n2 / (2 K)). O(64 x the entries per row). */
-int wpart_i_rg_banded(const wpart_rg_csr_t *A, int64_t K);
+/* Whether A is banded at the resolution of a P x Q grid: of the entries of 64 evenly spaced
+ * rows (all rows when fewer), at least 90 % lie within half a block of the diagonal, a block's
+ * side taken as 1 / K of the matrix's with K = ceil(sqrt(P Q)) (P at P = Q):
+ * |i n2 - j n1| <= n1 n2 / (2 K). O(64 x the entries per row). */
+int wpart_i_rg_banded(const wpart_rg_csr_t *A, int64_t P, int64_t Q);
 
 /* RECT-NICOL from nstarts starts (R0: nstarts x (P+1) row cuts, C0: nstarts x (Q+1) column
  * cuts; first[s] bit 0 clear: the columns are set first for the start's rows, set: the rows

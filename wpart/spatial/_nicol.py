@@ -486,7 +486,7 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
         # on a banded matrix only the default set's diagonal start runs (the others end above
         # it; rect_fast.c)
         first_only = (auto and race is None and slack > 0 and
-                      _core.spatial_rect_banded(*g.args()[:4], max(P, Q)))
+                      _core.spatial_rect_banded(*g.args()[:4], P, Q))
         # the incumbent then continues in the same call (the polish) with the long patience
         # (SARMA's max(10, P + Q)), balanced, unless the time limit or the bound ended it
         R, C, vals, halves, states, timed = _core.spatial_rect_grid(

@@ -123,8 +123,9 @@ def rect_nicol(
         the next half-sweep's lower bound (the fixed stripes' loads / parts) reaches the best
         grid of the earlier starts, or when after h >= 2 half-sweeps its max load is more than
         20 % x 2 / h (15 % from 64 blocks) above that grid's (a race); on a banded matrix,
-        where 90 % of the entries lie within half a stripe of the diagonal, only the
-        diagonal start runs (the others end above it there); the best grid then
+        where 90 % of the entries lie within half a block of the diagonal (a block's side
+        1 / ceil(sqrt(P Q)) of the matrix's), only the diagonal start runs (the others end
+        above it there); the best grid then
         continues, balanced, until 10 half-sweeps (1 below 64 blocks, 5 below 256) in a row
         bring no gain or `max_sweeps` (not at all when it is a fixed point of both
         half-sweeps); on a heavy-line matrix (a line nearly fills a block: power-law) of at
