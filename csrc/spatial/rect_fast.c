@@ -25,7 +25,7 @@
  * only the diagonal start runs, and SARMA's nic members below do not: on every banded case of
  * bench_spatial_fresh (59 of 334) the diagonal start's grid is the one the later stages
  * continue, the stored-entry and uniform starts sit 40-70 % above it after one half-sweep and
- * after two, and until s18 they ran one half-sweep each (a race on the first half-sweep,
+ * after two, and before this rule they ran one half-sweep each (a race on the first half-sweep,
  * 30 %), nic and nicuni two or more. Without them: the same max loads on the 334 + 70 + 60
  * cases of bench_spatial_fresh, _sarma and SARMA's test matrices, CPU geomean 0.95 x on the
  * first (band_3200_ns / h_band_1300_w9 4 x 4 248 -> 193 us / 0.79 -> 1.09 x SARMA nic's).
