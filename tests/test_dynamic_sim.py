@@ -96,6 +96,36 @@ def test_P12_determinism_and_seed():
     assert k > 10
 
 
+def test_trace_is_the_cores_records_viewed():
+    """TRACE_DTYPE is the core's 96-byte block record: every field reads what the core wrote
+    (its layout, ``_C_TRACE``, viewed on the same bytes), the trace is a view of the buffer the
+    binding took over (no copy), and that buffer lives as long as the trace."""
+    import gc
+    import sys
+
+    from wpart.dynamic._sim import _C_TRACE
+
+    assert TRACE_DTYPE.itemsize == _C_TRACE.itemsize == 96
+    for f in TRACE_DTYPE.names:
+        fmt, off = TRACE_DTYPE.fields[f][:2]
+        cfmt, coff = _C_TRACE.fields[f][:2]
+        if f == "kind":  # the low byte of the core's int32
+            assert (fmt, off) == (np.dtype("i1"), coff + (0 if sys.byteorder == "little" else 3))
+        else:
+            assert (fmt, off) == (cfmt, coff)
+    pl = Platform.preset("paper5", machines="ABC")
+    tr = simulate(pl, "hdss", n=200_000).trace
+    assert not tr.flags.owndata and tr.base is not None
+    c = tr.view(_C_TRACE)
+    for f in TRACE_DTYPE.names:
+        np.testing.assert_array_equal(tr[f], c[f])
+    assert set(np.unique(tr["kind"]).tolist()) == {0, 3}  # hdss: training, then its own
+    size = tr["size"].copy()
+    gc.collect()
+    np.testing.assert_array_equal(tr["size"], size)
+    assert tr["size"].sum() == 200_000
+
+
 def test_crn_same_noise_per_pu_and_block_index():
     """Two balancers see the same noise sequence per PU: the j-th block on PU p is scaled by
     the lognormal of key (seed, p, compute, j), whatever the sizes."""

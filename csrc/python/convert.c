@@ -155,3 +155,36 @@ PyArrayObject *wpy_input_pu_vector(PyObject *obj, const char *name, int typenum,
     *n = (int32_t)len;
     return a;
 }
+
+static void buffer_free(PyObject *cap)
+{
+    free(PyCapsule_GetPointer(cap, "wpart.buffer"));
+}
+
+PyObject *wpy_array_take(void **data, npy_intp n, int typenum, size_t sz)
+{
+    if (n == 0 || *data == NULL) {
+        return PyArray_SimpleNew(1, &n, typenum);
+    }
+    void *q = wpart_i_realloc(*data, n, sz);
+    if (q) {
+        *data = q;
+    }
+    PyObject *a = PyArray_SimpleNewFromData(1, &n, typenum, *data);
+    if (!a) {
+        return NULL;
+    }
+    PyObject *cap = PyCapsule_New(*data, "wpart.buffer", buffer_free);
+    if (!cap) {
+        Py_DECREF(a);
+        return NULL;
+    }
+    /* steals cap even when it fails (then the capsule frees the buffer) */
+    int bad = PyArray_SetBaseObject((PyArrayObject *)a, cap) < 0;
+    *data = NULL;
+    if (bad) {
+        Py_DECREF(a);
+        return NULL;
+    }
+    return a;
+}

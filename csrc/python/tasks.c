@@ -566,44 +566,6 @@ static PyObject *wpy_tasks_knowledge(PyObject *self, PyObject *args)
     return Py_BuildValue("ii", (int)kk, (int)ff);
 }
 
-static PyObject *arr_from(const void *data, npy_intp n, int typenum, size_t sz)
-{
-    PyArrayObject *a = (PyArrayObject *)PyArray_SimpleNew(1, &n, typenum);
-    if (a && n > 0) memcpy(PyArray_DATA(a), data, (size_t)n * sz);
-    return (PyObject *)a;
-}
-
-static void buffer_free(PyObject *cap)
-{
-    free(PyCapsule_GetPointer(cap, "wpart.buffer"));
-}
-
-/* A 1-D array of n items over the malloc'd buffer *data, which it then owns (freed with the
- * array; *data is NULL afterwards unless this fails first): no copy of the model's arrays
- * (~1.4 GB at 300 000 tasks x 64 ranks: 1-3 s of page clearing with the GIL held, deaf to
- * Ctrl-C). The buffer is first shrunk to its size (the builder doubles its capacities). */
-static PyObject *arr_take(void **data, npy_intp n, int typenum, size_t sz)
-{
-    if (n == 0 || *data == NULL) return arr_from(*data, n, typenum, sz);
-    void *q = wpart_i_realloc(*data, n, sz);
-    if (q) *data = q;
-    PyObject *a = PyArray_SimpleNewFromData(1, &n, typenum, *data);
-    if (!a) return NULL;
-    PyObject *cap = PyCapsule_New(*data, "wpart.buffer", buffer_free);
-    if (!cap) {
-        Py_DECREF(a);
-        return NULL;
-    }
-    /* steals cap even when it fails (then the capsule frees the buffer) */
-    int bad = PyArray_SetBaseObject((PyArrayObject *)a, cap) < 0;
-    *data = NULL;
-    if (bad) {
-        Py_DECREF(a);
-        return NULL;
-    }
-    return a;
-}
-
 /* Builds the MILP model (spec 2) and returns it as arrays; Python solves it with wpart.milp. */
 static PyObject *wpy_tasks_milp_build(PyObject *self, PyObject *args)
 {
@@ -627,15 +589,15 @@ static PyObject *wpy_tasks_milp_build(PyObject *self, PyObject *args)
     if (st != WPART_OK) return wpy_raise(st, NULL);
     PyObject *res = Py_BuildValue(
         "{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:L,s:L,s:L,s:L,s:L,s:i}",
-        "c", arr_take((void **)&m.c, m.n_cols, NPY_FLOAT64, sizeof(double)),
-        "lb", arr_take((void **)&m.lb, m.n_cols, NPY_FLOAT64, sizeof(double)),
-        "ub", arr_take((void **)&m.ub, m.n_cols, NPY_FLOAT64, sizeof(double)),
-        "kind", arr_take((void **)&m.kind, m.n_cols, NPY_INT8, sizeof(int8_t)),
-        "row_lb", arr_take((void **)&m.row_lb, m.n_rows, NPY_FLOAT64, sizeof(double)),
-        "row_ub", arr_take((void **)&m.row_ub, m.n_rows, NPY_FLOAT64, sizeof(double)),
-        "a_row", arr_take((void **)&m.a_row, m.nnz, NPY_INT64, sizeof(int64_t)),
-        "a_col", arr_take((void **)&m.a_col, m.nnz, NPY_INT64, sizeof(int64_t)),
-        "a_val", arr_take((void **)&m.a_val, m.nnz, NPY_FLOAT64, sizeof(double)),
+        "c", wpy_array_take((void **)&m.c, m.n_cols, NPY_FLOAT64, sizeof(double)),
+        "lb", wpy_array_take((void **)&m.lb, m.n_cols, NPY_FLOAT64, sizeof(double)),
+        "ub", wpy_array_take((void **)&m.ub, m.n_cols, NPY_FLOAT64, sizeof(double)),
+        "kind", wpy_array_take((void **)&m.kind, m.n_cols, NPY_INT8, sizeof(int8_t)),
+        "row_lb", wpy_array_take((void **)&m.row_lb, m.n_rows, NPY_FLOAT64, sizeof(double)),
+        "row_ub", wpy_array_take((void **)&m.row_ub, m.n_rows, NPY_FLOAT64, sizeof(double)),
+        "a_row", wpy_array_take((void **)&m.a_row, m.nnz, NPY_INT64, sizeof(int64_t)),
+        "a_col", wpy_array_take((void **)&m.a_col, m.nnz, NPY_INT64, sizeof(int64_t)),
+        "a_val", wpy_array_take((void **)&m.a_val, m.nnz, NPY_FLOAT64, sizeof(double)),
         "n_rows", (long long)m.n_rows, "n_cols", (long long)m.n_cols,
         "n_eq_rows", (long long)m.n_eq_rows, "col_chi", (long long)m.col_chi,
         "col_wmax", (long long)m.col_wmax, "fwmp", (int)m.fwmp);

@@ -95,6 +95,11 @@ int wpy_optional_speeds(PyObject *obj, long long m, PyArrayObject **out);
 /* Exact-match choice table: returns the index of s in names[], or -1 with a ValueError
  * listing the valid names. */
 int wpy_choice(PyObject *s, const char *name, const char *const *names);
+/* A 1-D array of n items of sz bytes over the malloc'd buffer *data, which it then owns (freed
+ * with the array; *data is NULL afterwards unless this fails first, a fresh array for n = 0 or
+ * *data NULL): no copy, and no fresh pages to fault in for a large result. The buffer is first
+ * shrunk to its size (builders double their capacities). NULL with an exception set. */
+PyObject *wpy_array_take(void **data, npy_intp n, int typenum, size_t sz);
 
 /* ---- control.c ---- */
 /* Bridges the core's control hooks to Python: Ctrl-C (PyErr_CheckSignals) and an optional

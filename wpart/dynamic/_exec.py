@@ -36,7 +36,6 @@ from .._progress import progress_hook
 from .._validate import as_float, as_int, as_progress, as_time_limit, renamed
 from ._exec_tasks import GemmColumnsTask, Task
 from ._balancer import Balancer as _Balancer
-from ._sim import _C_TRACE
 from ._trace import TRACE_DTYPE, RunResult, cancelling, rows_to_series, series_dtype
 
 __all__ = [
@@ -632,15 +631,13 @@ def _series_rec(series: Any, m: int) -> Any:
 
 def _result(bal: Any, n_pu: int, total: int, raw: dict, wall: float, workers: list[Worker],
             completed: int = 0, time_limit: float | None = None) -> RunResult:
-    craw = raw["trace"].view(_C_TRACE)
-    craw = craw[np.isfinite(craw["t_end"])]  # blocks finished (all but after a stop)
-    trace = np.zeros(craw.size, dtype=TRACE_DTYPE)
-    for f in TRACE_DTYPE.names:
-        trace[f] = craw[f]
+    craw = raw["trace"].view(TRACE_DTYPE)  # the core's records (TRACE_DTYPE is their layout)
+    done = np.isfinite(craw["t_end"])
+    trace = craw[done]  # blocks finished (all but after a stop)
     stopped = ""
     if raw["stopped"]:
         stopped = (f"time limit of {time_limit:g} s reached: {completed} of {total} elements completed, "
-                   f"{int(np.sum(~np.isfinite(raw['trace'].view(_C_TRACE)['t_end'])))} blocks in flight")
+                   f"{int(np.sum(~done))} blocks in flight")
     ids = trace["block"]
     makespan = float(trace["t_end"].max()) if len(trace) else 0.0
     busy = np.bincount(trace["pu"], weights=trace["t_xfer"] + trace["t_comp"], minlength=n_pu)[:n_pu]

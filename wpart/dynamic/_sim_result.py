@@ -338,11 +338,8 @@ def simulate(
         )  # fmt: skip
     if raw.get("time_limit"):
         return _stopped(common, m, raw, tl)
-    assert raw["trace_itemsize"] == _C_TRACE.itemsize
-    craw = raw["trace"].view(_C_TRACE)
-    tr = np.empty(craw.size, dtype=TRACE_DTYPE)
-    for f in TRACE_DTYPE.names:
-        tr[f] = craw[f]
+    assert raw["trace_itemsize"] == _C_TRACE.itemsize == TRACE_DTYPE.itemsize
+    tr = raw["trace"].view(TRACE_DTYPE)  # the core's records themselves (the binding's array)
     mk = float(raw["makespan"])
     best = min(float(platform.true_time(p, W, first=True)) for p in range(m))
     return SimResult(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -25,24 +26,32 @@ from .._validate import deprecated_attr, renamed
 __all__ = ["RunResult", "plot_gantt", "plot_run"]  # TRACE_DTYPE is exported by _sim
 
 #: One record per block. ``kind``: 0 train, 1 regular, 2 gap, 3 other (a baseline's block).
-#: Times are seconds from the start of the run.
+#: Times are seconds from the start of the run. The fields sit where the core's 96-byte block
+#: record holds them (``kind`` in the low byte of its int32), so a trace is the core's records
+#: viewed, not copied.
+_TRACE_FIELDS = (
+    ("pu", "i4", 0),
+    ("block", "i8", 16),
+    ("offset", "i8", 24),
+    ("size", "i8", 32),
+    ("kind", "i1", 4 if sys.byteorder == "little" else 7),
+    ("vstep", "i4", 8),
+    ("model_version", "i4", 12),
+    ("t_assign", "f8", 40),
+    ("t_xfer_start", "f8", 48),
+    ("t_comp_start", "f8", 56),
+    ("t_end", "f8", 64),
+    ("pred_end", "f8", 72),
+    ("t_xfer", "f8", 80),
+    ("t_comp", "f8", 88),
+)
 TRACE_DTYPE = np.dtype(
-    [
-        ("pu", "i4"),
-        ("block", "i8"),
-        ("offset", "i8"),
-        ("size", "i8"),
-        ("kind", "i1"),
-        ("vstep", "i4"),
-        ("model_version", "i4"),
-        ("t_assign", "f8"),
-        ("t_xfer_start", "f8"),
-        ("t_comp_start", "f8"),
-        ("t_end", "f8"),
-        ("pred_end", "f8"),
-        ("t_xfer", "f8"),
-        ("t_comp", "f8"),
-    ]
+    {
+        "names": [f[0] for f in _TRACE_FIELDS],
+        "formats": [f[1] for f in _TRACE_FIELDS],
+        "offsets": [f[2] for f in _TRACE_FIELDS],
+        "itemsize": 96,
+    }
 )
 
 _KIND_NAMES = ("train", "regular", "gap", "other")
