@@ -7,7 +7,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "device_internal.h"
 #include "internal.h"
 #include "wpart/dynamic_sim.h"
 #include "wpart/rng.h"
@@ -264,24 +263,12 @@ double wpart_dynamic_noise_uniform(uint64_t seed, int32_t pu, int32_t purpose, i
     return wpart_rng_to_unit(v);
 }
 
-double wpart_i_dyn_noise_lognormal_ids(uint64_t seed, const uint64_t *ids, int n_ids,
-                                       double sigma)
-{
-    if (sigma == 0) {
-        return 1.0;
-    }
-    wpart_rng_t g;
-    wpart_rng_stream(&g, seed, ids, n_ids);
-    double z = wpart_rng_normal(&g);
-    return exp(sigma * z - 0.5 * sigma * sigma);
-}
-
 double wpart_dynamic_noise_lognormal(uint64_t seed, int32_t pu, int32_t purpose, int64_t j,
                                      double sigma)
 {
     uint64_t ids[4];
     part1_ids(ids, pu, purpose, j);
-    return wpart_i_dyn_noise_lognormal_ids(seed, ids, 4, sigma);
+    return wpart_rng_lognormal_ids(seed, ids, 4, sigma);
 }
 
 void wpart_dynamic_noise_vec(uint64_t seed, int32_t pu, int32_t purpose, const int64_t *j,

@@ -27,20 +27,6 @@ enum { EV_MULTIKERNEL_UP_DONE = 0, EV_MULTIKERNEL_COMP_DONE = 1, EV_MULTIKERNEL_
        EV_MULTIKERNEL_CPU_DONE = 3, EV_MULTIKERNEL_BARRIER = 4 };
 _Static_assert(EV_MULTIKERNEL_BARRIER < WPART_I_LOOP_TYPES, "event types fit the loop's table");
 
-/* The device layer's log-normal noise factor exp(sigma z - sigma^2 / 2) (mean 1), z the first
- * normal draw of stream (seed; ids) of the core's generator; 1.0 when sigma == 0 (the same
- * draw as wpart.dynamic's devices). */
-static double noise_lognormal(uint64_t seed, const uint64_t *ids, int n_ids, double sigma)
-{
-    if (sigma == 0) {
-        return 1.0;
-    }
-    wpart_rng_t g;
-    wpart_rng_stream(&g, seed, ids, n_ids);
-    double z = wpart_rng_normal(&g);
-    return exp(sigma * z - 0.5 * sigma * sigma);
-}
-
 typedef struct {
     int32_t up_next;          /* next partition to upload in this pass */
     int32_t *cq, cq_h, cq_t;  /* compute queue (uploaded partitions) */
@@ -330,7 +316,7 @@ wpart_status_t wpart_multikernel_sim_run(const wpart_multikernel_sim_t *in, doub
     /* part 1's noise draw (mean 1), one stream per (seed; run, execution) */
     for (int32_t e = 0; e < E; e++) {
         const uint64_t ids[2] = {(uint64_t)in->run, (uint64_t)e * WPART_RNG_MUL_1};
-        s.noise[e] = noise_lognormal(in->seed, ids, 2, in->sigma);
+        s.noise[e] = wpart_rng_lognormal_ids(in->seed, ids, 2, in->sigma);
     }
     WPART_CHECK(start_pass(&s, 0.0));
     wpart_i_loop_on(&s.loop, EV_MULTIKERNEL_UP_DONE, h_stage_done);

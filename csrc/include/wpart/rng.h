@@ -140,6 +140,11 @@ static inline uint64_t wpart_rng_below(wpart_rng_t *g, uint64_t n)
  * sqrt(-2 ln u1) cos(2 pi u2). The sine half is not kept, so every value costs two draws. */
 double wpart_rng_normal(wpart_rng_t *g);
 
+/** The log-normal factor exp(sigma z - sigma^2 / 2) (mean 1), z the first normal draw of stream
+ * (seed; ids[0..n_ids)); 1.0 when sigma == 0, drawing nothing. The noise of wpart.dynamic's
+ * devices and of wpart.multikernel's simulator. */
+double wpart_rng_lognormal_ids(uint64_t seed, const uint64_t *ids, int n_ids, double sigma);
+
 #ifdef __cplusplus
 }
 #endif
