@@ -299,18 +299,8 @@ static wpart_status_t estimate(const wpart_tasks_rank_summary_t *a,
     /* blocks: the distinct blocks of the clusters, their size and local home */
     int32_t nub = 0;
     if (nblk) {
-        qsort(bids, (size_t)nblk, sizeof(int64_t), wpart_tasks_i_cmp_i64);
-        for (int32_t i = 0; i < nblk; i++) {
-            if (nub == 0 || bids[nub - 1] != bids[i]) bids[nub++] = bids[i];
-        }
-        bsize = wpart_i_malloc(nub, sizeof(double));
-        bhome = wpart_i_malloc(nub, sizeof(int32_t));
-        if (!bsize || !bhome) WPART_FAIL(WPART_ENOMEM, "out of memory for the estimate's blocks");
-        for (int32_t k = 0; k < nub; k++) {
-            if (!find_block(a, b, bids[k], &bsize[k], &bhome[k])) {
-                WPART_FAIL(WPART_EINVAL, "a cluster accesses a block with no size or home");
-            }
-        }
+        WPART_CHECK(find_block_distinct(a, b, bids, nblk, &nub, &bsize, &bhome, "the estimate's",
+                                        "a cluster"));
         for (int side = 0; side < 2; side++) {
             const wpart_tasks_rank_summary_t *s = side ? b : a;
             for (int32_t i = 0; i < s->n; i++) {

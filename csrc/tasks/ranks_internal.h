@@ -123,6 +123,31 @@ static inline void wpart_tasks_i_map_free(wpart_tasks_i_map_t *m)
             }                                                                                 \
         }                                                                                     \
         return 0;                                                                             \
+    }                                                                                         \
+    /* the distinct ids of bids[0..n) (sorted in place, the first *nub), their sizes and local \
+     * homes in fresh *bsize, *bhome; the errors name `what` (whose blocks) and `who` (what    \
+     * accesses a block) */                                                                   \
+    static wpart_status_t NAME##_distinct(const T *a, const T *b, int64_t *bids, int32_t n,     \
+                                          int32_t *nub, double **bsize, int32_t **bhome,      \
+                                          const char *what, const char *who)                  \
+    {                                                                                         \
+        wpart_status_t st = WPART_OK;                                                         \
+        int32_t u = 0;                                                                        \
+        qsort(bids, (size_t)n, sizeof(int64_t), wpart_tasks_i_cmp_i64);                       \
+        for (int32_t i = 0; i < n; i++) {                                                     \
+            if (u == 0 || bids[u - 1] != bids[i]) bids[u++] = bids[i];                        \
+        }                                                                                     \
+        *nub = u;                                                                             \
+        *bsize = wpart_i_malloc(u, sizeof(double));                                           \
+        *bhome = wpart_i_malloc(u, sizeof(int32_t));                                          \
+        if (!*bsize || !*bhome) WPART_FAIL(WPART_ENOMEM, "out of memory for %s blocks", what); \
+        for (int32_t k = 0; k < u; k++) {                                                     \
+            if (!NAME(a, b, bids[k], &(*bsize)[k], &(*bhome)[k])) {                           \
+                WPART_FAIL(WPART_EINVAL, "%s accesses a block with no size or home", who);    \
+            }                                                                                 \
+        }                                                                                     \
+    cleanup:                                                                                  \
+        return st;                                                                            \
     }
 
 /* The per-rank fields of a pair's problem (local ranks 0 = a, 1 = b, 2 = every rank off the

@@ -186,18 +186,8 @@ wpart_status_t wpart_tasks_ranks_pair(const wpart_tasks_rank_records_t *a,
     }
     int32_t nub = 0;
     if (nblk) {
-        qsort(bids, (size_t)nblk, sizeof(int64_t), wpart_tasks_i_cmp_i64);
-        for (int32_t i = 0; i < nblk; i++) {
-            if (nub == 0 || bids[nub - 1] != bids[i]) bids[nub++] = bids[i];
-        }
-        bsize = wpart_i_malloc(nub, sizeof(double));
-        bhome = wpart_i_malloc(nub, sizeof(int32_t));
-        if (!bsize || !bhome) WPART_FAIL(WPART_ENOMEM, "out of memory for a pair's blocks");
-        for (int32_t k = 0; k < nub; k++) {
-            if (!find_block(a, b, bids[k], &bsize[k], &bhome[k])) {
-                WPART_FAIL(WPART_EINVAL, "a task accesses a block with no size or home");
-            }
-        }
+        WPART_CHECK(find_block_distinct(a, b, bids, nblk, &nub, &bsize, &bhome, "a pair's",
+                                        "a task"));
         for (int64_t k = 0; k < n; k++) {
             const wpart_tasks_rank_records_t *s = side[k] ? b : a;
             int64_t bl = s->blk[from[k]];
