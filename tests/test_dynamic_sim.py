@@ -97,15 +97,16 @@ def test_P12_determinism_and_seed():
 
 
 def test_trace_is_the_cores_records_viewed():
-    """TRACE_DTYPE is the core's 96-byte block record: every field reads what the core wrote
+    """TRACE_DTYPE is the core's 104-byte block record: every field reads what the core wrote
     (its layout, ``_C_TRACE``, viewed on the same bytes), the trace is a view of the buffer the
     binding took over (no copy), and that buffer lives as long as the trace."""
     import gc
+    import io
     import sys
 
     from wpart.dynamic._sim import _C_TRACE
 
-    assert TRACE_DTYPE.itemsize == _C_TRACE.itemsize == 96
+    assert TRACE_DTYPE.itemsize == _C_TRACE.itemsize == 104
     for f in TRACE_DTYPE.names:
         fmt, off = TRACE_DTYPE.fields[f][:2]
         cfmt, coff = _C_TRACE.fields[f][:2]
@@ -120,6 +121,14 @@ def test_trace_is_the_cores_records_viewed():
     for f in TRACE_DTYPE.names:
         np.testing.assert_array_equal(tr[f], c[f])
     assert set(np.unique(tr["kind"]).tolist()) == {0, 3}  # hdss: training, then its own
+    assert not c["pad0"].any() and not c["pad1"].any()  # (bit-identical runs)
+    buf = io.BytesIO()  # in-order fields: np.save writes it, np.load gives it back
+    np.save(buf, tr)
+    buf.seek(0)
+    back = np.load(buf)
+    assert back.dtype == TRACE_DTYPE
+    for f in TRACE_DTYPE.names:
+        np.testing.assert_array_equal(back[f], tr[f])
     size = tr["size"].copy()
     gc.collect()
     np.testing.assert_array_equal(tr["size"], size)

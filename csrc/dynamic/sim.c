@@ -16,10 +16,18 @@
  * evaluation holds) whenever an idle PU's situation may have changed.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim_engine.h"
+
+/* wpart.dynamic.TRACE_DTYPE views these records: its offsets are these */
+_Static_assert(sizeof(wpart_dynamic_trace_t) == 104 &&
+                   offsetof(wpart_dynamic_trace_t, block) == 8 &&
+                   offsetof(wpart_dynamic_trace_t, kind) == 32 &&
+                   offsetof(wpart_dynamic_trace_t, t_assign) == 48,
+               "the block record's layout (TRACE_DTYPE)");
 
 wpart_status_t wpart_i_sim_grow(void **p, int64_t *cap, int64_t need, size_t sz, const char *what)
 {
@@ -323,18 +331,11 @@ wpart_status_t wpart_i_sim_process_actions(eng_t *e, double t)
         }
         int64_t s;
         WPART_CHECK(new_slot(e, &s));
-        wpart_dynamic_trace_t *rc = &e->rec[s];
-        rc->pu = as->pu;
-        rc->kind = as->kind;
-        rc->vstep = as->vstep;
-        rc->model_version = as->model_version;
-        rc->block = as->block_id;
-        rc->offset = as->offset;
-        rc->size = as->size;
-        rc->t_assign = t;
-        rc->pred_end = as->pred_end;
-        rc->t_xfer_start = rc->t_comp_start = rc->t_end = NAN;
-        rc->t_xfer = rc->t_comp = NAN;
+        e->rec[s] = (wpart_dynamic_trace_t){
+            .pu = as->pu, .block = as->block_id, .offset = as->offset, .size = as->size,
+            .kind = as->kind, .vstep = as->vstep, .model_version = as->model_version,
+            .t_assign = t, .t_xfer_start = NAN, .t_comp_start = NAN, .t_end = NAN,
+            .pred_end = as->pred_end, .t_xfer = NAN, .t_comp = NAN}; /* (the pads 0) */
         e->next[s] = -1;
         WPART_CHECK(wpart_i_sim_grow((void **)&e->span, &e->cap_span, e->n_span + 1, sizeof *e->span,
                          "coverage table"));

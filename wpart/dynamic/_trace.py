@@ -26,31 +26,31 @@ from .._validate import deprecated_attr, renamed
 __all__ = ["RunResult", "plot_gantt", "plot_run"]  # TRACE_DTYPE is exported by _sim
 
 #: One record per block. ``kind``: 0 train, 1 regular, 2 gap, 3 other (a baseline's block).
-#: Times are seconds from the start of the run. The fields sit where the core's 96-byte block
-#: record holds them (``kind`` in the low byte of its int32), so a trace is the core's records
-#: viewed, not copied.
+#: Times are seconds from the start of the run. The fields sit where the core's 104-byte block
+#: record holds them (in this order, naturally aligned; ``kind`` the low byte of its int32), so
+#: a trace is the core's records viewed, not copied.
 _TRACE_FIELDS = (
     ("pu", "i4", 0),
-    ("block", "i8", 16),
-    ("offset", "i8", 24),
-    ("size", "i8", 32),
-    ("kind", "i1", 4 if sys.byteorder == "little" else 7),
-    ("vstep", "i4", 8),
-    ("model_version", "i4", 12),
-    ("t_assign", "f8", 40),
-    ("t_xfer_start", "f8", 48),
-    ("t_comp_start", "f8", 56),
-    ("t_end", "f8", 64),
-    ("pred_end", "f8", 72),
-    ("t_xfer", "f8", 80),
-    ("t_comp", "f8", 88),
+    ("block", "i8", 8),
+    ("offset", "i8", 16),
+    ("size", "i8", 24),
+    ("kind", "i1", 32 if sys.byteorder == "little" else 35),
+    ("vstep", "i4", 36),
+    ("model_version", "i4", 40),
+    ("t_assign", "f8", 48),
+    ("t_xfer_start", "f8", 56),
+    ("t_comp_start", "f8", 64),
+    ("t_end", "f8", 72),
+    ("pred_end", "f8", 80),
+    ("t_xfer", "f8", 88),
+    ("t_comp", "f8", 96),
 )
 TRACE_DTYPE = np.dtype(
     {
         "names": [f[0] for f in _TRACE_FIELDS],
         "formats": [f[1] for f in _TRACE_FIELDS],
         "offsets": [f[2] for f in _TRACE_FIELDS],
-        "itemsize": 96,
+        "itemsize": 104,
     }
 )
 

@@ -221,10 +221,13 @@ typedef struct {
 
 void wpart_dynamic_sim_options_init(wpart_dynamic_sim_options_t *o);
 
-/** One record per block. 96 bytes, no padding. */
+/** One record per block, 104 bytes: the fields in the order of wpart.dynamic.TRACE_DTYPE,
+ * naturally aligned, the padding named (pad0, pad1: 0), so that a trace is these records viewed
+ * (and saved as they are). */
 typedef struct {
-    int32_t pu, kind, vstep, model_version;
+    int32_t pu, pad0;
     int64_t block, offset, size;
+    int32_t kind, vstep, model_version, pad1;
     double t_assign, t_xfer_start, t_comp_start, t_end, pred_end, t_xfer, t_comp;
 } wpart_dynamic_trace_t;
 
@@ -306,7 +309,7 @@ wpart_status_t wpart_dynamic_drive(wpart_dynamic_balancer_t *b, const wpart_dyna
  * coverage invariant P1 failed, or "balancer stalled": no work in flight and not done),
  * WPART_ELIMIT (max_events), WPART_ECANCELLED (control hooks), WPART_ENOMEM.
  * Complexity: O(E log H) for E events and heap size H (<= blocks in flight + evaluations +
- * rate-change entries); O(B) memory for B blocks (the trace, 96 bytes per block, only when
+ * rate-change entries); O(B) memory for B blocks (the trace, 104 bytes per block, only when
  * record_trace; 16 bytes per block otherwise, for the coverage check).
  */
 wpart_status_t wpart_dynamic_sim_run(const wpart_dynamic_platform_t *pl,
