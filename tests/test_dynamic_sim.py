@@ -474,7 +474,8 @@ def test_tqdm_progress_and_event_cap():
     assert r.n_blocks == 20_000
     with pytest.raises(RuntimeError, match="max_events"):
         simulate(pl, Greedy(4, 20_000, chunk=1), max_events=5000)
-    with pytest.raises(ValueError, match="eval_model"):
-        simulate(pl, Greedy(4, 100), eval_model=(1.0,))
+    for bad in ((1.0,), 1.0, np.array(1.0), (0.1, -1.0), (0.1, np.nan)):  # 0-d: no len()
+        with pytest.raises(ValueError, match="eval_model"):
+            simulate(pl, Greedy(4, 100), eval_model=bad)
     with pytest.raises(ValueError, match="max_events"):
         simulate(pl, Greedy(4, 100), max_events=-1)

@@ -18,8 +18,8 @@ from numpy.typing import NDArray
 from .. import _core
 from .._progress import progress_hook
 from .._result import Result, pct
-from .._validate import (as_bool, as_float, as_int, as_progress, as_seed, as_sequence, choice,
-                         core_time_limit, deprecated_attr, extra_keywords_deprecated)
+from .._validate import (as_bool, as_float, as_floats, as_int, as_progress, as_seed, as_sequence,
+                         choice, core_time_limit, deprecated_attr, extra_keywords_deprecated)
 from ._balancer import BLOCK_KINDS, Balancer, PyBalancer
 from ._sim import _C_TRACE, _EVAL_MODES, IDLE_COLUMNS, TRACE_DTYPE, Platform
 from ._table import BALANCERS, make_balancer
@@ -312,12 +312,8 @@ def simulate(
         raise WpartValueError(f"`balancer` has m = {c.m} PUs but the platform has {platform.m}")
     eval_cost_mode = choice(eval_cost_mode, "eval_cost_mode", _EVAL_MODES)
     tl = core_time_limit(time_limit)
-    if isinstance(eval_model, (str, bytes)) or not hasattr(eval_model, "__len__"):
-        raise WpartTypeError(f"`eval_model` must be a pair (a, b) of numbers, got {type(eval_model).__name__}")
-    if len(eval_model) != 2:
-        raise WpartValueError(f"`eval_model` must be a pair (a, b) of numbers, got {eval_model!r}")
-    a = as_float(eval_model[0], "eval_model", minimum=0.0)
-    b = as_float(eval_model[1], "eval_model", minimum=0.0)
+    a, b = (float(v) for v in as_floats(eval_model, "eval_model", n=2,
+                                            values="finite and non-negative"))
     max_events = as_int(max_events, "max_events", minimum=0, maximum=2**63 - 1)
     eval_cost = as_float(eval_cost, "eval_cost", minimum=0.0)
     dispatch_overhead = as_float(dispatch_overhead, "dispatch_overhead", minimum=0.0)
