@@ -119,6 +119,29 @@ def test_tasks_check_names_every_problem(inputs):
     assert _run("wpart tasks check nothing-here", inputs).returncode == 1
 
 
+def test_spatial_reads_a_matrixmarket_file_as_the_library_does(inputs):
+    """A .mtx file goes to the library as its path: --weights stored counts every stored entry
+    (a duplicate twice, an explicit zero once), as ``rect_nicol(path, weights="stored")``; a
+    negative value is refused naming the file and the command's own --weights options."""
+    from wpart import spatial
+
+    (inputs / "dup.mtx").write_text("%%MatrixMarket matrix coordinate real general\n3 3 4\n"
+                                    "1 1 2.0\n1 1 3.0\n2 2 0.0\n3 3 -1.0\n")
+    for w, total in (("stored", 4), ("count", 2)):
+        r = _run(f"wpart spatial dup.mtx -m 1 --weights {w} --json d.json --no-progress", inputs)
+        assert r.returncode == 0, r.stderr
+        assert json.loads((inputs / "d.json").read_text())["total"] == total
+        assert spatial.partition(str(inputs / "dup.mtx"), 1, weights=w).total == total
+    for cmd in ("wpart spatial dup.mtx -m 2", "wpart compare spatial dup.mtx -m 2"):
+        r = _run(cmd, inputs)
+        assert r.returncode == 1, r.stdout + r.stderr
+        assert "dup.mtx" in r.stderr and "--weights stored" in r.stderr, r.stderr
+        assert "weights='stored'" not in r.stderr
+    np.save(inputs / "neg.npy", -np.ones((4, 4)))
+    r = _run("wpart spatial neg.npy -m 4", inputs)
+    assert r.returncode == 1 and "neg.npy" in r.stderr and "negative" in r.stderr
+
+
 def test_exit_codes(inputs, tmp_path):
     # 1: input refused, the message names the file (and the field)
     r = _run("wpart spatial missing.npy -m 4", inputs)

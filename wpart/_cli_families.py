@@ -9,8 +9,10 @@ files when asked).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -342,10 +344,42 @@ def read_loads_file(path: Path) -> Any:
 
 # ------------------------------------------------------------------------ subcommands ----
 
+def _matrix_input(path: Path) -> Any:
+    """What the spatial commands pass on: a MatrixMarket file as its path (the library reads
+    it, so ``--weights`` counts its entries as stored, duplicates and explicit zeros included,
+    and its errors name the file), any other file as the array read."""
+    from ._errors import WpartFileNotFoundError
+
+    if path.name.lower().endswith((".mtx", ".mtx.gz", ".mtx.bz2")):
+        if not path.is_file():
+            raise WpartFileNotFoundError(f"FILE: {path}: no such file")
+        return path
+    return read_matrix_file(path)
+
+
+@contextlib.contextmanager
+def _naming(path: Path) -> Iterator[None]:
+    """A refused matrix names the file (where the library has not) and the command's own
+    ``--weights`` option instead of the keyword."""
+    from ._errors import WpartError
+
+    try:
+        yield
+    except WpartError as e:
+        msg = str(e)
+        for w in ("stored", "count", "values"):
+            msg = msg.replace(f"weights='{w}'", f"--weights {w}")
+        if str(path) not in msg:
+            msg = f"{path}: {msg}"
+        if msg == str(e):
+            raise
+        raise type(e)(msg) from e
+
+
 def _spatial(args: argparse.Namespace) -> int:
     from . import spatial
 
-    A = read_matrix_file(args.file)
+    A = _matrix_input(args.file)
     kw: dict[str, Any] = {"weights": args.weights}
     if args.P is not None:
         kw["P"] = args.P
@@ -353,9 +387,10 @@ def _spatial(args: argparse.Namespace) -> int:
         kw["Q"] = args.Q
     if args.time_limit is not None:
         kw["time_limit"] = args.time_limit
-    print(f"[wpart spatial] {args.file}: {A.shape[0]} x {A.shape[1]}, m = {args.m}, "
+    with _naming(args.file):
+        r = spatial.partition(A, args.m, method=args.method, **kw)
+    print(f"[wpart spatial] {args.file}: {r.shape[0]} x {r.shape[1]}, m = {args.m}, "
           f"method {args.method}", file=sys.stderr)
-    r = spatial.partition(A, args.m, method=args.method, **kw)
     print(f"method {r.method}  status {r.status}  max_load {r.max_load:.6g}  "
           f"lower_bound {r.lower_bound:.6g}  imbalance {r.imbalance:.3%}")
     d = r.to_dict()
@@ -651,7 +686,7 @@ def _compare(args: argparse.Namespace) -> int:
     elif fam == "spatial":
         from .spatial import compare
 
-        c = compare(read_matrix_file(Path(inputs[0])), args.m, time_limit=tl, progress=prog,
+        c = compare(_matrix_input(Path(inputs[0])), args.m, time_limit=tl, progress=prog,
                     weights=args.weights)
     elif fam == "tasks":
         from .tasks import compare as tcompare, read_lbdatafile
@@ -668,6 +703,10 @@ def _compare(args: argparse.Namespace) -> int:
         c = dcompare(read_platform(inputs[0]), seeds=range(args.seeds), time_limit=tl,
                      progress=False)
     print(c)
+    refused = [r for r in c.table if r.get("status") == "refused"]
+    if c.table and len(refused) == len(c.table):  # the input itself, not a method
+        with _naming(Path(inputs[0])) if fam == "spatial" else contextlib.nullcontext():
+            raise WpartValueError(f"every method refused the input: {refused[0]['message']}")
     _write_json(args.json, _finite(c.to_dict()))
     _save_plot(args.plot, c)
     return EXIT_OK if any(r[c.objective] is not None for r in c.table) else EXIT_TIME_LIMIT
