@@ -200,6 +200,22 @@ def test_negative_values_name_the_file(tmp_path):
     assert r.max_load == 1 and r.total == 3
 
 
+@pytest.mark.parametrize("field", ["pattern", "integer", "real"])
+def test_a_cell_stored_twice_counts_twice_for_stored(tmp_path, field):
+    """weights="stored" counts every stored entry, a cell stored twice twice, for every field
+    (a pattern file's int64 conversion summed them before); "count" counts the cell once, and
+    "values" sums (a pattern entry weighs 1). Oracle: the lines of the file."""
+    v = "" if field == "pattern" else " 2"
+    p = tmp_path / "dup.mtx"
+    p.write_text(f"%%MatrixMarket matrix coordinate {field} general\n3 3 4\n"
+                 f"1 1{v}\n1 1{v}\n2 3{v}\n3 3{v}\n")
+    w = 1 if field == "pattern" else 2
+    for weights, total in (("stored", 4), ("count", 3), ("values", 4 * w)):
+        for fn in (ws.rect_nicol, ws.rect_uniform, ws.jag_m_heur):
+            assert fn(p, 1, weights=weights).total == total, (weights, fn)
+        assert ws.rect_nicol(p, 4, P=2, Q=2, weights=weights).loads.sum() == total
+
+
 def _oracle(data: bytes, h) -> tuple | None:
     """An independent reading of a body the fast path took: Python's int / float on the split
     lines, the mirrors appended, sorted by (row, column)."""

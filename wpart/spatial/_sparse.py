@@ -457,7 +457,9 @@ def as_input(A: Any, weights: Any, ndims: tuple, name: str = "A") -> Any:
         try:
             if is_sparse(M):
                 if field == "pattern" and M.dtype != np.int64:  # no values: integer loads
-                    M = M.astype(np.int64)
+                    c = M.tocoo()  # (not astype: it sums duplicates, which "stored" counts)
+                    M = _sp().coo_array((c.data.astype(np.int64), (c.row, c.col)),
+                                        shape=c.shape)
                 return SparseInput(M, w, name)
             return _dense(M, w, ndims, name, check=True)
         except (WpartValueError, WpartTypeError, WpartOverflowError, WpartMemoryError) as exc:
