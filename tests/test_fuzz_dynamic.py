@@ -178,7 +178,10 @@ def _run(key, value):
         assert key == "time_limit"
         return
     if exc is None:
-        assert int(np.sum(r.elements)) == 600
+        if r.status == "time_limit":  # documented: the blocks finished by then, success False
+            assert key == "time_limit" and not r.success and int(np.sum(r.elements)) <= 600
+        else:
+            assert int(np.sum(r.elements)) == 600
 
 
 def test_real_run(fuzz_budget):

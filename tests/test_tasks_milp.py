@@ -104,6 +104,35 @@ def test_random_tiny_equals_brute_force(seed):
                 assert r.max_load == pytest.approx(want, abs=1e-7), (form, pres)
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_work_in_any_unit_equals_brute_force(seed):
+    """The same instances with every coefficient (and per-rank alpha) times 10^k, k from -12
+    to 300: GLPK solves ``scale * W`` (a power of two, exact), so the optimum is brute force's
+    times the factor. Unscaled, alpha 1e8 failed in the simplex, 1e12 came back "infeasible"
+    and coefficients of 1e-9 ended above the optimum."""
+    rng = np.random.default_rng(900 + seed)
+    p = tasks.random_problem(int(rng.integers(2, 4)), int(rng.integers(2, 6)),
+                             int(rng.integers(0, 3)), int(rng.integers(0, 6)), seed=seed,
+                             memory=bool(seed % 2), rank_alpha=seed % 3 == 0)
+    co = dict(alpha=1.0, beta=float(rng.integers(0, 3)) * 0.5,
+              gamma=float(rng.integers(0, 2)) * 0.25, delta=float(rng.integers(0, 2)) * 0.5)
+    cap = float(rng.integers(4, 25)) if seed % 2 else None
+    for k in (-12, -9, 0, 8, 12, 300):
+        f = 10.0 ** k
+        q = p if p.rank_alpha is None else p.with_(rank_alpha=p.rank_alpha * f)
+        kw = {n: v * f for n, v in co.items()}
+        want = tasks.brute_force(q, memory_cap=cap, **kw).max_load
+        r = tasks.solve_milp(q, memory_cap=cap, **kw)
+        if math.isinf(want):
+            assert r.status == "infeasible", k
+            continue
+        assert r.status == "optimal", (k, r.message)
+        assert r.max_load == pytest.approx(want, rel=1e-9, abs=1e-7 * f), k
+        sc = r.stats["work_scale"]
+        assert sc > 0 and math.frexp(sc)[0] == 0.5  # a power of two
+        assert r.stats["objective"] == pytest.approx(want, rel=1e-6, abs=1e-6 * f)
+
+
 def test_fwmp_equals_comcp_load_only():
     p = tasks.random_problem(3, 6, 2, 5, seed=9)
     a = tasks.solve_milp(p, form="paper").max_work

@@ -224,6 +224,28 @@ def _gap_to(w: float, lb: float) -> float:
     return 0.0 if w <= lb else (math.inf if lb <= 0 else (w - lb) / lb)
 
 
+#: GLPK's tolerances are absolute (1e-7 on bounds and reduced costs): a model whose work is
+#: far from 1 is solved for ``scale * W``, scale the power of two that brings a reference
+#: ``W_max`` (the heuristic start's, near the optimum; else the initial placement's without
+#: the memory caps) to [1, 2). Without it, alpha = 1e8 on unit loads failed in the simplex,
+#: 1e12 came back "infeasible", and 34 of 150 small cases with alpha or beta 1e-9 / 1e9 ended
+#: above brute force's optimum.
+_SCALE_OUTSIDE = 2.0 ** 16
+
+
+def _work_scale(problem: Problem, c: Coefficients, w_ref: float | None) -> float:
+    """1, or the power of two by which the work is scaled for GLPK when the reference
+    ``W_max`` is above 2**16 or below 2**-16."""
+    w = math.nan if w_ref is None else float(w_ref)
+    if not (math.isfinite(w) and w > 0):
+        w, _ = _core.tasks_evaluate(problem._dict(None), c.as_tuple(enforce_memory=False),
+                                    problem.initial)
+        w = float(w)
+    if not (math.isfinite(w) and w > 0) or 1 / _SCALE_OUTSIDE <= w <= _SCALE_OUTSIDE:
+        return 1.0
+    return math.ldexp(1.0, -math.frexp(w)[1] + 1)
+
+
 def _heuristic_only(problem: Problem, c: Coefficients, cap: Any, heur: tuple, m: dict,
                     tl: float, load_s: float, t0: float) -> TasksResult:
     """The result of a time-limited solve with no time left for GLPK: the heuristic's
@@ -299,7 +321,11 @@ def solve_milp(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma
         proven bound (or the load bound, whichever is larger), so ``gap`` is the paper's
         ``(objective - bound) / bound`` (Sec. VII-A). ``stats`` holds ``solver_status``,
         ``objective``, ``bound``, ``glpk_gap``, ``seconds``, ``n_cols``, ``n_rows``,
-        ``n_eq_rows``, ``nnz``.
+        ``n_eq_rows``, ``nnz`` and ``work_scale``: GLPK's tolerances are absolute, so where
+        the work is far from 1 (a reference ``W_max`` outside [2**-16, 2**16]) the model
+        solved, and the one `write` saves, is that of ``work_scale * W`` (a power of two:
+        the same optimum, exactly scaled); ``objective`` and ``bound`` are in the work's own
+        units.
 
     Raises
     ------
@@ -309,17 +335,28 @@ def solve_milp(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma
     _need_problem(problem)
     c = Coefficients(alpha=alpha, beta=beta, gamma=gamma, delta=delta)
     tl = as_time_limit(time_limit)
+    choice(form, "form", FORMS)  # (checked again by milp_model; before the heuristic's work)
+    choice(formulation, "formulation", ("auto", "comcp", "fwmp"))
     t0 = time.perf_counter()
-    m = milp_model(problem, alpha=c.alpha, beta=c.beta, gamma=c.gamma, delta=c.delta,
+    cap = problem.caps(memory_cap)
+    heur = _heuristic(problem, c, cap, as_bool(preserve_clusters, "preserve_clusters"),
+                      None if tl is None else tl / 2) \
+        if as_bool(warm_start, "warm_start") else None
+    scale = _work_scale(problem, c, None if heur is None else heur[1])
+    ps, cs = problem, c
+    if scale != 1.0:  # W is linear in (alpha_r, beta, gamma, delta): the model of scale * W
+        cs = Coefficients(alpha=c.alpha * scale, beta=c.beta * scale, gamma=c.gamma * scale,
+                          delta=c.delta * scale)
+        if problem.rank_alpha is not None:
+            ps = problem.with_(rank_alpha=np.asarray(problem.rank_alpha) * scale)
+    tb = time.perf_counter()
+    m = milp_model(ps, alpha=cs.alpha, beta=cs.beta, gamma=cs.gamma, delta=cs.delta,
                    memory_cap=memory_cap, preserve_clusters=preserve_clusters, form=form,
                    formulation=formulation)
     # GLPK's model load and presolve run before its clock starts and cannot be cut short;
     # they cost about _LOAD_PER_BUILD times the model build (measured: 0.29-0.30 s against a
     # 0.04 s build at 1.1 M nonzeros), so a solve that cannot fit is not started
-    load_s = _LOAD_PER_BUILD * (time.perf_counter() - t0)
-    cap = problem.caps(memory_cap)
-    heur = _heuristic(problem, c, cap, bool(preserve_clusters), None if tl is None else tl / 2) \
-        if as_bool(warm_start, "warm_start") else None
+    load_s = _LOAD_PER_BUILD * (time.perf_counter() - tb)
     x0 = None
     if heur is not None and (tl is None or tl - (time.perf_counter() - t0) >= 2 * load_s):
         # GLPK's first incumbent: the heuristic placement, completed
@@ -330,8 +367,8 @@ def solve_milp(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma
         return _heuristic_only(problem, c, cap, heur, m, tl, load_s, t0)
     r = _solve_model(m, None if left is None else max(left - load_s, 1e-3), mip_gap, progress,
                      write, x0=x0)
-    stats = {"solver_status": r.status, "objective": float(r.objective),
-             "bound": float(r.bound), "glpk_gap": float(r.gap),
+    stats = {"solver_status": r.status, "objective": float(r.objective) / scale,
+             "bound": float(r.bound) / scale, "glpk_gap": float(r.gap), "work_scale": scale,
              "seconds": time.perf_counter() - t0, "solver_seconds": float(r.seconds),
              "nodes": int(r.nodes), "n_cols": m["n_cols"], "n_rows": m["n_rows"],
              "n_eq_rows": m["n_eq_rows"], "nnz": int(m["a_row"].size), "form": m["form"],
