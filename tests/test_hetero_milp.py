@@ -36,6 +36,21 @@ def test_random_small_cases_agree():
         assert np.all(g.dist.sum(axis=1) == n)
 
 
+def test_times_and_energies_in_any_unit_agree():
+    """Times and energies times 10^k (k from -300 to 300): the MILP front is HEPOPTA's (GLPK
+    gets them scaled by powers of two; times of 1e9 made its stage 2 infeasible before)."""
+    rng = np.random.default_rng(7)
+    for it in range(30):
+        prof, n = random_instance(rng, dyadic=bool(it % 2))
+        kt, ke = [(9, 0), (0, 9), (12, -12), (-9, 9), (300, 0), (-300, 300)][it % 6]
+        prof = [(s, t * 10.0 ** kt, e * 10.0 ** ke) for s, t, e in prof]
+        f = wh.pareto_front(prof, n, balanced=False)
+        g = wh.milp_front(prof, n)
+        assert g.status == f.status, (it, g.message)
+        np.testing.assert_allclose(g.time, f.time, rtol=1e-9, atol=0)
+        np.testing.assert_allclose(g.energy, f.energy, rtol=1e-9, atol=1e-12 * 10.0 ** ke)
+
+
 def test_medium_synthetic_agrees():
     ps = wh.synthetic("dgemm-like", seed=4, hi=64 * 20, m=3)
     n = 64 * 30

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 import os
 from collections.abc import Callable
@@ -617,6 +618,21 @@ def _start_iv(x0: ArrayLike, model: dict) -> np.ndarray:
     if not np.all(np.isfinite(x)):
         raise WpartValueError("`x0` must be finite")
     return x
+
+
+#: GLPK's tolerances are absolute (1e-7 on bounds and reduced costs): a family's model whose
+#: magnitudes are far from 1 is built on values scaled by a power of two (exact) first
+UNIT_OUTSIDE = 2.0 ** 16
+
+
+def unit_scale(w: float) -> float:
+    """1, or the power of two s with ``s * w`` in [1, 2) when the positive finite magnitude `w`
+    lies outside [2**-16, 2**16] (a model built on values times s has the same optimum, scaled
+    exactly, and GLPK's absolute tolerances suit it)."""
+    w = float(w)
+    if not (math.isfinite(w) and w > 0) or 1 / UNIT_OUTSIDE <= w <= UNIT_OUTSIDE:
+        return 1.0
+    return math.ldexp(1.0, -math.frexp(w)[1] + 1)
 
 
 def solver_version() -> str:

@@ -8,6 +8,7 @@ import time
 import numpy as np
 
 from .. import _core
+from .._milp import unit_scale
 from .._validate import as_time_limit
 from ._front import ParetoFront, make_front, stopped_front
 from ._profiles import ProfileSet
@@ -34,10 +35,18 @@ def milp_front(ps: ProfileSet, n: int, *, time_limit: float | None = None) -> Pa
     """
     tl = as_time_limit(time_limit)
     t0 = time.perf_counter()
-    r = _core.hetero_milp_front(int(n), *ps.csr(), 0.0 if tl is None else tl)
-    stats = {"seconds": time.perf_counter() - t0}
+    off, sizes, times, energies = ps.csr()
+    # times and energies far from 1 go to GLPK scaled by powers of two (exact; without it,
+    # times of 1e9 made stage 2 infeasible after a feasible stage 1)
+    st = unit_scale(times.max()) if times.size else 1.0
+    with np.errstate(over="ignore"):  # (energies whose sums overflow: the core refuses them)
+        etop = float(sum(float(pr.energy.max()) for pr in ps.profiles if pr.n_points))
+    se = unit_scale(energies.max()) if energies.size and np.isfinite(etop) else 1.0
+    r = _core.hetero_milp_front(int(n), off, sizes, times * st, energies * se,
+                                0.0 if tl is None else tl)
+    stats = {"seconds": time.perf_counter() - t0, "time_scale": st, "energy_scale": se}
     if r == "time_limit":
         return stopped_front("milp", ps.m, int(n), stats, f"the time limit of {tl:g} s was "
                              "reached before the front was complete")
     e, d, t, x = r
-    return make_front("milp", (t, e, d, x), int(n), stats)
+    return make_front("milp", (t / st, e / se, d / se, x), int(n), stats)

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _core
 from .._errors import CancelledError, SolverError, WpartError, WpartTypeError, WpartValueError
+from .._milp import unit_scale
 from .._validate import as_bool, as_time_limit, choice
 from .._validate import positional_deprecated
 from ._compress import bounded_ranks
@@ -224,26 +225,17 @@ def _gap_to(w: float, lb: float) -> float:
     return 0.0 if w <= lb else (math.inf if lb <= 0 else (w - lb) / lb)
 
 
-#: GLPK's tolerances are absolute (1e-7 on bounds and reduced costs): a model whose work is
-#: far from 1 is solved for ``scale * W``, scale the power of two that brings a reference
-#: ``W_max`` (the heuristic start's, near the optimum; else the initial placement's without
-#: the memory caps) to [1, 2). Without it, alpha = 1e8 on unit loads failed in the simplex,
-#: 1e12 came back "infeasible", and 34 of 150 small cases with alpha or beta 1e-9 / 1e9 ended
-#: above brute force's optimum.
-_SCALE_OUTSIDE = 2.0 ** 16
-
-
 def _work_scale(problem: Problem, c: Coefficients, w_ref: float | None) -> float:
-    """1, or the power of two by which the work is scaled for GLPK when the reference
-    ``W_max`` is above 2**16 or below 2**-16."""
+    """The power of two by which the work is scaled for GLPK (wpart._milp.unit_scale) of a
+    reference ``W_max``: the heuristic start's (near the optimum), else the initial placement's
+    without the memory caps. Without it, alpha = 1e8 on unit loads failed in the simplex, 1e12
+    came back "infeasible", and 34 of 150 small cases with alpha or beta of 1e-9 / 1e9 ended
+    above brute force's optimum."""
     w = math.nan if w_ref is None else float(w_ref)
     if not (math.isfinite(w) and w > 0):
-        w, _ = _core.tasks_evaluate(problem._dict(None), c.as_tuple(enforce_memory=False),
-                                    problem.initial)
-        w = float(w)
-    if not (math.isfinite(w) and w > 0) or 1 / _SCALE_OUTSIDE <= w <= _SCALE_OUTSIDE:
-        return 1.0
-    return math.ldexp(1.0, -math.frexp(w)[1] + 1)
+        w = float(_core.tasks_evaluate(problem._dict(None), c.as_tuple(enforce_memory=False),
+                                       problem.initial)[0])
+    return unit_scale(w)
 
 
 def _heuristic_only(problem: Problem, c: Coefficients, cap: Any, heur: tuple, m: dict,
