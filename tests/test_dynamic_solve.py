@@ -340,6 +340,26 @@ def test_oracle_milp_remainder_and_quantum():
     assert sum(v % 4 != 0 for v in r.blocks) <= 1
 
 
+def test_oracle_milp_in_any_time_unit_and_its_size_bound():
+    """Curves times 10^k (k from -12 to 300) give the same blocks and the times scaled: GLPK
+    gets them scaled by a power of two (seconds of 1e-9 gave a wrong optimum, 1e9
+    "infeasible"). n / quantum above 2^23 is refused naming `quantum` (GLPK called such
+    always-feasible models infeasible); with a quantum it runs."""
+    fs = [affine(2e-6, 1e-3), affine(1e-6, 5e-3), power(3e-6, 1.05)]
+    base = d.oracle_milp(fs, 100_000, breakpoints=32)
+    assert base.success
+    for k in (-12, -9, 9, 12, 300):
+        f = 10.0 ** k
+        r = d.oracle_milp([lambda x, g=g: g(x) * f for g in fs], 100_000, breakpoints=32)
+        assert r.success and np.array_equal(r.blocks, base.blocks), k
+        assert r.makespan == pytest.approx(base.makespan * f, rel=1e-12)
+        assert r.T_pwl == pytest.approx(base.T_pwl * f, rel=1e-12)
+    with pytest.raises(ValueError, match="quantum >= 120"):
+        d.oracle_milp(fs, 10**9, breakpoints=16)
+    r = d.oracle_milp(fs, 10**9, breakpoints=16, quantum=200)
+    assert r.success and r.blocks.sum() == 10**9
+
+
 def test_S8_ipopt_cross_check():
     cyipopt = pytest.importorskip("cyipopt")
     fs = [affine(0.1, 1.0), affine(0.2, 0.5), power(0.01, 1.5)]

@@ -12,7 +12,7 @@ nor is optimal). :func:`oracle_milp` is a GLPK cross-check of the optimum on tru
 """
 
 from __future__ import annotations
-from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
+from .._errors import SolverError, WpartOverflowError, WpartTypeError, WpartValueError
 
 import math
 from collections.abc import Callable, Sequence
@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
+from .._milp import unit_scale
 from .._result import Result, new_axes
 from .._validate import as_array, as_bool, as_sequence, as_float, choice, core_time_limit, deprecated_attr, renamed
 from ._balancer import count
@@ -653,6 +654,11 @@ def _curve_values(f: Callable[[Any], Any], x: NDArray[np.float64], i: int) -> ND
     return v
 
 
+#: oracle_milp's largest n / quantum: above it GLPK reported always-feasible models
+#: infeasible (2^24 with five PUs; 2^23 held with 2 to 8 PUs, 32 breakpoints)
+_MILP_UNITS = 2**23
+
+
 @renamed(total="n")
 def oracle_milp(
     curves: Sequence[Callable[[Any], Any]],
@@ -681,6 +687,8 @@ def oracle_milp(
     breakpoints : int, optional
         ``K`` (>= 2).
     quantum : int, optional
+        Block granularity; ``n / quantum`` is at most 2^23 (GLPK's tolerances break larger
+        integer sizes).
     time_limit : float or None, optional
         Seconds (None: no limit). Reaching it gives ``status == "time_limit"`` with GLPK's
         incumbent, if it has one.
@@ -688,6 +696,12 @@ def oracle_milp(
     Returns
     -------
     OracleMilpResult
+        Times far from 1 reach GLPK scaled by a power of two (the same optimum).
+
+    Raises
+    ------
+    wpart.SolverError
+        GLPK failed (also when it calls the model, which always has a point, infeasible).
     """
     fs = list(curves)
     if not fs:
@@ -701,8 +715,12 @@ def oracle_milp(
         raise WpartValueError(f"`breakpoints` must be <= 100000 (one binary per segment and PU), "
                          f"got {K}")
     q = count(quantum, "quantum", 1)
-    if W > 2**53:
-        raise WpartValueError(f"`n` must be <= 2^53 (exact in the MILP's doubles), got {W}")
+    if W // q > _MILP_UNITS:
+        raise WpartValueError(
+            f"`n` / `quantum` must be <= 2^23 = {_MILP_UNITS:,} blocks of `quantum` elements, "
+            f"got {W} / {q}: beyond it GLPK's tolerances break the MILP's integer sizes (it "
+            f"reported such always-feasible models infeasible); pass quantum >= "
+            f"{-(-W // _MILP_UNITS)}")
     tl = core_time_limit(time_limit)
     bx = np.unique(np.round(np.linspace(0.0, float(W), K)))
     bt = np.empty((len(fs), bx.size))
@@ -710,9 +728,16 @@ def oracle_milp(
         bt[i] = _curve_values(f, bx, i)
         bt[i, 0] = 0.0  # no block, no cost
     BX = np.ascontiguousarray(np.tile(bx, (len(fs), 1)))
+    # times far from 1 reach GLPK scaled by a power of two (exact; seconds of 1e-9 or 1e9 gave
+    # a wrong "optimum" or "infeasible" before)
+    st = unit_scale(float(bt.max())) if np.isfinite(bt).all() else 1.0
     x, T_pwl, status, message, seconds, nodes = _core.dynamic_oracle_milp(
-        BX, np.ascontiguousarray(bt), W, q, tl
+        BX, np.ascontiguousarray(bt * st), W, q, tl
     )
+    T_pwl = float(T_pwl) / st
+    if status == "infeasible":  # the model always has a point: GLPK's numerics failed
+        raise SolverError(f"oracle_milp: GLPK reported the model infeasible ({message}), "
+                          "which always has a solution: a numerical failure")
     if status not in ("optimal", "feasible"):
         x = np.zeros(len(fs), dtype=np.int64)
         T = math.nan
