@@ -256,11 +256,29 @@ def test_perfmodel_api():
         (([1, 2], [1.0, 1.0]), {"decay": 0.0}, ValueError, "`decay`"),
         (([1, 2], [1.0, 1.0]), {"window": -1}, ValueError, "`window`"),
         (([[1, 2]], [1.0, 1.0]), {}, ValueError, "`x` must be 1-D"),
+        (([1, 2], [1e160, 2e160]), {}, ValueError, "`t_comp` must have its largest time"),
+        (([1, 2], [1e-160, 2e-160]), {}, ValueError, "`t_comp` must have its largest time"),
+        (([1, 2], [1.0, 1.0]), {"t_xfer": [0.0, 1e-170]}, ValueError, "`t_xfer`.*rescale"),
     ],
 )
 def test_fit_bad_input(args, kw, exc, match):
     with pytest.raises(exc, match=match):
         d.fit_model(*args, **kw)
+
+
+def test_fit_in_any_time_unit_within_its_range():
+    """Times times 10^k (|k| < 150) give the model of the seconds, scaled: the same terms and
+    predictions within 1e-12 (beyond the range the squares overflow or vanish, and the
+    model came back 50 % off: refused above)."""
+    rng = np.random.default_rng(0)
+    x = rng.integers(1, 1 << 20, size=200)
+    t = 1e-6 * x + 1e-3 + rng.random(200) * 1e-5
+    base = d.fit_model(x, t)
+    xs = np.array([1000, 50_000, 900_000])
+    for k in (-149, -100, -9, 9, 100, 149):
+        m = d.fit_model(x, t * 10.0 ** k)
+        assert m.terms == base.terms, k
+        np.testing.assert_allclose(m(xs) / 10.0 ** k, base(xs), rtol=1e-12)
 
 
 def test_fit_does_not_modify_input():

@@ -225,6 +225,9 @@ def _sizes(x: Any, name: str) -> NDArray[np.int64]:
     return np.ascontiguousarray(a)
 
 
+_TIME_RANGE = 1e150
+
+
 def _times(t: Any, name: str, m: int) -> NDArray[np.float64]:
     a = as_array(t, name, allow_nan=True)
     if a.dtype.kind not in "biuf":
@@ -237,6 +240,12 @@ def _times(t: Any, name: str, m: int) -> NDArray[np.float64]:
     bad = np.flatnonzero(~np.isfinite(a) | (a < 0))
     if bad.size:
         raise WpartValueError(f"`{name}` must be finite and >= 0, got {a[bad[0]]} at index {bad[0]}")
+    top = float(a.max()) if a.size else 0.0
+    if top > _TIME_RANGE or 0.0 < top < 1.0 / _TIME_RANGE:
+        # the fit sums squares of times: beyond this they overflow or vanish, and the model
+        # came back 50 % off (measured from 1e154 and below 1e-155)
+        raise WpartValueError(f"`{name}` must have its largest time within [1e-150, 1e150] "
+                              f"(the fit sums their squares), got {top:g}: rescale the unit")
     return np.ascontiguousarray(a)
 
 
