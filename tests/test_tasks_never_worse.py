@@ -246,6 +246,19 @@ def test_milp_time_limit_counts_glpk_model_load():
     assert took < 0.5 + 0.5  # 0.46-0.47 CPU-s here; was 0.74-0.76 before the load counted
 
 
+def test_greedy_calls_an_overflow_an_overflow():
+    """A cluster whose work overflows on every rank (alpha 1e307 on loads summing above 18):
+    greedy said it fit on no rank "under the memory caps" though none was set."""
+    p = tasks.Problem([10.0, 10.0], 2, initial=[0, 1], edges=[[0, 1]], edge_bytes=[1.0],
+                      task_block=[0, 0], block_size=[1.0], block_home=[0])
+    with pytest.raises(wpart.WpartOverflowError, match="greedy: overflow.*no memory cap"):
+        tasks.balance(p, method="greedy", alpha=1e307)
+    q = tasks.Problem([1.0, 1.0], 2, initial=[0, 1], task_footprint=[5.0, 5.0],
+                      task_block=[0, 0], block_size=[1.0], block_home=[0])
+    with pytest.raises(wpart.WpartValueError, match="fits on no rank under the memory caps"):
+        tasks.balance(q, method="greedy", memory_cap=6.0)
+
+
 def test_loads_near_the_largest_float_overflow_is_named_and_means_stay_finite():
     """Two tasks of 1e308 on one rank: ccm's start is an overflow (said as such, not as an
     integer or memory-cap problem); greedy splits them and reports a finite mean."""

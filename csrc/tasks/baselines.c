@@ -291,6 +291,7 @@ wpart_status_t wpart_tasks_greedy(const wpart_tasks_problem_t *p, const wpart_ta
         v.blk = p->task_block ? p->task_block[A[0]] : -1; /* a unit is one block or one task */
         double bw = INFINITY;
         int32_t br = -1;
+        int fin = 0; /* a rank where the work is finite before the memory check */
         /* W of every rank after taking the unit: gview_on + wpart_tasks_i_work, the same
            operations in the same order, over the ranks' aggregates */
         const int32_t ub = v.blk;
@@ -317,6 +318,7 @@ wpart_status_t wpart_tasks_greedy(const wpart_tasks_problem_t *p, const wpart_ta
             double a = p->rank_alpha ? p->rank_alpha[r] : c->alpha;
             double w2 = a * load + c->beta * (out > vin ? out : vin) + c->gamma * loc +
                         c->delta * h;
+            fin |= isfinite(w2) != 0;
             if (capped) {
                 double fp = b0->fp + v.fp;
                 double wm = v.wk > b0->wmax ? v.wk : b0->wmax;
@@ -330,6 +332,12 @@ wpart_status_t wpart_tasks_greedy(const wpart_tasks_problem_t *p, const wpart_ta
         }
         if (br < 0) {
             gview_reset(&v);
+            if (!fin) {
+                WPART_FAIL(WPART_EOVERFLOW, "greedy: overflow: with the cluster of task %" PRId32
+                           " (%" PRId32 " tasks) the work is not finite on any rank (its loads, "
+                           "bytes or homing terms sum above the largest float); no memory cap "
+                           "is exceeded", A[0], na);
+            }
             WPART_FAIL(WPART_EINVAL, "greedy: the cluster of task %" PRId32
                        " (%" PRId32 " tasks) fits on no rank under the memory caps", A[0], na);
         }
