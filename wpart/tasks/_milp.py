@@ -30,6 +30,19 @@ FORMS = ("compact", "paper")
 
 
 @fill_doc
+def _model_options(c: Coefficients, form: Any, formulation: Any,
+                   preserve_clusters: Any) -> tuple[str, str, bool]:
+    """(form, formulation, preserve_clusters) checked together."""
+    f = choice(form, "form", FORMS)
+    fm = choice(formulation, "formulation", ("auto", "comcp", "fwmp"))
+    if fm == "comcp" and (c.beta > 0 or c.gamma > 0 or c.delta > 0):
+        raise WpartValueError("`formulation`='comcp' needs beta = gamma = delta = 0")
+    pc = as_bool(preserve_clusters, "preserve_clusters")
+    if pc and f == "paper":
+        raise WpartValueError("`preserve_clusters` needs form='compact'")
+    return f, fm, pc
+
+
 def milp_model(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma: float = 0.0,
                delta: float = 0.0, memory_cap: Any = None, preserve_clusters: bool = False,
                form: str = "compact", formulation: str = "auto") -> dict:
@@ -73,13 +86,7 @@ def milp_model(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma
     """
     _need_problem(problem)
     c = Coefficients(alpha=alpha, beta=beta, gamma=gamma, delta=delta)
-    f = choice(form, "form", FORMS)
-    fm = choice(formulation, "formulation", ("auto", "comcp", "fwmp"))
-    if fm == "comcp" and (c.beta > 0 or c.gamma > 0 or c.delta > 0):
-        raise WpartValueError("`formulation`='comcp' needs beta = gamma = delta = 0")
-    preserve_clusters = as_bool(preserve_clusters, "preserve_clusters")
-    if preserve_clusters and f == "paper":
-        raise WpartValueError("`preserve_clusters` needs form='compact'")
+    f, fm, preserve_clusters = _model_options(c, form, formulation, preserve_clusters)
     cap = problem.caps(memory_cap)
     pin = problem.pinned
     # pinned tasks in a block: their block cluster is the block's migratable tasks only
@@ -327,12 +334,10 @@ def solve_milp(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma
     _need_problem(problem)
     c = Coefficients(alpha=alpha, beta=beta, gamma=gamma, delta=delta)
     tl = as_time_limit(time_limit)
-    choice(form, "form", FORMS)  # (checked again by milp_model; before the heuristic's work)
-    choice(formulation, "formulation", ("auto", "comcp", "fwmp"))
+    _model_options(c, form, formulation, preserve_clusters)  # (before the heuristic's work)
     t0 = time.perf_counter()
     cap = problem.caps(memory_cap)
-    heur = _heuristic(problem, c, cap, as_bool(preserve_clusters, "preserve_clusters"),
-                      None if tl is None else tl / 2) \
+    heur = _heuristic(problem, c, cap, bool(preserve_clusters), None if tl is None else tl / 2) \
         if as_bool(warm_start, "warm_start") else None
     scale = _work_scale(problem, c, None if heur is None else heur[1])
     ps, cs = problem, c
