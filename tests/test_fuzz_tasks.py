@@ -18,6 +18,7 @@ from oracles import tasks as orc
 from oracles.fuzz import budget, call, hostile_array, hostile_count, hostile_number
 
 import wpart.tasks as tasks
+from wpart import WpartError
 
 F = "tasks"
 NAMES = ("task_load", "`m`", "task_block", "block_size", "block_home", "edges",
@@ -197,6 +198,20 @@ def test_balance_rejects_bad_time_limits(tl):
 
 def test_balance_accepts_infinite_time_limit():
     assert tasks.balance(tasks.paper_toy(), time_limit=math.inf).max_work > 0
+
+
+def test_balance_history_beyond_the_machine_names_n_iter(monkeypatch):
+    """The W_max history (n_trials x (n_iter + 1) doubles) is allocated up front: a count whose
+    history passes a quarter of the machine is refused naming `n_iter` (the slow fuzz run drew
+    n_iter = 2**31 - 1: 16 GiB, and the process was killed), before any allocation."""
+    from wpart.tasks import _balance
+
+    monkeypatch.setattr(_balance, "memory_budget", lambda: 2**33)  # a machine of 8 GiB
+    for backend in ("simulated", "ranks"):
+        with pytest.raises(MemoryError, match="`n_iter` would need 2 GiB") as e:
+            tasks.balance(tasks.paper_toy(), n_iter=2**28, backend=backend)
+        assert isinstance(e.value, WpartError)
+    assert tasks.balance(tasks.paper_toy(), n_iter=2**20 // 8, time_limit=0.05).success
 
 
 @pytest.mark.parametrize("key", ["n_iter", "n_trials", "n_rounds", "fanout"])

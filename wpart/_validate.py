@@ -22,6 +22,7 @@ any array input    :func:`as_array` (ragged, dict, sparse, None inside: a WpartE
 1-D arrays         :func:`as_floats`, :func:`as_ints`, :func:`as_bools` (one per kind)
 real matrices      :func:`as_matrix`
 counts             :func:`as_count` (sizes, points, devices: at most :data:`MAX_COUNT`)
+memory             :func:`check_memory` (an allocation against :func:`memory_budget`)
 names              :func:`choice`
 renamed keywords   :func:`renamed` (deprecated aliases for one release)
 now keyword-only   :func:`positional_deprecated` (positional use warns for one release)
@@ -35,6 +36,7 @@ import functools
 import inspect
 import math
 import operator
+import os
 import warnings
 from typing import Any, Callable, TypeVar
 
@@ -100,10 +102,30 @@ def as_count(x: Any, name: str, *, minimum: int = 1, maximum: int | None = None)
     return v
 
 
+def memory_budget() -> int:
+    """The bytes an input may need: the physical memory of the machine, or the process's
+    address-space limit (``RLIMIT_AS``) when it is lower."""
+    budget = 1 << 62
+    try:
+        budget = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # not POSIX: no estimate
+        pass
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY and soft > 0:
+            budget = min(budget, soft)
+    except (ImportError, ValueError, OSError):
+        pass
+    return int(budget)
+
+
 def check_memory(nbytes: float, name: str, *, limit: float | None = None) -> None:
     """Refuse an allocation of `nbytes` (a float, so that huge products do not wrap) above
-    `limit` (default: 2**36 bytes, 64 GiB) with a :class:`WpartMemoryError` naming `name`."""
-    cap = float(1 << 36) if limit is None else float(limit)
+    `limit` (default: 64 GiB, or :func:`memory_budget` when lower) with a
+    :class:`WpartMemoryError` naming `name`."""
+    cap = min(float(1 << 36), float(memory_budget())) if limit is None else float(limit)
     if not nbytes <= cap:
         raise WpartMemoryError(f"`{name}` would need {nbytes / 2**30:.3g} GiB "
                                f"(more than {cap / 2**30:.3g} GiB)")

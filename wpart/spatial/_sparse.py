@@ -21,7 +21,7 @@ from .._errors import (
     WpartValueError,
 )
 from .._interrupt import run_interruptibly
-from .._validate import as_loads, check_sparse_arrays, choice, sparse_converted
+from .._validate import as_loads, check_sparse_arrays, choice, memory_budget, sparse_converted
 from ._mmfast import read_fast
 
 __all__ = ["MAX_DENSE_BYTES", "read_matrix"]
@@ -56,25 +56,6 @@ _WEIGHTS = ("values", "count", "stored")
 #: cannot fit before anything of that size is allocated.
 _BYTES_PER_ENTRY = 48
 _BYTES_PER_LINE = 48
-
-
-def memory_budget() -> int:
-    """The bytes an input may need: the physical memory of the machine, or the process's
-    address-space limit (``RLIMIT_AS``) when it is lower."""
-    budget = 1 << 62
-    try:
-        budget = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):  # not POSIX: no estimate
-        pass
-    try:
-        import resource
-
-        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
-        if soft != resource.RLIM_INFINITY and soft > 0:
-            budget = min(budget, soft)
-    except (ImportError, ValueError, OSError):
-        pass
-    return int(budget)
 
 
 def check_sparse_size(n1: int, n2: int, entries: int, name: str = "A",

@@ -16,7 +16,7 @@ from .._errors import CancelledError, WpartOverflowError, WpartTypeError, WpartV
 from .._methods import Method, MethodTable
 from .._progress import progress_hook
 from .._validate import (as_bool, as_float, as_int, as_progress, as_seed, as_time_limit,
-                         choice, core_time_limit, is_bool)
+                         check_memory, choice, core_time_limit, is_bool, memory_budget)
 from .._keywords import checked_keywords
 from .._validate import positional_deprecated
 from ._compress import bounded_ranks
@@ -443,6 +443,9 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
     hook_in = progress_of(progress)
     n_iter = _count(n_iter, "n_iter", 0)
     n_trials = _count(n_trials, "n_trials", 1)
+    # the W_max history, n_trials x (n_iter + 1) doubles, is allocated up front: refused past
+    # a quarter of the machine (n_iter = 2**31 - 1 took 16 GiB, and the process was killed)
+    check_memory(8.0 * n_trials * (n_iter + 1.0), "n_iter", limit=memory_budget() / 4)
     tol = _real(tol, "tol")
     comm_tau = _real(comm_tau, "comm_tau")
     k = 0 if n_rounds is None else _count(n_rounds, "n_rounds", 1)
