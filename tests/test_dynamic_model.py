@@ -256,6 +256,8 @@ def test_perfmodel_api():
         (([1, 2], [1.0, 1.0]), {"decay": 0.0}, ValueError, "`decay`"),
         (([1, 2], [1.0, 1.0]), {"window": -1}, ValueError, "`window`"),
         (([[1, 2]], [1.0, 1.0]), {}, ValueError, "`x` must be 1-D"),
+        (([1, 2], [1.0, 1.0]), {"grid_points": 65537}, ValueError, "`grid_points`.*65536"),
+        (([1, 2], [1.0, 1.0]), {"grid_points": 2**31 - 1}, ValueError, "`grid_points`"),
         (([1, 2], [1e160, 2e160]), {}, ValueError, "`t_comp` must have its largest time"),
         (([1, 2], [1e-160, 2e-160]), {}, ValueError, "`t_comp` must have its largest time"),
         (([1, 2], [1.0, 1.0]), {"t_xfer": [0.0, 1e-170]}, ValueError, "`t_xfer`.*rescale"),

@@ -372,6 +372,7 @@ def test_idle_reasons():
         ({"decay": 0.0}, ValueError, "decay"),
         ({"fit": {"basis": ["sin"]}}, ValueError, "basis"),
         ({"fit": {"bogus": 1}}, ValueError, "bogus"),
+        ({"fit": {"grid_points": 2**31 - 1}}, ValueError, "grid_points.*65536"),
         ({"solve": {"tol_T": -1}}, ValueError, "tol_T"),
         ({"gap_fill": "yes"}, TypeError, "gap_fill"),
         ({"step_time": "2"}, TypeError, "step_time"),

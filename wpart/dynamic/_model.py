@@ -226,6 +226,18 @@ def _sizes(x: Any, name: str) -> NDArray[np.int64]:
 
 
 _TIME_RANGE = 1e150
+#: The admissibility grid's largest size: each candidate model is checked on every point
+#: (grid_points = 2**31 - 1 ran for hours on a 99-sample fit)
+GRID_POINTS_MAX = 1 << 16
+
+
+def as_grid_points(x: Any, name: str) -> int:
+    """The admissibility grid size of a fit: 2 to :data:`GRID_POINTS_MAX` points."""
+    v = count(x, name, 2)
+    if v > GRID_POINTS_MAX:
+        raise WpartValueError(f"`{name}` must be at most {GRID_POINTS_MAX}, got {v}")
+    return v
+
 
 
 def _times(t: Any, name: str, m: int) -> NDArray[np.float64]:
@@ -332,7 +344,7 @@ def fit_model(
     weighting = choice(weighting, "weighting", ("plain", "relative"))
     decay = as_float(decay, "decay", minimum=0.0, strict_minimum=True, maximum=1.0)
     window = count(window, "window", 0)
-    grid_points = count(grid_points, "grid_points", 2)
+    grid_points = as_grid_points(grid_points, "grid_points")
     slope_floor = as_float(slope_floor, "slope_floor", minimum=0.0)
     packed = _core.dynamic_fit_model(
         xs, tc, tx, q, mask, int(as_bool(intercept, "intercept")), mt, 1 if weighting == "relative" else 0,

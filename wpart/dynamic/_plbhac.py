@@ -30,7 +30,7 @@ from .. import _core
 from .._validate import as_bool, as_float, as_ints, is_bool, renamed
 from .._validate import choice as _choice
 from ._balancer import Balancer, count, m_n
-from ._model import PerfModel
+from ._model import PerfModel, as_grid_points
 
 __all__ = ["PLBHAC", "PLBHeC", "PRESETS", "PU_KINDS"]
 
@@ -167,6 +167,8 @@ def _resolve(n: int, w: int, kw: dict[str, Any]) -> tuple[dict[str, Any], Any, A
             opts["decay"] = _num(v, "decay", 0.0, 1.0, lo_open=True)
         elif key == "slope_floor":
             opts["slope_floor"] = _num(v, "fit['slope_floor']", 0.0)
+        elif key == "grid_points":
+            opts[key] = as_grid_points(v, "fit['grid_points']")
         else:
             opts[key] = count(v, key if key == "window" else f"fit['{key}']", 0 if key == "window" else 1)
     solve = kw.pop("solve", None) or {}
