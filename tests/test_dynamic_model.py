@@ -268,6 +268,15 @@ def test_fit_bad_input(args, kw, exc, match):
         d.fit_model(*args, **kw)
 
 
+def test_fit_window_beyond_the_samples_is_all_of_them():
+    """A window longer than the samples uses all of them (2**40 overflowed the binding's int
+    with a message naming nothing)."""
+    x = np.arange(1, 100)
+    t = x * 1e-6 + 1e-3
+    a, b = d.fit_model(x, t), d.fit_model(x, t, window=2**40)
+    assert b.n_samples == a.n_samples == 99 and np.array_equal(a.packed, b.packed)
+
+
 def test_fit_in_any_time_unit_within_its_range():
     """Times times 10^k (|k| < 150) give the model of the seconds, scaled: the same terms and
     predictions within 1e-12 (beyond the range the squares overflow or vanish, and the

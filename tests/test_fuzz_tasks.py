@@ -200,6 +200,18 @@ def test_balance_accepts_infinite_time_limit():
     assert tasks.balance(tasks.paper_toy(), time_limit=math.inf).max_work > 0
 
 
+def test_random_problem_beyond_the_machine_names_the_count(monkeypatch):
+    """2**31 - 1 tasks asked numpy for 16 GiB at once (a bare MemoryError, or the system's
+    kill): refused before, naming the count."""
+    from wpart.tasks import generators
+
+    monkeypatch.setattr(generators, "memory_budget", lambda: 2**34)
+    for args, name in (((2, 2**31 - 1, 1, 1), "n_tasks"), ((2, 10, 1, 2**31 - 1), "n_edges")):
+        with pytest.raises(MemoryError, match=f"`{name}` would need") as e:
+            tasks.random_problem(*args)
+        assert isinstance(e.value, WpartError)
+
+
 def test_balance_history_beyond_the_machine_names_n_iter(monkeypatch):
     """The W_max history (n_trials x (n_iter + 1) doubles) is allocated up front: a count whose
     history passes a quarter of the machine is refused naming `n_iter` (the slow fuzz run drew

@@ -343,7 +343,7 @@ def fit_model(
         raise WpartValueError(f"`max_terms` must be <= 3, got {mt}")
     weighting = choice(weighting, "weighting", ("plain", "relative"))
     decay = as_float(decay, "decay", minimum=0.0, strict_minimum=True, maximum=1.0)
-    window = count(window, "window", 0)
+    window = min(count(window, "window", 0), xs.shape[0])  # (more than the samples: all)
     grid_points = as_grid_points(grid_points, "grid_points")
     slope_floor = as_float(slope_floor, "slope_floor", minimum=0.0)
     packed = _core.dynamic_fit_model(

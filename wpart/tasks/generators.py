@@ -7,7 +7,8 @@ import numpy as np
 from .._docs import fill_doc
 from .._errors import WpartValueError
 from .._interrupt import run_interruptibly
-from .._validate import as_array, as_bool, as_float, as_int, as_m, as_seed, choice, renamed
+from .._validate import (as_array, as_bool, as_float, as_int, as_m, as_seed, check_memory, choice,
+                         memory_budget, renamed)
 from .._validate import positional_deprecated
 from ._problem import INT32_LIMIT, Problem
 
@@ -217,6 +218,11 @@ def random_problem(m: int, n_tasks: int, n_blocks: int, n_edges: int, seed: int 
     K = as_int(n_tasks, "n_tasks", minimum=1, maximum=INT32_LIMIT)
     N = as_int(n_blocks, "n_blocks", minimum=0, maximum=INT32_LIMIT)
     n_edges = as_int(n_edges, "n_edges", minimum=0, maximum=INT32_LIMIT)
+    # its arrays and the Problem's validated copies: about 96 bytes per task and 64 per edge
+    # (2**31 - 1 tasks asked numpy for 16 GiB at once)
+    half = memory_budget() / 2
+    check_memory(96.0 * K + 16.0 * N, "n_tasks", limit=half)
+    check_memory(96.0 * K + 16.0 * N + 64.0 * n_edges, "n_edges", limit=half)
     memory = as_bool(memory, "memory")
     zeros = as_bool(zeros, "zeros")
     rank_alpha = as_bool(rank_alpha, "rank_alpha")
