@@ -29,7 +29,6 @@ __all__ = ["milp_model", "solve_milp"]
 FORMS = ("compact", "paper")
 
 
-@fill_doc
 def _model_options(c: Coefficients, form: Any, formulation: Any,
                    preserve_clusters: Any) -> tuple[str, str, bool]:
     """(form, formulation, preserve_clusters) checked together."""
@@ -43,6 +42,7 @@ def _model_options(c: Coefficients, form: Any, formulation: Any,
     return f, fm, pc
 
 
+@fill_doc
 def milp_model(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma: float = 0.0,
                delta: float = 0.0, memory_cap: Any = None, preserve_clusters: bool = False,
                form: str = "compact", formulation: str = "auto") -> dict:
