@@ -212,7 +212,7 @@ def test_random_problem_beyond_the_machine_names_the_count(monkeypatch):
         assert isinstance(e.value, WpartError)
 
 
-def test_balance_history_beyond_the_machine_names_n_iter(monkeypatch):
+def test_balance_history_beyond_the_machine_names_the_counts(monkeypatch):
     """The W_max history (n_trials x (n_iter + 1) doubles) is allocated up front: a count whose
     history passes a quarter of the machine is refused naming `n_iter` (the slow fuzz run drew
     n_iter = 2**31 - 1: 16 GiB, and the process was killed), before any allocation."""
@@ -220,9 +220,11 @@ def test_balance_history_beyond_the_machine_names_n_iter(monkeypatch):
 
     monkeypatch.setattr(_balance, "memory_budget", lambda: 2**33)  # a machine of 8 GiB
     for backend in ("simulated", "ranks"):
-        with pytest.raises(MemoryError, match="`n_iter` would need 2 GiB") as e:
+        with pytest.raises(MemoryError, match="`n_trials` x `n_iter` would need 2 GiB") as e:
             tasks.balance(tasks.paper_toy(), n_iter=2**28, backend=backend)
         assert isinstance(e.value, WpartError)
+    with pytest.raises(MemoryError, match="`n_trials` x"):
+        tasks.balance(tasks.paper_toy(), n_trials=2**28)
     assert tasks.balance(tasks.paper_toy(), n_iter=2**20 // 8, time_limit=0.05).success
 
 

@@ -445,7 +445,7 @@ def balance(problem: Problem, *, method: str = "ccm", seed: int = 0, alpha: floa
     n_trials = _count(n_trials, "n_trials", 1)
     # the W_max history, n_trials x (n_iter + 1) doubles, is allocated up front: refused past
     # a quarter of the machine (n_iter = 2**31 - 1 took 16 GiB, and the process was killed)
-    check_memory(8.0 * n_trials * (n_iter + 1.0), "n_iter", limit=memory_budget() / 4)
+    check_memory(8.0 * n_trials * (n_iter + 1.0), "n_trials` x `n_iter", limit=memory_budget() / 4)
     tol = _real(tol, "tol")
     comm_tau = _real(comm_tau, "comm_tau")
     k = 0 if n_rounds is None else _count(n_rounds, "n_rounds", 1)
