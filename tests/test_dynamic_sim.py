@@ -98,18 +98,23 @@ def test_P12_determinism_and_seed():
 
 def test_trace_is_the_cores_records_viewed():
     """TRACE_DTYPE is the core's 104-byte block record: every field reads what the core wrote
-    (its layout, ``_C_TRACE``, viewed on the same bytes), the trace is a view of the buffer the
-    binding took over (no copy), and that buffer lives as long as the trace."""
+    (its C layout, written out below, viewed on the same bytes), the trace is a view of the
+    buffer the binding took over (no copy), and that buffer lives as long as the trace."""
     import gc
     import io
     import sys
 
-    from wpart.dynamic._sim import _C_TRACE
-
-    assert TRACE_DTYPE.itemsize == _C_TRACE.itemsize == 104
+    # the C struct wpart_dynamic_trace_t as written in csrc/include/wpart/dynamic_sim.h
+    C_TRACE = np.dtype(
+        [("pu", "i4"), ("pad0", "i4"), ("block", "i8"), ("offset", "i8"), ("size", "i8"),
+         ("kind", "i4"), ("vstep", "i4"), ("model_version", "i4"), ("pad1", "i4"),
+         ("t_assign", "f8"), ("t_xfer_start", "f8"), ("t_comp_start", "f8"), ("t_end", "f8"),
+         ("pred_end", "f8"), ("t_xfer", "f8"), ("t_comp", "f8")]
+    )  # fmt: skip
+    assert TRACE_DTYPE.itemsize == C_TRACE.itemsize == 104
     for f in TRACE_DTYPE.names:
         fmt, off = TRACE_DTYPE.fields[f][:2]
-        cfmt, coff = _C_TRACE.fields[f][:2]
+        cfmt, coff = C_TRACE.fields[f][:2]
         if f == "kind":  # the low byte of the core's int32
             assert (fmt, off) == (np.dtype("i1"), coff + (0 if sys.byteorder == "little" else 3))
         else:
@@ -117,7 +122,7 @@ def test_trace_is_the_cores_records_viewed():
     pl = Platform.preset("paper5", machines="ABC")
     tr = simulate(pl, "hdss", n=200_000).trace
     assert not tr.flags.owndata and tr.base is not None
-    c = tr.view(_C_TRACE)
+    c = tr.view(C_TRACE)
     for f in TRACE_DTYPE.names:
         np.testing.assert_array_equal(tr[f], c[f])
     assert set(np.unique(tr["kind"]).tolist()) == {0, 3}  # hdss: training, then its own

@@ -239,7 +239,6 @@ def as_grid_points(x: Any, name: str) -> int:
     return v
 
 
-
 def _times(t: Any, name: str, m: int) -> NDArray[np.float64]:
     a = as_array(t, name, allow_nan=True)
     if a.dtype.kind not in "biuf":
@@ -751,7 +750,7 @@ def oracle_milp(
     BX = np.ascontiguousarray(np.tile(bx, (len(fs), 1)))
     # times far from 1 reach GLPK scaled by a power of two (exact; seconds of 1e-9 or 1e9 gave
     # a wrong "optimum" or "infeasible" before)
-    st = unit_scale(float(bt.max())) if np.isfinite(bt).all() else 1.0
+    st = unit_scale(float(bt.max()))  # (_curve_values checked them finite)
     x, T_pwl, status, message, seconds, nodes = _core.dynamic_oracle_milp(
         BX, np.ascontiguousarray(bt * st), W, q, tl
     )

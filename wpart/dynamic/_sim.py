@@ -63,12 +63,6 @@ PRESET_FILE = Path(__file__).resolve().parent.parent / "data" / "dynamic" / "pla
 PU_KINDS = ("cpu", "gpu", "phi")
 BASIS_NAMES = ("x", "x2", "x3", "exp", "log", "xexp", "xlog")
 IDLE_COLUMNS = ("barrier", "eval", "starved", "other")
-_C_TRACE = np.dtype(
-    [("pu", "i4"), ("pad0", "i4"), ("block", "i8"), ("offset", "i8"), ("size", "i8"),
-     ("kind", "i4"), ("vstep", "i4"), ("model_version", "i4"), ("pad1", "i4"),
-     ("t_assign", "f8"), ("t_xfer_start", "f8"), ("t_comp_start", "f8"), ("t_end", "f8"),
-     ("pred_end", "f8"), ("t_xfer", "f8"), ("t_comp", "f8")]
-)  # fmt: skip  (csrc/include/wpart/dynamic_sim.h: wpart_dynamic_trace_t)
 _EVAL_MODES = ("const", "model", "measured")
 _DEFAULT_SIGMA = {"cpu": 0.03, "gpu": 0.02, "phi": 0.04}
 

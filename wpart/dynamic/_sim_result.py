@@ -21,7 +21,7 @@ from .._result import Result, pct
 from .._validate import (as_bool, as_float, as_floats, as_int, as_progress, as_seed, as_sequence,
                          choice, core_time_limit, deprecated_attr, extra_keywords_deprecated)
 from ._balancer import BLOCK_KINDS, Balancer, PyBalancer
-from ._sim import _C_TRACE, _EVAL_MODES, IDLE_COLUMNS, TRACE_DTYPE, Platform
+from ._sim import _EVAL_MODES, IDLE_COLUMNS, TRACE_DTYPE, Platform
 from ._table import BALANCERS, make_balancer
 from ._trace import BlockRun, _short, cancelling, rows_to_series
 
@@ -334,7 +334,7 @@ def simulate(
         )  # fmt: skip
     if raw.get("time_limit"):
         return _stopped(common, m, raw, tl)
-    assert raw["trace_itemsize"] == _C_TRACE.itemsize == TRACE_DTYPE.itemsize
+    assert raw["trace_itemsize"] == TRACE_DTYPE.itemsize  # (the core's wpart_dynamic_trace_t)
     tr = raw["trace"].view(TRACE_DTYPE)  # the core's records themselves (the binding's array)
     mk = float(raw["makespan"])
     best = min(float(platform.true_time(p, W, first=True)) for p in range(m))
