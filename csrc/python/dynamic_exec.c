@@ -283,7 +283,8 @@ static PyObject *py_drive(PyObject *self, PyObject *args)
     PyObject *res = Py_BuildValue(
         "{sdsNsNsNsNsNsLsLsdsLsOsds(LLLL)}", "makespan", r.makespan, "trace",
         wpy_array_take((void **)&r.trace, nb, NPY_UINT8, 1), "busy",
-        vec(r.busy, r.n, NPY_FLOAT64, sizeof(double)), "elements", vec(r.elements, r.n, NPY_INT64, sizeof(int64_t)), "blocks",
+        vec(r.busy, r.n, NPY_FLOAT64, sizeof(double)), "elements",
+        vec(r.elements, r.n, NPY_INT64, sizeof(int64_t)), "blocks",
         vec(r.blocks, r.n, NPY_INT64, sizeof(int64_t)), "eval_windows", ew, "n_evals",
         (long long)r.n_evals, "n_barriers", (long long)r.n_barriers, "eval_time", r.eval_time,
         "n_events", (long long)r.n_events, "stopped", r.stopped ? Py_True : Py_False,

@@ -342,7 +342,8 @@ def fit_model(
         raise WpartValueError(f"`max_terms` must be <= 3, got {mt}")
     weighting = choice(weighting, "weighting", ("plain", "relative"))
     decay = as_float(decay, "decay", minimum=0.0, strict_minimum=True, maximum=1.0)
-    window = min(count(window, "window", 0), xs.shape[0])  # (more than the samples: all)
+    # (a window longer than the samples is all of them)
+    window = min(count(window, "window", 0), xs.shape[0])
     grid_points = as_grid_points(grid_points, "grid_points")
     slope_floor = as_float(slope_floor, "slope_floor", minimum=0.0)
     packed = _core.dynamic_fit_model(
