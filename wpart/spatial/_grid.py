@@ -156,6 +156,7 @@ def _sym_run(A: Any, m: int, method: str, variant: int, *, P: Any, Q: Any, allow
     tl = core_time_limit(time_limit)
     deadline = t_start + tl if tl else 0.0
     progress = as_progress(progress)
+    t0 = time.perf_counter()
     g = GridInput(pp)
     params: dict = {"P": P, "Q": Q}
     c0 = None
@@ -167,7 +168,7 @@ def _sym_run(A: Any, m: int, method: str, variant: int, *, P: Any, Q: Any, allow
         R, C, timed2 = _sym_finish(g, P, Q, cuts, _left(deadline))
         _done(hook, timed or timed2)
     return _grid_result(pp, method, params, R, C, {"iterations": max_iter}, timed or timed2,
-                        tl, extra={"cuts": cuts.tolist()})
+                        tl, t0=t0, extra={"cuts": cuts.tolist()})
 
 
 def sym_cuts(g: GridInput, P: int, variant: int, *, c0: Any = None, max_iter: int = 10,
@@ -178,11 +179,13 @@ def sym_cuts(g: GridInput, P: int, variant: int, *, c0: Any = None, max_iter: in
 
 
 def _grid_result(pp: _Prepared, method: str, params: dict, R: NDArray, C: NDArray,
-                 stats: dict, timed: int, tl: float, extra: dict | None = None,
+                 stats: dict, timed: int, tl: float, *, t0: float, extra: dict | None = None,
                  message: str | None = None) -> SpatialPartition:
+    """The result of a grid method; ``stats["seconds"]``: the time since `t0`
+    (``time.perf_counter()`` when its work began, the input prepared)."""
     rects = grid_rects(R, C)
-    stats = dict({"seconds": 0.0, "iterations": 0, "probes": 0, "cost_evals": 0,
-                  "dp_states": 0, "converged": not timed}, **stats)
+    stats = dict({"seconds": time.perf_counter() - t0, "iterations": 0, "probes": 0,
+                  "cost_evals": 0, "dp_states": 0, "converged": not timed}, **stats)
     if extra:
         params = dict(params, **extra)
     return _result(pp, rects, method, params, stats, None, stop=1 if timed else 0,
@@ -236,6 +239,7 @@ def rect_sym_uniform(A: ArrayLike, m: int, *, P: int | None = None, Q: int | Non
     P, Q = _sym_PQ(pp, P, Q)
     tl = core_time_limit(time_limit)
     progress = as_progress(progress)
+    t0 = time.perf_counter()
     N = max(pp.n1, pp.n2)
     K = max(P, Q)
     cuts = (np.arange(K + 1, dtype=np.int64) * N) // K
@@ -245,7 +249,7 @@ def rect_sym_uniform(A: ArrayLike, m: int, *, P: int | None = None, Q: int | Non
         else:
             R, C, _t = _sym_finish(GridInput(pp), P, Q, cuts, tl)
         _done(hook, 0)
-    return _grid_result(pp, "rect_sym_uniform", {"P": P, "Q": Q}, R, C, {}, 0, tl,
+    return _grid_result(pp, "rect_sym_uniform", {"P": P, "Q": Q}, R, C, {}, 0, tl, t0=t0,
                         extra={"cuts": cuts.tolist()})
 
 
@@ -315,6 +319,7 @@ def rect_sym_refine(A: ArrayLike, m: int, *, P: int | None = None, Q: int | None
     tl = core_time_limit(time_limit)
     deadline = t_start + tl if tl else 0.0  # one limit for every kernel call below
     progress = as_progress(progress)
+    t0 = time.perf_counter()
     g = GridInput(pp)
     N = max(g.n1, g.n2)
     start_timed = 0  # 1: a start was cut by the time limit (a time-limited kernel call
@@ -370,7 +375,7 @@ def rect_sym_refine(A: ArrayLike, m: int, *, P: int | None = None, Q: int | None
         _done(hook, timed or timed2)
     return _grid_result(pp, "rect_sym_refine", {"P": P0, "Q": Q0, "start": start
                                                 if isinstance(start, str) else "given"},
-                        R, C, {"start": name, "starts": table}, timed or timed2, tl,
+                        R, C, {"start": name, "starts": table}, timed or timed2, tl, t0=t0,
                         extra={"cuts": cuts.tolist()})
 
 

@@ -455,7 +455,7 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
                 progress=hook)
             _done(hook, out[8])
         params, stats = _auto_stats(P, Q, max_sweeps, out)
-        return _grid_result(pp, method, params, out[0], out[1], stats, out[8], tl)
+        return _grid_result(pp, method, params, out[0], out[1], stats, out[8], tl, t0=t0)
     specs = resolve(starts, P, Q, g.n1, g.n2)
 
     with progress_hook(progress, total=1.0, desc=method) as hook:
@@ -536,7 +536,7 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
              "iterations": table[won]["half_sweeps"] if won else 0,
              "converged": bool(won) and table[won]["state"] == "stopped" and
              (polished or table[won])["half_sweeps"] < 2 * max_sweeps}
-    return _grid_result(pp, method, params, R, C, stats, timed, tl)
+    return _grid_result(pp, method, params, R, C, stats, timed, tl, t0=t0)
 
 
 def _sgo_tail(g: GridInput, P: int, Q: int, R: NDArray, C: NDArray, polished: dict,
