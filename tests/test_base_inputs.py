@@ -197,3 +197,49 @@ def test_core_rechecks_types():
     # non-contiguous arrays are copied by the binding, never read out of bounds
     x = np.arange(20, dtype=np.int64)[::2]
     assert _core.partition_1d(x, 2, nicol)[1][-1] == x.sum()
+
+
+def test_masked_arrays_with_masked_entries_are_refused_in_every_family():
+    """A masked array's masked entries hold whatever was stored under the mask (a netCDF field's
+    fill value, 9.97e36): every family refuses them by name instead of using them as data, and
+    takes a masked array with nothing masked as its data."""
+    import wpart.dynamic as D
+    import wpart.hetero as wh
+    import wpart.multikernel as MK
+    import wpart.spatial as sp
+    import wpart.tasks as T
+
+    def masked(a, masked_first=True):
+        a = np.asarray(a)
+        mask = np.zeros(a.shape, bool)
+        mask.flat[0] = masked_first
+        out = np.ma.masked_array(a.copy(), mask=mask)
+        if masked_first:
+            out.data.flat[0] = 9.96921e36 if a.dtype.kind == "f" else a.flat[0]
+        return out
+
+    A = np.ones((8, 8))
+    calls = [
+        ("A", lambda x: sp.rect_nicol(x, 4)),
+        ("A", lambda x: sp.jag_m_opt(x, 4)),
+        ("A", lambda x: wpart.prefix_sum(x)),
+        ("loads", lambda x: wpart.partition_1d(x.ravel(), 4)),
+        ("boxes", lambda x: wpart.box_loads(wpart.prefix_sum(A), x)),
+        ("task_load", lambda x: T.Problem(x[0], 2)),
+        ("t_comp", lambda x: D.fit_model(np.arange(1, 9), x[0] * np.arange(1, 9))),
+        ("shares", lambda x: MK.split(8192, x[0, :2] / 2, [64, 1])),
+        ("profile 'P0': time", lambda x: wh.pareto_front(
+            [(np.arange(1, 9), x[0], np.ones(8))] * 2, 4)),
+    ]
+    for name, call in calls:
+        bad = masked(A)
+        if name == "boxes":
+            bad = np.ma.masked_array(np.array([[0, 2, 0, 2]]), mask=[[True, False, False, False]])
+        before = bad.data.copy()
+        with pytest.raises(wpart.WpartValueError, match=f"`{name}` is a masked array with 1 "
+                                                        "masked entries"):
+            call(bad)
+        assert np.array_equal(bad.data, before)  # nothing changed
+        ok = np.ma.masked_array(np.array([[0, 2, 0, 2]])) if name == "boxes" else \
+            np.ma.masked_array(A.copy())  # nothing masked: its data
+        call(ok)

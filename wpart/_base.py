@@ -32,6 +32,7 @@ from ._validate import (
     core_time_limit,
     deprecated_attr,
     is_bool,
+    unmasked,
 )
 
 __all__ = ["prefix_sum", "box_loads", "partition_1d", "probe_1d", "Partition1D", "METHODS_1D"]
@@ -135,6 +136,7 @@ def box_loads(S: ArrayLike, boxes: ArrayLike) -> NDArray:
     array([6, 3])
     """
     Sa = as_loads(S, "S", (2, 3))
+    boxes = unmasked(boxes, "boxes")
     try:
         b = np.asarray(boxes)
     except (ValueError, TypeError) as exc:  # ragged: not NumPy's error

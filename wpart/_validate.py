@@ -18,7 +18,8 @@ speeds             :func:`as_speeds`
 ``progress``       :func:`as_progress`
 flags              :func:`as_bool`, :func:`is_bool`
 numbers            :func:`as_int`, :func:`as_float`
-any array input    :func:`as_array` (ragged, dict, sparse, None inside: a WpartError)
+any array input    :func:`as_array` (ragged, dict, sparse, None inside: a WpartError);
+                   :func:`unmasked` (a masked array with masked entries: refused)
 1-D arrays         :func:`as_floats`, :func:`as_ints`, :func:`as_bools` (one per kind)
 real matrices      :func:`as_matrix`
 counts             :func:`as_count` (sizes, points, devices: at most :data:`MAX_COUNT`)
@@ -46,6 +47,21 @@ from numpy.typing import NDArray
 _INT64_MAX = np.iinfo(np.int64).max
 
 
+def unmasked(x: Any, name: str) -> Any:
+    """`x` itself, or a masked array's data when nothing is masked. A masked array with masked
+    entries is refused: NumPy would hand over whatever is stored under the mask (a netCDF
+    field's fill value, 9.97e36, as a load), silently."""
+    if isinstance(x, np.ma.MaskedArray):
+        mask = np.ma.getmaskarray(x)
+        if mask.any():
+            raise WpartValueError(
+                f"`{name}` is a masked array with {int(mask.sum())} masked entries (their stored "
+                f"values are not data): pass `{name}.filled(value)` with the value they stand "
+                f"for, or `{name}.compressed()` for a 1-D array without them")
+        return x.data
+    return x
+
+
 def as_loads(x: Any, name: str, ndims: tuple[int, ...], *, allow_empty: bool = False) -> NDArray:
     """Coerce `x` to a C-contiguous int64 (integer or bool input) or float64 array.
 
@@ -60,6 +76,7 @@ def as_loads(x: Any, name: str, ndims: tuple[int, ...], *, allow_empty: bool = F
     OverflowError
         If unsigned integers exceed the int64 range.
     """
+    x = unmasked(x, name)
     if isinstance(x, np.ndarray):
         arr = x
     else:
@@ -170,6 +187,7 @@ def as_array(x: Any, name: str, *, dtype: Any = np.float64, ndims: tuple[int, ..
     """
     if x is None:
         raise WpartTypeError(f"`{name}` must be an array of numbers, got None")
+    x = unmasked(x, name)
     if isinstance(x, (dict, set, frozenset, str, bytes)) or _is_sparse(x):
         raise WpartTypeError(f"`{name}` must be a dense array or a sequence of numbers, got "
                              f"{type(x).__name__}")
@@ -230,7 +248,8 @@ def as_array(x: Any, name: str, *, dtype: Any = np.float64, ndims: tuple[int, ..
 
 def _vector_of(x: Any, name: str, what: str) -> np.ndarray:
     """`x` as an ndarray, or a :class:`WpartTypeError` "`name` must be a 1-D array of `what`"
-    (dicts, strings, sparse matrices, ragged nesting)."""
+    (dicts, strings, sparse matrices, ragged nesting; a masked array with masked entries)."""
+    x = unmasked(x, name)
     if isinstance(x, np.ndarray):
         return x
     if isinstance(x, (dict, set, frozenset, str, bytes)) or _is_sparse(x):
@@ -372,6 +391,7 @@ def as_bools(x: Any, name: str, n: int) -> NDArray[np.bool_]:
 
 def as_matrix(x: Any, name: str, *, order: str = "C") -> NDArray[np.float64]:
     """A finite 2-D float64 copy of `x` (bool, int or float) in the memory `order`."""
+    x = unmasked(x, name)
     try:
         arr = np.asarray(x)
     except (ValueError, TypeError, OverflowError):

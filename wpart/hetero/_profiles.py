@@ -20,13 +20,14 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._result import equal
-from .._validate import as_bool, choice, deprecated_attr
+from .._validate import as_bool, choice, deprecated_attr, unmasked
 from ._profile_io import naming, parse_csv, parse_points, read_text
 
 __all__ = ["Profile", "ProfileSet", "as_profiles"]
 
 
 def _as_1d(x: Any, name: str, kind: str) -> NDArray:
+    x = unmasked(x, name)
     try:
         a = np.asarray(x)
     except Exception as exc:  # noqa: BLE001 -- ragged input and the like

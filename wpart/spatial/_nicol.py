@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 
 from .._errors import WpartTypeError, WpartValueError
 from .._progress import progress_hook
-from .._validate import as_bool, as_int, as_progress, core_time_limit
+from .._validate import as_bool, as_int, as_progress, core_time_limit, unmasked
 from .. import _core
 from ._common import _Prepared
 from ._grid import GridInput, _done, _grid_result, grid_rects, sym_cuts
@@ -95,6 +95,7 @@ def uses_engine(starts: Any) -> bool:
 
 
 def _check_cuts(c: Any, parts: int, n: int, what: str) -> np.ndarray:
+    c = unmasked(c, f"{what}_cuts")  # (the name of the pair's item: row_cuts, column_cuts)
     try:
         a = np.asarray(c)
     except Exception as exc:  # noqa: BLE001 (ragged input)

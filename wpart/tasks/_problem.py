@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike, NDArray
 from .. import _core
 from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
 from .._validate import (as_bools, as_float, as_floats, as_ints, as_m, as_parts, deprecated_attr,
-                         is_bool, renamed)
+                         is_bool, renamed, unmasked)
 from .._keywords import checked_keywords
 from .._validate import positional_deprecated
 from .._docs import fill_doc
@@ -220,8 +220,9 @@ class Problem:
             set_("block_size", np.zeros(0))
             set_("block_home", np.zeros(0, dtype=np.int32))
         if self.edges is not None:
+            edges = unmasked(self.edges, "edges")
             try:
-                e = np.asarray(self.edges)
+                e = np.asarray(edges)
             except (TypeError, ValueError) as exc:
                 raise WpartTypeError(f"`edges` could not be converted to an array: {exc}") from None
             if e.size == 0:
