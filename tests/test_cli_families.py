@@ -151,6 +151,10 @@ def test_exit_codes(inputs, tmp_path):
     assert r.returncode == 1 and "text.csv" in r.stderr
     r = _run("wpart spatial loads.npy -m 4 --method nope", inputs)
     assert r.returncode == 1 and "nope" in r.stderr
+    (inputs / "sub.mtx").mkdir(exist_ok=True)  # a folder is named as one, not "no such file"
+    for cmd in ("wpart spatial sub.mtx -m 4", "wpart spatial . -m 4", "wpart hetero . -n 4"):
+        r = _run(cmd, inputs)
+        assert r.returncode == 1 and "is a directory" in r.stderr, (cmd, r.stderr)
     (inputs / "plat.json").write_text('{"total": 1000, "devices": [{"family": "x"}]}')
     r = _run("wpart dynamic simulate plat.json --balancer greedy", inputs)
     assert r.returncode == 1 and "plat.json" in r.stderr and "devices[0].family" in r.stderr

@@ -240,3 +240,10 @@ def test_every_method_reports_its_time():
     t0 = time.perf_counter()
     r = spatial.rect_nicol(S, 64, P=8, Q=8)  # the one-call default on a CSR matrix
     assert 0.0 < r.stats["seconds"] <= time.perf_counter() - t0
+
+
+def test_a_directory_is_not_a_matrix_file(tmp_path):
+    for call in (spatial.read_matrix, lambda p: spatial.rect_nicol(p, 4),
+                 lambda p: spatial.partition(p, 4)):
+        with pytest.raises(wpart.WpartValueError, match="is a directory, not a MatrixMarket"):
+            call(tmp_path)

@@ -37,6 +37,16 @@ EXAMPLES: dict[str, list[str]] = {
 }
 
 
+def _missing(label: str, path: Any) -> Exception:
+    """The error for a command-line file that is not a readable file: a folder is named as one
+    (not "no such file")."""
+    from ._errors import WpartFileNotFoundError, WpartValueError
+
+    if Path(path).is_dir():
+        return WpartValueError(f"{label}: {path}: is a directory, not a file")
+    return WpartFileNotFoundError(f"{label}: {path}: no such file")
+
+
 def _epilog(name: str) -> str:
     ex = "\n".join(f"  {e}" for e in EXAMPLES[name])
     return f"example:\n{ex}\n\n{EXIT_CODES}"
@@ -274,10 +284,10 @@ def read_matrix_file(path: Path) -> Any:
     """
     import numpy as np
 
-    from ._errors import WpartFileNotFoundError, WpartValueError
+    from ._errors import WpartValueError
 
     if not path.is_file():
-        raise WpartFileNotFoundError(f"FILE: {path}: no such file")
+        raise _missing("FILE", path)
     name = path.name.lower()
     if name.endswith((".mtx", ".mtx.gz", ".mtx.bz2")):
         from .spatial import read_matrix
@@ -324,10 +334,10 @@ def read_loads_file(path: Path) -> Any:
     """
     import numpy as np
 
-    from ._errors import WpartFileNotFoundError, WpartValueError
+    from ._errors import WpartValueError
 
     if not path.is_file():
-        raise WpartFileNotFoundError(f"FILE: {path}: no such file")
+        raise _missing("FILE", path)
     try:
         if path.suffix.lower() == ".npy":
             a = np.load(path, allow_pickle=False)
@@ -348,11 +358,9 @@ def _matrix_input(path: Path) -> Any:
     """What the spatial commands pass on: a MatrixMarket file as its path (the library reads
     it, so ``--weights`` counts its entries as stored, duplicates and explicit zeros included,
     and its errors name the file), any other file as the array read."""
-    from ._errors import WpartFileNotFoundError
-
     if path.name.lower().endswith((".mtx", ".mtx.gz", ".mtx.bz2")):
         if not path.is_file():
-            raise WpartFileNotFoundError(f"FILE: {path}: no such file")
+            raise _missing("FILE", path)
         return path
     return read_matrix_file(path)
 
@@ -525,12 +533,11 @@ def read_profiles(paths: list[Path]) -> Any:
     WpartValueError
         If a file cannot be read (the message names it).
     """
-    from ._errors import WpartFileNotFoundError
     from .hetero import ProfileSet
 
     for p in paths:
         if not p.is_file():
-            raise WpartFileNotFoundError(f"PROFILES: {p}: no such file")
+            raise _missing("PROFILES", p)
     if len(paths) == 1 and paths[0].suffix.lower() == ".csv":
         return ProfileSet.from_csv(paths[0])
     return ProfileSet.from_files(paths)
@@ -678,8 +685,6 @@ def _compare(args: argparse.Namespace) -> int:
         raise WpartValueError(f"INPUT: `wpart compare {fam}` takes one input, got {len(inputs)}")
     prog = args.progress
     if fam == "1d":
-        import numpy as np
-
         from ._compare import compare_1d
 
         c = compare_1d(read_loads_file(Path(inputs[0])), args.m, time_limit=tl, progress=prog)

@@ -20,7 +20,6 @@ Examples
 from __future__ import annotations
 from .._errors import WpartNotImplementedError, WpartRuntimeError, WpartTypeError, WpartValueError
 
-import math
 import os
 import queue
 import threading

@@ -225,7 +225,6 @@ def table2(*, quick: bool = False) -> tuple[list, list]:
                 "hybrid": p.best_time, "speedup": gpu_only / p.best_time,
                 "speedup_overlap1": gpu_only / no_ovl.best_time,
                 "settings_equal": _same(_cfg(p), share, f"{f or '-'}/{k}")})
-            r = rows[-1]
             if role == "fitted":
                 why = (f"fitted row, and no CPU cost lands the search nearer: CPU costs "
                        f"{100 * bracket[4]:.2g} % apart give {bracket[0]:.1f} % "
@@ -335,7 +334,7 @@ def _summary(rows: list, reps: int) -> list:
         vs.append(count_verdict("Table 2", f"{what} within 3 points (of {k}; {extra})",
                                 paper=f"{k}", target=k, ours=m,
                                 per=_count_range(sub, within3, True), run=_SIM,
-                                reason=f"the rows outside: " + ", ".join(
+                                reason="the rows outside: " + ", ".join(
                                     f"{r['benchmark']} {r['input']} {r['full_share']:.1f} vs "
                                     f"{r['paper_share']:g}" for r in sub
                                     if abs(r['full_share'] - r['paper_share']) > 3)))

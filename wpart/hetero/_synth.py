@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import MAX_COUNT, as_count, as_float, as_int, as_m, as_seed, check_memory, choice, renamed
+from .._validate import MAX_COUNT, as_count, as_float, as_int, as_seed, check_memory, choice, renamed
 from numpy.typing import NDArray
 from ._profiles import Profile, ProfileSet
 

@@ -18,7 +18,6 @@ from .._progress import progress_hook
 from .._validate import (
     as_bool,
     as_int,
-    as_loads,
     as_parts,
     as_progress,
     as_speeds,

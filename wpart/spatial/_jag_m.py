@@ -5,7 +5,6 @@ Sec. 5) and the proportional allocation."""
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Callable
 from typing import Any
 

@@ -162,6 +162,8 @@ def _mmread(path: Any, name: str = "path", exact: bool = True) -> tuple[Any, str
     p = os.fspath(path)
     if not os.path.exists(p):
         raise WpartFileNotFoundError(f"`{name}`: no such file: {p!r}")
+    if os.path.isdir(p):
+        raise WpartValueError(f"`{name}` {p!r} is a directory, not a MatrixMarket file")
     got = _read_fast(p, name, exact)
     if got is not None:
         return got
@@ -415,8 +417,6 @@ class SparseInput:
     def box_loads(self, rects: NDArray) -> NDArray:
         """The load of each rectangle ``(r0, r1, c0, c1)``, summed from the nonzeros in the
         core (row by row from a binary search: O(nnz + heights x log) for a tiling)."""
-        from .. import _core
-
         r = np.ascontiguousarray(rects, dtype=np.int64).reshape(-1, 4)
         rp, ci, rv = self._arrays[:3]
         return _core.spatial_sparse_loads(self.n1, self.n2, rp, ci, rv, r)
@@ -429,6 +429,8 @@ def as_input(A: Any, weights: Any, ndims: tuple, name: str = "A") -> Any:
     w = as_weights(weights)
     if isinstance(A, (str, os.PathLike)):
         p = os.fspath(A)
+        if os.path.isdir(p):
+            raise WpartValueError(f"`{name}` {p!r} is a directory, not a MatrixMarket file")
         if not os.path.isfile(p):
             raise WpartFileNotFoundError(
                 f"`{name}`: no such MatrixMarket file: {p!r} (a string `{name}` is "

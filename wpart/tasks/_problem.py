@@ -3,7 +3,6 @@ and its validation."""
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import KW_ONLY, dataclass, field, replace
 from typing import Any
 

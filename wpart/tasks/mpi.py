@@ -33,7 +33,6 @@ iteration boundary and return status ``"time_limit"``.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import time
@@ -164,7 +163,7 @@ def _run(ch: Channel, data: RankData, prm, allow_infeasible: bool, time_limit, t
          ) -> dict:
     from ._ranks import RankProcess
 
-    P, me = ch.size, ch.rank
+    me = ch.rank
     init = data
     best = None
     stopped = False
