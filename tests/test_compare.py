@@ -23,6 +23,12 @@ def _check(c, objective, n_rows):
     d = c.to_dict()
     json.dumps(d)
     assert d["best"] == c.best and len(d["table"]) == n_rows
+    # the result protocol: the best method's status, success when some method answered
+    assert (d["status"], d["success"], d["message"]) == (c.status, c.success, c.message)
+    assert c.status in wpart.STATUSES and c.success == (c.best is not None)
+    if c.best is not None:
+        assert c.status == next(r["status"] for r in c.table if r["method"] == c.best)
+        assert c.best in c.message
     text = str(c)
     for r in c.table:
         assert r["method"] in text
@@ -109,3 +115,13 @@ def test_dynamic_compare_table_and_the_old_array_view():
     assert c.lower_bound == best and math.isclose(min(r["gap"] for r in c.table), 0)
     one = D.compare("linear4", {"g": "greedy"}, seeds=[0, 1], progress=False)
     assert one.table[0]["makespan"] == pytest.approx(float(np.mean(one["makespan"])))
+
+
+def test_a_comparison_without_answers_says_why():
+    ps = hetero.synthetic("dgemm-like", seed=1)
+    c = hetero.compare(ps, 10**9)  # beyond every processor
+    assert (c.status, c.success, c.best) == ("infeasible", False, None)
+    assert "no method" in c.message
+    c = hetero.compare(ps, 57600, time_limit=1e-9)
+    assert c.status in ("time_limit", "optimal", "feasible")
+    assert c.success == (c.best is not None)

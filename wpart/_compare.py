@@ -65,6 +65,9 @@ class Comparison:
         Method name -> the method's result object (absent for a method that raised).
     time_limit : float or None
         The per-method time limit used.
+    status, success, message
+        The result protocol: the best method's status (with no answer ``"time_limit"``,
+        ``"infeasible"`` or ``"error"``), whether some method answered, and one sentence.
     """
 
     family: str
@@ -80,15 +83,49 @@ class Comparison:
         rows = [r for r in self.table if r[self.objective] is not None]
         return min(rows, key=lambda r: r[self.objective])["method"] if rows else None
 
+    @property
+    def status(self) -> str:
+        """The best method's status; with no answer, ``"time_limit"`` when a method was
+        stopped by the time limit, ``"infeasible"`` when one found the input has none, else
+        ``"error"`` (every method refused the input or failed)."""
+        best = self.best
+        if best is not None:
+            return next(r["status"] for r in self.table if r["method"] == best)
+        seen = {r["status"] for r in self.table}
+        return next((s for s in ("time_limit", "infeasible") if s in seen), "error")
+
+    @property
+    def success(self) -> bool:
+        """Whether some method gave an answer."""
+        return self.best is not None
+
+    @property
+    def message(self) -> str:
+        """One sentence: how many methods answered, and the best."""
+        n = sum(r[self.objective] is not None for r in self.table)
+        if not n:
+            return f"no method of {len(self.table)} gave an answer ({self.status})"
+        return (f"{n} of {len(self.table)} methods gave an answer; the best is {self.best} "
+                f"({self.objective} {self._row(self.best)[self.objective]:.6g})")
+
+    def _row(self, method: str) -> dict:
+        """The table's row of `method`."""
+        for r in self.table:
+            if r["method"] == method:
+                return r
+        raise KeyError(method)
+
     def to_dict(self) -> dict:
-        """JSON-friendly dict: family, objective, lower_bound, time_limit, best and the rows.
+        """JSON-friendly dict: status, success, message, family, objective, lower_bound,
+        time_limit, best and the rows.
 
         Returns
         -------
         dict
             Plain Python values only (no arrays).
         """
-        return {"family": self.family, "objective": self.objective,
+        return {"status": self.status, "success": self.success, "message": self.message,
+                "family": self.family, "objective": self.objective,
                 "lower_bound": jsonable(self.lower_bound), "time_limit": self.time_limit,
                 "best": self.best, "table": [jsonable(dict(r)) for r in self.table]}
 
