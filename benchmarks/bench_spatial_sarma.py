@@ -57,13 +57,13 @@ import _sarma  # noqa: E402 (next to this script, first on sys.path when run as 
 def grid2d(k):
     """5-point Laplacian pattern of a k x k grid (n = k^2)."""
     I = sp.identity(k, format="csr")
-    T = sp.diags([1, 1, 1], [-1, 0, 1], shape=(k, k), format="csr")
+    T = sp.diags([1, 1, 1], [-1, 0, 1], shape=(k, k), format="csr", dtype=np.float64)
     return sp.csr_array((sp.kron(I, T) + sp.kron(T, I)) != 0, dtype=np.int64)
 
 
 def grid3d(k):
     I = sp.identity(k, format="csr")
-    T = sp.diags([1, 1, 1], [-1, 0, 1], shape=(k, k), format="csr")
+    T = sp.diags([1, 1, 1], [-1, 0, 1], shape=(k, k), format="csr", dtype=np.float64)
     A = sp.kron(sp.kron(I, I), T) + sp.kron(sp.kron(I, T), I) + sp.kron(sp.kron(T, I), I)
     return sp.csr_array(A != 0, dtype=np.int64)
 
