@@ -366,6 +366,16 @@ def test_brute_force_time_limit_keeps_the_best_enumerated():
     assert b.status == "time_limit"
 
 
+def test_brute_force_beyond_max_states_names_it_once():
+    p = tasks.random_problem(8, 300, 30, 600, seed=3)
+    for call in (lambda: tasks.brute_force(p), lambda: tasks.balance(p, method="brute_force")):
+        with pytest.raises(wpart.WpartValueError) as info:
+            call()
+        msg = str(info.value)
+        assert msg.startswith("`max_states`: ") and msg.count("brute force") == 1, msg
+        assert "8^300" in msg
+
+
 def test_node_memory_rule():
     # PEERS 4.1: 2 ranks per node, node memory 36 -> per-rank cap 18, optimum 2.0
     p = SB().with_(rank_node=[0, 0, 1, 1], node_mem=[36.0, 36.0])

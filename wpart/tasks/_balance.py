@@ -229,10 +229,10 @@ def _brute_force(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gam
         a, w, stopped = _core.tasks_brute(problem._dict(cap), c.as_tuple(), pres, max_states,
                                           core_time_limit(tl),
                                           np.asarray(problem.initial, np.int32))
-    except _core.WpartError as exc:  # ELIMIT
-        if isinstance(exc, CancelledError):
+    except _core.WpartError as exc:  # ELIMIT (its message begins "brute force: ")
+        if isinstance(exc, (CancelledError, MemoryError)):
             raise
-        raise WpartValueError(f"brute force: {exc}") from None
+        raise WpartValueError(f"`max_states`: {exc}") from None
     stats = {"seconds": time.perf_counter() - t0, "preserve_clusters": pres}
     if stopped:
         if a.size and a.min() >= 0:
