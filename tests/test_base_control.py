@@ -100,3 +100,40 @@ def test_same_call_in_threads_gives_same_answer():
         t.join()
     for o in out:
         np.testing.assert_array_equal(o, ref)
+
+
+def test_progress_reports_in_every_family_are_one_count_that_ends_at_its_total():
+    """A progress callback sees one total per phase, a count that never goes back, never a
+    total of 0 (done / total is defined), and done == total when the call ends; the core's own
+    reports (sweeps, probes, DP levels) are passed on in the call's unit. Before, hybrid and
+    hier_opt reported (0, 0), the spatial methods switched from the core's total to 1, and
+    partition_1d, hetero's points and fronts and tasks' CCM never reported the end."""
+    import wpart.dynamic as D
+    import wpart.hetero as wh
+    import wpart.spatial as sp
+    import wpart.tasks as T
+
+    A = sp.instances.pic_like(64, t=2000)
+    ps = wh.synthetic("dgemm-like", seed=1)
+    calls = {f"spatial.{m}": (lambda cb, m=m: sp.partition(
+        A[:16, :16] if m == "hier_opt" else A, 16, method=m, progress=cb)) for m in sp.METHODS}
+    calls.update({
+        "partition_1d": lambda cb: wpart.partition_1d(LONG[:20_000], 16, progress=cb),
+        "partition_1d dp": lambda cb: wpart.partition_1d(LONG[:5_000], 8, method="dp",
+                                                         progress=cb),
+        "hetero.optimal_time": lambda cb: wh.optimal_time(ps, 17152, progress=cb),
+        "hetero.pareto_front": lambda cb: wh.pareto_front(ps, 17152, balanced=False,
+                                                          progress=cb),
+        "tasks.balance": lambda cb: T.balance(T.random_problem(4, 60, 10, 80, seed=3),
+                                              method="ccm", progress=cb),
+        "dynamic.simulate": lambda cb: D.simulate("hetero3", "greedy", seed=0, progress=cb),
+    })
+    for name, call in calls.items():
+        seen = []
+        call(lambda d, t: seen.append((d, t)))
+        assert seen, name
+        totals = {t for _, t in seen}
+        assert len(totals) == 1 and min(totals) > 0, (name, seen)
+        done = [d for d, _ in seen]
+        assert done == sorted(done), (name, seen)
+        assert seen[-1][0] == seen[-1][1], (name, seen)

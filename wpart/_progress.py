@@ -5,6 +5,7 @@ False."""
 from __future__ import annotations
 
 import contextlib
+import math
 from typing import Any, Callable, Iterator
 
 from ._errors import CancelledError
@@ -21,6 +22,37 @@ def _cancelling(progress: Callable[[float, float], Any]) -> Callable[[float, flo
             raise CancelledError("the progress callback returned False")
 
     return hook
+
+
+class _Reports:
+    """What a progress report reaches: every report ``(done, tot)`` of the core or of a phase,
+    in whatever unit, is passed on as ``(total * done / tot, total)`` in the call's own unit
+    (`total`), never below the last one passed (a later phase's own count starts again), and
+    not at all when ``tot`` is not a positive number (``done / tot`` would be 0 / 0);
+    :meth:`finish` passes ``(total, total)`` once when the call ends without an error."""
+
+    __slots__ = ("_to", "_total", "_last")
+
+    def __init__(self, to: Callable[[float, float], Any], total: float):
+        self._to, self._total, self._last = to, total, -1.0
+
+    def report(self, done: float, tot: float) -> None:
+        done, tot = float(done), float(tot)
+        if not (tot > 0 and math.isfinite(tot) and done == done):
+            return
+        x = done if tot == self._total else self._total * min(max(done / tot, 0.0), 1.0)
+        x = min(max(x, self._last, 0.0), self._total)
+        if x != self._last:
+            self._last = x
+            self._to(x, self._total)
+
+    def finish(self) -> None:
+        if self._last < self._total:
+            self._last = self._total
+            try:
+                self._to(self._total, self._total)
+            except CancelledError:  # the work is done: a callback's "stop" changes nothing
+                pass
 
 
 @contextlib.contextmanager
@@ -61,32 +93,31 @@ def progress_hook(
     if progress is False:
         yield None
         return
+    unit_total = float(total) if float(total) > 0 and math.isfinite(float(total)) else 1.0
     if progress is not True:
-        yield _cancelling(progress)
+        track = _Reports(_cancelling(progress), unit_total)
+        yield track.report
+        track.finish()
         return
     from tqdm.auto import tqdm
 
-    fraction = float(total) == 1.0
+    fraction = unit_total == 1.0
     if fraction:  # a fraction done: whole percent
         bar = tqdm(total=100, desc=desc, leave=False,
                    bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}]")
     else:
-        bar = tqdm(total=max(int(round(float(total))), 0), desc=desc, leave=False, unit=unit)
+        bar = tqdm(total=max(int(round(unit_total)), 0), desc=desc, leave=False, unit=unit)
 
-    def hook(done: float, tot: float) -> None:
-        if fraction:
-            n = int(100 * done / tot) if tot > 0 else 0
-        else:
-            t = int(round(tot))
-            if t > 0 and bar.total != t:
-                bar.total = t
-            n = int(done)
+    def draw(done: float, tot: float) -> None:
+        n = int(100 * done / tot) if fraction else int(done)
         n = max(0, min(n, bar.total))
         if n != bar.n:
             bar.n = n
             bar.refresh()
 
+    track = _Reports(draw, unit_total)
     try:
-        yield hook
+        yield track.report
+        track.finish()
     finally:
         bar.close()

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import _core
-from .._progress import progress_hook
+from .._progress import _Reports, progress_hook
 from .._validate import as_float, as_int, as_progress, as_time_limit, choice, is_bool
 from ._front import (Distribution, ParetoFront, _no_distribution, classify, hypervolume,
                      make_front, stopped_front)
@@ -53,7 +53,9 @@ def _hook(progress: Any, desc: str) -> Iterator[Callable[[float, float], None] |
             if user(done, total) is False:
                 raise CancelledError("stopped: the progress callback returned False")
 
-        yield cancellable
+        track = _Reports(cancellable, 1.0)  # (as every family's reports: see wpart._progress)
+        yield track.report
+        track.finish()
         return
     with progress_hook(prog, total=1.0, desc=desc) as hook:
         yield hook
