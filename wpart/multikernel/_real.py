@@ -19,6 +19,7 @@ per firing run -- with an optional load schedule, and records every run.
 from __future__ import annotations
 
 import os
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -458,8 +459,8 @@ def adaptive_runs(runtime: Any, comp: Any, *, runs: int, kb: KnowledgeBase | Non
                 rec[key].append(v)
             if hook is not None:
                 hook(k + 1, runs)
-    finally:
-        bar.__exit__(None, None, None)
+    finally:  # (an error on its way out reaches the bar: no "done" report then)
+        bar.__exit__(*sys.exc_info())
         if load is not None:
             load.stop()
         if speed is not None:
