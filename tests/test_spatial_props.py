@@ -594,6 +594,7 @@ def test_hybrid_cut_by_its_time_limit_says_time_limit():
             # cut during the slow phase: phase 2's partition; before it: none (success False)
             assert not r.success or r.max_load >= full.max_load
             cut += 1
-        else:
-            assert r.status == "feasible" and r.max_load == full.max_load
+        else:  # the whole run's partition: "feasible", or "time_limit" when the limit struck
+            # after its last iteration (a loaded machine at t = 0.3 s; nothing was lost)
+            assert r.status in ("feasible", "time_limit") and r.max_load == full.max_load
     assert cut >= 1  # 0.003 s is far below the 0.2 s run
