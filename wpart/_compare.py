@@ -77,43 +77,42 @@ class Comparison:
     results: dict = field(repr=False)
     time_limit: float | None = None
 
+    def _best_row(self) -> dict | None:
+        """The row of the method with the smallest objective (None if none answered)."""
+        rows = [r for r in self.table if r[self.objective] is not None]
+        return min(rows, key=lambda r: r[self.objective]) if rows else None
+
     @property
     def best(self) -> str | None:
         """The name of the method with the smallest objective (None if none answered)."""
-        rows = [r for r in self.table if r[self.objective] is not None]
-        return min(rows, key=lambda r: r[self.objective])["method"] if rows else None
+        row = self._best_row()
+        return None if row is None else row["method"]
 
     @property
     def status(self) -> str:
         """The best method's status; with no answer, ``"time_limit"`` when a method was
         stopped by the time limit, ``"infeasible"`` when one found the input has none, else
         ``"error"`` (every method refused the input or failed)."""
-        best = self.best
-        if best is not None:
-            return next(r["status"] for r in self.table if r["method"] == best)
+        row = self._best_row()
+        if row is not None:
+            return row["status"]
         seen = {r["status"] for r in self.table}
         return next((s for s in ("time_limit", "infeasible") if s in seen), "error")
 
     @property
     def success(self) -> bool:
         """Whether some method gave an answer."""
-        return self.best is not None
+        return self._best_row() is not None
 
     @property
     def message(self) -> str:
         """One sentence: how many methods answered, and the best."""
-        n = sum(r[self.objective] is not None for r in self.table)
-        if not n:
+        row = self._best_row()
+        if row is None:
             return f"no method of {len(self.table)} gave an answer ({self.status})"
-        return (f"{n} of {len(self.table)} methods gave an answer; the best is {self.best} "
-                f"({self.objective} {self._row(self.best)[self.objective]:.6g})")
-
-    def _row(self, method: str) -> dict:
-        """The table's row of `method`."""
-        for r in self.table:
-            if r["method"] == method:
-                return r
-        raise KeyError(method)
+        n = sum(r[self.objective] is not None for r in self.table)
+        return (f"{n} of {len(self.table)} methods gave an answer; the best is {row['method']} "
+                f"({self.objective} {row[self.objective]:.6g})")
 
     def to_dict(self) -> dict:
         """JSON-friendly dict: status, success, message, family, objective, lower_bound,

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import _core
-from .._progress import _Reports, progress_hook
+from .._progress import progress_hook
 from .._validate import as_float, as_int, as_progress, as_time_limit, choice, is_bool
 from ._front import (Distribution, ParetoFront, _no_distribution, classify, hypervolume,
                      make_front, stopped_front)
@@ -43,8 +43,8 @@ def _limit(v: Any, name: str) -> int:
 
 @contextlib.contextmanager
 def _hook(progress: Any, desc: str) -> Iterator[Callable[[float, float], None] | None]:
-    """The core's progress hook for `progress` (validated): a tqdm bar for True; a callable
-    passes through, and returning False from it stops the run with CancelledError."""
+    """The core's progress hook for `progress` (validated): wpart._progress.progress_hook's,
+    a callable's "stop" (returning False) raising CancelledError with hetero's message."""
     prog = as_progress(progress)
     if callable(prog) and not isinstance(prog, bool):
         user = prog
@@ -53,10 +53,7 @@ def _hook(progress: Any, desc: str) -> Iterator[Callable[[float, float], None] |
             if user(done, total) is False:
                 raise CancelledError("stopped: the progress callback returned False")
 
-        track = _Reports(cancellable, 1.0)  # (as every family's reports: see wpart._progress)
-        yield track.report
-        track.finish()
-        return
+        prog = cancellable
     with progress_hook(prog, total=1.0, desc=desc) as hook:
         yield hook
 

@@ -429,9 +429,7 @@ def as_input(A: Any, weights: Any, ndims: tuple, name: str = "A") -> Any:
     w = as_weights(weights)
     if isinstance(A, (str, os.PathLike)):
         p = os.fspath(A)
-        if os.path.isdir(p):
-            raise WpartValueError(f"`{name}` {p!r} is a directory, not a MatrixMarket file")
-        if not os.path.isfile(p):
+        if not os.path.isfile(p) and not os.path.isdir(p):  # (a folder: _mmread names it)
             raise WpartFileNotFoundError(
                 f"`{name}`: no such MatrixMarket file: {p!r} (a string `{name}` is "
                 "read as a file path)"
