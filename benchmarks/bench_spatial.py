@@ -51,7 +51,7 @@ import sys
 import time
 from pathlib import Path
 
-from _common import ROOT, use_wpart  # noqa: E402  (installed wpart first, else this checkout)
+from _common import use_wpart  # noqa: E402  (installed wpart first, else this checkout)
 
 use_wpart()
 
