@@ -110,9 +110,9 @@ def _oned_multi(X, parts, integral):
 def _half(M, R, Q_cuts, rows, integral):
     """Nicol half-step: the cuts of one dimension (rows=True: row cuts R' for column cuts)."""
     if rows:
-        major, minor, n, nm = M.row, M.ci, M.n1, M.n2
+        major, minor, n = M.row, M.ci, M.n1
     else:
-        major, minor, n, nm = M.ci, M.row, M.n2, M.n1
+        major, minor, n = M.ci, M.row, M.n2
     K = len(Q_cuts) - 1
     s = np.searchsorted(Q_cuts, minor, side="right") - 1
     X = np.zeros((K, n + 1))

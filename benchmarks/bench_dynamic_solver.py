@@ -34,7 +34,6 @@ import argparse
 import json
 import platform
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path

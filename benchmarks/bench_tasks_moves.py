@@ -22,7 +22,6 @@ Writes ``results/bench_tasks_moves.{json,txt}``. ``--quick``: part (b) on phase 
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 import time

@@ -7,7 +7,6 @@ import inspect
 import re
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 MODULES = ["wpart", "wpart.spatial", "wpart.hetero", "wpart.tasks", "wpart.dynamic",

@@ -2,7 +2,6 @@
 
 import heapq
 
-import numpy as np
 import pytest
 
 import wpart

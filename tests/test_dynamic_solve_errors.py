@@ -48,7 +48,7 @@ def test_decrease_inside_the_bracket_is_seen():
 @pytest.mark.parametrize("bad,word", [(math.nan, "NaN"), (math.inf, "inf"), (-1.0, "-1")])
 def test_non_finite_or_negative_time_names_the_pu(bad, word):
     f = lambda x: bad if x > 1.0 else x  # noqa: E731
-    with pytest.raises(WpartValueError, match=rf"`?models\[1\]`?|PU 1") as ei:
+    with pytest.raises(WpartValueError, match=r"`?models\[1\]`?|PU 1") as ei:
         d.solve_equal_time([affine(1.0, 0.0), f], 5.0)
     assert word in str(ei.value)
     with pytest.raises(WpartValueError, match=r"PU 1|models\[1\]"):

@@ -175,8 +175,6 @@ def test_uint64_sizes_beyond_int64_are_reported_unwrapped():
 def test_milp_front_time_limit_covers_the_whole_call():
     import time
 
-    import wpart
-
     rng = np.random.default_rng(0)
     P = []
     for i in range(4):

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from wpart import WpartError, WpartKeyError, WpartValueError
+from wpart import WpartKeyError, WpartValueError
 from wpart import _core
 from wpart.multikernel import KnowledgeBase, build_profile
 from wpart.multikernel.sim import (TABLE2, SimCost, best_share,

@@ -11,7 +11,6 @@ import gzip
 import numpy as np
 import pytest
 import scipy.io
-import scipy.sparse as sp
 
 import wpart
 import wpart.spatial as ws
@@ -133,7 +132,7 @@ def test_outside_the_syntax_goes_to_scipy(tmp_path, name):
         assert _core.spatial_mm_csr(data, h[5], 2, 2, 2, 0, 0, exact) is None, (name, exact)
     try:
         want = scipy_csr(p)
-    except Exception as exc:  # scipy refuses it: so does read_matrix, naming the file
+    except Exception:  # scipy refuses it: so does read_matrix, naming the file
         with pytest.raises(wpart.WpartError, match=str(p.name)):
             ws.read_matrix(p)
         return

@@ -13,7 +13,7 @@ import pytest
 
 from wpart import WpartError, _core
 from wpart.tasks import Coefficients, generators as G
-from wpart.tasks._rankdata import RankData, pair_problem, split_problem
+from wpart.tasks._rankdata import RankData, split_problem
 from wpart.tasks._summary import Summary, estimate_problem, summarize
 
 
