@@ -141,3 +141,27 @@ def test_reproduce_dynamic_quick_shows_b1_b4_with_verdicts(tmp_path):
     b4 = [r for r in res["verdicts"] if r["figure"] == "Fig. 6 (B4)"]
     assert len(b4) == 2 and all(r["verdict"] == "MATCH" for r in b4)
     assert "x0.128 in 43 s" in b4[1]["paper"] and "x0.475 in 38 s" in b4[0]["paper"]
+
+
+def test_b2b_cpu_share_row_is_measured_against_the_optimum():
+    """Fig. 5b (B2b): the optimal split's CPU share (one shot and one step) is recorded, and when
+    the row DIFFERS its reason says which balancer's CPU share is nearer the step's optimum,
+    with the two distances that decide it."""
+    import re
+
+    from wpart.experiments import dynamic_paper as dp
+
+    data, vs, _ = dp.b2_shares(False)
+    cpu = np.array([k == "cpu" for k in data["kinds"]])
+    got = data["cpu_share_optimum"]
+    assert got["one_shot"] == pytest.approx(float(np.asarray(data["optimum"])[cpu].sum()))
+    assert got["step"] == pytest.approx(float(np.asarray(data["optimum_step"])[cpu].sum()))
+    row = next(v for v in vs if "B2b" in v.figure)
+    if row.verdict == "DIFFERS":
+        m = re.search(r"PLB-HAC ends ([-+][\d.]+) points .* HDSS ([-+][\d.]+): (\S+) CPU share",
+                      row.reason)
+        assert m, row.reason
+        dp_, dh_ = (data["cpu_share"][k] - got["step"] for k in ("PLB-HAC", "HDSS"))
+        assert float(m.group(1)) == pytest.approx(dp_, abs=0.051)
+        assert float(m.group(2)) == pytest.approx(dh_, abs=0.051)
+        assert m.group(3) == ("PLB-HAC's" if abs(dp_) < abs(dh_) else "HDSS's")
