@@ -180,3 +180,27 @@ def test_fig3_and_fig19_reasons_are_measured(quick):
     assert re.search(r"100-1000x becomes 8-80x", r19.reason), r19.reason
     r3 = rows[("Fig. 3 (Sec. 4.2)", "JAG-M-OPT LI at m = 961")]
     assert r3.verdict == V.DIFFERS and "uniform 512x512 gives 1.0%" in r3.reason
+
+
+def test_fig6_row_names_the_m_where_both_sit_on_the_bound(quick):
+    """Fig. 6's row (HIER-RELAXED < HIER-RB): an m where both variants' LI equal the lower
+    bound (a cell heavier than the average part) is named as one where neither can be ahead;
+    one above the bound is not."""
+    import copy
+
+    from wpart.experiments import spatial_paper as sp
+
+    d = copy.deepcopy(json.loads((quick[0] / "spatial.json").read_text())["details"])
+    key = next(k for k, v in d["variants"].items() if k != "uniform_diagnosis"
+               and v["class"] == "multipeak")
+    dd = d["variants"][key]
+    ms = dd["m"]
+    assert len(ms) >= 3
+    dd["lb"] = [0.0] * (len(ms) - 1) + [2.5]
+    dd["li"]["hier_rb-load"] = [0.1] * (len(ms) - 1) + [2.5]
+    dd["li"]["hier_relaxed-load"] = [0.05, 0.2] + [0.05] * (len(ms) - 3) + [2.5]
+    row = next(v for v in sp.verdicts(d, True).rows
+               if v.figure == "Fig. 6" and "share of m" in v.quantity)
+    assert row.verdict == V.DIFFERS and row.ours == f"{len(ms) - 2}/{len(ms)}"
+    assert f"not ahead at m = {ms[1]}, {ms[-1]};" in row.reason
+    assert f"at m = {ms[-1]} both reach the lower bound" in row.reason

@@ -336,6 +336,13 @@ def verdicts(d: dict, quick: bool) -> Verdicts:
         wins = int(np.sum(rl < rb))
         lost = [m for m, x, y in zip(dd["m"], rl, rb) if x >= y]
         where = (f"RELAXED not ahead at m = {', '.join(map(str, lost))}; " if lost else "")
+        # measured: where both variants sit on the lower bound, neither can be ahead
+        lb = dd.get("lb", [])
+        tied = [m for m, x, y, b in zip(dd["m"], rl, rb, lb)
+                if m in lost and max(x, y) <= b + 1e-9 * max(1.0, b)]
+        if tied:
+            where += (f"at m = {', '.join(map(str, tied))} both reach the lower bound (a cell "
+                      "heavier than the average part): neither can be ahead; ")
         why = (where + "faithful to the paper's rule (cut and part split minimise "
                "max(L1/x, L2/(q-x)); "
                "greedy per level: odd part counts on small shapes); the paper's instance sizes "
