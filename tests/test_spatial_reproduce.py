@@ -204,3 +204,47 @@ def test_fig6_row_names_the_m_where_both_sit_on_the_bound(quick):
     assert row.verdict == V.DIFFERS and row.ours == f"{len(ms) - 2}/{len(ms)}"
     assert f"not ahead at m = {ms[1]}, {ms[-1]};" in row.reason
     assert f"at m = {ms[-1]} both reach the lower bound" in row.reason
+
+
+def test_fig9_growth_row_at_the_papers_size(quick, monkeypatch):
+    """The growth row of Fig. 9 is a verdict when the timing ran at 8192^2 (the paper's size:
+    12 GiB of memory or more), naming each algorithm's growth and RECT-NICOL's on the dense
+    prefix; at 4096^2 it stays NOT REGENERATED and says why."""
+    import copy
+    import os
+
+    from wpart.experiments import spatial as ex
+    from wpart.experiments import spatial_paper as sp
+
+    d = copy.deepcopy(json.loads((quick[0] / "spatial.json").read_text())["details"])
+    tm = d["timing"]
+    big = {k: {"10000": {"seconds": v["10000"]["seconds"] * g, "li": 0.0}}
+           for (k, v), g in zip(sorted(tm["512"].items())[:3], (8.0, 10.0, 12.0))
+           if "10000" in v}
+    assert len(big) == 3
+    for nb, want in ((8192, V.MATCH), (4096, V.NOT_REGENERATED)):
+        tm.pop("8192", None)
+        tm.pop("4096", None)
+        tm["large_n"], tm[str(nb)] = nb, big
+        tm["rect_nicol_dense_prefix"] = {"512": 0.01, str(nb): 0.02}
+        row = next(v for v in sp.verdicts(d, True).rows if "time growth" in v.quantity)
+        assert row.verdict == want, row
+        assert row.ours.startswith("10.0x")
+        if nb == 4096:
+            assert "12 GiB" in row.reason
+    tm["512"].setdefault("rect_nicol", {})["10000"] = {"seconds": 0.01, "li": 0.0}
+    grown = {k: {"10000": {"seconds": tm["512"][k]["10000"]["seconds"] * g, "li": 0.0}}
+             for k, g in zip(sorted(big)[:2], (2.0, 3.0))}  # median 3x: a reason is shown
+    grown["rect_nicol"] = {"10000": {"seconds": 1.0, "li": 0.0}}
+    tm.pop("4096")
+    tm["large_n"], tm["8192"] = 8192, grown
+    tm["rect_nicol_dense_prefix"] = {"512": 0.01, "8192": 0.02}
+    row = next(v for v in sp.verdicts(d, True).rows if "time growth" in v.quantity)
+    assert row.verdict == V.DIFFERS
+    assert "RECT-NICOL 100.0x" in row.reason and "dense prefix (starts='rows_uniform') 2.0x" \
+        in row.reason
+    # the size follows the machine's memory
+    monkeypatch.setattr(os, "sysconf", lambda k: 4096 if k == "SC_PAGE_SIZE" else 3 * 2**20)
+    assert ex._large_n() == 8192
+    monkeypatch.setattr(os, "sysconf", lambda k: 4096 if k == "SC_PAGE_SIZE" else 2**20)
+    assert ex._large_n() == 4096

@@ -101,7 +101,10 @@ def rect_nicol(
         them nonzero; for the default on a CSR matrix with integer loads or ``weights="stored"``
         / ``"count"``, any size and density, its ``A`` then the sparse loads matrix) is not
         densified: a sweep costs O(nnz + P n2 + Q n1), and the grid is the one the dense array
-        gives.
+        gives. A dense array runs the default on its nonzeros too: where most cells are
+        loads (the paper's instances), ``starts="all"`` works on the dense prefix sums
+        instead, O(P Q log n) per probe, and took a median 2.9 x / 5.9 x less CPU at 512^2 /
+        1,024^2 (85 cases, max loads 8 % below to 36 % above the default's; README).
     P, Q : int, optional
         Grid shape with ``P * Q = m`` (default as :func:`rect_uniform`).
     max_sweeps : int
