@@ -15,7 +15,7 @@ import scipy.sparse as sps
 
 import wpart
 from wpart import WpartValueError, spatial
-from wpart.spatial._nicol import AUTO
+from wpart.spatial._nicol import AUTO, auto_names
 
 
 def _timeless(stats):
@@ -95,7 +95,12 @@ def test_dense_float_array_in_one_call_as_the_prepared_path(n, fill):
         fast = spatial.rect_nicol(D, P * Q, P=P, Q=Q)
         _same(fast, spatial.rect_nicol(F, P * Q, P=P, Q=Q))
         if P * Q < 64:  # (the step-by-step engine: the same stages below 64 blocks)
-            _same(fast, spatial.rect_nicol(D, P * Q, P=P, Q=Q, starts=list(AUTO)))
+            # (the default set as it ran: rows_load / cols_load for the uniform starts where
+            # at least half the cells are stored)
+            assert fast.params["starts"] == auto_names(3 if 2 * np.count_nonzero(D) >= D.size
+                                                       else 0)
+            _same(fast, spatial.rect_nicol(D, P * Q, P=P, Q=Q,
+                                           starts=list(fast.params["starts"])))
         assert fast.A is D and fast.loads.dtype == np.float64
     for bad, msg in ((np.nan, "NaN"), (np.inf, "inf"), (-1.5, "negative")):
         X = D.copy()
@@ -170,9 +175,11 @@ def test_left_to_the_general_path():
                   D.astype(np.float64)):
         r = spatial.rect_nicol(other, 16, P=4, Q=4)
         assert np.array_equal(r.rects, ref.rects) and r.max_load == ref.max_load
-    for w in ("stored", "count"):
-        _same(spatial.rect_nicol(D, 16, P=4, Q=4, weights=w),
-              spatial.rect_nicol(D, 16, P=4, Q=4, weights=w, starts=list(AUTO)))
+    for w in ("stored", "count"):  # ("stored": every cell of the array, so the load starts)
+        fast = spatial.rect_nicol(D, 16, P=4, Q=4, weights=w)
+        assert fast.params["starts"] == auto_names(3 if w == "stored" else 0)
+        _same(fast, spatial.rect_nicol(D, 16, P=4, Q=4, weights=w,
+                                       starts=list(fast.params["starts"])))
     # a prime m warns as before; P alone works as before
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")

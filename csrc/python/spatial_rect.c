@@ -391,7 +391,7 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
     if (!lmax) {
         goto cleanup;
     }
-    res = Py_BuildValue("OOO(ddddd)(LLLLL)(iiiii)(LLLLL)diiLLdO(LdLLdLd)OOOO", R, C,
+    res = Py_BuildValue("OOO(ddddd)(LLLLL)(iiiii)(LLLLL)diiLLdO(LdLLdLd)OOOOi", R, C,
                         L ? (PyObject *)L : Py_None,
                         out.val[0], out.val[1], out.val[2], out.val[3], out.val[4],
                         (long long)out.halves[0], (long long)out.halves[1],
@@ -405,7 +405,7 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
                         (long long)out.moves, out.polished, (long long)out.kick_iters,
                         (long long)out.kick_halves, out.kicked,
                         (long long)out.joint_halves, out.joint, a[0], a[1], lmax,
-                        ones ? (PyObject *)ones : Py_None);
+                        ones ? (PyObject *)ones : Py_None, (int)out.load_starts);
 cleanup:
     WPY_XDECREF(a[0], a[1], a[2], R, C, L, B);
     Py_XDECREF(lmax);

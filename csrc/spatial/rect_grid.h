@@ -100,7 +100,8 @@ wpart_status_t wpart_spatial_rect_1d(const double *w, int64_t n, int64_t P, int6
 
 /* The default RECT-NICOL in one call (wpart.spatial.rect_nicol with starts="auto" and the
  * default refine / patience / abandon): the four starts (diag_interleaved, rows_stored,
- * rows_uniform, cols_uniform; every one balanced, patience 2, at most max(10, P + Q)
+ * rows_uniform, cols_uniform: rows_load / cols_load in the uniform ones' places where at
+ * least half the cells are stored; every one balanced, patience 2, at most max(10, P + Q)
  * half-sweeps), the race with the shared incumbent and the proven lower bound, the
  * continuation of the best grid (10 half-sweeps without a gain), the uniform grid when the
  * time limit struck and it is lower, and the block loads. A->w: float64 values (NULL for
@@ -135,6 +136,8 @@ typedef struct {
     double kicked;       /* the max load of the grid it returns (the given one unless lower) */
     int64_t joint_halves; /* the joint-bound start's half-sweeps (-1: not run) */
     double joint;         /* its max load (the result when <= lower: then no other start ran) */
+    int32_t load_starts;  /* 3: starts 2 and 3 are rows_load and cols_load (at least half
+                           * the cells stored: a dense load matrix), 0: the uniform ones */
 } wpart_rg_auto_t;
 
 wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int64_t *iv,

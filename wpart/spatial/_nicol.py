@@ -36,6 +36,16 @@ ENGINE_STARTS = ("rows_stored", "cols_stored", "rows_load", "cols_load", "rows_u
 #: cols_stored, rows_load and cols_load stay available by name (and in rect_refine).
 AUTO = ("diag_interleaved", "rows_stored", "rows_uniform", "cols_uniform")
 
+
+def auto_names(load_starts: int) -> tuple:
+    """The default set as it runs on a matrix: where at least half the cells are stored (a
+    dense load matrix: the stored entries per row are about even, ``rows_stored`` near
+    uniform rows) ``rows_load`` and ``cols_load`` take the uniform starts' places (bits 0 and
+    1 of `load_starts`; rect_fast.c decides, the engine the same way)."""
+    return (AUTO[0], AUTO[1], "rows_load" if load_starts & 1 else AUTO[2],
+            "cols_load" if load_starts & 2 else AUTO[3])
+
+
 #: rect_refine's ``start="auto"``: every engine start but the symmetric ones.
 REFINE_AUTO = ("diag_interleaved", "rows_stored", "cols_stored", "rows_uniform",
                "cols_uniform", "rows_load", "cols_load")
@@ -367,12 +377,13 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
     the same keys replaced)."""
     vals, halves, states, refs, lb = out[3], out[4], out[5], out[6], out[7]
     pol = out[14]
+    names = auto_names(out[19])  # the starts that ran (load starts for regular lines)
     # the joint-bound start (heavy-line matrices, 64 blocks and more) ran first: at the bound,
     # the result (no other start ran); else kept below every start, or dropped
     joint = pol[5] >= 0 and lb > 0 and pol[6] <= lb
     # reached: a start that ran (not _SAME, equal to an earlier one; not 2, not run) hit the bound
     reached = joint
-    for k in range(len(AUTO) if lb > 0 and not joint else 0):
+    for k in range(len(names) if lb > 0 and not joint else 0):
         if states[k] != _SAME and states[k] != 2 and vals[k] <= lb:
             reached = True
             break
@@ -388,7 +399,7 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
         if joint or kept:
             won, best = JOINT, pol[6]
     same = False
-    for k, name in enumerate(AUTO):
+    for k, name in enumerate(names):
         st = states[k]
         if st == 0 or st == 1 or st == 3:
             table[name] = {"max_load": vals[k], "half_sweeps": halves[k], "state": _STATE[st]}
@@ -401,10 +412,10 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
                 if reached else {"max_load": None, "half_sweeps": halves[k], "state": "not_run"}
         else:  # 4: the transpose of an earlier start
             table[name] = {"max_load": vals[k], "half_sweeps": halves[k],
-                           "state": "same_as_" + AUTO[refs[k]] + "_transposed"}
-    for k, name in enumerate(AUTO if same else ()):
+                           "state": "same_as_" + names[refs[k]] + "_transposed"}
+    for k, name in enumerate(names if same else ()):
         if states[k] == _SAME:
-            ref = AUTO[refs[k]]
+            ref = names[refs[k]]
             table[name] = dict(table[ref], state="same_as_" + ref)
     polished = None if states[-1] == 2 else {"max_load": vals[-1], "half_sweeps": halves[-1]}
     if pol[0] >= 0:  # the cut-move polish ran (P Q >= 64)
@@ -412,7 +423,7 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
                         cut_moves=pol[0], cut_move_max_load=pol[1])
     if pol[2] >= 0:  # then the SGO kick (rect_polish.c)
         polished.update(kick_iterations=pol[2], kick_half_sweeps=pol[3], kick_max_load=pol[4])
-    params = {"P": P, "Q": Q, "max_sweeps": max_sweeps, "starts": AUTO, "patience": 2,
+    params = {"P": P, "Q": Q, "max_sweeps": max_sweeps, "starts": names, "patience": 2,
               "refine": "auto", "abandon": True}
     w = table[won] if won else None
     stats = dict(head or (), start=won, starts=table, polish=polished, lower_bound=lb or None,
@@ -458,6 +469,9 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
         params, stats = _auto_stats(P, Q, max_sweeps, out)
         return _grid_result(pp, method, params, out[0], out[1], stats, out[8], tl, t0=t0)
     specs = resolve(starts, P, Q, g.n1, g.n2)
+    if isinstance(starts, str) and starts == "auto":  # the default set as the core runs it
+        dense = 2 * int(g.rp[-1]) >= g.n1 * g.n2
+        specs = [(s, s) for s in auto_names(3 if dense else 0)]
 
     with progress_hook(progress, total=1.0, desc=method) as hook:
         cache: dict = {}
@@ -472,7 +486,7 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
         run_specs = [specs[k] for k in uniq]
         R0, C0, first = R0[uniq], C0[uniq], first[uniq]
         # the default set races and continues as rect_fast.c does
-        auto = tuple(n for n, _ in specs) == AUTO
+        auto = tuple(n for n, _ in specs) in {auto_names(b) for b in range(4)}
         own = (AUTO_RACE_BIG if P * Q >= SHORT_POLISH_BLOCKS else AUTO_RACE) if auto else RACE
         slack = (own if ab else 0.0) if race is None else race
         cont = POLISH_PATIENCE if not auto or P * Q >= MID_POLISH_BLOCKS else \
