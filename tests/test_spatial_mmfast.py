@@ -273,3 +273,53 @@ def test_fuzzed_bodies_parse_exactly_or_decline():
                 v = [int(w != 0) for w in v]
             assert vals.tolist() == v
     assert took > 200
+
+
+_CUTS = r'''
+import sys
+import wpart
+import wpart.spatial as ws
+src, d = sys.argv[1], sys.argv[2]
+text = open(src, "rb").read()
+ok = bad = 0
+for k in range(len(text) - 120, len(text) + 1):  # every cut in the last entries
+    p = f"{d}/cut{k}.mtx"
+    open(p, "wb").write(text[:k])
+    try:
+        ws.read_matrix(p)
+        ok += 1
+    except wpart.WpartError as exc:
+        assert "cut" in str(exc), exc  # names the file
+        bad += 1
+for tail in (b" ", b"\t", b"E", b"E-", b"e+", b"x", b" junk"):  # after the last number
+    p = f"{d}/tail.mtx"
+    open(p, "wb").write(text.rstrip(b"\n") + tail)
+    try:
+        ws.read_matrix(p)
+        ok += 1
+    except wpart.WpartError:
+        bad += 1
+print(ok, bad)
+'''
+
+
+def test_truncated_or_unterminated_files_raise_never_crash(tmp_path):
+    """A file cut anywhere in its last entries, or whose last line has no line end and
+    something after its last number, reads or raises a WpartError naming it: scipy's reader
+    (which the fast path hands such files to) dies of a segmentation fault on a last line
+    without a line end that ends in a cut exponent (``8.83E`` of ``8.83E-6``) or a blank. In
+    a child process, so that a crash fails this test and not the run."""
+    import subprocess
+    import sys
+
+    import scipy.sparse
+
+    A = scipy.sparse.random(30, 30, density=0.2, random_state=1) * 1e-5
+    src = tmp_path / "full.mtx"
+    scipy.io.mmwrite(src, A)
+    assert b"E-" in src.read_bytes()
+    out = subprocess.run([sys.executable, "-c", _CUTS, str(src), str(tmp_path)],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
+    ok, bad = map(int, out.stdout.split())
+    assert ok > 0 and bad > 0

@@ -6,6 +6,7 @@ nonzeros."""
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import Any
 
@@ -195,18 +196,52 @@ def _mmread(path: Any, name: str = "path", exact: bool = True) -> tuple[Any, str
     return M, str(field)
 
 
+#: A whole entry line: blank-separated numbers (indices, values; an array file's single value)
+#: as decimal literals or nan / inf words, blanks around them. The last line of a file without
+#: a final line end must be one (see _Reads).
+_NUMBER = rb"[-+]?((\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|nan|inf|infinity)"
+_ENTRY_LINE = re.compile(rb"[ \t]*" + _NUMBER + rb"([ \t]+" + _NUMBER + rb")*[ \t]*\r?",
+                         re.IGNORECASE)
+
+
 class _Reads:
     """A binary file handed to scipy's C++ MatrixMarket reader as a stream: the reader asks
     its ``read`` for 1 KiB at a time, and a Ctrl-C is raised inside that Python call (given a
-    path, the reader holds the GIL for the whole file: seconds deaf to Ctrl-C)."""
+    path, the reader holds the GIL for the whole file: seconds deaf to Ctrl-C).
 
-    __slots__ = ("_f",)
+    A file whose last line has no line end is given one: scipy's reader (1.12 - 1.17 at
+    least) reads past its buffer there when anything follows the line's last number (a blank,
+    a cut exponent such as ``8.83E`` of a truncated file) and the process dies of a
+    segmentation fault. Such a last line that is not a whole entry line (``_ENTRY_LINE``) is
+    refused first: a truncated file would otherwise read its cut number (``8.83E`` for
+    ``8.83E-6``)."""
+
+    __slots__ = ("_f", "_tail", "_done")
 
     def __init__(self, f: Any) -> None:
         self._f = f
+        self._tail = b""  # the bytes after the last line end read so far
+        self._done = False
 
     def read(self, n: int = -1) -> bytes:
-        return self._f.read(n)
+        if self._done:
+            return b""
+        b = self._f.read(n)
+        if b:
+            k = b.rfind(b"\n")
+            self._tail = b[k + 1:] if k >= 0 else self._tail + b
+            if len(self._tail) > 4096:  # (no entry line is that long: refused below anyway)
+                self._tail = self._tail[-4097:]
+            return b
+        self._done = True
+        last = self._tail.strip()
+        if not last:
+            return b""
+        if not last.startswith(b"%") and not _ENTRY_LINE.fullmatch(self._tail):
+            shown = last[-40:].decode("ascii", "replace")
+            raise ValueError(f"its last line {shown!r} has no line end and is not a whole "
+                             "entry (a truncated file?)")
+        return b"\n"
 
 
 def _open_mm(p: str) -> Any:
