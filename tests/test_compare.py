@@ -80,6 +80,19 @@ def test_spatial_compare_refusals_are_rows_and_bad_arguments_raise():
         spatial.compare(A, 2, time_limit=0)
     with pytest.raises(wpart.WpartTypeError, match="time_limit"):
         spatial.compare(A, 2, time_limit="1")
+    # a size cap (WpartRuntimeError, whose name holds "time") is a refusal, not a time limit;
+    # a WpartTimeoutError is the time limit
+    B = np.random.default_rng(0).integers(1, 9, (64, 64))
+    row = spatial.compare(B, 16, methods=["hier_opt"]).table[0]
+    assert row["status"] == "refused" and "max_states" in row["message"]
+    from wpart._compare import Candidate, run_candidates
+
+    def late(tl):
+        raise wpart.WpartTimeoutError("ran past its time limit")
+
+    c = run_candidates("spatial", [Candidate("slow", late)], objective="max_load",
+                           time_limit=1.0)
+    assert c.table[0]["status"] == "time_limit"
 
 
 def test_tasks_compare_exact_bound():

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from ._docs import fill_doc
-from ._errors import WpartError, WpartTypeError, WpartValueError
+from ._errors import WpartError, WpartTimeoutError, WpartTypeError, WpartValueError
 from ._result import jsonable, new_axes
 
 __all__ = ["Candidate", "Comparison", "run_candidates"]
@@ -305,7 +305,8 @@ def run_candidates(
         try:
             res = c.run(time_limit)
         except WpartError as e:
-            status = "time_limit" if "time" in type(e).__name__.lower() else "refused"
+            # (a timeout is a time limit; anything else, a size cap included, a refusal)
+            status = "time_limit" if isinstance(e, WpartTimeoutError) else "refused"
             rows.append({"method": c.name, objective: None, "gap": None,
                          "seconds": time.perf_counter() - t0, "status": status,
                          "message": str(e).splitlines()[0] if str(e) else type(e).__name__})
