@@ -419,3 +419,16 @@ def test_block_comm_clusters_keep_heavy_edges_together():
     a = tasks.balance(SB(), seed=0, beta=1.0, cluster="block+comm", comm_tau=1e9)
     b = tasks.balance(SB(), seed=0, beta=1.0)
     assert np.array_equal(a.assignment, b.assignment)
+
+
+def test_infeasible_start_names_memory_cap_and_the_way_round():
+    """An initial placement above the memory cap: the error names `memory_cap` and
+    ``allow_infeasible_start=True``, with which the same call finds a placement within the
+    cap (greedy does too: the instance itself is feasible)."""
+    p = tasks.gemma_like(m=4, n_tasks=40, n_blocks=8, seed=0)
+    with pytest.raises(wpart.WpartValueError,
+                       match=r"`memory_cap`: infeasible start.*allow_infeasible_start=True"):
+        tasks.balance(p, memory_cap=3e7)
+    r = tasks.balance(p, memory_cap=3e7, allow_infeasible_start=True)
+    assert r.success and np.isfinite(r.max_load) and np.isfinite(r.work).all()
+    assert np.isfinite(tasks.balance(p, memory_cap=3e7, method="greedy").max_load)

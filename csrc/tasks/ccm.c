@@ -381,8 +381,10 @@ wpart_status_t wpart_tasks_ccm(const wpart_tasks_problem_t *p, const wpart_tasks
                            "largest float); no memory cap is exceeded");
             }
             if (!prm->allow_infeasible_start) {
-                WPART_FAIL(WPART_EINVAL, "infeasible start: the initial assignment exceeds the "
-                           "memory cap of rank %" PRId32 " (W = inf there)", over);
+                WPART_FAIL(WPART_EINVAL, "`memory_cap`: infeasible start: the initial "
+                           "assignment exceeds the memory cap of rank %" PRId32 " (W = inf "
+                           "there); pass allow_infeasible_start=True to start from it (the "
+                           "moves then look for a placement within the cap)", over);
             }
         }
         if (trial == 0) rep->w_max_initial = w;

@@ -625,8 +625,10 @@ def _balance_ranks(problem: Problem, c: Coefficients, cap, d: dict, a0, meth: st
                               "and no explore")
     w0, _ = _core.tasks_evaluate(d, c.as_tuple(), a0)
     if not np.isfinite(w0) and not o["allow_infeasible_start"]:
-        raise WpartValueError("infeasible start: the initial assignment exceeds a memory cap "
-                              "(W = inf on some rank)")
+        raise WpartValueError("`memory_cap`: infeasible start: the initial assignment exceeds "
+                              "a memory cap (W = inf on some rank); pass "
+                              "allow_infeasible_start=True to start from it (the moves then "
+                              "look for a placement within the cap)")
     prm = rank_params(problem.m, c, o["cluster"], o["split"], o["srule"], o["tol"],
                       o["comm_tau"], float(np.mean(problem.task_load)) if problem.n_tasks
                       else 0.0, n_iter=o["n_iter"], n_rounds=o["n_rounds"], fanout=o["fanout"],

@@ -437,7 +437,10 @@ def run_protocol(problem: Problem, *, seed: int = 0, alpha: float = 1.0, beta: f
     P = problem.m
     w0, _ = _core.tasks_evaluate(model.d, model.co, a0)
     if not np.isfinite(w0):
-        raise WpartValueError("infeasible start: the initial assignment exceeds a memory cap")
+        raise WpartValueError("`memory_cap`: infeasible start: the initial assignment exceeds "
+                              "a memory cap (W = inf on some rank); the message protocol starts "
+                              "only from a placement within it (balance's default backend "
+                              "takes allow_infeasible_start=True)")
     k = 0 if n_rounds is None else as_int(n_rounds, "n_rounds", minimum=1)
     f = 0 if fanout is None else as_int(fanout, "fanout", minimum=1)
     k, f = _core.tasks_knowledge(P, k, f)

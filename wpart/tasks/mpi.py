@@ -185,8 +185,9 @@ def _run(ch: Channel, data: RankData, prm, allow_infeasible: bool, time_limit, t
         rk.begin_trial(trial)
         w0 = ch.allreduce(rk.work(), "max", "the initial W_max")
         if not np.isfinite(w0) and not allow_infeasible:
-            raise WpartValueError("infeasible start: the initial assignment exceeds a memory "
-                                  "cap (W = inf on some rank)")
+            raise WpartValueError("`memory_cap`: infeasible start: the initial assignment "
+                                  "exceeds a memory cap (W = inf on some rank); pass "
+                                  "allow_infeasible_start=True to start from it")
         hist, exch, secs = [w0], [], []
         ostate = None
         for it in range(prm.n_iter):
