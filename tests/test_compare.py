@@ -138,3 +138,21 @@ def test_a_comparison_without_answers_says_why():
     c = hetero.compare(ps, 57600, time_limit=1e-9)
     assert c.status in ("time_limit", "optimal", "feasible")
     assert c.success == (c.best is not None)
+
+
+def test_comparison_compares_by_value_and_counts_its_rows():
+    """A Comparison equals its deep and pickled copies (every field by value), not another
+    run's (its timings differ); ``stats`` counts the methods, the answers and their seconds,
+    in ``to_dict()`` too."""
+    import copy
+    import json
+    import pickle
+
+    A = np.random.default_rng(0).integers(1, 9, (20, 20))
+    c = spatial.compare(A, 4, methods=["rect_uniform", "rect_nicol", "jag_pq_opt_dp"])
+    assert c == copy.deepcopy(c) and c == pickle.loads(pickle.dumps(c))
+    assert c != spatial.compare(A, 4, methods=["rect_uniform", "rect_nicol", "jag_pq_opt_dp"])
+    st = c.stats
+    assert st["methods"] == 3 and st["answered"] == 3
+    assert st["seconds"] == pytest.approx(sum(r["seconds"] for r in c.table))
+    assert json.loads(json.dumps(c.to_dict()))["stats"]["methods"] == 3

@@ -215,6 +215,8 @@ def test_simulate_runs_result_vocabulary():
         kb = KnowledgeBase(Path(d) / "kb.json", autosave=False)
         r = simulate_runs(pl, cost, U, runs=5, kb=kb, profiling=False)
     assert r.success and r.status == "feasible" and len(repr(r).splitlines()) <= 5
+    assert r.message.startswith("5 simulated runs, mean time ")  # one sentence, never empty
+    assert f"{r.stats['lb_ops']} balancing steps" in r.message
     assert r.to_dict()["s"] is not None and r == r
     import matplotlib
     matplotlib.use("Agg")

@@ -112,8 +112,7 @@ def test_hier_rb_3d():
         spatial.hier_rb(np.ones((2, 2, 2)), 2, variant="hor")
     with pytest.raises(ValueError, match="2-D or 3-D"):
         spatial.hier_rb(np.ones((2, 2, 2, 2)), 2)
-    with pytest.raises(ValueError, match="plot"):
-        spatial.hier_rb(np.ones((2, 2, 2)), 2).plot()
+    # (plot() draws a 3D partition on a 3D Axes: test_hier_rb_3d_plot_draws_its_boxes)
 
 
 def test_speeds_probe_never_worse_than_heur():
@@ -127,3 +126,25 @@ def test_speeds_probe_never_worse_than_heur():
             p = spatial.jag_m_heur_probe(A, m, speeds=sp, orient=o, allow_empty=True)
             p.validate()
             assert p.max_load <= h.max_load * (1 + 1e-12)
+
+
+def test_hier_rb_3d_plot_draws_its_boxes():
+    """A 3D partition's plot() returns a 3D Axes holding one cuboid per part (six faces each),
+    coloured by load; a 2D Axes given is refused by name."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    import wpart
+
+    A = np.arange(1, 8 * 8 * 6 + 1).reshape(8, 8, 6)
+    r = spatial.hier_rb(A, 8)
+    ax = r.plot()
+    assert ax.name == "3d" and "m = 8" in ax.get_title()
+    ax.figure.canvas.draw()
+    faces = sum(len(c.get_paths()) for c in ax.collections)
+    assert faces == 6 * r.m
+    with pytest.raises(wpart.WpartValueError, match="3D Axes"):
+        r.plot(ax=plt.subplots()[1])
+    plt.close("all")

@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 
 from ._docs import fill_doc
 from ._errors import WpartError, WpartTimeoutError, WpartTypeError, WpartValueError
-from ._result import jsonable, new_axes
+from ._result import equal, jsonable, new_axes
 
 __all__ = ["Candidate", "Comparison", "run_candidates"]
 
@@ -65,9 +65,11 @@ class Comparison:
         Method name -> the method's result object (absent for a method that raised).
     time_limit : float or None
         The per-method time limit used.
-    status, success, message
+    status, success, message, stats
         The result protocol: the best method's status (with no answer ``"time_limit"``,
-        ``"infeasible"`` or ``"error"``), whether some method answered, and one sentence.
+        ``"infeasible"`` or ``"error"``), whether some method answered, one sentence, and
+        the counts (``methods``, ``answered``, ``seconds``). Printed as its table; two
+        comparisons are equal when every field is (a copy equals its original).
     """
 
     family: str
@@ -77,10 +79,28 @@ class Comparison:
     results: dict = field(repr=False)
     time_limit: float | None = None
 
+    def __eq__(self, other: object) -> bool:
+        """Equal when every field is (arrays element-wise, the results by value): a pickled or
+        deep copy equals its original."""
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(equal(getattr(self, f), getattr(other, f))
+                   for f in ("family", "objective", "table", "lower_bound", "results",
+                             "time_limit"))
+
+    __hash__ = None  # type: ignore[assignment]  (mutable rows: compared by value)
+
     def _best_row(self) -> dict | None:
         """The row of the method with the smallest objective (None if none answered)."""
         rows = [r for r in self.table if r[self.objective] is not None]
         return min(rows, key=lambda r: r[self.objective]) if rows else None
+
+    @property
+    def stats(self) -> dict:
+        """``methods`` run, how many ``answered``, and their ``seconds`` summed."""
+        return {"methods": len(self.table),
+                "answered": sum(r[self.objective] is not None for r in self.table),
+                "seconds": float(sum(r["seconds"] for r in self.table))}
 
     @property
     def best(self) -> str | None:
@@ -115,8 +135,8 @@ class Comparison:
                 f"({self.objective} {row[self.objective]:.6g})")
 
     def to_dict(self) -> dict:
-        """JSON-friendly dict: status, success, message, family, objective, lower_bound,
-        time_limit, best and the rows.
+        """JSON-friendly dict: status, success, message, stats, family, objective,
+        lower_bound, time_limit, best and the rows.
 
         Returns
         -------
@@ -124,7 +144,7 @@ class Comparison:
             Plain Python values only (no arrays).
         """
         return {"status": self.status, "success": self.success, "message": self.message,
-                "family": self.family, "objective": self.objective,
+                "stats": self.stats, "family": self.family, "objective": self.objective,
                 "lower_bound": jsonable(self.lower_bound), "time_limit": self.time_limit,
                 "best": self.best, "table": [jsonable(dict(r)) for r in self.table]}
 

@@ -390,8 +390,13 @@ def simulate_runs(platform: SimPlatform, cost: SimCost, units: int, *, runs: int
         out["Tc"].append(res.T_cpu)
         out["fired"].append(d.fired)
         out["lb"].append(d.lb_op)
-    return SimRuns("feasible", "", np.array(out["s"]), np.array(out["T"]), np.array(out["Tg"]),
-                   np.array(out["Tc"]), np.array(out["fired"]), np.array(out["lb"]), profiled,
+    T = np.array(out["T"])
+    fired = np.array(out["fired"])
+    msg = (f"{T.size} simulated runs, mean time {float(T.mean()):.4g} s; the balancing fired "
+           f"in {int(np.count_nonzero(fired))}, {loop.lb_ops} balancing steps"
+           if T.size else "no runs")
+    return SimRuns("feasible", msg, np.array(out["s"]), T, np.array(out["Tg"]),
+                   np.array(out["Tc"]), fired, np.array(out["lb"]), profiled,
                    stats={"lb_ops": loop.lb_ops, "measurements": n_meas})
 
 

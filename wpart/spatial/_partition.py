@@ -237,6 +237,32 @@ class SpatialPartition(Result):
             if self.max_load < float(self.lower_bound) * (1 - 1e-12):
                 raise WpartValueError("max_load is below the lower bound")
 
+    def _plot3d(self, ax: Any, cmap: str, title: str | None) -> Any:
+        """A 3D partition's boxes as translucent cuboids coloured by load, on a 3D Axes (a new
+        one when `ax` is None)."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            ax = plt.figure(figsize=(6, 5)).add_subplot(projection="3d")
+        elif getattr(ax, "name", "") != "3d":
+            raise WpartValueError("plot(): a 3D partition draws on a 3D Axes "
+                                  "(add_subplot(projection='3d')), or pass ax=None")
+        R = np.asarray(self.rects, dtype=float)
+        L = np.asarray(self.loads, dtype=float)
+        span = float(L.max() - L.min()) if L.size else 0.0
+        norm = (L - L.min()) / span if span > 0 else np.zeros_like(L)
+        colours = plt.get_cmap(cmap)(norm)
+        colours[:, 3] = 0.35
+        # (axis 0 drawn as x, axis 1 as y, axis 2 as z; rows r0, r1, c0, c1, d0, d1)
+        ax.bar3d(R[:, 0], R[:, 2], R[:, 4], R[:, 1] - R[:, 0], R[:, 3] - R[:, 2],
+                 R[:, 5] - R[:, 4], color=colours, edgecolor="k", linewidth=0.3, shade=False)
+        ax.set_xlabel("axis 0")
+        ax.set_ylabel("axis 1")
+        ax.set_zlabel("axis 2")
+        ax.set_title(title if title is not None else
+                     f"{self.method}: m = {self.m}, imbalance {self.imbalance:.1%}")
+        return ax
+
     def plot(
         self,
         ax: Any = None,
@@ -247,7 +273,8 @@ class SpatialPartition(Result):
         title: str | None = None,
     ) -> Any:
         """Heatmap of the loads with the rectangles drawn on top (matplotlib); a large sparse
-        matrix is drawn as its nonzeros.
+        matrix is drawn as its nonzeros; a 3D partition (``hier_rb`` on a 3D array) as its
+        boxes on a 3D Axes.
 
         Parameters
         ----------
@@ -264,8 +291,8 @@ class SpatialPartition(Result):
         from matplotlib.collections import PatchCollection
         from matplotlib.patches import Rectangle
 
-        if len(self.shape) != 2:
-            raise WpartValueError("plot() draws 2D partitions only")
+        if len(self.shape) == 3:
+            return self._plot3d(ax, cmap, title)
         ax = new_axes(ax, figsize=(5, 5))
         A = self.A
         if not isinstance(A, np.ndarray):  # a scipy.sparse matrix
