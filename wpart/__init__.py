@@ -101,6 +101,11 @@ __all__ = [
     "__version__",
 ]
 
+from ._keywords import guard_public as _guard  # noqa: E402
+
+_guard(globals(), __all__)  # an unknown keyword: WpartTypeError naming it
+del _guard
+
 
 def __getattr__(name: str):  # lazy submodules keep `import wpart` fast
     import importlib

@@ -573,6 +573,7 @@ def extra_keywords_deprecated(into: str, what: str) -> Callable[[_F], _F]:
                 kwargs[into] = {**dict(given), **extra}
             return f(*args, **kwargs)
 
+        wrapper.__wpart_any_keywords__ = True  # type: ignore[attr-defined]
         wrapper.__signature__ = sig  # type: ignore[attr-defined]
         return wrapper  # type: ignore[return-value]
 

@@ -29,3 +29,9 @@ from ._real import *  # noqa: F403
 
 __all__: list[str] = [*_defaults.__all__, *_decide.__all__, *_adapt.__all__, *_kb.__all__,
                      *_flow.__all__, *_load.__all__, *_real.__all__]
+
+
+from .._keywords import guard_public as _guard  # noqa: E402
+
+_guard(globals(), __all__)  # an unknown keyword: WpartTypeError naming it
+del _guard

@@ -148,3 +148,9 @@ __all__ = [
     "rect_sym_uniform",
     "rect_uniform",
 ]
+
+
+from .._keywords import guard_public as _guard  # noqa: E402
+
+_guard(globals(), __all__)  # an unknown keyword: WpartTypeError naming it
+del _guard

@@ -55,3 +55,9 @@ __all__ = [
     "synthetic_blocks",
     "write_lbdatafile",
 ]
+
+
+from .._keywords import guard_public as _guard  # noqa: E402
+
+_guard(globals(), __all__)  # an unknown keyword: WpartTypeError naming it
+del _guard
