@@ -203,11 +203,16 @@ def test_csv_errors_name_the_file(tmp_path, text, fields):
 
 
 def test_csv_exact_sizes_and_order(tmp_path):
-    c = _txt(tmp_path, "processor,size,time,energy\n B,9007199254740993,1,\nA,2,1,1\n"
+    c = _txt(tmp_path, "processor,size,time,energy\n B,9007199254740993,1,0\nA,2,1,1\n"
              "B ,1,2,5\n", name="c.csv")
     ps = wh.ProfileSet.from_csv(c)
     assert ps.names == ["B", "A"]
     assert ps[0].sizes.tolist() == [1, 2**53 + 1] and ps[0].energy.tolist() == [5.0, 0.0]
+    # a blank energy cell is a missing measurement, not 0 J: refused naming the row
+    b = _txt(tmp_path, "processor,size,time,energy\n B,9007199254740993,1,\nA,2,1,1\n",
+             name="b.csv")
+    _raises_naming(wpart.WpartValueError, b, "row 1", "energy", "blank",
+                   call=lambda: wh.ProfileSet.from_csv(b))
 
 
 def test_big_profile_file_is_read_exactly(tmp_path):

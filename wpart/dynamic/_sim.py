@@ -61,6 +61,8 @@ __all__ = [
 
 PRESET_FILE = Path(__file__).resolve().parent.parent / "data" / "dynamic" / "platforms.json"
 PU_KINDS = ("cpu", "gpu", "phi")
+#: The names :meth:`Platform.preset` takes (``"machines"``: ``"paper5"`` under its first name).
+PRESET_NAMES = ("paper5", "adapt2", "hetero3", "linear4", "machines")
 BASIS_NAMES = ("x", "x2", "x3", "exp", "log", "xexp", "xlog")
 IDLE_COLUMNS = ("barrier", "eval", "starved", "other")
 _EVAL_MODES = ("const", "model", "measured")
@@ -434,6 +436,48 @@ class Platform:
         object.__setattr__(self, "onoff", tuple(tuple(f) for f in self.onoff))
         object.__setattr__(self, "_packed", packed)
 
+    # -- a platform file ----------------------------------------------------------------------
+    @classmethod
+    def from_json(cls, path: str | Path, *, strict: bool = True) -> Platform:
+        """Read a platform from a JSON file (the layout ``wpart dynamic simulate FILE`` reads).
+
+        The layout is that of the ``hetero3`` and ``linear4`` entries of :data:`PRESET_FILE`::
+
+            {"name": "my-node", "total": 200000, "sigma": 0.02,
+             "devices": [{"kind": "cpu", "family": "affine", "t0": 0.0, "rate": 100.0},
+                         {"kind": "gpu", "family": "saturating", "t0": 0.01,
+                          "rate": 2000.0, "bsat": 4096.0}]}
+
+        ``total`` (required) is the number of elements, an integer >= 1 (:attr:`n`);
+        ``name`` defaults to the file's stem; ``sigma`` (default 0: noise-free) is every
+        device's compute-noise sigma, in [0, 5]. A device has a ``kind`` (``"cpu"``, the
+        default, ``"gpu"`` or ``"phi"``) and a ``family`` with its own fields: ``affine``
+        (``t0`` >= 0, ``rate`` > 0: :class:`Affine`), ``saturating`` (``t0``, ``rate``,
+        ``bsat`` > 0: :class:`Saturating`), ``power`` (``t0``, ``c`` >= 0, ``beta`` > 0:
+        :class:`Power`), ``table`` (``x``, ``t``: lists of numbers >= 0, ``x`` increasing
+        strictly: :class:`Table`).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The JSON file (UTF-8, a BOM allowed).
+        strict : bool, default True
+            Refuse a key the layout does not define (a misspelt optional key would otherwise
+            go unnoticed); False ignores such keys.
+
+        Raises
+        ------
+        wpart.WpartValueError, wpart.WpartTypeError
+            A field missing, of the wrong type or out of range, a key given twice, an unknown
+            key (with `strict`), or not JSON: the message names the file and the JSON path
+            of the field, e.g. ``node.json: devices[0].rate: must be > 0, got -100``.
+        wpart.WpartFileNotFoundError, wpart.WpartOSError
+            The file does not exist, cannot be read, or is a directory.
+        """
+        from ._preset_json import read_platform
+
+        return read_platform(path, strict=strict)
+
     # -- presets ----------------------------------------------------------------------------
     @classmethod
     @file_errors("name", "machines", "app", "case", "k", "sigma")
@@ -455,13 +499,15 @@ class Platform:
 
         Parameters
         ----------
-        name : {"machines", "paper5", "adapt2", "hetero3", "linear4"}
-            ``"machines"``: the machines given by ``machines`` with persona ``app``;
-            ``"paper5"``: machines A-E; ``"adapt2"``: machines A and B, ``mm``, GPU A slowed
-            from t = 142 s by x2 (``case="a"``) or x8 (``case="b"``); ``"hetero3"`` and
-            ``"linear4"`` (``k`` scales the rates, default 1000 el/s).
+        name : {"paper5", "adapt2", "hetero3", "linear4", "machines"}
+            ``"paper5"``: machines A-E (or those given by ``machines``) with persona ``app``;
+            ``"adapt2"``: machines A and B, ``mm``, GPU A slowed from t = 142 s by x2
+            (``case="a"``) or x8 (``case="b"``); ``"hetero3"`` and ``"linear4"`` (``k``
+            scales the rates, default 1000 el/s). ``"machines"``: the same platform as
+            ``"paper5"`` (the machines given by ``machines``, persona ``app``), labelled
+            ``"machines <letters> <app>"`` instead of ``"paper5 <letters> <app>"``.
         machines : str
-            Machine letters for ``"machines"`` / ``"paper5"`` (e.g. ``"ABC"``).
+            Machine letters for ``"paper5"`` / ``"machines"`` (e.g. ``"ABC"``).
         app : {"mm", "grn", "kmeans"}
             Application persona (rate multiplier, bytes per element, setup bytes).
         sigma : float, optional
@@ -480,7 +526,7 @@ class Platform:
                 devs.append(Device(d["kind"], i, curve, sigma=sg, sigma_xfer=0.0, name=f"{d['kind']}{i}"))
             return cls(devs, name=name, n=int(sc["total"]), stand_in=True)
         if name not in ("machines", "paper5", "adapt2"):
-            raise WpartValueError(f"`name` must be one of ('machines', 'paper5', 'adapt2', 'hetero3', 'linear4'), got {name!r}")
+            raise WpartValueError(f"`name` must be one of {PRESET_NAMES}, got {name!r}")
         if name == "adapt2":
             machines, app = scen["adapt2"]["machines"], scen["adapt2"]["app"]
         if app not in data["personas"]:

@@ -4,7 +4,7 @@ Import these from :mod:`wpart.dynamic`.
 """
 
 from __future__ import annotations
-from .._errors import WpartTypeError, WpartValueError
+from .._errors import WpartOSError, WpartTypeError, WpartValueError
 
 import math
 import warnings
@@ -188,9 +188,20 @@ _PRESETS: dict[Any, Platform] = {}  # presets named by simulate(), per state of 
 
 
 def _platform(platform: Any) -> Platform:
-    if isinstance(platform, str):
-        from . import _sim
+    import os
 
+    from . import _sim
+
+    if isinstance(platform, os.PathLike) or (
+            isinstance(platform, str) and platform not in _sim.PRESET_NAMES
+            and (platform.lower().endswith(".json") or os.path.exists(platform))):
+        # a platform JSON file (a preset name wins over a file of that name): errors name
+        # the file and the field; a directory is refused as one
+        if os.path.isdir(platform):
+            raise WpartOSError(f"`platform`: {os.fspath(platform)!r} is a directory, not a "
+                               "platform JSON file")
+        return Platform.from_json(platform)
+    if isinstance(platform, str):
         try:
             stt = _sim.PRESET_FILE.stat()
             key: Any = (platform, str(_sim.PRESET_FILE), stt.st_mtime_ns, stt.st_size)
@@ -203,7 +214,8 @@ def _platform(platform: Any) -> Platform:
             except WpartValueError as exc:  # name the argument of simulate, not preset's
                 msg = str(exc)
                 if msg.startswith("`name`"):
-                    raise WpartValueError("`platform` (a preset name)" + msg[6:]) from None
+                    raise WpartValueError("`platform` (a preset name, or the path of a "
+                                          "platform JSON file)" + msg[6:]) from None
                 raise
             if key is not None:
                 if len(_PRESETS) > 16:
@@ -211,7 +223,7 @@ def _platform(platform: Any) -> Platform:
                 _PRESETS[key] = pl
         return pl
     if not isinstance(platform, Platform):
-        raise WpartTypeError(f"`platform` must be a Platform or a preset name, got {type(platform).__name__}")
+        raise WpartTypeError(f"`platform` must be a Platform, a preset name or the path of a platform JSON file, got {type(platform).__name__}")
     return platform
 
 
@@ -237,8 +249,11 @@ def simulate(
 
     Parameters
     ----------
-    platform : Platform or str
-        A platform, or the name of a preset (:meth:`Platform.preset`, e.g. ``"hetero3"``).
+    platform : Platform, str or os.PathLike
+        A platform, the name of a preset (:meth:`Platform.preset`: ``"paper5"``,
+        ``"adapt2"``, ``"hetero3"``, ``"linear4"``, or ``"machines"``, ``"paper5"``'s devices
+        under another label), or the path of a platform JSON file (a name ending in
+        ``.json``, or an existing file: :meth:`Platform.from_json`).
     balancer : Balancer or str
         A fresh (unstarted) balancer with ``m == platform.m`` (it is consumed), or the name
         of one (``wpart.dynamic.BALANCERS.names``: ``"plbhac"``, ``"greedy"``, ``"hdss"``,
@@ -275,7 +290,10 @@ def simulate(
     Raises
     ------
     wpart.WpartValueError, wpart.WpartTypeError
-        Bad arguments, or a balancer error (bad action).
+        Bad arguments, or a balancer error (bad action); a bad platform file (the message
+        names the file and the field).
+    wpart.WpartOSError, wpart.WpartFileNotFoundError
+        A platform file that cannot be read, does not exist, or is a directory.
     wpart.WpartError
         A broken invariant: coverage or a stalled balancer.
     wpart.CancelledError
@@ -385,8 +403,9 @@ def compare(
 
     Parameters
     ----------
-    platform : Platform or str
-        A platform or a preset name.
+    platform : Platform, str or os.PathLike
+        A platform, a preset name or the path of a platform JSON file (as in
+        :func:`simulate`).
     algos : dict of str to Balancer, callable or str
         A Balancer is re-created per run with ``.fresh()`` (the given one is left unstarted);
         a callable must return a fresh Balancer; a string names a balancer of

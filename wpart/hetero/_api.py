@@ -17,7 +17,7 @@ from .._progress import progress_hook
 from .._validate import as_float, as_int, as_progress, as_time_limit, choice, is_bool
 from ._front import (Distribution, ParetoFront, _no_distribution, classify, hypervolume,
                      make_front, stopped_front)
-from ._profiles import Profile, ProfileSet, as_profiles
+from ._profiles import Profile, ProfileSet, as_profiles, energy_given
 from ._synth import PRESETS, linear_profiles, synthetic
 
 #: Largest count of the core's size type (int64).
@@ -187,6 +187,25 @@ def _static_power(v: Any) -> float:
     return as_float(v, "static_power", minimum=0.0)
 
 
+def _need_energy(ps: ProfileSet) -> None:
+    """Refuse profiles without energies (only times measured: a ``size time`` file, a CSV
+    without an energy column, ``(sizes, times)`` pairs): their energy reads as 0 J, so a
+    time-energy front would be a silent wrong answer (one point at 0 J when none has
+    energies; a processor that looks free when some have)."""
+    missing = [nm for nm, pr in zip(ps.names, ps.profiles)
+               if pr.n_points and not energy_given(pr)]
+    if not missing:
+        return
+    shown = ", ".join(repr(x) for x in missing[:8]) + (", ..." if len(missing) > 8 else "")
+    which = (f"none of the {ps.m} processors has" if len(missing) == ps.m
+             else f"{len(missing)} of the {ps.m} processors have")
+    raise WpartValueError(
+        f"`profiles`: no energy data: {which} energies ({shown}); a CSV without an energy "
+        "column, `size time` files and (sizes, times) pairs give times only, and a "
+        "time-energy front needs every processor's dynamic energy (optimal_time needs only "
+        "the times)")
+
+
 def pareto_front(profiles: Any, n: int, *, energy: str = "dynamic",
                  static_power: float | None = None, balanced: bool = True,
                  energy_threshold: float | None = None, progress: Any = False,
@@ -238,7 +257,9 @@ def pareto_front(profiles: Any, n: int, *, energy: str = "dynamic",
     ------
     wpart.WpartValueError, wpart.WpartTypeError
         Bad profiles (NaN, negative times or energies, duplicate or unsorted sizes ...,
-        energies so large that a sum of one per processor overflows float64), a negative
+        energies so large that a sum of one per processor overflows float64, profiles
+        without energies: read from a CSV without an energy column or from ``size time``
+        files, or given as ``(sizes, times)`` pairs), a negative
         `n`, ``energy="total"`` without a finite ``static_power >= 0`` (or one whose
         ``static_power x time`` overflows), an `energy_threshold` below the time-optimal
         energy, a bad `time_limit` or `progress`. Each message names the argument.
@@ -279,6 +300,7 @@ def pareto_front(profiles: Any, n: int, *, energy: str = "dynamic",
         raise WpartTypeError(f"`balanced` must be a bool, got {type(balanced).__name__}")
     tl = as_time_limit(time_limit)
     mg = _limit(max_grid, "max_grid")
+    _need_energy(ps)
     t0 = _time.perf_counter()
     with _hook(progress, "HEPOPTA") as hook:
         r = _front("htpopta" if obj == "total" else "hepopta", ps, n, energy_threshold=eps,
@@ -357,6 +379,7 @@ def _oracle_front(method: str, label: str, what: str, ps: ProfileSet, n: int, pr
     """The front of the core's oracle `method` (`label` on the progress bar; a run stopped by
     `time_limit` ends "before the `what` was complete")."""
     tl = as_time_limit(time_limit)
+    _need_energy(ps)
     t0 = _time.perf_counter()
     with _hook(progress, label) as hook:
         r = _front(method, ps, n, progress=hook, time_limit=0.0 if tl is None else tl, **kw)
@@ -427,6 +450,7 @@ def milp_front(profiles: Any, n: int, *, progress: Any = False,
     from ._milp import milp_front as _mf
 
     ps, nn = as_profiles(profiles), _n(n)
+    _need_energy(ps)
     with progress_hook(progress, total=1.0, desc="milp_front") as hook:
         if hook is not None:
             hook(0.0, 1.0)

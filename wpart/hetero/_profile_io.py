@@ -12,7 +12,11 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import errno
 import io
+import os
+import re
+import secrets
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,6 +32,28 @@ from .._errors import WpartError, WpartOverflowError, WpartValueError
 EXACT_FLOAT = 2**53
 _INT64_MAX = 2**63 - 1
 _CSV_COLUMNS = ("processor", "size", "time", "energy")
+_TEXT_COLUMNS = ("size", "time", "energy")
+
+#: A blank field of a CSV line (nothing, or only blanks, before, between or after commas).
+#: The bulk parsers do not take a file where one may be: the Python reader decides, and
+#: words the error (a blank cell is a missing measurement, never 0).
+_CSV_BLANK = re.compile(r",[^\S\r\n]*(?:[,\r\n]|$)|(?:^|[\r\n])[^\S\r\n]*,")
+#: The same for a ``size time [energy]`` line, where ``#`` starts a comment.
+_TEXT_BLANK = re.compile(r",[^\S\r\n]*(?:[,#\r\n]|$)|(?:^|[\r\n])[^\S\r\n]*,")
+_RARE_BLANKS = ("\v", "\f", "\x1c", "\x1d", "\x1e", "\x1f")
+
+
+def maybe_blank_field(text: str, comments: bool) -> bool:
+    """Whether `text` may hold a blank comma-separated field (a superset: the caller then
+    reads it with the exact line-by-line reader). Plain str searches, not a regex, on ASCII
+    text: a 1M-line file costs milliseconds."""
+    if "," not in text:
+        return False
+    if not text.isascii() or any(c in text for c in _RARE_BLANKS):
+        return (_TEXT_BLANK if comments else _CSV_BLANK).search(text) is not None
+    t = text.replace(" ", "").replace("\t", "") if (" " in text or "\t" in text) else text
+    return (",," in t or ",\n" in t or ",\r" in t or "\n," in t or "\r," in t
+            or t.startswith(",") or t.endswith(",") or (comments and ",#" in t))
 
 
 @contextlib.contextmanager
@@ -39,6 +65,78 @@ def naming(source: str | None) -> Iterator[None]:
         if source is None or str(exc).startswith(f"{source}: "):
             raise
         raise type(exc)(f"{source}: {exc}") from None
+
+
+def _why(exc: OSError, folder: str) -> str:
+    """The real problem behind a failed write, from its errno."""
+    code = exc.errno
+    if code == errno.ENOENT:
+        if not os.path.isdir(folder):
+            return f"no such folder {folder!r}"
+        return f"cannot create a file in the folder {folder!r} ({exc.strerror})"
+    if code == errno.ENOTDIR:
+        return f"a part of the folder {folder!r} is not a folder"
+    if code in (errno.EACCES, errno.EPERM):
+        return f"permission denied (the folder {folder!r} or the file is not writable)"
+    if code == errno.EROFS:
+        return "read-only file system"
+    if code == errno.ENOSPC:
+        return "no space left on the device"
+    if code == errno.EDQUOT:
+        return "disk quota exceeded"
+    if code == errno.EISDIR:
+        return "it is a folder"
+    return exc.strerror or str(exc)
+
+
+def write_atomic(path: Any, text: str, what: str) -> None:
+    """Write `text` (UTF-8) to `path` whole or not at all: a temporary file in the same folder,
+    flushed and synced, then renamed over `path` (a previous file keeps its permissions; a
+    symbolic link is followed). Any failure removes the temporary file, leaves a previous
+    file unchanged and raises :class:`wpart.WpartOSError` naming the path and the problem
+    (from the errno; ``.errno`` is set). `what` names the output in the message ("profile
+    file", "CSV file")."""
+    from .._errors import WpartOSError
+
+    shown = os.fspath(path)
+    target = os.path.realpath(shown) if os.path.islink(shown) else os.path.abspath(shown)
+    folder = os.path.dirname(target)
+
+    def fail(exc: OSError) -> WpartOSError:
+        err = WpartOSError(f"{shown}: cannot write the {what}: {_why(exc, folder)}")
+        err.errno = exc.errno
+        return err
+
+    if os.path.isdir(target):
+        err = WpartOSError(f"{shown}: cannot write the {what}: it is a folder")
+        err.errno = errno.EISDIR
+        raise err
+    data = text.encode("utf-8")
+    try:
+        mode = os.stat(target).st_mode & 0o7777
+    except OSError:
+        mode = None  # a new file: 0o666 less the umask, as open() gives
+    tmp = os.path.join(folder, f".{os.path.basename(target)}.{secrets.token_hex(6)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0),
+                     0o666)
+    except OSError as exc:
+        raise fail(exc) from None
+    try:
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            if mode is not None:
+                os.chmod(tmp, mode)
+            os.replace(tmp, target)
+        except OSError as exc:
+            raise fail(exc) from None
+    except BaseException:  # the error above, Ctrl-C, ...: no partial file stays behind
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def read_text(p: Path, name: str) -> str:
@@ -99,8 +197,10 @@ def _points_slow(text: str, label: str) -> tuple[NDArray, NDArray, NDArray | Non
         line = line.split("#", 1)[0].strip()
         if not line:
             continue
-        parts = line.replace(",", " ").split()
         where = f"{label}: line {lineno}"
+        if "," in line:
+            _no_blank_field(line, where)
+        parts = line.replace(",", " ").split()
         if len(parts) not in (2, 3):
             raise WpartValueError(f"{where}: expected 'size time [energy]', got {len(parts)} "
                                   f"columns in {line[:200]!r}")
@@ -116,6 +216,20 @@ def _points_slow(text: str, label: str) -> tuple[NDArray, NDArray, NDArray | Non
         raise WpartValueError(f"{label}: no data points")
     a = np.array(rows, dtype=np.float64)
     return (np.array(sizes, dtype=np.int64), a[:, 0], a[:, 1] if ncol == 3 else None)
+
+
+def _no_blank_field(line: str, where: str) -> None:
+    """Refuse a blank field between commas of a ``size time [energy]`` line (``100,,5``,
+    ``100,0.3,``): a missing value, which reading commas as blanks would shift into the
+    next column or drop."""
+    pieces = line.split(",")
+    for k, piece in enumerate(pieces):
+        if not piece.strip():
+            col = sum(len(p.split()) for p in pieces[:k])
+            what = _TEXT_COLUMNS[col] if col < len(_TEXT_COLUMNS) else f"column {col + 1}"
+            raise WpartValueError(f"{where}: {what}: missing (a blank field between commas, "
+                                  f"or a comma at the start or end of the line) in "
+                                  f"{line[:200]!r}")
 
 
 def _loadtxt(src: Any) -> NDArray | None:
@@ -146,16 +260,34 @@ def parse_points(text: str | None, label: str, path: Path | None = None
             raw = text.encode("utf-8")
         except UnicodeEncodeError:  # lone surrogates: the Python reader decides
             raw = b""
-    fast = _c_points(raw)
-    if fast is not None:
-        return fast
     if text.startswith("\ufeff"):
         text = text[1:]
+    # the bulk parsers read commas as blanks: a blank field between commas ("100,,5") would
+    # shift a value into the wrong column, so a text that may hold one goes through the
+    # exact reader, which refuses it
+    fast = _c_points(raw)
+    if fast is not None:
+        if ("," not in text or _commas_ok(text, fast)
+                or not maybe_blank_field(text, comments=True)):
+            return fast
+        return _points_slow(text, label)
+    if maybe_blank_field(text, comments=True):
+        return _points_slow(text, label)
     a = _loadtxt(io.StringIO(text.replace(",", " ") if "," in text else text))
     if a is None or not _bulk_ok(a):
         return _points_slow(text, label)
     s = a[:, 0]
     return s.astype(np.int64), a[:, 1], a[:, 2] if a.shape[1] == 3 else None
+
+
+def _commas_ok(text: str, fast: tuple) -> bool:
+    """Whether the core's parse of `text` is free of blank comma-separated fields, from one
+    count: on ASCII text of numbers and commas only (no blanks, no comments), every line
+    holds ``ncol - 1`` commas exactly when none is blank. False: the caller looks closer."""
+    if not text.isascii() or " " in text or "\t" in text or "#" in text:
+        return False
+    ncol = 2 if fast[2] is None else 3
+    return text.count(",") == len(fast[0]) * (ncol - 1)
 
 
 def _c_points(raw: bytes) -> tuple[NDArray, NDArray, NDArray | None] | None:
@@ -219,9 +351,10 @@ def _csv_rows(text: str, label: str) -> tuple[list[str], list[list[str]]]:
 
 
 def parse_csv(text: str, label: str, unknown: str = "raise"
-              ) -> list[tuple[str, NDArray, NDArray, NDArray]]:
+              ) -> list[tuple[str, NDArray, NDArray, NDArray | None]]:
     """Long-format CSV -> ``[(processor, sizes, time, energy), ...]`` in order of first
-    appearance. Unknown columns raise (``unknown="raise"``) or warn (``"warn"``)."""
+    appearance (``energy`` None when the CSV has no energy column). Unknown columns raise
+    (``unknown="raise"``) or warn (``"warn"``); a blank cell raises."""
     if text.startswith("\ufeff"):
         text = text[1:]
     cfast = _csv_c(text)
@@ -261,6 +394,7 @@ def parse_csv(text: str, label: str, unknown: str = "raise"
                                   f"header has {nf}")
         cols, nrows = list(zip(*rows)), len(rows)
     col = {f: cols[fields.index(f)] for f in _CSV_COLUMNS if f in fields}
+    _no_blank_cell(col["processor"], "processor", label)
     raw_ids = {k: i for i, k in enumerate(dict.fromkeys(col["processor"]))}
     ids: dict[str, int] = {}
     remap = np.array([ids.setdefault(k.strip(), len(ids)) for k in raw_ids], dtype=np.int64)
@@ -268,18 +402,19 @@ def parse_csv(text: str, label: str, unknown: str = "raise"
                             count=nrows)]
     sizes = _csv_sizes(col["size"], label)
     time = _csv_floats(col["time"], "time", label)
-    energy = (_csv_floats(col["energy"], "energy", label, blank_zero=True) if "energy" in col
-              else np.zeros(nrows))
+    # no energy column: energy unknown at every point (None), never a column of zeros
+    energy = _csv_floats(col["energy"], "energy", label) if "energy" in col else None
     order = np.argsort(inv, kind="stable")
     bounds = np.searchsorted(inv[order], np.arange(len(ids) + 1))
     out = []
     for u, nm in enumerate(ids):
         idx = order[bounds[u]:bounds[u + 1]]
-        out.append((nm, sizes[idx], time[idx], energy[idx]))
+        out.append((nm, sizes[idx], time[idx], None if energy is None else energy[idx]))
     return out
 
 
-def _csv_c(text: str) -> tuple[list[str], list[tuple[str, NDArray, NDArray, NDArray]]] | None:
+def _csv_c(text: str
+           ) -> tuple[list[str], list[tuple[str, NDArray, NDArray, NDArray | None]]] | None:
     """``(header fields, per-processor arrays)`` of an unquoted CSV parsed by the core, or None
     when the core does not take it (quotes, missing columns, an error, syntax outside its
     subset): the caller then reads it the Python way, which words every error."""
@@ -307,22 +442,38 @@ def _csv_c(text: str) -> tuple[list[str], list[tuple[str, NDArray, NDArray, NDAr
         return None
     n, nn, code, sizes, time, energy, off, ln = r
     code, sizes, time, energy = code[:n], sizes[:n], time[:n], energy[:n]
+    # the core reads a blank energy cell as 0 and a blank processor as the name "": a blank
+    # cell is a missing value, which the Python reader refuses and words (a check of the
+    # text only when some energy is 0, since a blank size or time fails in the core)
+    if (nn and not ln[:nn].all()) or (ce >= 0 and not energy.all()
+                                      and maybe_blank_field(text[i + 1:], comments=False)):
+        return None
     names = [body[o:o + k].decode("utf-8") for o, k in zip(off[:nn].tolist(), ln[:nn].tolist())]
     order = np.argsort(code, kind="stable")
     bounds = np.searchsorted(code[order], np.arange(nn + 1))
     out = []
     for u, nm in enumerate(names):
         idx = order[bounds[u]:bounds[u + 1]]
-        out.append((nm, sizes[idx], time[idx], energy[idx]))
+        out.append((nm, sizes[idx], time[idx], energy[idx] if ce >= 0 else None))
     return fields, out
 
 
-def _csv_floats(col: Any, what: str, label: str, blank_zero: bool = False) -> NDArray:
+def _no_blank_cell(col: Any, what: str, label: str) -> None:
+    """Refuse a blank cell of column `what`: a missing value, never a default."""
+    for i, v in enumerate(col):
+        if not v.strip():
+            raise WpartValueError(
+                f"{label}: CSV data row {i + 1}: {what}: blank (a missing value)"
+                + ("; a missing energy is not 0 J: remove the row, or leave the energy column "
+                   "out of the whole file when no energy was measured" if what == "energy"
+                   else ""))
+
+
+def _csv_floats(col: Any, what: str, label: str) -> NDArray:
     try:
         return np.fromiter(map(float, col), dtype=np.float64, count=len(col))
     except ValueError:
-        if blank_zero:
-            return _csv_floats(["0" if not v.strip() else v for v in col], what, label)
+        _no_blank_cell(col, what, label)
         for i, v in enumerate(col):
             try:
                 float(v)
@@ -337,5 +488,6 @@ def _csv_sizes(col: Any, label: str) -> NDArray:
         return np.fromiter(map(int, col), dtype=np.int64, count=len(col))
     except (ValueError, OverflowError):
         pass
+    _no_blank_cell(col, "size", label)
     return np.array([_exact_size(v.strip(), f"{label}: CSV data row {i + 1}")
                      for i, v in enumerate(col)], dtype=np.int64)

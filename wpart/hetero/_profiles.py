@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._result import equal
 from .._validate import as_bool, choice, deprecated_attr, unmasked
-from ._profile_io import naming, parse_csv, parse_points, read_text
+from ._profile_io import naming, parse_csv, parse_points, read_text, write_atomic
 
 __all__ = ["Profile", "ProfileSet", "as_profiles"]
 
@@ -54,6 +54,18 @@ def _as_1d(x: Any, name: str, kind: str) -> NDArray:
                                 f"at index {i}")
         return np.array(a, dtype=np.int64)
     return np.array(a, dtype=np.float64)
+
+
+def energy_given(pr: Profile) -> bool:
+    """Whether `pr`'s energies were given (False: only times were measured, e.g. a ``size
+    time`` file or a CSV without an energy column; its ``energy`` then holds zeros)."""
+    return not pr.__dict__.get("_no_energy", False)
+
+
+def _out_path(path: Any) -> Any:
+    if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)):
+        raise WpartTypeError(f"`path` must be a str or os.PathLike, got {type(path).__name__}")
+    return path
 
 
 def _read_text(p: Path, name: str) -> str:
@@ -127,7 +139,9 @@ class Profile:
         time : array_like, shape (n_points,)
             Times, finite and >= 0.
         energy : array_like, shape (n_points,), optional
-            Dynamic energies, finite and >= 0; zeros when omitted.
+            Dynamic energies, finite and >= 0. When omitted, the profile has no energies:
+            its ``energy`` holds zeros, and a time-energy front
+            (:func:`~wpart.hetero.pareto_front`) refuses it.
         name : str
             Label of the processor.
         clamp_negative : bool, default False
@@ -187,7 +201,10 @@ class Profile:
                 i = int(np.flatnonzero(e < 0)[0])
                 raise WpartValueError(f"{label}: energy must be >= 0, got {e[i]} at index {i} "
                                  f"(size {s[i]}); pass clamp_negative=True to clamp noise")
-        return cls(s, t, e, name=str(name))
+        prof = cls(s, t, e, name=str(name))
+        if energy is None:  # only times: energy unknown (zeros), see energy_given
+            object.__setattr__(prof, "_no_energy", True)
+        return prof
 
     @classmethod
     def from_text(cls, text: str, *, name: str = "", clamp_negative: bool = False) -> Profile:
@@ -222,16 +239,33 @@ class Profile:
                               as_bool(clamp_negative, "clamp_negative"))
 
     def to_text(self) -> str:
-        """FuPerMod-style text, ``size time energy`` per line (round-trips exactly)."""
+        """FuPerMod-style text, ``size time energy`` per line (round-trips exactly); ``size
+        time`` when the profile has no energies (built without them, or read from a ``size
+        time`` file)."""
         out = io.StringIO()
+        if not energy_given(self):
+            out.write(f"# wpart profile {self.name}\n# size time\n")
+            for s, t in zip(self.sizes.tolist(), self.time.tolist()):
+                out.write(f"{s} {t!r}\n")
+            return out.getvalue()
         out.write(f"# wpart profile {self.name}\n# size time energy\n")
         for s, t, e in zip(self.sizes.tolist(), self.time.tolist(), self.energy.tolist()):
             out.write(f"{s} {t!r} {e!r}\n")
         return out.getvalue()
 
     def to_file(self, path: str | os.PathLike) -> None:
-        """Write :meth:`to_text` to `path` (load it back with :meth:`from_file`)."""
-        Path(path).write_text(self.to_text())
+        """Write :meth:`to_text` to `path` (UTF-8; load it back with :meth:`from_file`).
+
+        The file is written whole or not at all (a temporary file in the same folder, renamed
+        into place): a failure leaves no partial file and an existing file unchanged.
+
+        Raises
+        ------
+        wpart.WpartOSError
+            The file cannot be written; the message names the path and the problem (no such
+            folder, permission denied, read-only file system, ...).
+        """
+        write_atomic(_out_path(path), self.to_text(), "profile file")
 
     # ------------------------------------------------------------------ queries ----
     @property
@@ -386,7 +420,10 @@ class ProfileSet:
         """Long-format CSV with a header ``processor,size,time[,energy]``.
 
         Processors appear in order of first appearance; rows may come in any order; a blank
-        energy is 0; a leading UTF-8 BOM is ignored; sizes are parsed exactly (see
+        cell (a missing processor, size, time or energy) raises :class:`wpart.WpartValueError`
+        naming the row and the column, while a CSV without an energy column gives profiles
+        without energies (zeros, which :func:`~wpart.hetero.pareto_front` refuses); a
+        leading UTF-8 BOM is ignored; sizes are parsed exactly (see
         :meth:`Profile.from_text`). A column other than these four raises
         :class:`wpart.WpartValueError` (``unknown_columns="raise"``), or is ignored with a
         warning (``"warn"``) or silently (``"ignore"``). Every error names the file.
@@ -404,15 +441,30 @@ class ProfileSet:
         return cls(tuple(profs))
 
     def to_csv(self, path: str | os.PathLike | None = None, /) -> str:
-        """Long-format CSV (see :meth:`from_csv`); written to `path` when given."""
+        """Long-format CSV (see :meth:`from_csv`); written to `path` when given.
+
+        The energy column is left out when no profile has energies (all read from ``size
+        time`` files or built without them). A file is written whole or not at all (a
+        temporary file in the same folder, renamed into place): a failure leaves no partial
+        file and an existing file unchanged, and raises :class:`wpart.WpartOSError` naming
+        the path and the problem (no such folder, permission denied, read-only file system,
+        ...).
+        """
+        if path is not None:
+            _out_path(path)
+        with_e = any(energy_given(pr) for pr in self.profiles)
         out = io.StringIO()
-        out.write("processor,size,time,energy\n")
+        out.write("processor,size,time,energy\n" if with_e else "processor,size,time\n")
         for nm, pr in zip(self.names, self.profiles):
-            for s, t, e in zip(pr.sizes.tolist(), pr.time.tolist(), pr.energy.tolist()):
-                out.write(f"{nm},{s},{t!r},{e!r}\n")
+            if with_e:
+                for s, t, e in zip(pr.sizes.tolist(), pr.time.tolist(), pr.energy.tolist()):
+                    out.write(f"{nm},{s},{t!r},{e!r}\n")
+            else:
+                for s, t in zip(pr.sizes.tolist(), pr.time.tolist()):
+                    out.write(f"{nm},{s},{t!r}\n")
         text = out.getvalue()
         if path is not None:
-            Path(path).write_text(text)
+            write_atomic(path, text, "CSV file")
         return text
 
     def evaluate(self, dist: ArrayLike) -> tuple[float, float]:
