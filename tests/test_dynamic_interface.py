@@ -76,7 +76,7 @@ def test_simulate_builds_the_named_balancer_for_the_platform():
     with pytest.raises(wpart.WpartTypeError, match=r"^simulate\(\): chunk given twice \(as a "
                        r"keyword and in `options`\)$"):
         simulate(P, "greedy", n=4000, chunk=100, options={"chunk": 50})
-    with pytest.raises(wpart.WpartTypeError, match="^.*'tracee'.*: a key of `options` that is "
+    with pytest.raises(wpart.WpartTypeError, match="^.*[`']tracee[`'].*: a key of `options` that is "
                        "not an option of the balancer 'greedy'$"):
         simulate(P, "greedy", n=4000, options={"tracee": False})
 

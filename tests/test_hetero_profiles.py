@@ -209,8 +209,8 @@ def test_linear_profiles_take_n_points():
     ps = wh.linear_profiles((1, 3), (1, 2), 8)
     assert ps.m == 2 and all(pr.n_points == 8 for pr in ps)
     assert wh.linear_profiles((1, 3), (1, 2), n_points=8) == ps
-    with pytest.raises(TypeError,
-                       match=r"^linear_profiles\(\)\ got\ an\ unexpected\ keyword\ argument\ 'm'"):
+    with pytest.raises(wpart.WpartTypeError,
+                       match=r"^linear_profiles\(\) got an unexpected keyword argument `m`"):
         wh.linear_profiles((1, 3), (1, 2), m=8)
     with pytest.raises(wpart.WpartValueError, match="same length"):
         wh.linear_profiles((1, 3), (1,), 8)

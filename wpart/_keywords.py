@@ -52,9 +52,16 @@ def _refuse(name: str, names: frozenset, listed: frozenset, npos: int, args: tup
                 f"{', '.join(f'`{n}`' for n in sorted(listed) if n != 'self')}"
             )
     raise WpartTypeError(
-        f"{name}() takes {npos} positional arguments but {len(args)} were given; the options "
-        "after them are keyword-only"
+        f"{name}() takes {npos} positional argument{'' if npos == 1 else 's'} but "
+        f"{len(args)} were given; the options after them are keyword-only"
     )
+
+
+def guarded(obj: Any) -> Any:
+    """`obj` with the check of :func:`guard_public` (a module's lazily loaded name)."""
+    ns = {"x": obj}
+    guard_public(ns, ["x"])
+    return ns["x"]
 
 
 def guard_public(ns: dict, names: Any) -> None:

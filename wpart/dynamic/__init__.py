@@ -81,6 +81,12 @@ _MOVED_TO_MULTIKERNEL = frozenset({
 })
 
 
+from .._keywords import guard_public as _guard  # noqa: E402
+
+_guard(globals(), __all__)  # an unknown keyword: WpartTypeError naming it
+del _guard
+
+
 def __getattr__(name: str):
     """``wpart.dynamic.multikernel`` and the multi-kernel names, moved to :mod:`wpart.multikernel`."""
     import importlib

@@ -318,8 +318,8 @@ def simulate(
         try:
             balancer = make_balancer(balancer, platform.m, n, platform=platform, seed=seed,
                                      options=options)
-        except TypeError as e:
-            if type(e) is not TypeError or "unexpected keyword" not in str(e):
+        except TypeError as e:  # (Python's, or the public classes' WpartTypeError)
+            if "unexpected keyword" not in str(e) or "a key of `options`" in str(e):
                 raise
             raise WpartTypeError(f"{e}: a key of `options` that is not an option of the "
                                  f"balancer {balancer!r}") from None

@@ -87,17 +87,24 @@ __all__ = [
 ]
 
 
+from .._keywords import guard_public as _guard  # noqa: E402
+from .._keywords import guarded as _guarded  # noqa: E402  (the lazy names below)
+
+_guard(globals(), __all__)  # an unknown keyword: WpartTypeError naming it
+del _guard
+
+
 def __getattr__(name: str):  # measurement helpers load lazily
     if name in ("measure", "mean_until_precise", "additivity_report", "dynamic_energy",
                 "MeasuredProfile", "additivity_check"):
         from . import _measure
 
-        return getattr(_measure, name)
+        return _guarded(getattr(_measure, name))
     if name in ("RaplMeter", "NvmlMeter", "CallbackMeter", "SyntheticMeter",
                 "energy_from_samples", "measure_static_power"):
         from . import _meters
 
-        return getattr(_meters, name)
+        return _guarded(getattr(_meters, name))
     if name == "kernels":
         import importlib
 
