@@ -1,25 +1,33 @@
 """The family subcommands of the ``wpart`` command line (``wpart.cli`` registers them).
 
-Exit codes, for every subcommand: 0 done; 1 input refused (the message names the file and
-the field); 2 usage error (a bad option; argparse's own status); 3 a time limit was reached
-without a result. Progress goes to stderr, results to stdout (and to ``--json`` / ``--plot``
-files when asked).
+Exit codes, for every subcommand: 0 done (an infeasible instance is an answer: its status is
+printed); 1 input refused, or an output file that cannot be written (the message names the
+file and the field or option); 2 usage error (a bad option or value, an option that has no
+effect, an output path that is an input or not an image format; argparse's own status); 3 a
+time limit was reached without a result. Progress goes to stderr, results to stdout (and to
+``--json`` / ``--plot`` files when asked).
+
+Output files are whole or untouched: every output path is checked before any computing (its
+folder exists and can be written, it is not a folder, not an input, ``--plot`` names an image
+format), each output is written to a temporary file beside its target, and the set is renamed
+into place at the end, or, on any failure, the temporary files are removed and the previous
+files stay as they were.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import json
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_TIME_LIMIT = 0, 1, 2, 3
-
-EXIT_CODES = ("exit status: 0 done; 1 input refused (the message names the file and the "
-              "field); 2 usage error; 3 time limit reached without a result")
+from ._errors import WpartValueError
+from ._cli_io import (EXIT_CODES, EXIT_OK, EXIT_REFUSED, EXIT_TIME_LIMIT, EXIT_USAGE, Outputs,
+                      UsageError, _finite, _integer, _missing, _number, _plot_path, _status,
+                      cli_message, read_loads_file, read_matrix_file)
 
 #: subcommand -> the example shown at the end of its --help (the docs' tests run them all)
 EXAMPLES: dict[str, list[str]] = {
@@ -35,16 +43,6 @@ EXAMPLES: dict[str, list[str]] = {
     "compare": ["wpart compare spatial loads.npy -m 16 --time-limit 5",
                 "wpart compare hetero profiles.csv -n 2560"],
 }
-
-
-def _missing(label: str, path: Any) -> Exception:
-    """The error for a command-line file that is not a readable file: a folder is named as one
-    (not "no such file")."""
-    from ._errors import WpartFileNotFoundError, WpartValueError
-
-    if Path(path).is_dir():
-        return WpartValueError(f"{label}: {path}: is a directory, not a file")
-    return WpartFileNotFoundError(f"{label}: {path}: no such file")
 
 
 def _epilog(name: str) -> str:
@@ -70,18 +68,25 @@ def add_parsers(sub: Any) -> None:
     -------
     None
     """
+    count, natural = _integer(1), _integer(0)
     sp = _sub(sub, "spatial", "spatial", "partition a 2D load matrix into m rectangles",
               "Partition a 2D load matrix (.mtx MatrixMarket, .npy, or .csv of numbers) into m "
               "rectangles and print the quality of the split.")
     sp.add_argument("file", type=Path, metavar="FILE", help="the load matrix (.mtx, .npy, .csv)")
-    sp.add_argument("-m", type=int, required=True, help="number of rectangles (processors)")
+    sp.add_argument("-m", type=count, required=True, help="number of rectangles (processors)")
     sp.add_argument("--method", default="jag_m_heur_probe",
                     help="a method of wpart.spatial.METHODS (default jag_m_heur_probe)")
-    sp.add_argument("--P", type=int, default=None, help="rows of the P x Q grid methods")
-    sp.add_argument("--Q", type=int, default=None, help="columns of the P x Q grid methods")
+    sp.add_argument("--P", type=count, default=None,
+                    help="rows of the P x Q grid methods (stripes of jag_m_heur*); alone, "
+                         "Q = m / P")
+    sp.add_argument("--Q", type=count, default=None,
+                    help="columns of the P x Q grid methods; alone, P = m / Q")
     sp.add_argument("--weights", choices=("values", "count", "stored"), default="values",
                     help="the loads: the values (default), 1 per nonzero (count) or 1 per "
                          "stored entry (stored)")
+    sp.add_argument("--allow-empty", action="store_true",
+                    help="accept empty rectangles (m larger than the cells, or a P x Q grid "
+                         "larger than the matrix)")
     _common(sp, time_limit=True, plot=True)
 
     tp = _sub(sub, "tasks", "tasks", "place tasks of an LBDatafile set on ranks (serially)",
@@ -90,10 +95,11 @@ def add_parsers(sub: Any) -> None:
               "`wpart tasks check STEM` validates a set instead.")
     tp.add_argument("stem", metavar="STEM", help="the data-file set: a stem, a folder or a file")
     tp.add_argument("--method", default="ccm", help="a method of wpart.tasks.METHODS (default ccm)")
-    tp.add_argument("--memory-cap", type=float, default=None, help="memory cap per rank")
+    tp.add_argument("--memory-cap", type=_number(positive=False), default=None,
+                    help="memory cap per rank")
     tp.add_argument("--out", default=None, metavar="STEM2",
-                    help="write the balanced set as STEM2.<rank>.json")
-    tp.add_argument("--seed", type=int, default=0, help="seed of the randomised methods")
+                    help="write the balanced set as STEM2.<rank>.json (the folder must exist)")
+    tp.add_argument("--seed", type=natural, default=0, help="seed of the randomised methods")
     _common(tp, time_limit=True, plot=False)
 
     tc = _sub(sub, "tasks-check", "tasks check",
@@ -107,12 +113,15 @@ def add_parsers(sub: Any) -> None:
     hp = _sub(sub, "hetero", "hetero", "distribute a workload over processors with profiles",
               "Distribute n units over processors given their time (and energy) profiles: "
               "one CSV (processor,size,time[,energy]) or one `size time [energy]` file per "
-              "processor. Prints the time-optimal distribution, or the time-energy front.")
+              "processor. Prints the time-optimal distribution, or the time-energy front. "
+              "A workload the processors cannot take is an answer (status infeasible, exit 0).")
     hp.add_argument("profiles", nargs="+", type=Path, metavar="PROFILES",
                     help="a CSV file, or one `size time [energy]` file per processor")
-    hp.add_argument("-n", type=int, required=True, help="workload (units) to distribute")
+    hp.add_argument("-n", type=natural, required=True, help="workload (units) to distribute")
     hp.add_argument("--front", choices=("time-energy",), default=None,
                     help="the exact time x dynamic-energy Pareto front instead of one split")
+    hp.add_argument("--clamp-negative", action="store_true",
+                    help="read a negative measured energy as 0 (noise) instead of refusing it")
     _common(hp, time_limit=True, plot=True)
 
     dp = _sub(sub, "dynamic", "dynamic simulate", "run-time balancing on a simulated platform",
@@ -126,8 +135,8 @@ def add_parsers(sub: Any) -> None:
     ds.add_argument("platform", metavar="PLATFORM", help="a preset name or a JSON file")
     ds.add_argument("--balancer", required=True,
                     help="a name of wpart.dynamic.BALANCERS (plbhac, greedy, hdss, ...)")
-    ds.add_argument("--seed", type=int, default=0, help="seed of the simulated noise")
-    ds.add_argument("-n", type=int, default=None, help="elements (default: the platform's)")
+    ds.add_argument("--seed", type=natural, default=0, help="seed of the simulated noise")
+    ds.add_argument("-n", type=count, default=None, help="elements (default: the platform's)")
     _common(ds, time_limit=True, plot=True)
 
     mp = _sub(sub, "multikernel", "multikernel run", "multi-kernel runs on a simulated CPU+GPU",
@@ -143,41 +152,52 @@ def add_parsers(sub: Any) -> None:
     mr.add_argument("--input", default=None,
                     help="the Table 2 input (e.g. 1M, 128MB, 16384; default: the first)")
     mr.add_argument("--gpus", type=int, choices=(1, 2), default=1, help="number of GPUs")
-    mr.add_argument("--runs", type=int, default=5, help="number of runs (default 5)")
+    mr.add_argument("--runs", type=count, default=5, help="number of runs (default 5)")
     _common(mr, time_limit=False, plot=False)
 
     cp = _sub(sub, "compare", "compare", "run every method of a family and tabulate them",
               "Run every applicable method of a family on one input with a time limit per "
-              "method and print method, objective, gap to the best bound, seconds and status. "
+              "method and print method, objective, gap to the best bound, seconds and status, "
+              "then a status line (the best method's status; with no answer: infeasible, "
+              "time_limit or error, exit 0, 3 or 1). "
               "FAMILY INPUT: 1d FILE -m M; spatial FILE -m M; tasks STEM; hetero PROFILES -n N; "
-              "dynamic PLATFORM.")
+              "dynamic PLATFORM. An option of another family is refused (exit 2).")
     cp.add_argument("family", choices=("1d", "spatial", "tasks", "hetero", "dynamic"),
                     metavar="FAMILY", help="1d, spatial, tasks, hetero or dynamic")
     cp.add_argument("inputs", nargs="+", metavar="INPUT", help="the family's input file(s)")
-    cp.add_argument("-m", type=int, default=None, help="parts (1d, spatial)")
-    cp.add_argument("-n", type=int, default=None, help="workload (hetero)")
-    cp.add_argument("--seeds", type=int, default=3, help="seeds per balancer (dynamic)")
-    cp.add_argument("--weights", choices=("values", "count", "stored"), default="values",
-                    help="spatial: the loads (as for `wpart spatial`)")
-    cp.add_argument("--time-limit", type=float, default=10.0,
+    cp.add_argument("-m", type=count, default=None, help="parts (1d, spatial)")
+    cp.add_argument("-n", type=natural, default=None, help="workload (hetero)")
+    cp.add_argument("--seeds", type=count, default=None,
+                    help="seeds per balancer (dynamic; default 3)")
+    cp.add_argument("--weights", choices=("values", "count", "stored"), default=None,
+                    help="spatial: the loads (as for `wpart spatial`; default values)")
+    cp.add_argument("--clamp-negative", action="store_true", default=None,
+                    help="hetero: read a negative measured energy as 0")
+    cp.add_argument("--time-limit", type=_number(positive=True), default=10.0,
                     help="seconds per method (default 10)")
     cp.add_argument("--json", type=Path, default=None, metavar="OUT",
                     help="write the table as JSON")
-    cp.add_argument("--plot", type=Path, default=None, metavar="OUT.png",
-                    help="draw the table (a bar per method)")
+    cp.add_argument("--plot", type=_plot_path, default=None, metavar="OUT.png",
+                    help="draw the table (a bar per method) into an image file (.png, .pdf, "
+                         ".svg, ...)")
     cp.add_argument("--no-progress", dest="progress", action="store_false",
                     help="no progress lines on stderr")
 
 
+#: compare: the options that only one family (or two) reads -> those families
+_COMPARE_OPTIONS = {"m": ("1d", "spatial"), "n": ("hetero",), "seeds": ("dynamic",),
+                    "weights": ("spatial",), "clamp_negative": ("hetero",)}
+
+
 def _common(p: Any, *, time_limit: bool, plot: bool) -> None:
     if time_limit:
-        p.add_argument("--time-limit", type=float, default=None,
+        p.add_argument("--time-limit", type=_number(positive=True), default=None,
                        help="seconds (default: no limit)")
     p.add_argument("--json", type=Path, default=None, metavar="OUT",
                    help="write the result as JSON")
     if plot:
-        p.add_argument("--plot", type=Path, default=None, metavar="OUT.png",
-                       help="draw the result into a PNG file")
+        p.add_argument("--plot", type=_plot_path, default=None, metavar="OUT.png",
+                       help="draw the result into an image file (.png, .pdf, .svg, ...)")
     p.add_argument("--no-progress", dest="progress", action="store_false",
                    help="no progress bar on stderr")
 
@@ -193,163 +213,35 @@ def run(args: argparse.Namespace) -> int:
     Returns
     -------
     int
-        The exit status (0, 1 or 3; 2 comes from argparse).
+        The exit status: 0 done, 1 input refused or an output not writable, 2 a usage error
+        found after parsing (argparse exits with 2 itself for its own), 3 a time limit reached
+        without a result.
 
     Raises
     ------
     WpartError
-        Never: input errors are printed and give status 1.
+        Never: input errors are printed and give status 1, usage errors status 2.
     """
     from ._errors import WpartError
 
     fn = {"spatial": _spatial, "tasks": _tasks, "tasks-check": _tasks_check,
           "hetero": _hetero, "dynamic": _dynamic, "multikernel": _multikernel,
           "compare": _compare}[args.command]
+    name = f"wpart {args.command.replace('-', ' ')}"
+    out = Outputs()
     try:
-        return fn(args)
+        return fn(args, out)
+    except UsageError as e:
+        print(f"{name}: error: {cli_message(str(e), args)}", file=sys.stderr)
+        return EXIT_USAGE
     except WpartError as e:
-        print(f"wpart {args.command.replace('-', ' ')}: error: {e}", file=sys.stderr)
+        print(f"{name}: error: {cli_message(str(e), args)}", file=sys.stderr)
         return EXIT_REFUSED
     except OSError as e:  # an output file that cannot be written
-        print(f"wpart {args.command.replace('-', ' ')}: error: {e}", file=sys.stderr)
+        print(f"{name}: error: {e}", file=sys.stderr)
         return EXIT_REFUSED
-
-
-# ----------------------------------------------------------------------------- helpers ----
-
-def _write_json(path: Path | None, obj: Any) -> None:
-    if path is None:
-        return
-    from ._result import jsonable
-
-    path.write_text(json.dumps(jsonable(obj), indent=1, allow_nan=False,
-                               default=str) + "\n")
-    print(f"wrote {path}", file=sys.stderr)
-
-
-def _finite(obj: Any) -> Any:
-    """`obj` with NaN / inf floats as None (JSON has no such numbers)."""
-    import math
-
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if isinstance(obj, dict):
-        return {k: _finite(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_finite(v) for v in obj]
-    return obj
-
-
-def _save_plot(path: Path | None, result: Any) -> None:
-    if path is None:
-        return
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    ax = result.plot()
-    fig = ax.figure if hasattr(ax, "figure") else plt.gcf()
-    fig.savefig(path, dpi=100, bbox_inches="tight")
-    plt.close(fig)
-    print(f"wrote {path}", file=sys.stderr)
-
-
-def _status(result: Any) -> int:
-    ok = getattr(result, "success", True)
-    if not ok and getattr(result, "status", "") == "time_limit":
-        return EXIT_TIME_LIMIT
-    return EXIT_OK
-
-
-def read_matrix_file(path: Path) -> Any:
-    """A 2D load matrix from a ``.mtx``, ``.npy`` or ``.csv`` file.
-
-    Parameters
-    ----------
-    path : Path
-        The file; its suffix chooses the reader (``.mtx`` also gzip / bz2 compressed).
-
-    Returns
-    -------
-    ndarray or scipy.sparse array
-        The matrix (sparse for a coordinate ``.mtx``).
-
-    Raises
-    ------
-    WpartFileNotFoundError
-        If the file does not exist.
-    WpartValueError
-        If it cannot be read as a 2D matrix of numbers (the message names the file).
-    """
-    import numpy as np
-
-    from ._errors import WpartValueError
-
-    if not path.is_file():
-        raise _missing("FILE", path)
-    name = path.name.lower()
-    if name.endswith((".mtx", ".mtx.gz", ".mtx.bz2")):
-        from .spatial import read_matrix
-
-        return read_matrix(path)
-    try:
-        if name.endswith(".npy"):
-            A = np.load(path, allow_pickle=False)
-        elif name.endswith((".csv", ".txt")):
-            A = np.loadtxt(path, delimiter="," if name.endswith(".csv") else None, ndmin=2)
-        else:
-            raise WpartValueError(f"FILE: {path}: unknown suffix (use .mtx, .npy or .csv)")
-    except WpartValueError:
-        raise
-    except (ValueError, OSError) as e:
-        raise WpartValueError(f"FILE: {path}: not a matrix of numbers ({e})") from None
-    if A.ndim != 2:
-        raise WpartValueError(f"FILE: {path}: a 2D matrix is needed, got {A.ndim} dimension(s)")
-    if A.dtype.kind == "f" and np.all(np.isfinite(A)) and np.all(A == np.round(A)) \
-            and A.size and np.abs(A).max() < 2**53:
-        A = A.astype(np.int64)  # a CSV of integers keeps the exact integer kernels
-    return A
-
-
-def read_loads_file(path: Path) -> Any:
-    """1D loads from a ``.npy``, ``.csv`` or whitespace-separated text file (flattened).
-
-    Parameters
-    ----------
-    path : Path
-        The file.
-
-    Returns
-    -------
-    ndarray
-        The loads, 1D (int64 when every value is an integer).
-
-    Raises
-    ------
-    WpartFileNotFoundError
-        If the file does not exist.
-    WpartValueError
-        If it does not hold numbers (the message names the file).
-    """
-    import numpy as np
-
-    from ._errors import WpartValueError
-
-    if not path.is_file():
-        raise _missing("FILE", path)
-    try:
-        if path.suffix.lower() == ".npy":
-            a = np.load(path, allow_pickle=False)
-        else:
-            a = np.loadtxt(path, delimiter="," if path.suffix.lower() == ".csv" else None,
-                           ndmin=1)
-    except (ValueError, OSError) as e:
-        raise WpartValueError(f"FILE: {path}: not a list of numbers ({e})") from None
-    a = np.ravel(a)
-    if a.dtype.kind == "f" and a.size and np.all(np.isfinite(a)) and np.all(a == np.round(a)):
-        a = a.astype(np.int64)
-    return a
+    finally:
+        out.discard()  # after a failure: no temporary file left, no output switched
 
 
 # ------------------------------------------------------------------------ subcommands ----
@@ -367,16 +259,14 @@ def _matrix_input(path: Path) -> Any:
 
 @contextlib.contextmanager
 def _naming(path: Path) -> Iterator[None]:
-    """A refused matrix names the file (where the library has not) and the command's own
-    ``--weights`` option instead of the keyword."""
+    """A refused input names the file (where the library has not); :func:`cli_message`
+    then names the command's own options instead of the keywords."""
     from ._errors import WpartError
 
     try:
         yield
     except WpartError as e:
         msg = str(e)
-        for w in ("stored", "count", "values"):
-            msg = msg.replace(f"weights='{w}'", f"--weights {w}")
         if str(path) not in msg:
             msg = f"{path}: {msg}"
         if msg == str(e):
@@ -384,15 +274,37 @@ def _naming(path: Path) -> Iterator[None]:
         raise type(e)(msg) from e
 
 
-def _spatial(args: argparse.Namespace) -> int:
+def _grid_options(method: str, args: argparse.Namespace) -> None:
+    """``--P`` / ``--Q`` with a method that takes no grid: a usage error naming the option (an
+    unknown method is left to the library, which lists the valid names)."""
+    from .spatial import TABLE
+
+    try:
+        meth = TABLE.choose(method)
+    except WpartValueError:
+        return
+    for opt in ("P", "Q"):
+        if getattr(args, opt) is not None and opt not in meth.options:
+            takes = [m.name for m in TABLE.methods if opt in m.options]
+            raise UsageError(f"--{opt}: method {meth.name} takes no {opt} (it has no effect "
+                             f"there); the methods that do: {', '.join(takes)}")
+
+
+def _spatial(args: argparse.Namespace, out: Outputs) -> int:
     from . import spatial
 
+    _grid_options(args.method, args)
+    out.add("--json", args.json)
+    out.add("--plot", args.plot)
+    out.check([args.file])
     A = _matrix_input(args.file)
     kw: dict[str, Any] = {"weights": args.weights}
     if args.P is not None:
         kw["P"] = args.P
     if args.Q is not None:
         kw["Q"] = args.Q
+    if args.allow_empty:
+        kw["allow_empty"] = True
     if args.time_limit is not None:
         kw["time_limit"] = args.time_limit
     with _naming(args.file):
@@ -404,17 +316,38 @@ def _spatial(args: argparse.Namespace) -> int:
     d = r.to_dict()
     d.pop("A", None)
     d["file"] = str(args.file)
-    _write_json(args.json, _finite(d))
-    _save_plot(args.plot, r)
+    out.write_json("--json", _finite(d))
+    out.save_plot("--plot", r)
+    out.commit()
     return _status(r)
 
 
-def _tasks(args: argparse.Namespace) -> int:
+def _set_inputs(stem: Any) -> list[Path]:
+    """The files of the LBDatafile set `stem` (none when it names none: the reader says so)."""
+    from .tasks import _io
+
+    try:
+        files = [Path(f) for f in _io._expand(stem)]
+    except Exception:  # noqa: BLE001 -- reading the set reports it, naming the file
+        return []
+    if files:
+        m = re.match(r"^(.*)\.\d+\.json$", str(files[0]))
+        if m:
+            files.append(Path(m.group(1) + ".wpart-set.json"))
+    return files
+
+
+def _tasks(args: argparse.Namespace, out: Outputs) -> int:
     import numpy as np
 
     from . import tasks
 
+    inputs = _set_inputs(args.stem)
+    out.add("--json", args.json)
+    out.add_set("--out", args.out)
+    out.check(inputs)
     p = tasks.read_lbdatafile(args.stem)
+    out.check_set(p.m, inputs)
     print(f"[wpart tasks] {args.stem}: {p}".splitlines()[0], file=sys.stderr)
     kw: dict[str, Any] = {"method": args.method, "memory_cap": args.memory_cap,
                           "seed": args.seed, "progress": args.progress}
@@ -425,15 +358,27 @@ def _tasks(args: argparse.Namespace) -> int:
     max_work = float(work.max()) if work.size else 0.0
     print(f"method {r.method}  status {r.status}  max_work {max_work:.6g}  "
           f"initial {float(r.initial_max_load):.6g}  lower_bound {float(r.lower_bound):.6g}")
-    written: list[str] = []
-    if args.out is not None and r.success:
-        written = tasks.write_lbdatafile(p, args.out, assignment=r.assignment)
-        print(f"wrote {len(written)} files: {args.out}.*", file=sys.stderr)
-    _write_json(args.json, _finite({
+    write_set = args.out is not None and r.success
+    if args.out is not None and not r.success:
+        print(f"no set written to {args.out}: status {r.status}, no assignment to write",
+              file=sys.stderr)
+    from .tasks._io_set import rank_path
+
+    written = [rank_path(args.out, k) for k in range(p.m)] if write_set else []
+    out.write_json("--json", _finite({
         "stem": str(args.stem), "method": r.method, "status": r.status, "message": r.message,
         "success": r.success, "max_work": max_work, "work": work.tolist(),
         "initial_max_work": float(r.initial_max_load), "lower_bound": float(r.lower_bound),
         "assignment": np.asarray(r.assignment).tolist(), "written": written}))
+
+    def write() -> list[str]:
+        return tasks.write_lbdatafile(p, args.out, assignment=r.assignment)
+
+    if write_set:
+        files = out.commit(write)
+        print(f"wrote {len(files)} files: {args.out}.*", file=sys.stderr)
+    else:
+        out.commit()
     return _status(r)
 
 
@@ -496,7 +441,7 @@ def check_lbdatafile_set(stem: Any) -> list[str]:
     return problems
 
 
-def _tasks_check(args: argparse.Namespace) -> int:
+def _tasks_check(args: argparse.Namespace, out: Outputs) -> int:
     from ._errors import WpartFileNotFoundError
 
     try:
@@ -512,7 +457,7 @@ def _tasks_check(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def read_profiles(paths: list[Path]) -> Any:
+def read_profiles(paths: list[Path], *, clamp_negative: bool = False) -> Any:
     """A :class:`wpart.hetero.ProfileSet` from one CSV file or one file per processor.
 
     Parameters
@@ -520,6 +465,8 @@ def read_profiles(paths: list[Path]) -> Any:
     paths : list of Path
         One ``.csv`` file (``processor,size,time[,energy]``), or several ``size time
         [energy]`` files.
+    clamp_negative : bool, default False
+        Read a negative measured energy as 0 instead of refusing it.
 
     Returns
     -------
@@ -533,20 +480,24 @@ def read_profiles(paths: list[Path]) -> Any:
     WpartValueError
         If a file cannot be read (the message names it).
     """
-    from .hetero import ProfileSet
+    from .hetero import Profile, ProfileSet
 
     for p in paths:
         if not p.is_file():
             raise _missing("PROFILES", p)
     if len(paths) == 1 and paths[0].suffix.lower() == ".csv":
-        return ProfileSet.from_csv(paths[0])
-    return ProfileSet.from_files(paths)
+        return ProfileSet.from_csv(paths[0], clamp_negative=clamp_negative)
+    return ProfileSet(tuple(Profile.from_file(p, clamp_negative=clamp_negative)
+                            for p in paths))
 
 
-def _hetero(args: argparse.Namespace) -> int:
+def _hetero(args: argparse.Namespace, out: Outputs) -> int:
     from . import hetero
 
-    ps = read_profiles(args.profiles)
+    out.add("--json", args.json)
+    out.add("--plot", args.plot)
+    out.check(args.profiles)
+    ps = read_profiles(args.profiles, clamp_negative=args.clamp_negative)
     tl = args.time_limit
     print(f"[wpart hetero] {len(args.profiles)} file(s): {ps.m} processors, n = {args.n}",
           file=sys.stderr)
@@ -558,15 +509,26 @@ def _hetero(args: argparse.Namespace) -> int:
             for i in range(f.size):
                 pt = f.point(i)
                 print(f"{pt.time:12.6g}  {pt.energy:12.6g}  {list(map(int, pt.dist))}")
-        _write_json(args.json, _finite(f.to_dict()))
-        _save_plot(args.plot, f)
+        else:
+            print(f"[wpart hetero] {f.message}", file=sys.stderr)
+        out.write_json("--json", _finite(f.to_dict()))
+        if f.size:
+            out.save_plot("--plot", f)
+        else:
+            out.skip("--plot", f"status {f.status}, no point to draw")
+        out.commit()
         return _status(f)
     d = hetero.optimal_time(ps, args.n, progress=args.progress, time_limit=tl)
     dist = None if d.dist is None else list(map(int, d.dist))
     print(f"status {d.status}  time {d.time:.6g}  energy {d.energy:.6g}  distribution {dist}")
-    _write_json(args.json, _finite(d.to_dict()))
-    if args.plot is not None and d.dist is not None:
-        _save_plot(args.plot, d)
+    if d.dist is None:
+        print(f"[wpart hetero] {d.message}", file=sys.stderr)
+    out.write_json("--json", _finite(d.to_dict()))
+    if d.dist is not None:
+        out.save_plot("--plot", d)
+    else:
+        out.skip("--plot", f"status {d.status}, no distribution to draw")
+    out.commit()
     return _status(d)
 
 
@@ -588,46 +550,34 @@ def read_platform(spec: str) -> Any:
 
     Raises
     ------
-    WpartValueError
-        If the file is not in that layout (the message names the file and the field).
+    WpartValueError, WpartOSError
+        If the file is not in that layout or cannot be read (the message names the file and
+        the field: :meth:`wpart.dynamic.Platform.from_json`).
     """
-    from ._errors import WpartValueError
+    from ._errors import WpartError
 
     p = Path(spec)
     if not (p.suffix.lower() == ".json" or p.is_file()):
         return spec
     import wpart.dynamic as D
 
-    try:
-        doc = json.loads(p.read_text())
-    except (OSError, ValueError) as e:
-        raise WpartValueError(f"PLATFORM: {p}: not a readable JSON file ({e})") from None
-    curves = {"affine": lambda d: D.Affine(d["t0"], d["rate"]),
-              "saturating": lambda d: D.Saturating(d["t0"], d["rate"], d["bsat"]),
-              "power": lambda d: D.Power(d["t0"], d["c"], d["beta"]),
-              "table": lambda d: D.Table(d["x"], d["t"])}
-    if not isinstance(doc, dict) or not isinstance(doc.get("devices"), list):
-        raise WpartValueError(f"PLATFORM: {p}: devices: a list of devices is needed")
-    devs = []
-    for i, d in enumerate(doc["devices"]):
-        where = f"PLATFORM: {p}: devices[{i}]"
-        if not isinstance(d, dict) or d.get("family") not in curves:
-            raise WpartValueError(f"{where}.family: one of {', '.join(curves)} is needed")
-        try:
-            devs.append(D.Device(d.get("kind", "cpu"), 0, curves[d["family"]](d),
-                                 sigma=float(doc.get("sigma", 0.0))))
-        except KeyError as e:
-            raise WpartValueError(f"{where}.{e.args[0]}: missing") from None
-        except Exception as e:  # noqa: BLE001 -- the constructors' own messages
-            raise WpartValueError(f"{where}: {e}") from None
-    if "total" not in doc:
-        raise WpartValueError(f"PLATFORM: {p}: total: missing (the number of elements)")
-    return D.Platform(devs, name=str(doc.get("name", p.stem)), n=doc["total"])
+    try:  # (the reader names the file and the field's JSON path; unknown keys refused)
+        return D.Platform.from_json(p)
+    except WpartError as e:
+        raise type(e)(f"PLATFORM: {e}") from None
 
 
-def _dynamic(args: argparse.Namespace) -> int:
+def _platform_inputs(spec: str) -> list[Path]:
+    """The platform file of `spec` (none for a preset name)."""
+    return [Path(spec)] if Path(spec).is_file() else []
+
+
+def _dynamic(args: argparse.Namespace, out: Outputs) -> int:
     import wpart.dynamic as D
 
+    out.add("--json", args.json)
+    out.add("--plot", args.plot)
+    out.check(_platform_inputs(args.platform))
     pl = read_platform(args.platform)
     kw: dict[str, Any] = {"seed": args.seed, "trace": args.plot is not None}
     if args.n is not None:
@@ -639,18 +589,19 @@ def _dynamic(args: argparse.Namespace) -> int:
     print(str(r))
     d = r.to_dict()
     d = {k: v for k, v in d.items() if k not in ("trace", "series")}
-    _write_json(args.json, _finite(d))
-    _save_plot(args.plot, r)
+    out.write_json("--json", _finite(d))
+    out.save_plot("--plot", r)
+    out.commit()
     return _status(r)
 
 
-def _multikernel(args: argparse.Namespace) -> int:
+def _multikernel(args: argparse.Namespace, out: Outputs) -> int:
     import tempfile
 
     from .multikernel import KnowledgeBase, sim
 
-    from ._errors import WpartValueError
-
+    out.add("--json", args.json)
+    out.check([])
     entries = [inp for (b, inp) in sim.TABLE2 if b == args.bench]
     if not entries:
         raise WpartValueError(f"BENCH: {args.bench!r} is not a benchmark of Table 2; one of "
@@ -669,20 +620,43 @@ def _multikernel(args: argparse.Namespace) -> int:
     print(f"{'run':>4}  {'GPU share':>9}  {'time':>10}")
     for i, (s, t) in enumerate(zip(r.s, r.T)):
         print(f"{i:>4}  {float(s):9.1%}  {float(t):10.4g}")
-    _write_json(args.json, _finite({"bench": args.bench, "input": inp, "gpus": args.gpus,
-                                    **r.to_dict()}))
+    out.write_json("--json", _finite({"bench": args.bench, "input": inp, "gpus": args.gpus,
+                                      **r.to_dict()}))
+    out.commit()
     return _status(r)
 
 
-def _compare(args: argparse.Namespace) -> int:
-    from ._errors import WpartValueError
-
-    fam, inputs, tl = args.family, args.inputs, args.time_limit
+def _compare_options(args: argparse.Namespace) -> None:
+    """The options of another family than `args.family`: a usage error naming the option
+    (it would have no effect); the defaults of the family's own."""
+    fam = args.family
+    for dest, families in _COMPARE_OPTIONS.items():
+        if getattr(args, dest) is not None and fam not in families:
+            opt = f"-{dest}" if len(dest) == 1 else f"--{dest.replace('_', '-')}"
+            raise UsageError(f"{opt}: has no effect with `wpart compare {fam}` (it is for "
+                             f"{' and '.join(families)})")
     need = {"1d": "m", "spatial": "m", "hetero": "n"}
     if fam in need and getattr(args, need[fam]) is None:
-        raise WpartValueError(f"-{need[fam]}: needed for `wpart compare {fam}`")
-    if fam != "hetero" and len(inputs) != 1:
-        raise WpartValueError(f"INPUT: `wpart compare {fam}` takes one input, got {len(inputs)}")
+        raise UsageError(f"-{need[fam]}: needed for `wpart compare {fam}`")
+    if fam != "hetero" and len(args.inputs) != 1:
+        raise UsageError(f"INPUT: `wpart compare {fam}` takes one input, got "
+                         f"{len(args.inputs)}")
+
+
+#: compare: the status of a table without an answer -> the exit status ("error" is raised)
+_COMPARE_EXIT = {"infeasible": EXIT_OK, "time_limit": EXIT_TIME_LIMIT}
+
+
+def _compare(args: argparse.Namespace, out: Outputs) -> int:
+    fam, inputs, tl = args.family, args.inputs, args.time_limit
+    _compare_options(args)
+    files = {"1d": lambda: [Path(inputs[0])], "spatial": lambda: [Path(inputs[0])],
+             "tasks": lambda: _set_inputs(inputs[0]),
+             "hetero": lambda: [Path(x) for x in inputs],
+             "dynamic": lambda: _platform_inputs(inputs[0])}[fam]()
+    out.add("--json", args.json)
+    out.add("--plot", args.plot)
+    out.check(files)
     prog = args.progress
     if fam == "1d":
         from ._compare import compare_1d
@@ -692,7 +666,7 @@ def _compare(args: argparse.Namespace) -> int:
         from .spatial import compare
 
         c = compare(_matrix_input(Path(inputs[0])), args.m, time_limit=tl, progress=prog,
-                    weights=args.weights)
+                    weights=args.weights or "values")
     elif fam == "tasks":
         from .tasks import compare as tcompare, read_lbdatafile
 
@@ -700,18 +674,33 @@ def _compare(args: argparse.Namespace) -> int:
     elif fam == "hetero":
         from .hetero import compare as hcompare
 
-        c = hcompare(read_profiles([Path(x) for x in inputs]), args.n, time_limit=tl,
-                     progress=prog)
+        c = hcompare(read_profiles([Path(x) for x in inputs],
+                                   clamp_negative=bool(args.clamp_negative)),
+                     args.n, time_limit=tl, progress=prog)
     else:
         from .dynamic._compare import compare as dcompare
 
-        c = dcompare(read_platform(inputs[0]), seeds=range(args.seeds), time_limit=tl,
+        seeds = 3 if args.seeds is None else args.seeds
+        c = dcompare(read_platform(inputs[0]), seeds=range(seeds), time_limit=tl,
                      progress=False)
-    print(c)
+    print(cli_message(str(c), args))
     refused = [r for r in c.table if r.get("status") == "refused"]
     if c.table and len(refused) == len(c.table):  # the input itself, not a method
-        with _naming(Path(inputs[0])) if fam == "spatial" else contextlib.nullcontext():
+        with _naming(Path(inputs[0])) if fam in ("1d", "spatial") else contextlib.nullcontext():
             raise WpartValueError(f"every method refused the input: {refused[0]['message']}")
-    _write_json(args.json, _finite(c.to_dict()))
-    _save_plot(args.plot, c)
-    return EXIT_OK if any(r[c.objective] is not None for r in c.table) else EXIT_TIME_LIMIT
+    status = c.status
+    print(f"status {status}: {c.message}")
+    if status == "error":  # every method refused the input or failed: nothing is written
+        from ._errors import WpartRuntimeError
+
+        failed = [r for r in c.table if r.get("status") in ("error", "refused")]
+        why = f": {failed[0]['method']}: {failed[0]['message']}" if failed else ""
+        raise WpartRuntimeError(f"no method gave an answer (every one refused the input or "
+                                f"failed){why}")
+    out.write_json("--json", _finite(c.to_dict()))
+    if c.success:
+        out.save_plot("--plot", c)
+    else:
+        out.skip("--plot", f"status {status}, no method gave an answer to draw")
+    out.commit()
+    return EXIT_OK if c.success else _COMPARE_EXIT.get(status, EXIT_REFUSED)

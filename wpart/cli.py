@@ -7,8 +7,9 @@ paper is printed beside ours with a verdict (MATCH / DIFFERS / NOT REGENERATED, 
 :mod:`wpart.experiments._verdict`); per-family and overall counts close the output and all rows
 go to ``DIR/verdicts.json``. The output closes with a *checks* line (golden values, theorems,
 internal consistency: passed or FAILED per family) and, last, the *verdicts* line (the papers'
-figures), e.g. ``verdicts: 55 MATCH, 35 DIFFERS, 8 NOT REGENERATED``; the two are never merged. The exit status is 0 when every check passed, 1 otherwise (2 for a usage
-error): a DIFFERS verdict is a finding, not a failure.
+figures), e.g. ``verdicts: 55 MATCH, 35 DIFFERS, 8 NOT REGENERATED``; the two are never merged.
+The exit status is 0 when every check passed, 1 otherwise or when ``DIR`` cannot be made or
+written (2 for a usage error): a DIFFERS verdict is a finding, not a failure.
 
 Families register here in :data:`REPRODUCERS` as ``"module:function"`` strings; the module is
 imported only when that family runs, so ``wpart --version`` stays fast.
@@ -40,6 +41,11 @@ REPRODUCERS: dict[str, str] = {
     "dynamic": "wpart.experiments.dynamic:run_dynamic",
     "multikernel": "wpart.experiments.multikernel:run_multikernel",
 }
+
+
+#: The exit codes of ``wpart reproduce`` (the end of its ``--help``).
+REPRODUCE_EXIT_CODES = ("exit status: 0 every check ran and passed (whatever the verdicts);\n"
+                        "  1 a check failed, or --out cannot be made or written; 2 usage error")
 
 
 def load_reproducer(family: str) -> Callable[..., dict]:
@@ -89,7 +95,8 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
             "every check ran and passed (it says nothing of how many of the papers' figures "
             "MATCH), 1 otherwise."
         ),
-        epilog="example:\n  wpart reproduce spatial --quick --out results",
+        epilog=("example:\n  wpart reproduce spatial --quick --out results\n\n"
+                f"{REPRODUCE_EXIT_CODES}"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     rp.add_argument(
@@ -100,7 +107,7 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     )
     rp.add_argument("--quick", action="store_true", help="small sizes, a few seconds per family")
     rp.add_argument("--out", type=Path, default=Path("results"),
-                    help="output folder (default: results/)")
+                    help="output folder, created if missing (default: results/)")
     rp.add_argument("--no-progress", dest="progress", action="store_false",
                     help="do not show progress bars")
     from ._cli_families import add_parsers
@@ -289,8 +296,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        The exit status: 0 when every check passed, 1 when one failed. Usage errors (an
-        unknown family, a bad option) exit with status 2 through :mod:`argparse`.
+        The exit status. ``reproduce``: 0 when every check passed, 1 when one failed or
+        ``--out`` cannot be made or written. The family subcommands: 0 done (an infeasible
+        instance is an answer), 1 input refused or an output not writable, 2 a usage error
+        found after parsing, 3 a time limit reached without a result. Usage errors that
+        :mod:`argparse` finds (an unknown family, a bad option or value) exit with status 2
+        through it. While it runs, a warning is shown as one line ``warning: <message>`` on
+        stderr.
 
     {raises}
 
@@ -300,6 +312,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     >>> main(["reproduce", "base", "--quick", "--out", "/tmp/wpart-results"])  # doctest: +SKIP
     0
     """
+    from ._cli_io import one_line_warnings
+
+    with one_line_warnings():  # a warning is one line `warning: <message>` on stderr
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     ap, rp = _parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:2] == ["tasks", "check"]:  # `wpart tasks check STEM`, beside `wpart tasks STEM`
@@ -316,10 +335,33 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{', '.join(repr(u) for u in unknown)}; available: {', '.join(REPRODUCERS)}"
             )
         families = list(dict.fromkeys(args.families)) or list(REPRODUCERS)
+        problem = _out_problem(args.out)
+        if problem:
+            print(f"wpart reproduce: error: --out: {problem}", file=sys.stderr)
+            return 1
         return _reproduce(families, args.out, args.quick, args.progress)
-    if args.command != "reproduce":
-        from ._cli_families import run
+    from ._cli_families import run
 
-        return run(args)
-    ap.error(f"unknown command {args.command!r}")  # unreachable: argparse checks subcommands
-    return 2
+    return run(args)
+
+
+def _out_problem(out: Path) -> str | None:
+    """Why the folder `out` of ``wpart reproduce`` cannot take its outputs (None: it can; it is
+    created if missing, with the folders above it)."""
+    import os
+    import secrets
+
+    from ._errors import WpartError
+    from .experiments import out_folder
+
+    try:
+        out_folder(out)
+    except WpartError as e:
+        return str(e)
+    probe = out / f".wpart-probe.{secrets.token_hex(6)}.tmp"
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+    except OSError as e:
+        return f"{out}: cannot write in the folder: {e.strerror or e}"
+    os.unlink(probe)
+    return None

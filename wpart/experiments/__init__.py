@@ -262,9 +262,27 @@ def jsonable(o: Any) -> Any:
 
 
 def out_folder(path: Any) -> Path:
-    """The output folder `path` of a reproducer, created if missing."""
+    """The output folder `path` of a reproducer, created if missing (with the folders above
+    it).
+
+    Raises :class:`wpart.WpartOSError` naming the path and the problem when it cannot be: a
+    file has its name (or the name of a folder above it), or the folder cannot be created.
+    """
+    from .._errors import WpartOSError
+
     out = Path(path)
-    out.mkdir(parents=True, exist_ok=True)
+    if out.is_dir():
+        return out
+    if out.exists():
+        raise WpartOSError(f"{out}: not a folder: a file has that name")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:  # a file in the place of a folder above it
+        raise WpartOSError(f"{out}: cannot create the output folder: a file is in the way "
+                           "(a folder above it is a file)") from None
+    except OSError as e:
+        raise WpartOSError(f"{out}: cannot create the output folder: "
+                           f"{e.strerror or e}") from None
     return out
 
 
