@@ -110,9 +110,17 @@ def test_front_with_one_processor_without_energy_is_refused(tmp_path):
     (tmp_path / "cpu.txt").write_text("100 0.3 12\n200 0.6 25\n")
     (tmp_path / "gpu.txt").write_text("100 0.1\n200 0.2\n")
     ps = wh.ProfileSet.from_files([tmp_path / "cpu.txt", tmp_path / "gpu.txt"])
-    e = _raises(wpart.WpartValueError, "no energy data", "1 of the 2", "'gpu'",
-                call=lambda: wh.pareto_front(ps, 200))
+    e = _raises(wpart.WpartValueError, "no energy data", "1 of the 2 processors has no "
+                "energies ('gpu')", call=lambda: wh.pareto_front(ps, 200))
     assert "'cpu'" not in str(e)
+    # least energy needs them too; least time does not
+    _raises(wpart.WpartValueError, "no energy data", "'gpu'",
+            call=lambda: wh.optimal_energy(ps, 200))
+    assert wh.optimal_time(ps, 200).success
+    # measure() without a meter gives times only: the same refusal, not a 0 J processor
+    m = wh.measure(lambda x: None, [100, 200], max_reps=2, min_reps=2)
+    _raises(wpart.WpartValueError, "no energy data",
+            call=lambda: wh.pareto_front([m.profile, ps[0]], 200))
     # energies given as zeros are data: the front is built
     z = wh.ProfileSet.from_arrays([([100, 200], [0.3, 0.6], [0.0, 0.0])])
     assert wh.pareto_front(z, 200).energy.tolist() == [0.0]

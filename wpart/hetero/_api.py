@@ -145,6 +145,7 @@ def optimal_energy(profiles: Any, n: int, *, progress: Any = False,
     ----------
     {profiles n_units progress time_limit returns_distribution raises}
     """
+    _need_energy(as_profiles(profiles))  # (least energy needs every processor's energies)
     return _point("energy_optimal", "energy_optimal", profiles, n, progress, time_limit,
                   "energy-optimal distribution")
 
@@ -197,12 +198,13 @@ def _need_energy(ps: ProfileSet) -> None:
     if not missing:
         return
     shown = ", ".join(repr(x) for x in missing[:8]) + (", ..." if len(missing) > 8 else "")
-    which = (f"none of the {ps.m} processors has" if len(missing) == ps.m
-             else f"{len(missing)} of the {ps.m} processors have")
+    k = len(missing)
+    which = (f"none of the {ps.m} processors has energies" if k == ps.m
+             else f"{k} of the {ps.m} processors {'has' if k == 1 else 'have'} no energies")
     raise WpartValueError(
-        f"`profiles`: no energy data: {which} energies ({shown}); a CSV without an energy "
-        "column, `size time` files and (sizes, times) pairs give times only, and a "
-        "time-energy front needs every processor's dynamic energy (optimal_time needs only "
+        f"`profiles`: no energy data: {which} ({shown}); a CSV without an energy column, "
+        "`size time` files, (sizes, times) pairs and measure() without a meter give times "
+        "only, and energies are needed for every processor here (optimal_time needs only "
         "the times)")
 
 

@@ -424,7 +424,9 @@ def measure(kernel: Callable[[Any], Any], sizes: ArrayLike, *,
         prog(len(order), len(order))
     n_total = len(order)
     order = order[:len(t_mean)]
-    prof = Profile.from_arrays(order, t_mean, e_mean, name=label)
+    # (no meter: times only, so the profile has no energies and the time-energy fronts
+    # refuse it, rather than read 0 J)
+    prof = Profile.from_arrays(order, t_mean, None if meter is None else e_mean, name=label)
     conv_a = np.array(conv, bool)
     ok = int(conv_a.sum())
     msg = (f"all {conv_a.size} sizes reached the precision {eps:g} at confidence {cl:g}"
