@@ -14,6 +14,7 @@ import pytest
 
 import wpart
 import wpart.dynamic as D
+from oracles.raises import raises_exactly
 
 NODE = {"name": "my-node", "total": 20000, "sigma": 0.02,
         "devices": [{"kind": "cpu", "family": "affine", "t0": 0.0, "rate": 100.0},
@@ -30,13 +31,7 @@ def _write(folder: Path, doc, name: str = "node.json") -> Path:
     return p
 
 
-def _raises(cls, *fragments, call):
-    with pytest.raises(cls) as ei:
-        call()
-    assert type(ei.value) is cls, type(ei.value)
-    for f in fragments:
-        assert str(f) in str(ei.value), (f, str(ei.value))
-    return ei.value
+_raises = raises_exactly
 
 
 def test_valid_platform_file_reads_and_simulates(tmp_path):

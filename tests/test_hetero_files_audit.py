@@ -14,15 +14,10 @@ import pytest
 import wpart
 import wpart.hetero as wh
 from wpart.hetero import _profile_io
+from oracles.raises import raises_exactly
 
 
-def _raises(cls, *fragments, call):
-    with pytest.raises(cls) as ei:
-        call()
-    assert type(ei.value) is cls, type(ei.value)
-    for f in fragments:
-        assert str(f) in str(ei.value), (f, str(ei.value))
-    return ei.value
+_raises = raises_exactly
 
 
 # ------------------------------------------------------------------- blank CSV cells ----

@@ -316,9 +316,7 @@ def _spatial(args: argparse.Namespace, out: Outputs) -> int:
     d = r.to_dict()
     d.pop("A", None)
     d["file"] = str(args.file)
-    out.write_json("--json", _finite(d))
-    out.save_plot("--plot", r)
-    out.commit()
+    out.finish(d, r)
     return _status(r)
 
 
@@ -511,24 +509,15 @@ def _hetero(args: argparse.Namespace, out: Outputs) -> int:
                 print(f"{pt.time:12.6g}  {pt.energy:12.6g}  {list(map(int, pt.dist))}")
         else:
             print(f"[wpart hetero] {f.message}", file=sys.stderr)
-        out.write_json("--json", _finite(f.to_dict()))
-        if f.size:
-            out.save_plot("--plot", f)
-        else:
-            out.skip("--plot", f"status {f.status}, no point to draw")
-        out.commit()
+        out.finish(f.to_dict(), f, None if f.size else f"status {f.status}, no point to draw")
         return _status(f)
     d = hetero.optimal_time(ps, args.n, progress=args.progress, time_limit=tl)
     dist = None if d.dist is None else list(map(int, d.dist))
     print(f"status {d.status}  time {d.time:.6g}  energy {d.energy:.6g}  distribution {dist}")
     if d.dist is None:
         print(f"[wpart hetero] {d.message}", file=sys.stderr)
-    out.write_json("--json", _finite(d.to_dict()))
-    if d.dist is not None:
-        out.save_plot("--plot", d)
-    else:
-        out.skip("--plot", f"status {d.status}, no distribution to draw")
-    out.commit()
+    out.finish(d.to_dict(), d,
+               None if d.dist is not None else f"status {d.status}, no distribution to draw")
     return _status(d)
 
 
@@ -589,9 +578,7 @@ def _dynamic(args: argparse.Namespace, out: Outputs) -> int:
     print(str(r))
     d = r.to_dict()
     d = {k: v for k, v in d.items() if k not in ("trace", "series")}
-    out.write_json("--json", _finite(d))
-    out.save_plot("--plot", r)
-    out.commit()
+    out.finish(d, r)
     return _status(r)
 
 
@@ -697,10 +684,6 @@ def _compare(args: argparse.Namespace, out: Outputs) -> int:
         why = f": {failed[0]['method']}: {failed[0]['message']}" if failed else ""
         raise WpartRuntimeError(f"no method gave an answer (every one refused the input or "
                                 f"failed){why}")
-    out.write_json("--json", _finite(c.to_dict()))
-    if c.success:
-        out.save_plot("--plot", c)
-    else:
-        out.skip("--plot", f"status {status}, no method gave an answer to draw")
-    out.commit()
+    out.finish(c.to_dict(), c,
+               None if c.success else f"status {status}, no method gave an answer to draw")
     return EXIT_OK if c.success else _COMPARE_EXIT.get(status, EXIT_REFUSED)

@@ -369,6 +369,17 @@ class Outputs:
         self.files.remove(f)
         _unlink(f.temp)
 
+    def finish(self, doc: dict, result: Any, why_not: str | None = None) -> None:
+        """The usual end of a command: `doc` to ``--json`` (non-finite numbers as null),
+        `result` drawn to ``--plot`` (or, with `why_not`, no plot and the reason on stderr),
+        then :meth:`commit`."""
+        self.write_json("--json", _finite(doc))
+        if why_not is None:
+            self.save_plot("--plot", result)
+        else:
+            self.skip("--plot", why_not)
+        self.commit()
+
     def commit(self, last: Callable[[], Any] | None = None) -> Any:
         """Rename every written temporary file into place, then call `last` (the LBDatafile
         set's writer, itself whole or untouched); on any failure put the previous files back
