@@ -243,3 +243,16 @@ def test_masked_arrays_with_masked_entries_are_refused_in_every_family():
         ok = np.ma.masked_array(np.array([[0, 2, 0, 2]])) if name == "boxes" else \
             np.ma.masked_array(A.copy())  # nothing masked: its data
         call(ok)
+
+
+def test_a_size_cap_is_a_limit_error_both_runtime_and_value():
+    """A state or size cap reached (the core's WPART_ELIMIT: hier_opt's max_states here) is a
+    WpartLimitError: a WpartRuntimeError as before, and a ValueError (the input is too large
+    for a cap the caller can raise), named in the message; exported from wpart."""
+    import wpart.spatial as sp
+
+    assert issubclass(wpart.WpartLimitError, wpart.WpartRuntimeError)
+    assert issubclass(wpart.WpartLimitError, ValueError)
+    assert "WpartLimitError" in wpart.__all__
+    with pytest.raises(wpart.WpartLimitError, match="above max_states = 100"):
+        sp.hier_opt(np.ones((12, 12)), 4, max_states=100)

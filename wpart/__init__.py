@@ -71,6 +71,7 @@ from ._errors import (
     WpartFileNotFoundError,
     WpartIndexError,
     WpartKeyError,
+    WpartLimitError,
     WpartMemoryError,
     WpartNotImplementedError,
     WpartOSError,

@@ -9,6 +9,8 @@ class                      raised for
 ``WpartOverflowError``     a value or a sum beyond int64 / float64
 ``WpartMemoryError``       the core could not allocate its working memory
 ``WpartRuntimeError``      a failure inside wpart that is not an input error
+``WpartLimitError``        a size, memory or state cap reached (``max_states``, ...): a
+                           ``WpartRuntimeError`` and a ``ValueError``
 ``WpartIndexError``        an index out of range
 ``WpartKeyError``          an unknown name or key
 ``WpartOSError``           a file that cannot be read or written
@@ -37,6 +39,7 @@ WpartRuntimeError = _core.WpartRuntimeError
 WpartIndexError = _core.WpartIndexError
 WpartKeyError = _core.WpartKeyError
 WpartOSError = _core.WpartOSError
+WpartLimitError = _core.WpartLimitError
 
 
 class WpartFileNotFoundError(WpartError, FileNotFoundError):
@@ -64,6 +67,7 @@ __all__ = [
     "WpartOverflowError",
     "WpartMemoryError",
     "WpartRuntimeError",
+    "WpartLimitError",
     "WpartIndexError",
     "WpartKeyError",
     "WpartOSError",

@@ -12,6 +12,7 @@ PyObject *wpy_RuntimeError = NULL;
 PyObject *wpy_IndexError = NULL;
 PyObject *wpy_KeyError = NULL;
 PyObject *wpy_OSError = NULL;
+PyObject *wpy_LimitError = NULL;
 
 /* The exception classes under wpart.WpartError: the C global, the name, the docstring and the
  * built-in of the same meaning (so `except ValueError` keeps working), added to the module
@@ -63,6 +64,21 @@ int wpy_errors_init(PyObject *m)
                 return -1;
             }
         }
+        /* a size, memory or state cap (WPART_ELIMIT): the input is too large for a cap the
+         * caller can raise, so a WpartRuntimeError (as before) and a ValueError too */
+        PyObject *lb = PyTuple_Pack(2, wpy_RuntimeError, PyExc_ValueError);
+        if (!lb) {
+            return -1;
+        }
+        wpy_LimitError = PyErr_NewExceptionWithDoc(
+            "wpart.WpartLimitError",
+            "A size, memory or state cap was reached (max_states, ...): raise the cap or "
+            "give a smaller input.",
+            lb, NULL);
+        Py_DECREF(lb);
+        if (!wpy_LimitError) {
+            return -1;
+        }
     }
     if (PyModule_AddObjectRef(m, "WpartError", wpy_WpartError) < 0) {
         return -1;
@@ -71,6 +87,9 @@ int wpy_errors_init(PyObject *m)
         if (PyModule_AddObjectRef(m, wpy_error_table[i].name + 6, *wpy_error_table[i].slot) < 0) {
             return -1;
         }
+    }
+    if (PyModule_AddObjectRef(m, "WpartLimitError", wpy_LimitError) < 0) {
+        return -1;
     }
     return 0;
 }
@@ -92,6 +111,7 @@ PyObject *wpy_raise(wpart_status_t st, const char *what)
     case WPART_ENOMEM: type = wpy_MemoryError; break;
     case WPART_EOVERFLOW: type = wpy_OverflowError; break;
     case WPART_ECANCELLED: type = wpy_CancelledError; break;
+    case WPART_ELIMIT: type = wpy_LimitError; break;
     case WPART_ENOSOLVER:
     case WPART_ESOLVER: type = wpy_SolverError; break;
     default: type = wpy_RuntimeError; break;

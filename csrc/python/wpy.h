@@ -63,6 +63,7 @@ extern PyObject *wpy_RuntimeError;   /* wpart.WpartRuntimeError (WpartError, Run
 extern PyObject *wpy_IndexError;     /* wpart.WpartIndexError (WpartError, IndexError) */
 extern PyObject *wpy_KeyError;       /* wpart.WpartKeyError (WpartError, KeyError) */
 extern PyObject *wpy_OSError;        /* wpart.WpartOSError (WpartError, OSError) */
+extern PyObject *wpy_LimitError;     /* wpart.WpartLimitError (WpartRuntimeError, ValueError) */
 /* Raise wpart.WpartMemoryError("out of memory"); returns NULL. */
 PyObject *wpy_nomem(void);
 int wpy_errors_init(PyObject *m);
