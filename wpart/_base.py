@@ -337,9 +337,9 @@ def partition_1d(loads: ArrayLike, m: int, *, method: str = "nicol",
     normalize : bool, default True
         Make every part non-empty when ``m <= n`` without raising the max load (homogeneous
         case only; a normalisation of wpart, not in the paper).
-        When ``m > n`` (without speeds) the chain is partitioned optimally into ``n``
-        parts (by Nicol's method whatever `method`, the message says so) and
-        the last ``m - n`` parts are empty: no work is spent per empty part. `m` may
+        When ``m > n`` (without speeds) the optimum is the largest item: the chain is
+        partitioned optimally and the trailing parts are empty (no work is spent per empty
+        part). `m` may
         exceed ``n`` only up to ``2**24`` (:data:`wpart._validate.MAX_EXTRA_PARTS`); a
         larger `m` raises :class:`wpart.WpartValueError` naming `m` at once.
     progress : bool or callable, default False

@@ -16,7 +16,8 @@ class                      raised for
 ``WpartOSError``           a file that cannot be read or written
 ``WpartFileNotFoundError`` a named file that does not exist
 ``WpartTimeoutError``      a distributed run's fault-detection deadline (``timeout``)
-``CancelledError``         Ctrl-C, or a progress callback that returned False
+``CancelledError``         a progress callback that returned False (Ctrl-C raises Python's
+                           own ``KeyboardInterrupt``)
 ``SolverError``            the MILP solver failed or is not available
 =========================  =======================================================
 

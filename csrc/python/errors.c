@@ -23,8 +23,9 @@ static const struct {
     PyObject **builtin;
 } wpy_error_table[] = {
     {&wpy_CancelledError, "wpart.CancelledError",
-     "A computation was stopped on request: Ctrl-C or a progress callback that returned "
-     "False. (A time limit is reported in a result's `status`, never raised.)",
+     "A computation was stopped on request: a progress callback returned False (Ctrl-C "
+     "raises KeyboardInterrupt). A time limit is reported in a result's `status`, never "
+     "raised.",
      &PyExc_RuntimeError},
     {&wpy_SolverError, "wpart.SolverError", "The MILP solver failed or is not available.",
      &PyExc_RuntimeError},

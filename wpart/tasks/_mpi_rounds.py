@@ -1,7 +1,8 @@
 """The rounds protocol of the rank engine over MPI (:mod:`wpart.tasks._rounds`).
 
-Each round: one allreduce of three numbers (the largest W, minus the smallest, the most
-proposals of a rank; in the final pass a second one names the heaviest and the lightest rank);
+Each round: one allreduce of four numbers (the largest W, minus the smallest, the most
+proposals of a rank, the largest drop of a pair's W; in the final pass a second one names the
+heaviest and the lightest rank);
 the proposals go to their targets only (``PROPOSE``, a sparse exchange that needs no
 collective of size P: :meth:`~wpart.tasks._mpi_comm.Channel.sparse`), each answered
 ``ACCEPT`` or ``REFRESH``; at most ``handshakes`` handshakes of the locally dominant matching
