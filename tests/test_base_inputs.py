@@ -254,5 +254,5 @@ def test_a_size_cap_is_a_limit_error_both_runtime_and_value():
     assert issubclass(wpart.WpartLimitError, wpart.WpartRuntimeError)
     assert issubclass(wpart.WpartLimitError, ValueError)
     assert "WpartLimitError" in wpart.__all__
-    with pytest.raises(wpart.WpartLimitError, match="above max_states = 100"):
+    with pytest.raises(wpart.WpartLimitError, match="above `max_states` = 100"):
         sp.hier_opt(np.ones((12, 12)), 4, max_states=100)

@@ -262,7 +262,7 @@ def test_hier_opt_speeds_bad_input_and_limit():
     ):
         with pytest.raises(ValueError, match="speeds"):
             spatial.hier_opt(A, 4, speeds=np.array(bad, dtype=float))
-    with pytest.raises(wpart.WpartRuntimeError, match=r"^HIER-OPT with speeds needs 10 x 10 x 4\^2 DP states, above max_states = 100 \(size or state limit reached\)$"):
+    with pytest.raises(wpart.WpartLimitError, match=r"^HIER-OPT with speeds needs 10 x 10 x 4\^2 DP states, above `max_states` = 100 \(size or state limit reached\)$"):
         spatial.hier_opt(A, 4, speeds=np.ones(4), max_states=100)
 
 

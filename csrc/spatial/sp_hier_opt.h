@@ -162,7 +162,7 @@ static wpart_status_t FN(hopt_memo)(const FN(ctx_t) *cx, int64_t I0, int64_t I1,
         !wpart_i_mul_size(states, k2, &states) || states > cap) {
         return wpart_i_error(WPART_ELIMIT,
                              "%s needs %" PRId64 " x %" PRId64 " x %" PRId64
-                             "%s DP states, above max_states = %" PRId64,
+                             "%s DP states, above `max_states` = %" PRId64,
                              what, I0, I1, k, sq, cap);
     }
     *memo = wpart_i_malloc(states, 8);
