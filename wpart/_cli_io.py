@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ._errors import WpartValueError
+from ._files import unlink_quiet
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_TIME_LIMIT = 0, 1, 2, 3
 
@@ -367,7 +368,8 @@ class Outputs:
             return
         print(f"no {option[2:]} written to {f.path}: {why}", file=sys.stderr)
         self.files.remove(f)
-        _unlink(f.temp)
+        if f.temp is not None:
+            unlink_quiet(f.temp)
 
     def finish(self, doc: dict, result: Any, why_not: str | None = None) -> None:
         """The usual end of a command: `doc` to ``--json`` (non-finite numbers as null),
@@ -414,7 +416,7 @@ class Outputs:
                             dst.write(src.read())
                     except OSError as e:
                         raise _write_error(f, e) from None
-                    _unlink(f.temp)
+                    unlink_quiet(f.temp)
                     f.temp = None
         except BaseException:
             for f in reversed(switched):  # the previous file back, or none
@@ -425,11 +427,11 @@ class Outputs:
                     except OSError:  # pragma: no cover - the folder broke under us
                         pass
                 else:
-                    _unlink(str(f.target))
+                    unlink_quiet(str(f.target))
             raise
         for f in switched:
             if f.backup is not None:
-                _unlink(f.backup)
+                unlink_quiet(f.backup)
                 f.backup = None
             fsync_dir(os.path.dirname(os.path.abspath(f.target)))
         for f in self.files:
@@ -443,7 +445,7 @@ class Outputs:
         for f in self.files:
             for p in (f.temp, f.backup):
                 if p is not None:
-                    _unlink(p)
+                    unlink_quiet(p)
             f.temp = f.backup = None
 
 
@@ -453,14 +455,6 @@ def _write_error(f: _Out, e: OSError) -> Exception:
     from ._errors import WpartOSError
 
     return WpartOSError(f"{f.option}: {f.path}: cannot write: {e.strerror or e}")
-
-
-def _unlink(path: str | None) -> None:
-    if path is not None:
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
 
 
 def _status(result: Any) -> int:

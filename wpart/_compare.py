@@ -130,7 +130,7 @@ class Comparison:
         row = self._best_row()
         if row is None:
             return f"no method of {len(self.table)} gave an answer ({self.status})"
-        n = sum(r[self.objective] is not None for r in self.table)
+        n = self.stats["answered"]
         return (f"{n} of {len(self.table)} methods gave an answer; the best is {row['method']} "
                 f"({self.objective} {row[self.objective]:.6g})")
 

@@ -97,6 +97,7 @@ def write_atomic(path: Any, text: str, what: str) -> None:
     (from the errno; ``.errno`` is set). `what` names the output in the message ("profile
     file", "CSV file")."""
     from .._errors import WpartOSError
+    from .._files import fsync_dir, unlink_quiet, write_synced
 
     shown = os.fspath(path)
     target = os.path.realpath(shown) if os.path.islink(shown) else os.path.abspath(shown)
@@ -123,20 +124,16 @@ def write_atomic(path: Any, text: str, what: str) -> None:
     except OSError as exc:
         raise fail(exc) from None
     try:
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            if mode is not None:
-                os.chmod(tmp, mode)
-            os.replace(tmp, target)
-        except OSError as exc:
+        write_synced(tmp, data, fd=fd)  # (flushed and fsynced; removes tmp on a failure)
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException as exc:  # an OSError, Ctrl-C, ...: no partial file stays behind
+        unlink_quiet(tmp)
+        if isinstance(exc, OSError):
             raise fail(exc) from None
-    except BaseException:  # the error above, Ctrl-C, ...: no partial file stays behind
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
         raise
+    fsync_dir(folder)
 
 
 def read_text(p: Path, name: str) -> str:

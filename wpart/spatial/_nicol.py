@@ -377,7 +377,7 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
     the same keys replaced)."""
     vals, halves, states, refs, lb = out[3], out[4], out[5], out[6], out[7]
     pol = out[14]
-    names = auto_names(out[19])  # the starts that ran (load starts for regular lines)
+    names = auto_names(out[19])  # the starts that ran (the load starts on a dense matrix)
     # the joint-bound start (heavy-line matrices, 64 blocks and more) ran first: at the bound,
     # the result (no other start ran); else kept below every start, or dropped
     joint = pol[5] >= 0 and lb > 0 and pol[6] <= lb
@@ -468,10 +468,11 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
             _done(hook, out[8])
         params, stats = _auto_stats(P, Q, max_sweeps, out)
         return _grid_result(pp, method, params, out[0], out[1], stats, out[8], tl, t0=t0)
-    specs = resolve(starts, P, Q, g.n1, g.n2)
     if isinstance(starts, str) and starts == "auto":  # the default set as the core runs it
         dense = 2 * int(g.rp[-1]) >= g.n1 * g.n2
         specs = [(s, s) for s in auto_names(3 if dense else 0)]
+    else:
+        specs = resolve(starts, P, Q, g.n1, g.n2)
 
     with progress_hook(progress, total=1.0, desc=method) as hook:
         cache: dict = {}
@@ -486,7 +487,7 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
         run_specs = [specs[k] for k in uniq]
         R0, C0, first = R0[uniq], C0[uniq], first[uniq]
         # the default set races and continues as rect_fast.c does
-        auto = tuple(n for n, _ in specs) in {auto_names(b) for b in range(4)}
+        auto = tuple(n for n, _ in specs) in (auto_names(0), auto_names(3))
         own = (AUTO_RACE_BIG if P * Q >= SHORT_POLISH_BLOCKS else AUTO_RACE) if auto else RACE
         slack = (own if ab else 0.0) if race is None else race
         cont = POLISH_PATIENCE if not auto or P * Q >= MID_POLISH_BLOCKS else \
