@@ -542,3 +542,19 @@ def test_platform_file_errors_name_the_file_and_the_field(tmp_path, capsys):
     p.write_text(json.dumps({"name": "x", "total": 1000, "devices": [dev]}))
     code, out, err = _main(["dynamic", "simulate", str(p), "--balancer", "plbhac"], capsys)
     assert code == 1 and "devices[0].typo: unknown key" in err
+
+
+def test_integers_too_large_for_an_exact_float_stay_floats(tmp_path, capsys):
+    """A text file of loads with a value at or above 2**53 is read as floats (it used to be
+    cast to int64, which wrapped 1e19 to a negative load); small integers still read as
+    int64 (the exact kernels)."""
+    big = tmp_path / "big.txt"
+    big.write_text("1e19\n3\n5\n")
+    a = cio.read_loads_file(big)
+    assert a.dtype == np.float64 and a.tolist() == [1e19, 3.0, 5.0]
+    small = tmp_path / "small.csv"
+    small.write_text("1,2\n3,4\n")
+    assert cio.read_matrix_file(small).dtype == np.int64
+    assert cio.read_loads_file(small).dtype == np.int64
+    code, out, err = _main(["compare", "1d", str(big), "-m", "2"], capsys)
+    assert code == 0 and "max_load 1e+19" in out and "invalid value" not in err

@@ -484,8 +484,6 @@ def read_matrix_file(path: Path) -> Any:
     WpartValueError
         If it cannot be read as a 2D matrix of numbers (the message names the file).
     """
-    import numpy as np
-
     from ._errors import WpartValueError
 
     if not path.is_file():
@@ -500,10 +498,7 @@ def read_matrix_file(path: Path) -> Any:
     A = _load_numbers(path, 2, "a matrix of numbers")
     if A.ndim != 2:
         raise WpartValueError(f"FILE: {path}: a 2D matrix is needed, got {A.ndim} dimension(s)")
-    if A.dtype.kind == "f" and np.all(np.isfinite(A)) and np.all(A == np.round(A)) \
-            and A.size and np.abs(A).max() < 2**53:
-        A = A.astype(np.int64)  # a CSV of integers keeps the exact integer kernels
-    return A
+    return _integral_as_int64(A)
 
 
 def read_loads_file(path: Path) -> Any:
@@ -530,9 +525,18 @@ def read_loads_file(path: Path) -> Any:
 
     if not path.is_file():
         raise _missing("FILE", path)
-    a = np.ravel(_load_numbers(path, 1, "a list of numbers"))
-    if a.dtype.kind == "f" and a.size and np.all(np.isfinite(a)) and np.all(a == np.round(a)):
-        a = a.astype(np.int64)
+    return _integral_as_int64(np.ravel(_load_numbers(path, 1, "a list of numbers")))
+
+
+def _integral_as_int64(a: Any) -> Any:
+    """A float array read from text whose values are all integers below 2**53 as int64 (the
+    exact integer kernels); otherwise as it is (larger values stay floats: int64 would wrap
+    them)."""
+    import numpy as np
+
+    if a.dtype.kind == "f" and a.size and np.all(np.isfinite(a)) and np.all(a == np.round(a)) \
+            and np.abs(a).max() < 2**53:
+        return a.astype(np.int64)
     return a
 
 
