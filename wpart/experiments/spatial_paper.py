@@ -23,6 +23,7 @@ import numpy as np
 
 from . import format_table
 from ._verdict import DIFFERS, MATCH, NOT_REGENERATED, Verdict, Verdicts, near, within
+from .spatial import PAPER_TIMES
 
 __all__ = ["figures", "hybrid", "resolution", "variants", "verdicts"]
 
@@ -395,10 +396,10 @@ def verdicts(d: dict, quick: bool) -> Verdicts:
                   reason_off="the bound is loose at our sizes", tolerance=">= 0.5"))
     # Fig. 9 (Sec. 4.4): run time relative to HIER-RB (hardware independent)
     tm = d["timing"]["512"]
-    rel = {"jag_pq_heur": 0.106 / 0.018, "jag_m_heur": 0.106 / 0.018,
-           "jag_m_heur_probe": 0.210 / 0.018, "rect_nicol": 0.448 / 0.018,
-           "hier_relaxed": 0.95 / 0.018, "jag_pq_opt_nicol": 9.6 / 0.018,
-           "jag_pq_opt_dp": 63.0 / 0.018}
+    hrb = PAPER_TIMES["hier_rb"]
+    rel = {k: PAPER_TIMES[k] / hrb for k in (
+        "jag_pq_heur", "jag_m_heur", "jag_m_heur_probe", "rect_nicol", "hier_relaxed",
+        "jag_pq_opt_nicol", "jag_pq_opt_dp")}
     base = tm["hier_rb"]["10000"]["seconds"]
     for meth, pr in rel.items():
         if meth not in tm:
@@ -408,7 +409,7 @@ def verdicts(d: dict, quick: bool) -> Verdicts:
             continue
         ours = tm[meth]["10000"]["seconds"] / base
         # the measured cause: how much faster than the paper each side of the ratio runs
-        gain, gain_rb = pr * 0.018 / tm[meth]["10000"]["seconds"], 0.018 / base
+        gain, gain_rb = PAPER_TIMES[meth] / tm[meth]["10000"]["seconds"], hrb / base
         f = gain / gain_rb
         why = (f"this method runs {gain:.0f}x faster than the paper's time, our HIER-RB "
                f"{gain_rb:.0f}x (the timing table), so the ratio is "
@@ -483,8 +484,8 @@ def verdicts(d: dict, quick: bool) -> Verdicts:
     t512 = d["timing"]["512"]
     why19 = "our heuristics are relatively faster"
     if "961" in t512.get("jag_m_opt", {}) and "jag_m_heur_probe" in t512:
-        g_opt = 31 * 60.0 / t512["jag_m_opt"]["961"]["seconds"]
-        g_heu = 0.210 / t512["jag_m_heur_probe"]["10000"]["seconds"]
+        g_opt = PAPER_TIMES["jag_m_opt"] / t512["jag_m_opt"]["961"]["seconds"]
+        g_heu = PAPER_TIMES["jag_m_heur_probe"] / t512["jag_m_heur_probe"]["10000"]["seconds"]
         why19 = (f"our JAG-M-OPT, HYBRID-F's phase 2, runs {g_opt:.0f}x faster than the "
                  f"paper's (m = 961 at 512x512), our JAG-M-HEUR-PROBE {g_heu:.0f}x (the timing "
                  f"table): the paper's 100-1000x becomes {100 * g_heu / g_opt:.0f}-"
