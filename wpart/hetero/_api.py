@@ -65,6 +65,8 @@ def _seconds(tl: float | None) -> str:
 def _point(kind: str, label: str, profiles: Any, n: Any, progress: Any, time_limit: Any,
            desc: str) -> Distribution:
     ps = as_profiles(profiles)
+    if kind == "energy_optimal":  # (least energy needs every processor's energies)
+        _need_energy(ps)
     n = _n(n)
     tl = as_time_limit(time_limit)
     t0 = _time.perf_counter()
@@ -145,7 +147,6 @@ def optimal_energy(profiles: Any, n: int, *, progress: Any = False,
     ----------
     {profiles n_units progress time_limit returns_distribution raises}
     """
-    _need_energy(as_profiles(profiles))  # (least energy needs every processor's energies)
     return _point("energy_optimal", "energy_optimal", profiles, n, progress, time_limit,
                   "energy-optimal distribution")
 
