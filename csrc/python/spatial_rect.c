@@ -442,6 +442,16 @@ cleanup:
     return res;
 }
 
+/* spatial_rect_load_starts(nnz, n1, n2): wpart_i_rg_load_starts */
+static PyObject *wpy_rect_load_starts(PyObject *self, PyObject *args)
+{
+    long long nnz, n1, n2;
+    if (!PyArg_ParseTuple(args, "LLL", &nnz, &n1, &n2)) {
+        return NULL;
+    }
+    return PyLong_FromLong(wpart_i_rg_load_starts(nnz, n1, n2));
+}
+
 /* spatial_mm_csr(data, offset, n1, n2, nnz, field, sym, exact): the canonical CSR arrays (rp,
  * ci, values: float64 for a real field, else int64; not exact: int64 value != 0 for a real
  * field) of the MatrixMarket coordinate body
@@ -661,6 +671,8 @@ cleanup:
  * - spatial_mm_csr: The canonical CSR arrays of a MatrixMarket coordinate body, or None.
  * - spatial_rect_banded: Whether the CSR matrix is banded at a K-way grid's resolution (the
  *   default RECT-NICOL's test for its first-half-sweep race).
+ * - spatial_rect_load_starts: The default set's load starts (3: rows_load and cols_load in
+ *   the uniform starts' places, a dense matrix; 0) for nnz stored entries of n1 x n2.
  * - spatial_csr_nonzero: The entries of CSR arrays whose value is not 0: (int64 pointers,
  *   [indices | int64 values (int64 vals) | float64 values' bits], each part k + 1 cells for k
  *   entries; with unit the indices).
@@ -678,6 +690,7 @@ static PyMethodDef spatial_rect_methods[] = {
     {"spatial_rect_kick", WPY_CFUNC(wpy_rect_kick), WPY_KW, NULL},
     {"spatial_rect_1d", wpy_rect_1d, METH_VARARGS, NULL},
     {"spatial_rect_banded", wpy_rect_banded, METH_VARARGS, NULL},
+    {"spatial_rect_load_starts", wpy_rect_load_starts, METH_VARARGS, NULL},
     {"spatial_dense_csr", wpy_dense_csr, METH_VARARGS, NULL},
     {"spatial_csr_nonzero", wpy_csr_nonzero, METH_VARARGS, NULL},
     {"spatial_mm_csr", wpy_mm_csr, METH_VARARGS, NULL},

@@ -611,14 +611,12 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
     first[1] = 2;
     first[2] = 2;
     first[3] = 3;
-    /* at least half the cells stored (a dense load matrix): the stored entries per row are
-     * about even and rows_stored is near uniform rows, so the loads' 1D partitions take the
-     * uniform starts' places (rows_load, cols_load; measured in docs/spatial.rst) */
-    out->load_starts = 0;
-    if ((double)nnz * 2.0 >= (double)A->n1 * (double)A->n2) {
+    /* a dense load matrix: the loads' 1D partitions take the uniform starts' places
+     * (rows_load, cols_load; wpart_i_rg_load_starts; measured in docs/spatial.rst) */
+    out->load_starts = wpart_i_rg_load_starts(nnz, A->n1, A->n2);
+    if (out->load_starts) {
         rf_oned(&g, load[0], A->n1, P, R0 + 2 * (P + 1), tmp);
         rf_oned(&g, load[1], A->n2, Q, C0 + 3 * (Q + 1), tmp);
-        out->load_starts = 3;
     }
     for (int s = 0; s < RF_N; s++) { /* a start equal to an earlier one is not run again */
         out->ref[s] = s;

@@ -299,6 +299,11 @@ static int rg_symmetric(rg_ctx_t *g)
     return r;
 }
 
+int wpart_i_rg_load_starts(int64_t nnz, int64_t n1, int64_t n2)
+{
+    return (double)nnz * 2.0 >= (double)n1 * (double)n2 ? 3 : 0;
+}
+
 /* one block carved into arrays (rg_open): base NULL sizes it (rg_take gives NULL), then the
  * same calls carve it; each array starts on a 64-byte step; bad: a size overflowed */
 typedef struct {

@@ -48,6 +48,13 @@ typedef struct {
  * |i n2 - j n1| <= n1 n2 / (2 K). O(64 x the entries per row). */
 int wpart_i_rg_banded(const wpart_rg_csr_t *A, int64_t P, int64_t Q);
 
+/* The default set's load starts on an n1 x n2 matrix of nnz stored entries: 3 (rows_load and
+ * cols_load in the uniform starts' places) where at least half the cells are stored (a dense
+ * load matrix: the stored entries per row are about even, so rows_stored is near uniform
+ * rows), else 0. The one rule of the one-call default (rect_fast.c) and of the step-by-step
+ * engine (wpart/spatial/_nicol.py, through spatial_rect_load_starts). */
+int wpart_i_rg_load_starts(int64_t nnz, int64_t n1, int64_t n2);
+
 /* RECT-NICOL from nstarts starts (R0: nstarts x (P+1) row cuts, C0: nstarts x (Q+1) column
  * cuts; first[s] bit 0 clear: the columns are set first for the start's rows, set: the rows
  * first; bit 1: balance this start (as opt->balance); bit 2: this start's patience is

@@ -41,7 +41,7 @@ def auto_names(load_starts: int) -> tuple:
     """The default set as it runs on a matrix: where at least half the cells are stored (a
     dense load matrix: the stored entries per row are about even, ``rows_stored`` near
     uniform rows) ``rows_load`` and ``cols_load`` take the uniform starts' places (bits 0 and
-    1 of `load_starts`; rect_fast.c decides, the engine the same way)."""
+    1 of `load_starts`: the core's one rule, ``_core.spatial_rect_load_starts``)."""
     return (AUTO[0], AUTO[1], "rows_load" if load_starts & 1 else AUTO[2],
             "cols_load" if load_starts & 2 else AUTO[3])
 
@@ -469,8 +469,8 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
         params, stats = _auto_stats(P, Q, max_sweeps, out)
         return _grid_result(pp, method, params, out[0], out[1], stats, out[8], tl, t0=t0)
     if isinstance(starts, str) and starts == "auto":  # the default set as the core runs it
-        dense = 2 * int(g.rp[-1]) >= g.n1 * g.n2
-        specs = [(s, s) for s in auto_names(3 if dense else 0)]
+        specs = [(s, s) for s in
+                 auto_names(_core.spatial_rect_load_starts(int(g.rp[-1]), g.n1, g.n2))]
     else:
         specs = resolve(starts, P, Q, g.n1, g.n2)
 
