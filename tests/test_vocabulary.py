@@ -49,6 +49,7 @@ MODULES = [
     "wpart.experiments.multikernel_table2",
     "wpart.experiments.spatial",
     "wpart.experiments.spatial_paper",
+    "wpart.experiments.spatial_timing",
     "wpart.experiments.tasks",
     "wpart.experiments.tasks_paper",
 ]

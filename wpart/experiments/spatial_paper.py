@@ -23,7 +23,7 @@ import numpy as np
 
 from . import format_table
 from ._verdict import DIFFERS, MATCH, NOT_REGENERATED, Verdict, Verdicts, near, within
-from .spatial import PAPER_TIMES
+from .spatial_timing import PAPER_TIMES
 
 __all__ = ["figures", "hybrid", "resolution", "variants", "verdicts"]
 
