@@ -93,8 +93,25 @@ def pct(x: float) -> str:
         return str(x)
 
 
+class ByValue:
+    """Equality by value for wpart's frozen dataclasses (results, ``tasks.Problem``,
+    ``dynamic.PerfModel``): equal when every compared field is (:func:`equal`: arrays
+    element-wise), so a pickled or deep copy equals its original; unhashable, as their arrays
+    are."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(equal(getattr(self, f.name), getattr(other, f.name))
+                   for f in dataclasses.fields(self) if f.compare)  # type: ignore[arg-type]
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)
-class Result:
+class Result(ByValue):
     """Base of every wpart result (see the module docstring for the protocol).
 
     Subclasses are ``@dataclass(frozen=True, eq=False, repr=False)`` and declare only their
@@ -142,14 +159,6 @@ class Result:
              if f.repr or f.name in ("status", "message")}
         d["success"] = self.success
         return d
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return all(equal(getattr(self, f.name), getattr(other, f.name))
-                   for f in dataclasses.fields(self) if f.compare)
-
-    __hash__ = None  # type: ignore[assignment]
 
     def plot(self, ax: Any = None, **kwargs: Any) -> Any:
         """Draw the result on `ax` (a new figure when None) and return the Axes."""

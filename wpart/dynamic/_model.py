@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
+from .._result import ByValue
 from .._milp import unit_scale
 from .._result import Result, new_axes
 from .._validate import as_array, as_bool, as_sequence, as_float, choice, core_time_limit, deprecated_attr, renamed
@@ -48,7 +49,7 @@ _PACKED = 23
 
 
 @dataclass(frozen=True, eq=False)
-class PerfModel:
+class PerfModel(ByValue):
     """A fitted performance model of one PU: ``E(x) = F(x) + G(x)`` with ``F`` a combination
     of the paper's basis functions (eq. 1) and ``G`` affine (eq. 2), Sec. 3.1 of
     [Sant'Ana 2017].

@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
+from .._result import ByValue
 from .._errors import WpartOverflowError, WpartTypeError, WpartValueError
 from .._validate import (as_bools, as_float, as_floats, as_ints, as_m, as_parts, deprecated_attr,
                          is_bool, renamed, unmasked)
@@ -120,7 +121,7 @@ class Coefficients:
 
 
 @dataclass(frozen=True, eq=False)
-class Problem:
+class Problem(ByValue):
     """One phase of tasks to place on ranks (immutable; validated on construction).
 
     Parameters
