@@ -215,3 +215,45 @@ def test_general_milp_golden_and_chain():
         assert g.max_load <= spatial.hier_opt(A, m).max_load
     with pytest.raises(ValueError, match="MILP"):
         spatial.general_optimum(np.ones((12, 12)), 4)
+
+
+# JAG-PQ-OPT by Nicol's search on a 6 x 4 float matrix: appending the zero column 1 to the
+# stripe of column 0 reads the stripe's nested cost an ulp lower (2505.2619999999993 against
+# 2505.2619999999997), so the probe at the longer stripe's cost failed on the shorter one and
+# the search went past the optimum (3257.152; the DP engine and the enumeration: 2505.262)
+_ULP = [[399.989, 0, 0, 0], [0, 879.3770000000001, 0, 0], [0, 514.127, 0, 0],
+        [2505.2619999999997, 0, 0, 0], [0, 0, 864.366, 0], [0, 0, 2392.786, 0]]
+
+
+def test_pq_opt_nicol_float_costs_equal_up_to_rounding():
+    for o in ("ver", "best"):
+        a = spatial.jag_pq_opt_nicol(_ULP, 6, P=2, Q=3, orient=o)
+        b = spatial.jag_pq_opt_dp(_ULP, 6, P=2, Q=3, orient=o)
+        assert a.max_load == pytest.approx(2505.262, rel=1e-12) == b.max_load
+
+
+@pytest.mark.filterwarnings("ignore:P x Q")
+@pytest.mark.parametrize("seed", range(3))
+def test_float_jagged_engines_match_enumeration(seed):
+    """Nicol's search (JAG-PQ-OPT, JAG-M-ALLOC) on float loads with many zero cells, whose
+    nested costs tie up to rounding: the enumeration's optimum to 1e-9 (150 matrices a seed,
+    both orientations)."""
+    rng = np.random.default_rng(900 + seed)
+    for _ in range(150):
+        n1, n2 = (int(x) for x in rng.integers(2, 9, 2))
+        A = np.round(rng.uniform(0, 1000, (n1, n2)), 3)
+        A = A * (rng.random((n1, n2)) < rng.choice([0.15, 0.4, 1.0]))
+        P = int(rng.integers(1, min(n1, 4) + 1))
+        Q = int(rng.integers(1, min(n2, 4) + 1))
+        L = A.tolist()
+        for o, B in (("hor", L), ("ver", orc.transpose(L))):
+            want = orc.pq_jagged(B, P, Q)
+            for meth in ("jag_pq_opt_nicol", "jag_pq_opt_dp"):
+                r = spatial.partition(A, P * Q, method=meth, P=P, Q=Q, orient=o,
+                                      allow_empty=True)
+                r.validate()
+                assert r.max_load == pytest.approx(want, rel=1e-9, abs=1e-9), (meth, o)
+        counts = [int(x) for x in rng.integers(1, 3, P)]
+        r = spatial.jag_m_alloc(A, sum(counts), counts=counts)
+        r.validate()  # (an empty stripe hands its parts on: at most the oracle's, which idles them)
+        assert r.max_load <= orc.m_alloc(L, counts) * (1 + 1e-9) + 1e-9

@@ -383,11 +383,23 @@ static void FN(normalize)(int64_t *s, int64_t n, int64_t q)
 }
 
 /* Nicol's parametric search (Sec. 2.2) on a monotone cost; returns B*, seps = leftmost greedy
- * separators at B* (normalised when homogeneous and q <= n). */
+ * separators at B* (normalised when homogeneous and q <= n). Float costs are monotone only up
+ * to rounding: a cost read along another prefix path can come out an ulp below a shorter
+ * interval's (a zero column appended to a stripe: f(0, 2) = 2505.2619999999993 against
+ * f(0, 1) = 2505.2619999999997), and a probe at the longer interval's cost then failed on the
+ * shorter one, the search went past the optimum (JAG-PQ-OPT 3257.152 against 2505.262). The
+ * probes take the cost plus a slack of 1e-12 of the total (far above such rounding, far below
+ * any gap between the loads); final_seps then places the cuts for the value found, which is
+ * one of the costs, so the partition is the optimum's to that rounding. */
 static wpart_status_t FN(gnicol)(FN(ctx_t) *cx, FN(cost_f) f, void *ctx, int64_t n, int64_t q,
                                  int homog, T *Bout, int64_t *seps)
 {
     T best = TINF;
+#if IS_INT
+    const T slack = 0;
+#else
+    const T slack = n > 0 ? FN(total)(cx) * 1e-12 + 1e-300 : 0;
+#endif
     if (n == 0) {
         best = 0;
     } else {
@@ -398,7 +410,8 @@ static wpart_status_t FN(gnicol)(FN(ctx_t) *cx, FN(cost_f) f, void *ctx, int64_t
             while (lo < hi) {
                 int64_t mid = lo + (hi - lo) / 2;
                 cx->stats->probes++;
-                if (FN(gprobe)(f, ctx, n, t, p, q - p, homog, f(ctx, p, t, mid), NULL)) {
+                if (FN(gprobe)(f, ctx, n, t, p, q - p, homog, f(ctx, p, t, mid) + slack,
+                                  NULL)) {
                     hi = mid;
                 } else {
                     lo = mid + 1;
