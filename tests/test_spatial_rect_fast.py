@@ -592,3 +592,36 @@ def test_one_call_helpers_out_of_memory_leave_it_to_the_general_path(monkeypatch
         r = spatial.rect_nicol(A, 16, P=4, Q=4, weights=w)
         assert calls and np.array_equal(r.rects, ref.rects) and r.max_load == ref.max_load
         monkeypatch.setattr(_core, name, real)
+
+
+# a dense 7 x 11 matrix (at least half its cells stored: the load starts take the uniform ones'
+# places) on which every stage of the default ended at 10 and the uniform grid is at 9
+_ABOVE_UNIFORM = [[0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0], [4, 2, 0, 1, 1, 1, 1, 1, 1, 1, 1],
+                  [0, 0, 3, 2, 1, 0, 1, 3, 1, 0, 0], [0, 0, 1, 1, 1, 1, 0, 4, 1, 0, 0],
+                  [1, 1, 0, 0, 1, 0, 0, 2, 0, 0, 0], [0, 0, 0, 0, 1, 1, 6, 0, 1, 2, 2],
+                  [0, 0, 0, 3, 0, 1, 1, 1, 1, 4, 0]]
+
+
+def test_never_above_the_uniform_grid_where_no_uniform_start_runs():
+    D = np.array(_ABOVE_UNIFORM, np.int64)
+    uni = spatial.rect_uniform(D, 18, P=3, Q=6)
+    fast = spatial.rect_nicol(D, 18, P=3, Q=6)
+    assert fast.params["starts"] == auto_names(3)
+    assert fast.max_load == uni.max_load == 9 and np.array_equal(fast.rects, uni.rects)
+    assert fast.stats["start"] == "uniform_grid"
+    assert min(s["max_load"] for s in fast.stats["starts"].values()) == 10
+    _same(fast, spatial.rect_nicol(D, 18, P=3, Q=6, starts=list(auto_names(3))))
+    for s in ("rows_load", "cols_load", ["rows_load"], [(np.array([0, 2, 4, 7]),
+                                                        np.array([0, 1, 2, 4, 6, 8, 11]))]):
+        assert spatial.rect_nicol(D, 18, P=3, Q=6, starts=s).max_load <= 9, s
+    rng = np.random.default_rng(77)
+    for _ in range(300):  # small dense and banded matrices: never above RECT-UNIFORM
+        n1, n2 = (int(x) for x in rng.integers(4, 16, 2))
+        A = rng.integers(0, 7, (n1, n2)) * (rng.random((n1, n2)) < rng.choice([0.3, 0.6, 1.0]))
+        if rng.random() < 0.3:
+            A = np.triu(np.tril(rng.integers(1, 9, (n1, n1)), 1), -1)
+            n2 = n1
+        P, Q = int(rng.integers(1, min(n1, 5) + 1)), int(rng.integers(1, min(n2, 5) + 1))
+        r = spatial.rect_nicol(A, P * Q, P=P, Q=Q, allow_empty=True)
+        assert r.max_load <= spatial.rect_uniform(A, P * Q, P=P, Q=Q,
+                                                  allow_empty=True).max_load

@@ -143,8 +143,10 @@ typedef struct {
     double kicked;       /* the max load of the grid it returns (the given one unless lower) */
     int64_t joint_halves; /* the joint-bound start's half-sweeps (-1: not run) */
     double joint;         /* its max load (the result when <= lower: then no other start ran) */
-    int32_t load_starts;  /* 3: starts 2 and 3 are rows_load and cols_load (at least half
-                           * the cells stored: a dense load matrix), 0: the uniform ones */
+    int32_t load_starts;  /* bits 0, 1: starts 2 and 3 are rows_load and cols_load (at least
+                           * half the cells stored: a dense load matrix; else the uniform
+                           * ones); bit 2: the uniform grid was lower than every grid the
+                           * stages reached and is the result */
 } wpart_rg_auto_t;
 
 wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int64_t *iv,

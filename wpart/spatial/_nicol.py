@@ -91,6 +91,10 @@ HEAVY_LINE = 0.9
 #: unit higher with the diagonal start last; nothing was gained there).
 HEAVY_LAST_BLOCKS = 1024
 
+#: ``stats["start"]`` where the uniform grid (RECT-UNIFORM's) was lower than every grid the
+#: starts and stages reached and is the result.
+UNIFORM_GRID = "uniform_grid"
+
 #: The start names of the former four-start call (kept for ``starts="all"`` and those names).
 _OLD = ("rows_uniform", "rows_load", "cols_uniform", "cols_load")
 
@@ -426,6 +430,8 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
     params = {"P": P, "Q": Q, "max_sweeps": max_sweeps, "starts": names, "patience": 2,
               "refine": "auto", "abandon": True}
     w = table[won] if won else None
+    if out[19] & 4:  # the uniform grid, lower than every grid the stages reached
+        won = UNIFORM_GRID
     stats = dict(head or (), start=won, starts=table, polish=polished, lower_bound=lb or None,
                  bound_reached=reached, iterations=w["half_sweeps"] if w else 0,
                  converged=bool(w) and w["state"] == "stopped" and
@@ -523,10 +529,15 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
         else:
             polished = None
         _done(hook, timed)
-    if timed:  # stopped early: never worse than the uniform grid (a start may not have moved)
+    # never worse than the uniform grid: where a start may not have moved (the time limit) or
+    # no uniform start ran (the default set: the load starts in their places on a dense
+    # matrix, the diagonal start alone on a banded one, as rect_fast.c decides; other sets:
+    # always, as they need not hold one)
+    uniform = False
+    if timed or not auto or first_only or tuple(n for n, _ in specs) == auto_names(3):
         Ru, Cu = _uniform(g.n1, P), _uniform(g.n2, Q)
         if pp.box_loads(grid_rects(Ru, Cu)).max() < pp.box_loads(grid_rects(R, C)).max():
-            R, C = Ru, Cu
+            R, C, uniform = Ru, Cu, True
     names = [n for n, _ in run_specs]
     table = {}
     won = None
@@ -547,7 +558,8 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
     names = [n for n, _ in specs]
     params = {"P": P, "Q": Q, "max_sweeps": max_sweeps, "starts": tuple(names),
               "patience": pat, "refine": "auto" if bal is None else bal, "abandon": ab}
-    stats = {"start": won, "starts": table, "polish": polished, "lower_bound": lb or None,
+    stats = {"start": UNIFORM_GRID if uniform else won, "starts": table, "polish": polished,
+             "lower_bound": lb or None,
              "bound_reached": reached,
              "iterations": table[won]["half_sweeps"] if won else 0,
              "converged": bool(won) and table[won]["state"] == "stopped" and

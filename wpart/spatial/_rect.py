@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from numpy.typing import ArrayLike
@@ -9,7 +10,8 @@ from numpy.typing import ArrayLike
 from .._validate import as_int
 from ._common import _pq, _Prepared, _run, with_progress
 from ._partition import SpatialPartition
-from ._nicol import nicol_engine, uses_engine
+from ._grid import _grid_result, grid_rects
+from ._nicol import UNIFORM_GRID, _uniform, nicol_engine, uses_engine
 from ._nicol_fast import fast_default
 from ._starts import STARTS, as_starts, run_starts
 
@@ -224,8 +226,9 @@ def rect_nicol(
     Returns
     -------
     SpatialPartition
-        ``max_load`` never exceeds RECT-UNIFORM's. ``stats["start"]`` names the winning
-        start and ``stats["starts"]`` gives each start's ``max_load`` and, for the engine
+        ``max_load`` never exceeds RECT-UNIFORM's (where no uniform start ran and the uniform
+        grid is lower than every grid reached, it is the result: ``stats["start"]`` is then
+        ``"uniform_grid"``). ``stats["start"]`` names the winning start and ``stats["starts"]`` gives each start's ``max_load`` and, for the engine
         (``starts="auto"``, names or cut pairs), its ``half_sweeps`` and ``state``
         (``"stopped"``, ``"abandoned"``, ``"not_run"``, ``"not_run_bound"``, ``"time_limit"``,
         ``"same_as_<start>"``, ``"same_as_<start>_transposed"``), ``stats["polish"]`` the
@@ -254,5 +257,16 @@ def rect_nicol(
                             abandon=abandon, time_limit=time_limit, progress=progress)
     names = as_starts(starts, STARTS)
     params = {"P": P, "Q": Q, "max_sweeps": ms, "starts": names}
-    return with_progress(progress, "rect_nicol", lambda: run_starts(
+    res = with_progress(progress, "rect_nicol", lambda: run_starts(
         pp, "rect_nicol", params, names, P=P, Q=Q, time_limit=time_limit, max_sweeps=ms))
+    if res.success and pp.m <= pp.size and not {"rows_uniform", "cols_uniform"} & set(names):
+        # the load starts alone: never worse than the uniform grid (a uniform start's first
+        # half-sweep is at most its max load, so where one ran this holds already)
+        t0 = time.perf_counter()
+        Ru, Cu = _uniform(pp.n1, P), _uniform(pp.n2, Q)
+        if pp.box_loads(grid_rects(Ru, Cu)).max() < res.max_load:
+            stats = dict(res.stats, start=UNIFORM_GRID)
+            stats.pop("seconds", None)
+            return _grid_result(pp, "rect_nicol", res.params, Ru, Cu, stats, 0, 0.0,
+                                t0=t0 - res.stats.get("seconds", 0.0))
+    return res
