@@ -172,6 +172,30 @@ static wpart_status_t FN(run_rect)(FN(ctx_t) *cx, int64_t m, int64_t *rects)
  * first), rects in the input's orientation. Stats: the winner's P and orientation, the counters
  * of both runs. A time limit that stops the columns-first run after the rows-first one finished
  * keeps the latter (timed_out). */
+/* the single-pass heuristics (JAG-PQ-HEUR, JAG-M-HEUR, JAG-M-PROBE, HIER-RB): the time limit is
+ * not checked inside their pass, only after it (stats->timed_out: status "time_limit" with the
+ * partition). FN(untimed) points cx at a copy of its options whose control has no time limit
+ * (Ctrl-C and progress still polled) and returns 1, or changes nothing and returns 0 */
+static int FN(single_pass)(wpart_spatial_method_t meth)
+{
+    return meth == WPART_SP_JAG_PQ_HEUR || meth == WPART_SP_JAG_M_HEUR ||
+           meth == WPART_SP_JAG_M_PROBE || meth == WPART_SP_HIER_RB;
+}
+
+static int FN(untimed)(FN(ctx_t) *cx, wpart_spatial_options_t *o, wpart_control_t *c)
+{
+    const wpart_spatial_options_t *opt = cx->opt;
+    if (!FN(single_pass)(opt->method) || !opt->control || !(opt->control->time_limit > 0)) {
+        return 0;
+    }
+    *o = *opt;
+    *c = *opt->control;
+    c->time_limit = 0;
+    o->control = c;
+    cx->opt = o;
+    return 1;
+}
+
 static wpart_status_t FN(run_orients)(FN(ctx_t) *cx, int64_t m, int64_t *rects)
 {
     const wpart_spatial_options_t *opt = cx->opt;
@@ -185,8 +209,19 @@ static wpart_status_t FN(run_orients)(FN(ctx_t) *cx, int64_t m, int64_t *rects)
     int64_t *alt = NULL;
     wpart_spatial_stats_t sh = *stats;
     if (want_h) {
+        /* a single pass runs whole (the columns-first one below is stopped by the limit) */
+        wpart_spatial_options_t o1;
+        wpart_control_t c1;
+        int untimed = FN(untimed)(cx, &o1, &c1);
         cx->emit_max = 0;
-        WPART_CHECK(FN(run_oriented)(cx, m, rects));
+        st = FN(run_oriented)(cx, m, rects);
+        cx->opt = opt;
+        if (st != WPART_OK) {
+            goto cleanup;
+        }
+        if (untimed && FN(time_up)(opt->control, cx->t0)) {
+            stats->timed_out = 1;
+        }
         bh = FN(bott_run)(cx, cx, rects, m, &lh);
         sh = *stats;
         sh.orient = 0;
@@ -208,7 +243,13 @@ static wpart_status_t FN(run_orients)(FN(ctx_t) *cx, int64_t m, int64_t *rects)
                                           meth == WPART_SP_JAG_M_ALLOC,
                                       &ST));
         cxt.emit_max = 0;
+        wpart_spatial_options_t o1;
+        wpart_control_t c1;
+        int untimed = !want_h && FN(untimed)(&cxt, &o1, &c1); /* the only pass: whole */
         st = FN(run_oriented)(&cxt, m, alt);
+        if (untimed && st == WPART_OK && FN(time_up)(opt->control, cx->t0)) {
+            stats->timed_out = 1;
+        }
         if (st == WPART_ECANCELLED && want_h && FN(time_up)(opt->control, cx->t0)) {
             /* the time limit stopped the columns-first run: the rows-first one is done */
             *stats = sh;
@@ -276,7 +317,15 @@ static wpart_status_t FN(partition_one)(const T *S, int64_t n1, int64_t n2, int6
     if (meth == WPART_SP_RECT_UNIFORM || meth == WPART_SP_RECT_NICOL) {
         WPART_CHECK(FN(run_rect)(&cx, m, rects));
     } else if (meth == WPART_SP_HIER_RB || meth == WPART_SP_HIER_RELAXED) {
-        WPART_CHECK(FN(hier)(&cx, m, meth == WPART_SP_HIER_RELAXED, rects));
+        wpart_spatial_options_t uo;
+        wpart_control_t uc;
+        int untimed = FN(untimed)(&cx, &uo, &uc); /* HIER-RB: one pass, run whole */
+        st = FN(hier)(&cx, m, meth == WPART_SP_HIER_RELAXED, rects);
+        cx.opt = opt;
+        WPART_CHECK(st);
+        if (untimed && FN(time_up)(opt->control, cx.t0)) {
+            stats->timed_out = 1;
+        }
     } else if (meth == WPART_SP_HIER_OPT) {
         if (opt->speeds) {
             WPART_CHECK(FN(hier_opt_sp)(&cx, m, rects));
