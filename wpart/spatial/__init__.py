@@ -22,7 +22,8 @@ Every function takes ``A`` as a dense array, a ``scipy.sparse`` matrix or array 
 or the path of a MatrixMarket file (read by :func:`read_matrix`; a ``pattern`` file gives int64
 loads), and ``weights=``: ``"values"`` (default: the values, duplicates summed, are the loads),
 ``"count"`` (1 for every nonzero value after summing, whatever its sign) or ``"stored"`` (1 for
-every stored entry: explicit zeros count, an entry stored twice counts 2; a dense array stores
+every stored entry: explicit zeros count, an entry stored twice counts 2, an off-diagonal entry
+of a symmetric MatrixMarket file is stored at both its mirror positions; a dense array stores
 every cell). :func:`rect_uniform`, :func:`rect_nicol`, :func:`jag_pq_heur`,
 :func:`jag_pq_opt_nicol`, :func:`jag_pq_opt_dp`, :func:`jag_m_heur`,
 :func:`jag_m_heur_probe`, :func:`jag_m_probe`, :func:`jag_m_alloc` and :func:`jag_m_opt`
@@ -39,14 +40,19 @@ before anything is allocated; an error about a file's content names the file.
 
 Starts
 ------
-RECT-NICOL and JAG-PQ-HEUR depend on their start; ``starts="all"`` (default) runs each of
-:data:`STARTS` (uniform rows, rows split by load, and both on the transposed problem) and keeps
-the best, so the result is never worse than a single start's. ``stats["starts"]`` holds each
-start's ``max_load`` and time.
+RECT-NICOL and JAG-PQ-HEUR depend on their start. JAG-PQ-HEUR's ``starts="all"`` (default)
+and RECT-NICOL's ``starts="all"`` run each of :data:`STARTS` (uniform rows, rows split by load,
+and both on the transposed problem) and keep the best, so the result is never worse than a
+single start's; ``stats["starts"]`` holds each start's ``max_load`` and time. RECT-NICOL's
+default, ``starts="auto"``, is its progress-following engine (several starts sharing an
+incumbent, then refinement stages; see :func:`rect_nicol`): never worse than any start's own
+grid nor the uniform grid.
 
 Guarantees
 ----------
-* Exact (integer loads exactly; float loads exactly for the costs as computed in float64):
+* Exact (integer loads exactly; float loads to the rounding of their prefix sums: a cost read
+  along two prefix paths can differ in its last bits, and Nicol's searches probe with a slack
+  of 1e-12 of the total so that such a tie does not end them past the optimum):
   JAG-PQ-OPT (both engines, the optimum of the ``P x Q`` jagged class in the chosen
   orientation), JAG-M-PROBE (best counts for given stripes), JAG-M-ALLOC (best stripes for
   given counts), JAG-M-OPT (the ``m``-way jagged optimum) and HIER-OPT (the hierarchical

@@ -269,8 +269,10 @@ def partition(
     Parameters
     ----------
     A : array_like, shape (n1, n2), scipy.sparse matrix or path
-        Non-negative loads: integers (exact, int64) or floats (float64). NaN, inf and
-        negative values are rejected. A ``scipy.sparse`` matrix (any format) or a
+        Non-negative loads: integers (exact, int64) or floats (float64). With the default
+        ``weights="values"`` NaN, inf and negative values are rejected; ``"count"`` takes any
+        value but NaN (1 per nonzero, whatever its sign) and ``"stored"`` any value (1 per
+        stored entry). A ``scipy.sparse`` matrix (any format) or a
         MatrixMarket file path runs on its nonzeros (when sparse enough, see the module
         docstring) for {sparse_native} (the m-way jagged ones without ``speeds``); the other
         methods densify it (refused over ``MAX_DENSE_BYTES``). ``weights`` (an option of every

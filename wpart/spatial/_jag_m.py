@@ -362,8 +362,9 @@ def jag_m_opt(A: ArrayLike, m: int, *, orient: str = "best", allow_empty: bool =
         :class:`wpart.CancelledError`); reaches its total when the search ends.
     speeds : array_like, shape (m,), optional
         Relative processor speeds (see above).
-    weights : {"values", "count"}
-        The load of a cell: the matrix value, or 1 for every nonzero (whatever its sign).
+    weights : {"values", "count", "stored"}
+        The load of a cell: the matrix value, 1 for every nonzero value (whatever its sign), or
+        1 for every stored entry (explicit zeros and each duplicate included).
 
     Returns
     -------
