@@ -36,6 +36,20 @@ def test_random_small_cases_agree():
         assert np.all(g.dist.sum(axis=1) == n)
 
 
+def test_answers_that_are_not_distributions_or_dominated_are_not_kept():
+    """GLPK holds the sum of the shares to its tolerance: at sizes of 1e8 it answered a row
+    summing to n - 1 (and, with no distribution possible, one summing to n - 1) as "optimal";
+    both raise WpartLimitError naming `n`. A point a faster one ties in energy after the exact
+    evaluation (GLPK's 1e-9 tolerance let it through) is dropped."""
+    p = [([1, 10**8], [1.0, 2.0], [5.0, 1.0])] * 2
+    for n in (10**8 + 1, 2 * 10**8 + 1):
+        with pytest.raises(wpart.WpartLimitError, match="`n` = %d.*pareto_front" % n):
+            wh.milp_front(p, n)
+    f = wh.milp_front([([1], [1e9], [1.0]), ([1], [0.5], [1.0]), ([1], [0.25], [1.0])], 1)
+    assert f.time.tolist() == [0.25] and f.energy.tolist() == [1.0]
+    assert f.dist.tolist() == [[0, 0, 1]]
+
+
 def test_times_and_energies_in_any_unit_agree():
     """Times and energies times 10^k (k from -300 to 300): the MILP front is HEPOPTA's (GLPK
     gets them scaled by powers of two; times of 1e9 made its stage 2 infeasible before)."""
