@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import wpart
 import wpart.dynamic as d
 from oracles.dynamic_solve import capacity_bisect, discrete_minmax, makespan
 
@@ -478,3 +479,17 @@ def test_refcounts_stable():
         d.capacity(fs, 1.0)
     after = (sys.getrefcount(models[0].packed), sys.getrefcount(fs[0]), sys.getrefcount(x0))
     assert before == after
+
+
+def test_oracle_milp_wrong_optimum_is_refused():
+    """Linear curves of unequal speeds at 100,000 blocks: GLPK ended at its first node with
+    every element on the first PU ("optimal", 100.0 against the equal-finish split's 25.0);
+    that answer is checked against the equal-finish split of the same PWL curves and raises.
+    With a quantum the same split is optimal and at most that split's time."""
+    fs = [lambda x: np.asarray(x, float) / 1000, lambda x: np.asarray(x, float) / 3000,
+          lambda x: np.asarray(x, float)]
+    with pytest.raises(wpart.SolverError, match="equal-finish split.*larger `quantum`"):
+        d.oracle_milp(fs, 100_000, breakpoints=64)
+    r = d.oracle_milp(fs, 100_000, breakpoints=64, quantum=8)
+    ef = d.equal_finish(fs, 100_000, quantum=8)
+    assert r.status == "optimal" and r.makespan <= ef.time * (1 + 1e-9)

@@ -12,7 +12,8 @@ nor is optimal). :func:`oracle_milp` is a GLPK cross-check of the optimum on tru
 """
 
 from __future__ import annotations
-from .._errors import SolverError, WpartOverflowError, WpartTypeError, WpartValueError
+from .._errors import (SolverError, WpartError, WpartOverflowError, WpartTypeError,
+                       WpartValueError)
 
 import math
 from collections.abc import Callable, Sequence
@@ -682,6 +683,27 @@ _MILP_UNITS = 2**23
 
 
 @renamed(total="n")
+def _check_milp_optimum(bx: NDArray, bt: NDArray, W: int, q: int, T_pwl: float) -> None:
+    """Raise SolverError where GLPK's "optimal" split is above a feasible one: the
+    equal-finish split (:func:`wpart.dynamic.equal_finish`, a split of the same model: multiples
+    of `q`, the remainder to one PU) on the same PWL curves (with coefficients of ~1e5 units
+    GLPK ended at its first node with every element on one PU: 100.0 against 25.0). Curves
+    that equal_finish refuses (not non-decreasing) are not checked."""
+    from ._equal import equal_finish
+
+    curves = [lambda x, t=t: np.interp(np.asarray(x, np.float64), bx, t) for t in bt]
+    try:
+        ef = equal_finish(curves, W, quantum=q)
+    except WpartError:
+        return
+    T_ef = max(float(np.interp(float(v), bx, t)) for v, t in zip(ef.sizes, bt))
+    if T_pwl > T_ef * (1 + 1e-9) + 1e-300:
+        raise SolverError(
+            f"oracle_milp: GLPK's optimum on the PWL curves, {T_pwl:.17g}, is above the "
+            f"equal-finish split's {T_ef:.17g} (sizes {ef.sizes.tolist()}): a numerical "
+            f"failure of the MILP at {W // q:,} blocks; pass a larger `quantum`")
+
+
 def oracle_milp(
     curves: Sequence[Callable[[Any], Any]],
     n: int,
@@ -710,7 +732,8 @@ def oracle_milp(
         ``K`` (>= 2).
     quantum : int, optional
         Block granularity; ``n / quantum`` is at most 2^23 (GLPK's tolerances break larger
-        integer sizes).
+        integer sizes; from about 1e5 blocks, with curves of unequal speeds, GLPK's
+        "optimum" can already be wrong: it is checked, see Raises).
     time_limit : float or None, optional
         Seconds (None: no limit). Reaching it gives ``status == "time_limit"`` with GLPK's
         incumbent, if it has one.
@@ -723,7 +746,10 @@ def oracle_milp(
     Raises
     ------
     wpart.SolverError
-        GLPK failed (also when it calls the model, which always has a point, infeasible).
+        GLPK failed (also when it calls the model, which always has a point, infeasible), or
+        its "optimal" split is above the equal-finish split of the same PWL curves (a
+        feasible point of the same model: :func:`equal_finish`), a numerical failure a larger
+        `quantum` avoids.
     """
     fs = list(curves)
     if not fs:
@@ -760,6 +786,8 @@ def oracle_milp(
     if status == "infeasible":  # the model always has a point: GLPK's numerics failed
         raise SolverError(f"oracle_milp: GLPK reported the model infeasible ({message}), "
                           "which always has a solution: a numerical failure")
+    if status == "optimal":
+        _check_milp_optimum(bx, bt, W, q, T_pwl)
     if status not in ("optimal", "feasible"):
         x = np.zeros(len(fs), dtype=np.int64)
         T = math.nan
