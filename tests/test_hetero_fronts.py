@@ -501,3 +501,14 @@ def test_empty_front_queries_explain():
         e.fastest()
     assert e.hypervolume() == 0.0
     assert "infeasible" in repr(e)
+
+
+@pytest.mark.parametrize("m", [1, 2, 3])
+def test_energy_threshold_below_the_time_optimal_energy_is_refused(m):
+    """As documented, for every number of processors (with one processor the check was
+    skipped: the one distribution came back whatever the threshold)."""
+    prof = [([1, 2], [1.0, 1.5], [5.0, 6.0])] * m
+    e_opt = wh.optimal_time(prof, 2).energy
+    with pytest.raises(wpart.WpartValueError, match="energy_threshold.*below the energy"):
+        wh.pareto_front(prof, 2, energy_threshold=e_opt * 0.5)
+    assert wh.pareto_front(prof, 2, energy_threshold=e_opt).energy[-1] == e_opt

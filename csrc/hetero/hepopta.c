@@ -294,6 +294,12 @@ static wpart_status_t hepopta_grid(const hg_grid_t *G, const wpart_hetero_option
         if (j < 0) {
             return hg_front_alloc(out, p, 0);
         }
+        if (!isnan(opt->energy_threshold) && opt->energy_threshold < G->e[j]) {
+            WPART_FAIL(WPART_EINVAL, /* (the one distribution is the time-optimal one) */
+                       "energy_threshold = %.17g is below the energy %.17g of the time-optimal "
+                       "distribution: the front would be incomplete", opt->energy_threshold,
+                       G->e[j]);
+        }
         WPART_CHECK(hg_front_alloc(out, p, 1));
         out->energy[0] = out->dynamic_energy[0] = G->e[j];
         out->time[0] = G->t[j];
