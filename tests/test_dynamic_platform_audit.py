@@ -180,3 +180,17 @@ def test_machines_preset_is_documented_paper5_under_its_own_label():
     assert a.name == "machines AB grn" and b.name == "paper5 AB grn"
     assert '``"machines"``' in D.Platform.preset.__doc__
     assert '"machines"' in D.simulate.__doc__ and "from_json" in D.simulate.__doc__
+
+
+@pytest.mark.parametrize("make, match", [
+    (lambda: D.Affine(float("nan"), 1.0), "`t0` must not be NaN"),
+    (lambda: D.Affine(0.0, -1.0), "`rate` must be > 0"),
+    (lambda: D.Table([1.0, 0.0], [0.0, 1.0]), "must increase strictly"),
+    (lambda: D.Device("tpu", 0, D.Affine(0.0, 1.0)), "`kind` must be one of"),
+    (lambda: D.Device("cpu", 0, D.Affine(0.0, 1.0), p_out=2.0), "`p_out` must be in"),
+])
+def test_curves_and_devices_refuse_bad_fields_at_once(make, match):
+    """The README: bad input raises at once, naming the argument (a curve or device with a bad
+    field was accepted until it went into a Platform)."""
+    with pytest.raises(wpart.WpartValueError, match=match):
+        make()

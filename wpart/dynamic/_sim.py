@@ -105,6 +105,9 @@ class _Curve:
     mem_cap: float | None = field(default=None, kw_only=True)
     mem_gamma: float = field(default=0.0, kw_only=True)
 
+    def __post_init__(self) -> None:
+        self._row()  # a bad field raises at once, naming it (not first in a Platform)
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if cls.__doc__:
@@ -251,6 +254,7 @@ class Table(_Curve):
         from .._validate import as_array
         object.__setattr__(self, "x", tuple(float(v) for v in as_array(self.x, "x").ravel()))
         object.__setattr__(self, "t", tuple(float(v) for v in as_array(self.t, "t").ravel()))
+        super().__post_init__()
 
     def _fill(self, row):  # noqa: ANN001
         x = np.array(self.x, dtype=float).ravel()
@@ -308,6 +312,7 @@ class Device:
         except (TypeError, ValueError):
             raise WpartTypeError("`hops` must be a sequence of (lat, bw) pairs") from None
         object.__setattr__(self, "hops", hops)
+        self._row(0)  # a bad field raises at once, naming it (not first in a Platform)
 
     def _row(self, index: int) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
         if self.kind not in PU_KINDS:
