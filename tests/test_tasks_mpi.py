@@ -265,6 +265,10 @@ assert res.status == "feasible" and res.m == 1 and len(repr(res).splitlines()) <
 lim = balance_mpi(scatter_problem(p, comm=comm), comm=comm, time_limit=1e-9,
                   on_failure="raise")
 assert lim.status == "time_limit" and lim.success and lim.exchanges_per_iteration == []
+for proto in ("gather", "auto"):  # a limit spent before the gather: refused as 0 s, an abort
+    lim = balance_mpi(scatter_problem(p, comm=comm), comm=comm, time_limit=1e-9,
+                      protocol=proto, on_failure="raise")
+    assert lim.status == "time_limit" and lim.success, proto
 for bad, match in [(dict(seed="1"), "`seed`"), (dict(time_limit="5"), "`time_limit`"),
                    (dict(timeout=True), "`timeout`")]:
     with pytest.raises(TypeError, match=match):

@@ -233,7 +233,8 @@ def gpu_fractions(gpu_scores: Any, s: float) -> NDArray[np.float64]:
     Returns
     -------
     ndarray of float64
-        Each GPU's fraction of the GPU share, summing to 1.
+        Each GPU's share of the whole work: `s` split in proportion to the scores (summing
+        to `s`).
 
     {raises}
     """

@@ -239,7 +239,9 @@ def _run_gather(ch: Channel, data: RankData, serial: dict, time_limit, t0: float
     (:func:`wpart.tasks._mpi_gather.gather_stage_mpi`)."""
     from ._mpi_gather import gather_stage_mpi
 
-    tl = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t0))
+    # (a limit already spent: the smallest one the engine takes, so that it answers
+    # "time_limit" as the other protocols do; 0 was refused on rank 0 and aborted the job)
+    tl = None if time_limit is None else max(1e-9, time_limit - (time.perf_counter() - t0))
     t_g = time.perf_counter()
     mine, hist, exch, status, w_max, _ = gather_stage_mpi(ch, data, serial, tl)
     return {"data": mine, "history": np.asarray(hist, float), "exchanges": list(exch),
