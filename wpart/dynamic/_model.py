@@ -24,9 +24,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _core
-from .._result import ByValue
 from .._milp import unit_scale
-from .._result import Result, new_axes
+from .._result import ByValue, Result, new_axes
 from .._validate import as_array, as_bool, as_sequence, as_float, choice, core_time_limit, deprecated_attr, renamed
 from ._balancer import count
 from .._docs import fill_doc
@@ -682,7 +681,6 @@ def _curve_values(f: Callable[[Any], Any], x: NDArray[np.float64], i: int) -> ND
 _MILP_UNITS = 2**23
 
 
-@renamed(total="n")
 def _check_milp_optimum(bx: NDArray, bt: NDArray, W: int, q: int, T_pwl: float) -> None:
     """Raise SolverError where GLPK's "optimal" split is above a feasible one: the
     equal-finish split (:func:`wpart.dynamic.equal_finish`, a split of the same model: multiples
@@ -704,6 +702,7 @@ def _check_milp_optimum(bx: NDArray, bt: NDArray, W: int, q: int, T_pwl: float) 
             f"failure of the MILP at {W // q:,} blocks; pass a larger `quantum`")
 
 
+@renamed(total="n")
 def oracle_milp(
     curves: Sequence[Callable[[Any], Any]],
     n: int,
