@@ -165,13 +165,6 @@ static wpart_status_t FN(run_rect)(FN(ctx_t) *cx, int64_t m, int64_t *rects)
     return st;
 }
 
-/* A jagged method (opt->method) on the input of cx (dense prefix or sparse matrix) in the
- * orientations opt->orient allows: rows first, then the transposed problem (the sparse matrix
- * with its rows and columns swapped; the dense prefix as a strided view, or a contiguous copy
- * for the exact methods, which read many stripes), the smaller max load kept (ties: rows
- * first), rects in the input's orientation. Stats: the winner's P and orientation, the counters
- * of both runs. A time limit that stops the columns-first run after the rows-first one finished
- * keeps the latter (timed_out). */
 /* the single-pass heuristics (JAG-PQ-HEUR, JAG-M-HEUR, JAG-M-PROBE, HIER-RB): the time limit is
  * not checked inside their pass, only after it (stats->timed_out: status "time_limit" with the
  * partition). FN(untimed) points cx at a copy of its options whose control has no time limit
@@ -196,6 +189,13 @@ static int FN(untimed)(FN(ctx_t) *cx, wpart_spatial_options_t *o, wpart_control_
     return 1;
 }
 
+/* A jagged method (opt->method) on the input of cx (dense prefix or sparse matrix) in the
+ * orientations opt->orient allows: rows first, then the transposed problem (the sparse matrix
+ * with its rows and columns swapped; the dense prefix as a strided view, or a contiguous copy
+ * for the exact methods, which read many stripes), the smaller max load kept (ties: rows
+ * first), rects in the input's orientation. Stats: the winner's P and orientation, the counters
+ * of both runs. A time limit that stops the columns-first run after the rows-first one finished
+ * keeps the latter (timed_out). */
 static wpart_status_t FN(run_orients)(FN(ctx_t) *cx, int64_t m, int64_t *rects)
 {
     const wpart_spatial_options_t *opt = cx->opt;
