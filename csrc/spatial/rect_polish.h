@@ -149,6 +149,19 @@ wpart_status_t wpart_i_rect_from(rg_ctx_t *g, double t0, int nst, int32_t first,
 wpart_status_t wpart_i_rect_plain(rg_ctx_t *g, const wpart_rg_csr_t *B, double t0,
                                   int64_t max_half, double lower, int64_t *R, int64_t *C,
                                   double *value, int32_t *timed_out);
+
+/* rect_bound.c: the lower bound of the optimum (see _nicol.lower_bound): the stripes of the
+ * exact 1D partitions of the line loads (load[d], side d) split among the other dimension's
+ * parts, the heaviest lines (at most 8 per side, whose load / parts exceeds the bound so far)
+ * cut alone, the largest entry; rounded up for integral weights. imax >= 0: every weight is an
+ * integer and imax the largest (int input: no pass over the weights); < 0: found here. line:
+ * max(n1, n2) doubles of scratch, tmp: 2 (P + Q) int64. *heavy_line: a line nearly fills a
+ * block (power-law matrices); where the joint bound of the heaviest lines ran, *jside its side
+ * d (the first, or the one that raised the bound) and jcuts (max(P, Q) + 1) its cuts of the
+ * other dimension; *st the status of building the CSC (the bound is 0 when not WPART_OK) */
+double wpart_i_rect_lower(rg_ctx_t *g, const double *load[2], double imax, double *line,
+                          int64_t *tmp, int *heavy_line, int64_t *jcuts, int *jside,
+                          wpart_status_t *st);
 #endif
 
 #endif

@@ -1,0 +1,141 @@
+/* rect_bound.c -- the lower bound of the optimum P x Q grid that the default RECT-NICOL
+ * (rect_fast.c) starts from: the exact 1D partitions of the line loads, the heaviest lines cut
+ * alone and, on heavy-line matrices, together (the joint bound, whose cuts are a start). */
+#include "rect_grid_i.h"
+
+#include "rect_polish.h"
+
+/* a line nearly fills a block when its load / the other dimension's parts >= RF_HEAVY x the
+ * bound of the exact 1D partitions and the single heavy lines (the joint bound's gate) */
+#define RF_HEAVY 0.9
+
+/* the (at most k <= 8) heaviest of the n loads above thr into heavy (ties: the higher index,
+ * as at a stable sort's end); returns how many */
+static int64_t rf_top(const double *load, int64_t n, double thr, int64_t k, int64_t *heavy)
+{
+    int64_t nh = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (!(load[i] > thr)) {
+            continue;
+        }
+        if (nh < k) {
+            heavy[nh++] = i;
+            continue;
+        }
+        int64_t lo = 0;
+        for (int64_t t = 1; t < k; t++) {
+            double x = load[heavy[t]], y = load[heavy[lo]];
+            if (x < y || (x == y && heavy[t] < heavy[lo])) {
+                lo = t;
+            }
+        }
+        if (load[i] >= load[heavy[lo]]) {
+            heavy[lo] = i;
+        }
+    }
+    return nh;
+}
+
+/* the joint bound of k lines of side d (integral loads): the other dimension's `parts`
+ * intervals cut all of them at once, and a block holding line i holds at least i's part, so
+ * the exact min-max partition of the k lines' prefixes (stripes of X) bounds the optimum */
+static double rf_joint(rg_ctx_t *g, int d, const int64_t *lines, int64_t k,
+                       int64_t parts, int64_t *cuts, int64_t *tmp)
+{
+    const rg_side_t *s = &g->side[d];
+    int64_t n = s->m;
+    double *X = g->X, lo = 0.0, hi = 0.0;
+    memset(X, 0, (size_t)((n + 1) * k) * sizeof(double));
+    for (int64_t t = 0; t < k; t++) {
+        for (int64_t e = s->ptr[lines[t]]; e < s->ptr[lines[t] + 1]; e++) {
+            X[(s->idx[e] + 1) * k + t] += s->w ? s->w[e] : 1.0;
+        }
+    }
+    for (int64_t i = 0; i < n; i++) {
+        for (int64_t t = 0; t < k; t++) {
+            X[(i + 1) * k + t] += X[i * k + t];
+        }
+    }
+    for (int64_t t = 0; t < k; t++) {
+        double x = X[n * k + t];
+        hi = x > hi ? x : hi;
+        lo = x / (double)parts > lo ? x / (double)parts : lo;
+    }
+    return rg_bisect(X, n, k, parts, ceil(lo), hi, 1, cuts, tmp);
+}
+
+/* the lower bound of the default (see rect_polish.h) */
+double wpart_i_rect_lower(rg_ctx_t *g, const double *load[2], double imax, double *line,
+                          int64_t *tmp, int *heavy_line, int64_t *jcuts, int *jside,
+                          wpart_status_t *st)
+{
+    const wpart_rg_csr_t *A = g->A;
+    int64_t nnz = A->rp[A->n1], n[2] = {A->n1, A->n2};
+    int integral = 1;
+    double b = 0.0, value;
+    int64_t *cuts = tmp + g->P[0] + g->P[1], heavy[8];
+    if (nnz > 0) {
+        b = 1.0;
+        if (A->w && imax >= 0) {
+            b = imax;
+        } else if (A->w) {
+            b = A->w[0];
+            for (int64_t e = 0; e < nnz; e++) {
+                b = A->w[e] > b ? A->w[e] : b;
+                integral &= A->w[e] == floor(A->w[e]);
+            }
+        }
+    }
+    for (int d = 0; d < 2; d++) {
+        value = wpart_i_rect_1d(load[d], n[d], g->P[d], cuts, g->X, tmp, g->integral) / (double)g->P[1 - d];
+        b = value > b ? value : b;
+    }
+    for (int d = 0; d < 2; d++) {
+        const rg_side_t *s = &g->side[d];
+        int64_t parts = g->P[1 - d];
+        int64_t nh = rf_top(load[d], n[d], b * (double)parts, 8, heavy);
+        if (nh > 0 && d == 1 && (*st = wpart_i_rg_csc(g)) != WPART_OK) {
+            return 0.0;
+        }
+        for (int64_t t = 0; t < nh; t++) {
+            /* the line's entries in order, without its zeros (the same optimum: a zero
+             * changes no interval's sum) */
+            int64_t i = heavy[t], len = s->ptr[i + 1] - s->ptr[i];
+            for (int64_t e = 0; e < len; e++) {
+                line[e] = s->w ? s->w[s->ptr[i] + e] : 1.0;
+            }
+            value = wpart_i_rect_1d(line, len, parts, cuts, g->X, tmp, g->integral);
+            b = value > b ? value : b;
+        }
+    }
+    /* where one line nearly fills a block (its load / parts >= 0.9 of the bound: power-law
+     * matrices; *heavy_line = 1), the k = min(8, max(P, Q)) heaviest lines of that side cut
+     * together; integral loads only (exact sums) */
+    int64_t kmax = g->P[0] > g->P[1] ? g->P[0] : g->P[1];
+    double mx[2] = {0.0, 0.0};
+    for (int d = 0; d < 2; d++) {
+        for (int64_t i = 0; i < n[d]; i++) {
+            mx[d] = load[d][i] > mx[d] ? load[d][i] : mx[d];
+        }
+    }
+    *heavy_line = nnz > 0 && (mx[0] / (double)g->P[1] >= RF_HEAVY * b ||
+                              mx[1] / (double)g->P[0] >= RF_HEAVY * b);
+    for (int d = 0; d < 2 && integral && g->integral; d++) {
+        int64_t parts = g->P[1 - d], k = kmax < 8 ? kmax : 8;
+        if (nnz == 0 || !(mx[d] / (double)parts >= RF_HEAVY * b)) {
+            continue;
+        }
+        k = rf_top(load[d], n[d], -INFINITY, k, heavy);
+        if (d == 1 && (*st = wpart_i_rg_csc(g)) != WPART_OK) {
+            return 0.0;
+        }
+        value = rf_joint(g, d, heavy, k, parts, cuts, tmp);
+        if (*jside < 0 || value > b) {
+            memcpy(jcuts, cuts, (size_t)(parts + 1) * sizeof(int64_t));
+            *jside = d;
+        }
+        b = value > b ? value : b;
+    }
+    return integral ? ceil(b - 1e-9) : b * (1.0 - 1e-12);
+}
+
