@@ -51,7 +51,7 @@ def test_non_finite_or_negative_time_names_the_pu(bad, word):
     with pytest.raises(WpartValueError, match=r"`?models\[1\]`?|PU 1") as ei:
         d.solve_equal_time([affine(1.0, 0.0), f], 5.0)
     assert word in str(ei.value)
-    with pytest.raises(WpartValueError, match=r"PU 1|models\[1\]"):
+    with pytest.raises(WpartValueError, match=r"PU 1|curves\[1\]"):  # its own argument
         d.equal_finish([affine(1.0, 0.0), f], 5)
 
 
@@ -237,8 +237,8 @@ def test_binding_refuses_mixed_or_malformed_packed_models():
     with pytest.raises(wpart.WpartTypeError, match=r"`models\[1\]` must be a packed model"):
         _core.dynamic_solve_equal_time((good, lambda x: x), 10.0, None, None, 1e-10, 1e-12,
                                        200, 100, 0)
-    with pytest.raises(wpart.WpartTypeError, match=r"`models\[0\]` must be a packed model"):
-        _core.dynamic_equal_finish((good[:5].copy(),), 10, 1)
+    with pytest.raises(wpart.WpartTypeError, match=r"`curves\[0\]` must be a packed model"):
+        _core.dynamic_equal_finish((good[:5].copy(),), 10, 1)  # equal_finish's own argument
     with pytest.raises(wpart.WpartTypeError, match="`S`"):
         _core.dynamic_solve_equal_time((good,), "10", None, None, 1e-10, 1e-12, 200, 100, 0)
     with pytest.raises(wpart.WpartTypeError, match="takes 3 arguments"):

@@ -44,7 +44,9 @@ wpart_status_t wpart_dynamic_equal_finish(int64_t n, wpart_dynamic_time_fn E, vo
         *time_out = Tm;
     }
     if (T_out) {
-        *T_out = T;
+        /* the integer split is a continuous one, so the least level is at most its makespan;
+         * the solver's tolerance (1e-10 relative) could put T a hair above it */
+        *T_out = fmin(T, Tm);
     }
 cleanup:
     if (x != small) {

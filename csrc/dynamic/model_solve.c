@@ -127,9 +127,14 @@ static void inv_bracket(wpart_dynamic_time_fn E, void *ctx, int64_t p, double T,
     *pfb = fb;
 }
 
-double wpart_i_dyn_inv_cold(wpart_dynamic_time_fn E, void *ctx, int64_t p, double T, double lo,
-                       double hi, double tol_x, int max_inner, cerr_t *ce)
+/* wpart_i_dyn_inv_cold, with *width (when not NULL) set to the width of the final bracket
+ * [a, b) that holds the true x(T) (0 when the answer is exact: lo or hi). */
+static double inv_cold_w(wpart_dynamic_time_fn E, void *ctx, int64_t p, double T, double lo,
+                         double hi, double tol_x, int max_inner, cerr_t *ce, double *width)
 {
+    if (width) {
+        *width = 0.0;
+    }
     double flo = E(ctx, p, lo);
     if (cbad(ce, p, lo, flo)) {
         return lo;
@@ -166,7 +171,16 @@ double wpart_i_dyn_inv_cold(wpart_dynamic_time_fn E, void *ctx, int64_t p, doubl
         }
     }
     inv_bracket(E, ctx, p, T, &a, &fa, &b, &fb, tol_x, 1e-3 * tol_x * b, max_inner, ce);
+    if (width) {
+        *width = b - a;
+    }
     return a;
+}
+
+double wpart_i_dyn_inv_cold(wpart_dynamic_time_fn E, void *ctx, int64_t p, double T, double lo,
+                            double hi, double tol_x, int max_inner, cerr_t *ce)
+{
+    return inv_cold_w(E, ctx, p, T, lo, hi, tol_x, max_inner, ce, NULL);
 }
 
 static wpart_status_t check_bounds(int64_t n, const double *lb, const double *ub)
@@ -355,6 +369,9 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
     double xa[SOLVE_WARM_MAX], fa[SOLVE_WARM_MAX], xb[SOLVE_WARM_MAX], fb[SOLVE_WARM_MAX];
     double xh[SOLVE_WARM_MAX], ta[SOLVE_WARM_MAX], tfa[SOLVE_WARM_MAX], tb[SOLVE_WARM_MAX];
     double tfb[SOLVE_WARM_MAX];
+    /* the width of the inner bracket that holds the true x_p(T) (0 when exact): tw for the
+     * trial T, wh for T_hi */
+    double tw[SOLVE_WARM_MAX], wh[SOLVE_WARM_MAX];
     /* the last trial's x(T), E(x) and dx/dE (secant of the final inner bracket), to predict */
     double px[SOLVE_WARM_MAX], pf[SOLVE_WARM_MAX], ps[SOLVE_WARM_MAX];
     double xtol = 1e-3 * o->tol_x * S; /* absolute floor of the inner tolerance */
@@ -376,6 +393,7 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
             xb[p] = u;
             fb[p] = e;
             xh[p] = u;
+            wh[p] = 0.0;
             px[p] = pf[p] = ps[p] = NAN;
         }
     }
@@ -430,16 +448,18 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
             break;
         }
         double dH = 0.0;
-        double H = 0.0;
+        double H = 0.0, slack = 0.0; /* the true H(Tm) is in [H, H + slack] */
         for (int64_t p = 0; p < n; p++) {
             if (warm) {
                 if (fa[p] > Tm) { /* xa is lb_p and E(lb_p) > Tm */
                     ta[p] = xa[p];
+                    tw[p] = 0.0;
                     tfa[p] = fa[p];
                     tb[p] = xb[p];
                     tfb[p] = fb[p];
                 } else if (fb[p] <= Tm) { /* the upper end fits */
                     ta[p] = tb[p] = xb[p];
+                    tw[p] = 0.0;
                     tfa[p] = tfb[p] = fb[p];
                 } else {
                     double a = xa[p], fa_ = fa[p], b = xb[p], fb_ = fb[p];
@@ -480,6 +500,8 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
                     tfa[p] = fa_;
                     tb[p] = b;
                     tfb[p] = fb_;
+                    tw[p] = b - a;
+                    slack += tw[p];
                     /* dx/dE: the chord from the last trial (well conditioned), else the
                      * final bracket when its times differ enough to carry digits */
                     double sl = NAN;
@@ -500,17 +522,23 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
                 H += ta[p];
             } else {
                 double l = lb ? lb[p] : 0.0;
-                H += wpart_i_dyn_inv_cold(E, ctx, p, Tm, l, ub ? fmin(ub[p], S) : S, o->tol_x,
-                                          o->max_inner, &ce);
+                double wd;
+                H += inv_cold_w(E, ctx, p, Tm, l, ub ? fmin(ub[p], S) : S, o->tol_x,
+                                o->max_inner, &ce, &wd);
+                slack += wd;
                 POLL_PUS(p);
             }
         }
+        /* Tm fits when H(Tm) >= S up to the inner brackets: the computed H is their lower
+         * ends, a hair short of S at the level where step curves' steps sum to S exactly
+         * (H is then flat up to the next step: the least level would be missed) */
+        int fits = H + slack >= S;
         Tn = NAN;
         if (dH > 0.0) {
             Tn = Tm - (H - S) / dH;
-            Tn += (H >= S ? -0.5 : 0.5) * o->tol_T * Tm; /* land across the root */
+            Tn += (fits ? -0.5 : 0.5) * o->tol_T * Tm; /* land across the root */
         }
-        if (H >= S) {
+        if (fits) {
             T_hi = Tm;
             H_hi = H;
             g_hi = H - S;
@@ -518,6 +546,7 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
             if (warm) {
                 for (int64_t p = 0; p < n; p++) {
                     xh[p] = ta[p];
+                    wh[p] = tw[p];
                     xb[p] = tb[p];
                     fb[p] = tfb[p];
                 }
@@ -551,19 +580,38 @@ wpart_status_t wpart_dynamic_solve_equal_time(int64_t n, wpart_dynamic_time_fn E
     /* x between x(T_lo) and x(T_hi), in proportion, so that sum x = S also across jumps of H */
     double theta = H_hi > H_lo ? (S - H_lo) / (H_hi - H_lo) : 1.0;
     theta = fmin(fmax(theta, 0.0), 1.0);
+    double sx = 0.0, wsum = 0.0; /* sum x, and the inner brackets' widths at T_hi */
     for (int64_t p = 0; p < n; p++) {
-        double l = lb ? lb[p] : 0.0, u = ub ? fmin(ub[p], S) : S, xl, xu;
+        double l = lb ? lb[p] : 0.0, u = ub ? fmin(ub[p], S) : S, xl, xu, wd = 0.0;
         if (warm) {
             xl = xa[p];
             xu = xh[p];
+            wd = wh[p];
         } else {
             xl = lo_set ? wpart_i_dyn_inv_cold(E, ctx, p, T_lo, l, u, o->tol_x, o->max_inner, &ce)
                         : l;
-            xu = hi_set ? wpart_i_dyn_inv_cold(E, ctx, p, T_hi, l, u, o->tol_x, o->max_inner, &ce)
+            xu = hi_set ? inv_cold_w(E, ctx, p, T_hi, l, u, o->tol_x, o->max_inner, &ce, &wd)
                         : u;
             POLL_PUS(p);
         }
         x_out[p] = xl + theta * (xu - xl);
+        sx += x_out[p];
+        wsum += wd;
+    }
+    /* T_hi fitted only up to the inner brackets (H_hi < S): x(T_hi) falls short of S by at
+     * most their widths; the shortfall goes to the PUs in proportion to them (each true x_p
+     * lies inside its bracket) */
+    double short_by = H_hi < S && theta == 1.0 && hi_set ? fmin(S - sx, wsum) : 0.0;
+    if (short_by > 0.0 && wsum > 0.0 && !ce.code) {
+        for (int64_t p = 0; p < n; p++) {
+            double wd = warm ? wh[p] : 0.0;
+            if (!warm) {
+                double l = lb ? lb[p] : 0.0, u = ub ? fmin(ub[p], S) : S;
+                (void)inv_cold_w(E, ctx, p, T_hi, l, u, o->tol_x, o->max_inner, &ce, &wd);
+                POLL_PUS(p);
+            }
+            x_out[p] += short_by * (wd / wsum);
+        }
     }
     if (ce.code) {
         st = wpart_i_dyn_cerr_fail(&ce);

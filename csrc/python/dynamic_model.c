@@ -17,6 +17,7 @@ typedef struct {
     PyObject *funcs;               /* callables case: a new reference to a tuple */
     int64_t n;
     int failed;                    /* a Python exception is pending */
+    const char *name;              /* the argument's name in messages: "models", "curves" */
     wpart_dynamic_model_t small[WPY_SMALL];
 } wpy_timefn_t;
 
@@ -32,17 +33,28 @@ static double wpy_py_timefn(void *ctx, int64_t p, double x)
         return NAN;
     }
     double v = PyFloat_AsDouble(r);
-    Py_DECREF(r);
     if (v == -1.0 && PyErr_Occurred()) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+            /* not a number (a str, None, ...): the project's TypeError naming the argument */
+            PyErr_Clear();
+            char *xs = PyOS_double_to_string(x, 'r', 0, 0, NULL);
+            if (xs) {
+                PyErr_Format(wpy_TypeError, "`%s[%lld]` returned %.100s at x = %s, not a real "
+                             "number", t->name, (long long)p, Py_TYPE(r)->tp_name, xs);
+                PyMem_Free(xs);
+            }
+        }
+        Py_DECREF(r);
         t->failed = 1;
         return NAN;
     }
+    Py_DECREF(r);
     if (isnan(v)) {
         /* PyErr_Format has no %g: the number is formatted first */
         char *xs = PyOS_double_to_string(x, 'r', 0, 0, NULL);
         if (xs) {
-            PyErr_Format(wpy_ValueError, "`models[%lld]` returned NaN at x = %s", (long long)p,
-                         xs);
+            PyErr_Format(wpy_ValueError, "`%s[%lld]` returned NaN at x = %s", t->name,
+                         (long long)p, xs);
             PyMem_Free(xs);
         }
         t->failed = 1;
@@ -86,13 +98,14 @@ static int wpy_timefn_unpack_items(PyObject *items, wpy_timefn_t *t)
         if (!PyArray_Check(it) || PyArray_TYPE(a) != NPY_FLOAT64 || PyArray_NDIM(a) != 1 ||
             PyArray_DIM(a, 0) != WPART_DYN_PACKED || !PyArray_IS_C_CONTIGUOUS(a) ||
             !PyArray_ISALIGNED(a)) {
-            PyErr_Format(wpy_TypeError, "`models[%zd]` must be a packed model (a contiguous "
-                         "float64 array of length %d, as PerfModel.packed)", p, WPART_DYN_PACKED);
+            PyErr_Format(wpy_TypeError, "`%s[%zd]` must be a packed model (a contiguous "
+                         "float64 array of length %d, as PerfModel.packed)", t->name, p,
+                         WPART_DYN_PACKED);
             wpy_timefn_release(t);
             return -1;
         }
         if (wpart_dynamic_model_unpack(PyArray_DATA(a), &t->models[p]) != WPART_OK) {
-            wpy_raise(WPART_EINVAL, "models");
+            wpy_raise(WPART_EINVAL, t->name);
             wpy_timefn_release(t);
             return -1;
         }
@@ -104,20 +117,22 @@ static int wpy_timefn_unpack_items(PyObject *items, wpy_timefn_t *t)
     return 0;
 }
 
-/* Fills t from `models`; 0 or -1 with an exception. */
-static int wpy_timefn_setup(PyObject *models, wpy_timefn_t *t)
+/* Fills t from `models` (the public argument `name`: messages name it); 0 or -1 with an
+ * exception. */
+static int wpy_timefn_setup(PyObject *models, const char *name, wpy_timefn_t *t)
 {
     t->models = NULL;
     t->funcs = NULL;
     t->n = 0;
     t->failed = 0;
+    t->name = name;
     if (PyArray_Check(models)) {
-        PyArrayObject *a = wpy_input_array(models, "models", NPY_FLOAT64, 2, 2);
+        PyArrayObject *a = wpy_input_array(models, name, NPY_FLOAT64, 2, 2);
         if (!a) {
             return -1;
         }
         if (PyArray_DIM(a, 1) != WPART_DYN_PACKED || PyArray_DIM(a, 0) < 1) {
-            PyErr_Format(wpy_ValueError, "`models` must have shape (n, %d) with n >= 1",
+            PyErr_Format(wpy_ValueError, "`%s` must have shape (n, %d) with n >= 1", name,
                          WPART_DYN_PACKED);
             Py_DECREF(a);
             return -1;
@@ -130,7 +145,7 @@ static int wpy_timefn_setup(PyObject *models, wpy_timefn_t *t)
         for (int64_t p = 0; p < t->n; p++) {
             if (wpart_dynamic_model_unpack(d + p * WPART_DYN_PACKED, &t->models[p]) != WPART_OK) {
                 Py_DECREF(a);
-                wpy_raise(WPART_EINVAL, "models");
+                wpy_raise(WPART_EINVAL, name);
                 wpy_timefn_release(t);
                 return -1;
             }
@@ -144,7 +159,7 @@ static int wpy_timefn_setup(PyObject *models, wpy_timefn_t *t)
     }
     if (PyTuple_GET_SIZE(items) < 1) {
         Py_DECREF(items);
-        PyErr_SetString(wpy_ValueError, "`models` must not be empty");
+        PyErr_Format(wpy_ValueError, "`%s` must not be empty", name);
         return -1;
     }
     if (PyArray_Check(PyTuple_GET_ITEM(items, 0))) {
@@ -156,7 +171,7 @@ static int wpy_timefn_setup(PyObject *models, wpy_timefn_t *t)
     t->n = (int64_t)PyTuple_GET_SIZE(t->funcs);
     for (int64_t p = 0; p < t->n; p++) {
         if (!PyCallable_Check(PyTuple_GET_ITEM(t->funcs, (Py_ssize_t)p))) {
-            PyErr_Format(wpy_TypeError, "`models[%lld]` must be callable", (long long)p);
+            PyErr_Format(wpy_TypeError, "`%s[%lld]` must be callable", name, (long long)p);
             wpy_timefn_release(t);
             return -1;
         }
@@ -361,15 +376,15 @@ typedef struct {
     wpy_control_t ctl;
 } wpy_tcall_t;
 
-/* Converts the models, x_cont when xco != NULL (float64, required), the bounds lb and ub (None
- * or `btype`) and allocates the output (`otype`). 0, or -1 with an exception; wpy_tcall_end
- * releases what was taken either way. */
-static int wpy_tcall_begin(wpy_tcall_t *c, PyObject *mo, PyObject *xco, PyObject *lbo,
-                           PyObject *ubo, int btype, int otype)
+/* Converts the models (the public argument `name`), x_cont when xco != NULL (float64,
+ * required), the bounds lb and ub (None or `btype`) and allocates the output (`otype`). 0, or
+ * -1 with an exception; wpy_tcall_end releases what was taken either way. */
+static int wpy_tcall_begin(wpy_tcall_t *c, PyObject *mo, const char *name, PyObject *xco,
+                           PyObject *lbo, PyObject *ubo, int btype, int otype)
 {
     c->xc = c->lb = c->ub = NULL;
     c->out = NULL;
-    if (wpy_timefn_setup(mo, &c->t) < 0 ||
+    if (wpy_timefn_setup(mo, name, &c->t) < 0 ||
         (xco && wpy_vec_req(xco, "x_cont", NPY_FLOAT64, c->t.n, &c->xc) < 0) ||
         wpy_vec(lbo, "lb", btype, c->t.n, &c->lb) < 0 ||
         wpy_vec(ubo, "ub", btype, c->t.n, &c->ub) < 0) {
@@ -422,7 +437,8 @@ static PyObject *wpy_dyn_solve(PyObject *self, PyObject *const *args, Py_ssize_t
         PyErr_SetString(wpy_ValueError, "`max_outer` and `max_inner` must be in [1, 2**31 - 1]");
         return NULL;
     }
-    if (wpy_tcall_begin(&c, args[0], NULL, args[2], args[3], NPY_FLOAT64, NPY_FLOAT64) == 0) {
+    if (wpy_tcall_begin(&c, args[0], "models", NULL, args[2], args[3], NPY_FLOAT64,
+                        NPY_FLOAT64) == 0) {
         wpart_dynamic_solve_opts_t o = {tol_T, tol_x, (int32_t)max_outer, (int32_t)max_inner,
                                          polish != 0, &c.ctl.ctl};
         wpart_status_t st;
@@ -455,7 +471,8 @@ static PyObject *wpy_dyn_equal_finish(PyObject *self, PyObject *const *args, Py_
                      quantum);
         return NULL;
     }
-    if (wpy_tcall_begin(&c, args[0], NULL, Py_None, Py_None, NPY_INT64, NPY_INT64) == 0) {
+    if (wpy_tcall_begin(&c, args[0], "curves", NULL, Py_None, Py_None, NPY_INT64,
+                        NPY_INT64) == 0) {
         wpart_status_t st;
         WPY_RUN(c.t, st, wpart_dynamic_equal_finish(c.t.n, WPY_E(c.t), WPY_CTX(c.t),
                                                     (int64_t)total, (int64_t)quantum, &c.ctl.ctl,
@@ -475,7 +492,7 @@ static PyObject *wpy_dyn_capacity(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OdOO", &mo, &T, &lbo, &ubo)) {
         return NULL;
     }
-    if (wpy_tcall_begin(&c, mo, NULL, lbo, ubo, NPY_FLOAT64, NPY_FLOAT64) == 0) {
+    if (wpy_tcall_begin(&c, mo, "models", NULL, lbo, ubo, NPY_FLOAT64, NPY_FLOAT64) == 0) {
         wpart_status_t st;
         WPY_RUN(c.t, st, wpart_dynamic_capacity(c.t.n, WPY_E(c.t), WPY_CTX(c.t), T,
                                                 wpy_data_or_null(c.lb), wpy_data_or_null(c.ub),
@@ -496,7 +513,7 @@ static PyObject *wpy_dyn_round(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOLLOO", &mo, &xco, &S, &quantum, &lbo, &ubo)) {
         return NULL;
     }
-    if (wpy_tcall_begin(&c, mo, xco, lbo, ubo, NPY_INT64, NPY_INT64) == 0) {
+    if (wpy_tcall_begin(&c, mo, "models", xco, lbo, ubo, NPY_INT64, NPY_INT64) == 0) {
         wpart_status_t st;
         WPY_RUN(c.t, st, wpart_dynamic_round_blocks_ctl(
                              c.t.n, WPY_E(c.t), WPY_CTX(c.t), PyArray_DATA(c.xc), (int64_t)S,

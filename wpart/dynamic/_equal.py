@@ -46,7 +46,9 @@ class EqualFinishResult(Result):
         with no block costs nothing).
     level : float
         The common finish time of the continuous split (the water level ``T`` of
-        :func:`solve_equal_time`), a lower bound on `time`.
+        :func:`solve_equal_time`), a lower bound on `time`: ``level <= time`` always (the
+        solver's tolerance could put ``T`` a hair above the makespan of an exact split;
+        ``level`` is then ``time``).
     quantum : int
     stats : dict
         Not compared by ``==``; empty.
@@ -120,7 +122,9 @@ def equal_finish(
         or a negative time, or decreased between two sizes the solver evaluated (the message
         names the PU).
     wpart.WpartTypeError
-        A curve that is neither a PerfModel nor callable; a non-integer `total` or `quantum`.
+        A curve that is neither a PerfModel nor callable, or that returned something other
+        than a real number (the message names ``curves[p]``); a non-integer `total` or
+        `quantum`.
 
     Notes
     -----

@@ -423,10 +423,10 @@ def solve_equal_time(
     the paper, Sec. 3.2, solved as a min-max problem).
 
     Solves ``min T s.t. E_p(x_p) <= T, sum x = S, lb <= x <= ub`` by water-filling on ``T``
-    (globally optimal for non-decreasing ``E_p``; the paper uses IPOPT, a local method). With
-    PerfModels it first takes Newton steps on ``[E_p(x_p) = T, sum x = S]`` with the models'
-    analytic derivatives and keeps their answer when it meets the optimality conditions
-    (about 3 us at 16 PUs).
+    (the least such ``T`` to `tol` for non-decreasing ``E_p``, step curves included; the
+    paper uses IPOPT, a local method). PerfModels first get Newton steps on ``[E_p(x_p) = T,
+    sum x = S]`` with the models' analytic derivatives, kept when they meet the optimality
+    conditions (about 3 us at 16 PUs).
 
     Parameters
     ----------

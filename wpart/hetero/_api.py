@@ -385,6 +385,8 @@ def _oracle_front(method: str, label: str, what: str, ps: ProfileSet, n: int, pr
     _need_energy(ps)
     t0 = _time.perf_counter()
     with _hook(progress, label) as hook:
+        if hook is not None:  # a first report, as every other call: a small enumeration
+            hook(0.0, 1.0)    # reports nothing else before its end (where "stop" is too late)
         r = _front(method, ps, n, progress=hook, time_limit=0.0 if tl is None else tl, **kw)
     stats = {"seconds": _time.perf_counter() - t0}
     if r is None:

@@ -33,10 +33,16 @@ __all__ = [
 ]
 
 
-def _tinv(q: float, dof: int) -> float:
+def _student_t() -> Any:
+    """scipy's Student t distribution (scipy.stats is imported on first use: about a second,
+    which :func:`measure` spends before its clock starts, not inside its time limit)."""
     from scipy.stats import t as student_t
 
-    return float(student_t.ppf(q, dof))
+    return student_t
+
+
+def _tinv(q: float, dof: int) -> float:
+    return float(_student_t().ppf(q, dof))
 
 
 def _precise(a: list[float], cl: float, eps: float, quantile: str) -> tuple[bool, float]:
@@ -347,6 +353,8 @@ def measure(kernel: Callable[[Any], Any], sizes: ArrayLike, *,
         Seconds for the whole call (None: none). Each size's `max_time` is cut to the time
         left; once it is spent, no further size is started and the result has status
         ``"time_limit"`` with the sizes measured so far (the first size is always measured).
+        The clock starts after the validation and after the first call in a process has
+        imported ``scipy.stats`` (its Student t, about a second).
 
     Returns
     -------
@@ -380,6 +388,7 @@ def measure(kernel: Callable[[Any], Any], sizes: ArrayLike, *,
     label = name or getattr(kernel, "__name__", type(kernel).__name__)
     order = np.sort(s.astype(np.int64))
     t_mean, e_mean, reps, prec, conv = [], [], [], [], []
+    _student_t()  # the lazy import of scipy.stats, before the time limit's clock starts
     t_start = time.perf_counter()
     it = order.tolist()
     if prog is True:

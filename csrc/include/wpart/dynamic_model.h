@@ -222,7 +222,7 @@ wpart_status_t wpart_dynamic_round_blocks_ctl(int64_t n, wpart_dynamic_time_fn E
  * control     polled by the solve and the rounding (may be NULL)
  * blocks_out  n sizes summing to total
  * time_out    the makespan of the sizes (max E_p(b_p) over b_p > 0; may be NULL)
- * T_out       the water level of the continuous split (may be NULL)
+ * T_out       the water level of the continuous split, at most time_out (may be NULL)
  *
  * Status: those of the two steps (WPART_EINVAL, WPART_ENOMEM, WPART_ECANCELLED); WPART_EINVAL
  * for total or quantum < 1. Allocates n doubles beyond 32 PUs.
