@@ -494,12 +494,17 @@ def solve(
     is checked in C before it is reported: column bounds, every row, integrality (relative
     tolerance 1e-6 of the magnitudes in the row itself, so that a row of 1e-150 terms is
     checked at about 1e-156) and the objective recomputed from the point; a point that fails
-    raises :class:`wpart.SolverError` instead of being returned. GLPK's tolerances are absolute, so
-    the model reaches it scaled by powers of two (exact; answers are unchanged): every row to
-    a largest coefficient in [1, 2), the objective likewise, and a continuous column whose
-    rows all hold much smaller integer-column coefficients (``1e-150 y_k - z <= 0``) in a
-    larger unit. A coefficient that would still fall below 2^-1022 of its row is refused
-    (WpartValueError naming it). When the LP
+    is solved again once with GLPK's integrality tolerance tightened to 1e-9, and one that
+    fails again raises :class:`wpart.SolverError` instead of being returned. A GLPK failure,
+    or an infeasible or unbounded verdict of the LP (relaxation), is solved again once with
+    GLPK's own scaling on top of wpart's (its first verdict stands if that retry finds no
+    sound point); a simplex that makes no progress (cycling) raises SolverError. Branch and
+    bound prunes with GLPK's objective tolerance 1e-9 (its default 1e-7 pruned optima).
+    GLPK's tolerances are absolute, so the model reaches it scaled by powers of two (exact;
+    answers are unchanged): every row to a largest coefficient in [1, 2), the objective
+    likewise, and a continuous column whose rows all hold much smaller integer-column
+    coefficients (``1e-150 y_k - z <= 0``) in a larger unit. A coefficient that would still
+    fall below 2^-1022 of its row is refused (WpartValueError naming it). When the LP
     relaxation is unbounded, a second solve with a zero objective decides between
     ``"unbounded"`` and ``"infeasible"``. Bounds of integer columns are rounded inwards.
     With unbounded integer variables, branch-and-bound may never finish (``2x - 2y = 1`` has

@@ -133,6 +133,9 @@ const char *wpart_i_glpk_code_name(int code)
     case GLP_ENOCVG: return "GLP_ENOCVG: no convergence";
     case GLP_EINSTAB: return "GLP_EINSTAB: numerical instability";
     case GLP_EDATA: return "GLP_EDATA: invalid data";
+    case WPART_I_GLPK_ESTALL:
+        return "no progress of the simplex method (cycling: primal and dual, Harris' and the "
+               "textbook ratio test, each stalled)";
     case GLP_ERANGE: return "GLP_ERANGE: result out of range";
     default: return "unknown GLPK code";
     }
@@ -196,6 +199,132 @@ int wpart_i_glpk_should_stop(wpart_i_glpk_t *g)
         return 1;
     }
     return 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The simplex method in slices                                                                */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Sum of the primal (dual = 0) or dual (dual = 1) infeasibilities of GLPK's current basic
+ * solution: the quantity the primal (dual) simplex method drives to zero in its phase 1. */
+static double milp_infeas(glp_prob *P, int dual)
+{
+    int m = glp_get_num_rows(P), n = glp_get_num_cols(P);
+    double sense = glp_get_obj_dir(P) == GLP_MAX ? -1.0 : 1.0, sum = 0.0;
+    for (int k = 1; k <= m + n; k++) {
+        int row = k <= m, j = row ? k : k - m;
+        if (dual) {
+            int st = row ? glp_get_row_stat(P, j) : glp_get_col_stat(P, j);
+            double d = sense * (row ? glp_get_row_dual(P, j) : glp_get_col_dual(P, j));
+            sum += st == GLP_NL ? fmax(0.0, -d) : st == GLP_NU ? fmax(0.0, d)
+                 : st == GLP_NF ? fabs(d) : 0.0;
+            continue;
+        }
+        int type = row ? glp_get_row_type(P, j) : glp_get_col_type(P, j);
+        double v = row ? glp_get_row_prim(P, j) : glp_get_col_prim(P, j);
+        double lo = row ? glp_get_row_lb(P, j) : glp_get_col_lb(P, j);
+        double hi = row ? glp_get_row_ub(P, j) : glp_get_col_ub(P, j);
+        if (type == GLP_LO || type == GLP_DB || type == GLP_FX) {
+            sum += fmax(0.0, lo - v);
+        }
+        if (type == GLP_UP || type == GLP_DB || type == GLP_FX) {
+            sum += fmax(0.0, v - hi);
+        }
+    }
+    return sum;
+}
+
+/* The ways wpart_i_glpk_simplex tries in turn when the simplex method makes no progress: GLPK's
+ * primal simplex with Harris' ratio test (its default), the dual, then both with the
+ * textbook ratio test. */
+static const struct {
+    int meth, r_test;
+} milp_simplex_ways[] = {
+    {GLP_PRIMAL, GLP_RT_HAR}, {GLP_DUALP, GLP_RT_HAR}, {GLP_PRIMAL, GLP_RT_STD},
+    {GLP_DUALP, GLP_RT_STD}};
+#define MILP_SIMPLEX_WAYS ((int)(sizeof milp_simplex_ways / sizeof milp_simplex_ways[0]))
+
+/* No progress: this many simplex iterations (at least) with neither the objective nor the
+ * method's phase-1 measure (milp_infeas) changing by more than MILP_STALL_RTOL relative. */
+#define MILP_STALL_ITERS 20000
+#define MILP_STALL_RTOL 1e-11
+
+static int milp_same(double a, double b)
+{
+    return fabs(a - b) <= MILP_STALL_RTOL * fmax(1.0, fmax(fabs(a), fabs(b)));
+}
+
+/*
+ * glp_simplex in slices of at most WPART_I_GLPK_SLICE_MS (and at most stall_iters iterations):
+ * after a slice that ran out of time (or iterations) the next one resumes from the basis it
+ * left, so should_stop is asked between slices and a large LP stays interruptible. GLPK's LP presolver (presolve) is used in the first slice only: a
+ * presolved run that stops keeps no basis, so the following slices start over without it, and
+ * a presolved run that ends is followed by one without it from its basis.
+ *
+ * GLPK's simplex can cycle for ever (no iteration limit is set): its primal method with
+ * Harris' ratio test stayed at the optimum of a tasks relaxation with one dual infeasibility
+ * (coefficients 1.8e-6 and 1.25 in one row), 150000 degenerate pivots per slice. So progress
+ * is measured between slices: when neither the objective nor the method's phase-1 measure
+ * moved over stall_iters = max(MILP_STALL_ITERS, 10 (rows + columns)) iterations, the next of
+ * milp_simplex_ways resumes from the basis left; after the last, WPART_I_GLPK_ESTALL.
+ * Returns GLPK's code; GLP_ESTOP when should_stop asked to stop, GLP_ETMLIM at tm_lim.
+ */
+int wpart_i_glpk_simplex(wpart_i_glpk_t *g, int presolve, int tm_lim)
+{
+    glp_smcp sm;
+    glp_init_smcp(&sm);
+    sm.msg_lev = g->msg_lev;
+    double t_start = wpart_i_now();
+    int way = 0, have_ref = 0, it_ref = 0;
+    double obj_ref = 0.0, inf_ref = 0.0;
+    double size = 10.0 * ((double)glp_get_num_rows(g->P) + glp_get_num_cols(g->P));
+    int stall_iters = size > MILP_STALL_ITERS ? (size < INT_MAX / 2 ? (int)size : INT_MAX / 2)
+                                              : MILP_STALL_ITERS;
+    for (;;) {
+        double used_ms = (wpart_i_now() - t_start) * 1000.0;
+        double left_ms = tm_lim == INT_MAX ? (double)INT_MAX : (double)tm_lim - used_ms;
+        if (left_ms <= 0.0) {
+            return GLP_ETMLIM;
+        }
+        int slice = left_ms < WPART_I_GLPK_SLICE_MS ? (int)ceil(left_ms) : WPART_I_GLPK_SLICE_MS;
+        sm.presolve = presolve ? GLP_ON : GLP_OFF;
+        sm.tm_lim = slice;
+        sm.meth = milp_simplex_ways[way].meth;
+        sm.r_test = milp_simplex_ways[way].r_test;
+        sm.it_lim = stall_iters;
+        int ret = glp_simplex(g->P, &sm);
+        int presolved = presolve;
+        presolve = 0;
+        if (ret == 0 && presolved) {
+            /* GLPK's LP presolver can end at a basis that is not optimal for the problem
+             * itself (a coefficient of 1e-296 suffices): re-run without it from that basis,
+             * which costs nothing when the basis is optimal. */
+            continue;
+        }
+        if (ret != GLP_ETMLIM && ret != GLP_EITLIM) {
+            return ret;
+        }
+        if (wpart_i_glpk_should_stop(g)) {
+            return GLP_ESTOP;
+        }
+        if (presolved) {
+            continue; /* no basis was kept: nothing to compare with */
+        }
+        int it = glp_get_it_cnt(g->P);
+        double obj = glp_get_obj_val(g->P);
+        double inf = milp_infeas(g->P, milp_simplex_ways[way].meth != GLP_PRIMAL);
+        if (!have_ref || !milp_same(obj, obj_ref) || !milp_same(inf, inf_ref)) {
+            have_ref = 1; /* progress (or a first measure): the new reference */
+            it_ref = it;
+            obj_ref = obj;
+            inf_ref = inf;
+        } else if (it - it_ref >= stall_iters) {
+            if (++way == MILP_SIMPLEX_WAYS) {
+                return WPART_I_GLPK_ESTALL;
+            }
+            have_ref = 0; /* the next way, from the basis left */
+        }
+    }
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -42,6 +42,9 @@ typedef struct {
     const double *x0s;              /* solve: a start, 1-based and scaled as GLPK's columns,
                                        offered once at the first GLP_IHEUR (or NULL) */
     int x0_done;
+    int tight_int;                  /* solve: GLPK's integrality tolerance tightened (a retry) */
+    int glpk_scale;                 /* solve: GLPK's scaling on top of ours (a retry) */
+    int lp_verdict;                 /* solve: the outcome came from the LP (relaxation) */
 } wpart_i_glpk_t;
 
 /* Longest interval between two calls of should_stop while GLPK runs (seconds). */
@@ -49,6 +52,9 @@ typedef struct {
 /* Longest single glp_simplex call: the LP is solved in slices of this many ms, resumed from
  * the last basis, with should_stop asked between slices. */
 #define WPART_I_GLPK_SLICE_MS 200
+/* wpart_i_glpk_simplex's code (not GLPK's) when the simplex method made no progress in any way tried
+ * (cycling). */
+#define WPART_I_GLPK_ESTALL 0x7F01
 
 typedef wpart_status_t (*wpart_i_glpk_body_fn)(wpart_i_glpk_t *g, void *arg);
 
@@ -57,6 +63,7 @@ wpart_status_t wpart_i_glpk_guarded(wpart_i_glpk_t *g, wpart_i_glpk_body_fn body
 const char *wpart_i_glpk_code_name(int code);
 int wpart_i_glpk_should_stop(wpart_i_glpk_t *g);
 void wpart_i_glpk_ios_cb(glp_tree *T, void *info);
+int wpart_i_glpk_simplex(wpart_i_glpk_t *g, int presolve, int tm_lim);
 void wpart_i_glpk_col_bounds(const wpart_milp_problem_t *p, int64_t j, int round_int, double *lo,
                             double *hi);
 void wpart_i_glpk_load(wpart_i_glpk_t *g, const wpart_milp_problem_t *p, const wpart_i_milp_matrix_t *M,

@@ -119,51 +119,19 @@ static int milp_tm_lim(const wpart_i_glpk_t *g)
     return ms >= (double)(INT_MAX - 1) ? INT_MAX - 1 : (int)ms;
 }
 
-/*
- * glp_simplex in slices of at most WPART_I_GLPK_SLICE_MS: after a slice that ran out of time the
- * next one resumes from the basis it left, so should_stop is asked between slices and a large
- * LP stays interruptible. GLPK's LP presolver (presolve) is used in the first slice only: a
- * presolved run that stops keeps no basis, so the following slices start over without it, and
- * a presolved run that ends is followed by one without it from its basis.
- * Returns GLPK's code; GLP_ESTOP when should_stop asked to stop, GLP_ETMLIM at tm_lim.
- */
-static int milp_simplex(wpart_i_glpk_t *g, int presolve, int tm_lim)
-{
-    glp_smcp sm;
-    glp_init_smcp(&sm);
-    sm.msg_lev = g->msg_lev;
-    double t_start = wpart_i_now();
-    for (;;) {
-        double used_ms = (wpart_i_now() - t_start) * 1000.0;
-        double left_ms = tm_lim == INT_MAX ? (double)INT_MAX : (double)tm_lim - used_ms;
-        if (left_ms <= 0.0) {
-            return GLP_ETMLIM;
-        }
-        int slice = left_ms < WPART_I_GLPK_SLICE_MS ? (int)ceil(left_ms) : WPART_I_GLPK_SLICE_MS;
-        sm.presolve = presolve ? GLP_ON : GLP_OFF;
-        sm.tm_lim = slice;
-        int ret = glp_simplex(g->P, &sm);
-        int presolved = presolve;
-        presolve = 0;
-        if (ret == 0 && presolved) {
-            /* GLPK's LP presolver can end at a basis that is not optimal for the problem
-             * itself (a coefficient of 1e-296 suffices): re-run without it from that basis,
-             * which costs nothing when the basis is optimal. */
-            continue;
-        }
-        if (ret != GLP_ETMLIM) {
-            return ret;
-        }
-        if (wpart_i_glpk_should_stop(g)) {
-            return GLP_ESTOP;
-        }
-    }
-}
+/* GLPK prunes a node whose bound is within tol_obj (1 + |incumbent|) of the incumbent
+ * (ios_is_hopeful); its default, 1e-7, pruned the optimum 4e7 of a tasks model below an
+ * incumbent 4e7 + 4 (the objective reaches GLPK in [1, 2)), which then came back "optimal". */
+#define MILP_TOL_OBJ 1e-9
+/* GLPK's integrality tolerance on the retry after a point failed the check (its default 1e-5
+ * took 1.6e-6 as an integer, beside a continuous column tied to it and a coefficient 6e5
+ * times larger in one row: rounded, the point broke that row). */
+#define MILP_TIGHT_TOL_INT 1e-9
 
 /*
  * glp_intopt, always without GLPK's MIP presolver: it can run without end (ignoring tm_lim and
  * the callback) and return points that violate the model; the relaxation at the root is solved
- * by milp_simplex first, with GLPK's LP presolver when presolve is on.
+ * by wpart_i_glpk_simplex first, with GLPK's LP presolver when presolve is on.
  */
 static int milp_intopt(wpart_i_glpk_t *g, double mip_gap, int tm_lim)
 {
@@ -173,6 +141,10 @@ static int milp_intopt(wpart_i_glpk_t *g, double mip_gap, int tm_lim)
     io.presolve = GLP_OFF;
     io.tm_lim = tm_lim;
     io.mip_gap = mip_gap;
+    io.tol_obj = MILP_TOL_OBJ;
+    if (g->tight_int) {
+        io.tol_int = MILP_TIGHT_TOL_INT;
+    }
     io.cb_func = wpart_i_glpk_ios_cb;
     io.cb_info = g;
     g->nodes_cur = 0;
@@ -204,12 +176,13 @@ static milp_outcome_t milp_run_lp(wpart_i_glpk_t *g, int presolve)
 {
     milp_outcome_t r = {MILP_R_ERROR, 0, 0};
     int tm = milp_tm_lim(g);
+    g->lp_verdict = 1;
     if (tm == 0) {
         r.kind = MILP_R_STOPPED;
         r.code = GLP_ETMLIM;
         return r;
     }
-    r.code = milp_simplex(g, presolve, tm);
+    r.code = wpart_i_glpk_simplex(g, presolve, tm);
     switch (r.code) {
     case 0:
         switch (glp_get_status(g->P)) {
@@ -254,6 +227,7 @@ static milp_outcome_t milp_run_mip(wpart_i_glpk_t *g, int presolve, double mip_g
         r.code = GLP_ETMLIM;
         return r;
     }
+    g->lp_verdict = 0;
     r.code = milp_intopt(g, mip_gap, tm);
     r.have_x = 0;
     int ms = glp_mip_status(g->P);
@@ -351,6 +325,9 @@ static wpart_status_t milp_solve_body(wpart_i_glpk_t *g, void *arg)
     wpart_status_t st = WPART_OK;
 
     wpart_i_glpk_load(g, p, a->M, NULL);
+    if (g->glpk_scale) {
+        glp_scale_prob(g->P, GLP_SF_AUTO); /* a retry: GLPK's own scaling on top of ours */
+    }
     milp_outcome_t r = a->has_int ? milp_run_mip(g, presolve, a->opt->mip_gap)
                                   : milp_run_lp(g, presolve);
     res->glpk_code = r.code;
@@ -601,14 +578,18 @@ wpart_status_t wpart_milp_solve(const wpart_milp_problem_t *prob, const wpart_mi
     /* GLPK's answer is re-checked against the problem (see milp_check.c): bounds, rows,
      * integrality and the objective recomputed from the point. With the presolver on, a point
      * that fails the check, an infeasible or unbounded verdict, or a GLPK failure is re-solved
-     * once without it; without the presolver a point that fails the check is a solver fault,
-     * never returned. */
+     * once without it; without the presolver a point that fails the check is re-solved once
+     * with GLPK's integrality tolerance tightened (MILP_TIGHT_TOL_INT), and one that fails
+     * again is a solver fault, never returned; a GLPK failure, or an infeasible or unbounded
+     * verdict of the LP (relaxation), is re-solved once with GLPK's scaling (see below). */
     xs = wpart_i_malloc(prob->n_cols, sizeof *xs);
     act = wpart_i_malloc(prob->n_rows > 0 ? 2 * prob->n_rows : 1, sizeof *act);
     if (!xs || !act) {
         WPART_FAIL(WPART_ENOMEM, "solution check buffers");
     }
     wpart_milp_options_t o2 = *opt;
+    wpart_milp_result_t verdict; /* the verdict a rescaled retry falls back on */
+    int have_verdict = 0;
     for (int attempt = 0;; attempt++) {
         for (int64_t j = 0; j < prob->n_cols; j++) {
             xs[j] = NAN;
@@ -633,7 +614,33 @@ wpart_status_t wpart_milp_solve(const wpart_milp_problem_t *prob, const wpart_mi
         } else {
             retry = res->status == WPART_MILP_INFEASIBLE || res->status == WPART_MILP_UNBOUNDED;
         }
-        if (retry && attempt == 0 && o2.presolve) {
+        if (have_verdict && gst != WPART_ECANCELLED &&
+            !(gst == WPART_OK && !retry &&
+              (res->status == WPART_MILP_OPTIMAL || res->status == WPART_MILP_FEASIBLE))) {
+            /* the rescaled retry found no sound point (GLPK's scaling failed, e.g. a factor
+             * of 0 beside coefficients of 1e-300, or it ran out of time): the first verdict */
+            *res = verdict;
+            gst = WPART_OK;
+            retry = 0;
+        }
+        /* a retry without the presolver; then a point that failed the check is solved again
+         * with GLPK's integrality tolerance tightened, and a GLPK failure or an infeasible or
+         * unbounded verdict of the LP (relaxation) with GLPK's scaling too (geometric mean
+         * and equilibration: a column whose every coefficient is 1e-7 of its row's largest
+         * stayed at 0 and GLPK's phase 1 ended "infeasible" 3.6e-7 short) */
+        int violated = retry && gst == WPART_OK &&
+                       (res->status == WPART_MILP_OPTIMAL || res->status == WPART_MILP_FEASIBLE);
+        int tight = 0, rescale = 0;
+        if (retry && !o2.presolve) {
+            tight = violated && has_int && !g.tight_int;
+            rescale = !violated && !g.glpk_scale && (gst != WPART_OK || g.lp_verdict);
+        }
+        if (retry && (o2.presolve || tight || rescale)) {
+            if (rescale && gst == WPART_OK) {
+                verdict = *res;
+                have_verdict = 1;
+            }
+            tight = tight || rescale;
             o2.presolve = 0;
             wpart_i_glpk_t keep = g; /* same hooks, log and time limit (counted from t0) */
             wpart_i_glpk_glpk_init(&g, t0);
@@ -648,6 +655,8 @@ wpart_status_t wpart_milp_solve(const wpart_milp_problem_t *prob, const wpart_mi
             g.obj_exp = keep.obj_exp;
             g.c0 = keep.c0;
             g.x0s = keep.x0s;
+            g.tight_int = keep.tight_int || tight;
+            g.glpk_scale = keep.glpk_scale || rescale;
             memset(res, 0, sizeof *res);
             res->status = WPART_MILP_NO_SOLUTION;
             res->stopped_by = WPART_MILP_STOP_NONE;

@@ -402,12 +402,16 @@ wpart_status_t wpart_tasks_brute_force(const wpart_tasks_problem_t *p,
         for (int32_t t = 0; t < K; t++) a[t] = p->task_migratable[t] ? 0 : initial[t];
     }
     for (int64_t it = 0; it < total; it++) {
-        if ((it & 0xFFF) == 0) WPART_CHECK(wpart_i_poll(ctl, t0, (double)it, (double)total));
         double w;
         wpart_tasks_i_eval_full(p, c, a, v, cnt, NULL, &w);
         if (w < best) {
             best = w;
             memcpy(assign_out, a, sizeof(int32_t) * (size_t)K);
+        }
+        /* polled after the evaluation: a stop (a time limit of 1e-9 s) always leaves the
+         * first assignment evaluated in assign_out */
+        if ((it & 0xFFF) == 0 && it + 1 < total) {
+            WPART_CHECK(wpart_i_poll(ctl, t0, (double)(it + 1), (double)total));
         }
         /* odometer: last unit fastest, so the first optimum is lexicographically smallest */
         for (int32_t u = n - 1; u >= 0; u--) {

@@ -191,7 +191,8 @@ def brute_force(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamm
         intermediate progress, so it moves from 0 to 1 when the call ends.
     time_limit : float, optional
         Seconds (None: none). Reaching it returns status ``"time_limit"`` with the best
-        assignment enumerated so far (not proven optimal).
+        assignment enumerated so far (not proven optimal; the first assignment is always
+        evaluated before the limit is looked at).
 
     Returns
     -------
@@ -244,8 +245,8 @@ def _brute_force(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gam
         stats["has_answer"] = False
         return make_result(problem, c, cap, problem.initial, np.array([np.nan]), "brute_force",
                            stats, status="time_limit", message=_limit_message(
-                               tl, "no assignment enumerated yet: the fields describe the "
-                               "initial assignment"))
+                               tl, "no assignment enumerated so far fits the memory caps: the "
+                               "fields describe the initial assignment"))
     if not np.isfinite(w):
         stats["has_answer"] = False
         r = make_result(problem, c, cap, problem.initial, np.array([np.inf]), "brute_force",

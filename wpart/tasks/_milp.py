@@ -16,7 +16,6 @@ import numpy as np
 
 from .. import _core
 from .._errors import CancelledError, SolverError, WpartError, WpartTypeError, WpartValueError
-from .._milp import unit_scale
 from .._validate import as_bool, as_time_limit, choice
 from .._validate import positional_deprecated
 from ._compress import bounded_ranks
@@ -180,13 +179,17 @@ def _heuristic(problem: Problem, c: Coefficients, cap: Any, preserve: bool,
     return best
 
 
-def _glpk_w(problem: Problem, c: Coefficients, cap: Any, r: Any, m: dict) -> float:
-    """``W_max`` of GLPK's point under the work model (not its objective value)."""
+def _glpk_point(problem: Problem, c: Coefficients, cap: Any, r: Any,
+                m: dict) -> tuple[np.ndarray, float] | None:
+    """GLPK's placement and its ``W_max`` evaluated exactly by the work model (not GLPK's
+    objective value, which its tolerances blur), or None when GLPK returned no point."""
+    if r.x.size == 0 or not bool(np.all(np.isfinite(r.x))):
+        return None
     K, I = problem.n_tasks, problem.m
     chi = r.x[m["col_chi"]:m["col_chi"] + I * K].reshape(I, K)
     a = np.argmax(chi > 0.5, axis=0).astype(np.int32)
     w, _ = _core.tasks_evaluate(problem._dict(cap), c.as_tuple(), a)
-    return float(w)
+    return a, float(w)
 
 
 def _solve_model(m: dict, time_limit, mip_gap, progress, write, x0=None, lb=None, ub=None,
@@ -232,17 +235,54 @@ def _gap_to(w: float, lb: float) -> float:
     return 0.0 if w <= lb else (math.inf if lb <= 0 else (w - lb) / lb)
 
 
-def _work_scale(problem: Problem, c: Coefficients, w_ref: float | None) -> float:
-    """The power of two by which the work is scaled for GLPK (wpart._milp.unit_scale) of a
-    reference ``W_max``: the heuristic start's (near the optimum), else the initial placement's
-    without the memory caps. Without it, alpha = 1e8 on unit loads failed in the simplex, 1e12
-    came back "infeasible", and 34 of 150 small cases with alpha or beta of 1e-9 / 1e9 ended
-    above brute force's optimum."""
-    w = math.nan if w_ref is None else float(w_ref)
-    if not (math.isfinite(w) and w > 0):
-        w = float(_core.tasks_evaluate(problem._dict(None), c.as_tuple(enforce_memory=False),
-                                       problem.initial)[0])
-    return unit_scale(w)
+#: The reference ``W_max`` is scaled into [1, 2) unless it lies in [1/8, 8] already. GLPK's
+#: tolerances are absolute (1e-7): with wpart.milp.unit_scale's [2**-16, 2**16] a W near
+#: 2e-5 was resolved to 0.5 % only.
+_UNIT_WINDOW = 8.0
+#: GLPK solves at most this many times, rescaled to the best placement's W_max found (see
+#: solve_milp).
+_MAX_ROUNDS = 3
+#: "optimal" only when the placement returned is within this (relative) of GLPK's bound.
+_OPT_RTOL = 1e-9
+
+
+def _unit(w: float) -> float:
+    """1, or the power of two s with ``s * w`` in [1, 2) when the positive finite `w` lies
+    outside [1 / _UNIT_WINDOW, _UNIT_WINDOW]."""
+    w = float(w)
+    if not (math.isfinite(w) and w > 0) or 1 / _UNIT_WINDOW <= w <= _UNIT_WINDOW:
+        return 1.0
+    return math.ldexp(1.0, -math.frexp(w)[1] + 1)
+
+
+def _reference_w(problem: Problem, c: Coefficients, cap: Any) -> float:
+    """A reference ``W_max`` without a heuristic start: the smaller of the initial
+    placement's (without the memory caps) and greedy's, a placement near the optimum where the
+    initial one may be far above it (the W of a beta term it pays and the optimum avoids)."""
+    from ._balance import balance
+
+    w = float(_core.tasks_evaluate(problem._dict(None), c.as_tuple(enforce_memory=False),
+                                   problem.initial)[0])
+    try:
+        g = balance(problem, method="greedy", alpha=c.alpha, beta=c.beta, gamma=c.gamma,
+                    delta=c.delta, memory_cap=cap).max_work
+    except WpartError as exc:
+        if isinstance(exc, CancelledError):
+            raise
+        return w
+    return min(w, g) if math.isfinite(w) and w > 0 else g
+
+
+def _scaled(problem: Problem, c: Coefficients, scale: float) -> tuple[Problem, Coefficients]:
+    """The problem and coefficients of ``scale * W`` (W is linear in alpha_r, beta, gamma,
+    delta)."""
+    if scale == 1.0:
+        return problem, c
+    cs = Coefficients(alpha=c.alpha * scale, beta=c.beta * scale, gamma=c.gamma * scale,
+                      delta=c.delta * scale)
+    if problem.rank_alpha is not None:
+        problem = problem.with_(rank_alpha=np.asarray(problem.rank_alpha) * scale)
+    return problem, cs
 
 
 def _heuristic_only(problem: Problem, c: Coefficients, cap: Any, heur: tuple, m: dict,
@@ -316,20 +356,30 @@ def solve_milp(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma
     -------
     TasksResult
         Status ``"optimal"``, ``"feasible"``, ``"time_limit"`` or ``"infeasible"`` (no
-        assignment fits the memory caps: ``max_load`` is inf). ``lower_bound`` is GLPK's
-        proven bound (or the load bound, whichever is larger), so ``gap`` is the paper's
-        ``(objective - bound) / bound`` (Sec. VII-A). ``stats`` holds ``solver_status``,
-        ``objective``, ``bound``, ``glpk_gap``, ``seconds``, ``n_cols``, ``n_rows``,
-        ``n_eq_rows``, ``nnz`` and ``work_scale``: GLPK's tolerances are absolute, so where
-        the work is far from 1 (a reference ``W_max`` outside [2**-16, 2**16]) the model
-        solved, and the one `write` saves, is that of ``work_scale * W`` (a power of two:
-        the same optimum, exactly scaled); ``objective`` and ``bound`` are in the work's own
-        units.
+        assignment fits the memory caps: ``max_load`` is inf). GLPK's placement is evaluated
+        exactly with the work model and compared with the heuristic start: the status is
+        ``"optimal"`` only when the placement returned is within 1e-9 (relative) of GLPK's
+        proven bound. GLPK's optimum holds up to its tolerances only, and where the terms of
+        ``W`` differ by many orders of magnitude (loads of 1e-6 beside bytes times 1e5)
+        its placement can evaluate above its objective, or above a heuristic's: then the
+        best placement known is returned with status ``"feasible"`` (so is the heuristic
+        start when GLPK fails, with ``stats["incumbent"]`` ``"heuristic"``). ``lower_bound``
+        is GLPK's bound (or the load bound, whichever is larger), never above ``max_load``,
+        so ``gap`` is the paper's ``(objective - bound) / bound`` (Sec. VII-A). ``stats``
+        holds ``solver_status``, ``objective``, ``bound``, ``glpk_gap``, ``w_max_glpk`` (the
+        exact ``W_max`` of GLPK's placement), ``seconds``, ``n_cols``, ``n_rows``,
+        ``n_eq_rows``, ``nnz``, ``rounds`` and ``work_scale``: GLPK's tolerances are
+        absolute, so where the work is far from 1 (a reference ``W_max``, the heuristic
+        start's, else the smaller of the initial placement's and greedy's, outside [1/8, 8])
+        the model solved, and the one `write` saves, is that of ``work_scale * W`` (a power
+        of two: the same optimum, exactly scaled); when GLPK's best placement lies outside
+        that window the model is solved again in its units, from it (``rounds``, at most 3).
+        ``objective`` and ``bound`` are in the work's own units (the last solve's).
 
     Raises
     ------
     wpart.SolverError
-        GLPK failed, or wpart was built without GLPK.
+        GLPK failed (with no heuristic start to return), or wpart was built without GLPK.
     """
     _need_problem(problem)
     c = Coefficients(alpha=alpha, beta=beta, gamma=gamma, delta=delta)
@@ -339,41 +389,114 @@ def solve_milp(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma
     cap = problem.caps(memory_cap)
     heur = _heuristic(problem, c, cap, bool(preserve_clusters), None if tl is None else tl / 2) \
         if as_bool(warm_start, "warm_start") else None
-    scale = _work_scale(problem, c, None if heur is None else heur[1])
-    ps, cs = problem, c
-    if scale != 1.0:  # W is linear in (alpha_r, beta, gamma, delta): the model of scale * W
-        cs = Coefficients(alpha=c.alpha * scale, beta=c.beta * scale, gamma=c.gamma * scale,
-                          delta=c.delta * scale)
-        if problem.rank_alpha is not None:
-            ps = problem.with_(rank_alpha=np.asarray(problem.rank_alpha) * scale)
-    tb = time.perf_counter()
-    m = milp_model(ps, alpha=cs.alpha, beta=cs.beta, gamma=cs.gamma, delta=cs.delta,
-                   memory_cap=memory_cap, preserve_clusters=preserve_clusters, form=form,
-                   formulation=formulation)
-    # GLPK's model load and presolve run before its clock starts and cannot be cut short;
-    # they cost about _LOAD_PER_BUILD times the model build (measured: 0.29-0.30 s against a
-    # 0.04 s build at 1.1 M nonzeros), so a solve that cannot fit is not started
-    load_s = _LOAD_PER_BUILD * (time.perf_counter() - tb)
-    x0 = None
-    if heur is not None and (tl is None or tl - (time.perf_counter() - t0) >= 2 * load_s):
-        # GLPK's first incumbent: the heuristic placement, completed
-        left = None if tl is None else max((tl - (time.perf_counter() - t0)) / 4 - load_s, 1e-3)
-        x0 = _start_point(m, problem, heur[0], left)
-    left = None if tl is None else max(tl - (time.perf_counter() - t0), 1e-3)
-    if heur is not None and left is not None and left < load_s:
-        return _heuristic_only(problem, c, cap, heur, m, tl, load_s, t0)
-    r = _solve_model(m, None if left is None else max(left - load_s, 1e-3), mip_gap, progress,
-                     write, x0=x0)
-    stats = {"solver_status": r.status, "objective": float(r.objective) / scale,
-             "bound": float(r.bound) / scale, "glpk_gap": float(r.gap), "work_scale": scale,
-             "seconds": time.perf_counter() - t0, "solver_seconds": float(r.seconds),
-             "nodes": int(r.nodes), "n_cols": m["n_cols"], "n_rows": m["n_rows"],
-             "n_eq_rows": m["n_eq_rows"], "nnz": int(m["a_row"].size), "form": m["form"],
-             "fwmp": bool(m["fwmp"]), "solver_message": r.message}
-    stopped = getattr(r, "stopped_by", "none") == "time_limit" or r.status == "time_limit"
-    has_x = r.x.size > 0 and bool(np.all(np.isfinite(r.x)))
-    if r.status == "infeasible":
+    scale = _unit(heur[1] if heur is not None else _reference_w(problem, c, cap))
+    opts = dict(memory_cap=memory_cap, preserve_clusters=preserve_clusters, form=form,
+                formulation=formulation)
+    best, src = heur, "heuristic"  # the best placement known (W_max evaluated exactly)
+    r = failure = m = None
+    glpk_w, started = math.nan, False
+    for rnd in range(_MAX_ROUNDS):
+        tb = time.perf_counter()
+        ps, cs = _scaled(problem, c, scale)
+        m_new = milp_model(ps, alpha=cs.alpha, beta=cs.beta, gamma=cs.gamma, delta=cs.delta,
+                           **opts)
+        # GLPK's model load and presolve run before its clock starts and cannot be cut
+        # short; they cost about _LOAD_PER_BUILD times the model build (measured: 0.29-0.30 s
+        # against a 0.04 s build at 1.1 M nonzeros), so a solve that cannot fit is not started
+        load_s = _LOAD_PER_BUILD * (time.perf_counter() - tb)
+        x0 = None
+        if best is not None and (tl is None or tl - (time.perf_counter() - t0) >= 2 * load_s):
+            # GLPK's first incumbent: the best placement known, completed
+            left = None if tl is None else max((tl - (time.perf_counter() - t0)) / 4 - load_s,
+                                               1e-3)
+            x0 = _start_point(m_new, problem, best[0], left)
+        left = None if tl is None else max(tl - (time.perf_counter() - t0), 1e-3)
+        if best is not None and left is not None and left < load_s:
+            if r is None:
+                return _heuristic_only(problem, c, cap, heur, m_new, tl, load_s, t0)
+            break  # no time for another round: the last one's answer
+        try:
+            r_new = _solve_model(m_new, None if left is None else max(left - load_s, 1e-3),
+                                 mip_gap, progress, write, x0=x0)
+        except SolverError as exc:
+            if best is None:
+                raise
+            failure = exc  # GLPK failed (or its point failed the check): the best one known
+            break
+        r, m, started = r_new, m_new, x0 is not None
+        if r.status == "infeasible":
+            break
+        g = _glpk_point(problem, c, cap, r, m)
+        glpk_w = math.nan if g is None else g[1]
+        if g is not None and (best is None or g[1] <= best[1]):
+            best, src = g, "glpk"
+        # GLPK resolves W only to its absolute tolerances in the units of the model: where the
+        # best W found lies far from the reference the scale came from (the initial placement
+        # paid a term the optimum avoids, or GLPK's point evaluates far from its objective),
+        # solve again in the units of that W, from that placement
+        if r.status != "optimal" or best is None or _unit(best[1] * scale) == 1.0:
+            break
+        scale = _unit(best[1])
+    if r is not None and r.status == "infeasible" and failure is None:
+        failure = _refute_infeasible(problem, c, cap, best, bool(preserve_clusters))
+    return _result(problem, c, cap, heur, best, src, r, m, failure, scale, glpk_w, tl, t0,
+                   rnd + 1, started)
+
+
+def _refute_infeasible(problem: Problem, c: Coefficients, cap: Any, best,
+                       preserve: bool) -> SolverError | None:
+    """GLPK's "infeasible" refuted by a placement within the caps (the heuristic start, or the
+    initial placement): a SolverError to report (raised without a start to return), or None
+    when no placement is known to fit."""
+    what = "the heuristic start"
+    if best is None:
+        a = problem.initial
+        if preserve and problem.task_block is not None:
+            free = problem.migratable & (problem.task_block >= 0)
+            pairs = np.unique(problem.task_block[free].astype(np.int64) * problem.m + a[free])
+            if pairs.size and np.bincount(pairs // problem.m).max() > 1:
+                return None
+        if not math.isfinite(_core.tasks_evaluate(problem._dict(cap), c.as_tuple(), a)[0]):
+            return None
+        what = "the initial placement"
+    exc = SolverError(f"GLPK reported the model infeasible, but {what} fits the memory caps: "
+                      "a numerical failure of GLPK")
+    if best is None:
+        raise exc
+    return exc
+
+
+def _result(problem: Problem, c: Coefficients, cap: Any, heur, best, src: str, r, m, failure,
+            scale: float, glpk_w: float, tl, t0: float, rounds: int,
+            started: bool) -> TasksResult:
+    """solve_milp's result from its last GLPK solve `r` (None when GLPK failed: `failure`)
+    and the best placement known, `best` (from GLPK or the heuristic, `src`).
+
+    GLPK's "optimal" holds up to its tolerances only (the pruning tolerance tol_obj, absolute
+    primal and dual tolerances in the LP, 1e-5 on integrality), and its objective is that of
+    its point before rounding: the placement is evaluated exactly, and the status is
+    ``"optimal"`` only when the best placement known is within _OPT_RTOL of GLPK's bound
+    (the optimum it proved, up to its tolerances). Otherwise (GLPK's placement evaluates above
+    its objective, or a known placement is better than GLPK's "optimum") the status is
+    ``"feasible"``: a better point than the one GLPK called optimal disproves its proof, and a
+    placement above GLPK's bound is not proven optimal. The lower bound, GLPK's bound or the
+    load bound (the larger), is clamped to the W_max returned (make_result): a bound above a
+    known placement is none."""
+    stats: dict[str, Any] = {"seconds": 0.0, "rounds": rounds, "work_scale": scale}
+    if r is not None:
+        stats.update({"solver_status": r.status, "objective": float(r.objective) / scale,
+                      "bound": float(r.bound) / scale, "glpk_gap": float(r.gap),
+                      "solver_seconds": float(r.seconds), "nodes": int(r.nodes),
+                      "solver_message": r.message, "w_max_glpk": glpk_w})
+    if m is not None:
+        stats.update({"n_cols": m["n_cols"], "n_rows": m["n_rows"], "n_eq_rows": m["n_eq_rows"],
+                      "nnz": int(m["a_row"].size), "form": m["form"], "fwmp": bool(m["fwmp"])})
+    if heur is not None:
+        stats["w_max_heuristic"] = float(heur[1])
+        stats["glpk_start"] = started  # GLPK's first incumbent: the best placement known
+    if r is not None and r.status == "infeasible" and failure is None:
         stats["has_answer"] = False
+        stats["seconds"] = time.perf_counter() - t0
         res = make_result(problem, c, cap, problem.initial, np.array([np.inf]), "milp", stats,
                           status="infeasible",
                           message="infeasible: no assignment satisfies the memory caps"
@@ -381,27 +504,10 @@ def solve_milp(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma
                                   + " (max_load is inf; the arrays describe the initial "
                                   "assignment)")
         return replace_fields(res, max_load=math.inf, imbalance=math.inf)
-    if heur is not None:
-        stats["w_max_heuristic"] = float(heur[1])
-        stats["incumbent"] = "glpk"
-        stats["glpk_start"] = x0 is not None  # the start given to GLPK's branch and bound
-    if heur is not None and (not has_x or _glpk_w(problem, c, cap, r, m) > heur[1]):
-        # the heuristic's placement is the better incumbent
-        stats["incumbent"] = "heuristic"
-        b = float(r.bound) if np.isfinite(r.bound) else -math.inf
-        lb = max(b, load_bound(problem, c))
-        gap = _gap_to(heur[1], lb)
-        stats["gap"] = gap
-        if stopped:
-            status, msg = "time_limit", (f"time limit of {tl:g} s reached: the heuristic "
-                                         f"start is the best incumbent, within {gap:.2%} of "
-                                         "the bound")
-        else:
-            status, msg = "feasible", (f"GLPK ended ({r.message}) above the heuristic start, "
-                                       f"which is returned (within {gap:.2%} of the bound)")
-        return make_result(problem, c, cap, heur[0], np.array([heur[1]]), "milp", stats,
-                           status=status, message=msg, lower_bound=min(lb, heur[1]))
-    if not has_x:
+    stopped = r is not None and (getattr(r, "stopped_by", "none") == "time_limit"
+                                 or r.status == "time_limit")
+    stats["seconds"] = time.perf_counter() - t0
+    if best is None:
         if stopped:
             stats["has_answer"] = False
             return make_result(problem, c, cap, problem.initial, np.array([np.nan]), "milp",
@@ -409,23 +515,45 @@ def solve_milp(problem: Problem, *, alpha: float = 1.0, beta: float = 0.0, gamma
                                message=f"time limit of {tl:g} s reached before GLPK found an "
                                        "incumbent; the fields describe the initial assignment")
         raise SolverError(f"no incumbent found: {r.message}")
-    K, I = problem.n_tasks, problem.m
-    chi = r.x[m["col_chi"]:m["col_chi"] + I * K].reshape(I, K)
-    a = np.argmax(chi > 0.5, axis=0).astype(np.int32)
-    b = stats["bound"]
-    obj = stats["objective"]
-    stats["gap"] = 0.0 if obj == b else (math.inf if b <= 0 else (obj - b) / b)
-    if r.status == "optimal":
-        status, msg, lb = "optimal", "optimal (GLPK)", obj
+    a, w = best
+    if heur is not None:
+        stats["incumbent"] = src
+    b = math.nan if r is None else float(r.bound) / scale
+    # a placement known below GLPK's bound disproves it (GLPK's tolerances): the load bound
+    disproved = math.isfinite(b) and w < b - _OPT_RTOL * abs(b)
+    lb = load_bound(problem, c)
+    if math.isfinite(b) and not disproved:
+        lb = max(lb, b)
+    gap = _gap_to(w, lb)
+    stats["gap"] = gap
+    glpk_opt = r is not None and r.status == "optimal" and not stopped
+    if glpk_opt and math.isfinite(b) and not disproved and w <= b + _OPT_RTOL * abs(b):
+        status, msg = "optimal", "optimal (GLPK)"
+    elif disproved and not stopped and failure is None:
+        status, msg = "feasible", (f"GLPK's bound {b:.17g} is above the placement returned "
+                                   f"({'heuristic start' if src == 'heuristic' else 'GLPK'}, "
+                                   f"W_max {w:.17g}): a numerical failure of GLPK (its "
+                                   f"tolerances), so not proven optimal; within {gap:.2%} of "
+                                   "the load bound")
+    elif failure is not None:
+        who = "the heuristic start" if src == "heuristic" else "GLPK's placement of a first solve"
+        status, msg = "feasible", (f"GLPK failed ({failure}); {who} is returned (within "
+                                   f"{gap:.2%} of the bound)")
     elif stopped:
-        status, msg = "time_limit", (f"time limit of {tl:g} s reached: GLPK's best incumbent, "
-                                     f"within {stats['gap']:.2%} of its bound")
-        lb = b
+        who = "GLPK's best incumbent" if src == "glpk" else "the heuristic start is the best " \
+                                                            "incumbent"
+        status, msg = "time_limit", (f"time limit of {tl:g} s reached: {who}, within "
+                                     f"{gap:.2%} of the bound")
+    elif src == "heuristic":
+        status, msg = "feasible", (f"GLPK ended ({r.message}) above the heuristic start, "
+                                   f"which is returned (within {gap:.2%} of the bound)")
+    elif glpk_opt and r.bound == r.objective:
+        status, msg = "feasible", (f"GLPK reported the optimum {float(r.objective) / scale:.17g}"
+                                   f", but its placement evaluates to {w:.17g} (GLPK's "
+                                   f"tolerances): not proven optimal, within {gap:.2%} of "
+                                   "the bound")
     else:
         status, msg = "feasible", (f"GLPK stopped ({r.message}) with an incumbent within "
-                                   f"{stats['gap']:.2%} of its bound")
-        lb = b
-    lb = max(float(lb), load_bound(problem, c)) if math.isfinite(lb) else load_bound(problem, c)
-    return make_result(problem, c, cap, a, np.array([obj]), "milp", stats, status=status,
+                                   f"{gap:.2%} of its bound")
+    return make_result(problem, c, cap, a, np.array([w]), "milp", stats, status=status,
                        message=msg, lower_bound=lb)
-

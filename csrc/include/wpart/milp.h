@@ -132,6 +132,15 @@ void wpart_milp_options_init(wpart_milp_options_t *opt);
  * feasibility solve to tell "unbounded" from "infeasible". Bounds of integer columns are rounded
  * inwards (1e-9 tolerance); an empty rounded range makes the problem infeasible.
  *
+ * Every point GLPK returns is checked against the problem (milp_check.c). Retries: with the
+ * presolver on, a point that fails the check, an infeasible or unbounded verdict or a GLPK
+ * failure is re-solved once without it; then a point that fails the check is re-solved once
+ * with GLPK's integrality tolerance 1e-9 (a second failure is WPART_ESOLVER, never returned),
+ * and a GLPK failure or an infeasible or unbounded LP verdict once with GLPK's scaling
+ * (glp_scale_prob; the first verdict stands when that retry finds no sound point). The simplex
+ * runs in slices with an iteration cap; one that makes no progress (cycling) is WPART_ESOLVER.
+ * Branch-and-cut prunes with tol_obj 1e-9.
+ *
  * A time limit (options or control) or a stop request is not an error: the call returns WPART_OK
  * with status FEASIBLE (incumbent in x) or NO_SOLUTION, and stopped_by says why. Note that this
  * differs from the other families, which return WPART_ECANCELLED. control->should_stop is
