@@ -20,21 +20,20 @@ from wpart.multikernel import exec_shares, level_of_parallelism, quantum, split
 
 
 def oracle_split(total, shares, quanta):
-    """One quantum at a time to the execution furthest below its target (exact arithmetic
-    on the same float64 targets), then the tail to the last positive share."""
+    """One quantum at a time to the execution furthest below its target, then the tail to
+    the last positive share; the targets ``share / sum(shares) * total`` in exact rational
+    arithmetic (the rule's: a float target broke ties by its rounding, e.g.
+    ``split(100, [2, 1], [1, 2])`` gave [66, 34] for the rule's [68, 32])."""
     P = len(shares)
-    ssum = 0.0
-    for s in shares:
-        ssum += s
+    ssum = sum(Fraction(s) for s in shares)
     n = [0] * P
     tgt = [None] * P
     for e in range(P):
         if shares[e] == 0.0:
             continue
-        t = min(shares[e] / ssum * float(total), float(total))
-        ft = min(math.floor(t), total)
-        n[e] = (ft // quanta[e]) * quanta[e]
-        tgt[e] = Fraction(t)
+        t = Fraction(shares[e]) / ssum * total
+        n[e] = (math.floor(t) // quanta[e]) * quanta[e]
+        tgt[e] = t
     R = total - sum(n)
     assert R >= 0
     while True:
@@ -227,14 +226,16 @@ def test_P_LOP_1_table2(row):
 
 
 def _numpy_split_unit_quanta(total, shares):
-    """SPLIT with every quantum 1, vectorised: floor of each target, then one unit to the R
-    largest remainders (ties: lowest index), R < the number of positive shares."""
-    s = np.asarray(shares, float)
-    t = np.minimum(s / s.sum() * float(total), float(total))
-    n = np.minimum(np.floor(t), total).astype(np.int64)
+    """SPLIT with every quantum 1: floor of each target, then one unit to the R largest
+    remainders (ties: lowest index), R < the number of positive shares; the targets in exact
+    integer arithmetic (every share is an integer times 2^-1074)."""
+    ints = [int(Fraction(float(x)) * 2**1074) for x in shares]
+    S = sum(ints)
+    qr = [divmod(i * total, S) for i in ints]
+    n = np.array([q for q, _ in qr], np.int64)
     R = total - int(n.sum())
-    pos = np.flatnonzero(s > 0)
-    order = pos[np.lexsort((pos, -(t[pos] - n[pos])))]
+    pos = [e for e in range(len(ints)) if ints[e] > 0]
+    order = sorted(pos, key=lambda e: (-qr[e][1], e))  # remainders over one denominator S
     n[order[:R]] += 1
     return n
 

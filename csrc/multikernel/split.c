@@ -56,55 +56,17 @@ cleanup:
     return st;
 }
 
-/* Order of the greedy rounding: larger remainder first (in units of the quantum), ties to the
- * lower index. */
+/* An execution in the greedy's order (split_exact.c sorts them). */
 typedef struct {
     double r;
     int32_t e;
 } multikernel_rem_t;
 
-static int rem_before(const multikernel_rem_t *a, const multikernel_rem_t *b)
-{
-    return a->r != b->r ? a->r > b->r : a->e < b->e;
-}
-
-/* Bottom-up merge sort of v[0..n) by rem_before (tmp: n entries), polling `ctl` every 64 K
- * moves so that a sort of millions of executions answers Ctrl-C. */
-static wpart_status_t rem_sort(multikernel_rem_t *v, multikernel_rem_t *tmp, int32_t n,
-                               const wpart_control_t *ctl, double t0)
-{
-    wpart_status_t st = WPART_OK;
-    multikernel_rem_t *src = v, *dst = tmp;
-    int64_t moves = 0;
-    for (int64_t w = 1; w < n; w *= 2) {
-        for (int64_t lo = 0; lo < n; lo += 2 * w) {
-            int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-            int64_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi) {
-                dst[k++] = rem_before(&src[j], &src[i]) ? src[j++] : src[i++];
-            }
-            while (i < mid) {
-                dst[k++] = src[i++];
-            }
-            while (j < hi) {
-                dst[k++] = src[j++];
-            }
-            moves += hi - lo;
-            if (moves >= 65536) {
-                moves = 0;
-                WPART_CHECK(wpart_i_poll(ctl, t0, 0.0, 0.0));
-            }
-        }
-        multikernel_rem_t *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != v) {
-        memcpy(v, src, (size_t)n * sizeof *v);
-    }
-cleanup:
-    return st;
-}
+/* split_exact.c: exact whole quanta n0 and the greedy's order of the executions */
+wpart_status_t wpart_i_mk_split_start(int64_t total, int32_t P, const double *shares,
+                                      const int64_t *quanta, int64_t *n0, int32_t *order,
+                                      int32_t *ne_out, void *scratch, int32_t *scratch_i,
+                                      const wpart_control_t *ctl, double t0);
 
 /* The sum of the live candidates' quanta, exact: up to 2^31 values below 2^63 (two words). */
 typedef struct {
@@ -188,53 +150,22 @@ wpart_status_t wpart_multikernel_split_ctl(int64_t total, int32_t P, const doubl
     tmp = ord + P;
     nxt = (int32_t *)(tmp + P);
     prv = nxt + P;
-    /* first pass: whole quanta below each target */
-    /* unsigned: each n0 <= total, and their sum exceeds total only by the rounding of the
-       normalised targets, so it fits in uint64_t even where it passes INT64_MAX */
-    uint64_t assigned = 0;
+    /* whole quanta below each target, and the greedy's order, by the rule's exact arithmetic
+       (split_exact.c): ties and floors are the rule's, not the float rounding's */
     int32_t ne = 0;
-    const double dtotal = (double)total;
-    for (int32_t e = 0; e < P; e++) {
-        sizes_out[e] = 0;
-        if (shares[e] == 0.0) {
-            continue;
-        }
-        double t = shares[e] / sum * dtotal;
-        if (t > dtotal) {
-            t = dtotal;
-        }
-        int64_t ft = t >= 9.2e18 ? total : (int64_t)floor(t);
-        if (ft > total) {
-            ft = total;
-        }
-        int64_t q = quanta[e];
-        int64_t n0 = (ft / q) * q;
-        sizes_out[e] = n0;
-        assigned += (uint64_t)n0; /* <= total (+ rounding, fixed below) */
-        ord[ne].r = (t - (double)n0) / (double)q;
-        ord[ne].e = e;
-        ne++;
+    _Static_assert(sizeof(multikernel_rem_t) == 16, "split_exact.c's intervals use ord");
+    WPART_CHECK(wpart_i_mk_split_start(total, P, shares, quanta, sizes_out, nxt, &ne, ord, prv,
+                                       ctl, t0)); /* ord and tmp: 2 P scratch entries */
+    uint64_t assigned = 0; /* each n0 <= its target: the sum is <= total */
+    for (int32_t k = 0; k < ne; k++) {
+        ord[k].e = nxt[k];
+        ord[k].r = 0.0;
+        assigned += (uint64_t)sizes_out[nxt[k]];
     }
-    int64_t R = assigned <= (uint64_t)total ? (int64_t)((uint64_t)total - assigned)
-                                            : -(int64_t)(assigned - (uint64_t)total);
-    WPART_CHECK(rem_sort(ord, tmp, ne, ctl, t0));
-    /* the normalised targets can exceed total by a rounding: take back the last quanta given */
-    for (int32_t k = ne - 1; R < 0 && k >= 0; k--) {
-        int32_t e = ord[k].e;
-        if (sizes_out[e] > 0) {
-            /* whole quanta back at once: ceil(-R / q), at most what the execution holds */
-            int64_t q = quanta[e];
-            int64_t back = (-R) / q + ((-R) % q != 0);
-            if (back > sizes_out[e] / q) {
-                back = sizes_out[e] / q;
-            }
-            sizes_out[e] -= back * q;
-            R += back * q;
-        }
-        if (k == 0 && R < 0) {
-            WPART_FAIL(WPART_EINTERNAL, "split: negative remainder");
-        }
+    if (assigned > (uint64_t)total) {
+        WPART_FAIL(WPART_EINTERNAL, "split: the whole quanta exceed the total");
     }
+    int64_t R = (int64_t)((uint64_t)total - assigned);
     /* cyclic greedy over the candidates (quantum <= R): ord[0..nc) linked in a circle */
     int32_t nc = 0;
     u128_t cyc = {0, 0};

@@ -170,9 +170,12 @@ class ImbalanceDetector:
     from ``lbt = 1 / bound``; a run fires a balancing operation when ``lbt < 1`` and that
     median is unbalanced (``dev < bound``). The median keeps one noisy run (a CPU run that
     took 50x longer on a loaded machine) from firing, or from hiding a real imbalance
-    (window 1, the default, is the paper's rule on the run's own ratio). With the defaults, 3 to 5
-    consecutive unbalanced runs of ratio 0.3-0.6 fire, and one isolated unbalanced run never
-    does.
+    (window 1, the default, is the paper's rule on the run's own ratio). With the defaults, 3
+    to 5 consecutive unbalanced runs of ratio 0.3-0.6 fire, and from a history at 0.95 or
+    above one isolated unbalanced run never does, whatever its ratio. After a long history
+    just above the bound (``bound`` 0.85) ``lbt`` sits near 1, and one strongly unbalanced run
+    fires (after a history at 0.9: a run below 0.4; at 0.86: below 0.76): the rule weighs
+    the history, and such a history is itself nearly unbalanced.
 
     Parameters
     ----------

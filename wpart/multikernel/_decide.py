@@ -61,7 +61,13 @@ def split(total: int, shares: Any, quanta: Any) -> tuple[NDArray[np.int64], NDAr
     The rounding gives whole quanta by largest remainder: each execution first gets the
     whole quanta below its target, then the rest goes one quantum at a time to the
     execution furthest below its target in units of its quantum (ties: the lowest index)
-    among those whose quantum still fits. The work does not depend on `total`.
+    among those whose quantum still fits. The targets ``shares[e] / sum(shares) * total``
+    are compared in exact rational arithmetic (the shares as the exact values of their
+    doubles, their exact sum), so a tie is a tie: ``split(100, [2, 1], [1, 2])`` gives
+    ``[68, 32]`` (both remainders are exactly 2/3 of a quantum; the lowest index first),
+    not whatever the float rounding of 200/3 and 100/3 would pick. The work does not depend
+    on `total`; the exact integers are only formed near a tie or near a multiple of a
+    quantum.
 
     Parameters
     ----------

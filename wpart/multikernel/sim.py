@@ -23,9 +23,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import _core
-from .._errors import WpartKeyError, WpartValueError
-from .._result import Result
-from .._validate import as_float, as_int, as_seed
+from .._errors import WpartKeyError, WpartTypeError, WpartValueError
+from .._result import Result, new_axes
+from .._validate import as_bool, as_float, as_floats, as_int, as_ints, as_seed
 from ._decide import exec_shares, split
 from ._flow import DecisionLoop, build_profile, plot_share_runs
 from ._kb import KnowledgeBase
@@ -56,6 +56,13 @@ class SimCost:
     sync: bool = False
     host_merge: float = 0.0
 
+    def __post_init__(self) -> None:
+        # every field checked (a WpartError naming it), then stored as a plain float / int
+        for k in ("c_gpu", "c_cpu", "b_in", "b_out", "b_copy", "ws", "host_merge"):
+            _set(self, k, as_float(getattr(self, k), k, minimum=0.0))
+        _set(self, "iters", as_int(self.iters, "iters", minimum=1, maximum=2**31 - 1))
+        _set(self, "sync", as_bool(self.sync, "sync"))
+
 
 @dataclass(frozen=True, kw_only=True)
 class SimPlatform:
@@ -82,6 +89,22 @@ class SimPlatform:
     cpu_avail: float = 1.0
     gpu_avail: tuple = ()
 
+    def __post_init__(self) -> None:
+        _set(self, "cores", as_int(self.cores, "cores", minimum=1, maximum=2**31 - 1))
+        _set(self, "fission", _fission(self.fission))
+        speed = as_floats(self.gpu_speed, "gpu_speed", values="finite and non-negative")
+        if (speed <= 0).any():
+            raise WpartValueError(f"`gpu_speed` must hold positive speeds, got "
+                                  f"{speed.tolist()}")
+        _set(self, "gpu_speed", tuple(speed.tolist()))
+        _set(self, "smt", as_bool(self.smt, "smt"))
+        for k in ("smt_gain", "L_x", "L_k", "alpha", "lam", "sigma"):
+            _set(self, k, as_float(getattr(self, k), k, minimum=0.0))
+        for k in ("B_up", "B_down", "cpu_avail"):
+            _set(self, k, as_float(getattr(self, k), k, minimum=0.0, strict_minimum=True))
+        _set(self, "gpu_avail", _gpu_avail(self.gpu_avail, len(self.gpu_speed), "gpu_avail",
+                                           allow_empty=True))
+
     @property
     def n_gpus(self) -> int:
         return len(self.gpu_speed)
@@ -89,6 +112,55 @@ class SimPlatform:
     def levels(self) -> list[str]:
         """Fission levels finest to coarsest, then ``"NONE"``."""
         return list(self.fission)
+
+
+def _set(obj: Any, name: str, value: Any) -> None:
+    object.__setattr__(obj, name, value)  # a frozen dataclass's field, once checked
+
+
+def _fission(f: Any) -> dict:
+    """``SimPlatform.fission``: a non-empty dict of level name -> (sub-devices >= 1, cache
+    bytes >= 0)."""
+    if not isinstance(f, dict):
+        raise WpartTypeError(f"`fission` must be a dict of level -> (sub-devices, cache "
+                             f"bytes), got {type(f).__name__}")
+    if not f:
+        raise WpartValueError("`fission` must name at least one level")
+    out = {}
+    for lv, v in f.items():
+        if not isinstance(lv, str):
+            raise WpartTypeError(f"`fission` levels must be strings, got {lv!r}")
+        if not isinstance(v, (tuple, list)) or len(v) != 2:
+            raise WpartTypeError(f"`fission[{lv!r}]` must be (sub-devices, cache bytes), "
+                                 f"got {v!r}")
+        out[lv] = (as_int(v[0], f"fission[{lv!r}] sub-devices", minimum=1,
+                          maximum=2**31 - 1),
+                   as_float(v[1], f"fission[{lv!r}] cache bytes", minimum=0.0))
+    return out
+
+
+def _gpu_avail(x: Any, G: int, name: str, allow_empty: bool = False) -> tuple:
+    """One positive finite speed factor per GPU (`G`), as a tuple (empty: none given, when
+    `allow_empty`)."""
+    a = as_floats(x, name, values="finite and non-negative")
+    if allow_empty and a.size == 0:
+        return ()
+    if a.size != G or (a <= 0).any():
+        raise WpartValueError(f"`{name}` must hold one positive factor per GPU ({G}), got "
+                              f"{a.tolist()}")
+    return tuple(a.tolist())
+
+
+def _level(platform: "SimPlatform", fission: Any, name: str = "fission") -> str:
+    """The fission level `fission` (None: ``"NONE"``) of `platform`."""
+    lv = "NONE" if fission is None else fission
+    if not isinstance(lv, str):
+        raise WpartTypeError(f"`{name}` must be a level name (str) or None, got "
+                             f"{type(fission).__name__}")
+    if lv not in platform.fission:
+        raise WpartKeyError(f"`{name}` {fission!r} is not a level of this platform "
+                            f"({platform.levels()})")
+    return lv
 
 
 #: How much cache a CPU sub-device keeps its partition in (`caches=` of the presets).
@@ -103,7 +175,7 @@ CACHE_MODELS = ("core", "level")
 
 
 def _caches(caches: str) -> str:
-    if caches not in CACHE_MODELS:
+    if not isinstance(caches, str) or caches not in CACHE_MODELS:
         raise WpartValueError(f"`caches` must be one of {CACHE_MODELS}, got {caches!r}")
     return caches
 
@@ -138,9 +210,31 @@ def paper_p2(*, n_gpus: int = 1, caches: str = "core", **kw: Any) -> SimPlatform
     return SimPlatform(cores=6, smt=True, fission=f, gpu_speed=(1.0,) * n_gpus, **kw)
 
 
-@dataclass(frozen=True)
-class SimRun:
-    """Times of one simulated run (paper units)."""
+@dataclass(frozen=True, eq=False, repr=False)
+class SimRun(Result):
+    """Times of one simulated run (paper units): a result (:class:`wpart.Result`).
+
+    Attributes
+    ----------
+    status, message : str
+        ``"feasible"`` (a simulated run always completes) and what ran.
+    T, T_gpu, T_cpu : float
+        The run's time, the GPUs' and the CPU's.
+    device_times : ndarray
+        Every GPU, then the CPU.
+    exec_times : ndarray
+        Every execution (GPU overlap partitions, CPU sub-devices).
+    transfer : ndarray
+        Copy-engine busy time per GPU.
+    compute : ndarray
+        Compute time per GPU, then the CPU's slowest sub-device.
+    sizes : ndarray
+        Units of every execution.
+    events : int
+        Events of the simulation.
+    stats : dict
+        ``s``, ``fission``, ``overlap``, ``units``, ``run``, ``seed``.
+    """
 
     T: float
     T_gpu: float
@@ -152,6 +246,24 @@ class SimRun:
     sizes: np.ndarray          # units of every execution
     events: int
 
+    def plot(self, ax: Any = None, **kwargs: Any) -> Any:
+        """Completion time of every device (each GPU, then the CPU), with the run's time as
+        a line; returns the Axes."""
+        ax = new_axes(ax, figsize=(5, 3.2))
+        n = self.device_times.size
+        names = [f"GPU {g}" for g in range(n - 1)] + ["CPU"]
+        ax.bar(np.arange(n), self.device_times, **kwargs)
+        ax.axhline(self.T, color="k", linestyle="--", linewidth=1, label="T")
+        ax.set_xticks(np.arange(n))
+        ax.set_xticklabels(names)
+        ax.set_ylabel("time")
+        ax.set_title(f"simulated run: T {self.T:.4g}")
+        return ax
+
+    def _repr_lines(self) -> list[str]:
+        return [f"SimRun(status={self.status!r}, T={self.T:.6g}, T_gpu={self.T_gpu:.6g}, "
+                f"T_cpu={self.T_cpu:.6g})", f"  {self.message}"]
+
 
 def simulate_run(platform: SimPlatform, cost: SimCost, units: int, *, s: float,
                  fission: str | None = "NONE", overlap: int = 1, run: int = 0,
@@ -160,16 +272,19 @@ def simulate_run(platform: SimPlatform, cost: SimCost, units: int, *, s: float,
     """One run of `cost` over `units` partition units with GPU share `s`, CPU fission level
     `fission` and `overlap` partitions per GPU (the split by :func:`split`, GPUs statically
     by their speeds, CPU sub-devices equally)."""
-    U = as_int(units, "units", minimum=0)
+    if not isinstance(platform, SimPlatform):
+        raise WpartTypeError(f"`platform` must be a SimPlatform, got {type(platform).__name__}")
+    if not isinstance(cost, SimCost):
+        raise WpartTypeError(f"`cost` must be a SimCost, got {type(cost).__name__}")
+    U = as_int(units, "units", minimum=0, maximum=2**63 - 1)
     s = as_float(s, "s", minimum=0.0, maximum=1.0)
     k = as_int(overlap, "overlap", minimum=1, maximum=64)
+    run = as_int(run, "run", minimum=0, maximum=2**63 - 1)
+    seed = as_seed(seed)
     G = platform.n_gpus
     if G == 0:
         s = 0.0
-    lv = "NONE" if fission is None else fission
-    if lv not in platform.fission:
-        raise WpartKeyError(f"`fission` {fission!r} is not a level of this platform "
-                            f"({platform.levels()})")
+    lv = _level(platform, fission)
     C, cap = platform.fission[lv]
     C_used = C if s < 1.0 else 0
     if G:
@@ -182,9 +297,8 @@ def simulate_run(platform: SimPlatform, cost: SimCost, units: int, *, s: float,
     a_cpu = platform.cpu_avail if cpu_avail is None else as_float(cpu_avail, "cpu_avail",
                                                                   minimum=1e-9)
     ga = np.ones(G) if gpu_avail is None and not platform.gpu_avail else \
-        np.asarray(platform.gpu_avail if gpu_avail is None else gpu_avail, dtype=np.float64)
-    if ga.shape != (G,) or not np.all(ga > 0):
-        raise WpartValueError(f"`gpu_avail` must hold one positive factor per GPU ({G})")
+        np.asarray(platform.gpu_avail if gpu_avail is None else
+                   _gpu_avail(gpu_avail, G, "gpu_avail"), dtype=np.float64)
     m = platform.cores / C
     m_eff = m * (1.0 + platform.smt_gain) if platform.smt else m
     gpu_comp = np.array([cost.c_gpu / (platform.gpu_speed[g] * ga[g]) for g in range(G)],
@@ -196,8 +310,12 @@ def simulate_run(platform: SimPlatform, cost: SimCost, units: int, *, s: float,
               cost.host_merge, platform.sigma)
     T, Tg, Tc, te, td, busy, ev = _core.multikernel_sim_run(
         G, k if G else 1, C, np.ascontiguousarray(sizes, dtype=np.int64), gpu_comp, cpu_rate,
-        params, int(cost.iters), int(bool(cost.sync)), as_seed(seed), int(run))
-    return SimRun(T, Tg, Tc, td, te, busy[:G], busy[G:], sizes, ev)
+        params, int(cost.iters), int(bool(cost.sync)), seed, run)
+    msg = (f"{U} units, GPU share {s:.4g}, fission {lv}, overlap {k}: T {T:.6g} (GPUs "
+           f"{Tg:.6g}, CPU {Tc:.6g})")
+    return SimRun("feasible", msg, T, Tg, Tc, td, te, busy[:G], busy[G:], sizes, ev,
+                  stats={"s": s, "fission": lv, "overlap": k, "units": U, "run": run,
+                         "seed": seed})
 
 
 # ----------------------------------------------------------------------------- Table 2 --------
@@ -250,7 +368,9 @@ def calibrate_to_table2(benchmark: str, input: str, *, n_gpus: int = 1,
                         transfer_max: float = 0.3, **platform_kw: Any) -> tuple:
     """Platform P2 and the costs of one Table 2 entry.
 
-    ``c_gpu`` is set so that the GPU-only time with overlap 1 equals the paper's baseline;
+    ``c_gpu`` is set so that the GPU-only time with overlap 1 equals the paper's baseline
+    (to the rounding of floats: the time of the GPU with the most units, as :func:`split`
+    gives them, e.g. 102 of segmentation 8MB's 203 slices on two GPUs);
     where the modelled PCIe transfers alone would take more than `transfer_max` of it, the
     bandwidth is raised so that they take exactly that fraction (the paper's times imply a
     faster link). ``c_cpu`` is set so that, under the paper's profiled fission and overlap,
@@ -261,6 +381,13 @@ def calibrate_to_table2(benchmark: str, input: str, *, n_gpus: int = 1,
     -------
     (SimPlatform, SimCost, units, entry) where entry is (time, fission, overlap, share %).
     """
+    for name, v in (("benchmark", benchmark), ("input", input)):
+        if not isinstance(v, str):
+            raise WpartTypeError(f"`{name}` must be a str, got {type(v).__name__}")
+    transfer_max = as_float(transfer_max, "transfer_max", minimum=0.0, strict_minimum=True)
+    if not transfer_max < 1.0:
+        raise WpartValueError(f"`transfer_max` must be < 1 (a fraction of the GPU-only time), "
+                              f"got {transfer_max:g}")
     key = (benchmark, input)
     if key not in TABLE2:
         raise WpartKeyError(f"no Table 2 entry for benchmark={benchmark!r}, input={input!r}")
@@ -269,7 +396,13 @@ def calibrate_to_table2(benchmark: str, input: str, *, n_gpus: int = 1,
     shp = _bench_shape(benchmark, input)
     U = int(shp.pop("units"))
     pl = paper_p2(n_gpus=n_gpus, **platform_kw)
-    Ug = U / n_gpus
+    # the units of the slowest GPU in the GPU-only run (overlap 1), as SPLIT gives them: an
+    # odd number of units on two GPUs puts one more on the first (segmentation 8MB: 203
+    # slices, 102 + 101), and U / n_gpus (101.5) made that GPU, so the run, 0.5 % slower
+    # than Table 2's time (1.1757 for 1.17)
+    gs, _ = split(U, exec_shares(1.0, np.asarray(pl.gpu_speed), overlap=1, cpu_subdevices=0),
+                  np.ones(n_gpus, dtype=np.int64))
+    Ug = float(np.max(gs))
     xfer = (2 * pl.L_x + Ug * (shp.get("b_in", 0) + shp.get("b_out", 0)) / pl.B_up
             + shp.get("b_copy", 0) / pl.B_up)
     if xfer > transfer_max * T0:
@@ -349,6 +482,29 @@ def simulate_runs(platform: SimPlatform, cost: SimCost, units: int, *, runs: int
     are the options of :class:`DecisionLoop` (None: its defaults, :data:`MK_DEFAULTS`).
     """
     runs = as_int(runs, "runs", minimum=1)
+    units = as_int(units, "units", minimum=1, maximum=2**63 - 1)
+    if not isinstance(platform, SimPlatform):
+        raise WpartTypeError(f"`platform` must be a SimPlatform, got {type(platform).__name__}")
+    if not isinstance(cost, SimCost):
+        raise WpartTypeError(f"`cost` must be a SimCost, got {type(cost).__name__}")
+    if not isinstance(sct_id, str):
+        raise WpartTypeError(f"`sct_id` must be a str, got {type(sct_id).__name__}")
+    if fission is not None:
+        if isinstance(fission, str) or not isinstance(fission, (list, tuple)):
+            raise WpartTypeError(f"`fission` must be a list of level names, got "
+                                 f"{type(fission).__name__}")
+        if not fission:
+            raise WpartValueError("`fission` must name at least one level")
+        for f in fission:
+            _level(platform, f, "fission")
+    ov = as_ints(overlaps, "overlaps", lo=1, hi=65)
+    if ov.size == 0:
+        raise WpartValueError("`overlaps` must list at least one overlap")
+    overlaps = tuple(ov.tolist())
+    cpu_avail, gpu_avail = _schedule(cpu_avail, "cpu_avail"), _schedule(gpu_avail, "gpu_avail")
+    seed_share = as_float(seed_share, "seed_share", minimum=0.0, maximum=1.0)
+    if precision is not None:
+        precision = as_float(precision, "precision", minimum=0.0)
     loop = DecisionLoop(kb, profiling=profiling, seed=seed_share, preset=preset, window=window,
                         w=w, max_dev=max_dev, cf=cf, cf_min=cf_min, T_init=T_init, T_min=T_min,
                         T_max=T_max)
@@ -400,13 +556,33 @@ def simulate_runs(platform: SimPlatform, cost: SimCost, units: int, *, runs: int
                    stats={"lb_ops": loop.lb_ops, "measurements": n_meas})
 
 
+def _schedule(x: Any, name: str) -> tuple:
+    """`cpu_avail` / `gpu_avail` of :func:`simulate_runs`: ``(run_from, run_to, factor)``
+    triples (integers, a positive finite factor)."""
+    if isinstance(x, (str, bytes, dict)) or not hasattr(x, "__iter__"):
+        raise WpartTypeError(f"`{name}` must be a sequence of (run_from, run_to, factor), got "
+                             f"{type(x).__name__}")
+    out = []
+    for i, t in enumerate(x):
+        if isinstance(t, (str, bytes, dict)) or not hasattr(t, "__len__") or len(t) != 3:
+            raise WpartTypeError(f"`{name}[{i}]` must be (run_from, run_to, factor), got "
+                                 f"{t!r}")
+        out.append((as_int(t[0], f"{name}[{i}] run_from"), as_int(t[1], f"{name}[{i}] run_to"),
+                    as_float(t[2], f"{name}[{i}] factor", minimum=0.0, strict_minimum=True)))
+    return tuple(out)
+
+
 def best_share(platform: SimPlatform, cost: SimCost, units: int, *, fission: str | None,
                overlap: int, cpu_avail: float = 1.0, grid: int = 2001) -> tuple[float, float]:
     """(share, time) of the fastest GPU share on a grid, without noise: the optimum the
     decision loop is judged against."""
+    if not isinstance(platform, SimPlatform):
+        raise WpartTypeError(f"`platform` must be a SimPlatform, got {type(platform).__name__}")
+    _level(platform, fission)
+    grid = as_int(grid, "grid", minimum=2, maximum=10**6)
     quiet = replace(platform, sigma=0.0)
     best = (math.nan, math.inf)
-    for s in np.linspace(0.0, 1.0, as_int(grid, "grid", minimum=2)):
+    for s in np.linspace(0.0, 1.0, grid):
         t = simulate_run(quiet, cost, units, s=float(s), fission=fission, overlap=overlap,
                          cpu_avail=cpu_avail).T
         if t < best[1]:
