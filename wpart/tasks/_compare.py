@@ -58,9 +58,13 @@ def compare(
     Raises
     ------
     WpartValueError
-        If a name in `methods` is unknown or `time_limit` is not positive.
+        If a name in `methods` is unknown, `time_limit` is not positive, `seed` is not an
+        integer in ``[0, 2**64)``, `memory_cap` is negative or NaN or has another length than
+        ``problem.m``, or a coefficient is negative or not finite (checked once, before any
+        method runs, as :func:`wpart.tasks.balance` checks them).
     WpartTypeError
-        If `problem` is not a :class:`~wpart.tasks.Problem`.
+        If `problem` is not a :class:`~wpart.tasks.Problem`, or `seed`, `memory_cap` or a
+        coefficient is not a number.
 
     Examples
     --------
@@ -75,7 +79,15 @@ def compare(
     if not isinstance(problem, Problem):
         raise WpartTypeError(f"problem must be a wpart.tasks.Problem, got "
                              f"{type(problem).__name__}")
+    from .._validate import as_seed
+    from ._problem import Coefficients
+
     names = _pick(methods, COMPARE_METHODS, "methods")
+    # the shared arguments are checked once, here: a bad one is the caller's error (naming
+    # it), not a "refused" row for every method
+    seed = as_seed(seed)
+    problem.caps(memory_cap)
+    Coefficients(alpha=alpha, beta=beta, gamma=gamma, delta=delta)
     coef = {"alpha": alpha, "beta": beta, "gamma": gamma, "delta": delta,
             "memory_cap": memory_cap}
     cands = []

@@ -457,9 +457,12 @@ def _parse_phase(f: str, doc: dict, rank: int, m: int, phase: int | None,
         tasks.append((where, key, ent, time, tfp, twk, rw, sid, size, home))
         raw_tasks.append(t)
     comms, raw_comms, other_comms = [], [], []
-    cl = ph.get("communications", []) or []
+    # optional (absent: no edges), but a list when present: null, false or "" is not "no
+    # communications" in vt's schema, and wpart cannot tell what the writer meant
+    cl = ph.get("communications", [])
     if not isinstance(cl, list):
-        raise LBDatafileError(f"{f}: phases[{pi}].communications: expected a list")
+        raise LBDatafileError(f"{f}: phases[{pi}].communications: expected a list (or no "
+                              f"such key), got {'null' if cl is None else type(cl).__name__}")
     for ci, c in enumerate(cl):
         where = f"phases[{pi}].communications[{ci}]"
         if not isinstance(c, dict):

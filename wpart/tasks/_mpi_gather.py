@@ -69,24 +69,38 @@ def _pickled(obj: Any) -> int:
 
 
 # ------------------------------------------------------------------ one phase from its ranks
-def merge_ranks(datas: list) -> tuple:
+def merge_ranks(datas: list, keys: list | None = None, explicit: list | None = None) -> tuple:
     """The :class:`~wpart.tasks.Problem` of the ranks' records (`datas` by rank) and the
     task gids in its task order: ``(problem, gids, caps)`` (``caps``: per-rank memory caps,
-    None when none is set)."""
+    None when none is set).
+
+    The tasks are in the order of `keys` (per rank, aligned with each rank's ``gid``: the
+    order keys of :mod:`wpart.tasks._mpi_order`; default: the task ids), the edges in edge-id
+    order, the blocks by id: for records read from an LBDatafile set, the problem that
+    :func:`wpart.tasks.read_lbdatafile` builds from the same files, in the same order (the
+    serial engine breaks ties by task index: another order is another placement). A block's
+    home is the first one given as ``home_rank`` (`explicit`: per rank, the blocks its file
+    homes so), else that of the first rank listing it, as in the reader."""
     from ._problem import Problem
 
     P = len(datas)
     gid = np.concatenate([d.gid for d in datas]) if P else np.zeros(0, np.int64)
-    o = np.argsort(gid, kind="stable")
+    key = (np.concatenate([np.asarray(k, np.int64) for k in keys]) if keys is not None and P
+           else gid)
+    o = np.argsort(key, kind="stable")
     gid = gid[o]
     cat = (lambda k: np.concatenate([getattr(d, k) for d in datas])[o])
     load, fp, wk, blk = cat("load"), cat("fp"), cat("wk"), cat("blk")
     init = np.concatenate([np.full(d.n_tasks, r, np.int32) for r, d in enumerate(datas)])[o]
-    bids, bsz, bhm = {}, {}, {}
-    for d in datas:
+    bids, bsz, bhm, given = {}, {}, {}, set()
+    for r, d in enumerate(datas):
+        ex = set() if explicit is None else set(np.asarray(explicit[r]).tolist())
         for b, s, h in zip(d.bid.tolist(), d.bsize.tolist(), d.bhome.tolist()):
             bsz.setdefault(b, s)
-            bhm.setdefault(b, h)
+            if b not in bhm or (b in ex and b not in given):
+                bhm[b] = h
+            if b in ex:
+                given.add(b)
     ub = np.array(sorted(bsz), np.int64)
     for i, b in enumerate(ub.tolist()):
         bids[b] = i
@@ -96,7 +110,7 @@ def merge_ranks(datas: list) -> tuple:
     es = np.concatenate([d.esrc for d in datas])[ie]
     ed = np.concatenate([d.edst for d in datas])[ie]
     eb = np.concatenate([d.ebytes for d in datas])[ie]
-    edges = np.stack([np.searchsorted(gid, es), np.searchsorted(gid, ed)], 1).astype(np.int32) \
+    edges = np.stack([_index_of(gid, es), _index_of(gid, ed)], 1).astype(np.int32) \
         if ue.size else None
     pinned = np.concatenate([d.pinned for d in datas]) if P else np.zeros(0, np.int64)
     mig = ~np.isin(gid, pinned) if pinned.size else None
@@ -117,6 +131,12 @@ def merge_ranks(datas: list) -> tuple:
     return prob, gid, (None if np.isinf(caps).all() else caps)
 
 
+def _index_of(gids: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """The index in `gids` (distinct, any order) of each id of `x` (all present)."""
+    o = np.argsort(gids, kind="stable")
+    return o[np.searchsorted(gids[o], x)] if x.size else np.zeros(0, np.int64)
+
+
 def redistribute(datas: list, gids: np.ndarray, assignment: np.ndarray) -> list:
     """The ranks' records after `assignment` (rank of each task, in the order of `gids`):
     the tasks that move are extracted from their rank and inserted at their new one (edges,
@@ -124,7 +144,7 @@ def redistribute(datas: list, gids: np.ndarray, assignment: np.ndarray) -> list:
     out = [d for d in datas]
     pos = {}
     for r, d in enumerate(datas):
-        new = assignment[np.searchsorted(gids, d.gid)] if d.n_tasks else np.zeros(0, np.int32)
+        new = assignment[_index_of(gids, d.gid)] if d.n_tasks else np.zeros(0, np.int32)
         pos[r] = new
     moving = []
     for r, d in enumerate(datas):
@@ -177,12 +197,16 @@ def balance_gathered(problem, call: dict, proto: str):
 
 
 # ------------------------------------------------------------------ MPI
-def gather_stage_mpi(ch, data: RankData, options: dict, time_limit=None) -> tuple:
+def gather_stage_mpi(ch, data: RankData, options: dict, time_limit=None, keys=None,
+                     explicit=None) -> tuple:
     """Every rank sends its records to rank 0, which balances the gathered phase with the
     serial engine (`options`: keyword arguments of :func:`wpart.tasks.balance`) and sends
     every rank its records back; returns ``(records here now, history, exchanges per
     iteration, status, W_max, rank 0's stats)`` (all but the records and the stats are the
-    same on every rank).
+    same on every rank). `keys` (the order keys of this rank's tasks,
+    :mod:`wpart.tasks._mpi_order`) and `explicit` (the blocks its file homes by
+    ``home_rank``) go with the records, so that rank 0 rebuilds the phase as the in-process
+    reader does (:func:`merge_ranks`).
     Every wait is bounded by the channel's timeout (rank 0's engine time counts: raise
     `timeout` above it)."""
     from ._balance import balance
@@ -190,10 +214,13 @@ def gather_stage_mpi(ch, data: RankData, options: dict, time_limit=None) -> tupl
     P = ch.size
     if ch.rank == 0:
         datas = [data] + [None] * (P - 1)
+        ks = [_keys_of(data, keys)] + [None] * (P - 1)
+        exs = [_blocks_of(explicit)] + [None] * (P - 1)
         for _ in range(P - 1):
-            src, _, d = ch.recv(-1, ("GATHER",), "the gathered records (protocol='gather')")
-            datas[src] = d
-        prob, gids, caps = merge_ranks(datas)
+            src, _, (d, k, e) = ch.recv(-1, ("GATHER",),
+                                        "the gathered records (protocol='gather')")
+            datas[src], ks[src], exs[src] = d, _keys_of(d, k), _blocks_of(e)
+        prob, gids, caps = merge_ranks(datas, ks, exs)
         c0 = time.process_time()
         res = balance(prob, method="ccm", backend="simulated", memory_cap=caps,
                       time_limit=time_limit, **options)
@@ -206,7 +233,15 @@ def gather_stage_mpi(ch, data: RankData, options: dict, time_limit=None) -> tupl
             ch.send(q, "GATHER", (out[q],) + head, "SCATTER")
         st = {"engine_cpu_s": cpu, "n_tasks": prob.n_tasks}
         return (out[0],) + head + (st,)
-    ch.send(0, "GATHER", data, "GATHER")
+    ch.send(0, "GATHER", (data, keys, explicit), "GATHER")
     _, _, got = ch.recv(0, ("GATHER",), "the placement scattered by rank 0 (protocol='gather')",
                         patience=2.0)
     return got + ({},)
+
+
+def _keys_of(data: RankData, keys) -> np.ndarray:
+    return np.asarray(data.gid if keys is None else keys, np.int64)
+
+
+def _blocks_of(explicit) -> np.ndarray:
+    return np.zeros(0, np.int64) if explicit is None else np.asarray(explicit, np.int64)

@@ -20,7 +20,7 @@ import numpy as np
 
 from .._errors import WpartOSError
 from .._files import fsync_dir, write_synced
-from ._io import MAX_BYTES, LBDatafileError, _load_json, _parse_phase
+from ._io import MAX_BYTES, LBDatafileError, _block, _load_json, _parse_phase
 from ._io_write import task_record
 from ._rankdata import RankData
 
@@ -46,7 +46,10 @@ def read_rank(path: str, rank: int, m: int, phase: int | None = None,
     ``"migratable": false``, skipped when they are not tasks); ``info`` has the phase, the
     entity kind, ``where`` (eid -> the communication's position in the file) and
     ``pinned`` (sorted ids of this rank's tasks marked ``"migratable": false``: they stay on
-    this rank; their entities in ``data.ents`` carry the flag too). A file
+    this rank; their entities in ``data.ents`` carry the flag too), ``order`` (each record's
+    position in the file: the order of :func:`wpart.tasks.read_lbdatafile`, see
+    :mod:`wpart.tasks._mpi_order`) and ``explicit_blocks`` (the blocks whose home this file
+    gives as ``home_rank``; a home given wins over the default, as in the reader). A file
     larger than `max_bytes` once decompressed is refused. The rules of
     :func:`wpart.tasks.read_lbdatafile` apply (`strict` as there). Each entity in
     ``data.ents`` also carries its task's object as read (key :data:`TASK_KEY`, moved with
@@ -84,8 +87,9 @@ def read_rank(path: str, rank: int, m: int, phase: int | None = None,
         fp.append(tfp)
         wk.append(twk)
         baseline = max(baseline, rw)
-        if sid is not None:
-            blocks.setdefault(sid, (size, home))
+        if sid is not None:  # one size and home per block, as the in-process reader sets
+            _block(blocks, sid, size, home, "home_rank" in raw.get("user_defined", {}), f,
+                   where)
         blk.append(-1 if sid is None else sid)
     if len(kinds) > 1:
         raise LBDatafileError(f"{f}: tasks mix entity kinds {sorted(kinds)}")
@@ -104,7 +108,9 @@ def read_rank(path: str, rank: int, m: int, phase: int | None = None,
     pinned = np.array(sorted(g for g, e in ents.items() if e.get("migratable", True) is False),
                       np.int64)
     return data, edges, {"phase": phase, "kind": next(iter(kinds), "id"), "where": where,
-                         "path": path, "pinned": pinned}
+                         "path": path, "pinned": pinned, "order": o.astype(np.int64),
+                         "explicit_blocks": np.array([s for s in sb if blocks[s][2]],
+                                                     np.int64)}
 
 
 def distribute_edges(ch, data: RankData, edges: list, name_of=None) -> None:

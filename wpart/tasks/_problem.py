@@ -90,6 +90,21 @@ def _optional_int64s(x: Any, name: str, n: int, n_name: str) -> Any:
                                  f"{i}") from None
 
 
+def _distinct(ids: Any, name: str, what: str) -> Any:
+    """`ids` (None or an int64 array) when no id is listed twice, else a
+    :class:`WpartValueError` naming `name` and the first repeated id (an external id names
+    one task or block: the LBDatafile reader refuses a duplicate as well)."""
+    if ids is None or ids.size < 2:
+        return ids
+    o = np.argsort(ids, kind="stable")
+    same = np.flatnonzero(ids[o][1:] == ids[o][:-1])
+    if same.size:
+        i, j = sorted((int(o[same[0]]), int(o[same[0] + 1])))
+        raise WpartValueError(f"`{name}` must be distinct: {what} id {int(ids[i])} is listed "
+                              f"at index {i} and at index {j}")
+    return ids
+
+
 #: A keyword not given to :meth:`Problem.with_` (its field is kept).
 _KEEP: Any = type("_Keep", (), {"__repr__": lambda self: "<keep>"})()
 
@@ -154,10 +169,12 @@ class Problem(ByValue):
         Initial assignment. Default: the home of each task's block, block-less tasks
         round robin.
     task_ids : array_like of int, shape (K,), optional
-        External ids (kept by the LBDatafile reader and writer), int64; stored read-only.
+        External ids (kept by the LBDatafile reader and writer), int64, distinct (an id
+        listed twice is a :class:`~wpart.WpartValueError` naming `task_ids`); stored
+        read-only.
     block_ids : array_like of int, shape (N,), optional
         External ids of the shared blocks (an LBDatafile's ``shared_id``), int64, one per
-        block of `block_size`; stored read-only.
+        block of `block_size`, distinct; stored read-only.
     migratable : array_like of bool, shape (K,), optional
         Whether each task may move (default: all True). A task with ``False`` (an
         LBDatafile entity ``"migratable": false``) is *pinned*: it stays on its rank of
@@ -269,9 +286,11 @@ class Problem(ByValue):
             set_("initial", _optional_ids(init, "initial", K, 0, I))
         else:
             set_("initial", _optional_ids(self.initial, "initial", K, 0, I))
-        set_("task_ids", _optional_int64s(self.task_ids, "task_ids", K, "n_tasks"))
-        set_("block_ids", _optional_int64s(self.block_ids, "block_ids", self.block_size.shape[0],
-                                           "n_blocks"))
+        set_("task_ids", _distinct(_optional_int64s(self.task_ids, "task_ids", K, "n_tasks"),
+                                   "task_ids", "task"))
+        set_("block_ids", _distinct(_optional_int64s(self.block_ids, "block_ids",
+                                                     self.block_size.shape[0], "n_blocks"),
+                                    "block_ids", "block"))
         set_("migratable", as_bools(self.migratable, "migratable", K))
 
     # ---------------------------------------------------------------- sizes

@@ -48,6 +48,7 @@ from .._validate import (as_bool, as_float, as_int, as_seed, as_time_limit, as_t
 from .._validate import positional_deprecated
 from .._mpi_watchdog import startup_watchdog
 from ._mpi_comm import Channel, RankFailure
+from ._mpi_order import ORDER_ATTR, current_keys, initial_keys, ordered_work
 from ._mpi_rounds import rounds_stage_mpi
 from ._mpi_turns import transfer_stage
 from ._ranks import final_pass
@@ -79,7 +80,11 @@ class MPIRankResult(PaperNames, Result):
         W of this rank.
     max_load, initial_max_load : float
         ``W_max`` after and before (all-reduces: the global numbers a rank learns; also
-        :attr:`max_work` and :attr:`initial_max_work`, the paper's names).
+        :attr:`max_work` and :attr:`initial_max_work`, the paper's names). Every rank sums
+        its W over its tasks in the order of the in-process problem (the LBDatafile reader's:
+        rank files, then each file; a scattered Problem's own), so these equal
+        :func:`wpart.tasks.evaluate`'s on the same assignment, to the bit
+        (:mod:`wpart.tasks._mpi_order`); ``history`` keeps the engine's own sums.
     imbalance : float
         ``max_load / mean W - 1``.
     history : ndarray
@@ -156,6 +161,11 @@ def scatter_problem(problem, *, comm: Any = None, memory_cap: Any = None,
                                   f"{comm.Get_size()} processes")
         a0 = problem.assignment(initial, name="initial")
         parts = split_problem(problem, a0, problem.caps(memory_cap))
+        gid = (np.arange(problem.n_tasks, dtype=np.int64) if problem.task_ids is None
+               else np.asarray(problem.task_ids, np.int64))
+        o = np.argsort(gid, kind="stable")
+        for d in parts:  # each task's index in `problem`: its order key (_mpi_order)
+            setattr(d, ORDER_ATTR, o[np.searchsorted(gid[o], d.gid)].astype(np.int64))
     return comm.scatter(parts, root=root)
 
 
@@ -234,7 +244,8 @@ def _run(ch: Channel, data: RankData, prm, allow_infeasible: bool, time_limit, t
             "stopped": stopped, "gossip_bytes": gossip_bytes}
 
 
-def _run_gather(ch: Channel, data: RankData, serial: dict, time_limit, t0: float) -> dict:
+def _run_gather(ch: Channel, data: RankData, serial: dict, time_limit, t0: float,
+                keys=None, explicit=None) -> dict:
     """``protocol="gather"``: the phase on rank 0, the serial engine, the records scattered
     (:func:`wpart.tasks._mpi_gather.gather_stage_mpi`)."""
     from ._mpi_gather import gather_stage_mpi
@@ -243,7 +254,7 @@ def _run_gather(ch: Channel, data: RankData, serial: dict, time_limit, t0: float
     # "time_limit" as the other protocols do; 0 was refused on rank 0 and aborted the job)
     tl = None if time_limit is None else max(1e-9, time_limit - (time.perf_counter() - t0))
     t_g = time.perf_counter()
-    mine, hist, exch, status, w_max, _ = gather_stage_mpi(ch, data, serial, tl)
+    mine, hist, exch, status, w_max, _ = gather_stage_mpi(ch, data, serial, tl, keys, explicit)
     return {"data": mine, "history": np.asarray(hist, float), "exchanges": list(exch),
             "w_max": w_max,
             "seconds": [time.perf_counter() - t_g], "stopped": status == "time_limit",
@@ -350,6 +361,7 @@ def _balance(ch, data, phase, out, c, memory_cap, seed, n_iter, n_rounds, fanout
 
     t0 = time.perf_counter()
     kind, ph = "id", 0
+    file_order = explicit = None
     if isinstance(data, str):
         stem = data
         check_stale(stem)  # files of an earlier, larger set beside its manifest
@@ -369,6 +381,7 @@ def _balance(ch, data, phase, out, c, memory_cap, seed, n_iter, n_rounds, fanout
         check_rank_file(stem, ch.rank, ch.size)  # one set: its manifest, when it has one
         data, edges, info = read_rank(f"{stem}.{ch.rank}.json", ch.rank, ch.size, phase)
         kind, ph = info["kind"], info["phase"]
+        file_order, explicit = info["order"], info["explicit_blocks"]
         data.pinned = np.asarray(info.get("pinned", np.zeros(0, np.int64)), np.int64)
         distribute_edges(ch, data, edges, name_of=lambda eid: (
             f"{stem}.{eid >> 32}.json: phase {ph} communications[{eid & 0xFFFFFFFF}]"))
@@ -376,6 +389,10 @@ def _balance(ch, data, phase, out, c, memory_cap, seed, n_iter, n_rounds, fanout
         raise WpartTypeError("`data` must be a RankData or an LBDatafile stem")
     if data.rank != ch.rank:
         raise WpartValueError(f"`data` is rank {data.rank}'s but this process is rank {ch.rank}")
+    # the order keys of this rank's tasks: their positions in the in-process Problem
+    keys0 = initial_keys(data, file_order)
+    ko = np.argsort(data.gid, kind="stable")
+    home = (data.gid[ko], keys0[ko])
     if out is not None:  # before any work: every rank can write its file
         check_out_writable(ch, out)
     if memory_cap is not None:
@@ -404,18 +421,20 @@ def _balance(ch, data, phase, out, c, memory_cap, seed, n_iter, n_rounds, fanout
         n_e = ch.allreduce(int(np.isin(data.esrc, data.gid).sum()), "sum", "the edge count")
         n_b = ch.allreduce(int(data.bid.size), "sum", "the block count")
         protocol = auto_protocol(int(n_all), int(n_e), int(n_b), n_ranks=ch.size)
+    w0 = ordered_work(data, prm.coeffs, keys0)  # before the gather moves rank 0's records
     t1 = time.perf_counter()
     if protocol == "gather":
-        run = _run_gather(ch, data, serial or {}, tl, t0)
+        run = _run_gather(ch, data, serial or {}, tl, t0, keys0, explicit)
     else:
         run = _run(ch, data, prm, allow_inf, tl, t0)
     secs = time.perf_counter() - t1
     data = run["data"]
-    from ._ranks import RankProcess
-
-    w = RankProcess(data, prm).work()
+    # W summed over each rank's tasks in the in-process Problem's order (the records are by
+    # id): max_load is what wpart.tasks.evaluate gives on the same assignment, to the bit
+    w = ordered_work(data, prm.coeffs, current_keys(ch, data, *home))
     mean_w = ch.allreduce(w, "sum", "the mean W") / ch.size
-    w_max = float(run.get("w_max", run["history"][-1]))
+    w_max = float(ch.allreduce(w, "max", "W_max (in the phase's task order)"))
+    w_init = float(ch.allreduce(w0, "max", "the initial W_max (in the phase's task order)"))
     imb = math.inf if not math.isfinite(w_max) else (w_max / mean_w - 1.0 if mean_w > 0
                                                      else 0.0)
     ids = assignment = None
@@ -447,7 +466,7 @@ def _balance(ch, data, phase, out, c, memory_cap, seed, n_iter, n_rounds, fanout
     else:
         status, msg = "infeasible", "a rank exceeds its memory cap (W = inf)"
     return MPIRankResult(status=status, message=msg, rank=ch.rank, m=ch.size, data=data,
-                         work=w, max_load=w_max, initial_max_load=float(run["history"][0]),
+                         work=w, max_load=w_max, initial_max_load=w_init,
                          imbalance=imb, history=run["history"],
                          exchanges_per_iteration=run["exchanges"], messages=dict(ch.sent),
                          bytes_sent=ch.bytes_sent, seconds=secs,
