@@ -56,6 +56,7 @@ SANITIZED_IGNORE = [
     "test_tasks_bench_datasets.py", "test_spatial_sparse_bench.py",
     "test_dynamic_solver_bench.py", "test_multikernel_real.py", "test_tasks_mpi.py",
     "test_tasks_mpi_faults.py", "test_tasks_mpi_watchdog.py", "test_dynamic_mpi.py",
+    "test_cli_audit_s24.py",
 ]
 if SANITIZED:
     collect_ignore = SANITIZED_IGNORE + [

@@ -149,8 +149,8 @@ def test_exit_codes(inputs, tmp_path):
     (inputs / "text.csv").write_text("1,2\nx,3\n")
     r = _run("wpart spatial text.csv -m 2", inputs)
     assert r.returncode == 1 and "text.csv" in r.stderr
-    r = _run("wpart spatial loads.npy -m 4 --method nope", inputs)
-    assert r.returncode == 1 and "nope" in r.stderr
+    r = _run("wpart spatial loads.npy -m 4 --method nope", inputs)  # a bad option value: 2
+    assert r.returncode == 2 and "nope" in r.stderr and "--method" in r.stderr
     (inputs / "sub.mtx").mkdir(exist_ok=True)  # a folder is named as one, not "no such file"
     for cmd in ("wpart spatial sub.mtx -m 4", "wpart spatial . -m 4", "wpart hetero . -n 4"):
         r = _run(cmd, inputs)

@@ -2,10 +2,11 @@
 
 Exit codes, for every subcommand: 0 done (an infeasible instance is an answer: its status is
 printed); 1 input refused, or an output file that cannot be written (the message names the
-file and the field or option); 2 usage error (a bad option or value, an option that has no
-effect, an output path that is an input or not an image format; argparse's own status); 3 a
-time limit was reached without a result. Progress goes to stderr, results to stdout (and to
-``--json`` / ``--plot`` files when asked).
+file and the field or option); 2 usage error (a bad option or value, or a value the input
+cannot take, named as the user typed the option, an option that has no effect, an output
+path that is an input or not an image format; argparse's own status); 3 a time limit was
+reached without a result; 130 / 143 ended by SIGINT / SIGTERM (``wpart.cli.main``).
+Progress goes to stderr, results to stdout (and to ``--json`` / ``--plot`` files when asked).
 
 Output files are whole or untouched: every output path is checked before any computing (its
 folder exists and can be written, it is not a folder, not an input, ``--plot`` names an image
@@ -27,7 +28,8 @@ from typing import Any
 from ._errors import WpartValueError
 from ._cli_io import (EXIT_CODES, EXIT_OK, EXIT_REFUSED, EXIT_TIME_LIMIT, EXIT_USAGE, Outputs,
                       UsageError, _finite, _integer, _missing, _number, _plot_path, _status,
-                      cli_message, read_loads_file, read_matrix_file)
+                      cli_message, name_options, option_error, read_loads_file,
+                      read_matrix_file)
 
 #: subcommand -> the example shown at the end of its --help (the docs' tests run them all)
 EXAMPLES: dict[str, list[str]] = {
@@ -69,6 +71,7 @@ def add_parsers(sub: Any) -> None:
     None
     """
     count, natural = _integer(1), _integer(0)
+    seed, states = _integer(0, 2**64 - 1), _integer(1, 2**63 - 1)
     sp = _sub(sub, "spatial", "spatial", "partition a 2D load matrix into m rectangles",
               "Partition a 2D load matrix (.mtx MatrixMarket, .npy, or .csv of numbers) into m "
               "rectangles and print the quality of the split.")
@@ -87,6 +90,8 @@ def add_parsers(sub: Any) -> None:
     sp.add_argument("--allow-empty", action="store_true",
                     help="accept empty rectangles (m larger than the cells, or a P x Q grid "
                          "larger than the matrix)")
+    sp.add_argument("--max-states", type=states, default=None,
+                    help="the most DP states of hier_opt (default 2e7)")
     _common(sp, time_limit=True, plot=True)
 
     tp = _sub(sub, "tasks", "tasks", "place tasks of an LBDatafile set on ranks (serially)",
@@ -99,7 +104,12 @@ def add_parsers(sub: Any) -> None:
                     help="memory cap per rank")
     tp.add_argument("--out", default=None, metavar="STEM2",
                     help="write the balanced set as STEM2.<rank>.json (the folder must exist)")
-    tp.add_argument("--seed", type=natural, default=0, help="seed of the randomised methods")
+    tp.add_argument("--seed", type=seed, default=0, help="seed of the randomised methods")
+    tp.add_argument("--allow-infeasible-start", action="store_true",
+                    help="ccm, tempered: start from a placement above --memory-cap (the moves "
+                         "then look for one within it) instead of refusing it")
+    tp.add_argument("--max-states", type=states, default=None,
+                    help="brute_force: the most assignments enumerated (default 2e7)")
     _common(tp, time_limit=True, plot=False)
 
     tc = _sub(sub, "tasks-check", "tasks check",
@@ -135,8 +145,9 @@ def add_parsers(sub: Any) -> None:
     ds.add_argument("platform", metavar="PLATFORM", help="a preset name or a JSON file")
     ds.add_argument("--balancer", required=True,
                     help="a name of wpart.dynamic.BALANCERS (plbhac, greedy, hdss, ...)")
-    ds.add_argument("--seed", type=natural, default=0, help="seed of the simulated noise")
-    ds.add_argument("-n", type=count, default=None, help="elements (default: the platform's)")
+    ds.add_argument("--seed", type=seed, default=0, help="seed of the simulated noise")
+    ds.add_argument("-n", type=states, default=None,
+                    help="elements (default: the platform's)")
     _common(ds, time_limit=True, plot=True)
 
     mp = _sub(sub, "multikernel", "multikernel run", "multi-kernel runs on a simulated CPU+GPU",
@@ -214,7 +225,8 @@ def run(args: argparse.Namespace) -> int:
     -------
     int
         The exit status: 0 done, 1 input refused or an output not writable, 2 a usage error
-        found after parsing (argparse exits with 2 itself for its own), 3 a time limit reached
+        found after parsing (argparse exits with 2 itself for its own; a library error about
+        an option's value, :func:`wpart._cli_io.option_error`), 3 a time limit reached
         without a result.
 
     Raises
@@ -232,16 +244,22 @@ def run(args: argparse.Namespace) -> int:
     try:
         return fn(args, out)
     except UsageError as e:
-        print(f"{name}: error: {cli_message(str(e), args)}", file=sys.stderr)
+        print(f"{name}: error: {_say(e, args)}", file=sys.stderr)
         return EXIT_USAGE
-    except WpartError as e:
-        print(f"{name}: error: {cli_message(str(e), args)}", file=sys.stderr)
-        return EXIT_REFUSED
+    except WpartError as e:  # a bad option value (named as typed) or a refused input
+        print(f"{name}: error: {_say(e, args)}", file=sys.stderr)
+        return EXIT_USAGE if option_error(e, args.command) else EXIT_REFUSED
     except OSError as e:  # an output file that cannot be written
         print(f"{name}: error: {e}", file=sys.stderr)
         return EXIT_REFUSED
     finally:
         out.discard()  # after a failure: no temporary file left, no output switched
+
+
+def _say(e: BaseException, args: argparse.Namespace) -> str:
+    """The message of `e` in the command line's words: its flags in the hints, its options
+    named as the user typed them (``--max-states``, not ``max_states``), on one line."""
+    return " ".join(name_options(cli_message(str(e), args), args.command).split())
 
 
 # ------------------------------------------------------------------------ subcommands ----
@@ -258,15 +276,18 @@ def _matrix_input(path: Path) -> Any:
 
 
 @contextlib.contextmanager
-def _naming(path: Path) -> Iterator[None]:
-    """A refused input names the file (where the library has not); :func:`cli_message`
-    then names the command's own options instead of the keywords."""
+def _naming(path: Path, command: str) -> Iterator[None]:
+    """A refused input names the file (where the library has not; not an error of an
+    option's value); :func:`cli_message` then names the command's own options instead of the
+    keywords."""
     from ._errors import WpartError
 
     try:
         yield
     except WpartError as e:
         msg = str(e)
+        if option_error(e, command):
+            raise
         if str(path) not in msg:
             msg = f"{path}: {msg}"
         if msg == str(e):
@@ -274,26 +295,29 @@ def _naming(path: Path) -> Iterator[None]:
         raise type(e)(msg) from e
 
 
-def _grid_options(method: str, args: argparse.Namespace) -> None:
-    """``--P`` / ``--Q`` with a method that takes no grid: a usage error naming the option (an
-    unknown method is left to the library, which lists the valid names)."""
-    from .spatial import TABLE
+def _method_options(table: Any, args: argparse.Namespace, given: dict[str, bool]) -> None:
+    """An unknown ``--method``, or an option (``given``: API keyword -> whether it was given)
+    that the method does not take: a usage error naming the option, before any input is
+    read."""
+    from ._cli_io import OPTION_NAMES
 
     try:
-        meth = TABLE.choose(method)
-    except WpartValueError:
-        return
-    for opt in ("P", "Q"):
-        if getattr(args, opt) is not None and opt not in meth.options:
-            takes = [m.name for m in TABLE.methods if opt in m.options]
-            raise UsageError(f"--{opt}: method {meth.name} takes no {opt} (it has no effect "
+        meth = table.choose(args.method)
+    except WpartValueError as e:
+        raise UsageError(name_options(str(e), args.command)) from None
+    for opt, on in given.items():
+        if on and opt not in meth.options:
+            takes = [m.name for m in table.methods if opt in m.options]
+            flag = OPTION_NAMES[args.command][opt]
+            raise UsageError(f"{flag}: method {meth.name} takes no {flag} (it has no effect "
                              f"there); the methods that do: {', '.join(takes)}")
 
 
 def _spatial(args: argparse.Namespace, out: Outputs) -> int:
     from . import spatial
 
-    _grid_options(args.method, args)
+    _method_options(spatial.TABLE, args, {"P": args.P is not None, "Q": args.Q is not None,
+                                          "max_states": args.max_states is not None})
     out.add("--json", args.json)
     out.add("--plot", args.plot)
     out.check([args.file])
@@ -305,9 +329,11 @@ def _spatial(args: argparse.Namespace, out: Outputs) -> int:
         kw["Q"] = args.Q
     if args.allow_empty:
         kw["allow_empty"] = True
+    if args.max_states is not None:
+        kw["max_states"] = args.max_states
     if args.time_limit is not None:
         kw["time_limit"] = args.time_limit
-    with _naming(args.file):
+    with _naming(args.file, "spatial"):
         r = spatial.partition(A, args.m, method=args.method, **kw)
     print(f"[wpart spatial] {args.file}: {r.shape[0]} x {r.shape[1]}, m = {args.m}, "
           f"method {args.method}", file=sys.stderr)
@@ -340,6 +366,9 @@ def _tasks(args: argparse.Namespace, out: Outputs) -> int:
 
     from . import tasks
 
+    _method_options(tasks.TABLE, args, {
+        "allow_infeasible_start": args.allow_infeasible_start,
+        "max_states": args.max_states is not None})
     inputs = _set_inputs(args.stem)
     out.add("--json", args.json)
     out.add_set("--out", args.out)
@@ -349,6 +378,10 @@ def _tasks(args: argparse.Namespace, out: Outputs) -> int:
     print(f"[wpart tasks] {args.stem}: {p}".splitlines()[0], file=sys.stderr)
     kw: dict[str, Any] = {"method": args.method, "memory_cap": args.memory_cap,
                           "seed": args.seed, "progress": args.progress}
+    if args.allow_infeasible_start:
+        kw["allow_infeasible_start"] = True
+    if args.max_states is not None:
+        kw["max_states"] = args.max_states
     if args.time_limit is not None:
         kw["time_limit"] = args.time_limit
     r = tasks.balance(p, **kw)
@@ -567,7 +600,17 @@ def _dynamic(args: argparse.Namespace, out: Outputs) -> int:
     out.add("--json", args.json)
     out.add("--plot", args.plot)
     out.check(_platform_inputs(args.platform))
+    try:  # an unknown balancer: a usage error before anything is read or printed
+        D.BALANCERS.choose(args.balancer, "balancer")
+    except WpartValueError as e:
+        raise UsageError(name_options(str(e), args.command)) from None
     pl = read_platform(args.platform)
+    if isinstance(pl, str):
+        from .dynamic._sim import PRESET_NAMES
+
+        if pl not in PRESET_NAMES:
+            raise UsageError(f"PLATFORM: {pl!r} is neither a preset name "
+                             f"({', '.join(PRESET_NAMES)}) nor a platform JSON file")
     kw: dict[str, Any] = {"seed": args.seed, "trace": args.plot is not None}
     if args.n is not None:
         kw["n"] = args.n
@@ -591,11 +634,11 @@ def _multikernel(args: argparse.Namespace, out: Outputs) -> int:
     out.check([])
     entries = [inp for (b, inp) in sim.TABLE2 if b == args.bench]
     if not entries:
-        raise WpartValueError(f"BENCH: {args.bench!r} is not a benchmark of Table 2; one of "
+        raise UsageError(f"BENCH: {args.bench!r} is not a benchmark of Table 2; one of "
                               f"{', '.join(dict.fromkeys(b for b, _ in sim.TABLE2))}")
     inp = args.input or entries[0]
     if inp not in entries:
-        raise WpartValueError(f"--input: {inp!r} is not a Table 2 input of {args.bench}; one "
+        raise UsageError(f"--input: {inp!r} is not a Table 2 input of {args.bench}; one "
                               f"of {', '.join(entries)}")
     pl, cost, units, entry = sim.calibrate_to_table2(args.bench, inp, n_gpus=args.gpus)
     print(f"[wpart multikernel] {args.bench} {inp} on the simulated platform P2 "
@@ -673,7 +716,8 @@ def _compare(args: argparse.Namespace, out: Outputs) -> int:
     print(cli_message(str(c), args))
     refused = [r for r in c.table if r.get("status") == "refused"]
     if c.table and len(refused) == len(c.table):  # the input itself, not a method
-        with _naming(Path(inputs[0])) if fam in ("1d", "spatial") else contextlib.nullcontext():
+        with (_naming(Path(inputs[0]), "compare") if fam in ("1d", "spatial")
+              else contextlib.nullcontext()):
             raise WpartValueError(f"every method refused the input: {refused[0]['message']}")
     status = c.status
     print(f"status {status}: {c.message}")

@@ -18,13 +18,16 @@ from typing import Any
 
 from ._errors import WpartValueError
 from ._files import unlink_quiet
+from ._interrupt import deferred
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_TIME_LIMIT = 0, 1, 2, 3
 
 EXIT_CODES = ("exit status: 0 done (an infeasible instance is an answer: its status is "
               "printed);\n  1 input refused, or an output that cannot be written (the message "
-              "names the file and the field or option);\n  2 usage error; 3 time limit reached "
-              "without a result")
+              "names the file and the field or option);\n  2 usage error (a bad option value, "
+              "or one the input cannot take: the message names the option);\n  3 time limit "
+              "reached without a result; 130 interrupted (Ctrl-C), 143 terminated (SIGTERM): "
+              "no output changed")
 
 
 class UsageError(WpartValueError):
@@ -42,9 +45,10 @@ def _missing(label: str, path: Any) -> Exception:
     return WpartFileNotFoundError(f"{label}: {path}: no such file")
 
 
-def _integer(minimum: int) -> Callable[[str], int]:
-    """An argparse type: an integer >= `minimum` (a count: 1, a seed or a workload: 0);
-    anything else is a usage error naming the option (argparse adds its name)."""
+def _integer(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer >= `minimum` (a count: 1, a seed or a workload: 0) and
+    <= `maximum` (a seed: 2**64 - 1); anything else is a usage error naming the option
+    (argparse adds its name)."""
     def parse(text: str) -> int:
         try:
             v = int(text)
@@ -53,6 +57,8 @@ def _integer(minimum: int) -> Callable[[str], int]:
                 f"must be an integer >= {minimum}, got {text!r}") from None
         if v < minimum:
             raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}, got {v}")
+        if maximum is not None and v > maximum:
+            raise argparse.ArgumentTypeError(f"must be an integer <= {maximum}, got {v}")
         return v
     parse.__name__ = f"integer >= {minimum}"
     return parse
@@ -106,9 +112,90 @@ def _plot_path(text: str) -> Path:
 #: hint without a flag here is dropped from the message: the Python API keeps it)
 _FLAGS: dict[str, dict[str, str]] = {
     "spatial": {"allow_empty=True": "--allow-empty"},
+    "tasks": {"allow_infeasible_start=True": "--allow-infeasible-start"},
     "hetero": {"clamp_negative=True": "--clamp-negative"},
     "compare": {"clamp_negative=True": "--clamp-negative"},
 }
+#: the API keyword a library message names -> the command line's option, per subcommand
+OPTION_NAMES: dict[str, dict[str, str]] = {
+    "spatial": {"m": "-m", "method": "--method", "P": "--P", "Q": "--Q", "weights": "--weights",
+                "allow_empty": "--allow-empty", "max_states": "--max-states",
+                "time_limit": "--time-limit"},
+    "tasks": {"method": "--method", "memory_cap": "--memory-cap", "seed": "--seed",
+              "allow_infeasible_start": "--allow-infeasible-start",
+              "max_states": "--max-states", "time_limit": "--time-limit"},
+    "hetero": {"n": "-n", "clamp_negative": "--clamp-negative", "time_limit": "--time-limit"},
+    "dynamic": {"platform": "PLATFORM", "balancer": "--balancer", "seed": "--seed", "n": "-n",
+                "time_limit": "--time-limit"},
+    "multikernel": {"runs": "--runs", "n_gpus": "--gpus"},
+    "compare": {"m": "-m", "n": "-n", "weights": "--weights", "seeds": "--seeds",
+                "clamp_negative": "--clamp-negative", "time_limit": "--time-limit"},
+}
+
+
+def _option_pattern(command: str | None) -> re.Pattern | None:
+    names = OPTION_NAMES.get(command or "")
+    if not names:
+        return None
+    alts = [f"`{re.escape(k)}`" for k in names]
+    # a keyword with an underscore is unmistakable without its backquotes too
+    alts += [rf"(?<![\w`-]){re.escape(k)}(?![\w`])" for k in names if "_" in k]
+    return re.compile(rf"({'|'.join(alts)})( = )?")
+
+
+def name_options(msg: str, command: str | None) -> str:
+    """`msg` (a library message) with the API keywords of `command`'s options written as the
+    options the user typed: the keyword ``max_states`` in backquotes followed by ``= 5`` reads
+    ``--max-states 5``, ``method`` reads ``--method``, ``platform`` reads ``PLATFORM``.
+
+    Parameters
+    ----------
+    msg : str
+        The message.
+    command : str or None
+        The subcommand (``args.command``); one without options here leaves `msg` as it is.
+
+    Returns
+    -------
+    str
+        The message in the command line's words.
+    """
+    pat = _option_pattern(command)
+    if pat is None:
+        return msg
+    names = OPTION_NAMES[command or ""]
+    return pat.sub(lambda m: names[m.group(1).strip("`")] + (" " if m.group(2) else ""), msg)
+
+
+def option_error(exc: BaseException, command: str | None) -> bool:
+    """Whether `exc`, raised by the library, is about the value of one of `command`'s
+    options (a usage error, exit 2) rather than the input file (exit 1): a value or type
+    error whose message starts with the option's keyword in backquotes (``method``, ``m``,
+    ``memory_cap``). A file that cannot be read, or a size or state cap reached during the
+    work, is not.
+
+    Parameters
+    ----------
+    exc : BaseException
+        The exception the library raised.
+    command : str or None
+        The subcommand (``args.command``).
+
+    Returns
+    -------
+    bool
+        True for a usage error.
+    """
+    from ._errors import WpartLimitError
+
+    if isinstance(exc, (OSError, WpartLimitError)) or not isinstance(
+            exc, (ValueError, TypeError, OverflowError, KeyError, IndexError)):
+        return False
+    names = OPTION_NAMES.get(command or "", {})
+    m = re.match(r"\s*`(\w+)`", str(exc).strip("'\""))
+    return bool(m) and m.group(1) in names
+
+
 _PAREN_HINT = re.compile(r"\s*\(pass [^()]*?\b[a-z_]+=[^()]*\)")
 _CLAUSE_HINT = re.compile(r";\s*pass\b[^;]*?\b[a-z_]+=[^;]*")
 
@@ -280,17 +367,18 @@ class Outputs:
                 if not os.path.isdir(os.path.dirname(f.target)):
                     raise WpartOSError(f"{f.option}: {f.path}: a link into a folder that does "
                                        f"not exist ({f.target})")
-        for f in self.files:
-            if f.direct:  # the bytes wait in the temporary folder, then go in at the end
-                import tempfile
+        with deferred():  # a signal here: every temporary file made is known to discard()
+            for f in self.files:
+                if f.direct:  # the bytes wait in the temporary folder, then go in at the end
+                    import tempfile
 
-                fd, f.temp = tempfile.mkstemp(prefix=".wpart-", suffix=".tmp")
-                os.close(fd)
-            else:
-                f.temp = self._reserve(f.option, f.path, f.target)
-        if self._set is not None:  # a probe: the set's writer keeps its own temporary files
-            opt, stem = self._set
-            os.unlink(self._reserve(opt, Path(stem), Path(stem)))
+                    fd, f.temp = tempfile.mkstemp(prefix=".wpart-", suffix=".tmp")
+                    os.close(fd)
+                else:
+                    f.temp = self._reserve(f.option, f.path, f.target)
+            if self._set is not None:  # a probe: the set's writer keeps its own temporary files
+                opt, stem = self._set
+                os.unlink(self._reserve(opt, Path(stem), Path(stem)))
 
     @staticmethod
     def _reserve(option: str, path: Path, target: Path) -> str:
@@ -390,24 +478,25 @@ class Outputs:
 
         switched: list[_Out] = []
         try:
-            for f in self.files:
-                if not f.done or f.direct:
-                    continue
-                if os.path.lexists(f.target):
-                    folder, name = os.path.split(os.path.abspath(f.target))
-                    f.backup = os.path.join(folder, f".{name}.{secrets.token_hex(6)}.old")
-                    try:
-                        os.link(f.target, f.backup)
-                    except OSError:
-                        import shutil
+            with deferred():  # a signal while the files switch: after it, and all put back
+                for f in self.files:
+                    if not f.done or f.direct:
+                        continue
+                    if os.path.lexists(f.target):
+                        folder, name = os.path.split(os.path.abspath(f.target))
+                        f.backup = os.path.join(folder, f".{name}.{secrets.token_hex(6)}.old")
+                        try:
+                            os.link(f.target, f.backup)
+                        except OSError:
+                            import shutil
 
-                        shutil.copy2(f.target, f.backup)
-                try:
-                    os.replace(f.temp, f.target)
-                except OSError as e:
-                    raise _write_error(f, e) from None
-                f.temp = None
-                switched.append(f)
+                            shutil.copy2(f.target, f.backup)
+                    try:
+                        os.replace(f.temp, f.target)
+                    except OSError as e:
+                        raise _write_error(f, e) from None
+                    f.temp = None
+                    switched.append(f)
             result = last() if last is not None else None
             for f in self.files:  # a device or a pipe: no rename, the bytes go in last
                 if f.done and f.direct:
@@ -419,21 +508,23 @@ class Outputs:
                     unlink_quiet(f.temp)
                     f.temp = None
         except BaseException:
-            for f in reversed(switched):  # the previous file back, or none
-                if f.backup is not None:
-                    try:
-                        os.replace(f.backup, f.target)
-                        f.backup = None
-                    except OSError:  # pragma: no cover - the folder broke under us
-                        pass
-                else:
-                    unlink_quiet(str(f.target))
+            with deferred():
+                for f in reversed(switched):  # the previous file back, or none
+                    if f.backup is not None:
+                        try:
+                            os.replace(f.backup, f.target)
+                            f.backup = None
+                        except OSError:  # pragma: no cover - the folder broke under us
+                            pass
+                    else:
+                        unlink_quiet(str(f.target))
             raise
-        for f in switched:
-            if f.backup is not None:
-                unlink_quiet(f.backup)
-                f.backup = None
-            fsync_dir(os.path.dirname(os.path.abspath(f.target)))
+        with deferred():
+            for f in switched:
+                if f.backup is not None:
+                    unlink_quiet(f.backup)
+                    f.backup = None
+                fsync_dir(os.path.dirname(os.path.abspath(f.target)))
         for f in self.files:
             if f.done:
                 print(f"wrote {f.path}", file=sys.stderr)
@@ -442,11 +533,12 @@ class Outputs:
     def discard(self) -> None:
         """Remove every temporary and backup file left (after a failure; nothing after a
         :meth:`commit`)."""
-        for f in self.files:
-            for p in (f.temp, f.backup):
-                if p is not None:
-                    unlink_quiet(p)
-            f.temp = f.backup = None
+        with deferred():
+            for f in self.files:
+                for p in (f.temp, f.backup):
+                    if p is not None:
+                        unlink_quiet(p)
+                f.temp = f.backup = None
 
 
 def _write_error(f: _Out, e: OSError) -> Exception:

@@ -45,7 +45,8 @@ REPRODUCERS: dict[str, str] = {
 
 #: The exit codes of ``wpart reproduce`` (the end of its ``--help``).
 REPRODUCE_EXIT_CODES = ("exit status: 0 every check ran and passed (whatever the verdicts);\n"
-                        "  1 a check failed, or --out cannot be made or written; 2 usage error")
+                        "  1 a check failed, or --out cannot be made or written; 2 usage error;\n"
+                        "  130 interrupted (Ctrl-C), 143 terminated (SIGTERM)")
 
 
 def load_reproducer(family: str) -> Callable[..., dict]:
@@ -299,10 +300,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         The exit status. ``reproduce``: 0 when every check passed, 1 when one failed or
         ``--out`` cannot be made or written. The family subcommands: 0 done (an infeasible
         instance is an answer), 1 input refused or an output not writable, 2 a usage error
-        found after parsing, 3 a time limit reached without a result. Usage errors that
-        :mod:`argparse` finds (an unknown family, a bad option or value) exit with status 2
-        through it. While it runs, a warning is shown as one line ``warning: <message>`` on
-        stderr.
+        found after parsing (an option value, or one the input cannot take: the message names
+        the option as typed, ``--max-states``, not the keyword), 3 a time limit reached
+        without a result. Usage errors that :mod:`argparse` finds (an unknown family, a bad
+        option or value) exit with status 2 through it. While it runs, a warning is shown as
+        one line ``warning: <message>`` on stderr, and SIGINT (Ctrl-C) or SIGTERM ends it as
+        one line ``wpart: interrupted (SIGINT)`` on stderr and status 130 (SIGTERM: 143), no
+        temporary file left and the previous output files untouched.
 
     {raises}
 
@@ -313,9 +317,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     0
     """
     from ._cli_io import one_line_warnings
+    from ._interrupt import EXIT_STATUS, pending_signal, signal_number, signals_as_exceptions
 
-    with one_line_warnings():  # a warning is one line `warning: <message>` on stderr
-        return _main(argv)
+    with signals_as_exceptions():  # SIGTERM ends the run as Ctrl-C does: outputs cleaned up
+        signum = None
+        try:
+            with one_line_warnings():  # a warning is one line `warning: <message>` on stderr
+                status = _main(argv)
+        except KeyboardInterrupt as e:  # SIGINT, or SIGTERM (Terminated)
+            signum = signal_number(e)
+        signum = signum or pending_signal()  # a signal held back while the outputs switched
+        if signum is None:
+            return status
+        return _interrupted(signum, EXIT_STATUS[signum])
+
+
+def _interrupted(signum: int, status: int) -> int:
+    """Say in one line on stderr that a signal ended the run; return `status`."""
+    import signal
+
+    try:
+        print(f"wpart: interrupted ({signal.Signals(signum).name})", file=sys.stderr, flush=True)
+    except (OSError, ValueError):  # stderr gone: nothing to say it on
+        pass
+    return status
 
 
 def _main(argv: Sequence[str] | None) -> int:
