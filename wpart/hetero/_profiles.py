@@ -62,6 +62,15 @@ def energy_given(pr: Profile) -> bool:
     return not pr.__dict__.get("_no_energy", False)
 
 
+def _csv_cell(text: str) -> str:
+    """`text` as one CSV cell: quoted as the csv module quotes (a ``"`` doubled) when it holds
+    a comma, a quote or a line end (the csv module leaves a lone ``\\r`` unquoted with a
+    ``\\n`` line terminator, which its reader then refuses), as it is otherwise."""
+    if any(c in text for c in ',"\n\r'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
 def _out_path(path: Any) -> Any:
     if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)):
         raise WpartTypeError(f"`path` must be a str or os.PathLike, got {type(path).__name__}")
@@ -456,6 +465,7 @@ class ProfileSet:
         out = io.StringIO()
         out.write("processor,size,time,energy\n" if with_e else "processor,size,time\n")
         for nm, pr in zip(self.names, self.profiles):
+            nm = _csv_cell(nm)
             if with_e:
                 for s, t, e in zip(pr.sizes.tolist(), pr.time.tolist(), pr.energy.tolist()):
                     out.write(f"{nm},{s},{t!r},{e!r}\n")

@@ -5,8 +5,10 @@ and its COO to CSR conversion: the same matrix that path gives (checked entry fo
 tests/test_spatial_mmfast.py), about 10 x faster on pattern files and faster on real ones when
 the weights count entries (the ``mtx`` rows of benchmarks/bench_files.py).
 Anything else (compressed files, ``array`` or ``complex`` / ``hermitian`` files, comments or
-blank lines among the entries, a cell stored twice, nan / inf values, ...) returns None, and
-the general reader (scipy's) reads the file and reports its errors as before."""
+blank lines among the entries, a cell stored twice, nan / inf values, a control byte such as
+NUL anywhere, a symmetric header of a non-square size ...) returns None, and the general reader
+(wpart.spatial._sparse: its checks, then scipy's reader) reads the file and reports its errors
+as before."""
 
 from __future__ import annotations
 
@@ -24,6 +26,31 @@ _BANNER = re.compile(
 )
 #: ... comment lines, then the size line.
 _SIZE = re.compile(rb"[ \t]*([0-9]{1,18})[ \t]+([0-9]{1,18})[ \t]+([0-9]{1,18})[ \t]*\r?\n")
+
+#: The bytes that no MatrixMarket text holds: the C0 control characters other than tab, line
+#: feed and carriage return, and DEL. scipy's reader misreads them (``1 1 1\x01`` reads as 1)
+#: or dies of a segmentation fault (a NUL after a line's last number, scipy 1.12 - 1.17).
+CONTROL_BYTES = bytes(range(0, 9)) + b"\x0b\x0c" + bytes(range(14, 32)) + b"\x7f"
+#: Every other byte: ``data.translate(None, NOT_CONTROL)`` leaves the control bytes of `data`.
+NOT_CONTROL = bytes(b for b in range(256) if b not in CONTROL_BYTES)
+
+
+def bad_byte(data: bytes) -> int:
+    """The offset of the first control byte (CONTROL_BYTES) or lone carriage return (one not
+    followed by a line feed) in `data`, -1 when there is none."""
+    left = data.translate(None, NOT_CONTROL)
+    k = data.find(left[:1]) if left else -1
+    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
+        at = 0
+        while True:
+            at = data.find(b"\r", at)
+            if at < 0 or data[at + 1:at + 2] != b"\n":
+                break
+            at += 1
+        if at >= 0 and (k < 0 or at < k):
+            k = at
+    return k
+
 
 _FIELD = {"real": 0, "integer": 1, "pattern": 2}
 _SYM = {"general": 0, "symmetric": 1, "skew-symmetric": 2}
@@ -44,7 +71,7 @@ _HEAD_BYTES = 1 << 16
 
 def header(data: bytes) -> tuple[str, str, int, int, int, int] | None:
     """(field, symmetry, n1, n2, entries, offset of the first entry line) of a header in the
-    fast path's syntax, else None."""
+    fast path's syntax (no control byte in it: see CONTROL_BYTES), else None."""
     m = _BANNER.match(data)
     if m is None:
         return None
@@ -56,6 +83,8 @@ def header(data: bytes) -> tuple[str, str, int, int, int, int] | None:
         pos = nl + 1
     s = _SIZE.match(data, pos)
     if s is None:
+        return None
+    if bad_byte(data[:s.end()]) >= 0:  # (a comment's NUL: the general reader refuses it)
         return None
     n1, n2, nnz = (int(v) for v in s.groups())
     return m.group(1).decode(), m.group(2).decode(), n1, n2, nnz, s.end()

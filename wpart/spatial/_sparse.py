@@ -23,7 +23,7 @@ from .._errors import (
 )
 from .._interrupt import run_interruptibly
 from .._validate import as_loads, check_sparse_arrays, choice, memory_budget, sparse_converted
-from ._mmfast import read_fast
+from ._mmfast import NOT_CONTROL, bad_byte, read_fast
 
 __all__ = ["MAX_DENSE_BYTES", "read_matrix"]
 
@@ -170,10 +170,17 @@ def _mmread(path: Any, name: str = "path", exact: bool = True) -> tuple[Any, str
         return got
     import scipy.io
 
+    bad = _head_fault(p)  # (before scipy reads the header: a control byte named as such)
+    if bad is not None:
+        raise WpartValueError(f"`{name}` {p!r} is not a readable MatrixMarket file: {bad}")
     try:
-        n1, n2, entries, fmt, field, _sym = scipy.io.mminfo(p)
+        n1, n2, entries, fmt, field, sym = scipy.io.mminfo(p)
     except Exception as exc:  # scipy raises ValueError / OSError / IndexError on bad files
         raise WpartValueError(f"`{name}` {p!r} is not a readable MatrixMarket file: {exc}") from None
+    if sym != "general" and n1 != n2:  # (scipy mirrors it into a matrix of another shape)
+        raise WpartValueError(
+            f"`{name}` {p!r} is not a readable MatrixMarket file: its header declares a {sym} "
+            f"matrix of size {n1} x {n2}; a {sym} matrix is square")
     if fmt == "array":
         need = 16 * int(n1) * int(n2)
         if need > memory_budget():
@@ -185,8 +192,8 @@ def _mmread(path: Any, name: str = "path", exact: bool = True) -> tuple[Any, str
         check_sparse_size(n1, n2, entries, name, _where(p))
     try:
         if scipy.io.mmread.__module__.endswith("_fast_matrix_market"):
-            with _open_mm(p) as f:  # Ctrl-C between two reads (see _Reads)
-                M = scipy.io.mmread(_Reads(f))
+            with _open_mm(p) as f:  # Ctrl-C between two reads, and checks (see _Reads)
+                M = scipy.io.mmread(_Reads(f, str(field)))
         else:  # scipy < 1.12: a Python reader, interruptible as it is
             M = scipy.io.mmread(p)
     except MemoryError:
@@ -204,10 +211,112 @@ _ENTRY_LINE = re.compile(rb"[ \t]*" + _NUMBER + rb"([ \t]+" + _NUMBER + rb")*[ \
                          re.IGNORECASE)
 
 
+#: What one 256 KiB read of the file gives _Reads to check; a line without a line end is not
+#: buffered beyond _LINE_MAX bytes unless it is a comment.
+_BLOCK = 1 << 18
+_LINE_MAX = 1 << 20
+#: The bytes of the entry lines of an integer (or pattern) file, and of a real (or complex)
+#: file: digits, signs, blanks and line ends; decimal points, exponents and nan / inf words.
+_INT_BYTES = b"0123456789+- \t\r\n"
+_REAL_BYTES = _INT_BYTES + b".eEaAfFiInNtTyY"
+_INT_TOKEN = re.compile(rb"[-+]?[0-9]+")
+#: The bytes before a sign in an integer token: the start of the line, a blank.
+_SIGN_AFTER = np.zeros(256, dtype=bool)
+_SIGN_AFTER[[9, 10, 32]] = True
+
+
+def _shown(tok: bytes) -> str:
+    t = tok[:40].decode("ascii", "backslashreplace")
+    return repr(t) + (f" ({len(tok)} characters)" if len(tok) > 40 else "")
+
+
+def _control_fault(line: bytes) -> str | None:
+    """A control byte in one line (without its line end), worded; None when there is none."""
+    k = bad_byte(line)
+    if k < 0:
+        return None
+    c = line[k]
+    what = ("a NUL byte" if c == 0 else "a carriage return inside the line" if c == 13
+            else f"the control byte 0x{c:02x}")
+    return f"{what} at column {k + 1} (not a MatrixMarket text file)"
+
+
+def _line_fault(line: bytes, field: str) -> str | None:
+    """What is wrong with one line (without its ``\\n``) of a MatrixMarket file of `field`: a
+    control byte anywhere (see wpart.spatial._mmfast.CONTROL_BYTES), or, outside comments, a
+    token that is no integer (an ``integer`` or ``pattern`` file) or holds a byte that no
+    number has (``real``, ``complex``); None when nothing is. scipy's reader reads ``2.9`` or
+    ``7abc`` as the number they start with (2, 7) instead."""
+    body = line[:-1] if line.endswith(b"\r") else line
+    bad = _control_fault(body)
+    if bad is not None or body.lstrip(b" \t").startswith(b"%"):
+        return bad
+    integer = field in ("integer", "pattern")
+    for tok in body.split():
+        if integer and _INT_TOKEN.fullmatch(tok) is None:
+            return f"the value {_shown(tok)} is not an integer (the file's field is {field})"
+        if not integer and tok.translate(None, _REAL_BYTES):
+            return f"the value {_shown(tok)} is not a number"
+    return None
+
+
+def _block_ok(blk: bytes, integer: bool) -> bool:
+    """Whether every line of `blk` (whole lines) is an entry line that _line_fault passes, by
+    byte counts (C speed; a comment, or anything else, makes the caller check line by line)."""
+    if blk.translate(None, _INT_BYTES if integer else _REAL_BYTES):
+        return False
+    if b"\r" in blk and blk.count(b"\r") != blk.count(b"\r\n"):
+        return False
+    if integer and (b"-" in blk or b"+" in blk):  # each sign after a blank, before a digit
+        a = np.frombuffer(blk, dtype=np.uint8)  # (whole lines: a sign is not the last byte)
+        at = np.flatnonzero((a == 45) | (a == 43))
+        after = a[at + 1]
+        return bool(((after >= 48) & (after <= 57)).all() and
+                    (_SIGN_AFTER[a[at[at > 0] - 1]]).all())
+    return True
+
+
+def _lines(blk: bytes) -> int:
+    """The line ends in `blk`."""
+    return int(np.count_nonzero(np.frombuffer(blk, dtype=np.uint8) == 10))
+
+
+def _head_fault(p: str) -> str | None:
+    """A control byte in the header of the file at `p` (its lines up to the size line),
+    worded with its line; None when there is none, or when the file cannot be read (scipy's
+    reader then reports it)."""
+    try:
+        with _open_mm(p) as f:
+            for i in range(1, 1 << 16):
+                line = f.readline(_LINE_MAX)
+                if not line:
+                    return None
+                bad = _control_fault(line[:-2] if line.endswith(b"\r\n") else
+                                     line.rstrip(b"\n"))
+                if bad is not None:
+                    return f"line {i}: {bad}"
+                if not line.lstrip(b" \t").startswith(b"%"):
+                    return None  # (the size line)
+    except Exception:  # noqa: BLE001 -- OSError, EOFError, zlib.error: scipy reports them
+        return None
+    return None
+
+
+class _Refused(ValueError):
+    """A file that _Reads does not give scipy's reader (the message names the line)."""
+
+
 class _Reads:
     """A binary file handed to scipy's C++ MatrixMarket reader as a stream: the reader asks
     its ``read`` for 1 KiB at a time, and a Ctrl-C is raised inside that Python call (given a
     path, the reader holds the GIL for the whole file: seconds deaf to Ctrl-C).
+
+    Only whole lines that pass the checks of _line_fault reach the reader (read 256 KiB at a
+    time, checked at C speed by _block_ok, line by line only where that finds something): a
+    control byte anywhere (a NUL after a line's last number kills scipy 1.12 - 1.17 with a
+    segmentation fault; other control bytes after a number are ignored), a value of an
+    ``integer`` file that is not an integer (read as the integer it starts with) or a byte that
+    no number has in a ``real`` one, raise ``_Refused`` naming the line.
 
     A file whose last line has no line end is given one: scipy's reader (1.12 - 1.17 at
     least) reads past its buffer there when anything follows the line's last number (a blank,
@@ -216,32 +325,82 @@ class _Reads:
     refused first: a truncated file would otherwise read its cut number (``8.83E`` for
     ``8.83E-6``)."""
 
-    __slots__ = ("_f", "_tail", "_done")
+    __slots__ = ("_f", "_field", "_int", "_buf", "_pos", "_part", "_plen", "_line", "_done")
 
-    def __init__(self, f: Any) -> None:
+    def __init__(self, f: Any, field: str = "real") -> None:
         self._f = f
-        self._tail = b""  # the bytes after the last line end read so far
+        self._field = field
+        self._int = field in ("integer", "pattern")
+        self._buf = b""  # checked bytes not yet given to the reader, from _pos
+        self._pos = 0
+        self._part: list = []  # the pieces of the line without a line end read so far
+        self._plen = 0
+        self._line = 0  # the lines checked so far
         self._done = False
 
     def read(self, n: int = -1) -> bytes:
-        if self._done:
+        while self._pos >= len(self._buf):
+            if self._done:
+                return b""
+            self._buf, self._pos = self._fill(), 0
+        end = len(self._buf) if n is None or n < 0 else self._pos + n
+        out = self._buf[self._pos:end]
+        self._pos += len(out)
+        return out
+
+    def _fill(self) -> bytes:
+        """The next whole lines of the file, checked (b"" when a read ended in no line end)."""
+        b = self._f.read(_BLOCK)
+        if not b:
+            self._done = True
+            return self._last()
+        k = b.rfind(b"\n")
+        if k < 0:
+            self._grow(b)
             return b""
-        b = self._f.read(n)
-        if b:
-            k = b.rfind(b"\n")
-            self._tail = b[k + 1:] if k >= 0 else self._tail + b
-            if len(self._tail) > 4096:  # (no entry line is that long: refused below anyway)
-                self._tail = self._tail[-4097:]
-            return b
-        self._done = True
-        last = self._tail.strip()
+        blk = b[:k + 1]
+        if self._part:
+            blk = b"".join(self._part) + blk
+            self._part, self._plen = [], 0
+        if not _block_ok(blk, self._int):
+            for i, line in enumerate(blk.split(b"\n")):
+                bad = _line_fault(line, self._field)
+                if bad is not None:
+                    raise _Refused(f"line {self._line + i + 1}: {bad}")
+        self._line += _lines(blk)
+        if k + 1 < len(b):
+            self._grow(b[k + 1:])
+        return blk
+
+    def _grow(self, piece: bytes) -> None:
+        """Keep `piece` of the line without a line end so far (a control byte in it, or more
+        than _LINE_MAX bytes of a line that is no comment, refused at once)."""
+        self._part.append(piece)
+        self._plen += len(piece)
+        if piece.translate(None, NOT_CONTROL):
+            bad = _control_fault(b"".join(self._part))
+            if bad is not None:
+                raise _Refused(f"line {self._line + 1}: {bad}")
+        if self._plen > _LINE_MAX and not self._part[0].lstrip(b" \t").startswith(b"%"):
+            raise _Refused(f"line {self._line + 1} is longer than {_LINE_MAX} bytes: not an "
+                           "entry line")
+
+    def _last(self) -> bytes:
+        """The last line of a file that does not end in a line end, with one (checked)."""
+        tail, self._part = b"".join(self._part), []
+        if not tail:
+            return b""
+        bad = _line_fault(tail, self._field)
+        if bad is not None:
+            raise _Refused(f"line {self._line + 1}: {bad}")
+        last = tail.strip()
         if not last:
             return b""
-        if not last.startswith(b"%") and not _ENTRY_LINE.fullmatch(self._tail):
+        if not last.startswith(b"%") and not _ENTRY_LINE.fullmatch(tail):
             shown = last[-40:].decode("ascii", "replace")
-            raise ValueError(f"its last line {shown!r} has no line end and is not a whole "
-                             "entry (a truncated file?)")
-        return b"\n"
+            raise _Refused(f"its last line {shown!r} has no line end and is not a whole "
+                           "entry (a truncated file?)")
+        return tail + b"\n"
 
 
 def _open_mm(p: str) -> Any:
@@ -290,7 +449,10 @@ def read_matrix(path: str | os.PathLike) -> Any:
     WpartFileNotFoundError
         If `path` does not exist.
     WpartValueError
-        If the file is not a readable MatrixMarket file (the message names it).
+        If the file is not a readable MatrixMarket file (the message names it, and the line
+        where it can): a control byte such as NUL anywhere, a value of an ``integer`` file
+        that is not an integer (``2.9``, ``7abc``), a byte no number has in a ``real`` one,
+        a symmetric / skew-symmetric / hermitian header of a non-square size, ...
     WpartMemoryError
         If the declared shape and entry count could not be read into memory (checked from the
         header, before anything of that size is allocated).

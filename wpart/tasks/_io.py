@@ -104,13 +104,14 @@ def _deepest(text: bytes) -> int:
 
 
 def _decompress(path: str, raw: bytes, max_bytes: int, brotli: Any) -> bytes:
-    """Brotli-decompress `raw` incrementally, stopping once more than `max_bytes` come out."""
+    """Brotli-decompress `raw` incrementally, stopping once more than `max_bytes` come out.
+    Input goes in 1 MiB at a time while the decoder accepts it; then its pending output is
+    drained (``process(b"")``) until the stream ends or no progress is made (brotli 1.2:
+    ``can_accept_more_data()`` is True with output still pending once all input is in)."""
     dec = brotli.Decompressor()
     out, size, step, pos = [], 0, 1 << 20, 0
     while True:
-        if dec.can_accept_more_data():
-            if pos >= len(raw):
-                break
+        if pos < len(raw) and dec.can_accept_more_data():
             piece, pos = raw[pos:pos + step], pos + step
         else:
             piece = b""
@@ -122,7 +123,9 @@ def _decompress(path: str, raw: bytes, max_bytes: int, brotli: Any) -> bytes:
         out.append(data)
         if dec.is_finished() and pos >= len(raw):
             break
-    if not dec.is_finished():
+        if not piece and not data:  # no progress: the input is spent (or the decoder stuck)
+            break
+    if not dec.is_finished() or pos < len(raw):
         raise EOFError("incomplete brotli stream")
     return b"".join(out)
 
@@ -577,6 +580,7 @@ def read_lbdatafile(paths: Any, *, phase: int | None = None, m: int | None = Non
     I = max(per_rank) + 1 if m is None else as_m(m, "m", maximum=INT32_LIMIT)
     if I <= max(per_rank):
         raise WpartValueError(f"`m` = {I} but a file has rank {max(per_rank)}")
+    _vom_idle(per_rank)  # an idle rank's .vom file lists no phase
     _one_set(per_rank)  # one output set: its manifest, else the same phases in every file
     _check_gaps(per_rank)
     keys: dict[tuple[str, int], int] = {}
@@ -681,6 +685,24 @@ def _block(blocks: dict, sid: int, size: float, home: int, explicit: bool, f: st
                               f"here but on rank {b[1]} in {b[3]}: {b[4]}")
     if explicit and not b[2]:
         blocks[sid] = [size, home, True, f, where]
+
+
+def _vom_idle(per_rank: dict) -> None:
+    """A ``.vom`` file lists only the phases in which its rank ran a task (an idle rank's file
+    is empty): give it, as phases without tasks, the phases that the other files list (in
+    order of first listing), so that an idle rank reads as a rank with no tasks."""
+    vom = [r for r, (f, _) in per_rank.items() if f.endswith(".vom")]
+    ids: dict = {}
+    for r in sorted(per_rank) if vom else ():
+        phs = per_rank[r][1].get("phases")
+        for ph in phs if isinstance(phs, list) else ():
+            pid = ph.get("id") if isinstance(ph, dict) else None
+            if isinstance(pid, int) and not isinstance(pid, bool):
+                ids.setdefault(pid, None)
+    for r in vom:
+        phs = per_rank[r][1]["phases"]
+        have = {ph["id"] for ph in phs}
+        phs.extend({"id": pid, "tasks": []} for pid in ids if pid not in have)
 
 
 def _one_set(per_rank: dict) -> None:
