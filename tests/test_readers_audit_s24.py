@@ -367,3 +367,15 @@ def test_profile_csv_round_trip_of_odd_names(tmp_path, energy):
 def test_profile_csv_plain_names_unchanged():
     ps = wh.ProfileSet.from_arrays([([1], [2.0]), ([3], [0.1])], names=["cpu", "gpu"])
     assert ps.to_csv() == "processor,size,time\ncpu,1,2.0\ngpu,3,0.1\n"
+
+
+@pytest.mark.parametrize("name", [" gpu", "gpu ", "\tcpu"])
+def test_profile_csv_refuses_names_a_read_would_strip(tmp_path, name):
+    ps = wh.ProfileSet.from_arrays([([1], [2.0]), ([3], [0.1])], names=["cpu0", name])
+    f = tmp_path / "p.csv"
+    f.write_text("before")
+    with pytest.raises(wpart.WpartValueError, match=r"`profiles\[1\]`.*leading or trailing"):
+        ps.to_csv(f)
+    assert f.read_text() == "before"  # nothing written
+    with pytest.raises(wpart.WpartValueError, match="rename the profile"):
+        ps.to_csv()

@@ -457,10 +457,16 @@ class ProfileSet:
         temporary file in the same folder, renamed into place): a failure leaves no partial
         file and an existing file unchanged, and raises :class:`wpart.WpartOSError` naming
         the path and the problem (no such folder, permission denied, read-only file system,
-        ...).
+        ...). A profile name with leading or trailing spaces raises
+        :class:`wpart.WpartValueError` (a CSV read strips them), nothing written.
         """
         if path is not None:
             _out_path(path)
+        for i, nm in enumerate(self.names):  # (from_csv strips every cell, quoted or not)
+            if nm != nm.strip():
+                raise WpartValueError(
+                    f"`profiles[{i}]`: name {nm!r} has leading or trailing spaces, which a CSV "
+                    "read drops (from_csv strips its cells); rename the profile")
         with_e = any(energy_given(pr) for pr in self.profiles)
         out = io.StringIO()
         out.write("processor,size,time,energy\n" if with_e else "processor,size,time\n")
