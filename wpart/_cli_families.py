@@ -27,9 +27,9 @@ from typing import Any
 
 from ._errors import WpartValueError
 from ._cli_io import (EXIT_CODES, EXIT_OK, EXIT_REFUSED, EXIT_TIME_LIMIT, EXIT_USAGE, Outputs,
-                      UsageError, _finite, _integer, _missing, _number, _plot_path, _status,
-                      cli_message, name_options, option_error, read_loads_file,
-                      read_matrix_file)
+                      OPTION_NAMES, UsageError, _finite, _integer, _missing, _number,
+                      _plot_path, _status, cli_message, name_options, option_error,
+                      read_loads_file, read_matrix_file)
 
 #: subcommand -> the example shown at the end of its --help (the docs' tests run them all)
 EXAMPLES: dict[str, list[str]] = {
@@ -299,8 +299,6 @@ def _method_options(table: Any, args: argparse.Namespace, given: dict[str, bool]
     """An unknown ``--method``, or an option (``given``: API keyword -> whether it was given)
     that the method does not take: a usage error naming the option, before any input is
     read."""
-    from ._cli_io import OPTION_NAMES
-
     try:
         meth = table.choose(args.method)
     except WpartValueError as e:
@@ -635,11 +633,11 @@ def _multikernel(args: argparse.Namespace, out: Outputs) -> int:
     entries = [inp for (b, inp) in sim.TABLE2 if b == args.bench]
     if not entries:
         raise UsageError(f"BENCH: {args.bench!r} is not a benchmark of Table 2; one of "
-                              f"{', '.join(dict.fromkeys(b for b, _ in sim.TABLE2))}")
+                         f"{', '.join(dict.fromkeys(b for b, _ in sim.TABLE2))}")
     inp = args.input or entries[0]
     if inp not in entries:
         raise UsageError(f"--input: {inp!r} is not a Table 2 input of {args.bench}; one "
-                              f"of {', '.join(entries)}")
+                         f"of {', '.join(entries)}")
     pl, cost, units, entry = sim.calibrate_to_table2(args.bench, inp, n_gpus=args.gpus)
     print(f"[wpart multikernel] {args.bench} {inp} on the simulated platform P2 "
           f"({args.gpus} GPU), {args.runs} runs", file=sys.stderr)

@@ -108,14 +108,6 @@ def _plot_path(text: str) -> Path:
 
 # ----------------------------------------------------------------------------- helpers ----
 
-#: keyword hints of the library's messages -> the command line's flag, per subcommand (a
-#: hint without a flag here is dropped from the message: the Python API keeps it)
-_FLAGS: dict[str, dict[str, str]] = {
-    "spatial": {"allow_empty=True": "--allow-empty"},
-    "tasks": {"allow_infeasible_start=True": "--allow-infeasible-start"},
-    "hetero": {"clamp_negative=True": "--clamp-negative"},
-    "compare": {"clamp_negative=True": "--clamp-negative"},
-}
 #: the API keyword a library message names -> the command line's option, per subcommand
 OPTION_NAMES: dict[str, dict[str, str]] = {
     "spatial": {"m": "-m", "method": "--method", "P": "--P", "Q": "--Q", "weights": "--weights",
@@ -131,6 +123,14 @@ OPTION_NAMES: dict[str, dict[str, str]] = {
     "compare": {"m": "-m", "n": "-n", "weights": "--weights", "seeds": "--seeds",
                 "clamp_negative": "--clamp-negative", "time_limit": "--time-limit"},
 }
+#: the keywords of OPTION_NAMES that are on / off flags (``store_true``)
+_SWITCHES = ("allow_empty", "allow_infeasible_start", "clamp_negative")
+#: keyword hints of the library's messages (``pass allow_empty=True``) -> the command line's
+#: flag, per subcommand (a hint without a flag here is dropped from the message: the Python
+#: API keeps it)
+_FLAGS: dict[str, dict[str, str]] = {
+    command: {f"{k}=True": flag for k, flag in names.items() if k in _SWITCHES}
+    for command, names in OPTION_NAMES.items()}
 
 
 def _option_pattern(command: str | None) -> re.Pattern | None:
