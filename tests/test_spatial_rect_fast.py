@@ -304,8 +304,15 @@ def test_dense_ish_csr_runs_on_its_nonzeros_with_integral_loads():
         d = spatial.rect_nicol(D if w == "values" else (D != 0).astype(np.int64), 16, P=4, Q=4)
         assert sps.issparse(r.A) and isinstance(d.A, np.ndarray)
         _same(r, d)
-    F = A.astype(np.float64)  # float values: the input rules decide, as before
-    assert isinstance(spatial.rect_nicol(F, 16, P=4, Q=4).A, np.ndarray)
+    # integral float values (every partial sum exact, as a real MatrixMarket file's unit
+    # weights): the one call too, with the dense path's grid and loads
+    F = sps.csr_array(A.astype(np.float64))
+    r = spatial.rect_nicol(F, 16, P=4, Q=4)
+    d = spatial.rect_nicol(D.astype(np.float64), 16, P=4, Q=4)
+    assert sps.issparse(r.A) and r.loads.dtype == np.float64 and isinstance(d.A, np.ndarray)
+    _same(r, d)
+    for bad in (F * 0.5, F * 2.0**52):  # non-integral loads, sums past 2**53: the input rules
+        assert isinstance(spatial.rect_nicol(bad, 16, P=4, Q=4).A, np.ndarray)
 
 
 def _state(r):

