@@ -224,6 +224,12 @@ def verdict(row):
     row["goal_cpu"] = w["cpu"] <= row.get("nic_c_cpu", nic_cpu)
     row["goal_cpu_v"] = w["cpu"] <= row.get("nic_v_c_cpu", nic_cpu)
     row["cpu_ratio_nic_over_wpart"] = row.get("nic_c_cpu", nic_cpu) / max(w["cpu"], 1e-9)
+    cli = row.get("sarma_cli")
+    if cli:  # SARMA's own CLI beside: its loads join the best, its nic's timer the CPU goal
+        row["best_with_cli"] = min([best9] + [v["max_load"] for v in cli.values()])
+        row["goal_load_cli"] = w["max_load"] <= row["best_with_cli"]
+        if "nic" in cli:
+            row["goal_cpu_cli"] = w["cpu"] <= cli["nic"]["seconds"]
     label = row["matrix"] + (f":{row['weights']}" if "weights" in row else "")
     refine = row["wpart"].get("rect_refine")
     print(f"{label:16s} {row['P']:2d}x{row['Q']:<2d} nic {row['sarma']['nic']['max_load']:>10.0f} "
@@ -231,7 +237,11 @@ def verdict(row):
           f"{w['max_load']:>10.0f} {'OK ' if row['goal_load'] else 'NO '} "
           + (f"refine {refine['max_load']:>10.0f} " if refine else "")
           + f"| cpu nic {nic_cpu:.4f} C {row.get('nic_c_cpu', np.nan):.4f} "
-          f"wpart {w['cpu']:.4f} {'OK' if row['goal_cpu'] else 'NO'}", flush=True)
+          f"wpart {w['cpu']:.4f} {'OK' if row['goal_cpu'] else 'NO'}"
+          + (f" | CLI best {row['best_with_cli']:.0f} nic {cli['nic']['seconds']:.4f} "
+             f"{'OK' if row['goal_load_cli'] else 'NO'}/"
+             f"{'OK' if row.get('goal_cpu_cli') else 'NO'}" if cli and "nic" in cli else ""),
+          flush=True)
     return row
 
 
@@ -243,10 +253,21 @@ def totals(cases):
         g["cases"] += 1
         g["load_ok"] += c["goal_load"]
         g["cpu_ok"] += c["goal_cpu"]
-    print(f"{'grid':6s} {'cases':>5s} {'load ok':>8s} {'CPU <= nic':>10s}")
+        if "goal_cpu_cli" in c:
+            g["load_ok_cli"] = g.get("load_ok_cli", 0) + c["goal_load_cli"]
+            g["cpu_ok_cli"] = g.get("cpu_ok_cli", 0) + c["goal_cpu_cli"]
+    cli = [c for c in cases if "goal_cpu_cli" in c]
+    print(f"{'grid':6s} {'cases':>5s} {'load ok':>8s} {'CPU <= nic':>10s}"
+          + (f" {'load ok (CLI)':>13s} {'CPU <= CLI nic':>14s}" if cli else ""))
     for k, g in per_grid.items():
-        print(f"{k:6s} {g['cases']:5d} {g['load_ok']:8d} {g['cpu_ok']:10d}")
-    return {
+        print(f"{k:6s} {g['cases']:5d} {g['load_ok']:8d} {g['cpu_ok']:10d}"
+              + (f" {g.get('load_ok_cli', 0):13d} {g.get('cpu_ok_cli', 0):14d}" if cli else ""))
+    extra = {"cli_cases": len(cli),
+             "cli_load_goal_met": sum(c["goal_load_cli"] for c in cli),
+             "cli_cpu_goal_met": sum(c["goal_cpu_cli"] for c in cli),
+             "cli_note": "SARMA's own CLI (eight of the nine: no nicuni), "
+                         "its Partitioning time (s), best of --repeat"} if cli else {}
+    return {**extra,
         "cases": len(cases),
         "load_goal_met": sum(c["goal_load"] for c in cases),
         "cpu_goal_met": sum(c["goal_cpu"] for c in cases),
@@ -291,15 +312,70 @@ def generated_cases(args, grids):
     return cases
 
 
+#: SARMA's own CLI's names of the nine (the version built here has no nicuni); the
+#: symmetric ones run where P == Q.
+CLI_ALGS = ("nic", "uni", "rac", "pal", "opal", "sgo_2ds", "sgo_2dr_nic", "sgo_2dr")
+CLI_SYMMETRIC = ("rac", "pal", "opal")
+
+
+def sarma_cli(exe, mtx, M, P, Q, repeat, no_sgo=False):
+    """{alg: {max_load, seconds}} of SARMA's own CLI (`exe`, built from its sources) on the
+    general integer MatrixMarket file `mtx` (``--use-data``: the loads as values): its
+    ``Max load`` (checked against the cuts it prints, evaluated on `M`) and ``Partitioning
+    time (s)`` (its own timer around the algorithm, the transpose included; best of `repeat`,
+    the SGO ones once)."""
+    import subprocess
+
+    out = {}
+    for alg in CLI_ALGS:
+        if (alg in CLI_SYMMETRIC and P != Q) or (no_sgo and alg.startswith("sgo")):
+            continue
+        best, load = np.inf, None
+        for _ in range(1 if alg.startswith("sgo") else repeat):
+            try:
+                text = subprocess.run([str(exe), "--graph", str(mtx), "--alg", alg,
+                                       "--use-data", "--p", str(P), "--q", str(Q)],
+                                      capture_output=True, text=True, timeout=600,
+                                      check=True).stdout
+            except (OSError, subprocess.SubprocessError) as exc:
+                print(f"  SARMA CLI {alg} {P}x{Q}: {exc}", file=sys.stderr)
+                break
+            lines = text.splitlines()
+            got = {k.strip(): v.strip() for k, _, v in
+                   (ln.partition(":") for ln in lines if ":" in ln)}
+            at = lines.index("Cuts:")
+            end = lines.index("<<<", at)  # (one line: the same cuts for rows and columns)
+            cuts = [np.array(ln.split(), np.int64) for ln in lines[at + 1:end]]
+            cuts = cuts * 2 if len(cuts) == 1 else cuts
+            load = float(got["Max load"])
+            assert M.lmax(*cuts) == load, (mtx, alg, P, Q)
+            best = min(best, float(got["Partitioning time (s)"]))
+        if load is not None:
+            out[alg] = {"max_load": load, "seconds": best}
+    return out
+
+
 def mtx_cases(args, grids):
     """rect_nicol on each file (its max load read from the file, its CPU on the loads matrix
     already built, as for the generated ones) beside SARMA's nine, per weighting and grid."""
+    import tempfile
+
     cases = []
     only = set(filter(None, args.only.split(",")))
+    tmp = tempfile.TemporaryDirectory()
     for name, path in mtx_files(args.mtx):
         if only and name not in only:
             continue
-        for weights, L in mtx_loads(path).items():
+        loads = mtx_loads(path)
+        files = {}
+        if args.sarma_cli:  # the loads matrices as general integer files for SARMA's CLI
+            import scipy.io
+
+            for weights, L in loads.items():
+                files[weights] = Path(tmp.name) / f"{name}_{weights}.mtx"
+                scipy.io.mmwrite(files[weights], sp.coo_matrix(L), field="integer",
+                                 symmetry="general")
+        for weights, L in loads.items():
             M = _sarma.Mat(L)
             for P, Q in grids:
                 if P > M.n1 or Q > M.n2:
@@ -308,6 +384,9 @@ def mtx_cases(args, grids):
                        "n2": M.n2, "nnz": int(M.rp[-1]), "total": M.total, "P": P, "Q": Q,
                        "sarma": nine(M, P, Q, args.repeat, args.no_sgo), "wpart": {}}
                 c_nics(row, M, P, Q, args.repeat)
+                if args.sarma_cli:
+                    row["sarma_cli"] = sarma_cli(args.sarma_cli, files[weights], M, P, Q,
+                                                 args.repeat, args.no_sgo)
                 r = spatial.rect_nicol(path, P * Q, P=P, Q=Q, weights=weights)
                 rl, t = cpu(lambda: spatial.rect_nicol(L, P * Q, P=P, Q=Q), args.repeat)
                 assert rl.max_load == r.max_load, (name, weights, P, Q)
@@ -328,6 +407,10 @@ def main(argv=None):
     ap.add_argument("--mtx", nargs="+", metavar="DIR",
                     help="MatrixMarket files or folders of them instead of the generated "
                     "matrices (weightings stored and count)")
+    ap.add_argument("--sarma-cli", default=None, metavar="EXE",
+                    help="with --mtx: SARMA's own CLI (built from its sources: PEERS), run "
+                    "beside the re-implementations; its max loads and timer in the JSON "
+                    "(sarma_cli) and goals against them (goal_*_cli)")
     ap.add_argument("--grids", default=None, help="comma-separated PxQ grids (default "
                     + ",".join(f"{P}x{Q}" for P, Q in GRIDS) + "; with --mtx also 64x64)")
     args = ap.parse_args(argv)

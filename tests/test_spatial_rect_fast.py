@@ -632,3 +632,48 @@ def test_never_above_the_uniform_grid_where_no_uniform_start_runs():
         r = spatial.rect_nicol(A, P * Q, P=P, Q=Q, allow_empty=True)
         assert r.max_load <= spatial.rect_uniform(A, P * Q, P=P, Q=Q,
                                                   allow_empty=True).max_load
+
+
+@pytest.mark.parametrize("weights", ["stored", "count", "values"])
+def test_coo_and_csc_take_the_one_call_path_as_the_general_path_reads_them(monkeypatch,
+                                                                           weights):
+    """A COO or CSC matrix (``scipy.io.mmread`` gives COO), duplicates and explicit zeros
+    included, runs the one-call default on the CSR matrix the input rules make of it: the
+    general path's result, its loads matrix `A` included."""
+    from wpart.spatial import _rect
+
+    rng = np.random.default_rng(17)
+    taken = []
+    real = _rect.fast_default
+
+    def spy(*args, **kwargs):
+        res = real(*args, **kwargs)
+        taken.append(res is not None)
+        return res
+
+    for k in range(12):
+        n1, n2 = (int(x) for x in rng.integers(40, 300, 2))
+        nnz = int(rng.integers(1, n1 * n2 // 8))
+        row, col = rng.integers(0, n1, nnz), rng.integers(0, n2, nnz)
+        if k % 3 == 0:  # integral floats (a real file of unit weights), zeros among them
+            data = rng.integers(0, 4, nnz).astype(np.float64)
+        elif k % 3 == 1:  # ints
+            data = rng.integers(0, 9, nnz)
+        else:  # fractional floats: values stay with the input rules (dense where dense)
+            data = rng.random(nnz) + (rng.random(nnz) < 0.1) * 0.0
+        C = sps.coo_array((data, (row, col)), shape=(n1, n2))  # (duplicates: summed / counted)
+        for A in (C, C.tocsc(), sps.coo_matrix(C)):
+            P, Q = ((4, 4), (3, 5), (8, 8))[k % 3]
+            monkeypatch.setattr(_rect, "fast_default", spy)
+            taken.clear()
+            fast = spatial.rect_nicol(A, P * Q, P=P, Q=Q, weights=weights)
+            monkeypatch.setattr(_rect, "fast_default", lambda *a, **kw: None)
+            ref = spatial.rect_nicol(A, P * Q, P=P, Q=Q, weights=weights)
+            _same(fast, ref)
+            if taken == [True] and isinstance(ref.A, np.ndarray):
+                # integral loads kept sparse at any density (the general path densifies)
+                assert sps.issparse(fast.A) and np.array_equal(fast.A.toarray(), ref.A)
+            elif taken == [True]:
+                _same_matrix(fast.A, ref.A)
+            else:  # fractional values the input rules densify
+                assert weights == "values" and k % 3 == 2

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _core
 from .._errors import WpartValueError
+from .._validate import check_sparse_arrays
 from ._common import _bound, _verdict, factor_pair
 from ._nicol import _auto_stats
 from ._partition import SpatialPartition
@@ -68,6 +69,33 @@ def _fast_result(A: Any, m: int, total: Any, amax: Any, kind: str, out: tuple, p
     r = object.__new__(SpatialPartition)
     r.__dict__.update(f)
     return r
+
+
+def _as_csr(A: Any, weights: str) -> tuple[Any, str] | None:
+    """A COO or CSC matrix as the canonical CSR matrix (int64 pointers and indices) that the
+    general path's input rules make of it, and the weighting that gives its loads from that
+    matrix: ``"stored"`` as the int64 count of stored entries per cell (duplicates counted,
+    zeros too) with ``"values"``; the other two on the matrix with its duplicates summed. None
+    where the arrays are not plain (the general path checks and reports)."""
+    if len(A.shape) != 2 or A.dtype.kind not in "biuf":
+        return None
+    try:
+        check_sparse_arrays(A, "A")
+        if weights == "stored":
+            c = A.tocoo()
+            c = _sparse._sp().csr_array((np.ones(c.nnz, dtype=np.int64), (c.row, c.col)),
+                                        shape=A.shape)
+            weights = "values"
+        else:
+            c = A.tocsr()
+        if not c.has_canonical_format:
+            c = c.copy()
+            c.sum_duplicates()
+    except Exception:  # (the general path names the fault)
+        return None
+    rp = np.ascontiguousarray(c.indptr, np.int64)
+    ci = np.ascontiguousarray(c.indices, np.int64)
+    return _csr_with(c, rp, ci, c.data), weights
 
 
 def _exact_floats(vals: np.ndarray) -> bool:
@@ -128,8 +156,14 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
             A = fast_path_matrix(A, weights)
             if A is None:
                 return None
-        elif not (type(A).__module__.startswith("scipy.sparse") and
-                  getattr(A, "format", None) == "csr"):
+        elif not type(A).__module__.startswith("scipy.sparse"):
+            return None
+        elif getattr(A, "format", None) in ("coo", "csc"):  # as the general path reads it
+            got = _as_csr(A, weights)
+            if got is None:
+                return None
+            A, weights = got
+        elif getattr(A, "format", None) != "csr":
             return None
         shape = A.shape
         rp, ci, vals = A.indptr, A.indices, A.data

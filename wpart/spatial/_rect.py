@@ -100,7 +100,8 @@ def rect_nicol(
     A, m
         Loads (a dense 2D array, a ``scipy.sparse`` matrix of any format, or a MatrixMarket
         file path) and number of parts. A sparse matrix (more than 2**15 cells, at most 1/32 of
-        them nonzero; for the default on a CSR matrix with integer loads or ``weights="stored"``
+        them nonzero; for the default on a CSR, CSC or COO matrix with integral loads (int, or
+        float with an absolute sum below 2**53: ``scipy.io.mmread``'s) or ``weights="stored"``
         / ``"count"``, any size and density, its ``A`` then the sparse loads matrix) is not
         densified: a sweep costs O(nnz + P n2 + Q n1), and the grid is the one the dense array
         gives. A dense array runs the default on its nonzeros too: where most cells are
