@@ -27,8 +27,17 @@ grid skipped where P or Q exceeds the dimension): rect_nicol's max load read fro
 (``weights=``), its CPU on the loads matrix already built, beside SARMA's nine on that
 matrix and the C nic (results/bench_spatial_mtx.json: SARMA's test set, 5 SuiteSparse files).
 
+``--sarma-cli EXE`` (with ``--mtx``) also runs SARMA's own command line, built from its
+sources (PEERS: not packaged), on each loads matrix written as a general integer file with
+``--use-data``: eight of the nine (its build has no nicuni; rac / pal / opal where P == Q),
+their max loads (checked against the cuts it prints) and its own timer (``Partitioning time
+(s)``, best of ``--repeat``; the SGO ones once) under ``sarma_cli``, and the goals against them
+(``goal_load_cli``: <= the best of the re-implementations and SARMA's own; ``goal_cpu_cli``:
+CPU <= its nic's time). Its SGO ones start from its own seed, so they can end below the
+re-implementations' (cage 4 x 4: 495 vs 510).
+
 Usage: python benchmarks/bench_spatial_sarma.py [--full] [--repeat N] [--out PATH]
-[--only NAMES] [--no-sgo] [--grids PxQ,...] [--mtx DIR [DIR ...]]
+[--only NAMES] [--no-sgo] [--grids PxQ,...] [--mtx DIR [DIR ...]] [--sarma-cli EXE]
 (the JSON in results/ was taken with ``--full --repeat 3``: the SGO algorithms and, on the
 4 M-nonzero matrix, everything but rect_nicol and nic run once; bench_spatial_mtx.json with
 ``--mtx <folder> --repeat 3``)

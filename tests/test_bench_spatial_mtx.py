@@ -90,3 +90,55 @@ def test_mtx_rows_match_rect_nicol_and_the_nine(bench, tmp_path, capsys):
     assert s["load_goal_met"] == sum(c["goal_load"] for c in cases)
     assert s["per_grid"]["8x8"]["cpu_ok"] == sum(c["goal_cpu"] for c in cases if c["P"] == 8)
     assert "load ok" in capsys.readouterr().out
+
+
+_FAKE_CLI = r'''#!{python}
+"""Prints what SARMA's command line prints (uniform cuts; one line where P == Q)."""
+import sys
+import numpy as np
+import scipy.io
+
+args = [x for x in sys.argv[1:] if x != "--use-data"]
+a = dict(zip(args[::2], args[1::2]))
+A = scipy.io.mmread(a["--graph"]).toarray()
+P, Q = int(a["--p"]), int(a["--q"])
+R = [A.shape[0] * i // P for i in range(P + 1)]
+C = [A.shape[1] * j // Q for j in range(Q + 1)]
+L = max(A[R[i]:R[i + 1], C[j]:C[j + 1]].sum() for i in range(P) for j in range(Q))
+print("Cuts:")
+print("\t".join(map(str, R)))
+if P != Q:
+    print("\t".join(map(str, C)))
+print("<<<")
+print(f"Max load: {{int(L)}}")
+print("Partitioning time (s): 1e-9" if a["--alg"] == "nic" else "Partitioning time (s): 5")
+'''
+
+
+def test_sarma_cli_rows_parse_check_and_count(bench, tmp_path):
+    """--sarma-cli: SARMA's own command line's max loads (checked against its printed cuts)
+    and timer per algorithm (symmetric ones where P == Q), and the goals against them."""
+    import os
+    import sys
+
+    d, spec = _files(tmp_path)
+    exe = tmp_path / "sarma"
+    exe.write_text(_FAKE_CLI.format(python=sys.executable))
+    os.chmod(exe, 0o755)
+    out = tmp_path / "x.json"
+    assert bench.main(["--mtx", str(d / "pat.mtx"), "--repeat", "1", "--grids", "4x4,2x8",
+                       "--no-sgo", "--sarma-cli", str(exe), "--out", str(out)]) == 0
+    res = json.loads(out.read_text())
+    assert res["summary"]["cli_cases"] == len(res["cases"]) == 4
+    for c in res["cases"]:
+        cli = c["sarma_cli"]
+        sym = {"rac", "pal", "opal"}
+        assert set(cli) == {"nic", "uni"} | (sym if c["P"] == c["Q"] else set())
+        D = _dense(*spec["pat"][:2], False, c["weights"])
+        P, Q = c["P"], c["Q"]
+        u = spatial.rect_uniform(D, P * Q, P=P, Q=Q).max_load
+        assert all(v["max_load"] == u for v in cli.values())
+        assert cli["nic"]["seconds"] == 1e-9 and not c["goal_cpu_cli"]
+        assert c["best_with_cli"] == min(u, c["best_of_nine"])
+        assert c["goal_load_cli"] == (c["wpart"]["rect_nicol"]["max_load"] <= c["best_with_cli"])
+    assert res["summary"]["cli_cpu_goal_met"] == 0
