@@ -188,12 +188,10 @@ def test_left_to_the_general_path():
     _same(spatial.rect_nicol(A, 16, P=2), spatial.rect_nicol(A, 16, P=2, Q=8))
 
 
-def test_float_csr_size_rule_read_at_the_call(monkeypatch):
-    """The one call takes a float CSR matrix where the input rules keep it sparse, reading the
-    size rule (``_sparse.SPARSE_MIN_CELLS``) at the call as the general path does: a small
-    one goes to the general path (its dense prefix) by default, to the one call where the rule
-    makes it sparse, with the general path's result either way."""
-    from wpart.spatial import _rect, _sparse
+def _spy_fast():
+    """(taken, spy): spy stands in for ``_rect.fast_default`` and appends to `taken` whether
+    the one-call path answered."""
+    from wpart.spatial import _rect
 
     taken = []
     real = _rect.fast_default
@@ -203,6 +201,17 @@ def test_float_csr_size_rule_read_at_the_call(monkeypatch):
         taken.append(res is not None)
         return res
 
+    return taken, spy
+
+
+def test_float_csr_size_rule_read_at_the_call(monkeypatch):
+    """The one call takes a float CSR matrix where the input rules keep it sparse, reading the
+    size rule (``_sparse.SPARSE_MIN_CELLS``) at the call as the general path does: a small
+    one goes to the general path (its dense prefix) by default, to the one call where the rule
+    makes it sparse, with the general path's result either way."""
+    from wpart.spatial import _rect, _sparse
+
+    taken, spy = _spy_fast()
     monkeypatch.setattr(_rect, "fast_default", spy)
     A = sps.random(150, 120, density=0.02, random_state=4, format="csr") * 9.5
     A.data += 0.25
@@ -643,14 +652,7 @@ def test_coo_and_csc_take_the_one_call_path_as_the_general_path_reads_them(monke
     from wpart.spatial import _rect
 
     rng = np.random.default_rng(17)
-    taken = []
-    real = _rect.fast_default
-
-    def spy(*args, **kwargs):
-        res = real(*args, **kwargs)
-        taken.append(res is not None)
-        return res
-
+    taken, spy = _spy_fast()
     for k in range(12):
         n1, n2 = (int(x) for x in rng.integers(40, 300, 2))
         nnz = int(rng.integers(1, n1 * n2 // 8))
