@@ -371,7 +371,7 @@ def mtx_cases(args, grids):
 
     cases = []
     only = set(filter(None, args.only.split(",")))
-    tmp = tempfile.TemporaryDirectory()
+    tmp = tempfile.TemporaryDirectory() if args.sarma_cli else None  # (SARMA's input files)
     for name, path in mtx_files(args.mtx):
         if only and name not in only:
             continue
@@ -402,6 +402,8 @@ def mtx_cases(args, grids):
                 row["wpart"]["rect_nicol"] = {"max_load": float(r.max_load), "cpu": t,
                                               "start": r.stats.get("start")}
                 cases.append(verdict(row))
+    if tmp is not None:
+        tmp.cleanup()
     return cases
 
 

@@ -21,7 +21,7 @@ from ._common import _bound, _verdict, factor_pair
 from ._nicol import _auto_stats
 from ._partition import SpatialPartition
 from ._sparse import (SPARSE_DENSITY, _BYTES_PER_ENTRY, _BYTES_PER_LINE, _csr_with,
-                      check_sparse_size, fast_path_matrix)
+                      check_sparse_size, fast_path_matrix, stored_counts)
 from . import _sparse
 
 #: The value types the one-call default reads as they are.
@@ -82,10 +82,7 @@ def _as_csr(A: Any, weights: str) -> tuple[Any, str] | None:
     try:
         check_sparse_arrays(A, "A")
         if weights == "stored":
-            c = A.tocoo()
-            c = _sparse._sp().csr_array((np.ones(c.nnz, dtype=np.int64), (c.row, c.col)),
-                                        shape=A.shape)
-            weights = "values"
+            c, weights = stored_counts(A), "values"
         else:
             c = A.tocsr()
         if not c.has_canonical_format:

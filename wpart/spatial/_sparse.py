@@ -113,6 +113,16 @@ def _csr_with(A: Any, rp: NDArray, ci: NDArray, vals: NDArray) -> Any:
     return B
 
 
+def stored_counts(A: Any, name: str = "A") -> Any:
+    """The canonical ``csr_array`` of the stored entries per cell of the ``scipy.sparse``
+    matrix `A` (int64: every stored entry counts 1, explicit zeros and each duplicate
+    included): the loads of ``weights="stored"``."""
+    c = sparse_converted(A, "coo", name)
+    c = _sp().csr_array((np.ones(c.nnz, dtype=np.int64), (c.row, c.col)), shape=A.shape)
+    c.sum_duplicates()
+    return c
+
+
 def is_sparse(A: Any) -> bool:
     """Whether `A` is a ``scipy.sparse`` matrix or array (scipy imported only if it is)."""
     mod = type(A).__module__
@@ -500,10 +510,7 @@ class SparseInput:
             data = np.ones(indices.size, dtype=i64)
             rows = None
         elif weights == "stored":  # every stored entry counts 1, duplicates as stored
-            c = sparse_converted(A, "coo", name)
-            ones = np.ones(c.nnz, dtype=i64)
-            c = _sp().csr_array((ones, (c.row, c.col)), shape=(n1, n2))
-            c.sum_duplicates()
+            c = stored_counts(A, name)
             indptr, indices, data = c.indptr, c.indices, c.data
             rows = None
         elif isinstance(A, np.ndarray):
