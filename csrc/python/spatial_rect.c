@@ -261,6 +261,56 @@ static PyObject *wpy_rect_kick(PyObject *self, PyObject *args, PyObject *kwds)
     return sr_refine(args, kwds, wpart_spatial_rect_kick, NULL);
 }
 
+/* the default's random starts from a grid (wpart_spatial_rect_random): (R, C, value, runs,
+ * half-sweeps, lowest max, kept, timed_out), R, C copies */
+static PyObject *wpy_rect_random(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"n1", "n2", "rp", "ci", "w", "P", "Q", "R", "C", "value",
+                             "lower", "max_half", "time_limit", "progress", NULL};
+    PyObject *o[3], *ro, *co, *progress = Py_None, *res = NULL;
+    PyArrayObject *a[3] = {NULL, NULL, NULL}, *R = NULL, *C = NULL;
+    long long n1, n2, P, Q, max_half;
+    double value, lower, time_limit = 0.0;
+    wpart_rg_csr_t A;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOLLOOddL|dO", kwlist, &n1, &n2, &o[0],
+                                     &o[1], &o[2], &P, &Q, &ro, &co, &value, &lower,
+                                     &max_half, &time_limit, &progress)) {
+        return NULL;
+    }
+    if (sr_csr(n1, n2, o, "w", NPY_FLOAT64, 0, a, &A) < 0) {
+        goto cleanup;
+    }
+    R = (PyArrayObject *)PyArray_FROMANY(ro, NPY_INT64, 1, 1, NPY_ARRAY_ENSURECOPY |
+                                         NPY_ARRAY_CARRAY);
+    C = R ? (PyArrayObject *)PyArray_FROMANY(co, NPY_INT64, 1, 1, NPY_ARRAY_ENSURECOPY |
+                                             NPY_ARRAY_CARRAY)
+          : NULL;
+    if (!C) {
+        goto cleanup;
+    }
+    if (P < 1 || Q < 1 || PyArray_DIM(R, 0) != P + 1 || PyArray_DIM(C, 0) != Q + 1) {
+        PyErr_SetString(wpy_ValueError, "malformed grid for the random starts");
+        goto cleanup;
+    }
+    wpy_control_t ctl;
+    wpy_control_setup(&ctl, progress, time_limit);
+    wpart_rg_auto_t out;
+    memset(&out, 0, sizeof out);
+    wpart_status_t st;
+    WPY_NOGIL(st = wpart_spatial_rect_random(&A, P, Q, PyArray_DATA(R), PyArray_DATA(C),
+                                             max_half, lower, &ctl.ctl, &value, &out));
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto cleanup;
+    }
+    res = Py_BuildValue("OOdLLdii", R, C, value, (long long)out.rand_runs,
+                        (long long)out.rand_halves, out.rand_best, (int)out.rand_kept,
+                        (int)out.timed_out);
+cleanup:
+    WPY_XDECREF(a[0], a[1], a[2], R, C);
+    return res;
+}
+
 static PyObject *wpy_rect_1d(PyObject *self, PyObject *args)
 {
     PyObject *wo, *res = NULL;
@@ -391,7 +441,7 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
     if (!lmax) {
         goto cleanup;
     }
-    res = Py_BuildValue("OOO(ddddd)(LLLLL)(iiiii)(LLLLL)diiLLdO(LdLLdLd)OOOOi", R, C,
+    res = Py_BuildValue("OOO(ddddd)(LLLLL)(iiiii)(LLLLL)diiLLdO(LdLLdLdLLdi)OOOOi", R, C,
                         L ? (PyObject *)L : Py_None,
                         out.val[0], out.val[1], out.val[2], out.val[3], out.val[4],
                         (long long)out.halves[0], (long long)out.halves[1],
@@ -404,7 +454,9 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
                         (long long)out.iamax, out.amax, B ? (PyObject *)B : Py_None,
                         (long long)out.moves, out.polished, (long long)out.kick_iters,
                         (long long)out.kick_halves, out.kicked,
-                        (long long)out.joint_halves, out.joint, a[0], a[1], lmax,
+                        (long long)out.joint_halves, out.joint, (long long)out.rand_runs,
+                        (long long)out.rand_halves, out.rand_best, (int)out.rand_kept, a[0],
+                        a[1], lmax,
                         ones ? (PyObject *)ones : Py_None, (int)out.load_starts);
 cleanup:
     WPY_XDECREF(a[0], a[1], a[2], R, C, L, B);
@@ -688,6 +740,7 @@ static PyMethodDef spatial_rect_methods[] = {
     {"spatial_rect_sgo_sym", WPY_CFUNC(wpy_rect_sgo_sym), WPY_KW, NULL},
     {"spatial_rect_polish", WPY_CFUNC(wpy_rect_polish), WPY_KW, NULL},
     {"spatial_rect_kick", WPY_CFUNC(wpy_rect_kick), WPY_KW, NULL},
+    {"spatial_rect_random", WPY_CFUNC(wpy_rect_random), WPY_KW, NULL},
     {"spatial_rect_1d", wpy_rect_1d, METH_VARARGS, NULL},
     {"spatial_rect_banded", wpy_rect_banded, METH_VARARGS, NULL},
     {"spatial_rect_load_starts", wpy_rect_load_starts, METH_VARARGS, NULL},

@@ -143,6 +143,10 @@ typedef struct {
     double kicked;       /* the max load of the grid it returns (the given one unless lower) */
     int64_t joint_halves; /* the joint-bound start's half-sweeps (-1: not run) */
     double joint;         /* its max load (the result when <= lower: then no other start ran) */
+    int64_t rand_runs;    /* the random starts run below RF_BIG_MIN blocks (-1: none) */
+    int64_t rand_halves;  /* their half-sweeps */
+    double rand_best;     /* the lowest max load they reached (infinite: none ran) */
+    int32_t rand_kept;    /* 1: one of them gave the grid the later stages continue */
     int32_t load_starts;  /* bits 0, 1: starts 2 and 3 are rows_load and cols_load (at least
                            * half the cells stored: a dense load matrix; else the uniform
                            * ones); bit 2: the uniform grid was lower than every grid the
@@ -153,5 +157,14 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
                                              int64_t P, int64_t Q, int64_t max_half,
                                              const wpart_control_t *control,
                                              wpart_rg_auto_t *out);
+
+/* The default's random starts alone (rect_fast.c: RF_RAND_TRIES of SARMA's random starts, from
+ * RF_RAND_MIN to RF_RAND_MAX blocks, each racing the best grid), from the grid (R, C) of max
+ * *value (the step-by-step engine's race result): a lower grid replaces R, C, *value; lower: the
+ * proven lower bound (none run once *value reaches it); out's rand_* fields and timed_out set */
+wpart_status_t wpart_spatial_rect_random(const wpart_rg_csr_t *A, int64_t P, int64_t Q,
+                                         int64_t *R, int64_t *C, int64_t max_half,
+                                         double lower, const wpart_control_t *control,
+                                         double *value, wpart_rg_auto_t *out);
 
 #endif

@@ -51,9 +51,12 @@
  * the best of nine). Measured again with the stages before it as they are now (0 tries:
  * 0.94 x the CPU of bench_spatial_fresh's 8 x 32 - 64 x 64 cases, no case across SARMA
  * nic's CPU either way): h_plaw_900 stored / values 32 x 32 17 / 40 -> 18 / 41, SARMA's best
- * of nine; plaw_640 values 16 x 16 61 -> 60. Kept: the margin under SARMA's best */
+ * of nine; plaw_640 values 16 x 16 61 -> 60. Now 0: on SARMA's test matrices the try lowered
+ * none of their 60 grids and was 25-45 % of the call (tumorAntiAngiogenesis_1 16 x 16, 8 x 32,
+ * 32 x 32; Chebyshev1 16 x 16), and bench_spatial_fresh's 334 max loads kept their count at
+ * or below the best of SARMA's nine (328, with the random starts of rect_fast.c) */
 #ifndef RK_HEAVY_TRIES
-#define RK_HEAVY_TRIES 1
+#define RK_HEAVY_TRIES 0
 #endif
 /* ... and where the uniform grid failed that gate (arrow-like), at P != Q below RK_BIG blocks,
  * RK_HEAVY_RECT random starts alone, at RK_BIG blocks half as many: bench_spatial_fresh's

@@ -36,6 +36,12 @@ ENGINE_STARTS = ("rows_stored", "cols_stored", "rows_load", "cols_load", "rows_u
 #: cols_stored, rows_load and cols_load stay available by name (and in rect_refine).
 AUTO = ("diag_interleaved", "rows_stored", "rows_uniform", "cols_uniform")
 
+#: ``stats["starts"]``'s entry of the default's random starts (4 to 63 blocks, after the race:
+#: SARMA's random cut positions, seeds 1-6; rect_fast.c RF_RAND_TRIES): their ``runs``,
+#: ``half_sweeps``, lowest ``max_load`` and ``state`` (``"kept"``: one of them gave the grid
+#: the call continued and returned, ``stats["start"]`` then names it; else ``"dropped"``).
+RANDOM = "random_starts"
+
 
 def auto_names(load_starts: int) -> tuple:
     """The default set as it runs on a matrix: where at least half the cells are stored (a
@@ -427,6 +433,11 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
                         cut_moves=pol[0], cut_move_max_load=pol[1])
     if pol[2] >= 0:  # then the SGO kick (rect_polish.c)
         polished.update(kick_iterations=pol[2], kick_half_sweeps=pol[3], kick_max_load=pol[4])
+    if pol[7] >= 0:  # the random starts after the race (4 to 63 blocks; rect_fast.c)
+        table[RANDOM] = {"max_load": pol[9] if pol[7] else None, "half_sweeps": pol[8],
+                         "runs": pol[7], "state": "kept" if pol[10] else "dropped"}
+        if pol[10]:
+            won = RANDOM
     params = {"P": P, "Q": Q, "max_sweeps": max_sweeps, "starts": names, "patience": 2,
               "refine": "auto", "abandon": True}
     w = table[won] if won else None
@@ -434,7 +445,7 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
         won = UNIFORM_GRID
     stats = dict(head or (), start=won, starts=table, polish=polished, lower_bound=lb or None,
                  bound_reached=reached, iterations=w["half_sweeps"] if w else 0,
-                 converged=bool(w) and w["state"] == "stopped" and
+                 converged=bool(w) and (w["state"] == "stopped" or won == RANDOM) and
                  (polished or w)["half_sweeps"] < 2 * max_sweeps)
     return params, stats
 
@@ -521,6 +532,17 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
             a[order] = a[: len(order)].copy()
         ran = states[: len(run_specs)] != 2
         reached = bool(lb > 0 and float(vals[: len(run_specs)][ran].min()) <= lb)
+        rnd = None
+        if (auto and ab and race is None and bal is None and patience is None and
+                polish_patience is None and not timed and not first_only and
+                4 <= P * Q < 64):
+            # the default's random starts after the race (rect_fast.c, one kernel)
+            R, C, _, runs, rh, rbest, kept, timed = _core.spatial_rect_random(
+                *g.args(), P, Q, R, C, float(vals.min()), lb,
+                min(2 * max_sweeps, 2**62), time_limit=tl, progress=hook)
+            if runs >= 0:
+                rnd = {"max_load": rbest if runs else None, "half_sweeps": rh, "runs": runs,
+                       "state": "kept" if kept else "dropped"}
         if polish and states[-1] != 2:
             polished = {"max_load": float(vals[-1]), "half_sweeps": int(halves[-1])}
             if sgo and not timed and polished["max_load"] > (lb or lower_bound(g, P, Q, cache)):
@@ -555,6 +577,10 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
             won = name
     for name, same in dup.items():
         table[name] = dict(table[same], state="same_as_" + same)
+    if rnd is not None:
+        table[RANDOM] = rnd
+        if rnd["state"] == "kept":
+            won = RANDOM
     names = [n for n, _ in specs]
     params = {"P": P, "Q": Q, "max_sweeps": max_sweeps, "starts": tuple(names),
               "patience": pat, "refine": "auto" if bal is None else bal, "abandon": ab}
@@ -562,7 +588,8 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
              "lower_bound": lb or None,
              "bound_reached": reached,
              "iterations": table[won]["half_sweeps"] if won else 0,
-             "converged": bool(won) and table[won]["state"] == "stopped" and
+             "converged": bool(won) and (table[won]["state"] == "stopped" or
+                                         won == RANDOM) and
              (polished or table[won])["half_sweeps"] < 2 * max_sweeps}
     return _grid_result(pp, method, params, R, C, stats, timed, tl, t0=t0)
 

@@ -146,7 +146,15 @@ def rect_nicol(
         runs (``stats["starts"]["joint_bound"]``; on power-law matrices at 8 x 32 in one
         half-sweep, 0.3-0.7 ms where the stages below took 2-6 ms); else the starts run and
         its grid, where below all of theirs, is the one the stages below continue (state
-        ``"kept"``; otherwise ``"dropped"``). On
+        ``"kept"``; otherwise ``"dropped"``). From 4 to 63 blocks, but on a banded matrix, six
+        of SARMA's random starts follow (cut positions uniform at random in load space, its
+        ``std::mt19937_64`` seeded 1-6), each run as the starts are and racing the best grid
+        (``stats["starts"]["random_starts"]``: ``runs``, ``half_sweeps`` summed, the lowest
+        ``max_load``, ``"kept"`` where one gave the result): at 4 x 4 the fixed starts share a
+        local optimum that SARMA's SGO runs from its random starts go below (SARMA's cage:
+        556 -> 491, its best of nine 495; tumorAntiAngiogenesis_1 194 -> 184 against 185;
+        bench_spatial_fresh's 4 x 4 cases 54 -> 57 of 59 <= the best of nine) for about twice
+        the CPU there (0.56-0.77 x SARMA's own nic on its test matrices). On
         grids of 64 blocks and more the default then runs SARMA's nic (rows from the stored
         entries per row, plain half-sweeps, at most max(10, P + Q), stopping after 10 without a
         gain) and nicuni (uniform rows; below 1,024 blocks) racing the best grid (on a
@@ -172,9 +180,9 @@ def rect_nicol(
         it was); on a heavy-line matrix
         whose uniform grid is at most 3 x the best grid's max, more than one unit above the
         lower bound, the SGO from the uniform grid also runs to its own stop rule (at most
-        20,000 iterations, as SARMA's sgo_2dr_nic), then SARMA's nic from its grid, up to
-        1,024 blocks also from one random start (where the uniform grid is further above,
-        arrow-like matrices, from four at P != Q and two at 1,024 blocks): power-law grids
+        20,000 iterations, as SARMA's sgo_2dr_nic), then SARMA's nic from its grid (where the
+        uniform grid is further above, arrow-like matrices, from four random starts instead at
+        P != Q below 1,024 blocks and two at 1,024 blocks): power-law grids
         reach SARMA's best there (bench_spatial_fresh's power-law cases from 256 blocks:
         a median 3.7 x SARMA nic's CPU, up to 14 x; arrows up to 7 x); only a lower grid is
         kept; ``stats["polish"]["kick_iterations"]`` (0 below 256 blocks),
