@@ -248,7 +248,7 @@ def test_stages_by_grid_size():
 
 
 def test_random_starts_after_the_race_from_4_to_63_blocks():
-    """From 4 to 63 blocks (not on a banded matrix) six of SARMA's random starts run after the
+    """From 4 to 63 blocks (not on a banded matrix) four of SARMA's random starts run after the
     race: reported in ``stats["starts"]["random_starts"]``, the result where one of them went
     below every fixed start (never above them), the same grid on every call (fixed seeds) and
     from the engine's ``starts=list(AUTO)`` (one kernel); none below 4 blocks nor from 64."""
@@ -261,7 +261,7 @@ def test_random_starts_after_the_race_from_4_to_63_blocks():
         r = spatial.rect_nicol(A, 16, P=4, Q=4)
         st = r.stats["starts"]
         rnd = st["random_starts"]
-        assert rnd["runs"] == 6 or r.max_load <= r.stats["lower_bound"]
+        assert rnd["runs"] == 4 or r.max_load <= r.stats["lower_bound"]
         fixed = min(v["max_load"] for k, v in st.items()
                     if k != "random_starts" and v["max_load"] is not None)
         assert r.max_load <= fixed and rnd["max_load"] >= r.max_load

@@ -66,17 +66,18 @@
  * random start land lower: bench_spatial_fresh's 59 4 x 4 cases 54 -> 57 <= the best of
  * SARMA's nine (arrow_1400 1444 -> 1427, best 1358; h_clust_2200 1363 -> 1353, best 1351),
  * SARMA's test matrices cage 556 -> 491 (SARMA's sgo_2ds 495) and tumorAntiAngiogenesis_1
- * 194 -> 184 (its sgo_2dr_nic 185), none higher. The call's CPU at 4 x 4 about 2 x: 0.56-0.77 x
- * SARMA's own nic (built from its sources, its timer) on its five test matrices, but a median
- * 0.6 x our C re-implementation of nic (benchmarks/_sarma_nic.c), faster than SARMA's there.
- * 8 tries at slack 0.2 also took arrow_1400 to 1332 (58 of 59) at a median 0.45 x the C nic's
- * CPU; 4 at slack 0.1 left it at 1444 (57 of 59), 0.67 x. From 64 blocks (where nic, nicuni,
+ * 194 -> 184 (its sgo_2dr_nic 185), none higher. The call's CPU at 4 x 4 about 1.7 x:
+ * 0.36-0.64 x SARMA's own nic (built from its sources, its timer) on five of its six test
+ * matrices, 1.0 x on bayer05 (27,836 entries), but a median 0.67 x our C re-implementation of
+ * nic (benchmarks/_sarma_nic.c), faster than SARMA's there. 6 tries at slack 0.15 gave the same
+ * counts (arrow_1400 1427) at 1.3 x the CPU of these, 8 at 0.2 also took arrow_1400 to 1332
+ * (58 of 59) at a median 0.45 x the C nic's CPU. From 64 blocks (where nic, nicuni,
  * the cut moves and the kick follow) 4 tries lowered 2 of the 60 cases of SARMA's test
  * matrices (cage 8 x 8 / 32 x 32 one triangle, 62 -> 61, 12 -> 11) for 5-40 % more CPU.
  * Not on a banded matrix (wpart_i_rg_banded: the diagonal start alone), where they lowered
  * none of bench_spatial_fresh's banded, grid and mesh 4 x 4 grids */
-#define RF_RAND_TRIES 6
-#define RF_RAND_RACE 0.15
+#define RF_RAND_TRIES 4
+#define RF_RAND_RACE 0.1
 #define RF_RAND_MIN 4
 #define RF_RAND_MAX 64
 

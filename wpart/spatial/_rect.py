@@ -146,15 +146,15 @@ def rect_nicol(
         runs (``stats["starts"]["joint_bound"]``; on power-law matrices at 8 x 32 in one
         half-sweep, 0.3-0.7 ms where the stages below took 2-6 ms); else the starts run and
         its grid, where below all of theirs, is the one the stages below continue (state
-        ``"kept"``; otherwise ``"dropped"``). From 4 to 63 blocks, but on a banded matrix, six
+        ``"kept"``; otherwise ``"dropped"``). From 4 to 63 blocks, but on a banded matrix, four
         of SARMA's random starts follow (cut positions uniform at random in load space, its
-        ``std::mt19937_64`` seeded 1-6), each run as the starts are and racing the best grid
+        ``std::mt19937_64`` seeded 1-4), each run as the starts are and racing the best grid
         (``stats["starts"]["random_starts"]``: ``runs``, ``half_sweeps`` summed, the lowest
         ``max_load``, ``"kept"`` where one gave the result): at 4 x 4 the fixed starts share a
         local optimum that SARMA's SGO runs from its random starts go below (SARMA's cage:
         556 -> 491, its best of nine 495; tumorAntiAngiogenesis_1 194 -> 184 against 185;
-        bench_spatial_fresh's 4 x 4 cases 54 -> 57 of 59 <= the best of nine) for about twice
-        the CPU there (0.56-0.77 x SARMA's own nic on its test matrices). On
+        bench_spatial_fresh's 4 x 4 cases 54 -> 57 of 59 <= the best of nine) for about 1.7 x
+        the CPU there (0.36-1.0 x SARMA's own nic on its test matrices). On
         grids of 64 blocks and more the default then runs SARMA's nic (rows from the stored
         entries per row, plain half-sweeps, at most max(10, P + Q), stopping after 10 without a
         gain) and nicuni (uniform rows; below 1,024 blocks) racing the best grid (on a
