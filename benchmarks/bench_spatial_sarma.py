@@ -25,7 +25,7 @@ explicit zeros included, as SARMA counts them) and ``count`` (1 per nonzero valu
 triangles of a symmetric file, unit values of a pattern file, grids 4x4 - 64x64 and 8x32 (a
 grid skipped where P or Q exceeds the dimension): rect_nicol's max load read from the file
 (``weights=``), its CPU on the loads matrix already built, beside SARMA's nine on that
-matrix and the C nic (results/bench_spatial_mtx.json: SARMA's test set, 5 SuiteSparse files).
+matrix and the C nic (results/bench_spatial_mtx.json: SARMA's test set, 6 SuiteSparse files).
 
 ``--sarma-cli EXE`` (with ``--mtx``) also runs SARMA's own command line, built from its
 sources (PEERS: not packaged), on each loads matrix written as a general integer file with
@@ -38,9 +38,9 @@ re-implementations' (cage 4 x 4: 495 vs 510).
 
 Usage: python benchmarks/bench_spatial_sarma.py [--full] [--repeat N] [--out PATH]
 [--only NAMES] [--no-sgo] [--grids PxQ,...] [--mtx DIR [DIR ...]] [--sarma-cli EXE]
-(the JSON in results/ was taken with ``--full --repeat 3``: the SGO algorithms and, on the
+(the JSON in results/ was taken with ``--full --repeat 5``: the SGO algorithms and, on the
 4 M-nonzero matrix, everything but rect_nicol and nic run once; bench_spatial_mtx.json with
-``--mtx <folder> --repeat 3``)
+``--mtx <folder> --repeat 3 --sarma-cli <exe>``)
 """
 
 from __future__ import annotations

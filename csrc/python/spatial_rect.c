@@ -180,6 +180,26 @@ typedef wpart_status_t (*sr_seeded_fn)(const wpart_rg_csr_t *, int64_t, int64_t,
 
 /* a refinement of the grid (R, C): the subgradient method (sfn, seeded) or the cut-move
  * polish and the kick (fn: a seed refused) */
+/* copies of the grid's cuts ro, co as int64 arrays of P + 1 and Q + 1 (*R, *C: new references,
+ * NULL on error); -1 with the Python error set ("malformed grid for <what>") */
+static int sr_grid(PyObject *ro, PyObject *co, long long P, long long Q, const char *what,
+                   PyArrayObject **R, PyArrayObject **C)
+{
+    *R = (PyArrayObject *)PyArray_FROMANY(ro, NPY_INT64, 1, 1, NPY_ARRAY_ENSURECOPY |
+                                          NPY_ARRAY_CARRAY);
+    *C = *R ? (PyArrayObject *)PyArray_FROMANY(co, NPY_INT64, 1, 1, NPY_ARRAY_ENSURECOPY |
+                                               NPY_ARRAY_CARRAY)
+            : NULL;
+    if (!*C) {
+        return -1;
+    }
+    if (P < 1 || Q < 1 || PyArray_DIM(*R, 0) != P + 1 || PyArray_DIM(*C, 0) != Q + 1) {
+        PyErr_Format(wpy_ValueError, "malformed grid for %s", what);
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *sr_refine(PyObject *args, PyObject *kwds, sr_refine_fn fn, sr_seeded_fn sfn)
 {
     static char *kwlist[] = {"n1", "n2", "rp", "ci", "w", "P", "Q", "R", "C", "max_iter",
@@ -202,16 +222,10 @@ static PyObject *sr_refine(PyObject *args, PyObject *kwds, sr_refine_fn fn, sr_s
     if (sr_csr(n1, n2, o, "w", NPY_FLOAT64, 0, a, &A) < 0) {
         goto cleanup;
     }
-    R = (PyArrayObject *)PyArray_FROMANY(ro, NPY_INT64, 1, 1, NPY_ARRAY_ENSURECOPY |
-                                         NPY_ARRAY_CARRAY);
-    C = R ? (PyArrayObject *)PyArray_FROMANY(co, NPY_INT64, 1, 1, NPY_ARRAY_ENSURECOPY |
-                                             NPY_ARRAY_CARRAY)
-          : NULL;
-    if (!C) {
+    if (sr_grid(ro, co, P, Q, "the refinement", &R, &C) < 0) {
         goto cleanup;
     }
-    if (P < 1 || Q < 1 || max_iter < 1 || PyArray_DIM(R, 0) != P + 1 ||
-        PyArray_DIM(C, 0) != Q + 1) {
+    if (max_iter < 1) {
         PyErr_SetString(wpy_ValueError, "malformed grid for the refinement");
         goto cleanup;
     }
@@ -280,16 +294,7 @@ static PyObject *wpy_rect_random(PyObject *self, PyObject *args, PyObject *kwds)
     if (sr_csr(n1, n2, o, "w", NPY_FLOAT64, 0, a, &A) < 0) {
         goto cleanup;
     }
-    R = (PyArrayObject *)PyArray_FROMANY(ro, NPY_INT64, 1, 1, NPY_ARRAY_ENSURECOPY |
-                                         NPY_ARRAY_CARRAY);
-    C = R ? (PyArrayObject *)PyArray_FROMANY(co, NPY_INT64, 1, 1, NPY_ARRAY_ENSURECOPY |
-                                             NPY_ARRAY_CARRAY)
-          : NULL;
-    if (!C) {
-        goto cleanup;
-    }
-    if (P < 1 || Q < 1 || PyArray_DIM(R, 0) != P + 1 || PyArray_DIM(C, 0) != Q + 1) {
-        PyErr_SetString(wpy_ValueError, "malformed grid for the random starts");
+    if (sr_grid(ro, co, P, Q, "the random starts", &R, &C) < 0) {
         goto cleanup;
     }
     wpy_control_t ctl;

@@ -60,24 +60,31 @@ def _cl():
 _PROBE = "__kernel void wpart_probe(__global float *a) { a[get_global_id(0)] *= 2.0f; }"
 
 
-@functools.cache
-def _device_fault() -> str | None:
-    """The first device that cannot build the probe kernel and why (once per process: a
-    driver's compiler does not change while it runs); None when every device builds it."""
-    cl = _cl()
+def _devices(cl: Any) -> list:
+    """(platform, device) of every device of every platform that lists its devices."""
+    out = []
     for p in cl.get_platforms():
         try:
             devs = p.get_devices()
         except Exception:
             continue
-        for d in devs:
-            try:
-                cl.Program(cl.Context([d]), _PROBE).build()
-            except Exception as e:  # e.g. PoCL's LLVM not knowing the host CPU
-                lines = [ln.strip() for ln in str(e).splitlines() if "error" in ln.lower()]
-                why = lines[-1] if lines else str(e).splitlines()[0] if str(e) else repr(e)
-                return f"OpenCL device {d.name.strip()!r} ({p.name.strip()}) cannot build " \
-                       f"a kernel: {why}"
+        out.extend((p, d) for d in devs)
+    return out
+
+
+@functools.cache
+def _device_fault() -> str | None:
+    """The first device that cannot build the probe kernel and why (once per process: a
+    driver's compiler does not change while it runs); None when every device builds it."""
+    cl = _cl()
+    for p, d in _devices(cl):
+        try:
+            cl.Program(cl.Context([d]), _PROBE).build()
+        except Exception as e:  # e.g. PoCL's LLVM not knowing the host CPU
+            lines = [ln.strip() for ln in str(e).splitlines() if "error" in ln.lower()]
+            why = lines[-1] if lines else str(e).splitlines()[0] if str(e) else repr(e)
+            return f"OpenCL device {d.name.strip()!r} ({p.name.strip()}) cannot build " \
+                   f"a kernel: {why}"
     return None
 
 
@@ -241,13 +248,8 @@ class Runtime:
         if why:
             raise WpartRuntimeError(why)
         cpus, gpus = [], []
-        for p in cl.get_platforms():
-            try:
-                devs = p.get_devices()
-            except Exception:
-                continue
-            for d in devs:
-                (cpus if d.type & cl.device_type.CPU else gpus).append(d)
+        for _, d in _devices(cl):
+            (cpus if d.type & cl.device_type.CPU else gpus).append(d)
         self.cpu_device = cpus[0] if (cpus and use_cpu) else None
         self.gpu_devices = list(gpus) if use_gpu else []
         self.stand_in_gpus = as_int(stand_in_gpus, "stand_in_gpus", minimum=0, maximum=64)
