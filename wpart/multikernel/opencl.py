@@ -26,7 +26,6 @@ Examples
 
 from __future__ import annotations
 
-import functools
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +36,7 @@ import numpy as np
 from .._errors import WpartRuntimeError, WpartValueError
 from .._result import Result, new_axes
 from .._validate import as_float, as_int, choice
+from ._clprobe import _cl, _devices, unavailable_reason
 from ._decide import exec_shares, level_of_parallelism, quantum, split
 from ._flow import ProfileBuild, build_profile
 from ._topology import FISSION_LEVELS, fission_counts, fission_levels
@@ -45,68 +45,6 @@ __all__ = ["unavailable_reason", "Runtime", "Execution", "OpenCLRun", "Saxpy", "
            "FFT", "NBody", "Segmentation", "BENCHMARKS", "launch_overhead", "profile"]
 
 KERNELS = Path(__file__).with_name("kernels") / "benchmarks.cl"
-
-
-def _cl():
-    try:
-        import pyopencl as cl
-    except ImportError as e:
-        raise WpartRuntimeError(f"OpenCL runs need pyopencl ({e}); install it with "
-                                "`pip install pyopencl pocl-binary-distribution`") from None
-    return cl
-
-
-#: A one-line kernel every device must build (the probe of :func:`unavailable_reason`).
-_PROBE = "__kernel void wpart_probe(__global float *a) { a[get_global_id(0)] *= 2.0f; }"
-
-
-def _devices(cl: Any) -> list:
-    """(platform, device) of every device of every platform that lists its devices."""
-    out = []
-    for p in cl.get_platforms():
-        try:
-            devs = p.get_devices()
-        except Exception:
-            continue
-        out.extend((p, d) for d in devs)
-    return out
-
-
-@functools.cache
-def _device_fault() -> str | None:
-    """The first device that cannot build the probe kernel and why (once per process: a
-    driver's compiler does not change while it runs); None when every device builds it."""
-    cl = _cl()
-    for p, d in _devices(cl):
-        try:
-            cl.Program(cl.Context([d]), _PROBE).build()
-        except Exception as e:  # e.g. PoCL's LLVM not knowing the host CPU
-            lines = [ln.strip() for ln in str(e).splitlines() if "error" in ln.lower()]
-            why = lines[-1] if lines else str(e).splitlines()[0] if str(e) else repr(e)
-            return f"OpenCL device {d.name.strip()!r} ({p.name.strip()}) cannot build " \
-                   f"a kernel: {why}"
-    return None
-
-
-def unavailable_reason() -> str | None:
-    """None when pyopencl imports and every OpenCL device present builds a kernel; otherwise
-    why not (no pyopencl, no platform, no device, or a device whose compiler fails: PoCL's
-    CPU driver does on a host CPU its LLVM does not know, "unknown target CPU 'generic'")."""
-    try:
-        cl = _cl()
-    except WpartRuntimeError as e:
-        return str(e)
-    try:
-        plats = cl.get_platforms()
-    except Exception as e:  # no ICD, no platform
-        return f"no OpenCL platform ({e})"
-    for p in plats:
-        try:
-            if p.get_devices():
-                return _device_fault()
-        except Exception:
-            continue
-    return "no OpenCL device on any platform"
 
 
 @dataclass
