@@ -178,8 +178,6 @@ typedef wpart_status_t (*sr_seeded_fn)(const wpart_rg_csr_t *, int64_t, int64_t,
                                        int64_t *, int64_t, uint64_t, const wpart_control_t *,
                                        double *, int64_t *, int32_t *);
 
-/* a refinement of the grid (R, C): the subgradient method (sfn, seeded) or the cut-move
- * polish and the kick (fn: a seed refused) */
 /* copies of the grid's cuts ro, co as int64 arrays of P + 1 and Q + 1 (*R, *C: new references,
  * NULL on error); -1 with the Python error set ("malformed grid for <what>") */
 static int sr_grid(PyObject *ro, PyObject *co, long long P, long long Q, const char *what,
@@ -200,6 +198,8 @@ static int sr_grid(PyObject *ro, PyObject *co, long long P, long long Q, const c
     return 0;
 }
 
+/* a refinement of the grid (R, C): the subgradient method (sfn, seeded) or the cut-move
+ * polish and the kick (fn: a seed refused) */
 static PyObject *sr_refine(PyObject *args, PyObject *kwds, sr_refine_fn fn, sr_seeded_fn sfn)
 {
     static char *kwlist[] = {"n1", "n2", "rp", "ci", "w", "P", "Q", "R", "C", "max_iter",

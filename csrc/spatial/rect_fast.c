@@ -318,6 +318,21 @@ cleanup:
     return st;
 }
 
+/* the grids the random starts run on (the rule above; the banded test is the caller's) */
+static int rf_rand_grid(int64_t P, int64_t Q)
+{
+    return P * Q >= RF_RAND_MIN && P * Q < RF_RAND_MAX;
+}
+
+/* out's fields of the random starts as when none ran */
+static void rf_rand_none(wpart_rg_auto_t *out)
+{
+    out->rand_runs = -1;
+    out->rand_halves = 0;
+    out->rand_best = RG_INF;
+    out->rand_kept = 0;
+}
+
 /* the random starts (RF_RAND_TRIES; the rule above), racing the best grid (R, C) of max *inc:
  * a lower grid replaces it; their count, half-sweeps and lowest max to out */
 static wpart_status_t rf_random(rg_ctx_t *g, double t0, int64_t max_half, double lower,
@@ -327,17 +342,18 @@ static wpart_status_t rf_random(rg_ctx_t *g, double t0, int64_t max_half, double
     wpart_status_t st = WPART_OK;
     int64_t P = g->P[0], Q = g->P[1], K = P > Q ? P : Q;
     int64_t n[2] = {g->A->n1, g->A->n2}, k[2] = {P, Q};
-    int64_t *S = wpart_i_malloc(3 * (P + Q + 2), sizeof(int64_t));
+    int64_t *S = wpart_i_malloc(2 * (P + Q + 2), sizeof(int64_t));
     double *pi = wpart_i_malloc(K, sizeof(double)), v;
     wpart_mt64_t gen;
     out->rand_runs = 0;
     if (!S || !pi) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
     }
-    int64_t *c0[2] = {S, S + 2 * (P + 1)}, *R2 = c0[1] + 2 * (Q + 1), *C2 = R2 + P + 1;
-    int64_t h1 = rg_sarma_patience(P, Q);
-    wpart_rg_opts_t o = {2, max_half < h1 ? max_half : h1, 0, 1, RF_RAND_RACE, lower, 0,
-                         max_half, g->ctl, *inc, 0};
+    /* one start slot each (wpart_i_rect_from with nst 1), then the grid it returns */
+    int64_t *c0[2] = {S, S + P + 1}, *R2 = c0[1] + Q + 1, *C2 = R2 + P + 1;
+    /* (wpart_i_rect_from caps a start at SARMA's max(10, P + Q) half-sweeps) */
+    wpart_rg_opts_t o = {2, max_half, 0, 1, RF_RAND_RACE, lower, 0, max_half, g->ctl, *inc,
+                         0};
     for (uint64_t t = 1; t <= RF_RAND_TRIES && !*timed_out && *inc > lower; t++) {
         wpart_i_mt64_seed(&gen, t);
         for (int d = 0; d < 2; d++) {
@@ -611,12 +627,8 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
         memcpy(out->C, J + (P + Q + 2) + P + 1, (size_t)(Q + 1) * sizeof(int64_t));
         inc = out->joint;
     }
-    out->rand_runs = -1;
-    out->rand_halves = 0;
-    out->rand_best = RG_INF;
-    out->rand_kept = 0;
-    if (!jdone && !out->timed_out && !banded && P * Q < RF_RAND_MAX &&
-        P * Q >= RF_RAND_MIN && inc > out->lower) {
+    rf_rand_none(out);
+    if (!jdone && !out->timed_out && !banded && rf_rand_grid(P, Q) && inc > out->lower) {
         WPART_CHECK(rf_random(&g, t0, max_half, out->lower, out->R, out->C, &inc, out,
                               &out->timed_out));
     }
@@ -743,17 +755,14 @@ wpart_status_t wpart_spatial_rect_random(const wpart_rg_csr_t *A, int64_t P, int
     double t0 = wpart_i_now();
     rg_ctx_t g;
     memset(&g, 0, sizeof g);
-    out->rand_runs = -1;
-    out->rand_halves = 0;
-    out->rand_best = RG_INF;
-    out->rand_kept = 0;
+    rf_rand_none(out);
     out->timed_out = 0;
     WPART_CHECK(wpart_i_rg_check_grids(A, P, Q, 1, R, C));
     if (max_half < 1) {
         WPART_FAIL(WPART_EINVAL, "max_half must be positive");
     }
     WPART_CHECK(wpart_i_rg_open(&g, A, P, Q, control));
-    if (P * Q >= RF_RAND_MIN && P * Q < RF_RAND_MAX && *value > lower) {
+    if (rf_rand_grid(P, Q) && *value > lower) {
         WPART_CHECK(rf_random(&g, t0, max_half, lower, R, C, value, out, &out->timed_out));
     }
 cleanup:

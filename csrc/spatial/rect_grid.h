@@ -143,7 +143,7 @@ typedef struct {
     double kicked;       /* the max load of the grid it returns (the given one unless lower) */
     int64_t joint_halves; /* the joint-bound start's half-sweeps (-1: not run) */
     double joint;         /* its max load (the result when <= lower: then no other start ran) */
-    int64_t rand_runs;    /* the random starts run below RF_BIG_MIN blocks (-1: none) */
+    int64_t rand_runs;    /* the random starts run (rect_fast.c RF_RAND_*; -1: not on this grid) */
     int64_t rand_halves;  /* their half-sweeps */
     double rand_best;     /* the lowest max load they reached (infinite: none ran) */
     int32_t rand_kept;    /* 1: one of them gave the grid the later stages continue */
