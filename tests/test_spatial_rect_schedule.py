@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pytest
 import scipy.sparse as sps
 
 from wpart import spatial
@@ -279,3 +280,22 @@ def test_random_starts_after_the_race_from_4_to_63_blocks():
     for P, Q in ((1, 3), (8, 8)):
         r = spatial.rect_nicol(A, P * Q, P=P, Q=Q)
         assert "random_starts" not in r.stats["starts"]
+
+
+def test_random_starts_core_call_rejects_a_malformed_grid():
+    """The engine's call of the random starts (``_core.spatial_rect_random``) names a grid of
+    the wrong length and a non-positive half-sweep cap, and changes nothing."""
+    from wpart import _core
+
+    B = sps.random(40, 30, density=0.2, random_state=3, format="csr")
+    rp, ci = B.indptr.astype(np.int64), B.indices.astype(np.int64)
+    w = np.ones(B.nnz)
+    R, C = np.array([0, 20, 40]), np.array([0, 10, 20, 30])
+    with pytest.raises(ValueError, match="malformed grid for the random starts"):
+        _core.spatial_rect_random(40, 30, rp, ci, w, 2, 3, R[:-1], C, 99.0, 0.0, 20)
+    with pytest.raises(ValueError, match="max_half must be positive"):
+        _core.spatial_rect_random(40, 30, rp, ci, w, 2, 3, R, C, 99.0, 0.0, 0)
+    R2, C2, v, runs, *_ = _core.spatial_rect_random(40, 30, rp, ci, w, 2, 3, R, C, 1e9, 0.0,
+                                                     20)
+    assert np.array_equal(R, [0, 20, 40]) and np.array_equal(C, [0, 10, 20, 30])  # copies
+    assert runs == 4 and v < 1e9 and R2[-1] == 40 and C2[-1] == 30
