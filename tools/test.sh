@@ -76,13 +76,10 @@ c_valgrind() {
 }
 
 # The files that start many processes (MPI, the README's scripts): lane C, beside the others.
-# The files that time real CPU load (a load step must meet an idle machine) or a latency (Ctrl-C
-# within 0.35 s: at nice 10 beside lane C's MPI ranks rect_nicol's case took 0.38-0.47 s; alone
-# mostly 0.01-0.14 s, but a signal about 0.7 s into rect_nicol(A, 4096) on the dense 4096^2
-# case still waits 0.37-0.39 s, a stretch without a poll not found yet): alone, at the end.
+# The files that time real CPU load (a load step must meet an idle machine): alone, at the end.
 MANY="test_tasks_mpi.py test_tasks_mpi_faults.py test_dynamic_mpi.py test_readme.py
       test_tasks_pinned.py test_first_contact.py"
-ALONE="test_multikernel_real.py test_sigint.py"
+ALONE="test_multikernel_real.py"
 SERIAL="$MANY $ALONE"
 # paths LIST: the files of LIST that exist, as tests/ paths
 paths() {
