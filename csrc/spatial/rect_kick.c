@@ -184,12 +184,13 @@ static wpart_status_t rk_sgo_run(rp_t *s, const double *const pref[2], rk_sgo_t 
 {
     wpart_status_t st = WPART_OK;
     int64_t *out[2] = {R, C}, work = 0;
+    WPART_CHECK(rp_stopped(s)); /* (the start's block loads: rk_sgo_start) */
     for (; !sg->done && sg->m <= max_iter && sg->work <= cap; sg->m++) {
         for (int d = 0; d < 2; d++) {
             wpart_i_sgo_cuts(pref[d], s->side[d].n, sg->pi[d], s->K[d] - 1, s->cut[d], nc);
             int64_t e = wpart_i_rp_shift(s, d, nc) + s->K[0] * s->K[1];
             sg->work += e;
-            if (rg_cancel(control, &work, e)) {
+            if (s->stop || rg_cancel(control, &work, e)) {
                 return wpart_i_error(WPART_ECANCELLED, "stopped on request");
             }
         }
@@ -258,6 +259,7 @@ static wpart_status_t rk_moves(rg_ctx_t *g, rp_t *s, const wpart_rg_csr_t *At, i
                                             &moves, timed_out));
         } else {
             *v = rk_max(s, R, C);
+            WPART_CHECK(rp_stopped(s));
         }
     }
 cleanup:
@@ -501,6 +503,7 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
     rp_t s;
     rk_sgo_t sg;
     memset(&s, 0, sizeof s);
+    s.ctl = control;
     *timed_out = 0;
     *iters = 0;
     *halves = 0;
@@ -538,6 +541,7 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
     int64_t *Rs = S + P + Q + 2, *Cs = Rs + P + 1;
     if (!(*value >= 0.0)) { /* the given grid's max, exact (from scratch) */
         *value = rk_max(&s, R, C);
+        WPART_CHECK(rp_stopped(&s));
     }
     const double *pref[2] = {g->tot[0], g->tot[1]};
     double v = RG_INF;
@@ -547,6 +551,7 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
                            nc, &w, Rs, Cs, &v, &vx, &vy, iters, halves, timed_out));
         if (v < RG_INF || vx < RG_INF) { /* exact: against the given grid's exact max */
             *value = rk_max(&s, R, C);
+            WPART_CHECK(rp_stopped(&s));
         }
         rg_keep(P, Q, Rs, Cs, v, R, C, value);
         if (vx < *value && !*timed_out) {
@@ -610,6 +615,7 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
     wpart_rg_csr_t At = {A->n2, A->n1, g->side[1].ptr, g->side[1].idx, g->side[1].w};
     WPART_CHECK(rk_moves(g, &s, &At, Rs, Cs, &v, timed_out));
     *value = rk_max(&s, R, C);
+    WPART_CHECK(rp_stopped(&s));
     rg_keep(P, Q, Rs, Cs, v, R, C, value);
 done:
     if (heavy && !*timed_out && *value > lower + (g->integral ? 1.0 : 0.0)) {
@@ -631,6 +637,7 @@ done:
             rg_keep(P, Q, w.Rx, w.Cx, vx, R, C, value);
         }
     }
+    WPART_CHECK(rp_stopped(&s)); /* (a pass stopped where no check followed) */
 cleanup:
     free(s.L);
     free(S);

@@ -84,6 +84,10 @@ double wpart_i_rp_loads(rp_t *s)
         memset(h->V[1], 0, (size_t)(h->nh[1] * K0) * sizeof(double));
     }
     for (int64_t i = 0; i < r->n; i++) {
+        if (WPART_UNLIKELY(rg_cancel(s->ctl, &s->work, r->ptr[i + 1] - r->ptr[i] + 1))) {
+            s->stop = 1;
+            break;
+        }
         int64_t p = s->map[0][i];
         double *row = s->L + p * K1;
         double *v0 = h && h->slot[0][i] >= 0 ? h->V[0] + (int64_t)h->slot[0][i] * K1 : NULL;
@@ -571,6 +575,7 @@ wpart_status_t wpart_i_rect_polish_g(rg_ctx_t *g, const wpart_rg_csr_t *A,
     s->K[1] = Q;
     s->cut[0] = R;
     s->cut[1] = C;
+    s->ctl = control;
     s->L = wpart_i_malloc(P, (size_t)Q * sizeof(double));
     u.D = wpart_i_calloc(K, sizeof(double));
     u.T = wpart_i_malloc(K + 1, sizeof(int32_t));
@@ -608,6 +613,7 @@ wpart_status_t wpart_i_rect_polish_g(rg_ctx_t *g, const wpart_rg_csr_t *A,
     memcpy(best[0], R, (size_t)(P + 1) * sizeof(int64_t));
     memcpy(best[1], C, (size_t)(Q + 1) * sizeof(int64_t));
     double v0 = rp_loads_g(g, s);
+    WPART_CHECK(rp_stopped(s));
     for (int d = 0; d < 2; d++) {
         for (int64_t p = 0; p < s->K[d]; p++) {
             for (int64_t q = 0; q < s->K[1 - d]; q++) {
@@ -652,6 +658,7 @@ wpart_status_t wpart_i_rect_polish_g(rg_ctx_t *g, const wpart_rg_csr_t *A,
     memcpy(R, best[0], (size_t)(P + 1) * sizeof(int64_t));
     memcpy(C, best[1], (size_t)(Q + 1) * sizeof(int64_t));
     *value = wpart_i_rp_loads(s); /* exact, from scratch */
+    WPART_CHECK(rp_stopped(s));
     if (!(*value <= v0)) { /* rounding in the moves' sums: the given grid */
         memcpy(R, orig[0], (size_t)(P + 1) * sizeof(int64_t));
         memcpy(C, orig[1], (size_t)(Q + 1) * sizeof(int64_t));

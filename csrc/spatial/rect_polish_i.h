@@ -33,7 +33,19 @@ typedef struct {
     double M;          /* the grid's max load and the number of blocks at it */
     int64_t c;
     rp_heavy_t *hv;    /* NULL: no cache (wpart_i_rp_heavy) */
+    /* Ctrl-C inside wpart_i_rp_loads, wpart_i_rp_shift and wpart_i_rp_heavy (rg_cancel every
+     * RG_POLL_WORK entries; on a dense 4096^2 matrix one pass is ~0.3 s): stop 1 once asked,
+     * the loads then unfinished (the caller fails with WPART_ECANCELLED: rp_stopped) */
+    const wpart_control_t *ctl;
+    int64_t work;
+    int stop;
 } rp_t;
+
+/* WPART_ECANCELLED once a pass over s's entries saw a request to stop, else WPART_OK */
+static inline wpart_status_t rp_stopped(const rp_t *s)
+{
+    return s->stop ? wpart_i_error(WPART_ECANCELLED, "stopped on request") : WPART_OK;
+}
 
 static inline double *rp_at(rp_t *s, int d, int64_t p, int64_t q)
 {

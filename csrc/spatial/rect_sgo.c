@@ -257,7 +257,7 @@ static wpart_status_t sgo_run(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int
         WPART_CHECK(wpart_i_rg_csc(&g));
     }
     s = (rp_t){{g.side[0], g.side[1]}, {P, Q}, {cut[0], cut[1]}, {map[0], map[1]}, blk,
-               {smax[0], smax[1]}, {scnt[0], scnt[1]}, 0.0, 0, NULL};
+               {smax[0], smax[1]}, {scnt[0], scnt[1]}, 0.0, 0, NULL, control, 0, 0};
     if (inc) { /* heavy lines move in O(K) (rect_polish_i.h) */
         WPART_CHECK(wpart_i_rp_heavy(&s));
     }
@@ -311,7 +311,7 @@ static wpart_status_t sgo_run(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int
         if (inc && m > 1) { /* the rows that change stripe (columns as they were), then the
                              * columns (rows as they are now) */
             for (int d = 0; d < 2; d++) {
-                if (rg_cancel(control, &work, wpart_i_rp_shift(&s, d, nc[d]))) {
+                if (rg_cancel(control, &work, wpart_i_rp_shift(&s, d, nc[d])) || s.stop) {
                     WPART_FAIL(WPART_ECANCELLED, "stopped on request");
                 }
             }
@@ -320,7 +320,7 @@ static wpart_status_t sgo_run(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int
                 memcpy(cut[d], nc[d], (size_t)(K[d] + 1) * sizeof(int64_t));
             }
             wpart_i_rp_loads(&s);
-            if (rg_cancel(control, &work, nnz)) {
+            if (s.stop || rg_cancel(control, &work, nnz)) {
                 WPART_FAIL(WPART_ECANCELLED, "stopped on request");
             }
         }

@@ -18,6 +18,10 @@ int64_t wpart_i_rp_shift(rp_t *s, int d, const int64_t *nc)
         int64_t a = s->cut[d][k] < nc[k] ? s->cut[d][k] : nc[k];
         int64_t b = s->cut[d][k] < nc[k] ? nc[k] : s->cut[d][k];
         for (int64_t i = a; i < b; i++) {
+            if (WPART_UNLIKELY(rg_cancel(s->ctl, &s->work, sd->ptr[i + 1] - sd->ptr[i] + 1))) {
+                s->stop = 1; /* (the loads unfinished: the caller stops, rp_stopped) */
+                return moved;
+            }
             int64_t p = k; /* the stripe of line i under the new cuts */
             while (p > 0 && i < nc[p]) {
                 p--;
@@ -143,6 +147,9 @@ wpart_status_t wpart_i_rp_heavy(rp_t *s)
             WPART_FAIL(WPART_ENOMEM, "out of memory in the SGO's block loads");
         }
         for (int64_t i = 0; i < sd->n; i++) { /* the entries between two heavy lines */
+            if (rg_cancel(s->ctl, &s->work, sd->ptr[i + 1] - sd->ptr[i] + 1)) {
+                WPART_FAIL(WPART_ECANCELLED, "stopped on request");
+            }
             if (h->slot[d][i] >= 0) {
                 for (int64_t e = sd->ptr[i]; e < sd->ptr[i + 1]; e++) {
                     cnt += so[sd->idx[e]] >= 0;
@@ -157,6 +164,9 @@ wpart_status_t wpart_i_rp_heavy(rp_t *s)
         cnt = 0;
         for (int64_t i = 0; i < sd->n; i++) {
             int32_t sl = h->slot[d][i];
+            if (rg_cancel(s->ctl, &s->work, sd->ptr[i + 1] - sd->ptr[i] + 1)) {
+                WPART_FAIL(WPART_ECANCELLED, "stopped on request");
+            }
             if (sl < 0) {
                 continue;
             }
