@@ -18,6 +18,11 @@
  * ~5 % less CPU; 0.25 -> 0.2 below changed none of its 59 4 x 4 max loads, 8 % less CPU) */
 #define RF_RACE 0.2
 #define RF_RACE_BIG 0.15
+/* ... and RF_RACE_HEAVY for the starts of a heavy-line matrix whose diagonal start runs last
+ * (_nicol.AUTO_RACE_HEAVY; was no race there): bench_spatial_fresh's 334 max loads and
+ * bench_spatial_sarma's 72 the same, its 112 heavy-line cases 0.87-0.95 x the CPU per grid
+ * (4 x 4 - 64 x 64; 0.2 the same loads and CPU) */
+#define RF_RACE_HEAVY 0.5
 /* On a banded matrix (wpart_i_rg_banded; not a heavy-line one whose diagonal start runs last)
  * only the diagonal start runs, and SARMA's nic members below do not: on every banded case of
  * bench_spatial_fresh (59 of 334) the diagonal start's grid is the one the later stages
@@ -596,8 +601,8 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
             state[k] = 2;
         }
     } else {
-        /* a heavy-line matrix: the diagonal start last and no race (its first half-sweeps can
-         * be far above a grid it ends below; _nicol.nicol_engine: the same) */
+        /* a heavy-line matrix: the diagonal start last and a loose race (its first
+         * half-sweeps can be far above a grid it ends below; _nicol.nicol_engine: the same) */
         int last = heavy_line && nu > 1 && P * Q <= RF_LAST_MAX;
         if (last) {
             rf_first_last(nu, P, Q, R0, C0, first, uniq, out->R, out->C);
@@ -607,7 +612,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
                                                                      : RF_LONG_PATIENCE;
         banded = !last && wpart_i_rg_banded(A, P, Q);
         wpart_rg_opts_t opt = {2, max_half < h1 ? max_half : h1, 0, 1,
-                               last ? 0.0 : big ? RF_RACE_BIG : RF_RACE, out->lower,
+                               last ? RF_RACE_HEAVY : big ? RF_RACE_BIG : RF_RACE, out->lower,
                                cont, max_half, control, 0.0, banded};
         WPART_CHECK(wpart_i_rg_run(&g, t0, nu, R0, C0, first, &opt, out->R, out->C, val,
                                    halves, state, twin, &out->timed_out));

@@ -69,6 +69,10 @@ RACE = 0.25
 #: the best of SARMA's nine on its 275 cases of 64 blocks and more.
 AUTO_RACE = 0.2
 AUTO_RACE_BIG = 0.15
+#: ... and on a heavy-line matrix up to HEAVY_LAST_BLOCKS blocks (rect_fast.c's RF_RACE_HEAVY;
+#: was no race): the same 334 max loads of bench_spatial_fresh and 72 of bench_spatial_sarma,
+#: 0.87-0.95 x the CPU of bench_spatial_fresh's 112 heavy-line cases per grid (0.2: the same)
+AUTO_RACE_HEAVY = 0.5
 
 #: Tabu steps of rect_refine's final cut-move polish (after its descent).
 REFINE_CUT_MOVES = 100
@@ -510,15 +514,17 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
         cont = POLISH_PATIENCE if not auto or P * Q >= MID_POLISH_BLOCKS else \
             SHORT_POLISH_PATIENCE if P * Q < SHORT_POLISH_BLOCKS else MID_POLISH_PATIENCE
         # the default set on a heavy-line matrix: the diagonal start runs last (the
-        # stored-entry and uniform ones come near the bound first there) and no race (its
-        # first half-sweeps can be far above a grid it ends below; rect_fast.c)
+        # stored-entry and uniform ones come near the bound first there) and a loose race
+        # (AUTO_RACE_HEAVY: its first half-sweeps can be far above a grid it ends below;
+        # rect_fast.c)
         order = np.arange(len(uniq))
-        if (cache.get("heavy_line") and race is None and len(uniq) > 1 and
-                P * Q <= HEAVY_LAST_BLOCKS and auto):
-            order, slack = np.roll(order, -1), 0.0
+        last = bool(cache.get("heavy_line") and race is None and len(uniq) > 1 and
+                    P * Q <= HEAVY_LAST_BLOCKS and auto)
+        if last:
+            order, slack = np.roll(order, -1), (AUTO_RACE_HEAVY if ab else 0.0)
         # on a banded matrix only the default set's diagonal start runs (the others end above
         # it; rect_fast.c)
-        first_only = (auto and race is None and slack > 0 and
+        first_only = (auto and race is None and slack > 0 and not last and
                       _core.spatial_rect_banded(*g.args()[:4], P, Q))
         # the incumbent then continues in the same call (the polish) with the long patience
         # (SARMA's max(10, P + Q)), balanced, unless the time limit or the bound ended it
