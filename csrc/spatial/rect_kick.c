@@ -224,12 +224,14 @@ cleanup:
     return st;
 }
 
-/* the exact max of the grid (R, C): s's cuts and block loads set to it, from scratch */
-static double rk_max(rp_t *s, const int64_t *R, const int64_t *C)
+/* the exact max of the grid (R, C) to *v: s's cuts and block loads set to it, from scratch
+ * (WPART_ECANCELLED when Ctrl-C stopped the pass: rp_stopped) */
+static wpart_status_t rk_max(rp_t *s, const int64_t *R, const int64_t *C, double *v)
 {
     memcpy(s->cut[0], R, (size_t)(s->K[0] + 1) * sizeof(int64_t));
     memcpy(s->cut[1], C, (size_t)(s->K[1] + 1) * sizeof(int64_t));
-    return wpart_i_rp_loads(s);
+    *v = wpart_i_rp_loads(s);
+    return rp_stopped(s);
 }
 
 /* grid (R, C) is the uniform one */
@@ -258,8 +260,7 @@ static wpart_status_t rk_moves(rg_ctx_t *g, rp_t *s, const wpart_rg_csr_t *At, i
             WPART_CHECK(wpart_i_rect_polish_g(g, g->A, At, g->P[0], g->P[1], R, C, 20, g->ctl, v,
                                             &moves, timed_out));
         } else {
-            *v = rk_max(s, R, C);
-            WPART_CHECK(rp_stopped(s));
+            WPART_CHECK(rk_max(s, R, C, v));
         }
     }
 cleanup:
@@ -540,8 +541,7 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
                     G + 4 * (P + Q + 2), G + 4 * (P + Q + 2) + P + 1};
     int64_t *Rs = S + P + Q + 2, *Cs = Rs + P + 1;
     if (!(*value >= 0.0)) { /* the given grid's max, exact (from scratch) */
-        *value = rk_max(&s, R, C);
-        WPART_CHECK(rp_stopped(&s));
+        WPART_CHECK(rk_max(&s, R, C, value));
     }
     const double *pref[2] = {g->tot[0], g->tot[1]};
     double v = RG_INF;
@@ -550,8 +550,7 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
         WPART_CHECK(rk_big(g, &s, &sg, t0, heavy, pref, sgo_iters, max_half, lower, *value,
                            nc, &w, Rs, Cs, &v, &vx, &vy, iters, halves, timed_out));
         if (v < RG_INF || vx < RG_INF) { /* exact: against the given grid's exact max */
-            *value = rk_max(&s, R, C);
-            WPART_CHECK(rp_stopped(&s));
+            WPART_CHECK(rk_max(&s, R, C, value));
         }
         rg_keep(P, Q, Rs, Cs, v, R, C, value);
         if (vx < *value && !*timed_out) {
@@ -614,8 +613,7 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
     /* a lower grid: its polish, then both maxes exact (from scratch) before it replaces R, C */
     wpart_rg_csr_t At = {A->n2, A->n1, g->side[1].ptr, g->side[1].idx, g->side[1].w};
     WPART_CHECK(rk_moves(g, &s, &At, Rs, Cs, &v, timed_out));
-    *value = rk_max(&s, R, C);
-    WPART_CHECK(rp_stopped(&s));
+    WPART_CHECK(rk_max(&s, R, C, value));
     rg_keep(P, Q, Rs, Cs, v, R, C, value);
 done:
     if (heavy && !*timed_out && *value > lower + (g->integral ? 1.0 : 0.0)) {
