@@ -612,7 +612,8 @@ def test_one_call_helpers_out_of_memory_leave_it_to_the_general_path(monkeypatch
 
 
 # a dense 7 x 11 matrix (at least half its cells stored: the load starts take the uniform ones'
-# places) on which every stage of the default ended at 10 and the uniform grid is at 9
+# places) on which every stage of the default but the last ended at 10 and the uniform grid is
+# at 9
 _ABOVE_UNIFORM = [[0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0], [4, 2, 0, 1, 1, 1, 1, 1, 1, 1, 1],
                   [0, 0, 3, 2, 1, 0, 1, 3, 1, 0, 0], [0, 0, 1, 1, 1, 1, 0, 4, 1, 0, 0],
                   [1, 1, 0, 0, 1, 0, 0, 2, 0, 0, 0], [0, 0, 0, 0, 1, 1, 6, 0, 1, 2, 2],
@@ -624,7 +625,9 @@ def test_never_above_the_uniform_grid_where_no_uniform_start_runs():
     uni = spatial.rect_uniform(D, 18, P=3, Q=6)
     fast = spatial.rect_nicol(D, 18, P=3, Q=6)
     assert fast.params["starts"] == auto_names(3)
-    assert fast.max_load == uni.max_load == 9
+    # (SARMA's sgo_2dr_nic after the random starts, the grid 1.15-1.7 x the bound, goes below
+    # the uniform grid here)
+    assert uni.max_load == 9 and fast.max_load == 8
     _same(fast, spatial.rect_nicol(D, 18, P=3, Q=6, starts=list(auto_names(3))))
     # the same starts without the random ones (an explicit patience: the engine) end at 10:
     # the uniform grid is the result

@@ -444,7 +444,7 @@ cleanup:
  * grid below inc to w->Rx, w->Cx, its exact max to *vx (RG_INF: none went below inc).
  * The kick's 100 iterations stop short there: bench_spatial_fresh's plaw_2600_z stored
  * 64 x 64 needs 3,904 (33 at 100, 25 after nic at the stop rule, SARMA's best 25). */
-static wpart_status_t rk_heavy(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0,
+static wpart_status_t rk_heavy(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0, int heavy,
                                const double *const pref[2], int64_t max_half, double lower,
                                double inc, int64_t *nc, const rk_grids_t *w, double *vx,
                                int64_t *iters, int64_t *halves, int32_t *timed_out)
@@ -455,12 +455,14 @@ static wpart_status_t rk_heavy(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0,
     wpart_rg_csr_t At = {s->side[1].n, s->side[0].n, s->side[1].ptr, s->side[1].idx,
                          s->side[1].w};
     wpart_rg_opts_t nic = {2, max_half, 0, 1, 0.5, lower, 0, max_half, g->ctl, inc, 0};
-    int plaw = rk_sgo_start(s, pref, 0, sg) <= RK_HEAVY_UNI * inc;
-    int64_t tries = P * Q > RK_BIG    ? 0
-                    : plaw            ? RK_HEAVY_TRIES
-                    : P * Q == RK_BIG ? RK_HEAVY_RECT / 2
-                    : P != Q          ? RK_HEAVY_RECT
-                                      : 0;
+    /* (RK_SGO_NIC: seed 1 alone, the uniform grid's SGO not run) */
+    int plaw = heavy != RK_SGO_NIC && rk_sgo_start(s, pref, 0, sg) <= RK_HEAVY_UNI * inc;
+    int64_t tries = heavy == RK_SGO_NIC ? 1
+                    : P * Q > RK_BIG    ? 0
+                    : plaw              ? RK_HEAVY_TRIES
+                    : P * Q == RK_BIG   ? RK_HEAVY_RECT / 2
+                    : P != Q            ? RK_HEAVY_RECT
+                                        : 0;
     *vx = RG_INF;
     for (int64_t t = plaw ? 0 : 1; t <= tries && !*timed_out && best > lower; t++) {
         if (t > 0) {
@@ -621,8 +623,8 @@ done:
          * each continued by the plain half-sweeps and the lower kept (never above the
          * kick's path, as from 1,024 blocks) */
         double vx, va = *value;
-        WPART_CHECK(rk_heavy(g, &s, &sg, t0, pref, max_half, lower, *value, nc, &w, &vx, iters,
-                             halves, timed_out));
+        WPART_CHECK(rk_heavy(g, &s, &sg, t0, heavy, pref, max_half, lower, *value, nc, &w, &vx,
+                             iters, halves, timed_out));
         if (vx < *value) { /* after a time-out: the lower grid as it is */
             if (!*timed_out) {
                 WPART_CHECK(wpart_i_rect_plain(g, A, t0, max_half, lower, R, C, &va, timed_out));

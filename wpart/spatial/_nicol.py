@@ -37,7 +37,8 @@ ENGINE_STARTS = ("rows_stored", "cols_stored", "rows_load", "cols_load", "rows_u
 AUTO = ("diag_interleaved", "rows_stored", "rows_uniform", "cols_uniform")
 
 #: ``stats["starts"]``'s entry of the default's random starts (4 to 63 blocks, after the race:
-#: SARMA's random cut positions, seeds 1-4; rect_fast.c RF_RAND_TRIES): their ``runs``,
+#: SARMA's random cut positions, seeds 1-4; rect_fast.c RF_RAND_TRIES; then, where the grid
+#: was 1.15-1.7 x the lower bound, SARMA's sgo_2dr_nic from seed 1, one run more): their ``runs``,
 #: ``half_sweeps``, lowest ``max_load`` and ``state`` (``"kept"``: one of them gave the grid
 #: the call continued and returned, ``stats["start"]`` then names it; else ``"dropped"``).
 RANDOM = "random_starts"
