@@ -353,13 +353,20 @@ def test_measured_times_give_the_analytic_split():
     # times, solve the equal-time split, compare with the closed form
     t0 = np.array([0.006, 0.003, 0.009])
     rates = np.array([40_000.0, 20_000.0, 10_000.0])
-    bal = CycleBalancer(3, [100, 300, 600, 1000], 2)
+    bal = CycleBalancer(3, [100, 300, 600, 1000], 3)
     res = run(bal, None, [sleep_worker(t0[p], rates[p]) for p in range(3)], time_limit=60)
     tr = res.trace
-    assert np.bincount(tr["pu"]).tolist() == [8, 8, 8]
+    assert np.bincount(tr["pu"]).tolist() == [12, 12, 12]
     truth = t0[tr["pu"]] + tr["size"] / rates[tr["pu"]]
     assert np.all(tr["t_comp"] >= truth) and np.median(tr["t_comp"] / truth - 1) < 0.05
-    models = [wd.fit_model(tr["size"][tr["pu"] == p], tr["t_comp"][tr["pu"] == p], basis=["x"]) for p in range(3)]
+    # a sleep only overruns: the fastest of each PU's three runs of a size (one late wake-up
+    # on a busy machine, 10 ms, tilted a fit of the raw times by 12 % in a CI run)
+    models = []
+    for p in range(3):
+        on = tr["pu"] == p
+        xs = np.unique(tr["size"][on])
+        ts = [tr["t_comp"][on][tr["size"][on] == v].min() for v in xs]
+        models.append(wd.fit_model(xs, np.array(ts), basis=["x"]))
     x, _ = wd.solve_equal_time(models, 6000.0)
     np.testing.assert_allclose(x, affine_split(t0, rates, 6000.0)[0], rtol=0.10)
 
