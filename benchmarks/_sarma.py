@@ -172,11 +172,12 @@ def nicol_c(M, P, Q, start="nic"):
     return R, C
 
 
-def nicol_idx(M, P, Q, start="nic"):
+def nicol_idx(M, P, Q, start="nic", steps=False):
     """SARMA's own ``nic`` / ``nicuni`` work in C: Nicol's cut-index search (SARMA's default
     1D method, not a bisection on the bottleneck), stripes found by binary search, the
     transpose built inside the call (see _sarma_nic.c). Integer loads only (SARMA's loads are
-    unsigned integers); None without a C compiler or with fractional loads."""
+    unsigned integers); None without a C compiler or with fractional loads. (R, C), or with
+    ``steps`` (R, C, the half-steps it ran)."""
     import ctypes
 
     fi = _cnic()[1]
@@ -190,7 +191,7 @@ def nicol_idx(M, P, Q, start="nic"):
                   R.ctypes.data_as(p64), C.ctypes.data_as(p64))
     if st < 0:
         raise MemoryError("sarma_nicol_idx")
-    return R, C
+    return (R, C, int(st)) if steps else (R, C)
 
 
 def nicol(M, P, Q, start="nic"):

@@ -25,7 +25,10 @@ The matrix goes in as stored, with ``weights=`` the weighting.
 
 Per case: max load, ok (<= best of nine), valid (the rectangles are a P x Q grid covering the
 matrix exactly once, empty stripes allowed, and the max load equals the one recomputed from the
-loads), CPU of rect_nicol and of the C nics: time.process_time of a loop of n calls (n such
+loads), CPU of rect_nicol and of the C nics (and nic_halves, the half-steps SARMA's nic ran:
+its CPU per half-step is a near-steady cost of the grid and matrix size, the count varies 2-128
+from case to case; 2-10 (median 4) on the power-law matrices, where it stops at about twice the
+best of nine): time.process_time of a loop of n calls (n such
 that the C nic_v loop takes about ``--target`` seconds) / n, best of k alternating repeats;
 ratio = SARMA nic CPU / rect_nicol CPU (>= 1: rect_nicol no slower), ratio_v the same for
 nic_v. Goal (#27): ok on every case, ratio >= 1
@@ -334,7 +337,8 @@ def main(argv=None):
         f = lambda: spatial.rect_nicol(A, P * Q, P=P, Q=Q, weights=how)  # noqa: E731
         g = lambda: _sarma.nicol_c(M, P, Q)  # noqa: E731
         h = lambda: _sarma.nicol_idx(M, P, Q)  # noqa: E731
-        if h() is None:
+        hs = _sarma.nicol_idx(M, P, Q, steps=True)
+        if hs is None:
             raise SystemExit(f"{name}/{how}: fractional loads (SARMA's loads are integers)")
         r = f()
         gr = grid_of(r.rects, P, Q, M.n1, M.n2)
@@ -342,7 +346,7 @@ def main(argv=None):
                "best9": c["best9"], "best_alg": c["best_alg"], "nic": c["nic"],
                "max_load": float(r.max_load), "ok": bool(float(r.max_load) <= c["best9"]),
                "valid": bool(gr is not None and M.lmax(*gr) == float(r.max_load)),
-               "start": r.stats.get("start")}
+               "start": r.stats.get("start"), "nic_halves": hs[2]}
         g()
         t = time.process_time()
         g()
