@@ -102,8 +102,9 @@ static inline wpart_status_t rg_poll_limit(const wpart_control_t *ctl, double t0
  * half-sweeps run. heavy (a heavy-line matrix, rect_fast.c's gate): then also SARMA's
  * sgo_2dr_nic in full (the SGO from the uniform grid to its own stop rule, nic, the cut
  * moves; rect_kick.c's rk_heavy and its gates), a lower grid and the kick's each continued by
- * wpart_i_rect_plain and the lower kept. heavy RK_SGO_NIC (any matrix): that run from SARMA's
- * own random start (seed 1) alone, not from the uniform grid (rect_fast.c's random starts). */
+ * wpart_i_rect_plain and the lower kept. heavy RK_SGO_NIC (any matrix, below 1,024 blocks,
+ * sgo_iters 0: rect_fast.c's random starts): that run from SARMA's own random start (seed 1)
+ * alone, not from the uniform grid; from 1,024 blocks the value counts as heavy. */
 #define RK_SGO_NIC 2
 wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int64_t max_half,
                                  double lower, int heavy, int64_t *R, int64_t *C,
