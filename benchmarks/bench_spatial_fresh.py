@@ -35,7 +35,7 @@ nic_v. Goal (#27): ok on every case, ratio >= 1
 on >= 90 % of them. Totals per set and per set and grid.
 
 Usage: python benchmarks/bench_spatial_fresh.py [--quick] [--k 3] [--set fresh|holdout|both]
-       [--verify] [--only name,name] [--out PATH]
+       [--verify] [--only name,name] [--grids 4x4,8x32] [--out PATH]
 (the results in benchmarks/results/ were taken with ``--set both --k 3`` at nice 10 on a
 shared 2-core machine; writes PATH (.json) and the same path with .txt: the printed table)
 """
@@ -246,6 +246,7 @@ def grid_of(rects, P, Q, n1, n2):
 def select(ref, args):
     """The (matrix entry, case) pairs chosen by --set / --only / --quick, in file order."""
     only = set(filter(None, args.only.split(",")))
+    want = {tuple(int(x) for x in g.split("x")) for g in filter(None, args.grids.split(","))}
     out = []
     for st in ("fresh", "holdout"):
         ms = [m for m in ref["matrices"] if m["set"] == st]
@@ -258,6 +259,8 @@ def select(ref, args):
                                                                    for c in m["cases"])]
             gl = grids(m["shape"])
             for c in m["cases"]:
+                if want and (c["P"], c["Q"]) not in want:
+                    continue
                 if args.quick and (c["P"], c["Q"]) != gl[(i + ws.index(c["weights"])) % len(gl)]:
                     continue
                 out.append((m, c))
@@ -303,6 +306,8 @@ def main(argv=None):
                     help="seconds of C nic per timed loop (sets the loop length)")
     ap.add_argument("--set", default="both", choices=("fresh", "holdout", "both"))
     ap.add_argument("--only", default="", help="comma-separated matrix names")
+    ap.add_argument("--grids", default="",
+                    help="comma-separated grids PxQ (e.g. 4x4,8x32): only their cases")
     ap.add_argument("--verify", action="store_true",
                     help="recompute the nine with _sarma.py for the chosen cases (slow: use "
                          "with --quick or --only) and compare with the JSON")

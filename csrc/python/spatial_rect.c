@@ -308,9 +308,9 @@ static PyObject *wpy_rect_random(PyObject *self, PyObject *args, PyObject *kwds)
         wpy_raise(st, NULL);
         goto cleanup;
     }
-    res = Py_BuildValue("OOdLLdii", R, C, value, (long long)out.rand_runs,
+    res = Py_BuildValue("OOdLLdiiL", R, C, value, (long long)out.rand_runs,
                         (long long)out.rand_halves, out.rand_best, (int)out.rand_kept,
-                        (int)out.timed_out);
+                        (int)out.timed_out, (long long)out.rand_moves);
 cleanup:
     WPY_XDECREF(a[0], a[1], a[2], R, C);
     return res;
@@ -446,7 +446,7 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
     if (!lmax) {
         goto cleanup;
     }
-    res = Py_BuildValue("OOO(ddddd)(LLLLL)(iiiii)(LLLLL)diiLLdO(LdLLdLdLLdi)OOOOi", R, C,
+    res = Py_BuildValue("OOO(ddddd)(LLLLL)(iiiii)(LLLLL)diiLLdO(LdLLdLdLLdiL)OOOOi", R, C,
                         L ? (PyObject *)L : Py_None,
                         out.val[0], out.val[1], out.val[2], out.val[3], out.val[4],
                         (long long)out.halves[0], (long long)out.halves[1],
@@ -460,8 +460,8 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
                         (long long)out.moves, out.polished, (long long)out.kick_iters,
                         (long long)out.kick_halves, out.kicked,
                         (long long)out.joint_halves, out.joint, (long long)out.rand_runs,
-                        (long long)out.rand_halves, out.rand_best, (int)out.rand_kept, a[0],
-                        a[1], lmax,
+                        (long long)out.rand_halves, out.rand_best, (int)out.rand_kept,
+                        (long long)out.rand_moves, a[0], a[1], lmax,
                         ones ? (PyObject *)ones : Py_None, (int)out.load_starts);
 cleanup:
     WPY_XDECREF(a[0], a[1], a[2], R, C, L, B);

@@ -63,36 +63,6 @@
  * bench_spatial_fresh) no final max load changed without it, 10 % of the call */
 #define RF_UNI_MAX 1024
 
-/* From RF_RAND_MIN to RF_RAND_MAX blocks, after the race: RF_RAND_TRIES of SARMA's random
- * starts (the inner cuts at positions uniform at random in load space, std::mt19937_64 seeds
- * 1, 2, ...), each run as the default's starts are (balanced half-sweeps, patience 2, at most
- * max(10, P + Q)) racing the best grid with slack RF_RAND_RACE; a lower grid replaces it.
- * At 4 x 4 the four fixed starts end in one local optimum where SARMA's SGO runs from its own
- * random start land lower: bench_spatial_fresh's 59 4 x 4 cases 54 -> 57 <= the best of
- * SARMA's nine (arrow_1400 1444 -> 1427, best 1358; h_clust_2200 1363 -> 1353, best 1351),
- * SARMA's test matrices cage 556 -> 491 (SARMA's sgo_2ds 495) and tumorAntiAngiogenesis_1
- * 194 -> 184 (its sgo_2dr_nic 185), none higher. The call's CPU at 4 x 4 about 1.7 x:
- * 0.36-0.64 x SARMA's own nic (built from its sources, its timer) on five of its six test
- * matrices, 1.0 x on bayer05 (27,836 entries), but a median 0.67 x our C re-implementation of
- * nic (benchmarks/_sarma_nic.c), faster than SARMA's there. 6 tries at slack 0.15 gave the same
- * counts (arrow_1400 1427) at 1.3 x the CPU of these, 8 at 0.2 also took arrow_1400 to 1332
- * (58 of 59) at a median 0.45 x the C nic's CPU. From 64 blocks (where nic, nicuni,
- * the cut moves and the kick follow) 4 tries lowered 2 of the 60 cases of SARMA's test
- * matrices (cage 8 x 8 / 32 x 32 one triangle, 62 -> 61, 12 -> 11) for 5-40 % more CPU.
- * Not on a banded matrix (wpart_i_rg_banded: the diagonal start alone), where they lowered
- * none of bench_spatial_fresh's banded, grid and mesh 4 x 4 grids */
-#define RF_RAND_TRIES 4
-/* ... then, where the grid before them was RF_SGO_LO to RF_SGO_HI x the lower bound, SARMA's
- * sgo_2dr_nic from its own random start (seed 1; rect_kick.c's RK_SGO_NIC), kept where lower:
- * bench_spatial_fresh's two 4 x 4 cases above the best of SARMA's nine went below it
- * (arrow_1400 1444 -> 1293, best 1358; h_clust_2200 1353 -> 1340, 1351). On all 4 x 4 cases
- * it lowered no other across that line and took 23 of 35 above SARMA nic's CPU: meshes,
- * grids, bands sit near 2.3 x the bound (total / m), power-law within 1.14 x of it */
-#define RF_SGO_LO 1.15
-#define RF_SGO_HI 1.7
-#define RF_RAND_RACE 0.1
-#define RF_RAND_MIN 4
-#define RF_RAND_MAX 64
 
 /* the exact 1D partition of v[0..n) into k intervals (cuts: k + 1) and its max; the prefix
  * in the context's scratch X (>= n + 1 doubles; no half-sweep keeps a prefix there), tmp: k + 1 */
@@ -328,75 +298,6 @@ static wpart_status_t rf_nic(rg_ctx_t *g, int uni, const int64_t *rows, int heav
     rg_keep(P, Q, R2, C2, v, R, C, inc);
 cleanup:
     free(S);
-    return st;
-}
-
-/* the grids the random starts run on (the rule above; the banded test is the caller's) */
-static int rf_rand_grid(int64_t P, int64_t Q)
-{
-    return P * Q >= RF_RAND_MIN && P * Q < RF_RAND_MAX;
-}
-
-/* out's fields of the random starts as when none ran */
-static void rf_rand_none(wpart_rg_auto_t *out)
-{
-    out->rand_runs = -1;
-    out->rand_halves = 0;
-    out->rand_best = RG_INF;
-    out->rand_kept = 0;
-}
-
-/* the random starts (RF_RAND_TRIES; the rule above), racing the best grid (R, C) of max *inc:
- * a lower grid replaces it; their count, half-sweeps and lowest max to out */
-static wpart_status_t rf_random(rg_ctx_t *g, double t0, int64_t max_half, double lower,
-                                int64_t *R, int64_t *C, double *inc, wpart_rg_auto_t *out,
-                                int32_t *timed_out)
-{
-    wpart_status_t st = WPART_OK;
-    int64_t P = g->P[0], Q = g->P[1], K = P > Q ? P : Q;
-    int64_t n[2] = {g->A->n1, g->A->n2}, k[2] = {P, Q};
-    int64_t *S = wpart_i_malloc(2 * (P + Q + 2), sizeof(int64_t));
-    double *pi = wpart_i_malloc(K, sizeof(double)), v;
-    wpart_mt64_t gen;
-    out->rand_runs = 0;
-    if (!S || !pi) {
-        WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
-    }
-    /* one start slot each (wpart_i_rect_from with nst 1), then the grid it returns */
-    int64_t *c0[2] = {S, S + P + 1}, *R2 = c0[1] + Q + 1, *C2 = R2 + P + 1;
-    /* (wpart_i_rect_from caps a start at SARMA's max(10, P + Q) half-sweeps) */
-    wpart_rg_opts_t o = {2, max_half, 0, 1, RF_RAND_RACE, lower, 0, max_half, g->ctl, *inc,
-                         0};
-    double gap = lower > 0.0 ? *inc / lower : 0.0; /* (the grid before the random starts) */
-    for (uint64_t t = 1; t <= RF_RAND_TRIES && !*timed_out && *inc > lower; t++) {
-        wpart_i_mt64_seed(&gen, t);
-        for (int d = 0; d < 2; d++) {
-            wpart_i_sgo_random(g->tot[d][n[d]], k[d] - 1, &gen, pi);
-            wpart_i_sgo_cuts(g->tot[d], n[d], pi, k[d] - 1, NULL, c0[d]);
-        }
-        o.incumbent = *inc;
-        WPART_CHECK(wpart_i_rect_from(g, t0, 1, 2, c0[0], c0[1], &o, R2, C2, &v,
-                                      &out->rand_halves, timed_out));
-        out->rand_runs++;
-        out->rand_best = v < out->rand_best ? v : out->rand_best;
-        out->rand_kept |= rg_keep(P, Q, R2, C2, v, R, C, inc);
-    }
-    if (!*timed_out && *inc > lower && gap >= RF_SGO_LO && gap <= RF_SGO_HI) {
-        int64_t its, hv = 0;
-        v = -1.0; /* (the kick takes the grid's max exact, from scratch) */
-        WPART_CHECK(wpart_i_rect_kick(g, t0, 0, max_half, lower, RK_SGO_NIC, R, C, &v, &its,
-                                      &hv, timed_out));
-        out->rand_runs++;
-        out->rand_halves += hv;
-        out->rand_best = v < out->rand_best ? v : out->rand_best;
-        if (v < *inc) { /* (R, C changed only to a strictly lower grid) */
-            *inc = v;
-            out->rand_kept = 1;
-        }
-    }
-cleanup:
-    free(S);
-    free(pi);
     return st;
 }
 
@@ -654,10 +555,11 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
         memcpy(out->C, J + (P + Q + 2) + P + 1, (size_t)(Q + 1) * sizeof(int64_t));
         inc = out->joint;
     }
-    rf_rand_none(out);
-    if (!jdone && !out->timed_out && !banded && rf_rand_grid(P, Q) && inc > out->lower) {
-        WPART_CHECK(rf_random(&g, t0, max_half, out->lower, out->R, out->C, &inc, out,
-                              &out->timed_out));
+    wpart_i_rect_rand_none(out);
+    if (!jdone && !out->timed_out && !banded && wpart_i_rect_rand_grid(P, Q) &&
+        inc > out->lower) {
+        WPART_CHECK(wpart_i_rect_random(&g, t0, max_half, out->lower, out->R, out->C, &inc, out,
+                                        &out->timed_out));
     }
     int uni0 = P * Q >= RF_NIC_MIN ? 0 : 1, uni1 = banded ? 0 : P * Q < RF_UNI_MAX ? 2 : 1;
     for (int uni = uni0; uni < uni1 && !out->timed_out && big && inc > out->lower; uni++) {
@@ -770,29 +672,5 @@ cleanup:
     free(J);
     free(Ru);
     free(Cu);
-    return st;
-}
-
-wpart_status_t wpart_spatial_rect_random(const wpart_rg_csr_t *A, int64_t P, int64_t Q,
-                                         int64_t *R, int64_t *C, int64_t max_half,
-                                         double lower, const wpart_control_t *control,
-                                         double *value, wpart_rg_auto_t *out)
-{
-    wpart_status_t st = WPART_OK;
-    double t0 = wpart_i_now();
-    rg_ctx_t g;
-    memset(&g, 0, sizeof g);
-    rf_rand_none(out);
-    out->timed_out = 0;
-    WPART_CHECK(wpart_i_rg_check_grids(A, P, Q, 1, R, C));
-    if (max_half < 1) {
-        WPART_FAIL(WPART_EINVAL, "max_half must be positive");
-    }
-    WPART_CHECK(wpart_i_rg_open(&g, A, P, Q, control));
-    if (rf_rand_grid(P, Q) && *value > lower) {
-        WPART_CHECK(rf_random(&g, t0, max_half, lower, R, C, value, out, &out->timed_out));
-    }
-cleanup:
-    wpart_i_rg_close(&g);
     return st;
 }

@@ -147,6 +147,7 @@ typedef struct {
     int64_t rand_halves;  /* their half-sweeps */
     double rand_best;     /* the lowest max load they reached (infinite: none ran) */
     int32_t rand_kept;    /* 1: one of them gave the grid the later stages continue */
+    int64_t rand_moves;   /* the cut moves run in their place (a grid near the bound; -1: none) */
     int32_t load_starts;  /* bits 0, 1: starts 2 and 3 are rows_load and cols_load (at least
                            * half the cells stored: a dense load matrix; else the uniform
                            * ones); bit 2: the uniform grid was lower than every grid the

@@ -145,6 +145,17 @@ wpart_status_t wpart_i_rect_from(rg_ctx_t *g, double t0, int nst, int32_t first,
                                  int64_t *C0, const wpart_rg_opts_t *o, int64_t *R2,
                                  int64_t *C2, double *v, int64_t *halves, int32_t *timed_out);
 
+/* rect_random.c: the stage after the race at 4 to 63 blocks (wpart_i_rect_rand_grid; the
+ * banded test is the caller's): from the best grid (R, C) of max *inc, SARMA's random starts
+ * (then its sgo_2dr_nic where that grid is 1.15-1.7 x lower), or below 1.15 x lower the cut
+ * moves in their place; a strictly lower grid replaces R, C, *inc; out's rand_* fields say
+ * what ran (wpart_i_rect_rand_none: as when none ran) */
+int wpart_i_rect_rand_grid(int64_t P, int64_t Q);
+void wpart_i_rect_rand_none(wpart_rg_auto_t *out);
+wpart_status_t wpart_i_rect_random(rg_ctx_t *g, double t0, int64_t max_half, double lower,
+                                   int64_t *R, int64_t *C, double *inc, wpart_rg_auto_t *out,
+                                   int32_t *timed_out);
+
 /* rect_fast.c's plain half-sweeps (SARMA's nic steps, either dimension first, patience 2, its
  * race) from the grid (R, C) of exact max *value, then the cut moves of a lower grid (B: their
  * weights); R, C, *value change only to a strictly lower grid. The kick continues both of its

@@ -386,6 +386,17 @@ _STATE = {0: "stopped", 1: "abandoned", 2: "not_run", 3: "time_limit", 4: "trans
 _SAME = 5
 
 
+def _random_entry(runs: int, halves: int, best: float, kept: int, moves: int) -> dict:
+    """The stats entry of the stage after the race at 4 to 63 blocks (rect_fast.c's
+    rf_random, both paths): SARMA's random starts, or near the bound (within 1.15 x) the cut
+    moves in their place (``runs`` 0, ``cut_moves`` the moves made)."""
+    d = {"max_load": best if runs or moves >= 0 else None, "half_sweeps": halves, "runs": runs}
+    if moves >= 0:
+        d["cut_moves"] = moves
+    d["state"] = "kept" if kept else "dropped"
+    return d
+
+
 def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None = None) -> tuple:
     """(params, stats) of the one-call default (``_core.spatial_rect_nicol_auto``'s `out`),
     as :func:`nicol_engine` reports them; the stats after the keys of `head` (its values of
@@ -439,8 +450,7 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
     if pol[2] >= 0:  # then the SGO kick (rect_polish.c)
         polished.update(kick_iterations=pol[2], kick_half_sweeps=pol[3], kick_max_load=pol[4])
     if pol[7] >= 0:  # the random starts after the race (4 to 63 blocks; rect_fast.c)
-        table[RANDOM] = {"max_load": pol[9] if pol[7] else None, "half_sweeps": pol[8],
-                         "runs": pol[7], "state": "kept" if pol[10] else "dropped"}
+        table[RANDOM] = _random_entry(pol[7], pol[8], pol[9], pol[10], pol[11])
         if pol[10]:
             won = RANDOM
     params = {"P": P, "Q": Q, "max_sweeps": max_sweeps, "starts": names, "patience": 2,
@@ -544,12 +554,11 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
                 polish_patience is None and not timed and not first_only and
                 4 <= P * Q < 64):
             # the default's random starts after the race (rect_fast.c, one kernel)
-            R, C, _, runs, rh, rbest, kept, timed = _core.spatial_rect_random(
+            R, C, _, runs, rh, rbest, kept, timed, moves = _core.spatial_rect_random(
                 *g.args(), P, Q, R, C, float(vals.min()), lb,
                 min(2 * max_sweeps, 2**62), time_limit=tl, progress=hook)
             if runs >= 0:
-                rnd = {"max_load": rbest if runs else None, "half_sweeps": rh, "runs": runs,
-                       "state": "kept" if kept else "dropped"}
+                rnd = _random_entry(runs, rh, rbest, kept, moves)
         if polish and states[-1] != 2:
             polished = {"max_load": float(vals[-1]), "half_sweeps": int(halves[-1])}
             if sgo and not timed and polished["max_load"] > (lb or lower_bound(g, P, Q, cache)):
