@@ -41,6 +41,9 @@ AUTO = ("diag_interleaved", "rows_stored", "rows_uniform", "cols_uniform")
 #: was 1.15-1.7 x the lower bound, SARMA's sgo_2dr_nic from seed 1, one run more): their ``runs``,
 #: ``half_sweeps``, lowest ``max_load`` and ``state`` (``"kept"``: one of them gave the grid
 #: the call continued and returned, ``stats["start"]`` then names it; else ``"dropped"``).
+#: Where the grid after the race was below 1.15 x the lower bound none of them runs: two tabu
+#: steps of the cut moves from it run in their place (rect_random.c RF_NEAR_TABU), ``runs`` 0
+#: and ``cut_moves`` the moves made.
 RANDOM = "random_starts"
 
 
