@@ -28,7 +28,8 @@ ENGINE_STARTS = ("rows_stored", "cols_stored", "rows_load", "cols_load", "rows_u
 
 #: The default set (``starts="auto"``), in the order they run: the diagonal start wins on
 #: grid, banded and block matrices; the stored-entry and uniform starts on heavy-line
-#: (power-law) ones, where the diagonal one runs last (see HEAVY_LINE). rows_stored is SARMA
+#: (power-law) ones, where the diagonal one runs last and rows_stored after the uniform
+#: ones, the race then dropping it early (see HEAVY_LINE). rows_stored is SARMA
 #: nic's own start: in place of cols_stored (the default's before) it brought SARMA's bayer05
 #: (a SuiteSparse matrix of SARMA's tests) at 4 x 4 from 3,720 to nic's 3,654 (2,544 -> 2,246
 #: with weights="count") and 2 more of bench_spatial_fresh's 334 cases to SARMA's best of
@@ -536,6 +537,8 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
                     P * Q <= HEAVY_LAST_BLOCKS and auto)
         if last:
             order, slack = np.roll(order, -1), (AUTO_RACE_HEAVY if ab else 0.0)
+            if len(order) > 2:  # rows_stored after the uniform starts (rect_fast.c)
+                order[:-1] = np.roll(order[:-1], -1)
         # on a banded matrix only the default set's diagonal start runs (the others end above
         # it; rect_fast.c)
         first_only = (auto and race is None and slack > 0 and not last and
