@@ -532,8 +532,9 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
             /* ... and SARMA nic's own start (rows_stored) after the uniform ones: it ends
              * far above them there (about 2 x; plaw_2600_z stored 16 x 16: 205 after 14
              * half-sweeps as the first start, with no grid to race, against 113), so the
-             * race drops it after 2 half-sweeps (bench_spatial_fresh: the same 334 max
-             * loads, the power-law cases' CPU 1.6 % lower) */
+             * race drops it after 2 half-sweeps (bench_spatial_fresh, paired runs: the
+             * same 334 max loads, the power-law cases' CPU 1.6 % lower; within the noise
+             * of one --set both rerun) */
             if (nu > 2) {
                 rf_first_last(nu - 1, P, Q, R0, C0, first, uniq, out->R, out->C);
             }
