@@ -323,3 +323,45 @@ def test_truncated_or_unterminated_files_raise_never_crash(tmp_path):
     assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
     ok, bad = map(int, out.stdout.split())
     assert ok > 0 and bad > 0
+
+
+#: entry lines at the edges of the core's unchecked parse (taken where 256 bytes follow a line's
+#: start) and of its checked one: blanks past 8 in a row, exponents of 3 and 4 digits and past
+#: +-280, 18- and 19-digit numbers, long significands, signs, glued or missing tokens
+EDGE_LINES = {
+    "real": ["1 1 1e280", "1 1 1e281", "1 1 1e-280", "1 1 0e999", "1 1 1e0280", "1 1 5E+07",
+             "1 1 -0.000e-5", "1 1 " + "0" * 62 + "1", "1 1 " + "0" * 63 + "1",
+             "1 1 ." + "0" * 60 + "7", "1 1 -" + "9" * 62, "1 1 1.", "1 1 .", "1 1 -",
+             "1 1 1e", "1 1 1e+", "1 1 1e+-5", "1 1 1..2", "1 1 +2", "1 1 2x",
+             "1" + " " * 8 + "1 3", "1" + " " * 9 + "1 3", " " * 8 + "1 1 3", " " * 9 + "1 1 3",
+             "1 1" + "\t" * 9 + "3", "1 1 3" + " " * 9, "1 1 3\r", "000000000000000001 1 2",
+             "0000000000000000001 1 2", "1 1", "1 1 2 3", "1 1\t-0"],
+    "integer": ["1 1 " + "9" * 18, "1 1 -" + "9" * 18, "1 1 " + "9" * 19, "1 1 9223372036854775807",
+                "1 1 -9223372036854775808", "1 1 9223372036854775808", "1 1 -0", "1 1 1.0",
+                "1 1 +3", "1 1 3 ", "1 1 " + "0" * 18 + "5", "1 1", "1" + " " * 9 + "1 2"],
+    "pattern": ["1 1", "1 1 ", "1 1 5", "1 1" + " " * 9, " " * 9 + "1 1", "1 1\r",
+                "00000000000000001 1", "2 2"],
+}
+
+
+@pytest.mark.parametrize("field", sorted(EDGE_LINES))
+def test_unchecked_line_parse_equals_the_checked_one(field):
+    # the same line parsed where 256 bytes follow it (first: the unchecked parse, which may
+    # give up) and as the last line (the checked parse): the same acceptance and values
+    pad = [f"{k + 2} {k + 2}" + ("" if field == "pattern" else " 1") for k in range(40)]
+    head = f"%%MatrixMarket matrix coordinate {field} general\n42 42 41\n"
+    took = 0
+    for line in EDGE_LINES[field]:
+        for nl in ("\n", "\r\n"):
+            first = (head + nl.join([line] + pad) + nl).encode()
+            last = (head + nl.join(pad + [line]) + nl).encode()
+            h = _mmfast.header(first)
+            for exact in (True, False):
+                a, b = (_core.spatial_mm_csr(d, h[5], 42, 42, 41, _mmfast._FIELD[field], 0,
+                                             exact) for d in (first, last))
+                assert (a is None) == (b is None), (line, nl, exact)
+                took += a is not None
+                if a is not None:
+                    for x, y in zip(a, b):
+                        assert x.dtype == y.dtype and np.array_equal(x, y), (line, exact)
+    assert took >= 20  # (half the lines or more are in the syntax)

@@ -119,8 +119,9 @@ def read_fast(path: str, check: Any, exact: bool = True) -> tuple[Any, str] | No
             if h is None or not _takes(h, exact):
                 return None
             check(h[2], h[3], h[4])
-            if len(data) == _HEAD_BYTES:
-                data += f.read()
+            if len(data) == _HEAD_BYTES:  # the whole file in one read: a concatenation
+                f.seek(0)                 # copies it to fresh pages (0.5 ms at 600 KB)
+                data = f.read()
     except OSError:
         return None  # (the general reader reports it)
     field, sym, n1, n2, nnz, off = h
