@@ -600,7 +600,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
         out->kick_halves = 0;
         if (P * Q >= RF_KICK_MIN) {
             int64_t its = P != Q && P * Q < RF_KICK_RECT ? 0 : 100;
-            WPART_CHECK(wpart_i_rect_kick(&g, t0, its, max_half, out->lower, heavy_line,
+            WPART_CHECK(wpart_i_rect_kick(&g, t0, its, max_half, out->lower, heavy_line, 1,
                                           out->R, out->C, &out->kicked, &out->kick_iters,
                                           &out->kick_halves, &out->timed_out));
         }

@@ -173,6 +173,23 @@ static double rk_sgo_start(rp_t *s, const double *const pref[2], uint64_t seed, 
     return mx;
 }
 
+/* the SGO state of rk_sgo_start, but from the grid (R, C) (its cuts and their positions in
+ * load space); the grid's max (from scratch) */
+static double rk_sgo_from(rp_t *s, const double *const pref[2], const int64_t *R,
+                          const int64_t *C, rk_sgo_t *sg)
+{
+    rk_sgo_start(s, pref, 0, sg);
+    memcpy(s->cut[0], R, (size_t)(s->K[0] + 1) * sizeof(int64_t));
+    memcpy(s->cut[1], C, (size_t)(s->K[1] + 1) * sizeof(int64_t));
+    for (int d = 0; d < 2; d++) {
+        for (int64_t k = 1; k < s->K[d]; k++) {
+            sg->pi[d][k - 1] = pref[d][s->cut[d][k]];
+        }
+    }
+    return wpart_i_rp_loads(s);
+}
+
+
 /* The run's iterations up to m = max_iter, while its work is <= cap, the block loads kept by
  * moving the lines that change stripe; a grid lower than sg->best goes to R, C (s's cuts on
  * return: the last grid). race: stops once the lowest grid is far above inc. WPART_OK also
@@ -309,7 +326,8 @@ cleanup:
 static wpart_status_t rk_big(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0, int heavy,
                              const double *const pref[2], int64_t sgo_iters,
                              int64_t max_half, double lower, double inc, int64_t *nc,
-                             const rk_grids_t *w, int64_t *Rb, int64_t *Cb, double *vb,
+                             const rk_grids_t *w, int from_grid, const int64_t *R,
+                             const int64_t *C, int64_t *Rb, int64_t *Cb, double *vb,
                              double *vx_out, double *vy_out, int64_t *iters,
                              int64_t *halves, int32_t *timed_out)
 {
@@ -411,6 +429,21 @@ static wpart_status_t rk_big(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0, int 
         }
         WPART_CHECK(rk_nic(g, t0, w, &nic, w->Ry, w->Cy, &b2, &vy, halves, timed_out));
     }
+    /* one more run from the given grid (from_grid, below RK_S1 blocks: 32 x 32), then nic
+     * from its grid; a grid below all so far to Rx, Cx. On bench_spatial_fresh's 32 x 32
+     * cases 7 max loads lower (h_delaunay_1500 152 -> 141, below SARMA's best of nine 151;
+     * g3d7_14 229 -> 219, delaunay_2300 213 -> 200), none higher, about 1.3 - 2 x the CPU
+     * of the cases where it ran */
+    if (from_grid && !heavy && P * Q < RK_S1 && !*timed_out && (best < b2 ? best : b2) > lower) {
+        rk_sgo_from(s, pref, R, C, sg);
+        WPART_CHECK(rk_sgo_run(s, pref, sg, sgo_iters, INT64_MAX, 0, inc, nc, w->R0, w->C0, t0,
+                               g->ctl, timed_out));
+        *iters += sg->its;
+        if (!*timed_out && (memcmp(w->R0, R, (size_t)(P + 1) * sizeof(int64_t)) ||
+                            memcmp(w->C0, C, (size_t)(Q + 1) * sizeof(int64_t)))) {
+            WPART_CHECK(rk_nic(g, t0, w, &nic, w->Rx, w->Cx, &best, &vx, halves, timed_out));
+        }
+    }
     /* SARMA's sgo_2dr_nic itself (RK_S1, RK_S1_GAP); a grid below all so far to Rx, Cx */
     double b3 = best < b2 ? best : b2;
     if (P * Q >= RK_S1 && !heavy && inc >= RK_S1_GAP * lower && !*timed_out && b3 > lower) {
@@ -493,7 +526,7 @@ cleanup:
 }
 
 wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int64_t max_half,
-                                 double lower, int heavy, int64_t *R, int64_t *C,
+                                 double lower, int heavy, int from_grid, int64_t *R, int64_t *C,
                                  double *value, int64_t *iters, int64_t *halves,
                                  int32_t *timed_out)
 {
@@ -550,7 +583,8 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
     if (P * Q >= RK_BIG) {
         double vx, vy;
         WPART_CHECK(rk_big(g, &s, &sg, t0, heavy, pref, sgo_iters, max_half, lower, *value,
-                           nc, &w, Rs, Cs, &v, &vx, &vy, iters, halves, timed_out));
+                           nc, &w, from_grid, R, C, Rs, Cs, &v, &vx, &vy, iters, halves,
+                           timed_out));
         if (v < RG_INF || vx < RG_INF) { /* exact: against the given grid's exact max */
             WPART_CHECK(rk_max(&s, R, C, value));
         }
@@ -582,14 +616,25 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
     if (sgo_iters <= 0) {
         goto done;
     }
-    rk_sgo_start(&s, pref, 0, &sg);
+    /* from_grid: the SGO from the given grid (the default's best) instead of the uniform one:
+     * on bench_spatial_fresh's 16 x 16 cases (paired runs) 15 max loads lower (bdiag_22x110_z
+     * stored 601 -> 588, SARMA's best of nine; g3d7_9 124 -> 114), one higher (band_3200_ns
+     * 801 -> 812, below the best of nine 833), the CPU there 1.0 - 1.6 x */
+    int from_best = from_grid && !heavy;
+    if (from_best) {
+        rk_sgo_from(&s, pref, R, C, &sg);
+    } else {
+        rk_sgo_start(&s, pref, 0, &sg);
+    }
     WPART_CHECK(rk_sgo_run(&s, pref, &sg, sgo_iters,
                            RK_WORK * (A->rp[A->n1] + P * Q), 1, *value, nc, Rs, Cs, t0,
                            control, timed_out));
     *iters = sg.m;
     double sv = sg.best;
     /* the SGO grid is the uniform one (a start the default ran): nothing new */
-    if (*timed_out || rk_uniform(&s, Rs, Cs) || !(sv <= RK_RATIO * *value)) {
+    if (*timed_out || (!from_best && rk_uniform(&s, Rs, Cs)) || !(sv <= RK_RATIO * *value) ||
+        (from_best && !memcmp(Rs, R, (size_t)(P + 1) * sizeof(int64_t)) &&
+         !memcmp(Cs, C, (size_t)(Q + 1) * sizeof(int64_t)))) {
         goto done;
     }
     /* the default's half-sweeps from the SGO grid (either dimension first, balanced), racing
@@ -666,7 +711,7 @@ wpart_status_t wpart_spatial_rect_kick(const wpart_rg_csr_t *A, int64_t P, int64
     WPART_CHECK(wpart_i_rg_check_grids(A, P, Q, 1, R, C));
     WPART_CHECK(wpart_i_rg_open(&g, A, P, Q, control));
     *value = -1.0; /* the kick computes the given grid's max */
-    WPART_CHECK(wpart_i_rect_kick(&g, t0, max_iter, 200, 0.0, 0, R, C, value, iters,
+    WPART_CHECK(wpart_i_rect_kick(&g, t0, max_iter, 200, 0.0, 0, 0, R, C, value, iters,
                                   &halves, timed_out));
 cleanup:
     wpart_i_rg_close(&g);

@@ -112,8 +112,8 @@ wpart_status_t wpart_i_rect_random(rg_ctx_t *g, double t0, int64_t max_half, dou
     if (!*timed_out && *inc > lower && gap >= RF_SGO_LO && gap <= RF_SGO_HI) {
         int64_t its, hv = 0;
         v = -1.0; /* (the kick takes the grid's max exact, from scratch) */
-        WPART_CHECK(wpart_i_rect_kick(g, t0, 0, max_half, lower, RK_SGO_NIC, R, C, &v, &its,
-                                      &hv, timed_out));
+        WPART_CHECK(wpart_i_rect_kick(g, t0, 0, max_half, lower, RK_SGO_NIC, 0, R, C, &v,
+                                      &its, &hv, timed_out));
         out->rand_runs++;
         out->rand_halves += hv;
         out->rand_best = v < out->rand_best ? v : out->rand_best;
