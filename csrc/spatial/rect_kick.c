@@ -87,6 +87,15 @@
 #ifndef RK_S1
 #define RK_S1 4096
 #endif
+/* the iterations of rk_big's run from the given grid (from_grid): with 100, on
+ * bench_spatial_fresh's 32 x 32 cases 7 max loads lower (h_delaunay_1500 152 -> 141, below
+ * SARMA's best of nine 151; g3d7_14 229 -> 219, delaunay_2300 213 -> 200), none higher, about
+ * 1.3 - 2 x the CPU of the cases where it ran; 500 (paired runs against 100): 9 more lower,
+ * one higher (bdiag_22x110_z stored 213 -> 214), the CPU of the 334 1.016 x, and SARMA's
+ * bayer05 stored 32 x 32 312 -> 300, below SARMA's own sgo_2dr_nic (306) */
+#ifndef RK_FROM_ITERS
+#define RK_FROM_ITERS 500
+#endif
 #ifndef RK_S1_GAP
 #define RK_S1_GAP 5.0
 #endif
@@ -429,15 +438,12 @@ static wpart_status_t rk_big(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0, int 
         }
         WPART_CHECK(rk_nic(g, t0, w, &nic, w->Ry, w->Cy, &b2, &vy, halves, timed_out));
     }
-    /* one more run from the given grid (from_grid, below RK_S1 blocks: 32 x 32), then nic
-     * from its grid; a grid below all so far to Rx, Cx. On bench_spatial_fresh's 32 x 32
-     * cases 7 max loads lower (h_delaunay_1500 152 -> 141, below SARMA's best of nine 151;
-     * g3d7_14 229 -> 219, delaunay_2300 213 -> 200), none higher, about 1.3 - 2 x the CPU
-     * of the cases where it ran */
+    /* one more run from the given grid (from_grid, below RK_S1 blocks: 32 x 32), at most
+     * RK_FROM_ITERS iterations, then nic from its grid; a grid below all so far to Rx, Cx */
     if (from_grid && !heavy && P * Q < RK_S1 && !*timed_out && (best < b2 ? best : b2) > lower) {
         rk_sgo_from(s, pref, R, C, sg);
-        WPART_CHECK(rk_sgo_run(s, pref, sg, sgo_iters, INT64_MAX, 0, inc, nc, w->R0, w->C0, t0,
-                               g->ctl, timed_out));
+        WPART_CHECK(rk_sgo_run(s, pref, sg, RK_FROM_ITERS, INT64_MAX, 0, inc, nc, w->R0, w->C0,
+                               t0, g->ctl, timed_out));
         *iters += sg->its;
         if (!*timed_out && (memcmp(w->R0, R, (size_t)(P + 1) * sizeof(int64_t)) ||
                             memcmp(w->C0, C, (size_t)(Q + 1) * sizeof(int64_t)))) {
