@@ -148,29 +148,10 @@ typedef struct {
     int done;
 } rk_sgo_t;
 
-/* the run's start: the uniform grid (seed 0) or SARMA's, K - 1 positions uniform at random in
- * [0, total load) per dimension, sorted (seed > 0); s's cuts and block loads set; returns the
- * start grid's max */
-static double rk_sgo_start(rp_t *s, const double *const pref[2], uint64_t seed, rk_sgo_t *sg)
+/* the run's state from s's cuts and block loads (set by the callers below); returns the
+ * grid's max */
+static double rk_sgo_begin(rp_t *s, rk_sgo_t *sg)
 {
-    wpart_mt64_t gen;
-    if (seed > 0) { /* SARMA's: std::mt19937_64 gen(seed), rows drawn first */
-        wpart_i_mt64_seed(&gen, seed);
-    }
-    for (int d = 0; d < 2; d++) {
-        int64_t n = s->side[d].n, K = s->K[d];
-        if (seed == 0) {
-            for (int64_t k = 0; k <= K; k++) {
-                s->cut[d][k] = (int64_t)(((__int128)k * n) / K);
-            }
-            for (int64_t k = 1; k < K; k++) {
-                sg->pi[d][k - 1] = pref[d][s->cut[d][k]];
-            }
-        } else {
-            wpart_i_sgo_random(pref[d][n], K - 1, &gen, sg->pi[d]);
-            wpart_i_sgo_cuts(pref[d], n, sg->pi[d], K - 1, NULL, s->cut[d]);
-        }
-    }
     double mx = wpart_i_rp_loads(s);
     sg->best = RG_INF;
     sg->pbest = RG_INF;
@@ -182,22 +163,56 @@ static double rk_sgo_start(rp_t *s, const double *const pref[2], uint64_t seed, 
     return mx;
 }
 
-/* the SGO state of rk_sgo_start, but from the grid (R, C) (its cuts and their positions in
- * load space); the grid's max (from scratch) */
-static double rk_sgo_from(rp_t *s, const double *const pref[2], const int64_t *R,
-                          const int64_t *C, rk_sgo_t *sg)
+/* the run's start from s's cuts: their positions in load space */
+static double rk_sgo_at_cuts(rp_t *s, const double *const pref[2], rk_sgo_t *sg)
 {
-    rk_sgo_start(s, pref, 0, sg);
-    memcpy(s->cut[0], R, (size_t)(s->K[0] + 1) * sizeof(int64_t));
-    memcpy(s->cut[1], C, (size_t)(s->K[1] + 1) * sizeof(int64_t));
     for (int d = 0; d < 2; d++) {
         for (int64_t k = 1; k < s->K[d]; k++) {
             sg->pi[d][k - 1] = pref[d][s->cut[d][k]];
         }
     }
-    return wpart_i_rp_loads(s);
+    return rk_sgo_begin(s, sg);
 }
 
+/* the run's start: the uniform grid (seed 0) or SARMA's, K - 1 positions uniform at random in
+ * [0, total load) per dimension, sorted (seed > 0); s's cuts and block loads set; returns the
+ * start grid's max */
+static double rk_sgo_start(rp_t *s, const double *const pref[2], uint64_t seed, rk_sgo_t *sg)
+{
+    wpart_mt64_t gen;
+    if (seed == 0) {
+        for (int d = 0; d < 2; d++) {
+            for (int64_t k = 0; k <= s->K[d]; k++) {
+                s->cut[d][k] = (int64_t)(((__int128)k * s->side[d].n) / s->K[d]);
+            }
+        }
+        return rk_sgo_at_cuts(s, pref, sg);
+    }
+    wpart_i_mt64_seed(&gen, seed); /* SARMA's: std::mt19937_64 gen(seed), rows drawn first */
+    for (int d = 0; d < 2; d++) {
+        int64_t n = s->side[d].n, K = s->K[d];
+        wpart_i_sgo_random(pref[d][n], K - 1, &gen, sg->pi[d]);
+        wpart_i_sgo_cuts(pref[d], n, sg->pi[d], K - 1, NULL, s->cut[d]);
+    }
+    return rk_sgo_begin(s, sg);
+}
+
+/* the run's start from the grid (R, C) (the default's best: from_grid) */
+static double rk_sgo_from(rp_t *s, const double *const pref[2], const int64_t *R,
+                          const int64_t *C, rk_sgo_t *sg)
+{
+    memcpy(s->cut[0], R, (size_t)(s->K[0] + 1) * sizeof(int64_t));
+    memcpy(s->cut[1], C, (size_t)(s->K[1] + 1) * sizeof(int64_t));
+    return rk_sgo_at_cuts(s, pref, sg);
+}
+
+/* whether (R, C) and (R2, C2) are the same P x Q grid */
+static int rk_same(int64_t P, int64_t Q, const int64_t *R, const int64_t *C, const int64_t *R2,
+                   const int64_t *C2)
+{
+    return !memcmp(R, R2, (size_t)(P + 1) * sizeof(int64_t)) &&
+           !memcmp(C, C2, (size_t)(Q + 1) * sizeof(int64_t));
+}
 
 /* The run's iterations up to m = max_iter, while its work is <= cap, the block loads kept by
  * moving the lines that change stripe; a grid lower than sg->best goes to R, C (s's cuts on
@@ -445,8 +460,7 @@ static wpart_status_t rk_big(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0, int 
         WPART_CHECK(rk_sgo_run(s, pref, sg, RK_FROM_ITERS, INT64_MAX, 0, inc, nc, w->R0, w->C0,
                                t0, g->ctl, timed_out));
         *iters += sg->its;
-        if (!*timed_out && (memcmp(w->R0, R, (size_t)(P + 1) * sizeof(int64_t)) ||
-                            memcmp(w->C0, C, (size_t)(Q + 1) * sizeof(int64_t)))) {
+        if (!*timed_out && !rk_same(P, Q, w->R0, w->C0, R, C)) {
             WPART_CHECK(rk_nic(g, t0, w, &nic, w->Rx, w->Cx, &best, &vx, halves, timed_out));
         }
     }
@@ -637,10 +651,10 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
                            control, timed_out));
     *iters = sg.m;
     double sv = sg.best;
-    /* the SGO grid is the uniform one (a start the default ran): nothing new */
-    if (*timed_out || (!from_best && rk_uniform(&s, Rs, Cs)) || !(sv <= RK_RATIO * *value) ||
-        (from_best && !memcmp(Rs, R, (size_t)(P + 1) * sizeof(int64_t)) &&
-         !memcmp(Cs, C, (size_t)(Q + 1) * sizeof(int64_t)))) {
+    /* the SGO grid is its start (the uniform one, a start the default ran; or the given
+     * one): nothing new */
+    if (*timed_out || !(sv <= RK_RATIO * *value) ||
+        (from_best ? rk_same(P, Q, Rs, Cs, R, C) : rk_uniform(&s, Rs, Cs))) {
         goto done;
     }
     /* the default's half-sweeps from the SGO grid (either dimension first, balanced), racing

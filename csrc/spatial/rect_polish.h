@@ -107,8 +107,8 @@ static inline wpart_status_t rg_poll_limit(const wpart_control_t *ctl, double t0
  * alone, not from the uniform grid; from 1,024 blocks the value counts as heavy. from_grid
  * (rect_fast.c's default on a matrix without heavy lines): below 1,024 blocks the SGO starts
  * from the given grid instead of the uniform one, and below RK_S1 blocks (rk_big) one more
- * run of sgo_iters iterations from the given grid follows the others, then nic from its grid
- * (see rect_kick.c). */
+ * run of at most RK_FROM_ITERS iterations from the given grid follows the others, then nic
+ * from its grid (see rect_kick.c). */
 #define RK_SGO_NIC 2
 wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int64_t max_half,
                                  double lower, int heavy, int from_grid, int64_t *R, int64_t *C,
