@@ -23,7 +23,7 @@ import wpart.hetero as wh
 import wpart.spatial as ws
 import wpart.tasks as wt
 from wpart import _core
-from wpart.spatial import _mmfast
+from wpart.spatial import _mmfast, _sparse
 from wpart.tasks._io import LBDatafileError, _decompress
 
 HEAD = b"%%MatrixMarket matrix coordinate real general\n"
@@ -180,6 +180,47 @@ def test_real_file_refuses_letters_after_a_number(tmp_path):
     with pytest.raises(wpart.WpartValueError, match=r"r\.mtx.*line 3: the value '7abc' is "
                                                     r"not a number"):
         ws.read_matrix(p)
+
+
+def _real_lines(n, seed=3):
+    rng = np.random.default_rng(seed)
+    r, c = rng.integers(1, 201, n), rng.integers(1, 201, n)
+    return [f"{i} {j} {v!r}\n".encode() for i, j, v in zip(r, c, (rng.random(n) * 10).tolist())]
+
+
+@pytest.mark.parametrize("where", ["first", "before_comment", "after_comment", "last"])
+def test_real_file_of_the_general_reader_names_the_bad_line(tmp_path, where):
+    # more than _mmfast.FAST_REAL_EXACT_MAX entries: the general reader's block check, which
+    # checks the header and comment lines one by one and the entry lines by byte counts
+    n = 6000
+    lines = _real_lines(n)
+    mid = 3000
+    body = lines[:mid] + [b"% a comment in the middle\n"] + lines[mid:]
+    at = {"first": 0, "before_comment": mid - 1, "after_comment": mid + 1,
+          "last": len(body) - 1}[where]
+    body[at] = b"1 1 7abc\n"
+    head = HEAD + b"% made by wpart's tests\n" + f"200 200 {n}\n".encode()
+    p = _write(tmp_path / "r.mtx", head + b"".join(body))
+    line = head.count(b"\n") + at + 1
+    with pytest.raises(wpart.WpartValueError, match=rf"r\.mtx.*line {line}: the value '7abc' "
+                                                    r"is not a number"):
+        ws.read_matrix(p)
+
+
+def test_real_file_of_the_general_reader_checks_entry_lines_in_bulk(tmp_path, monkeypatch):
+    # the same matrix as scipy's reader, and only the header's lines checked one by one
+    n = 6000
+    src = tmp_path / "ok.mtx"
+    src.write_bytes(HEAD + b"% comment\n" + f"200 200 {n}\n".encode() +
+                    b"".join(_real_lines(n)))
+    want = scipy.sparse.csr_array(scipy.io.mmread(src))
+    want.sum_duplicates()
+    seen = []
+    real = _sparse._line_fault
+    monkeypatch.setattr(_sparse, "_line_fault", lambda line, f: seen.append(line) or real(line, f))
+    got = ws.read_matrix(src)
+    assert got.shape == want.shape and (got != want).nnz == 0
+    assert 0 < len(seen) <= 4, len(seen)
 
 
 def test_valid_integer_files_read_as_scipy_reads_them(tmp_path):
