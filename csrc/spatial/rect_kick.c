@@ -225,17 +225,25 @@ static wpart_status_t rk_sgo_run(rp_t *s, const double *const pref[2], rk_sgo_t 
 {
     wpart_status_t st = WPART_OK;
     int64_t *out[2] = {R, C}, work = 0;
+    double mx = 0.0;
+    int same = 0; /* s's block loads are those of the last maxima (rs, mx) */
     WPART_CHECK(rp_stopped(s)); /* (the start's block loads: rk_sgo_start) */
     for (; !sg->done && sg->m <= max_iter && sg->work <= cap; sg->m++) {
+        int64_t moved = 0;
         for (int d = 0; d < 2; d++) {
             wpart_i_sgo_cuts(pref[d], s->side[d].n, sg->pi[d], s->K[d] - 1, s->cut[d], nc);
-            int64_t e = wpart_i_rp_shift(s, d, nc) + s->K[0] * s->K[1];
+            int64_t e = wpart_i_rp_shift(s, d, nc);
+            moved += e;
+            e += s->K[0] * s->K[1]; /* (the scan counted as work even where skipped below) */
             sg->work += e;
             if (s->stop || rg_cancel(control, &work, e)) {
                 return wpart_i_error(WPART_ECANCELLED, "stopped on request");
             }
         }
-        double mx = wpart_i_sgo_maxima(s->L, s->K[0], s->K[1], sg->rs[0], sg->rs[1]);
+        if (!same || moved > 0) { /* (no entry moved: the same blocks, the same maxima) */
+            mx = wpart_i_sgo_maxima(s->L, s->K[0], s->K[1], sg->rs[0], sg->rs[1]);
+            same = 1;
+        }
         sg->its++;
         if (mx < sg->best) {
             sg->best = mx;

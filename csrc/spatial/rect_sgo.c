@@ -200,6 +200,13 @@ int wpart_i_sgo_step(double *const pi[2], double *const rs[2], const int64_t K[2
     return 0;
 }
 
+/* both dimensions' cuts the same in a and b (K[d] + 1 each) */
+static int sgo_same_cuts(int64_t *const a[2], int64_t *const b[2], const int64_t K[2])
+{
+    return !memcmp(a[0], b[0], (size_t)(K[0] + 1) * sizeof(int64_t)) &&
+           !memcmp(a[1], b[1], (size_t)(K[1] + 1) * sizeof(int64_t));
+}
+
 /* the SGO of wpart_spatial_rect_sgo; sym: one cut vector for rows and columns (SARMA's
  * sgo_2ds: positions in the load of rows + columns, over N = max(n1, n2), each cut clipped to
  * the dimension; a stripe's value the larger of its row and column stripes' largest blocks;
@@ -296,7 +303,7 @@ static wpart_status_t sgo_run(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int
             pi[d][k - 1] = pref[d][given[d][k]];
         }
     }
-    double best = RG_INF, pbest = RG_INF;
+    double best = RG_INF, pbest = RG_INF, mx = 0.0;
     int64_t pbest_m = 1, m = 1, nn[2] = {A->n1, A->n2};
     for (; m <= max_iter; m++) {
         for (int d = 0; d < nd; d++) { /* (the last cuts: where the search starts) */
@@ -308,26 +315,32 @@ static wpart_status_t sgo_run(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int
                 nc[0][k] = nc[0][k] < nn[0] ? nc[0][k] : nn[0];
             }
         }
+        int fresh = m == 1; /* the blocks changed: their maxima (else rs, mx as they are) */
         if (inc && m > 1) { /* the rows that change stripe (columns as they were), then the
                              * columns (rows as they are now) */
             for (int d = 0; d < 2; d++) {
-                if (rg_cancel(control, &work, wpart_i_rp_shift(&s, d, nc[d])) || s.stop) {
+                int64_t e = wpart_i_rp_shift(&s, d, nc[d]);
+                fresh |= e > 0;
+                if (rg_cancel(control, &work, e) || s.stop) {
                     WPART_FAIL(WPART_ECANCELLED, "stopped on request");
                 }
             }
-        } else { /* from scratch (the entries in CSR order) */
+        } else if (m == 1 || !sgo_same_cuts(cut, nc, K)) { /* from scratch (CSR order) */
             for (int d = 0; d < 2; d++) {
                 memcpy(cut[d], nc[d], (size_t)(K[d] + 1) * sizeof(int64_t));
             }
             wpart_i_rp_loads(&s);
+            fresh = 1;
             if (s.stop || rg_cancel(control, &work, nnz)) {
                 WPART_FAIL(WPART_ECANCELLED, "stopped on request");
             }
         }
-        double mx = wpart_i_sgo_maxima(blk, P, Q, rs[0], rs[1]);
-        if (sym) {
-            for (int64_t k = 0; k < P; k++) {
-                rs[0][k] = rs[0][k] > rs[1][k] ? rs[0][k] : rs[1][k];
+        if (fresh) {
+            mx = wpart_i_sgo_maxima(blk, P, Q, rs[0], rs[1]);
+            if (sym) {
+                for (int64_t k = 0; k < P; k++) {
+                    rs[0][k] = rs[0][k] > rs[1][k] ? rs[0][k] : rs[1][k];
+                }
             }
         }
         if (mx < best) {
