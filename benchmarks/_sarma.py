@@ -337,29 +337,36 @@ def _sgo(M, Ps, symmetric, seed=1, init=None, max_iter=20000):
     return (ps[0], ps[0]) if symmetric else (ps[0], ps[1])
 
 
-def sgo_2dr(M, P, Q):
-    return _sgo(M, [P, Q], False)
+#: The seed of SARMA's command line (``sarma --seed``, default 2147483647), which it hands to
+#: its SGO members; the library's own default (``subgradient_method::partition``) is 1.
+CLI_SEED = 2147483647
 
 
-def sgo_2ds(M, P):
-    return _sgo(M, [P], True)
+def sgo_2dr(M, P, Q, seed=1):
+    return _sgo(M, [P, Q], False, seed)
 
 
-def sgo_2dr_nic(M, P, Q):
-    R, _ = sgo_2dr(M, P, Q)
+def sgo_2ds(M, P, seed=1):
+    return _sgo(M, [P], True, seed)
+
+
+def sgo_2dr_nic(M, P, Q, seed=1):
+    R, _ = sgo_2dr(M, P, Q, seed)
     return nicol(M, P, Q, start=np.minimum(R, M.n1))
 
 
-def run(name, M, P, Q):
-    """(R, C) of SARMA algorithm `name` (symmetric ones only when P == Q: else None)."""
+def run(name, M, P, Q, seed=1):
+    """(R, C) of SARMA algorithm `name` (symmetric ones only when P == Q: else None); the SGO
+    members from SARMA's random start of `seed` (1: its library's default, CLI_SEED: its
+    command line's)."""
     if name == "nic":
         return nicol(M, P, Q, "nic")
     if name == "nicuni":
         return nicol(M, P, Q, "uni")
     if name == "sgo_2dr":
-        return sgo_2dr(M, P, Q)
+        return sgo_2dr(M, P, Q, seed)
     if name == "sgo_2dr_nic":
-        return sgo_2dr_nic(M, P, Q)
+        return sgo_2dr_nic(M, P, Q, seed)
     if P != Q:
         return None
     if name == "uni":
@@ -371,7 +378,7 @@ def run(name, M, P, Q):
     if name == "rac":
         return _sym(M, P, 12)
     if name == "sgo_2ds":
-        return sgo_2ds(M, P)
+        return sgo_2ds(M, P, seed)
     raise ValueError(name)
 
 

@@ -1,7 +1,8 @@
 """The subgradient method from SARMA's random start (``_core.spatial_rect_sgo(..., seed=s)``):
 std::mt19937_64(s) drawn as libstdc++'s uniform_real_distribution draws it, rows first, then
-SARMA's iterations; with seed 1 the same grid as SARMA's sgo_2dr (benchmarks/_sarma.py, an
-independent numpy implementation with its own Python mt19937_64), cut for cut."""
+SARMA's iterations; with seed 1 (SARMA's library default) and 2147483647 (its command line's)
+the same grid as SARMA's sgo_2dr (benchmarks/_sarma.py, an independent numpy implementation
+with its own Python mt19937_64), cut for cut."""
 
 from __future__ import annotations
 
@@ -101,23 +102,57 @@ def test_symmetric_seed_one_is_sarmas_sgo_2ds(monkeypatch):
         _core.spatial_rect_sgo_sym(*_args(next(_matrices(9, 1)), 3, 4), 10, seed=1)
 
 
+@pytest.mark.parametrize("seed", [2147483647, 7])
+def test_other_seeds_are_sarmas_too(monkeypatch, seed):
+    # SARMA's command line hands its --seed (default 2147483647) to the SGO members: the
+    # core's runs from that seed are _sarma.py's, cut for cut, rectilinear and symmetric
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import _sarma
+
+    n = 0
+    for k, L in enumerate(_matrices(12, 6)):
+        M = _sarma.Mat(L)
+        for P, Q in ((4, 4), (3, 7)):
+            if P > L.shape[0] or Q > L.shape[1]:
+                continue
+            R, C = _sarma.sgo_2dr(M, P, Q, seed)
+            R2, C2, v, _it, _t = _core.spatial_rect_sgo(*_args(L, P, Q), 20000, seed=seed)
+            assert np.array_equal(np.minimum(R, M.n1), R2)
+            assert np.array_equal(np.minimum(C, M.n2), C2)
+            if P == Q:
+                R, C = _sarma.sgo_2ds(M, P, seed)
+                R2, C2, v, _it, _t = _core.spatial_rect_sgo_sym(*_args(L, P, P), 20000,
+                                                                 seed=seed)
+                assert np.array_equal(np.minimum(R, M.n1), R2)
+                assert np.array_equal(np.minimum(C, M.n2), C2)
+            n += 1
+    assert n >= 10
+
+
 def test_refinements_never_above_sarmas_sgo(monkeypatch):
-    """rect_refine runs SARMA's sgo_2dr (seed 1) among its SGO runs and rect_sym_refine SARMA's
-    sgo_2ds among its starts: neither ends above them (SARMA's values from _sarma.py)."""
+    """rect_refine runs SARMA's sgo_2dr from the seeds of SARMA's library (1) and command
+    line (2147483647) among its SGO runs, then SARMA's nic from their grids, and
+    rect_sym_refine SARMA's sgo_2ds from both seeds among its starts: none ends above them
+    (SARMA's values from _sarma.py)."""
     from wpart import spatial
+    from wpart.spatial._grid import SARMA_SEEDS
 
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
     import _sarma
 
+    assert SARMA_SEEDS == (1, _sarma.CLI_SEED)
     for k, L in enumerate(_matrices(11, 6)):
         M = _sarma.Mat(L)
         P = (3, 4, 6)[k % 3]
         r = spatial.rect_refine(L, P * P, P=P, Q=P)
-        assert r.max_load <= M.lmax(*_sarma.sgo_2dr(M, P, P))
-        assert any(x.get("iterations") for x in r.stats["polish"]["sgo_runs"])
         s = spatial.rect_sym_refine(L, P * P)
-        assert s.max_load <= M.lmax(*(np.minimum(c, n) for c, n in
-                                      zip(_sarma.sgo_2ds(M, P), (M.n1, M.n2))))
-        assert set(s.stats["starts"]) == {"pal", "opal", "rac", "sgo"}
-        only = spatial.rect_sym_refine(L, P * P, start="sgo")
-        assert set(only.stats["starts"]) == {"sgo"} and only.max_load >= s.max_load
+        for seed in SARMA_SEEDS:
+            assert r.max_load <= M.lmax(*_sarma.sgo_2dr(M, P, P, seed))
+            assert r.max_load <= M.lmax(*_sarma.sgo_2dr_nic(M, P, P, seed))
+            assert s.max_load <= M.lmax(*(np.minimum(c, n) for c, n in
+                                          zip(_sarma.sgo_2ds(M, P, seed), (M.n1, M.n2))))
+        assert any(x.get("iterations") for x in r.stats["polish"]["sgo_runs"])
+        assert set(s.stats["starts"]) == {"pal", "opal", "rac", "sgo", "sgo_cli"}
+        for one in ("sgo", "sgo_cli"):
+            only = spatial.rect_sym_refine(L, P * P, start=one)
+            assert set(only.stats["starts"]) == {one} and only.max_load >= s.max_load

@@ -93,6 +93,13 @@ class GridInput:
         return out
 
 
+#: The seeds of SARMA's random start of its subgradient method (std::mt19937_64): 1, its
+#: library's default (``subgradient_method::partition``), and 2147483647, the default of its
+#: command line (``sarma --seed``), which hands it to the SGO members: SARMA's sgo_2dr,
+#: sgo_2dr_nic and sgo_2ds as a user of the ``sarma`` program gets them.
+SARMA_SEEDS = (1, 2147483647)
+
+
 def _done(hook: Any, timed: Any) -> None:
     """Report the whole run done (a hook counts fractions: total 1.0)."""
     if hook is not None and not timed:
@@ -306,10 +313,11 @@ def rect_sym_refine(A: ArrayLike, m: int, *, P: int | None = None, Q: int | None
     sweep never raises the max load. Stops after a sweep that moves no cut, or `max_sweeps`.
 
     `start`: ``"pal"``, ``"opal"``, ``"rac"``, ``"uniform"``, ``"sgo"`` (SARMA's ``sgo_2ds``:
-    the symmetric subgradient method from SARMA's own random start, seed 1, std::mt19937_64),
-    ``"best"`` (default: the best of PAL, OPAL, RAC and SGO, each refined; so never above SARMA's
-    ``pal``, ``opal``, ``rac`` and ``sgo_2ds``) or a cut vector of ``P + 1`` entries. The result
-    is never worse than its start.
+    the symmetric subgradient method from SARMA's own random start, std::mt19937_64 seeded 1,
+    its library's default), ``"sgo_cli"`` (the same seeded 2147483647, the default of SARMA's
+    command line), ``"best"`` (default: the best of PAL, OPAL, RAC and both SGO starts, each
+    refined; so never above SARMA's ``pal``, ``opal``, ``rac`` and ``sgo_2ds`` from either
+    seed) or a cut vector of ``P + 1`` entries. The result is never worse than its start.
     """
     t_start = time.monotonic()
     pp = _Prepared(A, m, allow_empty, weights=weights, sparse=True)
@@ -325,12 +333,12 @@ def rect_sym_refine(A: ArrayLike, m: int, *, P: int | None = None, Q: int | None
     start_timed = 0  # 1: a start was cut by the time limit (a time-limited kernel call
     # returns the better of its cuts and the uniform ones)
     if isinstance(start, str):
-        names = {"best": ("pal", "opal", "rac", "sgo")}.get(start, (start,))
+        names = {"best": ("pal", "opal", "rac", "sgo", "sgo_cli")}.get(start, (start,))
         for s in names:
-            if s not in ("pal", "opal", "rac", "uniform", "sgo"):
+            if s not in ("pal", "opal", "rac", "uniform", "sgo", "sgo_cli"):
                 raise WpartValueError(
-                    f"`start` must be 'pal', 'opal', 'rac', 'uniform', 'sgo', 'best' or P + 1 "
-                    f"cuts, got {start!r}")
+                    f"`start` must be 'pal', 'opal', 'rac', 'uniform', 'sgo', 'sgo_cli', 'best' "
+                    f"or P + 1 cuts, got {start!r}")
         starts = []
         for s in names:
             if starts and deadline and time.monotonic() >= deadline:
@@ -338,11 +346,11 @@ def rect_sym_refine(A: ArrayLike, m: int, *, P: int | None = None, Q: int | None
                 break
             if s == "uniform":
                 starts.append((s, (np.arange(P + 1, dtype=np.int64) * N) // P))
-            elif s == "sgo":  # SARMA's sgo_2ds; its cuts clipped to n1 and n2: the larger
-                R2, C2, _v, _it, t = _core.spatial_rect_sgo_sym(
+            elif s in ("sgo", "sgo_cli"):  # SARMA's sgo_2ds; its cuts clipped to n1 and n2:
+                R2, C2, _v, _it, t = _core.spatial_rect_sgo_sym(  # the larger
                     *g.args(), P, P, (np.arange(P + 1, dtype=np.int64) * g.n1) // P,
                     (np.arange(P + 1, dtype=np.int64) * g.n2) // P,
-                    time_limit=_left(deadline), seed=1)
+                    time_limit=_left(deadline), seed=SARMA_SEEDS[s == "sgo_cli"])
                 start_timed |= t
                 starts.append((s, np.maximum(R2, C2)))
             else:

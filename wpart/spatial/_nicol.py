@@ -17,7 +17,7 @@ from .._progress import progress_hook
 from .._validate import as_bool, as_int, as_progress, core_time_limit, unmasked
 from .. import _core
 from ._common import _Prepared
-from ._grid import GridInput, _done, _grid_result, grid_rects, sym_cuts
+from ._grid import SARMA_SEEDS, GridInput, _done, _grid_result, grid_rects, sym_cuts
 from ._partition import SpatialPartition
 
 #: Start names of the engine. ``rows_*``: the rows are cut first (uniform, by load, by the
@@ -620,8 +620,9 @@ def _sgo_tail(g: GridInput, P: int, Q: int, R: NDArray, C: NDArray, polished: di
               t0: float, tl: float, max_sweeps: int, cache: dict) -> tuple:
     """rect_refine's end: the subgradient refinement (SGO) from the polished grid, from the
     grid of the loads' 1D partitions (rows and columns; SARMA's SGO starts from positions
-    spread in load space), from the uniform grid and from SARMA's own random start (seed 1:
-    SARMA's sgo_2dr itself); the SGO grids then go through balanced
+    spread in load space), from the uniform grid and from SARMA's own random starts (seeds 1
+    and 2147483647, its library's and its command line's: SARMA's sgo_2dr itself); the SGO
+    grids then go through balanced
     Nicol half-sweeps (one kernel call, every grid a start), and the best of all replaces
     the polished grid when lower. (R, C, timed)."""
 
@@ -651,10 +652,10 @@ def _sgo_tail(g: GridInput, P: int, Q: int, R: NDArray, C: NDArray, polished: di
         if (rows, "load") not in cache:
             cache[(rows, "load")] = g.oned(_line_loads(g, rows, cache), k)
     uni = (_uniform(g.n1, P), _uniform(g.n2, Q))
-    # (seed 1: SARMA's own random start, std::mt19937_64 -- SARMA's sgo_2dr run itself, so
-    # the result is never above sgo_2dr's)
-    grids = [(R, C, 0), (cache[(True, "load")], cache[(False, "load")], 0), uni + (0,),
-             uni + (1,)]
+    # (SARMA's own random starts, std::mt19937_64 seeded as its library and its command line
+    # seed them -- SARMA's sgo_2dr runs themselves, so the result is never above theirs)
+    grids = [(R, C, 0), (cache[(True, "load")], cache[(False, "load")], 0), uni + (0,)] + \
+        [uni + (seed,) for seed in SARMA_SEEDS]
     out, seen, timed, runs = [], set(), 0, []
     for R0, C0, seed in grids:
         key = (np.asarray(R0).tobytes(), np.asarray(C0).tobytes(), seed)
@@ -672,17 +673,22 @@ def _sgo_tail(g: GridInput, P: int, Q: int, R: NDArray, C: NDArray, polished: di
     polished["sgo_runs"] = runs
     if timed:
         return R, C, timed
-    R4, C4, v4, _h4, _s4, timed = _core.spatial_rect_grid(
-        *g.args(), P, Q, np.ascontiguousarray(np.array([a for a, _ in out], np.int64)),
-        np.ascontiguousarray(np.array([b for _, b in out], np.int64)),
-        np.zeros(len(out), np.int32), patience=max(10, P + Q),
-        max_half=min(2 * max_sweeps, 2**62), balance=True, abandon=False, time_limit=left())
-    v = float(np.min(v4))
-    if v < polished["max_load"]:
-        polished["max_load"] = v
-        R, C = R4, C4
-    if timed:
-        return R, C, timed
+    # balanced half-sweeps from every SGO grid, and SARMA's nic (plain half-sweeps, its
+    # patience) from those of SARMA's seeds: SARMA's sgo_2dr_nic, so never above it either
+    # (the seeds' runs are the last: never the same as an earlier grid, and none timed out)
+    for balance, got in ((True, out), (False, out[-len(SARMA_SEEDS):])):
+        R4, C4, v4, _h4, _s4, timed = _core.spatial_rect_grid(
+            *g.args(), P, Q, np.ascontiguousarray(np.array([a for a, _ in got], np.int64)),
+            np.ascontiguousarray(np.array([b for _, b in got], np.int64)),
+            np.zeros(len(got), np.int32), patience=max(10, P + Q),
+            max_half=min(2 * max_sweeps, 2**62), balance=balance, abandon=False,
+            time_limit=left())
+        v = float(np.min(v4))
+        if v < polished["max_load"]:
+            polished["max_load"] = v
+            R, C = R4, C4
+        if timed:
+            return R, C, timed
     R, C = with_default(R, C)
     # the cut-move polish of the best grid (csrc/spatial/rect_polish.c)
     R5, C5, v5, moves, timed = _core.spatial_rect_polish(

@@ -34,9 +34,12 @@ def rect_refine(
     where plain Nicol is at a fixed point. The best grid then goes through SARMA's
     subgradient method (the cuts as positions in load space, each moved against the running
     excess of its stripe's largest block; see ``wpart_spatial_rect_sgo``), as do the grid of
-    the loads' 1D partitions, the uniform grid and SARMA's own random start (seed 1, drawn
-    as SARMA draws it: that run is SARMA's ``sgo_2dr`` itself, so the result is never above
-    it); each SGO grid then goes through the balanced half-sweeps again; the
+    the loads' 1D partitions, the uniform grid and SARMA's own random starts (seeded 1, its
+    library's default, and 2147483647, its command line's, drawn as SARMA draws them: those
+    runs are SARMA's ``sgo_2dr`` itself); each SGO grid then goes through the balanced
+    half-sweeps again and the random starts' SGO grids through SARMA's ``nic`` (plain
+    half-sweeps, its patience: SARMA's ``sgo_2dr_nic``), so the result is never above SARMA's
+    ``sgo_2dr`` or ``sgo_2dr_nic`` from either seed; the
     default :func:`rect_nicol` grid is a candidate too (one more core call, about 3 % of the
     cost; ``stats["polish"]["default_max_load"]``), so the result is never above it; the
     lowest grid of all gets the cut-move polish (``csrc/spatial/rect_polish.c``: a cut next
@@ -44,17 +47,19 @@ def rect_refine(
     the number of blocks at it, then 100 tabu steps; ``stats["polish"]["cut_moves"]``).
     Never worse than its start (``stats["polish"]["sgo_runs"]`` lists the SGO runs).
 
-    Cost (``benchmarks/bench_spatial_sarma.py --full --repeat 3``, 72 cases, CPU seconds on a
-    shared 2-core machine): median 8.6x (3.6-61x) the default :func:`rect_nicol`'s CPU (42x,
-    5-487x before the SGO kept its block loads between iterations); an SGO iteration costs
+    Cost (the 70 cases of ``benchmarks/bench_spatial_sarma.py``'s generated matrices at
+    4 x 4 - 32 x 32 and 8 x 32, CPU seconds on a shared 2-core machine, both in one process):
+    median 12.8x (5.0-72x) the default :func:`rect_nicol`'s CPU (8.6x before the run from
+    SARMA's command-line seed and SARMA's nic from both seeds' grids; 42x, 5-487x before the
+    SGO kept its block loads between iterations); an SGO iteration costs
     its cut searches, the P Q blocks and the entries of the lines that change stripe (integral
     loads, where a line of more than 4 K entries moves as its K loads per stripe of the other
     dimension; float loads: all nnz entries), 10 (P + Q + 2) iterations at least; the cut moves
-    0.1-10 ms. 200,000^2 banded with 4.0 M nonzeros: 3.8 s at 16 x 16 and 5.7 s at 32 x 32
-    (rect_nicol 0.17 / 0.24 s). The max load is never above rect_nicol's
-    default (by construction) and at most the lower of SARMA's ``sgo_2dr`` and
-    ``sgo_2dr_nic`` on all 70 cases of that benchmark (19 results 1-6 below the version
-    without the cut moves); a default grid at its proven lower bound (the joint bound of a
+    0.1-10 ms. 200,000^2 banded with 4.0 M nonzeros: 6.9 s at 16 x 16 and 12.0 s at 32 x 32
+    (rect_nicol 0.14 / 0.27 s, measured beside it). The max load is never above rect_nicol's
+    default nor SARMA's ``sgo_2dr`` and ``sgo_2dr_nic`` from either seed (by construction;
+    tests/test_spatial_rect_sgo_seed.py checks it against benchmarks/_sarma.py); a default
+    grid at its proven lower bound (the joint bound of a
     power-law matrix's heavy lines) is returned as it is (optimal). When the grid reaches
     the proven lower bound of rect_nicol's schedule, SGO and the cut moves are skipped.
 
