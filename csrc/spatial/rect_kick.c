@@ -571,6 +571,9 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
     *timed_out = 0;
     *iters = 0;
     *halves = 0;
+    if (heavy == RK_SGO_NIC && P * Q >= RK_BIG) { /* (rk_big reads heavy as a heavy-line flag) */
+        WPART_FAIL(WPART_EINVAL, "the kick's sgo_2dr_nic mode runs below 1,024 blocks only");
+    }
     WPART_CHECK(wpart_i_rg_csc(g));
     s.side[0] = g->side[0];
     s.side[1] = g->side[1];
