@@ -488,9 +488,8 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
     for (int s = 0; s < RF_N; s++) { /* a start equal to an earlier one is not run again */
         out->ref[s] = s;
         for (int t = 0; t < s && out->ref[s] == s; t++) {
-            if (first[s] == first[t] &&
-                !memcmp(R0 + s * (P + 1), R0 + t * (P + 1), (size_t)(P + 1) * sizeof(int64_t)) &&
-                !memcmp(C0 + s * (Q + 1), C0 + t * (Q + 1), (size_t)(Q + 1) * sizeof(int64_t))) {
+            if (first[s] == first[t] && rg_same_grid(P, Q, R0 + s * (P + 1), C0 + s * (Q + 1),
+                                                     R0 + t * (P + 1), C0 + t * (Q + 1))) {
                 out->ref[s] = t;
             }
         }

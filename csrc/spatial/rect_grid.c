@@ -636,8 +636,7 @@ wpart_status_t wpart_i_rg_run(rg_ctx_t *g, double t0, int64_t nstarts, const int
                  * its cuts; the one before made the other dimension's from them) whose grid
                  * is the best: the polish would repeat the same two half-sweeps */
                 fixed = same && h >= 2 && bal &&
-                        !memcmp(cur[0], best[0], (size_t)(P + 1) * sizeof(int64_t)) &&
-                        !memcmp(cur[1], best[1], (size_t)(Q + 1) * sizeof(int64_t));
+                        rg_same_grid(P, Q, cur[0], cur[1], best[0], best[1]);
                 break;
             }
             d = 1 - d;

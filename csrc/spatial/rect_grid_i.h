@@ -110,6 +110,14 @@ static inline int rg_integral(const double *w, int64_t nnz)
     return tot < 9007199254740992.0;
 }
 
+/* whether (R, C) and (R2, C2) are the same P x Q grid */
+static inline int rg_same_grid(int64_t P, int64_t Q, const int64_t *R, const int64_t *C,
+                               const int64_t *R2, const int64_t *C2)
+{
+    return !memcmp(R, R2, (size_t)(P + 1) * sizeof(int64_t)) &&
+           !memcmp(C, C2, (size_t)(Q + 1) * sizeof(int64_t));
+}
+
 static inline void rg_map(const int64_t *cuts, int64_t K, int64_t n, int32_t *map)
 {
     for (int64_t k = 0; k < K; k++) {

@@ -206,14 +206,6 @@ static double rk_sgo_from(rp_t *s, const double *const pref[2], const int64_t *R
     return rk_sgo_at_cuts(s, pref, sg);
 }
 
-/* whether (R, C) and (R2, C2) are the same P x Q grid */
-static int rk_same(int64_t P, int64_t Q, const int64_t *R, const int64_t *C, const int64_t *R2,
-                   const int64_t *C2)
-{
-    return !memcmp(R, R2, (size_t)(P + 1) * sizeof(int64_t)) &&
-           !memcmp(C, C2, (size_t)(Q + 1) * sizeof(int64_t));
-}
-
 /* The run's iterations up to m = max_iter, while its work is <= cap, the block loads kept by
  * moving the lines that change stripe; a grid lower than sg->best goes to R, C (s's cuts on
  * return: the last grid). race: stops once the lowest grid is far above inc. WPART_OK also
@@ -468,7 +460,7 @@ static wpart_status_t rk_big(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0, int 
         WPART_CHECK(rk_sgo_run(s, pref, sg, RK_FROM_ITERS, INT64_MAX, 0, inc, nc, w->R0, w->C0,
                                t0, g->ctl, timed_out));
         *iters += sg->its;
-        if (!*timed_out && !rk_same(P, Q, w->R0, w->C0, R, C)) {
+        if (!*timed_out && !rg_same_grid(P, Q, w->R0, w->C0, R, C)) {
             WPART_CHECK(rk_nic(g, t0, w, &nic, w->Rx, w->Cx, &best, &vx, halves, timed_out));
         }
     }
@@ -665,7 +657,7 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
     /* the SGO grid is its start (the uniform one, a start the default ran; or the given
      * one): nothing new */
     if (*timed_out || !(sv <= RK_RATIO * *value) ||
-        (from_best ? rk_same(P, Q, Rs, Cs, R, C) : rk_uniform(&s, Rs, Cs))) {
+        (from_best ? rg_same_grid(P, Q, Rs, Cs, R, C) : rk_uniform(&s, Rs, Cs))) {
         goto done;
     }
     /* the default's half-sweeps from the SGO grid (either dimension first, balanced), racing

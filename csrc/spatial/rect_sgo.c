@@ -200,13 +200,6 @@ int wpart_i_sgo_step(double *const pi[2], double *const rs[2], const int64_t K[2
     return 0;
 }
 
-/* both dimensions' cuts the same in a and b (K[d] + 1 each) */
-static int sgo_same_cuts(int64_t *const a[2], int64_t *const b[2], const int64_t K[2])
-{
-    return !memcmp(a[0], b[0], (size_t)(K[0] + 1) * sizeof(int64_t)) &&
-           !memcmp(a[1], b[1], (size_t)(K[1] + 1) * sizeof(int64_t));
-}
-
 /* the SGO of wpart_spatial_rect_sgo; sym: one cut vector for rows and columns (SARMA's
  * sgo_2ds: positions in the load of rows + columns, over N = max(n1, n2), each cut clipped to
  * the dimension; a stripe's value the larger of its row and column stripes' largest blocks;
@@ -325,7 +318,8 @@ static wpart_status_t sgo_run(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int
                     WPART_FAIL(WPART_ECANCELLED, "stopped on request");
                 }
             }
-        } else if (m == 1 || !sgo_same_cuts(cut, nc, K)) { /* from scratch (CSR order) */
+        } else if (m == 1 || !rg_same_grid(P, Q, cut[0], cut[1], nc[0], nc[1])) {
+            /* from scratch (the entries in CSR order) */
             for (int d = 0; d < 2; d++) {
                 memcpy(cut[d], nc[d], (size_t)(K[d] + 1) * sizeof(int64_t));
             }
