@@ -346,8 +346,9 @@ def rect_sym_refine(A: ArrayLike, m: int, *, P: int | None = None, Q: int | None
                 break
             if s == "uniform":
                 starts.append((s, (np.arange(P + 1, dtype=np.int64) * N) // P))
-            elif s in ("sgo", "sgo_cli"):  # SARMA's sgo_2ds; its cuts clipped to n1 and n2:
-                R2, C2, _v, _it, t = _core.spatial_rect_sgo_sym(  # the larger
+            elif s in ("sgo", "sgo_cli"):
+                # SARMA's sgo_2ds; its cuts clipped to n1 and n2: the larger
+                R2, C2, _v, _it, t = _core.spatial_rect_sgo_sym(
                     *g.args(), P, P, (np.arange(P + 1, dtype=np.int64) * g.n1) // P,
                     (np.arange(P + 1, dtype=np.int64) * g.n2) // P,
                     time_limit=_left(deadline), seed=SARMA_SEEDS[s == "sgo_cli"])

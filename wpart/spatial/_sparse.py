@@ -372,13 +372,14 @@ class _Reads:
         if self._part:
             blk = b"".join(self._part) + blk
             self._part, self._plen = [], 0
-        if not _block_ok(blk, self._int):
-            # the lines up to the block's last comment (the header and its comments, in the
-            # first block) one by one, the entry lines after it at C speed where they pass
-            q = blk.rfind(b"%")
-            cut = 0 if q < 0 else blk.find(b"\n", q) + 1
-            if cut == 0 or not _block_ok(blk[cut:], self._int):
-                cut = len(blk)
+        # the lines up to the block's last comment (the header and its comments, in the first
+        # block) one by one, the entry lines after it at C speed where they pass (else one by
+        # one too)
+        q = blk.rfind(b"%")
+        cut = 0 if q < 0 else blk.find(b"\n", q) + 1
+        if not _block_ok(blk[cut:], self._int):
+            cut = len(blk)
+        if cut:
             self._check_lines(blk[:cut])
         self._line += _lines(blk)
         if k + 1 < len(b):
@@ -386,7 +387,8 @@ class _Reads:
         return blk
 
     def _check_lines(self, blk: bytes) -> None:
-        """Check the whole lines of `blk` (the next of the file) one by one (_line_fault)."""
+        """Check the lines of `blk` (the next of the file; the last may lack its line end) one
+        by one (_line_fault)."""
         for i, line in enumerate(blk.split(b"\n")):
             bad = _line_fault(line, self._field)
             if bad is not None:
@@ -410,9 +412,7 @@ class _Reads:
         tail, self._part = b"".join(self._part), []
         if not tail:
             return b""
-        bad = _line_fault(tail, self._field)
-        if bad is not None:
-            raise _Refused(f"line {self._line + 1}: {bad}")
+        self._check_lines(tail)
         last = tail.strip()
         if not last:
             return b""
