@@ -156,3 +156,14 @@ def test_refinements_never_above_sarmas_sgo(monkeypatch):
         for one in ("sgo", "sgo_cli"):
             only = spatial.rect_sym_refine(L, P * P, start=one)
             assert set(only.stats["starts"]) == {one} and only.max_load >= s.max_load
+
+
+@pytest.mark.parametrize("bad", ["sgo_lib", "SGO", "cli", ""])
+def test_sym_refine_refuses_an_unknown_start(bad):
+    from wpart import spatial
+
+    L = next(_matrices(13, 1))
+    with pytest.raises(WpartValueError, match=r"`start` must be 'pal', 'opal', 'rac', "
+                                              r"'uniform', 'sgo', 'sgo_cli', 'best' or P \+ 1 "
+                                              r"cuts, got " + repr(bad)):
+        spatial.rect_sym_refine(L, 16, start=bad)
