@@ -562,3 +562,19 @@ def test_kick_spends_more_of_nics_length_on_fresh_random_starts(monkeypatch):
     R, C = _grid_cuts(t, n, n, 64, 64)
     _assert_grid(R, C, n, n, 64, 64)
     assert _grid_max(bsf.loads(A, "count").toarray(), R, C) == t.max_load
+
+
+def test_kick_from_the_best_grid_falls_back_to_the_uniform_one(monkeypatch):
+    # benchmarks/bench_spatial_sarma.py's s_blockdiag_12 at 16 x 16: the kick's SGO from the
+    # default's best grid (287 after the cut moves) brings no lower grid; the run from the
+    # uniform grid that follows reaches 277, SARMA's best of nine (sgo_2dr_nic)
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import bench_spatial_sarma
+
+    A = bench_spatial_sarma.blockdiag(12, 60, 0.1, 9)  # its small_matrices()' s_blockdiag_12
+    r = spatial.rect_nicol(A, 256, P=16, Q=16)
+    pol = r.stats["polish"]
+    assert pol["cut_move_max_load"] == 287 and pol["kick_max_load"] == r.max_load == 277
+    assert pol["kick_iterations"] > 101  # both runs (the first stops at 100 iterations)
+    R, C = _grid_cuts(r, A.shape[0], A.shape[1], 16, 16)
+    assert _grid_max(A.toarray(), R, C) == 277

@@ -642,49 +642,66 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
     /* from_grid: the SGO from the given grid (the default's best) instead of the uniform one:
      * on bench_spatial_fresh's 16 x 16 cases (paired runs) 15 max loads lower (bdiag_22x110_z
      * stored 601 -> 588, SARMA's best of nine; g3d7_9 124 -> 114), one higher (band_3200_ns
-     * 801 -> 812, below the best of nine 833), the CPU there 1.0 - 1.6 x */
+     * 801 -> 812, below the best of nine 833), the CPU there 1.0 - 1.6 x. Where that run
+     * brings no lower grid, the run from the uniform grid follows (the kick before from_grid):
+     * bench_spatial_sarma's s_blockdiag_12 16 x 16 283 -> 277 (SARMA's best of nine; from the
+     * uniform grid alone: 277), no other max load of the 8 x 8 / 16 x 16 cases of both
+     * benchmarks changed (146, paired runs), their CPU 1.02 x (at most 1.55 x) */
     int from_best = from_grid && !heavy;
-    if (from_best) {
-        rk_sgo_from(&s, pref, R, C, &sg);
-    } else {
-        rk_sgo_start(&s, pref, 0, &sg);
-    }
-    WPART_CHECK(rk_sgo_run(&s, pref, &sg, sgo_iters,
-                           RK_WORK * (A->rp[A->n1] + P * Q), 1, *value, nc, Rs, Cs, t0,
-                           control, timed_out));
-    *iters = sg.m;
-    double sv = sg.best;
-    /* the SGO grid is its start (the uniform one, a start the default ran; or the given
-     * one): nothing new */
-    if (*timed_out || !(sv <= RK_RATIO * *value) ||
-        (from_best ? rg_same_grid(P, Q, Rs, Cs, R, C) : rk_uniform(&s, Rs, Cs))) {
-        goto done;
-    }
-    /* the default's half-sweeps from the SGO grid (either dimension first, balanced), racing
-     * the given grid (the incumbent), the best one continued when it went below */
-    memcpy(w.R0, Rs, (size_t)(P + 1) * sizeof(int64_t));
-    memcpy(w.C0, Cs, (size_t)(Q + 1) * sizeof(int64_t));
-    wpart_rg_opts_t opt = {2, max_half, 0, 1, 0.25, lower, 10, max_half, control, *value,
-                           0};
-    WPART_CHECK(wpart_i_rect_from(g, t0, 2, 2, w.R0, w.C0, &opt, Rs, Cs, &v, halves, timed_out));
-    /* SARMA's sgo_2dr_nic step from the same grid (plain half-sweeps, patience max(10, P + Q),
-     * no race) when the SGO grid came near the given one: it can end lower than the balanced
-     * race (the fresh reference set: lower_1800_v count 64 x 64 64 -> 63, g2d5_19x11 8 x 32
-     * 26 -> 25, both the best of SARMA's nine); only a strictly lower grid is taken */
-    if (!*timed_out && sv <= RK_NIC * *value) {
-        double inc = v < *value ? v : *value;
-        wpart_rg_opts_t nic = {2, max_half, 0, 1, 0.0, lower, 10, max_half, control, inc,
+    for (int pass = 0; pass < 1 + from_best; pass++) {
+        int fb = from_best && pass == 0;
+        if (fb) {
+            rk_sgo_from(&s, pref, R, C, &sg);
+        } else {
+            rk_sgo_start(&s, pref, 0, &sg);
+        }
+        WPART_CHECK(rk_sgo_run(&s, pref, &sg, sgo_iters, RK_WORK * (A->rp[A->n1] + P * Q), 1,
+                               *value, nc, Rs, Cs, t0, control, timed_out));
+        *iters += sg.m;
+        double sv = sg.best;
+        v = RG_INF;
+        if (*timed_out) {
+            break;
+        }
+        /* the SGO grid is its start (the given one; or the uniform one, a start the default
+         * ran): nothing new */
+        if (!(sv <= RK_RATIO * *value) ||
+            (fb ? rg_same_grid(P, Q, Rs, Cs, R, C) : rk_uniform(&s, Rs, Cs))) {
+            continue;
+        }
+        /* the default's half-sweeps from the SGO grid (either dimension first, balanced),
+         * racing the given grid (the incumbent), the best one continued when it went below */
+        memcpy(w.R0, Rs, (size_t)(P + 1) * sizeof(int64_t));
+        memcpy(w.C0, Cs, (size_t)(Q + 1) * sizeof(int64_t));
+        wpart_rg_opts_t opt = {2, max_half, 0, 1, 0.25, lower, 10, max_half, control, *value,
                                0};
-        WPART_CHECK(rk_nic(g, t0, &w, &nic, Rs, Cs, &inc, &v, halves, timed_out));
+        WPART_CHECK(wpart_i_rect_from(g, t0, 2, 2, w.R0, w.C0, &opt, Rs, Cs, &v, halves,
+                                      timed_out));
+        /* SARMA's sgo_2dr_nic step from the same grid (plain half-sweeps, patience
+         * max(10, P + Q), no race) when the SGO grid came near the given one: it can end
+         * lower than the balanced race (the fresh reference set: lower_1800_v count 64 x 64
+         * 64 -> 63, g2d5_19x11 8 x 32 26 -> 25, both the best of SARMA's nine); only a
+         * strictly lower grid is taken */
+        if (!*timed_out && sv <= RK_NIC * *value) {
+            double inc = v < *value ? v : *value;
+            wpart_rg_opts_t nic = {2, max_half, 0, 1, 0.0, lower, 10, max_half, control, inc,
+                                   0};
+            WPART_CHECK(rk_nic(g, t0, &w, &nic, Rs, Cs, &inc, &v, halves, timed_out));
+        }
+        if (!(v < *value)) {
+            if (*timed_out) {
+                break;
+            }
+            continue;
+        }
+        /* a lower grid: its polish, then both maxes exact (from scratch) before it replaces
+         * R, C; no further run */
+        wpart_rg_csr_t At = {A->n2, A->n1, g->side[1].ptr, g->side[1].idx, g->side[1].w};
+        WPART_CHECK(rk_moves(g, &s, &At, Rs, Cs, &v, timed_out));
+        WPART_CHECK(rk_max(&s, R, C, value));
+        rg_keep(P, Q, Rs, Cs, v, R, C, value);
+        break;
     }
-    if (!(v < *value)) {
-        goto done;
-    }
-    /* a lower grid: its polish, then both maxes exact (from scratch) before it replaces R, C */
-    wpart_rg_csr_t At = {A->n2, A->n1, g->side[1].ptr, g->side[1].idx, g->side[1].w};
-    WPART_CHECK(rk_moves(g, &s, &At, Rs, Cs, &v, timed_out));
-    WPART_CHECK(rk_max(&s, R, C, value));
-    rg_keep(P, Q, Rs, Cs, v, R, C, value);
 done:
     if (heavy && !*timed_out && *value > lower + (g->integral ? 1.0 : 0.0)) {
         /* a heavy-line matrix: SARMA's sgo_2dr_nic in full; a lower grid and the kick's are
