@@ -81,6 +81,15 @@ def test_mtx_rows_match_rect_nicol_and_the_nine(bench, tmp_path, capsys):
         assert c["best_of_nine"] == best9 == c["sarma"][c["best_alg"]]["max_load"]
         assert c["goal_load"] == (mx <= best9)
         assert c["nic_idx_max_load"] > 0 and c["nic_c_cpu"] >= 0
+        # SARMA's SGO members from its command line's seed beside them (both seeds)
+        seeded = c["sarma_cli_seed"]
+        assert set(seeded) == {a for a in bench._sarma.NINE if a.startswith("sgo")}
+        assert seeded["sgo_2dr"]["max_load"] == M.lmax(
+            *bench._sarma.run("sgo_2dr", M, P, Q, bench._sarma.CLI_SEED))
+        both = min([best9] + [v["max_load"] for v in seeded.values()])
+        assert c["best_both"] == both and c["goal_load_both"] == (mx <= both)
+        # the goal's CPU: rect_nicol and the C nic timed together in loops
+        assert c["cpu_timing"] == "paired loops" and c["wpart"]["rect_nicol"]["cpu"] > 0
     # the explicit zero counts 1 in each triangle when stored, nothing when counted
     tot = {(c["matrix"], c["weights"]): c["total"] for c in cases}
     assert tot["sym", "stored"] == tot["sym", "count"] + 2
@@ -88,6 +97,7 @@ def test_mtx_rows_match_rect_nicol_and_the_nine(bench, tmp_path, capsys):
     s = res["summary"]
     assert s["cases"] == len(cases) == sum(g["cases"] for g in s["per_grid"].values())
     assert s["load_goal_met"] == sum(c["goal_load"] for c in cases)
+    assert s["load_goal_met_both"] == sum(c["goal_load_both"] for c in cases)
     assert s["per_grid"]["8x8"]["cpu_ok"] == sum(c["goal_cpu"] for c in cases if c["P"] == 8)
     assert "load ok" in capsys.readouterr().out
 
@@ -142,3 +152,22 @@ def test_sarma_cli_rows_parse_check_and_count(bench, tmp_path):
         assert c["best_with_cli"] == min(u, c["best_of_nine"])
         assert c["goal_load_cli"] == (c["wpart"]["rect_nicol"]["max_load"] <= c["best_with_cli"])
     assert res["summary"]["cli_cpu_goal_met"] == 0
+
+
+def test_paired_cpu_times_each_function_per_call(bench):
+    """paired_cpu: the functions in turn, the same loop length for each, `repeat` rounds,
+    the best round per call of each."""
+    calls = [0, 0]
+
+    def f():
+        calls[0] += 1
+
+    def g():
+        calls[1] += 1
+        sum(range(2000))
+
+    tf, tg = bench.paired_cpu((f, g), 3, target=0.002)
+    assert calls[0] == calls[1] + 1  # (one more: the call that sets the loop length)
+    assert (calls[1]) % 3 == 0 and 1 <= calls[1] // 3 <= 200
+    assert 0 <= tf < tg
+
