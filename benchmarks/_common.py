@@ -14,9 +14,10 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
-__all__ = ["ROOT", "load_c", "use_wpart"]
+__all__ = ["ROOT", "interleaved_cpu", "load_c", "use_wpart"]
 
 #: Repository root of this checkout.
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,3 +70,18 @@ def load_c(src: Path, *flags: str):
         subprocess.run([os.environ.get("CC", "cc"), "-O2", "-shared", "-fPIC", *flags, "-o", so,
                         str(src)], check=True, capture_output=True)
         return ctypes.CDLL(so)
+
+
+def interleaved_cpu(fs, n: int, k: int) -> list:
+    """CPU seconds per call of each function in `fs`: `k` rounds, each running n calls of every
+    function in turn (interleaved, so both sides of a ratio see the same machine), the best
+    round of each."""
+    best = [float("inf")] * len(fs)
+    for _ in range(k):
+        for i, f in enumerate(fs):
+            t = time.process_time()
+            for _ in range(n):
+                f()
+            best[i] = min(best[i], (time.process_time() - t) / n)
+    return best
+

@@ -56,7 +56,7 @@ from pathlib import Path
 
 import numpy as np
 
-from _common import ROOT, use_wpart
+from _common import ROOT, interleaved_cpu, use_wpart
 
 use_wpart()
 import scipy.sparse as sp  # noqa: E402
@@ -272,18 +272,6 @@ def select(ref, args):
     return out
 
 
-def timing(fs, n, k):
-    """Best of k alternating repeats of n calls each of every function in fs: CPU per call."""
-    best = [np.inf] * len(fs)
-    for _ in range(k):
-        for i, f in enumerate(fs):
-            t = time.process_time()
-            for _ in range(n):
-                f()
-            best[i] = min(best[i], (time.process_time() - t) / n)
-    return best
-
-
 def totals(rows):
     d = {"cases": len(rows), "load_ok": sum(r["ok"] for r in rows),
          "load_ok_cli": sum(r["ok_cli"] for r in rows),
@@ -377,7 +365,7 @@ def main(argv=None):
         t = time.process_time()
         g()
         n = max(1, min(200, int(args.target / max(time.process_time() - t, 1e-6))))
-        row["cpu"], row["nic_cpu"], row["nic_v_cpu"] = timing((f, h, g), n, args.k)
+        row["cpu"], row["nic_cpu"], row["nic_v_cpu"] = interleaved_cpu((f, h, g), n, args.k)
         row["loop"] = n
         row["ratio"] = row["nic_cpu"] / max(row["cpu"], 1e-12)
         row["ratio_v"] = row["nic_v_cpu"] / max(row["cpu"], 1e-12)

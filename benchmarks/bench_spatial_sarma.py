@@ -56,7 +56,7 @@ from pathlib import Path
 
 import numpy as np
 
-from _common import ROOT, use_wpart
+from _common import ROOT, interleaved_cpu, use_wpart
 
 use_wpart()
 import scipy.sparse as sp  # noqa: E402
@@ -170,14 +170,7 @@ def paired_cpu(fs, repeat, target=0.01):
     t = time.process_time()
     fs[0]()
     n = max(1, min(200, int(target / max(time.process_time() - t, 1e-6))))
-    best = [np.inf] * len(fs)
-    for _ in range(max(repeat, 1)):
-        for i, f in enumerate(fs):
-            t = time.process_time()
-            for _ in range(n):
-                f()
-            best[i] = min(best[i], (time.process_time() - t) / n)
-    return best
+    return interleaved_cpu(fs, n, max(repeat, 1))
 
 
 def goal_cpu(row, f, M, P, Q, repeat):
