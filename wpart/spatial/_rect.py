@@ -172,10 +172,10 @@ def rect_nicol(
         moves single cuts where that lowers the max load (20 descents of rect_polish's cut moves,
         ``stats["polish"]["cut_moves"]``; never worse), from 256 blocks a subgradient kick
         (SARMA's sgo_2dr_nic idea: the subgradient method from the uniform grid -- on a
-        matrix without heavy lines below 1,024 blocks from the best grid first, and from the
-        uniform grid where that run brings no lower grid, and from
-        1,024 to 4,095 blocks one more run of at most 500 iterations from the best grid after
-        the others, then SARMA's nic from its grid: on bench_spatial_fresh 22 max loads lower,
+        matrix without heavy lines below 1,024 blocks from the best grid first, then from the
+        uniform grid where that run brings no lower grid; and from 1,024 to 4,095 blocks one
+        more run of at most 500 iterations from the best grid after the others, then SARMA's
+        nic from its grid: on bench_spatial_fresh 22 max loads lower,
         one higher (below SARMA's best of nine), two more cases at or below it,
         bdiag_22x110_z stored 16 x 16 601 -> 588 and h_delaunay_1500 32 x 32 152 -> 141 --,
         below 1,024 blocks cheaply abandoned when far above, then these half-sweeps, and plain
