@@ -55,7 +55,8 @@ def test_untimed_results_unchanged_by_a_generous_limit():
 # the single-pass heuristics are not stopped inside their pass (their docstrings): at a time
 # limit far below one pass they came back without a partition (max_load nan) in up to half the
 # calls (jag_m_probe 157 of 300 at 1e-6 s, jag_pq_heur 82, jag_m_heur 5, hier_rb 1)
-_SINGLE = [("jag_m_heur", {}), ("jag_m_probe", {}), ("jag_pq_heur", {"P": 4, "Q": 5}),
+_SINGLE = [("jag_m_heur", {}), ("jag_m_heur_probe", {}), ("jag_m_probe", {}),
+           ("jag_pq_heur", {"P": 4, "Q": 5}),
            ("hier_rb", {}), ("hier_rb", {"variant": "dist"})]
 
 

@@ -464,6 +464,10 @@ static wpart_status_t FN(gbisect)(FN(ctx_t) *cx, FN(cost_f) f, void *ctx, int64_
         } else {
             lo = mid + 1;
         }
+        wpart_status_t st = wpart_i_poll(cx->opt->control, cx->t0, 0, 0); /* per probe */
+        if (st != WPART_OK) {
+            return st;
+        }
     }
     *Bout = FN(unkey)(lo);
     if (seps) {

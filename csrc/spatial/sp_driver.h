@@ -165,14 +165,16 @@ static wpart_status_t FN(run_rect)(FN(ctx_t) *cx, int64_t m, int64_t *rects)
     return st;
 }
 
-/* the single-pass heuristics (JAG-PQ-HEUR, JAG-M-HEUR, JAG-M-PROBE, HIER-RB): the time limit is
- * not checked inside their pass, only after it (stats->timed_out: status "time_limit" with the
- * partition). FN(untimed) points cx at a copy of its options whose control has no time limit
- * (Ctrl-C and progress still polled) and returns 1, or changes nothing and returns 0 */
+/* the single-pass heuristics (JAG-PQ-HEUR, JAG-M-HEUR, JAG-M-HEUR-PROBE, JAG-M-PROBE, HIER-RB):
+ * the time limit is not checked inside their pass, only after it (stats->timed_out: status
+ * "time_limit" with the partition). FN(untimed) points cx at a copy of its options whose control
+ * has no time limit (Ctrl-C and progress still polled) and returns 1, or changes nothing and
+ * returns 0 */
 static int FN(single_pass)(wpart_spatial_method_t meth)
 {
     return meth == WPART_SP_JAG_PQ_HEUR || meth == WPART_SP_JAG_M_HEUR ||
-           meth == WPART_SP_JAG_M_PROBE || meth == WPART_SP_HIER_RB;
+           meth == WPART_SP_JAG_M_HEUR_PROBE || meth == WPART_SP_JAG_M_PROBE ||
+           meth == WPART_SP_HIER_RB;
 }
 
 static int FN(untimed)(FN(ctx_t) *cx, wpart_spatial_options_t *o, wpart_control_t *c)
