@@ -74,6 +74,7 @@ def test_single_pass_heuristics_finish_their_pass(meth, kw, orient):
         for _ in range(40):
             r = fn(X, 20, time_limit=1e-9, **kw)
             assert r.rects.shape == (20, 4) and r.max_load == r.loads.max(), (meth, r.message)
+            assert r.status == "time_limit" and r.success, (meth, r.status)
             # the first pass ran whole: with one pass (one orientation, one variant) the
             # result unlimited; else one of the passes the unlimited call compared
             one = orient in ("hor", "ver") or kw.get("variant") == "dist"
