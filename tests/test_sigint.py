@@ -621,6 +621,32 @@ def test_ctrl_c_stops_big_calls(name):
     assert latency < BOUND
 
 
+# test_ctrl_c_stops_long_calls sends its SIGINT 0.7 s into the call, which on the 12000^2 input
+# lands in the prefix sum. Later phases were not polled: jag_m_heur_probe's bisection on the
+# bottleneck (0.45-0.64 s late), the 2^24 rectangles of rect_uniform's grid and of
+# rect_sym_uniform's (0.55-0.78 s, first touch of 512 MiB), found by this sweep of later delays.
+SWEEP_DELAYS = (0.7, 1.6, 2.5)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("name", sorted(n for n, (setup, _) in CASES.items()
+                                        if n.startswith("spatial_")
+                                        and setup in (SPATIAL_XL, SPATIAL_BIG)))
+def test_ctrl_c_anywhere_in_large_spatial_calls(name):
+    for delay in SWEEP_DELAYS:
+        got: list[float] = []
+        for _ in range(ATTEMPTS):
+            latency = _run_once(name, *CASES[name], delay)
+            if latency is None:  # the call ended before the signal
+                break
+            got.append(latency)
+            if latency < GOAL:
+                break
+        assert not got or min(got) < GOAL, f"{name}, SIGINT {delay} s into the call: " \
+                                           f"{[round(1000 * x) for x in got]} ms"
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_ctrl_c_in_milp_solve_leaves_glpk_usable():
     """milp.solve runs GLPK in a worker thread: a KeyboardInterrupt returns at once while the

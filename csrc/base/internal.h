@@ -81,4 +81,13 @@ double wpart_i_now(void);
  */
 wpart_status_t wpart_i_poll(const wpart_control_t *ctl, double t0, double done, double total);
 
+/* wpart_base_box_loads_{i64,f64} that stops on ctl's should_stop (Ctrl-C; ctl may be NULL),
+ * asked every 2^16 boxes: WPART_ECANCELLED then, `out` unfinished */
+wpart_status_t wpart_i_box_loads_i64(const int64_t *S, int d, const int64_t *dims,
+                                     const int64_t *boxes, int64_t k, int64_t *out,
+                                     const wpart_control_t *ctl);
+wpart_status_t wpart_i_box_loads_f64(const double *S, int d, const int64_t *dims,
+                                     const int64_t *boxes, int64_t k, double *out,
+                                     const wpart_control_t *ctl);
+
 #endif /* WPART_INTERNAL_H */

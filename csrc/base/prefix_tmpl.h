@@ -133,23 +133,20 @@ wpart_status_t FN(wpart_base_prefix)(const T *A, int d, const int64_t *dims, T *
 
 /* ---- box loads: inclusion-exclusion over the box's corners ---- */
 
-wpart_status_t FN(wpart_base_box_loads)(const T *S, int d, const int64_t *dims,
-                                        const int64_t *boxes, int64_t k, T *out)
+/* the loads of boxes [b0, b1) (checked) */
+static void FN(box_run)(const T *S, int d, const int64_t *dims, const int64_t *boxes, int64_t b0,
+                        int64_t b1, T *out)
 {
-    wpart_status_t st = check_boxes(d, dims, boxes, k);
-    if (st != WPART_OK) {
-        return st;
-    }
     if (d == 2) {
         const int64_t ld = dims[1] + 1;
-        for (int64_t b = 0; b < k; b++) {
+        for (int64_t b = b0; b < b1; b++) {
             const int64_t *x = boxes + 4 * b;
             const T *s0 = S + x[0] * ld, *s1 = S + x[1] * ld;
             out[b] = (T)(((ACC)s1[x[3]] - (ACC)s0[x[3]]) - ((ACC)s1[x[2]] - (ACC)s0[x[2]]));
         }
     } else {
         const int64_t l2 = dims[2] + 1, l1 = (dims[1] + 1) * l2;
-        for (int64_t b = 0; b < k; b++) {
+        for (int64_t b = b0; b < b1; b++) {
             const int64_t *x = boxes + 6 * b;
             ACC v[2];
             for (int h = 0; h < 2; h++) {
@@ -160,9 +157,33 @@ wpart_status_t FN(wpart_base_box_loads)(const T *S, int d, const int64_t *dims,
             out[b] = (T)(v[1] - v[0]);
         }
     }
+}
+
+/* wpart_base_box_loads, asking ctl's should_stop (Ctrl-C; not its time limit: these are the
+ * loads of a partition already made) every POLL_ELEMS boxes: 2^24 boxes take about 0.3 s */
+wpart_status_t FN(wpart_i_box_loads)(const T *S, int d, const int64_t *dims,
+                                     const int64_t *boxes, int64_t k, T *out,
+                                     const wpart_control_t *ctl)
+{
+    wpart_status_t st = check_boxes(d, dims, boxes, k);
+    if (st != WPART_OK) {
+        return st;
+    }
+    for (int64_t b0 = 0; b0 < k; b0 += POLL_ELEMS) {
+        int64_t b1 = k - b0 < POLL_ELEMS ? k : b0 + POLL_ELEMS;
+        if (b0 > 0 && ctl && ctl->should_stop && ctl->should_stop(ctl->ctx)) {
+            return wpart_i_error(WPART_ECANCELLED, "stopped on request");
+        }
+        FN(box_run)(S, d, dims, boxes, b0, b1, out);
+    }
     return WPART_OK;
 }
 
+wpart_status_t FN(wpart_base_box_loads)(const T *S, int d, const int64_t *dims,
+                                        const int64_t *boxes, int64_t k, T *out)
+{
+    return FN(wpart_i_box_loads)(S, d, dims, boxes, k, out, NULL);
+}
 #undef T
 #undef ACC
 #undef FN

@@ -140,7 +140,7 @@ static wpart_status_t FN(run_rect)(FN(ctx_t) *cx, int64_t m, int64_t *rects)
         if (R && C) {
             FN(uniform_cuts)(cx->v.n1, P, R);
             FN(uniform_cuts)(cx->v.n2, Q, C);
-            wpart_i_emit_grid(R, P, C, Q, rects);
+            st = wpart_i_emit_grid_ctl(R, P, C, Q, rects, opt->control);
         } else {
             st = wpart_i_error(WPART_ENOMEM, "out of memory");
         }

@@ -413,7 +413,7 @@ static wpart_status_t check_starts(wpart_status_t st, const wpart_spatial_option
         wpart_status_t st = sp_partition_##SFX(d->S, d->n1, d->n2, d->m, o, rects, stats);    \
         if (st == WPART_OK) {                                                                  \
             int64_t dims[2] = {d->n1, d->n2};                                                  \
-            st = wpart_base_box_loads_##SFX(d->S, 2, dims, rects, d->m, loads);               \
+            st = wpart_i_box_loads_##SFX(d->S, 2, dims, rects, d->m, loads, o->control);      \
         }                                                                                      \
         return st;                                                                             \
     }                                                                                          \
