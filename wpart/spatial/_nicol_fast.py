@@ -27,6 +27,9 @@ from . import _sparse
 #: The value types the one-call default reads as they are.
 _DTYPES = (np.dtype(np.int64), np.dtype(np.float64))
 
+#: The core's value-check verdict for an explicit zero (WPART_RF_ZERO, rect_grid.h).
+_ZERO = 1
+
 #: The weightings the one-call default takes a canonical CSR matrix with.
 _FAST_WEIGHTS = ("values", "count", "stored")
 
@@ -149,18 +152,20 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
             prefix = len(buf) > 2 * nz
     else:
         fvals = None
-        if isinstance(A, (str, os.PathLike)):  # a MatrixMarket file the core reads in one pass
-            A = fast_path_matrix(A, weights)
-            if A is None:
-                return None
-        elif not type(A).__module__.startswith("scipy.sparse"):
-            return None
-        elif getattr(A, "format", None) in ("coo", "csc"):  # as the general path reads it
+        fmt = getattr(A, "format", None) if type(A).__module__.startswith("scipy.sparse") \
+            else None  # (a matrix first: the path test below is an ABC check)
+        if fmt == "csr":
+            pass
+        elif fmt in ("coo", "csc"):  # as the general path reads it
             got = _as_csr(A, weights)
             if got is None:
                 return None
             A, weights = got
-        elif getattr(A, "format", None) != "csr":
+        elif fmt is None and isinstance(A, (str, os.PathLike)):
+            A = fast_path_matrix(A, weights)  # a MatrixMarket file the core reads in one pass
+            if A is None:
+                return None
+        else:
             return None
         shape = A.shape
         rp, ci, vals = A.indptr, A.indices, A.data
@@ -201,29 +206,34 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
             ci = ci[:-1]  # (its last cell is scratch)
         # every entry left counts: the 1s and the pointers from the core call
         vals = None
-    elif type(A) is not np.ndarray and np.count_nonzero(vals) != vals.size:
-        # explicit zeros: not loads. The others in one buffer, [indices | values | int
-        # values' float64 copy], each part with a cell of scratch (see spatial_dense_csr)
-        try:
-            rp, zb = _core.spatial_csr_nonzero(n1, n2, rp, ci, vals)
-        except MemoryError:
-            return None
-        nz, ints = int(rp[-1]), vals.dtype.kind == "i"
-        k = nz + 1
-        ci, vals = zb[:nz], zb[k:k + nz] if ints else zb[k:k + nz].view(np.float64)
-        fvals = zb[2 * k:2 * k + nz].view(np.float64) if ints else None
-        A = _csr_with(A, rp, ci, vals)
     ms = min(max_sweeps, 2**62)
     tl = 0.0 if time_limit is None else float(time_limit)
-    if int(rp[-1]) == 0:
+    if nnz == 0:
         return None
     # (1 per entry: no values, the core's unit weights; float loads, exact counts)
     t0 = time.perf_counter()
     try:
         out = _core.spatial_rect_nicol_auto(n1, n2, rp, ci, vals, P, Q, min(2 * ms, 2**62),
                                             True, tl, fvals=fvals)
+        if out[9] == _ZERO and vals is not None and type(A) is not np.ndarray:
+            # explicit zeros (the core's value check, its first pass, found one and went no
+            # further): not loads. The others in one buffer, [indices | values | int values'
+            # float64 copy], each part with a cell of scratch (see spatial_dense_csr)
+            rp, zb = _core.spatial_csr_nonzero(n1, n2, rp, ci, vals)
+            nz, ints = int(rp[-1]), vals.dtype.kind == "i"
+            if nz == 0:
+                return None
+            k = nz + 1
+            ci, vals = zb[:nz], zb[k:k + nz] if ints else zb[k:k + nz].view(np.float64)
+            fvals = zb[2 * k:2 * k + nz].view(np.float64) if ints else None
+            A = _csr_with(A, rp, ci, vals)
+            t0 = time.perf_counter()
+            out = _core.spatial_rect_nicol_auto(n1, n2, rp, ci, vals, P, Q, min(2 * ms, 2**62),
+                                                True, tl, fvals=fvals)
     except WpartValueError:  # arrays out of bounds (the core checks them): the general
         return None          # path's input rules name `A` and the fault
+    except MemoryError:  # (the general path's input rules say what does not fit)
+        return None
     if out[9]:  # a bad value, a large int total: the step-by-step path decides
         return None
     if vals is None:  # the loads matrix: the int64 arrays the core ran on, its 1 per entry
