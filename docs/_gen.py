@@ -58,6 +58,7 @@ def main() -> None:
     for fam, runs in fams.items():
         (OUT / f"which_{fam}.inc").write_text(head + table(runs))
     (OUT / "which_multikernel.inc").write_text(multikernel_table())
+    (OUT / "sarma_spatial.inc").write_text(sarma_table())
     (OUT / "api.rst").write_text(
         "API reference\n=============\n\nEvery public name of every family (each module's "
         "``__all__``). Each function documents its\nparameters, what it returns and what it "
@@ -103,6 +104,36 @@ def multikernel_table() -> str:
     return ("Measured by ``benchmarks/bench_multikernel.py`` on the simulated platform P2 "
             "calibrated to the paper's Table 2 (times in the paper's milliseconds; "
             "``benchmarks/results/bench_multikernel.json``).\n\n" + "\n".join(lines) + "\n")
+
+
+def sarma_table(path: Path | None = None) -> str:
+    """The per-grid table of benchmarks/results/bench_spatial_sarma.json: how often the default
+    ``rect_nicol`` was at or below the best of SARMA's nine algorithms (their SGO members from
+    SARMA's library seed; and from both of its seeds) and at or below the CPU of SARMA's
+    ``nic``, with the median CPU ratio; then every case above ``nic``'s CPU."""
+    doc = json.loads((path or SRC.parent / "bench_spatial_sarma.json").read_text())
+    cases = doc["cases"]
+    grids: dict[str, list] = {}
+    for c in cases:
+        grids.setdefault(f"{c['P']} x {c['Q']}", []).append(c)
+    lines = [".. list-table::", "   :header-rows: 1", "",
+             "   * - grid", "     - cases", "     - max load <= best of nine",
+             "     - ... from both seeds", "     - CPU <= ``nic``",
+             "     - median ``nic`` / ``rect_nicol`` CPU"]
+    for name, rows in list(grids.items()) + [("all", cases)]:
+        ratio = statistics.median(r["cpu_ratio_nic_over_wpart"] for r in rows)
+        lines += [f"   * - {name}", f"     - {len(rows)}",
+                  f"     - {sum(bool(r['goal_load']) for r in rows)}",
+                  f"     - {sum(bool(r['goal_load_both']) for r in rows)}",
+                  f"     - {sum(bool(r['goal_cpu']) for r in rows)}", f"     - {ratio:.2f}"]
+    slow = [c for c in cases if not c["goal_cpu"]]
+    tail = "; ".join(f"{c['matrix']} {c['P']} x {c['Q']} ({c['cpu_ratio_nic_over_wpart']:.2f})"
+                     for c in sorted(slow, key=lambda c: c["cpu_ratio_nic_over_wpart"]))
+    return ("Measured by ``benchmarks/bench_spatial_sarma.py --full`` "
+            "(``benchmarks/results/bench_spatial_sarma.json``; SARMA's nine algorithms "
+            "re-implemented, ``nic`` in C; CPU in interleaved loops, best of the repeats).\n\n"
+            + "\n".join(lines) + f"\n\nAbove ``nic``'s CPU (``nic`` / ``rect_nicol``): "
+            f"{tail or 'none'}.\n")
 
 
 if __name__ == "__main__":

@@ -122,3 +122,34 @@ def test_every_python_example_of_the_pages_is_run():
             if re.match(r"\.\. (code-block|code|sourcecode)::\s*(python|py|pycon)\b", line):
                 bad.append(f"{page.name}:{i}: {line.strip()}")
     assert not bad, "examples the docs build does not run:\n" + "\n".join(bad)
+
+
+def test_the_sarma_table_counts_the_benchmark_json():
+    """docs/spatial.rst's "Measured beside SARMA" table (docs/_gen.py's sarma_table) holds the
+    benchmark's own totals: its "all" row equals the JSON's summary, every grid row its cases,
+    and every case above nic's CPU is named."""
+    import json
+    import sys
+
+    sys.path.insert(0, str(ROOT / "docs"))
+    try:
+        import _gen
+    finally:
+        sys.path.pop(0)
+    src = ROOT / "benchmarks" / "results" / "bench_spatial_sarma.json"
+    doc = json.loads(src.read_text())
+    text = _gen.sarma_table(src)
+    s = doc["summary"]
+    rows = re.findall(r"   \* - (.+)\n     - (\d+)\n     - (\d+)\n     - (\d+)\n     - (\d+)\n"
+                      r"     - ([\d.]+)", text)
+    got = {r[0]: tuple(int(x) for x in r[1:5]) for r in rows}
+    assert got["all"] == (s["cases"], s["load_goal_met"], s["load_goal_met_both"],
+                          s["cpu_goal_met"])
+    for grid, g in s["per_grid"].items():
+        P, Q = grid.split("x")
+        assert got[f"{P} x {Q}"] == (g["cases"], g["load_ok"], g["load_ok_both"], g["cpu_ok"])
+    slow = [c for c in doc["cases"] if not c["goal_cpu"]]
+    assert len(slow) == s["cases"] - s["cpu_goal_met"]
+    for c in slow:
+        assert f"{c['matrix']} {c['P']} x {c['Q']} (" in text
+    assert "_generated/sarma_spatial.inc" in (ROOT / "docs" / "spatial.rst").read_text()
