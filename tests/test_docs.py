@@ -90,7 +90,8 @@ def test_no_reference_to_design_documents_in_printed_text():
     assert not bad, bad
 
 
-def test_every_public_name_is_in_the_api_reference():
+def _docs_gen():
+    """docs/_gen.py, the docs' generated pages, as a module."""
     import sys
 
     sys.path.insert(0, str(ROOT / "docs"))
@@ -98,6 +99,11 @@ def test_every_public_name_is_in_the_api_reference():
         import _gen
     finally:
         sys.path.pop(0)
+    return _gen
+
+
+def test_every_public_name_is_in_the_api_reference():
+    _gen = _docs_gen()
     assert "_generated/api" in (ROOT / "docs" / "index.rst").read_text()
     assert _gen.API_MODULES == MODULES
     api = _gen.api_lists()
@@ -126,16 +132,11 @@ def test_every_python_example_of_the_pages_is_run():
 
 def test_the_sarma_table_counts_the_benchmark_json():
     """docs/spatial.rst's "Measured beside SARMA" table (docs/_gen.py's sarma_table) holds the
-    benchmark's own totals: its "all" row equals the JSON's summary, every grid row its cases,
-    and every case above nic's CPU is named."""
+    benchmark's own totals: its "all" row and every grid row equal the JSON's summary, counted
+    again from its cases here, and every case above nic's CPU is named."""
     import json
-    import sys
 
-    sys.path.insert(0, str(ROOT / "docs"))
-    try:
-        import _gen
-    finally:
-        sys.path.pop(0)
+    _gen = _docs_gen()
     src = ROOT / "benchmarks" / "results" / "bench_spatial_sarma.json"
     doc = json.loads(src.read_text())
     text = _gen.sarma_table(src)
@@ -148,6 +149,11 @@ def test_the_sarma_table_counts_the_benchmark_json():
     for grid, g in s["per_grid"].items():
         P, Q = grid.split("x")
         assert got[f"{P} x {Q}"] == (g["cases"], g["load_ok"], g["load_ok_both"], g["cpu_ok"])
+        cs = [c for c in doc["cases"] if (c["P"], c["Q"]) == (int(P), int(Q))]
+        assert (len(cs), sum(bool(c["goal_load"]) for c in cs),
+                sum(bool(c["goal_load_both"]) for c in cs),
+                sum(bool(c["goal_cpu"]) for c in cs)) == got[f"{P} x {Q}"]
+    assert sum(g["cases"] for g in s["per_grid"].values()) == len(doc["cases"]) == s["cases"]
     slow = [c for c in doc["cases"] if not c["goal_cpu"]]
     assert len(slow) == s["cases"] - s["cpu_goal_met"]
     for c in slow:
