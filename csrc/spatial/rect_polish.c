@@ -315,6 +315,7 @@ static void rp_fill(rp_run_t *u, int d, int64_t k, double B)
             rp_take(u, sd, om, i);
             double m = -RG_INF, ds = 0.0, *na = u->na, *nb = u->nb;
             int64_t c = 0;
+            int dead = 0; /* a block of the stripe that grows is above B */
             for (int64_t t = 0; t < u->nt; t++) { /* T's new loads, their max ... */
                 int32_t q = u->T[t];
                 double la = La[q * st], lb = Lb[q * st];
@@ -326,6 +327,7 @@ static void rp_fill(rp_run_t *u, int d, int64_t k, double B)
                 m = vb > m ? vb : m;
                 ds += (va * va + vb * vb) - (la * la + lb * lb);
                 if (m > B) {
+                    dead = (sgn > 0 ? va : vb) > B;
                     break;
                 }
             }
@@ -353,6 +355,9 @@ static void rp_fill(rp_run_t *u, int d, int64_t k, double B)
             sl->c[sl->n] = c;
             sl->ss[sl->n] = ds;
             sl->n++;
+            if (dead) { /* the loads are >= 0: that block only grows with the next places */
+                break;
+            }
         }
         rp_clear(u);
     }
@@ -379,9 +384,11 @@ static void rp_other(const rp_t *s, int d, int64_t k, rp_obj_t *mo)
 
 /* The best place for cut k of dimension d within RP_WINDOW of where it is, ranked by *o (in:
  * the rank to beat; force: any place but the current one; mo: rp_other's). Returns the place
- * (the current one when none beats *o); *o is then its rank. */
+ * (the current one when none beats *o); *o is then its rank. The places are made for ranks up
+ * to Bf (<= o->M): rp_step's best move so far, which a place with a block above it cannot beat
+ * (such a place, made or not, never changes which move rp_step takes). */
 static int64_t rp_best(rp_run_t *u, int d, int64_t k, int force, const rp_obj_t *mo,
-                       rp_obj_t *o)
+                       rp_obj_t *o, double Bf)
 {
     rp_t *s = &u->s;
     double Mo = mo->M;
@@ -390,8 +397,8 @@ static int64_t rp_best(rp_run_t *u, int d, int64_t k, int force, const rp_obj_t 
         *o = (rp_obj_t){RG_INF, 0, 0.0};
     }
     rp_slot_t *sl = u->slot[d] + k;
-    if (sl->n < 0 || sl->B < o->M) {
-        rp_fill(u, d, k, o->M);
+    if (sl->n < 0 || sl->B < Bf) {
+        rp_fill(u, d, k, Bf);
     }
     for (int j = 0; j < sl->n; j++) {
         if (sl->m[j] > o->M) {
@@ -484,7 +491,7 @@ static int rp_step(rp_run_t *u, int64_t *tabu[2], int64_t step, int64_t tenure, 
                 (tabu[d][k] > step && (mo.M > best->M || (mo.M == best->M && mo.c >= best->c)))) {
                 continue;
             }
-            int64_t x = rp_best(u, d, k, force, &mo, &o);
+            int64_t x = rp_best(u, d, k, force, &mo, &o, bo.M);
             if (x == s->cut[d][k]) {
                 continue;
             }
@@ -657,8 +664,12 @@ wpart_status_t wpart_i_rect_polish_g(rg_ctx_t *g, const wpart_rg_csr_t *A,
     }
     memcpy(R, best[0], (size_t)(P + 1) * sizeof(int64_t));
     memcpy(C, best[1], (size_t)(Q + 1) * sizeof(int64_t));
-    *value = wpart_i_rp_loads(s); /* exact, from scratch */
-    WPART_CHECK(rp_stopped(s));
+    if (u.exact) { /* the moves' sums are exact: the best grid's max as it was met */
+        *value = bo.M;
+    } else {
+        *value = wpart_i_rp_loads(s); /* exact, from scratch */
+        WPART_CHECK(rp_stopped(s));
+    }
     if (!(*value <= v0)) { /* rounding in the moves' sums: the given grid */
         memcpy(R, orig[0], (size_t)(P + 1) * sizeof(int64_t));
         memcpy(C, orig[1], (size_t)(Q + 1) * sizeof(int64_t));
