@@ -50,18 +50,38 @@ int64_t wpart_i_rp_shift(rp_t *s, int d, const int64_t *nc)
                     vo[p0] -= w;
                     vo[p] += w;
                 }
-            } else { /* a light line: its entries (and the V of heavy other lines) */
+            } else { /* a light line: its entries (and the V of heavy other lines). A run of
+                      * entries in one stripe q is moved in two registers, in entry order from
+                      * the blocks as they were: the same sums bit for bit, without a
+                      * store-to-load wait per entry */
                 double *Vo = h ? h->V[1 - d] : NULL;
                 const int32_t *so = h ? h->slot[1 - d] : NULL;
+                double *L0 = rp_at(s, d, p0, 0), *L1 = rp_at(s, d, p, 0), a0 = 0.0, a1 = 0.0;
+                int64_t st = d == 0 ? 1 : s->K[1];
+                int32_t pq = -1; /* the run's stripe */
                 for (int64_t e = sd->ptr[i]; e < sd->ptr[i + 1]; e++) {
                     double w = sd->w ? sd->w[e] : 1.0;
                     int64_t j = sd->idx[e];
-                    *rp_at(s, d, p0, om[j]) -= w;
-                    *rp_at(s, d, p, om[j]) += w;
+                    int32_t q = om[j];
+                    if (q != pq) {
+                        if (pq >= 0) {
+                            L0[pq * st] = a0;
+                            L1[pq * st] = a1;
+                        }
+                        pq = q;
+                        a0 = L0[q * st];
+                        a1 = L1[q * st];
+                    }
+                    a0 -= w;
+                    a1 += w;
                     if (so && so[j] >= 0) {
                         Vo[(int64_t)so[j] * K + p0] -= w;
                         Vo[(int64_t)so[j] * K + p] += w;
                     }
+                }
+                if (pq >= 0) {
+                    L0[pq * st] = a0;
+                    L1[pq * st] = a1;
                 }
             }
             moved += sd->ptr[i + 1] - sd->ptr[i]; /* (the entries the line holds, either way) */
