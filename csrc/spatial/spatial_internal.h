@@ -6,6 +6,8 @@
 
 #include "wpart/spatial.h"
 
+#include "../base/internal.h" /* wpart_i_error (wpart_i_emit_grid_ctl) */
+
 /* wpart_spatial_alloc_{i64,f64} polling `ctl` (may be NULL) */
 wpart_status_t wpart_i_spatial_alloc_i64(const int64_t *L, int64_t K, int64_t m,
                                          const int64_t *cap, const wpart_control_t *ctl,
