@@ -588,8 +588,7 @@ def test_polish_equals_a_plain_reimplementation_on_wider_grids():
     rng = np.random.default_rng(2026)
     made = 0
     for t in range(24):
-        n1, n2, D = _random_loads(rng, 70)
-        n1, n2 = max(n1, 8), max(n2, 8)
+        n1, n2 = (int(x) for x in rng.integers(8, 70, 2))
         D = rng.integers(0, 9, (n1, n2)) * (rng.random((n1, n2)) < rng.uniform(0.05, 0.5))
         D = (D, _float_loads(rng, D))[t % 2]
         P, Q = int(rng.integers(4, min(n1, 12) + 1)), int(rng.integers(4, min(n2, 12) + 1))
