@@ -365,3 +365,55 @@ def test_unchecked_line_parse_equals_the_checked_one(field):
                     for x, y in zip(a, b):
                         assert x.dtype == y.dtype and np.array_equal(x, y), (line, exact)
     assert took >= 20  # (half the lines or more are in the syntax)
+
+
+def test_digit_runs_parse_as_the_checked_parse():
+    # real values whose digit runs cross the unchecked parse's eight-byte steps: runs of 0-70
+    # digits (the token's 63-character cap inside them), a nonzero digit at any place or none,
+    # a '.' anywhere, and a byte just outside '0'-'9' (':' ... '?', '/', '@') in or after a run:
+    # the unchecked parse (where 256 bytes follow) and the checked one (the last line) accept
+    # the same lines with the same values, and an accepted value is nonzero as float() reads it
+    rng = np.random.default_rng(7)
+    head = "%%MatrixMarket matrix coordinate real general\n42 42 41\n"
+    pad = [f"{k + 2} {k + 2} 1" for k in range(40)]
+    took = refused = 0
+    for _ in range(600):
+        n = int(rng.integers(0, 71))
+        digits = ["0"] * n
+        if n and rng.random() < 0.6:
+            digits[int(rng.integers(n))] = str(int(rng.integers(1, 10)))
+        if rng.random() < 0.5:
+            digits.insert(int(rng.integers(n + 1)), ".")
+        if rng.random() < 0.3:
+            digits.insert(int(rng.integers(len(digits) + 1)), chr(rng.choice(list(b":;<=>?/@"))))
+        tok = ("-" if rng.random() < 0.2 else "") + "".join(digits)
+        line = f"1 1 {tok}"
+        first = (head + "\n".join([line] + pad) + "\n").encode()
+        last = (head + "\n".join(pad + [line]) + "\n").encode()
+        h = _mmfast.header(first)
+        a, b = (_core.spatial_mm_csr(d, h[5], 42, 42, 41, _mmfast._FIELD["real"], 0, False)
+                for d in (first, last))
+        assert (a is None) == (b is None), tok
+        if a is None:
+            refused += 1
+            continue
+        took += 1
+        for x, y in zip(a, b):
+            assert x.dtype == y.dtype and np.array_equal(x, y), tok
+        assert a[2][0] == int(float(tok) != 0.0), tok  # (row 0's entry is the line's)
+    assert took > 200 and refused > 100
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no FIFOs here")
+def test_fast_path_turns_away_what_is_not_a_regular_file(tmp_path):
+    # a FIFO with no writer (its open would wait), a folder and a missing path: the fast path
+    # answers None at once, and the general reader names the fault
+    import os
+
+    fifo = tmp_path / "pipe.mtx"
+    os.mkfifo(fifo)
+    for p in (fifo, tmp_path, tmp_path / "missing.mtx"):
+        assert _mmfast.read_fast(str(p), lambda *a: None) is None
+        assert _sparse.fast_path_matrix(p, "stored") is None
+    with pytest.raises(wpart.WpartError, match="directory"):
+        ws.read_matrix(tmp_path)

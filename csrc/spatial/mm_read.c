@@ -221,6 +221,31 @@ static inline int mm_ends_token(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
+/* past the decimal digits at p, the token (from s) kept within MM_TOKMAX characters; *nz set
+ * when one of them is not '0'. Eight bytes at a time while they are all digits (a byte is one
+ * when its high nibble is 3 and adding 6 does not carry out of its low nibble: no byte carries
+ * into the next), then one at a time: the same end and flag as the plain loop. The reads stay
+ * within the MM_ROOM bytes after the line's start (a value token starts within 62 of it) */
+#define MM_ONES 0x0101010101010101ULL
+static inline const char *mm_digits_fast(const char *p, const char *s, int *nz)
+{
+    while (p - s + 8 <= MM_TOKMAX) {
+        uint64_t w;
+        memcpy(&w, p, sizeof w);
+        if ((w & 0xF0 * MM_ONES) != 0x30 * MM_ONES ||
+            ((w + 0x06 * MM_ONES) & 0xF0 * MM_ONES) != 0x30 * MM_ONES) {
+            break;
+        }
+        *nz |= w != 0x30 * MM_ONES;
+        p += 8;
+    }
+    while (p - s < MM_TOKMAX && (unsigned char)(*p - '0') < 10) {
+        *nz |= *p++ != '0';
+    }
+    return p;
+}
+#undef MM_ONES
+
 /* the value token at p (after its blanks): an integer (mm_int) or, real, whether it is
  * nonzero (mm_nonzero), to *out; the position after it, NULL to give up */
 static inline const char *mm_value_fast(const char *p, int field, int64_t *out)
@@ -243,15 +268,11 @@ static inline const char *mm_value_fast(const char *p, int field, int64_t *out)
     /* digits, at most one '.', digits (at least one digit in all) */
     const char *d = p;
     int nz = 0;
-    while (p - s < MM_TOKMAX && (unsigned char)(*p - '0') < 10) {
-        nz |= *p++ != '0';
-    }
+    p = mm_digits_fast(p, s, &nz);
     ptrdiff_t digits = p - d;
     if (*p == '.') {
         d = ++p;
-        while (p - s < MM_TOKMAX && (unsigned char)(*p - '0') < 10) {
-            nz |= *p++ != '0';
-        }
+        p = mm_digits_fast(p, s, &nz);
         digits += p - d;
     }
     if (!digits) {

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from typing import Any
 
 from .. import _core
@@ -24,7 +25,9 @@ _BANNER = re.compile(
     rb"%%MatrixMarket[ \t]+matrix[ \t]+coordinate[ \t]+(real|integer|pattern)[ \t]+"
     rb"(general|symmetric|skew-symmetric)[ \t]*\r?\n"
 )
-#: ... comment lines, then the size line.
+#: ... comment lines (the size line starts after the first line feed not followed by '%') ...
+_AFTER_COMMENTS = re.compile(rb"\n(?!%)")
+#: ... then the size line.
 _SIZE = re.compile(rb"[ \t]*([0-9]{1,18})[ \t]+([0-9]{1,18})[ \t]+([0-9]{1,18})[ \t]*\r?\n")
 
 #: The bytes that no MatrixMarket text holds: the C0 control characters other than tab, line
@@ -76,11 +79,11 @@ def header(data: bytes) -> tuple[str, str, int, int, int, int] | None:
     if m is None:
         return None
     pos = m.end()
-    while data.startswith(b"%", pos):  # comment lines
-        nl = data.find(b"\n", pos)
-        if nl < 0:
+    if data.startswith(b"%", pos):  # comment lines
+        c = _AFTER_COMMENTS.search(data, pos)
+        if c is None:
             return None
-        pos = nl + 1
+        pos = c.end()
     s = _SIZE.match(data, pos)
     if s is None:
         return None
@@ -99,6 +102,19 @@ def _takes(h: tuple, exact: bool) -> bool:
         (field != "real" or not exact or cap <= FAST_REAL_EXACT_MAX)
 
 
+def _read_to(fd: int, limit: int | None, size: int = 0) -> bytes:
+    """The bytes of `fd` from its offset: `limit` of them (fewer at the end of the file), or
+    all to the end of the file (None; `size`: the length expected, read in one call)."""
+    parts, got = [], 0
+    while limit is None or got < limit:
+        b = os.read(fd, limit - got if limit is not None else max(size - got, 1 << 16))
+        if not b:
+            break
+        parts.append(b)
+        got += len(b)
+    return parts[0] if len(parts) == 1 else b"".join(parts)  # (b"": none)
+
+
 def read_fast(path: str, check: Any, exact: bool = True) -> tuple[Any, str] | None:
     """(canonical ``scipy.sparse.csr_array``, field) of the coordinate file at `path` read by
     the core, or None where it is not in the fast path's syntax. ``check(n1, n2, entries)``
@@ -108,30 +124,36 @@ def read_fast(path: str, check: Any, exact: bool = True) -> tuple[Any, str] | No
     if path.endswith((".gz", ".bz2")):
         return None
     try:
-        if os.path.getsize(path) > FAST_MAX_BYTES:
-            return None
-        with open(path, "rb") as f:
-            data = f.read(_HEAD_BYTES)
-            h = header(data)
-            if h is None and len(data) == _HEAD_BYTES:  # (a header longer than that)
-                data += f.read()
-                h = header(data)
-            if h is None or not _takes(h, exact):
-                return None
-            check(h[2], h[3], h[4])
-            if len(data) == _HEAD_BYTES:  # the whole file in one read: a concatenation
-                f.seek(0)                 # copies it to fresh pages (0.5 ms at 600 KB)
-                data = f.read()
+        # (non-blocking: a FIFO's open does not wait for a writer; fstat then turns it away)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) |
+                     getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
     except OSError:
         return None  # (the general reader reports it)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > FAST_MAX_BYTES:
+            return None  # (not a regular file: the general reader reports it)
+        # (a file of up to _HEAD_BYTES in one read: the bytes that fstat counted)
+        data = _read_to(fd, min(_HEAD_BYTES, st.st_size))
+        h = header(data)
+        if h is None and len(data) == _HEAD_BYTES:  # (a header longer than that)
+            data += _read_to(fd, None)
+            h = header(data)
+        if h is None or not _takes(h, exact):
+            return None
+        check(h[2], h[3], h[4])
+        if len(data) == _HEAD_BYTES:  # the rest: one read into a buffer of the whole file
+            os.lseek(fd, 0, os.SEEK_SET)  # (a concatenation copies it to fresh pages)
+            data = _read_to(fd, None, st.st_size)
+    except OSError:
+        return None  # (the general reader reports it)
+    finally:
+        os.close(fd)
     field, sym, n1, n2, nnz, off = h
     out = _core.spatial_mm_csr(data, off, n1, n2, nnz, _FIELD[field], _SYM[sym], exact)
     if out is None:
         return None
-    rp, ci, vals = out
-    import scipy.sparse as sp
+    from ._sparse import csr_new  # (it imports this module)
 
-    A = sp.csr_array((vals, ci, rp), shape=(n1, n2))
-    A.has_canonical_format = True
-    return A, field
+    return csr_new((n1, n2), *out), field
 

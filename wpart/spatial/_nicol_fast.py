@@ -20,8 +20,8 @@ from .._validate import check_sparse_arrays
 from ._common import _bound, _verdict, factor_pair
 from ._nicol import _auto_stats
 from ._partition import SpatialPartition
-from ._sparse import (SPARSE_DENSITY, _BYTES_PER_ENTRY, _BYTES_PER_LINE, _csr_with,
-                      check_sparse_size, fast_path_matrix, stored_counts)
+from ._sparse import (SPARSE_DENSITY, _csr_with, check_sparse_size, fast_path_matrix,
+                      stored_counts)
 from . import _sparse
 
 #: The value types the one-call default reads as they are.
@@ -192,8 +192,7 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
     elif not (type(P) is int and type(Q) is int and 1 <= P <= n1 and 1 <= Q <= n2 and
               P * Q == m):
         return None
-    if _BYTES_PER_LINE * (n1 + n2 + 2) + _BYTES_PER_ENTRY * nnz > 1 << 26:
-        check_sparse_size(n1, n2, nnz)  # (below 64 MiB no process can fail it)
+    check_sparse_size(n1, n2, nnz)
     if weights != "values":  # 1 per stored entry, or per nonzero value (zeros dropped)
         if weights == "count" and dt.kind == "f" and np.isnan(vals).any():
             return None  # (the general path's error)
