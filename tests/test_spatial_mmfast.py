@@ -7,6 +7,7 @@ before; the methods read a path the same way as the matrix."""
 from __future__ import annotations
 
 import gzip
+import os
 
 import numpy as np
 import pytest
@@ -404,12 +405,10 @@ def test_digit_runs_parse_as_the_checked_parse():
     assert took > 200 and refused > 100
 
 
-@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no FIFOs here")
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 def test_fast_path_turns_away_what_is_not_a_regular_file(tmp_path):
     # a FIFO with no writer (its open would wait), a folder and a missing path: the fast path
     # answers None at once, and the general reader names the fault
-    import os
-
     fifo = tmp_path / "pipe.mtx"
     os.mkfifo(fifo)
     for p in (fifo, tmp_path, tmp_path / "missing.mtx"):
