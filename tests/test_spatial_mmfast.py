@@ -38,13 +38,13 @@ def same(A, B):
 
 
 def random_file(rng, field, sym, crlf=False, blanks=False, comments=0, eof_newline=True,
-                shuffle=True):
+                shuffle=True, by_cols=False):
     n1 = int(rng.integers(1, 30))
     n2 = n1 if sym != "general" else int(rng.integers(1, 30))
     cells = {(i, j) for i in range(n1) for j in range(n2) if rng.random() < 0.3}
     if sym != "general":  # one triangle (skew: strictly lower)
         cells = {(i, j) for i, j in cells if (i > j if sym == "skew-symmetric" else i >= j)}
-    cells = sorted(cells)
+    cells = sorted(cells, key=(lambda c: (c[1], c[0])) if by_cols else None)
     if shuffle:
         rng.shuffle(cells)
     lines = []
@@ -79,7 +79,8 @@ def test_fast_path_matches_scipy_reader(tmp_path, field, sym):
     fast = 0
     for k in range(40):
         text, nnz = random_file(rng, field, sym, crlf=k % 3 == 1, blanks=k % 4 == 2,
-                                comments=k % 3, eof_newline=k % 5 != 4, shuffle=k % 2 == 0)
+                                comments=k % 3, eof_newline=k % 5 != 4, shuffle=k % 2 == 0,
+                                by_cols=k % 4 == 1)  # (in row order, column order, none)
         p = tmp_path / f"m{k}.mtx"
         p.write_text(text, newline="")
         A = ws.read_matrix(p)

@@ -443,16 +443,11 @@ wpart_status_t wpart_spatial_mm_csr(const char *buf, size_t len, int64_t n1, int
     int64_t m = 0;
     WPART_CHECK(mm_entries(buf, len, n1, n2, nnz, field, sym, row, col, fw, iw, &m, bad_line,
                            ctl));
-    /* a stable counting sort by column, then by row: each row's columns ascending */
-    for (int64_t e = 0; e < m; e++) {
-        pos[col[e] + 1]++;
-    }
-    for (int64_t j = 0; j < n2; j++) {
-        pos[j + 1] += pos[j];
-    }
-    for (int64_t e = 0; e < m; e++) {
-        ord[pos[col[e]]++] = e;
-    }
+    /* a stable counting sort by row; where that leaves each row's columns ascending (a file
+     * in column order: a symmetric file's triangle by columns gives rows whose own entries come
+     * in column order and whose mirrors follow, all further right), that is the canonical
+     * order, else a stable counting sort by column first, then by row: the same arrays either
+     * way (no cell is stored twice, so the order by (row, column) is unique) */
     memset(rp, 0, (size_t)(n1 + 1) * sizeof(int64_t));
     for (int64_t e = 0; e < m; e++) {
         rp[row[e] + 1]++;
@@ -460,23 +455,46 @@ wpart_status_t wpart_spatial_mm_csr(const char *buf, size_t len, int64_t n1, int
     for (int64_t i = 0; i < n1; i++) {
         rp[i + 1] += rp[i];
     }
-    memcpy(pos, rp, (size_t)n1 * sizeof(int64_t));
-    for (int64_t k = 0; k < m; k++) {
-        int64_t e = ord[k], p = pos[row[e]]++;
-        ci[p] = col[e];
-        if (fw) {
-            fv[p] = fw[e];
-        } else {
-            iv[p] = iw[e];
-        }
-    }
-    for (int64_t i = 0; i < n1; i++) { /* a cell stored twice: the general reader sums */
-        for (int64_t p = rp[i] + 1; p < rp[i + 1]; p++) {
-            if (ci[p] == ci[p - 1]) {
-                *bad_line = 0;
-                WPART_FAIL(WPART_EINVAL, "MatrixMarket body: a cell stored twice");
+    int sorted = 1;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            memset(pos, 0, (size_t)nb * sizeof(int64_t));
+            for (int64_t e = 0; e < m; e++) {
+                pos[col[e] + 1]++;
+            }
+            for (int64_t j = 0; j < n2; j++) {
+                pos[j + 1] += pos[j];
+            }
+            for (int64_t e = 0; e < m; e++) {
+                ord[pos[col[e]]++] = e;
             }
         }
+        memcpy(pos, rp, (size_t)n1 * sizeof(int64_t));
+        for (int64_t k = 0; k < m; k++) {
+            int64_t e = pass ? ord[k] : k, p = pos[row[e]]++;
+            ci[p] = col[e];
+            if (fw) {
+                fv[p] = fw[e];
+            } else {
+                iv[p] = iw[e];
+            }
+        }
+        for (int64_t i = 0; i < n1 && sorted; i++) {
+            for (int64_t p = rp[i] + 1; p < rp[i + 1]; p++) {
+                if (ci[p] == ci[p - 1]) { /* a cell stored twice: the general reader sums */
+                    *bad_line = 0;
+                    WPART_FAIL(WPART_EINVAL, "MatrixMarket body: a cell stored twice");
+                }
+                if (ci[p] < ci[p - 1]) {
+                    sorted = 0;
+                    break;
+                }
+            }
+        }
+        if (sorted) {
+            break;
+        }
+        sorted = 1;
     }
     *count = m;
 cleanup:
