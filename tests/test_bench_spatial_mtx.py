@@ -90,6 +90,11 @@ def test_mtx_rows_match_rect_nicol_and_the_nine(bench, tmp_path, capsys):
         assert c["best_both"] == both and c["goal_load_both"] == (mx <= both)
         # the goal's CPU: rect_nicol and the C nic timed together in loops
         assert c["cpu_timing"] == "paired loops" and c["wpart"]["rect_nicol"]["cpu"] > 0
+        # ... and the call on the path and on scipy.io.mmread's COO matrix in the same loops
+        w = c["wpart"]["rect_nicol"]
+        assert w["cpu_path"] > 0 and w["cpu_coo"] > 0
+        assert c["goal_cpu_path"] == (w["cpu_path"] <= c["nic_c_cpu"])
+        assert c["goal_cpu_coo"] == (w["cpu_coo"] <= c["nic_c_cpu"])
     # the explicit zero counts 1 in each triangle when stored, nothing when counted
     tot = {(c["matrix"], c["weights"]): c["total"] for c in cases}
     assert tot["sym", "stored"] == tot["sym", "count"] + 2
@@ -99,6 +104,9 @@ def test_mtx_rows_match_rect_nicol_and_the_nine(bench, tmp_path, capsys):
     assert s["load_goal_met"] == sum(c["goal_load"] for c in cases)
     assert s["load_goal_met_both"] == sum(c["goal_load_both"] for c in cases)
     assert s["per_grid"]["8x8"]["cpu_ok"] == sum(c["goal_cpu"] for c in cases if c["P"] == 8)
+    assert s["path_cpu_goal_met"] == sum(c["goal_cpu_path"] for c in cases)
+    assert s["coo_cases"] == len(cases)
+    assert s["coo_cpu_goal_met"] == sum(c["goal_cpu_coo"] for c in cases)
     assert "load ok" in capsys.readouterr().out
 
 

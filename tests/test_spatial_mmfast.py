@@ -417,3 +417,58 @@ def test_fast_path_turns_away_what_is_not_a_regular_file(tmp_path):
         assert _sparse.fast_path_matrix(p, "stored") is None
     with pytest.raises(wpart.WpartError, match="directory"):
         ws.read_matrix(tmp_path)
+
+
+def test_coo_conversion_is_scipys_canonical_csr(monkeypatch):
+    # the core's COO -> CSR (the one-call default's route for scipy.io.mmread's COO matrices)
+    # against scipy's conversion: entries in no, row or column order, int32 / int64 indices,
+    # explicit zeros, cells stored twice. Values kept: the same arrays, bit for bit and type for
+    # type, or None where a cell is stored twice (scipy sums floats in an order of its own);
+    # weights="stored" (no values): the count of entries in each cell, as stored_counts gives
+    import scipy.sparse as sps
+
+    rng = np.random.default_rng(5)
+    took = 0
+    for k in range(600):
+        n1, n2 = (int(x) for x in rng.integers(1, 40, 2))
+        m = int(rng.integers(0, 200))
+        row, col = rng.integers(0, n1, m), rng.integers(0, n2, m)
+        if k % 3:  # each cell once, in row or column order (a file's), or shuffled
+            cells = sorted(set(zip(row.tolist(), col.tolist())),
+                           key=(lambda c: (c[1], c[0])) if k % 3 == 1 else None)
+            if k % 6 == 5:
+                rng.shuffle(cells)
+            row = np.array([c[0] for c in cells], dtype=np.int64).reshape(-1)
+            col = np.array([c[1] for c in cells], dtype=np.int64).reshape(-1)
+            m = len(cells)
+        it = (np.int32, np.int64)[k % 2]
+        row, col = row.astype(it), col.astype(it)
+        data = rng.integers(-2, 3, m).astype((np.float64, np.int64)[(k // 2) % 2])
+        A = sps.coo_array((data, (row, col)), shape=(n1, n2))
+        got = _core.spatial_coo_csr(n1, n2, row, col, None)
+        ref = _sparse.stored_counts(A)
+        assert got is not None and got[2].dtype == np.int64
+        assert all(np.array_equal(x, y) for x, y in zip(got, (ref.indptr, ref.indices,
+                                                               ref.data))), k
+        got = _core.spatial_coo_csr(n1, n2, row, col, data)
+        if len(set(zip(row.tolist(), col.tolist()))) < m:
+            assert got is None
+            continue
+        took += 1
+        c = A.tocsr().copy()
+        c.sum_duplicates()
+        assert got[2].dtype == data.dtype
+        assert np.array_equal(got[0], c.indptr) and np.array_equal(got[1], c.indices)
+        assert np.array_equal(got[2].view(np.uint8), c.data.view(np.uint8)), k
+    assert took > 300
+    for r, c in (([0, 3], [0, 0]), ([0, -1], [0, 0]), ([0, 0], [0, 3])):  # out of the shape
+        assert _core.spatial_coo_csr(3, 3, np.array(r), np.array(c), None) is None
+    # rect_nicol on mmread's COO matrix converts it there, and gives what its CSR matrix gives
+    calls = []
+    real = _core.spatial_coo_csr
+    monkeypatch.setattr(_core, "spatial_coo_csr", lambda *a: calls.append(1) or real(*a))
+    A = sps.coo_matrix(sps.random(60, 50, density=0.1, random_state=3, format="coo"))
+    for weights in ("stored", "count", "values"):
+        r, ref = (ws.rect_nicol(X, 12, P=3, Q=4, weights=weights) for X in (A, A.tocsr()))
+        assert r.max_load == ref.max_load and np.array_equal(r.rects, ref.rects)
+    assert len(calls) == 3

@@ -575,6 +575,91 @@ cleanup:
     return res;
 }
 
+/* spatial_coo_csr(n1, n2, row, col, vals): the canonical CSR arrays (rp, ci, values) of a
+ * COO matrix's entries (row, col: integer arrays, converted to int64; vals: a float64 or int64
+ * array of as many values, their type kept, or None: int64 counts of the entries stored in each
+ * cell), or None where an index is outside the shape or, with vals, a cell is stored twice (the
+ * caller then converts with scipy); the GIL released */
+static PyObject *wpy_coo_csr(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *ro, *co, *vo, *res = NULL;
+    long long n1, n2;
+    PyArrayObject *r = NULL, *c = NULL, *v = NULL, *R = NULL, *C = NULL, *V = NULL;
+    if (!PyArg_ParseTuple(args, "LLOOO", &n1, &n2, &ro, &co, &vo)) {
+        return NULL;
+    }
+    r = (PyArrayObject *)PyArray_FROMANY(ro, NPY_INT64, 1, 1, NPY_ARRAY_IN_ARRAY);
+    c = r ? (PyArrayObject *)PyArray_FROMANY(co, NPY_INT64, 1, 1, NPY_ARRAY_IN_ARRAY) : NULL;
+    if (!r || !c) {
+        goto cleanup;
+    }
+    npy_intp m = PyArray_DIM(r, 0);
+    int fl = 0;
+    if (vo != Py_None) {
+        if (!PyArray_Check(vo) || PyArray_NDIM((PyArrayObject *)vo) != 1 ||
+            (PyArray_TYPE((PyArrayObject *)vo) != NPY_FLOAT64 &&
+             PyArray_TYPE((PyArrayObject *)vo) != NPY_INT64)) {
+            PyErr_SetString(wpy_TypeError, "spatial_coo_csr: vals must be a 1-D float64 or "
+                                           "int64 array or None");
+            goto cleanup;
+        }
+        fl = PyArray_TYPE((PyArrayObject *)vo) == NPY_FLOAT64;
+        v = (PyArrayObject *)PyArray_FROMANY(vo, fl ? NPY_FLOAT64 : NPY_INT64, 1, 1,
+                                             NPY_ARRAY_IN_ARRAY);
+        if (!v) {
+            goto cleanup;
+        }
+    }
+    if (n1 < 1 || n2 < 1 || PyArray_DIM(c, 0) != m || (v && PyArray_DIM(v, 0) != m)) {
+        PyErr_SetString(wpy_ValueError, "spatial_coo_csr: bad sizes");
+        goto cleanup;
+    }
+    npy_intp np1 = (npy_intp)n1 + 1;
+    R = (PyArrayObject *)PyArray_EMPTY(1, &np1, NPY_INT64, 0);
+    C = (PyArrayObject *)PyArray_EMPTY(1, &m, NPY_INT64, 0);
+    V = (PyArrayObject *)PyArray_EMPTY(1, &m, fl ? NPY_FLOAT64 : NPY_INT64, 0);
+    if (!R || !C || !V) {
+        goto cleanup;
+    }
+    const int64_t *rows = PyArray_DATA(r), *cols = PyArray_DATA(c);
+    const void *vals = v ? PyArray_DATA(v) : NULL;
+    int64_t count = 0;
+    wpart_status_t st;
+    WPY_NOGIL(st = wpart_spatial_coo_csr(n1, n2, (int64_t)m, rows, cols,
+                                         fl ? (const double *)vals : NULL,
+                                         fl ? NULL : (const int64_t *)vals, PyArray_DATA(R),
+                                         PyArray_DATA(C), fl ? PyArray_DATA(V) : NULL,
+                                         fl ? NULL : PyArray_DATA(V), &count));
+    if (st == WPART_EINVAL) {
+        res = Py_None;
+        Py_INCREF(res);
+        goto cleanup;
+    }
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto cleanup;
+    }
+    if (count < (int64_t)m) { /* (cells stored more than once: one entry each) */
+        npy_intp k = (npy_intp)count;
+        PyArray_Dims d = {&k, 1};
+        PyObject *rc = PyArray_Resize(C, &d, 0, NPY_CORDER);
+        if (rc) {
+            Py_DECREF(rc);
+            rc = PyArray_Resize(V, &d, 0, NPY_CORDER);
+        }
+        if (!rc) {
+            goto cleanup;
+        }
+        Py_DECREF(rc);
+    }
+    res = Py_BuildValue("OOO", R, C, V);
+cleanup:
+    WPY_XDECREF(r, c, v);
+    WPY_XDECREF(R, C, V);
+    return res;
+}
+
 /* the entries of canonical CSR arrays (int32 or int64 pointers and indices, converted) whose
  * value (int64 vals, any other type as float64) is not 0 (wpart_i_spatial_csr_nonzero):
  * (int64 pointers, buf) with buf one int64 array of k + 1 cells per part (k kept entries; the
@@ -726,6 +811,8 @@ cleanup:
  *   the polish, on CSR arrays (max_iter: SGO iterations): (R, C, value, iterations, timed_out).
  * - spatial_rect_1d: The exact 1D partition of a float64 vector: (cuts, value).
  * - spatial_mm_csr: The canonical CSR arrays of a MatrixMarket coordinate body, or None.
+ * - spatial_coo_csr: The canonical CSR arrays of a COO matrix's entries (duplicates counted
+ *   without values), or None.
  * - spatial_rect_banded: Whether the CSR matrix is banded at a K-way grid's resolution (the
  *   default RECT-NICOL's test for its first-half-sweep race).
  * - spatial_rect_load_starts: The default set's load starts (3: rows_load and cols_load in
@@ -752,6 +839,7 @@ static PyMethodDef spatial_rect_methods[] = {
     {"spatial_dense_csr", wpy_dense_csr, METH_VARARGS, NULL},
     {"spatial_csr_nonzero", wpy_csr_nonzero, METH_VARARGS, NULL},
     {"spatial_mm_csr", wpy_mm_csr, METH_VARARGS, NULL},
+    {"spatial_coo_csr", wpy_coo_csr, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,5 +1,6 @@
-/* mm_read.c -- the body of a MatrixMarket coordinate file as a canonical CSR matrix, for
- * wpart.spatial's file reader (wpart/spatial/_mmfast.py).
+/* mm_read.c -- the body of a MatrixMarket coordinate file, or a COO matrix's entries, as a
+ * canonical CSR matrix, for wpart.spatial's file reader (wpart/spatial/_mmfast.py) and its
+ * one-call default (wpart/spatial/_nicol_fast.py).
  *
  * The accepted syntax is a strict subset of what scipy.io.mmread accepts, so that every body
  * parsed here gives exactly the CSR matrix the general path (scipy's reader, then its COO to
@@ -13,7 +14,9 @@
  * triangles (the mirror of an off-diagonal entry; skew-symmetric: negated), as scipy does. The
  * numbers are parsed with strtod, which follows the C locale's decimal point: wpart never calls
  * setlocale, and a process whose LC_NUMERIC decimal point is not '.' gets WPART_EINVAL here (the
- * general reader then does the work). No global state. */
+ * general reader then does the work). The same sort orders a COO matrix's entries
+ * (wpart_spatial_coo_csr: scipy.io.mmread's matrices, read in the one-call default without
+ * scipy's conversion). No global state. */
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
@@ -407,6 +410,95 @@ cleanup:
     return st;
 }
 
+/* The m entries (row[e], col[e]) in [0, n1) x [0, n2) with values fw[e], iw[e] (both NULL: 1
+ * each) in canonical CSR order: rp (n1 + 1), ci, fv or iv; ord (m) and pos (max(n1, n2) + 1)
+ * are scratch. A stable counting sort by row; where that leaves each row's columns ascending
+ * (entries in column order: a symmetric file's triangle by columns gives rows whose own
+ * entries come in column order and whose mirrors follow, all further right), that is the
+ * canonical order, else a stable counting sort by column first, then by row: the same arrays
+ * either way. A cell stored twice: merge (integer values only), one entry holding their sum
+ * (the order of an integer sum does not matter); else WPART_EINVAL (the general reader sums
+ * floats in an order of its own). *count: the entries written (m less the merged ones) */
+static wpart_status_t coo_sort(int64_t n1, int64_t n2, int64_t m, const int64_t *row,
+                               const int64_t *col, const double *fw, const int64_t *iw,
+                               int merge, int64_t *ord, int64_t *pos, int64_t *rp, int64_t *ci,
+                               double *fv, int64_t *iv, int64_t *count)
+{
+    wpart_status_t st = WPART_OK;
+    int64_t nb = (n1 > n2 ? n1 : n2) + 1;
+    memset(rp, 0, (size_t)(n1 + 1) * sizeof(int64_t));
+    for (int64_t e = 0; e < m; e++) {
+        rp[row[e] + 1]++;
+    }
+    for (int64_t i = 0; i < n1; i++) {
+        rp[i + 1] += rp[i];
+    }
+    int sorted = 1, twice = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            memset(pos, 0, (size_t)nb * sizeof(int64_t));
+            for (int64_t e = 0; e < m; e++) {
+                pos[col[e] + 1]++;
+            }
+            for (int64_t j = 0; j < n2; j++) {
+                pos[j + 1] += pos[j];
+            }
+            for (int64_t e = 0; e < m; e++) {
+                ord[pos[col[e]]++] = e;
+            }
+        }
+        memcpy(pos, rp, (size_t)n1 * sizeof(int64_t));
+        for (int64_t k = 0; k < m; k++) {
+            int64_t e = pass ? ord[k] : k, p = pos[row[e]]++;
+            ci[p] = col[e];
+            if (fv) {
+                fv[p] = fw[e];
+            } else {
+                iv[p] = iw ? iw[e] : 1;
+            }
+        }
+        twice = 0;
+        for (int64_t i = 0; i < n1 && sorted; i++) {
+            for (int64_t p = rp[i] + 1; p < rp[i + 1]; p++) {
+                if (ci[p] == ci[p - 1]) {
+                    if (!merge || fv) {
+                        WPART_FAIL(WPART_EINVAL, "a cell stored twice");
+                    }
+                    twice = 1;
+                }
+                if (ci[p] < ci[p - 1]) {
+                    sorted = 0;
+                    break;
+                }
+            }
+        }
+        if (sorted) {
+            break;
+        }
+        sorted = 1;
+    }
+    if (twice) { /* one entry per cell, its values summed (rp rewritten as it goes) */
+        int64_t w = 0, start = 0;
+        for (int64_t i = 0; i < n1; i++) {
+            int64_t end = rp[i + 1];
+            for (int64_t p = start; p < end; p++) {
+                if (p > start && ci[p] == ci[w - 1]) {
+                    iv[w - 1] += iv[p];
+                } else {
+                    ci[w] = ci[p];
+                    iv[w++] = iv[p];
+                }
+            }
+            start = end;
+            rp[i + 1] = w;
+        }
+        m = w;
+    }
+    *count = m;
+cleanup:
+    return st;
+}
+
 wpart_status_t wpart_spatial_mm_csr(const char *buf, size_t len, int64_t n1, int64_t n2,
                                     int64_t nnz, int field, int sym, int64_t *rp, int64_t *ci,
                                     double *fv, int64_t *iv, int64_t *count, int64_t *bad_line,
@@ -443,61 +535,37 @@ wpart_status_t wpart_spatial_mm_csr(const char *buf, size_t len, int64_t n1, int
     int64_t m = 0;
     WPART_CHECK(mm_entries(buf, len, n1, n2, nnz, field, sym, row, col, fw, iw, &m, bad_line,
                            ctl));
-    /* a stable counting sort by row; where that leaves each row's columns ascending (a file
-     * in column order: a symmetric file's triangle by columns gives rows whose own entries come
-     * in column order and whose mirrors follow, all further right), that is the canonical
-     * order, else a stable counting sort by column first, then by row: the same arrays either
-     * way (no cell is stored twice, so the order by (row, column) is unique) */
-    memset(rp, 0, (size_t)(n1 + 1) * sizeof(int64_t));
-    for (int64_t e = 0; e < m; e++) {
-        rp[row[e] + 1]++;
-    }
-    for (int64_t i = 0; i < n1; i++) {
-        rp[i + 1] += rp[i];
-    }
-    int sorted = 1;
-    for (int pass = 0; pass < 2; pass++) {
-        if (pass == 1) {
-            memset(pos, 0, (size_t)nb * sizeof(int64_t));
-            for (int64_t e = 0; e < m; e++) {
-                pos[col[e] + 1]++;
-            }
-            for (int64_t j = 0; j < n2; j++) {
-                pos[j + 1] += pos[j];
-            }
-            for (int64_t e = 0; e < m; e++) {
-                ord[pos[col[e]]++] = e;
-            }
-        }
-        memcpy(pos, rp, (size_t)n1 * sizeof(int64_t));
-        for (int64_t k = 0; k < m; k++) {
-            int64_t e = pass ? ord[k] : k, p = pos[row[e]]++;
-            ci[p] = col[e];
-            if (fw) {
-                fv[p] = fw[e];
-            } else {
-                iv[p] = iw[e];
-            }
-        }
-        for (int64_t i = 0; i < n1 && sorted; i++) {
-            for (int64_t p = rp[i] + 1; p < rp[i + 1]; p++) {
-                if (ci[p] == ci[p - 1]) { /* a cell stored twice: the general reader sums */
-                    *bad_line = 0;
-                    WPART_FAIL(WPART_EINVAL, "MatrixMarket body: a cell stored twice");
-                }
-                if (ci[p] < ci[p - 1]) {
-                    sorted = 0;
-                    break;
-                }
-            }
-        }
-        if (sorted) {
-            break;
-        }
-        sorted = 1;
-    }
+    WPART_CHECK(coo_sort(n1, n2, m, row, col, fw, iw, 0, ord, pos, rp, ci, fv, iv, &m));
     *count = m;
 cleanup:
     free(row);
+    return st;
+}
+
+wpart_status_t wpart_spatial_coo_csr(int64_t n1, int64_t n2, int64_t m, const int64_t *row,
+                                     const int64_t *col, const double *fw, const int64_t *iw,
+                                     int64_t *rp, int64_t *ci, double *fv, int64_t *iv,
+                                     int64_t *count)
+{
+    wpart_status_t st = WPART_OK;
+    int64_t *ord = NULL;
+    *count = 0;
+    if (n1 < 1 || n2 < 1 || m < 0 || (fw && iw) || (fv != NULL) != (fw != NULL) ||
+        (!fv && !iv)) {
+        WPART_FAIL(WPART_EINVAL, "COO to CSR: bad sizes or value arrays");
+    }
+    for (int64_t e = 0; e < m; e++) {
+        if ((uint64_t)row[e] >= (uint64_t)n1 || (uint64_t)col[e] >= (uint64_t)n2) {
+            WPART_FAIL(WPART_EINVAL, "COO to CSR: an index out of range");
+        }
+    }
+    int64_t nb = (n1 > n2 ? n1 : n2) + 1;
+    if (m > INT64_MAX - nb || !(ord = wpart_i_malloc(m + nb, sizeof(int64_t)))) {
+        WPART_FAIL(WPART_ENOMEM, "out of memory converting a COO matrix");
+    }
+    WPART_CHECK(coo_sort(n1, n2, m, row, col, fw, iw, !fw && !iw, ord, ord + m, rp, ci, fv, iv,
+                         count));
+cleanup:
+    free(ord);
     return st;
 }

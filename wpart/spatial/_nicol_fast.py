@@ -20,8 +20,8 @@ from .._validate import check_sparse_arrays
 from ._common import _bound, _verdict, factor_pair
 from ._nicol import _auto_stats
 from ._partition import SpatialPartition
-from ._sparse import (SPARSE_DENSITY, _csr_with, check_sparse_size, fast_path_matrix,
-                      stored_counts)
+from ._sparse import (SPARSE_DENSITY, _csr_with, check_sparse_size, csr_new,
+                      fast_path_matrix, stored_counts)
 from . import _sparse
 
 #: The value types the one-call default reads as they are.
@@ -82,6 +82,12 @@ def _as_csr(A: Any, weights: str) -> tuple[Any, str] | None:
     where the arrays are not plain (the general path checks and reports)."""
     if len(A.shape) != 2 or A.dtype.kind not in "biuf":
         return None
+    if A.format == "coo" and (weights == "stored" or A.dtype in _DTYPES):
+        # (scipy.io.mmread's matrices) the same CSR matrix from one core call: scipy's
+        # conversion and duplicate sum cost about 100 us of a 200 us call on 2,000 entries
+        got = _coo_csr(A, weights)
+        if got is not None:
+            return got
     try:
         check_sparse_arrays(A, "A")
         if weights == "stored":
@@ -96,6 +102,26 @@ def _as_csr(A: Any, weights: str) -> tuple[Any, str] | None:
     rp = np.ascontiguousarray(c.indptr, np.int64)
     ci = np.ascontiguousarray(c.indices, np.int64)
     return _csr_with(c, rp, ci, c.data), weights
+
+
+def _coo_csr(A: Any, weights: str) -> tuple[Any, str] | None:
+    """:func:`_as_csr` of a COO matrix in one core call (``_core.spatial_coo_csr``: a counting
+    sort, the same canonical CSR matrix); None where its arrays are not plain, an index is out
+    of range, or (values kept) a cell is stored twice: scipy's conversion then runs."""
+    coords = getattr(A, "coords", None) or (A.row, A.col)
+    data = A.data
+    if len(coords) != 2 or data.ndim != 1 or \
+            any(c.ndim != 1 or c.size != data.size or c.dtype.kind not in "iu" for c in coords):
+        return None
+    stored = weights == "stored"
+    try:
+        out = _core.spatial_coo_csr(A.shape[0], A.shape[1], coords[0], coords[1],
+                                    None if stored else data)
+    except (TypeError, ValueError, OverflowError, MemoryError):
+        return None
+    if out is None:
+        return None
+    return csr_new(A.shape, *out), "values" if stored else weights
 
 
 def _exact_floats(vals: np.ndarray) -> bool:

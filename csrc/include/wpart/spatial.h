@@ -154,6 +154,20 @@ wpart_status_t wpart_spatial_mm_csr(const char *buf, size_t len, int64_t n1, int
                                     double *fv, int64_t *iv, int64_t *count, int64_t *bad_line,
                                     const wpart_control_t *ctl);
 
+/**
+ * The m entries of a COO matrix (row[e], col[e]) as a canonical CSR matrix: rp (n1 + 1), ci and
+ * the values (fv from fw, or iv from iw; fw and iw both NULL: iv the number of entries stored
+ * in each cell, a cell stored twice counted twice) hold *count <= m entries, each row's
+ * columns ascending, explicit zeros kept: what scipy's conversion with duplicates summed
+ * gives. A cell stored twice with values given, or an index outside [0, n1) x [0, n2):
+ * WPART_EINVAL (the caller converts with scipy, which sums floats in an order of its own, or
+ * reports the fault). WPART_ENOMEM.
+ */
+wpart_status_t wpart_spatial_coo_csr(int64_t n1, int64_t n2, int64_t m, const int64_t *row,
+                                     const int64_t *col, const double *fw, const int64_t *iw,
+                                     int64_t *rp, int64_t *ci, double *fv, int64_t *iv,
+                                     int64_t *count);
+
 #ifdef __cplusplus
 }
 #endif
