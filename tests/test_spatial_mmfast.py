@@ -463,12 +463,32 @@ def test_coo_conversion_is_scipys_canonical_csr(monkeypatch):
     assert took > 300
     for r, c in (([0, 3], [0, 0]), ([0, -1], [0, 0]), ([0, 0], [0, 3])):  # out of the shape
         assert _core.spatial_coo_csr(3, 3, np.array(r), np.array(c), None) is None
-    # rect_nicol on mmread's COO matrix converts it there, and gives what its CSR matrix gives
+    # rect_nicol on mmread's COO matrix, or a CSC matrix, converts it there, and gives what
+    # its CSR matrix gives
     calls = []
     real = _core.spatial_coo_csr
     monkeypatch.setattr(_core, "spatial_coo_csr", lambda *a: calls.append(1) or real(*a))
     A = sps.coo_matrix(sps.random(60, 50, density=0.1, random_state=3, format="coo"))
-    for weights in ("stored", "count", "values"):
-        r, ref = (ws.rect_nicol(X, 12, P=3, Q=4, weights=weights) for X in (A, A.tocsr()))
-        assert r.max_load == ref.max_load and np.array_equal(r.rects, ref.rects)
-    assert len(calls) == 3
+    for X in (A, A.tocsc(), sps.csc_array(A)):
+        for weights in ("stored", "count", "values"):
+            r, ref = (ws.rect_nicol(Y, 12, P=3, Q=4, weights=weights) for Y in (X, A.tocsr()))
+            assert r.max_load == ref.max_load and np.array_equal(r.rects, ref.rects)
+            _same_csr(r.A, ref.A)
+    assert len(calls) == 9
+    # a CSC matrix whose pointers fall: the general path's error, nothing converted
+    B = sps.csc_array(A)
+    B.indptr[5] = B.indptr[6] + 1
+    with pytest.raises(wpart.WpartValueError, match="malformed CSC"):
+        ws.rect_nicol(B, 12, P=3, Q=4, weights="stored")
+    assert len(calls) == 9
+
+
+def _same_csr(A, B):
+    if isinstance(A, np.ndarray) or isinstance(B, np.ndarray):  # (fractional values: dense)
+        assert isinstance(A, np.ndarray) and isinstance(B, np.ndarray)
+        assert A.dtype == B.dtype and np.array_equal(A, B)
+        return
+    A, B = A.tocsr(), B.tocsr()
+    assert A.shape == B.shape and A.data.dtype == B.data.dtype
+    for x, y in ((A.indptr, B.indptr), (A.indices, B.indices), (A.data, B.data)):
+        assert np.array_equal(x, y)

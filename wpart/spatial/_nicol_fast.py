@@ -82,7 +82,7 @@ def _as_csr(A: Any, weights: str) -> tuple[Any, str] | None:
     where the arrays are not plain (the general path checks and reports)."""
     if len(A.shape) != 2 or A.dtype.kind not in "biuf":
         return None
-    if A.format == "coo" and (weights == "stored" or A.dtype in _DTYPES):
+    if weights == "stored" or A.dtype in _DTYPES:
         # (scipy.io.mmread's matrices) the same CSR matrix from one core call: scipy's
         # conversion and duplicate sum cost about 100 us of a 200 us call on 2,000 entries
         got = _coo_csr(A, weights)
@@ -105,11 +105,23 @@ def _as_csr(A: Any, weights: str) -> tuple[Any, str] | None:
 
 
 def _coo_csr(A: Any, weights: str) -> tuple[Any, str] | None:
-    """:func:`_as_csr` of a COO matrix in one core call (``_core.spatial_coo_csr``: a counting
-    sort, the same canonical CSR matrix); None where its arrays are not plain, an index is out
-    of range, or (values kept) a cell is stored twice: scipy's conversion then runs."""
-    coords = getattr(A, "coords", None) or (A.row, A.col)
+    """:func:`_as_csr` of a COO or CSC matrix in one core call (``_core.spatial_coo_csr``: a
+    counting sort, the same canonical CSR matrix; a CSC matrix's entries as COO ones); None
+    where its arrays are not plain, an index is out of range, or (values kept) a cell is
+    stored twice: scipy's conversion then runs."""
     data = A.data
+    if A.format == "csc":
+        ptr = A.indptr
+        if ptr.ndim != 1 or ptr.size != A.shape[1] + 1 or ptr.dtype.kind not in "iu" or \
+                ptr[0] != 0 or ptr[-1] != A.indices.size:
+            return None
+        try:  # (falling pointers: a negative count, refused)
+            cols = np.repeat(np.arange(A.shape[1], dtype=np.int64), np.diff(ptr))
+        except ValueError:
+            return None
+        coords = (A.indices, cols)
+    else:
+        coords = getattr(A, "coords", None) or (A.row, A.col)
     if len(coords) != 2 or data.ndim != 1 or \
             any(c.ndim != 1 or c.size != data.size or c.dtype.kind not in "iu" for c in coords):
         return None
