@@ -112,12 +112,12 @@ def _coo_csr(A: Any, weights: str) -> tuple[Any, str] | None:
     data = A.data
     if A.format == "csc":
         ptr = A.indptr
-        if ptr.ndim != 1 or ptr.size != A.shape[1] + 1 or ptr.dtype.kind not in "iu" or \
+        if ptr.ndim != 1 or ptr.size != A.shape[1] + 1 or ptr.dtype.kind != "i" or \
                 ptr[0] != 0 or ptr[-1] != A.indices.size:
             return None
-        try:  # (falling pointers: a negative count, refused)
+        try:  # (falling pointers: a negative count, refused; signed, so none wraps)
             cols = np.repeat(np.arange(A.shape[1], dtype=np.int64), np.diff(ptr))
-        except ValueError:
+        except (ValueError, MemoryError):
             return None
         coords = (A.indices, cols)
     else:
