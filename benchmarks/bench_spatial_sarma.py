@@ -329,22 +329,16 @@ def totals(cases):
              "cli_cpu_goal_met": sum(c["goal_cpu_cli"] for c in cli),
              "cli_note": "SARMA's own CLI (eight of the nine: no nicuni), "
                          "its Partitioning time (s), best of --repeat"} if cli else {}
-    paths = [c for c in cases if "goal_cpu_path" in c]
-    if paths:
-        extra["path_cases"] = len(paths)
-        extra["path_cpu_goal_met"] = sum(c["goal_cpu_path"] for c in paths)
-        extra["path_note"] = ("rect_nicol on the file's path, its reading (parse, CSR) "
-                              "included; nic's time is its partitioning alone")
-        print(f"on the file's path (reading included): CPU <= nic on "
-              f"{extra['path_cpu_goal_met']} of {len(paths)}")
-    coos = [c for c in cases if "goal_cpu_coo" in c]
-    if coos:
-        extra["coo_cases"] = len(coos)
-        extra["coo_cpu_goal_met"] = sum(c["goal_cpu_coo"] for c in coos)
-        extra["coo_note"] = ("rect_nicol on the COO matrix scipy.io.mmread returns, with the "
-                             "weighting (its conversion to CSR included)")
-        print(f"on scipy.io.mmread's COO matrix: CPU <= nic on "
-              f"{extra['coo_cpu_goal_met']} of {len(coos)}")
+    for way, note, label in (
+            ("path", "rect_nicol on the file's path, its reading (parse, CSR) included; nic's "
+             "time is its partitioning alone", "on the file's path (reading included)"),
+            ("coo", "rect_nicol on the COO matrix scipy.io.mmread returns, with the weighting "
+             "(its conversion to CSR included)", "on scipy.io.mmread's COO matrix")):
+        rows = [c for c in cases if f"goal_cpu_{way}" in c]
+        if rows:
+            met = extra[f"{way}_cpu_goal_met"] = sum(c[f"goal_cpu_{way}"] for c in rows)
+            extra[f"{way}_cases"], extra[f"{way}_note"] = len(rows), note
+            print(f"{label}: CPU <= nic on {met} of {len(rows)}")
     return {**extra,
         "cases": len(cases),
         "load_goal_met": sum(c["goal_load"] for c in cases),

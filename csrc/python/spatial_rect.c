@@ -509,6 +509,36 @@ static PyObject *wpy_rect_load_starts(PyObject *self, PyObject *args)
     return PyLong_FromLong(wpart_i_rg_load_starts(nnz, n1, n2));
 }
 
+/* The result of a conversion to CSR arrays into R (pointers), C (indices) and V (values), room
+ * for more entries than the *count it wrote (a symmetric file's diagonal mirrors, cells stored
+ * twice): None for WPART_EINVAL (outside what the core converts: the caller's general path),
+ * the error raised for another failure, else (R, C, V) with C and V cut to count entries */
+static PyObject *csr_triple(wpart_status_t st, int64_t count, PyArrayObject *R,
+                            PyArrayObject *C, PyArrayObject *V)
+{
+    if (st == WPART_EINVAL) {
+        Py_RETURN_NONE;
+    }
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        return NULL;
+    }
+    if (count < (int64_t)PyArray_DIM(C, 0)) {
+        npy_intp k = (npy_intp)count;
+        PyArray_Dims d = {&k, 1};
+        PyObject *rc = PyArray_Resize(C, &d, 0, NPY_CORDER);
+        if (rc) {
+            Py_DECREF(rc);
+            rc = PyArray_Resize(V, &d, 0, NPY_CORDER);
+        }
+        if (!rc) {
+            return NULL;
+        }
+        Py_DECREF(rc);
+    }
+    return Py_BuildValue("OOO", R, C, V);
+}
+
 /* spatial_mm_csr(data, offset, n1, n2, nnz, field, sym, exact): the canonical CSR arrays (rp,
  * ci, values: float64 for a real field, else int64; not exact: int64 value != 0 for a real
  * field) of the MatrixMarket coordinate body
@@ -547,29 +577,7 @@ static PyObject *wpy_mm_csr(PyObject *self, PyObject *args)
                                         fl ? PyArray_DATA(V) : NULL, fl ? NULL : PyArray_DATA(V),
                                         &count,
                                         &bad, &ctl.ctl));
-    if (st == WPART_EINVAL) {
-        res = Py_None;
-        Py_INCREF(res);
-        goto cleanup;
-    }
-    if (st != WPART_OK) {
-        wpy_raise(st, NULL);
-        goto cleanup;
-    }
-    if (count < (int64_t)cap) { /* the mirrors of diagonal entries: no room needed */
-        npy_intp k = (npy_intp)count;
-        PyArray_Dims d = {&k, 1};
-        PyObject *rc = PyArray_Resize(C, &d, 0, NPY_CORDER);
-        if (rc) {
-            Py_DECREF(rc);
-            rc = PyArray_Resize(V, &d, 0, NPY_CORDER);
-        }
-        if (!rc) {
-            goto cleanup;
-        }
-        Py_DECREF(rc);
-    }
-    res = Py_BuildValue("OOO", R, C, V);
+    res = csr_triple(st, count, R, C, V);
 cleanup:
     WPY_XDECREF(R, C, V);
     return res;
@@ -631,29 +639,7 @@ static PyObject *wpy_coo_csr(PyObject *self, PyObject *args)
                                          fl ? NULL : (const int64_t *)vals, PyArray_DATA(R),
                                          PyArray_DATA(C), fl ? PyArray_DATA(V) : NULL,
                                          fl ? NULL : PyArray_DATA(V), &count));
-    if (st == WPART_EINVAL) {
-        res = Py_None;
-        Py_INCREF(res);
-        goto cleanup;
-    }
-    if (st != WPART_OK) {
-        wpy_raise(st, NULL);
-        goto cleanup;
-    }
-    if (count < (int64_t)m) { /* (cells stored more than once: one entry each) */
-        npy_intp k = (npy_intp)count;
-        PyArray_Dims d = {&k, 1};
-        PyObject *rc = PyArray_Resize(C, &d, 0, NPY_CORDER);
-        if (rc) {
-            Py_DECREF(rc);
-            rc = PyArray_Resize(V, &d, 0, NPY_CORDER);
-        }
-        if (!rc) {
-            goto cleanup;
-        }
-        Py_DECREF(rc);
-    }
-    res = Py_BuildValue("OOO", R, C, V);
+    res = csr_triple(st, count, R, C, V);
 cleanup:
     WPY_XDECREF(r, c, v);
     WPY_XDECREF(R, C, V);
