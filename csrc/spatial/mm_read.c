@@ -410,6 +410,40 @@ cleanup:
     return st;
 }
 
+/* the entries in the order ord (NULL: as they are) stably into the rows of rp: ci and fv or iv
+ * (fw and iw NULL: 1 each); pos (n1) scratch */
+static void coo_scatter(int64_t n1, int64_t m, const int64_t *row, const int64_t *col,
+                        const double *fw, const int64_t *iw, const int64_t *ord, int64_t *pos,
+                        const int64_t *rp, int64_t *ci, double *fv, int64_t *iv)
+{
+    memcpy(pos, rp, (size_t)n1 * sizeof(int64_t));
+    for (int64_t k = 0; k < m; k++) {
+        int64_t e = ord ? ord[k] : k, p = pos[row[e]]++;
+        ci[p] = col[e];
+        if (fv) {
+            fv[p] = fw[e];
+        } else {
+            iv[p] = iw ? iw[e] : 1;
+        }
+    }
+}
+
+/* whether every row's columns ascend: 1 strictly, 2 with a cell stored twice (equal
+ * neighbours), 0 where a row's columns fall */
+static int coo_rows_sorted(int64_t n1, const int64_t *rp, const int64_t *ci)
+{
+    int twice = 0;
+    for (int64_t i = 0; i < n1; i++) {
+        for (int64_t p = rp[i] + 1; p < rp[i + 1]; p++) {
+            if (ci[p] < ci[p - 1]) {
+                return 0;
+            }
+            twice |= ci[p] == ci[p - 1];
+        }
+    }
+    return 1 + twice;
+}
+
 /* The m entries (row[e], col[e]) in [0, n1) x [0, n2) with values fw[e], iw[e] (both NULL: 1
  * each) in canonical CSR order: rp (n1 + 1), ci, fv or iv; ord (m) and pos (max(n1, n2) + 1)
  * are scratch. A stable counting sort by row; where that leaves each row's columns ascending
@@ -425,7 +459,6 @@ static wpart_status_t coo_sort(int64_t n1, int64_t n2, int64_t m, const int64_t 
                                double *fv, int64_t *iv, int64_t *count)
 {
     wpart_status_t st = WPART_OK;
-    int64_t nb = (n1 > n2 ? n1 : n2) + 1;
     memset(rp, 0, (size_t)(n1 + 1) * sizeof(int64_t));
     for (int64_t e = 0; e < m; e++) {
         rp[row[e] + 1]++;
@@ -433,51 +466,26 @@ static wpart_status_t coo_sort(int64_t n1, int64_t n2, int64_t m, const int64_t 
     for (int64_t i = 0; i < n1; i++) {
         rp[i + 1] += rp[i];
     }
-    int sorted = 1, twice = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        if (pass == 1) {
-            memset(pos, 0, (size_t)nb * sizeof(int64_t));
-            for (int64_t e = 0; e < m; e++) {
-                pos[col[e] + 1]++;
-            }
-            for (int64_t j = 0; j < n2; j++) {
-                pos[j + 1] += pos[j];
-            }
-            for (int64_t e = 0; e < m; e++) {
-                ord[pos[col[e]]++] = e;
-            }
+    coo_scatter(n1, m, row, col, fw, iw, NULL, pos, rp, ci, fv, iv);
+    int sorted = coo_rows_sorted(n1, rp, ci);
+    if (!sorted) { /* by column first (the columns' counts in pos), then by row again */
+        memset(pos, 0, (size_t)(n2 + 1) * sizeof(int64_t));
+        for (int64_t e = 0; e < m; e++) {
+            pos[col[e] + 1]++;
         }
-        memcpy(pos, rp, (size_t)n1 * sizeof(int64_t));
-        for (int64_t k = 0; k < m; k++) {
-            int64_t e = pass ? ord[k] : k, p = pos[row[e]]++;
-            ci[p] = col[e];
-            if (fv) {
-                fv[p] = fw[e];
-            } else {
-                iv[p] = iw ? iw[e] : 1;
-            }
+        for (int64_t j = 0; j < n2; j++) {
+            pos[j + 1] += pos[j];
         }
-        twice = 0;
-        for (int64_t i = 0; i < n1 && sorted; i++) {
-            for (int64_t p = rp[i] + 1; p < rp[i + 1]; p++) {
-                if (ci[p] == ci[p - 1]) {
-                    if (!merge || fv) {
-                        WPART_FAIL(WPART_EINVAL, "a cell stored twice");
-                    }
-                    twice = 1;
-                }
-                if (ci[p] < ci[p - 1]) {
-                    sorted = 0;
-                    break;
-                }
-            }
+        for (int64_t e = 0; e < m; e++) {
+            ord[pos[col[e]]++] = e;
         }
-        if (sorted) {
-            break;
-        }
-        sorted = 1;
+        coo_scatter(n1, m, row, col, fw, iw, ord, pos, rp, ci, fv, iv);
+        sorted = coo_rows_sorted(n1, rp, ci);
     }
-    if (twice) { /* one entry per cell, its values summed (rp rewritten as it goes) */
+    if (sorted == 2) { /* one entry per cell, its values summed (rp rewritten as it goes) */
+        if (!merge || fv) {
+            WPART_FAIL(WPART_EINVAL, "a cell stored twice");
+        }
         int64_t w = 0, start = 0;
         for (int64_t i = 0; i < n1; i++) {
             int64_t end = rp[i + 1];
@@ -525,8 +533,7 @@ wpart_status_t wpart_spatial_mm_csr(const char *buf, size_t len, int64_t n1, int
     }
     col = row + cap;
     ord = col + cap;
-    pos = ord + cap;
-    memset(pos, 0, (size_t)nb * sizeof(int64_t));
+    pos = ord + cap; /* (coo_sort sets what it reads) */
     if (fv) {
         fw = (double *)(pos + nb);
     } else {
@@ -535,8 +542,7 @@ wpart_status_t wpart_spatial_mm_csr(const char *buf, size_t len, int64_t n1, int
     int64_t m = 0;
     WPART_CHECK(mm_entries(buf, len, n1, n2, nnz, field, sym, row, col, fw, iw, &m, bad_line,
                            ctl));
-    WPART_CHECK(coo_sort(n1, n2, m, row, col, fw, iw, 0, ord, pos, rp, ci, fv, iv, &m));
-    *count = m;
+    WPART_CHECK(coo_sort(n1, n2, m, row, col, fw, iw, 0, ord, pos, rp, ci, fv, iv, count));
 cleanup:
     free(row);
     return st;
