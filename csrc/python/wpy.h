@@ -136,14 +136,15 @@ PyObject *wpy_step_result(wpart_status_t st, const wpart_tasks_pair_step_t *out,
 /* ---- family files ----
  * Each binds one family, or a part of one, and exports int wpy_<name>_init(PyObject *m), which
  * adds its functions; module.c runs them in this order. spatial_rect.c: the rectilinear grid
- * kernels on the nonzeros. wpart.dynamic is bound by dynamic.c (the Balancer type and the
- * simple baselines), dynamic_model.c, dynamic_plbhac.c, dynamic_baselines.c, dynamic_sim.c and
- * dynamic_exec.c; multikernel.c: the multi-kernel decisions (wpart/multikernel.h);
- * multikernel_sim.c: simulated multi-kernel runs (wpart_multikernel_sim_run). */
+ * kernels on the nonzeros; spatial_csr.c: sparse input to CSR arrays. wpart.dynamic is bound
+ * by dynamic.c (the Balancer type and the simple baselines), dynamic_model.c,
+ * dynamic_plbhac.c, dynamic_baselines.c, dynamic_sim.c and dynamic_exec.c; multikernel.c: the
+ * multi-kernel decisions (wpart/multikernel.h); multikernel_sim.c: simulated multi-kernel runs
+ * (wpart_multikernel_sim_run). */
 #define WPY_FAMILIES(X)                                                                       \
     X(base) X(milp) X(spatial) X(hetero) X(dynamic) X(dynamic_model) X(dynamic_plbhac)       \
-    X(dynamic_baselines) X(dynamic_sim) X(dynamic_exec) X(spatial_rect) X(multikernel)         \
-    X(multikernel_sim) X(tasks) X(tasks_ranks)
+    X(dynamic_baselines) X(dynamic_sim) X(dynamic_exec) X(spatial_rect) X(spatial_csr)       \
+    X(multikernel) X(multikernel_sim) X(tasks) X(tasks_ranks)
 #define WPY_DECLARE_INIT(name) int wpy_##name##_init(PyObject *m);
 WPY_FAMILIES(WPY_DECLARE_INIT)
 #undef WPY_DECLARE_INIT
