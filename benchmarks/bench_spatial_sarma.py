@@ -174,20 +174,37 @@ def paired_cpu(fs, repeat, target=0.01):
     return interleaved_cpu(fs, n, max(repeat, 1))
 
 
-def goal_cpu(row, f, M, P, Q, repeat, f_path=None, f_coo=None):
+def goal_cpu(row, f, M, P, Q, repeat, more=None):
     """The CPU goal's two times, rect_nicol's call `f` and SARMA's nic in C (the index search;
-    nic_v where it cannot run), timed together by paired_cpu, into `row`; with `f_path` (the
-    same call on the file's path: its reading included) that one's time too, as ``cpu_path``,
-    and with `f_coo` (on the COO matrix scipy.io.mmread returns) as ``cpu_coo``."""
+    nic_v where it cannot run), timed together by paired_cpu, into `row`; `more`: {key: call}
+    of further calls timed in the same loops, each time as ``row["wpart"]["rect_nicol"][key]``
+    (``cpu_path``: on the file's path, its reading included; ``cpu_coo``: on the COO matrix
+    scipy.io.mmread returns; ``cpu_coo_scipy``: the same through scipy's conversion)."""
     nic = (lambda: _sarma.nicol_idx(M, P, Q)) if "nic_idx_max_load" in row else \
         (lambda: _sarma.nicol_c(M, P, Q)) if "nic_c_cpu" in row else None
     if nic is None:
         return
     w = row["wpart"]["rect_nicol"]
-    more = {k: g for k, g in (("cpu_path", f_path), ("cpu_coo", f_coo)) if g is not None}
+    more = more or {}
     w["cpu"], row["nic_c_cpu"], *times = paired_cpu((f, nic, *more.values()), repeat)
     w.update(zip(more, times))
     row["cpu_timing"] = "paired loops"
+
+
+def stored_csr(c):
+    """The stored entries per cell of the COO matrix `c` as an int64 CSR matrix (duplicates
+    and explicit zeros each counted 1, summed by scipy's conversion)."""
+    return sp.csr_array((np.ones(c.nnz, np.int64), (c.row, c.col)), shape=c.shape)
+
+
+def via_scipy(coo, m, P, Q, weights):
+    """rect_nicol on a COO matrix as it ran before it converted one in its core (cd65d74):
+    scipy's CSR conversion (duplicates summed), or for ``"stored"`` the stored entries per
+    cell counted by scipy, as ``"values"`` -- the baseline of ``cpu_coo``, its conversion
+    included."""
+    if weights == "stored":
+        return spatial.rect_nicol(stored_csr(coo), m, P=P, Q=Q)
+    return spatial.rect_nicol(coo.tocsr(), m, P=P, Q=Q, weights=weights)
 
 
 def mtx_files(paths):
@@ -210,7 +227,7 @@ def mtx_loads(path):
     stored entry (explicit zeros and each duplicate included), ``count`` 1 per nonzero value
     (duplicates summed first) -- the loads of ``weights=`` of wpart."""
     c = sp.coo_array(scipy.io.mmread(path))
-    stored = sp.csr_array((np.ones(c.nnz, np.int64), (c.row, c.col)), shape=c.shape)
+    stored = stored_csr(c)
     count = sp.csr_array(c)  # duplicates summed
     count = sp.csr_array(((count.data != 0).astype(np.int64), count.indices, count.indptr),
                          shape=c.shape)
@@ -283,6 +300,8 @@ def verdict(row):
         row["goal_cpu_path"] = w["cpu_path"] <= row.get("nic_c_cpu", nic_cpu)
     if "cpu_coo" in w:  # the call on scipy.io.mmread's COO matrix (its conversion included)
         row["goal_cpu_coo"] = w["cpu_coo"] <= row.get("nic_c_cpu", nic_cpu)
+    if "cpu_coo_scipy" in w:  # the same through scipy's conversion, timed beside it
+        row["coo_speedup"] = w["cpu_coo_scipy"] / max(w["cpu_coo"], 1e-9)
     cli = row.get("sarma_cli")
     if cli:  # SARMA's own CLI beside: its loads join the best, its nic's timer the CPU goal
         row["best_with_cli"] = min([best9] + [v["max_load"] for v in cli.values()])
@@ -339,6 +358,12 @@ def totals(cases):
             met = extra[f"{way}_cpu_goal_met"] = sum(c[f"goal_cpu_{way}"] for c in rows)
             extra[f"{way}_cases"], extra[f"{way}_note"] = len(rows), note
             print(f"{label}: CPU <= nic on {met} of {len(rows)}")
+    ups = [c["coo_speedup"] for c in cases if "coo_speedup" in c]
+    if ups:
+        extra["coo_speedup_median"] = float(np.median(ups))
+        extra["coo_speedup_min"] = float(np.min(ups))
+        print(f"COO matrix converted in the core vs scipy's conversion: median "
+              f"{extra['coo_speedup_median']:.2f} x, min {extra['coo_speedup_min']:.2f} x")
     return {**extra,
         "cases": len(cases),
         "load_goal_met": sum(c["goal_load"] for c in cases),
@@ -473,10 +498,14 @@ def mtx_cases(args, grids):
                                               "start": r.stats.get("start")}
                 rc = spatial.rect_nicol(coo, P * Q, P=P, Q=Q, weights=weights)
                 assert rc.max_load == r.max_load, (name, weights, P, Q)
+                more = {
+                    "cpu_path": lambda: spatial.rect_nicol(path, P * Q, P=P, Q=Q,
+                                                           weights=weights),
+                    "cpu_coo": lambda: spatial.rect_nicol(coo, P * Q, P=P, Q=Q,
+                                                          weights=weights),
+                    "cpu_coo_scipy": lambda: via_scipy(coo, P * Q, P, Q, weights)}
                 goal_cpu(row, lambda: spatial.rect_nicol(L, P * Q, P=P, Q=Q), M, P, Q,
-                         args.repeat, lambda: spatial.rect_nicol(path, P * Q, P=P, Q=Q,
-                                                                 weights=weights),
-                         lambda: spatial.rect_nicol(coo, P * Q, P=P, Q=Q, weights=weights))
+                         args.repeat, more)
                 cases.append(verdict(row))
     if tmp is not None:
         tmp.cleanup()

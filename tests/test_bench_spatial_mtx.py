@@ -92,7 +92,11 @@ def test_mtx_rows_match_rect_nicol_and_the_nine(bench, tmp_path, capsys):
         assert c["cpu_timing"] == "paired loops" and c["wpart"]["rect_nicol"]["cpu"] > 0
         # ... and the call on the path and on scipy.io.mmread's COO matrix in the same loops
         w = c["wpart"]["rect_nicol"]
-        assert w["cpu_path"] > 0 and w["cpu_coo"] > 0
+        assert w["cpu_path"] > 0 and w["cpu_coo"] > 0 and w["cpu_coo_scipy"] > 0
+        assert c["coo_speedup"] == w["cpu_coo_scipy"] / w["cpu_coo"]
+        # (the baseline is the same partition, through scipy's conversion)
+        X = bench.sp.coo_array(bench.scipy.io.mmread(d / c["file"]))
+        assert bench.via_scipy(X, P * Q, P, Q, c["weights"]).max_load == mx
         assert c["goal_cpu_path"] == (w["cpu_path"] <= c["nic_c_cpu"])
         assert c["goal_cpu_coo"] == (w["cpu_coo"] <= c["nic_c_cpu"])
     # the explicit zero counts 1 in each triangle when stored, nothing when counted
@@ -107,6 +111,7 @@ def test_mtx_rows_match_rect_nicol_and_the_nine(bench, tmp_path, capsys):
     assert s["path_cpu_goal_met"] == sum(c["goal_cpu_path"] for c in cases)
     assert s["coo_cases"] == len(cases)
     assert s["coo_cpu_goal_met"] == sum(c["goal_cpu_coo"] for c in cases)
+    assert s["coo_speedup_median"] == np.median([c["coo_speedup"] for c in cases])
     assert "load ok" in capsys.readouterr().out
 
 
