@@ -32,8 +32,9 @@ matrix and the C nic (results/bench_spatial_mtx.json: SARMA's test set, 6 SuiteS
 
 ``--sarma-cli EXE`` (with ``--mtx``) also runs SARMA's own command line, built from its
 sources (PEERS: not packaged), on each loads matrix written as a general integer file with
-``--use-data``: eight of the nine (its build has no nicuni; rac / pal / opal where P == Q),
-their max loads (checked against the cuts it prints) and its own timer (``Partitioning time
+``--use-data``: those of the nine its ``--help`` lists (never nicuni; the SGO members in
+some versions only: SARMA 1.1.0's ``sarma`` has none; rac / pal / opal where P == Q), their
+max loads (checked against the cuts it prints) and its own timer (``Partitioning time
 (s)``, best of ``--repeat``; the SGO ones once) under ``sarma_cli``, and the goals against them
 (``goal_load_cli``: <= the best of the re-implementations and SARMA's own; ``goal_cpu_cli``:
 CPU <= its nic's time). Its SGO ones start from its own seed, so they can end below the
@@ -211,7 +212,8 @@ def mtx_files(paths):
     """(name, path) of every MatrixMarket file named or found (sorted) in a named folder."""
     out = []
     for p in map(Path, paths):
-        found = sorted(f for f in p.iterdir() if f.name.endswith(MTX_SUFFIXES)) \
+        found = sorted(f for f in p.iterdir() if f.name.endswith(MTX_SUFFIXES)
+                       and f.is_file()) \
             if p.is_dir() else [p]
         for f in found:
             name = f.name
@@ -346,7 +348,8 @@ def totals(cases):
     extra = {"cli_cases": len(cli),
              "cli_load_goal_met": sum(c["goal_load_cli"] for c in cli),
              "cli_cpu_goal_met": sum(c["goal_cpu_cli"] for c in cli),
-             "cli_note": "SARMA's own CLI (eight of the nine: no nicuni), "
+             "cli_algs": sorted({a for c in cli for a in c["sarma_cli"]}),
+             "cli_note": "SARMA's own CLI (those of the nine it lists: never nicuni; cli_algs), "
                          "its Partitioning time (s), best of --repeat"} if cli else {}
     for way, note, label in (
             ("path", "rect_nicol on the file's path, its reading (parse, CSR) included; nic's "
@@ -422,7 +425,26 @@ CLI_ALGS = ("nic", "uni", "rac", "pal", "opal", "sgo_2ds", "sgo_2dr_nic", "sgo_2
 CLI_SYMMETRIC = ("rac", "pal", "opal")
 
 
-def sarma_cli(exe, mtx, M, P, Q, repeat, no_sgo=False):
+def cli_algs(exe):
+    """The members of CLI_ALGS that SARMA's command line `exe` lists in its ``--help``
+    (``Algorithms: [uni | nic | ...]``; SARMA 1.1.0's ``sarma`` lists no SGO member): only those
+    run, the rest are not asked for (they exit with status 255)."""
+    import re
+    import subprocess
+
+    try:
+        text = subprocess.run([str(exe), "--help"], capture_output=True, text=True,
+                              timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return CLI_ALGS
+    m = re.search(r"Algorithms:\s*\[([^\]]*)\]", text)
+    if not m:
+        return CLI_ALGS
+    listed = {a.strip() for a in m.group(1).split("|")}
+    return tuple(a for a in CLI_ALGS if a in listed)
+
+
+def sarma_cli(exe, mtx, M, P, Q, repeat, no_sgo=False, algs=CLI_ALGS):
     """{alg: {max_load, seconds}} of SARMA's own CLI (`exe`, built from its sources) on the
     general integer MatrixMarket file `mtx` (``--use-data``: the loads as values): its
     ``Max load`` (checked against the cuts it prints, evaluated on `M`) and ``Partitioning
@@ -431,7 +453,7 @@ def sarma_cli(exe, mtx, M, P, Q, repeat, no_sgo=False):
     import subprocess
 
     out = {}
-    for alg in CLI_ALGS:
+    for alg in algs:
         if (alg in CLI_SYMMETRIC and P != Q) or (no_sgo and alg.startswith("sgo")):
             continue
         best, load = np.inf, None
@@ -467,6 +489,7 @@ def mtx_cases(args, grids):
     cases = []
     only = set(filter(None, args.only.split(",")))
     tmp = tempfile.TemporaryDirectory() if args.sarma_cli else None  # (SARMA's input files)
+    algs = cli_algs(args.sarma_cli) if args.sarma_cli else ()
     for name, path in mtx_files(args.mtx):
         if only and name not in only:
             continue
@@ -490,7 +513,7 @@ def mtx_cases(args, grids):
                 c_nics(row, M, P, Q, args.repeat)
                 if args.sarma_cli:
                     row["sarma_cli"] = sarma_cli(args.sarma_cli, files[weights], M, P, Q,
-                                                 args.repeat, args.no_sgo)
+                                                 args.repeat, args.no_sgo, algs)
                 r = spatial.rect_nicol(path, P * Q, P=P, Q=Q, weights=weights)
                 rl, t = cpu(lambda: spatial.rect_nicol(L, P * Q, P=P, Q=Q), args.repeat)
                 assert rl.max_load == r.max_load, (name, weights, P, Q)

@@ -121,6 +121,11 @@ import sys
 import numpy as np
 import scipy.io
 
+if sys.argv[1:] == ["--help"]:
+    if {listed!r}:
+        print("  --alg <str>   Name of the partitioning algorithm.   (pal)")
+        print("                Algorithms: [" + {listed!r} + "]")
+    sys.exit(0)
 args = [x for x in sys.argv[1:] if x != "--use-data"]
 a = dict(zip(args[::2], args[1::2]))
 A = scipy.io.mmread(a["--graph"]).toarray()
@@ -146,7 +151,7 @@ def test_sarma_cli_rows_parse_check_and_count(bench, tmp_path):
 
     d, spec = _files(tmp_path)
     exe = tmp_path / "sarma"
-    exe.write_text(_FAKE_CLI.format(python=sys.executable))
+    exe.write_text(_FAKE_CLI.format(python=sys.executable, listed=None))
     os.chmod(exe, 0o755)
     out = tmp_path / "x.json"
     assert bench.main(["--mtx", str(d / "pat.mtx"), "--repeat", "1", "--grids", "4x4,2x8",
@@ -165,6 +170,31 @@ def test_sarma_cli_rows_parse_check_and_count(bench, tmp_path):
         assert c["best_with_cli"] == min(u, c["best_of_nine"])
         assert c["goal_load_cli"] == (c["wpart"]["rect_nicol"]["max_load"] <= c["best_with_cli"])
     assert res["summary"]["cli_cpu_goal_met"] == 0
+    assert res["summary"]["cli_algs"] == ["nic", "opal", "pal", "rac", "uni"]
+
+
+def test_sarma_cli_runs_only_the_algorithms_it_lists(bench, tmp_path):
+    """A SARMA build whose --help lists fewer algorithms (1.1.0's: no SGO member) is asked
+    for those only; a --help without the list leaves every one of CLI_ALGS to try."""
+    import os
+    import sys
+
+    d, _ = _files(tmp_path)
+    exe = tmp_path / "sarma"
+    exe.write_text(_FAKE_CLI.format(python=sys.executable, listed="uni | nic"))
+    os.chmod(exe, 0o755)
+    assert bench.cli_algs(exe) == ("nic", "uni")
+    out = tmp_path / "x.json"
+    (d / "chunks.mtx").mkdir()  # a folder named like a file is not read as one
+    assert [n for n, _ in bench.mtx_files([d])] == ["flat", "pat", "sym"]
+    assert bench.main(["--mtx", str(d), "--repeat", "1", "--grids", "4x4", "--only", "pat",
+                       "--no-sgo", "--sarma-cli", str(exe), "--out", str(out)]) == 0
+    res = json.loads(out.read_text())
+    assert res["cases"] and all(set(c["sarma_cli"]) == {"nic", "uni"} for c in res["cases"])
+    assert res["summary"]["cli_algs"] == ["nic", "uni"]
+    exe.write_text(_FAKE_CLI.format(python=sys.executable, listed=None))
+    assert bench.cli_algs(exe) == bench.CLI_ALGS
+    assert bench.cli_algs(tmp_path / "missing") == bench.CLI_ALGS
 
 
 def test_paired_cpu_times_each_function_per_call(bench):
