@@ -143,16 +143,22 @@ print("Partitioning time (s): 1e-9" if a["--alg"] == "nic" else "Partitioning ti
 '''
 
 
-def test_sarma_cli_rows_parse_check_and_count(bench, tmp_path):
-    """--sarma-cli: SARMA's own command line's max loads (checked against its printed cuts)
-    and timer per algorithm (symmetric ones where P == Q), and the goals against them."""
+def _fake_cli(tmp_path, listed=None):
+    """The fake SARMA command line as an executable file; `listed`: its --help's algorithms."""
     import os
     import sys
 
-    d, spec = _files(tmp_path)
     exe = tmp_path / "sarma"
-    exe.write_text(_FAKE_CLI.format(python=sys.executable, listed=None))
+    exe.write_text(_FAKE_CLI.format(python=sys.executable, listed=listed))
     os.chmod(exe, 0o755)
+    return exe
+
+
+def test_sarma_cli_rows_parse_check_and_count(bench, tmp_path):
+    """--sarma-cli: SARMA's own command line's max loads (checked against its printed cuts)
+    and timer per algorithm (symmetric ones where P == Q), and the goals against them."""
+    d, spec = _files(tmp_path)
+    exe = _fake_cli(tmp_path)
     out = tmp_path / "x.json"
     assert bench.main(["--mtx", str(d / "pat.mtx"), "--repeat", "1", "--grids", "4x4,2x8",
                        "--no-sgo", "--sarma-cli", str(exe), "--out", str(out)]) == 0
@@ -176,13 +182,8 @@ def test_sarma_cli_rows_parse_check_and_count(bench, tmp_path):
 def test_sarma_cli_runs_only_the_algorithms_it_lists(bench, tmp_path):
     """A SARMA build whose --help lists fewer algorithms (1.1.0's: no SGO member) is asked
     for those only; a --help without the list leaves every one of CLI_ALGS to try."""
-    import os
-    import sys
-
     d, _ = _files(tmp_path)
-    exe = tmp_path / "sarma"
-    exe.write_text(_FAKE_CLI.format(python=sys.executable, listed="uni | nic"))
-    os.chmod(exe, 0o755)
+    exe = _fake_cli(tmp_path, "uni | nic")
     assert bench.cli_algs(exe) == ("nic", "uni")
     out = tmp_path / "x.json"
     (d / "chunks.mtx").mkdir()  # a folder named like a file is not read as one
@@ -192,8 +193,7 @@ def test_sarma_cli_runs_only_the_algorithms_it_lists(bench, tmp_path):
     res = json.loads(out.read_text())
     assert res["cases"] and all(set(c["sarma_cli"]) == {"nic", "uni"} for c in res["cases"])
     assert res["summary"]["cli_algs"] == ["nic", "uni"]
-    exe.write_text(_FAKE_CLI.format(python=sys.executable, listed=None))
-    assert bench.cli_algs(exe) == bench.CLI_ALGS
+    assert bench.cli_algs(_fake_cli(tmp_path)) == bench.CLI_ALGS
     assert bench.cli_algs(tmp_path / "missing") == bench.CLI_ALGS
 
 
