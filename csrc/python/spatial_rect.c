@@ -446,7 +446,7 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
     if (!lmax) {
         goto cleanup;
     }
-    res = Py_BuildValue("OOO(ddddd)(LLLLL)(iiiii)(LLLLL)diiLLdO(LdLLdLdLLdiL)OOOOi", R, C,
+    res = Py_BuildValue("OOO(ddddd)(LLLLL)(iiiii)(LLLLL)diiLLdO(LdLLdLdLLdiLLdi)OOOOi", R, C,
                         L ? (PyObject *)L : Py_None,
                         out.val[0], out.val[1], out.val[2], out.val[3], out.val[4],
                         (long long)out.halves[0], (long long)out.halves[1],
@@ -461,7 +461,8 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
                         (long long)out.kick_halves, out.kicked,
                         (long long)out.joint_halves, out.joint, (long long)out.rand_runs,
                         (long long)out.rand_halves, out.rand_best, (int)out.rand_kept,
-                        (long long)out.rand_moves, a[0], a[1], lmax,
+                        (long long)out.rand_moves, (long long)out.piece_halves, out.piece,
+                        (int)out.piece_state, a[0], a[1], lmax,
                         ones ? (PyObject *)ones : Py_None, (int)out.load_starts);
 cleanup:
     WPY_XDECREF(a[0], a[1], a[2], R, C, L, B);
@@ -572,10 +573,52 @@ cleanup:
     return res;
 }
 
+/* spatial_rect_piece_cuts(n1, n2, rp, ci, w, P, Q, d, anchor): rect_piece.c's piece cuts of
+ * side d on CSR arrays: (cuts, value) */
+static PyObject *wpy_rect_piece_cuts(PyObject *self, PyObject *args)
+{
+    PyObject *o[3] = {NULL, NULL, Py_None}, *res = NULL;
+    PyArrayObject *a[3] = {NULL, NULL, NULL}, *cuts = NULL;
+    long long n1, n2, P, Q;
+    int d;
+    double anchor, value = 0.0;
+    wpart_rg_csr_t A;
+    if (!PyArg_ParseTuple(args, "LLOOOLLid", &n1, &n2, &o[0], &o[1], &o[2], &P, &Q, &d,
+                          &anchor)) {
+        return NULL;
+    }
+    if (sr_csr(n1, n2, o, "w", NPY_FLOAT64, 0, a, &A) < 0) {
+        goto cleanup;
+    }
+    if (P < 1 || Q < 1 || P > (1LL << 31) || Q > (1LL << 31)) {
+        PyErr_SetString(wpy_ValueError, "`P` and `Q` must be in [1, 2**31]");
+        goto cleanup;
+    }
+    npy_intp nc = (d ? Q : P) + 1;
+    cuts = (PyArrayObject *)PyArray_ZEROS(1, &nc, NPY_INT64, 0);
+    if (!cuts) {
+        goto cleanup;
+    }
+    wpart_status_t st;
+    WPY_NOGIL(st = wpart_spatial_rect_piece_cuts(&A, P, Q, d, anchor, NULL,
+                                                 PyArray_DATA(cuts), &value));
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto cleanup;
+    }
+    res = Py_BuildValue("Od", cuts, value);
+cleanup:
+    WPY_XDECREF(a[0], a[1], a[2], cuts);
+    return res;
+}
+
 /* The functions (their signatures: wpart/_core.pyi):
  * - spatial_rect_nicol_auto: The default RECT-NICOL in one call on CSR arrays: (R, C, loads,
  *   values, half-sweeps, states, refs, lower bound, timed_out, value check, int total, int max,
- *   max, rects, (polish moves, polished max, kick iterations, kick half-sweeps, kicked max)).
+ *   max, rects, (polish moves, polished max, kick iterations, kick half-sweeps, kicked max,
+ *   joint half-sweeps, joint max, random runs, their half-sweeps, their best, kept, their
+ *   cut moves, piece half-sweeps, piece max, piece state), ...).
+ * - spatial_rect_piece_cuts: The piece cuts of one side on CSR arrays: (cuts, value).
  * - spatial_rect_grid: RECT-NICOL half-sweeps from several starts on CSR arrays: (R, C, values,
  *   half-sweeps, states, timed_out).
  * - spatial_rect_sym: A symmetric grid on CSR arrays: (cuts, value, timed_out).
@@ -597,6 +640,7 @@ cleanup:
  *   spatial_csr.c. */
 static PyMethodDef spatial_rect_methods[] = {
     {"spatial_rect_nicol_auto", WPY_CFUNC(wpy_rect_nicol_auto), WPY_KW, NULL},
+    {"spatial_rect_piece_cuts", wpy_rect_piece_cuts, METH_VARARGS, NULL},
     {"spatial_rect_grid", WPY_CFUNC(wpy_rect_grid), WPY_KW, NULL},
     {"spatial_rect_sym", WPY_CFUNC(wpy_rect_sym), WPY_KW, NULL},
     {"spatial_rect_sgo", WPY_CFUNC(wpy_rect_sgo), WPY_KW, NULL},

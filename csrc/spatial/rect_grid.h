@@ -152,6 +152,11 @@ typedef struct {
                            * half the cells stored: a dense load matrix; else the uniform
                            * ones); bit 2: the uniform grid was lower than every grid the
                            * stages reached and is the result */
+    int64_t piece_halves; /* the piece start's half-sweeps (-1: not run; rect_piece.c) */
+    double piece;         /* its max load */
+    int32_t piece_state;  /* 0: within RF_PIECE_NEAR of the bound, the result (no other
+                           * start or stage ran); 1: lower than the grid the stages reached,
+                           * the result; 2: not lower (dropped) */
 } wpart_rg_auto_t;
 
 wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int64_t *iv,
@@ -167,5 +172,16 @@ wpart_status_t wpart_spatial_rect_random(const wpart_rg_csr_t *A, int64_t P, int
                                          int64_t *R, int64_t *C, int64_t max_half,
                                          double lower, const wpart_control_t *control,
                                          double *value, wpart_rg_auto_t *out);
+
+/* The piece cuts of side d (0: the P row stripes, 1: the Q column stripes; rect_piece.c): the
+ * exact 1D partition of that side's lines least in the larger of a stripe's largest piece of
+ * one line of the other side and its load / the other side's parts, to cuts (P + 1 or Q + 1),
+ * that value to *value (integral weights: exact, the least integer; float: to 1e-6 relative);
+ * anchor >= 0 where
+ * the bisection starts (a lower bound of it is best; any value is correct) */
+wpart_status_t wpart_spatial_rect_piece_cuts(const wpart_rg_csr_t *A, int64_t P, int64_t Q,
+                                             int d, double anchor,
+                                             const wpart_control_t *control, int64_t *cuts,
+                                             double *value);
 
 #endif

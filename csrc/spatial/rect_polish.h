@@ -168,6 +168,21 @@ wpart_status_t wpart_i_rect_plain(rg_ctx_t *g, const wpart_rg_csr_t *B, double t
                                   int64_t max_half, double lower, int64_t *R, int64_t *C,
                                   double *value, int32_t *timed_out);
 
+/* rect_piece.c: the piece cuts of side d (its K = g->P[d] stripes; the larger of a stripe's
+ * largest piece of one line of the other side and its load / the other side's parts, least;
+ * the bisection galloping from anchor, the lower bound) to cuts (K + 1), that value to
+ * *value (NULL: not wanted) */
+wpart_status_t wpart_i_rect_piece_cuts(rg_ctx_t *g, int d, double anchor, int64_t *cuts,
+                                      double *value);
+
+/* rect_piece.c: the piece start: the rows' piece cuts (uniform columns set first) and the
+ * columns' (the transpose), run by wpart_i_rg_run with o's options but no continuation and no
+ * incumbent; the better grid to R, C, its max to *v (RG_INF: none ran), the half-sweeps to
+ * *halves. S: 2 (P + Q + 2) int64 of scratch. */
+wpart_status_t wpart_i_rect_piece(rg_ctx_t *g, double t0, const wpart_rg_opts_t *o,
+                                  int64_t *S, int64_t *R, int64_t *C, double *v,
+                                  int64_t *halves, int32_t *timed_out);
+
 /* rect_bound.c: the lower bound of the optimum (see _nicol.lower_bound): the stripes of the
  * exact 1D partitions of the line loads (load[d], side d) split among the other dimension's
  * parts, the heaviest lines (at most 8 per side, whose load / parts exceeds the bound so far)

@@ -384,6 +384,13 @@ def _distinct(R0: np.ndarray, C0: np.ndarray, first: np.ndarray) -> list:
 #: bound's cuts of the heaviest lines, then half-sweeps; kept only when it reaches the bound).
 JOINT = "joint_bound"
 
+#: The one-call default's piece start (heavy-line matrices from 256 blocks, in the joint-bound
+#: start's place; rect_piece.c): the result where within 1.1 x the lower bound, else kept only
+#: where lower than the grid the other stages reached.
+PIECE = "pieces"
+
+_PIECE_STATE = {0: "near_bound", 1: "kept", 2: "dropped"}
+
 _STATE = {0: "stopped", 1: "abandoned", 2: "not_run", 3: "time_limit", 4: "transposed"}
 
 #: A start of the one-call default equal to an earlier one (not run again).
@@ -411,8 +418,11 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
     # the joint-bound start (heavy-line matrices, 64 blocks and more) ran first: at the bound,
     # the result (no other start ran); else kept below every start, or dropped
     joint = pol[5] >= 0 and lb > 0 and pol[6] <= lb
+    # the piece start (heavy-line matrices, 256 blocks and more) ran first: near the bound, the
+    # result (no other start ran); else kept where lower than the stages' grid, or dropped
+    piece = pol[12] >= 0
     # reached: a start that ran (not _SAME, equal to an earlier one; not 2, not run) hit the bound
-    reached = joint
+    reached = joint or (piece and lb > 0 and pol[13] <= lb)
     for k in range(len(names) if lb > 0 and not joint else 0):
         if states[k] != _SAME and states[k] != 2 and vals[k] <= lb:
             reached = True
@@ -443,6 +453,11 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
         else:  # 4: the transpose of an earlier start
             table[name] = {"max_load": vals[k], "half_sweeps": halves[k],
                            "state": "same_as_" + names[refs[k]] + "_transposed"}
+    if piece:
+        table[PIECE] = {"max_load": pol[13], "half_sweeps": pol[12],
+                        "state": _PIECE_STATE[pol[14]]}
+        if pol[14] == 0:
+            won, best = PIECE, pol[13]
     for k, name in enumerate(names if same else ()):
         if states[k] == _SAME:
             ref = names[refs[k]]
@@ -457,6 +472,8 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
         table[RANDOM] = _random_entry(pol[7], pol[8], pol[9], pol[10], pol[11])
         if pol[10]:
             won = RANDOM
+    if piece and pol[14] == 1:  # lower than the grid the stages reached: the result
+        won = PIECE
     params = {"P": P, "Q": Q, "max_sweeps": max_sweeps, "starts": names, "patience": 2,
               "refine": "auto", "abandon": True}
     w = table[won] if won else None
@@ -464,7 +481,7 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
         won = UNIFORM_GRID
     stats = dict(head or (), start=won, starts=table, polish=polished, lower_bound=lb or None,
                  bound_reached=reached, iterations=w["half_sweeps"] if w else 0,
-                 converged=bool(w) and (w["state"] == "stopped" or won == RANDOM) and
+                 converged=bool(w) and (w["state"] == "stopped" or won in (RANDOM, PIECE)) and
                  (polished or w)["half_sweeps"] < 2 * max_sweeps)
     return params, stats
 

@@ -141,13 +141,22 @@ def rect_nicol(
         half-sweeps); on a heavy-line matrix (a line nearly fills a block: power-law) of at
         most 1,024 blocks the diagonal start runs last, without the race, and SARMA nic's
         start after the uniform ones (it ends about 2 x above them there). On such a matrix of
-        64 blocks and more a joint-bound start runs before the others: the cuts of the exact
+        64 to 255 blocks a joint-bound start runs before the others: the cuts of the exact
         common partition of its heaviest lines (the lower bound's), then at most two
         half-sweeps; a grid at the proven bound is optimal and the result, no other stage
-        runs (``stats["starts"]["joint_bound"]``; on power-law matrices at 8 x 32 in one
-        half-sweep, 0.3-0.7 ms where the stages below took 2-6 ms); else the starts run and
+        runs (``stats["starts"]["joint_bound"]``); else the starts run and
         its grid, where below all of theirs, is the one the stages below continue (state
-        ``"kept"``; otherwise ``"dropped"``). From 4 to 63 blocks, but on a banded matrix, four
+        ``"kept"``; otherwise ``"dropped"``). From 256 blocks the piece start takes its place
+        (``stats["starts"]["pieces"]``): each dimension cut by the exact 1D partition that
+        makes the larger of a stripe's largest piece of one line of the other dimension and
+        its load / the other dimension's parts least (a lower bound of every grid with those
+        cuts; a bisection of greedy O(nnz) probes, from the lower bound), the other dimension
+        uniform, both run as the starts are; where its grid is within 1.1 x the proven lower
+        bound it is the result and nothing else runs (state ``"near_bound"``: within 10 % of
+        the optimum; on bench_spatial_fresh's 334 cases 21 ended so, all at or below SARMA's
+        best of nine, at 0.2-0.5 x the CPU the stages below took there), else the stages run
+        as without it and its grid is the result only where lower than theirs (``"kept"``;
+        otherwise ``"dropped"``). From 4 to 63 blocks, but on a banded matrix, four
         of SARMA's random starts follow (cut positions uniform at random in load space, its
         ``std::mt19937_64`` seeded 1-4), each run as the starts are and racing the best grid
         (``stats["starts"]["random_starts"]``: ``runs``, ``half_sweeps`` summed, the lowest

@@ -1,0 +1,122 @@
+"""The piece start of rect_nicol's default (rect_piece.c): its 1D partition is exact (brute
+force over every cut vector, integral weights to the least integer, float weights to 1e-6, empty
+lines, more stripes than lines, any anchor), and on heavy-line matrices from 256 blocks the default reports it and keeps its
+promises: within 1.1 x the proven bound it is the result and nothing else runs; otherwise it is
+the result only where lower than the grid the other stages reached."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+import scipy.sparse as sps
+
+from wpart import _core, spatial
+from wpart.spatial._nicol import AUTO
+
+from test_spatial_rect_fast import _matrices, _powerlaw
+
+
+def _piece_value(M, cuts, Ko):
+    """max over stripes of max(largest column piece, stripe load / Ko) (M dense, rows cut)."""
+    v = 0.0
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        if b > a:
+            s = M[a:b].sum(axis=0)
+            v = max(v, float(s.max()), float(s.sum()) / Ko)
+    return v
+
+
+def _oracle(M, K, Ko):
+    n = M.shape[0]
+    best = float("inf")
+    for inner in itertools.combinations_with_replacement(range(n + 1), K - 1):
+        best = min(best, _piece_value(M, (0, *inner, n), Ko))
+    return best
+
+
+def _call(A, P, Q, d, anchor):
+    A = sps.csr_array(A)
+    A.sort_indices()
+    rp = A.indptr.astype(np.int64)
+    ci = A.indices.astype(np.int64)
+    return _core.spatial_rect_piece_cuts(A.shape[0], A.shape[1], rp, ci,
+                                         A.data.astype(np.float64), P, Q, d, anchor)
+
+
+@pytest.mark.parametrize("kind", ["int", "unit", "float"])
+def test_piece_cuts_are_the_exact_1d_partition(kind):
+    rng = np.random.default_rng({"int": 1, "unit": 2, "float": 3}[kind])
+    checked = 0
+    for _ in range(150):
+        n1, n2 = (int(x) for x in rng.integers(1, 8, 2))
+        M = rng.integers(1, 6, (n1, n2)) * (rng.random((n1, n2)) < rng.uniform(0.2, 0.9))
+        if kind == "unit":
+            M = (M > 0).astype(np.int64)
+        elif kind == "float":
+            M = M * rng.uniform(0.5, 2.0, (n1, n2))
+        if not M.any():
+            continue
+        P, Q = (int(x) for x in rng.integers(1, 5, 2))
+        for d, K, Ko, D in ((0, P, Q, M), (1, Q, P, M.T)):
+            want = _oracle(D, K, Ko)
+            anchor = float(rng.choice([0.0, want * 0.5, want, want * 3.0]))
+            cuts, value = _call(M, P, Q, d, anchor)
+            assert cuts[0] == 0 and cuts[-1] == D.shape[0] and len(cuts) == K + 1
+            assert np.all(np.diff(cuts) >= 0)
+            got = _piece_value(D, cuts, Ko)
+            if kind == "float":
+                assert want <= got <= want * (1 + 1e-5) and abs(value - got) <= 1e-5 * got
+            else:  # integral: the least integer B (block loads are integers)
+                assert want <= got <= value == np.ceil(want)
+            checked += 1
+    assert checked > 200
+
+
+def test_piece_cuts_refuse_bad_arguments():
+    A = sps.csr_array(np.array([[1, 0], [0, 2]]))
+    for P, Q, d, anchor in ((0, 1, 0, 0.0), (1, 1, 2, 0.0), (1, 1, 0, float("nan")),
+                            (1, 1, 0, -1.0)):
+        with pytest.raises(ValueError):
+            _call(A, max(P, 1) if P else 0, Q, d, anchor)
+
+
+def test_piece_start_on_heavy_line_matrices():
+    near = dropped = 0
+    for seed in range(5):
+        A = _powerlaw(seed, 500 + 60 * seed, 700, 3000 + 400 * seed)
+        for P, Q in ((8, 32), (16, 16), (32, 32)):
+            for weights in ("values", "stored"):
+                r = spatial.rect_nicol(A, P * Q, P=P, Q=Q, weights=weights)
+                r.validate()
+                assert r.max_load == r.loads.max()
+                starts = r.stats["starts"]
+                p = starts["pieces"]
+                assert "joint_bound" not in starts and p["half_sweeps"] >= 1
+                lb = r.stats["lower_bound"]
+                if p["state"] == "near_bound":  # the result; nothing else ran
+                    near += 1
+                    assert r.max_load == p["max_load"] <= 1.1 * lb
+                    assert r.stats["start"] == "pieces" and r.stats["polish"] is None
+                    assert all(v["state"].startswith("not_run") for k, v in starts.items()
+                               if k != "pieces")
+                else:
+                    step = spatial.rect_nicol(A, P * Q, P=P, Q=Q, weights=weights,
+                                              starts=list(AUTO))
+                    assert p["max_load"] > 1.1 * lb and r.max_load <= step.max_load
+                    assert r.max_load <= p["max_load"]
+                    if p["state"] == "kept":
+                        assert r.max_load == p["max_load"] and r.stats["start"] == "pieces"
+                    else:
+                        dropped += 1
+                        assert p["state"] == "dropped" and r.stats["start"] != "pieces"
+    assert near >= 15 and dropped >= 3
+
+
+def test_piece_start_only_on_heavy_lines_from_256_blocks():
+    A = _powerlaw(2, 600, 700, 3800)
+    for P, Q in ((8, 8), (4, 32), (8, 16)):
+        assert "pieces" not in spatial.rect_nicol(A, P * Q, P=P, Q=Q).stats["starts"]
+    for B in _matrices(5, 3):  # uniform random sparse: no heavy line
+        assert "pieces" not in spatial.rect_nicol(B, 256, P=16, Q=16).stats["starts"]
