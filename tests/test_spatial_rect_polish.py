@@ -223,15 +223,15 @@ def test_kick_spends_nics_length_on_random_starts_from_1024_blocks():
 
 
 def test_kick_runs_no_further_sgo_where_nic_is_short(monkeypatch):
-    # a power-law matrix at 64 x 64: the piece start's grid reaches the proven bound in one
-    # half-sweep, so nothing else runs (no kick)
+    # a power-law matrix at 64 x 64: the joint-bound start's grid reaches the proven bound in
+    # one half-sweep, so nothing else runs (no kick)
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
     import bench_spatial_fresh as bsf
     import bench_spatial_sarma
 
     A = bench_spatial_sarma.powerlaw(2500, 12000, 3)
     r = spatial.rect_nicol(A, 4096, P=64, Q=64)
-    assert r.stats["start"] == "pieces" and r.stats["polish"] is None
+    assert r.stats["start"] == "joint_bound" and r.stats["polish"] is None
     assert r.max_load == r.stats["lower_bound"] == 65
     # a block-diagonal matrix with explicit zeros at 64 x 64: SARMA's nic stops after a few
     # half-steps, so the kick's budget (nic's length times its cost, less the default's own
@@ -286,14 +286,17 @@ def test_default_runs_sarmas_sgo_in_full_on_power_law_matrices(monkeypatch):
     import bench_spatial_fresh as bsf
 
     A = bsf.build("powerlaw", {"n1": 640, "n2": 640, "nnz": 3500, "a": 1.8}, 107)
-    # (the piece start now reaches 44, the proven bound, at 8 x 32 in one half-sweep, and 13,
-    # within 1.1 x the bound 12, at 32 x 32: then no kick runs)
+    # (the joint-bound start now reaches 44, the proven bound, at 8 x 32 in one half-sweep,
+    # and the piece start 13, within 1.1 x the bound 12, at 32 x 32: then no kick runs)
     ref = {(P, Q): 44 if P == 8 else 13 for P, Q in ((8, 32), (32, 32))}
     for (P, Q), best in ref.items():
         r = spatial.rect_nicol(A, P * Q, P=P, Q=Q, weights="stored")
-        assert r.stats["start"] == "pieces" and r.stats["polish"] is None
-        assert r.stats["starts"]["pieces"]["state"] == "near_bound"
-        assert r.stats["lower_bound"] == (best if P == 8 else 12)
+        assert r.stats["polish"] is None
+        if P == 8:
+            assert r.stats["start"] == "joint_bound" and r.stats["lower_bound"] == best
+        else:
+            assert r.stats["start"] == "pieces" and r.stats["lower_bound"] == 12
+            assert r.stats["starts"]["pieces"]["state"] == "near_bound"
         assert r.max_load == best
         R, C = _grid_cuts(r, 640, 640, P, Q)
         _assert_grid(R, C, 640, 640, P, Q)
@@ -302,7 +305,7 @@ def test_default_runs_sarmas_sgo_in_full_on_power_law_matrices(monkeypatch):
         assert np.array_equal(np.asarray(again.rects), np.asarray(r.rects))
     # plaw_1100x3000 values at 32 x 32: 110 from the uniform grid's SGO as from the default's
     # grids; one random start's SGO (seed 1) and nic reached 107 (SARMA's best of nine: 108);
-    # the piece start now gives 105, the proven bound, at once
+    # the joint-bound start now gives 105, the proven bound, at once
     B = bsf.build("powerlaw", {"n1": 1100, "n2": 3000, "nnz": 15000, "a": 1.7}, 109)
     r = spatial.rect_nicol(B, 1024, P=32, Q=32, weights="values")
     assert r.max_load == 105 == r.stats["lower_bound"]

@@ -64,13 +64,16 @@
 #define RF_UNI_MAX 1024
 
 
-/* the piece start (rect_piece.c) on a heavy-line matrix from RF_PIECE_MIN blocks, in place
- * of the joint-bound start, before the others: where its grid is within RF_PIECE_NEAR x the
- * lower bound it is the result and nothing else runs (bench_spatial_fresh, paired runs: 245
- * -> 268 of 334 cases <= SARMA nic's CPU, the counts <= the best of SARMA's nine unchanged;
- * the 21 cases it ended were all <= that best, by 0-13 %; the first above it was at 1.132 x
- * the bound, at 8 x 8); else the stages run as without it and its grid is the result only
- * where it is lower than theirs (12 max loads lower, none higher) */
+/* the piece start (rect_piece.c) on a heavy-line matrix from RF_PIECE_MIN blocks, after the
+ * joint-bound start (one half-sweep there: where that grid meets the bound it is the result
+ * at less cost than the piece start's probes; powerlaw_20k 16 x 16 of bench_spatial_sarma
+ * 3.8 -> 2.7 ms, 0.33-0.8 x on the fresh power-law cases it ends) and before the others:
+ * where its grid is within RF_PIECE_NEAR x the lower bound it is the result and nothing else
+ * runs (bench_spatial_fresh, paired runs: 245 -> 267 of 334 cases <= SARMA nic's CPU, the
+ * counts <= the best of SARMA's nine unchanged; the 21 cases it ended were all <= that best,
+ * by 0-13 %; the first above it was at 1.132 x the bound, at 8 x 8); else the stages run as
+ * without it and its grid is the result only where it is lower than theirs (12 max loads
+ * lower, 2 higher: a grid near the bound is not continued) */
 #define RF_PIECE_MIN 256
 #define RF_PIECE_NEAR 1.1
 
@@ -352,7 +355,8 @@ cleanup:
     return st;
 }
 
-/* the joint-bound start's half-sweeps (at most; the bound is reached in the first or never) */
+/* the joint-bound start's half-sweeps (at most; the bound is reached in the first or never;
+ * from RF_PIECE_MIN blocks, where the piece start follows it, one) */
 #define RF_JOINT_HALF 2
 
 /* the joint-bound start (heavy-line matrices, from RF_BIG_MIN blocks): the cuts of the joint
@@ -376,7 +380,8 @@ static wpart_status_t rf_joint_start(rg_ctx_t *g, double t0, int jd, const int64
         memcpy(Rj, jcuts, (size_t)(P + 1) * sizeof(int64_t));
         rf_uniform(g->A->n2, Q, Cj);
     }
-    wpart_rg_opts_t o = {1, max_half < RF_JOINT_HALF ? max_half : RF_JOINT_HALF, 1, 0, 0.0,
+    int64_t jh = g->P[0] * g->P[1] >= RF_PIECE_MIN ? 1 : RF_JOINT_HALF;
+    wpart_rg_opts_t o = {1, max_half < jh ? max_half : jh, 1, 0, 0.0,
                          lower, 0, max_half, g->ctl, 0.0, 0};
     *halves = 0;
     WPART_CHECK(wpart_i_rect_from(g, t0, 1, jd == 0 ? 1 : 0, Rj, Cj, &o, R2, C2, v, halves,
@@ -524,7 +529,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
     out->piece = RG_INF;
     out->piece_state = 2;
     int piece = heavy_line && P * Q >= RF_PIECE_MIN, near = 0;
-    if (jd >= 0 && P * Q >= RF_BIG_MIN && !piece && !out->timed_out) {
+    if (jd >= 0 && P * Q >= RF_BIG_MIN && !out->timed_out) {
         WPART_CHECK(rf_joint_start(&g, t0, jd, jc, max_half, out->lower, J, out->R, out->C,
                                    &out->joint, &out->joint_halves, &out->timed_out));
         jdone = out->joint <= out->lower; /* (_nicol._auto_stats reads it the same way) */

@@ -156,8 +156,8 @@ static int rpc_feasible(rpc_t *p, double B)
     return got <= p->K;
 }
 
-wpart_status_t wpart_i_rect_piece_cuts(rg_ctx_t *g, int d, double anchor, int64_t *cuts,
-                                      double *value)
+wpart_status_t wpart_i_rect_piece_cuts(rg_ctx_t *g, int d, double anchor, int exact,
+                                      int64_t *cuts, double *value)
 {
     wpart_status_t st = WPART_OK;
     const rg_side_t *s = &g->side[d];
@@ -178,7 +178,9 @@ wpart_status_t wpart_i_rect_piece_cuts(rg_ctx_t *g, int d, double anchor, int64_
     x = x > 0.0 ? x : 1.0;
     double step = in ? 1.0 : 1e-3 * x;
     int ok = rpc_feasible(&p, x);
-    if (ok > 0) { /* down from the anchor: the value is at most x */
+    if (ok > 0 && !exact) { /* at the anchor (the start's: a grid cannot go below it) */
+        lo = hi = x;
+    } else if (ok > 0) { /* down from the anchor: the value is at most x */
         hi = x;
         lo = hi - step;
         for (int t = 0; t < RPC_MAX_PROBES && lo > floor0; t++) {
@@ -238,8 +240,8 @@ wpart_status_t wpart_i_rect_piece(rg_ctx_t *g, double t0, const wpart_rg_opts_t 
     int64_t hv[3] = {0, 0, 0};
     WPART_CHECK(wpart_i_rg_csc(g));
     /* start 0: the rows' piece cuts, uniform columns set first; start 1: the transpose */
-    WPART_CHECK(wpart_i_rect_piece_cuts(g, 0, o->lower, R0, NULL));
-    WPART_CHECK(wpart_i_rect_piece_cuts(g, 1, o->lower, C0 + (Q + 1), NULL));
+    WPART_CHECK(wpart_i_rect_piece_cuts(g, 0, o->lower, 0, R0, NULL));
+    WPART_CHECK(wpart_i_rect_piece_cuts(g, 1, o->lower, 0, C0 + (Q + 1), NULL));
     for (int64_t q = 0; q <= Q; q++) {
         C0[q] = (int64_t)(((__int128)q * g->side[1].n) / Q); /* (rect_fast.c's uniform) */
     }
@@ -274,7 +276,7 @@ wpart_status_t wpart_spatial_rect_piece_cuts(const wpart_rg_csr_t *A, int64_t P,
     if (d == 1) {
         WPART_CHECK(wpart_i_rg_csc(&g));
     }
-    WPART_CHECK(wpart_i_rect_piece_cuts(&g, d, anchor, cuts, value));
+    WPART_CHECK(wpart_i_rect_piece_cuts(&g, d, anchor, 1, cuts, value));
 cleanup:
     wpart_i_rg_close(&g);
     return st;

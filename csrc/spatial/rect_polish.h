@@ -171,9 +171,10 @@ wpart_status_t wpart_i_rect_plain(rg_ctx_t *g, const wpart_rg_csr_t *B, double t
 /* rect_piece.c: the piece cuts of side d (its K = g->P[d] stripes; the larger of a stripe's
  * largest piece of one line of the other side and its load / the other side's parts, least;
  * the bisection galloping from anchor, the lower bound) to cuts (K + 1), that value to
- * *value (NULL: not wanted) */
-wpart_status_t wpart_i_rect_piece_cuts(rg_ctx_t *g, int d, double anchor, int64_t *cuts,
-                                      double *value);
+ * *value (NULL: not wanted); exact 0: where the anchor is feasible, its cuts (the piece start's
+ * anchor is the grid's lower bound: no grid goes below it, so a lower value buys nothing) */
+wpart_status_t wpart_i_rect_piece_cuts(rg_ctx_t *g, int d, double anchor, int exact,
+                                      int64_t *cuts, double *value);
 
 /* rect_piece.c: the piece start: the rows' piece cuts (uniform columns set first) and the
  * columns' (the transpose), run by wpart_i_rg_run with o's options but no continuation and no

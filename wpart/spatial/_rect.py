@@ -146,14 +146,15 @@ def rect_nicol(
         half-sweeps; a grid at the proven bound is optimal and the result, no other stage
         runs (``stats["starts"]["joint_bound"]``); else the starts run and
         its grid, where below all of theirs, is the one the stages below continue (state
-        ``"kept"``; otherwise ``"dropped"``). From 256 blocks the piece start takes its place
+        ``"kept"``; otherwise ``"dropped"``); from 256 blocks it runs one half-sweep and,
+        where that does not meet the bound, the piece start follows
         (``stats["starts"]["pieces"]``): each dimension cut by the exact 1D partition that
         makes the larger of a stripe's largest piece of one line of the other dimension and
         its load / the other dimension's parts least (a lower bound of every grid with those
         cuts; a bisection of greedy O(nnz) probes, from the lower bound), the other dimension
         uniform, both run as the starts are; where its grid is within 1.1 x the proven lower
-        bound it is the result and nothing else runs (state ``"near_bound"``: within 10 % of
-        the optimum; on bench_spatial_fresh's 334 cases 21 ended so, all at or below SARMA's
+        bound it is the result (the joint-bound start's where lower) and nothing else runs
+        (state ``"near_bound"``: within 10 % of the optimum; on bench_spatial_fresh's 334 cases 21 ended so, all at or below SARMA's
         best of nine, at 0.2-0.5 x the CPU the stages below took there), else the stages run
         as without it and its grid is the result only where lower than theirs (``"kept"``;
         otherwise ``"dropped"``). From 4 to 63 blocks, but on a banded matrix, four
