@@ -30,97 +30,59 @@ typedef struct {
  * stripes it needs (cuts[0..stripes], cuts[stripes..K] = n), or K + 1 when more than K (or one
  * line alone passes B or cap = Ko B). A line is added as it is read; where it does not fit,
  * the stripe closes (its cells are not read again) and the line opens the next. The stamp test
- * is branch-free: whether a column was met in the stripe is a coin toss on sparse input (a
- * branch there cost 1.6-1.9 x the probe's time on power-law matrices). */
-static int64_t rpc_probe(const rg_side_t *sd, const double *restrict line, double B, double cap,
-                         int64_t K, rpc_cell_t *restrict c, int64_t *stamp,
-                         int64_t *restrict cuts)
-{
-    const int64_t *restrict ptr = sd->ptr, *restrict idx = sd->idx;
-    const double *restrict w = sd->w;
-    int64_t n = sd->n, k = 0, cur = ++*stamp;
-    double tot = 0.0;
-    cuts[0] = 0;
-    for (int64_t i = 0; i < n; i++) {
-        double li = line[i + 1] - line[i];
-        int64_t e0 = ptr[i], e1 = ptr[i + 1];
-        int over = tot + li > cap;
-        for (int64_t e = e0; !over && e < e1; e++) {
-            rpc_cell_t *x = c + idx[e];
-            double r = x->v * (double)(x->s == cur) + (w ? w[e] : 1.0);
-            x->v = r;
-            x->s = cur;
-            over = r > B;
-        }
-        if (over) {
-            if (li > cap || ++k >= K) {
-                return K + 1;
-            }
-            cuts[k] = i;
-            cur = ++*stamp;
-            tot = 0.0;
-            for (int64_t e = e0; e < e1; e++) {
-                rpc_cell_t *x = c + idx[e];
-                x->v = w ? w[e] : 1.0;
-                x->s = cur;
-                if (x->v > B) {
-                    return K + 1;
-                }
-            }
-        }
-        tot += li;
+ * is branch-free (SEEN: a cell's sum where it was met in the stripe, else 0): whether a column
+ * was met in the stripe is a coin toss on sparse input (a branch there cost 1.6-1.9 x the
+ * probe's time on power-law matrices). Written once for two cell types (RPC_PROBE below):
+ * float64 sums, and int32 ones on integral loads with a total below 2**31 (half the bytes). */
+#define RPC_SEEN_F(x, cur) ((x)->v * (double)((x)->s == (cur)))
+#define RPC_SEEN_I(x, cur) ((int64_t)((x)->v & -(int32_t)((x)->s == (cur))))
+#define RPC_PROBE(NAME, CELL, VAL, STAMP, SEEN, STORE)                                         \
+    static int64_t NAME(const rg_side_t *sd, const double *restrict line, VAL B, VAL cap,      \
+                        int64_t K, CELL *restrict c, STAMP *stamp, int64_t *restrict cuts)   \
+    {                                                                                         \
+        const int64_t *restrict ptr = sd->ptr, *restrict idx = sd->idx;                       \
+        const double *restrict w = sd->w;                                                     \
+        int64_t n = sd->n, k = 0;                                                             \
+        STAMP cur = ++*stamp;                                                                 \
+        VAL tot = 0;                                                                          \
+        cuts[0] = 0;                                                                          \
+        for (int64_t i = 0; i < n; i++) {                                                     \
+            VAL li = (VAL)(line[i + 1] - line[i]);                                            \
+            int64_t e0 = ptr[i], e1 = ptr[i + 1];                                             \
+            int over = tot + li > cap;                                                        \
+            for (int64_t e = e0; !over && e < e1; e++) {                                      \
+                CELL *x = c + idx[e];                                                         \
+                VAL r = SEEN(x, cur) + (w ? (VAL)w[e] : 1);                                   \
+                x->v = (STORE)r;                                                              \
+                x->s = cur;                                                                   \
+                over = r > B;                                                                 \
+            }                                                                                 \
+            if (over) {                                                                       \
+                if (li > cap || ++k >= K) {                                                   \
+                    return K + 1;                                                             \
+                }                                                                             \
+                cuts[k] = i;                                                                  \
+                cur = ++*stamp;                                                               \
+                tot = 0;                                                                      \
+                for (int64_t e = e0; e < e1; e++) {                                           \
+                    CELL *x = c + idx[e];                                                     \
+                    x->v = w ? (STORE)w[e] : 1;                                               \
+                    x->s = cur;                                                               \
+                    if (x->v > B) {                                                           \
+                        return K + 1;                                                         \
+                    }                                                                         \
+                }                                                                             \
+            }                                                                                 \
+            tot += li;                                                                        \
+        }                                                                                     \
+        for (int64_t q = k + 1; q <= K; q++) {                                                \
+            cuts[q] = n;                                                                      \
+        }                                                                                     \
+        return k + 1;                                                                         \
     }
-    for (int64_t q = k + 1; q <= K; q++) {
-        cuts[q] = n;
-    }
-    return k + 1;
-}
 
-/* rpc_probe on integral loads with a total below 2**31: int32 cells (half the bytes) */
-static int64_t rpc_probe_i(const rg_side_t *sd, const double *restrict line, int64_t B,
-                           int64_t cap, int64_t K, rpc_icell_t *restrict c, int32_t *stamp,
-                           int64_t *restrict cuts)
-{
-    const int64_t *restrict ptr = sd->ptr, *restrict idx = sd->idx;
-    const double *restrict w = sd->w;
-    int64_t n = sd->n, k = 0, tot = 0;
-    int32_t cur = ++*stamp;
-    cuts[0] = 0;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t li = (int64_t)(line[i + 1] - line[i]);
-        int64_t e0 = ptr[i], e1 = ptr[i + 1];
-        int over = tot + li > cap;
-        for (int64_t e = e0; !over && e < e1; e++) {
-            rpc_icell_t *x = c + idx[e];
-            int32_t keep = -(int32_t)(x->s == cur);
-            int64_t r = (int64_t)(x->v & keep) + (w ? (int64_t)w[e] : 1);
-            x->v = (int32_t)r;
-            x->s = cur;
-            over = r > B;
-        }
-        if (over) {
-            if (li > cap || ++k >= K) {
-                return K + 1;
-            }
-            cuts[k] = i;
-            cur = ++*stamp;
-            tot = 0;
-            for (int64_t e = e0; e < e1; e++) {
-                rpc_icell_t *x = c + idx[e];
-                x->v = w ? (int32_t)w[e] : 1;
-                x->s = cur;
-                if (x->v > B) {
-                    return K + 1;
-                }
-            }
-        }
-        tot += li;
-    }
-    for (int64_t q = k + 1; q <= K; q++) {
-        cuts[q] = n;
-    }
-    return k + 1;
-}
+RPC_PROBE(rpc_probe, rpc_cell_t, double, int64_t, RPC_SEEN_F, double)
+RPC_PROBE(rpc_probe_i, rpc_icell_t, int64_t, int32_t, RPC_SEEN_I, int32_t)
 
 /* the gallops and the bisection stop after this many probes each (never reached: B at most
  * doubles its step per probe, and the bisection halves an interval of at most 2**62) */
