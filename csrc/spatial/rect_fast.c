@@ -169,6 +169,25 @@ static void rf_loads(const wpart_rg_csr_t *A, const int64_t *iv, const double *f
     }
 }
 
+/* the max of the grid (R, C) the stages reached: from the last half-sweep's prefix where it was
+ * made for this grid (O(P Q), exact sums), else a pass over the entries (il, fl: P Q scratch) */
+static double rf_grid_max(rg_ctx_t *g, const wpart_rg_csr_t *A, const int64_t *iv,
+                          const int64_t *R, const int64_t *C, int timed_out, int64_t *il,
+                          double *fl)
+{
+    int64_t PQ = g->P[0] * g->P[1];
+    double mg;
+    if (!timed_out && wpart_i_rg_loads(g, R, C, NULL, fl)) {
+        mg = fl[0];
+        for (int64_t k = 1; k < PQ; k++) {
+            mg = fl[k] > mg ? fl[k] : mg;
+        }
+    } else {
+        rf_loads(A, iv, A->w, g->P[0], g->P[1], R, C, g->map, il, fl, NULL, &mg);
+    }
+    return mg;
+}
+
 /* the value check: the first problem in the order NaN, infinite, negative, explicit zero (as
  * the Python input rules report them), or an int64 total that may overflow; the max, the
  * int64 total and whether every value is 1 */
@@ -677,7 +696,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
             free(fl);
             WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
         }
-        rf_loads(A, iv, A->w, P, Q, out->R, out->C, g.map, il, fl, NULL, &mf);
+        mf = rf_grid_max(&g, A, iv, out->R, out->C, out->timed_out, il, fl);
         free(il);
         free(fl);
         if (out->piece < mf) {
@@ -705,14 +724,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
         rf_uniform(A->n1, P, Ru);
         rf_uniform(A->n2, Q, Cu);
         rf_loads(A, iv, A->w, P, Q, Ru, Cu, g.map, il, fl, NULL, &mu);
-        if (!out->timed_out && wpart_i_rg_loads(&g, out->R, out->C, NULL, fl)) {
-            mg = fl[0]; /* O(P Q) from the last half-sweep's prefix (exact sums) */
-            for (int64_t k = 1; k < P * Q; k++) {
-                mg = fl[k] > mg ? fl[k] : mg;
-            }
-        } else {
-            rf_loads(A, iv, A->w, P, Q, out->R, out->C, g.map, il, fl, NULL, &mg);
-        }
+        mg = rf_grid_max(&g, A, iv, out->R, out->C, out->timed_out, il, fl);
         free(il);
         free(fl);
         if (mu < mg) {
