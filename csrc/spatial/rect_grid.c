@@ -454,6 +454,8 @@ wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, 
         }
         WPART_CHECK(rg_block(&c, pass, &g->block));
     }
+    /* rg_shift's deltas start zero and each shift leaves them zero (rg_shift_move) */
+    memset(g->yd, 0, (size_t)(RG_INC_S * (nmax + 2)) * sizeof(double));
     g->tot[0][0] = g->tot[1][0] = 0.0; /* (the rest is written below) */
     g->side[0] = (rg_side_t){A->n1, A->n2, A->rp, A->ci, A->w};
     if (!g->sym) {

@@ -318,7 +318,7 @@ static inline double RG_F(rg_solve)(const RG_T *X, int64_t n, int64_t K, int64_t
 #define RG_SHIFT_NS(NS)                                                                       \
     static inline void RG_F(RG_CAT(rg_shift_rows, NS))(RG_T *restrict Y, int64_t K,           \
                                                        int64_t r0, int64_t n,                 \
-                                                       const RG_DT *restrict D,               \
+                                                       RG_DT *restrict D,                     \
                                                        const int32_t *restrict qs)            \
     {                                                                                         \
         RG_DT r[NS] = {0};                                                                    \
@@ -327,10 +327,11 @@ static inline double RG_F(rg_solve)(const RG_T *X, int64_t n, int64_t K, int64_t
             q[u] = qs[u];                                                                     \
         }                                                                                     \
         for (int64_t i = r0 + 1; i <= n; i++) {                                               \
-            const RG_DT *Di = D + i * NS;                                                     \
+            RG_DT *Di = D + i * NS;                                                           \
             RG_T *Yi = Y + i * K;                                                             \
             for (int u = 0; u < NS; u++) {                                                    \
                 r[u] += Di[u];                                                                \
+                Di[u] = 0;                                                                    \
                 Yi[q[u]] += (RG_T)r[u];                                                       \
             }                                                                                 \
         }                                                                                     \
@@ -340,14 +341,15 @@ static inline double RG_F(rg_solve)(const RG_T *X, int64_t n, int64_t K, int64_t
 #define RG_SHIFT_NSC(NS)                                                                      \
     static inline void RG_F(RG_CAT(rg_shift_rowsc, NS))(RG_T *restrict Y, int64_t K,          \
                                                         int64_t r0, int64_t n,                \
-                                                        const RG_DT *restrict D, int32_t q0)  \
+                                                        RG_DT *restrict D, int32_t q0)        \
     {                                                                                         \
         RG_DT r[NS] = {0};                                                                    \
         for (int64_t i = r0 + 1; i <= n; i++) {                                               \
-            const RG_DT *Di = D + i * NS;                                                     \
+            RG_DT *Di = D + i * NS;                                                           \
             RG_T *Yi = Y + i * K + q0;                                                        \
             for (int u = 0; u < NS; u++) {                                                    \
                 r[u] += Di[u];                                                                \
+                Di[u] = 0;                                                                    \
                 Yi[u] += (RG_T)r[u];                                                          \
             }                                                                                 \
         }                                                                                     \
@@ -377,7 +379,8 @@ static inline void RG_F(rg_shift_move)(RG_T *Y, int64_t K, int64_t ns, int64_t n
 {
     RG_DT *run = D + ns * (n + 1);
     int64_t rmin = n, t = 0, hi = -1;
-    memset(D, 0, (size_t)(ns * (n + 1)) * sizeof(RG_DT));
+    /* (D is zero on entry: zeroed at rg_open, and each pass below zeroes the rows it reads,
+     * the only ones written here -- majors rmin + 1 .. n) */
     for (int64_t k = 1; k < K; k++) {
         int64_t a = yo[k] < c[k] ? yo[k] : c[k], b = yo[k] < c[k] ? c[k] : yo[k];
         for (int64_t j = a > hi ? a : hi; j < b; j++) {
@@ -429,12 +432,16 @@ static inline void RG_F(rg_shift_move)(RG_T *Y, int64_t K, int64_t ns, int64_t n
         run[u] = 0;
     }
     for (int64_t i = rmin + 1; i <= n; i++) {
-        const RG_DT *Di = D + i * ns;
+        RG_DT *Di = D + i * ns;
         RG_T *Yi = Y + i * K;
         for (int64_t u = 0; u < ns; u++) {
             run[u] += Di[u];
+            Di[u] = 0;
             Yi[qs[u]] += (RG_T)run[u];
         }
+    }
+    for (int64_t u = 0; u < ns; u++) {
+        run[u] = 0; /* (D's rows past n stay zero too) */
     }
 }
 
