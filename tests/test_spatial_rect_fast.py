@@ -539,7 +539,12 @@ def test_only_the_diagonal_start_on_banded_matrices(P, Q):
         st = fast.stats["starts"]
         diag = st["diag_interleaved"]
         assert diag["state"] == "stopped" and fast.max_load <= diag["max_load"]
-        others = [v["state"] for k, v in st.items() if k != "diag_interleaved"]
+        # (from 64 blocks rows_stored is no start of the race: SARMA nic's member runs from
+        # its cuts after it, rect_fast.c)
+        if P * Q >= 64:
+            assert st["rows_stored"] == {"max_load": None, "half_sweeps": 0, "state": "not_run"}
+        others = [v["state"] for k, v in st.items()
+                  if k != "diag_interleaved" and not (k == "rows_stored" and P * Q >= 64)]
         if _banded_oracle(A, P, Q):
             banded += 1
             assert fast.stats["start"] == "diag_interleaved"
@@ -551,7 +556,8 @@ def test_only_the_diagonal_start_on_banded_matrices(P, Q):
     assert not _banded_oracle(A, P, Q)
     st = spatial.rect_nicol(A, P * Q, P=P, Q=Q).stats["starts"]
     # (the stage after the race ran too: random starts, or near the bound the cut moves)
-    assert all(v["half_sweeps"] > 0 or v.get("cut_moves", -1) >= 0 for v in st.values()), st
+    assert all(v["half_sweeps"] > 0 or v.get("cut_moves", -1) >= 0 for k, v in st.items()
+               if not (k == "rows_stored" and P * Q >= 64)), st
 
 
 def test_nicuni_runs_free_on_a_heavy_line_matrix(monkeypatch):

@@ -13,16 +13,20 @@
  * at 64 x 64 the fresh arrow matrix ended one unit higher that way, nothing gained there) */
 #define RF_LAST_MAX 1024
 /* the starts' race (a start more than RF_RACE x 2 / h above the best grid after h half-sweeps
- * stops; _nicol.AUTO_RACE), from RF_BIG_MIN blocks RF_RACE_BIG (bench_spatial_fresh: 0.25 ->
- * 0.15 there kept its 299 of 334 max loads <= the best of SARMA's nine, one more, none above,
- * ~5 % less CPU; 0.25 -> 0.2 below changed none of its 59 4 x 4 max loads, 8 % less CPU) */
-#define RF_RACE 0.2
-#define RF_RACE_BIG 0.15
-/* ... and RF_RACE_HEAVY for the starts of a heavy-line matrix whose diagonal start runs last
- * (_nicol.AUTO_RACE_HEAVY; was no race there): bench_spatial_fresh's 334 max loads and
- * bench_spatial_sarma's 72 the same, its 112 heavy-line cases 0.87-0.95 x the CPU per grid
- * (4 x 4 - 64 x 64; 0.2 the same loads and CPU) */
-#define RF_RACE_HEAVY 0.5
+ * stops; _nicol.AUTO_RACE), from RF_BIG_MIN blocks RF_RACE_BIG, and RF_RACE_HEAVY for the
+ * starts of a heavy-line matrix whose diagonal start runs last (_nicol.AUTO_RACE_HEAVY).
+ * Halved (0.2, 0.15, 0.5 before) with rows_stored's race start dropped from RF_NIC_MIN blocks
+ * (below): the counts of max loads <= the best of SARMA's nine on bench_spatial_fresh,
+ * bench_spatial_sarma and SARMA's six test files unchanged (473 of 476; 11 grids higher, 7
+ * lower, none across it), CPU <= SARMA nic's on bench_spatial_fresh +9 of 334 and on the six
+ * files +2 of 72 (paired runs), median CPU per case 0.98 x. Before: 0.25 -> 0.15 from 64
+ * blocks kept the 334 max loads <= that best, ~5 % less CPU; the heavy-line race (was none)
+ * 0.87-0.95 x the CPU of its 112 cases */
+#define RF_RACE 0.1
+#define RF_RACE_BIG 0.075
+#define RF_RACE_HEAVY 0.25
+/* the piece start's own race (rect_piece.c; measured at this value) */
+#define RF_PIECE_RACE 0.5
 /* On a banded matrix (wpart_i_rg_banded; not a heavy-line one whose diagonal start runs last)
  * only the diagonal start runs, and SARMA's nic members below do not: on every banded case of
  * bench_spatial_fresh (59 of 334) the diagonal start's grid is the one the later stages
@@ -519,9 +523,20 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
         rf_oned(&g, load[0], A->n1, P, R0 + 2 * (P + 1), tmp);
         rf_oned(&g, load[1], A->n2, Q, C0 + 3 * (Q + 1), tmp);
     }
+    /* from RF_NIC_MIN blocks rows_stored (slot 1) is no start of the race: SARMA nic's member
+     * runs from the same cuts below (rf_nic), and without it in the race the counts of max
+     * loads <= the best of SARMA's nine stay (RF_RACE above); below, where no nic member runs,
+     * h_plaw_900 values 4 x 4 needs it (673 without, that best 666). Not run: state 2 */
+    int drop1 = P * Q >= RF_NIC_MIN;
     for (int s = 0; s < RF_N; s++) { /* a start equal to an earlier one is not run again */
         out->ref[s] = s;
+        if (s == 1 && drop1) {
+            continue;
+        }
         for (int t = 0; t < s && out->ref[s] == s; t++) {
+            if (t == 1 && drop1) {
+                continue;
+            }
             if (first[s] == first[t] && rg_same_grid(P, Q, R0 + s * (P + 1), C0 + s * (Q + 1),
                                                      R0 + t * (P + 1), C0 + t * (Q + 1))) {
                 out->ref[s] = t;
@@ -572,7 +587,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
              * race drops it after 2 half-sweeps (bench_spatial_fresh, paired runs: the
              * same 334 max loads, the power-law cases' CPU 1.6 % lower; within the noise
              * of one --set both rerun) */
-            if (nu > 2) {
+            if (nu > 2 && !drop1) {
                 rf_first_last(nu - 1, P, Q, R0, C0, first, uniq, out->R, out->C);
             }
         }
@@ -589,7 +604,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
                 WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
             }
             wpart_rg_opts_t po = opt; /* (the loose race of a heavy-line matrix's starts) */
-            po.slack = RF_RACE_HEAVY;
+            po.slack = RF_PIECE_RACE;
             WPART_CHECK(wpart_i_rect_piece(&g, t0, &po, Jp + (P + Q + 2), Jp, Jp + P + 1,
                                            &out->piece, &out->piece_halves, &out->timed_out));
             near = out->piece <= RF_PIECE_NEAR * out->lower;
@@ -672,6 +687,12 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
         }
     }
     for (int s = 0; s < RF_N; s++) { /* back to the four starts */
+        if (s == 1 && drop1) {
+            out->val[s] = RG_INF;
+            out->halves[s] = 0;
+            out->state[s] = 2;
+            continue;
+        }
         int64_t k = 0;
         while (uniq[k] != out->ref[s]) {
             k++;

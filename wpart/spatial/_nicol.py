@@ -70,14 +70,15 @@ REFINE_AUTO = ("diag_interleaved", "rows_stored", "cols_stored", "rows_uniform",
 RACE = 0.25
 
 #: ... the default set's (rect_fast.c's RF_RACE below RF_BIG_MIN blocks, RF_RACE_BIG from
-#: there): 0.2 changed none of bench_spatial_fresh's 59 max loads at 4 x 4, 0.15 none across
-#: the best of SARMA's nine on its 275 cases of 64 blocks and more.
-AUTO_RACE = 0.2
-AUTO_RACE_BIG = 0.15
-#: ... and on a heavy-line matrix up to HEAVY_LAST_BLOCKS blocks (rect_fast.c's RF_RACE_HEAVY;
-#: was no race): the same 334 max loads of bench_spatial_fresh and 72 of bench_spatial_sarma,
-#: 0.87-0.95 x the CPU of bench_spatial_fresh's 112 heavy-line cases per grid (0.2: the same)
-AUTO_RACE_HEAVY = 0.5
+#: there), and on a heavy-line matrix up to HEAVY_LAST_BLOCKS blocks AUTO_RACE_HEAVY
+#: (RF_RACE_HEAVY). Halved from 0.2, 0.15, 0.5, with rows_stored out of the race from 64 blocks
+#: (SARMA nic's member runs from its cuts there; stats["starts"] reports it ``"not_run"``):
+#: the counts of max loads <= the best of SARMA's nine on bench_spatial_fresh,
+#: bench_spatial_sarma and SARMA's six test files unchanged (473 of 476), 9 more of
+#: bench_spatial_fresh's 334 cases at or below SARMA nic's CPU (paired runs).
+AUTO_RACE = 0.1
+AUTO_RACE_BIG = 0.075
+AUTO_RACE_HEAVY = 0.25
 
 #: Tabu steps of rect_refine's final cut-move polish (after its descent).
 REFINE_CUT_MOVES = 100
