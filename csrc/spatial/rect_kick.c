@@ -8,7 +8,15 @@
 #include "rect_polish_i.h"
 
 #ifndef RK_WORK
-#define RK_WORK 6 /* the SGO stops once it moved RK_WORK (nnz + P Q) entries */
+#define RK_WORK 6 /* the SGO stops once it moved RK_WORK (nnz + RK_WORK_PQ P Q) entries */
+#endif
+/* (each iteration counts its 2 P Q block scans as work: with RK_WORK_PQ 1 a matrix of few
+ * entries per block ran out after a few iterations, the 3D-grid slice of
+ * tests/test_spatial_rect_nicol_ceiling.py, k = 7, stored, 16 x 16, 1,600 entries: 38
+ * iterations, 43 against SARMA sgo_2dr_nic's 40; with 4, 40. The 476 max loads of
+ * bench_spatial_fresh, bench_spatial_sarma and SARMA's six files the same, CPU within noise) */
+#ifndef RK_WORK_PQ
+#define RK_WORK_PQ 4
 #endif
 #ifndef RK_RATIO
 #define RK_RATIO 1.16 /* no half-sweeps from an SGO grid above RK_RATIO x the given grid's max */
@@ -655,8 +663,9 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
         } else {
             rk_sgo_start(&s, pref, 0, &sg);
         }
-        WPART_CHECK(rk_sgo_run(&s, pref, &sg, sgo_iters, RK_WORK * (A->rp[A->n1] + P * Q), 1,
-                               *value, nc, Rs, Cs, t0, control, timed_out));
+        int64_t cap = RK_WORK * (A->rp[A->n1] + RK_WORK_PQ * P * Q);
+        WPART_CHECK(rk_sgo_run(&s, pref, &sg, sgo_iters, cap, 1, *value, nc, Rs, Cs, t0,
+                               control, timed_out));
         *iters += sg.m;
         double sv = sg.best;
         v = RG_INF;
