@@ -166,6 +166,11 @@ RG_NOINLINE static int rg_shift(rg_ctx_t *g, int d, const int64_t *c)
             qs[g->yslot[q]] = (int32_t)q;
         }
     }
+    if (!g->ydz) { /* the deltas start zero and each shift leaves them zero (rg_shift_move) */
+        int64_t nmax = g->A->n1 > g->A->n2 ? g->A->n1 : g->A->n2;
+        memset(g->yd, 0, (size_t)(RG_INC_S * (nmax + 2)) * sizeof(double));
+        g->ydz = 1;
+    }
     if (g->i32[d]) {
         rg_shift_move_i((int32_t *)(void *)g->Y[d], K, ns, n, (int32_t *)(void *)g->yd,
                         g->yslot, qs, yo, c, g->ymap[d], o->ptr, o->idx, o->w);
@@ -454,8 +459,6 @@ wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, 
         }
         WPART_CHECK(rg_block(&c, pass, &g->block));
     }
-    /* rg_shift's deltas start zero and each shift leaves them zero (rg_shift_move) */
-    memset(g->yd, 0, (size_t)(RG_INC_S * (nmax + 2)) * sizeof(double));
     g->tot[0][0] = g->tot[1][0] = 0.0; /* (the rest is written below) */
     g->side[0] = (rg_side_t){A->n1, A->n2, A->rp, A->ci, A->w};
     if (!g->sym) {

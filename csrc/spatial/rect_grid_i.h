@@ -43,7 +43,9 @@ typedef struct {
     int32_t *ymap[2];  /* minor -> stripe for the cuts Y[d] was made for (yo[d]) */
     int64_t *yo[2];    /* those cuts (K + 1) */
     int yok[2];        /* 1: Y[d] holds the prefix of the cuts yo[d] */
-    double *yd;        /* RG_INC_S (nmax + 2) doubles: the changed stripes' deltas, sums */
+    double *yd;        /* RG_INC_S (nmax + 2) doubles: the changed stripes' deltas, sums;
+                        * zero between shifts once ydz (zeroed at the first shift) */
+    int ydz;
     int32_t *yslot;    /* K + 1 + RG_INC_S: a stripe's delta slot (-1: none), the slots' stripes */
     int32_t *map;      /* nmax int32 of scratch (rect_fast.c: a grid's column stripes) */
     int64_t *tmp;
