@@ -33,22 +33,6 @@
 #ifndef RG_RACE_FROM
 #define RG_RACE_FROM 2
 #endif
-/* wpart_i_rg_banded: RG_BAND_ROWS sampled rows and the rows of more than RG_BAND_HEAVY x the
- * mean count, RG_BAND of their entries near the diagonal. (The heavy rows came in when a
- * band with an arrow's 3 dense rows and columns, 1,500^2, 22,147 entries, read as banded:
- * only the diagonal start ran, and at 16 x 16 / 8 x 32 the default ended at 689 / 533 against
- * SARMA nic's 676 / 520; now 663 / 520. The 476 max loads of bench_spatial_fresh,
- * bench_spatial_sarma and SARMA's six files the same, median CPU 1.007 x: one pass over the
- * row pointers) */
-#ifndef RG_BAND_ROWS
-#define RG_BAND_ROWS 64
-#endif
-#ifndef RG_BAND
-#define RG_BAND 0.9
-#endif
-#ifndef RG_BAND_HEAVY
-#define RG_BAND_HEAVY 4.0
-#endif
 #ifndef RG_Y_ONE
 #define RG_Y_ONE 4096
 #endif
@@ -230,40 +214,6 @@ static double rg_step(rg_ctx_t *g, int d, int64_t *const cur[2], int balance, in
     double v = rg_half(g, d, cur[d], cur[1 - d], balance);
     *same = memcmp(g->keep, cur[d], bytes) == 0;
     return v;
-}
-
-int wpart_i_rg_banded(const wpart_rg_csr_t *A, int64_t P, int64_t Q)
-{
-    int64_t n1 = A->n1, n2 = A->n2, PQ = P * Q, nnz = A->rp[n1];
-    int64_t K = (int64_t)sqrt((double)PQ); /* ceil(sqrt(P Q)), exact */
-    while (K * K < PQ) {
-        K++;
-    }
-    while (K > 1 && (K - 1) * (K - 1) >= PQ) {
-        K--;
-    }
-    int64_t step = n1 / RG_BAND_ROWS > 1 ? n1 / RG_BAND_ROWS : 1;
-    __int128 half = (__int128)n1 * n2;
-    /* the sampled rows (every step-th, each standing for step rows), and every other row of
-     * more than RG_BAND_HEAVY x the mean count of entries, for itself: an arrow's few dense
-     * rows, which a sample misses (its dense columns show in every sampled row) */
-    double fnear = 0.0, fall = 0.0;
-    for (int64_t i = 0; i < n1; i++) {
-        int64_t len = A->rp[i + 1] - A->rp[i];
-        int sampled = i % step == step / 2;
-        if (!sampled && !((double)len * (double)n1 > RG_BAND_HEAVY * (double)nnz)) {
-            continue;
-        }
-        int64_t c = 0;
-        for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
-            __int128 d = (__int128)i * n2 - (__int128)A->ci[e] * n1;
-            c += 2 * (__int128)K * (d < 0 ? -d : d) <= half;
-        }
-        double wgt = sampled ? (double)step : 1.0;
-        fnear += wgt * (double)c;
-        fall += wgt * (double)len;
-    }
-    return fall > 0.0 && fnear >= RG_BAND * fall;
 }
 
 /* the lower bound of the next half-sweep of dimension d: the other's stripes' loads / P[d] */
