@@ -174,9 +174,10 @@ int wpart_i_rg_banded(const wpart_rg_csr_t *A, int64_t P, int64_t Q)
      * more than RG_BAND_HEAVY x the mean count of entries, for itself: an arrow's few dense
      * rows, which a sample misses (its dense columns show in every sampled row) */
     double fnear = 0.0, fall = 0.0;
-    for (int64_t i = 0; i < n1; i++) {
+    for (int64_t i = 0, next = step / 2; i < n1; i++) {
         int64_t len = A->rp[i + 1] - A->rp[i];
-        int sampled = i % step == step / 2;
+        int sampled = i == next;
+        next += sampled ? step : 0;
         if (!sampled && !((double)len * (double)n1 > RG_BAND_HEAVY * (double)nnz)) {
             continue;
         }

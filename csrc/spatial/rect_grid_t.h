@@ -379,8 +379,8 @@ static inline void RG_F(rg_shift_move)(RG_T *Y, int64_t K, int64_t ns, int64_t n
 {
     RG_DT *run = D + ns * (n + 1);
     int64_t rmin = n, t = 0, hi = -1;
-    /* (D is zero on entry: zeroed at rg_open, and each pass below zeroes the rows it reads,
-     * the only ones written here -- majors rmin + 1 .. n) */
+    /* (D is zero on entry: zeroed at the context's first shift, rg_shift, and each pass below
+     * zeroes the rows it reads, the only ones written here -- majors rmin + 1 .. n) */
     for (int64_t k = 1; k < K; k++) {
         int64_t a = yo[k] < c[k] ? yo[k] : c[k], b = yo[k] < c[k] ? c[k] : yo[k];
         for (int64_t j = a > hi ? a : hi; j < b; j++) {
