@@ -8,7 +8,7 @@ but for k = 6, "count" at 3 x 5: 117 there, 118 since the default's second start
 own (rows_stored, in place of cols_stored), which took three other values of this table lower
 (79 -> 78, 123 -> 121, 76 -> 74: the ceilings now) and SARMA's bayer05 at 4 x 4 from 3,720
 to nic's 3,654. And for k = 7, "stored" at 4 x 16: 76 again since rows_stored left the race from
-64 blocks (SARMA nic's member runs from its cuts there; 9 more of bench_spatial_fresh's 334
+64 blocks (SARMA nic's member runs from its cuts there; 6 more of bench_spatial_fresh's 334
 cases at or below SARMA nic's CPU), where SARMA's best of nine is 77 (nic; benchmarks/_sarma.py).
 The same k = 7, "stored" at 16 x 16 went 43 -> 40 (SARMA's best of nine, sgo_2dr_nic: 40) when the
 kick's SGO work cap counted its block scans fairly (rect_kick.c RK_WORK_PQ): the ceiling now.

@@ -17,9 +17,9 @@
  * starts of a heavy-line matrix whose diagonal start runs last (_nicol.AUTO_RACE_HEAVY).
  * Halved (0.2, 0.15, 0.5 before) with rows_stored's race start dropped from RF_NIC_MIN blocks
  * (below): the counts of max loads <= the best of SARMA's nine on bench_spatial_fresh,
- * bench_spatial_sarma and SARMA's six test files unchanged (473 of 476; 11 grids higher, 7
- * lower, none across it), CPU <= SARMA nic's on bench_spatial_fresh +9 of 334 and on the six
- * files +2 of 72 (paired runs), median CPU per case 0.98 x. Before: 0.25 -> 0.15 from 64
+ * bench_spatial_sarma and SARMA's six test files unchanged (473 of 476; 9 grids higher, 6
+ * lower, none across it), CPU <= SARMA nic's on bench_spatial_fresh +6 of 334 and on the six
+ * files +3 of 72 (paired runs), median CPU per case 0.97 x. Before: 0.25 -> 0.15 from 64
  * blocks kept the 334 max loads <= that best, ~5 % less CPU; the heavy-line race (was none)
  * 0.87-0.95 x the CPU of its 112 cases */
 #define RF_RACE 0.1

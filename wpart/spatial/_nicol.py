@@ -74,7 +74,7 @@ RACE = 0.25
 #: (RF_RACE_HEAVY). Halved from 0.2, 0.15, 0.5, with rows_stored out of the race from 64 blocks
 #: (SARMA nic's member runs from its cuts there; stats["starts"] reports it ``"not_run"``):
 #: the counts of max loads <= the best of SARMA's nine on bench_spatial_fresh,
-#: bench_spatial_sarma and SARMA's six test files unchanged (473 of 476), 9 more of
+#: bench_spatial_sarma and SARMA's six test files unchanged (473 of 476), 6 more of
 #: bench_spatial_fresh's 334 cases at or below SARMA nic's CPU (paired runs).
 AUTO_RACE = 0.1
 AUTO_RACE_BIG = 0.075
