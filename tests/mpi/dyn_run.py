@@ -4,7 +4,10 @@ Run under ``mpirun -np N``. The root writes a JSON file (``--out``) with the res
 task's coverage, the check of the product against NumPy, and (``--local``) the result of
 the same balancer run locally with ``run()`` for comparison of fields. Fault injection:
 ``--kill-rank R`` makes rank R SIGKILL itself when its second block starts (after its first
-block's result was sent), ``--hang-rank R`` makes it sleep forever there instead.
+block's result was sent), ``--hang-rank R`` makes it sleep forever there instead. With
+``--pus-per-rank k`` the rank's k PUs first wait (bounded, 10 s) until each of them has
+started its second block, so every PU's first block is done before the fault, whatever
+the threads' timing.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
 
 import numpy as np
@@ -24,13 +28,17 @@ import wpart.dynamic as wd
 class Faulty(wd.ThreadWorker):
     """A ThreadWorker that dies (SIGKILL) or hangs when its second block starts."""
 
-    def __init__(self, mode: str, **kw) -> None:
+    def __init__(self, mode: str, barrier: threading.Barrier, **kw) -> None:
         super().__init__(**kw)
-        self.mode, self.seen = mode, 0
+        self.mode, self.seen, self.barrier = mode, 0, barrier
 
     def _block(self, st, task, offset, size):
         self.seen += 1
         if self.seen == 2:
+            try:  # the rank's other PUs finish their first blocks too
+                self.barrier.wait(timeout=10.0)
+            except threading.BrokenBarrierError:
+                pass
             if self.mode == "kill":
                 os.kill(os.getpid(), signal.SIGKILL)
             if self.mode == "raise":
@@ -90,14 +98,16 @@ def main() -> None:
     else:
         make_task = lambda: wd.CallableTask(lambda o, s: time.sleep(1e-4 * s), a.n)  # noqa: E731
 
+    barrier = threading.Barrier(a.pus_per_rank)  # shared by this rank's faulty PUs
+
     def worker(rank: int, slot: int) -> wd.Worker:
         thr = a.throttle_last if rank == size - 1 else 1.0
         if rank == a.kill_rank:
-            return Faulty("kill", throttle=thr)
+            return Faulty("kill", barrier, throttle=thr)
         if rank == a.hang_rank:
-            return Faulty("hang", throttle=thr)
+            return Faulty("hang", barrier, throttle=thr)
         if rank == a.raise_rank:
-            return Faulty("raise", throttle=thr)
+            return Faulty("raise", barrier, throttle=thr)
         if a.worker == "process":
             return wd.ProcessWorker(throttle=thr)
         if a.worker == "callable":
