@@ -187,6 +187,28 @@ def test_kick_time_limit_and_a_balanced_grid():
         _kick(D, 16, 16, R[:-1], C)
 
 
+def test_kick_runs_the_sgo_from_a_far_uniform_grid_to_its_iterations():
+    # below 1,024 blocks the SGO from the uniform grid is not abandoned when it starts far above
+    # the given grid: on SARMA's bayer05 (stored, 16 x 16) that grid is 3 x above the default's,
+    # 1.08 x after 100 iterations, and the half-sweeps from there end at 736 against SARMA's
+    # best of nine 757 (a race that stopped it above 1.7 x the given grid ended it at once:
+    # 759). Here a band with random entries, its uniform grid 1.8 x above the default's.
+    n, w = 1000, 6
+    band = sps.diags(np.ones((2 * w + 1, n)), list(range(-w, w + 1)), (n, n), format="csr")
+    A = sps.csr_array((band + sps.random(n, n, density=2 / n, random_state=3, format="csr"))
+                      != 0, dtype=np.int64)
+    r = spatial.rect_nicol(A, 256, P=16, Q=16)
+    R, C = _grid_cuts(r, n, n, 16, 16)
+    u = (np.arange(17) * n) // 16
+    D = A.toarray()
+    assert _grid_max(D, u, u) > 1.7 * r.max_load
+    R2, C2, v, iters, timed = _kick(A, 16, 16, R, C, max_iter=100)
+    assert iters == 101 and timed == 0  # every iteration (m = 1 .. 100, then the stop)
+    assert v == _grid_max(D, R2, C2) <= r.max_load
+    # in the default: the run from the best grid, then the one from the uniform grid
+    assert r.stats["polish"]["kick_iterations"] == 202
+
+
 def _grid3d7(k):
     """The 7-point stencil pattern of a k x k x k grid (bench_spatial_fresh's grid3d)."""
     T = sps.diags([1, 1, 1], [-1, 0, 1], shape=(k, k), format="csr", dtype=np.int64)

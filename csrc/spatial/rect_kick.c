@@ -21,12 +21,6 @@
 #ifndef RK_RATIO
 #define RK_RATIO 1.16 /* no half-sweeps from an SGO grid above RK_RATIO x the given grid's max */
 #endif
-#ifndef RK_SLACK
-#define RK_SLACK 3.0 /* the SGO stops after m iterations above min(RK_FAR, RK_RATIO (1 + */
-#endif               /* RK_SLACK / m)) x the given grid's max */
-#ifndef RK_FAR
-#define RK_FAR 1.7
-#endif
 #ifndef RK_BIG
 #define RK_BIG 1024 /* from RK_BIG blocks on, SARMA's nic from every SGO grid (see below) */
 #endif
@@ -216,11 +210,14 @@ static double rk_sgo_from(rp_t *s, const double *const pref[2], const int64_t *R
 
 /* The run's iterations up to m = max_iter, while its work is <= cap, the block loads kept by
  * moving the lines that change stripe; a grid lower than sg->best goes to R, C (s's cuts on
- * return: the last grid). race: stops once the lowest grid is far above inc. WPART_OK also
- * when the time limit struck (*timed_out). */
+ * return: the last grid). Not raced against the given grid: from the uniform grid the SGO
+ * starts far above it and needs its iterations (SARMA's bayer05, stored, 16 x 16: 3 x above at
+ * the start, 1.08 x after 100 iterations, the half-sweeps from there 736 against SARMA's best
+ * of nine 757; a race that stopped a run above min(1.7, 1.16 (1 + 3 / m)) x the given grid
+ * ended it at m = 1, 759). WPART_OK also when the time limit struck (*timed_out). */
 static wpart_status_t rk_sgo_run(rp_t *s, const double *const pref[2], rk_sgo_t *sg,
-                                 int64_t max_iter, int64_t cap, int race, double inc,
-                                 int64_t *nc, int64_t *R, int64_t *C, double t0,
+                                 int64_t max_iter, int64_t cap, int64_t *nc, int64_t *R,
+                                 int64_t *C, double t0,
                                  const wpart_control_t *control, int32_t *timed_out)
 {
     wpart_status_t st = WPART_OK;
@@ -253,12 +250,6 @@ static wpart_status_t rk_sgo_run(rp_t *s, const double *const pref[2], rk_sgo_t 
         }
         if (wpart_i_sgo_step(sg->pi, sg->rs, s->K, 2, sg->m, mx, sg->best, &sg->pbest,
                              &sg->pbest_m)) {
-            sg->done = 1;
-            break;
-        }
-        /* a race: far above the given grid for the iterations it had (it cannot come near) */
-        double lim = RK_RATIO * (1.0 + RK_SLACK / (double)sg->m);
-        if (race && sg->best > inc * (lim < RK_FAR ? lim : RK_FAR)) {
             sg->done = 1;
             break;
         }
@@ -387,7 +378,7 @@ static wpart_status_t rk_big(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0, int 
     *vx_out = RG_INF;
     *vy_out = RG_INF;
     rk_sgo_start(s, pref, 0, sg);
-    WPART_CHECK(rk_sgo_run(s, pref, sg, sgo_iters, INT64_MAX, 0, inc, nc, w->R0, w->C0, t0,
+    WPART_CHECK(rk_sgo_run(s, pref, sg, sgo_iters, INT64_MAX, nc, w->R0, w->C0, t0,
                            g->ctl, timed_out));
     if (!*timed_out && !rk_uniform(s, w->R0, w->C0)) {
         WPART_CHECK(wpart_i_rect_from(g, t0, 2, 4, w->R0, w->C0, &nic, w->R2, w->C2, &v2,
@@ -434,7 +425,7 @@ static wpart_status_t rk_big(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0, int 
             b0 = RG_INF;
         }
         int64_t cap = (int64_t)left + w0;
-        WPART_CHECK(rk_sgo_run(s, pref, sg, t == 0 ? RK_UNI_ITERS : INT64_MAX, cap, 0, inc, nc,
+        WPART_CHECK(rk_sgo_run(s, pref, sg, t == 0 ? RK_UNI_ITERS : INT64_MAX, cap, nc,
                                w->R0, w->C0, t0, g->ctl, timed_out));
         if (*timed_out || !(sg->best < b0)) {
             continue;
@@ -453,7 +444,7 @@ static wpart_status_t rk_big(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0, int 
         }
         used += (double)sg->work;
         rk_sgo_start(s, pref, (uint64_t)t, sg);
-        WPART_CHECK(rk_sgo_run(s, pref, sg, INT64_MAX, (int64_t)left, 0, inc, nc, w->R0, w->C0,
+        WPART_CHECK(rk_sgo_run(s, pref, sg, INT64_MAX, (int64_t)left, nc, w->R0, w->C0,
                                t0, g->ctl, timed_out));
         *iters += sg->its;
         if (*timed_out) {
@@ -465,7 +456,7 @@ static wpart_status_t rk_big(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0, int 
      * RK_FROM_ITERS iterations, then nic from its grid; a grid below all so far to Rx, Cx */
     if (from_grid && !heavy && P * Q < RK_S1 && !*timed_out && (best < b2 ? best : b2) > lower) {
         rk_sgo_from(s, pref, R, C, sg);
-        WPART_CHECK(rk_sgo_run(s, pref, sg, RK_FROM_ITERS, INT64_MAX, 0, inc, nc, w->R0, w->C0,
+        WPART_CHECK(rk_sgo_run(s, pref, sg, RK_FROM_ITERS, INT64_MAX, nc, w->R0, w->C0,
                                t0, g->ctl, timed_out));
         *iters += sg->its;
         if (!*timed_out && !rg_same_grid(P, Q, w->R0, w->C0, R, C)) {
@@ -476,7 +467,7 @@ static wpart_status_t rk_big(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0, int 
     double b3 = best < b2 ? best : b2;
     if (P * Q >= RK_S1 && !heavy && inc >= RK_S1_GAP * lower && !*timed_out && b3 > lower) {
         rk_sgo_start(s, pref, 1, sg);
-        WPART_CHECK(rk_sgo_run(s, pref, sg, INT64_MAX, INT64_MAX, 0, inc, nc, w->R0, w->C0, t0,
+        WPART_CHECK(rk_sgo_run(s, pref, sg, INT64_MAX, INT64_MAX, nc, w->R0, w->C0, t0,
                                g->ctl, timed_out));
         *iters += sg->its;
         if (!*timed_out && sg->best <= RK_NIC * b3) { /* (far above: nic would not come down;
@@ -529,7 +520,7 @@ static wpart_status_t rk_heavy(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0, in
         if (t > 0) {
             rk_sgo_start(s, pref, (uint64_t)t, sg);
         }
-        WPART_CHECK(rk_sgo_run(s, pref, sg, RK_HEAVY_ITERS, INT64_MAX, 0, inc, nc, w->R0,
+        WPART_CHECK(rk_sgo_run(s, pref, sg, RK_HEAVY_ITERS, INT64_MAX, nc, w->R0,
                                w->C0, t0, g->ctl, timed_out));
         *iters += sg->its;
         if (*timed_out || (t == 0 && rk_uniform(s, w->R0, w->C0))) {
@@ -643,7 +634,7 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
         goto done;
     }
     /* below RK_BIG blocks: the SGO from the uniform grid, at most sgo_iters iterations and
-     * RK_WORK (nnz + P Q) entries moved, racing the given grid (sgo_iters 0: none) */
+     * RK_WORK (nnz + RK_WORK_PQ P Q) entries moved (sgo_iters 0: none) */
     if (sgo_iters <= 0) {
         goto done;
     }
@@ -664,7 +655,7 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
             rk_sgo_start(&s, pref, 0, &sg);
         }
         int64_t cap = RK_WORK * (A->rp[A->n1] + RK_WORK_PQ * P * Q);
-        WPART_CHECK(rk_sgo_run(&s, pref, &sg, sgo_iters, cap, 1, *value, nc, Rs, Cs, t0,
+        WPART_CHECK(rk_sgo_run(&s, pref, &sg, sgo_iters, cap, nc, Rs, Cs, t0,
                                control, timed_out));
         *iters += sg.m;
         double sv = sg.best;

@@ -189,7 +189,9 @@ def rect_nicol(
         nic from its grid: on bench_spatial_fresh 22 max loads lower,
         one higher (below SARMA's best of nine), two more cases at or below it,
         bdiag_22x110_z stored 16 x 16 601 -> 588 and h_delaunay_1500 32 x 32 152 -> 141 --,
-        below 1,024 blocks cheaply abandoned when far above, then these half-sweeps, and plain
+        each run below 1,024 blocks its 100 iterations (from the uniform grid it starts far
+        above the best grid: SARMA's bayer05 stored 16 x 16, 3 x, 736 after them against
+        SARMA's best of nine 757), then these half-sweeps, and plain
         ones when its grid came near, racing the best one; below 1,024 blocks at P != Q only the
         heavy-line runs below: at 8 x 32 the rest decided no case <= SARMA's best of nine
         and cost 12 of bench_spatial_fresh's 59 their CPU <= nic's; from 1,024 blocks its
