@@ -19,6 +19,7 @@ import sys
 import textwrap
 import time
 
+import numpy as np
 import pytest
 from oracles.mpirun import MPIRUN, mpi_env, needs_mpi
 
@@ -775,3 +776,16 @@ def _running(pid: int) -> bool:
     except PermissionError:
         pass
     return True
+
+
+def test_max_over_slabs_equals_numpys(monkeypatch):
+    """_Prepared's largest cell is taken over slabs (a Ctrl-C waits at most one slab): the same
+    value and type as ``arr.max()`` for 1-3 axes, int and float, slabs of one row or many."""
+    from wpart.spatial import _common
+
+    rng = np.random.default_rng(5)
+    monkeypatch.setattr(_common, "_MAX_SLAB", 7)
+    for shape in [(1,), (40,), (1, 9), (13, 5), (3, 4, 5), (6, 1, 1)]:
+        for a in (rng.integers(0, 1000, shape), rng.random(shape) * 1e6):
+            got = _common._max_interruptible(a)
+            assert got == a.max() and type(got) is type(a.max())

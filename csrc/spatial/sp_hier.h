@@ -11,6 +11,8 @@ typedef struct {
     const wpart_control_t *ctl;
     double t0;
     int64_t steps;
+    int64_t next_poll; /* the steps (cut evaluations) at which a node start polls next */
+    int cancel;        /* Ctrl-C seen inside a node's choice of cut (FN(hier_cancel)) */
     const double *SP;  /* prefix of the speeds (m+1) or NULL */
     int64_t ck[5];     /* cache: the node (r0, r1, c0, c1, area) whose load is cL */
     T cL;
@@ -321,7 +323,8 @@ static int FN(hier_node_start)(FN(hier_t) *h, const int64_t *r, int64_t q, int r
         FN(emit_cells)(h, r, q);
         return 1;
     }
-    if ((h->steps & 1023) == 0) {
+    if (h->steps >= h->next_poll) { /* every 1024 cut evaluations (a node may make many) */
+        h->next_poll = h->steps + 1024;
         *st = wpart_i_poll(h->ctl, h->t0, 0, 0);
         if (*st != WPART_OK) {
             return 1;
@@ -331,6 +334,18 @@ static int FN(hier_node_start)(FN(hier_t) *h, const int64_t *r, int64_t q, int r
         *area = 1;
     }
     return 0;
+}
+
+/* Ctrl-C inside a node's choice of cut, asked every 4096 candidate shares: HIER-RELAXED's
+ * top nodes try q - 1 shares each (2^18 parts on 12,000^2: about 0.5 s per node without a
+ * check). The time limit is not read there (one bisection is not stopped inside) */
+static int FN(hier_cancel)(FN(hier_t) *h, int64_t x)
+{
+    const wpart_control_t *ctl = h->ctl;
+    if ((x & 4095) == 0 && ctl && ctl->should_stop && ctl->should_stop(ctl->ctx)) {
+        h->cancel = 1;
+    }
+    return h->cancel;
 }
 
 /* a node's chosen cut: dimension d, q1 processors on the first side, position c, the share's
@@ -376,6 +391,9 @@ static int FN(hier_choose)(FN(hier_t) *h, const int64_t *r, int64_t q, int relax
             for (int64_t x = 1; x < q; x++) {
                 int64_t c, den;
                 T num;
+                if (FN(hier_cancel)(h, x)) {
+                    return 0;
+                }
                 if (!FN(bestcut)(h, area, r, ds[id], x, q - x, &c, &num, &den)) {
                     continue;
                 }
@@ -458,6 +476,9 @@ static int FN(hs_choose)(FN(hier_t) *h, const int64_t *r, int64_t p0, int64_t q,
             int rbmode = !relaxed && pass == 0;
             int id = (int)(rbmode ? it % ndd : it / nx);
             int64_t x = xlo + (rbmode ? it / ndd : it % nx);
+            if (FN(hier_cancel)(h, it + 1)) {
+                return 0;
+            }
             {
                 int64_t c;
                 double v;
@@ -489,6 +510,9 @@ static wpart_status_t FN(hier_rec)(FN(hier_t) *h, const int64_t *r, int64_t p0, 
     FN(hcut_t) b = {0, 0, 0, 0, 0};
     int got = h->SP ? FN(hs_choose)(h, r, p0, q, relaxed, area, ds, nd, &b)
                     : FN(hier_choose)(h, r, q, relaxed, area, ds, nd, &b);
+    if (h->cancel) {
+        return wpart_i_error(WPART_ECANCELLED, "stopped on request");
+    }
     if (!got) {
         return wpart_i_error(WPART_EINTERNAL, "HIER: no feasible cut");
     }

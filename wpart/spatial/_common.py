@@ -118,6 +118,21 @@ _TIE = ("area", "first")
 # input handling
 
 
+def _max_interruptible(arr: NDArray) -> Any:
+    """``arr.max()`` over slabs of at most 2**22 cells along the first axis: a NumPy reduction
+    holds a Ctrl-C until it returns, about 0.1 s (0.3 s on a loaded machine) on 12,000^2
+    cells, and between slabs Python raises KeyboardInterrupt at once."""
+    n = arr.shape[0] if arr.ndim else 0
+    if arr.size <= _MAX_SLAB or n <= 1:
+        return arr.max()
+    k = max(1, _MAX_SLAB // (arr.size // n))
+    return max(arr[i:i + k].max() for i in range(0, n, k))
+
+
+#: cells per slab of :func:`_max_interruptible` (about 4 ms each)
+_MAX_SLAB = 2**22
+
+
 class _Prepared:
     """Coerced matrix, its prefix and the validated part count.
 
@@ -170,7 +185,7 @@ class _Prepared:
             self.S = _core.prefix_sum(arr, None, "A")
             self.n1, self.n2 = arr.shape[:2]
             self.total = self.S[(-1,) * arr.ndim]
-            self.amax = arr.max()
+            self.amax = _max_interruptible(arr)
             self.kind = self.S.dtype.kind
             self.size = int(arr.size)
             self.ndim = arr.ndim
