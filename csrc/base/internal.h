@@ -22,6 +22,13 @@
 #define WPART_UNLIKELY(x) (x)
 #endif
 
+/* Whether the control hooks ask to stop (Ctrl-C): 0 without hooks or without a stop hook. The
+ * one test of the request; each caller decides how often to ask and what stopping means. */
+static inline int wpart_i_stop_asked(const wpart_control_t *ctl)
+{
+    return ctl && ctl->should_stop && ctl->should_stop(ctl->ctx);
+}
+
 /** Records a detail message for the calling thread and returns st. */
 wpart_status_t wpart_i_error(wpart_status_t st, const char *fmt, ...) WPART_PRINTF(2, 3);
 

@@ -69,7 +69,7 @@ static int FN(probe)(const T *W, int64_t n, int64_t t, int64_t r, T B, int64_t *
 #define ONED_STOP_PARTS ((int64_t)1 << 14)
 static inline int oned_stop(const wpart_control_t *ctl)
 {
-    return ctl && ctl->should_stop && ctl->should_stop(ctl->ctx);
+    return wpart_i_stop_asked(ctl);
 }
 #endif
 

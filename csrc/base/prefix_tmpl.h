@@ -171,7 +171,7 @@ wpart_status_t FN(wpart_i_box_loads)(const T *S, int d, const int64_t *dims,
     }
     for (int64_t b0 = 0; b0 < k; b0 += POLL_ELEMS) {
         int64_t b1 = k - b0 < POLL_ELEMS ? k : b0 + POLL_ELEMS;
-        if (b0 > 0 && ctl && ctl->should_stop && ctl->should_stop(ctl->ctx)) {
+        if (b0 > 0 && wpart_i_stop_asked(ctl)) {
             return wpart_i_error(WPART_ECANCELLED, "stopped on request");
         }
         FN(box_run)(S, d, dims, boxes, b0, b1, out);

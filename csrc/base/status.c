@@ -64,7 +64,7 @@ wpart_status_t wpart_i_poll(const wpart_control_t *ctl, double t0, double done, 
     if (ctl->progress) {
         ctl->progress(ctl->ctx, done, total);
     }
-    if (ctl->should_stop && ctl->should_stop(ctl->ctx)) {
+    if (wpart_i_stop_asked(ctl)) {
         return wpart_i_error(WPART_ECANCELLED, "stopped on request");
     }
     if (ctl->time_limit > 0 && wpart_i_now() - t0 > ctl->time_limit) {

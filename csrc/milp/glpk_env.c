@@ -194,7 +194,7 @@ void wpart_i_glpk_ios_cb(glp_tree *T, void *info)
 /* Asks the control hook whether to stop (records the request); 0 without a hook. */
 int wpart_i_glpk_should_stop(wpart_i_glpk_t *g)
 {
-    if (g->ctl && g->ctl->should_stop && g->ctl->should_stop(g->ctl->ctx)) {
+    if (wpart_i_stop_asked(g->ctl)) {
         g->stop_requested = 1;
         return 1;
     }

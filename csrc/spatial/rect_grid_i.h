@@ -286,7 +286,7 @@ static inline int rg_cancel(const wpart_control_t *ctl, int64_t *work, int64_t d
         return 0;
     }
     *work = 0;
-    return ctl && ctl->should_stop && ctl->should_stop(ctl->ctx);
+    return wpart_i_stop_asked(ctl);
 }
 
 /* the column pointers of A's transpose (cp: n2 + 1, zero on entry; rows counted per column) */

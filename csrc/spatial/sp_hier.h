@@ -342,7 +342,7 @@ static int FN(hier_node_start)(FN(hier_t) *h, const int64_t *r, int64_t q, int r
 static int FN(hier_cancel)(FN(hier_t) *h, int64_t x)
 {
     const wpart_control_t *ctl = h->ctl;
-    if ((x & 4095) == 0 && ctl && ctl->should_stop && ctl->should_stop(ctl->ctx)) {
+    if ((x & 4095) == 0 && wpart_i_stop_asked(ctl)) {
         h->cancel = 1;
     }
     return h->cancel;

@@ -69,7 +69,7 @@ static T FN(nested_eval)(FN(nested_t) *c, int64_t q, int64_t a, int64_t b)
     wpart_status_t st = WPART_OK;
     const wpart_control_t *ctl = cx->opt->control;
     if (ctl && (cx->sp || (cx->stats->cost_evals & 63) == 0)) {
-        if (ctl->should_stop && ctl->should_stop(ctl->ctx)) {
+        if (wpart_i_stop_asked(ctl)) {
             st = wpart_i_error(WPART_ECANCELLED, "stopped on request");
         } else if (FN(time_up)(ctl, cx->t0)) {
             st = wpart_i_error(WPART_ECANCELLED, "time limit of %g s reached", ctl->time_limit);

@@ -699,7 +699,7 @@ wpart_status_t wpart_i_spatial_dense_csr(const void *D, int is_int, int64_t n1, 
     for (int64_t i = 0; i < n1; i++) {
         if ((work += n2) >= ((int64_t)1 << 16)) {
             work = 0;
-            if (ctl && ctl->should_stop && ctl->should_stop(ctl->ctx)) {
+            if (wpart_i_stop_asked(ctl)) {
                 return wpart_i_error(WPART_ECANCELLED, "stopped on request");
             }
         }

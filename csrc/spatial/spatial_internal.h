@@ -136,9 +136,9 @@ static inline wpart_status_t wpart_i_emit_grid_ctl(const int64_t *R, int64_t P, 
             o[3] = C[q + 1];
         }
         since += Q;
-        if (since >= ((int64_t)1 << 16) && ctl && ctl->should_stop) {
+        if (since >= ((int64_t)1 << 16)) {
             since = 0;
-            if (ctl->should_stop(ctl->ctx)) {
+            if (wpart_i_stop_asked(ctl)) {
                 return wpart_i_error(WPART_ECANCELLED, "stopped on request");
             }
         }

@@ -182,8 +182,7 @@ static wpart_status_t estimate(const wpart_tasks_rank_summary_t *a,
     if (c == NULL || prm == NULL || out == NULL || out->give == NULL || out->take == NULL) {
         WPART_FAIL(WPART_EINVAL, "coefficients, parameters or output is NULL");
     }
-    if (prm->control && prm->control->should_stop &&
-        prm->control->should_stop(prm->control->ctx)) {
+    if (wpart_i_stop_asked(prm->control)) {
         WPART_FAIL(WPART_ECANCELLED, "stopped");
     }
     const int32_t na = a->n, nb = b->n;

@@ -78,8 +78,7 @@ wpart_status_t wpart_tasks_ranks_pair(const wpart_tasks_rank_records_t *a,
     if (out && (give64 == NULL || take64 == NULL)) {
         WPART_FAIL(WPART_EINVAL, "output buffers are NULL");
     }
-    if (prm->control && prm->control->should_stop &&
-        prm->control->should_stop(prm->control->ctx)) {
+    if (wpart_i_stop_asked(prm->control)) {
         WPART_FAIL(WPART_ECANCELLED, "stopped");
     }
     const int64_t n = (int64_t)a->n + b->n, M0 = (int64_t)a->m + b->m;
