@@ -45,7 +45,7 @@ least; ``goal_cpu_cold``, ``goal_cpu_cold_cli``): with ``--sarma-cli`` one call 
 each of its nic runs, else in rounds over all the cases, each call after every other case.
 SARMA's CLI times one call in a process of its own, whose caches are as cold, while the
 loops above keep a case's code and data in the caches (on SARMA's test matrices a single
-cold call costs a median 1.4 x a looped one, up to 2 x at 4 x 4).
+cold call costs a median 1.12 x a looped one, up to 2.6 x; results/bench_spatial_mtx6_fef8906).
 
 Usage: python benchmarks/bench_spatial_sarma.py [--full] [--repeat N] [--out PATH]
 [--only NAMES] [--no-sgo] [--grids PxQ,...] [--mtx DIR [DIR ...]] [--sarma-cli EXE]
@@ -530,7 +530,7 @@ def mtx_cases(args, grids):
                                                  args.repeat, args.no_sgo, algs,
                                                  lambda row=row, one=one: cold_call(row, one))
                 r = spatial.rect_nicol(path, P * Q, P=P, Q=Q, weights=weights)
-                rl, t = cpu(lambda: spatial.rect_nicol(L, P * Q, P=P, Q=Q), args.repeat)
+                rl, t = cpu(one, args.repeat)
                 assert rl.max_load == r.max_load, (name, weights, P, Q)
                 row["wpart"]["rect_nicol"] = {"max_load": float(r.max_load), "cpu": t,
                                               "start": r.stats.get("start")}
@@ -542,8 +542,7 @@ def mtx_cases(args, grids):
                     "cpu_coo": lambda: spatial.rect_nicol(coo, P * Q, P=P, Q=Q,
                                                           weights=weights),
                     "cpu_coo_scipy": lambda: via_scipy(coo, P * Q, P, Q, weights)}
-                goal_cpu(row, lambda: spatial.rect_nicol(L, P * Q, P=P, Q=Q), M, P, Q,
-                         args.repeat, more)
+                goal_cpu(row, one, M, P, Q, args.repeat, more)
                 cases.append(verdict(row))
                 calls.append((row, one))
     if tmp is not None:
