@@ -492,3 +492,95 @@ def _same_csr(A, B):
     assert A.shape == B.shape and A.data.dtype == B.data.dtype
     for x, y in ((A.indptr, B.indptr), (A.indices, B.indices), (A.data, B.data)):
         assert np.array_equal(x, y)
+
+
+class _Counting:
+    """The core module with its MatrixMarket parse counted (the cache's misses)."""
+
+    def __init__(self):
+        self.parses = 0
+
+    def __getattr__(self, name):
+        return getattr(_core, name)
+
+    def spatial_mm_csr(self, *args):
+        self.parses += 1
+        return _core.spatial_mm_csr(*args)
+
+
+def test_a_file_read_again_is_parsed_once_and_a_changed_one_again(tmp_path, monkeypatch):
+    """read_fast keeps the files it parsed: the same bytes are not parsed again (the same
+    matrix as scipy's reader), changed bytes are, even at the same size and time stamps; only
+    copies of the kept arrays leave the cache, or its read-only arrays with ``share``."""
+    core = _Counting()
+    monkeypatch.setattr(_mmfast, "_core", core)
+    _mmfast.cache_clear()
+    p = tmp_path / "c.mtx"
+    p.write_text("%%MatrixMarket matrix coordinate integer general\n3 3 3\n1 1 5\n2 3 7\n"
+                 "3 2 0\n")
+    st = os.stat(p)
+    for k in range(3):
+        A = ws.read_matrix(p)
+        same(A, scipy_csr(p))
+        assert core.parses == 1, k
+    A.data[:] = 99  # (a copy: the next read is the file's)
+    same(ws.read_matrix(p), scipy_csr(p))
+    S = _mmfast.read_fast(str(p), lambda *a: None, share=True)[0]
+    assert not S.data.flags.writeable and not S.indices.flags.writeable
+    with pytest.raises(ValueError):
+        S.data[0] = 1
+    assert core.parses == 1
+    p.write_text("%%MatrixMarket matrix coordinate integer general\n3 3 3\n1 1 6\n2 3 7\n"
+                 "3 2 0\n")  # the same size, one value changed, its time stamps put back
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert os.stat(p).st_size == st.st_size
+    same(ws.read_matrix(p), scipy_csr(p))
+    assert ws.read_matrix(p).data[0] == 6 and core.parses == 2
+    r = ws.rect_nicol(p, 2, P=2, Q=1, weights="values")  # (the shared arrays: the new values)
+    assert r.total == 13 and core.parses == 2
+    assert ws.rect_nicol(p, 2, P=2, Q=1, weights="count").total == 2  # (exact=False: parsed)
+    assert core.parses == 3
+
+
+def test_the_cache_keeps_the_last_files_only(tmp_path, monkeypatch):
+    core = _Counting()
+    monkeypatch.setattr(_mmfast, "_core", core)
+    monkeypatch.setattr(_mmfast, "CACHE_FILES", 2)
+    _mmfast.cache_clear()
+    paths = []
+    for k in range(3):
+        paths.append(tmp_path / f"f{k}.mtx")
+        paths[-1].write_text(f"%%MatrixMarket matrix coordinate pattern general\n2 2 1\n"
+                             f"{k % 2 + 1} 1\n")
+        ws.read_matrix(paths[-1])
+    assert core.parses == 3 and len(_mmfast._CACHE) == 2
+    ws.read_matrix(paths[2])
+    ws.read_matrix(paths[1])
+    assert core.parses == 3
+    same(ws.read_matrix(paths[0]), scipy_csr(paths[0]))  # (the oldest, forgotten)
+    assert core.parses == 4
+    monkeypatch.setattr(_mmfast, "CACHE_MAX_BYTES", 8)  # (a file above it is not kept)
+    _mmfast.cache_clear()
+    ws.read_matrix(paths[0])
+    ws.read_matrix(paths[0])
+    assert core.parses == 6 and not _mmfast._CACHE
+    _mmfast.cache_clear()
+
+
+@pytest.mark.parametrize("head", [48, 160])
+def test_a_file_above_the_whole_read_size_reads_the_same(tmp_path, monkeypatch, head):
+    """A file larger than _WHOLE_BYTES is read in two steps (its first _HEAD_BYTES, then the
+    whole file; a header longer than that read on to the end): scipy's reader's matrix."""
+    monkeypatch.setattr(_mmfast, "_WHOLE_BYTES", 16)
+    monkeypatch.setattr(_mmfast, "_HEAD_BYTES", head)
+    _mmfast.cache_clear()
+    rng = np.random.default_rng(head)
+    for k in range(8):
+        text, nnz = random_file(rng, "integer", "general", comments=k % 3)
+        p = tmp_path / f"big{k}.mtx"
+        p.write_text(text)
+        assert os.path.getsize(p) > 16
+        same(ws.read_matrix(p), scipy_csr(p))
+        if nnz:
+            assert _mmfast.read_fast(str(p), lambda *a: None) is not None
+    _mmfast.cache_clear()

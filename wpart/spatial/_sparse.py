@@ -155,17 +155,18 @@ def _where(path: str | None) -> str:
     return f" (file {path!r})" if path else ""
 
 
-def _read_fast(p: str, name: str, exact: bool) -> tuple[Any, str] | None:
+def _read_fast(p: str, name: str, exact: bool, share: bool = False) -> tuple[Any, str] | None:
     """read_fast on the file `p`, its declared size checked as the general reader checks it."""
     return read_fast(p, lambda n1, n2, nnz: check_sparse_size(n1, n2, nnz, name, _where(p)),
-                     exact)
+                     exact, share)
 
 
 def fast_path_matrix(A: str | os.PathLike, weights: str) -> Any:
     """The canonical CSR matrix of the MatrixMarket file at path `A` read by the core's fast
     path (values exact only for ``weights="values"``), or None (not a file, or not in the fast
-    path's syntax: the general path reads it and reports)."""
-    got = _read_fast(os.fspath(A), "A", weights == "values")
+    path's syntax: the general path reads it and reports; its arrays read-only, those of the
+    file's parse that read_fast keeps)."""
+    got = _read_fast(os.fspath(A), "A", weights == "values", share=True)
     return None if got is None else got[0]
 
 
