@@ -93,11 +93,13 @@ def test_mtx_rows_match_rect_nicol_and_the_nine(bench, tmp_path, capsys):
         # ... and the call on the path and on scipy.io.mmread's COO matrix in the same loops
         w = c["wpart"]["rect_nicol"]
         assert w["cpu_path"] > 0 and w["cpu_coo"] > 0 and w["cpu_coo_scipy"] > 0
+        assert w["cpu_path_parse"] > 0
         assert c["coo_speedup"] == w["cpu_coo_scipy"] / w["cpu_coo"]
         # (the baseline is the same partition, through scipy's conversion)
         X = bench.sp.coo_array(bench.scipy.io.mmread(d / c["file"]))
         assert bench.via_scipy(X, P * Q, P, Q, c["weights"]).max_load == mx
         assert c["goal_cpu_path"] == (w["cpu_path"] <= c["nic_c_cpu"])
+        assert c["goal_cpu_path_parse"] == (w["cpu_path_parse"] <= c["nic_c_cpu"])
         assert c["goal_cpu_coo"] == (w["cpu_coo"] <= c["nic_c_cpu"])
         # ... and as single calls in turn over the cases (cold caches; no CLI here)
         assert w["cpu_cold"] > 0 and c["goal_cpu_cold"] == (w["cpu_cold"] <= c["nic_c_cpu"])
@@ -113,6 +115,7 @@ def test_mtx_rows_match_rect_nicol_and_the_nine(bench, tmp_path, capsys):
     assert s["load_goal_met_both"] == sum(c["goal_load_both"] for c in cases)
     assert s["per_grid"]["8x8"]["cpu_ok"] == sum(c["goal_cpu"] for c in cases if c["P"] == 8)
     assert s["path_cpu_goal_met"] == sum(c["goal_cpu_path"] for c in cases)
+    assert s["path_parse_cpu_goal_met"] == sum(c["goal_cpu_path_parse"] for c in cases)
     assert s["coo_cases"] == len(cases)
     assert s["coo_cpu_goal_met"] == sum(c["goal_cpu_coo"] for c in cases)
     assert s["coo_speedup_median"] == np.median([c["coo_speedup"] for c in cases])
