@@ -573,6 +573,8 @@ def test_a_file_above_the_whole_read_size_reads_the_same(tmp_path, monkeypatch, 
     whole file; a header longer than that read on to the end): scipy's reader's matrix."""
     monkeypatch.setattr(_mmfast, "_WHOLE_BYTES", 16)
     monkeypatch.setattr(_mmfast, "_HEAD_BYTES", head)
+    core = _Counting()
+    monkeypatch.setattr(_mmfast, "_core", core)
     _mmfast.cache_clear()
     rng = np.random.default_rng(head)
     for k in range(8):
@@ -582,5 +584,7 @@ def test_a_file_above_the_whole_read_size_reads_the_same(tmp_path, monkeypatch, 
         assert os.path.getsize(p) > 16
         same(ws.read_matrix(p), scipy_csr(p))
         if nnz:
+            parses = core.parses
             assert _mmfast.read_fast(str(p), lambda *a: None) is not None
+            assert core.parses == parses  # (kept: read in two steps, not parsed again)
     _mmfast.cache_clear()

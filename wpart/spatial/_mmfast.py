@@ -98,7 +98,8 @@ def cache_clear() -> None:
 
 
 def _cached(key: tuple, data: bytes) -> tuple | None:
-    """The (shape, arrays, field) parsed from the same bytes as `data` under `key`, or None."""
+    """The (shape, arrays, field, header) parsed from the same bytes as `data` under `key`, or
+    None."""
     with _CACHE_LOCK:
         got = _CACHE.get(key)
         if got is None or got[0] != data:
@@ -108,7 +109,7 @@ def _cached(key: tuple, data: bytes) -> tuple | None:
 
 
 def _keep(key: tuple, data: bytes, parsed: tuple) -> None:
-    """Keep `parsed` (shape, arrays, field) for the bytes `data` under `key` (the arrays made
+    """Keep `parsed` (shape, arrays, field, header) for the bytes `data` under `key` (the arrays made
     read-only: only copies of them leave the cache)."""
     if len(data) > CACHE_MAX_BYTES or CACHE_FILES < 1:
         return
@@ -175,6 +176,7 @@ def read_fast(path: str, check: Any, exact: bool = True,
     arrays rather than copies."""
     if path.endswith((".gz", ".bz2")):
         return None
+    key, got = (path, bool(exact)), None
     try:
         # (non-blocking: a FIFO's open does not wait for a writer; fstat then turns it away)
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) |
@@ -189,7 +191,8 @@ def read_fast(path: str, check: Any, exact: bool = True,
         whole = st.st_size <= _WHOLE_BYTES
         data = _read_to(fd, st.st_size if whole else _HEAD_BYTES)
         more = not whole and len(data) == _HEAD_BYTES
-        h = header(data)
+        got = None if more else _cached(key, data)  # (a file parsed before: its header kept)
+        h = got[3] if got else header(data)
         if h is None and more:  # (a header longer than that)
             data += _read_to(fd, None)
             h, more = header(data), False
@@ -205,15 +208,15 @@ def read_fast(path: str, check: Any, exact: bool = True,
         os.close(fd)
     from ._sparse import csr_new  # (it imports this module)
 
-    key = (path, bool(exact))
-    got = _cached(key, data)
+    if got is None:  # (a file read in two steps)
+        got = _cached(key, data)
     if got is None:
         field, sym, n1, n2, nnz, off = h
         out = _core.spatial_mm_csr(data, off, n1, n2, nnz, _FIELD[field], _SYM[sym], exact)
         if out is None:
             return None
-        got = ((n1, n2), tuple(out), field)
+        got = ((n1, n2), tuple(out), field, h)
         _keep(key, data, got)
-    shape, arrays, field = got
+    shape, arrays, field, _ = got
     return csr_new(shape, *(arrays if share else (a.copy() for a in arrays))), field
 
