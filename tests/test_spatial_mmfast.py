@@ -588,3 +588,31 @@ def test_a_file_above_the_whole_read_size_reads_the_same(tmp_path, monkeypatch, 
             assert _mmfast.read_fast(str(p), lambda *a: None) is not None
             assert core.parses == parses  # (kept: read in two steps, not parsed again)
     _mmfast.cache_clear()
+
+
+def test_the_cache_under_threads_gives_each_file_its_matrix(tmp_path, monkeypatch):
+    """Threads reading two files through a cache of one (each read evicting the other's) get
+    each file's own matrix every time."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    monkeypatch.setattr(_mmfast, "CACHE_FILES", 1)
+    _mmfast.cache_clear()
+    rng = np.random.default_rng(5)
+    paths, want = [], []
+    for k in range(2):
+        text, _ = random_file(rng, "integer", "general")
+        paths.append(str(tmp_path / f"t{k}.mtx"))
+        with open(paths[-1], "w") as f:
+            f.write(text)
+        want.append(scipy_csr(paths[-1]))
+
+    def read(i):
+        k = i % 2
+        got = _mmfast.read_fast(paths[k], lambda *a: None, share=i % 3 == 0)
+        same(got[0], want[k])
+        return True
+
+    with ThreadPoolExecutor(4) as ex:
+        assert all(ex.map(read, range(400)))
+    assert len(_mmfast._CACHE) <= 1
+    _mmfast.cache_clear()

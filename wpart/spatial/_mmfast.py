@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-import threading
 from collections import OrderedDict
 from typing import Any
 
@@ -86,40 +85,45 @@ _WHOLE_BYTES = 1 << 20
 #: one-call default, which only reads them) the kept arrays themselves, read-only.
 CACHE_FILES = 4
 CACHE_MAX_BYTES = 1 << 24
+#: (No lock: each step below is one call on the dict, whole under the GIL, and a step that
+#: finds another thread's change in its way is skipped; a lock held across a fork would block
+#: the child.)
 _CACHE: OrderedDict = OrderedDict()
-_CACHE_LOCK = threading.Lock()
 
 
 def cache_clear() -> None:
     """Forget the parsed files that :func:`read_fast` keeps (their memory freed once no
     returned matrix holds their arrays)."""
-    with _CACHE_LOCK:
-        _CACHE.clear()
+    _CACHE.clear()
 
 
 def _cached(key: tuple, data: bytes) -> tuple | None:
     """The (shape, arrays, field, header) parsed from the same bytes as `data` under `key`, or
     None."""
-    with _CACHE_LOCK:
-        got = _CACHE.get(key)
-        if got is None or got[0] != data:
-            return None
+    got = _CACHE.get(key)
+    if got is None or got[0] != data:
+        return None
+    try:
         _CACHE.move_to_end(key)
-        return got[1]
+    except KeyError:  # (forgotten meanwhile by another thread)
+        pass
+    return got[1]
 
 
 def _keep(key: tuple, data: bytes, parsed: tuple) -> None:
-    """Keep `parsed` (shape, arrays, field, header) for the bytes `data` under `key` (the arrays made
-    read-only: only copies of them leave the cache)."""
+    """Keep `parsed` (shape, arrays, field, header) for the bytes `data` under `key`, its arrays
+    made read-only (what leaves the cache is a copy of them, or with ``share`` read-only)."""
     if len(data) > CACHE_MAX_BYTES or CACHE_FILES < 1:
         return
     for a in parsed[1]:
         a.setflags(write=False)
-    with _CACHE_LOCK:
-        _CACHE[key] = (data, parsed)
+    _CACHE[key] = (data, parsed)
+    try:
         _CACHE.move_to_end(key)
         while len(_CACHE) > CACHE_FILES:
             _CACHE.popitem(last=False)
+    except KeyError:  # (another thread's change: the cache stays a valid one)
+        pass
 
 
 def header(data: bytes) -> tuple[str, str, int, int, int, int] | None:
