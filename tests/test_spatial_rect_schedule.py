@@ -253,7 +253,7 @@ def test_random_starts_after_the_race_from_4_to_63_blocks():
     race: reported in ``stats["starts"]["random_starts"]``, the result where one of them went
     below every fixed start (never above them), the same grid on every call (fixed seeds) and
     from the engine's ``starts=list(AUTO)`` (one kernel); none below 4 blocks nor from 64.
-    Where the grid before them is within 1.15 x the lower bound, the cut moves run in their
+    Where the grid before them is within 1.19 x the lower bound, the cut moves run in their
     place (``runs`` 0, ``cut_moves``), under the same rules."""
     from wpart.spatial._nicol import AUTO
 
@@ -275,11 +275,11 @@ def test_random_starts_after_the_race_from_4_to_63_blocks():
         before = min(fixed, (r.stats["polish"] or {}).get("max_load") or np.inf)
         if "cut_moves" in rnd:
             ways.add("moves")
-            assert rnd["runs"] == 0 and rnd["half_sweeps"] == 0 and before < 1.15 * lb
+            assert rnd["runs"] == 0 and rnd["half_sweeps"] == 0 and before < 1.19 * lb
         else:
             ways.add("random")
             assert rnd["runs"] in (4, 5) or r.max_load <= lb  # (5: and SARMA's sgo_2dr_nic)
-            assert before >= 1.15 * lb
+            assert before >= 1.19 * lb
         assert r.max_load <= fixed and rnd["max_load"] >= r.max_load
         if rnd["state"] == "kept":
             kept += 1

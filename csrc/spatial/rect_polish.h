@@ -151,7 +151,7 @@ wpart_status_t wpart_i_rect_from(rg_ctx_t *g, double t0, int nst, int32_t first,
 
 /* rect_random.c: the stage after the race at 4 to 63 blocks (wpart_i_rect_rand_grid; the
  * banded test is the caller's): from the best grid (R, C) of max *inc, SARMA's random starts
- * (then its sgo_2dr_nic where that grid is 1.15-1.7 x lower), or below 1.15 x lower the cut
+ * (then its sgo_2dr_nic where that grid is 1.19-1.7 x lower), or below 1.19 x lower the cut
  * moves in their place; a strictly lower grid replaces R, C, *inc; out's rand_* fields say
  * what ran (wpart_i_rect_rand_none: as when none ran) */
 int wpart_i_rect_rand_grid(int64_t P, int64_t Q);

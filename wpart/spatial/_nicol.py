@@ -39,10 +39,10 @@ AUTO = ("diag_interleaved", "rows_stored", "rows_uniform", "cols_uniform")
 
 #: ``stats["starts"]``'s entry of the default's random starts (4 to 63 blocks, after the race:
 #: SARMA's random cut positions, seeds 1-4; rect_fast.c RF_RAND_TRIES; then, where the grid
-#: was 1.15-1.7 x the lower bound, SARMA's sgo_2dr_nic from seed 1, one run more): their ``runs``,
+#: was 1.19-1.7 x the lower bound, SARMA's sgo_2dr_nic from seed 1, one run more): their ``runs``,
 #: ``half_sweeps``, lowest ``max_load`` and ``state`` (``"kept"``: one of them gave the grid
 #: the call continued and returned, ``stats["start"]`` then names it; else ``"dropped"``).
-#: Where the grid after the race was below 1.15 x the lower bound none of them runs: two tabu
+#: Where the grid after the race was below 1.19 x the lower bound none of them runs: two tabu
 #: steps of the cut moves from it run in their place (rect_random.c RF_NEAR_TABU), ``runs`` 0
 #: and ``cut_moves`` the moves made.
 RANDOM = "random_starts"
@@ -401,7 +401,7 @@ _SAME = 5
 
 def _random_entry(runs: int, halves: int, best: float, kept: int, moves: int) -> dict:
     """The stats entry of the stage after the race at 4 to 63 blocks (rect_fast.c's
-    rf_random, both paths): SARMA's random starts, or near the bound (within 1.15 x) the cut
+    rf_random, both paths): SARMA's random starts, or near the bound (within 1.19 x) the cut
     moves in their place (``runs`` 0, ``cut_moves`` the moves made)."""
     d = {"max_load": best if runs or moves >= 0 else None, "half_sweeps": halves, "runs": runs}
     if moves >= 0:

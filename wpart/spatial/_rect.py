@@ -167,12 +167,12 @@ def rect_nicol(
         556 -> 491, its best of nine 495; tumorAntiAngiogenesis_1 194 -> 184 against 185;
         bench_spatial_fresh's 4 x 4 cases 54 -> 57 of 59 <= the best of nine) for about 1.7 x
         the CPU there (0.36-1.0 x SARMA's own nic on its test matrices). Where the grid
-        before them was 1.15-1.7 x the proven lower bound, SARMA's ``sgo_2dr_nic`` from its
+        before them was 1.19-1.7 x the proven lower bound, SARMA's ``sgo_2dr_nic`` from its
         own random start (seed 1; its SGO to its stop rule, nic, the cut moves) follows, a
         lower grid kept (one more of the ``runs``): bench_spatial_fresh's arrow_1400 and
         h_clust_2200 at 4 x 4, 1444 -> 1293 and 1353 -> 1340, below SARMA's best of nine
         (1358, 1351), where they were above it. Where the grid after the race is below
-        1.15 x the bound (power-law and clustered matrices) two tabu steps of the cut moves
+        1.19 x the bound (power-law and clustered matrices) two tabu steps of the cut moves
         run in place of the random starts (``runs`` 0, ``cut_moves``): bench_spatial_fresh's
         clust_1000 at 4 x 4 reaches SARMA's best of nine (571), all 59 4 x 4 cases do. On
         grids of 64 blocks and more the default then runs SARMA's nic (rows from the stored
