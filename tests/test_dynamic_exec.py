@@ -558,14 +558,17 @@ def test_killed_process_worker_names_the_signal():
     import signal
 
     task = GemmColumnsTask(np.ones((64, 64)), np.ones((64, 100_000)))
-    w = [ProcessWorker(), ProcessWorker()]
+    # throttled, so the run lasts seconds past the kill also on a fast machine
+    w = [ProcessWorker(throttle=4.0), ProcessWorker(throttle=4.0)]
 
     def kill_child():
         deadline = time.time() + 30
-        while time.time() < deadline and (getattr(w[1], "_proc", None) is None or w[1]._proc.pid is None):
+        proc = None
+        while time.time() < deadline and (proc is None or proc.pid is None):
+            proc = getattr(w[1], "_proc", None)
             time.sleep(0.01)
-        time.sleep(0.8)  # up and computing blocks
-        os.kill(w[1]._proc.pid, signal.SIGKILL)
+        time.sleep(0.8)  # up and computing blocks (or still starting: named the same)
+        os.kill(proc.pid, signal.SIGKILL)
 
     threading.Thread(target=kill_child, daemon=True).start()
     with pytest.raises(WorkerError, match=r"killed by signal 9 \(SIGKILL\)") as ei:

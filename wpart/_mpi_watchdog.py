@@ -23,6 +23,8 @@ __all__ = ["arm", "arm_exit", "disarm", "startup_watchdog"]
 
 #: the exit status of a process ended by the watcher (the number of the signal it sends)
 EXIT_STATUS = 12
+#: seconds a launcher told to end (recovery mode) has before the watcher kills it
+LAUNCHER_GRACE = 10
 
 
 def _exit_on_signal() -> Any:
@@ -249,8 +251,10 @@ def arm(timeout: float | None, what: str, why: str, prog: str) -> Any:
     """Start the watcher: past `timeout` seconds it writes ``"<prog>: rank R: RankFailure:
     <what> did not finish within --timeout T s: <why>"`` to stderr and ends this process (exit
     status 12). In MPI's start-up, `why` names the ranks that died, are stopped or never
-    started where this node can see them. Under ``mpirun --enable-recovery``, which tolerates
-    a rank's exit, the watcher also ends the launcher, so the job's status is non-zero.
+    started where this node can see them. The job's stopped ranks on this node are ended
+    (SIGKILL), as the launcher would wait for them without bound. Under ``mpirun
+    --enable-recovery``, which tolerates a rank's exit, the watcher also ends the launcher
+    (SIGTERM, then SIGKILL after ``LAUNCHER_GRACE`` s), so the job's status is non-zero.
     Returns the token :func:`disarm` takes (None: no watcher, e.g. `timeout` None)."""
     import select
     import signal
@@ -271,23 +275,46 @@ def arm(timeout: float | None, what: str, why: str, prog: str) -> Any:
             ready, _, _ = select.select([r], [], [], timeout)
             if not ready:
                 named = _culprits(mark)
-                if what == "MPI finalisation":
-                    ended = _end_stopped_ranks()
-                    if ended:
-                        named = f"{why} (stopped, so ended: {_ranks(sorted(ended, key=str))})"
+                for _ in range(10):  # nothing to name yet: a late rank may be between its
+                    if named is not None or mark is None:  # marker and its fault (1 s)
+                        break
+                    select.select([], [], [], 0.1)
+                    named = _culprits(mark)
+                # this job's stopped ranks on this node are ended first, in either step: the
+                # launcher waits without bound for a stopped rank (a SIGTERM stays pending on
+                # it), and a rank's own watcher may already be gone with the launcher's signals
+                ended = _end_stopped_ranks()
+                if ended:
+                    tail = f"stopped, so ended: {_ranks(sorted(ended, key=str))}"
+                    named = f"{why} ({tail})" if what == "MPI finalisation" or not named \
+                        else f"{named} ({tail})"
                 os.write(2, (f"{prog}: rank {who}: RankFailure: {what} did not finish within "
                              f"--timeout {timeout:g} s: {named or why}\n").encode())
                 parent = os.getppid()
-                if saved is not None:  # exit status 12; SIGKILL if it has not gone in 1 s
-                    os.kill(parent, saved[1])
+                gone = contextlib.suppress(ProcessLookupError)  # (reaped meanwhile)
+                if _pid_state(parent) != "stopped" and saved is not None:
+                    with gone:  # exit status 12; SIGKILL if it has not gone in 1 s
+                        os.kill(parent, saved[1])
                     for _ in range(100):
                         if os.getppid() != parent:
                             break
                         select.select([], [], [], 0.01)
-                if os.getppid() == parent:
-                    os.kill(parent, signal.SIGKILL)
+                if os.getppid() == parent:  # (a stopped process: a signal would stay pending)
+                    with gone:
+                        os.kill(parent, signal.SIGKILL)
                 if launcher is not None:  # recovery mode: end the job with a non-zero status
-                    os.kill(launcher, signal.SIGTERM)
+                    with gone:
+                        os.kill(launcher, signal.SIGTERM)
+                    for fd in (0, 1, 2):  # the launcher may wait for the rank's pipes to close
+                        with contextlib.suppress(OSError):
+                            os.close(fd)
+                    for _ in range(LAUNCHER_GRACE * 20):  # bounded: SIGKILL if it stays
+                        if _pid_state(launcher) == "gone":
+                            break
+                        select.select([], [], [], 0.05)
+                    else:
+                        with gone:
+                            os.kill(launcher, signal.SIGKILL)
         except OSError:
             pass
         finally:
