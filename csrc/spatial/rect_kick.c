@@ -43,6 +43,18 @@
  * nine, and h_arrow_2600 / h_clust_400x1600 16 x 16 went above SARMA nic's CPU; kept,
  * h_clust_400x1600 32 x 32 at 2.8: 17 -> 14, SARMA's best); one unit above the bound:
  * plaw_1100x3000 values 64 x 64 (54 vs 53: nothing gained, and it went above nic's CPU) */
+/* ... and from RK_HEAVY_FROM blocks: below it (16 x 16, 8 x 32) the stages before it now reach
+ * the best of SARMA's nine on their own. Measured with the uniform run from 256 blocks against
+ * from 1,024: bench_spatial_fresh's 334 max loads all the same but plaw_640 stored 16 x 16
+ * (26 -> 27, SARMA's best of nine 27), its nine heavy-line 16 x 16 cases where the run went
+ * 0.6-0.8 x the CPU (h_plaw_900 0.5 x); SARMA's test matrices (four of the six) the same 48
+ * max loads, tumorAntiAngiogenesis_1 16 x 16 0.82 -> 0.28 ms (SARMA's own nic 0.5-0.6 ms),
+ * Chebyshev1 16 x 16 0.64 -> 0.35 ms; bench_spatial_sarma's 70 generated cases the same.
+ * From 1,024 blocks it stays: without it tumorAntiAngiogenesis_1 32 x 32 ends at 18 (16 with
+ * it; SARMA's best of nine 17) */
+#ifndef RK_HEAVY_FROM
+#define RK_HEAVY_FROM 1024
+#endif
 #ifndef RK_HEAVY_UNI
 #define RK_HEAVY_UNI 3.0
 #endif
@@ -516,7 +528,7 @@ static wpart_status_t rk_heavy(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0, in
                     : P != Q            ? RK_HEAVY_RECT
                                         : 0;
     *vx = RG_INF;
-    for (int64_t t = plaw ? 0 : 1; t <= tries && !*timed_out && best > lower; t++) {
+    for (int64_t t = plaw && P * Q >= RK_HEAVY_FROM ? 0 : 1; t <= tries && !*timed_out && best > lower; t++) {
         if (t > 0) {
             rk_sgo_start(s, pref, (uint64_t)t, sg);
         }

@@ -205,14 +205,18 @@ def rect_nicol(
         (the SGO from SARMA's own random start to its stop rule, then nic with SARMA's
         patience; a lower grid kept: four more of bench_spatial_fresh's 64 x 64 cases at or
         below SARMA's best of nine, the CPU up to 2.6 x, every case under nic's CPU where
-        it was); on a heavy-line matrix
+        it was); on a heavy-line matrix of 1,024 blocks and more
         whose uniform grid is at most 3 x the best grid's max, more than one unit above the
         lower bound, the SGO from the uniform grid also runs to its own stop rule (at most
         20,000 iterations, as SARMA's sgo_2dr_nic), then SARMA's nic from its grid (where the
         uniform grid is further above, arrow-like matrices, from four random starts instead at
         P != Q below 1,024 blocks and two at 1,024 blocks): power-law grids
-        reach SARMA's best there (bench_spatial_fresh's power-law cases from 256 blocks:
-        a median 3.7 x SARMA nic's CPU, up to 14 x; arrows up to 7 x); only a lower grid is
+        reach SARMA's best there (SARMA's tumorAntiAngiogenesis_1 32 x 32: 16, 18 without it,
+        its best of nine 17; bench_spatial_fresh's power-law cases from 1,024 blocks up to
+        14 x SARMA nic's CPU; arrows up to 7 x; below 1,024 blocks the stages before it reach
+        SARMA's best without it: on the 16 x 16 power-law cases of bench_spatial_fresh and
+        SARMA's test matrices it cost 1.3-3 x the CPU and lowered one grid, 27 -> 26, below
+        the best of nine); only a lower grid is
         kept; ``stats["polish"]["kick_iterations"]`` (0 below 256 blocks),
         ``["kick_half_sweeps"]``, ``["kick_max_load"]``), then plain half-sweeps from the best
         grid. The result is never worse than any start's own grid
