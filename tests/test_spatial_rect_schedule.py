@@ -314,3 +314,38 @@ def test_random_starts_core_call_rejects_a_malformed_grid():
                                                      20)
     assert np.array_equal(R, [0, 20, 40]) and np.array_equal(C, [0, 10, 20, 30])  # copies
     assert runs == 4 and v < 1e9 and R2[-1] == 40 and C2[-1] == 30
+
+
+def _power_law_clipped(n, nnz, a, seed):
+    """Power-law rows and columns as bench_spatial_fresh makes them: values 1-3, a cell's
+    duplicates summed and capped at 3 (no single cell decides the bound)."""
+    rng = np.random.default_rng(seed)
+    pr, pc = rng.permutation(n), rng.permutation(n)
+    r = pr[np.minimum(rng.zipf(a, nnz) - 1, n - 1)]
+    c = pc[np.minimum(rng.zipf(a, nnz) - 1, n - 1)]
+    r = np.where(rng.random(nnz) < 0.5, r, rng.integers(0, n, nnz))
+    c = np.where(rng.random(nnz) < 0.5, c, rng.integers(0, n, nnz))
+    A = sps.csr_array((rng.integers(1, 4, nnz), (r, c)), shape=(n, n))
+    A.sum_duplicates()
+    A.data = np.minimum(A.data, 3)
+    return A
+
+
+def test_heavy_line_sgo_to_its_stop_rule_only_from_1024_blocks():
+    """On a power-law matrix of 256 to 1,023 blocks the kick runs its 100-iteration SGO runs
+    only, not SARMA's sgo_2dr_nic from the uniform grid to its stop rule (RK_HEAVY_FROM in
+    rect_kick.c; 720-1,130 iterations on these matrices when it ran, for the same grids)."""
+    ran = 0
+    for n, nnz, a in ((900, 6000, 1.6), (2600, 21000, 1.5)):
+        for seed in range(3):
+            A = _power_law_clipped(n, nnz, a, seed)
+            for P, Q in ((16, 16), (8, 32)):
+                r = spatial.rect_nicol(A, P * Q, P=P, Q=Q)
+                pol = r.stats["polish"]
+                if r.stats["bound_reached"] or pol is None or "kick_iterations" not in pol:
+                    continue
+                assert pol["kick_iterations"] <= 202
+                assert r.max_load <= pol["cut_move_max_load"]
+                assert r.max_load >= r.stats["lower_bound"]
+                ran += 1
+    assert ran >= 6
