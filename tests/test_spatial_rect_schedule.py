@@ -182,17 +182,22 @@ def test_joint_bound_of_heavy_lines_never_above_the_optimum():
     assert reached >= 30
 
 
-def _power_law(n, nnz, seed, fl=False):
-    """Zipf rows and columns (a = 1.6, shuffled, half the rows uniform): a few lines nearly
-    fill a block."""
+def _power_law(n, nnz, seed, fl=False, a=1.6, fresh=False):
+    """Zipf rows and columns (exponent `a`, shuffled, half the rows uniform): a few lines nearly
+    fill a block. `fresh`: as bench_spatial_fresh makes them, half the columns uniform too and
+    a cell's summed duplicates capped at 3 (no single cell decides the bound)."""
     rng = np.random.default_rng(seed)
     pr, pc = rng.permutation(n), rng.permutation(n)
-    r = pr[np.minimum(rng.zipf(1.6, nnz) - 1, n - 1)]
-    c = pc[np.minimum(rng.zipf(1.6, nnz) - 1, n - 1)]
+    r = pr[np.minimum(rng.zipf(a, nnz) - 1, n - 1)]
+    c = pc[np.minimum(rng.zipf(a, nnz) - 1, n - 1)]
     r = np.where(rng.random(nnz) < 0.5, r, rng.integers(0, n, nnz))
+    if fresh:
+        c = np.where(rng.random(nnz) < 0.5, c, rng.integers(0, n, nnz))
     v = rng.random(nnz) * 3 + 0.5 if fl else rng.integers(1, 4, nnz)
     A = sps.csr_array((v, (r, c)), shape=(n, n))
     A.sum_duplicates()
+    if fresh:
+        A.data = np.minimum(A.data, 3)
     return A
 
 
@@ -316,21 +321,6 @@ def test_random_starts_core_call_rejects_a_malformed_grid():
     assert runs == 4 and v < 1e9 and R2[-1] == 40 and C2[-1] == 30
 
 
-def _power_law_clipped(n, nnz, a, seed):
-    """Power-law rows and columns as bench_spatial_fresh makes them: values 1-3, a cell's
-    duplicates summed and capped at 3 (no single cell decides the bound)."""
-    rng = np.random.default_rng(seed)
-    pr, pc = rng.permutation(n), rng.permutation(n)
-    r = pr[np.minimum(rng.zipf(a, nnz) - 1, n - 1)]
-    c = pc[np.minimum(rng.zipf(a, nnz) - 1, n - 1)]
-    r = np.where(rng.random(nnz) < 0.5, r, rng.integers(0, n, nnz))
-    c = np.where(rng.random(nnz) < 0.5, c, rng.integers(0, n, nnz))
-    A = sps.csr_array((rng.integers(1, 4, nnz), (r, c)), shape=(n, n))
-    A.sum_duplicates()
-    A.data = np.minimum(A.data, 3)
-    return A
-
-
 def test_heavy_line_sgo_to_its_stop_rule_only_from_1024_blocks():
     """On a power-law matrix of 256 to 1,023 blocks the kick runs its 100-iteration SGO runs
     only, not SARMA's sgo_2dr_nic from the uniform grid to its stop rule (RK_HEAVY_FROM in
@@ -338,7 +328,7 @@ def test_heavy_line_sgo_to_its_stop_rule_only_from_1024_blocks():
     ran = 0
     for n, nnz, a in ((900, 6000, 1.6), (2600, 21000, 1.5)):
         for seed in range(3):
-            A = _power_law_clipped(n, nnz, a, seed)
+            A = _power_law(n, nnz, seed, a=a, fresh=True)
             for P, Q in ((16, 16), (8, 32)):
                 r = spatial.rect_nicol(A, P * Q, P=P, Q=Q)
                 pol = r.stats["polish"]

@@ -47,9 +47,10 @@
  * the best of SARMA's nine on their own. Measured with the uniform run from 256 blocks against
  * from 1,024: bench_spatial_fresh's 334 max loads all the same but plaw_640 stored 16 x 16
  * (26 -> 27, SARMA's best of nine 27), its nine heavy-line 16 x 16 cases where the run went
- * 0.6-0.8 x the CPU (h_plaw_900 0.5 x); SARMA's test matrices (four of the six) the same 48
- * max loads, tumorAntiAngiogenesis_1 16 x 16 0.82 -> 0.28 ms (SARMA's own nic 0.5-0.6 ms),
- * Chebyshev1 16 x 16 0.64 -> 0.35 ms; bench_spatial_sarma's 70 generated cases the same.
+ * 0.6-0.8 x the CPU (h_plaw_900 0.5 x); SARMA's test matrices (five of the six,
+ * email-Eu-core not tried) the same 60 max loads, tumorAntiAngiogenesis_1 16 x 16
+ * 0.82 -> 0.28 ms (SARMA's own nic 0.5-0.6 ms), Chebyshev1 16 x 16 0.64 -> 0.35 ms;
+ * bench_spatial_sarma's 70 generated cases the same.
  * From 1,024 blocks it stays: without it tumorAntiAngiogenesis_1 32 x 32 ends at 18 (16 with
  * it; SARMA's best of nine 17) */
 #ifndef RK_HEAVY_FROM
@@ -498,14 +499,14 @@ cleanup:
     return st;
 }
 
-/* A heavy-line (power-law) matrix whose uniform grid is at most RK_HEAVY_UNI x inc: SARMA's
- * sgo_2dr_nic from the uniform grid, the SGO to its own stop rule (at most RK_HEAVY_ITERS
- * iterations), then SARMA's nic from its grid (racing the lowest grid so far with slack 0.5)
- * and, when nic's lowest grid is not above that grid, the cut moves of its grid; up to RK_BIG
- * blocks the same from RK_HEAVY_TRIES random starts (where the uniform grid is above the gate,
- * without the uniform one: RK_HEAVY_RECT at P != Q, half as many at RK_BIG blocks), while
- * above the lower bound. The lowest
- * grid below inc to w->Rx, w->Cx, its exact max to *vx (RG_INF: none went below inc).
+/* A heavy-line (power-law) matrix whose uniform grid is at most RK_HEAVY_UNI x inc, from
+ * RK_HEAVY_FROM blocks: SARMA's sgo_2dr_nic from the uniform grid, the SGO to its own stop
+ * rule (at most RK_HEAVY_ITERS iterations), then SARMA's nic from its grid (racing the
+ * lowest grid so far with slack 0.5) and, when nic's lowest grid is not above that grid, the
+ * cut moves of its grid; up to RK_BIG blocks the same from RK_HEAVY_TRIES random starts (where
+ * the uniform grid is above the gate, without the uniform one: RK_HEAVY_RECT at P != Q, half
+ * as many at RK_BIG blocks), while above the lower bound. The lowest grid below inc to
+ * w->Rx, w->Cx, its exact max to *vx (RG_INF: none went below inc).
  * The kick's 100 iterations stop short there: bench_spatial_fresh's plaw_2600_z stored
  * 64 x 64 needs 3,904 (33 at 100, 25 after nic at the stop rule, SARMA's best 25). */
 static wpart_status_t rk_heavy(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0, int heavy,
@@ -527,8 +528,9 @@ static wpart_status_t rk_heavy(rg_ctx_t *g, rp_t *s, rk_sgo_t *sg, double t0, in
                     : P * Q == RK_BIG   ? RK_HEAVY_RECT / 2
                     : P != Q            ? RK_HEAVY_RECT
                                         : 0;
+    int64_t first = plaw && P * Q >= RK_HEAVY_FROM ? 0 : 1; /* (0: the uniform grid's run) */
     *vx = RG_INF;
-    for (int64_t t = plaw && P * Q >= RK_HEAVY_FROM ? 0 : 1; t <= tries && !*timed_out && best > lower; t++) {
+    for (int64_t t = first; t <= tries && !*timed_out && best > lower; t++) {
         if (t > 0) {
             rk_sgo_start(s, pref, (uint64_t)t, sg);
         }
