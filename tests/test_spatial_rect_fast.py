@@ -471,13 +471,31 @@ def test_joint_bound_start_on_heavy_lines():
         assert "joint_bound" not in spatial.rect_nicol(A, P * Q, P=P, Q=Q).stats["starts"]
 
 
+def _offset_oracle(A):
+    """wpart_i_rg_offset in Python: of a square matrix, the entries of 256 evenly spaced rows
+    (every row when fewer); where more than 3/4 of those off the diagonal lie on one side of
+    it, the lower median of their j - i, else 0."""
+    n1, n2 = A.shape
+    if n1 != n2 or n1 < 2 or A.nnz == 0:
+        return 0
+    step = max(n1 // 256, 1)
+    d = np.concatenate([A.indices[A.indptr[i]:A.indptr[i + 1]].astype(np.int64) - i
+                        for i in range(step // 2, n1, step)])
+    below, above = int((d < 0).sum()), int((d > 0).sum())
+    if not max(below, above) > 0.75 * (below + above):
+        return 0
+    return int(np.sort(d)[(d.size - 1) // 2])
+
+
 def _banded_oracle(A, P, Q):
     """wpart_i_rg_banded in Python: of the entries of 64 evenly spaced rows (every row when
     fewer; each standing for `step` rows) and of every other row of more than 4 x the mean
-    count (for itself), at least 90 % within half a block of the diagonal (a block's side 1 / K
-    of the matrix's, K = ceil(sqrt(P Q)))."""
+    count (for itself), at least 90 % within half a block of the diagonal shifted by
+    _offset_oracle's offset s (a block's side 1 / K of the matrix's, K = ceil(sqrt(P Q))):
+    |(i + s) n2 - j n1| <= n1 n2 / (2 K)."""
     K = math.isqrt(P * Q - 1) + 1
     n1, n2 = A.shape
+    s = _offset_oracle(A)
     step = max(n1 // 64, 1)
     near = total = 0
     for i in range(n1):
@@ -486,7 +504,7 @@ def _banded_oracle(A, P, Q):
         if not sampled and not len(cols) * n1 > 4 * A.nnz:
             continue
         w = step if sampled else 1
-        near += w * sum(2 * K * abs(i * n2 - int(j) * n1) <= n1 * n2 for j in cols)
+        near += w * sum(2 * K * abs((i + s) * n2 - int(j) * n1) <= n1 * n2 for j in cols)
         total += w * len(cols)
     return total > 0 and near >= 0.9 * total
 
@@ -521,12 +539,13 @@ def test_an_arrow_on_a_band_is_not_banded_and_stays_at_or_below_nic(P, Q):
     assert r.stats["starts"]["cols_uniform"]["state"] != "not_run"
 
 
-def _banded(seed, n1, n2, width, extra):
-    """Entries within `width` of the diagonal (scaled to the shape), `extra` of them
-    anywhere."""
+def _banded(seed, n1, n2, width, extra, lo=None):
+    """Entries within `width` of the diagonal (scaled to the shape; from `lo` to `width` of it
+    where `lo` is given: a band off the diagonal), `extra` of them anywhere."""
     rng = np.random.default_rng(seed)
     r = rng.integers(0, n1, 6 * n1)
-    c = np.clip(np.round(r * n2 / n1 + rng.integers(-width, width + 1, r.size)), 0, n2 - 1)
+    lo = -width if lo is None else lo
+    c = np.clip(np.round(r * n2 / n1 + rng.integers(lo, width + 1, r.size)), 0, n2 - 1)
     r = np.concatenate([r, rng.integers(0, n1, extra)])
     c = np.concatenate([c, rng.integers(0, n2, extra)]).astype(np.int64)
     A = sps.csr_array((rng.integers(1, 5, r.size), (r, c)), shape=(n1, n2))
@@ -538,16 +557,38 @@ def test_banded_test_matches_its_definition():
     from wpart import _core
 
     seen = set()
-    for seed in range(40):
+    for seed in range(60):
         rng = np.random.default_rng(seed)
         n1, n2 = (int(x) for x in rng.integers(30, 900, 2))
-        A = _banded(seed, n1, n2, int(rng.integers(1, 60)), int(rng.integers(0, 3 * n1)))
+        if seed >= 40:  # square, the band off the diagonal (one side, or both unevenly)
+            n2 = n1
+            w = int(rng.integers(1, 120))
+            lo = int(rng.integers(-w // 3, w)) * (1 if seed % 2 else -1)
+            A = _banded(seed, n1, n2, w, int(rng.integers(0, n1 // 4)), lo)
+            if seed % 2 == 0:
+                A = sps.csr_array(A.T)
+                A.sort_indices()
+            assert _core.spatial_rect_offset(n1, n2, A.indptr, A.indices) == _offset_oracle(A)
+        else:
+            A = _banded(seed, n1, n2, int(rng.integers(1, 60)), int(rng.integers(0, 3 * n1)))
         for P, Q in ((1, 1), (2, 2), (4, 4), (8, 8), (16, 16), (32, 32), (8, 32), (3, 5),
                      (7, 2), (1, 6)):
             got = _core.spatial_rect_banded(n1, n2, A.indptr, A.indices, P, Q)
             assert got == _banded_oracle(A, P, Q)
             seen.add(got)
     assert seen == {True, False}
+    # a band on the diagonal: no offset; one from lo to 40 above it: about its middle
+    for seed, lo in ((1, -40), (2, 0), (3, 10), (4, 39)):
+        A = _banded(seed, 500, 500, 40, 50, lo)
+        s = _core.spatial_rect_offset(500, 500, A.indptr, A.indices)
+        assert s == _offset_oracle(A)
+        assert s == 0 if lo < 0 else abs(s - (lo + 40) / 2) <= 2
+        T = sps.csr_array(A.T)
+        T.sort_indices()
+        assert _core.spatial_rect_offset(500, 500, T.indptr, T.indices) in (-s, -s + 1)
+    for n1, n2 in ((1, 1), (300, 301)):  # one row, not square: none
+        B = sps.csr_array(np.triu(np.ones((n1, n2), np.int64), 1) + np.eye(n1, n2, 0, np.int64))
+        assert _core.spatial_rect_offset(n1, n2, B.indptr, B.indices) == 0
     E = sps.csr_array((3, 4), dtype=np.int64)  # no entries: not banded
     assert not _core.spatial_rect_banded(3, 4, E.indptr, E.indices, 2, 2)
     with pytest.raises(WpartValueError, match="out of range"):
@@ -731,3 +772,50 @@ def test_coo_and_csc_take_the_one_call_path_as_the_general_path_reads_them(monke
                 _same_matrix(fast.A, ref.A)
             else:  # fractional values the input rules densify
                 assert weights == "values" and k % 3 == 2
+
+
+def _plain_diagonal(A, P, Q):
+    """The diagonal start without an offset (row i paired with column i), as it was before
+    the default followed a band off the diagonal: (row_cuts, col_cuts)."""
+    n = A.shape[0]
+    W = A.astype(np.float64)
+    v = np.asarray(W.sum(axis=1)).ravel() + np.asarray(W.sum(axis=0)).ravel()
+    from wpart import _core
+    b = _core.spatial_rect_1d(np.ascontiguousarray(v), P + Q - 1)[0][1:-1]
+    rows, cols = [0], [0]
+    for x in b:
+        if len(rows) - 1 < P - 1 and ((len(rows) - 1) * (Q - 1) <= (len(cols) - 1) * (P - 1)
+                                      or len(cols) - 1 >= Q - 1):
+            rows.append(int(x))
+        else:
+            cols.append(int(x))
+    return np.array(rows + [n], np.int64), np.array(cols + [n], np.int64)
+
+
+# the default's max loads on test_diagonal_start_follows_a_band_off_the_diagonal's four bands
+# before its diagonal start followed them (the diagonal start pairing row i with column i)
+BEFORE_OFFSET = {(4, 4): (3423, 4002, 2997, 4642), (8, 8): (1547, 1824, 1352, 2141),
+                 (8, 32): (616, 702, 479, 750)}
+
+
+@pytest.mark.parametrize("P,Q", [(4, 4), (8, 8), (8, 32)])
+def test_diagonal_start_follows_a_band_off_the_diagonal(P, Q):
+    """On a square matrix whose entries lie mostly on one side of the diagonal (a band above
+    or below it, a lower triangle's band), the diagonal start pairs row i with column i + s,
+    s the entries' median offset (within the band): the one call and the step-by-step engine
+    give one result; it is below what the plain diagonal start (row i with column i) reaches
+    on each band, and never above the default's max load before (BEFORE_OFFSET), lower on
+    10 of the 12."""
+    from wpart import _core
+    for seed, (n, lo, hi) in enumerate(((1500, -5, 60), (1800, -120, 0), (1200, 10, 90),
+                                        (2000, -200, 20))):
+        A = _banded(seed, n, n, hi, 0, lo)
+        s = _core.spatial_rect_offset(n, n, A.indptr, A.indices)
+        assert s != 0 and lo <= s <= hi
+        fast = spatial.rect_nicol(A, P * Q, P=P, Q=Q)
+        if P * Q < 64:  # (the step-by-step engine: the same stages below 64 blocks)
+            _same(fast, spatial.rect_nicol(A, P * Q, P=P, Q=Q, starts=list(AUTO)))
+        plain = spatial.rect_nicol(A, P * Q, P=P, Q=Q, starts=[_plain_diagonal(A, P, Q)])
+        assert fast.max_load < plain.max_load, (seed, P, Q)
+        before = BEFORE_OFFSET[(P, Q)][seed]
+        assert fast.max_load <= before and (fast.max_load < before or (P, Q) == (8, 32))

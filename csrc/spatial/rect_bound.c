@@ -158,7 +158,7 @@ double wpart_i_rect_lower(rg_ctx_t *g, const double *load[2], double imax, doubl
 #ifndef RG_BAND_HEAVY
 #define RG_BAND_HEAVY 4.0
 #endif
-int wpart_i_rg_banded(const wpart_rg_csr_t *A, int64_t P, int64_t Q)
+int wpart_i_rg_banded(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int64_t shift)
 {
     int64_t n1 = A->n1, n2 = A->n2, PQ = P * Q, nnz = A->rp[n1];
     int64_t K = (int64_t)sqrt((double)PQ); /* ceil(sqrt(P Q)), exact */
@@ -183,7 +183,7 @@ int wpart_i_rg_banded(const wpart_rg_csr_t *A, int64_t P, int64_t Q)
         }
         int64_t c = 0;
         for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
-            __int128 d = (__int128)i * n2 - (__int128)A->ci[e] * n1;
+            __int128 d = (__int128)(i + shift) * n2 - (__int128)A->ci[e] * n1;
             c += 2 * (__int128)K * (d < 0 ? -d : d) <= half;
         }
         double wgt = sampled ? (double)step : 1.0;
@@ -191,4 +191,48 @@ int wpart_i_rg_banded(const wpart_rg_csr_t *A, int64_t P, int64_t Q)
         fall += wgt * (double)len;
     }
     return fall > 0.0 && fnear >= RG_BAND * fall;
+}
+
+/* wpart_i_rg_offset: of a square matrix, the entries of RG_OFFSET_ROWS evenly spaced rows (all
+ * rows when fewer); where more than RG_OFFSET_SIDE of those off the diagonal lie on one side of
+ * it, the lower median of their j - i (counted in n + 1 .. 2 n + 1 cells: one malloc), else 0 */
+#ifndef RG_OFFSET_ROWS
+#define RG_OFFSET_ROWS 256
+#endif
+#ifndef RG_OFFSET_SIDE
+#define RG_OFFSET_SIDE 0.75
+#endif
+int64_t wpart_i_rg_offset(const wpart_rg_csr_t *A)
+{
+    int64_t n = A->n1, below = 0, above = 0, all = 0;
+    if (n != A->n2 || n < 2 || A->rp[n] == 0) {
+        return 0;
+    }
+    int64_t step = n / RG_OFFSET_ROWS > 1 ? n / RG_OFFSET_ROWS : 1;
+    for (int64_t i = step / 2; i < n; i += step) {
+        for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
+            below += A->ci[e] < i;
+            above += A->ci[e] > i;
+        }
+    }
+    int64_t side = below > above ? below : above;
+    if (!((double)side > RG_OFFSET_SIDE * (double)(below + above))) {
+        return 0;
+    }
+    int64_t *cnt = wpart_i_calloc(2 * n, sizeof(int64_t));
+    if (!cnt) {
+        return 0; /* (no memory for the count: the plain diagonal) */
+    }
+    for (int64_t i = step / 2; i < n; i += step) {
+        for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
+            cnt[A->ci[e] - i + n]++; /* (j - i in [1 - n, n - 1]) */
+            all++;
+        }
+    }
+    int64_t seen = 0, d = 0;
+    while (d < 2 * n && seen + cnt[d] < (all + 1) / 2) { /* the lower median */
+        seen += cnt[d++];
+    }
+    free(cnt);
+    return d - n;
 }

@@ -97,33 +97,38 @@ static void rf_uniform(int64_t n, int64_t k, int64_t *cuts)
 }
 
 /* the diagonal start: the exact 1D partition of the index loads (row + column load of index
- * i) into P + Q - 1 pieces, whose inner boundaries go in turn to the rows and the columns
- * (v: max(n1, n2) doubles of scratch, tmp: 2 (P + Q) int64) */
-static void rf_diagonal(rg_ctx_t *g, const double *rl, const double *cl, double *v,
+ * i; row i + column i + s with the diagonal's offset s, wpart_i_rg_offset) into P + Q - 1 pieces, whose inner
+ * boundaries go in turn to the rows and the columns (v: max(n1, n2) + |s| doubles of scratch,
+ * tmp: 2 (P + Q) int64) */
+static void rf_diagonal(rg_ctx_t *g, const double *rl, const double *cl, int64_t s, double *v,
                         int64_t *tmp, int64_t *R, int64_t *C)
 {
     int64_t n1 = g->A->n1, n2 = g->A->n2, N = n1 > n2 ? n1 : n2;
     int64_t P = g->P[0], Q = g->P[1], K = P + Q - 1;
     int64_t *b = tmp + K + 1;
-    for (int64_t i = 0; i < N; i++) {
-        v[i] = (i < n1 ? rl[i] : 0.0) + (i < n2 ? cl[i] : 0.0);
+    /* index t of v: row t + lo, column t + lo + s (lo = min(0, -s): every line counted) */
+    int64_t lo = s < 0 ? 0 : -s, M = N + (s < 0 ? -s : s);
+    for (int64_t t = 0; t < M; t++) {
+        int64_t i = t + lo, j = i + s;
+        v[t] = (i >= 0 && i < n1 ? rl[i] : 0.0) + (j >= 0 && j < n2 ? cl[j] : 0.0);
     }
-    rf_oned(g, v, N, K, b, tmp);
+    rf_oned(g, v, M, K, b, tmp);
     int64_t nr = 0, nc = 0;
     R[0] = C[0] = 0;
     for (int64_t j = 1; j < K; j++) {
         if (nr < P - 1 && (nr * (Q - 1) <= nc * (P - 1) || nc >= Q - 1)) {
-            R[++nr] = b[j];
+            R[++nr] = b[j] + lo;
         } else {
-            C[++nc] = b[j];
+            C[++nc] = b[j] + lo + s;
         }
     }
-    R[P] = C[Q] = N;
+    R[P] = n1;
+    C[Q] = n2;
     for (int64_t p = 0; p <= P; p++) {
-        R[p] = R[p] < n1 ? R[p] : n1;
+        R[p] = R[p] < 0 ? 0 : R[p] < n1 ? R[p] : n1;
     }
     for (int64_t q = 0; q <= Q; q++) {
-        C[q] = C[q] < n2 ? C[q] : n2;
+        C[q] = C[q] < 0 ? 0 : C[q] < n2 ? C[q] : n2;
     }
 }
 
@@ -489,7 +494,9 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
     load[1] = g.line[1];
     /* one line-long scratch for the diagonal's index loads, then the stored entries per
      * column, then the bound's heavy lines (fewer fresh pages than one array each) */
-    buf = wpart_i_malloc(A->n1 > A->n2 ? A->n1 : A->n2, sizeof(double));
+    int64_t shift = wpart_i_rg_offset(A);
+    buf = wpart_i_malloc((A->n1 > A->n2 ? A->n1 : A->n2) + (shift < 0 ? -shift : shift),
+                         sizeof(double));
     tmp = wpart_i_malloc(2 * (P + Q), sizeof(int64_t));
     R0 = wpart_i_malloc((RF_N + 1) * (P + 1), sizeof(int64_t)); /* the starts', then nic's */
     C0 = wpart_i_malloc(RF_N * (Q + 1), sizeof(int64_t));
@@ -501,7 +508,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
      * own: the rows from the stored entries per row, the columns set first), rows_uniform,
      * cols_uniform (first bit 0: which dimension is set first) */
     int64_t *Rnic = R0 + RF_N * (P + 1); /* (the starts' moves below stay in the first RF_N) */
-    rf_diagonal(&g, load[0], load[1], buf, tmp, R0, C0);
+    rf_diagonal(&g, load[0], load[1], shift, buf, tmp, R0, C0);
     for (int64_t i = 0; i < A->n1; i++) {
         buf[i] = (double)(A->rp[i + 1] - A->rp[i]);
     }
@@ -594,7 +601,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
         int64_t h1 = rg_sarma_patience(P, Q);
         int64_t cont = !big ? RF_SHORT_PATIENCE : P * Q < RF_MID_MAX ? RF_MID_PATIENCE
                                                                      : RF_LONG_PATIENCE;
-        banded = !last && wpart_i_rg_banded(A, P, Q);
+        banded = !last && wpart_i_rg_banded(A, P, Q, shift);
         wpart_rg_opts_t opt = {2, max_half < h1 ? max_half : h1, 0, 1,
                                last ? RF_RACE_HEAVY : big ? RF_RACE_BIG : RF_RACE, out->lower,
                                cont, max_half, control, 0.0, banded};

@@ -43,10 +43,18 @@ typedef struct {
 } wpart_rg_opts_t;
 
 /* Whether A is banded at the resolution of a P x Q grid: of the entries of 64 evenly spaced
- * rows (all rows when fewer), at least 90 % lie within half a block of the diagonal, a block's
- * side taken as 1 / K of the matrix's with K = ceil(sqrt(P Q)) (P at P = Q):
- * |i n2 - j n1| <= n1 n2 / (2 K). O(64 x the entries per row). */
-int wpart_i_rg_banded(const wpart_rg_csr_t *A, int64_t P, int64_t Q);
+ * rows (all rows when fewer), at least 90 % lie within half a block of the diagonal shifted by
+ * `shift` columns (wpart_i_rg_offset), a block's side taken as 1 / K of the matrix's with
+ * K = ceil(sqrt(P Q)) (P at P = Q): |(i + shift) n2 - j n1| <= n1 n2 / (2 K). O(64 x the entries
+ * per row). */
+int wpart_i_rg_banded(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int64_t shift);
+
+/* The diagonal's offset of a square matrix whose entries lie mostly on one side of its
+ * diagonal (a band above or below it, a triangle): more than 3/4 of the off-diagonal entries of
+ * 256 evenly spaced rows (all rows when fewer) on one side; then the lower median of their
+ * j - i, else 0 (0 too when the count's memory cannot be had). The default RECT-NICOL's
+ * diagonal start and banded test follow that diagonal. O(n + 256 x the entries per row). */
+int64_t wpart_i_rg_offset(const wpart_rg_csr_t *A);
 
 /* The default set's load starts on an n1 x n2 matrix of nnz stored entries: 3 (rows_load and
  * cols_load in the uniform starts' places) where at least half the cells are stored (a dense

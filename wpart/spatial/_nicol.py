@@ -193,12 +193,17 @@ def _interleaved(g: GridInput, P: int, Q: int, cache: dict | None = None) -> tup
     index loads (row + column load of index i) into P + Q - 1 pieces, whose inner boundaries
     go in turn to the rows and the columns (spread evenly when P != Q). Near the diagonal
     (banded, grid and mesh matrices) a block then holds about one piece: total / (P + Q - 1)
-    instead of the total / P of aligned cuts."""
+    instead of the total / P of aligned cuts. On a square matrix whose entries lie mostly on
+    one side of its diagonal (a band above or below it, a triangle) the diagonal followed is
+    shifted by their median column offset s (``_core.spatial_rect_offset``): row i is paired
+    with column i + s, as rect_fast.c pairs them."""
     N = max(g.n1, g.n2)
-    vec = np.zeros(N)
+    s = int(_core.spatial_rect_offset(*g.args()[:4]))
+    lo = 0 if s < 0 else -s  # index t of the loads: row t + lo, column t + lo + s
+    vec = np.zeros(N + abs(s))
     cache = {} if cache is None else cache
-    vec[: g.n1] += _line_loads(g, True, cache)
-    vec[: g.n2] += _line_loads(g, False, cache)
+    vec[-lo: g.n1 - lo] += _line_loads(g, True, cache)
+    vec[-lo - s: g.n2 - lo - s] += _line_loads(g, False, cache)
     K = P + Q - 1
     b = g.oned(vec, K)[1:-1]
     # boundary j goes to the rows when the rows are behind in their share
@@ -206,13 +211,13 @@ def _interleaved(g: GridInput, P: int, Q: int, cache: dict | None = None) -> tup
     for j, x in enumerate(b):
         if len(rows) - 1 < P - 1 and ((len(rows) - 1) * (Q - 1) <= (len(cols) - 1) * (P - 1)
                                       or len(cols) - 1 >= Q - 1):
-            rows.append(int(x))
+            rows.append(int(x) + lo)
         else:
-            cols.append(int(x))
-    rows.append(N)
-    cols.append(N)
-    R = np.minimum(np.array(rows[: P + 1], np.int64), g.n1)
-    C = np.minimum(np.array(cols[: Q + 1], np.int64), g.n2)
+            cols.append(int(x) + lo + s)
+    rows.append(g.n1)
+    cols.append(g.n2)
+    R = np.clip(np.array(rows[: P + 1], np.int64), 0, g.n1)
+    C = np.clip(np.array(cols[: Q + 1], np.int64), 0, g.n2)
     return R, C
 
 
