@@ -819,3 +819,78 @@ def test_diagonal_start_follows_a_band_off_the_diagonal(P, Q):
         assert fast.max_load < plain.max_load, (seed, P, Q)
         before = BEFORE_OFFSET[(P, Q)][seed]
         assert fast.max_load <= before and (fast.max_load < before or (P, Q) == (8, 32))
+
+
+def _corner_oracle(A):
+    """wpart_i_rg_corner in Python: of a rectangular matrix, the entries of 256 evenly spaced
+    rows (every row when fewer); whether the correlation of (i + 1/2) / n1 and (j + 1/2) / n2
+    is at least 1/2 and the sum of |j - i n2 / n1| below that of |j - i|."""
+    n1, n2 = A.shape
+    if n1 == n2 or min(n1, n2) < 2:
+        return False
+    step = max(n1 // 256, 1)
+    x, y, i_, j_ = [], [], [], []
+    for i in range(step // 2, n1, step):
+        cols = A.indices[A.indptr[i]:A.indptr[i + 1]]
+        x += [(i + 0.5) / n1] * len(cols)
+        y += list((cols + 0.5) / n2)
+        i_ += [i] * len(cols)
+        j_ += list(cols)
+    if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return False
+    i_, j_ = np.array(i_, np.float64), np.array(j_, np.float64)
+    nearer = np.abs(j_ - i_ * (n2 / n1)).sum() < np.abs(j_ - i_).sum()
+    return bool(np.corrcoef(x, y)[0, 1] >= 0.5 and nearer)
+
+
+# the default's max loads at 4 x 4, 8 x 8, 16 x 16, 8 x 32 on the rectangular bands of
+# test_diagonal_start_follows_a_rectangular_band (without, with noise) before its diagonal
+# start followed the diagonal from corner to corner (row i with column i)
+BEFORE_CORNER = {(1000, 3000): ((2870, 1329, 528, 413), (2878, 1176, 548, 433)),
+                 (3000, 1200): ((7984, 3460, 1544, 1236), (8869, 3575, 1597, 1364)),
+                 (800, 2400): ((2525, 958, 454, 336), (2323, 938, 426, 343)),
+                 (2000, 900): ((4885, 2161, 896, 719), (5596, 2513, 932, 786))}
+
+
+def test_diagonal_start_follows_a_rectangular_band():
+    """On a rectangular matrix whose entries follow its diagonal from corner to corner (i / n1
+    and j / n2 correlate: a band, also with a third of its entries anywhere) the diagonal start
+    places the shorter dimension's line k at index k max(n1, n2) / n, as the banded test reads
+    that diagonal: the one call and the step-by-step engine give one result below 64 blocks,
+    and the max load is never above the default's before (row i with column i), lower in 27 of
+    the 32 cases. Power-law and random rectangular matrices (no correlation) keep the old
+    pairing."""
+    from wpart import _core
+    lower = 0
+    for seed, (n1, n2, w) in enumerate(((1000, 3000, 40), (3000, 1200, 30), (800, 2400, 10),
+                                        (2000, 900, 60))):
+        for noisy in (0, 1):
+            A = _banded(seed, n1, n2, w, 3 * n1 * noisy)
+            assert _core.spatial_rect_corner(n1, n2, A.indptr, A.indices) is True
+            assert _corner_oracle(A)
+            for k, (P, Q) in enumerate(((4, 4), (8, 8), (16, 16), (8, 32))):
+                r = spatial.rect_nicol(A, P * Q, P=P, Q=Q)
+                if P * Q < 64:
+                    _same(r, spatial.rect_nicol(A, P * Q, P=P, Q=Q, starts=list(AUTO)))
+                before = BEFORE_CORNER[(n1, n2)][noisy][k]
+                assert r.max_load <= before, (n1, n2, noisy, P, Q)
+                lower += r.max_load < before
+    assert lower >= 27
+    seen = set()
+    for seed in range(30):  # the oracle on random shapes, bands and noise, and none
+        rng = np.random.default_rng(seed)
+        n1, n2 = (int(x) for x in rng.integers(2, 700, 2))
+        A = _banded(seed, n1, n2, int(rng.integers(1, 80)), int(rng.integers(0, 8 * n1)))
+        got = _core.spatial_rect_corner(n1, n2, A.indptr, A.indices)
+        assert got == _corner_oracle(A)
+        seen.add(got)
+        P = _powerlaw(seed, n1 + 7, n2 + 300, 3000)
+        assert _core.spatial_rect_corner(*P.shape, P.indptr, P.indices) is False
+    assert seen == {True, False}
+    for k in (6, 7):  # a square 3D grid's rows cut to 3/4: along j = i, the old pairing
+        from test_spatial_rect_nicol_ceiling import grid3d_slice
+        G = sps.csr_array(grid3d_slice(k))
+        assert not _core.spatial_rect_corner(*G.shape, G.indptr, G.indices)
+        assert not _corner_oracle(G)
+    S = _banded(1, 400, 400, 10, 0)  # square: the offset's business
+    assert _core.spatial_rect_corner(400, 400, S.indptr, S.indices) is False

@@ -496,6 +496,30 @@ cleanup:
     return res;
 }
 
+/* spatial_rect_corner(n1, n2, rp, ci): wpart_i_rg_corner on checked CSR arrays */
+static PyObject *wpy_rect_corner(PyObject *self, PyObject *args)
+{
+    PyObject *o[3] = {NULL, NULL, Py_None}, *res = NULL;
+    PyArrayObject *a[3] = {NULL, NULL, NULL};
+    long long n1, n2;
+    wpart_rg_csr_t A;
+    if (!PyArg_ParseTuple(args, "LLOO", &n1, &n2, &o[0], &o[1])) {
+        return NULL;
+    }
+    if (sr_csr(n1, n2, o, "w", NPY_FLOAT64, 1, a, &A) < 0) {
+        goto cleanup;
+    }
+    wpart_status_t st = wpart_i_spatial_check_csr(A.rp, A.ci, n1, n2, A.rp[n1]);
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        goto cleanup;
+    }
+    res = PyBool_FromLong(wpart_i_rg_corner(&A));
+cleanup:
+    WPY_XDECREF(a[0], a[1], a[2]);
+    return res;
+}
+
 /* spatial_rect_banded(n1, n2, rp, ci, P, Q): wpart_i_rg_banded on checked CSR arrays, along the
  * diagonal of wpart_i_rg_offset */
 static PyObject *wpy_rect_banded(PyObject *self, PyObject *args)
@@ -659,6 +683,8 @@ cleanup:
  *   default RECT-NICOL's test for its first-half-sweep race), along spatial_rect_offset's diagonal.
  * - spatial_rect_offset: The offset of the diagonal the default RECT-NICOL's diagonal start
  *   follows (a square matrix whose entries lie mostly on one side of its diagonal; else 0).
+ * - spatial_rect_corner: Whether that start follows a rectangular matrix's diagonal from corner
+ *   to corner (its entries do).
  * - spatial_rect_load_starts: The default set's load starts (3: rows_load and cols_load in
  *   the uniform starts' places, a dense matrix; 0) for nnz stored entries of n1 x n2.
  * - spatial_csr_nonzero: The entries of CSR arrays whose value is not 0: (int64 pointers,
@@ -678,6 +704,7 @@ static PyMethodDef spatial_rect_methods[] = {
     {"spatial_rect_1d", wpy_rect_1d, METH_VARARGS, NULL},
     {"spatial_rect_banded", wpy_rect_banded, METH_VARARGS, NULL},
     {"spatial_rect_offset", wpy_rect_offset, METH_VARARGS, NULL},
+    {"spatial_rect_corner", wpy_rect_corner, METH_VARARGS, NULL},
     {"spatial_rect_load_starts", wpy_rect_load_starts, METH_VARARGS, NULL},
     {"spatial_csr_nonzero", wpy_csr_nonzero, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},

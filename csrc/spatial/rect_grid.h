@@ -56,6 +56,12 @@ int wpart_i_rg_banded(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int64_t shi
  * diagonal start and banded test follow that diagonal. O(n + 256 x the entries per row). */
 int64_t wpart_i_rg_offset(const wpart_rg_csr_t *A);
 
+/* Whether a rectangular matrix's entries follow its diagonal from corner to corner: over the
+ * entries of 256 evenly spaced rows the correlation of i / n1 and j / n2 is at least 1/2 and
+ * the sum of |j - i n2 / n1| below that of |j - i| (0 for a square matrix). The default RECT-NICOL's diagonal start then places the shorter
+ * dimension's line k at k max(n1, n2) / n along the longer one. O(256 x the entries per row). */
+int wpart_i_rg_corner(const wpart_rg_csr_t *A);
+
 /* The default set's load starts on an n1 x n2 matrix of nnz stored entries: 3 (rows_load and
  * cols_load in the uniform starts' places) where at least half the cells are stored (a dense
  * load matrix: the stored entries per row are about even, so rows_stored is near uniform

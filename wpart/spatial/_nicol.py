@@ -196,14 +196,27 @@ def _interleaved(g: GridInput, P: int, Q: int, cache: dict | None = None) -> tup
     instead of the total / P of aligned cuts. On a square matrix whose entries lie mostly on
     one side of its diagonal (a band above or below it, a triangle) the diagonal followed is
     shifted by their median column offset s (``_core.spatial_rect_offset``): row i is paired
-    with column i + s, as rect_fast.c pairs them."""
-    N = max(g.n1, g.n2)
+    with column i + s. On a rectangular one whose entries follow its diagonal from corner to
+    corner (``_core.spatial_rect_corner``: i / n1 and j / n2 correlate) the shorter
+    dimension's line k sits at index k N / n of the N = max(n1, n2) indices (rect_fast.c's
+    rf_diagonal, the same cuts)."""
+    n1, n2 = g.n1, g.n2
+    N = max(n1, n2)
     s = int(_core.spatial_rect_offset(*g.args()[:4]))
+    corner = bool(_core.spatial_rect_corner(*g.args()[:4]))
     lo = 0 if s < 0 else -s  # index t of the loads: row t + lo, column t + lo + s
     vec = np.zeros(N + abs(s))
     cache = {} if cache is None else cache
-    vec[-lo: g.n1 - lo] += _line_loads(g, True, cache)
-    vec[-lo - s: g.n2 - lo - s] += _line_loads(g, False, cache)
+
+    def at(n):  # the index of each of n lines (line k at k where they do not follow it)
+        return np.arange(n, dtype=np.int64) if n == N or not corner else \
+            (np.arange(n, dtype=object) * N // n).astype(np.int64)
+
+    def before(x, n):  # the lines of n before index x
+        return x if n == N or not corner or x <= 0 else -(-x * n // N)
+
+    np.add.at(vec, at(n1) - lo, _line_loads(g, True, cache))  # (rows first: rf_diagonal's sums)
+    np.add.at(vec, at(n2) - lo - s, _line_loads(g, False, cache))
     K = P + Q - 1
     b = g.oned(vec, K)[1:-1]
     # boundary j goes to the rows when the rows are behind in their share
@@ -211,13 +224,13 @@ def _interleaved(g: GridInput, P: int, Q: int, cache: dict | None = None) -> tup
     for j, x in enumerate(b):
         if len(rows) - 1 < P - 1 and ((len(rows) - 1) * (Q - 1) <= (len(cols) - 1) * (P - 1)
                                       or len(cols) - 1 >= Q - 1):
-            rows.append(int(x) + lo)
+            rows.append(before(int(x) + lo, n1))
         else:
-            cols.append(int(x) + lo + s)
-    rows.append(g.n1)
-    cols.append(g.n2)
-    R = np.clip(np.array(rows[: P + 1], np.int64), 0, g.n1)
-    C = np.clip(np.array(cols[: Q + 1], np.int64), 0, g.n2)
+            cols.append(before(int(x) + lo + s, n2))
+    rows.append(n1)
+    cols.append(n2)
+    R = np.clip(np.array(rows[: P + 1], np.int64), 0, n1)
+    C = np.clip(np.array(cols[: Q + 1], np.int64), 0, n2)
     return R, C
 
 

@@ -120,7 +120,10 @@ def rect_nicol(
         whose entries lie mostly on one side of its diagonal, more than 3/4 of those off it
         in 256 sampled rows, as a band above or below it, row i is paired with column i + s,
         s their median offset j - i: on six such matrices, 60 cases, 6 more at or below the
-        best of SARMA's nine, now all), SARMA nic's start
+        best of SARMA's nine, now all; on a rectangular matrix whose entries follow its
+        diagonal from corner to corner, i / n1 and j / n2 correlated and nearer that diagonal
+        than j = i, row i is paired with column i n2 / n1: on rectangular bands 0-32 % lower),
+        SARMA nic's start
         (``"rows_stored"``: the exact 1D partition of the stored entries per row, the columns
         set for it; from 64 blocks not raced, ``"not_run"``: SARMA nic's member runs from it
         after the race) and uniform cuts (``"rows_uniform"``, ``"cols_uniform"``; where at least
