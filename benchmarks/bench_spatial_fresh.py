@@ -18,11 +18,12 @@ default ``wpart.spatial.rect_nicol(A, P * Q, P=P, Q=Q, weights=w)`` against
   is the baseline; ``_sarma.nicol_c`` (the same cuts by a bisection on the bottleneck value,
   SARMA's ``nic_v``; 2.5-6x faster than SARMA's nic) is reported beside it as ``ratio_v``.
 
-A third set, "offdiag" (9 matrices, 72 cases; benchmarks/spatial_fresh_ref_offdiag.py), holds
+A third set, "offdiag" (12 matrices, 90 cases; benchmarks/spatial_fresh_ref_offdiag.py), holds
 square matrices whose entries lie mostly on one side of the diagonal (bands above or below it,
 first-order upwind stencils in 2D and 3D, a DAG in topological order, a lower triangle's band
-with values, a widening band above the diagonal); it was made after the default's diagonal
-start began to follow such a band and never tuned on. ``--set both`` is fresh and holdout (the
+with values, a widening band above the diagonal) and rectangular bands along the diagonal
+from corner to corner (one with a fifth of its entries anywhere); it was made after the
+default's diagonal start began to follow such bands and never tuned on. ``--set both`` is fresh and holdout (the
 334 cases of the earlier results), ``all`` (the default) adds it.
 
 Matrices (210^2 - 3,200^2, 985 - 25,890 stored entries, regenerated from gen / params / seed):
@@ -141,6 +142,15 @@ def build(gen, params, seed):
         r, c = np.concatenate(rows), np.concatenate(cols)
         A = _coo(n, n, r, c, rng.integers(1, 4, r.size) if p.get("values") else
                  np.ones(r.size, np.int64))
+    elif gen == "rectband":  # n1 x n2, per_row entries within width of j = i n2 / n1, noise
+        n1, n2, k, w = p["n1"], p["n2"], p["per_row"], p["width"]
+        r = np.repeat(np.arange(n1), k)
+        c = np.clip(r * n2 // n1 + rng.integers(-w, w + 1, r.size), 0, n2 - 1)
+        extra = int(p.get("noise", 0.0) * r.size)
+        r = np.concatenate([r, rng.integers(0, n1, extra)])
+        c = np.concatenate([c, rng.integers(0, n2, extra)])
+        A = _coo(n1, n2, r, c, np.ones(r.size, np.int64))
+        A.data[:] = 1
     elif gen == "dag":  # a DAG in topological order: entries above the diagonal only
         n, nnz = p["n"], p["nnz"]
         a, b = rng.integers(0, n, nnz), rng.integers(0, n, nnz)
