@@ -50,9 +50,9 @@ typedef struct {
 int wpart_i_rg_banded(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int64_t shift);
 
 /* The diagonal's offset of a square matrix whose entries lie mostly on one side of its
- * diagonal (a band above or below it, a triangle): more than 3/4 of the off-diagonal entries of
- * 256 evenly spaced rows (all rows when fewer) on one side; then the lower median of their
- * j - i, else 0 (0 too when the count's memory cannot be had). The default RECT-NICOL's
+ * diagonal (a band above or below it, a triangle): of the off-diagonal entries of 256 evenly
+ * spaced rows (all rows when fewer) at least twice as many on one side as on the other; then
+ * the lower median of their j - i, else 0 (0 too when the count's memory cannot be had). The default RECT-NICOL's
  * diagonal start and banded test follow that diagonal. O(n + 256 x the entries per row). */
 int64_t wpart_i_rg_offset(const wpart_rg_csr_t *A);
 

@@ -117,8 +117,9 @@ def rect_nicol(
         the same kernel) from the diagonal start (``"diag_interleaved"``: the exact 1D
         partition of the index loads, row + column load of index i, into P + Q - 1 pieces
         whose inner boundaries go in turn to the row and the column cuts; on a square matrix
-        whose entries lie mostly on one side of its diagonal, more than 3/4 of those off it
-        in 256 sampled rows, as a band above or below it, row i is paired with column i + s,
+        whose entries lie mostly on one side of its diagonal, twice as many of those off it
+        on one side as on the other in 256 sampled rows, as a band above or below it, row i
+        is paired with column i + s,
         s their median offset j - i: on six such matrices, 60 cases, 6 more at or below the
         best of SARMA's nine, now all; on a rectangular matrix whose entries follow its
         diagonal from corner to corner, i / n1 and j / n2 correlated and nearer that diagonal
