@@ -592,8 +592,12 @@ def test_banded_test_matches_its_definition():
         assert _core.spatial_rect_offset(n1, n2, B.indptr, B.indices) == 0
     E = sps.csr_array((3, 4), dtype=np.int64)  # no entries: not banded
     assert not _core.spatial_rect_banded(3, 4, E.indptr, E.indices, 2, 2)
-    with pytest.raises(WpartValueError, match="out of range"):
-        _core.spatial_rect_banded(2, 2, np.array([0, 1, 2]), np.array([0, 7]), 2, 2)
+    for f, extra in ((_core.spatial_rect_banded, (2, 2)), (_core.spatial_rect_offset, ()),
+                     (_core.spatial_rect_corner, ())):
+        with pytest.raises(WpartValueError, match="out of range"):
+            f(2, 2, np.array([0, 1, 2]), np.array([0, 7]), *extra)
+        with pytest.raises(WpartValueError):  # pointers that do not fit the rows
+            f(3, 3, np.array([0, 2]), np.array([0, 1]), *extra)
     for P, Q in ((0, 2), (2, 0), (2**31 + 1, 1)):
         with pytest.raises(WpartValueError, match="must be in"):
             _core.spatial_rect_banded(3, 4, E.indptr, E.indices, P, Q)
