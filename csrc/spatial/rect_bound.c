@@ -1,7 +1,9 @@
 /* rect_bound.c -- what the default RECT-NICOL (rect_fast.c) reads of a matrix before its starts
  * run: the lower bound of the optimum P x Q grid (the exact 1D partitions of the line loads,
  * the heaviest lines cut alone and, on heavy-line matrices, together: the joint bound, whose
- * cuts are a start) and whether the matrix is banded at the grid's resolution. */
+ * cuts are a start), whether the matrix is banded at the grid's resolution, the diagonal its
+ * entries follow (an offset; a rectangular matrix's corner-to-corner diagonal) and the diagonal
+ * start along it. */
 #include "rect_grid_i.h"
 
 #include <math.h>
@@ -277,4 +279,57 @@ int wpart_i_rg_corner(const wpart_rg_csr_t *A)
     }
     double vx = k * sxx - sx * sx, vy = k * syy - sy * sy, cxy = k * sxy - sx * sy;
     return k > 1.0 && vx > 0.0 && vy > 0.0 && cxy >= RG_CORNER * sqrt(vx * vy) && dc < dp;
+}
+
+/* line k of a dimension of n lines at index k N / n of the diagonal's N = max(n1, n2) indices
+ * (k itself where n = N), and the lines before index x: x, or ceil(x n / N) */
+static inline int64_t rf_at(int64_t k, int64_t n, int64_t N)
+{
+    return n == N ? k : (int64_t)((__int128)k * N / n);
+}
+
+static inline int64_t rf_before(int64_t x, int64_t n, int64_t N)
+{
+    return n == N || x <= 0 ? x : (int64_t)(((__int128)x * n + N - 1) / N);
+}
+
+/* wpart_i_rect_diagonal (rect_polish.h). Index i holds row i and column i; with the offset s
+ * row i and column i + s; on a rectangular matrix whose entries follow the diagonal from
+ * corner to corner the shorter dimension's line k sits at index k N / n, N = max(n1, n2): the
+ * diagonal the banded test reads (on a band of 1,000 x 3,000 the default's max load at 4 x 4
+ * 2,870 -> 2,136, at 8 x 32 413 -> 388) */
+void wpart_i_rect_diagonal(rg_ctx_t *g, const double *rl, const double *cl, int64_t s, int corner,
+                           double *v, int64_t *tmp, int64_t *R, int64_t *C)
+{
+    int64_t n1 = g->A->n1, n2 = g->A->n2, N = n1 > n2 ? n1 : n2;
+    int64_t m1 = corner ? n1 : N, m2 = corner ? n2 : N; /* (N: line k at index k) */
+    int64_t P = g->P[0], Q = g->P[1], K = P + Q - 1;
+    int64_t *b = tmp + K + 1;
+    /* index t of v: row t + lo, column t + lo + s (lo = min(0, -s): every line counted) */
+    int64_t lo = s < 0 ? 0 : -s, M = N + (s < 0 ? -s : s);
+    memset(v, 0, (size_t)M * sizeof(double));
+    for (int64_t i = 0; i < n1; i++) { /* (rows first, then columns: the engine's sums) */
+        v[rf_at(i, m1, N) - lo] += rl[i];
+    }
+    for (int64_t j = 0; j < n2; j++) {
+        v[rf_at(j, m2, N) - lo - s] += cl[j];
+    }
+    wpart_i_rect_1d(v, M, K, b, g->X, tmp, g->integral);
+    int64_t nr = 0, nc = 0;
+    R[0] = C[0] = 0;
+    for (int64_t j = 1; j < K; j++) {
+        if (nr < P - 1 && (nr * (Q - 1) <= nc * (P - 1) || nc >= Q - 1)) {
+            R[++nr] = rf_before(b[j] + lo, m1, N);
+        } else {
+            C[++nc] = rf_before(b[j] + lo + s, m2, N);
+        }
+    }
+    R[P] = n1;
+    C[Q] = n2;
+    for (int64_t p = 0; p <= P; p++) {
+        R[p] = R[p] < 0 ? 0 : R[p] < n1 ? R[p] : n1;
+    }
+    for (int64_t q = 0; q <= Q; q++) {
+        C[q] = C[q] < 0 ? 0 : C[q] < n2 ? C[q] : n2;
+    }
 }

@@ -198,8 +198,8 @@ def _interleaved(g: GridInput, P: int, Q: int, cache: dict | None = None) -> tup
     shifted by their median column offset s (``_core.spatial_rect_offset``): row i is paired
     with column i + s. On a rectangular one whose entries follow its diagonal from corner to
     corner (``_core.spatial_rect_corner``: i / n1 and j / n2 correlate) the shorter
-    dimension's line k sits at index k N / n of the N = max(n1, n2) indices (rect_fast.c's
-    rf_diagonal, the same cuts)."""
+    dimension's line k sits at index k N / n of the N = max(n1, n2) indices (rect_bound.c's
+    wpart_i_rect_diagonal, the same cuts)."""
     n1, n2 = g.n1, g.n2
     N = max(n1, n2)
     s = int(_core.spatial_rect_offset(*g.args()[:4]))
@@ -215,7 +215,7 @@ def _interleaved(g: GridInput, P: int, Q: int, cache: dict | None = None) -> tup
     def before(x, n):  # the lines of n before index x
         return x if n == N or not corner or x <= 0 else -(-x * n // N)
 
-    np.add.at(vec, at(n1) - lo, _line_loads(g, True, cache))  # (rows first: rf_diagonal's sums)
+    np.add.at(vec, at(n1) - lo, _line_loads(g, True, cache))  # (rows first: the core's sums)
     np.add.at(vec, at(n2) - lo - s, _line_loads(g, False, cache))
     K = P + Q - 1
     b = g.oned(vec, K)[1:-1]
