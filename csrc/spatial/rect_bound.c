@@ -197,20 +197,53 @@ int wpart_i_rg_banded(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int64_t shi
 
 /* wpart_i_rg_offset: of a square matrix, the entries of RG_OFFSET_ROWS evenly spaced rows (all
  * rows when fewer); where at least twice as many of those off the diagonal lie on one side of
- * it as on the other, the lower median of their j - i (counted in 2 n cells: one calloc),
- * else 0. (With more than 3/4 of them, the first rule, four bands from 100 below to 40 above
- * the diagonal, 20 / 50, 60 / 150, 90 / 30 -- 71-75 % on one side -- kept the plain diagonal
- * start; with this rule the default's max loads there at 4 x 4 - 32 x 32 went lower in 16 of
- * 20 cases, by up to 5.1 %, and higher in 2, by at most 1 %, and none of the 484 of
- * bench_spatial_fresh's three sets and SARMA's five test files changed: the two matrices
- * that cross, Chebyshev1 at 75 % and h_arrow_2600 at 74 %, end at the same max loads. SARMA's
- * bayer05 sits at 59 %, random-order matrices at 50-57 %) */
+ * it as on the other, the lower median of their j - i (a selection among the sampled entries:
+ * memory and time in their number, not in n), else 0. (With more than 3/4 of them, the first
+ * rule, four bands from 100 below to 40 above the diagonal, 20 / 50, 60 / 150, 90 / 30 --
+ * 71-75 % on one side -- kept the plain diagonal start; with this rule the default's max loads
+ * there at 4 x 4 - 32 x 32 went lower in 16 of 20 cases, by up to 5.1 %, and higher in 2, by
+ * at most 1 %, and none of the 484 of bench_spatial_fresh's three sets and SARMA's five test
+ * files changed: the two matrices that cross, Chebyshev1 at 75 % and h_arrow_2600 at 74 %,
+ * end at the same max loads. SARMA's bayer05 sits at 59 %, random-order matrices at 50-57 %) */
 #ifndef RG_OFFSET_ROWS
 #define RG_OFFSET_ROWS 256
 #endif
+/* the k-th smallest (from 0) of the m values of a (reordered): Hoare's selection, the pivot
+ * the median of the first, middle and last values; O(m) expected, no allocation */
+static int64_t rg_select(int64_t *a, int64_t m, int64_t k)
+{
+    int64_t lo = 0, hi = m - 1;
+    while (lo < hi) {
+        int64_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi];
+        int64_t piv = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+        int64_t i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] < piv) {
+                i++;
+            }
+            while (a[j] > piv) {
+                j--;
+            }
+            if (i <= j) {
+                int64_t t = a[i];
+                a[i++] = a[j];
+                a[j--] = t;
+            }
+        }
+        if (k <= j) {
+            hi = j;
+        } else if (k >= i) {
+            lo = i;
+        } else {
+            return a[k];
+        }
+    }
+    return a[k];
+}
+
 int64_t wpart_i_rg_offset(const wpart_rg_csr_t *A)
 {
-    int64_t n = A->n1, below = 0, above = 0, all = 0;
+    int64_t n = A->n1, below = 0, above = 0;
     if (n != A->n2 || n < 2 || A->rp[n] == 0) {
         return 0;
     }
@@ -225,22 +258,22 @@ int64_t wpart_i_rg_offset(const wpart_rg_csr_t *A)
     if (side == 0 || side < 2 * (below + above - side)) {
         return 0;
     }
-    int64_t *cnt = wpart_i_calloc(2 * n, sizeof(int64_t));
-    if (!cnt) {
-        return 0; /* (no memory for the count: the plain diagonal) */
+    int64_t all = 0, k = 0;
+    for (int64_t i = step / 2; i < n; i += step) {
+        all += A->rp[i + 1] - A->rp[i];
+    }
+    int64_t *d = wpart_i_malloc(all, sizeof(int64_t));
+    if (!d) {
+        return 0; /* (no memory for the offsets: the plain diagonal) */
     }
     for (int64_t i = step / 2; i < n; i += step) {
         for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
-            cnt[A->ci[e] - i + n]++; /* (j - i in [1 - n, n - 1]) */
-            all++;
+            d[k++] = A->ci[e] - i;
         }
     }
-    int64_t seen = 0, d = 0;
-    while (d < 2 * n && seen + cnt[d] < (all + 1) / 2) { /* the lower median */
-        seen += cnt[d++];
-    }
-    free(cnt);
-    return d - n;
+    int64_t s = rg_select(d, all, (all - 1) / 2); /* the lower median */
+    free(d);
+    return s;
 }
 
 /* wpart_i_rg_corner: of a rectangular matrix, the entries of RG_OFFSET_ROWS evenly spaced rows

@@ -52,14 +52,16 @@ int wpart_i_rg_banded(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int64_t shi
 /* The diagonal's offset of a square matrix whose entries lie mostly on one side of its
  * diagonal (a band above or below it, a triangle): of the off-diagonal entries of 256 evenly
  * spaced rows (all rows when fewer) at least twice as many on one side as on the other; then
- * the lower median of their j - i, else 0 (0 too when the count's memory cannot be had). The default RECT-NICOL's
- * diagonal start and banded test follow that diagonal. O(n + 256 x the entries per row). */
+ * the lower median of their j - i, else 0 (0 too when memory for them cannot be had). The
+ * default RECT-NICOL's diagonal start and banded test follow that diagonal. O(256 x the
+ * entries per row). */
 int64_t wpart_i_rg_offset(const wpart_rg_csr_t *A);
 
 /* Whether a rectangular matrix's entries follow its diagonal from corner to corner: over the
  * entries of 256 evenly spaced rows the correlation of i / n1 and j / n2 is at least 1/2 and
- * the sum of |j - i n2 / n1| below that of |j - i| (0 for a square matrix). The default RECT-NICOL's diagonal start then places the shorter
- * dimension's line k at k max(n1, n2) / n along the longer one. O(256 x the entries per row). */
+ * the sum of |j - i n2 / n1| below that of |j - i| (0 for a square matrix). The default
+ * RECT-NICOL's diagonal start then places the shorter dimension's line k at k max(n1, n2) / n
+ * along the longer one. O(256 x the entries per row). */
 int wpart_i_rg_corner(const wpart_rg_csr_t *A);
 
 /* The default set's load starts on an n1 x n2 matrix of nnz stored entries: 3 (rows_load and
