@@ -189,22 +189,100 @@ def test_only_the_diagonal_start_on_banded_matrices(P, Q):
                if not (k == "rows_stored" and P * Q >= 64)), st
 
 
-def _plain_diagonal(A, P, Q):
-    """The diagonal start without an offset (row i paired with column i), as it was before
-    the default followed a band off the diagonal: (row_cuts, col_cuts)."""
-    n = A.shape[0]
-    W = A.astype(np.float64)
-    v = np.asarray(W.sum(axis=1)).ravel() + np.asarray(W.sum(axis=0)).ravel()
+def _diagonal_oracle(A, P, Q, s, corner):
+    """The diagonal start in Python (``_core.spatial_rect_diagonal``'s definition): the index
+    loads -- row i at index i, column j at index j - s; where `corner`, the shorter
+    dimension's line k at index k N / n (N = max(n1, n2)) -- cut into P + Q - 1 pieces by the
+    exact 1D partition, whose inner boundaries go in turn to the rows and the columns (the
+    rows while behind in their share), each as the number of its lines before it."""
     from wpart import _core
-    b = _core.spatial_rect_1d(np.ascontiguousarray(v), P + Q - 1)[0][1:-1]
+    n1, n2 = A.shape
+    N = max(n1, n2)
+    W = sps.csr_array(A, dtype=np.float64)
+    lo = 0 if s < 0 else -s  # index t: row t + lo, column t + lo + s
+    v = np.zeros(N + abs(s))
+
+    def at(n):
+        return np.arange(n) if n == N or not corner else np.arange(n) * N // n
+
+    def before(x, n):
+        return x if n == N or not corner or x <= 0 else -(-x * n // N)
+
+    np.add.at(v, at(n1) - lo, np.asarray(W.sum(axis=1)).ravel())
+    np.add.at(v, at(n2) - lo - s, np.asarray(W.sum(axis=0)).ravel())
+    b = _core.spatial_rect_1d(v, P + Q - 1)[0][1:-1]
     rows, cols = [0], [0]
     for x in b:
         if len(rows) - 1 < P - 1 and ((len(rows) - 1) * (Q - 1) <= (len(cols) - 1) * (P - 1)
                                       or len(cols) - 1 >= Q - 1):
-            rows.append(int(x))
+            rows.append(before(int(x) + lo, n1))
         else:
-            cols.append(int(x))
-    return np.array(rows + [n], np.int64), np.array(cols + [n], np.int64)
+            cols.append(before(int(x) + lo + s, n2))
+    return (np.clip(np.array(rows + [n1], np.int64), 0, n1),
+            np.clip(np.array(cols + [n2], np.int64), 0, n2))
+
+
+def _plain_diagonal(A, P, Q):
+    """The diagonal start without an offset (row i paired with column i), as it was before
+    the default followed a band off the diagonal: (row_cuts, col_cuts)."""
+    return _diagonal_oracle(A, P, Q, 0, False)
+
+
+def test_diagonal_start_matches_its_definition():
+    """``_core.spatial_rect_diagonal`` (the kernel of the one call and of the step-by-step
+    engine's diag_interleaved) gives _diagonal_oracle's cuts with the offset and corner
+    oracles' diagonal, on bands above, below and across the diagonal, rectangular bands, and
+    matrices in random order, at grids from 1 x 1 (its prefix then needs more room than the
+    one call's context held for a 1 x 1 grid: the kernel has its own) to 8 x 8; and refuses
+    bad grids and loads of the wrong length."""
+    from wpart import _core
+    kinds = set()
+    for seed in range(24):
+        rng = np.random.default_rng(seed)
+        n1 = int(rng.integers(20, 600))
+        n2 = n1 if seed % 3 else int(rng.integers(20, 600))
+        w = int(rng.integers(1, 60))
+        lo = int(rng.integers(-w, w)) * (1 if seed % 2 else -1)
+        A = _banded(seed, n1, n2, w, int(rng.integers(0, n1)) * (seed % 4 == 0), lo)
+        if seed % 5 == 0:
+            A = _powerlaw(seed, n1, n2, 4 * n1)
+        rl = np.asarray(sps.csr_array(A, dtype=np.float64).sum(axis=1)).ravel()
+        cl = np.asarray(sps.csr_array(A, dtype=np.float64).sum(axis=0)).ravel()
+        s, corner = _offset_oracle(A), _corner_oracle(A)
+        kinds.add((s != 0, corner))
+        for P, Q in ((1, 1), (1, 2), (2, 1), (3, 5), (4, 4), (8, 2), (8, 8)):
+            if P > n1 or Q > n2:
+                continue
+            R, C = _core.spatial_rect_diagonal(n1, n2, A.indptr, A.indices, rl, cl, P, Q)
+            Ro, Co = _diagonal_oracle(A, P, Q, s, corner)
+            assert np.array_equal(R, Ro) and np.array_equal(C, Co), (seed, P, Q)
+    assert kinds == {(False, False), (True, False), (False, True)}
+    A = _banded(1, 300, 300, 40, 0, 0)
+    rl = np.ones(300)
+    with pytest.raises(WpartValueError, match="must be in"):
+        _core.spatial_rect_diagonal(300, 300, A.indptr, A.indices, rl, rl, 0, 2)
+    with pytest.raises(WpartValueError, match="n1 and n2 loads"):
+        _core.spatial_rect_diagonal(300, 300, A.indptr, A.indices, rl, rl[:-1], 2, 2)
+    with pytest.raises(WpartValueError, match="out of range"):
+        _core.spatial_rect_diagonal(2, 2, np.array([0, 1, 2]), np.array([0, 7]), rl[:2],
+                                    rl[:2], 1, 1)
+
+
+def test_one_by_one_and_thin_grids_on_a_band_off_the_diagonal():
+    """m = 1, 1 x 2 and 2 x 1 on a band above the diagonal (offset 96): the one call gives
+    the step-by-step engine's result; at 1 x 1 the total."""
+    from wpart import _core
+    rng = np.random.default_rng(1)
+    n = 2000
+    r = np.repeat(np.arange(n), 6)
+    c = np.clip(r + rng.integers(0, 200, r.size), 0, n - 1)
+    A = sps.csr_array((np.ones(r.size, np.int64), (r, c)), shape=(n, n))
+    A.sum_duplicates()
+    assert _core.spatial_rect_offset(n, n, A.indptr, A.indices) == 96
+    for P, Q in ((1, 1), (1, 2), (2, 1)):
+        fast = spatial.rect_nicol(A, P * Q, P=P, Q=Q)
+        _same(fast, spatial.rect_nicol(A, P * Q, P=P, Q=Q, starts=list(AUTO)))
+        assert P * Q > 1 or fast.max_load == A.sum()
 
 
 # the default's max loads on test_diagonal_start_follows_a_band_off_the_diagonal's four bands

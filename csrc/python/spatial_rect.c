@@ -472,8 +472,30 @@ cleanup:
     return res;
 }
 
-/* spatial_rect_offset(n1, n2, rp, ci): wpart_i_rg_offset on checked CSR arrays */
-static PyObject *wpy_rect_offset(PyObject *self, PyObject *args)
+/* the CSR arrays (n1, n2, o[0] pointers, o[1] indices) of a binding's arguments, converted to
+ * int64 and checked into A -- their shape and pointers, then (PQ given) the grid PQ[0] x PQ[1],
+ * then the indices in range: 0, or -1 with the error set */
+static int sr_csr_checked(long long n1, long long n2, PyObject *o[3], PyArrayObject *a[3],
+                          wpart_rg_csr_t *A, const long long *PQ)
+{
+    if (sr_csr(n1, n2, o, "w", NPY_FLOAT64, 1, a, A) < 0) {
+        return -1;
+    }
+    if (PQ && (PQ[0] < 1 || PQ[1] < 1 || PQ[0] > (1LL << 31) || PQ[1] > (1LL << 31))) {
+        PyErr_SetString(wpy_ValueError, "`P` and `Q` must be in [1, 2**31]");
+        return -1;
+    }
+    wpart_status_t st = wpart_i_spatial_check_csr(A->rp, A->ci, n1, n2, A->rp[n1]);
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        return -1;
+    }
+    return 0;
+}
+
+/* spatial_rect_offset / spatial_rect_corner(n1, n2, rp, ci): wpart_i_rg_offset (corner 0) or
+ * wpart_i_rg_corner (1) on checked CSR arrays */
+static PyObject *sr_diagonal_of(PyObject *args, int corner)
 {
     PyObject *o[3] = {NULL, NULL, Py_None}, *res = NULL;
     PyArrayObject *a[3] = {NULL, NULL, NULL};
@@ -482,41 +504,73 @@ static PyObject *wpy_rect_offset(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "LLOO", &n1, &n2, &o[0], &o[1])) {
         return NULL;
     }
-    if (sr_csr(n1, n2, o, "w", NPY_FLOAT64, 1, a, &A) < 0) {
-        goto cleanup;
+    if (sr_csr_checked(n1, n2, o, a, &A, NULL) == 0) {
+        res = corner ? PyBool_FromLong(wpart_i_rg_corner(&A))
+                     : PyLong_FromLongLong((long long)wpart_i_rg_offset(&A));
     }
-    wpart_status_t st = wpart_i_spatial_check_csr(A.rp, A.ci, n1, n2, A.rp[n1]);
-    if (st != WPART_OK) {
-        wpy_raise(st, NULL);
-        goto cleanup;
-    }
-    res = PyLong_FromLongLong((long long)wpart_i_rg_offset(&A));
-cleanup:
     WPY_XDECREF(a[0], a[1], a[2]);
     return res;
 }
 
-/* spatial_rect_corner(n1, n2, rp, ci): wpart_i_rg_corner on checked CSR arrays */
+static PyObject *wpy_rect_offset(PyObject *self, PyObject *args)
+{
+    return sr_diagonal_of(args, 0);
+}
+
 static PyObject *wpy_rect_corner(PyObject *self, PyObject *args)
 {
-    PyObject *o[3] = {NULL, NULL, Py_None}, *res = NULL;
-    PyArrayObject *a[3] = {NULL, NULL, NULL};
-    long long n1, n2;
+    return sr_diagonal_of(args, 1);
+}
+
+/* spatial_rect_diagonal(n1, n2, rp, ci, rl, cl, P, Q): the default's diagonal start
+ * (wpart_i_rect_diagonal along the diagonal of wpart_i_rg_offset / wpart_i_rg_corner) from the
+ * float64 row and column loads rl, cl: (R, C) int64 cuts */
+static PyObject *wpy_rect_diagonal(PyObject *self, PyObject *args)
+{
+    PyObject *o[3] = {NULL, NULL, Py_None}, *lo[2], *res = NULL;
+    PyArrayObject *a[3] = {NULL, NULL, NULL}, *w[2] = {NULL, NULL}, *R = NULL, *C = NULL;
+    long long n1, n2, PQ[2];
     wpart_rg_csr_t A;
-    if (!PyArg_ParseTuple(args, "LLOO", &n1, &n2, &o[0], &o[1])) {
+    double *v = NULL;
+    int64_t *tmp = NULL;
+    if (!PyArg_ParseTuple(args, "LLOOOOLL", &n1, &n2, &o[0], &o[1], &lo[0], &lo[1], &PQ[0],
+                          &PQ[1])) {
         return NULL;
     }
-    if (sr_csr(n1, n2, o, "w", NPY_FLOAT64, 1, a, &A) < 0) {
+    int64_t P = PQ[0], Q = PQ[1];
+    if (sr_csr_checked(n1, n2, o, a, &A, PQ) < 0) {
         goto cleanup;
     }
-    wpart_status_t st = wpart_i_spatial_check_csr(A.rp, A.ci, n1, n2, A.rp[n1]);
-    if (st != WPART_OK) {
-        wpy_raise(st, NULL);
+    w[0] = wpy_input_array(lo[0], "rl", NPY_FLOAT64, 1, 1);
+    w[1] = w[0] ? wpy_input_array(lo[1], "cl", NPY_FLOAT64, 1, 1) : NULL;
+    if (!w[1]) {
         goto cleanup;
     }
-    res = PyBool_FromLong(wpart_i_rg_corner(&A));
+    if (PyArray_DIM(w[0], 0) != n1 || PyArray_DIM(w[1], 0) != n2) {
+        PyErr_SetString(wpy_ValueError, "`rl` and `cl` must hold n1 and n2 loads");
+        goto cleanup;
+    }
+    int64_t s = wpart_i_rg_offset(&A), nd = (n1 > n2 ? n1 : n2) + (s < 0 ? -s : s);
+    npy_intp np1 = (npy_intp)P + 1, nq1 = (npy_intp)Q + 1;
+    v = wpart_i_malloc(2 * nd + 1, sizeof(double));
+    tmp = wpart_i_malloc(2 * (P + Q), sizeof(int64_t));
+    R = (PyArrayObject *)PyArray_ZEROS(1, &np1, NPY_INT64, 0);
+    C = R ? (PyArrayObject *)PyArray_ZEROS(1, &nq1, NPY_INT64, 0) : NULL;
+    if (!v || !tmp || !C) {
+        if (!PyErr_Occurred()) {
+            PyErr_NoMemory();
+        }
+        goto cleanup;
+    }
+    wpart_i_rect_diagonal(n1, n2, P, Q, PyArray_DATA(w[0]), PyArray_DATA(w[1]), s,
+                          wpart_i_rg_corner(&A), 0, v, v + nd, tmp, PyArray_DATA(R),
+                          PyArray_DATA(C));
+    res = Py_BuildValue("OO", R, C);
 cleanup:
+    free(v);
+    free(tmp);
     WPY_XDECREF(a[0], a[1], a[2]);
+    WPY_XDECREF(w[0], w[1], R, C);
     return res;
 }
 
@@ -526,25 +580,14 @@ static PyObject *wpy_rect_banded(PyObject *self, PyObject *args)
 {
     PyObject *o[3] = {NULL, NULL, Py_None}, *res = NULL;
     PyArrayObject *a[3] = {NULL, NULL, NULL};
-    long long n1, n2, P, Q;
+    long long n1, n2, PQ[2];
     wpart_rg_csr_t A;
-    if (!PyArg_ParseTuple(args, "LLOOLL", &n1, &n2, &o[0], &o[1], &P, &Q)) {
+    if (!PyArg_ParseTuple(args, "LLOOLL", &n1, &n2, &o[0], &o[1], &PQ[0], &PQ[1])) {
         return NULL;
     }
-    if (sr_csr(n1, n2, o, "w", NPY_FLOAT64, 1, a, &A) < 0) {
-        goto cleanup;
+    if (sr_csr_checked(n1, n2, o, a, &A, PQ) == 0) {
+        res = PyBool_FromLong(wpart_i_rg_banded(&A, PQ[0], PQ[1], wpart_i_rg_offset(&A)));
     }
-    if (P < 1 || Q < 1 || P > (1LL << 31) || Q > (1LL << 31)) {
-        PyErr_SetString(wpy_ValueError, "`P` and `Q` must be in [1, 2**31]");
-        goto cleanup;
-    }
-    wpart_status_t st = wpart_i_spatial_check_csr(A.rp, A.ci, n1, n2, A.rp[n1]);
-    if (st != WPART_OK) {
-        wpy_raise(st, NULL);
-        goto cleanup;
-    }
-    res = PyBool_FromLong(wpart_i_rg_banded(&A, P, Q, wpart_i_rg_offset(&A)));
-cleanup:
     WPY_XDECREF(a[0], a[1], a[2]);
     return res;
 }
@@ -685,6 +728,8 @@ cleanup:
  *   follows (a square matrix whose entries lie mostly on one side of its diagonal; else 0).
  * - spatial_rect_corner: Whether that start follows a rectangular matrix's diagonal from corner
  *   to corner (its entries do).
+ * - spatial_rect_diagonal: That start's (R, C) from the row and column loads (the step-by-step
+ *   engine's diag_interleaved: the one call's cuts).
  * - spatial_rect_load_starts: The default set's load starts (3: rows_load and cols_load in
  *   the uniform starts' places, a dense matrix; 0) for nnz stored entries of n1 x n2.
  * - spatial_csr_nonzero: The entries of CSR arrays whose value is not 0: (int64 pointers,
@@ -705,6 +750,7 @@ static PyMethodDef spatial_rect_methods[] = {
     {"spatial_rect_banded", wpy_rect_banded, METH_VARARGS, NULL},
     {"spatial_rect_offset", wpy_rect_offset, METH_VARARGS, NULL},
     {"spatial_rect_corner", wpy_rect_corner, METH_VARARGS, NULL},
+    {"spatial_rect_diagonal", wpy_rect_diagonal, METH_VARARGS, NULL},
     {"spatial_rect_load_starts", wpy_rect_load_starts, METH_VARARGS, NULL},
     {"spatial_csr_nonzero", wpy_csr_nonzero, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},

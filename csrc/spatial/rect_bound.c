@@ -331,12 +331,13 @@ static inline int64_t rf_before(int64_t x, int64_t n, int64_t N)
  * corner to corner the shorter dimension's line k sits at index k N / n, N = max(n1, n2): the
  * diagonal the banded test reads (on a band of 1,000 x 3,000 the default's max load at 4 x 4
  * 2,870 -> 2,136, at 8 x 32 413 -> 388) */
-void wpart_i_rect_diagonal(rg_ctx_t *g, const double *rl, const double *cl, int64_t s, int corner,
-                           double *v, int64_t *tmp, int64_t *R, int64_t *C)
+void wpart_i_rect_diagonal(int64_t n1, int64_t n2, int64_t P, int64_t Q, const double *rl,
+                           const double *cl, int64_t s, int corner, int integral, double *v,
+                           double *X, int64_t *tmp, int64_t *R, int64_t *C)
 {
-    int64_t n1 = g->A->n1, n2 = g->A->n2, N = n1 > n2 ? n1 : n2;
+    int64_t N = n1 > n2 ? n1 : n2;
     int64_t m1 = corner ? n1 : N, m2 = corner ? n2 : N; /* (N: line k at index k) */
-    int64_t P = g->P[0], Q = g->P[1], K = P + Q - 1;
+    int64_t K = P + Q - 1;
     int64_t *b = tmp + K + 1;
     /* index t of v: row t + lo, column t + lo + s (lo = min(0, -s): every line counted) */
     int64_t lo = s < 0 ? 0 : -s, M = N + (s < 0 ? -s : s);
@@ -347,7 +348,7 @@ void wpart_i_rect_diagonal(rg_ctx_t *g, const double *rl, const double *cl, int6
     for (int64_t j = 0; j < n2; j++) {
         v[rf_at(j, m2, N) - lo - s] += cl[j];
     }
-    wpart_i_rect_1d(v, M, K, b, g->X, tmp, g->integral);
+    wpart_i_rect_1d(v, M, K, b, X, tmp, integral);
     int64_t nr = 0, nc = 0;
     R[0] = C[0] = 0;
     for (int64_t j = 1; j < K; j++) {

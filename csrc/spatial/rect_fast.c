@@ -456,11 +456,12 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
     WPART_CHECK(wpart_i_rg_open(&g, &B, P, Q, control));
     load[0] = g.line[0]; /* the row and column loads */
     load[1] = g.line[1];
-    /* one line-long scratch for the diagonal's index loads, then the stored entries per
-     * column, then the bound's heavy lines (fewer fresh pages than one array each) */
+    /* one scratch for the diagonal's index loads and their prefix (nd and nd + 1 doubles: the
+     * context's X holds fewer at P = Q = 1), then the stored entries per column, then the
+     * bound's heavy lines (fewer fresh pages than one array each) */
     int64_t shift = wpart_i_rg_offset(A);
-    buf = wpart_i_malloc((A->n1 > A->n2 ? A->n1 : A->n2) + (shift < 0 ? -shift : shift),
-                         sizeof(double));
+    int64_t nd = (A->n1 > A->n2 ? A->n1 : A->n2) + (shift < 0 ? -shift : shift);
+    buf = wpart_i_malloc(2 * nd + 1, sizeof(double));
     tmp = wpart_i_malloc(2 * (P + Q), sizeof(int64_t));
     R0 = wpart_i_malloc((RF_N + 1) * (P + 1), sizeof(int64_t)); /* the starts', then nic's */
     C0 = wpart_i_malloc(RF_N * (Q + 1), sizeof(int64_t));
@@ -472,7 +473,8 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
      * own: the rows from the stored entries per row, the columns set first), rows_uniform,
      * cols_uniform (first bit 0: which dimension is set first) */
     int64_t *Rnic = R0 + RF_N * (P + 1); /* (the starts' moves below stay in the first RF_N) */
-    wpart_i_rect_diagonal(&g, load[0], load[1], shift, wpart_i_rg_corner(A), buf, tmp, R0, C0);
+    wpart_i_rect_diagonal(A->n1, A->n2, P, Q, load[0], load[1], shift, wpart_i_rg_corner(A),
+                          g.integral, buf, buf + nd, tmp, R0, C0);
     for (int64_t i = 0; i < A->n1; i++) {
         buf[i] = (double)(A->rp[i + 1] - A->rp[i]);
     }

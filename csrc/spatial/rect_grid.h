@@ -64,6 +64,17 @@ int64_t wpart_i_rg_offset(const wpart_rg_csr_t *A);
  * along the longer one. O(256 x the entries per row). */
 int wpart_i_rg_corner(const wpart_rg_csr_t *A);
 
+/* The default RECT-NICOL's diagonal start (R: P + 1 cuts, C: Q + 1) of an n1 x n2 matrix
+ * from its row and column loads: the exact 1D partition of the index loads into P + Q - 1
+ * pieces (wpart_i_rect_1d with `integral`), boundaries in turn to rows and columns; row i with
+ * column i + s (s: wpart_i_rg_offset), on a rectangular matrix whose entries follow its
+ * corner-to-corner diagonal (corner: wpart_i_rg_corner) the shorter dimension's line k at
+ * index k max(n1, n2) / n. Scratch: v max(n1, n2) + |s| doubles, X one more, tmp 2 (P + Q)
+ * int64 */
+void wpart_i_rect_diagonal(int64_t n1, int64_t n2, int64_t P, int64_t Q, const double *rl,
+                           const double *cl, int64_t s, int corner, int integral, double *v,
+                           double *X, int64_t *tmp, int64_t *R, int64_t *C);
+
 /* The default set's load starts on an n1 x n2 matrix of nnz stored entries: 3 (rows_load and
  * cols_load in the uniform starts' places) where at least half the cells are stored (a dense
  * load matrix: the stored entries per row are about even, so rows_stored is near uniform

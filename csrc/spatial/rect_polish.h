@@ -196,15 +196,6 @@ wpart_status_t wpart_i_rect_piece(rg_ctx_t *g, double t0, const wpart_rg_opts_t 
 double wpart_i_rect_lower(rg_ctx_t *g, const double *load[2], double imax, double *line,
                           int64_t *tmp, int *heavy_line, int64_t *jcuts, int *jside,
                           wpart_status_t *st);
-
-/* rect_bound.c: the default's diagonal start (R: P + 1 cuts, C: Q + 1) from the row and column
- * loads: the exact 1D partition of the index loads into P + Q - 1 pieces, boundaries in turn
- * to rows and columns; row i with column i + s (s: wpart_i_rg_offset), on a rectangular
- * matrix whose entries follow its corner-to-corner diagonal (corner: wpart_i_rg_corner) the
- * shorter dimension's line k at index k max(n1, n2) / n. v: max(n1, n2) + |s| doubles of
- * scratch, tmp: 2 (P + Q) int64 */
-void wpart_i_rect_diagonal(rg_ctx_t *g, const double *rl, const double *cl, int64_t s, int corner,
-                           double *v, int64_t *tmp, int64_t *R, int64_t *C);
 #endif
 
 #endif

@@ -198,40 +198,12 @@ def _interleaved(g: GridInput, P: int, Q: int, cache: dict | None = None) -> tup
     shifted by their median column offset s (``_core.spatial_rect_offset``): row i is paired
     with column i + s. On a rectangular one whose entries follow its diagonal from corner to
     corner (``_core.spatial_rect_corner``: i / n1 and j / n2 correlate) the shorter
-    dimension's line k sits at index k N / n of the N = max(n1, n2) indices (rect_bound.c's
-    wpart_i_rect_diagonal, the same cuts)."""
-    n1, n2 = g.n1, g.n2
-    N = max(n1, n2)
-    s = int(_core.spatial_rect_offset(*g.args()[:4]))
-    corner = bool(_core.spatial_rect_corner(*g.args()[:4]))
-    lo = 0 if s < 0 else -s  # index t of the loads: row t + lo, column t + lo + s
-    vec = np.zeros(N + abs(s))
+    dimension's line k sits at index k N / n of the N = max(n1, n2) indices. The core's
+    kernel (``_core.spatial_rect_diagonal``), the one call's cuts."""
     cache = {} if cache is None else cache
-
-    def at(n):  # the index of each of n lines (line k at k where they do not follow it)
-        return np.arange(n, dtype=np.int64) if n == N or not corner else \
-            (np.arange(n, dtype=object) * N // n).astype(np.int64)
-
-    def before(x, n):  # the lines of n before index x
-        return x if n == N or not corner or x <= 0 else -(-x * n // N)
-
-    np.add.at(vec, at(n1) - lo, _line_loads(g, True, cache))  # (rows first: the core's sums)
-    np.add.at(vec, at(n2) - lo - s, _line_loads(g, False, cache))
-    K = P + Q - 1
-    b = g.oned(vec, K)[1:-1]
-    # boundary j goes to the rows when the rows are behind in their share
-    rows, cols = [0], [0]
-    for j, x in enumerate(b):
-        if len(rows) - 1 < P - 1 and ((len(rows) - 1) * (Q - 1) <= (len(cols) - 1) * (P - 1)
-                                      or len(cols) - 1 >= Q - 1):
-            rows.append(before(int(x) + lo, n1))
-        else:
-            cols.append(before(int(x) + lo + s, n2))
-    rows.append(n1)
-    cols.append(n2)
-    R = np.clip(np.array(rows[: P + 1], np.int64), 0, n1)
-    C = np.clip(np.array(cols[: Q + 1], np.int64), 0, n2)
-    return R, C
+    rl = np.ascontiguousarray(_line_loads(g, True, cache), np.float64)
+    cl = np.ascontiguousarray(_line_loads(g, False, cache), np.float64)
+    return _core.spatial_rect_diagonal(*g.args()[:4], rl, cl, P, Q)
 
 
 def build(g: GridInput, specs: list, P: int, Q: int, tl: float,
