@@ -335,6 +335,17 @@ def totals(rows):
     return d
 
 
+def nine_of(M, P, Q):
+    """SARMA's nine on `M` (benchmarks/_sarma.py; the symmetric ones where P == Q): ({name: max
+    load} with the SGO members from SARMA's library seed, {SGO name: max load} from its command
+    line's seed) -- the reference file's ``nine`` and ``nine_cli``."""
+    nine = {a: float(M.lmax(*cu)) for a in _sarma.NINE
+            if (cu := _sarma.run(a, M, P, Q)) is not None}
+    cli = {a: float(M.lmax(*cu)) for a in _sarma.NINE if a.startswith("sgo")
+           and (cu := _sarma.run(a, M, P, Q, _sarma.CLI_SEED)) is not None}
+    return nine, cli
+
+
 def cli_best(c):
     """(best, algorithm) of the nine with the SGO members from SARMA's command-line seed."""
     nine = dict(c["nine"], **c["nine_cli"])
@@ -410,10 +421,7 @@ def main(argv=None):
         row["ratio"] = row["nic_cpu"] / max(row["cpu"], 1e-12)
         row["ratio_v"] = row["nic_v_cpu"] / max(row["cpu"], 1e-12)
         if args.verify:
-            nine = {a: cu for a in _sarma.NINE if (cu := _sarma.run(a, M, P, Q)) is not None}
-            nine = {a: M.lmax(*cu) for a, cu in nine.items()}
-            cli = {a: M.lmax(*cu) for a in c["nine_cli"]
-                   if (cu := _sarma.run(a, M, P, Q, _sarma.CLI_SEED)) is not None}
+            nine, cli = nine_of(M, P, Q)
             row["verified"] = nine == {a: float(v) for a, v in c["nine"].items()} and \
                 min(nine.values()) == c["best9"] and \
                 cli == {a: float(v) for a, v in c["nine_cli"].items()}

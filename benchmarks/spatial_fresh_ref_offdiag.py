@@ -16,8 +16,6 @@ import json
 import sys
 import time
 
-import numpy as np
-
 import bench_spatial_fresh as B
 import _sarma
 
@@ -80,10 +78,7 @@ def main():
             M = _sarma.Mat(B.loads(A, how))
             for P, Q in B.grids(A.shape):
                 t = time.process_time()
-                nine = {a: float(M.lmax(*cu)) for a in _sarma.NINE
-                        if (cu := _sarma.run(a, M, P, Q)) is not None}
-                cli = {a: float(M.lmax(*cu)) for a in _sarma.NINE if a.startswith("sgo")
-                       and (cu := _sarma.run(a, M, P, Q, _sarma.CLI_SEED)) is not None}
+                nine, cli = B.nine_of(M, P, Q)
                 best = min(nine, key=nine.get)
                 as_int = {a: int(v) for a, v in nine.items()}
                 m["cases"].append({"weights": how, "P": P, "Q": Q, "best9": as_int[best],
