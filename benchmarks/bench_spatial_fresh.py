@@ -23,8 +23,8 @@ square matrices whose entries lie mostly on one side of the diagonal (bands abov
 first-order upwind stencils in 2D and 3D, a DAG in topological order, a lower triangle's band
 with values, a widening band above the diagonal) and rectangular bands along the diagonal
 from corner to corner (one with a fifth of its entries anywhere); it was made after the
-default's diagonal start began to follow such bands and never tuned on. ``--set both`` is fresh and holdout (the
-334 cases of the earlier results), ``all`` (the default) adds it.
+default's diagonal start began to follow such bands and never tuned on. ``--set both`` is
+fresh and holdout (the 334 cases of the earlier results), ``all`` (the default) adds it.
 
 Matrices (210^2 - 3,200^2, 985 - 25,890 stored entries, regenerated from gen / params / seed):
 2D grids (5- and 9-point), 3D grids (7- and 27-point), banded (narrow, wide, non-symmetric,
@@ -155,10 +155,7 @@ def build(gen, params, seed):
         n, nnz = p["n"], p["nnz"]
         a, b = rng.integers(0, n, nnz), rng.integers(0, n, nnz)
         keep = a != b
-        A = _coo(n, n, np.concatenate([np.minimum(a, b)[keep], np.arange(n)]),
-                 np.concatenate([np.maximum(a, b)[keep], np.arange(n)]),
-                 np.ones(int(keep.sum()) + n, np.int64))
-        A.data[:] = 1
+        A = _ones(n, np.minimum(a, b)[keep], np.maximum(a, b)[keep])
     elif gen == "powerlaw":  # Zipf rows / columns (exponent a), half uniform, values 1-3
         n1, n2, nnz, a = p["n1"], p["n2"], p["nnz"], p["a"]
         pr, pc = rng.permutation(n1), rng.permutation(n2)

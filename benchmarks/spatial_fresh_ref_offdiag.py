@@ -4,8 +4,9 @@ first-order upwind stencil (2D, 3D), a DAG in topological order, a lower triangl
 values, a band above the diagonal that widens -- and rectangular bands along the diagonal from
 corner to corner (one with a fifth of its entries anywhere), with the best of SARMA's nine per
 case, as the fresh and holdout sets hold them (benchmarks/_sarma.py; the SGO members from
-SARMA's library seed 1, and from its command line's seed under ``nine_cli``). The set was made after the
-default's diagonal start began to follow such bands (2aa6293, 9b6de5a) and was never tuned on.
+SARMA's library seed 1, and from its command line's seed under ``nine_cli``). The set was made
+after the default's diagonal start began to follow such bands (2aa6293, 9b6de5a) and was never
+tuned on.
 
 Usage: python benchmarks/spatial_fresh_ref_offdiag.py   (about 3 minutes on one core)
 """
