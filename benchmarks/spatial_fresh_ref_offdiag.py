@@ -19,6 +19,7 @@ import time
 
 import bench_spatial_fresh as B
 import _sarma
+from wpart.hetero._profile_io import write_atomic
 
 SET = "offdiag"
 MATRICES = [  # name, gen, params, seed
@@ -88,7 +89,7 @@ def main():
                 print(f"{name} {how} {P}x{Q} best9 {as_int[best]} ({best}) "
                       f"{time.process_time() - t:.1f} s", flush=True)
         ref["matrices"].append(m)
-    B.DATA.write_text(dump(ref))
+    write_atomic(B.DATA, dump(ref), "reference file")  # (whole or not at all)
     return 0
 
 
