@@ -142,6 +142,58 @@ static void rf_loads(const wpart_rg_csr_t *A, const int64_t *iv, const double *f
     }
 }
 
+/* whether the max load of the grid (R, C) is below `bound`: rf_loads's sums, left as soon as a
+ * block reaches the bound (the loads are not negative, so its sum only grows: the answer is
+ * exact; a banded matrix's uniform grid passes the default's grid in its first block, after a
+ * few rows instead of a pass over every entry); *mx its max when below (il, fl: P Q, cmap: n2
+ * of scratch) */
+static int rf_below(const wpart_rg_csr_t *A, const int64_t *iv, const double *fv, int64_t P,
+                    int64_t Q, const int64_t *R, const int64_t *C, int32_t *cmap, int64_t *il,
+                    double *fl, double bound, double *mx)
+{
+    rg_map(C, Q, A->n2, cmap);
+    int64_t p = 0;
+    *mx = 0.0;
+    if (iv || !fv) {
+        memset(il, 0, (size_t)(P * Q) * sizeof(int64_t));
+        for (int64_t i = 0; i < A->n1; i++) {
+            while (R[p + 1] <= i) {
+                p++;
+            }
+            int64_t *row = il + p * Q;
+            for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
+                int64_t *b = row + cmap[A->ci[e]];
+                *b += iv ? iv[e] : 1;
+                if ((double)*b >= bound) {
+                    return 0;
+                }
+            }
+        }
+        for (int64_t k = 0; k < P * Q; k++) {
+            *mx = (double)il[k] > *mx ? (double)il[k] : *mx;
+        }
+    } else {
+        memset(fl, 0, (size_t)(P * Q) * sizeof(double));
+        for (int64_t i = 0; i < A->n1; i++) {
+            while (R[p + 1] <= i) {
+                p++;
+            }
+            double *row = fl + p * Q;
+            for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
+                double *b = row + cmap[A->ci[e]];
+                *b += fv[e];
+                if (*b >= bound) {
+                    return 0;
+                }
+            }
+        }
+        for (int64_t k = 0; k < P * Q; k++) {
+            *mx = fl[k] > *mx ? fl[k] : *mx;
+        }
+    }
+    return *mx < bound;
+}
+
 /* the max of the grid (R, C) the stages reached: from the last half-sweep's prefix where it was
  * made for this grid (O(P Q), exact sums), else a pass over the entries (il, fl: P Q scratch) */
 static double rf_grid_max(rg_ctx_t *g, const wpart_rg_csr_t *A, const int64_t *iv,
@@ -717,11 +769,11 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
         }
         rf_uniform(A->n1, P, Ru);
         rf_uniform(A->n2, Q, Cu);
-        rf_loads(A, iv, A->w, P, Q, Ru, Cu, g.map, il, fl, NULL, &mu);
         mg = rf_grid_max(&g, A, iv, out->R, out->C, out->timed_out, il, fl);
+        int below = rf_below(A, iv, A->w, P, Q, Ru, Cu, g.map, il, fl, mg, &mu);
         free(il);
         free(fl);
-        if (mu < mg) {
+        if (below) {
             memcpy(out->R, Ru, (size_t)(P + 1) * sizeof(int64_t));
             memcpy(out->C, Cu, (size_t)(Q + 1) * sizeof(int64_t));
             out->load_starts |= 4;
