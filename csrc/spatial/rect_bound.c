@@ -294,21 +294,28 @@ int wpart_i_rg_corner(const wpart_rg_csr_t *A)
         return 0;
     }
     int64_t step = n1 / RG_OFFSET_ROWS > 1 ? n1 / RG_OFFSET_ROWS : 1;
+    /* the correlation of i and j (that of (i + 1/2) / n1 and (j + 1/2) / n2: a shift and a
+     * scale of each), a row's sums of j and j^2 first, then its i times those */
     double k = 0.0, sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0, dc = 0.0, dp = 0.0;
     double r = (double)n2 / (double)n1;
     for (int64_t i = step / 2; i < n1; i += step) {
-        double x = ((double)i + 0.5) / (double)n1;
+        double x = (double)i, xr = x * r, ry = 0.0, ryy = 0.0, c = 0.0, p = 0.0;
         for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
-            double y = ((double)A->ci[e] + 0.5) / (double)n2;
-            k += 1.0;
-            sx += x;
-            sy += y;
-            sxx += x * x;
-            syy += y * y;
-            sxy += x * y;
-            dc += fabs((double)A->ci[e] - (double)i * r);
-            dp += fabs((double)(A->ci[e] - i));
+            double y = (double)A->ci[e];
+            ry += y;
+            ryy += y * y;
+            c += fabs(y - xr);
+            p += fabs(y - x);
         }
+        double len = (double)(A->rp[i + 1] - A->rp[i]);
+        k += len;
+        sx += len * x;
+        sxx += len * x * x;
+        sy += ry;
+        syy += ryy;
+        sxy += x * ry;
+        dc += c;
+        dp += p;
     }
     double vx = k * sxx - sx * sx, vy = k * syy - sy * sy, cxy = k * sxy - sx * sy;
     return k > 1.0 && vx > 0.0 && vy > 0.0 && cxy >= RG_CORNER * sqrt(vx * vy) && dc < dp;

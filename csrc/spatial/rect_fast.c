@@ -215,10 +215,11 @@ static double rf_grid_max(rg_ctx_t *g, const wpart_rg_csr_t *A, const int64_t *i
 
 /* the value check: the first problem in the order NaN, infinite, negative, explicit zero (as
  * the Python input rules report them), or an int64 total that may overflow; the max, the
- * int64 total and whether every value is 1 */
+ * int64 total and whether every value is 1; wout (iv only; NULL: none): the values as
+ * doubles, written in the same pass */
 static int rf_check(int64_t nnz, const int64_t *iv, const double *fv, double *amax,
                     int64_t *iamax, int64_t *itotal, int *ones, const wpart_control_t *ctl,
-                    int *stop)
+                    int *stop, double *wout)
 {
     int64_t work = 0;
     *ones = 1;
@@ -237,6 +238,16 @@ static int rf_check(int64_t nnz, const int64_t *iv, const double *fv, double *am
                 return 0;
             }
             int64_t e1 = nnz - e0 < RG_POLL_WORK ? nnz : e0 + RG_POLL_WORK;
+            if (wout) {
+                for (int64_t e = e0; e < e1; e++) {
+                    int64_t x = iv[e];
+                    mn = x < mn ? x : mn;
+                    mx = x > mx ? x : mx;
+                    sum += (uint64_t)x;
+                    wout[e] = (double)x;
+                }
+                continue;
+            }
             for (int64_t e = e0; e < e1; e++) {
                 int64_t x = iv[e];
                 mn = x < mn ? x : mn;
@@ -484,17 +495,27 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
     /* (a canonical scipy matrix may still hold indices out of range: its flag does not
      * check them) */
     WPART_CHECK(wpart_i_spatial_check_csr(A->rp, A->ci, A->n1, A->n2, nnz));
+    /* int values without the caller's float64 copy (A->w with iv): converted in the value
+     * check's pass where the first is not 1 (then not all are 1, which need no weights) */
+    if (iv && !A->w && nnz > 0 && iv[0] != 1) {
+        w = wpart_i_malloc(nnz, sizeof(double));
+        if (!w) {
+            WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
+        }
+    }
     out->bad = rf_check(nnz, iv, A->w, &out->amax, &out->iamax, &out->itotal, &ones, control,
-                        &stop);
+                        &stop, w);
     if (stop) {
-        return wpart_i_error(WPART_ECANCELLED, "stopped on request");
+        WPART_FAIL(WPART_ECANCELLED, "stopped on request");
     }
     if (out->bad) {
-        return WPART_OK;
+        goto cleanup;
     }
     wpart_rg_csr_t B = *A; /* float weights, NULL when every entry weighs 1 */
     if (ones || nnz == 0) {
         B.w = NULL;
+    } else if (w) {
+        B.w = w;
     } else if (iv && !A->w) { /* (A->w with iv: the caller's float64 copy of the values) */
         w = wpart_i_malloc(nnz, sizeof(double));
         if (!w) {

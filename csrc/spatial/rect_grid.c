@@ -331,14 +331,17 @@ static void rg_take_csc(rg_carve_t *c, rg_ctx_t *g, int64_t **pos)
     g->cw = A->w ? rg_take(c, nnz, sizeof(double)) : NULL;
 }
 
-/* the CSC made in the carved arrays (side[1]) */
-static wpart_status_t rg_make_csc(rg_ctx_t *g, int64_t *pos)
+/* the CSC made in the carved arrays (side[1]); csum: the column loads (rg_fill_in; NULL: none) */
+static wpart_status_t rg_make_csc(rg_ctx_t *g, int64_t *pos, double *csum)
 {
     wpart_status_t st = WPART_OK;
     const wpart_rg_csr_t *A = g->A;
     memset(g->cp, 0, (size_t)(A->n2 + 1) * sizeof(int64_t));
+    if (csum && A->w) {
+        memset(csum, 0, (size_t)A->n2 * sizeof(double));
+    }
     WPART_CHECK(rg_colptr_in(A, g->ctl, g->cp));
-    WPART_CHECK(rg_fill_in(A, g->ctl, g->cp, pos, g->ri, g->cw));
+    WPART_CHECK(rg_fill_in(A, g->ctl, g->cp, pos, g->ri, g->cw, csum));
     g->side[1] = (rg_side_t){A->n2, A->n1, g->cp, g->ri, g->cw};
 cleanup:
     return st;
@@ -356,7 +359,7 @@ wpart_status_t wpart_i_rg_csc(rg_ctx_t *g)
         rg_take_csc(&c, g, &pos);
         WPART_CHECK(rg_block(&c, pass, &g->csc));
     }
-    WPART_CHECK(rg_make_csc(g, pos));
+    WPART_CHECK(rg_make_csc(g, pos, NULL));
 cleanup:
     return st;
 }
@@ -432,8 +435,8 @@ wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, 
     }
     g->tot[0][0] = g->tot[1][0] = 0.0; /* (the rest is written below) */
     g->side[0] = (rg_side_t){A->n1, A->n2, A->rp, A->ci, A->w};
-    if (!g->sym) {
-        WPART_CHECK(rg_make_csc(g, pos));
+    if (!g->sym) { /* (with the column loads of a weighted matrix, summed in its fill) */
+        WPART_CHECK(rg_make_csc(g, pos, g->line[1]));
     } else {
         g->side[1] = g->side[0];
     }
@@ -449,7 +452,9 @@ wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, 
                 WPART_FAIL(WPART_ECANCELLED, "stopped on request");
             }
             double t = 0.0;
-            if (w) {
+            if (d == 1 && w) {
+                t = line[i]; /* (summed in the CSC's fill, in this order) */
+            } else if (w) {
                 for (int64_t e = ptr[i]; e < ptr[i + 1]; e++) {
                     t += w[e];
                 }

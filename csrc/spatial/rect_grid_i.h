@@ -310,9 +310,12 @@ cleanup:
 }
 
 /* the rows ri and weights cw (A->w only) of A's transpose from its column pointers cp (rows
- * increasing in each column, entry order within a row); pos: n2 + 1 of scratch */
+ * increasing in each column, entry order within a row); pos: n2 + 1 of scratch; csum (A->w
+ * only; NULL: none): the column loads, each column's weights added in the transpose's order
+ * (the sums of a pass over cw, bit for bit) */
 static inline wpart_status_t rg_fill_in(const wpart_rg_csr_t *A, const wpart_control_t *ctl,
-                                        const int64_t *cp, int64_t *pos, int64_t *ri, double *cw)
+                                        const int64_t *cp, int64_t *pos, int64_t *ri, double *cw,
+                                        double *csum)
 {
     int64_t work = 0;
     wpart_status_t st = WPART_OK;
@@ -321,10 +324,21 @@ static inline wpart_status_t rg_fill_in(const wpart_rg_csr_t *A, const wpart_con
         if (rg_cancel(ctl, &work, A->rp[i + 1] - A->rp[i])) {
             WPART_FAIL(WPART_ECANCELLED, "stopped on request");
         }
-        for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
-            int64_t k = pos[A->ci[e]]++;
-            ri[k] = i;
-            if (A->w) {
+        if (!A->w) {
+            for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
+                ri[pos[A->ci[e]]++] = i;
+            }
+        } else if (csum) {
+            for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
+                int64_t j = A->ci[e], k = pos[j]++;
+                ri[k] = i;
+                cw[k] = A->w[e];
+                csum[j] += A->w[e];
+            }
+        } else {
+            for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
+                int64_t k = pos[A->ci[e]]++;
+                ri[k] = i;
                 cw[k] = A->w[e];
             }
         }
@@ -360,7 +374,7 @@ static inline wpart_status_t rg_fill(const wpart_rg_csr_t *A, const wpart_contro
         free(pos);
         WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
     }
-    st = rg_fill_in(A, ctl, cp, pos, *ri, *cw);
+    st = rg_fill_in(A, ctl, cp, pos, *ri, *cw, NULL);
     free(pos);
 cleanup:
     return st;
