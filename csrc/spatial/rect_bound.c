@@ -175,18 +175,39 @@ int wpart_i_rg_banded(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int64_t shi
     /* the sampled rows (every step-th, each standing for step rows), and every other row of
      * more than RG_BAND_HEAVY x the mean count of entries, for itself: an arrow's few dense
      * rows, which a sample misses (its dense columns show in every sampled row) */
+    /* |d| <= (2 n1 + |shift|) n2 and 2 K <= 2 (n1 + n2): the test in int64 where that
+     * product fits (the same answers) */
+    __int128 as = shift < 0 ? -(__int128)shift : shift;
+    int small = (2 * (__int128)n1 + as) * n2 * 2 * ((__int128)n1 + n2) < ((__int128)1 << 62);
+    /* a row is heavy where len n1 > RG_BAND_HEAVY nnz, in doubles as before, read as len >
+     * hl: the largest len that is not heavy (found once; len n1 grows with len) */
+    int64_t hl = (int64_t)(RG_BAND_HEAVY * (double)nnz / (double)n1);
+    while (hl > 0 && (double)hl * (double)n1 > RG_BAND_HEAVY * (double)nnz) {
+        hl--;
+    }
+    while ((double)(hl + 1) * (double)n1 <= RG_BAND_HEAVY * (double)nnz) {
+        hl++;
+    }
     double fnear = 0.0, fall = 0.0;
     for (int64_t i = 0, next = step / 2; i < n1; i++) {
         int64_t len = A->rp[i + 1] - A->rp[i];
         int sampled = i == next;
         next += sampled ? step : 0;
-        if (!sampled && !((double)len * (double)n1 > RG_BAND_HEAVY * (double)nnz)) {
+        if (!sampled && len <= hl) {
             continue;
         }
         int64_t c = 0;
-        for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
-            __int128 d = (__int128)(i + shift) * n2 - (__int128)A->ci[e] * n1;
-            c += 2 * (__int128)K * (d < 0 ? -d : d) <= half;
+        if (small) {
+            int64_t a = (i + shift) * n2, h = (int64_t)half, k2 = 2 * K;
+            for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
+                int64_t d = a - A->ci[e] * n1;
+                c += k2 * (d < 0 ? -d : d) <= h;
+            }
+        } else {
+            for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
+                __int128 d = (__int128)(i + shift) * n2 - (__int128)A->ci[e] * n1;
+                c += 2 * (__int128)K * (d < 0 ? -d : d) <= half;
+            }
         }
         double wgt = sampled ? (double)step : 1.0;
         fnear += wgt * (double)c;
