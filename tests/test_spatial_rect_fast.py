@@ -570,6 +570,20 @@ def test_never_above_the_uniform_grid_where_no_uniform_start_runs():
                                                   allow_empty=True).max_load
 
 
+def test_banded_float_loads_never_above_the_uniform_grid():
+    # a banded matrix runs the diagonal start alone; its grid is checked against the uniform
+    # one by sums that stop at the first block that reaches its max (float loads here, in the
+    # one call and the step-by-step engine alike)
+    rng = np.random.default_rng(11)
+    for n, P, Q in ((300, 3, 3), (400, 6, 2), (250, 5, 5), (120, 4, 6)):
+        A = sps.diags([rng.random(n - abs(k)) * 3 + 0.01 for k in range(-3, 4)],
+                      list(range(-3, 4)), format="csr")
+        r = spatial.rect_nicol(A, P * Q, P=P, Q=Q)
+        assert r.stats["start"] == "diag_interleaved"
+        assert r.max_load <= spatial.rect_uniform(A, P * Q, P=P, Q=Q).max_load
+        _same(r, spatial.rect_nicol(A, P * Q, P=P, Q=Q, starts=list(auto_names(0))))
+
+
 @pytest.mark.parametrize("weights", ["stored", "count", "values"])
 def test_coo_and_csc_take_the_one_call_path_as_the_general_path_reads_them(monkeypatch,
                                                                            weights):
