@@ -96,57 +96,11 @@ static void rf_uniform(int64_t n, int64_t k, int64_t *cuts)
     }
 }
 
-/* the block loads of the grid (R, C), row-major: exact int64 from iv (with fv NULL too: 1
- * each), else float from fv, each block's entries added in row order, entry order within a
- * row (the order of the core's sparse loads, so the same sums bit for bit), in one pass over
- * the entries; the grid's rectangles in out_rects (NULL: not made); *mx the max load; cmap:
- * n2 int32 of scratch */
-static void rf_loads(const wpart_rg_csr_t *A, const int64_t *iv, const double *fv, int64_t P,
-                     int64_t Q, const int64_t *R, const int64_t *C, int32_t *cmap, int64_t *il,
-                     double *fl, int64_t *out_rects, double *mx)
-{
-    rg_map(C, Q, A->n2, cmap);
-    int64_t p = 0; /* the row stripe of row i (R non-decreasing, R[P] = n1) */
-    if (out_rects) {
-        wpart_i_emit_grid(R, P, C, Q, out_rects);
-    }
-    *mx = 0.0;
-    if (iv || !fv) { /* integers, or 1 per entry: int64 loads */
-        memset(il, 0, (size_t)(P * Q) * sizeof(int64_t));
-        for (int64_t i = 0; i < A->n1; i++) {
-            while (R[p + 1] <= i) {
-                p++;
-            }
-            int64_t *row = il + p * Q;
-            for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
-                row[cmap[A->ci[e]]] += iv ? iv[e] : 1;
-            }
-        }
-        for (int64_t k = 0; k < P * Q; k++) {
-            *mx = (double)il[k] > *mx ? (double)il[k] : *mx;
-        }
-    } else {
-        memset(fl, 0, (size_t)(P * Q) * sizeof(double));
-        for (int64_t i = 0; i < A->n1; i++) {
-            while (R[p + 1] <= i) {
-                p++;
-            }
-            double *row = fl + p * Q;
-            for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
-                row[cmap[A->ci[e]]] += fv[e];
-            }
-        }
-        for (int64_t k = 0; k < P * Q; k++) {
-            *mx = fl[k] > *mx ? fl[k] : *mx;
-        }
-    }
-}
-
-/* whether the max load of the grid (R, C) is below `bound`: rf_loads's sums, left as soon as a
- * block reaches the bound (the loads are not negative, so its sum only grows: the answer is
- * exact; a banded matrix's uniform grid passes the default's grid in its first block, after a
- * few rows instead of a pass over every entry); *mx its max when below (il, fl: P Q, cmap: n2
- * of scratch) */
+/* whether the max load of the grid (R, C) is below `bound`: the block sums of rf_loads (below),
+ * left as soon as a block reaches the bound (the loads are not negative, so its sum only grows:
+ * the answer is exact; a banded matrix's uniform grid passes the default's grid in its first
+ * block, after a few rows instead of a pass over every entry); il / fl the block loads and *mx
+ * their max when below (il, fl: P Q, cmap: n2 of scratch) */
 static int rf_below(const wpart_rg_csr_t *A, const int64_t *iv, const double *fv, int64_t P,
                     int64_t Q, const int64_t *R, const int64_t *C, int32_t *cmap, int64_t *il,
                     double *fl, double bound, double *mx)
@@ -192,6 +146,21 @@ static int rf_below(const wpart_rg_csr_t *A, const int64_t *iv, const double *fv
         }
     }
     return *mx < bound;
+}
+
+/* the block loads of the grid (R, C), row-major: exact int64 from iv (with fv NULL too: 1
+ * each), else float from fv, each block's entries added in row order, entry order within a
+ * row (the order of the core's sparse loads, so the same sums bit for bit), in one pass over
+ * the entries (rf_below with no bound); the grid's rectangles in out_rects (NULL: not made);
+ * *mx the max load; cmap: n2 int32 of scratch */
+static void rf_loads(const wpart_rg_csr_t *A, const int64_t *iv, const double *fv, int64_t P,
+                     int64_t Q, const int64_t *R, const int64_t *C, int32_t *cmap, int64_t *il,
+                     double *fl, int64_t *out_rects, double *mx)
+{
+    if (out_rects) {
+        wpart_i_emit_grid(R, P, C, Q, out_rects);
+    }
+    rf_below(A, iv, fv, P, Q, R, C, cmap, il, fl, RG_INF, mx);
 }
 
 /* the max of the grid (R, C) the stages reached: from the last half-sweep's prefix where it was
