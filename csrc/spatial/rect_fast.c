@@ -207,21 +207,14 @@ static int rf_check(int64_t nnz, const int64_t *iv, const double *fv, double *am
                 return 0;
             }
             int64_t e1 = nnz - e0 < RG_POLL_WORK ? nnz : e0 + RG_POLL_WORK;
-            if (wout) {
-                for (int64_t e = e0; e < e1; e++) {
-                    int64_t x = iv[e];
-                    mn = x < mn ? x : mn;
-                    mx = x > mx ? x : mx;
-                    sum += (uint64_t)x;
-                    wout[e] = (double)x;
-                }
-                continue;
-            }
             for (int64_t e = e0; e < e1; e++) {
                 int64_t x = iv[e];
                 mn = x < mn ? x : mn;
                 mx = x > mx ? x : mx;
                 sum += (uint64_t)x;
+                if (wout) {
+                    wout[e] = (double)x;
+                }
             }
         }
         *ones = mn == 1 && mx <= 1;

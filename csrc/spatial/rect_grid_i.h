@@ -324,22 +324,14 @@ static inline wpart_status_t rg_fill_in(const wpart_rg_csr_t *A, const wpart_con
         if (rg_cancel(ctl, &work, A->rp[i + 1] - A->rp[i])) {
             WPART_FAIL(WPART_ECANCELLED, "stopped on request");
         }
-        if (!A->w) {
-            for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
-                ri[pos[A->ci[e]]++] = i;
-            }
-        } else if (csum) {
-            for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
-                int64_t j = A->ci[e], k = pos[j]++;
-                ri[k] = i;
+        for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
+            int64_t j = A->ci[e], k = pos[j]++;
+            ri[k] = i;
+            if (A->w) {
                 cw[k] = A->w[e];
-                csum[j] += A->w[e];
-            }
-        } else {
-            for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
-                int64_t k = pos[A->ci[e]]++;
-                ri[k] = i;
-                cw[k] = A->w[e];
+                if (csum) {
+                    csum[j] += A->w[e];
+                }
             }
         }
     }
