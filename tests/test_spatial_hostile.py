@@ -338,7 +338,11 @@ def test_the_default_core_call_checks_its_arrays():
     for bad_rp, bad_ci, n2, msg in (([0, 3, 2, 3], [0, 1, 1], 2, "CSR pointers decrease at 1"),
                                     ([0, 2, 3], [0, 5, 1], 2, "CSR index 1 out of range"),
                                     ([0, 2, 3], [0, -1, 1], 2, "CSR index 1 out of range"),
-                                    ([0, 2, 3], [0, 1, 1], 1, "CSR index 1 out of range")):
+                                    ([0, 2, 3], [0, 1, 1], 1, "CSR index 1 out of range"),
+                                    # (the check works modulo 2**64: the extremes)
+                                    ([0, 2, 3], [0, 1, 2**62], 2, "CSR index 2 out of range"),
+                                    ([0, 2, 3], [0, 1, 2**63 - 1], 2, "CSR index 2 out of range"),
+                                    ([0, 2, 3], [-2**63, 1, 1], 2, "CSR index 0 out of range")):
         with pytest.raises(wpart.WpartValueError, match=msg):
             _core.spatial_rect_nicol_auto(len(bad_rp) - 1, n2, np.array(bad_rp),
                                           np.array(bad_ci), None, 1, 1, 10, True, 0.0)
