@@ -90,32 +90,54 @@ def test_dense_csr_equals_numpys_nonzeros(dtype):
         _core.spatial_dense_csr(np.zeros(5))
 
 
-def test_csr_nonzero_drops_the_zeros_into_one_buffer():
-    """The core's nonzero entries of CSR arrays (rect_nicol's default on values with explicit
-    zeros): pointers, then one buffer of the indices, the values (int64 values also as float64),
-    as scipy's eliminate_zeros gives them; malformed pointers raise (the indices are copied:
-    the default's core call checks the kept ones)."""
+def test_default_core_call_drops_explicit_zeros():
+    """rect_nicol's one core call drops the explicit zeros itself (zeros=1: values; zeros=2:
+    then 1 per nonzero value, any numeric dtype): the grid, loads and arrays it ran on are those
+    of scipy's eliminate_zeros matrix run as it is; no nonzero left: None; malformed pointers
+    raise (the indices are copied: the core checks the kept ones)."""
     rng = np.random.default_rng(3)
-    for dtype in (np.int64, np.float64):
-        for n1, n2, dens in ((1, 1, 1.0), (7, 5, 0.5), (40, 33, 0.2), (3, 9, 0.0)):
-            B = sps.random(n1, n2, density=dens, random_state=int(rng.integers(99)),
-                           format="csr")
-            B.data = np.floor(B.data * 3).astype(dtype)  # about a third of them 0
-            rp, buf = _core.spatial_csr_nonzero(n1, n2, B.indptr, B.indices, B.data)
+    for n1, n2, dens in ((1, 1, 1.0), (7, 5, 0.5), (40, 33, 0.2), (30, 9, 0.9)):
+        B = sps.random(n1, n2, density=dens, random_state=int(rng.integers(99)), format="csr")
+        for dtype in (np.int64, np.float64, np.int32, np.float32, bool):
+            B.data = np.floor(rng.random(B.nnz) * 3).astype(dtype)  # about a third of them 0
+            B.data[:1] = 0  # (the first entry a zero too)
             C = B.copy()
             C.eliminate_zeros()
-            nz = C.nnz
-            k = nz + 1  # (each part: the entries and one cell of scratch)
-            ints = dtype is np.int64
-            assert rp.dtype == buf.dtype == np.int64 and len(buf) == (3 if ints else 2) * k
-            assert rp.tolist() == C.indptr.tolist() and buf[:nz].tolist() == C.indices.tolist()
-            vals = buf[k:k + nz] if ints else buf[k:k + nz].view(np.float64)
-            assert vals.tolist() == C.data.tolist()
-            if ints:
-                fw = buf[2 * k:2 * k + nz].view(np.float64)
-                assert fw.tolist() == C.data.astype(float).tolist()
-            rp1, ci1 = _core.spatial_csr_nonzero(n1, n2, B.indptr, B.indices, B.data, True)
-            assert rp1.tolist() == C.indptr.tolist() and ci1[:nz].tolist() == C.indices.tolist()
-            assert len(ci1) == k
+            P, Q = min(2, n1), min(3, n2)
+            args = (n1, n2, B.indptr, B.indices, B.data, P, Q, 20, True, 0.0)
+            for zeros in ((1, 2) if dtype in (np.int64, np.float64) else (2,)):
+                out = _core.spatial_rect_nicol_auto(*args, zeros=zeros)
+                if C.nnz == 0:
+                    assert out is None
+                    continue
+                cv = C.data if zeros == 1 else None
+                ref = _core.spatial_rect_nicol_auto(n1, n2, C.indptr.astype(np.int64),
+                                                    C.indices.astype(np.int64), cv, P, Q, 20,
+                                                    True, 0.0)
+                for k in (0, 1, 2, 13, 17):  # R, C, the block loads, the blocks, the max
+                    assert np.array_equal(out[k], ref[k]), (n1, n2, dtype, zeros, k)
+                assert out[15].tolist() == C.indptr.tolist()
+                assert out[16].tolist() == C.indices.tolist()
+                if zeros == 1 and C.nnz < B.nnz:
+                    assert out[20].dtype == dtype and out[20].tolist() == C.data.tolist()
+                else:
+                    assert out[20] is None
     with pytest.raises(wpart.WpartValueError, match="CSR pointers decrease at 1"):
-        _core.spatial_csr_nonzero(2, 2, np.array([0, 2, 1]), np.array([0]), np.array([1]))
+        _core.spatial_rect_nicol_auto(2, 2, np.array([0, 2, 1]), np.array([0]), np.array([1]),
+                                      1, 1, 20, True, 0.0, zeros=1)
+
+
+def test_rect_nicol_on_explicit_zeros_equals_the_zero_free_matrix():
+    """The public default on values / count with explicit zeros: the same result, loads matrix
+    included (canonical, no zeros), as on the matrix with its zeros eliminated."""
+    rng = np.random.default_rng(11)
+    B = sps.random(60, 45, density=0.3, random_state=5, format="csr")
+    B.data = np.floor(rng.random(B.nnz) * 4).astype(np.int64)
+    C = B.copy()
+    C.eliminate_zeros()
+    for w in ("values", "count"):
+        for P, Q in ((1, 1), (3, 2), (4, 4)):
+            r, q = (wpart.spatial.rect_nicol(M, P * Q, P=P, Q=Q, weights=w) for M in (B, C))
+            assert np.array_equal(r.rects, q.rects) and r.max_load == q.max_load
+            assert np.array_equal(r.loads, q.loads) and r.total == q.total
+            assert r.A.nnz == C.nnz and (r.A != q.A).nnz == 0 and r.A.has_canonical_format

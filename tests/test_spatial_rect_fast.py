@@ -369,45 +369,44 @@ def test_one_call_result_built_at_once_as_by_the_constructors(monkeypatch, weigh
             assert a.A.indptr.dtype == a.A.indices.dtype == a.A.data.dtype == np.int64
 
 
-def test_csr_nonzero_refuses_malformed_arrays():
+def test_zero_dropping_core_call_refuses_malformed_arrays():
     from wpart import _core
 
+    def call(n1, rp, ci, vals, zeros=2):
+        return _core.spatial_rect_nicol_auto(n1, 2, rp, ci, vals, 1, 1, 10, True, 0.0,
+                                             zeros=zeros)
+
     good = (np.array([0, 2, 3]), np.array([0, 1, 1]))
-    # (each part of the buffer: the kept entries and one cell of scratch)
-    rp, ci = _core.spatial_csr_nonzero(2, 2, *good, np.array([3, 0, 2]), True)
-    assert rp.tolist() == [0, 1, 2] and ci[:2].tolist() == [0, 1] and ci.dtype == np.int64
-    assert ci.flags.owndata and len(ci) == 3
-    rp, buf = _core.spatial_csr_nonzero(2, 2, *(a.astype(np.int32) for a in good),
-                                        np.array([1.5, 2.0, 0.0]))
-    assert rp.tolist() == [0, 2, 2] and rp.dtype == buf.dtype == np.int64 and len(buf) == 6
-    assert buf[:2].tolist() == [0, 1] and buf[3:5].view(np.float64).tolist() == [1.5, 2.0]
-    rp, ci = _core.spatial_csr_nonzero(2, 2, *good, np.zeros(3, np.int64), True)
-    assert rp.tolist() == [0, 0, 0] and ci.size == 1
+    out = call(2, *good, np.array([3, 0, 2]))  # (1 per nonzero value: int64 loads)
+    assert out[15].tolist() == [0, 1, 2] and out[16].tolist() == [0, 1]
+    assert out[16].dtype == np.int64 and out[17] == 2 and out[20] is None
+    out = call(2, *(a.astype(np.int32) for a in good), np.array([1.5, 2.0, 0.0]), zeros=1)
+    assert out[15].tolist() == [0, 2, 2] and out[15].dtype == np.int64
+    assert out[16].tolist() == [0, 1] and out[20].tolist() == [1.5, 2.0] and out[17] == 3.5
+    assert call(2, *good, np.zeros(3, np.int64)) is None  # (no entry left: the general path)
     for dt in (np.int32, np.uint8, np.float32, bool):  # (their zeros, read as float64)
-        rp, ci = _core.spatial_csr_nonzero(2, 2, *good, np.array([0, 1, 1], dt), True)
-        assert rp.tolist() == [0, 1, 2] and ci[:2].tolist() == [1, 1]
+        out = call(2, *good, np.array([0, 1, 1], dt))
+        assert out[15].tolist() == [0, 1, 2] and out[16].tolist() == [1, 1]
     for n1, rp, ci, vals in ((2, [0, 3, 2], [0, 1, 1], [1, 1, 1]),
                              (2, [1, 2, 3], [0, 1, 1], [1, 1, 1]),
                              (3, [0, 2, 3], [0, 1, 1], [1, 1, 1]),
                              (2, [0, 2, 3], [0, 1], [1, 1]), (2, [0, 2, 3], [0, 1, 1], [1]),
                              (0, [0], [], [])):
         with pytest.raises(ValueError, match="malformed CSR arrays"):
-            _core.spatial_csr_nonzero(n1, 2, np.array(rp), np.array(ci, np.int64),
-                                      np.array(vals, np.int64))
-    # the core's check of the pointers (the indices are copied; the default's core call checks
-    # the kept ones: an index out of range there sends the call to the general path, which
-    # names `A` and the fault)
+            call(n1, np.array(rp), np.array(ci, np.int64), np.array(vals, np.int64))
+    # the core's check of the pointers (the indices are copied and the kept ones checked: an
+    # index out of range there sends the call to the general path, which names `A` and the
+    # fault)
     with pytest.raises(ValueError, match="CSR pointers decrease at 1"):
-        _core.spatial_csr_nonzero(2, 2, np.array([0, 4, 3]), np.array([0, 1, 1]),
-                                  np.ones(3, np.int64))
+        call(2, np.array([0, 4, 3]), np.array([0, 1, 1]), np.array([1, 0, 1]))
+    with pytest.raises(ValueError, match="CSR index 1 out of range"):
+        call(2, np.array([0, 2, 3]), np.array([0, 1, 7]), np.array([1, 0, 1]))
     B = sps.csr_array((np.array([1, 0, 2]), np.array([0, 1, 1]), np.array([0, 2, 3])),
                       shape=(2, 2))
     B.indices[2] = 7  # (a canonical flag does not check the range)
     for w in ("count", "values"):
         with pytest.raises(WpartValueError, match="A"):
             spatial.rect_nicol(B, 2, P=2, Q=1, weights=w)
-    with pytest.raises(ValueError, match="`vals` must be given"):
-        _core.spatial_csr_nonzero(2, 2, *good, None)
 
 
 def _powerlaw(seed, n1, n2, nnz):
@@ -504,24 +503,26 @@ def test_never_above_sarmas_nic_on_small_dense_matrices():
 
 
 def test_one_call_helpers_out_of_memory_leave_it_to_the_general_path(monkeypatch):
-    """When the one-call path's buffer (a dense array's nonzeros, the nonzero entries of
-    values with zeros) cannot be had, the general path answers (its own memory rules)."""
+    """When the one-call path's memory (a dense array's nonzeros; the core call that drops
+    the explicit zeros of values) cannot be had, the general path answers (its own memory
+    rules)."""
     from wpart import _core
 
     rng = np.random.default_rng(4)
     D = rng.integers(0, 5, (60, 50))
     Z = sps.csr_array(D)
     Z.data[::4] = 0
-    for A, w, name in ((D, "values", "spatial_dense_csr"), (Z, "values", "spatial_csr_nonzero"),
-                       (Z, "count", "spatial_csr_nonzero")):
+    for A, w, name in ((D, "values", "spatial_dense_csr"),
+                       (Z, "values", "spatial_rect_nicol_auto"),
+                       (Z, "count", "spatial_rect_nicol_auto")):
         ref = spatial.rect_nicol(A, 16, P=4, Q=4, weights=w)
         real, calls = getattr(_core, name), []
 
-        def once(*args, real=real, calls=calls):  # the first call fails, as out of memory
+        def once(*args, real=real, calls=calls, **kw):  # the first call fails, as out of memory
             calls.append(1)
             if len(calls) == 1:
                 raise MemoryError("test")
-            return real(*args)
+            return real(*args, **kw)
 
         monkeypatch.setattr(_core, name, once)
         r = spatial.rect_nicol(A, 16, P=4, Q=4, weights=w)

@@ -351,6 +351,63 @@ cleanup:
     return res;
 }
 
+/* spatial_rect_nicol_auto's zeros (wpart_i_spatial_csr_nonzero): A's entries whose value (*ivp,
+ * else A->w) is not 0 in new arrays that take the places of a[0], a[1] and, with keep, a[2]
+ * (the kept values, int64 where *ivp, else float64; without keep a[2] stays), A's pointers
+ * with them. 0: done (A unchanged where no entry is 0), 1: no entry left, -1: error set */
+static int sr_nonzero(long long n1, wpart_rg_csr_t *A, const int64_t **ivp, int keep,
+                      PyArrayObject *a[3])
+{
+    int64_t nnz = A->rp[n1], kept = 0;
+    const int64_t *iv = *ivp;
+    wpart_status_t st = wpart_i_spatial_csr_nonzero(n1, A->rp, A->ci, iv, A->w, NULL, NULL,
+                                                    NULL, NULL, &kept);
+    if (st != WPART_OK) {
+        wpy_raise(st, NULL);
+        return -1;
+    }
+    if (kept == 0 || kept == nnz) {
+        return kept == 0;
+    }
+    /* (one cell of room past the last kept entry: the branch-free copy writes there) */
+    npy_intp np1 = (npy_intp)n1 + 1, k1 = (npy_intp)kept + 1, nk = (npy_intp)kept;
+    PyArrayObject *b[3] = {(PyArrayObject *)PyArray_EMPTY(1, &np1, NPY_INT64, 0),
+                           (PyArrayObject *)PyArray_EMPTY(1, &k1, NPY_INT64, 0),
+                           keep ? (PyArrayObject *)PyArray_EMPTY(1, &k1, iv ? NPY_INT64
+                                                                            : NPY_FLOAT64, 0)
+                                : NULL};
+    int ok = b[0] && b[1] && (!keep || b[2]);
+    if (ok) {
+        void *v = keep ? PyArray_DATA(b[2]) : NULL;
+        st = wpart_i_spatial_csr_nonzero(n1, A->rp, A->ci, iv, A->w, PyArray_DATA(b[0]),
+                                         PyArray_DATA(b[1]), iv ? v : NULL, iv ? NULL : v,
+                                         &kept);
+        ok = st == WPART_OK;
+        for (int i = 1; i < 3 && ok; i++) { /* views of the kept entries (the room unused) */
+            if (b[i]) {
+                PyObject *view = PySequence_GetSlice((PyObject *)b[i], 0, nk);
+                Py_SETREF(b[i], (PyArrayObject *)view);
+                ok = view != NULL;
+            }
+        }
+    }
+    if (!ok) {
+        WPY_XDECREF(b[0], b[1], b[2]);
+        return -1;
+    }
+    for (int i = 0; i < (keep ? 3 : 2); i++) {
+        Py_XDECREF(a[i]);
+        a[i] = b[i];
+    }
+    A->rp = PyArray_DATA(a[0]);
+    A->ci = PyArray_DATA(a[1]);
+    if (keep) {
+        *ivp = iv ? PyArray_DATA(a[2]) : NULL;
+        A->w = iv ? NULL : PyArray_DATA(a[2]);
+    }
+    return 0;
+}
+
 /* the default RECT-NICOL in one call (rect_fast.c) on CSR arrays (int32 or int64 pointers
  * and indices, converted) and values: an int64 or float64 array, or None for 1 each (int64
  * block loads then); the result's last four items: the int64 pointers and indices it ran on
@@ -360,24 +417,47 @@ cleanup:
 static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"n1", "n2", "rp", "ci", "vals", "P", "Q", "max_half", "loads",
-                             "time_limit", "progress", "fvals", NULL};
-    PyObject *o[3], *progress = Py_None, *res = NULL, *lmax = NULL, *fo = Py_None;
+                             "time_limit", "progress", "fvals", "zeros", NULL};
+    PyObject *o[3], *progress = Py_None, *res = NULL, *lmax = NULL, *fo = Py_None, *vf = NULL;
     PyArrayObject *a[3] = {NULL, NULL, NULL}, *R = NULL, *C = NULL, *L = NULL, *B = NULL;
     PyArrayObject *ones = NULL, *F = NULL;
     long long n1, n2, P, Q, max_half;
-    int loads = 0;
+    int loads = 0, zeros = 0;
     double time_limit = 0.0;
     wpart_rg_csr_t A;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOLLL|pdOO", kwlist, &n1, &n2, &o[0],
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOLLL|pdOOi", kwlist, &n1, &n2, &o[0],
                                      &o[1], &o[2], &P, &Q, &max_half, &loads, &time_limit,
-                                     &progress, &fo)) {
+                                     &progress, &fo, &zeros)) {
         return NULL;
     }
     int iv = PyArray_Check(o[2]) && PyArray_TYPE((PyArrayObject *)o[2]) == NPY_INT64;
-    int unit = o[2] == Py_None; /* 1 per entry: int64 loads */
+    if (zeros == 2 && o[2] != Py_None && !iv) { /* (any other numeric type as float64) */
+        vf = PyArray_FROMANY(o[2], NPY_FLOAT64, 1, 1, NPY_ARRAY_IN_ARRAY);
+        if (!vf) {
+            return NULL;
+        }
+        o[2] = vf;
+    }
     if (sr_csr(n1, n2, o, "vals", iv ? NPY_INT64 : NPY_FLOAT64, 1, a, &A) < 0) {
         goto cleanup;
     }
+    /* zeros 1: the entries of value 0 dropped (their arrays returned), 2: the same and then 1
+     * per entry left (the nonzero values counted); None where no entry is left */
+    const int64_t *ivp = iv ? PyArray_DATA(a[2]) : NULL, *rp0 = A.rp;
+    if ((zeros == 1 || zeros == 2) && a[2]) {
+        int none = sr_nonzero(n1, &A, &ivp, zeros == 1, a);
+        if (none) {
+            res = none > 0 ? Py_NewRef(Py_None) : NULL;
+            goto cleanup;
+        }
+        if (zeros == 2) {
+            Py_CLEAR(a[2]);
+            A.w = NULL;
+            ivp = NULL;
+            iv = 0;
+        }
+    }
+    int unit = !a[2]; /* 1 per entry: int64 loads */
     if (P < 1 || Q < 1 || max_half < 1) {
         PyErr_SetString(wpy_ValueError, "malformed CSR arrays");
         goto cleanup;
@@ -422,8 +502,7 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
     wpy_control_t ctl;
     wpy_control_setup(&ctl, progress, time_limit);
     wpart_status_t st;
-    WPY_NOGIL(st = wpart_spatial_rect_nicol_auto(&A, iv ? PyArray_DATA(a[2]) : NULL, P, Q,
-                                                 max_half, &ctl.ctl, &out));
+    WPY_NOGIL(st = wpart_spatial_rect_nicol_auto(&A, ivp, P, Q, max_half, &ctl.ctl, &out));
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto cleanup;
@@ -446,7 +525,7 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
     if (!lmax) {
         goto cleanup;
     }
-    res = Py_BuildValue("OOO(ddddd)(LLLLL)(iiiii)(LLLLL)diiLLdO(LdLLdLdLLdiLLdi)OOOOi", R, C,
+    res = Py_BuildValue("OOO(ddddd)(LLLLL)(iiiii)(LLLLL)diiLLdO(LdLLdLdLLdiLLdi)OOOOiO", R, C,
                         L ? (PyObject *)L : Py_None,
                         out.val[0], out.val[1], out.val[2], out.val[3], out.val[4],
                         (long long)out.halves[0], (long long)out.halves[1],
@@ -463,12 +542,14 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
                         (long long)out.rand_halves, out.rand_best, (int)out.rand_kept,
                         (long long)out.rand_moves, (long long)out.piece_halves, out.piece,
                         (int)out.piece_state, a[0], a[1], lmax,
-                        ones ? (PyObject *)ones : Py_None, (int)out.load_starts);
+                        ones ? (PyObject *)ones : Py_None, (int)out.load_starts,
+                        a[2] && A.rp != rp0 ? (PyObject *)a[2] : Py_None);
 cleanup:
     WPY_XDECREF(a[0], a[1], a[2], R, C, L, B);
     Py_XDECREF(lmax);
     Py_XDECREF(ones);
     Py_XDECREF(F);
+    Py_XDECREF(vf);
     return res;
 }
 
@@ -602,69 +683,6 @@ static PyObject *wpy_rect_load_starts(PyObject *self, PyObject *args)
     return PyLong_FromLong(wpart_i_rg_load_starts(nnz, n1, n2));
 }
 
-/* the entries of canonical CSR arrays (int32 or int64 pointers and indices, converted) whose
- * value (int64 vals, any other type as float64) is not 0 (wpart_i_spatial_csr_nonzero):
- * (int64 pointers, buf) with buf one int64 array of k + 1 cells per part (k kept entries; the
- * last cell of each part is scratch): their indices, then for int64 vals their int64 values,
- * then the float64 values' bits (one allocation, as spatial_dense_csr's); with unit, the
- * indices alone */
-static PyObject *wpy_csr_nonzero(PyObject *self, PyObject *args)
-{
-    PyObject *o[3], *res = NULL;
-    PyArrayObject *a[3] = {NULL, NULL, NULL}, *R = NULL, *C = NULL;
-    long long n1, n2;
-    int unit = 0;
-    wpart_rg_csr_t A;
-    if (!PyArg_ParseTuple(args, "LLOOO|p", &n1, &n2, &o[0], &o[1], &o[2], &unit)) {
-        return NULL;
-    }
-    int iv = PyArray_Check(o[2]) && PyArray_TYPE((PyArrayObject *)o[2]) == NPY_INT64;
-    if (o[2] == Py_None) {
-        PyErr_SetString(wpy_ValueError, "`vals` must be given");
-        return NULL;
-    }
-    PyObject *vf = NULL; /* any other numeric type as float64 (the same zeros) */
-    if (!iv) {
-        vf = PyArray_FROMANY(o[2], NPY_FLOAT64, 1, 1, NPY_ARRAY_IN_ARRAY);
-        if (!vf) {
-            return NULL;
-        }
-        o[2] = vf;
-    }
-    if (sr_csr(n1, n2, o, "vals", iv ? NPY_INT64 : NPY_FLOAT64, 1, a, &A) < 0) {
-        goto cleanup;
-    }
-    const int64_t *ivp = iv ? PyArray_DATA(a[2]) : NULL;
-    int64_t kept = 0;
-    wpart_status_t st = wpart_i_spatial_csr_nonzero(n1, A.rp, A.ci, ivp, A.w, NULL, NULL, NULL,
-                                                    NULL, &kept);
-    if (st != WPART_OK) {
-        wpy_raise(st, NULL);
-        goto cleanup;
-    }
-    int64_t k1 = kept + 1;
-    npy_intp np1 = (npy_intp)n1 + 1, nb = (npy_intp)((unit ? 1 : 2 + iv) * k1);
-    R = (PyArrayObject *)PyArray_EMPTY(1, &np1, NPY_INT64, 0);
-    C = (PyArrayObject *)PyArray_EMPTY(1, &nb, NPY_INT64, 0);
-    if (!R || !C) {
-        goto cleanup;
-    }
-    int64_t *b = PyArray_DATA(C);
-    st = wpart_i_spatial_csr_nonzero(n1, A.rp, A.ci, ivp, A.w, PyArray_DATA(R), b,
-                                     iv && !unit ? b + k1 : NULL,
-                                     unit ? NULL : (double *)(void *)(b + (1 + iv) * k1),
-                                     &kept);
-    if (st != WPART_OK) {
-        wpy_raise(st, NULL);
-        goto cleanup;
-    }
-    res = Py_BuildValue("OO", R, C);
-cleanup:
-    WPY_XDECREF(a[0], a[1], a[2], R, C);
-    Py_XDECREF(vf);
-    return res;
-}
-
 /* spatial_rect_piece_cuts(n1, n2, rp, ci, w, P, Q, d, anchor): rect_piece.c's piece cuts of
  * side d on CSR arrays: (cuts, value) */
 static PyObject *wpy_rect_piece_cuts(PyObject *self, PyObject *args)
@@ -709,7 +727,9 @@ cleanup:
  *   values, half-sweeps, states, refs, lower bound, timed_out, value check, int total, int max,
  *   max, rects, (polish moves, polished max, kick iterations, kick half-sweeps, kicked max,
  *   joint half-sweeps, joint max, random runs, their half-sweeps, their best, kept, their
- *   cut moves, piece half-sweeps, piece max, piece state), ...).
+ *   cut moves, piece half-sweeps, piece max, piece state), ..., the values the core ran on
+ *   where zeros dropped entries, else None); zeros 1 / 2: the entries of value 0 dropped
+ *   first (2: then 1 per entry left), None where none is left.
  * - spatial_rect_piece_cuts: The piece cuts of one side on CSR arrays: (cuts, value).
  * - spatial_rect_grid: RECT-NICOL half-sweeps from several starts on CSR arrays: (R, C, values,
  *   half-sweeps, states, timed_out).
@@ -732,10 +752,7 @@ cleanup:
  *   engine's diag_interleaved: the one call's cuts).
  * - spatial_rect_load_starts: The default set's load starts (3: rows_load and cols_load in
  *   the uniform starts' places, a dense matrix; 0) for nnz stored entries of n1 x n2.
- * - spatial_csr_nonzero: The entries of CSR arrays whose value is not 0: (int64 pointers,
- *   [indices | int64 values (int64 vals) | float64 values' bits], each part k + 1 cells for k
- *   entries; with unit the indices). The conversions of sparse input to CSR arrays:
- *   spatial_csr.c. */
+ * The conversions of sparse input to CSR arrays: spatial_csr.c. */
 static PyMethodDef spatial_rect_methods[] = {
     {"spatial_rect_nicol_auto", WPY_CFUNC(wpy_rect_nicol_auto), WPY_KW, NULL},
     {"spatial_rect_piece_cuts", wpy_rect_piece_cuts, METH_VARARGS, NULL},
@@ -752,7 +769,6 @@ static PyMethodDef spatial_rect_methods[] = {
     {"spatial_rect_corner", wpy_rect_corner, METH_VARARGS, NULL},
     {"spatial_rect_diagonal", wpy_rect_diagonal, METH_VARARGS, NULL},
     {"spatial_rect_load_starts", wpy_rect_load_starts, METH_VARARGS, NULL},
-    {"spatial_csr_nonzero", wpy_csr_nonzero, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 

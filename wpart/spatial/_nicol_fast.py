@@ -27,9 +27,6 @@ from . import _sparse
 #: The value types the one-call default reads as they are.
 _DTYPES = (np.dtype(np.int64), np.dtype(np.float64))
 
-#: The core's value-check verdict for an explicit zero (WPART_RF_ZERO, rect_grid.h).
-_ZERO = 1
-
 #: The weightings the one-call default takes a canonical CSR matrix with.
 _FAST_WEIGHTS = ("values", "count", "stored")
 
@@ -231,48 +228,35 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
               P * Q == m):
         return None
     check_sparse_size(n1, n2, nnz)
-    if weights != "values":  # 1 per stored entry, or per nonzero value (zeros dropped)
-        if weights == "count" and dt.kind == "f" and np.isnan(vals).any():
-            return None  # (the general path's error)
-        if weights == "count" and np.count_nonzero(vals) != vals.size:
-            # the nonzero values' entries (one core pass, no mask)
-            try:
-                rp, ci = _core.spatial_csr_nonzero(n1, n2, rp, ci, vals, True)
-            except MemoryError:
-                return None
-            ci = ci[:-1]  # (its last cell is scratch)
-        # every entry left counts: the 1s and the pointers from the core call
+    # explicit zeros are not loads: the core call drops them (zeros 1) and returns the arrays
+    # it ran on; "count" (zeros 2) then counts 1 per entry left, "stored" keeps every entry
+    # (no values: the core's unit weights, the 1s and pointers it ran on come back). A dense
+    # array's arrays hold its nonzeros already
+    zeros = 0 if type(A) is np.ndarray or weights == "stored" else \
+        1 if weights == "values" else 2
+    if weights == "count" and dt.kind == "f" and np.isnan(vals).any():
+        return None  # (the general path's error)
+    if weights == "stored":
         vals = None
     ms = min(max_sweeps, 2**62)
     tl = 0.0 if time_limit is None else float(time_limit)
     if nnz == 0:
         return None
-    # (1 per entry: no values, the core's unit weights; float loads, exact counts)
     t0 = time.perf_counter()
     try:
         out = _core.spatial_rect_nicol_auto(n1, n2, rp, ci, vals, P, Q, min(2 * ms, 2**62),
-                                            True, tl, fvals=fvals)
-        if out[9] == _ZERO and vals is not None and type(A) is not np.ndarray:
-            # explicit zeros (the core's value check, its first pass, found one and went no
-            # further): not loads. The others in one buffer, [indices | values | int values'
-            # float64 copy], each part with a cell of scratch (see spatial_dense_csr)
-            rp, zb = _core.spatial_csr_nonzero(n1, n2, rp, ci, vals)
-            nz, ints = int(rp[-1]), vals.dtype.kind == "i"
-            if nz == 0:
-                return None
-            k = nz + 1
-            ci, vals = zb[:nz], zb[k:k + nz] if ints else zb[k:k + nz].view(np.float64)
-            fvals = zb[2 * k:2 * k + nz].view(np.float64) if ints else None
-            A = _csr_with(A, rp, ci, vals)
-            t0 = time.perf_counter()
-            out = _core.spatial_rect_nicol_auto(n1, n2, rp, ci, vals, P, Q, min(2 * ms, 2**62),
-                                                True, tl, fvals=fvals)
+                                            True, tl, fvals=fvals, zeros=zeros)
     except WpartValueError:  # arrays out of bounds (the core checks them): the general
         return None          # path's input rules name `A` and the fault
     except MemoryError:  # (the general path's input rules say what does not fit)
         return None
-    if out[9]:  # a bad value, a large int total: the step-by-step path decides
-        return None
+    if out is None or out[9]:  # no nonzero entry; a bad value, a large int total: the
+        return None            # step-by-step path decides
+    if zeros == 2:
+        vals = None
+    elif out[20] is not None:  # (zeros dropped: the arrays it ran on)
+        vals = out[20]
+        A = _csr_with(A, out[15], out[16], vals)
     if vals is None:  # the loads matrix: the int64 arrays the core ran on, its 1 per entry
         vals = out[18]
         A = _csr_with(A, out[15], out[16], vals)
