@@ -315,13 +315,13 @@ def test_diagonal_start_follows_a_band_off_the_diagonal(P, Q):
 
 
 def _corner_oracle(A):
-    """wpart_i_rg_corner in Python: of a rectangular matrix, the entries of 256 evenly spaced
+    """wpart_i_rg_corner in Python: of a rectangular matrix, the entries of 64 evenly spaced
     rows (every row when fewer); whether the correlation of (i + 1/2) / n1 and (j + 1/2) / n2
     is at least 1/2 and the sum of |j - i n2 / n1| below that of |j - i|."""
     n1, n2 = A.shape
     if n1 == n2 or min(n1, n2) < 2:
         return False
-    step = max(n1 // 256, 1)
+    step = max(n1 // 64, 1)
     x, y, i_, j_ = [], [], [], []
     for i in range(step // 2, n1, step):
         cols = A.indices[A.indptr[i]:A.indptr[i + 1]]

@@ -297,7 +297,7 @@ int64_t wpart_i_rg_offset(const wpart_rg_csr_t *A)
     return s;
 }
 
-/* wpart_i_rg_corner: of a rectangular matrix, the entries of RG_OFFSET_ROWS evenly spaced rows
+/* wpart_i_rg_corner: of a rectangular matrix, the entries of RG_CORNER_ROWS evenly spaced rows
  * (all rows when fewer); whether the correlation of their (i + 1/2) / n1 and (j + 1/2) / n2 is
  * at least RG_CORNER (about 1 on a band, 0.64-0.67 with a third of its entries anywhere;
  * within 0.07 of 0 on bench_spatial_fresh's four rectangular matrices, power-law and clustered,
@@ -308,13 +308,18 @@ int64_t wpart_i_rg_offset(const wpart_rg_csr_t *A)
 #ifndef RG_CORNER
 #define RG_CORNER 0.5
 #endif
+/* (64 rows: a correlation of 1 on a band against 0 +- 0.07 on random order needs no more; with
+ * 256, every row of h_clust_400x1600, the test was 7 % of its default call at 4 x 4) */
+#ifndef RG_CORNER_ROWS
+#define RG_CORNER_ROWS 64
+#endif
 int wpart_i_rg_corner(const wpart_rg_csr_t *A)
 {
     int64_t n1 = A->n1, n2 = A->n2;
     if (n1 == n2 || n1 < 2 || n2 < 2) {
         return 0;
     }
-    int64_t step = n1 / RG_OFFSET_ROWS > 1 ? n1 / RG_OFFSET_ROWS : 1;
+    int64_t step = n1 / RG_CORNER_ROWS > 1 ? n1 / RG_CORNER_ROWS : 1;
     /* the correlation of i and j (that of (i + 1/2) / n1 and (j + 1/2) / n2: a shift and a
      * scale of each), a row's sums of j and j^2 first, then its i times those */
     double k = 0.0, sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0, dc = 0.0, dp = 0.0;

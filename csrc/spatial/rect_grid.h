@@ -58,10 +58,10 @@ int wpart_i_rg_banded(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int64_t shi
 int64_t wpart_i_rg_offset(const wpart_rg_csr_t *A);
 
 /* Whether a rectangular matrix's entries follow its diagonal from corner to corner: over the
- * entries of 256 evenly spaced rows the correlation of i / n1 and j / n2 is at least 1/2 and
+ * entries of 64 evenly spaced rows the correlation of i / n1 and j / n2 is at least 1/2 and
  * the sum of |j - i n2 / n1| below that of |j - i| (0 for a square matrix). The default
  * RECT-NICOL's diagonal start then places the shorter dimension's line k at k max(n1, n2) / n
- * along the longer one. O(256 x the entries per row). */
+ * along the longer one. O(64 x the entries per row). */
 int wpart_i_rg_corner(const wpart_rg_csr_t *A);
 
 /* The default RECT-NICOL's diagonal start (R: P + 1 cuts, C: Q + 1) of an n1 x n2 matrix
