@@ -151,17 +151,20 @@ RG_NOINLINE static int rg_shift(rg_ctx_t *g, int d, const int64_t *c)
     if (moved + ns * n * RG_INC_COL >= s->ptr[n] + n * K) {
         return 0;
     }
-    /* the moved entries as deltas per major and changed stripe (g->yd: RG_INC_S (n + 2)
-     * cells), then added to the prefix from the first major they touch */
+    /* the moved entries as deltas per major and changed stripe (g->yd: min(RG_INC_S,
+     * max(P, Q)) (n + 2) cells), then added to the prefix from the first major they touch */
     int32_t *qs = g->yslot + K + 1;
     for (int64_t q = 0; q < K; q++) {
         if (g->yslot[q] >= 0) {
             qs[g->yslot[q]] = (int32_t)q;
         }
     }
-    if (!g->ydz) { /* the deltas start zero and each shift leaves them zero (rg_shift_move) */
+    if (!g->ydz) { /* the deltas start zero and each shift leaves them zero (rg_shift_move);
+                    * ns <= min(RG_INC_S, max(P, Q)) stripes use ns (n + 2) of them */
         int64_t nmax = g->A->n1 > g->A->n2 ? g->A->n1 : g->A->n2;
-        memset(g->yd, 0, (size_t)(RG_INC_S * (nmax + 2)) * sizeof(double));
+        int64_t kmax = g->P[0] > g->P[1] ? g->P[0] : g->P[1];
+        int64_t ks = kmax < RG_INC_S ? kmax : RG_INC_S;
+        memset(g->yd, 0, (size_t)(ks * (nmax + 2)) * sizeof(double));
         g->ydz = 1;
     }
     if (g->i32[d]) {
@@ -421,7 +424,7 @@ wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, 
             g->ymap[d] = rg_take(&c, d ? A->n1 : A->n2, sizeof(int32_t));
             g->yo[d] = rg_take(&c, (d ? P : Q) + 1, sizeof(int64_t));
         }
-        g->yd = rg_take(&c, RG_INC_S * (nmax + 2), sizeof(double));
+        g->yd = rg_take(&c, (K < RG_INC_S ? K : RG_INC_S) * (nmax + 2), sizeof(double));
         g->yslot = rg_take(&c, K + 1 + RG_INC_S, sizeof(int32_t));
         g->tmp = rg_take(&c, K + 1, sizeof(int64_t));
         g->keep = rg_take(&c, K + 1, sizeof(int64_t));
