@@ -99,6 +99,8 @@ typedef struct {
     int64_t *cuts;
     const wpart_control_t *ctl;
     int64_t *work;
+    int64_t *keep; /* the cuts of the last feasible probe, at B = at (-1: none yet) */
+    double at;
 } rpc_t;
 
 /* 1: B is feasible (p->cuts then hold its greedy cuts); -1: Ctrl-C asked to stop */
@@ -115,6 +117,10 @@ static int rpc_feasible(rpc_t *p, double B)
     if (rg_cancel(p->ctl, p->work, p->s->ptr[p->s->n] + p->s->n)) {
         return -1;
     }
+    if (got <= p->K) {
+        memcpy(p->keep, p->cuts, (size_t)(p->K + 1) * sizeof(int64_t));
+        p->at = B;
+    }
     return got <= p->K;
 }
 
@@ -126,10 +132,11 @@ wpart_status_t wpart_i_rect_piece_cuts(rg_ctx_t *g, int d, double anchor, int ex
     const double *line = g->tot[d];
     int in = g->integral;
     rpc_t p = {s, line, g->P[d], g->P[1 - d], in && line[s->n] < 2147483647.0, NULL, 0, 0,
-               cuts, g->ctl, &g->work};
+               cuts, g->ctl, &g->work, NULL, -1.0};
     p.cells = wpart_i_calloc(s->m > 0 ? s->m : 1, p.i32 ? sizeof(rpc_icell_t)
                                                         : sizeof(rpc_cell_t));
-    if (!p.cells) {
+    p.keep = wpart_i_malloc(p.K + 1, sizeof(int64_t));
+    if (!p.cells || !p.keep) {
         WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
     }
     double unit = in ? 1.0 : 0.0; /* the next value above a failed one */
@@ -179,14 +186,17 @@ wpart_status_t wpart_i_rect_piece_cuts(rg_ctx_t *g, int d, double anchor, int ex
             lo = mid + unit;
         }
     }
-    if (ok < 0 || rpc_feasible(&p, hi) < 0) {
+    /* the cuts at hi: those of the feasible probe there (the greedy's, kept), else probed */
+    if (ok < 0 || (p.at != hi && rpc_feasible(&p, hi) < 0)) {
         WPART_FAIL(WPART_ECANCELLED, "stopped on request");
     }
+    memcpy(cuts, p.keep, (size_t)(p.K + 1) * sizeof(int64_t));
     if (value) {
         *value = hi;
     }
 cleanup:
     free(p.cells);
+    free(p.keep);
     return st;
 }
 
