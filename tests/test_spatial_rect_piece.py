@@ -75,6 +75,27 @@ def test_piece_cuts_are_the_exact_1d_partition(kind):
     assert checked > 200
 
 
+def test_piece_cuts_search_from_far_below_and_past_empty_lines():
+    """The integral search guesses the value from how much load a failed probe covered: a
+    probe that covers only empty leading lines (no load: no guess from it), anchors far below
+    the value, and long matrices all end at the least integer B."""
+    rng = np.random.default_rng(7)
+    for n1, n2, P, Q, empty in ((9, 5, 3, 2, 4), (40, 12, 4, 3, 30), (13, 13, 5, 1, 0),
+                                (60, 7, 6, 2, 10)):
+        M = rng.integers(1, 9, (n1, n2)) * (rng.random((n1, n2)) < 0.5)
+        M[:empty] = 0
+        M[empty % n1] = 9  # (a heavy first line after them: a probe can fail on it alone)
+        M[-1, 0] = 7
+        for d, K, Ko, D in ((0, P, Q, M), (1, Q, P, M.T)):
+            if K > 6 or D.shape[0] > 40:  # (the brute force: a few hundred thousand cut sets)
+                continue
+            want = _oracle(D, K, Ko)
+            for anchor in (0.0, 1.0, want / 7.0):
+                cuts, value = _call(M, P, Q, d, anchor)
+                assert value == np.ceil(want) and _piece_value(D, cuts, Ko) <= value
+                assert cuts[0] == 0 and cuts[-1] == D.shape[0]
+
+
 def test_piece_cuts_refuse_bad_arguments():
     A = sps.csr_array(np.array([[1, 0], [0, 2]]))
     for P, Q, d, anchor in ((0, 1, 0, 0.0), (1, 1, 2, 0.0), (1, 1, 0, float("nan")),
