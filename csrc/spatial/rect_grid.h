@@ -52,7 +52,8 @@ int wpart_i_rg_banded(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int64_t shi
 /* The diagonal's offset of a square matrix whose entries lie mostly on one side of its
  * diagonal (a band above or below it, a triangle): of the off-diagonal entries of 256 evenly
  * spaced rows (all rows when fewer) at least twice as many on one side as on the other; then
- * the lower median of their j - i, else 0 (0 too when memory for them cannot be had). The
+ * the lower median of their j - i where at most n / 3 in size (entries spread far off the
+ * diagonal are no band), else 0 (0 too when memory for them cannot be had). The
  * default RECT-NICOL's diagonal start and banded test follow that diagonal. O(256 x the
  * entries per row). */
 int64_t wpart_i_rg_offset(const wpart_rg_csr_t *A);

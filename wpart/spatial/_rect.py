@@ -120,7 +120,8 @@ def rect_nicol(
         whose entries lie mostly on one side of its diagonal, twice as many of those off it
         on one side as on the other in 256 sampled rows, as a band above or below it, row i
         is paired with column i + s,
-        s their median offset j - i: on six such matrices, 60 cases, 6 more at or below the
+        s their median offset j - i where at most a third of n (entries spread further
+        off the diagonal are no band): on six such matrices, 60 cases, 6 more at or below the
         best of SARMA's nine, now all; on a rectangular matrix whose entries follow its
         diagonal from corner to corner, i / n1 and j / n2 correlated and nearer that diagonal
         than j = i, row i is paired with column i n2 / n1: on rectangular bands 0-32 % lower),
