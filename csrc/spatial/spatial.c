@@ -646,7 +646,8 @@ wpart_status_t wpart_i_spatial_csr_nonzero(int64_t n1, const int64_t *rp, const 
                                            int64_t *rp_out, int64_t *ci_out, int64_t *iv_out,
                                            double *fv_out, int64_t *kept)
 {
-    if (n1 < 1 || !rp || (!iv && !fv) || !kept || (ci_out && !rp_out)) {
+    if (n1 < 1 || !rp || (!iv && !fv) || !kept || (ci_out && !rp_out) || (iv && fv_out) ||
+        (!iv && iv_out)) {
         return wpart_i_error(WPART_EINVAL, "bad arguments of the nonzero entries");
     }
     int64_t nnz = rp[n1], t = 0;
@@ -673,7 +674,7 @@ wpart_status_t wpart_i_spatial_csr_nonzero(int64_t n1, const int64_t *rp, const 
                 iv_out[t] = iv[e];
             }
             if (fv_out) {
-                fv_out[t] = iv ? (double)iv[e] : fv[e];
+                fv_out[t] = fv[e];
             }
             t += iv ? iv[e] != 0 : fv[e] != 0.0;
         }

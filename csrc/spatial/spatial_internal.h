@@ -98,9 +98,9 @@ wpart_status_t wpart_i_spatial_dense_csr(const void *D, int is_int, int64_t n1, 
 /* The entries of the CSR matrix of n1 rows (rp, ci) whose value (int64 iv, or float64 fv when iv
  * is NULL) is not 0: with ci_out NULL only *kept, their count (the pointers checked first; the
  * indices are copied, not followed: their range is the caller's to check); else, after that
- * call, their pointers rp_out (n1 + 1), indices ci_out and values (int64 iv_out, with iv, and
- * as float64 fv_out; either NULL: not made; room for *kept + 1 each: the last cell is
- * scratch). */
+ * call, their pointers rp_out (n1 + 1), indices ci_out and values in their own type (int64
+ * iv_out with iv, float64 fv_out with fv; NULL: not made; room for *kept + 1 each: the last
+ * cell is scratch). */
 wpart_status_t wpart_i_spatial_csr_nonzero(int64_t n1, const int64_t *rp, const int64_t *ci,
                                            const int64_t *iv, const double *fv,
                                            int64_t *rp_out, int64_t *ci_out, int64_t *iv_out,
