@@ -44,6 +44,14 @@
 #define RG_NOINLINE
 #endif
 
+/* the columns of rg_shift's deltas (g->yd) per major: a shift there changes at most RG_INC_S
+ * stripes (more go to rg_shift_all), and a grid has at most max(P, Q) */
+static inline int64_t rg_yd_cols(int64_t P, int64_t Q)
+{
+    int64_t k = P > Q ? P : Q;
+    return k < RG_INC_S ? k : RG_INC_S;
+}
+
 /* rg_shift where many stripes change (more than RG_INC_S) but few entries move: the moved
  * entries (their major, old and new stripe, weight) sorted by major, then one pass that adds
  * to each major's row of Y[d] the loads moved so far (K stripes; integral loads: exact sums).
@@ -151,20 +159,17 @@ RG_NOINLINE static int rg_shift(rg_ctx_t *g, int d, const int64_t *c)
     if (moved + ns * n * RG_INC_COL >= s->ptr[n] + n * K) {
         return 0;
     }
-    /* the moved entries as deltas per major and changed stripe (g->yd: min(RG_INC_S,
-     * max(P, Q)) (n + 2) cells), then added to the prefix from the first major they touch */
+    /* the moved entries as deltas per major and changed stripe (g->yd: rg_yd_cols (n + 2)
+     * cells), then added to the prefix from the first major they touch */
     int32_t *qs = g->yslot + K + 1;
     for (int64_t q = 0; q < K; q++) {
         if (g->yslot[q] >= 0) {
             qs[g->yslot[q]] = (int32_t)q;
         }
     }
-    if (!g->ydz) { /* the deltas start zero and each shift leaves them zero (rg_shift_move);
-                    * ns <= min(RG_INC_S, max(P, Q)) stripes use ns (n + 2) of them */
+    if (!g->ydz) { /* the deltas start zero and each shift leaves them zero (rg_shift_move) */
         int64_t nmax = g->A->n1 > g->A->n2 ? g->A->n1 : g->A->n2;
-        int64_t kmax = g->P[0] > g->P[1] ? g->P[0] : g->P[1];
-        int64_t ks = kmax < RG_INC_S ? kmax : RG_INC_S;
-        memset(g->yd, 0, (size_t)(ks * (nmax + 2)) * sizeof(double));
+        memset(g->yd, 0, (size_t)(rg_yd_cols(g->P[0], g->P[1]) * (nmax + 2)) * sizeof(double));
         g->ydz = 1;
     }
     if (g->i32[d]) {
@@ -424,7 +429,7 @@ wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, 
             g->ymap[d] = rg_take(&c, d ? A->n1 : A->n2, sizeof(int32_t));
             g->yo[d] = rg_take(&c, (d ? P : Q) + 1, sizeof(int64_t));
         }
-        g->yd = rg_take(&c, (K < RG_INC_S ? K : RG_INC_S) * (nmax + 2), sizeof(double));
+        g->yd = rg_take(&c, rg_yd_cols(P, Q) * (nmax + 2), sizeof(double));
         g->yslot = rg_take(&c, K + 1 + RG_INC_S, sizeof(int32_t));
         g->tmp = rg_take(&c, K + 1, sizeof(int64_t));
         g->keep = rg_take(&c, K + 1, sizeof(int64_t));
