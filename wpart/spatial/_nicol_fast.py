@@ -252,13 +252,11 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
         return None
     if out is None or out[9]:  # no nonzero entry; a bad value, a large int total: the
         return None            # step-by-step path decides
-    if zeros == 2:
-        vals = None
-    elif out[20] is not None:  # (zeros dropped: the arrays it ran on)
-        vals = out[20]
-        A = _csr_with(A, out[15], out[16], vals)
-    if vals is None:  # the loads matrix: the int64 arrays the core ran on, its 1 per entry
-        vals = out[18]
+    # the loads matrix: the int64 arrays the core ran on with its 1 per entry (no values, or
+    # "count"), or with the values left where zeros were dropped; else A itself
+    ran = out[18] if vals is None or zeros == 2 else out[20]
+    if ran is not None:
+        vals = ran
         A = _csr_with(A, out[15], out[16], vals)
     loads = lmax = None
     if vals.dtype.kind == "i":  # (Python scalars: what the result holds)
