@@ -219,13 +219,14 @@ int wpart_i_rg_banded(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int64_t shi
 /* wpart_i_rg_offset: of a square matrix, the entries of RG_OFFSET_ROWS evenly spaced rows (all
  * rows when fewer); where at least twice as many of those off the diagonal lie on one side of
  * it as on the other, the lower median of their j - i (a selection among the sampled entries:
- * memory and time in their number, not in n) when at most n / 3 in size, else 0. (With more than 3/4 of them, the first
- * rule, four bands from 100 below to 40 above the diagonal, 20 / 50, 60 / 150, 90 / 30 --
- * 71-75 % on one side -- kept the plain diagonal start; with this rule the default's max loads
- * there at 4 x 4 - 32 x 32 went lower in 16 of 20 cases, by up to 5.1 %, and higher in 2, by
- * at most 1 %, and none of the 484 of bench_spatial_fresh's three sets and SARMA's five test
- * files changed: the two matrices that cross, Chebyshev1 at 75 % and h_arrow_2600 at 74 %,
- * end at the same max loads. SARMA's bayer05 sits at 59 %, random-order matrices at 50-57 %) */
+ * memory and time in their number, not in n) when at most n / 3 in size, else 0. (With more
+ * than 3/4 of them, the first rule, four bands from 100 below to 40 above the diagonal,
+ * 20 / 50, 60 / 150, 90 / 30 -- 71-75 % on one side -- kept the plain diagonal start; with
+ * this rule the default's max loads there at 4 x 4 - 32 x 32 went lower in 16 of 20 cases, by
+ * up to 5.1 %, and higher in 2, by at most 1 %, and none of the 484 of bench_spatial_fresh's
+ * three sets and SARMA's five test files changed: the two matrices that cross, Chebyshev1 at
+ * 75 % and h_arrow_2600 at 74 %, end at the same max loads. SARMA's bayer05 sits at 59 %,
+ * random-order matrices at 50-57 %) */
 #ifndef RG_OFFSET_ROWS
 #define RG_OFFSET_ROWS 256
 #endif
