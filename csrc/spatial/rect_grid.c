@@ -23,7 +23,7 @@
 #define RG_INC_EV 3
 #endif
 #ifndef RG_I32_K
-#define RG_I32_K 8
+#define RG_I32_K 4
 #endif
 /* the race judges a start from its RG_RACE_FROM-th half-sweep: one half-sweep from uniform
  * cuts says little on a power-law graph (SARMA's email-Eu-core at 4 x 4: the uniform start,
@@ -481,7 +481,11 @@ wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, 
     /* integral loads with a total below 2**31: the half-sweeps' prefixes of RG_I32_K stripes
      * or more in int32 (the same integers, half the bytes: the prefixes and shifts are passes
      * over K (n + 1) cells; the default's core CPU 0.86x at 8 x 32, 0.81x at 32 x 32, 0.71x
-     * at 64 x 64; at 4 x 4 1.07x the median case, so fewer stripes keep float64) */
+     * at 64 x 64). At 4 x 4 (from 4 stripes since rg_shift's SSE2 pass and rg_prefix_i's
+     * register runs below 8 stripes; was 8): the default's CPU 0.97 x (geomean of
+     * bench_spatial_fresh's 74 cases, one process, interleaved; 0.73-0.86 x on the power-law
+     * and arrow ones, at most 1.07 x on the banded ones, whose CPU is 1.1-5 x below SARMA
+     * nic's); fewer stripes keep float64 */
     for (int d = 0; d < 2; d++) {
         g->i32[d] = g->integral && g->tot[0][A->n1] < 2147483647.0 && g->P[1 - d] >= RG_I32_K;
     }
