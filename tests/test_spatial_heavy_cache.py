@@ -1,8 +1,8 @@
 """The heavy lines' cache of the SGO's block loads (rect_polish_i.h, wpart_i_rp_shift).
 
 With integer weights the SGO (and the default's SGO kick) keeps its P x Q block loads by moving
-the lines that change stripe, a line of more than 4 K entries as its loads per stripe of the
-other dimension (O(K) instead of its entries). The oracle: the same SGO on the weights halved,
+the lines that change stripe, a line of more than 4 K and more than 256 entries as its loads per
+stripe of the other dimension (O(K) instead of its entries). The oracle: the same SGO on the weights halved,
 which are not integers, so its block loads are summed from scratch every iteration. Halving is
 exact and the SGO's steps scale with the loads, so both runs must take the same cuts in every
 iteration: the same grid, the same iteration count and exactly half the max load.
@@ -16,14 +16,14 @@ from wpart import _core
 import wpart.spatial as spatial
 
 
-def _heavy_matrix(rng, n1, n2, heavy, density):
+def _heavy_matrix(rng, n1, n2, heavy, density, share=(0.3, 0.9)):
     """Random entries plus a few heavy rows and columns (power-law-like), canonical CSR."""
     A = sp.random(n1, n2, density=density, random_state=rng, format="lil")
     for i in rng.choice(n1, size=heavy, replace=False):
-        cols = rng.choice(n2, size=int(n2 * rng.uniform(0.3, 0.9)), replace=False)
+        cols = rng.choice(n2, size=int(n2 * rng.uniform(*share)), replace=False)
         A[i, cols] = 1.0
     for j in rng.choice(n2, size=heavy, replace=False):
-        rows = rng.choice(n1, size=int(n1 * rng.uniform(0.3, 0.9)), replace=False)
+        rows = rng.choice(n1, size=int(n1 * rng.uniform(*share)), replace=False)
         A[rows, j] = 1.0
     A = A.tocsr()
     A.sum_duplicates()
@@ -44,14 +44,17 @@ def _sgo(A, w, P, Q, seed, max_iter=400):
 @pytest.mark.parametrize("case", range(12))
 def test_sgo_with_the_cache_equals_the_from_scratch_sums(case):
     rng = np.random.default_rng(7000 + case)
-    n1, n2 = int(rng.integers(40, 160)), int(rng.integers(40, 160))
-    A = _heavy_matrix(rng, n1, n2, heavy=int(rng.integers(1, 6)), density=0.03)
+    n1, n2 = int(rng.integers(450, 700)), int(rng.integers(450, 700))
+    # heavy lines of 270-630 entries (the cache takes lines of more than 256) among light
+    # ones of about 3
+    A = _heavy_matrix(rng, n1, n2, heavy=int(rng.integers(1, 6)), density=0.005,
+                      share=(0.6, 0.9))
     P, Q = int(rng.integers(2, 9)), int(rng.integers(2, 9))
     # odd integer weights (with a few zeros: explicit zeros are stored entries too)
     w = (2 * rng.integers(0, 3, A.nnz) + 1).astype(np.float64)
     w[rng.random(A.nnz) < 0.05] = 0.0
     counts = np.diff(A.indptr)
-    assert counts.max() > 4 * Q  # a heavy row: the cache is in use
+    assert counts.max() > max(4 * Q, 256)  # a heavy row: the cache is in use
     for seed in (0, 1, 2):
         R1, C1, v1, it1, t1 = _sgo(A, w, P, Q, seed)
         R2, C2, v2, it2, t2 = _sgo(A, w / 2.0, P, Q, seed)
