@@ -446,13 +446,23 @@ static inline void RG_F(rg_shift_move)(RG_T *Y, int64_t K, int64_t ns, int64_t n
                 continue;
             }
             RG_DT *Do = D + ns + slot[qo], *Dn = D + ns + slot[qn];
-            for (int64_t e = ptr[j]; e < ptr[j + 1]; e++) {
-                int64_t r = idx[e];
-                RG_DT x = w ? (RG_DT)w[e] : (RG_DT)1;
-                Do[r * ns] -= x;
-                Dn[r * ns] += x;
-                rmin = r < rmin ? r : rmin;
+            int64_t e0 = ptr[j], e1 = ptr[j + 1], r0 = rmin;
+            if (w) {
+                for (int64_t e = e0; e < e1; e++) {
+                    int64_t r = idx[e];
+                    Do[r * ns] -= (RG_DT)w[e];
+                    Dn[r * ns] += (RG_DT)w[e];
+                    r0 = r < r0 ? r : r0;
+                }
+            } else {
+                for (int64_t e = e0; e < e1; e++) {
+                    int64_t r = idx[e];
+                    Do[r * ns] -= 1;
+                    Dn[r * ns] += 1;
+                    r0 = r < r0 ? r : r0;
+                }
             }
+            rmin = r0;
             map[j] = qn;
         }
         hi = b > hi ? b : hi;
