@@ -87,7 +87,7 @@ double wpart_i_rect_lower(rg_ctx_t *g, const double *load[2], double imax, doubl
             b = A->w[0];
             for (int64_t e = 0; e < nnz; e++) {
                 b = A->w[e] > b ? A->w[e] : b;
-                integral &= A->w[e] == floor(A->w[e]);
+                integral &= rg_whole(A->w[e]);
             }
         }
     }

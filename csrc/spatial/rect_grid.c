@@ -766,7 +766,7 @@ double wpart_i_rect_1d(const double *w, int64_t n, int64_t P, int64_t *cuts, dou
         run += w[i];
         X[i + 1] = run;
         mx = w[i] > mx ? w[i] : mx;
-        integral &= w[i] == floor(w[i]);
+        integral &= rg_whole(w[i]);
     }
     integral = integral && run < 9007199254740992.0;
     double lo = X[n] / (double)P;

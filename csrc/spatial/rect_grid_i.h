@@ -100,6 +100,15 @@ static inline int64_t rg_sarma_patience(int64_t P, int64_t Q)
     return P + Q > 10 ? P + Q : 10;
 }
 
+/* x == floor(x) without a libm call per value (floor is one where SSE4.1 is not assumed: ~19
+ * instructions a value, 6 % of the default at 4 x 4 on a matrix with values): below 2**52 in
+ * magnitude through int64, from there every double is whole (infinities too, as floor has
+ * them); NaN is not */
+static inline int rg_whole(double x)
+{
+    return fabs(x) < 4503599627370496.0 ? (double)(int64_t)x == x : x == x;
+}
+
 static inline int rg_integral(const double *w, int64_t nnz)
 {
     double tot = 0.0;
@@ -107,7 +116,7 @@ static inline int rg_integral(const double *w, int64_t nnz)
         return 1;
     }
     for (int64_t k = 0; k < nnz; k++) {
-        if (w[k] != floor(w[k])) {
+        if (!rg_whole(w[k])) {
             return 0;
         }
         tot += w[k];
