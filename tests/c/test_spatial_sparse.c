@@ -15,6 +15,7 @@
 #include "wpart/wpart.h"
 #include "wtest.h"
 #include "../../csrc/spatial/spatial_internal.h"
+#include "../../csrc/spatial/rect_grid_i.h"
 
 typedef struct {
     int64_t n1, n2, nnz;
@@ -513,8 +514,27 @@ static void test_starts(void)
     mat_free(&M);
 }
 
+/* rg_whole (the half-sweeps' integral-value test) against floor on values around its 2**52
+ * switch, signed zeros, fractions, infinities and NaN */
+static void test_whole(void)
+{
+    const double big = 4503599627370496.0; /* 2**52 */
+    const double v[] = {0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 3.0000000000000004, 1e15 + 0.5,
+                        big - 0.5, big - 1.0, big, big + 1.0, 2.0 * big, 1e300, -1e300,
+                        5e-324, 9.2233720368547758e18, -9.2233720368547758e18, INFINITY,
+                        -INFINITY, NAN};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        CHECK(rg_whole(v[i]) == (v[i] == floor(v[i])));
+    }
+    double w[3] = {1.0, 2.0, 3.0};
+    CHECK(rg_integral(w, 3));
+    w[1] = 2.25;
+    CHECK(!rg_integral(w, 3));
+}
+
 int main(void)
 {
+    test_whole();
     test_random();
     test_transpose_and_loads();
     test_float();
