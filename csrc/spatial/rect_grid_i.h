@@ -167,6 +167,29 @@ static inline int rg_next_row(const rg_side_t *s, int64_t i, int64_t K, void *X,
     return 0;
 }
 
+/* the entries of major i of side s added to its prefix row (cells of type T, stripes by map): a
+ * run of entries in the same stripe (sorted indices: a stripe's entries are consecutive) is
+ * summed in a register, in entry order: the same sums bit for bit as adding each to its cell,
+ * without a store-to-load dependency per entry */
+#define RG_ROW_RUNS(T, row, s, map, i)                                                        \
+    do {                                                                                      \
+        int64_t e_ = (s)->ptr[i], end_ = (s)->ptr[(i) + 1];                                   \
+        if (e_ < end_) {                                                                      \
+            int32_t cur_ = (map)[(s)->idx[e_]];                                               \
+            T acc_ = (row)[cur_];                                                             \
+            for (; e_ < end_; e_++) {                                                         \
+                int32_t q_ = (map)[(s)->idx[e_]];                                             \
+                if (q_ != cur_) {                                                             \
+                    (row)[cur_] = acc_;                                                       \
+                    cur_ = q_;                                                                \
+                    acc_ = (row)[q_];                                                         \
+                }                                                                             \
+                acc_ += (s)->w ? (T)(s)->w[e_] : (T)1;                                        \
+            }                                                                                 \
+            (row)[cur_] = acc_;                                                               \
+        }                                                                                     \
+    } while (0)
+
 /* X[i * K + q] = load of majors [0, i) in minor stripe q; 1 (X unfinished) when Ctrl-C asks to
  * stop (rg_cancel with ctl and work). exact (integral weights, sums below 2**53): each major's
  * stripe sums are made first and the prefix added after, the same numbers exactly; otherwise
@@ -213,25 +236,7 @@ static inline int rg_prefix(const rg_side_t *s, const int32_t *map, int64_t K, d
             return 1;
         }
         double *row = X + (i + 1) * K;
-        int64_t e = s->ptr[i], end = s->ptr[i + 1];
-        if (e == end) {
-            continue;
-        }
-        /* a run of entries in the same stripe (sorted indices: a stripe's entries are
-         * consecutive) is summed in a register, in entry order as before: the same sums bit
-         * for bit, without a store-to-load dependency per entry */
-        int32_t cur = map[s->idx[e]];
-        double acc = row[cur];
-        for (; e < end; e++) {
-            int32_t q = map[s->idx[e]];
-            if (q != cur) {
-                row[cur] = acc;
-                cur = q;
-                acc = row[q];
-            }
-            acc += s->w ? s->w[e] : 1.0;
-        }
-        row[cur] = acc;
+        RG_ROW_RUNS(double, row, s, map, i);
     }
     return 0;
 }
@@ -255,22 +260,7 @@ static inline int rg_prefix_i(const rg_side_t *s, const int32_t *map, int64_t K,
         }
         int32_t *row = X + (i + 1) * K;
         if (K < RG_I32_RUN_K) { /* few stripes: a run in one stripe summed in a register */
-            int64_t e = s->ptr[i], end = s->ptr[i + 1];
-            if (e == end) {
-                continue;
-            }
-            int32_t cur = map[s->idx[e]];
-            int32_t acc = row[cur];
-            for (; e < end; e++) {
-                int32_t q = map[s->idx[e]];
-                if (q != cur) {
-                    row[cur] = acc;
-                    cur = q;
-                    acc = row[q];
-                }
-                acc += s->w ? (int32_t)s->w[e] : 1;
-            }
-            row[cur] = acc;
+            RG_ROW_RUNS(int32_t, row, s, map, i);
         } else if (s->w) {
             for (int64_t e = s->ptr[i]; e < s->ptr[i + 1]; e++) {
                 row[map[s->idx[e]]] += (int32_t)s->w[e];

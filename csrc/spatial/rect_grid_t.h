@@ -356,50 +356,44 @@ static inline double RG_F(rg_solve)(const RG_T *X, int64_t n, int64_t K, int64_t
 #define RG_VSTORE(p, v) _mm_storeu_pd(p, v)
 #define RG_VADD _mm_add_pd
 #endif
-#define RG_SHIFT_NSC(NS)                                                                      \
-    static inline void RG_F(RG_CAT(rg_shift_rowsc, NS))(RG_T *restrict Y, int64_t K,          \
-                                                        int64_t r0, int64_t n,                \
-                                                        RG_DT *restrict D, int32_t q0)        \
-    {                                                                                         \
-        enum { NV = NS / RG_VW, NT = NS - NS / RG_VW * RG_VW };                               \
-        RG_V r[NV > 0 ? NV : 1], z = RG_VZERO();                                              \
-        RG_DT rs[NT > 0 ? NT : 1] = {0};                                                      \
-        for (int u = 0; u < NV; u++) {                                                        \
-            r[u] = z;                                                                         \
-        }                                                                                     \
-        for (int64_t i = r0 + 1; i <= n; i++) {                                               \
-            RG_DT *Di = D + i * NS;                                                           \
-            RG_T *Yi = Y + i * K + q0;                                                        \
-            for (int u = 0; u < NV; u++) {                                                    \
-                r[u] = RG_VADD(r[u], RG_VLOAD(Di + RG_VW * u));                               \
-                RG_VSTORE(Di + RG_VW * u, z);                                                 \
-                RG_VSTORE(Yi + RG_VW * u, RG_VADD(RG_VLOAD(Yi + RG_VW * u), r[u]));           \
-            }                                                                                 \
-            for (int u = 0; u < NT; u++) {                                                    \
-                rs[u] += Di[NV * RG_VW + u];                                                  \
-                Di[NV * RG_VW + u] = 0;                                                       \
-                Yi[NV * RG_VW + u] += (RG_T)rs[u];                                            \
-            }                                                                                 \
-        }                                                                                     \
+/* the lane groups of one major (NV of them; the cells after them go one by one below) */
+#define RG_SHIFT_NV(NS) ((NS) / RG_VW)
+#define RG_SHIFT_VSTEP(NS)                                                                    \
+    for (int u = 0; u < RG_SHIFT_NV(NS); u++) {                                               \
+        r[u] = RG_VADD(r[u], RG_VLOAD(Di + RG_VW * u));                                       \
+        RG_VSTORE(Di + RG_VW * u, RG_VZERO());                                                \
+        RG_VSTORE(Yi + RG_VW * u, RG_VADD(RG_VLOAD(Yi + RG_VW * u), r[u]));                   \
+    }
+#define RG_SHIFT_VDECL(NS)                                                                    \
+    RG_V r[RG_SHIFT_NV(NS) > 0 ? RG_SHIFT_NV(NS) : 1];                                        \
+    for (int u = 0; u < RG_SHIFT_NV(NS); u++) {                                               \
+        r[u] = RG_VZERO();                                                                    \
     }
 #else
+#define RG_VW 1
+#define RG_SHIFT_NV(NS) 0
+#define RG_SHIFT_VSTEP(NS)
+#define RG_SHIFT_VDECL(NS)
+#endif
 #define RG_SHIFT_NSC(NS)                                                                      \
     static inline void RG_F(RG_CAT(rg_shift_rowsc, NS))(RG_T *restrict Y, int64_t K,          \
                                                         int64_t r0, int64_t n,                \
                                                         RG_DT *restrict D, int32_t q0)        \
     {                                                                                         \
-        RG_DT r[NS] = {0};                                                                    \
+        enum { N0 = RG_SHIFT_NV(NS) * RG_VW, NT = NS - N0 };                                  \
+        RG_DT rs[NT > 0 ? NT : 1] = {0};                                                      \
+        RG_SHIFT_VDECL(NS)                                                                    \
         for (int64_t i = r0 + 1; i <= n; i++) {                                               \
             RG_DT *Di = D + i * NS;                                                           \
             RG_T *Yi = Y + i * K + q0;                                                        \
-            for (int u = 0; u < NS; u++) {                                                    \
-                r[u] += Di[u];                                                                \
-                Di[u] = 0;                                                                    \
-                Yi[u] += (RG_T)r[u];                                                          \
+            RG_SHIFT_VSTEP(NS)                                                                \
+            for (int u = 0; u < NT; u++) {                                                    \
+                rs[u] += Di[N0 + u];                                                          \
+                Di[N0 + u] = 0;                                                               \
+                Yi[N0 + u] += (RG_T)rs[u];                                                    \
             }                                                                                 \
         }                                                                                     \
     }
-#endif
 RG_SHIFT_NSC(2)
 RG_SHIFT_NSC(3)
 RG_SHIFT_NSC(4)
@@ -408,9 +402,12 @@ RG_SHIFT_NSC(6)
 RG_SHIFT_NSC(7)
 RG_SHIFT_NSC(8)
 #undef RG_SHIFT_NSC
+#undef RG_SHIFT_NV
+#undef RG_SHIFT_VSTEP
+#undef RG_SHIFT_VDECL
+#undef RG_VW
 #if defined(__SSE2__)
 #undef RG_V
-#undef RG_VW
 #undef RG_VZERO
 #undef RG_VLOAD
 #undef RG_VSTORE
