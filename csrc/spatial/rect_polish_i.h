@@ -6,13 +6,19 @@
 #include "rect_grid_i.h"
 
 /* the heavy lines' cache of wpart_i_rp_shift (integral loads only: its sums are the same
- * integers): a line of dimension d with more than RP_HEAVY_X K[1 - d] entries keeps its load
- * per stripe of the other dimension (V[d], K[1 - d] per heavy line), so that moving it costs
- * K[1 - d] block updates instead of its entries; the entries of a heavy line whose other line
- * is heavy too are listed (hp, hx, hw) to keep the other one's V when it moves; a light line
- * that moves updates the V of the heavy lines among its entries' other lines. Kept by
- * wpart_i_rp_loads (made there) and wpart_i_rp_shift. */
+ * integers): a line of dimension d with more than RP_HEAVY_X K[1 - d] and more than
+ * RP_HEAVY_MIN entries keeps its load per stripe of the other dimension (V[d], K[1 - d] per
+ * heavy line), so that moving it costs K[1 - d] block updates instead of its entries; the
+ * entries of a heavy line whose other line is heavy too are listed (hp, hx, hw) to keep the
+ * other one's V when it moves; a light line that moves updates the V of the heavy lines among
+ * its entries' other lines. Kept by wpart_i_rp_loads (made there) and wpart_i_rp_shift. */
 #define RP_HEAVY_X 4
+/* (at 4 x 4, 16 entries, the clustered and random geometric matrices of bench_spatial_fresh had
+ * thousands of heavy lines whose cache cost more to make and keep than their moves saved: the
+ * default's CPU 0.73-0.95 x on the seven 4 x 4 cases where the SGO of rect_random.c runs, one
+ * process, interleaved; the arrows' dense lines stay heavy: 0.97-0.99 x; 8 x 32, 16 x 16:
+ * 0.96-1.0 x; the same block loads either way) */
+#define RP_HEAVY_MIN 256
 typedef struct {
     int32_t *slot[2]; /* line -> its row of V[d] (-1: light) */
     double *V[2];

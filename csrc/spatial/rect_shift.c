@@ -93,12 +93,7 @@ int64_t wpart_i_rp_shift(rp_t *s, int d, const int64_t *nc)
 }
 
 /* line i of side sd is heavy when it holds more than RP_HEAVY_X x the other dimension's parts
- * and more than RP_HEAVY_MIN entries: at 4 x 4 (16 entries) the clustered and random geometric
- * matrices of bench_spatial_fresh had thousands of heavy lines whose cache cost more to make
- * and keep than their moves saved (the default's CPU 0.73-0.95 x on the seven 4 x 4 cases where
- * the SGO of rect_random.c runs, one process, interleaved; the arrows' dense lines stay heavy:
- * 0.97-0.99 x; 8 x 32, 16 x 16: 0.96-1.0 x); the same block loads either way */
-#define RP_HEAVY_MIN 256
+ * and more than RP_HEAVY_MIN entries (rect_polish_i.h) */
 static inline int rp_heavy_line(const rg_side_t *sd, int64_t i, int64_t Ko)
 {
     int64_t e = sd->ptr[i + 1] - sd->ptr[i];
