@@ -253,6 +253,48 @@ def test_stages_by_grid_size():
     assert seen == {"starts only", "no kick", "no kick at P != Q", "kick"}
 
 
+def test_stage_seconds_follow_the_stages_that_ran():
+    """``stats["stage_seconds"]`` of the default: the stages that ran, in the order they run,
+    each a non-negative duration, summing to at most the core call's seconds; the random
+    starts, the nic members, the cut moves and the kick there exactly when their stats say
+    they ran (by grid size as in test_stages_by_grid_size)."""
+    from wpart.spatial._nicol import STAGES
+
+    seen = set()
+    for A in _sparse_cases(7):
+        for P, Q in ((4, 4), (3, 5), (8, 8), (4, 16), (16, 16), (8, 32)):
+            r = spatial.rect_nicol(A, P * Q, P=P, Q=Q)
+            ss, st = r.stats["stage_seconds"], r.stats
+            names = list(ss)
+            assert names == [s for s in STAGES if s in ss]  # in order
+            assert {"setup", "starts", "finish"} <= set(names)
+            assert all(v >= 0.0 for v in ss.values())
+            assert sum(ss.values()) <= st["seconds"] + 1e-6
+            assert ("random_starts" in ss) == ("random_starts" in st["starts"])
+            if "random_starts" in ss:
+                assert 4 <= P * Q < 64
+                seen.add("random")
+            pol = st["polish"] or {}
+            assert ("cut_moves" in ss) == ("cut_moves" in pol)
+            if P * Q < 64:
+                assert not {"nic", "cut_moves", "kick", "plain"} & set(ss)
+                continue
+            seen.add("cut moves" if "cut_moves" in ss else "bound")
+            if pol.get("kick_iterations", 0) >= 1:
+                assert "kick" in ss
+                seen.add("kick")
+            if "kick" in ss:
+                assert P * Q >= 256
+    assert seen >= {"random", "cut moves", "kick"}
+    # the default on a dense array, and through the engine's call of the same kernel (a
+    # progress argument), the same stages
+    D = np.arange(64, dtype=np.int64).reshape(8, 8) % 5
+    a, b = (spatial.rect_nicol(D, 16, P=4, Q=4, progress=p) for p in (None, False))
+    assert a.max_load == b.max_load
+    assert list(a.stats["stage_seconds"]) == list(b.stats["stage_seconds"])
+    assert {"setup", "starts", "finish"} <= set(a.stats["stage_seconds"])
+
+
 def test_random_starts_after_the_race_from_4_to_63_blocks():
     """From 4 to 63 blocks (not on a banded matrix) four of SARMA's random starts run after the
     race: reported in ``stats["starts"]["random_starts"]``, the result where one of them went

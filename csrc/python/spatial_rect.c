@@ -413,7 +413,10 @@ static int sr_nonzero(long long n1, wpart_rg_csr_t *A, const int64_t **ivp, int 
  * block loads then); the result's last four items: the int64 pointers and indices it ran on
  * (the given arrays when they were int64), the largest block load (a Python int for int64
  * loads, else a float; None without loads) and, for None values with loads, an int64 array of
- * one 1 per entry (the loads matrix's values; else None) */
+ * one 1 per entry (the loads matrix's values; else None); then the load starts' bits, the values
+ * it ran on (None: the given ones) and the stage clock (WPART_RF_ST_*: seconds at each stage's
+ * end, -1 where it did not run) */
+_Static_assert(WPART_RF_NST == 8, "the stage clock's tuple has 8 items");
 static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"n1", "n2", "rp", "ci", "vals", "P", "Q", "max_half", "loads",
@@ -525,7 +528,8 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
     if (!lmax) {
         goto cleanup;
     }
-    res = Py_BuildValue("OOO(ddddd)(LLLLL)(iiiii)(LLLLL)diiLLdO(LdLLdLdLLdiLLdi)OOOOiO", R, C,
+    res = Py_BuildValue("OOO(ddddd)(LLLLL)(iiiii)(LLLLL)diiLLdO(LdLLdLdLLdiLLdi)OOOOiO(dddddddd)",
+                        R, C,
                         L ? (PyObject *)L : Py_None,
                         out.val[0], out.val[1], out.val[2], out.val[3], out.val[4],
                         (long long)out.halves[0], (long long)out.halves[1],
@@ -543,7 +547,9 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
                         (long long)out.rand_moves, (long long)out.piece_halves, out.piece,
                         (int)out.piece_state, a[0], a[1], lmax,
                         ones ? (PyObject *)ones : Py_None, (int)out.load_starts,
-                        a[2] && A.rp != rp0 ? (PyObject *)a[2] : Py_None);
+                        a[2] && A.rp != rp0 ? (PyObject *)a[2] : Py_None, out.stage[0],
+                        out.stage[1], out.stage[2], out.stage[3], out.stage[4], out.stage[5],
+                        out.stage[6], out.stage[7]);
 cleanup:
     WPY_XDECREF(a[0], a[1], a[2], R, C, L, B);
     Py_XDECREF(lmax);

@@ -434,6 +434,12 @@ static void rf_first_last(int64_t nu, int64_t P, int64_t Q, int64_t *R0, int64_t
     uniq[nu - 1] = u;
 }
 
+/* the stage clock: stage k of the default ended now (t0: the call's start) */
+static void rf_mark(wpart_rg_auto_t *out, int k, double t0)
+{
+    out->stage[k] = wpart_i_now() - t0;
+}
+
 wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int64_t *iv,
                                              int64_t P, int64_t Q, int64_t max_half,
                                              const wpart_control_t *control,
@@ -442,6 +448,9 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
     wpart_status_t st = WPART_OK;
     double t0 = wpart_i_now();
     int64_t nnz = A->rp[A->n1];
+    for (int k = 0; k < WPART_RF_NST; k++) {
+        out->stage[k] = -1.0;
+    }
     rg_ctx_t g;
     memset(&g, 0, sizeof g);
     double *w = NULL, *load[2] = {NULL, NULL}, *buf = NULL, val[RF_N + 1], mx;
@@ -566,6 +575,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
     if (st != WPART_OK) {
         goto cleanup;
     }
+    rf_mark(out, WPART_RF_ST_SETUP, t0);
     out->joint_halves = -1;
     out->piece_halves = -1;
     out->piece = RG_INF;
@@ -631,6 +641,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
                                        halves, state, twin, &out->timed_out));
         }
     }
+    rf_mark(out, WPART_RF_ST_STARTS, t0);
     double inc = jdone ? out->joint : near ? out->piece : RG_INF;
     for (int64_t k = 0; k <= nu; k++) {
         inc = val[k] < inc ? val[k] : inc;
@@ -651,6 +662,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
         inc > out->lower) {
         WPART_CHECK(wpart_i_rect_random(&g, t0, max_half, out->lower, out->R, out->C, &inc, out,
                                         &out->timed_out));
+        rf_mark(out, WPART_RF_ST_RANDOM, t0);
     }
     int uni0 = P * Q >= RF_NIC_MIN ? 0 : 1, uni1 = banded ? 0 : P * Q < RF_UNI_MAX ? 2 : 1;
     for (int uni = uni0; !near && uni < uni1 && !out->timed_out && big && inc > out->lower;
@@ -660,6 +672,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
          * stall) */
         WPART_CHECK(rf_nic(&g, uni, Rnic, heavy_line, t0, max_half, out->lower, out->R,
                            out->C, &inc, &out->timed_out));
+        rf_mark(out, WPART_RF_ST_NIC, t0);
     }
     out->moves = -1;
     if (!near && !out->timed_out && big && inc > out->lower) {
@@ -671,6 +684,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
         WPART_CHECK(wpart_i_rect_polish_g(&g, &B, &At, P, Q, out->R, out->C, 20, control, &pv,
                                         &out->moves, &out->timed_out));
         out->polished = pv;
+        rf_mark(out, WPART_RF_ST_MOVES, t0);
     }
     out->kick_iters = -1;
     if (!out->timed_out && out->moves >= 0 && out->polished > out->lower) {
@@ -686,12 +700,14 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
             WPART_CHECK(wpart_i_rect_kick(&g, t0, its, max_half, out->lower, heavy_line, 1,
                                           out->R, out->C, &out->kicked, &out->kick_iters,
                                           &out->kick_halves, &out->timed_out));
+            rf_mark(out, WPART_RF_ST_KICK, t0);
         }
         if (!out->timed_out && out->kicked > out->lower) {
             /* plain half-sweeps from the best grid (on the fresh reference set 7 more cases
              * <= the best of SARMA's nine, where the balanced ones stall) */
             WPART_CHECK(wpart_i_rect_plain(&g, &B, t0, max_half, out->lower, out->R,
                                            out->C, &out->kicked, &out->timed_out));
+            rf_mark(out, WPART_RF_ST_PLAIN, t0);
         }
     }
     for (int s = 0; s < RF_N; s++) { /* back to the four starts */
@@ -773,6 +789,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
                      out->rects, &mx);
         }
     }
+    rf_mark(out, WPART_RF_ST_END, t0);
 cleanup:
     wpart_i_rg_close(&g);
     free(w);

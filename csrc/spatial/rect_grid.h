@@ -146,6 +146,22 @@ wpart_status_t wpart_spatial_rect_1d(const double *w, int64_t n, int64_t P, int6
  * sorted within each row, which is not checked), then the values: bad != 0 (one of
  * WPART_RF_*) and nothing else is done. */
 enum { WPART_RF_ZERO = 1, WPART_RF_NEGATIVE, WPART_RF_NAN, WPART_RF_INF, WPART_RF_BIG };
+/* the default's stages, in the order they run (wpart_rg_auto_t's stage clock): the checks, the
+ * context and the lower bound; the starts (the joint-bound and piece starts, the race and its
+ * continuation); the random starts (4 - 63 blocks); SARMA's nic and nicuni members; the cut
+ * moves; the SGO kick; the plain half-sweeps after it; the rest (the uniform grid's test, the
+ * block loads) */
+enum {
+    WPART_RF_ST_SETUP,
+    WPART_RF_ST_STARTS,
+    WPART_RF_ST_RANDOM,
+    WPART_RF_ST_NIC,
+    WPART_RF_ST_MOVES,
+    WPART_RF_ST_KICK,
+    WPART_RF_ST_PLAIN,
+    WPART_RF_ST_END,
+    WPART_RF_NST
+};
 #define WPART_RF_SAME 5 /* a start's state: equal to the earlier start ref[s], not run again */
 typedef struct {
     int64_t *R, *C;  /* out: the grid (P + 1, Q + 1 cuts) */
@@ -185,6 +201,8 @@ typedef struct {
     int32_t piece_state;  /* 0: within RF_PIECE_NEAR of the bound, the result (no other
                            * start or stage ran); 1: lower than the grid the stages reached,
                            * the result; 2: not lower (dropped) */
+    double stage[WPART_RF_NST]; /* the stage clock: seconds from the call's start at the end of
+                                 * each stage WPART_RF_ST_* (-1: it did not run) */
 } wpart_rg_auto_t;
 
 wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int64_t *iv,

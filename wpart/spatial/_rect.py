@@ -285,7 +285,14 @@ def rect_nicol(
         continuation of the best grid (None when the bound was reached),
         ``stats["lower_bound"]`` and ``stats["bound_reached"]``; for the former engine each
         start's ``seconds`` and ``status``, ``stats["iterations"]`` the winner's sweeps and
-        ``stats["converged"]`` whether it reached a fixed point (or cycle).
+        ``stats["converged"]`` whether it reached a fixed point (or cycle). The default
+        (``starts="auto"``) also gives ``stats["stage_seconds"]``: the seconds of each of its
+        stages that ran, in order -- ``"setup"`` (the checks, the context and the lower
+        bound), ``"starts"`` (the joint-bound and piece starts, the race and its
+        continuation), ``"random_starts"``, ``"nic"`` (SARMA's nic and nicuni members),
+        ``"cut_moves"``, ``"kick"``, ``"plain"`` (half-sweeps after the kick) and
+        ``"finish"`` (the uniform grid's test, the block loads); their sum is the core call's
+        time less its input conversion (``stats["seconds"]``).
 
     Raises
     ------
