@@ -351,6 +351,29 @@ cleanup:
     return res;
 }
 
+/* the default's stage clock (wpart_rg_auto_t's stage: seconds from the call's start at each
+ * stage's end, -1 where it did not run) as {stage: seconds spent in it} for the stages that
+ * ran, in order (wpart.spatial._nicol.STAGES names them the same); NULL with the error set */
+static PyObject *sr_stages(const double *clock)
+{
+    static const char *const names[WPART_RF_NST] = {
+        "setup", "starts", "random_starts", "nic", "cut_moves", "kick", "plain", "finish"};
+    PyObject *d = PyDict_New();
+    double last = 0.0;
+    for (int k = 0; d && k < WPART_RF_NST; k++) {
+        if (!(clock[k] >= 0.0)) {
+            continue;
+        }
+        PyObject *v = PyFloat_FromDouble(clock[k] > last ? clock[k] - last : 0.0);
+        last = clock[k];
+        if (!v || PyDict_SetItemString(d, names[k], v) < 0) {
+            Py_CLEAR(d);
+        }
+        Py_XDECREF(v);
+    }
+    return d;
+}
+
 /* spatial_rect_nicol_auto's zeros (wpart_i_spatial_csr_nonzero): A's entries whose value (*ivp,
  * else A->w) is not 0 in new arrays that take the places of a[0], a[1] and, with keep, a[2]
  * (the kept values, int64 where *ivp, else float64; without keep a[2] stays), A's pointers
@@ -414,14 +437,13 @@ static int sr_nonzero(long long n1, wpart_rg_csr_t *A, const int64_t **ivp, int 
  * (the given arrays when they were int64), the largest block load (a Python int for int64
  * loads, else a float; None without loads) and, for None values with loads, an int64 array of
  * one 1 per entry (the loads matrix's values; else None); then the load starts' bits, the values
- * it ran on (None: the given ones) and the stage clock (WPART_RF_ST_*: seconds at each stage's
- * end, -1 where it did not run) */
-_Static_assert(WPART_RF_NST == 8, "the stage clock's tuple has 8 items");
+ * it ran on (None: the given ones) and the seconds of each stage that ran (sr_stages) */
 static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"n1", "n2", "rp", "ci", "vals", "P", "Q", "max_half", "loads",
                              "time_limit", "progress", "fvals", "zeros", NULL};
     PyObject *o[3], *progress = Py_None, *res = NULL, *lmax = NULL, *fo = Py_None, *vf = NULL;
+    PyObject *stages = NULL;
     PyArrayObject *a[3] = {NULL, NULL, NULL}, *R = NULL, *C = NULL, *L = NULL, *B = NULL;
     PyArrayObject *ones = NULL, *F = NULL;
     long long n1, n2, P, Q, max_half;
@@ -528,8 +550,11 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
     if (!lmax) {
         goto cleanup;
     }
-    res = Py_BuildValue("OOO(ddddd)(LLLLL)(iiiii)(LLLLL)diiLLdO(LdLLdLdLLdiLLdi)OOOOiO(dddddddd)",
-                        R, C,
+    stages = sr_stages(out.stage);
+    if (!stages) {
+        goto cleanup;
+    }
+    res = Py_BuildValue("OOO(ddddd)(LLLLL)(iiiii)(LLLLL)diiLLdO(LdLLdLdLLdiLLdi)OOOOiOO", R, C,
                         L ? (PyObject *)L : Py_None,
                         out.val[0], out.val[1], out.val[2], out.val[3], out.val[4],
                         (long long)out.halves[0], (long long)out.halves[1],
@@ -547,12 +572,11 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
                         (long long)out.rand_moves, (long long)out.piece_halves, out.piece,
                         (int)out.piece_state, a[0], a[1], lmax,
                         ones ? (PyObject *)ones : Py_None, (int)out.load_starts,
-                        a[2] && A.rp != rp0 ? (PyObject *)a[2] : Py_None, out.stage[0],
-                        out.stage[1], out.stage[2], out.stage[3], out.stage[4], out.stage[5],
-                        out.stage[6], out.stage[7]);
+                        a[2] && A.rp != rp0 ? (PyObject *)a[2] : Py_None, stages);
 cleanup:
     WPY_XDECREF(a[0], a[1], a[2], R, C, L, B);
     Py_XDECREF(lmax);
+    Py_XDECREF(stages);
     Py_XDECREF(ones);
     Py_XDECREF(F);
     Py_XDECREF(vf);

@@ -400,23 +400,12 @@ def _random_entry(runs: int, halves: int, best: float, kept: int, moves: int) ->
     return d
 
 
-#: the one-call default's stages in the order they run (the core's stage clock, out[21]):
-#: checks, context and lower bound; the starts (joint-bound and piece starts, the race and its
-#: continuation); the random starts; SARMA's nic members; the cut moves; the SGO kick; the
-#: plain half-sweeps after it; the rest (the uniform grid's test, the block loads)
+#: the one-call default's stages in the order they run (``stats["stage_seconds"]``, out[21]:
+#: the core's stage clock as the seconds of each that ran): checks, context and lower bound;
+#: the starts (joint-bound and piece starts, the race and its continuation); the random
+#: starts; SARMA's nic members; the cut moves; the SGO kick; the plain half-sweeps after it;
+#: the rest (the uniform grid's test, the block loads)
 STAGES = ("setup", "starts", "random_starts", "nic", "cut_moves", "kick", "plain", "finish")
-
-
-def stage_seconds(clock: tuple) -> dict:
-    """Seconds spent in each stage of the one-call default that ran (the stages of
-    :data:`STAGES`, in order), from the core's stage clock (seconds from the call's start at
-    each stage's end, negative where it did not run)."""
-    out, last = {}, 0.0
-    for name, t in zip(STAGES, clock):
-        if t >= 0.0:
-            out[name] = max(t - last, 0.0)
-            last = t
-    return out
 
 
 def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None = None) -> tuple:
@@ -496,7 +485,7 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
                  bound_reached=reached, iterations=w["half_sweeps"] if w else 0,
                  converged=bool(w) and (w["state"] == "stopped" or won in (RANDOM, PIECE)) and
                  (polished or w)["half_sweeps"] < 2 * max_sweeps,
-                 stage_seconds=stage_seconds(out[21]))
+                 stage_seconds=out[21])
     return params, stats
 
 
