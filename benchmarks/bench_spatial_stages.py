@@ -18,7 +18,9 @@ Python and binding work, plus the stages up to it), and the **oracle stop**: the
 whose grid is already at or below the best of nine and whose end comes within SARMA nic's CPU.
 A case the oracle stop cannot make "load and CPU ok" cannot be made so by any rule that only
 stops the default's stages earlier (a gate, a budget, a better stop rule): it needs cheaper
-stages. The script prints per-case rows for the cases that miss the CPU goal, the counts
+stages. Beside it, the **budget stop**: the stages after the starts run only where they end
+within nic's CPU (known exactly, which a real budget would have to estimate), the first that
+would not ending the call; its max loads show what such a budget costs in load. The script prints per-case rows for the cases that miss the CPU goal, the counts
 (now; with the oracle stop; cases whose setup and starts alone exceed nic's CPU) and the median
 share of each stage per grid, and writes JSON (``--out``; a .txt with the printed table).
 
@@ -90,6 +92,25 @@ def oracle(row: dict) -> str | None:
         if v is not None and v <= row["best9"] and t <= row["nic_cpu"]:
             return name
     return None
+
+
+def budget(row: dict) -> tuple:
+    """The max load and CPU of the call had it stopped by time, knowing SARMA nic's CPU: every
+    stage after the starts runs only where it ends within nic's CPU (the first that would not
+    ends the call; the rest, the finish, still runs). Times as in :func:`oracle`."""
+    ss = row["stage_seconds"]
+    total = sum(ss.values())
+    scale = min(1.0, row["cpu"] / total) if total > 0 else 1.0
+    t = row["overhead"]
+    value = row["stage_max_load"].get("starts", row["max_load"])
+    for name in STAGES[:-1]:
+        if name not in ss:
+            continue
+        if name not in ("setup", "starts") and t + ss[name] * scale > row["nic_cpu"]:
+            break
+        t += ss[name] * scale
+        value = row["stage_max_load"].get(name, value)
+    return value, t + ss.get("finish", 0.0) * scale
 
 
 def main(argv=None):
@@ -168,6 +189,12 @@ def main(argv=None):
     both = sum(r["ok"] and r["cpu_ok"] for r in rows)
     orc = sum(r["oracle"] is not None for r in rows)
     over = sum(r["start_over"] for r in rows)
+    for r in rows:
+        v, t = budget(r)
+        r["budget_stop"] = {"max_load": v, "cpu": t, "ok": v <= r["best9"],
+                            "cpu_ok": t <= r["nic_cpu"]}
+    bud = {k: sum(r["budget_stop"][k] for r in rows) for k in ("ok", "cpu_ok")}
+    bud["both"] = sum(r["budget_stop"]["ok"] and r["budget_stop"]["cpu_ok"] for r in rows)
     shares = {}
     for P, Q in sorted({(r["P"], r["Q"]) for r in rows}):
         rg = [r for r in rows if (r["P"], r["Q"]) == (P, Q)]
@@ -182,13 +209,16 @@ def main(argv=None):
            "baseline": "SARMA's nic in C (benchmarks/_sarma_nic.c via _sarma.nicol_idx)",
            "totals": {"cases": len(rows), "load_ok": sum(r["ok"] for r in rows),
                       "cpu_ok": sum(r["cpu_ok"] for r in rows), "load_and_cpu_ok": both,
-                      "oracle_stop_ok": orc, "setup_and_starts_over_nic": over},
+                      "oracle_stop_ok": orc, "setup_and_starts_over_nic": over,
+                      "budget_stop": bud},
            "median_share_per_grid": shares, "bench_cpu_s": time.process_time() - t_all,
            "cases": rows}
     say(f"totals: {len(rows)} cases; load <= best of nine {out['totals']['load_ok']}, CPU <= "
         f"SARMA nic's {out['totals']['cpu_ok']}, both {both}; with the oracle stop (the "
         f"earliest stage at or below the best of nine, ended within nic's CPU) {orc}; setup "
-        f"and starts alone above nic's CPU: {over}")
+        f"and starts alone above nic's CPU: {over}; stopped by time, knowing nic's CPU (each "
+        f"stage after the starts only where it ends within it): load {bud['ok']}, CPU "
+        f"{bud['cpu_ok']}, both {bud['both']}")
     say("median share of the call's CPU per stage (python: the call's CPU less the core's "
         "stage clock)")
     for g, d in shares.items():

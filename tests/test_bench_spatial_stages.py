@@ -20,7 +20,7 @@ def bench(monkeypatch):
 
 def _row(ss, values, best9, cpu, nic, overhead=0.0):
     return {"stage_seconds": ss, "stage_max_load": values, "best9": best9, "cpu": cpu,
-            "nic_cpu": nic, "overhead": overhead}
+            "nic_cpu": nic, "overhead": overhead, "max_load": values.get("finish")}
 
 
 def test_oracle_takes_the_earliest_stage_at_the_load_within_the_time(bench):
@@ -37,6 +37,16 @@ def test_oracle_takes_the_earliest_stage_at_the_load_within_the_time(bench):
     assert bench.oracle(_row(ss, vals, 9, 4.0, 3.4)) is None
     assert bench.oracle(_row(ss, {"finish": 9}, 9, 4.0, 4.0)) == "finish"
     assert bench.oracle(_row(ss, {"finish": 9}, 9, 4.0, 3.99)) is None
+
+
+def test_budget_stop_runs_the_stages_that_end_within_nic(bench):
+    ss = {"setup": 1.0, "starts": 2.0, "nic": 1.0, "cut_moves": 3.0, "finish": 0.5}
+    vals = {"starts": 12, "nic": 10, "cut_moves": 9, "finish": 9}
+    # nic's CPU 5: the nic members end at 1 + 4 = 5, the cut moves would end at 8
+    assert bench.budget(_row(ss, vals, 10, 9.0, 5.0, overhead=1.0)) == (10, 5.5)
+    # the setup and the starts always run (12 at 4.5, above nic's 4)
+    assert bench.budget(_row(ss, vals, 10, 9.0, 4.0, overhead=1.0)) == (12, 4.5)
+    assert bench.budget(_row(ss, vals, 10, 9.0, 100.0, overhead=1.0)) == (9, 8.5)
 
 
 def test_stage_values_read_the_stats(bench):
@@ -70,6 +80,9 @@ def test_run_writes_rows_and_totals(bench, tmp_path, capsys):
     assert t["cases"] == len(rows)
     # a case at the load and within nic's CPU is one the oracle stop makes so too
     assert t["load_and_cpu_ok"] <= t["oracle_stop_ok"] <= t["cases"]
+    assert t["budget_stop"]["cpu_ok"] >= t["cpu_ok"]  # (it only drops stages)
+    for r in rows:
+        assert r["budget_stop"]["max_load"] >= r["max_load"]
     assert set(d["median_share_per_grid"]) == {"4x4", "8x8"}
     assert "oracle stop" in out.with_suffix(".txt").read_text()
     assert "totals:" in capsys.readouterr().out
