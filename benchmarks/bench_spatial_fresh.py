@@ -350,6 +350,52 @@ def cli_best(c):
     return nine[alg], alg
 
 
+def need_c_nic():
+    """Stop with a message where the C nic (the CPU baseline) cannot be built."""
+    if _sarma.nicol_c(_sarma.Mat(sp.identity(4, format="csr")), 2, 2) is None:
+        raise SystemExit("no C compiler: the C nic (the CPU baseline) cannot be built")
+
+
+def begin(args, note=""):
+    """The cases that args choose (select), the printed lines and their printer: the header
+    (wpart's folder, the count, the set, k and `note`) said and the C nic checked."""
+    chosen = select(json.loads(DATA.read_text()), args)
+    lines = []
+
+    def say(s):
+        lines.append(s)
+        print(s, flush=True)
+
+    say(f"wpart {Path(wpart.__file__).resolve().parent} | {len(chosen)} cases, set {args.set}, "
+        f"k {args.k}{note}")
+    need_c_nic()
+    return chosen, lines, say
+
+
+def case_inputs(chosen):
+    """(matrix entry, case, A, M) for each chosen case, in order: A the matrix as stored (built
+    once per matrix from the maker the JSON names), M SARMA's loads of the case's weighting
+    (``_sarma.Mat``, made once per matrix and weighting)."""
+    cur = None
+    for m, c in chosen:
+        name, how = m["name"], c["weights"]
+        if cur is None or cur[0] != name:
+            A = build(m["gen"], m["params"], m["seed"])
+            assert list(A.shape) == m["shape"] and A.nnz == m["stored"], name
+            cur = (name, A, {})
+        if how not in cur[2]:
+            cur[2][how] = _sarma.Mat(loads(cur[1], how))
+        yield m, c, cur[1], cur[2][how]
+
+
+def loop_length(g, target):
+    """Calls per timed loop: enough that `g` (the C nic) runs about `target` seconds, 1-200."""
+    g()
+    t = time.process_time()
+    g()
+    return max(1, min(200, int(target / max(time.process_time() - t, 1e-6))))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="one grid per matrix and weighting")
@@ -366,32 +412,13 @@ def main(argv=None):
                          "with --quick or --only) and compare with the JSON")
     ap.add_argument("--out", default=str(ROOT / "benchmarks/results/bench_spatial_fresh.json"))
     args = ap.parse_args(argv)
-    ref = json.loads(DATA.read_text())
-    chosen = select(ref, args)
-    lines = []
-
-    def say(s):
-        lines.append(s)
-        print(s, flush=True)
-
-    say(f"wpart {Path(wpart.__file__).resolve().parent} | {len(chosen)} cases, set {args.set}, "
-        f"k {args.k}{' (quick)' if args.quick else ''}")
-    if _sarma.nicol_c(_sarma.Mat(sp.identity(4, format="csr")), 2, 2) is None:
-        raise SystemExit("no C compiler: the C nic (the CPU baseline) cannot be built")
+    chosen, lines, say = begin(args, " (quick)" if args.quick else "")
     say(f"{'matrix':16s} {'set':7s} {'weights':7s} {'grid':5s} {'best9':>8s} {'(alg)':13s} "
         f"{'rect_nicol':>10s} ok valid | {'nic ms':>8s} {'rn ms':>8s} {'ratio':>6s} {'rat_v':>6s}")
-    rows, bad_ref, cur = [], [], None
+    rows, bad_ref = [], []
     t_all = time.process_time()
-    for m, c in chosen:
+    for m, c, A, M in case_inputs(chosen):
         name, how, P, Q = m["name"], c["weights"], c["P"], c["Q"]
-        if cur is None or cur[0] != name:
-            A = build(m["gen"], m["params"], m["seed"])  # the JSON names each matrix's maker
-            assert list(A.shape) == m["shape"] and A.nnz == m["stored"], name
-            cur = (name, A, {})
-        A, W_of = cur[1], cur[2]
-        if how not in W_of:
-            W_of[how] = _sarma.Mat(loads(A, how))
-        M = W_of[how]
         f = lambda: spatial.rect_nicol(A, P * Q, P=P, Q=Q, weights=how)  # noqa: E731
         g = lambda: _sarma.nicol_c(M, P, Q)  # noqa: E731
         h = lambda: _sarma.nicol_idx(M, P, Q)  # noqa: E731
@@ -409,10 +436,7 @@ def main(argv=None):
                "ok_both": bool(float(r.max_load) <= min(bc, c["best9"])),
                "valid": bool(gr is not None and M.lmax(*gr) == float(r.max_load)),
                "start": r.stats.get("start"), "nic_halves": hs[2]}
-        g()
-        t = time.process_time()
-        g()
-        n = max(1, min(200, int(args.target / max(time.process_time() - t, 1e-6))))
+        n = loop_length(g, args.target)
         row["cpu"], row["nic_cpu"], row["nic_v_cpu"] = interleaved_cpu((f, h, g), n, args.k)
         row["loop"] = n
         row["ratio"] = row["nic_cpu"] / max(row["cpu"], 1e-12)

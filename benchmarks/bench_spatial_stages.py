@@ -34,7 +34,6 @@ import argparse
 import json
 import statistics
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -46,7 +45,7 @@ from wpart import spatial  # noqa: E402
 from wpart.spatial._nicol import STAGES  # noqa: E402
 
 import _sarma  # noqa: E402
-from bench_spatial_fresh import DATA, build, loads, select  # noqa: E402
+from bench_spatial_fresh import begin, case_inputs, loop_length  # noqa: E402
 
 #: the stages after which the grid's max load is known from the stats (the others keep it)
 _VALUED = ("starts", "random_starts", "nic", "cut_moves", "kick", "finish")
@@ -126,29 +125,10 @@ def main(argv=None):
     ap.add_argument("--out", default=str(ROOT / "benchmarks/results/bench_spatial_stages.json"))
     args = ap.parse_args(argv)
     args.quick = False
-    ref = json.loads(DATA.read_text())
-    chosen = select(ref, args)
-    lines = []
-
-    def say(s):
-        lines.append(s)
-        print(s, flush=True)
-
-    say(f"wpart {Path(wpart.__file__).resolve().parent} | {len(chosen)} cases, set {args.set}, "
-        f"k {args.k}, stage clock: median of {args.calls} calls")
-    if _sarma.nicol_c(_sarma.Mat(__import__("scipy.sparse").sparse.identity(4, format="csr")),
-                      2, 2) is None:
-        raise SystemExit("no C compiler: the C nic (the CPU baseline) cannot be built")
-    rows, cur, t_all = [], None, time.process_time()
-    for m, c in chosen:
+    chosen, lines, say = begin(args, f", stage clock: median of {args.calls} calls")
+    rows, t_all = [], time.process_time()
+    for m, c, A, M in case_inputs(chosen):
         name, how, P, Q = m["name"], c["weights"], c["P"], c["Q"]
-        if cur is None or cur[0] != name:
-            A = build(m["gen"], m["params"], m["seed"])
-            cur = (name, A, {})
-        A, W_of = cur[1], cur[2]
-        if how not in W_of:
-            W_of[how] = _sarma.Mat(loads(A, how))
-        M = W_of[how]
         f = lambda: spatial.rect_nicol(A, P * Q, P=P, Q=Q, weights=how)  # noqa: E731
         h = lambda: _sarma.nicol_idx(M, P, Q)  # noqa: E731
         f()  # (warm: the first call on a matrix faults its arrays in)
@@ -156,11 +136,7 @@ def main(argv=None):
         r = runs[-1]  # (every call runs the same stages: fixed seeds)
         ss = {s: statistics.median(x.stats["stage_seconds"][s] for x in runs)
               for s in r.stats["stage_seconds"]}
-        h()
-        t = time.process_time()
-        h()
-        n = max(1, min(200, int(args.target / max(time.process_time() - t, 1e-6))))
-        cpu, nic = interleaved_cpu((f, h), n, args.k)
+        cpu, nic = interleaved_cpu((f, h), loop_length(h, args.target), args.k)
         final = float(r.max_load)
         row = {"matrix": name, "set": m["set"], "weights": how, "P": P, "Q": Q,
                "best9": c["best9"], "max_load": final, "cpu": cpu, "nic_cpu": nic,
