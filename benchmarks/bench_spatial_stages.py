@@ -20,9 +20,11 @@ A case the oracle stop cannot make "load and CPU ok" cannot be made so by any ru
 stops the default's stages earlier (a gate, a budget, a better stop rule): it needs cheaper
 stages. Beside it, the **budget stop**: the stages after the starts run only where they end
 within nic's CPU (known exactly, which a real budget would have to estimate), the first that
-would not ending the call; its max loads show what such a budget costs in load. The script prints per-case rows for the cases that miss the CPU goal, the counts
-(now; with the oracle stop; cases whose setup and starts alone exceed nic's CPU) and the median
-share of each stage per grid, and writes JSON (``--out``; a .txt with the printed table).
+would not ends the call; its max loads show what such a budget costs in load. The script
+prints per-case rows for the cases that miss the CPU goal, the counts (now; with the oracle
+stop; with the budget stop; cases whose setup and starts alone exceed nic's CPU) and the
+median share of each stage per grid, and writes JSON (``--out``; a .txt with the printed
+table).
 
 Usage: python benchmarks/bench_spatial_stages.py [--set both|fresh|holdout|offdiag|all]
        [--k 3] [--calls 7] [--only name,name] [--grids 4x4,8x8] [--out PATH]
@@ -47,10 +49,6 @@ from wpart.spatial._nicol import STAGES  # noqa: E402
 import _sarma  # noqa: E402
 from bench_spatial_fresh import begin, case_inputs, loop_length  # noqa: E402
 
-#: the stages after which the grid's max load is known from the stats (the others keep it)
-_VALUED = ("starts", "random_starts", "nic", "cut_moves", "kick", "finish")
-
-
 def stage_values(stats: dict, final: float) -> dict:
     """The max load of the grid the default holds after each stage that ran (stats of one
     call): the best start's (joint-bound and piece starts included), the random starts' (never
@@ -74,14 +72,19 @@ def stage_values(stats: dict, final: float) -> dict:
     return out
 
 
+def _scale(row: dict) -> float:
+    """The factor of a row's stage clock on the call's CPU: where the clock sums to more than
+    the call's CPU, its stages scaled down to it (so the last one ends at the call's CPU)."""
+    total = sum(row["stage_seconds"].values())
+    return min(1.0, row["cpu"] / total) if total > 0 else 1.0
+
+
 def oracle(row: dict) -> str | None:
     """The earliest stage whose grid is <= the best of nine and that ends within nic's CPU
-    (the call's CPU: the Python and binding work first, then the stages; where the stage clock
-    sums to more than the call's CPU, its stages scaled down to it, so the last one ends at
-    the call's CPU)."""
+    (the call's CPU: the Python and binding work first, then the stages, scaled by
+    :func:`_scale`)."""
     ss = row["stage_seconds"]
-    total = sum(ss.values())
-    scale = min(1.0, row["cpu"] / total) if total > 0 else 1.0
+    scale = _scale(row)
     t = row["overhead"]
     for name in STAGES:
         if name not in ss:
@@ -98,8 +101,7 @@ def budget(row: dict) -> tuple:
     stage after the starts runs only where it ends within nic's CPU (the first that would not
     ends the call; the rest, the finish, still runs). Times as in :func:`oracle`."""
     ss = row["stage_seconds"]
-    total = sum(ss.values())
-    scale = min(1.0, row["cpu"] / total) if total > 0 else 1.0
+    scale = _scale(row)
     t = row["overhead"]
     value = row["stage_max_load"].get("starts", row["max_load"])
     for name in STAGES[:-1]:
@@ -146,9 +148,8 @@ def main(argv=None):
         row["ok"] = final <= c["best9"]
         row["cpu_ok"] = row["ratio"] >= 1.0
         row["oracle"] = oracle(row)
-        scale = min(1.0, cpu / max(sum(ss.values()), 1e-12))
         row["start_over"] = \
-            row["overhead"] + (ss.get("setup", 0.0) + ss.get("starts", 0.0)) * scale > nic
+            row["overhead"] + (ss.get("setup", 0.0) + ss.get("starts", 0.0)) * _scale(row) > nic
         rows.append(row)
     head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
                           capture_output=True, text=True).stdout.strip()
