@@ -396,6 +396,24 @@ def loop_length(g, target):
     return max(1, min(200, int(target / max(time.process_time() - t, 1e-6))))
 
 
+def checkout():
+    """The short commit id of this checkout ("" outside git)."""
+    return subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True).stdout.strip()
+
+
+def write_results(path, out, lines):
+    """`out` as JSON at `path` and the printed `lines` beside it (.txt), each written whole:
+    both go to temporary files first, then replace the previous pair."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pairs = [(path, json.dumps(out, indent=1)), (path.with_suffix(".txt"), "\n".join(lines) + "\n")]
+    for p, text in pairs:
+        p.with_name(p.name + ".tmp").write_text(text)
+    for p, _ in pairs:
+        p.with_name(p.name + ".tmp").replace(p)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="one grid per matrix and weighting")
@@ -454,8 +472,7 @@ def main(argv=None):
             f"{'yes  ' if row['valid'] else 'NO   '} | {row['nic_cpu'] * 1e3:8.3f} "
             f"{row['cpu'] * 1e3:8.3f} {row['ratio']:6.2f} {row['ratio_v']:6.2f}"
             + ("" if not args.verify else " ref ok" if row["verified"] else " REF DIFFERS"))
-    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                          capture_output=True, text=True).stdout.strip()
+    head = checkout()
     out = {"wpart": str(Path(wpart.__file__).resolve().parent), "commit": head or None,
            "set": args.set, "k": args.k,
            "quick": args.quick, "target": args.target,
@@ -501,10 +518,7 @@ def main(argv=None):
             + "".join(f"\n      differs: {b}" for b in bad_ref))
     say(f"bench CPU {out['bench_cpu_s']:.1f} s (checkout at {head or '?'})")
     out["cases"] = rows
-    path = Path(args.out)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(out, indent=1))
-    path.with_suffix(".txt").write_text("\n".join(lines) + "\n")
+    write_results(args.out, out, lines)
     return 1 if args.verify and bad_ref else 0
 
 

@@ -33,9 +33,7 @@ Usage: python benchmarks/bench_spatial_stages.py [--set both|fresh|holdout|offdi
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import subprocess
 import time
 from pathlib import Path
 
@@ -47,7 +45,8 @@ from wpart import spatial  # noqa: E402
 from wpart.spatial._nicol import STAGES  # noqa: E402
 
 import _sarma  # noqa: E402
-from bench_spatial_fresh import begin, case_inputs, loop_length  # noqa: E402
+from bench_spatial_fresh import (  # noqa: E402
+    begin, case_inputs, checkout, loop_length, write_results)
 
 def stage_values(stats: dict, final: float) -> dict:
     """The max load of the grid the default holds after each stage that ran (stats of one
@@ -151,8 +150,7 @@ def main(argv=None):
         row["start_over"] = \
             row["overhead"] + (ss.get("setup", 0.0) + ss.get("starts", 0.0)) * _scale(row) > nic
         rows.append(row)
-    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                          capture_output=True, text=True).stdout.strip()
+    head = checkout()
     say(f"{'matrix':16s} {'weights':7s} {'grid':5s} {'ratio':>6s} {'nic us':>8s} "
         f"{'rn us':>8s} | " + " ".join(f"{s[:7]:>7s}" for s in STAGES) + " | oracle")
     for row in rows:
@@ -200,13 +198,8 @@ def main(argv=None):
         "stage clock)")
     for g, d in shares.items():
         say(f"  {g:6s} " + " ".join(f"{k} {v:.2f}" for k, v in d.items()))
-    say(f"bench CPU {out['bench_cpu_s']:.1f} s (checkout at {head})")
-    path = Path(args.out)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(out, indent=1))
-    tmp.replace(path)
-    path.with_suffix(".txt").write_text("\n".join(lines) + "\n")
+    say(f"bench CPU {out['bench_cpu_s']:.1f} s (checkout at {head or '?'})")
+    write_results(args.out, out, lines)
 
 
 if __name__ == "__main__":
