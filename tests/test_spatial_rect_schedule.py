@@ -344,6 +344,53 @@ def test_random_starts_after_the_race_from_4_to_63_blocks():
         assert "random_starts" not in r.stats["starts"]
 
 
+def _noisy_blocks(seed: int) -> sps.csr_array:
+    """15 random diagonal blocks of 40-119 rows (10 % dense) and a fifth as many entries
+    again anywhere: the diagonal start ends far below the others at 4 x 4."""
+    rng = np.random.default_rng(seed)
+    B = sps.block_diag([sps.random(s, s, density=0.1, random_state=100 * seed + k)
+                        for k, s in enumerate(rng.integers(40, 120, size=15))], format="csr")
+    n = B.shape[0]
+    B = (B + sps.random(n, n, density=0.2 * B.nnz / n / n, random_state=seed + 50)).tocsr()
+    return sps.csr_array((np.ones(B.nnz, np.int64), B.indices, B.indptr), shape=B.shape)
+
+
+def test_random_starts_not_run_where_one_start_ends_far_below_the_others():
+    """Above 1.7 x the lower bound, where one start of the race ended 1.2 x or more below
+    every other, the random starts do not run (``runs`` 0, ``"not_run"``; both paths); on
+    these matrices, run from the same grid, they would have kept nothing. Below that ratio
+    they run as before."""
+    from wpart import _core
+    from wpart.spatial._nicol import AUTO
+
+    for seed, gated in ((0, False), (1, True), (2, True), (3, True)):
+        A = _noisy_blocks(seed)
+        r = spatial.rect_nicol(A, 16, P=4, Q=4)
+        st, lb = r.stats["starts"], r.stats["lower_bound"]
+        low = sorted(v["max_load"] for k, v in st.items()
+                     if k != "random_starts" and v["max_load"] is not None)
+        assert low[0] > 1.7 * lb and (low[1] >= 1.2 * low[0]) == gated
+        rnd = st["random_starts"]
+        step = spatial.rect_nicol(A, 16, P=4, Q=4, starts=list(AUTO))
+        assert step.stats["starts"]["random_starts"] == rnd
+        assert np.array_equal(step.rects, r.rects)
+        if not gated:
+            assert rnd["runs"] == 4
+            continue
+        assert rnd == {"max_load": None, "half_sweeps": 0, "runs": 0, "state": "not_run"}
+        assert r.stats["start"] == "diag_interleaved"
+        R = np.append(np.unique(r.rects[:, 0]), A.shape[0])
+        C = np.append(np.unique(r.rects[:, 2]), A.shape[1])
+        args = (*A.shape, A.indptr.astype(np.int64), A.indices.astype(np.int64),
+                np.ones(A.nnz), 4, 4, R, C, float(r.max_load), lb, 200)
+        R2, C2, v, runs, _, best, kept, *_ = _core.spatial_rect_random(*args)
+        assert runs == 4 and not kept and best > r.max_load and v == r.max_load
+        assert np.array_equal(R2, R) and np.array_equal(C2, C)
+        *_, runs, _, _, kept, _, _ = _core.spatial_rect_random(*args, low1=low[0],
+                                                               low2=low[1])
+        assert runs == 0 and not kept
+
+
 def test_random_starts_core_call_rejects_a_malformed_grid():
     """The engine's call of the random starts (``_core.spatial_rect_random``) names a grid of
     the wrong length and a non-positive half-sweep cap, and changes nothing."""

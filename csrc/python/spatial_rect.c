@@ -275,20 +275,22 @@ static PyObject *wpy_rect_kick(PyObject *self, PyObject *args, PyObject *kwds)
     return sr_refine(args, kwds, wpart_spatial_rect_kick, NULL);
 }
 
-/* the default's random starts from a grid (wpart_spatial_rect_random): (R, C, value, runs,
- * half-sweeps, lowest max, kept, timed_out), R, C copies */
+/* the default's random starts from a grid (wpart_spatial_rect_random; low1, low2: the race's
+ * two lowest start max loads): (R, C, value, runs, half-sweeps, lowest max, kept, timed_out),
+ * R, C copies */
 static PyObject *wpy_rect_random(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"n1", "n2", "rp", "ci", "w", "P", "Q", "R", "C", "value",
-                             "lower", "max_half", "time_limit", "progress", NULL};
+                             "lower", "max_half", "time_limit", "progress", "low1", "low2",
+                             NULL};
     PyObject *o[3], *ro, *co, *progress = Py_None, *res = NULL;
     PyArrayObject *a[3] = {NULL, NULL, NULL}, *R = NULL, *C = NULL;
     long long n1, n2, P, Q, max_half;
-    double value, lower, time_limit = 0.0;
+    double value, lower, time_limit = 0.0, low[2] = {0.0, 0.0};
     wpart_rg_csr_t A;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOLLOOddL|dO", kwlist, &n1, &n2, &o[0],
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOLLOOddL|dOdd", kwlist, &n1, &n2, &o[0],
                                      &o[1], &o[2], &P, &Q, &ro, &co, &value, &lower,
-                                     &max_half, &time_limit, &progress)) {
+                                     &max_half, &time_limit, &progress, &low[0], &low[1])) {
         return NULL;
     }
     if (sr_csr(n1, n2, o, "w", NPY_FLOAT64, 0, a, &A) < 0) {
@@ -303,7 +305,7 @@ static PyObject *wpy_rect_random(PyObject *self, PyObject *args, PyObject *kwds)
     memset(&out, 0, sizeof out);
     wpart_status_t st;
     WPY_NOGIL(st = wpart_spatial_rect_random(&A, P, Q, PyArray_DATA(R), PyArray_DATA(C),
-                                             max_half, lower, &ctl.ctl, &value, &out));
+                                             max_half, lower, low, &ctl.ctl, &value, &out));
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto cleanup;

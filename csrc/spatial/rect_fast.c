@@ -657,11 +657,34 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
         memcpy(out->C, J + (P + Q + 2) + P + 1, (size_t)(Q + 1) * sizeof(int64_t));
         inc = out->joint;
     }
+    for (int s = 0; s < RF_N; s++) { /* back to the four starts */
+        if (s == 1 && drop1) {
+            out->val[s] = RG_INF;
+            out->halves[s] = 0;
+            out->state[s] = 2;
+            continue;
+        }
+        int64_t k = 0;
+        while (uniq[k] != out->ref[s]) {
+            k++;
+        }
+        out->val[s] = val[k];
+        out->halves[s] = halves[k];
+        out->state[s] = out->ref[s] != s ? WPART_RF_SAME : state[k];
+        if (out->ref[s] == s && state[k] == 4) {
+            out->ref[s] = uniq[twin[k]];
+        }
+    }
+    out->val[RF_N] = val[nu];
+    out->halves[RF_N] = halves[nu];
+    out->state[RF_N] = state[nu];
     wpart_i_rect_rand_none(out);
     if (!near && !jdone && !out->timed_out && !banded && wpart_i_rect_rand_grid(P, Q) &&
         inc > out->lower) {
-        WPART_CHECK(wpart_i_rect_random(&g, t0, max_half, out->lower, out->R, out->C, &inc, out,
-                                        &out->timed_out));
+        double low[2];
+        wpart_i_rect_rand_low(out->val, out->state, RF_N, low);
+        WPART_CHECK(wpart_i_rect_random(&g, t0, max_half, out->lower, low, out->R, out->C, &inc,
+                                        out, &out->timed_out));
         rf_mark(out, WPART_RF_ST_RANDOM, t0);
     }
     int uni0 = P * Q >= RF_NIC_MIN ? 0 : 1, uni1 = banded ? 0 : P * Q < RF_UNI_MAX ? 2 : 1;
@@ -710,27 +733,6 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
             rf_mark(out, WPART_RF_ST_PLAIN, t0);
         }
     }
-    for (int s = 0; s < RF_N; s++) { /* back to the four starts */
-        if (s == 1 && drop1) {
-            out->val[s] = RG_INF;
-            out->halves[s] = 0;
-            out->state[s] = 2;
-            continue;
-        }
-        int64_t k = 0;
-        while (uniq[k] != out->ref[s]) {
-            k++;
-        }
-        out->val[s] = val[k];
-        out->halves[s] = halves[k];
-        out->state[s] = out->ref[s] != s ? WPART_RF_SAME : state[k];
-        if (out->ref[s] == s && state[k] == 4) {
-            out->ref[s] = uniq[twin[k]];
-        }
-    }
-    out->val[RF_N] = val[nu];
-    out->halves[RF_N] = halves[nu];
-    out->state[RF_N] = state[nu];
     if (!near && out->piece < RG_INF) {
         /* the piece start's grid where lower than the one the stages reached */
         double mf;

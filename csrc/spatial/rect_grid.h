@@ -213,11 +213,13 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
 /* The default's random starts alone (rect_fast.c: RF_RAND_TRIES of SARMA's random starts, from
  * RF_RAND_MIN to RF_RAND_MAX blocks, each racing the best grid), from the grid (R, C) of max
  * *value (the step-by-step engine's race result): a lower grid replaces R, C, *value; lower: the
- * proven lower bound (none run once *value reaches it); out's rand_* fields and timed_out set */
+ * proven lower bound (none run once *value reaches it); low: the two lowest max loads of the
+ * race's starts (0, 0: unknown); out's rand_* fields and timed_out set */
 wpart_status_t wpart_spatial_rect_random(const wpart_rg_csr_t *A, int64_t P, int64_t Q,
                                          int64_t *R, int64_t *C, int64_t max_half,
-                                         double lower, const wpart_control_t *control,
-                                         double *value, wpart_rg_auto_t *out);
+                                         double lower, const double low[2],
+                                         const wpart_control_t *control, double *value,
+                                         wpart_rg_auto_t *out);
 
 /* The piece cuts of side d (0: the P row stripes, 1: the Q column stripes; rect_piece.c): the
  * exact 1D partition of that side's lines least in the larger of a stripe's largest piece of

@@ -153,12 +153,15 @@ wpart_status_t wpart_i_rect_from(rg_ctx_t *g, double t0, int nst, int32_t first,
  * banded test is the caller's): from the best grid (R, C) of max *inc, SARMA's random starts
  * (then its sgo_2dr_nic where that grid is 1.19-1.7 x lower), or below 1.19 x lower the cut
  * moves in their place; a strictly lower grid replaces R, C, *inc; out's rand_* fields say
- * what ran (wpart_i_rect_rand_none: as when none ran) */
+ * what ran (wpart_i_rect_rand_none: as when none ran). low: the two lowest max loads of the
+ * race's starts as stats["starts"] lists them (0, 0: unknown; the dominance rule of
+ * rect_random.c, RF_RAND_DOM) */
 int wpart_i_rect_rand_grid(int64_t P, int64_t Q);
+void wpart_i_rect_rand_low(const double *val, const int32_t *state, int64_t n, double low[2]);
 void wpart_i_rect_rand_none(wpart_rg_auto_t *out);
 wpart_status_t wpart_i_rect_random(rg_ctx_t *g, double t0, int64_t max_half, double lower,
-                                   int64_t *R, int64_t *C, double *inc, wpart_rg_auto_t *out,
-                                   int32_t *timed_out);
+                                   const double low[2], int64_t *R, int64_t *C, double *inc,
+                                   wpart_rg_auto_t *out, int32_t *timed_out);
 
 /* rect_fast.c's plain half-sweeps (SARMA's nic steps, either dimension first, patience 2, its
  * race) from the grid (R, C) of exact max *value, then the cut moves of a lower grid (B: their

@@ -46,6 +46,18 @@
  * 1340, the best 1351); at 1.15 - 1.22 none of the 476 max loads of bench_spatial_fresh, SARMA's
  * six files and bench_spatial_sarma changed, from 1.25 they cross (h_clust_2200 1363) */
 #define RF_NEAR_TABU 2
+/* ... and above RF_SGO_HI x the bound (random starts alone, no sgo_2dr_nic) none runs where one
+ * start of the race ended RF_RAND_DOM x or more below every other (its second-lowest max load
+ * over the lowest; the starts as stats["starts"] lists them, an equal or transposed one
+ * included): SARMA's random cuts are cuts of the uniform starts' kind, and those ended 20 %
+ * and more above it. On 1,320 generated cases (11 families, 4x4, 2x8, 4x8, 8x4, 3x5, 4x12,
+ * "stored"), of the 187 above 1.7 x the bound the random starts lowered the grid in 33, all at
+ * a ratio <= 1.144, and none of the 13 at 1.25 - 1.56 (block-diagonal matrices, where the
+ * diagonal start ends far below the others); in bench_spatial_fresh's 4 x 4 cases the four at
+ * 1.35 - 1.53 (bdiag_22x110_z count and stored, h_bdiag_15x70, bdiag_9x45) kept none and
+ * spent 27 - 38 % of the call on them. Between 1.19 and 1.7 x the bound no such line
+ * exists (arrow matrices gain at 1.31, lose at 1.10) */
+#define RF_RAND_DOM 1.2
 #define RF_RAND_RACE 0.1
 #define RF_RAND_MIN 4
 #define RF_RAND_MAX 64
@@ -54,6 +66,21 @@
 int wpart_i_rect_rand_grid(int64_t P, int64_t Q)
 {
     return P * Q >= RF_RAND_MIN && P * Q < RF_RAND_MAX;
+}
+
+/* the two lowest max loads (low) of the n starts val, state as the default reports them
+ * (state 2: not run); RG_INF where fewer ran */
+void wpart_i_rect_rand_low(const double *val, const int32_t *state, int64_t n, double low[2])
+{
+    low[0] = low[1] = RG_INF;
+    for (int64_t s = 0; s < n; s++) {
+        double v = val[s];
+        if (state[s] == 2) {
+            continue;
+        }
+        low[1] = v < low[0] ? low[0] : v < low[1] ? v : low[1];
+        low[0] = v < low[0] ? v : low[0];
+    }
 }
 
 /* out's fields of the random starts as when none ran */
@@ -69,8 +96,8 @@ void wpart_i_rect_rand_none(wpart_rg_auto_t *out)
 /* the random starts (RF_RAND_TRIES; the rule above), racing the best grid (R, C) of max *inc:
  * a lower grid replaces it; their count, half-sweeps and lowest max to out */
 wpart_status_t wpart_i_rect_random(rg_ctx_t *g, double t0, int64_t max_half, double lower,
-                                   int64_t *R, int64_t *C, double *inc, wpart_rg_auto_t *out,
-                                   int32_t *timed_out)
+                                   const double low[2], int64_t *R, int64_t *C, double *inc,
+                                   wpart_rg_auto_t *out, int32_t *timed_out)
 {
     wpart_status_t st = WPART_OK;
     int64_t P = g->P[0], Q = g->P[1], K = P > Q ? P : Q;
@@ -100,6 +127,9 @@ wpart_status_t wpart_i_rect_random(rg_ctx_t *g, double t0, int64_t max_half, dou
             out->rand_kept = 1;
         }
         goto cleanup;
+    }
+    if (gap > RF_SGO_HI && low[0] > 0.0 && low[1] < RG_INF && low[1] >= RF_RAND_DOM * low[0]) {
+        goto cleanup; /* one start far below the others: none runs (runs 0) */
     }
     for (uint64_t t = 1; t <= RF_RAND_TRIES && !*timed_out && *inc > lower; t++) {
         wpart_i_mt64_seed(&gen, t);
@@ -135,8 +165,9 @@ cleanup:
 
 wpart_status_t wpart_spatial_rect_random(const wpart_rg_csr_t *A, int64_t P, int64_t Q,
                                          int64_t *R, int64_t *C, int64_t max_half,
-                                         double lower, const wpart_control_t *control,
-                                         double *value, wpart_rg_auto_t *out)
+                                         double lower, const double low[2],
+                                         const wpart_control_t *control, double *value,
+                                         wpart_rg_auto_t *out)
 {
     wpart_status_t st = WPART_OK;
     double t0 = wpart_i_now();
@@ -150,7 +181,7 @@ wpart_status_t wpart_spatial_rect_random(const wpart_rg_csr_t *A, int64_t P, int
     }
     WPART_CHECK(wpart_i_rg_open(&g, A, P, Q, control));
     if (wpart_i_rect_rand_grid(P, Q) && *value > lower) {
-        WPART_CHECK(wpart_i_rect_random(&g, t0, max_half, lower, R, C, value, out,
+        WPART_CHECK(wpart_i_rect_random(&g, t0, max_half, lower, low, R, C, value, out,
                                         &out->timed_out));
     }
 cleanup:

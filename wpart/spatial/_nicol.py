@@ -44,7 +44,10 @@ AUTO = ("diag_interleaved", "rows_stored", "rows_uniform", "cols_uniform")
 #: the call continued and returned, ``stats["start"]`` then names it; else ``"dropped"``).
 #: Where the grid after the race was below 1.19 x the lower bound none of them runs: two tabu
 #: steps of the cut moves from it run in their place (rect_random.c RF_NEAR_TABU), ``runs`` 0
-#: and ``cut_moves`` the moves made.
+#: and ``cut_moves`` the moves made. Where it was above 1.7 x the bound and one start of the
+#: race ended 1.2 x or more below every other (their max loads as listed; block-diagonal
+#: matrices, the diagonal start) none runs: ``runs`` 0, ``"not_run"`` (rect_random.c
+#: RF_RAND_DOM).
 RANDOM = "random_starts"
 
 
@@ -392,11 +395,12 @@ _SAME = 5
 def _random_entry(runs: int, halves: int, best: float, kept: int, moves: int) -> dict:
     """The stats entry of the stage after the race at 4 to 63 blocks (rect_fast.c's
     rf_random, both paths): SARMA's random starts, or near the bound (within 1.19 x) the cut
-    moves in their place (``runs`` 0, ``cut_moves`` the moves made)."""
+    moves in their place (``runs`` 0, ``cut_moves`` the moves made), or none (``runs`` 0,
+    ``"not_run"``: above 1.7 x the bound with one start 1.2 x below every other)."""
     d = {"max_load": best if runs or moves >= 0 else None, "half_sweeps": halves, "runs": runs}
     if moves >= 0:
         d["cut_moves"] = moves
-    d["state"] = "kept" if kept else "dropped"
+    d["state"] = "kept" if kept else "not_run" if runs == 0 and moves < 0 else "dropped"
     return d
 
 
@@ -579,10 +583,14 @@ def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
         if (auto and ab and race is None and bal is None and patience is None and
                 polish_patience is None and not timed and not first_only and
                 4 <= P * Q < 64):
-            # the default's random starts after the race (rect_fast.c, one kernel)
+            # the default's random starts after the race (rect_fast.c, one kernel), told the
+            # two lowest max loads of the starts as the stats list them (an equal start too)
+            ran_v = {n: float(vals[k]) for k, (n, _) in enumerate(run_specs) if states[k] != 2}
+            low = sorted([*ran_v.values(), *(ran_v[s] for s in dup.values() if s in ran_v)])
             R, C, _, runs, rh, rbest, kept, timed, moves = _core.spatial_rect_random(
                 *g.args(), P, Q, R, C, float(vals.min()), lb,
-                min(2 * max_sweeps, 2**62), time_limit=tl, progress=hook)
+                min(2 * max_sweeps, 2**62), time_limit=tl, progress=hook,
+                low1=low[0] if len(low) > 1 else 0.0, low2=low[1] if len(low) > 1 else 0.0)
             if runs >= 0:
                 rnd = _random_entry(runs, rh, rbest, kept, moves)
         if polish and states[-1] != 2:
