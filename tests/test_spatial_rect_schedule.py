@@ -258,8 +258,12 @@ def test_stage_seconds_follow_the_stages_that_ran():
     each a non-negative duration, summing to at most the core call's seconds; the random
     starts, the nic members, the cut moves and the kick there exactly when their stats say
     they ran (by grid size as in test_stages_by_grid_size)."""
+    from wpart import _core
     from wpart.spatial._nicol import STAGES
 
+    # the names the docstring of rect_nicol lists, one list in the binding
+    assert STAGES == _core.spatial_rect_stages() == (
+        "setup", "starts", "random_starts", "nic", "cut_moves", "kick", "plain", "finish")
     seen = set()
     for A in _sparse_cases(7):
         for P, Q in ((4, 4), (3, 5), (8, 8), (4, 16), (16, 16), (8, 32)):

@@ -143,8 +143,8 @@ PyObject *wpy_step_result(wpart_status_t st, const wpart_tasks_pair_step_t *out,
  * (wpart_multikernel_sim_run). */
 #define WPY_FAMILIES(X)                                                                       \
     X(base) X(milp) X(spatial) X(hetero) X(dynamic) X(dynamic_model) X(dynamic_plbhac)       \
-    X(dynamic_baselines) X(dynamic_sim) X(dynamic_exec) X(spatial_rect) X(spatial_csr)       \
-    X(multikernel) X(multikernel_sim) X(tasks) X(tasks_ranks)
+    X(dynamic_baselines) X(dynamic_sim) X(dynamic_exec) X(spatial_rect) X(spatial_auto)      \
+    X(spatial_csr) X(multikernel) X(multikernel_sim) X(tasks) X(tasks_ranks)
 #define WPY_DECLARE_INIT(name) int wpy_##name##_init(PyObject *m);
 WPY_FAMILIES(WPY_DECLARE_INIT)
 #undef WPY_DECLARE_INIT

@@ -409,7 +409,7 @@ def _random_entry(runs: int, halves: int, best: float, kept: int, moves: int) ->
 #: the starts (joint-bound and piece starts, the race and its continuation); the random
 #: starts; SARMA's nic members; the cut moves; the SGO kick; the plain half-sweeps after it;
 #: the rest (the uniform grid's test, the block loads)
-STAGES = ("setup", "starts", "random_starts", "nic", "cut_moves", "kick", "plain", "finish")
+STAGES: tuple[str, ...] = _core.spatial_rect_stages()  # (one list: the binding's)
 
 
 def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None = None) -> tuple:
