@@ -265,33 +265,6 @@ static int rf_check(int64_t nnz, const int64_t *iv, const double *fv, double *am
  * median CPU per grid within 2 % */
 #define RF_NIC_PATIENCE 10
 
-wpart_status_t wpart_i_rect_from(rg_ctx_t *g, double t0, int nst, int32_t first, int64_t *R0,
-                                 int64_t *C0, const wpart_rg_opts_t *o, int64_t *R2,
-                                 int64_t *C2, double *v, int64_t *halves, int32_t *timed_out)
-{
-    wpart_status_t st = WPART_OK;
-    int64_t P = g->P[0], Q = g->P[1], h1 = rg_sarma_patience(P, Q), hv[3] = {0, 0, 0};
-    int32_t fs[2] = {first, first | 1}, state[3];
-    double val[3] = {RG_INF, RG_INF, RG_INF};
-    wpart_rg_opts_t opt = *o;
-    opt.max_half = o->max_half < h1 ? o->max_half : h1;
-    if (nst == 2) {
-        memcpy(R0 + (P + 1), R0, (size_t)(P + 1) * sizeof(int64_t));
-        memcpy(C0 + (Q + 1), C0, (size_t)(Q + 1) * sizeof(int64_t));
-    }
-    WPART_CHECK(wpart_i_rg_run(g, t0, nst, R0, C0, fs, &opt, R2, C2, val, hv, state, NULL,
-                               timed_out));
-    *v = RG_INF;
-    for (int k = 0; k < 3; k++) {
-        *v = val[k] < *v ? val[k] : *v;
-        if (halves) {
-            *halves += hv[k];
-        }
-    }
-cleanup:
-    return st;
-}
-
 /* SARMA's nic (uni = 0: from `rows`, the exact 1D partition of the stored entries per row,
  * the default's rows_stored start) or nicuni (uni = 1: uniform rows) racing the grid (R, C) of
  * max load *inc: uniform columns, plain half-sweeps (the columns first), at most SARMA's
@@ -326,47 +299,6 @@ static wpart_status_t rf_nic(rg_ctx_t *g, int uni, const int64_t *rows, int heav
                          max_half, g->ctl, *inc, 0};
     WPART_CHECK(wpart_i_rect_from(g, t0, 1, 0, Rn, Cn, &o, R2, C2, &v, NULL, timed_out));
     rg_keep(P, Q, R2, C2, v, R, C, inc);
-cleanup:
-    free(S);
-    return st;
-}
-
-/* the race slack of wpart_i_rect_plain's half-sweeps: 0.25 -> 0.1 changed no max load of
- * bench_spatial_fresh's 275 cases of 64 blocks and more (nor 0.02), 2-5 % less CPU there */
-#define RF_PLAIN_RACE 0.1
-
-/* plain half-sweeps (SARMA's nic steps; either dimension first, patience 2, the race) from
- * the grid (R, C) of exact max *value, then the cut moves of a lower grid; R, C, *value change
- * only to a strictly lower grid (B: the weights of the cut moves; the CSC made) */
-wpart_status_t wpart_i_rect_plain(rg_ctx_t *g, const wpart_rg_csr_t *B, double t0,
-                                  int64_t max_half, double lower, int64_t *R, int64_t *C,
-                                  double *value, int32_t *timed_out)
-{
-    wpart_status_t st = WPART_OK;
-    int64_t P = g->P[0], Q = g->P[1], moves;
-    int64_t *S = wpart_i_malloc(3 * (P + Q + 2), sizeof(int64_t));
-    int32_t pto = 0;
-    double v, pv;
-    if (!S) {
-        WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
-    }
-    int64_t *R0 = S, *C0 = R0 + 2 * (P + 1), *R2 = C0 + 2 * (Q + 1), *C2 = R2 + P + 1;
-    memcpy(R0, R, (size_t)(P + 1) * sizeof(int64_t));
-    memcpy(C0, C, (size_t)(Q + 1) * sizeof(int64_t));
-    wpart_rg_opts_t o = {2, max_half, 0, 1, RF_PLAIN_RACE, lower, 0, max_half, g->ctl,
-                         *value, 0};
-    WPART_CHECK(wpart_i_rect_from(g, t0, 2, 0, R0, C0, &o, R2, C2, &v, NULL, timed_out));
-    if (!(v < *value)) {
-        goto cleanup;
-    }
-    if (*timed_out) { /* the lower grid met before the time limit struck is kept */
-        rg_keep(P, Q, R2, C2, v, R, C, value);
-        goto cleanup;
-    }
-    wpart_rg_csr_t At = {B->n2, B->n1, g->side[1].ptr, g->side[1].idx, g->side[1].w};
-    WPART_CHECK(wpart_i_rect_polish_g(g, B, &At, P, Q, R2, C2, 20, g->ctl, &pv, &moves, &pto));
-    *timed_out = pto;
-    rg_keep(P, Q, R2, C2, pv, R, C, value);
 cleanup:
     free(S);
     return st;

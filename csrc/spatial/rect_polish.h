@@ -138,7 +138,7 @@ static inline int rg_keep(int64_t P, int64_t Q, const int64_t *Rn, const int64_t
     return 1;
 }
 
-/* rect_fast.c: RECT-NICOL's half-sweeps (wpart_i_rg_run) from the one grid in slot 0 of R0, C0
+/* rect_random.c: RECT-NICOL's half-sweeps (wpart_i_rg_run) from the one grid in slot 0 of R0, C0
  * (nst = 2: also from slot 1, its copy made here, the other dimension first; first: rg_run's
  * code of slot 0, slot 1's first | 1), o's options with the half-sweeps of a start capped at
  * SARMA's max(10, P + Q). rg_run's grid to R2, C2 (one strictly below o->incumbent, else slot
@@ -163,9 +163,9 @@ wpart_status_t wpart_i_rect_random(rg_ctx_t *g, double t0, int64_t max_half, dou
                                    const double low[2], int64_t *R, int64_t *C, double *inc,
                                    wpart_rg_auto_t *out, int32_t *timed_out);
 
-/* rect_fast.c's plain half-sweeps (SARMA's nic steps, either dimension first, patience 2, its
- * race) from the grid (R, C) of exact max *value, then the cut moves of a lower grid (B: their
- * weights); R, C, *value change only to a strictly lower grid. The kick continues both of its
+/* rect_random.c: the default's plain half-sweeps (SARMA's nic steps, either dimension first,
+ * patience 2, its race) from the grid (R, C) of exact max *value, then the cut moves of a
+ * lower grid (B: their weights); R, C, *value change only to a strictly lower grid. The kick continues both of its
  * candidate grids with it (the default runs it after the kick). */
 wpart_status_t wpart_i_rect_plain(rg_ctx_t *g, const wpart_rg_csr_t *B, double t0,
                                   int64_t max_half, double lower, int64_t *R, int64_t *C,
