@@ -605,6 +605,26 @@ def test_kick_from_the_best_grid_falls_back_to_the_uniform_one(monkeypatch):
     assert _grid_max(A.toarray(), R, C) == 277
 
 
+def test_kick_near_the_bound_runs_from_the_best_grid_alone(monkeypatch):
+    # at P = Q below 1,024 blocks, without heavy lines, a grid below 3 x the lower bound
+    # (rect_fast.c's RF_KICK_GAP): the kick's SGO runs 50 iterations from the best grid and no
+    # run from the uniform grid follows. On this clustered matrix (generated, 16 x 16, count)
+    # it still takes the grid from 66 to 63, below SARMA's best of nine (sgo_2dr_nic, 64); the
+    # default without the kick there ended at 65
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import bench_spatial_fresh as bsf
+
+    A = bsf.build("clustered", {"n1": 2256, "n2": 1257, "nnz": 6448, "clusters": 9,
+                                "col_clusters": True}, 50084)
+    r = spatial.rect_nicol(A, 256, P=16, Q=16, weights="count")
+    pol = r.stats["polish"]
+    assert pol["cut_move_max_load"] == 66 < 3 * r.stats["lower_bound"]
+    assert pol["kick_iterations"] == 51  # one run: m = 1 .. 50, then the stop
+    assert pol["kick_max_load"] == r.max_load == 63
+    R, C = _grid_cuts(r, A.shape[0], A.shape[1], 16, 16)
+    assert _grid_max(bsf.loads(A, "count").toarray(), R, C) == 63
+
+
 def test_polish_equals_a_plain_reimplementation_on_wider_grids():
     # the search makes each cut's places only up to the best move found so far in its step
     # (a place with a block above it cannot be the step's move) and stops a direction once

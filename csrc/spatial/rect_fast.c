@@ -52,6 +52,21 @@
 /* the SGO kick from RF_KICK_MIN blocks (below, only the plain half-sweeps after it run): at
  * 8 x 8 it lowered none of bench_spatial_fresh's 59 grids */
 #define RF_KICK_MIN 256
+/* ... at P = Q below RF_KICK_RECT blocks on a matrix without heavy lines, where the grid after
+ * the cut moves is below RF_KICK_GAP x the proven lower bound (clustered matrices, DAGs and
+ * random-order graphs: 1.9-2.5 x at 16 x 16; meshes, bands and block-diagonal ones 4.5-8.3 x),
+ * RF_KICK_NEAR_ITS iterations from the best grid alone (rect_polish.h's RK_FROM_ONLY; without
+ * the run from the uniform grid there no max load of the 424 + 440 cases below changed).
+ * Against 100 iterations and both runs: on
+ * bench_spatial_fresh's 424 cases one max load higher (rgg3_2900_rand 16 x 16 167 -> 170,
+ * SARMA's best of nine 191), on 1,320 generated ones at P = Q of 256-961 blocks (11 families;
+ * 163 where it applies) three, by 1-4, each still below SARMA's best of nine (nine computed:
+ * 85 / 86, 89 / 93, 165 / 178), bench_spatial_sarma's 252 unchanged; callgrind's
+ * instructions on clust_700x2400, h_clust_2200 and rgg3_2900_rand stored 16 x 16 0.76 x, on
+ * ten of the generated cases 0.92 x. Without the kick there at all, one of the first 440 went
+ * above SARMA's best (a clustered matrix, 16 x 16 count, 65 against 64) */
+#define RF_KICK_GAP 3.0
+#define RF_KICK_NEAR_ITS 50
 /* ... but below RF_KICK_RECT blocks at P != Q only its heavy-line runs (sgo_iters 0): at
  * 8 x 32 the rest decided no case <= the best of SARMA's nine (bench_spatial_fresh's 59,
  * bench_spatial_sarma's 14, SARMA's test matrices' 10: the same counts without it) and cost
@@ -651,8 +666,11 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
         out->kick_iters = 0;
         out->kick_halves = 0;
         if (P * Q >= RF_KICK_MIN) {
-            int64_t its = P != Q && P * Q < RF_KICK_RECT ? 0 : 100;
-            WPART_CHECK(wpart_i_rect_kick(&g, t0, its, max_half, out->lower, heavy_line, 1,
+            int nk = P == Q && P * Q < RF_KICK_RECT && !heavy_line &&
+                     out->polished < RF_KICK_GAP * out->lower;
+            int64_t its = P != Q && P * Q < RF_KICK_RECT ? 0 : nk ? RF_KICK_NEAR_ITS : 100;
+            WPART_CHECK(wpart_i_rect_kick(&g, t0, its, max_half, out->lower, heavy_line,
+                                          nk ? RK_FROM_ONLY : 1,
                                           out->R, out->C, &out->kicked, &out->kick_iters,
                                           &out->kick_halves, &out->timed_out));
             rf_mark(out, WPART_RF_ST_KICK, t0);

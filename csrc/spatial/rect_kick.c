@@ -661,7 +661,7 @@ wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int6
      * uniform grid alone: 277), no other max load of the 8 x 8 / 16 x 16 cases of both
      * benchmarks changed (146, paired runs), their CPU 1.02 x (at most 1.55 x) */
     int from_best = from_grid && !heavy;
-    for (int pass = 0; pass < 1 + from_best; pass++) {
+    for (int pass = 0; pass < 1 + (from_best && from_grid != RK_FROM_ONLY); pass++) {
         int fb = from_best && pass == 0;
         if (fb) {
             rk_sgo_from(&s, pref, R, C, &sg);

@@ -108,8 +108,10 @@ static inline wpart_status_t rg_poll_limit(const wpart_control_t *ctl, double t0
  * (rect_fast.c's default on a matrix without heavy lines): below 1,024 blocks the SGO starts
  * from the given grid instead of the uniform one, and below RK_S1 blocks (rk_big) one more
  * run of at most RK_FROM_ITERS iterations from the given grid follows the others, then nic
- * from its grid (see rect_kick.c). */
+ * from its grid (see rect_kick.c); from_grid RK_FROM_ONLY, below 1,024 blocks: the run from
+ * the given grid alone (none from the uniform grid after it). */
 #define RK_SGO_NIC 2
+#define RK_FROM_ONLY 2
 wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int64_t max_half,
                                  double lower, int heavy, int from_grid, int64_t *R, int64_t *C,
                                  double *value, int64_t *iters, int64_t *halves,
