@@ -74,3 +74,32 @@ def test_random_loads_near_2_to_the_52_terminate():
         P, Q = int(rng.integers(1, min(4, n1) + 1)), int(rng.integers(2, min(4, n2) + 1))
         got = _check(D, P, Q, _run(CALLS["default"], D.tolist(), P, Q))
         assert got >= D.max()
+
+
+@pytest.mark.parametrize("top", [3, 2**20, 2**45, 2**47, 2**48])
+def test_int64_values_run_as_their_float64_copy(top):
+    """The default on int64 values skips the integral test of the float64 weights it converts
+    them to (rect_fast.c: their exact total decides, below 2**53 or not); the same matrix as
+    float64 values runs that test. Both must give one grid, with totals below
+    2**53 (exact sums) and above it (float sums: 200 entries of up to 2**47 or 2**48; the
+    int64 input's max load is still the exact block sum)."""
+    from scipy import sparse
+
+    from wpart import spatial
+
+    rng = np.random.default_rng(top % 1000 + 7)
+    A = sparse.random(60, 50, density=0.07, random_state=rng, format="csr",
+                      data_rvs=lambda k: rng.integers(1, top + 1, k)).astype(np.int64)
+    A.sum_duplicates()
+    total = int(A.data.astype(object).sum())
+    assert (total < 2**53) == (top <= 2**45)
+    for P, Q in ((2, 3), (4, 4), (8, 5)):
+        ri = spatial.rect_nicol(A, P * Q, P=P, Q=Q)
+        rf = spatial.rect_nicol(A.astype(np.float64), P * Q, P=P, Q=Q)
+        assert np.array_equal(np.asarray(ri.rects), np.asarray(rf.rects))
+        if total < 2**53:  # (above, the float64 input's block loads are float sums)
+            assert float(ri.max_load) == float(rf.max_load)
+        # the int64 result's max load is the exact largest block sum of its grid
+        D = A.toarray().astype(object)
+        exact = max(int(D[r0:r1, c0:c1].sum()) for r0, r1, c0, c1 in np.asarray(ri.rects))
+        assert int(ri.max_load) == exact

@@ -374,14 +374,14 @@ cleanup:
 
 /* the context of a set of runs on A (rect_grid_i.h): the CSC, the major sums, the scratch */
 wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, int64_t Q,
-                               const wpart_control_t *ctl)
+                               const wpart_control_t *ctl, int integral)
 {
     wpart_status_t st = WPART_OK;
     memset(g, 0, sizeof *g);
     g->A = A;
     int64_t nnz = A->rp[A->n1], nmax = A->n1 > A->n2 ? A->n1 : A->n2;
     int64_t K = P > Q ? P : Q;
-    g->integral = rg_integral(A->w, nnz);
+    g->integral = integral >= 0 ? integral : rg_integral(A->w, nnz);
     g->ctl = ctl;
     g->P[0] = P;
     g->P[1] = Q;
@@ -735,7 +735,7 @@ wpart_status_t wpart_spatial_rect_grid(const wpart_rg_csr_t *A, int64_t P, int64
     *timed_out = 0;
     memset(&g, 0, sizeof g);
     WPART_CHECK(wpart_i_rg_check_grids(A, P, Q, nstarts, R0, C0));
-    WPART_CHECK(wpart_i_rg_open(&g, A, P, Q, opt->control));
+    WPART_CHECK(wpart_i_rg_open(&g, A, P, Q, opt->control, -1));
     WPART_CHECK(wpart_i_rg_run(&g, t0, nstarts, R0, C0, first, opt, R, C, val, halves, state,
                                NULL, timed_out));
 cleanup:

@@ -68,9 +68,10 @@ typedef struct {
 /* open: the context of P x Q runs on A (the CSC, the sums, the scratch); close frees it (also
  * after a failed open). run: wpart_spatial_rect_grid's starts and polish on an open context,
  * the time limit counted from t0; twin_of (NULL or nstarts): the start whose transpose a
- * start in state 4 is. */
+ * start in state 4 is. integral: -1, or 1 / 0 where the caller knows rg_integral's answer
+ * for A->w (the default's int64 values converted: whole, their exact total below 2**53). */
 wpart_status_t wpart_i_rg_open(rg_ctx_t *g, const wpart_rg_csr_t *A, int64_t P, int64_t Q,
-                               const wpart_control_t *ctl);
+                               const wpart_control_t *ctl, int integral);
 void wpart_i_rg_close(rg_ctx_t *g);
 /* make the CSC (side[1]: pointers, rows, weights in one allocation) if it is not there (open
  * makes it: then a no-op, for the callers that need the CSC) */

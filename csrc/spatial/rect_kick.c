@@ -763,7 +763,7 @@ wpart_status_t wpart_spatial_rect_kick(const wpart_rg_csr_t *A, int64_t P, int64
     int64_t halves;
     memset(&g, 0, sizeof g);
     WPART_CHECK(wpart_i_rg_check_grids(A, P, Q, 1, R, C));
-    WPART_CHECK(wpart_i_rg_open(&g, A, P, Q, control));
+    WPART_CHECK(wpart_i_rg_open(&g, A, P, Q, control, -1));
     *value = -1.0; /* the kick computes the given grid's max */
     WPART_CHECK(wpart_i_rect_kick(&g, t0, max_iter, 200, 0.0, 0, 0, R, C, value, iters,
                                   &halves, timed_out));

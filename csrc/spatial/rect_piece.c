@@ -301,7 +301,7 @@ wpart_status_t wpart_spatial_rect_piece_cuts(const wpart_rg_csr_t *A, int64_t P,
         WPART_FAIL(WPART_EINVAL, "P, Q must be positive, d 0 or 1, anchor finite and >= 0");
     }
     WPART_CHECK(wpart_i_spatial_check_csr(A->rp, A->ci, A->n1, A->n2, A->rp[A->n1]));
-    WPART_CHECK(wpart_i_rg_open(&g, A, P, Q, control));
+    WPART_CHECK(wpart_i_rg_open(&g, A, P, Q, control, -1));
     if (d == 1) {
         WPART_CHECK(wpart_i_rg_csc(&g));
     }

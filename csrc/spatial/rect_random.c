@@ -249,7 +249,7 @@ wpart_status_t wpart_spatial_rect_random(const wpart_rg_csr_t *A, int64_t P, int
     if (max_half < 1) {
         WPART_FAIL(WPART_EINVAL, "max_half must be positive");
     }
-    WPART_CHECK(wpart_i_rg_open(&g, A, P, Q, control));
+    WPART_CHECK(wpart_i_rg_open(&g, A, P, Q, control, -1));
     if (wpart_i_rect_rand_grid(P, Q) && *value > lower) {
         WPART_CHECK(wpart_i_rect_random(&g, t0, max_half, lower, low, R, C, value, out,
                                         &out->timed_out));
