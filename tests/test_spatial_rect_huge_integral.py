@@ -93,6 +93,7 @@ def test_int64_values_run_as_their_float64_copy(top):
     A.sum_duplicates()
     total = int(A.data.astype(object).sum())
     assert (total < 2**53) == (top <= 2**45)
+    D = A.toarray().astype(object)  # (exact block sums)
     for P, Q in ((2, 3), (4, 4), (8, 5)):
         ri = spatial.rect_nicol(A, P * Q, P=P, Q=Q)
         rf = spatial.rect_nicol(A.astype(np.float64), P * Q, P=P, Q=Q)
@@ -100,6 +101,5 @@ def test_int64_values_run_as_their_float64_copy(top):
         if total < 2**53:  # (above, the float64 input's block loads are float sums)
             assert float(ri.max_load) == float(rf.max_load)
         # the int64 result's max load is the exact largest block sum of its grid
-        D = A.toarray().astype(object)
         exact = max(int(D[r0:r1, c0:c1].sum()) for r0, r1, c0, c1 in np.asarray(ri.rects))
         assert int(ri.max_load) == exact
