@@ -111,7 +111,7 @@ static inline wpart_status_t rg_poll_limit(const wpart_control_t *ctl, double t0
  * from its grid (see rect_kick.c); from_grid RK_FROM_ONLY, below 1,024 blocks: the run from
  * the given grid alone (none from the uniform grid after it). */
 #define RK_SGO_NIC 2
-#define RK_FROM_ONLY 2
+#define RK_FROM_ONLY 3 /* (not 2: RK_SGO_NIC is heavy's value, this from_grid's) */
 wpart_status_t wpart_i_rect_kick(rg_ctx_t *g, double t0, int64_t sgo_iters, int64_t max_half,
                                  double lower, int heavy, int from_grid, int64_t *R, int64_t *C,
                                  double *value, int64_t *iters, int64_t *halves,

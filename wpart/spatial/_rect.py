@@ -197,11 +197,10 @@ def rect_nicol(
         ``stats["polish"]["cut_moves"]``; never worse), from 256 blocks a subgradient kick
         (SARMA's sgo_2dr_nic idea: the subgradient method from the uniform grid -- on a
         matrix without heavy lines below 1,024 blocks from the best grid first, then from the
-        uniform grid where that run brings no lower grid -- at P = Q with the grid below 3 x
-        the lower bound 50 iterations from the best grid alone --; and from 1,024 to 4,095
-        blocks one
-        more run of at most 500 iterations from the best grid after the others, then SARMA's
-        nic from its grid: on bench_spatial_fresh 22 max loads lower,
+        uniform grid where that run brings no lower grid (at P = Q with the grid below 3 x
+        the lower bound: 50 iterations from the best grid alone); and from 1,024 to 4,095
+        blocks one more run of at most 500 iterations from the best grid after the others,
+        then SARMA's nic from its grid: on bench_spatial_fresh 22 max loads lower,
         one higher (below SARMA's best of nine), two more cases at or below it,
         bdiag_22x110_z stored 16 x 16 601 -> 588 and h_delaunay_1500 32 x 32 152 -> 141 --,
         each run below 1,024 blocks its 100 iterations (from the uniform grid it starts far
