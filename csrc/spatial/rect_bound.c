@@ -18,7 +18,7 @@
  * as at a stable sort's end); returns how many */
 static int64_t rf_top(const double *load, int64_t n, double thr, int64_t k, int64_t *heavy)
 {
-    int64_t nh = 0;
+    int64_t nh = 0, lo = -1;
     for (int64_t i = 0; i < n; i++) {
         if (!(load[i] > thr)) {
             continue;
@@ -27,15 +27,19 @@ static int64_t rf_top(const double *load, int64_t n, double thr, int64_t k, int6
             heavy[nh++] = i;
             continue;
         }
-        int64_t lo = 0;
-        for (int64_t t = 1; t < k; t++) {
-            double x = load[heavy[t]], y = load[heavy[lo]];
-            if (x < y || (x == y && heavy[t] < heavy[lo])) {
-                lo = t;
+        if (lo < 0) { /* the lightest kept line (the lower index among equals), found again
+                       * only when it was replaced: O(n + k r) for r replacements */
+            lo = 0;
+            for (int64_t t = 1; t < k; t++) {
+                double x = load[heavy[t]], y = load[heavy[lo]];
+                if (x < y || (x == y && heavy[t] < heavy[lo])) {
+                    lo = t;
+                }
             }
         }
         if (load[i] >= load[heavy[lo]]) {
             heavy[lo] = i;
+            lo = -1;
         }
     }
     return nh;

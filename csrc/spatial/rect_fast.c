@@ -95,6 +95,25 @@
  * lower, 2 higher: a grid near the bound is not continued) */
 #define RF_PIECE_MIN 256
 #define RF_PIECE_NEAR 1.1
+/* ... or within RF_PIECE_NEAR_P x the piece bound: the larger of the two sides' piece values
+ * (rect_piece.c), which every grid is at or above, so that from there it is the lower bound
+ * where higher (on bench_spatial_fresh's power-law matrices from 256 blocks 0-11 % above the
+ * bound before: plaw_2600_z stored 16 x 16 94 -> 103, h_plaw_3100_z stored 16 x 16 105 -> 116).
+ * The grids near the bound sit 1.00-1.08 x it; at 1.1 x this bound plaw_2600_z values 16 x 16
+ * ended at the piece grid, 231, above SARMA's best of nine (229; the stages reach 228), the
+ * first at 1.079 x; at 1.07 the other grids at 1.078-1.083 x (at or below that best) go on to
+ * the stages as before (RF_PIECE_MID). Five more cases end near the bound (h_plaw_3100_z 16 x 16
+ * in its three weightings, plaw_2600_z count 16 x 16, stored 32 x 32): callgrind's
+ * instructions 0.14-0.38 x, two max loads a unit higher (h_plaw_3100_z count 103 -> 104, values
+ * 243 -> 244; SARMA's best of nine 104 and 245), bench_spatial_sarma's 70 unchanged */
+#define RF_PIECE_NEAR_P 1.07
+/* ... and where its grid is within RF_PIECE_MID x the lower bound (from the piece bound on)
+ * but not near it, the other starts do not run: the stages below continue the piece grid
+ * (state "continued"). On bench_spatial_fresh the five such cases (plaw_640 stored, plaw_2600_z
+ * stored and values, h_plaw_900 stored and values, all 16 x 16; 1.08-1.15 x) kept their max
+ * loads, at 0.64-0.77 x the instructions; SARMA's nic members stay (without them plaw_2600_z
+ * values 16 x 16 ends at 230, above the best of nine 229) */
+#define RF_PIECE_MID 1.2
 
 /* the exact 1D partition of v[0..n) into k intervals (cuts: k + 1) and its max; the prefix
  * in the context's scratch X (>= n + 1 doubles; no half-sweep keeps a prefix there), tmp: k + 1 */
@@ -530,7 +549,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
     out->piece_halves = -1;
     out->piece = RG_INF;
     out->piece_state = 2;
-    int piece = heavy_line && P * Q >= RF_PIECE_MIN, near = 0;
+    int piece = heavy_line && P * Q >= RF_PIECE_MIN, near = 0, skip = 0;
     if (jd >= 0 && P * Q >= RF_BIG_MIN && !out->timed_out) {
         WPART_CHECK(rf_joint_start(&g, t0, jd, jc, max_half, out->lower, J, out->R, out->C,
                                    &out->joint, &out->joint_halves, &out->timed_out));
@@ -573,11 +592,20 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
             }
             wpart_rg_opts_t po = opt; /* (the loose race of a heavy-line matrix's starts) */
             po.slack = RF_PIECE_RACE;
+            double pb;
             WPART_CHECK(wpart_i_rect_piece(&g, t0, &po, Jp + (P + Q + 2), Jp, Jp + P + 1,
-                                           &out->piece, &out->piece_halves, &out->timed_out));
-            near = out->piece <= RF_PIECE_NEAR * out->lower;
+                                           &out->piece, &out->piece_halves, &pb,
+                                           &out->timed_out));
+            near = out->piece <= RF_PIECE_NEAR * out->lower ||
+                   out->piece <= RF_PIECE_NEAR_P * pb;
+            if (pb > out->lower) {
+                out->lower = pb;
+                opt.lower = pb;
+            }
         }
-        if (near) { /* the result: no other start runs (state 2) */
+        skip = near || (out->piece < RG_INF && out->piece <= RF_PIECE_MID * out->lower);
+        if (skip) { /* the result, or the grid the stages continue: no other start runs
+                     * (state 2) */
             for (int64_t k = 0; k <= nu; k++) {
                 val[k] = RG_INF;
                 halves[k] = 0;
@@ -585,14 +613,14 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
             }
             memcpy(out->R, Jp, (size_t)(P + 1) * sizeof(int64_t));
             memcpy(out->C, Jp + P + 1, (size_t)(Q + 1) * sizeof(int64_t));
-            out->piece_state = 0;
+            out->piece_state = near ? 0 : 3;
         } else {
             WPART_CHECK(wpart_i_rg_run(&g, t0, nu, R0, C0, first, &opt, out->R, out->C, val,
                                        halves, state, twin, &out->timed_out));
         }
     }
     rf_mark(out, WPART_RF_ST_STARTS, t0);
-    double inc = jdone ? out->joint : near ? out->piece : RG_INF;
+    double inc = jdone ? out->joint : skip ? out->piece : RG_INF;
     for (int64_t k = 0; k <= nu; k++) {
         inc = val[k] < inc ? val[k] : inc;
     }
@@ -686,7 +714,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
             rf_mark(out, WPART_RF_ST_PLAIN, t0);
         }
     }
-    if (!near && out->piece < RG_INF) {
+    if (!skip && out->piece < RG_INF) {
         /* the piece start's grid where lower than the one the stages reached */
         double mf;
         int64_t *il = wpart_i_malloc(P * Q, sizeof(int64_t));
@@ -705,10 +733,11 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
             out->piece_state = 1;
         }
     }
-    if (out->timed_out || out->load_starts || banded || near) {
+    if (out->timed_out || out->load_starts || banded || skip) {
         /* never worse than the uniform grid: a start may not have moved (the time limit), or no
          * uniform start ran (the load starts in their places on a dense matrix, the diagonal
-         * start alone on a banded one, the piece start alone near the bound), whose first
+         * start alone on a banded one, the piece start alone near the bound or in the others'
+         * place), whose first
          * half-sweep is at most the uniform grid's
          * (a dense 7 x 11 matrix at 3 x 6 ended at 10 against the uniform grid's 9) */
         double mu, mg;

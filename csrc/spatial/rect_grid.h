@@ -198,9 +198,11 @@ typedef struct {
                            * stages reached and is the result */
     int64_t piece_halves; /* the piece start's half-sweeps (-1: not run; rect_piece.c) */
     double piece;         /* its max load */
-    int32_t piece_state;  /* 0: within RF_PIECE_NEAR of the bound, the result (no other
-                           * start or stage ran); 1: lower than the grid the stages reached,
-                           * the result; 2: not lower (dropped) */
+    int32_t piece_state;  /* 0: near the bound (RF_PIECE_NEAR, RF_PIECE_NEAR_P), the result
+                           * (no other start or stage ran); 1: lower than the grid the stages
+                           * reached, the result; 2: not lower (dropped); 3: within
+                           * RF_PIECE_MID of the bound, the grid the stages continued (no
+                           * other start ran) */
     double stage[WPART_RF_NST]; /* the stage clock: seconds from the call's start at the end of
                                  * each stage WPART_RF_ST_* (-1: it did not run) */
 } wpart_rg_auto_t;

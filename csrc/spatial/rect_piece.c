@@ -179,8 +179,8 @@ static int rpc_up(rpc_t *p, double x, double *lo_out, double *hi_out)
     return ok;
 }
 
-wpart_status_t wpart_i_rect_piece_cuts(rg_ctx_t *g, int d, double anchor, int exact,
-                                      int64_t *cuts, double *value)
+wpart_status_t wpart_i_rect_piece_cuts(rg_ctx_t *g, int d, double anchor, double hint,
+                                      int exact, int64_t *cuts, double *value)
 {
     wpart_status_t st = WPART_OK;
     const rg_side_t *s = &g->side[d];
@@ -201,8 +201,20 @@ wpart_status_t wpart_i_rect_piece_cuts(rg_ctx_t *g, int d, double anchor, int ex
     x = in ? ceil(x) : x; /* (B an integer where the loads are) */
     x = x > 0.0 ? x : 1.0;
     double step = in ? 1.0 : 1e-3 * x;
-    int ok = rpc_feasible(&p, x);
-    if (ok > 0 && !exact) { /* at the anchor (the start's: a grid cannot go below it) */
+    int ok;
+    if (in && !exact && hint > x) { /* the first probe at the hint: above it (rpc_up), or
+                                     * the anchor, then between the two */
+        ok = rpc_feasible(&p, hint);
+        if (ok == 0) {
+            ok = rpc_up(&p, hint, &lo, &hi);
+        } else if (ok > 0) {
+            hi = hint;
+            ok = rpc_feasible(&p, x);
+            lo = ok > 0 ? x : x + 1.0;
+            hi = ok > 0 ? x : hi;
+        }
+    } else if ((ok = rpc_feasible(&p, x)) > 0 && !exact) {
+        /* at the anchor (the start's: a grid cannot go below it) */
         lo = hi = x;
     } else if (ok > 0) { /* down from the anchor: the value is at most x */
         hi = x;
@@ -259,7 +271,7 @@ cleanup:
 
 wpart_status_t wpart_i_rect_piece(rg_ctx_t *g, double t0, const wpart_rg_opts_t *o,
                                   int64_t *S, int64_t *R, int64_t *C, double *v,
-                                  int64_t *halves, int32_t *timed_out)
+                                  int64_t *halves, double *bound, int32_t *timed_out)
 {
     wpart_status_t st = WPART_OK;
     int64_t P = g->P[0], Q = g->P[1];
@@ -267,10 +279,21 @@ wpart_status_t wpart_i_rect_piece(rg_ctx_t *g, double t0, const wpart_rg_opts_t 
     int32_t first[2] = {2, 3}, state[3];
     double val[3] = {RG_INF, RG_INF, RG_INF};
     int64_t hv[3] = {0, 0, 0};
+    double pv[2];
     WPART_CHECK(wpart_i_rg_csc(g));
     /* start 0: the rows' piece cuts, uniform columns set first; start 1: the transpose */
-    WPART_CHECK(wpart_i_rect_piece_cuts(g, 0, o->lower, 0, R0, NULL));
-    WPART_CHECK(wpart_i_rect_piece_cuts(g, 1, o->lower, 0, C0 + (Q + 1), NULL));
+    WPART_CHECK(wpart_i_rect_piece_cuts(g, 0, o->lower, 0.0, 0, R0, pv));
+    /* (the columns' value is most often within a unit or two of the rows': the first probe
+     * there; the same cuts, the least feasible value at or above the bound, with fewer probes) */
+    WPART_CHECK(wpart_i_rect_piece_cuts(g, 1, o->lower, pv[0], 0, C0 + (Q + 1), pv + 1));
+    /* every grid is at or above each side's piece value (a line's piece inside a stripe lies in
+     * one block, a stripe's load spreads over the other side's parts; the least over the
+     * side's cuts, exact on integral loads): a lower bound where that is higher */
+    *bound = o->lower;
+    if (g->integral) {
+        *bound = pv[0] > *bound ? pv[0] : *bound;
+        *bound = pv[1] > *bound ? pv[1] : *bound;
+    }
     for (int64_t q = 0; q <= Q; q++) {
         C0[q] = (int64_t)(((__int128)q * g->side[1].n) / Q); /* (rect_fast.c's uniform) */
     }
@@ -281,6 +304,7 @@ wpart_status_t wpart_i_rect_piece(rg_ctx_t *g, double t0, const wpart_rg_opts_t 
     opt.polish_patience = 0; /* (no continuation: the stages after it continue its grid) */
     opt.incumbent = 0.0;
     opt.first_only = 0;
+    opt.lower = *bound;
     WPART_CHECK(wpart_i_rg_run(g, t0, 2, R0, C0, first, &opt, R, C, val, hv, state, NULL,
                                timed_out));
     *v = val[0] < val[1] ? val[0] : val[1];
@@ -305,7 +329,7 @@ wpart_status_t wpart_spatial_rect_piece_cuts(const wpart_rg_csr_t *A, int64_t P,
     if (d == 1) {
         WPART_CHECK(wpart_i_rg_csc(&g));
     }
-    WPART_CHECK(wpart_i_rect_piece_cuts(&g, d, anchor, 1, cuts, value));
+    WPART_CHECK(wpart_i_rect_piece_cuts(&g, d, anchor, 0.0, 1, cuts, value));
 cleanup:
     wpart_i_rg_close(&g);
     return st;

@@ -178,8 +178,8 @@ wpart_status_t wpart_i_rect_plain(rg_ctx_t *g, const wpart_rg_csr_t *B, double t
  * the bisection galloping from anchor, the lower bound) to cuts (K + 1), that value to
  * *value (NULL: not wanted); exact 0: where the anchor is feasible, its cuts (the piece start's
  * anchor is the grid's lower bound: no grid goes below it, so a lower value buys nothing) */
-wpart_status_t wpart_i_rect_piece_cuts(rg_ctx_t *g, int d, double anchor, int exact,
-                                      int64_t *cuts, double *value);
+wpart_status_t wpart_i_rect_piece_cuts(rg_ctx_t *g, int d, double anchor, double hint,
+                                      int exact, int64_t *cuts, double *value);
 
 /* rect_piece.c: the piece start: the rows' piece cuts (uniform columns set first) and the
  * columns' (the transpose), run by wpart_i_rg_run with o's options but no continuation and no
@@ -187,7 +187,7 @@ wpart_status_t wpart_i_rect_piece_cuts(rg_ctx_t *g, int d, double anchor, int ex
  * *halves. S: 2 (P + Q + 2) int64 of scratch. */
 wpart_status_t wpart_i_rect_piece(rg_ctx_t *g, double t0, const wpart_rg_opts_t *o,
                                   int64_t *S, int64_t *R, int64_t *C, double *v,
-                                  int64_t *halves, int32_t *timed_out);
+                                  int64_t *halves, double *bound, int32_t *timed_out);
 
 /* rect_bound.c: the lower bound of the optimum (see _nicol.lower_bound): the stripes of the
  * exact 1D partitions of the line loads (load[d], side d) split among the other dimension's

@@ -379,12 +379,14 @@ def _distinct(R0: np.ndarray, C0: np.ndarray, first: np.ndarray) -> list:
 JOINT = "joint_bound"
 
 #: The one-call default's piece start (heavy-line matrices from 256 blocks, after the
-#: joint-bound start's one half-sweep where that did not meet the bound; rect_piece.c): within
-#: 1.1 x the lower bound no other stage runs and its grid is the result (the joint-bound
-#: start's where lower), else the result only where lower than the other stages' grid.
+#: joint-bound start's one half-sweep where that did not meet the bound; rect_piece.c): near
+#: the lower bound (within 1.1 x the bound before it, or 1.07 x its own piece bound, which then
+#: is the lower bound where higher) no other stage runs and its grid is the result (the
+#: joint-bound start's where lower); within 1.2 x the bound no other start runs and the stages
+#: continue its grid ("continued"); else the result only where lower than the other stages'.
 PIECE = "pieces"
 
-_PIECE_STATE = {0: "near_bound", 1: "kept", 2: "dropped"}
+_PIECE_STATE = {0: "near_bound", 1: "kept", 2: "dropped", 3: "continued"}
 
 _STATE = {0: "stopped", 1: "abandoned", 2: "not_run", 3: "time_limit", 4: "transposed"}
 
@@ -437,7 +439,7 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
         # below every start's grid (and their continuation's) it is kept: the grid the later
         # stages continue
         ran = [vals[k] for k in range(len(vals)) if states[k] in (0, 1, 3)]
-        if piece and pol[14] == 0:  # near the bound, the piece start ran in their place
+        if piece and pol[14] in (0, 3):  # near the bound, the piece start ran in their place
             ran.append(pol[13])
         kept = not joint and pol[6] < min(ran, default=math.inf)
         table[JOINT] = {"max_load": pol[6], "half_sweeps": pol[5],
@@ -462,7 +464,7 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
     if piece:
         table[PIECE] = {"max_load": pol[13], "half_sweeps": pol[12],
                         "state": _PIECE_STATE[pol[14]]}
-        if pol[14] == 0 and (won is None or pol[13] <= best):  # (else the joint start's)
+        if pol[14] in (0, 3) and (won is None or pol[13] <= best):  # (else the joint start's)
             won, best = PIECE, pol[13]
     for k, name in enumerate(names if same else ()):
         if states[k] == _SAME:
