@@ -162,11 +162,16 @@ def rect_nicol(
         makes the larger of a stripe's largest piece of one line of the other dimension and
         its load / the other dimension's parts least (a lower bound of every grid with those
         cuts; a bisection of greedy O(nnz) probes, from the lower bound), the other dimension
-        uniform, both run as the starts are; where its grid is within 1.1 x the proven lower
-        bound it is the result (the joint-bound start's where lower) and nothing else runs
-        (state ``"near_bound"``: within 10 % of the optimum; on bench_spatial_fresh's 334 cases 21 ended so, all at or below SARMA's
-        best of nine, at 0.2-0.5 x the CPU the stages below took there), else the stages run
-        as without it and its grid is the result only where lower than theirs (``"kept"``;
+        uniform, both run as the starts are. The larger of the two partitions' values is a
+        proven lower bound of every grid, and ``stats["lower_bound"]`` from there where
+        higher (integral loads). Where its grid is within 1.1 x the bound before it, or 1.07 x
+        that piece bound, it is the result (the joint-bound start's where lower) and nothing
+        else runs (state ``"near_bound"``: within 10 % of the optimum; on
+        bench_spatial_fresh's 334 cases 24 ended so, 21 before the piece bound, all at or
+        below SARMA's best of nine, at 0.14-0.5 x the CPU the stages below took there);
+        within 1.2 x the other starts do not
+        run and the stages below continue its grid (``"continued"``); else the stages run as
+        without it and its grid is the result only where lower than theirs (``"kept"``;
         otherwise ``"dropped"``). From 4 to 63 blocks, but on a banded matrix, four
         of SARMA's random starts follow (cut positions uniform at random in load space, its
         ``std::mt19937_64`` seeded 1-4), each run as the starts are and racing the best grid
