@@ -324,10 +324,14 @@ static inline wpart_status_t rg_colptr_in(const wpart_rg_csr_t *A, const wpart_c
     int64_t work = 0;
     wpart_status_t st = WPART_OK;
     int64_t nnz = A->rp[A->n1];
-    for (int64_t e = 0; e < nnz; e++) {
-        cp[A->ci[e] + 1]++;
-        if (WPART_UNLIKELY((e & (RG_POLL_WORK - 1)) == 0) && rg_cancel(ctl, &work, RG_POLL_WORK)) {
+    const int64_t *ci = A->ci;
+    for (int64_t e0 = 0; e0 < nnz; e0 += RG_POLL_WORK) { /* (a poll per RG_POLL_WORK entries) */
+        if (rg_cancel(ctl, &work, RG_POLL_WORK)) {
             WPART_FAIL(WPART_ECANCELLED, "stopped on request");
+        }
+        int64_t e1 = nnz - e0 < RG_POLL_WORK ? nnz : e0 + RG_POLL_WORK;
+        for (int64_t e = e0; e < e1; e++) {
+            cp[ci[e] + 1]++;
         }
     }
     for (int64_t j = 0; j < A->n2; j++) {
@@ -352,14 +356,25 @@ static inline wpart_status_t rg_fill_in(const wpart_rg_csr_t *A, const wpart_con
         if (rg_cancel(ctl, &work, A->rp[i + 1] - A->rp[i])) {
             WPART_FAIL(WPART_ECANCELLED, "stopped on request");
         }
-        for (int64_t e = A->rp[i]; e < A->rp[i + 1]; e++) {
-            int64_t j = A->ci[e], k = pos[j]++;
-            ri[k] = i;
-            if (A->w) {
-                cw[k] = A->w[e];
-                if (csum) {
-                    csum[j] += A->w[e];
-                }
+        const int64_t *ci = A->ci;
+        const double *w = A->w;
+        int64_t e0 = A->rp[i], e1 = A->rp[i + 1];
+        if (!w) { /* (the three cases' loops apart: no test per entry) */
+            for (int64_t e = e0; e < e1; e++) {
+                ri[pos[ci[e]]++] = i;
+            }
+        } else if (!csum) {
+            for (int64_t e = e0; e < e1; e++) {
+                int64_t k = pos[ci[e]]++;
+                ri[k] = i;
+                cw[k] = w[e];
+            }
+        } else {
+            for (int64_t e = e0; e < e1; e++) {
+                int64_t j = ci[e], k = pos[j]++;
+                ri[k] = i;
+                cw[k] = w[e];
+                csum[j] += w[e];
             }
         }
     }
