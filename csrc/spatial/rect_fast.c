@@ -737,9 +737,8 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
         /* never worse than the uniform grid: a start may not have moved (the time limit), or no
          * uniform start ran (the load starts in their places on a dense matrix, the diagonal
          * start alone on a banded one, the piece start alone near the bound or in the others'
-         * place), whose first
-         * half-sweep is at most the uniform grid's
-         * (a dense 7 x 11 matrix at 3 x 6 ended at 10 against the uniform grid's 9) */
+         * place), whose first half-sweep is at most the uniform grid's (a dense 7 x 11 matrix
+         * at 3 x 6 ended at 10 against the uniform grid's 9) */
         double mu, mg;
         int64_t *il = wpart_i_malloc(P * Q, sizeof(int64_t));
         double *fl = wpart_i_malloc(P * Q, sizeof(double));
