@@ -20,6 +20,7 @@ from wpart import _core, spatial
 from wpart.spatial._nicol import AUTO
 
 from test_spatial_rect_fast import _matrices, _powerlaw
+from test_spatial_rect_grid import _grid_max
 
 
 def _piece_value(M, cuts, Ko):
@@ -105,11 +106,6 @@ def test_piece_cuts_refuse_bad_arguments():
                             (1, 1, 0, -1.0)):
         with pytest.raises(ValueError):
             _call(A, max(P, 1) if P else 0, Q, d, anchor)
-
-
-def _grid_max(M, R, C):
-    return max(float(M[a:b, c:e].sum()) for a, b in zip(R[:-1], R[1:])
-               for c, e in zip(C[:-1], C[1:]))
 
 
 def test_every_grid_is_at_or_above_its_piece_values():

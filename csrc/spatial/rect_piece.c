@@ -213,8 +213,11 @@ wpart_status_t wpart_i_rect_piece_cuts(rg_ctx_t *g, int d, double anchor, double
         } else if (ok > 0) {
             hi = hint;
             ok = rpc_feasible(&p, x);
-            lo = ok > 0 ? x : x + 1.0;
-            hi = ok > 0 ? x : hi;
+            if (ok > 0) {
+                lo = hi = x;
+            } else {
+                lo = x + 1.0;
+            }
         }
     } else if ((ok = rpc_feasible(&p, x)) > 0 && !exact) {
         /* at the anchor (the start's: a grid cannot go below it) */

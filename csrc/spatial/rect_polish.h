@@ -177,14 +177,17 @@ wpart_status_t wpart_i_rect_plain(rg_ctx_t *g, const wpart_rg_csr_t *B, double t
  * largest piece of one line of the other side and its load / the other side's parts, least;
  * the bisection galloping from anchor, the lower bound) to cuts (K + 1), that value to
  * *value (NULL: not wanted); exact 0: where the anchor is feasible, its cuts (the piece start's
- * anchor is the grid's lower bound: no grid goes below it, so a lower value buys nothing) */
+ * anchor is the grid's lower bound: no grid goes below it, so a lower value buys nothing);
+ * hint (integral loads, exact 0; <= anchor: none): the first probe there, a gallop up from it
+ * where it fails (the same least value at or above the anchor, so the same cuts) */
 wpart_status_t wpart_i_rect_piece_cuts(rg_ctx_t *g, int d, double anchor, double hint,
                                       int exact, int64_t *cuts, double *value);
 
 /* rect_piece.c: the piece start: the rows' piece cuts (uniform columns set first) and the
  * columns' (the transpose), run by wpart_i_rg_run with o's options but no continuation and no
  * incumbent; the better grid to R, C, its max to *v (RG_INF: none ran), the half-sweeps to
- * *halves. S: 2 (P + Q + 2) int64 of scratch. */
+ * *halves; *bound: the larger of o->lower and (integral loads) the two sides' piece values, a
+ * lower bound of every grid. S: 2 (P + Q + 2) int64 of scratch. */
 wpart_status_t wpart_i_rect_piece(rg_ctx_t *g, double t0, const wpart_rg_opts_t *o,
                                   int64_t *S, int64_t *R, int64_t *C, double *v,
                                   int64_t *halves, double *bound, int32_t *timed_out);

@@ -439,7 +439,7 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
         # below every start's grid (and their continuation's) it is kept: the grid the later
         # stages continue
         ran = [vals[k] for k in range(len(vals)) if states[k] in (0, 1, 3)]
-        if piece and pol[14] in (0, 3):  # near the bound, the piece start ran in their place
+        if piece and pol[14] in (0, 3):  # near the bound or continued: it ran in their place
             ran.append(pol[13])
         kept = not joint and pol[6] < min(ran, default=math.inf)
         table[JOINT] = {"max_load": pol[6], "half_sweeps": pol[5],

@@ -169,10 +169,10 @@ def rect_nicol(
         else runs (state ``"near_bound"``: within 10 % of the optimum; on
         bench_spatial_fresh's 334 cases 24 ended so, 21 before the piece bound, all at or
         below SARMA's best of nine, at 0.14-0.5 x the CPU the stages below took there);
-        within 1.2 x the other starts do not
-        run and the stages below continue its grid (``"continued"``); else the stages run as
-        without it and its grid is the result only where lower than theirs (``"kept"``;
-        otherwise ``"dropped"``). From 4 to 63 blocks, but on a banded matrix, four
+        within 1.2 x the other starts do not run and the stages below continue its grid
+        (``"continued"``); else the stages run as without it and its grid is the result only
+        where lower than theirs (``"kept"``; otherwise ``"dropped"``). From 4 to 63 blocks,
+        but on a banded matrix, four
         of SARMA's random starts follow (cut positions uniform at random in load space, its
         ``std::mt19937_64`` seeded 1-4), each run as the starts are and racing the best grid
         (``stats["starts"]["random_starts"]``: ``runs``, ``half_sweeps`` summed, the lowest
