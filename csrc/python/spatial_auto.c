@@ -25,6 +25,12 @@ static PyObject *wpy_rect_stages(PyObject *self, PyObject *unused)
     return t;
 }
 
+/* spatial_rect_avx2(): whether the default runs its AVX2 copy on this machine */
+static PyObject *wpy_rect_avx2(PyObject *self, PyObject *unused)
+{
+    return PyBool_FromLong(wpart_spatial_rect_nicol_auto_avx2());
+}
+
 /* the default's stage clock (wpart_rg_auto_t's stage: seconds from the call's start at each
  * stage's end, -1 where it did not run) as {stage: seconds spent in it} for the stages that
  * ran, in order (sr_names; spatial_rect_stages); NULL with the error set */
@@ -113,18 +119,18 @@ static int sr_nonzero(long long n1, wpart_rg_csr_t *A, const int64_t **ivp, int 
 static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"n1", "n2", "rp", "ci", "vals", "P", "Q", "max_half", "loads",
-                             "time_limit", "progress", "fvals", "zeros", NULL};
+                             "time_limit", "progress", "fvals", "zeros", "simd", NULL};
     PyObject *o[3], *progress = Py_None, *res = NULL, *lmax = NULL, *fo = Py_None, *vf = NULL;
     PyObject *stages = NULL;
     PyArrayObject *a[3] = {NULL, NULL, NULL}, *R = NULL, *C = NULL, *L = NULL, *B = NULL;
     PyArrayObject *ones = NULL, *F = NULL;
     long long n1, n2, P, Q, max_half;
-    int loads = 0, zeros = 0;
+    int loads = 0, zeros = 0, simd = 1;
     double time_limit = 0.0;
     wpart_rg_csr_t A;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOLLL|pdOOi", kwlist, &n1, &n2, &o[0],
-                                     &o[1], &o[2], &P, &Q, &max_half, &loads, &time_limit,
-                                     &progress, &fo, &zeros)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LLOOOLLL|pdOOip", kwlist, &n1, &n2,
+                                     &o[0], &o[1], &o[2], &P, &Q, &max_half, &loads,
+                                     &time_limit, &progress, &fo, &zeros, &simd)) {
         return NULL;
     }
     int iv = PyArray_Check(o[2]) && PyArray_TYPE((PyArrayObject *)o[2]) == NPY_INT64;
@@ -199,7 +205,8 @@ static PyObject *wpy_rect_nicol_auto(PyObject *self, PyObject *args, PyObject *k
     wpy_control_t ctl;
     wpy_control_setup(&ctl, progress, time_limit);
     wpart_status_t st;
-    WPY_NOGIL(st = wpart_spatial_rect_nicol_auto(&A, ivp, P, Q, max_half, &ctl.ctl, &out));
+    WPY_NOGIL(st = wpart_spatial_rect_nicol_auto_isa(&A, ivp, P, Q, max_half, &ctl.ctl, &out,
+                                                     simd));
     if (st != WPART_OK) {
         wpy_raise(st, NULL);
         goto cleanup;
@@ -262,11 +269,14 @@ cleanup:
  *   joint half-sweeps, joint max, random runs, their half-sweeps, their best, kept, their
  *   cut moves, piece half-sweeps, piece max, piece state), ..., the values the core ran on
  *   where zeros dropped entries, else None, the seconds of each stage that ran); zeros 1 / 2:
- *   the entries of value 0 dropped first (2: then 1 per entry left), None where none is left.
- * - spatial_rect_stages: The names of its stages, in order. */
+ *   the entries of value 0 dropped first (2: then 1 per entry left), None where none is left;
+ *   simd False: the plain copy of the core, not its AVX2 one (the same results).
+ * - spatial_rect_stages: The names of its stages, in order.
+ * - spatial_rect_avx2: Whether the default runs the core's AVX2 copy on this machine. */
 static PyMethodDef spatial_auto_methods[] = {
     {"spatial_rect_nicol_auto", WPY_CFUNC(wpy_rect_nicol_auto), WPY_KW, NULL},
     {"spatial_rect_stages", wpy_rect_stages, METH_NOARGS, NULL},
+    {"spatial_rect_avx2", wpy_rect_avx2, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 

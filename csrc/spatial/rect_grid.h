@@ -212,6 +212,23 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
                                              const wpart_control_t *control,
                                              wpart_rg_auto_t *out);
 
+/* ... on the plain copy (simd 0) or, where the build made it (x86-64, GCC or Clang) and the CPU
+ * has AVX2, the copy compiled with -mavx2 (simd 1; rect_avx2.h): the same grid, loads and
+ * stats, the stage clock aside. wpart_spatial_rect_nicol_auto is simd 1 */
+wpart_status_t wpart_spatial_rect_nicol_auto_isa(const wpart_rg_csr_t *A, const int64_t *iv,
+                                                 int64_t P, int64_t Q, int64_t max_half,
+                                                 const wpart_control_t *control,
+                                                 wpart_rg_auto_t *out, int simd);
+
+/* 1 when wpart_spatial_rect_nicol_auto runs the AVX2 copy on this machine, else 0 */
+int wpart_spatial_rect_nicol_auto_avx2(void);
+
+/* the body of wpart_spatial_rect_nicol_auto (one copy; rect_fast.c) */
+wpart_status_t wpart_i_rect_nicol_auto_body(const wpart_rg_csr_t *A, const int64_t *iv,
+                                            int64_t P, int64_t Q, int64_t max_half,
+                                            const wpart_control_t *control,
+                                            wpart_rg_auto_t *out);
+
 /* The default's random starts alone (rect_fast.c: RF_RAND_TRIES of SARMA's random starts, from
  * RF_RAND_MIN to RF_RAND_MAX blocks, each racing the best grid), from the grid (R, C) of max
  * *value (the step-by-step engine's race result): a lower grid replaces R, C, *value; lower: the
