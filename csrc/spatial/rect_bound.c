@@ -76,7 +76,7 @@ static double rf_joint(rg_ctx_t *g, int d, const int64_t *lines, int64_t k,
 /* the lower bound of the default (see rect_polish.h) */
 double wpart_i_rect_lower(rg_ctx_t *g, const double *load[2], double imax, double *line,
                           int64_t *tmp, int *heavy_line, int64_t *jcuts, int *jside,
-                          wpart_status_t *st)
+                          int64_t *rcuts, wpart_status_t *st)
 {
     const wpart_rg_csr_t *A = g->A;
     int64_t nnz = A->rp[A->n1], n[2] = {A->n1, A->n2};
@@ -98,6 +98,9 @@ double wpart_i_rect_lower(rg_ctx_t *g, const double *load[2], double imax, doubl
     for (int d = 0; d < 2; d++) {
         value = wpart_i_rect_1d(load[d], n[d], g->P[d], cuts, g->X, tmp, g->integral) / (double)g->P[1 - d];
         b = value > b ? value : b;
+        if (d == 0 && rcuts) {
+            memcpy(rcuts, cuts, (size_t)(g->P[0] + 1) * sizeof(int64_t));
+        }
     }
     for (int d = 0; d < 2; d++) {
         const rg_side_t *s = &g->side[d];
@@ -192,6 +195,19 @@ int wpart_i_rg_banded(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int64_t shi
     while ((double)(hl + 1) * (double)n1 <= RG_BAND_HEAVY * (double)nnz) {
         hl++;
     }
+    /* the weighted count of the rows the test reads (a pass over the row pointers): a test
+     * that cannot pass stops early, where the entries away from the diagonal so far already
+     * leave fewer than RG_BAND of them near it whatever the rest hold (sums of integers below
+     * 2**52, exact: the same answer as the whole pass) */
+    double total = 0.0;
+    for (int64_t i = 0, next = step / 2; i < n1; i++) {
+        int64_t len = A->rp[i + 1] - A->rp[i];
+        int sampled = i == next;
+        next += sampled ? step : 0;
+        total += sampled ? (double)step * (double)len : len > hl ? (double)len : 0.0;
+    }
+    double need = RG_BAND * total;
+    int early = total < 4503599627370496.0; /* 2**52 */
     double fnear = 0.0, fall = 0.0;
     for (int64_t i = 0, next = step / 2; i < n1; i++) {
         int64_t len = A->rp[i + 1] - A->rp[i];
@@ -199,6 +215,9 @@ int wpart_i_rg_banded(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int64_t shi
         next += sampled ? step : 0;
         if (!sampled && len <= hl) {
             continue;
+        }
+        if (early && total - (fall - fnear) < need) {
+            return 0;
         }
         int64_t c = 0;
         if (small) {

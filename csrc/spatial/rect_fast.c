@@ -470,8 +470,8 @@ wpart_status_t wpart_i_rect_nicol_auto_body(const wpart_rg_csr_t *A, const int64
     load[0] = g.line[0]; /* the row and column loads */
     load[1] = g.line[1];
     /* one scratch for the diagonal's index loads and their prefix (nd and nd + 1 doubles: the
-     * context's X holds fewer at P = Q = 1), then the stored entries per column, then the
-     * bound's heavy lines (fewer fresh pages than one array each) */
+     * context's X holds fewer at P = Q = 1), then the bound's heavy lines, then the stored
+     * entries per row (fewer fresh pages than one array each) */
     int64_t shift = wpart_i_rg_offset(A);
     int64_t nd = (A->n1 > A->n2 ? A->n1 : A->n2) + (shift < 0 ? -shift : shift);
     buf = wpart_i_malloc(2 * nd + 1, sizeof(double));
@@ -488,10 +488,21 @@ wpart_status_t wpart_i_rect_nicol_auto_body(const wpart_rg_csr_t *A, const int64
     int64_t *Rnic = R0 + RF_N * (P + 1); /* (the starts' moves below stay in the first RF_N) */
     wpart_i_rect_diagonal(A->n1, A->n2, P, Q, load[0], load[1], shift, wpart_i_rg_corner(A),
                           g.integral, buf, buf + nd, tmp, R0, C0);
-    for (int64_t i = 0; i < A->n1; i++) {
-        buf[i] = (double)(A->rp[i + 1] - A->rp[i]);
+    /* the lower bound (its first step, the exact 1D partition of the row loads, is SARMA nic's
+     * start where every entry weighs 1: the row loads are then the stored entries per row) */
+    int heavy_line = 0, jd = -1, jdone = 0;
+    int64_t *jc = J + 2 * (P + Q + 2);
+    out->lower = wpart_i_rect_lower(&g, (const double **)load, iv ? out->amax : -1.0, buf,
+                                    tmp, &heavy_line, jc, &jd, B.w ? NULL : Rnic, &st);
+    if (st != WPART_OK) {
+        goto cleanup;
     }
-    rf_oned(&g, buf, A->n1, P, Rnic, tmp);
+    if (B.w) {
+        for (int64_t i = 0; i < A->n1; i++) {
+            buf[i] = (double)(A->rp[i + 1] - A->rp[i]);
+        }
+        rf_oned(&g, buf, A->n1, P, Rnic, tmp);
+    }
     memcpy(R0 + (P + 1), Rnic, (size_t)(P + 1) * sizeof(int64_t));
     rf_uniform(A->n2, Q, C0 + (Q + 1));
     for (int s = 2; s < RF_N; s++) {
@@ -536,13 +547,6 @@ wpart_status_t wpart_i_rect_nicol_auto_body(const wpart_rg_csr_t *A, const int64
             }
             uniq[nu++] = s;
         }
-    }
-    int heavy_line = 0, jd = -1, jdone = 0;
-    int64_t *jc = J + 2 * (P + Q + 2);
-    out->lower = wpart_i_rect_lower(&g, (const double **)load, iv ? out->amax : -1.0, buf,
-                                    tmp, &heavy_line, jc, &jd, &st);
-    if (st != WPART_OK) {
-        goto cleanup;
     }
     rf_mark(out, WPART_RF_ST_SETUP, t0);
     out->joint_halves = -1;

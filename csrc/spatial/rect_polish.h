@@ -200,10 +200,12 @@ wpart_status_t wpart_i_rect_piece(rg_ctx_t *g, double t0, const wpart_rg_opts_t 
  * max(n1, n2) doubles of scratch, tmp: 2 (P + Q) int64. *heavy_line: a line nearly fills a
  * block (power-law matrices); where the joint bound of the heaviest lines ran, *jside its side
  * d (the first, or the one that raised the bound) and jcuts (max(P, Q) + 1) its cuts of the
- * other dimension; *st the status of building the CSC (the bound is 0 when not WPART_OK) */
+ * other dimension; rcuts (NULL: not wanted; P + 1) the exact 1D partition of the row loads
+ * into P parts (the bound's first); *st the status of building the CSC (the bound is 0 when
+ * not WPART_OK) */
 double wpart_i_rect_lower(rg_ctx_t *g, const double *load[2], double imax, double *line,
                           int64_t *tmp, int *heavy_line, int64_t *jcuts, int *jside,
-                          wpart_status_t *st);
+                          int64_t *rcuts, wpart_status_t *st);
 #endif
 
 #endif
