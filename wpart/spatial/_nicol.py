@@ -414,28 +414,35 @@ def _random_entry(runs: int, halves: int, best: float, kept: int, moves: int) ->
 STAGES: tuple[str, ...] = _core.spatial_rect_stages()  # (one list: the binding's)
 
 
+#: auto_names of each value of its two bits (the one-call default reads it once per call).
+_AUTO_NAMES = tuple(auto_names(k) for k in range(4))
+
+
 def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None = None) -> tuple:
     """(params, stats) of the one-call default (``_core.spatial_rect_nicol_auto``'s `out`),
     as :func:`nicol_engine` reports them; the stats after the keys of `head` (its values of
     the same keys replaced)."""
     vals, halves, states, refs, lb = out[3], out[4], out[5], out[6], out[7]
     pol = out[14]
-    names = auto_names(out[19])  # the starts that ran (the load starts on a dense matrix)
+    names = _AUTO_NAMES[out[19] & 3]  # the starts that ran (the load starts on a dense matrix)
     # the joint-bound start (heavy-line matrices, 64 blocks and more) ran first: at the bound,
     # the result (no other start ran); else kept below every start, or dropped
-    joint = pol[5] >= 0 and lb > 0 and pol[6] <= lb
+    jran = pol[5] >= 0
+    joint = jran and lb > 0 and pol[6] <= lb
     # the piece start (heavy-line matrices, 256 blocks and more) ran first: near the bound, the
     # result (no other start ran); else kept where lower than the stages' grid, or dropped
     piece = pol[12] >= 0
     # reached: a start that ran (not _SAME, equal to an earlier one; not 2, not run) hit the bound
     reached = joint or (piece and lb > 0 and pol[13] <= lb)
-    for k in range(len(names) if lb > 0 and not joint else 0):
-        if states[k] != _SAME and states[k] != 2 and vals[k] <= lb:
-            reached = True
-            break
+    if not reached and lb > 0:
+        for k in range(4):
+            st = states[k]
+            if st != _SAME and st != 2 and vals[k] <= lb:
+                reached = True
+                break
     table: dict = {}
     won = best = None
-    if pol[5] >= 0:
+    if jran:
         # below every start's grid (and their continuation's) it is kept: the grid the later
         # stages continue
         ran = [vals[k] for k in range(len(vals)) if states[k] in (0, 1, 3)]
@@ -447,30 +454,32 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
         if joint or kept:
             won, best = JOINT, pol[6]
     same = False
-    for k, name in enumerate(names):
+    for k in range(4):
         st = states[k]
         if st == 0 or st == 1 or st == 3:
-            table[name] = {"max_load": vals[k], "half_sweeps": halves[k], "state": _STATE[st]}
-            if won is None or vals[k] < best:
-                won, best = name, vals[k]
+            v = vals[k]
+            table[names[k]] = {"max_load": v, "half_sweeps": halves[k], "state": _STATE[st]}
+            if won is None or v < best:
+                won, best = names[k], v
+        elif st == 2:
+            table[names[k]] = _NOT_RUN_BOUND() if reached else \
+                {"max_load": None, "half_sweeps": halves[k], "state": "not_run"}
         elif st == _SAME:
             same = True
-        elif st == 2:
-            table[name] = {"max_load": None, "half_sweeps": 0, "state": "not_run_bound"} \
-                if reached else {"max_load": None, "half_sweeps": halves[k], "state": "not_run"}
         else:  # 4: the transpose of an earlier start
-            table[name] = {"max_load": vals[k], "half_sweeps": halves[k],
-                           "state": "same_as_" + names[refs[k]] + "_transposed"}
+            table[names[k]] = {"max_load": vals[k], "half_sweeps": halves[k],
+                               "state": "same_as_" + names[refs[k]] + "_transposed"}
     if piece:
         table[PIECE] = {"max_load": pol[13], "half_sweeps": pol[12],
                         "state": _PIECE_STATE[pol[14]]}
         if pol[14] in (0, 3) and (won is None or pol[13] <= best):  # (else the joint start's)
             won, best = PIECE, pol[13]
-    for k, name in enumerate(names if same else ()):
-        if states[k] == _SAME:
-            ref = names[refs[k]]
-            table[name] = dict(table[ref], state="same_as_" + ref)
-    polished = None if states[-1] == 2 else {"max_load": vals[-1], "half_sweeps": halves[-1]}
+    if same:
+        for k in range(4):
+            if states[k] == _SAME:
+                ref = names[refs[k]]
+                table[names[k]] = dict(table[ref], state="same_as_" + ref)
+    polished = None if states[4] == 2 else {"max_load": vals[4], "half_sweeps": halves[4]}
     if pol[0] >= 0:  # the cut-move polish ran (P Q >= 64)
         polished = dict(polished or {"max_load": None, "half_sweeps": 0},
                         cut_moves=pol[0], cut_move_max_load=pol[1])
@@ -487,12 +496,22 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
     w = table[won] if won else None
     if out[19] & 4:  # the uniform grid, lower than every grid the stages reached
         won = UNIFORM_GRID
-    stats = dict(head or (), start=won, starts=table, polish=polished, lower_bound=lb or None,
-                 bound_reached=reached, iterations=w["half_sweeps"] if w else 0,
-                 converged=bool(w) and (w["state"] == "stopped" or won in (RANDOM, PIECE)) and
-                 (polished or w)["half_sweeps"] < 2 * max_sweeps,
-                 stage_seconds=out[21])
+    stats = dict(head) if head else {}
+    stats["start"] = won
+    stats["starts"] = table
+    stats["polish"] = polished
+    stats["lower_bound"] = lb or None
+    stats["bound_reached"] = reached
+    stats["iterations"] = w["half_sweeps"] if w else 0
+    stats["converged"] = bool(w) and (w["state"] == "stopped" or won in (RANDOM, PIECE)) and \
+        (polished or w)["half_sweeps"] < 2 * max_sweeps
+    stats["stage_seconds"] = out[21]
     return params, stats
+
+
+def _NOT_RUN_BOUND() -> dict:
+    """A start not run because the bound was reached (a new dict each time)."""
+    return {"max_load": None, "half_sweeps": 0, "state": "not_run_bound"}
 
 
 def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,

@@ -245,7 +245,7 @@ def fast_default(A: Any, m: Any, P: Any, Q: Any, max_sweeps: Any, starts: Any, r
     t0 = time.perf_counter()
     try:
         out = _core.spatial_rect_nicol_auto(n1, n2, rp, ci, vals, P, Q, min(2 * ms, 2**62),
-                                            True, tl, fvals=fvals, zeros=zeros)
+                                            True, tl, None, fvals, zeros)  # (no progress)
     except WpartValueError:  # arrays out of bounds (the core checks them): the general
         return None          # path's input rules name `A` and the fault
     except MemoryError:  # (the general path's input rules say what does not fit)

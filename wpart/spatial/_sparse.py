@@ -83,9 +83,9 @@ def _sp() -> Any:
     return scipy.sparse
 
 
-#: (maxprint,) of the csr_array that _csr_with makes without the constructor, () when scipy's
-#: csr_array keeps other state than these attributes (the constructor then runs); None: not
-#: yet checked.
+#: (maxprint, the class) of the csr_array that _csr_with makes without the constructor, ()
+#: when scipy's csr_array keeps other state than these attributes (the constructor then
+#: runs); None: not yet checked.
 _CSR_NEW: tuple | None = None
 _CSR_STATE = {"_shape", "maxprint", "indptr", "indices", "data", "_has_canonical_format",
               "_has_sorted_indices"}
@@ -100,12 +100,13 @@ def csr_new(shape: tuple, rp: NDArray, ci: NDArray, vals: NDArray, like: Any = N
     scipy's csr_array holds other state, its constructor runs (on `like`, a matrix of that
     shape, when given), the arrays then replaced."""
     global _CSR_NEW
-    cls = _sp().csr_array
     if _CSR_NEW is None:  # the constructor's object, once: its state must be these fields
+        cls = _sp().csr_array
         ref = cls(cls((1, 1)), copy=False)
         ref.has_canonical_format = True
         state = getattr(ref, "__dict__", {})
-        _CSR_NEW = (state["maxprint"],) if set(state) == _CSR_STATE else ()
+        _CSR_NEW = (state["maxprint"], cls) if set(state) == _CSR_STATE else ()
+    cls = _CSR_NEW[1] if _CSR_NEW else _sp().csr_array
     if not _CSR_NEW:
         B = cls((vals, ci, rp), shape=shape, copy=False) if like is None else \
             cls(like, copy=False)
