@@ -302,7 +302,8 @@ def rect_nicol(
         continuation), ``"random_starts"``, ``"nic"`` (SARMA's nic and nicuni members),
         ``"cut_moves"``, ``"kick"``, ``"plain"`` (half-sweeps after the kick) and
         ``"finish"`` (the uniform grid's test, the block loads); their sum is the core call's
-        time less its input conversion (``stats["seconds"]``).
+        time less its input conversion (``stats["seconds"]``). On an x86-64 CPU with AVX2 the
+        default runs a copy of the core compiled for it (the same results; docs/spatial.rst).
 
     Raises
     ------
