@@ -2,8 +2,8 @@
 rect_avx2.h: the same source compiled a second time with -mavx2): on every kind of matrix and
 stage -- unit, int, float and huge int values, symmetric, banded, power-law and arrow
 matrices whose heavy lines take the joint-bound and piece starts, 4 x 4 random starts, the nic
-members, cut moves and the SGO kick from 64 and 256 blocks, P != Q -- its result is the plain copy's bit for bit: grid, loads, max load and every stat but the
-clock."""
+members, cut moves and the SGO kick from 64 and 256 blocks, P != Q -- its result is the plain
+copy's bit for bit: grid, loads, max load and every stat but the clock."""
 
 from __future__ import annotations
 

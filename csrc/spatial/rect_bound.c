@@ -167,6 +167,18 @@ double wpart_i_rect_lower(rg_ctx_t *g, const double *load[2], double imax, doubl
 #ifndef RG_BAND_HEAVY
 #define RG_BAND_HEAVY 4.0
 #endif
+/* the weight of row i in the banded test: step for a sampled row (every step-th from
+ * step / 2; *next the next one), 1 for another row of more than hl entries, 0 (not read) */
+static inline double rg_band_weight(int64_t i, int64_t *next, int64_t step, int64_t len,
+                                    int64_t hl)
+{
+    if (i == *next) {
+        *next += step;
+        return (double)step;
+    }
+    return len > hl ? 1.0 : 0.0;
+}
+
 int wpart_i_rg_banded(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int64_t shift)
 {
     int64_t n1 = A->n1, n2 = A->n2, PQ = P * Q, nnz = A->rp[n1];
@@ -202,18 +214,15 @@ int wpart_i_rg_banded(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int64_t shi
     double total = 0.0;
     for (int64_t i = 0, next = step / 2; i < n1; i++) {
         int64_t len = A->rp[i + 1] - A->rp[i];
-        int sampled = i == next;
-        next += sampled ? step : 0;
-        total += sampled ? (double)step * (double)len : len > hl ? (double)len : 0.0;
+        total += rg_band_weight(i, &next, step, len, hl) * (double)len;
     }
     double need = RG_BAND * total;
     int early = total < 4503599627370496.0; /* 2**52 */
     double fnear = 0.0, fall = 0.0;
     for (int64_t i = 0, next = step / 2; i < n1; i++) {
         int64_t len = A->rp[i + 1] - A->rp[i];
-        int sampled = i == next;
-        next += sampled ? step : 0;
-        if (!sampled && len <= hl) {
+        double wgt = rg_band_weight(i, &next, step, len, hl);
+        if (wgt == 0.0) {
             continue;
         }
         if (early && total - (fall - fnear) < need) {
@@ -232,7 +241,6 @@ int wpart_i_rg_banded(const wpart_rg_csr_t *A, int64_t P, int64_t Q, int64_t shi
                 c += 2 * (__int128)K * (d < 0 ? -d : d) <= half;
             }
         }
-        double wgt = sampled ? (double)step : 1.0;
         fnear += wgt * (double)c;
         fall += wgt * (double)len;
     }

@@ -815,7 +815,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto_isa(const wpart_rg_csr_t *A, const 
                                                  wpart_rg_auto_t *out, int simd)
 {
 #ifdef WPART_HAVE_RECT_AVX2
-    if (simd && __builtin_cpu_supports("avx2")) {
+    if (simd && wpart_spatial_rect_nicol_auto_avx2()) {
         return wpart_i_rect_nicol_auto_body_avx2(A, iv, P, Q, max_half, control, out);
     }
 #endif

@@ -435,7 +435,7 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
     # reached: a start that ran (not _SAME, equal to an earlier one; not 2, not run) hit the bound
     reached = joint or (piece and lb > 0 and pol[13] <= lb)
     if not reached and lb > 0:
-        for k in range(4):
+        for k in range(len(names)):
             st = states[k]
             if st != _SAME and st != 2 and vals[k] <= lb:
                 reached = True
@@ -454,7 +454,7 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
         if joint or kept:
             won, best = JOINT, pol[6]
     same = False
-    for k in range(4):
+    for k in range(len(names)):
         st = states[k]
         if st == 0 or st == 1 or st == 3:
             v = vals[k]
@@ -462,8 +462,8 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
             if won is None or v < best:
                 won, best = names[k], v
         elif st == 2:
-            table[names[k]] = _NOT_RUN_BOUND() if reached else \
-                {"max_load": None, "half_sweeps": halves[k], "state": "not_run"}
+            table[names[k]] = {"max_load": None, "half_sweeps": 0, "state": "not_run_bound"} \
+                if reached else {"max_load": None, "half_sweeps": halves[k], "state": "not_run"}
         elif st == _SAME:
             same = True
         else:  # 4: the transpose of an earlier start
@@ -475,7 +475,7 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
         if pol[14] in (0, 3) and (won is None or pol[13] <= best):  # (else the joint start's)
             won, best = PIECE, pol[13]
     if same:
-        for k in range(4):
+        for k in range(len(names)):
             if states[k] == _SAME:
                 ref = names[refs[k]]
                 table[names[k]] = dict(table[ref], state="same_as_" + ref)
@@ -507,11 +507,6 @@ def _auto_stats(P: int, Q: int, max_sweeps: int, out: tuple, head: dict | None =
         (polished or w)["half_sweeps"] < 2 * max_sweeps
     stats["stage_seconds"] = out[21]
     return params, stats
-
-
-def _NOT_RUN_BOUND() -> dict:
-    """A start not run because the bound was reached (a new dict each time)."""
-    return {"max_load": None, "half_sweeps": 0, "state": "not_run_bound"}
 
 
 def nicol_engine(pp: _Prepared, P: int, Q: int, starts: Any, *, max_sweeps: int,
