@@ -7,7 +7,7 @@
  * the same order: -mavx2 without -mfma contracts nothing), with the half-sweeps' stripe loops
  * on 256-bit registers. Every function of external linkage those files define gets a name of
  * its own here (a name missing is a duplicate symbol at link time, not a silent mix).
- * rect_fast.c's wpart_spatial_rect_nicol_auto_isa runs the copy where the CPU has AVX2 (measured
+ * rect_isa.c's wpart_spatial_rect_nicol_auto_isa runs the copy where the CPU has AVX2 (measured
  * in docs/spatial.rst). */
 #ifndef WPART_RECT_AVX2_H
 #define WPART_RECT_AVX2_H

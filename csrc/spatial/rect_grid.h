@@ -214,7 +214,7 @@ wpart_status_t wpart_spatial_rect_nicol_auto(const wpart_rg_csr_t *A, const int6
 
 /* ... on the plain copy (simd 0) or, where the build made it (x86-64, GCC or Clang) and the CPU
  * has AVX2, the copy compiled with -mavx2 (simd 1; rect_avx2.h): the same grid, loads and
- * stats, the stage clock aside. wpart_spatial_rect_nicol_auto is simd 1 */
+ * stats, the stage clock aside. wpart_spatial_rect_nicol_auto is simd 1 (both: rect_isa.c) */
 wpart_status_t wpart_spatial_rect_nicol_auto_isa(const wpart_rg_csr_t *A, const int64_t *iv,
                                                  int64_t P, int64_t Q, int64_t max_half,
                                                  const wpart_control_t *control,
