@@ -13,29 +13,14 @@ import scipy.sparse as sps
 
 import wpart
 from wpart import spatial
+from oracles.spatial import grid_max
 
 SYM = ("rect_sym_uniform", "rect_sym_pal", "rect_sym_opal", "rect_sym_rac", "rect_sym_refine")
 
 
-def _prefix(D):
-    S = np.zeros((D.shape[0] + 1, D.shape[1] + 1), np.float64)
-    S[1:, 1:] = np.cumsum(np.cumsum(D, 0), 1)
-    return S
-
-
-def _grid_max(D, R, C):
-    S = _prefix(D)
-    best = 0.0
-    for p in range(len(R) - 1):
-        for q in range(len(C) - 1):
-            v = S[R[p + 1], C[q + 1]] - S[R[p], C[q + 1]] - S[R[p + 1], C[q]] + S[R[p], C[q]]
-            best = max(best, v)
-    return best
-
-
 def _sym_max(D, c):
     n1, n2 = D.shape
-    return _grid_max(D, np.minimum(c, n1), np.minimum(c, n2))
+    return grid_max(D, np.minimum(c, n1), np.minimum(c, n2))
 
 
 def _brute_sym(D, P):
@@ -178,7 +163,7 @@ def test_refine_never_worse_than_a_given_grid_and_max_sweeps_is_a_cap():
         P, Q = int(rng.integers(1, min(n1, 5) + 1)), int(rng.integers(1, min(n2, 5) + 1))
         R = np.array([0, *np.sort(rng.integers(0, n1 + 1, P - 1)), n1])
         C = np.array([0, *np.sort(rng.integers(0, n2 + 1, Q - 1)), n2])
-        before = _grid_max(D, R, C)
+        before = grid_max(D, R, C)
         r = spatial.rect_refine(D, P * Q, P=P, Q=Q, start=(R, C), allow_empty=True)
         assert r.max_load <= before
         n = spatial.rect_nicol(D, P * Q, P=P, Q=Q, starts=[(R, C)], allow_empty=True)
@@ -315,7 +300,7 @@ def test_refine_never_worse_than_its_sgo_runs_and_the_default():
         rects = np.asarray(d.rects)
         R = np.r_[rects[::Q, 0], rects[-1, 1]]
         C = np.r_[rects[:Q, 2], rects[Q - 1, 3]]
-        assert d.max_load == pytest.approx(_grid_max(D, R, C), rel=1e-12)
+        assert d.max_load == pytest.approx(grid_max(D, R, C), rel=1e-12)
         s = spatial.rect_nicol(sps.csr_array(D), P * Q, P=P, Q=Q, allow_empty=True)
         assert s.max_load == d.max_load
 

@@ -20,7 +20,7 @@ from wpart import _core, spatial
 from wpart.spatial._nicol import AUTO
 
 from test_spatial_rect_fast import _matrices, _powerlaw
-from test_spatial_rect_grid import _grid_max
+from oracles.spatial import grid_max
 
 
 def _piece_value(M, cuts, Ko):
@@ -128,7 +128,7 @@ def test_every_grid_is_at_or_above_its_piece_values():
             pr = _piece_value(M, R, Q)
             for cj in itertools.combinations_with_replacement(range(n2 + 1), Q - 1):
                 C = (0, *cj, n2)
-                v = _grid_max(M, R, C)
+                v = grid_max(M, R, C)
                 assert v >= pr and v >= _piece_value(M.T, C, P)
                 opt = min(opt, v)
                 grids += 1

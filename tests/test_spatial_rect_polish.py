@@ -18,14 +18,7 @@ from wpart import _core, spatial
 from wpart.spatial._common import _Prepared
 from wpart.spatial._nicol import AUTO
 from wpart.spatial._grid import GridInput
-
-
-def _grid_max(D, R, C):
-    S = np.zeros((D.shape[0] + 1, D.shape[1] + 1))
-    S[1:, 1:] = np.cumsum(np.cumsum(D, 0), 1)
-    B = S[np.ix_(R[1:], C[1:])] - S[np.ix_(R[:-1], C[1:])] - S[np.ix_(R[1:], C[:-1])] + \
-        S[np.ix_(R[:-1], C[:-1])]
-    return float(B.max())
+from oracles.spatial import grid_max
 
 
 def _polish(A, P, Q, R, C, **kw):
@@ -70,14 +63,14 @@ def test_polish_never_worse_and_reports_the_grids_max():
             D = D * 0.3  # float loads
         P, Q = int(rng.integers(1, 7)), int(rng.integers(1, 7))
         R, C = _cuts(rng, n1, P), _cuts(rng, n2, Q)
-        before = _grid_max(D, R, C)
+        before = grid_max(D, R, C)
         R2, C2, v, moves, timed = _polish(D, P, Q, R, C, max_iter=int(rng.integers(1, 30)))
         assert timed == 0 and moves >= 0
         _assert_grid(R2, C2, n1, n2, P, Q)
-        assert v == pytest.approx(_grid_max(D, R2, C2), rel=1e-12, abs=1e-12)
+        assert v == pytest.approx(grid_max(D, R2, C2), rel=1e-12, abs=1e-12)
         assert v <= before * (1 + 1e-12) + 1e-12
         if t % 4:  # integral loads: exact
-            assert v == _grid_max(D, R2, C2) and v <= before
+            assert v == grid_max(D, R2, C2) and v <= before
         lowered += v < before - 1e-9
         # deterministic, and the same for a sparse matrix (the same nonzeros)
         again = _polish(sps.csr_array(D), P, Q, R, C, max_iter=20)
@@ -96,7 +89,7 @@ def test_polish_lowers_a_nicol_fixed_point_on_a_2d_grid():
     A = sps.csr_array((sps.kron(eye, T) + sps.kron(T, eye)) != 0, dtype=np.int64)
     u = (np.arange(33) * 256) // 32
     R, C, v, moves, _ = _polish(A, 32, 32, u, u, max_iter=20)
-    assert v == _grid_max(A.toarray(), R, C) <= 15 < _grid_max(A.toarray(), u, u)
+    assert v == grid_max(A.toarray(), R, C) <= 15 < grid_max(A.toarray(), u, u)
     assert moves > 0
 
 
@@ -105,7 +98,7 @@ def test_polish_time_limit_and_bad_grid():
     D = rng.integers(0, 5, (300, 300))
     R = C = (np.arange(17) * 300) // 16
     R2, C2, v, _, timed = _polish(D, 16, 16, R, C, max_iter=10**6, time_limit=1e-4)
-    assert timed == 1 and v == _grid_max(D, R2, C2) <= _grid_max(D, R, C)
+    assert timed == 1 and v == grid_max(D, R2, C2) <= grid_max(D, R, C)
     with pytest.raises(ValueError, match="malformed grid for the refinement"):
         _polish(D, 16, 16, R[:-1], C)
 
@@ -127,13 +120,13 @@ def test_kick_never_worse_and_reports_the_grids_max():
             r = spatial.rect_nicol(D, P * Q, P=P, Q=Q, starts=["rows_uniform"],
                                    allow_empty=True)
             R, C = _grid_cuts(r, n1, n2, P, Q)
-        before = _grid_max(D, R, C)
+        before = grid_max(D, R, C)
         R2, C2, v, iters, timed = _kick(D, P, Q, R, C, max_iter=int(rng.integers(1, 120)))
         assert timed == 0 and iters >= 0
         _assert_grid(R2, C2, n1, n2, P, Q)
-        assert v == pytest.approx(_grid_max(D, R2, C2), rel=1e-12, abs=1e-12)
+        assert v == pytest.approx(grid_max(D, R2, C2), rel=1e-12, abs=1e-12)
         if t % 3:  # integral loads: exact
-            assert v == _grid_max(D, R2, C2) <= before
+            assert v == grid_max(D, R2, C2) <= before
         else:
             assert v <= before * (1 + 1e-12) + 1e-12
         if v == before:
@@ -163,9 +156,9 @@ def test_kick_reaches_sarmas_best_on_a_power_law_matrix(monkeypatch):
     A = bench_spatial_sarma.powerlaw(1000, 6000, 7)  # its small_matrices()' s_powerlaw_1k
     r = spatial.rect_nicol(A, 256, P=16, Q=16, starts=list(AUTO))
     R, C = _grid_cuts(r, 1000, 1000, 16, 16)
-    assert _grid_max(A.toarray(), R, C) == r.max_load >= 123
+    assert grid_max(A.toarray(), R, C) == r.max_load >= 123
     R2, C2, v, iters, _ = _kick(A, 16, 16, R, C, max_iter=100)
-    assert v == _grid_max(A.toarray(), R2, C2) <= 120 and iters > 1
+    assert v == grid_max(A.toarray(), R2, C2) <= 120 and iters > 1
 
 
 def test_kick_time_limit_and_a_balanced_grid():
@@ -174,7 +167,7 @@ def test_kick_time_limit_and_a_balanced_grid():
     D[:, 7] *= 50
     R = C = (np.arange(17) * 300) // 16
     R2, C2, v, _, timed = _kick(D, 16, 16, R, C, max_iter=10**6, time_limit=1e-5)
-    assert v == _grid_max(D, R2, C2) <= _grid_max(D, R, C)
+    assert v == grid_max(D, R2, C2) <= grid_max(D, R, C)
     # a 2D grid graph: the uniform grid is balanced, the SGO stops at once (nothing else runs)
     k = 24
     T = sps.diags([1, 1, 1], [-1, 0, 1], shape=(k, k), format="csr", dtype=np.int64)
@@ -201,10 +194,10 @@ def test_kick_runs_the_sgo_from_a_far_uniform_grid_to_its_iterations():
     R, C = _grid_cuts(r, n, n, 16, 16)
     u = (np.arange(17) * n) // 16
     D = A.toarray()
-    assert _grid_max(D, u, u) > 1.7 * r.max_load
+    assert grid_max(D, u, u) > 1.7 * r.max_load
     R2, C2, v, iters, timed = _kick(A, 16, 16, R, C, max_iter=100)
     assert iters == 101 and timed == 0  # every iteration (m = 1 .. 100, then the stop)
-    assert v == _grid_max(D, R2, C2) <= r.max_load
+    assert v == grid_max(D, R2, C2) <= r.max_load
     # in the default: the run from the best grid, then the one from the uniform grid
     assert r.stats["polish"]["kick_iterations"] == 202
 
@@ -236,12 +229,12 @@ def test_kick_spends_nics_length_on_random_starts_from_1024_blocks():
     assert v == 68 and iters > 1000 and timed == 0
     _assert_grid(R2, C2, 1728, 1728, 64, 64)
     D = A.toarray()
-    assert _grid_max(D, R2, C2) == 68
+    assert grid_max(D, R2, C2) == 68
     R3, C3, v3, iters3, _ = _kick(sps.csr_array(A, dtype=np.float64), 64, 64, u, u, max_iter=100)
     assert np.array_equal(R3, R2) and np.array_equal(C3, C2) and (v3, iters3) == (v, iters)
     # stopped by a time limit in the further runs: a valid grid, never above the given one
     R4, C4, v4, _, timed4 = _kick(A, 64, 64, u, u, max_iter=100, time_limit=5e-3)
-    assert timed4 == 1 and v4 == _grid_max(D, R4, C4) <= _grid_max(D, u, u)
+    assert timed4 == 1 and v4 == grid_max(D, R4, C4) <= grid_max(D, u, u)
 
 
 def test_kick_runs_no_further_sgo_where_nic_is_short(monkeypatch):
@@ -322,7 +315,7 @@ def test_default_runs_sarmas_sgo_in_full_on_power_law_matrices(monkeypatch):
         assert r.max_load == best
         R, C = _grid_cuts(r, 640, 640, P, Q)
         _assert_grid(R, C, 640, 640, P, Q)
-        assert _grid_max(bsf.loads(A, "stored").toarray(), R, C) == best
+        assert grid_max(bsf.loads(A, "stored").toarray(), R, C) == best
         again = spatial.rect_nicol(A, P * Q, P=P, Q=Q, weights="stored")
         assert np.array_equal(np.asarray(again.rects), np.asarray(r.rects))
     # plaw_1100x3000 values at 32 x 32: 110 from the uniform grid's SGO as from the default's
@@ -332,22 +325,22 @@ def test_default_runs_sarmas_sgo_in_full_on_power_law_matrices(monkeypatch):
     r = spatial.rect_nicol(B, 1024, P=32, Q=32, weights="values")
     assert r.max_load == 105 == r.stats["lower_bound"]
     R, C = _grid_cuts(r, 1100, 3000, 32, 32)
-    assert _grid_max(bsf.loads(B, "values").toarray(), R, C) == 105
+    assert grid_max(bsf.loads(B, "values").toarray(), R, C) == 105
     # an arrow matrix at 8 x 32 (its uniform grid 5 x the default's: not power-law-like):
     # 171 from the default's grids, SARMA's best 162; four random starts' SGO and nic reach it
     D = bsf.build("arrow", {"n": 1400, "w": 6, "per_row": 3, "border_density": 0.6}, 117)
     r = spatial.rect_nicol(D, 256, P=8, Q=32, weights="stored")
     R, C = _grid_cuts(r, 1400, 1400, 8, 32)
     # (162 from splitmix64 starts; 161 from SARMA's own mt19937_64 ones)
-    assert r.max_load == 161 == _grid_max(bsf.loads(D, "stored").toarray(), R, C)
+    assert r.max_load == 161 == grid_max(bsf.loads(D, "stored").toarray(), R, C)
     r = spatial.rect_nicol(D, 1024, P=32, Q=32, weights="stored")  # two starts: 96 -> 82
     R, C = _grid_cuts(r, 1400, 1400, 32, 32)
-    assert r.max_load == 82 == _grid_max(bsf.loads(D, "stored").toarray(), R, C)
+    assert r.max_load == 82 == grid_max(bsf.loads(D, "stored").toarray(), R, C)
     # stopped by a time limit: a valid grid, its max as reported
     r = spatial.rect_nicol(A, 256, P=8, Q=32, weights="stored", time_limit=1e-4)
     R, C = _grid_cuts(r, 640, 640, 8, 32)
     _assert_grid(R, C, 640, 640, 8, 32)
-    assert _grid_max(bsf.loads(A, "stored").toarray(), R, C) == r.max_load
+    assert grid_max(bsf.loads(A, "stored").toarray(), R, C) == r.max_load
 
 
 def _ref_polish(args, P, Q, R, C, max_iter, window=8, tenure=3):
@@ -579,14 +572,14 @@ def test_kick_spends_more_of_nics_length_on_fresh_random_starts(monkeypatch):
     assert r.max_load == 42 and r.stats["polish"]["kick_iterations"] > 12000
     R, C = _grid_cuts(r, n, n, 64, 64)
     _assert_grid(R, C, n, n, 64, 64)
-    assert _grid_max(bsf.loads(A, "count").toarray(), R, C) == 42
+    assert grid_max(bsf.loads(A, "count").toarray(), R, C) == 42
     again = spatial.rect_nicol(A, 4096, P=64, Q=64, weights="count")
     assert np.array_equal(np.asarray(again.rects), np.asarray(r.rects))
     # stopped by a time limit: a valid grid, its max as reported
     t = spatial.rect_nicol(A, 4096, P=64, Q=64, weights="count", time_limit=2e-2)
     R, C = _grid_cuts(t, n, n, 64, 64)
     _assert_grid(R, C, n, n, 64, 64)
-    assert _grid_max(bsf.loads(A, "count").toarray(), R, C) == t.max_load
+    assert grid_max(bsf.loads(A, "count").toarray(), R, C) == t.max_load
 
 
 def test_kick_from_the_best_grid_falls_back_to_the_uniform_one(monkeypatch):
@@ -602,7 +595,7 @@ def test_kick_from_the_best_grid_falls_back_to_the_uniform_one(monkeypatch):
     assert pol["cut_move_max_load"] == 287 and pol["kick_max_load"] == r.max_load == 277
     assert pol["kick_iterations"] > 101  # both runs (the first stops at 100 iterations)
     R, C = _grid_cuts(r, A.shape[0], A.shape[1], 16, 16)
-    assert _grid_max(A.toarray(), R, C) == 277
+    assert grid_max(A.toarray(), R, C) == 277
 
 
 def test_kick_near_the_bound_runs_from_the_best_grid_alone(monkeypatch):
@@ -622,7 +615,7 @@ def test_kick_near_the_bound_runs_from_the_best_grid_alone(monkeypatch):
     assert pol["kick_iterations"] == 51  # one run: m = 1 .. 50, then the stop
     assert pol["kick_max_load"] == r.max_load == 63
     R, C = _grid_cuts(r, A.shape[0], A.shape[1], 16, 16)
-    assert _grid_max(bsf.loads(A, "count").toarray(), R, C) == 63
+    assert grid_max(bsf.loads(A, "count").toarray(), R, C) == 63
 
 
 def test_polish_equals_a_plain_reimplementation_on_wider_grids():

@@ -10,11 +10,7 @@ import pytest
 import scipy.sparse as sps
 
 from wpart import spatial
-
-
-def _grid_max(D, R, C):
-    return max(D[R[i]:R[i + 1], C[j]:C[j + 1]].sum() for i in range(len(R) - 1)
-               for j in range(len(C) - 1))
+from oracles.spatial import grid_max
 
 
 def _brute(D, P, Q):
@@ -24,7 +20,7 @@ def _brute(D, P, Q):
     for r in itertools.combinations_with_replacement(range(n1 + 1), P - 1):
         R = (0, *r, n1)
         for c in itertools.combinations_with_replacement(range(n2 + 1), Q - 1):
-            best = min(best, _grid_max(D, R, (0, *c, n2)))
+            best = min(best, grid_max(D, R, (0, *c, n2)))
     return best
 
 

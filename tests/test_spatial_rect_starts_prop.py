@@ -13,14 +13,7 @@ import scipy.sparse as sps
 import wpart
 from wpart import spatial
 from wpart.spatial._nicol import auto_names
-
-
-def _grid_max(D, R, C):
-    S = np.zeros((D.shape[0] + 1, D.shape[1] + 1))
-    S[1:, 1:] = np.cumsum(np.cumsum(D, 0), 1)
-    B = S[np.ix_(R[1:], C[1:])] - S[np.ix_(R[:-1], C[1:])] - S[np.ix_(R[1:], C[:-1])] + \
-        S[np.ix_(R[:-1], C[:-1])]
-    return float(B.max())
+from oracles.spatial import grid_max
 
 
 def _cuts(rng, n, k):
@@ -44,7 +37,7 @@ def test_given_and_symmetric_starts_never_worse_than_any_of_them():
         r = spatial.rect_nicol(D, P * Q, P=P, Q=Q, starts=starts, allow_empty=True)
         r.validate()
         tol = 1e-12 * max(1.0, r.max_load)
-        assert r.max_load <= min(_grid_max(D, *g1), _grid_max(D, *g2)) + tol
+        assert r.max_load <= min(grid_max(D, *g1), grid_max(D, *g2)) + tol
         table = r.stats["starts"]
         assert {"given_0", "given_1", "rows_load", "cols_stored"} <= set(table)
         assert (P == Q) == ("sym_opal" in table)

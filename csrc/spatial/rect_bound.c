@@ -96,7 +96,8 @@ double wpart_i_rect_lower(rg_ctx_t *g, const double *load[2], double imax, doubl
         }
     }
     for (int d = 0; d < 2; d++) {
-        value = wpart_i_rect_1d(load[d], n[d], g->P[d], cuts, g->X, tmp, g->integral) / (double)g->P[1 - d];
+        value = wpart_i_rect_1d(load[d], n[d], g->P[d], cuts, g->X, tmp, g->integral) /
+                (double)g->P[1 - d];
         b = value > b ? value : b;
         if (d == 0 && rcuts) {
             memcpy(rcuts, cuts, (size_t)(g->P[0] + 1) * sizeof(int64_t));

@@ -300,12 +300,8 @@ wpart_status_t wpart_i_rect_piece(rg_ctx_t *g, double t0, const wpart_rg_opts_t 
         *bound = pv[0] > *bound ? pv[0] : *bound;
         *bound = pv[1] > *bound ? pv[1] : *bound;
     }
-    for (int64_t q = 0; q <= Q; q++) {
-        C0[q] = (int64_t)(((__int128)q * g->side[1].n) / Q); /* (rect_fast.c's uniform) */
-    }
-    for (int64_t p = 0; p <= P; p++) {
-        R0[P + 1 + p] = (int64_t)(((__int128)p * g->side[0].n) / P);
-    }
+    rg_uniform(g->side[1].n, Q, C0);
+    rg_uniform(g->side[0].n, P, R0 + P + 1);
     wpart_rg_opts_t opt = *o;
     opt.polish_patience = 0; /* (no continuation: the stages after it continue its grid) */
     opt.incumbent = 0.0;

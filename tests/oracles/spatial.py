@@ -23,6 +23,13 @@ def _load(S, r0, r1, c0, c1):
     return S[r1][c1] - S[r0][c1] - S[r1][c0] + S[r0][c0]
 
 
+def grid_max(D, R, C):
+    """The largest block load of the grid with row cuts `R` and column cuts `C` on the
+    dense loads `D` (each block summed directly; empty stripes give 0)."""
+    return float(max(D[R[i]:R[i + 1], C[j]:C[j + 1]].sum() for i in range(len(R) - 1)
+                     for j in range(len(C) - 1)))
+
+
 def transpose(A):
     return [list(r) for r in zip(*A)]
 
