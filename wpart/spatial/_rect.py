@@ -142,17 +142,17 @@ def rect_nicol(
         sweep (two half-sweeps, or `patience`) does not lower its max load, or (`abandon`) when
         the next half-sweep's lower bound (the fixed stripes' loads / parts) reaches the best
         grid of the earlier starts, or when after h >= 2 half-sweeps its max load is more than
-        20 % x 2 / h (15 % from 64 blocks) above that grid's (a race); on a banded matrix,
+        10 % x 2 / h (7.5 % from 64 blocks) above that grid's (a race); on a banded matrix,
         where 90 % of the entries lie within half a block of that diagonal (a block's side
         1 / ceil(sqrt(P Q)) of the matrix's), only the diagonal start runs (the others end
         above it there); the best grid then
         continues, balanced, until 10 half-sweeps (1 below 64 blocks, 5 below 256) in a row
         bring no gain or `max_sweeps` (not at all when it is a fixed point of both
         half-sweeps); on a heavy-line matrix (a line nearly fills a block: power-law) of at
-        most 1,024 blocks the diagonal start runs last, without the race, and SARMA nic's
-        start after the uniform ones (it ends about 2 x above them there). On such a matrix of
-        64 to 255 blocks a joint-bound start runs before the others: the cuts of the exact
-        common partition of its heaviest lines (the lower bound's), then at most two
+        most 1,024 blocks the race is looser (25 % x 2 / h), the diagonal start runs last and
+        SARMA nic's start after the uniform ones (it ends about 2 x above them there). On such
+        a matrix of 64 to 255 blocks a joint-bound start runs before the others: the cuts of
+        the exact common partition of its heaviest lines (the lower bound's), then at most two
         half-sweeps; a grid at the proven bound is optimal and the result, no other stage
         runs (``stats["starts"]["joint_bound"]``); else the starts run and
         its grid, where below all of theirs, is the one the stages below continue (state
