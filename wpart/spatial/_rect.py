@@ -198,8 +198,9 @@ def rect_nicol(
         gain) and nicuni (uniform rows; below 1,024 blocks) racing the best grid (on a
         heavy-line matrix nicuni runs free: its uniform rows start far above where it ends;
         on a banded one neither runs),
-        moves single cuts where that lowers the max load (20 descents of rect_polish's cut moves,
-        ``stats["polish"]["cut_moves"]``; never worse), from 256 blocks a subgradient kick
+        moves single cuts where that lowers the max load (rect_polish's cut moves: a descent
+        of at most 4 (P + Q) moves, then 20 tabu steps; ``stats["polish"]["cut_moves"]``;
+        never worse), from 256 blocks a subgradient kick
         (SARMA's sgo_2dr_nic idea: the subgradient method from the uniform grid -- on a
         matrix without heavy lines below 1,024 blocks from the best grid first, then from the
         uniform grid where that run brings no lower grid (at P = Q with the grid below 3 x
