@@ -316,11 +316,11 @@ static wpart_status_t rf_nic(rg_ctx_t *g, int uni, const int64_t *rows, int heav
     }
     int64_t *Rn = S, *Cn = Rn + P + 1, *R2 = Cn + Q + 1, *C2 = R2 + P + 1;
     if (uni) {
-        rg_uniform(A->n1, P, Rn);
+        wpart_i_uniform_cuts(A->n1, P, Rn);
     } else {
         memcpy(Rn, rows, (size_t)(P + 1) * sizeof(int64_t));
     }
-    rg_uniform(A->n2, Q, Cn);
+    wpart_i_uniform_cuts(A->n2, Q, Cn);
     int race = !(uni && heavy);
     wpart_rg_opts_t o = {RF_NIC_PATIENCE, max_half, 0, race, race ? 0.5 : 0.0, lower, 0,
                          max_half, g->ctl, *inc, 0};
@@ -350,11 +350,11 @@ static wpart_status_t rf_joint_start(rg_ctx_t *g, double t0, int jd, const int64
     int64_t P = g->P[0], Q = g->P[1];
     int64_t *Rj = S, *Cj = Rj + P + 1, *R2 = Cj + Q + 1, *C2 = R2 + P + 1;
     if (jd == 0) {
-        rg_uniform(g->A->n1, P, Rj);
+        wpart_i_uniform_cuts(g->A->n1, P, Rj);
         memcpy(Cj, jcuts, (size_t)(Q + 1) * sizeof(int64_t));
     } else {
         memcpy(Rj, jcuts, (size_t)(P + 1) * sizeof(int64_t));
-        rg_uniform(g->A->n2, Q, Cj);
+        wpart_i_uniform_cuts(g->A->n2, Q, Cj);
     }
     int64_t jh = g->P[0] * g->P[1] >= RF_PIECE_MIN ? 1 : RF_JOINT_HALF;
     wpart_rg_opts_t o = {1, max_half < jh ? max_half : jh, 1, 0, 0.0,
@@ -497,10 +497,10 @@ wpart_status_t wpart_i_rect_nicol_auto_body(const wpart_rg_csr_t *A, const int64
         rf_oned(&g, buf, A->n1, P, Rnic, tmp);
     }
     memcpy(R0 + (P + 1), Rnic, (size_t)(P + 1) * sizeof(int64_t));
-    rg_uniform(A->n2, Q, C0 + (Q + 1));
+    wpart_i_uniform_cuts(A->n2, Q, C0 + (Q + 1));
     for (int s = 2; s < RF_N; s++) {
-        rg_uniform(A->n1, P, R0 + s * (P + 1));
-        rg_uniform(A->n2, Q, C0 + s * (Q + 1));
+        wpart_i_uniform_cuts(A->n1, P, R0 + s * (P + 1));
+        wpart_i_uniform_cuts(A->n2, Q, C0 + s * (Q + 1));
     }
     first[0] = 2;
     first[1] = 2;
@@ -746,8 +746,8 @@ wpart_status_t wpart_i_rect_nicol_auto_body(const wpart_rg_csr_t *A, const int64
             free(fl);
             WPART_FAIL(WPART_ENOMEM, "out of memory in RECT-NICOL");
         }
-        rg_uniform(A->n1, P, Ru);
-        rg_uniform(A->n2, Q, Cu);
+        wpart_i_uniform_cuts(A->n1, P, Ru);
+        wpart_i_uniform_cuts(A->n2, Q, Cu);
         mg = rf_grid_max(&g, A, iv, out->R, out->C, out->timed_out, il, fl);
         int below = rf_below(A, iv, A->w, P, Q, Ru, Cu, g.map, il, fl, mg, &mu);
         free(il);

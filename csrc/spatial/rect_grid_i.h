@@ -12,6 +12,7 @@
 
 #include "internal.h"
 #include "rect_grid.h"
+#include "spatial_internal.h" /* wpart_i_uniform_cuts */
 
 #define RG_INF HUGE_VAL
 #ifndef RG_GALLOP
@@ -131,20 +132,6 @@ static inline int rg_same_grid(int64_t P, int64_t Q, const int64_t *R, const int
 {
     return !memcmp(R, R2, (size_t)(P + 1) * sizeof(int64_t)) &&
            !memcmp(C, C2, (size_t)(Q + 1) * sizeof(int64_t));
-}
-
-/* cut p of the uniform cuts of n lines into k stripes: floor(p n / k) */
-static inline int64_t rg_uniform_cut(int64_t p, int64_t n, int64_t k)
-{
-    return (int64_t)(((__int128)p * n) / k);
-}
-
-/* the uniform cuts (k + 1) of n lines into k stripes */
-static inline void rg_uniform(int64_t n, int64_t k, int64_t *cuts)
-{
-    for (int64_t p = 0; p <= k; p++) {
-        cuts[p] = rg_uniform_cut(p, n, k);
-    }
 }
 
 static inline void rg_map(const int64_t *cuts, int64_t K, int64_t n, int32_t *map)

@@ -197,7 +197,7 @@ static double rk_sgo_start(rp_t *s, const double *const pref[2], uint64_t seed, 
     wpart_mt64_t gen;
     if (seed == 0) {
         for (int d = 0; d < 2; d++) {
-            rg_uniform(s->side[d].n, s->K[d], s->cut[d]);
+            wpart_i_uniform_cuts(s->side[d].n, s->K[d], s->cut[d]);
         }
         return rk_sgo_at_cuts(s, pref, sg);
     }
@@ -291,7 +291,7 @@ static int rk_uniform(const rp_t *s, const int64_t *R, const int64_t *C)
     const int64_t *c[2] = {R, C};
     for (int d = 0; d < 2; d++) {
         for (int64_t k = 0; k <= s->K[d]; k++) {
-            if (c[d][k] != rg_uniform_cut(k, s->side[d].n, s->K[d])) {
+            if (c[d][k] != wpart_i_uniform_cut(k, s->side[d].n, s->K[d])) {
                 return 0;
             }
         }

@@ -300,8 +300,8 @@ wpart_status_t wpart_i_rect_piece(rg_ctx_t *g, double t0, const wpart_rg_opts_t 
         *bound = pv[0] > *bound ? pv[0] : *bound;
         *bound = pv[1] > *bound ? pv[1] : *bound;
     }
-    rg_uniform(g->side[1].n, Q, C0);
-    rg_uniform(g->side[0].n, P, R0 + P + 1);
+    wpart_i_uniform_cuts(g->side[1].n, Q, C0);
+    wpart_i_uniform_cuts(g->side[0].n, P, R0 + P + 1);
     wpart_rg_opts_t opt = *o;
     opt.polish_patience = 0; /* (no continuation: the stages after it continue its grid) */
     opt.incumbent = 0.0;

@@ -138,8 +138,8 @@ static wpart_status_t FN(run_rect)(FN(ctx_t) *cx, int64_t m, int64_t *rects)
         int64_t *R = wpart_i_malloc(P + 1, sizeof(int64_t));
         int64_t *C = wpart_i_malloc(Q + 1, sizeof(int64_t));
         if (R && C) {
-            FN(uniform_cuts)(cx->v.n1, P, R);
-            FN(uniform_cuts)(cx->v.n2, Q, C);
+            wpart_i_uniform_cuts(cx->v.n1, P, R);
+            wpart_i_uniform_cuts(cx->v.n2, Q, C);
             st = wpart_i_emit_grid_ctl(R, P, C, Q, rects, opt->control);
         } else {
             st = wpart_i_error(WPART_ENOMEM, "out of memory");

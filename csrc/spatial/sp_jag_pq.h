@@ -33,7 +33,7 @@ static wpart_status_t FN(jag_pq_heur)(FN(ctx_t) *cx, int64_t P, int64_t Q, int64
         WPART_FAIL(WPART_ENOMEM, "out of memory");
     }
     if (cx->opt->start == 1) { /* uniform stripes */
-        FN(uniform_cuts)(cx->v.n1, P, R);
+        wpart_i_uniform_cuts(cx->v.n1, P, R);
     } else {
         FN(row_prefix)(cx, cx->W);
         WPART_CHECK(FN(opt1d)(cx, cx->W, cx->v.n1, P, R, NULL));
@@ -298,7 +298,7 @@ static wpart_status_t FN(jag_pq_heur_sp)(FN(ctx_t) *cx, int64_t P, int64_t Q, in
         }
     }
     if (cx->opt->start == 1) { /* uniform stripes */
-        FN(uniform_cuts)(cx->v.n1, P, R);
+        wpart_i_uniform_cuts(cx->v.n1, P, R);
     } else {
         FN(rows_w)(&cx->v, cx->W);
         WPART_CHECK(FN(base1d_sp)(cx->W, cx->v.n1, P, G, cx->opt->control, R));

@@ -19,13 +19,6 @@ static void FN(untranspose_grid)(const int64_t *alt, int64_t P, int64_t Q, int64
     }
 }
 
-static void FN(uniform_cuts)(int64_t n, int64_t P, int64_t *R)
-{
-    for (int64_t p = 0; p <= P; p++) {
-        R[p] = (int64_t)((__int128)p * n / P);
-    }
-}
-
 /* RECT-NICOL's fixed stripes of one dimension ("band"), cut at cuts[0..k]: the cost of an
  * interval [a, b) of the other dimension is the heaviest stripe's load over it. A dense input
  * reads the loads from its prefix (rows: the stripes are row blocks); a sparse one from a
@@ -221,9 +214,9 @@ static wpart_status_t FN(rect_nicol)(FN(ctx_t) *cx, int64_t P, int64_t Q, int64_
         FN(row_prefix)(cx, cx->W);
         WPART_CHECK(FN(opt1d)(cx, cx->W, n1, P, R, NULL));
     } else {
-        FN(uniform_cuts)(n1, P, R);
+        wpart_i_uniform_cuts(n1, P, R);
     }
-    FN(uniform_cuts)(n2, Q, C);
+    wpart_i_uniform_cuts(n2, Q, C);
     cx->stats->converged = 0;
     for (int64_t s = 0; s < sweeps; s++) {
         T B, lb, ub;

@@ -8,6 +8,21 @@
 
 #include "../base/internal.h" /* wpart_i_error (wpart_i_emit_grid_ctl) */
 
+/* cut p of the uniform cuts of n lines into k stripes: floor(p n / k) (RECT-UNIFORM's, and
+ * every uniform start of the other methods) */
+static inline int64_t wpart_i_uniform_cut(int64_t p, int64_t n, int64_t k)
+{
+    return (int64_t)(((__int128)p * n) / k);
+}
+
+/* the uniform cuts (k + 1) of n lines into k stripes */
+static inline void wpart_i_uniform_cuts(int64_t n, int64_t k, int64_t *cuts)
+{
+    for (int64_t p = 0; p <= k; p++) {
+        cuts[p] = wpart_i_uniform_cut(p, n, k);
+    }
+}
+
 /* wpart_spatial_alloc_{i64,f64} polling `ctl` (may be NULL) */
 wpart_status_t wpart_i_spatial_alloc_i64(const int64_t *L, int64_t K, int64_t m,
                                          const int64_t *cap, const wpart_control_t *ctl,
